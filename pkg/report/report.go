@@ -1,0 +1,128 @@
+// Package report defines vigiles.report/v1: the one document that
+// `vigiles test` and `vigiles audit` write and that every reporter reads,
+// and the neutral Finding type that producers and reporters share.
+//
+// It is data only: it must never run anything, talk to GitHub, or import
+// pkg/sandbox, pkg/egress, pkg/runner or pkg/annotate.
+package report
+
+import "github.com/vigiles/action/pkg/evidence"
+
+// Schema names this document format.
+const Schema = "vigiles.report/v1"
+
+// Severity of a finding, in GitHub's three annotation levels.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityNotice  Severity = "notice"
+)
+
+// Rank orders severities: error > warning > notice > anything else.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityNotice:
+		return 1
+	}
+	return 0
+}
+
+// Location is a place a reviewer can click: a repository-relative file and
+// a 1-based line and column (0 when unknown).
+type Location struct {
+	File   string `json:"file"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+}
+
+// Finding is one failed expectation, egress finding, baseline drift or
+// malformed declaration. Message and Evidence may contain untrusted text
+// (hook output, file and host names): reporters must escape them.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Location Location `json:"location"`
+	Title    string   `json:"title,omitempty"`
+	Message  string   `json:"message"`
+	Evidence string   `json:"evidence,omitempty"`
+	// Hook is the ID of the hook run the finding concerns, if any.
+	Hook string `json:"hook,omitempty"`
+}
+
+// Outcome of one hook run, as the agent would read it.
+const (
+	OutcomeAllowed       = "allowed"
+	OutcomeBlocked       = "blocked"
+	OutcomeError         = "error"          // the run failed or was refused
+	OutcomeNotExecutable = "not-executable" // http, prompt, agent, mcp_tool hooks
+)
+
+// HookRun is one hook × event × payload that was run (or listed).
+type HookRun struct {
+	ID       string   `json:"id"`
+	Plugin   string   `json:"plugin"`
+	Event    string   `json:"event"`
+	Matcher  string   `json:"matcher,omitempty"`
+	Tool     string   `json:"tool,omitempty"`
+	Type     string   `json:"type"` // command, http, prompt, agent, mcp_tool
+	Command  string   `json:"command,omitempty"`
+	Location Location `json:"location"`
+	Trusted  bool     `json:"trusted"`
+	Check    string   `json:"check,omitempty"` // name of the .vigiles.yml check, for `test`
+
+	Tier       string  `json:"tier"` // confined, direct, refused
+	Refusal    string  `json:"refusal,omitempty"`
+	Outcome    string  `json:"outcome"`
+	Reason     string  `json:"reason,omitempty"` // why blocked or why it failed
+	ExitCode   int     `json:"exitCode"`
+	TimedOut   bool    `json:"timedOut"`
+	DurationMs float64 `json:"durationMs"`
+	Stdout     string  `json:"stdout,omitempty"`
+	Stderr     string  `json:"stderr,omitempty"`
+
+	// Writes and Egress keep the null-versus-empty distinction of the run
+	// result: nil means not recorded.
+	Writes   []evidence.Write  `json:"writes"`
+	Egress   []evidence.Egress `json:"egress"`
+	Lingered []string          `json:"lingered,omitempty"`
+}
+
+// Drift is one difference from the baseline.
+type Drift struct {
+	Hook     string   `json:"hook"`
+	Kind     string   `json:"kind"` // host, write, outcome, hook-added, hook-removed
+	Was      string   `json:"was,omitempty"`
+	Now      string   `json:"now,omitempty"`
+	Location Location `json:"location"`
+}
+
+// Tool identifies the program that wrote a report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Verdicts.
+const (
+	VerdictPass  = "pass"
+	VerdictFail  = "fail"
+	VerdictError = "error"
+)
+
+// Report is the vigiles.report/v1 document.
+type Report struct {
+	Schema   string    `json:"schema"`
+	Tool     Tool      `json:"tool"`
+	Command  string    `json:"command"` // test or audit
+	Verdict  string    `json:"verdict"`
+	Shard    string    `json:"shard,omitempty"` // "i/n"; empty when unsharded or merged
+	Runs     []HookRun `json:"runs"`
+	Findings []Finding `json:"findings"`
+	Drift    []Drift   `json:"drift,omitempty"`
+}

@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// ResultSchema names the run result document.
+const ResultSchema = "vigiles.run/v1"
+
+// Spec describes one run of one command.
+type Spec struct {
+	// Command is the argv to run; Command[0] is looked up in PATH inside
+	// the sandbox.
+	Command []string
+	// Dir is the work tree; default the current directory.
+	Dir string
+	// Cwd is the directory to start in, relative to Dir; default Dir.
+	Cwd string
+	// Stdin is fed to the command; nil means an empty stdin.
+	Stdin io.Reader
+	// Env holds NAME=VALUE pairs added to the allowlisted environment.
+	Env []string
+	// Timeout bounds the command's wall time; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Linger is how long the command's process tree is still observed
+	// after its main process exits, before it is ended.
+	Linger time.Duration
+	// OutputCap bounds the captured stdout and stderr, each; 0 means
+	// DefaultOutputCap.
+	OutputCap int
+	// Trusted says the code was authored here; see Decide.
+	Trusted bool
+	// Mode is the sandbox mode: auto, strict or off.
+	Mode Mode
+	// StrictFS exposes only system directories and the work tree.
+	StrictFS bool
+	// WritesMethod forces "overlay" or "copy"; "" chooses overlay and
+	// falls back to copy where overlay cannot be mounted.
+	WritesMethod string
+	// Limits bound the command's resources; zero fields take defaults.
+	Limits Limits
+	// Egress is the network policy; the zero value is deny.
+	Egress evidence.EgressPolicy
+	// Passthrough, when set, receives the command's stdout and stderr as
+	// they are produced (in addition to the capture).
+	PassStdout, PassStderr io.Writer
+}
+
+// Limits bound a confined command. Zero means the default.
+type Limits struct {
+	Pids         int    `json:"pids"`         // processes (RLIMIT_NPROC)
+	MemoryBytes  uint64 `json:"memoryBytes"`  // address space per process (RLIMIT_AS)
+	FileBytes    uint64 `json:"fileBytes"`    // largest file (RLIMIT_FSIZE)
+	ScratchBytes uint64 `json:"scratchBytes"` // total writes: work tree, HOME, TMPDIR
+	CPUSeconds   uint64 `json:"cpuSeconds"`   // CPU time per process (RLIMIT_CPU)
+	OpenFiles    uint64 `json:"openFiles"`    // RLIMIT_NOFILE
+}
+
+// Defaults a real hook never hits.
+const (
+	DefaultTimeout   = 60 * time.Second
+	DefaultOutputCap = 1 << 20
+)
+
+// Result is the vigiles.run/v1 document.
+type Result struct {
+	Schema          string  `json:"schema"`
+	Tier            Tier    `json:"tier"`
+	Refusal         string  `json:"refusal,omitempty"`
+	Error           string  `json:"error,omitempty"`
+	ExitCode        int     `json:"exitCode"`
+	Signal          string  `json:"signal"`
+	TimedOut        bool    `json:"timedOut"`
+	LimitHit        string  `json:"limitHit,omitempty"`
+	DurationMs      float64 `json:"durationMs"`
+	Stdout          string  `json:"stdout"`
+	Stderr          string  `json:"stderr"`
+	StdoutEncoding  string  `json:"stdoutEncoding,omitempty"` // "base64" when not UTF-8
+	StderrEncoding  string  `json:"stderrEncoding,omitempty"`
+	StdoutTruncated bool    `json:"stdoutTruncated"`
+	StderrTruncated bool    `json:"stderrTruncated"`
+	// Writes is nil when nobody looked (a direct run), [] when the run was
+	// recorded and wrote nothing.
+	Writes       []evidence.Write `json:"writes"`
+	WritesMethod string           `json:"writesMethod,omitempty"`
+	// Egress is nil when not recorded.
+	Egress        []evidence.Egress `json:"egress"`
+	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
+	// Lingered lists the processes that outlived the command's main
+	// process and were ended after the linger period.
+	Lingered []string `json:"lingered,omitempty"`
+
+	stdoutRaw, stderrRaw []byte
+}
+
+// StdoutBytes and StderrBytes return the captured output as bytes.
+func (r *Result) StdoutBytes() []byte { return r.stdoutRaw }
+func (r *Result) StderrBytes() []byte { return r.stderrRaw }
+
+// Network is what the sandbox asks of an egress layer. pkg/sandbox never
+// imports pkg/egress; cmd/action wires an implementation in with
+// SetNetwork, in the broker and in the init alike.
+type Network interface {
+	// Setup runs inside the init, in the sandbox's fresh network namespace
+	// with CAP_NET_ADMIN, before the command starts. A returned error
+	// refuses the run.
+	Setup(ctx context.Context, p evidence.EgressPolicy) (NetSession, error)
+	// Attach runs in the broker once the sandbox's network namespace exists
+	// (pid is a process inside it); it connects a route out where the
+	// policy needs one (allow mode) and returns what to close after the
+	// run. A returned error refuses the run.
+	Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error)
+}
+
+// NetSession is a set-up network wall inside the init.
+type NetSession interface {
+	// Env is added to the command's environment (proxy variables).
+	Env() []string
+	// ResolvConf is placed at /etc/resolv.conf for the command; nil leaves
+	// the host's.
+	ResolvConf() []byte
+	// Finish stops the recorders and returns what they saw.
+	Finish() ([]evidence.Egress, *evidence.Dropped, error)
+}
+
+var network Network
+
+// SetNetwork installs the egress layer. Call it before Run and before
+// MaybeInit.
+func SetNetwork(n Network) { network = n }
