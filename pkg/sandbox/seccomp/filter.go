@@ -1,0 +1,300 @@
+package seccomp
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrUnsupportedArch is returned for an architecture this package has no
+// system call table for. It wraps errors.ErrUnsupported.
+var ErrUnsupportedArch = fmt.Errorf("seccomp: architecture not supported: %w", errors.ErrUnsupported)
+
+// Arch describes one architecture's system call ABI as the filter needs it.
+type Arch struct {
+	// GOARCH is the Go name of the architecture ("amd64", "arm64").
+	GOARCH string
+	// AuditArch is the AUDIT_ARCH_* value the kernel puts in seccomp_data.
+	AuditArch uint32
+	// X32 says the kernel may accept x32 system calls (numbers with bit
+	// 0x40000000 set) under this AuditArch; the filter denies them all.
+	X32 bool
+	// Syscalls maps a system call name to its number.
+	Syscalls map[string]uint32
+}
+
+// x32SyscallBit marks an x32 system call on x86_64 (__X32_SYSCALL_BIT).
+const x32SyscallBit = 0x40000000
+
+// Action is what the filter does with a system call.
+type Action string
+
+const (
+	ActionAllow Action = "allow"
+	ActionEPERM Action = "EPERM"
+	// ActionENOSYS pretends the call does not exist (clone3: libc then
+	// falls back to clone, whose flags the filter can read).
+	ActionENOSYS Action = "ENOSYS"
+	// ActionKill kills the whole process (a foreign architecture).
+	ActionKill Action = "kill"
+)
+
+// Rule is one entry of the filter, for documentation and doctor output.
+type Rule struct {
+	// Syscall is the system call name.
+	Syscall string `json:"syscall"`
+	// Action is what happens when the rule matches.
+	Action Action `json:"action"`
+	// When is the argument condition; empty means every call.
+	When string `json:"when,omitempty"`
+}
+
+// String renders the rule as "name" or "name(CONDITION)".
+func (r Rule) String() string {
+	s := r.Syscall
+	if r.When != "" {
+		s += "(" + r.When + ")"
+	}
+	if r.Action != ActionEPERM {
+		s += " -> " + string(r.Action)
+	}
+	return s
+}
+
+// deniedAlways fail with EPERM whatever their arguments. Names missing
+// from an architecture's table (iopl, ioperm exist on x86 only) are
+// skipped for that architecture.
+var deniedAlways = []string{
+	// Large kernel attack surface a hook never needs.
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"bpf", "perf_event_open", "userfaultfd",
+	"keyctl", "add_key", "request_key",
+	// Reaching outside the sandbox: file handles bypass the mount view,
+	// cross-process memory and fd theft, tracing.
+	"open_by_handle_at", "name_to_handle_at",
+	"process_vm_readv", "process_vm_writev", "pidfd_getfd", "ptrace",
+	// Every mount API, old and new, and namespace joining.
+	"mount", "umount2", "pivot_root",
+	"move_mount", "open_tree", "open_tree_attr", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+	"setns",
+	// Whole-machine administration.
+	"kexec_load", "kexec_file_load",
+	"init_module", "finit_module", "delete_module",
+	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
+	"iopl", "ioperm", "lookup_dcookie",
+}
+
+// CLONE_NEWUSER and the terminal ioctls are the argument conditions.
+const (
+	cloneNewUser = unix.CLONE_NEWUSER
+	tiocsti      = 0x5412 // TIOCSTI: push a byte into a terminal's input
+	tioclinux    = 0x541c // TIOCLINUX: virtual-console selection and paste
+)
+
+// Rules lists the filter's rules for arch, in program order, plus the two
+// architecture-wide rules (foreign architecture, x32).
+func Rules(a Arch) []Rule {
+	var rs []Rule
+	rs = append(rs, Rule{Syscall: "*", Action: ActionKill, When: "architecture is not " + a.GOARCH})
+	if a.X32 {
+		rs = append(rs, Rule{Syscall: "*", Action: ActionEPERM, When: "x32 ABI"})
+	}
+	for _, n := range deniedAlways {
+		if _, ok := a.Syscalls[n]; ok {
+			rs = append(rs, Rule{Syscall: n, Action: ActionEPERM})
+		}
+	}
+	rs = append(rs,
+		Rule{Syscall: "clone3", Action: ActionENOSYS},
+		Rule{Syscall: "unshare", Action: ActionEPERM, When: "CLONE_NEWUSER"},
+		Rule{Syscall: "clone", Action: ActionEPERM, When: "CLONE_NEWUSER"},
+		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSTI"},
+		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
+	)
+	return rs
+}
+
+// Denied names the system calls the filter makes fail on the running
+// architecture, with argument conditions in parentheses and a non-EPERM
+// action after an arrow: "bpf", "unshare(CLONE_NEWUSER)", "clone3 -> ENOSYS".
+// On an unsupported architecture it returns nil.
+func Denied() []string {
+	a, err := Native()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range Rules(a) {
+		if r.Syscall == "*" {
+			continue
+		}
+		out = append(out, r.String())
+	}
+	return out
+}
+
+// Native returns the running architecture's description.
+func Native() (Arch, error) { return ArchFor(runtime.GOARCH) }
+
+// ArchFor returns the description of a Go architecture name.
+func ArchFor(goarch string) (Arch, error) {
+	switch goarch {
+	case "amd64":
+		return amd64, nil
+	case "arm64":
+		return arm64, nil
+	}
+	return Arch{}, fmt.Errorf("building a filter for %s: %w", goarch, ErrUnsupportedArch)
+}
+
+// Filter compiles the filter for the running architecture.
+func Filter() ([]unix.SockFilter, error) {
+	a, err := Native()
+	if err != nil {
+		return nil, err
+	}
+	return Compile(a)
+}
+
+// seccomp_data offsets (include/uapi/linux/seccomp.h). The supported
+// architectures are little-endian, so an argument's low 32 bits come first.
+const (
+	offNr   = 0
+	offArch = 4
+)
+
+func offArgLow(i int) uint32 { return uint32(16 + 8*i) }
+
+// Return values.
+const (
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retKill   = unix.SECCOMP_RET_KILL_PROCESS
+)
+
+// Compile builds the filter program for a. It is pure.
+//
+// Layout: check the architecture (kill on mismatch), load the number,
+// deny the x32 range, compare against each always-denied number, send
+// clone3 to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
+// first argument and ioctl to a request-number test on the second, and
+// allow the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
+// lives there, and the kernel truncates an ioctl request to 32 bits, so
+// high bits set by the caller neither hide nor change the match.
+func Compile(a Arch) ([]unix.SockFilter, error) {
+	var b builder
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArch)
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, a.AuditArch, "", "kill")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offNr)
+	if a.X32 {
+		b.jump(unix.BPF_JMP|unix.BPF_JGE|unix.BPF_K, x32SyscallBit, "eperm", "")
+	}
+	for _, n := range deniedAlways {
+		nr, ok := a.Syscalls[n]
+		if !ok {
+			continue
+		}
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, "eperm", "")
+	}
+	for _, c := range []struct{ name, to string }{
+		{"clone3", "enosys"},
+		{"unshare", "newuser"},
+		{"clone", "newuser"},
+		{"ioctl", "ioctl"},
+	} {
+		nr, ok := a.Syscalls[c.name]
+		if !ok {
+			return nil, fmt.Errorf("building a filter for %s: no number for %s", a.GOARCH, c.name)
+		}
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, nr, c.to, "")
+	}
+	b.ret(retAllow)
+
+	b.label("newuser")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
+	b.jump(unix.BPF_JMP|unix.BPF_JSET|unix.BPF_K, cloneNewUser, "eperm", "allow")
+
+	b.label("ioctl")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "allow")
+
+	b.label("allow")
+	b.ret(retAllow)
+	b.label("eperm")
+	b.ret(retEPERM)
+	b.label("enosys")
+	b.ret(retENOSYS)
+	b.label("kill")
+	b.ret(retKill)
+	prog, err := b.assemble()
+	if err != nil {
+		return nil, fmt.Errorf("building a filter for %s: %w", a.GOARCH, err)
+	}
+	return prog, nil
+}
+
+// builder assembles a classic-BPF program with forward jumps to labels.
+type builder struct {
+	insns  []insn
+	labels map[string]int
+}
+
+type insn struct {
+	code   uint16
+	k      uint32
+	jt, jf string // label, or "" for the next instruction
+}
+
+func (b *builder) stmt(code uint16, k uint32) { b.insns = append(b.insns, insn{code: code, k: k}) }
+func (b *builder) ret(k uint32)               { b.stmt(unix.BPF_RET|unix.BPF_K, k) }
+func (b *builder) jump(code uint16, k uint32, jt, jf string) {
+	b.insns = append(b.insns, insn{code: code, k: k, jt: jt, jf: jf})
+}
+
+func (b *builder) label(name string) {
+	if b.labels == nil {
+		b.labels = map[string]int{}
+	}
+	b.labels[name] = len(b.insns)
+}
+
+// maxInsns is BPF_MAXINSNS, the kernel's limit on a filter's length.
+const maxInsns = 4096
+
+func (b *builder) assemble() ([]unix.SockFilter, error) {
+	if len(b.insns) > maxInsns {
+		return nil, fmt.Errorf("program has %d instructions, more than %d", len(b.insns), maxInsns)
+	}
+	out := make([]unix.SockFilter, len(b.insns))
+	for i, in := range b.insns {
+		jt, err := b.offset(i, in.jt)
+		if err != nil {
+			return nil, err
+		}
+		jf, err := b.offset(i, in.jf)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = unix.SockFilter{Code: in.code, Jt: jt, Jf: jf, K: in.k}
+	}
+	return out, nil
+}
+
+func (b *builder) offset(from int, label string) (uint8, error) {
+	if label == "" {
+		return 0, nil
+	}
+	to, ok := b.labels[label]
+	if !ok {
+		return 0, fmt.Errorf("instruction %d jumps to undefined label %q", from, label)
+	}
+	d := to - from - 1
+	if d < 0 || d > 255 {
+		return 0, fmt.Errorf("instruction %d jumps %d to label %q: out of range", from, d, label)
+	}
+	return uint8(d), nil
+}

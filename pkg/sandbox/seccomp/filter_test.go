@@ -1,0 +1,265 @@
+package seccomp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// seccompData mirrors struct seccomp_data.
+type seccompData struct {
+	nr   uint32
+	arch uint32
+	args [6]uint64
+}
+
+// bytes lays the data out as the kernel does on a little-endian machine.
+func (d seccompData) bytes() []byte {
+	b := make([]byte, 64)
+	binary.LittleEndian.PutUint32(b[0:], d.nr)
+	binary.LittleEndian.PutUint32(b[4:], d.arch)
+	for i, a := range d.args {
+		binary.LittleEndian.PutUint64(b[16+8*i:], a)
+	}
+	return b
+}
+
+// run interprets the subset of classic BPF that seccomp filters use and
+// Compile emits; anything else is an error, so a builder change that emits
+// a new instruction has to come with interpreter support and a test.
+func run(prog []unix.SockFilter, d seccompData) (uint32, error) {
+	data := d.bytes()
+	var acc uint32
+	for pc := 0; pc < len(prog); pc++ {
+		in := prog[pc]
+		switch in.Code {
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
+			if in.K%4 != 0 || int(in.K)+4 > len(data) {
+				return 0, fmt.Errorf("pc %d: load at %d out of seccomp_data", pc, in.K)
+			}
+			acc = binary.LittleEndian.Uint32(data[in.K:])
+		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K,
+			unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K,
+			unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
+			var ok bool
+			switch in.Code &^ (unix.BPF_JMP | unix.BPF_K) {
+			case unix.BPF_JEQ:
+				ok = acc == in.K
+			case unix.BPF_JGE:
+				ok = acc >= in.K
+			case unix.BPF_JSET:
+				ok = acc&in.K != 0
+			}
+			if ok {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+			if pc+1 >= len(prog) {
+				return 0, fmt.Errorf("pc %d: jump past the end", pc)
+			}
+		case unix.BPF_RET | unix.BPF_K:
+			return in.K, nil
+		default:
+			return 0, fmt.Errorf("pc %d: unsupported instruction %#x", pc, in.Code)
+		}
+	}
+	return 0, fmt.Errorf("fell off the end of the program")
+}
+
+func actionOf(ret uint32) Action {
+	switch ret {
+	case retAllow:
+		return ActionAllow
+	case retEPERM:
+		return ActionEPERM
+	case retENOSYS:
+		return ActionENOSYS
+	case retKill:
+		return ActionKill
+	}
+	return Action(fmt.Sprintf("unknown %#x", ret))
+}
+
+func TestCompile(t *testing.T) {
+	for _, goarch := range []string{"amd64", "arm64"} {
+		t.Run(goarch, func(t *testing.T) {
+			a, err := ArchFor(goarch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := Compile(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nr := func(name string) uint32 {
+				n, ok := a.Syscalls[name]
+				if !ok {
+					t.Fatalf("no number for %s", name)
+				}
+				return n
+			}
+			call := func(name string, args ...uint64) seccompData {
+				d := seccompData{nr: nr(name), arch: a.AuditArch}
+				copy(d.args[:], args)
+				return d
+			}
+			type tc struct {
+				name string
+				d    seccompData
+				want Action
+			}
+			var tcs []tc
+			for _, n := range deniedAlways {
+				if _, ok := a.Syscalls[n]; !ok {
+					continue
+				}
+				tcs = append(tcs, tc{n, call(n), ActionEPERM})
+				// Arguments do not matter for an always-denied call.
+				tcs = append(tcs, tc{n + " with args", call(n, ^uint64(0), 1, 2, 3, 4, 5), ActionEPERM})
+			}
+			tcs = append(tcs, []tc{
+				{"unshare(0)", call("unshare"), ActionAllow},
+				{"unshare(CLONE_NEWNS|CLONE_NEWNET)", call("unshare", unix.CLONE_NEWNS|unix.CLONE_NEWNET), ActionAllow},
+				{"unshare(CLONE_NEWUSER)", call("unshare", unix.CLONE_NEWUSER), ActionEPERM},
+				{"unshare(CLONE_NEWUSER|CLONE_NEWNS)", call("unshare", unix.CLONE_NEWUSER|unix.CLONE_NEWNS), ActionEPERM},
+				{"unshare(high bits|CLONE_NEWUSER)", call("unshare", 0xffffffff00000000|unix.CLONE_NEWUSER), ActionEPERM},
+				{"unshare(high bits only)", call("unshare", 0xffffffff00000000), ActionAllow},
+				{"clone(SIGCHLD)", call("clone", uint64(unix.SIGCHLD)), ActionAllow},
+				{"clone(CLONE_VM|CLONE_VFORK|SIGCHLD)", call("clone", unix.CLONE_VM|unix.CLONE_VFORK|uint64(unix.SIGCHLD)), ActionAllow},
+				{"clone(thread)", call("clone", unix.CLONE_VM|unix.CLONE_FS|unix.CLONE_FILES|unix.CLONE_SIGHAND|unix.CLONE_THREAD|unix.CLONE_SYSVSEM), ActionAllow},
+				{"clone(CLONE_NEWUSER)", call("clone", unix.CLONE_NEWUSER|uint64(unix.SIGCHLD)), ActionEPERM},
+				{"clone3", call("clone3"), ActionENOSYS},
+				{"clone3(any args)", call("clone3", 1, 88), ActionENOSYS},
+				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
+				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
+				{"ioctl(high bits|TIOCSTI)", call("ioctl", 3, 0xdeadbeef00000000|tiocsti), ActionEPERM},
+				{"ioctl(TCGETS)", call("ioctl", 0, unix.TCGETS), ActionAllow},
+				{"ioctl(TIOCSWINSZ)", call("ioctl", 0, unix.TIOCSWINSZ), ActionAllow},
+				{"ioctl(fd TIOCSTI, request 0)", call("ioctl", tiocsti, 0), ActionAllow},
+				{"foreign arch", seccompData{nr: nr("bpf"), arch: unix.AUDIT_ARCH_I386}, ActionKill},
+				{"foreign arch, harmless nr", seccompData{nr: 20, arch: unix.AUDIT_ARCH_ARM}, ActionKill},
+				{"nr 0", seccompData{nr: 0, arch: a.AuditArch}, ActionAllow},
+				{"nr 1", seccompData{nr: 1, arch: a.AuditArch}, ActionAllow},
+			}...)
+			if a.X32 {
+				tcs = append(tcs,
+					tc{"x32 getpid", seccompData{nr: x32SyscallBit | 39, arch: a.AuditArch}, ActionEPERM},
+					tc{"x32 bit alone", seccompData{nr: x32SyscallBit, arch: a.AuditArch}, ActionEPERM},
+					tc{"nr -1", seccompData{nr: 0xffffffff, arch: a.AuditArch}, ActionEPERM},
+				)
+			}
+			for _, c := range tcs {
+				got, err := run(prog, c.d)
+				if err != nil {
+					t.Errorf("%s: %v", c.name, err)
+					continue
+				}
+				if actionOf(got) != c.want {
+					t.Errorf("%s: got %s, want %s", c.name, actionOf(got), c.want)
+				}
+			}
+		})
+	}
+}
+
+// Every number not named by a rule is allowed: the filter is a deny list,
+// and a mistake that denies write(2) or exit_group(2) is as bad as one that
+// allows bpf(2).
+func TestCompileAllowsEverythingElse(t *testing.T) {
+	for _, goarch := range []string{"amd64", "arm64"} {
+		a, _ := ArchFor(goarch)
+		prog, err := Compile(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := map[uint32]string{}
+		for n, nr := range a.Syscalls {
+			named[nr] = n
+		}
+		for nr := uint32(0); nr < 600; nr++ {
+			if _, ok := named[nr]; ok {
+				continue
+			}
+			got, err := run(prog, seccompData{nr: nr, arch: a.AuditArch, args: [6]uint64{^uint64(0), ^uint64(0)}})
+			if err != nil {
+				t.Fatalf("%s nr %d: %v", goarch, nr, err)
+			}
+			if actionOf(got) != ActionAllow {
+				t.Errorf("%s nr %d: got %s, want allow", goarch, nr, actionOf(got))
+			}
+		}
+	}
+}
+
+func TestDenyListCoversBothArchitectures(t *testing.T) {
+	x86Only := []string{"iopl", "ioperm"}
+	for _, n := range deniedAlways {
+		if _, ok := amd64.Syscalls[n]; !ok {
+			t.Errorf("amd64 table has no %s", n)
+		}
+		if _, ok := arm64.Syscalls[n]; !ok && !slices.Contains(x86Only, n) {
+			t.Errorf("arm64 table has no %s", n)
+		}
+	}
+}
+
+func TestDenied(t *testing.T) {
+	d := Denied()
+	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "clone3 -> ENOSYS"} {
+		if !slices.Contains(d, want) {
+			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
+		}
+	}
+}
+
+func TestUnsupportedArch(t *testing.T) {
+	_, err := ArchFor("riscv64")
+	if err == nil {
+		t.Fatal("want an error for riscv64")
+	}
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, ErrUnsupportedArch) {
+		t.Errorf("error %v does not wrap errors.ErrUnsupported", err)
+	}
+}
+
+func TestAssembleRejectsFarJumps(t *testing.T) {
+	var b builder
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 1, "far", "")
+	for range 300 {
+		b.ret(retAllow)
+	}
+	b.label("far")
+	b.ret(retEPERM)
+	if _, err := b.assemble(); err == nil {
+		t.Fatal("want an error for a jump of 300")
+	}
+	var c builder
+	c.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 1, "nowhere", "")
+	if _, err := c.assemble(); err == nil {
+		t.Fatal("want an error for an undefined label")
+	}
+}
+
+// The running architecture's table must agree with x/sys/unix, entry for
+// entry (nativeNumbers lives in table_$GOARCH_test.go).
+func TestNativeTableMatchesUnix(t *testing.T) {
+	a, err := Native()
+	if err != nil {
+		t.Skipf("no table for this architecture: %v", err)
+	}
+	if len(a.Syscalls) != len(nativeNumbers) {
+		t.Errorf("table has %d entries, x/sys/unix list has %d", len(a.Syscalls), len(nativeNumbers))
+	}
+	for n, want := range nativeNumbers {
+		if got, ok := a.Syscalls[n]; !ok || got != want {
+			t.Errorf("%s: table has %d (present %v), x/sys/unix has %d", n, got, ok, want)
+		}
+	}
+}
