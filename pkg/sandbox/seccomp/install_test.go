@@ -1,0 +1,419 @@
+package seccomp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// childEnv selects the re-executed test binary's role: "filtered" installs
+// the filter and then tries everything; "control" tries the same calls
+// without it, to show that the errors the filtered child sees come from the
+// filter and not from bad arguments.
+const childEnv = "VIGILES_SECCOMP_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(childMain(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// attempt is one system call the child makes for real. Arguments are
+// chosen so that, were the filter missing, the kernel rejects the call
+// with an error other than EPERM and changes nothing (bad fds, bad flags,
+// NULL pointers, a pid that cannot exist).
+type attempt struct {
+	name string
+	nr   uintptr
+	args [6]uintptr
+}
+
+const (
+	badFd    = ^uintptr(0) // -1
+	badFlags = 0xffffffff
+	noPid    = 0x3fffffff // above PID_MAX_LIMIT
+)
+
+var acctPath = []byte("/nonexistent/vigiles-seccomp-test\x00")
+
+func attempts(a Arch) []attempt {
+	args := map[string][6]uintptr{
+		"io_uring_setup":    {1, 0},
+		"io_uring_enter":    {badFd},
+		"io_uring_register": {badFd},
+		"bpf":               {0xffff},
+		"userfaultfd":       {badFlags},
+		"keyctl":            {0xffff},
+		"open_by_handle_at": {badFd},
+		"name_to_handle_at": {badFd},
+		"process_vm_readv":  {noPid, 0, 0, 0, 0, 1},
+		"process_vm_writev": {noPid, 0, 0, 0, 0, 1},
+		"pidfd_getfd":       {badFd},
+		"ptrace":            {unix.PTRACE_ATTACH, noPid},
+		"umount2":           {0, 0xffff0000},
+		"move_mount":        {badFd, 0, badFd, 0, badFlags},
+		"open_tree":         {badFd, 0, badFlags},
+		"open_tree_attr":    {badFd, 0, badFlags},
+		"fsopen":            {0, badFlags},
+		"fsmount":           {badFd, badFlags},
+		"fsconfig":          {badFd, 0xffff},
+		"fspick":            {badFd, 0, badFlags},
+		"mount_setattr":     {badFd, 0, badFlags},
+		"setns":             {badFd},
+		"kexec_load":        {0, 0, 0, badFlags},
+		"kexec_file_load":   {badFd, badFd, 0, 0, badFlags},
+		"finit_module":      {badFd, 0, badFlags},
+		"reboot":            {0, 0, 0, 0}, // wrong magic
+		"swapon":            {0, badFlags},
+		"acct":              {uintptr(unsafe.Pointer(&acctPath[0]))},
+		"quotactl_fd":       {badFd},
+		"syslog":            {0xffff},
+	}
+	var out []attempt
+	for _, n := range deniedAlways {
+		nr, ok := a.Syscalls[n]
+		if !ok {
+			continue
+		}
+		out = append(out, attempt{name: n, nr: uintptr(nr), args: args[n]})
+	}
+	const devnull = 0 // the child puts its /dev/null fd here
+	out = append(out,
+		attempt{name: "unshare(CLONE_NEWUSER)", nr: uintptr(a.Syscalls["unshare"]), args: [6]uintptr{unix.CLONE_NEWUSER}},
+		// CLONE_NEWUSER|CLONE_FS is rejected by the kernel (EINVAL), so
+		// even without the filter no child process is ever created.
+		attempt{name: "clone(CLONE_NEWUSER)", nr: uintptr(a.Syscalls["clone"]), args: [6]uintptr{unix.CLONE_NEWUSER | unix.CLONE_FS}},
+		attempt{name: "clone3", nr: uintptr(a.Syscalls["clone3"]), args: [6]uintptr{0, 0}},
+		attempt{name: "ioctl(TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsti}},
+		attempt{name: "ioctl(TIOCLINUX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tioclinux}},
+	)
+	if a.X32 {
+		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
+		if unsafe.Sizeof(uintptr(0)) == 8 {
+			hi := uint64(0xdeadbeef00000000) | tiocsti
+			out = append(out, attempt{name: "ioctl(high bits|TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, uintptr(hi)}})
+		}
+	}
+	return out
+}
+
+type childReport struct {
+	Calls    map[string]string `json:"calls"`    // attempt name -> "OK" or errno name
+	Ordinary map[string]string `json:"ordinary"` // check name -> "OK" or what failed
+}
+
+func errnoName(e syscall.Errno) string {
+	if e == 0 {
+		return "OK"
+	}
+	if n := unix.ErrnoName(e); n != "" {
+		return n
+	}
+	return fmt.Sprintf("errno %d", int(e))
+}
+
+func childMain(mode string) int {
+	runtime.LockOSThread()
+	a, err := Native()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	if mode == "filtered" {
+		f, err := Filter()
+		if err == nil {
+			err = Install(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 3
+	}
+	rep := childReport{Calls: map[string]string{}, Ordinary: map[string]string{}}
+	for _, at := range attempts(a) {
+		if strings.HasPrefix(at.name, "ioctl(") {
+			at.args[0] = devnull.Fd()
+		}
+		_, _, e := unix.Syscall6(at.nr, at.args[0], at.args[1], at.args[2], at.args[3], at.args[4], at.args[5])
+		rep.Calls[at.name] = errnoName(e)
+	}
+	if mode == "filtered" {
+		ordinary(rep.Ordinary, os.Getenv("VIGILES_SECCOMP_TEST_HELPERS"))
+	}
+	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
+		return 3
+	}
+	return 0
+}
+
+// ordinary runs what a hook does all day; every check must say OK.
+func ordinary(out map[string]string, helpers string) {
+	check := func(name string, err error) {
+		if err != nil {
+			out[name] = err.Error()
+		} else {
+			out[name] = "OK"
+		}
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	check("open+read /proc/self/status", err)
+	if err == nil && (!bytes.Contains(status, []byte("Seccomp:\t2")) || !bytes.Contains(status, []byte("NoNewPrivs:\t1"))) {
+		out["status shows filter and no_new_privs"] = "missing Seccomp:2 or NoNewPrivs:1"
+	} else {
+		out["status shows filter and no_new_privs"] = "OK"
+	}
+	dir, err := os.MkdirTemp("", "vigiles-seccomp-")
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o600)
+		os.RemoveAll(dir)
+	}
+	check("create, write, remove a file", err)
+	_, _, e := unix.Syscall(unix.SYS_UNSHARE, 0, 0, 0)
+	check("unshare(0)", errOrNil(e))
+	var ws unix.Winsize
+	_, _, e = unix.Syscall(unix.SYS_IOCTL, 0, unix.TIOCGWINSZ, uintptr(unsafe.Pointer(&ws)))
+	if e == unix.EPERM {
+		check("ioctl(TIOCGWINSZ) not EPERM", e)
+	} else {
+		check("ioctl(TIOCGWINSZ) not EPERM", nil)
+	}
+	// New OS threads: the Go runtime creates them with clone(2); a
+	// failure here crashes the child, which the parent reports.
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			var ts unix.Timespec
+			_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+		}()
+	}
+	wg.Wait()
+	check("new OS threads", nil)
+	check("fork+exec /bin/true", exec.Command("/bin/true").Run())
+	check("sh: background job and wait", exec.Command("/bin/sh", "-c", "/bin/true & wait").Run())
+	for _, h := range strings.Split(helpers, ":") {
+		if h == "" {
+			continue
+		}
+		b, err := exec.Command(h).CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("%w: %s", err, b)
+		}
+		check("helper "+filepath.Base(h), err)
+	}
+}
+
+func errOrNil(e syscall.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}
+
+// runChild re-executes the test binary in the given role and decodes its
+// report. The child gets a parent-death signal; the starting goroutine
+// holds its OS thread until the child is reaped (golang/go#27505).
+func runChild(t *testing.T, mode string, extraEnv ...string) childReport {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{childEnv + "=" + mode}, extraEnv...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s child: %v; stderr: %s", mode, err, stderr.Bytes())
+	}
+	var rep childReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%s child: decoding report: %v; stdout: %q; stderr: %s", mode, err, stdout.Bytes(), stderr.Bytes())
+	}
+	return rep
+}
+
+// requireSeccomp fails in CI and skips elsewhere when this kernel has no
+// seccomp filter support.
+func requireSeccomp(t *testing.T) {
+	t.Helper()
+	if _, err := Native(); err != nil {
+		missing(t, "a supported architecture: "+err.Error())
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil || !bytes.Contains(b, []byte("Seccomp:")) {
+		missing(t, "seccomp support in the kernel (no Seccomp: line in /proc/self/status)")
+	}
+}
+
+func missing(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this machine lacks %s", what)
+	}
+	t.Skipf("this machine lacks %s", what)
+}
+
+func TestInstallDeniesForReal(t *testing.T) {
+	requireSeccomp(t)
+	a, _ := Native()
+	helpers := buildHelpers(t)
+	filtered := runChild(t, "filtered", "VIGILES_SECCOMP_TEST_HELPERS="+strings.Join(helpers, ":"))
+	control := runChild(t, "control")
+
+	for _, at := range attempts(a) {
+		want := "EPERM"
+		if at.name == "clone3" {
+			want = "ENOSYS"
+		}
+		got := filtered.Calls[at.name]
+		if got != want {
+			t.Errorf("%s under the filter: got %s, want %s (without the filter: %s)", at.name, got, want, control.Calls[at.name])
+		}
+	}
+	// Without the filter, these calls fail for a reason of their own and
+	// never with EPERM, whoever runs the test; so the EPERM above is the
+	// filter's doing.
+	for _, n := range []string{"setns", "keyctl", "pidfd_getfd", "unshare(CLONE_NEWUSER)",
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)"} {
+		if got := control.Calls[n]; got == "EPERM" || got == "OK" {
+			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
+		}
+	}
+	if os.Geteuid() == 0 {
+		for _, n := range []string{"io_uring_setup", "bpf", "mount", "ptrace", "open_by_handle_at", "reboot"} {
+			if got := control.Calls[n]; got == "EPERM" || got == "OK" {
+				t.Errorf("%s without the filter, as root: got %s, want another error", n, got)
+			}
+		}
+	}
+	t.Logf("without the filter: %v", control.Calls)
+
+	for name, got := range filtered.Ordinary {
+		if got != "OK" {
+			t.Errorf("ordinary %q under the filter: %s", name, got)
+		}
+	}
+	if len(filtered.Ordinary) < 7 {
+		t.Errorf("ordinary checks ran: %v", filtered.Ordinary)
+	}
+}
+
+// buildHelpers compiles small C programs when a C compiler is at hand: one
+// that starts a pthread (glibc tries clone3 first and must fall back to
+// clone on ENOSYS). Without a compiler the checks are left out and logged:
+// they test glibc, not the kernel.
+func buildHelpers(t *testing.T) []string {
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Logf("no C compiler: skipping the pthread (clone3 fallback) check")
+		return nil
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "thread.c")
+	bin := filepath.Join(dir, "thread")
+	code := `#include <pthread.h>
+#include <stdio.h>
+static void *f(void *a) { return a; }
+int main(void) {
+	pthread_t t;
+	int e = pthread_create(&t, 0, f, 0);
+	if (e) { fprintf(stderr, "pthread_create: %d\n", e); return 1; }
+	return pthread_join(t, 0);
+}
+`
+	if err := os.WriteFile(src, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-pthread", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Logf("cannot build the pthread helper, skipping it: %v: %s", err, out)
+		return nil
+	}
+	return []string{bin}
+}
+
+// A system call made through the i386 entry point on x86_64 carries
+// AUDIT_ARCH_I386 and must kill the process.
+func TestForeignArchitectureKills(t *testing.T) {
+	requireSeccomp(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the i386 entry point exists on amd64 only")
+	}
+	cc, err := exec.LookPath("cc")
+	if err != nil {
+		t.Skip("no C compiler to build an int $0x80 caller")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "int80.c")
+	bin := filepath.Join(dir, "int80")
+	code := `int main(void) {
+	long ret;
+	__asm__ volatile ("int $0x80" : "=a"(ret) : "a"(20L) : "memory"); /* i386 getpid */
+	return ret > 0 ? 0 : 7;
+}
+`
+	if err := os.WriteFile(src, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(cc, "-o", bin, src).CombinedOutput(); err != nil {
+		t.Skipf("cannot build the int $0x80 helper: %v: %s", err, out)
+	}
+	// Without IA32 emulation the kernel has no i386 entry point at all
+	// (int $0x80 faults before seccomp runs): nothing to deny.
+	if out, err := exec.Command(bin).CombinedOutput(); err != nil {
+		t.Skipf("this kernel has no usable i386 entry point (the helper fails without the filter: %v %s)", err, out)
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=exec", "VIGILES_SECCOMP_TEST_EXEC="+bin)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("the int $0x80 caller under the filter: got %v, want death by SIGSYS; output: %s", err, out)
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() || ws.Signal() != syscall.SIGSYS {
+		t.Fatalf("the int $0x80 caller under the filter: %v, want death by SIGSYS; output: %s", ws, out)
+	}
+}
+
+func init() {
+	// The "exec" role installs the filter and replaces itself with the
+	// program named in VIGILES_SECCOMP_TEST_EXEC, so the program's death
+	// is the child's.
+	if os.Getenv(childEnv) != "exec" {
+		return
+	}
+	runtime.LockOSThread()
+	f, err := Filter()
+	if err == nil {
+		err = Install(f)
+	}
+	if err == nil {
+		p := os.Getenv("VIGILES_SECCOMP_TEST_EXEC")
+		err = syscall.Exec(p, []string{p}, nil)
+	}
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(3)
+}
