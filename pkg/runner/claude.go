@@ -1,0 +1,674 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// maxDeclFile bounds the size of a declaration file vigiles reads.
+const maxDeclFile = 4 << 20
+
+// Claude Code declaration files, relative to a plugin or project root.
+const (
+	claudeSettings      = ".claude/settings.json"
+	claudeSettingsLocal = ".claude/settings.local.json"
+	claudePluginJSON    = ".claude-plugin/plugin.json"
+	claudeMarketplace   = ".claude-plugin/marketplace.json"
+	claudeHooksJSON     = "hooks/hooks.json"
+)
+
+// Rules of discovery findings.
+const (
+	RuleMalformed     = "discovery/malformed"
+	RuleWrongType     = "discovery/wrong-type"
+	RuleMissingScript = "discovery/missing-script"
+	RuleMissingFile   = "discovery/missing-file"
+	RuleBadMatcher    = "discovery/invalid-matcher"
+	RuleUnknownEvent  = "discovery/unknown-event"
+	RuleNotExecutable = "discovery/not-executable"
+	RuleRemoteSource  = "discovery/remote-source"
+	RuleOutsideTree   = "discovery/outside-work-tree"
+)
+
+// ClaudeAdapter discovers Claude Code hooks: project settings, plugin
+// manifests, plugin hooks files and local marketplaces.
+type ClaudeAdapter struct{}
+
+// Name implements Adapter.
+func (ClaudeAdapter) Name() string { return "claude" }
+
+// Discover implements Adapter.
+func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
+	c := &claudeDisc{dir: dir, seenFile: map[string]bool{}, seenPlugin: map[string]bool{}, out: &Discovery{}}
+	rel, err := relTo(dir, root)
+	if err != nil {
+		return nil, err
+	}
+	name := "project"
+	if rel != "." {
+		name = filepath.Base(root)
+	}
+	c.settings(root, claudeSettings, name)
+	c.settings(root, claudeSettingsLocal, name+"-local")
+	if exists(filepath.Join(root, claudePluginJSON)) || exists(filepath.Join(root, claudeHooksJSON)) {
+		c.plugin(root, "", nil, "", report.Location{})
+	}
+	c.marketplace(root)
+	return c.out, nil
+}
+
+type claudeDisc struct {
+	dir        string
+	seenFile   map[string]bool
+	seenPlugin map[string]bool
+	out        *Discovery
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// relTo returns p relative to dir with forward slashes, or an error when p
+// is outside dir.
+func relTo(dir, p string) (string, error) {
+	r, err := filepath.Rel(dir, p)
+	if err != nil {
+		return "", fmt.Errorf("relating %s to %s: %w", p, dir, err)
+	}
+	if r == ".." || strings.HasPrefix(r, "../") {
+		return "", fmt.Errorf("%s is outside the work tree %s: %w", p, dir, ErrOutsideTree)
+	}
+	return filepath.ToSlash(r), nil
+}
+
+// ErrOutsideTree is returned for paths that leave the work tree.
+var ErrOutsideTree = errors.New("path outside the work tree")
+
+func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) {
+	c.out.Findings = append(c.out.Findings, report.Finding{
+		Rule: rule, Severity: sev, Location: loc, Message: fmt.Sprintf(format, args...),
+	})
+}
+
+func (c *claudeDisc) loc(file string, p jpos) report.Location {
+	return report.Location{File: file, Line: p.Line, Column: p.Col}
+}
+
+// readJSON reads and parses a declaration file; a failure is a finding and
+// a nil node.
+func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
+	rel, err := relTo(c.dir, abs)
+	if err != nil {
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: filepath.ToSlash(abs)}, "%v", err)
+		return "", nil
+	}
+	if c.seenFile[rel] {
+		return rel, nil
+	}
+	c.seenFile[rel] = true
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		return rel, nil
+	}
+	if !fi.Mode().IsRegular() {
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is not a regular file (a symlink or device is not followed)", rel)
+		return rel, nil
+	}
+	if fi.Size() > maxDeclFile {
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is %d bytes: larger than the %d vigiles reads", rel, fi.Size(), maxDeclFile)
+		return rel, nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		return rel, nil
+	}
+	n, err := parseJSON(data)
+	if err != nil {
+		loc := report.Location{File: rel}
+		var se *JSONSyntaxError
+		if errors.As(err, &se) {
+			loc.Line, loc.Column = se.Line, se.Col
+		}
+		c.find(RuleMalformed, report.SeverityError, loc, "%s is not valid JSON: %v", rel, err)
+		return rel, nil
+	}
+	return rel, n
+}
+
+// settings reads a project settings file's "hooks".
+func (c *claudeDisc) settings(root, name, plugin string) {
+	abs := filepath.Join(root, name)
+	if !exists(abs) {
+		return
+	}
+	rel, n := c.readJSON(abs)
+	if n == nil {
+		return
+	}
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
+		return
+	}
+	hooks := n.get("hooks")
+	if hooks == nil {
+		return
+	}
+	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, isPlugin: false}
+	c.events(ctx, hooks, "")
+}
+
+type hookCtx struct {
+	file       string
+	plugin     string
+	pluginRoot string // absolute
+	isPlugin   bool
+}
+
+// plugin discovers one plugin directory: its manifest's hooks, its default
+// hooks file, and hooks given by a marketplace entry.
+func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile string, entryLoc report.Location) {
+	rel, err := relTo(c.dir, root)
+	if err != nil {
+		c.find(RuleOutsideTree, report.SeverityError, entryLoc, "plugin source %v", err)
+		return
+	}
+	if c.seenPlugin[rel] {
+		return
+	}
+	c.seenPlugin[rel] = true
+	c.out.Plugins = append(c.out.Plugins, rel)
+
+	name := nameHint
+	manifestAbs := filepath.Join(root, claudePluginJSON)
+	var manifest *jnode
+	var manifestRel string
+	if exists(manifestAbs) {
+		manifestRel, manifest = c.readJSON(manifestAbs)
+		if manifest != nil && manifest.Kind != jsonObject {
+			c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, manifest.Pos), "%s: want a JSON object, found %s", manifestRel, manifest.Kind)
+			manifest = nil
+		}
+		if manifest != nil {
+			if m, ok := manifest.member("name"); ok {
+				if m.Value.Kind == jsonString && m.Value.Str != "" {
+					name = m.Value.Str
+				} else {
+					c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, m.Value.Pos), "plugin \"name\": want a non-empty string, found %s", m.Value.Kind)
+				}
+			} else {
+				c.find(RuleMalformed, report.SeverityWarning, c.loc(manifestRel, manifest.Pos), "plugin manifest has no \"name\"; using the directory name")
+			}
+		}
+	}
+	if name == "" {
+		name = filepath.Base(root)
+		if rel == "." {
+			name = filepath.Base(c.dir)
+		}
+	}
+	ctx := hookCtx{plugin: name, pluginRoot: root, isPlugin: true}
+
+	// The default hooks file is always loaded.
+	if hj := filepath.Join(root, claudeHooksJSON); exists(hj) {
+		c.hooksFile(ctx, hj, report.Location{})
+	}
+	if manifest != nil {
+		if m, ok := manifest.member("hooks"); ok {
+			c.hooksField(ctx, manifestRel, m.Value, "")
+		}
+	}
+	if entry != nil {
+		if m, ok := entry.member("hooks"); ok {
+			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", name))
+		}
+	}
+}
+
+// hooksField handles a manifest's "hooks": a path, a list of paths, or an
+// inline hooks object.
+func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix string) {
+	switch v.Kind {
+	case jsonString:
+		c.hookPath(ctx, file, v)
+	case jsonArray:
+		for _, e := range v.Elems {
+			if e.Kind != jsonString {
+				c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "\"hooks\" entries: want a path string, found %s", e.Kind)
+				continue
+			}
+			c.hookPath(ctx, file, e)
+		}
+	case jsonObject:
+		ictx := ctx
+		ictx.file = file
+		inner := v
+		if h := v.get("hooks"); h != nil && h.Kind == jsonObject {
+			inner = h
+		}
+		c.events(ictx, inner, prefix+"hooks.")
+	default:
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "\"hooks\": want a path, a list of paths or a hooks object, found %s", v.Kind)
+	}
+}
+
+func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
+	p := expandVars(v.Str, ctx.pluginRoot, c.dir)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ctx.pluginRoot, p)
+	}
+	p = filepath.Clean(p)
+	if !exists(p) {
+		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
+		return
+	}
+	c.hooksFile(ctx, p, c.loc(file, v.Pos))
+}
+
+// hooksFile reads a hooks file: {"description": ..., "hooks": {...}}.
+func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
+	rel, n := c.readJSON(abs)
+	if n == nil {
+		return
+	}
+	ctx.file = rel
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"hooks\", found %s", rel, n.Kind)
+		return
+	}
+	h, ok := n.member("hooks")
+	if !ok {
+		// Accept the bare events object, but say it is not the documented shape.
+		for _, m := range n.Members {
+			if _, known := knownEvents[m.Key]; known {
+				c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "%s has events at the top level; Claude Code expects them under \"hooks\"", rel)
+				c.events(ctx, n, "")
+				return
+			}
+		}
+		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has no \"hooks\" object: nothing is declared", rel)
+		return
+	}
+	c.events(ctx, h.Value, "hooks.")
+}
+
+// events walks {"Event": [ {matcher, hooks: [...]}, ... ], ...}.
+func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
+	file := ctx.file
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "\"hooks\": want an object keyed by event name, found %s", n.Kind)
+		return
+	}
+	for _, ev := range n.Members {
+		spec, known := knownEvents[ev.Key]
+		if !known {
+			c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
+				"unknown hook event %q: vigiles has no default payload for it and runs it with the common fields only (known: %s)",
+				ev.Key, strings.Join(EventNames(), ", "))
+		}
+		_ = spec
+		if ev.Value.Kind != jsonArray {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
+			continue
+		}
+		for gi, g := range ev.Value.Elems {
+			c.group(ctx, ev.Key, gi, g, prefix)
+		}
+	}
+}
+
+func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix string) {
+	file := ctx.file
+	if g.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, g.Pos), "%s[%d]: want a matcher group object, found %s", event, gi, g.Kind)
+		return
+	}
+	matcher, hasMatcher := "", false
+	mloc := c.loc(file, g.Pos)
+	if m, ok := g.member("matcher"); ok {
+		mloc = c.loc(file, m.Value.Pos)
+		switch m.Value.Kind {
+		case jsonString:
+			matcher, hasMatcher = m.Value.Str, true
+		case jsonNull:
+		default:
+			c.find(RuleWrongType, report.SeverityError, mloc, "%s[%d].matcher: want a string, found %s", event, gi, m.Value.Kind)
+			return
+		}
+	}
+	if hasMatcher {
+		if _, err := CompileMatcher(matcher); err != nil {
+			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v", event, gi, matcher, err)
+		}
+	}
+	hm, ok := g.member("hooks")
+	if !ok {
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, g.Pos), "%s[%d]: matcher group has no \"hooks\" array", event, gi)
+		return
+	}
+	if hm.Value.Kind != jsonArray {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, hm.Value.Pos), "%s[%d].hooks: want an array of hook handlers, found %s", event, gi, hm.Value.Kind)
+		return
+	}
+	for hi, h := range hm.Value.Elems {
+		id := fmt.Sprintf("%s#%s%s[%d].hooks[%d]", file, prefix, event, gi, hi)
+		c.handler(ctx, id, event, matcher, hasMatcher, mloc, h)
+	}
+}
+
+func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher bool, mloc report.Location, h *jnode) {
+	file := ctx.file
+	where := strings.TrimPrefix(id[strings.IndexByte(id, '#')+1:], "hooks.")
+	if h.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, h.Pos), "%s: want a hook handler object, found %s", where, h.Kind)
+		return
+	}
+	rel, _ := relTo(c.dir, ctx.pluginRoot)
+	hook := &Hook{
+		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: event,
+		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
+	}
+	bad := false
+	if m, ok := h.member("type"); ok {
+		if m.Value.Kind != jsonString {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.type: want a string, found %s", where, m.Value.Kind)
+			bad = true
+		} else {
+			hook.Type = m.Value.Str
+		}
+	} else {
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, h.Pos), "%s: hook handler has no \"type\" (want command, http, prompt, agent or mcp_tool)", where)
+		bad = true
+	}
+	if m, ok := h.member("command"); ok {
+		hook.Location = c.loc(file, m.Value.Pos)
+		if m.Value.Kind != jsonString {
+			c.find(RuleWrongType, report.SeverityError, hook.Location, "%s.command: want a string, found %s", where, m.Value.Kind)
+			bad = true
+		} else {
+			hook.Command = m.Value.Str
+		}
+	}
+	if m, ok := h.member("timeout"); ok {
+		if m.Value.Kind != jsonNumber || !(m.Value.Num > 0) || math.IsInf(m.Value.Num, 0) || m.Value.Num > 86400 {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.timeout: want a positive number of seconds (at most 86400), found %s", where, describeNode(m.Value))
+			bad = true
+		} else {
+			hook.Timeout = time.Duration(m.Value.Num * float64(time.Second))
+		}
+	}
+	if m, ok := h.member("if"); ok {
+		if m.Value.Kind != jsonString {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.if: want a permission rule string such as \"Bash(git *)\", found %s", where, m.Value.Kind)
+			bad = true
+		} else {
+			hook.If = m.Value.Str
+			if _, err := parseRule(hook.If); err != nil {
+				c.find(RuleMalformed, report.SeverityError, c.loc(file, m.Value.Pos), "%s.if %q: %v", where, hook.If, err)
+			}
+		}
+	}
+	if bad {
+		return
+	}
+	switch hook.Type {
+	case TypeCommand:
+		if hook.Command == "" {
+			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s: command hook without a \"command\" string", where)
+			return
+		}
+		hook.Expanded = expandVars(hook.Command, ctx.pluginRoot, c.dir)
+		if !ctx.isPlugin {
+			// Outside a plugin Claude Code leaves ${CLAUDE_PLUGIN_ROOT} alone.
+			hook.Expanded = expandProject(hook.Command, c.dir)
+		}
+		c.checkScripts(hook, ctx)
+	case TypeHTTP, TypePrompt, TypeAgent, TypeMCPTool:
+		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
+	default:
+		c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.type %q: want command, http, prompt, agent or mcp_tool", where, hook.Type)
+		return
+	}
+	c.out.Hooks = append(c.out.Hooks, hook)
+}
+
+func describeNode(n *jnode) string {
+	switch n.Kind {
+	case jsonNumber:
+		return fmt.Sprintf("%g", n.Num)
+	case jsonString:
+		return fmt.Sprintf("the string %q", n.Str)
+	}
+	return n.Kind.String()
+}
+
+// checkScripts reports a command's script that does not exist: the program
+// when it is a path, and the first operand of a known interpreter.
+func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
+	words := shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, c.dir))
+	var cands []string
+	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.Contains(words[0], "/") {
+		words = words[1:] // VAR=value prefixes
+	}
+	if len(words) == 0 {
+		return
+	}
+	prog := words[0]
+	if strings.Contains(prog, "/") {
+		cands = append(cands, prog)
+	} else if interpreters[prog] {
+		for _, w := range words[1:] {
+			if strings.HasPrefix(w, "-") {
+				if w == "-c" || w == "-e" || w == "-m" {
+					break // inline code, not a script
+				}
+				continue
+			}
+			cands = append(cands, w)
+			break
+		}
+	}
+	for _, p := range cands {
+		if strings.ContainsAny(p, "$`*?[") {
+			continue // left to the shell
+		}
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(c.dir, abs)
+		}
+		abs = filepath.Clean(abs)
+		if _, err := relTo(c.dir, abs); err != nil {
+			continue // a system program such as /usr/bin/env
+		}
+		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+			shown, _ := relTo(c.dir, abs)
+			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs", shown)
+		}
+	}
+}
+
+var interpreters = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "python": true, "python3": true,
+	"node": true, "deno": true, "bun": true, "ruby": true, "perl": true, "uv": false,
+}
+
+// expandVars substitutes ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PROJECT_DIR}
+// the way Claude Code does before running a plugin's command.
+func expandVars(s, pluginRoot, projectDir string) string {
+	return strings.NewReplacer("${CLAUDE_PLUGIN_ROOT}", pluginRoot, "${CLAUDE_PROJECT_DIR}", projectDir).Replace(s)
+}
+
+func expandProject(s, projectDir string) string {
+	return strings.ReplaceAll(s, "${CLAUDE_PROJECT_DIR}", projectDir)
+}
+
+// shellWords splits the first simple command of s into words, honouring
+// quotes and backslashes; it stops at an unquoted command separator.
+func shellWords(s string) []string {
+	var words []string
+	var cur strings.Builder
+	in := false
+	var quote byte
+	flush := func() {
+		if in {
+			words = append(words, cur.String())
+			cur.Reset()
+			in = false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case quote == '"':
+			switch {
+			case ch == '"':
+				quote = 0
+			case ch == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0:
+				i++
+				cur.WriteByte(s[i])
+			default:
+				cur.WriteByte(ch)
+			}
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			flush()
+		case ch == ';' || ch == '&' || ch == '|' || ch == '<' || ch == '>' || ch == '(' || ch == ')':
+			flush()
+			return words
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	flush()
+	return words
+}
+
+// marketplace reads .claude-plugin/marketplace.json and discovers every
+// plugin with a local source.
+func (c *claudeDisc) marketplace(root string) {
+	abs := filepath.Join(root, claudeMarketplace)
+	if !exists(abs) {
+		return
+	}
+	rel, n := c.readJSON(abs)
+	if n == nil {
+		return
+	}
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
+		return
+	}
+	base := root
+	if md := n.get("metadata"); md != nil && md.Kind == jsonObject {
+		if pr, ok := md.member("pluginRoot"); ok {
+			if pr.Value.Kind == jsonString {
+				base = filepath.Join(root, pr.Value.Str)
+			} else {
+				c.find(RuleWrongType, report.SeverityError, c.loc(rel, pr.Value.Pos), "metadata.pluginRoot: want a path string, found %s", pr.Value.Kind)
+			}
+		}
+	}
+	pm, ok := n.member("plugins")
+	if !ok {
+		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has no \"plugins\" array", rel)
+		return
+	}
+	if pm.Value.Kind != jsonArray {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, pm.Value.Pos), "plugins: want an array, found %s", pm.Value.Kind)
+		return
+	}
+	for i, e := range pm.Value.Elems {
+		if e.Kind != jsonObject {
+			c.find(RuleWrongType, report.SeverityError, c.loc(rel, e.Pos), "plugins[%d]: want an object, found %s", i, e.Kind)
+			continue
+		}
+		name := ""
+		if nm := e.get("name"); nm != nil && nm.Kind == jsonString {
+			name = nm.Str
+		} else {
+			c.find(RuleMalformed, report.SeverityError, c.loc(rel, e.Pos), "plugins[%d]: want a \"name\" string", i)
+		}
+		src, ok := e.member("source")
+		if !ok {
+			c.find(RuleMalformed, report.SeverityError, c.loc(rel, e.Pos), "plugins[%d] (%s): no \"source\"", i, name)
+			continue
+		}
+		sloc := c.loc(rel, src.Value.Pos)
+		switch src.Value.Kind {
+		case jsonString:
+			s := src.Value.Str
+			if strings.Contains(s, "://") || strings.HasPrefix(s, "git@") {
+				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): remote source %q is not fetched or audited; vendor it to audit it", i, name, s)
+				continue
+			}
+			dirp := filepath.Clean(filepath.Join(base, s))
+			if fi, err := os.Stat(dirp); err != nil || !fi.IsDir() {
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is not a directory", i, name, s)
+				continue
+			}
+			c.plugin(dirp, name, e, rel, sloc)
+		case jsonObject:
+			kind := ""
+			if k := src.Value.get("source"); k != nil && k.Kind == jsonString {
+				kind = k.Str
+			}
+			c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
+		default:
+			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
+		}
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// sortFindings orders findings for stable reports: by file, line, column,
+// rule, hook and message.
+func sortFindings(fs []report.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Location.File != b.Location.File {
+			return a.Location.File < b.Location.File
+		}
+		if a.Location.Line != b.Location.Line {
+			return a.Location.Line < b.Location.Line
+		}
+		if a.Location.Column != b.Location.Column {
+			return a.Location.Column < b.Location.Column
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if a.Hook != b.Hook {
+			return a.Hook < b.Hook
+		}
+		return a.Message < b.Message
+	})
+}

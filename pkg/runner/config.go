@@ -1,0 +1,778 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// DefaultConfig is the policy file vigiles reads by default.
+const DefaultConfig = ".vigiles.yml"
+
+// RuleConfig is the rule of findings about .vigiles.yml itself.
+const RuleConfig = "config/invalid"
+
+// ConfigError is one problem in .vigiles.yml, where it is and what was
+// expected.
+type ConfigError struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+}
+
+// ConfigErrors is every problem found in one file.
+type ConfigErrors []*ConfigError
+
+func (es ConfigErrors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Findings turns the errors into findings at their locations.
+func (es ConfigErrors) Findings() []report.Finding {
+	out := make([]report.Finding, 0, len(es))
+	for _, e := range es {
+		out = append(out, report.Finding{Rule: RuleConfig, Severity: report.SeverityError,
+			Location: report.Location{File: e.File, Line: e.Line, Column: e.Column},
+			Title: "invalid .vigiles.yml", Message: e.Msg})
+	}
+	return out
+}
+
+// Config is a parsed .vigiles.yml.
+type Config struct {
+	File     string
+	Defaults Defaults
+	// Trusted and Untrusted are plugin path globs, relative to the work
+	// tree; they are also discovery roots.
+	Trusted, Untrusted []string
+	// Payloads override the default tool_input per tool name.
+	Payloads map[string]map[string]any
+	Checks   []*Check
+}
+
+// Defaults apply to every run unless a flag or a check overrides them.
+type Defaults struct {
+	Sandbox   sandbox.Mode // "" = not set
+	Egress    *evidence.EgressPolicy
+	Timeout   time.Duration
+	Linger    time.Duration
+	Limits    sandbox.Limits
+	OutputCap int
+}
+
+// Check is one named test: what to run, with which event input, and what
+// to expect.
+type Check struct {
+	Name string
+	Loc  report.Location
+	// Hook selects discovered hooks by ID or plugin name; Command is an
+	// ad-hoc command instead. Exactly one is set.
+	Hook    string
+	HookLoc report.Location
+	Command string
+	Trusted bool
+	Event   string
+	Tool    string
+	Input   map[string]any
+	Payload map[string]any
+	Timeout time.Duration
+	Expect  []*Expectation
+}
+
+// Expectation kinds.
+const (
+	ExpExitCode       = "exit-code"
+	ExpBlocked        = "blocked"
+	ExpAllowed        = "allowed"
+	ExpOutcome        = "outcome"
+	ExpStdoutContains = "stdout-contains"
+	ExpStderrContains = "stderr-contains"
+	ExpStdoutMatches  = "stdout-matches"
+	ExpStderrMatches  = "stderr-matches"
+	ExpJSON           = "json"
+	ExpNoEgress       = "no-egress"
+	ExpEgressOnly     = "egress-only"
+	ExpNoWrite        = "no-write"
+	ExpWroteOnly      = "wrote-only"
+	ExpMaxDuration    = "max-duration"
+)
+
+var expectationKinds = []string{ExpExitCode, ExpBlocked, ExpAllowed, ExpOutcome, ExpStdoutContains, ExpStderrContains,
+	ExpStdoutMatches, ExpStderrMatches, ExpJSON, ExpNoEgress, ExpEgressOnly, ExpNoWrite, ExpWroteOnly, ExpMaxDuration}
+
+// Expectation is one line under a check's expect.
+type Expectation struct {
+	Kind string
+	Loc  report.Location
+	Int  int
+	Bool bool
+	Str  string
+	Re   *regexp.Regexp
+	// JSON maps dotted paths of the hook's JSON output to wanted values.
+	JSON     []JSONWant
+	Hosts    []HostPattern
+	Paths    []PathPattern
+	Duration time.Duration
+}
+
+// JSONWant is one "path: value" of a json expectation.
+type JSONWant struct {
+	Path  string
+	Value any
+	Loc   report.Location
+}
+
+type cfgParser struct {
+	file string
+	errs ConfigErrors
+}
+
+func (p *cfgParser) errAt(n *yaml.Node, format string, args ...any) {
+	e := &ConfigError{File: p.file, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+func (p *cfgParser) loc(n *yaml.Node) report.Location {
+	return report.Location{File: p.file, Line: n.Line, Column: n.Column}
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// ParseConfig parses .vigiles.yml. file is the name used in locations
+// (repository-relative). A nil error means the file is valid; otherwise
+// the error is ConfigErrors, every problem with its place.
+func ParseConfig(file string, data []byte) (*Config, error) {
+	p := &cfgParser{file: file}
+	cfg := &Config{File: file, Payloads: map[string]map[string]any{}}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, errIOEOF) {
+			return cfg, nil // an empty file is an empty policy
+		}
+		e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+		// yaml.v3 reports syntax errors only as text; the line is in it.
+		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Column = 1
+		}
+		return nil, ConfigErrors{e}
+	}
+	if len(doc.Content) == 0 {
+		return cfg, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			return cfg, nil
+		}
+		p.errAt(root, "want a mapping with defaults, plugins, payloads and checks")
+		return nil, p.errs
+	}
+	p.mapping(root, "the top level", map[string]func(k, v *yaml.Node){
+		"version": func(k, v *yaml.Node) {
+			if v.Value != "1" {
+				p.errAt(v, "version %q: want 1", v.Value)
+			}
+		},
+		"defaults": func(k, v *yaml.Node) { p.defaults(v, &cfg.Defaults) },
+		"plugins": func(k, v *yaml.Node) {
+			p.mapping(v, "plugins", map[string]func(k, v *yaml.Node){
+				"trusted":   func(k, v *yaml.Node) { cfg.Trusted = p.strList(v, "plugins.trusted", "plugin path globs") },
+				"untrusted": func(k, v *yaml.Node) { cfg.Untrusted = p.strList(v, "plugins.untrusted", "plugin path globs") },
+			})
+		},
+		"payloads": func(k, v *yaml.Node) {
+			if v.Kind != yaml.MappingNode {
+				p.errAt(v, "payloads: want a mapping from tool name to tool_input")
+				return
+			}
+			for i := 0; i+1 < len(v.Content); i += 2 {
+				tk, tv := v.Content[i], v.Content[i+1]
+				m, ok := p.object(tv, "payloads."+tk.Value)
+				if ok {
+					cfg.Payloads[tk.Value] = m
+				}
+			}
+		},
+		"checks": func(k, v *yaml.Node) {
+			if v.Kind != yaml.SequenceNode {
+				p.errAt(v, "checks: want a list of checks")
+				return
+			}
+			names := map[string]bool{}
+			for _, c := range v.Content {
+				if ch := p.check(c); ch != nil {
+					if names[ch.Name] {
+						p.errAt(c, "check %q: a check with this name exists already; names must be unique", ch.Name)
+						continue
+					}
+					names[ch.Name] = true
+					cfg.Checks = append(cfg.Checks, ch)
+				}
+			}
+		},
+	})
+	if len(p.errs) > 0 {
+		return cfg, p.errs
+	}
+	return cfg, nil
+}
+
+// mapping walks a mapping node, calling the handler of each known key and
+// reporting unknown and duplicate keys with the keys that are allowed.
+func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(k, v *yaml.Node)) {
+	if n.Kind != yaml.MappingNode {
+		p.errAt(n, "%s: want a mapping (key: value lines), found %s", what, nodeKind(n))
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		h, ok := handlers[k.Value]
+		if !ok {
+			keys := make([]string, 0, len(handlers))
+			for key := range handlers {
+				keys = append(keys, key)
+			}
+			sort.Strings(keys)
+			p.errAt(k, "unknown key %q in %s: want one of %s", k.Value, what, strings.Join(keys, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			p.errAt(k, "key %q appears twice in %s", k.Value, what)
+			continue
+		}
+		seen[k.Value] = true
+		h(k, v)
+	}
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+func (p *cfgParser) scalar(n *yaml.Node, what, want string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		p.errAt(n, "%s: want %s, found %s", what, want, nodeKind(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *cfgParser) str(n *yaml.Node, what string) (string, bool) {
+	return p.scalar(n, what, "a string")
+}
+
+func (p *cfgParser) boolean(n *yaml.Node, what string) (bool, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+		p.errAt(n, "%s: want true or false, found %s", what, nodeKind(n))
+		return false, false
+	}
+	return n.Value == "true", true
+}
+
+func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		p.errAt(n, "%s: want a whole number from %d to %d, found %s", what, lo, hi, nodeKind(n))
+		return 0, false
+	}
+	v, err := strconv.ParseInt(n.Value, 0, 64)
+	if err != nil || v < int64(lo) || v > int64(hi) {
+		p.errAt(n, "%s: want a whole number from %d to %d, found %s", what, lo, hi, n.Value)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// duration accepts Go durations ("1.5s", "2m") and plain seconds.
+func (p *cfgParser) duration(n *yaml.Node, what string) (time.Duration, bool) {
+	s, ok := p.scalar(n, what, "a duration such as 10s or 1m30s")
+	if !ok {
+		return 0, false
+	}
+	var d time.Duration
+	if f, err := strconv.ParseFloat(s, 64); err == nil && n.Tag != "!!str" {
+		d = time.Duration(f * float64(time.Second))
+	} else if d, err = time.ParseDuration(s); err != nil {
+		p.errAt(n, "%s: want a duration such as 10s or 1m30s, found %q", what, s)
+		return 0, false
+	}
+	if d <= 0 || d > 24*time.Hour {
+		p.errAt(n, "%s: want a duration above 0 and at most 24h, found %q", what, s)
+		return 0, false
+	}
+	return d, true
+}
+
+var sizeRE = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`)
+
+func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
+	s, ok := p.scalar(n, what, "a size such as 512MiB")
+	if !ok {
+		return 0, false
+	}
+	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		p.errAt(n, "%s: want a size such as 1048576, 64KiB, 512MiB or 2GiB, found %q", what, s)
+		return 0, false
+	}
+	v, err := strconv.ParseUint(m[1], 10, 64)
+	if err != nil {
+		p.errAt(n, "%s: %q is too large", what, s)
+		return 0, false
+	}
+	mult := uint64(1)
+	switch strings.TrimSuffix(strings.TrimSuffix(m[2], "B"), "i") {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	case "T":
+		mult = 1 << 40
+	}
+	if v > math.MaxUint64/mult {
+		p.errAt(n, "%s: %q is too large", what, s)
+		return 0, false
+	}
+	return v * mult, true
+}
+
+func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errAt(n, "%s: want a list of %s, found %s", what, want, nodeKind(n))
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		if s, ok := p.str(e, what+" entry"); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// object decodes a mapping into plain values with JSON-compatible types.
+func (p *cfgParser) object(n *yaml.Node, what string) (map[string]any, bool) {
+	if n.Kind != yaml.MappingNode {
+		p.errAt(n, "%s: want a mapping, found %s", what, nodeKind(n))
+		return nil, false
+	}
+	v, ok := p.value(n, what)
+	if !ok {
+		return nil, false
+	}
+	m, _ := v.(map[string]any)
+	return m, true
+}
+
+// value decodes any node into JSON-compatible values (numbers as float64).
+func (p *cfgParser) value(n *yaml.Node, what string) (any, bool) {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		p.errAt(n, "%s: %v", what, err)
+		return nil, false
+	}
+	out, err := jsonCompatible(v)
+	if err != nil {
+		p.errAt(n, "%s: %v", what, err)
+		return nil, false
+	}
+	return out, true
+}
+
+func jsonCompatible(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, string, bool, float64:
+		return x, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case uint64:
+		return float64(x), nil
+	case float32:
+		return float64(x), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			ks, ok := k.(string)
+			if !ok {
+				return nil, fmt.Errorf("mapping key %v: want a string key", k)
+			}
+			c, err := jsonCompatible(e)
+			if err != nil {
+				return nil, err
+			}
+			out[ks] = c
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
+}
+
+func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
+	p.mapping(n, "defaults", map[string]func(k, v *yaml.Node){
+		"sandbox": func(k, v *yaml.Node) {
+			s, ok := p.str(v, "defaults.sandbox")
+			if !ok {
+				return
+			}
+			m, err := sandbox.ParseMode(s)
+			if err != nil {
+				p.errAt(v, "defaults.sandbox %q: want auto, strict or off", s)
+				return
+			}
+			d.Sandbox = m
+		},
+		"egress":  func(k, v *yaml.Node) { d.Egress = p.egress(v) },
+		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout") },
+		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger") },
+		"output-cap": func(k, v *yaml.Node) {
+			s, ok := p.size(v, "defaults.output-cap")
+			if ok && s > 64<<20 {
+				p.errAt(v, "defaults.output-cap: at most 64MiB")
+				return
+			}
+			d.OutputCap = int(s)
+		},
+		"limits": func(k, v *yaml.Node) {
+			l := &d.Limits
+			p.mapping(v, "defaults.limits", map[string]func(k, v *yaml.Node){
+				"pids":        func(k, v *yaml.Node) { l.Pids, _ = p.integer(v, "limits.pids", 1, 1<<20) },
+				"memory":      func(k, v *yaml.Node) { l.MemoryBytes, _ = p.size(v, "limits.memory") },
+				"file-size":   func(k, v *yaml.Node) { l.FileBytes, _ = p.size(v, "limits.file-size") },
+				"scratch":     func(k, v *yaml.Node) { l.ScratchBytes, _ = p.size(v, "limits.scratch") },
+				"cpu-seconds": func(k, v *yaml.Node) { c, _ := p.integer(v, "limits.cpu-seconds", 1, 86400); l.CPUSeconds = uint64(c) },
+				"open-files":  func(k, v *yaml.Node) { c, _ := p.integer(v, "limits.open-files", 16, 1<<20); l.OpenFiles = uint64(c) },
+			})
+		},
+	})
+}
+
+// egress parses "deny", "record", or {mode, allow, allow-ip, dns-upstream,
+// connector}.
+func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
+	const want = "deny, record, or a mapping {mode: allow, allow: [hosts]}"
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case evidence.EgressDeny, evidence.EgressRecord:
+			return &evidence.EgressPolicy{Mode: n.Value}
+		case evidence.EgressAllow:
+			p.errAt(n, "defaults.egress: allow needs a host list: write {mode: allow, allow: [hosts]}")
+			return nil
+		}
+		p.errAt(n, "defaults.egress %q: want %s", n.Value, want)
+		return nil
+	}
+	pol := &evidence.EgressPolicy{}
+	p.mapping(n, "defaults.egress", map[string]func(k, v *yaml.Node){
+		"mode": func(k, v *yaml.Node) {
+			s, ok := p.str(v, "defaults.egress.mode")
+			if !ok {
+				return
+			}
+			switch s {
+			case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
+				pol.Mode = s
+			default:
+				p.errAt(v, "defaults.egress.mode %q: want deny, record or allow", s)
+			}
+		},
+		"allow": func(k, v *yaml.Node) {
+			for i, h := range p.strList(v, "defaults.egress.allow", "host names") {
+				if _, err := ParseHostPattern(h); err != nil {
+					at := v
+					if v.Kind == yaml.SequenceNode && i < len(v.Content) {
+						at = v.Content[i]
+					}
+					p.errAt(at, "defaults.egress.allow: %v", err)
+					continue
+				}
+				pol.Allow = append(pol.Allow, h)
+			}
+		},
+		"allow-ip":     func(k, v *yaml.Node) { pol.AllowIP = p.strList(v, "defaults.egress.allow-ip", "CIDRs") },
+		"dns-upstream": func(k, v *yaml.Node) { pol.DNSUpstream, _ = p.str(v, "defaults.egress.dns-upstream") },
+		"connector": func(k, v *yaml.Node) {
+			s, ok := p.str(v, "defaults.egress.connector")
+			if ok && s != "slirp4netns" && s != "pasta" {
+				p.errAt(v, "defaults.egress.connector %q: want slirp4netns or pasta", s)
+				return
+			}
+			pol.Connector = s
+		},
+	})
+	if pol.Mode == "" {
+		pol.Mode = evidence.EgressDeny
+		if len(pol.Allow) > 0 || len(pol.AllowIP) > 0 {
+			pol.Mode = evidence.EgressAllow
+		}
+	}
+	if pol.Mode == evidence.EgressAllow && len(pol.Allow) == 0 && len(pol.AllowIP) == 0 {
+		p.errAt(n, "defaults.egress: mode allow needs at least one host in allow")
+	}
+	return pol
+}
+
+func (p *cfgParser) check(n *yaml.Node) *Check {
+	c := &Check{Loc: p.loc(n)}
+	var expectNode *yaml.Node
+	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
+		"name": func(k, v *yaml.Node) { c.Name, _ = p.str(v, "check name") },
+		"hook": func(k, v *yaml.Node) {
+			c.Hook, _ = p.str(v, "check hook (a plugin name or hook id)")
+			c.HookLoc = p.loc(v)
+		},
+		"command": func(k, v *yaml.Node) {
+			c.Command, _ = p.str(v, "check command")
+			c.HookLoc = p.loc(v)
+		},
+		"trusted": func(k, v *yaml.Node) { c.Trusted, _ = p.boolean(v, "check trusted") },
+		"event": func(k, v *yaml.Node) {
+			s, ok := p.str(v, "check event")
+			if !ok {
+				return
+			}
+			if _, known := knownEvents[s]; !known {
+				p.errAt(v, "event %q: want one of %s", s, strings.Join(EventNames(), ", "))
+				return
+			}
+			c.Event = s
+		},
+		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool") },
+		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)") },
+		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
+		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout") },
+		"expect":  func(k, v *yaml.Node) { expectNode = v },
+	})
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	if c.Name == "" {
+		p.errAt(n, "a check needs a name")
+		return nil
+	}
+	switch {
+	case c.Hook == "" && c.Command == "":
+		p.errAt(n, "check %q: want hook (a plugin name or hook id) or command", c.Name)
+		return nil
+	case c.Hook != "" && c.Command != "":
+		p.errAt(n, "check %q: hook and command exclude each other; keep one", c.Name)
+		return nil
+	}
+	if c.Event == "" {
+		c.Event = PreToolUse
+	}
+	if c.Tool != "" && !IsToolEvent(c.Event) {
+		if spec := knownEvents[c.Event]; spec.MatchField == "" {
+			p.errAt(n, "check %q: event %s has no tool or matcher value; remove tool", c.Name, c.Event)
+		}
+	}
+	if c.Input != nil && !IsToolEvent(c.Event) {
+		p.errAt(n, "check %q: input is the tool_input of a tool event; %s has none (use payload)", c.Name, c.Event)
+	}
+	if expectNode == nil {
+		p.errAt(n, "check %q: want an expect mapping with at least one expectation", c.Name)
+		return nil
+	}
+	c.Expect = p.expect(expectNode, c.Name)
+	return c
+}
+
+func (p *cfgParser) expect(n *yaml.Node, name string) []*Expectation {
+	var out []*Expectation
+	what := fmt.Sprintf("expect of check %q", name)
+	handlers := map[string]func(k, v *yaml.Node){}
+	add := func(kind string, f func(e *Expectation, v *yaml.Node) bool) {
+		handlers[kind] = func(k, v *yaml.Node) {
+			e := &Expectation{Kind: kind, Loc: p.loc(k)}
+			if f(e, v) {
+				out = append(out, e)
+			}
+		}
+	}
+	add(ExpExitCode, func(e *Expectation, v *yaml.Node) (ok bool) { e.Int, ok = p.integer(v, ExpExitCode, 0, 255); return })
+	add(ExpBlocked, func(e *Expectation, v *yaml.Node) (ok bool) { e.Bool, ok = p.boolean(v, ExpBlocked); return })
+	add(ExpAllowed, func(e *Expectation, v *yaml.Node) (ok bool) { e.Bool, ok = p.boolean(v, ExpAllowed); return })
+	add(ExpOutcome, func(e *Expectation, v *yaml.Node) bool {
+		s, ok := p.str(v, ExpOutcome)
+		if !ok {
+			return false
+		}
+		switch s {
+		case report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError:
+			e.Str = s
+			return true
+		}
+		p.errAt(v, "outcome %q: want allowed, blocked or error", s)
+		return false
+	})
+	for _, kind := range []string{ExpStdoutContains, ExpStderrContains} {
+		k := kind
+		add(k, func(e *Expectation, v *yaml.Node) (ok bool) { e.Str, ok = p.str(v, k); return })
+	}
+	for _, kind := range []string{ExpStdoutMatches, ExpStderrMatches} {
+		k := kind
+		add(k, func(e *Expectation, v *yaml.Node) bool {
+			s, ok := p.str(v, k)
+			if !ok {
+				return false
+			}
+			re, err := regexp.Compile(strings.TrimPrefix(s, "re:"))
+			if err != nil {
+				p.errAt(v, "%s: want a regular expression: %v", k, err)
+				return false
+			}
+			e.Str, e.Re = s, re
+			return true
+		})
+	}
+	add(ExpJSON, func(e *Expectation, v *yaml.Node) bool {
+		if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
+			p.errAt(v, "json: want a mapping from a dotted path of the hook's JSON output (e.g. hookSpecificOutput.permissionDecision) to the value it equals")
+			return false
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			val, ok := p.value(v.Content[i+1], "json."+v.Content[i].Value)
+			if !ok {
+				return false
+			}
+			e.JSON = append(e.JSON, JSONWant{Path: v.Content[i].Value, Value: val, Loc: p.loc(v.Content[i])})
+		}
+		return true
+	})
+	add(ExpNoEgress, func(e *Expectation, v *yaml.Node) bool {
+		b, ok := p.boolean(v, ExpNoEgress)
+		if ok && !b {
+			p.errAt(v, "no-egress: false expects nothing; remove the line or use egress-only")
+			return false
+		}
+		return ok
+	})
+	add(ExpEgressOnly, func(e *Expectation, v *yaml.Node) bool {
+		if v.Kind != yaml.SequenceNode {
+			p.errAt(v, "egress-only: want a list of hosts (exact, *.suffix, optionally :port)")
+			return false
+		}
+		for _, h := range v.Content {
+			s, ok := p.str(h, "egress-only entry")
+			if !ok {
+				return false
+			}
+			hp, err := ParseHostPattern(s)
+			if err != nil {
+				p.errAt(h, "egress-only: %v", err)
+				return false
+			}
+			e.Hosts = append(e.Hosts, hp)
+		}
+		return true
+	})
+	for _, kind := range []string{ExpNoWrite, ExpWroteOnly} {
+		k := kind
+		add(k, func(e *Expectation, v *yaml.Node) bool {
+			if k == ExpNoWrite && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+				if v.Value != "true" {
+					p.errAt(v, "no-write: false expects nothing; remove the line")
+					return false
+				}
+				pp, _ := ParsePathPattern("**")
+				e.Paths = []PathPattern{pp}
+				return true
+			}
+			if v.Kind != yaml.SequenceNode {
+				p.errAt(v, "%s: want a list of path patterns (globs, or re:regex)%s", k, map[bool]string{true: ", or true for no writes at all", false: ""}[k == ExpNoWrite])
+				return false
+			}
+			for _, pn := range v.Content {
+				s, ok := p.str(pn, k+" entry")
+				if !ok {
+					return false
+				}
+				pp, err := ParsePathPattern(s)
+				if err != nil {
+					p.errAt(pn, "%s: %v", k, err)
+					return false
+				}
+				e.Paths = append(e.Paths, pp)
+			}
+			return true
+		})
+	}
+	add(ExpMaxDuration, func(e *Expectation, v *yaml.Node) (ok bool) { e.Duration, ok = p.duration(v, ExpMaxDuration); return })
+	p.mapping(n, what, handlers)
+	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		p.errAt(n, "%s: want at least one of %s", what, strings.Join(expectationKinds, ", "))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Loc.Line < out[j].Loc.Line })
+	return out
+}
+
+var errIOEOF = io.EOF

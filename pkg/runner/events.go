@@ -1,0 +1,182 @@
+package runner
+
+import (
+	"encoding/json"
+	"path"
+	"sort"
+)
+
+// eventSpec says how vigiles builds an event's input.
+type eventSpec struct {
+	// Tool events carry tool_name/tool_input and match on the tool name;
+	// the `if` condition applies to them only.
+	Tool bool
+	// MatchField names the input field a matcher is compared with on
+	// non-tool events ("" = the event ignores matchers).
+	MatchField string
+	// Values are the values of MatchField vigiles can send, the first
+	// being the default.
+	Values []string
+	// Fields are the event's own fields (beyond the common ones and the
+	// tool fields), with default values.
+	Fields func(cwd string) map[string]any
+}
+
+// Event names.
+const (
+	SessionStart       = "SessionStart"
+	UserPromptSubmit   = "UserPromptSubmit"
+	PreToolUse         = "PreToolUse"
+	PostToolUse        = "PostToolUse"
+	PostToolUseFailure = "PostToolUseFailure"
+	PermissionRequest  = "PermissionRequest"
+	Notification       = "Notification"
+	Stop               = "Stop"
+	SubagentStop       = "SubagentStop"
+	PreCompact         = "PreCompact"
+	SessionEnd         = "SessionEnd"
+)
+
+var knownEvents = map[string]eventSpec{
+	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact"},
+		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
+	UserPromptSubmit: {Fields: func(string) map[string]any {
+		return map[string]any{"prompt": "Add a unit test for the parser"}
+	}},
+	PreToolUse:  {Tool: true},
+	PostToolUse: {Tool: true},
+	PostToolUseFailure: {Tool: true, Fields: func(string) map[string]any {
+		return map[string]any{"error": "Command exited with non-zero status code 1", "is_interrupt": false}
+	}},
+	PermissionRequest: {Tool: true, Fields: func(string) map[string]any {
+		return map[string]any{"permission_suggestions": []any{}}
+	}},
+	Notification: {MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog"},
+		Fields: func(string) map[string]any {
+			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
+		}},
+	Stop: {Fields: func(string) map[string]any { return map[string]any{"stop_hook_active": false} }},
+	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
+		Fields: func(cwd string) map[string]any {
+			return map[string]any{"stop_hook_active": false, "agent_id": "agent-0001",
+				"agent_transcript_path": "/tmp/vigiles-transcripts/agent-0001.jsonl"}
+		}},
+	PreCompact: {MatchField: "trigger", Values: []string{"manual", "auto"},
+		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": ""} }},
+	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "logout", "prompt_input_exit"}},
+}
+
+// EventNames lists the events vigiles has payloads for, sorted.
+func EventNames() []string {
+	out := make([]string, 0, len(knownEvents))
+	for k := range knownEvents {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsToolEvent reports whether event carries a tool call.
+func IsToolEvent(event string) bool { return knownEvents[event].Tool }
+
+// DefaultTools is the documented default tool set: one payload per tool a
+// tool event's matcher selects, in this order.
+var DefaultTools = []string{"Bash", "Edit", "Write", "Read", "Glob", "Grep", "WebFetch", "mcp__example__search"}
+
+// DefaultToolInput returns the default tool_input of a tool, with file
+// paths under cwd (Claude Code sends absolute paths). Unknown tools get an
+// empty object.
+func DefaultToolInput(tool, cwd string) map[string]any {
+	switch tool {
+	case "Bash":
+		return map[string]any{"command": "ls -la", "description": "List files in the current directory"}
+	case "Edit":
+		return map[string]any{"file_path": path.Join(cwd, "README.md"), "old_string": "Hello", "new_string": "Hello, world", "replace_all": false}
+	case "Write":
+		return map[string]any{"file_path": path.Join(cwd, "notes.txt"), "content": "remember the milk\n"}
+	case "Read":
+		return map[string]any{"file_path": path.Join(cwd, "README.md")}
+	case "Glob":
+		return map[string]any{"pattern": "**/*.go"}
+	case "Grep":
+		return map[string]any{"pattern": "TODO", "path": cwd, "output_mode": "files_with_matches"}
+	case "WebFetch":
+		return map[string]any{"url": "https://docs.example.test/guide", "prompt": "Summarise this page"}
+	case "mcp__example__search":
+		return map[string]any{"query": "open issues"}
+	}
+	return map[string]any{}
+}
+
+// defaultToolResponse is what PostToolUse sends as the tool's response.
+func defaultToolResponse(tool string, input map[string]any) map[string]any {
+	switch tool {
+	case "Bash":
+		return map[string]any{"stdout": "README.md\n", "stderr": "", "interrupted": false}
+	case "Write", "Edit":
+		return map[string]any{"filePath": input["file_path"], "success": true}
+	case "Read":
+		return map[string]any{"type": "text", "file": map[string]any{"filePath": input["file_path"], "content": "Hello\n"}}
+	}
+	return map[string]any{"success": true}
+}
+
+// Payload is one event input vigiles sends a hook.
+type Payload struct {
+	Event string
+	// Tool is the tool name of a tool event, or the matcher value of a
+	// non-tool event (e.g. "startup"); "" when the event has neither.
+	Tool  string
+	Input map[string]any
+}
+
+// JSON returns the payload as the bytes sent on stdin. Keys are sorted, so
+// the bytes are deterministic.
+func (p Payload) JSON() []byte {
+	b, err := json.Marshal(p.Input)
+	if err != nil {
+		// Inputs are built from JSON and YAML values only.
+		panic("runner: marshalling payload: " + err.Error())
+	}
+	return b
+}
+
+// sessionID is the fixed session id vigiles sends.
+const sessionID = "00000000-0000-4000-8000-000000000000"
+
+// BuildPayload builds the input of event for tool (or matcher value) with
+// the common fields; toolInput overrides the default tool_input when not
+// nil, and extra is merged over the top level last.
+func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[string]any) Payload {
+	in := map[string]any{
+		"session_id":      sessionID,
+		"transcript_path": "/tmp/vigiles-transcripts/" + sessionID + ".jsonl",
+		"cwd":             cwd,
+		"permission_mode": "default",
+		"hook_event_name": event,
+	}
+	spec, known := knownEvents[event]
+	if known && spec.Fields != nil {
+		for k, v := range spec.Fields(cwd) {
+			in[k] = v
+		}
+	}
+	if known && spec.Tool {
+		ti := toolInput
+		if ti == nil {
+			ti = DefaultToolInput(tool, cwd)
+		}
+		in["tool_name"] = tool
+		in["tool_input"] = ti
+		in["tool_use_id"] = "toolu_01VIGILES0000000000000000"
+		if event == PostToolUse {
+			in["tool_response"] = defaultToolResponse(tool, ti)
+		}
+	} else if known && spec.MatchField != "" && tool != "" {
+		in[spec.MatchField] = tool
+	}
+	for k, v := range extra {
+		in[k] = v
+	}
+	return Payload{Event: event, Tool: tool, Input: in}
+}

@@ -1,0 +1,191 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// globCache memoises compiled globs; patterns come from configuration and
+// hook declarations, so the set is small.
+var globCache sync.Map // string -> *regexp.Regexp (nil for invalid)
+
+// globRegexp compiles a glob: '*' matches within one path segment, '**'
+// any number of segments, '?' one character, [...] a class; everything
+// else is literal.
+func globRegexp(pat string) (*regexp.Regexp, error) {
+	if v, ok := globCache.Load(pat); ok {
+		if re, _ := v.(*regexp.Regexp); re != nil {
+			return re, nil
+		}
+		return nil, fmt.Errorf("glob %q: malformed character class", pat)
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pat); i++ {
+		c := pat[i]
+		switch c {
+		case '*':
+			if i+1 < len(pat) && pat[i+1] == '*' {
+				i++
+				if i+1 < len(pat) && pat[i+1] == '/' {
+					i++
+					b.WriteString("(?:.*/)?")
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '[':
+			j := strings.IndexByte(pat[i+1:], ']')
+			if j < 0 {
+				globCache.Store(pat, (*regexp.Regexp)(nil))
+				return nil, fmt.Errorf("glob %q: malformed character class", pat)
+			}
+			class := pat[i+1 : i+1+j]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+			i += j + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		globCache.Store(pat, (*regexp.Regexp)(nil))
+		return nil, fmt.Errorf("glob %q: %w", pat, err)
+	}
+	globCache.Store(pat, re)
+	return re, nil
+}
+
+// globMatch reports whether p matches the glob; a malformed glob never
+// matches.
+func globMatch(pat, p string) bool {
+	re, err := globRegexp(pat)
+	return err == nil && re.MatchString(p)
+}
+
+// PathPattern is a write pattern from .vigiles.yml: a glob, or a regular
+// expression when written "re:…". A glob without '/' matches the base
+// name anywhere; otherwise it matches the whole path.
+type PathPattern struct {
+	Src  string
+	re   *regexp.Regexp
+	glob string
+}
+
+// ParsePathPattern compiles a pattern.
+func ParsePathPattern(s string) (PathPattern, error) {
+	if r, ok := strings.CutPrefix(s, "re:"); ok {
+		re, err := regexp.Compile(r)
+		if err != nil {
+			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
+		}
+		return PathPattern{Src: s, re: re}, nil
+	}
+	if s == "" {
+		return PathPattern{}, fmt.Errorf("empty pattern")
+	}
+	g := strings.TrimPrefix(s, "./")
+	if !strings.Contains(g, "/") {
+		g = "**/" + g
+	}
+	if _, err := globRegexp(g); err != nil {
+		return PathPattern{}, err
+	}
+	return PathPattern{Src: s, glob: g}, nil
+}
+
+// Match reports whether a written path matches.
+func (p PathPattern) Match(path string) bool {
+	if p.re != nil {
+		return p.re.MatchString(path)
+	}
+	return globMatch(p.glob, path)
+}
+
+// HostPattern is an egress-only entry: an exact host, "*.suffix" (any
+// subdomain, not the suffix itself), an IP, each optionally with ":port".
+type HostPattern struct {
+	Src  string
+	host string
+	port int
+}
+
+// ParseHostPattern parses an egress-only entry.
+func ParseHostPattern(s string) (HostPattern, error) {
+	h := strings.ToLower(strings.TrimSpace(s))
+	if h == "" {
+		return HostPattern{}, fmt.Errorf("empty host")
+	}
+	port := 0
+	if strings.HasPrefix(h, "[") { // [v6]:port
+		end := strings.IndexByte(h, ']')
+		if end < 0 {
+			return HostPattern{}, fmt.Errorf("host %q: unterminated IPv6 literal", s)
+		}
+		rest := h[end+1:]
+		h = h[1:end]
+		if rest != "" {
+			p, err := parsePort(strings.TrimPrefix(rest, ":"))
+			if err != nil || !strings.HasPrefix(rest, ":") {
+				return HostPattern{}, fmt.Errorf("host %q: bad port", s)
+			}
+			port = p
+		}
+	} else if i := strings.LastIndexByte(h, ':'); i >= 0 && strings.Count(h, ":") == 1 {
+		p, err := parsePort(h[i+1:])
+		if err != nil {
+			return HostPattern{}, fmt.Errorf("host %q: bad port: %w", s, err)
+		}
+		h, port = h[:i], p
+	}
+	if strings.Contains(h[min(len(h), 1):], "*") && !strings.HasPrefix(h, "*.") || strings.Count(h, "*") > 1 {
+		return HostPattern{}, fmt.Errorf("host %q: a wildcard is allowed only as a leading \"*.\"", s)
+	}
+	if strings.ContainsAny(h, "/ \t") {
+		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL", s)
+	}
+	return HostPattern{Src: s, host: h, port: port}, nil
+}
+
+func parsePort(s string) (int, error) {
+	p, err := strconv.Atoi(s)
+	if err != nil || p < 1 || p > 65535 {
+		return 0, fmt.Errorf("port %q: want 1-65535", s)
+	}
+	return p, nil
+}
+
+// Match reports whether host (and port, 0 = unknown) is covered.
+func (p HostPattern) Match(host string, port int) bool {
+	if p.port != 0 && port != 0 && p.port != port {
+		return false
+	}
+	return hostMatch(p.host, host)
+}
+
+// hostMatch matches a host against an exact name or "*.suffix".
+func hostMatch(pat, host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	pat = strings.TrimSuffix(strings.ToLower(pat), ".")
+	if host == "" {
+		return false
+	}
+	if suf, ok := strings.CutPrefix(pat, "*."); ok {
+		return strings.HasSuffix(host, "."+suf)
+	}
+	if pat == "*" {
+		return true
+	}
+	return pat == host
+}

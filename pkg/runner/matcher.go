@@ -1,0 +1,238 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Matcher is a compiled Claude Code matcher.
+type Matcher struct {
+	all   bool
+	exact []string
+	re    *regexp.Regexp
+	// invalid matchers never match.
+	invalid bool
+}
+
+// plainMatcher reports whether a matcher has only the characters (letters,
+// digits, '_', '-', '|') that Claude Code compares as an exact name (or a '|'-separated list of exact names).
+func plainMatcher(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '|':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// CompileMatcher compiles a matcher as Claude Code applies it: "", "*" and
+// ".*" match everything; a string of letters, digits, '_' and '|' is an
+// exact name or a '|'-separated list of exact names (letters, digits, '_',
+// '-', '|'); anything else is an
+// unanchored regular expression. An invalid regex returns an error and a
+// Matcher that never matches.
+func CompileMatcher(s string) (*Matcher, error) {
+	switch s {
+	case "", "*", ".*":
+		return &Matcher{all: true}, nil
+	}
+	if plainMatcher(s) {
+		return &Matcher{exact: strings.Split(s, "|")}, nil
+	}
+	re, err := regexp.Compile(s)
+	if err != nil {
+		return &Matcher{invalid: true}, fmt.Errorf("compiling matcher %q: %w", s, err)
+	}
+	return &Matcher{re: re}, nil
+}
+
+// Match reports whether the matcher selects name.
+func (m *Matcher) Match(name string) bool {
+	switch {
+	case m.invalid:
+		return false
+	case m.all:
+		return true
+	case m.re != nil:
+		return m.re.MatchString(name)
+	}
+	for _, e := range m.exact {
+		if e == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the exact names of a plain matcher (nil otherwise).
+func (m *Matcher) Names() []string { return m.exact }
+
+// rule is a permission rule: Tool or Tool(specifier).
+type rule struct {
+	tool string
+	spec string
+	has  bool
+}
+
+var errBadRule = errors.New("want a permission rule such as Bash(git *) or Edit(*.ts)")
+
+// parseRule parses permission-rule syntax as the `if` field uses it.
+func parseRule(s string) (rule, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return rule{}, errBadRule
+	}
+	i := strings.IndexByte(s, '(')
+	if i < 0 {
+		if strings.ContainsAny(s, ") \t") {
+			return rule{}, errBadRule
+		}
+		return rule{tool: s}, nil
+	}
+	if !strings.HasSuffix(s, ")") || i == 0 {
+		return rule{}, errBadRule
+	}
+	return rule{tool: s[:i], spec: s[i+1 : len(s)-1], has: true}, nil
+}
+
+// IfMatches evaluates a handler's `if` condition against a tool call.
+// Claude Code evaluates `if` only on tool events; on other events a
+// handler with an `if` never runs, so IfMatches returns false there. An
+// unparsable condition never matches.
+func IfMatches(cond, event, tool string, input map[string]any) bool {
+	if cond == "" {
+		return true
+	}
+	if !IsToolEvent(event) {
+		return false
+	}
+	r, err := parseRule(cond)
+	if err != nil || r.tool != tool {
+		return false
+	}
+	if !r.has || r.spec == "*" || r.spec == "" {
+		return true
+	}
+	str := func(k string) string { s, _ := input[k].(string); return s }
+	switch tool {
+	case "Bash":
+		return bashRuleMatch(r.spec, str("command"))
+	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit":
+		p := str("file_path")
+		if p == "" {
+			p = str("notebook_path")
+		}
+		return pathRuleMatch(r.spec, p)
+	case "Glob", "Grep":
+		return pathRuleMatch(r.spec, str("path"))
+	case "WebFetch":
+		u := str("url")
+		if d, ok := strings.CutPrefix(r.spec, "domain:"); ok {
+			return hostMatch(d, urlHost(u))
+		}
+		return wildcard(r.spec, u)
+	case "WebSearch":
+		return wildcard(r.spec, str("query"))
+	}
+	return false
+}
+
+// bashRuleMatch applies a Bash(...) specifier: '*' is a wildcard and a
+// trailing ":*" means "this prefix"; compound commands match when any of
+// their simple commands does, as current Claude Code does.
+func bashRuleMatch(spec, cmd string) bool {
+	if p, ok := strings.CutSuffix(spec, ":*"); ok {
+		spec = p + "*"
+	}
+	for _, part := range splitCompound(cmd) {
+		if wildcard(spec, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitCompound splits a command line at &&, ||, ;, | and newlines (quotes
+// are not interpreted: this only decides whether a hook is spawned).
+func splitCompound(cmd string) []string {
+	f := strings.FieldsFunc(cmd, func(r rune) bool { return r == ';' || r == '|' || r == '&' || r == '\n' })
+	out := []string{strings.TrimSpace(cmd)}
+	for _, p := range f {
+		p = strings.TrimSpace(p)
+		// Drop VAR=value prefixes.
+		for {
+			w, rest, ok := strings.Cut(p, " ")
+			if !ok || !strings.Contains(w, "=") || strings.ContainsAny(w, "/\"'") {
+				break
+			}
+			p = strings.TrimSpace(rest)
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// wildcard matches s against a pattern whose only metacharacter is '*'
+// (any run of characters).
+func wildcard(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for i := 1; i < len(parts)-1; i++ {
+		j := strings.Index(s, parts[i])
+		if j < 0 {
+			return false
+		}
+		s = s[j+len(parts[i]):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// pathRuleMatch applies a file specifier with gitignore-like globs: a
+// pattern without '/' matches the base name; "**" spans directories;
+// leading "./" or "/" are relative to the project, "//" is absolute, "~/"
+// is the home directory (never matched: vigiles sends project paths).
+func pathRuleMatch(spec, p string) bool {
+	if p == "" {
+		return false
+	}
+	switch {
+	case strings.HasPrefix(spec, "//"):
+		return globMatch(spec[1:], p)
+	case strings.HasPrefix(spec, "~/"):
+		return false
+	case !strings.Contains(spec, "/"):
+		return globMatch(spec, path.Base(p)) || globMatch("**/"+spec, p)
+	}
+	spec = strings.TrimPrefix(strings.TrimPrefix(spec, "./"), "/")
+	return globMatch("**/"+spec, p)
+}
+
+func urlHost(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	if i := strings.LastIndexByte(rest, ':'); i >= 0 && !strings.Contains(rest[i:], "]") {
+		rest = rest[:i]
+	}
+	return strings.ToLower(rest)
+}
