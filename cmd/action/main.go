@@ -1,0 +1,120 @@
+// Command vigiles runs the untrusted code of AI-agent plugins under real
+// Linux confinement and reports, with evidence, what it did.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	sandbox.MaybeInit() // the in-sandbox roles of this same binary
+	wireNetwork()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// subcommand is one verb of the vigiles binary.
+type subcommand struct {
+	summary string
+	run     func(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+// subcommands is filled by each verb's file from an init func.
+var subcommands = map[string]subcommand{}
+
+// exitError carries an exit status through run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitWith makes run end with code; err (may be nil) is printed.
+func exitWith(code int, err error) error { return &exitError{code: code, err: err} }
+
+// exitCode prints err (if any) and maps it to the process's exit status:
+// 0 success, 1 findings, 2 usage, 125 vigiles refused or failed, or the
+// confined command's own status.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "vigiles: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "vigiles: %v\n", err)
+	return 125
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		if getenv("GITHUB_ACTIONS") == "true" {
+			if sc, ok := subcommands["action"]; ok {
+				return sc.run(ctx, args, getenv, stdin, stdout, stderr)
+			}
+		}
+		usage(stderr)
+		return exitWith(2, nil)
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return nil
+	case "--version", "version":
+		fmt.Fprintf(stdout, "vigiles %s\n", version)
+		return nil
+	}
+	sc, ok := subcommands[args[0]]
+	if !ok {
+		usage(stderr)
+		return exitWith(2, fmt.Errorf("unknown command %q", args[0]))
+	}
+	return sc.run(ctx, args[1:], getenv, stdin, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `vigiles runs the hooks of AI-agent plugins confined, and says with evidence what they did.
+
+Usage: vigiles <command> [flags]
+
+Commands:
+`)
+	names := make([]string, 0, len(subcommands))
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
+	}
+	fmt.Fprintf(w, `
+Run "vigiles <command> --help" for a command's flags and examples.
+Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
+125 vigiles refused or failed; otherwise (vigiles run) the command's own.
+`)
+}

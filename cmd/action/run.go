@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+func init() {
+	subcommands["run"] = subcommand{summary: "run one command confined and report what it did", run: cmdRun}
+}
+
+const runHelp = `Usage: vigiles run [flags] -- COMMAND [ARG...]
+
+Runs COMMAND confined (bubblewrap namespaces, read-only host, an overlay
+over the work tree, a throwaway HOME and TMPDIR, no capabilities, a
+seccomp filter, resource limits, and a network wall) and reports what it
+wrote and which hosts it tried to reach. The host tree never changes.
+
+Examples:
+  vigiles run -- bash -c 'echo hi > out.txt'          # report: create out.txt
+  vigiles run --json -- ./hooks/check.sh < event.json # one JSON result on stdout
+  vigiles run --egress record -- curl https://api.example.test/
+  vigiles run --egress allow --allow api.example.test -- node fetch.js
+  vigiles run --trusted --sandbox auto -- make lint   # your own code: runs directly
+  vigiles run --sandbox off -- ./hook.sh              # explicit opt-out: runs in the open
+
+Exit status: the command's own; 125 when vigiles refuses or fails; 2 on bad usage.
+
+Flags:
+`
+
+func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
+	var (
+		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
+		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")
+		mode        = fs.String("sandbox", "auto", "auto: confine untrusted code or refuse; strict: confine everything or refuse; off: run in the open")
+		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly")
+		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable); secret-looking names need --env-secret")
+		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable)")
+		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
+		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them")
+		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
+		outputCap   = fs.Int("output-cap", sandbox.DefaultOutputCap, "capture at most this many bytes of stdout and of stderr")
+		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
+		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay, copy where overlay cannot be mounted)")
+		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts)")
+		allow       = fs.StringArray("allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
+		allowIP     = fs.StringArray("allow-ip", nil, "a CIDR that may be reached, or that an allowed name may resolve to (repeatable)")
+		dnsUpstream = fs.String("dns-upstream", "", "ADDR[:PORT] of the resolver for allowed names; default the host's from /etc/resolv.conf")
+		connector   = fs.String("connector", "", "with --egress allow: slirp4netns or pasta (default slirp4netns, pasta where it is missing)")
+		lim         sandbox.Limits
+	)
+	fs.IntVar(&lim.Pids, "limit-pids", 0, "most processes at once (default 512)")
+	fs.Uint64Var(&lim.MemoryBytes, "limit-memory", 0, "address space per process in bytes (default 8 GiB)")
+	fs.Uint64Var(&lim.FileBytes, "limit-file-size", 0, "largest file in bytes (default 1 GiB)")
+	fs.Uint64Var(&lim.ScratchBytes, "limit-scratch", 0, "all writes together (work tree, HOME, TMPDIR) in bytes (default 2 GiB)")
+	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
+	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return exitWith(2, err)
+	}
+	command := fs.Args()
+	if len(command) == 0 {
+		fs.Usage()
+		return exitWith(2, fmt.Errorf("run: no command given (put it after --)"))
+	}
+	m, err := sandbox.ParseMode(*mode)
+	if err != nil {
+		return exitWith(2, fmt.Errorf("run: --sandbox: %w", err))
+	}
+	env, err := buildEnv(*envs, *envSecrets, getenv)
+	if err != nil {
+		return exitWith(2, fmt.Errorf("run: %w", err))
+	}
+	policy := evidence.EgressPolicy{Mode: *egressMode, Allow: *allow, AllowIP: *allowIP, DNSUpstream: *dnsUpstream, Connector: *connector}
+	if err := validateEgress(&policy); err != nil {
+		return exitWith(2, fmt.Errorf("run: %w", err))
+	}
+	if *writes != "" && *writes != "overlay" && *writes != "copy" {
+		return exitWith(2, fmt.Errorf("run: --writes %q: want overlay or copy", *writes))
+	}
+	spec := sandbox.Spec{
+		Command: command, Dir: *workdir, Env: env, Timeout: *timeout, Linger: *linger,
+		OutputCap: *outputCap, Trusted: *trusted, Mode: m, StrictFS: *strictFS,
+		WritesMethod: *writes, Limits: lim, Egress: policy,
+	}
+	switch *stdinFile {
+	case "":
+	case "-":
+		spec.Stdin = stdin
+	default:
+		f, err := os.Open(*stdinFile)
+		if err != nil {
+			return exitWith(2, fmt.Errorf("run: --stdin: %w", err))
+		}
+		defer f.Close()
+		spec.Stdin = f
+	}
+	if !*jsonOut {
+		spec.PassStdout, spec.PassStderr = stdout, stderr
+	}
+	res, runErr := sandbox.Run(ctx, spec)
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return exitWith(125, err)
+		}
+	} else {
+		writeRunReport(stderr, res)
+	}
+	if runErr != nil {
+		if *jsonOut {
+			return exitWith(125, nil)
+		}
+		return exitWith(125, runErr)
+	}
+	return exitWith(res.ExitCode, nil)
+}
+
+// buildEnv turns --env and --env-secret into NAME=VALUE pairs.
+func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, error) {
+	var out []string
+	for _, e := range envs {
+		name, value, hasValue := strings.Cut(e, "=")
+		if name == "" {
+			return nil, fmt.Errorf("--env %q: want NAME or NAME=VALUE", e)
+		}
+		if sandbox.IsSecretName(name) {
+			return nil, fmt.Errorf("--env %s: the name marks a secret, and secrets never reach a confined command by accident; pass it on purpose with --env-secret %s", name, name)
+		}
+		if !hasValue {
+			value = getenv(name)
+		}
+		out = append(out, name+"="+value)
+	}
+	for _, name := range secrets {
+		if name == "" || strings.Contains(name, "=") {
+			return nil, fmt.Errorf("--env-secret %q: want a NAME (its value is taken from vigiles' environment, never from the command line)", name)
+		}
+		out = append(out, name+"="+getenv(name))
+	}
+	return out, nil
+}
+
+// writeRunReport prints the short human report of a run.
+func writeRunReport(w io.Writer, r *sandbox.Result) {
+	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
+	switch {
+	case r.Refusal != "":
+		fmt.Fprintf(w, " — refused: %s\n", r.Refusal)
+		return
+	case r.Error != "":
+		fmt.Fprintf(w, " — failed: %s\n", r.Error)
+		return
+	}
+	fmt.Fprintf(w, ", exit %d", r.ExitCode)
+	if r.Signal != "" {
+		fmt.Fprintf(w, " (%s)", r.Signal)
+	}
+	if r.TimedOut {
+		fmt.Fprint(w, ", timed out")
+	}
+	if r.LimitHit != "" {
+		fmt.Fprintf(w, ", limit hit: %s", r.LimitHit)
+	}
+	fmt.Fprintf(w, ", %s\n", time.Duration(r.DurationMs*float64(time.Millisecond)).Round(time.Millisecond))
+	if r.Writes == nil {
+		fmt.Fprintln(w, "  writes: not recorded (direct run)")
+	} else if len(r.Writes) == 0 {
+		fmt.Fprintf(w, "  writes: none (recorded by %s)\n", r.WritesMethod)
+	} else {
+		fmt.Fprintf(w, "  writes (recorded by %s):\n", r.WritesMethod)
+		for _, wr := range r.Writes {
+			fmt.Fprintf(w, "    %-6s %q\n", wr.Op, wr.Path)
+		}
+	}
+	if r.Egress == nil {
+		fmt.Fprintln(w, "  egress: not recorded")
+	} else if len(r.Egress) == 0 {
+		fmt.Fprintln(w, "  egress: none")
+	} else {
+		fmt.Fprintln(w, "  egress:")
+		for _, e := range r.Egress {
+			verdict := "blocked"
+			if e.Allowed {
+				verdict = "allowed"
+			}
+			dest := e.Host
+			if dest == "" {
+				dest = e.IP
+			}
+			fmt.Fprintf(w, "    %-7s %q port %d via %s (%d attempts)\n", verdict, dest, e.Port, e.Via, e.Attempts)
+		}
+	}
+	if len(r.Lingered) > 0 {
+		fmt.Fprintf(w, "  outlived the command (ended): %q\n", r.Lingered)
+	}
+}

@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"sort"
+	"strconv"
+)
+
+// Fixed paths inside the sandbox.
+const (
+	runDir      = "/run/vigiles"          // bwrap tmpfs; hidden from the command by the reaper
+	initBinary  = runDir + "/bin/vigiles" // the vigiles binary, bound read-only
+	lowerDir    = runDir + "/lower"       // the host work tree, bound read-only: the overlay's lower
+	scratchDir  = runDir + "/scratch"     // size-bounded tmpfs mounted by the init
+	sandboxHome = "/home/vigiles"         // the command's throwaway HOME
+	sandboxTmp  = "/tmp"                  // the command's throwaway TMPDIR
+)
+
+// Fds the broker hands the init (bwrap passes inherited fds through).
+const (
+	fdConfig  = 3 // init reads its JSON config
+	fdResult  = 4 // init writes its JSON result
+	fdControl = 5 // broker writes "go" once the network is attached
+	fdInfo    = 6 // bwrap writes its info JSON (child pid)
+)
+
+// maskedDirs are replaced by empty tmpfs in every confined run: they hold
+// the caller's secrets, credentials and sockets (the callers' HOMEs with
+// ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.npmrc, ~/.docker, ~/.kube,
+// ~/.gnupg; /root; /var/tmp; /var/run where it is a directory; mounted
+// media). /tmp and /run (with /run/secrets, docker.sock and the runner's
+// file-command dirs under the runner's HOME) are always replaced too.
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv"}
+
+// strictFSDirs are the system directories a --strict-fs run sees (besides
+// the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
+var strictFSDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"}
+
+// hostEnv is the part of the caller's environment every confined command
+// sees (the allowlist); LC_* are added by prefix.
+var hostEnv = []string{"PATH", "LANG", "TERM"}
+
+// plan is everything the bwrap argv depends on. It is built by the broker
+// and turned into arguments by bwrapArgs, a pure function.
+type plan struct {
+	Bwrap    string
+	Exe      string // the vigiles binary on the host
+	Workdir  string // absolute, symlinks resolved
+	StrictFS bool
+	// Exists reports which of maskedDirs/strictFSDirs exist on the host
+	// (bwrap fails on a missing source); nil means all of them.
+	Exists   func(string) bool
+	InitArgs []string
+}
+
+// bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
+// listed one by one (not --unshare-all) so that a missing one is an error,
+// never a silent downgrade. The init keeps every capability, inside the
+// sandbox's own user namespace only: overlayfs records its mounter's
+// credentials and uses them for every copy-up (CAP_DAC_OVERRIDE, CAP_CHOWN,
+// CAP_FOWNER, CAP_MKNOD for whiteouts), the egress wall needs
+// CAP_NET_ADMIN and the DNS stub CAP_NET_BIND_SERVICE. The reaper drops
+// every one of them (bounding set included) before the command starts.
+func bwrapArgs(p plan) []string {
+	exists := p.Exists
+	if exists == nil {
+		exists = func(string) bool { return true }
+	}
+	a := []string{p.Bwrap,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
+		"--uid", "0", "--gid", "0",
+		"--hostname", "vigiles",
+		"--die-with-parent", "--new-session",
+		"--cap-add", "ALL",
+		"--clearenv",
+	}
+	if p.StrictFS {
+		for _, d := range strictFSDirs {
+			if exists(d) {
+				a = append(a, "--ro-bind", d, d)
+			}
+		}
+	} else {
+		a = append(a, "--ro-bind", "/", "/")
+		for _, d := range maskedDirs {
+			if exists(d) {
+				a = append(a, "--tmpfs", d)
+			}
+		}
+	}
+	a = append(a,
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--tmpfs", "/tmp",
+		"--tmpfs", "/run",
+		"--dir", sandboxHome,
+		"--ro-bind", p.Exe, initBinary,
+		"--ro-bind", p.Workdir, lowerDir,
+		"--dir", scratchDir,
+	)
+	// The work tree's own mount point: the init mounts the overlay there.
+	// --dir creates it (and its parents) inside the tmpfs dirs above when
+	// the work tree lives under a masked directory.
+	a = append(a, "--dir", p.Workdir)
+	a = append(a, "--setenv", "PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+	a = append(a, "--info-fd", strconv.Itoa(fdInfo))
+	a = append(a, "--chdir", "/")
+	a = append(a, initBinary)
+	a = append(a, p.InitArgs...)
+	return a
+}
+
+// hookEnv builds the command's environment: the allowlist taken from the
+// caller, the fixed HOME/TMPDIR, then extra NAME=VALUE pairs (later ones
+// win). It is sorted for determinism.
+func hookEnv(getenv func(string) (string, bool), environ []string, extra []string) []string {
+	m := map[string]string{
+		"HOME":   sandboxHome,
+		"TMPDIR": sandboxTmp,
+		"USER":   "vigiles",
+		"PATH":   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	}
+	for _, k := range hostEnv {
+		if v, ok := getenv(k); ok {
+			m[k] = v
+		}
+	}
+	for _, kv := range environ {
+		if len(kv) > 3 && kv[:3] == "LC_" {
+			if k, v, ok := cut(kv); ok {
+				m[k] = v
+			}
+		}
+	}
+	for _, kv := range extra {
+		if k, v, ok := cut(kv); ok {
+			m[k] = v
+		}
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func cut(kv string) (string, string, bool) {
+	for i := 0; i < len(kv); i++ {
+		if kv[i] == '=' {
+			return kv[:i], kv[i+1:], i > 0
+		}
+	}
+	return "", "", false
+}
+
+// under reports whether path p is dir or inside it.
+func under(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
+}

@@ -1,0 +1,459 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// ErrRefused is wrapped by the error Run returns when policy or a missing
+// layer refuses the run.
+var ErrRefused = errors.New("run refused")
+
+// Run carries out one run of spec and returns its result, which is never
+// nil. The error is non-nil only when vigiles refused or failed; the
+// command's own exit status is in the result.
+func Run(ctx context.Context, spec Spec) (*Result, error) {
+	res := &Result{Schema: ResultSchema}
+	fail := func(tier Tier, err error) (*Result, error) {
+		res.Tier = tier
+		if errors.Is(err, ErrRefused) {
+			res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
+		} else {
+			res.Error = err.Error()
+		}
+		res.ExitCode = 125
+		return res, err
+	}
+	if len(spec.Command) == 0 {
+		return fail(TierRefused, errors.New("no command to run"))
+	}
+	dir := spec.Dir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return fail(TierRefused, fmt.Errorf("finding the work tree: %w", err))
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err != nil {
+		return fail(TierRefused, fmt.Errorf("work tree: %w", err))
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fail(TierRefused, fmt.Errorf("work tree %s is not a directory", dir))
+	}
+	spec.Dir = dir
+	cwd := dir
+	if spec.Cwd != "" {
+		cwd = filepath.Join(dir, spec.Cwd)
+		if !under(cwd, dir) {
+			return fail(TierRefused, fmt.Errorf("working directory %q is outside the work tree", spec.Cwd))
+		}
+	}
+	var capability Capability
+	if spec.Mode == ModeStrict || (spec.Mode != ModeOff && !spec.Trusted) || spec.Mode == "" && !spec.Trusted {
+		capability = ProbeConfinement(ctx)
+	}
+	mode := spec.Mode
+	if mode == "" {
+		mode = ModeAuto
+	}
+	d := Decide(spec.Trusted, mode, capability)
+	switch d.Tier {
+	case TierRefused:
+		return fail(TierRefused, fmt.Errorf("%w: %s", ErrRefused, d.Reason))
+	case TierDirect:
+		return runDirect(ctx, spec, cwd, res)
+	}
+	return runConfined(ctx, spec, cwd, res)
+}
+
+// runDirect runs the command in the open (tier B). Nothing is recorded:
+// Writes and Egress stay nil.
+func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
+	res.Tier = TierDirect
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	env := hookEnv(os.LookupEnv, os.Environ(), spec.Env)
+	env = replaceEnv(env, "HOME", os.Getenv("HOME"))
+	env = replaceEnv(env, "TMPDIR", os.TempDir())
+	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
+	if !strings.Contains(spec.Command[0], "/") {
+		cmd.Path = lookPath(spec.Command[0], env)
+		cmd.Err = nil
+	}
+	cmd.Dir, cmd.Env = cwd, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := newCapture(spec)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		res.ExitCode = 127
+		res.Error = fmt.Sprintf("starting %q: %v", spec.Command[0], err)
+		out.fill(res)
+		return res, nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		res.TimedOut = true
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	case <-ctx.Done():
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	// Whatever the command left in its process group goes with it.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	res.DurationMs = ms(time.Since(start))
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		res.ExitCode, res.Signal = 128+int(ws.Signal()), signalName(ws.Signal())
+	} else {
+		res.ExitCode = ws.ExitStatus()
+	}
+	out.fill(res)
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
+	res.Tier = TierConfined
+	fail := func(err error) (*Result, error) {
+		if errors.Is(err, ErrRefused) {
+			res.Tier = TierRefused
+			res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
+		} else {
+			res.Error = err.Error()
+		}
+		res.ExitCode = 125
+		res.Writes, res.Egress = nil, nil
+		return res, err
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return fail(fmt.Errorf("%w: bubblewrap is not installed; fix: %s", ErrRefused, DefaultFix))
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("finding the vigiles binary: %w", err))
+	}
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	cfg := initConfig{
+		Workdir:      spec.Dir,
+		Cwd:          cwd,
+		Command:      spec.Command,
+		Env:          hookEnv(os.LookupEnv, os.Environ(), spec.Env),
+		Timeout:      timeout,
+		Linger:       spec.Linger,
+		Limits:       spec.Limits.withDefaults(),
+		WritesMethod: spec.WritesMethod,
+		Network:      network != nil,
+		Egress:       spec.Egress,
+	}
+	if cfg.Egress.Mode == "" {
+		cfg.Egress.Mode = evidence.EgressDeny
+	}
+	needAttach := network != nil && cfg.Egress.Mode == evidence.EgressAllow
+	cg, err := newPidsCgroup(cfg.Limits.Pids)
+	if err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
+	}
+	defer cg.remove()
+	cfg.WaitGo = needAttach || cg != nil
+
+	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Exists: isRealDir, InitArgs: []string{initArg}}
+	argv := bwrapArgs(p)
+
+	var closers []io.Closer
+	defer func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}()
+	pipe := func() (*os.File, *os.File) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			panic(err) // out of file descriptors: nothing sensible to do
+		}
+		closers = append(closers, r, w)
+		return r, w
+	}
+	cfgR, cfgW := pipe()
+	resR, resW := pipe()
+	ctlR, ctlW := pipe()
+	infoR, infoW := pipe()
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	out := newCapture(spec)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
+	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fail(fmt.Errorf("starting bubblewrap: %w", err))
+	}
+	cfgR.Close()
+	resW.Close()
+	ctlR.Close()
+	infoW.Close()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+	// The init's result arrives on its own pipe, read concurrently.
+	resultCh := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(resR, 64<<20))
+		resultCh <- b
+	}()
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		kill()
+		<-waitDone
+		return fail(fmt.Errorf("sending the init its config: %w", err))
+	}
+	cfgW.Close()
+
+	if cfg.WaitGo {
+		var info struct {
+			ChildPid int `json:"child-pid"`
+		}
+		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("%w: bubblewrap did not start the sandbox: %s", ErrRefused, tail(out.stderrBytes())))
+		}
+		if cg != nil {
+			if err := cg.add(info.ChildPid); err != nil {
+				kill()
+				<-waitDone
+				return fail(fmt.Errorf("%w: %v", ErrRefused, err))
+			}
+		}
+		if needAttach {
+			c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
+			if err != nil {
+				kill()
+				<-waitDone
+				return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
+			}
+			closers = append(closers, c)
+		}
+		if _, err := ctlW.Write([]byte("go\n")); err != nil {
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("starting the command: %w", err))
+		}
+	}
+	ctlW.Close()
+
+	// A backstop in case the init itself hangs: it enforces the deadline,
+	// so this only fires on a broken init.
+	backstop := time.NewTimer(timeout + spec.Linger + 15*time.Second)
+	defer backstop.Stop()
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-backstop.C:
+		kill()
+		<-waitDone
+		out.fill(res)
+		return fail(errors.New("the sandbox did not end after its deadline; it was killed and nothing it did is reported"))
+	case <-ctx.Done():
+		kill()
+		<-waitDone
+		out.fill(res)
+		return fail(ctx.Err())
+	}
+	wall := time.Since(start)
+	raw := <-resultCh
+	out.fill(res)
+	var ir initResult
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return fail(fmt.Errorf("the sandbox ended without a result (bubblewrap: %v); stderr: %s", waitErr, tail(out.stderrBytes())))
+	}
+	if err := json.Unmarshal(raw, &ir); err != nil {
+		return fail(fmt.Errorf("the sandbox's result is malformed: %w", err))
+	}
+	if ir.Refusal != "" {
+		return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))
+	}
+	res.WritesMethod = ir.WritesMethod
+	res.Writes = ir.Writes
+	res.Egress = ir.Egress
+	res.EgressDropped = ir.EgressDropped
+	res.Lingered = ir.Lingered
+	res.TimedOut = ir.TimedOut
+	res.LimitHit = ir.LimitHit
+	if cg.hit() {
+		res.LimitHit = "pids"
+	}
+	if res.TimedOut && res.LimitHit == "" {
+		res.LimitHit = "wall-time"
+	}
+	res.ExitCode, res.Signal = ir.ExitCode, ir.Signal
+	if ir.DurationNs > 0 {
+		res.DurationMs = float64(ir.DurationNs) / 1e6
+	} else {
+		res.DurationMs = ms(wall)
+	}
+	if !ir.OK {
+		if ir.Started && ir.Error == "" {
+			return res, nil
+		}
+		if !ir.Started && strings.HasPrefix(ir.Error, "starting ") {
+			// The command itself could not be started (not found, not
+			// executable): that is the command's result, like a shell's 127.
+			res.ExitCode = 127
+			if res.Stderr == "" {
+				res.Stderr = ir.Error + "\n"
+			}
+			return res, nil
+		}
+		return fail(errors.New(ir.Error))
+	}
+	if res.Writes == nil {
+		return fail(errors.New("the sandbox's result has no write record"))
+	}
+	if network != nil && res.Egress == nil {
+		return fail(errors.New("the sandbox's result has no egress record"))
+	}
+	return res, nil
+}
+
+func isRealDir(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.IsDir()
+}
+
+func replaceEnv(env []string, k, v string) []string {
+	for i, kv := range env {
+		if strings.HasPrefix(kv, k+"=") {
+			env[i] = k + "=" + v
+			return env
+		}
+	}
+	return append(env, k+"="+v)
+}
+
+func stdinOf(spec Spec) io.Reader {
+	if spec.Stdin == nil {
+		return bytes.NewReader(nil)
+	}
+	return spec.Stdin
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func signalName(s syscall.Signal) string {
+	return strings.ToUpper("SIG" + strings.TrimPrefix(unixSignalName(s), "SIG"))
+}
+
+func tail(b []byte) string {
+	const n = 2000
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// capture collects stdout and stderr up to a cap each, passing them
+// through as they come when asked.
+type capture struct {
+	stdout, stderr *capped
+}
+
+func newCapture(spec Spec) *capture {
+	n := spec.OutputCap
+	if n <= 0 {
+		n = DefaultOutputCap
+	}
+	return &capture{
+		stdout: &capped{max: n, pass: spec.PassStdout},
+		stderr: &capped{max: n, pass: spec.PassStderr},
+	}
+}
+
+func (c *capture) stderrBytes() []byte {
+	c.stderr.mu.Lock()
+	defer c.stderr.mu.Unlock()
+	return append([]byte(nil), c.stderr.buf.Bytes()...)
+}
+
+// fill puts the captured output into the result: as text when it is
+// UTF-8, as base64 (with the encoding named) when it is not.
+func (c *capture) fill(r *Result) {
+	r.stdoutRaw, r.StdoutTruncated = c.stdout.bytes()
+	r.stderrRaw, r.StderrTruncated = c.stderr.bytes()
+	r.Stdout, r.StdoutEncoding = encodeOutput(r.stdoutRaw)
+	r.Stderr, r.StderrEncoding = encodeOutput(r.stderrRaw)
+}
+
+func encodeOutput(b []byte) (string, string) {
+	if utf8.Valid(b) {
+		return string(b), ""
+	}
+	return base64.StdEncoding.EncodeToString(b), "base64"
+}
+
+type capped struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	max       int
+	truncated bool
+	pass      io.Writer
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pass != nil {
+		c.pass.Write(p)
+	}
+	room := c.max - c.buf.Len()
+	if room >= len(p) {
+		c.buf.Write(p)
+	} else {
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		c.truncated = true
+	}
+	return len(p), nil
+}
+
+func (c *capped) bytes() ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.buf.Bytes()...), c.truncated
+}

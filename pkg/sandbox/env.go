@@ -1,0 +1,36 @@
+package sandbox
+
+import "strings"
+
+// secretNames are caller variables that never reach a command unless the
+// caller opts in by name (vigiles run --env-secret NAME).
+var secretNames = map[string]bool{
+	"GITHUB_TOKEN": true, "GH_TOKEN": true, "ACTIONS_RUNTIME_TOKEN": true,
+	"ACTIONS_ID_TOKEN_REQUEST_TOKEN": true, "ACTIONS_ID_TOKEN_REQUEST_URL": true,
+	"ACTIONS_RUNTIME_URL": true, "ACTIONS_RESULTS_URL": true, "ACTIONS_CACHE_URL": true,
+	"AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true, "AWS_ACCESS_KEY_ID": true,
+	"NPM_TOKEN": true, "NODE_AUTH_TOKEN": true, "ANTHROPIC_API_KEY": true, "OPENAI_API_KEY": true,
+	"SSH_AUTH_SOCK": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AZURE_CLIENT_SECRET": true,
+	"DOCKER_AUTH_CONFIG": true, "VAULT_TOKEN": true, "KUBECONFIG": true,
+}
+
+// IsSecretName reports whether an environment variable's name marks it as
+// a secret: a well-known one, or any *_TOKEN, *_KEY, *_SECRET, *_PASSWORD
+// or *_CREDENTIALS (case-insensitive).
+func IsSecretName(name string) bool {
+	u := strings.ToUpper(name)
+	if secretNames[u] {
+		return true
+	}
+	for _, s := range []string{"_TOKEN", "_KEY", "_SECRET", "_PASSWORD", "_PASSWD", "_CREDENTIALS", "_CREDENTIAL", "_PAT"} {
+		if strings.HasSuffix(u, s) {
+			return true
+		}
+	}
+	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "APIKEY", "API_KEY"} {
+		if u == s || strings.HasPrefix(u, s+"_") {
+			return true
+		}
+	}
+	return false
+}

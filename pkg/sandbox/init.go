@@ -1,0 +1,407 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// The argv[1] values that select the in-sandbox roles of the binary.
+const (
+	initArg   = "__vigiles-init"
+	reaperArg = "__vigiles-reaper"
+)
+
+// initConfig is what the broker tells the init, as JSON on fdConfig.
+type initConfig struct {
+	Workdir      string                `json:"workdir"`
+	Cwd          string                `json:"cwd"`
+	Command      []string              `json:"command"`
+	Env          []string              `json:"env"`
+	Timeout      time.Duration         `json:"timeout"`
+	Linger       time.Duration         `json:"linger"`
+	Limits       Limits                `json:"limits"`
+	WritesMethod string                `json:"writesMethod"`
+	Network      bool                  `json:"network"`
+	Egress       evidence.EgressPolicy `json:"egress"`
+	WaitGo       bool                  `json:"waitGo"`
+}
+
+// initResult is what the init tells the broker, as JSON on fdResult.
+type initResult struct {
+	OK            bool              `json:"ok"`
+	Error         string            `json:"error,omitempty"`
+	Refusal       string            `json:"refusal,omitempty"` // a layer could not be applied
+	Started       bool              `json:"started"`
+	ExitCode      int               `json:"exitCode"`
+	Signal        string            `json:"signal"`
+	TimedOut      bool              `json:"timedOut"`
+	LimitHit      string            `json:"limitHit,omitempty"`
+	DurationNs    int64             `json:"durationNs"`
+	Writes        []evidence.Write  `json:"writes"`
+	WritesMethod  string            `json:"writesMethod"`
+	Egress        []evidence.Egress `json:"egress"`
+	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
+	Lingered      []string          `json:"lingered,omitempty"`
+}
+
+// reaperStatus is what the reaper tells the init about the command.
+type reaperStatus struct {
+	Started  bool     `json:"started"`
+	Error    string   `json:"error,omitempty"`
+	Refusal  string   `json:"refusal,omitempty"`
+	ExitCode int      `json:"exitCode"`
+	Signal   string   `json:"signal"`
+	Lingered []string `json:"lingered,omitempty"`
+	// DurationNs is from just before the command's exec to its main
+	// process's exit.
+	DurationNs int64 `json:"durationNs"`
+}
+
+// MaybeInit runs the in-sandbox roles of the vigiles binary and exits when
+// os.Args selects one; otherwise it returns at once. Call it first thing
+// in main (and in TestMain of tests that run the engine).
+func MaybeInit() {
+	if len(os.Args) < 2 {
+		return
+	}
+	switch os.Args[1] {
+	case initArg:
+		os.Exit(initMain())
+	case reaperArg:
+		os.Exit(reaperMain())
+	}
+}
+
+func initMain() int {
+	res := os.NewFile(fdResult, "result")
+	send := func(r initResult) int {
+		if err := json.NewEncoder(res).Encode(r); err != nil {
+			return 126
+		}
+		return 0
+	}
+	cfgFile := os.NewFile(fdConfig, "config")
+	var cfg initConfig
+	if err := json.NewDecoder(cfgFile).Decode(&cfg); err != nil {
+		return send(initResult{Error: fmt.Sprintf("init: reading config: %v", err)})
+	}
+	cfgFile.Close()
+	r := runInit(cfg)
+	return send(r)
+}
+
+// refusal marks an error as a layer that could not be applied: the run
+// refuses rather than running weaker.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+func refuse(format string, a ...any) error { return refusal{fmt.Errorf(format, a...)} }
+
+func failResult(err error) initResult {
+	var rf refusal
+	if errors.As(err, &rf) {
+		return initResult{Refusal: err.Error()}
+	}
+	return initResult{Error: err.Error()}
+}
+
+func runInit(cfg initConfig) initResult {
+	scratch := cfg.Limits.ScratchBytes
+	if scratch == 0 {
+		scratch = defaultLimits.ScratchBytes
+	}
+	// The scratch tmpfs holds the overlay's upper dir, HOME and TMPDIR: all
+	// the command can write, bounded in size, gone with the namespace.
+	if err := unix.Mount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
+		fmt.Sprintf("size=%d,mode=0755", scratch)); err != nil {
+		return failResult(refuse("mounting scratch tmpfs: %w", err))
+	}
+	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
+	home, tmp := scratchDir+"/home", scratchDir+"/tmp"
+	for _, d := range []string{upper, ovlWork, home, tmp} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return failResult(refuse("preparing scratch: %w", err))
+		}
+	}
+	if err := os.Chmod(tmp, 0o1777); err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
+	if err := bindMount(tmp, sandboxTmp); err != nil {
+		return failResult(refuse("mounting TMPDIR: %w", err))
+	}
+	if err := bindMount(home, sandboxHome); err != nil {
+		return failResult(refuse("mounting HOME: %w", err))
+	}
+	// The work tree's mount point may now lie inside the fresh /tmp or
+	// HOME; recreate it there (the walk leaves these parents out).
+	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
+		return failResult(refuse("preparing work tree mount point: %w", err))
+	}
+	method := cfg.WritesMethod
+	var snap snapshot
+	switch method {
+	case "", "overlay":
+		err := mountOverlay(lowerDir, upper, ovlWork, cfg.Workdir)
+		if err == nil {
+			method = "overlay"
+			break
+		}
+		if method == "overlay" {
+			return failResult(refuse("mounting overlay over the work tree: %w", err))
+		}
+		method = "copy"
+		fallthrough
+	case "copy":
+		method = "copy"
+		copyDir := scratchDir + "/copy"
+		if err := copyTree(lowerDir, copyDir); err != nil {
+			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
+		}
+		var err error
+		if snap, err = takeSnapshot(copyDir); err != nil {
+			return failResult(refuse("snapshotting the work tree: %w", err))
+		}
+		if err := bindMount(copyDir, cfg.Workdir); err != nil {
+			return failResult(refuse("mounting the work tree copy: %w", err))
+		}
+	default:
+		return failResult(fmt.Errorf("unknown writes method %q", method))
+	}
+
+	ctx := context.Background()
+	env := cfg.Env
+	var sess NetSession
+	if cfg.Network && network != nil {
+		s, err := network.Setup(ctx, cfg.Egress)
+		if err != nil {
+			return failResult(refuse("setting up the egress wall: %w", err))
+		}
+		sess = s
+		env = append(env, s.Env()...)
+		if rc := s.ResolvConf(); rc != nil {
+			if err := placeResolvConf(rc); err != nil {
+				return failResult(refuse("placing resolv.conf: %w", err))
+			}
+		}
+	}
+	if cfg.WaitGo {
+		ctl := os.NewFile(fdControl, "control")
+		buf := make([]byte, 3)
+		n, _ := io.ReadFull(ctl, buf)
+		ctl.Close()
+		if string(buf[:n]) != "go\n" {
+			return failResult(errors.New("init: broker did not confirm the network attach"))
+		}
+	}
+
+	st, timedOut, err := startReaper(cfg, env)
+	r := initResult{OK: err == nil, WritesMethod: method, TimedOut: timedOut}
+	if err != nil {
+		r = failResult(err)
+		r.WritesMethod = method
+	} else {
+		r.Started = st.Started
+		r.ExitCode, r.Signal = st.ExitCode, st.Signal
+		r.Lingered = st.Lingered
+		r.DurationNs = st.DurationNs
+		if st.Refusal != "" {
+			r.OK, r.Refusal = false, st.Refusal
+		} else if st.Error != "" {
+			r.OK, r.Error = false, st.Error
+		}
+	}
+	if sess != nil {
+		eg, dropped, ferr := sess.Finish()
+		if ferr != nil && r.OK {
+			r.OK, r.Error = false, fmt.Sprintf("reading the egress record: %v", ferr)
+		}
+		if eg == nil {
+			eg = []evidence.Egress{}
+		}
+		r.Egress, r.EgressDropped = eg, dropped
+	}
+	// The record: what the command left in the work tree, HOME and TMPDIR.
+	var writes []evidence.Write
+	var werr error
+	if method == "overlay" {
+		writes, werr = upperWrites(upper, "")
+	} else {
+		writes, werr = snap.diff(scratchDir + "/copy")
+	}
+	if werr == nil {
+		var hw, tw []evidence.Write
+		hw, werr = upperWrites(home, "~/")
+		if werr == nil {
+			tw, werr = upperWrites(tmp, "$TMPDIR/")
+		}
+		writes = append(writes, dropMountParents(hw, "~/", sandboxHome, cfg.Workdir)...)
+		writes = append(writes, dropMountParents(tw, "$TMPDIR/", sandboxTmp, cfg.Workdir)...)
+	}
+	if werr != nil {
+		r.OK, r.Error = false, fmt.Sprintf("reading the write record: %v", werr)
+		return r
+	}
+	if writes == nil {
+		writes = []evidence.Write{}
+	}
+	r.Writes = writes
+	if r.LimitHit == "" {
+		r.LimitHit = scratchFull(scratchDir)
+	}
+	if r.Signal == "SIGXCPU" {
+		r.LimitHit = "cpu"
+	} else if r.Signal == "SIGXFSZ" {
+		r.LimitHit = "file-size"
+	}
+	return r
+}
+
+func bindMount(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s on %s: %w", src, dst, err)
+	}
+	return nil
+}
+
+func mountOverlay(lower, upper, work, target string) error {
+	base := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work)
+	// userxattr keeps overlay's own metadata (opaque dirs) in user.*
+	// xattrs, which a user namespace may write; older kernels lack it.
+	err := unix.Mount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base+",userxattr")
+	if err != nil {
+		err = unix.Mount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base)
+	}
+	return err
+}
+
+// placeResolvConf puts the egress layer's resolver configuration where the
+// command's libc will read it, following a host symlink into the tmpfs /run.
+func placeResolvConf(data []byte) error {
+	const path = "/etc/resolv.conf"
+	if target, err := os.Readlink(path); err == nil {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join("/etc", target)
+		}
+		if under(target, "/run") {
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		return fmt.Errorf("/etc/resolv.conf links to %s, outside /run", target)
+	}
+	f := runDir + "/resolv.conf"
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		return err
+	}
+	return bindMount(f, path)
+}
+
+// startReaper runs the reaper in a nested pid and mount namespace and waits
+// for it within the command's deadline (plus linger).
+func startReaper(cfg initConfig, env []string) (reaperStatus, bool, error) {
+	var st reaperStatus
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		return st, false, err
+	}
+	cfR, cfW, err := os.Pipe()
+	if err != nil {
+		return st, false, err
+	}
+	rc := reaperConfig{Cwd: cfg.Cwd, Command: cfg.Command, Env: env, Limits: cfg.Limits, Linger: cfg.Linger}
+	cmd := exec.Command(initBinary, reaperArg)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{cfR, stW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	runtime.LockOSThread() // Pdeathsig is tied to the thread (golang/go#27505)
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return st, false, refuse("starting the reaper: %w", err)
+	}
+	cfR.Close()
+	stW.Close()
+	if err := json.NewEncoder(cfW).Encode(rc); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return st, false, fmt.Errorf("sending the reaper its config: %w", err)
+	}
+	cfW.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	timer := time.NewTimer(timeout + cfg.Linger)
+	defer timer.Stop()
+	timedOut := false
+	select {
+	case <-done:
+	case <-timer.C:
+		timedOut = true
+		cmd.Process.Kill() // pid 1 of the nested namespace: the whole tree goes
+		<-done
+	}
+	data, _ := io.ReadAll(stR)
+	stR.Close()
+	if len(data) == 0 {
+		if timedOut {
+			return reaperStatus{Started: true, ExitCode: -1, Signal: "SIGKILL"}, true, nil
+		}
+		return st, false, fmt.Errorf("the reaper ended without a status (%v)", cmd.ProcessState)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, timedOut, fmt.Errorf("the reaper's status is malformed: %w", err)
+	}
+	return st, timedOut, nil
+}
+
+// dropMountParents removes from a HOME or TMPDIR record the directories
+// the init made as the work tree's mount point.
+func dropMountParents(ws []evidence.Write, prefix, mountedAt, workdir string) []evidence.Write {
+	if !under(workdir, mountedAt) {
+		return ws
+	}
+	rel, _ := filepath.Rel(mountedAt, workdir)
+	out := ws[:0]
+	for _, w := range ws {
+		p := strings.TrimPrefix(w.Path, prefix)
+		if p == rel || strings.HasPrefix(rel, p+"/") || strings.HasPrefix(p, rel+"/") {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// scratchFull names the scratch limit when the tmpfs is (nearly) full.
+func scratchFull(dir string) string {
+	var s unix.Statfs_t
+	if err := unix.Statfs(dir, &s); err != nil {
+		return ""
+	}
+	if s.Bavail*uint64(s.Bsize) < 64<<10 {
+		return "scratch"
+	}
+	return ""
+}

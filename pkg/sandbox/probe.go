@@ -1,0 +1,149 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var (
+	probeOnce   sync.Once
+	probeResult Capability
+)
+
+// ProbeConfinement finds out, once per process, whether this host can
+// confine: it runs bubblewrap for real with every namespace and capability
+// a confined run uses, and answers available, unsupported (with the fix)
+// or inconclusive.
+func ProbeConfinement(ctx context.Context) Capability {
+	probeOnce.Do(func() { probeResult = probeConfinement(ctx) })
+	return probeResult
+}
+
+func probeConfinement(ctx context.Context) Capability {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return Capability{Confine: Unsupported, Why: "bubblewrap (bwrap) is not installed", Fix: "install bubblewrap (apt-get install bubblewrap)"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bwrap,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
+		"--uid", "0", "--gid", "0", "--die-with-parent",
+		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	switch {
+	case err == nil:
+		return Capability{Confine: Available}
+	case ctx.Err() != nil:
+		return Capability{Confine: Inconclusive, Why: "bubblewrap did not answer within 10s"}
+	}
+	msg := strings.TrimSpace(stderr.String())
+	why := fmt.Sprintf("bubblewrap cannot create the sandbox's namespaces: %s", msg)
+	fix := "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0; " +
+		"on Ubuntu 24.04: sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with " +
+		"--security-opt seccomp=unconfined --security-opt apparmor=unconfined --cap-add SYS_ADMIN"
+	return Capability{Confine: Unsupported, Why: why, Fix: fix}
+}
+
+// pidsCgroup bounds the number of processes of a run whose caller is root:
+// RLIMIT_NPROC does not hold for uid 0, so a cgroup's pids.max does.
+type pidsCgroup struct{ dir string }
+
+var cgroupSeq atomic.Int64
+
+// newPidsCgroup returns nil when the caller is not root (RLIMIT_NPROC
+// bounds the run), a fresh pids cgroup when it is, and an error naming
+// the fix when it is root and no pids cgroup can be made.
+func newPidsCgroup(max int) (*pidsCgroup, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	name := fmt.Sprintf("vigiles-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	var candidates []string
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		// cgroup v2: the pids controller must be enabled in our parent.
+		self, _ := os.ReadFile("/proc/self/cgroup")
+		for _, line := range strings.Split(string(self), "\n") {
+			if strings.HasPrefix(line, "0::") {
+				parent := filepath.Join("/sys/fs/cgroup", strings.TrimPrefix(line, "0::"))
+				candidates = append(candidates, filepath.Dir(parent), parent)
+			}
+		}
+	} else {
+		candidates = append(candidates, "/sys/fs/cgroup/pids")
+	}
+	var errs []error
+	for _, parent := range candidates {
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(max)), 0o644); err != nil {
+			os.Remove(dir)
+			errs = append(errs, err)
+			continue
+		}
+		return &pidsCgroup{dir: dir}, nil
+	}
+	return nil, fmt.Errorf("running as root, the process limit needs a writable pids cgroup, and none could be made (%v); "+
+		"fix: run vigiles as a non-root user, or give it a writable cgroup (in a container: --cgroupns=private with a writable /sys/fs/cgroup)",
+		errors.Join(errs...))
+}
+
+func (c *pidsCgroup) add(pid int) error {
+	if err := os.WriteFile(filepath.Join(c.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		return fmt.Errorf("moving the sandbox into its pids cgroup: %w", err)
+	}
+	return nil
+}
+
+// hit reports whether the cgroup refused a fork.
+func (c *pidsCgroup) hit() bool {
+	if c == nil {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "pids.events"))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) == 2 && f[1] != "0"
+}
+
+func (c *pidsCgroup) remove() {
+	if c == nil {
+		return
+	}
+	for i := 0; i < 50; i++ {
+		if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		// Kill what is left (a run ended by its deadline) and try again.
+		b, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func unixSignalName(s syscall.Signal) string { return unix.SignalName(s) }

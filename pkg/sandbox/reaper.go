@@ -1,0 +1,288 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/sandbox/seccomp"
+)
+
+// reaperConfig is what the init tells the reaper.
+type reaperConfig struct {
+	Cwd     string        `json:"cwd"`
+	Command []string      `json:"command"`
+	Env     []string      `json:"env"`
+	Limits  Limits        `json:"limits"`
+	Linger  time.Duration `json:"linger"`
+}
+
+// defaultLimits are generous enough that a real hook never meets them.
+var defaultLimits = Limits{
+	Pids:         512,
+	MemoryBytes:  8 << 30, // address space per process; Go and node reserve a lot
+	FileBytes:    1 << 30,
+	ScratchBytes: 2 << 30,
+	CPUSeconds:   300,
+	OpenFiles:    4096,
+}
+
+// withDefaults fills the zero fields of l.
+func (l Limits) withDefaults() Limits {
+	d := defaultLimits
+	if l.Pids != 0 {
+		d.Pids = l.Pids
+	}
+	if l.MemoryBytes != 0 {
+		d.MemoryBytes = l.MemoryBytes
+	}
+	if l.FileBytes != 0 {
+		d.FileBytes = l.FileBytes
+	}
+	if l.ScratchBytes != 0 {
+		d.ScratchBytes = l.ScratchBytes
+	}
+	if l.CPUSeconds != 0 {
+		d.CPUSeconds = l.CPUSeconds
+	}
+	if l.OpenFiles != 0 {
+		d.OpenFiles = l.OpenFiles
+	}
+	return d
+}
+
+// reaperMain is pid 1 of the command's own pid namespace. It hides the
+// init's directory, drops every capability, sets no_new_privs, rlimits and
+// the seccomp filter, starts the command, reaps everything, and after the
+// main process exits watches what is left for the linger period.
+func reaperMain() int {
+	// All that follows runs on this one thread: the capability bounding set
+	// is per thread, and the command is forked from it.
+	runtime.LockOSThread()
+	stFile := os.NewFile(fdResult, "status")
+	send := func(s reaperStatus) int {
+		json.NewEncoder(stFile).Encode(s)
+		return 0
+	}
+	var cfg reaperConfig
+	cf := os.NewFile(fdConfig, "config")
+	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
+		return send(reaperStatus{Error: fmt.Sprintf("reaper: reading config: %v", err)})
+	}
+	cf.Close()
+	// pid 1 gets only the signals it handles; ignoring these leaves the
+	// command nothing to end the reaper with.
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM,
+		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGXCPU, syscall.SIGXFSZ)
+	if err := confineSelf(cfg.Limits.withDefaults()); err != nil {
+		return send(reaperStatus{Refusal: err.Error()})
+	}
+	if len(cfg.Command) == 0 {
+		return send(reaperStatus{Error: "no command"})
+	}
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Env = cfg.Env
+	cmd.Dir = cfg.Cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// exec.Command looked the name up in the reaper's PATH; use the
+	// command's own.
+	if !strings.Contains(cfg.Command[0], "/") {
+		cmd.Path = lookPath(cfg.Command[0], cfg.Env)
+		cmd.Err = nil
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return send(reaperStatus{ExitCode: 127, Error: fmt.Sprintf("starting %q: %v", cfg.Command[0], err)})
+	}
+	st := reaperStatus{Started: true}
+	mainPid := cmd.Process.Pid
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return send(reaperStatus{Error: fmt.Sprintf("waiting for the command: %v", err)})
+		}
+		if pid == mainPid {
+			st.DurationNs = time.Since(start).Nanoseconds()
+			st.ExitCode, st.Signal = waitStatus(ws)
+			break
+		}
+	}
+	st.Lingered = linger(cfg.Linger)
+	return send(st)
+}
+
+func waitStatus(ws unix.WaitStatus) (int, string) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
+	}
+	return ws.ExitStatus(), ""
+}
+
+// linger reaps the command's leftover processes for up to d, then lists
+// those still alive (pid 1 exiting ends them all).
+func linger(d time.Duration) []string {
+	deadline := time.Now().Add(d)
+	for {
+		// Reap whatever has ended.
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+		left := processes()
+		if len(left) == 0 || !time.Now().Before(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processes lists "pid command line" for every process in this pid
+// namespace but the reaper itself.
+func processes() []string {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == 1 {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	sort.Ints(pids)
+	for _, pid := range pids {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		cl := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		if cl == "" {
+			// A zombie or kernel-less entry: not alive in any useful sense.
+			st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if strings.Contains(string(st), ") Z ") {
+				continue
+			}
+		}
+		out = append(out, fmt.Sprintf("%d %s", pid, cl))
+	}
+	return out
+}
+
+func lookPath(name string, env []string) string {
+	path := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[5:]
+		}
+	}
+	for _, dir := range strings.Split(path, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return name
+}
+
+// confineSelf applies, in order, every layer the command inherits: a fresh
+// /proc for this pid namespace, the init's directory hidden, rlimits, an
+// empty capability bounding, inheritable and ambient set, no_new_privs,
+// non-dumpable, and the seccomp filter. Any failure is a refusal.
+func confineSelf(l Limits) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc for the command's pid namespace: %w", err)
+	}
+	if err := unix.Mount("tmpfs", runDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
+		return fmt.Errorf("hiding the init's directory: %w", err)
+	}
+	for _, rl := range []struct {
+		res int
+		v   uint64
+	}{
+		{unix.RLIMIT_NPROC, uint64(l.Pids)},
+		{unix.RLIMIT_AS, l.MemoryBytes},
+		{unix.RLIMIT_FSIZE, l.FileBytes},
+		{unix.RLIMIT_CPU, l.CPUSeconds},
+		{unix.RLIMIT_NOFILE, l.OpenFiles},
+		{unix.RLIMIT_CORE, 0},
+	} {
+		if err := unix.Setrlimit(rl.res, &unix.Rlimit{Cur: rl.v, Max: rl.v}); err != nil {
+			return fmt.Errorf("setting rlimit %d: %w", rl.res, err)
+		}
+	}
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("making the reaper non-dumpable: %w", err)
+	}
+	f, err := seccomp.Filter()
+	if err != nil {
+		return fmt.Errorf("building the seccomp filter: %w", err)
+	}
+	if err := seccomp.Install(f); err != nil {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
+	}
+	return nil
+}
+
+// dropCapabilities empties this thread's bounding, ambient, inheritable,
+// permitted and effective sets. A uid-0 exec from this thread then starts
+// with no capabilities at all.
+func dropCapabilities() error {
+	last := lastCap()
+	for c := 0; c <= last; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("dropping capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	return nil
+}
+
+func lastCap() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 63
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 63
+	}
+	return n
+}
