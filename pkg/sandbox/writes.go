@@ -55,8 +55,12 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 			case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0:
 				// A whiteout: the lower path was deleted.
 				if inLower {
-					out = append(out, evidence.Write{Path: prefix + p, Op: evidence.OpDelete})
-					n++
+					dels, err := lowerDeletes(lower, p, prefix, lst)
+					if err != nil {
+						return n, err
+					}
+					out = append(out, dels...)
+					n += len(dels)
 				}
 			case st.Mode&unix.S_IFMT == unix.S_IFDIR:
 				opaque := isOpaque(up)

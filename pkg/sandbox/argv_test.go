@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden file (run with -update to create it): %v", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
+	}
+}
+
+func TestBwrapArgsGolden(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		p    plan
+	}{
+		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg}}},
+		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
+			Exists: func(d string) bool { return d != "/lib32" && d != "/libx32" && d != "/opt" }}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			golden(t, "bwrap-"+tt.name+".golden", strings.Join(bwrapArgs(tt.p), "\n")+"\n")
+		})
+	}
+}
+
+func TestHookEnvAllowlist(t *testing.T) {
+	host := map[string]string{"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "GITHUB_TOKEN": "ghs_secret", "HOME": "/root"}
+	getenv := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
+	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x"}
+	got := hookEnv(getenv, environ, []string{"FOO=bar", "LANG=de_DE.UTF-8"})
+	want := []string{"HOME=/home/vigiles", "LANG=de_DE.UTF-8", "LC_ALL=C", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=vigiles"}
+	if d := cmp.Diff(sorted(want), got); d != "" {
+		t.Errorf("hookEnv (-want +got):\n%s", d)
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDecide(t *testing.T) {
+	avail := Capability{Confine: Available}
+	missing := Capability{Confine: Unsupported, Why: "bubblewrap is not installed", Fix: "install bubblewrap"}
+	unknown := Capability{Confine: Inconclusive}
+	tests := []struct {
+		name     string
+		trusted  bool
+		mode     Mode
+		c        Capability
+		want     Tier
+		mentions []string
+	}{
+		{"untrusted auto confines", false, ModeAuto, avail, TierConfined, nil},
+		{"untrusted auto refuses without bwrap", false, ModeAuto, missing, TierRefused, []string{"install bubblewrap", "--sandbox off"}},
+		{"untrusted auto refuses when inconclusive", false, ModeAuto, unknown, TierRefused, []string{"apparmor_restrict_unprivileged_userns", "--sandbox off"}},
+		{"trusted auto runs directly", true, ModeAuto, missing, TierDirect, nil},
+		{"trusted auto runs directly even when confinable", true, ModeAuto, avail, TierDirect, nil},
+		{"strict confines trusted code", true, ModeStrict, avail, TierConfined, nil},
+		{"strict refuses trusted code without bwrap", true, ModeStrict, missing, TierRefused, []string{"install bubblewrap"}},
+		{"strict refuses untrusted code without bwrap", false, ModeStrict, missing, TierRefused, nil},
+		{"off runs untrusted code directly", false, ModeOff, missing, TierDirect, nil},
+		{"off runs untrusted code directly even when confinable", false, ModeOff, avail, TierDirect, nil},
+		{"unknown mode refuses", false, Mode("maybe"), avail, TierRefused, []string{"auto, strict or off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide(tt.trusted, tt.mode, tt.c)
+			if d.Tier != tt.want {
+				t.Fatalf("Decide(%v, %q, %v) = %s (%s), want %s", tt.trusted, tt.mode, tt.c.Confine, d.Tier, d.Reason, tt.want)
+			}
+			for _, m := range tt.mentions {
+				if !strings.Contains(d.Reason, m) {
+					t.Errorf("reason %q does not mention %q", d.Reason, m)
+				}
+			}
+		})
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for in, want := range map[string]Mode{"": ModeAuto, "auto": ModeAuto, "strict": ModeStrict, "off": ModeOff} {
+		if got, err := ParseMode(in); err != nil || got != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseMode("on"); err == nil {
+		t.Error("ParseMode(on) succeeded")
+	}
+}
+
+func TestIsSecretName(t *testing.T) {
+	for _, n := range []string{"GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "AWS_SECRET_ACCESS_KEY",
+		"NPM_TOKEN", "MY_API_KEY", "db_password", "SOME_SECRET", "github_token"} {
+		if !IsSecretName(n) {
+			t.Errorf("IsSecretName(%q) = false", n)
+		}
+	}
+	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE"} {
+		if IsSecretName(n) {
+			t.Errorf("IsSecretName(%q) = true", n)
+		}
+	}
+}

@@ -1,0 +1,330 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// TestMain lets the test binary play the init and the reaper: the broker
+// re-executes it inside the sandbox.
+func TestMain(m *testing.M) {
+	MaybeInit()
+	os.Exit(m.Run())
+}
+
+// requireConfinement fails in CI and skips elsewhere when this host cannot
+// confine.
+func requireConfinement(t testing.TB) {
+	t.Helper()
+	c := ProbeConfinement(context.Background())
+	if c.Confine == Available {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
+	}
+	t.Skipf("this host cannot confine (%s: %s); these tests need bubblewrap with user namespaces", c.Confine, c.Why)
+}
+
+// makeTree writes files (path -> content; a trailing "/" makes a dir).
+func makeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// treeHash fingerprints every path, mode, link target, content and mtime.
+func treeHash(t testing.TB, root string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s %v %d %d\n", rel, info.Mode(), info.Size(), info.ModTime().UnixNano())
+		if info.Mode()&fs.ModeSymlink != 0 {
+			l, _ := os.Readlink(p)
+			fmt.Fprintf(h, "-> %s\n", l)
+		} else if info.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+func run(t testing.TB, spec Spec) *Result {
+	t.Helper()
+	if spec.Mode == "" {
+		spec.Mode = ModeStrict
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = 30 * time.Second
+	}
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Run: %v\nstderr: %s", err, res.Stderr)
+	}
+	return res
+}
+
+func sh(script string) []string { return []string{"bash", "-c", script} }
+
+func TestConfinedRunLeavesHostUntouched(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, map[string]string{"a.txt": "a", "sub/b.txt": "b", "keep/": "", "exec.sh": "#!/bin/sh\n"})
+	if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	marker := fmt.Sprintf("/tmp/vigiles-host-marker-%d", time.Now().UnixNano())
+	home, _ := os.UserHomeDir()
+	homeMarker := filepath.Join(home, fmt.Sprintf(".vigiles-marker-%d", time.Now().UnixNano()))
+	res := run(t, Spec{Dir: dir, Command: sh(`
+		echo x > new.txt; echo y >> a.txt; rm sub/b.txt; mv keep kept; chmod 777 exec.sh
+		ln -sf /etc/passwd link; rm -rf sub; mkdir -p deep/er; echo z > deep/er/f
+		echo pwned > /etc/vigiles-test 2>/dev/null; echo pwned > ` + marker + ` 2>/dev/null
+		echo pwned > ` + homeMarker + ` 2>/dev/null; echo pwned > /usr/vigiles-test 2>/dev/null
+		touch -d 2001-01-01 a.txt; exit 0`)})
+	if res.Tier != TierConfined || res.ExitCode != 0 {
+		t.Fatalf("run: tier %s exit %d stderr %s", res.Tier, res.ExitCode, res.Stderr)
+	}
+	if after := treeHash(t, dir); after != before {
+		t.Error("the host work tree changed")
+	}
+	for _, p := range []string{"/etc/vigiles-test", "/usr/vigiles-test", marker, homeMarker} {
+		if _, err := os.Lstat(p); err == nil {
+			os.Remove(p)
+			t.Errorf("the command wrote %s on the host", p)
+		}
+	}
+	if len(res.Writes) == 0 {
+		t.Error("no writes recorded")
+	}
+}
+
+func TestWritesExact(t *testing.T) {
+	requireConfinement(t)
+	for _, method := range []string{"overlay", "copy"} {
+		for _, tt := range []struct {
+			name   string
+			files  map[string]string
+			script string
+			want   []evidence.Write
+		}{
+			{"nothing", map[string]string{"a": "1"}, "cat a >/dev/null", []evidence.Write{}},
+			{"create", map[string]string{"a": "1"}, "echo hi > out.json", []evidence.Write{{Path: "out.json", Op: "create", Kind: "file"}}},
+			{"create in new dir", nil, "mkdir -p out/x && echo 1 > out/x/f", []evidence.Write{{Path: "out/x/f", Op: "create", Kind: "file"}}},
+			{"empty dir", nil, "mkdir d", []evidence.Write{{Path: "d", Op: "create", Kind: "dir"}}},
+			{"modify", map[string]string{"a": "1"}, "echo 2 >> a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
+			{"same size same mtime rewrite", map[string]string{"a": "aaaa"},
+				"m=$(stat -c %y a); printf bbbb > a; touch -d \"$m\" a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
+			{"delete", map[string]string{"a": "1", "b": "2"}, "rm a", []evidence.Write{{Path: "a", Op: "delete"}}},
+			{"delete dir", map[string]string{"d/x": "1", "d/y": "2"}, "rm -r d",
+				[]evidence.Write{{Path: "d/x", Op: "delete"}, {Path: "d/y", Op: "delete"}}},
+			{"rename", map[string]string{"old": "1"}, "mv old new",
+				[]evidence.Write{{Path: "new", Op: "create", Kind: "file"}, {Path: "old", Op: "delete"}}},
+			{"chmod", map[string]string{"a": "1"}, "chmod 600 a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
+			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
+			{"home", nil, "mkdir -p ~/.cache && echo 1 > ~/.cache/x", []evidence.Write{{Path: "~/.cache/x", Op: "create", Kind: "file"}}},
+			{"tmpdir", nil, "echo 1 > $TMPDIR/t; echo 2 > /tmp/u", []evidence.Write{{Path: "$TMPDIR/t", Op: "create", Kind: "file"}, {Path: "$TMPDIR/u", Op: "create", Kind: "file"}}},
+		} {
+			t.Run(method+"/"+tt.name, func(t *testing.T) {
+				if tt.files == nil {
+					tt.files = map[string]string{"keep": "k"}
+				}
+				dir := makeTree(t, tt.files)
+				res := run(t, Spec{Dir: dir, Command: sh(tt.script), WritesMethod: method})
+				if res.ExitCode != 0 {
+					t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr)
+				}
+				if res.WritesMethod != method {
+					t.Errorf("writesMethod = %q, want %q", res.WritesMethod, method)
+				}
+				got := res.Writes
+				if method == "copy" {
+					got = withoutDirModifies(got)
+				}
+				sortWrites(tt.want)
+				if d := cmp.Diff(tt.want, got); d != "" {
+					t.Errorf("writes (-want +got):\n%s", d)
+				}
+			})
+		}
+	}
+}
+
+// withoutDirModifies drops the parent-directory modifies that the snapshot
+// method sees (a directory's mtime changes when an entry does).
+func withoutDirModifies(ws []evidence.Write) []evidence.Write {
+	out := []evidence.Write{}
+	for _, w := range ws {
+		if w.Kind == "dir" && w.Op == evidence.OpModify {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func TestNullVersusEmpty(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, map[string]string{"a": "1"})
+	confined := run(t, Spec{Dir: dir, Command: []string{"true"}})
+	direct := run(t, Spec{Dir: dir, Command: []string{"true"}, Mode: ModeOff})
+	cj, _ := json.Marshal(confined)
+	dj, _ := json.Marshal(direct)
+	if !bytes.Contains(cj, []byte(`"writes":[]`)) {
+		t.Errorf("confined run that wrote nothing: want \"writes\":[] in %s", cj)
+	}
+	if !bytes.Contains(dj, []byte(`"writes":null`)) || !bytes.Contains(dj, []byte(`"egress":null`)) {
+		t.Errorf("direct run: want writes and egress null in %s", dj)
+	}
+	if direct.Tier != TierDirect {
+		t.Errorf("tier = %s", direct.Tier)
+	}
+}
+
+func TestSecretsInCallerEnvironmentDoNotReachTheCommand(t *testing.T) {
+	requireConfinement(t)
+	secrets := map[string]string{
+		"GITHUB_TOKEN": "ghs_vigilestestsecret1", "ACTIONS_RUNTIME_TOKEN": "vigilestestsecret2",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": "vigilestestsecret3", "AWS_SECRET_ACCESS_KEY": "vigilestestsecret4",
+		"NPM_TOKEN": "vigilestestsecret5", "MY_SERVICE_KEY": "vigilestestsecret6",
+	}
+	for k, v := range secrets {
+		t.Setenv(k, v)
+	}
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Command: sh("env; cat /proc/1/environ 2>/dev/null; cat /proc/*/environ 2>/dev/null")})
+	for k, v := range secrets {
+		if strings.Contains(res.Stdout, v) {
+			t.Errorf("%s reached the command", k)
+		}
+	}
+}
+
+func TestTimeoutKillsTheWholeTree(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	start := time.Now()
+	res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh("(sleep 3; echo late > late.txt) & sleep 60")})
+	if !res.TimedOut {
+		t.Fatalf("timedOut = false: %+v", res)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("run took %v after a 1s timeout", el)
+	}
+	for _, w := range res.Writes {
+		if w.Path == "late.txt" {
+			t.Error("a child outlived the deadline")
+		}
+	}
+}
+
+func TestLingerRecordsLeftoverProcesses(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Linger: 1500 * time.Millisecond,
+		Command: sh("(sleep 0.3; echo child > child.txt; sleep 30) >/dev/null 2>&1 & echo main done")})
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d", res.ExitCode)
+	}
+	found := false
+	for _, w := range res.Writes {
+		found = found || w.Path == "child.txt"
+	}
+	if !found {
+		t.Errorf("the detached child's write was not recorded: %+v", res.Writes)
+	}
+	if len(res.Lingered) == 0 || !strings.Contains(strings.Join(res.Lingered, "\n"), "sleep 30") {
+		t.Errorf("lingered = %q, want the sleeping child", res.Lingered)
+	}
+}
+
+func TestOutputCapAndEncoding(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, OutputCap: 1000, Command: sh("head -c 5000 /dev/zero | tr '\\0' a; printf '\\377\\376\\033[31m' >&2")})
+	if !res.StdoutTruncated || len(res.StdoutBytes()) != 1000 {
+		t.Errorf("stdout: truncated=%v len=%d", res.StdoutTruncated, len(res.StdoutBytes()))
+	}
+	if res.StderrEncoding != "base64" {
+		t.Errorf("non-UTF-8 stderr: encoding %q", res.StderrEncoding)
+	}
+}
+
+func TestStdinAndExitCode(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Stdin: strings.NewReader(`{"tool_name":"Bash"}`), Command: sh("cat; exit 3")})
+	if res.ExitCode != 3 || res.Stdout != `{"tool_name":"Bash"}` {
+		t.Errorf("exit %d stdout %q", res.ExitCode, res.Stdout)
+	}
+	res = run(t, Spec{Dir: dir, Command: []string{"no-such-command-vigiles"}})
+	if res.ExitCode != 127 {
+		t.Errorf("missing command: exit %d, want 127", res.ExitCode)
+	}
+}
+
+func TestRefusesWithoutConfinement(t *testing.T) {
+	// PATH without bwrap: an untrusted run must refuse, naming the fix.
+	t.Setenv("PATH", t.TempDir())
+	res, err := runConfined(context.Background(), Spec{Command: []string{"true"}, Dir: t.TempDir()}, "/", &Result{})
+	if err == nil || res.Tier != TierRefused || !strings.Contains(res.Refusal, "bubblewrap") {
+		t.Fatalf("got tier %s refusal %q err %v", res.Tier, res.Refusal, err)
+	}
+	if res.Writes != nil || res.ExitCode != 125 {
+		t.Errorf("a refused run must record nothing and exit 125: %+v", res)
+	}
+}
+
+func sortedPaths(ws []evidence.Write) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, string(w.Op)+" "+w.Path)
+	}
+	sort.Strings(out)
+	return out
+}
