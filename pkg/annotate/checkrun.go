@@ -1,0 +1,195 @@
+package annotate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// DefaultAPIURL is GITHUB_API_URL on github.com; any other value is a
+// GitHub Enterprise Server.
+const DefaultAPIURL = "https://api.github.com"
+
+var (
+	// ErrBadSHA marks a value that is not a commit SHA.
+	ErrBadSHA = errors.New("not a commit SHA")
+	// ErrCheckRunForbidden is returned when GitHub answers 403, as it does
+	// for the read-only token of a pull request from a fork.
+	ErrCheckRunForbidden = errors.New("the token may not create check runs (403)")
+)
+
+// NewClient returns a go-github client that authenticates with token and
+// talks to apiURL (GITHUB_API_URL): github.com when it is empty or
+// DefaultAPIURL, else a GitHub Enterprise Server through
+// WithEnterpriseURLs (which adds /api/v3/ when missing).
+func NewClient(httpClient *http.Client, token, apiURL string) (*github.Client, error) {
+	c := github.NewClient(httpClient)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	apiURL = strings.TrimSuffix(apiURL, "/")
+	if apiURL == "" || apiURL == DefaultAPIURL {
+		return c, nil
+	}
+	ghes, err := c.WithEnterpriseURLs(apiURL+"/", apiURL+"/")
+	if err != nil {
+		return nil, fmt.Errorf("using GITHUB_API_URL %q: %w", oneLine(cut(apiURL, 200)), err)
+	}
+	return ghes, nil
+}
+
+// CheckRun is what PostCheckRun creates.
+type CheckRun struct {
+	Owner, Repo string
+	// Name must be unique among the check runs of one commit.
+	Name string
+	// HeadSHA is the pull request's head commit (see HeadSHA).
+	HeadSHA string
+	// Conclusion is success, neutral or failure.
+	Conclusion string
+	Title      string
+	// Summary is markdown; it is cut to MaxCheckRunSummaryChars.
+	Summary  string
+	Findings []report.Finding
+	// DefaultFile anchors findings that have no file; when it is empty
+	// they appear only in the summary.
+	DefaultFile string
+	Now         time.Time
+}
+
+// CheckName is a check-run name unique per command and shard within a
+// job: "vigiles audit (shard 1/3) / job".
+func CheckName(command, shard, job string) string {
+	name := "vigiles " + oneLine(cut(command, 20))
+	if shard != "" {
+		name += " (shard " + oneLine(cut(shard, 20)) + ")"
+	}
+	if job != "" {
+		name += " / " + oneLine(cut(job, 80))
+	}
+	return name
+}
+
+func annotationLevel(s report.Severity) string {
+	switch level(s) {
+	case report.SeverityError:
+		return "failure"
+	case report.SeverityWarning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// checkAnnotations converts findings, most severe first.
+func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRunAnnotation {
+	var out []*github.CheckRunAnnotation
+	for _, f := range sortFindings(fs) {
+		path := strings.TrimPrefix(f.Location.File, "./")
+		line := f.Location.Line
+		if path == "" {
+			path, line = defaultFile, 1
+		}
+		if path == "" {
+			continue
+		}
+		if line < 1 {
+			line = 1
+		}
+		a := &github.CheckRunAnnotation{
+			Path:            github.String(oneLine(path)),
+			StartLine:       github.Int(line),
+			EndLine:         github.Int(line),
+			AnnotationLevel: github.String(annotationLevel(f.Severity)),
+			Message:         github.String(cut(f.Message, MaxMessageChars)),
+			Title:           github.String(findingTitle(f)),
+		}
+		if f.Location.Column > 0 && f.Location.File != "" {
+			a.StartColumn = github.Int(f.Location.Column)
+			a.EndColumn = github.Int(f.Location.Column)
+		}
+		if f.Evidence != "" {
+			a.RawDetails = github.String(cutBytes(f.Evidence, MaxCheckRunAnnotationDetailsBytes))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// PostCheckRun creates the check run on cr.HeadSHA with the first
+// MaxCheckRunAnnotationsPerRequest annotations and adds the rest with
+// updates of the same size; the last request completes the run. It returns
+// the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden.
+func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
+	if !shaRE.MatchString(cr.HeadSHA) {
+		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
+	}
+	anns := checkAnnotations(cr.Findings, cr.DefaultFile)
+	var batches [][]*github.CheckRunAnnotation
+	for len(anns) > MaxCheckRunAnnotationsPerRequest {
+		batches = append(batches, anns[:MaxCheckRunAnnotationsPerRequest])
+		anns = anns[MaxCheckRunAnnotationsPerRequest:]
+	}
+	batches = append(batches, anns)
+
+	now := cr.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	output := func(b []*github.CheckRunAnnotation) *github.CheckRunOutput {
+		return &github.CheckRunOutput{
+			Title:       github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
+			Summary:     github.String(cut(cr.Summary, MaxCheckRunSummaryChars)),
+			Annotations: b,
+		}
+	}
+	completed := func(last bool) (*string, *string, *github.Timestamp) {
+		if !last {
+			return github.String("in_progress"), nil, nil
+		}
+		return github.String("completed"), github.String(cr.Conclusion), &github.Timestamp{Time: now}
+	}
+
+	status, conclusion, at := completed(len(batches) == 1)
+	run, _, err := c.Checks.CreateCheckRun(ctx, cr.Owner, cr.Repo, github.CreateCheckRunOptions{
+		Name:        cr.Name,
+		HeadSHA:     cr.HeadSHA,
+		Status:      status,
+		Conclusion:  conclusion,
+		StartedAt:   &github.Timestamp{Time: now},
+		CompletedAt: at,
+		Output:      output(batches[0]),
+	})
+	if err != nil {
+		return "", fmt.Errorf("creating check run: %w", classify(err))
+	}
+	for i := 1; i < len(batches); i++ {
+		status, conclusion, at := completed(i == len(batches)-1)
+		if _, _, err := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, run.GetID(), github.UpdateCheckRunOptions{
+			Name:        cr.Name,
+			Status:      status,
+			Conclusion:  conclusion,
+			CompletedAt: at,
+			Output:      output(batches[i]),
+		}); err != nil {
+			return run.GetHTMLURL(), fmt.Errorf("adding annotations %d-%d to check run: %w",
+				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
+		}
+	}
+	return run.GetHTMLURL(), nil
+}
+
+// classify marks a 403 with ErrCheckRunForbidden, keeping the original.
+func classify(err error) error {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: %w", ErrCheckRunForbidden, err)
+	}
+	return err
+}

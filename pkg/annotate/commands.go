@@ -1,0 +1,188 @@
+package annotate
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// level maps a finding's severity onto one of GitHub's three annotation
+// levels; anything unknown is shown as a notice.
+func level(s report.Severity) report.Severity {
+	switch s {
+	case report.SeverityError, report.SeverityWarning:
+		return s
+	}
+	return report.SeverityNotice
+}
+
+// sortFindings returns the findings most severe first, then by file,
+// line and column, keeping the report's order otherwise.
+func sortFindings(fs []report.Finding) []report.Finding {
+	out := append([]report.Finding(nil), fs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if ra, rb := level(a.Severity).Rank(), level(b.Severity).Rank(); ra != rb {
+			return ra > rb
+		}
+		if a.Location.File != b.Location.File {
+			return a.Location.File < b.Location.File
+		}
+		if a.Location.Line != b.Location.Line {
+			return a.Location.Line < b.Location.Line
+		}
+		return a.Location.Column < b.Location.Column
+	})
+	return out
+}
+
+// Hidden counts, per level, the annotations GitHub would not show.
+type Hidden struct {
+	Errors, Warnings, Notices int
+}
+
+// Total is the number of annotations not shown.
+func (h Hidden) Total() int { return h.Errors + h.Warnings + h.Notices }
+
+func (h *Hidden) add(s report.Severity) {
+	switch level(s) {
+	case report.SeverityError:
+		h.Errors++
+	case report.SeverityWarning:
+		h.Warnings++
+	default:
+		h.Notices++
+	}
+}
+
+// findingTitle is the one-line title of a finding's annotation.
+func findingTitle(f report.Finding) string {
+	t := f.Title
+	if t == "" {
+		t = f.Rule
+	} else if f.Rule != "" {
+		t = f.Rule + ": " + t
+	}
+	return oneLine(cut(t, 200))
+}
+
+// findingMessage is a finding's message with its evidence, cut to max.
+func findingMessage(f report.Finding, max int) string {
+	m := f.Message
+	if f.Evidence != "" {
+		m += "\nevidence: " + f.Evidence
+	}
+	// Control characters (terminal escapes) are replaced; newlines stay,
+	// and go-githubactions escapes them.
+	return cut(safeLogLine(m), max)
+}
+
+// WriteAnnotations prints one workflow command per finding to w, at most
+// MaxAnnotationsPerLevel per level, most severe first, and returns how
+// many it left out. go-githubactions escapes every property and message,
+// so no finding can end its command line or start another one.
+func WriteAnnotations(w io.Writer, findings []report.Finding) Hidden {
+	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(func(string) string { return "" }))
+	var hidden Hidden
+	shown := map[report.Severity]int{}
+	for _, f := range sortFindings(findings) {
+		lv := level(f.Severity)
+		if shown[lv] >= MaxAnnotationsPerLevel {
+			hidden.add(lv)
+			continue
+		}
+		shown[lv]++
+		props := map[string]string{"title": findingTitle(f)}
+		if f.Location.File != "" {
+			props["file"] = oneLine(f.Location.File)
+			if f.Location.Line > 0 {
+				props["line"] = strconv.Itoa(f.Location.Line)
+			}
+			if f.Location.Column > 0 {
+				props["col"] = strconv.Itoa(f.Location.Column)
+			}
+		}
+		msg := findingMessage(f, MaxMessageChars)
+		fa := a.WithFieldsMap(props)
+		switch lv {
+		case report.SeverityError:
+			fa.Errorf("%s", msg)
+		case report.SeverityWarning:
+			fa.Warningf("%s", msg)
+		default:
+			fa.Noticef("%s", msg)
+		}
+	}
+	return hidden
+}
+
+// newToken returns a fresh unguessable stop-commands token.
+func newToken() (string, error) {
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("making stop-commands token: %w", err)
+	}
+	return "vigiles-" + hex.EncodeToString(b[:]), nil
+}
+
+// WriteHookLogs prints each run's raw stdout and stderr to w inside one
+// log group, fenced by ::stop-commands::<token> and ::<token>:: with a
+// fresh random token, so that nothing a hook printed is ever read by the
+// runner as a workflow command. Runs with no output are skipped.
+func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
+	any := false
+	for _, r := range runs {
+		if r.Stdout != "" || r.Stderr != "" {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return nil
+	}
+	var body strings.Builder
+	for _, r := range runs {
+		if r.Stdout == "" && r.Stderr == "" {
+			continue
+		}
+		fmt.Fprintf(&body, "--- %s / %s (%s) exit %d\n", oneLine(r.Plugin), oneLine(r.Event), oneLine(r.ID), r.ExitCode)
+		for _, s := range []struct{ name, text string }{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
+			if s.text == "" {
+				continue
+			}
+			fmt.Fprintf(&body, "[%s]\n", s.name)
+			t := safeLogLine(s.text)
+			body.WriteString(t)
+			if !strings.HasSuffix(t, "\n") {
+				body.WriteByte('\n')
+			}
+		}
+	}
+	var token string
+	for {
+		var err error
+		if token, err = newToken(); err != nil {
+			return err
+		}
+		if !strings.Contains(body.String(), token) {
+			break
+		}
+	}
+	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(func(string) string { return "" }))
+	a.Group("vigiles: raw hook output")
+	a.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	if _, err := io.WriteString(w, body.String()); err != nil {
+		return fmt.Errorf("writing hook output to the log: %w", err)
+	}
+	a.IssueCommand(&githubactions.Command{Name: token})
+	a.EndGroup()
+	return nil
+}

@@ -1,0 +1,215 @@
+package annotate
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+)
+
+// Hostile strings a plugin controls: hook output, file names, host names,
+// messages. Each tries to forge a command, mask or set an output, end the
+// stop-commands block, smuggle a newline through escaping, or inject
+// markdown and HTML into the summary.
+var hostile = []string{
+	"::error::forged error",
+	"::add-mask::secret-value",
+	"::set-output name=verdict::pass",
+	"::stop-commands::attacker",
+	"::endgroup::",
+	"::warning file=.github/workflows/ci.yml,line=1::forged",
+	"%0A::error::percent-newline",
+	"%250A::error::double-escaped",
+	"line\n::error::after-LF",
+	"line\r::error::after-CR",
+	"line\r\n::notice::after-CRLF",
+	"  ::error::indented",
+	"##[error]legacy command",
+	"\u2028::error::line-separator",
+	"\x1b[2K\x1b[1A::error::ansi",
+	"::vigiles-0000000000000000000000000000000000000000::",
+	"verdict=pass\nfailed=0",
+	"report<<EOF\n/etc/passwd\nEOF",
+	"| forged | table | row |",
+	"<img src=x onerror=alert(1)> & <script>alert(1)</script>",
+	"[click](javascript:alert(1)) ![x](https://evil.example/x.png)",
+	"`code` ``` fenced",
+	"\n## Forged heading\n- forged item",
+	"https://evil.example/phish www.evil.example user@evil.example",
+	"$\\sqrt{x}$ **bold** _it_ ~~strike~~",
+	"bad utf8 \xff\xfe end",
+}
+
+func hostileReport() *report.Report {
+	r := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit", Verdict: report.VerdictFail}
+	all := strings.Join(hostile, "\n")
+	for i, h := range hostile {
+		sev := []report.Severity{report.SeverityError, report.SeverityWarning, report.SeverityNotice}[i%3]
+		r.Runs = append(r.Runs, report.HookRun{
+			ID: h, Plugin: h, Event: h, Tool: h, Tier: "confined", Outcome: h, Reason: h,
+			Location: report.Location{File: h, Line: i + 1},
+			Stdout:   h + "\n" + all, Stderr: all,
+			Writes: []evidence.Write{{Path: h, Op: evidence.OpCreate}},
+			Egress: []evidence.Egress{{Host: h, Port: 443, Via: evidence.ViaDNS}, {IP: h, Allowed: true}},
+		})
+		r.Findings = append(r.Findings, report.Finding{
+			Rule: h, Severity: sev, Title: h, Message: h + " " + all, Evidence: h, Hook: h,
+			Location: report.Location{File: h + ".yml", Line: i + 1, Column: 2},
+		})
+		r.Drift = append(r.Drift, report.Drift{Hook: h, Kind: h, Was: h, Now: h, Location: report.Location{File: h, Line: 1}})
+	}
+	return r
+}
+
+func TestHostileInputTakesNoEffect(t *testing.T) {
+	r := hostileReport()
+	dir := t.TempDir()
+	summaryPath := filepath.Join(dir, "summary.md")
+	outputPath := filepath.Join(dir, "output")
+	env := map[string]string{
+		"GITHUB_STEP_SUMMARY": summaryPath,
+		"GITHUB_OUTPUT":       outputPath,
+		"GITHUB_REPOSITORY":   "octo/plugins",
+		"GITHUB_SHA":          "0123456789abcdef0123456789abcdef01234567",
+		"GITHUB_SERVER_URL":   "https://github.com",
+	}
+	var log bytes.Buffer
+	res, err := Publish(context.Background(), r, Options{
+		Log: &log, Getenv: func(k string) string { return env[k] },
+		FailLevel: FailWarning, ReportPath: "/tmp/vigiles-report.json", RawLogs: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The log: exactly the annotations we meant, then the fenced block.
+	cmds := runnerCommands(t, log.String())
+	var names []string
+	perLevel := map[string]int{}
+	for _, c := range cmds {
+		names = append(names, c.Name)
+		perLevel[c.Name]++
+	}
+	want := []string{}
+	for _, lv := range []string{"error", "warning", "notice"} {
+		for i := 0; i < MaxAnnotationsPerLevel && i < len(hostile)/3+1; i++ {
+			want = append(want, lv)
+		}
+	}
+	want = want[:perLevel["error"]+perLevel["warning"]+perLevel["notice"]]
+	want = append(want, "group", "stop-commands", "<resume>", "endgroup")
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Fatalf("commands the runner would execute differ (-want +got):\n%s\nlog:\n%s", diff, log.String())
+	}
+	if n := len(r.Findings); perLevel["error"]+perLevel["warning"]+perLevel["notice"] != n-res.Hidden.Total() {
+		t.Errorf("annotations %v plus hidden %d != findings %d", perLevel, res.Hidden.Total(), n)
+	}
+	// Each annotation carries exactly the finding's values, escaped and
+	// restored intact, never split into more.
+	byTitle := map[string]report.Finding{}
+	for _, f := range r.Findings {
+		byTitle[findingTitle(f)] = f
+	}
+	for _, c := range cmds {
+		if c.Name != "error" && c.Name != "warning" && c.Name != "notice" {
+			continue
+		}
+		f, ok := byTitle[c.Props["title"]]
+		if !ok {
+			t.Errorf("annotation with unknown title %q", c.Props["title"])
+			continue
+		}
+		if got, want := c.Props["file"], oneLine(f.Location.File); got != want {
+			t.Errorf("file property = %q, want %q", got, want)
+		}
+		if got, want := c.Data, findingMessage(f, MaxMessageChars); got != want {
+			t.Errorf("message = %q, want %q", got, want)
+		}
+		for k := range c.Props {
+			if k != "file" && k != "line" && k != "col" && k != "title" {
+				t.Errorf("unexpected property %q", k)
+			}
+		}
+	}
+	// The stop token is fresh and unguessable.
+	for _, c := range cmds {
+		if c.Name == "stop-commands" && !tokenRE.MatchString(c.Data) {
+			t.Errorf("stop token %q is not random", c.Data)
+		}
+	}
+
+	// Outputs: exactly our four names, safe values.
+	out, err := os.ReadFile(outputPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut := "verdict=fail\nfindings=26\nfailed=18\nreport=/tmp/vigiles-report.json\n"
+	if diff := cmp.Diff(wantOut, string(out)); diff != "" {
+		t.Errorf("GITHUB_OUTPUT (-want +got):\n%s", diff)
+	}
+
+	// Summary: no untrusted markup survives.
+	sum, err := os.ReadFile(summaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSummarySafe(t, string(sum))
+}
+
+var ourLinkRE = regexp.MustCompile(`\]\(https://github\.com/octo/plugins/blob/[0-9a-f]{40}/[^()\s<>\[\]]*\)`)
+
+// checkSummarySafe asserts the structure of a summary made from hostile
+// input is only ours: our headings, our tables with the right number of
+// cells, our links only, no raw HTML but our <br>.
+func checkSummarySafe(t *testing.T, s string) {
+	t.Helper()
+	cols := 0
+	for i, line := range strings.Split(s, "\n") {
+		switch {
+		case line == "":
+			cols = 0
+		case strings.HasPrefix(line, "#"):
+			if !strings.HasPrefix(line, "## ") && line != "### Findings" && line != "### Hook runs" && line != "### Baseline drift" {
+				t.Errorf("line %d: forged heading %q", i+1, line)
+			}
+		case strings.HasPrefix(line, "|"):
+			n := strings.Count(line, "|")
+			if cols == 0 {
+				cols = n
+			} else if n != cols {
+				t.Errorf("line %d: %d pipes, table has %d: %q", i+1, n, cols, line)
+			}
+		case strings.HasPrefix(line, "**") || strings.HasPrefix(line, "> "):
+		default:
+			t.Errorf("line %d: unexpected line %q", i+1, line)
+		}
+	}
+	rest := ourLinkRE.ReplaceAllString(s, "")
+	rest = strings.ReplaceAll(rest, "<br>", "")
+	for _, bad := range []string{"<", ">", "](", "![", "`", "javascript:", "http://", "https://", "www.", "@", "\x1b", "\r", "\u2028", "~~", "$"} {
+		if strings.Contains(rest, bad) {
+			i := strings.Index(rest, bad)
+			t.Errorf("summary contains %q near %q", bad, rest[max(0, i-60):min(len(rest), i+60)])
+		}
+	}
+}
+
+func TestOutputsRefuseUnsafeValues(t *testing.T) {
+	for _, o := range []Outputs{
+		{Verdict: "pass\nfailed=0"},
+		{Verdict: "pass", Report: "x\nverdict=pass"},
+		{Verdict: "pass", Report: "x<<EOF"},
+	} {
+		if _, err := o.lines(); err == nil {
+			t.Errorf("%+v: want an error", o)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package annotate
+
+// GitHub's limits, each with where it comes from. Code in this package
+// never hard-codes one of these numbers.
+const (
+	// MaxAnnotationsPerLevel is how many error, warning and notice
+	// annotations GitHub shows per step from workflow commands; the rest
+	// are dropped silently by GitHub, so we show the most severe and count
+	// the rest in the summary.
+	// Source: docs.github.com, "Workflow commands for GitHub Actions" /
+	// annotation limits ("10 error, 10 warning and 10 notice annotations
+	// per step").
+	MaxAnnotationsPerLevel = 10
+
+	// MaxMessageChars is the length at which we cut an annotation message.
+	// Source: docs.github.com, "Workflow commands for GitHub Actions" and
+	// the actions/runner annotation size limit (4 KiB per message).
+	MaxMessageChars = 4096
+
+	// MaxStepSummaryBytes is the size of one step's job summary.
+	// Source: docs.github.com, "Workflow commands for GitHub Actions",
+	// "Adding a job summary": "the maximum size for a step summary is
+	// 1MiB". We stay below it with SummaryReserveBytes to spare.
+	MaxStepSummaryBytes = 1 << 20
+
+	// SummaryReserveBytes is kept free at the end of the summary for the
+	// "N more not shown" lines and notes appended after the tables.
+	SummaryReserveBytes = 16 << 10
+
+	// MaxCheckRunAnnotationsPerRequest is how many annotations one create
+	// or update request of a check run may carry.
+	// Source: docs.github.com REST API, "Update a check run":
+	// "The Checks API limits the number of annotations to a maximum of 50
+	// per API request. To create more than 50 annotations, you have to
+	// make multiple requests to the Update a check run endpoint."
+	MaxCheckRunAnnotationsPerRequest = 50
+
+	// MaxCheckRunSummaryChars is the longest output.summary (and
+	// output.text) of a check run.
+	// Source: docs.github.com REST API, "Create a check run",
+	// output.summary: "Maximum length: 65535 characters".
+	MaxCheckRunSummaryChars = 65535
+
+	// MaxCheckRunTitleChars caps the check run's output.title; GitHub
+	// documents no number, so we keep it to one readable line.
+	MaxCheckRunTitleChars = 255
+
+	// MaxCheckRunAnnotationDetailsBytes caps an annotation's raw_details.
+	// Source: docs.github.com REST API, "Create a check run",
+	// annotations[].raw_details: "The maximum size is 64 KB".
+	MaxCheckRunAnnotationDetailsBytes = 64 << 10
+)
+
+// SARIF limits that GitHub code scanning enforces on upload.
+// Source: docs.github.com, "SARIF support for code scanning",
+// "Validating your SARIF file" / "Limits on SARIF upload"
+// (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning).
+const (
+	// SARIFMaxRuns: runs per file.
+	SARIFMaxRuns = 20
+	// SARIFMaxResultsPerRun: results per run.
+	SARIFMaxResultsPerRun = 25000
+	// SARIFMaxRulesPerRun: rules per run.
+	SARIFMaxRulesPerRun = 25000
+	// SARIFMaxLocationsPerResult: locations per result.
+	SARIFMaxLocationsPerResult = 1000
+	// SARIFMaxFileBytes: the gzip-compressed file; we keep the
+	// uncompressed file under it, which is stricter.
+	SARIFMaxFileBytes = 10 << 20
+	// SARIFMaxMessageChars is our own cut for result messages, so that the
+	// per-result size stays bounded whatever a hook printed.
+	SARIFMaxMessageChars = MaxMessageChars
+)
+
+// SARIF format constants.
+// Source: OASIS SARIF 2.1.0, and the schema URI GitHub documents.
+const (
+	SARIFVersion = "2.1.0"
+	SARIFSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
+)

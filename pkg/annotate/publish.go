@@ -1,0 +1,165 @@
+package annotate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// Options configure Publish. Getenv supplies the runner's environment
+// (GITHUB_REPOSITORY, GITHUB_SHA, GITHUB_EVENT_PATH, GITHUB_SERVER_URL,
+// GITHUB_API_URL, GITHUB_JOB, GITHUB_STEP_SUMMARY, GITHUB_OUTPUT).
+type Options struct {
+	// Log is the step's log (stdout): workflow commands and raw output.
+	Log    io.Writer
+	Getenv func(string) string
+	// Token authenticates the check run; it is used for nothing else.
+	Token string
+	// CheckRun asks for a check run (needs Token and checks: write).
+	CheckRun   bool
+	HTTPClient *http.Client
+	FailLevel  FailLevel
+	// ReportPath is the JSON report's path, for the `report` output.
+	ReportPath string
+	// RawLogs prints every hook's stdout and stderr to the log, fenced.
+	RawLogs bool
+	// DefaultFile anchors findings without a file (usually the config).
+	DefaultFile string
+	Now         func() time.Time
+}
+
+// Result says what Publish did.
+type Result struct {
+	// ExitCode is the step's status from the fail level (0 or 1).
+	ExitCode    int
+	CheckRunURL string
+	// FellBack is set when a check run was asked for but annotations
+	// went to the log instead; Reason says why (vigiles' own words).
+	FellBack bool
+	Reason   string
+	Hidden   Hidden
+}
+
+// Publish puts r on every GitHub surface: a check run on the pull
+// request's head commit when asked and allowed (falling back to workflow
+// commands on a 403 or any other API failure, without failing), workflow
+// commands otherwise, the fenced raw log, the job summary and the step
+// outputs. It returns an error only when it could not write the summary,
+// outputs or log.
+func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err error) {
+	defer func() {
+		// go-githubactions panics when it cannot write the log.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("writing workflow commands: %v", p)
+		}
+	}()
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	log := o.Log
+	if log == nil {
+		log = io.Discard
+	}
+	var notes []string
+	sha, shaErr := HeadSHA(getenv("GITHUB_EVENT_PATH"), getenv("GITHUB_SHA"))
+	if shaErr != nil {
+		sha = ""
+	}
+	repo := getenv("GITHUB_REPOSITORY")
+
+	e, w, n := countBySeverity(r.Findings)
+	conclusion := "success"
+	res.ExitCode = ExitCode(r, o.FailLevel)
+	switch {
+	case res.ExitCode != 0:
+		conclusion = "failure"
+	case len(r.Findings) > 0:
+		conclusion = "neutral"
+	}
+
+	posted := false
+	if o.CheckRun {
+		reason := ""
+		switch {
+		case o.Token == "":
+			reason = "no github-token was given"
+		case shaErr != nil:
+			reason = "the commit to attach it to is unknown: " + shaErr.Error()
+		case !repoRE.MatchString(repo):
+			reason = "GITHUB_REPOSITORY is not owner/name"
+		default:
+			owner, name, _ := strings.Cut(repo, "/")
+			client, cerr := NewClient(o.HTTPClient, o.Token, getenv("GITHUB_API_URL"))
+			if cerr != nil {
+				reason = cerr.Error()
+				break
+			}
+			now := time.Now()
+			if o.Now != nil {
+				now = o.Now()
+			}
+			so := SummaryOptions{ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha, FailLevel: o.FailLevel, MaxBytes: MaxCheckRunSummaryChars}
+			url, perr := PostCheckRun(ctx, client, CheckRun{
+				Owner: owner, Repo: name,
+				Name:        CheckName(r.Command, r.Shard, getenv("GITHUB_JOB")),
+				HeadSHA:     sha,
+				Conclusion:  conclusion,
+				Title:       fmt.Sprintf("%d errors, %d warnings, %d notices", e, w, n),
+				Summary:     Summary(r, so),
+				Findings:    r.Findings,
+				DefaultFile: o.DefaultFile,
+				Now:         now,
+			})
+			res.CheckRunURL = url
+			switch {
+			case errors.Is(perr, ErrCheckRunForbidden):
+				reason = "the token may not create check runs (403; a pull request from a fork gets a read-only token)"
+			case perr != nil:
+				reason = "the GitHub API failed: " + perr.Error()
+			default:
+				posted = true
+			}
+		}
+		if !posted {
+			res.FellBack, res.Reason = true, reason
+			notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
+			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", oneLine(cut(reason, 500)))
+		} else {
+			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, r.Shard, getenv("GITHUB_JOB"))+".")
+		}
+	}
+	if !posted {
+		res.Hidden = WriteAnnotations(log, r.Findings)
+	}
+	if o.RawLogs {
+		if err := WriteHookLogs(log, r.Runs); err != nil {
+			return res, err
+		}
+	}
+	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		s := Summary(r, SummaryOptions{
+			ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha,
+			FailLevel: o.FailLevel, Hidden: res.Hidden, Notes: notes,
+		})
+		if err := appendFile(p, s); err != nil {
+			return res, fmt.Errorf("writing job summary: %w", err)
+		}
+	}
+	if p := getenv("GITHUB_OUTPUT"); p != "" {
+		out := Outputs{Verdict: r.Verdict, Findings: len(r.Findings), Failed: Failed(r, o.FailLevel), Report: o.ReportPath}
+		if out.Verdict != report.VerdictPass && out.Verdict != report.VerdictFail {
+			out.Verdict = report.VerdictError
+		}
+		if err := WriteOutputs(p, out); err != nil {
+			return res, fmt.Errorf("writing step outputs: %w", err)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,321 @@
+package annotate
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+)
+
+// SummaryOptions says where links point and what else to say.
+type SummaryOptions struct {
+	// ServerURL (GITHUB_SERVER_URL), Repo (owner/name) and SHA build links
+	// to the lines findings concern; without all three, no links.
+	ServerURL, Repo, SHA string
+	// FailLevel decides what the verdict line counts as failing.
+	FailLevel FailLevel
+	// Hidden is what WriteAnnotations left out of the log.
+	Hidden Hidden
+	// Notes are vigiles' own sentences (never untrusted text), printed
+	// at the end, e.g. why the check run fell back to the log.
+	Notes []string
+	// MaxBytes overrides MaxStepSummaryBytes (for tests and the check
+	// run's shorter summary); 0 means MaxStepSummaryBytes.
+	MaxBytes int
+}
+
+// Cell widths for untrusted values, in characters before escaping.
+const (
+	cellChars    = 120
+	messageChars = 600
+	hostsPerCell = 5
+)
+
+var (
+	repoRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+	shaRE  = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+)
+
+// LineURL is the link to line `line` of repository-relative `path`:
+// {server}/{repo}/blob/{sha}/{path}#L{line}, every path segment
+// percent-escaped. It returns "" when any part is missing or malformed.
+func LineURL(server, repo, sha, path string, line int) string {
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return ""
+	}
+	if !repoRE.MatchString(repo) || !shaRE.MatchString(sha) || path == "" {
+		return ""
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "./"), "/")
+	for i, s := range segs {
+		if s == "" || s == "." || s == ".." {
+			return ""
+		}
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), "&", "%26")
+	}
+	link := strings.TrimSuffix(u.String(), "/") + "/" + repo + "/blob/" + sha + "/" + strings.Join(segs, "/")
+	if line > 0 {
+		link += "#L" + strconv.Itoa(line)
+	}
+	return link
+}
+
+// where renders a location as escaped text, linked when possible.
+func where(o SummaryOptions, l report.Location) string {
+	if l.File == "" {
+		return "—"
+	}
+	text := md(l.File, cellChars)
+	if l.Line > 0 {
+		text += "&#58;" + strconv.Itoa(l.Line)
+	}
+	if link := LineURL(o.ServerURL, o.Repo, o.SHA, l.File, l.Line); link != "" {
+		return "[" + text + "](" + link + ")"
+	}
+	return text
+}
+
+// summaryWriter appends markdown while it fits the budget.
+type summaryWriter struct {
+	b      strings.Builder
+	budget int
+}
+
+func (w *summaryWriter) fits(s string) bool { return w.b.Len()+len(s) <= w.budget }
+
+func (w *summaryWriter) line(s string) {
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+}
+
+// table writes a header and as many rows as fit, then a visible
+// "N more not shown" line for the rest.
+func (w *summaryWriter) table(header string, rows []string, what string) {
+	sep := "|" + strings.Repeat("---|", strings.Count(header, "|")-1)
+	w.line(header)
+	w.line(sep)
+	for i, r := range rows {
+		if !w.fits(r + "\n") {
+			w.line("")
+			w.line(fmt.Sprintf("**%d more %s not shown** (the summary is limited to %d bytes; the JSON report has them all).", len(rows)-i, what, MaxStepSummaryBytes))
+			return
+		}
+		w.line(r)
+	}
+	w.line("")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// countBySeverity returns the counts of errors, warnings and notices.
+func countBySeverity(fs []report.Finding) (e, w, n int) {
+	for _, f := range fs {
+		switch level(f.Severity) {
+		case report.SeverityError:
+			e++
+		case report.SeverityWarning:
+			w++
+		default:
+			n++
+		}
+	}
+	return
+}
+
+// verdictLine is the summary's first line.
+func verdictLine(r *report.Report, o SummaryOptions) string {
+	icon := map[string]string{report.VerdictPass: "✅", report.VerdictFail: "❌", report.VerdictError: "⚠️"}[r.Verdict]
+	verdict := r.Verdict
+	if icon == "" {
+		icon, verdict = "⚠️", "unknown"
+	}
+	e, w, n := countBySeverity(r.Findings)
+	cmd := r.Command
+	if cmd != "test" && cmd != "audit" {
+		cmd = "report"
+	}
+	s := fmt.Sprintf("## %s vigiles %s: %s — %s (%s, %s, %s), %s",
+		icon, cmd, verdict, plural(len(r.Findings), "finding", "findings"),
+		plural(e, "error", "errors"), plural(w, "warning", "warnings"), plural(n, "notice", "notices"),
+		plural(len(r.Runs), "hook run", "hook runs"))
+	if failed := Failed(r, o.FailLevel); failed > 0 {
+		s += fmt.Sprintf(", %d at or above fail-level %s", failed, failLevelName(o.FailLevel))
+	}
+	if r.Shard != "" {
+		s += ", shard " + md(r.Shard, 20)
+	}
+	return s
+}
+
+func failLevelName(l FailLevel) string {
+	if l == "" {
+		return string(FailError)
+	}
+	return string(l)
+}
+
+// hostsCell renders the hosts a run tried: allowed/blocked counts and up
+// to hostsPerCell names.
+func hostsCell(eg []evidence.Egress) string {
+	if eg == nil {
+		return "not recorded"
+	}
+	if len(eg) == 0 {
+		return "none"
+	}
+	type dest struct {
+		name    string
+		allowed bool
+	}
+	seen := map[dest]bool{}
+	var ds []dest
+	allowed, blocked := 0, 0
+	for _, e := range eg {
+		name := e.Host
+		if name == "" {
+			name = e.IP
+		}
+		if e.Port > 0 {
+			name += ":" + strconv.Itoa(e.Port)
+		}
+		d := dest{name, e.Allowed}
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		ds = append(ds, d)
+		if e.Allowed {
+			allowed++
+		} else {
+			blocked++
+		}
+	}
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].allowed != ds[j].allowed {
+			return !ds[i].allowed
+		}
+		return ds[i].name < ds[j].name
+	})
+	var names []string
+	for i, d := range ds {
+		if i == hostsPerCell {
+			names = append(names, fmt.Sprintf("+%d more", len(ds)-i))
+			break
+		}
+		mark := "blocked"
+		if d.allowed {
+			mark = "allowed"
+		}
+		names = append(names, md(d.name, 80)+" ("+mark+")")
+	}
+	return fmt.Sprintf("%d allowed / %d blocked: %s", allowed, blocked, strings.Join(names, ", "))
+}
+
+func writesCell(ws []evidence.Write) string {
+	if ws == nil {
+		return "not recorded"
+	}
+	return strconv.Itoa(len(ws))
+}
+
+func durationCell(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+// Summary renders the job summary markdown for r: the verdict line, a
+// table of hook runs, the findings with links to their lines, and the
+// baseline drift, within o.MaxBytes (default MaxStepSummaryBytes) with a
+// visible "N more not shown" wherever rows were left out. Every value from
+// the report is escaped.
+func Summary(r *report.Report, o SummaryOptions) string {
+	max := o.MaxBytes
+	if max <= 0 {
+		max = MaxStepSummaryBytes
+	}
+	reserve := SummaryReserveBytes
+	if reserve > max/4 {
+		reserve = max / 4
+	}
+	w := &summaryWriter{budget: max - reserve}
+	w.line(verdictLine(r, o))
+	w.line("")
+
+	if len(r.Findings) > 0 {
+		w.line("### Findings")
+		w.line("")
+		rows := make([]string, 0, len(r.Findings))
+		for _, f := range sortFindings(r.Findings) {
+			msg := md(f.Message, messageChars)
+			if f.Evidence != "" {
+				msg += "<br>evidence&#58; " + md(f.Evidence, messageChars)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
+				level(f.Severity), where(o, f.Location), md(f.Rule, cellChars), md(f.Title, cellChars), msg))
+		}
+		w.table("| Severity | Where | Rule | Title | Message |", rows, "findings")
+	}
+
+	if len(r.Runs) > 0 {
+		w.line("### Hook runs")
+		w.line("")
+		rows := make([]string, 0, len(r.Runs))
+		for _, h := range r.Runs {
+			event := md(h.Event, cellChars)
+			if h.Tool != "" {
+				event += " (" + md(h.Tool, cellChars) + ")"
+			}
+			outcome := md(h.Outcome, 40)
+			if h.TimedOut {
+				outcome += ", timed out"
+			}
+			if h.Reason != "" {
+				outcome += ": " + md(h.Reason, cellChars)
+			}
+			tier := md(h.Tier, 20)
+			if h.Tier == "direct" {
+				tier += " (unconfined)"
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |",
+				md(h.Plugin, cellChars), event, tier, outcome, hostsCell(h.Egress), writesCell(h.Writes), durationCell(h.DurationMs)))
+		}
+		w.table("| Plugin | Event | Tier | Outcome | Hosts tried (allowed / blocked) | Files written | Duration |", rows, "hook runs")
+	}
+
+	if len(r.Drift) > 0 {
+		w.line("### Baseline drift")
+		w.line("")
+		rows := make([]string, 0, len(r.Drift))
+		for _, d := range r.Drift {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
+				md(d.Hook, cellChars), md(d.Kind, 40), md(d.Was, cellChars), md(d.Now, cellChars), where(o, d.Location)))
+		}
+		w.table("| Hook | Change | Was | Now | Where |", rows, "drift entries")
+	}
+
+	// The reserve guarantees these fit.
+	w.budget = max
+	if h := o.Hidden; h.Total() > 0 {
+		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step; the findings table above lists them.",
+			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel))
+		w.line("")
+	}
+	for _, n := range o.Notes {
+		w.line("> " + md(n, 1000))
+		w.line("")
+	}
+	return cutBytes(w.b.String(), max)
+}
