@@ -60,7 +60,7 @@ func (es ConfigErrors) Findings() []report.Finding {
 	for _, e := range es {
 		out = append(out, report.Finding{Rule: RuleConfig, Severity: report.SeverityError,
 			Location: report.Location{File: e.File, Line: e.Line, Column: e.Column},
-			Title: "invalid .vigiles.yml", Message: e.Msg})
+			Title:    "invalid .vigiles.yml", Message: e.Msg})
 	}
 	return out
 }

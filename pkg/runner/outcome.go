@@ -78,6 +78,9 @@ func normalizeJSON(v any) any {
 // not run it or it timed out; allowed otherwise (another non-zero exit is
 // a non-blocking error to the agent, which carries on).
 func Decide(res *sandbox.Result, runErr error) Decision {
+	if res != nil && res.Tier == sandbox.TierRefused {
+		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + orDefault(res.Refusal, res.Error)}
+	}
 	if runErr != nil {
 		return Decision{Outcome: report.OutcomeError, Reason: "vigiles could not run the hook: " + runErr.Error()}
 	}
@@ -85,8 +88,6 @@ func Decide(res *sandbox.Result, runErr error) Decision {
 		return Decision{Outcome: report.OutcomeError, Reason: "no run result"}
 	}
 	switch {
-	case res.Tier == sandbox.TierRefused:
-		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + res.Refusal}
 	case res.Error != "":
 		return Decision{Outcome: report.OutcomeError, Reason: "the run failed: " + res.Error}
 	case res.TimedOut:

@@ -1,0 +1,751 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// Version is written into reports as the tool version; cmd sets it.
+var Version = "dev"
+
+// Options configure Test and Audit.
+type Options struct {
+	// Dir is the work tree (the repository root); default ".".
+	Dir string
+	// Config is the policy file; default .vigiles.yml in Dir (Test
+	// requires it; Audit reads it when it exists).
+	Config string
+	// Paths are the roots to discover (Audit); default Dir.
+	Paths []string
+	// Baseline is the baseline file (Audit); "" = no comparison.
+	Baseline string
+	// UpdateBaseline writes the baseline from this run.
+	UpdateBaseline bool
+	// Sandbox overrides the configured mode; "" = from config, else
+	// strict for Audit and auto for Test.
+	Sandbox sandbox.Mode
+	// Egress overrides the configured policy; nil = from config (deny).
+	Egress *evidence.EgressPolicy
+	// Shard is "i/n" to run one deterministic part of the work.
+	Shard string
+	// Jobs bounds parallel runs; 0 = runtime.NumCPU().
+	Jobs int
+	// Executor runs hooks; nil = the real sandbox.
+	Executor Executor
+	// Progress receives a line per finished run; nil = quiet.
+	Progress io.Writer
+}
+
+// Errors Test and Audit wrap.
+var (
+	ErrNoConfig  = errors.New("no policy file")
+	ErrBadShard  = errors.New("bad shard")
+	ErrBadOption = errors.New("bad option")
+)
+
+// Rules of run findings.
+const (
+	RuleRunRefused = "run/refused"
+	RuleRunFailed  = "run/failed"
+	RuleRunTimeout = "run/timeout"
+	RuleRunEgress  = "run/egress"
+	RuleNoRun      = "plan/not-run"
+	RuleCheckHook  = "check/no-hook"
+)
+
+// ParseShard parses "i/n" (1 ≤ i ≤ n); "" is 1/1.
+func ParseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return 0, 0, fmt.Errorf("shard %q: want i/n such as 2/4: %w", s, ErrBadShard)
+	}
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > 10000 {
+		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 ≤ i ≤ n ≤ 10000: %w", s, ErrBadShard)
+	}
+	return i, n, nil
+}
+
+// session is the state Test and Audit share.
+type session struct {
+	o        Options
+	dir      string
+	cfg      *Config
+	findings []report.Finding
+	hooks    []*Hook
+	shardI   int
+	shardN   int
+	settings *runSettings
+}
+
+func newSession(o Options, command string) (*session, error) {
+	s := &session{o: o}
+	var err error
+	if s.shardI, s.shardN, err = ParseShard(o.Shard); err != nil {
+		return nil, err
+	}
+	if o.UpdateBaseline && s.shardN > 1 {
+		return nil, fmt.Errorf("--update-baseline needs the whole audit, not shard %s: %w", o.Shard, ErrBadOption)
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir = "."
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("work tree: %w", err)
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return nil, fmt.Errorf("work tree: %w", err)
+	}
+	s.dir = dir
+
+	// Policy.
+	cfgPath := o.Config
+	explicit := cfgPath != ""
+	if !explicit {
+		cfgPath = DefaultConfig
+	}
+	abs := s.abs(cfgPath)
+	s.cfg = &Config{File: cfgPath, Payloads: map[string]map[string]any{}}
+	data, err := os.ReadFile(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && command == "audit" && !explicit:
+	case err != nil && command == "test" || err != nil && explicit:
+		return nil, fmt.Errorf("reading %s: %w: %w", cfgPath, ErrNoConfig, err)
+	case err == nil:
+		rel := cfgPath
+		if r, rerr := relTo(dir, abs); rerr == nil {
+			rel = r
+		}
+		cfg, perr := ParseConfig(rel, data)
+		var ces ConfigErrors
+		if errors.As(perr, &ces) {
+			s.findings = append(s.findings, ces.Findings()...)
+		} else if perr != nil {
+			return nil, perr
+		}
+		if cfg != nil {
+			s.cfg = cfg
+		}
+	}
+
+	// Settings.
+	d := s.cfg.Defaults
+	mode := o.Sandbox
+	if mode == "" {
+		mode = d.Sandbox
+	}
+	if mode == "" {
+		mode = sandbox.ModeAuto
+		if command == "audit" {
+			mode = sandbox.ModeStrict
+		}
+	}
+	if _, err := sandbox.ParseMode(string(mode)); err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrBadOption)
+	}
+	eg := evidence.EgressPolicy{Mode: evidence.EgressDeny}
+	if d.Egress != nil {
+		eg = *d.Egress
+	}
+	if o.Egress != nil {
+		eg = *o.Egress
+	}
+	exec := o.Executor
+	if exec == nil {
+		exec = SandboxExecutor
+	}
+	s.settings = &runSettings{dir: dir, mode: mode, egress: eg, timeout: d.Timeout, linger: d.Linger,
+		limits: d.Limits, outCap: d.OutputCap, jobs: o.Jobs, exec: exec, progress: o.Progress}
+	return s, nil
+}
+
+func (s *session) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(s.dir, p)
+}
+
+// discover runs every adapter over the roots and marks trust.
+func (s *session) discover(paths []string) error {
+	roots := []string{}
+	if len(paths) == 0 {
+		roots = append(roots, s.dir)
+	}
+	for _, p := range paths {
+		a := s.abs(p)
+		if r, err := filepath.EvalSymlinks(a); err == nil {
+			a = r
+		}
+		if _, err := relTo(s.dir, a); err != nil {
+			return fmt.Errorf("audit path %s: %w", p, err)
+		}
+		fi, err := os.Stat(a)
+		if err != nil || !fi.IsDir() {
+			return fmt.Errorf("audit path %s: not a directory: %w", p, ErrBadOption)
+		}
+		roots = append(roots, a)
+	}
+	// Plugin paths named in the policy are discovery roots too.
+	for _, g := range append(append([]string{}, s.cfg.Trusted...), s.cfg.Untrusted...) {
+		matches, _ := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(g)))
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
+				if _, err := relTo(s.dir, m); err == nil {
+					roots = append(roots, m)
+				}
+			}
+		}
+	}
+	seenRoot := map[string]bool{}
+	seenHook := map[string]bool{}
+	seenFinding := map[string]bool{}
+	for _, root := range roots {
+		if seenRoot[root] {
+			continue
+		}
+		seenRoot[root] = true
+		for _, a := range Adapters {
+			d, err := a.Discover(s.dir, root)
+			if err != nil {
+				return fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
+			}
+			for _, h := range d.Hooks {
+				if !seenHook[h.ID] {
+					seenHook[h.ID] = true
+					s.hooks = append(s.hooks, h)
+				}
+			}
+			for _, f := range d.Findings {
+				k := f.Rule + "\x00" + f.Location.File + "\x00" + strconv.Itoa(f.Location.Line) + "\x00" + strconv.Itoa(f.Location.Column) + "\x00" + f.Message
+				if !seenFinding[k] {
+					seenFinding[k] = true
+					s.findings = append(s.findings, f)
+				}
+			}
+		}
+	}
+	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
+	for _, h := range s.hooks {
+		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
+	}
+	return nil
+}
+
+// trusted says whether a plugin root is authored here: listed under
+// plugins.trusted and not under plugins.untrusted (untrusted wins).
+func trusted(root string, trustedGlobs, untrustedGlobs []string) bool {
+	in := func(globs []string) bool {
+		for _, g := range globs {
+			g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
+			if g == "" {
+				g = "."
+			}
+			if g == root || globMatch(g, root) || (g != "." && strings.HasPrefix(root, g+"/")) || g == "**" {
+				return true
+			}
+		}
+		return false
+	}
+	return in(trustedGlobs) && !in(untrustedGlobs)
+}
+
+// toolsFor returns the tools (or matcher values) a hook runs for in an
+// audit, and why none when it runs for none.
+func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payload, string) {
+	spec, known := knownEvents[h.Event]
+	if !known {
+		return []Payload{BuildPayload(h.Event, "", cwd, nil, nil)}, ""
+	}
+	m, err := CompileMatcher(h.Matcher)
+	if err != nil {
+		return nil, fmt.Sprintf("its matcher %q is not a valid regular expression, so it never runs", h.Matcher)
+	}
+	if spec.Tool {
+		var cands []string
+		cands = append(cands, DefaultTools...)
+		for _, n := range m.Names() {
+			if !contains(cands, n) {
+				cands = append(cands, n)
+			}
+		}
+		var out []Payload
+		for _, t := range cands {
+			if !m.Match(t) {
+				continue
+			}
+			in := payloads[t]
+			var ti map[string]any
+			if in != nil {
+				ti = copyMap(in)
+			} else {
+				ti = DefaultToolInput(t, cwd)
+			}
+			if !IfMatches(h.If, h.Event, t, ti) {
+				continue
+			}
+			out = append(out, BuildPayload(h.Event, t, cwd, ti, nil))
+		}
+		if len(out) == 0 {
+			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s)", h.Matcher, strings.Join(DefaultTools, ", "))
+			if h.If != "" {
+				why = fmt.Sprintf("no default tool input passes its if condition %q (matcher %q)", h.If, h.Matcher)
+			}
+			return nil, why + "; add a check with the tool and input it is meant for"
+		}
+		return out, ""
+	}
+	if h.If != "" {
+		return nil, fmt.Sprintf("it has an if condition (%q) on %s, a non-tool event, and Claude Code never runs such a handler", h.If, h.Event)
+	}
+	if spec.MatchField == "" || !h.HasMatcher {
+		v := ""
+		if spec.MatchField != "" {
+			v = spec.Values[0]
+		}
+		return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
+	}
+	for _, v := range append(append([]string{}, spec.Values...), m.Names()...) {
+		if m.Match(v) {
+			return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
+		}
+	}
+	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(spec.Values, ", "))
+}
+
+func contains(s []string, v string) bool {
+	for _, e := range s {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func runID(h *Hook, tool string) string {
+	if tool == "" {
+		return h.ID
+	}
+	return h.ID + "@" + tool
+}
+
+// shardOf keeps the runs of shard i of n: every n-th run of the sorted
+// plan, starting at the (i-1)-th.
+func shardOf(plan []*plannedRun, i, n int) []*plannedRun {
+	if n <= 1 {
+		return plan
+	}
+	var out []*plannedRun
+	for k, p := range plan {
+		if k%n == i-1 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortPlan(plan []*plannedRun) {
+	sort.SliceStable(plan, func(i, j int) bool { return plan[i].ID < plan[j].ID })
+}
+
+// newReport assembles and orders a report.
+func (s *session) newReport(command string, runs []report.HookRun, finds []report.Finding, drift []report.Drift) *report.Report {
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: Version}, Command: command,
+		Runs: runs, Findings: finds, Drift: drift}
+	if s.shardN > 1 {
+		rep.Shard = fmt.Sprintf("%d/%d", s.shardI, s.shardN)
+	}
+	finish(rep)
+	return rep
+}
+
+// finish sorts a report and sets its verdict: error when a run was refused
+// or vigiles failed, fail when any finding is an error, else pass.
+func finish(rep *report.Report) {
+	if rep.Runs == nil {
+		rep.Runs = []report.HookRun{}
+	}
+	if rep.Findings == nil {
+		rep.Findings = []report.Finding{}
+	}
+	sort.SliceStable(rep.Runs, func(i, j int) bool { return rep.Runs[i].ID < rep.Runs[j].ID })
+	sortFindings(rep.Findings)
+	sortDrift(rep.Drift)
+	rep.Verdict = report.VerdictPass
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError {
+			rep.Verdict = report.VerdictFail
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunRefused || f.Rule == RuleRunFailed {
+			rep.Verdict = report.VerdictError
+		}
+	}
+}
+
+// runFindings are the findings every executed run can produce on its own.
+func runFindings(e executed) []report.Finding {
+	r := e.run
+	switch {
+	case r.Tier == string(sandbox.TierRefused):
+		return []report.Finding{{Rule: RuleRunRefused, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
+			Title: "run refused", Message: fmt.Sprintf("%s was not run: %s", r.ID, orDefault(r.Refusal, r.Reason))}}
+	case r.Outcome == report.OutcomeError && !r.TimedOut:
+		return []report.Finding{{Rule: RuleRunFailed, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
+			Title: "run failed", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
+	case r.TimedOut:
+		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "hook timed out", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
+	}
+	return nil
+}
+
+// Audit runs every discovered hook for every event it handles — confined
+// (strict mode unless told otherwise) with egress recorded — and reports
+// per run its outcome, the hosts it tried, the files it wrote and its
+// duration; with a baseline, anything new is a finding at the hook's
+// declaration.
+func Audit(ctx context.Context, o Options) (*report.Report, error) {
+	s, err := newSession(o, "audit")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.discover(o.Paths); err != nil {
+		return nil, err
+	}
+	var plan []*plannedRun
+	var planFinds []report.Finding
+	for _, h := range s.hooks {
+		if !h.Executable() {
+			plan = append(plan, &plannedRun{ID: h.ID, Hook: h, Payload: Payload{Event: h.Event}})
+			continue
+		}
+		ps, why := toolsFor(h, s.cfg.Payloads, s.dir)
+		if len(ps) == 0 {
+			planFinds = append(planFinds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityNotice, Location: h.Location, Hook: h.ID,
+				Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s", h.ID, why)})
+			continue
+		}
+		for _, p := range ps {
+			plan = append(plan, &plannedRun{ID: runID(h, p.Tool), Hook: h, Payload: p})
+		}
+	}
+	sortPlan(plan)
+	allIDs := map[string]bool{}
+	for _, p := range plan {
+		allIDs[p.ID] = true
+	}
+	mine := shardOf(plan, s.shardI, s.shardN)
+	results := s.settings.execute(ctx, mine)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("audit interrupted: %w", err)
+	}
+
+	var finds []report.Finding
+	if s.shardI == 1 {
+		finds = append(finds, s.findings...)
+		finds = append(finds, planFinds...)
+	}
+	runs := make([]report.HookRun, 0, len(results))
+	for _, e := range results {
+		runs = append(runs, e.run)
+		finds = append(finds, runFindings(e)...)
+	}
+
+	var drift []report.Drift
+	if o.Baseline != "" {
+		bpath := s.abs(o.Baseline)
+		brel := o.Baseline
+		if r, err := relTo(s.dir, bpath); err == nil {
+			brel = r
+		}
+		b, err := LoadBaseline(bpath)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !o.UpdateBaseline && s.shardI == 1 {
+				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline` to create it", brel)})
+			}
+		case err != nil:
+			if !o.UpdateBaseline {
+				finds = append(finds, report.Finding{Rule: RuleBaselineInvalid, Severity: report.SeverityError,
+					Location: report.Location{File: brel}, Message: err.Error()})
+			}
+		default:
+			sev := report.SeverityError
+			if o.UpdateBaseline {
+				sev = report.SeverityNotice
+			}
+			d, f := compareBaseline(b, runs, allIDs, s.shardI == 1, sev)
+			drift = append(drift, d...)
+			finds = append(finds, f...)
+		}
+	} else {
+		finds = append(finds, egressNotices(runs)...)
+	}
+	rep := s.newReport("audit", runs, finds, drift)
+	if o.UpdateBaseline {
+		if o.Baseline == "" {
+			return nil, fmt.Errorf("--update-baseline needs a baseline path: %w", ErrBadOption)
+		}
+		if err := WriteBaseline(s.abs(o.Baseline), NewBaseline(rep)); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// egressNotices are the audit's inventory of network attempts when there
+// is no baseline to compare with.
+func egressNotices(runs []report.HookRun) []report.Finding {
+	var out []report.Finding
+	for _, r := range runs {
+		if len(r.Egress) == 0 {
+			continue
+		}
+		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "network attempt", Message: fmt.Sprintf("%s %s%s tried to reach %s", r.Plugin, r.Event, toolSuffix(r.Tool), hostList(r.Egress)),
+			Evidence: egressEvidence(r.Egress)})
+	}
+	return out
+}
+
+// Test runs the checks of .vigiles.yml and reports every failed
+// expectation at the line that states it.
+func Test(ctx context.Context, o Options) (*report.Report, error) {
+	s, err := newSession(o, "test")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.discover(o.Paths); err != nil {
+		return nil, err
+	}
+	var plan []*plannedRun
+	var planFinds []report.Finding
+	for _, c := range s.cfg.Checks {
+		ps, fs := s.planCheck(c)
+		plan = append(plan, ps...)
+		planFinds = append(planFinds, fs...)
+	}
+	sortPlan(plan)
+	mine := shardOf(plan, s.shardI, s.shardN)
+	results := s.settings.execute(ctx, mine)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("test interrupted: %w", err)
+	}
+	var finds []report.Finding
+	if s.shardI == 1 {
+		finds = append(finds, s.findings...)
+		finds = append(finds, planFinds...)
+	}
+	runs := make([]report.HookRun, 0, len(results))
+	for i, e := range results {
+		runs = append(runs, e.run)
+		rf := runFindings(e)
+		finds = append(finds, rf...)
+		if len(rf) > 0 && e.run.Outcome == report.OutcomeError && !e.run.TimedOut {
+			continue // nothing to check against
+		}
+		finds = append(finds, checkExpectations(mine[i].Check, e)...)
+	}
+	return s.newReport("test", runs, finds, nil), nil
+}
+
+// planCheck resolves a check to the runs it makes.
+func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
+	var hooks []*Hook
+	if c.Command != "" {
+		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event,
+			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
+			MatcherLocation: c.HookLoc, Trusted: c.Trusted}}
+	} else {
+		var names []string
+		for _, h := range s.hooks {
+			if h.ID == c.Hook || h.Plugin == c.Hook || strings.HasPrefix(h.ID, c.Hook+"#") {
+				if h.Event == c.Event && h.Executable() {
+					hooks = append(hooks, h)
+				}
+				names = append(names, h.Event)
+			}
+		}
+		if len(hooks) == 0 {
+			msg := fmt.Sprintf("check %q: no command hook %q handles %s", c.Name, c.Hook, c.Event)
+			if len(names) > 0 {
+				sort.Strings(names)
+				msg += fmt.Sprintf(" (it declares %s)", strings.Join(dedupe(names), ", "))
+			} else {
+				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)
+			}
+			return nil, []report.Finding{{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.HookLoc, Message: msg}}
+		}
+	}
+	var plan []*plannedRun
+	var finds []report.Finding
+	spec := knownEvents[c.Event]
+	for _, h := range hooks {
+		m, _ := CompileMatcher(h.Matcher)
+		tool := c.Tool
+		if tool == "" {
+			switch {
+			case spec.Tool:
+				tool = "Bash"
+				if h.HasMatcher {
+					for _, t := range append(append([]string{}, DefaultTools...), m.Names()...) {
+						if m.Match(t) {
+							tool = t
+							break
+						}
+					}
+				}
+			case spec.MatchField != "":
+				tool = spec.Values[0]
+				if h.HasMatcher {
+					for _, v := range append(append([]string{}, spec.Values...), m.Names()...) {
+						if m.Match(v) {
+							tool = v
+							break
+						}
+					}
+				}
+			}
+		}
+		var ti map[string]any
+		if spec.Tool {
+			switch {
+			case c.Input != nil:
+				ti = copyMap(c.Input)
+			case s.cfg.Payloads[tool] != nil:
+				ti = copyMap(s.cfg.Payloads[tool])
+			default:
+				ti = DefaultToolInput(tool, s.dir)
+			}
+		}
+		if c.Command == "" && (spec.Tool || spec.MatchField != "") && h.HasMatcher && !m.Match(tool) {
+			finds = append(finds, report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: h.ID,
+				Message: fmt.Sprintf("check %q: %s would not run for %s: its matcher %q does not select it", c.Name, h.ID, tool, h.Matcher)})
+			continue
+		}
+		if h.If != "" && !IfMatches(h.If, c.Event, tool, ti) {
+			finds = append(finds, report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: h.ID,
+				Message: fmt.Sprintf("check %q: %s would not run: its if condition %q does not match this %s call", c.Name, h.ID, h.If, tool)})
+			continue
+		}
+		id := "check:" + c.Name
+		if len(hooks) > 1 || c.Command == "" {
+			id += ">" + h.ID
+		}
+		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
+			Payload: BuildPayload(c.Event, tool, s.dir, ti, c.Payload)})
+	}
+	return plan, finds
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func knownHookNames(hs []*Hook) string {
+	seen := map[string]bool{}
+	var ps []string
+	for _, h := range hs {
+		if !seen[h.Plugin] {
+			seen[h.Plugin] = true
+			ps = append(ps, h.Plugin)
+		}
+	}
+	sort.Strings(ps)
+	if len(ps) == 0 {
+		return "none were discovered"
+	}
+	return "plugins found: " + strings.Join(ps, ", ")
+}
+
+// Merge joins shard reports into one, equal to what an unsharded run
+// would have produced (durations aside). The reports must share a command
+// and schema, and no run may appear twice.
+func Merge(reports ...*report.Report) (*report.Report, error) {
+	if len(reports) == 0 {
+		return nil, fmt.Errorf("merging reports: none given: %w", ErrBadOption)
+	}
+	out := &report.Report{Schema: report.Schema, Tool: reports[0].Tool, Command: reports[0].Command}
+	seenRun := map[string]bool{}
+	seenShard := map[string]bool{}
+	total := 0
+	for k, r := range reports {
+		if r == nil {
+			return nil, fmt.Errorf("merging reports: report %d is missing: %w", k+1, ErrBadOption)
+		}
+		if r.Schema != report.Schema {
+			return nil, fmt.Errorf("merging reports: report %d has schema %q, want %q: %w", k+1, r.Schema, report.Schema, ErrBadOption)
+		}
+		if r.Command != out.Command {
+			return nil, fmt.Errorf("merging reports: report %d is from %q, the first from %q: %w", k+1, r.Command, out.Command, ErrBadOption)
+		}
+		if r.Shard != "" {
+			if seenShard[r.Shard] {
+				return nil, fmt.Errorf("merging reports: shard %s given twice: %w", r.Shard, ErrBadOption)
+			}
+			seenShard[r.Shard] = true
+			_, n, err := ParseShard(r.Shard)
+			if err != nil {
+				return nil, fmt.Errorf("merging reports: report %d: %w", k+1, err)
+			}
+			if total != 0 && n != total {
+				return nil, fmt.Errorf("merging reports: shards of %d and of %d runs mixed: %w", total, n, ErrBadOption)
+			}
+			total = n
+		}
+		for _, run := range r.Runs {
+			if seenRun[run.ID] {
+				return nil, fmt.Errorf("merging reports: run %s appears twice: %w", run.ID, ErrBadOption)
+			}
+			seenRun[run.ID] = true
+			out.Runs = append(out.Runs, run)
+		}
+		out.Findings = append(out.Findings, r.Findings...)
+		out.Drift = append(out.Drift, r.Drift...)
+	}
+	if total > 0 && len(seenShard) != total {
+		var missing []string
+		for i := 1; i <= total; i++ {
+			if !seenShard[fmt.Sprintf("%d/%d", i, total)] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, total))
+			}
+		}
+		return nil, fmt.Errorf("merging reports: shards %s are missing: %w", strings.Join(missing, ", "), ErrBadOption)
+	}
+	finish(out)
+	return out, nil
+}

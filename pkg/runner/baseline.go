@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// BaselineSchema names the baseline document.
+const BaselineSchema = "vigiles.baseline/v1"
+
+// Drift kinds.
+const (
+	DriftHost        = "host"
+	DriftWrite       = "write"
+	DriftOutcome     = "outcome"
+	DriftHookAdded   = "hook-added"
+	DriftHookRemoved = "hook-removed"
+)
+
+// Rules of baseline findings.
+const (
+	RuleDriftPrefix      = "baseline/"
+	RuleBaselineMissing  = "baseline/missing"
+	RuleBaselineInvalid  = "baseline/invalid"
+	RuleBaselineUnproven = "baseline/not-recorded"
+)
+
+// Baseline is what an accepted audit saw, per run: stable and sorted so
+// that a change reads as a small diff in a pull request.
+type Baseline struct {
+	Schema string                 `json:"schema"`
+	Runs   map[string]BaselineRun `json:"runs"`
+}
+
+// BaselineRun is one run's accepted behaviour.
+type BaselineRun struct {
+	Plugin  string   `json:"plugin"`
+	Event   string   `json:"event"`
+	Tool    string   `json:"tool,omitempty"`
+	Command string   `json:"command,omitempty"`
+	Outcome string   `json:"outcome"`
+	Hosts   []string `json:"hosts"`
+	Writes  []string `json:"writes"`
+}
+
+// hostsOf lists the destinations of a run, sorted and deduplicated.
+func hostsOf(r report.HookRun) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, e := range r.Egress {
+		h := strings.ToLower(egressHost(e))
+		if e.Host == "" && e.Port != 0 {
+			h = fmt.Sprintf("%s:%d", h, e.Port)
+		}
+		if h != "" && !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writesOf lists the paths a run wrote, sorted, without its throwaway
+// $TMPDIR (scratch that differs on every run).
+func writesOf(r report.HookRun) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, w := range r.Writes {
+		if strings.HasPrefix(w.Path, "$TMPDIR/") || seen[w.Path] {
+			continue
+		}
+		seen[w.Path] = true
+		out = append(out, w.Path)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// NewBaseline records the runs of a report.
+func NewBaseline(rep *report.Report) *Baseline {
+	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
+	for _, r := range rep.Runs {
+		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r)}
+	}
+	return b
+}
+
+// Marshal writes the baseline as indented JSON with sorted keys and a
+// final newline.
+func (b *Baseline) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(b); err != nil {
+		return nil, fmt.Errorf("encoding baseline: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// LoadBaseline reads a baseline file.
+func LoadBaseline(path string) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	var b Baseline
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("parsing baseline %s: %w", path, err)
+	}
+	if b.Schema != BaselineSchema {
+		return nil, fmt.Errorf("baseline %s: schema %q, want %q", path, b.Schema, BaselineSchema)
+	}
+	if b.Runs == nil {
+		b.Runs = map[string]BaselineRun{}
+	}
+	return &b, nil
+}
+
+// WriteBaseline writes b to path atomically, creating its directory.
+func WriteBaseline(path string, b *Baseline) error {
+	data, err := b.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".baseline-*.json")
+	if err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	return nil
+}
+
+// compareBaseline returns the drift of runs from the baseline and a
+// finding per drift at the hook's declaration. allIDs is every run ID of
+// the whole (unsharded) plan, so that a shard does not take another
+// shard's runs for removed ones; removed runs are reported only when
+// reportRemoved is set. sev is the severity of new hosts, writes and
+// outcomes (notice when the baseline is being updated).
+func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool, reportRemoved bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+	var drift []report.Drift
+	var finds []report.Finding
+	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
+		drift = append(drift, report.Drift{Hook: r.ID, Kind: kind, Was: was, Now: now, Location: r.Location})
+		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + kind, Severity: s, Location: r.Location,
+			Title: "changed since the baseline", Message: msg, Hook: r.ID})
+	}
+	lower := func(s report.Severity) report.Severity {
+		if sev == report.SeverityNotice {
+			return report.SeverityNotice
+		}
+		return s
+	}
+	for _, r := range runs {
+		if r.Outcome == report.OutcomeNotExecutable {
+			if _, ok := b.Runs[r.ID]; !ok {
+				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline", r.Type, r.Plugin, r.Event), lower(report.SeverityWarning))
+			}
+			continue
+		}
+		old, ok := b.Runs[r.ID]
+		if !ok {
+			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %d host(s), wrote %d path(s)",
+				r.ID, r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, len(hostsOf(r)), len(writesOf(r))), lower(report.SeverityWarning))
+			continue
+		}
+		if old.Outcome != r.Outcome {
+			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
+				r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
+		}
+		if r.Egress == nil && r.Outcome != report.OutcomeError {
+			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+				Message: fmt.Sprintf("network attempts of %s were not recorded (tier %s), so new hosts cannot be ruled out; audit confined", r.ID, orDefault(r.Tier, "none"))})
+		} else {
+			known := setOf(old.Hosts)
+			for _, h := range hostsOf(r) {
+				if !known[h] {
+					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), h), sev)
+				}
+			}
+		}
+		if r.Writes == nil && r.Outcome != report.OutcomeError {
+			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+				Message: fmt.Sprintf("writes of %s were not recorded (tier %s), so new writes cannot be ruled out; audit confined", r.ID, orDefault(r.Tier, "none"))})
+		} else {
+			known := setOf(old.Writes)
+			for _, w := range writesOf(r) {
+				if !known[w] {
+					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now writes %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+				}
+			}
+		}
+	}
+	if reportRemoved {
+		ids := make([]string, 0, len(b.Runs))
+		for id := range b.Runs {
+			if !allIDs[id] {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			old := b.Runs[id]
+			loc := report.Location{File: strings.SplitN(id, "#", 2)[0]}
+			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
+			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,
+				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", id, old.Plugin, old.Event, toolSuffix(old.Tool))})
+		}
+	}
+	return drift, finds
+}
+
+func toolSuffix(t string) string {
+	if t == "" {
+		return ""
+	}
+	return " " + t
+}
+
+func setOf(s []string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for _, e := range s {
+		m[e] = true
+	}
+	return m
+}
+
+func sortDrift(d []report.Drift) {
+	sort.SliceStable(d, func(i, j int) bool {
+		if d[i].Hook != d[j].Hook {
+			return d[i].Hook < d[j].Hook
+		}
+		if d[i].Kind != d[j].Kind {
+			return d[i].Kind < d[j].Kind
+		}
+		return d[i].Now < d[j].Now
+	})
+}

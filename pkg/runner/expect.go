@@ -1,0 +1,282 @@
+package runner
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+)
+
+// Rules of expectation findings: "expect/<kind>" for a failed expectation,
+// and RuleNotRecorded for one over evidence that was not recorded.
+const (
+	RuleExpectPrefix = "expect/"
+	RuleNotRecorded  = "expect/not-recorded"
+)
+
+// maxEvidence bounds the evidence text of a finding.
+const maxEvidence = 2000
+
+// checkExpectations evaluates every expectation of a check against one
+// executed run and returns a finding per failure. Evidence that was not
+// recorded (Writes or Egress nil) fails with RuleNotRecorded: it is never a
+// pass.
+func checkExpectations(c *Check, e executed) []report.Finding {
+	var out []report.Finding
+	r := e.run
+	fail := func(x *Expectation, rule, msg, ev string) {
+		out = append(out, report.Finding{
+			Rule: rule, Severity: report.SeverityError, Location: x.Loc,
+			Title:   fmt.Sprintf("check %q: %s", c.Name, x.Kind),
+			Message: msg, Evidence: clip(ev, maxEvidence), Hook: r.ID,
+		})
+	}
+	notRecorded := func(x *Expectation, what string) {
+		why := "this run was " + orDefault(r.Tier, "not run")
+		if r.Tier == "direct" {
+			why += " (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing"
+		}
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s were not recorded; %s. Run it confined (--sandbox strict, or list the plugin under plugins.untrusted)", x.Kind, what, why), "")
+	}
+	for _, x := range c.Expect {
+		rule := RuleExpectPrefix + x.Kind
+		switch x.Kind {
+		case ExpExitCode:
+			if r.ExitCode != x.Int {
+				fail(x, rule, fmt.Sprintf("want exit status %d, the hook exited %d", x.Int, r.ExitCode), tailOf(r))
+			}
+		case ExpBlocked, ExpAllowed, ExpOutcome:
+			want := x.Str
+			if x.Kind == ExpBlocked {
+				want = map[bool]string{true: report.OutcomeBlocked, false: report.OutcomeAllowed}[x.Bool]
+			}
+			if x.Kind == ExpAllowed {
+				want = map[bool]string{true: report.OutcomeAllowed, false: report.OutcomeBlocked}[x.Bool]
+			}
+			if r.Outcome != want {
+				fail(x, rule, fmt.Sprintf("want the hook to leave the call %s; it was %s%s", want, r.Outcome, reasonSuffix(r.Reason)), tailOf(r))
+			}
+		case ExpStdoutContains, ExpStderrContains:
+			s := pick(x.Kind, r)
+			if !strings.Contains(s, x.Str) {
+				fail(x, rule, fmt.Sprintf("want %s to contain %q", stream(x.Kind), x.Str), s)
+			}
+		case ExpStdoutMatches, ExpStderrMatches:
+			s := pick(x.Kind, r)
+			if !x.Re.MatchString(s) {
+				fail(x, rule, fmt.Sprintf("want %s to match %s", stream(x.Kind), x.Re), s)
+			}
+		case ExpJSON:
+			if e.decision.Output == nil {
+				fail(x, rule, "want JSON on stdout (with exit status 0, the only case the agent reads it); the hook printed none", r.Stdout)
+				continue
+			}
+			for _, w := range x.JSON {
+				got, ok := jsonPath(e.decision.Output, w.Path)
+				if !ok {
+					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
+						Title: fmt.Sprintf("check %q: json", c.Name), Hook: r.ID,
+						Message: fmt.Sprintf("want %s = %s; the output has no such field", w.Path, showValue(w.Value)), Evidence: clip(r.Stdout, maxEvidence)})
+					continue
+				}
+				if !reflect.DeepEqual(got, w.Value) {
+					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
+						Title: fmt.Sprintf("check %q: json", c.Name), Hook: r.ID,
+						Message: fmt.Sprintf("want %s = %s, found %s", w.Path, showValue(w.Value), showValue(got)), Evidence: clip(r.Stdout, maxEvidence)})
+				}
+			}
+		case ExpNoEgress:
+			if r.Egress == nil {
+				notRecorded(x, "network attempts")
+				continue
+			}
+			if len(r.Egress) > 0 {
+				fail(x, rule, fmt.Sprintf("want no network attempts; the hook tried %s", hostList(r.Egress)), egressEvidence(r.Egress))
+			}
+		case ExpEgressOnly:
+			if r.Egress == nil {
+				notRecorded(x, "network attempts")
+				continue
+			}
+			var bad []evidence.Egress
+			for _, eg := range r.Egress {
+				if !anyHost(x.Hosts, eg) {
+					bad = append(bad, eg)
+				}
+			}
+			if len(bad) > 0 {
+				fail(x, rule, fmt.Sprintf("want network attempts only to %s; the hook also tried %s", patternList(x.Hosts), hostList(bad)), egressEvidence(bad))
+			}
+		case ExpNoWrite, ExpWroteOnly:
+			if r.Writes == nil {
+				notRecorded(x, "writes")
+				continue
+			}
+			var bad []string
+			for _, w := range r.Writes {
+				m := anyPath(x.Paths, w.Path)
+				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
+					bad = append(bad, fmt.Sprintf("%s %s", w.Op, w.Path))
+				}
+			}
+			if len(bad) > 0 {
+				verb := "want no writes to " + pathList(x.Paths)
+				if x.Kind == ExpWroteOnly {
+					verb = "want writes only to " + pathList(x.Paths)
+				}
+				fail(x, rule, fmt.Sprintf("%s; the hook wrote %d path(s) outside that: %s", verb, len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
+			}
+		case ExpMaxDuration:
+			got := time.Duration(r.DurationMs * float64(time.Millisecond))
+			if got > x.Duration {
+				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it took %s", x.Duration, got.Round(time.Millisecond)), "")
+			}
+		}
+	}
+	return out
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " (" + r + ")"
+}
+
+func tailOf(r report.HookRun) string {
+	var b strings.Builder
+	if r.Stdout != "" {
+		b.WriteString("stdout: " + r.Stdout + "\n")
+	}
+	if r.Stderr != "" {
+		b.WriteString("stderr: " + r.Stderr)
+	}
+	return b.String()
+}
+
+func pick(kind string, r report.HookRun) string {
+	if strings.HasPrefix(kind, "stdout") {
+		return r.Stdout
+	}
+	return r.Stderr
+}
+
+func stream(kind string) string {
+	if strings.HasPrefix(kind, "stdout") {
+		return "stdout"
+	}
+	return "stderr"
+}
+
+func anyHost(ps []HostPattern, e evidence.Egress) bool {
+	for _, p := range ps {
+		if e.Host != "" && p.Match(e.Host, e.Port) {
+			return true
+		}
+		if e.Host == "" && e.IP != "" && p.Match(e.IP, e.Port) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyPath(ps []PathPattern, path string) bool {
+	for _, p := range ps {
+		if p.Match(path) {
+			return true
+		}
+	}
+	return false
+}
+
+func hostList(es []evidence.Egress) string {
+	seen := map[string]bool{}
+	var hs []string
+	for _, e := range es {
+		h := egressHost(e)
+		if e.Port != 0 {
+			h = fmt.Sprintf("%s:%d", h, e.Port)
+		}
+		if !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	return strings.Join(firstN(hs, 5), ", ")
+}
+
+func egressEvidence(es []evidence.Egress) string {
+	var b strings.Builder
+	for _, e := range es {
+		state := "blocked"
+		if e.Allowed {
+			state = "allowed"
+		}
+		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", egressHost(e), e.Via, state, e.Attempts)
+		if e.Detail != "" {
+			b.WriteString(" " + e.Detail)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func patternList(ps []HostPattern) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Src)
+	}
+	return strings.Join(s, ", ")
+}
+
+func pathList(ps []PathPattern) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, p.Src)
+	}
+	return strings.Join(s, ", ")
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(append([]string{}, s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
+}
+
+// jsonPath follows a dotted path (object keys, or array indexes as
+// numbers) through a decoded JSON value.
+func jsonPath(v any, path string) (any, bool) {
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[seg]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func showValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case nil:
+		return "null"
+	}
+	return clip(fmt.Sprint(v), 200)
+}

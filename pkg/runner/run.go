@@ -1,0 +1,262 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// Executor carries out one run. The real one is sandbox.Run; tests use a
+// fake from pkg/runner/runnertest for the pure parts.
+type Executor interface {
+	Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error)
+
+// Run implements Executor.
+func (f ExecutorFunc) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	return f(ctx, spec)
+}
+
+// SandboxExecutor runs hooks through the real engine, sandbox.Run.
+var SandboxExecutor Executor = ExecutorFunc(sandbox.Run)
+
+// reportOutputCap bounds the stdout and stderr a report keeps per run.
+const reportOutputCap = 8 << 10
+
+// plannedRun is one hook × event × payload to run (or to list).
+type plannedRun struct {
+	ID      string
+	Hook    *Hook
+	Check   *Check
+	Payload Payload
+	Timeout time.Duration
+}
+
+// runSettings are the resolved defaults a plan runs with.
+type runSettings struct {
+	dir      string
+	mode     sandbox.Mode
+	egress   evidence.EgressPolicy
+	timeout  time.Duration
+	linger   time.Duration
+	limits   sandbox.Limits
+	outCap   int
+	jobs     int
+	exec     Executor
+	progress io.Writer
+}
+
+// executed is a planned run with its result.
+type executed struct {
+	run      report.HookRun
+	decision Decision
+	result   *sandbox.Result
+	err      error
+}
+
+func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
+	h := p.Hook
+	env := []string{"CLAUDE_PROJECT_DIR=" + s.dir}
+	if h.Adapter == "claude" && h.Plugin != "" && !isSettingsFile(h.ID) {
+		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
+	}
+	timeout := s.timeout
+	if h.Timeout > 0 {
+		timeout = h.Timeout
+	}
+	if p.Timeout > 0 {
+		timeout = p.Timeout
+	}
+	if timeout <= 0 {
+		timeout = sandbox.DefaultTimeout
+	}
+	return sandbox.Spec{
+		Command:   []string{"bash", "-c", h.Expanded},
+		Dir:       s.dir,
+		Stdin:     bytes.NewReader(p.Payload.JSON()),
+		Env:       env,
+		Timeout:   timeout,
+		Linger:    s.linger,
+		OutputCap: s.outCap,
+		Trusted:   h.Trusted,
+		Mode:      s.mode,
+		Limits:    s.limits,
+		Egress:    s.egress,
+	}
+}
+
+func isSettingsFile(id string) bool {
+	file := id
+	for i := 0; i < len(id); i++ {
+		if id[i] == '#' {
+			file = id[:i]
+			break
+		}
+	}
+	base := filepath.Base(file)
+	return (base == "settings.json" || base == "settings.local.json") && filepath.Base(filepath.Dir(file)) == ".claude"
+}
+
+// execute runs the plan in parallel, bounded by s.jobs, and returns the
+// results in plan order.
+func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []executed {
+	out := make([]executed, len(plan))
+	jobs := s.jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
+	idx := make(chan int)
+	total := 0
+	for _, p := range plan {
+		if p.Hook.Executable() {
+			total++
+		}
+	}
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				out[i] = s.one(ctx, plan[i])
+				if s.progress != nil && plan[i].Hook.Executable() {
+					mu.Lock()
+					done++
+					r := out[i].run
+					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, r.Plugin, r.Event,
+						map[bool]string{true: " " + r.Tool, false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range plan {
+		if ctx.Err() != nil {
+			break
+		}
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	for i := range out {
+		if out[i].run.ID == "" { // cancelled before it started
+			out[i] = executed{run: baseRun(plan[i]), err: ctx.Err()}
+			out[i].run.Outcome = report.OutcomeError
+			out[i].run.Reason = "not run: " + fmt.Sprint(ctx.Err())
+			out[i].decision = Decision{Outcome: report.OutcomeError, Reason: out[i].run.Reason}
+		}
+	}
+	return out
+}
+
+func baseRun(p *plannedRun) report.HookRun {
+	h := p.Hook
+	r := report.HookRun{
+		ID: p.ID, Plugin: h.Plugin, Event: h.Event, Matcher: h.Matcher, Tool: p.Payload.Tool,
+		Type: h.Type, Command: h.Command, Location: h.Location, Trusted: h.Trusted,
+	}
+	if p.Check != nil {
+		r.Check = p.Check.Name
+	}
+	return r
+}
+
+func (s *runSettings) one(ctx context.Context, p *plannedRun) executed {
+	r := baseRun(p)
+	if !p.Hook.Executable() {
+		r.Outcome = report.OutcomeNotExecutable
+		r.Reason = p.Hook.Type + " hooks are listed, not run"
+		return executed{run: r, decision: Decision{Outcome: r.Outcome}}
+	}
+	spec := s.spec(p)
+	res, err := s.exec.Run(ctx, spec)
+	d := Decide(res, err)
+	r.Outcome, r.Reason = d.Outcome, d.Reason
+	if res != nil {
+		r.Tier = string(res.Tier)
+		r.Refusal = res.Refusal
+		r.ExitCode = res.ExitCode
+		r.TimedOut = res.TimedOut
+		r.DurationMs = res.DurationMs
+		r.Stdout = clipOutput(res.Stdout)
+		r.Stderr = clipOutput(res.Stderr)
+		r.Writes = sortedWrites(res.Writes)
+		r.Egress = sortedEgress(res.Egress)
+		r.Lingered = res.Lingered
+	} else {
+		r.Tier = string(sandbox.TierRefused)
+	}
+	return executed{run: r, decision: d, result: res, err: err}
+}
+
+func clipOutput(s string) string {
+	if len(s) <= reportOutputCap {
+		return s
+	}
+	cut := reportOutputCap
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n… (%d bytes more not kept in the report)", len(s)-cut)
+}
+
+// sortedWrites copies and sorts writes, keeping nil as nil.
+func sortedWrites(ws []evidence.Write) []evidence.Write {
+	if ws == nil {
+		return nil
+	}
+	out := append([]evidence.Write{}, ws...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Op < out[j].Op
+	})
+	return out
+}
+
+func sortedEgress(es []evidence.Egress) []evidence.Egress {
+	if es == nil {
+		return nil
+	}
+	out := append([]evidence.Egress{}, es...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if egressHost(a) != egressHost(b) {
+			return egressHost(a) < egressHost(b)
+		}
+		if a.Port != b.Port {
+			return a.Port < b.Port
+		}
+		if a.Via != b.Via {
+			return a.Via < b.Via
+		}
+		return a.Proto < b.Proto
+	})
+	return out
+}
+
+// egressHost names a destination: its host name, else its address.
+func egressHost(e evidence.Egress) string {
+	if e.Host != "" {
+		return e.Host
+	}
+	return e.IP
+}
