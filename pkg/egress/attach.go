@@ -1,0 +1,228 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// ErrNoConnector means neither slirp4netns nor pasta can be found.
+var ErrNoConnector = errors.New("no network connector")
+
+const (
+	attachTimeout = 15 * time.Second
+	slirpTap      = "tap0"
+)
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// Attach runs in the broker once the sandbox's network namespace exists
+// (pid is a process inside it). In allow mode it starts slirp4netns (or
+// pasta, when p.Connector asks for it or slirp4netns is missing) attached to
+// that namespace and returns only when the route is up; the Closer stops
+// it. In deny and record mode it does nothing. Failure is an error naming
+// the fix; the run must be refused.
+func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
+	pol, err := compilePolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	if pol.mode != evidence.EgressAllow {
+		return nopCloser{}, nil
+	}
+	if pid <= 0 {
+		return nil, fmt.Errorf("egress attach: bad pid %d", pid)
+	}
+	name, path, err := chooseConnector(pol.connector)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
+	defer cancel()
+	if name == ConnectorPasta {
+		return startPasta(ctx, path, pid)
+	}
+	return startSlirp(ctx, path, pid)
+}
+
+func chooseConnector(want string) (string, string, error) {
+	order := []string{ConnectorSlirp, ConnectorPasta}
+	if want != "" {
+		order = []string{want}
+	}
+	for _, n := range order {
+		if p, err := exec.LookPath(n); err == nil {
+			return n, p, nil
+		}
+	}
+	return "", "", fmt.Errorf("egress allow needs %s on PATH (Debian/Ubuntu: apt-get install slirp4netns, or passt for pasta): %w",
+		strings.Join(order, " or "), ErrNoConnector)
+}
+
+// nsArgs says whether the connector must join the sandbox's user namespace
+// first: it must when that namespace is not ours (an unprivileged broker
+// holds CAP_NET_ADMIN only there).
+func foreignUserns(pid int) (string, bool) {
+	theirs := fmt.Sprintf("/proc/%d/ns/user", pid)
+	a, err1 := os.Readlink(theirs)
+	b, err2 := os.Readlink("/proc/self/ns/user")
+	return theirs, err1 == nil && err2 == nil && a != b
+}
+
+type slirp struct {
+	cmd    *exec.Cmd
+	exitW  *os.File
+	once   sync.Once
+}
+
+func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer readyR.Close()
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		readyW.Close()
+		return nil, err
+	}
+	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-ipv6",
+		"--ready-fd=3", "--exit-fd=4"}
+	if u, ok := foreignUserns(pid); ok {
+		args = append(args, "--userns-path="+u)
+	}
+	args = append(args, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid), slirpTap)
+	cmd := exec.Command(bin, args...)
+	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
+	cmd.Stderr = stderr
+	cmd.ExtraFiles = []*os.File{readyW, exitR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		readyW.Close()
+		exitR.Close()
+		exitW.Close()
+		return nil, fmt.Errorf("egress allow: starting slirp4netns: %w", err)
+	}
+	readyW.Close()
+	exitR.Close()
+	s := &slirp{cmd: cmd, exitW: exitW}
+
+	ready := make(chan error, 1)
+	go func() {
+		b := make([]byte, 1)
+		_, err := readyR.Read(b)
+		ready <- err
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("egress allow: slirp4netns did not come up (%s): %w", stderr.String(), err)
+		}
+	case <-ctx.Done():
+		s.Close()
+		return nil, fmt.Errorf("egress allow: slirp4netns not ready (%s): %w", stderr.String(), ctx.Err())
+	}
+	return s, nil
+}
+
+// Close stops slirp4netns (closing its exit fd, then killing it if it
+// lingers) and waits for it.
+func (s *slirp) Close() error {
+	s.once.Do(func() {
+		s.exitW.Close()
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-done
+		}
+	})
+	return nil
+}
+
+type pasta struct {
+	pid  int
+	once sync.Once
+}
+
+func startPasta(ctx context.Context, bin string, pid int) (io.Closer, error) {
+	dir, err := os.MkdirTemp("", "vigiles-pasta-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	pidFile := filepath.Join(dir, "pid")
+	args := []string{"--config-net", "--quiet", "--no-map-gw", "-t", "none", "-u", "none", "-T", "none", "-U", "none",
+		"--pid", pidFile}
+	if u, ok := foreignUserns(pid); ok {
+		args = append(args, "--userns", u)
+	}
+	args = append(args, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
+	// pasta goes to the background once the namespace is configured, so
+	// its exit (status 0) is the readiness signal.
+	cmd := exec.CommandContext(ctx, bin, args...)
+	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
+	cmd.Stderr = stderr
+	cmd.Stdout = stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("egress allow: pasta did not come up (%s): %w", stderr.String(), err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return nil, fmt.Errorf("egress allow: reading pasta's pid file: %w", err)
+	}
+	ppid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || ppid <= 0 {
+		return nil, fmt.Errorf("egress allow: pasta's pid file holds %q", clip(string(b)))
+	}
+	return &pasta{pid: ppid}, nil
+}
+
+// Close ends pasta. (pasta also quits on its own when the namespace goes.)
+func (p *pasta) Close() error {
+	p.once.Do(func() { _ = syscall.Kill(p.pid, syscall.SIGTERM) })
+	return nil
+}
+
+// limitWriter keeps the first n bytes written to it; safe for concurrent
+// use.
+type limitWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+	n  int
+}
+
+func (l *limitWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.TrimSpace(l.w.String())
+}
+
+func (l *limitWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(b)
+	if len(b) > l.n {
+		b = b[:l.n]
+	}
+	l.n -= len(b)
+	_, err := l.w.Write(b)
+	return n, err
+}

@@ -1,0 +1,379 @@
+package egress
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/nftables"
+	"golang.org/x/net/dns/dnsmessage"
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+const (
+	dnsUpstreamTimeout = 3 * time.Second
+	dnsTCPIdle         = 10 * time.Second
+	dnsMaxInflight     = 64
+	dnsUDPMax          = 512
+)
+
+// wallWriter adds addresses to the allow sets as the stub answers.
+type wallWriter struct {
+	mu   sync.Mutex
+	conn *nftables.Conn
+	rs   *ruleset
+}
+
+// admit adds a to the sets for the allow rules that matched its name. It
+// returns only once the kernel holds the elements, so the answer the
+// command gets can never race its own first packet.
+func (w *wallWriter) admit(a netip.Addr, rules []allowRule) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	plain, ported := setAllow4, setAllowP4
+	if a.Is6() {
+		plain, ported = setAllow6, setAllowP6
+	}
+	var pe []nftables.SetElement
+	anyPort := false
+	for _, r := range rules {
+		if r.port == 0 {
+			anyPort = true
+			continue
+		}
+		for _, l4 := range []byte{unix.IPPROTO_TCP, unix.IPPROTO_UDP} {
+			pe = append(pe, nftables.SetElement{Key: elemKey(a, l4, r.port)})
+		}
+	}
+	if anyPort {
+		if err := w.conn.SetAddElements(w.rs.sets[plain], []nftables.SetElement{{Key: elemKey(a, 0, 0)}}); err != nil {
+			return err
+		}
+	}
+	if len(pe) > 0 {
+		if err := w.conn.SetAddElements(w.rs.sets[ported], pe); err != nil {
+			return err
+		}
+	}
+	if err := w.conn.Flush(); err != nil {
+		return fmt.Errorf("adding %s to the allow set: %w", a, err)
+	}
+	return nil
+}
+
+// dnsStub answers the command's DNS on loopback.
+type dnsStub struct {
+	pol  *policy
+	rec  *recorder
+	wall *wallWriter // nil unless allow mode
+	logf func(string, ...any)
+
+	sem     chan struct{}
+	closers []io.Closer
+	wg      sync.WaitGroup
+}
+
+// start listens on 127.0.0.1:53 and [::1]:53, UDP and TCP.
+func (s *dnsStub) start(addrs []string) error {
+	s.sem = make(chan struct{}, dnsMaxInflight)
+	for _, a := range addrs {
+		pc, err := net.ListenPacket("udp", a)
+		if err != nil {
+			s.stop()
+			return fmt.Errorf("starting the dns stub on udp %s: %w", a, err)
+		}
+		s.closers = append(s.closers, pc)
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			s.stop()
+			return fmt.Errorf("starting the dns stub on tcp %s: %w", a, err)
+		}
+		s.closers = append(s.closers, ln)
+		s.wg.Add(2)
+		go s.serveUDP(pc)
+		go s.serveTCP(ln)
+	}
+	return nil
+}
+
+func (s *dnsStub) stop() {
+	for _, c := range s.closers {
+		c.Close()
+	}
+	s.wg.Wait()
+}
+
+func (s *dnsStub) serveUDP(pc net.PacketConn) {
+	defer s.wg.Done()
+	for {
+		buf := make([]byte, 4096)
+		n, from, err := pc.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		s.sem <- struct{}{}
+		s.wg.Add(1)
+		go func() {
+			defer func() { <-s.sem; s.wg.Done() }()
+			if out := s.answer(buf[:n], true); out != nil {
+				_, _ = pc.WriteTo(out, from)
+			}
+		}()
+	}
+}
+
+func (s *dnsStub) serveTCP(ln net.Listener) {
+	defer s.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		s.sem <- struct{}{}
+		s.wg.Add(1)
+		go func() {
+			defer func() { c.Close(); <-s.sem; s.wg.Done() }()
+			for {
+				_ = c.SetDeadline(time.Now().Add(dnsTCPIdle))
+				var l [2]byte
+				if _, err := io.ReadFull(c, l[:]); err != nil {
+					return
+				}
+				msg := make([]byte, binary.BigEndian.Uint16(l[:]))
+				if _, err := io.ReadFull(c, msg); err != nil {
+					return
+				}
+				out := s.answer(msg, false)
+				if out == nil {
+					return
+				}
+				if _, err := c.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(out))), out...)); err != nil {
+					return
+				}
+			}
+		}()
+	}
+}
+
+// answer handles one query; nil means no answer (malformed).
+func (s *dnsStub) answer(msg []byte, udp bool) []byte {
+	q, err := parseQuery(msg)
+	if err != nil {
+		return nil
+	}
+	now := time.Now()
+	entry := evidence.Egress{Host: q.Name, Proto: "dns", Via: evidence.ViaDNS}
+	var rules []allowRule
+	if s.wall != nil && q.LDH {
+		rules = s.pol.allowedName(q.Name)
+	}
+	if len(rules) == 0 {
+		// Off the list (or not allow mode): recorded, answered here, never
+		// forwarded.
+		s.rec.add(now, entry)
+		return rcodeOnly(q, dnsmessage.RCodeNameError)
+	}
+	entry.Allowed = true
+	out, refused, err := s.forward(q, rules, udp)
+	for _, r := range refused {
+		s.rec.add(now, evidence.Egress{Host: q.Name, IP: r.addr.String(), Proto: "dns", Via: evidence.ViaDNS,
+			Detail: "answer refused: " + r.why + " address (allow it with --allow-ip)"})
+	}
+	if err != nil {
+		s.logf("egress: dns: forwarding a question for an allowed name: %v", err)
+		entry.Detail = "upstream failed"
+		s.rec.add(now, entry)
+		return rcodeOnly(q, dnsmessage.RCodeServerFailure)
+	}
+	s.rec.add(now, entry)
+	return out
+}
+
+type refusal struct {
+	addr netip.Addr
+	why  string
+}
+
+// forward asks the upstream, admits the acceptable addresses into the wall
+// and returns the answer for the command.
+func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, []refusal, error) {
+	if !s.pol.upstream.IsValid() {
+		return nil, nil, errors.New("no upstream resolver (set --dns-upstream)")
+	}
+	name, err := dnsmessage.NewName(q.Name + ".")
+	if err != nil {
+		return nil, nil, err
+	}
+	question := dnsmessage.Question{Name: name, Type: dnsmessage.Type(q.Type), Class: dnsmessage.Class(q.Class)}
+	resp, err := exchange(s.pol.upstream, question)
+	if err != nil {
+		return nil, nil, err
+	}
+	var refused []refusal
+	var kept []dnsmessage.Resource
+	sawAddr := false
+	for _, rr := range resp.Answers {
+		var a netip.Addr
+		switch b := rr.Body.(type) {
+		case *dnsmessage.AResource:
+			a = netip.AddrFrom4(b.A)
+		case *dnsmessage.AAAAResource:
+			a = netip.AddrFrom16(b.AAAA).Unmap()
+		default:
+			kept = append(kept, rr)
+			continue
+		}
+		sawAddr = true
+		if why := refusedAnswer(a); why != "" && !s.pol.coveredByAllowIP(a) {
+			refused = append(refused, refusal{a, why})
+			s.rec.nameAddr(a, q.Name)
+			continue
+		}
+		if err := s.wall.admit(a, rules); err != nil {
+			return nil, refused, err
+		}
+		s.rec.nameAddr(a, q.Name)
+		kept = append(kept, rr)
+	}
+	hasAddr := false
+	for _, rr := range kept {
+		switch rr.Body.(type) {
+		case *dnsmessage.AResource, *dnsmessage.AAAAResource:
+			hasAddr = true
+		}
+	}
+	if sawAddr && !hasAddr {
+		return rcodeOnly(q, dnsmessage.RCodeRefused), refused, nil
+	}
+	resp.Header.ID = q.ID
+	resp.Header.Response = true
+	resp.Header.RecursionDesired = q.Flags&0x0100 != 0
+	resp.Header.RecursionAvailable = true
+	resp.Header.Authoritative = false
+	resp.Header.Truncated = false
+	resp.Questions = []dnsmessage.Question{question}
+	resp.Answers = kept
+	resp.Authorities, resp.Additionals = nil, nil
+	out, err := resp.Pack()
+	if err != nil {
+		return nil, refused, fmt.Errorf("packing the answer: %w", err)
+	}
+	if udp && len(out) > dnsUDPMax {
+		resp.Header.Truncated = true
+		resp.Answers = nil
+		if out, err = resp.Pack(); err != nil {
+			return nil, refused, err
+		}
+	}
+	return out, refused, nil
+}
+
+// exchange sends one question to the upstream from a socket marked
+// dnsMark (the only traffic the allow-mode wall lets reach it), over UDP
+// and over TCP when the answer is truncated.
+func exchange(up netip.AddrPort, q dnsmessage.Question) (*dnsmessage.Message, error) {
+	var idb [2]byte
+	if _, err := io.ReadFull(randReader, idb[:]); err != nil {
+		return nil, err
+	}
+	id := binary.BigEndian.Uint16(idb[:])
+	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: id, RecursionDesired: true})
+	b.EnableCompression()
+	_ = b.StartQuestions()
+	_ = b.Question(q)
+	_ = b.StartAdditionals()
+	var opt dnsmessage.ResourceHeader
+	_ = opt.SetEDNS0(1232, dnsmessage.RCodeSuccess, false)
+	_ = b.OPTResource(opt, dnsmessage.OPTResource{})
+	query, err := b.Finish()
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: dnsUpstreamTimeout, Control: markSocket}
+	ctx, cancel := context.WithTimeout(context.Background(), dnsUpstreamTimeout)
+	defer cancel()
+	for _, network := range []string{"udp", "tcp"} {
+		c, err := d.DialContext(ctx, network, up.String())
+		if err != nil {
+			return nil, fmt.Errorf("dialing upstream %s over %s: %w", up, network, err)
+		}
+		dl, _ := ctx.Deadline()
+		_ = c.SetDeadline(dl)
+		var raw []byte
+		if network == "udp" {
+			_, err = c.Write(query)
+			buf := make([]byte, 65535)
+			var n int
+			if err == nil {
+				n, err = c.Read(buf)
+			}
+			raw = buf[:n]
+		} else {
+			_, err = c.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(query))), query...))
+			var l [2]byte
+			if err == nil {
+				_, err = io.ReadFull(c, l[:])
+			}
+			if err == nil {
+				raw = make([]byte, binary.BigEndian.Uint16(l[:]))
+				_, err = io.ReadFull(c, raw)
+			}
+		}
+		c.Close()
+		if err != nil {
+			return nil, fmt.Errorf("asking upstream %s over %s: %w", up, network, err)
+		}
+		var m dnsmessage.Message
+		if err := m.Unpack(raw); err != nil {
+			return nil, fmt.Errorf("reading the upstream answer: %w", err)
+		}
+		if m.Header.ID != id || !m.Header.Response || len(m.Questions) != 1 ||
+			!strings.EqualFold(m.Questions[0].Name.String(), q.Name.String()) || m.Questions[0].Type != q.Type {
+			return nil, errors.New("upstream answer does not match the question")
+		}
+		if m.Header.Truncated && network == "udp" {
+			continue
+		}
+		return &m, nil
+	}
+	return nil, errors.New("upstream answer truncated over tcp")
+}
+
+func markSocket(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_MARK, dnsMark)
+	})
+	if err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("setting SO_MARK on the dns stub's upstream socket: %w", serr)
+	}
+	return nil
+}
+
+// rcodeOnly answers q with rcode and no records, echoing the question when
+// it can.
+func rcodeOnly(q dnsQuestion, rcode dnsmessage.RCode) []byte {
+	flags := uint16(0x8000) | q.Flags&0x0100 | 0x0080 | uint16(rcode)&0x000f // QR, RD copied, RA
+	qd := uint16(0)
+	if q.Raw != nil {
+		qd = 1
+	}
+	out := make([]byte, 12, 12+len(q.Raw))
+	binary.BigEndian.PutUint16(out[0:], q.ID)
+	binary.BigEndian.PutUint16(out[2:], flags)
+	binary.BigEndian.PutUint16(out[4:], qd)
+	return append(out, q.Raw...)
+}

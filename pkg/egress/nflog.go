@@ -1,0 +1,243 @@
+package egress
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// nfnetlink_log constants (linux/netfilter/nfnetlink_log.h); x/sys does not
+// carry them.
+const (
+	nfnlSubsysULOG     = 4
+	nfulnlMsgPacket    = 0
+	nfulnlMsgConfig    = 1
+	nfulaCfgCmd        = 1
+	nfulaCfgMode       = 2
+	nfulaCfgQThresh    = 5
+	nfulnlCfgCmdBind   = 1
+	nfulnlCopyPacket   = 2
+	nfulaPayload       = 9
+	nfulaPrefix        = 10
+	nflogCopyRange     = 128
+	nflogReadBufBytes  = 4 << 20
+	nflogDrainQuietFor = 200 * time.Millisecond
+)
+
+// packetEvent is one packet the rule set logged.
+type packetEvent struct {
+	at      time.Time
+	dropped bool // prefix vigiles-drop (else vigiles-acc)
+	dst     netip.Addr
+	proto   string // tcp, udp, icmp, or the protocol number
+	port    uint16 // 0 unless tcp or udp
+	length  int
+}
+
+// nflog reads the rule set's NFLOG group from its own netlink socket.
+type nflog struct {
+	conn     *netlink.Conn
+	done     chan struct{}
+	draining atomic.Bool
+
+	mu     sync.Mutex
+	events []packetEvent
+	lost   int // ENOBUFS seen: the kernel dropped log messages
+	err    error
+}
+
+// openNFLOG binds the group. It must run in the sandbox's network namespace
+// with CAP_NET_ADMIN there.
+func openNFLOG(group uint16) (*nflog, error) {
+	c, err := netlink.Dial(unix.NETLINK_NETFILTER, nil)
+	if err != nil {
+		return nil, fmt.Errorf("opening nflog socket: %w", err)
+	}
+	_ = c.SetReadBuffer(nflogReadBufBytes)
+	cfg := func(attrs []netlink.Attribute) error {
+		ab, err := netlink.MarshalAttributes(attrs)
+		if err != nil {
+			return err
+		}
+		hdr := []byte{unix.AF_UNSPEC, 0, byte(group >> 8), byte(group)}
+		_, err = c.Execute(netlink.Message{
+			Header: netlink.Header{
+				Type:  netlink.HeaderType(nfnlSubsysULOG<<8 | nfulnlMsgConfig),
+				Flags: netlink.Request | netlink.Acknowledge,
+			},
+			Data: append(hdr, ab...),
+		})
+		return err
+	}
+	mode := make([]byte, 6)
+	binary.BigEndian.PutUint32(mode, nflogCopyRange)
+	mode[4] = nfulnlCopyPacket
+	qthresh := make([]byte, 4)
+	binary.BigEndian.PutUint32(qthresh, 1)
+	for _, step := range [][]netlink.Attribute{
+		{{Type: nfulaCfgCmd, Data: []byte{nfulnlCfgCmdBind}}},
+		{{Type: nfulaCfgMode, Data: mode}},
+		{{Type: nfulaCfgQThresh, Data: qthresh}},
+	} {
+		if err := cfg(step); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("binding nflog group %d: %w", group, err)
+		}
+	}
+	l := &nflog{conn: c, done: make(chan struct{})}
+	go l.loop()
+	return l, nil
+}
+
+func (l *nflog) loop() {
+	defer close(l.done)
+	for {
+		msgs, err := l.conn.Receive()
+		if err != nil {
+			if errors.Is(err, unix.ENOBUFS) {
+				l.mu.Lock()
+				l.lost++
+				l.mu.Unlock()
+				continue
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) || errors.Is(err, unix.EBADF) {
+				return
+			}
+			var ne *netlink.OpError
+			if errors.As(err, &ne) && errors.Is(ne.Err, os.ErrDeadlineExceeded) {
+				return
+			}
+			l.mu.Lock()
+			l.err = fmt.Errorf("reading nflog: %w", err)
+			l.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		for _, m := range msgs {
+			if m.Header.Type != netlink.HeaderType(nfnlSubsysULOG<<8|nfulnlMsgPacket) {
+				continue
+			}
+			if ev, ok := parseNFLOGPacket(m.Data); ok {
+				ev.at = now
+				l.mu.Lock()
+				l.events = append(l.events, ev)
+				l.mu.Unlock()
+			}
+		}
+		// Once draining, only a socket quiet for a while ends the loop.
+		if l.draining.Load() {
+			_ = l.conn.SetReadDeadline(time.Now().Add(nflogDrainQuietFor))
+		}
+	}
+}
+
+// stop drains what the kernel already queued, then closes the socket.
+func (l *nflog) stop() ([]packetEvent, int, error) {
+	l.draining.Store(true)
+	_ = l.conn.SetReadDeadline(time.Now().Add(nflogDrainQuietFor))
+	select {
+	case <-l.done:
+	case <-time.After(2 * time.Second):
+	}
+	l.conn.Close()
+	<-l.done
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.events, l.lost, l.err
+}
+
+// parseNFLOGPacket decodes an NFULNL_MSG_PACKET body (nfgenmsg + attributes)
+// into the destination it names.
+func parseNFLOGPacket(b []byte) (packetEvent, bool) {
+	var ev packetEvent
+	if len(b) < 4 {
+		return ev, false
+	}
+	ad, err := netlink.NewAttributeDecoder(b[4:])
+	if err != nil {
+		return ev, false
+	}
+	var payload []byte
+	var prefix string
+	for ad.Next() {
+		switch ad.Type() {
+		case nfulaPayload:
+			payload = ad.Bytes()
+		case nfulaPrefix:
+			prefix = string(trimNUL(ad.Bytes()))
+		}
+	}
+	if ad.Err() != nil {
+		return ev, false
+	}
+	switch prefix {
+	case logPrefixDrop:
+		ev.dropped = true
+	case logPrefixAccept:
+	default:
+		return ev, false
+	}
+	return ev, parseIPPacket(payload, &ev)
+}
+
+// parseIPPacket reads destination, protocol and destination port from the
+// start of an IPv4 or IPv6 packet.
+func parseIPPacket(p []byte, ev *packetEvent) bool {
+	if len(p) < 1 {
+		return false
+	}
+	var proto byte
+	var l4 []byte
+	switch p[0] >> 4 {
+	case 4:
+		if len(p) < 20 {
+			return false
+		}
+		ihl := int(p[0]&0x0f) * 4
+		ev.length = int(binary.BigEndian.Uint16(p[2:4]))
+		ev.dst = netip.AddrFrom4([4]byte(p[16:20]))
+		proto = p[9]
+		if ihl >= 20 && len(p) >= ihl {
+			l4 = p[ihl:]
+		}
+	case 6:
+		if len(p) < 40 {
+			return false
+		}
+		ev.length = 40 + int(binary.BigEndian.Uint16(p[4:6]))
+		ev.dst = netip.AddrFrom16([16]byte(p[24:40]))
+		proto = p[6] // extension headers are not followed: reported by number
+		l4 = p[40:]
+	default:
+		return false
+	}
+	switch proto {
+	case unix.IPPROTO_TCP, unix.IPPROTO_UDP:
+		ev.proto = map[byte]string{unix.IPPROTO_TCP: "tcp", unix.IPPROTO_UDP: "udp"}[proto]
+		if len(l4) >= 4 {
+			ev.port = binary.BigEndian.Uint16(l4[2:4])
+		}
+	case unix.IPPROTO_ICMP, unix.IPPROTO_ICMPV6:
+		ev.proto = "icmp"
+	default:
+		ev.proto = fmt.Sprintf("ip-proto-%d", proto)
+	}
+	return true
+}
+
+func trimNUL(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}

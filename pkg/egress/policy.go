@@ -1,0 +1,280 @@
+package egress
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// ErrBadPolicy is wrapped by every error ValidatePolicy returns.
+var ErrBadPolicy = errors.New("invalid egress policy")
+
+// Connectors for the allow mode.
+const (
+	ConnectorSlirp = "slirp4netns"
+	ConnectorPasta = "pasta"
+)
+
+// maxNameLen is the longest DNS name in presentation form (RFC 1035 §2.3.4).
+const maxNameLen = 253
+
+// allowRule is one --allow entry: an exact name or a "*." wildcard, with an
+// optional port (0 = any).
+type allowRule struct {
+	name     string // lower case, no trailing dot, no "*."
+	wildcard bool   // matches strict subdomains of name
+	port     uint16
+}
+
+func (r allowRule) matches(host string) bool {
+	if r.wildcard {
+		return len(host) > len(r.name)+1 && strings.HasSuffix(host, "."+r.name)
+	}
+	return host == r.name
+}
+
+// policy is a validated, compiled EgressPolicy.
+type policy struct {
+	mode      string
+	allow     []allowRule
+	allowIP   []netip.Prefix
+	upstream  netip.AddrPort // zero when none
+	connector string
+}
+
+// ValidatePolicy checks a policy as the CLI flags give it: the mode, every
+// --allow HOST[:PORT] (HOST an exact DNS name or "*.suffix"), every
+// --allow-ip CIDR (or single address) and --dns-upstream ADDR[:PORT]. It
+// never touches the system.
+func ValidatePolicy(p evidence.EgressPolicy) error {
+	_, err := compilePolicy(p)
+	return err
+}
+
+func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
+	c := &policy{mode: p.Mode}
+	switch p.Mode {
+	case "":
+		c.mode = evidence.EgressDeny
+	case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
+	default:
+		return nil, fmt.Errorf("egress mode %q: want deny, record or allow: %w", p.Mode, ErrBadPolicy)
+	}
+	if c.mode != evidence.EgressAllow && (len(p.Allow) > 0 || len(p.AllowIP) > 0) {
+		return nil, fmt.Errorf("--allow and --allow-ip need --egress allow (mode is %s): %w", c.mode, ErrBadPolicy)
+	}
+	for _, a := range p.Allow {
+		r, err := parseAllow(a)
+		if err != nil {
+			return nil, err
+		}
+		c.allow = append(c.allow, r)
+	}
+	for _, s := range p.AllowIP {
+		pfx, err := parseAllowIP(s)
+		if err != nil {
+			return nil, err
+		}
+		c.allowIP = append(c.allowIP, pfx)
+	}
+	if p.DNSUpstream != "" {
+		ap, err := parseUpstream(p.DNSUpstream)
+		if err != nil {
+			return nil, err
+		}
+		c.upstream = ap
+	}
+	switch p.Connector {
+	case "", ConnectorSlirp, ConnectorPasta:
+		c.connector = p.Connector
+	default:
+		return nil, fmt.Errorf("connector %q: want slirp4netns or pasta: %w", p.Connector, ErrBadPolicy)
+	}
+	return c, nil
+}
+
+// parseAllow parses HOST[:PORT].
+func parseAllow(s string) (allowRule, error) {
+	var r allowRule
+	host := s
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		port, err := strconv.ParseUint(s[i+1:], 10, 16)
+		if err != nil || port == 0 {
+			return r, fmt.Errorf("--allow %s: port must be 1-65535: %w", strconv.Quote(s), ErrBadPolicy)
+		}
+		r.port = uint16(port)
+		host = s[:i]
+	}
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return r, fmt.Errorf("--allow %s: an address, not a name; use --allow-ip: %w", strconv.Quote(s), ErrBadPolicy)
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if strings.HasPrefix(host, "*.") {
+		r.wildcard = true
+		host = host[2:]
+	}
+	if err := checkName(host); err != nil {
+		return r, fmt.Errorf("--allow %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
+	}
+	if r.wildcard && !strings.Contains(host, ".") {
+		return r, fmt.Errorf("--allow %s: a wildcard needs at least two labels after \"*.\": %w", strconv.Quote(s), ErrBadPolicy)
+	}
+	r.name = host
+	return r, nil
+}
+
+// checkName accepts an LDH host name (letters, digits, '-', '_' inside
+// labels), at most 253 characters, labels of 1-63.
+func checkName(h string) error {
+	if h == "" {
+		return errors.New("empty host name")
+	}
+	if len(h) > maxNameLen {
+		return fmt.Errorf("host name longer than %d characters", maxNameLen)
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return errors.New("host name labels must be 1-63 characters")
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return errors.New("host name labels must not start or end with '-'")
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return fmt.Errorf("host name has character %q (only letters, digits, '-', '_' and '.' allowed; '*' only as a leading \"*.\")", c)
+			}
+		}
+	}
+	return nil
+}
+
+func parseAllowIP(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	pfx, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: want CIDR or address: %w", strconv.Quote(s), ErrBadPolicy)
+	}
+	if pfx.Addr().Is4In6() {
+		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: write IPv4-mapped ranges as IPv4: %w", strconv.Quote(s), ErrBadPolicy)
+	}
+	return pfx.Masked(), nil
+}
+
+// parseUpstream parses ADDR[:PORT]; ADDR is an IPv4 or an IPv6 address
+// (bracketed when a port follows). The default port is 53.
+func parseUpstream(s string) (netip.AddrPort, error) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		if ap.Port() == 0 {
+			return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: port 0: %w", strconv.Quote(s), ErrBadPolicy)
+		}
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+	}
+	if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil && a.Zone() == "" {
+		return netip.AddrPortFrom(a.Unmap(), 53), nil
+	}
+	return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: want ADDR[:PORT] with an IP address: %w", strconv.Quote(s), ErrBadPolicy)
+}
+
+// allowedName returns the rules that admit host (lower case, no trailing
+// dot); nil when the name is off the list.
+func (c *policy) allowedName(host string) []allowRule {
+	var out []allowRule
+	for _, r := range c.allow {
+		if r.matches(host) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// coveredByAllowIP reports whether a is inside an --allow-ip range.
+func (c *policy) coveredByAllowIP(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range c.allowIP {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// specialRanges are refused as answers for allowlisted names unless an
+// --allow-ip range covers them: a name must not become a way into the
+// sandbox's own loopback, the cloud metadata service or private networks.
+var specialRanges = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"), // shared address space (RFC 6598)
+	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
+}
+
+// refusedAnswer says why a, an answer for an allowlisted name, must not be
+// accepted; "" when it may.
+func refusedAnswer(a netip.Addr) string {
+	a = a.Unmap()
+	switch {
+	case a.IsLoopback():
+		return "loopback"
+	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
+		return "link-local"
+	case a.IsPrivate():
+		return "private"
+	case a.IsUnspecified():
+		return "unspecified"
+	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
+		return "multicast"
+	}
+	if a.Is4() && a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return "broadcast"
+	}
+	for _, p := range specialRanges {
+		if p.Contains(a) {
+			return "reserved"
+		}
+	}
+	return ""
+}
+
+// DefaultUpstream returns the host's first usable resolver from
+// /etc/resolv.conf as ADDR:PORT, skipping loopback stubs (such as
+// systemd-resolved's 127.0.0.53), which the sandbox cannot reach. It
+// returns "" when there is none.
+func DefaultUpstream() string {
+	b, err := os.ReadFile("/etc/resolv.conf")
+	if err != nil {
+		return ""
+	}
+	return upstreamFromResolvConf(b)
+}
+
+func upstreamFromResolvConf(b []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 || f[0] != "nameserver" {
+			continue
+		}
+		a, err := netip.ParseAddr(f[1])
+		if err != nil || a.Zone() != "" {
+			continue
+		}
+		a = a.Unmap()
+		if a.IsLoopback() || a.IsUnspecified() {
+			continue
+		}
+		return netip.AddrPortFrom(a, 53).String()
+	}
+	return ""
+}

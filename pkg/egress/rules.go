@@ -1,0 +1,291 @@
+package egress
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"slices"
+
+	"github.com/google/nftables"
+	"github.com/google/nftables/expr"
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// Names and numbers of the rule set. They are constants of vigiles, never
+// derived from anything a run supplies.
+const (
+	tableName = "vigiles"
+	// nflogGroup is the NFLOG group the rule set logs to; groups are per
+	// network namespace, so a fixed number is safe.
+	nflogGroup = 0x7669
+	// dnsMark is the SO_MARK of the DNS stub's upstream sockets. Setting
+	// SO_MARK needs CAP_NET_ADMIN, which the command never holds, so only
+	// the stub's own questions to the upstream match it.
+	dnsMark = 0x7669
+
+	logPrefixDrop   = "vigiles-drop"
+	logPrefixAccept = "vigiles-acc"
+
+	// Set names. allow4/6 hold addresses resolved for allowlisted names
+	// without a port; allowp4/6 address . protocol . port for names with
+	// one; allowip4/6 the --allow-ip ranges; flows4/6 are the per
+	// destination accounting (address . protocol . port, with a counter).
+	setAllow4   = "allow4"
+	setAllow6   = "allow6"
+	setAllowP4  = "allowp4"
+	setAllowP6  = "allowp6"
+	setAllowIP4 = "allowip4"
+	setAllowIP6 = "allowip6"
+	setFlows4   = "flows4"
+	setFlows6   = "flows6"
+)
+
+// ruleset is the compiled wall: the table and the sets the DNS stub and
+// Finish touch at run time.
+type ruleset struct {
+	table *nftables.Table
+	sets  map[string]*nftables.Set
+	// dropRule is the output chain's counting rule, read back by handle
+	// order (it is the only rule there with a counter).
+	output *nftables.Chain
+}
+
+// buildRuleset queues the whole rule set for pol on c; nothing reaches the
+// kernel until the caller's single c.Flush(). It only ever emits addresses
+// and fixed constants into rules: no name, no string from the run.
+func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
+	rs := &ruleset{sets: map[string]*nftables.Set{}}
+	t := c.AddTable(&nftables.Table{Family: nftables.TableFamilyINet, Name: tableName})
+	rs.table = t
+
+	allow := pol.mode == evidence.EgressAllow
+	if allow {
+		addr4, addr6 := nftables.TypeIPAddr, nftables.TypeIP6Addr
+		proto, port := nftables.TypeInetProto, nftables.TypeInetService
+		defs := []*nftables.Set{
+			{Name: setAllow4, KeyType: addr4},
+			{Name: setAllow6, KeyType: addr6},
+			{Name: setAllowP4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true},
+			{Name: setAllowP6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true},
+			{Name: setAllowIP4, KeyType: addr4, Interval: true},
+			{Name: setAllowIP6, KeyType: addr6, Interval: true},
+			{Name: setFlows4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setFlows6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
+		}
+		elems := allowIPElements(pol.allowIP)
+		for _, s := range defs {
+			s.Table = t
+			if err := c.AddSet(s, elems[s.Name]); err != nil {
+				return nil, err
+			}
+			rs.sets[s.Name] = s
+		}
+	}
+
+	out := c.AddChain(&nftables.Chain{
+		Name: "output", Table: t, Type: nftables.ChainTypeFilter,
+		Hooknum: nftables.ChainHookOutput, Priority: nftables.ChainPriorityFilter,
+		Policy: ptr(nftables.ChainPolicyDrop),
+	})
+	rs.output = out
+	add := func(ch *nftables.Chain, e ...expr.Any) { c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: e}) }
+
+	// Traffic to the namespace's own addresses (loopback, and the
+	// source address of the deny mode's route) never leaves it.
+	add(out,
+		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		accept())
+
+	if allow {
+		acc := c.AddChain(&nftables.Chain{Name: "accepted", Table: t})
+		if up := pol.upstream; up.IsValid() {
+			for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {
+				e := []expr.Any{
+					&expr.Meta{Key: expr.MetaKeyMARK, Register: 1},
+					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(dnsMark)},
+				}
+				e = append(e, matchDaddr(up.Addr())...)
+				e = append(e,
+					&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
+					&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(up.Port())},
+					accept())
+				add(out, e...)
+			}
+		}
+		for _, fam := range []struct {
+			nfproto               byte
+			off, alen             uint32
+			plain, ported, ranges string
+		}{
+			{unix.NFPROTO_IPV4, 16, 4, setAllow4, setAllowP4, setAllowIP4},
+			{unix.NFPROTO_IPV6, 24, 16, setAllow6, setAllowP6, setAllowIP6},
+		} {
+			isFam := []expr.Any{
+				&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{fam.nfproto}},
+			}
+			daddr := &expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: fam.off, Len: fam.alen}
+			gotoAcc := &expr.Verdict{Kind: expr.VerdictGoto, Chain: acc.Name}
+			add(out, slices.Concat(isFam, []expr.Any{daddr,
+				&expr.Lookup{SourceRegister: 1, SetName: fam.plain, SetID: rs.sets[fam.plain].ID}, gotoAcc})...)
+			add(out, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: fam.ported, SetID: rs.sets[fam.ported].ID}, gotoAcc})...)
+			add(out, slices.Concat(isFam, []expr.Any{daddr,
+				&expr.Lookup{SourceRegister: 1, SetName: fam.ranges, SetID: rs.sets[fam.ranges].ID}, gotoAcc})...)
+		}
+
+		// accepted: log each new flow (its first packet names the
+		// destination and counts an attempt), account every packet.
+		add(acc,
+			&expr.Ct{Key: expr.CtKeySTATE, Register: 1},
+			&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4, Mask: nativeU32(expr.CtStateBitNEW), Xor: nativeU32(0)},
+			&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(0)},
+			logTo(logPrefixAccept))
+		in := c.AddChain(&nftables.Chain{
+			Name: "input", Table: t, Type: nftables.ChainTypeFilter,
+			Hooknum: nftables.ChainHookInput, Priority: nftables.ChainPriorityFilter,
+			Policy: ptr(nftables.ChainPolicyAccept),
+		})
+		for _, fam := range []struct {
+			nfproto   byte
+			off, alen uint32
+			flows     string
+		}{
+			{unix.NFPROTO_IPV4, 16, 4, setFlows4},
+			{unix.NFPROTO_IPV6, 24, 16, setFlows6},
+		} {
+			isFam := []expr.Any{
+				&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{fam.nfproto}},
+			}
+			set := rs.sets[fam.flows]
+			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
+				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
+			add(acc, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{update})...)
+			// Replies count towards the flow they answer, only when it
+			// exists (an inbound packet never creates one).
+			srcOff := fam.off - fam.alen
+			add(in, slices.Concat(isFam, flowKey(srcOff, fam.alen, true), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: set.Name, SetID: set.ID}, update})...)
+		}
+		add(acc, accept())
+	}
+
+	// Everything else is logged (so Finish can name it), counted, and
+	// refused at once, so a client fails fast instead of retrying.
+	add(out, &expr.Counter{}, logTo(logPrefixDrop))
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST})
+	add(out, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
+	return rs, nil
+}
+
+// flowKey loads address . l4proto . port into registers 8.. (the layout a
+// concatenated set key needs: each field padded to 32 bits). src selects
+// the source address and port (replies) instead of the destination.
+func flowKey(addrOff, alen uint32, src bool) []expr.Any {
+	portOff := uint32(2)
+	if src {
+		portOff = 0
+	}
+	r := uint32(8)
+	return []expr.Any{
+		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff, Len: alen},
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: r + alen/4},
+		&expr.Payload{DestRegister: r + alen/4 + 1, Base: expr.PayloadBaseTransportHeader, Offset: portOff, Len: 2},
+	}
+}
+
+func matchDaddr(a netip.Addr) []expr.Any {
+	nfproto, off := byte(unix.NFPROTO_IPV4), uint32(16)
+	if a.Is6() {
+		nfproto, off = unix.NFPROTO_IPV6, 24
+	}
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{nfproto}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: off, Len: uint32(a.BitLen() / 8)},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: a.AsSlice()},
+	}
+}
+
+func logTo(prefix string) *expr.Log {
+	return &expr.Log{
+		Key:        1<<unix.NFTA_LOG_GROUP | 1<<unix.NFTA_LOG_PREFIX | 1<<unix.NFTA_LOG_SNAPLEN | 1<<unix.NFTA_LOG_QTHRESHOLD,
+		Group:      nflogGroup,
+		Data:       []byte(prefix),
+		Snaplen:    128,
+		QThreshold: 1,
+	}
+}
+
+// allowIPElements turns --allow-ip prefixes into interval set elements,
+// dropping prefixes another one already covers (the kernel refuses
+// overlapping intervals).
+func allowIPElements(pfxs []netip.Prefix) map[string][]nftables.SetElement {
+	sorted := slices.Clone(pfxs)
+	slices.SortFunc(sorted, func(a, b netip.Prefix) int {
+		if c := a.Addr().Compare(b.Addr()); c != 0 {
+			return c
+		}
+		return a.Bits() - b.Bits()
+	})
+	out := map[string][]nftables.SetElement{}
+	var kept []netip.Prefix
+	for _, p := range sorted {
+		if slices.ContainsFunc(kept, func(k netip.Prefix) bool { return k.Overlaps(p) }) {
+			continue
+		}
+		kept = append(kept, p)
+		name := setAllowIP4
+		if p.Addr().Is6() {
+			name = setAllowIP6
+		}
+		out[name] = append(out[name], nftables.SetElement{Key: p.Addr().AsSlice()})
+		if end, ok := prefixEnd(p); ok {
+			out[name] = append(out[name], nftables.SetElement{Key: end.AsSlice(), IntervalEnd: true})
+		}
+	}
+	return out
+}
+
+// prefixEnd is the first address after p; false when p reaches the end of
+// the address space.
+func prefixEnd(p netip.Prefix) (netip.Addr, bool) {
+	b := p.Addr().AsSlice()
+	for i := p.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	last, _ := netip.AddrFromSlice(b)
+	next := last.Next()
+	return next, next.IsValid()
+}
+
+// elemKey is a set key for addr . proto . port (fields padded to 32 bits),
+// or the bare address when proto is 0.
+func elemKey(a netip.Addr, proto byte, port uint16) []byte {
+	k := a.AsSlice()
+	if proto == 0 {
+		return k
+	}
+	k = append(k, proto, 0, 0, 0)
+	return append(k, byte(port>>8), byte(port), 0, 0)
+}
+
+func accept() *expr.Verdict { return &expr.Verdict{Kind: expr.VerdictAccept} }
+
+func ptr[T any](v T) *T { return &v }
+
+func nativeU32(v uint32) []byte {
+	b := make([]byte, 4)
+	binary.NativeEndian.PutUint32(b, v)
+	return b
+}
+
+func be16(v uint16) []byte { return []byte{byte(v >> 8), byte(v)} }

@@ -1,0 +1,274 @@
+package egress
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+
+	"github.com/google/nftables"
+	"github.com/google/nftables/expr"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+var randReader = rand.Reader
+
+// ErrIncomplete is returned by Finish (with the entries it has) when the
+// kernel dropped log messages, so some attempts may be missing.
+var ErrIncomplete = errors.New("egress record incomplete")
+
+// Layer is the egress layer as the sandbox uses it. The zero value works.
+type Layer struct {
+	// Logf receives diagnostics; nil discards them.
+	Logf func(format string, args ...any)
+	// DNSListen overrides the stub's addresses (tests); nil means
+	// 127.0.0.1:53 and [::1]:53.
+	DNSListen []string
+}
+
+func (l *Layer) logf(format string, args ...any) {
+	if l != nil && l.Logf != nil {
+		l.Logf(format, args...)
+	}
+}
+
+// Session is a wall set up by Setup, with its recorders running.
+type Session struct {
+	pol   *policy
+	rec   *recorder
+	log   *nflog
+	rs    *ruleset
+	dns   *dnsStub
+	proxy *proxy
+	wall  *wallWriter
+
+	once     sync.Once
+	entries  []evidence.Egress
+	dropped  *evidence.Dropped
+	finished error
+}
+
+// Setup runs inside the sandbox's init, in its fresh network namespace,
+// with CAP_NET_ADMIN and CAP_NET_BIND_SERVICE there. It brings lo up (and,
+// for deny and record, routes every destination through it so each attempt
+// becomes a packet the wall sees), binds the NFLOG group, loads the whole
+// rule set in one batch, and starts the DNS stub and, in record mode, the
+// recording proxy. Any failure is an error and the run must be refused.
+func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, error) {
+	pol, err := compilePolicy(p)
+	if err != nil {
+		return nil, err
+	}
+	allow := pol.mode == evidence.EgressAllow
+	if allow && !pol.upstream.IsValid() && len(pol.allow) > 0 {
+		if up := DefaultUpstream(); up != "" {
+			pol.upstream, _ = parseUpstream(up)
+		}
+		if !pol.upstream.IsValid() {
+			return nil, errors.New("egress allow: no DNS upstream to resolve allowlisted names: pass --dns-upstream ADDR[:PORT]")
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := setupLoopback(!allow); err != nil {
+		return nil, fmt.Errorf("egress setup: %w", err)
+	}
+	s := &Session{pol: pol, rec: newRecorder()}
+	if s.log, err = openNFLOG(nflogGroup); err != nil {
+		return nil, fmt.Errorf("egress setup: %w", err)
+	}
+	fail := func(err error) (*Session, error) {
+		s.stopRecorders()
+		s.log.stop()
+		return nil, fmt.Errorf("egress setup: %w", err)
+	}
+	c, err := nftables.New()
+	if err != nil {
+		return fail(fmt.Errorf("opening nftables: %w", err))
+	}
+	if s.rs, err = buildRuleset(c, pol); err != nil {
+		return fail(fmt.Errorf("building the rule set: %w", err))
+	}
+	if err := c.Flush(); err != nil {
+		return fail(fmt.Errorf("loading the rule set: %w", err))
+	}
+	if allow {
+		wc, err := nftables.New(nftables.AsLasting())
+		if err != nil {
+			return fail(fmt.Errorf("opening nftables for the dns stub: %w", err))
+		}
+		s.wall = &wallWriter{conn: wc, rs: s.rs}
+	}
+	s.dns = &dnsStub{pol: pol, rec: s.rec, wall: s.wall, logf: l.logf}
+	listen := l.DNSListen
+	if listen == nil {
+		listen = []string{"127.0.0.1:53", "[::1]:53"}
+	}
+	if err := s.dns.start(listen); err != nil {
+		s.dns = nil
+		return fail(err)
+	}
+	if pol.mode == evidence.EgressRecord {
+		if s.proxy, err = startProxy("127.0.0.1:0", s.rec); err != nil {
+			return fail(err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Session) stopRecorders() {
+	if s.dns != nil {
+		s.dns.stop()
+	}
+	if s.proxy != nil {
+		s.proxy.stop()
+	}
+	if s.wall != nil {
+		s.wall.mu.Lock()
+		_ = s.wall.conn.CloseLasting()
+		s.wall.mu.Unlock()
+	}
+}
+
+// Env is added to the command's environment. In record mode it points
+// every proxy variable curl, Node, Python and Go honour at the recording
+// proxy; in deny and allow modes it is empty (allow mode does not route
+// HTTP through a proxy: the wall and the DNS stub see every connection).
+func (s *Session) Env() []string {
+	if s.proxy == nil {
+		return []string{}
+	}
+	u := "http://" + s.proxy.addr()
+	return []string{
+		"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
+		"ALL_PROXY=" + u, "all_proxy=" + u, "NODE_USE_ENV_PROXY=1",
+		"NO_PROXY=", "no_proxy=",
+	}
+}
+
+// ResolvConf is the command's /etc/resolv.conf: the stub only.
+func (s *Session) ResolvConf() []byte {
+	return []byte("# written by vigiles: the sandbox's recording DNS stub\nnameserver 127.0.0.1\nnameserver ::1\noptions timeout:2 attempts:1\n")
+}
+
+// Finish stops the recorders, reads the NFLOG records and the rule set's
+// counters, and returns one entry per destination (Attempts counted),
+// ordered by first attempt; never a nil slice. Dropped is non-nil only in
+// allow mode. It may be called more than once; later calls return the
+// first result.
+func (s *Session) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
+	s.once.Do(func() { s.entries, s.dropped, s.finished = s.finish() })
+	return s.entries, s.dropped, s.finished
+}
+
+func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
+	s.stopRecorders()
+	var errs []error
+	var flows []flowCount
+	var dropped *evidence.Dropped
+	c, err := nftables.New()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("opening nftables: %w", err))
+	} else {
+		if s.pol.mode == evidence.EgressAllow {
+			for _, name := range []string{setFlows4, setFlows6} {
+				els, err := c.GetSetElements(s.rs.sets[name])
+				if err != nil {
+					errs = append(errs, fmt.Errorf("reading %s: %w", name, err))
+					continue
+				}
+				flows = append(flows, decodeFlows(els)...)
+			}
+			dropped = &evidence.Dropped{}
+			rules, err := c.GetRules(s.rs.table, s.rs.output)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("reading the drop counter: %w", err))
+			}
+			for _, r := range rules {
+				for _, e := range r.Exprs {
+					if ctr, ok := e.(*expr.Counter); ok {
+						dropped.Packets += ctr.Packets
+						dropped.Bytes += ctr.Bytes
+					}
+				}
+			}
+		}
+	}
+	evs, lost, err := s.log.stop()
+	if err != nil {
+		errs = append(errs, err)
+	}
+	s.rec.addPackets(evs)
+	s.rec.addFlows(mergeICMP(flows))
+	if lost > 0 {
+		errs = append(errs, fmt.Errorf("the kernel dropped %d batches of packet logs: %w", lost, ErrIncomplete))
+	}
+	if len(errs) > 0 {
+		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
+	}
+	return s.rec.list(), dropped, nil
+}
+
+// decodeFlows reads address . proto . port keys (fields padded to 32 bits).
+func decodeFlows(els []nftables.SetElement) []flowCount {
+	var out []flowCount
+	for _, el := range els {
+		k := el.Key
+		var alen int
+		switch len(k) {
+		case 12:
+			alen = 4
+		case 24:
+			alen = 16
+		default:
+			continue
+		}
+		a, _ := netip.AddrFromSlice(k[:alen])
+		f := flowCount{addr: a.Unmap()}
+		p := k[alen]
+		f.port = binary.BigEndian.Uint16(k[alen+4 : alen+6])
+		switch p {
+		case 6:
+			f.proto = "tcp"
+		case 17:
+			f.proto = "udp"
+		case 1, 58:
+			f.proto, f.port = "icmp", 0
+		default:
+			f.proto, f.port = fmt.Sprintf("ip-proto-%d", p), 0
+		}
+		if el.Counter != nil {
+			f.packets, f.bytes = el.Counter.Packets, el.Counter.Bytes
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// mergeICMP folds flows that differ only in a port that is not one (the
+// accounting key reads two transport bytes for every protocol).
+func mergeICMP(fs []flowCount) []flowCount {
+	type key struct {
+		a     netip.Addr
+		proto string
+		port  uint16
+	}
+	idx := map[key]int{}
+	var out []flowCount
+	for _, f := range fs {
+		k := key{f.addr, f.proto, f.port}
+		if i, ok := idx[k]; ok {
+			out[i].packets += f.packets
+			out[i].bytes += f.bytes
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, f)
+	}
+	return out
+}
