@@ -128,7 +128,7 @@ func runInit(cfg initConfig) initResult {
 	}
 	// The scratch tmpfs holds the overlay's upper dir, HOME and TMPDIR: all
 	// the command can write, bounded in size, gone with the namespace.
-	if err := unix.Mount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
+	if err := safeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
 		fmt.Sprintf("size=%d,mode=0755", scratch)); err != nil {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
 	}
@@ -273,19 +273,16 @@ func runInit(cfg initConfig) initResult {
 }
 
 func bindMount(src, dst string) error {
-	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind %s on %s: %w", src, dst, err)
-	}
-	return nil
+	return safeMount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
 }
 
 func mountOverlay(lower, upper, work, target string) error {
 	base := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work)
 	// userxattr keeps overlay's own metadata (opaque dirs) in user.*
 	// xattrs, which a user namespace may write; older kernels lack it.
-	err := unix.Mount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base+",userxattr")
+	err := safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base+",userxattr")
 	if err != nil {
-		err = unix.Mount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base)
+		err = safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base)
 	}
 	return err
 }

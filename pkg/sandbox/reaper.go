@@ -81,11 +81,18 @@ func reaperMain() int {
 		return send(reaperStatus{Error: fmt.Sprintf("reaper: reading config: %v", err)})
 	}
 	cf.Close()
-	// pid 1 gets only the signals it handles; ignoring these leaves the
-	// command nothing to end the reaper with.
-	signal.Ignore(syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+	// pid 1 of a pid namespace gets only the signals it handles. Catching
+	// (not ignoring) these leaves the command nothing to end the reaper
+	// with, while the command still starts with default dispositions: an
+	// ignored signal would survive exec, a handled one does not.
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM,
 		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGXCPU, syscall.SIGXFSZ)
+	go func() {
+		for range sigs {
+		}
+	}()
 	if err := confineSelf(cfg.Limits.withDefaults()); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}

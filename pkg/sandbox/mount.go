@@ -1,0 +1,37 @@
+package sandbox
+
+import (
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// openMountTarget opens a mount destination without following any
+// symlink on the way (RESOLVE_NO_SYMLINKS), so that a tree prepared by an
+// earlier run or by the repository itself cannot redirect a mount onto
+// something else. The mount then goes onto /proc/self/fd/N, the very
+// directory that was checked.
+func openMountTarget(path string) (int, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return -1, fmt.Errorf("mount destination %s (symlinks are not followed): %w", path, err)
+	}
+	return fd, nil
+}
+
+// safeMount is unix.Mount onto a destination checked by openMountTarget.
+func safeMount(source, target, fstype string, flags uintptr, data string) error {
+	fd, err := openMountTarget(target)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Mount(source, "/proc/self/fd/"+strconv.Itoa(fd), fstype, flags, data); err != nil {
+		return fmt.Errorf("mounting %s on %s: %w", fstype, target, err)
+	}
+	return nil
+}
