@@ -84,9 +84,9 @@ func foreignUserns(pid int) (string, bool) {
 }
 
 type slirp struct {
-	cmd    *exec.Cmd
-	exitW  *os.File
-	once   sync.Once
+	cmd   *exec.Cmd
+	exitW *os.File
+	once  sync.Once
 }
 
 func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {

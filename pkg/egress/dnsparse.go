@@ -127,4 +127,3 @@ func readName(b []byte, off int) (string, bool, int, error) {
 		}
 	}
 }
-

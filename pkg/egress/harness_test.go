@@ -1,0 +1,269 @@
+package egress
+
+// The namespace harness: TestMain re-executes the test binary as a child in
+// fresh user, network and mount namespaces (the stand-in for the sandbox's
+// init), selected by an environment variable. The child calls Setup, runs
+// probe commands, calls Finish and prints a JSON result.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+const (
+	envChild = "VIGILES_EGRESS_TEST_CHILD"
+	envSpec  = "VIGILES_EGRESS_TEST_SPEC"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(envChild) {
+	case "sandbox":
+		os.Exit(childSandbox())
+	case "ruleset":
+		os.Exit(childRuleset())
+	case "server":
+		os.Exit(childServer())
+	}
+	os.Exit(m.Run())
+}
+
+// childSpec is what the parent asks of a sandbox child.
+type childSpec struct {
+	Policy evidence.EgressPolicy `json:"policy"`
+	// Probes are run in order: "sh:SCRIPT" runs bash -c SCRIPT with the
+	// session's environment; "dns:HEX" sends a raw DNS packet to the stub
+	// from the child itself and waits for an answer.
+	Probes []string `json:"probes"`
+	// WaitAttach makes the child print READY and wait for a line on stdin
+	// (the parent attaches the connector in between).
+	WaitAttach bool `json:"waitAttach"`
+}
+
+type probeResult struct {
+	Output string `json:"output"`
+	Code   int    `json:"code"`
+}
+
+type childResult struct {
+	SetupErr  string             `json:"setupErr,omitempty"`
+	FinishErr string             `json:"finishErr,omitempty"`
+	Env       []string           `json:"env"`
+	Egress    []evidence.Egress  `json:"egress"`
+	Dropped   *evidence.Dropped  `json:"dropped"`
+	Probes    []probeResult      `json:"probes"`
+	Ruleset   string             `json:"ruleset"`
+}
+
+func emit(r childResult) int {
+	b, _ := json.Marshal(r)
+	fmt.Printf("\nRESULT %s\n", b)
+	return 0
+}
+
+func childSandbox() int {
+	var spec childSpec
+	if err := json.Unmarshal([]byte(os.Getenv(envSpec)), &spec); err != nil {
+		return emit(childResult{SetupErr: "bad spec: " + err.Error()})
+	}
+	ctx := context.Background()
+	l := &Layer{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	s, err := l.Setup(ctx, spec.Policy)
+	if err != nil {
+		return emit(childResult{SetupErr: err.Error()})
+	}
+	res := childResult{Env: s.Env()}
+	if err := bindResolvConf(s.ResolvConf()); err != nil {
+		return emit(childResult{SetupErr: "resolv.conf: " + err.Error()})
+	}
+	if spec.WaitAttach {
+		fmt.Println("READY")
+		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+			return emit(childResult{SetupErr: "waiting for attach: " + err.Error()})
+		}
+	}
+	for _, p := range spec.Probes {
+		res.Probes = append(res.Probes, runProbe(p, s.Env()))
+	}
+	out, _ := exec.Command("nft", "list", "ruleset").CombinedOutput()
+	res.Ruleset = string(out)
+	res.Egress, res.Dropped, err = s.Finish()
+	if err != nil {
+		res.FinishErr = err.Error()
+	}
+	return emit(res)
+}
+
+func runProbe(p string, env []string) probeResult {
+	kind, arg, _ := strings.Cut(p, ":")
+	switch kind {
+	case "sh":
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", "-c", arg)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			code = -1
+		}
+		return probeResult{Output: string(out), Code: code}
+	case "dns":
+		msg, err := hex.DecodeString(arg)
+		if err != nil {
+			return probeResult{Output: err.Error(), Code: -1}
+		}
+		c, err := net.Dial("udp", "127.0.0.1:53")
+		if err != nil {
+			return probeResult{Output: err.Error(), Code: -1}
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+		if _, err := c.Write(msg); err != nil {
+			return probeResult{Output: err.Error(), Code: -1}
+		}
+		buf := make([]byte, 4096)
+		n, err := c.Read(buf)
+		if err != nil {
+			return probeResult{Output: err.Error(), Code: -1}
+		}
+		return probeResult{Output: hex.EncodeToString(buf[:n])}
+	}
+	return probeResult{Output: "unknown probe " + p, Code: -1}
+}
+
+// bindResolvConf puts b over /etc/resolv.conf in the child's own mount
+// namespace.
+func bindResolvConf(b []byte) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("making mounts private: %w", err)
+	}
+	f, err := os.CreateTemp("", "resolv-")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		return err
+	}
+	f.Close()
+	return unix.Mount(f.Name(), "/etc/resolv.conf", "", unix.MS_BIND, "")
+}
+
+// needNamespaces skips (or, under CI=true, fails) when fresh user and
+// network namespaces cannot be made here.
+func needNamespaces(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("/bin/true")
+	cmd.SysProcAttr = nsAttr()
+	if err := cmd.Run(); err != nil {
+		missing(t, fmt.Sprintf("fresh user+network namespaces (%v)", err))
+	}
+	if _, err := exec.LookPath("nft"); err != nil {
+		missing(t, "the nft binary (to read the rule set back)")
+	}
+}
+
+func missing(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this test needs %s", what)
+	}
+	t.Skipf("needs %s", what)
+}
+
+func nsAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{
+		Cloneflags:                 syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		Pdeathsig:                  syscall.SIGKILL,
+	}
+}
+
+// runChild runs the test binary as a namespaced child of the given kind
+// and returns its result. attach, when set, is called once the child is
+// ready, with its pid; what it returns is closed after the child ends.
+func runChild(t *testing.T, kind string, spec childSpec, attach func(pid int) (io.Closer, error)) childResult {
+	t.Helper()
+	spec.WaitAttach = attach != nil
+	js, _ := json.Marshal(spec)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChild+"="+kind, envSpec+"="+string(js))
+	cmd.SysProcAttr = nsAttr()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+
+	runtime.LockOSThread() // Pdeathsig follows the thread that started the child
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the namespaced child: %v", err)
+	}
+	timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	var out bytes.Buffer
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var closer io.Closer
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		if line == "READY" && attach != nil {
+			c, err := attach(cmd.Process.Pid)
+			if err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("attach: %v", err)
+			}
+			closer = c
+			fmt.Fprintln(stdin, "GO")
+		}
+	}
+	err := cmd.Wait()
+	if closer != nil {
+		closer.Close()
+	}
+	var res childResult
+	for _, line := range strings.Split(out.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "RESULT "); ok {
+			if err := json.Unmarshal([]byte(rest), &res); err != nil {
+				t.Fatalf("child result: %v", err)
+			}
+			return res
+		}
+	}
+	t.Fatalf("child gave no result (%v)\nstdout:\n%s\nstderr:\n%s", err, out.String(), stderr.String())
+	return res
+}
+
+func writeFileT(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

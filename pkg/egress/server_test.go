@@ -1,0 +1,3 @@
+package egress
+
+func childServer() int { return 0 }
