@@ -166,7 +166,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		return
 	}
 	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, isPlugin: false}
-	c.events(ctx, hooks, "")
+	c.events(ctx, hooks, "hooks.")
 }
 
 type hookCtx struct {

@@ -1,0 +1,261 @@
+package runner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// hookLine summarises a discovered hook for comparison.
+func hookLine(h *Hook) string {
+	return fmt.Sprintf("%s plugin=%s root=%s type=%s matcher=%q cmd=%q at=%s:%d:%d",
+		h.ID, h.Plugin, h.PluginRoot, h.Type, h.Matcher, h.Command, h.Location.File, h.Location.Line, h.Location.Column)
+}
+
+func findingLine(f report.Finding) string {
+	return fmt.Sprintf("%s %s %s:%d:%d", f.Severity, f.Rule, f.Location.File, f.Location.Line, f.Location.Column)
+}
+
+func TestDiscoverEverySource(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{
+  "permissions": {"allow": []},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo project"}]}
+    ]
+  }
+}`,
+		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "echo local", "timeout": 5}
+]}]}}`,
+		".claude-plugin/marketplace.json": `{
+  "name": "example-market",
+  "owner": {"name": "someone"},
+  "plugins": [
+    {"name": "inline", "source": "./plugins/inline"},
+    {"name": "pathy", "source": "./plugins/pathy"},
+    {"name": "default-file", "source": "./plugins/default-file"},
+    {"name": "remote", "source": {"source": "github", "repo": "owner/repo"}},
+    {"name": "from-entry", "source": "./plugins/from-entry",
+     "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo entry"}]}]}}
+  ]
+}`,
+		"plugins/inline/.claude-plugin/plugin.json": `{"name": "inline-plugin",
+  "hooks": {"PostToolUse": [{"matcher": "Edit|Write", "hooks": [
+    {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/fmt.sh"},
+    {"type": "http", "url": "https://hooks.example.test/x"},
+    {"type": "prompt", "prompt": "is this ok?"}
+  ]}]}}`,
+		"plugins/inline/fmt.sh":                    "#!/bin/sh\nexit 0\n",
+		"plugins/pathy/.claude-plugin/plugin.json": `{"name": "pathy", "hooks": "./config/my-hooks.json"}`,
+		"plugins/pathy/config/my-hooks.json": `{"hooks": {"UserPromptSubmit": [{"hooks": [
+  {"type": "agent", "prompt": "check"},
+  {"type": "mcp_tool", "server": "s", "tool": "t"},
+  {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/check.py"}
+]}]}}`,
+		"plugins/pathy/check.py":                   "print('ok')\n",
+		"plugins/default-file/hooks/hooks.json":    `{"description": "d", "hooks": {"Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/n.sh\""}]}]}}`,
+		"plugins/default-file/n.sh":                "#!/bin/sh\n",
+		"plugins/from-entry/README.md":             "no manifest here\n",
+	})
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, hookLine(h))
+	}
+	want := []string{
+		`.claude-plugin/marketplace.json#plugins[from-entry].hooks.SessionStart[0].hooks[0] plugin=from-entry root=plugins/from-entry type=command matcher="" cmd="echo entry" at=.claude-plugin/marketplace.json:10:75`,
+		`.claude/settings.json#hooks.PreToolUse[0].hooks[0] plugin=project root=. type=command matcher="Bash" cmd="echo project" at=.claude/settings.json:5:68`,
+		`.claude/settings.local.json#hooks.Stop[0].hooks[0] plugin=project-local root=. type=command matcher="" cmd="echo local" at=.claude/settings.local.json:2:34`,
+		`plugins/default-file/hooks/hooks.json#hooks.Notification[0].hooks[0] plugin=default-file root=plugins/default-file type=command matcher="" cmd="bash \"${CLAUDE_PLUGIN_ROOT}/n.sh\"" at=plugins/default-file/hooks/hooks.json:1:106`,
+		`plugins/inline/.claude-plugin/plugin.json#hooks.PostToolUse[0].hooks[0] plugin=inline-plugin root=plugins/inline type=command matcher="Edit|Write" cmd="${CLAUDE_PLUGIN_ROOT}/fmt.sh" at=plugins/inline/.claude-plugin/plugin.json:3:36`,
+		`plugins/inline/.claude-plugin/plugin.json#hooks.PostToolUse[0].hooks[1] plugin=inline-plugin root=plugins/inline type=http matcher="Edit|Write" cmd="" at=plugins/inline/.claude-plugin/plugin.json:4:5`,
+		`plugins/inline/.claude-plugin/plugin.json#hooks.PostToolUse[0].hooks[2] plugin=inline-plugin root=plugins/inline type=prompt matcher="Edit|Write" cmd="" at=plugins/inline/.claude-plugin/plugin.json:5:5`,
+		`plugins/pathy/config/my-hooks.json#hooks.UserPromptSubmit[0].hooks[0] plugin=pathy root=plugins/pathy type=agent matcher="" cmd="" at=plugins/pathy/config/my-hooks.json:2:3`,
+		`plugins/pathy/config/my-hooks.json#hooks.UserPromptSubmit[0].hooks[1] plugin=pathy root=plugins/pathy type=mcp_tool matcher="" cmd="" at=plugins/pathy/config/my-hooks.json:3:3`,
+		`plugins/pathy/config/my-hooks.json#hooks.UserPromptSubmit[0].hooks[2] plugin=pathy root=plugins/pathy type=command matcher="" cmd="python3 ${CLAUDE_PLUGIN_ROOT}/check.py" at=plugins/pathy/config/my-hooks.json:4:34`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		finds = append(finds, findingLine(f))
+	}
+	sort.Strings(finds)
+	wantF := []string{
+		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:4:5",
+		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:5:5",
+		"notice discovery/not-executable plugins/pathy/config/my-hooks.json:2:3",
+		"notice discovery/not-executable plugins/pathy/config/my-hooks.json:3:3",
+		"notice discovery/remote-source .claude-plugin/marketplace.json:8:34",
+	}
+	if diff := cmp.Diff(wantF, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+
+	// Expansion and timeouts.
+	byID := map[string]*Hook{}
+	for _, h := range s.hooks {
+		byID[h.ID] = h
+	}
+	fmtHook := byID["plugins/inline/.claude-plugin/plugin.json#hooks.PostToolUse[0].hooks[0]"]
+	if want := dir + "/plugins/inline/fmt.sh"; fmtHook.Expanded != want {
+		t.Errorf("expanded = %q, want %q", fmtHook.Expanded, want)
+	}
+	local := byID[".claude/settings.local.json#hooks.Stop[0].hooks[0]"]
+	if local.Timeout != 5*time.Second {
+		t.Errorf("timeout = %v, want 5s", local.Timeout)
+	}
+}
+
+func TestDiscoverMalformed(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // severity rule file:line:col
+		msg   string   // a fragment of the first finding's message
+	}{
+		{
+			name:  "bad JSON",
+			files: map[string]string{"hooks/hooks.json": "{\n  \"hooks\": {\n    \"Stop\": [,]\n  }\n}\n"},
+			want:  []string{"error discovery/malformed hooks/hooks.json:3:14"},
+			msg:   "not valid JSON",
+		},
+		{
+			name:  "trailing garbage",
+			files: map[string]string{".claude/settings.json": "{}\n}"},
+			want:  []string{"error discovery/malformed .claude/settings.json:2:1"},
+		},
+		{
+			name:  "hooks not an object",
+			files: map[string]string{".claude/settings.json": `{"hooks": []}`},
+			want:  []string{"error discovery/wrong-type .claude/settings.json:1:11"},
+			msg:   "want an object keyed by event name",
+		},
+		{
+			name:  "event not an array",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": {"hooks": []}}}`},
+			want:  []string{"error discovery/wrong-type .claude/settings.json:1:20"},
+		},
+		{
+			name:  "command not a string",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": ["ls"]}]}]}}`},
+			want:  []string{"error discovery/wrong-type .claude/settings.json:1:63"},
+			msg:   "command: want a string",
+		},
+		{
+			name:  "timeout not a number",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "ls", "timeout": "5"}]}]}}`},
+			want:  []string{"error discovery/wrong-type .claude/settings.json:1:80"},
+		},
+		{
+			name:  "matcher not a string",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": 3, "hooks": []}]}}`},
+			want:  []string{"error discovery/wrong-type .claude/settings.json:1:39"},
+		},
+		{
+			name:  "invalid matcher regex",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash(", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"error discovery/invalid-matcher .claude/settings.json:1:39"},
+			msg:   "never matches",
+		},
+		{
+			name:  "missing script",
+			files: map[string]string{"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/gone.sh --flag"}]}]}}`},
+			want:  []string{"error discovery/missing-script hooks/hooks.json:1:63"},
+			msg:   "gone.sh does not exist",
+		},
+		{
+			name:  "missing interpreter script",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/scripts/x.py"}]}]}}`},
+			want:  []string{"error discovery/missing-script .claude/settings.json:1:63"},
+		},
+		{
+			name:  "missing hooks file",
+			files: map[string]string{".claude-plugin/plugin.json": `{"name": "p", "hooks": "./nope.json"}`},
+			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
+		},
+		{
+			name:  "no type",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"command": "ls"}]}]}}`},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:32"},
+		},
+		{
+			name:  "unknown type",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "shell", "command": "ls"}]}]}}`},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:61"},
+		},
+		{
+			name:  "unknown event",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUze": [{"hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/unknown-event .claude/settings.json:1:12"},
+		},
+		{
+			name:  "marketplace source missing",
+			files: map[string]string{".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "x", "source": "./plugins/x"}]}`},
+			want:  []string{"error discovery/missing-file .claude-plugin/marketplace.json:1:51"},
+		},
+		{
+			name:  "marketplace source escapes the tree",
+			files: map[string]string{".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "x", "source": "../.."}]}`},
+			want:  []string{"error discovery/outside-work-tree .claude-plugin/marketplace.json:1:51"},
+		},
+		{
+			name:  "group without hooks",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"matcher": ""}]}}`},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:21"},
+		},
+		{
+			name:  "not UTF-8",
+			files: map[string]string{".claude/settings.json": "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo \xff\"}]}]}}"},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:63"},
+		},
+		{
+			name:  "empty file",
+			files: map[string]string{"hooks/hooks.json": ""},
+			want:  []string{"error discovery/malformed hooks/hooks.json:1:1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			s := discoverAll(t, dir)
+			var got []string
+			for _, f := range s.findings {
+				got = append(got, findingLine(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\n%v", diff, s.findings)
+			}
+			if tc.msg != "" && !strings.Contains(s.findings[0].Message, tc.msg) {
+				t.Errorf("message %q does not say %q", s.findings[0].Message, tc.msg)
+			}
+		})
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`bash "${X}/a b.sh" --x`, []string{"bash", "${X}/a b.sh", "--x"}},
+		{`python3 'x.py'; rm -rf /`, []string{"python3", "x.py"}},
+		{`a\ b c|d`, []string{"a b", "c"}},
+		{`FOO=1 node x.js`, []string{"FOO=1", "node", "x.js"}},
+		{``, nil},
+	}
+	for _, tc := range tests {
+		if diff := cmp.Diff(tc.want, shellWords(tc.in)); diff != "" {
+			t.Errorf("shellWords(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}

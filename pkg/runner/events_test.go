@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestEventsDoc(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "hook-events.md")
+	got := EventsDoc()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("docs/hook-events.md is stale; run go test ./pkg/runner -run TestEventsDoc -update (-file +code):\n%s", diff)
+	}
+}
+
+func TestPayloadFields(t *testing.T) {
+	common := []string{"cwd", "hook_event_name", "permission_mode", "session_id", "transcript_path"}
+	tests := []struct {
+		event, tool string
+		own         []string
+	}{
+		{SessionStart, "startup", []string{"model", "source"}},
+		{UserPromptSubmit, "", []string{"prompt"}},
+		{PreToolUse, "Bash", []string{"tool_input", "tool_name", "tool_use_id"}},
+		{PostToolUse, "Write", []string{"tool_input", "tool_name", "tool_response", "tool_use_id"}},
+		{PostToolUseFailure, "Bash", []string{"error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
+		{PermissionRequest, "Bash", []string{"permission_suggestions", "tool_input", "tool_name", "tool_use_id"}},
+		{Notification, "idle_prompt", []string{"message", "notification_type", "title"}},
+		{Stop, "", []string{"stop_hook_active"}},
+		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "stop_hook_active"}},
+		{PreCompact, "auto", []string{"custom_instructions", "trigger"}},
+		{SessionEnd, "logout", []string{"reason"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.event, func(t *testing.T) {
+			p := BuildPayload(tc.event, tc.tool, "/repo", nil, nil)
+			var m map[string]any
+			if err := json.Unmarshal(p.JSON(), &m); err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			want := append(append([]string{}, common...), tc.own...)
+			sort.Strings(want)
+			if diff := cmp.Diff(want, keys); diff != "" {
+				t.Errorf("fields (-want +got):\n%s", diff)
+			}
+			if m["hook_event_name"] != tc.event || m["cwd"] != "/repo" {
+				t.Errorf("common fields wrong: %v", m)
+			}
+			if IsToolEvent(tc.event) && m["tool_name"] != tc.tool {
+				t.Errorf("tool_name = %v", m["tool_name"])
+			}
+		})
+	}
+}
+
+func TestPayloadOverrides(t *testing.T) {
+	p := BuildPayload(PreToolUse, "Bash", "/repo", map[string]any{"command": "rm -rf /"}, map[string]any{"permission_mode": "plan", "extra": 1.0})
+	in := p.Input
+	if got := in["tool_input"].(map[string]any)["command"]; got != "rm -rf /" {
+		t.Errorf("tool_input.command = %v", got)
+	}
+	if in["permission_mode"] != "plan" || in["extra"] != 1.0 {
+		t.Errorf("extra fields not merged: %v", in)
+	}
+	// Every default tool has an input, and tool events select by matcher.
+	for _, tool := range DefaultTools {
+		if len(DefaultToolInput(tool, "/repo")) == 0 {
+			t.Errorf("no default input for %s", tool)
+		}
+	}
+	h := &Hook{Event: PreToolUse, Matcher: "Edit|Write|NotebookEdit", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	ps, why := toolsFor(h, nil, "/repo")
+	var tools []string
+	for _, p := range ps {
+		tools = append(tools, p.Tool)
+	}
+	if diff := cmp.Diff([]string{"Edit", "Write", "NotebookEdit"}, tools); diff != "" || why != "" {
+		t.Errorf("tools (-want +got):\n%s %s", diff, why)
+	}
+	h = &Hook{Event: PreToolUse, Matcher: "Bash", HasMatcher: true, If: "Bash(git *)", Type: TypeCommand, Command: "x"}
+	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 0 || why == "" {
+		t.Errorf("if Bash(git *) on the default `ls -la` should not run: %v", ps)
+	}
+	if ps, _ := toolsFor(h, map[string]map[string]any{"Bash": {"command": "git status"}}, "/repo"); len(ps) != 1 {
+		t.Errorf("if Bash(git *) with a git payload should run once, got %d", len(ps))
+	}
+	h = &Hook{Event: SessionStart, Matcher: "resume|compact", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, _ := toolsFor(h, nil, "/repo"); len(ps) != 1 || ps[0].Input["source"] != "resume" {
+		t.Errorf("SessionStart resume matcher: %v", ps)
+	}
+	h = &Hook{Event: Stop, Matcher: "whatever", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, _ := toolsFor(h, nil, "/repo"); len(ps) != 1 {
+		t.Errorf("Stop ignores matchers: %v", ps)
+	}
+}

@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/ and docs/")
+
+// TestMain lets the test binary play the sandbox's init and reaper: the
+// real engine re-executes it inside the sandbox.
+func TestMain(m *testing.M) {
+	sandbox.MaybeInit()
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+// makeTree writes files (path -> content; a trailing "/" makes a dir) and
+// returns the directory with symlinks resolved.
+func makeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if strings.HasSuffix(p, "/") {
+			if err := os.MkdirAll(full, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, ".sh") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(full, []byte(c), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// requireConfinement fails in CI and skips elsewhere when this host cannot
+// confine.
+func requireConfinement(t testing.TB) {
+	t.Helper()
+	c := sandbox.ProbeConfinement(context.Background())
+	if c.Confine == sandbox.Available {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
+	}
+	t.Skipf("this host cannot confine (%s: %s); these tests need bubblewrap with user namespaces", c.Confine, c.Why)
+}
+
+// discoverAll runs every adapter over dir.
+func discoverAll(t testing.TB, dir string) *session {
+	t.Helper()
+	s, err := newSession(Options{Dir: dir}, "audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.discover(nil); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

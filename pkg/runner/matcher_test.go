@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+func TestMatcher(t *testing.T) {
+	tests := []struct {
+		matcher string
+		name    string
+		want    bool
+		invalid bool
+	}{
+		{"", "Bash", true, false},
+		{"*", "mcp__x__y", true, false},
+		{".*", "Write", true, false},
+		{"Bash", "Bash", true, false},
+		{"Bash", "BashOutput", false, false}, // exact, not a prefix
+		{"Bash", "bash", false, false},       // case-sensitive
+		{"Edit|Write", "Write", true, false},
+		{"Edit|Write", "MultiEdit", false, false}, // a list of exact names
+		{"Edit|Write", "Edit", true, false},
+		{"mcp__memory", "mcp__memory__create", false, false}, // exact: matches no tool
+		{"mcp__memory__.*", "mcp__memory__create", true, false},
+		{"Notebook.*", "NotebookEdit", true, false},
+		{"Notebook.*", "MyNotebookEdit", true, false}, // unanchored regex
+		{"^Write$", "Write", true, false},
+		{"^Write$", "WriteFile", false, false},
+		{"Web(Fetch|Search)", "WebSearch", true, false},
+		{"Bash(", "Bash", false, true}, // invalid regex never matches
+		{"[", "[", false, true},
+		{"startup|resume", "resume", true, false},
+		{"my-agent", "my-agent", true, false},
+		{"my-agent", "my-agents", false, false},
+	}
+	for _, tc := range tests {
+		m, err := CompileMatcher(tc.matcher)
+		if (err != nil) != tc.invalid {
+			t.Errorf("CompileMatcher(%q) error = %v, want invalid=%v", tc.matcher, err, tc.invalid)
+		}
+		if got := m.Match(tc.name); got != tc.want {
+			t.Errorf("matcher %q on %q = %v, want %v", tc.matcher, tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestIfCondition(t *testing.T) {
+	bash := func(c string) map[string]any { return map[string]any{"command": c} }
+	file := func(p string) map[string]any { return map[string]any{"file_path": p} }
+	tests := []struct {
+		cond, event, tool string
+		input             map[string]any
+		want              bool
+	}{
+		{"", PreToolUse, "Bash", bash("ls"), true},
+		{"Bash", PreToolUse, "Bash", bash("ls"), true},
+		{"Bash(*)", PreToolUse, "Bash", bash("ls"), true},
+		{"Bash(git *)", PreToolUse, "Bash", bash("git push"), true},
+		{"Bash(git *)", PreToolUse, "Bash", bash("gitk"), false},
+		{"Bash(git *)", PreToolUse, "Bash", bash("ls && git push --force"), true}, // compound
+		{"Bash(git *)", PreToolUse, "Bash", bash("FOO=1 git status"), true},       // env prefix
+		{"Bash(rm -rf:*)", PreToolUse, "Bash", bash("rm -rf /"), true},             // legacy prefix
+		{"Bash(npm run build)", PreToolUse, "Bash", bash("npm run build"), true},
+		{"Bash(npm run build)", PreToolUse, "Bash", bash("npm run build:prod"), false},
+		{"Bash(git *)", PreToolUse, "Write", file("/x/a.go"), false}, // other tool
+		{"Edit(*.ts)", PostToolUse, "Edit", file("/repo/src/a.ts"), true},
+		{"Edit(*.ts)", PostToolUse, "Edit", file("/repo/src/a.go"), false},
+		{"Edit(src/**)", PostToolUse, "Edit", file("/repo/src/deep/a.go"), true},
+		{"Edit(src/**)", PostToolUse, "Edit", file("/repo/lib/a.go"), false},
+		{"Write(//etc/*)", PreToolUse, "Write", file("/etc/passwd"), true},
+		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
+		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
+		{"Bash(git *)", Stop, "", nil, false},           // never runs on a non-tool event
+		{"Bash(git *", PreToolUse, "Bash", bash("git"), false}, // unparsable never matches
+		{"Bash(git *)", PermissionRequest, "Bash", bash("git log"), true},
+		{"Bash(git *)", PostToolUseFailure, "Bash", bash("git log"), true},
+	}
+	for _, tc := range tests {
+		if got := IfMatches(tc.cond, tc.event, tc.tool, tc.input); got != tc.want {
+			t.Errorf("if %q on %s %s %v = %v, want %v", tc.cond, tc.event, tc.tool, tc.input, got, tc.want)
+		}
+	}
+}
+
+func TestDecide(t *testing.T) {
+	res := func(code int, stdout, stderr string) *sandbox.Result {
+		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: code, Stdout: stdout, Stderr: stderr}
+	}
+	tests := []struct {
+		name   string
+		res    *sandbox.Result
+		err    error
+		want   string
+		reason string
+	}{
+		{"exit 0, no output", res(0, "", ""), nil, report.OutcomeAllowed, ""},
+		{"exit 0, plain text", res(0, "all good\n", ""), nil, report.OutcomeAllowed, ""},
+		{"exit 2 blocks", res(2, "", "rm -rf is dangerous\n"), nil, report.OutcomeBlocked, "exit status 2: rm -rf is dangerous"},
+		{"exit 2 ignores JSON allow", res(2, `{"hookSpecificOutput":{"permissionDecision":"allow"}}`, "no"), nil, report.OutcomeBlocked, "exit status 2: no"},
+		{"exit 1 is non-blocking", res(1, "", "oops"), nil, report.OutcomeAllowed, "exit status 1: a non-blocking error, the agent carries on"},
+		{"permissionDecision deny", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"nope"}}`, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
+		{"permissionDecision allow", res(0, `{"hookSpecificOutput":{"permissionDecision":"allow"}}`, ""), nil, report.OutcomeAllowed, ""},
+		{"permissionDecision ask", res(0, `{"hookSpecificOutput":{"permissionDecision":"ask"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision ask: the agent asks the user"},
+		{"legacy decision block", res(0, `{"decision":"block","reason":"lint failed"}`, ""), nil, report.OutcomeBlocked, "decision block: lint failed"},
+		{"legacy decision deny", res(0, `{"decision":"deny"}`, ""), nil, report.OutcomeBlocked, "decision deny: (no reason)"},
+		{"legacy decision approve", res(0, `{"decision":"approve"}`, ""), nil, report.OutcomeAllowed, ""},
+		{"continue false", res(0, `{"continue":false,"stopReason":"done for today"}`, ""), nil, report.OutcomeBlocked, "continue: false: done for today"},
+		{"continue true", res(0, `{"continue":true}`, ""), nil, report.OutcomeAllowed, ""},
+		{"PermissionRequest deny", res(0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`, ""), nil, report.OutcomeBlocked, "decision.behavior deny: no"},
+		{"JSON with leading space", res(0, "  \n{\"decision\":\"block\"}\n", ""), nil, report.OutcomeBlocked, "decision block: (no reason)"},
+		{"two JSON values are not JSON", res(0, `{"decision":"block"}{}`, ""), nil, report.OutcomeAllowed, ""},
+		{"timed out", &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, DurationMs: 1000}, nil, report.OutcomeError, "timed out after 1000 ms; the agent cancels the hook and carries on"},
+		{"refused", &sandbox.Result{Tier: sandbox.TierRefused, Refusal: "no bwrap"}, nil, report.OutcomeError, "refused: no bwrap"},
+		{"killed", &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 137, Signal: "SIGKILL"}, nil, report.OutcomeAllowed, "killed by SIGKILL: a non-blocking error, the agent carries on"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.res, tc.err)
+			if d.Outcome != tc.want || d.Reason != tc.reason {
+				t.Errorf("Decide = %q %q, want %q %q", d.Outcome, d.Reason, tc.want, tc.reason)
+			}
+		})
+	}
+}
+
+func TestGlobAndHosts(t *testing.T) {
+	paths := []struct {
+		pat, path string
+		want      bool
+	}{
+		{"*.log", "a.log", true},
+		{"*.log", "deep/dir/a.log", true}, // no '/': base name anywhere
+		{"logs/*.log", "logs/a.log", true},
+		{"logs/*.log", "logs/x/a.log", false},
+		{"logs/**", "logs/x/a.log", true},
+		{"**/secret*", "a/b/secret.txt", true},
+		{"~/.cache/**", "~/.cache/tool/x", true},
+		{"re:^\\.git/", ".git/config", true},
+		{"re:^\\.git/", "a/.git/config", false},
+		{"src/[ab].go", "src/a.go", true},
+		{"src/[!ab].go", "src/a.go", false},
+		{"?.txt", "x.txt", true},
+	}
+	for _, tc := range paths {
+		p, err := ParsePathPattern(tc.pat)
+		if err != nil {
+			t.Fatalf("ParsePathPattern(%q): %v", tc.pat, err)
+		}
+		if got := p.Match(tc.path); got != tc.want {
+			t.Errorf("pattern %q on %q = %v, want %v", tc.pat, tc.path, got, tc.want)
+		}
+	}
+	hosts := []struct {
+		pat, host string
+		port      int
+		want      bool
+	}{
+		{"api.example.test", "api.example.test", 443, true},
+		{"api.example.test", "API.Example.Test.", 443, true},
+		{"api.example.test", "evil.example.test", 443, false},
+		{"*.example.test", "a.b.example.test", 443, true},
+		{"*.example.test", "example.test", 443, false},
+		{"*.example.test", "badexample.test", 443, false},
+		{"api.example.test:443", "api.example.test", 80, false},
+		{"api.example.test:443", "api.example.test", 443, true},
+		{"10.0.0.1", "10.0.0.1", 53, true},
+		{"[::1]:8080", "::1", 8080, true},
+	}
+	for _, tc := range hosts {
+		p, err := ParseHostPattern(tc.pat)
+		if err != nil {
+			t.Fatalf("ParseHostPattern(%q): %v", tc.pat, err)
+		}
+		if got := p.Match(tc.host, tc.port); got != tc.want {
+			t.Errorf("host %q on %q:%d = %v, want %v", tc.pat, tc.host, tc.port, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "a.*.test", "https://x.test/", "x.test:99999", "**.x"} {
+		if _, err := ParseHostPattern(bad); err == nil {
+			t.Errorf("ParseHostPattern(%q) accepted it", bad)
+		}
+	}
+}

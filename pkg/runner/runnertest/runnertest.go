@@ -1,0 +1,97 @@
+// Package runnertest holds fakes for testing pkg/runner without the real
+// sandbox: an executor that runs the command directly (recording nothing,
+// like a direct run), and one that returns canned results.
+//
+// It is for tests only and must never be wired into the vigiles binary.
+package runnertest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// Direct runs each spec as a plain child process in spec.Dir with
+// spec.Env added, honouring the timeout. Like a tier-B run it records
+// neither writes nor egress (both nil) unless Record is set, in which case
+// it reports them as recorded and empty ([]).
+type Direct struct {
+	Record bool
+}
+
+// Run implements runner.Executor.
+func (d Direct) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	res := &sandbox.Result{Schema: sandbox.ResultSchema, Tier: sandbox.TierDirect}
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = sandbox.DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, spec.Command[0], spec.Command[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Stdin = spec.Stdin
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	res.Stdout, res.Stderr = out.String(), errb.String()
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		res.TimedOut = true
+		res.ExitCode = 137
+		res.Signal = "SIGKILL"
+	case errors.As(err, &ee):
+		res.ExitCode = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+			res.Signal = ws.Signal().String()
+		}
+	case err != nil:
+		res.ExitCode = 127
+		res.Error = err.Error()
+	}
+	if d.Record {
+		res.Tier = sandbox.TierConfined
+		res.Writes = []evidence.Write{}
+		res.Egress = []evidence.Egress{}
+	}
+	return res, nil
+}
+
+// Canned returns results chosen by a function of the spec and records
+// every spec it was given.
+type Canned struct {
+	mu    sync.Mutex
+	Specs []sandbox.Spec
+	Stdin [][]byte
+	F     func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error)
+}
+
+// Run implements runner.Executor.
+func (c *Canned) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	var in []byte
+	if spec.Stdin != nil {
+		var b bytes.Buffer
+		b.ReadFrom(spec.Stdin)
+		in = b.Bytes()
+	}
+	c.mu.Lock()
+	c.Specs = append(c.Specs, spec)
+	c.Stdin = append(c.Stdin, in)
+	c.mu.Unlock()
+	return c.F(spec, in)
+}
