@@ -60,10 +60,10 @@ func TestDiscoverEverySource(t *testing.T) {
   {"type": "mcp_tool", "server": "s", "tool": "t"},
   {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/check.py"}
 ]}]}}`,
-		"plugins/pathy/check.py":                   "print('ok')\n",
-		"plugins/default-file/hooks/hooks.json":    `{"description": "d", "hooks": {"Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/n.sh\""}]}]}}`,
-		"plugins/default-file/n.sh":                "#!/bin/sh\n",
-		"plugins/from-entry/README.md":             "no manifest here\n",
+		"plugins/pathy/check.py":                "print('ok')\n",
+		"plugins/default-file/hooks/hooks.json": `{"description": "d", "hooks": {"Notification": [{"matcher": "", "hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/n.sh\""}]}]}}`,
+		"plugins/default-file/n.sh":             "#!/bin/sh\n",
+		"plugins/from-entry/README.md":          "no manifest here\n",
 	})
 	s := discoverAll(t, dir)
 	var got []string

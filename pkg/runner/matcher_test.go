@@ -62,7 +62,7 @@ func TestIfCondition(t *testing.T) {
 		{"Bash(git *)", PreToolUse, "Bash", bash("gitk"), false},
 		{"Bash(git *)", PreToolUse, "Bash", bash("ls && git push --force"), true}, // compound
 		{"Bash(git *)", PreToolUse, "Bash", bash("FOO=1 git status"), true},       // env prefix
-		{"Bash(rm -rf:*)", PreToolUse, "Bash", bash("rm -rf /"), true},             // legacy prefix
+		{"Bash(rm -rf:*)", PreToolUse, "Bash", bash("rm -rf /"), true},            // legacy prefix
 		{"Bash(npm run build)", PreToolUse, "Bash", bash("npm run build"), true},
 		{"Bash(npm run build)", PreToolUse, "Bash", bash("npm run build:prod"), false},
 		{"Bash(git *)", PreToolUse, "Write", file("/x/a.go"), false}, // other tool
@@ -73,7 +73,7 @@ func TestIfCondition(t *testing.T) {
 		{"Write(//etc/*)", PreToolUse, "Write", file("/etc/passwd"), true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
-		{"Bash(git *)", Stop, "", nil, false},           // never runs on a non-tool event
+		{"Bash(git *)", Stop, "", nil, false},                  // never runs on a non-tool event
 		{"Bash(git *", PreToolUse, "Bash", bash("git"), false}, // unparsable never matches
 		{"Bash(git *)", PermissionRequest, "Bash", bash("git log"), true},
 		{"Bash(git *)", PostToolUseFailure, "Bash", bash("git log"), true},
