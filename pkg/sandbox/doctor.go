@@ -1,0 +1,787 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/sandbox/landlock"
+	"github.com/vigiles/action/pkg/sandbox/seccomp"
+)
+
+// Probe is the answer of one doctor check, found by running the real thing.
+type Probe struct {
+	// Name identifies the check ("bwrap-userns", "overlay-in-userns", …).
+	Name string `json:"name"`
+	// Availability is the three-valued answer; JSON carries its String.
+	Availability Availability `json:"availability"`
+	// Required says the tier this host gets depends on this check.
+	Required bool `json:"required"`
+	// Detail says what was run and what came back; a tool's stderr is
+	// quoted in it.
+	Detail string `json:"detail"`
+	// Fix is what to do when the check is not available; empty when it is.
+	Fix string `json:"fix,omitempty"`
+	// DurationMs is how long the check took.
+	DurationMs float64 `json:"durationMs"`
+}
+
+// MarshalJSON writes Availability as its name ("available", …).
+func (p Probe) MarshalJSON() ([]byte, error) {
+	type plain Probe
+	return json.Marshal(struct {
+		plain
+		Availability string `json:"availability"`
+	}{plain(p), p.Availability.String()})
+}
+
+// DoctorReport is what vigiles doctor found out about this host.
+type DoctorReport struct {
+	// Probes are the checks, in a fixed order.
+	Probes []Probe `json:"probes"`
+	// Tier is what an untrusted hook gets here in auto mode: confined or
+	// refused.
+	Tier Tier `json:"tier"`
+	// WritesMethod is how a confined run records writes here: "overlay",
+	// or "copy" when overlayfs cannot be mounted in a user namespace.
+	WritesMethod string `json:"writesMethod,omitempty"`
+	// Summary says, in one sentence, why the tier is what it is.
+	Summary string `json:"summary"`
+	// Capability is the engine's own confinement check, usable with Decide.
+	Capability Capability `json:"capability"`
+}
+
+// MarshalJSON writes the capability with lower-case names and its
+// availability by name.
+func (r DoctorReport) MarshalJSON() ([]byte, error) {
+	type plain DoctorReport
+	return json.Marshal(struct {
+		plain
+		Capability capabilityJSON `json:"capability"`
+	}{plain(r), capabilityJSON{r.Capability.Confine.String(), r.Capability.Why, r.Capability.Fix}})
+}
+
+type capabilityJSON struct {
+	Confine string `json:"confine"`
+	Why     string `json:"why,omitempty"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+// Probe names.
+const (
+	ProbeBwrap          = "bwrap"
+	ProbeConfine        = "confine"
+	ProbeUserns         = "bwrap-userns"
+	ProbeUsernsNobody   = "bwrap-userns-unprivileged"
+	ProbeOverlay        = "overlay-in-userns"
+	ProbeNftables       = "nftables-in-netns"
+	ProbeSlirp4netns    = "slirp4netns"
+	ProbePasta          = "pasta"
+	ProbeSeccomp        = "seccomp"
+	ProbeLandlock       = "landlock"
+	ProbeAppArmorUserns = "sysctl-apparmor-userns"
+	ProbeMaxUserns      = "sysctl-max-user-namespaces"
+)
+
+// probeTimeout bounds each check; a check that runs out is inconclusive.
+const probeTimeout = 15 * time.Second
+
+// detailCap bounds the quoted tool output kept in a Detail.
+const detailCap = 600
+
+type probeFunc func(ctx context.Context, env *doctorEnv) Probe
+
+type probeSpec struct {
+	name     string
+	required bool
+	run      probeFunc
+}
+
+// doctorEnv is what every check shares.
+type doctorEnv struct {
+	bwrap    string // path, "" when absent
+	bwrapErr error
+}
+
+func probes() []probeSpec {
+	ps := []probeSpec{
+		{ProbeBwrap, true, probeBwrap},
+		{ProbeConfine, true, probeEngineConfine},
+		{ProbeUserns, true, probeUserns},
+	}
+	if os.Geteuid() == 0 {
+		ps = append(ps, probeSpec{ProbeUsernsNobody, false, probeUsernsNobody})
+	}
+	return append(ps,
+		probeSpec{ProbeOverlay, false, probeOverlay},
+		probeSpec{ProbeNftables, false, probeNftables},
+		probeSpec{ProbeSlirp4netns, false, probeSlirp4netns},
+		probeSpec{ProbePasta, false, probePasta},
+		probeSpec{ProbeSeccomp, true, probeSeccomp},
+		probeSpec{ProbeLandlock, false, probeLandlock},
+		probeSpec{ProbeAppArmorUserns, false, probeAppArmorSysctl},
+		probeSpec{ProbeMaxUserns, false, probeMaxUserns},
+	)
+}
+
+// Doctor runs every capability check concurrently, each bounded by a
+// timeout, and says which tier this host gets. It caches nothing: every
+// call runs the checks again.
+//
+// The tier is confined when the engine's own confinement check and the
+// seccomp check pass (a run that cannot install its seccomp filter
+// refuses); writes are then recorded by overlay, or by copy when overlayfs
+// cannot be mounted in a user namespace. Otherwise it is refused.
+// Networking checks (nftables, slirp4netns, pasta) do not change the tier:
+// a run that needs them and lacks them refuses on its own.
+func Doctor(ctx context.Context) DoctorReport {
+	env := &doctorEnv{}
+	env.bwrap, env.bwrapErr = exec.LookPath("bwrap")
+	specs := probes()
+	out := make([]Probe, len(specs))
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+			defer cancel()
+			start := time.Now()
+			p := s.run(pctx, env)
+			if pctx.Err() != nil && p.Availability != Available {
+				p.Availability = Inconclusive
+				p.Detail = fmt.Sprintf("no answer within %s; %s", probeTimeout, p.Detail)
+			}
+			p.Name, p.Required = s.name, s.required
+			p.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+			if p.Availability == Available {
+				p.Fix = ""
+			}
+			out[i] = p
+		}()
+	}
+	wg.Wait()
+	return summarize(out)
+}
+
+// summarize derives the tier, the writes method and the capability.
+func summarize(ps []Probe) DoctorReport {
+	r := DoctorReport{Probes: ps}
+	get := func(name string) (Probe, bool) {
+		for _, p := range ps {
+			if p.Name == name {
+				return p, true
+			}
+		}
+		return Probe{}, false
+	}
+	confine, _ := get(ProbeConfine)
+	r.Capability = Capability{Confine: confine.Availability}
+	if confine.Availability != Available {
+		r.Capability.Why, r.Capability.Fix = confine.Detail, confine.Fix
+	}
+	sc, _ := get(ProbeSeccomp)
+	switch {
+	case confine.Availability != Available:
+		r.Tier = TierRefused
+		r.Summary = "untrusted hooks are refused here: bubblewrap cannot create the sandbox's namespaces"
+	case sc.Availability != Available:
+		r.Tier = TierRefused
+		r.Summary = "untrusted hooks are refused here: the seccomp filter cannot be installed, and a run never goes without it"
+		r.Capability = Capability{Confine: sc.Availability, Why: "seccomp: " + sc.Detail, Fix: sc.Fix}
+	default:
+		r.Tier = TierConfined
+		if ov, _ := get(ProbeOverlay); ov.Availability == Available {
+			r.WritesMethod = "overlay"
+			r.Summary = "untrusted hooks run confined; writes are recorded from an overlay"
+		} else {
+			r.WritesMethod = "copy"
+			r.Summary = "untrusted hooks run confined; overlayfs is not available in a user namespace, " +
+				"so writes are recorded from a private copy of the work tree (slower on big trees)"
+		}
+	}
+	return r
+}
+
+// WriteText prints one line per check and, under it, what to do about a
+// check that is not available.
+func (r DoctorReport) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "tier: %s", r.Tier)
+	if r.WritesMethod != "" {
+		fmt.Fprintf(bw, " (writes recorded by %s)", r.WritesMethod)
+	}
+	fmt.Fprintf(bw, "\n%s\n\n", clean(r.Summary))
+	width := 0
+	for _, p := range r.Probes {
+		width = max(width, len(p.Name))
+	}
+	for _, p := range r.Probes {
+		req := " "
+		if p.Required {
+			req = "*"
+		}
+		fmt.Fprintf(bw, "%-12s %s %-*s  %s\n", p.Availability, req, width, p.Name, clean(p.Detail))
+		if p.Availability != Available && p.Fix != "" {
+			fmt.Fprintf(bw, "%-12s   %-*s  fix: %s\n", "", width, "", clean(p.Fix))
+		}
+	}
+	fmt.Fprintf(bw, "\n* the tier depends on this check\n")
+	return bw.Flush()
+}
+
+// clean keeps a line on one line and free of terminal control sequences.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// quoteOutput quotes a tool's output for a Detail, bounded.
+func quoteOutput(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > detailCap {
+		b = append(b[:detailCap:detailCap], "…"...)
+	}
+	if len(b) == 0 {
+		return "no output"
+	}
+	return strconv.Quote(string(b))
+}
+
+// runTool runs a command and returns its combined output.
+func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// bwrapBase is the sandbox shape every namespace check starts from: a user
+// namespace in which the caller is uid 0, the host's / read-only, a fresh
+// /dev and /proc.
+func bwrapBase(bwrap string, extra ...string) []string {
+	args := []string{bwrap, "--unshare-all", "--unshare-user", "--uid", "0", "--gid", "0",
+		"--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+	return append(args, extra...)
+}
+
+func noBwrap(env *doctorEnv) Probe {
+	return Probe{Availability: Unsupported, Detail: "bubblewrap (bwrap) is not in PATH, so this cannot be checked",
+		Fix: "install bubblewrap (apt-get install bubblewrap)"}
+}
+
+func probeBwrap(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	return Probe{Availability: Available, Detail: env.bwrap}
+}
+
+// probeEngineConfine runs the engine's own confinement check (uncached).
+func probeEngineConfine(ctx context.Context, env *doctorEnv) Probe {
+	c := probeConfinement(ctx)
+	p := Probe{Availability: c.Confine, Detail: c.Why, Fix: c.Fix}
+	if c.Confine == Available {
+		p.Detail = "bubblewrap creates every namespace a confined run uses"
+	}
+	return p
+}
+
+const usernsFix = "allow unprivileged user namespaces: sysctl -w user.max_user_namespaces=15000 " +
+	"(and kernel.unprivileged_userns_clone=1 on older Debian kernels); on Ubuntu 23.10+: " +
+	"sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with " +
+	"--security-opt seccomp=unconfined --security-opt apparmor=unconfined"
+
+func probeUserns(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	return runUserns(ctx, env, nil, "as "+currentUser())
+}
+
+// probeUsernsNobody runs the same check as an unprivileged user, when the
+// caller is root: GitHub's hosted runners run hooks as a non-root user.
+func probeUsernsNobody(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no unprivileged user to try with: %v", err)}
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil || uid == 0 {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("user nobody has unusable ids %q:%q", u.Uid, u.Gid)}
+	}
+	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+	p := runUserns(ctx, env, cred, "as nobody (uid "+u.Uid+")")
+	if p.Availability != Available {
+		p.Fix = "only needed when vigiles runs as a non-root user: " + p.Fix
+	}
+	return p
+}
+
+func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, who string) Probe {
+	argv := bwrapBase(env.bwrap, "true")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = "/"
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
+	out, err := runTool(ctx, cmd)
+	if err != nil {
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("bwrap --unshare-all --unshare-user … true %s failed (%v): %s", who, err, quoteOutput(out)),
+			Fix:    usernsFix}
+	}
+	return Probe{Availability: Available, Detail: "bwrap --unshare-all --unshare-user … true " + who + " works"}
+}
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username + " (uid " + u.Uid + ")"
+	}
+	return "uid " + strconv.Itoa(os.Getuid())
+}
+
+// probeOverlay mounts an overlay of temporary directories inside a user
+// namespace, writes through it, and checks that the write landed in the
+// upper directory and not in the lower one.
+func probeOverlay(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	if _, err := exec.LookPath("mount"); err != nil {
+		return Probe{Availability: Inconclusive, Detail: "mount(8) is not in PATH, so overlayfs cannot be tried",
+			Fix: "install util-linux (mount) to let doctor check overlayfs"}
+	}
+	dir, err := os.MkdirTemp("", "vigiles-doctor-overlay-")
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a temporary directory: %v", err)}
+	}
+	defer removeAll(dir)
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a temporary directory: %v", err)}
+		}
+	}
+	script := "mount -t overlay overlay -o lowerdir=/run/p/lower,upperdir=/run/p/upper,workdir=/run/p/work /run/p/merged && " +
+		"echo ok > /run/p/merged/written"
+	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_SYS_ADMIN", "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := runTool(ctx, cmd)
+	fix := "overlayfs in a user namespace needs Linux 5.11 or later with overlay built in or loaded (modprobe overlay), " +
+		"and a temporary directory that is not itself on overlayfs (set TMPDIR); without it runs record writes by copy"
+	if err != nil {
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("mount -t overlay inside bwrap failed (%v): %s", err, quoteOutput(out)), Fix: fix}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "upper", "written")); err != nil {
+		return Probe{Availability: Unsupported, Detail: "the overlay mounted but a write did not reach its upper directory", Fix: fix}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lower", "written")); err == nil {
+		return Probe{Availability: Unsupported, Detail: "a write through the overlay reached its lower directory", Fix: fix}
+	}
+	return Probe{Availability: Available, Detail: "mounted overlayfs in a user namespace; a write reached only the upper directory"}
+}
+
+// removeAll removes a probe's temporary tree, making directories that
+// overlayfs left without permissions removable first.
+func removeAll(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
+}
+
+// probeNftables loads a table into a fresh network namespace.
+func probeNftables(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	nft, err := exec.LookPath("nft")
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: "nft is not in PATH, so nftables cannot be tried",
+			Fix: "install nftables (apt-get install nftables)"}
+	}
+	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_NET_ADMIN", nft, "add", "table", "inet", "vigiles_probe")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := runTool(ctx, cmd)
+	if err != nil {
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("nft add table inside a fresh network namespace failed (%v): %s", err, quoteOutput(out)),
+			Fix:    "the kernel needs nf_tables (CONFIG_NF_TABLES, modprobe nf_tables); egress recording and allowlists need it"}
+	}
+	return Probe{Availability: Available, Detail: "loaded an nftables table in a fresh network namespace"}
+}
+
+// sandboxForNet starts a bwrap sandbox with its own user and network
+// namespaces that waits until stop is called, and returns the pid of the
+// process inside it.
+func sandboxForNet(ctx context.Context, bwrap string) (pid int, stop func(), err error) {
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer infoR.Close()
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return 0, nil, err
+	}
+	argv := bwrapBase(bwrap, "--info-fd", "3", "sh", "-c", "read _ || true")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin = stdinR
+	cmd.ExtraFiles = []*os.File{infoW}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread() // Pdeathsig is tied to the starting thread
+	err = cmd.Start()
+	runtime.UnlockOSThread()
+	infoW.Close()
+	stdinR.Close()
+	if err != nil {
+		stdinW.Close()
+		return 0, nil, fmt.Errorf("starting bwrap: %w", err)
+	}
+	stop = func() {
+		stdinW.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	}
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
+		stop()
+		return 0, nil, fmt.Errorf("reading bwrap's child pid (%v): %s", err, quoteOutput(stderr.Bytes()))
+	}
+	return info.ChildPid, stop, nil
+}
+
+// probeSlirp4netns attaches slirp4netns to a sandbox's network namespace,
+// waits for its ready signal, and stops it.
+func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	slirp, err := exec.LookPath("slirp4netns")
+	if err != nil {
+		return Probe{Availability: Unsupported, Detail: "slirp4netns is not in PATH",
+			Fix: "install slirp4netns (apt-get install slirp4netns); it gives allowlisted egress a route out"}
+	}
+	pid, stop, err := sandboxForNet(ctx, env.bwrap)
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: "cannot start a sandbox to attach to: " + err.Error()}
+	}
+	defer stop()
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
+	defer readyR.Close()
+	exitR, exitW, err := os.Pipe()
+	if err != nil {
+		readyW.Close()
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
+	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback",
+		"--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
+	cmd.ExtraFiles = []*os.File{readyW, exitR}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Start()
+	readyW.Close()
+	exitR.Close()
+	if err != nil {
+		exitW.Close()
+		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("starting slirp4netns: %v", err)}
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	ready := make(chan bool, 1)
+	go func() {
+		b := make([]byte, 1)
+		n, _ := readyR.Read(b)
+		ready <- n == 1 && b[0] == '1'
+	}()
+	var ok bool
+	select {
+	case ok = <-ready:
+	case <-ctx.Done():
+	}
+	exitW.Close() // tells slirp4netns to exit
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+		cmd.Process.Kill()
+		<-waited
+	}
+	if !ok {
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("slirp4netns did not become ready: %s", quoteOutput(out.Bytes())),
+			Fix:    slirpFix(out.Bytes())}
+	}
+	return Probe{Availability: Available, Detail: "attached slirp4netns to a sandbox's network namespace (ready), then stopped it"}
+}
+
+func slirpFix(out []byte) string {
+	if bytes.Contains(out, []byte("/dev/net/tun")) {
+		return "slirp4netns must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun; it is 0666 on stock systems) " +
+			"or load the tun module (modprobe tun)"
+	}
+	return "check slirp4netns's message above; it needs /dev/net/tun and the tun module"
+}
+
+// probePasta attaches pasta to a sandbox's network namespace. pasta forks
+// to the background once its interface is configured; the foreground
+// process's exit status is the readiness signal, and its pid file names
+// the process to stop.
+func probePasta(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	pasta, err := exec.LookPath("pasta")
+	if err != nil {
+		return Probe{Availability: Unsupported, Detail: "pasta is not in PATH",
+			Fix: "install passt (apt-get install passt), which provides pasta"}
+	}
+	pid, stop, err := sandboxForNet(ctx, env.bwrap)
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: "cannot start a sandbox to attach to: " + err.Error()}
+	}
+	defer stop()
+	dir, err := os.MkdirTemp("", "vigiles-doctor-pasta-")
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o777) // pasta may drop to another user before writing its pid file
+	pidFile := filepath.Join(dir, "pid")
+	args := []string{"--config-net", "--quiet", "--pid", pidFile}
+	note := ""
+	if os.Geteuid() == 0 {
+		// As root pasta drops to nobody, who cannot join a namespace
+		// owned by root; keep uid 0 for the check.
+		args = append(args, "--runas", "0:0")
+		note = " (as root, with --runas 0:0)"
+	}
+	args = append(args, strconv.Itoa(pid))
+	out, err := runTool(ctx, exec.CommandContext(ctx, pasta, args...))
+	if b, rerr := os.ReadFile(pidFile); rerr == nil {
+		if bg, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && bg > 1 {
+			syscall.Kill(bg, syscall.SIGTERM)
+		}
+	}
+	out = dropSyslogNoise(out)
+	if err != nil {
+		fix := "check pasta's message above"
+		if bytes.Contains(out, []byte("tun")) {
+			fix = "pasta must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun) or load the tun module (modprobe tun)"
+		}
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("pasta could not attach%s (%v): %s", note, err, quoteOutput(out)), Fix: fix}
+	}
+	return Probe{Availability: Available, Detail: "attached pasta to a sandbox's network namespace" + note + ", then stopped it"}
+}
+
+// dropSyslogNoise removes pasta's complaints about a missing syslog.
+func dropSyslogNoise(b []byte) []byte {
+	var keep [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !bytes.HasPrefix(l, []byte("Failed to send ")) || !bytes.HasSuffix(bytes.TrimSpace(l), []byte("to syslog")) {
+			keep = append(keep, l)
+		}
+	}
+	return bytes.Join(keep, []byte("\n"))
+}
+
+// doctorSeccompArg makes the vigiles binary (or a test binary) play the
+// seccomp check's child: install the filter, try denied and ordinary
+// calls, print the verdict as JSON, exit. See init below.
+const doctorSeccompArg = "vigiles-doctor-seccomp-child"
+
+type seccompVerdict struct {
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+func init() {
+	// Handled here rather than in MaybeInit so that any binary that links
+	// this package (vigiles, its tests) can serve the check. The role does
+	// nothing but confine itself and report.
+	if len(os.Args) == 2 && os.Args[1] == doctorSeccompArg {
+		v := seccompChild()
+		json.NewEncoder(os.Stdout).Encode(v)
+		os.Exit(0)
+	}
+}
+
+func seccompChild() seccompVerdict {
+	runtime.LockOSThread()
+	f, err := seccomp.Filter()
+	if err != nil {
+		return seccompVerdict{Detail: err.Error()}
+	}
+	if err := seccomp.Install(f); err != nil {
+		return seccompVerdict{Detail: err.Error()}
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return seccompVerdict{Detail: err.Error()}
+	}
+	defer devnull.Close()
+	var bad []string
+	try := func(name string, nr, a0, a1 uintptr) {
+		_, _, e := unix.Syscall(nr, a0, a1, 0)
+		if e != unix.EPERM {
+			bad = append(bad, fmt.Sprintf("%s gave %v, want EPERM", name, errnoOrOK(e)))
+		}
+	}
+	try("unshare(CLONE_NEWUSER)", unix.SYS_UNSHARE, unix.CLONE_NEWUSER, 0)
+	try("bpf", unix.SYS_BPF, 0xffff, 0)
+	try("io_uring_setup", unix.SYS_IO_URING_SETUP, 1, 0)
+	try("ioctl(TIOCSTI)", unix.SYS_IOCTL, devnull.Fd(), unix.TIOCSTI)
+	if t, err := exec.LookPath("true"); err == nil {
+		if err := exec.Command(t).Run(); err != nil {
+			bad = append(bad, fmt.Sprintf("fork+exec of true failed under the filter: %v", err))
+		}
+	}
+	if len(bad) > 0 {
+		return seccompVerdict{Detail: strings.Join(bad, "; ")}
+	}
+	return seccompVerdict{OK: true, Detail: fmt.Sprintf("installed the filter (%d rules) in a child; denied calls gave EPERM, fork+exec still worked", len(seccomp.Denied()))}
+}
+
+func errnoOrOK(e syscall.Errno) string {
+	if e == 0 {
+		return "success"
+	}
+	return e.Error()
+}
+
+func probeSeccomp(ctx context.Context, env *doctorEnv) Probe {
+	exe, err := os.Executable()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("cannot find this program to re-run it: %v", err)}
+	}
+	cmd := exec.CommandContext(ctx, exe, doctorSeccompArg)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var v seccompVerdict
+	if derr := json.Unmarshal(stdout.Bytes(), &v); derr != nil {
+		return Probe{Availability: Inconclusive,
+			Detail: fmt.Sprintf("the check's child gave no verdict (%v, %v): %s", err, derr, quoteOutput(append(stdout.Bytes(), stderr.Bytes()...)))}
+	}
+	if !v.OK {
+		return Probe{Availability: Unsupported, Detail: v.Detail,
+			Fix: "the kernel needs CONFIG_SECCOMP_FILTER (every distribution kernel has it); in a container, do not run with a seccomp profile that forbids seccomp(2)"}
+	}
+	return Probe{Availability: Available, Detail: v.Detail}
+}
+
+func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
+	abi, err := landlock.ABI()
+	switch {
+	case err == nil:
+		return Probe{Availability: Available, Detail: fmt.Sprintf("Landlock ABI %d", abi)}
+	case errors.Is(err, errors.ErrUnsupported):
+		return Probe{Availability: Unsupported, Detail: err.Error(),
+			Fix: "Linux 5.13+ with landlock in the lsm= boot parameter; an extra layer, not required today"}
+	}
+	return Probe{Availability: Inconclusive, Detail: err.Error()}
+}
+
+// readSysctl reads /proc/sys/<path>; absent means the knob does not exist.
+func readSysctl(path string) (string, bool, error) {
+	b, err := os.ReadFile(filepath.Join("/proc/sys", path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", true, err
+	}
+	return strings.TrimSpace(string(b)), true, nil
+}
+
+func probeAppArmorSysctl(ctx context.Context, env *doctorEnv) Probe {
+	v, ok, err := readSysctl("kernel/apparmor_restrict_unprivileged_userns")
+	switch {
+	case !ok:
+		return Probe{Availability: Available, Detail: "kernel.apparmor_restrict_unprivileged_userns does not exist here: no AppArmor restriction"}
+	case err != nil:
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("reading kernel.apparmor_restrict_unprivileged_userns: %v", err)}
+	case v == "0":
+		return Probe{Availability: Available, Detail: "kernel.apparmor_restrict_unprivileged_userns = 0"}
+	}
+	return Probe{Availability: Unsupported,
+		Detail: fmt.Sprintf("kernel.apparmor_restrict_unprivileged_userns = %s: unprivileged user namespaces are restricted by AppArmor", clean(v)),
+		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); root callers are not affected"}
+}
+
+func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {
+	v, ok, err := readSysctl("user/max_user_namespaces")
+	switch {
+	case !ok:
+		return Probe{Availability: Unsupported, Detail: "user.max_user_namespaces does not exist: the kernel has no user namespaces",
+			Fix: "use a kernel built with CONFIG_USER_NS"}
+	case err != nil:
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("reading user.max_user_namespaces: %v", err)}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("user.max_user_namespaces = %q", clean(v))}
+	}
+	if n == 0 {
+		return Probe{Availability: Unsupported, Detail: "user.max_user_namespaces = 0: user namespaces are disabled",
+			Fix: "sysctl -w user.max_user_namespaces=15000"}
+	}
+	return Probe{Availability: Available, Detail: fmt.Sprintf("user.max_user_namespaces = %d", n)}
+}

@@ -1,0 +1,203 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDoctorForReal runs every check on this machine. In CI each one must
+// be available (the CI machine is set up for all of them); elsewhere a
+// missing capability is logged with its fix.
+func TestDoctorForReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bwrap, slirp4netns and pasta for real")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	r := Doctor(ctx)
+	t.Logf("doctor took %v", time.Since(start))
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", text.String())
+
+	seen := map[string]bool{}
+	for _, p := range r.Probes {
+		if p.Name == "" || seen[p.Name] {
+			t.Errorf("probe with empty or repeated name %q", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Detail == "" {
+			t.Errorf("%s: empty detail", p.Name)
+		}
+		if p.Availability != Available && p.Fix == "" && p.Availability != Inconclusive {
+			t.Errorf("%s is %s without a fix", p.Name, p.Availability)
+		}
+		if p.Availability != Available && os.Getenv("CI") == "true" {
+			t.Errorf("CI=true and %s is %s: %s; fix: %s", p.Name, p.Availability, p.Detail, p.Fix)
+		}
+	}
+	for _, n := range []string{ProbeBwrap, ProbeConfine, ProbeUserns, ProbeOverlay, ProbeNftables,
+		ProbeSlirp4netns, ProbePasta, ProbeSeccomp, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns} {
+		if !seen[n] {
+			t.Errorf("no %s probe in the report", n)
+		}
+	}
+	if os.Geteuid() == 0 && !seen[ProbeUsernsNobody] {
+		t.Errorf("running as root, the report lacks %s", ProbeUsernsNobody)
+	}
+	// The report's capability agrees with the engine's own check.
+	if got, want := r.Capability.Confine, probeConfinement(ctx).Confine; got != want && r.Tier != TierRefused {
+		t.Errorf("report capability %s, engine check %s", got, want)
+	}
+	if os.Getenv("CI") == "true" && (r.Tier != TierConfined || r.WritesMethod != "overlay") {
+		t.Errorf("CI=true and the tier is %s with writes by %q, want confined by overlay", r.Tier, r.WritesMethod)
+	}
+	if d := Decide(false, ModeAuto, r.Capability); (d.Tier == TierConfined) != (r.Tier == TierConfined) {
+		t.Errorf("Decide on the report's capability gives %s, the report says %s", d.Tier, r.Tier)
+	}
+	// Nothing is left behind in the temporary directory.
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "vigiles-doctor-*"))
+	if len(left) > 0 {
+		t.Errorf("doctor left %v behind", left)
+	}
+}
+
+// A context that is already cancelled makes every check inconclusive or
+// unsupported, never available by accident, and Doctor still returns.
+func TestDoctorCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := Doctor(ctx)
+	for _, p := range r.Probes {
+		switch p.Name {
+		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns:
+			continue // these read files and run nothing
+		}
+		if p.Availability == Available {
+			t.Errorf("%s is available with a cancelled context: %s", p.Name, p.Detail)
+		}
+	}
+	if r.Tier != TierRefused {
+		t.Errorf("tier %s with a cancelled context, want refused", r.Tier)
+	}
+}
+
+func probe(name string, a Availability) Probe {
+	return Probe{Name: name, Availability: a, Detail: name + " detail", Fix: name + " fix"}
+}
+
+func TestSummarize(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		confine, sc, overlay Availability
+		wantTier             Tier
+		wantMethod           string
+		wantConfine          Availability
+		wantWhyContains      string
+	}{
+		{"all there", Available, Available, Available, TierConfined, "overlay", Available, ""},
+		{"no overlay", Available, Available, Unsupported, TierConfined, "copy", Available, ""},
+		{"overlay inconclusive", Available, Available, Inconclusive, TierConfined, "copy", Available, ""},
+		{"no namespaces", Unsupported, Available, Available, TierRefused, "", Unsupported, "confine detail"},
+		{"namespaces inconclusive", Inconclusive, Available, Available, TierRefused, "", Inconclusive, "confine detail"},
+		{"no seccomp", Available, Unsupported, Available, TierRefused, "", Unsupported, "seccomp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := summarize([]Probe{
+				probe(ProbeConfine, c.confine), probe(ProbeSeccomp, c.sc), probe(ProbeOverlay, c.overlay),
+			})
+			if r.Tier != c.wantTier || r.WritesMethod != c.wantMethod {
+				t.Errorf("tier %s, method %q; want %s, %q", r.Tier, r.WritesMethod, c.wantTier, c.wantMethod)
+			}
+			if r.Capability.Confine != c.wantConfine {
+				t.Errorf("capability %s, want %s", r.Capability.Confine, c.wantConfine)
+			}
+			if !strings.Contains(r.Capability.Why, c.wantWhyContains) {
+				t.Errorf("capability why %q lacks %q", r.Capability.Why, c.wantWhyContains)
+			}
+			if r.Summary == "" {
+				t.Error("empty summary")
+			}
+			// The capability drives Decide to the same tier.
+			if d := Decide(false, ModeStrict, r.Capability); d.Tier != c.wantTier {
+				t.Errorf("Decide gives %s, want %s", d.Tier, c.wantTier)
+			}
+		})
+	}
+}
+
+func sampleReport() DoctorReport {
+	return summarize([]Probe{
+		{Name: ProbeBwrap, Availability: Available, Required: true, Detail: "/usr/bin/bwrap", DurationMs: 0.1},
+		{Name: ProbeConfine, Availability: Available, Required: true, Detail: "bubblewrap creates every namespace", DurationMs: 3},
+		{Name: ProbeOverlay, Availability: Unsupported, Detail: "mount failed: \"\\x1b[31mevil\\x1b[0m\"\nsecond line\x1b]0;title\x07",
+			Fix: "use Linux 5.11", DurationMs: 4.5},
+		{Name: ProbeSeccomp, Availability: Available, Required: true, Detail: "installed", DurationMs: 2},
+		{Name: ProbePasta, Availability: Inconclusive, Detail: "no answer", DurationMs: 15000},
+	})
+}
+
+func TestDoctorReportGolden(t *testing.T) {
+	r := sampleReport()
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct {
+		file string
+		got  []byte
+	}{
+		{"doctor.golden.txt", text.Bytes()},
+		{"doctor.golden.json", append(js, '\n')},
+	} {
+		path := filepath.Join("testdata", g.file)
+		if *update {
+			if err := os.WriteFile(path, g.got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if d := cmp.Diff(string(want), string(g.got)); d != "" {
+			t.Errorf("%s differs (-want +got):\n%s", g.file, d)
+		}
+	}
+	if bytes.ContainsAny(text.Bytes(), "\x1b\x07") {
+		t.Error("text output carries terminal control characters")
+	}
+	if n := bytes.Count(text.Bytes(), []byte("\n")); n != 11 {
+		t.Errorf("text output has %d lines, want 11 (header, summary, one per probe, one fix, footer)", n)
+	}
+	// The JSON names availabilities.
+	var back struct {
+		Probes []struct {
+			Availability string `json:"availability"`
+		} `json:"probes"`
+		Capability struct {
+			Confine string `json:"confine"`
+		} `json:"capability"`
+	}
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Probes[2].Availability != "unsupported" || back.Capability.Confine != "available" {
+		t.Errorf("JSON availabilities: %+v", back)
+	}
+}
