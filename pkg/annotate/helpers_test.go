@@ -69,16 +69,16 @@ func unescapeProp(s string) string {
 // at CR, LF or CRLF; a line that starts with "::" (after trimming) or the
 // legacy "##[" is a command, except between ::stop-commands::TOKEN and a
 // line ::TOKEN:: (compared case-insensitively, as the runner does). It
-// is deliberately stricter than the runner: it trims whitespace before
-// looking for a command.
+// is deliberately stricter than the runner: it ignores leading whitespace
+// when looking for a command.
 func runnerCommands(t *testing.T, log string) []command {
 	t.Helper()
 	var out []command
 	stop := ""
 	for _, raw := range lineSplit.Split(log, -1) {
-		line := strings.TrimSpace(raw)
+		line := strings.TrimLeft(raw, " \t")
 		if stop != "" {
-			if strings.EqualFold(line, "::"+stop+"::") {
+			if strings.EqualFold(strings.TrimSpace(line), "::"+stop+"::") {
 				out = append(out, command{Name: "<resume>", Data: stop})
 				stop = ""
 			}

@@ -1,0 +1,277 @@
+package annotate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+const (
+	headSHA  = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00" // pull_request.head.sha in testdata/pull_request.json
+	mergeSHA = "3333333333333333333333333333333333333333" // what GITHUB_SHA is on a pull_request event
+	token    = "ghs_testtoken"
+)
+
+type recorded struct {
+	Method, Path, Auth string
+	Body               map[string]any
+}
+
+// fakeGitHub is a GitHub API that records check-run requests.
+type fakeGitHub struct {
+	mu     sync.Mutex
+	reqs   []recorded
+	status int // answer every request with this status when non-zero
+}
+
+func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var m map[string]any
+	_ = json.Unmarshal(body, &m)
+	f.mu.Lock()
+	f.reqs = append(f.reqs, recorded{r.Method, r.URL.Path, r.Header.Get("Authorization"), m})
+	status := f.status
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if status != 0 {
+		w.WriteHeader(status)
+		fmt.Fprint(w, `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest"}`)
+		return
+	}
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/check-runs"):
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
+	case r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/check-runs/42"):
+		fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"message":"Not Found"}`)
+	}
+}
+
+func manyFindings(n int) *report.Report {
+	r := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail, Shard: "1/3"}
+	for i := 0; i < n; i++ {
+		sev := []report.Severity{report.SeverityNotice, report.SeverityWarning, report.SeverityError}[i%3]
+		r.Findings = append(r.Findings, report.Finding{
+			Rule: "egress-only", Severity: sev, Title: fmt.Sprintf("finding %d", i),
+			Message:  strings.Repeat("m", 300),
+			Location: report.Location{File: "plugins/p/hooks/hooks.json", Line: i + 1},
+		})
+	}
+	return r
+}
+
+// env simulates the runner's environment for a pull_request event.
+func prEnv(t *testing.T, apiURL string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	return map[string]string{
+		"GITHUB_EVENT_NAME":   "pull_request",
+		"GITHUB_EVENT_PATH":   filepath.Join("testdata", "pull_request.json"),
+		"GITHUB_SHA":          mergeSHA,
+		"GITHUB_REPOSITORY":   "octo/plugins",
+		"GITHUB_SERVER_URL":   "https://github.example",
+		"GITHUB_API_URL":      apiURL,
+		"GITHUB_JOB":          "audit",
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary.md"),
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+	}
+}
+
+func publish(t *testing.T, r *report.Report, env map[string]string, client *http.Client) (Result, string, string) {
+	t.Helper()
+	var log bytes.Buffer
+	res, err := Publish(context.Background(), r, Options{
+		Log: &log, Getenv: func(k string) string { return env[k] }, Token: token, CheckRun: true,
+		HTTPClient: client, FailLevel: FailError, ReportPath: "vigiles-report.json",
+		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	})
+	if err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	sum, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, log.String(), string(sum)
+}
+
+func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
+	fake := &fakeGitHub{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	// A GHES-style API URL: go-github must send everything under /api/v3/.
+	res, log, sum := publish(t, manyFindings(120), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+
+	if res.FellBack || res.CheckRunURL == "" {
+		t.Fatalf("result = %+v, want a posted check run", res)
+	}
+	type call struct {
+		Method, Path, Auth, SHA, Name, Status, Conclusion string
+		Annotations                                       int
+	}
+	var got []call
+	for _, r := range fake.reqs {
+		c := call{Method: r.Method, Path: r.Path, Auth: r.Auth}
+		c.SHA, _ = r.Body["head_sha"].(string)
+		c.Name, _ = r.Body["name"].(string)
+		c.Status, _ = r.Body["status"].(string)
+		c.Conclusion, _ = r.Body["conclusion"].(string)
+		if out, ok := r.Body["output"].(map[string]any); ok {
+			as, _ := out["annotations"].([]any)
+			c.Annotations = len(as)
+		}
+		got = append(got, c)
+	}
+	name := "vigiles audit (shard 1/3) / audit"
+	want := []call{
+		{"POST", "/api/v3/repos/octo/plugins/check-runs", "Bearer " + token, headSHA, name, "in_progress", "", 50},
+		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "in_progress", "", 50},
+		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "completed", "failure", 20},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("check-run requests (-want +got):\n%s", diff)
+	}
+	// The first batch holds the most severe findings.
+	first := fake.reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
+	for i, a := range first {
+		want := "failure"
+		if i >= 40 {
+			want = "warning"
+		}
+		if lv := a.(map[string]any)["annotation_level"]; lv != want {
+			t.Fatalf("first batch: annotation %d is %v, want %s (40 errors first, then warnings)", i, lv, want)
+		}
+	}
+	// With the check run posted, no annotation is duplicated in the log.
+	if strings.Contains(log, "::error") || strings.Contains(log, "::warning") {
+		t.Errorf("log has workflow-command annotations although the check run was posted:\n%s", log)
+	}
+	if !strings.Contains(sum, "annotated on the check run") {
+		t.Errorf("summary does not name the check run:\n%s", sum)
+	}
+	if strings.Contains(sum, mergeSHA) || !strings.Contains(sum, headSHA) {
+		t.Errorf("summary links do not point at the head commit")
+	}
+}
+
+func TestCheckRunSummaryIsCut(t *testing.T) {
+	fake := &fakeGitHub{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	r := manyFindings(400) // ~400 rows of 300+ characters: well over 65,535
+	publish(t, r, prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	if len(fake.reqs) != 8 {
+		t.Fatalf("%d requests, want 8 (400 annotations in batches of 50)", len(fake.reqs))
+	}
+	for i, req := range fake.reqs {
+		s := req.Body["output"].(map[string]any)["summary"].(string)
+		if n := utf8.RuneCountInString(s); n > MaxCheckRunSummaryChars {
+			t.Errorf("request %d: summary has %d characters, limit %d", i, n, MaxCheckRunSummaryChars)
+		}
+		if !strings.Contains(s, "more findings not shown") {
+			t.Errorf("request %d: summary does not say what it left out", i)
+		}
+	}
+}
+
+func TestCheckRunFallsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		reason string
+	}{
+		{"fork token 403", http.StatusForbidden, "403"},
+		{"server error", http.StatusInternalServerError, "the GitHub API failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeGitHub{status: tc.status}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			env := prEnv(t, srv.URL+"/api/v3")
+			res, log, sum := publish(t, manyFindings(6), env, srv.Client())
+			if !res.FellBack || !strings.Contains(res.Reason, tc.reason) {
+				t.Errorf("result = %+v, want a fallback mentioning %q", res, tc.reason)
+			}
+			if res.ExitCode != 1 {
+				t.Errorf("exit code %d: the fallback must not change the verdict's exit code", res.ExitCode)
+			}
+			cmds := runnerCommands(t, log)
+			n := 0
+			for _, c := range cmds {
+				if c.Name == "error" || c.Name == "warning" || c.Name == "notice" {
+					n++
+				}
+			}
+			if n != 6 {
+				t.Errorf("%d annotations in the log, want 6:\n%s", n, log)
+			}
+			if !strings.Contains(sum, "No check run") {
+				t.Errorf("summary does not say the check run fell back:\n%s", sum)
+			}
+			out, _ := os.ReadFile(env["GITHUB_OUTPUT"])
+			if !strings.Contains(string(out), "verdict=fail\n") {
+				t.Errorf("outputs = %q", out)
+			}
+		})
+	}
+}
+
+func TestNewClientBaseURL(t *testing.T) {
+	for _, tc := range []struct{ api, want string }{
+		{"", "https://api.github.com/"},
+		{"https://api.github.com", "https://api.github.com/"},
+		{"https://ghes.example/api/v3", "https://ghes.example/api/v3/"},
+		{"https://ghes.example/api/v3/", "https://ghes.example/api/v3/"},
+		{"https://ghes.example", "https://ghes.example/api/v3/"},
+	} {
+		c, err := NewClient(nil, "t", tc.api)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.api, err)
+		}
+		if got := c.BaseURL.String(); got != tc.want {
+			t.Errorf("NewClient(%q).BaseURL = %q, want %q", tc.api, got, tc.want)
+		}
+	}
+}
+
+func TestHeadSHA(t *testing.T) {
+	dir := t.TempDir()
+	push := filepath.Join(dir, "push.json")
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"`+mergeSHA+`"}`), 0o644)
+	os.WriteFile(bad, []byte(`{"pull_request":{"head":{"sha":"$(id)"}}}`), 0o644)
+	for _, tc := range []struct {
+		path, fallback, want string
+		err                  bool
+	}{
+		{filepath.Join("testdata", "pull_request.json"), mergeSHA, headSHA, false},
+		{push, mergeSHA, mergeSHA, false},
+		{"", mergeSHA, mergeSHA, false},
+		{bad, mergeSHA, "", true},
+		{"", "not-a-sha", "", true},
+		{filepath.Join(dir, "missing.json"), mergeSHA, "", true},
+	} {
+		got, err := HeadSHA(tc.path, tc.fallback)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("HeadSHA(%q, %q) = %q, %v; want %q, error %v", tc.path, tc.fallback, got, err, tc.want, tc.err)
+		}
+	}
+}
