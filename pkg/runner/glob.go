@@ -127,6 +127,9 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	if h == "" {
 		return HostPattern{}, fmt.Errorf("empty host")
 	}
+	if strings.ContainsAny(h, "/ \t") {
+		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL", s)
+	}
 	port := 0
 	if strings.HasPrefix(h, "[") { // [v6]:port
 		end := strings.IndexByte(h, ']')

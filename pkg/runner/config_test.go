@@ -1,0 +1,171 @@
+package runner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+const goodConfig = `version: 1
+defaults:
+  sandbox: strict
+  egress:
+    mode: allow
+    allow: [api.example.test, "*.cdn.example.test"]
+  timeout: 30s
+  linger: 2s
+  limits: {pids: 128, memory: 512MiB, file-size: 10MiB, cpu-seconds: 20, open-files: 256}
+plugins:
+  trusted: [plugins/tidy]
+  untrusted: [vendor/*]
+payloads:
+  Bash: {command: "git status"}
+checks:
+  - name: guard blocks rm
+    hook: bash-guard
+    event: PreToolUse
+    tool: Bash
+    input: {command: "rm -rf /"}
+    payload: {permission_mode: plan}
+    expect:
+      blocked: true
+      exit-code: 2
+      stderr-contains: dangerous
+      stdout-matches: "re:^$"
+      json: {hookSpecificOutput.permissionDecision: deny, count: 3}
+      no-egress: true
+      egress-only: ["*.example.test", "10.0.0.1:53"]
+      no-write: ["**/.ssh/**", "re:^\\.git/"]
+      wrote-only: [notes.txt]
+      max-duration: 1.5s
+  - name: ad hoc
+    command: "echo hi"
+    event: SessionStart
+    expect: {outcome: allowed, stdout-contains: hi}
+`
+
+func TestParseConfig(t *testing.T) {
+	cfg, err := ParseConfig(".vigiles.yml", []byte(goodConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.Defaults
+	if d.Sandbox != sandbox.ModeStrict || d.Timeout != 30*time.Second || d.Linger != 2*time.Second {
+		t.Errorf("defaults: %+v", d)
+	}
+	if diff := cmp.Diff(&evidence.EgressPolicy{Mode: "allow", Allow: []string{"api.example.test", "*.cdn.example.test"}}, d.Egress); diff != "" {
+		t.Errorf("egress (-want +got):\n%s", diff)
+	}
+	if d.Limits != (sandbox.Limits{Pids: 128, MemoryBytes: 512 << 20, FileBytes: 10 << 20, CPUSeconds: 20, OpenFiles: 256}) {
+		t.Errorf("limits: %+v", d.Limits)
+	}
+	if len(cfg.Checks) != 2 {
+		t.Fatalf("checks: %d", len(cfg.Checks))
+	}
+	c := cfg.Checks[0]
+	var kinds []string
+	for _, e := range c.Expect {
+		kinds = append(kinds, e.Kind)
+	}
+	want := []string{"blocked", "exit-code", "stderr-contains", "stdout-matches", "json", "no-egress", "egress-only", "no-write", "wrote-only", "max-duration"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("expectations (-want +got):\n%s", diff)
+	}
+	if c.Expect[0].Loc.Line != 23 || c.Expect[0].Loc.Column != 7 {
+		t.Errorf("blocked at %+v, want 23:7", c.Expect[0].Loc)
+	}
+	if c.Expect[4].JSON[1].Value != 3.0 {
+		t.Errorf("json count = %#v, want float64 3", c.Expect[4].JSON[1].Value)
+	}
+	if c.Expect[9].Duration != 1500*time.Millisecond {
+		t.Errorf("max-duration = %v", c.Expect[9].Duration)
+	}
+	if c.Input["command"] != "rm -rf /" || c.Payload["permission_mode"] != "plan" {
+		t.Errorf("input/payload: %v %v", c.Input, c.Payload)
+	}
+	if cfg.Checks[1].Command != "echo hi" || cfg.Checks[1].Event != SessionStart {
+		t.Errorf("second check: %+v", cfg.Checks[1])
+	}
+}
+
+func TestConfigErrorLocations(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []string // "line:col fragment"
+	}{
+		{"syntax", "defaults:\n  sandbox: [\n", []string{"2:1 not valid YAML"}},
+		{"tab indentation", "checks:\n\t- name: x\n", []string{"2:1 not valid YAML"}},
+		{"top level list", "- a\n", []string{"1:1 want a mapping with defaults"}},
+		{"unknown top key", "defualts: {}\n", []string{"1:1 unknown key \"defualts\" in the top level: want one of checks, defaults, payloads, plugins, version"}},
+		{"bad sandbox", "defaults:\n  sandbox: sometimes\n", []string{"2:12 want auto, strict or off"}},
+		{"bad timeout", "defaults:\n  timeout: soon\n", []string{"2:12 want a duration such as 10s"}},
+		{"negative timeout", "defaults:\n  timeout: -1s\n", []string{"2:12 want a duration above 0"}},
+		{"bad size", "defaults:\n  limits:\n    memory: lots\n", []string{"3:13 want a size such as"}},
+		{"unknown limit", "defaults:\n  limits:\n    disk: 1\n", []string{"3:5 unknown key \"disk\" in defaults.limits"}},
+		{"bad egress", "defaults:\n  egress: sometimes\n", []string{"2:11 want deny, record, or a mapping"}},
+		{"allow without hosts", "defaults:\n  egress: {mode: allow}\n", []string{"2:11 mode allow needs at least one host"}},
+		{"bad allow host", "defaults:\n  egress:\n    allow: [\"https://x.test/\"]\n", []string{"3:13 want a host name, not a URL"}},
+		{"checks not a list", "checks: {}\n", []string{"1:9 checks: want a list of checks"}},
+		{"check without name", "checks:\n  - hook: x\n    expect: {blocked: true}\n", []string{"2:5 a check needs a name"}},
+		{"check without hook", "checks:\n  - name: a\n    expect: {blocked: true}\n", []string{"2:5 want hook (a plugin name or hook id) or command"}},
+		{"both hook and command", "checks:\n  - name: a\n    hook: h\n    command: c\n    expect: {blocked: true}\n", []string{"2:5 hook and command exclude each other"}},
+		{"unknown event", "checks:\n  - name: a\n    hook: h\n    event: PreToolUze\n    expect: {blocked: true}\n", []string{"4:12 event \"PreToolUze\": want one of"}},
+		{"no expect", "checks:\n  - name: a\n    hook: h\n", []string{"2:5 want an expect mapping"}},
+		{"empty expect", "checks:\n  - name: a\n    hook: h\n    expect: {}\n", []string{"4:13 want at least one of"}},
+		{"unknown expectation", "checks:\n  - name: a\n    hook: h\n    expect:\n      blocks: true\n", []string{"5:7 unknown key \"blocks\" in expect of check \"a\": want one of allowed, blocked,"}},
+		{"blocked not bool", "checks:\n  - name: a\n    hook: h\n    expect:\n      blocked: yes please\n", []string{"5:16 blocked: want true or false"}},
+		{"exit code range", "checks:\n  - name: a\n    hook: h\n    expect:\n      exit-code: 300\n", []string{"5:18 exit-code: want a whole number from 0 to 255"}},
+		{"bad regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"(\"\n", []string{"5:23 stdout-matches: want a regular expression"}},
+		{"bad host", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"a.*.test\"]\n", []string{"5:21 egress-only: host \"a.*.test\": a wildcard is allowed only as a leading"}},
+		{"bad path regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: [\"re:(\"]\n", []string{"5:18 no-write: regular expression"}},
+		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
+		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
+		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
+		{"duplicate key", "defaults:\n  timeout: 1s\n  timeout: 2s\n", []string{"3:3 key \"timeout\" appears twice in defaults"}},
+		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"2:5 input is the tool_input of a tool event"}},
+		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig(".vigiles.yml", []byte(tc.yaml))
+			var ces ConfigErrors
+			if !errors.As(err, &ces) {
+				t.Fatalf("want ConfigErrors, got %v", err)
+			}
+			if len(ces) != len(tc.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(ces), len(tc.want), err)
+			}
+			for i, w := range tc.want {
+				pos, frag, _ := strings.Cut(w, " ")
+				e := ces[i]
+				got := strings.TrimPrefix(e.Error(), ".vigiles.yml:")
+				if !strings.HasPrefix(got, pos+":") || !strings.Contains(e.Msg, frag) {
+					t.Errorf("error %d = %q, want at %s saying %q", i, e.Error(), pos, frag)
+				}
+				if e.File != ".vigiles.yml" {
+					t.Errorf("file = %q", e.File)
+				}
+			}
+			for _, f := range ces.Findings() {
+				if f.Rule != RuleConfig || f.Location.File != ".vigiles.yml" || f.Location.Line == 0 {
+					t.Errorf("finding without a location: %+v", f)
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyConfig(t *testing.T) {
+	for _, s := range []string{"", "# only a comment\n", "~\n"} {
+		cfg, err := ParseConfig(".vigiles.yml", []byte(s))
+		if err != nil || cfg == nil || len(cfg.Checks) != 0 {
+			t.Errorf("ParseConfig(%q) = %v, %v", s, cfg, err)
+		}
+	}
+}
