@@ -1,9 +1,12 @@
 package seccomp
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -260,6 +263,29 @@ func TestNativeTableMatchesUnix(t *testing.T) {
 	for n, want := range nativeNumbers {
 		if got, ok := a.Syscalls[n]; !ok || got != want {
 			t.Errorf("%s: table has %d (present %v), x/sys/unix has %d", n, got, ok, want)
+		}
+	}
+}
+
+// docs/security.md lists every rule of both architectures; this keeps the
+// page true to the filter.
+func TestSecurityDocListsEveryRule(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "security.md"))
+	if err != nil {
+		t.Fatalf("reading docs/security.md: %v", err)
+	}
+	for _, a := range []Arch{amd64, arm64} {
+		for _, r := range Rules(a) {
+			if r.Syscall == "*" {
+				continue
+			}
+			tok := "`" + r.Syscall + "`"
+			if r.When != "" {
+				tok = "`" + r.Syscall + "(" + r.When + ")`"
+			}
+			if !bytes.Contains(doc, []byte(tok)) {
+				t.Errorf("docs/security.md does not list %s", tok)
+			}
 		}
 	}
 }
