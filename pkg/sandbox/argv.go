@@ -14,6 +14,7 @@ const (
 	scratchDir  = runDir + "/scratch"     // size-bounded tmpfs mounted by the init
 	sandboxHome = "/home/vigiles"         // the command's throwaway HOME
 	sandboxTmp  = "/tmp"                  // the command's throwaway TMPDIR
+	sandboxShm  = "/dev/shm"              // POSIX shared memory, recorded like TMPDIR
 )
 
 // Fds the broker hands the init (bwrap passes inherited fds through).
@@ -47,9 +48,10 @@ type plan struct {
 	Exe      string // the vigiles binary on the host
 	Workdir  string // absolute, symlinks resolved
 	StrictFS bool
-	// Exists reports which of maskedDirs/strictFSDirs exist on the host
-	// (bwrap fails on a missing source); nil means all of them.
-	Exists   func(string) bool
+	// Lookup says what a path of maskedDirs/strictFSDirs is on the host:
+	// "dir", "link" (with its target) or "" when missing (bwrap fails on a
+	// missing source). nil means every one is a directory.
+	Lookup   func(string) (kind, target string)
 	InitArgs []string
 }
 
@@ -62,9 +64,9 @@ type plan struct {
 // CAP_NET_ADMIN and the DNS stub CAP_NET_BIND_SERVICE. The reaper drops
 // every one of them (bounding set included) before the command starts.
 func bwrapArgs(p plan) []string {
-	exists := p.Exists
-	if exists == nil {
-		exists = func(string) bool { return true }
+	lookup := p.Lookup
+	if lookup == nil {
+		lookup = func(string) (string, string) { return "dir", "" }
 	}
 	a := []string{p.Bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
@@ -76,14 +78,17 @@ func bwrapArgs(p plan) []string {
 	}
 	if p.StrictFS {
 		for _, d := range strictFSDirs {
-			if exists(d) {
+			switch kind, target := lookup(d); kind {
+			case "dir":
 				a = append(a, "--ro-bind", d, d)
+			case "link": // merged /usr: /bin -> usr/bin, /lib64 -> usr/lib64
+				a = append(a, "--symlink", target, d)
 			}
 		}
 	} else {
 		a = append(a, "--ro-bind", "/", "/")
 		for _, d := range maskedDirs {
-			if exists(d) {
+			if kind, _ := lookup(d); kind == "dir" {
 				a = append(a, "--tmpfs", d)
 			}
 		}

@@ -36,7 +36,15 @@ func TestBwrapArgsGolden(t *testing.T) {
 	}{
 		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg}}},
 		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
-			Exists: func(d string) bool { return d != "/lib32" && d != "/libx32" && d != "/opt" }}},
+			Lookup: func(d string) (string, string) {
+				switch d {
+				case "/lib32", "/libx32", "/opt":
+					return "", ""
+				case "/bin", "/sbin", "/lib", "/lib64":
+					return "link", "usr" + d
+				}
+				return "dir", ""
+			}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			golden(t, "bwrap-"+tt.name+".golden", strings.Join(bwrapArgs(tt.p), "\n")+"\n")

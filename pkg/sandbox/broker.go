@@ -191,7 +191,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	defer cg.remove()
 	cfg.WaitGo = needAttach || cg != nil
 
-	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Exists: isRealDir, InitArgs: []string{initArg}}
+	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	argv := bwrapArgs(p)
 
 	var closers []io.Closer
@@ -351,9 +351,21 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	return res, nil
 }
 
-func isRealDir(p string) bool {
+func lookupHostPath(p string) (string, string) {
 	fi, err := os.Lstat(p)
-	return err == nil && fi.IsDir()
+	switch {
+	case err != nil:
+		return "", ""
+	case fi.IsDir():
+		return "dir", ""
+	case fi.Mode()&os.ModeSymlink != 0:
+		t, err := os.Readlink(p)
+		if err != nil {
+			return "", ""
+		}
+		return "link", t
+	}
+	return "", ""
 }
 
 func replaceEnv(env []string, k, v string) []string {

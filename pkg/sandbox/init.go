@@ -133,14 +133,22 @@ func runInit(cfg initConfig) initResult {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
 	}
 	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
-	home, tmp := scratchDir+"/home", scratchDir+"/tmp"
-	for _, d := range []string{upper, ovlWork, home, tmp} {
+	home, tmp, shm := scratchDir+"/home", scratchDir+"/tmp", scratchDir+"/shm"
+	for _, d := range []string{upper, ovlWork, home, tmp, shm} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
 	}
-	if err := os.Chmod(tmp, 0o1777); err != nil {
-		return failResult(refuse("preparing scratch: %w", err))
+	for _, d := range []string{tmp, shm} {
+		if err := os.Chmod(d, 0o1777); err != nil {
+			return failResult(refuse("preparing scratch: %w", err))
+		}
+	}
+	if err := os.MkdirAll(sandboxShm, 0o1777); err != nil {
+		return failResult(refuse("preparing /dev/shm: %w", err))
+	}
+	if err := bindMount(shm, sandboxShm); err != nil {
+		return failResult(refuse("mounting /dev/shm: %w", err))
 	}
 	if err := bindMount(tmp, sandboxTmp); err != nil {
 		return failResult(refuse("mounting TMPDIR: %w", err))
@@ -246,10 +254,15 @@ func runInit(cfg initConfig) initResult {
 	}
 	if werr == nil {
 		var hw, tw []evidence.Write
+		var sw []evidence.Write
 		hw, werr = upperWrites(home, "~/")
 		if werr == nil {
 			tw, werr = upperWrites(tmp, "$TMPDIR/")
 		}
+		if werr == nil {
+			sw, werr = upperWrites(shm, sandboxShm+"/")
+		}
+		writes = append(writes, sw...)
 		writes = append(writes, dropMountParents(hw, "~/", sandboxHome, cfg.Workdir)...)
 		writes = append(writes, dropMountParents(tw, "$TMPDIR/", sandboxTmp, cfg.Workdir)...)
 	}

@@ -227,6 +227,9 @@ func confineSelf(l Limits) error {
 	if err := unix.Mount("tmpfs", runDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
 		return fmt.Errorf("hiding the init's directory: %w", err)
 	}
+	if err := remountReadOnly(); err != nil {
+		return err
+	}
 	for _, rl := range []struct {
 		res int
 		v   uint64
@@ -292,4 +295,50 @@ func lastCap() int {
 		return 63
 	}
 	return n
+}
+
+// readOnlyMounts are the mounts bwrap made writable for the init's sake
+// (the root in --strict-fs, the fresh /dev, the tmpfs masks): for the
+// command they become read-only, so that every write it can make lands
+// where it is recorded (the work tree, HOME, TMPDIR, /dev/shm).
+func readOnlyMounts() []string {
+	return append([]string{"/", "/dev", "/run"}, maskedDirs...)
+}
+
+func remountReadOnly() error {
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return fmt.Errorf("reading mountinfo: %w", err)
+	}
+	isMount := map[string]bool{}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			isMount[f[4]] = true
+		}
+	}
+	for _, m := range readOnlyMounts() {
+		if !isMount[m] {
+			continue
+		}
+		var st unix.Statfs_t
+		if err := unix.Statfs(m, &st); err != nil {
+			return fmt.Errorf("remounting %s read-only: %w", m, err)
+		}
+		if st.Flags&unix.ST_RDONLY != 0 {
+			continue
+		}
+		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+		for _, f := range []struct{ st, ms uintptr }{
+			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+		} {
+			if uintptr(st.Flags)&f.st != 0 {
+				flags |= f.ms
+			}
+		}
+		if err := unix.Mount("", m, "", flags, ""); err != nil {
+			return fmt.Errorf("remounting %s read-only: %w", m, err)
+		}
+	}
+	return nil
 }

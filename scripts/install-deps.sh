@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what vigiles and its tests need on Debian/Ubuntu: the real
+# confinement parts (bubblewrap, nftables, slirp4netns, passt/pasta,
+# iproute2) and the interpreters the example hooks use. Uses sudo where
+# not root. Safe to run again.
+set -euo pipefail
+pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# Ubuntu 24.04 restricts unprivileged user namespaces through AppArmor.
+if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ] &&
+   [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns)" != 0 ]; then
+  echo "allowing unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=0)" >&2
+  $SUDO sysctl -qw kernel.apparmor_restrict_unprivileged_userns=0
+fi
+command -v go >/dev/null || { echo "go is not installed: install Go 1.24 or newer" >&2; exit 1; }

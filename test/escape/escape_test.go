@@ -1,0 +1,338 @@
+package escape
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var vigilesBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "vigiles-escape-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Chmod(dir, 0o755)
+	vigilesBin = filepath.Join(dir, "vigiles")
+	build := exec.Command("go", "build", "-o", vigilesBin, "../../cmd/action")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building vigiles: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is the part of vigiles.run/v1 these tests read.
+type result struct {
+	Tier     string `json:"tier"`
+	Refusal  string `json:"refusal"`
+	Error    string `json:"error"`
+	ExitCode int    `json:"exitCode"`
+	Signal   string `json:"signal"`
+	TimedOut bool   `json:"timedOut"`
+	LimitHit string `json:"limitHit"`
+	Stdout   string `json:"stdout"`
+	Stderr   string `json:"stderr"`
+	Writes   []struct {
+		Path string `json:"path"`
+		Op   string `json:"op"`
+	} `json:"writes"`
+	Lingered []string `json:"lingered"`
+}
+
+// runner is who runs vigiles: the test's own user, or an unprivileged one.
+type runner struct {
+	name string
+	cred *syscall.Credential
+}
+
+// runners lists root and, when the test runs as root, the unprivileged
+// user nobody (GitHub's hosted runners run vigiles as a non-root user).
+func runners(t *testing.T) []runner {
+	t.Helper()
+	rs := []runner{{name: "self"}}
+	if os.Geteuid() != 0 {
+		return rs
+	}
+	rs[0].name = "root"
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no unprivileged user to test with: %v", err)
+		}
+		t.Logf("no unprivileged user: %v", err)
+		return rs
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return append(rs, runner{name: "nobody", cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}})
+}
+
+// requireBwrap fails in CI and skips elsewhere without bubblewrap.
+func requireBwrap(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("bubblewrap is required in CI")
+		}
+		t.Skip("bubblewrap is not installed; the escape suite needs it")
+	}
+}
+
+// workTree makes a world-readable work tree holding the escape scripts.
+func workTree(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "vigiles-escape-wt-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	ents, _ := os.ReadDir("scripts")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("scripts", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--json", "--workdir", dir}, args...)...)
+	cmd.Env = append([]string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}, env...)
+	cmd.Dir = dir
+	if r.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var res result
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+		t.Fatalf("vigiles %v as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", args, r.name, err, jerr, stdout.String(), stderr.String())
+	}
+	if res.Tier != "confined" {
+		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
+	}
+	return res
+}
+
+// checkAttempts fails on every ESCAPE line and on any expected attempt
+// that did not report.
+func checkAttempts(t *testing.T, res result, minOK int) {
+	t.Helper()
+	ok := 0
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		switch {
+		case strings.HasPrefix(line, "ESCAPE:"):
+			t.Error(line)
+		case strings.HasPrefix(line, "ok:"):
+			ok++
+		}
+	}
+	if ok < minOK {
+		t.Errorf("only %d attempts reported stopped, want at least %d\nstdout: %s\nstderr: %s", ok, minOK, res.Stdout, res.Stderr)
+	}
+}
+
+func fileHash(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}
+
+func TestEscapeFilesystemWrites(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			marker := fmt.Sprintf("/tmp/vigiles-host-marker-%d", time.Now().UnixNano())
+			passwd := fileHash(t, "/etc/passwd")
+			res := vigiles(t, r, dir, nil, "--env", "HOST_MARKER="+marker, "--", "bash", "fs-write.sh")
+			checkAttempts(t, res, 14)
+			for _, p := range []string{"/etc/vigiles-escape", "/usr/vigiles-escape", "/var/lib/vigiles-escape", "/opt/vigiles-escape", "/vigiles-escape", marker} {
+				if _, err := os.Lstat(p); err == nil {
+					os.Remove(p)
+					t.Errorf("%s appeared on the host", p)
+				}
+			}
+			if fileHash(t, "/etc/passwd") != passwd {
+				t.Error("/etc/passwd changed on the host")
+			}
+			for _, name := range []string{"passwd-link", "marker-link", "fifo-trick"} {
+				if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+					t.Errorf("%s appeared in the host work tree", name)
+				}
+			}
+		})
+	}
+}
+
+func TestEscapeSecrets(t *testing.T) {
+	requireBwrap(t)
+	if os.Geteuid() != 0 {
+		t.Skip("planting canaries in /root, /home and /run needs root")
+	}
+	canaries := plantCanaries(t)
+	var socks []string
+	for _, p := range []string{"/run/vigiles-escape-docker.sock", "/tmp/vigiles-escape.sock", "/var/run/vigiles-escape-2.sock"} {
+		socks = append(socks, listenUnix(t, p))
+	}
+	abstract := fmt.Sprintf("vigiles-escape-%d", time.Now().UnixNano())
+	listenUnix(t, "@"+abstract)
+	secretEnv := []string{"GITHUB_TOKEN=vigiles-canary-1", "ACTIONS_RUNTIME_TOKEN=vigiles-canary-2",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN=vigiles-canary-3", "AWS_SECRET_ACCESS_KEY=vigiles-canary-4",
+		"NPM_TOKEN=vigiles-canary-5", "DEPLOY_KEY=vigiles-canary-6", "SERVICE_SECRET=vigiles-canary-7"}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			env := append([]string{}, secretEnv...)
+			res := vigiles(t, r, dir, env,
+				"--env", "CANARIES="+strings.Join(canaries, " "), "--env", "SOCKETS="+strings.Join(socks, " "),
+				"--env", "ABSTRACT="+abstract, "--", "bash", "secrets.sh")
+			checkAttempts(t, res, len(canaries)+len(socks)+7)
+		})
+	}
+	t.Run("strict-fs", func(t *testing.T) {
+		dir := workTree(t)
+		res := vigiles(t, runners(t)[0], dir, secretEnv, "--strict-fs",
+			"--env", "CANARIES="+strings.Join(canaries, " "), "--env", "SOCKETS="+strings.Join(socks, " "),
+			"--env", "ABSTRACT="+abstract, "--", "bash", "secrets.sh")
+		checkAttempts(t, res, len(canaries)+len(socks)+7)
+	})
+	t.Run("named with --env", func(t *testing.T) {
+		cmd := exec.Command(vigilesBin, "run", "--json", "--env", "GITHUB_TOKEN", "--", "true")
+		cmd.Env = append(os.Environ(), "GITHUB_TOKEN=vigiles-canary-1")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err == nil || !errorAs(err, &ee) || ee.ExitCode() != 2 || !bytes.Contains(out, []byte("--env-secret")) {
+			t.Errorf("--env GITHUB_TOKEN: %v\n%s", err, out)
+		}
+	})
+}
+
+func errorAs(err error, target **exec.ExitError) bool {
+	e, ok := err.(*exec.ExitError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
+
+// plantCanaries writes credential-shaped canary files where a caller's
+// secrets live and removes them when the test ends.
+func plantCanaries(t *testing.T) []string {
+	t.Helper()
+	fakeHome := fmt.Sprintf("/home/vigiles-escape-%d", time.Now().UnixNano())
+	homes := []string{fakeHome, "/root"}
+	var files []string
+	var made []string
+	for _, h := range homes {
+		for _, rel := range []string{".ssh/id_ed25519", ".aws/credentials", ".config/gh/hosts.yml", ".netrc", ".npmrc",
+			".docker/config.json", ".kube/config", ".gnupg/private-keys-v1.d/k.key"} {
+			p := filepath.Join(h, ".vigiles-escape-"+strings.ReplaceAll(rel, "/", "_"))
+			if h == fakeHome {
+				p = filepath.Join(h, rel)
+			}
+			files = append(files, p)
+		}
+	}
+	files = append(files, "/run/secrets/vigiles-escape-canary",
+		"/home/runner/work/_temp/_runner_file_commands/set_output_vigiles", "/tmp/vigiles-escape-canary")
+	for _, p := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("vigiles-canary\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, p)
+	}
+	t.Cleanup(func() {
+		for _, p := range made {
+			os.Remove(p)
+		}
+		os.RemoveAll(fakeHome)
+		os.RemoveAll("/home/runner/work/_temp/_runner_file_commands/set_output_vigiles")
+	})
+	return files
+}
+
+func listenUnix(t *testing.T, path string) string {
+	t.Helper()
+	if !strings.HasPrefix(path, "@") {
+		os.Remove(path)
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatalf("listening on %s: %v", path, err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "vigiles-canary\n")
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { l.Close() })
+	return path
+}
+
+func TestEscapeProcessesAndKernel(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			if os.Geteuid() == 0 {
+				b, _ := os.ReadFile("/usr/bin/id")
+				p := filepath.Join(dir, "setuid-id")
+				os.WriteFile(p, b, 0o755)
+				os.Chmod(p, 0o4755)
+			}
+			res := vigiles(t, r, dir, nil, "--env", fmt.Sprintf("HOST_PID=%d", os.Getpid()), "--", "bash", "processes.sh")
+			checkAttempts(t, res, 20)
+		})
+	}
+}
+
+func TestEscapeSeccomp(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, r, dir, nil, "--", "python3", "seccomp.py")
+			checkAttempts(t, res, 17)
+		})
+	}
+}

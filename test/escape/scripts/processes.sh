@@ -1,0 +1,24 @@
+# The kernel surface: processes, namespaces, mounts, privileges.
+. ./lib.sh
+ATTEMPT="see the vigiles init"; blocked sh -c 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\0" " " | grep -q "__vigiles-[i]nit"'
+ATTEMPT="see host processes"; blocked sh -c '[ "$(ls -d /proc/[0-9]* | wc -l)" -gt 12 ]'
+ATTEMPT="signal the host test process $HOST_PID"; blocked kill -0 "$HOST_PID"
+ATTEMPT="signal pid 1 (the reaper)"; blocked sh -c 'kill -KILL 1 && sleep 0.2 && kill -0 1 && false'
+ATTEMPT="ptrace pid 1"; blocked python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.ptrace(16,1,0,0)==0 else 1)'
+ATTEMPT="read pid 1's memory map"; blocked cat /proc/1/maps
+ATTEMPT="follow pid 1's open files"; blocked sh -c 'readlink /proc/1/fd/* | grep -q .'
+ATTEMPT="forge the record through pid 1's status pipe"; blocked sh -c 'echo "{\"exitCode\":0}" > /proc/1/fd/4'
+ATTEMPT="read pid 1's environment"; blocked cat /proc/1/environ
+ATTEMPT="create a nested user namespace (unshare -U)"; blocked unshare -U true
+ATTEMPT="create a nested user namespace (unshare -r)"; blocked unshare -r true
+ATTEMPT="create a nested mount namespace"; blocked unshare -m true
+ATTEMPT="mount a tmpfs"; blocked mount -t tmpfs none /mnt
+ATTEMPT="remount / read-write"; blocked mount -o remount,rw /
+ATTEMPT="bind-mount over the work tree"; blocked mount --bind /tmp .
+ATTEMPT="hold any capability"; blocked sh -c 'grep -E "^Cap(Eff|Prm|Bnd|Amb|Inh):" /proc/self/status | grep -vq "0000000000000000"'
+ATTEMPT="no_new_privs is off"; blocked sh -c 'grep -q "^NoNewPrivs:.0" /proc/self/status'
+ATTEMPT="gain privileges through a setuid binary"; blocked sh -c '[ -x ./setuid-id ] && [ "$(./setuid-id -u)" != "$(id -u)" ]'
+ATTEMPT="inject into the terminal (TIOCSTI)"; blocked python3 -c 'import fcntl,termios,os,sys; fd=os.open("/dev/tty",os.O_RDWR); fcntl.ioctl(fd,termios.TIOCSTI,b"x")'
+ATTEMPT="inject into stdin with TIOCSTI"; blocked python3 -c 'import fcntl,termios; fcntl.ioctl(0,termios.TIOCSTI,b"x")'
+ATTEMPT="reach the init's record directory"; blocked sh -c 'ls -A /run/vigiles | grep -q .'
+ATTEMPT="load a kernel module"; blocked python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.syscall(313,-1,b"",0)==0 else 1)'

@@ -1,0 +1,29 @@
+# Each denied system call must fail with EPERM (errno 1); ENOSYS for clone3.
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+calls = {  # x86_64 numbers
+    "io_uring_setup": (425, 8, 0), "bpf": (321, 0, 0, 0), "perf_event_open": (298, 0, 0, -1, -1, 0),
+    "userfaultfd": (323, 0), "keyctl": (250, 0, 0), "add_key": (248, 0, 0, 0, 0, 0), "kexec_load": (246, 0, 0, 0, 0),
+    "open_by_handle_at": (304, 0, 0, 0), "process_vm_readv": (310, 1, 0, 0, 0, 0, 0),
+    "process_vm_writev": (311, 1, 0, 0, 0, 0, 0), "pidfd_getfd": (438, 0, 0, 0), "ptrace": (101, 16, 1, 0, 0),
+    "unshare(CLONE_NEWUSER)": (272, 0x10000000), "setns": (308, 0, 0),
+    "x32 getpid": (0x40000000 | 39,),
+}
+bad = 0
+for name, args in calls.items():
+    ctypes.set_errno(0)
+    r = libc.syscall(*[ctypes.c_long(a) for a in args])
+    e = ctypes.get_errno()
+    if r == -1 and e == errno.EPERM:
+        print(f"ok: {name} denied with EPERM")
+    else:
+        print(f"ESCAPE: {name} returned {r} errno {e}")
+        bad += 1
+ctypes.set_errno(0)
+r = libc.syscall(ctypes.c_long(435), ctypes.c_long(0), ctypes.c_long(0))
+print("ok: clone3 answers ENOSYS" if r == -1 and ctypes.get_errno() == errno.ENOSYS else f"ESCAPE: clone3 returned {r} errno {ctypes.get_errno()}")
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print("ok: ordinary fork still works")
