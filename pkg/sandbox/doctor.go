@@ -46,11 +46,14 @@ type Probe struct {
 
 // MarshalJSON writes Availability as its name ("available", …).
 func (p Probe) MarshalJSON() ([]byte, error) {
-	type plain Probe
 	return json.Marshal(struct {
-		plain
-		Availability string `json:"availability"`
-	}{plain(p), p.Availability.String()})
+		Name         string  `json:"name"`
+		Availability string  `json:"availability"`
+		Required     bool    `json:"required"`
+		Detail       string  `json:"detail"`
+		Fix          string  `json:"fix,omitempty"`
+		DurationMs   float64 `json:"durationMs"`
+	}{p.Name, p.Availability.String(), p.Required, p.Detail, p.Fix, p.DurationMs})
 }
 
 // DoctorReport is what vigiles doctor found out about this host.
@@ -99,6 +102,7 @@ const (
 	ProbeLandlock       = "landlock"
 	ProbeAppArmorUserns = "sysctl-apparmor-userns"
 	ProbeMaxUserns      = "sysctl-max-user-namespaces"
+	ProbePidsCgroup     = "pids-cgroup"
 )
 
 // probeTimeout bounds each check; a check that runs out is inconclusive.
@@ -128,7 +132,11 @@ func probes() []probeSpec {
 		{ProbeUserns, true, probeUserns},
 	}
 	if os.Geteuid() == 0 {
-		ps = append(ps, probeSpec{ProbeUsernsNobody, false, probeUsernsNobody})
+		ps = append(ps,
+			probeSpec{ProbeUsernsNobody, false, probeUsernsNobody},
+			// RLIMIT_NPROC does not bound uid 0: a root caller's run needs
+			// a pids cgroup and refuses without one.
+			probeSpec{ProbePidsCgroup, true, probePidsCgroup})
 	}
 	return append(ps,
 		probeSpec{ProbeOverlay, false, probeOverlay},
@@ -199,6 +207,7 @@ func summarize(ps []Probe) DoctorReport {
 		r.Capability.Why, r.Capability.Fix = confine.Detail, confine.Fix
 	}
 	sc, _ := get(ProbeSeccomp)
+	pids, needPids := get(ProbePidsCgroup)
 	switch {
 	case confine.Availability != Available:
 		r.Tier = TierRefused
@@ -207,6 +216,10 @@ func summarize(ps []Probe) DoctorReport {
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: the seccomp filter cannot be installed, and a run never goes without it"
 		r.Capability = Capability{Confine: sc.Availability, Why: "seccomp: " + sc.Detail, Fix: sc.Fix}
+	case needPids && pids.Availability != Available:
+		r.Tier = TierRefused
+		r.Summary = "untrusted hooks are refused here: running as root, a run needs a pids cgroup to bound its processes, and none can be made"
+		r.Capability = Capability{Confine: pids.Availability, Why: "pids cgroup: " + pids.Detail, Fix: pids.Fix}
 	default:
 		r.Tier = TierConfined
 		if ov, _ := get(ProbeOverlay); ov.Availability == Available {
@@ -644,7 +657,7 @@ func dropSyslogNoise(b []byte) []byte {
 // doctorSeccompArg makes the vigiles binary (or a test binary) play the
 // seccomp check's child: install the filter, try denied and ordinary
 // calls, print the verdict as JSON, exit. See init below.
-const doctorSeccompArg = "vigiles-doctor-seccomp-child"
+const doctorSeccompArg = "__vigiles-doctor-seccomp"
 
 type seccompVerdict struct {
 	OK     bool   `json:"ok"`
@@ -737,6 +750,23 @@ func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
 			Fix: "Linux 5.13+ with landlock in the lsm= boot parameter; an extra layer, not required today"}
 	}
 	return Probe{Availability: Inconclusive, Detail: err.Error()}
+}
+
+// probePidsCgroup makes (and removes) the pids cgroup a root caller's run
+// is put in, the way the engine does.
+func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
+	cg, err := newPidsCgroup(64)
+	if err != nil {
+		return Probe{Availability: Unsupported, Detail: err.Error(),
+			Fix: "run vigiles as a non-root user, or give it a writable cgroup v2 with the pids controller " +
+				"(in a container: --cgroupns=private with a writable /sys/fs/cgroup)"}
+	}
+	if cg == nil {
+		return Probe{Availability: Available, Detail: "not running as root: RLIMIT_NPROC bounds processes"}
+	}
+	dir := cg.dir
+	cg.remove()
+	return Probe{Availability: Available, Detail: "made and removed a pids cgroup at " + dir}
 }
 
 // readSysctl reads /proc/sys/<path>; absent means the knob does not exist.

@@ -53,8 +53,8 @@ func TestDoctorForReal(t *testing.T) {
 			t.Errorf("no %s probe in the report", n)
 		}
 	}
-	if os.Geteuid() == 0 && !seen[ProbeUsernsNobody] {
-		t.Errorf("running as root, the report lacks %s", ProbeUsernsNobody)
+	if os.Geteuid() == 0 && (!seen[ProbeUsernsNobody] || !seen[ProbePidsCgroup]) {
+		t.Errorf("running as root, the report lacks %s or %s", ProbeUsernsNobody, ProbePidsCgroup)
 	}
 	// The report's capability agrees with the engine's own check.
 	if got, want := r.Capability.Confine, probeConfinement(ctx).Confine; got != want && r.Tier != TierRefused {
@@ -81,8 +81,8 @@ func TestDoctorCancelled(t *testing.T) {
 	r := Doctor(ctx)
 	for _, p := range r.Probes {
 		switch p.Name {
-		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns:
-			continue // these read files and run nothing
+		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbePidsCgroup:
+			continue // these read or write files and run nothing
 		}
 		if p.Availability == Available {
 			t.Errorf("%s is available with a cancelled context: %s", p.Name, p.Detail)
@@ -112,11 +112,14 @@ func TestSummarize(t *testing.T) {
 		{"no namespaces", Unsupported, Available, Available, TierRefused, "", Unsupported, "confine detail"},
 		{"namespaces inconclusive", Inconclusive, Available, Available, TierRefused, "", Inconclusive, "confine detail"},
 		{"no seccomp", Available, Unsupported, Available, TierRefused, "", Unsupported, "seccomp"},
+		{"root without pids cgroup", Available, Available, Available, TierRefused, "", Unsupported, "pids cgroup"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := summarize([]Probe{
-				probe(ProbeConfine, c.confine), probe(ProbeSeccomp, c.sc), probe(ProbeOverlay, c.overlay),
-			})
+			ps := []Probe{probe(ProbeConfine, c.confine), probe(ProbeSeccomp, c.sc), probe(ProbeOverlay, c.overlay)}
+			if c.name == "root without pids cgroup" {
+				ps = append(ps, probe(ProbePidsCgroup, Unsupported))
+			}
+			r := summarize(ps)
 			if r.Tier != c.wantTier || r.WritesMethod != c.wantMethod {
 				t.Errorf("tier %s, method %q; want %s, %q", r.Tier, r.WritesMethod, c.wantTier, c.wantMethod)
 			}
