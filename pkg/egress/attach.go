@@ -171,6 +171,11 @@ func startPasta(ctx context.Context, bin string, pid int) (io.Closer, error) {
 	pidFile := filepath.Join(dir, "pid")
 	args := []string{"--config-net", "--quiet", "--no-map-gw", "-t", "none", "-u", "none", "-T", "none", "-U", "none",
 		"--pid", pidFile}
+	if os.Geteuid() == 0 {
+		// pasta otherwise drops to nobody, who may not open the
+		// sandbox's namespaces.
+		args = append(args, "--runas", "0:0")
+	}
 	if u, ok := foreignUserns(pid); ok {
 		args = append(args, "--userns", u)
 	}

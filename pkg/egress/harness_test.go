@@ -64,13 +64,13 @@ type probeResult struct {
 }
 
 type childResult struct {
-	SetupErr  string             `json:"setupErr,omitempty"`
-	FinishErr string             `json:"finishErr,omitempty"`
-	Env       []string           `json:"env"`
-	Egress    []evidence.Egress  `json:"egress"`
-	Dropped   *evidence.Dropped  `json:"dropped"`
-	Probes    []probeResult      `json:"probes"`
-	Ruleset   string             `json:"ruleset"`
+	SetupErr  string            `json:"setupErr,omitempty"`
+	FinishErr string            `json:"finishErr,omitempty"`
+	Env       []string          `json:"env"`
+	Egress    []evidence.Egress `json:"egress"`
+	Dropped   *evidence.Dropped `json:"dropped"`
+	Probes    []probeResult     `json:"probes"`
+	Ruleset   string            `json:"ruleset"`
 }
 
 func emit(r childResult) int {

@@ -99,6 +99,23 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		accept())
 
 	if allow {
+		// IPv6 needs neighbour discovery (router and neighbour
+		// solicitations and advertisements) and MLD to reach the
+		// connector's gateway at all; they never leave the link.
+		isICMPv6 := []expr.Any{
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_ICMPV6}},
+		}
+		add(out, slices.Concat(isICMPv6, []expr.Any{
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{133}, ToData: []byte{136}},
+			accept()})...)
+		add(out, slices.Concat(isICMPv6, []expr.Any{
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 24, Len: 2},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0xff, 0x02}},
+			accept()})...)
 		acc := c.AddChain(&nftables.Chain{Name: "accepted", Table: t})
 		if up := pol.upstream; up.IsValid() {
 			for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {

@@ -1,3 +1,222 @@
 package egress
 
-func childServer() int { return 0 }
+// Test hosts for the allow mode: a network namespace the test creates with
+// `ip netns add`, joined to the host by a veth pair, holding a small DNS
+// server and HTTP and raw TCP servers. No other address is ever a target.
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+)
+
+const (
+	envServerLog = "VIGILES_EGRESS_TEST_SERVER_LOG"
+
+	testHostSide = "198.18.0.1"
+	testDNS      = "198.18.0.2"
+)
+
+// testZone is the test DNS server's data. rot.example.test rotates between
+// two addresses, one per question.
+var testZone = map[string][]string{
+	"allowed.example.test.": {"198.18.0.3"},
+	"port.example.test.":    {"198.18.0.5"},
+	"off.example.test.":     {"198.18.0.8"},
+	"bypass.example.test.":  {"198.18.0.8"},
+	"meta.example.test.":    {"169.254.169.254"},
+	"loop.example.test.":    {"127.0.0.1"},
+	"priv.example.test.":    {"10.0.0.5"},
+	"privok.example.test.":  {"10.0.0.6"},
+	"v6.example.test.":      {"2001:db8:76::3"},
+}
+
+// testHostAddrs are the addresses of the test hosts' namespace.
+var testHostAddrs = []string{"198.18.0.2/24", "198.18.0.3/24", "198.18.0.4/24", "198.18.0.5/24",
+	"198.18.0.6/24", "198.18.0.7/24", "198.18.0.8/24"}
+
+func zoneLookup(name string, qtype dnsmessage.Type, rot *atomic.Int64) []string {
+	name = strings.ToLower(name)
+	if name == "rot.example.test." && qtype == dnsmessage.TypeA {
+		if rot.Add(1)%2 == 1 {
+			return []string{"198.18.0.6"}
+		}
+		return []string{"198.18.0.7"}
+	}
+	if strings.HasSuffix(name, ".wild.example.test.") {
+		return []string{"198.18.0.4"}
+	}
+	return testZone[name]
+}
+
+// childServer runs inside the test hosts' namespace.
+func childServer() int {
+	logf, err := os.OpenFile(os.Getenv(envServerLog), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	var logMu sync.Mutex
+	logLine := func(s string) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintln(logf, s)
+	}
+	var rot atomic.Int64
+	pc, err := net.ListenPacket("udp", testDNS+":53")
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var m dnsmessage.Message
+			if err := m.Unpack(buf[:n]); err != nil || len(m.Questions) == 0 {
+				logLine("raw " + hex.EncodeToString(buf[:n]))
+				continue
+			}
+			q := m.Questions[0]
+			logLine("query " + q.Name.String() + " " + q.Type.String())
+			resp := dnsmessage.Message{Header: dnsmessage.Header{ID: m.ID, Response: true, RecursionAvailable: true},
+				Questions: []dnsmessage.Question{q}}
+			addrs := zoneLookup(q.Name.String(), q.Type, &rot)
+			if addrs == nil {
+				resp.RCode = dnsmessage.RCodeNameError
+			}
+			for _, s := range addrs {
+				a := netip.MustParseAddr(s)
+				h := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 1}
+				switch {
+				case a.Is4() && q.Type == dnsmessage.TypeA:
+					h.Type = dnsmessage.TypeA
+					resp.Answers = append(resp.Answers, dnsmessage.Resource{Header: h, Body: &dnsmessage.AResource{A: a.As4()}})
+				case a.Is6() && q.Type == dnsmessage.TypeAAAA:
+					h.Type = dnsmessage.TypeAAAA
+					resp.Answers = append(resp.Answers, dnsmessage.Resource{Header: h, Body: &dnsmessage.AAAAResource{AAAA: a.As16()}})
+				}
+			}
+			out, err := resp.Pack()
+			if err == nil {
+				_, _ = pc.WriteTo(out, from)
+			}
+		}
+	}()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		logLine("http " + r.Host + " " + r.URL.Path)
+		fmt.Fprintf(w, "hello from test host %s\n", strings.Repeat("x", 2000))
+	})
+	for _, a := range []string{":80"} {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			fmt.Println("ERR", err)
+			return 1
+		}
+		go func() { _ = http.Serve(ln, mux) }()
+	}
+	raw, err := net.Listen("tcp", "0.0.0.0:7000")
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	go func() {
+		for {
+			c, err := raw.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+				_, _ = io.Copy(c, c)
+			}()
+		}
+	}()
+	fmt.Println("READY")
+	select {}
+}
+
+// testHosts creates the test hosts' namespace and veth pair, starts the
+// servers there and removes everything when the test ends. It needs root.
+type testHosts struct {
+	ns, log string
+}
+
+func newTestHosts(t *testing.T) *testHosts {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		missing(t, "root (to create test hosts with ip netns add and veth)")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		missing(t, "iproute2's ip")
+	}
+	var rb [3]byte
+	_, _ = rand.Read(rb[:])
+	id := hex.EncodeToString(rb[:])
+	h := &testHosts{ns: "vgt-" + id, log: filepath.Join(t.TempDir(), "server.log")}
+	hostIf, nsIf := "vgh"+id, "vgn"+id
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	run("netns", "add", h.ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", h.ns).Run() })
+	run("link", "add", hostIf, "type", "veth", "peer", "name", nsIf, "netns", h.ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", hostIf).Run() })
+	run("addr", "add", testHostSide+"/24", "dev", hostIf)
+	run("-6", "addr", "add", "2001:db8:76::1/64", "dev", hostIf, "nodad")
+	run("link", "set", hostIf, "up")
+	for _, a := range testHostAddrs {
+		run("-n", h.ns, "addr", "add", a, "dev", nsIf)
+	}
+	for _, a := range []string{"2001:db8:76::2/64", "2001:db8:76::3/64"} {
+		run("-n", h.ns, "-6", "addr", "add", a, "dev", nsIf, "nodad")
+	}
+	run("-n", h.ns, "link", "set", nsIf, "up")
+	run("-n", h.ns, "link", "set", "lo", "up")
+
+	cmd := exec.Command("ip", "netns", "exec", h.ns, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChild+"=server", envServerLog+"="+h.log)
+	cmd.Stderr = os.Stderr
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the test servers: %v", err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "READY" {
+		t.Fatalf("test servers did not start: %q %v", line, err)
+	}
+	return h
+}
+
+func (h *testHosts) serverLog(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(h.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

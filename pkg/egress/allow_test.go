@@ -1,0 +1,201 @@
+package egress
+
+import (
+	"context"
+	"encoding/hex"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+func allowPolicy(connector string) evidence.EgressPolicy {
+	return evidence.EgressPolicy{
+		Mode: evidence.EgressAllow,
+		Allow: []string{"allowed.example.test", "rot.example.test", "*.wild.example.test", "port.example.test:7000",
+			"meta.example.test", "loop.example.test", "priv.example.test", "privok.example.test", "v6.example.test"},
+		AllowIP:     []string{"10.0.0.6"},
+		DNSUpstream: testDNS,
+		Connector:   connector,
+	}
+}
+
+// bypassQuery is a real DNS question for bypass.example.test sent straight
+// to the upstream, around the stub.
+func bypassQuery() string {
+	q, _ := dnsmessage.NewName("bypass.example.test.")
+	b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: 7, RecursionDesired: true})
+	_ = b.StartQuestions()
+	_ = b.Question(dnsmessage.Question{Name: q, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET})
+	out, _ := b.Finish()
+	return hex.EncodeToString(out)
+}
+
+func TestAllow(t *testing.T) {
+	for _, connector := range []string{ConnectorSlirp, ConnectorPasta} {
+		t.Run(connector, func(t *testing.T) {
+			if _, err := exec.LookPath(connector); err != nil {
+				missing(t, connector)
+			}
+			needNamespaces(t)
+			hosts := newTestHosts(t)
+			testAllow(t, hosts, connector)
+		})
+	}
+}
+
+func testAllow(t *testing.T, hosts *testHosts, connector string) {
+	p := allowPolicy(connector)
+	curl := "curl -sS -m 8 --noproxy '*' "
+	probes := []string{
+		/* 0 */ "sh:" + curl + "http://allowed.example.test/",
+		/* 1 */ "sh:" + curl + "http://rot.example.test/ && " + curl + "http://rot.example.test/",
+		/* 2 */ "sh:" + curl + "http://a.wild.example.test/",
+		/* 3 */ "sh:" + curl + "http://wild.example.test/",
+		/* 4 */ "sh:" + curl + "http://off.example.test/",
+		/* 5 */ "sh:echo > /dev/tcp/198.18.0.8/80",
+		/* 6 */ "sh:exec 3<>/dev/tcp/port.example.test/7000 && echo ping >&3 && head -c4 <&3",
+		/* 7 */ "sh:echo > /dev/tcp/port.example.test/80",
+		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; true",
+		/* 9 */ "sh:getent ahostsv4 privok.example.test",
+		/* 10 */ "sh:echo " + bypassQuery() + " | xxd -r -p > /dev/udp/" + testDNS + "/53",
+		// slirp4netns configures IPv6 by router advertisement: wait for it.
+		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
+	}
+	l := &Layer{}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
+		return l.Attach(context.Background(), p, pid)
+	})
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.FinishErr != "" {
+		t.Errorf("finish: %s", res.FinishErr)
+	}
+	log := hosts.serverLog(t)
+	out := func(i int) string { return res.Probes[i].Output }
+
+	t.Run("allowed host reached, bytes counted", func(t *testing.T) {
+		if !strings.Contains(out(0), "hello from test host") {
+			t.Fatalf("curl to an allowed host: %s", out(0))
+		}
+		e, _ := mustFind(t, res.Egress, "allowed.example.test:80", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.3" && e.Port == 80 && e.Proto == "tcp"
+		})
+		if !e.Allowed || e.Host != "allowed.example.test" || e.Attempts != 1 || e.Packets < 4 || e.Bytes < 2000 {
+			t.Errorf("allowed entry %+v: want allowed, named, 1 attempt, packets and reply bytes counted", e)
+		}
+		mustFind(t, res.Egress, "the allowed name", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Allowed
+		})
+	})
+	t.Run("dns rotation", func(t *testing.T) {
+		if strings.Count(out(1), "hello from test host") != 2 {
+			t.Fatalf("both rotated answers should be reachable: %s", out(1))
+		}
+		for _, ip := range []string{"198.18.0.6", "198.18.0.7"} {
+			e, _ := mustFind(t, res.Egress, "rotated "+ip, func(e evidence.Egress) bool {
+				return e.Via == evidence.ViaConnect && e.IP == ip && e.Port == 80
+			})
+			if !e.Allowed || e.Host != "rot.example.test" || e.Bytes == 0 {
+				t.Errorf("rotation entry %+v", e)
+			}
+		}
+	})
+	t.Run("wildcard", func(t *testing.T) {
+		if !strings.Contains(out(2), "hello from test host") {
+			t.Errorf("a.wild.example.test: %s", out(2))
+		}
+		if strings.Contains(out(3), "hello") {
+			t.Errorf("the wildcard's own apex must not match: %s", out(3))
+		}
+		mustFind(t, res.Egress, "wild apex refused", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "wild.example.test" && !e.Allowed
+		})
+	})
+	t.Run("off-list host dropped and named, never forwarded", func(t *testing.T) {
+		if strings.Contains(out(4), "hello") {
+			t.Errorf("off-list name answered: %s", out(4))
+		}
+		if strings.Contains(log, "off.example.test") || strings.Contains(log, "wild.example.test. ") && !strings.Contains(log, "a.wild") {
+			t.Errorf("an off-list name reached the upstream:\n%s", log)
+		}
+		mustFind(t, res.Egress, "off-list name", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "off.example.test" && !e.Allowed
+		})
+		mustFind(t, res.Egress, "raw connect to an off-list address", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.8" && e.Port == 80 && !e.Allowed
+		})
+		e, _ := mustFind(t, res.Egress, "allowed name on a port off the list", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 80
+		})
+		if e.Allowed || e.Host != "port.example.test" {
+			t.Errorf("port 80 of port.example.test: %+v, want dropped and named from the dns log", e)
+		}
+		if !strings.Contains(out(6), "ping") {
+			t.Errorf("port.example.test:7000 (allowed port, raw tcp): %q", out(6))
+		}
+		e, _ = mustFind(t, res.Egress, "allowed port", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 7000
+		})
+		if !e.Allowed || e.Bytes == 0 {
+			t.Errorf("port 7000 entry %+v", e)
+		}
+		if res.Dropped == nil || res.Dropped.Packets == 0 || res.Dropped.Bytes == 0 {
+			t.Errorf("dropped = %+v, want counts", res.Dropped)
+		}
+	})
+	t.Run("rebinding refused", func(t *testing.T) {
+		if strings.TrimSpace(out(8)) != "" {
+			t.Errorf("a rebinding name resolved: %q", out(8))
+		}
+		for _, c := range []struct{ host, ip, why string }{
+			{"meta.example.test", "169.254.169.254", "link-local"},
+			{"loop.example.test", "127.0.0.1", "loopback"},
+			{"priv.example.test", "10.0.0.5", "private"},
+		} {
+			e, _ := mustFind(t, res.Egress, c.host+" refusal", func(e evidence.Egress) bool {
+				return e.Via == evidence.ViaDNS && e.Host == c.host && e.IP == c.ip
+			})
+			if e.Allowed || !strings.Contains(e.Detail, c.why) {
+				t.Errorf("%s: %+v, want refused as %s", c.host, e, c.why)
+			}
+		}
+		if !strings.Contains(out(9), "10.0.0.6") {
+			t.Errorf("privok.example.test is covered by --allow-ip and should resolve: %q", out(9))
+		}
+	})
+	t.Run("direct dns around the stub is dropped", func(t *testing.T) {
+		if strings.Contains(log, "bypass.example.test") {
+			t.Errorf("a direct query reached the upstream:\n%s", log)
+		}
+		mustFind(t, res.Egress, "direct udp to the upstream", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == testDNS && e.Port == 53 && e.Proto == "udp" && !e.Allowed
+		})
+	})
+	t.Run("ipv6", func(t *testing.T) {
+		if !strings.Contains(out(11), "hello from test host") {
+			var v6 []evidence.Egress
+			for _, e := range res.Egress {
+				if strings.Contains(e.IP, ":") || e.Host == "v6.example.test" {
+					v6 = append(v6, e)
+				}
+			}
+			t.Skipf("IPv6 through %s did not reach the test host (%q); entries: %+v", connector, out(11), v6)
+		}
+		e, _ := mustFind(t, res.Egress, "v6 host", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "2001:db8:76::3" && e.Port == 80
+		})
+		if !e.Allowed || e.Host != "v6.example.test" || e.Bytes == 0 {
+			t.Errorf("v6 entry %+v", e)
+		}
+	})
+	if t.Failed() {
+		t.Logf("probes: %+v\nruleset:\n%s\nserver log:\n%s", res.Probes, res.Ruleset, log)
+	}
+	checkJSONRoundTrip(t, res.Egress)
+}
