@@ -33,8 +33,8 @@ type Options struct {
 	Baseline string
 	// UpdateBaseline writes the baseline from this run.
 	UpdateBaseline bool
-	// Sandbox overrides the configured mode; "" = from config, else
-	// strict for Audit and auto for Test.
+	// Sandbox overrides the configured mode. "" = from config (auto when
+	// unset); Audit turns auto into strict, since it exists to record.
 	Sandbox sandbox.Mode
 	// Egress overrides the configured policy; nil = from config (deny).
 	Egress *evidence.EgressPolicy
@@ -147,15 +147,17 @@ func newSession(o Options, command string) (*session, error) {
 
 	// Settings.
 	d := s.cfg.Defaults
+	// The flag wins; then the policy; an audit exists to collect evidence,
+	// so it confines trusted code too unless the sandbox is explicitly off.
 	mode := o.Sandbox
 	if mode == "" {
 		mode = d.Sandbox
+		if command == "audit" && mode != sandbox.ModeOff {
+			mode = sandbox.ModeStrict
+		}
 	}
 	if mode == "" {
 		mode = sandbox.ModeAuto
-		if command == "audit" {
-			mode = sandbox.ModeStrict
-		}
 	}
 	if _, err := sandbox.ParseMode(string(mode)); err != nil {
 		return nil, fmt.Errorf("%w: %w", err, ErrBadOption)
