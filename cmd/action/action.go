@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+	"github.com/spf13/pflag"
+
+	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+func init() {
+	subcommands["action"] = subcommand{
+		summary: "run as a GitHub Actions step: read INPUT_* and report to GitHub",
+		run:     cmdAction,
+	}
+}
+
+const actionHelp = `vigiles action: the entry point of the vigiles GitHub Action.
+
+It runs when the step environment says GITHUB_ACTIONS=true and takes its
+options from the action's inputs (INPUT_* variables), not from flags:
+
+  command          test | audit (default test)
+  config           policy file, default .vigiles.yml in the workspace
+  paths            directories to audit, one per line or comma-separated
+  baseline         baseline file for audit, e.g. .vigiles/baseline.json
+  update-baseline  true | false: write the baseline from this run
+  sandbox          auto | strict | off (default: the policy file's, else
+                   auto for test and strict for audit)
+  egress           deny | record | allow (default: the policy file's)
+  allow            hosts the hooks may reach (implies egress allow)
+  fail-level       none | notice | warning | error (default error)
+  github-token     token for the check run; it stays in this process and
+                   never reaches a sandbox
+  check-run        true | false (default true): annotate through a check
+                   run on the pull request's head commit
+  sarif            path to write SARIF 2.1.0 for code scanning
+  shard            i/n: run one part of the work (a matrix job)
+
+Outputs (GITHUB_OUTPUT): verdict, findings, failed, report (JSON path).
+
+Example (what action.yml does):
+  GITHUB_ACTIONS=true INPUT_COMMAND=audit INPUT_BASELINE=.vigiles/baseline.json \
+    INPUT_FAIL-LEVEL=error vigiles action
+
+Exit status: 0 ok; 1 findings at or above fail-level; 2 a bad input;
+125 vigiles refused or failed.
+`
+
+// errBadInput marks an invalid action input.
+var errBadInput = errors.New("bad action input")
+
+// actionDeps are what the action calls out to; tests replace them.
+type actionDeps struct {
+	test, audit func(context.Context, runner.Options) (*report.Report, error)
+	// executor runs hooks; nil means the real sandbox.
+	executor   runner.Executor
+	httpClient *http.Client
+	now        func() time.Time
+}
+
+var defaultActionDeps = actionDeps{test: runner.Test, audit: runner.Audit}
+
+func cmdAction(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runActionWith(ctx, args, getenv, stdout, stderr, defaultActionDeps)
+}
+
+// actionInputs are the validated inputs.
+type actionInputs struct {
+	Command        string
+	Config         string
+	Paths          []string
+	Baseline       string
+	UpdateBaseline bool
+	Sandbox        sandbox.Mode
+	Egress         *evidence.EgressPolicy
+	FailLevel      annotate.FailLevel
+	Token          string
+	CheckRun       bool
+	SARIF          string
+	Shard          string
+}
+
+// input reads INPUT_<NAME> as the runner sets it for a container action
+// (upper case, hyphens kept) or with hyphens as underscores (what a
+// composite action's shell can export), trimmed.
+func input(getenv func(string) string, name string) string {
+	up := strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+	if v := getenv("INPUT_" + up); v != "" {
+		return strings.TrimSpace(v)
+	}
+	return strings.TrimSpace(getenv("INPUT_" + strings.ReplaceAll(up, "-", "_")))
+}
+
+// sensitiveEnv are removed from this process's environment once read, so
+// nothing started later inherits them even by mistake.
+var sensitiveEnv = []string{
+	"INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "GITHUB_TOKEN",
+	"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
+}
+
+// parseBool accepts what actions/toolkit's getBooleanInput accepts.
+func parseBool(name, v string, def bool) (bool, error) {
+	switch v {
+	case "":
+		return def, nil
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, fmt.Errorf("input %s: %q is not true or false: %w", name, v, errBadInput)
+}
+
+// splitList splits a list input on newlines and commas.
+func splitList(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// readInputs validates every input and reports all problems at once.
+func readInputs(getenv func(string) string) (actionInputs, error) {
+	var in actionInputs
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf(format+": %w", append(a, errBadInput)...))
+	}
+
+	switch in.Command = input(getenv, "command"); in.Command {
+	case "":
+		in.Command = "test"
+	case "test", "audit":
+	default:
+		bad("input command: %q is not test or audit", in.Command)
+	}
+	in.Config = input(getenv, "config")
+	in.Paths = splitList(input(getenv, "paths"))
+	if len(in.Paths) > 0 && in.Command != "audit" {
+		bad("input paths: only audit takes paths (command is %s)", in.Command)
+	}
+	in.Baseline = input(getenv, "baseline")
+	var err error
+	if in.UpdateBaseline, err = parseBool("update-baseline", input(getenv, "update-baseline"), false); err != nil {
+		errs = append(errs, err)
+	}
+	if in.UpdateBaseline && in.Baseline == "" {
+		bad("input update-baseline: needs a baseline path")
+	}
+	if (in.Baseline != "" || in.UpdateBaseline) && in.Command != "audit" {
+		bad("input baseline: only audit compares with a baseline (command is %s)", in.Command)
+	}
+	if s := input(getenv, "sandbox"); s != "" {
+		m, err := sandbox.ParseMode(s)
+		if err != nil {
+			bad("input sandbox: %v", err)
+		}
+		in.Sandbox = m
+	}
+	mode := input(getenv, "egress")
+	allow := splitList(input(getenv, "allow"))
+	switch mode {
+	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
+	default:
+		bad("input egress: %q is not deny, record or allow", mode)
+	}
+	if len(allow) > 0 {
+		if mode == "" {
+			mode = evidence.EgressAllow
+		} else if mode != evidence.EgressAllow {
+			bad("input allow: hosts are allowed only with egress allow (egress is %s)", mode)
+		}
+	}
+	for _, h := range allow {
+		if strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
+		}
+	}
+	if mode != "" {
+		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
+		if err := validateEgress(in.Egress); err != nil {
+			bad("input egress/allow: %v", err)
+		}
+	}
+	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
+		bad("input fail-level: %v", err)
+	}
+	in.Token = input(getenv, "github-token")
+	if in.CheckRun, err = parseBool("check-run", input(getenv, "check-run"), true); err != nil {
+		errs = append(errs, err)
+	}
+	in.SARIF = input(getenv, "sarif")
+	if strings.ContainsAny(in.SARIF, "\r\n\x00") {
+		bad("input sarif: not a path")
+	}
+	if in.Shard = input(getenv, "shard"); in.Shard != "" {
+		if _, _, err := runner.ParseShard(in.Shard); err != nil {
+			bad("input shard: %v", err)
+		}
+		if in.UpdateBaseline {
+			bad("input update-baseline: needs the whole audit, not shard %s", in.Shard)
+		}
+	}
+	return in, errors.Join(errs...)
+}
+
+// oneLineErr prints an error on one line: errors can carry file names
+// from the repository under test, and a newline in the step log could
+// start a workflow command.
+type oneLineErr struct{ err error }
+
+func (e oneLineErr) Error() string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, e.err.Error())
+}
+func (e oneLineErr) Unwrap() error { return e.err }
+
+// fail ends the step with code, annotating err through an escaped
+// ::error:: command so it shows in the run's UI.
+func fail(stdout io.Writer, code int, err error) error {
+	githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
+		WithFieldsMap(map[string]string{"title": "vigiles"}).Errorf("%s", err.Error())
+	return exitWith(code, oneLineErr{err})
+}
+
+// progressWriter prefixes every line of runner progress with "vigiles: "
+// and flattens control characters, so a plugin name in a progress line
+// can never begin a workflow command.
+type progressWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := oneLineErr{errors.New(string(p.buf[:i]))}.Error()
+		p.buf = p.buf[i+1:]
+		if _, err := fmt.Fprintf(p.w, "vigiles: %s\n", line); err != nil {
+			return len(b), err
+		}
+	}
+}
+
+func runActionWith(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, deps actionDeps) error {
+	fs := pflag.NewFlagSet("action", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, actionHelp) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return exitWith(2, err)
+	}
+	if fs.NArg() > 0 {
+		return exitWith(2, fmt.Errorf("vigiles action takes no arguments, got %q; its options are the action's inputs (see --help)", fs.Arg(0)))
+	}
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit"))
+	}
+
+	in, err := readInputs(getenv)
+	// The token stays in this process only: drop it (and the runner's
+	// other credentials) from the environment before anything starts.
+	for _, k := range sensitiveEnv {
+		os.Unsetenv(k)
+	}
+	if err != nil {
+		return fail(stdout, 2, err)
+	}
+
+	dir := getenv("GITHUB_WORKSPACE")
+	if dir == "" {
+		dir = "."
+	}
+	runner.Version = version
+	opts := runner.Options{
+		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
+		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, Executor: deps.executor,
+		Progress: &progressWriter{w: stderr},
+	}
+	do := deps.test
+	if in.Command == "audit" {
+		do = deps.audit
+	}
+	rep, runErr := do(ctx, opts)
+	if rep == nil {
+		if runErr == nil {
+			runErr = errors.New("the runner returned no report")
+		}
+		code := 125
+		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
+			code = 2
+		}
+		return fail(stdout, code, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
+	}
+	relativize(rep, dir)
+
+	reportPath, err := writeReport(rep, getenv, dir, in)
+	if err != nil {
+		return fail(stdout, 125, err)
+	}
+	if in.SARIF != "" {
+		p := in.SARIF
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if err := writeSARIFFile(p, rep); err != nil {
+			return fail(stdout, 125, err)
+		}
+	}
+
+	client := deps.httpClient
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	defaultFile := in.Config
+	if defaultFile == "" {
+		defaultFile = runner.DefaultConfig
+	}
+	res, err := annotate.Publish(ctx, rep, annotate.Options{
+		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: true, DefaultFile: defaultFile, Now: deps.now,
+	})
+	if err != nil {
+		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
+	}
+	if runErr != nil {
+		return fail(stdout, 125, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
+	}
+	failed := annotate.Failed(rep, in.FailLevel)
+	fmt.Fprintf(stdout, "vigiles: %s %s: %d findings, %d at or above fail-level %s; report %s\n",
+		in.Command, rep.Verdict, len(rep.Findings), failed, in.FailLevel, oneLineErr{errors.New(reportPath)})
+	if res.ExitCode != 0 {
+		return exitWith(res.ExitCode, nil)
+	}
+	return nil
+}
+
+// relativize makes every location repository-relative: absolute paths
+// under the work tree lose its prefix, so annotations land on the file in
+// the pull request whatever path the engine ran at.
+func relativize(rep *report.Report, dir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	fix := func(l *report.Location) {
+		if !filepath.IsAbs(l.File) {
+			l.File = strings.TrimPrefix(filepath.ToSlash(l.File), "./")
+			return
+		}
+		if rel, err := filepath.Rel(abs, l.File); err == nil && !strings.HasPrefix(rel, "..") {
+			l.File = filepath.ToSlash(rel)
+		}
+	}
+	for i := range rep.Findings {
+		fix(&rep.Findings[i].Location)
+	}
+	for i := range rep.Runs {
+		fix(&rep.Runs[i].Location)
+	}
+	for i := range rep.Drift {
+		fix(&rep.Drift[i].Location)
+	}
+}
+
+// writeReport writes the JSON report where later steps can read it:
+// $RUNNER_TEMP/vigiles/report-<command>[-<i>-of-<n>].json, or in the work
+// tree when RUNNER_TEMP is unset.
+func writeReport(rep *report.Report, getenv func(string) string, dir string, in actionInputs) (string, error) {
+	base := getenv("RUNNER_TEMP")
+	if base == "" {
+		base = dir
+	}
+	name := "report-" + in.Command
+	if in.Shard != "" {
+		name += "-" + strings.ReplaceAll(in.Shard, "/", "-of-")
+	}
+	p := filepath.Join(base, "vigiles", name+".json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	return p, nil
+}
+
+// writeSARIFFile writes SARIF for rep at path.
+func writeSARIFFile(path string, rep *report.Report) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing sarif: %w", err)
+	}
+	var b bytes.Buffer
+	if err := annotate.WriteSARIF(&b, rep, annotate.SARIFOptions{}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing sarif: %w", err)
+	}
+	return nil
+}

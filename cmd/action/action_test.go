@@ -1,0 +1,381 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+const (
+	prHeadSHA  = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+	prMergeSHA = "3333333333333333333333333333333333333333"
+	testToken  = "ghs_e2e_secret_token_value"
+)
+
+// prPayload is a pull_request event as the runner writes it to
+// GITHUB_EVENT_PATH (trimmed to the fields around head and base).
+const prPayload = `{
+  "action": "opened",
+  "number": 7,
+  "pull_request": {
+    "number": 7,
+    "state": "open",
+    "head": {"ref": "feature", "sha": "` + prHeadSHA + `", "repo": {"full_name": "fork/plugins", "fork": true}},
+    "base": {"ref": "main", "sha": "1111111111111111111111111111111111111111", "repo": {"full_name": "octo/plugins"}},
+    "merge_commit_sha": "` + prMergeSHA + `"
+  },
+  "repository": {"full_name": "octo/plugins"}
+}`
+
+// githubAPI records requests to a fake GitHub (GHES-style, under
+// /api/v3/) and answers with status when it is non-zero.
+type githubAPI struct {
+	mu     sync.Mutex
+	status int
+	reqs   []apiRequest
+}
+
+type apiRequest struct {
+	Method, Path, Auth string
+	Body               map[string]any
+}
+
+func (g *githubAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	g.mu.Lock()
+	g.reqs = append(g.reqs, apiRequest{r.Method, r.URL.Path, r.Header.Get("Authorization"), m})
+	status := g.status
+	g.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if status != 0 {
+		w.WriteHeader(status)
+		fmt.Fprint(w, `{"message":"Resource not accessible by integration"}`)
+		return
+	}
+	if r.Method == http.MethodPost {
+		w.WriteHeader(http.StatusCreated)
+	}
+	fmt.Fprint(w, `{"id":7,"html_url":"https://ghes.example/octo/plugins/runs/7"}`)
+}
+
+// recordingExecutor runs hooks through runnertest.Direct and keeps every
+// spec it was given.
+type recordingExecutor struct {
+	mu    sync.Mutex
+	specs []sandbox.Spec
+}
+
+func (e *recordingExecutor) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	e.mu.Lock()
+	e.specs = append(e.specs, spec)
+	e.mu.Unlock()
+	return runnertest.Direct{Record: true}.Run(ctx, spec)
+}
+
+// simulatedStep is a GitHub Actions step around the action: a workspace,
+// the event file, the file-command files and a GitHub API.
+type simulatedStep struct {
+	env      map[string]string
+	api      *githubAPI
+	srv      *httptest.Server
+	exec     *recordingExecutor
+	stdout   bytes.Buffer
+	stderr   bytes.Buffer
+	exitCode int
+}
+
+// fixtureRepo is the repository the action runs on: examples/ once it
+// holds a .vigiles.yml, otherwise this package's fixture.
+func fixtureRepo(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat("../../examples/.vigiles.yml"); err == nil && os.Getenv("VIGILES_E2E_EXAMPLES") == "1" {
+		return "../../examples"
+	}
+	return "testdata/repo"
+}
+
+func newStep(t *testing.T, inputs map[string]string) *simulatedStep {
+	t.Helper()
+	s := &simulatedStep{api: &githubAPI{}, exec: &recordingExecutor{}}
+	s.srv = httptest.NewServer(s.api)
+	t.Cleanup(s.srv.Close)
+
+	tmp := t.TempDir()
+	ws := filepath.Join(tmp, "work", "plugins")
+	if err := os.CopyFS(ws, os.DirFS(fixtureRepo(t))); err != nil {
+		t.Fatal(err)
+	}
+	runnerTemp := filepath.Join(tmp, "_temp")
+	for _, d := range []string{"_github_workflow", "_runner_file_commands"} {
+		if err := os.MkdirAll(filepath.Join(runnerTemp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	event := filepath.Join(runnerTemp, "_github_workflow", "event.json")
+	if err := os.WriteFile(event, []byte(prPayload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.env = map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_WORKSPACE":    ws,
+		"RUNNER_TEMP":         runnerTemp,
+		"GITHUB_EVENT_NAME":   "pull_request",
+		"GITHUB_EVENT_PATH":   event,
+		"GITHUB_SHA":          prMergeSHA,
+		"GITHUB_REPOSITORY":   "octo/plugins",
+		"GITHUB_SERVER_URL":   "https://ghes.example",
+		"GITHUB_API_URL":      s.srv.URL + "/api/v3",
+		"GITHUB_JOB":          "vigiles",
+		"GITHUB_STEP_SUMMARY": filepath.Join(runnerTemp, "_runner_file_commands", "step_summary_1"),
+		"GITHUB_OUTPUT":       filepath.Join(runnerTemp, "_runner_file_commands", "set_output_1"),
+	}
+	for k, v := range inputs {
+		s.env["INPUT_"+strings.ToUpper(k)] = v
+	}
+	return s
+}
+
+func (s *simulatedStep) run(t *testing.T) {
+	t.Helper()
+	getenv := func(k string) string {
+		if v, ok := s.env[k]; ok {
+			return v
+		}
+		return os.Getenv(k) // the token comes from the real environment
+	}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: s.exec, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
+	s.exitCode = exitCode(err, &s.stderr)
+}
+
+func (s *simulatedStep) file(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(s.env[name])
+	if err != nil {
+		t.Fatalf("reading %s: %v", name, err)
+	}
+	return string(b)
+}
+
+func outputs(t *testing.T, s string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Fatalf("output line %q is not name=value", l)
+		}
+		m[k] = v
+	}
+	return m
+}
+
+// The token is set in the real environment, as the runner does; the
+// action must read it, use it for the API only, and keep it from hooks.
+func TestActionEndToEnd(t *testing.T) {
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "test", "fail-level": "error", "sarif": "vigiles.sarif"})
+	s.run(t)
+
+	if s.exitCode != 1 {
+		t.Fatalf("exit code %d, want 1 (a failing expectation)\nstdout:\n%s\nstderr:\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	// Check run: on the PR head, through the GHES base URL, with the token.
+	if len(s.api.reqs) == 0 {
+		t.Fatalf("no check-run request; stdout:\n%s", s.stdout.String())
+	}
+	first := s.api.reqs[0]
+	if first.Method != "POST" || first.Path != "/api/v3/repos/octo/plugins/check-runs" {
+		t.Errorf("first request %s %s", first.Method, first.Path)
+	}
+	if first.Body["head_sha"] != prHeadSHA {
+		t.Errorf("check run on %v, want the PR head %s (not GITHUB_SHA)", first.Body["head_sha"], prHeadSHA)
+	}
+	if first.Auth != "Bearer "+testToken {
+		t.Errorf("authorization = %q", first.Auth)
+	}
+	anns := first.Body["output"].(map[string]any)["annotations"].([]any)
+	if len(anns) == 0 || anns[0].(map[string]any)["path"] != ".vigiles.yml" {
+		t.Errorf("annotations = %v, want the failed expectation in .vigiles.yml", anns)
+	}
+
+	// The log: nothing the hook printed is a command.
+	var names []string
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, " "); got != "group stop-commands <resume> endgroup" {
+		t.Errorf("commands in the log = %q, want only the fenced hook output\n%s", got, s.stdout.String())
+	}
+	if !strings.Contains(s.stdout.String(), "::error::forged by the hook") {
+		t.Errorf("the hook's output is not in the log (fenced)")
+	}
+
+	// Outputs, the report and SARIF.
+	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
+	if out["verdict"] != "fail" || out["failed"] == "0" || out["findings"] == "0" {
+		t.Errorf("outputs = %v", out)
+	}
+	data, err := os.ReadFile(out["report"])
+	if err != nil {
+		t.Fatalf("report output: %v", err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Schema != report.Schema {
+		t.Fatalf("report: %v %q", err, rep.Schema)
+	}
+	sarif, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], "vigiles.sarif"))
+	if err != nil || !bytes.Contains(sarif, []byte(`"version": "2.1.0"`)) {
+		t.Errorf("sarif: %v", err)
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "vigiles test: fail") ||
+		!strings.Contains(sum, "https://ghes.example/octo/plugins/blob/"+prHeadSHA+"/.vigiles.yml#L") {
+		t.Errorf("summary lacks the verdict or a link to the expectation's line:\n%s", sum)
+	}
+
+	// The token never reached a hook: not in any spec, not in what the
+	// hook saw (it prints its environment), not in the report.
+	if len(s.exec.specs) == 0 {
+		t.Fatal("no hook ran")
+	}
+	for _, sp := range s.exec.specs {
+		for _, e := range sp.Env {
+			if strings.Contains(e, testToken) {
+				t.Errorf("token in a sandbox spec's env: %q", e)
+			}
+		}
+	}
+	if bytes.Contains(data, []byte(testToken)) || strings.Contains(s.stdout.String(), testToken) {
+		t.Errorf("the token reached a hook or the log")
+	}
+	if !strings.Contains(s.stdout.String(), "env: ") {
+		t.Errorf("the hook's environment dump is missing, so the token check proved nothing")
+	}
+}
+
+func TestActionForkTokenFallsBack(t *testing.T) {
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "test"})
+	s.api.status = http.StatusForbidden
+	s.run(t)
+	if s.exitCode != 1 {
+		t.Fatalf("exit code %d, want 1 from the findings (the 403 itself must not fail)\n%s", s.exitCode, s.stderr.String())
+	}
+	var errs int
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name == "error" && c.Props["file"] == ".vigiles.yml" {
+			errs++
+		}
+		if c.Name == "add-mask" || c.Name == "set-output" || c.Name == "warning" {
+			t.Errorf("forged command %q took effect", c.Name)
+		}
+	}
+	if errs == 0 {
+		t.Errorf("no ::error annotation on .vigiles.yml after the fallback:\n%s", s.stdout.String())
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "No check run") {
+		t.Errorf("summary does not explain the fallback:\n%s", sum)
+	}
+}
+
+func TestActionFailLevelNone(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "fail-level": "none", "check-run": "false"})
+	s.run(t)
+	if s.exitCode != 0 {
+		t.Fatalf("exit code %d with fail-level none\n%s", s.exitCode, s.stderr.String())
+	}
+	if len(s.api.reqs) != 0 {
+		t.Errorf("check-run false still called the API")
+	}
+	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["failed"] != "0" || out["verdict"] != "fail" {
+		t.Errorf("outputs = %v", out)
+	}
+}
+
+func TestActionInputValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		inputs map[string]string
+		want   string
+	}{
+		{"command", map[string]string{"command": "scan"}, "input command"},
+		{"fail level", map[string]string{"fail-level": "fatal"}, "input fail-level"},
+		{"bool", map[string]string{"check-run": "yes"}, "input check-run"},
+		{"shard", map[string]string{"command": "audit", "shard": "3/2"}, "input shard"},
+		{"sandbox", map[string]string{"sandbox": "sometimes"}, "input sandbox"},
+		{"egress", map[string]string{"egress": "open"}, "input egress"},
+		{"allow without allow mode", map[string]string{"egress": "deny", "allow": "api.example.test"}, "input allow"},
+		{"allow not a host", map[string]string{"allow": "evil example"}, "input allow"},
+		{"paths with test", map[string]string{"command": "test", "paths": "plugins"}, "input paths"},
+		{"update without baseline", map[string]string{"command": "audit", "update-baseline": "true"}, "input update-baseline"},
+		{"baseline with test", map[string]string{"baseline": ".vigiles/baseline.json"}, "input baseline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readInputs(func(k string) string {
+				for n, v := range tc.inputs {
+					if k == "INPUT_"+strings.ToUpper(n) {
+						return v
+					}
+				}
+				return ""
+			})
+			if !errors.Is(err, errBadInput) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want errBadInput naming %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("exit status 2 and an escaped ::error", func(t *testing.T) {
+		s := newStep(t, map[string]string{"command": "scan\n::add-mask::x"})
+		s.run(t)
+		if s.exitCode != 2 {
+			t.Errorf("exit code %d, want 2", s.exitCode)
+		}
+		cmds := annotatetest.Commands(s.stdout.String())
+		if len(cmds) != 1 || cmds[0].Name != "error" {
+			t.Errorf("commands = %+v, want one ::error", cmds)
+		}
+	})
+	t.Run("underscore names and defaults", func(t *testing.T) {
+		in, err := readInputs(func(k string) string {
+			return map[string]string{"INPUT_FAIL_LEVEL": "warning", "INPUT_ALLOW": "a.example.test\n*.b.example.test, c.example.test:443"}[k]
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Command != "test" || in.FailLevel != "warning" || !in.CheckRun || in.Egress == nil || in.Egress.Mode != "allow" || len(in.Egress.Allow) != 3 {
+			t.Errorf("inputs = %+v", in)
+		}
+	})
+	t.Run("not in GitHub Actions", func(t *testing.T) {
+		err := runActionWith(context.Background(), nil, func(string) string { return "" }, io.Discard, io.Discard, defaultActionDeps)
+		if exitCode(err, io.Discard) != 2 {
+			t.Errorf("err = %v, want exit 2", err)
+		}
+	})
+}
+
+func TestActionRunnerRefusesMissingConfig(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "config": "missing.yml"})
+	s.run(t)
+	if s.exitCode != 2 {
+		t.Errorf("exit code %d, want 2 for a missing policy file\n%s", s.exitCode, s.stdout.String())
+	}
+}

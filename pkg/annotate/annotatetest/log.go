@@ -1,0 +1,75 @@
+// Package annotatetest reads a GitHub Actions step log the way the runner
+// does, so tests can assert which workflow commands a log really issues.
+//
+// It is for tests only and must never be used to produce output.
+package annotatetest
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Command is a workflow command as the runner reads it. Name is
+// "<resume>" for the line that ends a stop-commands block and "<legacy>"
+// for the old "##[" form.
+type Command struct {
+	Name  string
+	Props map[string]string
+	Data  string
+}
+
+var lineSplit = regexp.MustCompile(`\r\n|\r|\n`)
+
+func unescapeData(s string) string {
+	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%25", "%").Replace(s)
+}
+
+func unescapeProp(s string) string {
+	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(s)
+}
+
+// Commands reads a step log as actions/runner does: lines end at CR, LF
+// or CRLF; a line that starts with "::" or the legacy "##[" is a command,
+// except between ::stop-commands::TOKEN and a line ::TOKEN:: (compared
+// case-insensitively, as the runner does). It is deliberately stricter
+// than the runner: it ignores leading whitespace when looking for a
+// command.
+func Commands(log string) []Command {
+	var out []Command
+	stop := ""
+	for _, raw := range lineSplit.Split(log, -1) {
+		line := strings.TrimLeft(raw, " \t")
+		if stop != "" {
+			if strings.EqualFold(strings.TrimSpace(line), "::"+stop+"::") {
+				out = append(out, Command{Name: "<resume>", Data: stop})
+				stop = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "##[") {
+			out = append(out, Command{Name: "<legacy>", Data: line})
+			continue
+		}
+		if !strings.HasPrefix(line, "::") {
+			continue
+		}
+		end := strings.Index(line[2:], "::")
+		if end < 0 {
+			continue
+		}
+		header, data := line[2:2+end], line[2+end+2:]
+		name, props, _ := strings.Cut(header, " ")
+		c := Command{Name: name, Data: unescapeData(data), Props: map[string]string{}}
+		if props != "" {
+			for _, kv := range strings.Split(props, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				c.Props[k] = unescapeProp(v)
+			}
+		}
+		if name == "stop-commands" {
+			stop = c.Data
+		}
+		out = append(out, c)
+	}
+	return out
+}
