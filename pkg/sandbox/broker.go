@@ -20,6 +20,10 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 )
 
+// minPids is the smallest process limit a confined run accepts: bwrap, the
+// init and the reaper need some of it.
+const minPids = 32
+
 // ErrRefused is wrapped by the error Run returns when policy or a missing
 // layer refuses the run.
 var ErrRefused = errors.New("run refused")
@@ -41,6 +45,9 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	if len(spec.Command) == 0 {
 		return fail(TierRefused, errors.New("no command to run"))
+	}
+	if spec.Limits.Pids != 0 && spec.Limits.Pids < minPids {
+		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, minPids))
 	}
 	dir := spec.Dir
 	if dir == "" {

@@ -66,6 +66,7 @@ type reaperStatus struct {
 	ExitCode int      `json:"exitCode"`
 	Signal   string   `json:"signal"`
 	Lingered []string `json:"lingered,omitempty"`
+	LimitHit string   `json:"limitHit,omitempty"`
 	// DurationNs is from just before the command's exec to its main
 	// process's exit.
 	DurationNs int64 `json:"durationNs"`
@@ -227,6 +228,7 @@ func runInit(cfg initConfig) initResult {
 		r.Started = st.Started
 		r.ExitCode, r.Signal = st.ExitCode, st.Signal
 		r.Lingered = st.Lingered
+		r.LimitHit = st.LimitHit
 		r.DurationNs = st.DurationNs
 		if st.Refusal != "" {
 			r.OK, r.Refusal = false, st.Refusal
@@ -276,11 +278,6 @@ func runInit(cfg initConfig) initResult {
 	r.Writes = writes
 	if r.LimitHit == "" {
 		r.LimitHit = scratchFull(scratchDir)
-	}
-	if r.Signal == "SIGXCPU" {
-		r.LimitHit = "cpu"
-	} else if r.Signal == "SIGXFSZ" {
-		r.LimitHit = "file-size"
 	}
 	return r
 }

@@ -115,9 +115,14 @@ func reaperMain() int {
 	}
 	st := reaperStatus{Started: true}
 	mainPid := cmd.Process.Pid
+	lim := cfg.Limits.withDefaults()
+	stopSampling := make(chan struct{})
+	maxTasks := make(chan int, 1)
+	go sampleTasks(stopSampling, maxTasks)
 	for {
 		var ws unix.WaitStatus
-		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		var ru unix.Rusage
+		pid, err := unix.Wait4(-1, &ws, 0, &ru)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
@@ -127,8 +132,21 @@ func reaperMain() int {
 		if pid == mainPid {
 			st.DurationNs = time.Since(start).Nanoseconds()
 			st.ExitCode, st.Signal = waitStatus(ws)
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			switch {
+			case st.Signal == "SIGXCPU" || st.Signal == "SIGKILL" && cpu >= time.Duration(lim.CPUSeconds)*time.Second:
+				st.LimitHit = "cpu"
+			case st.Signal == "SIGXFSZ":
+				st.LimitHit = "file-size"
+			}
 			break
 		}
+	}
+	close(stopSampling)
+	// The limit also counts the init's and bwrap's tasks, which this pid
+	// namespace does not show: hence the slack.
+	if n := <-maxTasks; st.LimitHit == "" && n >= lim.Pids-pidsSlack {
+		st.LimitHit = "pids"
 	}
 	st.Lingered = linger(cfg.Linger)
 	return send(st)
@@ -237,11 +255,15 @@ func confineSelf(l Limits) error {
 		{unix.RLIMIT_NPROC, uint64(l.Pids)},
 		{unix.RLIMIT_AS, l.MemoryBytes},
 		{unix.RLIMIT_FSIZE, l.FileBytes},
-		{unix.RLIMIT_CPU, l.CPUSeconds},
+		{unix.RLIMIT_CPU, l.CPUSeconds}, // hard = soft+1 below: SIGXCPU first
 		{unix.RLIMIT_NOFILE, l.OpenFiles},
 		{unix.RLIMIT_CORE, 0},
 	} {
-		if err := unix.Setrlimit(rl.res, &unix.Rlimit{Cur: rl.v, Max: rl.v}); err != nil {
+		max := rl.v
+		if rl.res == unix.RLIMIT_CPU {
+			max++
+		}
+		if err := unix.Setrlimit(rl.res, &unix.Rlimit{Cur: rl.v, Max: max}); err != nil {
 			return fmt.Errorf("setting rlimit %d: %w", rl.res, err)
 		}
 	}
@@ -341,4 +363,37 @@ func remountReadOnly() error {
 		}
 	}
 	return nil
+}
+
+// pidsSlack is how many tasks outside the command's pid namespace (bwrap,
+// the init and their threads) count against the same RLIMIT_NPROC.
+const pidsSlack = 16
+
+// sampleTasks counts the tasks (threads included, as RLIMIT_NPROC counts
+// them) in this pid namespace every 25ms until stop, and sends the most it
+// saw: the evidence that the process limit was reached.
+func sampleTasks(stop <-chan struct{}, out chan<- int) {
+	most := 0
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			out <- most
+			return
+		case <-t.C:
+			n := 0
+			ents, _ := os.ReadDir("/proc")
+			for _, e := range ents {
+				if _, err := strconv.Atoi(e.Name()); err != nil {
+					continue
+				}
+				tasks, _ := os.ReadDir("/proc/" + e.Name() + "/task")
+				n += len(tasks)
+			}
+			if n > most {
+				most = n
+			}
+		}
+	}
 }

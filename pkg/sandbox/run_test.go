@@ -328,3 +328,65 @@ func sortedPaths(ws []evidence.Write) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestKilledInitIsAFailedRun kills the init from outside while the command
+// runs: the run must be reported as failed, never as clean.
+func TestKilledInitIsAFailedRun(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if pid := findInit(t); pid > 0 {
+				time.Sleep(100 * time.Millisecond)
+				syscallKill(pid)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("rm -f x; sleep 5")})
+	<-done
+	if err == nil {
+		t.Fatalf("a run whose init was killed returned no error: %+v", res)
+	}
+	if res.Writes != nil || res.ExitCode != 125 {
+		t.Errorf("a failed run must not carry a record or the command's status: writes %v exit %d", res.Writes, res.ExitCode)
+	}
+}
+
+// findInit finds the init process of a sandbox started by this test
+// process (its command line carries the init argument, and this process
+// is among its ancestors: other packages' tests run at the same time).
+func findInit(t *testing.T) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !bytes.Contains(b, []byte(initArg)) {
+			continue
+		}
+		var pid int
+		fmt.Sscan(e.Name(), &pid)
+		for p := pid; p > 1; p = parentOf(p) {
+			if p == os.Getpid() {
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	var state string
+	var ppid int
+	fmt.Sscan(s[i+1:], &state, &ppid)
+	return ppid
+}
