@@ -214,8 +214,28 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		}
 		ev.length = 40 + int(binary.BigEndian.Uint16(p[4:6]))
 		ev.dst = netip.AddrFrom16([16]byte(p[24:40]))
-		proto = p[6] // extension headers are not followed: reported by number
-		l4 = p[40:]
+		proto = p[6]
+		off := 40
+		// Walk the usual extension headers (hop-by-hop, routing,
+		// fragment, destination options, AH) to the transport header.
+	walk:
+		for i := 0; i < 8 && len(p) >= off+8; i++ {
+			switch proto {
+			case 0, 43, 60:
+				proto, off = p[off], off+(int(p[off+1])+1)*8
+				continue
+			case 44:
+				proto, off = p[off], off+8
+				continue
+			case 51:
+				proto, off = p[off], off+(int(p[off+1])+2)*4
+				continue
+			}
+			break walk
+		}
+		if off <= len(p) {
+			l4 = p[off:]
+		}
 	default:
 		return false
 	}

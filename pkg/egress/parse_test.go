@@ -1,0 +1,366 @@
+package egress
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+func TestValidatePolicy(t *testing.T) {
+	allow := func(a ...string) evidence.EgressPolicy {
+		return evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: a}
+	}
+	tests := []struct {
+		name string
+		p    evidence.EgressPolicy
+		ok   bool
+	}{
+		{"zero value is deny", evidence.EgressPolicy{}, true},
+		{"record", evidence.EgressPolicy{Mode: evidence.EgressRecord}, true},
+		{"unknown mode", evidence.EgressPolicy{Mode: "open"}, false},
+		{"allow list in deny", evidence.EgressPolicy{Allow: []string{"a.example.test"}}, false},
+		{"allow-ip in record", evidence.EgressPolicy{Mode: evidence.EgressRecord, AllowIP: []string{"192.0.2.0/24"}}, false},
+		{"exact name", allow("api.example.test"), true},
+		{"name with port", allow("api.example.test:443"), true},
+		{"trailing dot and upper case", allow("API.Example.Test."), true},
+		{"wildcard", allow("*.example.test"), true},
+		{"wildcard on a single label", allow("*.test"), false},
+		{"wildcard in the middle", allow("a.*.example.test"), false},
+		{"bare star", allow("*"), false},
+		{"port zero", allow("a.example.test:0"), false},
+		{"port too big", allow("a.example.test:65536"), false},
+		{"empty port", allow("a.example.test:"), false},
+		{"ip literal", allow("192.0.2.1"), false},
+		{"ipv6 literal", allow("[2001:db8::1]:443"), false},
+		{"quote", allow(`a".example.test`), false},
+		{"newline", allow("a\n.example.test"), false},
+		{"space", allow("a .example.test"), false},
+		{"empty label", allow("a..example.test"), false},
+		{"label too long", allow(strings.Repeat("a", 64) + ".test"), false},
+		{"name too long", allow(strings.Repeat("a.", 127) + "test"), false},
+		{"leading hyphen", allow("-a.example.test"), false},
+		{"empty", allow(""), false},
+		{"allow-ip cidr and address", evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.0/24", "2001:db8::1", "10.0.0.1"}}, true},
+		{"allow-ip garbage", evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"10.0.0.0/33"}}, false},
+		{"allow-ip mapped", evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"::ffff:10.0.0.0/104"}}, false},
+		{"upstream address", evidence.EgressPolicy{DNSUpstream: "192.0.2.53"}, true},
+		{"upstream with port", evidence.EgressPolicy{DNSUpstream: "192.0.2.53:5353"}, true},
+		{"upstream ipv6", evidence.EgressPolicy{DNSUpstream: "[2001:db8::53]:53"}, true},
+		{"upstream bare ipv6", evidence.EgressPolicy{DNSUpstream: "2001:db8::53"}, true},
+		{"upstream name", evidence.EgressPolicy{DNSUpstream: "dns.example.test"}, false},
+		{"upstream port zero", evidence.EgressPolicy{DNSUpstream: "192.0.2.53:0"}, false},
+		{"connector pasta", evidence.EgressPolicy{Mode: evidence.EgressAllow, Connector: "pasta"}, true},
+		{"connector unknown", evidence.EgressPolicy{Mode: evidence.EgressAllow, Connector: "vpn"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidatePolicy(tt.p)
+			if (err == nil) != tt.ok {
+				t.Fatalf("ValidatePolicy(%+v) = %v, want ok=%v", tt.p, err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrBadPolicy) {
+				t.Errorf("error %v does not wrap ErrBadPolicy", err)
+			}
+		})
+	}
+}
+
+func TestAllowMatching(t *testing.T) {
+	pol, err := compilePolicy(evidence.EgressPolicy{Mode: evidence.EgressAllow,
+		Allow: []string{"api.example.test", "*.cdn.example.test:443"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		host string
+		want []allowRule
+	}{
+		{"api.example.test", []allowRule{{name: "api.example.test"}}},
+		{"x.api.example.test", nil},
+		{"cdn.example.test", nil},
+		{"a.cdn.example.test", []allowRule{{name: "cdn.example.test", wildcard: true, port: 443}}},
+		{"a.b.cdn.example.test", []allowRule{{name: "cdn.example.test", wildcard: true, port: 443}}},
+		{"xcdn.example.test", nil},
+	}
+	for _, tt := range tests {
+		if d := cmp.Diff(tt.want, pol.allowedName(tt.host), cmp.AllowUnexported(allowRule{})); d != "" {
+			t.Errorf("allowedName(%q) (-want +got):\n%s", tt.host, d)
+		}
+	}
+}
+
+func TestRefusedAnswer(t *testing.T) {
+	tests := map[string]string{
+		"127.0.0.1": "loopback", "::1": "loopback", "169.254.169.254": "link-local", "fe80::1": "link-local",
+		"10.1.2.3": "private", "172.16.0.1": "private", "192.168.1.1": "private", "fd00::1": "private",
+		"0.0.0.0": "unspecified", "::": "unspecified", "::ffff:127.0.0.1": "loopback", "::ffff:169.254.169.254": "link-local",
+		"100.64.0.1": "reserved", "224.0.0.1": "link-local", "239.1.2.3": "multicast", "255.255.255.255": "broadcast",
+		"198.18.0.3": "", "203.0.113.7": "", "2001:db8::1": "",
+	}
+	for a, want := range tests {
+		if got := refusedAnswer(netip.MustParseAddr(a)); got != want {
+			t.Errorf("refusedAnswer(%s) = %q, want %q", a, got, want)
+		}
+	}
+}
+
+func TestUpstreamFromResolvConf(t *testing.T) {
+	tests := []struct{ conf, want string }{
+		{"nameserver 127.0.0.53\noptions edns0\n", ""},
+		{"# c\nnameserver 127.0.0.53\nnameserver 192.0.2.53\n", "192.0.2.53:53"},
+		{"nameserver ::1\nnameserver 2001:db8::53\n", "[2001:db8::53]:53"},
+		{"nameserver fe80::1%eth0\nnameserver 0.0.0.0\n", ""},
+		{"search example.test\n", ""},
+	}
+	for _, tt := range tests {
+		if got := upstreamFromResolvConf([]byte(tt.conf)); got != tt.want {
+			t.Errorf("upstreamFromResolvConf(%q) = %q, want %q", tt.conf, got, tt.want)
+		}
+	}
+}
+
+func TestAllowIPElements(t *testing.T) {
+	got := allowIPElements([]netip.Prefix{
+		netip.MustParsePrefix("203.0.113.7/32"), netip.MustParsePrefix("203.0.113.0/24"),
+		netip.MustParsePrefix("255.255.255.0/24"), netip.MustParsePrefix("2001:db8::/32"),
+	})
+	keys := func(name string) []string {
+		var out []string
+		for _, e := range got[name] {
+			a, _ := netip.AddrFromSlice(e.Key)
+			s := a.String()
+			if e.IntervalEnd {
+				s = "end " + s
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	if d := cmp.Diff([]string{"203.0.113.0", "end 203.0.114.0", "255.255.255.0"}, keys(setAllowIP4)); d != "" {
+		t.Errorf("ipv4 elements (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"2001:db8::", "end 2001:db9::"}, keys(setAllowIP6)); d != "" {
+		t.Errorf("ipv6 elements (-want +got):\n%s", d)
+	}
+}
+
+func TestParseRequestLine(t *testing.T) {
+	tests := []struct {
+		line string
+		want proxyRequest
+		ok   bool
+	}{
+		{"GET http://api.example.test/a/b?secret=1 HTTP/1.1", proxyRequest{"GET", "api.example.test", 80, "/a/b"}, true},
+		{"POST https://API.example.test:8443/x#f HTTP/1.1", proxyRequest{"POST", "api.example.test", 8443, "/x"}, true},
+		{"GET http://api.example.test HTTP/1.0", proxyRequest{"GET", "api.example.test", 80, "/"}, true},
+		{"GET http://user:pw@api.example.test/ HTTP/1.1", proxyRequest{"GET", "api.example.test", 80, "/"}, true},
+		{"GET http://[2001:db8::1]:8080/p HTTP/1.1", proxyRequest{"GET", "2001:db8::1", 8080, "/p"}, true},
+		{"GET ws://api.example.test/socket HTTP/1.1", proxyRequest{"GET", "api.example.test", 80, "/socket"}, true},
+		{"CONNECT api.example.test:443 HTTP/1.1", proxyRequest{"CONNECT", "api.example.test", 443, ""}, true},
+		{"CONNECT [2001:DB8::5]:8443 HTTP/1.1", proxyRequest{"CONNECT", "2001:db8::5", 8443, ""}, true},
+		{"CONNECT 203.0.113.7:22 HTTP/1.1", proxyRequest{"CONNECT", "203.0.113.7", 22, ""}, true},
+		{"GET /only/path?x HTTP/1.1", proxyRequest{"GET", "", 0, "/only/path"}, true},
+		{"CONNECT api.example.test HTTP/1.1", proxyRequest{}, false},
+		{"CONNECT api.example.test:0 HTTP/1.1", proxyRequest{}, false},
+		{"CONNECT :443 HTTP/1.1", proxyRequest{}, false},
+		{"GET http://api.example.test:99999/ HTTP/1.1", proxyRequest{}, false},
+		{"GET gopher://api.example.test/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://api.example.test/ HTTP/2", proxyRequest{}, false},
+		{"GET  http://api.example.test/ HTTP/1.1", proxyRequest{}, false},
+		{"G(T http://api.example.test/ HTTP/1.1", proxyRequest{}, false},
+		{"GET", proxyRequest{}, false},
+		{"", proxyRequest{}, false},
+	}
+	for _, tt := range tests {
+		got, err := parseRequestLine(tt.line)
+		if (err == nil) != tt.ok {
+			t.Errorf("parseRequestLine(%q) error %v, want ok=%v", tt.line, err, tt.ok)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, ErrBadRequest) {
+				t.Errorf("error %v does not wrap ErrBadRequest", err)
+			}
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("parseRequestLine(%q) = %+v, want %+v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	plain := buildQuery(7, 1, []byte("API"), []byte("example"), []byte("test"))
+	q, err := parseQuery(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dnsQuestion{ID: 7, Flags: 0x0100, Name: "api.example.test", LDH: true, Type: 1, Class: 1, Raw: plain[12:]}
+	if d := cmp.Diff(want, q); d != "" {
+		t.Errorf("plain query (-want +got):\n%s", d)
+	}
+	q, err = parseQuery(buildQuery(8, 28, []byte("a.b"), []byte("x\"y\n"), []byte("test")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Name != `a\046b.x\034y\010.test` || q.LDH {
+		t.Errorf("escaped name = %q (ldh %v)", q.Name, q.LDH)
+	}
+	// A pointer loop, a pointer past the end, a response, no question,
+	// a truncated question.
+	loop := append(plain[:12:12], 0xc0, 12, 0, 1, 0, 1)
+	past := append(plain[:12:12], 0xc0, 200, 0, 1, 0, 1)
+	resp := append([]byte{}, plain...)
+	resp[2] |= 0x80
+	noq := append([]byte{}, plain...)
+	binary.BigEndian.PutUint16(noq[4:], 0)
+	for name, b := range map[string][]byte{"loop": loop, "past": past, "response": resp, "no question": noq,
+		"truncated": plain[:len(plain)-2], "short": plain[:5], "long label": append(plain[:12:12], 0x40)} {
+		if _, err := parseQuery(b); !errors.Is(err, ErrBadDNS) {
+			t.Errorf("%s: err = %v, want ErrBadDNS", name, err)
+		}
+	}
+	// A compressed name pointing back into the header region still parses
+	// but is not echoed.
+	ptr := append(append([]byte{}, plain...), 0xc0, 12, 0, 1, 0, 1)
+	binary.BigEndian.PutUint16(ptr[4:], 1)
+	_ = ptr
+}
+
+func TestRcodeOnly(t *testing.T) {
+	q, err := parseQuery(buildQuery(0xbeef, 1, []byte("x"), []byte("test")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := rcodeOnly(q, 3)
+	if binary.BigEndian.Uint16(out[0:]) != 0xbeef || out[3]&0x0f != 3 || out[2]&0x80 == 0 || binary.BigEndian.Uint16(out[4:]) != 1 {
+		t.Errorf("answer header % x", out[:12])
+	}
+	if string(out[12:]) != string(q.Raw) {
+		t.Errorf("question not echoed")
+	}
+}
+
+func TestParseIPPacket(t *testing.T) {
+	v4 := make([]byte, 24)
+	v4[0], v4[9] = 0x45, 6
+	binary.BigEndian.PutUint16(v4[2:], 60)
+	copy(v4[16:20], []byte{203, 0, 113, 7})
+	binary.BigEndian.PutUint16(v4[22:], 443)
+	v6 := make([]byte, 48)
+	v6[0], v6[6] = 0x60, 0 // hop-by-hop, then UDP
+	binary.BigEndian.PutUint16(v6[4:], 8)
+	copy(v6[24:40], netip.MustParseAddr("2001:db8::7").AsSlice())
+	v6[40], v6[41] = 17, 0
+	v6 = append(v6, 0, 0, 0, 53, 0, 0, 0, 0)
+	binary.BigEndian.PutUint16(v6[48+2:], 53)
+	tests := []struct {
+		name string
+		p    []byte
+		want packetEvent
+		ok   bool
+	}{
+		{"ipv4 tcp", v4, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "tcp", port: 443, length: 60}, true},
+		{"ipv6 hop-by-hop then udp", v6, packetEvent{dst: netip.MustParseAddr("2001:db8::7"), proto: "udp", port: 53, length: 48}, true},
+		{"short", v4[:10], packetEvent{}, false},
+		{"version 5", []byte{0x50, 1, 2}, packetEvent{}, false},
+	}
+	for _, tt := range tests {
+		var ev packetEvent
+		ok := parseIPPacket(tt.p, &ev)
+		if ok != tt.ok || ok && ev != tt.want {
+			t.Errorf("%s: got %+v %v, want %+v %v", tt.name, ev, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestRecorderDedupAndOrder(t *testing.T) {
+	r := newRecorder()
+	t0 := time.Unix(100, 0)
+	r.add(t0.Add(2*time.Second), evidence.Egress{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns"})
+	r.add(t0, evidence.Egress{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns"})
+	r.add(t0.Add(3*time.Second), evidence.Egress{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns"})
+	r.nameAddr(netip.MustParseAddr("198.18.0.3"), "a.example.test")
+	r.addPackets([]packetEvent{{at: t0.Add(time.Second), dropped: false, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443}})
+	r.addFlows([]flowCount{{addr: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443, packets: 5, bytes: 900}})
+	got := r.list()
+	want := []evidence.Egress{
+		{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 1},
+		{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 5, Bytes: 900},
+		{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 2},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+	if empty := newRecorder().list(); empty == nil || len(empty) != 0 {
+		t.Errorf("an empty record must be [] not nil: %#v", empty)
+	}
+}
+
+func FuzzParseRequestLine(f *testing.F) {
+	for _, s := range []string{
+		"GET http://api.example.test/a?b HTTP/1.1", "CONNECT [2001:db8::1]:443 HTTP/1.1",
+		"CONNECT a:1 HTTP/1.0", "GET /p HTTP/1.1", "POST https://x:0/ HTTP/1.1", "GET http://[::1%25eth0]/ HTTP/1.1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		r, err := parseRequestLine(line)
+		if err != nil {
+			if !errors.Is(err, ErrBadRequest) {
+				t.Fatalf("error %v does not wrap ErrBadRequest", err)
+			}
+			return
+		}
+		if r.Method == "" || r.Port < 0 || r.Port > 65535 || (r.Host != "" && (r.Port == 0)) {
+			t.Fatalf("inconsistent request %+v from %q", r, line)
+		}
+		if strings.ContainsAny(r.Path, "?#") {
+			t.Fatalf("path keeps a query: %q", r.Path)
+		}
+		if c := clip(r.Host); !utf8.ValidString(c) || strings.ContainsAny(c, "\n\r\x00") {
+			t.Fatalf("clip let a raw byte through: %q", c)
+		}
+	})
+}
+
+func FuzzParseQuery(f *testing.F) {
+	f.Add(buildQuery(1, 1, []byte("api"), []byte("example"), []byte("test")))
+	f.Add(buildQuery(2, 28, hostileLabels()...))
+	f.Add(append(buildQuery(3, 1)[:12], 0xc0, 12, 0, 1, 0, 1))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q, err := parseQuery(b)
+		if err != nil {
+			if !errors.Is(err, ErrBadDNS) {
+				t.Fatalf("error %v does not wrap ErrBadDNS", err)
+			}
+			return
+		}
+		for i := 0; i < len(q.Name); i++ {
+			if c := q.Name[i]; c < 0x21 || c > 0x7e {
+				t.Fatalf("name %q holds a raw byte %#x", q.Name, c)
+			}
+		}
+		if len(q.Name) > 255*4 {
+			t.Fatalf("name of %d characters", len(q.Name))
+		}
+		if q.LDH && strings.Trim(q.Name, "abcdefghijklmnopqrstuvwxyz0123456789-_.") != "" {
+			t.Fatalf("LDH name %q holds other characters", q.Name)
+		}
+		if q.Raw != nil {
+			out := rcodeOnly(q, 3)
+			back, err := parseQuery(append(append([]byte{}, out[:2]...), append([]byte{0, 0}, out[4:]...)...))
+			if err != nil || back.Name != q.Name {
+				t.Fatalf("echoed question does not parse back: %v", err)
+			}
+		}
+	})
+}
