@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -377,5 +378,101 @@ func TestActionRunnerRefusesMissingConfig(t *testing.T) {
 	s.run(t)
 	if s.exitCode != 2 {
 		t.Errorf("exit code %d, want 2 for a missing policy file\n%s", s.exitCode, s.stdout.String())
+	}
+}
+
+// TestMain lets the test binary play the sandbox's init: the real engine
+// re-executes it inside the sandbox (TestActionOnExamples).
+func TestMain(m *testing.M) {
+	sandbox.MaybeInit()
+	wireNetwork()
+	flag.Parse()
+	os.Exit(m.Run())
+}
+
+var writeExampleReport = flag.String("write-example-report", "", "write the examples/ test report (durations zeroed) to this path, for pkg/annotate's goldens")
+
+// requireConfinement fails in CI and skips elsewhere when this host
+// cannot run the real sandbox.
+func requireConfinement(t *testing.T) {
+	t.Helper()
+	c := sandbox.ProbeConfinement(context.Background())
+	if c.Confine == sandbox.Available {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
+	}
+	t.Skipf("this host cannot confine (%s: %s); this test needs bubblewrap with user namespaces", c.Confine, c.Why)
+}
+
+// TestActionOnExamples runs the action on examples/ through the real
+// sandbox, as a pull_request step would: two promises are broken there,
+// and each must land on its line of .vigiles.yml in the check run.
+func TestActionOnExamples(t *testing.T) {
+	requireConfinement(t)
+	if _, err := os.Stat("../../examples/.vigiles.yml"); err != nil {
+		t.Skipf("examples/ has no .vigiles.yml yet: %v", err)
+	}
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "test", "sarif": "vigiles.sarif"})
+	// The real sandbox, not the recording fake.
+	if err := os.RemoveAll(s.env["GITHUB_WORKSPACE"]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(s.env["GITHUB_WORKSPACE"], os.DirFS("../../examples")); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if v, ok := s.env[k]; ok {
+			return v
+		}
+		return os.Getenv(k)
+	}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr); code != 1 {
+		t.Fatalf("exit code %d, want 1 (two broken promises)\nstdout:\n%s\nstderr:\n%s", code, s.stdout.String(), s.stderr.String())
+	}
+	if len(s.api.reqs) == 0 || s.api.reqs[0].Body["head_sha"] != prHeadSHA {
+		t.Fatalf("no check run on the PR head: %+v", s.api.reqs)
+	}
+	anns := s.api.reqs[0].Body["output"].(map[string]any)["annotations"].([]any)
+	onConfig := 0
+	for _, a := range anns {
+		if a.(map[string]any)["path"] == ".vigiles.yml" && a.(map[string]any)["annotation_level"] == "failure" {
+			onConfig++
+		}
+	}
+	if onConfig < 2 {
+		t.Errorf("%d failure annotations on .vigiles.yml, want the two broken promises: %v", onConfig, anns)
+	}
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		switch c.Name {
+		case "group", "stop-commands", "<resume>", "endgroup":
+		default:
+			t.Errorf("unexpected command %q in the log", c.Name)
+		}
+	}
+	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
+	data, err := os.ReadFile(out["report"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(testToken)) {
+		t.Errorf("the token reached the report")
+	}
+	if *writeExampleReport != "" {
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		for i := range rep.Runs {
+			rep.Runs[i].DurationMs = 0
+		}
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(*writeExampleReport, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
