@@ -332,7 +332,7 @@ func startReaper(cfg initConfig, env []string) (reaperStatus, bool, error) {
 	if err != nil {
 		return st, false, err
 	}
-	rc := reaperConfig{Cwd: cfg.Cwd, Command: cfg.Command, Env: env, Limits: cfg.Limits, Linger: cfg.Linger}
+	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: env, Limits: cfg.Limits, Linger: cfg.Linger}
 	cmd := exec.Command(initBinary, reaperArg)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{cfR, stW}

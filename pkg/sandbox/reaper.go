@@ -16,11 +16,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/pkg/sandbox/landlock"
 	"github.com/vigiles/action/pkg/sandbox/seccomp"
 )
 
 // reaperConfig is what the init tells the reaper.
 type reaperConfig struct {
+	Workdir string        `json:"workdir"`
 	Cwd     string        `json:"cwd"`
 	Command []string      `json:"command"`
 	Env     []string      `json:"env"`
@@ -93,7 +95,7 @@ func reaperMain() int {
 		for range sigs {
 		}
 	}()
-	if err := confineSelf(cfg.Limits.withDefaults()); err != nil {
+	if err := confineSelf(cfg.Workdir, cfg.Limits.withDefaults()); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}
 	if len(cfg.Command) == 0 {
@@ -235,7 +237,7 @@ func lookPath(name string, env []string) string {
 // /proc for this pid namespace, the init's directory hidden, rlimits, an
 // empty capability bounding, inheritable and ambient set, no_new_privs,
 // non-dumpable, and the seccomp filter. Any failure is a refusal.
-func confineSelf(l Limits) error {
+func confineSelf(workdir string, l Limits) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making mounts private: %w", err)
 	}
@@ -272,6 +274,11 @@ func confineSelf(l Limits) error {
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return fmt.Errorf("making the reaper non-dumpable: %w", err)
+	}
+	// Landlock, where the kernel has it, is a second wall behind the
+	// read-only mounts: writes only in the recorded places.
+	if err := landlock.RestrictWrites([]string{workdir, sandboxHome, sandboxTmp, sandboxShm}); err != nil && !errors.Is(err, landlock.ErrUnsupported) {
+		return fmt.Errorf("applying Landlock: %w", err)
 	}
 	f, err := seccomp.Filter()
 	if err != nil {

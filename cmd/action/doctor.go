@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+func init() {
+	subcommands["doctor"] = subcommand{summary: "probe this host's confinement capabilities and say what to fix", run: cmdDoctor}
+}
+
+const doctorHelp = `Usage: vigiles doctor [--json]
+
+Probes, by running the real thing, every capability the engine uses:
+bubblewrap namespaces (as you, and as an unprivileged user when run as
+root), overlayfs in a user namespace, nftables in a network namespace,
+slirp4netns, pasta, seccomp, Landlock, and the sysctls that gate them. It
+prints the tier this host gets (confined, or refused) and, for whatever
+is missing, what to do about it.
+
+Exit status: 0 when this host can confine; 1 when it cannot.
+
+Flags:
+`
+
+func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, doctorHelp); fs.PrintDefaults() }
+	jsonOut := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return nil
+		}
+		return exitWith(2, err)
+	}
+	if fs.NArg() > 0 {
+		return exitWith(2, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0)))
+	}
+	r := sandbox.Doctor(ctx)
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return exitWith(125, err)
+		}
+	} else if err := r.WriteText(stdout); err != nil {
+		return exitWith(125, err)
+	}
+	if r.Tier != sandbox.TierConfined {
+		return exitWith(1, nil)
+	}
+	return nil
+}
