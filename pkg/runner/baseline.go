@@ -200,7 +200,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 		if r.Egress == nil && r.Outcome != report.OutcomeError {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message: fmt.Sprintf("network attempts of %s were not recorded (tier %s), so new hosts cannot be ruled out; audit confined", r.ID, orDefault(r.Tier, "none"))})
+				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "egress"))})
 		} else {
 			known := setOf(old.Hosts)
 			for _, h := range hostsOf(r) {
@@ -211,7 +211,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 		if r.Writes == nil && r.Outcome != report.OutcomeError {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message: fmt.Sprintf("writes of %s were not recorded (tier %s), so new writes cannot be ruled out; audit confined", r.ID, orDefault(r.Tier, "none"))})
+				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
 		} else {
 			known := setOf(old.Writes)
 			for _, w := range writesOf(r) {
@@ -265,4 +265,18 @@ func sortDrift(d []report.Drift) {
 		}
 		return d[i].Now < d[j].Now
 	})
+}
+
+// unrecordedWhy explains why evidence is missing and what to do.
+func unrecordedWhy(tier, what string) string {
+	switch tier {
+	case "direct":
+		return "the run was direct; audit confined, without --sandbox off"
+	case "confined":
+		if what == "egress" {
+			return "confined, but this vigiles build has no egress layer to record the network"
+		}
+		return "confined, but the sandbox returned no write record"
+	}
+	return "the run did not complete"
 }

@@ -36,11 +36,16 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		})
 	}
 	notRecorded := func(x *Expectation, what string) {
-		why := "this run was " + orDefault(r.Tier, "not run")
-		if r.Tier == "direct" {
-			why += " (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing"
+		var why string
+		switch r.Tier {
+		case "direct":
+			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
+		case "confined":
+			why = "the run was confined, but this vigiles build has no egress layer to record the network"
+		default:
+			why = "the run did not complete (" + orDefault(r.Tier, "not run") + ")"
 		}
-		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s were not recorded; %s. Run it confined (--sandbox strict, or list the plugin under plugins.untrusted)", x.Kind, what, why), "")
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s were not recorded: %s. An expectation over unrecorded evidence never passes", x.Kind, what, why), "")
 	}
 	for _, x := range c.Expect {
 		rule := RuleExpectPrefix + x.Kind

@@ -1,0 +1,574 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/pflag"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+func init() {
+	subcommands["test"] = subcommand{summary: "run the checks of .vigiles.yml and fail when a promise is broken", run: cmdTest}
+	subcommands["audit"] = subcommand{summary: "run every discovered hook confined and compare with the baseline", run: cmdAudit}
+	subcommands["merge"] = subcommand{summary: "join the JSON reports of --shard runs into one", run: cmdMerge}
+}
+
+// renderSARIF renders a report as SARIF 2.1.0; the annotate wiring sets it.
+var renderSARIF func(*report.Report, io.Writer) error
+
+// testAuditExecutor replaces the real sandbox in tests of this file.
+var testAuditExecutor runner.Executor
+
+const testHelp = `Usage: vigiles test [flags]
+
+Runs the checks written in .vigiles.yml: each names a hook (by plugin name or
+hook id) or a command, the event and tool input to send it, and what must
+hold — exit code, blocked or allowed, output, JSON fields, no network, only
+some hosts, no writes, only some writes, how long it may take. Every hook
+runs the way Claude Code would run it, vendored plugins confined.
+
+Exits 1 when any expectation fails; each failure points at the line of
+.vigiles.yml that states it.
+
+Examples:
+  vigiles test                                  # .vigiles.yml in the current directory
+  vigiles test --config ci/vigiles.yml --format json --output vigiles-report.json
+  vigiles test --format sarif --output vigiles.sarif
+  vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
+
+Exit status: 0 every expectation holds; 1 one failed (or the file is invalid);
+2 bad usage; 125 vigiles refused or failed (e.g. no confinement available).
+
+Flags:
+`
+
+const auditHelp = `Usage: vigiles audit [PATH...] [flags]
+
+Discovers every hook under PATH (default: the work tree) — Claude Code's
+.claude/settings.json, .claude/settings.local.json, plugin manifests, plugin
+hooks files and local marketplaces — and runs each one for every event it
+handles, confined, recording what it wrote and which hosts it tried to
+reach. The result is an inventory per hook: outcome, hosts, writes, time.
+
+With a baseline (default .vigiles/baseline.json), anything new — a host, a
+written path, a changed outcome, a new hook — is a finding at the line that
+declares the hook. --update-baseline accepts what this audit saw and writes
+the baseline: stable, sorted JSON that reads well as a pull-request diff.
+
+Examples:
+  vigiles audit                                 # everything in the current repository
+  vigiles audit plugins/vendor-a plugins/vendor-b
+  vigiles audit --update-baseline               # accept; review the diff of .vigiles/baseline.json
+  vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
+
+Exit status: 0 nothing new; 1 a finding of severity error (drift, a malformed
+declaration); 2 bad usage; 125 vigiles refused or failed.
+
+Flags:
+`
+
+const mergeHelp = `Usage: vigiles merge [flags] REPORT.json...
+
+Joins the vigiles.report/v1 documents written by "vigiles test --shard i/n" or
+"vigiles audit --shard i/n" into one report, the same an unsharded run would
+have written. Every shard must be present exactly once.
+
+Examples:
+  vigiles merge audit-1.json audit-2.json audit-3.json --output audit.json
+  vigiles merge shard-*.json --format text
+
+Exit status: 0 the merged verdict passes; 1 it fails; 2 bad usage or
+mismatched reports; 125 vigiles failed.
+
+Flags:
+`
+
+// commonFlags are the flags test and audit share.
+type commonFlags struct {
+	dir, config, format, output, shard, sandbox string
+	jobs                                        int
+	quiet                                       bool
+}
+
+func (c *commonFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
+	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
+	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning)")
+	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout")
+	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
+	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
+	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores)")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
+}
+
+func (c *commonFlags) validate(name string) error {
+	switch c.format {
+	case "text", "json", "sarif":
+	default:
+		return fmt.Errorf("%s: --format %q: want text, json or sarif", name, c.format)
+	}
+	if _, _, err := runner.ParseShard(c.shard); err != nil {
+		return fmt.Errorf("%s: --shard: %w", name, err)
+	}
+	if c.sandbox != "" {
+		if _, err := sandbox.ParseMode(c.sandbox); err != nil {
+			return fmt.Errorf("%s: --sandbox: %w", name, err)
+		}
+	}
+	if c.jobs < 0 {
+		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) or more", name, c.jobs)
+	}
+	return nil
+}
+
+func (c *commonFlags) options(stderr io.Writer) runner.Options {
+	o := runner.Options{Dir: c.dir, Config: c.config, Shard: c.shard, Sandbox: sandbox.Mode(c.sandbox), Jobs: c.jobs, Executor: testAuditExecutor}
+	if !c.quiet {
+		o.Progress = &progressWriter{w: stderr}
+	}
+	return o
+}
+
+func parseFlags(fs *pflag.FlagSet, help string, args []string, stderr io.Writer) (done bool, err error) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, help); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil
+		}
+		return true, exitWith(2, err)
+	}
+	return false, nil
+}
+
+func cmdTest(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	var c commonFlags
+	c.add(fs)
+	if done, err := parseFlags(fs, testHelp, args, stderr); done {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
+	}
+	if err := c.validate("test"); err != nil {
+		return exitWith(2, err)
+	}
+	runner.Version = version
+	rep, err := runner.Test(ctx, c.options(stderr))
+	return finishReport("test", rep, err, c.format, c.output, stdout)
+}
+
+func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("audit", pflag.ContinueOnError)
+	var c commonFlags
+	c.add(fs)
+	baseline := fs.String("baseline", ".vigiles/baseline.json", "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
+	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only, not shards)")
+	if done, err := parseFlags(fs, auditHelp, args, stderr); done {
+		return err
+	}
+	if err := c.validate("audit"); err != nil {
+		return exitWith(2, err)
+	}
+	if *updateBaseline && c.shard != "" {
+		return exitWith(2, errors.New("audit: --update-baseline needs the whole audit; drop --shard"))
+	}
+	if *updateBaseline && *baseline == "" {
+		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
+	}
+	o := c.options(stderr)
+	o.Paths = fs.Args()
+	o.Baseline = *baseline
+	o.UpdateBaseline = *updateBaseline
+	runner.Version = version
+	rep, err := runner.Audit(ctx, o)
+	if err == nil && *updateBaseline && !c.quiet {
+		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
+	}
+	return finishReport("audit", rep, err, c.format, c.output, stdout)
+}
+
+func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
+	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif")
+	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout")
+	if done, err := parseFlags(fs, mergeHelp, args, stderr); done {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitWith(2, errors.New("merge: no reports given"))
+	}
+	switch *format {
+	case "text", "json", "sarif":
+	default:
+		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
+	}
+	var reps []*report.Report
+	for _, p := range fs.Args() {
+		r, err := readReport(p)
+		if err != nil {
+			return exitWith(2, fmt.Errorf("merge: %w", err))
+		}
+		reps = append(reps, r)
+	}
+	rep, err := runner.Merge(reps...)
+	if err != nil {
+		return exitWith(2, err)
+	}
+	return finishReport("merge", rep, nil, *format, *output, stdout)
+}
+
+// maxReportFile bounds a report file merge reads.
+const maxReportFile = 256 << 20
+
+func readReport(path string) (*report.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	defer f.Close()
+	var r report.Report
+	dec := json.NewDecoder(io.LimitReader(f, maxReportFile))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("report %s is not a vigiles.report/v1 JSON document: %w", path, err)
+	}
+	if r.Schema != report.Schema {
+		return nil, fmt.Errorf("report %s has schema %q, want %q", path, r.Schema, report.Schema)
+	}
+	return &r, nil
+}
+
+// finishReport writes the report in the asked format and maps the verdict
+// to the exit status.
+func finishReport(name string, rep *report.Report, runErr error, format, output string, stdout io.Writer) error {
+	if rep == nil {
+		if runErr == nil {
+			runErr = errors.New("no report")
+		}
+		code := 125
+		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
+			code = 2
+		}
+		return exitWith(code, fmt.Errorf("%s: %w", name, runErr))
+	}
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		err = writeJSONReport(&buf, rep)
+	case "sarif":
+		if renderSARIF == nil {
+			err = errors.New("sarif output not available")
+		} else {
+			err = renderSARIF(rep, &buf)
+		}
+	default:
+		writeTextReport(&buf, rep)
+	}
+	if err != nil {
+		return exitWith(125, fmt.Errorf("%s: writing the %s report: %w", name, format, err))
+	}
+	if output != "" {
+		if dir := filepath.Dir(output); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
+			}
+		}
+		if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
+			return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
+		}
+	} else if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return exitWith(125, err)
+	}
+	if runErr != nil {
+		return exitWith(125, fmt.Errorf("%s: %w", name, runErr))
+	}
+	switch rep.Verdict {
+	case report.VerdictPass:
+		return nil
+	case report.VerdictFail:
+		return exitWith(1, nil)
+	}
+	return exitWith(125, nil)
+}
+
+func writeJSONReport(w io.Writer, rep *report.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}
+
+// clean makes untrusted text safe for a terminal: control characters
+// (escape sequences, carriage returns, bidi overrides) are shown as
+// escapes, and the text is cut to max runes.
+func clean(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n >= max {
+			b.WriteString("…")
+			break
+		}
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(" ")
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == unicode.ReplacementChar:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		n++
+	}
+	return b.String()
+}
+
+func loc(l report.Location) string {
+	s := clean(l.File, 200)
+	if l.Line > 0 {
+		s += fmt.Sprintf(":%d", l.Line)
+		if l.Column > 0 {
+			s += fmt.Sprintf(":%d", l.Column)
+		}
+	}
+	return s
+}
+
+func dur(ms float64) string {
+	d := time.Duration(ms * float64(time.Millisecond))
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+func hostsText(r report.HookRun) string {
+	if r.Outcome == report.OutcomeNotExecutable {
+		return "-"
+	}
+	if r.Egress == nil {
+		return "not recorded"
+	}
+	if len(r.Egress) == 0 {
+		return "none"
+	}
+	seen := map[string]bool{}
+	var hs []string
+	for _, e := range r.Egress {
+		h := e.Host
+		if h == "" {
+			h = e.IP
+		}
+		if e.Allowed {
+			h += " (allowed)"
+		} else {
+			h += " (blocked)"
+		}
+		if !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	return clean(strings.Join(hs, ", "), 160)
+}
+
+func writesText(r report.HookRun) string {
+	if r.Outcome == report.OutcomeNotExecutable {
+		return "-"
+	}
+	if r.Writes == nil {
+		return "not recorded"
+	}
+	if len(r.Writes) == 0 {
+		return "none"
+	}
+	var ps []string
+	for i, w := range r.Writes {
+		if i == 3 {
+			ps = append(ps, fmt.Sprintf("+%d more", len(r.Writes)-3))
+			break
+		}
+		ps = append(ps, w.Path)
+	}
+	return clean(strings.Join(ps, ", "), 160)
+}
+
+// writeTextReport prints a report for people: a verdict line, what ran,
+// and every finding with the place it points at.
+func writeTextReport(w io.Writer, rep *report.Report) {
+	counts := map[report.Severity]int{}
+	for _, f := range rep.Findings {
+		counts[f.Severity]++
+	}
+	verdict := map[string]string{report.VerdictPass: "PASS", report.VerdictFail: "FAIL", report.VerdictError: "ERROR"}[rep.Verdict]
+	if verdict == "" {
+		verdict = strings.ToUpper(clean(rep.Verdict, 20))
+	}
+	shard := ""
+	if rep.Shard != "" {
+		shard = " (shard " + clean(rep.Shard, 20) + ")"
+	}
+	switch rep.Command {
+	case "test":
+		writeTestText(w, rep, verdict, shard)
+	default:
+		writeAuditText(w, rep, verdict, shard)
+	}
+	if len(rep.Drift) > 0 {
+		fmt.Fprintf(w, "\nChanged since the baseline (%d):\n", len(rep.Drift))
+		for _, d := range rep.Drift {
+			change := d.Now
+			if d.Was != "" && d.Now != "" {
+				change = d.Was + " → " + d.Now
+			} else if d.Was != "" {
+				change = d.Was
+			}
+			fmt.Fprintf(w, "  %-13s %s  %s\n", d.Kind, clean(change, 120), clean(d.Hook, 160))
+		}
+	}
+	var shown []report.Finding
+	for _, f := range rep.Findings {
+		if rep.Command == "test" && strings.HasPrefix(f.Rule, runner.RuleExpectPrefix) {
+			continue // shown under their check
+		}
+		shown = append(shown, f)
+	}
+	if len(shown) > 0 {
+		sort.SliceStable(shown, func(i, j int) bool { return shown[i].Severity.Rank() > shown[j].Severity.Rank() })
+		fmt.Fprintf(w, "\nFindings (%d error, %d warning, %d notice):\n", counts[report.SeverityError], counts[report.SeverityWarning], counts[report.SeverityNotice])
+		for _, f := range shown {
+			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", f.Severity, loc(f.Location), clean(f.Rule, 60), clean(f.Message, 400))
+		}
+	}
+	fmt.Fprintln(w)
+	switch rep.Verdict {
+	case report.VerdictPass:
+		fmt.Fprintln(w, "Result: PASS.")
+	case report.VerdictFail:
+		fmt.Fprintf(w, "Result: FAIL — %d error finding(s). Each points at the file and line to look at.\n", counts[report.SeverityError])
+	default:
+		fmt.Fprintln(w, "Result: ERROR — vigiles could not run some hooks (see run/refused or run/failed above).")
+	}
+}
+
+func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
+	type check struct {
+		name  string
+		runs  []report.HookRun
+		fails []report.Finding
+	}
+	byName := map[string]*check{}
+	var order []string
+	for _, r := range rep.Runs {
+		c := byName[r.Check]
+		if c == nil {
+			c = &check{name: r.Check}
+			byName[r.Check] = c
+			order = append(order, r.Check)
+		}
+		c.runs = append(c.runs, r)
+	}
+	runCheck := map[string]string{}
+	for _, r := range rep.Runs {
+		runCheck[r.ID] = r.Check
+	}
+	for _, f := range rep.Findings {
+		if name, ok := runCheck[f.Hook]; ok && strings.HasPrefix(f.Rule, runner.RuleExpectPrefix) {
+			byName[name].fails = append(byName[name].fails, f)
+		}
+	}
+	failed := 0
+	for _, c := range byName {
+		if len(c.fails) > 0 {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "vigiles test%s: %d check run(s), %d failed — %s\n\n", shard, len(order), failed, verdict)
+	for _, name := range order {
+		c := byName[name]
+		mark := "ok  "
+		if len(c.fails) > 0 {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(w, "%s %s\n", mark, clean(name, 200))
+		for _, r := range c.runs {
+			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), r.Event, toolText(r.Tool), loc(r.Location), orNone(r.Tier), r.Outcome)
+			if r.Reason != "" {
+				fmt.Fprintf(w, " — %s", clean(r.Reason, 200))
+			}
+			fmt.Fprintf(w, ", %s\n", dur(r.DurationMs))
+		}
+		for _, f := range c.fails {
+			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, 400))
+			if f.Evidence != "" {
+				fmt.Fprintf(w, "         evidence: %s\n", clean(f.Evidence, 300))
+			}
+		}
+	}
+}
+
+func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
+	plugins := map[string]bool{}
+	for _, r := range rep.Runs {
+		plugins[r.Plugin] = true
+	}
+	what := "audit"
+	if rep.Command != "audit" {
+		what = clean(rep.Command, 20)
+	}
+	fmt.Fprintf(w, "vigiles %s%s: %d hook run(s) across %d plugin(s) — %s\n\n", what, shard, len(rep.Runs), len(plugins), verdict)
+	if len(rep.Runs) == 0 {
+		fmt.Fprintln(w, "No hooks were found. vigiles looks for .claude/settings.json, .claude/settings.local.json,")
+		fmt.Fprintln(w, ".claude-plugin/plugin.json, hooks/hooks.json and .claude-plugin/marketplace.json.")
+		return
+	}
+	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")
+	for _, r := range rep.Runs {
+		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts: %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(r.Tier), r.Outcome, dur(r.DurationMs), hostsText(r))
+		fmt.Fprintf(w, "%-84s  wrote: %s\n", "  "+loc(r.Location), writesText(r))
+		if len(r.Lingered) > 0 {
+			fmt.Fprintf(w, "%-84s  outlived the hook: %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
+		}
+	}
+	fmt.Fprintln(w, "\n\"not recorded\" means the run was direct (trusted code in auto mode, or --sandbox off) or the")
+	fmt.Fprintln(w, "egress layer is not available: vigiles does not claim what it did not see.")
+}
+
+func toolText(t string) string {
+	if t == "" {
+		return ""
+	}
+	return " " + clean(t, 60)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not run"
+	}
+	return s
+}

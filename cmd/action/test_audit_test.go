@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// runCLI runs the vigiles entry point and returns its exit status and
+// output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	return exitCode(err, &errb), out.String(), errb.String()
+}
+
+// withExecutor swaps the hook executor for the test.
+func withExecutor(t *testing.T, e interface {
+	Run(context.Context, sandbox.Spec) (*sandbox.Result, error)
+}) {
+	t.Helper()
+	old := testAuditExecutor
+	testAuditExecutor = e
+	t.Cleanup(func() { testAuditExecutor = old })
+}
+
+func confinementOrSkip(t *testing.T) {
+	t.Helper()
+	c := sandbox.ProbeConfinement(context.Background())
+	if c.Confine == sandbox.Available {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("confinement is required in CI but %s: %s", c.Confine, c.Why)
+	}
+	t.Skipf("this host cannot confine (%s: %s)", c.Confine, c.Why)
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestTestAuditUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"test", "--help"}, 0, "Usage: vigiles test"},
+		{[]string{"audit", "--help"}, 0, "--update-baseline"},
+		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
+		{[]string{"test", "--format", "yaml"}, 2, "want text, json or sarif"},
+		{[]string{"test", "--shard", "3/2"}, 2, "shard"},
+		{[]string{"test", "--sandbox", "sometimes"}, 2, "want auto, strict or off"},
+		{[]string{"test", "extra"}, 2, "unexpected argument"},
+		{[]string{"test", "--no-such-flag"}, 2, "unknown flag"},
+		{[]string{"audit", "--update-baseline", "--shard", "1/2"}, 2, "needs the whole audit"},
+		{[]string{"merge"}, 2, "no reports given"},
+		{[]string{"merge", "/nonexistent/report.json"}, 2, "reading report"},
+		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 125, "work tree"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != tc.code || !strings.Contains(out+errs, tc.msg) {
+				t.Errorf("exit %d (want %d), output does not say %q:\n%s%s", code, tc.code, tc.msg, out, errs)
+			}
+		})
+	}
+	// A missing policy file is a usage error with a clear message.
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, "test", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, ".vigiles.yml") {
+		t.Errorf("missing .vigiles.yml: exit %d: %s", code, errs)
+	}
+}
+
+func TestSARIFFormatNeedsRenderer(t *testing.T) {
+	dir := writeFiles(t, map[string]string{".vigiles.yml": "checks: []\n"})
+	withExecutor(t, runnertest.Direct{})
+	old := renderSARIF
+	defer func() { renderSARIF = old }()
+	renderSARIF = nil
+	code, _, errs := runCLI(t, "test", "--dir", dir, "--format", "sarif", "-q")
+	if code != 125 || !strings.Contains(errs, "sarif output not available") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	renderSARIF = func(r *report.Report, w io.Writer) error {
+		_, err := io.WriteString(w, `{"version":"2.1.0"}`)
+		return err
+	}
+	out := filepath.Join(dir, "out", "v.sarif")
+	code, _, errs = runCLI(t, "test", "--dir", dir, "--format", "sarif", "--output", out, "-q")
+	b, _ := os.ReadFile(out)
+	if code != 0 || string(b) != `{"version":"2.1.0"}` {
+		t.Errorf("exit %d, sarif %q: %s", code, b, errs)
+	}
+}
+
+// fixedHooks answers every run the same way, with a fixed duration, so
+// reports compare byte for byte.
+func fixedHooks() *runnertest.Canned {
+	return &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 7, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+		if strings.Contains(spec.Command[2], "phone") {
+			res.Egress = []evidence.Egress{{Host: "telemetry.example.test", Port: 443, Via: evidence.ViaProxy, Attempts: 1}}
+		}
+		return res, nil
+	}}
+}
+
+func TestAuditShardsAndMerge(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "echo phone"}]}],
+ "Stop": [{"hooks": [{"type": "command", "command": "echo quiet"}]}]}}`,
+	})
+	withExecutor(t, fixedHooks())
+	whole := filepath.Join(dir, "whole.json")
+	code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--format", "json", "--output", whole, "-q")
+	if code != 0 {
+		t.Fatalf("audit exit %d: %s", code, errs)
+	}
+	var parts []string
+	for _, s := range []string{"1/3", "2/3", "3/3"} {
+		p := filepath.Join(dir, "shard-"+s[:1]+".json")
+		if code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--shard", s, "--format", "json", "--output", p, "-q"); code != 0 {
+			t.Fatalf("shard %s exit %d: %s", s, code, errs)
+		}
+		parts = append(parts, p)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	code, _, errs = runCLI(t, append([]string{"merge", "--output", merged}, parts...)...)
+	if code != 0 {
+		t.Fatalf("merge exit %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(whole)
+	b, _ := os.ReadFile(merged)
+	if diff := cmp.Diff(string(a), string(b)); diff != "" {
+		t.Errorf("merged shards differ from the whole audit (-whole +merged):\n%s", diff)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(a, &rep); err != nil || rep.Schema != report.Schema || len(rep.Runs) != 9 {
+		t.Errorf("report: %v, %d runs", err, len(rep.Runs))
+	}
+	// Merging a shard twice is refused.
+	if code, _, _ := runCLI(t, "merge", parts[0], parts[0], parts[1], parts[2]); code != 2 {
+		t.Errorf("merging a shard twice: exit %d", code)
+	}
+}
+
+func TestAuditBaselineCycle(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo quiet"}]}]}}`,
+	})
+	withExecutor(t, fixedHooks())
+	code, _, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline")
+	if code != 0 || !strings.Contains(errs, "wrote the baseline") {
+		t.Fatalf("update: exit %d: %s", code, errs)
+	}
+	if code, out, _ := runCLI(t, "audit", "--dir", dir, "-q"); code != 0 || !strings.Contains(out, "PASS") {
+		t.Fatalf("unchanged: exit %d:\n%s", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "hooks/hooks.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo phone"}]}]}}`), 0o644)
+	code, out, _ := runCLI(t, "audit", "--dir", dir, "-q")
+	if code != 1 || !strings.Contains(out, "telemetry.example.test") || !strings.Contains(out, "hooks/hooks.json:1:63") {
+		t.Errorf("drift: exit %d:\n%s", code, out)
+	}
+}
+
+func TestTextReportIsInert(t *testing.T) {
+	hostile := "\x1b]0;pwned\x07\x1b[2J\rfake: PASS\u202e"
+	rep := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
+		Runs: []report.HookRun{{ID: "h", Plugin: "p" + hostile, Event: "Stop", Tier: "confined", Outcome: "allowed",
+			Egress: []evidence.Egress{{Host: "x.test" + hostile, Via: evidence.ViaDNS}}, Writes: []evidence.Write{{Path: "a" + hostile, Op: "create"}}}},
+		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Location: report.Location{File: "f" + hostile, Line: 1}, Message: "m" + hostile}},
+	}
+	var b bytes.Buffer
+	writeTextReport(&b, rep)
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("text report carries %q:\n%s", bad, b.String())
+		}
+	}
+}
+
+// TestExampleThroughCLI runs `vigiles test` and `vigiles audit` on the
+// bundled example with the real sandbox, as a newcomer would.
+func TestExampleThroughCLI(t *testing.T) {
+	confinementOrSkip(t)
+	ex := filepath.Join("..", "..", "examples")
+	code, out, errs := runCLI(t, "test", "--dir", ex)
+	if code != 1 {
+		t.Fatalf("test: exit %d, want 1 (two promises are broken):\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"ok   bash-guard denies curl piped into sh",
+		"ok   bash-guard lets git status through",
+		"FAIL session-journal writes only its journal",
+		"create .git/hooks/post-commit, create ~/.bashrc",
+		"FAIL usage-stats stays offline",
+		".vigiles.yml:69:7",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("test output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "[6/6]") {
+		t.Errorf("no progress on stderr: %s", errs)
+	}
+	code, out, errs = runCLI(t, "audit", "--dir", ex, "--format", "json", "-q")
+	if code == 125 || code == 2 {
+		t.Fatalf("audit: exit %d: %s", code, errs)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Rule, "baseline/") && f.Rule != "baseline/not-recorded" {
+			t.Errorf("the example's committed baseline is stale: %s %s", f.Rule, f.Message)
+		}
+	}
+}
