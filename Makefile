@@ -1,0 +1,39 @@
+# vigiles — the two README commands are `make example` and `make test`.
+GO        ?= go
+BIN       ?= bin/vigiles
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+FUZZTIME  ?= 10s
+
+.PHONY: all deps build example test unit fuzz bench image-test lint clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/action
+
+# The main job on the bundled example: install what is missing, build,
+# audit the example repository and run its expectations.
+example: deps build
+	bash scripts/example.sh $(BIN)
+
+# Every test: vet, gofmt, the unit and real-kernel tests (as root and as an
+# unprivileged user), every fuzz target for a bounded time, the container
+# image test.
+test: deps
+	bash scripts/test.sh
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
+
+bench: deps build
+	bash bench/bench.sh
+
+image-test: deps
+	bash image/test.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,59 @@
+// Package deps enforces the dependency graph of docs/architecture.md.
+package deps
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/vigiles/action"
+
+// rules: what each package must never depend on (directly or not).
+var rules = map[string][]string{
+	module + "/pkg/evidence": {module + "/pkg/", "github.com/"},
+	module + "/pkg/report":   {module + "/pkg/sandbox", module + "/pkg/egress", module + "/pkg/runner", module + "/pkg/annotate", "github.com/google/go-github", "github.com/spf13/pflag"},
+	module + "/pkg/sandbox":  {module + "/pkg/egress", module + "/pkg/runner", module + "/pkg/annotate", "github.com/google/go-github", "github.com/google/nftables", "github.com/spf13/pflag"},
+	module + "/pkg/egress":   {module + "/pkg/sandbox", module + "/pkg/runner", module + "/pkg/annotate", "github.com/google/go-github", "github.com/spf13/pflag"},
+	module + "/pkg/runner":   {module + "/pkg/annotate", "github.com/google/go-github", "github.com/google/nftables", "github.com/spf13/pflag"},
+	module + "/pkg/annotate": {module + "/pkg/sandbox", module + "/pkg/egress", module + "/pkg/runner", "github.com/google/nftables", "github.com/spf13/pflag"},
+}
+
+func TestDependencyGraph(t *testing.T) {
+	for pkg, banned := range rules {
+		out, err := exec.Command("go", "list", "-deps", "-json", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", pkg, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(out)))
+		for dec.More() {
+			var p struct {
+				ImportPath string
+				Standard   bool
+			}
+			if err := dec.Decode(&p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Standard || p.ImportPath == pkg || strings.HasPrefix(p.ImportPath, pkg+"/") {
+				continue
+			}
+			for _, b := range banned {
+				if strings.HasPrefix(p.ImportPath, b) && !allowed(pkg, p.ImportPath) {
+					t.Errorf("%s depends on %s, which docs/architecture.md forbids", pkg, p.ImportPath)
+				}
+			}
+		}
+	}
+}
+
+// allowed lists the exceptions to a prefix ban.
+func allowed(pkg, dep string) bool {
+	switch pkg {
+	case module + "/pkg/evidence":
+		return false
+	}
+	// pkg/sandbox's own subpackages and the neutral types are fine anywhere.
+	return dep == module+"/pkg/evidence" || dep == module+"/pkg/report" ||
+		strings.HasPrefix(dep, module+"/pkg/sandbox/") && pkg == module+"/pkg/sandbox"
+}
