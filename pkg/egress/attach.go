@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -50,6 +52,10 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (i
 	name, path, err := chooseConnector(pol.connector)
 	if err != nil {
 		return nil, err
+	}
+	if err := unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK); err != nil {
+		return nil, fmt.Errorf("egress allow: %s needs /dev/net/tun readable and writable by uid %d "+
+			"(make it mode 0666, the usual default, or run as root): %w", name, os.Getuid(), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()

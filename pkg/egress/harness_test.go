@@ -56,6 +56,9 @@ type childSpec struct {
 	// WaitAttach makes the child print READY and wait for a line on stdin
 	// (the parent attaches the connector in between).
 	WaitAttach bool `json:"waitAttach"`
+	// Occupy are UDP addresses the child binds before Setup (to make the
+	// DNS stub fail).
+	Occupy []string `json:"occupy"`
 }
 
 type probeResult struct {
@@ -85,10 +88,18 @@ func childSandbox() int {
 		return emit(childResult{SetupErr: "bad spec: " + err.Error()})
 	}
 	ctx := context.Background()
+	for _, a := range spec.Occupy {
+		pc, err := net.ListenPacket("udp", a)
+		if err != nil {
+			return emit(childResult{SetupErr: "occupying " + a + ": " + err.Error()})
+		}
+		defer pc.Close()
+	}
 	l := &Layer{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	s, err := l.Setup(ctx, spec.Policy)
 	if err != nil {
-		return emit(childResult{SetupErr: err.Error()})
+		out, _ := exec.Command("nft", "list", "ruleset").CombinedOutput()
+		return emit(childResult{SetupErr: err.Error(), Ruleset: string(out)})
 	}
 	res := childResult{Env: s.Env()}
 	if err := bindResolvConf(s.ResolvConf()); err != nil {

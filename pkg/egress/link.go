@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
@@ -117,8 +118,18 @@ func setupLoopback(routeAll bool) error {
 	if err := r.addDefaultRoute(lo.Index, false, denySource); err != nil {
 		return fmt.Errorf("adding the IPv4 default route through lo: %w", err)
 	}
+	if !ipv6Available() {
+		return nil // no IPv6 in this namespace: nothing to route
+	}
 	if err := r.addDefaultRoute(lo.Index, true, netip.Addr{}); err != nil {
 		return fmt.Errorf("adding the IPv6 default route through lo: %w", err)
 	}
 	return nil
+}
+
+// ipv6Available reports whether the namespace has IPv6 at all (the kernel
+// may be built or booted without it).
+func ipv6Available() bool {
+	_, err := os.Stat("/proc/net/if_inet6")
+	return err == nil
 }

@@ -46,6 +46,8 @@ type Session struct {
 	proxy *proxy
 	wall  *wallWriter
 
+	dnsListen []string
+
 	once     sync.Once
 	entries  []evidence.Egress
 	dropped  *evidence.Dropped
@@ -107,8 +109,12 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	s.dns = &dnsStub{pol: pol, rec: s.rec, wall: s.wall, logf: l.logf}
 	listen := l.DNSListen
 	if listen == nil {
-		listen = []string{"127.0.0.1:53", "[::1]:53"}
+		listen = []string{"127.0.0.1:53"}
+		if ipv6Available() {
+			listen = append(listen, "[::1]:53")
+		}
 	}
+	s.dnsListen = listen
 	if err := s.dns.start(listen); err != nil {
 		s.dns = nil
 		return fail(err)
@@ -153,7 +159,13 @@ func (s *Session) Env() []string {
 
 // ResolvConf is the command's /etc/resolv.conf: the stub only.
 func (s *Session) ResolvConf() []byte {
-	return []byte("# written by vigiles: the sandbox's recording DNS stub\nnameserver 127.0.0.1\nnameserver ::1\noptions timeout:2 attempts:1\n")
+	b := []byte("# written by vigiles: the sandbox's recording DNS stub\n")
+	for _, a := range s.dnsListen {
+		if ap, err := netip.ParseAddrPort(a); err == nil && ap.Port() == 53 {
+			b = append(b, "nameserver "+ap.Addr().String()+"\n"...)
+		}
+	}
+	return append(b, "options timeout:2 attempts:1\n"...)
 }
 
 // Finish stops the recorders, reads the NFLOG records and the rule set's

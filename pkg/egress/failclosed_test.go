@@ -1,0 +1,93 @@
+package egress
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// TestSetupFailsClosed makes the DNS stub fail to start (its port is
+// taken) and checks that Setup refuses, and that what stays loaded is the
+// complete wall, never a part of it.
+func TestSetupFailsClosed(t *testing.T) {
+	needNamespaces(t)
+	for _, mode := range []string{evidence.EgressDeny, evidence.EgressRecord} {
+		t.Run(mode, func(t *testing.T) {
+			res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: mode}, Occupy: []string{"127.0.0.1:53"}}, nil)
+			if res.SetupErr == "" || !strings.Contains(res.SetupErr, "dns stub") {
+				t.Fatalf("setup with the stub's port taken: err %q, want a dns stub error", res.SetupErr)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "ruleset", mode+".nft"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ruleset != string(want) {
+				t.Errorf("after a failed setup the rule set is not the complete wall:\n%s", res.Ruleset)
+			}
+		})
+	}
+	t.Run("bad policy", func(t *testing.T) {
+		_, err := (&Layer{}).Setup(context.Background(), evidence.EgressPolicy{Mode: "open"})
+		if !errors.Is(err, ErrBadPolicy) {
+			t.Fatalf("err = %v, want ErrBadPolicy", err)
+		}
+	})
+}
+
+func TestAttach(t *testing.T) {
+	ctx := context.Background()
+	l := &Layer{}
+	t.Run("deny and record need nothing", func(t *testing.T) {
+		for _, m := range []string{"", evidence.EgressDeny, evidence.EgressRecord} {
+			c, err := l.Attach(ctx, evidence.EgressPolicy{Mode: m}, 1)
+			if err != nil || c == nil || c.Close() != nil {
+				t.Errorf("mode %q: closer %v, err %v", m, c, err)
+			}
+		}
+	})
+	allow := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"198.18.0.0/24"}}
+	t.Run("bad policy", func(t *testing.T) {
+		if _, err := l.Attach(ctx, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"a b"}}, 1); !errors.Is(err, ErrBadPolicy) {
+			t.Errorf("err = %v, want ErrBadPolicy", err)
+		}
+	})
+	t.Run("bad pid", func(t *testing.T) {
+		if _, err := l.Attach(ctx, allow, 0); err == nil {
+			t.Error("pid 0 accepted")
+		}
+	})
+	t.Run("no connector", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		for _, c := range []string{"", ConnectorSlirp, ConnectorPasta} {
+			p := allow
+			p.Connector = c
+			if _, err := l.Attach(ctx, p, os.Getpid()); !errors.Is(err, ErrNoConnector) {
+				t.Errorf("connector %q: err = %v, want ErrNoConnector", c, err)
+			}
+		}
+	})
+	t.Run("namespace gone", func(t *testing.T) {
+		for _, c := range []string{ConnectorSlirp, ConnectorPasta} {
+			if _, err := exec.LookPath(c); err != nil {
+				continue
+			}
+			cmd := exec.Command("true")
+			if err := cmd.Run(); err != nil {
+				t.Fatal(err)
+			}
+			p := allow
+			p.Connector = c
+			closer, err := l.Attach(ctx, p, cmd.Process.Pid)
+			if err == nil {
+				closer.Close()
+				t.Errorf("%s attached to a process that is gone", c)
+			}
+		}
+	})
+}
