@@ -74,15 +74,11 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 			return fail(TierRefused, fmt.Errorf("working directory %q is outside the work tree", spec.Cwd))
 		}
 	}
-	var capability Capability
-	if spec.Mode == ModeStrict || (spec.Mode != ModeOff && !spec.Trusted) || spec.Mode == "" && !spec.Trusted {
-		capability = ProbeConfinement(ctx)
-	}
 	mode := spec.Mode
 	if mode == "" {
 		mode = ModeAuto
 	}
-	d := Decide(spec.Trusted, mode, capability)
+	d := Decide(spec.Trusted, mode, assumedCapability())
 	switch d.Tier {
 	case TierRefused:
 		return fail(TierRefused, fmt.Errorf("%w: %s", ErrRefused, d.Reason))
@@ -258,7 +254,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			kill()
 			<-waitDone
-			return fail(fmt.Errorf("%w: bubblewrap did not start the sandbox: %s", ErrRefused, tail(out.stderrBytes())))
+			return fail(bwrapFailed(ctx, out.stderrBytes()))
 		}
 		if cg != nil {
 			if err := cg.add(info.ChildPid); err != nil {
@@ -307,6 +303,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	out.fill(res)
 	var ir initResult
 	if len(bytes.TrimSpace(raw)) == 0 {
+		if c := ProbeConfinement(ctx); c.Confine != Available {
+			return fail(bwrapFailed(ctx, out.stderrBytes()))
+		}
 		return fail(fmt.Errorf("the sandbox ended without a result (bubblewrap: %v); stderr: %s", waitErr, tail(out.stderrBytes())))
 	}
 	if err := json.Unmarshal(raw, &ir); err != nil {
@@ -356,6 +355,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(errors.New("the sandbox's result has no egress record"))
 	}
 	return res, nil
+}
+
+// bwrapFailed turns a sandbox that bubblewrap could not make into a
+// refusal that names the fix (from the real probe) and quotes bwrap.
+func bwrapFailed(ctx context.Context, stderr []byte) error {
+	c := ProbeConfinement(ctx)
+	if c.Confine == Available {
+		c = Capability{Confine: Inconclusive, Why: "bubblewrap did not start the sandbox: " + tail(stderr)}
+	}
+	return fmt.Errorf("%w: %s", ErrRefused, Decide(false, ModeStrict, c).Reason)
 }
 
 func lookupHostPath(p string) (string, string) {

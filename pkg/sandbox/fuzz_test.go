@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"sync"
 	"syscall"
 	"testing"
 	"unicode/utf8"
@@ -56,4 +57,11 @@ func FuzzOutputCapture(f *testing.F) {
 			t.Fatalf("round trip changed the output: %q -> %q", want, got)
 		}
 	})
+}
+
+// resetProbe forgets the cached confinement probe.
+func resetProbe() {
+	probeOnce = sync.Once{}
+	probed.Store(false)
+	probeResult = Capability{}
 }

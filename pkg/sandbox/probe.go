@@ -21,14 +21,33 @@ import (
 var (
 	probeOnce   sync.Once
 	probeResult Capability
+	probed      atomic.Bool
 )
+
+// assumedCapability is what Run decides with: the probe's answer once it
+// has run, and otherwise "available" when bwrap is installed. The first
+// confined run is itself the probe: if bubblewrap cannot make the
+// sandbox, nothing has run, and Run then probes to name the fix and
+// refuses. This spares every run an extra bwrap start.
+func assumedCapability() Capability {
+	if probed.Load() {
+		return probeResult
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		return Capability{Confine: Unsupported, Why: "bubblewrap (bwrap) is not installed", Fix: "install bubblewrap (apt-get install bubblewrap)"}
+	}
+	return Capability{Confine: Available}
+}
 
 // ProbeConfinement finds out, once per process, whether this host can
 // confine: it runs bubblewrap for real with every namespace and capability
 // a confined run uses, and answers available, unsupported (with the fix)
 // or inconclusive.
 func ProbeConfinement(ctx context.Context) Capability {
-	probeOnce.Do(func() { probeResult = probeConfinement(ctx) })
+	probeOnce.Do(func() {
+		probeResult = probeConfinement(ctx)
+		probed.Store(true)
+	})
 	return probeResult
 }
 

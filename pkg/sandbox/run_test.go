@@ -390,3 +390,30 @@ func parentOf(pid int) int {
 	fmt.Sscan(s[i+1:], &state, &ppid)
 	return ppid
 }
+
+// TestBwrapThatCannotConfineRefuses puts a bwrap on PATH that fails the way
+// a host without user namespaces does: the run must refuse and name the
+// fix, and nothing must run.
+func TestBwrapThatCannotConfineRefuses(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\necho 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	resetProbe()
+	t.Cleanup(resetProbe)
+	dir := makeTree(t, nil)
+	res, err := Run(context.Background(), Spec{Dir: dir, Command: sh("echo ran > ran.txt")})
+	if err == nil || res.Tier != TierRefused {
+		t.Fatalf("got tier %s err %v", res.Tier, err)
+	}
+	for _, want := range []string{"No permissions to create new namespace", "apparmor_restrict_unprivileged_userns", "--sandbox off"} {
+		if !strings.Contains(res.Refusal, want) {
+			t.Errorf("refusal %q does not mention %q", res.Refusal, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran.txt")); err == nil {
+		t.Error("the command ran")
+	}
+}
