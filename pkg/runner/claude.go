@@ -282,6 +282,11 @@ func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 	if n == nil {
 		return
 	}
+	c.hooksDoc(ctx, rel, n)
+}
+
+// hooksDoc walks a parsed hooks file.
+func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 	ctx.file = rel
 	if n.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"hooks\", found %s", rel, n.Kind)
@@ -311,6 +316,10 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
 		return
 	}
 	for _, ev := range n.Members {
+		if strings.TrimSpace(ev.Key) == "" {
+			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
+			continue
+		}
 		spec, known := knownEvents[ev.Key]
 		if !known {
 			c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
