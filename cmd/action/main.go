@@ -19,8 +19,8 @@ import (
 var version = "dev"
 
 func main() {
+	wireNetwork()       // before MaybeInit: the init sets up the egress wall
 	sandbox.MaybeInit() // the in-sandbox roles of this same binary
-	wireNetwork()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
