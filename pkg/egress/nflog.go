@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,19 +16,19 @@ import (
 // nfnetlink_log constants (linux/netfilter/nfnetlink_log.h); x/sys does not
 // carry them.
 const (
-	nfnlSubsysULOG     = 4
-	nfulnlMsgPacket    = 0
-	nfulnlMsgConfig    = 1
-	nfulaCfgCmd        = 1
-	nfulaCfgMode       = 2
-	nfulaCfgQThresh    = 5
-	nfulnlCfgCmdBind   = 1
-	nfulnlCopyPacket   = 2
-	nfulaPayload       = 9
-	nfulaPrefix        = 10
-	nflogCopyRange     = 128
-	nflogReadBufBytes  = 4 << 20
-	nflogDrainQuietFor = 200 * time.Millisecond
+	nfnlSubsysULOG    = 4
+	nfulnlMsgPacket   = 0
+	nfulnlMsgConfig   = 1
+	nfulaCfgCmd       = 1
+	nfulaCfgMode      = 2
+	nfulaCfgQThresh   = 5
+	nfulnlCfgCmdBind  = 1
+	nfulnlCopyPacket  = 2
+	nfulaPayload      = 9
+	nfulaPrefix       = 10
+	nflogCopyRange    = 128
+	nflogReadBufBytes = 4 << 20
+	nflogDrainMax     = 2 * time.Second
 )
 
 // packetEvent is one packet the rule set logged.
@@ -44,9 +43,9 @@ type packetEvent struct {
 
 // nflog reads the rule set's NFLOG group from its own netlink socket.
 type nflog struct {
-	conn     *netlink.Conn
-	done     chan struct{}
-	draining atomic.Bool
+	conn    *netlink.Conn
+	done    chan struct{}
+	closing atomic.Bool
 
 	mu     sync.Mutex
 	events []packetEvent
@@ -102,18 +101,14 @@ func (l *nflog) loop() {
 	for {
 		msgs, err := l.conn.Receive()
 		if err != nil {
+			if l.closing.Load() {
+				return
+			}
 			if errors.Is(err, unix.ENOBUFS) {
 				l.mu.Lock()
 				l.lost++
 				l.mu.Unlock()
 				continue
-			}
-			if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, os.ErrClosed) || errors.Is(err, unix.EBADF) {
-				return
-			}
-			var ne *netlink.OpError
-			if errors.As(err, &ne) && errors.Is(ne.Err, os.ErrDeadlineExceeded) {
-				return
 			}
 			l.mu.Lock()
 			l.err = fmt.Errorf("reading nflog: %w", err)
@@ -132,26 +127,38 @@ func (l *nflog) loop() {
 				l.mu.Unlock()
 			}
 		}
-		// Once draining, only a socket quiet for a while ends the loop.
-		if l.draining.Load() {
-			_ = l.conn.SetReadDeadline(time.Now().Add(nflogDrainQuietFor))
-		}
 	}
 }
 
-// stop drains what the kernel already queued, then closes the socket.
+// stop waits until the loop has read everything the kernel queued (the
+// rule set logs with a queue threshold of 1, so every packet logged before
+// the command ended is already in the socket), then closes the socket.
 func (l *nflog) stop() ([]packetEvent, int, error) {
-	l.draining.Store(true)
-	_ = l.conn.SetReadDeadline(time.Now().Add(nflogDrainQuietFor))
-	select {
-	case <-l.done:
-	case <-time.After(2 * time.Second):
+	deadline := time.Now().Add(nflogDrainMax)
+	for time.Now().Before(deadline) && !l.socketEmpty() {
+		time.Sleep(time.Millisecond)
 	}
+	l.closing.Store(true)
 	l.conn.Close()
-	<-l.done
+	<-l.done // the loop appends what it already received before it ends
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.events, l.lost, l.err
+}
+
+// socketEmpty peeks at the socket without blocking.
+func (l *nflog) socketEmpty() bool {
+	rc, err := l.conn.SyscallConn()
+	if err != nil {
+		return true
+	}
+	empty := true
+	_ = rc.Control(func(fd uintptr) {
+		var b [1]byte
+		_, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		empty = errors.Is(err, unix.EAGAIN)
+	})
+	return empty
 }
 
 // parseNFLOGPacket decodes an NFULNL_MSG_PACKET body (nfgenmsg + attributes)
