@@ -47,15 +47,19 @@ type nflog struct {
 	done    chan struct{}
 	closing atomic.Bool
 
-	mu     sync.Mutex
-	events []packetEvent
-	lost   int // ENOBUFS seen: the kernel dropped log messages
-	err    error
+	// deliver receives each logged packet as it is read, so repeated
+	// destinations cost nothing and each is named by the DNS log as it
+	// stood at the time of the attempt.
+	deliver func(packetEvent)
+
+	mu   sync.Mutex
+	lost int // ENOBUFS seen: the kernel dropped log messages
+	err  error
 }
 
 // openNFLOG binds the group. It must run in the sandbox's network namespace
 // with CAP_NET_ADMIN there.
-func openNFLOG(group uint16) (*nflog, error) {
+func openNFLOG(group uint16, deliver func(packetEvent)) (*nflog, error) {
 	c, err := netlink.Dial(unix.NETLINK_NETFILTER, nil)
 	if err != nil {
 		return nil, fmt.Errorf("opening nflog socket: %w", err)
@@ -91,7 +95,7 @@ func openNFLOG(group uint16) (*nflog, error) {
 			return nil, fmt.Errorf("binding nflog group %d: %w", group, err)
 		}
 	}
-	l := &nflog{conn: c, done: make(chan struct{})}
+	l := &nflog{conn: c, done: make(chan struct{}), deliver: deliver}
 	go l.loop()
 	return l, nil
 }
@@ -122,9 +126,7 @@ func (l *nflog) loop() {
 			}
 			if ev, ok := parseNFLOGPacket(m.Data); ok {
 				ev.at = now
-				l.mu.Lock()
-				l.events = append(l.events, ev)
-				l.mu.Unlock()
+				l.deliver(ev)
 			}
 		}
 	}
@@ -133,7 +135,7 @@ func (l *nflog) loop() {
 // stop waits until the loop has read everything the kernel queued (the
 // rule set logs with a queue threshold of 1, so every packet logged before
 // the command ended is already in the socket), then closes the socket.
-func (l *nflog) stop() ([]packetEvent, int, error) {
+func (l *nflog) stop() (int, error) {
 	deadline := time.Now().Add(nflogDrainMax)
 	for time.Now().Before(deadline) && !l.socketEmpty() {
 		time.Sleep(time.Millisecond)
@@ -143,7 +145,7 @@ func (l *nflog) stop() ([]packetEvent, int, error) {
 	<-l.done // the loop appends what it already received before it ends
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.events, l.lost, l.err
+	return l.lost, l.err
 }
 
 // socketEmpty peeks at the socket without blocking.

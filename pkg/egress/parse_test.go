@@ -3,6 +3,7 @@ package egress
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -289,7 +290,7 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	r.add(t0, evidence.Egress{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns"})
 	r.add(t0.Add(3*time.Second), evidence.Egress{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns"})
 	r.nameAddr(netip.MustParseAddr("198.18.0.3"), "a.example.test")
-	r.addPackets([]packetEvent{{at: t0.Add(time.Second), dropped: false, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443}})
+	r.addPacket(packetEvent{at: t0.Add(time.Second), dropped: false, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443})
 	r.addFlows([]flowCount{{addr: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443, packets: 5, bytes: 900}})
 	got := r.list()
 	want := []evidence.Egress{
@@ -299,6 +300,14 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
+	}
+	big := newRecorder()
+	for i := 0; i < maxEntries+50; i++ {
+		big.add(t0, evidence.Egress{Host: fmt.Sprintf("h%d.example.test", i), Via: evidence.ViaDNS, Proto: "dns"})
+	}
+	all := big.list()
+	if len(all) != maxEntries+1 || all[maxEntries].Detail != overflowDetail || all[maxEntries].Attempts != 50 {
+		t.Errorf("overflow: %d entries, last %+v", len(all), all[len(all)-1])
 	}
 	if empty := newRecorder().list(); empty == nil || len(empty) != 0 {
 		t.Errorf("an empty record must be [] not nil: %#v", empty)

@@ -27,6 +27,12 @@ type recEntry struct {
 	e     evidence.Egress
 }
 
+// maxEntries caps distinct destinations kept per run (a hostile command
+// could otherwise grow the record without bound).
+const maxEntries = 10000
+
+const overflowDetail = "more destinations than vigiles records one by one"
+
 func newRecorder() *recorder {
 	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr]string{}}
 }
@@ -45,6 +51,12 @@ func (r *recorder) add(at time.Time, e evidence.Egress) {
 
 func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *recEntry {
 	k := entryKey(e)
+	if _, ok := r.entries[k]; !ok && len(r.entries) >= maxEntries {
+		// A run that tries this many destinations is recorded in full up
+		// to the cap; the rest are counted in one entry per kind.
+		e = evidence.Egress{Via: e.Via, Proto: e.Proto, Allowed: e.Allowed, Detail: overflowDetail}
+		k = entryKey(e)
+	}
 	if x, ok := r.entries[k]; ok {
 		x.e.Attempts += attempts
 		if at.Before(x.first) {
@@ -63,7 +75,7 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 func (r *recorder) nameAddr(a netip.Addr, host string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.names[a]; !ok {
+	if _, ok := r.names[a]; !ok && len(r.names) < maxEntries {
 		r.names[a] = host
 	}
 }
@@ -83,13 +95,11 @@ type flowCount struct {
 	bytes   uint64
 }
 
-// addPackets turns logged packets into connect entries.
-func (r *recorder) addPackets(evs []packetEvent) {
+// addPacket turns a logged packet into a connect entry.
+func (r *recorder) addPacket(ev packetEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, ev := range evs {
-		r.addLocked(ev.at, connectEntry(r.names[ev.dst], ev.dst, ev.proto, ev.port, !ev.dropped), 1)
-	}
+	r.addLocked(ev.at, connectEntry(r.names[ev.dst], ev.dst, ev.proto, ev.port, !ev.dropped), 1)
 }
 
 // addFlows adds packet and byte counts to the allowed connect entries;

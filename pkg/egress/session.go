@@ -81,7 +81,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
 	s := &Session{pol: pol, rec: newRecorder()}
-	if s.log, err = openNFLOG(nflogGroup); err != nil {
+	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
 	fail := func(err error) (*Session, error) {
@@ -211,11 +211,10 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 			}
 		}
 	}
-	evs, lost, err := s.log.stop()
+	lost, err := s.log.stop()
 	if err != nil {
 		errs = append(errs, err)
 	}
-	s.rec.addPackets(evs)
 	s.rec.addFlows(mergeICMP(flows))
 	if lost > 0 {
 		errs = append(errs, fmt.Errorf("the kernel dropped %d batches of packet logs: %w", lost, ErrIncomplete))
