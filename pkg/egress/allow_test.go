@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
 
@@ -68,8 +69,12 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
-		return l.Attach(context.Background(), p, pid)
+		start := time.Now()
+		c, err := l.Attach(context.Background(), p, pid)
+		t.Logf("attach with %s took %s", connector, time.Since(start).Round(10*time.Microsecond))
+		return c, err
 	})
+	t.Logf("setup %s, finish %s", res.SetupTime.Round(10*time.Microsecond), res.FinishTime.Round(10*time.Microsecond))
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -90,4 +91,22 @@ func TestAttach(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCost reports what Setup and Finish cost per mode (run with -v; the
+// numbers go into docs/egress.md).
+func TestCost(t *testing.T) {
+	needNamespaces(t)
+	for _, m := range []string{evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow} {
+		var setup, finish []string
+		for i := 0; i < 5; i++ {
+			res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: m}, Probes: []string{"sh:true"}}, nil)
+			if res.SetupErr != "" {
+				t.Fatalf("%s: %s", m, res.SetupErr)
+			}
+			setup = append(setup, res.SetupTime.Round(10*time.Microsecond).String())
+			finish = append(finish, res.FinishTime.Round(10*time.Microsecond).String())
+		}
+		t.Logf("%s: setup %s; finish %s", m, strings.Join(setup, " "), strings.Join(finish, " "))
+	}
 }

@@ -74,6 +74,9 @@ type childResult struct {
 	Dropped   *evidence.Dropped `json:"dropped"`
 	Probes    []probeResult     `json:"probes"`
 	Ruleset   string            `json:"ruleset"`
+	// SetupTime and FinishTime are how long Setup and Finish took.
+	SetupTime  time.Duration `json:"setupTime"`
+	FinishTime time.Duration `json:"finishTime"`
 }
 
 func emit(r childResult) int {
@@ -96,12 +99,14 @@ func childSandbox() int {
 		defer pc.Close()
 	}
 	l := &Layer{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	start := time.Now()
 	s, err := l.Setup(ctx, spec.Policy)
+	setupTime := time.Since(start)
 	if err != nil {
 		out, _ := exec.Command("nft", "list", "ruleset").CombinedOutput()
 		return emit(childResult{SetupErr: err.Error(), Ruleset: string(out)})
 	}
-	res := childResult{Env: s.Env()}
+	res := childResult{Env: s.Env(), SetupTime: setupTime}
 	if err := bindResolvConf(s.ResolvConf()); err != nil {
 		return emit(childResult{SetupErr: "resolv.conf: " + err.Error()})
 	}
@@ -116,7 +121,9 @@ func childSandbox() int {
 	}
 	out, _ := exec.Command("nft", "list", "ruleset").CombinedOutput()
 	res.Ruleset = string(out)
+	start = time.Now()
 	res.Egress, res.Dropped, err = s.Finish()
+	res.FinishTime = time.Since(start)
 	if err != nil {
 		res.FinishErr = err.Error()
 	}
