@@ -53,7 +53,15 @@ type plan struct {
 	// missing source). nil means every one is a directory.
 	Lookup   func(string) (kind, target string)
 	InitArgs []string
+	// MaskFiles are host files replaced by an empty file: secrets that
+	// uid 0 could read (/etc/shadow, SSH host keys).
+	MaskFiles []string
 }
+
+// secretFiles are masked with an empty file wherever they exist; globs
+// are expanded by the broker.
+var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}
 
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
@@ -92,6 +100,9 @@ func bwrapArgs(p plan) []string {
 				a = append(a, "--tmpfs", d)
 			}
 		}
+	}
+	for _, f := range p.MaskFiles {
+		a = append(a, "--ro-bind", "/dev/null", f)
 	}
 	a = append(a,
 		"--dev", "/dev",

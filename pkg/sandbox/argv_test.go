@@ -34,7 +34,8 @@ func TestBwrapArgsGolden(t *testing.T) {
 		name string
 		p    plan
 	}{
-		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg}}},
+		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg},
+			MaskFiles: []string{"/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"}}},
 		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
 			Lookup: func(d string) (string, string) {
 				switch d {

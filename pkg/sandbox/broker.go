@@ -187,7 +187,18 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		cfg.Egress.Mode = evidence.EgressDeny
 	}
 	needAttach := network != nil && cfg.Egress.Mode == evidence.EgressAllow
-	cg, err := newPidsCgroup(cfg.Limits.Pids)
+	// A root caller runs the sandbox as the work tree's owner when that is
+	// not root: the command can then change the tree it was given, the
+	// process limit holds (RLIMIT_NPROC does not for uid 0), and files
+	// only root may read stay unreadable.
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		var st syscall.Stat_t
+		if err := syscall.Stat(spec.Dir, &st); err == nil && st.Uid != 0 {
+			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+		}
+	}
+	cg, err := newPidsCgroup(cred == nil && os.Geteuid() == 0, cfg.Limits.Pids)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
@@ -195,6 +206,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	cfg.WaitGo = needAttach || cg != nil
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
+	if cred == nil && os.Geteuid() == 0 {
+		// uid 0 owns these; any other uid is kept out by their modes.
+		p.MaskFiles = existingSecretFiles()
+	}
 	argv := bwrapArgs(p)
 
 	var closers []io.Closer
@@ -221,7 +236,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
@@ -355,6 +370,20 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(errors.New("the sandbox's result has no egress record"))
 	}
 	return res, nil
+}
+
+// existingSecretFiles expands secretFiles on this host (regular files only).
+func existingSecretFiles() []string {
+	var out []string
+	for _, g := range secretFiles {
+		ms, _ := filepath.Glob(g)
+		for _, m := range ms {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // bwrapFailed turns a sandbox that bubblewrap could not make into a

@@ -755,7 +755,7 @@ func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
 // probePidsCgroup makes (and removes) the pids cgroup a root caller's run
 // is put in, the way the engine does.
 func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
-	cg, err := newPidsCgroup(64)
+	cg, err := newPidsCgroup(os.Geteuid() == 0, 64)
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: err.Error(),
 			Fix: "run vigiles as a non-root user, or give it a writable cgroup v2 with the pids controller " +

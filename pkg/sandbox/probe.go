@@ -86,11 +86,11 @@ type pidsCgroup struct{ dir string }
 
 var cgroupSeq atomic.Int64
 
-// newPidsCgroup returns nil when the caller is not root (RLIMIT_NPROC
-// bounds the run), a fresh pids cgroup when it is, and an error naming
-// the fix when it is root and no pids cgroup can be made.
-func newPidsCgroup(max int) (*pidsCgroup, error) {
-	if os.Geteuid() != 0 {
+// newPidsCgroup returns nil when the sandbox does not run as root
+// (RLIMIT_NPROC bounds the run), a fresh pids cgroup when it does, and an
+// error naming the fix when it does and no pids cgroup can be made.
+func newPidsCgroup(root bool, max int) (*pidsCgroup, error) {
+	if !root {
 		return nil, nil
 	}
 	name := fmt.Sprintf("vigiles-%d-%d", os.Getpid(), cgroupSeq.Add(1))

@@ -62,6 +62,9 @@ type result struct {
 type runner struct {
 	name string
 	cred *syscall.Credential
+	// owner, when set, owns the work tree (a root caller then runs the
+	// sandbox as that owner).
+	owner *syscall.Credential
 }
 
 // runners lists root and, when the test runs as root, the unprivileged
@@ -83,7 +86,8 @@ func runners(t *testing.T) []runner {
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
-	return append(rs, runner{name: "nobody", cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}})
+	nobody := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	return append(rs, runner{name: "nobody", cred: nobody}, runner{name: "root-on-a-tree-nobody-owns", owner: nobody})
 }
 
 // requireBwrap fails in CI and skips elsewhere without bubblewrap.
@@ -121,6 +125,11 @@ func workTree(t *testing.T) string {
 
 func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) result {
 	t.Helper()
+	if r.owner != nil {
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+		})
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--json", "--workdir", dir}, args...)...)

@@ -15,3 +15,8 @@ ATTEMPT="connect to the abstract unix socket @$ABSTRACT"
 blocked python3 -c "import socket,sys; c=socket.socket(socket.AF_UNIX); c.settimeout(2); c.connect('\0'+sys.argv[1])" "$ABSTRACT"
 ATTEMPT="environment holds a secret"; blocked sh -c 'env | grep -q vigiles-canary'
 ATTEMPT="read the init's environment"; blocked sh -c 'cat /proc/*/environ 2>/dev/null | tr "\0" "\n" | grep -q vigiles-canary'
+for p in /etc/shadow /etc/gshadow /etc/ssh/ssh_host_*_key; do
+  [ -e "$p" ] || continue
+  ATTEMPT="read $p"; blocked sh -c "[ -s '$p' ] && head -c1 '$p' >/dev/null"
+done
+echo "ok: done"
