@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vigiles/action/pkg/runner/runnertest"
+)
+
+// benchRepo declares n command hooks spread over four plugins and the
+// events that take one payload each, so an audit makes exactly n runs.
+func benchRepo(b testing.TB, n int) string {
+	files := map[string]string{}
+	events := []string{Stop, UserPromptSubmit, SessionEnd, PreCompact}
+	per := map[string][]string{}
+	for i := 0; i < n; i++ {
+		plugin := fmt.Sprintf("plugins/p%d", i%4)
+		ev := events[(i/4)%len(events)]
+		key := plugin + "\x00" + ev
+		// A small, realistic hook: read the event, look at it, answer.
+		cmd := fmt.Sprintf(`read -r -d '' ev; case "$ev" in *hook_event_name*) echo '{"continue": true, "n": %d}';; esac`, i)
+		per[key] = append(per[key], fmt.Sprintf(`{"type": "command", "command": %q}`, cmd))
+	}
+	byPlugin := map[string][]string{}
+	for key, hs := range per {
+		plugin, ev, _ := strings.Cut(key, "\x00")
+		byPlugin[plugin] = append(byPlugin[plugin], fmt.Sprintf(`%q: [{"hooks": [%s]}]`, ev, strings.Join(hs, ", ")))
+	}
+	for plugin, evs := range byPlugin {
+		files[plugin+"/hooks/hooks.json"] = `{"hooks": {` + strings.Join(evs, ", ") + `}}`
+		files[plugin+"/.claude-plugin/plugin.json"] = fmt.Sprintf(`{"name": %q}`, plugin[len("plugins/"):])
+	}
+	files[".claude-plugin/marketplace.json"] = `{"name": "bench", "plugins": [` +
+		`{"name": "p0", "source": "./plugins/p0"}, {"name": "p1", "source": "./plugins/p1"},` +
+		`{"name": "p2", "source": "./plugins/p2"}, {"name": "p3", "source": "./plugins/p3"}]}`
+	return makeTree(b, files)
+}
+
+// BenchmarkAudit200 audits 200 hooks, each confined by the real sandbox,
+// as many at once as there are cores. It reports the wall time of the
+// audit and vigiles' own share of it: everything that is not the hooks'
+// own run time (sum of hook durations / parallel jobs).
+func BenchmarkAudit200(b *testing.B) {
+	benchAudit(b, 200, nil)
+}
+
+// BenchmarkAudit200Direct is the same audit through a plain fork/exec
+// executor, the floor for comparison.
+func BenchmarkAudit200Direct(b *testing.B) {
+	benchAudit(b, 200, runnertest.Direct{})
+}
+
+func benchAudit(b *testing.B, n int, ex Executor) {
+	if ex == nil {
+		requireConfinement(b)
+	}
+	dir := benchRepo(b, n)
+	jobs := runtime.NumCPU()
+	var wall, hooks time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: ex})
+		w := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Runs) != n {
+			b.Fatalf("%d runs, want %d", len(rep.Runs), n)
+		}
+		for _, r := range rep.Runs {
+			if r.Outcome != "allowed" {
+				b.Fatalf("%s: %s %s", r.ID, r.Outcome, r.Reason)
+			}
+			hooks += time.Duration(r.DurationMs * float64(time.Millisecond))
+		}
+		wall += w
+	}
+	b.StopTimer()
+	perOp := wall / time.Duration(b.N)
+	hookShare := float64(hooks) / float64(jobs) / float64(wall)
+	b.ReportMetric(float64(perOp.Milliseconds()), "wall-ms/op")
+	b.ReportMetric(float64(hooks.Milliseconds())/float64(b.N), "hook-ms/op")
+	b.ReportMetric(100*(1-hookShare), "own-%")
+	b.ReportMetric(float64(perOp.Microseconds())/1000/float64(n), "ms/hook")
+	b.ReportMetric(float64(jobs), "jobs")
+}
