@@ -205,8 +205,13 @@ func (s *session) discover(paths []string) error {
 		}
 		roots = append(roots, a)
 	}
-	// Plugin paths named in the policy are discovery roots too.
-	for _, g := range append(append([]string{}, s.cfg.Trusted...), s.cfg.Untrusted...) {
+	// Plugin paths named in the policy are discovery roots too, unless the
+	// caller asked for particular paths.
+	var named []string
+	if len(paths) == 0 {
+		named = append(append(named, s.cfg.Trusted...), s.cfg.Untrusted...)
+	}
+	for _, g := range named {
 		matches, _ := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(g)))
 		for _, m := range matches {
 			if fi, err := os.Stat(m); err == nil && fi.IsDir() {

@@ -291,3 +291,61 @@ func TestMergeRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditPathsAndTrust(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte("plugins:\n  trusted: [plugins/a, \".\"]\n  untrusted: [plugins/a/vendor]\n"), 0o644)
+	rep, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"plugins/b"}, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Plugin != "b" || rep.Runs[0].Trusted {
+		t.Fatalf("audit of plugins/b: %+v", rep.Runs)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		want := r.Plugin == "a" || r.Plugin == "project"
+		if r.Trusted != want {
+			t.Errorf("%s trusted = %v, want %v", r.ID, r.Trusted, want)
+		}
+	}
+	if _, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"/"}, Executor: fakeHooks()}); err == nil {
+		t.Error("an audit path outside the work tree was accepted")
+	}
+	for _, tc := range []struct {
+		root       string
+		tr, untr   []string
+		wantTrusty bool
+	}{
+		{".", []string{"."}, nil, true},
+		{"plugins/x", []string{"."}, nil, false},
+		{"plugins/x", []string{"plugins/*"}, nil, true},
+		{"plugins/x", []string{"plugins"}, nil, true},
+		{"plugins/x", []string{"plugins/*"}, []string{"plugins/x"}, false},
+		{"vendor/y", []string{"**"}, []string{"vendor/**"}, false},
+	} {
+		if got := trusted(tc.root, tc.tr, tc.untr); got != tc.wantTrusty {
+			t.Errorf("trusted(%q, %v, %v) = %v", tc.root, tc.tr, tc.untr, got)
+		}
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a", "timeout": 5}, {"type": "command", "command": "b"}]}]}}`,
+	})
+	ex := fakeHooks()
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex, Jobs: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range ex.Specs {
+		got[s.Command[2]] = s.Timeout.String()
+	}
+	if diff := cmp.Diff(map[string]string{"a": "5s", "b": "1m0s"}, got); diff != "" {
+		t.Errorf("timeouts (-want +got):\n%s", diff)
+	}
+}
