@@ -78,7 +78,8 @@ type dnsStub struct {
 	wall *wallWriter // nil unless allow mode
 	logf func(string, ...any)
 
-	sem     chan struct{}
+	sem     chan struct{} // UDP questions in flight
+	tcpSem  chan struct{} // TCP connections open (kept apart: they can idle)
 	closers []io.Closer
 	wg      sync.WaitGroup
 }
@@ -86,6 +87,7 @@ type dnsStub struct {
 // start listens on 127.0.0.1:53 and [::1]:53, UDP and TCP.
 func (s *dnsStub) start(addrs []string) error {
 	s.sem = make(chan struct{}, dnsMaxInflight)
+	s.tcpSem = make(chan struct{}, dnsMaxInflight)
 	for _, a := range addrs {
 		pc, err := net.ListenPacket("udp", a)
 		if err != nil {
@@ -139,10 +141,10 @@ func (s *dnsStub) serveTCP(ln net.Listener) {
 		if err != nil {
 			return
 		}
-		s.sem <- struct{}{}
+		s.tcpSem <- struct{}{}
 		s.wg.Add(1)
 		go func() {
-			defer func() { c.Close(); <-s.sem; s.wg.Done() }()
+			defer func() { c.Close(); <-s.tcpSem; s.wg.Done() }()
 			for {
 				_ = c.SetDeadline(time.Now().Add(dnsTCPIdle))
 				var l [2]byte
