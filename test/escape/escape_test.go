@@ -87,7 +87,7 @@ func runners(t *testing.T) []runner {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	nobody := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-	return append(rs, runner{name: "nobody", cred: nobody}, runner{name: "root-on-a-tree-nobody-owns", owner: nobody})
+	return append(rs, runner{name: "nobody", cred: nobody, owner: nobody}, runner{name: "root-on-a-tree-nobody-owns", owner: nobody})
 }
 
 // requireBwrap fails in CI and skips elsewhere without bubblewrap.
