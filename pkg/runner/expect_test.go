@@ -289,3 +289,15 @@ func TestRunsReallyRun(t *testing.T) {
 		t.Errorf("timeout not honoured: %+v", rep.Runs[1])
 	}
 }
+
+func TestBinaryOutputIsText(t *testing.T) {
+	if got := outputText(nil, "aGk=", "base64"); got != "hi" {
+		t.Errorf("base64 output = %q", got)
+	}
+	if got := outputText([]byte("a\xffb"), "", ""); got != "a\uFFFDb" {
+		t.Errorf("raw output = %q", got)
+	}
+	if got := outputText(nil, "plain", ""); got != "plain" {
+		t.Errorf("plain output = %q", got)
+	}
+}

@@ -3,11 +3,13 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -195,8 +197,8 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun) executed {
 		r.ExitCode = res.ExitCode
 		r.TimedOut = res.TimedOut
 		r.DurationMs = res.DurationMs
-		r.Stdout = clipOutput(res.Stdout)
-		r.Stderr = clipOutput(res.Stderr)
+		r.Stdout = clipOutput(outputText(res.StdoutBytes(), res.Stdout, res.StdoutEncoding))
+		r.Stderr = clipOutput(outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding))
 		r.Writes = sortedWrites(res.Writes)
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
@@ -204,6 +206,21 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun) executed {
 		r.Tier = string(sandbox.TierRefused)
 	}
 	return executed{run: r, decision: d, result: res, err: err}
+}
+
+// outputText is a run's output as text: the raw bytes when the result
+// carries them (invalid UTF-8 replaced), else the string, decoded when the
+// result had to base64 it.
+func outputText(raw []byte, s, encoding string) string {
+	if raw != nil {
+		return strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	if encoding == "base64" {
+		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+			return strings.ToValidUTF8(string(b), "\uFFFD")
+		}
+	}
+	return s
 }
 
 func clipOutput(s string) string {
