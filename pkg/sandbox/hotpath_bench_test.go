@@ -1,0 +1,117 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkBwrapArgs times the pure argv build of one confined run.
+func BenchmarkBwrapArgs(b *testing.B) {
+	for _, tt := range []struct {
+		name string
+		p    plan
+	}{
+		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg}}},
+		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg}}},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if len(bwrapArgs(tt.p)) == 0 {
+					b.Fatal("empty argv")
+				}
+			}
+		})
+	}
+}
+
+// benchTrees caches synthetic lower trees by size across sub-benchmark
+// invocations (building 100,000 files takes seconds).
+var benchTrees sync.Map // int -> string
+
+func lowerTree(b *testing.B, root string, n int) string {
+	b.Helper()
+	if d, ok := benchTrees.Load(n); ok {
+		return d.(string)
+	}
+	dir := filepath.Join(root, fmt.Sprintf("lower-%d", n))
+	for i := 0; i < n; i++ {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i/1000))
+		if i%1000 == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d.txt", i%1000)), []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchTrees.Store(n, dir)
+	return dir
+}
+
+// upperDir builds an upper directory holding `writes` new files in a new
+// directory, one modified lower file (d000/f0000.txt) and, as root, one
+// whiteout (d000/f0001.txt deleted).
+func upperDir(b *testing.B, root string, writes int) string {
+	b.Helper()
+	dir := filepath.Join(root, fmt.Sprintf("upper-%d", writes))
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "new"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < writes; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "new", fmt.Sprintf("w%05d", i)), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "d000"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d000", "f0000.txt"), []byte("y\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		if err := unix.Mknod(filepath.Join(dir, "d000", "f0001.txt"), unix.S_IFCHR, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkReadUpper times the write record read from an overlay upper
+// directory: its cost must follow the number of writes, not the size of
+// the lower tree (compare lower=100 with lower=100000 at the same writes).
+func BenchmarkReadUpper(b *testing.B) {
+	root := b.TempDir()
+	for _, tt := range []struct{ lower, writes int }{
+		{100, 1}, {100000, 1}, {100, 1000}, {100000, 1000}, {100, 10000}, {100000, 10000},
+	} {
+		b.Run(fmt.Sprintf("lower=%d/writes=%d", tt.lower, tt.writes), func(b *testing.B) {
+			lower := lowerTree(b, root, tt.lower)
+			upper := upperDir(b, root, tt.writes)
+			want := tt.writes + 2 // the new dir's files, the modify, the delete (root)
+			if os.Geteuid() != 0 {
+				want--
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				ws, err := readUpper(upper, lower, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(ws) != want {
+					b.Fatalf("readUpper found %d writes, want %d", len(ws), want)
+				}
+			}
+		})
+	}
+}
