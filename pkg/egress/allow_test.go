@@ -204,3 +204,27 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 	}
 	checkJSONRoundTrip(t, res.Egress)
 }
+
+// TestAllowUpstreamDown: when the upstream does not answer, the allowed
+// name gets SERVFAIL and the record says the upstream failed.
+func TestAllowUpstreamDown(t *testing.T) {
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	newTestHosts(t)
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
+		DNSUpstream: testHostSide + ":5353"} // nothing listens there
+	l := &Layer{}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:getent ahostsv4 allowed.example.test"}},
+		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.Probes[0].Code == 0 {
+		t.Errorf("the name resolved without an upstream: %s", res.Probes[0].Output)
+	}
+	mustFind(t, res.Egress, "upstream failure", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Detail == "upstream failed"
+	})
+}

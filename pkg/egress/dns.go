@@ -185,7 +185,11 @@ func (s *dnsStub) answer(msg []byte, udp bool) []byte {
 		s.rec.add(now, entry)
 		return rcodeOnly(q, dnsmessage.RCodeNameError)
 	}
+	// The name is on the list: recorded as allowed (what its answer held
+	// is recorded separately: refused addresses here, and the connects
+	// the wall sees).
 	entry.Allowed = true
+	s.rec.add(now, entry)
 	out, refused, err := s.forward(q, rules, udp)
 	for _, r := range refused {
 		s.rec.add(now, evidence.Egress{Host: q.Name, IP: r.addr.String(), Proto: "dns", Via: evidence.ViaDNS,
@@ -193,11 +197,10 @@ func (s *dnsStub) answer(msg []byte, udp bool) []byte {
 	}
 	if err != nil {
 		s.logf("egress: dns: forwarding a question for an allowed name: %v", err)
-		entry.Detail = "upstream failed"
-		s.rec.add(now, entry)
+		s.rec.add(now, evidence.Egress{Host: q.Name, Proto: "dns", Via: evidence.ViaDNS, Allowed: true,
+			Detail: "upstream failed"})
 		return rcodeOnly(q, dnsmessage.RCodeServerFailure)
 	}
-	s.rec.add(now, entry)
 	return out
 }
 
