@@ -106,8 +106,10 @@ func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {
 		readyW.Close()
 		return nil, err
 	}
-	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--enable-ipv6",
-		"--ready-fd=3", "--exit-fd=4"}
+	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4"}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/net/if_inet6", pid)); err == nil {
+		args = append(args, "--enable-ipv6") // only where the namespace has IPv6
+	}
 	if u, ok := foreignUserns(pid); ok {
 		args = append(args, "--userns-path="+u)
 	}
