@@ -373,3 +373,18 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseIPPacket: the logged packets are built by the command, so
+// their headers are hostile too.
+func FuzzParseIPPacket(f *testing.F) {
+	f.Add([]byte{0x45, 0, 0, 40, 0, 0, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 203, 0, 113, 7, 0x1f, 0x90, 1, 187})
+	f.Add(append([]byte{0x60, 0, 0, 0, 0, 8, 0, 64}, make([]byte, 48)...))
+	f.Add([]byte{0x4f})
+	f.Fuzz(func(t *testing.T, p []byte) {
+		var ev packetEvent
+		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
+			t.Fatalf("parsed without a destination: %+v", ev)
+		}
+		_, _ = parseNFLOGPacket(p)
+	})
+}
