@@ -1,0 +1,781 @@
+// Command vbench measures what a confined run costs next to its physical
+// floor, in one run and interleaved: direct exec, raw bubblewrap, the
+// honest floors for a routed namespace (bwrap + slirp4netns, bwrap +
+// pasta), `vigiles run` in each egress mode, write recording in a small and
+// a huge tree, and a peer (the npm package @anthropic-ai/sandbox-runtime's
+// `srt`, installed on the fly into a temporary directory). Then it audits
+// 200 trivial hooks and reports wall time, vigiles' own share, the CPU
+// spread over cores and the broker's peak RSS.
+//
+// It prints a markdown report (the tables docs/performance.md carries) on
+// stdout, and with -o writes it to a file too. It never asserts a time: a
+// case that fails is reported as failed, with its error, in the table.
+//
+// Run it through `make bench` (or `bash bench/bench.sh [flags]`), as root
+// on Linux, with bin/vigiles built.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var o options
+	flag.IntVar(&o.rounds, "rounds", 30, "timed rounds over every case (round-robin, interleaved)")
+	flag.StringVar(&o.vigiles, "vigiles", "bin/vigiles", "the vigiles binary to measure")
+	flag.StringVar(&o.out, "o", "", "also write the markdown report to this file")
+	flag.StringVar(&o.only, "only", "", "comma-separated case names to run (default: all)")
+	flag.BoolVar(&o.noSRT, "no-srt", false, "do not install and measure srt (@anthropic-ai/sandbox-runtime)")
+	flag.StringVar(&o.srtVersion, "srt-version", "", "exact version of @anthropic-ai/sandbox-runtime (default: what the registry calls latest, pinned with npm view)")
+	flag.IntVar(&o.auditHooks, "audit-hooks", 200, "hooks in the audit benchmark (0: skip the audit)")
+	flag.IntVar(&o.auditRounds, "audit-rounds", 3, "audits to run (the median is reported)")
+	flag.IntVar(&o.bigTree, "big-tree", 100000, "files in the huge work tree")
+	flag.IntVar(&o.manyWrites, "many-writes", 10000, "files the many-writes case creates")
+	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (its path is printed)")
+	flag.Parse()
+	if err := run(context.Background(), o, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "vbench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	rounds, auditHooks, auditRounds, bigTree, manyWrites int
+	vigiles, out, only, srtVersion                       string
+	noSRT, keep                                          bool
+}
+
+func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	if runtime.GOOS != "linux" {
+		return errors.New("vbench runs on linux only")
+	}
+	vig, err := filepath.Abs(o.vigiles)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(vig); err != nil {
+		return fmt.Errorf("the vigiles binary (build it with make build): %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "vbench-")
+	if err != nil {
+		return err
+	}
+	if o.keep {
+		fmt.Fprintln(stderr, "vbench: keeping", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "vbench: "+format+"\n", a...) }
+
+	m := describeMachine(vig)
+	m.LoadBefore = loadavg()
+
+	logf("building work trees in %s", tmp)
+	env, err := prepare(ctx, o, tmp, vig, logf)
+	if err != nil {
+		return err
+	}
+	cases := env.cases(o)
+	if o.only != "" {
+		keep := map[string]bool{}
+		for _, n := range strings.Split(o.only, ",") {
+			keep[strings.TrimSpace(n)] = true
+		}
+		var sel []*benchCase
+		for _, c := range cases {
+			if keep[c.name] {
+				sel = append(sel, c)
+			}
+		}
+		cases = sel
+	}
+
+	logf("warm-up round")
+	for _, c := range cases {
+		if c.skip != "" {
+			continue
+		}
+		if _, err := c.once(ctx); err != nil {
+			c.skip = err.Error()
+			logf("%s: %v", c.name, err)
+		}
+	}
+	start := time.Now()
+	for r := 0; r < o.rounds; r++ {
+		// Round-robin, each round starting one case further on, so no
+		// case always follows the same neighbour.
+		for i := range cases {
+			c := cases[(i+r)%len(cases)]
+			if c.skip != "" {
+				continue
+			}
+			s, err := c.once(ctx)
+			if err != nil {
+				c.failures++
+				if c.firstErr == "" {
+					c.firstErr = err.Error()
+				}
+				continue
+			}
+			c.samples = append(c.samples, s)
+		}
+		logf("round %d/%d done (%s)", r+1, o.rounds, time.Since(start).Round(time.Second))
+	}
+
+	var audits []auditSample
+	var auditErr string
+	if o.auditHooks > 0 && (o.only == "" || strings.Contains(o.only, "audit")) {
+		for i := 0; i < o.auditRounds; i++ {
+			logf("audit %d/%d of %d hooks", i+1, o.auditRounds, o.auditHooks)
+			a, err := env.audit(ctx)
+			if err != nil {
+				auditErr = err.Error()
+				logf("audit: %v", err)
+				break
+			}
+			audits = append(audits, a)
+		}
+	}
+	m.LoadAfter = loadavg()
+
+	var b bytes.Buffer
+	writeReport(&b, m, o, cases, audits, auditErr, env)
+	if o.out != "" {
+		if err := os.WriteFile(o.out, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
+}
+
+// sample is one timed execution.
+type sample struct {
+	wall time.Duration
+	// own is the command's own run time as vigiles reported it
+	// (durationMs), -1 when the case is not a vigiles run.
+	own time.Duration
+}
+
+type benchCase struct {
+	name, what string
+	// floor names the case this one's ratio is also taken against.
+	floor    string
+	once     func(ctx context.Context) (sample, error)
+	skip     string // set when the case cannot run here (why)
+	samples  []sample
+	failures int
+	firstErr string
+}
+
+// bench is everything the cases share: paths of the trees and tools.
+type bench struct {
+	tmp, vigiles, bwrap   string
+	empty, tree100, treeN string
+	manyDir               string
+	slirpScript, pastaSh  string
+	srt                   string // path of srt, "" when unavailable
+	srtWhy                string // why srt is unavailable
+	srtVersion            string
+	auditRepo             string
+	o                     options
+}
+
+func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, ...any)) (*bench, error) {
+	e := &bench{tmp: tmp, vigiles: vig, o: o}
+	var err error
+	if e.bwrap, err = exec.LookPath("bwrap"); err != nil {
+		return nil, fmt.Errorf("bubblewrap is needed: %w", err)
+	}
+	e.empty = filepath.Join(tmp, "empty")
+	e.tree100 = filepath.Join(tmp, "tree-100")
+	e.treeN = filepath.Join(tmp, fmt.Sprintf("tree-%d", o.bigTree))
+	e.manyDir = filepath.Join(tmp, "many")
+	for _, d := range []string{e.empty, e.manyDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := makeTree(e.tree100, 100); err != nil {
+		return nil, err
+	}
+	if err := makeTree(e.treeN, o.bigTree); err != nil {
+		return nil, err
+	}
+	e.slirpScript = filepath.Join(tmp, "floor-slirp4netns.sh")
+	e.pastaSh = filepath.Join(tmp, "floor-pasta.sh")
+	if err := os.WriteFile(e.slirpScript, []byte(slirpFloor), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(e.pastaSh, []byte(pastaFloor), 0o755); err != nil {
+		return nil, err
+	}
+	if o.auditHooks > 0 {
+		e.auditRepo = filepath.Join(tmp, "audit-repo")
+		if err := makeAuditRepo(e.auditRepo, o.auditHooks); err != nil {
+			return nil, err
+		}
+	}
+	if o.noSRT {
+		e.srtWhy = "skipped (-no-srt)"
+	} else {
+		logf("installing @anthropic-ai/sandbox-runtime into a temporary directory")
+		e.srt, e.srtVersion, e.srtWhy = installSRT(ctx, filepath.Join(tmp, "srt"), o.srtVersion)
+	}
+	return e, nil
+}
+
+// makeTree creates n small files under dir, 1000 per subdirectory.
+func makeTree(dir string, n int) error {
+	for i := 0; i < n; i++ {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i/1000))
+		if i%1000 == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				return err
+			}
+		}
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d.txt", i%1000)), []byte("x\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makeAuditRepo writes a repository whose hooks/hooks.json declares n
+// command hooks `true` on the Stop event (one payload each).
+func makeAuditRepo(dir string, n int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
+		return err
+	}
+	type hook struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	hs := make([]hook, n)
+	for i := range hs {
+		hs[i] = hook{"command", "true"}
+	}
+	doc := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": hs}}}}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "hooks", "hooks.json"), b, 0o644)
+}
+
+// The honest floors for a routed namespace: bwrap blocks before exec
+// (--block-fd) until the connector is attached to its namespaces and says
+// it is ready; then `true` runs and everything is torn down. Each
+// connector gets the options the engine gives it (pkg/egress/attach.go),
+// so the comparison is like for like.
+const slirpFloor = `#!/bin/bash
+set -eu
+d=$(mktemp -d); bw=; sl=
+trap '[[ -n $sl ]] && kill $sl 2>/dev/null; [[ -n $bw ]] && kill $bw 2>/dev/null; rm -rf "$d"' EXIT
+mkfifo "$d/block" "$d/info" "$d/ready"
+exec 4<>"$d/block"
+bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc --info-fd 3 --block-fd 4 true 3>"$d/info" &
+bw=$!
+pid=$(sed -n 's/.*"child-pid": *\([0-9]*\).*/\1/p' <"$d/info")
+exec 5<>"$d/ready"
+slirp4netns --configure --mtu=65520 --disable-host-loopback --enable-ipv6 --ready-fd 6 \
+	--userns-path=/proc/$pid/ns/user --netns-type=path /proc/$pid/ns/net tap0 6>"$d/ready" >/dev/null 2>&1 &
+sl=$!
+head -c1 <&5 >/dev/null
+echo >&4
+wait "$bw"; bw=
+kill "$sl" 2>/dev/null || true
+wait "$sl" 2>/dev/null || true; sl=
+`
+
+const pastaFloor = `#!/bin/bash
+set -eu
+d=$(mktemp -d); bw=
+trap '[[ -f $d/pasta.pid ]] && kill $(cat $d/pasta.pid) 2>/dev/null; [[ -n $bw ]] && kill $bw 2>/dev/null; rm -rf "$d"' EXIT
+mkfifo "$d/block" "$d/info"
+exec 4<>"$d/block"
+bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc --info-fd 3 --block-fd 4 true 3>"$d/info" &
+bw=$!
+pid=$(sed -n 's/.*"child-pid": *\([0-9]*\).*/\1/p' <"$d/info")
+# pasta returns once the namespace is configured and it has daemonized.
+runas=(); [[ $(id -u) == 0 ]] && runas=(--runas 0:0)
+pasta --config-net --quiet --no-map-gw -t none -u none -T none -U none --pid "$d/pasta.pid" "${runas[@]}" \
+	--userns /proc/$pid/ns/user --netns /proc/$pid/ns/net >/dev/null
+echo >&4
+wait "$bw"; bw=
+`
+
+func (e *bench) cases(o options) []*benchCase {
+	raw := []string{e.bwrap, "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"}
+	vrun := func(workdir string, extra ...string) []string {
+		a := []string{e.vigiles, "run", "--json", "--workdir", workdir}
+		a = append(a, extra...)
+		return a
+	}
+	manyCmd := fmt.Sprintf("mkdir d && seq -f d/f%%g %d | xargs touch", o.manyWrites)
+	cs := []*benchCase{
+		{name: "direct", what: "direct exec of `true`", once: execCase([]string{"true"}, "")},
+		{name: "bwrap", what: "raw `bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc true`", once: execCase(raw, "")},
+		{name: "floor-slirp4netns", what: "shell script: bwrap + slirp4netns attached, then `true`", once: execCase([]string{"bash", e.slirpScript}, "")},
+		{name: "floor-pasta", what: "shell script: bwrap + pasta attached, then `true`", once: execCase([]string{"bash", e.pastaSh}, "")},
+		{name: "vigiles-deny", what: "`vigiles run --json --egress deny -- true`", once: vigilesCase(vrun(e.empty, "--egress", "deny", "--", "true"), e.empty, -1)},
+		{name: "vigiles-record", what: "`vigiles run --json --egress record -- true`", once: vigilesCase(vrun(e.empty, "--egress", "record", "--", "true"), e.empty, -1)},
+		{name: "vigiles-allow", what: "`vigiles run --json --egress allow -- true` (slirp4netns)", floor: "floor-slirp4netns",
+			once: vigilesCase(vrun(e.empty, "--egress", "allow", "--connector", "slirp4netns", "--", "true"), e.empty, -1)},
+		{name: "vigiles-allow-pasta", what: "`vigiles run --json --egress allow --connector pasta -- true`", floor: "floor-pasta",
+			once: vigilesCase(vrun(e.empty, "--egress", "allow", "--connector", "pasta", "--", "true"), e.empty, -1)},
+		{name: "write1-tree100", what: "deny, writes one file in a 100-file tree", once: vigilesCase(vrun(e.tree100, "--", "sh", "-c", "echo x > new.txt"), e.tree100, 1)},
+		{name: fmt.Sprintf("write1-tree%d", o.bigTree), what: fmt.Sprintf("deny, writes one file in a %d-file tree", o.bigTree), floor: "write1-tree100",
+			once: vigilesCase(vrun(e.treeN, "--", "sh", "-c", "echo x > new.txt"), e.treeN, 1)},
+		{name: fmt.Sprintf("write%d", o.manyWrites), what: fmt.Sprintf("deny, writes %d files (`seq | xargs touch`)", o.manyWrites),
+			once: vigilesCase(vrun(e.manyDir, "--", "sh", "-c", manyCmd), e.manyDir, o.manyWrites)},
+		{name: fmt.Sprintf("direct-write%d", o.manyWrites), what: fmt.Sprintf("the same %d-file command run directly (its own cost)", o.manyWrites),
+			once: directMany(e.tmp, manyCmd)},
+	}
+	srt := &benchCase{name: "srt", what: "`srt true` (@anthropic-ai/sandbox-runtime " + e.srtVersion + ")"}
+	if e.srt == "" {
+		srt.skip = e.srtWhy
+	} else {
+		srt.once = execCase([]string{e.srt, "true"}, e.empty)
+	}
+	return append(cs, srt)
+}
+
+// caseTimeout bounds one execution of a case.
+const caseTimeout = 2 * time.Minute
+
+// execCase runs argv and times it; a non-zero exit is an error.
+func execCase(argv []string, dir string) func(context.Context) (sample, error) {
+	return func(ctx context.Context) (sample, error) {
+		ctx, cancel := context.WithTimeout(ctx, caseTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.WaitDelay = time.Second // a leftover child holding stderr must not hang the bench
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		t := time.Now()
+		err := cmd.Run()
+		d := time.Since(t)
+		if err != nil {
+			return sample{}, fmt.Errorf("%v: %s", err, firstLine(errb.String()))
+		}
+		return sample{wall: d, own: -1}, nil
+	}
+}
+
+// directMany runs the many-writes command directly in a fresh directory.
+func directMany(tmp, script string) func(context.Context) (sample, error) {
+	return func(ctx context.Context) (sample, error) {
+		dir, err := os.MkdirTemp(tmp, "direct-many-")
+		if err != nil {
+			return sample{}, err
+		}
+		defer os.RemoveAll(dir)
+		return execCase([]string{"sh", "-c", script}, dir)(ctx)
+	}
+}
+
+// runResult is the part of vigiles.run/v1 vbench checks.
+type runResult struct {
+	Tier       string            `json:"tier"`
+	Refusal    string            `json:"refusal"`
+	ExitCode   int               `json:"exitCode"`
+	DurationMs float64           `json:"durationMs"`
+	Writes     []json.RawMessage `json:"writes"`
+	Stderr     string            `json:"stderr"`
+}
+
+// vigilesCase runs a `vigiles run --json` and checks it ran confined, the
+// command exited 0 and, when wantWrites >= 0, the write count.
+func vigilesCase(argv []string, dir string, wantWrites int) func(context.Context) (sample, error) {
+	return func(ctx context.Context) (sample, error) {
+		ctx, cancel := context.WithTimeout(ctx, caseTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir = dir
+		cmd.WaitDelay = time.Second
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		t := time.Now()
+		err := cmd.Run()
+		d := time.Since(t)
+		var r runResult
+		if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil {
+			if err == nil {
+				err = jerr
+			}
+			return sample{}, fmt.Errorf("%v: %s", err, firstLine(errb.String()))
+		}
+		switch {
+		case r.Tier != "confined":
+			return sample{}, fmt.Errorf("tier %s: %s", r.Tier, firstLine(r.Refusal))
+		case r.ExitCode != 0:
+			return sample{}, fmt.Errorf("command exited %d: %s", r.ExitCode, firstLine(r.Stderr))
+		case wantWrites >= 0 && len(r.Writes) != wantWrites:
+			return sample{}, fmt.Errorf("reported %d writes, want exactly %d", len(r.Writes), wantWrites)
+		}
+		return sample{wall: d, own: time.Duration(r.DurationMs * float64(time.Millisecond))}, nil
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// installSRT pins an exact version with `npm view` and installs it into
+// dir. It returns the srt path, the version, or why it is unavailable.
+func installSRT(ctx context.Context, dir, version string) (path, ver, why string) {
+	const pkg = "@anthropic-ai/sandbox-runtime"
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", "", "npm is not installed"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if version == "" {
+		out, err := exec.CommandContext(ctx, "npm", "view", pkg, "version").Output()
+		if err != nil {
+			return "", "", fmt.Sprintf("npm view %s failed: %v", pkg, err)
+		}
+		version = strings.TrimSpace(string(out))
+	}
+	out, err := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", pkg+"@"+version).CombinedOutput()
+	if err != nil {
+		return "", version, fmt.Sprintf("npm install %s@%s failed: %v: %s", pkg, version, err, firstLine(string(out)))
+	}
+	p := filepath.Join(dir, "node_modules", ".bin", "srt")
+	if _, err := os.Stat(p); err != nil {
+		return "", version, fmt.Sprintf("%s@%s installed no srt binary", pkg, version)
+	}
+	return p, version, ""
+}
+
+// auditSample is one `vigiles audit` of the generated repository.
+type auditSample struct {
+	wall     time.Duration
+	hooks    int
+	hookTime time.Duration // sum of the runs' durationMs
+	cpu      time.Duration // user+sys of vigiles and every descendant
+	maxRSSKB int64         // largest RSS of any process of the tree (rusage)
+	hwmKB    int64         // the broker's own VmHWM, last seen while it ran
+	jobs     int
+	coreBusy []float64 // per-core busy fraction over the audit (whole machine)
+}
+
+func (e *bench) audit(ctx context.Context) (auditSample, error) {
+	jobs := runtime.NumCPU()
+	cmd := exec.CommandContext(ctx, e.vigiles, "audit", "--dir", e.auditRepo, "--format", "json", "--baseline", "", "-q",
+		"--jobs", strconv.Itoa(jobs))
+	cmd.Dir = e.auditRepo
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	before := cpuTimes()
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return auditSample{}, err
+	}
+	var hwm int64
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(5 * time.Millisecond)
+	var err error
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-tick.C:
+			if v := vmHWM(cmd.Process.Pid); v > hwm {
+				hwm = v
+			}
+		}
+	}
+	tick.Stop()
+	wall := time.Since(t)
+	after := cpuTimes()
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 0 {
+			return auditSample{}, fmt.Errorf("vigiles audit: %v: %s", err, firstLine(errb.String()))
+		}
+	}
+	var rep struct {
+		Runs []struct {
+			Tier       string  `json:"tier"`
+			DurationMs float64 `json:"durationMs"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return auditSample{}, fmt.Errorf("reading the audit report: %w", err)
+	}
+	a := auditSample{wall: wall, hooks: len(rep.Runs), hwmKB: hwm, jobs: jobs}
+	for _, r := range rep.Runs {
+		if r.Tier != "confined" {
+			return a, fmt.Errorf("a hook ran %s, not confined", r.Tier)
+		}
+		a.hookTime += time.Duration(r.DurationMs * float64(time.Millisecond))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		a.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		a.maxRSSKB = ru.Maxrss
+	}
+	for i := range after {
+		if i < len(before) && after[i].total > before[i].total {
+			a.coreBusy = append(a.coreBusy, float64(after[i].busy-before[i].busy)/float64(after[i].total-before[i].total))
+		}
+	}
+	return a, nil
+}
+
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			f := strings.Fields(l)
+			if len(f) >= 2 {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+type cpuTime struct{ busy, total uint64 }
+
+// cpuTimes reads per-core jiffies from /proc/stat.
+func cpuTimes() []cpuTime {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return nil
+	}
+	var out []cpuTime
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		var ct cpuTime
+		for i, s := range f[1:] {
+			v, _ := strconv.ParseUint(s, 10, 64)
+			ct.total += v
+			if i != 3 && i != 4 { // idle, iowait
+				ct.busy += v
+			}
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+// machine describes where the numbers were taken.
+type machine struct {
+	CPU, Kernel, Bwrap, Slirp, Pasta, Vigiles, Go string
+	NProc                                         int
+	LoadBefore, LoadAfter                         string
+}
+
+func describeMachine(vig string) machine {
+	m := machine{NProc: runtime.NumCPU(), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "model name") {
+				if i := strings.IndexByte(l, ':'); i >= 0 {
+					m.CPU = strings.TrimSpace(l[i+1:])
+					break
+				}
+			}
+		}
+	}
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		m.Kernel = cstr(u.Release[:])
+	}
+	ver := func(argv ...string) string {
+		out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+		if err != nil {
+			return "unavailable"
+		}
+		return firstLine(string(out))
+	}
+	m.Bwrap = ver("bwrap", "--version")
+	m.Slirp = ver("slirp4netns", "--version")
+	m.Pasta = ver("pasta", "--version")
+	m.Vigiles = ver(vig, "--version")
+	return m
+}
+
+func cstr(b []int8) string {
+	var s []byte
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		s = append(s, byte(c))
+	}
+	return string(s)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// quantile returns the q-quantile (nearest rank) of ds.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if q == 0.5 && len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	i := int(q*float64(len(s))+0.999999) - 1
+	if i < 0 {
+		i = 0
+	}
+	if i >= len(s) {
+		i = len(s) - 1
+	}
+	return s[i]
+}
+
+func msf(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+func (c *benchCase) walls() []time.Duration {
+	var ds []time.Duration
+	for _, s := range c.samples {
+		ds = append(ds, s.wall)
+	}
+	return ds
+}
+
+func (c *benchCase) overheads() []time.Duration {
+	var ds []time.Duration
+	for _, s := range c.samples {
+		if s.own >= 0 {
+			ds = append(ds, s.wall-s.own)
+		}
+	}
+	return ds
+}
+
+func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits []auditSample, auditErr string, e *bench) {
+	byName := map[string]*benchCase{}
+	for _, c := range cases {
+		byName[c.name] = c
+	}
+	median := func(name string) time.Duration {
+		if c := byName[name]; c != nil && len(c.samples) > 0 {
+			return quantile(c.walls(), 0.5)
+		}
+		return 0
+	}
+	ratio := func(a, b time.Duration) string {
+		if a == 0 || b == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f×", float64(a)/float64(b))
+	}
+	fmt.Fprintf(w, "### Machine\n\n")
+	fmt.Fprintf(w, "- CPU: %s, %d cores (nproc)\n- kernel: %s\n", m.CPU, m.NProc, m.Kernel)
+	fmt.Fprintf(w, "- %s; %s; %s\n", m.Bwrap, m.Slirp, m.Pasta)
+	fmt.Fprintf(w, "- vigiles: %s (%s)\n", m.Vigiles, m.Go)
+	fmt.Fprintf(w, "- load average (1/5/15 min) before: %s, after: %s\n", m.LoadBefore, m.LoadAfter)
+	fmt.Fprintf(w, "- %d interleaved rounds (round-robin over every case, after one warm-up round)\n\n", o.rounds)
+
+	fmt.Fprintf(w, "### Single runs (wall time, ms)\n\n")
+	fmt.Fprintf(w, "| case | what | median | p90 | × raw bwrap | × floor | vigiles' own (median wall − durationMs) | n |\n")
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|\n")
+	bw := median("bwrap")
+	for _, c := range cases {
+		if c.skip != "" {
+			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | not run: %s |\n", c.name, c.what, mdEscape(c.skip))
+			continue
+		}
+		if len(c.samples) == 0 {
+			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | failed: %s |\n", c.name, c.what, mdEscape(c.firstErr))
+			continue
+		}
+		med, p90 := quantile(c.walls(), 0.5), quantile(c.walls(), 0.9)
+		floor := "–"
+		if c.floor != "" {
+			floor = ratio(med, median(c.floor)) + " " + c.floor
+		}
+		own := "–"
+		if ov := c.overheads(); len(ov) > 0 {
+			own = msf(quantile(ov, 0.5))
+		}
+		n := strconv.Itoa(len(c.samples))
+		if c.failures > 0 {
+			n += fmt.Sprintf(" (%d failed: %s)", c.failures, mdEscape(c.firstErr))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name, c.what, msf(med), msf(p90), ratio(med, bw), floor, own, n)
+	}
+
+	fmt.Fprintf(w, "\n### Audit of %d trivial hooks (`true` on Stop), %d cores\n\n", o.auditHooks, m.NProc)
+	switch {
+	case o.auditHooks == 0:
+		fmt.Fprintf(w, "Not run (-audit-hooks 0).\n")
+		return
+	case len(audits) == 0:
+		fmt.Fprintf(w, "Failed: %s\n", mdEscape(auditErr))
+		return
+	}
+	sort.Slice(audits, func(i, j int) bool { return audits[i].wall < audits[j].wall })
+	a := audits[len(audits)/2]
+	share := 1 - float64(a.hookTime)/(float64(a.jobs)*float64(a.wall))
+	fmt.Fprintf(w, "Median of %d audits (by wall time). `--jobs %d`.\n\n", len(audits), a.jobs)
+	fmt.Fprintf(w, "| measure | value |\n|---|---:|\n")
+	fmt.Fprintf(w, "| hooks run | %d |\n", a.hooks)
+	fmt.Fprintf(w, "| wall time | %s ms |\n", msf(a.wall))
+	fmt.Fprintf(w, "| per hook (wall / hooks × jobs) | %.1f ms |\n", float64(a.wall.Microseconds())/1000/float64(a.hooks)*float64(a.jobs))
+	fmt.Fprintf(w, "| hooks' own run time (Σ durationMs) | %s ms |\n", msf(a.hookTime))
+	fmt.Fprintf(w, "| vigiles' own share: 1 − Σ durationMs / (jobs × wall) | %.1f %% |\n", 100*share)
+	fmt.Fprintf(w, "| CPU of vigiles and every descendant (user+sys) | %s ms |\n", msf(a.cpu))
+	fmt.Fprintf(w, "| CPU spread: (user+sys) / wall | %.2f cores of %d |\n", float64(a.cpu)/float64(a.wall), m.NProc)
+	var busy []string
+	for i, b := range a.coreBusy {
+		busy = append(busy, fmt.Sprintf("cpu%d %.0f %%", i, 100*b))
+	}
+	fmt.Fprintf(w, "| per-core busy over the audit (whole machine, /proc/stat) | %s |\n", strings.Join(busy, ", "))
+	fmt.Fprintf(w, "| broker's peak RSS (its VmHWM, sampled every 5 ms) | %.1f MiB |\n", float64(a.hwmKB)/1024)
+	fmt.Fprintf(w, "| largest RSS of any process in the tree (rusage maxrss) | %.1f MiB |\n", float64(a.maxRSSKB)/1024)
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ", "`", "'").Replace(s)
+}
