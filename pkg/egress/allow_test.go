@@ -66,6 +66,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 10 */ "sh:echo " + bypassQuery() + " | xxd -r -p > /dev/udp/" + testDNS + "/53",
 		// slirp4netns configures IPv6 by router advertisement: wait for it.
 		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
+		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -97,6 +98,14 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		mustFind(t, res.Egress, "the allowed name", func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Allowed
 		})
+	})
+	t.Run("node fetch", func(t *testing.T) {
+		if strings.TrimSpace(out(12)) == "no node" {
+			t.Skip("node is not installed")
+		}
+		if !strings.Contains(out(12), "hello from test host") || !strings.Contains(log, "http a.wild.example.test /node") {
+			t.Errorf("node fetch to an allowed wildcard host: %q", out(12))
+		}
 	})
 	t.Run("dns rotation", func(t *testing.T) {
 		if strings.Count(out(1), "hello from test host") != 2 {
