@@ -67,6 +67,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		// slirp4netns configures IPv6 by router advertisement: wait for it.
 		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
 		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
+		/* 13 */ "sh:" + curl + "-k https://allowed.example.test/tls",
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -98,6 +99,17 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		mustFind(t, res.Egress, "the allowed name", func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Allowed
 		})
+	})
+	t.Run("https", func(t *testing.T) {
+		if !strings.Contains(out(13), "hello from test host") {
+			t.Fatalf("https to an allowed host: %q", out(13))
+		}
+		e, _ := mustFind(t, res.Egress, "allowed.example.test:443", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.3" && e.Port == 443 && e.Proto == "tcp"
+		})
+		if !e.Allowed || e.Host != "allowed.example.test" || e.Bytes < 2000 {
+			t.Errorf("https entry %+v", e)
+		}
 	})
 	t.Run("node fetch", func(t *testing.T) {
 		if strings.TrimSpace(out(12)) == "no node" {

@@ -6,10 +6,16 @@ package egress
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -134,6 +140,17 @@ func childServer() int {
 		}
 		go func() { _ = http.Serve(ln, mux) }()
 	}
+	cert, err := selfSigned()
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	tlsLn, err := tls.Listen("tcp", ":443", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	go func() { _ = http.Serve(tlsLn, mux) }()
 	raw, err := net.Listen("tcp", "0.0.0.0:7000")
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -154,6 +171,22 @@ func childServer() int {
 	}()
 	fmt.Println("READY")
 	select {}
+}
+
+// selfSigned makes a throwaway certificate for the test HTTPS server.
+func selfSigned() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "example.test"},
+		DNSNames: []string{"*.example.test", "allowed.example.test"}, NotBefore: time.Now().Add(-time.Hour),
+		NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
 // testHosts creates the test hosts' namespace and veth pair, starts the
