@@ -68,6 +68,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
 		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
 		/* 13 */ "sh:" + curl + "-k https://allowed.example.test/tls",
+		/* 14 */ "dns:" + hex.EncodeToString(buildQuery(0x4243, 1, append(hostileLabels()[:4], []byte("wild"), []byte("example"), []byte("test"))...)),
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -109,6 +110,25 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		})
 		if !e.Allowed || e.Host != "allowed.example.test" || e.Bytes < 2000 {
 			t.Errorf("https entry %+v", e)
+		}
+	})
+	t.Run("hostile name", func(t *testing.T) {
+		// Under an allowed wildcard, but not a host name: answered here,
+		// never forwarded, never near the rule set, printable in the record.
+		if ans := out(14); len(ans) < 8 || ans[:4] != "4243" || ans[7] != '3' {
+			t.Errorf("hostile query answer %s, want NXDOMAIN", ans)
+		}
+		if strings.Contains(log, "flush") {
+			t.Errorf("the hostile name reached the upstream:\n%s", log)
+		}
+		if strings.Contains(res.Ruleset, "flush") || strings.Contains(res.Ruleset, "example") {
+			t.Errorf("a name reached the rule set:\n%s", res.Ruleset)
+		}
+		h, _ := mustFind(t, res.Egress, "the hostile name", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && strings.Contains(e.Host, "flush") && !e.Allowed
+		})
+		if len(h.Host) < 300 || strings.ContainsAny(h.Host, "\n\"' ") {
+			t.Errorf("hostile name recorded as %q", h.Host)
 		}
 	})
 	t.Run("node fetch", func(t *testing.T) {
