@@ -101,16 +101,20 @@ func reaperMain() int {
 	if len(cfg.Command) == 0 {
 		return send(reaperStatus{Error: "no command"})
 	}
-	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	// The command starts through a small exec shim (this binary again, via
+	// /proc/self/exe: its path is hidden now) that sets RLIMIT_NPROC and
+	// execs it. The reaper itself must stay free of that limit: a fork bomb
+	// would otherwise leave its Go runtime unable to start a thread.
+	path := cfg.Command[0]
+	if !strings.Contains(path, "/") {
+		path = lookPath(path, cfg.Env)
+	}
+	lim0 := cfg.Limits.withDefaults()
+	shimArgs := append([]string{execArg, strconv.Itoa(lim0.Pids), path}, cfg.Command...)
+	cmd := exec.Command("/proc/self/exe", shimArgs...)
 	cmd.Env = cfg.Env
 	cmd.Dir = cfg.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// exec.Command looked the name up in the reaper's PATH; use the
-	// command's own.
-	if !strings.Contains(cfg.Command[0], "/") {
-		cmd.Path = lookPath(cfg.Command[0], cfg.Env)
-		cmd.Err = nil
-	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return send(reaperStatus{ExitCode: 127, Error: fmt.Sprintf("starting %q: %v", cfg.Command[0], err)})
@@ -159,6 +163,31 @@ func waitStatus(ws unix.WaitStatus) (int, string) {
 		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
 	return ws.ExitStatus(), ""
+}
+
+// execMain is the exec shim: argv is [exe, execArg, PIDS, PATH, ARGV0,
+// ARGS...]. It sets RLIMIT_NPROC and becomes the command.
+func execMain() int {
+	if len(os.Args) < 5 {
+		fmt.Fprintln(os.Stderr, "vigiles: exec shim: bad arguments")
+		return 125
+	}
+	n, err := strconv.Atoi(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vigiles: exec shim: bad process limit")
+		return 125
+	}
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}); err != nil {
+		fmt.Fprintf(os.Stderr, "vigiles: setting the process limit: %v\n", err)
+		return 125
+	}
+	path, argv := os.Args[3], os.Args[4:]
+	err = syscall.Exec(path, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "%s: %v\n", argv[0], err)
+	if errors.Is(err, syscall.ENOENT) {
+		return 127
+	}
+	return 126
 }
 
 // linger reaps the command's leftover processes for up to d, then lists
@@ -254,7 +283,6 @@ func confineSelf(workdir string, l Limits) error {
 		res int
 		v   uint64
 	}{
-		{unix.RLIMIT_NPROC, uint64(l.Pids)},
 		{unix.RLIMIT_AS, l.MemoryBytes},
 		{unix.RLIMIT_FSIZE, l.FileBytes},
 		{unix.RLIMIT_CPU, l.CPUSeconds}, // hard = soft+1 below: SIGXCPU first
