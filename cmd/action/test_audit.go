@@ -548,8 +548,13 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 			fmt.Fprintf(w, "%-84s  outlived the hook: %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
 		}
 	}
-	fmt.Fprintln(w, "\n\"not recorded\" means the run was direct (trusted code in auto mode, or --sandbox off) or the")
-	fmt.Fprintln(w, "egress layer is not available: vigiles does not claim what it did not see.")
+	for _, r := range rep.Runs {
+		if r.Outcome != report.OutcomeNotExecutable && (r.Writes == nil || r.Egress == nil) {
+			fmt.Fprintln(w, "\n\"not recorded\" means the run was direct (trusted code in auto mode, or --sandbox off) or the")
+			fmt.Fprintln(w, "egress layer is not available: vigiles does not claim what it did not see.")
+			break
+		}
+	}
 }
 
 func toolText(t string) string {

@@ -18,6 +18,11 @@ import (
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
+// The sandbox re-executes this test binary as its init; the init sets up
+// the egress wall only if the network layer is wired before MaybeInit runs
+// (as main does). An init func runs before any TestMain.
+func init() { wireNetwork() }
+
 // runCLI runs the vigiles entry point and returns its exit status and
 // output.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
