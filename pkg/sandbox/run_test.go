@@ -417,3 +417,30 @@ func TestBwrapThatCannotConfineRefuses(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+// TestLargeTreeOneWrite: a run in a 100,000-file tree that writes one file
+// reports exactly that one write (the time it takes is a benchmark's
+// business: see docs/performance.md).
+func TestLargeTreeOneWrite(t *testing.T) {
+	requireConfinement(t)
+	if testing.Short() {
+		t.Skip("-short: building a 100,000-file tree")
+	}
+	dir := t.TempDir()
+	for i := 0; i < 100; i++ {
+		sub := filepath.Join(dir, fmt.Sprintf("d%03d", i))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 1000; j++ {
+			if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d", j)), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res := run(t, Spec{Dir: dir, Command: sh("echo 1 > d050/new.txt")})
+	want := []evidence.Write{{Path: "d050/new.txt", Op: "create", Kind: "file"}}
+	if d := cmp.Diff(want, res.Writes); d != "" {
+		t.Errorf("writes (-want +got):\n%s", d)
+	}
+}
