@@ -225,7 +225,10 @@ func TestExampleThroughCLI(t *testing.T) {
 		"FAIL session-journal writes only its journal",
 		"create .git/hooks/post-commit, create ~/.bashrc",
 		"FAIL usage-stats stays offline",
+		".vigiles.yml:61:7  want no network attempts; the hook tried telemetry.usage-stats.example.test",
 		".vigiles.yml:69:7",
+		"ok   tidy-notes reminds about notes",
+		"ok   bash-guard denies rm -rf",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("test output lacks %q:\n%s", want, out)
@@ -234,17 +237,27 @@ func TestExampleThroughCLI(t *testing.T) {
 	if !strings.Contains(errs, "[6/6]") {
 		t.Errorf("no progress on stderr: %s", errs)
 	}
+	// The committed baseline is what the audit sees: it passes.
 	code, out, errs = runCLI(t, "audit", "--dir", ex, "--format", "json", "-q")
-	if code == 125 || code == 2 {
-		t.Fatalf("audit: exit %d: %s", code, errs)
+	if code != 0 {
+		t.Errorf("audit: exit %d, want 0 against the committed baseline: %s", code, errs)
 	}
 	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range rep.Findings {
-		if strings.HasPrefix(f.Rule, "baseline/") && f.Rule != "baseline/not-recorded" {
-			t.Errorf("the example's committed baseline is stale: %s %s", f.Rule, f.Message)
+		if f.Severity == report.SeverityError {
+			t.Errorf("audit finding %s at %s:%d: %s", f.Rule, f.Location.File, f.Location.Line, f.Message)
 		}
+	}
+	hosts := map[string]bool{}
+	for _, r := range rep.Runs {
+		for _, e := range r.Egress {
+			hosts[e.Host] = true
+		}
+	}
+	if !hosts["telemetry.usage-stats.example.test"] || !hosts["updates.usage-stats.example.test"] {
+		t.Errorf("the phone-home hosts were not recorded (the forked update check included): %v", hosts)
 	}
 }
