@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vigiles/action/bench/internal/mdblock"
 )
 
 func main() {
@@ -39,6 +41,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 30, "timed rounds over every case (round-robin, interleaved)")
 	flag.StringVar(&o.vigiles, "vigiles", "bin/vigiles", "the vigiles binary to measure")
 	flag.StringVar(&o.out, "o", "", "also write the markdown report to this file")
+	flag.StringVar(&o.doc, "doc", "", "also put the report between the vbench:begin/end markers of this markdown file (docs/performance.md)")
 	flag.StringVar(&o.only, "only", "", "comma-separated case names to run (default: all)")
 	flag.BoolVar(&o.noSRT, "no-srt", false, "do not install and measure srt (@anthropic-ai/sandbox-runtime)")
 	flag.StringVar(&o.srtVersion, "srt-version", "", "exact version of @anthropic-ai/sandbox-runtime (default: what the registry calls latest, pinned with npm view)")
@@ -56,7 +59,7 @@ func main() {
 
 type options struct {
 	rounds, auditHooks, auditRounds, bigTree, manyWrites int
-	vigiles, out, only, srtVersion                       string
+	vigiles, out, doc, only, srtVersion                  string
 	noSRT, keep                                          bool
 }
 
@@ -83,6 +86,13 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "vbench: "+format+"\n", a...) }
 
 	m := describeMachine(vig)
+	if meter, err = newCPUMeter(); err != nil {
+		m.CPUMeter = "rusage (misses the CPU used inside bwrap's pid namespace): " + err.Error()
+		logf("cpu: %v; falling back to rusage", err)
+	} else {
+		defer meter.cleanup()
+		m.CPUMeter = "a cgroup vbench runs every case in (covers namespaces and daemonized helpers)"
+	}
 	m.LoadBefore = loadavg()
 
 	logf("building work trees in %s", tmp)
@@ -160,6 +170,11 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if o.doc != "" {
+		if err := mdblock.Replace(o.doc, "vbench", b.Bytes()); err != nil {
+			return err
+		}
+	}
 	_, err = stdout.Write(b.Bytes())
 	return err
 }
@@ -170,6 +185,33 @@ type sample struct {
 	// own is the command's own run time as vigiles reported it
 	// (durationMs), -1 when the case is not a vigiles run.
 	own time.Duration
+	// cpu is user+sys of the process and every descendant it reaped.
+	cpu time.Duration
+}
+
+// meter is nil when no cgroup could be made (then rusage is used).
+var meter *cpuMeter
+
+// cpuStart and cpuOf measure a case's CPU: through the cgroup when there
+// is one, else the child's rusage.
+func cpuStart() time.Duration {
+	if meter == nil {
+		return 0
+	}
+	d, _ := meter.read()
+	return d
+}
+
+func cpuOf(start time.Duration, ps *os.ProcessState) time.Duration {
+	if meter != nil {
+		if d, err := meter.read(); err == nil {
+			return d - start
+		}
+	}
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 type benchCase struct {
@@ -331,6 +373,9 @@ func (e *bench) cases(o options) []*benchCase {
 	cs := []*benchCase{
 		{name: "direct", what: "direct exec of `true`", once: execCase([]string{"true"}, "")},
 		{name: "bwrap", what: "raw `bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc true`", once: execCase(raw, "")},
+		{name: "bwrap-vigiles-argv", what: "bwrap with vigiles' own argv (pkg/sandbox/testdata/bwrap-default.golden) running `true`", once: execCase(append(vargv(e), "true"), "")},
+		{name: "bwrap-vigiles-argv-go", what: "the same, running `vigiles --version` (one Go start inside)", once: execCase(append(vargv(e), "/run/vigiles/bin/vigiles", "--version"), "")},
+		{name: "vigiles-version", what: "`vigiles --version` on the host (one Go start)", once: execCase([]string{e.vigiles, "--version"}, "")},
 		{name: "floor-slirp4netns", what: "shell script: bwrap + slirp4netns attached, then `true`", once: execCase([]string{"bash", e.slirpScript}, "")},
 		{name: "floor-pasta", what: "shell script: bwrap + pasta attached, then `true`", once: execCase([]string{"bash", e.pastaSh}, "")},
 		{name: "vigiles-deny", what: "`vigiles run --json --egress deny -- true`", once: vigilesCase(vrun(e.empty, "--egress", "deny", "--", "true"), e.empty, -1)},
@@ -359,6 +404,24 @@ func (e *bench) cases(o options) []*benchCase {
 // caseTimeout bounds one execution of a case.
 const caseTimeout = 2 * time.Minute
 
+// vargv is the bwrap argv vigiles uses for a default confined run
+// (pkg/sandbox/argv.go; its golden file is testdata/bwrap-default.golden),
+// without the init: it separates what bubblewrap costs with vigiles' mounts
+// from what vigiles adds.
+func vargv(e *bench) []string {
+	a := []string{e.bwrap, "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
+		"--uid", "0", "--gid", "0", "--hostname", "vigiles", "--die-with-parent", "--new-session", "--cap-add", "ALL", "--clearenv",
+		"--ro-bind", "/", "/"}
+	for _, d := range []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv"} {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			a = append(a, "--tmpfs", d)
+		}
+	}
+	return append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/home/vigiles",
+		"--ro-bind", e.vigiles, "/run/vigiles/bin/vigiles", "--ro-bind", e.empty, "/run/vigiles/lower", "--dir", "/run/vigiles/scratch",
+		"--dir", e.empty, "--chdir", "/")
+}
+
 // execCase runs argv and times it; a non-zero exit is an error.
 func execCase(argv []string, dir string) func(context.Context) (sample, error) {
 	return func(ctx context.Context) (sample, error) {
@@ -369,13 +432,14 @@ func execCase(argv []string, dir string) func(context.Context) (sample, error) {
 		cmd.WaitDelay = time.Second // a leftover child holding stderr must not hang the bench
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
+		c0 := cpuStart()
 		t := time.Now()
 		err := cmd.Run()
 		d := time.Since(t)
 		if err != nil {
 			return sample{}, fmt.Errorf("%v: %s", err, firstLine(errb.String()))
 		}
-		return sample{wall: d, own: -1}, nil
+		return sample{wall: d, own: -1, cpu: cpuOf(c0, cmd.ProcessState)}, nil
 	}
 }
 
@@ -412,6 +476,7 @@ func vigilesCase(argv []string, dir string, wantWrites int) func(context.Context
 		cmd.WaitDelay = time.Second
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
+		c0 := cpuStart()
 		t := time.Now()
 		err := cmd.Run()
 		d := time.Since(t)
@@ -430,7 +495,7 @@ func vigilesCase(argv []string, dir string, wantWrites int) func(context.Context
 		case wantWrites >= 0 && len(r.Writes) != wantWrites:
 			return sample{}, fmt.Errorf("reported %d writes, want exactly %d", len(r.Writes), wantWrites)
 		}
-		return sample{wall: d, own: time.Duration(r.DurationMs * float64(time.Millisecond))}, nil
+		return sample{wall: d, own: time.Duration(r.DurationMs * float64(time.Millisecond)), cpu: cpuOf(c0, cmd.ProcessState)}, nil
 	}
 }
 
@@ -492,6 +557,7 @@ func (e *bench) audit(ctx context.Context) (auditSample, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	before := cpuTimes()
+	c0 := cpuStart()
 	t := time.Now()
 	if err := cmd.Start(); err != nil {
 		return auditSample{}, err
@@ -537,8 +603,8 @@ wait:
 		}
 		a.hookTime += time.Duration(r.DurationMs * float64(time.Millisecond))
 	}
+	a.cpu = cpuOf(c0, cmd.ProcessState)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		a.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		a.maxRSSKB = ru.Maxrss
 	}
 	for i := range after {
@@ -596,6 +662,7 @@ func cpuTimes() []cpuTime {
 // machine describes where the numbers were taken.
 type machine struct {
 	CPU, Kernel, Bwrap, Slirp, Pasta, Vigiles, Go string
+	CPUMeter                                      string
 	NProc                                         int
 	LoadBefore, LoadAfter                         string
 }
@@ -683,6 +750,14 @@ func (c *benchCase) walls() []time.Duration {
 	return ds
 }
 
+func (c *benchCase) cpus() []time.Duration {
+	var ds []time.Duration
+	for _, s := range c.samples {
+		ds = append(ds, s.cpu)
+	}
+	return ds
+}
+
 func (c *benchCase) overheads() []time.Duration {
 	var ds []time.Duration
 	for _, s := range c.samples {
@@ -715,19 +790,24 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 	fmt.Fprintf(w, "- %s; %s; %s\n", m.Bwrap, m.Slirp, m.Pasta)
 	fmt.Fprintf(w, "- vigiles: %s (%s)\n", m.Vigiles, m.Go)
 	fmt.Fprintf(w, "- load average (1/5/15 min) before: %s, after: %s\n", m.LoadBefore, m.LoadAfter)
+	fmt.Fprintf(w, "- CPU time measured by %s\n", m.CPUMeter)
 	fmt.Fprintf(w, "- %d interleaved rounds (round-robin over every case, after one warm-up round)\n\n", o.rounds)
 
 	fmt.Fprintf(w, "### Single runs (wall time, ms)\n\n")
-	fmt.Fprintf(w, "| case | what | median | p90 | × raw bwrap | × floor | vigiles' own (median wall − durationMs) | n |\n")
-	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "| case | what | median | p90 | × raw bwrap | × floor | vigiles' own (median wall − durationMs) | CPU median (user+sys, whole tree) | CPU × raw bwrap | n |\n")
+	fmt.Fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	bw := median("bwrap")
+	var bwCPU time.Duration
+	if c := byName["bwrap"]; c != nil && len(c.samples) > 0 {
+		bwCPU = quantile(c.cpus(), 0.5)
+	}
 	for _, c := range cases {
 		if c.skip != "" {
-			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | not run: %s |\n", c.name, c.what, mdEscape(c.skip))
+			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | – | – | not run: %s |\n", c.name, c.what, mdEscape(c.skip))
 			continue
 		}
 		if len(c.samples) == 0 {
-			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | failed: %s |\n", c.name, c.what, mdEscape(c.firstErr))
+			fmt.Fprintf(w, "| %s | %s | – | – | – | – | – | – | – | failed: %s |\n", c.name, c.what, mdEscape(c.firstErr))
 			continue
 		}
 		med, p90 := quantile(c.walls(), 0.5), quantile(c.walls(), 0.9)
@@ -743,7 +823,8 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 		if c.failures > 0 {
 			n += fmt.Sprintf(" (%d failed: %s)", c.failures, mdEscape(c.firstErr))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name, c.what, msf(med), msf(p90), ratio(med, bw), floor, own, n)
+		cpu := quantile(c.cpus(), 0.5)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name, c.what, msf(med), msf(p90), ratio(med, bw), floor, own, msf(cpu), ratio(cpu, bwCPU), n)
 	}
 
 	fmt.Fprintf(w, "\n### Audit of %d trivial hooks (`true` on Stop), %d cores\n\n", o.auditHooks, m.NProc)
@@ -765,7 +846,7 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 	fmt.Fprintf(w, "| per hook (wall / hooks × jobs) | %.1f ms |\n", float64(a.wall.Microseconds())/1000/float64(a.hooks)*float64(a.jobs))
 	fmt.Fprintf(w, "| hooks' own run time (Σ durationMs) | %s ms |\n", msf(a.hookTime))
 	fmt.Fprintf(w, "| vigiles' own share: 1 − Σ durationMs / (jobs × wall) | %.1f %% |\n", 100*share)
-	fmt.Fprintf(w, "| CPU of vigiles and every descendant (user+sys) | %s ms |\n", msf(a.cpu))
+	fmt.Fprintf(w, "| CPU of vigiles and everything it started (user+sys) | %s ms (%.1f ms per hook) |\n", msf(a.cpu), float64(a.cpu.Microseconds())/1000/float64(a.hooks))
 	fmt.Fprintf(w, "| CPU spread: (user+sys) / wall | %.2f cores of %d |\n", float64(a.cpu)/float64(a.wall), m.NProc)
 	var busy []string
 	for i, b := range a.coreBusy {

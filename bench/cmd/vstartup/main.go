@@ -25,6 +25,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/vigiles/action/bench/internal/mdblock"
 )
 
 var phases = []struct{ name, from, to string }{
@@ -43,6 +45,7 @@ func main() {
 	vig := flag.String("vigiles", "bin/vigiles", "the vigiles binary")
 	rounds := flag.Int("rounds", 10, "runs per mode")
 	modes := flag.String("modes", "deny,record,allow", "egress modes to profile")
+	doc := flag.String("doc", "", "also put the table between the vstartup:begin/end markers of this markdown file")
 	flag.Parse()
 	abs, err := filepath.Abs(*vig)
 	if err != nil {
@@ -81,27 +84,43 @@ func main() {
 		}
 		fmt.Fprintf(os.Stderr, "vstartup: round %d/%d\n", r+1, *rounds)
 	}
-	fmt.Printf("| phase (median ms, under strace) |")
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "| phase (median ms, under strace) |")
 	for _, m := range ms {
-		fmt.Printf(" %s |", m)
+		fmt.Fprintf(&b, " %s |", m)
 	}
-	fmt.Printf("\n|---|")
+	fmt.Fprintf(&b, "\n|---|")
 	for range ms {
-		fmt.Printf("---:|")
+		fmt.Fprintf(&b, "---:|")
 	}
-	fmt.Println()
+	b.WriteByte('\n')
 	for _, p := range phases {
-		fmt.Printf("| %s |", p.name)
+		fmt.Fprintf(&b, "| %s |", p.name)
 		for _, m := range ms {
-			fmt.Printf(" %s |", med(got[m][p.name]))
+			fmt.Fprintf(&b, " %s |", med(got[m][p.name]))
 		}
-		fmt.Println()
+		b.WriteByte('\n')
 	}
-	fmt.Printf("| **wall time under strace** |")
+	fmt.Fprintf(&b, "| **wall time under strace** |")
 	for _, m := range ms {
-		fmt.Printf(" %s |", med(walls[m]))
+		fmt.Fprintf(&b, " %s |", med(walls[m]))
 	}
-	fmt.Println()
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "\n%d runs per mode, interleaved; load average %s.\n", *rounds, loadavg())
+	os.Stdout.Write(b.Bytes())
+	if *doc != "" {
+		if err := mdblock.Replace(*doc, "vstartup", b.Bytes()); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
 
 func fail(err error) {
