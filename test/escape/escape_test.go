@@ -56,6 +56,7 @@ type result struct {
 		Op   string `json:"op"`
 	} `json:"writes"`
 	Lingered []string `json:"lingered"`
+	raw      string
 }
 
 // runner is who runs vigiles: the test's own user, or an unprivileged one.
@@ -145,6 +146,7 @@ func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) r
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
 		t.Fatalf("vigiles %v as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", args, r.name, err, jerr, stdout.String(), stderr.String())
 	}
+	res.raw = stdout.String()
 	if res.Tier != "confined" {
 		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
 	}
