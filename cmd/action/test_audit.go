@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -49,6 +50,7 @@ Examples:
   vigiles test --config ci/vigiles.yml --format json --output vigiles-report.json
   vigiles test --format sarif --output vigiles.sarif
   vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
+  vigiles test --egress allow --allow api.example.test            # let hooks reach one host, record the rest
 
 Exit status: 0 every expectation holds; 1 one failed (or the file is invalid);
 2 bad usage; 125 vigiles refused or failed (e.g. no confinement available).
@@ -74,6 +76,7 @@ Examples:
   vigiles audit plugins/vendor-a plugins/vendor-b
   vigiles audit --update-baseline               # accept; review the diff of .vigiles/baseline.json
   vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
+  vigiles audit --sandbox off --baseline ""     # on a throwaway machine without bubblewrap: records nothing
 
 Exit status: 0 nothing new; 1 a finding of severity error (drift, a malformed
 declaration); 2 bad usage; 125 vigiles refused or failed.
@@ -102,6 +105,9 @@ type commonFlags struct {
 	dir, config, format, output, shard, sandbox string
 	jobs                                        int
 	quiet                                       bool
+	egress                                      string
+	allow                                       []string
+	policy                                      *evidence.EgressPolicy
 }
 
 func (c *commonFlags) add(fs *pflag.FlagSet) {
@@ -112,6 +118,8 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores)")
+	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
+	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
 }
 
@@ -132,11 +140,22 @@ func (c *commonFlags) validate(name string) error {
 	if c.jobs < 0 {
 		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) or more", name, c.jobs)
 	}
+	if c.egress == "" && len(c.allow) > 0 {
+		return fmt.Errorf("%s: --allow needs --egress allow", name)
+	}
+	if c.egress != "" {
+		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
+		if err := validateEgress(&p); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		c.policy = &p
+	}
 	return nil
 }
 
 func (c *commonFlags) options(stderr io.Writer) runner.Options {
-	o := runner.Options{Dir: c.dir, Config: c.config, Shard: c.shard, Sandbox: sandbox.Mode(c.sandbox), Jobs: c.jobs, Executor: testAuditExecutor}
+	o := runner.Options{Dir: c.dir, Config: c.config, Shard: c.shard, Sandbox: sandbox.Mode(c.sandbox), Jobs: c.jobs,
+		Egress: c.policy, Executor: testAuditExecutor}
 	if !c.quiet {
 		o.Progress = &progressWriter{w: stderr}
 	}

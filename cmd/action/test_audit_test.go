@@ -83,6 +83,8 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "--no-such-flag"}, 2, "unknown flag"},
 		{[]string{"audit", "--update-baseline", "--shard", "1/2"}, 2, "needs the whole audit"},
 		{[]string{"merge"}, 2, "no reports given"},
+		{[]string{"test", "--egress", "sometimes"}, 2, "want deny, record or allow"},
+		{[]string{"audit", "--allow", "x.example.test"}, 2, "--allow needs --egress allow"},
 		{[]string{"merge", "/nonexistent/report.json"}, 2, "reading report"},
 		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 125, "work tree"},
 	}
