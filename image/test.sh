@@ -154,6 +154,25 @@ expect "1" "the action entry point, as a pull_request step starts it" -- /bin/sh
   grep -q "\"version\": \"2.1.0\"" /tmp/vigiles.sarif || { echo "no sarif" >&2; exit 99; }
   exit $code'
 
+# The exact command action.yml runs in the container (extracted from it),
+# with the inputs named as the composite step exports them.
+awk '/--entrypoint \/bin\/sh "\$VIGILES_IMAGE" -c '"'"'$/ {on=1; next}
+     on { if ($0 ~ /exit \$code'"'"'$/) { sub(/'"'"'$/, ""); print; exit } print }' action.yml >"$root/action-entry.sh"
+grep -q 'vigiles action' "$root/action-entry.sh" || die "could not extract the container command from action.yml"
+rm -f "$root"/github/file_commands/*
+expect "1" "action.yml's container command (composite inputs, files handed back to the runner user)" -- /bin/sh -c '
+  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/examples RUNNER_TEMP=/tmp
+  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
+  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
+  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  export INPUT_COMMAND=test INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error INPUT_SARIF=out/vigiles.sarif
+  export HOST_UID=1001 HOST_GID=1002
+  cd /work/examples && /bin/sh /action-entry.sh; code=$?
+  grep -q "^verdict=fail$" $GITHUB_OUTPUT || { echo "no verdict=fail output" >&2; exit 99; }
+  [ "$(stat -c %u:%g /work/examples/out/vigiles.sarif)" = 1001:1002 ] || { echo "sarif not handed back" >&2; exit 99; }
+  [ "$(stat -c %u:%g /tmp/vigiles/report-test.json)" = 1001:1002 ] || { echo "report not handed back" >&2; exit 99; }
+  exit $code'
+
 if [ "$status" = 0 ]; then
   echo "image-test: PASS" >&2
 else
