@@ -588,7 +588,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	var hooks []*Hook
 	if c.Command != "" {
-		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event,
+		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
 			MatcherLocation: c.HookLoc, Trusted: c.Trusted}}
 	} else {

@@ -231,7 +231,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		sort.Strings(ids)
 		for _, id := range ids {
 			old := b.Runs[id]
-			loc := report.Location{File: strings.SplitN(id, "#", 2)[0]}
+			loc := report.Location{File: declaringFile(id)}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
 			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,
 				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", id, old.Plugin, old.Event, toolSuffix(old.Tool))})
@@ -279,4 +279,14 @@ func unrecordedWhy(tier, what string) string {
 		return "confined, but the sandbox returned no write record"
 	}
 	return "the run did not complete"
+}
+
+// declaringFile recovers the file part of a hook run ID ("file#path@tool").
+// Declaration files end in .json; a '#' inside the file name is allowed.
+func declaringFile(id string) string {
+	if i := strings.Index(id, ".json#"); i >= 0 {
+		return id[:i+len(".json")]
+	}
+	file, _, _ := strings.Cut(id, "#")
+	return file
 }

@@ -387,6 +387,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: event,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
+		InPlugin: ctx.isPlugin,
 	}
 	bad := false
 	if m, ok := h.member("type"); ok {
@@ -433,6 +434,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	}
 	switch hook.Type {
 	case TypeCommand:
+		if strings.ContainsRune(hook.Command, 0) {
+			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.command contains a NUL character, which no shell can run", where)
+			return
+		}
 		if hook.Command == "" {
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s: command hook without a \"command\" string", where)
 			return

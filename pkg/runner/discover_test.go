@@ -219,6 +219,16 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/malformed .claude/settings.json:1:63"},
 		},
 		{
+			name:  "NUL in command",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo \u0000 hi"}]}]}}`},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:63"},
+		},
+		{
+			name:  "empty event name",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"": [{"hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"error discovery/malformed .claude/settings.json:1:12"},
+		},
+		{
 			name:  "empty file",
 			files: map[string]string{"hooks/hooks.json": ""},
 			want:  []string{"error discovery/malformed hooks/hooks.json:1:1"},
@@ -256,6 +266,18 @@ func TestShellWords(t *testing.T) {
 	for _, tc := range tests {
 		if diff := cmp.Diff(tc.want, shellWords(tc.in)); diff != "" {
 			t.Errorf("shellWords(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestDeclaringFile(t *testing.T) {
+	for id, want := range map[string]string{
+		"plugins/a/hooks/hooks.json#hooks.Stop[0].hooks[0]":      "plugins/a/hooks/hooks.json",
+		"odd#dir/.claude/settings.json#hooks.Stop[0].hooks[0]@x": "odd#dir/.claude/settings.json",
+		"plugins/a/hooks.cfg#hooks.Stop[0].hooks[0]":             "plugins/a/hooks.cfg",
+	} {
+		if got := declaringFile(id); got != want {
+			t.Errorf("declaringFile(%q) = %q, want %q", id, got, want)
 		}
 	}
 }

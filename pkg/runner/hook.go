@@ -53,6 +53,9 @@ type Hook struct {
 	MatcherLocation report.Location
 	// Trusted is set from .vigiles.yml: authored here, not vendored.
 	Trusted bool
+	// InPlugin says the hook belongs to a plugin, so it runs with
+	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
+	InPlugin bool
 }
 
 // Executable says whether vigiles can run the hook.

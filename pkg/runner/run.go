@@ -72,7 +72,7 @@ type executed struct {
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	h := p.Hook
 	env := []string{"CLAUDE_PROJECT_DIR=" + s.dir}
-	if h.Adapter == "claude" && h.Plugin != "" && !isSettingsFile(h.ID) {
+	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
 	}
 	timeout := s.timeout
@@ -98,18 +98,6 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Limits:    s.limits,
 		Egress:    s.egress,
 	}
-}
-
-func isSettingsFile(id string) bool {
-	file := id
-	for i := 0; i < len(id); i++ {
-		if id[i] == '#' {
-			file = id[:i]
-			break
-		}
-	}
-	base := filepath.Base(file)
-	return (base == "settings.json" || base == "settings.local.json") && filepath.Base(filepath.Dir(file)) == ".claude"
 }
 
 // execute runs the plan in parallel, bounded by s.jobs, and returns the
