@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -694,6 +695,15 @@ func describeMachine(vig string) machine {
 	m.Slirp = ver("slirp4netns", "--version")
 	m.Pasta = ver("pasta", "--version")
 	m.Vigiles = ver(vig, "--version")
+	if f, err := elf.Open(vig); err == nil {
+		m.Vigiles += ", statically linked"
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				m.Vigiles = strings.TrimSuffix(m.Vigiles, ", statically linked") + ", DYNAMICALLY linked (make build links statically: CGO_ENABLED=0)"
+			}
+		}
+		f.Close()
+	}
 	return m
 }
 

@@ -36,7 +36,8 @@ var phases = []struct{ name, from, to string }{
 	{"init: scratch tmpfs, binds, overlay", "initmount", "overlay"},
 	{"init: egress setup (lo, nft batch, DNS stub, proxy), resolv.conf, connector attach, \"go\"", "overlay", "reaper"},
 	{"reaper: Go start, /proc, remounts, rlimits, caps, Landlock, until seccomp", "reaper", "seccomp"},
-	{"reaper: seccomp until the command's exec", "seccomp", "cmd"},
+	{"reaper: seccomp until the exec shim's exec (fork, exec)", "seccomp", "shim"},
+	{"exec shim (`__vigiles-exec`): Go start, RLIMIT_NPROC, until the command's exec", "shim", "cmd"},
 	{"the command itself (`true`)", "cmd", "cmdexit"},
 	{"teardown: write walk, egress record, result, bwrap exit, broker exit", "cmdexit", "end"},
 }
@@ -203,6 +204,8 @@ func trace(vig, work, tmp, mode string) (map[string]time.Time, time.Duration, er
 			set("initmount", ts)
 		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `"__vigiles-reaper"`):
 			set("reaper", ts)
+		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `"__vigiles-exec"`):
+			set("shim", ts)
 		case strings.HasPrefix(rest, "seccomp(SECCOMP_SET_MODE_FILTER"):
 			set("seccomp", ts)
 		case strings.HasPrefix(rest, `execve("/usr/bin/true"`) || strings.HasPrefix(rest, `execve("/bin/true"`):
