@@ -537,7 +537,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		}
 		for _, f := range c.fails {
 			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, 400))
-			if f.Evidence != "" {
+			if f.Evidence != "" && !allLinesIn(f.Evidence, f.Message) {
 				fmt.Fprintf(w, "         evidence: %s\n", clean(f.Evidence, 300))
 			}
 		}
@@ -595,4 +595,14 @@ func orNone(s string) string {
 		return "not run"
 	}
 	return s
+}
+
+// allLinesIn says whether every line of ev already appears in msg.
+func allLinesIn(ev, msg string) bool {
+	for _, l := range strings.Split(strings.TrimSpace(ev), "\n") {
+		if !strings.Contains(msg, l) {
+			return false
+		}
+	}
+	return true
 }
