@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,6 +37,8 @@ It runs when the step environment says GITHUB_ACTIONS=true and takes its
 options from the action's inputs (INPUT_* variables), not from flags:
 
   command          test | audit (default test)
+  working-directory  the repository (or the part of it) to check, relative
+                   to the workspace; findings stay repository-relative
   config           policy file, default .vigiles.yml in the workspace
   paths            directories to audit, one per line or comma-separated
   baseline         baseline file for audit, e.g. .vigiles/baseline.json
@@ -83,6 +86,7 @@ func cmdAction(ctx context.Context, args []string, getenv func(string) string, s
 // actionInputs are the validated inputs.
 type actionInputs struct {
 	Command        string
+	WorkDir        string
 	Config         string
 	Paths          []string
 	Baseline       string
@@ -152,6 +156,14 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	case "test", "audit":
 	default:
 		bad("input command: %q is not test or audit", in.Command)
+	}
+	if wd := input(getenv, "working-directory"); wd != "" && wd != "." {
+		clean := filepath.ToSlash(filepath.Clean(wd))
+		if filepath.IsAbs(wd) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(wd, "\r\n\x00") {
+			bad("input working-directory: %q must be a directory inside the workspace, relative to it", wd)
+		} else {
+			in.WorkDir = clean
+		}
 	}
 	in.Config = input(getenv, "config")
 	in.Paths = splitList(input(getenv, "paths"))
@@ -296,10 +308,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return fail(stdout, 2, err)
 	}
 
-	dir := getenv("GITHUB_WORKSPACE")
-	if dir == "" {
-		dir = "."
+	ws := getenv("GITHUB_WORKSPACE")
+	if ws == "" {
+		ws = "."
 	}
+	dir := filepath.Join(ws, in.WorkDir)
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
@@ -321,7 +334,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		}
 		return fail(stdout, code, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
 	}
-	relativize(rep, dir)
+	relativize(rep, dir, in.WorkDir)
 
 	reportPath, err := writeReport(rep, getenv, dir, in)
 	if err != nil {
@@ -330,7 +343,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if in.SARIF != "" {
 		p := in.SARIF
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+			p = filepath.Join(ws, p)
 		}
 		if err := writeSARIFFile(p, rep); err != nil {
 			return fail(stdout, 125, err)
@@ -344,6 +357,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	defaultFile := in.Config
 	if defaultFile == "" {
 		defaultFile = runner.DefaultConfig
+	}
+	if in.WorkDir != "" && !filepath.IsAbs(defaultFile) {
+		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
@@ -365,9 +381,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 }
 
 // relativize makes every location repository-relative: absolute paths
-// under the work tree lose its prefix, so annotations land on the file in
-// the pull request whatever path the engine ran at.
-func relativize(rep *report.Report, dir string) {
+// under the work tree lose its prefix, and paths relative to the work tree
+// gain the working directory's (prefix), so annotations land on the file
+// in the pull request whatever path the engine ran at.
+func relativize(rep *report.Report, dir, prefix string) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return
@@ -376,12 +393,19 @@ func relativize(rep *report.Report, dir string) {
 		abs = r
 	}
 	fix := func(l *report.Location) {
-		if !filepath.IsAbs(l.File) {
-			l.File = strings.TrimPrefix(filepath.ToSlash(l.File), "./")
+		if l.File == "" {
 			return
 		}
-		if rel, err := filepath.Rel(abs, l.File); err == nil && !strings.HasPrefix(rel, "..") {
-			l.File = filepath.ToSlash(rel)
+		if filepath.IsAbs(l.File) {
+			rel, err := filepath.Rel(abs, l.File)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+				return
+			}
+			l.File = rel
+		}
+		l.File = strings.TrimPrefix(filepath.ToSlash(l.File), "./")
+		if prefix != "" {
+			l.File = path.Join(prefix, l.File)
 		}
 	}
 	for i := range rep.Findings {

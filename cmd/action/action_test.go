@@ -328,6 +328,8 @@ func TestActionInputValidation(t *testing.T) {
 		{"paths with test", map[string]string{"command": "test", "paths": "plugins"}, "input paths"},
 		{"update without baseline", map[string]string{"command": "audit", "update-baseline": "true"}, "input update-baseline"},
 		{"baseline with test", map[string]string{"baseline": ".vigiles/baseline.json"}, "input baseline"},
+		{"working directory outside", map[string]string{"working-directory": "../other"}, "input working-directory"},
+		{"working directory absolute", map[string]string{"working-directory": "/etc"}, "input working-directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readInputs(func(k string) string {
@@ -371,6 +373,39 @@ func TestActionInputValidation(t *testing.T) {
 			t.Errorf("err = %v, want exit 2", err)
 		}
 	})
+}
+
+// With working-directory, the engine runs on a subdirectory and every
+// location is still relative to the repository root.
+func TestActionWorkingDirectory(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "working-directory": "sub/dir", "check-run": "false", "sarif": "out/v.sarif"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	moved := ws + ".moved"
+	if err := os.Rename(ws, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(moved, filepath.Join(ws, "sub", "dir")); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	if s.exitCode != 1 {
+		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	var files []string
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name == "error" {
+			files = append(files, c.Props["file"])
+		}
+	}
+	if len(files) == 0 || files[0] != "sub/dir/.vigiles.yml" {
+		t.Errorf("annotated files %v, want sub/dir/.vigiles.yml", files)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "out", "v.sarif")); err != nil {
+		t.Errorf("sarif is not at the workspace-relative path: %v", err)
+	}
 }
 
 func TestActionRunnerRefusesMissingConfig(t *testing.T) {
