@@ -67,8 +67,9 @@ if [ -f "$tarball" ]; then
   echo "image-test: root filesystem from cache $tarball" >&2
   tar -C "$root" -xzf "$tarball"
 else
-  echo "image-test: debootstrap $suite ($arch) from the configured mirror with: $(echo $pkgs)" >&2
-  if ! debootstrap --variant=minbase --arch="$arch" --include="$(echo $pkgs | tr ' ' ',')" \
+  include=$(echo "$pkgs" | paste -sd, -)
+  echo "image-test: debootstrap $suite ($arch) from the configured mirror with: $include" >&2
+  if ! debootstrap --variant=minbase --arch="$arch" --include="$include" \
        "$suite" "$root" "$url" >"$work/debootstrap.log" 2>&1; then
     tail -n 30 "$work/debootstrap.log" >&2
     [ -f "$root/debootstrap/debootstrap.log" ] && tail -n 30 "$root/debootstrap/debootstrap.log" >&2
@@ -81,7 +82,7 @@ fi
 
 # Every listed package is really installed in the root filesystem.
 for p in $pkgs; do
-  chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+  dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
     die "package $p from image/packages.txt is not installed in the root filesystem"
 done
 
