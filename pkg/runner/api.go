@@ -282,7 +282,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		return []Payload{BuildPayload(h.Event, "", cwd, nil, nil)}, ""
 	}
 	m, err := CompileMatcher(h.Matcher)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrUnsupportedMatcher) {
 		return nil, fmt.Sprintf("its matcher %q is not a valid regular expression, so it never runs", h.Matcher)
 	}
 	if spec.Tool {
@@ -306,14 +306,19 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 				ti = DefaultToolInput(t, cwd)
 			}
 			if !IfMatches(h.If, h.Event, t, ti) {
-				continue
+				// Build an input the condition selects; never let an `if`
+				// hide a hook from the audit.
+				ti = SynthInput(h.If, t, cwd, ti)
+				if ti == nil || !IfMatches(h.If, h.Event, t, ti) {
+					continue
+				}
 			}
 			out = append(out, BuildPayload(h.Event, t, cwd, ti, nil))
 		}
 		if len(out) == 0 {
 			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s)", h.Matcher, strings.Join(DefaultTools, ", "))
 			if h.If != "" {
-				why = fmt.Sprintf("no default tool input passes its if condition %q (matcher %q)", h.If, h.Matcher)
+				why = fmt.Sprintf("vigiles could build no tool input that passes its if condition %q (matcher %q)", h.If, h.Matcher)
 			}
 			return nil, why + "; add a check with the tool and input it is meant for"
 		}

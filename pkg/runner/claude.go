@@ -357,7 +357,9 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		}
 	}
 	if hasMatcher {
-		if _, err := CompileMatcher(matcher); err != nil {
+		if _, err := CompileMatcher(matcher); errors.Is(err, ErrUnsupportedMatcher) {
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q uses regular-expression syntax vigiles cannot evaluate (lookaround or a backreference); it is treated as matching everything so the hook is not missed", event, gi, matcher)
+		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v", event, gi, matcher, err)
 		}
 	}

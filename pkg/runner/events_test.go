@@ -97,8 +97,14 @@ func TestPayloadOverrides(t *testing.T) {
 		t.Errorf("tools (-want +got):\n%s %s", diff, why)
 	}
 	h = &Hook{Event: PreToolUse, Matcher: "Bash", HasMatcher: true, If: "Bash(git *)", Type: TypeCommand, Command: "x"}
-	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 0 || why == "" {
-		t.Errorf("if Bash(git *) on the default `ls -la` should not run: %v", ps)
+	// The default `ls -la` does not pass the condition: the audit builds
+	// an input that does, so the `if` cannot hide the hook.
+	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 1 || ps[0].Input["tool_input"].(map[string]any)["command"] != "git example" {
+		t.Errorf("if Bash(git *): %v %s", ps, why)
+	}
+	bad := &Hook{Event: PreToolUse, Matcher: "Bash", HasMatcher: true, If: "Bash(git *", Type: TypeCommand, Command: "x"}
+	if ps, why := toolsFor(bad, nil, "/repo"); len(ps) != 0 || why == "" {
+		t.Errorf("an unparsable if never runs: %v", ps)
 	}
 	if ps, _ := toolsFor(h, map[string]map[string]any{"Bash": {"command": "git status"}}, "/repo"); len(ps) != 1 {
 		t.Errorf("if Bash(git *) with a git payload should run once, got %d", len(ps))

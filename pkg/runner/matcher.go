@@ -5,8 +5,16 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
+
+// ErrUnsupportedMatcher marks a matcher that uses regular-expression
+// syntax Claude Code's JavaScript engine accepts but Go's RE2 cannot
+// evaluate (lookaround, backreferences). Such a matcher is treated as
+// matching everything, so that a hook cannot hide from an audit behind
+// syntax vigiles does not understand.
+var ErrUnsupportedMatcher = errors.New("regular-expression syntax vigiles cannot evaluate")
 
 // Matcher is a compiled Claude Code matcher.
 type Matcher struct {
@@ -46,9 +54,24 @@ func CompileMatcher(s string) (*Matcher, error) {
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape || se.Code == syntax.ErrInvalidNamedCapture) && jsMayAccept(s) {
+			return &Matcher{all: true}, fmt.Errorf("matcher %q: %w (%v)", s, ErrUnsupportedMatcher, err)
+		}
 		return &Matcher{invalid: true}, fmt.Errorf("compiling matcher %q: %w", s, err)
 	}
 	return &Matcher{re: re}, nil
+}
+
+// jsMayAccept guesses whether a regex RE2 rejects for Perl syntax may be
+// valid JavaScript: lookaround, named groups in JS form, backreferences.
+func jsMayAccept(s string) bool {
+	for _, t := range []string{"(?=", "(?!", "(?<=", "(?<!", `\1`, `\2`, `\k<`} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Match reports whether the matcher selects name.
@@ -235,4 +258,59 @@ func urlHost(u string) string {
 		rest = rest[:i]
 	}
 	return strings.ToLower(rest)
+}
+
+// SynthInput builds a tool_input that satisfies a handler's `if`
+// condition, starting from base, so an audit runs a hook that a default
+// payload would not trigger (an `if` must not hide a hook from an audit).
+// It returns nil when it cannot build one.
+func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
+	r, err := parseRule(cond)
+	if err != nil || r.tool != tool || !r.has {
+		return nil
+	}
+	out := copyMap(base)
+	fill := func(s, with string) string { return strings.ReplaceAll(s, "*", with) }
+	switch tool {
+	case "Bash":
+		spec := strings.TrimSuffix(r.spec, ":*")
+		out["command"] = strings.TrimSpace(fill(spec, "example"))
+		out["description"] = "A command the hook's if condition selects"
+	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep":
+		spec := r.spec
+		var p string
+		switch {
+		case strings.HasPrefix(spec, "//"):
+			p = spec[1:]
+		case strings.HasPrefix(spec, "~/"):
+			return nil
+		case !strings.Contains(spec, "/"):
+			p = cwd + "/src/" + spec
+		default:
+			p = cwd + "/" + strings.TrimPrefix(strings.TrimPrefix(spec, "./"), "/")
+		}
+		p = strings.ReplaceAll(p, "**", "src")
+		p = fill(p, "example")
+		p = strings.NewReplacer("?", "x", "[", "", "]", "").Replace(p)
+		key := "file_path"
+		switch tool {
+		case "Glob", "Grep":
+			key = "path"
+		case "NotebookEdit":
+			key = "notebook_path"
+		}
+		out[key] = path.Clean(p)
+	case "WebFetch":
+		if d, ok := strings.CutPrefix(r.spec, "domain:"); ok {
+			out["url"] = "https://" + strings.TrimPrefix(d, "*.") + "/"
+			if strings.HasPrefix(d, "*.") {
+				out["url"] = "https://www." + d[2:] + "/"
+			}
+		} else {
+			out["url"] = fill(r.spec, "example")
+		}
+	default:
+		return nil
+	}
+	return out
 }

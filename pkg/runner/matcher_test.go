@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
@@ -181,6 +182,54 @@ func TestGlobAndHosts(t *testing.T) {
 	for _, bad := range []string{"", "a.*.test", "https://x.test/", "x.test:99999", "**.x"} {
 		if _, err := ParseHostPattern(bad); err == nil {
 			t.Errorf("ParseHostPattern(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestUnsupportedMatcherMatchesEverything(t *testing.T) {
+	for _, m := range []string{"^(?!Bash).*", "(?<=mcp__)x", `(a)\1`} {
+		c, err := CompileMatcher(m)
+		if !errors.Is(err, ErrUnsupportedMatcher) {
+			t.Errorf("CompileMatcher(%q) = %v, want ErrUnsupportedMatcher", m, err)
+		}
+		if !c.Match("Bash") || !c.Match("Write") {
+			t.Errorf("unsupported matcher %q must match everything", m)
+		}
+	}
+	// Plainly invalid in both engines: never matches.
+	if c, err := CompileMatcher("(Bash"); errors.Is(err, ErrUnsupportedMatcher) || c.Match("Bash") {
+		t.Errorf("(Bash: %v", err)
+	}
+}
+
+func TestSynthInput(t *testing.T) {
+	tests := []struct {
+		cond, tool, key, want string
+	}{
+		{"Bash(git push:*)", "Bash", "command", "git push"},
+		{"Bash(npm run *)", "Bash", "command", "npm run example"},
+		{"Bash(rm -rf /)", "Bash", "command", "rm -rf /"},
+		{"Edit(*.ts)", "Edit", "file_path", "/repo/src/example.ts"},
+		{"Edit(src/**/*.go)", "Edit", "file_path", "/repo/src/src/example.go"},
+		{"Write(//etc/*)", "Write", "file_path", "/etc/example"},
+		{"WebFetch(domain:*.example.test)", "WebFetch", "url", "https://www.example.test/"},
+		{"Grep(./lib/**)", "Grep", "path", "/repo/lib/src"},
+	}
+	for _, tc := range tests {
+		in := SynthInput(tc.cond, tc.tool, "/repo", DefaultToolInput(tc.tool, "/repo"))
+		if in == nil || in[tc.key] != tc.want {
+			t.Errorf("SynthInput(%q) %s = %v, want %q", tc.cond, tc.key, in[tc.key], tc.want)
+			continue
+		}
+		if !IfMatches(tc.cond, PreToolUse, tc.tool, in) {
+			t.Errorf("SynthInput(%q) builds %v, which the condition does not select", tc.cond, in)
+		}
+	}
+	for _, c := range []string{"Edit(~/.bashrc)", "Bash", "Bash(x", "Read(*.md)"} {
+		if in := SynthInput(c, "Bash", "/repo", map[string]any{}); in != nil && c != "Bash(x" {
+			if c == "Read(*.md)" || c == "Edit(~/.bashrc)" || c == "Bash" {
+				t.Errorf("SynthInput(%q) for Bash = %v, want nil", c, in)
+			}
 		}
 	}
 }
