@@ -460,7 +460,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		ps, why := toolsFor(h, s.cfg.Payloads, s.dir)
 		if len(ps) == 0 {
-			planFinds = append(planFinds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityNotice, Location: h.Location, Hook: h.ID,
+			planFinds = append(planFinds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityWarning, Location: h.Location, Hook: h.ID,
 				Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s", h.ID, why)})
 			continue
 		}
