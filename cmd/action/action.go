@@ -36,7 +36,9 @@ const actionHelp = `vigiles action: the entry point of the vigiles GitHub Action
 It runs when the step environment says GITHUB_ACTIONS=true and takes its
 options from the action's inputs (INPUT_* variables), not from flags:
 
-  command          test | audit (default test)
+  command          test | audit | merge (default test); merge joins the
+                   JSON reports of a sharded audit and reports them once
+  reports          merge: report files or globs, relative to the workspace
   working-directory  the repository (or the part of it) to check, relative
                    to the workspace; findings stay repository-relative
   config           policy file, default .vigiles.yml in the workspace
@@ -98,6 +100,7 @@ type actionInputs struct {
 	CheckRun       bool
 	SARIF          string
 	Shard          string
+	Reports        []string
 }
 
 // input reads INPUT_<NAME> as the runner sets it for a container action
@@ -153,9 +156,16 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	switch in.Command = input(getenv, "command"); in.Command {
 	case "":
 		in.Command = "test"
-	case "test", "audit":
+	case "test", "audit", "merge":
 	default:
-		bad("input command: %q is not test or audit", in.Command)
+		bad("input command: %q is not test, audit or merge", in.Command)
+	}
+	in.Reports = splitList(input(getenv, "reports"))
+	switch {
+	case in.Command == "merge" && len(in.Reports) == 0:
+		bad("input reports: merge needs the shard reports (paths or globs)")
+	case in.Command != "merge" && len(in.Reports) > 0:
+		bad("input reports: only merge reads reports (command is %s)", in.Command)
 	}
 	if wd := input(getenv, "working-directory"); wd != "" && wd != "." {
 		clean := filepath.ToSlash(filepath.Clean(wd))
@@ -320,8 +330,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		Progress: &progressWriter{w: stderr},
 	}
 	do := deps.test
-	if in.Command == "audit" {
+	switch in.Command {
+	case "audit":
 		do = deps.audit
+	case "merge":
+		do = func(context.Context, runner.Options) (*report.Report, error) { return mergeReports(ws, in.Reports) }
 	}
 	rep, runErr := do(ctx, opts)
 	if rep == nil {
@@ -334,7 +347,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		}
 		return fail(stdout, code, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
 	}
-	relativize(rep, dir, in.WorkDir)
+	if in.Command != "merge" {
+		relativize(rep, dir, in.WorkDir)
+	}
 
 	reportPath, err := writeReport(rep, getenv, dir, in)
 	if err != nil {
@@ -378,6 +393,42 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return exitWith(res.ExitCode, nil)
 	}
 	return nil
+}
+
+// mergeReports reads the reports matched by globs (relative to ws) and
+// joins them with runner.Merge. Their locations are already
+// repository-relative.
+func mergeReports(ws string, globs []string) (*report.Report, error) {
+	var reps []*report.Report
+	seen := map[string]bool{}
+	for _, g := range globs {
+		if !filepath.IsAbs(g) {
+			g = filepath.Join(ws, g)
+		}
+		matches, err := filepath.Glob(g)
+		if err != nil {
+			return nil, fmt.Errorf("input reports: %q: %w: %w", g, err, runner.ErrBadOption)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("input reports: %q matches no file: %w", g, runner.ErrBadOption)
+		}
+		for _, m := range matches {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			data, err := os.ReadFile(m)
+			if err != nil {
+				return nil, fmt.Errorf("reading report: %w", err)
+			}
+			var r report.Report
+			if err := json.Unmarshal(data, &r); err != nil {
+				return nil, fmt.Errorf("reading report %s: %w: %w", m, err, runner.ErrBadOption)
+			}
+			reps = append(reps, &r)
+		}
+	}
+	return runner.Merge(reps...)
 }
 
 // relativize makes every location repository-relative: absolute paths

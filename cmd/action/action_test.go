@@ -511,3 +511,49 @@ func TestActionOnExamples(t *testing.T) {
 		}
 	}
 }
+
+// The merge job of a sharded audit joins the shards' reports and reports
+// them once: one check run, one summary.
+func TestActionMergeShards(t *testing.T) {
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*/report-audit-*.json"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	for i := 1; i <= 2; i++ {
+		r := report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit",
+			Verdict: report.VerdictFail, Shard: fmt.Sprintf("%d/2", i),
+			Runs: []report.HookRun{{ID: fmt.Sprintf("p%d/Stop", i), Plugin: fmt.Sprintf("p%d", i), Event: "Stop", Tier: "confined", Outcome: "allowed"}},
+			Findings: []report.Finding{{Rule: "baseline/host", Severity: report.SeverityError, Message: "new host",
+				Location: report.Location{File: fmt.Sprintf("plugins/p%d/hooks/hooks.json", i), Line: 3}}}}
+		b, _ := json.Marshal(r)
+		dir := filepath.Join(ws, "reports", fmt.Sprintf("shard-%d", i))
+		os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("report-audit-%d-of-2.json", i)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.run(t)
+	if s.exitCode != 1 {
+		t.Fatalf("exit code %d\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	if len(s.api.reqs) != 1 {
+		t.Fatalf("%d check-run requests, want 1", len(s.api.reqs))
+	}
+	body := s.api.reqs[0].Body
+	if body["name"] != "vigiles audit / vigiles" {
+		t.Errorf("check name %v", body["name"])
+	}
+	if n := len(body["output"].(map[string]any)["annotations"].([]any)); n != 2 {
+		t.Errorf("%d annotations, want the 2 of both shards", n)
+	}
+	sum := s.file(t, "GITHUB_STEP_SUMMARY")
+	if !strings.Contains(sum, "2 hook runs") {
+		t.Errorf("summary does not cover both shards:\n%s", sum)
+	}
+	for _, tc := range []map[string]string{{"command": "merge"}, {"command": "merge", "reports": "none/*.json"}} {
+		s := newStep(t, tc)
+		s.run(t)
+		if s.exitCode != 2 {
+			t.Errorf("%v: exit code %d, want 2", tc, s.exitCode)
+		}
+	}
+}
