@@ -123,7 +123,7 @@ func newSession(o Options, command string) (*session, error) {
 	}
 	abs := s.abs(cfgPath)
 	s.cfg = &Config{File: cfgPath, Payloads: map[string]map[string]any{}}
-	data, err := os.ReadFile(abs)
+	data, err := readSmall(abs, maxDeclFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && command == "audit" && !explicit:
 	case err != nil && command == "test" || err != nil && explicit:
@@ -760,4 +760,19 @@ func Merge(reports ...*report.Report) (*report.Report, error) {
 	}
 	finish(out)
 	return out, nil
+}
+
+// readSmall reads a regular file of at most max bytes.
+func readSmall(p string, max int64) ([]byte, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d vigiles reads", p, fi.Size(), max)
+	}
+	return os.ReadFile(p)
 }

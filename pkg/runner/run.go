@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -130,8 +131,8 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 					mu.Lock()
 					done++
 					r := out[i].run
-					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, r.Plugin, r.Event,
-						map[bool]string{true: " " + r.Tool, false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
+					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, printable(r.Plugin), printable(r.Event),
+						map[bool]string{true: " " + printable(r.Tool), false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
 					mu.Unlock()
 				}
 			}
@@ -264,4 +265,19 @@ func egressHost(e evidence.Egress) string {
 		return e.Host
 	}
 	return e.IP
+}
+
+// printable replaces control and format characters of untrusted text (a
+// plugin's name) with '?' and cuts it, for progress lines.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) > 80 {
+		s = clip(s, 80)
+	}
+	return s
 }
