@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -85,6 +86,19 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(tmp)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "vbench: "+format+"\n", a...) }
+	// Interrupted: leave no cgroup and no temporary tree behind.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		if meter != nil {
+			meter.cleanup()
+		}
+		if !o.keep {
+			os.RemoveAll(tmp)
+		}
+		os.Exit(130)
+	}()
 
 	m := describeMachine(vig)
 	if meter, err = newCPUMeter(); err != nil {
@@ -121,9 +135,20 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if c.skip != "" {
 			continue
 		}
-		if _, err := c.once(ctx); err != nil {
+		// Three tries: a case is left out only when it cannot run at all;
+		// a flaky failure is counted in the rounds and shown in the table.
+		var err error
+		for try := 0; try < 3; try++ {
+			if _, err = c.once(ctx); err == nil {
+				break
+			}
+			logf("%s: warm-up try %d: %v", c.name, try+1, err)
+			if c.warmErr == "" {
+				c.warmErr = err.Error()
+			}
+		}
+		if err != nil {
 			c.skip = err.Error()
-			logf("%s: %v", c.name, err)
 		}
 	}
 	start := time.Now()
@@ -224,6 +249,7 @@ type benchCase struct {
 	samples  []sample
 	failures int
 	firstErr string
+	warmErr  string // a warm-up failure that a retry got past
 }
 
 // bench is everything the cases share: paths of the trees and tools.
@@ -832,6 +858,9 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 		n := strconv.Itoa(len(c.samples))
 		if c.failures > 0 {
 			n += fmt.Sprintf(" (%d failed: %s)", c.failures, mdEscape(c.firstErr))
+		}
+		if c.warmErr != "" {
+			n += fmt.Sprintf(" (warm-up failed once: %s)", mdEscape(c.warmErr))
 		}
 		cpu := quantile(c.cpus(), 0.5)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name, c.what, msf(med), msf(p90), ratio(med, bw), floor, own, msf(cpu), ratio(cpu, bwCPU), n)
