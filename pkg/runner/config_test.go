@@ -2,6 +2,8 @@ package runner
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -167,5 +169,26 @@ func TestEmptyConfig(t *testing.T) {
 		if err != nil || cfg == nil || len(cfg.Checks) != 0 {
 			t.Errorf("ParseConfig(%q) = %v, %v", s, cfg, err)
 		}
+	}
+}
+
+// TestReadmePolicyReference keeps the .vigiles.yml reference in
+// examples/README.md valid.
+func TestReadmePolicyReference(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(examplesDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "## `.vigiles.yml`, in full\n\n```yaml\n")
+	if !ok {
+		t.Fatal("no policy reference in examples/README.md")
+	}
+	block, _, _ := strings.Cut(rest, "```")
+	cfg, err := ParseConfig("README.md", []byte(block))
+	if err != nil {
+		t.Fatalf("the README's policy reference does not parse:\n%v", err)
+	}
+	if len(cfg.Checks) != 1 || len(cfg.Checks[0].Expect) != 10 {
+		t.Errorf("reference: %d checks, %d expectations", len(cfg.Checks), len(cfg.Checks[0].Expect))
 	}
 }
