@@ -50,7 +50,7 @@ func newCPUMeter() (*cpuMeter, error) {
 			},
 			cleanup: func() {
 				os.WriteFile(filepath.Join(acct, orig, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644)
-				os.Remove(dir)
+				removeSoon(dir)
 			},
 		}, nil
 	}
@@ -68,7 +68,7 @@ func newCPUMeter() (*cpuMeter, error) {
 	if err := os.MkdirAll(leaf, 0o755); err != nil {
 		return nil, fmt.Errorf("making a cgroup: %w", err)
 	}
-	undo := func() { os.Remove(leaf); os.Remove(parent) }
+	undo := func() { removeSoon(leaf); removeSoon(parent) }
 	// The broker (as root) needs the pids controller next to its cgroup.
 	os.WriteFile(filepath.Join(parent, "cgroup.subtree_control"), []byte("+pids"), 0o644)
 	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
@@ -117,4 +117,15 @@ func selfCgroupV1(controller string) (string, error) {
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
+}
+
+// removeSoon removes a cgroup directory, waiting up to 2s for the
+// processes of an interrupted case to leave it.
+func removeSoon(dir string) {
+	for i := 0; i < 100; i++ {
+		if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

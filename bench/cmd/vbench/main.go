@@ -90,8 +90,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	// Interrupted: leave no cgroup and no temporary tree behind.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	go func() {
 		<-sigs
+		cancel() // kills the running case
+		time.Sleep(300 * time.Millisecond)
 		if meter != nil {
 			meter.cleanup()
 		}
