@@ -138,14 +138,14 @@ func newToken() (string, error) {
 // fresh random token, so that nothing a hook printed is ever read by the
 // runner as a workflow command. Runs with no output are skipped.
 func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
-	any := false
+	hasOutput := false
 	for _, r := range runs {
 		if r.Stdout != "" || r.Stderr != "" {
-			any = true
+			hasOutput = true
 			break
 		}
 	}
-	if !any {
+	if !hasOutput {
 		return nil
 	}
 	var body strings.Builder
