@@ -111,7 +111,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Name:        CheckName(r.Command, r.Shard, getenv("GITHUB_JOB")),
 				HeadSHA:     sha,
 				Conclusion:  conclusion,
-				Title:       fmt.Sprintf("%d errors, %d warnings, %d notices", e, w, n),
+				Title:       plural(e, "error", "errors") + ", " + plural(w, "warning", "warnings") + ", " + plural(n, "notice", "notices"),
 				Summary:     Summary(r, so),
 				Findings:    r.Findings,
 				DefaultFile: o.DefaultFile,
