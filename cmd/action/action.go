@@ -378,7 +378,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
-		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: true, DefaultFile: defaultFile, Now: deps.now,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: true, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
 	})
 	if err != nil {
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))

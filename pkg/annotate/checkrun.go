@@ -64,10 +64,14 @@ type CheckRun struct {
 	Now         time.Time
 }
 
-// CheckName is a check-run name unique per command and shard within a
-// job: "vigiles audit (shard 1/3) / job".
-func CheckName(command, shard, job string) string {
+// CheckName is a check-run name unique per command, scope (the working
+// directory, when not the repository root) and shard within a job:
+// "vigiles audit examples (shard 1/3) / job".
+func CheckName(command, scope, shard, job string) string {
 	name := "vigiles " + oneLine(cut(command, 20))
+	if scope != "" && scope != "." {
+		name += " " + oneLine(cut(scope, 80))
+	}
 	if shard != "" {
 		name += " (shard " + oneLine(cut(shard, 20)) + ")"
 	}

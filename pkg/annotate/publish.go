@@ -31,7 +31,10 @@ type Options struct {
 	RawLogs bool
 	// DefaultFile anchors findings without a file (usually the config).
 	DefaultFile string
-	Now         func() time.Time
+	// Scope names what was checked when it is not the whole repository
+	// (the working directory); it keeps check-run names unique.
+	Scope string
+	Now   func() time.Time
 }
 
 // Result says what Publish did.
@@ -108,7 +111,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			so := SummaryOptions{ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha, FailLevel: o.FailLevel, MaxBytes: MaxCheckRunSummaryChars}
 			url, perr := PostCheckRun(ctx, client, CheckRun{
 				Owner: owner, Repo: name,
-				Name:        CheckName(r.Command, r.Shard, getenv("GITHUB_JOB")),
+				Name:        CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB")),
 				HeadSHA:     sha,
 				Conclusion:  conclusion,
 				Title:       plural(e, "error", "errors") + ", " + plural(w, "warning", "warnings") + ", " + plural(n, "notice", "notices"),
@@ -132,7 +135,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
 			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", oneLine(cut(reason, 500)))
 		} else {
-			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, r.Shard, getenv("GITHUB_JOB"))+".")
+			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
 	}
 	if !posted {

@@ -22,9 +22,15 @@ type (
 		Runs    []SARIFRun `json:"runs"`
 	}
 	SARIFRun struct {
-		Tool       SARIFTool      `json:"tool"`
-		Results    []SARIFResult  `json:"results"`
-		Properties map[string]any `json:"properties,omitempty"`
+		Tool              SARIFTool               `json:"tool"`
+		AutomationDetails *SARIFAutomationDetails `json:"automationDetails,omitempty"`
+		Results           []SARIFResult           `json:"results"`
+		Properties        map[string]any          `json:"properties,omitempty"`
+	}
+	// SARIFAutomationDetails.ID ("vigiles/test/") keeps code scanning
+	// from replacing the alerts of one command with another's.
+	SARIFAutomationDetails struct {
+		ID string `json:"id"`
 	}
 	SARIFTool struct {
 		Driver SARIFDriver `json:"driver"`
@@ -163,6 +169,9 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 			}},
 			Results: []SARIFResult{},
 		}},
+	}
+	if cmd := oneLine(cut(r.Command, 20)); cmd != "" {
+		log.Runs[0].AutomationDetails = &SARIFAutomationDetails{ID: "vigiles/" + cmd + "/"}
 	}
 	// Budget: the skeleton plus each result's own encoding, with room for
 	// the properties that count what was left out.
