@@ -597,8 +597,11 @@ type auditSample struct {
 	cpu      time.Duration // user+sys of vigiles and every descendant
 	maxRSSKB int64         // largest RSS of any process of the tree (rusage)
 	hwmKB    int64         // the broker's own VmHWM, last seen while it ran
-	jobs     int
-	coreBusy []float64 // per-core busy fraction over the audit (whole machine)
+	// brokerCPU is the broker's own user+sys (its threads, not its
+	// children), last seen while it ran (10 ms resolution).
+	brokerCPU time.Duration
+	jobs      int
+	coreBusy  []float64 // per-core busy fraction over the audit (whole machine)
 }
 
 func (e *bench) audit(ctx context.Context) (auditSample, error) {
@@ -615,6 +618,7 @@ func (e *bench) audit(ctx context.Context) (auditSample, error) {
 		return auditSample{}, err
 	}
 	var hwm int64
+	var self time.Duration
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -627,6 +631,9 @@ wait:
 		case <-tick.C:
 			if v := vmHWM(cmd.Process.Pid); v > hwm {
 				hwm = v
+			}
+			if v := selfCPU(cmd.Process.Pid); v > self {
+				self = v
 			}
 		}
 	}
@@ -648,7 +655,7 @@ wait:
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		return auditSample{}, fmt.Errorf("reading the audit report: %w", err)
 	}
-	a := auditSample{wall: wall, hooks: len(rep.Runs), hwmKB: hwm, jobs: jobs}
+	a := auditSample{wall: wall, hooks: len(rep.Runs), hwmKB: hwm, jobs: jobs, brokerCPU: self}
 	for _, r := range rep.Runs {
 		if r.Tier != "confined" {
 			return a, fmt.Errorf("a hook ran %s, not confined", r.Tier)
@@ -665,6 +672,27 @@ wait:
 		}
 	}
 	return a, nil
+}
+
+// selfCPU reads utime+stime of pid (all its threads, no children) from
+// /proc/PID/stat.
+func selfCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	// After the command name: state is field 3, utime 14, stime 15.
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * (time.Second / 100) // USER_HZ is 100 on Linux
 }
 
 func vmHWM(pid int) int64 {
@@ -911,6 +939,7 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 	fmt.Fprintf(w, "| hooks' own run time (Σ durationMs) | %s ms |\n", msf(a.hookTime))
 	fmt.Fprintf(w, "| vigiles' own share: 1 − Σ durationMs / (jobs × wall) | %.1f %% |\n", 100*share)
 	fmt.Fprintf(w, "| CPU of vigiles and everything it started (user+sys) | %s ms (%.1f ms per hook) |\n", msf(a.cpu), float64(a.cpu.Microseconds())/1000/float64(a.hooks))
+	fmt.Fprintf(w, "| … of which the broker's own threads (runner, result handling; /proc/PID/stat) | %s ms (%.1f ms per hook) |\n", msf(a.brokerCPU), float64(a.brokerCPU.Microseconds())/1000/float64(a.hooks))
 	fmt.Fprintf(w, "| CPU spread: (user+sys) / wall | %.2f cores of %d |\n", float64(a.cpu)/float64(a.wall), m.NProc)
 	var busy []string
 	for i, b := range a.coreBusy {
