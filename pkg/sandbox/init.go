@@ -23,7 +23,6 @@ import (
 const (
 	initArg   = "__vigiles-init"
 	reaperArg = "__vigiles-reaper"
-	execArg   = "__vigiles-exec"
 )
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
@@ -85,8 +84,6 @@ func MaybeInit() {
 		os.Exit(initMain())
 	case reaperArg:
 		os.Exit(reaperMain())
-	case execArg:
-		os.Exit(execMain())
 	}
 }
 

@@ -101,17 +101,18 @@ func reaperMain() int {
 	if len(cfg.Command) == 0 {
 		return send(reaperStatus{Error: "no command"})
 	}
-	// The command starts through a small exec shim (this binary again, via
-	// /proc/self/exe: its path is hidden now) that sets RLIMIT_NPROC and
-	// execs it. The reaper itself must stay free of that limit: a fork bomb
-	// would otherwise leave its Go runtime unable to start a thread.
+	// The command starts through /bin/sh, which sets RLIMIT_NPROC and
+	// execs it: the reaper itself must stay free of that limit, or a fork
+	// bomb would leave its Go runtime unable to start a thread. (A shell
+	// start costs about a millisecond; another Go start would cost ten.)
 	path := cfg.Command[0]
 	if !strings.Contains(path, "/") {
 		path = lookPath(path, cfg.Env)
 	}
-	lim0 := cfg.Limits.withDefaults()
-	shimArgs := append([]string{execArg, strconv.Itoa(lim0.Pids), path}, cfg.Command...)
-	cmd := exec.Command("/proc/self/exe", shimArgs...)
+	if _, err := os.Stat(shell); err != nil {
+		return send(reaperStatus{Refusal: fmt.Sprintf("no %s in the sandbox to set the process limit with: %v", shell, err)})
+	}
+	cmd := exec.Command(shell, append([]string{"-c", nprocShim(cfg.Limits.withDefaults().Pids), path}, cfg.Command[1:]...)...)
 	cmd.Env = cfg.Env
 	cmd.Dir = cfg.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -165,29 +166,14 @@ func waitStatus(ws unix.WaitStatus) (int, string) {
 	return ws.ExitStatus(), ""
 }
 
-// execMain is the exec shim: argv is [exe, execArg, PIDS, PATH, ARGV0,
-// ARGS...]. It sets RLIMIT_NPROC and becomes the command.
-func execMain() int {
-	if len(os.Args) < 5 {
-		fmt.Fprintln(os.Stderr, "vigiles: exec shim: bad arguments")
-		return 125
-	}
-	n, err := strconv.Atoi(os.Args[2])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "vigiles: exec shim: bad process limit")
-		return 125
-	}
-	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}); err != nil {
-		fmt.Fprintf(os.Stderr, "vigiles: setting the process limit: %v\n", err)
-		return 125
-	}
-	path, argv := os.Args[3], os.Args[4:]
-	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "%s: %v\n", argv[0], err)
-	if errors.Is(err, syscall.ENOENT) {
-		return 127
-	}
-	return 126
+// shell runs the exec shim.
+const shell = "/bin/sh"
+
+// nprocShim is the shell script that sets the process limit (bash knows
+// it as -u, dash and busybox as -p) and becomes the command ($0 "$@").
+func nprocShim(pids int) string {
+	n := strconv.Itoa(pids)
+	return "ulimit -u " + n + " 2>/dev/null || ulimit -p " + n + " || exit 125; exec \"$0\" \"$@\""
 }
 
 // linger reaps the command's leftover processes for up to d, then lists
