@@ -44,7 +44,7 @@ func main() {
 	flag.StringVar(&o.vigiles, "vigiles", "bin/vigiles", "the vigiles binary to measure")
 	flag.StringVar(&o.out, "o", "", "also write the markdown report to this file")
 	flag.StringVar(&o.doc, "doc", "", "also put the report between the vbench:begin/end markers of this markdown file (docs/performance.md)")
-	flag.StringVar(&o.only, "only", "", "comma-separated case names to run (default: all)")
+	flag.StringVar(&o.only, "only", "", "comma-separated case names to run, \"audit\" for the audit (default: everything)")
 	flag.BoolVar(&o.noSRT, "no-srt", false, "do not install and measure srt (@anthropic-ai/sandbox-runtime)")
 	flag.StringVar(&o.srtVersion, "srt-version", "", "exact version of @anthropic-ai/sandbox-runtime (default: what the registry calls latest, pinned with npm view)")
 	flag.IntVar(&o.auditHooks, "audit-hooks", 200, "hooks in the audit benchmark (0: skip the audit)")
