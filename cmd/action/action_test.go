@@ -557,3 +557,22 @@ func TestActionMergeShards(t *testing.T) {
 		}
 	}
 }
+
+// Progress lines and errors carry plugin and file names: in the step log
+// neither may start a workflow command.
+func TestProgressAndErrorsStayOneLine(t *testing.T) {
+	var b bytes.Buffer
+	pw := &progressWriter{w: &b}
+	io.WriteString(pw, "[1/2] evil\r::error::x plugin: ")
+	io.WriteString(pw, "allowed\n[2/2] ::add-mask::y\u2028::warning::z\n")
+	for _, c := range annotatetest.Commands(b.String()) {
+		t.Errorf("progress produced command %+v", c)
+	}
+	if got := strings.Count(b.String(), "\n"); got != 2 {
+		t.Errorf("%d lines from 2 progress lines:\n%s", got, b.String())
+	}
+	err := oneLineErr{fmt.Errorf("reading plugins/x\n::error::forged: %w", errBadInput)}
+	if strings.ContainsAny(err.Error(), "\r\n") || !errors.Is(err, errBadInput) {
+		t.Errorf("error %q is not one line or lost its cause", err.Error())
+	}
+}
