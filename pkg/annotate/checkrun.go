@@ -135,6 +135,12 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
 	}
 	anns := checkAnnotations(cr.Findings, cr.DefaultFile)
+	summary := cr.Summary
+	if n := len(anns) - MaxCheckRunAnnotations; n > 0 {
+		anns = anns[:MaxCheckRunAnnotations]
+		note := fmt.Sprintf("\n\n**%d more annotations not posted** (a check run carries at most %d here, most severe first); the job summary and the JSON report have every finding.\n", n, MaxCheckRunAnnotations)
+		summary = cut(summary, MaxCheckRunSummaryChars-len(note)) + note
+	}
 	var batches [][]*github.CheckRunAnnotation
 	for len(anns) > MaxCheckRunAnnotationsPerRequest {
 		batches = append(batches, anns[:MaxCheckRunAnnotationsPerRequest])
@@ -149,7 +155,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	output := func(b []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{
 			Title:       github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
-			Summary:     github.String(cut(cr.Summary, MaxCheckRunSummaryChars)),
+			Summary:     github.String(cut(summary, MaxCheckRunSummaryChars)),
 			Annotations: b,
 		}
 	}

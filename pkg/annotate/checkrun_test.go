@@ -192,6 +192,24 @@ func TestCheckRunSummaryIsCut(t *testing.T) {
 	}
 }
 
+func TestCheckRunAnnotationCap(t *testing.T) {
+	fake := &fakeGitHub{}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	publish(t, manyFindings(MaxCheckRunAnnotations+130), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(fake.reqs) != want {
+		t.Fatalf("%d requests, want %d", len(fake.reqs), want)
+	}
+	last := fake.reqs[len(fake.reqs)-1].Body
+	if last["status"] != "completed" {
+		t.Errorf("last request does not complete the run: %v", last["status"])
+	}
+	s := last["output"].(map[string]any)["summary"].(string)
+	if !strings.Contains(s, "**130 more annotations not posted**") || utf8.RuneCountInString(s) > MaxCheckRunSummaryChars {
+		t.Errorf("summary does not count what was not posted, or is too long (%d)", utf8.RuneCountInString(s))
+	}
+}
+
 func TestCheckRunFallsBack(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -35,6 +35,13 @@ const (
 	// make multiple requests to the Update a check run endpoint."
 	MaxCheckRunAnnotationsPerRequest = 50
 
+	// MaxCheckRunAnnotations is our own bound on the annotations of one
+	// check run (20 requests of 50). GitHub documents no total, but every
+	// request counts against the token's secondary rate limits; the rest
+	// are counted in the check run's summary and all are in the job
+	// summary and the JSON report.
+	MaxCheckRunAnnotations = 1000
+
 	// MaxCheckRunSummaryChars is the longest output.summary (and
 	// output.text) of a check run.
 	// Source: docs.github.com REST API, "Create a check run",
