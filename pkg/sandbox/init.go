@@ -88,6 +88,9 @@ func MaybeInit() {
 }
 
 func initMain() int {
+	// The reaper is started from this thread with Pdeathsig, which the
+	// kernel ties to the thread: keep it for the init's whole life.
+	runtime.LockOSThread()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
 		if err := json.NewEncoder(res).Encode(r); err != nil {
@@ -193,21 +196,25 @@ func runInit(cfg initConfig) initResult {
 		return failResult(fmt.Errorf("unknown writes method %q", method))
 	}
 
+	// The reaper starts now, so that its own start-up (a Go runtime, a
+	// fresh /proc) overlaps the egress setup; it waits for its config,
+	// which carries what the setup decides (proxy variables, resolv.conf).
+	rp, err := spawnReaper()
+	if err != nil {
+		return failResult(err)
+	}
 	ctx := context.Background()
-	env := cfg.Env
+	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger}
 	var sess NetSession
 	if cfg.Network && network != nil {
 		s, err := network.Setup(ctx, cfg.Egress)
 		if err != nil {
+			rp.abort()
 			return failResult(refuse("setting up the egress wall: %w", err))
 		}
 		sess = s
-		env = append(env, s.Env()...)
-		if rc := s.ResolvConf(); rc != nil {
-			if err := placeResolvConf(rc); err != nil {
-				return failResult(refuse("placing resolv.conf: %w", err))
-			}
-		}
+		rc.Env = append(rc.Env, s.Env()...)
+		rc.ResolvConf = s.ResolvConf()
 	}
 	if cfg.WaitGo {
 		ctl := os.NewFile(fdControl, "control")
@@ -215,11 +222,15 @@ func runInit(cfg initConfig) initResult {
 		n, _ := io.ReadFull(ctl, buf)
 		ctl.Close()
 		if string(buf[:n]) != "go\n" {
+			rp.abort()
+			if sess != nil {
+				sess.Finish()
+			}
 			return failResult(errors.New("init: broker did not confirm the network attach"))
 		}
 	}
 
-	st, timedOut, err := startReaper(cfg, env)
+	st, timedOut, err := rp.run(cfg, rc)
 	r := initResult{OK: err == nil, WritesMethod: method, TimedOut: timedOut}
 	if err != nil {
 		r = failResult(err)
@@ -320,19 +331,24 @@ func placeResolvConf(data []byte) error {
 	return bindMount(f, path)
 }
 
-// startReaper runs the reaper in a nested pid and mount namespace and waits
-// for it within the command's deadline (plus linger).
-func startReaper(cfg initConfig, env []string) (reaperStatus, bool, error) {
-	var st reaperStatus
+// reaperProc is a started reaper waiting for its config.
+type reaperProc struct {
+	cmd      *exec.Cmd
+	cfW, stR *os.File
+}
+
+// spawnReaper starts the reaper in a nested pid and mount namespace. The
+// calling goroutine must hold its OS thread for the reaper's lifetime:
+// Pdeathsig is tied to the thread (golang/go#27505); initMain locks it.
+func spawnReaper() (*reaperProc, error) {
 	stR, stW, err := os.Pipe()
 	if err != nil {
-		return st, false, err
+		return nil, err
 	}
 	cfR, cfW, err := os.Pipe()
 	if err != nil {
-		return st, false, err
+		return nil, err
 	}
-	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: env, Limits: cfg.Limits, Linger: cfg.Linger}
 	cmd := exec.Command(initBinary, reaperArg)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{cfR, stW}
@@ -340,19 +356,32 @@ func startReaper(cfg initConfig, env []string) (reaperStatus, bool, error) {
 		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
 		Pdeathsig:  syscall.SIGKILL,
 	}
-	runtime.LockOSThread() // Pdeathsig is tied to the thread (golang/go#27505)
-	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
-		return st, false, refuse("starting the reaper: %w", err)
+		return nil, refuse("starting the reaper: %w", err)
 	}
 	cfR.Close()
 	stW.Close()
-	if err := json.NewEncoder(cfW).Encode(rc); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+	return &reaperProc{cmd: cmd, cfW: cfW, stR: stR}, nil
+}
+
+// abort ends a reaper that will not be given a command.
+func (rp *reaperProc) abort() {
+	rp.cmd.Process.Kill()
+	rp.cmd.Wait()
+	rp.cfW.Close()
+	rp.stR.Close()
+}
+
+// run hands the reaper its config and waits for it within the command's
+// deadline (plus linger).
+func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, error) {
+	var st reaperStatus
+	cmd, stR := rp.cmd, rp.stR
+	if err := json.NewEncoder(rp.cfW).Encode(rc); err != nil {
+		rp.abort()
 		return st, false, fmt.Errorf("sending the reaper its config: %w", err)
 	}
-	cfW.Close()
+	rp.cfW.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timeout := cfg.Timeout

@@ -28,6 +28,8 @@ type reaperConfig struct {
 	Env     []string      `json:"env"`
 	Limits  Limits        `json:"limits"`
 	Linger  time.Duration `json:"linger"`
+	// ResolvConf, when set, is placed at /etc/resolv.conf for the command.
+	ResolvConf []byte `json:"resolvConf,omitempty"`
 }
 
 // defaultLimits are generous enough that a real hook never meets them.
@@ -77,6 +79,14 @@ func reaperMain() int {
 		json.NewEncoder(stFile).Encode(s)
 		return 0
 	}
+	// What needs no config is done while the init sets up the network.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return send(reaperStatus{Refusal: fmt.Sprintf("making mounts private: %v", err)})
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return send(reaperStatus{Refusal: fmt.Sprintf("mounting /proc for the command's pid namespace: %v", err)})
+	}
+	filter, ferr := seccomp.Filter()
 	var cfg reaperConfig
 	cf := os.NewFile(fdConfig, "config")
 	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
@@ -95,7 +105,15 @@ func reaperMain() int {
 		for range sigs {
 		}
 	}()
-	if err := confineSelf(cfg.Workdir, cfg.Limits.withDefaults()); err != nil {
+	if ferr != nil {
+		return send(reaperStatus{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
+	}
+	if cfg.ResolvConf != nil {
+		if err := placeResolvConf(cfg.ResolvConf); err != nil {
+			return send(reaperStatus{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
+		}
+	}
+	if err := confineSelf(cfg.Workdir, cfg.Limits.withDefaults(), filter); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}
 	if len(cfg.Command) == 0 {
@@ -252,13 +270,7 @@ func lookPath(name string, env []string) string {
 // /proc for this pid namespace, the init's directory hidden, rlimits, an
 // empty capability bounding, inheritable and ambient set, no_new_privs,
 // non-dumpable, and the seccomp filter. Any failure is a refusal.
-func confineSelf(workdir string, l Limits) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("making mounts private: %w", err)
-	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mounting /proc for the command's pid namespace: %w", err)
-	}
+func confineSelf(workdir string, l Limits, filter []unix.SockFilter) error {
 	if err := unix.Mount("tmpfs", runDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
 		return fmt.Errorf("hiding the init's directory: %w", err)
 	}
@@ -294,11 +306,7 @@ func confineSelf(workdir string, l Limits) error {
 	if err := landlock.RestrictWrites([]string{workdir, sandboxHome, sandboxTmp, sandboxShm}); err != nil && !errors.Is(err, landlock.ErrUnsupported) {
 		return fmt.Errorf("applying Landlock: %w", err)
 	}
-	f, err := seccomp.Filter()
-	if err != nil {
-		return fmt.Errorf("building the seccomp filter: %w", err)
-	}
-	if err := seccomp.Install(f); err != nil {
+	if err := seccomp.Install(filter); err != nil {
 		return fmt.Errorf("installing the seccomp filter: %w", err)
 	}
 	return nil
