@@ -203,7 +203,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
-	cfg.WaitGo = needAttach || cg != nil
+	cfg.WaitGo = needAttach
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if cred == nil && os.Geteuid() == 0 {
@@ -211,6 +211,13 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		p.MaskFiles = existingSecretFiles()
 	}
 	argv := bwrapArgs(p)
+	if cg != nil {
+		// bwrap enters the pids cgroup before it exists as bwrap: a shell
+		// moves itself in and execs it, so every process of the sandbox
+		// is born inside (moving a running process would leave the
+		// children it already has outside).
+		argv = append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, cg.procsFile()}, argv...)
+	}
 
 	var closers []io.Closer
 	defer func() {
@@ -270,13 +277,6 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 			kill()
 			<-waitDone
 			return fail(bwrapFailed(ctx, out.stderrBytes()))
-		}
-		if cg != nil {
-			if err := cg.add(info.ChildPid); err != nil {
-				kill()
-				<-waitDone
-				return fail(fmt.Errorf("%w: %v", ErrRefused, err))
-			}
 		}
 		if needAttach {
 			c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)

@@ -126,12 +126,8 @@ func newPidsCgroup(root bool, max int) (*pidsCgroup, error) {
 		errors.Join(errs...))
 }
 
-func (c *pidsCgroup) add(pid int) error {
-	if err := os.WriteFile(filepath.Join(c.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644); err != nil {
-		return fmt.Errorf("moving the sandbox into its pids cgroup: %w", err)
-	}
-	return nil
-}
+// procsFile is the file a process writes its pid to, to enter the cgroup.
+func (c *pidsCgroup) procsFile() string { return filepath.Join(c.dir, "cgroup.procs") }
 
 // hit reports whether the cgroup refused a fork.
 func (c *pidsCgroup) hit() bool {
