@@ -237,12 +237,13 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	resR, resW := pipe()
 	ctlR, ctlW := pipe()
 	infoR, infoW := pipe()
+	readyR, readyW := pipe()
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
-	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW}
+	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -252,6 +253,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	resW.Close()
 	ctlR.Close()
 	infoW.Close()
+	readyW.Close()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -279,6 +281,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 			return fail(bwrapFailed(ctx, out.stderrBytes()))
 		}
 		if needAttach {
+			// Attach only once the init runs: a connector joining the
+			// namespace while bwrap still configures its loopback makes
+			// bwrap fail (RTM_NEWADDR).
+			if !readByte(readyR) {
+				kill()
+				<-waitDone
+				return fail(bwrapFailed(ctx, out.stderrBytes()))
+			}
 			c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
 			if err != nil {
 				kill()
@@ -370,6 +380,12 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(errors.New("the sandbox's result has no egress record"))
 	}
 	return res, nil
+}
+
+// readByte reports whether one byte arrived before EOF.
+func readByte(r io.Reader) bool {
+	n, _ := r.Read(make([]byte, 1))
+	return n == 1
 }
 
 // existingSecretFiles expands secretFiles on this host (regular files only).

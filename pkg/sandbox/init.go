@@ -91,6 +91,9 @@ func initMain() int {
 	// The reaper is started from this thread with Pdeathsig, which the
 	// kernel ties to the thread: keep it for the init's whole life.
 	runtime.LockOSThread()
+	ready := os.NewFile(fdReady, "ready")
+	ready.Write([]byte("r"))
+	ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
 		if err := json.NewEncoder(res).Encode(r); err != nil {
