@@ -419,8 +419,8 @@ func TestActionRunnerRefusesMissingConfig(t *testing.T) {
 // TestMain lets the test binary play the sandbox's init: the real engine
 // re-executes it inside the sandbox (TestActionOnExamples).
 func TestMain(m *testing.M) {
-	sandbox.MaybeInit()
-	wireNetwork()
+	wireNetwork()       // before MaybeInit, as in main: the init walls the network
+	sandbox.MaybeInit() // the test binary plays the init and the reaper
 	flag.Parse()
 	os.Exit(m.Run())
 }

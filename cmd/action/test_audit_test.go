@@ -21,7 +21,6 @@ import (
 // The sandbox re-executes this test binary as its init; the init sets up
 // the egress wall only if the network layer is wired before MaybeInit runs
 // (as main does). An init func runs before any TestMain.
-func init() { wireNetwork() }
 
 // runCLI runs the vigiles entry point and returns its exit status and
 // output.
