@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"fmt"
 	"context"
 	"encoding/hex"
 	"io"
@@ -231,7 +232,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 					v6 = append(v6, e)
 				}
 			}
-			t.Skipf("IPv6 through %s did not reach the test host (%q); entries: %+v", connector, out(11), v6)
+			missing(t, fmt.Sprintf("IPv6 through %s to the test host (%q); entries: %+v", connector, out(11), v6))
 		}
 		e, _ := mustFind(t, res.Egress, "v6 host", func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaConnect && e.IP == "2001:db8:76::3" && e.Port == 80
