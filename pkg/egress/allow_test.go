@@ -1,9 +1,9 @@
 package egress
 
 import (
-	"fmt"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
