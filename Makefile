@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       ?= bin/vigiles
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
 FUZZTIME  ?= 10s
 
 .PHONY: all deps build example test unit fuzz bench image-test lint clean
@@ -12,8 +12,11 @@ all: build
 deps:
 	bash scripts/install-deps.sh
 
+# bin/vigiles and, beside it, bin/vigiles-sandbox: the lean binary that
+# runs inside every sandbox (the init and the reaper).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/action
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(dir $(BIN))vigiles-sandbox ./cmd/vigiles-sandbox
 
 # The main job on the bundled example: install what is missing, build,
 # audit the example repository and run its expectations.

@@ -90,6 +90,8 @@ done
 version=image-test-$(git rev-parse --short HEAD 2>/dev/null || echo dev)
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" \
   -o "$root/usr/local/bin/vigiles" ./cmd/action
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" \
+  -o "$root/usr/local/bin/vigiles-sandbox" ./cmd/vigiles-sandbox
 mkdir -p "$root/work"
 cp -a examples "$root/work/examples"
 mkdir -p "$root/github/file_commands"

@@ -160,10 +160,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	if err != nil {
 		return fail(fmt.Errorf("%w: bubblewrap is not installed; fix: %s", ErrRefused, DefaultFix))
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
+	exe, err := sandboxExecutable()
 	if err != nil {
 		return fail(fmt.Errorf("finding the vigiles binary: %w", err))
 	}
@@ -172,6 +169,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		timeout = DefaultTimeout
 	}
 	cfg := initConfig{
+		Protocol:     initProtocol,
 		Workdir:      spec.Dir,
 		Cwd:          cwd,
 		Command:      spec.Command,
@@ -380,6 +378,27 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(errors.New("the sandbox's result has no egress record"))
 	}
 	return res, nil
+}
+
+// SandboxBinary is the lean binary of the in-sandbox roles (init and
+// reaper). When it lies beside the running executable, sandboxes run it
+// instead of the running executable itself: it starts in a fraction of
+// the full CLI's time. Both must come from the same build.
+const SandboxBinary = "vigiles-sandbox"
+
+func sandboxExecutable() (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return "", err
+	}
+	lean := filepath.Join(filepath.Dir(exe), SandboxBinary)
+	if fi, err := os.Stat(lean); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return lean, nil
+	}
+	return exe, nil
 }
 
 // readByte reports whether one byte arrived before EOF.

@@ -25,8 +25,14 @@ const (
 	reaperArg = "__vigiles-reaper"
 )
 
+// initProtocol numbers the broker–init–reaper protocol (the config and
+// result documents and the fds). Bump it on any change: a broker and an
+// in-sandbox binary from different builds must refuse each other.
+const initProtocol = 2
+
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
+	Protocol     int                   `json:"protocol"`
 	Workdir      string                `json:"workdir"`
 	Cwd          string                `json:"cwd"`
 	Command      []string              `json:"command"`
@@ -107,6 +113,9 @@ func initMain() int {
 		return send(initResult{Error: fmt.Sprintf("init: reading config: %v", err)})
 	}
 	cfgFile.Close()
+	if cfg.Protocol != initProtocol {
+		return send(initResult{Error: fmt.Sprintf("the in-sandbox binary (protocol %d) and vigiles (protocol %d) come from different builds: rebuild both (make build)", initProtocol, cfg.Protocol)})
+	}
 	r := runInit(cfg)
 	return send(r)
 }

@@ -1,0 +1,52 @@
+// Package netwire joins the sandbox engine and the egress layer, which
+// never import each other: it adapts *egress.Layer to sandbox.Network for
+// the two binaries that need it (vigiles, and vigiles-sandbox, the lean
+// binary of the in-sandbox roles). It must hold no logic of its own.
+package netwire
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/vigiles/action/pkg/egress"
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// Install makes the egress layer the sandbox engine's network. Call it
+// before sandbox.MaybeInit: the init walls the network with it.
+func Install() { sandbox.SetNetwork(adapter{&egress.Layer{}}) }
+
+type adapter struct{ l *egress.Layer }
+
+func (a adapter) Setup(ctx context.Context, p evidence.EgressPolicy) (sandbox.NetSession, error) {
+	s, err := a.l.Setup(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
+	return a.l.Attach(ctx, p, pid)
+}
+
+// ValidateEgress checks an egress policy from flags or inputs and fills
+// the default mode and resolver.
+func ValidateEgress(p *evidence.EgressPolicy) error {
+	switch p.Mode {
+	case "":
+		p.Mode = evidence.EgressDeny
+	case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
+	default:
+		return fmt.Errorf("--egress %q: want deny, record or allow", p.Mode)
+	}
+	if len(p.Allow) > 0 && p.Mode != evidence.EgressAllow {
+		return fmt.Errorf("--allow needs --egress allow")
+	}
+	if p.Mode == evidence.EgressAllow && p.DNSUpstream == "" {
+		p.DNSUpstream = egress.DefaultUpstream()
+	}
+	return egress.ValidatePolicy(*p)
+}

@@ -1,0 +1,49 @@
+package escape
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestLeanSandboxBinaryIsUsed checks that, with vigiles-sandbox beside the
+// vigiles binary (as `make build` and the image ship them), the init runs
+// from the lean binary.
+func TestLeanSandboxBinaryIsUsed(t *testing.T) {
+	requireBwrap(t)
+	dir := workTree(t)
+	cmd := exec.Command(vigilesBin, "run", "--json", "--workdir", dir, "--", "sleep", "2")
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if err != nil || !bytes.HasPrefix(b, []byte("/run/vigiles/bin/vigiles\x00__vigiles-init")) {
+				continue
+			}
+			// The link names the in-sandbox path; the file is what counts.
+			got, err := os.Stat(filepath.Join("/proc", e.Name(), "exe"))
+			if err != nil {
+				continue
+			}
+			lean, err := os.Stat(filepath.Join(filepath.Dir(vigilesBin), "vigiles-sandbox"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !os.SameFile(got, lean) {
+				t.Errorf("the init does not run the lean vigiles-sandbox beside vigiles")
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no init process seen")
+}
