@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,36 +160,39 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 	return out, nil
 }
 
-// writeRunReport prints the short human report of a run.
+// writeRunReport prints the short human report of a run. Every value
+// that a command can influence (its stderr inside an error, a host name,
+// a file name) is printed quoted or with control characters escaped, so
+// that nothing it prints can rewrite or hide the verdict on a terminal.
 func writeRunReport(w io.Writer, r *sandbox.Result) {
 	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
 	switch {
 	case r.Refusal != "":
-		fmt.Fprintf(w, " — refused: %s\n", r.Refusal)
+		fmt.Fprintf(w, " — refused: %s\n", printable(r.Refusal))
 		return
 	case r.Error != "":
-		fmt.Fprintf(w, " — failed: %s\n", r.Error)
+		fmt.Fprintf(w, " — failed: %s\n", printable(r.Error))
 		return
 	}
 	fmt.Fprintf(w, ", exit %d", r.ExitCode)
 	if r.Signal != "" {
-		fmt.Fprintf(w, " (%s)", r.Signal)
+		fmt.Fprintf(w, " (%s)", printable(r.Signal))
 	}
 	if r.TimedOut {
 		fmt.Fprint(w, ", timed out")
 	}
 	if r.LimitHit != "" {
-		fmt.Fprintf(w, ", limit hit: %s", r.LimitHit)
+		fmt.Fprintf(w, ", limit hit: %s", printable(r.LimitHit))
 	}
 	fmt.Fprintf(w, ", %s\n", time.Duration(r.DurationMs*float64(time.Millisecond)).Round(time.Millisecond))
 	if r.Writes == nil {
 		fmt.Fprintln(w, "  writes: not recorded (direct run)")
 	} else if len(r.Writes) == 0 {
-		fmt.Fprintf(w, "  writes: none (recorded by %s)\n", r.WritesMethod)
+		fmt.Fprintf(w, "  writes: none (recorded by %s)\n", printable(r.WritesMethod))
 	} else {
-		fmt.Fprintf(w, "  writes (recorded by %s):\n", r.WritesMethod)
+		fmt.Fprintf(w, "  writes (recorded by %s):\n", printable(r.WritesMethod))
 		for _, wr := range r.Writes {
-			fmt.Fprintf(w, "    %-6s %q\n", wr.Op, wr.Path)
+			fmt.Fprintf(w, "    %-6s %q\n", printable(string(wr.Op)), wr.Path)
 		}
 	}
 	if r.Egress == nil {
@@ -206,10 +210,17 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 			if dest == "" {
 				dest = e.IP
 			}
-			fmt.Fprintf(w, "    %-7s %q port %d via %s (%d attempts)\n", verdict, dest, e.Port, e.Via, e.Attempts)
+			fmt.Fprintf(w, "    %-7s %q port %d via %s (%d attempts)\n", verdict, dest, e.Port, printable(string(e.Via)), e.Attempts)
 		}
 	}
 	if len(r.Lingered) > 0 {
 		fmt.Fprintf(w, "  outlived the command (ended): %q\n", r.Lingered)
 	}
+}
+
+// printable escapes control characters and invalid UTF-8 (as \xNN,
+// \n, \u…), keeping the rest of the text readable.
+func printable(s string) string {
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }

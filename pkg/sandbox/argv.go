@@ -144,7 +144,7 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 	}
 	for _, kv := range environ {
 		if len(kv) > 3 && kv[:3] == "LC_" {
-			if k, v, ok := cut(kv); ok {
+			if k, v, ok := cut(kv); ok && !IsSecretName(k) {
 				m[k] = v
 			}
 		}

@@ -56,7 +56,7 @@ func TestBwrapArgsGolden(t *testing.T) {
 func TestHookEnvAllowlist(t *testing.T) {
 	host := map[string]string{"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "GITHUB_TOKEN": "ghs_secret", "HOME": "/root"}
 	getenv := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
-	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x"}
+	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x", "LC_GH_TOKEN=s3cr3t"}
 	got := hookEnv(getenv, environ, []string{"FOO=bar", "LANG=de_DE.UTF-8"})
 	want := []string{"HOME=/home/vigiles", "LANG=de_DE.UTF-8", "LC_ALL=C", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=vigiles"}
 	if d := cmp.Diff(sorted(want), got); d != "" {

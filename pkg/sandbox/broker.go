@@ -92,6 +92,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // Writes and Egress stay nil.
 func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
 	res.Tier = TierDirect
+	cloexecFrom(3)
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -145,6 +146,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 
 func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
 	res.Tier = TierConfined
+	cloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) {
 		if errors.Is(err, ErrRefused) {
 			res.Tier = TierRefused

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,6 +98,7 @@ func initMain() int {
 	// The reaper is started from this thread with Pdeathsig, which the
 	// kernel ties to the thread: keep it for the init's whole life.
 	runtime.LockOSThread()
+	cloexecFrom(3) // the reaper, and so the command, inherits none of these
 	ready := os.NewFile(fdReady, "ready")
 	ready.Write([]byte("r"))
 	ready.Close()
@@ -156,11 +158,11 @@ func runInit(cfg initConfig) initResult {
 		}
 	}
 	for _, d := range []string{tmp, shm} {
-		if err := os.Chmod(d, 0o1777); err != nil {
+		if err := os.Chmod(d, 0o777|os.ModeSticky); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
 	}
-	if err := os.MkdirAll(sandboxShm, 0o1777); err != nil {
+	if err := os.MkdirAll(sandboxShm, 0o777|os.ModeSticky); err != nil {
 		return failResult(refuse("preparing /dev/shm: %w", err))
 	}
 	if err := bindMount(shm, sandboxShm); err != nil {
@@ -287,7 +289,7 @@ func runInit(cfg initConfig) initResult {
 		if werr == nil {
 			sw, werr = upperWrites(shm, sandboxShm+"/")
 		}
-		writes = append(writes, sw...)
+		writes = append(writes, dropMountParents(sw, sandboxShm+"/", sandboxShm, cfg.Workdir)...)
 		writes = append(writes, dropMountParents(hw, "~/", sandboxHome, cfg.Workdir)...)
 		writes = append(writes, dropMountParents(tw, "$TMPDIR/", sandboxTmp, cfg.Workdir)...)
 	}
@@ -418,7 +420,12 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 		}
 		return st, false, fmt.Errorf("the reaper ended without a status (%v)", cmd.ProcessState)
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil || dec.More() {
+		if err == nil {
+			err = errors.New("trailing data")
+		}
 		return st, timedOut, fmt.Errorf("the reaper's status is malformed: %w", err)
 	}
 	return st, timedOut, nil

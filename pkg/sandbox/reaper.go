@@ -74,6 +74,9 @@ func reaperMain() int {
 	// All that follows runs on this one thread: the capability bounding set
 	// is per thread, and the command is forked from it.
 	runtime.LockOSThread()
+	// The status pipe and the config pipe must not reach the command: it
+	// could forge its own exit status through them.
+	cloexecFrom(3)
 	stFile := os.NewFile(fdResult, "status")
 	send := func(s reaperStatus) int {
 		json.NewEncoder(stFile).Encode(s)
@@ -85,6 +88,9 @@ func reaperMain() int {
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return send(reaperStatus{Refusal: fmt.Sprintf("mounting /proc for the command's pid namespace: %v", err)})
+	}
+	if err := protectProc(); err != nil {
+		return send(reaperStatus{Refusal: err.Error()})
 	}
 	filter, ferr := seccomp.Filter()
 	var cfg reaperConfig
@@ -346,6 +352,27 @@ func lastCap() int {
 		return 63
 	}
 	return n
+}
+
+// procReadOnly are the parts of a fresh /proc that reach the kernel as a
+// whole; uid 0 of a root caller's sandbox could otherwise write sysctls
+// (kernel.core_pattern …) with no capability at all.
+var procReadOnly = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}
+
+// protectProc bind-mounts each of procReadOnly on itself read-only.
+func protectProc() error {
+	for _, p := range procReadOnly {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("protecting %s: %w", p, err)
+		}
+		if err := unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("making %s read-only: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // readOnlyMounts are the mounts bwrap made writable for the init's sake

@@ -169,6 +169,7 @@ func TestWritesExact(t *testing.T) {
 			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
 			{"home", nil, "mkdir -p ~/.cache && echo 1 > ~/.cache/x", []evidence.Write{{Path: "~/.cache/x", Op: "create", Kind: "file"}}},
 			{"tmpdir", nil, "echo 1 > $TMPDIR/t; echo 2 > /tmp/u", []evidence.Write{{Path: "$TMPDIR/t", Op: "create", Kind: "file"}, {Path: "$TMPDIR/u", Op: "create", Kind: "file"}}},
+			{"whiteout-shaped device in HOME", nil, "mknod ~/ghost c 0 0", []evidence.Write{{Path: "~/ghost", Op: "create", Kind: "other"}}},
 		} {
 			t.Run(method+"/"+tt.name, func(t *testing.T) {
 				if tt.files == nil {

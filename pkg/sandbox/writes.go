@@ -52,7 +52,7 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 				inLower = unix.Lstat(filepath.Join(lower, p), &lst) == nil
 			}
 			switch {
-			case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0:
+			case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0 && lower != "":
 				// A whiteout: the lower path was deleted.
 				if inLower {
 					dels, err := lowerDeletes(lower, p, prefix, lst)

@@ -21,6 +21,10 @@ import (
 
 var vigilesBin string
 
+// extra are files the next vigiles call inherits as fds 3, 4, … (a caller
+// that leaves descriptors open).
+var extra []*os.File
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "vigiles-escape-bin-")
 	if err != nil {
@@ -149,6 +153,7 @@ func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) r
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.ExtraFiles = extra
 	err := cmd.Run()
 	var res result
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
@@ -339,8 +344,28 @@ func TestEscapeProcessesAndKernel(t *testing.T) {
 				os.WriteFile(p, b, 0o755)
 				os.Chmod(p, 0o4755)
 			}
-			res := vigiles(t, r, dir, nil, "--env", fmt.Sprintf("HOST_PID=%d", os.Getpid()), "--", "bash", "processes.sh")
-			checkAttempts(t, res, 20)
+			// The caller leaves a writable host file and a directory open
+			// (fds 3 and 4 of vigiles): neither may reach the hook.
+			leakFile := filepath.Join(t.TempDir(), "left-open")
+			os.WriteFile(leakFile, []byte("original\n"), 0o666)
+			lf, err := os.OpenFile(leakFile, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lf.Close()
+			ld, err := os.Open("/root")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ld.Close()
+			extra = []*os.File{lf, ld}
+			defer func() { extra = nil }()
+			res := vigiles(t, r, dir, nil, "--env", fmt.Sprintf("HOST_PID=%d", os.Getpid()), "--", "bash", "-c",
+				"echo PWNED >&3; echo PWNED >&4; bash processes.sh")
+			checkAttempts(t, res, 25)
+			if b, _ := os.ReadFile(leakFile); string(b) != "original\n" {
+				t.Errorf("the hook wrote through a descriptor the caller left open: %q", b)
+			}
 		})
 	}
 }
