@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,4 +36,25 @@ func TestMountTargetsDoNotFollowSymlinks(t *testing.T) {
 		t.Fatalf("openMountTarget(real dir): %v", err)
 	}
 	unix.Close(fd)
+}
+
+func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
+	parent := t.TempDir()
+	dead := filepath.Join(parent, "vigiles-999999999-1")
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-%d-1", os.Getppid()))
+	other := filepath.Join(parent, "someone-else")
+	for _, d := range []string{dead, alive, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepCgroups(parent)
+	if _, err := os.Stat(dead); err == nil {
+		t.Error("a dead broker's cgroup was left")
+	}
+	for _, d := range []string{alive, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed", d)
+		}
+	}
 }

@@ -109,6 +109,7 @@ func newPidsCgroup(root bool, max int) (*pidsCgroup, error) {
 	}
 	var errs []error
 	for _, parent := range candidates {
+		sweepCgroups(parent)
 		dir := filepath.Join(parent, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			errs = append(errs, err)
@@ -140,6 +141,25 @@ func (c *pidsCgroup) hit() bool {
 	}
 	f := strings.Fields(string(b))
 	return len(f) == 2 && f[1] != "0"
+}
+
+// sweepCgroups removes the empty pids cgroups that brokers killed before
+// they could clean up left behind (vigiles-PID-N with PID gone).
+func sweepCgroups(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var pid, n int
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-%d-%d", &pid, &n); err != nil || !e.IsDir() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {
+			continue // its broker still runs
+		}
+		os.Remove(filepath.Join(parent, e.Name())) // fails, harmlessly, when not empty
+	}
 }
 
 func (c *pidsCgroup) remove() {
