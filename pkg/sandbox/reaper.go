@@ -190,7 +190,7 @@ func waitStatus(ws unix.WaitStatus) (int, string) {
 	return ws.ExitStatus(), ""
 }
 
-// shell runs the exec shim.
+// shell sets the process limit and execs the command.
 const shell = "/bin/sh"
 
 // nprocShim is the shell script that sets the process limit (bash knows
