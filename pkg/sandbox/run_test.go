@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -319,15 +318,6 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 	if res.Writes != nil || res.ExitCode != 125 {
 		t.Errorf("a refused run must record nothing and exit 125: %+v", res)
 	}
-}
-
-func sortedPaths(ws []evidence.Write) []string {
-	var out []string
-	for _, w := range ws {
-		out = append(out, string(w.Op)+" "+w.Path)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestKilledInitIsAFailedRun kills the init from outside while the command
