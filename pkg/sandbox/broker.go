@@ -33,16 +33,7 @@ var ErrRefused = errors.New("run refused")
 // command's own exit status is in the result.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
 	res := &Result{Schema: ResultSchema}
-	fail := func(tier Tier, err error) (*Result, error) {
-		res.Tier = tier
-		if errors.Is(err, ErrRefused) {
-			res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
-		} else {
-			res.Error = err.Error()
-		}
-		res.ExitCode = 125
-		return res, err
-	}
+	fail := func(tier Tier, err error) (*Result, error) { return failed(res, tier, err) }
 	if len(spec.Command) == 0 {
 		return fail(TierRefused, errors.New("no command to run"))
 	}
@@ -88,6 +79,21 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	return runConfined(ctx, spec, cwd, res)
 }
 
+// failed ends a run that vigiles refused (err wraps ErrRefused: the tier
+// becomes refused) or could not carry out: exit 125, no evidence.
+func failed(res *Result, tier Tier, err error) (*Result, error) {
+	res.Tier = tier
+	if errors.Is(err, ErrRefused) {
+		res.Tier = TierRefused
+		res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
+	} else {
+		res.Error = err.Error()
+	}
+	res.ExitCode = 125
+	res.Writes, res.Egress, res.EgressDropped, res.WritesMethod = nil, nil, nil, ""
+	return res, err
+}
+
 // runDirect runs the command in the open (tier B). Nothing is recorded:
 // Writes and Egress stay nil.
 func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
@@ -111,9 +117,11 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		res.ExitCode = 127
-		res.Error = fmt.Sprintf("starting %q: %v", spec.Command[0], err)
+		// Not found or not executable: the command's result (127, as a
+		// shell says it), as in a confined run; not a failure of vigiles.
+		fmt.Fprintf(out.stderr, "%s: %v\n", spec.Command[0], err)
 		out.fill(res)
+		res.ExitCode = 127
 		return res, nil
 	}
 	done := make(chan error, 1)
@@ -147,17 +155,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
 	res.Tier = TierConfined
 	cloexecFrom(3) // only what is handed on purpose crosses into the sandbox
-	fail := func(err error) (*Result, error) {
-		if errors.Is(err, ErrRefused) {
-			res.Tier = TierRefused
-			res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
-		} else {
-			res.Error = err.Error()
-		}
-		res.ExitCode = 125
-		res.Writes, res.Egress = nil, nil
-		return res, err
-	}
+	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return fail(fmt.Errorf("%w: bubblewrap is not installed; fix: %s", ErrRefused, DefaultFix))
@@ -198,15 +196,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
 		}
 	}
-	cg, err := newPidsCgroup(cred == nil && os.Geteuid() == 0, cfg.Limits.Pids)
+	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
+	cg, err := newPidsCgroup(hostRoot, cfg.Limits.Pids)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
-	cfg.WaitGo = needAttach
+	cfg.WaitGo = needAttach // the command waits for the connector
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
-	if cred == nil && os.Geteuid() == 0 {
+	if hostRoot {
 		// uid 0 owns these; any other uid is kept out by their modes.
 		p.MaskFiles = existingSecretFiles()
 	}
@@ -271,32 +270,25 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	}
 	cfgW.Close()
 
-	if cfg.WaitGo {
+	if needAttach {
 		var info struct {
 			ChildPid int `json:"child-pid"`
 		}
-		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
+		// Attach only once the init runs: a connector joining the
+		// namespace while bwrap still configures its loopback makes bwrap
+		// fail (RTM_NEWADDR).
+		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 || !readByte(readyR) {
 			kill()
 			<-waitDone
 			return fail(bwrapFailed(ctx, out.stderrBytes()))
 		}
-		if needAttach {
-			// Attach only once the init runs: a connector joining the
-			// namespace while bwrap still configures its loopback makes
-			// bwrap fail (RTM_NEWADDR).
-			if !readByte(readyR) {
-				kill()
-				<-waitDone
-				return fail(bwrapFailed(ctx, out.stderrBytes()))
-			}
-			c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
-			if err != nil {
-				kill()
-				<-waitDone
-				return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
-			}
-			closers = append(closers, c)
+		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
+		if err != nil {
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
 		}
+		closers = append(closers, c)
 		if _, err := ctlW.Write([]byte("go\n")); err != nil {
 			kill()
 			<-waitDone
@@ -359,18 +351,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		res.DurationMs = ms(wall)
 	}
 	if !ir.OK {
-		if ir.Started && ir.Error == "" {
-			return res, nil
-		}
-		if !ir.Started && strings.HasPrefix(ir.Error, "starting ") {
-			// The command itself could not be started (not found, not
-			// executable): that is the command's result, like a shell's 127.
-			res.ExitCode = 127
-			if res.Stderr == "" {
-				res.Stderr = ir.Error + "\n"
-			}
-			return res, nil
-		}
+		// A command that cannot be found or run is not this: /bin/sh
+		// reports it as exit 127, like any shell.
 		return fail(errors.New(ir.Error))
 	}
 	if res.Writes == nil {

@@ -29,7 +29,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 2
+const initProtocol = 3
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -52,7 +52,6 @@ type initResult struct {
 	OK            bool              `json:"ok"`
 	Error         string            `json:"error,omitempty"`
 	Refusal       string            `json:"refusal,omitempty"` // a layer could not be applied
-	Started       bool              `json:"started"`
 	ExitCode      int               `json:"exitCode"`
 	Signal        string            `json:"signal"`
 	TimedOut      bool              `json:"timedOut"`
@@ -67,7 +66,6 @@ type initResult struct {
 
 // reaperStatus is what the reaper tells the init about the command.
 type reaperStatus struct {
-	Started  bool     `json:"started"`
 	Error    string   `json:"error,omitempty"`
 	Refusal  string   `json:"refusal,omitempty"`
 	ExitCode int      `json:"exitCode"`
@@ -250,7 +248,6 @@ func runInit(cfg initConfig) initResult {
 		r = failResult(err)
 		r.WritesMethod = method
 	} else {
-		r.Started = st.Started
 		r.ExitCode, r.Signal = st.ExitCode, st.Signal
 		r.Lingered = st.Lingered
 		r.LimitHit = st.LimitHit
@@ -416,7 +413,7 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 	stR.Close()
 	if len(data) == 0 {
 		if timedOut {
-			return reaperStatus{Started: true, ExitCode: -1, Signal: "SIGKILL"}, true, nil
+			return reaperStatus{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, nil
 		}
 		return st, false, fmt.Errorf("the reaper ended without a status (%v)", cmd.ProcessState)
 	}

@@ -119,7 +119,8 @@ func reaperMain() int {
 			return send(reaperStatus{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
 		}
 	}
-	if err := confineSelf(cfg.Workdir, cfg.Limits.withDefaults(), filter); err != nil {
+	lim := cfg.Limits.withDefaults()
+	if err := confineSelf(cfg.Workdir, lim, filter); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}
 	if len(cfg.Command) == 0 {
@@ -136,17 +137,16 @@ func reaperMain() int {
 	if _, err := os.Stat(shell); err != nil {
 		return send(reaperStatus{Refusal: fmt.Sprintf("no %s in the sandbox to set the process limit with: %v", shell, err)})
 	}
-	cmd := exec.Command(shell, append([]string{"-c", nprocShim(cfg.Limits.withDefaults().Pids), path}, cfg.Command[1:]...)...)
+	cmd := exec.Command(shell, append([]string{"-c", nprocShim(lim.Pids), path}, cfg.Command[1:]...)...)
 	cmd.Env = cfg.Env
 	cmd.Dir = cfg.Cwd
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return send(reaperStatus{ExitCode: 127, Error: fmt.Sprintf("starting %q: %v", cfg.Command[0], err)})
+		return send(reaperStatus{Error: fmt.Sprintf("starting %s for the command: %v", shell, err)})
 	}
-	st := reaperStatus{Started: true}
+	var st reaperStatus
 	mainPid := cmd.Process.Pid
-	lim := cfg.Limits.withDefaults()
 	stopSampling := make(chan struct{})
 	maxTasks := make(chan int, 1)
 	go sampleTasks(stopSampling, maxTasks)

@@ -302,9 +302,11 @@ func TestStdinAndExitCode(t *testing.T) {
 	if res.ExitCode != 3 || res.Stdout != `{"tool_name":"Bash"}` {
 		t.Errorf("exit %d stdout %q", res.ExitCode, res.Stdout)
 	}
-	res = run(t, Spec{Dir: dir, Command: []string{"no-such-command-vigiles"}})
-	if res.ExitCode != 127 {
-		t.Errorf("missing command: exit %d, want 127", res.ExitCode)
+	for _, mode := range []Mode{ModeStrict, ModeOff} {
+		res = run(t, Spec{Dir: dir, Mode: mode, Command: []string{"no-such-command-vigiles"}})
+		if res.ExitCode != 127 || res.Error != "" || !strings.Contains(res.Stderr, "no-such-command-vigiles") {
+			t.Errorf("%s: a missing command is the command's result (127, on stderr), got exit %d error %q stderr %q", mode, res.ExitCode, res.Error, res.Stderr)
+		}
 	}
 }
 
