@@ -447,7 +447,7 @@ func requireConfinement(t *testing.T) {
 func TestActionOnExamples(t *testing.T) {
 	requireConfinement(t)
 	if _, err := os.Stat("../../examples/.vigiles.yml"); err != nil {
-		t.Skipf("examples/ has no .vigiles.yml yet: %v", err)
+		t.Fatalf("the bundled example is missing: %v", err)
 	}
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "test", "sarif": "vigiles.sarif"})
