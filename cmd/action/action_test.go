@@ -21,6 +21,7 @@ import (
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 const (
@@ -427,25 +428,11 @@ func TestMain(m *testing.M) {
 
 var writeExampleReport = flag.String("write-example-report", "", "write the examples/ test report (durations zeroed) to this path, for pkg/annotate's goldens")
 
-// requireConfinement fails in CI and skips elsewhere when this host
-// cannot run the real sandbox.
-func requireConfinement(t *testing.T) {
-	t.Helper()
-	c := sandbox.ProbeConfinement(context.Background())
-	if c.Confine == sandbox.Available {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
-	}
-	t.Skipf("this host cannot confine (%s: %s); this test needs bubblewrap with user namespaces", c.Confine, c.Why)
-}
-
 // TestActionOnExamples runs the action on examples/ through the real
 // sandbox, as a pull_request step would: two promises are broken there,
 // and each must land on its line of .vigiles.yml in the check run.
 func TestActionOnExamples(t *testing.T) {
-	requireConfinement(t)
+	sandboxtest.RequireConfinement(t)
 	if _, err := os.Stat("../../examples/.vigiles.yml"); err != nil {
 		t.Fatalf("the bundled example is missing: %v", err)
 	}

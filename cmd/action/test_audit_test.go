@@ -16,6 +16,7 @@ import (
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // The sandbox re-executes this test binary as its init; the init sets up
@@ -39,18 +40,6 @@ func withExecutor(t *testing.T, e interface {
 	old := testAuditExecutor
 	testAuditExecutor = e
 	t.Cleanup(func() { testAuditExecutor = old })
-}
-
-func confinementOrSkip(t *testing.T) {
-	t.Helper()
-	c := sandbox.ProbeConfinement(context.Background())
-	if c.Confine == sandbox.Available {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("confinement is required in CI but %s: %s", c.Confine, c.Why)
-	}
-	t.Skipf("this host cannot confine (%s: %s)", c.Confine, c.Why)
 }
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -214,7 +203,7 @@ func TestTextReportIsInert(t *testing.T) {
 // TestExampleThroughCLI runs `vigiles test` and `vigiles audit` on the
 // bundled example with the real sandbox, as a newcomer would.
 func TestExampleThroughCLI(t *testing.T) {
-	confinementOrSkip(t)
+	sandboxtest.RequireConfinement(t)
 	ex := filepath.Join("..", "..", "examples")
 	code, out, errs := runCLI(t, "test", "--dir", ex)
 	if code != 1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // benchRepo declares n command hooks spread over four plugins and the
@@ -56,7 +57,7 @@ func BenchmarkAudit200Direct(b *testing.B) {
 
 func benchAudit(b *testing.B, n int, ex Executor) {
 	if ex == nil {
-		requireConfinement(b)
+		sandboxtest.RequireConfinement(b)
 	}
 	dir := benchRepo(b, n)
 	jobs := runtime.NumCPU()

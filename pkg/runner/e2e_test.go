@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // examplesDir is the bundled example repository.
@@ -57,7 +58,7 @@ func failedChecks(rep *report.Report) map[string][]string {
 // TestExampleTestConfined runs `vigiles test` on examples/ through the
 // real sandbox engine.
 func TestExampleTestConfined(t *testing.T) {
-	requireConfinement(t)
+	sandboxtest.RequireConfinement(t)
 	before := treeDigest(t, examplesDir)
 	rep, err := Test(context.Background(), Options{Dir: examplesDir})
 	if err != nil {
@@ -119,7 +120,7 @@ func TestExampleTestConfined(t *testing.T) {
 // TestExampleAuditConfined audits examples/ against its committed baseline
 // through the real sandbox engine.
 func TestExampleAuditConfined(t *testing.T) {
-	requireConfinement(t)
+	sandboxtest.RequireConfinement(t)
 	if *update {
 		// Rewrites examples/.vigiles/baseline.json from a confined audit.
 		if _, err := Audit(context.Background(), Options{Dir: examplesDir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true}); err != nil {

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -49,20 +48,6 @@ func makeTree(t testing.TB, files map[string]string) string {
 		}
 	}
 	return dir
-}
-
-// requireConfinement fails in CI and skips elsewhere when this host cannot
-// confine.
-func requireConfinement(t testing.TB) {
-	t.Helper()
-	c := sandbox.ProbeConfinement(context.Background())
-	if c.Confine == sandbox.Available {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
-	}
-	t.Skipf("this host cannot confine (%s: %s); these tests need bubblewrap with user namespaces", c.Confine, c.Why)
 }
 
 // discoverAll runs every adapter over dir.

@@ -1,0 +1,25 @@
+// Package sandboxtest holds test helpers for code that runs the real
+// sandbox engine. It is imported by tests only.
+package sandboxtest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// RequireConfinement fails the test in CI (CI=true) and skips it
+// elsewhere, saying why, when this host cannot confine.
+func RequireConfinement(t testing.TB) {
+	t.Helper()
+	c := sandbox.ProbeConfinement(context.Background())
+	if c.Confine == sandbox.Available {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("confinement is required in CI but %s: %s (fix: %s)", c.Confine, c.Why, c.Fix)
+	}
+	t.Skipf("this host cannot confine (%s: %s); this test needs bubblewrap with user namespaces", c.Confine, c.Why)
+}
