@@ -34,10 +34,9 @@ var phases = []struct{ name, from, to string }{
 	{"bwrap: namespaces, mounts, pivot_root, until the init's exec", "bwrap", "init"},
 	{"init: Go runtime start, until its first mount", "init", "initmount"},
 	{"init: scratch tmpfs, binds, overlay", "initmount", "overlay"},
-	{"init: egress setup (lo, nft batch, DNS stub, proxy), resolv.conf, connector attach, \"go\"", "overlay", "reaper"},
-	{"reaper: Go start, /proc, remounts, rlimits, caps, Landlock, until seccomp", "reaper", "seccomp"},
-	{"reaper: seccomp until the exec shim's exec (fork, exec)", "seccomp", "shim"},
-	{"exec shim (`__vigiles-exec`): Go start, RLIMIT_NPROC, until the command's exec", "shim", "cmd"},
+	{"init: spawn the reaper (right after the mounts)", "overlay", "reaper"},
+	{"reaper: Go start and /proc, overlapping the init's egress setup (lo, nft batch, DNS stub, proxy); its config; remounts, rlimits, caps, Landlock", "reaper", "seccomp"},
+	{"reaper: seccomp, fork, `/bin/sh` sets RLIMIT_NPROC, until the command's exec", "seccomp", "cmd"},
 	{"the command itself (`true`)", "cmd", "cmdexit"},
 	{"teardown: write walk, egress record, result, bwrap exit, broker exit", "cmdexit", "end"},
 }
@@ -176,11 +175,13 @@ func trace(vig, work, tmp, mode string) (map[string]time.Time, time.Duration, er
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		fs := strings.SplitN(line, " ", 3)
+		// "PID TIMESTAMP REST", the pid padded with spaces to a width.
+		fs := strings.Fields(line)
 		if len(fs) < 3 {
 			continue
 		}
-		pid, rest := fs[0], fs[2]
+		pid := fs[0]
+		rest := strings.TrimLeft(line[strings.Index(line, fs[1])+len(fs[1]):], " ")
 		sec, err := strconv.ParseFloat(fs[1], 64)
 		if err != nil {
 			continue
@@ -204,8 +205,6 @@ func trace(vig, work, tmp, mode string) (map[string]time.Time, time.Duration, er
 			set("initmount", ts)
 		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `"__vigiles-reaper"`):
 			set("reaper", ts)
-		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `"__vigiles-exec"`):
-			set("shim", ts)
 		case strings.HasPrefix(rest, "seccomp(SECCOMP_SET_MODE_FILTER"):
 			set("seccomp", ts)
 		case strings.HasPrefix(rest, `execve("/usr/bin/true"`) || strings.HasPrefix(rest, `execve("/bin/true"`):
