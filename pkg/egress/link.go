@@ -3,7 +3,6 @@ package egress
 import (
 	"encoding/binary"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 
@@ -97,34 +96,62 @@ func (r *rtnl) addDefaultRoute(index int, v6 bool, src netip.Addr) error {
 // setupLoopback brings lo up and, for the deny and record modes, gives
 // every destination a route through it.
 func setupLoopback(routeAll bool) error {
-	lo, err := net.InterfaceByName("lo")
+	// Two ioctls instead of net.InterfaceByName's dump of every link and
+	// address; bubblewrap has usually brought lo up already.
+	index, up, err := loopbackState()
 	if err != nil {
 		return fmt.Errorf("finding lo: %w", err)
+	}
+	if up && !routeAll {
+		return nil
 	}
 	r, err := dialRTNL()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if err := r.linkUp(lo.Index); err != nil {
-		return fmt.Errorf("bringing lo up: %w", err)
+	if !up {
+		if err := r.linkUp(index); err != nil {
+			return fmt.Errorf("bringing lo up: %w", err)
+		}
 	}
 	if !routeAll {
 		return nil
 	}
-	if err := r.addAddr(lo.Index, denySource); err != nil {
+	if err := r.addAddr(index, denySource); err != nil {
 		return fmt.Errorf("adding %s to lo: %w", denySource, err)
 	}
-	if err := r.addDefaultRoute(lo.Index, false, denySource); err != nil {
+	if err := r.addDefaultRoute(index, false, denySource); err != nil {
 		return fmt.Errorf("adding the IPv4 default route through lo: %w", err)
 	}
 	if !ipv6Available() {
 		return nil // no IPv6 in this namespace: nothing to route
 	}
-	if err := r.addDefaultRoute(lo.Index, true, netip.Addr{}); err != nil {
+	if err := r.addDefaultRoute(index, true, netip.Addr{}); err != nil {
 		return fmt.Errorf("adding the IPv6 default route through lo: %w", err)
 	}
 	return nil
+}
+
+// loopbackState returns lo's index and whether it is up.
+func loopbackState() (int, bool, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return 0, false, err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
+		return 0, false, err
+	}
+	index := int(ifr.Uint32())
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return 0, false, err
+	}
+	return index, ifr.Uint16()&unix.IFF_UP != 0, nil
 }
 
 // ipv6Available reports whether the namespace has IPv6 at all (the kernel
