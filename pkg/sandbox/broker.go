@@ -203,6 +203,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	}
 	defer cg.remove()
 	cfg.WaitGo = needAttach // the command waits for the connector
+	cfg.PidsByCgroup = cg != nil
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if hostRoot {
@@ -210,13 +211,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		p.MaskFiles = existingSecretFiles()
 	}
 	argv := bwrapArgs(p)
-	if cg != nil {
-		// bwrap enters the pids cgroup before it exists as bwrap: a shell
-		// moves itself in and execs it, so every process of the sandbox
-		// is born inside (moving a running process would leave the
-		// children it already has outside).
-		argv = append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, cg.procsFile()}, argv...)
-	}
+	// On cgroup v2 a shell moves itself into the pids cgroup and execs
+	// bwrap; on v1 cg.start forks bwrap inside (see pidsCgroup.start).
+	argv = append(cg.shellPrefix(), argv...)
 
 	var closers []io.Closer
 	defer func() {
@@ -245,8 +242,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return fail(fmt.Errorf("starting bubblewrap: %w", err))
+	var startErr error
+	if cg != nil {
+		startErr = cg.start(cmd)
+	} else {
+		startErr = cmd.Start()
+	}
+	if startErr != nil {
+		return fail(fmt.Errorf("starting bubblewrap: %w", startErr))
 	}
 	cfgR.Close()
 	resW.Close()

@@ -29,7 +29,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 3
+const initProtocol = 4
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -45,6 +45,9 @@ type initConfig struct {
 	Network      bool                  `json:"network"`
 	Egress       evidence.EgressPolicy `json:"egress"`
 	WaitGo       bool                  `json:"waitGo"`
+	// PidsByCgroup is set when a pids cgroup bounds the run's processes:
+	// the command then needs no RLIMIT_NPROC, and no shell to set it.
+	PidsByCgroup bool `json:"pidsByCgroup"`
 }
 
 // initResult is what the init tells the broker, as JSON on fdResult.
@@ -216,7 +219,7 @@ func runInit(cfg initConfig) initResult {
 		return failResult(err)
 	}
 	ctx := context.Background()
-	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger}
+	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup}
 	var sess NetSession
 	if cfg.Network && network != nil {
 		s, err := network.Setup(ctx, cfg.Egress)

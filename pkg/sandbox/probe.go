@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,12 @@ func probeConfinement(ctx context.Context) Capability {
 
 // pidsCgroup bounds the number of processes of a run whose caller is root:
 // RLIMIT_NPROC does not hold for uid 0, so a cgroup's pids.max does.
-type pidsCgroup struct{ dir string }
+type pidsCgroup struct {
+	dir string
+	// perThread: cgroup v1, where one thread may join a cgroup alone
+	// (its tasks file), so a child can be born inside without a shell.
+	perThread bool
+}
 
 var cgroupSeq atomic.Int64
 
@@ -105,7 +111,7 @@ func newPidsCgroup(root bool, max int) (*pidsCgroup, error) {
 			}
 		}
 	} else {
-		candidates = append(candidates, "/sys/fs/cgroup/pids")
+		candidates = append(candidates, v1PidsRoot)
 	}
 	var errs []error
 	for _, parent := range candidates {
@@ -120,11 +126,82 @@ func newPidsCgroup(root bool, max int) (*pidsCgroup, error) {
 			errs = append(errs, err)
 			continue
 		}
-		return &pidsCgroup{dir: dir}, nil
+		return &pidsCgroup{dir: dir, perThread: parent == v1PidsRoot}, nil
 	}
 	return nil, fmt.Errorf("running as root, the process limit needs a writable pids cgroup, and none could be made (%v); "+
 		"fix: run vigiles as a non-root user, or give it a writable cgroup (in a container: --cgroupns=private with a writable /sys/fs/cgroup)",
 		errors.Join(errs...))
+}
+
+// v1PidsRoot is where a cgroup v1 host mounts the pids hierarchy.
+const v1PidsRoot = "/sys/fs/cgroup/pids"
+
+// start starts cmd so that it is born inside the cgroup, with every
+// process it makes (moving a running process would leave the children it
+// already has outside). On cgroup v1 the forking thread joins the cgroup
+// alone, forks, and goes back; cmd.Path is started directly. Otherwise
+// cmd must already be the shell of shellPrefix, which moves itself in and
+// execs the rest.
+func (c *pidsCgroup) start(cmd *exec.Cmd) error {
+	if !c.perThread {
+		return cmd.Start()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		// The fork happens on this thread, and so does Pdeathsig's
+		// watch (golang/go#27505): the thread must outlive cmd unless
+		// it could not leave the cgroup, when it ends with this
+		// goroutine and takes its membership along (cmd then dies too).
+		runtime.LockOSThread()
+		home, err := threadPidsCgroup()
+		if err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("reading this thread's pids cgroup: %w", err)
+			return
+		}
+		tid := []byte(strconv.Itoa(unix.Gettid()))
+		if err := os.WriteFile(filepath.Join(c.dir, "tasks"), tid, 0); err != nil {
+			runtime.UnlockOSThread()
+			errc <- fmt.Errorf("entering the pids cgroup: %w", err)
+			return
+		}
+		err = cmd.Start()
+		if werr := os.WriteFile(filepath.Join(home, "tasks"), tid, 0); werr != nil {
+			if err == nil {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+			errc <- fmt.Errorf("leaving the pids cgroup: %w", werr)
+			return // locked: the thread ends here
+		}
+		runtime.UnlockOSThread()
+		errc <- err
+	}()
+	return <-errc
+}
+
+// shellPrefix is what goes before argv when a shell must move the sandbox
+// into the cgroup (cgroup v2): nil on cgroup v1.
+func (c *pidsCgroup) shellPrefix() []string {
+	if c == nil || c.perThread {
+		return nil
+	}
+	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, c.procsFile()}
+}
+
+// threadPidsCgroup is the cgroup v1 pids directory of the calling thread.
+func threadPidsCgroup() (string, error) {
+	b, err := os.ReadFile("/proc/thread-self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && f[1] == "pids" {
+			return filepath.Join(v1PidsRoot, f[2]), nil
+		}
+	}
+	return "", errors.New("no pids line in /proc/thread-self/cgroup")
 }
 
 // procsFile is the file a process writes its pid to, to enter the cgroup.
@@ -173,7 +250,7 @@ func (c *pidsCgroup) remove() {
 		// Kill what is left (a run ended by its deadline) and try again.
 		b, _ := os.ReadFile(filepath.Join(c.dir, "cgroup.procs"))
 		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+			if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}

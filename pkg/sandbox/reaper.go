@@ -30,6 +30,9 @@ type reaperConfig struct {
 	Linger  time.Duration `json:"linger"`
 	// ResolvConf, when set, is placed at /etc/resolv.conf for the command.
 	ResolvConf []byte `json:"resolvConf,omitempty"`
+	// PidsByCgroup: a pids cgroup bounds the run, so the command is
+	// exec'd directly instead of through the shell that sets RLIMIT_NPROC.
+	PidsByCgroup bool `json:"pidsByCgroup"`
 }
 
 // defaultLimits are generous enough that a real hook never meets them.
@@ -126,24 +129,24 @@ func reaperMain() int {
 	if len(cfg.Command) == 0 {
 		return send(reaperStatus{Error: "no command"})
 	}
-	// The command starts through /bin/sh, which sets RLIMIT_NPROC and
-	// execs it: the reaper itself must stay free of that limit, or a fork
-	// bomb would leave its Go runtime unable to start a thread. (A shell
-	// start costs about a millisecond; another Go start would cost ten.)
 	path := cfg.Command[0]
 	if !strings.Contains(path, "/") {
 		path = lookPath(path, cfg.Env)
 	}
-	if _, err := os.Stat(shell); err != nil {
-		return send(reaperStatus{Refusal: fmt.Sprintf("no %s in the sandbox to set the process limit with: %v", shell, err)})
-	}
-	cmd := exec.Command(shell, append([]string{"-c", nprocShim(lim.Pids), path}, cfg.Command[1:]...)...)
-	cmd.Env = cfg.Env
-	cmd.Dir = cfg.Cwd
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return send(reaperStatus{Error: fmt.Sprintf("starting %s for the command: %v", shell, err)})
+	cmd, start, err := startCommand(cfg, lim, path)
+	if err != nil {
+		var ne notRunnable
+		var rf refusal
+		switch {
+		case errors.As(err, &rf):
+			return send(reaperStatus{Refusal: err.Error()})
+		case !errors.As(err, &ne):
+			return send(reaperStatus{Error: err.Error()})
+		}
+		// Not found or not executable: the command's own result, as a
+		// shell would give it (and as the shell does on the other path).
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cfg.Command[0], ne.err)
+		return send(reaperStatus{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st reaperStatus
 	mainPid := cmd.Process.Pid
@@ -181,6 +184,59 @@ func reaperMain() int {
 	}
 	st.Lingered = linger(cfg.Linger)
 	return send(st)
+}
+
+// notRunnable is a command the kernel would not exec: code is what a shell
+// exits with for it (127 not found, 126 not executable).
+type notRunnable struct {
+	err  error
+	code int
+}
+
+func (n notRunnable) Error() string { return n.err.Error() }
+
+// startCommand starts the command from this (confined) thread. When a pids
+// cgroup bounds the run it is exec'd directly. Otherwise it starts through
+// /bin/sh, which sets RLIMIT_NPROC and execs it: the reaper itself must
+// stay free of that limit, or a fork bomb would leave its Go runtime unable
+// to start a thread (a shell start costs a few milliseconds here; another
+// Go start would cost ten).
+func startCommand(cfg reaperConfig, lim Limits, path string) (*exec.Cmd, time.Time, error) {
+	var cmd *exec.Cmd
+	if cfg.PidsByCgroup {
+		if !strings.Contains(path, "/") { // lookPath found nothing
+			return nil, time.Now(), notRunnable{errors.New("not found"), 127}
+		}
+		cmd = exec.Command(path, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
+	} else {
+		if _, err := os.Stat(shell); err != nil {
+			return nil, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limit with: %w", shell, err)}
+		}
+		cmd = exec.Command(shell, append([]string{"-c", nprocShim(lim.Pids), path}, cfg.Command[1:]...)...)
+	}
+	cmd.Env = cfg.Env
+	cmd.Dir = cfg.Cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
+	err := cmd.Start()
+	if err != nil && cfg.PidsByCgroup && errors.Is(err, unix.ENOEXEC) {
+		// A script without a #! line: run it as a shell script, as the
+		// shell (and execvp) would.
+		sh := exec.Command(shell, append([]string{path}, cfg.Command[1:]...)...)
+		sh.Env, sh.Dir, sh.Stdin, sh.Stdout, sh.Stderr = cmd.Env, cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr
+		cmd, err = sh, sh.Start()
+	}
+	switch {
+	case err == nil:
+		return cmd, start, nil
+	case !cfg.PidsByCgroup:
+		return nil, start, fmt.Errorf("starting %s for the command: %w", shell, err)
+	case errors.Is(err, unix.ENOENT):
+		return nil, start, notRunnable{errors.New("not found"), 127}
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOEXEC), errors.Is(err, unix.EISDIR):
+		return nil, start, notRunnable{errors.New("permission denied"), 126}
+	}
+	return nil, start, fmt.Errorf("starting the command: %w", err)
 }
 
 func waitStatus(ws unix.WaitStatus) (int, string) {

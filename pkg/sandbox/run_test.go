@@ -310,6 +310,74 @@ func TestStdinAndExitCode(t *testing.T) {
 	}
 }
 
+// TestCommandStartsAsAShellWouldStartIt covers the direct exec of a run
+// bounded by a pids cgroup and the shell's exec alike: a script without a
+// #! line runs as a shell script, a file that is not executable is 126.
+func TestCommandStartsAsAShellWouldStartIt(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, map[string]string{"plain.sh": "echo plain $# \"$1\"\n", "noexec": "#!/bin/sh\necho no\n"})
+	if err := os.Chmod(filepath.Join(dir, "plain.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Spec{Dir: dir, Command: []string{"./plain.sh", "a b"}})
+	if res.ExitCode != 0 || res.Stdout != "plain 1 a b\n" {
+		t.Errorf("script without #!: exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	res = run(t, Spec{Dir: dir, Command: []string{"./noexec"}})
+	if res.ExitCode != 126 || res.Error != "" {
+		t.Errorf("not executable: exit %d error %q stderr %q, want 126", res.ExitCode, res.Error, res.Stderr)
+	}
+}
+
+// TestPidsCgroupLeavesTheBrokerOut: when a root caller's run is born in a
+// pids cgroup (on cgroup v1, by the forking thread joining it alone), no
+// thread of the broker stays inside, and the cgroup is gone afterwards.
+func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
+	requireConfinement(t)
+	if os.Geteuid() != 0 {
+		t.Skip("the pids cgroup is made for root callers only; run as root")
+	}
+	before := threadCgroups(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Command: sh("cat /proc/self/cgroup")})
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	for tid, cg := range threadCgroups(t) {
+		if strings.Contains(cg, "vigiles-") {
+			t.Errorf("thread %s of the broker is still in a run's cgroup: %s", tid, cg)
+		}
+		if b, ok := before[tid]; ok && b != cg {
+			t.Errorf("thread %s moved from %s to %s", tid, b, cg)
+		}
+	}
+	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/pids/vigiles-%d-*", os.Getpid()))
+	if len(ms) != 0 {
+		t.Errorf("cgroups left behind: %v", ms)
+	}
+}
+
+// threadCgroups maps each thread of this process to its pids cgroup line.
+func threadCgroups(t *testing.T) map[string]string {
+	out := map[string]string{}
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/cgroup")
+		if err != nil {
+			continue // the thread ended
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "pids") || strings.HasPrefix(line, "0::") {
+				out[e.Name()] = line
+			}
+		}
+	}
+	return out
+}
+
 func TestRefusesWithoutConfinement(t *testing.T) {
 	// PATH without bwrap: an untrusted run must refuse, naming the fix.
 	t.Setenv("PATH", t.TempDir())
