@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -347,13 +346,15 @@ func placeResolvConf(data []byte) error {
 
 // reaperProc is a started reaper waiting for its config.
 type reaperProc struct {
-	cmd      *exec.Cmd
+	pid      int
 	cfW, stR *os.File
 }
 
 // spawnReaper starts the reaper in a nested pid and mount namespace. The
 // calling goroutine must hold its OS thread for the reaper's lifetime:
 // Pdeathsig is tied to the thread (golang/go#27505); initMain locks it.
+// It forks with syscall.ForkExec, not os/exec, whose first start in a
+// process probes pidfd support with an extra fork.
 func spawnReaper() (*reaperProc, error) {
 	stR, stW, err := os.Pipe()
 	if err != nil {
@@ -363,25 +364,39 @@ func spawnReaper() (*reaperProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(initBinary, reaperArg)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{cfR, stW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
-		Pdeathsig:  syscall.SIGKILL,
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, refuse("starting the reaper: %w", err)
-	}
+	pid, err := syscall.ForkExec(initBinary, []string{initBinary, reaperArg}, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2, cfR.Fd(), stW.Fd()},
+		Sys: &syscall.SysProcAttr{
+			Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
+			Pdeathsig:  syscall.SIGKILL,
+		},
+	})
 	cfR.Close()
 	stW.Close()
-	return &reaperProc{cmd: cmd, cfW: cfW, stR: stR}, nil
+	if err != nil {
+		cfW.Close()
+		stR.Close()
+		return nil, refuse("starting the reaper: %w", err)
+	}
+	return &reaperProc{pid: pid, cfW: cfW, stR: stR}, nil
+}
+
+// wait reaps the reaper.
+func (rp *reaperProc) wait() unix.WaitStatus {
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(rp.pid, &ws, 0, nil)
+		if err != unix.EINTR {
+			return ws
+		}
+	}
 }
 
 // abort ends a reaper that will not be given a command.
 func (rp *reaperProc) abort() {
-	rp.cmd.Process.Kill()
-	rp.cmd.Wait()
+	unix.Kill(rp.pid, unix.SIGKILL)
+	rp.wait()
 	rp.cfW.Close()
 	rp.stR.Close()
 }
@@ -390,14 +405,14 @@ func (rp *reaperProc) abort() {
 // deadline (plus linger).
 func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, error) {
 	var st reaperStatus
-	cmd, stR := rp.cmd, rp.stR
+	stR := rp.stR
 	if err := json.NewEncoder(rp.cfW).Encode(rc); err != nil {
 		rp.abort()
 		return st, false, fmt.Errorf("sending the reaper its config: %w", err)
 	}
 	rp.cfW.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := make(chan unix.WaitStatus, 1)
+	go func() { done <- rp.wait() }()
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -405,12 +420,13 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 	timer := time.NewTimer(timeout + cfg.Linger)
 	defer timer.Stop()
 	timedOut := false
+	var ws unix.WaitStatus
 	select {
-	case <-done:
+	case ws = <-done:
 	case <-timer.C:
 		timedOut = true
-		cmd.Process.Kill() // pid 1 of the nested namespace: the whole tree goes
-		<-done
+		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
+		ws = <-done
 	}
 	data, _ := io.ReadAll(stR)
 	stR.Close()
@@ -418,7 +434,8 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 		if timedOut {
 			return reaperStatus{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, nil
 		}
-		return st, false, fmt.Errorf("the reaper ended without a status (%v)", cmd.ProcessState)
+		code, sig := waitStatus(ws)
+		return st, false, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"sort"
@@ -133,7 +132,7 @@ func reaperMain() int {
 	if !strings.Contains(path, "/") {
 		path = lookPath(path, cfg.Env)
 	}
-	cmd, start, err := startCommand(cfg, lim, path)
+	mainPid, start, err := startCommand(cfg, lim, path)
 	if err != nil {
 		var ne notRunnable
 		var rf refusal
@@ -149,7 +148,6 @@ func reaperMain() int {
 		return send(reaperStatus{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st reaperStatus
-	mainPid := cmd.Process.Pid
 	stopSampling := make(chan struct{})
 	maxTasks := make(chan int, 1)
 	go sampleTasks(stopSampling, maxTasks)
@@ -201,42 +199,39 @@ func (n notRunnable) Error() string { return n.err.Error() }
 // stay free of that limit, or a fork bomb would leave its Go runtime unable
 // to start a thread (a shell start costs a few milliseconds here; another
 // Go start would cost ten).
-func startCommand(cfg reaperConfig, lim Limits, path string) (*exec.Cmd, time.Time, error) {
-	var cmd *exec.Cmd
+func startCommand(cfg reaperConfig, lim Limits, path string) (int, time.Time, error) {
+	argv := append([]string{path}, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
 	if cfg.PidsByCgroup {
 		if !strings.Contains(path, "/") { // lookPath found nothing
-			return nil, time.Now(), notRunnable{errors.New("not found"), 127}
+			return 0, time.Now(), notRunnable{errors.New("not found"), 127}
 		}
-		cmd = exec.Command(path, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
 	} else {
 		if _, err := os.Stat(shell); err != nil {
-			return nil, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limit with: %w", shell, err)}
+			return 0, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limit with: %w", shell, err)}
 		}
-		cmd = exec.Command(shell, append([]string{"-c", nprocShim(lim.Pids), path}, cfg.Command[1:]...)...)
+		argv = append([]string{shell, "-c", nprocShim(lim.Pids)}, argv...)
 	}
-	cmd.Env = cfg.Env
-	cmd.Dir = cfg.Cwd
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// syscall.ForkExec, not os/exec: no pidfd probe (an extra fork), and
+	// the fork happens on this thread, which holds the confinement.
+	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: cfg.Env, Files: []uintptr{0, 1, 2}}
 	start := time.Now()
-	err := cmd.Start()
+	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	if err != nil && cfg.PidsByCgroup && errors.Is(err, unix.ENOEXEC) {
 		// A script without a #! line: run it as a shell script, as the
 		// shell (and execvp) would.
-		sh := exec.Command(shell, append([]string{path}, cfg.Command[1:]...)...)
-		sh.Env, sh.Dir, sh.Stdin, sh.Stdout, sh.Stderr = cmd.Env, cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr
-		cmd, err = sh, sh.Start()
+		pid, err = syscall.ForkExec(shell, append([]string{shell}, argv...), attr)
 	}
 	switch {
 	case err == nil:
-		return cmd, start, nil
+		return pid, start, nil
 	case !cfg.PidsByCgroup:
-		return nil, start, fmt.Errorf("starting %s for the command: %w", shell, err)
+		return 0, start, fmt.Errorf("starting %s for the command: %w", shell, err)
 	case errors.Is(err, unix.ENOENT):
-		return nil, start, notRunnable{errors.New("not found"), 127}
+		return 0, start, notRunnable{errors.New("not found"), 127}
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.ENOEXEC), errors.Is(err, unix.EISDIR):
-		return nil, start, notRunnable{errors.New("permission denied"), 126}
+		return 0, start, notRunnable{errors.New("permission denied"), 126}
 	}
-	return nil, start, fmt.Errorf("starting the command: %w", err)
+	return 0, start, fmt.Errorf("starting the command: %w", err)
 }
 
 func waitStatus(ws unix.WaitStatus) (int, string) {
