@@ -102,13 +102,13 @@ func reaperMain() int {
 	}
 	cf.Close()
 	// pid 1 of a pid namespace gets only the signals it handles. Catching
-	// (not ignoring) these leaves the command nothing to end the reaper
-	// with, while the command still starts with default dispositions: an
-	// ignored signal would survive exec, a handled one does not.
+	// (not ignoring) every one leaves the command nothing to end the
+	// reaper with: the Go runtime's own handlers would exit or crash on
+	// SIGTERM, SIGABRT, SIGTRAP, SIGSYS and SIGSEGV or SIGBUS sent by kill.
+	// The command still starts with default dispositions: an ignored
+	// signal would survive exec, a handled one does not.
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
-		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM,
-		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGXCPU, syscall.SIGXFSZ)
+	signal.Notify(sigs)
 	go func() {
 		for range sigs {
 		}

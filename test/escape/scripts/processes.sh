@@ -4,6 +4,7 @@ ATTEMPT="see the vigiles init"; blocked sh -c 'cat /proc/[0-9]*/cmdline 2>/dev/n
 ATTEMPT="see host processes"; blocked sh -c '[ "$(ls -d /proc/[0-9]* | wc -l)" -gt 12 ]'
 ATTEMPT="signal the host test process $HOST_PID"; blocked kill -0 "$HOST_PID"
 ATTEMPT="signal pid 1 (the reaper)"; blocked sh -c 'kill -KILL 1 && sleep 0.2 && kill -0 1 && false'
+ATTEMPT="end pid 1 (the reaper) with any signal a handler would crash on"; blocked bash -c 'for s in $(seq 1 64); do kill -$s 1 2>/dev/null; done; sleep 0.3; kill -0 1 && false'
 ATTEMPT="ptrace pid 1"; blocked python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.ptrace(16,1,0,0)==0 else 1)'
 ATTEMPT="read pid 1's memory map"; blocked cat /proc/1/maps
 ATTEMPT="follow pid 1's open files"; blocked sh -c 'readlink /proc/1/fd/* | grep -q .'
