@@ -341,7 +341,12 @@ func placeResolvConf(data []byte) error {
 	if err := os.WriteFile(f, data, 0o644); err != nil {
 		return err
 	}
-	return bindMount(f, path)
+	if err := bindMount(f, path); err != nil {
+		return err
+	}
+	// Read-only like every mount the command could otherwise write past
+	// the record through (Landlock, where present, is the second wall).
+	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }
 
 // reaperProc is a started reaper waiting for its config.

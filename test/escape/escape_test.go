@@ -201,7 +201,7 @@ func TestEscapeFilesystemWrites(t *testing.T) {
 			marker := fmt.Sprintf("/tmp/vigiles-host-marker-%d", time.Now().UnixNano())
 			passwd := fileHash(t, "/etc/passwd")
 			res := vigiles(t, r, dir, nil, "--env", "HOST_MARKER="+marker, "--", "bash", "fs-write.sh")
-			checkAttempts(t, res, 14)
+			checkAttempts(t, res, 15)
 			for _, p := range []string{"/etc/vigiles-escape", "/usr/vigiles-escape", "/var/lib/vigiles-escape", "/opt/vigiles-escape", "/vigiles-escape", marker} {
 				if _, err := os.Lstat(p); err == nil {
 					os.Remove(p)
@@ -362,7 +362,7 @@ func TestEscapeProcessesAndKernel(t *testing.T) {
 			defer func() { extra = nil }()
 			res := vigiles(t, r, dir, nil, "--env", fmt.Sprintf("HOST_PID=%d", os.Getpid()), "--", "bash", "-c",
 				"echo PWNED >&3; echo PWNED >&4; bash processes.sh")
-			checkAttempts(t, res, 25)
+			checkAttempts(t, res, 26)
 			if b, _ := os.ReadFile(leakFile); string(b) != "original\n" {
 				t.Errorf("the hook wrote through a descriptor the caller left open: %q", b)
 			}

@@ -11,6 +11,7 @@ ATTEMPT="create through a dangling symlink"; blocked sh -c 'echo pwned > marker-
 ATTEMPT="hard link to /etc/passwd"; blocked ln /etc/passwd passwd-hard
 ATTEMPT="mknod a memory device"; blocked mknod mem-dev c 1 1
 ATTEMPT="mknod a block device"; blocked mknod disk-dev b 8 0
+ATTEMPT="a writable mount of /etc/resolv.conf (writes past the record without Landlock)"; blocked sh -c 'grep -qE " /etc/resolv.conf rw" /proc/self/mountinfo'
 ATTEMPT="write the host's memory device"; blocked sh -c '[ -c /dev/mem ] && echo x > /dev/mem'
 echo pwned > "$HOST_MARKER" 2>/dev/null  # lands in the throwaway TMPDIR; the test checks the host's /tmp
 ATTEMPT="write the real /tmp through /proc/1/root"; blocked sh -c "echo x > /proc/1/root/tmp/vigiles-escape-\$\$ && ls /proc/1/root/tmp/ | grep -q vigiles-escape && false"
