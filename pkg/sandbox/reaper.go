@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -101,12 +102,13 @@ func reaperMain() int {
 		return send(reaperStatus{Error: fmt.Sprintf("reaper: reading config: %v", err)})
 	}
 	cf.Close()
-	// pid 1 of a pid namespace gets only the signals it handles. Catching
-	// (not ignoring) every one leaves the command nothing to end the
-	// reaper with: the Go runtime's own handlers would exit or crash on
-	// SIGTERM, SIGABRT, SIGTRAP, SIGSYS and SIGSEGV or SIGBUS sent by kill.
-	// The command still starts with default dispositions: an ignored
-	// signal would survive exec, a handled one does not.
+	// pid 1 of a pid namespace gets only the signals it handles, and the
+	// Go runtime's own handlers would exit or crash on SIGTERM, SIGABRT,
+	// SIGTRAP, SIGSYS, and SIGSEGV or SIGBUS sent by kill. Catching every
+	// signal covers the moment between the command's exec and
+	// defaultSignals below, after which none is delivered at all. The
+	// command starts with default dispositions: an ignored signal would
+	// survive exec, a handled one does not.
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs)
 	go func() {
@@ -148,9 +150,23 @@ func reaperMain() int {
 		return send(reaperStatus{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st reaperStatus
+	// From here on pid 1 wants no signal at all: with every disposition
+	// back to SIG_DFL the kernel drops whatever the command sends it
+	// (pid 1 cannot be ended from inside its namespace) before delivery,
+	// so a flood of signals costs the reaper no CPU time (which counts
+	// against its own RLIMIT_CPU) and wakes no thread.
+	defaultSignals()
+	// Under RLIMIT_NPROC the task count is the evidence that the limit was
+	// reached; a pids cgroup's events file says it exactly (the broker
+	// reads it), and then the reaper starts no goroutine that could need a
+	// new thread while the command fills the cgroup.
 	stopSampling := make(chan struct{})
 	maxTasks := make(chan int, 1)
-	go sampleTasks(stopSampling, maxTasks)
+	if cfg.PidsByCgroup {
+		maxTasks <- 0
+	} else {
+		go sampleTasks(stopSampling, maxTasks)
+	}
 	for {
 		var ws unix.WaitStatus
 		var ru unix.Rusage
@@ -268,7 +284,10 @@ func linger(d time.Duration) []string {
 		if len(left) == 0 || !time.Now().Before(deadline) {
 			return left
 		}
-		time.Sleep(20 * time.Millisecond)
+		// A sleeping syscall on this (locked) thread, not time.Sleep: a
+		// Go timer could need another thread, which a command filling its
+		// pids cgroup would deny the runtime.
+		unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil)
 	}
 }
 
@@ -290,18 +309,55 @@ func processes() []string {
 	}
 	sort.Ints(pids)
 	for _, pid := range pids {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		dir := "/proc/" + strconv.Itoa(pid)
+		name, state := procStat(dir)
+		if state == "Z" || state == "X" {
+			continue // ended, not yet reaped: not alive in any useful sense
+		}
+		b, _ := os.ReadFile(dir + "/cmdline")
 		cl := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
 		if cl == "" {
-			// A zombie or kernel-less entry: not alive in any useful sense.
-			st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-			if strings.Contains(string(st), ") Z ") {
-				continue
-			}
+			// An emptied command line: the name the process gave itself,
+			// quoted, so that it is listed all the same.
+			cl = "[" + strconv.Quote(name) + "]"
 		}
 		out = append(out, fmt.Sprintf("%d %s", pid, cl))
 	}
 	return out
+}
+
+// procStat returns the name and the state letter from dir/stat. The name
+// is the process's own choice and may hold ") Z " or anything else: the
+// state is read after the last ')'.
+func procStat(dir string) (name, state string) {
+	b, err := os.ReadFile(dir + "/stat")
+	if err != nil {
+		return "", ""
+	}
+	open, end := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+	if open < 0 || end < open {
+		return "", ""
+	}
+	name = string(b[open+1 : end])
+	if f := strings.Fields(string(b[end+1:])); len(f) > 0 {
+		state = f[0]
+	}
+	return name, state
+}
+
+// defaultSignals sets every signal's disposition to SIG_DFL, bypassing the
+// Go runtime (which keeps its own handlers installed otherwise). For pid 1
+// of a pid namespace that means: every signal sent from inside the
+// namespace is dropped before delivery. The reaper calls it once the
+// command runs; it has no use for signals after that.
+func defaultSignals() {
+	var act [4]uint64 // a zeroed struct sigaction: SIG_DFL, no flags, empty mask
+	for sig := 1; sig <= 64; sig++ {
+		if sig == int(unix.SIGKILL) || sig == int(unix.SIGSTOP) {
+			continue
+		}
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act[0])), 0, 8, 0, 0)
+	}
 }
 
 func lookPath(name string, env []string) string {
