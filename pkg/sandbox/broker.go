@@ -354,9 +354,18 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		res.DurationMs = ms(wall)
 	}
 	if !ir.OK {
-		// A command that cannot be found or run is not this: /bin/sh
-		// reports it as exit 127, like any shell.
-		return fail(errors.New(ir.Error))
+		// The sandbox failed once set up: its pid 1 died (a command can
+		// try to bring that about), or a record could not be read. The
+		// run is failed, and keeps each record the init still completed:
+		// a command that ends its own sandbox does not erase what it did.
+		// (A command that cannot be found or run is not this: it is
+		// exit 127 or 126, as a shell says it.)
+		r, err := fail(errors.New(ir.Error))
+		if ir.Writes != nil {
+			r.Writes, r.WritesMethod = ir.Writes, ir.WritesMethod
+		}
+		r.Egress, r.EgressDropped = ir.Egress, ir.EgressDropped
+		return r, err
 	}
 	if res.Writes == nil {
 		return fail(errors.New("the sandbox's result has no write record"))

@@ -176,6 +176,7 @@ func runInit(cfg initConfig) initResult {
 	}
 	// The work tree's mount point may now lie inside the fresh /tmp or
 	// HOME; recreate it there (the walk leaves these parents out).
+	made := missingDirs(cfg.Workdir)
 	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
 	}
@@ -209,6 +210,10 @@ func runInit(cfg initConfig) initResult {
 	default:
 		return failResult(fmt.Errorf("unknown writes method %q", method))
 	}
+
+	// The made directories' identities, the work tree's own being its
+	// mount's root now.
+	made.stamp()
 
 	// The reaper starts now, so that its own start-up (a Go runtime, a
 	// fresh /proc) overlaps the egress setup; it waits for its config,
@@ -262,13 +267,17 @@ func runInit(cfg initConfig) initResult {
 	}
 	if sess != nil {
 		eg, dropped, ferr := sess.Finish()
-		if ferr != nil && r.OK {
-			r.OK, r.Error = false, fmt.Sprintf("reading the egress record: %v", ferr)
+		switch {
+		case ferr != nil:
+			// Only a whole record is ever reported, even beside an error.
+			if r.OK {
+				r.OK, r.Error = false, fmt.Sprintf("reading the egress record: %v", ferr)
+			}
+		case eg == nil:
+			r.Egress, r.EgressDropped = []evidence.Egress{}, dropped
+		default:
+			r.Egress, r.EgressDropped = eg, dropped
 		}
-		if eg == nil {
-			eg = []evidence.Egress{}
-		}
-		r.Egress, r.EgressDropped = eg, dropped
 	}
 	// The record: what the command left in the work tree, HOME and TMPDIR.
 	var writes []evidence.Write
@@ -288,9 +297,9 @@ func runInit(cfg initConfig) initResult {
 		if werr == nil {
 			sw, werr = upperWrites(shm, sandboxShm+"/")
 		}
-		writes = append(writes, dropMountParents(sw, sandboxShm+"/", sandboxShm, cfg.Workdir)...)
-		writes = append(writes, dropMountParents(hw, "~/", sandboxHome, cfg.Workdir)...)
-		writes = append(writes, dropMountParents(tw, "$TMPDIR/", sandboxTmp, cfg.Workdir)...)
+		writes = append(writes, made.drop(sw, sandboxShm+"/", sandboxShm)...)
+		writes = append(writes, made.drop(hw, "~/", sandboxHome)...)
+		writes = append(writes, made.drop(tw, "$TMPDIR/", sandboxTmp)...)
 	}
 	if werr != nil {
 		r.OK, r.Error = false, fmt.Sprintf("reading the write record: %v", werr)
@@ -453,22 +462,59 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 	return st, timedOut, nil
 }
 
-// dropMountParents removes from a HOME or TMPDIR record the directories
-// the init made as the work tree's mount point.
-func dropMountParents(ws []evidence.Write, prefix, mountedAt, workdir string) []evidence.Write {
-	if !under(workdir, mountedAt) {
-		return ws
+// madeDirs are the directories the init made as the work tree's mount
+// point inside the fresh /tmp, HOME or /dev/shm, with their identities.
+type madeDirs map[string]fileID
+
+type fileID struct{ dev, ino uint64 }
+
+// missingDirs lists dir and those of its parents that do not exist yet.
+func missingDirs(dir string) madeDirs {
+	m := madeDirs{}
+	for d := filepath.Clean(dir); d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		m[d] = fileID{}
 	}
-	rel, _ := filepath.Rel(mountedAt, workdir)
+	return m
+}
+
+// stamp records the inode of each directory once made.
+func (m madeDirs) stamp() {
+	for d := range m {
+		if id, ok := dirID(d); ok {
+			m[d] = id
+		} else {
+			delete(m, d)
+		}
+	}
+}
+
+// drop removes from a HOME, TMPDIR or /dev/shm record (paths under prefix,
+// a view of mountedAt) the directories the init made, and only those: an
+// entry whose path was moved away and made again by the command (another
+// inode), or anything beneath the mount point, is the command's own write.
+func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence.Write {
 	out := ws[:0]
 	for _, w := range ws {
-		p := strings.TrimPrefix(w.Path, prefix)
-		if p == rel || strings.HasPrefix(rel, p+"/") || strings.HasPrefix(p, rel+"/") {
-			continue
+		abs := filepath.Join(mountedAt, strings.TrimPrefix(w.Path, prefix))
+		if want, ok := m[abs]; ok {
+			if id, ok := dirID(abs); ok && id == want {
+				continue
+			}
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+func dirID(path string) (fileID, bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), st.Ino}, true
 }
 
 // scratchFull names the scratch limit when the tmpfs is (nearly) full.

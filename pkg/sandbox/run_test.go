@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +284,103 @@ func TestLingerRecordsLeftoverProcesses(t *testing.T) {
 	}
 }
 
+// TestLingerListsProcessesThatHideTheirName: a leftover process that empties
+// its command line and names itself like a zombie's stat line is listed.
+func TestLingerListsProcessesThatHideTheirName(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Linger: 300 * time.Millisecond,
+		Command: sh(`ln -s "$(command -v cat)" "$TMPDIR/a) Z b"; mkfifo "$TMPDIR/f"; exec 3<>"$TMPDIR/f"
+			(exec -a "" "$TMPDIR/a) Z b" <&3 >/dev/null 2>&1) & sleep 0.2; exit 0`)})
+	if !strings.Contains(strings.Join(res.Lingered, "\n"), `a) Z b`) {
+		t.Errorf("lingered = %q, want the process named \"a) Z b\" with an empty command line", res.Lingered)
+	}
+}
+
+// TestCommandCannotEndItsSandbox: a command that fills its process limit
+// and then floods pid 1 with signals, or floods it until pid 1 would have
+// spent its own CPU limit handling them, leaves a whole run behind.
+func TestCommandCannotEndItsSandbox(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	for _, c := range []struct {
+		name   string
+		limits Limits
+		script string
+	}{
+		{"pids", Limits{Pids: 40}, `echo x > before.txt
+			exec python3 -c '
+import os, signal, time
+n = 0
+while n < 300:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    n += 1
+for _ in range(20000):
+    os.kill(1, signal.SIGUSR1)
+    os.kill(1, signal.SIGABRT)
+print("done")'`},
+		{"cpu", Limits{CPUSeconds: 1}, `echo x > before.txt
+			exec python3 -c '
+import os, signal
+kids = []
+for _ in range(8):
+    pid = os.fork()
+    if pid == 0:
+        while sum(os.times()[:2]) < 0.8:  # each sender stays under its own limit
+            for _ in range(1000):
+                os.kill(1, signal.SIGUSR1)
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+print("done")'`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, Limits: c.limits, Command: sh(c.script)})
+			if res.Error != "" || res.Stdout != "done\n" {
+				t.Fatalf("the run did not survive: error %q exit %d stdout %q stderr %q", res.Error, res.ExitCode, res.Stdout, res.Stderr)
+			}
+			if len(res.Writes) != 1 || res.Writes[0].Path != "before.txt" {
+				t.Errorf("writes = %+v, want before.txt", res.Writes)
+			}
+		})
+	}
+}
+
+// TestMountPointParentsCannotHideWrites: the init makes the work tree's
+// mount point inside the fresh /tmp; those directories are left out of
+// the record, but a command that moves them away and makes the path
+// again cannot hide what it writes there.
+func TestMountPointParentsCannotHideWrites(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	if !strings.HasPrefix(dir, "/tmp/") {
+		t.Skipf("the work tree %s is not under /tmp (TMPDIR is set elsewhere); the case needs one there", dir)
+	}
+	res := run(t, Spec{Dir: dir, Command: sh(`top=/tmp/$(echo "$PWD" | cut -d/ -f3); mv "$top" "$top.moved" && mkdir -p "$PWD/.cache" && echo p > "$PWD/.cache/dropper"`)})
+	if res.ExitCode != 0 {
+		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	want := "$TMPDIR/" + strings.TrimPrefix(dir, "/tmp/") + "/.cache/dropper"
+	var got []string
+	for _, w := range res.Writes {
+		got = append(got, w.Path)
+	}
+	if !slices.Contains(got, want) {
+		t.Errorf("writes = %q, want %s among them", got, want)
+	}
+	clean := run(t, Spec{Dir: dir, Command: sh("true")})
+	if len(clean.Writes) != 0 {
+		t.Errorf("a run that writes nothing recorded %+v (the mount point's parents must be left out)", clean.Writes)
+	}
+}
+
 func TestOutputCapAndEncoding(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -392,6 +490,33 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 
 // TestKilledInitIsAFailedRun kills the init from outside while the command
 // runs: the run must be reported as failed, never as clean.
+// TestKilledReaperKeepsTheRecord kills the command's pid 1 from outside
+// while the command runs: the run is failed, and keeps the writes the
+// command made before (a command that ends its own sandbox must not erase
+// its record that way).
+func TestKilledReaperKeepsTheRecord(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	go func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if pid := findRole(t, reaperArg); pid > 0 {
+				time.Sleep(500 * time.Millisecond)
+				syscallKill(pid)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("echo x > made.txt; sleep 5")})
+	if err == nil || !strings.Contains(res.Error, "reaper") {
+		t.Fatalf("a run whose pid 1 was killed must be failed: err %v result %+v", err, res)
+	}
+	if res.ExitCode != 125 || len(res.Writes) != 1 || res.Writes[0].Path != "made.txt" {
+		t.Errorf("the failed run must keep the record made before: exit %d writes %+v", res.ExitCode, res.Writes)
+	}
+}
+
 func TestKilledInitIsAFailedRun(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -400,7 +525,7 @@ func TestKilledInitIsAFailedRun(t *testing.T) {
 		defer close(done)
 		deadline := time.Now().Add(10 * time.Second)
 		for time.Now().Before(deadline) {
-			if pid := findInit(t); pid > 0 {
+			if pid := findRole(t, initArg); pid > 0 {
 				time.Sleep(100 * time.Millisecond)
 				syscallKill(pid)
 				return
@@ -421,11 +546,13 @@ func TestKilledInitIsAFailedRun(t *testing.T) {
 // findInit finds the init process of a sandbox started by this test
 // process (its command line carries the init argument, and this process
 // is among its ancestors: other packages' tests run at the same time).
-func findInit(t *testing.T) int {
+// findRole finds the descendant of this test process in the given
+// in-sandbox role (initArg, reaperArg).
+func findRole(t *testing.T, role string) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(initArg)) {
+		if err != nil || !bytes.Contains(b, []byte(role)) {
 			continue
 		}
 		var pid int
