@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime"
 	"sort"
 	"strconv"
@@ -102,19 +101,6 @@ func reaperMain() int {
 		return send(reaperStatus{Error: fmt.Sprintf("reaper: reading config: %v", err)})
 	}
 	cf.Close()
-	// pid 1 of a pid namespace gets only the signals it handles, and the
-	// Go runtime's own handlers would exit or crash on SIGTERM, SIGABRT,
-	// SIGTRAP, SIGSYS, and SIGSEGV or SIGBUS sent by kill. Catching every
-	// signal covers the moment between the command's exec and
-	// defaultSignals below, after which none is delivered at all. The
-	// command starts with default dispositions: an ignored signal would
-	// survive exec, a handled one does not.
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs)
-	go func() {
-		for range sigs {
-		}
-	}()
 	if ferr != nil {
 		return send(reaperStatus{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
 	}
@@ -134,6 +120,15 @@ func reaperMain() int {
 	if !strings.Contains(path, "/") {
 		path = lookPath(path, cfg.Env)
 	}
+	// pid 1 of a pid namespace gets only the signals it handles, and the Go
+	// runtime's own handlers would exit or crash on SIGTERM, SIGABRT,
+	// SIGTRAP, SIGSYS, or SIGSEGV and SIGBUS sent by kill. With every
+	// disposition back to SIG_DFL before the command exists, the kernel
+	// drops whatever the command sends pid 1 before delivery: no crash,
+	// and a flood costs the reaper no CPU time (which counts against its
+	// own RLIMIT_CPU). The command inherits SIG_DFL everywhere, as a
+	// fresh process should.
+	defaultSignals()
 	mainPid, start, err := startCommand(cfg, lim, path)
 	if err != nil {
 		var ne notRunnable
@@ -150,12 +145,6 @@ func reaperMain() int {
 		return send(reaperStatus{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st reaperStatus
-	// From here on pid 1 wants no signal at all: with every disposition
-	// back to SIG_DFL the kernel drops whatever the command sends it
-	// (pid 1 cannot be ended from inside its namespace) before delivery,
-	// so a flood of signals costs the reaper no CPU time (which counts
-	// against its own RLIMIT_CPU) and wakes no thread.
-	defaultSignals()
 	// Under RLIMIT_NPROC the task count is the evidence that the limit was
 	// reached; a pids cgroup's events file says it exactly (the broker
 	// reads it), and then the reaper starts no goroutine that could need a
@@ -348,8 +337,8 @@ func procStat(dir string) (name, state string) {
 // defaultSignals sets every signal's disposition to SIG_DFL, bypassing the
 // Go runtime (which keeps its own handlers installed otherwise). For pid 1
 // of a pid namespace that means: every signal sent from inside the
-// namespace is dropped before delivery. The reaper calls it once the
-// command runs; it has no use for signals after that.
+// namespace is dropped before delivery. The reaper calls it just before
+// it starts the command; it has no use for signals from then on.
 func defaultSignals() {
 	var act [4]uint64 // a zeroed struct sigaction: SIG_DFL, no flags, empty mask
 	for sig := 1; sig <= 64; sig++ {
