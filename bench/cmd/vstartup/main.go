@@ -36,7 +36,7 @@ var phases = []struct{ name, from, to string }{
 	{"init: scratch tmpfs, binds, overlay", "initmount", "overlay"},
 	{"init: spawn the reaper (right after the mounts)", "overlay", "reaper"},
 	{"reaper: Go start and /proc, overlapping the init's egress setup (lo, nft batch, DNS stub, proxy); its config; remounts, rlimits, caps, Landlock", "reaper", "seccomp"},
-	{"reaper: seccomp, fork, `/bin/sh` sets RLIMIT_NPROC, until the command's exec", "seccomp", "cmd"},
+	{"reaper: seccomp, SIG_DFL, fork, until the command's exec (direct under a pids cgroup, as here; else through the `/bin/sh` that sets RLIMIT_NPROC)", "seccomp", "cmd"},
 	{"the command itself (`true`)", "cmd", "cmdexit"},
 	{"teardown: write walk, egress record, result, bwrap exit, broker exit", "cmdexit", "end"},
 }
