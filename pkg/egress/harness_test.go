@@ -40,6 +40,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childSandbox())
 	case "ruleset":
 		os.Exit(childRuleset())
+	case "loopback":
+		os.Exit(childLoopback())
 	case "server":
 		os.Exit(childServer())
 	}
