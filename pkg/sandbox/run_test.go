@@ -488,8 +488,26 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 	}
 }
 
-// TestKilledInitIsAFailedRun kills the init from outside while the command
-// runs: the run must be reported as failed, never as clean.
+// killRole kills, from outside, this test's process in the given
+// in-sandbox role (initArg, reaperArg) once it has run for after; the
+// channel closes when that is done (or after 10 s without one).
+func killRole(t *testing.T, role string, after time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if pid := findRole(t, role); pid > 0 {
+				time.Sleep(after)
+				syscallKill(pid)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	return done
+}
+
 // TestKilledReaperKeepsTheRecord kills the command's pid 1 from outside
 // while the command runs: the run is failed, and keeps the writes the
 // command made before (a command that ends its own sandbox must not erase
@@ -497,18 +515,9 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 func TestKilledReaperKeepsTheRecord(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	go func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if pid := findRole(t, reaperArg); pid > 0 {
-				time.Sleep(500 * time.Millisecond)
-				syscallKill(pid)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
+	done := killRole(t, reaperArg, 500*time.Millisecond)
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("echo x > made.txt; sleep 5")})
+	<-done
 	if err == nil || !strings.Contains(res.Error, "reaper") {
 		t.Fatalf("a run whose pid 1 was killed must be failed: err %v result %+v", err, res)
 	}
@@ -517,22 +526,12 @@ func TestKilledReaperKeepsTheRecord(t *testing.T) {
 	}
 }
 
+// TestKilledInitIsAFailedRun kills the init from outside while the command
+// runs: the run must be reported as failed, never as clean.
 func TestKilledInitIsAFailedRun(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if pid := findRole(t, initArg); pid > 0 {
-				time.Sleep(100 * time.Millisecond)
-				syscallKill(pid)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}()
+	done := killRole(t, initArg, 100*time.Millisecond)
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("rm -f x; sleep 5")})
 	<-done
 	if err == nil {
