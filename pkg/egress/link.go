@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -62,6 +63,12 @@ func (b *rtnlBatch) send() error {
 		return fmt.Errorf("opening rtnetlink: %w", err)
 	}
 	defer unix.Close(fd)
+	// rtnetlink answers at once; the timeout only keeps a kernel that
+	// never does from hanging the run.
+	tv := unix.NsecToTimeval(int64(5 * time.Second))
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return fmt.Errorf("opening rtnetlink: %w", err)
+	}
 	kernel := &unix.SockaddrNetlink{Family: unix.AF_NETLINK}
 	if err := unix.Sendto(fd, b.buf, 0, kernel); err != nil {
 		return fmt.Errorf("sending to rtnetlink: %w", err)
