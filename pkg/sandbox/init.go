@@ -358,6 +358,10 @@ func placeResolvConf(data []byte) error {
 	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }
 
+// maxStatusBytes bounds the reaper's status document (its lingered list
+// is bounded well below this).
+const maxStatusBytes = 4 << 20
+
 // reaperProc is a started reaper waiting for its config.
 type reaperProc struct {
 	pid      int
@@ -384,6 +388,10 @@ func spawnReaper() (*reaperProc, error) {
 		Sys: &syscall.SysProcAttr{
 			Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
 			Pdeathsig:  syscall.SIGKILL,
+			// A session (and process group) of its own: kill(0, …) from
+			// the command reaches the command's group, never the init's
+			// or bwrap's, whatever the pid namespaces.
+			Setsid: true,
 		},
 	})
 	cfR.Close()
@@ -425,6 +433,13 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 		return st, false, fmt.Errorf("sending the reaper its config: %w", err)
 	}
 	rp.cfW.Close()
+	// The status is read while the reaper runs: a status larger than the
+	// pipe holds must not block it until the deadline.
+	status := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(stR, maxStatusBytes))
+		status <- b
+	}()
 	done := make(chan unix.WaitStatus, 1)
 	go func() { done <- rp.wait() }()
 	timeout := cfg.Timeout
@@ -442,7 +457,7 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
 		ws = <-done
 	}
-	data, _ := io.ReadAll(stR)
+	data := <-status
 	stR.Close()
 	if len(data) == 0 {
 		if timedOut {

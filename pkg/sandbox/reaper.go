@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sort"
@@ -297,22 +298,57 @@ func processes() []string {
 		pids = append(pids, pid)
 	}
 	sort.Ints(pids)
-	for _, pid := range pids {
+	for i, pid := range pids {
 		dir := "/proc/" + strconv.Itoa(pid)
 		name, state := procStat(dir)
-		if state == "Z" || state == "X" {
+		if (state == "Z" || state == "X") && !threadsLeft(dir) {
 			continue // ended, not yet reaped: not alive in any useful sense
 		}
-		b, _ := os.ReadFile(dir + "/cmdline")
-		cl := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+		if len(out) == maxLingered {
+			out = append(out, fmt.Sprintf("… and up to %d more, not listed", len(pids)-i))
+			break
+		}
+		cl := readCmdline(dir)
 		if cl == "" {
-			// An emptied command line: the name the process gave itself,
-			// quoted, so that it is listed all the same.
+			// An emptied command line, or a main thread that exited while
+			// others run on: the name the process gave itself, quoted, so
+			// that it is listed all the same.
 			cl = "[" + strconv.Quote(name) + "]"
 		}
 		out = append(out, fmt.Sprintf("%d %s", pid, cl))
 	}
 	return out
+}
+
+// maxLingered and maxCmdline bound the lingered list: the command chooses
+// how many processes it leaves and how long their command lines are.
+const (
+	maxLingered = 100
+	maxCmdline  = 256
+)
+
+// readCmdline returns dir/cmdline with its NULs as spaces, cut to
+// maxCmdline bytes.
+func readCmdline(dir string) string {
+	f, err := os.Open(dir + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, maxCmdline+1)
+	n, _ := io.ReadFull(f, b)
+	cl := strings.TrimSpace(strings.ReplaceAll(string(b[:min(n, maxCmdline)]), "\x00", " "))
+	if n > maxCmdline {
+		cl = strings.ToValidUTF8(cl, "") + "…"
+	}
+	return cl
+}
+
+// threadsLeft reports whether a process whose main thread has ended still
+// has other threads running.
+func threadsLeft(dir string) bool {
+	ents, err := os.ReadDir(dir + "/task")
+	return err == nil && len(ents) > 1
 }
 
 // procStat returns the name and the state letter from dir/stat. The name
