@@ -76,7 +76,58 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	case TierDirect:
 		return runDirect(ctx, spec, cwd, res)
 	}
-	return runConfined(ctx, spec, cwd, res)
+	// bubblewrap binds the host's mounts recursively, and a mount that
+	// vanishes meanwhile (a container or a network namespace torn down
+	// on a busy host) makes it fail before anything of the sandbox runs.
+	// Such a start is tried again, when stdin can be given again too.
+	replay := stdinReplay(spec.Stdin)
+	for attempt := 1; ; attempt++ {
+		r, err := runConfined(ctx, spec, cwd, &Result{Schema: ResultSchema})
+		var vm vanishedMount
+		if !errors.As(err, &vm) {
+			return r, err
+		}
+		if attempt == maxStarts || replay == nil || replay() != nil {
+			return failed(r, TierConfined, fmt.Errorf("bubblewrap could not make the sandbox (%d attempts; a host mount vanished while it was bound): %s", attempt, vm.stderr))
+		}
+	}
+}
+
+// maxStarts is how often a start that met a vanishing host mount is made.
+const maxStarts = 3
+
+// vanishedMount is a sandbox that bubblewrap could not make because a host
+// mount vanished while it bound the tree; nothing of the sandbox ran.
+type vanishedMount struct{ stderr string }
+
+func (v vanishedMount) Error() string { return "a host mount vanished while bubblewrap bound it: " + v.stderr }
+
+// isVanishedMount reports whether bubblewrap's stderr is that race: it
+// could not bind the tree, or apply the flags of one of its mounts, which
+// the kernel says no longer exists (ENOENT) or is no longer mounted there
+// (EINVAL).
+func isVanishedMount(stderr []byte) bool {
+	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
+	return has("Can't bind mount") &&
+		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument"))
+}
+
+// stdinReplay returns what rewinds stdin for another start, or nil when
+// it cannot be given again. A nil stdin and an *os.File (which bwrap
+// passes on unread) need nothing; a seekable reader goes back to where
+// it was.
+func stdinReplay(r io.Reader) func() error {
+	switch r := r.(type) {
+	case nil, *os.File:
+		return func() error { return nil }
+	case io.Seeker:
+		off, err := r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return nil
+		}
+		return func() error { _, err := r.Seek(off, io.SeekStart); return err }
+	}
+	return nil
 }
 
 // failed ends a run that vigiles refused (err wraps ErrRefused: the tier
@@ -273,6 +324,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	}
 	cfgW.Close()
 
+	initStarted := false // the init's "ready" byte was read
 	if needAttach {
 		var info struct {
 			ChildPid int `json:"child-pid"`
@@ -283,8 +335,12 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 || !readByte(readyR) {
 			kill()
 			<-waitDone
+			if isVanishedMount(out.stderrBytes()) {
+				return res, vanishedMount{tail(out.stderrBytes())}
+			}
 			return fail(bwrapFailed(ctx, out.stderrBytes()))
 		}
+		initStarted = true
 		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
 		if err != nil {
 			kill()
@@ -322,6 +378,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 	raw := <-resultCh
 	out.fill(res)
 	var ir initResult
+	if len(bytes.TrimSpace(raw)) == 0 && !initStarted && !readByte(readyR) && isVanishedMount(out.stderrBytes()) {
+		return res, vanishedMount{tail(out.stderrBytes())}
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		if c := ProbeConfinement(ctx); c.Confine != Available {
 			return fail(bwrapFailed(ctx, out.stderrBytes()))

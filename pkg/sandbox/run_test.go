@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -294,6 +296,105 @@ func TestLingerListsProcessesThatHideTheirName(t *testing.T) {
 			(exec -a "" "$TMPDIR/a) Z b" <&3 >/dev/null 2>&1) & sleep 0.2; exit 0`)})
 	if !strings.Contains(strings.Join(res.Lingered, "\n"), `a) Z b`) {
 		t.Errorf("lingered = %q, want the process named \"a) Z b\" with an empty command line", res.Lingered)
+	}
+}
+
+// TestVanishingHostMounts: bubblewrap binds the host's mounts recursively;
+// mounts that come and go meanwhile (containers, network namespaces on a
+// busy host) must not fail a run.
+func TestVanishingHostMounts(t *testing.T) {
+	requireConfinement(t)
+	if os.Geteuid() != 0 {
+		t.Skip("making host mounts needs root; run as root")
+	}
+	// A shared mount point, as `ip netns` makes /run/netns: its submounts'
+	// removal reaches the copy of the tree bubblewrap is binding.
+	base := t.TempDir()
+	if err := unix.Mount(base, base, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(base, unix.MNT_DETACH) })
+	if err := unix.Mount("", base, "", unix.MS_SHARED, ""); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	churned := make(chan int)
+	go func() {
+		n := 0
+		defer func() { churned <- n }()
+		for ; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d := filepath.Join(base, strconv.Itoa(n%16))
+			os.MkdirAll(d, 0o755)
+			if err := unix.Mount("tmpfs", d, "tmpfs", 0, "size=4k"); err != nil {
+				t.Errorf("mount: %v", err)
+				return
+			}
+			unix.Unmount(d, unix.MNT_DETACH)
+		}
+	}()
+	dir := makeTree(t, nil)
+	for i := 0; i < 40; i++ {
+		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Stdin: strings.NewReader("payload"), Command: sh("cat")})
+		if err != nil || res.Stdout != "payload" {
+			t.Errorf("run %d: err %v stdout %q", i, err, res.Stdout)
+		}
+	}
+	close(stop)
+	t.Logf("%d mounts made and removed meanwhile", <-churned)
+}
+
+// TestProcessGroupSignalsStayWithTheCommand: kill(0, …) from the command
+// reaches its own process group only, never the init or bwrap.
+func TestProcessGroupSignalsStayWithTheCommand(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Command: sh("echo x > a.txt; kill -KILL 0")})
+	if res.Error != "" || res.ExitCode != 137 || len(res.Writes) != 1 {
+		t.Errorf("kill -KILL 0: error %q exit %d writes %+v, want the command's own SIGKILL and its write", res.Error, res.ExitCode, res.Writes)
+	}
+	start := time.Now()
+	res = run(t, Spec{Dir: dir, Timeout: 2 * time.Second, Command: sh("echo x > a.txt; kill -STOP 0")})
+	if res.Error != "" || !res.TimedOut || len(res.Writes) != 1 || time.Since(start) > 10*time.Second {
+		t.Errorf("kill -STOP 0: error %q timed out %v writes %+v after %v, want the deadline to end it with its record", res.Error, res.TimedOut, res.Writes, time.Since(start))
+	}
+}
+
+// TestLingeredIsBounded: the command chooses how many processes it leaves
+// and how long their command lines are; the list and each entry are
+// bounded, and a huge list never holds up the run.
+func TestLingeredIsBounded(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Timeout: 20 * time.Second, Command: sh(`long=$(head -c 120000 /dev/zero | tr '\0' a)
+		i=0; while [ $i -lt 120 ]; do sh -c 'sleep 30' "$long" & i=$((i+1)); done; sleep 0.5`)})
+	if res.Error != "" || res.ExitCode != 0 {
+		t.Fatalf("error %q exit %d", res.Error, res.ExitCode)
+	}
+	if n := len(res.Lingered); n != 101 || !strings.HasPrefix(res.Lingered[100], "… and up to") {
+		t.Fatalf("lingered has %d entries, want 100 and a count of the rest", n)
+	}
+	if e := res.Lingered[0]; len(e) > 300 || !strings.HasSuffix(e, "…") {
+		t.Errorf("an entry of %d bytes (%.40q…), want it cut to about 256", len(e), e)
+	}
+}
+
+// TestLingerListsAProcessWhoseMainThreadEnded: a leftover process whose
+// main thread exited while another runs on is still alive, and listed.
+func TestLingerListsAProcessWhoseMainThreadEnded(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Linger: 300 * time.Millisecond, Command: sh(`python3 -c '
+import ctypes, platform, threading, time
+threading.Thread(target=lambda: time.sleep(30)).start()
+ctypes.CDLL(None).syscall(60 if platform.machine() == "x86_64" else 93, 0)  # exit, not exit_group
+' & sleep 0.5`)})
+	if !strings.Contains(strings.Join(res.Lingered, "\n"), "python3") {
+		t.Errorf("lingered = %q, want the python3 whose main thread exited", res.Lingered)
 	}
 }
 
