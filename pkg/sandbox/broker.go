@@ -100,7 +100,9 @@ const maxStarts = 3
 // mount vanished while it bound the tree; nothing of the sandbox ran.
 type vanishedMount struct{ stderr string }
 
-func (v vanishedMount) Error() string { return "a host mount vanished while bubblewrap bound it: " + v.stderr }
+func (v vanishedMount) Error() string {
+	return "a host mount vanished while bubblewrap bound it: " + v.stderr
+}
 
 // isVanishedMount reports whether bubblewrap's stderr is that race: it
 // could not bind the tree, or apply the flags of one of its mounts, which
