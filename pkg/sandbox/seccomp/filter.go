@@ -39,6 +39,9 @@ const (
 	ActionENOSYS Action = "ENOSYS"
 	// ActionKill kills the whole process (a foreign architecture).
 	ActionKill Action = "kill"
+	// ActionEAFNOSUPPORT answers that the address family does not exist,
+	// as a kernel built without it would.
+	ActionEAFNOSUPPORT Action = "EAFNOSUPPORT"
 )
 
 // Rule is one entry of the filter, for documentation and doctor output.
@@ -86,6 +89,16 @@ var deniedAlways = []string{
 	"iopl", "ioperm", "lookup_dcookie",
 }
 
+// socketFamilies are the address families a hook may open sockets of:
+// local sockets, IPv4 and IPv6 (which the network namespace and the egress
+// wall govern), and netlink (the namespace's own routing and the like).
+// Any other family is a way around the egress wall or a rarely used corner
+// of the kernel: AF_VSOCK reaches the hypervisor or the host from inside a
+// VM, whatever the network namespace; AF_ALG, AF_PACKET, AF_TIPC, AF_RDS …
+var socketFamilies = []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
+
+const socketFamiliesText = "family not AF_UNIX, AF_INET, AF_INET6 or AF_NETLINK"
+
 // CLONE_NEWUSER and the terminal ioctls are the argument conditions.
 const (
 	cloneNewUser = unix.CLONE_NEWUSER
@@ -112,6 +125,8 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "clone", Action: ActionEPERM, When: "CLONE_NEWUSER"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSTI"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
+		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
+		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 	)
 	return rs
 }
@@ -173,6 +188,7 @@ const (
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 	retKill   = unix.SECCOMP_RET_KILL_PROCESS
+	retNoAF   = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
 )
 
 // Compile builds the filter program for a. It is pure.
@@ -180,7 +196,8 @@ const (
 // Layout: check the architecture (kill on mismatch), load the number,
 // deny the x32 range, compare against each always-denied number, send
 // clone3 to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
-// first argument and ioctl to a request-number test on the second, and
+// first argument, ioctl to a request-number test on the second, and
+// socket/socketpair to a test of the address family (the first), and
 // allow the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
 // lives there, and the kernel truncates an ioctl request to 32 bits, so
 // high bits set by the caller neither hide nor change the match.
@@ -204,6 +221,8 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"unshare", "newuser"},
 		{"clone", "newuser"},
 		{"ioctl", "ioctl"},
+		{"socket", "socket"},
+		{"socketpair", "socket"},
 	} {
 		nr, ok := a.Syscalls[c.name]
 		if !ok {
@@ -221,6 +240,14 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "allow")
+
+	// The domain is an int: its low 32 bits are all the kernel reads.
+	b.label("socket")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
+	for _, f := range socketFamilies {
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, f, "allow", "")
+	}
+	b.ret(retNoAF)
 
 	b.label("allow")
 	b.ret(retAllow)

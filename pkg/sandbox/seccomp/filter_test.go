@@ -85,6 +85,8 @@ func actionOf(ret uint32) Action {
 		return ActionENOSYS
 	case retKill:
 		return ActionKill
+	case retNoAF:
+		return ActionEAFNOSUPPORT
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -145,6 +147,16 @@ func TestCompile(t *testing.T) {
 				{"ioctl(TCGETS)", call("ioctl", 0, unix.TCGETS), ActionAllow},
 				{"ioctl(TIOCSWINSZ)", call("ioctl", 0, unix.TIOCSWINSZ), ActionAllow},
 				{"ioctl(fd TIOCSTI, request 0)", call("ioctl", tiocsti, 0), ActionAllow},
+				{"socket(AF_UNIX)", call("socket", unix.AF_UNIX, unix.SOCK_STREAM), ActionAllow},
+				{"socket(AF_INET)", call("socket", unix.AF_INET, unix.SOCK_DGRAM), ActionAllow},
+				{"socket(AF_INET6)", call("socket", unix.AF_INET6, unix.SOCK_STREAM), ActionAllow},
+				{"socket(AF_NETLINK)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW), ActionAllow},
+				{"socket(high bits|AF_INET)", call("socket", 0xdeadbeef00000000|unix.AF_INET), ActionAllow},
+				{"socket(AF_VSOCK)", call("socket", unix.AF_VSOCK, unix.SOCK_STREAM), ActionEAFNOSUPPORT},
+				{"socket(AF_ALG)", call("socket", unix.AF_ALG, unix.SOCK_SEQPACKET), ActionEAFNOSUPPORT},
+				{"socket(AF_PACKET)", call("socket", unix.AF_PACKET, unix.SOCK_RAW), ActionEAFNOSUPPORT},
+				{"socketpair(AF_UNIX)", call("socketpair", unix.AF_UNIX, unix.SOCK_STREAM), ActionAllow},
+				{"socketpair(AF_VSOCK)", call("socketpair", unix.AF_VSOCK, unix.SOCK_STREAM), ActionEAFNOSUPPORT},
 				{"foreign arch", seccompData{nr: nr("bpf"), arch: unix.AUDIT_ARCH_I386}, ActionKill},
 				{"foreign arch, harmless nr", seccompData{nr: 20, arch: unix.AUDIT_ARCH_ARM}, ActionKill},
 				{"nr 0", seccompData{nr: 0, arch: a.AuditArch}, ActionAllow},

@@ -1,4 +1,4 @@
-# Each denied system call must fail with EPERM (errno 1); ENOSYS for clone3.
+# Each denied system call must fail with EPERM (errno 1); ENOSYS for clone3; EAFNOSUPPORT for a socket family outside the allowed four.
 import ctypes, errno, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 calls = {  # x86_64 numbers
@@ -22,6 +22,14 @@ for name, args in calls.items():
 ctypes.set_errno(0)
 r = libc.syscall(ctypes.c_long(435), ctypes.c_long(0), ctypes.c_long(0))
 print("ok: clone3 answers ENOSYS" if r == -1 and ctypes.get_errno() == errno.ENOSYS else f"ESCAPE: clone3 returned {r} errno {ctypes.get_errno()}")
+import socket
+for fam, name in ((40, "AF_VSOCK: the hypervisor or host, around the network namespace"), (38, "AF_ALG")):
+    try:
+        socket.socket(fam, socket.SOCK_STREAM if fam == 40 else socket.SOCK_SEQPACKET).close()
+        print(f"ESCAPE: a {name} socket opened")
+        bad += 1
+    except OSError as e:
+        print(f"ok: {name} socket refused" if e.errno == errno.EAFNOSUPPORT else f"ESCAPE: {name} socket failed with errno {e.errno}, not EAFNOSUPPORT")
 pid = os.fork()
 if pid == 0:
     os._exit(0)
