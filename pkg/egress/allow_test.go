@@ -270,3 +270,49 @@ func TestAllowUpstreamDown(t *testing.T) {
 		return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Detail == "upstream failed"
 	})
 }
+
+// forgingResolver answers, from an address inside the sandbox, any DNS
+// question with 198.51.100.7, and says so.
+const forgingResolver = `import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("10.0.2.100", 5353))
+s.settimeout(4)
+try:
+    q, peer = s.recvfrom(512)
+except socket.timeout:
+    raise SystemExit
+print("QUERIED", flush=True)
+end = 12
+while q[end]:
+    end += q[end] + 1
+end += 5
+answer = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04" + bytes([198, 51, 100, 7])
+s.sendto(q[:2] + b"\x81\x80" + q[4:6] + b"\x00\x01\x00\x00\x00\x00" + q[12:end] + answer, peer)
+`
+
+// TestAllowUpstreamInsideTheSandbox: an upstream at an address the
+// sandbox's namespace holds (here slirp4netns's guest address) is never
+// asked: the command could answer there and open the wall to any address
+// under an allowed name.
+func TestAllowUpstreamInsideTheSandbox(t *testing.T) {
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	newTestHosts(t)
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
+		DNSUpstream: "10.0.2.100:5353"}
+	l := &Layer{}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{
+		"sh:python3 -c '" + forgingResolver + "' & sleep 0.5; getent ahostsv4 allowed.example.test; wait"}},
+		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if out := res.Probes[0].Output; strings.Contains(out, "QUERIED") || strings.Contains(out, "198.51.100.7") {
+		t.Errorf("the stub asked a resolver inside the sandbox: %s", out)
+	}
+	mustFind(t, res.Egress, "upstream failure", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Detail == "upstream failed"
+	})
+}

@@ -312,6 +312,14 @@ func exchange(up netip.AddrPort, q dnsmessage.Question) (*dnsmessage.Message, er
 		if err != nil {
 			return nil, fmt.Errorf("dialing upstream %s over %s: %w", up, network, err)
 		}
+		// An address of the namespace itself (a connector's, or the
+		// host's own that pasta copies in) is one the command could
+		// answer from: the kernel picks it as the source of a route to
+		// itself.
+		if local, ok := c.LocalAddr().(interface{ AddrPort() netip.AddrPort }); ok && local.AddrPort().Addr().Unmap() == up.Addr() {
+			c.Close()
+			return nil, fmt.Errorf("upstream %s is an address of the sandbox itself, where the command could answer; not asking it", up)
+		}
 		dl, _ := ctx.Deadline()
 		_ = c.SetDeadline(dl)
 		var raw []byte

@@ -58,6 +58,11 @@ func TestValidatePolicy(t *testing.T) {
 		{"upstream bare ipv6", evidence.EgressPolicy{DNSUpstream: "2001:db8::53"}, true},
 		{"upstream name", evidence.EgressPolicy{DNSUpstream: "dns.example.test"}, false},
 		{"upstream port zero", evidence.EgressPolicy{DNSUpstream: "192.0.2.53:0"}, false},
+		{"upstream loopback", evidence.EgressPolicy{DNSUpstream: "127.0.0.1:5353"}, false},
+		{"upstream loopback v6", evidence.EgressPolicy{DNSUpstream: "[::1]:53"}, false},
+		{"upstream mapped loopback", evidence.EgressPolicy{DNSUpstream: "[::ffff:127.0.0.53]:53"}, false},
+		{"upstream unspecified", evidence.EgressPolicy{DNSUpstream: "0.0.0.0"}, false},
+		{"upstream deny-mode source", evidence.EgressPolicy{DNSUpstream: "10.254.254.1:5353"}, false},
 		{"connector pasta", evidence.EgressPolicy{Mode: evidence.EgressAllow, Connector: "pasta"}, true},
 		{"connector unknown", evidence.EgressPolicy{Mode: evidence.EgressAllow, Connector: "vpn"}, false},
 	}

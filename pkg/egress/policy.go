@@ -172,18 +172,27 @@ func parseAllowIP(s string) (netip.Prefix, error) {
 }
 
 // parseUpstream parses ADDR[:PORT]; ADDR is an IPv4 or an IPv6 address
-// (bracketed when a port follows). The default port is 53.
+// (bracketed when a port follows). The default port is 53. An address
+// the sandbox itself holds (loopback, the deny mode's source) is refused:
+// inside the sandbox's namespace the command could answer there, forge
+// the answers and so open the wall to any address. (exchange also
+// refuses, at the time of asking, any address the namespace holds.)
 func parseUpstream(s string) (netip.AddrPort, error) {
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		if ap.Port() == 0 {
+	var ap netip.AddrPort
+	if p, err := netip.ParseAddrPort(s); err == nil {
+		if p.Port() == 0 {
 			return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: port 0: %w", strconv.Quote(s), ErrBadPolicy)
 		}
-		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), nil
+		ap = netip.AddrPortFrom(p.Addr().Unmap(), p.Port())
+	} else if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil && a.Zone() == "" {
+		ap = netip.AddrPortFrom(a.Unmap(), 53)
+	} else {
+		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: want ADDR[:PORT] with an IP address: %w", strconv.Quote(s), ErrBadPolicy)
 	}
-	if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil && a.Zone() == "" {
-		return netip.AddrPortFrom(a.Unmap(), 53), nil
+	if a := ap.Addr(); a.IsLoopback() || a.IsUnspecified() || a.IsMulticast() || a == denySource {
+		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: an address inside the sandbox, where the command could answer; give the resolver's address as the host reaches it: %w", strconv.Quote(s), ErrBadPolicy)
 	}
-	return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: want ADDR[:PORT] with an IP address: %w", strconv.Quote(s), ErrBadPolicy)
+	return ap, nil
 }
 
 // allowedName returns the rules that admit host (lower case, no trailing
