@@ -191,7 +191,7 @@ func (p *proxy) handle(c net.Conn) {
 	at := time.Now()
 	req, err := parseRequestLine(line)
 	if err != nil {
-		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(line)})
+		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(stripQuery(line))})
 		writeBlocked(c, 400, "Bad Request", "vigiles: malformed proxy request")
 		return
 	}
@@ -216,7 +216,11 @@ func (p *proxy) handle(c net.Conn) {
 		e.Proto, e.Detail = "tcp", "CONNECT"
 	}
 	if a, err := netip.ParseAddr(req.Host); err == nil {
-		e.Host, e.IP = "", a.String()
+		// The zone of an IPv6 address is free text the command chose.
+		e.Host, e.IP = "", a.WithZone("").String()
+		if z := a.Zone(); z != "" {
+			e.Detail += " (zone " + clip(z) + ")"
+		}
 	}
 	p.rec.add(at, e)
 	writeBlocked(c, 403, "Forbidden", fmt.Sprintf("blocked by vigiles: egress to %s:%d is not allowed (egress mode record)", clip(req.Host), req.Port))
