@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -81,8 +83,17 @@ type dnsStub struct {
 	sem     chan struct{} // UDP questions in flight
 	tcpSem  chan struct{} // TCP connections open (kept apart: they can idle)
 	closers []io.Closer
+	udp     []net.PacketConn
 	wg      sync.WaitGroup
+	lost    int // UDP questions the kernel dropped (full receive queue)
 }
+
+// dnsRecvBuf is the stub's UDP receive buffer: room for thousands of
+// questions sent in a burst before it reads them.
+const dnsRecvBuf = 4 << 20
+
+// dnsDrainMax bounds how long stop waits for the queued questions.
+const dnsDrainMax = 2 * time.Second
 
 // start listens on 127.0.0.1:53 and [::1]:53, UDP and TCP.
 func (s *dnsStub) start(addrs []string) error {
@@ -95,6 +106,8 @@ func (s *dnsStub) start(addrs []string) error {
 			return fmt.Errorf("starting the dns stub on udp %s: %w", a, err)
 		}
 		s.closers = append(s.closers, pc)
+		s.udp = append(s.udp, pc)
+		setRecvBuf(pc, dnsRecvBuf)
 		ln, err := net.Listen("tcp", a)
 		if err != nil {
 			s.stop()
@@ -108,11 +121,92 @@ func (s *dnsStub) start(addrs []string) error {
 	return nil
 }
 
+// stop waits (a little) until every question the command queued has been
+// read, counts the ones the kernel dropped, and closes the stub. Every
+// question is recorded, or lost counts it.
 func (s *dnsStub) stop() {
+	deadline := time.Now().Add(dnsDrainMax)
+	for _, pc := range s.udp {
+		for time.Now().Before(deadline) {
+			if q, _, ok := udpSocketStats(pc); !ok || q == 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for _, pc := range s.udp {
+		if q, drops, ok := udpSocketStats(pc); ok {
+			s.lost += drops
+			if q > 0 {
+				s.lost++ // still queued at the end: at least one question unread
+			}
+		}
+	}
 	for _, c := range s.closers {
 		c.Close()
 	}
 	s.wg.Wait()
+}
+
+// setRecvBuf sets a socket's receive buffer past net.core.rmem_max where
+// the caller may (CAP_NET_ADMIN in the namespace), else as large as it is
+// allowed.
+func setRecvBuf(c net.PacketConn, n int) {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, n) != nil {
+			_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, n)
+		}
+	})
+}
+
+// udpSocketStats reads a UDP socket's receive queue (bytes) and drop count
+// from /proc/net/udp or udp6 of this namespace, found by its inode.
+func udpSocketStats(c net.PacketConn) (queued, drops int, ok bool) {
+	sc, isConn := c.(syscall.Conn)
+	if !isConn {
+		return 0, 0, false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return 0, 0, false
+	}
+	var ino uint64
+	_ = rc.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if unix.Fstat(int(fd), &st) == nil {
+			ino = st.Ino
+		}
+	})
+	if ino == 0 {
+		return 0, 0, false
+	}
+	want := strconv.FormatUint(ino, 10)
+	for _, f := range []string{"/proc/net/udp", "/proc/net/udp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local rem st tx_queue:rx_queue tr:tm retrnsmt uid timeout inode ref pointer drops
+			fs := strings.Fields(line)
+			if len(fs) < 13 || fs[9] != want {
+				continue
+			}
+			_, rx, _ := strings.Cut(fs[4], ":")
+			q, err1 := strconv.ParseInt(rx, 16, 64)
+			d, err2 := strconv.Atoi(fs[12])
+			return int(q), d, err1 == nil && err2 == nil
+		}
+	}
+	return 0, 0, false
 }
 
 func (s *dnsStub) serveUDP(pc net.PacketConn) {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,4 +219,43 @@ func TestRecordProxy(t *testing.T) {
 		t.Errorf("hostile CONNECT answer: %q", res.Probes[4].Output)
 	}
 	checkJSONRoundTrip(t, res.Egress)
+}
+
+// dnsBurst sends n questions for distinct names to the stub as fast as it
+// can, then exits without waiting for answers.
+func dnsBurst(n int) string {
+	return `sh:python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(` + strconv.Itoa(n) + `):
+    name = b"".join(bytes([len(l)]) + l for l in (b"n%d" % i, b"burst", b"invalid")) + b"\x00"
+    s.sendto(struct.pack(">HHHHHH", i & 0xffff, 0x100, 1, 0, 0, 0) + name + b"\x00\x01\x00\x01", ("127.0.0.1", 53))
+'`
+}
+
+// TestDNSBurstIsRecordedOrReportedLost: every question a burst sends is
+// recorded, or the record says questions were lost; it is never silently
+// short. A burst of a few hundred is recorded whole.
+func TestDNSBurstIsRecordedOrReportedLost(t *testing.T) {
+	needNamespaces(t)
+	for _, n := range []int{300, 5000} {
+		res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: []string{dnsBurst(n)}}, nil)
+		if res.SetupErr != "" {
+			t.Fatalf("setup: %s", res.SetupErr)
+		}
+		got := 0
+		for _, e := range res.Egress {
+			if e.Via == evidence.ViaDNS && strings.HasSuffix(e.Host, ".burst.invalid") {
+				got++
+			}
+		}
+		lost := strings.Contains(res.FinishErr, "questions were lost")
+		t.Logf("burst of %d: %d recorded, finish error %q", n, got, res.FinishErr)
+		if got != n && !lost {
+			t.Errorf("burst of %d: %d recorded and no loss reported", n, got)
+		}
+		if n == 300 && (got != n || res.FinishErr != "") {
+			t.Errorf("a burst of 300 must be recorded whole: %d recorded, error %q", got, res.FinishErr)
+		}
+	}
 }

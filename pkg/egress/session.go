@@ -219,6 +219,9 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	if lost > 0 {
 		errs = append(errs, fmt.Errorf("the kernel dropped %d batches of packet logs: %w", lost, ErrIncomplete))
 	}
+	if s.dns != nil && s.dns.lost > 0 {
+		errs = append(errs, fmt.Errorf("the dns stub's queue overflowed and %d questions were lost: %w", s.dns.lost, ErrIncomplete))
+	}
 	if len(errs) > 0 {
 		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
 	}
