@@ -250,19 +250,9 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 // TestAllowUpstreamDown: when the upstream does not answer, the allowed
 // name gets SERVFAIL and the record says the upstream failed.
 func TestAllowUpstreamDown(t *testing.T) {
-	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
-		missing(t, ConnectorSlirp)
-	}
-	needNamespaces(t)
-	newTestHosts(t)
-	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
-		DNSUpstream: testHostSide + ":5353"} // nothing listens there
-	l := &Layer{}
-	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:getent ahostsv4 allowed.example.test"}},
-		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
-	if res.SetupErr != "" {
-		t.Fatalf("setup: %s", res.SetupErr)
-	}
+	res := runAllowedChild(t, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
+		DNSUpstream: testHostSide + ":5353"}, // nothing listens there
+		"sh:getent ahostsv4 allowed.example.test")
 	if res.Probes[0].Code == 0 {
 		t.Errorf("the name resolved without an upstream: %s", res.Probes[0].Output)
 	}
@@ -295,24 +285,31 @@ s.sendto(q[:2] + b"\x81\x80" + q[4:6] + b"\x00\x01\x00\x00\x00\x00" + q[12:end] 
 // asked: the command could answer there and open the wall to any address
 // under an allowed name.
 func TestAllowUpstreamInsideTheSandbox(t *testing.T) {
-	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
-		missing(t, ConnectorSlirp)
-	}
-	needNamespaces(t)
-	newTestHosts(t)
-	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
-		DNSUpstream: "10.0.2.100:5353"}
-	l := &Layer{}
-	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{
-		"sh:python3 -c '" + forgingResolver + "' & sleep 0.5; getent ahostsv4 allowed.example.test; wait"}},
-		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
-	if res.SetupErr != "" {
-		t.Fatalf("setup: %s", res.SetupErr)
-	}
+	res := runAllowedChild(t, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"allowed.example.test"},
+		DNSUpstream: "10.0.2.100:5353"},
+		"sh:python3 -c '"+forgingResolver+"' & sleep 0.5; getent ahostsv4 allowed.example.test; wait")
 	if out := res.Probes[0].Output; strings.Contains(out, "QUERIED") || strings.Contains(out, "198.51.100.7") {
 		t.Errorf("the stub asked a resolver inside the sandbox: %s", out)
 	}
 	mustFind(t, res.Egress, "upstream failure", func(e evidence.Egress) bool {
 		return e.Via == evidence.ViaDNS && e.Host == "allowed.example.test" && e.Detail == "upstream failed"
 	})
+}
+
+// runAllowedChild runs the namespaced child with policy p (allow mode),
+// slirp4netns attached, and the probes; setup must succeed.
+func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) childResult {
+	t.Helper()
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	newTestHosts(t)
+	l := &Layer{}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes},
+		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	return res
 }
