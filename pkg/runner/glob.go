@@ -23,7 +23,7 @@ func globRegexp(pat string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("glob %q: malformed character class", pat)
 	}
 	var b strings.Builder
-	b.WriteString("^")
+	b.WriteString("(?s)^") // "**" matches any name, newlines in it included
 	for i := 0; i < len(pat); i++ {
 		c := pat[i]
 		switch c {

@@ -233,3 +233,17 @@ func TestSynthInput(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobMatchesNamesWithNewlines: "**" matches any name, a newline in it
+// included (a hook cannot hide a write from no-write by naming it so).
+func TestGlobMatchesNamesWithNewlines(t *testing.T) {
+	for pat, name := range map[string]string{"**": "nl\nname", "a/**": "a/x\ny", "**/*.sh": "d\ne/run.sh"} {
+		p, err := ParsePathPattern(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !p.Match(name) {
+			t.Errorf("%q does not match %q", pat, name)
+		}
+	}
+}
