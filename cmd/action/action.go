@@ -283,7 +283,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		line := oneLineErr{errors.New(string(p.buf[:i]))}.Error()
+		line := annotate.InertLine(oneLineErr{errors.New(string(p.buf[:i]))}.Error())
 		p.buf = p.buf[i+1:]
 		if _, err := fmt.Fprintf(p.w, "vigiles: %s\n", line); err != nil {
 			return len(b), err

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -60,14 +61,16 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	// Messages can quote names from the repository or the run: they must
+	// not act as workflow commands in a GitHub step log.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "vigiles: %v\n", ee.err)
+			fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %v\n", ee.err)))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "vigiles: %v\n", err)
+	fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %v\n", err)))
 	return 125
 }
 

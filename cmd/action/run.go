@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -118,9 +120,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	res, runErr := sandbox.Run(ctx, spec)
 	if *jsonOut {
-		enc := json.NewEncoder(stdout)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
+			return exitWith(125, err)
+		}
+		if _, err := stdout.Write(annotate.InertJSON(buf.Bytes())); err != nil {
 			return exitWith(125, err)
 		}
 	} else {
@@ -222,5 +228,5 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 // \n, \u…), keeping the rest of the text readable.
 func printable(s string) string {
 	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	return annotate.InertLine(q[1 : len(q)-1])
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
@@ -312,8 +313,19 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
 			return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
 		}
-	} else if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return exitWith(125, err)
+	} else {
+		// On stdout the report may land in a GitHub step log: text the
+		// hooks chose (output, file and host names) must not act as a
+		// workflow command there. JSON keeps its data exactly.
+		out := buf.Bytes()
+		if format == "json" || format == "sarif" {
+			out = annotate.InertJSON(out)
+		} else {
+			out = []byte(annotate.InertText(string(out)))
+		}
+		if _, err := stdout.Write(out); err != nil {
+			return exitWith(125, err)
+		}
 	}
 	if runErr != nil {
 		return exitWith(125, fmt.Errorf("%s: %w", name, runErr))

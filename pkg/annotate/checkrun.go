@@ -95,9 +95,9 @@ func annotationLevel(s report.Severity) string {
 func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRunAnnotation {
 	var out []*github.CheckRunAnnotation
 	for _, f := range sortFindings(fs) {
-		path := strings.TrimPrefix(f.Location.File, "./")
+		path, inTree := treePath(f.Location.File)
 		line := f.Location.Line
-		if path == "" {
+		if !inTree {
 			path, line = defaultFile, 1
 		}
 		if path == "" {
@@ -114,7 +114,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 			Message:         github.String(cut(f.Message, MaxMessageChars)),
 			Title:           github.String(findingTitle(f)),
 		}
-		if f.Location.Column > 0 && f.Location.File != "" {
+		if f.Location.Column > 0 && inTree {
 			a.StartColumn = github.Int(f.Location.Column)
 			a.EndColumn = github.Int(f.Location.Column)
 		}

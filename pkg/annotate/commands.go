@@ -101,8 +101,8 @@ func WriteAnnotations(w io.Writer, findings []report.Finding) Hidden {
 		}
 		shown[lv]++
 		props := map[string]string{"title": findingTitle(f)}
-		if f.Location.File != "" {
-			props["file"] = oneLine(f.Location.File)
+		if p, ok := treePath(f.Location.File); ok {
+			props["file"] = p
 			if f.Location.Line > 0 {
 				props["line"] = strconv.Itoa(f.Location.Line)
 			}

@@ -1,8 +1,10 @@
 package annotate
 
 import (
+	"path"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -48,15 +50,74 @@ func cutBytes(s string, max int) string {
 }
 
 // oneLine replaces every control character (CR and LF included) with a
-// space, so a value can never start a new log or markdown line.
+// space, so a value can never start a new log or markdown line, and every
+// format character (bidi overrides, zero-width joiners and spaces) with
+// U+FFFD, so a value cannot display as something else ("Trojan Source").
 func oneLine(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
+		if unicode.Is(unicode.Cf, r) {
+			return '\uFFFD'
+		}
 		return r
 	}, s)
+}
+
+// InertLine makes one line that vigiles prints outside a stop-commands
+// block unable to act as a workflow command: the runner takes a line
+// whose first non-space characters are "::" as a command, and the legacy
+// "##[" anywhere in a line. A line starting with "::" gets a visible "·"
+// in front; each "##[" becomes "#·#[". Text without those is unchanged.
+func InertLine(s string) string {
+	s = strings.ReplaceAll(s, "##[", "#·#[")
+	if strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
+		s = "·" + s
+	}
+	return s
+}
+
+// InertText applies InertLine to every line of s, splitting as the runner
+// does (at LF, CR or CRLF), and keeps the line ends.
+func InertText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			b.WriteString(InertLine(s))
+			break
+		}
+		b.WriteString(InertLine(s[:i]))
+		b.WriteByte(s[i])
+		s = s[i+1:]
+	}
+	return b.String()
+}
+
+// InertJSON makes JSON text printed outside a stop-commands block unable to
+// act as a workflow command without changing the data it encodes: "##["
+// can only stand inside a string there, where "#\u0023[" decodes to the
+// same; a line of indented JSON never starts with "::".
+func InertJSON(b []byte) []byte {
+	return []byte(strings.ReplaceAll(string(b), "##[", "#\\u0023["))
+}
+
+// treePath returns p as a path inside the repository (one line, relative,
+// no leading "./"), or false for an empty path, an absolute one, or one
+// that climbs out of the tree: such a path names nothing GitHub can show,
+// and may reveal the runner's layout.
+func treePath(p string) (string, bool) {
+	p = strings.TrimPrefix(oneLine(p), "./")
+	if p == "" || path.IsAbs(p) {
+		return "", false
+	}
+	if c := path.Clean(p); c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", false
+	}
+	return p, true
 }
 
 // mdEscapedRunes are replaced by numeric character references in markdown.
@@ -93,7 +154,8 @@ func md(s string, max int) string {
 
 // safeLogLine makes raw hook output safe to print inside a stop-commands
 // block: valid UTF-8, no terminal escape sequences or other control
-// characters (which could redraw or hide lines), tabs and newlines kept.
+// characters (which could redraw or hide lines), no format characters
+// (which could make text display as other text), tabs and newlines kept.
 // CR becomes a newline, since the runner splits lines on CR as well.
 func safeLogLine(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -105,6 +167,8 @@ func safeLogLine(s string) string {
 		case r == '\r' || r == '\u2028' || r == '\u2029':
 			return '\n'
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return '\uFFFD'
+		case unicode.Is(unicode.Cf, r): // bidi overrides, zero-width characters
 			return '\uFFFD'
 		}
 		return r

@@ -112,7 +112,11 @@ func sarifURI(p string) string {
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
 	}
-	return strings.Join(segs, "/")
+	u := strings.Join(segs, "/")
+	if strings.Contains(segs[0], ":") {
+		u = "./" + u // a first segment with ':' would read as a URI scheme
+	}
+	return u
 }
 
 // SARIF converts r to one SARIF 2.1.0 run within GitHub's limits: at most
@@ -187,14 +191,17 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 			continue
 		}
 		file, line := f.Location.File, f.Location.Line
-		if file == "" {
+		p, inTree := treePath(file)
+		if inTree {
+			file = p
+		} else {
 			file, line = def, 1
 		}
 		if line < 1 {
 			line = 1
 		}
 		col := 0
-		if f.Location.File != "" && f.Location.Column > 0 {
+		if inTree && f.Location.Column > 0 {
 			col = f.Location.Column
 		}
 		res := SARIFResult{

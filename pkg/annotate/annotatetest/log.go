@@ -7,6 +7,7 @@ package annotatetest
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Command is a workflow command as the runner reads it. Name is
@@ -29,16 +30,16 @@ func unescapeProp(s string) string {
 }
 
 // Commands reads a step log as actions/runner does: lines end at CR, LF
-// or CRLF; a line that starts with "::" or the legacy "##[" is a command,
-// except between ::stop-commands::TOKEN and a line ::TOKEN:: (compared
-// case-insensitively, as the runner does). It is deliberately stricter
-// than the runner: it ignores leading whitespace when looking for a
-// command.
+// or CRLF; a line whose first non-space characters are "::" (and that has
+// a closing "::") is a command, and so is any other line holding the
+// legacy "##[" anywhere (the runner looks for it with IndexOf), except
+// between ::stop-commands::TOKEN and a line
+// ::TOKEN:: (compared case-insensitively, as the runner does).
 func Commands(log string) []Command {
 	var out []Command
 	stop := ""
 	for _, raw := range lineSplit.Split(log, -1) {
-		line := strings.TrimLeft(raw, " \t")
+		line := strings.TrimLeftFunc(raw, unicode.IsSpace)
 		if stop != "" {
 			if strings.EqualFold(strings.TrimSpace(line), "::"+stop+"::") {
 				out = append(out, Command{Name: "<resume>", Data: stop})
@@ -46,15 +47,16 @@ func Commands(log string) []Command {
 			}
 			continue
 		}
-		if strings.HasPrefix(line, "##[") {
-			out = append(out, Command{Name: "<legacy>", Data: line})
-			continue
+		// The runner tries the "::" form first; only a line that is not
+		// one is searched for the legacy "##[".
+		end := -1
+		if strings.HasPrefix(line, "::") {
+			end = strings.Index(line[2:], "::")
 		}
-		if !strings.HasPrefix(line, "::") {
-			continue
-		}
-		end := strings.Index(line[2:], "::")
 		if end < 0 {
+			if strings.Contains(line, "##[") {
+				out = append(out, Command{Name: "<legacy>", Data: line})
+			}
 			continue
 		}
 		header, data := line[2:2+end], line[2+end+2:]
