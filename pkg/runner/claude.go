@@ -109,8 +109,20 @@ func (c *claudeDisc) loc(file string, p jpos) report.Location {
 func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 	rel, err := relTo(c.dir, abs)
 	if err != nil {
-		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: filepath.ToSlash(abs)}, "%v", err)
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
 		return "", nil
+	}
+	// A directory symlink on the way may lead out of the repository: the
+	// file read must lie inside it once every link is followed.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		dirReal, derr := filepath.EvalSymlinks(c.dir)
+		if derr != nil {
+			dirReal = c.dir
+		}
+		if _, err := relTo(dirReal, real); err != nil {
+			c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+			return rel, nil
+		}
 	}
 	if c.seenFile[rel] {
 		return rel, nil
@@ -269,6 +281,12 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		p = filepath.Join(ctx.pluginRoot, p)
 	}
 	p = filepath.Clean(p)
+	// A path the repository names outside itself is neither read nor
+	// probed: whether a host file exists is not the repository's to learn.
+	if _, err := relTo(c.dir, p); err != nil {
+		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "hooks file %q is outside the repository; vigiles does not read it", v.Str)
+		return
+	}
 	if !exists(p) {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
 		return
@@ -641,6 +659,10 @@ func (c *claudeDisc) marketplace(root string) {
 				continue
 			}
 			dirp := filepath.Clean(filepath.Join(base, s))
+			if _, err := relTo(c.dir, dirp); err != nil {
+				c.find(RuleOutsideTree, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is outside the repository; vigiles does not read it", i, name, s)
+				continue
+			}
 			if fi, err := os.Stat(dirp); err != nil || !fi.IsDir() {
 				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is not a directory", i, name, s)
 				continue

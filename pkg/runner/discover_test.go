@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -279,5 +281,47 @@ func TestDeclaringFile(t *testing.T) {
 		if got := declaringFile(id); got != want {
 			t.Errorf("declaringFile(%q) = %q, want %q", id, got, want)
 		}
+	}
+}
+
+// TestDiscoveryStaysInTheRepository: a manifest that names files outside
+// the repository (by "..", by an absolute path, or through a directory
+// symlink) gets a finding; vigiles neither reads nor probes them.
+func TestDiscoveryStaysInTheRepository(t *testing.T) {
+	outside := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "outside", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo leaked"}]}]}}`,
+		"hooks.json":                 `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo leaked too"}]}]}}`,
+	})
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "climb", "hooks": ["../../../../../../../../` + strings.TrimPrefix(outside, "/") + `/hooks.json", "` + outside + `/hooks.json", "/no/such/host/file.json"]}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [
+			{"name": "linked", "source": "./plugins/linked"}, {"name": "up", "source": "../"}]}`,
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "plugins", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	s := discoverAll(t, dir)
+	for _, h := range s.hooks {
+		if strings.Contains(h.Command, "leaked") {
+			t.Errorf("a hook from outside the repository was read: %s", hookLine(h))
+		}
+	}
+	outsideFindings := 0
+	for _, f := range s.findings {
+		if f.Rule == RuleMissingFile {
+			t.Errorf("a host path was probed: %s %s", findingLine(f), f.Message)
+		}
+		if f.Rule == RuleOutsideTree {
+			outsideFindings++
+			if strings.HasPrefix(f.Location.File, "/") {
+				t.Errorf("an outside finding anchored at a host path: %s", findingLine(f))
+			}
+		}
+	}
+	if outsideFindings < 5 {
+		t.Errorf("%d outside-the-repository findings, want one per path and the symlinked plugin: %+v", outsideFindings, s.findings)
 	}
 }
