@@ -127,19 +127,19 @@ func (s *dnsStub) start(addrs []string) error {
 func (s *dnsStub) stop() {
 	deadline := time.Now().Add(dnsDrainMax)
 	for _, pc := range s.udp {
-		for time.Now().Before(deadline) {
-			if q, _, ok := udpSocketStats(pc); !ok || q == 0 {
+		for {
+			q, drops, ok := udpSocketStats(pc)
+			if !ok {
+				break
+			}
+			if q == 0 || !time.Now().Before(deadline) {
+				s.lost += drops
+				if q > 0 {
+					s.lost++ // still queued at the end: at least one question unread
+				}
 				break
 			}
 			time.Sleep(time.Millisecond)
-		}
-	}
-	for _, pc := range s.udp {
-		if q, drops, ok := udpSocketStats(pc); ok {
-			s.lost += drops
-			if q > 0 {
-				s.lost++ // still queued at the end: at least one question unread
-			}
 		}
 	}
 	for _, c := range s.closers {
