@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,6 +27,19 @@ import (
 func TestMain(m *testing.M) {
 	MaybeInit()
 	os.Exit(m.Run())
+}
+
+// requireRoot fails in CI (which runs as root) and skips elsewhere when
+// the test is not root: what it checks exists for root callers only.
+func requireRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI runs as root, this test does not (%s)", why)
+	}
+	t.Skipf("%s; run as root", why)
 }
 
 // requireConfinement fails in CI and skips elsewhere when this host cannot
@@ -304,9 +318,7 @@ func TestLingerListsProcessesThatHideTheirName(t *testing.T) {
 // busy host) must not fail a run.
 func TestVanishingHostMounts(t *testing.T) {
 	requireConfinement(t)
-	if os.Geteuid() != 0 {
-		t.Skip("making host mounts needs root; run as root")
-	}
+	requireRoot(t, "making host mounts needs root")
 	// A shared mount point, as `ip netns` makes /run/netns: its submounts'
 	// removal reaches the copy of the tree bubblewrap is binding.
 	base := t.TempDir()
@@ -460,9 +472,16 @@ print("done")'`},
 // again cannot hide what it writes there.
 func TestMountPointParentsCannotHideWrites(t *testing.T) {
 	requireConfinement(t)
-	dir := makeTree(t, nil)
-	if !strings.HasPrefix(dir, "/tmp/") {
-		t.Skipf("the work tree %s is not under /tmp (TMPDIR is set elsewhere); the case needs one there", dir)
+	// Two levels under /tmp, whatever TMPDIR says: the command moves the
+	// work tree's parent away.
+	parent, err := os.MkdirTemp("/tmp", "vigiles-mountpoint-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "wt")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	res := run(t, Spec{Dir: dir, Command: sh(`top=/tmp/$(echo "$PWD" | cut -d/ -f3); mv "$top" "$top.moved" && mkdir -p "$PWD/.cache" && echo p > "$PWD/.cache/dropper"`)})
 	if res.ExitCode != 0 {
@@ -479,6 +498,44 @@ func TestMountPointParentsCannotHideWrites(t *testing.T) {
 	clean := run(t, Spec{Dir: dir, Command: sh("true")})
 	if len(clean.Writes) != 0 {
 		t.Errorf("a run that writes nothing recorded %+v (the mount point's parents must be left out)", clean.Writes)
+	}
+}
+
+// TestVanishedMountIsRecognized: the restart takes bwrap's own messages
+// for a mount that vanished while it bound the tree, and nothing else.
+func TestVanishedMountIsRecognized(t *testing.T) {
+	for msg, want := range map[string]bool{
+		`bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/run/netns/vgt-d16832": No such file or directory`: true,
+		`bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/tmp/x/9": Invalid argument`:                       true,
+		`bwrap: Can't bind mount /oldroot/home/u/w on /newroot/run/vigiles/lower: No such file or directory`:                                              true,
+		`bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces`:                        false,
+		`bwrap: Can't mount proc on /newroot/proc: Operation not permitted`:                                                                               false,
+		`bwrap: execvp /run/vigiles/bin/vigiles: No such file or directory`:                                                                               false,
+	} {
+		if got := isVanishedMount([]byte(msg)); got != want {
+			t.Errorf("isVanishedMount(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
+// TestStdinReplay: stdin is given again for a restart only where it can
+// be: nil, a file bwrap passes on unread, or a seekable reader put back.
+func TestStdinReplay(t *testing.T) {
+	r := strings.NewReader("payload")
+	r.Seek(2, io.SeekStart) // the caller had already read some
+	replay := stdinReplay(r)
+	io.ReadAll(r)
+	if replay == nil || replay() != nil {
+		t.Fatal("a strings.Reader must be replayable")
+	}
+	if rest, _ := io.ReadAll(r); string(rest) != "yload" {
+		t.Errorf("replayed %q, want %q", rest, "yload")
+	}
+	if stdinReplay(nil) == nil || stdinReplay(os.Stdin) == nil {
+		t.Error("nil and *os.File need no rewinding")
+	}
+	if stdinReplay(io.MultiReader(strings.NewReader("x"))) != nil {
+		t.Error("a reader that cannot seek cannot be given again")
 	}
 }
 
@@ -533,9 +590,7 @@ func TestCommandStartsAsAShellWouldStartIt(t *testing.T) {
 // thread of the broker stays inside, and the cgroup is gone afterwards.
 func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	requireConfinement(t)
-	if os.Geteuid() != 0 {
-		t.Skip("the pids cgroup is made for root callers only; run as root")
-	}
+	requireRoot(t, "the pids cgroup is made for root callers only")
 	before := threadCgroups(t)
 	dir := makeTree(t, nil)
 	res := run(t, Spec{Dir: dir, Command: sh("cat /proc/self/cgroup")})
