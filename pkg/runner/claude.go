@@ -48,7 +48,10 @@ func (ClaudeAdapter) Name() string { return "claude" }
 
 // Discover implements Adapter.
 func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
-	c := &claudeDisc{dir: dir, seenFile: map[string]bool{}, seenPlugin: map[string]bool{}, out: &Discovery{}}
+	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]bool{}, out: &Discovery{}}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		c.dirReal = real
+	}
 	rel, err := relTo(dir, root)
 	if err != nil {
 		return nil, err
@@ -68,6 +71,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 
 type claudeDisc struct {
 	dir        string
+	dirReal    string // dir with every symlink followed
 	seenFile   map[string]bool
 	seenPlugin map[string]bool
 	out        *Discovery
@@ -115,11 +119,7 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 	// A directory symlink on the way may lead out of the repository: the
 	// file read must lie inside it once every link is followed.
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		dirReal, derr := filepath.EvalSymlinks(c.dir)
-		if derr != nil {
-			dirReal = c.dir
-		}
-		if _, err := relTo(dirReal, real); err != nil {
+		if _, err := relTo(c.dirReal, real); err != nil {
 			c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
 			return rel, nil
 		}
