@@ -319,10 +319,21 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		b, _ := io.ReadAll(io.LimitReader(resR, 64<<20))
 		resultCh <- b
 	}()
-	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+	// startFailed reports a sandbox that ended before its init took over:
+	// bubblewrap's own message says why (no user namespaces, a host mount
+	// that vanished under it), and nothing of the command ran.
+	startFailed := func() (*Result, error) {
 		kill()
 		<-waitDone
-		return fail(fmt.Errorf("sending the init its config: %w", err))
+		if isVanishedMount(out.stderrBytes()) {
+			return res, vanishedMount{tail(out.stderrBytes())}
+		}
+		return fail(bwrapFailed(ctx, out.stderrBytes()))
+	}
+	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
+		// A broken pipe: bubblewrap ended before the init read its
+		// config (it can end before this write as well as after it).
+		return startFailed()
 	}
 	cfgW.Close()
 
@@ -335,12 +346,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		// namespace while bwrap still configures its loopback makes bwrap
 		// fail (RTM_NEWADDR).
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 || !readByte(readyR) {
-			kill()
-			<-waitDone
-			if isVanishedMount(out.stderrBytes()) {
-				return res, vanishedMount{tail(out.stderrBytes())}
-			}
-			return fail(bwrapFailed(ctx, out.stderrBytes()))
+			return startFailed()
 		}
 		initStarted = true
 		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
