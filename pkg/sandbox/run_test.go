@@ -645,20 +645,21 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 }
 
 // killRole kills, from outside, this test's process in the given
-// in-sandbox role (initArg, reaperArg) once it has run for after; the
-// channel closes when that is done (or after 10 s without one).
-func killRole(t *testing.T, role string, after time.Duration) <-chan struct{} {
+// in-sandbox role (initArg, reaperArg) once a process whose command line
+// holds busy runs too (the command has got that far, however loaded the
+// machine); the channel closes when that is done (or after 20 s without
+// one).
+func killRole(t *testing.T, role, busy string) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
-			if pid := findRole(t, role); pid > 0 {
-				time.Sleep(after)
+			if pid := findRole(t, role); pid > 0 && findRole(t, busy) > 0 {
 				syscallKill(pid)
 				return
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}()
 	return done
@@ -671,7 +672,7 @@ func killRole(t *testing.T, role string, after time.Duration) <-chan struct{} {
 func TestKilledReaperKeepsTheRecord(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	done := killRole(t, reaperArg, 500*time.Millisecond)
+	done := killRole(t, reaperArg, "sleep\x005\x00") // made.txt is written by then
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("echo x > made.txt; sleep 5")})
 	<-done
 	if err == nil || !strings.Contains(res.Error, "reaper") {
@@ -687,7 +688,7 @@ func TestKilledReaperKeepsTheRecord(t *testing.T) {
 func TestKilledInitIsAFailedRun(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	done := killRole(t, initArg, 100*time.Millisecond)
+	done := killRole(t, initArg, "sleep\x005\x00")
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("rm -f x; sleep 5")})
 	<-done
 	if err == nil {
