@@ -94,7 +94,10 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 }
 
 // maxStarts is how often a start that met a vanishing host mount is made.
-const maxStarts = 3
+// Each failed start costs about one bwrap start; the churn test (a mount
+// made and removed without pause, on a loaded machine) met three failed
+// starts in a row in about one run of 100.
+const maxStarts = 8
 
 // vanishedMount is a sandbox that bubblewrap could not make because a host
 // mount vanished while it bound the tree; nothing of the sandbox ran.
