@@ -33,8 +33,34 @@ func (f ExecutorFunc) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Resu
 	return f(ctx, spec)
 }
 
-// SandboxExecutor runs hooks through the real engine, sandbox.Run.
-var SandboxExecutor Executor = ExecutorFunc(sandbox.Run)
+// Preparer is an Executor that can build a run's sandbox ahead of its
+// turn. execute then prepares the next runs while the current ones run,
+// so that their start-up leaves the hooks' critical path.
+type Preparer interface {
+	Executor
+	Prepare(ctx context.Context, spec sandbox.Spec) Pending
+}
+
+// Pending is a prepared run (sandbox.Pending): Wait starts its command and
+// returns its result; Abort ends it with nothing of its command run.
+type Pending interface {
+	Wait() (*sandbox.Result, error)
+	Abort()
+}
+
+// SandboxExecutor runs hooks through the real engine: sandbox.Run, and
+// sandbox.Prepare ahead of their turn.
+var SandboxExecutor Executor = sandboxExecutor{}
+
+type sandboxExecutor struct{}
+
+func (sandboxExecutor) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	return sandbox.Run(ctx, spec)
+}
+
+func (sandboxExecutor) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
+	return sandbox.Prepare(ctx, spec)
+}
 
 // reportOutputCap bounds the stdout and stderr a report keeps per run.
 const reportOutputCap = 8 << 10
@@ -102,7 +128,9 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 }
 
 // execute runs the plan in parallel, bounded by s.jobs, and returns the
-// results in plan order.
+// results in plan order. With a Preparer, up to s.jobs further runs are
+// prepared while s.jobs run: a lane takes a run whose sandbox is already
+// built, and only the command and the teardown stay on its path.
 func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []executed {
 	out := make([]executed, len(plan))
 	jobs := s.jobs
@@ -114,7 +142,14 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 		mu   sync.Mutex
 		done int
 	)
-	idx := make(chan int)
+	prep, canPrepare := s.exec.(Preparer)
+	type turn struct {
+		i    int
+		pend Pending // nil: not prepared
+	}
+	// One prepared run waits in each buffer slot, and one more with the
+	// sender: s.jobs runs ahead in all.
+	turns := make(chan turn, jobs-1)
 	total := 0
 	for _, p := range plan {
 		if p.Hook.Executable() {
@@ -125,8 +160,15 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range idx {
-				out[i] = s.one(ctx, plan[i])
+			for tn := range turns {
+				i := tn.i
+				if ctx.Err() != nil {
+					if tn.pend != nil {
+						tn.pend.Abort()
+					}
+					continue // reported as not run, below
+				}
+				out[i] = s.one(ctx, plan[i], tn.pend)
 				if s.progress != nil && plan[i].Hook.Executable() {
 					mu.Lock()
 					done++
@@ -142,9 +184,13 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 		if ctx.Err() != nil {
 			break
 		}
-		idx <- i
+		tn := turn{i: i}
+		if canPrepare && plan[i].Hook.Executable() {
+			tn.pend = prep.Prepare(ctx, s.spec(plan[i]))
+		}
+		turns <- tn
 	}
-	close(idx)
+	close(turns)
 	wg.Wait()
 	for i := range out {
 		if out[i].run.ID == "" { // cancelled before it started
@@ -169,15 +215,21 @@ func baseRun(p *plannedRun) report.HookRun {
 	return r
 }
 
-func (s *runSettings) one(ctx context.Context, p *plannedRun) executed {
+// one runs p: through pend when it was prepared, else by the executor.
+func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) executed {
 	r := baseRun(p)
 	if !p.Hook.Executable() {
 		r.Outcome = report.OutcomeNotExecutable
 		r.Reason = p.Hook.Type + " hooks are listed, not run"
 		return executed{run: r, decision: Decision{Outcome: r.Outcome}}
 	}
-	spec := s.spec(p)
-	res, err := s.exec.Run(ctx, spec)
+	var res *sandbox.Result
+	var err error
+	if pend != nil {
+		res, err = pend.Wait()
+	} else {
+		res, err = s.exec.Run(ctx, s.spec(p))
+	}
 	d := Decide(res, err)
 	r.Outcome, r.Reason = d.Outcome, d.Reason
 	if res != nil {

@@ -32,6 +32,57 @@ var ErrRefused = errors.New("run refused")
 // nil. The error is non-nil only when vigiles refused or failed; the
 // command's own exit status is in the result.
 func Run(ctx context.Context, spec Spec) (*Result, error) {
+	return runGated(ctx, spec, nil)
+}
+
+// Pending is a run made ready ahead of its turn by Prepare: its sandbox
+// is built, and its command waits for Wait. Every Pending must end with
+// Wait or Abort.
+type Pending struct {
+	gate   chan struct{}
+	open   sync.Once
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    *Result
+	err    error
+}
+
+// Prepare starts building the sandbox of a run in the background:
+// bubblewrap, the init, the mounts, the egress wall, the network
+// connector and the reaper's start, all that comes before the command.
+// The command itself does not start, and its deadline does not begin,
+// until Wait is called; a run that is never waited for must be aborted.
+// An audit prepares the next hooks' sandboxes while the current ones
+// run, so that their start-up leaves the hooks' critical path.
+func Prepare(ctx context.Context, spec Spec) *Pending {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &Pending{gate: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.res, p.err = runGated(ctx, spec, p.gate)
+	}()
+	return p
+}
+
+// Wait lets the command start (once its sandbox is ready) and returns
+// the run's result, as Run does.
+func (p *Pending) Wait() (*Result, error) {
+	p.open.Do(func() { close(p.gate) })
+	<-p.done
+	p.cancel()
+	return p.res, p.err
+}
+
+// Abort ends a run whose command has not been let start: its sandbox is
+// torn down, and nothing of the command runs.
+func (p *Pending) Abort() {
+	p.cancel()
+	<-p.done
+}
+
+// runGated is Run whose command, given a gate, waits until the gate is closed
+// (see Prepare); everything before it is done meanwhile.
+func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, error) {
 	res := &Result{Schema: ResultSchema}
 	fail := func(tier Tier, err error) (*Result, error) { return failed(res, tier, err) }
 	if len(spec.Command) == 0 {
@@ -74,6 +125,13 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	case TierRefused:
 		return fail(TierRefused, fmt.Errorf("%w: %s", ErrRefused, d.Reason))
 	case TierDirect:
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return fail(TierDirect, ctx.Err())
+			}
+		}
 		return runDirect(ctx, spec, cwd, res)
 	}
 	// bubblewrap binds the host's mounts recursively, and a mount that
@@ -82,7 +140,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 	// Such a start is tried again, when stdin can be given again too.
 	replay := stdinReplay(spec.Stdin)
 	for attempt := 1; ; attempt++ {
-		r, err := runConfined(ctx, spec, cwd, &Result{Schema: ResultSchema})
+		r, err := runConfined(ctx, spec, cwd, gate, &Result{Schema: ResultSchema})
 		var vm vanishedMount
 		if !errors.As(err, &vm) {
 			return r, err
@@ -96,7 +154,7 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // maxStarts is how often a start that met a vanishing host mount is made.
 // Each failed start costs about one bwrap start; the churn test (a mount
 // made and removed without pause, on a loaded machine) met three failed
-// starts in a row in about one run of 100.
+// starts in a row in about one run in 100.
 const maxStarts = 8
 
 // vanishedMount is a sandbox that bubblewrap could not make because a host
@@ -208,7 +266,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	return res, nil
 }
 
-func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
+func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{}, res *Result) (*Result, error) {
 	res.Tier = TierConfined
 	cloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
@@ -258,7 +316,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
-	cfg.WaitGo = needAttach // the command waits for the connector
+	// The command waits for the connector, or for its turn (Prepare).
+	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg != nil
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
@@ -359,7 +418,23 @@ func runConfined(ctx context.Context, spec Spec, cwd string, res *Result) (*Resu
 			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
 		}
 		closers = append(closers, c)
-		if _, err := ctlW.Write([]byte("go\n")); err != nil {
+	}
+	if cfg.WaitGo {
+		ended := false // the sandbox ended while it waited for its turn
+		if gate != nil {
+			select {
+			case <-gate:
+			case err := <-waitDone:
+				waitDone <- err // read again below, with the result
+				ended = true
+			case <-ctx.Done():
+				kill()
+				<-waitDone
+				out.fill(res)
+				return fail(ctx.Err())
+			}
+		}
+		if _, err := ctlW.Write([]byte("go\n")); err != nil && !ended {
 			kill()
 			<-waitDone
 			return fail(fmt.Errorf("starting the command: %w", err))

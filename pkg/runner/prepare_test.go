@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// preparer is a fake Preparer that keeps count: how many runs are
+// prepared and not yet waited for or aborted, at most and now, and how
+// each pending ended.
+type preparer struct {
+	mu                  sync.Mutex
+	waiting, maxWaiting int
+	waitedAhead         int // Waits whose run was prepared before the previous Wait returned
+	lastWaitEnd         time.Time
+	ended               map[string]string // command -> "waited" or "aborted" (twice: "twice")
+	cancelAfter         int               // cancel cancel after this many waits
+	cancel              context.CancelFunc
+	waits               int
+	runFor              time.Duration
+}
+
+func (f *preparer) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	panic("a Preparer's runs are prepared")
+}
+
+func (f *preparer) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.waiting++
+	f.maxWaiting = max(f.maxWaiting, f.waiting)
+	return &fakePending{f: f, cmd: spec.Command[2], at: time.Now()}
+}
+
+func (f *preparer) end(cmd, how string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.waiting--
+	if f.ended[cmd] != "" {
+		how = "twice"
+	}
+	f.ended[cmd] = how
+}
+
+type fakePending struct {
+	f   *preparer
+	cmd string
+	at  time.Time
+}
+
+func (p *fakePending) Wait() (*sandbox.Result, error) {
+	f := p.f
+	f.mu.Lock()
+	if !f.lastWaitEnd.IsZero() && p.at.Before(f.lastWaitEnd) {
+		f.waitedAhead++
+	}
+	f.waits++
+	if f.waits == f.cancelAfter {
+		f.cancel()
+	}
+	f.mu.Unlock()
+	time.Sleep(f.runFor)
+	f.end(p.cmd, "waited")
+	f.mu.Lock()
+	f.lastWaitEnd = time.Now()
+	f.mu.Unlock()
+	return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: p.cmd}, nil
+}
+
+func (p *fakePending) Abort() { p.f.end(p.cmd, "aborted") }
+
+func preparedPlan(n int) []*plannedRun {
+	var plan []*plannedRun
+	for i := 0; i < n; i++ {
+		plan = append(plan, &plannedRun{ID: fmt.Sprint(i), Hook: &Hook{Type: TypeCommand, Command: "c", Expanded: fmt.Sprint("hook-", i)}})
+	}
+	// A listed, not run hook between them is never prepared.
+	plan = append(plan[:3], append([]*plannedRun{{ID: "prompt", Hook: &Hook{Type: "prompt"}}}, plan[3:]...)...)
+	return plan
+}
+
+// TestExecutePreparesAhead: with a Preparer, the next runs' sandboxes are
+// prepared while the current ones run, no more than one per lane ahead,
+// each pending is waited for exactly once, and results keep plan order.
+func TestExecutePreparesAhead(t *testing.T) {
+	const jobs, n = 2, 12
+	f := &preparer{ended: map[string]string{}, runFor: 20 * time.Millisecond}
+	s := &runSettings{jobs: jobs, exec: f}
+	plan := preparedPlan(n)
+	out := s.execute(context.Background(), plan)
+	for i, e := range out {
+		want := plan[i].Hook.Expanded
+		if !plan[i].Hook.Executable() {
+			if e.run.Outcome != report.OutcomeNotExecutable {
+				t.Errorf("%d: a listed hook ran: %+v", i, e.run)
+			}
+			continue
+		}
+		if e.result == nil || e.result.Stdout != want {
+			t.Errorf("%d: result %+v, want the run of %q", i, e.result, want)
+		}
+		if f.ended[want] != "waited" {
+			t.Errorf("%s ended %q, want waited once", want, f.ended[want])
+		}
+	}
+	// Running (jobs) plus prepared ahead (one per lane), plus the one a
+	// lane holds between taking it and waiting for it.
+	if f.maxWaiting > 2*jobs+1 || f.maxWaiting < jobs+1 {
+		t.Errorf("at most %d runs were prepared and not ended at once; want more than %d and at most %d", f.maxWaiting, jobs, 2*jobs+1)
+	}
+	t.Logf("max prepared and not ended %d, waited ahead %d", f.maxWaiting, f.waitedAhead)
+	if f.waitedAhead < n/2 {
+		t.Errorf("only %d of %d runs were prepared before the previous run ended", f.waitedAhead, n)
+	}
+}
+
+// TestExecuteAbortsPreparedRunsOnCancel: runs prepared when the context
+// is cancelled are aborted, never waited for, and reported as not run.
+func TestExecuteAbortsPreparedRunsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &preparer{ended: map[string]string{}, runFor: 5 * time.Millisecond, cancelAfter: 3, cancel: cancel}
+	s := &runSettings{jobs: 2, exec: f}
+	plan := preparedPlan(12)
+	out := s.execute(ctx, plan)
+	notRun := 0
+	for i, e := range out {
+		if !plan[i].Hook.Executable() {
+			continue
+		}
+		cmd := plan[i].Hook.Expanded
+		switch how := f.ended[cmd]; {
+		case how == "waited" && e.result != nil && e.result.Stdout == cmd:
+		case (how == "aborted" || how == "") && e.result == nil && e.run.Outcome == report.OutcomeError:
+			notRun++
+		default:
+			t.Errorf("%s: ended %q, result %+v outcome %s", cmd, how, e.result, e.run.Outcome)
+		}
+	}
+	if notRun == 0 {
+		t.Error("no run was left unrun by the cancel")
+	}
+	if f.waiting != 0 {
+		t.Errorf("%d prepared runs were neither waited for nor aborted", f.waiting)
+	}
+}

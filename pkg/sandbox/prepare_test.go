@@ -1,0 +1,97 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPreparedRunWaitsForItsTurn: a prepared run's command starts only
+// once Wait is called, and its deadline begins then, not when its sandbox
+// was built; stdin, output and the write record are those of a plain run.
+func TestPreparedRunWaitsForItsTurn(t *testing.T) {
+	requireConfinement(t)
+	for _, mode := range []Mode{ModeStrict, ModeOff} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := makeTree(t, nil)
+			p := Prepare(context.Background(), Spec{Dir: dir, Mode: mode, Timeout: 4 * time.Second,
+				Stdin: strings.NewReader("payload"), Command: sh("date +%s%N; cat; echo x > made.txt")})
+			// Longer than the run's whole timeout (which leaves a loaded
+			// machine seconds for the command): were the deadline running,
+			// the command would be killed at once.
+			time.Sleep(4500 * time.Millisecond)
+			turn := time.Now()
+			res, err := p.Wait()
+			if err != nil {
+				t.Fatalf("Wait: %v (%+v)", err, res)
+			}
+			if res.TimedOut || res.ExitCode != 0 {
+				t.Fatalf("the deadline ran while the run waited: timedOut %v exit %d stderr %q", res.TimedOut, res.ExitCode, res.Stderr)
+			}
+			line, rest, _ := strings.Cut(res.Stdout, "\n")
+			ns, err := strconv.ParseInt(line, 10, 64)
+			if err != nil {
+				t.Fatalf("stdout %q", res.Stdout)
+			}
+			if started := time.Unix(0, ns); started.Before(turn) {
+				t.Errorf("the command started %v before its turn", turn.Sub(started))
+			}
+			if rest != "payload" {
+				t.Errorf("stdin reached the command as %q", rest)
+			}
+			if mode == ModeStrict && (len(res.Writes) != 1 || res.Writes[0].Path != "made.txt") {
+				t.Errorf("writes %+v", res.Writes)
+			}
+		})
+	}
+}
+
+// TestAbortedRunLeavesNothing: a prepared run that is aborted runs nothing
+// of its command and leaves no process of its sandbox behind.
+func TestAbortedRunLeavesNothing(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh("echo ran")})
+	// Abort once the sandbox waits for its turn (its reaper has started).
+	deadline := time.Now().Add(20 * time.Second)
+	var pids []int
+	for time.Now().Before(deadline) {
+		if in, rp := findRole(t, initArg), findRole(t, reaperArg); in != 0 && rp != 0 {
+			pids = []int{in, rp}
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if pids == nil {
+		t.Fatal("the prepared sandbox never started its init and reaper")
+	}
+	p.Abort()
+	if !errors.Is(p.err, context.Canceled) || p.res.Stdout != "" || p.res.Writes != nil {
+		t.Errorf("an aborted run: err %v stdout %q writes %v", p.err, p.res.Stdout, p.res.Writes)
+	}
+	// They were reparented when bwrap was killed: watch them by pid.
+	for _, pid := range pids {
+		for gone := time.Now().Add(10 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(gone) {
+				t.Errorf("the aborted run left pid %d behind", pid)
+				break
+			}
+		}
+	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	st := string(b)
+	f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
