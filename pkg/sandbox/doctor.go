@@ -300,6 +300,21 @@ func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	return out.Bytes(), err
 }
 
+// runBwrap runs a bubblewrap probe, started again (as a run's sandbox is)
+// while it fails because a host mount vanished as bwrap bound it.
+func runBwrap(ctx context.Context, argv []string, setup func(*exec.Cmd)) (out []byte, err error) {
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		if setup != nil {
+			setup(cmd)
+		}
+		out, err = runTool(ctx, cmd)
+		if err == nil || ctx.Err() != nil || attempt == maxStarts || !isVanishedMount(out) {
+			return out, err
+		}
+	}
+}
+
 // bwrapBase is the sandbox shape every namespace check starts from: a user
 // namespace in which the caller is uid 0, the host's / read-only, a fresh
 // /dev and /proc.
@@ -368,12 +383,12 @@ func probeUsernsNobody(ctx context.Context, env *doctorEnv) Probe {
 
 func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, who string) Probe {
 	argv := bwrapBase(env.bwrap, "true")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = "/"
-	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	}
-	out, err := runTool(ctx, cmd)
+	out, err := runBwrap(ctx, argv, func(cmd *exec.Cmd) {
+		cmd.Dir = "/"
+		if cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
+	})
 	if err != nil {
 		return Probe{Availability: Unsupported,
 			Detail: fmt.Sprintf("bwrap --unshare-all --unshare-user … true %s failed (%v): %s", who, err, quoteOutput(out)),
@@ -413,8 +428,7 @@ func probeOverlay(ctx context.Context, env *doctorEnv) Probe {
 	script := "mount -t overlay overlay -o lowerdir=/run/p/lower,upperdir=/run/p/upper,workdir=/run/p/work /run/p/merged && " +
 		"echo ok > /run/p/merged/written"
 	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_SYS_ADMIN", "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	out, err := runTool(ctx, cmd)
+	out, err := runBwrap(ctx, argv, nil)
 	fix := "overlayfs in a user namespace needs Linux 5.11 or later with overlay built in or loaded (modprobe overlay), " +
 		"and a temporary directory that is not itself on overlayfs (set TMPDIR); without it runs record writes by copy"
 	if err != nil {
@@ -456,8 +470,7 @@ func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 			Fix: "install nftables (apt-get install nftables)"}
 	}
 	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_NET_ADMIN", nft, "add", "table", "inet", "vigiles_probe")
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	out, err := runTool(ctx, cmd)
+	out, err := runBwrap(ctx, argv, nil)
 	if err != nil {
 		return Probe{Availability: Unsupported,
 			Detail: fmt.Sprintf("nft add table inside a fresh network namespace failed (%v): %s", err, quoteOutput(out)),
@@ -470,6 +483,18 @@ func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 // namespaces that waits until stop is called, and returns the pid of the
 // process inside it.
 func sandboxForNet(ctx context.Context, bwrap string) (pid int, stop func(), err error) {
+	for attempt := 1; ; attempt++ {
+		pid, stop, err = startNetSandbox(ctx, bwrap)
+		var vm vanishedMount
+		if err == nil || ctx.Err() != nil || attempt == maxStarts || !errors.As(err, &vm) {
+			return pid, stop, err
+		}
+	}
+}
+
+// startNetSandbox is one try of sandboxForNet; a start that met a
+// vanishing host mount is a vanishedMount error.
+func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), err error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return 0, nil, err
@@ -512,6 +537,9 @@ func sandboxForNet(ctx context.Context, bwrap string) (pid int, stop func(), err
 	}
 	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid <= 0 {
 		stop()
+		if isVanishedMount(stderr.Bytes()) {
+			return 0, nil, vanishedMount{tail(stderr.Bytes())}
+		}
 		return 0, nil, fmt.Errorf("reading bwrap's child pid (%v): %s", err, quoteOutput(stderr.Bytes()))
 	}
 	return info.ChildPid, stop, nil

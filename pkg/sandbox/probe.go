@@ -59,14 +59,22 @@ func probeConfinement(ctx context.Context) Capability {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bwrap,
-		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
-		"--uid", "0", "--gid", "0", "--die-with-parent",
-		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true")
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
+	// A host mount that vanishes while bwrap binds the tree fails one
+	// start, not the host's ability to confine: start again, as Run does.
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, bwrap,
+			"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
+			"--uid", "0", "--gid", "0", "--die-with-parent",
+			"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
+			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true")
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		err = cmd.Run()
+		if err == nil || ctx.Err() != nil || attempt == maxStarts || !isVanishedMount(stderr.Bytes()) {
+			break
+		}
+	}
 	switch {
 	case err == nil:
 		return Capability{Confine: Available}
