@@ -150,3 +150,39 @@ func TestExecuteAbortsPreparedRunsOnCancel(t *testing.T) {
 		t.Errorf("%d prepared runs were neither waited for nor aborted", f.waiting)
 	}
 }
+
+// TestExecuteDoesNotPrepareAroundRunsInTheOpen: a plan with a run in the
+// open (it may change the host's tree) builds every sandbox at its turn.
+func TestExecuteDoesNotPrepareAroundRunsInTheOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		mode    sandbox.Mode
+		trusted bool
+	}{{"sandbox off", sandbox.ModeOff, false}, {"trusted in auto mode", sandbox.ModeAuto, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &preparer{ended: map[string]string{}}
+			c := &countingRunner{preparer: f}
+			s := &runSettings{jobs: 2, exec: c, mode: tc.mode}
+			plan := preparedPlan(6)
+			plan[1].Hook.Trusted = tc.trusted
+			s.execute(context.Background(), plan)
+			if f.maxWaiting != 0 || c.runs != 6 {
+				t.Errorf("%d runs prepared, %d run at their turn; want 0 and 6", f.maxWaiting, c.runs)
+			}
+		})
+	}
+}
+
+// countingRunner is a Preparer whose Run counts runs made at their turn.
+type countingRunner struct {
+	*preparer
+	mu   sync.Mutex
+	runs int
+}
+
+func (c *countingRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	c.mu.Lock()
+	c.runs++
+	c.mu.Unlock()
+	return &sandbox.Result{Tier: sandbox.TierDirect}, nil
+}

@@ -143,6 +143,12 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 		done int
 	)
 	prep, canPrepare := s.exec.(Preparer)
+	if canPrepare && s.anyDirect(plan) {
+		// A run in the open may change the host's work tree, and a
+		// sandbox built before that change would not see it: each run's
+		// sandbox is then built at its turn.
+		canPrepare = false
+	}
 	type turn struct {
 		i    int
 		pend Pending // nil: not prepared
@@ -201,6 +207,25 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 		}
 	}
 	return out
+}
+
+// anyDirect reports whether a run of the plan runs in the open (trusted
+// code in auto mode, or the sandbox off).
+func (s *runSettings) anyDirect(plan []*plannedRun) bool {
+	for _, p := range plan {
+		if !p.Hook.Executable() {
+			continue
+		}
+		spec := s.spec(p)
+		mode := spec.Mode
+		if mode == "" {
+			mode = sandbox.ModeAuto
+		}
+		if sandbox.Decide(spec.Trusted, mode, sandbox.Capability{Confine: sandbox.Available}).Tier == sandbox.TierDirect {
+			return true
+		}
+	}
+	return false
 }
 
 func baseRun(p *plannedRun) report.HookRun {

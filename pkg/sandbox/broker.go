@@ -129,6 +129,8 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 			select {
 			case <-gate:
 			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
 				return fail(TierDirect, ctx.Err())
 			}
 		}
@@ -144,6 +146,9 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 		var vm vanishedMount
 		if !errors.As(err, &vm) {
 			return r, err
+		}
+		if ctx.Err() != nil {
+			return failed(r, TierConfined, ctx.Err())
 		}
 		if attempt == maxStarts || replay == nil || replay() != nil {
 			return failed(r, TierConfined, fmt.Errorf("bubblewrap could not make the sandbox (%d attempts; a host mount vanished while it was bound): %s", attempt, vm.stderr))
@@ -434,16 +439,21 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 				waitDone <- err // read again below, with the result
 				ended = true
 			case <-ctx.Done():
+			}
+			if ctx.Err() != nil { // cancelled, even if the turn came too
 				kill()
 				<-waitDone
 				out.fill(res)
 				return fail(ctx.Err())
 			}
+			// The command's time starts with its turn, whatever the
+			// result reports when it has no duration of its own.
+			start = time.Now()
 		}
-		if _, err := ctlW.Write([]byte("go\n")); err != nil && !ended {
-			kill()
-			<-waitDone
-			return fail(fmt.Errorf("starting the command: %w", err))
+		if !ended {
+			// A failed write means the init (its only reader) is gone
+			// already: its result, or bwrap's message, says why below.
+			_, _ = ctlW.Write([]byte("go\n"))
 		}
 	}
 	ctlW.Close()

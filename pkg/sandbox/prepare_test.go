@@ -95,3 +95,35 @@ func alive(pid int) bool {
 	f := strings.Fields(st[strings.LastIndexByte(st, ')')+1:])
 	return len(f) > 0 && f[0] != "Z"
 }
+
+// TestPreparedRunThatFailsBeforeItsTurn: a sandbox whose init fails while
+// it is built reports that failure at Wait, whenever Wait comes; never a
+// broken pipe from the "go" it was not there to read.
+func TestPreparedRunThatFailsBeforeItsTurn(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	for i := 0; i < 30; i++ {
+		p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: "bogus", Command: sh("true")})
+		time.Sleep(time.Duration(i%6) * 30 * time.Millisecond)
+		res, err := p.Wait()
+		if err == nil || !strings.Contains(err.Error(), `unknown writes method "bogus"`) {
+			t.Fatalf("try %d: err %v (%+v)", i, err, res)
+		}
+	}
+}
+
+// TestPreparedRunTimedOutReportsItsOwnTime: a prepared run killed at its
+// deadline reports the time from its turn, not from its preparation.
+func TestPreparedRunTimedOutReportsItsOwnTime(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: time.Second, Command: sh("sleep 30")})
+	time.Sleep(3 * time.Second)
+	res, err := p.Wait()
+	if err != nil || !res.TimedOut {
+		t.Fatalf("err %v timedOut %v", err, res.TimedOut)
+	}
+	if res.DurationMs < 1000 || res.DurationMs > 2900 {
+		t.Errorf("durationMs %.0f, want about the 1 s deadline (the 3 s before its turn are not its own)", res.DurationMs)
+	}
+}
