@@ -4,8 +4,10 @@
 // pasta), `vigiles run` in each egress mode, write recording in a small and
 // a huge tree, and a peer (the npm package @anthropic-ai/sandbox-runtime's
 // `srt`, installed on the fly into a temporary directory). Then it audits
-// 200 trivial hooks and reports wall time, vigiles' own share, the CPU
-// spread over cores and the broker's peak RSS.
+// 200 hooks, once with hooks that run `true` (nothing but vigiles' cost)
+// and once with hooks that take 200 ms (`sleep 0.2`), and reports wall
+// time, vigiles' own share, the CPU spread over cores and the broker's
+// peak RSS.
 //
 // It prints a markdown report (the tables docs/performance.md carries) on
 // stdout, and with -o writes it to a file too. It never asserts a time: a
@@ -48,12 +50,18 @@ func main() {
 	flag.BoolVar(&o.noSRT, "no-srt", false, "do not install and measure srt (@anthropic-ai/sandbox-runtime)")
 	flag.StringVar(&o.srtVersion, "srt-version", "", "exact version of @anthropic-ai/sandbox-runtime (default: what the registry calls latest, pinned with npm view)")
 	flag.IntVar(&o.auditHooks, "audit-hooks", 200, "hooks in the audit benchmark (0: skip the audit)")
-	flag.StringVar(&o.auditCmd, "audit-cmd", "true", "the command every generated hook runs")
+	flag.Func("audit-cmd", "the command every generated hook of an audit runs; repeat it for several audits (default: \"true\" and \"sleep 0.2\")", func(v string) error {
+		o.auditCmds = append(o.auditCmds, v)
+		return nil
+	})
 	flag.IntVar(&o.auditRounds, "audit-rounds", 3, "audits to run (the median is reported)")
 	flag.IntVar(&o.bigTree, "big-tree", 100000, "files in the huge work tree")
 	flag.IntVar(&o.manyWrites, "many-writes", 10000, "files the many-writes case creates")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory (its path is printed)")
 	flag.Parse()
+	if len(o.auditCmds) == 0 {
+		o.auditCmds = []string{"true", "sleep 0.2"}
+	}
 	if err := run(context.Background(), o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "vbench:", err)
 		os.Exit(1)
@@ -62,7 +70,8 @@ func main() {
 
 type options struct {
 	rounds, auditHooks, auditRounds, bigTree, manyWrites int
-	vigiles, out, doc, only, srtVersion, auditCmd        string
+	vigiles, out, doc, only, srtVersion                  string
+	auditCmds                                            []string
 	noSRT, keep                                          bool
 }
 
@@ -178,24 +187,29 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		logf("round %d/%d done (%s)", r+1, o.rounds, time.Since(start).Round(time.Second))
 	}
 
-	var audits []auditSample
-	var auditErr string
+	audits := make([]auditRun, len(o.auditCmds))
 	if o.auditHooks > 0 && (o.only == "" || strings.Contains(o.only, "audit")) {
+		// Interleaved, as the single runs are: round i audits every command.
 		for i := 0; i < o.auditRounds; i++ {
-			logf("audit %d/%d of %d hooks", i+1, o.auditRounds, o.auditHooks)
-			a, err := env.audit(ctx)
-			if err != nil {
-				auditErr = err.Error()
-				logf("audit: %v", err)
-				break
+			for k, c := range o.auditCmds {
+				if audits[k].err != "" {
+					continue
+				}
+				logf("audit %d/%d of %d hooks running %q", i+1, o.auditRounds, o.auditHooks, c)
+				a, err := env.audit(ctx, env.auditRepos[k])
+				if err != nil {
+					audits[k].err = err.Error()
+					logf("audit: %v", err)
+					continue
+				}
+				audits[k].samples = append(audits[k].samples, a)
 			}
-			audits = append(audits, a)
 		}
 	}
 	m.LoadAfter = loadavg()
 
 	var b bytes.Buffer
-	writeReport(&b, m, o, cases, audits, auditErr, env)
+	writeReport(&b, m, o, cases, audits, env)
 	writeBudget(&b, m, o, cases, audits)
 	if o.out != "" {
 		if err := os.WriteFile(o.out, b.Bytes(), 0o644); err != nil {
@@ -267,7 +281,7 @@ type bench struct {
 	srt                   string // path of srt, "" when unavailable
 	srtWhy                string // why srt is unavailable
 	srtVersion            string
-	auditRepo             string
+	auditRepos            []string // one per o.auditCmds
 	o                     options
 }
 
@@ -301,9 +315,12 @@ func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, 
 		return nil, err
 	}
 	if o.auditHooks > 0 {
-		e.auditRepo = filepath.Join(tmp, "audit-repo")
-		if err := makeAuditRepo(e.auditRepo, o.auditHooks, o.auditCmd); err != nil {
-			return nil, err
+		for k, c := range o.auditCmds {
+			repo := filepath.Join(tmp, fmt.Sprintf("audit-repo-%d", k))
+			if err := makeAuditRepo(repo, o.auditHooks, c); err != nil {
+				return nil, err
+			}
+			e.auditRepos = append(e.auditRepos, repo)
 		}
 	}
 	if o.noSRT {
@@ -604,11 +621,34 @@ type auditSample struct {
 	coreBusy  []float64 // per-core busy fraction over the audit (whole machine)
 }
 
-func (e *bench) audit(ctx context.Context) (auditSample, error) {
+// auditRun is the audits of one hook command: their samples, or the error
+// that stopped them.
+type auditRun struct {
+	samples []auditSample
+	err     string
+}
+
+// median is the audit of median wall time, false when none succeeded.
+func (r auditRun) median() (auditSample, bool) {
+	if len(r.samples) == 0 {
+		return auditSample{}, false
+	}
+	s := append([]auditSample(nil), r.samples...)
+	sort.Slice(s, func(i, j int) bool { return s[i].wall < s[j].wall })
+	return s[len(s)/2], true
+}
+
+// share is vigiles' own share of an audit's lanes: what is not the hooks'
+// own run time.
+func (a auditSample) share() float64 {
+	return 1 - float64(a.hookTime)/(float64(a.jobs)*float64(a.wall))
+}
+
+func (e *bench) audit(ctx context.Context, repo string) (auditSample, error) {
 	jobs := runtime.NumCPU()
-	cmd := exec.CommandContext(ctx, e.vigiles, "audit", "--dir", e.auditRepo, "--format", "json", "--baseline", "", "-q",
+	cmd := exec.CommandContext(ctx, e.vigiles, "audit", "--dir", repo, "--format", "json", "--baseline", "", "-q",
 		"--jobs", strconv.Itoa(jobs))
-	cmd.Dir = e.auditRepo
+	cmd.Dir = repo
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	before := cpuTimes()
@@ -857,7 +897,7 @@ func (c *benchCase) overheads() []time.Duration {
 	return ds
 }
 
-func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits []auditSample, auditErr string, e *bench) {
+func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits []auditRun, e *bench) {
 	byName := map[string]*benchCase{}
 	for _, c := range cases {
 		byName[c.name] = c
@@ -919,25 +959,32 @@ func writeReport(w io.Writer, m machine, o options, cases []*benchCase, audits [
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.name, c.what, msf(med), msf(p90), ratio(med, bw), floor, own, msf(cpu), ratio(cpu, bwCPU), n)
 	}
 
-	fmt.Fprintf(w, "\n### Audit of %d hooks (`%s` on Stop), %d cores\n\n", o.auditHooks, o.auditCmd, m.NProc)
+	for k, c := range o.auditCmds {
+		writeAudit(w, m, o, c, audits[k])
+	}
+}
+
+func writeAudit(w io.Writer, m machine, o options, command string, run auditRun) {
+	fmt.Fprintf(w, "\n### Audit of %d hooks (`%s` on Stop), %d cores\n\n", o.auditHooks, command, m.NProc)
+	a, ok := run.median()
 	switch {
 	case o.auditHooks == 0:
 		fmt.Fprintf(w, "Not run (-audit-hooks 0).\n")
 		return
-	case len(audits) == 0:
-		fmt.Fprintf(w, "Failed: %s\n", mdEscape(auditErr))
+	case !ok && run.err == "":
+		fmt.Fprintf(w, "Not run (-only).\n")
+		return
+	case !ok:
+		fmt.Fprintf(w, "Failed: %s\n", mdEscape(run.err))
 		return
 	}
-	sort.Slice(audits, func(i, j int) bool { return audits[i].wall < audits[j].wall })
-	a := audits[len(audits)/2]
-	share := 1 - float64(a.hookTime)/(float64(a.jobs)*float64(a.wall))
-	fmt.Fprintf(w, "Median of %d audits (by wall time). `--jobs %d`.\n\n", len(audits), a.jobs)
+	fmt.Fprintf(w, "Median of %d audits (by wall time), interleaved with the other audits. `--jobs %d`.\n\n", len(run.samples), a.jobs)
 	fmt.Fprintf(w, "| measure | value |\n|---|---:|\n")
 	fmt.Fprintf(w, "| hooks run | %d |\n", a.hooks)
 	fmt.Fprintf(w, "| wall time | %s ms |\n", msf(a.wall))
 	fmt.Fprintf(w, "| per hook (wall / hooks × jobs) | %.1f ms |\n", float64(a.wall.Microseconds())/1000/float64(a.hooks)*float64(a.jobs))
 	fmt.Fprintf(w, "| hooks' own run time (Σ durationMs) | %s ms |\n", msf(a.hookTime))
-	fmt.Fprintf(w, "| vigiles' own share: 1 − Σ durationMs / (jobs × wall) | %.1f %% |\n", 100*share)
+	fmt.Fprintf(w, "| vigiles' own share: 1 − Σ durationMs / (jobs × wall) | %.1f %% |\n", 100*a.share())
 	fmt.Fprintf(w, "| CPU of vigiles and everything it started (user+sys) | %s ms (%.1f ms per hook) |\n", msf(a.cpu), float64(a.cpu.Microseconds())/1000/float64(a.hooks))
 	fmt.Fprintf(w, "| … of which the broker's own threads (runner, result handling; /proc/PID/stat) | %s ms (%.1f ms per hook) |\n", msf(a.brokerCPU), float64(a.brokerCPU.Microseconds())/1000/float64(a.hooks))
 	fmt.Fprintf(w, "| CPU spread: (user+sys) / wall | %.2f cores of %d |\n", float64(a.cpu)/float64(a.wall), m.NProc)
@@ -956,7 +1003,7 @@ func mdEscape(s string) string {
 
 // writeBudget prints each budget line of the performance issue with what
 // this run measured and whether it holds.
-func writeBudget(w io.Writer, m machine, o options, cases []*benchCase, audits []auditSample) {
+func writeBudget(w io.Writer, m machine, o options, cases []*benchCase, audits []auditRun) {
 	byName := map[string]*benchCase{}
 	for _, c := range cases {
 		byName[c.name] = c
@@ -1013,14 +1060,21 @@ func writeBudget(w io.Writer, m machine, o options, cases []*benchCase, audits [
 				o.manyWrites, o.manyWrites/10, big/1e3, small/1e3, big/small, verdict(big <= 1.5*small))
 		}
 	}
-	if len(audits) == 0 {
-		fmt.Fprintf(w, "| audit of %d hooks: vigiles' own share | < 20 %% | not measured | unknown |\n", o.auditHooks)
+	// The spread and the memory lines are read from the first audit (the
+	// default's `true` hooks: the one that loads the machine).
+	for k, c := range o.auditCmds {
+		a, ok := audits[k].median()
+		if !ok {
+			fmt.Fprintf(w, "| audit of %d hooks (`%s`): vigiles' own share | < 20 %% | not measured | unknown |\n", o.auditHooks, c)
+			continue
+		}
+		fmt.Fprintf(w, "| audit of %d hooks (`%s`) on %d cores: vigiles' own share of the wall time | < 20 %% | %.1f %% | %s |\n", a.hooks, c, m.NProc, 100*a.share(), verdict(a.share() < 0.2))
+	}
+	a, ok := audits[0].median()
+	if !ok {
 		return
 	}
-	a := audits[len(audits)/2]
-	share := 1 - float64(a.hookTime)/(float64(a.jobs)*float64(a.wall))
-	fmt.Fprintf(w, "| audit of %d hooks on %d cores: vigiles' own share of the wall time | < 20 %% | %.1f %% | %s |\n", a.hooks, m.NProc, 100*share, verdict(share < 0.2))
 	spread := float64(a.cpu) / float64(a.wall)
-	fmt.Fprintf(w, "| … the work spreads over both cores (CPU / wall) | ≥ %.1f cores | %.2f cores | %s |\n", 0.75*float64(m.NProc), spread, verdict(spread >= 0.75*float64(m.NProc)))
-	fmt.Fprintf(w, "| broker's peak RSS during the audit | < 64 MiB | %.1f MiB | %s |\n", float64(a.hwmKB)/1024, verdict(a.hwmKB > 0 && a.hwmKB < 64*1024))
+	fmt.Fprintf(w, "| … the work spreads over both cores (CPU / wall, `%s` hooks) | ≥ %.1f cores | %.2f cores | %s |\n", o.auditCmds[0], 0.75*float64(m.NProc), spread, verdict(spread >= 0.75*float64(m.NProc)))
+	fmt.Fprintf(w, "| broker's peak RSS during the audit (`%s` hooks) | < 64 MiB | %.1f MiB | %s |\n", o.auditCmds[0], float64(a.hwmKB)/1024, verdict(a.hwmKB > 0 && a.hwmKB < 64*1024))
 }
