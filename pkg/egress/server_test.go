@@ -1,7 +1,9 @@
 package egress
 
-// Test hosts for the allow mode: a network namespace the test creates with
-// `ip netns add`, joined to the host by a veth pair, holding a small DNS
+// Test hosts for the allow mode: a network namespace the test creates (held
+// by the servers' own process, not named with `ip netns add`, whose mounts
+// under the shared /run/netns would come and go under every sandbox being
+// built meanwhile), joined to the host by a veth pair, holding a small DNS
 // server and HTTP and raw TCP servers. No other address is ever a target.
 
 import (
@@ -22,9 +24,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +77,11 @@ func zoneLookup(name string, qtype dnsmessage.Type, rot *atomic.Int64) []string 
 
 // childServer runs inside the test hosts' namespace.
 func childServer() int {
+	// The parent configures this namespace's addresses, then says go.
+	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
 	logf, err := os.OpenFile(os.Getenv(envServerLog), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -192,52 +202,64 @@ func selfSigned() (tls.Certificate, error) {
 // testHosts creates the test hosts' namespace and veth pair, starts the
 // servers there and removes everything when the test ends. It needs root.
 type testHosts struct {
-	ns, log string
+	log string
 }
 
 func newTestHosts(t *testing.T) *testHosts {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		missing(t, "root (to create test hosts with ip netns add and veth)")
+		missing(t, "root (to create test hosts in a network namespace with a veth pair)")
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		missing(t, "iproute2's ip")
+	for _, tool := range []string{"ip", "nsenter"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing(t, tool+" (iproute2, util-linux)")
+		}
 	}
 	var rb [3]byte
 	_, _ = rand.Read(rb[:])
 	id := hex.EncodeToString(rb[:])
-	h := &testHosts{ns: "vgt-" + id, log: filepath.Join(t.TempDir(), "server.log")}
+	h := &testHosts{log: filepath.Join(t.TempDir(), "server.log")}
 	hostIf, nsIf := "vgh"+id, "vgn"+id
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("netns", "add", h.ns)
-	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", h.ns).Run() })
-	run("link", "add", hostIf, "type", "veth", "peer", "name", nsIf, "netns", h.ns)
-	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", hostIf).Run() })
-	run("addr", "add", testHostSide+"/24", "dev", hostIf)
-	run("-6", "addr", "add", "2001:db8:76::1/64", "dev", hostIf, "nodad")
-	run("link", "set", hostIf, "up")
-	for _, a := range testHostAddrs {
-		run("-n", h.ns, "addr", "add", a, "dev", nsIf)
-	}
-	for _, a := range []string{"2001:db8:76::2/64", "2001:db8:76::3/64"} {
-		run("-n", h.ns, "-6", "addr", "add", a, "dev", nsIf, "nodad")
-	}
-	run("-n", h.ns, "link", "set", nsIf, "up")
-	run("-n", h.ns, "link", "set", "lo", "up")
 
-	cmd := exec.Command("ip", "netns", "exec", h.ns, os.Args[0], "-test.run=^$")
+	// The servers' process is born in the namespace and holds it: the
+	// namespace, and the veth's end in it, go when it ends.
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envChild+"=server", envServerLog+"="+h.log)
 	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}
 	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
+	goW, _ := cmd.StdinPipe()
+	runtime.LockOSThread() // Pdeathsig is tied to the starting thread
+	err := cmd.Start()
+	runtime.UnlockOSThread()
+	if err != nil {
 		t.Fatalf("starting the test servers: %v", err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	pid := strconv.Itoa(cmd.Process.Pid)
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	inNs := func(args ...string) { t.Helper(); run(append([]string{"nsenter", "-t", pid, "-n", "ip"}, args...)...) }
+	run("ip", "link", "add", hostIf, "type", "veth", "peer", "name", nsIf, "netns", pid)
+	t.Cleanup(func() { _ = exec.Command("ip", "link", "del", hostIf).Run() })
+	run("ip", "addr", "add", testHostSide+"/24", "dev", hostIf)
+	run("ip", "-6", "addr", "add", "2001:db8:76::1/64", "dev", hostIf, "nodad")
+	run("ip", "link", "set", hostIf, "up")
+	for _, a := range testHostAddrs {
+		inNs("addr", "add", a, "dev", nsIf)
+	}
+	for _, a := range []string{"2001:db8:76::2/64", "2001:db8:76::3/64"} {
+		inNs("-6", "addr", "add", a, "dev", nsIf, "nodad")
+	}
+	inNs("link", "set", nsIf, "up")
+	inNs("link", "set", "lo", "up")
+	if _, err := goW.Write([]byte("go\n")); err != nil {
+		t.Fatalf("starting the test servers: %v", err)
+	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || strings.TrimSpace(line) != "READY" {
 		t.Fatalf("test servers did not start: %q %v", line, err)
