@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,29 +58,20 @@ func probeConfinement(ctx context.Context) Capability {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
-	// A host mount that vanishes while bwrap binds the tree fails one
-	// start, not the host's ability to confine: start again, as Run does.
-	for attempt := 1; ; attempt++ {
-		cmd := exec.CommandContext(ctx, bwrap,
-			"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
-			"--uid", "0", "--gid", "0", "--die-with-parent",
-			"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
-			"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true")
-		stderr.Reset()
-		cmd.Stderr = &stderr
-		err = cmd.Run()
-		if err == nil || ctx.Err() != nil || attempt == maxStarts || !isVanishedMount(stderr.Bytes()) {
-			break
-		}
-	}
+	// runBwrap starts again when a host mount vanished under bwrap: that
+	// fails one start, not the host's ability to confine.
+	out, err := runBwrap(ctx, []string{bwrap,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
+		"--uid", "0", "--gid", "0", "--die-with-parent",
+		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true"}, nil)
 	switch {
 	case err == nil:
 		return Capability{Confine: Available}
 	case ctx.Err() != nil:
 		return Capability{Confine: Inconclusive, Why: "bubblewrap did not answer within 10s"}
 	}
-	msg := strings.TrimSpace(stderr.String())
+	msg := strings.TrimSpace(string(out))
 	why := fmt.Sprintf("bubblewrap cannot create the sandbox's namespaces: %s", msg)
 	fix := "allow unprivileged user namespaces: sysctl -w kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0; " +
 		"on Ubuntu 24.04: sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; in a container: run it with " +
