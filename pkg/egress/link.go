@@ -27,13 +27,13 @@ type rtnlBatch struct {
 	what []string // per request, by sequence number - 1
 }
 
-// add appends one request: header, fixed-size body, attributes.
 // rtattr is one attribute of a request.
 type rtattr struct {
 	typ  uint16
 	data []byte
 }
 
+// add appends one request: header, fixed-size body, attributes.
 func (b *rtnlBatch) add(what string, typ, flags uint16, body []byte, attrs ...rtattr) {
 	msg := make([]byte, unix.NLMSG_HDRLEN, 64)
 	msg = append(msg, body...)
