@@ -212,16 +212,13 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 // anyDirect reports whether a run of the plan runs in the open (trusted
 // code in auto mode, or the sandbox off).
 func (s *runSettings) anyDirect(plan []*plannedRun) bool {
+	mode := s.mode
+	if mode == "" {
+		mode = sandbox.ModeAuto
+	}
 	for _, p := range plan {
-		if !p.Hook.Executable() {
-			continue
-		}
-		spec := s.spec(p)
-		mode := spec.Mode
-		if mode == "" {
-			mode = sandbox.ModeAuto
-		}
-		if sandbox.Decide(spec.Trusted, mode, sandbox.Capability{Confine: sandbox.Available}).Tier == sandbox.TierDirect {
+		// As s.spec(p) would decide it: its Mode is s.mode, its Trusted the hook's.
+		if p.Hook.Executable() && sandbox.Decide(p.Hook.Trusted, mode, sandbox.Capability{Confine: sandbox.Available}).Tier == sandbox.TierDirect {
 			return true
 		}
 	}
