@@ -214,10 +214,9 @@ func (s *session) discover(paths []string) error {
 	for _, g := range named {
 		matches, _ := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(g)))
 		for _, m := range matches {
-			if fi, err := os.Stat(m); err == nil && fi.IsDir() {
-				if _, err := relTo(s.dir, m); err == nil {
-					roots = append(roots, m)
-				}
+			// s.dir has every link followed already (newSession).
+			if _, fi, err := beneath(s.dir, s.dir, m); err == nil && fi.IsDir() {
+				roots = append(roots, m)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
-	if exists(filepath.Join(root, claudePluginJSON)) || exists(filepath.Join(root, claudeHooksJSON)) {
+	if c.exists(filepath.Join(root, claudePluginJSON)) || c.exists(filepath.Join(root, claudeHooksJSON)) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
 	c.marketplace(root)
@@ -75,11 +75,6 @@ type claudeDisc struct {
 	seenFile   map[string]bool
 	seenPlugin map[string]bool
 	out        *Discovery
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // relTo returns p relative to dir with forward slashes, or an error when p
@@ -116,13 +111,10 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
 		return "", nil
 	}
-	// A directory symlink on the way may lead out of the repository: the
-	// file read must lie inside it once every link is followed.
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		if _, err := relTo(c.dirReal, real); err != nil {
-			c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
-			return rel, nil
-		}
+	// A directory symlink on the way may lead out of the repository.
+	if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, ErrOutsideTree) {
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+		return rel, nil
 	}
 	if c.seenFile[rel] {
 		return rel, nil
@@ -162,7 +154,7 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 // settings reads a project settings file's "hooks".
 func (c *claudeDisc) settings(root, name, plugin string) {
 	abs := filepath.Join(root, name)
-	if !exists(abs) {
+	if !c.exists(abs) {
 		return
 	}
 	rel, n := c.readJSON(abs)
@@ -206,7 +198,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	manifestAbs := filepath.Join(root, claudePluginJSON)
 	var manifest *jnode
 	var manifestRel string
-	if exists(manifestAbs) {
+	if c.exists(manifestAbs) {
 		manifestRel, manifest = c.readJSON(manifestAbs)
 		if manifest != nil && manifest.Kind != jsonObject {
 			c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, manifest.Pos), "%s: want a JSON object, found %s", manifestRel, manifest.Kind)
@@ -233,7 +225,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	ctx := hookCtx{plugin: name, pluginRoot: root, isPlugin: true}
 
 	// The default hooks file is always loaded.
-	if hj := filepath.Join(root, claudeHooksJSON); exists(hj) {
+	if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
 		c.hooksFile(ctx, hj, report.Location{})
 	}
 	if manifest != nil {
@@ -281,13 +273,12 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		p = filepath.Join(ctx.pluginRoot, p)
 	}
 	p = filepath.Clean(p)
-	// A path the repository names outside itself is neither read nor
-	// probed: whether a host file exists is not the repository's to learn.
-	if _, err := relTo(c.dir, p); err != nil {
+	// A path the repository names outside itself (by "..", an absolute
+	// path or a symlink) is neither read nor probed.
+	if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "hooks file %q is outside the repository; vigiles does not read it", v.Str)
 		return
-	}
-	if !exists(p) {
+	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
 		return
 	}
@@ -525,7 +516,8 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		if _, err := relTo(c.dir, abs); err != nil {
 			continue // a system program such as /usr/bin/env
 		}
-		if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		// Through a link that leads out, nothing is said either way.
+		if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, fs.ErrNotExist) {
 			shown, _ := relTo(c.dir, abs)
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs", shown)
 		}
@@ -604,7 +596,7 @@ func shellWords(s string) []string {
 // plugin with a local source.
 func (c *claudeDisc) marketplace(root string) {
 	abs := filepath.Join(root, claudeMarketplace)
-	if !exists(abs) {
+	if !c.exists(abs) {
 		return
 	}
 	rel, n := c.readJSON(abs)
@@ -659,11 +651,12 @@ func (c *claudeDisc) marketplace(root string) {
 				continue
 			}
 			dirp := filepath.Clean(filepath.Join(base, s))
-			if _, err := relTo(c.dir, dirp); err != nil {
+			_, fi, err := beneath(c.dir, c.dirReal, dirp)
+			if errors.Is(err, ErrOutsideTree) {
 				c.find(RuleOutsideTree, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is outside the repository; vigiles does not read it", i, name, s)
 				continue
 			}
-			if fi, err := os.Stat(dirp); err != nil || !fi.IsDir() {
+			if err != nil || !fi.IsDir() {
 				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is not a directory", i, name, s)
 				continue
 			}

@@ -325,3 +325,47 @@ func TestDiscoveryStaysInTheRepository(t *testing.T) {
 		t.Errorf("%d outside-the-repository findings, want one per path and the symlinked plugin: %+v", outsideFindings, s.findings)
 	}
 }
+
+// TestDiscoveryDoesNotRevealHostFiles: through a directory symlink that
+// leads out of the repository, a hooks file, a hook script and a plugin
+// source get the same findings whether their target on the host exists
+// or not: the report says nothing about the host's files.
+func TestDiscoveryDoesNotRevealHostFiles(t *testing.T) {
+	outside := makeTree(t, map[string]string{
+		"there.json": `{"hooks": {}}`,
+		"there.sh":   "exit 0\n",
+		"there/":     "",
+	})
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": ["./link/there.json", "./link/nowhere.json", "./hooks/hooks.json"]}`,
+		"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [
+			{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/link/there.sh"},
+			{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/link/nowhere.sh"}]}]}}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [
+			{"name": "p", "source": "./plugins/p"},
+			{"name": "a", "source": "./plugins/p/link/there"}, {"name": "b", "source": "./plugins/p/link/nowhere"}]}`,
+	})
+	if err := os.Symlink(outside, filepath.Join(dir, "plugins", "p", "link")); err != nil {
+		t.Fatal(err)
+	}
+	s := discoverAll(t, dir)
+	count := map[string]int{}
+	for _, f := range s.findings {
+		if !strings.Contains(f.Message, "link/") && !strings.Contains(f.Location.File, "link/") {
+			continue
+		}
+		if f.Rule != RuleOutsideTree {
+			t.Errorf("a host path was probed through the link: %s %s", findingLine(f), f.Message)
+		}
+		norm := strings.NewReplacer("nowhere", "X", "there", "X", `"a"`, "N", `"b"`, "N", "(a)", "(N)", "(b)", "(N)", "plugins[1]", "plugins[N]", "plugins[2]", "plugins[N]").Replace(f.Rule + " " + f.Location.File + " " + f.Message)
+		count[norm]++
+	}
+	if len(count) == 0 {
+		t.Fatal("no finding about the paths through the link")
+	}
+	for line, n := range count {
+		if n != 2 {
+			t.Errorf("%d findings (want one for the path that exists outside and one for the path that does not): %s", n, line)
+		}
+	}
+}
