@@ -123,6 +123,14 @@ func newSession(o Options, command string) (*session, error) {
 	}
 	abs := s.abs(cfgPath)
 	s.cfg = &Config{File: cfgPath, Payloads: map[string]map[string]any{}}
+	// A policy file in the repository is the repository's own text: a
+	// symlink there must not make vigiles read a host file as policy (and
+	// quote it back in findings).
+	if _, err := relTo(dir, abs); err == nil {
+		if _, _, err := beneath(dir, dir, abs); errors.Is(err, ErrOutsideTree) {
+			return nil, fmt.Errorf("reading %s: a symbolic link leads it outside the repository; vigiles does not read it: %w", cfgPath, err)
+		}
+	}
 	data, err := readSmall(abs, maxDeclFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && command == "audit" && !explicit:

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -366,6 +367,23 @@ func TestDiscoveryDoesNotRevealHostFiles(t *testing.T) {
 	for line, n := range count {
 		if n != 2 {
 			t.Errorf("%d findings (want one for the path that exists outside and one for the path that does not): %s", n, line)
+		}
+	}
+}
+
+// TestPolicyLinkOutIsNotRead: a .vigiles.yml that is a symlink out of the
+// repository is refused, not read as policy (its keys would be quoted
+// back in findings).
+func TestPolicyLinkOutIsNotRead(t *testing.T) {
+	host := makeTree(t, map[string]string{"host.yml": "version: 1\nsecret-token: hunter2\n"})
+	dir := makeTree(t, nil)
+	if err := os.Symlink(filepath.Join(host, "host.yml"), filepath.Join(dir, DefaultConfig)); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{{Dir: dir}, {Dir: dir, Config: DefaultConfig}} {
+		_, err := newSession(o, "audit")
+		if !errors.Is(err, ErrOutsideTree) || strings.Contains(fmt.Sprint(err), "secret-token") {
+			t.Errorf("config %q: err %v, want the link refused unread", o.Config, err)
 		}
 	}
 }
