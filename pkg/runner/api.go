@@ -126,10 +126,8 @@ func newSession(o Options, command string) (*session, error) {
 	// A policy file in the repository is the repository's own text: a
 	// symlink there must not make vigiles read a host file as policy (and
 	// quote it back in findings).
-	if _, err := relTo(dir, abs); err == nil {
-		if _, _, err := beneath(dir, dir, abs); errors.Is(err, ErrOutsideTree) {
-			return nil, fmt.Errorf("reading %s: a symbolic link leads it outside the repository; vigiles does not read it: %w", cfgPath, err)
-		}
+	if err := s.linkedOut(abs); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	data, err := readSmall(abs, maxDeclFile)
 	switch {
@@ -191,6 +189,21 @@ func (s *session) abs(p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(s.dir, p)
+}
+
+// linkedOut refuses a path inside the repository that a symbolic link
+// leads out of it: the policy and the baseline kept there are the
+// repository's own files, and a link must not make vigiles read a host
+// file as one (and quote it back in findings) or write one on the host.
+// A path outside the repository is the caller's own choice.
+func (s *session) linkedOut(p string) error {
+	if _, err := relTo(s.dir, p); err != nil {
+		return nil
+	}
+	if _, _, err := beneath(s.dir, s.dir, p); errors.Is(err, ErrOutsideTree) {
+		return fmt.Errorf("a symbolic link leads it outside the repository; vigiles does not read or write it there: %w", err)
+	}
+	return nil
 }
 
 // discover runs every adapter over the roots and marks trust.
@@ -504,7 +517,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if r, err := relTo(s.dir, bpath); err == nil {
 			brel = r
 		}
-		b, err := LoadBaseline(bpath)
+		b, err := (*Baseline)(nil), s.linkedOut(bpath)
+		if err == nil {
+			b, err = LoadBaseline(bpath)
+		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
@@ -532,6 +548,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	if o.UpdateBaseline {
 		if o.Baseline == "" {
 			return nil, fmt.Errorf("--update-baseline needs a baseline path: %w", ErrBadOption)
+		}
+		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
+			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
 		if err := WriteBaseline(s.abs(o.Baseline), NewBaseline(rep)); err != nil {
 			return rep, err

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -373,7 +374,7 @@ func TestDiscoveryDoesNotRevealHostFiles(t *testing.T) {
 
 // TestPolicyLinkOutIsNotRead: a .vigiles.yml that is a symlink out of the
 // repository is refused, not read as policy (its keys would be quoted
-// back in findings).
+// back in findings); so is a baseline, read or written.
 func TestPolicyLinkOutIsNotRead(t *testing.T) {
 	host := makeTree(t, map[string]string{"host.yml": "version: 1\nsecret-token: hunter2\n"})
 	dir := makeTree(t, nil)
@@ -385,5 +386,28 @@ func TestPolicyLinkOutIsNotRead(t *testing.T) {
 		if !errors.Is(err, ErrOutsideTree) || strings.Contains(fmt.Sprint(err), "secret-token") {
 			t.Errorf("config %q: err %v, want the link refused unread", o.Config, err)
 		}
+	}
+	os.Remove(filepath.Join(dir, DefaultConfig))
+	if err := os.Symlink(host, filepath.Join(dir, ".vigiles")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(host, "baseline.json"), []byte(`{"secret-token": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: ".vigiles/baseline.json", Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "secret-token") || f.Rule == RuleBaselineInvalid && !strings.Contains(f.Message, "outside the repository") {
+			t.Errorf("the baseline behind the link was read: %s %s", findingLine(f), f.Message)
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(host, "baseline.json"))
+	if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true, Executor: fakeHooks()}); !errors.Is(err, ErrOutsideTree) {
+		t.Errorf("--update-baseline through the link: err %v, want refused", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(host, "baseline.json")); string(after) != string(before) {
+		t.Error("--update-baseline wrote through the link onto the host")
 	}
 }
