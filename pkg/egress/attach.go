@@ -32,11 +32,45 @@ type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
 
-// Attach runs in the broker once the sandbox's network namespace exists
-// (pid is a process inside it). In allow mode it starts slirp4netns (or
-// pasta, when p.Connector asks for it or slirp4netns is missing) attached to
-// that namespace and returns only when the route is up; the Closer stops
-// it. In deny and record mode it does nothing. Failure is an error naming
+// Connector names the connector Attach starts for p: "" in deny and
+// record mode; in allow mode p.Connector, or slirp4netns when it is on
+// PATH and pasta otherwise. It fails, naming the fix, when that connector
+// cannot be started here (not installed, /dev/net/tun unusable). The
+// broker calls it before the sandbox starts and hands the name to the
+// init (in the policy), which configures slirp4netns's tap itself (see
+// Session.Connected).
+func (l *Layer) Connector(p evidence.EgressPolicy) (string, error) {
+	pol, err := compilePolicy(p)
+	if err != nil {
+		return "", err
+	}
+	if pol.mode != evidence.EgressAllow {
+		return "", nil
+	}
+	name, _, err := usableConnector(pol.connector)
+	return name, err
+}
+
+func usableConnector(want string) (string, string, error) {
+	name, path, err := chooseConnector(want)
+	if err != nil {
+		return "", "", err
+	}
+	if err := unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK); err != nil {
+		return "", "", fmt.Errorf("egress allow: %s needs /dev/net/tun readable and writable by uid %d "+
+			"(make it mode 0666, the usual default, or run as root): %w", name, os.Getuid(), err)
+	}
+	return name, path, nil
+}
+
+// Attach runs in the broker as soon as the sandbox's network namespace
+// exists (pid is a process inside it), while bubblewrap may still be
+// setting the sandbox up. In allow mode it starts slirp4netns (or pasta,
+// when p.Connector asks for it or slirp4netns is missing) attached to
+// that namespace and returns once the connector is ready; the Closer
+// stops it. slirp4netns only creates its tap there: the init brings it up
+// and routes through it (Session.Connected) before the command starts.
+// In deny and record mode Attach does nothing. Failure is an error naming
 // the fix; the run must be refused.
 func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
 	pol, err := compilePolicy(p)
@@ -49,13 +83,9 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (i
 	if pid <= 0 {
 		return nil, fmt.Errorf("egress attach: bad pid %d", pid)
 	}
-	name, path, err := chooseConnector(pol.connector)
+	name, path, err := usableConnector(pol.connector)
 	if err != nil {
 		return nil, err
-	}
-	if err := unix.Access("/dev/net/tun", unix.R_OK|unix.W_OK); err != nil {
-		return nil, fmt.Errorf("egress allow: %s needs /dev/net/tun readable and writable by uid %d "+
-			"(make it mode 0666, the usual default, or run as root): %w", name, os.Getuid(), err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
@@ -106,7 +136,10 @@ func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {
 		readyW.Close()
 		return nil, err
 	}
-	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4"}
+	// No --configure: it would also bring lo up, racing bubblewrap's own
+	// set-up of lo (which then fails: RTM_NEWADDR), and it would keep
+	// slirp4netns from attaching before that set-up is over.
+	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4"}
 	if _, err := os.Stat(fmt.Sprintf("/proc/%d/net/if_inet6", pid)); err == nil {
 		args = append(args, "--enable-ipv6") // only where the namespace has IPv6
 	}

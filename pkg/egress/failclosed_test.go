@@ -71,6 +71,33 @@ func TestAttach(t *testing.T) {
 			if _, err := l.Attach(ctx, p, os.Getpid()); !errors.Is(err, ErrNoConnector) {
 				t.Errorf("connector %q: err = %v, want ErrNoConnector", c, err)
 			}
+			if name, err := l.Connector(p); !errors.Is(err, ErrNoConnector) || name != "" {
+				t.Errorf("Connector(%q) = %q, %v; want ErrNoConnector", c, name, err)
+			}
+		}
+	})
+	t.Run("connector named before the sandbox starts", func(t *testing.T) {
+		for _, m := range []string{"", evidence.EgressDeny, evidence.EgressRecord} {
+			if name, err := l.Connector(evidence.EgressPolicy{Mode: m}); name != "" || err != nil {
+				t.Errorf("mode %q: Connector = %q, %v; want none", m, name, err)
+			}
+		}
+		bin := t.TempDir()
+		t.Setenv("PATH", bin)
+		for _, c := range []string{ConnectorPasta, ConnectorSlirp} {
+			// The first pass finds pasta alone; the second both, and
+			// slirp4netns is preferred.
+			if err := os.WriteFile(filepath.Join(bin, c), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			name, err := l.Connector(allow)
+			if errors.Is(err, ErrNoConnector) || (err == nil && name != c) {
+				t.Errorf("with %s on PATH: Connector = %q, %v", c, name, err)
+			}
+			// Without a usable /dev/net/tun it refuses with the fix.
+			if err != nil && !strings.Contains(err.Error(), "/dev/net/tun") {
+				t.Errorf("with %s on PATH: %v", c, err)
+			}
 		}
 	})
 	t.Run("namespace gone", func(t *testing.T) {

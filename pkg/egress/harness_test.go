@@ -117,6 +117,9 @@ func childSandbox() int {
 		if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 			return emit(childResult{SetupErr: "waiting for attach: " + err.Error()})
 		}
+		if err := s.Connected(); err != nil {
+			return emit(childResult{SetupErr: "connected: " + err.Error()})
+		}
 	}
 	for _, p := range spec.Probes {
 		res.Probes = append(res.Probes, runProbe(p, s.Env()))

@@ -102,51 +102,68 @@ func (b *rtnlBatch) send() error {
 	return first
 }
 
-// linkUp sets IFF_UP on the interface.
-func (b *rtnlBatch) linkUp(index int) {
-	body := make([]byte, unix.SizeofIfInfomsg)
-	body[0] = unix.AF_UNSPEC
-	binary.NativeEndian.PutUint32(body[4:8], uint32(index))
-	binary.NativeEndian.PutUint32(body[8:12], unix.IFF_UP)
-	binary.NativeEndian.PutUint32(body[12:16], unix.IFF_UP)
-	b.add("bringing lo up", unix.RTM_NEWLINK, 0, body)
+// link is an interface the batch configures, by name (for messages) and
+// index.
+type link struct {
+	name  string
+	index int
 }
 
-// addAddr adds a host address (full prefix length) to the interface.
-func (b *rtnlBatch) addAddr(index int, a netip.Addr) {
+// linkUp sets IFF_UP on the interface and, when mtu > 0, its MTU.
+func (b *rtnlBatch) linkUp(l link, mtu int) {
+	body := make([]byte, unix.SizeofIfInfomsg)
+	body[0] = unix.AF_UNSPEC
+	binary.NativeEndian.PutUint32(body[4:8], uint32(l.index))
+	binary.NativeEndian.PutUint32(body[8:12], unix.IFF_UP)
+	binary.NativeEndian.PutUint32(body[12:16], unix.IFF_UP)
+	var attrs []rtattr
+	if mtu > 0 {
+		attrs = append(attrs, rtattr{unix.IFLA_MTU, binary.NativeEndian.AppendUint32(nil, uint32(mtu))})
+	}
+	b.add("bringing "+l.name+" up", unix.RTM_NEWLINK, 0, body, attrs...)
+}
+
+// addAddr adds an address with its prefix length to the interface.
+func (b *rtnlBatch) addAddr(l link, p netip.Prefix) {
+	a := p.Addr()
 	fam := byte(unix.AF_INET)
 	if a.Is6() {
 		fam = unix.AF_INET6
 	}
 	body := make([]byte, unix.SizeofIfAddrmsg)
 	body[0] = fam
-	body[1] = byte(a.BitLen())
+	body[1] = byte(p.Bits())
 	body[3] = unix.RT_SCOPE_UNIVERSE
-	binary.NativeEndian.PutUint32(body[4:8], uint32(index))
-	b.add("adding "+a.String()+" to lo", unix.RTM_NEWADDR, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body,
+	binary.NativeEndian.PutUint32(body[4:8], uint32(l.index))
+	b.add("adding "+p.String()+" to "+l.name, unix.RTM_NEWADDR, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body,
 		rtattr{unix.IFA_LOCAL, a.AsSlice()}, rtattr{unix.IFA_ADDRESS, a.AsSlice()})
 }
 
-// addDefaultRoute adds a default route through the interface for the
-// family of src (IPv4: with src as preferred source; IPv6: src ignored).
-func (b *rtnlBatch) addDefaultRoute(index int, v6 bool, src netip.Addr) {
+// addDefaultRoute adds a default route out of the interface for the
+// family of src (IPv4: with src as preferred source; IPv6: src ignored),
+// through gw when it is valid, else straight onto the link.
+func (b *rtnlBatch) addDefaultRoute(l link, v6 bool, src, gw netip.Addr) {
 	body := make([]byte, unix.SizeofRtMsg)
 	body[0] = unix.AF_INET
 	body[6] = unix.RT_SCOPE_LINK
-	what := "adding the IPv4 default route through lo"
+	what := "adding the IPv4 default route through " + l.name
 	if v6 {
 		body[0] = unix.AF_INET6
 		body[6] = unix.RT_SCOPE_UNIVERSE
-		what = "adding the IPv6 default route through lo"
+		what = "adding the IPv6 default route through " + l.name
 	}
 	body[4] = unix.RT_TABLE_MAIN
 	body[5] = unix.RTPROT_STATIC
 	body[7] = unix.RTN_UNICAST
 	oif := make([]byte, 4)
-	binary.NativeEndian.PutUint32(oif, uint32(index))
+	binary.NativeEndian.PutUint32(oif, uint32(l.index))
 	attrs := []rtattr{{unix.RTA_OIF, oif}}
 	if !v6 && src.IsValid() {
 		attrs = append(attrs, rtattr{unix.RTA_PREFSRC, src.AsSlice()})
+	}
+	if gw.IsValid() {
+		body[6] = unix.RT_SCOPE_UNIVERSE
+		attrs = append(attrs, rtattr{unix.RTA_GATEWAY, gw.AsSlice()})
 	}
 	b.add(what, unix.RTM_NEWROUTE, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body, attrs...)
 }
@@ -156,43 +173,70 @@ func (b *rtnlBatch) addDefaultRoute(index int, v6 bool, src netip.Addr) {
 func setupLoopback(routeAll bool) error {
 	// Two ioctls instead of net.InterfaceByName's dump of every link and
 	// address; bubblewrap has usually brought lo up already.
-	index, up, err := loopbackState()
+	lo, up, err := linkState("lo")
 	if err != nil {
 		return fmt.Errorf("finding lo: %w", err)
 	}
 	var b rtnlBatch
 	if !up {
-		b.linkUp(index)
+		b.linkUp(lo, 0)
 	}
 	if routeAll {
-		b.addAddr(index, denySource)
-		b.addDefaultRoute(index, false, denySource)
+		b.addAddr(lo, netip.PrefixFrom(denySource, denySource.BitLen()))
+		b.addDefaultRoute(lo, false, denySource, netip.Addr{})
 		if ipv6Available() { // without IPv6 in this namespace there is nothing to route
-			b.addDefaultRoute(index, true, netip.Addr{})
+			b.addDefaultRoute(lo, true, netip.Addr{}, netip.Addr{})
 		}
 	}
 	return b.send()
 }
 
-// loopbackState returns lo's index and whether it is up.
-func loopbackState() (int, bool, error) {
+// slirp4netns's network, as it serves it (its defaults): the guest takes
+// .100, the gateway (slirp4netns itself) is .2.
+var (
+	slirpGuest   = netip.MustParsePrefix("10.0.2.100/24")
+	slirpGateway = netip.MustParseAddr("10.0.2.2")
+)
+
+const slirpMTU = 65520
+
+// configureTap does for slirp4netns's tap what its --configure would:
+// brings it up with the MTU slirp4netns was given, adds the guest address
+// and routes everything through the gateway. (IPv6, where enabled, comes
+// by slirp4netns's router advertisements, as with --configure.) It runs in
+// the init, so slirp4netns itself never touches the namespace's links
+// while bubblewrap may still be setting up lo.
+func configureTap(name string) error {
+	tap, _, err := linkState(name)
+	if err != nil {
+		return fmt.Errorf("finding %s: %w", name, err)
+	}
+	var b rtnlBatch
+	b.linkUp(tap, slirpMTU)
+	b.addAddr(tap, slirpGuest)
+	b.addDefaultRoute(tap, false, netip.Addr{}, slirpGateway)
+	return b.send()
+}
+
+// linkState returns the interface's index and whether it is up.
+func linkState(name string) (link, bool, error) {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return 0, false, err
+		return link{}, false, err
 	}
 	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
+	ifr, err := unix.NewIfreq(name)
 	if err != nil {
-		return 0, false, err
+		return link{}, false, err
 	}
 	if err := unix.IoctlIfreq(fd, unix.SIOCGIFINDEX, ifr); err != nil {
-		return 0, false, err
+		return link{}, false, err
 	}
-	index := int(ifr.Uint32())
+	l := link{name: name, index: int(ifr.Uint32())}
 	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return 0, false, err
+		return link{}, false, err
 	}
-	return index, ifr.Uint16()&unix.IFF_UP != 0, nil
+	return l, ifr.Uint16()&unix.IFF_UP != 0, nil
 }
 
 // ipv6Available reports whether the namespace has IPv6 at all (the kernel

@@ -127,6 +127,27 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	return s, nil
 }
 
+// Connected runs in the init once the broker has attached the connector
+// (allow mode), before the command starts. slirp4netns is attached
+// without --configure, so its tap is brought up and routed here; pasta
+// configures its own interface. In deny and record mode it does nothing.
+func (s *Session) Connected() error {
+	if s.pol.mode != evidence.EgressAllow {
+		return nil
+	}
+	name := s.pol.connector
+	if name == "" {
+		name, _, _ = chooseConnector("") // as the broker's Attach chose
+	}
+	if name != ConnectorSlirp {
+		return nil
+	}
+	if err := configureTap(slirpTap); err != nil {
+		return fmt.Errorf("egress allow: configuring slirp4netns's %s: %w", slirpTap, err)
+	}
+	return nil
+}
+
 func (s *Session) stopRecorders() {
 	if s.dns != nil {
 		s.dns.stop()

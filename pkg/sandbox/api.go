@@ -109,10 +109,15 @@ type Network interface {
 	// with CAP_NET_ADMIN, before the command starts. A returned error
 	// refuses the run.
 	Setup(ctx context.Context, p evidence.EgressPolicy) (NetSession, error)
-	// Attach runs in the broker once the sandbox's network namespace exists
-	// (pid is a process inside it); it connects a route out where the
-	// policy needs one (allow mode) and returns what to close after the
-	// run. A returned error refuses the run.
+	// Connector runs in the broker before the sandbox starts: it names the
+	// connector Attach will start for p ("" when the policy needs none),
+	// or refuses the run with an error naming the fix.
+	Connector(p evidence.EgressPolicy) (string, error)
+	// Attach runs in the broker as soon as the sandbox's network namespace
+	// exists (pid is a process inside it), while bubblewrap may still be
+	// setting the sandbox up; it connects a route out where the policy
+	// needs one (allow mode) and returns what to close after the run. A
+	// returned error refuses the run.
 	Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error)
 }
 
@@ -123,6 +128,10 @@ type NetSession interface {
 	// ResolvConf is placed at /etc/resolv.conf for the command; nil leaves
 	// the host's.
 	ResolvConf() []byte
+	// Connected runs once Attach's connector is ready (allow mode), before
+	// the command starts; it finishes the route out inside the namespace.
+	// A returned error refuses the run.
+	Connected() error
 	// Finish stops the recorders and returns what they saw.
 	Finish() ([]evidence.Egress, *evidence.Dropped, error)
 }

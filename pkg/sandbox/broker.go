@@ -304,6 +304,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		cfg.Egress.Mode = evidence.EgressDeny
 	}
 	needAttach := network != nil && cfg.Egress.Mode == evidence.EgressAllow
+	if needAttach {
+		// Chosen here, before anything starts: the init must know it
+		// (it configures slirp4netns's tap), and a host that cannot
+		// connect is refused without starting a sandbox.
+		name, err := network.Connector(cfg.Egress)
+		if err != nil {
+			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
+		}
+		cfg.Egress.Connector = name
+	}
 	// A root caller runs the sandbox as the work tree's owner when that is
 	// not root: the command can then change the tree it was given, the
 	// process limit holds (RLIMIT_NPROC does not for uid 0), and files
@@ -415,20 +425,29 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		var info struct {
 			ChildPid int `json:"child-pid"`
 		}
-		// Attach only once the init runs: a connector joining the
-		// namespace while bwrap still configures its loopback makes bwrap
-		// fail (RTM_NEWADDR).
-		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 || !readByte(readyR) {
+		// bubblewrap gives its child's pid right after making the
+		// namespaces: the connector starts then, while bubblewrap mounts
+		// and the init starts, and is ready by the time they are (it
+		// touches no link of the namespace but its own tap; see Attach).
+		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
-		initStarted = true
 		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
 		if err != nil {
+			if !readByte(readyR) {
+				// The sandbox ended under the connector: its own
+				// failure is the one to report.
+				return startFailed()
+			}
 			kill()
 			<-waitDone
 			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
 		}
 		closers = append(closers, c)
+		if !readByte(readyR) {
+			return startFailed()
+		}
+		initStarted = true
 	}
 	if cfg.WaitGo {
 		ended := false // the sandbox ended while it waited for its turn

@@ -28,7 +28,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 4
+const initProtocol = 5
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -246,6 +246,13 @@ func runInit(cfg initConfig) initResult {
 				sess.Finish()
 			}
 			return failResult(errors.New("init: broker did not confirm the network attach"))
+		}
+	}
+	if sess != nil {
+		if err := sess.Connected(); err != nil {
+			rp.abort()
+			sess.Finish()
+			return failResult(refuse("%w", err))
 		}
 	}
 

@@ -1,0 +1,94 @@
+package escape
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAllowRouteOut runs `vigiles run --egress allow` through the binary:
+// slirp4netns attaches while bubblewrap still sets the sandbox up, and the
+// init gives its tap the address and route before the command starts, so
+// the command sees a configured route out; an address off the allowlist
+// is still refused and recorded. (Nothing leaves the machine: the only
+// address tried is a documentation one, and it is refused.)
+func TestAllowRouteOut(t *testing.T) {
+	requireBwrap(t)
+	if os.Geteuid() != 0 {
+		t.Skip("allow mode is tested as root here (slirp4netns needs /dev/net/tun, which is 0600 on these machines)")
+	}
+	if _, err := exec.LookPath("slirp4netns"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("slirp4netns is required in CI")
+		}
+		t.Skip("slirp4netns is not installed")
+	}
+	hook := `ip -4 -o addr show dev tap0; ip -4 route show default
+		(echo hi > /dev/tcp/192.0.2.10/4444) 2>/dev/null
+		exit 0`
+	for i := 0; i < 5; i++ {
+		res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--egress", "allow", "--connector", "slirp4netns", "--", "bash", "-c", hook)
+		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "inet 10.0.2.100/24") || !strings.Contains(res.Stdout, "default via 10.0.2.2 dev tap0") {
+			t.Fatalf("run %d: exit %d; the command did not see slirp4netns's route configured:\n%s\nstderr: %s", i, res.ExitCode, res.Stdout, res.Stderr)
+		}
+		var er egressResult
+		if err := json.Unmarshal([]byte(res.raw), &er); err != nil {
+			t.Fatal(err)
+		}
+		refused := false
+		for _, e := range er.Egress {
+			if e.IP == "192.0.2.10" && e.Port == 4444 && !e.Allowed {
+				refused = true
+			}
+			if e.Allowed {
+				t.Errorf("run %d: allowed %+v with an empty allowlist", i, e)
+			}
+		}
+		if !refused {
+			t.Errorf("run %d: the refused attempt is not recorded: %+v", i, er.Egress)
+		}
+	}
+}
+
+// TestAllowWithoutConnectorRefusesBeforeStarting: with neither
+// slirp4netns nor pasta on PATH, an allow-mode run is refused with the
+// fix, and no sandbox is even started (the connector is chosen first).
+func TestAllowWithoutConnectorRefusesBeforeStarting(t *testing.T) {
+	requireBwrap(t)
+	real, _ := exec.LookPath("bwrap")
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "bwrap-started")
+	wrapper := "#!/bin/sh\ntouch " + marker + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"", "slirp4netns", "pasta"} {
+		args := []string{"run", "--json", "--workdir", workTree(t), "--egress", "allow"}
+		if c != "" {
+			args = append(args, "--connector", c)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, vigilesBin, append(args, "--", "true")...)
+		cmd.Env = []string{"PATH=" + bin}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		cancel()
+		var res result
+		if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
+			t.Fatalf("connector %q: %v; no JSON result (%v)\nstderr: %s", c, err, jerr, stderr.String())
+		}
+		if err == nil || res.Refusal == "" || !strings.Contains(res.Refusal, "apt-get install") {
+			t.Errorf("connector %q: exit %v, refusal %q: want a refusal that names the fix", c, err, res.Refusal)
+		}
+		if _, serr := os.Stat(marker); serr == nil {
+			t.Fatalf("connector %q: bubblewrap was started for a run that had to be refused", c)
+		}
+	}
+}
