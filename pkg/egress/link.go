@@ -135,7 +135,11 @@ func (b *rtnlBatch) addAddr(l link, p netip.Prefix) {
 	body[1] = byte(p.Bits())
 	body[3] = unix.RT_SCOPE_UNIVERSE
 	binary.NativeEndian.PutUint32(body[4:8], uint32(l.index))
-	b.add("adding "+p.String()+" to "+l.name, unix.RTM_NEWADDR, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body,
+	what := p.String()
+	if p.IsSingleIP() {
+		what = a.String()
+	}
+	b.add("adding "+what+" to "+l.name, unix.RTM_NEWADDR, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body,
 		rtattr{unix.IFA_LOCAL, a.AsSlice()}, rtattr{unix.IFA_ADDRESS, a.AsSlice()})
 }
 
