@@ -23,7 +23,7 @@ const (
 	fdResult  = 4 // init writes its JSON result
 	fdControl = 5 // broker writes "go" once the network is attached
 	fdInfo    = 6 // bwrap writes its info JSON (child pid)
-	fdReady   = 7 // init writes "r" once running: bwrap's own setup (lo) is over
+	fdReady   = 7 // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
 )
 
 // maskedDirs are replaced by empty tmpfs in every confined run: they hold

@@ -448,6 +448,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			return startFailed()
 		}
 		initStarted = true
+		// Once the command is done (or the init gone) the connector is
+		// stopped, while the init still reads its records: the kernel's
+		// teardown of its tap (RCU grace periods, about 10 ms here)
+		// overlaps that instead of following bubblewrap's exit. The
+		// deferred Close waits for it.
+		go func() {
+			readByte(readyR)
+			c.Close()
+		}()
 	}
 	if cfg.WaitGo {
 		ended := false // the sandbox ended while it waited for its turn

@@ -101,7 +101,7 @@ func initMain() int {
 	cloexecFrom(3) // the reaper, and so the command, inherits none of these
 	ready := os.NewFile(fdReady, "ready")
 	ready.Write([]byte("r"))
-	ready.Close()
+	defer ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
 		if err := json.NewEncoder(res).Encode(r); err != nil {
@@ -118,7 +118,7 @@ func initMain() int {
 	if cfg.Protocol != initProtocol {
 		return send(initResult{Error: fmt.Sprintf("the in-sandbox binary (protocol %d) and vigiles (protocol %d) come from different builds: rebuild both (make build)", initProtocol, cfg.Protocol)})
 	}
-	r := runInit(cfg)
+	r := runInit(cfg, func() { ready.Write([]byte("d")) })
 	return send(r)
 }
 
@@ -139,7 +139,11 @@ func failResult(err error) initResult {
 	return initResult{Error: err.Error()}
 }
 
-func runInit(cfg initConfig) initResult {
+// runInit sets the sandbox up, runs the command and records what it did.
+// done is called once the command and everything it left running have
+// ended, before the records are read: the route out is not needed any
+// more (see the broker).
+func runInit(cfg initConfig, done func()) initResult {
 	scratch := cfg.Limits.ScratchBytes
 	if scratch == 0 {
 		scratch = defaultLimits.ScratchBytes
@@ -257,6 +261,7 @@ func runInit(cfg initConfig) initResult {
 	}
 
 	st, timedOut, err := rp.run(cfg, rc)
+	done()
 	r := initResult{OK: err == nil, WritesMethod: method, TimedOut: timedOut}
 	if err != nil {
 		r = failResult(err)

@@ -27,6 +27,11 @@ import (
 // TestMain lets the test binary play the init and the reaper: the broker
 // re-executes it inside the sandbox.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == initArg {
+		// Used only when the broker had a network (cfg.Network): see
+		// TestConnectorStopsWhenTheCommandIsDone.
+		SetNetwork(fakeNetwork{})
+	}
 	MaybeInit()
 	os.Exit(m.Run())
 }

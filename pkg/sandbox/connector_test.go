@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// fakeNetwork stands in for the egress layer where what is tested is the
+// engine's handling of a connector, not the wall: its connector is a
+// closer that notes when it is closed, and its session's Finish (in the
+// init, after the command) takes finishTime, as reading records does.
+type fakeNetwork struct{ closed chan time.Time }
+
+const finishTime = 600 * time.Millisecond
+
+func (fakeNetwork) Setup(context.Context, evidence.EgressPolicy) (NetSession, error) {
+	return fakeSession{}, nil
+}
+
+func (fakeNetwork) Connector(evidence.EgressPolicy) (string, error) { return "fake", nil }
+
+func (f fakeNetwork) Attach(context.Context, evidence.EgressPolicy, int) (io.Closer, error) {
+	var once sync.Once
+	return closerFunc(func() error {
+		once.Do(func() { f.closed <- time.Now() })
+		return nil
+	}), nil
+}
+
+type closerFunc func() error
+
+func (c closerFunc) Close() error { return c() }
+
+type fakeSession struct{}
+
+func (fakeSession) Env() []string      { return nil }
+func (fakeSession) ResolvConf() []byte { return nil }
+func (fakeSession) Connected() error   { return nil }
+func (fakeSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
+	time.Sleep(finishTime)
+	return []evidence.Egress{}, nil, nil
+}
+
+// TestConnectorStopsWhenTheCommandIsDone: in allow mode the connector is
+// stopped once the command (and all it left running) has ended, not
+// before, and without waiting for the init to read its records: its
+// teardown overlaps that work instead of following it.
+func TestConnectorStopsWhenTheCommandIsDone(t *testing.T) {
+	requireConfinement(t)
+	f := fakeNetwork{closed: make(chan time.Time, 1)}
+	SetNetwork(f)
+	defer SetNetwork(nil)
+	dir := makeTree(t, nil)
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Egress: evidence.EgressPolicy{Mode: evidence.EgressAllow},
+		Command: sh("sleep 0.3; date +%s%N")})
+	returned := time.Now()
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v (%+v)", err, res)
+	}
+	var closed time.Time
+	select {
+	case closed = <-f.closed:
+	default:
+		t.Fatal("the connector was never closed")
+	}
+	ns, err := strconv.ParseInt(strings.TrimSpace(res.Stdout), 10, 64)
+	if err != nil {
+		t.Fatalf("stdout %q", res.Stdout)
+	}
+	if ended := time.Unix(0, ns); closed.Before(ended) {
+		t.Errorf("the connector was closed %v before the command ended", ended.Sub(closed))
+	}
+	if returned.Sub(closed) < finishTime/2 {
+		t.Errorf("the connector was closed %v before the run returned: after the init's records (%v), not once the command was done",
+			returned.Sub(closed), finishTime)
+	}
+}
