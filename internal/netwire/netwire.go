@@ -28,7 +28,7 @@ func (a adapter) Setup(ctx context.Context, p evidence.EgressPolicy) (sandbox.Ne
 	return s, nil
 }
 
-func (a adapter) Connector(p evidence.EgressPolicy) (string, error) { return a.l.Connector(p) }
+func (a adapter) Connector(p evidence.EgressPolicy) (string, bool, error) { return a.l.Connector(p) }
 
 func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
 	return a.l.Attach(ctx, p, pid)

@@ -306,6 +306,7 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 	needNamespaces(t)
 	newTestHosts(t)
 	l := &Layer{}
+	p.Connector = ConnectorSlirp // as the broker names it (Layer.Connector)
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes},
 		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
 	if res.SetupErr != "" {

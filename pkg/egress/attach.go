@@ -38,17 +38,24 @@ func (nopCloser) Close() error { return nil }
 // cannot be started here (not installed, /dev/net/tun unusable). The
 // broker calls it before the sandbox starts and hands the name to the
 // init (in the policy), which configures slirp4netns's tap itself (see
-// Session.Connected).
-func (l *Layer) Connector(p evidence.EgressPolicy) (string, error) {
+// Session.Connected). early reports whether Attach may run while
+// bubblewrap still sets the namespace up: slirp4netns (without
+// --configure) touches no link there but its own tap; pasta always brings
+// lo up, which races bubblewrap's own set-up of lo (bubblewrap then fails,
+// RTM_NEWADDR), so it must wait until bubblewrap is done.
+func (l *Layer) Connector(p evidence.EgressPolicy) (name string, early bool, err error) {
 	pol, err := compilePolicy(p)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if pol.mode != evidence.EgressAllow {
-		return "", nil
+		return "", false, nil
 	}
-	name, _, err := usableConnector(pol.connector)
-	return name, err
+	name, _, err = usableConnector(pol.connector)
+	if err != nil {
+		return "", false, err
+	}
+	return name, name == ConnectorSlirp, nil
 }
 
 func usableConnector(want string) (string, string, error) {
@@ -63,9 +70,10 @@ func usableConnector(want string) (string, string, error) {
 	return name, path, nil
 }
 
-// Attach runs in the broker as soon as the sandbox's network namespace
-// exists (pid is a process inside it), while bubblewrap may still be
-// setting the sandbox up. In allow mode it starts slirp4netns (or pasta,
+// Attach runs in the broker once the sandbox's network namespace exists
+// (pid is a process inside it): for slirp4netns at once, while bubblewrap
+// may still be setting the sandbox up; for pasta once bubblewrap is done
+// (see Connector). In allow mode it starts slirp4netns (or pasta,
 // when p.Connector asks for it or slirp4netns is missing) attached to
 // that namespace and returns once the connector is ready; the Closer
 // stops it. slirp4netns only creates its tap there: the init brings it up

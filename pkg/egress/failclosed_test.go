@@ -71,14 +71,14 @@ func TestAttach(t *testing.T) {
 			if _, err := l.Attach(ctx, p, os.Getpid()); !errors.Is(err, ErrNoConnector) {
 				t.Errorf("connector %q: err = %v, want ErrNoConnector", c, err)
 			}
-			if name, err := l.Connector(p); !errors.Is(err, ErrNoConnector) || name != "" {
+			if name, _, err := l.Connector(p); !errors.Is(err, ErrNoConnector) || name != "" {
 				t.Errorf("Connector(%q) = %q, %v; want ErrNoConnector", c, name, err)
 			}
 		}
 	})
 	t.Run("connector named before the sandbox starts", func(t *testing.T) {
 		for _, m := range []string{"", evidence.EgressDeny, evidence.EgressRecord} {
-			if name, err := l.Connector(evidence.EgressPolicy{Mode: m}); name != "" || err != nil {
+			if name, _, err := l.Connector(evidence.EgressPolicy{Mode: m}); name != "" || err != nil {
 				t.Errorf("mode %q: Connector = %q, %v; want none", m, name, err)
 			}
 		}
@@ -90,9 +90,14 @@ func TestAttach(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(bin, c), []byte("#!/bin/sh\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			name, err := l.Connector(allow)
+			name, early, err := l.Connector(allow)
 			if errors.Is(err, ErrNoConnector) || (err == nil && name != c) {
 				t.Errorf("with %s on PATH: Connector = %q, %v", c, name, err)
+			}
+			// Only slirp4netns may attach while bubblewrap still sets
+			// up lo: pasta brings lo up itself.
+			if err == nil && early != (c == ConnectorSlirp) {
+				t.Errorf("with %s on PATH: early = %v", c, early)
 			}
 			// Without a usable /dev/net/tun it refuses with the fix.
 			if err != nil && !strings.Contains(err.Error(), "/dev/net/tun") {
@@ -135,5 +140,23 @@ func TestCost(t *testing.T) {
 			finish = append(finish, res.FinishTime.Round(10*time.Microsecond).String())
 		}
 		t.Logf("%s: setup %s; finish %s", m, strings.Join(setup, " "), strings.Join(finish, " "))
+	}
+}
+
+// TestConnectedNeedsTheConnectorsName: in allow mode the init must know
+// which connector the broker attached; without the name it refuses
+// rather than leave slirp4netns's tap unconfigured and say nothing.
+func TestConnectedNeedsTheConnectorsName(t *testing.T) {
+	s := &Session{pol: &policy{mode: evidence.EgressAllow}}
+	if err := s.Connected(); err == nil {
+		t.Error("Connected with no connector named: no error")
+	}
+	for _, m := range []string{evidence.EgressDeny, evidence.EgressRecord} {
+		if err := (&Session{pol: &policy{mode: m}}).Connected(); err != nil {
+			t.Errorf("%s mode: %v", m, err)
+		}
+	}
+	if err := (&Session{pol: &policy{mode: evidence.EgressAllow, connector: ConnectorPasta}}).Connected(); err != nil {
+		t.Errorf("pasta configures its own interface: %v", err)
 	}
 }

@@ -135,12 +135,13 @@ func (s *Session) Connected() error {
 	if s.pol.mode != evidence.EgressAllow {
 		return nil
 	}
-	name := s.pol.connector
-	if name == "" {
-		name, _, _ = chooseConnector("") // as the broker's Attach chose
-	}
-	if name != ConnectorSlirp {
+	switch s.pol.connector {
+	case ConnectorPasta:
 		return nil
+	case "":
+		// Without the name the tap may go unconfigured and the command
+		// run with no route out, saying nothing.
+		return errors.New("egress allow: the policy names no connector (the broker fills it in from Layer.Connector)")
 	}
 	if err := configureTap(slirpTap); err != nil {
 		return fmt.Errorf("egress allow: configuring slirp4netns's %s: %w", slirpTap, err)

@@ -111,13 +111,16 @@ type Network interface {
 	Setup(ctx context.Context, p evidence.EgressPolicy) (NetSession, error)
 	// Connector runs in the broker before the sandbox starts: it names the
 	// connector Attach will start for p ("" when the policy needs none),
-	// or refuses the run with an error naming the fix.
-	Connector(p evidence.EgressPolicy) (string, error)
-	// Attach runs in the broker as soon as the sandbox's network namespace
-	// exists (pid is a process inside it), while bubblewrap may still be
-	// setting the sandbox up; it connects a route out where the policy
-	// needs one (allow mode) and returns what to close after the run. A
-	// returned error refuses the run.
+	// or refuses the run with an error naming the fix. early says whether
+	// Attach may run while bubblewrap still sets the namespace up (the
+	// connector touches none of its links but its own); otherwise Attach
+	// waits until the init runs.
+	Connector(p evidence.EgressPolicy) (name string, early bool, err error)
+	// Attach runs in the broker once the sandbox's network namespace
+	// exists (pid is a process inside it), at once or once the init runs
+	// (see Connector); it connects a route out where the policy needs one
+	// (allow mode) and returns what to close after the run. A returned
+	// error refuses the run.
 	Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error)
 }
 

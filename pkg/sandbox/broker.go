@@ -304,15 +304,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		cfg.Egress.Mode = evidence.EgressDeny
 	}
 	needAttach := network != nil && cfg.Egress.Mode == evidence.EgressAllow
+	attachEarly := false
 	if needAttach {
 		// Chosen here, before anything starts: the init must know it
 		// (it configures slirp4netns's tap), and a host that cannot
 		// connect is refused without starting a sandbox.
-		name, err := network.Connector(cfg.Egress)
+		name, early, err := network.Connector(cfg.Egress)
 		if err != nil {
-			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
+			return fail(fmt.Errorf("%w: choosing the network connector: %v", ErrRefused, err))
 		}
-		cfg.Egress.Connector = name
+		cfg.Egress.Connector, attachEarly = name, early
 	}
 	// A root caller runs the sandbox as the work tree's owner when that is
 	// not root: the command can then change the tree it was given, the
@@ -426,15 +427,23 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			ChildPid int `json:"child-pid"`
 		}
 		// bubblewrap gives its child's pid right after making the
-		// namespaces: the connector starts then, while bubblewrap mounts
-		// and the init starts, and is ready by the time they are (it
-		// touches no link of the namespace but its own tap; see Attach).
+		// namespaces. A connector that touches no link of the namespace
+		// but its own (slirp4netns) starts then, while bubblewrap mounts
+		// and the init starts, and is ready by the time they are; one
+		// that brings lo up (pasta) would race bubblewrap's own set-up
+		// of lo, and starts once the init runs (bubblewrap is done).
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
+		if !attachEarly {
+			if !readByte(readyR) {
+				return startFailed()
+			}
+			initStarted = true
+		}
 		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
 		if err != nil {
-			if !readByte(readyR) {
+			if !initStarted && !readByte(readyR) {
 				// The sandbox ended under the connector: its own
 				// failure is the one to report.
 				return startFailed()
@@ -444,7 +453,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
 		}
 		closers = append(closers, c)
-		if !readByte(readyR) {
+		if !initStarted && !readByte(readyR) {
 			return startFailed()
 		}
 		initStarted = true

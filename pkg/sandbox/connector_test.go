@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +18,14 @@ import (
 // engine's handling of a connector, not the wall: its connector is a
 // closer that notes when it is closed, and its session's Finish (in the
 // init, after the command) takes finishTime, as reading records does.
-type fakeNetwork struct{ closed chan time.Time }
+type fakeNetwork struct {
+	closed chan time.Time
+	// late makes the connector one that must wait for bubblewrap's
+	// set-up (as pasta, which brings lo up); Attach then sends on sawInit
+	// whether bubblewrap's set-up was over (its pid 1 had a child).
+	late    bool
+	sawInit chan bool
+}
 
 const finishTime = 600 * time.Millisecond
 
@@ -24,9 +33,15 @@ func (fakeNetwork) Setup(context.Context, evidence.EgressPolicy) (NetSession, er
 	return fakeSession{}, nil
 }
 
-func (fakeNetwork) Connector(evidence.EgressPolicy) (string, error) { return "fake", nil }
+func (f fakeNetwork) Connector(evidence.EgressPolicy) (string, bool, error) {
+	return "fake", !f.late, nil
+}
 
-func (f fakeNetwork) Attach(context.Context, evidence.EgressPolicy, int) (io.Closer, error) {
+func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int) (io.Closer, error) {
+	if f.sawInit != nil {
+		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+		f.sawInit <- len(strings.TrimSpace(string(kids))) > 0
+	}
 	var once sync.Once
 	return closerFunc(func() error {
 		once.Do(func() { f.closed <- time.Now() })
@@ -80,5 +95,26 @@ func TestConnectorStopsWhenTheCommandIsDone(t *testing.T) {
 	if returned.Sub(closed) < finishTime/2 {
 		t.Errorf("the connector was closed %v before the run returned: after the init's records (%v), not once the command was done",
 			returned.Sub(closed), finishTime)
+	}
+}
+
+// TestLateConnectorWaitsForBubblewrap: a connector that would race
+// bubblewrap's own set-up of the namespace (pasta brings lo up) is
+// attached only once that set-up is over and the init runs.
+func TestLateConnectorWaitsForBubblewrap(t *testing.T) {
+	requireConfinement(t)
+	f := fakeNetwork{closed: make(chan time.Time, 1), late: true, sawInit: make(chan bool, 1)}
+	SetNetwork(f)
+	defer SetNetwork(nil)
+	for i := 0; i < 3; i++ {
+		res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict,
+			Egress: evidence.EgressPolicy{Mode: evidence.EgressAllow}, Command: sh("true")})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("run: %v (%+v)", err, res)
+		}
+		<-f.closed
+		if !<-f.sawInit {
+			t.Fatalf("run %d: the connector was attached while bubblewrap still set the sandbox up", i)
+		}
 	}
 }
