@@ -241,8 +241,13 @@ func (c *pidsCgroup) remove() {
 	if c == nil {
 		return
 	}
-	for i := 0; i < 50; i++ {
-		if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
+	// The sandbox's processes are usually gone by now, but the last of
+	// them may still be exiting (one run in ten here): then the cgroup is
+	// busy for a moment, so the first retries come soon.
+	delay := 200 * time.Microsecond
+	for deadline := time.Now().Add(500 * time.Millisecond); ; {
+		err := unix.Rmdir(c.dir)
+		if err == nil || errors.Is(err, unix.ENOENT) || time.Now().After(deadline) {
 			return
 		}
 		// Kill what is left (a run ended by its deadline) and try again.
@@ -252,7 +257,8 @@ func (c *pidsCgroup) remove() {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(delay)
+		delay = min(2*delay, 10*time.Millisecond)
 	}
 }
 
