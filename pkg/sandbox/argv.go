@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Fixed paths inside the sandbox.
@@ -57,6 +58,9 @@ type plan struct {
 	// MaskFiles are host files replaced by an empty file: secrets that
 	// uid 0 could read (/etc/shadow, SSH host keys).
 	MaskFiles []string
+	// Env is NAME=VALUE set for the init and the reaper besides PATH and
+	// GOMAXPROCS (the command gets its own environment).
+	Env []string
 }
 
 // secretFiles are masked with an empty file wherever they exist; globs
@@ -124,6 +128,10 @@ func bwrapArgs(p plan) []string {
 	// about a millisecond of CPU (per-P caches, threads). The command gets
 	// its own environment, not this one.
 	a = append(a, "--setenv", "GOMAXPROCS", "1")
+	for _, kv := range p.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
 	a = append(a, "--info-fd", strconv.Itoa(fdInfo))
 	a = append(a, "--chdir", "/")
 	a = append(a, initBinary)

@@ -341,13 +341,12 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// uid 0 owns these; any other uid is kept out by their modes.
 		p.MaskFiles = existingSecretFiles()
 	}
-	argv := bwrapArgs(p)
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.
-		i := len(argv) - len(p.InitArgs) - 1
-		argv = append(argv[:i:i], append([]string{"--setenv", "GORACE", "atexit_sleep_ms=0"}, argv[i:]...)...)
+		p.Env = append(p.Env, "GORACE=atexit_sleep_ms=0")
 	}
+	argv := bwrapArgs(p)
 	// On cgroup v2 a shell moves itself into the pids cgroup and execs
 	// bwrap; on v1 cg.start forks bwrap inside (see pidsCgroup.start).
 	argv = append(cg.shellPrefix(), argv...)
