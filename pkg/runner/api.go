@@ -517,7 +517,8 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if r, err := relTo(s.dir, bpath); err == nil {
 			brel = r
 		}
-		b, err := (*Baseline)(nil), s.linkedOut(bpath)
+		var b *Baseline
+		err := s.linkedOut(bpath)
 		if err == nil {
 			b, err = LoadBaseline(bpath)
 		}

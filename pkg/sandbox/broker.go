@@ -420,7 +420,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	cfgW.Close()
 
-	initStarted := false // the init's "ready" byte was read
+	// initRuns reports whether the init started: it wrote "r" first
+	// thing, or the pipe ended without it. Asked again, it answers from
+	// memory (a second read would give "d", or the end).
+	initStarted, asked := false, false
+	initRuns := func() bool {
+		if !asked {
+			initStarted, asked = readByte(readyR), true
+		}
+		return initStarted
+	}
 	if needAttach {
 		var info struct {
 			ChildPid int `json:"child-pid"`
@@ -434,15 +443,12 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
-		if !attachEarly {
-			if !readByte(readyR) {
-				return startFailed()
-			}
-			initStarted = true
+		if !attachEarly && !initRuns() {
+			return startFailed()
 		}
 		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
 		if err != nil {
-			if !initStarted && !readByte(readyR) {
+			if !initRuns() {
 				// The sandbox ended under the connector: its own
 				// failure is the one to report.
 				return startFailed()
@@ -452,10 +458,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
 		}
 		closers = append(closers, c)
-		if !initStarted && !readByte(readyR) {
+		if !initRuns() {
 			return startFailed()
 		}
-		initStarted = true
 		// Once the command is done (or the init gone) the connector is
 		// stopped, while the init still reads its records: the kernel's
 		// teardown of its tap (RCU grace periods, about 10 ms here)
@@ -516,7 +521,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	raw := <-resultCh
 	out.fill(res)
 	var ir initResult
-	if len(bytes.TrimSpace(raw)) == 0 && !initStarted && !readByte(readyR) && isVanishedMount(out.stderrBytes()) {
+	if len(bytes.TrimSpace(raw)) == 0 && !initRuns() && isVanishedMount(out.stderrBytes()) {
 		return res, vanishedMount{tail(out.stderrBytes())}
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {

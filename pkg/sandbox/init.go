@@ -249,7 +249,7 @@ func runInit(cfg initConfig, done func()) initResult {
 			if sess != nil {
 				sess.Finish()
 			}
-			return failResult(errors.New("init: broker did not confirm the network attach"))
+			return failResult(errors.New(`init: the broker never said "go" (the connector failed, or the prepared run was aborted)`))
 		}
 	}
 	if sess != nil {
