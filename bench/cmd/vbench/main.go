@@ -374,7 +374,9 @@ func makeAuditRepo(dir string, n int, cmd string) error {
 // (--block-fd) until the connector is attached to its namespaces and says
 // it is ready; then `true` runs and everything is torn down. Each
 // connector gets the options the engine gives it (pkg/egress/attach.go),
-// so the comparison is like for like.
+// so the comparison is like for like; slirp4netns also gets --configure,
+// since the script has no init to bring its tap up and route it (the
+// engine does that in the init, in one rtnetlink batch).
 const slirpFloor = `#!/bin/bash
 set -eu
 d=$(mktemp -d); bw=; sl=
