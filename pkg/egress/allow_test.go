@@ -60,7 +60,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 3 */ "sh:" + curl + "http://wild.example.test/",
 		/* 4 */ "sh:" + curl + "http://off.example.test/",
 		/* 5 */ "sh:echo > /dev/tcp/198.18.0.8/80",
-		/* 6 */ "sh:exec 3<>/dev/tcp/port.example.test/7000 && echo ping >&3 && head -c4 <&3",
+		/* 6 */ "sh:for i in 1 2 3; do exec 3<>/dev/tcp/port.example.test/7000 && echo ping >&3 && head -c4 <&3 && exec 3<&-; done",
 		/* 7 */ "sh:echo > /dev/tcp/port.example.test/80",
 		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; true",
 		/* 9 */ "sh:getent ahostsv4 privok.example.test",
@@ -70,6 +70,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
 		/* 13 */ "sh:" + curl + "-k https://allowed.example.test/tls",
 		/* 14 */ "dns:" + hex.EncodeToString(buildQuery(0x4243, 1, append(hostileLabels()[:4], []byte("wild"), []byte("example"), []byte("test"))...)),
+		/* 15 */ "sh:exec 4>/dev/udp/allowed.example.test/7001 && echo a >&4 && echo b >&4 && echo c >&4",
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -189,11 +190,21 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		e, _ = mustFind(t, res.Egress, "allowed port", func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.5" && e.Port == 7000
 		})
-		if !e.Allowed || e.Bytes == 0 {
-			t.Errorf("port 7000 entry %+v", e)
+		if !e.Allowed || e.Bytes == 0 || e.Attempts != 3 {
+			t.Errorf("port 7000 entry %+v, want allowed, bytes counted, 3 attempts (one per connection)", e)
 		}
 		if res.Dropped == nil || res.Dropped.Packets == 0 || res.Dropped.Bytes == 0 {
 			t.Errorf("dropped = %+v, want counts", res.Dropped)
+		}
+	})
+	t.Run("one attempt per connection", func(t *testing.T) {
+		// Three datagrams from one UDP socket are one connection: one
+		// attempt, three packets (no reply comes).
+		e, _ := mustFind(t, res.Egress, "allowed.example.test udp/7001", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == "198.18.0.3" && e.Port == 7001 && e.Proto == "udp"
+		})
+		if !e.Allowed || e.Host != "allowed.example.test" || e.Attempts != 1 || e.Packets != 3 {
+			t.Errorf("udp entry %+v: want allowed, named, 1 attempt, 3 packets", e)
 		}
 	})
 	t.Run("rebinding refused", func(t *testing.T) {

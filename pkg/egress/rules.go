@@ -30,7 +30,10 @@ const (
 	// Set names. allow4/6 hold addresses resolved for allowlisted names
 	// without a port; allowp4/6 address . protocol . port for names with
 	// one; allowip4/6 the --allow-ip ranges; flows4/6 are the per
-	// destination accounting (address . protocol . port, with a counter).
+	// destination accounting (address . protocol . port, with a counter);
+	// conns4/6 the connections seen so far (destination address .
+	// protocol . port . source address . port), whose first packet is
+	// logged as an attempt.
 	setAllow4   = "allow4"
 	setAllow6   = "allow6"
 	setAllowP4  = "allowp4"
@@ -39,6 +42,8 @@ const (
 	setAllowIP6 = "allowip6"
 	setFlows4   = "flows4"
 	setFlows6   = "flows6"
+	setConns4   = "conns4"
+	setConns6   = "conns6"
 )
 
 // ruleset is the compiled wall: the table and the sets the DNS stub and
@@ -72,6 +77,8 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			{Name: setAllowIP6, KeyType: addr6, Interval: true},
 			{Name: setFlows4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
 			{Name: setFlows6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setConns4, KeyType: nftables.MustConcatSetType(addr4, proto, port, addr4, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setConns6, KeyType: nftables.MustConcatSetType(addr6, proto, port, addr6, port), Concatenation: true, Dynamic: true, Size: 65535},
 		}
 		elems := allowIPElements(pol.allowIP)
 		for _, s := range defs {
@@ -155,13 +162,13 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 				&expr.Lookup{SourceRegister: 1, SetName: fam.ranges, SetID: rs.sets[fam.ranges].ID}, gotoAcc})...)
 		}
 
-		// accepted: log each new flow (its first packet names the
+		// accepted: log each new connection (its first packet names the
 		// destination and counts an attempt), account every packet.
-		add(acc,
-			&expr.Ct{Key: expr.CtKeySTATE, Register: 1},
-			&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 4, Mask: nativeU32(expr.CtStateBitNEW), Xor: nativeU32(0)},
-			&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(0)},
-			logTo(logPrefixAccept))
+		// Connections are told apart by a set of their own, not by
+		// conntrack: a ct expression would register conntrack's hooks in
+		// the namespace, and the kernel patches its code (IPIs to every
+		// CPU) for each hook point first used on the machine, which cost
+		// allow mode several ms a run (docs/performance.md).
 		in := c.AddChain(&nftables.Chain{
 			Name: "input", Table: t, Type: nftables.ChainTypeFilter,
 			Hooknum: nftables.ChainHookInput, Priority: nftables.ChainPriorityFilter,
@@ -171,14 +178,20 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			nfproto   byte
 			off, alen uint32
 			flows     string
+			conns     string
 		}{
-			{unix.NFPROTO_IPV4, 16, 4, setFlows4},
-			{unix.NFPROTO_IPV6, 24, 16, setFlows6},
+			{unix.NFPROTO_IPV4, 16, 4, setFlows4, setConns4},
+			{unix.NFPROTO_IPV6, 24, 16, setFlows6, setConns6},
 		} {
 			isFam := []expr.Any{
 				&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{fam.nfproto}},
 			}
+			conns := rs.sets[fam.conns]
+			add(acc, slices.Concat(isFam, connKey(fam.off, fam.alen), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
+				logTo(logPrefixAccept),
+				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
 			set := rs.sets[fam.flows]
 			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
 				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
@@ -217,6 +230,16 @@ func flowKey(addrOff, alen uint32, src bool) []expr.Any {
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: r + alen/4},
 		&expr.Payload{DestRegister: r + alen/4 + 1, Base: expr.PayloadBaseTransportHeader, Offset: portOff, Len: 2},
 	}
+}
+
+// connKey loads destination address . l4proto . port . source address .
+// port into registers 8.., the key of the conns sets. A full set (65,535
+// connections in one run) only makes later connections log again.
+func connKey(addrOff, alen uint32) []expr.Any {
+	r := 8 + alen/4 + 2
+	return append(flowKey(addrOff, alen, false),
+		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
+		&expr.Payload{DestRegister: r + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2})
 }
 
 func matchDaddr(a netip.Addr) []expr.Any {

@@ -179,6 +179,21 @@ func childServer() int {
 			}()
 		}
 	}()
+	// A UDP sink: datagrams to it are counted by the rule set, never
+	// answered.
+	udp, err := net.ListenPacket("udp", "0.0.0.0:7001")
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
 	fmt.Println("READY")
 	select {}
 }
