@@ -165,10 +165,9 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		// accepted: log each new connection (its first packet names the
 		// destination and counts an attempt), account every packet.
 		// Connections are told apart by a set of their own, not by
-		// conntrack: a ct expression would register conntrack's hooks in
-		// the namespace, and the kernel patches its code (IPIs to every
-		// CPU) for each hook point first used on the machine, which cost
-		// allow mode several ms a run (docs/performance.md).
+		// conntrack: ct state new counted a retransmitted SYN again, and
+		// every UDP datagram before a reply, and registered conntrack's
+		// hooks (more kernel code patching per run; docs/performance.md).
 		in := c.AddChain(&nftables.Chain{
 			Name: "input", Table: t, Type: nftables.ChainTypeFilter,
 			Hooknum: nftables.ChainHookInput, Priority: nftables.ChainPriorityFilter,
