@@ -507,6 +507,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			p.mapping(v, "defaults.limits", map[string]func(k, v *yaml.Node){
 				"pids":        func(k, v *yaml.Node) { l.Pids, _ = p.integer(v, "limits.pids", 1, 1<<20) },
 				"memory":      func(k, v *yaml.Node) { l.MemoryBytes, _ = p.size(v, "limits.memory") },
+				"run-memory":  func(k, v *yaml.Node) { l.RunMemoryBytes, _ = p.size(v, "limits.run-memory") },
 				"file-size":   func(k, v *yaml.Node) { l.FileBytes, _ = p.size(v, "limits.file-size") },
 				"scratch":     func(k, v *yaml.Node) { l.ScratchBytes, _ = p.size(v, "limits.scratch") },
 				"cpu-seconds": func(k, v *yaml.Node) { c, _ := p.integer(v, "limits.cpu-seconds", 1, 86400); l.CPUSeconds = uint64(c) },

@@ -22,7 +22,7 @@ defaults:
     allow: [api.example.test, "*.cdn.example.test"]
   timeout: 30s
   linger: 2s
-  limits: {pids: 128, memory: 512MiB, file-size: 10MiB, cpu-seconds: 20, open-files: 256}
+  limits: {pids: 128, memory: 512MiB, run-memory: 1GiB, file-size: 10MiB, cpu-seconds: 20, open-files: 256}
 plugins:
   trusted: [plugins/tidy]
   untrusted: [vendor/*]
@@ -64,7 +64,7 @@ func TestParseConfig(t *testing.T) {
 	if diff := cmp.Diff(&evidence.EgressPolicy{Mode: "allow", Allow: []string{"api.example.test", "*.cdn.example.test"}}, d.Egress); diff != "" {
 		t.Errorf("egress (-want +got):\n%s", diff)
 	}
-	if d.Limits != (sandbox.Limits{Pids: 128, MemoryBytes: 512 << 20, FileBytes: 10 << 20, CPUSeconds: 20, OpenFiles: 256}) {
+	if d.Limits != (sandbox.Limits{Pids: 128, MemoryBytes: 512 << 20, RunMemoryBytes: 1 << 30, FileBytes: 10 << 20, CPUSeconds: 20, OpenFiles: 256}) {
 		t.Errorf("limits: %+v", d.Limits)
 	}
 	if len(cfg.Checks) != 2 {

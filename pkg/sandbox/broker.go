@@ -327,14 +327,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 	}
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
-	cg, err := newPidsCgroup(hostRoot, cfg.Limits.Pids)
+	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cfg.Limits)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
-	cfg.PidsByCgroup = cg != nil
+	cfg.PidsByCgroup = cg.bindsPids()
 
 	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if hostRoot {
@@ -347,8 +347,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		p.Env = append(p.Env, "GORACE=atexit_sleep_ms=0")
 	}
 	argv := bwrapArgs(p)
-	// On cgroup v2 a shell moves itself into the pids cgroup and execs
-	// bwrap; on v1 cg.start forks bwrap inside (see pidsCgroup.start).
+	// On cgroup v2 a shell moves itself into the run's cgroup and execs
+	// bwrap; on v1 cg.start forks bwrap inside (see runCgroup.start).
 	argv = append(cg.shellPrefix(), argv...)
 
 	var closers []io.Closer
@@ -379,11 +379,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	var startErr error
-	if cg != nil {
-		startErr = cg.start(cmd)
-	} else {
-		startErr = cmd.Start()
-	}
+	startErr = cg.start(cmd)
 	if startErr != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", startErr))
 	}
@@ -543,8 +539,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	res.Lingered = ir.Lingered
 	res.TimedOut = ir.TimedOut
 	res.LimitHit = ir.LimitHit
-	if cg.hit() {
-		res.LimitHit = "pids"
+	if hit := cg.hit(); hit != "" {
+		res.LimitHit = hit
 	}
 	if res.TimedOut && res.LimitHit == "" {
 		res.LimitHit = "wall-time"

@@ -103,6 +103,7 @@ const (
 	ProbeAppArmorUserns = "sysctl-apparmor-userns"
 	ProbeMaxUserns      = "sysctl-max-user-namespaces"
 	ProbePidsCgroup     = "pids-cgroup"
+	ProbeMemoryCgroup   = "memory-cgroup"
 )
 
 // probeTimeout bounds each check; a check that runs out is inconclusive.
@@ -136,7 +137,10 @@ func probes() []probeSpec {
 			probeSpec{ProbeUsernsNobody, false, probeUsernsNobody},
 			// RLIMIT_NPROC does not bound uid 0: a root caller's run needs
 			// a pids cgroup and refuses without one.
-			probeSpec{ProbePidsCgroup, true, probePidsCgroup})
+			probeSpec{ProbePidsCgroup, true, probePidsCgroup},
+			// Without a memory cgroup a run's memory is bounded per
+			// process only, as a non-root caller's is.
+			probeSpec{ProbeMemoryCgroup, false, probeMemoryCgroup})
 	}
 	return append(ps,
 		probeSpec{ProbeOverlay, false, probeOverlay},
@@ -783,7 +787,7 @@ func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
 // probePidsCgroup makes (and removes) the pids cgroup a root caller's run
 // is put in, the way the engine does.
 func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
-	cg, err := newPidsCgroup(os.Geteuid() == 0, 64)
+	cg, err := newRunCgroup(os.Geteuid() == 0, true, Limits{Pids: 64, RunMemoryBytes: 64 << 20})
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: err.Error(),
 			Fix: "run vigiles as a non-root user, or give it a writable cgroup v2 with the pids controller " +
@@ -792,9 +796,26 @@ func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
 	if cg == nil {
 		return Probe{Availability: Available, Detail: "not running as root: RLIMIT_NPROC bounds processes"}
 	}
-	dir := cg.dir
+	dir := cg.pids
 	cg.remove()
 	return Probe{Availability: Available, Detail: "made and removed a pids cgroup at " + dir}
+}
+
+// probeMemoryCgroup makes (and removes) the memory cgroup that bounds a
+// root caller's whole run, the way the engine does.
+func probeMemoryCgroup(ctx context.Context, env *doctorEnv) Probe {
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, Limits{RunMemoryBytes: 64 << 20})
+	if cg == nil || cg.mem == "" {
+		cg.remove()
+		return Probe{Availability: Unsupported,
+			Detail: "no memory cgroup could be made: a run's memory is bounded per process (RLIMIT_AS, --limit-memory) only, " +
+				"and a run of many processes can press on the host's memory until its deadline",
+			Fix: "give vigiles a writable cgroup with the memory controller (cgroup v2: memory in the parent's " +
+				"cgroup.subtree_control; in a container: --cgroupns=private with a writable /sys/fs/cgroup)"}
+	}
+	dir := cg.mem
+	cg.remove()
+	return Probe{Availability: Available, Detail: "made and removed a memory cgroup at " + dir + " (--limit-run-memory bounds the whole run)"}
 }
 
 // readSysctl reads /proc/sys/<path>; absent means the knob does not exist.

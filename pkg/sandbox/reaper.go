@@ -37,12 +37,13 @@ type reaperConfig struct {
 
 // defaultLimits are generous enough that a real hook never meets them.
 var defaultLimits = Limits{
-	Pids:         512,
-	MemoryBytes:  8 << 30, // address space per process; Go and node reserve a lot
-	FileBytes:    1 << 30,
-	ScratchBytes: 2 << 30,
-	CPUSeconds:   300,
-	OpenFiles:    4096,
+	Pids:           512,
+	MemoryBytes:    8 << 30, // address space per process; Go and node reserve a lot
+	RunMemoryBytes: 4 << 30, // the whole run, where a memory cgroup holds it
+	FileBytes:      1 << 30,
+	ScratchBytes:   2 << 30,
+	CPUSeconds:     300,
+	OpenFiles:      4096,
 }
 
 // withDefaults fills the zero fields of l.
@@ -53,6 +54,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MemoryBytes != 0 {
 		d.MemoryBytes = l.MemoryBytes
+	}
+	if l.RunMemoryBytes != 0 {
+		d.RunMemoryBytes = l.RunMemoryBytes
 	}
 	if l.FileBytes != 0 {
 		d.FileBytes = l.FileBytes

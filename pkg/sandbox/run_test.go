@@ -608,9 +608,10 @@ func TestCommandStartsAsAShellWouldStartIt(t *testing.T) {
 	}
 }
 
-// TestPidsCgroupLeavesTheBrokerOut: when a root caller's run is born in a
-// pids cgroup (on cgroup v1, by the forking thread joining it alone), no
-// thread of the broker stays inside, and the cgroup is gone afterwards.
+// TestPidsCgroupLeavesTheBrokerOut: when a root caller's run is born in
+// its pids and memory cgroups (on cgroup v1, by the forking thread joining
+// them alone), no thread of the broker stays inside, and the cgroups are
+// gone afterwards.
 func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "the pids cgroup is made for root callers only")
@@ -628,13 +629,50 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 			t.Errorf("thread %s moved from %s to %s", tid, b, cg)
 		}
 	}
-	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/pids/vigiles-%d-*", os.Getpid()))
+	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/vigiles-%d-*", os.Getpid()))
 	if len(ms) != 0 {
 		t.Errorf("cgroups left behind: %v", ms)
 	}
 }
 
-// threadCgroups maps each thread of this process to its pids cgroup line.
+// TestRunMemoryCap: a root caller's run is held by a memory cgroup that
+// bounds all its processes together, where RLIMIT_AS bounds each alone:
+// three processes of 128 MiB each outgrow a 192 MiB run and one of them is
+// killed, named in the result; with room for all three, nothing is.
+// (test/escape's TestResourceLimits runs it as the owner of a tree too.)
+func TestRunMemoryCap(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "the memory cgroup is made for root callers only")
+	dir := makeTree(t, nil)
+	// dd holds a block-sized buffer, filled from /dev/zero, for each of
+	// its reads: 128 MiB of touched memory per process for a while.
+	script := `for i in 1 2 3; do dd if=/dev/zero of=/dev/null bs=128M count=40 2>/dev/null & done; wait; echo done`
+	for _, c := range []struct {
+		name  string
+		limit uint64
+		hit   string
+	}{
+		{"over", 192 << 20, "memory"},
+		{"within", 1 << 30, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, Limits: Limits{RunMemoryBytes: c.limit}, Timeout: 2 * time.Minute, Command: sh(script)})
+			if res.Error != "" || res.Tier != TierConfined {
+				t.Fatalf("tier %s error %q stderr %q", res.Tier, res.Error, res.Stderr)
+			}
+			if res.LimitHit != c.hit {
+				t.Errorf("limitHit = %q, want %q (stdout %q stderr %q)", res.LimitHit, c.hit, res.Stdout, res.Stderr)
+			}
+		})
+	}
+	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/memory/vigiles-%d-*", os.Getpid()))
+	if len(ms) != 0 {
+		t.Errorf("memory cgroups left behind: %v", ms)
+	}
+}
+
+// threadCgroups maps each thread of this process to its pids and memory
+// cgroup lines.
 func threadCgroups(t *testing.T) map[string]string {
 	out := map[string]string{}
 	ents, err := os.ReadDir("/proc/self/task")
@@ -647,8 +685,8 @@ func threadCgroups(t *testing.T) map[string]string {
 			continue // the thread ended
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, "pids") || strings.HasPrefix(line, "0::") {
-				out[e.Name()] = line
+			if strings.Contains(line, ":pids:") || strings.Contains(line, ":memory:") || strings.HasPrefix(line, "0::") {
+				out[e.Name()] += line + "\n"
 			}
 		}
 	}

@@ -1,0 +1,351 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runCgroup holds the processes of a run whose caller is root. Its pids
+// controller bounds their number when the sandbox is the host's uid 0
+// (RLIMIT_NPROC does not hold for uid 0); its memory controller bounds
+// their memory together — every process, and the scratch files, which a
+// tmpfs charges to the cgroup of whoever writes them.
+type runCgroup struct {
+	pids string // the pids cgroup's directory; "" when RLIMIT_NPROC bounds the run
+	mem  string // the memory cgroup's directory; "" when no memory controller was usable
+	// v2: cgroup v2, where both are one directory and a process can only
+	// be moved whole (a shell moves itself in; see shellPrefix). On v1
+	// one thread may join a cgroup alone (its tasks file), so a child can
+	// be born inside without a shell.
+	v2 bool
+}
+
+var cgroupSeq atomic.Int64
+
+// Where a cgroup v1 host mounts the pids and memory hierarchies.
+const (
+	v1PidsRoot   = "/sys/fs/cgroup/pids"
+	v1MemoryRoot = "/sys/fs/cgroup/memory"
+)
+
+// newRunCgroup returns nil when the caller is not root (it could not make
+// a cgroup), a fresh cgroup otherwise, and an error naming the fix when
+// the sandbox is the host's uid 0 and no pids cgroup can be made. A memory
+// controller that cannot be used leaves the run bounded per process
+// (RLIMIT_AS) only, as a non-root caller's run is; vigiles doctor says so.
+func newRunCgroup(root, hostRoot bool, lim Limits) (*runCgroup, error) {
+	if !root {
+		return nil, nil
+	}
+	name := fmt.Sprintf("vigiles-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		return newV2Cgroup(name, hostRoot, lim)
+	}
+	c := &runCgroup{}
+	if hostRoot {
+		dir, err := makeCgroup(v1PidsRoot, name, pidsLimit(lim))
+		if err != nil {
+			return nil, pidsRefusal(err)
+		}
+		c.pids = dir
+	}
+	c.mem, _ = makeCgroup(v1MemoryRoot, name, memoryLimitV1(lim))
+	if c.pids == "" && c.mem == "" {
+		return nil, nil
+	}
+	return c, nil
+}
+
+// newV2Cgroup makes the run's cgroup below this process's own (or beside
+// it), in the first place where the controllers it needs are enabled.
+func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
+	var parents []string
+	self, _ := os.ReadFile("/proc/self/cgroup")
+	for _, line := range strings.Split(string(self), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			dir := filepath.Join("/sys/fs/cgroup", rest)
+			parents = append(parents, filepath.Dir(dir), dir)
+		}
+	}
+	var errs []error
+	for _, parent := range parents {
+		var files []cgroupFile
+		if hostRoot {
+			files = pidsLimit(lim)
+		}
+		dir, err := makeCgroup(parent, name, files)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c := &runCgroup{v2: true, mem: dir}
+		if hostRoot {
+			c.pids = dir
+		}
+		if err := writeCgroupFiles(dir, memoryLimitV2(lim)); err != nil {
+			c.mem = ""
+		}
+		if c.pids == "" && c.mem == "" {
+			os.Remove(dir)
+			return nil, nil
+		}
+		return c, nil
+	}
+	if hostRoot {
+		return nil, pidsRefusal(errors.Join(errs...))
+	}
+	return nil, nil
+}
+
+func pidsRefusal(err error) error {
+	return fmt.Errorf("running as root, the process limit needs a writable pids cgroup, and none could be made (%v); "+
+		"fix: run vigiles as a non-root user, or give it a writable cgroup (in a container: --cgroupns=private with a writable /sys/fs/cgroup)", err)
+}
+
+// cgroupFile is one control file and the value a run's cgroup gets;
+// optional files are skipped where the kernel does not have them (swap
+// accounting, for one).
+type cgroupFile struct {
+	name, value string
+	optional    bool
+}
+
+func pidsLimit(lim Limits) []cgroupFile {
+	return []cgroupFile{{name: "pids.max", value: strconv.Itoa(lim.Pids)}}
+}
+
+// The memory limits hold swap too: a run cannot spill past its limit
+// into the host's swap.
+func memoryLimitV1(lim Limits) []cgroupFile {
+	v := strconv.FormatUint(lim.RunMemoryBytes, 10)
+	return []cgroupFile{{name: "memory.limit_in_bytes", value: v}, {name: "memory.memsw.limit_in_bytes", value: v, optional: true}}
+}
+
+func memoryLimitV2(lim Limits) []cgroupFile {
+	return []cgroupFile{{name: "memory.max", value: strconv.FormatUint(lim.RunMemoryBytes, 10)},
+		{name: "memory.swap.max", value: "0", optional: true}}
+}
+
+// makeCgroup makes parent/name with files written, or nothing.
+func makeCgroup(parent, name string, files []cgroupFile) (string, error) {
+	sweepCgroups(parent)
+	dir := filepath.Join(parent, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := writeCgroupFiles(dir, files); err != nil {
+		os.Remove(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+func writeCgroupFiles(dir string, files []cgroupFile) error {
+	for _, f := range files {
+		err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.value), 0o644)
+		if err != nil && !(f.optional && errors.Is(err, os.ErrNotExist)) {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirs are the cgroup's directories, each once.
+func (c *runCgroup) dirs() []string {
+	var out []string
+	for _, d := range []string{c.pids, c.mem} {
+		if d != "" && (len(out) == 0 || out[0] != d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// bindsPids reports whether the cgroup bounds the run's processes (the
+// reaper then execs the command without the shell that sets RLIMIT_NPROC).
+func (c *runCgroup) bindsPids() bool { return c != nil && c.pids != "" }
+
+// start starts cmd so that it is born inside the cgroup, with every
+// process it makes (moving a running process would leave the children it
+// already has outside). On cgroup v1 the forking thread joins the cgroup
+// alone, forks, and goes back; cmd.Path is started directly. Otherwise
+// cmd must already be the shell of shellPrefix, which moves itself in and
+// execs the rest.
+func (c *runCgroup) start(cmd *exec.Cmd) error {
+	if c == nil || c.v2 {
+		return cmd.Start()
+	}
+	type member struct{ dir, root, home string }
+	var members []member
+	for _, m := range []member{{dir: c.pids, root: v1PidsRoot}, {dir: c.mem, root: v1MemoryRoot}} {
+		if m.dir != "" {
+			members = append(members, m)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		// The fork happens on this thread, and so does Pdeathsig's
+		// watch (golang/go#27505): the thread must outlive cmd unless
+		// it could not leave the cgroup, when it ends with this
+		// goroutine and takes its membership along (cmd then dies too).
+		runtime.LockOSThread()
+		tid := []byte(strconv.Itoa(unix.Gettid()))
+		for i := range members {
+			home, err := threadCgroup(members[i].root)
+			if err != nil {
+				runtime.UnlockOSThread() // in no run's cgroup yet
+				errc <- fmt.Errorf("reading this thread's cgroup: %w", err)
+				return
+			}
+			members[i].home = home
+		}
+		var err error
+		joined := 0
+		for _, m := range members {
+			if err = os.WriteFile(filepath.Join(m.dir, "tasks"), tid, 0); err != nil {
+				err = fmt.Errorf("entering the run's cgroup: %w", err)
+				break
+			}
+			joined++
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		for _, m := range members[:joined] {
+			if werr := os.WriteFile(filepath.Join(m.home, "tasks"), tid, 0); werr != nil {
+				if err == nil {
+					cmd.Process.Kill()
+					cmd.Wait()
+				}
+				errc <- fmt.Errorf("leaving the run's cgroup: %w", werr)
+				return // locked: the thread ends here
+			}
+		}
+		runtime.UnlockOSThread()
+		errc <- err
+	}()
+	return <-errc
+}
+
+// shellPrefix is what goes before argv when a shell must move the sandbox
+// into the cgroup (cgroup v2): nil on cgroup v1.
+func (c *runCgroup) shellPrefix() []string {
+	if c == nil || !c.v2 {
+		return nil
+	}
+	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.dirs()[0], "cgroup.procs")}
+}
+
+// threadCgroup is the calling thread's cgroup directory in the cgroup v1
+// hierarchy mounted at root (whose base name is the controller's).
+func threadCgroup(root string) (string, error) {
+	b, err := os.ReadFile("/proc/thread-self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	controller := filepath.Base(root)
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) == 3 && f[1] == controller {
+			return filepath.Join(root, f[2]), nil
+		}
+	}
+	return "", fmt.Errorf("no %s line in /proc/thread-self/cgroup", controller)
+}
+
+// hit names the limit the cgroup enforced: "memory" when its OOM killer
+// ended a process, "pids" when it refused a fork, "" otherwise.
+func (c *runCgroup) hit() string {
+	if c == nil {
+		return ""
+	}
+	if c.mem != "" {
+		file := "memory.oom_control" // v1
+		if c.v2 {
+			file = "memory.events"
+		}
+		if cgroupCounter(filepath.Join(c.mem, file), "oom_kill") > 0 {
+			return "memory"
+		}
+	}
+	if c.pids != "" && cgroupCounter(filepath.Join(c.pids, "pids.events"), "max") > 0 {
+		return "pids"
+	}
+	return ""
+}
+
+// cgroupCounter reads the "key N" line of a flat-keyed cgroup file.
+func cgroupCounter(path, key string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == key {
+			n, _ := strconv.ParseUint(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// sweepCgroups removes the empty cgroups that brokers killed before
+// they could clean up left behind (vigiles-PID-N with PID gone).
+func sweepCgroups(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		var pid, n int
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-%d-%d", &pid, &n); err != nil || !e.IsDir() {
+			continue
+		}
+		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {
+			continue // its broker still runs
+		}
+		os.Remove(filepath.Join(parent, e.Name())) // fails, harmlessly, when not empty
+	}
+}
+
+func (c *runCgroup) remove() {
+	if c == nil {
+		return
+	}
+	for _, dir := range c.dirs() {
+		removeCgroup(dir)
+	}
+}
+
+func removeCgroup(dir string) {
+	// The sandbox's processes are usually gone by now, but the last of
+	// them may still be exiting (one run in ten here): then the cgroup is
+	// busy for a moment, so the first retries come soon.
+	delay := 200 * time.Microsecond
+	for deadline := time.Now().Add(500 * time.Millisecond); ; {
+		err := unix.Rmdir(dir)
+		if err == nil || errors.Is(err, unix.ENOENT) || time.Now().After(deadline) {
+			return
+		}
+		// Kill what is left (a run ended by its deadline) and try again.
+		b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		time.Sleep(delay)
+		delay = min(2*delay, 10*time.Millisecond)
+	}
+}
