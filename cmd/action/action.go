@@ -245,18 +245,14 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	return in, errors.Join(errs...)
 }
 
-// oneLineErr prints an error on one line: errors can carry file names
-// from the repository under test, and a newline in the step log could
-// start a workflow command.
+// oneLineErr prints an error as one inert line: errors can carry file
+// names from the repository under test, and a newline in the step log
+// could start a workflow command, "##[" anywhere in a line a legacy one,
+// and a bidi override make the line display as another.
 type oneLineErr struct{ err error }
 
 func (e oneLineErr) Error() string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, e.err.Error())
+	return annotate.InertLine(annotate.OneLine(e.err.Error()))
 }
 func (e oneLineErr) Unwrap() error { return e.err }
 
@@ -264,7 +260,7 @@ func (e oneLineErr) Unwrap() error { return e.err }
 // ::error:: command so it shows in the run's UI.
 func fail(stdout io.Writer, code int, err error) error {
 	githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
-		WithFieldsMap(map[string]string{"title": "vigiles"}).Errorf("%s", err.Error())
+		WithFieldsMap(map[string]string{"title": "vigiles"}).Errorf("%s", annotate.OneLine(err.Error()))
 	return exitWith(code, oneLineErr{err})
 }
 
@@ -355,12 +351,21 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fail(stdout, 125, err)
 	}
+	// Findings without a file of their own are anchored on the config, as
+	// the repository knows it.
+	defaultFile := in.Config
+	if defaultFile == "" {
+		defaultFile = runner.DefaultConfig
+	}
+	if in.WorkDir != "" && !filepath.IsAbs(defaultFile) {
+		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
+	}
 	if in.SARIF != "" {
 		p := in.SARIF
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(ws, p)
 		}
-		if err := writeSARIFFile(p, rep); err != nil {
+		if err := writeSARIFFile(p, rep, defaultFile); err != nil {
 			return fail(stdout, 125, err)
 		}
 	}
@@ -368,13 +373,6 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	client := deps.httpClient
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
-	}
-	defaultFile := in.Config
-	if defaultFile == "" {
-		defaultFile = runner.DefaultConfig
-	}
-	if in.WorkDir != "" && !filepath.IsAbs(defaultFile) {
-		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
@@ -496,13 +494,14 @@ func writeReport(rep *report.Report, getenv func(string) string, dir string, in 
 	return p, nil
 }
 
-// writeSARIFFile writes SARIF for rep at path.
-func writeSARIFFile(path string, rep *report.Report) error {
+// writeSARIFFile writes SARIF for rep at path; findings without a file
+// are placed at defaultFile (repository-relative).
+func writeSARIFFile(path string, rep *report.Report, defaultFile string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing sarif: %w", err)
 	}
 	var b bytes.Buffer
-	if err := annotate.WriteSARIF(&b, rep, annotate.SARIFOptions{}); err != nil {
+	if err := annotate.WriteSARIF(&b, rep, annotate.SARIFOptions{DefaultFile: defaultFile}); err != nil {
 		return err
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {

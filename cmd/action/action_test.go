@@ -404,8 +404,14 @@ func TestActionWorkingDirectory(t *testing.T) {
 	if len(files) == 0 || files[0] != "sub/dir/.vigiles.yml" {
 		t.Errorf("annotated files %v, want sub/dir/.vigiles.yml", files)
 	}
-	if _, err := os.Stat(filepath.Join(ws, "out", "v.sarif")); err != nil {
-		t.Errorf("sarif is not at the workspace-relative path: %v", err)
+	sarif, err := os.ReadFile(filepath.Join(ws, "out", "v.sarif"))
+	if err != nil {
+		t.Fatalf("sarif is not at the workspace-relative path: %v", err)
+	}
+	// Findings without a file are placed at the config, in the SARIF
+	// file as on the annotations.
+	if !bytes.Contains(sarif, []byte(`"uri": "sub/dir/.vigiles.yml"`)) || bytes.Contains(sarif, []byte(`"uri": ".vigiles.yml"`)) {
+		t.Errorf("sarif does not place findings at sub/dir/.vigiles.yml:\n%s", sarif)
 	}
 }
 
@@ -561,5 +567,17 @@ func TestProgressAndErrorsStayOneLine(t *testing.T) {
 	err := oneLineErr{fmt.Errorf("reading plugins/x\n::error::forged: %w", errBadInput)}
 	if strings.ContainsAny(err.Error(), "\r\n") || !errors.Is(err, errBadInput) {
 		t.Errorf("error %q is not one line or lost its cause", err.Error())
+	}
+	// An error quoting a hostile directory name: inert on stderr and in
+	// the ::error:: annotation, and displayed as what it is.
+	hostile := errors.New("audit path plugins/\u202egnp.exe\x1b[2K\u009b31m ##[add-mask]x")
+	if e := (oneLineErr{hostile}).Error(); strings.ContainsAny(e, "\u202e\x1b\u009b") || strings.Contains(e, "##[") {
+		t.Errorf("stderr error %q keeps a control, bidi or legacy-command sequence", e)
+	}
+	var out bytes.Buffer
+	fail(&out, 125, hostile)
+	cmds := annotatetest.Commands(out.String())
+	if len(cmds) != 1 || cmds[0].Name != "error" || strings.ContainsAny(cmds[0].Data, "\u202e\x1b\u009b") {
+		t.Errorf("fail annotated %+v from %q", cmds, out.String())
 	}
 }

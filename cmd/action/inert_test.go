@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestOwnOutputIssuesNoWorkflowCommand: the lines vigiles prints itself
@@ -39,5 +45,46 @@ func TestOwnOutputIssuesNoWorkflowCommand(t *testing.T) {
 		if cmds := annotatetest.Commands(out.String()); len(cmds) != 0 {
 			t.Errorf("the %s report issues workflow commands: %+v", format, cmds)
 		}
+	}
+}
+
+// TestRunOutputInertInActions: `vigiles run` in a workflow step passes the
+// command's own output through with every line made inert, and its report
+// (file names the command chose) is inert too; outside Actions the output
+// is passed through as it is.
+func TestRunOutputInertInActions(t *testing.T) {
+	script := `printf '::error::from stdout\nplain line\n'; printf 'x ##[add-mask]y\n::warning::from stderr' >&2`
+	for _, actions := range []bool{true, false} {
+		env := map[string]string{"PATH": os.Getenv("PATH")}
+		if actions {
+			env["GITHUB_ACTIONS"] = "true"
+		}
+		var stdout, stderr bytes.Buffer
+		dir := t.TempDir()
+		err := cmdRun(context.Background(), []string{"--sandbox", "off", "--workdir", dir, "--", "sh", "-c", script},
+			func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
+		if code := exitCode(err, io.Discard); code != 0 {
+			t.Fatalf("run: exit %d %v\n%s", code, err, stderr.String())
+		}
+		cmds := annotatetest.Commands(stdout.String() + stderr.String())
+		if actions && len(cmds) != 0 {
+			t.Errorf("in Actions, the run's output issues workflow commands: %+v\nstdout:\n%s\nstderr:\n%s", cmds, stdout.String(), stderr.String())
+		}
+		if !actions && !strings.Contains(stdout.String(), "::error::from stdout\nplain line\n") {
+			t.Errorf("outside Actions the output changed: %q", stdout.String())
+		}
+		if actions && !strings.Contains(stdout.String(), "plain line\n") {
+			t.Errorf("plain output lost: %q", stdout.String())
+		}
+	}
+	// The report names what the command wrote.
+	var rep bytes.Buffer
+	writeRunReport(&rep, &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay",
+		Writes: []evidence.Write{{Path: "b##[error]FORGED-FILE", Op: evidence.OpCreate}}, Egress: []evidence.Egress{}})
+	if !strings.Contains(rep.String(), "##[") {
+		t.Fatalf("the report does not quote the file name: %s", rep.String())
+	}
+	if cmds := annotatetest.Commands(annotate.InertText(rep.String())); len(cmds) != 0 {
+		t.Errorf("the inert report issues workflow commands: %+v", cmds)
 	}
 }

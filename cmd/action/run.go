@@ -116,10 +116,20 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		defer f.Close()
 		spec.Stdin = f
 	}
+	var inert []*annotate.InertWriter
 	if !*jsonOut {
 		spec.PassStdout, spec.PassStderr = stdout, stderr
+		if getenv("GITHUB_ACTIONS") == "true" {
+			// In a workflow step the command's output is read by the
+			// runner: a line of it must not run as a workflow command.
+			o, e := annotate.NewInertWriter(stdout), annotate.NewInertWriter(stderr)
+			spec.PassStdout, spec.PassStderr, inert = o, e, []*annotate.InertWriter{o, e}
+		}
 	}
 	res, runErr := sandbox.Run(ctx, spec)
+	for _, w := range inert {
+		w.Close()
+	}
 	if *jsonOut {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -131,7 +141,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(125, err)
 		}
 	} else {
-		writeRunReport(stderr, res)
+		var rep bytes.Buffer
+		writeRunReport(&rep, res)
+		io.WriteString(stderr, annotate.InertText(rep.String()))
 	}
 	if runErr != nil {
 		if *jsonOut {

@@ -111,7 +111,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 			StartLine:       github.Int(line),
 			EndLine:         github.Int(line),
 			AnnotationLevel: github.String(annotationLevel(f.Severity)),
-			Message:         github.String(cut(f.Message, MaxMessageChars)),
+			Message:         github.String(cut(safeLogLine(f.Message), MaxMessageChars)),
 			Title:           github.String(findingTitle(f)),
 		}
 		if f.Location.Column > 0 && inTree {
@@ -119,7 +119,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 			a.EndColumn = github.Int(f.Location.Column)
 		}
 		if f.Evidence != "" {
-			a.RawDetails = github.String(cutBytes(f.Evidence, MaxCheckRunAnnotationDetailsBytes))
+			a.RawDetails = github.String(cutBytes(safeLogLine(f.Evidence), MaxCheckRunAnnotationDetailsBytes))
 		}
 		out = append(out, a)
 	}
@@ -129,7 +129,9 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 // PostCheckRun creates the check run on cr.HeadSHA with the first
 // MaxCheckRunAnnotationsPerRequest annotations and adds the rest with
 // updates of the same size; the last request completes the run. It returns
-// the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden.
+// the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden. When an
+// update fails, the run is still completed (without the annotations left),
+// so it is never left in progress; the error says which were not posted.
 func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
 	if !shaRE.MatchString(cr.HeadSHA) {
 		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
@@ -188,12 +190,29 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			CompletedAt: at,
 			Output:      output(batches[i]),
 		}); err != nil {
-			return run.GetHTMLURL(), fmt.Errorf("adding annotations %d-%d to check run: %w",
+			err = fmt.Errorf("adding annotations %d-%d to check run: %w",
 				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
+			if _, _, cerr := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, run.GetID(), github.UpdateCheckRunOptions{
+				Name:        cr.Name,
+				Status:      github.String("completed"),
+				Conclusion:  github.String(cr.Conclusion),
+				CompletedAt: &github.Timestamp{Time: now},
+				Output: &github.CheckRunOutput{
+					Title:   github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
+					Summary: github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote),
+				},
+			}); cerr != nil {
+				err = fmt.Errorf("%w; completing it without them: %w", err, classify(cerr))
+			}
+			return run.GetHTMLURL(), err
 		}
 	}
 	return run.GetHTMLURL(), nil
 }
+
+// incompleteNote ends the summary of a check run whose annotations could
+// not all be posted.
+const incompleteNote = "\n\n**Not every annotation could be posted**; the findings are annotated in the job's log instead, and the job summary and the JSON report have every one.\n"
 
 // classify marks a 403 with ErrCheckRunForbidden, keeping the original.
 func classify(err error) error {

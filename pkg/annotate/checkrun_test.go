@@ -37,6 +37,11 @@ type fakeGitHub struct {
 	mu     sync.Mutex
 	reqs   []recorded
 	status int // answer every request with this status when non-zero
+	// failPatch, when non-zero, answers the failPatch-th update (1-based)
+	// with 422 and message.
+	failPatch int
+	message   string
+	patches   int
 }
 
 func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -58,6 +63,16 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
 	case r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/check-runs/42"):
+		f.mu.Lock()
+		f.patches++
+		fail := f.patches == f.failPatch
+		f.mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			msg, _ := json.Marshal(map[string]string{"message": f.message})
+			w.Write(msg)
+			return
+		}
 		fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
 	default:
 		w.WriteHeader(http.StatusNotFound)
@@ -249,6 +264,41 @@ func TestCheckRunFallsBack(t *testing.T) {
 				t.Errorf("outputs = %q", out)
 			}
 		})
+	}
+}
+
+// TestCheckRunCompletedWhenAnUpdateFails: a check run whose later
+// annotations GitHub refuses is still completed (never left in progress),
+// the summary says what happened, and the API's message, which may quote
+// anything, reaches the log inert.
+func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
+	fake := &fakeGitHub{failPatch: 1, message: "Invalid path ##[add-mask]vigiles"}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	if len(fake.reqs) != 3 {
+		t.Fatalf("%d requests, want 3 (create, the refused update, the completing one)", len(fake.reqs))
+	}
+	last := fake.reqs[2].Body
+	if last["status"] != "completed" || last["conclusion"] != "failure" {
+		t.Errorf("last request: status %v conclusion %v, want completed failure", last["status"], last["conclusion"])
+	}
+	if s := last["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
+		t.Errorf("completing summary does not say annotations are missing")
+	}
+	if !res.FellBack || res.CheckRunURL == "" {
+		t.Errorf("result = %+v, want the run's URL and a fallback", res)
+	}
+	if !strings.Contains(sum, "could not take every annotation") || strings.Contains(sum, "No check run") {
+		t.Errorf("summary does not say the check run is incomplete:\n%s", sum)
+	}
+	if strings.Contains(log, "##[") {
+		t.Errorf("the API's message reached the log as a command:\n%s", log)
+	}
+	for _, c := range runnerCommands(t, log) {
+		if c.Name == "add-mask" || strings.HasPrefix(c.Name, "<legacy>") {
+			t.Errorf("command %+v in the log", c)
+		}
 	}
 }
 

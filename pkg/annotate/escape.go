@@ -49,6 +49,10 @@ func cutBytes(s string, max int) string {
 	return s[:keep] + marker
 }
 
+// OneLine is oneLine for callers outside this package: error messages
+// that may quote untrusted text, printed as one line of a log.
+func OneLine(s string) string { return oneLine(s) }
+
 // oneLine replaces every control character (CR and LF included) with a
 // space, so a value can never start a new log or markdown line, and every
 // format character (bidi overrides, zero-width joiners and spaces) with
@@ -145,6 +149,12 @@ func md(s string, max int) string {
 			b.WriteString("&#")
 			b.WriteString(strconv.Itoa(int(r)))
 			b.WriteByte(';')
+			if r == '@' || r == '#' {
+				// GitHub links @user and #123 in the text it renders,
+				// after character references are decoded: a zero-width
+				// space after the sign keeps it text.
+				b.WriteString("&#8203;")
+			}
 			continue
 		}
 		b.WriteRune(r)

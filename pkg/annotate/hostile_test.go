@@ -3,11 +3,13 @@ package annotate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -46,6 +48,9 @@ var hostile = []string{
 	"https://evil.example/phish www.evil.example user@evil.example",
 	"$\\sqrt{x}$ **bold** _it_ ~~strike~~",
 	"bad utf8 \xff\xfe end",
+	"Trojan \u202egnp.exe zero\u200bwidth nul\x00 c1\u009b31m",
+	"##[endgroup]\n##[error]forged verdict\n##[group]hidden",
+	"ping @octocat about #123 see [the fix](https://evil.example/x)",
 }
 
 func hostileReport() *report.Report {
@@ -151,7 +156,7 @@ func TestHostileInputTakesNoEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOut := "verdict=fail\nfindings=26\nfailed=18\nreport=/tmp/vigiles-report.json\n"
+	wantOut := "verdict=fail\nfindings=29\nfailed=20\nreport=/tmp/vigiles-report.json\n"
 	if diff := cmp.Diff(wantOut, string(out)); diff != "" {
 		t.Errorf("GITHUB_OUTPUT (-want +got):\n%s", diff)
 	}
@@ -198,6 +203,69 @@ func checkSummarySafe(t *testing.T, s string) {
 		if strings.Contains(rest, bad) {
 			i := strings.Index(rest, bad)
 			t.Errorf("summary contains %q near %q", bad, rest[max(0, i-60):min(len(rest), i+60)])
+		}
+	}
+}
+
+// unsafeRunes are what must not reach a GitHub surface from untrusted
+// text: control characters (terminal escapes, NUL, C1) and format
+// characters (bidi overrides, zero-width characters).
+func unsafeRune(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) || unicode.Is(unicode.Cf, r)
+}
+
+// TestHostileInputOnEverySurface: the check run's annotations and the
+// SARIF messages carry hostile text cleaned as the log does; SARIF's link
+// syntax is escaped; the hook logs cannot style lines as the log viewer's
+// own; the summary cannot mention people or link issues.
+func TestHostileInputOnEverySurface(t *testing.T) {
+	r := hostileReport()
+	for _, a := range checkAnnotations(r.Findings, "") {
+		for _, s := range []string{a.GetMessage(), a.GetRawDetails(), a.GetTitle(), a.GetPath()} {
+			if i := strings.IndexFunc(s, unsafeRune); i >= 0 {
+				t.Errorf("check-run annotation carries %q in %q", []rune(s[i:])[0], s)
+			}
+		}
+	}
+	var sarif bytes.Buffer
+	if err := WriteSARIF(&sarif, r, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Message struct{ Text string } `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range doc.Runs[0].Results {
+		m := res.Message.Text
+		if i := strings.IndexFunc(m, unsafeRune); i >= 0 {
+			t.Errorf("sarif message carries %q in %q", []rune(m[i:])[0], m)
+		}
+		for i := 0; i < len(m); i++ {
+			switch m[i] {
+			case '\\':
+				i++ // an escaped character
+			case '[', ']':
+				t.Errorf("sarif message has an unescaped %q (a link): %q", m[i], m)
+			}
+		}
+	}
+	var logs bytes.Buffer
+	if err := WriteHookLogs(&logs, r.Runs); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "##[") {
+		t.Errorf("hook logs keep the log viewer's ##[ markers")
+	}
+	sum := Summary(r, SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"})
+	for _, sign := range []string{"&#64;", "&#35;"} {
+		if n, m := strings.Count(sum, sign), strings.Count(sum, sign+"&#8203;"); n == 0 || n != m {
+			t.Errorf("%s: %d in the summary, %d of them kept from linking", sign, n, m)
 		}
 	}
 }

@@ -132,8 +132,12 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		}
 		if !posted {
 			res.FellBack, res.Reason = true, reason
-			notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
-			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", oneLine(cut(reason, 500)))
+			if res.CheckRunURL != "" {
+				notes = append(notes, "The check run could not take every annotation ("+reason+"); it was completed without the rest, and the findings are annotated through workflow commands instead.")
+			} else {
+				notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
+			}
+			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", InertLine(oneLine(cut(reason, 500))))
 		} else {
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}

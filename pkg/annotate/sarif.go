@@ -248,8 +248,17 @@ func sarifMessage(f report.Finding) string {
 	if strings.TrimSpace(m) == "" {
 		m = "vigiles finding"
 	}
-	return cut(m, SARIFMaxMessageChars)
+	return sarifText(cut(safeLogLine(m), SARIFMaxMessageChars))
 }
+
+// sarifText escapes what SARIF's plain-text messages give a meaning to
+// (§3.11.6: "[text](target)" is a link; a literal bracket or backslash is
+// escaped with a backslash), so hostile text cannot become a link.
+func sarifText(s string) string {
+	return sarifEscaper.Replace(s)
+}
+
+var sarifEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
 
 // fingerprint identifies a finding across runs independently of its line,
 // so a moved line does not open a new alert.
