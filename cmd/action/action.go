@@ -41,12 +41,14 @@ options from the action's inputs (INPUT_* variables), not from flags:
   reports          merge: report files or globs, relative to the workspace
   working-directory  the repository (or the part of it) to check, relative
                    to the workspace; findings stay repository-relative
-  config           policy file, default .vigiles.yml in the workspace
+  config           policy file, relative to working-directory (default
+                   .vigiles.yml)
   paths            directories to audit, one per line or comma-separated
   baseline         baseline file for audit, e.g. .vigiles/baseline.json
   update-baseline  true | false: write the baseline from this run
   sandbox          auto | strict | off (default: the policy file's, else
-                   auto for test and strict for audit)
+                   auto, for test; audit runs strict unless this input or
+                   the policy says off)
   egress           deny | record | allow (default: the policy file's)
   allow            hosts the hooks may reach (implies egress allow)
   fail-level       none | notice | warning | error (default error)
@@ -61,10 +63,11 @@ Outputs (GITHUB_OUTPUT): verdict, findings, failed, report (JSON path).
 
 Example (what action.yml does):
   GITHUB_ACTIONS=true INPUT_COMMAND=audit INPUT_BASELINE=.vigiles/baseline.json \
-    INPUT_FAIL-LEVEL=error vigiles action
+    INPUT_FAIL_LEVEL=error vigiles action
 
-Exit status: 0 ok; 1 findings at or above fail-level; 2 a bad input;
-125 vigiles refused or failed.
+Exit status: 0 ok; 1 findings at or above fail-level (a hook that could
+not be run confined is an error finding); 2 a bad input; 125 vigiles
+itself failed (its report, or reporting to GitHub).
 `
 
 // errBadInput marks an invalid action input.

@@ -31,11 +31,15 @@ wrote and which hosts it tried to reach. The host tree never changes.
 
 Examples:
   vigiles run -- bash -c 'echo hi > out.txt'          # report: create out.txt
-  vigiles run --json -- ./hooks/check.sh < event.json # one JSON result on stdout
+  vigiles run --json --stdin event.json -- ./hooks/check.sh   # one JSON result on stdout
   vigiles run --egress record -- curl https://api.example.test/
   vigiles run --egress allow --allow api.example.test -- node fetch.js
   vigiles run --trusted --sandbox auto -- make lint   # your own code: runs directly
   vigiles run --sandbox off -- ./hook.sh              # explicit opt-out: runs in the open
+
+In a GitHub Actions step (GITHUB_ACTIONS=true) the command's output is
+passed through with every line made inert: a line it prints cannot run
+as a workflow command. The report goes to stderr (--json: stdout).
 
 Exit status: the command's own; 125 when vigiles refuses or fails; 2 on bad usage.
 
