@@ -153,12 +153,27 @@ func makeCgroup(parent, name string, files []cgroupFile) (string, error) {
 
 func writeCgroupFiles(dir string, files []cgroupFile) error {
 	for _, f := range files {
-		err := os.WriteFile(filepath.Join(dir, f.name), []byte(f.value), 0o644)
+		err := writeControl(filepath.Join(dir, f.name), f.value)
 		if err != nil && !(f.optional && errors.Is(err, os.ErrNotExist)) {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeControl writes an existing control file. It never creates one: a
+// cgroup file system answers a create with EACCES, which would hide that
+// the kernel simply has no such file.
+func writeControl(path, value string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(value)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // dirs are the cgroup's directories, each once.

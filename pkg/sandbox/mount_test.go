@@ -58,3 +58,24 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 		}
 	}
 }
+
+// TestCgroupFilesOptional: a control file the kernel lacks (memsw without
+// swap accounting, for one) is skipped when optional and an error when
+// not, on a real cgroup file system, which refuses creates with EACCES.
+func TestCgroupFilesOptional(t *testing.T) {
+	requireRoot(t, "making a cgroup needs root")
+	dir, err := makeCgroup(v1MemoryRoot, fmt.Sprintf("vigiles-%d-test", os.Getpid()), nil)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no memory cgroup: %v", err)
+		}
+		t.Skipf("no cgroup v1 memory hierarchy here: %v", err)
+	}
+	defer os.Remove(dir)
+	if err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.limit_in_bytes", value: "1073741824"}, {name: "memory.no-such-file", value: "1", optional: true}}); err != nil {
+		t.Errorf("an optional file the kernel lacks failed the cgroup: %v", err)
+	}
+	if err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.no-such-file", value: "1"}}); err == nil {
+		t.Error("a required file the kernel lacks was accepted")
+	}
+}
