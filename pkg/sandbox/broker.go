@@ -24,6 +24,12 @@ import (
 // init and the reaper need some of it.
 const minPids = 32
 
+// minRunMemory is the smallest whole-run memory limit a run accepts: the
+// sandbox's own processes (bubblewrap, the init and the reaper, with the
+// kernel memory charged for them) take some 30 MiB before the command
+// starts, and a limit below that would end the run, not the command.
+const minRunMemory = 64 << 20
+
 // ErrRefused is wrapped by the error Run returns when policy or a missing
 // layer refuses the run.
 var ErrRefused = errors.New("run refused")
@@ -90,6 +96,10 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	}
 	if spec.Limits.Pids != 0 && spec.Limits.Pids < minPids {
 		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, minPids))
+	}
+	if spec.Limits.RunMemoryBytes != 0 && spec.Limits.RunMemoryBytes < minRunMemory {
+		return fail(TierRefused, fmt.Errorf("run memory limit %d bytes is below the %d MiB the sandbox itself needs (bubblewrap, vigiles' init and reaper)",
+			spec.Limits.RunMemoryBytes, minRunMemory>>20))
 	}
 	dir := spec.Dir
 	if dir == "" {

@@ -859,3 +859,15 @@ func TestLargeTreeOneWrite(t *testing.T) {
 		t.Errorf("writes (-want +got):\n%s", d)
 	}
 }
+
+// TestTooSmallLimitsAreRefused: a limit below what the sandbox's own
+// processes need would end the run, not the command; it is refused, with
+// the reason, before anything starts.
+func TestTooSmallLimitsAreRefused(t *testing.T) {
+	for _, lim := range []Limits{{Pids: minPids - 1}, {RunMemoryBytes: minRunMemory - 1}} {
+		res, err := Run(context.Background(), Spec{Dir: t.TempDir(), Command: []string{"true"}, Limits: lim})
+		if err == nil || res.Tier != TierRefused || !strings.Contains(err.Error(), "the sandbox itself needs") {
+			t.Errorf("limits %+v: tier %s refusal %q err %v, want refused", lim, res.Tier, res.Refusal, err)
+		}
+	}
+}
