@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // InertWriter passes a command's own output through to a workflow step's
@@ -64,7 +65,9 @@ func (iw *InertWriter) emit(line, end string, partial bool) {
 		// characters; with only part of a long line at hand, anything
 		// that could still become "::" is marked.
 		t := strings.TrimLeftFunc(line, unicode.IsSpace)
-		if strings.HasPrefix(t, "::") || (partial && (t == "" || t == ":")) {
+		// A rune cut at the end of the part may still decode to a
+		// space the runner trims.
+		if strings.HasPrefix(t, "::") || (partial && (t == "" || t == ":" || !utf8.FullRuneInString(t))) {
 			out = "·" + out
 		}
 	}

@@ -12,7 +12,11 @@ import (
 func TestInertWriter(t *testing.T) {
 	plain := "building...\nok: 3 tests\n\tindented: a::b c#[d]\r\nlast line without end"
 	hostileText := strings.Join(hostile, "\n") + "\n" + strings.Repeat(" ", inertMaxLine+10) + "::error::after a long run of spaces\n" +
-		strings.Repeat("x", inertMaxLine-1) + "##[error]across the cut\n::warning::no end"
+		strings.Repeat("x", inertMaxLine-1) + "##[error]across the cut\n" +
+		// A space rune (U+00A0, U+3000) cut by the 64 KiB cut.
+		strings.Repeat(" ", inertMaxLine) + "\u00a0::error::after a cut rune\n" +
+		strings.Repeat(" ", inertMaxLine-1) + "\u3000::error::after a cut rune\n" +
+		"::warning::no end"
 	for _, tc := range []struct {
 		name, in string
 		same     bool

@@ -132,9 +132,12 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		}
 		if !posted {
 			res.FellBack, res.Reason = true, reason
-			if res.CheckRunURL != "" {
+			switch {
+			case res.CheckRunURL != "" && strings.Contains(reason, "completing it without them"):
+				notes = append(notes, "The check run could not take every annotation, nor be completed ("+reason+"); the findings are annotated through workflow commands instead.")
+			case res.CheckRunURL != "":
 				notes = append(notes, "The check run could not take every annotation ("+reason+"); it was completed without the rest, and the findings are annotated through workflow commands instead.")
-			} else {
+			default:
 				notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
 			}
 			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", InertLine(oneLine(cut(reason, 500))))
