@@ -337,11 +337,18 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 	}
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
-	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cfg.Limits)
+	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cred != nil, cfg.Limits)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
+	if cg != nil && cg.mem != "" && cfg.Limits.ScratchBytes > cfg.Limits.RunMemoryBytes-minRunMemory {
+		// The scratch files are charged to the run's memory and outlive
+		// the processes that wrote them: kept below the memory limit,
+		// they leave room for vigiles' own processes to finish the
+		// record, and a full scratch is reported as such.
+		cfg.Limits.ScratchBytes = cfg.Limits.RunMemoryBytes - minRunMemory
+	}
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
@@ -529,6 +536,12 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	var ir initResult
 	if len(bytes.TrimSpace(raw)) == 0 && !initRuns() && isVanishedMount(out.stderrBytes()) {
 		return res, vanishedMount{tail(out.stderrBytes())}
+	}
+	if len(bytes.TrimSpace(raw)) == 0 && cg.hit() == "memory" {
+		// The OOM killer chose one of vigiles' own processes (the
+		// command's memory can sit in files no process maps).
+		res.LimitHit = "memory"
+		return fail(fmt.Errorf("the run reached its memory limit (--limit-run-memory) and the kernel ended the sandbox's own processes with the command's: nothing was recorded (bubblewrap: %v)", waitErr))
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		if c := ProbeConfinement(ctx); c.Confine != Available {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,6 +25,8 @@ import (
 type runCgroup struct {
 	pids string // the pids cgroup's directory; "" when RLIMIT_NPROC bounds the run
 	mem  string // the memory cgroup's directory; "" when no memory controller was usable
+	// swapBound: the memory limit holds swap too (the kernel accounts it).
+	swapBound bool
 	// v2: cgroup v2, where both are one directory and a process can only
 	// be moved whole (a shell moves itself in; see shellPrefix). On v1
 	// one thread may join a cgroup alone (its tasks file), so a child can
@@ -44,27 +47,51 @@ const (
 // the sandbox is the host's uid 0 and no pids cgroup can be made. A memory
 // controller that cannot be used leaves the run bounded per process
 // (RLIMIT_AS) only, as a non-root caller's run is; vigiles doctor says so.
-func newRunCgroup(root, hostRoot bool, lim Limits) (*runCgroup, error) {
+// owner: the sandbox runs as the work tree's (non-root) owner.
+func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	if !root {
 		return nil, nil
 	}
 	name := fmt.Sprintf("vigiles-%d-%d", os.Getpid(), cgroupSeq.Add(1))
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		if owner {
+			// The shell that moves the sandbox into the cgroup would
+			// run as the owner, who may not write cgroup.procs.
+			return nil, nil
+		}
 		return newV2Cgroup(name, hostRoot, lim)
 	}
 	c := &runCgroup{}
 	if hostRoot {
-		dir, err := makeCgroup(v1PidsRoot, name, pidsLimit(lim))
+		dir, _, err := makeCgroup(visibleCgroup(v1PidsRoot), name, pidsLimit(lim))
 		if err != nil {
 			return nil, pidsRefusal(err)
 		}
 		c.pids = dir
 	}
-	c.mem, _ = makeCgroup(v1MemoryRoot, name, memoryLimitV1(lim))
+	if dir, skipped, err := makeCgroup(visibleCgroup(v1MemoryRoot), name, memoryLimitV1(lim)); err == nil {
+		c.mem, c.swapBound = dir, len(skipped) == 0
+	}
 	if c.pids == "" && c.mem == "" {
 		return nil, nil
 	}
 	return c, nil
+}
+
+// visibleCgroup is the calling thread's cgroup directory in the v1
+// hierarchy mounted at root, or root itself where that directory cannot
+// be seen (a container that sees only its own part of the hierarchy,
+// mounted at root). A run's cgroups are made there, below the caller's
+// own, so that every limit above the caller holds the run too.
+func visibleCgroup(root string) string {
+	home, err := threadCgroup(root)
+	if err != nil {
+		return root
+	}
+	if _, err := os.Stat(filepath.Join(home, "tasks")); err != nil {
+		return root
+	}
+	return home
 }
 
 // newV2Cgroup makes the run's cgroup below this process's own (or beside
@@ -84,7 +111,7 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 		if hostRoot {
 			files = pidsLimit(lim)
 		}
-		dir, err := makeCgroup(parent, name, files)
+		dir, _, err := makeCgroup(parent, name, files)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -93,8 +120,10 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 		if hostRoot {
 			c.pids = dir
 		}
-		if err := writeCgroupFiles(dir, memoryLimitV2(lim)); err != nil {
+		if skipped, err := writeCgroupFiles(dir, memoryLimitV2(lim)); err != nil {
 			c.mem = ""
+		} else {
+			c.swapBound = len(skipped) == 0
 		}
 		if c.pids == "" && c.mem == "" {
 			os.Remove(dir)
@@ -137,28 +166,34 @@ func memoryLimitV2(lim Limits) []cgroupFile {
 		{name: "memory.swap.max", value: "0", optional: true}}
 }
 
-// makeCgroup makes parent/name with files written, or nothing.
-func makeCgroup(parent, name string, files []cgroupFile) (string, error) {
+// makeCgroup makes parent/name with files written, or nothing; skipped
+// are the optional files the kernel does not have.
+func makeCgroup(parent, name string, files []cgroupFile) (string, []string, error) {
 	sweepCgroups(parent)
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if err := writeCgroupFiles(dir, files); err != nil {
+	skipped, err := writeCgroupFiles(dir, files)
+	if err != nil {
 		os.Remove(dir)
-		return "", err
+		return "", nil, err
 	}
-	return dir, nil
+	return dir, skipped, nil
 }
 
-func writeCgroupFiles(dir string, files []cgroupFile) error {
+func writeCgroupFiles(dir string, files []cgroupFile) (skipped []string, err error) {
 	for _, f := range files {
 		err := writeControl(filepath.Join(dir, f.name), f.value)
-		if err != nil && !(f.optional && errors.Is(err, os.ErrNotExist)) {
-			return err
+		switch {
+		case err == nil:
+		case f.optional && errors.Is(err, os.ErrNotExist):
+			skipped = append(skipped, f.name)
+		default:
+			return skipped, err
 		}
 	}
-	return nil
+	return skipped, nil
 }
 
 // writeControl writes an existing control file. It never creates one: a
@@ -198,10 +233,21 @@ func (c *runCgroup) bindsPids() bool { return c != nil && c.pids != "" }
 // cmd must already be the shell of shellPrefix, which moves itself in and
 // execs the rest.
 func (c *runCgroup) start(cmd *exec.Cmd) error {
-	if c == nil || c.v2 {
+	if c == nil {
 		return cmd.Start()
 	}
-	type member struct{ dir, root, home string }
+	if c.mem != "" {
+		// The sandbox's own processes (bubblewrap, the init, the reaper)
+		// are born unkillable by the OOM killer; the reaper makes the
+		// command its first choice (see reaper.go). Otherwise memory the
+		// command keeps in files, which no process maps, could get the
+		// init chosen, and the run's record with it.
+		defer protectFromOOM()()
+	}
+	if c.v2 {
+		return cmd.Start()
+	}
+	type member struct{ dir, root string }
 	var members []member
 	for _, m := range []member{{dir: c.pids, root: v1PidsRoot}, {dir: c.mem, root: v1MemoryRoot}} {
 		if m.dir != "" {
@@ -216,19 +262,14 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		// goroutine and takes its membership along (cmd then dies too).
 		runtime.LockOSThread()
 		tid := []byte(strconv.Itoa(unix.Gettid()))
-		for i := range members {
-			home, err := threadCgroup(members[i].root)
-			if err != nil {
-				runtime.UnlockOSThread() // in no run's cgroup yet
-				errc <- fmt.Errorf("reading this thread's cgroup: %w", err)
-				return
-			}
-			members[i].home = home
+		homes := make([]string, len(members))
+		for i, m := range members {
+			homes[i] = visibleCgroup(m.root)
 		}
 		var err error
 		joined := 0
 		for _, m := range members {
-			if err = os.WriteFile(filepath.Join(m.dir, "tasks"), tid, 0); err != nil {
+			if err = writeControl(filepath.Join(m.dir, "tasks"), string(tid)); err != nil {
 				err = fmt.Errorf("entering the run's cgroup: %w", err)
 				break
 			}
@@ -237,8 +278,12 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		if err == nil {
 			err = cmd.Start()
 		}
-		for _, m := range members[:joined] {
-			if werr := os.WriteFile(filepath.Join(m.home, "tasks"), tid, 0); werr != nil {
+		for i, m := range members[:joined] {
+			werr := writeControl(filepath.Join(homes[i], "tasks"), string(tid))
+			if werr != nil && homes[i] != m.root {
+				werr = writeControl(filepath.Join(m.root, "tasks"), string(tid))
+			}
+			if werr != nil {
 				if err == nil {
 					cmd.Process.Kill()
 					cmd.Wait()
@@ -251,6 +296,26 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		errc <- err
 	}()
 	return <-errc
+}
+
+// oomMu serializes protectFromOOM: the score is the whole process's.
+var oomMu sync.Mutex
+
+// protectFromOOM sets this process's OOM score adjustment to -1000 (never
+// chosen), for the processes it starts until the returned function puts
+// the old value back. A root caller may lower it; for others it does
+// nothing.
+func protectFromOOM() (restore func()) {
+	oomMu.Lock()
+	old, err := os.ReadFile("/proc/self/oom_score_adj")
+	if err != nil || writeControl("/proc/self/oom_score_adj", "-1000") != nil {
+		oomMu.Unlock()
+		return func() {}
+	}
+	return func() {
+		writeControl("/proc/self/oom_score_adj", strings.TrimSpace(string(old)))
+		oomMu.Unlock()
+	}
 }
 
 // shellPrefix is what goes before argv when a shell must move the sandbox

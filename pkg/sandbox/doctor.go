@@ -787,7 +787,7 @@ func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
 // probePidsCgroup makes (and removes) the pids cgroup a root caller's run
 // is put in, the way the engine does.
 func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
-	cg, err := newRunCgroup(os.Geteuid() == 0, true, Limits{Pids: 64, RunMemoryBytes: 64 << 20})
+	cg, err := newRunCgroup(os.Geteuid() == 0, true, false, Limits{Pids: 64, RunMemoryBytes: 64 << 20})
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: err.Error(),
 			Fix: "run vigiles as a non-root user, or give it a writable cgroup v2 with the pids controller " +
@@ -804,7 +804,7 @@ func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
 // probeMemoryCgroup makes (and removes) the memory cgroup that bounds a
 // root caller's whole run, the way the engine does.
 func probeMemoryCgroup(ctx context.Context, env *doctorEnv) Probe {
-	cg, _ := newRunCgroup(os.Geteuid() == 0, false, Limits{RunMemoryBytes: 64 << 20})
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, false, Limits{RunMemoryBytes: 64 << 20})
 	if cg == nil || cg.mem == "" {
 		cg.remove()
 		return Probe{Availability: Unsupported,
@@ -813,9 +813,13 @@ func probeMemoryCgroup(ctx context.Context, env *doctorEnv) Probe {
 			Fix: "give vigiles a writable cgroup with the memory controller (cgroup v2: memory in the parent's " +
 				"cgroup.subtree_control; in a container: --cgroupns=private with a writable /sys/fs/cgroup)"}
 	}
-	dir := cg.mem
+	dir, swap := cg.mem, cg.swapBound
 	cg.remove()
-	return Probe{Availability: Available, Detail: "made and removed a memory cgroup at " + dir + " (--limit-run-memory bounds the whole run)"}
+	detail := "made and removed a memory cgroup at " + dir + " (--limit-run-memory bounds the whole run)"
+	if !swap {
+		detail += "; swap is not bounded with it: this kernel does not account swap (memsw / memory.swap.max)"
+	}
+	return Probe{Availability: Available, Detail: detail}
 }
 
 // readSysctl reads /proc/sys/<path>; absent means the knob does not exist.

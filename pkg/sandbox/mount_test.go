@@ -64,7 +64,7 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 // not, on a real cgroup file system, which refuses creates with EACCES.
 func TestCgroupFilesOptional(t *testing.T) {
 	requireRoot(t, "making a cgroup needs root")
-	dir, err := makeCgroup(v1MemoryRoot, fmt.Sprintf("vigiles-%d-test", os.Getpid()), nil)
+	dir, _, err := makeCgroup(v1MemoryRoot, fmt.Sprintf("vigiles-%d-test", os.Getpid()), nil)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("no memory cgroup: %v", err)
@@ -72,10 +72,11 @@ func TestCgroupFilesOptional(t *testing.T) {
 		t.Skipf("no cgroup v1 memory hierarchy here: %v", err)
 	}
 	defer os.Remove(dir)
-	if err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.limit_in_bytes", value: "1073741824"}, {name: "memory.no-such-file", value: "1", optional: true}}); err != nil {
-		t.Errorf("an optional file the kernel lacks failed the cgroup: %v", err)
+	skipped, err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.limit_in_bytes", value: "1073741824"}, {name: "memory.no-such-file", value: "1", optional: true}})
+	if err != nil || len(skipped) != 1 || skipped[0] != "memory.no-such-file" {
+		t.Errorf("an optional file the kernel lacks: skipped %v, err %v; want it skipped, and named", skipped, err)
 	}
-	if err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.no-such-file", value: "1"}}); err == nil {
+	if _, err := writeCgroupFiles(dir, []cgroupFile{{name: "memory.no-such-file", value: "1"}}); err == nil {
 		t.Error("a required file the kernel lacks was accepted")
 	}
 }

@@ -115,6 +115,9 @@ func reaperMain() int {
 		}
 	}
 	lim := cfg.Limits.withDefaults()
+	// Opened before Landlock narrows what the reaper may open: the
+	// command is started with the highest OOM score (see startAsOOMVictim).
+	oomScore, _ := os.OpenFile("/proc/self/oom_score_adj", os.O_RDWR, 0)
 	if err := confineSelf(cfg.Workdir, lim, filter); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}
@@ -134,7 +137,7 @@ func reaperMain() int {
 	// own RLIMIT_CPU). The command inherits SIG_DFL everywhere, as a
 	// fresh process should.
 	defaultSignals()
-	mainPid, start, err := startCommand(cfg, lim, path)
+	mainPid, start, err := startAsOOMVictim(oomScore, func() (int, time.Time, error) { return startCommand(cfg, lim, path) })
 	if err != nil {
 		var ne notRunnable
 		var rf refusal
@@ -192,6 +195,35 @@ func reaperMain() int {
 	}
 	st.Lingered = linger(cfg.Linger)
 	return send(st)
+}
+
+// startAsOOMVictim starts the command with the highest OOM score
+// adjustment (1000), which its processes inherit, and puts the reaper's
+// own back. In a run's memory cgroup the OOM killer then ends the
+// command's processes, never the reaper or the init, which were born at
+// -1000 (runCgroup.start): memory the command keeps in files that no
+// process maps (a tmpfs, a memfd) cannot get vigiles' own processes
+// chosen. Raising the score needs no privilege; the command may lower
+// its own again only as far as the broker's -1000, and a command that
+// makes itself unkillable only stalls its own run, in its memory limit,
+// until its deadline.
+func startAsOOMVictim(score *os.File, start func() (int, time.Time, error)) (int, time.Time, error) {
+	if score == nil {
+		return start()
+	}
+	defer score.Close()
+	buf := make([]byte, 16)
+	n, err := score.ReadAt(buf, 0)
+	if err != nil && n == 0 {
+		return start()
+	}
+	old := strings.TrimSpace(string(buf[:n]))
+	if _, err := score.WriteAt([]byte("1000"), 0); err != nil {
+		return start()
+	}
+	pid, at, err := start()
+	score.WriteAt([]byte(old), 0)
+	return pid, at, err
 }
 
 // notRunnable is a command the kernel would not exec: code is what a shell

@@ -665,6 +665,34 @@ func TestRunMemoryCap(t *testing.T) {
 			}
 		})
 	}
+	// Memory the command keeps where no process maps it (a memfd, held
+	// by a small shell) must not get vigiles' own init chosen by the OOM
+	// killer: the command's processes go first, and the record is kept.
+	t.Run("memfd", func(t *testing.T) {
+		script := `echo hi > written.txt; exec python3 -c 'import os
+fd = os.memfd_create("m", 0)
+os.dup2(fd, 3)
+os.execvp("sh", ["sh", "-c", "dd if=/dev/zero bs=1M count=200 >&3 2>/dev/null; echo filled"])'`
+		res := run(t, Spec{Dir: dir, Limits: Limits{RunMemoryBytes: 128 << 20}, Timeout: 2 * time.Minute, Command: sh(script)})
+		if res.Error != "" || res.Tier != TierConfined {
+			t.Fatalf("the run lost its record: tier %s error %q stderr %q", res.Tier, res.Error, res.Stderr)
+		}
+		if res.LimitHit != "memory" || len(res.Writes) != 1 || res.Writes[0].Path != "written.txt" {
+			t.Errorf("limitHit %q writes %+v, want memory and written.txt", res.LimitHit, res.Writes)
+		}
+	})
+	// Files in scratch outlive their writers: the scratch is kept below
+	// the memory limit, so it fills first and the record is made.
+	t.Run("scratch", func(t *testing.T) {
+		res := run(t, Spec{Dir: dir, Limits: Limits{RunMemoryBytes: 128 << 20}, Timeout: 2 * time.Minute,
+			Command: sh(`echo hi > written.txt; dd if=/dev/zero of=/tmp/big bs=1M count=200 2>/dev/null; exit 0`)})
+		if res.Error != "" || res.Tier != TierConfined {
+			t.Fatalf("the run lost its record: tier %s error %q stderr %q", res.Tier, res.Error, res.Stderr)
+		}
+		if res.LimitHit != "scratch" {
+			t.Errorf("limitHit %q, want scratch", res.LimitHit)
+		}
+	})
 	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/memory/vigiles-%d-*", os.Getpid()))
 	if len(ms) != 0 {
 		t.Errorf("memory cgroups left behind: %v", ms)
@@ -869,5 +897,36 @@ func TestTooSmallLimitsAreRefused(t *testing.T) {
 		if err == nil || res.Tier != TierRefused || !strings.Contains(err.Error(), "the sandbox itself needs") {
 			t.Errorf("limits %+v: tier %s refusal %q err %v, want refused", lim, res.Tier, res.Refusal, err)
 		}
+	}
+}
+
+// TestRunMemoryStaysUnderTheCallersLimit: a run's memory cgroup is made
+// below the caller's own, so a limit the caller is under (a systemd unit's,
+// a container's) holds the run too; made at the hierarchy's root, a run
+// could use memory its caller may not.
+func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "moving this process between memory cgroups needs root")
+	caller, _, err := makeCgroup(v1MemoryRoot, fmt.Sprintf("vigiles-%d-caller", os.Getpid()),
+		[]cgroupFile{{name: "memory.limit_in_bytes", value: strconv.Itoa(256 << 20)}, {name: "memory.memsw.limit_in_bytes", value: strconv.Itoa(256 << 20), optional: true}})
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no memory cgroup: %v", err)
+		}
+		t.Skipf("no cgroup v1 memory hierarchy here: %v", err)
+	}
+	home := visibleCgroup(v1MemoryRoot)
+	if err := writeControl(filepath.Join(caller, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
+		os.Remove(caller)
+		t.Fatal(err)
+	}
+	defer func() {
+		writeControl(filepath.Join(home, "cgroup.procs"), strconv.Itoa(os.Getpid()))
+		removeCgroup(caller)
+	}()
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Timeout: 2 * time.Minute, Command: sh(`exec python3 -c 'b = bytearray(400 << 20); print("allocated")'`)})
+	if strings.Contains(res.Stdout, "allocated") || res.LimitHit != "memory" {
+		t.Errorf("400 MiB allocated under a caller limited to 256 MiB: exit %d limitHit %q stdout %q", res.ExitCode, res.LimitHit, res.Stdout)
 	}
 }
