@@ -347,7 +347,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// the processes that wrote them: kept below the memory limit,
 		// they leave room for vigiles' own processes to finish the
 		// record, and a full scratch is reported as such.
-		cfg.Limits.ScratchBytes = cfg.Limits.RunMemoryBytes - minRunMemory
+		cfg.Limits.ScratchBytes = max(cfg.Limits.RunMemoryBytes-minRunMemory, 1<<20)
 	}
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
@@ -523,6 +523,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		kill()
 		<-waitDone
 		out.fill(res)
+		if cg.hit() == "memory" {
+			res.LimitHit = "memory"
+			return fail(errors.New("the run reached its memory limit (--limit-run-memory) and the sandbox's own processes could get no memory to finish: it was killed after its deadline and nothing it did is reported"))
+		}
 		return fail(errors.New("the sandbox did not end after its deadline; it was killed and nothing it did is reported"))
 	case <-ctx.Done():
 		kill()

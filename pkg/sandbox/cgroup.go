@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -63,14 +62,22 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	}
 	c := &runCgroup{}
 	if hostRoot {
-		dir, _, err := makeCgroup(visibleCgroup(v1PidsRoot), name, pidsLimit(lim))
+		home, ok := ownCgroup(v1PidsRoot)
+		if !ok {
+			return nil, pidsRefusal(fmt.Errorf("this process's own cgroup is not to be found under %s", v1PidsRoot))
+		}
+		dir, _, err := makeCgroup(home, name, pidsLimit(lim))
 		if err != nil {
 			return nil, pidsRefusal(err)
 		}
 		c.pids = dir
 	}
-	if dir, skipped, err := makeCgroup(visibleCgroup(v1MemoryRoot), name, memoryLimitV1(lim)); err == nil {
-		c.mem, c.swapBound = dir, len(skipped) == 0
+	// Without its own cgroup in view the broker could not leave the run's
+	// again: the run is then bounded per process only.
+	if home, ok := ownCgroup(v1MemoryRoot); ok {
+		if dir, skipped, err := makeCgroup(home, name, memoryLimitV1(lim)); err == nil {
+			c.mem, c.swapBound = dir, len(skipped) == 0
+		}
 	}
 	if c.pids == "" && c.mem == "" {
 		return nil, nil
@@ -78,20 +85,47 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	return c, nil
 }
 
-// visibleCgroup is the calling thread's cgroup directory in the v1
-// hierarchy mounted at root, or root itself where that directory cannot
-// be seen (a container that sees only its own part of the hierarchy,
-// mounted at root). A run's cgroups are made there, below the caller's
-// own, so that every limit above the caller holds the run too.
-func visibleCgroup(root string) string {
-	home, err := threadCgroup(root)
+// ownCgroup is the calling thread's cgroup directory in the v1 hierarchy
+// mounted at root. A run's cgroups are made there, below the caller's own,
+// so that every limit above the caller holds the run too. Where the mount
+// shows only part of the hierarchy (a container's cgroup bind-mounted at
+// root), the path /proc/thread-self/cgroup gives is shortened from the
+// front until a directory under root lists this thread; false when none
+// does.
+func ownCgroup(root string) (string, bool) {
+	b, err := os.ReadFile("/proc/thread-self/cgroup")
 	if err != nil {
-		return root
+		return "", false
 	}
-	if _, err := os.Stat(filepath.Join(home, "tasks")); err != nil {
-		return root
+	controller := filepath.Base(root)
+	tid := strconv.Itoa(unix.Gettid())
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 || f[1] != controller {
+			continue
+		}
+		parts := strings.Split(strings.Trim(f[2], "/"), "/")
+		for i := 0; i <= len(parts); i++ {
+			dir := filepath.Join(append([]string{root}, parts[i:]...)...)
+			if listsTask(filepath.Join(dir, "tasks"), tid) {
+				return dir, true
+			}
+		}
 	}
-	return home
+	return "", false
+}
+
+func listsTask(tasks, tid string) bool {
+	b, err := os.ReadFile(tasks)
+	if err != nil {
+		return false
+	}
+	for _, f := range strings.Fields(string(b)) {
+		if f == tid {
+			return true
+		}
+	}
+	return false
 }
 
 // newV2Cgroup makes the run's cgroup below this process's own (or beside
@@ -236,14 +270,6 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 	if c == nil {
 		return cmd.Start()
 	}
-	if c.mem != "" {
-		// The sandbox's own processes (bubblewrap, the init, the reaper)
-		// are born unkillable by the OOM killer; the reaper makes the
-		// command its first choice (see reaper.go). Otherwise memory the
-		// command keeps in files, which no process maps, could get the
-		// init chosen, and the run's record with it.
-		defer protectFromOOM()()
-	}
 	if c.v2 {
 		return cmd.Start()
 	}
@@ -264,7 +290,13 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		tid := []byte(strconv.Itoa(unix.Gettid()))
 		homes := make([]string, len(members))
 		for i, m := range members {
-			homes[i] = visibleCgroup(m.root)
+			home, ok := ownCgroup(m.root)
+			if !ok {
+				runtime.UnlockOSThread() // in no run's cgroup yet
+				errc <- fmt.Errorf("this thread's own cgroup is not to be found under %s", m.root)
+				return
+			}
+			homes[i] = home
 		}
 		var err error
 		joined := 0
@@ -278,12 +310,8 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		if err == nil {
 			err = cmd.Start()
 		}
-		for i, m := range members[:joined] {
-			werr := writeControl(filepath.Join(homes[i], "tasks"), string(tid))
-			if werr != nil && homes[i] != m.root {
-				werr = writeControl(filepath.Join(m.root, "tasks"), string(tid))
-			}
-			if werr != nil {
+		for i := range members[:joined] {
+			if werr := writeControl(filepath.Join(homes[i], "tasks"), string(tid)); werr != nil {
 				if err == nil {
 					cmd.Process.Kill()
 					cmd.Wait()
@@ -298,26 +326,6 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 	return <-errc
 }
 
-// oomMu serializes protectFromOOM: the score is the whole process's.
-var oomMu sync.Mutex
-
-// protectFromOOM sets this process's OOM score adjustment to -1000 (never
-// chosen), for the processes it starts until the returned function puts
-// the old value back. A root caller may lower it; for others it does
-// nothing.
-func protectFromOOM() (restore func()) {
-	oomMu.Lock()
-	old, err := os.ReadFile("/proc/self/oom_score_adj")
-	if err != nil || writeControl("/proc/self/oom_score_adj", "-1000") != nil {
-		oomMu.Unlock()
-		return func() {}
-	}
-	return func() {
-		writeControl("/proc/self/oom_score_adj", strings.TrimSpace(string(old)))
-		oomMu.Unlock()
-	}
-}
-
 // shellPrefix is what goes before argv when a shell must move the sandbox
 // into the cgroup (cgroup v2): nil on cgroup v1.
 func (c *runCgroup) shellPrefix() []string {
@@ -325,23 +333,6 @@ func (c *runCgroup) shellPrefix() []string {
 		return nil
 	}
 	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.dirs()[0], "cgroup.procs")}
-}
-
-// threadCgroup is the calling thread's cgroup directory in the cgroup v1
-// hierarchy mounted at root (whose base name is the controller's).
-func threadCgroup(root string) (string, error) {
-	b, err := os.ReadFile("/proc/thread-self/cgroup")
-	if err != nil {
-		return "", err
-	}
-	controller := filepath.Base(root)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) == 3 && f[1] == controller {
-			return filepath.Join(root, f[2]), nil
-		}
-	}
-	return "", fmt.Errorf("no %s line in /proc/thread-self/cgroup", controller)
 }
 
 // hit names the limit the cgroup enforced: "memory" when its OOM killer

@@ -200,13 +200,11 @@ func reaperMain() int {
 // startAsOOMVictim starts the command with the highest OOM score
 // adjustment (1000), which its processes inherit, and puts the reaper's
 // own back. In a run's memory cgroup the OOM killer then ends the
-// command's processes, never the reaper or the init, which were born at
-// -1000 (runCgroup.start): memory the command keeps in files that no
-// process maps (a tmpfs, a memfd) cannot get vigiles' own processes
-// chosen. Raising the score needs no privilege; the command may lower
-// its own again only as far as the broker's -1000, and a command that
-// makes itself unkillable only stalls its own run, in its memory limit,
-// until its deadline.
+// command's processes before the reaper or the init, even when the
+// command's memory sits where no process maps it (a memfd) and vigiles'
+// own processes are the largest. Raising the score needs no privilege;
+// lowering it below what the broker was born with would, and Landlock
+// keeps the command from writing any score in /proc.
 func startAsOOMVictim(score *os.File, start func() (int, time.Time, error)) (int, time.Time, error) {
 	if score == nil {
 		return start()

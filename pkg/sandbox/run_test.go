@@ -629,8 +629,7 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 			t.Errorf("thread %s moved from %s to %s", tid, b, cg)
 		}
 	}
-	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/*/vigiles-%d-*", os.Getpid()))
-	if len(ms) != 0 {
+	if ms := leftCgroups(); len(ms) != 0 {
 		t.Errorf("cgroups left behind: %v", ms)
 	}
 }
@@ -693,9 +692,8 @@ os.execvp("sh", ["sh", "-c", "dd if=/dev/zero bs=1M count=200 >&3 2>/dev/null; e
 			t.Errorf("limitHit %q, want scratch", res.LimitHit)
 		}
 	})
-	ms, _ := filepath.Glob(fmt.Sprintf("/sys/fs/cgroup/memory/vigiles-%d-*", os.Getpid()))
-	if len(ms) != 0 {
-		t.Errorf("memory cgroups left behind: %v", ms)
+	if ms := leftCgroups(); len(ms) != 0 {
+		t.Errorf("cgroups left behind: %v", ms)
 	}
 }
 
@@ -915,7 +913,10 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 		}
 		t.Skipf("no cgroup v1 memory hierarchy here: %v", err)
 	}
-	home := visibleCgroup(v1MemoryRoot)
+	home, ok := ownCgroup(v1MemoryRoot)
+	if !ok {
+		t.Fatal("this process's memory cgroup is not to be found")
+	}
 	if err := writeControl(filepath.Join(caller, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
 		os.Remove(caller)
 		t.Fatal(err)
@@ -929,4 +930,26 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 	if strings.Contains(res.Stdout, "allocated") || res.LimitHit != "memory" {
 		t.Errorf("400 MiB allocated under a caller limited to 256 MiB: exit %d limitHit %q stdout %q", res.ExitCode, res.LimitHit, res.Stdout)
 	}
+}
+
+// leftCgroups lists the run cgroups of this process still in the pids and
+// memory hierarchies, wherever they were made (below the caller's own).
+func leftCgroups() []string {
+	var out []string
+	prefix := fmt.Sprintf("vigiles-%d-", os.Getpid())
+	for _, root := range []string{v1PidsRoot, v1MemoryRoot} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if strings.HasPrefix(d.Name(), prefix) {
+				if _, err := strconv.Atoi(strings.TrimPrefix(d.Name(), prefix)); err == nil {
+					out = append(out, p)
+				}
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	return out
 }
