@@ -20,9 +20,7 @@ import (
 // address tried is a documentation one, and it is refused.)
 func TestAllowRouteOut(t *testing.T) {
 	requireBwrap(t)
-	if os.Geteuid() != 0 {
-		t.Skip("allow mode is tested as root here (slirp4netns needs /dev/net/tun, which is 0600 on these machines)")
-	}
+	requireRoot(t, "allow mode is tested as root here (slirp4netns needs /dev/net/tun, which is 0600 on these machines)")
 	if _, err := exec.LookPath("slirp4netns"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("slirp4netns is required in CI")

@@ -20,12 +20,7 @@ import (
 // below it.
 func TestCgroupMountedAtItsOwnRoot(t *testing.T) {
 	requireBwrap(t)
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI runs as root")
-		}
-		t.Skip("making cgroups and mount namespaces needs root")
-	}
+	requireRoot(t, "making cgroups and mount namespaces needs root")
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Fatalf("unshare (util-linux) is needed: %v", err)
 	}

@@ -103,6 +103,18 @@ func runners(t *testing.T) []runner {
 	return append(rs, runner{name: "nobody", cred: nobody, owner: nobody}, runner{name: "root-on-a-tree-nobody-owns", owner: nobody})
 }
 
+// requireRoot fails in CI, which runs as root, and skips elsewhere when
+// the test is not run as root, saying why it needs root.
+func requireRoot(t *testing.T, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI runs as root, and %s", why)
+		}
+		t.Skip(why)
+	}
+}
+
 // requireBwrap fails in CI and skips elsewhere without bubblewrap.
 func requireBwrap(t *testing.T) {
 	t.Helper()
@@ -222,9 +234,7 @@ func TestEscapeFilesystemWrites(t *testing.T) {
 
 func TestEscapeSecrets(t *testing.T) {
 	requireBwrap(t)
-	if os.Geteuid() != 0 {
-		t.Skip("planting canaries in /root, /home and /run needs root")
-	}
+	requireRoot(t, "planting canaries in /root, /home and /run needs root")
 	canaries := plantCanaries(t)
 	var socks []string
 	for _, p := range []string{"/run/vigiles-escape-docker.sock", "/tmp/vigiles-escape.sock", "/var/run/vigiles-escape-2.sock"} {
