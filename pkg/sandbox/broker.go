@@ -24,6 +24,11 @@ import (
 // init and the reaper need some of it.
 const minPids = 32
 
+// scratchInodeBytes is what one file or directory of the scratch costs in
+// kernel memory (inode and dentry, about 750 bytes measured here), rounded
+// up.
+const scratchInodeBytes = 1 << 10
+
 // minRunMemory is the smallest whole-run memory limit a run accepts: the
 // sandbox's own processes (bubblewrap, the init and the reaper, with the
 // kernel memory charged for them) take some 30 MiB before the command
@@ -342,12 +347,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
-	if cg != nil && cg.mem != "" && cfg.Limits.ScratchBytes > cfg.Limits.RunMemoryBytes-minRunMemory {
-		// The scratch files are charged to the run's memory and outlive
-		// the processes that wrote them: kept below the memory limit,
-		// they leave room for vigiles' own processes to finish the
-		// record, and a full scratch is reported as such.
-		cfg.Limits.ScratchBytes = max(cfg.Limits.RunMemoryBytes-minRunMemory, 1<<20)
+	if cg != nil && cg.mem != "" {
+		// The scratch's files are charged to the run's memory and
+		// outlive the processes that wrote them: their data (the
+		// scratch's size) and their inodes (a quarter of what the limit
+		// leaves beyond vigiles' own 64 MiB, at 1 KiB each) are kept
+		// below the memory limit, so vigiles' own processes can finish
+		// the record, and a full scratch is reported as such.
+		avail := cfg.Limits.RunMemoryBytes - minRunMemory
+		cfg.ScratchInodes = max(avail/4/scratchInodeBytes, 1024)
+		cfg.Limits.ScratchBytes = max(min(cfg.Limits.ScratchBytes, avail-min(avail, cfg.ScratchInodes*scratchInodeBytes)), 1<<20)
 	}
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil

@@ -32,18 +32,22 @@ const initProtocol = 5
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
-	Protocol     int                   `json:"protocol"`
-	Workdir      string                `json:"workdir"`
-	Cwd          string                `json:"cwd"`
-	Command      []string              `json:"command"`
-	Env          []string              `json:"env"`
-	Timeout      time.Duration         `json:"timeout"`
-	Linger       time.Duration         `json:"linger"`
-	Limits       Limits                `json:"limits"`
-	WritesMethod string                `json:"writesMethod"`
-	Network      bool                  `json:"network"`
-	Egress       evidence.EgressPolicy `json:"egress"`
-	WaitGo       bool                  `json:"waitGo"`
+	Protocol int           `json:"protocol"`
+	Workdir  string        `json:"workdir"`
+	Cwd      string        `json:"cwd"`
+	Command  []string      `json:"command"`
+	Env      []string      `json:"env"`
+	Timeout  time.Duration `json:"timeout"`
+	Linger   time.Duration `json:"linger"`
+	Limits   Limits        `json:"limits"`
+	// ScratchInodes bounds the files and directories of the scratch
+	// tmpfs (0: the kernel's default); set when a memory cgroup holds the
+	// run, since their inodes are memory the scratch's size does not count.
+	ScratchInodes uint64                `json:"scratchInodes,omitempty"`
+	WritesMethod  string                `json:"writesMethod"`
+	Network       bool                  `json:"network"`
+	Egress        evidence.EgressPolicy `json:"egress"`
+	WaitGo        bool                  `json:"waitGo"`
 	// PidsByCgroup is set when a pids cgroup bounds the run's processes:
 	// the command then needs no RLIMIT_NPROC, and no shell to set it.
 	PidsByCgroup bool `json:"pidsByCgroup"`
@@ -150,8 +154,11 @@ func runInit(cfg initConfig, done func()) initResult {
 	}
 	// The scratch tmpfs holds the overlay's upper dir, HOME and TMPDIR: all
 	// the command can write, bounded in size, gone with the namespace.
-	if err := safeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV,
-		fmt.Sprintf("size=%d,mode=0755", scratch)); err != nil {
+	opts := fmt.Sprintf("size=%d,mode=0755", scratch)
+	if cfg.ScratchInodes > 0 {
+		opts += fmt.Sprintf(",nr_inodes=%d", cfg.ScratchInodes)
+	}
+	if err := safeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
 	}
 	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
@@ -550,7 +557,7 @@ func scratchFull(dir string) string {
 	if err := unix.Statfs(dir, &s); err != nil {
 		return ""
 	}
-	if s.Bavail*uint64(s.Bsize) < 64<<10 {
+	if s.Bavail*uint64(s.Bsize) < 64<<10 || (s.Files > 0 && s.Ffree < 16) {
 		return "scratch"
 	}
 	return ""

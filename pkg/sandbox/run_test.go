@@ -692,6 +692,23 @@ os.execvp("sh", ["sh", "-c", "dd if=/dev/zero bs=1M count=200 >&3 2>/dev/null; e
 			t.Errorf("limitHit %q, want scratch", res.LimitHit)
 		}
 	})
+	// So do files without data: their inodes are memory too.
+	t.Run("inodes", func(t *testing.T) {
+		res := run(t, Spec{Dir: dir, Limits: Limits{RunMemoryBytes: 128 << 20}, Timeout: 2 * time.Minute,
+			Command: sh(`echo hi > written.txt; exec python3 -c 'import os
+for i in range(400000):
+    try:
+        os.mkdir("/tmp/d%d" % i)
+    except OSError:
+        break
+print(i)'`)})
+		if res.Error != "" || res.Tier != TierConfined {
+			t.Fatalf("the run lost its record: tier %s error %q stderr %.300q", res.Tier, res.Error, res.Stderr)
+		}
+		if res.LimitHit != "scratch" || len(res.Writes) < 1000 {
+			t.Errorf("limitHit %q, %d writes: want scratch and the directories recorded", res.LimitHit, len(res.Writes))
+		}
+	})
 	if ms := leftCgroups(); len(ms) != 0 {
 		t.Errorf("cgroups left behind: %v", ms)
 	}
