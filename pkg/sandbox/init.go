@@ -28,7 +28,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 5
+const initProtocol = 6
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
