@@ -347,17 +347,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
-	if cg != nil && cg.mem != "" {
-		// The scratch's files are charged to the run's memory and
-		// outlive the processes that wrote them: their data (the
-		// scratch's size) and their inodes (a quarter of what the limit
-		// leaves beyond vigiles' own 64 MiB, at 1 KiB each) are kept
-		// below the memory limit, so vigiles' own processes can finish
-		// the record, and a full scratch is reported as such.
-		avail := cfg.Limits.RunMemoryBytes - minRunMemory
-		cfg.ScratchInodes = max(avail/4/scratchInodeBytes, 1024)
-		cfg.Limits.ScratchBytes = max(min(cfg.Limits.ScratchBytes, avail-min(avail, cfg.ScratchInodes*scratchInodeBytes)), 1<<20)
-	}
+	cfg.Limits.ScratchBytes, cfg.ScratchInodes = cg.scratch(cfg.Limits)
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
@@ -404,10 +394,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
-	var startErr error
-	startErr = cg.start(cmd)
-	if startErr != nil {
-		return fail(fmt.Errorf("starting bubblewrap: %w", startErr))
+	if err := cg.start(cmd); err != nil {
+		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
 	cfgR.Close()
 	resW.Close()

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -245,6 +246,24 @@ func writeControl(path, value string) error {
 	return err
 }
 
+// scratch bounds the scratch tmpfs of a run this cgroup holds, in bytes
+// and in files: its files are charged to the run's memory and outlive the
+// processes that wrote them, so their data and their inodes (a quarter of
+// what the limit leaves beyond vigiles' own minRunMemory, at
+// scratchInodeBytes each) stay inside the memory limit, vigiles' own
+// processes can still finish the record, and a full scratch is reported as
+// such. Without a memory cgroup the scratch keeps its size and the
+// kernel's default file count (0).
+func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
+	if c == nil || c.mem == "" {
+		return lim.ScratchBytes, 0
+	}
+	avail := lim.RunMemoryBytes - minRunMemory
+	inodes = max(avail/4/scratchInodeBytes, 1024)
+	data := avail - min(avail, inodes*scratchInodeBytes)
+	return max(min(lim.ScratchBytes, data), 1<<20), inodes
+}
+
 // dirs are the cgroup's directories, each once.
 func (c *runCgroup) dirs() []string {
 	var out []string
@@ -267,19 +286,12 @@ func (c *runCgroup) bindsPids() bool { return c != nil && c.pids != "" }
 // cmd must already be the shell of shellPrefix, which moves itself in and
 // execs the rest.
 func (c *runCgroup) start(cmd *exec.Cmd) error {
-	if c == nil {
+	if c == nil || c.v2 {
 		return cmd.Start()
 	}
-	if c.v2 {
-		return cmd.Start()
-	}
-	type member struct{ dir, root string }
-	var members []member
-	for _, m := range []member{{dir: c.pids, root: v1PidsRoot}, {dir: c.mem, root: v1MemoryRoot}} {
-		if m.dir != "" {
-			members = append(members, m)
-		}
-	}
+	// Each run cgroup was made in the broker's own (ownCgroup): that is
+	// where the thread goes back to.
+	members := slices.DeleteFunc([]string{c.pids, c.mem}, func(d string) bool { return d == "" })
 	errc := make(chan error, 1)
 	go func() {
 		// The fork happens on this thread, and so does Pdeathsig's
@@ -287,21 +299,11 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		// it could not leave the cgroup, when it ends with this
 		// goroutine and takes its membership along (cmd then dies too).
 		runtime.LockOSThread()
-		tid := []byte(strconv.Itoa(unix.Gettid()))
-		homes := make([]string, len(members))
-		for i, m := range members {
-			home, ok := ownCgroup(m.root)
-			if !ok {
-				runtime.UnlockOSThread() // in no run's cgroup yet
-				errc <- fmt.Errorf("this thread's own cgroup is not to be found under %s", m.root)
-				return
-			}
-			homes[i] = home
-		}
+		tid := strconv.Itoa(unix.Gettid())
 		var err error
 		joined := 0
-		for _, m := range members {
-			if err = writeControl(filepath.Join(m.dir, "tasks"), string(tid)); err != nil {
+		for _, dir := range members {
+			if err = writeControl(filepath.Join(dir, "tasks"), tid); err != nil {
 				err = fmt.Errorf("entering the run's cgroup: %w", err)
 				break
 			}
@@ -310,8 +312,8 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		if err == nil {
 			err = cmd.Start()
 		}
-		for i := range members[:joined] {
-			if werr := writeControl(filepath.Join(homes[i], "tasks"), string(tid)); werr != nil {
+		for _, dir := range members[:joined] {
+			if werr := writeControl(filepath.Join(filepath.Dir(dir), "tasks"), tid); werr != nil {
 				if err == nil {
 					cmd.Process.Kill()
 					cmd.Wait()
