@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"unicode"
@@ -32,7 +33,7 @@ func (iw *InertWriter) Write(p []byte) (int, error) {
 	}
 	n := len(p)
 	for len(p) > 0 {
-		i := strings.IndexAny(string(p), "\r\n")
+		i := bytes.IndexAny(p, "\r\n")
 		if i < 0 {
 			iw.line = append(iw.line, p...)
 			if len(iw.line) > inertMaxLine {
@@ -59,17 +60,14 @@ func (iw *InertWriter) Write(p []byte) (int, error) {
 // terminator; partial: more of the line is to come, and the last two
 // bytes are held back.
 func (iw *InertWriter) emit(line, end string, partial bool) {
-	out := strings.ReplaceAll(line, "##[", "#·#[")
-	if !iw.mid {
-		// The runner reads a command from the first non-space
-		// characters; with only part of a long line at hand, anything
-		// that could still become "::" is marked.
-		t := strings.TrimLeftFunc(line, unicode.IsSpace)
-		// A rune cut at the end of the part may still decode to a
-		// space the runner trims.
-		if strings.HasPrefix(t, "::") || (partial && (t == "" || t == ":" || !utf8.FullRuneInString(t))) {
-			out = "·" + out
-		}
+	var out string
+	switch {
+	case iw.mid: // its start, where "::" counts, is written already
+		out = strings.ReplaceAll(line, "##[", "#·#[")
+	case partial && mayBecomeCommand(line):
+		out = "·" + strings.ReplaceAll(line, "##[", "#·#[")
+	default:
+		out = InertLine(line)
 	}
 	if partial {
 		out = out[:len(out)-2]
@@ -77,6 +75,15 @@ func (iw *InertWriter) emit(line, end string, partial bool) {
 	if _, err := io.WriteString(iw.w, out+end); err != nil && iw.err == nil {
 		iw.err = err
 	}
+}
+
+// mayBecomeCommand reports whether the start of a line, whose rest is to
+// come, could still turn out to be "::" after the spaces the runner trims:
+// nothing but spaces yet, a single ':', or a rune cut at the end that may
+// decode to a space.
+func mayBecomeCommand(start string) bool {
+	t := strings.TrimLeftFunc(start, unicode.IsSpace)
+	return t == "" || t == ":" || !utf8.FullRuneInString(t)
 }
 
 // Close writes the last line if it had no end.
