@@ -23,6 +23,9 @@ var (
 	// ErrCheckRunForbidden is returned when GitHub answers 403, as it does
 	// for the read-only token of a pull request from a fork.
 	ErrCheckRunForbidden = errors.New("the token may not create check runs (403)")
+	// ErrCheckRunInProgress is returned when a check run was created but
+	// could not be completed: GitHub shows it in progress.
+	ErrCheckRunInProgress = errors.New("the check run is left in progress")
 )
 
 // NewClient returns a go-github client that authenticates with token and
@@ -192,17 +195,13 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		}); err != nil {
 			err = fmt.Errorf("adding annotations %d-%d to check run: %w",
 				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
+			out := output(nil)
+			out.Summary = github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
+			status, conclusion, at := completed(true)
 			if _, _, cerr := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, run.GetID(), github.UpdateCheckRunOptions{
-				Name:        cr.Name,
-				Status:      github.String("completed"),
-				Conclusion:  github.String(cr.Conclusion),
-				CompletedAt: &github.Timestamp{Time: now},
-				Output: &github.CheckRunOutput{
-					Title:   github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
-					Summary: github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote),
-				},
+				Name: cr.Name, Status: status, Conclusion: conclusion, CompletedAt: at, Output: out,
 			}); cerr != nil {
-				err = fmt.Errorf("%w; completing it without them: %w", err, classify(cerr))
+				err = fmt.Errorf("%w; completing it without them: %w (%w)", err, classify(cerr), ErrCheckRunInProgress)
 			}
 			return run.GetHTMLURL(), err
 		}

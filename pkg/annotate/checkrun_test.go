@@ -40,6 +40,7 @@ type fakeGitHub struct {
 	// failPatch, when non-zero, answers the failPatch-th update (1-based)
 	// with 422 and message.
 	failPatch int
+	failLater bool // fail the updates after failPatch too
 	message   string
 	patches   int
 }
@@ -65,7 +66,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/check-runs/42"):
 		f.mu.Lock()
 		f.patches++
-		fail := f.patches == f.failPatch
+		fail := f.patches == f.failPatch || (f.failLater && f.failPatch > 0 && f.patches > f.failPatch)
 		f.mu.Unlock()
 		if fail {
 			w.WriteHeader(http.StatusUnprocessableEntity)
@@ -298,6 +299,23 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 	for _, c := range runnerCommands(t, log) {
 		if c.Name == "add-mask" || strings.HasPrefix(c.Name, "<legacy>") {
 			t.Errorf("command %+v in the log", c)
+		}
+	}
+}
+
+// TestCheckRunLeftInProgressIsSaid: when completing the check run fails
+// too, the summary and the log say it is left in progress.
+func TestCheckRunLeftInProgressIsSaid(t *testing.T) {
+	fake := &fakeGitHub{failPatch: 1, failLater: true, message: "Validation Failed"}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	if !res.FellBack || res.CheckRunURL == "" {
+		t.Errorf("result = %+v, want the run's URL and a fallback", res)
+	}
+	for name, s := range map[string]string{"summary": sum, "log": log} {
+		if !strings.Contains(s, "nor be completed") || strings.Contains(s, "it was completed") {
+			t.Errorf("the %s does not say the check run is left in progress", name)
 		}
 	}
 }

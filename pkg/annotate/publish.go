@@ -90,6 +90,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	posted := false
 	if o.CheckRun {
 		reason := ""
+		inProgress := false // created, neither complete nor annotated in full
 		switch {
 		case o.Token == "":
 			reason = "no github-token was given"
@@ -121,6 +122,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Now:         now,
 			})
 			res.CheckRunURL = url
+			inProgress = errors.Is(perr, ErrCheckRunInProgress)
 			switch {
 			case errors.Is(perr, ErrCheckRunForbidden):
 				reason = "the token may not create check runs (403; a pull request from a fork gets a read-only token)"
@@ -132,15 +134,15 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		}
 		if !posted {
 			res.FellBack, res.Reason = true, reason
+			what := "no check run"
 			switch {
-			case res.CheckRunURL != "" && strings.Contains(reason, "completing it without them"):
-				notes = append(notes, "The check run could not take every annotation, nor be completed ("+reason+"); the findings are annotated through workflow commands instead.")
+			case inProgress:
+				what = "the check run could not take every annotation, nor be completed"
 			case res.CheckRunURL != "":
-				notes = append(notes, "The check run could not take every annotation ("+reason+"); it was completed without the rest, and the findings are annotated through workflow commands instead.")
-			default:
-				notes = append(notes, "No check run: "+reason+". The findings are annotated through workflow commands instead.")
+				what = "the check run could not take every annotation; it was completed without the rest"
 			}
-			fmt.Fprintf(log, "vigiles: no check run: %s; annotating through workflow commands instead\n", InertLine(oneLine(cut(reason, 500))))
+			notes = append(notes, strings.ToUpper(what[:1])+what[1:]+": "+reason+". The findings are annotated through workflow commands instead.")
+			fmt.Fprintf(log, "vigiles: %s: %s; annotating through workflow commands instead\n", what, InertLine(oneLine(cut(reason, 500))))
 		} else {
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
