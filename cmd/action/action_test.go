@@ -408,8 +408,8 @@ func TestActionWorkingDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sarif is not at the workspace-relative path: %v", err)
 	}
-	// Findings without a file are placed at the config, in the SARIF
-	// file as on the annotations.
+	// Locations stay repository-relative in the SARIF file too (the
+	// placing of findings without a file is TestActionSARIFFileAnchorsOnTheConfig).
 	if !bytes.Contains(sarif, []byte(`"uri": "sub/dir/.vigiles.yml"`)) || bytes.Contains(sarif, []byte(`"uri": ".vigiles.yml"`)) {
 		t.Errorf("sarif does not place findings at sub/dir/.vigiles.yml:\n%s", sarif)
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -79,12 +78,12 @@ func TestRunOutputInertInActions(t *testing.T) {
 	}
 	// The report names what the command wrote.
 	var rep bytes.Buffer
-	writeRunReport(&rep, &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay",
+	printRunReport(&rep, &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay",
 		Writes: []evidence.Write{{Path: "b##[error]FORGED-FILE", Op: evidence.OpCreate}}, Egress: []evidence.Egress{}})
-	if !strings.Contains(rep.String(), "##[") {
+	if !strings.Contains(rep.String(), "FORGED-FILE") {
 		t.Fatalf("the report does not quote the file name: %s", rep.String())
 	}
-	if cmds := annotatetest.Commands(annotate.InertText(rep.String())); len(cmds) != 0 {
-		t.Errorf("the inert report issues workflow commands: %+v", cmds)
+	if cmds := annotatetest.Commands(rep.String()); len(cmds) != 0 {
+		t.Errorf("the report issues workflow commands: %+v", cmds)
 	}
 }

@@ -74,7 +74,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Uint64Var(&lim.MemoryBytes, "limit-memory", 0, "address space per process in bytes (default 8 GiB)")
 	fs.Uint64Var(&lim.RunMemoryBytes, "limit-run-memory", 0, "memory of the whole run (all its processes and written files) in bytes, held by a memory cgroup where one can be made: root callers (default 4 GiB, at least 64 MiB)")
 	fs.Uint64Var(&lim.FileBytes, "limit-file-size", 0, "largest file in bytes (default 1 GiB)")
-	fs.Uint64Var(&lim.ScratchBytes, "limit-scratch", 0, "all writes together (work tree, HOME, TMPDIR) in bytes (default 2 GiB; where a memory cgroup holds the run, at most --limit-run-memory less 64 MiB)")
+	fs.Uint64Var(&lim.ScratchBytes, "limit-scratch", 0, "all writes together (work tree, HOME, TMPDIR) in bytes (default 2 GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
 	if err := fs.Parse(args); err != nil {
@@ -145,9 +145,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(125, err)
 		}
 	} else {
-		var rep bytes.Buffer
-		writeRunReport(&rep, res)
-		io.WriteString(stderr, annotate.InertText(rep.String()))
+		printRunReport(stderr, res)
 	}
 	if runErr != nil {
 		if *jsonOut {
@@ -187,6 +185,14 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 // that a command can influence (its stderr inside an error, a host name,
 // a file name) is printed quoted or with control characters escaped, so
 // that nothing it prints can rewrite or hide the verdict on a terminal.
+// printRunReport prints the report on res for people, inert: it quotes
+// file names and hosts the command chose.
+func printRunReport(w io.Writer, res *sandbox.Result) {
+	var rep bytes.Buffer
+	writeRunReport(&rep, res)
+	io.WriteString(w, annotate.InertText(rep.String()))
+}
+
 func writeRunReport(w io.Writer, r *sandbox.Result) {
 	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
 	switch {
