@@ -18,6 +18,10 @@ import (
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
+// rootSandboxHelp is the help of --root-sandbox (run, test and audit).
+const rootSandboxHelp = "only for root callers where a root-owned work tree cannot be id-mapped: run the sandbox as the host's root " +
+	"(capabilities dropped) instead of as uid 2000000000; the hook can then read root-only files vigiles does not mask"
+
 func init() {
 	subcommands["run"] = subcommand{summary: "run one command confined and report what it did", run: cmdRun}
 }
@@ -62,6 +66,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = fs.Int("output-cap", sandbox.DefaultOutputCap, "capture at most this many bytes of stdout and of stderr")
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
+		rootSandbox = fs.Bool("root-sandbox", false, rootSandboxHelp)
 		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay, copy where overlay cannot be mounted)")
 		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts)")
 		allow       = fs.StringArray("allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
@@ -105,7 +110,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	spec := sandbox.Spec{
 		Command: command, Dir: *workdir, Env: env, Timeout: *timeout, Linger: *linger,
-		OutputCap: *outputCap, Trusted: *trusted, Mode: m, StrictFS: *strictFS,
+		OutputCap: *outputCap, Trusted: *trusted, Mode: m, StrictFS: *strictFS, RootSandbox: *rootSandbox,
 		WritesMethod: *writes, Limits: lim, Egress: policy,
 	}
 	switch *stdinFile {

@@ -105,7 +105,7 @@ Flags:
 type commonFlags struct {
 	dir, config, format, output, shard, sandbox string
 	jobs                                        int
-	quiet                                       bool
+	quiet, rootSandbox                          bool
 	egress                                      string
 	allow                                       []string
 	policy                                      *evidence.EgressPolicy
@@ -122,6 +122,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
+	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 }
 
 func (c *commonFlags) validate(name string) error {
@@ -156,7 +157,7 @@ func (c *commonFlags) validate(name string) error {
 
 func (c *commonFlags) options(stderr io.Writer) runner.Options {
 	o := runner.Options{Dir: c.dir, Config: c.config, Shard: c.shard, Sandbox: sandbox.Mode(c.sandbox), Jobs: c.jobs,
-		Egress: c.policy, Executor: testAuditExecutor}
+		Egress: c.policy, Executor: testAuditExecutor, RootSandbox: c.rootSandbox}
 	if !c.quiet {
 		o.Progress = &progressWriter{w: stderr}
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	Sandbox sandbox.Mode
 	// Egress overrides the configured policy; nil = from config (deny).
 	Egress *evidence.EgressPolicy
+	// RootSandbox, or the policy's defaults.root-sandbox, opts out of
+	// sandbox.SandboxUID (see sandbox.Spec.RootSandbox).
+	RootSandbox bool
 	// Shard is "i/n" to run one deterministic part of the work.
 	Shard string
 	// Jobs bounds parallel runs; 0 = runtime.NumCPU().
@@ -180,7 +183,7 @@ func newSession(o Options, command string) (*session, error) {
 		exec = SandboxExecutor
 	}
 	s.settings = &runSettings{dir: dir, mode: mode, egress: eg, timeout: d.Timeout, linger: d.Linger,
-		limits: d.Limits, outCap: d.OutputCap, jobs: o.Jobs, exec: exec, progress: o.Progress}
+		limits: d.Limits, outCap: d.OutputCap, rootSandbox: o.RootSandbox || d.RootSandbox, jobs: o.Jobs, exec: exec, progress: o.Progress}
 	return s, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -347,5 +348,45 @@ func TestTimeouts(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]string{"a": "5s", "b": "1m0s"}, got); diff != "" {
 		t.Errorf("timeouts (-want +got):\n%s", diff)
+	}
+}
+
+// TestRootSandboxReachesEverySpec: the opt-out from an unprivileged sandbox
+// uid reaches each hook's sandbox.Spec from the flag or from the policy, and
+// is off otherwise.
+func TestRootSandboxReachesEverySpec(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		flag   bool
+		config string
+		want   bool
+	}{
+		{"neither", false, "", false},
+		{"flag", true, "", true},
+		{"policy", false, "version: 1\ndefaults: {root-sandbox: true}\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := auditRepo(t, hooksV1)
+			if c.config != "" {
+				if err := os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte(c.config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var mu sync.Mutex
+			seen := map[bool]int{}
+			ex := fakeHooks()
+			spy := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+				mu.Lock()
+				seen[spec.RootSandbox]++
+				mu.Unlock()
+				return ex.Run(ctx, spec)
+			})
+			if _, err := Audit(context.Background(), Options{Dir: dir, Executor: spy, RootSandbox: c.flag}); err != nil {
+				t.Fatal(err)
+			}
+			if seen[!c.want] != 0 || seen[c.want] == 0 {
+				t.Errorf("specs with RootSandbox true/false: %d/%d, want all %v", seen[true], seen[false], c.want)
+			}
+		})
 	}
 }

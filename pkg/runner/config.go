@@ -85,6 +85,8 @@ type Defaults struct {
 	Linger    time.Duration
 	Limits    sandbox.Limits
 	OutputCap int
+	// RootSandbox opts out of SandboxUID (sandbox.Spec.RootSandbox).
+	RootSandbox bool
 }
 
 // Check is one named test: what to run, with which event input, and what
@@ -502,6 +504,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			}
 			d.OutputCap = int(s)
 		},
+		"root-sandbox": func(k, v *yaml.Node) { d.RootSandbox, _ = p.boolean(v, "defaults.root-sandbox") },
 		"limits": func(k, v *yaml.Node) {
 			l := &d.Limits
 			p.mapping(v, "defaults.limits", map[string]func(k, v *yaml.Node){

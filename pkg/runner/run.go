@@ -76,16 +76,17 @@ type plannedRun struct {
 
 // runSettings are the resolved defaults a plan runs with.
 type runSettings struct {
-	dir      string
-	mode     sandbox.Mode
-	egress   evidence.EgressPolicy
-	timeout  time.Duration
-	linger   time.Duration
-	limits   sandbox.Limits
-	outCap   int
-	jobs     int
-	exec     Executor
-	progress io.Writer
+	dir         string
+	rootSandbox bool
+	mode        sandbox.Mode
+	egress      evidence.EgressPolicy
+	timeout     time.Duration
+	linger      time.Duration
+	limits      sandbox.Limits
+	outCap      int
+	jobs        int
+	exec        Executor
+	progress    io.Writer
 }
 
 // executed is a planned run with its result.
@@ -124,6 +125,8 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Mode:      s.mode,
 		Limits:    s.limits,
 		Egress:    s.egress,
+
+		RootSandbox: s.rootSandbox,
 	}
 }
 

@@ -38,6 +38,12 @@ type Spec struct {
 	Mode Mode
 	// StrictFS exposes only system directories and the work tree.
 	StrictFS bool
+	// RootSandbox is the explicit opt-out from SandboxUID: a root caller's
+	// sandbox for a root-owned work tree runs as the host's root (uid 0,
+	// capabilities dropped), as it must where the tree cannot be id-mapped.
+	// Root-only files outside vigiles' masks are then readable by the
+	// command.
+	RootSandbox bool
 	// WritesMethod forces "overlay" or "copy"; "" chooses overlay and
 	// falls back to copy where overlay cannot be mounted.
 	WritesMethod string
@@ -148,3 +154,12 @@ var network Network
 // SetNetwork installs the egress layer. Call it before Run and before
 // MaybeInit.
 func SetNetwork(n Network) { network = n }
+
+// SandboxUID is the host uid (and gid) a root caller's sandbox runs as when
+// the work tree belongs to root: the tree is handed to it through an
+// id-mapped mount (root's files appear as its own, so the command can change
+// them in the overlay), and every other file only root may read stays
+// unreadable. It is a uid no account or file should have: in the range
+// systemd leaves unused (between its container ranges and its "foreign"
+// range), below 2^31 for tools that keep uids signed.
+const SandboxUID = 2000000000

@@ -9,13 +9,12 @@ import (
 
 // Fixed paths inside the sandbox.
 const (
-	runDir      = "/run/vigiles"          // bwrap tmpfs; hidden from the command by the reaper
-	initBinary  = runDir + "/bin/vigiles" // the vigiles binary, bound read-only
-	lowerDir    = runDir + "/lower"       // the host work tree, bound read-only: the overlay's lower
-	scratchDir  = runDir + "/scratch"     // size-bounded tmpfs mounted by the init
-	sandboxHome = "/home/vigiles"         // the command's throwaway HOME
-	sandboxTmp  = "/tmp"                  // the command's throwaway TMPDIR
-	sandboxShm  = "/dev/shm"              // POSIX shared memory, recorded like TMPDIR
+	runDir      = "/run/vigiles"      // bwrap tmpfs; hidden from the command by the reaper
+	lowerDir    = runDir + "/lower"   // the host work tree, read-only: the overlay's lower
+	scratchDir  = runDir + "/scratch" // size-bounded tmpfs mounted by the init
+	sandboxHome = "/home/vigiles"     // the command's throwaway HOME
+	sandboxTmp  = "/tmp"              // the command's throwaway TMPDIR
+	sandboxShm  = "/dev/shm"          // POSIX shared memory, recorded like TMPDIR
 )
 
 // Fds the broker hands the init (bwrap passes inherited fds through).
@@ -25,7 +24,14 @@ const (
 	fdControl = 5 // broker writes "go" once the network is attached
 	fdInfo    = 6 // bwrap writes its info JSON (child pid)
 	fdReady   = 7 // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
+	fdExe     = 8 // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
 )
+
+// initBinary is the path bwrap execs the init by: the binary the broker
+// opened, reached through its descriptor rather than its path, which a
+// sandbox run as another uid (the work tree's owner, SandboxUID) may not be
+// allowed to walk (a test binary's 0700 build directory, /root).
+var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 
 // maskedDirs are replaced by empty tmpfs in every confined run: they hold
 // the caller's secrets, credentials and sockets (the callers' HOMEs with
@@ -47,9 +53,11 @@ var hostEnv = []string{"PATH", "LANG", "TERM"}
 // and turned into arguments by bwrapArgs, a pure function.
 type plan struct {
 	Bwrap    string
-	Exe      string // the vigiles binary on the host
 	Workdir  string // absolute, symlinks resolved
 	StrictFS bool
+	// TreeByFD leaves the overlay's lower dir empty: the init mounts the
+	// id-mapped work tree the broker hands it there (see handTree).
+	TreeByFD bool
 	// Lookup says what a path of maskedDirs/strictFSDirs is on the host:
 	// "dir", "link" (with its target) or "" when missing (bwrap fails on a
 	// missing source). nil means every one is a directory.
@@ -115,10 +123,13 @@ func bwrapArgs(p plan) []string {
 		"--tmpfs", "/tmp",
 		"--tmpfs", "/run",
 		"--dir", sandboxHome,
-		"--ro-bind", p.Exe, initBinary,
-		"--ro-bind", p.Workdir, lowerDir,
-		"--dir", scratchDir,
 	)
+	if p.TreeByFD {
+		a = append(a, "--dir", lowerDir)
+	} else {
+		a = append(a, "--ro-bind", p.Workdir, lowerDir)
+	}
+	a = append(a, "--dir", scratchDir)
 	// The work tree's own mount point: the init mounts the overlay there.
 	// --dir creates it (and its parents) inside the tmpfs dirs above when
 	// the work tree lives under a masked directory.

@@ -34,9 +34,11 @@ func TestBwrapArgsGolden(t *testing.T) {
 		name string
 		p    plan
 	}{
-		{"default", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg},
+		{"default", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg},
 			MaskFiles: []string{"/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"}}},
-		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Exe: "/usr/local/bin/vigiles", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
+		// A root caller's root-owned tree: the init mounts it, id-mapped.
+		{"tree-by-fd", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", TreeByFD: true, InitArgs: []string{initArg}}},
+		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},
 			Env: []string{"GORACE=atexit_sleep_ms=0"}, // as race builds set it
 			Lookup: func(d string) (string, string) {
 				switch d {

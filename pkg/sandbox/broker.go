@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -330,17 +332,27 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 		cfg.Egress.Connector, attachEarly = name, early
 	}
-	// A root caller runs the sandbox as the work tree's owner when that is
-	// not root: the command can then change the tree it was given, the
-	// process limit holds (RLIMIT_NPROC does not for uid 0), and files
-	// only root may read stay unreadable.
+	// A root caller never runs the sandbox as the host's root unless told
+	// to (RootSandbox): it runs it as the work tree's owner when that is
+	// not root, and as SandboxUID, with the tree id-mapped, when it is.
+	// The command can then change the tree it was given, the process
+	// limit holds (RLIMIT_NPROC does not for uid 0), and files only root
+	// may read stay unreadable.
 	var cred *syscall.Credential
+	treeByFD := false
 	if os.Geteuid() == 0 {
 		var st syscall.Stat_t
-		if err := syscall.Stat(spec.Dir, &st); err == nil && st.Uid != 0 {
-			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+		if err := syscall.Stat(spec.Dir, &st); err == nil {
+			switch {
+			case st.Uid != 0:
+				cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+			case !spec.RootSandbox:
+				cred = &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
+				treeByFD = true
+			}
 		}
 	}
+	cfg.TreeByFD = treeByFD
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
 	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cred != nil, cfg.Limits)
 	if err != nil {
@@ -352,7 +364,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
 
-	p := plan{Bwrap: bwrap, Exe: exe, Workdir: spec.Dir, StrictFS: spec.StrictFS, Lookup: lookupHostPath, InitArgs: []string{initArg}}
+	p := plan{Bwrap: bwrap, Workdir: spec.Dir, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if hostRoot {
 		// uid 0 owns these; any other uid is kept out by their modes.
 		p.MaskFiles = existingSecretFiles()
@@ -383,15 +395,27 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	cfgR, cfgW := pipe()
 	resR, resW := pipe()
-	ctlR, ctlW := pipe()
 	infoR, infoW := pipe()
 	readyR, readyW := pipe()
+	// The control channel is a socket: besides "go" it carries the
+	// id-mapped work tree's descriptor.
+	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fail(fmt.Errorf("making the control socket: %w", err))
+	}
+	ctlW, ctlR := os.NewFile(uintptr(ctl[0]), "control"), os.NewFile(uintptr(ctl[1]), "control")
+	closers = append(closers, ctlW, ctlR)
+	exeFile, err := os.Open(exe)
+	if err != nil {
+		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))
+	}
+	closers = append(closers, exeFile)
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
-	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW}
+	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := cg.start(cmd); err != nil {
@@ -402,6 +426,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	ctlR.Close()
 	infoW.Close()
 	readyW.Close()
+	exeFile.Close()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -440,19 +465,33 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 		return initStarted
 	}
-	if needAttach {
-		var info struct {
-			ChildPid int `json:"child-pid"`
-		}
-		// bubblewrap gives its child's pid right after making the
-		// namespaces. A connector that touches no link of the namespace
-		// but its own (slirp4netns) starts then, while bubblewrap mounts
-		// and the init starts, and is ready by the time they are; one
-		// that brings lo up (pasta) would race bubblewrap's own set-up
-		// of lo, and starts once the init runs (bubblewrap is done).
+	// bubblewrap gives its child's pid right after making the namespaces.
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if needAttach || treeByFD {
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
+	}
+	if treeByFD {
+		// The init takes the tree before it mounts the overlay; this is
+		// done long before it starts.
+		if err := handTree(ctlW, spec.Dir, info.ChildPid, SandboxUID); err != nil {
+			if !initRuns() {
+				return startFailed()
+			}
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+		}
+	}
+	if needAttach {
+		// A connector that touches no link of the namespace but its own
+		// (slirp4netns) starts now, while bubblewrap mounts and the init
+		// starts, and is ready by the time they are; one that brings lo
+		// up (pasta) would race bubblewrap's own set-up of lo, and starts
+		// once the init runs (bubblewrap is done).
 		if !attachEarly && !initRuns() {
 			return startFailed()
 		}

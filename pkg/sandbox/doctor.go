@@ -104,6 +104,7 @@ const (
 	ProbeMaxUserns      = "sysctl-max-user-namespaces"
 	ProbePidsCgroup     = "pids-cgroup"
 	ProbeMemoryCgroup   = "memory-cgroup"
+	ProbeIDMappedTree   = "idmapped-work-tree"
 )
 
 // probeTimeout bounds each check; a check that runs out is inconclusive.
@@ -140,7 +141,10 @@ func probes() []probeSpec {
 			probeSpec{ProbePidsCgroup, true, probePidsCgroup},
 			// Without a memory cgroup a run's memory is bounded per
 			// process only, as a non-root caller's is.
-			probeSpec{ProbeMemoryCgroup, false, probeMemoryCgroup})
+			probeSpec{ProbeMemoryCgroup, false, probeMemoryCgroup},
+			// A root-owned work tree reaches a sandbox run as SandboxUID
+			// id-mapped; without that only --root-sandbox runs it.
+			probeSpec{ProbeIDMappedTree, false, probeIDMappedTree})
 	}
 	return append(ps,
 		probeSpec{ProbeOverlay, false, probeOverlay},
@@ -846,7 +850,7 @@ func probeAppArmorSysctl(ctx context.Context, env *doctorEnv) Probe {
 	}
 	return Probe{Availability: Unsupported,
 		Detail: fmt.Sprintf("kernel.apparmor_restrict_unprivileged_userns = %s: unprivileged user namespaces are restricted by AppArmor", clean(v)),
-		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); root callers are not affected"}
+		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); it binds root callers too, whose sandboxes run as the work tree's owner or as uid 2000000000"}
 }
 
 func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {
@@ -867,4 +871,67 @@ func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {
 			Fix: "sysctl -w user.max_user_namespaces=15000"}
 	}
 	return Probe{Availability: Available, Detail: fmt.Sprintf("user.max_user_namespaces = %d", n)}
+}
+
+// probeIDMappedTree does what a root caller's run on a root-owned work tree
+// does first: bubblewrap as SandboxUID, and the current directory (doctor
+// runs in the repository, as a rule) id-mapped through its user namespace.
+// The clone is made and dropped; nothing is mounted.
+func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
+	if env.bwrap == "" {
+		return noBwrap(env)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no current directory to try with: %v", err)}
+	}
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
+	defer infoR.Close()
+	holdR, holdW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
+	// cat holds the namespace open until holdW is closed.
+	cmd := exec.CommandContext(ctx, env.bwrap, bwrapBase(env.bwrap, "--info-fd", "3", "cat")[1:]...)
+	cmd.Dir = "/"
+	cmd.Stdin = holdR
+	cmd.ExtraFiles = []*os.File{infoW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Start()
+	infoW.Close()
+	holdR.Close()
+	if err != nil {
+		holdW.Close()
+		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("starting bwrap as uid %d: %v", SandboxUID, err), Fix: usernsFix}
+	}
+	stopped := false
+	stop := func() {
+		if !stopped {
+			holdW.Close()
+			cmd.Wait()
+			stopped = true
+		}
+	}
+	defer stop()
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
+		stop() // for bwrap's whole message
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("bwrap as uid %d made no sandbox: %s", SandboxUID, quoteOutput(stderr.Bytes())), Fix: usernsFix}
+	}
+	tree, err := idmappedClone(dir, info.ChildPid, SandboxUID)
+	if err != nil {
+		return Probe{Availability: Unsupported, Detail: clean(err.Error()), Fix: "only needed for root-owned work trees: " + idmapFix}
+	}
+	unix.Close(tree)
+	return Probe{Availability: Available,
+		Detail: fmt.Sprintf("bwrap runs as uid %d and %s can be id-mapped for it: a root-owned work tree reaches the sandbox so, and root-only files elsewhere stay unreadable", SandboxUID, clean(dir))}
 }

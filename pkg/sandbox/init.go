@@ -28,7 +28,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 6
+const initProtocol = 7
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -51,6 +51,9 @@ type initConfig struct {
 	// PidsByCgroup is set when a pids cgroup bounds the run's processes:
 	// the command then needs no RLIMIT_NPROC, and no shell to set it.
 	PidsByCgroup bool `json:"pidsByCgroup"`
+	// TreeByFD: the work tree comes id-mapped over the control socket
+	// (handTree), not bound by bubblewrap.
+	TreeByFD bool `json:"treeByFd,omitempty"`
 }
 
 // initResult is what the init tells the broker, as JSON on fdResult.
@@ -190,6 +193,11 @@ func runInit(cfg initConfig, done func()) initResult {
 	made := missingDirs(cfg.Workdir)
 	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
+	}
+	if cfg.TreeByFD {
+		if err := receiveTree(lowerDir); err != nil {
+			return failResult(refuse("%w", err))
+		}
 	}
 	method := cfg.WritesMethod
 	var snap snapshot
@@ -401,7 +409,9 @@ func spawnReaper() (*reaperProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	pid, err := syscall.ForkExec(initBinary, []string{initBinary, reaperArg}, &syscall.ProcAttr{
+	// The init's own binary, which bwrap exec'd from a descriptor: no
+	// path to it needs to be walkable inside the sandbox.
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{"/proc/self/exe", reaperArg}, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2, cfR.Fd(), stW.Fd()},
 		Sys: &syscall.SysProcAttr{

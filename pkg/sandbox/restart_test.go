@@ -20,8 +20,12 @@ func flakyBwrap(t *testing.T, n int) (starts func() int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := t.TempDir()
+	bin := fakeBinDir(t)
 	count := filepath.Join(bin, "count")
+	// Written by bwrap as root and as the sandbox's uid.
+	if err := os.WriteFile(count, []byte("0\n"), 0o666); err != nil || os.Chmod(count, 0o666) != nil {
+		t.Fatal(err)
+	}
 	script := fmt.Sprintf(`#!/bin/sh
 n=$(cat %[1]s 2>/dev/null || echo 0); echo $((n+1)) > %[1]s
 if [ "$n" -lt %[2]d ]; then

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -130,6 +131,22 @@ func run(t testing.TB, spec Spec) *Result {
 		t.Fatalf("Run: %v\nstderr: %s", err, res.Stderr)
 	}
 	return res
+}
+
+// fakeBinDir makes a directory for stand-ins of the tools on PATH that
+// every uid can use: a root caller starts bwrap as the tree's owner or as
+// SandboxUID, never as root (t.TempDir's parent is root's alone).
+func fakeBinDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "vigiles-fakebin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func sh(script string) []string { return []string{"bash", "-c", script} }
@@ -809,14 +826,19 @@ func TestKilledInitIsAFailedRun(t *testing.T) {
 // of role. bwrap's own command line ends with the init's: only a command
 // line that starts with the role's counts.
 func findRole(t *testing.T, role string) int {
-	prefix := []byte(role)
+	// The init and the reaper are told by their first argument (their
+	// binary is exec'd through /proc, by descriptor).
+	match := func(b []byte) bool { return bytes.HasPrefix(b, []byte(role)) }
 	if role == initArg || role == reaperArg {
-		prefix = []byte(initBinary + "\x00" + role + "\x00")
+		match = func(b []byte) bool {
+			_, args, _ := bytes.Cut(b, []byte{0})
+			return bytes.HasPrefix(args, []byte(role+"\x00"))
+		}
 	}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.HasPrefix(b, prefix) {
+		if err != nil || !match(b) {
 			continue
 		}
 		var pid int
@@ -847,7 +869,7 @@ func parentOf(pid int) int {
 // a host without user namespaces does: the run must refuse and name the
 // fix, and nothing must run.
 func TestBwrapThatCannotConfineRefuses(t *testing.T) {
-	bin := t.TempDir()
+	bin := fakeBinDir(t)
 	script := "#!/bin/sh\necho 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -969,4 +991,79 @@ func leftCgroups() []string {
 		})
 	}
 	return out
+}
+
+// TestRootCallerSandboxIsNotRoot: a root caller's sandbox for a root-owned
+// work tree runs as SandboxUID with the tree id-mapped: the command is uid 0
+// of its namespace, reads and changes the tree's root-only files (in the
+// overlay, recorded), and cannot read a root-only file anywhere else on the
+// host. --root-sandbox (RootSandbox), the explicit opt-out, can.
+func TestRootCallerSandboxIsNotRoot(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox is id-mapped")
+	secretDir, err := os.MkdirTemp("/var/lib", "vigiles-test-secret-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(secretDir) })
+	secret := filepath.Join(secretDir, "token")
+	if err := os.WriteFile(secret, []byte("root-only-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := makeTree(t, map[string]string{"private.txt": "mine\n"})
+	if err := os.Chmod(filepath.Join(dir, "private.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `id -u; cat private.txt; echo more >> private.txt; echo new > new.txt; cat ` + secret + `; exit 0`
+	res := run(t, Spec{Dir: dir, Command: sh(script)})
+	if res.Error != "" || res.Tier != TierConfined {
+		t.Fatalf("tier %s error %q refusal %q stderr %q", res.Tier, res.Error, res.Refusal, res.Stderr)
+	}
+	if res.Stdout != "0\nmine\n" {
+		t.Errorf("stdout %q, want uid 0 and the tree's root-only file", res.Stdout)
+	}
+	if !strings.Contains(res.Stderr, "Permission denied") {
+		t.Errorf("reading a root-only host file: stderr %q, want Permission denied", res.Stderr)
+	}
+	want := []evidence.Write{{Path: "new.txt", Op: "create", Kind: "file"}, {Path: "private.txt", Op: "modify", Kind: "file"}}
+	if d := cmp.Diff(want, res.Writes); d != "" {
+		t.Errorf("writes (-want +got):\n%s", d)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "private.txt")); string(b) != "mine\n" {
+		t.Errorf("the host's file changed: %q", b)
+	}
+
+	res = run(t, Spec{Dir: dir, RootSandbox: true, Command: sh(`cat ` + secret)})
+	if res.Tier != TierConfined || res.Stdout != "root-only-secret\n" {
+		t.Errorf("--root-sandbox: tier %s stdout %q stderr %q; want the host's root (what the opt-out gives up)", res.Tier, res.Stdout, res.Stderr)
+	}
+}
+
+// TestTreeThatCannotBeIDMappedIsRefused: a root-owned tree on a file system
+// without id-mapped mounts (ramfs) is refused, naming the fix, rather than
+// run as the host's root; with the opt-out it runs.
+func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox is id-mapped, and mounting ramfs needs root")
+	dir := t.TempDir()
+	if err := unix.Mount("ramfs", dir, "ramfs", 0, "mode=0755"); err != nil {
+		t.Fatalf("mounting ramfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
+	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused {
+		t.Fatalf("err %v tier %s, want a refusal", err, res.Tier)
+	}
+	for _, w := range []string{"id-mapp", "--root-sandbox", "non-root owner"} {
+		if !strings.Contains(res.Refusal, w) {
+			t.Errorf("refusal %q does not name %q", res.Refusal, w)
+		}
+	}
+	if res.Stdout != "" || res.Writes != nil {
+		t.Errorf("the command ran: stdout %q writes %v", res.Stdout, res.Writes)
+	}
+	res = run(t, Spec{Dir: dir, RootSandbox: true, Command: sh(`echo ran > out.txt`)})
+	if res.Tier != TierConfined || len(res.Writes) != 1 {
+		t.Errorf("--root-sandbox: tier %s error %q writes %v", res.Tier, res.Error, res.Writes)
+	}
 }

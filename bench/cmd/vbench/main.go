@@ -425,8 +425,8 @@ func (e *bench) cases(o options) []*benchCase {
 	cs := []*benchCase{
 		{name: "direct", what: "direct exec of `true`", once: execCase([]string{"true"}, "")},
 		{name: "bwrap", what: "raw `bwrap --unshare-all --ro-bind / / --dev /dev --proc /proc true`", once: execCase(raw, "")},
-		{name: "bwrap-vigiles-argv", what: "bwrap with vigiles' own argv (pkg/sandbox/testdata/bwrap-default.golden) running `true`", once: execCase(append(vargv(e), "true"), "")},
-		{name: "bwrap-vigiles-argv-go", what: "the same, running `vigiles --version` (one Go start inside)", once: execCase(append(vargv(e), "/run/vigiles/bin/vigiles", "--version"), "")},
+		{name: "bwrap-vigiles-argv", what: "bwrap with vigiles' own argv (pkg/sandbox/testdata/bwrap-default.golden; as root, bwrap-tree-by-fd.golden run as uid 2000000000) running `true`", once: vargvCase(e, "true")},
+		{name: "bwrap-vigiles-argv-go", what: "the same, running `vigiles --version` (one Go start inside)", once: vargvCase(e, "/proc/self/fd/8", "--version")},
 		{name: "vigiles-version", what: "`vigiles --version` on the host (one Go start)", once: execCase([]string{e.vigiles, "--version"}, "")},
 		{name: "floor-slirp4netns", what: "shell script: bwrap + slirp4netns attached, then `true`", once: execCase([]string{"bash", e.slirpScript}, "")},
 		{name: "floor-pasta", what: "shell script: bwrap + pasta attached, then `true`", once: execCase([]string{"bash", e.pastaSh}, "")},
@@ -458,8 +458,43 @@ func (e *bench) cases(o options) []*benchCase {
 // caseTimeout bounds one execution of a case.
 const caseTimeout = 2 * time.Minute
 
+// sandboxUID is pkg/sandbox's SandboxUID.
+const sandboxUID = 2000000000
+
+// vargvCase runs bwrap with vigiles' own argv (vargv) and then tail, as
+// vigiles starts it: the binary on fd 8, and for a root caller (whose work
+// trees here are root's) as uid 2000000000 (sandbox.SandboxUID).
+func vargvCase(e *bench, tail ...string) func(context.Context) (sample, error) {
+	argv := append(vargv(e), tail...)
+	return func(ctx context.Context) (sample, error) {
+		ctx, cancel := context.WithTimeout(ctx, caseTimeout)
+		defer cancel()
+		exe, err := os.Open(e.vigiles)
+		if err != nil {
+			return sample{}, err
+		}
+		defer exe.Close()
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, exe}
+		if os.Geteuid() == 0 {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandboxUID, Gid: sandboxUID, Groups: []uint32{}}}
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		c0 := cpuStart()
+		t := time.Now()
+		err = cmd.Run()
+		d := time.Since(t)
+		if err != nil {
+			return sample{}, fmt.Errorf("%v: %s", err, firstLine(errb.String()))
+		}
+		return sample{wall: d, own: -1, cpu: cpuOf(c0, cmd.ProcessState)}, nil
+	}
+}
+
 // vargv is the bwrap argv vigiles uses for a default confined run
-// (pkg/sandbox/argv.go; its golden file is testdata/bwrap-default.golden),
+// (pkg/sandbox/argv.go; its golden files are testdata/bwrap-default.golden
+// and, for a root caller's root-owned tree, bwrap-tree-by-fd.golden),
 // without the init: it separates what bubblewrap costs with vigiles' mounts
 // from what vigiles adds.
 func vargv(e *bench) []string {
@@ -471,20 +506,14 @@ func vargv(e *bench) []string {
 			a = append(a, "--tmpfs", d)
 		}
 	}
-	if os.Geteuid() == 0 { // a root caller's run also masks these files (broker.go existingSecretFiles)
-		for _, g := range []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-			"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"} {
-			ms, _ := filepath.Glob(g)
-			for _, m := range ms {
-				if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() {
-					a = append(a, "--ro-bind", "/dev/null", m)
-				}
-			}
-		}
+	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/home/vigiles")
+	if os.Geteuid() == 0 {
+		// The init mounts the id-mapped tree the broker hands it.
+		a = append(a, "--dir", "/run/vigiles/lower")
+	} else {
+		a = append(a, "--ro-bind", e.empty, "/run/vigiles/lower")
 	}
-	return append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/home/vigiles",
-		"--ro-bind", e.vigiles, "/run/vigiles/bin/vigiles", "--ro-bind", e.empty, "/run/vigiles/lower", "--dir", "/run/vigiles/scratch",
-		"--dir", e.empty, "--chdir", "/")
+	return append(a, "--dir", "/run/vigiles/scratch", "--dir", e.empty, "--chdir", "/")
 }
 
 // execCase runs argv and times it; a non-zero exit is an error.
