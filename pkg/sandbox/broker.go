@@ -342,14 +342,29 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	treeByFD := false
 	if os.Geteuid() == 0 {
 		var st syscall.Stat_t
-		if err := syscall.Stat(spec.Dir, &st); err == nil {
-			switch {
-			case st.Uid != 0:
-				cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
-			case !spec.RootSandbox:
-				cred = &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
-				treeByFD = true
+		if err := syscall.Stat(spec.Dir, &st); err != nil {
+			return fail(fmt.Errorf("the work tree: %w", err))
+		}
+		switch {
+		case st.Uid != 0:
+			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+		case !spec.RootSandbox:
+			cred = &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
+			treeByFD = true
+			// bubblewrap, as SandboxUID, makes the tree's mount point
+			// on the host's path to it.
+			if p := unreachableAncestor(spec.Dir); p != "" {
+				return fail(fmt.Errorf("%w: the sandbox runs as uid %d, which may not enter %s above the root-owned work tree; fix: chmod o+x %s, "+
+					"move the tree, give it a non-root owner, or accept a sandbox whose uid 0 is the host's root with --root-sandbox",
+					ErrRefused, SandboxUID, p, p))
 			}
+		}
+	}
+	if cred != nil {
+		// The sandbox's uid execs the binary with the bits for others.
+		if fi, err := os.Stat(exe); err == nil && fi.Mode()&0o001 == 0 {
+			return fail(fmt.Errorf("%w: the sandbox runs as uid %d, which may not execute %s (mode %v); fix: chmod o+rx %s, or run vigiles as that user",
+				ErrRefused, cred.Uid, exe, fi.Mode().Perm(), exe))
 		}
 	}
 	cfg.TreeByFD = treeByFD
@@ -477,13 +492,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	if treeByFD {
 		// The init takes the tree before it mounts the overlay; this is
 		// done long before it starts.
-		if err := handTree(ctlW, spec.Dir, info.ChildPid, SandboxUID); err != nil {
-			if !initRuns() {
-				return startFailed()
-			}
+		if err := handTree(ctx, ctlW, spec.Dir, info.ChildPid, SandboxUID); err != nil {
 			kill()
 			<-waitDone
-			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+			if errors.Is(err, errNoIDMap) {
+				return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+			}
+			if ctx.Err() != nil {
+				return fail(ctx.Err())
+			}
+			return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
 		}
 	}
 	if needAttach {

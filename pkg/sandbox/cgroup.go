@@ -62,16 +62,18 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 		return newV2Cgroup(name, hostRoot, lim)
 	}
 	c := &runCgroup{}
-	if hostRoot {
-		home, ok := ownCgroup(v1PidsRoot)
-		if !ok {
-			return nil, pidsRefusal(fmt.Errorf("this process's own cgroup is not to be found under %s", v1PidsRoot))
-		}
+	// Every root caller's run gets a pids cgroup where one can be made: it
+	// bounds the run's processes together and spares the shell that sets
+	// RLIMIT_NPROC. Only a sandbox whose uid 0 is the host's root needs
+	// one (RLIMIT_NPROC does not bound uid 0) and refuses without it.
+	if home, ok := ownCgroup(v1PidsRoot); ok {
 		dir, _, err := makeCgroup(home, name, pidsLimit(lim))
-		if err != nil {
+		if err != nil && hostRoot {
 			return nil, pidsRefusal(err)
 		}
 		c.pids = dir
+	} else if hostRoot {
+		return nil, pidsRefusal(fmt.Errorf("this process's own cgroup is not to be found under %s", v1PidsRoot))
 	}
 	// Without its own cgroup in view the broker could not leave the run's
 	// again: the run is then bounded per process only.

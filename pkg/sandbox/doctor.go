@@ -136,9 +136,10 @@ func probes() []probeSpec {
 	if os.Geteuid() == 0 {
 		ps = append(ps,
 			probeSpec{ProbeUsernsNobody, false, probeUsernsNobody},
-			// RLIMIT_NPROC does not bound uid 0: a root caller's run needs
-			// a pids cgroup and refuses without one.
-			probeSpec{ProbePidsCgroup, true, probePidsCgroup},
+			// RLIMIT_NPROC does not bound uid 0: a --root-sandbox run
+			// needs a pids cgroup and refuses without one; every other
+			// root caller's run is bounded by it where it can be made.
+			probeSpec{ProbePidsCgroup, false, probePidsCgroup},
 			// Without a memory cgroup a run's memory is bounded per
 			// process only, as a non-root caller's is.
 			probeSpec{ProbeMemoryCgroup, false, probeMemoryCgroup},
@@ -927,7 +928,7 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Unsupported,
 			Detail: fmt.Sprintf("bwrap as uid %d made no sandbox: %s", SandboxUID, quoteOutput(stderr.Bytes())), Fix: usernsFix}
 	}
-	tree, err := idmappedClone(dir, info.ChildPid, SandboxUID)
+	tree, err := idmappedClone(ctx, dir, info.ChildPid, SandboxUID)
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: clean(err.Error()), Fix: "only needed for root-owned work trees: " + idmapFix}
 	}

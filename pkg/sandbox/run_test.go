@@ -1014,12 +1014,12 @@ func TestRootCallerSandboxIsNotRoot(t *testing.T) {
 	if err := os.Chmod(filepath.Join(dir, "private.txt"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := `id -u; cat private.txt; echo more >> private.txt; echo new > new.txt; cat ` + secret + `; exit 0`
+	script := `id -u; cat private.txt; echo more >> private.txt; echo new > new.txt; cat ` + secret + `; tr -s ' ' < /proc/self/uid_map; exit 0`
 	res := run(t, Spec{Dir: dir, Command: sh(script)})
 	if res.Error != "" || res.Tier != TierConfined {
 		t.Fatalf("tier %s error %q refusal %q stderr %q", res.Tier, res.Error, res.Refusal, res.Stderr)
 	}
-	if res.Stdout != "0\nmine\n" {
+	if res.Stdout != "0\nmine\n 0 2000000000 1\n" {
 		t.Errorf("stdout %q, want uid 0 and the tree's root-only file", res.Stdout)
 	}
 	if !strings.Contains(res.Stderr, "Permission denied") {
@@ -1059,11 +1059,49 @@ func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
 			t.Errorf("refusal %q does not name %q", res.Refusal, w)
 		}
 	}
-	if res.Stdout != "" || res.Writes != nil {
-		t.Errorf("the command ran: stdout %q writes %v", res.Stdout, res.Writes)
+	if res.ExitCode != 125 {
+		t.Errorf("exit code %d, want 125 (refused)", res.ExitCode)
 	}
 	res = run(t, Spec{Dir: dir, RootSandbox: true, Command: sh(`echo ran > out.txt`)})
 	if res.Tier != TierConfined || len(res.Writes) != 1 {
 		t.Errorf("--root-sandbox: tier %s error %q writes %v", res.Tier, res.Error, res.Writes)
+	}
+}
+
+// TestIDMappedTreeLeavesSubmountsOut: a file system mounted inside a
+// root-owned tree is not handed over with it (only the tree's own mount is
+// id-mapped), so its root-only files stay out of reach in copy mode as in
+// overlay mode; and a tree below a directory the sandbox's uid may not
+// enter is refused, naming the fix, before anything starts.
+func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox is id-mapped, and mounting needs root")
+	dir := makeTree(t, map[string]string{"sub/": ""})
+	if err := unix.Mount("tmpfs", filepath.Join(dir, "sub"), "tmpfs", 0, "mode=0700"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(filepath.Join(dir, "sub"), unix.MNT_DETACH) })
+	if err := os.WriteFile(filepath.Join(dir, "sub", "secret"), []byte("submount-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []string{"overlay", "copy"} {
+		res := run(t, Spec{Dir: dir, WritesMethod: method, Command: sh(`cat sub/secret; exit 0`)})
+		if res.Tier != TierConfined || strings.Contains(res.Stdout, "submount-secret") {
+			t.Errorf("%s: tier %s error %q stdout %q: the submount's root-only file was read", method, res.Tier, res.Error, res.Stdout)
+		}
+	}
+
+	parent, err := os.MkdirTemp("/var/lib", "vigiles-test-closed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	tree := filepath.Join(parent, "work")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "chmod o+x "+parent) || !strings.Contains(res.Refusal, "--root-sandbox") {
+		t.Errorf("a tree below %s (0700): err %v refusal %q, want a refusal naming chmod o+x and --root-sandbox", parent, err, res.Refusal)
 	}
 }
