@@ -20,7 +20,7 @@ import (
 
 // rootSandboxHelp is the help of --root-sandbox (run, test and audit).
 const rootSandboxHelp = "only for root callers where a root-owned work tree cannot be id-mapped: run the sandbox as the host's root " +
-	"(capabilities dropped) instead of as uid 2000000000; the hook can then read root-only files vigiles does not mask"
+	"(capabilities dropped) instead of as an unused uid (2000000000 and up, one per run); the hook can then read root-only files vigiles does not mask"
 
 func init() {
 	subcommands["run"] = subcommand{summary: "run one command confined and report what it did", run: cmdRun}

@@ -155,11 +155,17 @@ var network Network
 // MaybeInit.
 func SetNetwork(n Network) { network = n }
 
-// SandboxUID is the host uid (and gid) a root caller's sandbox runs as when
-// the work tree belongs to root: the tree is handed to it through an
-// id-mapped mount (root's files appear as its own, so the command can change
-// them in the overlay), and every other file only root may read stays
-// unreadable. It is a uid no account or file should have: in the range
-// systemd leaves unused (between its container ranges and its "foreign"
-// range), below 2^31 for tools that keep uids signed.
-const SandboxUID = 2000000000
+// SandboxUID is the first of the host uids (and gids) a root caller's
+// sandbox runs as when the work tree belongs to root: the tree is handed to
+// it through an id-mapped mount (root's files appear as its own, so the
+// command can change them in the overlay), and every other file only root
+// may read stays unreadable. Each run takes one of SandboxUIDs uids from
+// here (sandboxUIDs), so that runs side by side do not share the kernel's
+// per-user counters (inotify instances, pipe buffer pages). They are uids no
+// account or file should have: in the range systemd leaves unused (between
+// its container ranges and its "foreign" range), below 2^31 for tools that
+// keep uids signed.
+const (
+	SandboxUID  = 2000000000
+	SandboxUIDs = 65536
+)

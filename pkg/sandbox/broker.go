@@ -349,15 +349,17 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		case st.Uid != 0:
 			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
 		case !spec.RootSandbox:
-			cred = &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
-			treeByFD = true
-			// bubblewrap, as SandboxUID, makes the tree's mount point
-			// on the host's path to it.
+			// bubblewrap, as a SandboxUID uid, makes the tree's mount
+			// point on the host's path to it.
 			if p := unreachableAncestor(spec.Dir); p != "" {
-				return fail(fmt.Errorf("%w: the sandbox runs as uid %d, which may not enter %s above the root-owned work tree; fix: chmod o+x %s, "+
+				return fail(fmt.Errorf("%w: the sandbox runs as an unprivileged uid (from %d), which may not enter %s above the root-owned work tree; fix: chmod o+x %s, "+
 					"move the tree, give it a non-root owner, or accept a sandbox whose uid 0 is the host's root with --root-sandbox",
 					ErrRefused, SandboxUID, p, p))
 			}
+			uid := sandboxUIDs.take()
+			defer sandboxUIDs.release(uid)
+			cred = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
+			treeByFD = true
 		}
 	}
 	if cred != nil {
@@ -492,7 +494,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	if treeByFD {
 		// The init takes the tree before it mounts the overlay; this is
 		// done long before it starts.
-		if err := handTree(ctx, ctlW, spec.Dir, info.ChildPid, SandboxUID); err != nil {
+		if err := handTree(ctx, ctlW, spec.Dir, info.ChildPid, cred.Uid); err != nil {
 			kill()
 			<-waitDone
 			if errors.Is(err, errNoIDMap) {

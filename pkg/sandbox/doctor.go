@@ -851,7 +851,7 @@ func probeAppArmorSysctl(ctx context.Context, env *doctorEnv) Probe {
 	}
 	return Probe{Availability: Unsupported,
 		Detail: fmt.Sprintf("kernel.apparmor_restrict_unprivileged_userns = %s: unprivileged user namespaces are restricted by AppArmor", clean(v)),
-		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); it binds root callers too, whose sandboxes run as the work tree's owner or as uid 2000000000"}
+		Fix:    "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile granting userns to bwrap); it binds root callers too, whose sandboxes run as the work tree's owner or as an unused uid from 2000000000"}
 }
 
 func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {
@@ -885,6 +885,17 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	dir, err := os.Getwd()
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no current directory to try with: %v", err)}
+	}
+	// What a run refuses before it starts anything.
+	if p := unreachableAncestor(dir); p != "" {
+		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not enter %s, above %s", SandboxUID, clean(p), clean(dir)),
+			Fix: fmt.Sprintf("only needed for root-owned work trees: chmod o+x %s, move the tree, or --root-sandbox", clean(p))}
+	}
+	if exe, err := sandboxExecutable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil && fi.Mode()&0o001 == 0 {
+			return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not execute %s (mode %v)", SandboxUID, clean(exe), fi.Mode().Perm()),
+				Fix: "chmod o+rx " + clean(exe)}
+		}
 	}
 	infoR, infoW, err := os.Pipe()
 	if err != nil {

@@ -1019,8 +1019,9 @@ func TestRootCallerSandboxIsNotRoot(t *testing.T) {
 	if res.Error != "" || res.Tier != TierConfined {
 		t.Fatalf("tier %s error %q refusal %q stderr %q", res.Tier, res.Error, res.Refusal, res.Stderr)
 	}
-	if res.Stdout != "0\nmine\n 0 2000000000 1\n" {
-		t.Errorf("stdout %q, want uid 0 and the tree's root-only file", res.Stdout)
+	var hostUID uint32
+	if n, _ := fmt.Sscanf(res.Stdout, "0\nmine\n 0 %d 1\n", &hostUID); n != 1 || hostUID < SandboxUID || hostUID >= SandboxUID+SandboxUIDs {
+		t.Errorf("stdout %q, want uid 0, the tree's root-only file, and uid 0 mapped to a SandboxUID uid", res.Stdout)
 	}
 	if !strings.Contains(res.Stderr, "Permission denied") {
 		t.Errorf("reading a root-only host file: stderr %q, want Permission denied", res.Stderr)
@@ -1103,5 +1104,30 @@ func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
 	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "chmod o+x "+parent) || !strings.Contains(res.Refusal, "--root-sandbox") {
 		t.Errorf("a tree below %s (0700): err %v refusal %q, want a refusal naming chmod o+x and --root-sandbox", parent, err, res.Refusal)
+	}
+}
+
+// TestRunsSideBySideGetTheirOwnUID: two root-caller runs at once on a
+// root-owned tree run as different host uids, so that one hook cannot use
+// up the per-user kernel counters of the other.
+func TestRunsSideBySideGetTheirOwnUID(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox gets a SandboxUID uid")
+	dir := makeTree(t, nil)
+	maps := make(chan string, 2)
+	for i := 0; i < 2; i++ {
+		go func() {
+			res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second,
+				Command: sh(`sleep 1; tr -s ' ' < /proc/self/uid_map`)})
+			if err != nil {
+				maps <- "error: " + err.Error()
+				return
+			}
+			maps <- res.Stdout
+		}()
+	}
+	a, b := <-maps, <-maps
+	if !strings.HasPrefix(a, " 0 20") || !strings.HasPrefix(b, " 0 20") || a == b {
+		t.Errorf("uid maps of two runs at once: %q and %q, want two different SandboxUID uids", a, b)
 	}
 }
