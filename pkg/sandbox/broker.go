@@ -463,7 +463,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		if isVanishedMount(out.stderrBytes()) {
 			return res, vanishedMount{tail(out.stderrBytes())}
 		}
-		return fail(bwrapFailed(ctx, out.stderrBytes()))
+		return fail(bwrapFailed(ctx, out.stderrBytes(), cred))
 	}
 	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
 		// A broken pipe: bubblewrap ended before the init read its
@@ -605,7 +605,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		if c := ProbeConfinement(ctx); c.Confine != Available {
-			return fail(bwrapFailed(ctx, out.stderrBytes()))
+			return fail(bwrapFailed(ctx, out.stderrBytes(), cred))
 		}
 		return fail(fmt.Errorf("the sandbox ended without a result (bubblewrap: %v); stderr: %s", waitErr, tail(out.stderrBytes())))
 	}
@@ -700,10 +700,17 @@ func existingSecretFiles() []string {
 
 // bwrapFailed turns a sandbox that bubblewrap could not make into a
 // refusal that names the fix (from the real probe) and quotes bwrap.
-func bwrapFailed(ctx context.Context, stderr []byte) error {
+//
+// cred is the uid bwrap ran as, when not the caller's: a root caller's probe
+// runs as root, so it cannot tell that uid's user namespaces are refused.
+func bwrapFailed(ctx context.Context, stderr []byte, cred *syscall.Credential) error {
 	c := ProbeConfinement(ctx)
 	if c.Confine == Available {
 		c = Capability{Confine: Inconclusive, Why: "bubblewrap did not start the sandbox: " + tail(stderr)}
+		if cred != nil {
+			c.Why = fmt.Sprintf("bubblewrap did not start the sandbox as uid %d (a root caller's sandbox is not root): %s", cred.Uid, tail(stderr))
+			c.Fix = usernsFix + "; or, for a root-owned work tree, accept a sandbox whose uid 0 is the host's root with --root-sandbox"
+		}
 	}
 	return fmt.Errorf("%w: %s", ErrRefused, Decide(false, ModeStrict, c).Reason)
 }

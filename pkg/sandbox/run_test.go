@@ -1131,3 +1131,29 @@ func TestRunsSideBySideGetTheirOwnUID(t *testing.T) {
 		t.Errorf("uid maps of two runs at once: %q and %q, want two different SandboxUID uids", a, b)
 	}
 }
+
+// TestUnprivilegedBwrapRefusedNamesTheOptOut: where bubblewrap works for
+// root but not for the unprivileged uid a root caller's sandbox runs as (an
+// AppArmor restriction on user namespaces), the refusal says so and names
+// the fixes, though the engine's own probe (run as root) passes.
+func TestUnprivilegedBwrapRefusedNamesTheOptOut(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox runs as another uid")
+	real, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := fakeBinDir(t)
+	script := "#!/bin/sh\nif [ \"$(id -u)\" != 0 ]; then echo 'bwrap: setting up uid map: Permission denied' >&2; exit 1; fi\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	resetProbe()
+	t.Cleanup(resetProbe)
+	res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh("true")})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "as uid 20") || !strings.Contains(res.Refusal, "--root-sandbox") ||
+		!strings.Contains(res.Refusal, "Permission denied") {
+		t.Errorf("err %v refusal %q, want a refusal naming the uid, bwrap's message and --root-sandbox", err, res.Refusal)
+	}
+}
