@@ -225,13 +225,40 @@ func startPasta(ctx context.Context, bin string, pid int) (io.Closer, error) {
 		// sandbox's namespaces.
 		args = append(args, "--runas", "0:0")
 	}
-	if u, ok := foreignUserns(pid); ok {
-		args = append(args, "--userns", u)
+	// The namespaces are opened here and handed to pasta as its own
+	// descriptors: pasta drops CAP_SYS_PTRACE before it opens them, and
+	// without it even root may not open /proc/PID/ns/* of a sandbox that
+	// runs as another uid (the work tree's owner, SandboxUID).
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	pass := func(path string) (string, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return "", fmt.Errorf("egress allow: opening %s for pasta: %w", path, err)
+		}
+		files = append(files, f)
+		return "/proc/self/fd/" + strconv.Itoa(2+len(files)), nil
 	}
-	args = append(args, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
+	if u, ok := foreignUserns(pid); ok {
+		p, err := pass(u)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--userns", p)
+	}
+	n, err := pass(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err != nil {
+		return nil, err
+	}
+	args = append(args, "--netns", n)
 	// pasta goes to the background once the namespace is configured, so
 	// its exit (status 0) is the readiness signal.
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.ExtraFiles = files
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr

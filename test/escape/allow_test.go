@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// TestAllowRouteOut runs `vigiles run --egress allow` through the binary:
+// TestAllowRouteOut runs `vigiles run --egress allow` through the binary
+// (with slirp4netns, and once with pasta):
 // slirp4netns attaches while bubblewrap still sets the sandbox up, and the
 // init gives its tap the address and route before the command starts, so
 // the command sees a configured route out; an address off the allowlist
@@ -27,12 +28,29 @@ func TestAllowRouteOut(t *testing.T) {
 		}
 		t.Skip("slirp4netns is not installed")
 	}
+	if _, err := exec.LookPath("pasta"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pasta is required in CI")
+		}
+		t.Skip("pasta is not installed")
+	}
 	hook := `ip -4 -o addr show dev tap0; ip -4 route show default
 		(echo hi > /dev/tcp/192.0.2.10/4444) 2>/dev/null
 		exit 0`
-	for i := 0; i < 5; i++ {
-		res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--egress", "allow", "--connector", "slirp4netns", "--", "bash", "-c", hook)
-		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "inet 10.0.2.100/24") || !strings.Contains(res.Stdout, "default via 10.0.2.2 dev tap0") {
+	for i := 0; i < 6; i++ {
+		// Runs 0–4 with slirp4netns; run 5 with pasta, which configures
+		// its own interface from the host's and needs the sandbox's
+		// namespaces handed to it (the sandbox is not root's).
+		connector := "slirp4netns"
+		if i == 5 {
+			connector = "pasta"
+		}
+		res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--egress", "allow", "--connector", connector, "--", "bash", "-c", hook)
+		if connector == "pasta" {
+			if res.ExitCode != 0 || !strings.Contains(res.Stdout, "default via") {
+				t.Fatalf("pasta: exit %d; the command did not see pasta's route configured:\n%s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+		} else if res.ExitCode != 0 || !strings.Contains(res.Stdout, "inet 10.0.2.100/24") || !strings.Contains(res.Stdout, "default via 10.0.2.2 dev tap0") {
 			t.Fatalf("run %d: exit %d; the command did not see slirp4netns's route configured:\n%s\nstderr: %s", i, res.ExitCode, res.Stdout, res.Stderr)
 		}
 		var er egressResult
