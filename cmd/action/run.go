@@ -19,7 +19,8 @@ import (
 )
 
 // rootSandboxHelp is the help of --root-sandbox (run, test and audit).
-const rootSandboxHelp = "only for root callers where a root-owned work tree cannot be id-mapped: run the sandbox as the host's root " +
+const rootSandboxHelp = "only for root callers whose root-owned work tree cannot be handed to an unprivileged sandbox (no id-mapped mounts, " +
+	"a directory above it the sandbox may not enter, user namespaces refused to other uids): run the sandbox as the host's root " +
 	"(capabilities dropped) instead of as an unused uid (2000000000 and up, one per run); the hook can then read root-only files vigiles does not mask"
 
 func init() {

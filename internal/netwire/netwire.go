@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/vigiles/action/pkg/egress"
 	"github.com/vigiles/action/pkg/evidence"
@@ -30,8 +31,8 @@ func (a adapter) Setup(ctx context.Context, p evidence.EgressPolicy) (sandbox.Ne
 
 func (a adapter) Connector(p evidence.EgressPolicy) (string, bool, error) { return a.l.Connector(p) }
 
-func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
-	return a.l.Attach(ctx, p, pid)
+func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
+	return a.l.Attach(ctx, p, pid, userns, netns)
 }
 
 // ValidateEgress checks an egress policy from flags or inputs and fills

@@ -75,7 +75,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
 		start := time.Now()
-		c, err := l.Attach(context.Background(), p, pid)
+		c, err := l.Attach(context.Background(), p, pid, nil, nil)
 		t.Logf("attach with %s took %s", connector, time.Since(start).Round(10*time.Microsecond))
 		return c, err
 	})
@@ -319,7 +319,7 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 	l := &Layer{}
 	p.Connector = ConnectorSlirp // as the broker names it (Layer.Connector)
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes},
-		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid) })
+		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid, nil, nil) })
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
 	}

@@ -80,7 +80,13 @@ func usableConnector(want string) (string, string, error) {
 // and routes through it (Session.Connected) before the command starts.
 // In deny and record mode Attach does nothing. Failure is an error naming
 // the fix; the run must be refused.
-func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error) {
+//
+// userns and netns, when set, are the sandbox's user and network
+// namespaces, opened by the broker or sent by the sandbox's init: a root
+// broker without CAP_SYS_PTRACE may not open /proc/PID/ns/* of a sandbox
+// that runs as another uid, and neither may a connector it starts. When
+// they are nil the connector opens /proc/PID/ns/* itself.
+func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
 	pol, err := compilePolicy(p)
 	if err != nil {
 		return nil, err
@@ -98,9 +104,9 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (i
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
 	if name == ConnectorPasta {
-		return startPasta(ctx, path, pid)
+		return startPasta(ctx, path, pid, userns, netns)
 	}
-	return startSlirp(ctx, path, pid)
+	return startSlirp(ctx, path, pid, userns, netns)
 }
 
 func chooseConnector(want string) (string, string, error) {
@@ -133,7 +139,7 @@ type slirp struct {
 	once  sync.Once
 }
 
-func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {
+func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File) (io.Closer, error) {
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -148,17 +154,30 @@ func startSlirp(ctx context.Context, bin string, pid int) (io.Closer, error) {
 	// set-up of lo (which then fails: RTM_NEWADDR), and it would keep
 	// slirp4netns from attaching before that set-up is over.
 	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4"}
-	if _, err := os.Stat(fmt.Sprintf("/proc/%d/net/if_inet6", pid)); err == nil {
-		args = append(args, "--enable-ipv6") // only where the namespace has IPv6
+	// Only where the namespace has IPv6: a fresh one has it where this
+	// one does, when its own /proc/PID/net may not be read.
+	v6 := fmt.Sprintf("/proc/%d/net/if_inet6", pid)
+	if _, err := os.Stat(v6); errors.Is(err, os.ErrPermission) {
+		v6 = "/proc/self/net/if_inet6"
 	}
-	if u, ok := foreignUserns(pid); ok {
-		args = append(args, "--userns-path="+u)
+	if _, err := os.Stat(v6); err == nil {
+		args = append(args, "--enable-ipv6")
 	}
-	args = append(args, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid), slirpTap)
+	files := []*os.File{readyW, exitR}
+	if netns != nil {
+		// slirp4netns opens its own descriptors by /proc/self/fd.
+		files = append(files, userns, netns)
+		args = append(args, "--userns-path=/proc/self/fd/5", "--netns-type=path", "/proc/self/fd/6", slirpTap)
+	} else {
+		if u, ok := foreignUserns(pid); ok {
+			args = append(args, "--userns-path="+u)
+		}
+		args = append(args, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid), slirpTap)
+	}
 	cmd := exec.Command(bin, args...)
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
-	cmd.ExtraFiles = []*os.File{readyW, exitR}
+	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		readyW.Close()
@@ -211,7 +230,7 @@ type pasta struct {
 	once sync.Once
 }
 
-func startPasta(ctx context.Context, bin string, pid int) (io.Closer, error) {
+func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File) (io.Closer, error) {
 	dir, err := os.MkdirTemp("", "vigiles-pasta-")
 	if err != nil {
 		return nil, err
@@ -225,40 +244,30 @@ func startPasta(ctx context.Context, bin string, pid int) (io.Closer, error) {
 		// sandbox's namespaces.
 		args = append(args, "--runas", "0:0")
 	}
-	// The namespaces are opened here and handed to pasta as its own
-	// descriptors: pasta drops CAP_SYS_PTRACE before it opens them, and
-	// without it even root may not open /proc/PID/ns/* of a sandbox that
-	// runs as another uid (the work tree's owner, SandboxUID).
-	var files []*os.File
-	defer func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}()
-	pass := func(path string) (string, error) {
-		f, err := os.Open(path)
+	if netns != nil {
+		// pasta drops CAP_SYS_PTRACE before it opens the namespaces, so
+		// even as root it may not open /proc/PID/ns/* of a sandbox of
+		// another uid; and from 2024_08_14 on it closes every inherited
+		// descriptor first. The namespaces are bound onto files of a
+		// directory only root may enter, for as long as pasta takes to
+		// come up (as ip netns keeps one).
+		unbind, err := bindNamespaces(dir, map[string]*os.File{"user": userns, "net": netns})
 		if err != nil {
-			return "", fmt.Errorf("egress allow: opening %s for pasta: %w", path, err)
+			return nil, fmt.Errorf("egress allow: handing the sandbox's namespaces to pasta: %w", err)
 		}
-		files = append(files, f)
-		return "/proc/self/fd/" + strconv.Itoa(2+len(files)), nil
-	}
-	if u, ok := foreignUserns(pid); ok {
-		p, err := pass(u)
-		if err != nil {
-			return nil, err
+		defer unbind()
+		// pasta would quit once the bound file goes (it watches a
+		// file-bound namespace); it is stopped by Close instead.
+		args = append(args, "--no-netns-quit", "--userns", filepath.Join(dir, "user"), "--netns", filepath.Join(dir, "net"))
+	} else {
+		if u, ok := foreignUserns(pid); ok {
+			args = append(args, "--userns", u)
 		}
-		args = append(args, "--userns", p)
+		args = append(args, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
-	n, err := pass(fmt.Sprintf("/proc/%d/ns/net", pid))
-	if err != nil {
-		return nil, err
-	}
-	args = append(args, "--netns", n)
 	// pasta goes to the background once the namespace is configured, so
 	// its exit (status 0) is the readiness signal.
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.ExtraFiles = files
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr
@@ -306,4 +315,28 @@ func (l *limitWriter) Write(b []byte) (int, error) {
 	l.n -= len(b)
 	_, err := l.w.Write(b)
 	return n, err
+}
+
+// bindNamespaces bind-mounts each namespace onto a file of its name in dir
+// (a directory only the caller may enter); unbind detaches them.
+func bindNamespaces(dir string, ns map[string]*os.File) (unbind func(), err error) {
+	var bound []string
+	unbind = func() {
+		for _, p := range bound {
+			unix.Unmount(p, unix.MNT_DETACH)
+		}
+	}
+	for name, f := range ns {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			unbind()
+			return nil, err
+		}
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(int(f.Fd())), p, "", unix.MS_BIND, ""); err != nil {
+			unbind()
+			return nil, fmt.Errorf("bind-mounting its %s namespace: %w", name, err)
+		}
+		bound = append(bound, p)
+	}
+	return unbind, nil
 }

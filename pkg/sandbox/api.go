@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -130,8 +131,11 @@ type Network interface {
 	// exists (pid is a process inside it), at once or once the init runs
 	// (see Connector); it connects a route out where the policy needs one
 	// (allow mode) and returns what to close after the run. A returned
-	// error refuses the run.
-	Attach(ctx context.Context, p evidence.EgressPolicy, pid int) (io.Closer, error)
+	// error refuses the run. userns and netns, when set, are the
+	// sandbox's namespaces, for a sandbox whose /proc/PID/ns/* the broker
+	// and its connectors may not open (another uid's, without
+	// CAP_SYS_PTRACE); nil means they may.
+	Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error)
 }
 
 // NetSession is a set-up network wall inside the init.

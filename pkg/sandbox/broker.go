@@ -349,27 +349,37 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		case st.Uid != 0:
 			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
 		case !spec.RootSandbox:
-			// bubblewrap, as a SandboxUID uid, makes the tree's mount
-			// point on the host's path to it.
-			if p := unreachableAncestor(spec.Dir); p != "" {
-				return fail(fmt.Errorf("%w: the sandbox runs as an unprivileged uid (from %d), which may not enter %s above the root-owned work tree; fix: chmod o+x %s, "+
-					"move the tree, give it a non-root owner, or accept a sandbox whose uid 0 is the host's root with --root-sandbox",
-					ErrRefused, SandboxUID, p, p))
+			uid, ok := sandboxUIDs.take()
+			if !ok {
+				return fail(fmt.Errorf("%d sandboxes run at once: no unprivileged uid is left for another", SandboxUIDs))
 			}
-			uid := sandboxUIDs.take()
 			defer sandboxUIDs.release(uid)
 			cred = &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}
 			treeByFD = true
 		}
 	}
 	if cred != nil {
-		// The sandbox's uid execs the binary with the bits for others.
-		if fi, err := os.Stat(exe); err == nil && fi.Mode()&0o001 == 0 {
-			return fail(fmt.Errorf("%w: the sandbox runs as uid %d, which may not execute %s (mode %v); fix: chmod o+rx %s, or run vigiles as that user",
-				ErrRefused, cred.Uid, exe, fi.Mode().Perm(), exe))
+		// bubblewrap, as that uid, walks the host's path to the tree (to
+		// bind it, or to make its mount point) and execs the binary.
+		who := "the work tree's owner"
+		if treeByFD {
+			who = "an unprivileged uid, since the work tree is root's"
+		}
+		if p := unreachableAncestor(spec.Dir, cred.Uid, cred.Gid, !treeByFD, spec.StrictFS); p != "" {
+			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which may not enter %s above the work tree; fix: chmod o+x %s, "+
+				"or move the tree; for a root-owned tree, --root-sandbox accepts a sandbox whose uid 0 is the host's root",
+				ErrRefused, cred.Uid, who, p, p))
+		}
+		var st unix.Stat_t
+		if err := unix.Stat(exe, &st); err == nil && !mayUse(&st, cred.Uid, cred.Gid, 0o1) {
+			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which may not execute %s (mode %o); fix: chmod o+rx %s",
+				ErrRefused, cred.Uid, who, exe, st.Mode&0o7777, exe))
 		}
 	}
 	cfg.TreeByFD = treeByFD
+	// A sandbox of another uid sends its namespaces: the tree is mapped
+	// through its user namespace, and a connector may need both.
+	cfg.SendNS = treeByFD || (needAttach && cred != nil)
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
 	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cred != nil, cfg.Limits)
 	if err != nil {
@@ -486,25 +496,53 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	var info struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if needAttach || treeByFD {
+	if needAttach {
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
 	}
+	// The init sends its namespaces first thing (cfg.SendNS); they are
+	// read once, by whichever needs them first.
+	nsCh := make(chan sandboxNS, 1)
+	var nsOnce sync.Once
+	var sandboxNamespaces sandboxNS
+	namespaces := func() sandboxNS {
+		nsOnce.Do(func() { sandboxNamespaces = <-nsCh })
+		return sandboxNamespaces
+	}
+	if cfg.SendNS {
+		go func() { nsCh <- receiveNamespaces(ctlW) }()
+		// The sandbox is gone by the time this runs: the read is over.
+		defer func() { namespaces().close() }()
+	}
+	// The id-mapped tree is made once the init's namespaces arrive, beside
+	// the connector's attach, and sent back before the init's overlay;
+	// "go" may follow it only.
+	treeDone := make(chan error, 1)
 	if treeByFD {
-		// The init takes the tree before it mounts the overlay; this is
-		// done long before it starts.
-		if err := handTree(ctx, ctlW, spec.Dir, info.ChildPid, cred.Uid); err != nil {
-			kill()
-			<-waitDone
-			if errors.Is(err, errNoIDMap) {
-				return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+		go func() {
+			ns := namespaces()
+			err := ns.err
+			if err == nil {
+				err = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
 			}
-			if ctx.Err() != nil {
-				return fail(ctx.Err())
+			if err != nil {
+				kill()
 			}
-			return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
+			treeDone <- err
+		}()
+	} else {
+		treeDone <- nil
+	}
+	treeFailed := func(err error) (*Result, error) {
+		if !errors.Is(err, errNoIDMap) && !initRuns() {
+			return startFailed() // bubblewrap's own failure says why
 		}
+		<-waitDone
+		if errors.Is(err, errNoIDMap) {
+			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+		}
+		return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
 	}
 	if needAttach {
 		// A connector that touches no link of the namespace but its own
@@ -512,10 +550,35 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// starts, and is ready by the time they are; one that brings lo
 		// up (pasta) would race bubblewrap's own set-up of lo, and starts
 		// once the init runs (bubblewrap is done).
+		// A sandbox of another uid: the broker opens its namespaces if
+		// it may (CAP_SYS_PTRACE), else takes the init's, once it runs.
+		var userns, netns *os.File
+		if cred != nil {
+			u, err1 := os.Open(fmt.Sprintf("/proc/%d/ns/user", info.ChildPid))
+			n, err2 := os.Open(fmt.Sprintf("/proc/%d/ns/net", info.ChildPid))
+			if err1 == nil && err2 == nil {
+				userns, netns = u, n
+				closers = append(closers, u, n)
+			} else {
+				for _, f := range []*os.File{u, n} {
+					if f != nil {
+						f.Close()
+					}
+				}
+				if !initRuns() {
+					return startFailed()
+				}
+				ns := namespaces()
+				if ns.err != nil {
+					return startFailed()
+				}
+				userns, netns = ns.user, ns.net
+			}
+		}
 		if !attachEarly && !initRuns() {
 			return startFailed()
 		}
-		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid)
+		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid, userns, netns)
 		if err != nil {
 			if !initRuns() {
 				// The sandbox ended under the connector: its own
@@ -561,10 +624,25 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			start = time.Now()
 		}
 		if !ended {
+			if err := <-treeDone; err != nil {
+				return treeFailed(err)
+			}
+			treeDone <- nil
 			// A failed write means the init (its only reader) is gone
 			// already: its result, or bwrap's message, says why below.
 			_, _ = ctlW.Write([]byte("go\n"))
 		}
+	}
+	select {
+	case err := <-treeDone:
+		if err != nil {
+			return treeFailed(err)
+		}
+	case <-ctx.Done():
+		kill()
+		<-waitDone
+		out.fill(res)
+		return fail(ctx.Err())
 	}
 	ctlW.Close()
 

@@ -37,7 +37,7 @@ func (f fakeNetwork) Connector(evidence.EgressPolicy) (string, bool, error) {
 	return "fake", !f.late, nil
 }
 
-func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int) (io.Closer, error) {
+func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int, _, _ *os.File) (io.Closer, error) {
 	if f.sawInit != nil {
 		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
 		f.sawInit <- len(strings.TrimSpace(string(kids))) > 0

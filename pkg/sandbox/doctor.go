@@ -874,72 +874,67 @@ func probeMaxUserns(ctx context.Context, env *doctorEnv) Probe {
 	return Probe{Availability: Available, Detail: fmt.Sprintf("user.max_user_namespaces = %d", n)}
 }
 
-// probeIDMappedTree does what a root caller's run on a root-owned work tree
-// does first: bubblewrap as SandboxUID, and the current directory (doctor
-// runs in the repository, as a rule) id-mapped through its user namespace.
-// The clone is made and dropped; nothing is mounted.
+// probeIDMappedTree checks what a root caller's run on a root-owned work
+// tree needs: bubblewrap as an unprivileged uid (SandboxUID), and the
+// current directory (doctor runs in the repository, as a rule), with its
+// symlinks resolved as a run resolves them, id-mapped for that uid. The
+// clone is made through a user namespace of the probe's own with the same
+// map, and dropped; nothing is mounted.
 func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
 	dir, err := os.Getwd()
+	if err == nil {
+		dir, err = filepath.EvalSymlinks(dir)
+	}
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no current directory to try with: %v", err)}
 	}
 	// What a run refuses before it starts anything.
-	if p := unreachableAncestor(dir); p != "" {
+	if p := unreachableAncestor(dir, SandboxUID, SandboxUID, false, false); p != "" {
 		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not enter %s, above %s", SandboxUID, clean(p), clean(dir)),
 			Fix: fmt.Sprintf("only needed for root-owned work trees: chmod o+x %s, move the tree, or --root-sandbox", clean(p))}
 	}
 	if exe, err := sandboxExecutable(); err == nil {
-		if fi, err := os.Stat(exe); err == nil && fi.Mode()&0o001 == 0 {
-			return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not execute %s (mode %v)", SandboxUID, clean(exe), fi.Mode().Perm()),
+		var st unix.Stat_t
+		if err := unix.Stat(exe, &st); err == nil && !mayUse(&st, SandboxUID, SandboxUID, 0o1) {
+			return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not execute %s (mode %o)", SandboxUID, clean(exe), st.Mode&0o7777),
 				Fix: "chmod o+rx " + clean(exe)}
 		}
 	}
-	infoR, infoW, err := os.Pipe()
-	if err != nil {
-		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	cred := &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
+	if p := runUserns(ctx, env, cred, fmt.Sprintf("as uid %d", SandboxUID)); p.Availability != Available {
+		p.Fix += "; or, for root-owned work trees, --root-sandbox"
+		return p
 	}
-	defer infoR.Close()
+	// A user namespace whose uid 0 is SandboxUID, held by a cat until
+	// hold is closed.
 	holdR, holdW, err := os.Pipe()
 	if err != nil {
-		infoW.Close()
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
-	// cat holds the namespace open until holdW is closed.
-	cmd := exec.CommandContext(ctx, env.bwrap, bwrapBase(env.bwrap, "--info-fd", "3", "cat")[1:]...)
-	cmd.Dir = "/"
+	defer holdW.Close()
+	cmd := exec.CommandContext(ctx, "cat")
 	cmd.Stdin = holdR
-	cmd.ExtraFiles = []*os.File{infoW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}}}
 	err = cmd.Start()
-	infoW.Close()
 	holdR.Close()
 	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a user namespace to try with: %v", err)}
+	}
+	defer func() {
 		holdW.Close()
-		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("starting bwrap as uid %d: %v", SandboxUID, err), Fix: usernsFix}
+		cmd.Wait()
+	}()
+	userns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/user", cmd.Process.Pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("opening the user namespace to try with: %v", err)}
 	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			holdW.Close()
-			cmd.Wait()
-			stopped = true
-		}
-	}
-	defer stop()
-	var info struct {
-		ChildPid int `json:"child-pid"`
-	}
-	if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
-		stop() // for bwrap's whole message
-		return Probe{Availability: Unsupported,
-			Detail: fmt.Sprintf("bwrap as uid %d made no sandbox: %s", SandboxUID, quoteOutput(stderr.Bytes())), Fix: usernsFix}
-	}
-	tree, err := idmappedClone(ctx, dir, info.ChildPid, SandboxUID)
+	defer unix.Close(userns)
+	tree, err := idmappedClone(dir, userns)
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: clean(err.Error()), Fix: "only needed for root-owned work trees: " + idmapFix}
 	}

@@ -1,15 +1,11 @@
 package sandbox
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -38,10 +34,77 @@ const idmapFix = "the work tree's file system must support id-mapped mounts (fro
 	"run vigiles as a non-root user, or accept a sandbox whose uid 0 is the host's root with --root-sandbox " +
 	"(config: defaults.root-sandbox: true), which lets the hook read root-only files vigiles does not mask"
 
-// handTree makes the id-mapped clone of dir for the sandbox whose first
-// process is pid (bwrap's child, running as uid) and sends it on ctl.
-func handTree(ctx context.Context, ctl *os.File, dir string, pid int, uid uint32) error {
-	tree, err := idmappedClone(ctx, dir, pid, uid)
+// sandboxNS is the user and network namespace the init sends first
+// thing (sendNamespaces) when the broker asks for them (initConfig.SendNS):
+// a root broker without CAP_SYS_PTRACE (a container's root, as a rule) may
+// not open /proc/PID/ns/* of a sandbox that runs as another uid.
+type sandboxNS struct {
+	user, net *os.File
+	err       error
+}
+
+func (n sandboxNS) close() {
+	if n.user != nil {
+		n.user.Close()
+		n.net.Close()
+	}
+}
+
+// nsByte goes with the init's namespaces on the control socket.
+const nsByte = 'n'
+
+// sendNamespaces, in the init, sends its own user and network namespaces
+// to the broker.
+func sendNamespaces() error {
+	var fds []int
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	for _, name := range []string{"user", "net"} {
+		fd, err := unix.Open("/proc/self/ns/"+name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("opening its %s namespace: %w", name, err)
+		}
+		fds = append(fds, fd)
+	}
+	return unix.Sendmsg(fdControl, []byte{nsByte}, unix.UnixRights(fds...), nil, 0)
+}
+
+// receiveNamespaces, in the broker, takes what sendNamespaces sent.
+func receiveNamespaces(ctl *os.File) sandboxNS {
+	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(8))
+	n, oobn, _, _, err := unix.Recvmsg(int(ctl.Fd()), b, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil || n != 1 || b[0] != nsByte {
+		return sandboxNS{err: fmt.Errorf("the sandbox ended before it sent its namespaces (%v)", err)}
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return sandboxNS{err: fmt.Errorf("the sandbox's namespaces came without descriptors (%v)", err)}
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 2 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return sandboxNS{err: fmt.Errorf("the sandbox sent %d namespaces, not 2 (%v)", len(fds), err)}
+	}
+	return sandboxNS{user: os.NewFile(uintptr(fds[0]), "userns"), net: os.NewFile(uintptr(fds[1]), "netns")}
+}
+
+// handTree checks that uid owns the sandbox's user namespace (bubblewrap,
+// run as uid, made it), makes the id-mapped clone of dir through it and
+// sends the clone to the init on ctl.
+func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
+	var owner uint32
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, userns.Fd(), nsGetOwnerUID, uintptr(unsafe.Pointer(&owner))); e != 0 {
+		return fmt.Errorf("the sandbox's user namespace: its owner: %w", e)
+	}
+	if owner != uid {
+		return fmt.Errorf("the sandbox's user namespace belongs to uid %d, not %d", owner, uid)
+	}
+	tree, err := idmappedClone(dir, int(userns.Fd()))
 	if err != nil {
 		return err
 	}
@@ -52,32 +115,32 @@ func handTree(ctx context.Context, ctl *os.File, dir string, pid int, uid uint32
 	return nil
 }
 
+// nsGetOwnerUID is NS_GET_OWNER_UID, _IO(0xb7, 0x4) (Linux 4.11).
+const nsGetOwnerUID = 0xb704
+
+// oneFD is the single descriptor an SCM_RIGHTS message carries.
+func oneFD(oob []byte) (int, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil || len(msgs) != 1 {
+		return -1, fmt.Errorf("no descriptor came with it (%v)", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return -1, fmt.Errorf("no descriptor came with it (%v)", err)
+	}
+	return fds[0], nil
+}
+
 // idmappedClone returns a detached, read-only clone of dir's mount in which
-// uid 0's files belong to uid (through pid's user namespace). It is not
-// recursive: a file system mounted inside the tree stays out (its mount
-// point shows empty), as overlayfs leaves it out of the lower layer anyway;
-// a recursive clone would id-map it too and hand its root-only files to
-// the command in copy mode.
-func idmappedClone(ctx context.Context, dir string, pid int, uid uint32) (int, error) {
-	// The process's /proc directory is opened once: the maps and the
-	// namespace are then read from the same process, even if its pid
-	// were reused meanwhile.
-	proc, err := unix.Open("/proc/"+strconv.Itoa(pid), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("the sandbox ended before it got the work tree: %w", err)
-	}
-	defer unix.Close(proc)
-	// bubblewrap's child writes its own maps right after it made the
-	// namespace; the clone must be mapped after that (the mount copies
-	// the maps when it is made), and only through the expected map.
-	if err := waitForMaps(ctx, proc, uid); err != nil {
-		return -1, err
-	}
-	userns, err := unix.Openat(proc, "ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, fmt.Errorf("opening the sandbox's user namespace: %w", err)
-	}
-	defer unix.Close(userns)
+// uid 0's files belong to the owner of the user namespace userns (whose
+// uid 0 is that owner). It is not recursive: a file system mounted inside
+// the tree stays out (its mount point shows empty), as overlayfs leaves it
+// out of the lower layer anyway; a recursive clone would id-map it too and
+// hand its root-only files to the command in copy mode.
+func idmappedClone(dir string, userns int) (int, error) {
 	tree, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {
 		return -1, fmt.Errorf("%w: cloning the mount of %s: %v", errNoIDMap, dir, err)
@@ -93,38 +156,6 @@ func idmappedClone(ctx context.Context, dir string, pid int, uid uint32) (int, e
 	return tree, nil
 }
 
-// waitForMaps waits until the uid and gid maps of the process whose /proc
-// directory is proc are written, and checks that each maps exactly uid 0
-// to the given host id and nothing else.
-func waitForMaps(ctx context.Context, proc int, id uint32) error {
-	want := "0 " + strconv.FormatUint(uint64(id), 10) + " 1"
-	deadline := time.Now().Add(10 * time.Second)
-	pause := 50 * time.Microsecond
-	for _, name := range []string{"uid_map", "gid_map"} {
-		for {
-			b, err := readAt(proc, name)
-			if err != nil {
-				return fmt.Errorf("reading the sandbox's %s: %w", name, err)
-			}
-			if m := strings.Join(strings.Fields(string(b)), " "); m != "" {
-				if m != want {
-					return fmt.Errorf("the sandbox's %s is %q, not %q", name, m, want)
-				}
-				break
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the sandbox's %s was not written in 10 s", name)
-			}
-			time.Sleep(pause)
-			pause = min(2*pause, 5*time.Millisecond)
-		}
-	}
-	return nil
-}
-
 // receiveTree, in the init, takes the id-mapped work tree from the control
 // socket and moves it onto target.
 func receiveTree(target string) error {
@@ -136,54 +167,69 @@ func receiveTree(target string) error {
 	if n != 1 || b[0] != treeByte {
 		return errors.New("receiving the work tree: the broker sent none")
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return fmt.Errorf("receiving the work tree: no descriptor came with it (%v)", err)
+	tree, err := oneFD(oob[:oobn])
+	if err != nil {
+		return fmt.Errorf("receiving the work tree: %w", err)
 	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
-		return fmt.Errorf("receiving the work tree: no descriptor came with it (%v)", err)
-	}
-	defer unix.Close(fds[0])
+	defer unix.Close(tree)
 	dst, err := openMountTarget(target)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(dst)
-	if err := unix.MoveMount(fds[0], "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
+	if err := unix.MoveMount(tree, "", dst, "", unix.MOVE_MOUNT_F_EMPTY_PATH|unix.MOVE_MOUNT_T_EMPTY_PATH); err != nil {
 		return fmt.Errorf("mounting the work tree on %s: %w", target, err)
 	}
 	return nil
 }
 
-// readAt reads a small file below the directory dirfd.
-func readAt(dirfd int, name string) ([]byte, error) {
-	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 4096))
-}
-
-// unreachableAncestor returns the first directory above dir that uid, with
-// nothing but the permission bits for others, may not enter, skipping those
-// the sandbox replaces with an empty tmpfs of its own (where bubblewrap
-// makes the tree's mount point afresh); "" when there is none.
-func unreachableAncestor(dir string) string {
-	for _, m := range append(maskedDirs, "/tmp", "/run") {
-		if under(dir, m) && dir != m {
-			return ""
+// unreachableAncestor returns the first directory above dir that uid and
+// gid (and no other group) may not enter, by its mode bits; "" when there
+// is none. bound says bubblewrap binds dir by its host path (the owner's
+// run), where every directory above it counts; otherwise (the id-mapped
+// tree) bubblewrap only makes dir's mount point, and directories it
+// replaces with a tmpfs of its own, or in --strict-fs does not bind at
+// all, do not count.
+func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string {
+	top := "/"
+	if !bound {
+		if strict {
+			top = ""
+			for _, d := range strictFSDirs {
+				if under(dir, d) && dir != d {
+					top = d
+				}
+			}
+			if top == "" {
+				return ""
+			}
+		}
+		for _, m := range append(maskedDirs, "/tmp", "/run") {
+			if !strict && under(dir, m) && dir != m {
+				return ""
+			}
 		}
 	}
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 		var st unix.Stat_t
-		if err := unix.Stat(p, &st); err == nil && st.Mode&0o001 == 0 {
+		if err := unix.Stat(p, &st); err == nil && !mayUse(&st, uid, gid, 0o1) {
 			return p
 		}
-		if p == "/" {
+		if p == top || p == "/" {
 			return ""
 		}
 	}
+}
+
+// mayUse reports whether uid and gid (and no other group) get perm (0o1
+// search or execute, 0o4 read, or both) on a file by its mode bits.
+func mayUse(st *unix.Stat_t, uid, gid uint32, perm uint32) bool {
+	m := st.Mode
+	switch {
+	case st.Uid == uid:
+		m >>= 6
+	case st.Gid == gid:
+		m >>= 3
+	}
+	return m&perm == perm
 }

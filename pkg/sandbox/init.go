@@ -28,7 +28,7 @@ const (
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 7
+const initProtocol = 8
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -54,6 +54,9 @@ type initConfig struct {
 	// TreeByFD: the work tree comes id-mapped over the control socket
 	// (handTree), not bound by bubblewrap.
 	TreeByFD bool `json:"treeByFd,omitempty"`
+	// SendNS: the init first sends its user and network namespaces over
+	// the control socket (sendNamespaces).
+	SendNS bool `json:"sendNs,omitempty"`
 }
 
 // initResult is what the init tells the broker, as JSON on fdResult.
@@ -151,6 +154,13 @@ func failResult(err error) initResult {
 // ended, before the records are read: the route out is not needed any
 // more (see the broker).
 func runInit(cfg initConfig, done func()) initResult {
+	if cfg.SendNS {
+		// First: the broker makes the id-mapped tree through them, or
+		// attaches the connector, while the scratch is mounted.
+		if err := sendNamespaces(); err != nil {
+			return failResult(refuse("sending the sandbox's namespaces: %w", err))
+		}
+	}
 	scratch := cfg.Limits.ScratchBytes
 	if scratch == 0 {
 		scratch = defaultLimits.ScratchBytes

@@ -1006,6 +1006,10 @@ func TestRootCallerSandboxIsNotRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(secretDir) })
+	// Open to all: what keeps the file from the sandbox is its own mode.
+	if err := os.Chmod(secretDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	secret := filepath.Join(secretDir, "token")
 	if err := os.WriteFile(secret, []byte("root-only-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -1072,8 +1076,7 @@ func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
 // TestIDMappedTreeLeavesSubmountsOut: a file system mounted inside a
 // root-owned tree is not handed over with it (only the tree's own mount is
 // id-mapped), so its root-only files stay out of reach in copy mode as in
-// overlay mode; and a tree below a directory the sandbox's uid may not
-// enter is refused, naming the fix, before anything starts.
+// overlay mode.
 func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "only a root caller's sandbox is id-mapped, and mounting needs root")
@@ -1092,19 +1095,6 @@ func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
 		}
 	}
 
-	parent, err := os.MkdirTemp("/var/lib", "vigiles-test-closed-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(parent) })
-	tree := filepath.Join(parent, "work")
-	if err := os.Mkdir(tree, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "chmod o+x "+parent) || !strings.Contains(res.Refusal, "--root-sandbox") {
-		t.Errorf("a tree below %s (0700): err %v refusal %q, want a refusal naming chmod o+x and --root-sandbox", parent, err, res.Refusal)
-	}
 }
 
 // TestRunsSideBySideGetTheirOwnUID: two root-caller runs at once on a
@@ -1156,4 +1146,40 @@ func TestUnprivilegedBwrapRefusedNamesTheOptOut(t *testing.T) {
 		!strings.Contains(res.Refusal, "Permission denied") {
 		t.Errorf("err %v refusal %q, want a refusal naming the uid, bwrap's message and --root-sandbox", err, res.Refusal)
 	}
+}
+
+// TestTreeBelowAClosedDirectory: a work tree below a directory the
+// sandbox's uid may not enter is refused before anything starts, naming the
+// fix, whether the tree is root's (handed over id-mapped; bubblewrap makes
+// its mount point on the host's path) or another owner's (bubblewrap binds
+// it by that path); with --strict-fs the host's path above the tree is not
+// bound, so the root-owned tree runs.
+func TestTreeBelowAClosedDirectory(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "only a root caller's sandbox runs as another uid")
+	parent, err := os.MkdirTemp("/var/lib", "vigiles-test-closed-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	tree := filepath.Join(parent, "work")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string) {
+		t.Helper()
+		res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "chmod o+x "+parent) {
+			t.Errorf("%s below %s (0700): err %v refusal %q, want a refusal naming chmod o+x", what, parent, err, res.Refusal)
+		}
+	}
+	refused("a root-owned tree")
+	res := run(t, Spec{Dir: tree, StrictFS: true, Command: sh(`echo ran > ran.txt`)})
+	if res.Tier != TierConfined || len(res.Writes) != 1 {
+		t.Errorf("--strict-fs: tier %s error %q refusal %q writes %v", res.Tier, res.Error, res.Refusal, res.Writes)
+	}
+	if err := os.Chown(tree, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	refused("a tree nobody owns")
 }

@@ -23,6 +23,10 @@ func TestRootCallerReadsNoRootOnlyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(secretDir) })
+	// Open to all: what keeps the file from the sandbox is its own mode.
+	if err := os.Chmod(secretDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	secret := filepath.Join(secretDir, "token")
 	if err := os.WriteFile(secret, []byte("root-only-token\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -79,4 +83,41 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 	os.Chmod(dst, mode)
+}
+
+// TestRootCallerWithoutPtrace runs vigiles as a root without
+// CAP_SYS_PTRACE, as Docker starts a container's root: it may not open
+// /proc/PID/ns/* of a sandbox that runs as another uid, so the sandbox
+// sends its namespaces itself. A root-owned tree is still id-mapped, and
+// allow mode still attaches slirp4netns and pasta.
+func TestRootCallerWithoutPtrace(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "this is a root caller without one of root's capabilities")
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("setpriv (util-linux) is required in CI")
+		}
+		t.Skip("setpriv is not installed")
+	}
+	dir := workTree(t)
+	for _, args := range [][]string{
+		{"--", "sh", "-c", "echo x > made.txt; id -u"},
+		{"--egress", "allow", "--connector", "slirp4netns", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
+		{"--egress", "allow", "--connector", "pasta", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
+	} {
+		cmd := exec.Command(setpriv, append([]string{"--bounding-set", "-sys_ptrace", "--", vigilesBin, "run", "--json", "--workdir", dir}, args...)...)
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+		out, _ := cmd.Output()
+		var r result
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("%v: no JSON result: %v: %s", args, err, out)
+		}
+		if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 {
+			t.Errorf("%v: tier %s exit %d refusal %q error %q writes %v stderr %q", args, r.Tier, r.ExitCode, r.Refusal, r.Error, r.Writes, r.Stderr)
+		}
+		if len(args) > 4 && !strings.Contains(r.Stdout, "default via") {
+			t.Errorf("%v: no route out: %q", args, r.Stdout)
+		}
+	}
 }
