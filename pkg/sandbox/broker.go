@@ -550,6 +550,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// starts, and is ready by the time they are; one that brings lo
 		// up (pasta) would race bubblewrap's own set-up of lo, and starts
 		// once the init runs (bubblewrap is done).
+		//
 		// A sandbox of another uid: the broker opens its namespaces if
 		// it may (CAP_SYS_PTRACE), else takes the init's, once it runs.
 		var userns, netns *os.File

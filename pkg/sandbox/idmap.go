@@ -10,22 +10,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A root caller's root-owned work tree reaches a sandbox run as SandboxUID
-// through an id-mapped mount: the broker clones the tree's mount
-// (open_tree), maps it through the sandbox's own user namespace, whose uid 0
-// is SandboxUID (mount_setattr), so that root's files appear as the
-// sandbox's uid 0, and hands the mount to the init over the control socket;
-// the init moves it onto the overlay's lower dir. Only the broker can make
-// it (it needs CAP_SYS_ADMIN over the tree's file system); the sandbox
-// never sees the tree by its host path.
+// A root caller's root-owned work tree reaches a sandbox run as a
+// SandboxUID uid through an id-mapped mount: the init sends the broker its
+// user namespace (whose uid 0 is that uid) first thing; the broker clones
+// the tree's mount (open_tree), maps it through that namespace
+// (mount_setattr), so that root's files appear as the sandbox's uid 0, and
+// sends the mount back over the control socket; the init moves it onto the
+// overlay's lower dir. Only the broker can make it (it needs CAP_SYS_ADMIN
+// over the tree's file system); the sandbox never sees the tree by its
+// host path.
 
 // treeByte goes with the mount's descriptor on the control socket.
 const treeByte = 't'
 
 // errNoIDMap marks a tree this host cannot id-map (its file system, the
 // kernel, the broker's privileges): a refusal that names idmapFix. Other
-// failures of the hand-over (the sandbox ended, a map that is not bwrap's)
-// are plain errors.
+// failures of the hand-over (the sandbox ended, a user namespace the run's
+// uid does not own) are plain errors.
 var errNoIDMap = errors.New("cannot hand the root-owned work tree to an unprivileged sandbox")
 
 // idmapFix is what a refused hand-over tells the user.
@@ -204,8 +205,13 @@ func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string
 				return ""
 			}
 		}
-		for _, m := range append(maskedDirs, "/tmp", "/run") {
-			if !strict && under(dir, m) && dir != m {
+		if !strict {
+			for _, m := range maskedDirs {
+				if under(dir, m) && dir != m {
+					return ""
+				}
+			}
+			if (under(dir, "/tmp") && dir != "/tmp") || (under(dir, "/run") && dir != "/run") {
 				return ""
 			}
 		}
