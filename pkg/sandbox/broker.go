@@ -520,7 +520,13 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	// "go" may follow it only.
 	treeDone := make(chan error, 1)
 	if treeByFD {
+		// Every return waits for the hand-over to be over before the
+		// descriptors it uses are closed (the sandbox is gone by then, so
+		// it is).
+		handed := make(chan struct{})
+		defer func() { <-handed }()
 		go func() {
+			defer close(handed)
 			ns := namespaces()
 			err := ns.err
 			if err == nil {
