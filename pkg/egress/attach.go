@@ -285,7 +285,9 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 	return &pasta{pid: ppid}, nil
 }
 
-// Close ends pasta. (pasta also quits on its own when the namespace goes.)
+// Close ends pasta. (Given /proc/PID/ns paths, pasta also quits on its own
+// when the namespace goes; given bind-mounted files, which go at once, it
+// runs with --no-netns-quit and only Close ends it.)
 func (p *pasta) Close() error {
 	p.once.Do(func() { _ = syscall.Kill(p.pid, syscall.SIGTERM) })
 	return nil

@@ -540,13 +540,29 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	} else {
 		treeDone <- nil
 	}
-	treeFailed := func(err error) (*Result, error) {
-		if !errors.Is(err, errNoIDMap) && !initRuns() {
+	// handOverFailed reports a sandbox whose namespaces or tree could not
+	// be handed over. Where the init ended first, its own result says why
+	// (a refusal, or an in-sandbox binary from another build), else
+	// bubblewrap's message does.
+	handOverFailed := func(err error) (*Result, error) {
+		if errors.Is(err, errNoIDMap) {
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+		}
+		if !initRuns() {
 			return startFailed() // bubblewrap's own failure says why
 		}
+		kill()
 		<-waitDone
-		if errors.Is(err, errNoIDMap) {
-			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
+		var ir initResult
+		if raw := <-resultCh; json.Unmarshal(raw, &ir) == nil {
+			switch {
+			case ir.Refusal != "":
+				return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))
+			case ir.Error != "":
+				return fail(errors.New(ir.Error))
+			}
 		}
 		return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
 	}
@@ -577,7 +593,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 				}
 				ns := namespaces()
 				if ns.err != nil {
-					return startFailed()
+					return handOverFailed(ns.err)
 				}
 				userns, netns = ns.user, ns.net
 			}
@@ -632,7 +648,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 		if !ended {
 			if err := <-treeDone; err != nil {
-				return treeFailed(err)
+				return handOverFailed(err)
 			}
 			treeDone <- nil
 			// A failed write means the init (its only reader) is gone
@@ -643,7 +659,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	select {
 	case err := <-treeDone:
 		if err != nil {
-			return treeFailed(err)
+			return handOverFailed(err)
 		}
 	case <-ctx.Done():
 		kill()
@@ -651,7 +667,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		out.fill(res)
 		return fail(ctx.Err())
 	}
-	ctlW.Close()
+	if !cfg.SendNS {
+		// Else it is closed once the goroutine reading the init's
+		// namespaces from it is over (the deferred namespaces()).
+		ctlW.Close()
+	}
 
 	// A backstop in case the init itself hangs: it enforces the deadline,
 	// so this only fires on a broken init.

@@ -77,19 +77,15 @@ func sendNamespaces() error {
 func receiveNamespaces(ctl *os.File) sandboxNS {
 	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(8))
 	n, oobn, _, _, err := unix.Recvmsg(int(ctl.Fd()), b, oob, unix.MSG_CMSG_CLOEXEC)
-	if err != nil || n != 1 || b[0] != nsByte {
+	if err != nil || n == 0 {
 		return sandboxNS{err: fmt.Errorf("the sandbox ended before it sent its namespaces (%v)", err)}
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return sandboxNS{err: fmt.Errorf("the sandbox's namespaces came without descriptors (%v)", err)}
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 2 {
+	fds := allFDs(oob[:oobn])
+	if b[0] != nsByte || len(fds) != 2 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return sandboxNS{err: fmt.Errorf("the sandbox sent %d namespaces, not 2 (%v)", len(fds), err)}
+		return sandboxNS{err: fmt.Errorf("the sandbox sent %q with %d descriptors, not its 2 namespaces", b[0], len(fds))}
 	}
 	return sandboxNS{user: os.NewFile(uintptr(fds[0]), "userns"), net: os.NewFile(uintptr(fds[1]), "netns")}
 }
@@ -119,20 +115,29 @@ func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
 // nsGetOwnerUID is NS_GET_OWNER_UID, _IO(0xb7, 0x4) (Linux 4.11).
 const nsGetOwnerUID = 0xb704
 
-// oneFD is the single descriptor an SCM_RIGHTS message carries.
+// oneFD is the single descriptor a message's control data carries; any
+// other it carries is closed.
 func oneFD(oob []byte) (int, error) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil || len(msgs) != 1 {
-		return -1, fmt.Errorf("no descriptor came with it (%v)", err)
-	}
-	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 1 {
+	fds := allFDs(oob)
+	if len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return -1, fmt.Errorf("no descriptor came with it (%v)", err)
+		return -1, fmt.Errorf("%d descriptors came with it, not 1", len(fds))
 	}
 	return fds[0], nil
+}
+
+// allFDs is every descriptor the SCM_RIGHTS messages in oob carry.
+func allFDs(oob []byte) []int {
+	msgs, _ := unix.ParseSocketControlMessage(oob)
+	var fds []int
+	for i := range msgs {
+		if f, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+			fds = append(fds, f...)
+		}
+	}
+	return fds
 }
 
 // idmappedClone returns a detached, read-only clone of dir's mount in which

@@ -121,3 +121,34 @@ func TestRootCallerWithoutPtrace(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleSandboxBinarySaysSo: an in-sandbox binary from another build
+// (here a stand-in that answers as one does: "r", then its result) sends no
+// namespaces; the run must report what that binary said (rebuild both),
+// not a failed hand-over of the work tree.
+func TestStaleSandboxBinarySaysSo(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the tree is handed over to a root caller's sandbox only")
+	bin, err := os.MkdirTemp("", "vigiles-escape-stale-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(bin) })
+	os.Chmod(bin, 0o755)
+	copyFile(t, vigilesBin, filepath.Join(bin, "vigiles"), 0o755)
+	stale := "#!/bin/sh\nprintf r >&7\n" +
+		`echo '{"ok":false,"error":"the in-sandbox binary (protocol 1) and vigiles (protocol 8) come from different builds: rebuild both (make build)"}' >&4` + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "vigiles-sandbox"), []byte(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", workTree(t), "--", "true")
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	out, _ := cmd.Output()
+	var r result
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("no JSON result: %v: %s", err, out)
+	}
+	if r.ExitCode != 125 || !strings.Contains(r.Error, "rebuild both") {
+		t.Errorf("tier %s exit %d error %q refusal %q: want the stale binary's own message", r.Tier, r.ExitCode, r.Error, r.Refusal)
+	}
+}
