@@ -137,13 +137,19 @@ func run(t testing.TB, spec Spec) *Result {
 // every uid can use: a root caller starts bwrap as the tree's owner or as
 // SandboxUID, never as root (t.TempDir's parent is root's alone).
 func fakeBinDir(t testing.TB) string {
+	return tempDirIn(t, "", "vigiles-fakebin-", 0o777)
+}
+
+// tempDirIn makes a directory with the given mode in parent ("" for the
+// temporary directory), removed when the test ends.
+func tempDirIn(t testing.TB, parent, prefix string, mode os.FileMode) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "vigiles-fakebin-")
+	dir, err := os.MkdirTemp(parent, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
+	if err := os.Chmod(dir, mode); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -1001,16 +1007,8 @@ func leftCgroups() []string {
 func TestRootCallerSandboxIsNotRoot(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "only a root caller's sandbox is id-mapped")
-	secretDir, err := os.MkdirTemp("/var/lib", "vigiles-test-secret-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(secretDir) })
 	// Open to all: what keeps the file from the sandbox is its own mode.
-	if err := os.Chmod(secretDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	secret := filepath.Join(secretDir, "token")
+	secret := filepath.Join(tempDirIn(t, "/var/lib", "vigiles-test-secret-", 0o755), "token")
 	if err := os.WriteFile(secret, []byte("root-only-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -1157,11 +1155,7 @@ func TestUnprivilegedBwrapRefusedNamesTheOptOut(t *testing.T) {
 func TestTreeBelowAClosedDirectory(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "only a root caller's sandbox runs as another uid")
-	parent, err := os.MkdirTemp("/var/lib", "vigiles-test-closed-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(parent) })
+	parent := tempDirIn(t, "/var/lib", "vigiles-test-closed-", 0o700)
 	tree := filepath.Join(parent, "work")
 	if err := os.Mkdir(tree, 0o755); err != nil {
 		t.Fatal(err)

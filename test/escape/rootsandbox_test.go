@@ -18,16 +18,8 @@ import (
 func TestRootCallerReadsNoRootOnlyFile(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the sandbox's uid is chosen for root callers only")
-	secretDir, err := os.MkdirTemp("/var/lib", "vigiles-escape-secret-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(secretDir) })
 	// Open to all: what keeps the file from the sandbox is its own mode.
-	if err := os.Chmod(secretDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	secret := filepath.Join(secretDir, "token")
+	secret := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-secret-"), "token")
 	if err := os.WriteFile(secret, []byte("root-only-token\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -44,12 +36,7 @@ func TestRootCallerReadsNoRootOnlyFile(t *testing.T) {
 	}
 
 	// The binaries copied beside each other, the in-sandbox one 0700.
-	bin, err := os.MkdirTemp("", "vigiles-escape-bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(bin) })
-	os.Chmod(bin, 0o755)
+	bin := openTempDir(t, "", "vigiles-escape-bins-")
 	for name, mode := range map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o700} {
 		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), mode)
 	}
@@ -63,6 +50,21 @@ func TestRootCallerReadsNoRootOnlyFile(t *testing.T) {
 	if r.Tier != "refused" || r.ExitCode != 125 || !strings.Contains(r.Refusal, "chmod o+rx "+filepath.Join(bin, "vigiles-sandbox")) {
 		t.Errorf("a 0700 in-sandbox binary: tier %s exit %d refusal %q, want a refusal naming chmod o+rx", r.Tier, r.ExitCode, r.Refusal)
 	}
+}
+
+// openTempDir makes a directory every uid may enter in parent ("" for the
+// temporary directory), removed when the test ends.
+func openTempDir(t *testing.T, parent, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(parent, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
@@ -129,12 +131,7 @@ func TestRootCallerWithoutPtrace(t *testing.T) {
 func TestStaleSandboxBinarySaysSo(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the tree is handed over to a root caller's sandbox only")
-	bin, err := os.MkdirTemp("", "vigiles-escape-stale-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(bin) })
-	os.Chmod(bin, 0o755)
+	bin := openTempDir(t, "", "vigiles-escape-stale-")
 	copyFile(t, vigilesBin, filepath.Join(bin, "vigiles"), 0o755)
 	stale := "#!/bin/sh\nprintf r >&7\n" +
 		`echo '{"ok":false,"error":"the in-sandbox binary (protocol 1) and vigiles (protocol 8) come from different builds: rebuild both (make build)"}' >&4` + "\n"
