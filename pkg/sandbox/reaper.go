@@ -521,7 +521,7 @@ func lastCap() int {
 }
 
 // procReadOnly are the parts of a fresh /proc that reach the kernel as a
-// whole; uid 0 of a root caller's sandbox could otherwise write sysctls
+// whole; uid 0 of a --root-sandbox run could otherwise write sysctls
 // (kernel.core_pattern …) with no capability at all.
 var procReadOnly = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}
 
