@@ -517,28 +517,26 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	// The id-mapped tree is made once the init's namespaces arrive, beside
 	// the connector's attach, and sent back before the init's overlay;
-	// "go" may follow it only.
-	treeDone := make(chan error, 1)
+	// "go" may follow it only. handed is closed when that is over, with
+	// treeErr set; every return waits for it before the descriptors it
+	// uses are closed (the sandbox is gone by then, so it is over).
+	handed := make(chan struct{})
+	var treeErr error
 	if treeByFD {
-		// Every return waits for the hand-over to be over before the
-		// descriptors it uses are closed (the sandbox is gone by then, so
-		// it is).
-		handed := make(chan struct{})
 		defer func() { <-handed }()
 		go func() {
 			defer close(handed)
 			ns := namespaces()
-			err := ns.err
-			if err == nil {
-				err = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
+			treeErr = ns.err
+			if treeErr == nil {
+				treeErr = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
 			}
-			if err != nil {
+			if treeErr != nil {
 				kill()
 			}
-			treeDone <- err
 		}()
 	} else {
-		treeDone <- nil
+		close(handed)
 	}
 	// handOverFailed reports a sandbox whose namespaces or tree could not
 	// be handed over. Where the init ended first, its own result says why
@@ -647,19 +645,19 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			start = time.Now()
 		}
 		if !ended {
-			if err := <-treeDone; err != nil {
-				return handOverFailed(err)
+			<-handed
+			if treeErr != nil {
+				return handOverFailed(treeErr)
 			}
-			treeDone <- nil
 			// A failed write means the init (its only reader) is gone
 			// already: its result, or bwrap's message, says why below.
 			_, _ = ctlW.Write([]byte("go\n"))
 		}
 	}
 	select {
-	case err := <-treeDone:
-		if err != nil {
-			return handOverFailed(err)
+	case <-handed:
+		if treeErr != nil {
+			return handOverFailed(treeErr)
 		}
 	case <-ctx.Done():
 		kill()
