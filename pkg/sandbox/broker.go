@@ -365,15 +365,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		if treeByFD {
 			who = "an unprivileged uid, since the work tree is root's"
 		}
-		if p := unreachableAncestor(spec.Dir, cred.Uid, cred.Gid, !treeByFD, spec.StrictFS); p != "" {
-			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which may not enter %s above the work tree; fix: chmod o+x %s, "+
-				"or move the tree; for a root-owned tree, --root-sandbox accepts a sandbox whose uid 0 is the host's root",
-				ErrRefused, cred.Uid, who, p, p))
-		}
-		var st unix.Stat_t
-		if err := unix.Stat(exe, &st); err == nil && !mayUse(&st, cred.Uid, cred.Gid, 0o1) {
-			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which may not execute %s (mode %o); fix: chmod o+rx %s",
-				ErrRefused, cred.Uid, who, exe, st.Mode&0o7777, exe))
+		if problem, fix := unreachable(spec.Dir, exe, cred.Uid, cred.Gid, !treeByFD, spec.StrictFS); problem != "" {
+			if treeByFD {
+				fix += "; or accept a sandbox whose uid 0 is the host's root with --root-sandbox"
+			}
+			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which %s; fix: %s", ErrRefused, cred.Uid, who, problem, fix))
 		}
 	}
 	cfg.TreeByFD = treeByFD

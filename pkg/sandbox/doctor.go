@@ -892,16 +892,10 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no current directory to try with: %v", err)}
 	}
 	// What a run refuses before it starts anything.
-	if p := unreachableAncestor(dir, SandboxUID, SandboxUID, false, false); p != "" {
-		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not enter %s, above %s", SandboxUID, clean(p), clean(dir)),
-			Fix: fmt.Sprintf("only needed for root-owned work trees: chmod o+x %s, move the tree, or --root-sandbox", clean(p))}
-	}
-	if exe, err := sandboxExecutable(); err == nil {
-		var st unix.Stat_t
-		if err := unix.Stat(exe, &st); err == nil && !mayUse(&st, SandboxUID, SandboxUID, 0o1) {
-			return Probe{Availability: Unsupported, Detail: fmt.Sprintf("uid %d may not execute %s (mode %o)", SandboxUID, clean(exe), st.Mode&0o7777),
-				Fix: "chmod o+rx " + clean(exe)}
-		}
+	exe, _ := sandboxExecutable()
+	if problem, fix := unreachable(dir, exe, SandboxUID, SandboxUID, false, false); problem != "" {
+		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("for a tree at %s, uid %d %s", clean(dir), SandboxUID, clean(problem)),
+			Fix: "only needed for root-owned work trees: " + clean(fix) + ", or --root-sandbox"}
 	}
 	cred := &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
 	if p := runUserns(ctx, env, cred, fmt.Sprintf("as uid %d", SandboxUID)); p.Availability != Available {

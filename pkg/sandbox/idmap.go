@@ -189,6 +189,21 @@ func receiveTree(target string) error {
 	return nil
 }
 
+// unreachable says what a run as uid and gid would fail at before its
+// command starts, and the fix; "" when nothing: a directory above the work
+// tree dir it may not enter (see unreachableAncestor), or the in-sandbox
+// binary exe it may not execute.
+func unreachable(dir, exe string, uid, gid uint32, bound, strict bool) (problem, fix string) {
+	if p := unreachableAncestor(dir, uid, gid, bound, strict); p != "" {
+		return fmt.Sprintf("may not enter %s above the work tree", p), fmt.Sprintf("chmod o+x %s, or move the tree", p)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(exe, &st); err == nil && !mayUse(&st, uid, gid, 0o1) {
+		return fmt.Sprintf("may not execute %s (mode %o)", exe, st.Mode&0o7777), "chmod o+rx " + exe
+	}
+	return "", ""
+}
+
 // unreachableAncestor returns the first directory above dir that uid and
 // gid (and no other group) may not enter, by its mode bits; "" when there
 // is none. bound says bubblewrap binds dir by its host path (the owner's
