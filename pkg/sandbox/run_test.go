@@ -1073,8 +1073,9 @@ func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
 
 // TestIDMappedTreeLeavesSubmountsOut: a file system mounted inside a
 // root-owned tree is not handed over with it (only the tree's own mount is
-// id-mapped), so its root-only files stay out of reach in copy mode as in
-// overlay mode.
+// id-mapped), so its root-only files stay out of reach of copy mode, which
+// walks the lower dir across mounts. (Overlay mode is not tried: overlayfs
+// never takes a lower layer's submounts, whatever the hand-over does.)
 func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "only a root caller's sandbox is id-mapped, and mounting needs root")
@@ -1086,13 +1087,10 @@ func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sub", "secret"), []byte("submount-secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []string{"overlay", "copy"} {
-		res := run(t, Spec{Dir: dir, WritesMethod: method, Command: sh(`cat sub/secret; exit 0`)})
-		if res.Tier != TierConfined || strings.Contains(res.Stdout, "submount-secret") {
-			t.Errorf("%s: tier %s error %q stdout %q: the submount's root-only file was read", method, res.Tier, res.Error, res.Stdout)
-		}
+	res := run(t, Spec{Dir: dir, WritesMethod: "copy", Command: sh(`cat sub/secret; exit 0`)})
+	if res.Tier != TierConfined || res.WritesMethod != "copy" || strings.Contains(res.Stdout, "submount-secret") {
+		t.Errorf("tier %s method %s error %q stdout %q: the submount's root-only file was read", res.Tier, res.WritesMethod, res.Error, res.Stdout)
 	}
-
 }
 
 // TestRunsSideBySideGetTheirOwnUID: two root-caller runs at once on a

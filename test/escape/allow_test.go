@@ -28,16 +28,18 @@ func TestAllowRouteOut(t *testing.T) {
 		}
 		t.Skip("slirp4netns is not installed")
 	}
+	runs := 6
 	if _, err := exec.LookPath("pasta"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("pasta is required in CI")
 		}
-		t.Skip("pasta is not installed")
+		t.Log("pasta is not installed: its run is left out")
+		runs = 5
 	}
 	hook := `ip -4 -o addr show dev tap0; ip -4 route show default
 		(echo hi > /dev/tcp/192.0.2.10/4444) 2>/dev/null
 		exit 0`
-	for i := 0; i < 6; i++ {
+	for i := 0; i < runs; i++ {
 		// Runs 0–4 with slirp4netns; run 5 with pasta, which configures
 		// its own interface from the host's and needs the sandbox's
 		// namespaces handed to it (the sandbox is not root's).
