@@ -21,7 +21,7 @@ const (
 const (
 	fdConfig  = 3 // init reads its JSON config
 	fdResult  = 4 // init writes its JSON result
-	fdControl = 5 // a socket: the id-mapped work tree's descriptor (SandboxUID runs), then "go" once the network is attached
+	fdControl = 5 // a socket: for a sandbox of another uid the init sends its namespaces, the broker the id-mapped tree; then "go" once the network is attached
 	fdInfo    = 6 // bwrap writes its info JSON (child pid)
 	fdReady   = 7 // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
 	fdExe     = 8 // the in-sandbox binary, which bwrap execs as /proc/self/fd/8

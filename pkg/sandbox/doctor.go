@@ -908,7 +908,6 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
-	defer holdW.Close()
 	cmd := exec.CommandContext(ctx, "cat")
 	cmd.Stdin = holdR
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
@@ -917,6 +916,7 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	err = cmd.Start()
 	holdR.Close()
 	if err != nil {
+		holdW.Close()
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a user namespace to try with: %v", err)}
 	}
 	defer func() {
