@@ -287,6 +287,11 @@ func runInit(cfg initConfig, done func()) initResult {
 
 	st, timedOut, err := rp.run(cfg, rc)
 	done()
+	// The command is gone: what it left in System V IPC would hold its
+	// memory (in the run's memory cgroup) while the record is made. If
+	// it cannot be removed, the record is made beside it, and a cgroup
+	// it fills ends the run as a memory limit, never as a pass.
+	removeSysVIPC()
 	r := initResult{OK: err == nil, WritesMethod: method, TimedOut: timedOut}
 	if err != nil {
 		r = failResult(err)
