@@ -22,20 +22,20 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 )
 
-// minPids is the smallest process limit a confined run accepts: bwrap, the
+// MinPids is the smallest process limit a confined run accepts: bwrap, the
 // init and the reaper need some of it.
-const minPids = 32
+const MinPids = 32
 
 // scratchInodeBytes is what one file or directory of the scratch costs in
 // kernel memory (inode and dentry, about 750 bytes measured here), rounded
 // up.
 const scratchInodeBytes = 1 << 10
 
-// minRunMemory is the smallest whole-run memory limit a run accepts: the
+// MinRunMemory is the smallest whole-run memory limit a run accepts: the
 // sandbox's own processes (bubblewrap, the init and the reaper, with the
 // kernel memory charged for them) take some 30 MiB before the command
 // starts, and a limit below that would end the run, not the command.
-const minRunMemory = 64 << 20
+const MinRunMemory = 64 << 20
 
 // ErrRefused is wrapped by the error Run returns when policy or a missing
 // layer refuses the run.
@@ -101,12 +101,12 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	if len(spec.Command) == 0 {
 		return fail(TierRefused, errors.New("no command to run"))
 	}
-	if spec.Limits.Pids != 0 && spec.Limits.Pids < minPids {
-		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, minPids))
+	if spec.Limits.Pids != 0 && spec.Limits.Pids < MinPids {
+		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, MinPids))
 	}
-	if spec.Limits.RunMemoryBytes != 0 && spec.Limits.RunMemoryBytes < minRunMemory {
+	if spec.Limits.RunMemoryBytes != 0 && spec.Limits.RunMemoryBytes < MinRunMemory {
 		return fail(TierRefused, fmt.Errorf("run memory limit %d bytes is below the %d MiB the sandbox itself needs (bubblewrap, vigiles' init and reaper)",
-			spec.Limits.RunMemoryBytes, minRunMemory>>20))
+			spec.Limits.RunMemoryBytes, MinRunMemory>>20))
 	}
 	dir := spec.Dir
 	if dir == "" {
@@ -222,6 +222,11 @@ func failed(res *Result, tier Tier, err error) (*Result, error) {
 	if errors.Is(err, ErrRefused) {
 		res.Tier = TierRefused
 		res.Refusal = strings.TrimPrefix(err.Error(), ErrRefused.Error()+": ")
+	} else if tier == TierRefused {
+		// Refused before anything started (a limit below what the
+		// sandbox needs, no command, no work tree): the reason is a
+		// refusal, where result-format.md says it is.
+		res.Refusal = err.Error()
 	} else {
 		res.Error = err.Error()
 	}

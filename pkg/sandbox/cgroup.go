@@ -251,7 +251,7 @@ func writeControl(path, value string) error {
 // scratch bounds the scratch tmpfs of a run this cgroup holds, in bytes
 // and in files: its files are charged to the run's memory and outlive the
 // processes that wrote them, so their data and their inodes (a quarter of
-// what the limit leaves beyond vigiles' own minRunMemory, at
+// what the limit leaves beyond vigiles' own MinRunMemory, at
 // scratchInodeBytes each) stay inside the memory limit, vigiles' own
 // processes can still finish the record, and a full scratch is reported as
 // such. Without a memory cgroup the scratch keeps its size and the
@@ -260,7 +260,7 @@ func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
 	if c == nil || c.mem == "" {
 		return lim.ScratchBytes, 0
 	}
-	avail := lim.RunMemoryBytes - minRunMemory
+	avail := lim.RunMemoryBytes - MinRunMemory
 	inodes = max(avail/4/scratchInodeBytes, 1024)
 	data := avail - min(avail, inodes*scratchInodeBytes)
 	return max(min(lim.ScratchBytes, data), 1<<20), inodes

@@ -960,11 +960,11 @@ func TestLargeTreeOneWrite(t *testing.T) {
 
 // TestTooSmallLimitsAreRefused: a limit below what the sandbox's own
 // processes need would end the run, not the command; it is refused, with
-// the reason, before anything starts.
+// the reason in the result's refusal, before anything starts.
 func TestTooSmallLimitsAreRefused(t *testing.T) {
-	for _, lim := range []Limits{{Pids: minPids - 1}, {RunMemoryBytes: minRunMemory - 1}} {
+	for _, lim := range []Limits{{Pids: MinPids - 1}, {RunMemoryBytes: MinRunMemory - 1}} {
 		res, err := Run(context.Background(), Spec{Dir: t.TempDir(), Command: []string{"true"}, Limits: lim})
-		if err == nil || res.Tier != TierRefused || !strings.Contains(err.Error(), "the sandbox itself needs") {
+		if err == nil || res.Tier != TierRefused || !strings.Contains(res.Refusal, "the sandbox itself needs") || res.Error != "" {
 			t.Errorf("limits %+v: tier %s refusal %q err %v, want refused", lim, res.Tier, res.Refusal, err)
 		}
 	}
