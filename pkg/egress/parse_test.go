@@ -79,6 +79,20 @@ func TestValidatePolicy(t *testing.T) {
 	}
 }
 
+// TestParseAllowNamesAURL: a URL given as --allow is called one (as the
+// policy file's parser does), not blamed on a port it does not have.
+func TestParseAllowNamesAURL(t *testing.T) {
+	for _, s := range []string{"http://x.test", "https://api.example.test:443/v1", "x.test/path"} {
+		_, err := parseAllow(s)
+		if err == nil || !strings.Contains(err.Error(), "not a URL") || strings.Contains(err.Error(), "port") {
+			t.Errorf("parseAllow(%q) = %v, want it to say it is a URL, not a bad port", s, err)
+		}
+		if !errors.Is(err, ErrBadPolicy) {
+			t.Errorf("parseAllow(%q) = %v: does not wrap ErrBadPolicy", s, err)
+		}
+	}
+}
+
 func TestAllowMatching(t *testing.T) {
 	pol, err := compilePolicy(evidence.EgressPolicy{Mode: evidence.EgressAllow,
 		Allow: []string{"api.example.test", "*.cdn.example.test:443"}})

@@ -104,6 +104,11 @@ func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
 func parseAllow(s string) (allowRule, error) {
 	var r allowRule
 	host := s
+	if strings.Contains(s, "/") {
+		// http://x.test or x.test/path: the colon of a scheme is not a
+		// port, and saying so would hide the mistake.
+		return r, fmt.Errorf("--allow %s: want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL: %w", strconv.Quote(s), ErrBadPolicy)
+	}
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		port, err := strconv.ParseUint(s[i+1:], 10, 16)
 		if err != nil || port == 0 {
