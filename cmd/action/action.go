@@ -292,13 +292,8 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 
 func runActionWith(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, deps actionDeps) error {
 	fs := pflag.NewFlagSet("action", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, actionHelp) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return exitWith(2, err)
+	if done, err := parseFlags(fs, actionHelp, args, stdout, stderr); done {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return exitWith(2, fmt.Errorf("vigiles action takes no arguments, got %q; its options are the action's inputs (see --help)", fs.Arg(0)))

@@ -31,14 +31,9 @@ Flags:
 
 func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("doctor", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, doctorHelp); fs.PrintDefaults() }
 	jsonOut := fs.Bool("json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return exitWith(2, err)
+	if done, err := parseFlags(fs, doctorHelp, args, stdout, stderr); done {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return exitWith(2, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0)))

@@ -85,7 +85,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return exitWith(2, nil)
 	}
 	switch args[0] {
-	case "-h", "--help", "help":
+	case "help":
+		// "vigiles help CMD" is "vigiles CMD --help".
+		if len(args) > 1 {
+			if sc, ok := subcommands[args[1]]; ok {
+				return sc.run(ctx, []string{"--help"}, getenv, stdin, stdout, stderr)
+			}
+			usage(stderr)
+			return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
+		}
+		usage(stdout)
+		return nil
+	case "-h", "--help":
 		usage(stdout)
 		return nil
 	case "--version", "version":
@@ -116,7 +127,7 @@ Commands:
 		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
 	}
 	fmt.Fprintf(w, `
-Run "vigiles <command> --help" for a command's flags and examples.
+Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
 Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
 125 vigiles refused or failed; otherwise (vigiles run) the command's own.
 `)

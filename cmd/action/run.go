@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,8 +54,6 @@ Flags:
 
 func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, runHelp); fs.PrintDefaults() }
 	var (
 		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
 		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")
@@ -83,16 +82,12 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Uint64Var(&lim.ScratchBytes, "limit-scratch", 0, "all writes together (work tree, HOME, TMPDIR) in bytes (default 2 GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
-	if err := fs.Parse(args); err != nil {
-		if err == pflag.ErrHelp {
-			return nil
-		}
-		return exitWith(2, err)
+	if done, err := parseFlags(fs, runHelp, args, stdout, stderr); done {
+		return err
 	}
 	command := fs.Args()
 	if len(command) == 0 {
-		fs.Usage()
-		return exitWith(2, fmt.Errorf("run: no command given (put it after --)"))
+		return usageError(fs, runHelp, stderr, errors.New("run: no command given (put it after --)"))
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {

@@ -164,23 +164,11 @@ func (c *commonFlags) options(stderr io.Writer) runner.Options {
 	return o
 }
 
-func parseFlags(fs *pflag.FlagSet, help string, args []string, stderr io.Writer) (done bool, err error) {
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, help); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
-		}
-		return true, exitWith(2, err)
-	}
-	return false, nil
-}
-
 func cmdTest(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	var c commonFlags
 	c.add(fs)
-	if done, err := parseFlags(fs, testHelp, args, stderr); done {
+	if done, err := parseFlags(fs, testHelp, args, stdout, stderr); done {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -200,7 +188,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	c.add(fs)
 	baseline := fs.String("baseline", ".vigiles/baseline.json", "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
 	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only, not shards)")
-	if done, err := parseFlags(fs, auditHelp, args, stderr); done {
+	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
 		return err
 	}
 	if err := c.validate("audit"); err != nil {
@@ -228,12 +216,11 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif")
 	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout")
-	if done, err := parseFlags(fs, mergeHelp, args, stderr); done {
+	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitWith(2, errors.New("merge: no reports given"))
+		return usageError(fs, mergeHelp, stderr, errors.New("merge: no reports given"))
 	}
 	switch *format {
 	case "text", "json", "sarif":
