@@ -151,6 +151,11 @@ func newSession(o Options, command string) (*session, error) {
 		}
 		if cfg != nil {
 			s.cfg = cfg
+			if command == "test" {
+				if e := cfg.noChecks(); e != nil {
+					s.findings = append(s.findings, ConfigErrors{e}.Findings()...)
+				}
+			}
 		}
 	}
 

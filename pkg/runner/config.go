@@ -75,6 +75,28 @@ type Config struct {
 	// Payloads override the default tool_input per tool name.
 	Payloads map[string]map[string]any
 	Checks   []*Check
+
+	// checkEntries counts the entries written under checks (broken ones
+	// too; -1 when checks is not a list); checksKey is where the checks
+	// key is, when it is there.
+	checkEntries int
+	checksKey    *yaml.Node
+}
+
+// noChecks says why a policy that declares no check at all cannot be
+// tested: `vigiles test` would run nothing and pass. A policy whose checks
+// are all broken has its own errors already, and audit, which reads the
+// policy only for its defaults, plugins and payloads, needs no check.
+func (c *Config) noChecks() *ConfigError {
+	if c.checkEntries != 0 {
+		return nil
+	}
+	e := &ConfigError{File: c.File, Msg: "the policy has no checks, so vigiles test would run nothing and pass: " +
+		"add a check under checks: (a name, a hook and what to expect; see examples/README.md)"}
+	if c.checksKey != nil {
+		e.Line, e.Column = c.checksKey.Line, c.checksKey.Column
+	}
+	return e
 }
 
 // Defaults apply to every run unless a flag or a check overrides them.
@@ -228,6 +250,11 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 			}
 		},
 		"checks": func(k, v *yaml.Node) {
+			cfg.checksKey = k
+			cfg.checkEntries = -1 // not a list: an error of its own
+			if v.Kind == yaml.SequenceNode {
+				cfg.checkEntries = len(v.Content)
+			}
 			if v.Kind != yaml.SequenceNode {
 				p.errAt(v, "checks: want a list of checks")
 				return

@@ -301,3 +301,61 @@ func TestBinaryOutputIsText(t *testing.T) {
 		t.Errorf("plain output = %q", got)
 	}
 }
+
+// TestPolicyWithoutChecksFails: a policy that declares no check would make
+// vigiles test run nothing and pass; it is a config error at the file (at
+// checks: when the key is there). Audit, which needs no check, accepts it.
+func TestPolicyWithoutChecksFails(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		line, col  int
+	}{
+		{"empty", "", 0, 0},
+		{"comment only", "# checks come later\n", 0, 0},
+		{"null document", "~\n", 0, 0},
+		{"defaults only", "defaults:\n  timeout: 5s\n", 0, 0},
+		{"empty list", "version: 1\nchecks: []\n", 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testRepo(t, tc.yaml)
+			rep, err := Test(context.Background(), Options{Dir: dir, Executor: runnertest.Direct{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []report.Finding
+			for _, f := range rep.Findings {
+				if f.Rule == RuleConfig {
+					got = append(got, f)
+				}
+			}
+			if rep.Verdict != report.VerdictFail || len(got) != 1 {
+				t.Fatalf("verdict %s, config findings %+v", rep.Verdict, got)
+			}
+			f := got[0]
+			if f.Severity != report.SeverityError || f.Location != (report.Location{File: ".vigiles.yml", Line: tc.line, Column: tc.col}) ||
+				!strings.Contains(f.Message, "add a check under checks:") || !strings.Contains(f.Message, "examples/README.md") {
+				t.Errorf("finding %s: %s", findingLine(f), f.Message)
+			}
+			rep, err = Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				if f.Rule == RuleConfig {
+					t.Errorf("audit reports a policy without checks: %s", f.Message)
+				}
+			}
+		})
+	}
+	// Checks that are all broken are reported as such, not as missing.
+	dir := testRepo(t, "checks: [nothing]\n")
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: runnertest.Direct{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "no checks") {
+			t.Errorf("a broken check reported as no checks: %s", f.Message)
+		}
+	}
+}
