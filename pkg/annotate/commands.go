@@ -71,7 +71,7 @@ func findingTitle(f report.Finding) string {
 	} else if f.Rule != "" {
 		t = f.Rule + ": " + t
 	}
-	return oneLine(cut(t, 200))
+	return noLogTags(oneLine(cut(t, 200)))
 }
 
 // findingMessage is a finding's message with its evidence, cut to max.
@@ -81,8 +81,10 @@ func findingMessage(f report.Finding, max int) string {
 		m += "\nevidence: " + f.Evidence
 	}
 	// Control characters (terminal escapes) are replaced; newlines stay,
-	// and go-githubactions escapes them.
-	return cut(safeLogLine(m), max)
+	// and go-githubactions escapes them. The runner writes the message,
+	// unescaped, into the step's log as well, line by line, where the log
+	// viewer styles a line starting "##[group]" and the like.
+	return noLogTags(cut(safeLogLine(m), max))
 }
 
 // WriteAnnotations prints one workflow command per finding to w, at most
@@ -170,7 +172,7 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 	// still styles "##[group]", "##[error]" and the like wherever they
 	// appear: a hook could close vigiles' group or print a line that looks
 	// like vigiles' own verdict.
-	text := strings.ReplaceAll(body.String(), "##[", "#·#[")
+	text := noLogTags(body.String())
 	var token string
 	for {
 		var err error

@@ -76,12 +76,18 @@ func oneLine(s string) string {
 // "##[" anywhere in a line. A line starting with "::" gets a visible "·"
 // in front; each "##[" becomes "#·#[". Text without those is unchanged.
 func InertLine(s string) string {
-	s = strings.ReplaceAll(s, "##[", "#·#[")
+	s = noLogTags(s)
 	if strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
 		s = "·" + s
 	}
 	return s
 }
+
+// noLogTags makes each "##[" of s "#·#[": the log viewer styles a line
+// that starts with "##[group]", "##[error]" and the like wherever it
+// stands, inside a stop-commands block and in the lines the runner writes
+// for an annotation.
+func noLogTags(s string) string { return strings.ReplaceAll(s, "##[", "#·#[") }
 
 // InertText applies InertLine to every line of s, splitting as the runner
 // does (at LF, CR or CRLF), and keeps the line ends.
@@ -141,10 +147,26 @@ var mdEscapedRunes = map[rune]bool{
 // line or table cell of the job summary or a check-run summary: it becomes
 // one line of plain text, at most max characters, that renders as itself.
 func md(s string, max int) string {
-	s = oneLine(cut(s, max))
+	rs := []rune(oneLine(cut(s, max)))
 	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
+	b.Grow(len(rs))
+	hexRun := 0
+	for i, r := range rs {
+		// GitHub also links "GH-123" and a commit's hash (seven hex
+		// digits or more) in the text it renders: a zero-width space
+		// after "GH" and inside every run of hex digits keeps them text.
+		if isHexDigit(r) {
+			if hexRun == 6 {
+				b.WriteString("&#8203;")
+				hexRun = 0
+			}
+			hexRun++
+		} else {
+			hexRun = 0
+		}
+		if r == '-' && i >= 2 && unicode.ToUpper(rs[i-2]) == 'G' && unicode.ToUpper(rs[i-1]) == 'H' {
+			b.WriteString("&#8203;")
+		}
 		if mdEscapedRunes[r] {
 			b.WriteString("&#")
 			b.WriteString(strconv.Itoa(int(r)))
@@ -160,6 +182,10 @@ func md(s string, max int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isHexDigit(r rune) bool {
+	return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F'
 }
 
 // safeLogLine makes raw hook output safe to print inside a stop-commands

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -51,6 +52,8 @@ var hostile = []string{
 	"Trojan \u202egnp.exe zero\u200bwidth nul\x00 c1\u009b31m",
 	"##[endgroup]\n##[error]forged verdict\n##[group]hidden",
 	"ping @octocat about #123 see [the fix](https://evil.example/x)",
+	"see GH-42 and commit fedcba9876543210fedcba9876543210fedcba98 and deadbee",
+	"{0}{1} placeholders {{literal}}",
 }
 
 func hostileReport() *report.Report {
@@ -156,7 +159,13 @@ func TestHostileInputTakesNoEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantOut := "verdict=fail\nfindings=29\nfailed=20\nreport=/tmp/vigiles-report.json\n"
+	failed := 0 // errors and warnings: every finding but each third one
+	for i := range hostile {
+		if i%3 != 2 {
+			failed++
+		}
+	}
+	wantOut := fmt.Sprintf("verdict=fail\nfindings=%d\nfailed=%d\nreport=/tmp/vigiles-report.json\n", len(hostile), failed)
 	if diff := cmp.Diff(wantOut, string(out)); diff != "" {
 		t.Errorf("GITHUB_OUTPUT (-want +got):\n%s", diff)
 	}
@@ -247,11 +256,15 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 			t.Errorf("sarif message carries %q in %q", []rune(m[i:])[0], m)
 		}
 		for i := 0; i < len(m); i++ {
-			switch m[i] {
-			case '\\':
+			switch {
+			case m[i] == '\\':
 				i++ // an escaped character
-			case '[', ']':
+			case m[i] == '[', m[i] == ']':
 				t.Errorf("sarif message has an unescaped %q (a link): %q", m[i], m)
+			case (m[i] == '{' || m[i] == '}') && i+1 < len(m) && m[i+1] == m[i]:
+				i++ // a doubled, literal brace
+			case m[i] == '{', m[i] == '}':
+				t.Errorf("sarif message has a single %q (a placeholder): %q", m[i], m)
 			}
 		}
 	}
@@ -262,7 +275,27 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	if strings.Contains(logs.String(), "##[") {
 		t.Errorf("hook logs keep the log viewer's ##[ markers")
 	}
+	// The runner writes an annotation's message (and title) into the log
+	// too, unescaped, a line per line of it. (A check run's annotations
+	// never reach the log.)
+	var ann bytes.Buffer
+	WriteAnnotations(&ann, r.Findings)
+	for _, line := range strings.Split(ann.String(), "\n") {
+		// "::error file=…,title=…::MESSAGE": the message follows the
+		// second "::", escaped.
+		_, msg, _ := strings.Cut(strings.TrimPrefix(line, "::"), "::")
+		msg = strings.NewReplacer("%0A", "\n", "%0D", "\r", "%25", "%").Replace(msg)
+		if strings.Contains(msg, "##[") {
+			t.Errorf("an annotation's message keeps the log viewer's ##[ marker: %q", msg)
+		}
+	}
+
 	sum := Summary(r, SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"})
+	// GitHub's other autolinks: "GH-123" and a commit's hash.
+	text := regexp.MustCompile(`\]\([^)]*\)`).ReplaceAllString(sum, "]") // link targets are not rendered
+	if m := regexp.MustCompile(`(?i).{0,20}(GH-\d|fedcba9|deadbee).{0,20}`).FindString(text); m != "" {
+		t.Errorf("the summary keeps a GH-N reference or a commit hash that GitHub would link: %q", m)
+	}
 	for _, sign := range []string{"&#64;", "&#35;"} {
 		if n, m := strings.Count(sum, sign), strings.Count(sum, sign+"&#8203;"); n == 0 || n != m {
 			t.Errorf("%s: %d in the summary, %d of them kept from linking", sign, n, m)

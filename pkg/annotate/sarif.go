@@ -253,12 +253,14 @@ func sarifMessage(f report.Finding) string {
 
 // sarifText escapes what SARIF's plain-text messages give a meaning to
 // (§3.11.6: "[text](target)" is a link; a literal bracket or backslash is
-// escaped with a backslash), so hostile text cannot become a link.
+// escaped with a backslash; §3.11.5: "{0}" is a placeholder, so a literal
+// brace is doubled), so hostile text cannot become a link or stand in for
+// an argument.
 func sarifText(s string) string {
 	return sarifEscaper.Replace(s)
 }
 
-var sarifEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+var sarifEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `{`, `{{`, `}`, `}}`)
 
 // fingerprint identifies a finding across runs independently of its line,
 // so a moved line does not open a new alert.
