@@ -464,15 +464,24 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 		}
 	}
 	var shown []report.Finding
+	shownCounts := map[report.Severity]int{}
 	for _, f := range rep.Findings {
-		if rep.Command == "test" && strings.HasPrefix(f.Rule, runner.RuleExpectPrefix) {
+		if rep.Command == "test" && underCheck(rep, f) {
 			continue // shown under their check
 		}
 		shown = append(shown, f)
+		shownCounts[f.Severity]++
 	}
 	if len(shown) > 0 {
 		sort.SliceStable(shown, func(i, j int) bool { return shown[i].Severity.Rank() > shown[j].Severity.Rank() })
-		fmt.Fprintf(w, "\nFindings (%d error, %d warning, %d notice):\n", counts[report.SeverityError], counts[report.SeverityWarning], counts[report.SeverityNotice])
+		// The header counts what it lists; the failed expectations are
+		// counted where they are listed, under their checks.
+		title, note := "Findings", ""
+		if n := len(rep.Findings) - len(shown); n > 0 {
+			title, note = "Other findings", fmt.Sprintf("; the %d failed expectation(s) are listed under their checks above", n)
+		}
+		fmt.Fprintf(w, "\n%s (%d error, %d warning, %d notice%s):\n", title,
+			shownCounts[report.SeverityError], shownCounts[report.SeverityWarning], shownCounts[report.SeverityNotice], note)
 		for _, f := range shown {
 			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", f.Severity, loc(f.Location), clean(f.Rule, 60), clean(f.Message, 400))
 		}
@@ -510,24 +519,40 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		runCheck[r.ID] = r.Check
 	}
 	for _, f := range rep.Findings {
-		if name, ok := runCheck[f.Hook]; ok && strings.HasPrefix(f.Rule, runner.RuleExpectPrefix) {
-			byName[name].fails = append(byName[name].fails, f)
+		if underCheck(rep, f) {
+			byName[runCheck[f.Hook]].fails = append(byName[runCheck[f.Hook]].fails, f)
 		}
 	}
-	failed := 0
-	for _, c := range byName {
+	// A check whose run was refused or failed was never checked: it is
+	// not ok, whatever it did not get to break.
+	mark := func(c *check) string {
 		if len(c.fails) > 0 {
+			return "FAIL"
+		}
+		for _, r := range c.runs {
+			if r.Tier == string(sandbox.TierRefused) || r.Outcome == report.OutcomeError && !r.TimedOut {
+				return "ERR "
+			}
+		}
+		return "ok  "
+	}
+	failed, notRun := 0, 0
+	for _, c := range byName {
+		switch mark(c) {
+		case "FAIL":
 			failed++
+		case "ERR ":
+			notRun++
 		}
 	}
-	fmt.Fprintf(w, "vigiles test%s: %d check run(s), %d failed — %s\n\n", shard, len(order), failed, verdict)
+	fmt.Fprintf(w, "vigiles test%s: %d check run(s), %d failed", shard, len(order), failed)
+	if notRun > 0 {
+		fmt.Fprintf(w, ", %d could not run", notRun)
+	}
+	fmt.Fprintf(w, " — %s\n\n", verdict)
 	for _, name := range order {
 		c := byName[name]
-		mark := "ok  "
-		if len(c.fails) > 0 {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "%s %s\n", mark, clean(name, 200))
+		fmt.Fprintf(w, "%s %s\n", mark(c), clean(name, 200))
 		for _, r := range c.runs {
 			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), r.Event, toolText(r.Tool), loc(r.Location), orNone(r.Tier), r.Outcome)
 			if r.Reason != "" {
@@ -538,9 +563,46 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		for _, f := range c.fails {
 			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, 400))
 			if f.Evidence != "" && !allLinesIn(f.Evidence, f.Message) {
-				fmt.Fprintf(w, "         evidence: %s\n", clean(f.Evidence, 300))
+				writeEvidence(w, f.Evidence)
 			}
 		}
+	}
+}
+
+// underCheck says whether a finding of a test report is a failed
+// expectation of one of its runs, which the text report lists under the
+// run's check.
+func underCheck(rep *report.Report, f report.Finding) bool {
+	if !strings.HasPrefix(f.Rule, runner.RuleExpectPrefix) || f.Hook == "" {
+		return false
+	}
+	for _, r := range rep.Runs {
+		if r.ID == f.Hook {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds of the evidence shown under a failed expectation.
+const (
+	maxEvidenceLines    = 12
+	maxEvidenceLineRune = 300
+)
+
+// writeEvidence prints a finding's evidence one line per line, indented
+// under "evidence:", each line cleaned (the hook chose its text) and the
+// whole cut to maxEvidenceLines.
+func writeEvidence(w io.Writer, ev string) {
+	lines := strings.Split(strings.TrimRight(ev, "\n"), "\n")
+	label := "         evidence: "
+	for i, l := range lines {
+		if i == maxEvidenceLines {
+			fmt.Fprintf(w, "%*s… %d more line(s) in the JSON report\n", len(label), "", len(lines)-i)
+			break
+		}
+		fmt.Fprintf(w, "%s%s\n", label, clean(l, maxEvidenceLineRune))
+		label = strings.Repeat(" ", len(label))
 	}
 }
 

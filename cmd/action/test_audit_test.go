@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
@@ -249,5 +250,48 @@ func TestExampleThroughCLI(t *testing.T) {
 	}
 	if !hosts["telemetry.usage-stats.example.test"] || !hosts["updates.usage-stats.example.test"] {
 		t.Errorf("the phone-home hosts were not recorded (the forked update check included): %v", hosts)
+	}
+}
+
+// TestTestTextSaysWhatRan: a check whose run was refused or failed is not
+// "ok"; the findings header counts what it lists; evidence of several
+// lines is printed line by line, each line cleaned, not as a literal \n.
+func TestTestTextSaysWhatRan(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Command: "test", Verdict: report.VerdictError,
+		Runs: []report.HookRun{
+			{ID: "check:a>h", Check: "a", Plugin: "p", Event: "Stop", Tier: "refused", Outcome: report.OutcomeError, Refusal: "no bubblewrap", Reason: "no bubblewrap"},
+			{ID: "check:b>h", Check: "b", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeError, Reason: "the sandbox died"},
+			{ID: "check:c>h", Check: "c", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed},
+			{ID: "check:d>h", Check: "d", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed},
+		},
+		Findings: []report.Finding{
+			{Rule: "run/refused", Severity: report.SeverityError, Hook: "check:a>h", Message: "check:a>h was not run: no bubblewrap"},
+			{Rule: "run/failed", Severity: report.SeverityError, Hook: "check:b>h", Message: "check:b>h: the sandbox died"},
+			{Rule: "expect/no-network", Severity: report.SeverityError, Hook: "check:d>h", Location: report.Location{File: ".vigiles.yml", Line: 9, Column: 7},
+				Message: "want no network attempts", Evidence: "one.example.test via proxy CONNECT\n::error::two.example.test\x1b[2J via dns\n"},
+			{Rule: "discovery/not-executable", Severity: report.SeverityNotice, Message: "http hook listed"},
+		},
+	}
+	var b bytes.Buffer
+	writeTextReport(&b, rep)
+	out := b.String()
+	for _, want := range []string{
+		"vigiles test: 4 check run(s), 1 failed, 2 could not run — ERROR",
+		"ERR  a\n", "ERR  b\n", "ok   c\n", "FAIL d\n",
+		"         evidence: one.example.test via proxy CONNECT\n                   ::error::two.example.test\\u001b[2J via dns\n",
+		"Other findings (2 error, 0 warning, 1 notice; the 1 failed expectation(s) are listed under their checks above):",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `\n`) || strings.Contains(out, "ok   a") {
+		t.Errorf("a literal \\n, or a refused check shown as ok:\n%s", out)
+	}
+	// The evidence line that starts with "::" is made inert on stdout.
+	var stdout bytes.Buffer
+	finishReport("test", rep, nil, "text", "", &stdout)
+	if cmds := annotatetest.Commands(stdout.String()); len(cmds) != 0 {
+		t.Errorf("the text report issues workflow commands: %+v\n%s", cmds, stdout.String())
 	}
 }
