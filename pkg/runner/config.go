@@ -612,16 +612,23 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 	return pol
 }
 
+// check parses one check. Every mistake in it is reported, those under
+// expect too, however broken the rest is; a check with any mistake is
+// left out (nil).
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
+	errsBefore := len(p.errs)
 	var expectNode *yaml.Node
+	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
-		"name": func(k, v *yaml.Node) { c.Name, _ = p.str(v, "check name") },
+		"name": func(k, v *yaml.Node) { hasName = true; c.Name, nameOK = p.str(v, "check name") },
 		"hook": func(k, v *yaml.Node) {
+			hasHook = true
 			c.Hook, _ = p.str(v, "check hook (a plugin name or hook id)")
 			c.HookLoc = p.loc(v)
 		},
 		"command": func(k, v *yaml.Node) {
+			hasCommand = true
 			c.Command, _ = p.str(v, "check command")
 			c.HookLoc = p.loc(v)
 		},
@@ -646,40 +653,46 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
+	// What the messages call the check: its name, or where it starts.
+	what := fmt.Sprintf("check %q", c.Name)
 	if c.Name == "" {
+		what = fmt.Sprintf("the check at line %d", n.Line)
+	}
+	if !hasName || nameOK && c.Name == "" {
 		p.errAt(n, "a check needs a name")
-		return nil
 	}
 	switch {
-	case c.Hook == "" && c.Command == "":
-		p.errAt(n, "check %q: want hook (a plugin name or hook id) or command", c.Name)
-		return nil
-	case c.Hook != "" && c.Command != "":
-		p.errAt(n, "check %q: hook and command exclude each other; keep one", c.Name)
-		return nil
+	case !hasHook && !hasCommand:
+		p.errAt(n, "%s: want hook (a plugin name or hook id) or command", what)
+	case hasHook && hasCommand:
+		p.errAt(n, "%s: hook and command exclude each other; keep one", what)
 	}
 	if c.Event == "" {
 		c.Event = PreToolUse
 	}
 	if c.Tool != "" && !IsToolEvent(c.Event) {
 		if spec := knownEvents[c.Event]; spec.MatchField == "" {
-			p.errAt(n, "check %q: event %s has no tool or matcher value; remove tool", c.Name, c.Event)
+			p.errAt(n, "%s: event %s has no tool or matcher value; remove tool", what, c.Event)
 		}
 	}
 	if c.Input != nil && !IsToolEvent(c.Event) {
-		p.errAt(n, "check %q: input is the tool_input of a tool event; %s has none (use payload)", c.Name, c.Event)
+		p.errAt(n, "%s: input is the tool_input of a tool event; %s has none (use payload)", what, c.Event)
 	}
 	if expectNode == nil {
-		p.errAt(n, "check %q: want an expect mapping with at least one expectation", c.Name)
+		p.errAt(n, "%s: want an expect mapping with at least one expectation", what)
+	} else {
+		c.Expect = p.expect(expectNode, what)
+	}
+	if len(p.errs) > errsBefore {
 		return nil
 	}
-	c.Expect = p.expect(expectNode, c.Name)
 	return c
 }
 
-func (p *cfgParser) expect(n *yaml.Node, name string) []*Expectation {
+// expect parses the expect mapping of a check (what names the check).
+func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 	var out []*Expectation
-	what := fmt.Sprintf("expect of check %q", name)
+	what := "expect of " + check
 	handlers := map[string]func(k, v *yaml.Node){}
 	add := func(kind string, f func(e *Expectation, v *yaml.Node) bool) {
 		handlers[kind] = func(k, v *yaml.Node) {

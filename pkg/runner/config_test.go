@@ -132,6 +132,15 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"duplicate key", "defaults:\n  timeout: 1s\n  timeout: 2s\n", []string{"3:3 key \"timeout\" appears twice in defaults"}},
 		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"2:5 input is the tool_input of a tool event"}},
 		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
+		// A broken check still has its expect read: every mistake is reported.
+		{"broken check and its expect", "checks:\n  - name: a\n    hook: [bash-guard]\n    expect: {exit-code: 300, blocked: \"yes\", max-duration: 0}\n",
+			[]string{"3:11 check hook (a plugin name or hook id): want a string, found a list", "4:25 exit-code: want a whole number from 0 to 255",
+				"4:39 blocked: want true or false", "4:60 max-duration: want a duration above 0"}},
+		{"nameless check and its expect", "checks:\n  - hook: h\n    expect:\n      blockd: true\n",
+			[]string{"2:5 a check needs a name", "4:7 unknown key \"blockd\" in expect of the check at line 2"}},
+		{"empty name", "checks:\n  - name: \"\"\n    hook: h\n    expect: {blocked: true}\n", []string{"2:5 a check needs a name"}},
+		{"no hook and a bad expect", "checks:\n  - name: a\n    expect: {exit-code: x}\n",
+			[]string{"2:5 check \"a\": want hook (a plugin name or hook id) or command", "3:25 exit-code: want a whole number"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
