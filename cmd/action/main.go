@@ -63,15 +63,27 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	// Messages can quote names from the repository or the run: they must
 	// not act as workflow commands in a GitHub step log.
+	code := 125
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %v\n", ee.err)))
+		code, err = ee.code, ee.err
+	}
+	if err != nil {
+		printError(stderr, err)
+	}
+	return code
+}
+
+// printError prints err on stderr after "vigiles: ", inert; several
+// problems get a line each.
+func printError(stderr io.Writer, err error) {
+	if ps, ok := err.(problems); ok {
+		for _, p := range ps {
+			printError(stderr, p)
 		}
-		return ee.code
+		return
 	}
 	fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %v\n", err)))
-	return 125
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {

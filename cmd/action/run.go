@@ -64,7 +64,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
 		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
-		outputCap   = fs.Int("output-cap", sandbox.DefaultOutputCap, "capture at most this many bytes of stdout and of stderr")
+		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
 		rootSandbox = fs.Bool("root-sandbox", false, rootSandboxHelp)
 		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay, copy where overlay cannot be mounted)")
@@ -75,11 +75,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		connector   = fs.String("connector", "", "with --egress allow: slirp4netns or pasta (default slirp4netns, pasta where it is missing)")
 		lim         sandbox.Limits
 	)
-	fs.IntVar(&lim.Pids, "limit-pids", 0, "most processes at once (default 512)")
-	fs.Uint64Var(&lim.MemoryBytes, "limit-memory", 0, "address space per process in bytes (default 8 GiB)")
-	fs.Uint64Var(&lim.RunMemoryBytes, "limit-run-memory", 0, "memory of the whole run (all its processes and written files) in bytes, held by a memory cgroup where one can be made: root callers (default 4 GiB, at least 64 MiB)")
-	fs.Uint64Var(&lim.FileBytes, "limit-file-size", 0, "largest file in bytes (default 1 GiB)")
-	fs.Uint64Var(&lim.ScratchBytes, "limit-scratch", 0, "all writes together (work tree, HOME, TMPDIR) in bytes (default 2 GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
+	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
+	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(maxOutputCap)+")")
+	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
+	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB)")
+	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+formatSize(sandbox.MinRunMemory)+")")
+	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
+	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
 	if done, err := parseFlags(fs, runHelp, args, stdout, stderr); done {
@@ -88,6 +90,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	command := fs.Args()
 	if len(command) == 0 {
 		return usageError(fs, runHelp, stderr, errors.New("run: no command given (put it after --)"))
+	}
+	if err := checkRunFlags(fs, *timeout, *linger, outputCap, lim, *egressMode, *allow, *allowIP, *connector, *dnsUpstream, *workdir); err != nil {
+		return exitWith(2, err)
 	}
 	m, err := sandbox.ParseMode(*mode)
 	if err != nil {
@@ -106,7 +111,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	spec := sandbox.Spec{
 		Command: command, Dir: *workdir, Env: env, Timeout: *timeout, Linger: *linger,
-		OutputCap: *outputCap, Trusted: *trusted, Mode: m, StrictFS: *strictFS, RootSandbox: *rootSandbox,
+		OutputCap: int(outputCap), Trusted: *trusted, Mode: m, StrictFS: *strictFS, RootSandbox: *rootSandbox,
 		WritesMethod: *writes, Limits: lim, Egress: policy,
 	}
 	switch *stdinFile {
@@ -155,6 +160,84 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		return exitWith(125, runErr)
 	}
 	return exitWith(res.ExitCode, nil)
+}
+
+// maxOutputCap is the largest --output-cap, the policy's bound on
+// defaults.output-cap: the captured output is held in memory and in the
+// JSON result.
+const maxOutputCap = 64 << 20
+
+// Bounds the policy file puts on the limits it shares with run's flags
+// (pkg/runner/config.go).
+const (
+	maxPids       = 1 << 20
+	maxCPUSeconds = 86400
+	minOpenFiles  = 16
+	maxOpenFiles  = 1 << 20
+)
+
+// checkRunFlags refuses values that mean nothing, or something else than
+// they say: a value the engine would take as "the default", a limit below
+// what the sandbox itself needs, network options of another mode. Every
+// problem is reported, one per line.
+func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap uint64, lim sandbox.Limits,
+	mode string, allow, allowIP []string, connector, dnsUpstream, workdir string) error {
+	var ps problems
+	bad := func(format string, a ...any) { ps = append(ps, fmt.Errorf("run: "+format, a...)) }
+	if timeout <= 0 {
+		bad("--timeout %s: want a duration above 0, such as 30s or 2m (default %gs)", timeout, sandbox.DefaultTimeout.Seconds())
+	}
+	if linger < 0 {
+		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0", linger)
+	}
+	if outputCap == 0 || outputCap > maxOutputCap {
+		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(maxOutputCap))
+	}
+	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > maxPids) {
+		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, maxPids)
+	}
+	if fs.Changed("limit-run-memory") && lim.RunMemoryBytes < sandbox.MinRunMemory {
+		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", formatSize(lim.RunMemoryBytes), formatSize(sandbox.MinRunMemory))
+	}
+	for _, l := range []struct {
+		name string
+		v    uint64
+	}{{"limit-memory", lim.MemoryBytes}, {"limit-file-size", lim.FileBytes}, {"limit-scratch", lim.ScratchBytes}} {
+		if fs.Changed(l.name) && l.v == 0 {
+			bad("--%s 0: want a size above 0 (leave the flag out for the default)", l.name)
+		}
+	}
+	if fs.Changed("limit-cpu") && (lim.CPUSeconds == 0 || lim.CPUSeconds > maxCPUSeconds) {
+		bad("--limit-cpu %d: want a whole number of seconds from 1 to %d", lim.CPUSeconds, maxCPUSeconds)
+	}
+	if fs.Changed("limit-open-files") && (lim.OpenFiles < minOpenFiles || lim.OpenFiles > maxOpenFiles) {
+		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, minOpenFiles, maxOpenFiles)
+	}
+	if mode == evidence.EgressAllow && len(allow) == 0 && len(allowIP) == 0 {
+		// The policy file's parser says the same of mode allow without hosts.
+		bad("--egress allow needs at least one host in --allow (or a range in --allow-ip)")
+	}
+	if mode != evidence.EgressAllow {
+		if connector != "" {
+			bad("--connector %s: only with --egress allow (egress is %s)", connector, orDefault(mode, evidence.EgressDeny))
+		}
+		if dnsUpstream != "" {
+			bad("--dns-upstream %s: only with --egress allow (egress is %s)", dnsUpstream, orDefault(mode, evidence.EgressDeny))
+		}
+	}
+	if workdir != "" {
+		if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
+			bad("--workdir %s: not a directory", workdir)
+		}
+	}
+	return ps.orNil()
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // buildEnv turns --env and --env-secret into NAME=VALUE pairs.

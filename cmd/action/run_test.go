@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,5 +37,61 @@ func TestRunReportEscapesUntrustedText(t *testing.T) {
 		if lines != 1 {
 			t.Errorf("a forged verdict line: %q", out)
 		}
+	}
+}
+
+// TestRunUsage: values that mean nothing, or that the engine would
+// silently replace, are usage errors (status 2) that name the flag, all of
+// them at once; sizes are written as in .vigiles.yml.
+func TestRunUsage(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--timeout", "-1s"}, []string{"--timeout -1s: want a duration above 0"}},
+		{[]string{"--timeout", "0"}, []string{"--timeout 0s: want a duration above 0"}},
+		{[]string{"--linger", "-5s"}, []string{"--linger -5s"}},
+		{[]string{"--output-cap", "0"}, []string{"--output-cap 0: want a size above 0"}},
+		{[]string{"--output-cap", "-1"}, []string{`invalid argument "-1" for "--output-cap"`}},
+		{[]string{"--output-cap", "65MiB"}, []string{"at most 64MiB"}},
+		{[]string{"--egress", "allow"}, []string{"--egress allow needs at least one host in --allow"}},
+		{[]string{"--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is deny)"}},
+		{[]string{"--egress", "record", "--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is record)"}},
+		{[]string{"--dns-upstream", "192.0.2.53"}, []string{"--dns-upstream 192.0.2.53: only with --egress allow"}},
+		{[]string{"--limit-pids", "-1"}, []string{"--limit-pids -1: want a whole number from 32"}},
+		{[]string{"--limit-pids", "31"}, []string{"--limit-pids 31"}},
+		{[]string{"--limit-run-memory", "1000"}, []string{"--limit-run-memory 1000: want at least 64MiB"}},
+		{[]string{"--limit-run-memory", "63MiB"}, []string{"--limit-run-memory 63MiB"}},
+		{[]string{"--limit-memory", "0"}, []string{"--limit-memory 0: want a size above 0"}},
+		{[]string{"--limit-memory", "2X"}, []string{"want a size such as 1048576, 64KiB, 512MiB or 2GiB"}},
+		{[]string{"--limit-cpu", "0"}, []string{"--limit-cpu 0"}},
+		{[]string{"--limit-open-files", "3"}, []string{"--limit-open-files 3"}},
+		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{"--workdir /nonexistent/vigiles: not a directory"}},
+		{[]string{"--egress", "allow", "--allow", "http://x.test"}, []string{"not a URL"}},
+		{[]string{"--timeout", "0", "--linger", "-1s", "--limit-pids", "1"}, []string{"--timeout 0s", "\nvigiles: run: --linger -1s", "\nvigiles: run: --limit-pids 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := append([]string{"run", "--sandbox", "off", "--json"}, tc.args...)
+			if !slices.Contains(tc.args, "--workdir") {
+				args = append(args, "--workdir", dir)
+			}
+			code, out, errs := runCLI(t, append(args, "--", "true")...)
+			if code != 2 || out != "" {
+				t.Errorf("exit %d (want 2), stdout %q, stderr %q", code, out, errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+	// The policy's size syntax is accepted.
+	code, _, errs := runCLI(t, "run", "--sandbox", "off", "--json", "--workdir", dir, "--limit-memory", "2GiB",
+		"--limit-run-memory", "64MiB", "--limit-pids", "32", "--output-cap", "64KiB", "--", "true")
+	if code != 0 {
+		t.Errorf("sizes as the policy writes them: exit %d: %s", code, errs)
 	}
 }

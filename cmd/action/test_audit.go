@@ -145,6 +145,11 @@ func (c *commonFlags) validate(name string) error {
 	if c.egress == "" && len(c.allow) > 0 {
 		return fmt.Errorf("%s: --allow needs --egress allow", name)
 	}
+	if c.egress == evidence.EgressAllow && len(c.allow) == 0 {
+		// The policy file's parser says the same of mode allow without
+		// hosts; the flag replaces the policy's egress, hosts included.
+		return fmt.Errorf("%s: --egress allow needs at least one host in --allow", name)
+	}
 	if c.egress != "" {
 		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
 		if err := validateEgress(&p); err != nil {

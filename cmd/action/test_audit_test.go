@@ -74,6 +74,8 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"merge"}, 2, "no reports given"},
 		{[]string{"test", "--egress", "sometimes"}, 2, "want deny, record or allow"},
 		{[]string{"audit", "--allow", "x.example.test"}, 2, "--allow needs --egress allow"},
+		{[]string{"test", "--egress", "allow"}, 2, "--egress allow needs at least one host in --allow"},
+		{[]string{"audit", "--egress", "allow"}, 2, "--egress allow needs at least one host in --allow"},
 		{[]string{"merge", "/nonexistent/report.json"}, 2, "reading report"},
 		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 125, "work tree"},
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -36,4 +37,26 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 func usageError(fs *pflag.FlagSet, help string, stderr io.Writer, err error) error {
 	writeHelp(stderr, help, fs)
 	return exitWith(2, err)
+}
+
+// problems are several independent mistakes, each reported on its own
+// line (and, in the action, as its own annotation).
+type problems []error
+
+func (ps problems) Error() string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+func (ps problems) Unwrap() []error { return ps }
+
+// orNil is ps as an error: nil when there are none.
+func (ps problems) orNil() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps
 }
