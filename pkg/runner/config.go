@@ -1,10 +1,7 @@
 package runner
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"sort"
@@ -190,38 +187,34 @@ func (p *cfgParser) loc(n *yaml.Node) report.Location {
 	return report.Location{File: p.file, Line: n.Line, Column: n.Column}
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
 // ParseConfig parses .vigiles.yml. file is the name used in locations
 // (repository-relative). A nil error means the file is valid; otherwise
 // the error is ConfigErrors, every problem with its place.
 func ParseConfig(file string, data []byte) (*Config, error) {
 	p := &cfgParser{file: file}
 	cfg := &Config{File: file, Payloads: map[string]map[string]any{}}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, errIOEOF) {
-			return cfg, nil // an empty file is an empty policy
-		}
-		e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
-		// yaml.v3 reports syntax errors only as text; the line is in it.
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Column = 1
-		}
-		return nil, ConfigErrors{e}
+	doc, second, err := decodeYAML(data)
+	if err != nil {
+		return nil, ConfigErrors{yamlSyntaxError(file, data, err)}
 	}
-	if len(doc.Content) == 0 {
-		return cfg, nil
+	if second != nil {
+		at := second
+		if at.Line == 0 && len(at.Content) > 0 {
+			at = at.Content[0]
+		}
+		p.errAt(at, "a second YAML document starts here: vigiles reads one; keep the whole policy in one document (remove the ---)")
+	}
+	if doc == nil || len(doc.Content) == 0 {
+		return p.result(cfg) // an empty file is an empty policy
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-			return cfg, nil
+			return p.result(cfg)
 		}
 		p.errAt(root, "want a mapping with defaults, plugins, payloads and checks")
-		return nil, p.errs
+		_, err := p.result(cfg)
+		return nil, err
 	}
 	p.mapping(root, "the top level", map[string]func(k, v *yaml.Node){
 		"version": func(k, v *yaml.Node) {
@@ -272,10 +265,22 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 			}
 		},
 	})
-	if len(p.errs) > 0 {
-		return cfg, p.errs
+	return p.result(cfg)
+}
+
+// result returns cfg with the errors found, in the order of the file.
+func (p *cfgParser) result(cfg *Config) (*Config, error) {
+	if len(p.errs) == 0 {
+		return cfg, nil
 	}
-	return cfg, nil
+	sort.SliceStable(p.errs, func(i, j int) bool {
+		a, b := p.errs[i], p.errs[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return cfg, p.errs
 }
 
 // mapping walks a mapping node, calling the handler of each known key and
@@ -818,5 +823,3 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Loc.Line < out[j].Loc.Line })
 	return out
 }
-
-var errIOEOF = io.EOF

@@ -101,8 +101,19 @@ func TestConfigErrorLocations(t *testing.T) {
 		name, yaml string
 		want       []string // "line:col fragment"
 	}{
-		{"syntax", "defaults:\n  sandbox: [\n", []string{"2:1 not valid YAML"}},
+		// Syntax errors point at the line where the text stops being YAML
+		// (yaml.v3's own "line N" is often its context's, zero-based).
+		{"syntax", "defaults:\n  sandbox: [\n", []string{"2:3 not valid YAML"}},
 		{"tab indentation", "checks:\n\t- name: x\n", []string{"2:1 not valid YAML"}},
+		{"misindented key", "checks:\n  - name: a\n    hook: h\n    tool: Bash\n   expect:\n      blocked: true\n", []string{"5:4 not valid YAML: did not find expected"}},
+		{"unclosed bracket", "checks:\n  - name: a\n    hook: h\n    input: [a, b\n    expect: {blocked: true}\n", []string{"4:5 not valid YAML: did not find expected ',' or ']'"}},
+		{"mapping value in a scalar", "version: 1\ndefaults: x\n  timeout: 1s\n", []string{"3:3 not valid YAML: mapping values are not allowed"}},
+		{"control character", "version: 1\ndefaults:\n  sandbox: \"x\x01\"\n", []string{"3:3 not valid YAML: control characters"}},
+		{"unknown anchor", "version: 1\ndefaults: *nope\n", []string{"2:1 not valid YAML: unknown anchor"}},
+		{"second document", "checks: []\n---\nversion: 1\n", []string{"2:1 a second YAML document starts here"}},
+		{"empty second document", "version: 1\n---\n", []string{"2:1 a second YAML document starts here"}},
+		{"second document after an error", "defaults: {sandbox: maybe}\n---\nchecks: []\n", []string{"1:21 want auto, strict or off", "2:1 a second YAML document"}},
+		{"syntax error in a second document", "version: 1\n---\nchecks: [\n", []string{"3:1 not valid YAML"}},
 		{"top level list", "- a\n", []string{"1:1 want a mapping with defaults"}},
 		{"unknown top key", "defualts: {}\n", []string{"1:1 unknown key \"defualts\" in the top level: want one of checks, defaults, payloads, plugins, version"}},
 		{"bad sandbox", "defaults:\n  sandbox: sometimes\n", []string{"2:12 want auto, strict or off"}},

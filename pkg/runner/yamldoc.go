@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decodeYAML decodes the first YAML document of data into a node tree
+// (nil for an empty stream) and returns the start of a second document
+// when there is one. err is yaml.v3's syntax error, from either.
+func decodeYAML(data []byte) (doc, second *yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var d yaml.Node
+	if err := dec.Decode(&d); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	var d2 yaml.Node
+	if err := dec.Decode(&d2); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &d, nil, nil
+		}
+		return &d, nil, err
+	}
+	return &d, &d2, nil
+}
+
+// yamlWhereRE is the place yaml.v3 puts at the front of a syntax error.
+var yamlWhereRE = regexp.MustCompile(`^line \d+: `)
+
+// yamlSyntaxError turns yaml.v3's syntax error into a ConfigError at the
+// line where the text stops being valid YAML.
+//
+// yaml.v3 gives the place only in its text, and for most parser errors
+// ("did not find expected key", "did not find expected ',' or ']'") the
+// "line N" there is the zero-based line of the enclosing construct's
+// start, not where the mistake is: a misindented key on line 5 inside a
+// list that starts on line 2 says "line 1". So the line is found by
+// decoding prefixes of the file: it is the first line whose addition
+// makes the prefix fail with the very error of the whole file (a binary
+// search over the lines: the empty prefix decodes, the whole file fails,
+// so there is always such a line, found in about log2(lines) decodes).
+// The column is the line's first character that is not a space.
+func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
+	msg := err.Error()
+	text := yamlWhereRE.ReplaceAllString(strings.TrimPrefix(msg, "yaml: "), "")
+	e := &ConfigError{File: file, Msg: "not valid YAML: " + text}
+	// ends[k] is the end of line k+1 (after its newline).
+	var ends []int
+	for i := 0; i < len(data); i++ {
+		if data[i] == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	fails := func(k int) bool {
+		if k == len(ends) {
+			return true
+		}
+		_, _, perr := decodeYAML(data[:ends[k-1]])
+		return perr != nil && perr.Error() == msg
+	}
+	lo, hi := 0, len(ends) // fails(lo) is false (nothing decodes to nothing), fails(hi) true
+	if hi == 0 {
+		return e
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	start := 0
+	if hi > 1 {
+		start = ends[hi-2]
+	}
+	line := data[start:ends[hi-1]]
+	indent := len(line) - len(bytes.TrimLeft(line, " "))
+	e.Line, e.Column = hi, utf8.RuneCount(line[:indent])+1
+	return e
+}
