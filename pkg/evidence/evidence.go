@@ -1,5 +1,7 @@
 package evidence
 
+import "strings"
+
 // Op is what happened to a path during a run.
 type Op string
 
@@ -14,8 +16,8 @@ const (
 )
 
 // Write is one path a run created, modified or deleted. Path is relative to
-// the work tree, or starts with "~/" (the run's throwaway HOME) or
-// "$TMPDIR/" (its throwaway TMPDIR).
+// the work tree (TreePath), or starts with "~/" (the run's throwaway HOME),
+// "$TMPDIR/" (its throwaway TMPDIR) or "/dev/shm/".
 type Write struct {
 	Path string `json:"path"`
 	Op   Op     `json:"op"`
@@ -76,4 +78,18 @@ type EgressPolicy struct {
 	DNSUpstream string `json:"dnsUpstream,omitempty"`
 	// Connector is "slirp4netns", "pasta" or "" (choose).
 	Connector string `json:"connector,omitempty"`
+}
+
+// TreePath is how a path relative to the work tree is recorded: as it is,
+// unless its first component is "~" or "$TMPDIR", which would read as the
+// run's HOME or TMPDIR (a command could name a directory of the tree so,
+// to have its writes there taken for throwaway ones); such a path gets
+// "./" in front. A relative path never starts with "/" or "./" otherwise,
+// so every recorded path says unambiguously where it is.
+func TreePath(rel string) string {
+	first, _, _ := strings.Cut(rel, "/")
+	if first == "~" || first == "$TMPDIR" {
+		return "./" + rel
+	}
+	return rel
 }

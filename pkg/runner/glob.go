@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // globCache memoises compiled globs; patterns come from configuration and
@@ -95,7 +97,13 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	if s == "" {
 		return PathPattern{}, fmt.Errorf("empty pattern")
 	}
-	g := strings.TrimPrefix(s, "./")
+	// "./" is dropped, but where it keeps a tree path that starts with a
+	// directory named "~" or "$TMPDIR" from reading as HOME or TMPDIR:
+	// the record writes such paths with it (evidence.TreePath).
+	g := s
+	if rest, ok := strings.CutPrefix(s, "./"); ok && evidence.TreePath(rest) == rest {
+		g = rest
+	}
 	if !strings.Contains(g, "/") {
 		g = "**/" + g
 	}

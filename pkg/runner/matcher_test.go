@@ -144,6 +144,16 @@ func TestGlobAndHosts(t *testing.T) {
 		{"src/[ab].go", "src/a.go", true},
 		{"src/[!ab].go", "src/a.go", false},
 		{"?.txt", "x.txt", true},
+		// The tree's own directories named "~" and "$TMPDIR" are
+		// recorded with "./" in front (evidence.TreePath): HOME's and
+		// TMPDIR's patterns do not take them, "./~/**" does.
+		{"~/**", "./~/.config/evil", false},
+		{"$TMPDIR/**", "./$TMPDIR/payload.sh", false},
+		{"./~/**", "./~/.config/evil", true},
+		{"./~/**", "~/.config/evil", false},
+		{"./$TMPDIR/*", "./$TMPDIR/payload.sh", true},
+		{"./src/*.go", "src/a.go", true},
+		{"**", "./~/x", true},
 	}
 	for _, tc := range paths {
 		p, err := ParsePathPattern(tc.pat)

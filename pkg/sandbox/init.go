@@ -329,6 +329,9 @@ func runInit(cfg initConfig, done func()) initResult {
 	} else {
 		writes, werr = snap.diff(scratchDir + "/copy")
 	}
+	for i := range writes {
+		writes[i].Path = evidence.TreePath(writes[i].Path)
+	}
 	if werr == nil {
 		var hw, tw []evidence.Write
 		var sw []evidence.Write

@@ -215,6 +215,10 @@ func TestWritesExact(t *testing.T) {
 			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
 			{"home", nil, "mkdir -p ~/.cache && echo 1 > ~/.cache/x", []evidence.Write{{Path: "~/.cache/x", Op: "create", Kind: "file"}}},
 			{"tmpdir", nil, "echo 1 > $TMPDIR/t; echo 2 > /tmp/u", []evidence.Write{{Path: "$TMPDIR/t", Op: "create", Kind: "file"}, {Path: "$TMPDIR/u", Op: "create", Kind: "file"}}},
+			// A tree's own directories named "~" and "$TMPDIR" must not
+			// pass for HOME and TMPDIR, which nothing keeps.
+			{"tree dirs named like HOME and TMPDIR", nil, `mkdir "~" '$TMPDIR'; echo > "~/x"; echo > '$TMPDIR/y'; echo > ~/h`,
+				[]evidence.Write{{Path: "./$TMPDIR/y", Op: "create", Kind: "file"}, {Path: "./~/x", Op: "create", Kind: "file"}, {Path: "~/h", Op: "create", Kind: "file"}}},
 			{"whiteout-shaped device in HOME", nil, "mknod ~/ghost c 0 0", []evidence.Write{{Path: "~/ghost", Op: "create", Kind: "other"}}},
 		} {
 			t.Run(method+"/"+tt.name, func(t *testing.T) {
