@@ -317,6 +317,14 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		ws = "."
 	}
 	dir := filepath.Join(ws, in.WorkDir)
+	if in.WorkDir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fail(stdout, 2, fmt.Errorf("input working-directory: %s is not a directory in the workspace", in.WorkDir))
+		}
+	}
+	if err := checkAuditPaths(dir, in.Paths); err != nil {
+		return fail(stdout, 2, fmt.Errorf("input paths: %w", err))
+	}
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,

@@ -581,3 +581,28 @@ func TestProgressAndErrorsStayOneLine(t *testing.T) {
 		t.Errorf("fail annotated %+v from %q", cmds, out.String())
 	}
 }
+
+// TestActionUsageMistakesExit2: inputs that name nothing the action can
+// use are a bad input (status 2), not vigiles failing (125).
+func TestActionUsageMistakesExit2(t *testing.T) {
+	for _, tc := range []struct {
+		inputs map[string]string
+		want   string
+	}{
+		{map[string]string{"working-directory": "nonexist"}, "input working-directory: nonexist is not a directory in the workspace"},
+		{map[string]string{"command": "audit", "paths": "/etc"}, "input paths: audit path /etc is outside the work tree"},
+		{map[string]string{"command": "audit", "paths": "plugins,../.."}, "input paths: audit path ../.. is outside the work tree"},
+	} {
+		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
+			s := newStep(t, tc.inputs)
+			s.run(t)
+			if s.exitCode != 2 || !strings.Contains(s.stderr.String(), tc.want) {
+				t.Errorf("exit %d (want 2), stderr does not say %q:\n%s", s.exitCode, tc.want, s.stderr.String())
+			}
+			cmds := annotatetest.Commands(s.stdout.String())
+			if len(cmds) != 1 || cmds[0].Name != "error" || !strings.Contains(cmds[0].Data, tc.want) {
+				t.Errorf("annotations %+v, want one ::error:: saying %q", cmds, tc.want)
+			}
+		})
+	}
+}

@@ -77,7 +77,11 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "--egress", "allow"}, 2, "--egress allow needs at least one host in --allow"},
 		{[]string{"audit", "--egress", "allow"}, 2, "--egress allow needs at least one host in --allow"},
 		{[]string{"merge", "/nonexistent/report.json"}, 2, "reading report"},
-		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 125, "work tree"},
+		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 2, "--dir /nonexistent/dir/for/vigiles: not a directory"},
+		{[]string{"audit", "--dir", "/nonexistent/dir/for/vigiles"}, 2, "--dir /nonexistent/dir/for/vigiles: not a directory"},
+		{[]string{"audit", "--dir", ".", "/etc"}, 2, "audit path /etc is outside the work tree"},
+		{[]string{"audit", "--dir", ".", "../.."}, 2, "audit path ../.. is outside the work tree"},
+		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, "not a directory"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -96,7 +100,7 @@ func TestTestAuditUsage(t *testing.T) {
 }
 
 func TestSARIFFormatNeedsRenderer(t *testing.T) {
-	dir := writeFiles(t, map[string]string{".vigiles.yml": "checks: []\n"})
+	dir := writeFiles(t, map[string]string{".vigiles.yml": "checks:\n  - name: quiet\n    command: \"true\"\n    event: Stop\n    trusted: true\n    expect: {exit-code: 0}\n"})
 	withExecutor(t, runnertest.Direct{})
 	old := renderSARIF
 	defer func() { renderSARIF = old }()
