@@ -173,9 +173,21 @@ type JSONWant struct {
 type cfgParser struct {
 	file string
 	errs ConfigErrors
+	// aliased holds the aliases and merge keys reported already (see
+	// noAliases); an error about one of them again is only counted in
+	// hidden, so that a check around it is still left out.
+	aliased map[*yaml.Node]bool
+	hidden  int
 }
 
+// errCount counts the errors so far, those not repeated included.
+func (p *cfgParser) errCount() int { return len(p.errs) + p.hidden }
+
 func (p *cfgParser) errAt(n *yaml.Node, format string, args ...any) {
+	if p.aliased[n] {
+		p.hidden++
+		return
+	}
 	e := &ConfigError{File: p.file, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
@@ -208,6 +220,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 		return p.result(cfg) // an empty file is an empty policy
 	}
 	root := doc.Content[0]
+	p.noAliases(root)
 	if root.Kind != yaml.MappingNode {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			return p.result(cfg)
@@ -293,6 +306,10 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if p.aliased[k] {
+			p.hidden++ // a merge key or an alias as key: reported by noAliases
+			continue
+		}
 		h, ok := handlers[k.Value]
 		if !ok {
 			keys := make([]string, 0, len(handlers))
@@ -310,6 +327,59 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 		seen[k.Value] = true
 		h(k, v)
 	}
+}
+
+// noAliases reports every anchor, alias and merge key (<<) under n, once
+// each. vigiles resolves none of them: one rule everywhere (before, an
+// alias was expanded inside payloads and refused elsewhere) and no
+// document that grows by aliasing (a "billion laughs" file is refused
+// before anything is expanded). It never follows an alias.
+func (p *cfgParser) noAliases(n *yaml.Node) {
+	const fix = "anchors and aliases are not supported: write the value out"
+	if p.aliased == nil {
+		p.aliased = map[*yaml.Node]bool{}
+	}
+	if n.Kind == yaml.AliasNode {
+		p.errAt(n, "%s (in place of *%s)", fix, n.Value)
+		p.aliased[n] = true
+		return
+	}
+	if n.Anchor != "" {
+		p.errAt(n, "%s (and remove the anchor &%s)", fix, n.Anchor)
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.ShortTag() == mergeTag {
+				p.errAt(k, "merge keys (<<) are not supported: write the keys out")
+				p.aliased[k] = true
+				if v.Kind == yaml.AliasNode {
+					continue // the << says it already
+				}
+			}
+			p.noAliases(k)
+			p.noAliases(v)
+		}
+		return
+	}
+	for _, c := range n.Content {
+		p.noAliases(c)
+	}
+}
+
+const mergeTag = "!!merge"
+
+// hasAlias says whether an alias or a merge key is anywhere under n.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && c.Kind == yaml.ScalarNode && c.ShortTag() == mergeTag || hasAlias(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func nodeKind(n *yaml.Node) string {
@@ -448,6 +518,10 @@ func (p *cfgParser) object(n *yaml.Node, what string) (map[string]any, bool) {
 
 // value decodes any node into JSON-compatible values (numbers as float64).
 func (p *cfgParser) value(n *yaml.Node, what string) (any, bool) {
+	if hasAlias(n) {
+		p.hidden++ // reported by noAliases
+		return nil, false
+	}
 	var v any
 	if err := n.Decode(&v); err != nil {
 		p.errAt(n, "%s: %v", what, err)
@@ -622,7 +696,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 // left out (nil).
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
-	errsBefore := len(p.errs)
+	errsBefore := p.errCount()
 	var expectNode *yaml.Node
 	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
@@ -663,10 +737,17 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 	if c.Name == "" {
 		what = fmt.Sprintf("the check at line %d", n.Line)
 	}
-	if !hasName || nameOK && c.Name == "" {
+	// Keys behind a merge key (<<, reported already) are not read; do not
+	// also say they are missing.
+	merged := false
+	for i := 0; i < len(n.Content); i += 2 {
+		merged = merged || p.aliased[n.Content[i]]
+	}
+	if !merged && (!hasName || nameOK && c.Name == "") {
 		p.errAt(n, "a check needs a name")
 	}
 	switch {
+	case merged:
 	case !hasHook && !hasCommand:
 		p.errAt(n, "%s: want hook (a plugin name or hook id) or command", what)
 	case hasHook && hasCommand:
@@ -684,11 +765,13 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		p.errAt(n, "%s: input is the tool_input of a tool event; %s has none (use payload)", what, c.Event)
 	}
 	if expectNode == nil {
-		p.errAt(n, "%s: want an expect mapping with at least one expectation", what)
+		if !merged {
+			p.errAt(n, "%s: want an expect mapping with at least one expectation", what)
+		}
 	} else {
 		c.Expect = p.expect(expectNode, what)
 	}
-	if len(p.errs) > errsBefore {
+	if p.errCount() > errsBefore {
 		return nil
 	}
 	return c

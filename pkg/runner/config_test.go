@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,21 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"second document", "checks: []\n---\nversion: 1\n", []string{"2:1 a second YAML document starts here"}},
 		{"empty second document", "version: 1\n---\n", []string{"2:1 a second YAML document starts here"}},
 		{"second document after an error", "defaults: {sandbox: maybe}\n---\nchecks: []\n", []string{"1:21 want auto, strict or off", "2:1 a second YAML document"}},
+		// Anchors, aliases and merge keys are refused everywhere, once each.
+		{"alias as expect", "checks:\n  - name: a\n    hook: h\n    expect: &e {blocked: true}\n  - name: b\n    hook: h\n    expect: *e\n",
+			[]string{"4:13 anchors and aliases are not supported: write the value out (and remove the anchor &e)", "7:13 anchors and aliases are not supported: write the value out (in place of *e)"}},
+		{"merge key", "defaults: &d {timeout: 5s}\nchecks:\n  - name: a\n    <<: {hook: h}\n    expect: {blocked: true}\n",
+			[]string{"1:11 anchors and aliases are not supported", "4:5 merge keys (<<) are not supported: write the keys out"}},
+		{"merge key of an alias", "defaults: &c {timeout: 5s}\nchecks:\n  - <<: *c\n    name: a\n    hook: h\n    expect: {blocked: true}\n",
+			[]string{"1:11 anchors and aliases are not supported", "3:5 merge keys (<<) are not supported: write the keys out"}},
+		{"anchor under an unknown key", "x: &c {hook: h}\n",
+			[]string{"1:1 unknown key \"x\"", "1:4 anchors and aliases are not supported"}},
+		{"alias in a payload", "payloads:\n  Bash: {command: &c ls}\n  Read: {file_path: *c}\n",
+			[]string{"2:19 anchors and aliases are not supported", "3:21 anchors and aliases are not supported: write the value out (in place of *c)"}},
+		{"alias in json", "checks:\n  - name: a\n    hook: h\n    input: &i {command: ls}\n    expect:\n      json: {a: *i}\n",
+			[]string{"4:12 anchors and aliases are not supported", "6:17 anchors and aliases are not supported"}},
+		{"alias as a key", "checks:\n  - &n name: a\n    *n : b\n    hook: h\n    expect: {blocked: true}\n",
+			[]string{"2:5 anchors and aliases are not supported", "3:5 anchors and aliases are not supported"}},
 		{"syntax error in a second document", "version: 1\n---\nchecks: [\n", []string{"3:1 not valid YAML"}},
 		{"top level list", "- a\n", []string{"1:1 want a mapping with defaults"}},
 		{"unknown top key", "defualts: {}\n", []string{"1:1 unknown key \"defualts\" in the top level: want one of checks, defaults, payloads, plugins, version"}},
@@ -210,5 +226,45 @@ func TestReadmePolicyReference(t *testing.T) {
 	}
 	if len(cfg.Checks) != 1 || len(cfg.Checks[0].Expect) != 10 {
 		t.Errorf("reference: %d checks, %d expectations", len(cfg.Checks), len(cfg.Checks[0].Expect))
+	}
+}
+
+// TestAliasBombIsRefusedUnexpanded: a document that grows by aliasing is
+// refused at its aliases before anything is expanded, in payloads too
+// (which used to be decoded with their aliases resolved).
+func TestAliasBombIsRefusedUnexpanded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("payloads:\n  Bash:\n    l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "    l%d: &l%d [", i, i)
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*l%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n")
+	start := time.Now()
+	cfg, err := ParseConfig(".vigiles.yml", []byte(b.String()))
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("ParseConfig took %v", d)
+	}
+	var ces ConfigErrors
+	if !errors.As(err, &ces) {
+		t.Fatalf("want ConfigErrors, got %v", err)
+	}
+	// Ten anchors and 81 aliases, each reported once, and nothing else.
+	if len(ces) != 91 {
+		t.Errorf("%d errors, want 91", len(ces))
+	}
+	for _, e := range ces {
+		if !strings.HasPrefix(e.Msg, "anchors and aliases are not supported: write the value out") {
+			t.Errorf("error %v", e)
+		}
+	}
+	if cfg == nil || cfg.Payloads["Bash"] != nil || len(cfg.Checks) != 1 {
+		t.Errorf("config %+v", cfg)
 	}
 }
