@@ -70,8 +70,18 @@ not be run confined is an error finding); 2 a bad input; 125 vigiles
 itself failed (its report, or reporting to GitHub).
 `
 
-// errBadInput marks an invalid action input.
+// errBadInput marks an invalid action input (errors.Is); badInput
+// errors carry it without saying so in their text.
 var errBadInput = errors.New("bad action input")
+
+// badInput is one invalid input, told as a sentence.
+type badInput string
+
+func (e badInput) Error() string        { return string(e) }
+func (e badInput) Is(target error) bool { return target == errBadInput }
+
+// badInputf makes a badInput.
+func badInputf(format string, a ...any) error { return badInput(fmt.Sprintf(format, a...)) }
 
 // actionDeps are what the action calls out to; tests replace them.
 type actionDeps struct {
@@ -134,7 +144,7 @@ func parseBool(name, v string, def bool) (bool, error) {
 	case "false", "False", "FALSE":
 		return false, nil
 	}
-	return false, fmt.Errorf("input %s: %q is not true or false: %w", name, v, errBadInput)
+	return false, badInputf("input %s: %q is not true or false", name, v)
 }
 
 // splitList splits a list input on newlines and commas.
@@ -148,13 +158,12 @@ func splitList(v string) []string {
 	return out
 }
 
-// readInputs validates every input and reports all problems at once.
+// readInputs validates every input and reports all problems at once, each
+// once (as problems).
 func readInputs(getenv func(string) string) (actionInputs, error) {
 	var in actionInputs
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf(format+": %w", append(a, errBadInput)...))
-	}
+	var errs problems
+	bad := func(format string, a ...any) { errs = append(errs, badInputf(format, a...)) }
 
 	switch in.Command = input(getenv, "command"); in.Command {
 	case "":
@@ -203,12 +212,13 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	mode := input(getenv, "egress")
 	allow := splitList(input(getenv, "allow"))
+	egressProblems := len(errs)
 	switch mode {
 	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
 		bad("input egress: %q is not deny, record or allow", mode)
 	}
-	if len(allow) > 0 {
+	if len(allow) > 0 && len(errs) == egressProblems { // a bad egress is said once
 		if mode == "" {
 			mode = evidence.EgressAllow
 		} else if mode != evidence.EgressAllow {
@@ -220,10 +230,12 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
 		}
 	}
-	if mode != "" {
+	// The engine's own check, once the inputs are each well formed: it
+	// would say again what was said above.
+	if mode != "" && len(errs) == egressProblems {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
 		if err := validateEgress(in.Egress); err != nil {
-			bad("input egress/allow: %v", err)
+			bad("input allow: %s", userMessage(err))
 		}
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
@@ -245,7 +257,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input update-baseline: needs the whole audit, not shard %s", in.Shard)
 		}
 	}
-	return in, errors.Join(errs...)
+	return in, errs.orNil()
 }
 
 // oneLineErr prints an error as one inert line: errors can carry file
@@ -255,16 +267,29 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 type oneLineErr struct{ err error }
 
 func (e oneLineErr) Error() string {
-	return annotate.InertLine(annotate.OneLine(e.err.Error()))
+	return annotate.InertLine(annotate.OneLine(userMessage(e.err)))
 }
 func (e oneLineErr) Unwrap() error { return e.err }
 
 // fail ends the step with code, annotating err through an escaped
-// ::error:: command so it shows in the run's UI.
+// ::error:: command so it shows in the run's UI: one for each of several
+// problems, each also on a line of its own on stderr.
 func fail(stdout io.Writer, code int, err error) error {
-	githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
-		WithFieldsMap(map[string]string{"title": "vigiles"}).Errorf("%s", annotate.OneLine(err.Error()))
-	return exitWith(code, oneLineErr{err})
+	list, ok := err.(problems)
+	if !ok {
+		list = problems{err}
+	}
+	gh := githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
+		WithFieldsMap(map[string]string{"title": "vigiles"})
+	var lines problems
+	for _, e := range list {
+		gh.Errorf("%s", annotate.OneLine(userMessage(e)))
+		lines = append(lines, oneLineErr{e})
+	}
+	if len(lines) == 1 {
+		return exitWith(code, lines[0])
+	}
+	return exitWith(code, lines)
 }
 
 // progressWriter prefixes every line of runner progress with "vigiles: "
@@ -347,7 +372,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
 			code = 2
 		}
-		return fail(stdout, code, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
+		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input"))
 	}
 	if in.Command != "merge" {
 		relativize(rep, dir, in.WorkDir)

@@ -310,7 +310,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
 			code = 2
 		}
-		return exitWith(code, fmt.Errorf("%s: %w", name, runErr))
+		return exitWith(code, withConfigHint(fmt.Errorf("%s: %w", name, runErr), "--config"))
 	}
 	var buf bytes.Buffer
 	var err error

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/vigiles/action/pkg/egress"
+	"github.com/vigiles/action/pkg/runner"
 )
 
 // writeHelp prints a command's help text and its flags to w.
@@ -59,4 +63,54 @@ func (ps problems) orNil() error {
 		return nil
 	}
 	return ps
+}
+
+// errorLabels are sentinel errors that mark a kind of mistake for
+// errors.Is. Their packages wrap them last ("…: bad option"), where the
+// text reads as a label, not as part of what the user is told:
+// userMessage leaves it out.
+var errorLabels = []error{runner.ErrBadOption, runner.ErrBadShard, runner.ErrNoConfig, runner.ErrOutsideTree, egress.ErrBadPolicy, errBadInput}
+
+// userMessage is err's text without the labels of errorLabels.
+func userMessage(err error) string {
+	msg := err.Error()
+	for _, l := range errorLabels {
+		if errors.Is(err, l) {
+			msg = strings.ReplaceAll(msg, ": "+l.Error(), "")
+		}
+	}
+	return msg
+}
+
+// hinted is an error told with a different message; errors.Is and As see
+// the original.
+type hinted struct {
+	msg string
+	err error
+}
+
+func (h hinted) Error() string { return h.msg }
+func (h hinted) Unwrap() error { return h.err }
+
+// withConfigHint says, for a missing or unreadable policy file, which file
+// was looked for and how to name another (flag: --config, or the action's
+// input), and where the format is described. Other errors are returned as
+// they are.
+func withConfigHint(err error, flag string) error {
+	if !errors.Is(err, runner.ErrNoConfig) {
+		return err
+	}
+	what := userMessage(err)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, fs.ErrNotExist) {
+			what = fmt.Sprintf("there is no policy file at %s", pe.Path)
+		} else {
+			what = fmt.Sprintf("the policy file %s cannot be read: %v", pe.Path, pe.Err)
+		}
+		if prefix, _, ok := strings.Cut(err.Error(), ": "); ok {
+			what = prefix + ": " + what
+		}
+	}
+	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
 }

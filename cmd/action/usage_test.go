@@ -1,8 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
+	"github.com/vigiles/action/pkg/egress"
+	"github.com/vigiles/action/pkg/runner"
 )
 
 // TestHelpGoesToStdout: help that was asked for is the command's output
@@ -44,5 +53,87 @@ func TestHelpGoesToStdout(t *testing.T) {
 				t.Errorf("exit %d, stdout %.60q, stderr %q: want status 2, the error (and %q) on stderr only", code, out, errs, tc.help)
 			}
 		})
+	}
+}
+
+// TestMessagesReadAsSentences: the sentinel errors that classify a mistake
+// (errors.Is still finds them) are not printed as a trailing label, and a
+// missing policy file says how to name another and where the format is.
+func TestMessagesReadAsSentences(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args   []string
+		is     error
+		want   string
+		labels []string
+	}{
+		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard: shard "3/2": want i/n`, []string{"bad shard"}},
+		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, "audit path nonexistent: not a directory\n", []string{"bad option"}},
+		{[]string{"run", "--egress", "allow", "--allow", "a..b", "--", "true"}, egress.ErrBadPolicy, `--allow "a..b": host name labels`, []string{"invalid egress policy"}},
+		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, "there is no policy file at " + empty + "/.vigiles.yml; name another with --config, or write one (examples/README.md",
+			[]string{"no policy file: stat", ": no policy file"}},
+		{[]string{"audit", "--dir", empty, "--config", "missing.yml"}, runner.ErrNoConfig, "missing.yml; name another with --config", []string{": no policy file"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(context.Background(), tc.args, func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+			if !errors.Is(err, tc.is) {
+				t.Errorf("error %v does not wrap %v", err, tc.is)
+			}
+			code := exitCode(err, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d (want 2), stderr does not say %q:\n%s", code, tc.want, errb.String())
+			}
+			for _, l := range tc.labels {
+				if strings.Contains(errb.String(), l) {
+					t.Errorf("stderr still says %q:\n%s", l, errb.String())
+				}
+			}
+		})
+	}
+}
+
+// TestActionReportsEachBadInputOnce: several bad inputs are one line and
+// one ::error:: each, a bad egress once, with no label at the end.
+func TestActionReportsEachBadInputOnce(t *testing.T) {
+	bad := map[string]string{"command": "scan", "egress": "open", "check-run": "yes", "allow": "evil example"}
+	_, err := readInputs(func(k string) string {
+		for n, v := range bad {
+			if k == "INPUT_"+strings.ToUpper(n) {
+				return v
+			}
+		}
+		return ""
+	})
+	if !errors.Is(err, errBadInput) {
+		t.Errorf("error %v does not wrap errBadInput", err)
+	}
+	s := newStep(t, bad)
+	s.run(t)
+	if s.exitCode != 2 {
+		t.Errorf("exit %d, want 2", s.exitCode)
+	}
+	var msgs []string
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name != "error" {
+			t.Errorf("command %+v", c)
+		}
+		msgs = append(msgs, c.Data)
+	}
+	want := []string{
+		`input command: "scan" is not test, audit or merge`,
+		`input egress: "open" is not deny, record or allow`,
+		`input allow: "evil example" is not a host name (HOST, *.SUFFIX, HOST:PORT)`,
+		`input check-run: "yes" is not true or false`,
+	}
+	if d := cmp.Diff(want, msgs); d != "" {
+		t.Errorf("annotations (-want +got):\n%s", d)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s.stderr.String()), "\n") {
+		lines = append(lines, strings.TrimPrefix(l, "vigiles: "))
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("stderr lines (-want +got):\n%s", d)
 	}
 }
