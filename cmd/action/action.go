@@ -429,6 +429,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 // repository-relative.
 func mergeReports(ws string, globs []string) (*report.Report, error) {
 	var reps []*report.Report
+	var names []string
 	seen := map[string]bool{}
 	for _, g := range globs {
 		if !filepath.IsAbs(g) {
@@ -455,7 +456,15 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 				return nil, fmt.Errorf("reading report %s: %w: %w", m, err, runner.ErrBadOption)
 			}
 			reps = append(reps, &r)
+			name := m
+			if r, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(r, "..") {
+				name = r
+			}
+			names = append(names, name)
 		}
+	}
+	if err := checkMergeable(names, reps); err != nil {
+		return nil, fmt.Errorf("input reports: %w: %w", err, runner.ErrBadOption)
 	}
 	return runner.Merge(reps...)
 }

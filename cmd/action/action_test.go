@@ -606,3 +606,22 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		})
 	}
 }
+
+// TestActionMergeNamesTheOddReport: the merge job names the report file
+// that does not fit, relative to the workspace.
+func TestActionMergeNamesTheOddReport(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
+	for name, command := range map[string]string{"a-1.json": "audit", "b-2.json": "test"} {
+		b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: name[2:3] + "/2", Verdict: report.VerdictPass})
+		if err := os.WriteFile(filepath.Join(ws, "reports", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.run(t)
+	want := "reports/b-2.json is a report of vigiles test and reports/a-1.json one of vigiles audit"
+	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) || strings.Contains(s.stdout.String(), "bad option") {
+		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
+	}
+}

@@ -272,6 +272,9 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		reps = append(reps, r)
 	}
+	if err := checkMergeable(fs.Args(), reps); err != nil {
+		return exitWith(2, fmt.Errorf("merge: %w", err))
+	}
 	rep, err := runner.Merge(reps...)
 	if err != nil {
 		return exitWith(2, err)
@@ -293,10 +296,38 @@ func readReport(path string) (*report.Report, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("report %s is not a vigiles.report/v1 JSON document: %w", path, err)
 	}
+	// One document and nothing after it: a file with more is not what
+	// vigiles wrote (a truncated copy, two reports pasted together).
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("report %s has more after its JSON document; a report file holds exactly one", path)
+	}
 	if r.Schema != report.Schema {
 		return nil, fmt.Errorf("report %s has schema %q, want %q", path, r.Schema, report.Schema)
 	}
 	return &r, nil
+}
+
+// checkMergeable says, naming the files, why reports cannot be merged
+// where runner.Merge would say it by their position: another command than
+// the first's, a shard that is not i/n, a shard given twice.
+func checkMergeable(names []string, reps []*report.Report) error {
+	shards := map[string]string{}
+	for i, r := range reps {
+		if r.Command != reps[0].Command {
+			return fmt.Errorf("%s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command", names[i], clean(r.Command, 20), names[0], clean(reps[0].Command, 20))
+		}
+		if r.Shard == "" {
+			continue
+		}
+		if _, _, err := runner.ParseShard(r.Shard); err != nil {
+			return fmt.Errorf("%s: %w", names[i], err)
+		}
+		if first, ok := shards[r.Shard]; ok {
+			return fmt.Errorf("%s and %s are both shard %s", first, names[i], clean(r.Shard, 20))
+		}
+		shards[r.Shard] = names[i]
+	}
+	return nil
 }
 
 // finishReport writes the report in the asked format and maps the verdict

@@ -301,3 +301,45 @@ func TestTestTextSaysWhatRan(t *testing.T) {
 		t.Errorf("the text report issues workflow commands: %+v\n%s", cmds, stdout.String())
 	}
 }
+
+// TestMergeRefusesJunkAndNamesFiles: a report file holds one JSON
+// document and nothing else, and a report that does not fit the others is
+// named by its file, not by its position.
+func TestMergeRefusesJunkAndNamesFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, command, shard, tail string) string {
+		b, err := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: shard, Verdict: report.VerdictPass,
+			Runs: []report.HookRun{{ID: name, Plugin: "p", Event: "Stop", Outcome: "allowed"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, append(b, tail...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a1 := write("audit-1.json", "audit", "1/2", "\n")
+	a2 := write("audit-2.json", "audit", "2/2", "")
+	junk := write("junk.json", "audit", "2/2", "garbage")
+	brace := write("brace.json", "audit", "2/2", "}")
+	twice := write("again.json", "audit", "1/2", "")
+	tst := write("test-2.json", "test", "2/2", "")
+	if code, _, errs := runCLI(t, "merge", a1, a2); code != 0 {
+		t.Fatalf("merging good shards: exit %d: %s", code, errs)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{a1, junk}, "report " + junk + " has more after its JSON document"},
+		{[]string{a1, brace}, "report " + brace + " has more after its JSON document"},
+		{[]string{a1, tst}, tst + " is a report of vigiles test and " + a1 + " one of vigiles audit"},
+		{[]string{a1, twice, a2}, a1 + " and " + twice + " are both shard 1/2"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"merge"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("merge %q: exit %d (want 2), stderr does not say %q:\n%s", tc.args, code, tc.want, errs)
+		}
+	}
+}
