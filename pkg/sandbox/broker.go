@@ -462,7 +462,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	// The init's result arrives on its own pipe, read concurrently.
 	resultCh := make(chan []byte, 1)
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(resR, 64<<20))
+		b, _ := io.ReadAll(io.LimitReader(resR, maxResult+1))
+		if len(b) > maxResult {
+			// Drained, so that an init that wrote too much is not
+			// blocked until the backstop kills it; unparsable, so the
+			// run fails.
+			io.Copy(io.Discard, resR)
+			b = []byte(fmt.Sprintf(`{"ok":false,"error":"the sandbox's result is larger than the %d MiB vigiles reads; nothing it recorded is reported"}`, maxResult>>20))
+		}
 		resultCh <- b
 	}()
 	// startFailed reports a sandbox that ended before its init took over:

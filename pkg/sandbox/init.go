@@ -59,6 +59,10 @@ type initConfig struct {
 	SendNS bool `json:"sendNs,omitempty"`
 }
 
+// maxResult bounds the init's result, in bytes of JSON: the broker reads no
+// more than that.
+const maxResult = 64 << 20
+
 // initResult is what the init tells the broker, as JSON on fdResult.
 type initResult struct {
 	OK            bool              `json:"ok"`
@@ -114,7 +118,25 @@ func initMain() int {
 	defer ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
-		if err := json.NewEncoder(res).Encode(r); err != nil {
+		b, err := json.Marshal(r)
+		if err == nil && len(b) > maxResult {
+			// A command can make its record as large as it likes
+			// (many writes under long paths): past what the broker
+			// reads, it is reported as too large, never cut short, so
+			// the run fails instead of passing on part of its record.
+			n := len(r.Writes)
+			r.OK, r.Writes = false, nil
+			r.Error = fmt.Sprintf("the write record is too large to report: %d writes, %d MiB of JSON (at most %d MiB); nothing the command wrote is reported", n, len(b)>>20, maxResult>>20)
+			if b, err = json.Marshal(r); err == nil && len(b) > maxResult {
+				r.Egress, r.EgressDropped = nil, nil
+				r.Error += "; nor is its egress"
+				b, err = json.Marshal(r)
+			}
+		}
+		if err != nil {
+			return 126
+		}
+		if _, err := res.Write(append(b, '\n')); err != nil {
 			return 126
 		}
 		return 0

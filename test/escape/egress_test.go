@@ -78,3 +78,40 @@ func keys(m map[string]bool) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// TestWriteRecordTooLarge: a hook cannot erase its egress record by making
+// its write record larger than vigiles reads (18,000 files under 4,000-byte
+// paths, about 68 MiB of JSON): the run fails, saying the write record is
+// too large, and the name it asked is still reported. (Before, the sandbox
+// hung until the backstop killed it, and nothing was reported.)
+func TestWriteRecordTooLarge(t *testing.T) {
+	requireBwrap(t)
+	hook := `import os, socket
+try:
+    socket.getaddrinfo("exfil.example.test", 443)
+except OSError:
+    pass
+p = "."
+for i in range(15):
+    p = os.path.join(p, "d%02d" % i + "x" * 247)
+os.makedirs(p)
+for i in range(18000):
+    open(os.path.join(p, "%05d" % i + "y" * 200), "w").close()`
+	r := runners(t)[0]
+	dir := workTree(t)
+	res := vigiles(t, r, dir, nil, "--egress", "record", "--timeout", "60s", "--", "python3", "-c", hook)
+	if !strings.Contains(res.Error, "the write record is too large to report: 18000 writes") || res.Writes != nil {
+		t.Fatalf("error %q, %d writes: want the write record called too large, and none reported", res.Error, len(res.Writes))
+	}
+	var er egressResult
+	if err := json.Unmarshal([]byte(res.raw), &er); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range er.Egress {
+		found = found || e.Host == "exfil.example.test"
+	}
+	if !found {
+		t.Errorf("egress %+v: the name the hook asked is gone", er.Egress)
+	}
+}
