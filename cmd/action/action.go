@@ -43,8 +43,12 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    to the workspace; findings stay repository-relative
   config           policy file, relative to working-directory (default
                    .vigiles.yml)
-  paths            directories to audit, one per line or comma-separated
-  baseline         baseline file for audit, e.g. .vigiles/baseline.json
+  paths            directories to audit, relative to working-directory and
+                   inside it, one per line or comma-separated (default:
+                   working-directory)
+  baseline         baseline file for audit, e.g. .vigiles/baseline.json;
+                   unlike vigiles audit's --baseline it has no default:
+                   empty compares with nothing
   update-baseline  true | false: write the baseline from this run
   sandbox          auto | strict | off (default: the policy file's, else
                    auto, for test; audit runs strict unless this input or

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -135,5 +137,47 @@ func TestActionReportsEachBadInputOnce(t *testing.T) {
 	}
 	if d := cmp.Diff(want, lines); d != "" {
 		t.Errorf("stderr lines (-want +got):\n%s", d)
+	}
+}
+
+// TestReadmeCommandsListEveryFlag: README.md's Commands block names every
+// command and every flag (run's --limit-* as "--limit-…").
+func TestReadmeCommandsListEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "## Commands\n\n```\n")
+	block, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("README.md has no Commands block")
+	}
+	// Each command's lines: from "vigiles NAME" to the next command; test
+	// and audit share the "(both: …)" line.
+	sections := map[string]string{}
+	var cur string
+	for _, l := range strings.Split(block, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "vigiles" {
+			cur = f[1]
+		}
+		sections[cur] += l + "\n"
+	}
+	sections["test"] += sections["audit"]
+	flagRE := regexp.MustCompile(`(?m)^\s+(?:(-\w), )?(--[\w-]+)`)
+	for name := range subcommands {
+		sec, ok := sections[name]
+		if !ok {
+			t.Errorf("the Commands block lacks vigiles %s", name)
+		}
+		_, out, _ := runCLI(t, name, "--help")
+		for _, m := range flagRE.FindAllStringSubmatch(out, -1) {
+			short, long := m[1], m[2]
+			if name == "run" && strings.HasPrefix(long, "--limit-") {
+				long = "--limit-…"
+			}
+			if !strings.Contains(sec, long+" ") && !strings.Contains(sec, long+"]") && (short == "" || !strings.Contains(sec, short+"]")) {
+				t.Errorf("the Commands block lacks %s %s", name, long)
+			}
+		}
 	}
 }
