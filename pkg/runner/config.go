@@ -502,6 +502,31 @@ func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {
 	return out
 }
 
+// strEntry is one string of a list, with its node.
+type strEntry struct {
+	s string
+	n *yaml.Node
+}
+
+// strEntries is strList with the node of each string, for errors about
+// one entry.
+func (p *cfgParser) strEntries(n *yaml.Node, what, want string) []strEntry {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []strEntry{{n.Value, n}}
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.errAt(n, "%s: want a list of %s, found %s", what, want, nodeKind(n))
+		return nil
+	}
+	var out []strEntry
+	for _, e := range n.Content {
+		if s, ok := p.str(e, what+" entry"); ok {
+			out = append(out, strEntry{s, e})
+		}
+	}
+	return out
+}
+
 // object decodes a mapping into plain values with JSON-compatible types.
 func (p *cfgParser) object(n *yaml.Node, what string) (map[string]any, bool) {
 	if n.Kind != yaml.MappingNode {
@@ -614,9 +639,25 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		"limits": func(k, v *yaml.Node) {
 			l := &d.Limits
 			p.mapping(v, "defaults.limits", map[string]func(k, v *yaml.Node){
-				"pids":        func(k, v *yaml.Node) { l.Pids, _ = p.integer(v, "limits.pids", 1, 1<<20) },
-				"memory":      func(k, v *yaml.Node) { l.MemoryBytes, _ = p.size(v, "limits.memory") },
-				"run-memory":  func(k, v *yaml.Node) { l.RunMemoryBytes, _ = p.size(v, "limits.run-memory") },
+				// The sandbox refuses every run below these (its own
+				// processes need them); say so here, at the value.
+				"pids": func(k, v *yaml.Node) {
+					n, ok := p.integer(v, "limits.pids", 1, 1<<20)
+					if ok && n < sandbox.MinPids {
+						p.errAt(v, "limits.pids: %d is below the %d processes the sandbox itself needs (bubblewrap, vigiles' init and reaper), so every run would be refused: want at least %d", n, sandbox.MinPids, sandbox.MinPids)
+						return
+					}
+					l.Pids = n
+				},
+				"memory": func(k, v *yaml.Node) { l.MemoryBytes, _ = p.size(v, "limits.memory") },
+				"run-memory": func(k, v *yaml.Node) {
+					s, ok := p.size(v, "limits.run-memory")
+					if ok && s != 0 && s < sandbox.MinRunMemory { // 0 is no limit
+						p.errAt(v, "limits.run-memory: %s is below the %dMiB the sandbox's own processes need (bubblewrap, vigiles' init and reaper), so every run would be refused: want at least %dMiB", v.Value, sandbox.MinRunMemory>>20, sandbox.MinRunMemory>>20)
+						return
+					}
+					l.RunMemoryBytes = s
+				},
 				"file-size":   func(k, v *yaml.Node) { l.FileBytes, _ = p.size(v, "limits.file-size") },
 				"scratch":     func(k, v *yaml.Node) { l.ScratchBytes, _ = p.size(v, "limits.scratch") },
 				"cpu-seconds": func(k, v *yaml.Node) { c, _ := p.integer(v, "limits.cpu-seconds", 1, 86400); l.CPUSeconds = uint64(c) },
@@ -642,8 +683,11 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 		return nil
 	}
 	pol := &evidence.EgressPolicy{}
+	written := 0 // entries under allow and allow-ip, valid or not
+	var modeNode *yaml.Node
 	p.mapping(n, "defaults.egress", map[string]func(k, v *yaml.Node){
 		"mode": func(k, v *yaml.Node) {
+			modeNode = v
 			s, ok := p.str(v, "defaults.egress.mode")
 			if !ok {
 				return
@@ -656,20 +700,40 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 			}
 		},
 		"allow": func(k, v *yaml.Node) {
-			for i, h := range p.strList(v, "defaults.egress.allow", "host names") {
-				if _, err := ParseHostPattern(h); err != nil {
-					at := v
-					if v.Kind == yaml.SequenceNode && i < len(v.Content) {
-						at = v.Content[i]
-					}
-					p.errAt(at, "defaults.egress.allow: %v", err)
+			for _, e := range p.strEntries(v, "defaults.egress.allow", "host names") {
+				written++
+				if _, err := ParseHostPattern(e.s); err != nil {
+					p.errAt(e.n, "defaults.egress.allow: %v", err)
 					continue
 				}
-				pol.Allow = append(pol.Allow, h)
+				if err := checkAllowHost(e.s); err != nil {
+					p.errAt(e.n, "defaults.egress.allow %v", err)
+					continue
+				}
+				pol.Allow = append(pol.Allow, e.s)
 			}
 		},
-		"allow-ip":     func(k, v *yaml.Node) { pol.AllowIP = p.strList(v, "defaults.egress.allow-ip", "CIDRs") },
-		"dns-upstream": func(k, v *yaml.Node) { pol.DNSUpstream, _ = p.str(v, "defaults.egress.dns-upstream") },
+		"allow-ip": func(k, v *yaml.Node) {
+			for _, e := range p.strEntries(v, "defaults.egress.allow-ip", "CIDRs") {
+				written++
+				if err := checkAllowIP(e.s); err != nil {
+					p.errAt(e.n, "defaults.egress.allow-ip %v", err)
+					continue
+				}
+				pol.AllowIP = append(pol.AllowIP, e.s)
+			}
+		},
+		"dns-upstream": func(k, v *yaml.Node) {
+			s, ok := p.str(v, "defaults.egress.dns-upstream")
+			if !ok {
+				return
+			}
+			if err := checkDNSUpstream(s); err != nil {
+				p.errAt(v, "defaults.egress.dns-upstream %v", err)
+				return
+			}
+			pol.DNSUpstream = s
+		},
 		"connector": func(k, v *yaml.Node) {
 			s, ok := p.str(v, "defaults.egress.connector")
 			if ok && s != "slirp4netns" && s != "pasta" {
@@ -685,8 +749,12 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 			pol.Mode = evidence.EgressAllow
 		}
 	}
-	if pol.Mode == evidence.EgressAllow && len(pol.Allow) == 0 && len(pol.AllowIP) == 0 {
+	if pol.Mode == evidence.EgressAllow && written == 0 {
 		p.errAt(n, "defaults.egress: mode allow needs at least one host in allow")
+	}
+	if pol.Mode != evidence.EgressAllow && written > 0 && modeNode != nil {
+		// The egress layer refuses such a policy: every run would be.
+		p.errAt(modeNode, "defaults.egress.mode %s: allow and allow-ip take effect only in mode allow; make it allow, or remove them", pol.Mode)
 	}
 	return pol
 }
