@@ -347,8 +347,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	dir := filepath.Join(ws, in.WorkDir)
 	if in.WorkDir != "" {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return fail(stdout, 2, fmt.Errorf("input working-directory: %s is not a directory in the workspace", in.WorkDir))
+		if why := notADir(dir); why != "" {
+			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
 	if err := checkAuditPaths(dir, in.Paths); err != nil {

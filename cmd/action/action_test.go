@@ -589,7 +589,8 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		inputs map[string]string
 		want   string
 	}{
-		{map[string]string{"working-directory": "nonexist"}, "input working-directory: nonexist is not a directory in the workspace"},
+		{map[string]string{"working-directory": "nonexist"}, "input working-directory: nonexist does not exist in the workspace"},
+		{map[string]string{"working-directory": ".vigiles.yml"}, "input working-directory: .vigiles.yml is not a directory in the workspace"},
 		{map[string]string{"command": "audit", "paths": "/etc"}, "input paths: audit path /etc is outside the work tree"},
 		{map[string]string{"command": "audit", "paths": "plugins,../.."}, "input paths: audit path ../.. is outside the work tree"},
 	} {

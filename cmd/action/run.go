@@ -226,8 +226,8 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		}
 	}
 	if workdir != "" {
-		if fi, err := os.Stat(workdir); err != nil || !fi.IsDir() {
-			bad("--workdir %s: not a directory", workdir)
+		if why := notADir(workdir); why != "" {
+			bad("--workdir %s %s", workdir, why)
 		}
 	}
 	return ps.orNil()

@@ -67,7 +67,8 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-memory", "2X"}, []string{"want a size such as 1048576, 64KiB, 512MiB or 2GiB"}},
 		{[]string{"--limit-cpu", "0"}, []string{"--limit-cpu 0"}},
 		{[]string{"--limit-open-files", "3"}, []string{"--limit-open-files 3"}},
-		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{"--workdir /nonexistent/vigiles: not a directory"}},
+		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{"--workdir /nonexistent/vigiles does not exist"}},
+		{[]string{"--workdir", "/etc/passwd"}, []string{"--workdir /etc/passwd is not a directory"}},
 		{[]string{"--egress", "allow", "--allow", "http://x.test"}, []string{"not a URL"}},
 		{[]string{"--timeout", "0", "--linger", "-1s", "--limit-pids", "1"}, []string{"--timeout 0s", "\nvigiles: run: --linger -1s", "\nvigiles: run: --limit-pids 1"}},
 	}

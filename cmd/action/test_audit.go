@@ -126,8 +126,8 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 }
 
 func (c *commonFlags) validate(name string) error {
-	if fi, err := os.Stat(c.dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s: --dir %s: not a directory", name, c.dir)
+	if why := notADir(c.dir); why != "" {
+		return fmt.Errorf("%s: --dir %s %s", name, c.dir, why)
 	}
 	switch c.format {
 	case "text", "json", "sarif":

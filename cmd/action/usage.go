@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -113,4 +114,19 @@ func withConfigHint(err error, flag string) error {
 		}
 	}
 	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
+}
+
+// notADir says why p cannot be a work tree when that is the caller's
+// mistake ("does not exist", "is not a directory"), or "" when it is a
+// directory or cannot be looked at (the engine then says why, as a
+// refusal).
+func notADir(p string) string {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case err == nil && !fi.IsDir():
+		return "is not a directory"
+	}
+	return ""
 }
