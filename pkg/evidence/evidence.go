@@ -1,6 +1,10 @@
 package evidence
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
 
 // Op is what happened to a path during a run.
 type Op string
@@ -18,11 +22,95 @@ const (
 // Write is one path a run created, modified or deleted. Path is relative to
 // the work tree (TreePath), or starts with "~/" (the run's throwaway HOME),
 // "$TMPDIR/" (its throwaway TMPDIR) or "/dev/shm/".
+//
+// A path is any bytes a file name can hold; JSON strings hold only UTF-8.
+// So a path that is not valid UTF-8 is written as "path" with each invalid
+// byte shown as U+FFFD, for people, and "pathBytes", its exact bytes in
+// base64, which reading it back restores: two files whose names differ
+// only in such bytes stay two. (Each run of invalid bytes shows as one
+// U+FFFD in "path".)
 type Write struct {
 	Path string `json:"path"`
 	Op   Op     `json:"op"`
 	// Kind is "file", "dir", "symlink" or "other" for creates and modifies.
 	Kind string `json:"kind,omitempty"`
+}
+
+// writeJSON is Write as JSON holds it.
+type writeJSON struct {
+	Path      string `json:"path"`
+	PathBytes []byte `json:"pathBytes,omitempty"`
+	Op        Op     `json:"op"`
+	Kind      string `json:"kind,omitempty"`
+}
+
+func (w Write) MarshalJSON() ([]byte, error) {
+	if !utf8.ValidString(w.Path) {
+		return json.Marshal(writeJSON{Path: strings.ToValidUTF8(w.Path, "\uFFFD"), PathBytes: []byte(w.Path), Op: w.Op, Kind: w.Kind})
+	}
+	// The common case, by hand: records of 10,000 writes are marshalled
+	// in the init and again by vigiles.
+	b := make([]byte, 0, len(w.Path)+48)
+	b = append(b, `{"path":`...)
+	b = appendJSONString(b, w.Path)
+	b = append(b, `,"op":`...)
+	b = appendJSONString(b, string(w.Op))
+	if w.Kind != "" {
+		b = append(b, `,"kind":`...)
+		b = appendJSONString(b, w.Kind)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONString appends s, valid UTF-8, as encoding/json writes it
+// (with its HTML-safe escapes).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i, r := range s {
+		var esc string
+		switch {
+		case r == '"':
+			esc = `\"`
+		case r == '\\':
+			esc = `\\`
+		case r == '\n':
+			esc = `\n`
+		case r == '\r':
+			esc = `\r`
+		case r == '\t':
+			esc = `\t`
+		case r == '\b':
+			esc = `\b`
+		case r == '\f':
+			esc = `\f`
+		case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+			start = i + utf8.RuneLen(r)
+			continue
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, esc...)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func (w *Write) UnmarshalJSON(b []byte) error {
+	var j writeJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind}
+	if j.PathBytes != nil {
+		w.Path = string(j.PathBytes)
+	}
+	return nil
 }
 
 // Via says how an egress attempt was seen.

@@ -219,6 +219,9 @@ func TestWritesExact(t *testing.T) {
 			// pass for HOME and TMPDIR, which nothing keeps.
 			{"tree dirs named like HOME and TMPDIR", nil, `mkdir "~" '$TMPDIR'; echo > "~/x"; echo > '$TMPDIR/y'; echo > ~/h`,
 				[]evidence.Write{{Path: "./$TMPDIR/y", Op: "create", Kind: "file"}, {Path: "./~/x", Op: "create", Kind: "file"}, {Path: "~/h", Op: "create", Kind: "file"}}},
+			// Names that are not UTF-8 stay apart, exact.
+			{"names not UTF-8", nil, `printf x > "$(printf 'bad\377')"; printf x > "$(printf 'bad\376')"; printf x > "$(printf 'bad\357\277\275')"`,
+				[]evidence.Write{{Path: "bad\xfe", Op: "create", Kind: "file"}, {Path: "bad\xff", Op: "create", Kind: "file"}, {Path: "bad\uFFFD", Op: "create", Kind: "file"}}},
 			{"whiteout-shaped device in HOME", nil, "mknod ~/ghost c 0 0", []evidence.Write{{Path: "~/ghost", Op: "create", Kind: "other"}}},
 		} {
 			t.Run(method+"/"+tt.name, func(t *testing.T) {

@@ -1,0 +1,87 @@
+package evidence
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestWritePathsSurviveJSON: a path that is not valid UTF-8 keeps its exact
+// bytes through JSON (pathBytes), so names that differ only in invalid
+// bytes stay apart; a valid path has no pathBytes.
+func TestWritePathsSurviveJSON(t *testing.T) {
+	in := []Write{
+		{Path: "bad\xff", Op: OpCreate, Kind: "file"},
+		{Path: "bad\xfe", Op: OpCreate, Kind: "file"},
+		{Path: "bad\uFFFD", Op: OpCreate, Kind: "file"},
+		{Path: "dir/\xc3", Op: OpDelete},
+		{Path: "ok/ünï\ncode", Op: OpModify, Kind: "file"},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"pathBytes"`); n != 3 {
+		t.Errorf("%d pathBytes in %s, want 3 (only the invalid paths)", n, b)
+	}
+	if !strings.Contains(string(b), "{\"path\":\"ok/ünï\\ncode\",\"op\":\"modify\",\"kind\":\"file\"}") {
+		t.Errorf("a valid path is not written as before: %s", b)
+	}
+	var out []Write
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("%d writes back, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i] != in[i] {
+			t.Errorf("write %d: %q back, want %q", i, out[i].Path, in[i].Path)
+		}
+	}
+}
+
+func BenchmarkWritesJSON(b *testing.B) {
+	ws := make([]Write, 10000)
+	for i := range ws {
+		ws[i] = Write{Path: "some/dir/file-" + strings.Repeat("x", i%40), Op: OpCreate, Kind: "file"}
+	}
+	for b.Loop() {
+		data, _ := json.Marshal(ws)
+		var back []Write
+		json.Unmarshal(data, &back)
+	}
+}
+
+// FuzzWriteJSON: a write is marshalled as encoding/json would marshal its
+// fields (the hand-written common case), and reads back as it was.
+func FuzzWriteJSON(f *testing.F) {
+	for _, s := range []string{"", "a/b.txt", "<&>\u2028\u2029\x00\x1f\"\\\n\r\t", "bad\xff", "ünï/ç😀", "\x7f\u0085"} {
+		f.Add(s, "file")
+	}
+	f.Fuzz(func(t *testing.T, path, kind string) {
+		w := Write{Path: path, Op: OpCreate, Kind: kind}
+		got, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if utf8.ValidString(path) && utf8.ValidString(kind) {
+			want, _ := json.Marshal(struct {
+				Path string `json:"path"`
+				Op   Op     `json:"op"`
+				Kind string `json:"kind,omitempty"`
+			}{path, OpCreate, kind})
+			if string(got) != string(want) {
+				t.Fatalf("marshalled %s, encoding/json says %s", got, want)
+			}
+		}
+		var back Write
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatal(err)
+		}
+		if back.Path != path {
+			t.Fatalf("path %q came back as %q", path, back.Path)
+		}
+	})
+}
