@@ -281,3 +281,59 @@ func TestAliasBombIsRefusedUnexpanded(t *testing.T) {
 		t.Errorf("config %+v", cfg)
 	}
 }
+
+// TestWritePatternsInRecordedForm: a write pattern in a form writes are
+// never recorded in (an absolute path outside /dev/shm/, $HOME) can never
+// match, so no-write would always pass; it is refused, naming the form.
+func TestWritePatternsInRecordedForm(t *testing.T) {
+	for _, tc := range []struct {
+		pat  string
+		want string // "" = accepted
+	}{
+		{"/tmp/**", `write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`},
+		{"/tmp", `write "$TMPDIR/**"`},
+		{"/var/tmp/x.log", `write "$TMPDIR/x.log"`},
+		{"/root/.bashrc", `write "~/.bashrc" (the run's HOME is recorded as ~)`},
+		{"/home/runner/.ssh/**", `write "~/.ssh/**"`},
+		{"/home/*", `write "~/**"`},
+		{"$HOME/.bashrc", `write "~/.bashrc"`},
+		{"${HOME}", `write "~/**"`},
+		{"/etc/passwd", "write the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/ or /dev/shm/"},
+		{"/dev/shm", `write "/dev/shm/**"`},
+		{"/**", ""}, // it matches /dev/shm/ paths
+		{"/d*/shm/*", ""},
+		{"/e*/passwd", "write the path relative to the work tree"},
+		{"re:^/tmp/", `anchor it on one of those instead (^\$TMPDIR/ for /tmp`},
+		{"re:^/home/[^/]+/\\.ssh", "can never match"},
+		{"/dev/shm/**", ""},
+		{"/dev/shm/x", ""},
+		{"re:^/dev/shm/", ""},
+		{"re:^/(tmp|dev/shm)/", ""},
+		{"re:/tmp/", ""}, // unanchored: a tree path can contain it
+		{"~/.bashrc", ""},
+		{"$TMPDIR/**", ""},
+		{".git/hooks/**", ""},
+		{"./tmp/**", ""},
+		{"tmp/**", ""},
+		{"$HOMEWORK/x", ""},
+		{"/tmpfile", "write the path relative to the work tree"},
+	} {
+		_, err := ParsePathPattern(tc.pat)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.pat, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "can never match")):
+			t.Errorf("%q: err %v, want it to say %q", tc.pat, err, tc.want)
+		}
+	}
+	// In .vigiles.yml, at the entry, for every write-path key.
+	cfg := "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote-only: [notes.txt, /tmp/**]\n      no-write: [/home/runner/.ssh/**]\n"
+	_, err := ParseConfig(".vigiles.yml", []byte(cfg))
+	want := []string{
+		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
+		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
+	}
+	if diff := cmp.Diff(strings.Join(want, "\n"), fmt.Sprint(err)); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

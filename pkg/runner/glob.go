@@ -85,17 +85,42 @@ type PathPattern struct {
 	glob string
 }
 
-// ParsePathPattern compiles a pattern.
+// shmDir is the one absolute directory a written path is recorded under;
+// every other is relative to the work tree, or ~/… (the run's HOME) or
+// $TMPDIR/….
+const shmDir = "/dev/shm/"
+
+// recordedForms says how written paths are recorded, for errors.
+const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…"
+
+// ParsePathPattern compiles a pattern. A pattern that can only match a
+// path in a form writes are never recorded in (an absolute path outside
+// /dev/shm/, $HOME/…) is an error naming the form to write instead: it
+// would never match, and a no-write or wrote-only that never matches
+// passes whatever the hook writes.
 func ParsePathPattern(s string) (PathPattern, error) {
 	if r, ok := strings.CutPrefix(s, "re:"); ok {
 		re, err := regexp.Compile(r)
 		if err != nil {
 			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
 		}
+		// An anchored "^/…" matches absolute paths only: it must be able
+		// to match one under /dev/shm/.
+		if rest, ok := strings.CutPrefix(r, "^/"); ok {
+			if tail, err := regexp.Compile("/" + rest); err == nil {
+				lp, _ := tail.LiteralPrefix()
+				if !strings.HasPrefix(lp, shmDir) && !strings.HasPrefix(shmDir, lp) {
+					return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
+				}
+			}
+		}
 		return PathPattern{Src: s, re: re}, nil
 	}
 	if s == "" {
 		return PathPattern{}, fmt.Errorf("empty pattern")
+	}
+	if hint, ok := recordedForm(s); ok {
+		return PathPattern{}, fmt.Errorf("%q can never match: %s; write %s", s, recordedForms, hint)
 	}
 	// "./" is dropped, but where it keeps a tree path that starts with a
 	// directory named "~" or "$TMPDIR" from reading as HOME or TMPDIR:
@@ -111,6 +136,51 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		return PathPattern{}, err
 	}
 	return PathPattern{Src: s, glob: g}, nil
+}
+
+// recordedForm returns, for a glob in a form writes are never recorded
+// in, what to write instead.
+func recordedForm(g string) (string, bool) {
+	under := func(prefix string) (string, bool) {
+		rest, ok := strings.CutPrefix(g, prefix)
+		if !ok || rest != "" && rest[0] != '/' {
+			return "", false
+		}
+		return orDefault(rest, "/**"), true
+	}
+	for _, home := range []string{"$HOME", "${HOME}"} {
+		if rest, ok := under(home); ok {
+			return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~"+rest), true
+		}
+	}
+	if !strings.HasPrefix(g, "/") {
+		return "", false
+	}
+	if g == strings.TrimSuffix(shmDir, "/") {
+		return fmt.Sprintf("%q", shmDir+"**"), true
+	}
+	// Up to its first wildcard, an absolute glob must be able to go on
+	// into /dev/shm/ ("/**" can; "/tmp/**" cannot).
+	lit := g
+	if i := strings.IndexAny(g, "*?["); i >= 0 {
+		lit = g[:i]
+	}
+	if strings.HasPrefix(lit, shmDir) || strings.HasPrefix(shmDir, lit) {
+		return "", false
+	}
+	for _, tmp := range []string{"/tmp", "/var/tmp"} {
+		if rest, ok := under(tmp); ok {
+			return fmt.Sprintf("%q (the run's /tmp is recorded as $TMPDIR)", "$TMPDIR"+rest), true
+		}
+	}
+	if rest, ok := under("/root"); ok {
+		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~"+rest), true
+	}
+	if rest, ok := strings.CutPrefix(g, "/home/"); ok {
+		_, after, _ := strings.Cut(rest, "/")
+		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~/"+orDefault(after, "**")), true
+	}
+	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/ or /dev/shm/", true
 }
 
 // Match reports whether a written path matches.
