@@ -47,7 +47,9 @@ func TestAllowRouteOut(t *testing.T) {
 		if i == 5 {
 			connector = "pasta"
 		}
-		res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--egress", "allow", "--connector", connector, "--", "bash", "-c", hook)
+		// 192.0.2.1 alone is allowed (allow mode needs something allowed),
+		// not the 192.0.2.10 the hook tries.
+		res := vigiles(t, runner{name: "root"}, workTree(t), nil, "--egress", "allow", "--allow-ip", "192.0.2.1/32", "--connector", connector, "--", "bash", "-c", hook)
 		if connector == "pasta" {
 			if res.ExitCode != 0 || !strings.Contains(res.Stdout, "default via") {
 				t.Fatalf("pasta: exit %d; the command did not see pasta's route configured:\n%s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
@@ -65,7 +67,7 @@ func TestAllowRouteOut(t *testing.T) {
 				refused = true
 			}
 			if e.Allowed {
-				t.Errorf("run %d: allowed %+v with an empty allowlist", i, e)
+				t.Errorf("run %d: allowed %+v with only 192.0.2.1 allowed", i, e)
 			}
 		}
 		if !refused {
@@ -87,7 +89,7 @@ func TestAllowWithoutConnectorRefusesBeforeStarting(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"", "slirp4netns", "pasta"} {
-		args := []string{"run", "--json", "--workdir", workTree(t), "--egress", "allow"}
+		args := []string{"run", "--json", "--workdir", workTree(t), "--egress", "allow", "--allow-ip", "192.0.2.1/32"}
 		if c != "" {
 			args = append(args, "--connector", c)
 		}

@@ -105,8 +105,8 @@ func TestRootCallerWithoutPtrace(t *testing.T) {
 	dir := workTree(t)
 	for _, args := range [][]string{
 		{"--", "sh", "-c", "echo x > made.txt; id -u"},
-		{"--egress", "allow", "--connector", "slirp4netns", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
-		{"--egress", "allow", "--connector", "pasta", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
+		{"--egress", "allow", "--allow-ip", "192.0.2.1/32", "--connector", "slirp4netns", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
+		{"--egress", "allow", "--allow-ip", "192.0.2.1/32", "--connector", "pasta", "--", "sh", "-c", "echo x > made.txt; ip -4 route show default"},
 	} {
 		cmd := exec.Command(setpriv, append([]string{"--bounding-set", "-sys_ptrace", "--", vigilesBin, "run", "--json", "--workdir", dir}, args...)...)
 		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
