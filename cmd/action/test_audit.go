@@ -418,7 +418,10 @@ func clean(s string, max int) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(" ")
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == unicode.ReplacementChar:
+		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar:
+			// Format characters (bidi controls, zero-width ones, BOM,
+			// soft hyphen) could make text display as other text; line
+			// separators could split a line.
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)

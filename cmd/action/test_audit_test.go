@@ -193,7 +193,7 @@ func TestAuditBaselineCycle(t *testing.T) {
 }
 
 func TestTextReportIsInert(t *testing.T) {
-	hostile := "\x1b]0;pwned\x07\x1b[2J\rfake: PASS\u202e"
+	hostile := "\x1b]0;pwned\x07\x1b[2J\rfake: PASS\u202e zero\u200bwidth\ufeffbom\u00adshy\u2028line"
 	rep := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
 		Runs: []report.HookRun{{ID: "h", Plugin: "p" + hostile, Event: "Stop", Tier: "confined", Outcome: "allowed",
 			Egress: []evidence.Egress{{Host: "x.test" + hostile, Via: evidence.ViaDNS}}, Writes: []evidence.Write{{Path: "a" + hostile, Op: "create"}}}},
@@ -201,7 +201,7 @@ func TestTextReportIsInert(t *testing.T) {
 	}
 	var b bytes.Buffer
 	writeTextReport(&b, rep)
-	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e", "\u200b", "\ufeff", "\u00ad", "\u2028"} {
 		if strings.Contains(b.String(), bad) {
 			t.Errorf("text report carries %q:\n%s", bad, b.String())
 		}
