@@ -528,7 +528,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		var b *Baseline
 		err := s.linkedOut(bpath)
 		if err == nil {
-			b, err = LoadBaseline(bpath)
+			b, err = loadBaseline(bpath, o.Baseline)
 		}
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -538,8 +538,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		case err != nil:
 			if !o.UpdateBaseline {
+				loc := report.Location{File: brel}
+				var be *BaselineError
+				if errors.As(err, &be) {
+					loc.Line, loc.Column = be.Line, be.Column
+				}
 				finds = append(finds, report.Finding{Rule: RuleBaselineInvalid, Severity: report.SeverityError,
-					Location: report.Location{File: brel}, Message: err.Error()})
+					Location: loc, Message: err.Error()})
 			}
 		default:
 			sev := report.SeverityError

@@ -390,3 +390,66 @@ func TestRootSandboxReachesEverySpec(t *testing.T) {
 		})
 	}
 }
+
+// TestCorruptBaselineSaysWhatAndHow: a baseline that is not one is a
+// finding that names the file as given, says what is wrong in the file's
+// terms, points at the place, and names the fix, which works.
+func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
+	const fix = "; run `vigiles audit --update-baseline` to rewrite it from this audit (and review the diff)"
+	for _, tc := range []struct {
+		name, data string
+		line, col  int
+		msg        string
+	}{
+		{"array", "[]\n", 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v1" and "runs", found an array`},
+		{"not JSON", "{\n  \"schema\": \"vigiles.baseline/v1\",\n  \"runs\": {\n", 4, 1, "not valid JSON: "},
+		{"empty", "", 1, 1, "not valid JSON: "},
+		{"other schema", `{"schema": "vigiles.baseline/v0", "runs": {}}`, 1, 12, `"schema" is "vigiles.baseline/v0": want "vigiles.baseline/v1"`},
+		{"no schema", `{"runs": {}}`, 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v1" and "runs"; it has no "schema"`},
+		{"unknown field", "{\"schema\": \"vigiles.baseline/v1\",\n \"runs\": {}, \"extra\": 1}", 2, 14, `unknown field "extra"`},
+		{"runs a list", `{"schema": "vigiles.baseline/v1", "runs": []}`, 1, 43, `"runs": want an object from hook run id to what the run did, found an array`},
+		{"hosts a string", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": "a.example.test"}}}`, 1, 61, `run "h#x": "hosts": want a list of strings, found a string`},
+		{"unknown run field", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"host": []}}}`, 1, 52, `run "h#x": unknown field "host"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := auditRepo(t, hooksV1)
+			base := "./.vigiles/../.vigiles/baseline.json" // named as given, not resolved
+			if err := os.MkdirAll(filepath.Join(dir, ".vigiles"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, ".vigiles/baseline.json"), []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []report.Finding
+			for _, f := range rep.Findings {
+				if f.Rule == RuleBaselineInvalid {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 {
+				t.Fatalf("findings %+v", rep.Findings)
+			}
+			f := got[0]
+			prefix := fmt.Sprintf("%s:%d:%d: ", base, tc.line, tc.col)
+			if f.Location != (report.Location{File: ".vigiles/baseline.json", Line: tc.line, Column: tc.col}) ||
+				!strings.HasPrefix(f.Message, prefix+tc.msg) || !strings.HasSuffix(f.Message, fix) ||
+				strings.Contains(f.Message, dir) || strings.Contains(f.Message, "runner.") || strings.Contains(f.Message, "Go value") || strings.Contains(f.Message, "json: ") {
+				t.Errorf("finding at %s: %s\nwant at %d:%d: %s…%s", findingLine(f), f.Message, tc.line, tc.col, prefix+tc.msg, fix)
+			}
+			if rep.Verdict != report.VerdictFail {
+				t.Errorf("verdict %s", rep.Verdict)
+			}
+			// The fix the message names works.
+			if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadBaseline(filepath.Join(dir, ".vigiles/baseline.json")); err != nil {
+				t.Errorf("after --update-baseline: %v", err)
+			}
+		})
+	}
+}

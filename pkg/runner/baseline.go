@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,25 +108,131 @@ func (b *Baseline) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// LoadBaseline reads a baseline file.
+// BaselineError is a baseline file vigiles cannot use: where, what is
+// wrong with it, and (in Error) how to rewrite it.
+type BaselineError struct {
+	File         string // as the caller named it
+	Line, Column int    // 0 when it concerns the whole file
+	Msg          string
+}
+
+func (e *BaselineError) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
+	}
+	return fmt.Sprintf("%s: %s; run `vigiles audit --update-baseline` to rewrite it from this audit (and review the diff)", where, e.Msg)
+}
+
+// LoadBaseline reads a baseline file; errors name it as path.
 func LoadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	return loadBaseline(path, path)
+}
+
+// loadBaseline reads the baseline at abs; errors name it as shown. A file
+// that is not a baseline is a *BaselineError at the place that says so.
+func loadBaseline(abs, shown string) (*Baseline, error) {
+	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, fmt.Errorf("reading baseline: %w", err)
+		return nil, fmt.Errorf("reading baseline %s: %w", shown, err)
 	}
-	var b Baseline
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("parsing baseline %s: %w", path, err)
+	bad := func(p jpos, format string, args ...any) error {
+		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...)}
 	}
-	if b.Schema != BaselineSchema {
-		return nil, fmt.Errorf("baseline %s: schema %q, want %q", path, b.Schema, BaselineSchema)
+	root, err := parseJSON(data)
+	if err != nil {
+		var se *JSONSyntaxError
+		if errors.As(err, &se) {
+			return nil, bad(jpos{Line: se.Line, Col: se.Col}, "not valid JSON: %s", se.Msg)
+		}
+		return nil, bad(jpos{}, "not valid JSON: %v", err)
 	}
-	if b.Runs == nil {
-		b.Runs = map[string]BaselineRun{}
+	const want = `a JSON object with "schema": "` + BaselineSchema + `" and "runs"`
+	if root.Kind != jsonObject {
+		return nil, bad(root.Pos, "not a vigiles baseline: want %s, found %s", want, root.Kind)
 	}
-	return &b, nil
+	b := &Baseline{Runs: map[string]BaselineRun{}}
+	str := func(v *jnode, what string, dst *string) error {
+		if v.Kind != jsonString {
+			return bad(v.Pos, "%s: want a string, found %s", what, v.Kind)
+		}
+		*dst = v.Str
+		return nil
+	}
+	strs := func(v *jnode, what string, dst *[]string) error {
+		if v.Kind == jsonNull {
+			return nil
+		}
+		if v.Kind != jsonArray {
+			return bad(v.Pos, "%s: want a list of strings, found %s", what, v.Kind)
+		}
+		*dst = []string{}
+		for _, e := range v.Elems {
+			if e.Kind != jsonString {
+				return bad(e.Pos, "%s: want a list of strings, found %s in it", what, e.Kind)
+			}
+			*dst = append(*dst, e.Str)
+		}
+		return nil
+	}
+	hasSchema := false
+	for _, m := range root.Members {
+		switch m.Key {
+		case "schema":
+			hasSchema = true
+			if err := str(m.Value, `"schema"`, &b.Schema); err != nil {
+				return nil, err
+			}
+			if b.Schema != BaselineSchema {
+				return nil, bad(m.Value.Pos, `"schema" is %q: want %q (a file of another tool, or of another version of vigiles)`, b.Schema, BaselineSchema)
+			}
+		case "runs":
+			if m.Value.Kind == jsonNull {
+				continue
+			}
+			if m.Value.Kind != jsonObject {
+				return nil, bad(m.Value.Pos, `"runs": want an object from hook run id to what the run did, found %s`, m.Value.Kind)
+			}
+			for _, r := range m.Value.Members {
+				if r.Value.Kind != jsonObject {
+					return nil, bad(r.Value.Pos, "run %q: want an object, found %s", r.Key, r.Value.Kind)
+				}
+				var run BaselineRun
+				for _, f := range r.Value.Members {
+					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
+					var err error
+					switch f.Key {
+					case "plugin":
+						err = str(f.Value, what, &run.Plugin)
+					case "event":
+						err = str(f.Value, what, &run.Event)
+					case "tool":
+						err = str(f.Value, what, &run.Tool)
+					case "command":
+						err = str(f.Value, what, &run.Command)
+					case "outcome":
+						err = str(f.Value, what, &run.Outcome)
+					case "hosts":
+						err = strs(f.Value, what, &run.Hosts)
+					case "writes":
+						err = strs(f.Value, what, &run.Writes)
+					default:
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts and writes", r.Key, f.Key)
+					}
+					if err != nil {
+						return nil, err
+					}
+				}
+				b.Runs[r.Key] = run
+			}
+		default:
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only", m.Key, want)
+		}
+	}
+	if !hasSchema {
+		return nil, bad(root.Pos, "not a vigiles baseline: want %s; it has no \"schema\"", want)
+	}
+	return b, nil
 }
 
 // WriteBaseline writes b to path atomically, creating its directory.

@@ -118,3 +118,39 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLoadBaseline feeds arbitrary bytes to the baseline reader (a pull
+// request can change the baseline): it must never panic, every refusal is
+// a *BaselineError with a place, and what it accepts survives a rewrite.
+func FuzzLoadBaseline(f *testing.F) {
+	seedFiles(f, ".vigiles/baseline.json")
+	for _, s := range []string{"[]", "{}", `{"schema": "vigiles.baseline/v1", "runs": null}`,
+		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": ["x"], "writes": null, "outcome": "allowed"}}}`,
+		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": [1]}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(t.TempDir(), "baseline.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := loadBaseline(p, "baseline.json")
+		if err != nil {
+			var be *BaselineError
+			if !errors.As(err, &be) || be.File != "baseline.json" || be.Line < 1 || be.Msg == "" {
+				t.Fatalf("refusal without a place: %#v", err)
+			}
+			return
+		}
+		out, err := b.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadBaseline(p, "baseline.json"); err != nil {
+			t.Fatalf("a rewritten baseline does not load: %v\n%s", err, out)
+		}
+	})
+}
