@@ -95,6 +95,9 @@ type session struct {
 	shardI   int
 	shardN   int
 	settings *runSettings
+	// empty lists the roots asked for (audit paths, or "." for the work
+	// tree) under which discovery found no hook at all.
+	empty []string
 }
 
 func newSession(o Options, command string) (*session, error) {
@@ -252,16 +255,18 @@ func (s *session) discover(paths []string) error {
 	seenRoot := map[string]bool{}
 	seenHook := map[string]bool{}
 	seenFinding := map[string]bool{}
-	for _, root := range roots {
+	for i, root := range roots {
 		if seenRoot[root] {
 			continue
 		}
 		seenRoot[root] = true
+		found := 0
 		for _, a := range Adapters {
 			d, err := a.Discover(s.dir, root)
 			if err != nil {
 				return fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
 			}
+			found += len(d.Hooks)
 			for _, h := range d.Hooks {
 				if !seenHook[h.ID] {
 					seenHook[h.ID] = true
@@ -276,6 +281,13 @@ func (s *session) discover(paths []string) error {
 				}
 			}
 		}
+		if found == 0 && i < len(paths) {
+			rel, _ := relTo(s.dir, root)
+			s.empty = append(s.empty, rel)
+		}
+	}
+	if len(paths) == 0 && len(s.hooks) == 0 {
+		s.empty = append(s.empty, ".")
 	}
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
@@ -481,6 +493,17 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	var plan []*plannedRun
 	var planFinds []report.Finding
+	for _, p := range s.empty {
+		// An audit that runs nothing proves nothing: not a silent pass.
+		where := "under " + p
+		if p == "." {
+			where = "in the work tree"
+		}
+		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
+			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s at that directory "+
+				"and for plugin directories (%s or %s) and %s below it (not in dot-directories or node_modules, not through symbolic links); "+
+				"audit the directory that holds the plugins", where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace)})
+	}
 	for _, h := range s.hooks {
 		if !h.Executable() {
 			plan = append(plan, &plannedRun{ID: h.ID, Hook: h, Payload: Payload{Event: h.Event}})

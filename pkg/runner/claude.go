@@ -37,6 +37,7 @@ const (
 	RuleNotExecutable = "discovery/not-executable"
 	RuleRemoteSource  = "discovery/remote-source"
 	RuleOutsideTree   = "discovery/outside-work-tree"
+	RuleNoHooks       = "discovery/no-hooks"
 )
 
 // ClaudeAdapter discovers Claude Code hooks: project settings, plugin
@@ -62,11 +63,47 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
-	if c.exists(filepath.Join(root, claudePluginJSON)) || c.exists(filepath.Join(root, claudeHooksJSON)) {
+	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
 	c.marketplace(root)
+	c.below(root)
 	return c.out, nil
+}
+
+// isPluginRoot says whether dir holds a plugin: a manifest or a default
+// hooks file.
+func (c *claudeDisc) isPluginRoot(dir string) bool {
+	return c.exists(filepath.Join(dir, claudePluginJSON)) || c.exists(filepath.Join(dir, claudeHooksJSON))
+}
+
+// below discovers the plugins and marketplaces in the directories under
+// root, so that an audit of a tree (or of plugins/) finds a plugin that no
+// marketplace lists. It walks in name order, depth first, and looks into
+// a plugin's own directories too (a repository that is a plugin may hold
+// more); a plugin or file met twice is read once (seenPlugin, seenFile).
+// It skips directories whose name starts with "." (.git, and .claude and
+// .claude-plugin, which are read by name, not searched) and node_modules,
+// and it follows no symbolic link: whatever a link leads to, inside the
+// tree or out of it, is not searched (a plugin reached through one is
+// audited when a marketplace or an audit path names it, through beneath).
+func (c *claudeDisc) below(root string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return // unreadable: nothing under it is declared to vigiles
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" {
+			continue // e.IsDir is false for a symbolic link
+		}
+		sub := filepath.Join(root, name)
+		if c.isPluginRoot(sub) {
+			c.plugin(sub, "", nil, "", report.Location{})
+		}
+		c.marketplace(sub)
+		c.below(sub)
+	}
 }
 
 type claudeDisc struct {

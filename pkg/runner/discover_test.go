@@ -411,3 +411,99 @@ func TestPolicyLinkOutIsNotRead(t *testing.T) {
 		t.Error("--update-baseline wrote through the link onto the host")
 	}
 }
+
+// TestDiscoverySearchesBelowEachPath: an audit finds plugins below the
+// paths it is given (a directory with .claude-plugin/plugin.json or
+// hooks/hooks.json, or a marketplace), in name order, each once, without
+// looking into dot-directories, node_modules or symbolic links; a path
+// with no hook at all is an error finding, not a silent pass.
+func TestDiscoverySearchesBelowEachPath(t *testing.T) {
+	hook := func(event, cmd string) string {
+		return fmt.Sprintf(`{"hooks": {%q: [{"hooks": [{"type": "command", "command": %q}]}]}}`, event, cmd)
+	}
+	outside := makeTree(t, map[string]string{"p/hooks/hooks.json": hook("Stop", "true outside")})
+	dir := makeTree(t, map[string]string{
+		"hooks/hooks.json":                                   hook("SessionStart", "true root"),
+		"plugins/x/hooks/hooks.json":                         hook("Stop", "true x"),
+		"plugins/x/node_modules/z/hooks/hooks.json":          hook("Stop", "true node_modules"),
+		"plugins/nested/deeper/y/.claude-plugin/plugin.json": `{"name": "why", "hooks": ` + hook("Stop", "true y") + `}`,
+		"vendor/m/.claude-plugin/marketplace.json":           `{"name": "m", "plugins": [{"name": "inline", "source": "./inline", "hooks": ` + hook("Stop", "true inline") + `}]}`,
+		"vendor/m/inline/README.md":                          "no manifest\n",
+		".hidden/q/hooks/hooks.json":                         hook("Stop", "true hidden"),
+		".git/p/hooks/hooks.json":                            hook("Stop", "true git"),
+		"docs/README.md":                                     "nothing here\n",
+	})
+	for link, target := range map[string]string{"linked": filepath.Join(outside, "p"), "inlink": filepath.Join(dir, "plugins/x"), "plugins/up": ".."} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := ClaudeAdapter{}.Discover(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{".", "plugins/nested/deeper/y", "plugins/x", "vendor/m/inline"}, d.Plugins); diff != "" {
+		t.Errorf("plugin roots, in walk order (-want +got):\n%s", diff)
+	}
+	again, _ := ClaudeAdapter{}.Discover(dir, dir)
+	if diff := cmp.Diff(d, again); diff != "" {
+		t.Errorf("a second discovery differs:\n%s", diff)
+	}
+	for _, f := range d.Findings {
+		t.Errorf("finding %s: %s", findingLine(f), f.Message)
+	}
+
+	commands := func(rep *report.Report) []string {
+		var out []string
+		for _, r := range rep.Runs {
+			out = append(out, r.Plugin+": "+r.Command)
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, tc := range []struct {
+		paths []string
+		want  []string
+		empty []string
+	}{
+		{nil, []string{"inline: true inline", "why: true y", filepath.Base(dir) + ": true root", "x: true x"}, nil},
+		{[]string{"plugins"}, []string{"why: true y", "x: true x"}, nil},
+		{[]string{"plugins/x"}, []string{"x: true x"}, nil},
+		{[]string{"plugins/x", "plugins/x/hooks", "docs"}, []string{"x: true x"}, []string{"docs", "plugins/x/hooks"}},
+	} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: tc.paths, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sort.Strings(tc.want)
+		if diff := cmp.Diff(tc.want, commands(rep)); diff != "" {
+			t.Errorf("audit %v (-want +got):\n%s", tc.paths, diff)
+		}
+		var empty []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleNoHooks {
+				empty = append(empty, f.Location.File)
+				if f.Severity != report.SeverityError || !strings.Contains(f.Message, "no hooks were found under "+f.Location.File) {
+					t.Errorf("%s: %s", findingLine(f), f.Message)
+				}
+			}
+		}
+		if diff := cmp.Diff(tc.empty, empty); diff != "" {
+			t.Errorf("audit %v: paths without hooks (-want +got):\n%s", tc.paths, diff)
+		}
+		if (len(tc.empty) > 0) != (rep.Verdict == report.VerdictFail) {
+			t.Errorf("audit %v: verdict %s", tc.paths, rep.Verdict)
+		}
+	}
+
+	// A tree with no hook at all.
+	bare := makeTree(t, map[string]string{"README.md": "hi\n"})
+	rep, err := Audit(context.Background(), Options{Dir: bare, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != report.VerdictFail || len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleNoHooks ||
+		rep.Findings[0].Location.File != "." || !strings.Contains(rep.Findings[0].Message, "no hooks were found in the work tree") {
+		t.Errorf("audit of a tree without hooks: %s %+v", rep.Verdict, rep.Findings)
+	}
+}
