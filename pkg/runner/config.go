@@ -178,6 +178,9 @@ type cfgParser struct {
 	// hidden, so that a check around it is still left out.
 	aliased map[*yaml.Node]bool
 	hidden  int
+	// keys, when not nil, collects every key a mapping of the file could
+	// have had (the documentation test reads it).
+	keys map[string]bool
 }
 
 // errCount counts the errors so far, those not repeated included.
@@ -203,7 +206,11 @@ func (p *cfgParser) loc(n *yaml.Node) report.Location {
 // (repository-relative). A nil error means the file is valid; otherwise
 // the error is ConfigErrors, every problem with its place.
 func ParseConfig(file string, data []byte) (*Config, error) {
-	p := &cfgParser{file: file}
+	return parseConfig(&cfgParser{file: file}, data)
+}
+
+func parseConfig(p *cfgParser, data []byte) (*Config, error) {
+	file := p.file
 	cfg := &Config{File: file, Payloads: map[string]map[string]any{}}
 	doc, second, err := decodeYAML(data)
 	if err != nil {
@@ -302,6 +309,11 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 	if n.Kind != yaml.MappingNode {
 		p.errAt(n, "%s: want a mapping (key: value lines), found %s", what, nodeKind(n))
 		return
+	}
+	if p.keys != nil {
+		for key := range handlers {
+			p.keys[key] = true
+		}
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {

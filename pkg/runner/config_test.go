@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -222,13 +224,18 @@ func TestEmptyConfig(t *testing.T) {
 }
 
 // TestReadmePolicyReference keeps the .vigiles.yml reference in
-// examples/README.md valid.
+// examples/README.md valid and whole: it parses, every expectation kind is
+// used in it, and every key the parser accepts is written in it (as a key,
+// or in a comment).
 func TestReadmePolicyReference(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(examplesDir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "## `.vigiles.yml`, in full\n\n```yaml\n")
+	_, rest, ok := strings.Cut(string(b), "## `.vigiles.yml`, in full\n")
+	if ok {
+		_, rest, ok = strings.Cut(rest, "```yaml\n")
+	}
 	if !ok {
 		t.Fatal("no policy reference in examples/README.md")
 	}
@@ -237,8 +244,67 @@ func TestReadmePolicyReference(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's policy reference does not parse:\n%v", err)
 	}
-	if len(cfg.Checks) != 1 || len(cfg.Checks[0].Expect) != 10 {
-		t.Errorf("reference: %d checks, %d expectations", len(cfg.Checks), len(cfg.Checks[0].Expect))
+	used := map[string]bool{}
+	for _, c := range cfg.Checks {
+		for _, e := range c.Expect {
+			used[e.Kind] = true
+		}
+	}
+	for _, k := range expectationKinds {
+		if !used[k] {
+			t.Errorf("the README's policy reference uses no %s expectation", k)
+		}
+	}
+	// Every key of every mapping the parser reads: goodConfig reaches each.
+	p := &cfgParser{file: ".vigiles.yml", keys: map[string]bool{}}
+	if _, err := parseConfig(p, []byte(goodConfig)); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.keys) < 40 {
+		t.Fatalf("only %d keys collected: %v", len(p.keys), p.keys)
+	}
+	for k := range p.keys {
+		if !regexp.MustCompile(`(^|[\s{,#])` + regexp.QuoteMeta(k) + `:`).MatchString(block) {
+			t.Errorf("the README's policy reference does not mention %s:", k)
+		}
+	}
+}
+
+// TestReadmeSampleOutput: the sample of vigiles test in examples/README.md
+// lists the example's checks as the command does, sorted by name.
+func TestReadmeSampleOutput(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(examplesDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```\nvigiles test: ")
+	if !ok {
+		t.Fatal("no sample of vigiles test in examples/README.md")
+	}
+	sample, _, _ := strings.Cut(rest, "```")
+	var shown []string
+	for _, l := range strings.Split(sample, "\n") {
+		if name, ok := strings.CutPrefix(l, "ok   "); ok {
+			shown = append(shown, name)
+		} else if name, ok := strings.CutPrefix(l, "FAIL "); ok {
+			shown = append(shown, name)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(examplesDir, DefaultConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(DefaultConfig, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cfg.Checks {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff(names, shown); diff != "" {
+		t.Errorf("checks in the sample (-the example's, sorted +the README's):\n%s", diff)
 	}
 }
 
