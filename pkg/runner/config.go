@@ -381,6 +381,20 @@ func (p *cfgParser) noAliases(n *yaml.Node) {
 
 const mergeTag = "!!merge"
 
+// nonScalarKey returns the first mapping key under n that is not a
+// scalar (JSON has string keys only).
+func nonScalarKey(n *yaml.Node) *yaml.Node {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && c.Kind != yaml.ScalarNode {
+			return c
+		}
+		if k := nonScalarKey(c); k != nil {
+			return k
+		}
+	}
+	return nil
+}
+
 // hasAlias says whether an alias or a merge key is anywhere under n.
 func hasAlias(n *yaml.Node) bool {
 	if n.Kind == yaml.AliasNode {
@@ -557,6 +571,10 @@ func (p *cfgParser) object(n *yaml.Node, what string) (map[string]any, bool) {
 func (p *cfgParser) value(n *yaml.Node, what string) (any, bool) {
 	if hasAlias(n) {
 		p.hidden++ // reported by noAliases
+		return nil, false
+	}
+	if k := nonScalarKey(n); k != nil {
+		p.errAt(k, "%s: a mapping key must be a string, found %s", what, nodeKind(k))
 		return nil, false
 	}
 	var v any
@@ -911,14 +929,16 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			p.errAt(v, "json: want a mapping from a dotted path of the hook's JSON output (e.g. hookSpecificOutput.permissionDecision) to the value it equals")
 			return false
 		}
+		good := true // every bad entry is reported, not the first only
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			val, ok := p.value(v.Content[i+1], "json."+v.Content[i].Value)
 			if !ok {
-				return false
+				good = false
+				continue
 			}
 			e.JSON = append(e.JSON, JSONWant{Path: v.Content[i].Value, Value: val, Loc: p.loc(v.Content[i])})
 		}
-		return true
+		return good
 	})
 	add(ExpNoEgress, func(e *Expectation, v *yaml.Node) bool {
 		b, ok := p.boolean(v, ExpNoEgress)
@@ -933,19 +953,22 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			p.errAt(v, "egress-only: want a list of hosts (exact, *.suffix, optionally :port)")
 			return false
 		}
+		good := true
 		for _, h := range v.Content {
 			s, ok := p.str(h, "egress-only entry")
 			if !ok {
-				return false
+				good = false
+				continue
 			}
 			hp, err := ParseHostPattern(s)
 			if err != nil {
 				p.errAt(h, "egress-only: %v", err)
-				return false
+				good = false
+				continue
 			}
 			e.Hosts = append(e.Hosts, hp)
 		}
-		return true
+		return good
 	})
 	for _, kind := range []string{ExpNoWrite, ExpWroteOnly} {
 		k := kind
@@ -963,19 +986,22 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				p.errAt(v, "%s: want a list of path patterns (globs, or re:regex)%s", k, map[bool]string{true: ", or true for no writes at all", false: ""}[k == ExpNoWrite])
 				return false
 			}
+			good := true
 			for _, pn := range v.Content {
 				s, ok := p.str(pn, k+" entry")
 				if !ok {
-					return false
+					good = false
+					continue
 				}
 				pp, err := ParsePathPattern(s)
 				if err != nil {
 					p.errAt(pn, "%s: %v", k, err)
-					return false
+					good = false
+					continue
 				}
 				e.Paths = append(e.Paths, pp)
 			}
-			return true
+			return good
 		})
 	}
 	add(ExpMaxDuration, func(e *Expectation, v *yaml.Node) (ok bool) { e.Duration, ok = p.duration(v, ExpMaxDuration); return })

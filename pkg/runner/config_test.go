@@ -131,6 +131,10 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{"4:12 anchors and aliases are not supported", "6:17 anchors and aliases are not supported"}},
 		{"alias as a key", "checks:\n  - &n name: a\n    *n : b\n    hook: h\n    expect: {blocked: true}\n",
 			[]string{"2:5 anchors and aliases are not supported", "3:5 anchors and aliases are not supported"}},
+		// Every bad entry of a list or json mapping, not the first only.
+		{"bad entries", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"a.*.test\", ok.test, [x]]\n      no-write: [\"re:(\", /tmp/x]\n      json: {a: {[1]: 2}, b: {[3]: 4}}\n",
+			[]string{"5:21 egress-only: host \"a.*.test\"", "5:42 egress-only entry: want a string", "6:18 no-write: regular expression", "6:26 no-write: \"/tmp/x\" can never match",
+				"7:18 json.a: a mapping key must be a string, found a list", "7:31 json.b: a mapping key must be a string, found a list"}},
 		{"syntax error in a second document", "version: 1\n---\nchecks: [\n", []string{"3:1 not valid YAML"}},
 		{"top level list", "- a\n", []string{"1:1 want a mapping with defaults"}},
 		{"unknown top key", "defualts: {}\n", []string{"1:1 unknown key \"defualts\" in the top level: want one of checks, defaults, payloads, plugins, version"}},
