@@ -18,17 +18,18 @@ func TestSizeAgreesWithPolicy(t *testing.T) {
 		"18446744073709551615", "18446744073709551616", "16777216TiB", "16777215TiB", "١٢٣",
 	} {
 		t.Run(s, func(t *testing.T) {
-			got, err := parseSize(s)
+			var got uint64
+			err := sizeFlag{&got}.Set(s)
 			cfg, perr := runner.ParseConfig("p.yml", []byte("defaults:\n  limits:\n    memory: "+strconv.Quote(s)+"\n"))
 			var ces runner.ConfigErrors
 			if perr != nil && !errors.As(perr, &ces) {
 				t.Fatalf("policy: %v", perr)
 			}
 			if (err == nil) != (perr == nil) {
-				t.Fatalf("parseSize(%q) = %d, %v; the policy says %v", s, got, err, perr)
+				t.Fatalf("--limit-memory %q = %d, %v; the policy says %v", s, got, err, perr)
 			}
 			if err == nil && got != cfg.Defaults.Limits.MemoryBytes {
-				t.Errorf("parseSize(%q) = %d, the policy %d", s, got, cfg.Defaults.Limits.MemoryBytes)
+				t.Errorf("--limit-memory %q = %d, the policy %d", s, got, cfg.Defaults.Limits.MemoryBytes)
 			}
 		})
 	}

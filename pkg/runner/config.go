@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -483,15 +484,26 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	v, err := ParseSize(s)
+	if err != nil {
+		p.errAt(n, "%s: %v, found %q", what, err, s)
+		return 0, false
+	}
+	return v, true
+}
+
+// ParseSize reads a size as .vigiles.yml and the command line write it: a
+// whole number of bytes, optionally followed by K, M, G or T (each times
+// 1024; "i" and "B" are both optional, so KiB, KB, Ki and K are the same),
+// or by B: 1048576, 64KiB, 512MiB, 2GiB.
+func ParseSize(s string) (uint64, error) {
 	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		p.errAt(n, "%s: want a size such as 1048576, 64KiB, 512MiB or 2GiB, found %q", what, s)
-		return 0, false
+		return 0, errors.New("want a size such as 1048576, 64KiB, 512MiB or 2GiB")
 	}
 	v, err := strconv.ParseUint(m[1], 10, 64)
 	if err != nil {
-		p.errAt(n, "%s: %q is too large", what, s)
-		return 0, false
+		return 0, errors.New("too large")
 	}
 	mult := uint64(1)
 	switch strings.TrimSuffix(strings.TrimSuffix(m[2], "B"), "i") {
@@ -505,10 +517,9 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 		mult = 1 << 40
 	}
 	if v > math.MaxUint64/mult {
-		p.errAt(n, "%s: %q is too large", what, s)
-		return 0, false
+		return 0, errors.New("too large")
 	}
-	return v * mult, true
+	return v * mult, nil
 }
 
 func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {
