@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // denySource is the address the deny and record modes give lo, as the
@@ -16,7 +18,7 @@ import (
 // get a route (so the packet exists and reaches the nft output hook, where
 // it is logged and refused) instead of failing with ENETUNREACH before any
 // packet is made. It never leaves the namespace.
-var denySource = netip.MustParseAddr("10.254.254.1")
+var denySource = evidence.DenySource
 
 // rtnlBatch is the few rtnetlink requests Setup needs, sent over a plain
 // blocking socket in one sendmsg and acknowledged one by one. (A

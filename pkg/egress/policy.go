@@ -22,9 +22,6 @@ const (
 	ConnectorPasta = "pasta"
 )
 
-// maxNameLen is the longest DNS name in presentation form (RFC 1035 §2.3.4).
-const maxNameLen = 253
-
 // allowRule is one --allow entry: an exact name or a "*." wildcard, with an
 // optional port (0 = any).
 type allowRule struct {
@@ -100,102 +97,34 @@ func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
 	return c, nil
 }
 
-// parseAllow parses HOST[:PORT].
+// parseAllow parses an --allow entry, HOST[:PORT] (evidence.ParseAllowHost).
 func parseAllow(s string) (allowRule, error) {
-	var r allowRule
-	host := s
-	if strings.Contains(s, "/") {
-		// http://x.test or x.test/path: the colon of a scheme is not a
-		// port, and saying so would hide the mistake.
-		return r, fmt.Errorf("--allow %s: want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL: %w", strconv.Quote(s), ErrBadPolicy)
+	h, err := evidence.ParseAllowHost(s)
+	switch {
+	case errors.Is(err, evidence.ErrAddressNotName):
+		return allowRule{}, fmt.Errorf("--allow %s: %v; use --allow-ip: %w", strconv.Quote(s), err, ErrBadPolicy)
+	case err != nil:
+		return allowRule{}, fmt.Errorf("--allow %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
 	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		port, err := strconv.ParseUint(s[i+1:], 10, 16)
-		if err != nil || port == 0 {
-			return r, fmt.Errorf("--allow %s: port must be 1-65535: %w", strconv.Quote(s), ErrBadPolicy)
-		}
-		r.port = uint16(port)
-		host = s[:i]
-	}
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return r, fmt.Errorf("--allow %s: an address, not a name; use --allow-ip: %w", strconv.Quote(s), ErrBadPolicy)
-	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if strings.HasPrefix(host, "*.") {
-		r.wildcard = true
-		host = host[2:]
-	}
-	if err := checkName(host); err != nil {
-		return r, fmt.Errorf("--allow %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
-	}
-	if r.wildcard && !strings.Contains(host, ".") {
-		return r, fmt.Errorf("--allow %s: a wildcard needs at least two labels after \"*.\": %w", strconv.Quote(s), ErrBadPolicy)
-	}
-	r.name = host
-	return r, nil
+	return allowRule{name: h.Name, wildcard: h.Wildcard, port: h.Port}, nil
 }
 
-// checkName accepts an LDH host name (letters, digits, '-', '_' inside
-// labels), at most 253 characters, labels of 1-63.
-func checkName(h string) error {
-	if h == "" {
-		return errors.New("empty host name")
-	}
-	if len(h) > maxNameLen {
-		return fmt.Errorf("host name longer than %d characters", maxNameLen)
-	}
-	for _, label := range strings.Split(h, ".") {
-		if label == "" || len(label) > 63 {
-			return errors.New("host name labels must be 1-63 characters")
-		}
-		if label[0] == '-' || label[len(label)-1] == '-' {
-			return errors.New("host name labels must not start or end with '-'")
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return fmt.Errorf("host name has character %q (only letters, digits, '-', '_' and '.' allowed; '*' only as a leading \"*.\")", c)
-			}
-		}
-	}
-	return nil
-}
-
+// parseAllowIP parses an --allow-ip entry (evidence.ParseAllowIP).
 func parseAllowIP(s string) (netip.Prefix, error) {
-	if a, err := netip.ParseAddr(s); err == nil {
-		a = a.Unmap()
-		return netip.PrefixFrom(a, a.BitLen()), nil
-	}
-	pfx, err := netip.ParsePrefix(s)
+	pfx, err := evidence.ParseAllowIP(s)
 	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: want CIDR or address: %w", strconv.Quote(s), ErrBadPolicy)
+		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
 	}
-	if pfx.Addr().Is4In6() {
-		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: write IPv4-mapped ranges as IPv4: %w", strconv.Quote(s), ErrBadPolicy)
-	}
-	return pfx.Masked(), nil
+	return pfx, nil
 }
 
-// parseUpstream parses ADDR[:PORT]; ADDR is an IPv4 or an IPv6 address
-// (bracketed when a port follows). The default port is 53. An address
-// the sandbox itself holds (loopback, the deny mode's source) is refused:
-// inside the sandbox's namespace the command could answer there, forge
-// the answers and so open the wall to any address. (exchange also
-// refuses, at the time of asking, any address the namespace holds.)
+// parseUpstream parses --dns-upstream ADDR[:PORT] (evidence.ParseDNSUpstream,
+// which refuses an address inside the sandbox; exchange also refuses, at
+// the time of asking, any address the namespace holds).
 func parseUpstream(s string) (netip.AddrPort, error) {
-	var ap netip.AddrPort
-	if p, err := netip.ParseAddrPort(s); err == nil {
-		if p.Port() == 0 {
-			return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: port 0: %w", strconv.Quote(s), ErrBadPolicy)
-		}
-		ap = netip.AddrPortFrom(p.Addr().Unmap(), p.Port())
-	} else if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil && a.Zone() == "" {
-		ap = netip.AddrPortFrom(a.Unmap(), 53)
-	} else {
-		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: want ADDR[:PORT] with an IP address: %w", strconv.Quote(s), ErrBadPolicy)
-	}
-	if a := ap.Addr(); a.IsLoopback() || a.IsUnspecified() || a.IsMulticast() || a == denySource {
-		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: an address inside the sandbox, where the command could answer; give the resolver's address as the host reaches it: %w", strconv.Quote(s), ErrBadPolicy)
+	ap, err := evidence.ParseDNSUpstream(s)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
 	}
 	return ap, nil
 }

@@ -154,7 +154,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"allow-ip mapped", "defaults:\n  egress: {allow-ip: [\"::ffff:10.0.0.0/104\"]}\n", []string{"2:23 write an IPv4-mapped range as IPv4"}},
 		{"dns-upstream not an address", "defaults:\n  egress: {allow: [a.example.test], dns-upstream: resolver.example.test}\n",
 			[]string{"2:51 dns-upstream \"resolver.example.test\": want ADDR or ADDR:PORT"}},
-		{"dns-upstream inside", "defaults:\n  egress:\n    allow: [a.example.test]\n    dns-upstream: 127.0.0.53\n", []string{"4:19 dns-upstream \"127.0.0.53\" is an address inside the sandbox"}},
+		{"dns-upstream inside", "defaults:\n  egress:\n    allow: [a.example.test]\n    dns-upstream: 127.0.0.53\n", []string{"4:19 dns-upstream \"127.0.0.53\": an address inside the sandbox"}},
 		{"dns-upstream port 0", "defaults:\n  egress:\n    allow: [a.example.test]\n    dns-upstream: \"192.0.2.53:0\"\n", []string{"4:19 port 0"}},
 		{"allow an address", "defaults:\n  egress:\n    allow: [a.example.test, \"192.0.2.1:443\"]\n", []string{"3:29 allow \"192.0.2.1:443\" is an address, not a name: list it under allow-ip"}},
 		{"allow a one-label wildcard", "defaults:\n  egress: {allow: [\"*.test\"]}\n", []string{"2:20 a wildcard needs at least two labels"}},

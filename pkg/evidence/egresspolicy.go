@@ -1,0 +1,136 @@
+package evidence
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// The parsers of an egress policy's values. pkg/egress compiles a policy
+// with them, and pkg/runner checks .vigiles.yml with them, so that no
+// policy passes the parser and then has every run refused. Their errors
+// leave the value out: each caller names it in its own words (a flag, a
+// key).
+
+// DenySource is the address the deny and record modes give the sandbox's
+// lo: a resolver there would be inside the sandbox.
+var DenySource = netip.MustParseAddr("10.254.254.1")
+
+// MaxHostName is the longest host name an allow entry may give.
+const MaxHostName = 253
+
+// ErrAddressNotName is ParseAllowHost's error for an address given where a
+// name belongs; callers say where addresses go instead.
+var ErrAddressNotName = errors.New("an address, not a name")
+
+// AllowHost is a parsed allow entry: Name, lower case without a trailing
+// dot; Wildcard for "*.Name" (any name below Name, not Name itself); Port
+// 0 for any port.
+type AllowHost struct {
+	Name     string
+	Wildcard bool
+	Port     uint16
+}
+
+// ParseAllowHost parses an allow entry, HOST[:PORT], HOST an exact DNS name
+// or "*.suffix" with at least two labels after the "*.".
+func ParseAllowHost(s string) (AllowHost, error) {
+	var h AllowHost
+	host := s
+	if strings.Contains(s, "/") {
+		// http://x.test or x.test/path: the colon of a scheme is not a
+		// port, and saying so would hide the mistake.
+		return h, errors.New("want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL")
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		port, err := strconv.ParseUint(s[i+1:], 10, 16)
+		if err != nil || port == 0 {
+			return h, errors.New("the port must be 1-65535")
+		}
+		h.Port = uint16(port)
+		host = s[:i]
+	}
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return h, ErrAddressNotName
+	}
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if strings.HasPrefix(host, "*.") {
+		h.Wildcard = true
+		host = host[2:]
+	}
+	if err := CheckHostName(host); err != nil {
+		return h, err
+	}
+	if h.Wildcard && !strings.Contains(host, ".") {
+		return h, errors.New(`a wildcard needs at least two labels after "*."`)
+	}
+	h.Name = host
+	return h, nil
+}
+
+// CheckHostName accepts an LDH host name (letters, digits, '-', '_' inside
+// labels), at most MaxHostName characters, labels of 1-63.
+func CheckHostName(h string) error {
+	if h == "" {
+		return errors.New("empty host name")
+	}
+	if len(h) > MaxHostName {
+		return fmt.Errorf("host name longer than %d characters", MaxHostName)
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return errors.New("host name labels must be 1-63 characters")
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return errors.New("host name labels must not start or end with '-'")
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return fmt.Errorf("host name has character %q (only letters, digits, '-', '_' and '.' allowed; '*' only as a leading \"*.\")", c)
+			}
+		}
+	}
+	return nil
+}
+
+// ParseAllowIP parses an allow-ip entry: a CIDR (masked) or one address.
+func ParseAllowIP(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	pfx, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, errors.New("want a CIDR such as 192.0.2.0/24 or 2001:db8::/32, or one address")
+	}
+	if pfx.Addr().Is4In6() {
+		return netip.Prefix{}, errors.New("write an IPv4-mapped range as IPv4")
+	}
+	return pfx.Masked(), nil
+}
+
+// ParseDNSUpstream parses a resolver, ADDR[:PORT]: an IPv4 or IPv6 address
+// (bracketed when a port follows), port 53 by default. An address the
+// sandbox itself holds (loopback, DenySource) is refused: inside the
+// sandbox's namespace the command could answer there, forge the answers
+// and so open the wall to any address.
+func ParseDNSUpstream(s string) (netip.AddrPort, error) {
+	var ap netip.AddrPort
+	if p, err := netip.ParseAddrPort(s); err == nil {
+		if p.Port() == 0 {
+			return netip.AddrPort{}, errors.New("port 0")
+		}
+		ap = netip.AddrPortFrom(p.Addr().Unmap(), p.Port())
+	} else if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil && a.Zone() == "" {
+		ap = netip.AddrPortFrom(a.Unmap(), 53)
+	} else {
+		return netip.AddrPort{}, errors.New("want ADDR or ADDR:PORT with an IP address, such as 192.0.2.53 or [2001:db8::53]:53")
+	}
+	if a := ap.Addr(); a.IsLoopback() || a.IsUnspecified() || a.IsMulticast() || a == DenySource {
+		return netip.AddrPort{}, errors.New("an address inside the sandbox, where the command could answer: give the resolver's address as the host reaches it")
+	}
+	return ap, nil
+}
