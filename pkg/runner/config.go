@@ -523,18 +523,9 @@ func ParseSize(s string) (uint64, error) {
 }
 
 func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {
-	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
-		return []string{n.Value}
-	}
-	if n.Kind != yaml.SequenceNode {
-		p.errAt(n, "%s: want a list of %s, found %s", what, want, nodeKind(n))
-		return nil
-	}
 	var out []string
-	for _, e := range n.Content {
-		if s, ok := p.str(e, what+" entry"); ok {
-			out = append(out, s)
-		}
+	for _, e := range p.strEntries(n, what, want) {
+		out = append(out, e.s)
 	}
 	return out
 }
