@@ -689,7 +689,8 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	fmt.Fprintf(w, "vigiles %s%s: %d hook run(s) across %d plugin(s) — %s\n\n", what, shard, len(rep.Runs), len(plugins), verdict)
 	if len(rep.Runs) == 0 {
 		fmt.Fprintln(w, "No hooks were found. vigiles looks for .claude/settings.json, .claude/settings.local.json,")
-		fmt.Fprintln(w, ".claude-plugin/plugin.json, hooks/hooks.json and .claude-plugin/marketplace.json.")
+		fmt.Fprintln(w, ".claude-plugin/plugin.json, hooks/hooks.json and .claude-plugin/marketplace.json in each path")
+		fmt.Fprintln(w, "and in every directory below it (not in dot-directories or node_modules, not through symlinks).")
 		return
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")
