@@ -1,11 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"maps"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -13,6 +14,19 @@ import (
 
 	"github.com/vigiles/action/pkg/evidence"
 )
+
+// Every walk in this file goes by directory descriptors and names
+// (openat and fstatat with O_NOFOLLOW, getdents), never by whole paths: a
+// command can make paths far longer than PATH_MAX by entering the
+// directories it makes one by one, and the record must still list them,
+// exactly. A walk keeps open only the directories of the level it reads,
+// whatever the depth (see enter).
+
+// sameContentMax is the largest regular file whose bytes are compared
+// with what it held before, so that a file opened for writing and left as
+// it was (overlay copies it up) is no write. A larger one is taken as
+// changed once anything about it was touched.
+const sameContentMax = 1 << 20
 
 // upperWrites reads an overlay upper directory (or a directory that
 // started empty, such as the throwaway HOME) and returns every path the
@@ -29,130 +43,310 @@ func upperWrites(upper, prefix string) ([]evidence.Write, error) {
 
 // readUpper is upperWrites with the lower directory explicit ("" when the
 // directory started empty).
+//
+// A path is one entry whatever happened to it: a path there before and
+// after the run is a modify (with its kind now), unless it ends as it
+// began. A deleted directory is listed by its files and empty
+// directories.
 func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
-	var out []evidence.Write
-	var walk func(rel string, lowerExists bool) (int, error)
-	// walk returns how many writes it recorded below rel.
-	walk = func(rel string, lowerExists bool) (int, error) {
-		ents, err := os.ReadDir(filepath.Join(upper, rel))
-		if err != nil {
-			return 0, err
-		}
-		n := 0
-		for _, e := range ents {
-			p := filepath.Join(rel, e.Name())
-			up := filepath.Join(upper, p)
-			var st unix.Stat_t
-			if err := unix.Lstat(up, &st); err != nil {
-				return n, err
-			}
-			var lst unix.Stat_t
-			inLower := false
-			if lowerExists && lower != "" {
-				inLower = unix.Lstat(filepath.Join(lower, p), &lst) == nil
-			}
-			switch {
-			case st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0 && lower != "":
-				// A whiteout: the lower path was deleted.
-				if inLower {
-					dels, err := lowerDeletes(lower, p, prefix, lst)
-					if err != nil {
-						return n, err
-					}
-					out = append(out, dels...)
-					n += len(dels)
-				}
-			case st.Mode&unix.S_IFMT == unix.S_IFDIR:
-				opaque := isOpaque(up)
-				if inLower && lst.Mode&unix.S_IFMT == unix.S_IFDIR && !opaque {
-					k, err := walk(p, true)
-					if err != nil {
-						return n, err
-					}
-					n += k
-					if k == 0 || st.Mode != lst.Mode || st.Uid != lst.Uid || st.Gid != lst.Gid {
-						// Copied up for its own sake: chmod, chown, or an
-						// entry made and removed again.
-						out = append(out, evidence.Write{Path: prefix + p, Op: evidence.OpModify, Kind: "dir"})
-						n++
-					}
-					continue
-				}
-				if inLower {
-					// Replaced: what was there is gone.
-					dels, err := lowerDeletes(lower, p, prefix, lst)
-					if err != nil {
-						return n, err
-					}
-					out = append(out, dels...)
-					n += len(dels)
-				}
-				k, err := walk(p, false)
-				if err != nil {
-					return n, err
-				}
-				n += k
-				if k == 0 || (inLower && lst.Mode&unix.S_IFMT != unix.S_IFDIR) {
-					out = append(out, evidence.Write{Path: prefix + p, Op: evidence.OpCreate, Kind: "dir"})
-					n++
-				}
-			default:
-				op := evidence.OpCreate
-				if inLower {
-					if lst.Mode&unix.S_IFMT == unix.S_IFDIR {
-						dels, err := lowerDeletes(lower, p, prefix, lst)
-						if err != nil {
-							return n, err
-						}
-						out = append(out, dels...)
-						n += len(dels)
-					} else {
-						op = evidence.OpModify
-					}
-				}
-				out = append(out, evidence.Write{Path: prefix + p, Op: op, Kind: kindOf(st.Mode)})
-				n++
-			}
-		}
-		return n, nil
+	u, err := openDir(upper)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := walk("", lower != ""); err != nil {
+	defer u.close()
+	var l *dirFD
+	if lower != "" {
+		if l, err = openDir(lower); err != nil {
+			return nil, err
+		}
+		defer l.close()
+	}
+	w := &upperWalk{record: newRecord(prefix), whiteouts: lower != ""}
+	if _, err := w.walk(u, l, true, nil); err != nil {
 		return nil, fmt.Errorf("walking %s: %w", upper, err)
 	}
-	sortWrites(out)
-	return out, nil
+	sortWrites(w.out)
+	return w.out, nil
 }
 
-// lowerDeletes lists a lower path (and everything under a directory) as
-// deleted.
-func lowerDeletes(lower, rel, prefix string, st unix.Stat_t) ([]evidence.Write, error) {
-	var out []evidence.Write
-	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		err := filepath.WalkDir(filepath.Join(lower, rel), func(path string, d fs.DirEntry, err error) error {
+// upperWalk reads an upper directory against its lower one.
+type upperWalk struct {
+	record
+	whiteouts bool // there is a lower: character devices 0,0 are whiteouts
+}
+
+// walk reads the upper directory u at p; l is the lower directory at p
+// (nil: there was none). merged says that l's entries show through where
+// u has none (an overlay's merged directory); otherwise (an opaque
+// directory, one that replaced a file, or one under those) they are gone.
+// It returns how many writes it recorded below p.
+func (w *upperWalk) walk(u, l *dirFD, merged bool, p relPath) (int, error) {
+	names, err := u.names(w.buf)
+	if err != nil {
+		return 0, pathError("reading", p, err)
+	}
+	var lnames []string
+	if l != nil && !merged {
+		if lnames, err = l.names(w.buf); err != nil {
+			return 0, pathError("reading lower", p, err)
+		}
+	}
+	n := 0
+	for _, name := range names {
+		k, err := w.entry(u, l, merged, name, p.join(name))
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	if len(lnames) > 0 {
+		inUpper := make(map[string]bool, len(names))
+		for _, name := range names {
+			inUpper[name] = true
+		}
+		for _, name := range lnames {
+			if inUpper[name] {
+				continue
+			}
+			k, err := w.lowerLeaves(l, name, p.join(name))
+			n += k
+			if err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// entry records the upper entry name of u (at p) against the lower
+// entry of the same name, if any: what the path held before the run.
+func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int, error) {
+	st, err := u.stat(name)
+	if err != nil {
+		return 0, pathError("stat", p, err)
+	}
+	var lst unix.Stat_t
+	inLower := false
+	if l != nil {
+		switch err := unix.Fstatat(l.fd, name, &lst, unix.AT_SYMLINK_NOFOLLOW); {
+		case err == nil:
+			inLower = true
+		case !errors.Is(err, unix.ENOENT):
+			return 0, pathError("stat lower", p, err)
+		}
+	}
+	switch {
+	case w.whiteouts && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0:
+		// A whiteout: the lower path was deleted.
+		if !inLower {
+			return 0, nil
+		}
+		return w.lowerLeaves(l, name, p)
+	case isDir(st.Mode):
+		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
+	case !inLower:
+		w.add(p, evidence.OpCreate, kindOf(st.Mode))
+		return 1, nil
+	case isDir(lst.Mode):
+		// A directory replaced by a file: the path is modified, and
+		// what was under it is gone.
+		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		k, err := w.lowerContents(l, name, p)
+		return k + 1, err
+	case sameMeta(&st, &lst) && sameContent(u, l, name, &st):
+		// Copied up and left as it was (opened for writing, written
+		// nothing).
+		return 0, nil
+	default:
+		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		return 1, nil
+	}
+}
+
+// dir records the upper directory name of u (at p) and what is in it.
+func (w *upperWalk) dir(u, l *dirFD, merged bool, name string, p relPath, st, lst *unix.Stat_t, inLower bool) (int, error) {
+	child, err := u.sub(name)
+	if err != nil {
+		return 0, pathError("opening", p, err)
+	}
+	if !inLower || !isDir(lst.Mode) {
+		n := 0
+		if inLower {
+			// It replaced a file: one entry, the path's new kind.
+			w.add(p, evidence.OpModify, "dir")
+			n++
+		}
+		var k int
+		err := enter(u, child, nil, nil, func() (err error) {
+			k, err = w.walk(child, nil, false, p)
+			return err
+		})
+		n += k
+		if !inLower && k == 0 {
+			// A created directory stands for itself only when
+			// nothing was created in it.
+			w.add(p, evidence.OpCreate, "dir")
+			n++
+		}
+		return n, err
+	}
+	lchild, err := l.sub(name)
+	if err != nil {
+		child.close()
+		return 0, pathError("opening lower", p, err)
+	}
+	var k int
+	changed := false
+	err = enter(u, child, l, lchild, func() error {
+		// In an opaque directory (made again after a delete), or under
+		// one, the lower entries are gone, and each upper one is
+		// compared with what the path held.
+		var err error
+		k, err = w.walk(child, lchild, merged && !isOpaque(child.fd), p)
+		if err != nil {
+			return err
+		}
+		xattrsDiffer := func() bool { return !xattrsEqual(child.fd, lchild.fd, true) }
+		changed = dirChanged(metaOf(lst), metaOf(st), xattrsDiffer, k)
+		return nil
+	})
+	if changed {
+		w.add(p, evidence.OpModify, "dir")
+		k++
+	}
+	return k, err
+}
+
+// lowerLeaves records the lower entry name of l (at p) deleted: a
+// directory by every file and empty directory under it, or by itself when
+// it was empty.
+func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath) (int, error) {
+	st, err := l.stat(name)
+	if err != nil {
+		return 0, pathError("stat lower", p, err)
+	}
+	if !isDir(st.Mode) {
+		w.add(p, evidence.OpDelete, "")
+		return 1, nil
+	}
+	k, err := w.lowerContents(l, name, p)
+	if err == nil && k == 0 {
+		w.add(p, evidence.OpDelete, "")
+		k = 1
+	}
+	return k, err
+}
+
+// lowerContents records what is under the lower directory name of l (at
+// p) deleted, leaving the directory itself out.
+func (w *upperWalk) lowerContents(l *dirFD, name string, p relPath) (int, error) {
+	child, err := l.sub(name)
+	if err != nil {
+		return 0, pathError("opening lower", p, err)
+	}
+	n := 0
+	err = enter(l, child, nil, nil, func() error {
+		names, err := child.names(w.buf)
+		if err != nil {
+			return pathError("reading lower", p, err)
+		}
+		for _, nm := range names {
+			k, err := w.lowerLeaves(child, nm, p.join(nm))
+			n += k
 			if err != nil {
 				return err
 			}
-			r, _ := filepath.Rel(lower, path)
-			if !d.IsDir() {
-				out = append(out, evidence.Write{Path: prefix + r, Op: evidence.OpDelete})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
-		if len(out) == 0 {
-			out = append(out, evidence.Write{Path: prefix + rel, Op: evidence.OpDelete})
-		}
-		return out, nil
-	}
-	return []evidence.Write{{Path: prefix + rel, Op: evidence.OpDelete}}, nil
+		return nil
+	})
+	return n, err
 }
 
-func isOpaque(dir string) bool {
+// dirChanged says whether a directory there before and after the run is a
+// write of its own: its mode or owner changed, its user xattrs did, or its
+// mtime did with nothing recorded below it (touched, or an entry made and
+// removed again). An entry recorded below stands for the mtime it changed.
+func dirChanged(before, now fileMeta, xattrsDiffer func() bool, below int) bool {
+	switch {
+	case before.Mode != now.Mode || before.Uid != now.Uid || before.Gid != now.Gid:
+		return true
+	case xattrsDiffer():
+		return true
+	}
+	return below == 0 && before.Mtime != now.Mtime
+}
+
+// sameMeta says whether two entries of one kind agree in everything stat
+// shows that the command could change in place (ctime and inode aside).
+func sameMeta(a, b *unix.Stat_t) bool {
+	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Size == b.Size &&
+		a.Mtim == b.Mtim && a.Rdev == b.Rdev
+}
+
+// sameContent says whether the entries name of a and b, the first of st's
+// kind and size, hold the same: the same bytes and user xattrs for a
+// regular file of at most sameContentMax bytes (a larger one is taken as
+// changed), the same target for a symlink. Other kinds hold nothing to
+// compare. Anything that cannot be read is taken as changed.
+func sameContent(a, b *dirFD, name string, st *unix.Stat_t) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	bst, err := b.stat(name)
+	if err != nil || bst.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT || bst.Size != st.Size {
+		return false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		if st.Size > sameContentMax {
+			return false
+		}
+		return sameFileBytes(a.fd, b.fd, name)
+	case unix.S_IFLNK:
+		ta, erra := readlinkAt(a.fd, name)
+		tb, errb := readlinkAt(b.fd, name)
+		return erra == nil && errb == nil && ta == tb
+	}
+	return true
+}
+
+func sameFileBytes(dfa, dfb int, name string) bool {
+	const flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY
+	fa, err := unix.Openat(dfa, name, flags, 0)
+	if err != nil {
+		return false
+	}
+	a := os.NewFile(uintptr(fa), name)
+	defer a.Close()
+	fb, err := unix.Openat(dfb, name, flags, 0)
+	if err != nil {
+		return false
+	}
+	b := os.NewFile(uintptr(fb), name)
+	defer b.Close()
+	if !xattrsEqual(fa, fb, true) {
+		return false
+	}
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, erra := io.ReadFull(a, ba)
+		nb, errb := io.ReadFull(b, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		switch {
+		case erra == io.EOF || erra == io.ErrUnexpectedEOF:
+			return errb == erra
+		case erra != nil || errb != nil:
+			return false
+		}
+	}
+}
+
+func isOpaque(fd int) bool {
 	for _, name := range []string{"user.overlay.opaque", "trusted.overlay.opaque"} {
 		buf := make([]byte, 8)
-		n, err := unix.Lgetxattr(dir, name, buf)
+		n, err := unix.Fgetxattr(fd, name, buf)
 		if err == nil && n > 0 && (buf[0] == 'y' || buf[0] == 'x') {
 			return true
 		}
@@ -172,170 +366,675 @@ func kindOf(mode uint32) string {
 	return "other"
 }
 
+func isDir(mode uint32) bool { return mode&unix.S_IFMT == unix.S_IFDIR }
+
+// sortWrites orders a record by path. A path has one entry in a record
+// made here; were there two, a delete comes before a create, which is the
+// order they can happen in.
 func sortWrites(ws []evidence.Write) {
-	sort.Slice(ws, func(i, j int) bool {
+	sort.SliceStable(ws, func(i, j int) bool {
 		if ws[i].Path != ws[j].Path {
 			return ws[i].Path < ws[j].Path
 		}
-		return ws[i].Op < ws[j].Op
+		return opRank(ws[i].Op) < opRank(ws[j].Op)
 	})
 }
+
+func opRank(op evidence.Op) int {
+	switch op {
+	case evidence.OpDelete:
+		return 0
+	case evidence.OpCreate:
+		return 1
+	}
+	return 2
+}
+
+// The copy method.
 
 // snapshot is the fallback record where overlay cannot be mounted: the
-// metadata of every path in a private copy of the work tree.
-type snapshot map[string]fileMeta
+// metadata of every path in a private copy of the work tree, as a tree.
+type snapshot struct {
+	root *snapNode
+	// lower holds what the copy was made from (lowerDir unless a test
+	// says otherwise), for comparing the content of a file whose ctime
+	// alone changed.
+	lower string
+}
+
+type snapNode struct {
+	meta fileMeta
+	kids map[string]*snapNode // a directory's entries
+}
 
 type fileMeta struct {
-	Mode   uint32
-	Size   int64
-	Mtime  unix.Timespec
-	Ctime  unix.Timespec
-	Ino    uint64
-	Target string
+	Mode     uint32
+	Uid, Gid uint32
+	Size     int64
+	Mtime    unix.Timespec
+	Ctime    unix.Timespec
+	Ino      uint64
+	Rdev     uint64
 }
 
-func metaOf(path string) (fileMeta, error) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		return fileMeta{}, err
-	}
-	m := fileMeta{Mode: st.Mode, Size: st.Size, Mtime: st.Mtim, Ctime: st.Ctim, Ino: st.Ino}
-	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-		m.Target, _ = os.Readlink(path)
-	}
-	return m, nil
+func metaOf(st *unix.Stat_t) fileMeta {
+	return fileMeta{Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Size: st.Size, Mtime: st.Mtim, Ctime: st.Ctim, Ino: st.Ino, Rdev: st.Rdev}
 }
 
-// takeSnapshot records every path under root without following symlinks.
+// takeSnapshot records every path under root (and root itself) without
+// following symlinks.
 func takeSnapshot(root string) (snapshot, error) {
-	s := snapshot{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	d, err := openDir(root)
+	if err != nil {
+		return snapshot{}, err
+	}
+	defer d.close()
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return snapshot{}, err
+	}
+	s := snapshot{root: &snapNode{meta: metaOf(&st)}, lower: lowerDir}
+	buf := make([]byte, direntBuf)
+	var walk func(d *dirFD, node *snapNode, p relPath) error
+	walk = func(d *dirFD, node *snapNode, p relPath) error {
+		names, err := d.names(buf)
 		if err != nil {
-			return err
+			return pathError("reading", p, err)
 		}
-		if path == root {
-			return nil
+		if len(names) > 0 {
+			node.kids = make(map[string]*snapNode, len(names))
 		}
-		m, err := metaOf(path)
-		if err != nil {
-			return err
+		for _, name := range names {
+			cp := p.join(name)
+			st, err := d.stat(name)
+			if err != nil {
+				return pathError("stat", cp, err)
+			}
+			k := &snapNode{meta: metaOf(&st)}
+			node.kids[name] = k
+			if !isDir(st.Mode) {
+				continue
+			}
+			child, err := d.sub(name)
+			if err != nil {
+				return pathError("opening", cp, err)
+			}
+			if err := enter(d, child, nil, nil, func() error { return walk(child, k, cp) }); err != nil {
+				return err
+			}
 		}
-		rel, _ := filepath.Rel(root, path)
-		s[rel] = m
 		return nil
-	})
-	return s, err
+	}
+	if err := walk(d, s.root, nil); err != nil {
+		return snapshot{}, fmt.Errorf("walking %s: %w", root, err)
+	}
+	return s, nil
 }
 
-// diff compares the tree at root now with the snapshot.
+// diff compares the tree at root now with the snapshot, as readUpper
+// compares an upper directory with its lower one: one entry per path, a
+// deleted directory listed by its files and empty directories. It reads the whole tree once; the snapshot's own entries are
+// looked up by name, so its cost follows the tree's size.
 func (s snapshot) diff(root string) ([]evidence.Write, error) {
-	now, err := takeSnapshot(root)
+	d, err := openDir(root)
 	if err != nil {
 		return nil, err
 	}
-	var out []evidence.Write
-	for p, m := range now {
-		old, ok := s[p]
-		switch {
-		case !ok:
-			out = append(out, evidence.Write{Path: p, Op: evidence.OpCreate, Kind: kindOf(m.Mode)})
-		case m.Mode&unix.S_IFMT == unix.S_IFDIR && old.Mode&unix.S_IFMT == unix.S_IFDIR:
-			if m.Mode != old.Mode {
-				out = append(out, evidence.Write{Path: p, Op: evidence.OpModify, Kind: "dir"})
-			}
-		case m != old:
-			out = append(out, evidence.Write{Path: p, Op: evidence.OpModify, Kind: kindOf(m.Mode)})
+	defer d.close()
+	// The original, for a file whose ctime alone changed. Without it
+	// such a file is a modify.
+	var l *dirFD
+	if s.lower != "" {
+		if l, err = openDir(s.lower); err == nil {
+			defer l.close()
 		}
 	}
-	for p, m := range s {
-		if _, ok := now[p]; !ok {
-			if m.Mode&unix.S_IFMT == unix.S_IFDIR && hasPrefixKey(s, p+"/") {
-				continue // its contents are listed
-			}
-			out = append(out, evidence.Write{Path: p, Op: evidence.OpDelete})
-		}
+	w := &copyWalk{record: newRecord("")}
+	if _, err := w.walk(d, s.root, l, nil); err != nil {
+		return nil, fmt.Errorf("walking %s: %w", root, err)
 	}
-	// A created directory is implied by what was created inside it.
-	out = dropImpliedDirs(out)
-	sortWrites(out)
-	return out, nil
+	sortWrites(w.out)
+	return w.out, nil
 }
 
-func hasPrefixKey(s snapshot, prefix string) bool {
-	for k := range s {
-		if strings.HasPrefix(k, prefix) {
-			return true
-		}
-	}
-	return false
-}
+// copyWalk reads the copy against its snapshot.
+type copyWalk struct{ record }
 
-func dropImpliedDirs(ws []evidence.Write) []evidence.Write {
-	parents := map[string]bool{}
-	for _, w := range ws {
-		for d := filepath.Dir(w.Path); d != "." && d != "/"; d = filepath.Dir(d) {
-			parents[d] = true
-		}
+// walk reads the directory d at p against its snapshot node old (nil: p
+// was no directory before) and the original l (nil: unknown). It returns
+// how many writes it recorded below p.
+func (w *copyWalk) walk(d *dirFD, old *snapNode, l *dirFD, p relPath) (int, error) {
+	names, err := d.names(w.buf)
+	if err != nil {
+		return 0, pathError("reading", p, err)
 	}
-	out := ws[:0]
-	for _, w := range ws {
-		if w.Kind == "dir" && w.Op == evidence.OpCreate && parents[w.Path] {
-			continue
-		}
-		out = append(out, w)
+	var kids map[string]*snapNode
+	if old != nil {
+		kids = old.kids
 	}
-	return out
-}
-
-// copyTree copies src into dst (which must not exist) preserving modes,
-// symlinks (not followed) and modification times.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+	n := 0
+	for _, name := range names {
+		k, err := w.entry(d, l, name, p.join(name), kids[name])
+		n += k
 		if err != nil {
-			return err
+			return n, err
 		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
+	}
+	if len(kids) > 0 {
+		now := make(map[string]bool, len(names))
+		for _, name := range names {
+			now[name] = true
+		}
+		for name, o := range kids {
+			if !now[name] {
+				n += w.leaves(o, p.join(name))
+			}
+		}
+	}
+	return n, nil
+}
+
+func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int, error) {
+	st, err := d.stat(name)
+	if err != nil {
+		return 0, pathError("stat", p, err)
+	}
+	now := metaOf(&st)
+	switch {
+	case o == nil:
+		if isDir(st.Mode) {
+			return w.newDir(d, name, p, true)
+		}
+		w.add(p, evidence.OpCreate, kindOf(st.Mode))
+		return 1, nil
+	case st.Mode&unix.S_IFMT != o.meta.Mode&unix.S_IFMT:
+		// Replaced by another kind: one entry, the new kind; what was
+		// under a directory is gone, what is under one is new.
+		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		n := 1
+		for kn, kid := range o.kids {
+			n += w.leaves(kid, p.join(kn))
+		}
+		if isDir(st.Mode) {
+			k, err := w.newDir(d, name, p, false)
+			return n + k, err
+		}
+		return n, nil
+	case isDir(st.Mode):
+		child, err := d.sub(name)
 		if err != nil {
-			return err
+			return 0, pathError("opening", p, err)
 		}
-		switch {
-		case d.IsDir():
-			if err := os.Mkdir(target, info.Mode().Perm()|0o700); err != nil {
-				return err
-			}
-		case info.Mode()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		case info.Mode().IsRegular():
-			if err := copyFile(path, target, info.Mode().Perm()); err != nil {
-				return err
-			}
-		default:
-			return nil // sockets, fifos, devices are not copied
+		var lchild *dirFD
+		if l != nil {
+			lchild, _ = l.sub(name) // not there: compared as changed
 		}
-		mt := info.ModTime()
-		return os.Chtimes(target, mt, mt)
+		var k int
+		changed := false
+		err = enter(d, child, l, lchild, func() (err error) {
+			if k, err = w.walk(child, o, lchild, p); err != nil {
+				return err
+			}
+			changed = copyDirChanged(o.meta, now, child, lchild, k)
+			return nil
+		})
+		if changed {
+			w.add(p, evidence.OpModify, "dir")
+			k++
+		}
+		return k, err
+	case now == o.meta:
+		return 0, nil
+	case now.Mode != o.meta.Mode || now.Uid != o.meta.Uid || now.Gid != o.meta.Gid ||
+		now.Size != o.meta.Size || now.Mtime != o.meta.Mtime || now.Rdev != o.meta.Rdev:
+		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		return 1, nil
+	case sameContent(d, l, name, &st):
+		// Only its ctime or inode changed, and it holds what the
+		// original does: chmod to the mode it had, a rewrite of the
+		// same bytes with the time put back.
+		return 0, nil
+	default:
+		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		return 1, nil
+	}
+}
+
+// copyDirChanged is dirChanged for the copy: user xattrs are compared
+// with the original's when the directory's ctime changed.
+func copyDirChanged(before, now fileMeta, d, l *dirFD, below int) bool {
+	xattrsDiffer := func() bool {
+		return before.Ctime != now.Ctime && (l == nil || !xattrsEqual(d.fd, l.fd, false))
+	}
+	return dirChanged(before, now, xattrsDiffer, below)
+}
+
+// newDir records the directory name of d (at p), which is new, and what
+// is in it; itself (when standalone) only when nothing is.
+func (w *copyWalk) newDir(d *dirFD, name string, p relPath, standalone bool) (int, error) {
+	child, err := d.sub(name)
+	if err != nil {
+		return 0, pathError("opening", p, err)
+	}
+	var k int
+	err = enter(d, child, nil, nil, func() (err error) {
+		k, err = w.walk(child, nil, nil, p)
+		return err
 	})
+	if err == nil && standalone && k == 0 {
+		w.add(p, evidence.OpCreate, "dir")
+		k = 1
+	}
+	return k, err
 }
 
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
+// leaves records the snapshot's entry o (at p) deleted: a directory by
+// every file and empty directory under it, or by itself when it was empty.
+func (w *copyWalk) leaves(o *snapNode, p relPath) int {
+	if len(o.kids) == 0 {
+		w.add(p, evidence.OpDelete, "")
+		return 1
+	}
+	n := 0
+	for name, kid := range o.kids {
+		n += w.leaves(kid, p.join(name))
+	}
+	return n
+}
+
+// copyTree copies src into dst (which must not exist) as exactly as the
+// sandbox's user namespace allows, so that the command sees the tree it
+// would see through an overlay: modes with the setuid, setgid and sticky
+// bits (set after the content, which would clear them, and after a
+// directory's entries, which a 0555 directory would refuse), owners where
+// the namespace maps them, access and modification times, user xattrs,
+// symlinks (not followed), fifos and sockets. A device node becomes a
+// character device 0,0 with the node's mode (a user namespace may make no
+// other; it opens as nothing, as a device on the overlay's nodev mount
+// does), or an empty regular file where even that is refused. Hard links
+// are copied as separate files.
+func copyTree(src, dst string) error {
+	s, err := openDir(src)
 	if err != nil {
 		return err
 	}
+	defer s.close()
+	var st unix.Stat_t
+	if err := unix.Fstat(s.fd, &st); err != nil {
+		return err
+	}
+	if err := unix.Mkdir(dst, 0o700); err != nil {
+		return &os.PathError{Op: "mkdir", Path: dst, Err: err}
+	}
+	d, err := openDir(dst)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	copyXattrs(s.fd, d.fd, false)
+	c := &copier{buf: make([]byte, direntBuf), uid: os.Geteuid(), gid: os.Getegid()}
+	if err := c.tree(s, d, nil); err != nil {
+		return fmt.Errorf("copying %s: %w", src, err)
+	}
+	if err := c.finish(unix.AT_FDCWD, dst, &st); err != nil {
+		return fmt.Errorf("copying %s: %w", src, err)
+	}
+	return nil
+}
+
+type copier struct {
+	buf      []byte
+	uid, gid int // what a new file belongs to
+}
+
+// tree copies the entries of s into d (at p).
+func (c *copier) tree(s, d *dirFD, p relPath) error {
+	names, err := s.names(c.buf)
+	if err != nil {
+		return pathError("reading", p, err)
+	}
+	for _, name := range names {
+		cp := p.join(name)
+		st, err := s.stat(name)
+		if err != nil {
+			return pathError("stat", cp, err)
+		}
+		if err := c.entry(s, d, name, cp, &st); err != nil {
+			return pathError("copying", cp, err)
+		}
+		if err := c.finish(d.fd, name, &st); err != nil {
+			return pathError("copying", cp, err)
+		}
+	}
+	return nil
+}
+
+func (c *copier) entry(s, d *dirFD, name string, p relPath, st *unix.Stat_t) error {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		if err := unix.Mkdirat(d.fd, name, 0o700); err != nil {
+			return err
+		}
+		sc, err := s.sub(name)
+		if err != nil {
+			return err
+		}
+		dc, err := d.sub(name)
+		if err != nil {
+			sc.close()
+			return err
+		}
+		copyXattrs(sc.fd, dc.fd, false)
+		return enter(s, sc, d, dc, func() error { return c.tree(sc, dc, p) })
+	case unix.S_IFREG:
+		return copyFileAt(s.fd, d.fd, name)
+	case unix.S_IFLNK:
+		target, err := readlinkAt(s.fd, name)
+		if err != nil {
+			return err
+		}
+		return unix.Symlinkat(target, d.fd, name)
+	case unix.S_IFIFO:
+		return unix.Mkfifoat(d.fd, name, 0o600)
+	case unix.S_IFSOCK:
+		return unix.Mknodat(d.fd, name, unix.S_IFSOCK|0o600, 0)
+	default:
+		if err := unix.Mknodat(d.fd, name, unix.S_IFCHR|0o600, 0); err == nil {
+			return nil
+		}
+		fd, err := unix.Openat(d.fd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		return unix.Close(fd)
+	}
+}
+
+// finish gives the copy name of dirfd the owner, mode and times of st:
+// after its content and entries, the owner before the mode (a chown
+// clears setuid and setgid).
+func (c *copier) finish(dirfd int, name string, st *unix.Stat_t) error {
+	// An owner the namespace does not map cannot be given: the copy
+	// keeps the init's, which everything here is made with.
+	if int(st.Uid) != c.uid || int(st.Gid) != c.gid {
+		_ = unix.Fchownat(dirfd, name, int(st.Uid), int(st.Gid), unix.AT_SYMLINK_NOFOLLOW)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		if err := unix.Fchmodat(dirfd, name, st.Mode&0o7777, 0); err != nil {
+			return err
+		}
+	}
+	return unix.UtimesNanoAt(dirfd, name, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW)
+}
+
+func copyFileAt(srcDir, dstDir int, name string) error {
+	fi, err := unix.Openat(srcDir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	in := os.NewFile(uintptr(fi), name)
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	fo, err := unix.Openat(dstDir, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return err
 	}
+	out := os.NewFile(uintptr(fo), name)
 	_, err = io.Copy(out, in)
+	copyXattrs(fi, fo, false)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// Walking by descriptors.
+
+// direntBuf is the size of the buffer a walk reads directory entries into.
+const direntBuf = 32 << 10
+
+// A dirFD is an open directory of a walk, and its identity.
+type dirFD struct {
+	fd       int
+	dev, ino uint64
+}
+
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+
+func openDir(path string) (*dirFD, error) {
+	fd, err := unix.Open(path, dirFlags, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return newDirFD(fd)
+}
+
+// sub opens the subdirectory name of d, never through a symlink.
+func (d *dirFD) sub(name string) (*dirFD, error) {
+	fd, err := unix.Openat(d.fd, name, dirFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	return newDirFD(fd)
+}
+
+func newDirFD(fd int) (*dirFD, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return &dirFD{fd: fd, dev: st.Dev, ino: st.Ino}, nil
+}
+
+func (d *dirFD) close() {
+	if d != nil && d.fd >= 0 {
+		unix.Close(d.fd)
+		d.fd = -1
+	}
+}
+
+// names lists the entries of d, "." and ".." left out. Call it once per
+// opening: it reads from the descriptor's offset.
+func (d *dirFD) names(buf []byte) ([]string, error) {
+	var names []string
+	for {
+		n, err := unix.Getdents(d.fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
+
+func (d *dirFD) stat(name string) (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	return st, err
+}
+
+// enter runs fn, which walks a, a subdirectory of pa, and b, one of pb
+// (b and pb may be nil). So that the descriptors a walk holds do not grow
+// with its depth, a parent whose child is open is closed meanwhile and
+// opened again through the child's "..", which must be the same directory
+// (the trees walked do not change under the record: the command is gone).
+// The children are closed after.
+func enter(pa, a, pb, b *dirFD, fn func() error) error {
+	if a != nil {
+		pa.close()
+	}
+	if b != nil {
+		pb.close()
+	}
+	err := fn()
+	for _, pc := range [][2]*dirFD{{pa, a}, {pb, b}} {
+		parent, child := pc[0], pc[1]
+		if child == nil {
+			continue
+		}
+		if rerr := parent.reopen(child); err == nil {
+			err = rerr
+		}
+		child.close()
+	}
+	return err
+}
+
+// reopen opens d again through its child's "..".
+func (d *dirFD) reopen(child *dirFD) error {
+	fd, err := unix.Openat(child.fd, "..", dirFlags, 0)
+	if err != nil {
+		return fmt.Errorf("reopening a directory: %w", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("reopening a directory: %w", err)
+	}
+	if st.Dev != d.dev || st.Ino != d.ino {
+		unix.Close(fd)
+		return errors.New("a directory moved while the record was read")
+	}
+	d.fd = fd
+	return nil
+}
+
+func readlinkAt(dirfd int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// userXattrs reads the user.* extended attributes of the open file fd;
+// overlayfs's own (user.overlay.*) are left out when skipOverlay. A file
+// system without them has none.
+func userXattrs(fd int, skipOverlay bool) (map[string]string, error) {
+	var list []byte
+	for {
+		sz, err := unix.Flistxattr(fd, nil)
+		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP) {
+			return nil, nil
+		}
+		if err != nil || sz == 0 {
+			return nil, err
+		}
+		list = make([]byte, sz)
+		sz, err = unix.Flistxattr(fd, list)
+		if errors.Is(err, unix.ERANGE) {
+			continue // it grew
+		}
+		if err != nil {
+			return nil, err
+		}
+		list = list[:sz]
+		break
+	}
+	var m map[string]string
+	for _, b := range bytes.Split(list, []byte{0}) {
+		name := string(b)
+		if !strings.HasPrefix(name, "user.") || skipOverlay && strings.HasPrefix(name, "user.overlay.") {
+			continue
+		}
+		v, err := getXattr(fd, name)
+		if errors.Is(err, unix.ENODATA) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[name] = v
+	}
+	return m, nil
+}
+
+func getXattr(fd int, name string) (string, error) {
+	for {
+		sz, err := unix.Fgetxattr(fd, name, nil)
+		if err != nil {
+			return "", err
+		}
+		buf := make([]byte, sz)
+		sz, err = unix.Fgetxattr(fd, name, buf)
+		if errors.Is(err, unix.ERANGE) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return string(buf[:sz]), nil
+	}
+}
+
+func xattrsEqual(a, b int, skipOverlay bool) bool {
+	xa, erra := userXattrs(a, skipOverlay)
+	xb, errb := userXattrs(b, skipOverlay)
+	return erra == nil && errb == nil && maps.Equal(xa, xb)
+}
+
+// copyXattrs gives to the user xattrs of from, where it can: a file
+// system without them leaves a copy without them.
+func copyXattrs(from, to int, skipOverlay bool) {
+	x, _ := userXattrs(from, skipOverlay)
+	for name, v := range x {
+		_ = unix.Fsetxattr(to, name, []byte(v), 0)
+	}
+}
+
+// A relPath is a path under a walk's root, built by appending names to its
+// parent's. Siblings share the bytes after the parent's: turn it into a
+// string before the next sibling is joined, never keep the slice.
+type relPath []byte
+
+func (p relPath) join(name string) relPath {
+	if len(p) == 0 {
+		return append(p, name...)
+	}
+	return append(append(p, '/'), name...)
+}
+
+// pathError names the path an error happened at, cut in the middle when
+// it is long (paths here can be longer than PATH_MAX).
+func pathError(op string, p relPath, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err // named deeper down
+	}
+	s := string(p)
+	if s == "" {
+		s = "."
+	}
+	if len(s) > 200 {
+		s = s[:100] + "…" + s[len(s)-100:]
+	}
+	return &os.PathError{Op: op, Path: s, Err: err}
+}
+
+// record collects the writes of a walk.
+type record struct {
+	prefix string
+	out    []evidence.Write
+	buf    []byte // directory entries
+}
+
+func newRecord(prefix string) record {
+	return record{prefix: prefix, buf: make([]byte, direntBuf)}
+}
+
+func (r *record) add(p relPath, op evidence.Op, kind string) {
+	r.out = append(r.out, evidence.Write{Path: r.prefix + string(p), Op: op, Kind: kind})
 }

@@ -1,0 +1,323 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// writesCase is one run whose record must be exactly want, whichever
+// method made it.
+type writesCase struct {
+	name   string
+	files  map[string]string              // nil: a tree holding "keep"
+	setup  func(t *testing.T, dir string) // after files
+	script string
+	want   []evidence.Write
+	check  func(t *testing.T, method string, res *Result) // more to check
+}
+
+// runWritesCases runs each case with the overlay and the copy method.
+func runWritesCases(t *testing.T, cases []writesCase) {
+	t.Helper()
+	requireConfinement(t)
+	for _, method := range []string{"overlay", "copy"} {
+		for _, tt := range cases {
+			t.Run(method+"/"+tt.name, func(t *testing.T) {
+				files := tt.files
+				if files == nil {
+					files = map[string]string{"keep": "k"}
+				}
+				dir := makeTree(t, files)
+				if tt.setup != nil {
+					tt.setup(t, dir)
+				}
+				res := run(t, Spec{Dir: dir, Command: sh(tt.script), WritesMethod: method})
+				if res.ExitCode != 0 || res.Error != "" {
+					t.Fatalf("exit %d error %q stderr %q", res.ExitCode, res.Error, res.Stderr)
+				}
+				if res.WritesMethod != method {
+					t.Errorf("writesMethod = %q, want %q", res.WritesMethod, method)
+				}
+				want := append([]evidence.Write{}, tt.want...)
+				sortWrites(want)
+				if d := cmp.Diff(want, res.Writes); d != "" {
+					t.Errorf("writes (-want +got):\n%s", short(d))
+				}
+				if tt.check != nil {
+					tt.check(t, method, res)
+				}
+			})
+		}
+	}
+}
+
+// short cuts the long paths of a diff for reading.
+func short(s string) string {
+	return strings.ReplaceAll(s, strings.Repeat("a", 200), "a×200")
+}
+
+// deepName is a directory name of 200 bytes; deepDirs of them nest past
+// PATH_MAX (4096).
+var deepName = strings.Repeat("a", 200)
+
+const deepDirs = 30
+
+func deepPath(top string) string {
+	p := top
+	for i := 0; i < deepDirs; i++ {
+		p += "/" + deepName
+	}
+	return p
+}
+
+// makeDeep makes top/deepName/.../deepName/f under dir, one level at a
+// time (a path that long cannot be opened whole).
+func makeDeep(t *testing.T, dir, top string) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append([]string{top}, strings.Split(strings.Repeat(deepName+" ", deepDirs), " ")[:deepDirs]...) {
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd = sub
+	}
+	defer unix.Close(fd)
+	f, err := unix.Openat(fd, "f", unix.O_WRONLY|unix.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Write(f, []byte("deep\n"))
+	unix.Close(f)
+}
+
+// TestWritesExactDeepPaths: paths longer than PATH_MAX, made by the command
+// (in the tree and in HOME) or there before (and deleted), are recorded
+// whole; they made the record an error ("file name too long").
+func TestWritesExactDeepPaths(t *testing.T) {
+	nest := `n=` + deepName + `; for i in $(seq ` + fmt.Sprint(deepDirs) + `); do mkdir $n && cd $n || exit 1; done; echo > f`
+	runWritesCases(t, []writesCase{
+		{name: "made by the command", script: `(mkdir new && cd new && ` + nest + `) && (cd ~ && mkdir new && cd new && ` + nest + `)`,
+			want: []evidence.Write{
+				{Path: deepPath("new") + "/f", Op: "create", Kind: "file"},
+				{Path: "~/" + deepPath("new") + "/f", Op: "create", Kind: "file"},
+			}},
+		{name: "in the tree, modified", setup: func(t *testing.T, dir string) { makeDeep(t, dir, "old") },
+			script: `cd old && for i in $(seq ` + fmt.Sprint(deepDirs) + `); do cd ` + deepName + ` || exit 1; done; echo more >> f; echo > g`,
+			want: []evidence.Write{
+				{Path: deepPath("old") + "/f", Op: "modify", Kind: "file"},
+				{Path: deepPath("old") + "/g", Op: "create", Kind: "file"},
+			}},
+		{name: "in the tree, deleted", setup: func(t *testing.T, dir string) { makeDeep(t, dir, "old") },
+			script: `rm -rf old`,
+			want:   []evidence.Write{{Path: deepPath("old") + "/f", Op: "delete"}}},
+	})
+}
+
+// TestWritesExactDeletedEmptyDirs: a deleted or renamed directory is
+// listed by its files and its empty directories, which nothing else stands
+// for (overlay listed the files only).
+func TestWritesExactDeletedEmptyDirs(t *testing.T) {
+	files := map[string]string{"d/f1": "1", "d/sub/f2": "2", "d/emptysub/": ""}
+	runWritesCases(t, []writesCase{
+		{name: "rm -rf", files: files, script: "rm -rf d", want: []evidence.Write{
+			{Path: "d/emptysub", Op: "delete"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+		{name: "mv", files: files, script: "mv d e", want: []evidence.Write{
+			{Path: "d/emptysub", Op: "delete"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"},
+			{Path: "e/emptysub", Op: "create", Kind: "dir"}, {Path: "e/f1", Op: "create", Kind: "file"}, {Path: "e/sub/f2", Op: "create", Kind: "file"}}},
+		{name: "an empty dir", files: map[string]string{"keep": "k", "e/": ""}, script: "rmdir e", want: []evidence.Write{{Path: "e", Op: "delete"}}},
+	})
+}
+
+// TestWritesExactReplacedPath: a path there before and after the run is
+// one entry, a modify with its kind now (overlay gave a create and a
+// delete of one path, sorted as if the path were gone).
+func TestWritesExactReplacedPath(t *testing.T) {
+	files := map[string]string{"a.txt": "a", "d/f1": "1", "d/sub/f2": "2"}
+	runWritesCases(t, []writesCase{
+		{name: "file by dir", files: files, script: "rm a.txt; mkdir a.txt",
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir"}}},
+		{name: "file by dir with a file", files: files, script: "rm a.txt; mkdir -p a.txt/x; echo > a.txt/x/f",
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir"}, {Path: "a.txt/x/f", Op: "create", Kind: "file"}}},
+		{name: "dir made again", files: files, script: "rm -rf d; mkdir -p d/sub; echo f2 > d/sub/f2",
+			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "modify", Kind: "file"}}},
+		{name: "dir by file", files: files, script: "rm -rf d; echo x > d",
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "file"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+		{name: "file by symlink", files: files, script: "rm a.txt; ln -s d a.txt",
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "symlink"}}},
+	})
+}
+
+// TestWritesExactSortOrder: were one path listed twice, its delete comes
+// first, the order in which they can happen.
+func TestWritesExactSortOrder(t *testing.T) {
+	ws := []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "a", Op: "create", Kind: "dir"}, {Path: "a", Op: "delete"}, {Path: "0", Op: "delete"}}
+	sortWrites(ws)
+	want := []evidence.Write{{Path: "0", Op: "delete"}, {Path: "a", Op: "delete"}, {Path: "a", Op: "create", Kind: "dir"}, {Path: "a", Op: "modify", Kind: "file"}}
+	if d := cmp.Diff(want, ws); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+}
+
+// TestWritesExactSnapshotDiffIsLinear: the copy method's diff of a tree
+// whose many directories were deleted takes time in proportion to the
+// tree (it scanned the whole snapshot for each deleted directory: 15 s
+// for 24,000 directories, after the run's deadline).
+func TestWritesExactSnapshotDiffIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: building 30,000 directories")
+	}
+	const dirs = 30000
+	// On tmpfs where there is one: 30,000 directories take seconds to
+	// make and remove on a slow disk.
+	parent := "/dev/shm"
+	if _, err := os.Stat(parent); err != nil {
+		parent = ""
+	}
+	root := tempDirIn(t, parent, "vigiles-snapshot-", 0o700)
+	for i := 0; i < dirs; i++ {
+		d := filepath.Join(root, "t", fmt.Sprintf("d%d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := takeSnapshot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "t")); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ws, err := snap.diff(root)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deletes := 0
+	for _, w := range ws {
+		if w.Op == evidence.OpDelete {
+			deletes++
+		}
+	}
+	if deletes != dirs {
+		t.Errorf("%d deletes, want %d", deletes, dirs)
+	}
+	t.Logf("the diff took %v", took)
+	// Linear: well under a second. Quadratic: many seconds.
+	if took > 3*time.Second {
+		t.Errorf("the diff of %d deleted directories took %v", dirs, took)
+	}
+}
+
+// TestWritesExactCopyIsTheTree: the copy method's private copy is the tree
+// as the overlay shows it: modes with their special bits (a 0555
+// directory stays closed to its owner), times, fifos, sockets and device
+// nodes (a character device 0,0: all a user namespace can make).
+func TestWritesExactCopyIsTheTree(t *testing.T) {
+	files := map[string]string{"ro/f": "r", "suid": "#!/bin/sh\n", "sgid/f": "g", "sticky/": "", "old": "o"}
+	setup := func(t *testing.T, dir string) {
+		for p, mode := range map[string]os.FileMode{"ro": 0o555 | os.ModeDir, "suid": 0o755 | os.ModeSetuid | os.ModeSetgid,
+			"sgid": 0o775 | os.ModeDir | os.ModeSetgid, "sticky": 0o777 | os.ModeDir | os.ModeSticky} {
+			if err := os.Chmod(filepath.Join(dir, p), mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := unix.Mkfifo(filepath.Join(dir, "fifo"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mknod(filepath.Join(dir, "sock"), unix.S_IFSOCK|0o600, 0); err != nil {
+			t.Fatal(err)
+		}
+		if os.Geteuid() == 0 {
+			if err := unix.Mknod(filepath.Join(dir, "null"), unix.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(dir, "null"), 0o666|os.ModeDevice|os.ModeCharDevice); err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := time.Date(2001, 2, 3, 4, 5, 6, 789, time.UTC)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			ts := unix.NsecToTimespec(old.UnixNano())
+			if err := unix.UtimesNanoAt(unix.AT_FDCWD, filepath.Join(dir, e.Name()), []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	script := `stat -c '%n %F %a %.9Y' * | sed 's/character special file/chardev/'; echo new > ro/new 2>/dev/null && echo ro writable || echo ro closed; exit 0`
+	var outs = map[string]string{}
+	runWritesCases(t, []writesCase{{name: "modes", files: files, setup: setup, script: script, want: nil,
+		check: func(t *testing.T, method string, res *Result) {
+			for _, w := range []string{"fifo fifo 640", "sock socket 600", "ro directory 555", "old regular file 644 981173106.000000789",
+				"suid regular file 6755", "sgid directory 2775", "sticky directory 1777 981173106.000000789", "ro closed"} {
+				if !strings.Contains(res.Stdout, w+"\n") && !strings.Contains(res.Stdout, w+" ") {
+					t.Errorf("the command sees\n%s\nwant a line %q", res.Stdout, w)
+				}
+			}
+			if os.Geteuid() == 0 && !strings.Contains(res.Stdout, "null chardev 666") {
+				t.Errorf("the command sees\n%s\nwant the device node", res.Stdout)
+			}
+			outs[method] = res.Stdout
+			if len(outs) == 2 && outs["overlay"] != outs["copy"] {
+				t.Errorf("the copy shows\n%s\nthe overlay\n%s", outs["copy"], outs["overlay"])
+			}
+		}}})
+}
+
+// TestWritesExactDirMetadata: a directory's own metadata (times, user
+// xattrs, mode, owner) is compared in both methods, as overlay compares
+// it (the copy method compared its mode alone).
+func TestWritesExactDirMetadata(t *testing.T) {
+	files := map[string]string{"d/f": "1", "e/": ""}
+	setx := func(p string) string {
+		return `/usr/bin/python3 -c 'import os; os.setxattr("` + p + `", "user.x", b"1")'`
+	}
+	runWritesCases(t, []writesCase{
+		{name: "touch", files: files, script: "touch -d 2001-01-01 d", want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}}},
+		{name: "xattr", files: files, script: setx("d"), want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}}},
+		{name: "xattr and a file in it", files: files, script: setx("d") + "; echo > d/new",
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}, {Path: "d/new", Op: "create", Kind: "file"}}},
+		{name: "chmod", files: files, script: "chmod 700 d", want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}}},
+		{name: "entry made and removed", files: files, script: "touch e/x; rm e/x", want: []evidence.Write{{Path: "e", Op: "modify", Kind: "dir"}}},
+		{name: "chmod to its mode", files: files, script: "chmod 755 d", want: nil},
+		{name: "file xattr", files: files, script: setx("d/f"), want: []evidence.Write{{Path: "d/f", Op: "modify", Kind: "file"}}},
+	})
+}
+
+// TestWritesExactNoOpWrites: a file opened for writing and left as it was
+// (overlay copies it up) is no write, in either method; a change of
+// content or metadata still is.
+func TestWritesExactNoOpWrites(t *testing.T) {
+	files := map[string]string{"a": "aaaa", "b": "bbbb"}
+	runWritesCases(t, []writesCase{
+		{name: "open for append", files: files, script: ": >> a; exec 3>>b; exec 3>&-", want: nil},
+		{name: "chmod to its mode", files: files, script: "chmod 644 a", want: nil},
+		{name: "same bytes, time put back", files: files, script: `m=$(stat -c %y a); printf aaaa > a; touch -d "$m" a`, want: nil},
+		{name: "other bytes, time put back", files: files, script: `m=$(stat -c %y a); printf abcd > a; touch -d "$m" a`,
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
+	})
+}
