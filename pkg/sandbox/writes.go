@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -47,7 +48,9 @@ func upperWrites(upper, prefix string) ([]evidence.Write, error) {
 // A path is one entry whatever happened to it: a path there before and
 // after the run is a modify (with its kind now), unless it ends as it
 // began. A deleted directory is listed by its files and empty
-// directories.
+// directories. The root itself is recorded (as ".") only for an upper
+// directory prepareUpper set up, which recorded the root's state before
+// the run: an upper root is always there, changed or not.
 func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 	u, err := openDir(upper)
 	if err != nil {
@@ -62,8 +65,23 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 		defer l.close()
 	}
 	w := &upperWalk{record: newRecord(prefix), whiteouts: lower != ""}
-	if _, err := w.walk(u, l, true, nil); err != nil {
+	n, err := w.walk(u, l, true, nil)
+	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", upper, err)
+	}
+	if before, ok := preparedRoot(upper); ok && l != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(u.fd, &st); err != nil {
+			return nil, fmt.Errorf("walking %s: %w", upper, err)
+		}
+		now := metaOf(&st)
+		xattrsDiffer := func() bool {
+			x, err := userXattrs(u.fd, true)
+			return err != nil || !maps.Equal(x, before.xattrs)
+		}
+		if dirChanged(before.meta, now, xattrsDiffer, n) {
+			w.out = append(w.out, evidence.Write{Path: prefix + ".", Op: evidence.OpModify, Kind: "dir"})
+		}
 	}
 	sortWrites(w.out)
 	return w.out, nil
@@ -390,6 +408,74 @@ func opRank(op evidence.Op) int {
 	return 2
 }
 
+// The root of an upper directory.
+
+// rootState is a directory's state that readUpper compares the root of an
+// upper directory with.
+type rootState struct {
+	meta   fileMeta
+	xattrs map[string]string
+}
+
+// preparedUppers holds, for each upper directory prepareUpper set up in
+// this process (the init, which later reads it), its root's state then.
+var preparedUppers = struct {
+	sync.Mutex
+	m map[string]rootState
+}{m: map[string]rootState{}}
+
+func preparedRoot(upper string) (rootState, bool) {
+	preparedUppers.Lock()
+	defer preparedUppers.Unlock()
+	s, ok := preparedUppers.m[upper]
+	return s, ok
+}
+
+// prepareUpper gives the (empty) upper directory of an overlay the mode,
+// owner (where the user namespace maps it), times and user xattrs of the
+// lower directory's root, before the overlay is mounted: the merged root
+// shows the upper's, so the command then sees the work tree's root as it
+// is (a 0555 root stays unwritable). It records that state, against which
+// readUpper tells a change the command made to the root itself.
+func prepareUpper(upper, lower string) error {
+	u, err := openDir(upper)
+	if err != nil {
+		return err
+	}
+	defer u.close()
+	l, err := openDir(lower)
+	if err != nil {
+		return err
+	}
+	defer l.close()
+	var lst unix.Stat_t
+	if err := unix.Fstat(l.fd, &lst); err != nil {
+		return err
+	}
+	copyXattrs(l.fd, u.fd, true)
+	// An owner the namespace does not map cannot be given; the state
+	// recorded is then the upper's own.
+	_ = unix.Fchown(u.fd, int(lst.Uid), int(lst.Gid))
+	if err := unix.Fchmod(u.fd, lst.Mode&0o7777); err != nil {
+		return fmt.Errorf("preparing %s: %w", upper, err)
+	}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, upper, []unix.Timespec{lst.Atim, lst.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("preparing %s: %w", upper, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(u.fd, &st); err != nil {
+		return err
+	}
+	x, err := userXattrs(u.fd, true)
+	if err != nil {
+		return fmt.Errorf("preparing %s: %w", upper, err)
+	}
+	preparedUppers.Lock()
+	preparedUppers.m[upper] = rootState{meta: metaOf(&st), xattrs: x}
+	preparedUppers.Unlock()
+	return nil
+}
+
 // The copy method.
 
 // snapshot is the fallback record where overlay cannot be mounted: the
@@ -473,7 +559,8 @@ func takeSnapshot(root string) (snapshot, error) {
 
 // diff compares the tree at root now with the snapshot, as readUpper
 // compares an upper directory with its lower one: one entry per path, a
-// deleted directory listed by its files and empty directories. It reads the whole tree once; the snapshot's own entries are
+// deleted directory listed by its files and empty directories, the root
+// as ".". It reads the whole tree once; the snapshot's own entries are
 // looked up by name, so its cost follows the tree's size.
 func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	d, err := openDir(root)
@@ -490,8 +577,16 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 		}
 	}
 	w := &copyWalk{record: newRecord("")}
-	if _, err := w.walk(d, s.root, l, nil); err != nil {
+	n, err := w.walk(d, s.root, l, nil)
+	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return nil, err
+	}
+	if copyDirChanged(s.root.meta, metaOf(&st), d, l, n) {
+		w.out = append(w.out, evidence.Write{Path: ".", Op: evidence.OpModify, Kind: "dir"})
 	}
 	sortWrites(w.out)
 	return w.out, nil
