@@ -235,6 +235,12 @@ func runInit(cfg initConfig, done func()) initResult {
 	var snap snapshot
 	switch method {
 	case "", "overlay":
+		// The merged root shows the upper's mode, owner and times: give
+		// it the tree root's, so the command sees the root as it is and
+		// a change it makes to the root is told apart.
+		if err := prepareUpper(upper, lowerDir); err != nil {
+			return failResult(refuse("preparing the overlay's upper directory: %w", err))
+		}
 		err := mountOverlay(lowerDir, upper, ovlWork, cfg.Workdir)
 		if err == nil {
 			method = "overlay"
