@@ -38,8 +38,12 @@ func TestAuditPreparedRunsInEveryMode(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, vigilesBin, "audit", "--dir", dir, "--format", "json", "--baseline", "", "-q",
-				"--jobs", "2", "--egress", mode)
+			args := []string{"audit", "--dir", dir, "--format", "json", "--baseline", "", "-q", "--jobs", "2", "--egress", mode}
+			if mode == "allow" {
+				// Allow mode needs something allowed: a name no hook asks.
+				args = append(args, "--allow", "allowed.example.test")
+			}
+			cmd := exec.CommandContext(ctx, vigilesBin, args...)
 			cmd.Dir = dir
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
