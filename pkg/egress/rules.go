@@ -31,9 +31,12 @@ const (
 	// without a port; allowp4/6 address . protocol . port for names with
 	// one; allowip4/6 the --allow-ip ranges; flows4/6 are the per
 	// destination accounting (address . protocol . port, with a counter);
-	// conns4/6 the connections seen so far (destination address .
-	// protocol . port . source address . port), whose first packet is
-	// logged as an attempt.
+	// dests4/6 hold the same keys without a counter, for the input chain
+	// to look replies up in (a lookup in flows4/6 itself would count the
+	// reply once more: the kernel updates an element's counter on every
+	// lookup that finds it); conns4/6 the connections seen so far
+	// (destination address . protocol . port . source address . port),
+	// whose first packet is logged as an attempt.
 	setAllow4   = "allow4"
 	setAllow6   = "allow6"
 	setAllowP4  = "allowp4"
@@ -42,6 +45,8 @@ const (
 	setAllowIP6 = "allowip6"
 	setFlows4   = "flows4"
 	setFlows6   = "flows6"
+	setDests4   = "dests4"
+	setDests6   = "dests6"
 	setConns4   = "conns4"
 	setConns6   = "conns6"
 )
@@ -77,6 +82,8 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			{Name: setAllowIP6, KeyType: addr6, Interval: true},
 			{Name: setFlows4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
 			{Name: setFlows6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setDests4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setDests6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
 			{Name: setConns4, KeyType: nftables.MustConcatSetType(addr4, proto, port, addr4, port), Concatenation: true, Dynamic: true, Size: 65535},
 			{Name: setConns6, KeyType: nftables.MustConcatSetType(addr6, proto, port, addr6, port), Concatenation: true, Dynamic: true, Size: 65535},
 		}
@@ -177,10 +184,11 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			nfproto   byte
 			off, alen uint32
 			flows     string
+			dests     string
 			conns     string
 		}{
-			{unix.NFPROTO_IPV4, 16, 4, setFlows4, setConns4},
-			{unix.NFPROTO_IPV6, 24, 16, setFlows6, setConns6},
+			{unix.NFPROTO_IPV4, 16, 4, setFlows4, setDests4, setConns4},
+			{unix.NFPROTO_IPV6, 24, 16, setFlows6, setDests6, setConns6},
 		} {
 			isFam := []expr.Any{
 				&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
@@ -191,15 +199,20 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
 				logTo(logPrefixAccept),
 				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
-			set := rs.sets[fam.flows]
+			set, dests := rs.sets[fam.flows], rs.sets[fam.dests]
 			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
 				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
-			add(acc, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{update})...)
+			// The flow's key goes into dests too, after the update (a
+			// full flows set stops the rule there, so dests never holds
+			// a key flows lacks).
+			add(acc, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{update,
+				&expr.Dynset{SrcRegKey: 8, SetName: dests.Name, SetID: dests.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
 			// Replies count towards the flow they answer, only when it
-			// exists (an inbound packet never creates one).
+			// exists (an inbound packet never creates one), and once: the
+			// lookup is in dests, whose elements have no counter.
 			srcOff := fam.off - fam.alen
 			add(in, slices.Concat(isFam, flowKey(srcOff, fam.alen, true), []expr.Any{
-				&expr.Lookup{SourceRegister: 8, SetName: set.Name, SetID: set.ID}, update})...)
+				&expr.Lookup{SourceRegister: 8, SetName: dests.Name, SetID: dests.ID}, update})...)
 		}
 		add(acc, accept())
 	}

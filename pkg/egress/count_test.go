@@ -1,0 +1,200 @@
+package egress
+
+// What the record counts, tested against the real rule set in namespaces
+// the test creates. The allow mode's "outside" is a peer network namespace
+// the probe itself makes, joined to the sandbox's by a veth pair:
+// 192.0.2.0/24 and 2001:db8:1::/64, with 2001:db8::/32 and 198.51.100.0/24
+// routed to the peer. No packet leaves the test's namespaces.
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// peerPrelude (a bash script, with the work directory to fill in) makes a
+// network namespace for the peer, joins it to the probe's namespace with a
+// veth pair, starts peer.py there (when the directory holds one) and waits
+// until it listens. Everything it starts ends with the script.
+const peerPrelude = `set -e
+d=%s
+unshare -n sleep 300 </dev/null >/dev/null 2>&1 &
+peer=$!
+srv=
+trap 'kill $peer $srv 2>/dev/null || true' EXIT
+self=$(readlink /proc/self/ns/net)
+until [ "$(readlink /proc/$peer/ns/net)" != "$self" ]; do sleep 0.01; done
+ip link add vgc0 type veth peer name vgc1 netns $peer
+ip addr add 192.0.2.1/24 dev vgc0
+ip -6 addr add 2001:db8:1::1/64 dev vgc0 nodad
+ip link set vgc0 up
+ip route add 198.51.100.0/24 via 192.0.2.2
+ip -6 route add 2001:db8::/32 via 2001:db8:1::2
+nsenter -t $peer -n sh -ec 'ip link set lo up; ip addr add 192.0.2.2/24 dev vgc1; ip -6 addr add 2001:db8:1::2/64 dev vgc1 nodad; ip link set vgc1 up'
+if [ -e $d/peer.py ]; then
+	nsenter -t $peer -n python3 $d/peer.py $d/ready </dev/null >$d/peer.log 2>&1 &
+	srv=$!
+	until [ -e $d/ready ]; do kill -0 $srv || { cat $d/peer.log; exit 1; }; sleep 0.01; done
+fi
+`
+
+// peerServer answers UDP port 7 with 4 bytes per datagram, drains UDP
+// port 9, and sends 1,000,000 bytes to each connection on TCP port 8.
+const peerServer = `import socket, sys, threading
+
+def v6(typ, port):
+    s = socket.socket(socket.AF_INET6, typ)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("::", port))
+    return s
+
+echo, sink, tcp = v6(socket.SOCK_DGRAM, 7), v6(socket.SOCK_DGRAM, 9), v6(socket.SOCK_STREAM, 8)
+tcp.listen(4)
+
+def serve_echo():
+    while True:
+        _, peer = echo.recvfrom(2048)
+        echo.sendto(b"abcd", peer)
+
+def serve_sink():
+    while True:
+        sink.recv(65536)
+
+def serve_tcp():
+    while True:
+        c, _ = tcp.accept()
+        c.sendall(b"z" * 1000000)
+        c.close()
+
+for f in (serve_echo, serve_sink, serve_tcp):
+    threading.Thread(target=f, daemon=True).start()
+open(sys.argv[1], "w").close()
+threading.Event().wait()
+`
+
+// needTools skips (or fails under CI=true) without the programs the probes
+// use.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	needNamespaces(t)
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing(t, tool)
+		}
+	}
+}
+
+// probeDir writes the named scripts into a fresh directory the namespaced
+// child can read and returns it.
+func probeDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	d := t.TempDir()
+	for name, body := range files {
+		writeFileT(t, d, name, body)
+	}
+	return d
+}
+
+// runPeered runs the sandbox child in allow mode (no connector: the probe's
+// peer is its only outside) with the given --allow-ip ranges and one probe,
+// the peer prelude followed by script.
+func runPeered(t *testing.T, dir string, allowIP []string, script string) childResult {
+	t.Helper()
+	needTools(t, "python3", "unshare", "nsenter", "ip")
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: allowIP}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:" + fmt.Sprintf(peerPrelude, dir) + script}}, nil)
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.FinishErr != "" {
+		t.Errorf("finish: %s", res.FinishErr)
+	}
+	if res.Probes[0].Code != 0 {
+		t.Fatalf("probe failed (%d): %s", res.Probes[0].Code, res.Probes[0].Output)
+	}
+	return res
+}
+
+func connectEntryFor(es []evidence.Egress, ip string, port int, proto string) (evidence.Egress, bool) {
+	e, _, ok := find(es, func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaConnect && e.IP == ip && e.Port == port && e.Proto == proto
+	})
+	return e, ok
+}
+
+func dumpOnFailure(t *testing.T, res childResult) {
+	t.Helper()
+	if t.Failed() {
+		t.Logf("probes: %+v\nrecord: %+v\nruleset:\n%s", res.Probes, res.Egress, res.Ruleset)
+	}
+}
+
+// countClient sends one 1-byte datagram to the peer's UDP echo over IPv4
+// and over IPv6, reads each 4-byte answer, then downloads 1,000,000 bytes
+// over TCP.
+const countClient = `import socket
+for fam, host in ((socket.AF_INET, "192.0.2.2"), (socket.AF_INET6, "2001:db8:1::2")):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.settimeout(10)
+    s.connect((host, 7))
+    s.send(b"x")
+    print("udp", host, s.recv(64).decode())
+    s.close()
+c = socket.create_connection(("192.0.2.2", 8), timeout=10)
+n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b:
+        break
+    n += len(b)
+print("tcp", n)
+`
+
+// TestCountRepliesOnce: in allow mode every packet of a flow counts once,
+// whichever way it goes. The input chain looked a reply up in the flows set
+// (and the kernel updates the counter of an element a lookup finds), then
+// updated it: each reply counted twice.
+func TestCountRepliesOnce(t *testing.T) {
+	dir := probeDir(t, map[string]string{"peer.py": peerServer, "client.py": countClient})
+	res := runPeered(t, dir, []string{"192.0.2.0/24", "2001:db8:1::/64"}, "python3 "+dir+"/client.py")
+	defer dumpOnFailure(t, res)
+	out := res.Probes[0].Output
+	for _, want := range []string{"udp 192.0.2.2 abcd", "udp 2001:db8:1::2 abcd", "tcp 1000000"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("probe output %q lacks %q", out, want)
+		}
+	}
+	for _, c := range []struct {
+		ip    string
+		bytes uint64
+	}{
+		// 1 byte and 4 back, with IPv4 (20) or IPv6 (40) and UDP (8)
+		// headers.
+		{"192.0.2.2", 29 + 32},
+		{"2001:db8:1::2", 49 + 52},
+	} {
+		e, ok := connectEntryFor(res.Egress, c.ip, 7, "udp")
+		if !ok {
+			t.Errorf("no udp entry for %s port 7", c.ip)
+			continue
+		}
+		if !e.Allowed || e.Attempts != 1 || e.Packets != 2 || e.Bytes != c.bytes {
+			t.Errorf("udp %s: %d attempts, %d packets, %d bytes; want 1 attempt, 2 packets, %d bytes (allowed %v)",
+				c.ip, e.Attempts, e.Packets, e.Bytes, c.bytes, e.Allowed)
+		}
+	}
+	// The download's bytes are its payload plus headers (how many depends
+	// on segmentation offloads), far below twice the payload.
+	e, ok := connectEntryFor(res.Egress, "192.0.2.2", 8, "tcp")
+	if !ok {
+		t.Fatal("no tcp entry for 192.0.2.2 port 8")
+	}
+	if e.Attempts != 1 || e.Bytes < 1000000 || e.Bytes >= 1500000 {
+		t.Errorf("tcp download of 1,000,000 bytes: %d attempts, %d packets, %d bytes; want 1 attempt and bytes in [1000000, 1500000)",
+			e.Attempts, e.Packets, e.Bytes)
+	}
+}
