@@ -119,6 +119,20 @@ func runPeered(t *testing.T, dir string, allowIP []string, script string) childR
 	return res
 }
 
+// runDenied runs the sandbox child in deny mode with one probe.
+func runDenied(t *testing.T, script string) childResult {
+	t.Helper()
+	needTools(t, "python3")
+	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: []string{"sh:" + script}}, nil)
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.FinishErr != "" {
+		t.Errorf("finish: %s", res.FinishErr)
+	}
+	return res
+}
+
 func connectEntryFor(es []evidence.Egress, ip string, port int, proto string) (evidence.Egress, bool) {
 	e, _, ok := find(es, func(e evidence.Egress) bool {
 		return e.Via == evidence.ViaConnect && e.IP == ip && e.Port == port && e.Proto == proto
@@ -197,4 +211,93 @@ func TestCountRepliesOnce(t *testing.T) {
 		t.Errorf("tcp download of 1,000,000 bytes: %d attempts, %d packets, %d bytes; want 1 attempt and bytes in [1000000, 1500000)",
 			e.Attempts, e.Packets, e.Bytes)
 	}
+}
+
+// freebindClient connects and sends from addresses the namespace does not
+// hold (IPV6_FREEBIND) to argv[1]; with argv[2] "local", also to the
+// namespace's own ::1, so the kernel's reset and port unreachable answer
+// the made-up sources. Then it connects from the namespace's own addresses
+// to argv[3] and argv[4], to see those refused at once.
+const freebindClient = `import socket, sys
+IPV6_FREEBIND = 78
+
+def made_up(typ, src, port):
+    s = socket.socket(socket.AF_INET6, typ)
+    s.setsockopt(socket.IPPROTO_IPV6, IPV6_FREEBIND, 1)
+    s.bind((src, port))
+    s.settimeout(0.5)
+    return s
+
+def attempt(what, f):
+    try:
+        f()
+        print(what, "done")
+    except OSError as e:
+        print(what, type(e).__name__)
+
+dst = sys.argv[1]
+t = made_up(socket.SOCK_STREAM, "2001:db8:ffff::250", 31338)
+attempt("tcp made-up", lambda: t.connect((dst, 443)))
+u = made_up(socket.SOCK_DGRAM, "2001:db8:feed::1", 31339)
+attempt("udp made-up", lambda: u.sendto(b"x", (dst, 53)))
+if sys.argv[2] == "local":
+    t = made_up(socket.SOCK_STREAM, "2001:db8:feed::2", 31340)
+    attempt("tcp made-up to ::1", lambda: t.connect(("::1", 9)))
+    u = made_up(socket.SOCK_DGRAM, "2001:db8:feed::3", 31341)
+    attempt("udp made-up to ::1", lambda: u.sendto(b"x", ("::1", 9)))
+for host in sys.argv[3:]:
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    c = socket.socket(fam, socket.SOCK_STREAM)
+    c.settimeout(10)
+    attempt("tcp " + host, lambda: c.connect((host, 80)))
+`
+
+// TestCountMadeUpSourceAnswers: a command that binds an address its
+// namespace does not hold (IPV6_FREEBIND) and connects or sends from it
+// plants no entry for that address. The wall's reset or port unreachable
+// went to the made-up address and was logged as an attempt there (in allow
+// mode, with the address allowed, even let out); the kernel's answers to
+// such packets sent to the namespace's own address likewise. The attempt at
+// the real destination is recorded; connects from the namespace's own
+// addresses are still refused at once.
+func TestCountMadeUpSourceAnswers(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": freebindClient})
+	madeUp := func(e evidence.Egress) bool {
+		return strings.HasPrefix(e.IP, "2001:db8:ffff:") || strings.HasPrefix(e.IP, "2001:db8:feed:")
+	}
+	check := func(t *testing.T, res childResult, dst string) {
+		t.Helper()
+		for _, e := range res.Egress {
+			if madeUp(e) || e.Proto == "icmp" {
+				t.Errorf("entry for an address the command never tried: %+v", e)
+			}
+		}
+		for _, c := range []struct {
+			port  int
+			proto string
+		}{{443, "tcp"}, {53, "udp"}} {
+			e, ok := connectEntryFor(res.Egress, dst, c.port, c.proto)
+			if !ok || e.Allowed || e.Attempts < 1 {
+				t.Errorf("%s %s port %d: %+v (found %v), want refused attempts", c.proto, dst, c.port, e, ok)
+			}
+		}
+	}
+	t.Run("deny", func(t *testing.T) {
+		res := runDenied(t, "python3 "+dir+"/client.py 2001:db8::1 local 203.0.113.9 2001:db8::9")
+		defer dumpOnFailure(t, res)
+		check(t, res, "2001:db8::1")
+		out := res.Probes[0].Output
+		for _, want := range []string{"tcp 203.0.113.9 ConnectionRefusedError", "tcp 2001:db8::9 ConnectionRefusedError"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("probe output %q lacks %q: a connect from the namespace's own address is no longer refused at once", out, want)
+			}
+		}
+	})
+	t.Run("allow", func(t *testing.T) {
+		// The made-up sources are allowed; the destination is not.
+		res := runPeered(t, dir, []string{"2001:db8:ffff::/48", "2001:db8:feed::/48"},
+			"python3 "+dir+"/client.py 2001:db8:2::1 remote")
+		defer dumpOnFailure(t, res)
+		check(t, res, "2001:db8:2::1")
+	})
 }

@@ -27,6 +27,8 @@ const (
 	logPrefixDrop   = "vigiles-drop"
 	logPrefixAccept = "vigiles-acc"
 
+	tcpRST = 0x04 // the TCP header's RST flag
+
 	// Set names. allow4/6 hold addresses resolved for allowlisted names
 	// without a port; allowp4/6 address . protocol . port for names with
 	// one; allowip4/6 the --allow-ip ranges; flows4/6 are the per
@@ -217,9 +219,58 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		add(acc, accept())
 	}
 
+	// A TCP reset or an ICMP error the kernel sends in answer to a
+	// packet is no attempt of the command's. One reaches this point only
+	// when the packet it answers came from an address the namespace does
+	// not hold (IPV6_FREEBIND): the answer goes to that made-up address,
+	// and was recorded as an attempt at an address the command never
+	// tried. Such answers are dropped unlogged. (The wall's own refusals
+	// never go there: see below.) The command cannot hide an attempt
+	// among them: with no capability (no raw sockets, no TCP_REPAIR) and
+	// ping sockets off (net.ipv4.ping_group_range is "1 0" in a fresh
+	// namespace) it sends no ICMP at all, and its TCP stack sends a reset
+	// only on a connection whose SYN was logged.
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpRST}, Xor: []byte{0}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST}},
+		drop())
+	for _, e := range []struct {
+		nfproto, l4proto, from, to byte
+	}{
+		// ICMP destination unreachable; time exceeded and parameter
+		// problem (reassembly, bad options); ICMPv6's error messages
+		// (destination unreachable, packet too big, time exceeded,
+		// parameter problem).
+		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 3, 3},
+		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 11, 12},
+		{unix.NFPROTO_IPV6, unix.IPPROTO_ICMPV6, 1, 4},
+	} {
+		typ := []expr.Any{&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.from}}}
+		if e.to != e.from {
+			typ = []expr.Any{&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{e.from}, ToData: []byte{e.to}}}
+		}
+		add(out, slices.Concat([]expr.Any{
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.nfproto}},
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.l4proto}},
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+		}, typ, []expr.Any{drop()})...)
+	}
+
 	// Everything else is logged (so Finish can name it), counted, and
-	// refused at once, so a client fails fast instead of retrying.
+	// refused at once, so a client fails fast instead of retrying. A
+	// packet from an address the namespace does not hold (IPV6_FREEBIND)
+	// is refused without an answer: one could only go to that address,
+	// which the command never tried (and in allow mode may be allowed).
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
+	add(out,
+		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		drop())
 	add(out,
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
@@ -331,6 +382,8 @@ func elemKey(a netip.Addr, proto byte, port uint16) []byte {
 }
 
 func accept() *expr.Verdict { return &expr.Verdict{Kind: expr.VerdictAccept} }
+
+func drop() *expr.Verdict { return &expr.Verdict{Kind: expr.VerdictDrop} }
 
 func ptr[T any](v T) *T { return &v }
 
