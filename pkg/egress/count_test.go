@@ -7,7 +7,9 @@ package egress
 // routed to the peer. No packet leaves the test's namespaces.
 
 import (
+	"encoding/binary"
 	"fmt"
+	"net/netip"
 	"os/exec"
 	"strings"
 	"testing"
@@ -300,4 +302,137 @@ func TestCountMadeUpSourceAnswers(t *testing.T) {
 		defer dumpOnFailure(t, res)
 		check(t, res, "2001:db8:2::1")
 	})
+}
+
+// routedClient sends one UDP datagram per argument
+// FAMILY/DESTINATION/PORT/HOP[,HOP...] with an IPv6 segment routing
+// header (family 6) or an IPv4 loose source route option (family 4)
+// through the hops, first hop first.
+const routedClient = `import socket, sys
+IPV6_RTHDR = 57
+for arg in sys.argv[1:]:
+    fam, dst, port, hops = arg.split("/")
+    hops = hops.split(",")
+    if fam == "6":
+        s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        # segments[0] is the destination (the kernel fills it in), the
+        # last one the first hop.
+        segs = [bytes(16)] + [socket.inet_pton(socket.AF_INET6, h) for h in reversed(hops)]
+        n = len(segs)
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR, bytes([0, 2 * n, 4, n - 1, n - 1, 0, 0, 0]) + b"".join(segs))
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        route = b"".join(socket.inet_aton(h) for h in hops)
+        opt = bytes([131, 3 + len(route), 4]) + route
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, opt + bytes(-len(opt) % 4))
+    try:
+        s.sendto(b"x", (dst, int(port)))
+        print(dst, "sent")
+    except OSError as e:
+        print(dst, type(e).__name__)
+`
+
+// TestCountRoutedPackets: a packet that names its route (an IPv6 segment
+// routing header, an IPv4 loose source route) is refused in every mode and
+// recorded under its final destination and port. Its header holds the
+// first hop: the record named that hop, lost the port behind a 7-segment
+// header (the 128-byte snapshot ended first), and in allow mode a packet
+// whose first hop was allowed went out.
+func TestCountRoutedPackets(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": routedClient})
+	type sent struct {
+		dst  string
+		port int
+		hop  string
+	}
+	check := func(t *testing.T, res childResult, want []sent) {
+		t.Helper()
+		for _, w := range want {
+			e, ok := connectEntryFor(res.Egress, w.dst, w.port, "udp")
+			if !ok || e.Allowed || e.Attempts != 1 {
+				t.Errorf("udp %s port %d: %+v (found %v), want one refused attempt", w.dst, w.port, e, ok)
+			}
+			for _, e := range res.Egress {
+				if e.IP == w.hop {
+					t.Errorf("entry for the first hop %s: %+v", w.hop, e)
+				}
+			}
+		}
+	}
+	arg := func(fam string, s sent, via ...string) string {
+		return fmt.Sprintf(" %s/%s/%d/%s", fam, s.dst, s.port, strings.Join(append([]string{s.hop}, via...), ","))
+	}
+	more := []string{"2001:db8::c1", "2001:db8::c2", "2001:db8::c3", "2001:db8::c4", "2001:db8::c5"}
+	t.Run("deny", func(t *testing.T) {
+		two := sent{"2001:db8::aaaa", 5300, "2001:db8::bbbb"}
+		seven := sent{"2001:db8::aaab", 5301, "2001:db8::bbbc"}
+		lsrr := sent{"198.51.100.10", 5302, "198.51.100.20"}
+		res := runDenied(t, "python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr))
+		defer dumpOnFailure(t, res)
+		check(t, res, []sent{two, seven, lsrr})
+	})
+	t.Run("allow", func(t *testing.T) {
+		// The first hop (the peer) is allowed; the destinations are not.
+		two := sent{"2001:db8:2::1", 5300, "2001:db8:1::2"}
+		seven := sent{"2001:db8:2::2", 5301, "2001:db8:1::2"}
+		lsrr := sent{"198.51.100.10", 5302, "192.0.2.2"}
+		res := runPeered(t, dir, []string{"192.0.2.0/24", "2001:db8:1::/64"},
+			"python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr))
+		defer dumpOnFailure(t, res)
+		check(t, res, []sent{two, seven, lsrr})
+		if res.Dropped == nil || res.Dropped.Packets < 3 {
+			t.Errorf("dropped = %+v, want the three routed packets counted", res.Dropped)
+		}
+	})
+}
+
+// TestParseRoutedPacket: the logged-packet parser names the final
+// destination of a packet with an IPv6 routing header (types 0, 2 and 4)
+// or an IPv4 source route option, and finds the ports behind them.
+func TestParseRoutedPacket(t *testing.T) {
+	a := func(s string) []byte { return netip.MustParseAddr(s).AsSlice() }
+	v6 := func(rh []byte) []byte {
+		p := make([]byte, 40)
+		p[0], p[6] = 0x60, 43
+		binary.BigEndian.PutUint16(p[4:], uint16(len(rh)+8))
+		copy(p[24:], a("2001:db8::bbbb"))
+		p = append(p, rh...)
+		return append(p, 0x80, 0x00, 0x14, 0xb4, 0, 9, 0, 0) // UDP to port 5300
+	}
+	rh := func(typ byte, addrs ...string) []byte {
+		h := []byte{17, byte(2 * len(addrs)), typ, byte(len(addrs) - 1), byte(len(addrs) - 1), 0, 0, 0}
+		for _, s := range addrs {
+			h = append(h, a(s)...)
+		}
+		return h
+	}
+	segs := []string{"2001:db8::aaaa"}
+	for i := 0; i < 6; i++ {
+		segs = append(segs, fmt.Sprintf("2001:db8::c%d", i))
+	}
+	v4 := make([]byte, 28)
+	v4[0], v4[9] = 0x47, 17 // 28-byte header: an 8-byte LSRR option
+	copy(v4[16:], a("198.51.100.20"))
+	copy(v4[20:], []byte{1, 131, 7, 8})
+	copy(v4[24:], a("198.51.100.10"))
+	v4 = append(v4, 0x80, 0x00, 0x14, 0xb6, 0, 9, 0, 0)
+	binary.BigEndian.PutUint16(v4[2:], uint16(len(v4)))
+	for _, tt := range []struct {
+		name string
+		p    []byte
+		dst  string
+		port uint16
+	}{
+		{"segment routing", v6(rh(4, "2001:db8::aaaa", "2001:db8::bbbb")), "2001:db8::aaaa", 5300},
+		{"segment routing, 7 segments", v6(rh(4, segs...)), "2001:db8::aaaa", 5300},
+		{"type 0", v6(rh(0, "2001:db8::c1", "2001:db8::aaaa")), "2001:db8::aaaa", 5300},
+		{"type 2", v6(rh(2, "2001:db8::aaaa")), "2001:db8::aaaa", 5300},
+		{"type 3: first hop", v6(rh(3, "2001:db8::aaaa")), "2001:db8::bbbb", 5300},
+		{"ipv4 loose source route", v4, "198.51.100.10", 5302},
+	} {
+		var ev packetEvent
+		if !parseIPPacket(tt.p, &ev) || ev.dst != netip.MustParseAddr(tt.dst) || ev.proto != "udp" || ev.port != tt.port {
+			t.Errorf("%s: got %s to %s port %d, want udp to %s port %d", tt.name, ev.proto, ev.dst, ev.port, tt.dst, tt.port)
+		}
+	}
 }

@@ -26,7 +26,7 @@ const (
 	nfulnlCopyPacket  = 2
 	nfulaPayload      = 9
 	nfulaPrefix       = 10
-	nflogCopyRange    = 128
+	nflogCopyRange    = logSnaplenRouted // the largest snapshot a rule asks for
 	nflogReadBufBytes = 4 << 20
 	nflogDrainMax     = 2 * time.Second
 )
@@ -198,7 +198,9 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 }
 
 // parseIPPacket reads destination, protocol and destination port from the
-// start of an IPv4 or IPv6 packet.
+// start of an IPv4 or IPv6 packet. The destination of a packet that names
+// its route (an IPv6 routing header, an IPv4 source route option) is the
+// final one, where the command sent it, not the first hop in its header.
 func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if len(p) < 1 {
 		return false
@@ -216,6 +218,9 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		proto = p[9]
 		if ihl >= 20 && len(p) >= ihl {
 			l4 = p[ihl:]
+			if dst, ok := sourceRouteDst(p[20:ihl]); ok {
+				ev.dst = dst
+			}
 		}
 	case 6:
 		if len(p) < 40 {
@@ -231,6 +236,11 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		for i := 0; i < 8 && len(p) >= off+8; i++ {
 			switch proto {
 			case 0, 43, 60:
+				if proto == 43 {
+					if dst, ok := routingHeaderDst(p[off:]); ok {
+						ev.dst = dst
+					}
+				}
 				proto, off = p[off], off+(int(p[off+1])+1)*8
 				continue
 			case 44:
@@ -260,6 +270,60 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		ev.proto = fmt.Sprintf("ip-proto-%d", proto)
 	}
 	return true
+}
+
+// routingHeaderDst is the final destination an IPv6 routing header names:
+// the last address of a type 0 or 2 header (the kernel moves the
+// destination the command gave there and puts the first hop in the IPv6
+// header), the first segment of a segment routing header (type 4, where the
+// segments are listed last one first). false when h is another type or is
+// cut short.
+func routingHeaderDst(h []byte) (netip.Addr, bool) {
+	if len(h) < 8 {
+		return netip.Addr{}, false
+	}
+	n := int(h[1]) / 2 // addresses in the header
+	var at int
+	switch h[2] {
+	case 0, 2:
+		at = 8 + (n-1)*16
+	case 4:
+		at = 8
+	default:
+		return netip.Addr{}, false
+	}
+	if n < 1 || len(h) < at+16 {
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom16([16]byte(h[at : at+16])), true
+}
+
+// sourceRouteDst is the final destination an IPv4 loose or strict source
+// route option names (the last address of the option's route data, where
+// the kernel puts the destination the command gave, with the first hop in
+// the IPv4 header). opts are the header's options.
+func sourceRouteDst(opts []byte) (netip.Addr, bool) {
+	for i := 0; i < len(opts); {
+		switch opts[i] {
+		case 0: // end of options
+			return netip.Addr{}, false
+		case 1: // no operation
+			i++
+			continue
+		}
+		if i+1 >= len(opts) {
+			return netip.Addr{}, false
+		}
+		l := int(opts[i+1])
+		if l < 2 || i+l > len(opts) {
+			return netip.Addr{}, false
+		}
+		if (opts[i] == ipoptLSRR || opts[i] == ipoptSSRR) && l >= 7 {
+			return netip.AddrFrom4([4]byte(opts[i+l-4 : i+l])), true
+		}
+		i += l
+	}
+	return netip.Addr{}, false
 }
 
 func trimNUL(b []byte) []byte {

@@ -27,7 +27,24 @@ const (
 	logPrefixDrop   = "vigiles-drop"
 	logPrefixAccept = "vigiles-acc"
 
-	tcpRST = 0x04 // the TCP header's RST flag
+	// logSnaplen is how much of a logged packet NFLOG copies: the IP
+	// header (IPv4 options included, 60 bytes at most; an IPv6 fragment
+	// header) and the transport ports. The command cannot add IPv6
+	// hop-by-hop or destination options (they need CAP_NET_RAW); the
+	// routing header it can add is logged with logSnaplenRouted: the
+	// IPv6 header, the longest routing header (2,048 bytes), a fragment
+	// header and the ports.
+	logSnaplen       = 128
+	logSnaplenRouted = 40 + 2048 + 8 + 8
+
+	// IPv4 options that route the packet (RFC 791), the nftables
+	// extension header operation that finds IPv4 options (x/sys and
+	// google/nftables name only the IPv6 and TCP ones), and the TCP RST
+	// flag.
+	ipoptLSRR    = 131
+	ipoptSSRR    = 137
+	exthdrOpIPv4 = expr.ExthdrOp(2) // NFT_EXTHDR_OP_IPV4
+	tcpRST       = 0x04
 
 	// Set names. allow4/6 hold addresses resolved for allowlisted names
 	// without a port; allowp4/6 address . protocol . port for names with
@@ -113,6 +130,29 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
 		accept())
+
+	// A packet that names its route carries its real destination
+	// further in: an IPv6 routing header (IPV6_RTHDR, which needs no
+	// privilege) or an IPv4 loose or strict source route option
+	// (IP_OPTIONS) puts the first hop in the destination address the
+	// rest of the wall matches. Such a packet is refused in every mode,
+	// logged (nflog.go records its final destination) and counted, and
+	// gets no answer. The IPv6 log takes the whole routing header, so
+	// the transport ports are in the snapshot however long it is.
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
+		&expr.Exthdr{DestRegister: 1, Type: unix.IPPROTO_ROUTING, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: expr.ExthdrOpIpv6},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
+		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenRouted), drop())
+	for _, opt := range []uint8{ipoptLSRR, ipoptSSRR} {
+		add(out,
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV4}},
+			&expr.Exthdr{DestRegister: 1, Type: opt, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: exthdrOpIPv4},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
+			&expr.Counter{}, logTo(logPrefixDrop), drop())
+	}
 
 	if allow {
 		// IPv6 needs neighbour discovery (router and neighbour
@@ -318,12 +358,14 @@ func matchDaddr(a netip.Addr) []expr.Any {
 	}
 }
 
-func logTo(prefix string) *expr.Log {
+func logTo(prefix string) *expr.Log { return logToLen(prefix, logSnaplen) }
+
+func logToLen(prefix string, snaplen uint32) *expr.Log {
 	return &expr.Log{
 		Key:        1<<unix.NFTA_LOG_GROUP | 1<<unix.NFTA_LOG_PREFIX | 1<<unix.NFTA_LOG_SNAPLEN | 1<<unix.NFTA_LOG_QTHRESHOLD,
 		Group:      nflogGroup,
 		Data:       []byte(prefix),
-		Snaplen:    128,
+		Snaplen:    snaplen,
 		QThreshold: 1,
 	}
 }
