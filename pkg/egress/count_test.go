@@ -386,6 +386,47 @@ func TestCountRoutedPackets(t *testing.T) {
 	})
 }
 
+// segmentClient sends 1,000 bytes to argv[1] port argv[2] in one send with
+// UDP_SEGMENT 100: ten datagrams on the wire.
+const segmentClient = `import socket, sys
+UDP_SEGMENT = 103
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_UDP, UDP_SEGMENT, 100)
+try:
+    s.sendto(b"y" * 1000, (sys.argv[1], int(sys.argv[2])))
+    print("sent")
+except OSError as e:
+    print(type(e).__name__)
+`
+
+// TestCountSegmentedSend pins what docs/egress.md says of a UDP_SEGMENT
+// send: the kernel splits it into datagrams after the wall has seen it as
+// one packet, so it counts one attempt in deny mode, and one packet with
+// its headers once in allow mode. (No rule can count it otherwise: nftables
+// sees no segment count.)
+func TestCountSegmentedSend(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": segmentClient, "peer.py": peerServer})
+	t.Run("deny", func(t *testing.T) {
+		res := runDenied(t, "python3 "+dir+"/client.py 203.0.113.20 5400")
+		defer dumpOnFailure(t, res)
+		e, ok := connectEntryFor(res.Egress, "203.0.113.20", 5400, "udp")
+		if !ok || e.Attempts != 1 {
+			t.Errorf("udp 203.0.113.20 port 5400: %+v (found %v), want 1 attempt", e, ok)
+		}
+	})
+	t.Run("allow", func(t *testing.T) {
+		res := runPeered(t, dir, []string{"192.0.2.0/24"}, "python3 "+dir+"/client.py 192.0.2.2 9")
+		defer dumpOnFailure(t, res)
+		if !strings.Contains(res.Probes[0].Output, "sent") {
+			t.Fatalf("the segmented send failed: %s", res.Probes[0].Output)
+		}
+		e, ok := connectEntryFor(res.Egress, "192.0.2.2", 9, "udp")
+		if !ok || e.Attempts != 1 || e.Packets != 1 || e.Bytes != 20+8+1000 {
+			t.Errorf("udp 192.0.2.2 port 9: %+v (found %v), want 1 attempt, 1 packet, 1028 bytes", e, ok)
+		}
+	})
+}
+
 // TestParseRoutedPacket: the logged-packet parser names the final
 // destination of a packet with an IPv6 routing header (types 0, 2 and 4)
 // or an IPv4 source route option, and finds the ports behind them.
