@@ -261,29 +261,46 @@ func (s *dnsStub) serveTCP(ln net.Listener) {
 	}
 }
 
-// answer handles one query; nil means no answer (malformed).
+// answer handles one query: it records every question and answers the
+// first; nil means no answer (malformed).
 func (s *dnsStub) answer(msg []byte, udp bool) []byte {
 	q, err := parseQuery(msg)
 	if err != nil {
 		return nil
 	}
-	now := time.Now()
-	entry := evidence.Egress{Host: q.Name, Proto: "dns", Via: evidence.ViaDNS}
-	var rules []allowRule
-	if s.wall != nil && q.LDH {
-		rules = s.pol.allowedName(q.Name)
+	s.note(time.Now(), q, msg)
+	return s.respond(q, udp)
+}
+
+// rules are the allow rules q's name matches (none but in allow mode).
+func (s *dnsStub) rules(q dnsQuestion) []allowRule {
+	if s.wall == nil || !q.LDH {
+		return nil
 	}
+	return s.pol.allowedName(q.Name)
+}
+
+// note records every question of the query msg (q is its first), as
+// allowed when the name is on the allowlist. Only the first is ever
+// answered or forwarded.
+func (s *dnsStub) note(at time.Time, q dnsQuestion, msg []byte) {
+	s.rec.add(at, evidence.Egress{Host: q.Name, Proto: "dns", Via: evidence.ViaDNS, Allowed: len(s.rules(q)) > 0})
+	for o := range moreQuestions(msg) {
+		s.rec.add(at, evidence.Egress{Host: o.Name, Proto: "dns", Via: evidence.ViaDNS, Allowed: len(s.rules(o)) > 0})
+	}
+}
+
+// respond answers q (already recorded by note).
+func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
+	rules := s.rules(q)
 	if len(rules) == 0 {
-		// Off the list (or not allow mode): recorded, answered here, never
+		// Off the list (or not allow mode): answered here, never
 		// forwarded.
-		s.rec.add(now, entry)
 		return rcodeOnly(q, dnsmessage.RCodeNameError)
 	}
-	// The name is on the list: recorded as allowed (what its answer held
-	// is recorded separately: refused addresses here, and the connects
-	// the wall sees).
-	entry.Allowed = true
-	s.rec.add(now, entry)
+	// The name is on the list. What its answer held is recorded
+	// separately: refused addresses here, and the connects the wall sees.
+	now := time.Now()
 	out, refused, err := s.forward(q, rules, udp)
 	for _, r := range refused {
 		s.rec.add(now, evidence.Egress{Host: q.Name, IP: r.addr.String(), Proto: "dns", Via: evidence.ViaDNS,

@@ -4,13 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 )
 
 // ErrBadDNS is wrapped by every error parseQuery returns.
 var ErrBadDNS = errors.New("malformed dns query")
 
-// dnsQuestion is the first question of a DNS query as the stub sees it.
+// dnsQuestion is the first question of a DNS query as the stub sees it
+// (moreQuestions yields the others).
 type dnsQuestion struct {
 	ID    uint16
 	Flags uint16
@@ -62,6 +64,39 @@ func parseQuery(b []byte) (dnsQuestion, error) {
 		q.Raw = b[12 : end+4]
 	}
 	return q, nil
+}
+
+// moreQuestions yields the questions after the first of the query b (one
+// parseQuery accepted), one at a time, so that a message packed with
+// compressed names never becomes a slice of long names. It stops at the
+// question count or at the first question it cannot read (what follows is
+// not a question). Only Name, LDH, Type and Class are set.
+func moreQuestions(b []byte) iter.Seq[dnsQuestion] {
+	return func(yield func(dnsQuestion) bool) {
+		if len(b) < 12 {
+			return
+		}
+		count := int(binary.BigEndian.Uint16(b[4:6]))
+		if count < 2 {
+			return
+		}
+		off := 12
+		for i := 0; i < count; i++ {
+			name, ldh, end, err := readName(b, off)
+			if err != nil || len(b) < end+4 {
+				return
+			}
+			off = end + 4
+			if i == 0 {
+				continue
+			}
+			q := dnsQuestion{Name: name, LDH: ldh,
+				Type: binary.BigEndian.Uint16(b[end : end+2]), Class: binary.BigEndian.Uint16(b[end+2 : end+4])}
+			if !yield(q) {
+				return
+			}
+		}
+	}
 }
 
 // readName reads a (possibly compressed) name at off and returns its
