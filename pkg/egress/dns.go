@@ -1,6 +1,8 @@
 package egress
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -24,9 +26,11 @@ import (
 
 const (
 	dnsUpstreamTimeout = 3 * time.Second
-	dnsTCPIdle         = 10 * time.Second
 	dnsMaxInflight     = 64
 	dnsUDPMax          = 512
+	// dnsTCPQueue bounds the questions of one TCP connection waiting for
+	// their answers; a question beyond it is recorded and not answered.
+	dnsTCPQueue = 256
 )
 
 // wallWriter adds addresses to the allow sets as the stub answers.
@@ -80,12 +84,14 @@ type dnsStub struct {
 	wall *wallWriter // nil unless allow mode
 	logf func(string, ...any)
 
-	sem     chan struct{} // UDP questions in flight
-	tcpSem  chan struct{} // TCP connections open (kept apart: they can idle)
-	closers []io.Closer
-	udp     []net.PacketConn
-	wg      sync.WaitGroup
-	lost    int // UDP questions the kernel dropped (full receive queue)
+	sem  chan struct{} // UDP questions in flight
+	udp  []net.PacketConn
+	tcp  []*stream
+	wg   sync.WaitGroup
+	lost int // UDP questions the kernel dropped (full receive queue)
+	// tcpLost counts TCP connections not read to their end, or cut short
+	// inside a message (see stream).
+	tcpLost int
 }
 
 // dnsRecvBuf is the stub's UDP receive buffer: room for thousands of
@@ -98,32 +104,30 @@ const dnsDrainMax = 2 * time.Second
 // start listens on 127.0.0.1:53 and [::1]:53, UDP and TCP.
 func (s *dnsStub) start(addrs []string) error {
 	s.sem = make(chan struct{}, dnsMaxInflight)
-	s.tcpSem = make(chan struct{}, dnsMaxInflight)
 	for _, a := range addrs {
 		pc, err := net.ListenPacket("udp", a)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("starting the dns stub on udp %s: %w", a, err)
 		}
-		s.closers = append(s.closers, pc)
 		s.udp = append(s.udp, pc)
 		setRecvBuf(pc, dnsRecvBuf)
-		ln, err := net.Listen("tcp", a)
+		s.wg.Add(1)
+		go s.serveUDP(pc)
+		st, err := listenStream(a, s.serveTCP, s.logf)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("starting the dns stub on tcp %s: %w", a, err)
 		}
-		s.closers = append(s.closers, ln)
-		s.wg.Add(2)
-		go s.serveUDP(pc)
-		go s.serveTCP(ln)
+		s.tcp = append(s.tcp, st)
 	}
 	return nil
 }
 
 // stop waits (a little) until every question the command queued has been
-// read, counts the ones the kernel dropped, and closes the stub. Every
-// question is recorded, or lost counts it.
+// read, counts the ones the kernel dropped, reads every TCP connection to
+// its end (stream.stop), and closes the stub. Every question is recorded,
+// or lost or tcpLost counts it.
 func (s *dnsStub) stop() {
 	deadline := time.Now().Add(dnsDrainMax)
 	for _, pc := range s.udp {
@@ -142,8 +146,20 @@ func (s *dnsStub) stop() {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	for _, c := range s.closers {
-		c.Close()
+	var wg sync.WaitGroup
+	for _, st := range s.tcp {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.stop()
+		}()
+	}
+	wg.Wait()
+	for _, st := range s.tcp {
+		s.tcpLost += int(st.lost.Load())
+	}
+	for _, pc := range s.udp {
+		pc.Close()
 	}
 	s.wg.Wait()
 }
@@ -160,11 +176,13 @@ func setRecvBuf(c net.PacketConn, n int) {
 	if err != nil {
 		return
 	}
-	_ = rc.Control(func(fd uintptr) {
-		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, n) != nil {
-			_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, n)
-		}
-	})
+	_ = rc.Control(func(fd uintptr) { setRecvBufFD(fd, n) })
+}
+
+func setRecvBufFD(fd uintptr, n int) {
+	if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, n) != nil {
+		_ = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, n)
+	}
 }
 
 // udpSocketStats reads a UDP socket's receive queue (bytes) and drop count
@@ -228,41 +246,71 @@ func (s *dnsStub) serveUDP(pc net.PacketConn) {
 	}
 }
 
-func (s *dnsStub) serveTCP(ln net.Listener) {
-	defer s.wg.Done()
+// serveTCP reads one TCP connection's questions to its end, recording
+// each as it is read; another goroutine answers them, so a client that
+// does not read its answers (or an upstream that is slow) never stops the
+// reading. A message cut short by the end of the connection is recorded
+// if its question is whole, and counted lost all the same.
+func (s *dnsStub) serveTCP(c *streamConn) {
+	qs := make(chan dnsQuestion, dnsTCPQueue)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.answerTCP(c, qs)
+	}()
+	defer func() {
+		close(qs)
+		<-done
+	}()
+	br := bufio.NewReaderSize(c, 2048)
 	for {
-		c, err := ln.Accept()
-		if err != nil {
+		var l [2]byte
+		if n, err := io.ReadFull(br, l[:]); err != nil {
+			if n > 0 {
+				c.lose()
+			}
 			return
 		}
-		s.tcpSem <- struct{}{}
-		s.wg.Add(1)
-		go func() {
-			defer func() { c.Close(); <-s.tcpSem; s.wg.Done() }()
-			for {
-				_ = c.SetDeadline(time.Now().Add(dnsTCPIdle))
-				var l [2]byte
-				if _, err := io.ReadFull(c, l[:]); err != nil {
-					return
-				}
-				msg := make([]byte, binary.BigEndian.Uint16(l[:]))
-				if _, err := io.ReadFull(c, msg); err != nil {
-					return
-				}
-				out := s.answer(msg, false)
-				if out == nil {
-					return
-				}
-				if _, err := c.Write(append(binary.BigEndian.AppendUint16(nil, uint16(len(out))), out...)); err != nil {
-					return
-				}
+		size := int(binary.BigEndian.Uint16(l[:]))
+		// Read as it comes, not into size bytes made ahead: a length
+		// is only what the client claims.
+		var buf bytes.Buffer
+		_, err := buf.ReadFrom(io.LimitReader(br, int64(size)))
+		msg := buf.Bytes()
+		q, perr := parseQuery(msg)
+		if perr == nil {
+			s.note(time.Now(), q, msg)
+		}
+		if err != nil || len(msg) < size {
+			c.lose()
+			return
+		}
+		if perr == nil {
+			select {
+			case qs <- q:
+			default: // recorded, not answered
 			}
-		}()
+		}
 	}
 }
 
-// answer handles one query: it records every question and answers the
-// first; nil means no answer (malformed).
+// answerTCP answers the questions serveTCP queues until one answer cannot
+// be written (then it only empties the queue) or stop begins.
+func (s *dnsStub) answerTCP(c *streamConn, qs <-chan dnsQuestion) {
+	ok := true
+	for q := range qs {
+		if !ok || c.draining() {
+			continue
+		}
+		out := s.respond(q, false)
+		if c.answer(append(binary.BigEndian.AppendUint16(nil, uint16(len(out))), out...)) != nil {
+			ok = false
+		}
+	}
+}
+
+// answer handles one query over UDP: it records every question and
+// answers the first; nil means no answer (malformed).
 func (s *dnsStub) answer(msg []byte, udp bool) []byte {
 	q, err := parseQuery(msg)
 	if err != nil {

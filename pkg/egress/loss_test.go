@@ -93,6 +93,109 @@ func wantWhole(t *testing.T, res childResult, via evidence.Via, want map[string]
 	}
 }
 
+// TestDNSOverTCPFloodIsRecorded: 64 connections held idle, then 1,500
+// connections each sending one question, then the secret, then an exit
+// without reading an answer. Every question is recorded: the stub reads
+// the connections still queued and open once the command is gone.
+func TestDNSOverTCPFloodIsRecorded(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressDeny, pyProbe(`
+keep = [socket.create_connection(("127.0.0.1", 53)) for _ in range(64)]
+for i in range(1500):
+    s = socket.create_connection(("127.0.0.1", 53))
+    s.sendall(tcpq(i, "junk.example"))
+    keep.append(s)
+s = socket.create_connection(("127.0.0.1", 53))
+s.sendall(tcpq(0, "secret-exfil.example"))
+os._exit(0)
+`))
+	wantWhole(t, res, evidence.ViaDNS, map[string]int{"junk.example": 1500, "secret-exfil.example": 1})
+}
+
+// TestDNSOverTCPPipelineIsRecorded: 2,000 questions and then a secret on
+// one connection, and an exit without reading the answers. The stub keeps
+// reading when it cannot answer. Sent in one write, every question is
+// recorded. Sent in one write each, the client's kernel holds the last
+// ones back until the stub acknowledges those before (Nagle's algorithm),
+// and throws them away when the exit resets the connection: every
+// question is recorded, or the record is called incomplete.
+func TestDNSOverTCPPipelineIsRecorded(t *testing.T) {
+	needNamespaces(t)
+	for _, each := range []bool{false, true} {
+		var probes []string
+		want := map[string]int{}
+		for r := 0; r < 2; r++ {
+			send := "s.sendall(b\"\".join(qs))"
+			if each {
+				send = "for q in qs: s.sendall(q)"
+			}
+			probes = append(probes, pyProbe(fmt.Sprintf(`
+s = socket.create_connection(("127.0.0.1", 53))
+qs = [tcpq(i, "n%%d.pipe%d.example" %% i) for i in range(2000)] + [tcpq(7, "secret.pipe%d.example")]
+%s
+os._exit(0)
+`, r, r, send)))
+			for i := 0; i < 2000; i++ {
+				want[fmt.Sprintf("n%d.pipe%d.example", i, r)] = 1
+			}
+			want[fmt.Sprintf("secret.pipe%d.example", r)] = 1
+		}
+		res := lossRun(t, evidence.EgressDeny, probes...)
+		if each && incomplete(res) {
+			t.Logf("one write each: reported incomplete: %s", res.FinishErr)
+			continue
+		}
+		wantWhole(t, res, evidence.ViaDNS, want)
+	}
+}
+
+// TestDNSOverTCPReadsPastAMalformedMessage: a message that is not a
+// query (here a response) is passed over, and the question behind it on
+// the same connection recorded.
+func TestDNSOverTCPReadsPastAMalformedMessage(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressDeny, pyProbe(`
+s = socket.create_connection(("127.0.0.1", 53))
+bad = bytearray(dnsq(1, "malformed.example"))
+bad[2] |= 0x80
+s.sendall(struct.pack(">H", len(bad)) + bytes(bad) + tcpq(2, "after-malformed.example"))
+os._exit(0)
+`))
+	wantWhole(t, res, evidence.ViaDNS, map[string]int{"malformed.example": 0, "after-malformed.example": 1})
+}
+
+// TestDNSTCPOverflowIsReported: more connections than the stub serves and
+// the kernel queues for it at once. Some connects never complete; every
+// question a completed connection sent is recorded, or Finish says the
+// record is incomplete.
+func TestDNSTCPOverflowIsReported(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressDeny, pyProbe(`
+import errno
+keep, sent = [], 0
+for i in range(6000):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", 53))
+    keep.append(s)
+for s in keep:
+    try:
+        s.send(tcpq(0, "over.example"))
+        sent += 1
+    except OSError:
+        pass
+print("SENT", sent)
+os._exit(0)
+`))
+	var sent int
+	fmt.Sscanf(res.Probes[0].Output[strings.Index(res.Probes[0].Output, "SENT"):], "SENT %d", &sent)
+	got := attempts(res.Egress, evidence.ViaDNS, "over.example")
+	t.Logf("%d questions sent, %d recorded, finish error %q", sent, got, res.FinishErr)
+	if got != sent && !incomplete(res) {
+		t.Errorf("%d questions sent, %d recorded, and the record is not called incomplete", sent, got)
+	}
+}
+
 // TestDNSEveryQuestionOfAMessage: a query with two questions has both
 // recorded (the answer is for the first).
 func TestDNSEveryQuestionOfAMessage(t *testing.T) {
@@ -138,5 +241,39 @@ func TestParseQueryEveryQuestion(t *testing.T) {
 	cut := twoQuestions()
 	if got := names(cut[:len(cut)-3]); !slices.Equal(got, []string{"first.example"}) {
 		t.Errorf("with the second question cut short: %q, want first.example", got)
+	}
+}
+
+// TestDiscardedWritesAreReported: a client that exits with an answer
+// unread has its kernel reset the connection and throw away what it had
+// written and not yet sent. The client here holds its last write back
+// itself (TCP_CORK); the stub never sees it, and Finish says the record is
+// incomplete.
+func TestDiscardedWritesAreReported(t *testing.T) {
+	needNamespaces(t)
+	for _, tc := range []struct {
+		mode, to, first, last string
+	}{
+		{evidence.EgressDeny, `("127.0.0.1", 53)`, `tcpq(1, "first.example")`, `tcpq(2, "held.example")`},
+	} {
+		res := lossRun(t, tc.mode, pyProbe(`
+import select
+s = socket.create_connection(`+tc.to+`)
+s.sendall(`+tc.first+`)
+select.select([s], [], [], 10)  # the answer is there, and stays unread
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+s.sendall(`+tc.last+`)
+os._exit(0)
+`))
+		via := evidence.ViaDNS
+		if tc.mode == evidence.EgressRecord {
+			via = evidence.ViaProxy
+		}
+		if attempts(res.Egress, via, "first.example") != 1 {
+			t.Errorf("%s: first.example not recorded", tc.mode)
+		}
+		if attempts(res.Egress, via, "held.example") == 0 && !incomplete(res) {
+			t.Errorf("%s: held.example never reached vigiles and the record is not called incomplete (finish error %q)", tc.mode, res.FinishErr)
+		}
 	}
 }

@@ -1,11 +1,25 @@
 package egress
 
 import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/netip"
+	"os"
+	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -142,4 +156,611 @@ func (r *recorder) list() []evidence.Egress {
 		out = append(out, x.e)
 	}
 	return out
+}
+
+// A stream is a loopback TCP listener the command talks to: the DNS stub's
+// TCP side, the recording proxy. Nothing the command sends one is lost
+// without being counted:
+//
+//   - at most streamMaxConns connections are read at once; the others wait
+//     in the listener's queue (net.core.somaxconn: 4096 in a fresh
+//     namespace), and whatever the kernel refused because that queue was
+//     full (a SYN, or a handshake's last ACK and the data behind it) is
+//     counted (listenerDrops);
+//   - a connection is read until its peer ends it, never closed because it
+//     idles, and the reader never waits for an answer to be written (serve
+//     may answer from another goroutine; streamConn.answer gives up on a
+//     peer that does not read);
+//   - stop runs once the command and all its processes are gone, so all
+//     they sent is in the kernel's socket buffers: it takes every
+//     connection still queued, reads each one, queued or open, to its end
+//     (waiting at most streamDrainMax for a peer that has not finished,
+//     reading at most streamDrainBytes in all), and counts in lost what it
+//     could not read.
+type stream struct {
+	ln    *net.TCPListener
+	serve func(*streamConn) // reads the connection to its end, recording
+	logf  func(string, ...any)
+
+	slots      chan struct{}
+	quit       chan struct{}
+	acceptDone chan struct{}
+	wg         sync.WaitGroup
+
+	mu       sync.Mutex
+	conns    map[*streamConn]struct{}
+	deadline time.Time // set by stop
+
+	stopping atomic.Bool
+	budget   atomic.Int64 // bytes stop may still read
+	lost     atomic.Int64 // connections not read to their end
+	// watch counts the command's connections its kernel reset with
+	// bytes unsent (nil when sock_diag cannot be listened to); resets,
+	// the connections that carried bytes and ended in a reset, stand in
+	// for it then.
+	watch    *discardWatch
+	resets   atomic.Int64
+	accepted atomic.Int64 // connections read (none: nothing was sent to it)
+	// nsDrops is the namespace's ListenDrops when the stream started
+	// (-1 when it could not be read).
+	nsDrops int64
+}
+
+const (
+	// streamMaxConns bounds the connections of one stream read at once
+	// (each holds a goroutine and a line or message buffer).
+	streamMaxConns = 256
+	// streamRecvBuf is each connection's receive buffer (set on the
+	// listener, whose connections inherit it): room for what a client
+	// writes in a burst, so its kernel has sent it on when it exits.
+	streamRecvBuf = 4 << 20
+	// streamDrainMax bounds how long stop waits for connections whose
+	// peer has not finished sending.
+	streamDrainMax = 2 * time.Second
+	// streamDrainBytes bounds what stop reads in all, per stream.
+	streamDrainBytes = 16 << 20
+	// streamWriteMax bounds how long an answer may wait for the peer to
+	// read.
+	streamWriteMax = 2 * time.Second
+)
+
+// errCut ends a read that stop could not take to the end of the
+// connection; the connection is already counted lost.
+var errCut = errors.New("connection not read to its end")
+
+// listenStream listens on addr (TCP) and serves each connection with
+// serve.
+func listenStream(addr string, serve func(*streamConn), logf func(string, ...any)) (*stream, error) {
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { setRecvBufFD(fd, streamRecvBuf) })
+	}}
+	// Plain TCP: an MPTCP listener (Go's default since 1.24) keeps the
+	// queue's drop count on a subflow socket SO_MEMINFO does not reach.
+	lc.SetMultipathTCP(false)
+	l, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{ln: l.(*net.TCPListener), serve: serve, logf: logf,
+		slots: make(chan struct{}, streamMaxConns), quit: make(chan struct{}), acceptDone: make(chan struct{}),
+		conns: map[*streamConn]struct{}{}, nsDrops: -1}
+	if d, err := namespaceListenDrops(); err == nil {
+		s.nsDrops = d
+	} else {
+		logf("egress: %v (every packet %s discards counts as lost)", err, s.addr())
+	}
+	if s.watch, err = watchDiscards(s.ln.Addr().(*net.TCPAddr).AddrPort(), logf); err != nil {
+		logf("egress: %s: %v (every connection the command resets counts as lost)", s.addr(), err)
+	}
+	go s.accept()
+	return s, nil
+}
+
+func (s *stream) addr() string { return s.ln.Addr().String() }
+
+func (s *stream) accept() {
+	defer close(s.acceptDone)
+	for {
+		select {
+		case s.slots <- struct{}{}:
+		case <-s.quit:
+			return
+		}
+		c, err := s.ln.AcceptTCP()
+		if err != nil {
+			<-s.slots
+			if s.stopping.Load() {
+				return
+			}
+			// Out of descriptors or the like: the connection waits in the
+			// queue (stop reads it, or counts it lost).
+			select {
+			case <-s.quit:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer func() { <-s.slots; s.wg.Done() }()
+			s.run(c)
+		}()
+	}
+}
+
+func (s *stream) run(c *net.TCPConn) {
+	sc := &streamConn{TCPConn: c, s: s}
+	s.accepted.Add(1)
+	s.mu.Lock()
+	s.conns[sc] = struct{}{}
+	if !s.deadline.IsZero() {
+		_ = c.SetReadDeadline(s.deadline)
+		_ = c.SetWriteDeadline(time.Now())
+	}
+	s.mu.Unlock()
+	s.serve(sc)
+	if sc.read && sc.reset.Load() {
+		s.resets.Add(1)
+	}
+	s.mu.Lock()
+	delete(s.conns, sc)
+	s.mu.Unlock()
+	c.Close()
+}
+
+// stop reads what the command sent that is not read yet (see stream) and
+// closes the listener. It runs once the command is gone.
+func (s *stream) stop() {
+	s.mu.Lock()
+	s.budget.Store(streamDrainBytes)
+	s.stopping.Store(true)
+	s.deadline = time.Now().Add(streamDrainMax)
+	for c := range s.conns {
+		// A reader blocked on a peer that has finished gets its data and
+		// the end at once; one whose peer has not waits until the
+		// deadline. Answers are over.
+		_ = c.SetReadDeadline(s.deadline)
+		_ = c.SetWriteDeadline(time.Now())
+	}
+	s.mu.Unlock()
+	close(s.quit)
+	_ = s.ln.SetDeadline(time.Now())
+	<-s.acceptDone
+	s.drainQueue()
+	s.wg.Wait()
+	if d, err := s.listenerDrops(); err != nil {
+		s.logf("egress: reading the drop count of %s: %v", s.addr(), err)
+	} else {
+		s.lost.Add(d)
+	}
+	// The markers' notices come at once; give them a moment even when
+	// the drain took all of its time.
+	syncBy := s.deadline
+	if least := time.Now().Add(streamDrainMax / 4); least.After(syncBy) {
+		syncBy = least
+	}
+	switch {
+	case s.accepted.Load() == 0:
+		// No connection was ever made: no client held bytes for it.
+	case s.watch == nil:
+		s.lost.Add(s.resets.Load())
+	case s.watch.sync(syncBy):
+		s.lost.Add(s.watch.lost.Load())
+	default:
+		s.logf("egress: %s: the notices of destroyed sockets were not all read (every connection the command reset counts as lost)", s.addr())
+		s.lost.Add(max(s.watch.lost.Load(), s.resets.Load()))
+	}
+	if s.watch != nil {
+		s.watch.close()
+	}
+	s.ln.Close()
+}
+
+// drainQueue takes the connections still in the listener's queue, without
+// waiting for more, and reads each (closing the listener would reset them).
+func (s *stream) drainQueue() {
+	rc, err := s.ln.SyscallConn()
+	if err != nil {
+		s.lost.Add(1)
+		return
+	}
+	for {
+		var fd int
+		var aerr error
+		if err := rc.Control(func(lfd uintptr) {
+			fd, _, aerr = unix.Accept4(int(lfd), unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
+		}); err != nil {
+			aerr = err
+		}
+		switch {
+		case aerr == nil:
+		case errors.Is(aerr, unix.EAGAIN):
+			return
+		case errors.Is(aerr, unix.EINTR), errors.Is(aerr, unix.ECONNABORTED):
+			continue
+		default:
+			// Out of descriptors: what is still queued cannot be read.
+			s.logf("egress: taking the connections queued on %s: %v", s.addr(), aerr)
+			s.lost.Add(1)
+			return
+		}
+		f := os.NewFile(uintptr(fd), "")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			s.logf("egress: a connection queued on %s: %v", s.addr(), err)
+			s.lost.Add(1)
+			continue
+		}
+		s.run(c.(*net.TCPConn))
+	}
+}
+
+// listenerDrops counts the connection attempts the listener refused
+// (tcp_listendrop: a SYN, or a handshake's last ACK, when its queue was
+// full). The listener's own drop count (SO_MEMINFO) also counts packets it
+// discarded for half-open connections, which lose nothing, and the
+// namespace's ListenDrops counts tcp_listendrop for every listener in it
+// (the command's too): each is at least the listener's refusals, so the
+// smaller of the two is used.
+func (s *stream) listenerDrops() (int64, error) {
+	own, err := socketDrops(s.ln)
+	if err != nil || own == 0 || s.nsDrops < 0 {
+		return own, err
+	}
+	ns, err := namespaceListenDrops()
+	if err != nil {
+		return own, nil
+	}
+	return min(own, ns-s.nsDrops), nil
+}
+
+// namespaceListenDrops reads TcpExt ListenDrops from /proc/net/netstat
+// (this network namespace's).
+func namespaceListenDrops() (int64, error) {
+	b, err := os.ReadFile("/proc/net/netstat")
+	if err != nil {
+		return 0, err
+	}
+	lines := strings.Split(string(b), "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		names, values := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+		if len(names) == 0 || names[0] != "TcpExt:" || len(values) != len(names) || values[0] != "TcpExt:" {
+			continue
+		}
+		for j, n := range names {
+			if n == "ListenDrops" {
+				return strconv.ParseInt(values[j], 10, 64)
+			}
+		}
+	}
+	return 0, errors.New("no TcpExt ListenDrops in /proc/net/netstat")
+}
+
+// socketDrops is a socket's drop count (SO_MEMINFO).
+func socketDrops(ln *net.TCPListener) (int64, error) {
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var mi [unix.SK_MEMINFO_VARS]uint32
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		l := uint32(unsafe.Sizeof(mi))
+		_, _, errno = unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_MEMINFO,
+			uintptr(unsafe.Pointer(&mi[0])), uintptr(unsafe.Pointer(&l)), 0)
+	}); err != nil {
+		return 0, err
+	}
+	if errno != 0 {
+		return 0, fmt.Errorf("getsockopt SO_MEMINFO: %w", errno)
+	}
+	return int64(mi[unix.SK_MEMINFO_DROPS]), nil
+}
+
+// streamConn is one of a stream's connections. Its Read ends with io.EOF
+// when the peer ends the connection (a reset too), and with errCut when
+// stop could not take it to its end (counted lost).
+type streamConn struct {
+	*net.TCPConn
+	s        *stream
+	lostOnce bool
+	read     bool        // bytes were read
+	reset    atomic.Bool // the peer reset the connection (seen reading or answering)
+}
+
+// draining reports whether stop has begun: answer nothing more.
+func (c *streamConn) draining() bool { return c.s.stopping.Load() }
+
+// lose counts the connection lost (once): something it carried was not
+// read, or not whole.
+func (c *streamConn) lose() {
+	if !c.lostOnce {
+		c.lostOnce = true
+		c.s.lost.Add(1)
+	}
+}
+
+func (c *streamConn) cut() error {
+	c.lose()
+	return errCut
+}
+
+func (c *streamConn) Read(b []byte) (int, error) {
+	if c.s.stopping.Load() {
+		left := c.s.budget.Load()
+		if left <= 0 {
+			return 0, c.cut()
+		}
+		if int64(len(b)) > left {
+			b = b[:left]
+		}
+	}
+	n, err := c.TCPConn.Read(b)
+	if err != nil && c.s.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded) {
+		// stop's wait is over: what the kernel holds, without waiting.
+		n, err = c.readNow(b)
+	}
+	if c.s.stopping.Load() {
+		c.s.budget.Add(-int64(n))
+	}
+	c.read = c.read || n > 0
+	switch {
+	case err == nil, errors.Is(err, errCut), errors.Is(err, io.EOF):
+		return n, err
+	case errors.Is(err, syscall.ECONNRESET):
+		c.reset.Store(true)
+		return n, io.EOF
+	}
+	c.s.logf("egress: reading a connection to %s: %v", c.s.addr(), err)
+	return n, c.cut()
+}
+
+func (c *streamConn) readNow(b []byte) (int, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	if err := rc.Control(func(fd uintptr) { n, rerr = unix.Read(int(fd), b) }); err != nil {
+		return 0, err
+	}
+	switch {
+	case rerr == nil && n == 0:
+		return 0, io.EOF
+	case rerr == nil:
+		return n, nil
+	case errors.Is(rerr, unix.EAGAIN):
+		return 0, c.cut() // the peer never finished
+	}
+	return 0, rerr
+}
+
+// answer writes b unless stop has begun, waiting at most streamWriteMax
+// for the peer to read.
+func (c *streamConn) answer(b []byte) error {
+	c.s.mu.Lock()
+	if !c.s.deadline.IsZero() {
+		c.s.mu.Unlock()
+		return errors.New("stopping")
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(streamWriteMax))
+	c.s.mu.Unlock()
+	_, err := c.Write(b)
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		// The write took the reset's error: the reader sees only the end.
+		c.reset.Store(true)
+	}
+	return err
+}
+
+// A client that closes its connection (or exits) with answers unread
+// makes its kernel reset the connection and throw away what it had
+// written and not yet transmitted: bytes held back by Nagle's algorithm
+// until the stub or proxy acknowledged the bytes before them, or by a full
+// window. The reading side cannot see this; the kernel says it in the
+// socket's last tcp_info (notsent_bytes), which sock_diag broadcasts when
+// the socket is destroyed to whoever listens in the namespace
+// (SKNLGRP_INET_TCP_DESTROY, SKNLGRP_INET6_TCP_DESTROY). A discardWatch
+// listens from the start and counts the command's sockets to one address
+// destroyed with such bytes.
+type discardWatch struct {
+	f    *os.File
+	to   netip.AddrPort
+	logf func(string, ...any)
+	done chan struct{}
+
+	lost atomic.Int64
+	// broken is set when notices were dropped (the socket's queue
+	// overflowed) or could not be read: lost may then be short.
+	broken atomic.Bool
+
+	mu      sync.Mutex
+	markers map[uint64]bool // cookies of sync's markers, true once seen
+	seen    chan struct{}   // a marker was seen
+}
+
+const (
+	// discardRecvBuf holds the destroy notices of a burst of closes (a
+	// command's exit) while they are read.
+	discardRecvBuf = 32 << 20
+	inetDiagInfo   = 2  // INET_DIAG_INFO: the socket's tcp_info
+	inetDiagMsgLen = 72 // struct inet_diag_msg
+)
+
+var notsentOffset = int(unsafe.Offsetof(unix.TCPInfo{}.Notsent_bytes))
+
+func watchDiscards(to netip.AddrPort, logf func(string, ...any)) (*discardWatch, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("opening sock_diag: %w", err)
+	}
+	setRecvBufFD(uintptr(fd), discardRecvBuf)
+	groups := uint32(1<<(unix.SKNLGRP_INET_TCP_DESTROY-1) | 1<<(unix.SKNLGRP_INET6_TCP_DESTROY-1))
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: groups}); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("listening for tcp sockets' destruction: %w", err)
+	}
+	w := &discardWatch{f: os.NewFile(uintptr(fd), "sock_diag"), to: to, logf: logf, done: make(chan struct{}),
+		markers: map[uint64]bool{}, seen: make(chan struct{}, 1)}
+	go w.read()
+	return w, nil
+}
+
+func (w *discardWatch) read() {
+	defer close(w.done)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := w.f.Read(buf)
+		switch {
+		case err == nil:
+			w.parse(buf[:n])
+		case errors.Is(err, os.ErrClosed):
+			return
+		case errors.Is(err, unix.ENOBUFS):
+			w.broken.Store(true)
+		default:
+			w.logf("egress: reading sock_diag: %v", err)
+			w.broken.Store(true)
+			return
+		}
+	}
+}
+
+func (w *discardWatch) parse(b []byte) {
+	for len(b) >= unix.NLMSG_HDRLEN {
+		l := int(binary.NativeEndian.Uint32(b[0:4]))
+		if l < unix.NLMSG_HDRLEN || l > len(b) {
+			return
+		}
+		if binary.NativeEndian.Uint16(b[4:6]) == unix.SOCK_DIAG_BY_FAMILY {
+			w.notice(b[unix.NLMSG_HDRLEN:l])
+		}
+		b = b[min(len(b), (l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1)):]
+	}
+}
+
+// notice reads one destroyed socket's inet_diag_msg and attributes.
+func (w *discardWatch) notice(m []byte) {
+	if len(m) < inetDiagMsgLen {
+		return
+	}
+	cookie := binary.NativeEndian.Uint64(m[44:52])
+	w.mu.Lock()
+	if seen, ok := w.markers[cookie]; ok && !seen {
+		w.markers[cookie] = true
+		select {
+		case w.seen <- struct{}{}:
+		default:
+		}
+	}
+	w.mu.Unlock()
+	var dst netip.Addr
+	switch m[0] {
+	case unix.AF_INET:
+		dst = netip.AddrFrom4([4]byte(m[24:28]))
+	case unix.AF_INET6:
+		dst = netip.AddrFrom16([16]byte(m[24:40])).Unmap()
+	default:
+		return
+	}
+	if netip.AddrPortFrom(dst, binary.BigEndian.Uint16(m[6:8])) != w.to {
+		return
+	}
+	for a := m[inetDiagMsgLen:]; len(a) >= 4; {
+		l := int(binary.NativeEndian.Uint16(a[0:2]))
+		if l < 4 || l > len(a) {
+			return
+		}
+		if binary.NativeEndian.Uint16(a[2:4]) == inetDiagInfo && l >= 4+notsentOffset+4 {
+			if binary.NativeEndian.Uint32(a[4+notsentOffset:]) > 0 {
+				w.lost.Add(1)
+			}
+			return
+		}
+		a = a[min(len(a), (l+3)&^3):]
+	}
+}
+
+// sync makes sure every socket destroyed before it was called has been
+// noticed: it destroys a marker socket on each CPU this thread may run on
+// (each CPU's notices are sent in order) and waits, until deadline at the
+// latest, for their notices. False means the watch cannot be relied on.
+func (w *discardWatch) sync(deadline time.Time) bool {
+	cookies := make(chan []uint64)
+	go func() {
+		// Never unlocked: the thread, pinned to one CPU last, ends with
+		// the goroutine.
+		runtime.LockOSThread()
+		var all unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &all); err != nil {
+			cookies <- nil
+			return
+		}
+		var cs []uint64
+		for cpu := 0; cpu < len(all)*64; cpu++ {
+			if !all.IsSet(cpu) {
+				continue
+			}
+			var one unix.CPUSet
+			one.Set(cpu)
+			if unix.SchedSetaffinity(0, &one) != nil {
+				continue
+			}
+			if c, err := w.marker(); err == nil {
+				cs = append(cs, c)
+			}
+		}
+		cookies <- cs
+	}()
+	cs := <-cookies
+	if len(cs) == 0 {
+		return false
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for {
+		w.mu.Lock()
+		missing := 0
+		for _, c := range cs {
+			if !w.markers[c] {
+				missing++
+			}
+		}
+		w.mu.Unlock()
+		if missing == 0 {
+			return !w.broken.Load()
+		}
+		select {
+		case <-w.seen:
+		case <-timer.C:
+			return false
+		}
+	}
+}
+
+// marker opens and closes a TCP socket, and returns its cookie.
+func (w *discardWatch) marker() (uint64, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	var cookie uint64
+	l := uint32(unsafe.Sizeof(cookie))
+	if _, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_COOKIE,
+		uintptr(unsafe.Pointer(&cookie)), uintptr(unsafe.Pointer(&l)), 0); errno != 0 {
+		return 0, errno
+	}
+	w.mu.Lock()
+	w.markers[cookie] = false
+	w.mu.Unlock()
+	return cookie, nil
+}
+
+func (w *discardWatch) close() {
+	w.f.Close()
+	<-w.done
 }

@@ -150,12 +150,18 @@ func (s *Session) Connected() error {
 }
 
 func (s *Session) stopRecorders() {
+	var wg sync.WaitGroup
 	if s.dns != nil {
-		s.dns.stop()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.dns.stop()
+		}()
 	}
 	if s.proxy != nil {
 		s.proxy.stop()
 	}
+	wg.Wait()
 	if s.wall != nil {
 		s.wall.mu.Lock()
 		_ = s.wall.conn.CloseLasting()
@@ -243,6 +249,9 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	}
 	if s.dns != nil && s.dns.lost > 0 {
 		errs = append(errs, fmt.Errorf("the dns stub's queue overflowed and %d questions were lost: %w", s.dns.lost, ErrIncomplete))
+	}
+	if s.dns != nil && s.dns.tcpLost > 0 {
+		errs = append(errs, fmt.Errorf("the dns stub missed what the command sent on %d TCP connections (refused while its queue was full, thrown away by the command's kernel, or not read to the end): %w", s.dns.tcpLost, ErrIncomplete))
 	}
 	if len(errs) > 0 {
 		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
