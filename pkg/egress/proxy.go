@@ -2,15 +2,15 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
-	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -20,9 +20,12 @@ import (
 var ErrBadRequest = errors.New("malformed proxy request")
 
 const (
-	proxyMaxLine    = 8 << 10
+	// proxyMaxLine is the longest request or header line read whole; of a
+	// longer one the first proxyMaxLine bytes are kept.
+	proxyMaxLine = 64 << 10
+	// proxyMaxHeaders is how many header lines of a request are looked
+	// at; the rest are read and passed over.
 	proxyMaxHeaders = 100
-	proxyIdle       = 10 * time.Second
 	maxRecorded     = 1024 // longest host or detail kept in a record
 )
 
@@ -138,77 +141,96 @@ func clip(s string) string {
 	return b.String()
 }
 
-// proxy is the record mode's recording proxy: it answers every request
-// with 403 "blocked by vigiles" and records it.
+// proxy is the record mode's recording proxy: it records every request
+// the command sends it, answers the first of each connection with 403
+// "blocked by vigiles" (400 when malformed) and then ends its side of the
+// connection, reading on until the command ends its own.
 type proxy struct {
-	ln  net.Listener
-	rec *recorder
-	wg  sync.WaitGroup
+	st   *stream
+	rec  *recorder
+	lost int // connections not read to their end (see stream)
 }
 
-func startProxy(addr string, rec *recorder) (*proxy, error) {
-	ln, err := net.Listen("tcp", addr)
+func startProxy(addr string, rec *recorder, logf func(string, ...any)) (*proxy, error) {
+	p := &proxy{rec: rec}
+	st, err := listenStream(addr, p.serve, logf)
 	if err != nil {
 		return nil, fmt.Errorf("starting the recording proxy on %s: %w", addr, err)
 	}
-	p := &proxy{ln: ln, rec: rec}
-	p.wg.Add(1)
-	go p.serve()
+	p.st = st
 	return p, nil
 }
 
-func (p *proxy) addr() string { return p.ln.Addr().String() }
+func (p *proxy) addr() string { return p.st.addr() }
 
+// stop reads every connection to its end (stream.stop) and closes the
+// proxy.
 func (p *proxy) stop() {
-	p.ln.Close()
-	p.wg.Wait()
+	p.st.stop()
+	p.lost = int(p.st.lost.Load())
 }
 
-func (p *proxy) serve() {
-	defer p.wg.Done()
-	sem := make(chan struct{}, 64)
+// serve reads one connection's requests to its end: request line,
+// headers, and the body the headers announce (Content-Length, or chunked),
+// which is passed over; a request line that cannot be parsed is recorded
+// as malformed and the next line read as the next request's.
+func (p *proxy) serve(c *streamConn) {
+	br := bufio.NewReaderSize(c, 4096)
+	var buf []byte
+	answered := false
 	for {
-		c, err := p.ln.Accept()
+		b, long, err := readLine(br, buf[:0])
+		buf = b
+		if len(b) == 0 && !long {
+			if err != nil {
+				return
+			}
+			continue // empty lines before a request line are allowed
+		}
+		at := time.Now()
+		line := string(b)
+		req, perr := parseRequestLine(line)
+		if long {
+			perr = fmt.Errorf("request line longer than %d bytes: %w", proxyMaxLine, ErrBadRequest)
+		}
+		var h headers
+		if err == nil {
+			h, buf, err = readHeaders(br, buf)
+		}
+		if perr == nil && req.Host == "" && h.host != nil {
+			v := strings.TrimSpace(*h.host)
+			if host, port, err := splitHostPort(v); err == nil {
+				req.Host, req.Port = host, port
+			} else {
+				req.Host, req.Port = strings.ToLower(v), 80
+			}
+		}
+		p.record(at, line, req, perr)
+		if !answered {
+			answered = true
+			if perr != nil {
+				_ = c.answer(blocked(400, "Bad Request", "vigiles: malformed proxy request"))
+			} else {
+				_ = c.answer(blocked(403, "Forbidden", fmt.Sprintf("blocked by vigiles: egress to %s:%d is not allowed (egress mode record)", clip(req.Host), req.Port)))
+			}
+			_ = c.CloseWrite()
+		}
 		if err != nil {
 			return
 		}
-		sem <- struct{}{}
-		p.wg.Add(1)
-		go func() {
-			defer func() { c.Close(); <-sem; p.wg.Done() }()
-			p.handle(c)
-		}()
+		if req.Method != "CONNECT" {
+			if buf, err = skipBody(br, h, buf); err != nil {
+				return
+			}
+		}
 	}
 }
 
-func (p *proxy) handle(c net.Conn) {
-	_ = c.SetDeadline(time.Now().Add(proxyIdle))
-	tp := textproto.NewReader(bufio.NewReaderSize(&limitedConn{c, proxyMaxLine * 8}, proxyMaxLine))
-	line, err := tp.ReadLine()
-	if err != nil {
-		return
-	}
-	at := time.Now()
-	req, err := parseRequestLine(line)
-	if err != nil {
+// record records one request (or one malformed request line).
+func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) {
+	if perr != nil {
 		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(stripQuery(line))})
-		writeBlocked(c, 400, "Bad Request", "vigiles: malformed proxy request")
 		return
-	}
-	for n := 0; n < proxyMaxHeaders; n++ {
-		h, err := tp.ReadLine()
-		if err != nil || h == "" {
-			break
-		}
-		if req.Host == "" {
-			if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "host") {
-				if host, port, err := splitHostPort(strings.TrimSpace(v)); err == nil {
-					req.Host, req.Port = host, port
-				} else {
-					req.Host, req.Port = strings.ToLower(strings.TrimSpace(v)), 80
-				}
-			}
-		}
 	}
 	e := evidence.Egress{Host: clip(req.Host), Port: req.Port, Via: evidence.ViaProxy, Proto: "http",
 		Detail: clip(req.Method + " " + req.Path)}
@@ -223,30 +245,129 @@ func (p *proxy) handle(c net.Conn) {
 		}
 	}
 	p.rec.add(at, e)
-	writeBlocked(c, 403, "Forbidden", fmt.Sprintf("blocked by vigiles: egress to %s:%d is not allowed (egress mode record)", clip(req.Host), req.Port))
 }
 
-func writeBlocked(c net.Conn, code int, status, msg string) {
+func blocked(code int, status, msg string) []byte {
 	body := msg + "\n"
-	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Vigiles: blocked\r\n\r\n%s",
+	return fmt.Appendf(nil, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Vigiles: blocked\r\n\r\n%s",
 		code, status, len(body), body)
 }
 
-// limitedConn ends reads after n bytes, so a request cannot grow without
-// bound.
-type limitedConn struct {
-	c net.Conn
-	n int
+// readLine reads one line into buf[:0] and returns it without its CRLF or
+// LF. Of a line longer than proxyMaxLine it returns the first proxyMaxLine
+// bytes, long set, and reads the rest without keeping it. At the end of
+// the stream it returns what it has with the error.
+func readLine(br *bufio.Reader, buf []byte) (line []byte, long bool, err error) {
+	line = buf[:0]
+	for {
+		frag, err := br.ReadSlice('\n')
+		if room := proxyMaxLine + 2 - len(line); len(frag) > room {
+			frag, long = frag[:room], true
+		}
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if long {
+			return line[:proxyMaxLine], true, err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		return line, false, err
+	}
 }
 
-func (l *limitedConn) Read(b []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errors.New("request too long")
+// headers is what the proxy takes from a request's header lines.
+type headers struct {
+	host *string // the first Host header
+	// length is the body's length (Content-Length), -1 when none is
+	// given; badLength says one given was not a length, or two differed.
+	// chunked says the body is in chunks (the last transfer coding is
+	// chunked), and te that a Transfer-Encoding was given at all (it
+	// overrides Content-Length).
+	length    int64
+	badLength bool
+	chunked   bool
+	te        bool
+}
+
+// readHeaders reads header lines up to the empty line that ends them.
+func readHeaders(br *bufio.Reader, buf []byte) (headers, []byte, error) {
+	h := headers{length: -1}
+	for n := 0; ; n++ {
+		b, _, err := readLine(br, buf[:0])
+		buf = b
+		if len(b) == 0 || err != nil {
+			return h, buf, err
+		}
+		if n >= proxyMaxHeaders {
+			continue
+		}
+		k, v, ok := bytes.Cut(b, []byte(":"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimSpace(v)
+		switch strings.ToLower(string(bytes.TrimSpace(k))) {
+		case "host":
+			if h.host == nil {
+				s := string(v)
+				h.host = &s
+			}
+		case "content-length":
+			l, err := strconv.ParseUint(string(v), 10, 63)
+			if err != nil || (h.length >= 0 && int64(l) != h.length) {
+				h.badLength = true
+				continue
+			}
+			h.length = int64(l)
+		case "transfer-encoding":
+			h.te = true
+			codings := strings.Split(string(v), ",")
+			h.chunked = strings.EqualFold(strings.TrimSpace(codings[len(codings)-1]), "chunked")
+		}
 	}
-	if len(b) > l.n {
-		b = b[:l.n]
+}
+
+// skipBody reads the body h announces without keeping it. A body whose
+// framing is not known (a transfer coding other than chunked, a bad
+// length, a bad chunk) is taken for none: what follows is read as the next
+// request.
+func skipBody(br *bufio.Reader, h headers, buf []byte) ([]byte, error) {
+	switch {
+	case h.te && h.chunked:
+		return skipChunks(br, buf)
+	case !h.te && !h.badLength && h.length > 0:
+		_, err := io.CopyN(io.Discard, br, h.length)
+		return buf, err
 	}
-	n, err := l.c.Read(b)
-	l.n -= n
-	return n, err
+	return buf, nil
+}
+
+func skipChunks(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		b, long, err := readLine(br, buf[:0])
+		buf = b
+		if err != nil {
+			return buf, err
+		}
+		sz, _, _ := bytes.Cut(b, []byte(";"))
+		size, perr := strconv.ParseInt(string(bytes.TrimSpace(sz)), 16, 64)
+		if long || perr != nil || size < 0 {
+			return buf, nil
+		}
+		if size == 0 {
+			// The trailer section, up to its empty line.
+			_, buf, err = readHeaders(br, buf)
+			return buf, err
+		}
+		if _, err := io.CopyN(io.Discard, br, size); err != nil {
+			return buf, err
+		}
+		b, _, err = readLine(br, buf[:0]) // the CRLF after the data
+		buf = b
+		if err != nil || len(b) != 0 {
+			return buf, err
+		}
+	}
 }

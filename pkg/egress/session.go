@@ -120,7 +120,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		return fail(err)
 	}
 	if pol.mode == evidence.EgressRecord {
-		if s.proxy, err = startProxy("127.0.0.1:0", s.rec); err != nil {
+		if s.proxy, err = startProxy("127.0.0.1:0", s.rec, l.logf); err != nil {
 			return fail(err)
 		}
 	}
@@ -252,6 +252,9 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	}
 	if s.dns != nil && s.dns.tcpLost > 0 {
 		errs = append(errs, fmt.Errorf("the dns stub missed what the command sent on %d TCP connections (refused while its queue was full, thrown away by the command's kernel, or not read to the end): %w", s.dns.tcpLost, ErrIncomplete))
+	}
+	if s.proxy != nil && s.proxy.lost > 0 {
+		errs = append(errs, fmt.Errorf("the recording proxy missed what the command sent on %d connections (refused while its queue was full, thrown away by the command's kernel, or not read to the end): %w", s.proxy.lost, ErrIncomplete))
 	}
 	if len(errs) > 0 {
 		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
