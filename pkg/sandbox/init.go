@@ -357,8 +357,14 @@ func runInit(cfg initConfig, done func()) initResult {
 	} else {
 		writes, werr = snap.diff(scratchDir + "/copy")
 	}
+	escaped := false
 	for i := range writes {
-		writes[i].Path = evidence.TreePath(writes[i].Path)
+		if p := evidence.TreePath(writes[i].Path); p != writes[i].Path {
+			writes[i].Path, escaped = p, true
+		}
+	}
+	if escaped {
+		sortWrites(writes) // "./~/x" sorts before the rest of the tree
 	}
 	if werr == nil {
 		var hw, tw []evidence.Write
