@@ -822,7 +822,7 @@ func (c *copier) entry(s, d *dirFD, name string, p relPath, st *unix.Stat_t) err
 		copyXattrs(sc.fd, dc.fd, false)
 		return enter(s, sc, d, dc, func() error { return c.tree(sc, dc, p) })
 	case unix.S_IFREG:
-		return copyFileAt(s.fd, d.fd, name)
+		return copyFileAt(s.fd, d.fd, name, st)
 	case unix.S_IFLNK:
 		target, err := readlinkAt(s.fd, name)
 		if err != nil {
@@ -862,10 +862,23 @@ func (c *copier) finish(dirfd int, name string, st *unix.Stat_t) error {
 	return unix.UtimesNanoAt(dirfd, name, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-func copyFileAt(srcDir, dstDir int, name string) error {
-	fi, err := unix.Openat(srcDir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+// copyFileAt copies the regular file name of srcDir, which st describes,
+// into dstDir. The file is opened without blocking (were a fifo there
+// now, a plain open would wait for a writer forever) and copied only if
+// it is still the file st describes.
+func copyFileAt(srcDir, dstDir int, name string, st *unix.Stat_t) error {
+	fi, err := unix.Openat(srcDir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return err
+	}
+	var fst unix.Stat_t
+	if err := unix.Fstat(fi, &fst); err != nil {
+		unix.Close(fi)
+		return err
+	}
+	if fst.Mode&unix.S_IFMT != unix.S_IFREG || fst.Dev != st.Dev || fst.Ino != st.Ino {
+		unix.Close(fi)
+		return errChanged
 	}
 	in := os.NewFile(uintptr(fi), name)
 	defer in.Close()
@@ -881,6 +894,11 @@ func copyFileAt(srcDir, dstDir int, name string) error {
 	}
 	return err
 }
+
+// errChanged says that an entry was replaced between its stat and its
+// opening. The trees a walk reads do not change under it (the command is
+// gone, or has not started); this one did.
+var errChanged = errors.New("it changed while it was read")
 
 // Walking by descriptors.
 

@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -392,4 +394,74 @@ func TestWritesExactNoOpWrites(t *testing.T) {
 		{name: "other bytes, time put back", files: files, script: `m=$(stat -c %y a); printf abcd > a; touch -d "$m" a`,
 			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
 	})
+}
+
+// TestWritesExactCopyFileNotAFifo: copyFileAt copies only the regular file
+// whose stat it was given. A fifo put in its place is not read: a plain
+// open of a fifo waits for a writer, and a read for more while one is
+// there (a copy could hang for ever, or copy what the writer chose).
+func TestWritesExactCopyFileNotAFifo(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	f := filepath.Join(src, "f")
+	if err := os.WriteFile(f, []byte("file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(f, &st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(f, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A writer that is there before: opening the fifo to read then does
+	// not wait, but reading it does, until the writer goes, which it does
+	// once what it wrote was read.
+	w, err := unix.Open(f, unix.O_RDWR|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if w >= 0 {
+			unix.Close(w)
+		}
+	}()
+	if _, err := unix.Write(w, []byte("fifo")); err != nil {
+		t.Fatal(err)
+	}
+	sd, dd := openTestDir(t, src), openTestDir(t, dst)
+	done := make(chan error, 1)
+	go func() { done <- copyFileAt(sd, dd, "f", &st) }()
+	for waiting := true; waiting; {
+		select {
+		case err = <-done:
+			waiting = false
+		default:
+			// TIOCINQ is FIONREAD: what the pipe holds.
+			if n, ierr := unix.IoctlGetInt(w, unix.TIOCINQ); w >= 0 && ierr == nil && n == 0 {
+				unix.Close(w)
+				w = -1
+			}
+			runtime.Gosched()
+		}
+	}
+	if !errors.Is(err, errChanged) {
+		t.Errorf("copyFileAt of a fifo in the file's place: %v, want %v", err, errChanged)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "f")); err == nil {
+		t.Errorf("the copy holds %q", b)
+	}
+}
+
+// openTestDir opens dir for a test, closed when it ends.
+func openTestDir(t *testing.T, dir string) int {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	return fd
 }
