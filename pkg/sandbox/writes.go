@@ -171,7 +171,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		w.add(p, evidence.OpModify, kindOf(st.Mode))
 		k, err := w.lowerContents(l, name, p)
 		return k + 1, err
-	case sameMeta(&st, &lst) && sameContent(u, l, name, &st):
+	case sameMeta(&st, &lst) && sameContent(u, l, name, &st, false):
 		// Copied up and left as it was (opened for writing, written
 		// nothing).
 		return 0, nil
@@ -305,8 +305,10 @@ func sameMeta(a, b *unix.Stat_t) bool {
 // kind and size, hold the same: the same bytes and user xattrs for a
 // regular file of at most sameContentMax bytes (a larger one is taken as
 // changed), the same target for a symlink. Other kinds hold nothing to
-// compare. Anything that cannot be read is taken as changed.
-func sameContent(a, b *dirFD, name string, st *unix.Stat_t) bool {
+// compare. Anything that cannot be read is taken as changed. a and b are
+// layers of an overlay (the upper and the lower), or, when copied, the
+// copy method's copy and what it was copied from, plain directories.
+func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 	if a == nil || b == nil {
 		return false
 	}
@@ -319,7 +321,7 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t) bool {
 		if st.Size > sameContentMax {
 			return false
 		}
-		return sameFileBytes(a.fd, b.fd, name)
+		return sameFileBytes(a.fd, b.fd, name, !copied)
 	case unix.S_IFLNK:
 		ta, erra := readlinkAt(a.fd, name)
 		tb, errb := readlinkAt(b.fd, name)
@@ -328,7 +330,7 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t) bool {
 	return true
 }
 
-func sameFileBytes(dfa, dfb int, name string) bool {
+func sameFileBytes(dfa, dfb int, name string, layers bool) bool {
 	const flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY
 	fa, err := unix.Openat(dfa, name, flags, 0)
 	if err != nil {
@@ -342,7 +344,7 @@ func sameFileBytes(dfa, dfb int, name string) bool {
 	}
 	b := os.NewFile(uintptr(fb), name)
 	defer b.Close()
-	if !xattrsEqual(fa, fb, true) {
+	if !xattrsEqual(fa, fb, layers) {
 		return false
 	}
 	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
@@ -684,7 +686,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		now.Size != o.meta.Size || now.Mtime != o.meta.Mtime || now.Rdev != o.meta.Rdev:
 		w.add(p, evidence.OpModify, kindOf(st.Mode))
 		return 1, nil
-	case sameContent(d, l, name, &st):
+	case sameContent(d, l, name, &st, true):
 		// Only its ctime or inode changed, and it holds what the
 		// original does: chmod to the mode it had, a rewrite of the
 		// same bytes with the time put back.
@@ -1030,10 +1032,10 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-// userXattrs reads the user.* extended attributes of the open file fd;
-// overlayfs's own (user.overlay.*) are left out when skipOverlay. A file
-// system without them has none.
-func userXattrs(fd int, skipOverlay bool) (map[string]string, error) {
+// userXattrs reads the user.* extended attributes of the open file fd. In a
+// layer of an overlay (layer), overlayfs's own are left out (see
+// overlayOwn). A file system without xattrs has none.
+func userXattrs(fd int, layer bool) (map[string]string, error) {
 	var list []byte
 	for {
 		sz, err := unix.Flistxattr(fd, nil)
@@ -1057,7 +1059,7 @@ func userXattrs(fd int, skipOverlay bool) (map[string]string, error) {
 	var m map[string]string
 	for _, b := range bytes.Split(list, []byte{0}) {
 		name := string(b)
-		if !strings.HasPrefix(name, "user.") || skipOverlay && strings.HasPrefix(name, "user.overlay.") {
+		if !strings.HasPrefix(name, "user.") || layer && overlayOwn(name) {
 			continue
 		}
 		v, err := getXattr(fd, name)
@@ -1093,16 +1095,30 @@ func getXattr(fd int, name string) (string, error) {
 	}
 }
 
-func xattrsEqual(a, b int, skipOverlay bool) bool {
-	xa, erra := userXattrs(a, skipOverlay)
-	xb, errb := userXattrs(b, skipOverlay)
+// overlayOwn says whether the xattr name of a file in a layer of an
+// overlay mounted with userxattr is overlayfs's own (user.overlay.opaque,
+// .origin, ...). Such names are not the command's: the merged mount hides
+// them, and it refuses to copy them up. The exception is an escaped name,
+// user.overlay.overlay.X: the merged mount shows it as user.overlay.X, and
+// stores there a user.overlay.X the command sets (since Linux 6.7; before
+// it refused such names). Kept by their stored names, a layer's xattrs are
+// compared as the command sees them, which a plain directory's own
+// user.overlay.X then is not: the merged mount hides it from the command.
+func overlayOwn(name string) bool {
+	return strings.HasPrefix(name, "user.overlay.") && !strings.HasPrefix(name, "user.overlay.overlay.")
+}
+
+func xattrsEqual(a, b int, layers bool) bool {
+	xa, erra := userXattrs(a, layers)
+	xb, errb := userXattrs(b, layers)
 	return erra == nil && errb == nil && maps.Equal(xa, xb)
 }
 
 // copyXattrs gives to the user xattrs of from, where it can: a file
-// system without them leaves a copy without them.
-func copyXattrs(from, to int, skipOverlay bool) {
-	x, _ := userXattrs(from, skipOverlay)
+// system without them leaves a copy without them. From a layer, overlay's
+// own are left out, as overlay's copy-up does.
+func copyXattrs(from, to int, layer bool) {
+	x, _ := userXattrs(from, layer)
 	for name, v := range x {
 		_ = unix.Fsetxattr(to, name, []byte(v), 0)
 	}

@@ -465,3 +465,30 @@ func openTestDir(t *testing.T, dir string) int {
 	t.Cleanup(func() { unix.Close(fd) })
 	return fd
 }
+
+// TestWritesExactOverlayNamedXattrs: user xattrs named user.overlay.* are
+// the command's like any other. Set through the overlay (with userxattr)
+// they are stored as user.overlay.overlay.* in the upper directory, and
+// the record left out every user.overlay.* name there: nothing was
+// recorded; the copy method recorded the directory only.
+func TestWritesExactOverlayNamedXattrs(t *testing.T) {
+	py := func(code string) string { return `/usr/bin/python3 -c '` + code + `'` }
+	files := map[string]string{"a/f": "f", "b/": "", "c": "c"}
+	// c holds names overlay would call its own, and an escaped one.
+	setup := func(t *testing.T, dir string) {
+		for name, v := range map[string]string{"user.overlay.foo": "h", "user.overlay.overlay.bar": "e", "user.x": "1"} {
+			if err := unix.Setxattr(filepath.Join(dir, "c"), name, []byte(v), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runWritesCases(t, []writesCase{
+		{name: "set", files: files, script: py(`import os; os.setxattr("a/f", "user.overlay.foo", b"p"); os.setxattr("b", "user.overlay.bar", b"p")`),
+			want: []evidence.Write{{Path: "a/f", Op: "modify", Kind: "file"}, {Path: "b", Op: "modify", Kind: "dir"}}},
+		{name: "set on a file that has some", files: files, setup: setup, script: py(`import os; os.setxattr("c", "user.overlay.foo", b"p")`),
+			want: []evidence.Write{{Path: "c", Op: "modify", Kind: "file"}}},
+		{name: "opened for writing", files: files, setup: setup, script: ": >> c", want: nil},
+		{name: "removed", files: files, setup: setup, script: py(`import os; os.removexattr("c", "user.overlay.bar" if "user.overlay.bar" in os.listxattr("c") else "user.overlay.overlay.bar")`),
+			want: []evidence.Write{{Path: "c", Op: "modify", Kind: "file"}}},
+	})
+}
