@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -313,7 +314,19 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 		return false
 	}
 	bst, err := b.stat(name)
-	if err != nil || bst.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT || bst.Size != st.Size {
+	if err != nil {
+		return false
+	}
+	if copied && isDevice(bst.Mode) {
+		// The copy's placeholder for a device node (see copyTree),
+		// whose kind, size and device number the caller compared with
+		// the snapshot's: it holds nothing of the node's, and nothing
+		// of its own unless the command gave it user xattrs (an empty
+		// file can have them).
+		x, err := userXattrsAt(a, name, false)
+		return err == nil && len(x) == 0
+	}
+	if bst.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT || bst.Size != st.Size {
 		return false
 	}
 	switch st.Mode & unix.S_IFMT {
@@ -387,6 +400,10 @@ func kindOf(mode uint32) string {
 }
 
 func isDir(mode uint32) bool { return mode&unix.S_IFMT == unix.S_IFDIR }
+
+func isDevice(mode uint32) bool {
+	return mode&unix.S_IFMT == unix.S_IFCHR || mode&unix.S_IFMT == unix.S_IFBLK
+}
 
 // sortWrites orders a record by path. A path has one entry in a record
 // made here; were there two, a delete comes before a create, which is the
@@ -1036,33 +1053,49 @@ func readlinkAt(dirfd int, name string) (string, error) {
 // layer of an overlay (layer), overlayfs's own are left out (see
 // overlayOwn). A file system without xattrs has none.
 func userXattrs(fd int, layer bool) (map[string]string, error) {
-	var list []byte
+	return readXattrs(func(b []byte) (int, error) { return unix.Flistxattr(fd, b) },
+		func(name string, b []byte) (int, error) { return unix.Fgetxattr(fd, name, b) }, layer)
+}
+
+// userXattrsAt is userXattrs for the entry name of d, which need not be
+// opened (a fifo or a device node is better not). It goes by d's path in
+// /proc, not by a path from the root, which could be too long to use.
+func userXattrsAt(d *dirFD, name string, layer bool) (map[string]string, error) {
+	p := "/proc/self/fd/" + strconv.Itoa(d.fd) + "/" + name
+	return readXattrs(func(b []byte) (int, error) { return unix.Llistxattr(p, b) },
+		func(name string, b []byte) (int, error) { return unix.Lgetxattr(p, name, b) }, layer)
+}
+
+// readXattrs reads the user.* extended attributes of a file through list
+// and get (listxattr and getxattr).
+func readXattrs(list func([]byte) (int, error), get func(string, []byte) (int, error), layer bool) (map[string]string, error) {
+	var names []byte
 	for {
-		sz, err := unix.Flistxattr(fd, nil)
+		sz, err := list(nil)
 		if errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EOPNOTSUPP) {
 			return nil, nil
 		}
 		if err != nil || sz == 0 {
 			return nil, err
 		}
-		list = make([]byte, sz)
-		sz, err = unix.Flistxattr(fd, list)
+		names = make([]byte, sz)
+		sz, err = list(names)
 		if errors.Is(err, unix.ERANGE) {
 			continue // it grew
 		}
 		if err != nil {
 			return nil, err
 		}
-		list = list[:sz]
+		names = names[:sz]
 		break
 	}
 	var m map[string]string
-	for _, b := range bytes.Split(list, []byte{0}) {
+	for _, b := range bytes.Split(names, []byte{0}) {
 		name := string(b)
 		if !strings.HasPrefix(name, "user.") || layer && overlayOwn(name) {
 			continue
 		}
-		v, err := getXattr(fd, name)
+		v, err := getXattr(get, name)
 		if errors.Is(err, unix.ENODATA) {
 			continue
 		}
@@ -1077,14 +1110,14 @@ func userXattrs(fd int, layer bool) (map[string]string, error) {
 	return m, nil
 }
 
-func getXattr(fd int, name string) (string, error) {
+func getXattr(get func(string, []byte) (int, error), name string) (string, error) {
 	for {
-		sz, err := unix.Fgetxattr(fd, name, nil)
+		sz, err := get(name, nil)
 		if err != nil {
 			return "", err
 		}
 		buf := make([]byte, sz)
-		sz, err = unix.Fgetxattr(fd, name, buf)
+		sz, err = get(name, buf)
 		if errors.Is(err, unix.ERANGE) {
 			continue
 		}
