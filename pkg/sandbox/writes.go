@@ -77,7 +77,7 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 		}
 		now := metaOf(&st)
 		xattrsDiffer := func() bool {
-			x, err := userXattrs(u.fd, true)
+			x, err := xattrs(u.fd, layerXattrs)
 			return err != nil || !maps.Equal(x, before.xattrs)
 		}
 		if dirChanged(before.meta, now, xattrsDiffer, n) {
@@ -225,7 +225,7 @@ func (w *upperWalk) dir(u, l *dirFD, merged bool, name string, p relPath, st, ls
 		if err != nil {
 			return err
 		}
-		xattrsDiffer := func() bool { return !xattrsEqual(child.fd, lchild.fd, true) }
+		xattrsDiffer := func() bool { return !xattrsEqual(child.fd, lchild.fd, layerXattrs, layerXattrs) }
 		changed = dirChanged(metaOf(lst), metaOf(st), xattrsDiffer, k)
 		return nil
 	})
@@ -282,9 +282,10 @@ func (w *upperWalk) lowerContents(l *dirFD, name string, p relPath) (int, error)
 }
 
 // dirChanged says whether a directory there before and after the run is a
-// write of its own: its mode or owner changed, its user xattrs did, or its
-// mtime did with nothing recorded below it (touched, or an entry made and
-// removed again). An entry recorded below stands for the mtime it changed.
+// write of its own: its mode or owner changed, its user xattrs or ACLs
+// did, or its mtime did with nothing recorded below it (touched, or an
+// entry made and removed again). An entry recorded below stands for the
+// mtime it changed.
 func dirChanged(before, now fileMeta, xattrsDiffer func() bool, below int) bool {
 	switch {
 	case before.Mode != now.Mode || before.Uid != now.Uid || before.Gid != now.Gid:
@@ -303,12 +304,12 @@ func sameMeta(a, b *unix.Stat_t) bool {
 }
 
 // sameContent says whether the entries name of a and b, the first of st's
-// kind and size, hold the same: the same bytes and user xattrs for a
-// regular file of at most sameContentMax bytes (a larger one is taken as
-// changed), the same target for a symlink. Other kinds hold nothing to
-// compare. Anything that cannot be read is taken as changed. a and b are
-// layers of an overlay (the upper and the lower), or, when copied, the
-// copy method's copy and what it was copied from, plain directories.
+// kind and size, hold the same: the same bytes for a regular file of at
+// most sameContentMax bytes (a larger one is taken as changed), the same
+// target for a symlink; and the same user xattrs and ACLs. Anything that
+// cannot be read is taken as changed. a and b are layers of an overlay
+// (the upper and the lower), or, when copied, the copy method's copy and
+// what it was copied from, plain directories.
 func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 	if a == nil || b == nil {
 		return false
@@ -317,13 +318,17 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 	if err != nil {
 		return false
 	}
+	xa, xb := layerXattrs, layerXattrs
+	if copied {
+		xa, xb = copyXattrSet, originalXattrs
+	}
 	if copied && isDevice(bst.Mode) {
 		// The copy's placeholder for a device node (see copyTree),
 		// whose kind, size and device number the caller compared with
 		// the snapshot's: it holds nothing of the node's, and nothing
 		// of its own unless the command gave it user xattrs (an empty
-		// file can have them).
-		x, err := userXattrsAt(a, name, false)
+		// file can have them) or ACLs.
+		x, err := xattrsAt(a, name, xa)
 		return err == nil && len(x) == 0
 	}
 	if bst.Mode&unix.S_IFMT != st.Mode&unix.S_IFMT || bst.Size != st.Size {
@@ -334,16 +339,21 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 		if st.Size > sameContentMax {
 			return false
 		}
-		return sameFileBytes(a.fd, b.fd, name, !copied)
+		return sameFileBytes(a.fd, b.fd, name, xa, xb)
 	case unix.S_IFLNK:
+		// A symlink has no xattrs of these kinds.
 		ta, erra := readlinkAt(a.fd, name)
 		tb, errb := readlinkAt(b.fd, name)
 		return erra == nil && errb == nil && ta == tb
 	}
-	return true
+	// A fifo, socket or device node holds nothing else; it can have
+	// ACLs.
+	ma, erra := xattrsAt(a, name, xa)
+	mb, errb := xattrsAt(b, name, xb)
+	return erra == nil && errb == nil && maps.Equal(ma, mb)
 }
 
-func sameFileBytes(dfa, dfb int, name string, layers bool) bool {
+func sameFileBytes(dfa, dfb int, name string, xa, xb xattrSet) bool {
 	const flags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY
 	fa, err := unix.Openat(dfa, name, flags, 0)
 	if err != nil {
@@ -357,7 +367,7 @@ func sameFileBytes(dfa, dfb int, name string, layers bool) bool {
 	}
 	b := os.NewFile(uintptr(fb), name)
 	defer b.Close()
-	if !xattrsEqual(fa, fb, layers) {
+	if !xattrsEqual(fa, fb, xa, xb) {
 		return false
 	}
 	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
@@ -451,8 +461,9 @@ func preparedRoot(upper string) (rootState, bool) {
 }
 
 // prepareUpper gives the (empty) upper directory of an overlay the mode,
-// owner (where the user namespace maps it), times and user xattrs of the
-// lower directory's root, before the overlay is mounted: the merged root
+// owner (where the user namespace maps it), times, user xattrs and ACLs
+// (where it can) of the lower directory's root, before the overlay is
+// mounted: the merged root
 // shows the upper's, so the command then sees the work tree's root as it
 // is (a 0555 root stays unwritable). It records that state, against which
 // readUpper tells a change the command made to the root itself.
@@ -471,7 +482,7 @@ func prepareUpper(upper, lower string) error {
 	if err := unix.Fstat(l.fd, &lst); err != nil {
 		return err
 	}
-	copyXattrs(l.fd, u.fd, true)
+	copyXattrs(l.fd, u.fd, layerXattrs)
 	// An owner the namespace does not map cannot be given; the state
 	// recorded is then the upper's own.
 	_ = unix.Fchown(u.fd, int(lst.Uid), int(lst.Gid))
@@ -485,7 +496,7 @@ func prepareUpper(upper, lower string) error {
 	if err := unix.Fstat(u.fd, &st); err != nil {
 		return err
 	}
-	x, err := userXattrs(u.fd, true)
+	x, err := xattrs(u.fd, layerXattrs)
 	if err != nil {
 		return fmt.Errorf("preparing %s: %w", upper, err)
 	}
@@ -715,10 +726,11 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 }
 
 // copyDirChanged is dirChanged for the copy: user xattrs are compared
-// with the original's when the directory's ctime changed.
+// with the original's, and ACLs with none, when the directory's ctime
+// changed.
 func copyDirChanged(before, now fileMeta, d, l *dirFD, below int) bool {
 	xattrsDiffer := func() bool {
-		return before.Ctime != now.Ctime && (l == nil || !xattrsEqual(d.fd, l.fd, false))
+		return before.Ctime != now.Ctime && (l == nil || !xattrsEqual(d.fd, l.fd, copyXattrSet, originalXattrs))
 	}
 	return dirChanged(before, now, xattrsDiffer, below)
 }
@@ -761,8 +773,9 @@ func (w *copyWalk) leaves(o *snapNode, p relPath) int {
 // would see through an overlay: modes with the setuid, setgid and sticky
 // bits (set after the content, which would clear them, and after a
 // directory's entries, which a 0555 directory would refuse), owners where
-// the namespace maps them, access and modification times, user xattrs,
-// symlinks (not followed), fifos and sockets. A device node becomes a
+// the namespace maps them, access and modification times, user xattrs
+// (not ACLs, which may name users the namespace does not map: the copy has
+// none), symlinks (not followed), fifos and sockets. A device node becomes a
 // character device 0,0 with the node's mode (a user namespace may make no
 // other; it opens as nothing, as a device on the overlay's nodev mount
 // does), or an empty regular file where even that is refused. Hard links
@@ -785,7 +798,7 @@ func copyTree(src, dst string) error {
 		return err
 	}
 	defer d.close()
-	copyXattrs(s.fd, d.fd, false)
+	copyXattrs(s.fd, d.fd, originalXattrs)
 	c := &copier{buf: make([]byte, direntBuf), uid: os.Geteuid(), gid: os.Getegid()}
 	if err := c.tree(s, d, nil); err != nil {
 		return fmt.Errorf("copying %s: %w", src, err)
@@ -838,7 +851,7 @@ func (c *copier) entry(s, d *dirFD, name string, p relPath, st *unix.Stat_t) err
 			sc.close()
 			return err
 		}
-		copyXattrs(sc.fd, dc.fd, false)
+		copyXattrs(sc.fd, dc.fd, originalXattrs)
 		return enter(s, sc, d, dc, func() error { return c.tree(sc, dc, p) })
 	case unix.S_IFREG:
 		return copyFileAt(s.fd, d.fd, name, st)
@@ -907,7 +920,7 @@ func copyFileAt(srcDir, dstDir int, name string, st *unix.Stat_t) error {
 	}
 	out := os.NewFile(uintptr(fo), name)
 	_, err = io.Copy(out, in)
-	copyXattrs(fi, fo, false)
+	copyXattrs(fi, fo, originalXattrs)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -1049,26 +1062,56 @@ func readlinkAt(dirfd int, name string) (string, error) {
 	}
 }
 
-// userXattrs reads the user.* extended attributes of the open file fd. In a
-// layer of an overlay (layer), overlayfs's own are left out (see
-// overlayOwn). A file system without xattrs has none.
-func userXattrs(fd int, layer bool) (map[string]string, error) {
-	return readXattrs(func(b []byte) (int, error) { return unix.Flistxattr(fd, b) },
-		func(name string, b []byte) (int, error) { return unix.Fgetxattr(fd, name, b) }, layer)
+// An xattrSet says which extended attributes of a file a walk reads:
+// every user.* one, in a layer of an overlay (layer) less overlayfs's own
+// (see overlayOwn), and, when acls, the POSIX ACLs. The ACLs are read as
+// the kernel gives them, the ids they name as the user namespace sees
+// them.
+type xattrSet struct{ layer, acls bool }
+
+var (
+	// layerXattrs: a layer of an overlay, the upper or the lower;
+	// copy-up keeps the ACLs.
+	layerXattrs = xattrSet{layer: true, acls: true}
+	// copyXattrSet: the copy method's copy, which copyTree gives no
+	// ACLs, so that those it has are the command's.
+	copyXattrSet = xattrSet{acls: true}
+	// originalXattrs: what the copy is made from, as far as copyTree
+	// copies it.
+	originalXattrs = xattrSet{}
+)
+
+const (
+	aclAccess  = "system.posix_acl_access"
+	aclDefault = "system.posix_acl_default"
+)
+
+func (x xattrSet) has(name string) bool {
+	if strings.HasPrefix(name, "user.") {
+		return !x.layer || !overlayOwn(name)
+	}
+	return x.acls && (name == aclAccess || name == aclDefault)
 }
 
-// userXattrsAt is userXattrs for the entry name of d, which need not be
-// opened (a fifo or a device node is better not). It goes by d's path in
-// /proc, not by a path from the root, which could be too long to use.
-func userXattrsAt(d *dirFD, name string, layer bool) (map[string]string, error) {
+// xattrs reads the extended attributes of set of the open file fd. A file
+// system without xattrs has none.
+func xattrs(fd int, set xattrSet) (map[string]string, error) {
+	return readXattrs(func(b []byte) (int, error) { return unix.Flistxattr(fd, b) },
+		func(name string, b []byte) (int, error) { return unix.Fgetxattr(fd, name, b) }, set)
+}
+
+// xattrsAt is xattrs for the entry name of d, which need not be opened (a
+// fifo or a device node is better not). It goes by d's path in /proc, not
+// by a path from the root, which could be too long to use.
+func xattrsAt(d *dirFD, name string, set xattrSet) (map[string]string, error) {
 	p := "/proc/self/fd/" + strconv.Itoa(d.fd) + "/" + name
 	return readXattrs(func(b []byte) (int, error) { return unix.Llistxattr(p, b) },
-		func(name string, b []byte) (int, error) { return unix.Lgetxattr(p, name, b) }, layer)
+		func(name string, b []byte) (int, error) { return unix.Lgetxattr(p, name, b) }, set)
 }
 
-// readXattrs reads the user.* extended attributes of a file through list
+// readXattrs reads the extended attributes of set of a file through list
 // and get (listxattr and getxattr).
-func readXattrs(list func([]byte) (int, error), get func(string, []byte) (int, error), layer bool) (map[string]string, error) {
+func readXattrs(list func([]byte) (int, error), get func(string, []byte) (int, error), set xattrSet) (map[string]string, error) {
 	var names []byte
 	for {
 		sz, err := list(nil)
@@ -1092,7 +1135,7 @@ func readXattrs(list func([]byte) (int, error), get func(string, []byte) (int, e
 	var m map[string]string
 	for _, b := range bytes.Split(names, []byte{0}) {
 		name := string(b)
-		if !strings.HasPrefix(name, "user.") || layer && overlayOwn(name) {
+		if !set.has(name) {
 			continue
 		}
 		v, err := getXattr(get, name)
@@ -1141,17 +1184,20 @@ func overlayOwn(name string) bool {
 	return strings.HasPrefix(name, "user.overlay.") && !strings.HasPrefix(name, "user.overlay.overlay.")
 }
 
-func xattrsEqual(a, b int, layers bool) bool {
-	xa, erra := userXattrs(a, layers)
-	xb, errb := userXattrs(b, layers)
+// xattrsEqual says whether the open files a and b have the same extended
+// attributes, those of sa and sb.
+func xattrsEqual(a, b int, sa, sb xattrSet) bool {
+	xa, erra := xattrs(a, sa)
+	xb, errb := xattrs(b, sb)
 	return erra == nil && errb == nil && maps.Equal(xa, xb)
 }
 
-// copyXattrs gives to the user xattrs of from, where it can: a file
-// system without them leaves a copy without them. From a layer, overlay's
-// own are left out, as overlay's copy-up does.
-func copyXattrs(from, to int, layer bool) {
-	x, _ := userXattrs(from, layer)
+// copyXattrs gives to the extended attributes of set of from, where it
+// can: a file system without them leaves a copy without them, ACLs that
+// name ids the user namespace does not map are not copied. From a layer,
+// overlay's own are left out, as overlay's copy-up does.
+func copyXattrs(from, to int, set xattrSet) {
+	x, _ := xattrs(from, set)
 	for name, v := range x {
 		_ = unix.Fsetxattr(to, name, []byte(v), 0)
 	}

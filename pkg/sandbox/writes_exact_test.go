@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -510,4 +511,61 @@ func TestWritesExactDeviceNodes(t *testing.T) {
 	// Overlay refuses to copy a device node up: there the touch fails.
 	runWritesCases(t, []writesCase{{name: "touched to their own times", setup: setup,
 		script: "touch -r blk blk 2>/dev/null; touch -r chr chr 2>/dev/null; exit 0", want: nil}})
+}
+
+// TestWritesExactACLs: a change of a file's or a directory's POSIX ACLs
+// is a modify, in both methods, even when the mode stays (it was no
+// write); a tree's ACLs left as they were are none.
+func TestWritesExactACLs(t *testing.T) {
+	// acl builds an ACL xattr value: its version, then (tag, perm, id)
+	// entries in order of tag (user_obj 1, user 2, group_obj 4, mask
+	// 0x10, other 0x20).
+	const acl = `import os, struct
+def acl(*entries):
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", t, p, i) for t, p, i in entries)
+U = 0xFFFFFFFF
+`
+	// An ACL that keeps a 0644 file's mode (the mask is the group's r).
+	const access = `acl((1, 6, U), (2, 4, os.getuid()), (4, 4, U), (0x10, 4, U), (0x20, 4, U))`
+	const dflt = `acl((1, 7, U), (4, 5, U), (0x20, 5, U))`
+	py := func(code string) string { return "/usr/bin/python3 -c '" + acl + code + "'" }
+	files := map[string]string{"f": "f", "d/": "", "e/x": "x"}
+	setup := func(t *testing.T, dir string) {
+		if err := unix.Mkfifo(filepath.Join(dir, "p"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(dir, "p"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"f", "e/x"} {
+			if err := os.Chmod(filepath.Join(dir, p), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := exec.Command("python3", "-c", acl+`os.chdir("`+dir+`")
+os.setxattr("e/x", "system.posix_acl_access", `+access+`)
+os.setxattr("p", "system.posix_acl_access", `+access+`)
+os.setxattr("e", "system.posix_acl_default", `+dflt+`)
+os.setxattr(".", "system.posix_acl_default", `+dflt+`)`).CombinedOutput()
+		if err != nil {
+			t.Fatalf("setting ACLs: %v: %s", err, out)
+		}
+	}
+	runWritesCases(t, []writesCase{
+		{name: "file", files: files, script: py(`os.setxattr("f", "system.posix_acl_access", ` + access + `)
+assert os.stat("f").st_mode & 0o7777 == 0o644`),
+			want: []evidence.Write{{Path: "f", Op: "modify", Kind: "file"}}},
+		{name: "fifo", files: files, setup: setup, script: py(`os.setxattr("p", "system.posix_acl_access", acl((1, 6, U), (2, 0, os.getuid()), (4, 4, U), (0x10, 4, U), (0x20, 4, U)))`),
+			want: []evidence.Write{{Path: "p", Op: "modify", Kind: "other"}}},
+		{name: "dir", files: files, script: py(`os.setxattr("d", "system.posix_acl_default", ` + dflt + `)`),
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}}},
+		{name: "root", files: files, script: py(`os.setxattr(".", "system.posix_acl_default", ` + dflt + `)`),
+			want: []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}}},
+		// (The copy has no ACLs: there this one is new.)
+		{name: "changed", files: files, setup: setup, script: py(`os.setxattr("e", "system.posix_acl_default", acl((1, 7, U), (4, 5, U), (0x20, 0, U)))`),
+			want: []evidence.Write{{Path: "e", Op: "modify", Kind: "dir"}}},
+		{name: "left as they were", files: files, setup: setup,
+			script: `: >> e/x; chmod 644 e/x; chmod 755 e; chmod "$(stat -c %a .)" .; touch -r p p`,
+			want:   nil},
+	})
 }
