@@ -21,8 +21,9 @@ import (
 // (openat and fstatat with O_NOFOLLOW, getdents), never by whole paths: a
 // command can make paths far longer than PATH_MAX by entering the
 // directories it makes one by one, and the record must still list them,
-// exactly. A walk keeps open only the directories of the level it reads,
-// whatever the depth (see enter).
+// exactly. Below the first keepOpen levels a walk keeps open only the
+// directories of the two levels it reads, whatever the depth (see sub and
+// enter).
 
 // sameContentMax is the largest regular file whose bytes are compared
 // with what it held before, so that a file opened for writing and left as
@@ -937,10 +938,19 @@ var errChanged = errors.New("it changed while it was read")
 // direntBuf is the size of the buffer a walk reads directory entries into.
 const direntBuf = 32 << 10
 
-// A dirFD is an open directory of a walk, and its identity.
+// keepOpen is how many levels of a walk's directories, from its root down,
+// stay open while the walk is below them. A deeper directory is closed
+// while the walk is two levels below it, and opened again after (see sub
+// and enter); keepOpen spares the shallow trees most walks read that work.
+const keepOpen = 64
+
+// A dirFD is a directory of a walk, open (fd) or closed meanwhile (fd -1),
+// and its identity.
 type dirFD struct {
 	fd       int
 	dev, ino uint64
+	depth    int    // levels below the walk's root
+	parent   *dirFD // nil for the root
 }
 
 const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
@@ -953,13 +963,29 @@ func openDir(path string) (*dirFD, error) {
 	return newDirFD(fd)
 }
 
-// sub opens the subdirectory name of d, never through a symlink.
+// sub opens the subdirectory name of d, never through a symlink; walk it
+// with enter. So that the descriptors a walk holds do not grow with its
+// depth, d's parent is closed meanwhile when it is keepOpen levels deep or
+// more. enter opens it again through d's "..", which needs search
+// permission on d: opening an entry of d proved that the walk has it.
+// (Closing d instead, as soon as one of its children is open, could leave
+// no way back but the child's "..", which a directory the walk cannot
+// search refuses: one whose owner the user namespace does not map, mode
+// 0644, can be opened and listed, not searched.)
 func (d *dirFD) sub(name string) (*dirFD, error) {
 	fd, err := unix.Openat(d.fd, name, dirFlags, 0)
 	if err != nil {
 		return nil, err
 	}
-	return newDirFD(fd)
+	child, err := newDirFD(fd)
+	if err != nil {
+		return nil, err
+	}
+	child.depth, child.parent = d.depth+1, d
+	if g := d.parent; g != nil && g.depth >= keepOpen {
+		g.close()
+	}
+	return child, nil
 }
 
 func newDirFD(fd int) (*dirFD, error) {
@@ -1003,34 +1029,30 @@ func (d *dirFD) stat(name string) (unix.Stat_t, error) {
 	return st, err
 }
 
-// enter runs fn, which walks a, a subdirectory of pa, and b, one of pb
-// (b and pb may be nil). So that the descriptors a walk holds do not grow
-// with its depth, a parent whose child is open is closed meanwhile and
-// opened again through the child's "..", which must be the same directory
-// (the trees walked do not change under the record: the command is gone).
-// The children are closed after.
+// enter runs fn, which walks a, a subdirectory of pa that pa.sub opened,
+// and b, one of pb (b and pb may be nil). It then closes the children,
+// after opening a parent that the walk below closed (see sub) again
+// through its child's "..".
 func enter(pa, a, pb, b *dirFD, fn func() error) error {
-	if a != nil {
-		pa.close()
-	}
-	if b != nil {
-		pb.close()
-	}
 	err := fn()
 	for _, pc := range [][2]*dirFD{{pa, a}, {pb, b}} {
 		parent, child := pc[0], pc[1]
 		if child == nil {
 			continue
 		}
-		if rerr := parent.reopen(child); err == nil {
-			err = rerr
+		if parent.fd < 0 {
+			if rerr := parent.reopen(child); err == nil {
+				err = rerr
+			}
 		}
 		child.close()
 	}
 	return err
 }
 
-// reopen opens d again through its child's "..".
+// reopen opens d again through its child's "..", which must be the same
+// directory (the trees walked do not change under the record: the command
+// is gone).
 func (d *dirFD) reopen(child *dirFD) error {
 	fd, err := unix.Openat(child.fd, "..", dirFlags, 0)
 	if err != nil {

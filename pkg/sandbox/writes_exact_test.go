@@ -569,3 +569,124 @@ assert os.stat("f").st_mode & 0o7777 == 0o644`),
 			want:   nil},
 	})
 }
+
+// unsearchableTree makes, under dir, an empty directory "emptyr" of mode
+// 0644 (it can be opened and listed, not searched) and another at the
+// end of "deep", nested past keepOpen.
+func unsearchableTree(t *testing.T, dir string) (deepDir string) {
+	t.Helper()
+	deepDir = "deep" + strings.Repeat("/x", keepOpen+3)
+	if err := os.MkdirAll(filepath.Join(dir, deepDir, "emptyr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, deepDir, "f"), []byte("f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "emptyr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"emptyr", deepDir + "/emptyr"} {
+		if err := os.Chmod(filepath.Join(dir, p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return deepDir
+}
+
+// withoutDACCaps runs fn on a thread that has put down its capabilities
+// to override file permissions (which root's walk would use), so that a
+// directory it cannot search is one to it.
+func withoutDACCaps(t *testing.T, fn func()) {
+	t.Helper()
+	runtime.LockOSThread()
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var caps [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &caps[0]); err != nil {
+		runtime.UnlockOSThread()
+		t.Fatal(err)
+	}
+	less := caps
+	less[0].Effective &^= 1<<unix.CAP_DAC_OVERRIDE | 1<<unix.CAP_DAC_READ_SEARCH
+	if err := unix.Capset(&hdr, &less[0]); err != nil {
+		runtime.UnlockOSThread()
+		t.Fatal(err)
+	}
+	defer func() {
+		// A thread that cannot take them up again is not given back:
+		// it ends with the goroutine.
+		if err := unix.Capset(&hdr, &caps[0]); err == nil {
+			runtime.UnlockOSThread()
+		}
+	}()
+	fn()
+}
+
+// TestWritesExactUnsearchableDirs: the walks read a tree that holds empty
+// directories they cannot search (mode 0644), near its root or deep. A
+// walk went back from a directory to its parent through "..", which needs
+// search permission: the copy method refused such a tree ("reopening a
+// directory: permission denied").
+func TestWritesExactUnsearchableDirs(t *testing.T) {
+	lower := t.TempDir()
+	deepDir := unsearchableTree(t, lower)
+	// An upper directory over it that holds both directories (with
+	// another mode) and a file beside the deep one.
+	upper := t.TempDir()
+	for _, p := range []string{"emptyr", deepDir + "/emptyr"} {
+		if err := os.MkdirAll(filepath.Join(upper, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(upper, p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(upper, deepDir, "g"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	withoutDACCaps(t, func() {
+		if _, err := os.Stat(filepath.Join(lower, "emptyr", "x")); !errors.Is(err, os.ErrPermission) {
+			t.Fatalf("emptyr can be searched (%v): the test shows nothing", err)
+		}
+		got, err := readUpper(upper, lower, "")
+		if err != nil {
+			t.Fatalf("readUpper: %v", err)
+		}
+		want := []evidence.Write{{Path: deepDir + "/emptyr", Op: "modify", Kind: "dir"}, {Path: deepDir + "/g", Op: "create", Kind: "file"},
+			{Path: "emptyr", Op: "modify", Kind: "dir"}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("readUpper (-want +got):\n%s", d)
+		}
+		if err := copyTree(lower, copyDir); err != nil {
+			t.Fatalf("copyTree: %v", err)
+		}
+		snap, err := takeSnapshot(copyDir)
+		if err != nil {
+			t.Fatalf("takeSnapshot: %v", err)
+		}
+		snap.lower = lower
+		if got, err := snap.diff(copyDir); err != nil || got != nil {
+			t.Errorf("diff of an unchanged copy: %v, %v", got, err)
+		}
+	})
+}
+
+// TestWritesExactUnmappedUnsearchableDirs: a tree holding empty
+// directories the sandbox cannot search, owned by a user its namespace
+// does not map (its capabilities do not apply to them), is recorded in
+// both methods; the copy method refused it.
+func TestWritesExactUnmappedUnsearchableDirs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving a directory to another user needs root")
+	}
+	setup := func(t *testing.T, dir string) {
+		deepDir := unsearchableTree(t, dir)
+		for _, p := range []string{"emptyr", deepDir + "/emptyr"} {
+			if err := os.Chown(filepath.Join(dir, p), 54321, 54321); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runWritesCases(t, []writesCase{{name: "a file beside them", files: map[string]string{"d/": ""}, setup: setup,
+		script: "echo b > d/b", want: []evidence.Write{{Path: "d/b", Op: "create", Kind: "file"}}}})
+}
