@@ -23,7 +23,8 @@ import (
 // directories it makes one by one, and the record must still list them,
 // exactly. Below the first keepOpen levels a walk keeps open only the
 // directories of the two levels it reads, whatever the depth (see sub and
-// enter).
+// enter). The walks recurse, a level of the tree a few frames (under 3 KB
+// of stack): they go at most maxDepth levels deep.
 
 // sameContentMax is the largest regular file whose bytes are compared
 // with what it held before, so that a file opened for writing and left as
@@ -938,6 +939,18 @@ var errChanged = errors.New("it changed while it was read")
 // direntBuf is the size of the buffer a walk reads directory entries into.
 const direntBuf = 32 << 10
 
+// maxDepth is how many levels below its root a walk goes at most. A tree
+// nested deeper is an error (errTooDeep): the copy method refuses it, and a
+// command that nests one is told the record could not be read, beside its
+// egress record. Unbounded, a walk's stack grows with the depth, and a
+// command that nested directories 300,000 deep (a thousand chains of a
+// thousand, linked by rename, take a second) overflowed the init's: the
+// run ended without a result. At maxDepth the stack stays under 32 MiB. No
+// tree a build reads is nested anywhere near this deep.
+const maxDepth = 10000
+
+var errTooDeep = fmt.Errorf("the tree is nested deeper than %d levels", maxDepth)
+
 // keepOpen is how many levels of a walk's directories, from its root down,
 // stay open while the walk is below them. A deeper directory is closed
 // while the walk is two levels below it, and opened again after (see sub
@@ -972,7 +985,12 @@ func openDir(path string) (*dirFD, error) {
 // no way back but the child's "..", which a directory the walk cannot
 // search refuses: one whose owner the user namespace does not map, mode
 // 0644, can be opened and listed, not searched.)
+//
+// A subdirectory deeper than maxDepth is errTooDeep.
 func (d *dirFD) sub(name string) (*dirFD, error) {
+	if d.depth >= maxDepth {
+		return nil, errTooDeep
+	}
 	fd, err := unix.Openat(d.fd, name, dirFlags, 0)
 	if err != nil {
 		return nil, err

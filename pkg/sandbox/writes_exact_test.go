@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -689,4 +691,267 @@ func TestWritesExactUnmappedUnsearchableDirs(t *testing.T) {
 	}
 	runWritesCases(t, []writesCase{{name: "a file beside them", files: map[string]string{"d/": ""}, setup: setup,
 		script: "echo b > d/b", want: []evidence.Write{{Path: "d/b", Op: "create", Kind: "file"}}}})
+}
+
+// makeChain makes dir/top/d/d/.../d, n directories nested, by descriptors
+// (a path that long cannot be used whole), and returns the next to last,
+// open, closed when the test ends.
+func makeChain(t *testing.T, dir, top string, n int) (nextToLast int) {
+	t.Helper()
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := top
+	for i := 0; i < n; i++ {
+		if i == n-1 {
+			nextToLast = fd
+			t.Cleanup(func() { unix.Close(nextToLast) })
+		}
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if i != n-1 {
+			unix.Close(fd)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, name = sub, "d"
+	}
+	unix.Close(fd)
+	return nextToLast
+}
+
+// removeDeep removes dir and everything under it holding one descriptor
+// at a time (os.RemoveAll holds one for each level).
+func removeDeep(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	var path []string // the names from dir down to fd
+	buf := make([]byte, 8<<10)
+	for {
+		var names []string
+		for {
+			n, err := unix.Getdents(fd, buf)
+			if err != nil {
+				unix.Close(fd)
+				return err
+			}
+			if n <= 0 {
+				break
+			}
+			_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		}
+		sub := ""
+		for _, name := range names {
+			if err := unix.Unlinkat(fd, name, 0); errors.Is(err, unix.EISDIR) {
+				sub = name
+				break
+			} else if err != nil && !errors.Is(err, unix.ENOENT) {
+				unix.Close(fd)
+				return err
+			}
+		}
+		next := ".."
+		if sub != "" {
+			next = sub
+		} else if len(path) == 0 {
+			unix.Close(fd)
+			return os.Remove(dir)
+		}
+		nfd, err := unix.Openat(fd, next, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return err
+		}
+		fd = nfd
+		if sub != "" {
+			path = append(path, sub)
+			continue
+		}
+		if err := unix.Unlinkat(fd, path[len(path)-1], unix.AT_REMOVEDIR); err != nil {
+			unix.Close(fd)
+			return err
+		}
+		path = path[:len(path)-1]
+	}
+}
+
+// TestWritesExactTooDeep: every walk stops at a tree nested deeper than
+// maxDepth levels with an ordinary error, and reads one maxDepth deep,
+// within a small stack. The walks recursed without a limit: a command
+// that nested directories 300,000 deep overflowed the init's stack, and
+// the run lost its whole record, its egress too.
+func TestWritesExactTooDeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: nesting directories 10,000 deep")
+	}
+	// A stack over this is a crash of the test.
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	parent := "/dev/shm"
+	if _, err := os.Stat(parent); err != nil {
+		parent = ""
+	}
+	base := tempDirIn(t, parent, "vigiles-deep-", 0o700)
+	t.Cleanup(func() {
+		if err := removeDeep(base); err != nil {
+			t.Errorf("removing %s: %v", base, err)
+		}
+	})
+	dir := func(name string) string {
+		d := filepath.Join(base, name)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tree, empty, whiteout, later := dir("tree"), dir("empty"), dir("whiteout"), dir("later")
+	if err := unix.Mknod(filepath.Join(whiteout, "c"), unix.S_IFCHR, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(later, "keep"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// move moves the chain, tree/c, into later and back.
+	move := func(from, to string) {
+		t.Helper()
+		if err := os.Rename(filepath.Join(from, "c"), filepath.Join(to, "c")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type walk struct {
+		name string
+		fn   func() ([]evidence.Write, error)
+	}
+	copies := 0
+	walks := []walk{
+		{"readUpper, created", func() ([]evidence.Write, error) { return readUpper(tree, empty, "") }},
+		{"readUpper, deleted", func() ([]evidence.Write, error) { return readUpper(whiteout, tree, "") }},
+		{"takeSnapshot", func() ([]evidence.Write, error) { _, err := takeSnapshot(tree); return nil, err }},
+		{"copyTree", func() ([]evidence.Write, error) {
+			copies++
+			dst := filepath.Join(base, fmt.Sprintf("copy%d", copies))
+			if err := copyTree(tree, dst); err != nil {
+				return nil, err
+			}
+			return takeSnapshotDiff(dst, func() {})
+		}},
+		{"diff, created", func() ([]evidence.Write, error) {
+			defer move(later, tree)
+			return takeSnapshotDiff(later, func() { move(tree, later) })
+		}},
+	}
+
+	nextToLast := makeChain(t, tree, "c", maxDepth+1)
+	for _, w := range walks {
+		if _, err := w.fn(); !errors.Is(err, errTooDeep) {
+			t.Errorf("%s of a tree %d deep: %v, want %v", w.name, maxDepth+1, err, errTooDeep)
+		}
+	}
+
+	if err := unix.Unlinkat(nextToLast, "d", unix.AT_REMOVEDIR); err != nil {
+		t.Fatal(err)
+	}
+	deep := "c" + strings.Repeat("/d", maxDepth-1)
+	want := map[string][]evidence.Write{
+		"readUpper, created": {{Path: deep, Op: "create", Kind: "dir"}},
+		"readUpper, deleted": {{Path: deep, Op: "delete"}},
+		// Without the original to compare its xattrs with, a root whose
+		// ctime changed is a modify.
+		"diff, created": {{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "create", Kind: "dir"}},
+	}
+	walks = append(walks, walk{"diff, deleted", func() ([]evidence.Write, error) {
+		move(tree, later)
+		return takeSnapshotDiff(later, func() { move(later, tree) })
+	}})
+	want["diff, deleted"] = []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "delete"}}
+	for _, w := range walks {
+		got, err := w.fn()
+		if err != nil {
+			t.Errorf("%s of a tree %d deep: %v", w.name, maxDepth, err)
+			continue
+		}
+		if d := cmp.Diff(want[w.name], got); d != "" {
+			t.Errorf("%s of a tree %d deep (-want +got):\n%s", w.name, maxDepth, strings.ReplaceAll(d, strings.Repeat("/d", 50), "/d×50"))
+		}
+	}
+}
+
+// takeSnapshotDiff takes a snapshot of dir, runs change, and returns the
+// diff of dir against the snapshot.
+func takeSnapshotDiff(dir string, change func()) ([]evidence.Write, error) {
+	snap, err := takeSnapshot(dir)
+	if err != nil {
+		return nil, err
+	}
+	snap.lower = ""
+	change()
+	return snap.diff(dir)
+}
+
+// nestPy nests directories: argv[1] levels under argv[3] (default "."),
+// named deep/d/d/..., made as chains of argv[2] and linked by rename
+// (mkdir in the sandbox costs in proportion to the depth).
+const nestPy = `import os, sys
+n, per = int(sys.argv[1]), int(sys.argv[2])
+top = os.open(sys.argv[3] if len(sys.argv) > 3 else ".", os.O_RDONLY)
+bottom = None
+for c in range(n // per):
+    os.mkdir("new", dir_fd=top)
+    fd = os.open("new", os.O_RDONLY, dir_fd=top)
+    for i in range(per - 1):
+        os.mkdir("d", dir_fd=fd)
+        sub = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = sub
+    if bottom is None:
+        os.rename("new", "deep", src_dir_fd=top, dst_dir_fd=top)
+    else:
+        os.rename("new", "d", src_dir_fd=top, dst_dir_fd=bottom)
+        os.close(bottom)
+    bottom = fd
+print("nested", n)
+`
+
+// TestWritesExactTooDeepRun: a command that nests directories deeper
+// than maxDepth, in the tree or in HOME, is told that the record could
+// not be read, and its egress record is kept. The init's walks recursed
+// without a limit: 300,000 levels overflowed its stack, and the run ended
+// without a result.
+func TestWritesExactTooDeepRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: nesting directories 10,000 deep")
+	}
+	requireConfinement(t)
+	// A stand-in egress layer, whose record is empty (see fakeNetwork).
+	SetNetwork(fakeNetwork{closed: make(chan time.Time, 4)})
+	defer SetNetwork(nil)
+	levels := fmt.Sprint(maxDepth/100*100 + 100)
+	for _, method := range []string{"overlay", "copy"} {
+		for _, where := range []string{".", "$HOME"} {
+			t.Run(method+"/"+where, func(t *testing.T) {
+				dir := makeTree(t, map[string]string{"keep": "k"})
+				res, err := Run(context.Background(), Spec{Dir: dir, WritesMethod: method, Mode: ModeStrict, Timeout: 30 * time.Second,
+					Egress:  evidence.EgressPolicy{Mode: evidence.EgressAllow},
+					Command: sh(`/usr/bin/python3 -c '` + nestPy + `' ` + levels + ` 100 "` + where + `"`)})
+				if !strings.Contains(res.Stdout, "nested "+levels) {
+					t.Fatalf("the command did not nest: exit %d stderr %q error %v", res.ExitCode, res.Stderr, err)
+				}
+				// The error crossed from the init as text.
+				if want := fmt.Sprintf("nested deeper than %d levels", maxDepth); err == nil || !strings.Contains(err.Error(), want) || res.Error != err.Error() {
+					t.Errorf("error %v (result: %q), want one that says %q", err, res.Error, want)
+				}
+				if res.Writes != nil || res.WritesMethod != "" {
+					t.Errorf("writes %v (method %q), want none: the record was not read whole", res.Writes, res.WritesMethod)
+				}
+				if res.Egress == nil {
+					t.Error("the egress record was lost")
+				}
+			})
+		}
+	}
 }
