@@ -72,6 +72,9 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", upper, err)
 	}
+	if err := w.tooLarge(); err != nil {
+		return nil, err
+	}
 	if before, ok := preparedRoot(upper); ok && l != nil {
 		var st unix.Stat_t
 		if err := unix.Fstat(u.fd, &st); err != nil {
@@ -612,6 +615,9 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	n, err := w.walk(d, s.root, l, nil)
 	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
+	}
+	if err := w.tooLarge(); err != nil {
+		return nil, err
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
@@ -1277,6 +1283,8 @@ type record struct {
 	prefix string
 	out    []evidence.Write
 	buf    []byte // directory entries
+	bytes  int    // of the paths in out, and of those left out
+	full   bool   // out has been cut: its paths passed maxResult
 }
 
 func newRecord(prefix string) record {
@@ -1284,5 +1292,22 @@ func newRecord(prefix string) record {
 }
 
 func (r *record) add(p relPath, op evidence.Op, kind string) {
+	// A command can make the paths as long as it likes (10,000 levels
+	// of 255-byte names): past what a result may hold, the record is
+	// only counted, so that the init's memory holds, and the walk ends
+	// in an error (tooLarge).
+	r.bytes += len(r.prefix) + len(p)
+	if r.full || r.bytes > maxResult {
+		r.full, r.out = true, nil
+		return
+	}
 	r.out = append(r.out, evidence.Write{Path: r.prefix + string(p), Op: op, Kind: kind})
+}
+
+// tooLarge is the error of a walk whose record passed maxResult.
+func (r *record) tooLarge() error {
+	if !r.full {
+		return nil
+	}
+	return fmt.Errorf("the write record is too large to report: %d MiB of paths (at most %d MiB of JSON); nothing the command wrote is reported", r.bytes>>20, maxResult>>20)
 }

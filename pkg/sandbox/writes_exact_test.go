@@ -958,3 +958,22 @@ func TestWritesExactTooDeepRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordStopsAtItsCeiling: a walk's record keeps no more paths than a
+// result may hold (the init's memory would otherwise follow whatever path
+// lengths the command chose); past that it is an error, not a short list.
+func TestRecordStopsAtItsCeiling(t *testing.T) {
+	r := newRecord("~/")
+	long := relPath(strings.Repeat("d/", 1<<19)) // 1 MiB
+	for i := 0; i < maxResult>>20-1; i++ {
+		r.add(long, evidence.OpCreate, "file")
+	}
+	if err := r.tooLarge(); err != nil || len(r.out) != maxResult>>20-1 {
+		t.Fatalf("%d paths, error %v: a record within the ceiling was refused", len(r.out), err)
+	}
+	r.add(long, evidence.OpCreate, "file")
+	r.add(relPath("x"), evidence.OpCreate, "file")
+	if err := r.tooLarge(); err == nil || !strings.Contains(err.Error(), "too large to report") || r.out != nil {
+		t.Errorf("%d paths kept, error %v: want none kept and the record called too large", len(r.out), err)
+	}
+}
