@@ -146,7 +146,12 @@ func med(ds []time.Duration) string {
 func trace(vig, work, tmp, mode string) (map[string]time.Time, time.Duration, error) {
 	out := filepath.Join(tmp, "strace-"+mode+".txt")
 	args := []string{"-f", "-ttt", "--seccomp-bpf", "-e", "trace=execve,clone,clone3,mount,seccomp,landlock_restrict_self,exit_group",
-		"-o", out, vig, "run", "--json", "--workdir", work, "--egress", mode, "--", "true"}
+		"-o", out, vig, "run", "--json", "--workdir", work, "--egress", mode}
+	if mode == "allow" {
+		// Allow mode needs something allowed: a documentation address.
+		args = append(args, "--allow-ip", "192.0.2.1/32")
+	}
+	args = append(args, "--", "true")
 	cmd := exec.Command("strace", args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
