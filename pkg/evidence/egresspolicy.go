@@ -99,6 +99,11 @@ func CheckHostName(h string) error {
 // ParseAllowIP parses an allow-ip entry: a CIDR (masked) or one address.
 func ParseAllowIP(s string) (netip.Prefix, error) {
 	if a, err := netip.ParseAddr(s); err == nil {
+		if a.Zone() != "" {
+			// fe80::1%eth0: a zone names a host interface, which the
+			// sandbox's namespace does not have.
+			return netip.Prefix{}, errors.New("an address with a zone: write it without one")
+		}
 		a = a.Unmap()
 		return netip.PrefixFrom(a, a.BitLen()), nil
 	}
@@ -119,7 +124,7 @@ func ParseAllowIP(s string) (netip.Prefix, error) {
 // and so open the wall to any address.
 func ParseDNSUpstream(s string) (netip.AddrPort, error) {
 	var ap netip.AddrPort
-	if p, err := netip.ParseAddrPort(s); err == nil {
+	if p, err := netip.ParseAddrPort(s); err == nil && p.Addr().Zone() == "" {
 		if p.Port() == 0 {
 			return netip.AddrPort{}, errors.New("port 0")
 		}

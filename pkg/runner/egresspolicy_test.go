@@ -2,7 +2,9 @@ package runner
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/egress"
@@ -82,8 +84,8 @@ func FuzzEgressChecks(f *testing.F) {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		if !utf8.ValidString(v) {
-			return // YAML text is UTF-8: such a value cannot be written
+		if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+			return // YAML text is UTF-8 without control characters: such a value cannot be written
 		}
 		for _, key := range []string{"allow", "allow-ip", "dns-upstream"} {
 			if v == "" && key == "dns-upstream" {
