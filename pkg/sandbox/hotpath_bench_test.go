@@ -104,7 +104,7 @@ func BenchmarkReadUpper(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				ws, err := readUpper(upper, lower, "")
+				ws, err := readUpper(upper, lower, "", nil)
 				if err != nil {
 					b.Fatal(err)
 				}

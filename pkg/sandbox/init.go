@@ -233,15 +233,17 @@ func runInit(cfg initConfig, done func()) initResult {
 	}
 	method := cfg.WritesMethod
 	var snap snapshot
+	var upperRoot *rootState // the overlay's upper root before the run
 	switch method {
 	case "", "overlay":
 		// The merged root shows the upper's mode, owner and times: give
 		// it the tree root's, so the command sees the root as it is and
 		// a change it makes to the root is told apart.
-		if err := prepareUpper(upper, lowerDir); err != nil {
+		var err error
+		if upperRoot, err = prepareUpper(upper, lowerDir); err != nil {
 			return failResult(refuse("preparing the overlay's upper directory: %w", err))
 		}
-		err := mountOverlay(lowerDir, upper, ovlWork, cfg.Workdir)
+		err = mountOverlay(lowerDir, upper, ovlWork, cfg.Workdir)
 		if err == nil {
 			method = "overlay"
 			break
@@ -353,18 +355,9 @@ func runInit(cfg initConfig, done func()) initResult {
 	var writes []evidence.Write
 	var werr error
 	if method == "overlay" {
-		writes, werr = upperWrites(upper, "")
+		writes, werr = readUpper(upper, lowerDir, "", upperRoot)
 	} else {
 		writes, werr = snap.diff(scratchDir + "/copy")
-	}
-	escaped := false
-	for i := range writes {
-		if p := evidence.TreePath(writes[i].Path); p != writes[i].Path {
-			writes[i].Path, escaped = p, true
-		}
-	}
-	if escaped {
-		sortWrites(writes) // "./~/x" sorts before the rest of the tree
 	}
 	if werr == nil {
 		var hw, tw []evidence.Write

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -32,17 +31,14 @@ import (
 // changed once anything about it was touched.
 const sameContentMax = 1 << 20
 
-// upperWrites reads an overlay upper directory (or a directory that
-// started empty, such as the throwaway HOME) and returns every path the
-// run created, modified or deleted, relative to the mount and prefixed.
-// The cost is proportional to what was written, not to the size of the
-// lower tree: only paths present in upper are looked up in lower.
+// upperWrites reads a directory that started empty (the throwaway HOME,
+// TMPDIR, /dev/shm) and returns every path the run created there,
+// prefixed. The work tree's overlay is read by readUpper, against its
+// lower directory: its cost is proportional to what was written, not to
+// the size of the lower tree (only paths present in upper are looked up
+// in lower).
 func upperWrites(upper, prefix string) ([]evidence.Write, error) {
-	lower := ""
-	if prefix == "" {
-		lower = lowerDir
-	}
-	return readUpper(upper, lower, prefix)
+	return readUpper(upper, "", prefix, nil)
 }
 
 // readUpper is upperWrites with the lower directory explicit ("" when the
@@ -51,10 +47,10 @@ func upperWrites(upper, prefix string) ([]evidence.Write, error) {
 // A path is one entry whatever happened to it: a path there before and
 // after the run is a modify (with its kind now), unless it ends as it
 // began. A deleted directory is listed by its files and empty
-// directories. The root itself is recorded (as ".") only for an upper
-// directory prepareUpper set up, which recorded the root's state before
-// the run: an upper root is always there, changed or not.
-func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
+// directories. The root itself is recorded (as ".") only given root, the
+// state prepareUpper gave it before the run: an upper root is always
+// there, changed or not.
+func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, error) {
 	u, err := openDir(upper)
 	if err != nil {
 		return nil, err
@@ -75,7 +71,7 @@ func readUpper(upper, lower, prefix string) ([]evidence.Write, error) {
 	if err := w.tooLarge(); err != nil {
 		return nil, err
 	}
-	if before, ok := preparedRoot(upper); ok && l != nil {
+	if before := root; before != nil && l != nil {
 		var st unix.Stat_t
 		if err := unix.Fstat(u.fd, &st); err != nil {
 			return nil, fmt.Errorf("walking %s: %w", upper, err)
@@ -451,64 +447,47 @@ type rootState struct {
 	xattrs map[string]string
 }
 
-// preparedUppers holds, for each upper directory prepareUpper set up in
-// this process (the init, which later reads it), its root's state then.
-var preparedUppers = struct {
-	sync.Mutex
-	m map[string]rootState
-}{m: map[string]rootState{}}
-
-func preparedRoot(upper string) (rootState, bool) {
-	preparedUppers.Lock()
-	defer preparedUppers.Unlock()
-	s, ok := preparedUppers.m[upper]
-	return s, ok
-}
-
 // prepareUpper gives the (empty) upper directory of an overlay the mode,
 // owner (where the user namespace maps it), times, user xattrs and ACLs
 // (where it can) of the lower directory's root, before the overlay is
 // mounted: the merged root
 // shows the upper's, so the command then sees the work tree's root as it
-// is (a 0555 root stays unwritable). It records that state, against which
+// is (a 0555 root stays unwritable). It returns that state, against which
 // readUpper tells a change the command made to the root itself.
-func prepareUpper(upper, lower string) error {
+func prepareUpper(upper, lower string) (*rootState, error) {
 	u, err := openDir(upper)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer u.close()
 	l, err := openDir(lower)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer l.close()
 	var lst unix.Stat_t
 	if err := unix.Fstat(l.fd, &lst); err != nil {
-		return err
+		return nil, err
 	}
 	copyXattrs(l.fd, u.fd, layerXattrs)
 	// An owner the namespace does not map cannot be given; the state
 	// recorded is then the upper's own.
 	_ = unix.Fchown(u.fd, int(lst.Uid), int(lst.Gid))
 	if err := unix.Fchmod(u.fd, lst.Mode&0o7777); err != nil {
-		return fmt.Errorf("preparing %s: %w", upper, err)
+		return nil, fmt.Errorf("preparing %s: %w", upper, err)
 	}
 	if err := unix.UtimesNanoAt(unix.AT_FDCWD, upper, []unix.Timespec{lst.Atim, lst.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("preparing %s: %w", upper, err)
+		return nil, fmt.Errorf("preparing %s: %w", upper, err)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(u.fd, &st); err != nil {
-		return err
+		return nil, err
 	}
 	x, err := xattrs(u.fd, layerXattrs)
 	if err != nil {
-		return fmt.Errorf("preparing %s: %w", upper, err)
+		return nil, fmt.Errorf("preparing %s: %w", upper, err)
 	}
-	preparedUppers.Lock()
-	preparedUppers.m[upper] = rootState{meta: metaOf(&st), xattrs: x}
-	preparedUppers.Unlock()
-	return nil
+	return &rootState{meta: metaOf(&st), xattrs: x}, nil
 }
 
 // The copy method.
@@ -1301,7 +1280,11 @@ func (r *record) add(p relPath, op evidence.Op, kind string) {
 		r.full, r.out = true, nil
 		return
 	}
-	r.out = append(r.out, evidence.Write{Path: r.prefix + string(p), Op: op, Kind: kind})
+	path := r.prefix + string(p)
+	if r.prefix == "" {
+		path = evidence.TreePath(path) // the tree's "~/x" is not HOME's
+	}
+	r.out = append(r.out, evidence.Write{Path: path, Op: op, Kind: kind})
 }
 
 // tooLarge is the error of a walk whose record passed maxResult.

@@ -364,7 +364,8 @@ func TestWritesExactUpperRoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			upper := t.TempDir()
-			if err := prepareUpper(upper, lower); err != nil {
+			root, err := prepareUpper(upper, lower)
+			if err != nil {
 				t.Fatal(err)
 			}
 			var st unix.Stat_t
@@ -377,7 +378,7 @@ func TestWritesExactUpperRoot(t *testing.T) {
 			if err := tt.change(upper); err != nil {
 				t.Fatal(err)
 			}
-			got, err := readUpper(upper, lower, "")
+			got, err := readUpper(upper, lower, "", root)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -653,7 +654,7 @@ func TestWritesExactUnsearchableDirs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(lower, "emptyr", "x")); !errors.Is(err, os.ErrPermission) {
 			t.Fatalf("emptyr can be searched (%v): the test shows nothing", err)
 		}
-		got, err := readUpper(upper, lower, "")
+		got, err := readUpper(upper, lower, "", nil)
 		if err != nil {
 			t.Fatalf("readUpper: %v", err)
 		}
@@ -832,8 +833,8 @@ func TestWritesExactTooDeep(t *testing.T) {
 	}
 	copies := 0
 	walks := []walk{
-		{"readUpper, created", func() ([]evidence.Write, error) { return readUpper(tree, empty, "") }},
-		{"readUpper, deleted", func() ([]evidence.Write, error) { return readUpper(whiteout, tree, "") }},
+		{"readUpper, created", func() ([]evidence.Write, error) { return readUpper(tree, empty, "", nil) }},
+		{"readUpper, deleted", func() ([]evidence.Write, error) { return readUpper(whiteout, tree, "", nil) }},
 		{"takeSnapshot", func() ([]evidence.Write, error) { _, err := takeSnapshot(tree); return nil, err }},
 		{"copyTree", func() ([]evidence.Write, error) {
 			copies++
