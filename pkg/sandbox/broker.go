@@ -15,9 +15,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
-	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -572,6 +572,24 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 		return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
 	}
+	// awaitTree waits for the hand-over (at once where there is none) or
+	// the run's end, and says whether the run is over, with its result.
+	awaitTree := func() (over bool, r *Result, err error) {
+		select {
+		case <-handed:
+			if treeErr == nil {
+				return false, nil, nil
+			}
+			r, err = handOverFailed(treeErr)
+		case <-ctx.Done():
+			kill()
+			<-waitDone
+			out.fill(res)
+			r, err = fail(ctx.Err())
+		}
+		return true, r, err
+	}
+
 	if needAttach {
 		// A connector that touches no link of the namespace but its own
 		// (slirp4netns) starts now, while bubblewrap mounts and the init
@@ -653,25 +671,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			start = time.Now()
 		}
 		if !ended {
-			<-handed
-			if treeErr != nil {
-				return handOverFailed(treeErr)
+			if over, r, err := awaitTree(); over {
+				return r, err
 			}
 			// A failed write means the init (its only reader) is gone
 			// already: its result, or bwrap's message, says why below.
 			_, _ = ctlW.Write([]byte("go\n"))
 		}
 	}
-	select {
-	case <-handed:
-		if treeErr != nil {
-			return handOverFailed(treeErr)
-		}
-	case <-ctx.Done():
-		kill()
-		<-waitDone
-		out.fill(res)
-		return fail(ctx.Err())
+	if over, r, err := awaitTree(); over {
+		return r, err
 	}
 	if !cfg.SendNS {
 		// Else it is closed once the goroutine reading the init's
