@@ -45,6 +45,11 @@ func pyProbe(script string) string {
 // setup error.
 func lossRun(t *testing.T, mode string, probes ...string) childResult {
 	t.Helper()
+	for _, p := range probes {
+		if strings.HasPrefix(p, "sh:python3 ") {
+			needTools(t, "python3")
+		}
+	}
 	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: mode}, Probes: probes}, nil)
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
@@ -187,8 +192,7 @@ for s in keep:
 print("SENT", sent)
 os._exit(0)
 `))
-	var sent int
-	fmt.Sscanf(res.Probes[0].Output[strings.Index(res.Probes[0].Output, "SENT"):], "SENT %d", &sent)
+	sent := overflowSent(t, res.Probes[0].Output)
 	got := attempts(res.Egress, evidence.ViaDNS, "over.example")
 	t.Logf("%d questions sent, %d recorded, finish error %q", sent, got, res.FinishErr)
 	if got != sent && !incomplete(res) {
@@ -289,8 +293,7 @@ for s in keep:
 print("SENT", sent)
 os._exit(0)
 `))
-	var sent int
-	fmt.Sscanf(res.Probes[0].Output[strings.Index(res.Probes[0].Output, "SENT"):], "SENT %d", &sent)
+	sent := overflowSent(t, res.Probes[0].Output)
 	got := attempts(res.Egress, evidence.ViaProxy, "over.example")
 	t.Logf("%d requests sent, %d recorded, finish error %q", sent, got, res.FinishErr)
 	if got != sent && !incomplete(res) {
@@ -370,4 +373,23 @@ os._exit(0)
 			t.Errorf("%s: held.example never reached vigiles and the record is not called incomplete (finish error %q)", tc.mode, res.FinishErr)
 		}
 	}
+}
+
+// overflowSent reads how many messages an overflow probe sent ("SENT N"),
+// and fails when they were too few to overflow anything: the test would
+// then pass without reaching what it checks.
+func overflowSent(t *testing.T, out string) int {
+	t.Helper()
+	var sent int
+	i := strings.Index(out, "SENT ")
+	if i < 0 {
+		t.Fatalf("the probe did not say what it sent: %s", out)
+	}
+	if _, err := fmt.Sscanf(out[i:], "SENT %d", &sent); err != nil {
+		t.Fatalf("the probe's count: %v: %s", err, out[i:])
+	}
+	if sent <= streamMaxConns {
+		t.Fatalf("the probe sent only %d; that overflows nothing (the stream serves %d at once)", sent, streamMaxConns)
+	}
+	return sent
 }

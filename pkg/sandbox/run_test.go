@@ -710,33 +710,6 @@ os.execvp("sh", ["sh", "-c", "dd if=/dev/zero bs=1M count=200 >&3 2>/dev/null; e
 			t.Errorf("limitHit %q writes %+v, want memory and written.txt", res.LimitHit, res.Writes)
 		}
 	})
-	// So do System V shared memory segments: the command fills the run's
-	// memory with segments it detaches from, until the OOM killer ends
-	// it, and the record is still made. (The init removes them once the
-	// command is gone, TestRemoveSysVIPC; on this VM the record is made
-	// without that too, by reclaiming the page cache.)
-	t.Run("sysv-shm", func(t *testing.T) {
-		script := `echo hi > written.txt; python3 -c 'import ctypes
-libc = ctypes.CDLL(None, use_errno=True)
-libc.shmat.restype = ctypes.c_void_p
-libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
-libc.shmdt.argtypes = [ctypes.c_void_p]
-for i in range(1024):
-    seg = libc.shmget(0, 1 << 20, 0o1600)
-    if seg < 0:
-        break
-    a = libc.shmat(seg, None, 0)
-    ctypes.memset(a, 1, 1 << 20)
-    libc.shmdt(a)
-print(i)'; exit 0`
-		res := run(t, Spec{Dir: dir, Limits: Limits{RunMemoryBytes: 128 << 20}, Timeout: 2 * time.Minute, Command: sh(script)})
-		if res.Error != "" || res.Tier != TierConfined {
-			t.Fatalf("the run lost its record: tier %s error %q stderr %.300q", res.Tier, res.Error, res.Stderr)
-		}
-		if res.LimitHit != "memory" || len(res.Writes) != 1 || res.Writes[0].Path != "written.txt" {
-			t.Errorf("limitHit %q writes %+v, want memory and written.txt (stdout %q)", res.LimitHit, res.Writes, res.Stdout)
-		}
-	})
 	// Files in scratch outlive their writers: the scratch is kept below
 	// the memory limit, so it fills first and the record is made.
 	t.Run("scratch", func(t *testing.T) {

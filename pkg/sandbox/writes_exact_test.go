@@ -504,9 +504,7 @@ func TestWritesExactOverlayNamedXattrs(t *testing.T) {
 // copy method holds a character device 0,0 in the node's place, which was
 // compared with a block device as a change of kind.
 func TestWritesExactDeviceNodes(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("making device nodes needs root")
-	}
+	requireRoot(t, "making device nodes needs root")
 	setup := func(t *testing.T, dir string) {
 		for name, mode := range map[string]uint32{"blk": unix.S_IFBLK | 0o660, "chr": unix.S_IFCHR | 0o666} {
 			if err := unix.Mknod(filepath.Join(dir, name), mode, int(unix.Mkdev(7, 200))); err != nil {
@@ -682,9 +680,7 @@ func TestWritesExactUnsearchableDirs(t *testing.T) {
 // does not map (its capabilities do not apply to them), is recorded in
 // both methods; the copy method refused it.
 func TestWritesExactUnmappedUnsearchableDirs(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("giving a directory to another user needs root")
-	}
+	requireRoot(t, "giving a directory to another user needs root")
 	setup := func(t *testing.T, dir string) {
 		deepDir := unsearchableTree(t, dir)
 		for _, p := range []string{"emptyr", deepDir + "/emptyr"} {
