@@ -70,7 +70,7 @@ func (ps problems) orNil() error {
 // errors.Is. Their packages wrap them last ("…: bad option"), where the
 // text reads as a label, not as part of what the user is told:
 // userMessage leaves it out.
-var errorLabels = []error{runner.ErrBadOption, runner.ErrBadShard, runner.ErrNoConfig, runner.ErrOutsideTree, egress.ErrBadPolicy, errBadInput}
+var errorLabels = []error{runner.ErrBadOption, runner.ErrBadShard, runner.ErrNoConfig, runner.ErrOutsideTree, egress.ErrBadPolicy}
 
 // userMessage is err's text without the labels of errorLabels.
 func userMessage(err error) string {

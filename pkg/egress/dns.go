@@ -239,7 +239,7 @@ func (s *dnsStub) serveUDP(pc net.PacketConn) {
 		s.wg.Add(1)
 		go func() {
 			defer func() { <-s.sem; s.wg.Done() }()
-			if out := s.answer(buf[:n], true); out != nil {
+			if out := s.answer(buf[:n]); out != nil {
 				_, _ = pc.WriteTo(out, from)
 			}
 		}()
@@ -311,13 +311,13 @@ func (s *dnsStub) answerTCP(c *streamConn, qs <-chan dnsQuestion) {
 
 // answer handles one query over UDP: it records every question and
 // answers the first; nil means no answer (malformed).
-func (s *dnsStub) answer(msg []byte, udp bool) []byte {
+func (s *dnsStub) answer(msg []byte) []byte {
 	q, err := parseQuery(msg)
 	if err != nil {
 		return nil
 	}
 	s.note(time.Now(), q, msg)
-	return s.respond(q, udp)
+	return s.respond(q, true)
 }
 
 // rules are the allow rules q's name matches (none but in allow mode).

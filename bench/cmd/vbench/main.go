@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/bench/internal/mdblock"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 func main() {
@@ -458,9 +459,6 @@ func (e *bench) cases(o options) []*benchCase {
 // caseTimeout bounds one execution of a case.
 const caseTimeout = 2 * time.Minute
 
-// sandboxUID is pkg/sandbox's SandboxUID.
-const sandboxUID = 2000000000
-
 // vargvCase runs bwrap with vigiles' own argv (vargv) and then tail, as
 // vigiles starts it: the binary on fd 8, and for a root caller (whose work
 // trees here are root's) as uid 2000000000 (sandbox.SandboxUID).
@@ -477,7 +475,7 @@ func vargvCase(e *bench, tail ...string) func(context.Context) (sample, error) {
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, exe}
 		if os.Geteuid() == 0 {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandboxUID, Gid: sandboxUID, Groups: []uint32{}}}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandbox.SandboxUID, Gid: sandbox.SandboxUID, Groups: []uint32{}}}
 		}
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
