@@ -351,9 +351,6 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
-	if err := checkAuditPaths(dir, in.Paths); err != nil {
-		return fail(stdout, 2, fmt.Errorf("input paths: %w", err))
-	}
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
@@ -368,6 +365,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		do = func(context.Context, runner.Options) (*report.Report, error) { return mergeReports(ws, in.Reports) }
 	}
 	rep, runErr := do(ctx, opts)
+	var pe *runner.AuditPathError
+	if errors.As(runErr, &pe) {
+		return fail(stdout, 2, fmt.Errorf("input paths: %w", runErr))
+	}
 	if rep == nil {
 		if runErr == nil {
 			runErr = errors.New("the runner returned no report")

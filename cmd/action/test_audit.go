@@ -208,45 +208,20 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
 	}
-	if err := checkAuditPaths(c.dir, fs.Args()); err != nil {
-		return exitWith(2, fmt.Errorf("audit: %w; name directories under --dir %s", err, c.dir))
-	}
 	o := c.options(stderr)
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
 	o.UpdateBaseline = *updateBaseline
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
+	var pe *runner.AuditPathError
+	if errors.As(err, &pe) && errors.Is(pe, runner.ErrOutsideTree) {
+		err = hinted{msg: err.Error() + "; name directories under --dir " + c.dir, err: err}
+	}
 	if err == nil && *updateBaseline && !c.quiet {
 		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
 	}
 	return finishReport("audit", rep, err, c.format, c.output, stdout)
-}
-
-// checkAuditPaths refuses an audit path outside the work tree dir, as the
-// runner does, but before anything runs and as the caller's mistake.
-// Relative paths are relative to dir, as the runner takes them.
-func checkAuditPaths(dir string, paths []string) error {
-	root, err := filepath.Abs(dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
-	if err != nil {
-		return nil // the runner says what is wrong with the work tree
-	}
-	for _, p := range paths {
-		a := p
-		if !filepath.IsAbs(a) {
-			a = filepath.Join(root, a)
-		}
-		if r, err := filepath.EvalSymlinks(a); err == nil {
-			a = r
-		}
-		if rel, err := filepath.Rel(root, a); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return fmt.Errorf("audit path %s is outside the work tree %s", p, root)
-		}
-	}
-	return nil
 }
 
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -58,6 +58,22 @@ var (
 	ErrBadOption = errors.New("bad option")
 )
 
+// AuditPathError is an audit path (Options.Paths) Audit does not take: one
+// outside the work tree, or not a directory. It is the caller's mistake:
+// errors.Is finds ErrBadOption (and, for a path outside, ErrOutsideTree),
+// without the text naming them.
+type AuditPathError struct {
+	Path    string // as the caller gave it
+	msg     string
+	outside bool
+}
+
+func (e *AuditPathError) Error() string { return e.msg }
+
+func (e *AuditPathError) Is(target error) bool {
+	return target == ErrBadOption || e.outside && target == ErrOutsideTree
+}
+
 // Rules of run findings.
 const (
 	RuleRunRefused = "run/refused"
@@ -229,11 +245,11 @@ func (s *session) discover(paths []string) error {
 			a = r
 		}
 		if _, err := relTo(s.dir, a); err != nil {
-			return fmt.Errorf("audit path %s: %w", p, err)
+			return &AuditPathError{Path: p, msg: fmt.Sprintf("audit path %s is outside the work tree %s", p, s.dir), outside: true}
 		}
 		fi, err := os.Stat(a)
 		if err != nil || !fi.IsDir() {
-			return fmt.Errorf("audit path %s: not a directory: %w", p, ErrBadOption)
+			return &AuditPathError{Path: p, msg: fmt.Sprintf("audit path %s: not a directory", p)}
 		}
 		roots = append(roots, a)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -313,8 +314,8 @@ func TestAuditPathsAndTrust(t *testing.T) {
 			t.Errorf("%s trusted = %v, want %v", r.ID, r.Trusted, want)
 		}
 	}
-	if _, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"/"}, Executor: fakeHooks()}); err == nil {
-		t.Error("an audit path outside the work tree was accepted")
+	if _, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"/"}, Executor: fakeHooks()}); !errors.Is(err, ErrBadOption) || !errors.Is(err, ErrOutsideTree) {
+		t.Errorf("an audit path outside the work tree: error %v, want one that wraps ErrBadOption and ErrOutsideTree", err)
 	}
 	for _, tc := range []struct {
 		root       string
