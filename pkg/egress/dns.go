@@ -89,9 +89,6 @@ type dnsStub struct {
 	tcp  []*stream
 	wg   sync.WaitGroup
 	lost int // UDP questions the kernel dropped (full receive queue)
-	// tcpLost counts TCP connections not read to their end, or cut short
-	// inside a message (see stream).
-	tcpLost int
 }
 
 // dnsRecvBuf is the stub's UDP receive buffer: room for thousands of
@@ -155,13 +152,20 @@ func (s *dnsStub) stop() {
 		}()
 	}
 	wg.Wait()
-	for _, st := range s.tcp {
-		s.tcpLost += int(st.lost.Load())
-	}
 	for _, pc := range s.udp {
 		pc.Close()
 	}
 	s.wg.Wait()
+}
+
+// tcpLost counts the TCP connections not read to their end, or cut short
+// inside a message (see stream); final once stop has returned.
+func (s *dnsStub) tcpLost() int64 {
+	var n int64
+	for _, st := range s.tcp {
+		n += st.lost.Load()
+	}
+	return n
 }
 
 // setRecvBuf sets a socket's receive buffer past net.core.rmem_max where

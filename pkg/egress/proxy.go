@@ -146,9 +146,8 @@ func clip(s string) string {
 // "blocked by vigiles" (400 when malformed) and then ends its side of the
 // connection, reading on until the command ends its own.
 type proxy struct {
-	st   *stream
-	rec  *recorder
-	lost int // connections not read to their end (see stream)
+	st  *stream
+	rec *recorder
 }
 
 func startProxy(addr string, rec *recorder, logf func(string, ...any)) (*proxy, error) {
@@ -165,10 +164,11 @@ func (p *proxy) addr() string { return p.st.addr() }
 
 // stop reads every connection to its end (stream.stop) and closes the
 // proxy.
-func (p *proxy) stop() {
-	p.st.stop()
-	p.lost = int(p.st.lost.Load())
-}
+func (p *proxy) stop() { p.st.stop() }
+
+// lost counts the connections whose requests were not all read (see
+// stream); final once stop has returned.
+func (p *proxy) lost() int64 { return p.st.lost.Load() }
 
 // serve reads one connection's requests to its end: request line,
 // headers, and the body the headers announce (Content-Length, or chunked),
