@@ -430,11 +430,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 }
 
 // mergeReports reads the reports matched by globs (relative to ws) and
-// joins them with runner.Merge. Their locations are already
-// repository-relative.
+// joins them with runner.Merge, which names each by its path in the
+// workspace. Their locations are already repository-relative.
 func mergeReports(ws string, globs []string) (*report.Report, error) {
-	var reps []*report.Report
-	var names []string
+	var reps []runner.NamedReport
 	seen := map[string]bool{}
 	for _, g := range globs {
 		if !filepath.IsAbs(g) {
@@ -460,16 +459,12 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 			if err := json.Unmarshal(data, &r); err != nil {
 				return nil, fmt.Errorf("reading report %s: %w: %w", m, err, runner.ErrBadOption)
 			}
-			reps = append(reps, &r)
 			name := m
-			if r, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(r, "..") {
-				name = r
+			if rel, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(rel, "..") {
+				name = rel
 			}
-			names = append(names, name)
+			reps = append(reps, runner.NamedReport{Name: name, Report: &r})
 		}
-	}
-	if err := checkMergeable(names, reps); err != nil {
-		return nil, fmt.Errorf("input reports: %w: %w", err, runner.ErrBadOption)
 	}
 	return runner.Merge(reps...)
 }

@@ -239,16 +239,13 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
 	}
-	var reps []*report.Report
+	var reps []runner.NamedReport
 	for _, p := range fs.Args() {
 		r, err := readReport(p)
 		if err != nil {
 			return exitWith(2, fmt.Errorf("merge: %w", err))
 		}
-		reps = append(reps, r)
-	}
-	if err := checkMergeable(fs.Args(), reps); err != nil {
-		return exitWith(2, fmt.Errorf("merge: %w", err))
+		reps = append(reps, runner.NamedReport{Name: p, Report: r})
 	}
 	rep, err := runner.Merge(reps...)
 	if err != nil {
@@ -276,33 +273,7 @@ func readReport(path string) (*report.Report, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("report %s has more after its JSON document; a report file holds exactly one", path)
 	}
-	if r.Schema != report.Schema {
-		return nil, fmt.Errorf("report %s has schema %q, want %q", path, r.Schema, report.Schema)
-	}
 	return &r, nil
-}
-
-// checkMergeable says, naming the files, why reports cannot be merged
-// where runner.Merge would say it by their position: another command than
-// the first's, a shard that is not i/n, a shard given twice.
-func checkMergeable(names []string, reps []*report.Report) error {
-	shards := map[string]string{}
-	for i, r := range reps {
-		if r.Command != reps[0].Command {
-			return fmt.Errorf("%s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command", names[i], clean(r.Command, 20), names[0], clean(reps[0].Command, 20))
-		}
-		if r.Shard == "" {
-			continue
-		}
-		if _, _, err := runner.ParseShard(r.Shard); err != nil {
-			return fmt.Errorf("%s: %w", names[i], err)
-		}
-		if first, ok := shards[r.Shard]; ok {
-			return fmt.Errorf("%s and %s are both shard %s", first, names[i], clean(r.Shard, 20))
-		}
-		shards[r.Shard] = names[i]
-	}
-	return nil
 }
 
 // finishReport writes the report in the asked format and maps the verdict

@@ -783,62 +783,88 @@ func knownHookNames(hs []*Hook) string {
 	return "plugins found: " + strings.Join(ps, ", ")
 }
 
+// NamedReport is a report to merge and the name its errors call it by
+// (its file).
+type NamedReport struct {
+	Name   string
+	Report *report.Report
+}
+
 // Merge joins shard reports into one, equal to what an unsharded run
 // would have produced (durations aside). The reports must share a command
-// and schema, and no run may appear twice.
-func Merge(reports ...*report.Report) (*report.Report, error) {
+// and schema, each shard must be there exactly once, and no run may appear
+// twice. Its errors wrap ErrBadOption and name the reports that do not
+// fit.
+func Merge(reports ...NamedReport) (*report.Report, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("merging reports: none given: %w", ErrBadOption)
 	}
-	out := &report.Report{Schema: report.Schema, Tool: reports[0].Tool, Command: reports[0].Command}
-	seenRun := map[string]bool{}
-	seenShard := map[string]bool{}
-	total := 0
-	for k, r := range reports {
-		if r == nil {
-			return nil, fmt.Errorf("merging reports: report %d is missing: %w", k+1, ErrBadOption)
+	for _, r := range reports {
+		if r.Report == nil {
+			return nil, fmt.Errorf("merging reports: %s is missing: %w", r.Name, ErrBadOption)
 		}
+	}
+	first := reports[0]
+	out := &report.Report{Schema: report.Schema, Tool: first.Report.Tool, Command: first.Report.Command}
+	runIn := map[string]string{}   // run id → the report it came from
+	shardIn := map[string]string{} // "i/n" → the report that is that shard
+	total, totalIn := 0, ""
+	for _, nr := range reports {
+		r := nr.Report
 		if r.Schema != report.Schema {
-			return nil, fmt.Errorf("merging reports: report %d has schema %q, want %q: %w", k+1, r.Schema, report.Schema, ErrBadOption)
+			return nil, fmt.Errorf("merging reports: %s has schema %q, want %q: %w", nr.Name, r.Schema, report.Schema, ErrBadOption)
 		}
 		if r.Command != out.Command {
-			return nil, fmt.Errorf("merging reports: report %d is from %q, the first from %q: %w", k+1, r.Command, out.Command, ErrBadOption)
+			return nil, fmt.Errorf("merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command: %w",
+				nr.Name, shown(r.Command), first.Name, shown(out.Command), ErrBadOption)
 		}
 		if r.Shard != "" {
-			if seenShard[r.Shard] {
-				return nil, fmt.Errorf("merging reports: shard %s given twice: %w", r.Shard, ErrBadOption)
-			}
-			seenShard[r.Shard] = true
-			_, n, err := ParseShard(r.Shard)
+			i, n, err := ParseShard(r.Shard)
 			if err != nil {
-				return nil, fmt.Errorf("merging reports: report %d: %w", k+1, err)
+				return nil, fmt.Errorf("merging reports: %s: %w", nr.Name, err)
 			}
+			shard := fmt.Sprintf("%d/%d", i, n)
+			if other, ok := shardIn[shard]; ok {
+				return nil, fmt.Errorf("merging reports: %s and %s are both shard %s: %w", other, nr.Name, shard, ErrBadOption)
+			}
+			shardIn[shard] = nr.Name
 			if total != 0 && n != total {
-				return nil, fmt.Errorf("merging reports: shards of %d and of %d runs mixed: %w", total, n, ErrBadOption)
+				return nil, fmt.Errorf("merging reports: %s is a shard of %d and %s one of %d: %w", totalIn, total, nr.Name, n, ErrBadOption)
 			}
-			total = n
+			total, totalIn = n, nr.Name
 		}
 		for _, run := range r.Runs {
-			if seenRun[run.ID] {
-				return nil, fmt.Errorf("merging reports: run %s appears twice: %w", run.ID, ErrBadOption)
+			if other, ok := runIn[run.ID]; ok {
+				return nil, fmt.Errorf("merging reports: run %q is in both %s and %s: %w", run.ID, other, nr.Name, ErrBadOption)
 			}
-			seenRun[run.ID] = true
+			runIn[run.ID] = nr.Name
 			out.Runs = append(out.Runs, run)
 		}
 		out.Findings = append(out.Findings, r.Findings...)
 		out.Drift = append(out.Drift, r.Drift...)
 	}
-	if total > 0 && len(seenShard) != total {
+	if total > 0 && len(shardIn) != total {
 		var missing []string
 		for i := 1; i <= total; i++ {
-			if !seenShard[fmt.Sprintf("%d/%d", i, total)] {
-				missing = append(missing, fmt.Sprintf("%d/%d", i, total))
+			if s := fmt.Sprintf("%d/%d", i, total); shardIn[s] == "" {
+				missing = append(missing, s)
 			}
 		}
 		return nil, fmt.Errorf("merging reports: shards %s are missing: %w", strings.Join(missing, ", "), ErrBadOption)
 	}
 	finish(out)
 	return out, nil
+}
+
+// shown is a short value read from a report file, for a message: at most
+// 20 characters, each control, format or invalid one escaped as %q would.
+func shown(s string) string {
+	cut := ""
+	if r := []rune(s); len(r) > 20 {
+		s, cut = string(r[:20]), "…"
+	}
+	q := strconv.Quote(s)
+	return q[1:len(q)-1] + cut
 }
 
 // readSmall reads a regular file of at most max bytes.

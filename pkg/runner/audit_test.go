@@ -255,13 +255,13 @@ func TestShardsMergeToUnsharded(t *testing.T) {
 			}
 			whole := run("")
 			for _, n := range []int{1, 2, 3, 5, 40} {
-				var parts []*report.Report
+				var parts []NamedReport
 				for i := n; i >= 1; i-- { // any order
 					p := run(fmt.Sprintf("%d/%d", i, n))
 					if n > 1 && p.Shard != fmt.Sprintf("%d/%d", i, n) {
 						t.Errorf("shard field %q", p.Shard)
 					}
-					parts = append(parts, p)
+					parts = append(parts, NamedReport{Name: fmt.Sprintf("part-%d.json", i), Report: p})
 				}
 				merged, err := Merge(parts...)
 				if err != nil {
@@ -284,12 +284,28 @@ func TestMergeRejects(t *testing.T) {
 	c := &report.Report{Schema: report.Schema, Command: "test", Shard: "2/2"}
 	d := &report.Report{Schema: "other/v9", Command: "audit"}
 	e := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/3"}
-	for name, in := range map[string][]*report.Report{
-		"none": nil, "duplicate run": {a, b}, "mixed commands": {a, c}, "wrong schema": {d},
-		"missing shard": {a}, "mixed shard counts": {a, e}, "same shard twice": {a, a},
+	named := map[*report.Report]string{a: "a.json", b: "b.json", c: "c.json", d: "d.json", e: "e.json"}
+	for _, tc := range []struct {
+		name string
+		in   []*report.Report
+		want string
+	}{
+		{"none", nil, "none given"},
+		{"nil", []*report.Report{a, nil}, " is missing"},
+		{"duplicate run", []*report.Report{a, b}, `run "x" is in both a.json and b.json`},
+		{"mixed commands", []*report.Report{a, c}, "c.json is a report of vigiles test and a.json one of vigiles audit"},
+		{"wrong schema", []*report.Report{d}, `d.json has schema "other/v9"`},
+		{"missing shard", []*report.Report{a}, "shards 2/2 are missing"},
+		{"mixed shard counts", []*report.Report{a, e}, "a.json is a shard of 2 and e.json one of 3"},
+		{"same shard twice", []*report.Report{a, a}, "a.json and a.json are both shard 1/2"},
 	} {
-		if _, err := Merge(in...); err == nil {
-			t.Errorf("%s: Merge accepted it", name)
+		var in []NamedReport
+		for _, r := range tc.in {
+			in = append(in, NamedReport{Name: named[r], Report: r})
+		}
+		_, err := Merge(in...)
+		if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Merge said %v, want an ErrBadOption that says %q", tc.name, err, tc.want)
 		}
 	}
 }
