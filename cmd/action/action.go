@@ -239,7 +239,9 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if mode != "" && len(errs) == egressProblems {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
 		if err := validateEgress(in.Egress); err != nil {
-			bad("input allow: %s", userMessage(err))
+			for _, e := range splitJoined(err) {
+				bad("input allow: %s", userMessage(e))
+			}
 		}
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {

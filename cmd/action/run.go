@@ -91,7 +91,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	if len(command) == 0 {
 		return usageError(fs, runHelp, stderr, errors.New("run: no command given (put it after --)"))
 	}
-	if err := checkRunFlags(fs, *timeout, *linger, outputCap, lim, *egressMode, *allow, *allowIP, *connector, *dnsUpstream, *workdir); err != nil {
+	policy := evidence.EgressPolicy{Mode: *egressMode, Allow: *allow, AllowIP: *allowIP, DNSUpstream: *dnsUpstream, Connector: *connector}
+	if err := checkRunFlags(fs, *timeout, *linger, outputCap, lim, &policy, *workdir); err != nil {
 		return exitWith(2, err)
 	}
 	m, err := sandbox.ParseMode(*mode)
@@ -100,10 +101,6 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	env, err := buildEnv(*envs, *envSecrets, getenv)
 	if err != nil {
-		return exitWith(2, fmt.Errorf("run: %w", err))
-	}
-	policy := evidence.EgressPolicy{Mode: *egressMode, Allow: *allow, AllowIP: *allowIP, DNSUpstream: *dnsUpstream, Connector: *connector}
-	if err := validateEgress(&policy); err != nil {
 		return exitWith(2, fmt.Errorf("run: %w", err))
 	}
 	if *writes != "" && *writes != "overlay" && *writes != "copy" {
@@ -178,10 +175,11 @@ const (
 
 // checkRunFlags refuses values that mean nothing, or something else than
 // they say: a value the engine would take as "the default", a limit below
-// what the sandbox itself needs, network options of another mode. Every
+// what the sandbox itself needs, an egress policy validateEgress refuses
+// (network options of another mode among them), which it completes. Every
 // problem is reported, one per line.
 func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap uint64, lim sandbox.Limits,
-	mode string, allow, allowIP []string, connector, dnsUpstream, workdir string) error {
+	policy *evidence.EgressPolicy, workdir string) error {
 	var ps problems
 	bad := func(format string, a ...any) { ps = append(ps, fmt.Errorf("run: "+format, a...)) }
 	if timeout <= 0 {
@@ -213,16 +211,9 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if fs.Changed("limit-open-files") && (lim.OpenFiles < minOpenFiles || lim.OpenFiles > maxOpenFiles) {
 		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, minOpenFiles, maxOpenFiles)
 	}
-	if mode == evidence.EgressAllow && len(allow) == 0 && len(allowIP) == 0 {
-		// The policy file's parser says the same of mode allow without hosts.
-		bad("--egress allow needs at least one host in --allow (or a range in --allow-ip)")
-	}
-	if mode != evidence.EgressAllow {
-		if connector != "" {
-			bad("--connector %s: only with --egress allow (egress is %s)", connector, orDefault(mode, evidence.EgressDeny))
-		}
-		if dnsUpstream != "" {
-			bad("--dns-upstream %s: only with --egress allow (egress is %s)", dnsUpstream, orDefault(mode, evidence.EgressDeny))
+	if err := validateEgress(policy); err != nil {
+		for _, e := range splitJoined(err) {
+			bad("%w", e)
 		}
 	}
 	if workdir != "" {
@@ -231,13 +222,6 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		}
 	}
 	return ps.orNil()
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // buildEnv turns --env and --env-secret into NAME=VALUE pairs.

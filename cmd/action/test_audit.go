@@ -145,18 +145,16 @@ func (c *commonFlags) validate(name string) error {
 	if c.jobs < 0 {
 		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) or more", name, c.jobs)
 	}
-	if c.egress == "" && len(c.allow) > 0 {
-		return fmt.Errorf("%s: --allow needs --egress allow", name)
-	}
-	if c.egress == evidence.EgressAllow && len(c.allow) == 0 {
-		// The policy file's parser says the same of mode allow without
-		// hosts; the flag replaces the policy's egress, hosts included.
-		return fmt.Errorf("%s: --egress allow needs at least one host in --allow", name)
-	}
-	if c.egress != "" {
+	// The flags replace the policy's egress, hosts included; --allow alone
+	// is checked too, and refused for want of --egress allow.
+	if c.egress != "" || len(c.allow) > 0 {
 		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
 		if err := validateEgress(&p); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			var ps problems
+			for _, e := range splitJoined(err) {
+				ps = append(ps, fmt.Errorf("%s: %w", name, e))
+			}
+			return ps
 		}
 		c.policy = &p
 	}

@@ -1,11 +1,13 @@
 // Package netwire joins the sandbox engine and the egress layer, which
 // never import each other: it adapts *egress.Layer to sandbox.Network for
 // the two binaries that need it (vigiles, and vigiles-sandbox, the lean
-// binary of the in-sandbox roles). It must hold no logic of its own.
+// binary of the in-sandbox roles). It must hold no logic of its own, but
+// for the check of the egress options every caller takes (ValidateEgress).
 package netwire
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,7 +38,10 @@ func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, u
 }
 
 // ValidateEgress checks an egress policy from flags or inputs and fills
-// the default mode and resolver.
+// the default mode and resolver. Besides what the egress layer refuses, it
+// refuses options of allow mode in another (hosts, a connector, a
+// resolver) and allow mode with nothing to allow, each mistake an error of
+// its own (errors.Join), so that every caller says all of them.
 func ValidateEgress(p *evidence.EgressPolicy) error {
 	switch p.Mode {
 	case "":
@@ -45,8 +50,25 @@ func ValidateEgress(p *evidence.EgressPolicy) error {
 	default:
 		return fmt.Errorf("--egress %q: want deny, record or allow", p.Mode)
 	}
-	if len(p.Allow) > 0 && p.Mode != evidence.EgressAllow {
-		return fmt.Errorf("--allow needs --egress allow")
+	var errs []error
+	if p.Mode == evidence.EgressAllow {
+		if len(p.Allow) == 0 && len(p.AllowIP) == 0 {
+			// The policy file's parser says the same of mode allow without hosts.
+			errs = append(errs, errors.New("--egress allow needs at least one host in --allow (or, with vigiles run, a range in --allow-ip)"))
+		}
+	} else {
+		if len(p.Allow) > 0 {
+			errs = append(errs, errors.New("--allow needs --egress allow"))
+		}
+		if p.Connector != "" {
+			errs = append(errs, fmt.Errorf("--connector %s: only with --egress allow (egress is %s)", p.Connector, p.Mode))
+		}
+		if p.DNSUpstream != "" {
+			errs = append(errs, fmt.Errorf("--dns-upstream %s: only with --egress allow (egress is %s)", p.DNSUpstream, p.Mode))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	if p.Mode == evidence.EgressAllow && p.DNSUpstream == "" {
 		p.DNSUpstream = egress.DefaultUpstream()
