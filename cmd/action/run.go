@@ -16,6 +16,7 @@ import (
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -76,7 +77,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		lim         sandbox.Limits
 	)
 	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
-	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(maxOutputCap)+")")
+	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(runner.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB)")
 	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+formatSize(sandbox.MinRunMemory)+")")
@@ -159,20 +160,6 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	return exitWith(res.ExitCode, nil)
 }
 
-// maxOutputCap is the largest --output-cap, the policy's bound on
-// defaults.output-cap: the captured output is held in memory and in the
-// JSON result.
-const maxOutputCap = 64 << 20
-
-// Bounds the policy file puts on the limits it shares with run's flags
-// (pkg/runner/config.go).
-const (
-	maxPids       = 1 << 20
-	maxCPUSeconds = 86400
-	minOpenFiles  = 16
-	maxOpenFiles  = 1 << 20
-)
-
 // checkRunFlags refuses values that mean nothing, or something else than
 // they say: a value the engine would take as "the default", a limit below
 // what the sandbox itself needs, an egress policy validateEgress refuses
@@ -188,11 +175,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if linger < 0 {
 		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0", linger)
 	}
-	if outputCap == 0 || outputCap > maxOutputCap {
-		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(maxOutputCap))
+	if outputCap == 0 || outputCap > runner.MaxOutputCap {
+		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(runner.MaxOutputCap))
 	}
-	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > maxPids) {
-		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, maxPids)
+	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > runner.MaxPids) {
+		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, runner.MaxPids)
 	}
 	if fs.Changed("limit-run-memory") && lim.RunMemoryBytes < sandbox.MinRunMemory {
 		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", formatSize(lim.RunMemoryBytes), formatSize(sandbox.MinRunMemory))
@@ -205,11 +192,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 			bad("--%s 0: want a size above 0 (leave the flag out for the default)", l.name)
 		}
 	}
-	if fs.Changed("limit-cpu") && (lim.CPUSeconds == 0 || lim.CPUSeconds > maxCPUSeconds) {
-		bad("--limit-cpu %d: want a whole number of seconds from 1 to %d", lim.CPUSeconds, maxCPUSeconds)
+	if fs.Changed("limit-cpu") && (lim.CPUSeconds == 0 || lim.CPUSeconds > runner.MaxCPUSeconds) {
+		bad("--limit-cpu %d: want a whole number of seconds from 1 to %d", lim.CPUSeconds, runner.MaxCPUSeconds)
 	}
-	if fs.Changed("limit-open-files") && (lim.OpenFiles < minOpenFiles || lim.OpenFiles > maxOpenFiles) {
-		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, minOpenFiles, maxOpenFiles)
+	if fs.Changed("limit-open-files") && (lim.OpenFiles < runner.MinOpenFiles || lim.OpenFiles > runner.MaxOpenFiles) {
+		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, runner.MinOpenFiles, runner.MaxOpenFiles)
 	}
 	if err := validateEgress(policy); err != nil {
 		for _, e := range splitJoined(err) {
