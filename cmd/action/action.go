@@ -376,7 +376,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			runErr = errors.New("the runner returned no report")
 		}
 		code := 125
-		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
+		if isUsageMistake(runErr) || errors.Is(runErr, errBadInput) {
 			code = 2
 		}
 		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input"))
@@ -443,10 +443,10 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 		}
 		matches, err := filepath.Glob(g)
 		if err != nil {
-			return nil, fmt.Errorf("input reports: %q: %w: %w", g, err, runner.ErrBadOption)
+			return nil, badInputf("input reports: %q: %v", g, err)
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("input reports: %q matches no file: %w", g, runner.ErrBadOption)
+			return nil, badInputf("input reports: %q matches no file", g)
 		}
 		for _, m := range matches {
 			if seen[m] {
@@ -459,7 +459,7 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 			}
 			var r report.Report
 			if err := json.Unmarshal(data, &r); err != nil {
-				return nil, fmt.Errorf("reading report %s: %w: %w", m, err, runner.ErrBadOption)
+				return nil, badInputf("reading report %s: %v", m, err)
 			}
 			name := m
 			if rel, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(rel, "..") {

@@ -626,3 +626,14 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
 	}
 }
+
+// TestActionMergeOfNothingIsABadInput: a reports glob that matches no file
+// is a bad input (status 2), said once, without a label.
+func TestActionMergeOfNothingIsABadInput(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
+	s.run(t)
+	want := "matches no file"
+	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) || strings.Contains(s.stdout.String(), "bad") {
+		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
+	}
+}

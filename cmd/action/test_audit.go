@@ -282,7 +282,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 			runErr = errors.New("no report")
 		}
 		code := 125
-		if errors.Is(runErr, runner.ErrBadOption) || errors.Is(runErr, runner.ErrBadShard) || errors.Is(runErr, runner.ErrNoConfig) {
+		if isUsageMistake(runErr) {
 			code = 2
 		}
 		return exitWith(code, withConfigHint(fmt.Errorf("%s: %w", name, runErr), "--config"))

@@ -75,11 +75,18 @@ func (ps problems) orNil() error {
 	return ps
 }
 
+// isUsageMistake says whether err is, by the runner's sentinels, the
+// caller's mistake (exit status 2) rather than vigiles failing.
+func isUsageMistake(err error) bool {
+	return errors.Is(err, runner.ErrBadOption) || errors.Is(err, runner.ErrBadShard) || errors.Is(err, runner.ErrNoConfig)
+}
+
 // errorLabels are sentinel errors that mark a kind of mistake for
-// errors.Is. Their packages wrap them last ("…: bad option"), where the
-// text reads as a label, not as part of what the user is told:
-// userMessage leaves it out.
-var errorLabels = []error{runner.ErrBadOption, runner.ErrBadShard, runner.ErrNoConfig, runner.ErrOutsideTree, egress.ErrBadPolicy}
+// errors.Is and that their package wraps last ("…: invalid egress
+// policy"), where the text reads as a label, not as part of what the user
+// is told: userMessage leaves it out. (The runner's sentinels mark its
+// errors without a word of text.)
+var errorLabels = []error{egress.ErrBadPolicy}
 
 // userMessage is err's text without the labels of errorLabels.
 func userMessage(err error) string {

@@ -51,12 +51,27 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Errors Test and Audit wrap.
+// Errors Test, Audit and Merge wrap. Their errors say what went wrong
+// without naming the sentinel (kindError): it tells a caller the kind of
+// mistake, not the user.
 var (
 	ErrNoConfig  = errors.New("no policy file")
 	ErrBadShard  = errors.New("bad shard")
 	ErrBadOption = errors.New("bad option")
 )
+
+// kindError is err, which errors.Is also finds to be kind (one of this
+// package's sentinels) without its text saying so.
+type kindError struct{ err, kind error }
+
+func (e kindError) Error() string        { return e.err.Error() }
+func (e kindError) Unwrap() error        { return e.err }
+func (e kindError) Is(target error) bool { return target == e.kind }
+
+// errorf is fmt.Errorf's error, of kind kind (kindError).
+func errorf(kind error, format string, a ...any) error {
+	return kindError{err: fmt.Errorf(format, a...), kind: kind}
+}
 
 // AuditPathError is an audit path (Options.Paths) Audit does not take: one
 // outside the work tree, or not a directory. It is the caller's mistake:
@@ -91,12 +106,12 @@ func ParseShard(s string) (i, n int, err error) {
 	}
 	a, b, ok := strings.Cut(s, "/")
 	if !ok {
-		return 0, 0, fmt.Errorf("shard %q: want i/n such as 2/4: %w", s, ErrBadShard)
+		return 0, 0, errorf(ErrBadShard, "shard %q: want i/n such as 2/4", s)
 	}
 	i, err1 := strconv.Atoi(strings.TrimSpace(a))
 	n, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n || n > 10000 {
-		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 ≤ i ≤ n ≤ 10000: %w", s, ErrBadShard)
+		return 0, 0, errorf(ErrBadShard, "shard %q: want i/n with 1 ≤ i ≤ n ≤ 10000", s)
 	}
 	return i, n, nil
 }
@@ -123,7 +138,7 @@ func newSession(o Options, command string) (*session, error) {
 		return nil, err
 	}
 	if o.UpdateBaseline && s.shardN > 1 {
-		return nil, fmt.Errorf("--update-baseline needs the whole audit, not shard %s: %w", o.Shard, ErrBadOption)
+		return nil, errorf(ErrBadOption, "--update-baseline needs the whole audit, not shard %s", o.Shard)
 	}
 	dir := o.Dir
 	if dir == "" {
@@ -155,7 +170,7 @@ func newSession(o Options, command string) (*session, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && command == "audit" && !explicit:
 	case err != nil && command == "test" || err != nil && explicit:
-		return nil, fmt.Errorf("reading %s: %w: %w", cfgPath, ErrNoConfig, err)
+		return nil, errorf(ErrNoConfig, "reading %s: %w", cfgPath, err)
 	case err == nil:
 		rel := cfgPath
 		if r, rerr := relTo(dir, abs); rerr == nil {
@@ -193,7 +208,7 @@ func newSession(o Options, command string) (*session, error) {
 		mode = sandbox.ModeAuto
 	}
 	if _, err := sandbox.ParseMode(string(mode)); err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrBadOption)
+		return nil, errorf(ErrBadOption, "%w", err)
 	}
 	eg := evidence.EgressPolicy{Mode: evidence.EgressDeny}
 	if d.Egress != nil {
@@ -600,7 +615,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	rep := s.newReport("audit", runs, finds, drift)
 	if o.UpdateBaseline {
 		if o.Baseline == "" {
-			return nil, fmt.Errorf("--update-baseline needs a baseline path: %w", ErrBadOption)
+			return nil, errorf(ErrBadOption, "--update-baseline needs a baseline path")
 		}
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
@@ -793,15 +808,15 @@ type NamedReport struct {
 // Merge joins shard reports into one, equal to what an unsharded run
 // would have produced (durations aside). The reports must share a command
 // and schema, each shard must be there exactly once, and no run may appear
-// twice. Its errors wrap ErrBadOption and name the reports that do not
-// fit.
+// twice. Its errors are of kind ErrBadOption (ErrBadShard for a shard
+// that does not parse) and name the reports that do not fit.
 func Merge(reports ...NamedReport) (*report.Report, error) {
 	if len(reports) == 0 {
-		return nil, fmt.Errorf("merging reports: none given: %w", ErrBadOption)
+		return nil, errorf(ErrBadOption, "merging reports: none given")
 	}
 	for _, r := range reports {
 		if r.Report == nil {
-			return nil, fmt.Errorf("merging reports: %s is missing: %w", r.Name, ErrBadOption)
+			return nil, errorf(ErrBadOption, "merging reports: %s is missing", r.Name)
 		}
 	}
 	first := reports[0]
@@ -812,11 +827,11 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 	for _, nr := range reports {
 		r := nr.Report
 		if r.Schema != report.Schema {
-			return nil, fmt.Errorf("merging reports: %s has schema %q, want %q: %w", nr.Name, r.Schema, report.Schema, ErrBadOption)
+			return nil, errorf(ErrBadOption, "merging reports: %s has schema %q, want %q", nr.Name, r.Schema, report.Schema)
 		}
 		if r.Command != out.Command {
-			return nil, fmt.Errorf("merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command: %w",
-				nr.Name, shown(r.Command), first.Name, shown(out.Command), ErrBadOption)
+			return nil, errorf(ErrBadOption, "merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command",
+				nr.Name, shown(r.Command), first.Name, shown(out.Command))
 		}
 		if r.Shard != "" {
 			i, n, err := ParseShard(r.Shard)
@@ -825,17 +840,17 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 			}
 			shard := fmt.Sprintf("%d/%d", i, n)
 			if other, ok := shardIn[shard]; ok {
-				return nil, fmt.Errorf("merging reports: %s and %s are both shard %s: %w", other, nr.Name, shard, ErrBadOption)
+				return nil, errorf(ErrBadOption, "merging reports: %s and %s are both shard %s", other, nr.Name, shard)
 			}
 			shardIn[shard] = nr.Name
 			if total != 0 && n != total {
-				return nil, fmt.Errorf("merging reports: %s is a shard of %d and %s one of %d: %w", totalIn, total, nr.Name, n, ErrBadOption)
+				return nil, errorf(ErrBadOption, "merging reports: %s is a shard of %d and %s one of %d", totalIn, total, nr.Name, n)
 			}
 			total, totalIn = n, nr.Name
 		}
 		for _, run := range r.Runs {
 			if other, ok := runIn[run.ID]; ok {
-				return nil, fmt.Errorf("merging reports: run %q is in both %s and %s: %w", run.ID, other, nr.Name, ErrBadOption)
+				return nil, errorf(ErrBadOption, "merging reports: run %q is in both %s and %s", run.ID, other, nr.Name)
 			}
 			runIn[run.ID] = nr.Name
 			out.Runs = append(out.Runs, run)
@@ -850,7 +865,7 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 				missing = append(missing, s)
 			}
 		}
-		return nil, fmt.Errorf("merging reports: shards %s are missing: %w", strings.Join(missing, ", "), ErrBadOption)
+		return nil, errorf(ErrBadOption, "merging reports: shards %s are missing", strings.Join(missing, ", "))
 	}
 	finish(out)
 	return out, nil

@@ -27,7 +27,7 @@ func beneath(dir, dirReal, p string) (string, fs.FileInfo, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	outside := fmt.Errorf("%s leads outside the work tree %s: %w", p, dir, ErrOutsideTree)
+	outside := errorf(ErrOutsideTree, "%s leads outside the work tree %s", p, dir)
 	cur, todo, links := dirReal, strings.Split(rel, "/"), 0
 	var fi fs.FileInfo // of cur, once looked up
 	for len(todo) > 0 {

@@ -122,7 +122,7 @@ func relTo(dir, p string) (string, error) {
 		return "", fmt.Errorf("relating %s to %s: %w", p, dir, err)
 	}
 	if r == ".." || strings.HasPrefix(r, "../") {
-		return "", fmt.Errorf("%s is outside the work tree %s: %w", p, dir, ErrOutsideTree)
+		return "", errorf(ErrOutsideTree, "%s is outside the work tree %s", p, dir)
 	}
 	return filepath.ToSlash(r), nil
 }
