@@ -463,31 +463,17 @@ const caseTimeout = 2 * time.Minute
 // vigiles starts it: the binary on fd 8, and for a root caller (whose work
 // trees here are root's) as uid 2000000000 (sandbox.SandboxUID).
 func vargvCase(e *bench, tail ...string) func(context.Context) (sample, error) {
-	argv := append(vargv(e), tail...)
-	return func(ctx context.Context) (sample, error) {
-		ctx, cancel := context.WithTimeout(ctx, caseTimeout)
-		defer cancel()
+	return cmdCase(append(vargv(e), tail...), "", func(cmd *exec.Cmd) (func(), error) {
 		exe, err := os.Open(e.vigiles)
 		if err != nil {
-			return sample{}, err
+			return nil, err
 		}
-		defer exe.Close()
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, exe}
 		if os.Geteuid() == 0 {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sandbox.SandboxUID, Gid: sandbox.SandboxUID, Groups: []uint32{}}}
 		}
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		c0 := cpuStart()
-		t := time.Now()
-		err = cmd.Run()
-		d := time.Since(t)
-		if err != nil {
-			return sample{}, fmt.Errorf("%v: %s", err, firstLine(errb.String()))
-		}
-		return sample{wall: d, own: -1, cpu: cpuOf(c0, cmd.ProcessState)}, nil
-	}
+		return func() { exe.Close() }, nil
+	})
 }
 
 // vargv is the bwrap argv vigiles uses for a default confined run
@@ -516,12 +502,25 @@ func vargv(e *bench) []string {
 
 // execCase runs argv and times it; a non-zero exit is an error.
 func execCase(argv []string, dir string) func(context.Context) (sample, error) {
+	return cmdCase(argv, dir, nil)
+}
+
+// cmdCase is execCase with prepare, when not nil, called on each command
+// before it starts; what prepare returns is called once it has ended.
+func cmdCase(argv []string, dir string, prepare func(*exec.Cmd) (done func(), err error)) func(context.Context) (sample, error) {
 	return func(ctx context.Context) (sample, error) {
 		ctx, cancel := context.WithTimeout(ctx, caseTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.WaitDelay = time.Second // a leftover child holding stderr must not hang the bench
+		if prepare != nil {
+			done, err := prepare(cmd)
+			if err != nil {
+				return sample{}, err
+			}
+			defer done()
+		}
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		c0 := cpuStart()
