@@ -82,7 +82,10 @@ type dnsStub struct {
 	pol  *policy
 	rec  *recorder
 	wall *wallWriter // nil unless allow mode
-	logf func(string, ...any)
+	// discards is the session's watch of destroyed sockets, for the TCP
+	// listeners (nil: none could be had).
+	discards *discardWatch
+	logf     func(string, ...any)
 
 	sem  chan struct{} // UDP questions in flight
 	udp  []net.PacketConn
@@ -111,7 +114,7 @@ func (s *dnsStub) start(addrs []string) error {
 		setRecvBuf(pc, dnsRecvBuf)
 		s.wg.Add(1)
 		go s.serveUDP(pc)
-		st, err := listenStream(a, s.serveTCP, s.logf)
+		st, err := listenStream(a, s.serveTCP, s.discards, s.logf)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("starting the dns stub on tcp %s: %w", a, err)

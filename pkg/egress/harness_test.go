@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -79,6 +80,12 @@ type childResult struct {
 	// SetupTime and FinishTime are how long Setup and Finish took.
 	SetupTime  time.Duration `json:"setupTime"`
 	FinishTime time.Duration `json:"finishTime"`
+	// StubTCPLost and ProxyLost are the connections the stub's TCP side
+	// and the proxy count lost once Finish returned.
+	StubTCPLost int64 `json:"stubTCPLost"`
+	ProxyLost   int64 `json:"proxyLost"`
+	// Log is what the session logged.
+	Log []string `json:"log"`
 }
 
 func emit(r childResult) int {
@@ -100,7 +107,14 @@ func childSandbox() int {
 		}
 		defer pc.Close()
 	}
-	l := &Layer{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	var logMu sync.Mutex
+	var logged []string
+	l := &Layer{Logf: func(f string, a ...any) {
+		fmt.Fprintf(os.Stderr, f+"\n", a...)
+		logMu.Lock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+		logMu.Unlock()
+	}}
 	start := time.Now()
 	s, err := l.Setup(ctx, spec.Policy)
 	setupTime := time.Since(start)
@@ -132,6 +146,13 @@ func childSandbox() int {
 	if err != nil {
 		res.FinishErr = err.Error()
 	}
+	res.StubTCPLost = s.dns.tcpLost()
+	if s.proxy != nil {
+		res.ProxyLost = s.proxy.lost()
+	}
+	logMu.Lock()
+	res.Log = logged
+	logMu.Unlock()
 	return emit(res)
 }
 

@@ -375,6 +375,84 @@ os._exit(0)
 	}
 }
 
+// TestDiscardsAreCountedWhereTheyHappen: in record mode the stub and the
+// proxy listen side by side and share one watch of destroyed sockets (see
+// TestOneDiscardWatchPerSession). A last write the client's kernel throws
+// away (as in TestDiscardedWritesAreReported) is counted lost by the
+// listener it was sent to and by no other: sent to the stub, to the proxy,
+// and to both in one run (their stops then wait for the watch at once).
+func TestDiscardsAreCountedWhereTheyHappen(t *testing.T) {
+	needNamespaces(t)
+	const (
+		stub  = `(("127.0.0.1", 53), tcpq(1, "first.example"), tcpq(2, "held.example"))`
+		proxy = `(proxy(), b"CONNECT first.example:443 HTTP/1.1\r\n\r\n", b"CONNECT held.example:443 HTTP/1.1\r\n\r\n")`
+	)
+	for _, tc := range []struct {
+		name         string
+		stub, proxy  bool
+		destinations string
+	}{
+		{"stub", true, false, stub},
+		{"proxy", false, true, proxy},
+		{"both", true, true, stub + ", " + proxy},
+	} {
+		res := lossRun(t, evidence.EgressRecord, pyProbe(`
+import select
+conns = []
+for to, first, last in [`+tc.destinations+`]:
+    s = socket.create_connection(to)
+    s.sendall(first)
+    conns.append((s, last))
+for s, _ in conns:
+    select.select([s], [], [], 10)  # the answer is there, and stays unread
+for s, last in conns:
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    s.sendall(last)
+os._exit(0)
+`))
+		t.Logf("%s: the stub counts %d connections lost, the proxy %d; finish error %q", tc.name, res.StubTCPLost, res.ProxyLost, res.FinishErr)
+		for _, l := range []struct {
+			name string
+			sent bool
+			via  evidence.Via
+			lost int64
+		}{
+			{"the stub", tc.stub, evidence.ViaDNS, res.StubTCPLost},
+			{"the proxy", tc.proxy, evidence.ViaProxy, res.ProxyLost},
+		} {
+			if l.sent && attempts(res.Egress, l.via, "first.example") != 1 {
+				t.Errorf("%s: first.example not recorded via %s", tc.name, l.via)
+			}
+			want := int64(0)
+			if l.sent && attempts(res.Egress, l.via, "held.example") == 0 {
+				want = 1 // held.example never reached it
+			}
+			if l.lost != want {
+				t.Errorf("%s: %s counts %d connections lost, want %d", tc.name, l.name, l.lost, want)
+			}
+		}
+		if l := slices.IndexFunc(res.Log, func(s string) bool { return strings.Contains(s, "not all read") }); l >= 0 {
+			t.Errorf("%s: the watch was not waited for: %s", tc.name, res.Log[l])
+		}
+	}
+}
+
+// TestOneDiscardWatchPerSession: a session listens for the namespace's
+// destroyed TCP sockets on one sock_diag socket, whichever of the stub's
+// TCP listeners and the proxy the command talks to; not on one per
+// listener, each reading every notice.
+func TestOneDiscardWatchPerSession(t *testing.T) {
+	needNamespaces(t)
+	for _, mode := range []string{evidence.EgressDeny, evidence.EgressRecord} {
+		// /proc/net/netlink: sk Eth Pid Groups ...; sock_diag is protocol
+		// 4, and a socket that listens for notices has groups.
+		res := lossRun(t, mode, `sh:awk 'NR > 1 && $2 == 4 && $4 != "00000000"' /proc/net/netlink`)
+		if n := strings.Count(res.Probes[0].Output, "\n"); n != 1 {
+			t.Errorf("%s: sock_diag sockets listening for notices:\n%s\nwant one", mode, res.Probes[0].Output)
+		}
+	}
+}
+
 // overflowSent reads how many messages an overflow probe sent ("SENT N"),
 // and fails when they were too few to overflow anything: the test would
 // then pass without reaching what it checks.

@@ -150,9 +150,9 @@ type proxy struct {
 	rec *recorder
 }
 
-func startProxy(addr string, rec *recorder, logf func(string, ...any)) (*proxy, error) {
+func startProxy(addr string, rec *recorder, discards *discardWatch, logf func(string, ...any)) (*proxy, error) {
 	p := &proxy{rec: rec}
-	st, err := listenStream(addr, p.serve, logf)
+	st, err := listenStream(addr, p.serve, discards, logf)
 	if err != nil {
 		return nil, fmt.Errorf("starting the recording proxy on %s: %w", addr, err)
 	}

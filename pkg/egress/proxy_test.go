@@ -13,7 +13,7 @@ import (
 // reaches the record as printable, bounded text, without the query.
 func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 	rec := newRecorder()
-	p, err := startProxy("127.0.0.1:0", rec, t.Logf)
+	p, err := startProxy("127.0.0.1:0", rec, nil, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

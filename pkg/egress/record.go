@@ -194,7 +194,8 @@ type stream struct {
 	stopping atomic.Bool
 	budget   atomic.Int64 // bytes stop may still read
 	lost     atomic.Int64 // connections not read to their end
-	// watch counts the command's connections its kernel reset with
+	// watch is the session's discardWatch, which counts the command's
+	// connections to this stream's address that its kernel reset with
 	// bytes unsent (nil when sock_diag cannot be listened to); resets,
 	// the connections that carried bytes and ended in a reset, stand in
 	// for it then.
@@ -229,8 +230,9 @@ const (
 var errCut = errors.New("connection not read to its end")
 
 // listenStream listens on addr (TCP) and serves each connection with
-// serve.
-func listenStream(addr string, serve func(*streamConn), logf func(string, ...any)) (*stream, error) {
+// serve; watch (nil: none could be had) is the session's, which the
+// stream's address is added to.
+func listenStream(addr string, serve func(*streamConn), watch *discardWatch, logf func(string, ...any)) (*stream, error) {
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { setRecvBufFD(fd, streamRecvBuf) })
 	}}
@@ -241,7 +243,7 @@ func listenStream(addr string, serve func(*streamConn), logf func(string, ...any
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{ln: l.(*net.TCPListener), serve: serve, logf: logf,
+	s := &stream{ln: l.(*net.TCPListener), serve: serve, logf: logf, watch: watch,
 		slots: make(chan struct{}, streamMaxConns), quit: make(chan struct{}), acceptDone: make(chan struct{}),
 		conns: map[*streamConn]struct{}{}, nsDrops: -1}
 	if d, err := namespaceListenDrops(); err == nil {
@@ -249,14 +251,16 @@ func listenStream(addr string, serve func(*streamConn), logf func(string, ...any
 	} else {
 		logf("egress: %v (every packet %s discards counts as lost)", err, s.addr())
 	}
-	if s.watch, err = watchDiscards(s.ln.Addr().(*net.TCPAddr).AddrPort(), logf); err != nil {
-		logf("egress: %s: %v (every connection the command resets counts as lost)", s.addr(), err)
+	if watch != nil {
+		watch.add(s.addrPort())
 	}
 	go s.accept()
 	return s, nil
 }
 
 func (s *stream) addr() string { return s.ln.Addr().String() }
+
+func (s *stream) addrPort() netip.AddrPort { return s.ln.Addr().(*net.TCPAddr).AddrPort() }
 
 func (s *stream) accept() {
 	defer close(s.acceptDone)
@@ -346,13 +350,10 @@ func (s *stream) stop() {
 	case s.watch == nil:
 		s.lost.Add(s.resets.Load())
 	case s.watch.sync(syncBy):
-		s.lost.Add(s.watch.lost.Load())
+		s.lost.Add(s.watch.lostTo(s.addrPort()))
 	default:
 		s.logf("egress: %s: the notices of destroyed sockets were not all read (every connection the command reset counts as lost)", s.addr())
-		s.lost.Add(max(s.watch.lost.Load(), s.resets.Load()))
-	}
-	if s.watch != nil {
-		s.watch.close()
+		s.lost.Add(max(s.watch.lostTo(s.addrPort()), s.resets.Load()))
 	}
 	s.ln.Close()
 }
@@ -563,23 +564,27 @@ func (c *streamConn) answer(b []byte) error {
 // window. The reading side cannot see this; the kernel says it in the
 // socket's last tcp_info (notsent_bytes), which sock_diag broadcasts when
 // the socket is destroyed to whoever listens in the namespace
-// (SKNLGRP_INET_TCP_DESTROY, SKNLGRP_INET6_TCP_DESTROY). A discardWatch
-// listens from the start and counts the command's sockets to one address
-// destroyed with such bytes.
+// (SKNLGRP_INET_TCP_DESTROY, SKNLGRP_INET6_TCP_DESTROY), every notice to
+// every listening socket. A session has one discardWatch, which listens
+// from the start and counts, for each address it watches (its stub's TCP
+// listeners and its proxy's), the command's sockets to that address
+// destroyed with such bytes. The session closes it once every stream has
+// stopped.
 type discardWatch struct {
 	f    *os.File
-	to   netip.AddrPort
 	logf func(string, ...any)
 	done chan struct{}
 
-	lost atomic.Int64
 	// broken is set when notices were dropped (the socket's queue
-	// overflowed) or could not be read: lost may then be short.
+	// overflowed) or could not be read: the counts may then be short.
 	broken atomic.Bool
 
 	mu      sync.Mutex
-	markers map[uint64]bool // cookies of sync's markers, true once seen
-	seen    chan struct{}   // a marker was seen
+	lost    map[netip.AddrPort]int64 // per address watched
+	markers map[uint64]bool          // cookies of sync's markers, true once seen
+	// seen is closed, and replaced, when a marker is seen: every sync
+	// waiting (each stream's stop) looks again.
+	seen chan struct{}
 }
 
 const (
@@ -592,7 +597,7 @@ const (
 
 var notsentOffset = int(unsafe.Offsetof(unix.TCPInfo{}.Notsent_bytes))
 
-func watchDiscards(to netip.AddrPort, logf func(string, ...any)) (*discardWatch, error) {
+func watchDiscards(logf func(string, ...any)) (*discardWatch, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("opening sock_diag: %w", err)
@@ -603,10 +608,25 @@ func watchDiscards(to netip.AddrPort, logf func(string, ...any)) (*discardWatch,
 		unix.Close(fd)
 		return nil, fmt.Errorf("listening for tcp sockets' destruction: %w", err)
 	}
-	w := &discardWatch{f: os.NewFile(uintptr(fd), "sock_diag"), to: to, logf: logf, done: make(chan struct{}),
-		markers: map[uint64]bool{}, seen: make(chan struct{}, 1)}
+	w := &discardWatch{f: os.NewFile(uintptr(fd), "sock_diag"), logf: logf, done: make(chan struct{}),
+		lost: map[netip.AddrPort]int64{}, markers: map[uint64]bool{}, seen: make(chan struct{})}
 	go w.read()
 	return w, nil
+}
+
+// add watches to: from now on the command's sockets to it destroyed with
+// bytes unsent are counted.
+func (w *discardWatch) add(to netip.AddrPort) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lost[netip.AddrPortFrom(to.Addr().Unmap(), to.Port())] = 0
+}
+
+// lostTo is the count for to, an address added; whole once sync says so.
+func (w *discardWatch) lostTo(to netip.AddrPort) int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lost[netip.AddrPortFrom(to.Addr().Unmap(), to.Port())]
 }
 
 func (w *discardWatch) read() {
@@ -648,46 +668,47 @@ func (w *discardWatch) notice(m []byte) {
 		return
 	}
 	cookie := binary.NativeEndian.Uint64(m[44:52])
-	w.mu.Lock()
-	if seen, ok := w.markers[cookie]; ok && !seen {
-		w.markers[cookie] = true
-		select {
-		case w.seen <- struct{}{}:
-		default:
-		}
-	}
-	w.mu.Unlock()
 	var dst netip.Addr
 	switch m[0] {
 	case unix.AF_INET:
 		dst = netip.AddrFrom4([4]byte(m[24:28]))
 	case unix.AF_INET6:
 		dst = netip.AddrFrom16([16]byte(m[24:40])).Unmap()
-	default:
-		return
 	}
-	if netip.AddrPortFrom(dst, binary.BigEndian.Uint16(m[6:8])) != w.to {
-		return
+	to := netip.AddrPortFrom(dst, binary.BigEndian.Uint16(m[6:8]))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if seen, ok := w.markers[cookie]; ok && !seen {
+		w.markers[cookie] = true
+		close(w.seen)
+		w.seen = make(chan struct{})
 	}
-	for a := m[inetDiagMsgLen:]; len(a) >= 4; {
+	if n, ok := w.lost[to]; ok && dst.IsValid() && unsent(m[inetDiagMsgLen:]) {
+		w.lost[to] = n + 1
+	}
+}
+
+// unsent reports whether a destroyed socket's attributes say it had bytes
+// not yet sent (tcp_info's notsent_bytes).
+func unsent(attrs []byte) bool {
+	for a := attrs; len(a) >= 4; {
 		l := int(binary.NativeEndian.Uint16(a[0:2]))
 		if l < 4 || l > len(a) {
-			return
+			return false
 		}
 		if binary.NativeEndian.Uint16(a[2:4]) == inetDiagInfo && l >= 4+notsentOffset+4 {
-			if binary.NativeEndian.Uint32(a[4+notsentOffset:]) > 0 {
-				w.lost.Add(1)
-			}
-			return
+			return binary.NativeEndian.Uint32(a[4+notsentOffset:]) > 0
 		}
 		a = a[min(len(a), (l+3)&^3):]
 	}
+	return false
 }
 
 // sync makes sure every socket destroyed before it was called has been
 // noticed: it destroys a marker socket on each CPU this thread may run on
 // (each CPU's notices are sent in order) and waits, until deadline at the
 // latest, for their notices. False means the watch cannot be relied on.
+// The streams of a session may sync at once, each with its own markers.
 func (w *discardWatch) sync(deadline time.Time) bool {
 	cookies := make(chan []uint64)
 	go func() {
@@ -729,12 +750,13 @@ func (w *discardWatch) sync(deadline time.Time) bool {
 				missing++
 			}
 		}
+		seen := w.seen
 		w.mu.Unlock()
 		if missing == 0 {
 			return !w.broken.Load()
 		}
 		select {
-		case <-w.seen:
+		case <-seen:
 		case <-timer.C:
 			return false
 		}

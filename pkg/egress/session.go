@@ -45,6 +45,10 @@ type Session struct {
 	dns   *dnsStub
 	proxy *proxy
 	wall  *wallWriter
+	// discards watches the destroyed sockets for the stub's TCP
+	// listeners and the proxy, all of them (nil: sock_diag could not be
+	// listened to).
+	discards *discardWatch
 
 	dnsListen []string
 
@@ -106,7 +110,10 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		}
 		s.wall = &wallWriter{conn: wc, rs: s.rs}
 	}
-	s.dns = &dnsStub{pol: pol, rec: s.rec, wall: s.wall, logf: l.logf}
+	if s.discards, err = watchDiscards(l.logf); err != nil {
+		l.logf("egress: %v (every connection the command resets to the dns stub or the proxy counts as lost)", err)
+	}
+	s.dns = &dnsStub{pol: pol, rec: s.rec, wall: s.wall, discards: s.discards, logf: l.logf}
 	listen := l.DNSListen
 	if listen == nil {
 		listen = []string{"127.0.0.1:53"}
@@ -120,7 +127,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		return fail(err)
 	}
 	if pol.mode == evidence.EgressRecord {
-		if s.proxy, err = startProxy("127.0.0.1:0", s.rec, l.logf); err != nil {
+		if s.proxy, err = startProxy("127.0.0.1:0", s.rec, s.discards, l.logf); err != nil {
 			return fail(err)
 		}
 	}
@@ -162,6 +169,9 @@ func (s *Session) stopRecorders() {
 		s.proxy.stop()
 	}
 	wg.Wait()
+	if s.discards != nil {
+		s.discards.close()
+	}
 	if s.wall != nil {
 		s.wall.mu.Lock()
 		_ = s.wall.conn.CloseLasting()
