@@ -18,8 +18,8 @@ import (
 // lo: a resolver there would be inside the sandbox.
 var DenySource = netip.MustParseAddr("10.254.254.1")
 
-// MaxHostName is the longest host name an allow entry may give.
-const MaxHostName = 253
+// maxHostName is the longest host name an allow entry may give.
+const maxHostName = 253
 
 // ErrAddressNotName is ParseAllowHost's error for an address given where a
 // name belongs; callers say where addresses go instead.
@@ -60,7 +60,7 @@ func ParseAllowHost(s string) (AllowHost, error) {
 		h.Wildcard = true
 		host = host[2:]
 	}
-	if err := CheckHostName(host); err != nil {
+	if err := checkHostName(host); err != nil {
 		return h, err
 	}
 	if h.Wildcard && !strings.Contains(host, ".") {
@@ -70,14 +70,14 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	return h, nil
 }
 
-// CheckHostName accepts an LDH host name (letters, digits, '-', '_' inside
-// labels), at most MaxHostName characters, labels of 1-63.
-func CheckHostName(h string) error {
+// checkHostName accepts an LDH host name (letters, digits, '-', '_' inside
+// labels), at most maxHostName characters, labels of 1-63.
+func checkHostName(h string) error {
 	if h == "" {
 		return errors.New("empty host name")
 	}
-	if len(h) > MaxHostName {
-		return fmt.Errorf("host name longer than %d characters", MaxHostName)
+	if len(h) > maxHostName {
+		return fmt.Errorf("host name longer than %d characters", maxHostName)
 	}
 	for _, label := range strings.Split(h, ".") {
 		if label == "" || len(label) > 63 {
