@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path"
@@ -431,8 +432,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	return nil
 }
 
-// mergeReports reads the reports matched by globs (relative to ws) and
-// joins them with runner.Merge, which names each by its path in the
+// mergeReports reads the reports matched by globs (relative to ws) as
+// vigiles merge does (readReport) and joins them with runner.Merge, which names each by its path in the
 // workspace. Their locations are already repository-relative.
 func mergeReports(ws string, globs []string) (*report.Report, error) {
 	var reps []runner.NamedReport
@@ -453,19 +454,19 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 				continue
 			}
 			seen[m] = true
-			data, err := os.ReadFile(m)
-			if err != nil {
-				return nil, fmt.Errorf("reading report: %w", err)
-			}
-			var r report.Report
-			if err := json.Unmarshal(data, &r); err != nil {
-				return nil, badInputf("reading report %s: %v", m, err)
+			r, err := readReport(m)
+			var pe *fs.PathError
+			switch {
+			case errors.As(err, &pe):
+				return nil, err // the file matched but cannot be read: not the input's fault
+			case err != nil:
+				return nil, badInputf("input reports: %v", err)
 			}
 			name := m
 			if rel, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(rel, "..") {
 				name = rel
 			}
-			reps = append(reps, runner.NamedReport{Name: name, Report: &r})
+			reps = append(reps, runner.NamedReport{Name: name, Report: r})
 		}
 	}
 	return runner.Merge(reps...)

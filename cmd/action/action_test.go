@@ -637,3 +637,20 @@ func TestActionMergeOfNothingIsABadInput(t *testing.T) {
 		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
 	}
 }
+
+// TestActionMergeReadsAsVigilesMerge: the action reads a report as vigiles
+// merge does: one JSON document, nothing after it.
+func TestActionMergeReadsAsVigilesMerge(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
+	b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass})
+	if err := os.WriteFile(filepath.Join(ws, "reports", "a.json"), append(b, "}"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	want := "has more after its JSON document"
+	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
+	}
+}
