@@ -1,0 +1,45 @@
+package netwire
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// TestValidateEgressAllowModeRules: options of allow mode in another mode,
+// and allow mode with nothing to allow, are refused, each mistake on its
+// own line; a policy without them passes and gets its default mode.
+func TestValidateEgressAllowModeRules(t *testing.T) {
+	for _, tc := range []struct {
+		p    evidence.EgressPolicy
+		want []string
+	}{
+		{evidence.EgressPolicy{Mode: evidence.EgressAllow}, []string{"--egress allow needs at least one host in --allow"}},
+		{evidence.EgressPolicy{Allow: []string{"x.example.test"}}, []string{"--allow needs --egress allow"}},
+		{evidence.EgressPolicy{Mode: evidence.EgressRecord, Connector: "pasta", DNSUpstream: "192.0.2.53"},
+			[]string{"--connector pasta: only with --egress allow (egress is record)", "--dns-upstream 192.0.2.53: only with --egress allow (egress is record)"}},
+		{evidence.EgressPolicy{Mode: "open"}, []string{`--egress "open": want deny, record or allow`}},
+		{evidence.EgressPolicy{}, nil},
+		{evidence.EgressPolicy{Mode: evidence.EgressRecord}, nil},
+	} {
+		p := tc.p
+		err := ValidateEgress(&p)
+		var got []string
+		if err != nil {
+			got = strings.Split(err.Error(), "\n")
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], tc.want[i]) {
+				t.Errorf("%+v: %q, want %q", tc.p, got[i], tc.want[i])
+			}
+		}
+		if err == nil && p.Mode == "" {
+			t.Errorf("%+v: no mode filled in", tc.p)
+		}
+	}
+}
