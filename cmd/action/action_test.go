@@ -627,30 +627,32 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 	}
 }
 
-// TestActionMergeOfNothingIsABadInput: a reports glob that matches no file
-// is a bad input (status 2), said once, without a label.
-func TestActionMergeOfNothingIsABadInput(t *testing.T) {
-	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
-	s.run(t)
-	want := "matches no file"
-	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) || strings.Contains(s.stdout.String(), "bad") {
-		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
-	}
-}
-
-// TestActionMergeReadsAsVigilesMerge: the action reads a report as vigiles
-// merge does: one JSON document, nothing after it.
-func TestActionMergeReadsAsVigilesMerge(t *testing.T) {
-	s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
-	ws := s.env["GITHUB_WORKSPACE"]
-	os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
+// TestActionMergeReportsAreInputs: the merge job reads a report as vigiles
+// merge does (one JSON document, nothing after it), and a report file that
+// is not one, or a glob that matches none, is a bad input (status 2), said
+// without a label.
+func TestActionMergeReportsAreInputs(t *testing.T) {
 	b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass})
-	if err := os.WriteFile(filepath.Join(ws, "reports", "a.json"), append(b, "}"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.run(t)
-	want := "has more after its JSON document"
-	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) {
-		t.Errorf("exit %d (want 2), the ::error:: does not say %q:\n%s", s.exitCode, want, s.stdout.String())
+	for _, tc := range []struct {
+		file, want string // file: the content of reports/a.json, "" for none
+	}{
+		{string(b) + "}", "has more after its JSON document"},
+		{"", "matches no file"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
+			if tc.file != "" {
+				dir := filepath.Join(s.env["GITHUB_WORKSPACE"], "reports")
+				os.MkdirAll(dir, 0o755)
+				if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.run(t)
+			out := s.stdout.String()
+			if s.exitCode != 2 || !strings.Contains(out, tc.want) || strings.Contains(out, "bad action input") {
+				t.Errorf("exit %d (want 2), the ::error:: does not say %q (or names a label):\n%s", s.exitCode, tc.want, out)
+			}
+		})
 	}
 }
