@@ -37,9 +37,12 @@ var initBinary = "/proc/self/fd/" + strconv.Itoa(fdExe)
 // the caller's secrets, credentials and sockets (the callers' HOMEs with
 // ~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.npmrc, ~/.docker, ~/.kube,
 // ~/.gnupg; /root; /var/tmp; /var/run where it is a directory; mounted
-// media). /tmp and /run (with /run/secrets, docker.sock and the runner's
-// file-command dirs under the runner's HOME) are always replaced too.
-var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv"}
+// media; a GitHub container job's /__w, whose _temp holds the rendered step
+// scripts and file commands, and /github, its HOME). /tmp and /run (with
+// /run/secrets, docker.sock) are always replaced too, and so are the
+// caller's own HOME and runner directories wherever they are
+// (callerSecrets).
+var maskedDirs = []string{"/home", "/root", "/var/tmp", "/var/run", "/mnt", "/media", "/srv", "/__w", "/github"}
 
 // strictFSDirs are the system directories a --strict-fs run sees (besides
 // the work tree, /dev, /proc and the throwaway HOME and TMPDIR).
@@ -63,8 +66,12 @@ type plan struct {
 	// missing source). nil means every one is a directory.
 	Lookup   func(string) (kind, target string)
 	InitArgs []string
+	// MaskDirs are host directories replaced by an empty tmpfs besides
+	// maskedDirs: the caller's HOME and a CI runner's own (callerSecrets).
+	MaskDirs []string
 	// MaskFiles are host files replaced by an empty file: secrets that
-	// uid 0 could read (/etc/shadow, SSH host keys).
+	// uid 0 could read (/etc/shadow, SSH host keys), git configs with
+	// credentials outside the work tree, a runner's credentials.
 	MaskFiles []string
 	// Env is NAME=VALUE set for the init and the reaper besides PATH and
 	// GOMAXPROCS (the command gets its own environment).
@@ -113,6 +120,9 @@ func bwrapArgs(p plan) []string {
 				a = append(a, "--tmpfs", d)
 			}
 		}
+	}
+	for _, d := range p.MaskDirs {
+		a = append(a, "--tmpfs", d)
 	}
 	for _, f := range p.MaskFiles {
 		a = append(a, "--ro-bind", "/dev/null", f)

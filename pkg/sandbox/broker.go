@@ -397,6 +397,20 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// uid 0 owns these; any other uid is kept out by their modes.
 		p.MaskFiles = existingSecretFiles()
 	}
+	// A CI runner's secrets and the git credentials a checkout left
+	// around the tree (those in it the init hides; see gitcreds.go).
+	view := newHostView(spec.StrictFS, lookupHostPath, nil)
+	if cred != nil {
+		view.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
+	}
+	dirs, files := callerSecrets(os.Getenv, view)
+	p.MaskDirs, p.MaskFiles = dirs, append(p.MaskFiles, files...)
+	view.masked = append(view.masked, dirs...)
+	gits, err := outsideGitConfigs(spec.Dir, view)
+	if err != nil {
+		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: check out without persisting them (actions/checkout: persist-credentials: false)", ErrRefused, err))
+	}
+	p.MaskFiles = append(p.MaskFiles, gits...)
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.

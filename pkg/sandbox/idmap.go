@@ -247,6 +247,13 @@ func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string
 	}
 }
 
+// mayReach reports whether uid and gid (and no other group) may walk to
+// the host path p and get perm on it, by the mode bits.
+func mayReach(p string, uid, gid, perm uint32) bool {
+	var st unix.Stat_t
+	return unreachableAncestor(p, uid, gid, true, false) == "" && unix.Stat(p, &st) == nil && mayUse(&st, uid, gid, perm)
+}
+
 // mayUse reports whether uid and gid (and no other group) get perm (0o1
 // search or execute, 0o4 read, or both) on a file by its mode bits.
 func mayUse(st *unix.Stat_t, uid, gid uint32, perm uint32) bool {

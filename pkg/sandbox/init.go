@@ -197,8 +197,12 @@ func runInit(cfg initConfig, done func()) initResult {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
 	}
 	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
+	// A layer for the tree's git configs without their credentials, and
+	// where it and the tree are mounted for the record (made now: the
+	// command may fill the scratch).
+	credsLayer, before := scratchDir+"/gitcreds", scratchDir+"/before"
 	home, tmp, shm := scratchDir+"/home", scratchDir+"/tmp", scratchDir+"/shm"
-	for _, d := range []string{upper, ovlWork, home, tmp, shm} {
+	for _, d := range []string{upper, ovlWork, credsLayer, before, home, tmp, shm} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
@@ -234,6 +238,7 @@ func runInit(cfg initConfig, done func()) initResult {
 	method := cfg.WritesMethod
 	var snap snapshot
 	var upperRoot *rootState // the overlay's upper root before the run
+	scrubbed := false        // the overlay has credsLayer above the tree
 	switch method {
 	case "", "overlay":
 		// The merged root shows the upper's mode, owner and times: give
@@ -243,7 +248,16 @@ func runInit(cfg initConfig, done func()) initResult {
 		if upperRoot, err = prepareUpper(upper, lowerDir); err != nil {
 			return failResult(refuse("preparing the overlay's upper directory: %w", err))
 		}
-		err = mountOverlay(lowerDir, upper, ovlWork, cfg.Workdir)
+		// The tree's git configs without the credentials a checkout
+		// left there, in a layer above it (see gitcreds.go).
+		if scrubbed, err = credentialLayer(lowerDir, credsLayer); err != nil {
+			return failResult(refuse("%w", credentialsError(err)))
+		}
+		lowers := lowerDir
+		if scrubbed {
+			lowers = credsLayer + ":" + lowerDir
+		}
+		err = mountOverlay(lowers, upper, ovlWork, cfg.Workdir)
 		if err == nil {
 			method = "overlay"
 			break
@@ -258,6 +272,9 @@ func runInit(cfg initConfig, done func()) initResult {
 		copyDir := scratchDir + "/copy"
 		if err := copyTree(lowerDir, copyDir); err != nil {
 			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
+		}
+		if err := scrubInPlace(copyDir); err != nil {
+			return failResult(refuse("%w", credentialsError(err)))
 		}
 		var err error
 		if snap, err = takeSnapshot(copyDir); err != nil {
@@ -355,7 +372,16 @@ func runInit(cfg initConfig, done func()) initResult {
 	var writes []evidence.Write
 	var werr error
 	if method == "overlay" {
-		writes, werr = readUpper(upper, lowerDir, "", upperRoot)
+		// Against what the command saw: the tree under the scrubbed
+		// configs, so that leaving one as it was is no write.
+		lower := lowerDir
+		if scrubbed {
+			lower = before
+			werr = mountLowers(credsLayer+":"+lowerDir, before)
+		}
+		if werr == nil {
+			writes, werr = readUpper(upper, lower, "", upperRoot)
+		}
 	} else {
 		writes, werr = snap.diff(scratchDir + "/copy")
 	}
@@ -400,6 +426,22 @@ func mountOverlay(lower, upper, work, target string) error {
 		err = safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base)
 	}
 	return err
+}
+
+// mountLowers mounts a read-only overlay of lower layers (no upper) on
+// target.
+func mountLowers(lowers, target string) error {
+	err := safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "lowerdir="+lowers+",userxattr")
+	if err != nil {
+		err = safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "lowerdir="+lowers)
+	}
+	return err
+}
+
+// credentialsError names the fix when the tree's git credentials cannot be
+// hidden: the run is refused rather than run with them readable.
+func credentialsError(err error) error {
+	return fmt.Errorf("hiding the git credentials in the work tree: %w; fix: check out without persisting them (actions/checkout: persist-credentials: false), or remove them from the repository's git config", err)
 }
 
 // placeResolvConf puts the egress layer's resolver configuration where the

@@ -455,30 +455,14 @@ type rootState struct {
 // is (a 0555 root stays unwritable). It returns that state, against which
 // readUpper tells a change the command made to the root itself.
 func prepareUpper(upper, lower string) (*rootState, error) {
+	if err := copyState(lower, upper); err != nil {
+		return nil, fmt.Errorf("preparing %s: %w", upper, err)
+	}
 	u, err := openDir(upper)
 	if err != nil {
 		return nil, err
 	}
 	defer u.close()
-	l, err := openDir(lower)
-	if err != nil {
-		return nil, err
-	}
-	defer l.close()
-	var lst unix.Stat_t
-	if err := unix.Fstat(l.fd, &lst); err != nil {
-		return nil, err
-	}
-	copyXattrs(l.fd, u.fd, layerXattrs)
-	// An owner the namespace does not map cannot be given; the state
-	// recorded is then the upper's own.
-	_ = unix.Fchown(u.fd, int(lst.Uid), int(lst.Gid))
-	if err := unix.Fchmod(u.fd, lst.Mode&0o7777); err != nil {
-		return nil, fmt.Errorf("preparing %s: %w", upper, err)
-	}
-	if err := unix.UtimesNanoAt(unix.AT_FDCWD, upper, []unix.Timespec{lst.Atim, lst.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return nil, fmt.Errorf("preparing %s: %w", upper, err)
-	}
 	var st unix.Stat_t
 	if err := unix.Fstat(u.fd, &st); err != nil {
 		return nil, err

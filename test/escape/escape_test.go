@@ -301,6 +301,20 @@ func plantCanaries(t *testing.T) []string {
 	}
 	files = append(files, "/run/secrets/vigiles-escape-canary",
 		"/home/runner/work/_temp/_runner_file_commands/set_output_vigiles", "/tmp/vigiles-escape-canary")
+	// A GitHub container job's runner directories and HOME, made only
+	// where the host has none (and then removed whole).
+	for _, top := range []string{"/__w", "/github"} {
+		if _, err := os.Lstat(top); err == nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(top) })
+		f := map[string]string{"/__w": "/__w/_temp/_runner_file_commands/set_env_vigiles", "/github": "/github/home/.ssh/id_vigiles"}[top]
+		// Open to every uid, so that only the mask keeps them out.
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
 	for _, p := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)

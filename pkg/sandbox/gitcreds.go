@@ -1,0 +1,523 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Git credentials in and around the work tree.
+//
+// A CI checkout leaves the job's token in the repository's git config:
+// actions/checkout writes `http.<url>.extraheader = AUTHORIZATION: basic …`
+// into .git/config (and into every submodule's config) unless told
+// persist-credentials: false, and scripts put `https://user:TOKEN@host`
+// into remote URLs. The work tree is the one part of the host a command
+// must see, so these are hidden the way the command sees them:
+//
+//   - in the work tree (its .git/config, .git/modules/**/config), the init
+//     puts a scrubbed copy of each such file in a layer of its own above the
+//     tree (credentialLayer), so the command sees the config without the
+//     credentials and may still change it; the write record is read against
+//     that layer (a run that leaves the scrubbed file as it was wrote
+//     nothing);
+//   - outside it (the repository of a work tree that is a subdirectory, a
+//     submodule's git dir, a linked worktree's), the broker covers each such
+//     file that the command could see with an empty one (outsideGitConfigs).
+
+// scrubGitConfig returns the text of a git config file without the
+// credentials a CI checkout leaves in it: every `extraheader` variable,
+// with its continuation lines, and the password of every URL that carries
+// one. changed says whether anything was taken out.
+func scrubGitConfig(in []byte) (out []byte, changed bool) {
+	b := in
+	var buf bytes.Buffer
+	dropping := false // a dropped variable's value goes on
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		b = b[len(line):]
+		if dropping {
+			dropping = continues(line)
+			continue
+		}
+		rest := bytes.TrimLeft(line, " \t")
+		if len(rest) > 0 && rest[0] == '[' {
+			// A section header; a variable may follow it on its line.
+			end := headerEnd(rest)
+			if end < 0 {
+				buf.Write(line)
+				continue
+			}
+			head := line[:len(line)-len(rest)+end+1]
+			rest = rest[end+1:]
+			if isExtraHeader(rest) {
+				buf.Write(head)
+				buf.WriteByte('\n')
+				dropping = continues(rest)
+				continue
+			}
+			buf.Write(line)
+			continue
+		}
+		if isExtraHeader(rest) {
+			dropping = continues(line)
+			continue
+		}
+		buf.Write(line)
+	}
+	out = urlPassword.ReplaceAll(buf.Bytes(), []byte("${1}@"))
+	return out, !bytes.Equal(out, in)
+}
+
+// urlPassword matches the user information of a URL that has a password:
+// scheme://user:password@.
+var urlPassword = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:"]*):[^\s/@"]*@`)
+
+// headerEnd returns the index of the ']' that ends the section header at
+// the start of s, or -1: a quoted subsection may hold ']' and escapes.
+func headerEnd(s []byte) int {
+	quoted := false
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			return -1
+		case quoted && c == '\\':
+			i++
+		case c == '"':
+			quoted = !quoted
+		case c == ']' && !quoted:
+			return i
+		}
+	}
+	return -1
+}
+
+// isExtraHeader says whether s (leading blanks allowed) starts a variable
+// named extraheader; git's variable names are case-insensitive.
+func isExtraHeader(s []byte) bool {
+	s = bytes.TrimLeft(s, " \t")
+	const name = "extraheader"
+	if len(s) < len(name) || !strings.EqualFold(string(s[:len(name)]), name) {
+		return false
+	}
+	if len(s) == len(name) {
+		return true
+	}
+	c := s[len(name)]
+	return !(c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z')
+}
+
+// continues says whether a line goes on on the next one: it ends in an odd
+// number of backslashes. A backslash ending a comment does not continue a
+// line in git, but dropping one line too many is safe, one too few is not.
+func continues(line []byte) bool {
+	line = bytes.TrimRight(line, "\r\n")
+	n := 0
+	for n < len(line) && line[len(line)-1-n] == '\\' {
+		n++
+	}
+	return n%2 == 1
+}
+
+// gitDir resolves the git dir of a repository whose work tree is dir:
+// dir/.git itself when a directory, or where a symlink there or a
+// `gitdir: PATH` file leads. It returns "" when there is none.
+func gitDir(dir string) string {
+	p := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return p
+	case fi.Mode()&fs.ModeSymlink != 0:
+		t, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return ""
+		}
+		return t
+	case fi.Mode().IsRegular() && fi.Size() < 4096:
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return ""
+		}
+		t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if t = strings.TrimSpace(t); !ok || t == "" {
+			return ""
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(dir, t)
+		}
+		return filepath.Clean(t)
+	}
+	return ""
+}
+
+// gitConfigs lists the config files of the git dir g: its own, its common
+// dir's (a linked worktree's), and its submodules' (modules/**/config).
+// Errors that only mean a file is missing or unreadable are no error: what
+// cannot be read here is no more readable to the command.
+func gitConfigs(g string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(d string, depth int) error
+	walk = func(d string, depth int) error {
+		if seen[d] || depth > 32 {
+			return nil
+		}
+		seen[d] = true
+		if fi, err := os.Lstat(filepath.Join(d, "config")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, filepath.Join(d, "config"))
+		}
+		if depth == 0 {
+			if b, err := os.ReadFile(filepath.Join(d, "commondir")); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(d, c)
+				}
+				if err := walk(filepath.Clean(c), 1); err != nil {
+					return err
+				}
+			}
+		}
+		sub := filepath.Join(d, "modules")
+		if depth > 0 {
+			sub = d
+		}
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			if ignorable(err) {
+				return nil
+			}
+			return err
+		}
+		for _, e := range ents {
+			if !e.IsDir() || gitInternal[e.Name()] {
+				continue
+			}
+			if err := walk(filepath.Join(sub, e.Name()), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(g, 0); err != nil {
+		return nil, fmt.Errorf("listing the git configs of %s: %w", g, err)
+	}
+	return out, nil
+}
+
+// gitInternal are the directories of a git dir that hold no config of a
+// submodule (a submodule's name may contain '/', so modules/ is walked).
+var gitInternal = map[string]bool{"objects": true, "refs": true, "logs": true, "hooks": true,
+	"info": true, "lfs": true, "worktrees": true, "rr-cache": true, "branches": true}
+
+func ignorable(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
+}
+
+// hasCredentials says whether the git config file p holds credentials
+// (an unreadable one does not, to whoever cannot read it).
+func hasCredentials(p string) (scrubbed []byte, ok bool, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if ignorable(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGitConfig {
+		if err == nil && fi.Mode().IsRegular() {
+			err = fmt.Errorf("%s: a git config of %d bytes is past the %d vigiles reads", p, fi.Size(), maxGitConfig)
+		}
+		return nil, false, err
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, false, err
+	}
+	out, changed := scrubGitConfig(b)
+	return out, changed, nil
+}
+
+// maxGitConfig bounds what is read of one git config; a larger one is an
+// error (fail closed), not a config read in part.
+const maxGitConfig = 4 << 20
+
+// credentialLayer writes into layer (an empty directory) a scrubbed copy of
+// every git config in the work tree lower that holds credentials, with each
+// directory leading to it given the mode, owner, times and xattrs of the
+// tree's, so that the layer, put above the tree, changes nothing else the
+// command sees. It returns whether it wrote any.
+func credentialLayer(lower, layer string) (bool, error) {
+	g := gitDir(lower)
+	if g == "" || !under(g, lower) {
+		return false, nil // none, or outside the tree: the broker's
+	}
+	configs, err := gitConfigs(g)
+	if err != nil {
+		return false, err
+	}
+	var dirs []string // made in layer, parents first
+	made := map[string]bool{".": true}
+	wrote := false
+	for _, c := range configs {
+		clean, ok, err := hasCredentials(c)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			continue
+		}
+		rel, err := filepath.Rel(lower, c)
+		if err != nil || !under(c, lower) {
+			continue
+		}
+		var chain []string
+		for d := filepath.Dir(rel); !made[d]; d = filepath.Dir(d) {
+			chain = append(chain, d)
+			made[d] = true
+		}
+		for i := len(chain) - 1; i >= 0; i-- {
+			if err := os.Mkdir(filepath.Join(layer, chain[i]), 0o700); err != nil {
+				return false, err
+			}
+			dirs = append(dirs, chain[i])
+		}
+		dst := filepath.Join(layer, rel)
+		if err := os.WriteFile(dst, clean, 0o600); err != nil {
+			return false, err
+		}
+		if err := copyState(c, dst); err != nil {
+			return false, err
+		}
+		wrote = true
+	}
+	// Children first, so that making one does not move its parent's times.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := copyState(filepath.Join(lower, dirs[i]), filepath.Join(layer, dirs[i])); err != nil {
+			return false, err
+		}
+	}
+	return wrote, nil
+}
+
+// scrubInPlace takes the credentials out of the git configs of a copy of
+// the work tree (the copy method), keeping each file's mode and times.
+func scrubInPlace(tree string) error {
+	g := gitDir(tree)
+	if g == "" || !under(g, tree) {
+		return nil
+	}
+	configs, err := gitConfigs(g)
+	if err != nil {
+		return err
+	}
+	for _, c := range configs {
+		clean, ok, err := hasCredentials(c)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(c, &st); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(c, os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(clean)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, c, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyState gives dst the mode, owner (where the user namespace maps it),
+// user xattrs and ACLs (where it can) and times of src.
+func copyState(src, dst string) error {
+	s, err := unix.Open(src, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(s)
+	d, err := unix.Open(dst, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	var st unix.Stat_t
+	if err := unix.Fstat(s, &st); err != nil {
+		return err
+	}
+	copyXattrs(s, d, layerXattrs)
+	// An owner the namespace does not map cannot be given.
+	_ = unix.Fchown(d, int(st.Uid), int(st.Gid))
+	if err := unix.Fchmod(d, st.Mode&0o7777); err != nil {
+		return fmt.Errorf("giving %s the state of %s: %w", dst, src, err)
+	}
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, dst, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("giving %s the state of %s: %w", dst, src, err)
+	}
+	return nil
+}
+
+// hostView says which host paths a confined run sees at their own path:
+// not under a masked directory (nor the tmpfs /tmp and /run, nor the
+// runner's directories masked for this run), and with --strict-fs only
+// under the system directories it binds.
+type hostView struct {
+	strict bool
+	masked []string
+	lookup func(string) (kind, target string)
+	// may says whether the sandbox's uid gets perm on a host path (nil:
+	// it is the caller's, who got it); what it cannot read needs no
+	// mask, and bubblewrap, as that uid, could not put one there.
+	may func(p string, perm uint32) bool
+}
+
+func (v hostView) reads(p string, perm uint32) bool {
+	return v.sees(p) && (v.may == nil || v.may(p, perm))
+}
+
+func newHostView(strict bool, lookup func(string) (string, string), extra []string) hostView {
+	v := hostView{strict: strict, lookup: lookup, masked: []string{"/tmp", "/run"}}
+	if !strict {
+		for _, d := range maskedDirs {
+			if kind, _ := lookup(d); kind == "dir" {
+				v.masked = append(v.masked, d)
+			}
+		}
+	}
+	v.masked = append(v.masked, extra...)
+	return v
+}
+
+func (v hostView) sees(p string) bool {
+	for _, m := range v.masked {
+		if under(p, m) {
+			return false
+		}
+	}
+	if !v.strict {
+		return true
+	}
+	for _, d := range strictFSDirs {
+		if kind, _ := v.lookup(d); kind == "dir" && under(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideGitConfigs lists the git configs holding credentials that a
+// command in the work tree dir could read outside the tree: those of the
+// git dir its .git leads to when that is outside it (a submodule's, a
+// linked worktree's), and those of every repository above it (a work tree
+// that is a subdirectory of a checkout). The broker covers each with an
+// empty file.
+func outsideGitConfigs(dir string, v hostView) ([]string, error) {
+	var dirs []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if g := gitDir(d); g != "" && !under(g, dir) {
+			dirs = append(dirs, g)
+		}
+		if d == "/" || d == "." {
+			break
+		}
+	}
+	var out []string
+	for _, g := range dirs {
+		configs, err := gitConfigs(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range configs {
+			if !v.reads(c, 0o4) || under(c, dir) || slices.Contains(out, c) {
+				continue
+			}
+			if _, ok, err := hasCredentials(c); err != nil {
+				return nil, err
+			} else if ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// callerSecrets lists what the caller keeps outside the masked directories
+// that the command must not read, as getenv describes this caller: its HOME
+// wherever it is (a container job's /github/home, a service account's
+// /var/lib/…), a CI runner's temporary directory (RUNNER_TEMP: the rendered
+// step scripts, the file-command files, which hold what earlier steps put
+// in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
+// includes from the repository's config) and its file-command directories,
+// each masked with an empty tmpfs; and a self-hosted runner's own
+// credentials (.credentials, .credentials_rsaparams beside its _work
+// directory), covered with an empty file. Only what a run would see is
+// listed, each path with its symlinks resolved.
+func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string) {
+	addDir := func(d string) {
+		if d == "" || !filepath.IsAbs(d) {
+			return
+		}
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil || slices.Contains(dirs, r) {
+			return
+		}
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() && v.reads(r, 0o1) {
+			dirs = append(dirs, r)
+		}
+	}
+	if h := getenv("HOME"); h != "/" {
+		addDir(h)
+	}
+	temp := getenv("RUNNER_TEMP")
+	addDir(temp)
+	for _, k := range []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"} {
+		if f := getenv(k); f != "" {
+			addDir(filepath.Dir(f))
+		}
+	}
+	// One tmpfs over a directory hides what is below it.
+	dirs = slices.DeleteFunc(dirs, func(d string) bool {
+		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && under(d, o) })
+	})
+	if temp != "" && filepath.Base(filepath.Dir(filepath.Clean(temp))) == "_work" {
+		root := filepath.Dir(filepath.Dir(filepath.Clean(temp)))
+		for _, n := range []string{".credentials", ".credentials_rsaparams"} {
+			p, err := filepath.EvalSymlinks(filepath.Join(root, n))
+			if err != nil {
+				continue
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && v.reads(p, 0o4) && !slices.ContainsFunc(dirs, func(d string) bool { return under(p, d) }) {
+				files = append(files, p)
+			}
+		}
+	}
+	return dirs, files
+}

@@ -1,0 +1,135 @@
+package escape
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A checkout that persisted its credentials: actions/checkout's header in
+// .git/config and in a submodule's, and a token in a remote URL.
+const gitCanaryConf = `[http "https://github.com/"]
+	extraheader = AUTHORIZATION: basic vigiles-canary-header
+[remote "origin"]
+	url = https://x-access-token:vigiles-canary-url@github.com/o/r
+	fetch = +refs/heads/*:refs/remotes/origin/*
+`
+
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("git is required in CI")
+		}
+		t.Skip("git is not installed")
+	}
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	appendFile(t, filepath.Join(dir, ".git", "config"), gitCanaryConf)
+}
+
+func appendFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func noCanary(t *testing.T, res result) {
+	t.Helper()
+	if strings.Contains(res.raw, "vigiles-canary") {
+		t.Errorf("a credential reached the command:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+	}
+}
+
+// The work tree's own git configs are seen without their credentials; git
+// still works, the command may change them, and reading or leaving one as
+// it was records no write.
+func TestGitCredentialsInTheWorkTree(t *testing.T) {
+	requireBwrap(t)
+	script := `cat .git/config .git/modules/sub/config; git config --get remote.origin.url
+git status --short >/dev/null && echo git-ok
+: >> .git/config; : >> .git/modules/sub/config
+git config --local vigiles.probe yes && echo config-written`
+	for _, r := range runners(t) {
+		for _, writes := range []string{"overlay", "copy"} {
+			t.Run(r.name+"/"+writes, func(t *testing.T) {
+				dir := workTree(t)
+				gitInit(t, dir)
+				appendFile(t, filepath.Join(dir, ".git/modules/sub/config"), gitCanaryConf)
+				before := fileHash(t, filepath.Join(dir, ".git", "config"))
+				res := vigiles(t, r, dir, nil, "--writes", writes, "--", "sh", "-c", script)
+				noCanary(t, res)
+				for _, want := range []string{"https://x-access-token@github.com/o/r", "git-ok", "config-written", "[core]"} {
+					if !strings.Contains(res.Stdout, want) {
+						t.Errorf("stdout lacks %q:\nstdout: %s\nstderr: %s", want, res.Stdout, res.Stderr)
+					}
+				}
+				var configWrites []string
+				for _, w := range res.Writes {
+					if strings.HasSuffix(w.Path, "config") {
+						configWrites = append(configWrites, w.Op+" "+w.Path)
+					}
+				}
+				if len(configWrites) != 1 || configWrites[0] != "modify .git/config" {
+					t.Errorf("config writes %v; want only git config's modify of .git/config", configWrites)
+				}
+				if fileHash(t, filepath.Join(dir, ".git", "config")) != before {
+					t.Error("the host's .git/config changed")
+				}
+			})
+		}
+	}
+}
+
+// Around the work tree: the configs of the checkout a tree is a
+// subdirectory of, and a CI runner's temporary directory, file commands and
+// own credentials (a container job's layout, outside any masked directory).
+func TestRunnerAndOutsideCredentials(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a runner's layout is made under /var/lib, outside the masked directories")
+	base := openTempDir(t, "/var/lib", "vigiles-escape-runner-")
+	temp := filepath.Join(base, "_work", "_temp")
+	envFile := filepath.Join(temp, "_runner_file_commands", "set_env_1")
+	appendFile(t, envFile, "SECRET=vigiles-canary-env\n")
+	appendFile(t, filepath.Join(temp, "git-credentials-1.config"), gitCanaryConf)
+	appendFile(t, filepath.Join(base, ".credentials"), `{"token":"vigiles-canary-runner"}`)
+	repo := filepath.Join(base, "_work", "repo", "repo")
+	gitInit(t, repo)
+	tree := filepath.Join(repo, "plugins", "p")
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{base, filepath.Join(base, "_work"), temp, filepath.Dir(envFile), filepath.Dir(repo), repo, filepath.Join(repo, "plugins")} {
+		os.Chmod(d, 0o755)
+	}
+	files := []string{envFile, filepath.Join(temp, "git-credentials-1.config"), filepath.Join(base, ".credentials"), filepath.Join(repo, ".git", "config")}
+	script := "cat " + strings.Join(files, " ") + "; cat " + filepath.Join(repo, ".git", "HEAD")
+	env := []string{"RUNNER_TEMP=" + temp, "GITHUB_ENV=" + envFile}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := vigiles(t, r, tree, env, "--", "sh", "-c", script)
+			noCanary(t, res)
+			if !strings.Contains(res.Stdout, "ref: refs/heads/") {
+				t.Errorf("the checkout's .git/HEAD was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+			}
+			// The control: without the runner's variables its files are
+			// the host's like any other.
+			ctl := vigiles(t, r, tree, nil, "--", "sh", "-c", script)
+			if !strings.Contains(ctl.Stdout, "vigiles-canary-env") {
+				t.Errorf("without RUNNER_TEMP the file command was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
+			}
+		})
+	}
+}
