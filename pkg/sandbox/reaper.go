@@ -234,29 +234,32 @@ type notRunnable struct {
 func (n notRunnable) Error() string { return n.err.Error() }
 
 // startCommand starts the command from this (confined) thread. When a pids
-// cgroup bounds the run it is exec'd directly. Otherwise it starts through
-// /bin/sh, which sets RLIMIT_NPROC and execs it: the reaper itself must
-// stay free of that limit, or a fork bomb would leave its Go runtime unable
-// to start a thread (a shell start costs a few milliseconds here; another
-// Go start would cost ten).
+// cgroup bounds the run, and the address-space limit leaves the reaper room
+// (asByShell), it is exec'd directly. Otherwise it starts through /bin/sh,
+// which sets RLIMIT_NPROC, or RLIMIT_AS, or both, and execs it: the reaper
+// itself must stay free of those limits, or a fork bomb would leave its Go
+// runtime unable to start a thread, and a low address-space limit, below
+// what its runtime has reserved, unable to grow its heap (a shell start
+// costs a few milliseconds here; another Go start would cost ten).
 func startCommand(cfg reaperConfig, lim Limits, path string) (int, time.Time, error) {
 	argv := append([]string{path}, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
-	if cfg.PidsByCgroup {
+	direct := cfg.PidsByCgroup && !asByShell(lim)
+	if direct {
 		if !strings.Contains(path, "/") { // lookPath found nothing
 			return 0, time.Now(), notRunnable{errors.New("not found"), 127}
 		}
 	} else {
 		if _, err := os.Stat(shell); err != nil {
-			return 0, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limit with: %w", shell, err)}
+			return 0, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limits with: %w", shell, err)}
 		}
-		argv = append([]string{shell, "-c", nprocShim(lim.Pids)}, argv...)
+		argv = append([]string{shell, "-c", limitShim(lim, !cfg.PidsByCgroup)}, argv...)
 	}
 	// syscall.ForkExec, not os/exec: no pidfd probe (an extra fork), and
 	// the fork happens on this thread, which holds the confinement.
 	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: cfg.Env, Files: []uintptr{0, 1, 2}}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
-	if err != nil && cfg.PidsByCgroup && errors.Is(err, unix.ENOEXEC) {
+	if err != nil && direct && errors.Is(err, unix.ENOEXEC) {
 		// A script without a #! line: run it as a shell script, as the
 		// shell (and execvp) would.
 		pid, err = syscall.ForkExec(shell, append([]string{shell}, argv...), attr)
@@ -264,7 +267,7 @@ func startCommand(cfg reaperConfig, lim Limits, path string) (int, time.Time, er
 	switch {
 	case err == nil:
 		return pid, start, nil
-	case !cfg.PidsByCgroup:
+	case !direct:
 		return 0, start, fmt.Errorf("starting %s for the command: %w", shell, err)
 	case errors.Is(err, unix.ENOENT):
 		return 0, start, notRunnable{errors.New("not found"), 127}
@@ -281,14 +284,31 @@ func waitStatus(ws unix.WaitStatus) (int, string) {
 	return ws.ExitStatus(), ""
 }
 
-// shell sets the process limit and execs the command.
+// shell sets the process limits and execs the command.
 const shell = "/bin/sh"
 
-// nprocShim is the shell script that sets the process limit (bash knows
-// it as -u, dash and busybox as -p) and becomes the command ($0 "$@").
-func nprocShim(pids int) string {
-	n := strconv.Itoa(pids)
-	return "ulimit -u " + n + " 2>/dev/null || ulimit -p " + n + " || exit 125; exec \"$0\" \"$@\""
+// asRoom is the address space the reaper keeps for itself above its limit
+// for the command: its Go runtime reserves about 1.3 GB of address space
+// at start, so an RLIMIT_AS below that would stop its heap from growing.
+// Under asRoom the limit is the command's alone, set by the shell.
+const asRoom = 4 << 30
+
+func asByShell(l Limits) bool { return l.MemoryBytes != 0 && l.MemoryBytes < asRoom }
+
+// limitShim is the shell script that sets the process limit when nproc
+// (bash knows it as -u, dash and busybox as -p) and the address-space one
+// when asByShell (-v, in KiB; both soft and hard), then becomes the command
+// ($0 "$@").
+func limitShim(l Limits, nproc bool) string {
+	var s string
+	if nproc {
+		n := strconv.Itoa(l.Pids)
+		s = "ulimit -u " + n + " 2>/dev/null || ulimit -p " + n + " || exit 125; "
+	}
+	if asByShell(l) {
+		s += "ulimit -v " + strconv.FormatUint(l.MemoryBytes>>10, 10) + " || exit 125; "
+	}
+	return s + "exec \"$0\" \"$@\""
 }
 
 // linger reaps the command's leftover processes for up to d, then lists
@@ -459,6 +479,9 @@ func confineSelf(workdir string, l Limits, filter []unix.SockFilter) error {
 		{unix.RLIMIT_NOFILE, l.OpenFiles},
 		{unix.RLIMIT_CORE, 0},
 	} {
+		if rl.res == unix.RLIMIT_AS && asByShell(l) {
+			continue // startCommand's shell sets it for the command alone
+		}
 		max := rl.v
 		if rl.res == unix.RLIMIT_CPU {
 			max++

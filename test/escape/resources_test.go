@@ -31,6 +31,14 @@ func TestResourceLimits(t *testing.T) {
 					t.Errorf("1 GiB was allocated under a 256 MiB limit: exit %d", res.ExitCode)
 				}
 			}},
+		{"many processes under a low address-space limit", []string{"--limit-memory", "1GiB", "--timeout", "30s"},
+			// The limit is the command's: the reaper, whose Go runtime
+			// reserves more than 1 GiB, still samples 300 processes.
+			`for i in $(seq 1 300); do sleep 2 & done; wait; python3 -c 'b = bytearray(1 << 30)' 2>/dev/null || echo bounded`, "", "", func(t *testing.T, res result) {
+				if res.Error != "" || res.ExitCode != 0 || !strings.Contains(res.Stdout, "bounded") {
+					t.Errorf("exit %d, error %q, stdout %q, want exit 0 and the command bounded; stderr %.300q", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+				}
+			}},
 		{"memory of many processes", []string{"--limit-run-memory", "201326592", "--timeout", "60s"},
 			`for i in 1 2 3; do dd if=/dev/zero of=/dev/null bs=128M count=40 2>/dev/null & done; wait; echo done`,
 			"", "memory", nil},
