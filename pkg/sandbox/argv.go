@@ -69,7 +69,8 @@ type plan struct {
 	// MaskDirs are host directories replaced by an empty tmpfs besides
 	// maskedDirs: the caller's HOME and a CI runner's own (callerSecrets).
 	MaskDirs []string
-	// MaskFiles are host files replaced by an empty file: secrets that
+	// MaskFiles are host files covered with /dev/null, which the command
+	// cannot open (bubblewrap's binds are nodev): secrets that
 	// uid 0 could read (/etc/shadow, SSH host keys), git configs with
 	// credentials outside the work tree, a runner's credentials.
 	MaskFiles []string
@@ -78,7 +79,7 @@ type plan struct {
 	Env []string
 }
 
-// secretFiles are masked with an empty file wherever they exist; globs
+// secretFiles are covered with /dev/null wherever they exist; globs
 // are expanded by the broker.
 var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
 	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}

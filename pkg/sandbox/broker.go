@@ -408,7 +408,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	view.masked = append(view.masked, dirs...)
 	gits, err := outsideGitConfigs(spec.Dir, view)
 	if err != nil {
-		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: check out without persisting them (actions/checkout: persist-credentials: false)", ErrRefused, err))
+		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
 	}
 	p.MaskFiles = append(p.MaskFiles, gits...)
 	if raceBuild {

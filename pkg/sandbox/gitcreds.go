@@ -32,7 +32,12 @@ import (
 //     nothing);
 //   - outside it (the repository of a work tree that is a subdirectory, a
 //     submodule's git dir, a linked worktree's), the broker covers each such
-//     file that the command could see with an empty one (outsideGitConfigs).
+//     file that the command could see with /dev/null, which it then cannot
+//     open (bubblewrap's binds are nodev) (outsideGitConfigs).
+
+// credentialsFix is the fix a run refused for credentials it could not
+// hide names.
+const credentialsFix = "check out without persisting them (actions/checkout: persist-credentials: false), or remove them from the repository's git config"
 
 // scrubGitConfig returns the text of a git config file without the
 // credentials a CI checkout leaves in it: every `extraheader` variable,
@@ -53,29 +58,21 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 			continue
 		}
 		rest := bytes.TrimLeft(line, " \t")
+		var head []byte // a section header, which a variable may follow on its line
 		if len(rest) > 0 && rest[0] == '[' {
-			// A section header; a variable may follow it on its line.
-			end := headerEnd(rest)
-			if end < 0 {
-				buf.Write(line)
-				continue
+			if end := headerEnd(rest); end >= 0 {
+				head, rest = line[:len(line)-len(rest)+end+1], rest[end+1:]
 			}
-			head := line[:len(line)-len(rest)+end+1]
-			rest = rest[end+1:]
-			if isExtraHeader(rest) {
-				buf.Write(head)
-				buf.WriteByte('\n')
-				dropping = continues(rest)
-				continue
-			}
+		}
+		if !isExtraHeader(rest) {
 			buf.Write(line)
 			continue
 		}
-		if isExtraHeader(rest) {
-			dropping = continues(line)
-			continue
+		if len(head) > 0 {
+			buf.Write(head)
+			buf.WriteByte('\n')
 		}
-		buf.Write(line)
+		dropping = continues(rest)
 	}
 	out = urlPassword.ReplaceAll(buf.Bytes(), []byte("${1}@"))
 	return out, !bytes.Equal(out, in)
@@ -171,56 +168,56 @@ func gitDir(dir string) string {
 // cannot be read here is no more readable to the command.
 func gitConfigs(g string) ([]string, error) {
 	var out []string
-	seen := map[string]bool{}
-	var walk func(d string, depth int) error
-	walk = func(d string, depth int) error {
-		if seen[d] || depth > 32 {
-			return nil
-		}
-		seen[d] = true
+	addConfig := func(d string) {
 		if fi, err := os.Lstat(filepath.Join(d, "config")); err == nil && fi.Mode().IsRegular() {
 			out = append(out, filepath.Join(d, "config"))
 		}
-		if depth == 0 {
-			if b, err := os.ReadFile(filepath.Join(d, "commondir")); err == nil {
-				c := strings.TrimSpace(string(b))
-				if !filepath.IsAbs(c) {
-					c = filepath.Join(d, c)
-				}
-				if err := walk(filepath.Clean(c), 1); err != nil {
-					return err
-				}
-			}
+	}
+	// A submodule's name may contain '/', so every directory below
+	// modules/ but a git dir's own is walked.
+	var modules func(d string, depth int) error
+	modules = func(d string, depth int) error {
+		if depth > 32 {
+			return nil
 		}
-		sub := filepath.Join(d, "modules")
-		if depth > 0 {
-			sub = d
-		}
-		ents, err := os.ReadDir(sub)
+		ents, err := os.ReadDir(d)
 		if err != nil {
 			if ignorable(err) {
 				return nil
 			}
-			return err
+			return fmt.Errorf("listing the git configs of %s: %w", g, err)
 		}
 		for _, e := range ents {
-			if !e.IsDir() || gitInternal[e.Name()] {
-				continue
-			}
-			if err := walk(filepath.Join(sub, e.Name()), depth+1); err != nil {
-				return err
+			if sub := filepath.Join(d, e.Name()); e.IsDir() && !gitInternal[e.Name()] {
+				addConfig(sub)
+				if err := modules(sub, depth+1); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
-	if err := walk(g, 0); err != nil {
-		return nil, fmt.Errorf("listing the git configs of %s: %w", g, err)
+	dirs := []string{g}
+	if b, err := os.ReadFile(filepath.Join(g, "commondir")); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(g, c)
+		}
+		if c = filepath.Clean(c); c != g {
+			dirs = append(dirs, c)
+		}
+	}
+	for _, d := range dirs {
+		addConfig(d)
+		if err := modules(filepath.Join(d, "modules"), 0); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
 // gitInternal are the directories of a git dir that hold no config of a
-// submodule (a submodule's name may contain '/', so modules/ is walked).
+// submodule.
 var gitInternal = map[string]bool{"objects": true, "refs": true, "logs": true, "hooks": true,
 	"info": true, "lfs": true, "worktrees": true, "rr-cache": true, "branches": true}
 
@@ -228,29 +225,65 @@ func ignorable(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
 }
 
-// hasCredentials says whether the git config file p holds credentials
-// (an unreadable one does not, to whoever cannot read it).
-func hasCredentials(p string) (scrubbed []byte, ok bool, err error) {
+// scrubFile reads the git config file p and returns it scrubbed, and
+// whether that took anything out. A file that is missing, unreadable or
+// not a regular one holds nothing to take out, to whoever cannot read it.
+func scrubFile(p string) (clean []byte, changed bool, err error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if ignorable(err) {
-			return nil, false, nil
+			err = nil
 		}
 		return nil, false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxGitConfig {
-		if err == nil && fi.Mode().IsRegular() {
-			err = fmt.Errorf("%s: a git config of %d bytes is past the %d vigiles reads", p, fi.Size(), maxGitConfig)
-		}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
 		return nil, false, err
+	case !fi.Mode().IsRegular():
+		return nil, false, nil
+	case fi.Size() > maxGitConfig:
+		return nil, false, fmt.Errorf("%s: a git config of %d bytes is past the %d vigiles reads", p, fi.Size(), maxGitConfig)
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, false, err
 	}
-	out, changed := scrubGitConfig(b)
-	return out, changed, nil
+	clean, changed = scrubGitConfig(b)
+	return clean, changed, nil
+}
+
+// treeCredentials lists the git configs of the work tree's own repository
+// (its git dir inside the tree) that hold credentials, each scrubbed.
+func treeCredentials(tree string) ([]scrubbedConfig, error) {
+	g := gitDir(tree)
+	if g == "" || !under(g, tree) {
+		return nil, nil // none, or outside the tree: the broker's
+	}
+	configs, err := gitConfigs(g)
+	if err != nil {
+		return nil, err
+	}
+	var out []scrubbedConfig
+	for _, c := range configs {
+		if !under(c, tree) { // a common dir outside the tree: the broker's
+			continue
+		}
+		clean, changed, err := scrubFile(c)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			out = append(out, scrubbedConfig{c, clean})
+		}
+	}
+	return out, nil
+}
+
+type scrubbedConfig struct {
+	path  string
+	clean []byte
 }
 
 // maxGitConfig bounds what is read of one git config; a larger one is an
@@ -263,28 +296,16 @@ const maxGitConfig = 4 << 20
 // tree's, so that the layer, put above the tree, changes nothing else the
 // command sees. It returns whether it wrote any.
 func credentialLayer(lower, layer string) (bool, error) {
-	g := gitDir(lower)
-	if g == "" || !under(g, lower) {
-		return false, nil // none, or outside the tree: the broker's
-	}
-	configs, err := gitConfigs(g)
+	configs, err := treeCredentials(lower)
 	if err != nil {
 		return false, err
 	}
 	var dirs []string // made in layer, parents first
 	made := map[string]bool{".": true}
-	wrote := false
 	for _, c := range configs {
-		clean, ok, err := hasCredentials(c)
+		rel, err := filepath.Rel(lower, c.path)
 		if err != nil {
 			return false, err
-		}
-		if !ok {
-			continue
-		}
-		rel, err := filepath.Rel(lower, c)
-		if err != nil || !under(c, lower) {
-			continue
 		}
 		var chain []string
 		for d := filepath.Dir(rel); !made[d]; d = filepath.Dir(d) {
@@ -298,13 +319,12 @@ func credentialLayer(lower, layer string) (bool, error) {
 			dirs = append(dirs, chain[i])
 		}
 		dst := filepath.Join(layer, rel)
-		if err := os.WriteFile(dst, clean, 0o600); err != nil {
+		if err := os.WriteFile(dst, c.clean, 0o600); err != nil {
 			return false, err
 		}
-		if err := copyState(c, dst); err != nil {
+		if err := copyState(c.path, dst); err != nil {
 			return false, err
 		}
-		wrote = true
 	}
 	// Children first, so that making one does not move its parent's times.
 	for i := len(dirs) - 1; i >= 0; i-- {
@@ -312,44 +332,33 @@ func credentialLayer(lower, layer string) (bool, error) {
 			return false, err
 		}
 	}
-	return wrote, nil
+	return len(configs) > 0, nil
 }
 
 // scrubInPlace takes the credentials out of the git configs of a copy of
 // the work tree (the copy method), keeping each file's mode and times.
 func scrubInPlace(tree string) error {
-	g := gitDir(tree)
-	if g == "" || !under(g, tree) {
-		return nil
-	}
-	configs, err := gitConfigs(g)
+	configs, err := treeCredentials(tree)
 	if err != nil {
 		return err
 	}
 	for _, c := range configs {
-		clean, ok, err := hasCredentials(c)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
 		var st unix.Stat_t
-		if err := unix.Lstat(c, &st); err != nil {
+		if err := unix.Lstat(c.path, &st); err != nil {
 			return err
 		}
-		f, err := os.OpenFile(c, os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0)
+		f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0)
 		if err != nil {
 			return err
 		}
-		_, err = f.Write(clean)
+		_, err = f.Write(c.clean)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return err
 		}
-		if err := unix.UtimesNanoAt(unix.AT_FDCWD, c, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := unix.UtimesNanoAt(unix.AT_FDCWD, c.path, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return err
 		}
 	}
@@ -437,8 +446,8 @@ func (v hostView) sees(p string) bool {
 // command in the work tree dir could read outside the tree: those of the
 // git dir its .git leads to when that is outside it (a submodule's, a
 // linked worktree's), and those of every repository above it (a work tree
-// that is a subdirectory of a checkout). The broker covers each with an
-// empty file.
+// that is a subdirectory of a checkout). The broker covers each with
+// /dev/null.
 func outsideGitConfigs(dir string, v hostView) ([]string, error) {
 	var dirs []string
 	for d := dir; ; d = filepath.Dir(d) {
@@ -459,9 +468,9 @@ func outsideGitConfigs(dir string, v hostView) ([]string, error) {
 			if !v.reads(c, 0o4) || under(c, dir) || slices.Contains(out, c) {
 				continue
 			}
-			if _, ok, err := hasCredentials(c); err != nil {
+			if _, changed, err := scrubFile(c); err != nil {
 				return nil, err
-			} else if ok {
+			} else if changed {
 				out = append(out, c)
 			}
 		}
@@ -478,7 +487,7 @@ func outsideGitConfigs(dir string, v hostView) ([]string, error) {
 // includes from the repository's config) and its file-command directories,
 // each masked with an empty tmpfs; and a self-hosted runner's own
 // credentials (.credentials, .credentials_rsaparams beside its _work
-// directory), covered with an empty file. Only what a run would see is
+// directory), covered with /dev/null. Only what a run would see is
 // listed, each path with its symlinks resolved.
 func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string) {
 	addDir := func(d string) {

@@ -84,8 +84,9 @@ func TestGitConfigsFindsSubmodulesAndCommonDir(t *testing.T) {
 	writeFile(t, filepath.Join(g, "modules/a/modules/b/config"), credConf)
 	writeFile(t, filepath.Join(g, "modules/path/with/slash/config"), credConf)
 	writeFile(t, filepath.Join(g, "modules/a/objects/config"), credConf) // not a submodule's
-	wt := filepath.Join(root, "wt-gitdir")
-	writeFile(t, filepath.Join(wt, "commondir"), "..\n")
+	// A linked worktree's git dir, as git makes it.
+	wt := filepath.Join(g, "worktrees", "wt")
+	writeFile(t, filepath.Join(wt, "commondir"), "../..\n")
 	got, err := gitConfigs(wt)
 	if err != nil {
 		t.Fatal(err)

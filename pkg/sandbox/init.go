@@ -441,7 +441,7 @@ func mountLowers(lowers, target string) error {
 // credentialsError names the fix when the tree's git credentials cannot be
 // hidden: the run is refused rather than run with them readable.
 func credentialsError(err error) error {
-	return fmt.Errorf("hiding the git credentials in the work tree: %w; fix: check out without persisting them (actions/checkout: persist-credentials: false), or remove them from the repository's git config", err)
+	return fmt.Errorf("hiding the git credentials in the work tree: %w; fix: %s", err, credentialsFix)
 }
 
 // placeResolvConf puts the egress layer's resolver configuration where the
