@@ -239,10 +239,8 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	// would say again what was said above.
 	if mode != "" && len(errs) == egressProblems {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
-		if err := validateEgress(in.Egress); err != nil {
-			for _, e := range splitJoined(err) {
-				bad("input allow: %s", userMessage(e))
-			}
+		for _, e := range egressMistakes(in.Egress) {
+			bad("input allow: %s", userMessage(e))
 		}
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {

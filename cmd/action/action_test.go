@@ -634,15 +634,22 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 func TestActionMergeReportsAreInputs(t *testing.T) {
 	b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass})
 	for _, tc := range []struct {
-		file, want string // file: the content of reports/a.json, "" for none
+		file, want string // file: the content of reports/a.json, "" for none, "/" for a directory
 	}{
 		{string(b) + "}", "has more after its JSON document"},
 		{"", "matches no file"},
+		{"/", "is not a regular file"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})
-			if tc.file != "" {
-				dir := filepath.Join(s.env["GITHUB_WORKSPACE"], "reports")
+			dir := filepath.Join(s.env["GITHUB_WORKSPACE"], "reports")
+			switch tc.file {
+			case "":
+			case "/":
+				if err := os.MkdirAll(filepath.Join(dir, "a.json"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			default:
 				os.MkdirAll(dir, 0o755)
 				if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(tc.file), 0o644); err != nil {
 					t.Fatal(err)

@@ -162,7 +162,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 
 // checkRunFlags refuses values that mean nothing, or something else than
 // they say: a value the engine would take as "the default", a limit below
-// what the sandbox itself needs, an egress policy validateEgress refuses
+// what the sandbox itself needs, an egress policy egressMistakes refuses
 // (network options of another mode among them), which it completes. Every
 // problem is reported, one per line.
 func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap uint64, lim sandbox.Limits,
@@ -198,10 +198,8 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if fs.Changed("limit-open-files") && (lim.OpenFiles < runner.MinOpenFiles || lim.OpenFiles > runner.MaxOpenFiles) {
 		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, runner.MinOpenFiles, runner.MaxOpenFiles)
 	}
-	if err := validateEgress(policy); err != nil {
-		for _, e := range splitJoined(err) {
-			bad("%w", e)
-		}
+	for _, e := range egressMistakes(policy) {
+		bad("%w", e)
 	}
 	if workdir != "" {
 		if why := notADir(workdir); why != "" {

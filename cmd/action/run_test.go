@@ -55,7 +55,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--output-cap", "0"}, []string{"--output-cap 0: want a size above 0"}},
 		{[]string{"--output-cap", "-1"}, []string{`invalid argument "-1" for "--output-cap"`}},
 		{[]string{"--output-cap", "65MiB"}, []string{"at most 64MiB"}},
-		{[]string{"--egress", "allow"}, []string{"--egress allow needs at least one host in --allow"}},
+		{[]string{"--egress", "allow"}, []string{"egress mode allow needs at least one host"}},
 		{[]string{"--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is deny)"}},
 		{[]string{"--egress", "record", "--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is record)"}},
 		{[]string{"--dns-upstream", "192.0.2.53"}, []string{"--dns-upstream 192.0.2.53: only with --egress allow"}},

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -149,9 +150,9 @@ func (c *commonFlags) validate(name string) error {
 	// is checked too, and refused for want of --egress allow.
 	if c.egress != "" || len(c.allow) > 0 {
 		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
-		if err := validateEgress(&p); err != nil {
+		if es := egressMistakes(&p); es != nil {
 			var ps problems
-			for _, e := range splitJoined(err) {
+			for _, e := range es {
 				ps = append(ps, fmt.Errorf("%s: %w", name, e))
 			}
 			return ps
@@ -256,11 +257,17 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 const maxReportFile = 256 << 20
 
 func readReport(path string) (*report.Report, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: a FIFO matched by a glob must not hang the merge.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("report %s is not a regular file", path)
+	}
 	var r report.Report
 	dec := json.NewDecoder(io.LimitReader(f, maxReportFile))
 	if err := dec.Decode(&r); err != nil {

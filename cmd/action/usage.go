@@ -58,15 +58,6 @@ func (ps problems) Error() string {
 
 func (ps problems) Unwrap() []error { return ps }
 
-// splitJoined is the errors errors.Join joined into err (as
-// netwire.ValidateEgress returns several mistakes), or err alone.
-func splitJoined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
 // orNil is ps as an error: nil when there are none.
 func (ps problems) orNil() error {
 	if len(ps) == 0 {

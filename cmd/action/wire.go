@@ -10,5 +10,16 @@ import (
 // vigiles-sandbox is not beside it).
 func wireNetwork() { netwire.Install() }
 
-// validateEgress checks the egress flags and fills the default resolver.
-func validateEgress(p *evidence.EgressPolicy) error { return netwire.ValidateEgress(p) }
+// egressMistakes checks an egress policy from flags or inputs, filling
+// its defaults, and returns each mistake (netwire.ValidateEgress joins
+// them), so that a caller says every one in its own words.
+func egressMistakes(p *evidence.EgressPolicy) []error {
+	err := netwire.ValidateEgress(p)
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}

@@ -54,11 +54,11 @@ func ValidateEgress(p *evidence.EgressPolicy) error {
 	if p.Mode == evidence.EgressAllow {
 		if len(p.Allow) == 0 && len(p.AllowIP) == 0 {
 			// The policy file's parser says the same of mode allow without hosts.
-			errs = append(errs, errors.New("--egress allow needs at least one host in --allow (or, with vigiles run, a range in --allow-ip)"))
+			errs = append(errs, errors.New("egress mode allow needs at least one host (or address range) to allow"))
 		}
 	} else {
-		if len(p.Allow) > 0 {
-			errs = append(errs, errors.New("--allow needs --egress allow"))
+		if len(p.Allow) > 0 || len(p.AllowIP) > 0 {
+			errs = append(errs, fmt.Errorf("hosts and address ranges to allow need egress mode allow (egress is %s)", p.Mode))
 		}
 		if p.Connector != "" {
 			errs = append(errs, fmt.Errorf("--connector %s: only with --egress allow (egress is %s)", p.Connector, p.Mode))

@@ -15,8 +15,9 @@ func TestValidateEgressAllowModeRules(t *testing.T) {
 		p    evidence.EgressPolicy
 		want []string
 	}{
-		{evidence.EgressPolicy{Mode: evidence.EgressAllow}, []string{"--egress allow needs at least one host in --allow"}},
-		{evidence.EgressPolicy{Allow: []string{"x.example.test"}}, []string{"--allow needs --egress allow"}},
+		{evidence.EgressPolicy{Mode: evidence.EgressAllow}, []string{"egress mode allow needs at least one host"}},
+		{evidence.EgressPolicy{Allow: []string{"x.example.test"}}, []string{"hosts and address ranges to allow need egress mode allow (egress is deny)"}},
+		{evidence.EgressPolicy{Mode: evidence.EgressRecord, AllowIP: []string{"192.0.2.0/24"}}, []string{"hosts and address ranges to allow need egress mode allow (egress is record)"}},
 		{evidence.EgressPolicy{Mode: evidence.EgressRecord, Connector: "pasta", DNSUpstream: "192.0.2.53"},
 			[]string{"--connector pasta: only with --egress allow (egress is record)", "--dns-upstream 192.0.2.53: only with --egress allow (egress is record)"}},
 		{evidence.EgressPolicy{Mode: "open"}, []string{`--egress "open": want deny, record or allow`}},
