@@ -214,7 +214,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
 	var pe *runner.AuditPathError
-	if errors.As(err, &pe) && errors.Is(pe, runner.ErrOutsideTree) {
+	if errors.As(err, &pe) && pe.Outside {
 		err = hinted{msg: err.Error() + "; name directories under --dir " + c.dir, err: err}
 	}
 	if err == nil && *updateBaseline && !c.quiet {

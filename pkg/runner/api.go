@@ -79,14 +79,19 @@ func errorf(kind error, format string, a ...any) error {
 // without the text naming them.
 type AuditPathError struct {
 	Path    string // as the caller gave it
-	msg     string
-	outside bool
+	Dir     string // the work tree
+	Outside bool   // outside Dir; otherwise not a directory
 }
 
-func (e *AuditPathError) Error() string { return e.msg }
+func (e *AuditPathError) Error() string {
+	if e.Outside {
+		return fmt.Sprintf("audit path %s is outside the work tree %s", e.Path, e.Dir)
+	}
+	return fmt.Sprintf("audit path %s: not a directory", e.Path)
+}
 
 func (e *AuditPathError) Is(target error) bool {
-	return target == ErrBadOption || e.outside && target == ErrOutsideTree
+	return target == ErrBadOption || e.Outside && target == ErrOutsideTree
 }
 
 // Rules of run findings.
@@ -260,11 +265,11 @@ func (s *session) discover(paths []string) error {
 			a = r
 		}
 		if _, err := relTo(s.dir, a); err != nil {
-			return &AuditPathError{Path: p, msg: fmt.Sprintf("audit path %s is outside the work tree %s", p, s.dir), outside: true}
+			return &AuditPathError{Path: p, Dir: s.dir, Outside: true}
 		}
 		fi, err := os.Stat(a)
 		if err != nil || !fi.IsDir() {
-			return &AuditPathError{Path: p, msg: fmt.Sprintf("audit path %s: not a directory", p)}
+			return &AuditPathError{Path: p, Dir: s.dir}
 		}
 		roots = append(roots, a)
 	}
