@@ -352,7 +352,7 @@ func (s *stream) stop() {
 	case s.watch.sync(syncBy):
 		s.lost.Add(s.watch.lostTo(s.addrPort()))
 	default:
-		s.logf("egress: %s: the notices of destroyed sockets were not all read (every connection the command reset counts as lost)", s.addr())
+		s.logf("egress: %s: %s", s.addr(), noticesUnread)
 		s.lost.Add(max(s.watch.lostTo(s.addrPort()), s.resets.Load()))
 	}
 	s.ln.Close()
@@ -683,7 +683,7 @@ func (w *discardWatch) notice(m []byte) {
 		close(w.seen)
 		w.seen = make(chan struct{})
 	}
-	if n, ok := w.lost[to]; ok && dst.IsValid() && unsent(m[inetDiagMsgLen:]) {
+	if n, ok := w.lost[to]; ok && unsent(m[inetDiagMsgLen:]) {
 		w.lost[to] = n + 1
 	}
 }
@@ -757,11 +757,17 @@ func (w *discardWatch) sync(deadline time.Time) bool {
 		}
 		select {
 		case <-seen:
+		case <-w.done: // the reader is gone: nothing more will be seen
+			return false
 		case <-timer.C:
 			return false
 		}
 	}
 }
+
+// noticesUnread is logged when a stream's stop could not be sure it read
+// every notice of the sockets destroyed before it.
+const noticesUnread = "the notices of destroyed sockets were not all read (every connection the command reset counts as lost)"
 
 // marker opens and closes a TCP socket, and returns its cookie.
 func (w *discardWatch) marker() (uint64, error) {
