@@ -836,7 +836,7 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 		}
 		if r.Command != out.Command {
 			return nil, errorf(ErrBadOption, "merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command",
-				nr.Name, shown(r.Command), first.Name, shown(out.Command))
+				nr.Name, printable(r.Command), first.Name, printable(out.Command))
 		}
 		if r.Shard != "" {
 			i, n, err := ParseShard(r.Shard)
@@ -874,17 +874,6 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 	}
 	finish(out)
 	return out, nil
-}
-
-// shown is a short value read from a report file, for a message: at most
-// 20 characters, each control, format or invalid one escaped as %q would.
-func shown(s string) string {
-	cut := ""
-	if r := []rune(s); len(r) > 20 {
-		s, cut = string(r[:20]), "…"
-	}
-	q := strconv.Quote(s)
-	return q[1:len(q)-1] + cut
 }
 
 // readSmall reads a regular file of at most max bytes.
