@@ -16,7 +16,6 @@ import (
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
-	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -77,7 +76,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		lim         sandbox.Limits
 	)
 	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
-	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(runner.MaxOutputCap)+")")
+	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB)")
 	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+formatSize(sandbox.MinRunMemory)+")")
@@ -175,11 +174,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if linger < 0 {
 		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0", linger)
 	}
-	if outputCap == 0 || outputCap > runner.MaxOutputCap {
-		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(runner.MaxOutputCap))
+	if outputCap == 0 || outputCap > sandbox.MaxOutputCap {
+		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(sandbox.MaxOutputCap))
 	}
-	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > runner.MaxPids) {
-		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, runner.MaxPids)
+	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > sandbox.MaxPids) {
+		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, sandbox.MaxPids)
 	}
 	if fs.Changed("limit-run-memory") && lim.RunMemoryBytes < sandbox.MinRunMemory {
 		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", formatSize(lim.RunMemoryBytes), formatSize(sandbox.MinRunMemory))
@@ -192,11 +191,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 			bad("--%s 0: want a size above 0 (leave the flag out for the default)", l.name)
 		}
 	}
-	if fs.Changed("limit-cpu") && (lim.CPUSeconds == 0 || lim.CPUSeconds > runner.MaxCPUSeconds) {
-		bad("--limit-cpu %d: want a whole number of seconds from 1 to %d", lim.CPUSeconds, runner.MaxCPUSeconds)
+	if fs.Changed("limit-cpu") && (lim.CPUSeconds == 0 || lim.CPUSeconds > sandbox.MaxCPUSeconds) {
+		bad("--limit-cpu %d: want a whole number of seconds from 1 to %d", lim.CPUSeconds, sandbox.MaxCPUSeconds)
 	}
-	if fs.Changed("limit-open-files") && (lim.OpenFiles < runner.MinOpenFiles || lim.OpenFiles > runner.MaxOpenFiles) {
-		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, runner.MinOpenFiles, runner.MaxOpenFiles)
+	if fs.Changed("limit-open-files") && (lim.OpenFiles < sandbox.MinOpenFiles || lim.OpenFiles > sandbox.MaxOpenFiles) {
+		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, sandbox.MinOpenFiles, sandbox.MaxOpenFiles)
 	}
 	for _, e := range egressMistakes(policy) {
 		bad("%w", e)

@@ -109,19 +109,6 @@ type Defaults struct {
 	RootSandbox bool
 }
 
-// Bounds of the defaults the policy file shares with vigiles run's flags,
-// which keep to the same. The sandbox's own floors (sandbox.MinPids,
-// sandbox.MinRunMemory) are the sandbox's.
-const (
-	// MaxOutputCap bounds output-cap: the captured output is held in
-	// memory and in the JSON result.
-	MaxOutputCap  = 64 << 20
-	MaxPids       = 1 << 20
-	MaxCPUSeconds = 86400
-	MinOpenFiles  = 16
-	MaxOpenFiles  = 1 << 20
-)
-
 // Check is one named test: what to run, with which event input, and what
 // to expect.
 type Check struct {
@@ -674,8 +661,8 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger") },
 		"output-cap": func(k, v *yaml.Node) {
 			s, ok := p.size(v, "defaults.output-cap")
-			if ok && s > MaxOutputCap {
-				p.errAt(v, "defaults.output-cap: at most %dMiB", MaxOutputCap>>20)
+			if ok && s > sandbox.MaxOutputCap {
+				p.errAt(v, "defaults.output-cap: at most %dMiB", sandbox.MaxOutputCap>>20)
 				return
 			}
 			d.OutputCap = int(s)
@@ -687,7 +674,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 				// The sandbox refuses every run below these (its own
 				// processes need them); say so here, at the value.
 				"pids": func(k, v *yaml.Node) {
-					n, ok := p.integer(v, "limits.pids", 1, MaxPids)
+					n, ok := p.integer(v, "limits.pids", 1, sandbox.MaxPids)
 					if ok && n < sandbox.MinPids {
 						p.errAt(v, "limits.pids: %d is below the %d processes the sandbox itself needs (bubblewrap, vigiles' init and reaper), so every run would be refused: want at least %d", n, sandbox.MinPids, sandbox.MinPids)
 						return
@@ -706,11 +693,11 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 				"file-size": func(k, v *yaml.Node) { l.FileBytes, _ = p.size(v, "limits.file-size") },
 				"scratch":   func(k, v *yaml.Node) { l.ScratchBytes, _ = p.size(v, "limits.scratch") },
 				"cpu-seconds": func(k, v *yaml.Node) {
-					c, _ := p.integer(v, "limits.cpu-seconds", 1, MaxCPUSeconds)
+					c, _ := p.integer(v, "limits.cpu-seconds", 1, sandbox.MaxCPUSeconds)
 					l.CPUSeconds = uint64(c)
 				},
 				"open-files": func(k, v *yaml.Node) {
-					c, _ := p.integer(v, "limits.open-files", MinOpenFiles, MaxOpenFiles)
+					c, _ := p.integer(v, "limits.open-files", sandbox.MinOpenFiles, sandbox.MaxOpenFiles)
 					l.OpenFiles = uint64(c)
 				},
 			})

@@ -77,6 +77,19 @@ const (
 	DefaultOutputCap = 1 << 20
 )
 
+// Bounds of what a caller may ask of a run, for callers to check their
+// input against (the policy file and vigiles run's flags keep to the same);
+// the floors the sandbox itself needs are MinPids and MinRunMemory.
+const (
+	// MaxOutputCap bounds Spec.OutputCap: the captured output is held
+	// in memory and in the JSON result.
+	MaxOutputCap  = 64 << 20
+	MaxPids       = 1 << 20
+	MaxCPUSeconds = 86400
+	MinOpenFiles  = 16
+	MaxOpenFiles  = 1 << 20
+)
+
 // Result is the vigiles.run/v1 document.
 type Result struct {
 	Schema          string  `json:"schema"`
