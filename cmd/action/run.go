@@ -45,7 +45,11 @@ Examples:
 
 In a GitHub Actions step (GITHUB_ACTIONS=true) the command's output is
 passed through with every line made inert: a line it prints cannot run
-as a workflow command. The report goes to stderr (--json: stdout).
+as a workflow command. On a terminal, its escape sequences and other
+controls (but tab, newline and carriage return) are shown, not sent:
+ESC as ^[, so colours appear as ^[[31m and a title or clipboard write
+does nothing. Pipe the output (| cat) for its exact bytes. The report
+goes to stderr (--json: stdout).
 
 Exit status: the command's own; 125 when vigiles refuses or fails; 2 on bad usage.
 
@@ -123,19 +127,33 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		defer f.Close()
 		spec.Stdin = f
 	}
-	var inert []*annotate.InertWriter
+	var closers []io.Closer
 	if !*jsonOut {
 		spec.PassStdout, spec.PassStderr = stdout, stderr
 		if getenv("GITHUB_ACTIONS") == "true" {
 			// In a workflow step the command's output is read by the
 			// runner: a line of it must not run as a workflow command.
 			o, e := annotate.NewInertWriter(stdout), annotate.NewInertWriter(stderr)
-			spec.PassStdout, spec.PassStderr, inert = o, e, []*annotate.InertWriter{o, e}
+			spec.PassStdout, spec.PassStderr = o, e
+			closers = append(closers, o, e)
+		}
+		// On a terminal the command's escape sequences are shown, not
+		// sent: it cannot recolour, retitle, clear or hide what follows,
+		// the report among it, nor write the clipboard.
+		if isTerminal(stdout) {
+			t := newTerminalWriter(spec.PassStdout)
+			spec.PassStdout = t
+			closers = append([]io.Closer{t}, closers...)
+		}
+		if isTerminal(stderr) {
+			t := newTerminalWriter(spec.PassStderr)
+			spec.PassStderr = t
+			closers = append([]io.Closer{t}, closers...)
 		}
 	}
 	res, runErr := sandbox.Run(ctx, spec)
-	for _, w := range inert {
-		w.Close()
+	for _, c := range closers {
+		c.Close()
 	}
 	if *jsonOut {
 		var buf bytes.Buffer

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+)
+
+// A terminalWriter passes a command's output to a terminal with every
+// control a terminal would act on shown instead of sent: ESC (colours,
+// cursor moves, the window title, OSC 52's clipboard writes, a switch to
+// the alternate screen or to concealed text that would hide the report),
+// the other C0 controls but tab, newline and carriage return, DEL, and
+// the C1 controls (U+0080–U+009F, and their raw bytes outside UTF-8,
+// which a terminal in an 8-bit locale takes as CSI or OSC). C0 controls
+// are shown in caret notation (ESC as ^[, DEL as ^?), C1 controls as
+// \u009b or \x9b. The rest, invalid UTF-8 included, passes unchanged.
+//
+// It holds back at most the three first bytes of a character cut by the
+// end of a write; Close writes them. It is for one stream and not safe
+// for concurrent use.
+type terminalWriter struct {
+	w    io.Writer
+	held []byte
+	buf  []byte
+	err  error
+}
+
+func newTerminalWriter(w io.Writer) *terminalWriter { return &terminalWriter{w: w} }
+
+func (t *terminalWriter) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n := len(p)
+	if len(t.held) > 0 {
+		p = append(t.held, p...)
+		t.held = nil
+	}
+	t.buf = t.buf[:0]
+	for len(p) > 0 {
+		if !utf8.FullRune(p) {
+			t.held = append([]byte(nil), p...)
+			break
+		}
+		r, size := utf8.DecodeRune(p)
+		t.buf = appendShown(t.buf, r, size, p[0])
+		p = p[size:]
+	}
+	t.write(t.buf)
+	return n, t.err
+}
+
+// appendShown appends one character to b as a terminal may see it: r, of
+// size bytes in the source starting with first, or its shown form when
+// it is a control.
+func appendShown(b []byte, r rune, size int, first byte) []byte {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return append(b, byte(r))
+	case r < 0x20:
+		return append(b, '^', byte(r)+'@')
+	case r == 0x7f:
+		return append(b, '^', '?')
+	case r < utf8.RuneSelf:
+		return append(b, byte(r))
+	case r >= 0x80 && r <= 0x9f:
+		return fmt.Appendf(b, `\u%04x`, r)
+	case r == utf8.RuneError && size == 1:
+		if first <= 0x9f {
+			return fmt.Appendf(b, `\x%02x`, first)
+		}
+		return append(b, first)
+	}
+	return utf8.AppendRune(b, r)
+}
+
+func (t *terminalWriter) write(b []byte) {
+	if len(b) == 0 || t.err != nil {
+		return
+	}
+	if _, err := t.w.Write(b); err != nil {
+		t.err = err
+	}
+}
+
+// Close writes the bytes held back, which never became a whole
+// character, each as appendShown shows an invalid byte.
+func (t *terminalWriter) Close() error {
+	var b []byte
+	for _, c := range t.held {
+		b = appendShown(b, utf8.RuneError, 1, c)
+	}
+	t.held = nil
+	t.write(b)
+	return t.err
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestTerminalWriter: every control a terminal acts on is shown, not
+// sent, however the output is cut into writes; text, tabs, newlines,
+// carriage returns and characters past U+009F pass unchanged.
+func TestTerminalWriter(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\twith tab\r\n", "plain text\twith tab\r\n"},
+		{"\x1b[31mred\x1b[0m", "^[[31mred^[[0m"},
+		{"\x1b]0;title\x07", "^[]0;title^G"},
+		{"\x1b]52;c;cGF3bmVk\x1b\\", "^[]52;c;cGF3bmVk^[\\"},
+		{"\x1b[?1049h\x1b[8m", "^[[?1049h^[[8m"},
+		{"nul\x00 bs\b del\x7f", "nul^@ bs^H del^?"},
+		{"c1 csi \u009b31m osc \u009d", `c1 csi \u009b31m osc \u009d`},
+		{"raw c1 \x9b31m \x9d", `raw c1 \x9b31m \x9d`},
+		{"latin1 \xe9 and \xff", "latin1 \xe9 and \xff"},
+		{"é ü 日本 🙂 \u00a0 \ufffd", "é ü 日本 🙂 \u00a0 \ufffd"},
+		{"cut at the end \xe6\x97", "cut at the end \xe6" + `\x97`},
+		{"\xc2", "\xc2"},
+	} {
+		for _, step := range []int{0, 1, 2, 3} {
+			var out bytes.Buffer
+			w := newTerminalWriter(&out)
+			if step == 0 {
+				w.Write([]byte(tc.in))
+			} else {
+				for b := []byte(tc.in); len(b) > 0; {
+					n := min(step, len(b))
+					if k, err := w.Write(b[:n]); k != n || err != nil {
+						t.Fatalf("Write(%q) = %d, %v", b[:n], k, err)
+					}
+					b = b[n:]
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != tc.want {
+				t.Errorf("%q in writes of %d bytes (0: one write): shown as %q, want %q", tc.in, step, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestRunOnATerminal: vigiles run whose output is a terminal shows the
+// command's escape sequences instead of sending them, on stdout and on
+// stderr, and the report after them is whole; piped, the output is the
+// command's exact bytes. The run is in the open (--sandbox off) since
+// this is about the terminal, not the sandbox.
+func TestRunOnATerminal(t *testing.T) {
+	hostile := `printf 'out\033]0;pwned\007\033[2J\n'; printf 'err\033[8m\233\n' >&2`
+	ptm, pts := openPty(t)
+	var (
+		master bytes.Buffer
+		done   = make(chan struct{})
+	)
+	go func() { io.Copy(&master, ptm); close(done) }()
+	err := run(context.Background(), []string{"run", "--sandbox", "off", "--", "sh", "-c", hostile},
+		func(string) string { return "" }, strings.NewReader(""), pts, pts)
+	if code := exitCode(err, io.Discard); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	pts.Close()
+	<-done
+	got := master.String()
+	if strings.ContainsAny(got, "\x1b\x07") || strings.Contains(got, "\u009b") {
+		t.Errorf("a control reached the terminal: %q", got)
+	}
+	for _, want := range []string{"out^[]0;pwned^G^[[2J", `err^[[8m\x9b`, "vigiles: direct, exit 0"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the terminal shows %q, want it to hold %q", got, want)
+		}
+	}
+
+	var out, errb bytes.Buffer
+	err = run(context.Background(), []string{"run", "--sandbox", "off", "--", "sh", "-c", hostile},
+		func(string) string { return "" }, strings.NewReader(""), &out, &errb)
+	if code := exitCode(err, io.Discard); code != 0 {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	if out.String() != "out\x1b]0;pwned\x07\x1b[2J\n" || !strings.HasPrefix(errb.String(), "err\x1b[8m\x9b\n") {
+		t.Errorf("piped output changed: stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
+
+// openPty opens a pseudo-terminal pair: the master to read what reaches
+// the terminal, the slave to write to.
+func openPty(t *testing.T) (ptm, pts *os.File) {
+	t.Helper()
+	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI must offer pseudo-terminals: /dev/ptmx: %v", err)
+		}
+		t.Skipf("no pseudo-terminal here (/dev/ptmx: %v)", err)
+	}
+	t.Cleanup(func() { ptm.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pts.Close() })
+	// Raw output: the line discipline turns no \n into \r\n.
+	tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Oflag &^= unix.OPOST
+	if err := unix.IoctlSetTermios(int(pts.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	return ptm, pts
+}
