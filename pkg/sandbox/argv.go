@@ -25,6 +25,7 @@ const (
 	fdInfo    = 6 // bwrap writes its info JSON (child pid)
 	fdReady   = 7 // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
 	fdExe     = 8 // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
+	fdData    = 9 // the first of plan.DataFiles' contents, one fd each, which bwrap reads and closes
 )
 
 // initBinary is the path bwrap execs the init by: the binary the broker
@@ -74,6 +75,10 @@ type plan struct {
 	// uid 0 could read (/etc/shadow, SSH host keys), git configs with
 	// credentials outside the work tree, a runner's credentials.
 	MaskFiles []string
+	// DataFiles are host files bubblewrap covers with a read-only copy of
+	// other content, read from fdData+i for DataFiles[i]: git configs
+	// with credentials outside the work tree, scrubbed (outsideGitConfigs).
+	DataFiles []string
 	// Env is NAME=VALUE set for the init and the reaper besides PATH and
 	// GOMAXPROCS (the command gets its own environment).
 	Env []string
@@ -127,6 +132,9 @@ func bwrapArgs(p plan) []string {
 	}
 	for _, f := range p.MaskFiles {
 		a = append(a, "--ro-bind", "/dev/null", f)
+	}
+	for i, f := range p.DataFiles {
+		a = append(a, "--perms", "0444", "--ro-bind-data", strconv.Itoa(fdData+i), f)
 	}
 	a = append(a,
 		"--dev", "/dev",

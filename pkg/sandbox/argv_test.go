@@ -36,6 +36,9 @@ func TestBwrapArgsGolden(t *testing.T) {
 	}{
 		{"default", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/home/runner/work/repo/repo", InitArgs: []string{initArg},
 			MaskFiles: []string{"/etc/shadow", "/etc/ssh/ssh_host_ed25519_key"}}},
+		// A tree below a checkout whose config holds credentials.
+		{"data-files", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo/plugins/p", InitArgs: []string{initArg},
+			DataFiles: []string{"/src/repo/.git/config", "/src/repo/.git/modules/s/config"}}},
 		// A root caller's root-owned tree: the init mounts it, id-mapped.
 		{"tree-by-fd", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", TreeByFD: true, InitArgs: []string{initArg}}},
 		{"strict-fs", plan{Bwrap: "/usr/bin/bwrap", Workdir: "/src/repo", StrictFS: true, InitArgs: []string{initArg},

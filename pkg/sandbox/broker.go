@@ -410,7 +410,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
 	}
-	p.MaskFiles = append(p.MaskFiles, gits...)
+	for _, g := range gits {
+		p.DataFiles = append(p.DataFiles, g.path)
+	}
 	if raceBuild {
 		// The race runtime's exit sleep (a second, in the init and in the
 		// reaper) would count against the command's deadline.
@@ -452,12 +454,21 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))
 	}
 	closers = append(closers, exeFile)
+	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile}
+	for _, g := range gits {
+		f, err := dataFile("vigiles-gitconfig", g.clean)
+		if err != nil {
+			return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
+		}
+		closers = append(closers, f)
+		extra = append(extra, f)
+	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
-	cmd.ExtraFiles = []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile}
+	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := cg.start(cmd); err != nil {

@@ -446,9 +446,10 @@ func (v hostView) sees(p string) bool {
 // command in the work tree dir could read outside the tree: those of the
 // git dir its .git leads to when that is outside it (a submodule's, a
 // linked worktree's), and those of every repository above it (a work tree
-// that is a subdirectory of a checkout). The broker covers each with
-// /dev/null.
-func outsideGitConfigs(dir string, v hostView) ([]string, error) {
+// that is a subdirectory of a checkout), each scrubbed. The broker has
+// bubblewrap put each scrubbed copy over its config (plan.DataFiles), so
+// git still works there.
+func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
 	var dirs []string
 	for d := dir; ; d = filepath.Dir(d) {
 		if g := gitDir(d); g != "" && !under(g, dir) {
@@ -458,20 +459,20 @@ func outsideGitConfigs(dir string, v hostView) ([]string, error) {
 			break
 		}
 	}
-	var out []string
+	var out []scrubbedConfig
 	for _, g := range dirs {
 		configs, err := gitConfigs(g)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range configs {
-			if !v.reads(c, 0o4) || under(c, dir) || slices.Contains(out, c) {
+			if !v.reads(c, 0o4) || under(c, dir) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
 				continue
 			}
-			if _, changed, err := scrubFile(c); err != nil {
+			if clean, changed, err := scrubFile(c); err != nil {
 				return nil, err
 			} else if changed {
-				out = append(out, c)
+				out = append(out, scrubbedConfig{path: c, clean: clean})
 			}
 		}
 	}
@@ -529,4 +530,23 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string
 		}
 	}
 	return dirs, files
+}
+
+// dataFile returns a descriptor, at offset 0, of an anonymous file holding
+// b, for bubblewrap's --ro-bind-data.
+func dataFile(name string, b []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate(name, unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,15 +113,18 @@ func TestOutsideGitConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := outsideGitConfigs(sub, view)
-	if err != nil || !slices.Equal(got, []string{filepath.Join(root, ".git", "config")}) {
-		t.Errorf("a subdirectory of a checkout: %v, %v", got, err)
+	if err != nil || len(got) != 1 || got[0].path != filepath.Join(root, ".git", "config") {
+		t.Fatalf("a subdirectory of a checkout: %v, %v", got, err)
+	}
+	if want, _ := scrubGitConfig([]byte(credConf)); string(got[0].clean) != string(want) || bytes.Contains(got[0].clean, []byte("extraheader")) {
+		t.Errorf("a subdirectory of a checkout: the copy is %q, want %q", got[0].clean, want)
 	}
 	// A submodule's work tree, whose .git file leads out of it.
 	writeFile(t, filepath.Join(root, ".git/modules/s/config"), credConf)
 	subm := filepath.Join(root, "s")
 	writeFile(t, filepath.Join(subm, ".git"), "gitdir: ../.git/modules/s\n")
 	got, err = outsideGitConfigs(subm, view)
-	if err != nil || !slices.Contains(got, filepath.Join(root, ".git/modules/s/config")) {
+	if err != nil || !slices.ContainsFunc(got, func(c scrubbedConfig) bool { return c.path == filepath.Join(root, ".git/modules/s/config") }) {
 		t.Errorf("a submodule: %v, %v", got, err)
 	}
 	// The tree's own .git is the init's, not the broker's.

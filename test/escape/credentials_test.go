@@ -94,8 +94,9 @@ git config --local vigiles.probe yes && echo config-written`
 }
 
 // Around the work tree: the configs of the checkout a tree is a
-// subdirectory of, and a CI runner's temporary directory, file commands and
-// own credentials (a container job's layout, outside any masked directory).
+// subdirectory of (seen scrubbed), and a CI runner's temporary directory,
+// file commands and own credentials (a container job's layout, outside any
+// masked directory).
 func TestRunnerAndOutsideCredentials(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "a runner's layout is made under /var/lib, outside the masked directories")
@@ -115,7 +116,8 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 		os.Chmod(d, 0o755)
 	}
 	files := []string{envFile, filepath.Join(temp, "git-credentials-1.config"), filepath.Join(base, ".credentials"), filepath.Join(repo, ".git", "config")}
-	script := "cat " + strings.Join(files, " ") + "; cat " + filepath.Join(repo, ".git", "HEAD")
+	script := "cat " + strings.Join(files, " ") + "; cat " + filepath.Join(repo, ".git", "HEAD") +
+		"; git config --file " + filepath.Join(repo, ".git", "config") + " --get remote.origin.url"
 	env := []string{"RUNNER_TEMP=" + temp, "GITHUB_ENV=" + envFile}
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
@@ -123,6 +125,10 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 			noCanary(t, res)
 			if !strings.Contains(res.Stdout, "ref: refs/heads/") {
 				t.Errorf("the checkout's .git/HEAD was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+			}
+			// The checkout's config is there, scrubbed: git can read it.
+			if !strings.Contains(res.Stdout, "[core]") || !strings.Contains(res.Stdout, "https://x-access-token@github.com/o/r\n") {
+				t.Errorf("the checkout's .git/config is not readable without its credentials:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 			}
 			// The control: without the runner's variables its files are
 			// the host's like any other.
