@@ -51,8 +51,12 @@ type BaselineRun struct {
 	Writes  []string `json:"writes"`
 }
 
-// hostsOf lists the destinations of a run, sorted and deduplicated.
+// hostsOf lists the destinations of a run, sorted and deduplicated; nil
+// when they were not recorded.
 func hostsOf(r report.HookRun) []string {
+	if r.Egress == nil {
+		return nil // not recorded: null in a baseline, never "none"
+	}
 	seen := map[string]bool{}
 	out := []string{}
 	for _, e := range r.Egress {
@@ -70,8 +74,12 @@ func hostsOf(r report.HookRun) []string {
 }
 
 // writesOf lists the paths a run wrote, sorted, without its throwaway
-// $TMPDIR (scratch that differs on every run).
+// $TMPDIR (scratch that differs on every run); nil when they were not
+// recorded.
 func writesOf(r report.HookRun) []string {
+	if r.Writes == nil {
+		return nil // not recorded: null in a baseline, never "none"
+	}
 	seen := map[string]bool{}
 	out := []string{}
 	for _, w := range r.Writes {
@@ -297,15 +305,15 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 		old, ok := b.Runs[r.ID]
 		if !ok {
-			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %d host(s), wrote %d path(s)",
-				r.ID, r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, len(hostsOf(r)), len(writesOf(r))), lower(report.SeverityWarning))
+			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
+				r.ID, r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), lower(report.SeverityWarning))
 			continue
 		}
 		if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
-		if r.Egress == nil && r.Outcome != report.OutcomeError {
+		if r.Egress == nil && !runNotCompleted(r) {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "egress"))})
 		} else {
@@ -316,7 +324,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 				}
 			}
 		}
-		if r.Writes == nil && r.Outcome != report.OutcomeError {
+		if r.Writes == nil && !runNotCompleted(r) {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
 		} else {
@@ -345,6 +353,24 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 	}
 	return drift, finds
+}
+
+// runNotCompleted reports whether a run is one the report already calls
+// refused or failed (run/refused, run/failed: verdict error), so that its
+// missing evidence needs no finding of its own. A run that timed out is
+// not one of them (run/timeout is a warning): evidence it lacks is
+// baseline/not-recorded like any other's, or a hook that times out could
+// have its records lost without the audit saying so.
+func runNotCompleted(r report.HookRun) bool {
+	return r.Tier == "refused" || r.Outcome == report.OutcomeError && !r.TimedOut
+}
+
+// countOf says how many of what a list holds, or that it was not recorded.
+func countOf(l []string, what string) string {
+	if l == nil {
+		return "(not recorded) " + what
+	}
+	return fmt.Sprintf("%d %s", len(l), what)
 }
 
 func toolSuffix(t string) string {

@@ -35,6 +35,9 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			Message: msg, Evidence: clip(ev, maxEvidence), Hook: r.ID,
 		})
 	}
+	notKept := func(x *Expectation, what string) {
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook printed more on %s than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what it dropped was not recorded. An expectation over unrecorded evidence never passes", x.Kind, what), "")
+	}
 	notRecorded := func(x *Expectation, what string) {
 		var why string
 		switch r.Tier {
@@ -66,12 +69,27 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				fail(x, rule, fmt.Sprintf("want the hook to leave the call %s; it was %s%s", want, r.Outcome, reasonSuffix(r.Reason)), tailOf(r))
 			}
 		case ExpStdoutContains, ExpStderrContains:
-			s := pick(x.Kind, r)
-			if !strings.Contains(s, x.Str) {
-				fail(x, rule, fmt.Sprintf("want %s to contain %q", stream(x.Kind), x.Str), s)
+			// Over all the hook printed that was captured, not the
+			// report's 8 KiB of it; and where the capture was cut at the
+			// output cap, only a find proves anything.
+			s, cut := captured(x.Kind, e)
+			if strings.Contains(s, x.Str) {
+				continue
 			}
+			if cut {
+				notKept(x, stream(x.Kind))
+				continue
+			}
+			fail(x, rule, fmt.Sprintf("want %s to contain %q", stream(x.Kind), x.Str), s)
 		case ExpStdoutMatches, ExpStderrMatches:
-			s := pick(x.Kind, r)
+			// A pattern over the whole stream (anchored, or a class
+			// such as ^[^!]*$) is decided by what was not kept as much
+			// as by what was: a cut stream decides nothing.
+			s, cut := captured(x.Kind, e)
+			if cut {
+				notKept(x, stream(x.Kind))
+				continue
+			}
 			if !x.Re.MatchString(s) {
 				fail(x, rule, fmt.Sprintf("want %s to match %s", stream(x.Kind), x.Re), s)
 			}
@@ -137,6 +155,12 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 		case ExpMaxDuration:
 			got := time.Duration(r.DurationMs * float64(time.Millisecond))
+			if r.TimedOut {
+				// Ended at its timeout, it never finished: its time is
+				// the timeout's, not a bound it kept.
+				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it did not finish: it was ended at its timeout after %s", x.Duration, got.Round(time.Millisecond)), "")
+				continue
+			}
 			if got > x.Duration {
 				fail(x, rule, fmt.Sprintf("want the hook to finish within %s; it took %s", x.Duration, got.Round(time.Millisecond)), "")
 			}
@@ -163,11 +187,21 @@ func tailOf(r report.HookRun) string {
 	return b.String()
 }
 
-func pick(kind string, r report.HookRun) string {
+// captured is the stream an output expectation reads: all that was
+// captured of it (the report keeps only reportOutputCap bytes), and
+// whether the capture itself was cut at the run's output cap.
+func captured(kind string, e executed) (string, bool) {
+	r, res := e.run, e.result
 	if strings.HasPrefix(kind, "stdout") {
-		return r.Stdout
+		if res == nil {
+			return r.Stdout, false
+		}
+		return outputText(res.StdoutBytes(), res.Stdout, res.StdoutEncoding), res.StdoutTruncated
 	}
-	return r.Stderr
+	if res == nil {
+		return r.Stderr, false
+	}
+	return outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding), res.StderrTruncated
 }
 
 func stream(kind string) string {

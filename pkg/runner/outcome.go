@@ -110,6 +110,14 @@ func Decide(res *sandbox.Result, runErr error) Decision {
 	if res.ExitCode != 0 {
 		return Decision{Outcome: report.OutcomeAllowed, Reason: fmt.Sprintf("exit status %d: a non-blocking error, the agent carries on", res.ExitCode)}
 	}
+	if res.StdoutTruncated {
+		// The agent reads all of stdout; the run kept only its cap. What
+		// starts as JSON (or is blank so far) may decide the call in
+		// the part that was dropped: the outcome is not known.
+		if t := strings.TrimSpace(string(stdout)); t == "" || t[0] == '{' || t[0] == '[' {
+			return Decision{Outcome: report.OutcomeError, Reason: "the outcome cannot be read: the hook exited 0 and printed more on stdout than the run keeps (its output cap), and what was kept may be the start of JSON that decides the call"}
+		}
+	}
 	out, ok := ParseOutput(stdout)
 	if !ok {
 		return Decision{Outcome: report.OutcomeAllowed}

@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// testOne runs one check with one expectation against a canned result.
+func testOne(t *testing.T, expect string, res func() (*sandbox.Result, error)) *report.Report {
+	t.Helper()
+	cfg := "checks:\n  - name: c\n    hook: guard\n    event: PreToolUse\n    tool: Bash\n    expect:\n      " + expect + "\n"
+	dir := testRepo(t, cfg)
+	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) { return res() }}
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func rules(rep *report.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.Rule)
+	}
+	return out
+}
+
+func confinedWith(stdout string) *sandbox.Result {
+	return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: stdout, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+}
+
+// TestOutputExpectationsReadAllTheOutput: the report keeps 8 KiB of each
+// stream, but stdout and stderr expectations are over all the run
+// captured: "no '!' anywhere" must not pass because the '!' came after
+// the report's cut, nor "contains" fail for it.
+func TestOutputExpectationsReadAllTheOutput(t *testing.T) {
+	out := strings.Repeat("a", 2*reportOutputCap) + "!"
+	for _, c := range []struct {
+		expect string
+		pass   bool
+	}{
+		{`stdout-matches: '^[^!]*$'`, false},
+		{`stdout-contains: "!"`, true},
+		{`stdout-matches: '!$'`, true},
+	} {
+		rep := testOne(t, c.expect, func() (*sandbox.Result, error) { return confinedWith(out), nil })
+		if got := rep.Verdict == report.VerdictPass; got != c.pass {
+			t.Errorf("%s over %d bytes ending in '!': verdict %s %v, want pass=%v", c.expect, len(out), rep.Verdict, rules(rep), c.pass)
+		}
+	}
+	// stderr alike.
+	rep := testOne(t, `stderr-matches: '^[^!]*$'`, func() (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.Stderr = out
+		return r, nil
+	})
+	if rep.Verdict != report.VerdictFail {
+		t.Errorf("stderr: verdict %s %v, want fail", rep.Verdict, rules(rep))
+	}
+}
+
+// TestOutputCutAtTheCapIsNotRecorded: what a run dropped past its output
+// cap was not recorded: a pattern over the stream, or a "contains" that
+// did not find its text in the part kept, is expect/not-recorded, never a
+// pass (nor a plain failure); a "contains" found in the kept part passes.
+func TestOutputCutAtTheCapIsNotRecorded(t *testing.T) {
+	cut := func() (*sandbox.Result, error) {
+		r := confinedWith("kept part")
+		r.StdoutTruncated = true
+		return r, nil
+	}
+	for _, c := range []struct {
+		expect string
+		want   string // "" for a pass
+	}{
+		{`stdout-matches: '^[^!]*$'`, RuleNotRecorded},
+		{`stdout-contains: "!"`, RuleNotRecorded},
+		{`stdout-contains: "kept"`, ""},
+	} {
+		rep := testOne(t, c.expect, cut)
+		got := strings.Join(rules(rep), ",")
+		if got != c.want {
+			t.Errorf("%s over a cut stdout: %s %q, want %q", c.expect, rep.Verdict, got, c.want)
+		}
+	}
+}
+
+// TestCutJSONDecidesNothing: a hook that exits 0 with stdout cut at the
+// cap where what was kept starts as JSON (or is blank) may deny the call
+// in the part that was dropped: its outcome is not "allowed".
+func TestCutJSONDecidesNothing(t *testing.T) {
+	for _, kept := range []string{`{"hookSpecificOutput":{"permissionDecision":"deny","pad":"aaaa`, "  \n ", `[1,`} {
+		res := confinedWith(kept)
+		res.StdoutTruncated = true
+		if d := Decide(res, nil); d.Outcome != report.OutcomeError {
+			t.Errorf("cut stdout %q: outcome %s (%s), want error", kept, d.Outcome, d.Reason)
+		}
+		rep := testOne(t, "allowed: true", func() (*sandbox.Result, error) { return res, nil })
+		if rep.Verdict == report.VerdictPass {
+			t.Errorf("allowed: true passed over cut JSON %q", kept)
+		}
+	}
+	// Text that is no JSON from its first byte stays no JSON.
+	res := confinedWith("plain log line")
+	res.StdoutTruncated = true
+	if d := Decide(res, nil); d.Outcome != report.OutcomeAllowed {
+		t.Errorf("cut plain stdout: outcome %s, want allowed", d.Outcome)
+	}
+}
+
+// TestMaxDurationOfATimedOutRun: a hook ended at its timeout did not
+// finish within any bound.
+func TestMaxDurationOfATimedOutRun(t *testing.T) {
+	rep := testOne(t, "max-duration: 10s", func() (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.TimedOut, r.ExitCode, r.Signal, r.DurationMs = true, 137, "SIGKILL", 2000
+		return r, nil
+	})
+	if rep.Verdict != report.VerdictFail || !strings.Contains(strings.Join(rules(rep), ","), RuleExpectPrefix+ExpMaxDuration) {
+		t.Errorf("max-duration over a timed-out run: %s %v, want an expect/max-duration failure", rep.Verdict, rules(rep))
+	}
+}
+
+// TestBaselineTimedOutRunWithoutRecords: a run that timed out and whose
+// records were lost (the write record failed, the egress record was
+// incomplete) is only a run/timeout warning, so the baseline comparison
+// must say its evidence was not recorded instead of finding no drift in
+// it.
+func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	ctx := context.Background()
+	base := ".vigiles/baseline.json"
+	lost := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		msg := "reading the write record: the tree is nested deeper than 10000 levels"
+		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: msg}, errors.New(msg)
+	}}
+	timedOut := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.TimedOut, r.ExitCode, r.Signal = true, 137, "SIGKILL"
+		return r, nil
+	}}
+	// The baseline accepted a hook that times out (outcome error).
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: timedOut}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: timedOut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != report.VerdictPass {
+		t.Fatalf("unchanged timed-out runs: %s %v", rep.Verdict, rules(rep))
+	}
+	rep, err = Audit(ctx, Options{Dir: dir, Baseline: base, Executor: lost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleBaselineUnproven && f.Severity == report.SeverityError {
+			n++
+		}
+	}
+	if rep.Verdict == report.VerdictPass || n == 0 {
+		t.Errorf("timed-out runs without records compared with the baseline: %s %v", rep.Verdict, rules(rep))
+	}
+}
+
+// TestBaselineKeepsNullForUnrecorded: a baseline written from runs that
+// recorded nothing says so (null), not that they reached no host and
+// wrote nothing ([]); recorded-and-empty stays [].
+func TestBaselineKeepsNullForUnrecorded(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	ctx := context.Background()
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: runnertest.Direct{}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(filepath.Join(dir, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, base))
+	if strings.Contains(string(data), "[]") {
+		t.Errorf("a baseline of direct runs claims empty records:\n%s", data)
+	}
+	for id, r := range b.Runs {
+		if r.Hosts != nil || r.Writes != nil {
+			t.Errorf("%s: hosts %v writes %v, want null (not recorded)", id, r.Hosts, r.Writes)
+		}
+	}
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: runnertest.Direct{Record: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = LoadBaseline(filepath.Join(dir, base)); err != nil {
+		t.Fatal(err)
+	}
+	for id, r := range b.Runs {
+		if r.Outcome == report.OutcomeNotExecutable {
+			continue
+		}
+		if r.Hosts == nil || r.Writes == nil {
+			t.Errorf("%s: recorded and empty read back as null", id)
+		}
+	}
+}
