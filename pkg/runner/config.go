@@ -723,6 +723,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 	pol := &evidence.EgressPolicy{}
 	written := 0 // entries under allow and allow-ip, valid or not
 	var modeNode *yaml.Node
+	var allowOnly []*yaml.Node // the keys of dns-upstream and connector
 	p.mapping(n, "defaults.egress", map[string]func(k, v *yaml.Node){
 		"mode": func(k, v *yaml.Node) {
 			modeNode = v
@@ -762,6 +763,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 			}
 		},
 		"dns-upstream": func(k, v *yaml.Node) {
+			allowOnly = append(allowOnly, k)
 			s, ok := p.str(v, "defaults.egress.dns-upstream")
 			if !ok {
 				return
@@ -773,6 +775,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 			pol.DNSUpstream = s
 		},
 		"connector": func(k, v *yaml.Node) {
+			allowOnly = append(allowOnly, k)
 			s, ok := p.str(v, "defaults.egress.connector")
 			if ok && s != "slirp4netns" && s != "pasta" {
 				p.errAt(v, "defaults.egress.connector %q: want slirp4netns or pasta", s)
@@ -793,6 +796,13 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 	if pol.Mode != evidence.EgressAllow && written > 0 && modeNode != nil {
 		// The egress layer refuses such a policy: every run would be.
 		p.errAt(modeNode, "defaults.egress.mode %s: allow and allow-ip take effect only in mode allow; make it allow, or remove them", pol.Mode)
+	}
+	if pol.Mode != evidence.EgressAllow {
+		// Nothing is routed out of such a run: the option would be
+		// silently moot, as --connector and --dns-upstream are refused.
+		for _, k := range allowOnly {
+			p.errAt(k, "defaults.egress.%s: only in mode allow (egress is %s); remove it, or allow hosts", k.Value, pol.Mode)
+		}
 	}
 	return pol
 }
