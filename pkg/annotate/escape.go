@@ -74,13 +74,33 @@ func oneLine(s string) string {
 // block unable to act as a workflow command: the runner takes a line
 // whose first non-space characters are "::" as a command, and the legacy
 // "##[" anywhere in a line. A line starting with "::" gets a visible "·"
-// in front; each "##[" becomes "#·#[". Text without those is unchanged.
+// in front; each "##[" becomes "#·#[". A line starting with a byte order
+// mark gets the "·" as well (see byteOrderMark). Text without those is
+// unchanged.
 func InertLine(s string) string {
 	s = noLogTags(s)
-	if strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
+	if byteOrderMark(s) || strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
 		s = "·" + s
 	}
 	return s
+}
+
+// byteOrderMark reports whether s starts with a byte order mark that the
+// runner's reader of a step's stdout and stderr (.NET's StreamReader with
+// detectEncodingFromByteOrderMarks) acts on at the start of the stream:
+// UTF-8's is dropped, so "\uFEFF::error::x" there is the command
+// "::error::x"; UTF-16's and UTF-32's make it decode the whole stream in
+// that encoding, where no line looks like a command to a reader of UTF-8.
+// A line is not known to be the first of its stream, so every line that
+// starts with one is marked: the "·" in front keeps the stream from
+// starting with a byte order mark.
+func byteOrderMark(s string) bool {
+	for _, bom := range []string{"\xef\xbb\xbf", "\xfe\xff", "\xff\xfe", "\x00\x00\xfe\xff"} {
+		if strings.HasPrefix(s, bom) {
+			return true
+		}
+	}
+	return false
 }
 
 // noLogTags makes each "##[" of s "#·#[": the log viewer styles a line

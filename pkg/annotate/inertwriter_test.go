@@ -50,3 +50,65 @@ func TestInertWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestInertWriterByteOrderMark: the runner's reader drops a UTF-8 byte
+// order mark at the start of a step's stdout or stderr and decodes the
+// whole stream as UTF-16 or UTF-32 after one of theirs, so a command whose
+// output starts with one must not reach the log as it is.
+func TestInertWriterByteOrderMark(t *testing.T) {
+	utf16le := func(s string) string {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return string(b)
+	}
+	utf32le := func(s string) string {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), 0, 0, 0)
+		}
+		return string(b)
+	}
+	utf16be := func(s string) string {
+		var b []byte
+		for _, r := range s {
+			b = append(b, 0, byte(r))
+		}
+		return string(b)
+	}
+	for name, in := range map[string]string{
+		"utf-8":         "\xef\xbb\xbf::add-mask::hook-mask\n::error::second\n",
+		"utf-8 spaces":  "\xef\xbb\xbf  ::error::indented\n",
+		"utf-16le":      "\xff\xfe" + utf16le("x\n::error::forged\n"),
+		"utf-16be":      "\xfe\xff" + utf16be("x\n::error::forged\n"),
+		"utf-32le":      "\xff\xfe\x00\x00" + utf32le("x\n::error::forged\n"),
+		"utf-8 no end":  "\xef\xbb\xbf::error::no end",
+		"utf-8 by text": "\xef\xbb\xbf::error::via InertText\n",
+	} {
+		for _, size := range []int{1, 2, 3, len(in)} {
+			var b bytes.Buffer
+			if name == "utf-8 by text" {
+				b.WriteString(InertText(in))
+			} else {
+				w := NewInertWriter(&b)
+				for s := in; len(s) > 0; {
+					n := min(size, len(s))
+					if _, err := w.Write([]byte(s[:n])); err != nil {
+						t.Fatal(err)
+					}
+					s = s[n:]
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range runnerCommands(t, b.String()) {
+				t.Errorf("%s in chunks of %d: the runner would run %s (%.80q)", name, size, c.Name, c.Data)
+			}
+		}
+	}
+	if got := InertLine("plain \ufeff inside"); got != "plain \ufeff inside" {
+		t.Errorf("a byte order mark inside a line changed it: %q", got)
+	}
+}

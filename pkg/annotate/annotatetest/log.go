@@ -5,9 +5,11 @@
 package annotatetest
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 )
 
 // Command is a workflow command as the runner reads it. Name is
@@ -35,7 +37,13 @@ func unescapeProp(s string) string {
 // legacy "##[" anywhere (the runner looks for it with IndexOf), except
 // between ::stop-commands::TOKEN and a line
 // ::TOKEN:: (compared case-insensitively, as the runner does).
+//
+// log is read as one stream from its start: like the runner's reader
+// (.NET's StreamReader, which detects byte order marks), it drops a UTF-8
+// byte order mark there and decodes the whole log as UTF-16 or UTF-32 when
+// it starts with one of theirs.
 func Commands(log string) []Command {
+	log = decodeStream(log)
 	var out []Command
 	stop := ""
 	for _, raw := range lineSplit.Split(log, -1) {
@@ -74,4 +82,40 @@ func Commands(log string) []Command {
 		out = append(out, c)
 	}
 	return out
+}
+
+// decodeStream reads the start of a stream as .NET's StreamReader does
+// with detectEncodingFromByteOrderMarks, as the runner reads a step's
+// stdout and stderr.
+func decodeStream(s string) string {
+	b := []byte(s)
+	switch {
+	case strings.HasPrefix(s, "\xef\xbb\xbf"):
+		return s[3:]
+	case strings.HasPrefix(s, "\x00\x00\xfe\xff"):
+		return decode32(b[4:], binary.BigEndian)
+	case strings.HasPrefix(s, "\xff\xfe\x00\x00"):
+		return decode32(b[4:], binary.LittleEndian)
+	case strings.HasPrefix(s, "\xfe\xff"):
+		return decode16(b[2:], binary.BigEndian)
+	case strings.HasPrefix(s, "\xff\xfe"):
+		return decode16(b[2:], binary.LittleEndian)
+	}
+	return s
+}
+
+func decode16(b []byte, order binary.ByteOrder) string {
+	u := make([]uint16, 0, len(b)/2)
+	for ; len(b) >= 2; b = b[2:] {
+		u = append(u, order.Uint16(b))
+	}
+	return string(utf16.Decode(u))
+}
+
+func decode32(b []byte, order binary.ByteOrder) string {
+	var r []rune
+	for ; len(b) >= 4; b = b[4:] {
+		r = append(r, rune(order.Uint32(b)))
+	}
+	return string(r)
 }
