@@ -136,18 +136,21 @@ func InertJSON(b []byte) []byte {
 }
 
 // treePath returns p as a path inside the repository (one line, relative,
-// no leading "./"), or false for an empty path, an absolute one, or one
-// that climbs out of the tree: such a path names nothing GitHub can show,
-// and may reveal the runner's layout.
+// cleaned), or false for an empty path, an absolute one, or one that
+// climbs out of the tree: such a path names nothing GitHub can show, and
+// may reveal the runner's layout. The path returned is the one checked:
+// uncleaned, ".///host/x" would pass the check and still become the
+// SARIF uri "//host/x" once its "./" is trimmed.
 func treePath(p string) (string, bool) {
 	p = strings.TrimPrefix(oneLine(p), "./")
 	if p == "" || path.IsAbs(p) {
 		return "", false
 	}
-	if c := path.Clean(p); c == "." || c == ".." || strings.HasPrefix(c, "../") {
+	c := path.Clean(p)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
 		return "", false
 	}
-	return p, true
+	return c, true
 }
 
 // mdEscapedRunes are replaced by numeric character references in markdown.

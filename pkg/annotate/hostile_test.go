@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -135,7 +136,7 @@ func TestHostileInputTakesNoEffect(t *testing.T) {
 			t.Errorf("annotation with unknown title %q", c.Props["title"])
 			continue
 		}
-		if got, want := c.Props["file"], oneLine(f.Location.File); got != want {
+		if got, want := c.Props["file"], path.Clean(oneLine(f.Location.File)); got != want {
 			t.Errorf("file property = %q, want %q", got, want)
 		}
 		if got, want := c.Data, findingMessage(f, MaxMessageChars); got != want {

@@ -56,11 +56,16 @@ func TestPathsOutsideTheTreeAnchorNowhere(t *testing.T) {
 		{Rule: "r2", Severity: report.SeverityError, Message: "m", Location: report.Location{File: "a/../../../x.json", Line: 3}},
 		{Rule: "r3", Severity: report.SeverityError, Message: "m", Location: report.Location{File: "https:/.claude-plugin/plugin.json", Line: 2}},
 		{Rule: "r4", Severity: report.SeverityError, Message: "zw\u200bname and safe\u202eexe.txt"},
+		// Inside the tree once cleaned, but "//evil.example/x" (a
+		// network-path reference) and "/evil.example/x" once "./" is
+		// trimmed from what was checked.
+		{Rule: "r5", Severity: report.SeverityError, Message: "m", Location: report.Location{File: "././//evil.example/x", Line: 1}},
+		{Rule: "r6", Severity: report.SeverityError, Message: "m", Location: report.Location{File: "././/evil.example/x", Line: 1}},
 	}}
 	var b strings.Builder
 	WriteAnnotations(&b, r.Findings)
 	for _, c := range annotatetest.Commands(b.String()) {
-		if f := c.Props["file"]; strings.HasPrefix(f, "/") || strings.Contains(f, "..") {
+		if f := c.Props["file"]; strings.HasPrefix(f, "/") || strings.Contains(f, "..") || strings.Contains(f, "//") {
 			t.Errorf("annotation file %q", f)
 		}
 		if strings.ContainsAny(c.Data, "\u200b\u202e") {
@@ -68,7 +73,7 @@ func TestPathsOutsideTheTreeAnchorNowhere(t *testing.T) {
 		}
 	}
 	for _, a := range checkAnnotations(r.Findings, ".vigiles.yml") {
-		if p := a.GetPath(); strings.HasPrefix(p, "/") || strings.Contains(p, "..") {
+		if p := a.GetPath(); strings.HasPrefix(p, "/") || strings.Contains(p, "..") || strings.Contains(p, "//") {
 			t.Errorf("check-run annotation path %q", p)
 		}
 	}
@@ -77,7 +82,7 @@ func TestPathsOutsideTheTreeAnchorNowhere(t *testing.T) {
 		uris = append(uris, res.Locations[0].PhysicalLocation.ArtifactLocation.URI)
 	}
 	for _, u := range uris {
-		if strings.HasPrefix(u, "/") || strings.Contains(u, "..") || strings.HasPrefix(u, "https:") {
+		if strings.HasPrefix(u, "/") || strings.Contains(u, "..") || strings.HasPrefix(u, "https:") || strings.Contains(u, "//") {
 			t.Errorf("SARIF uri %q", u)
 		}
 	}
