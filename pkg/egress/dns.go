@@ -234,19 +234,26 @@ func udpSocketStats(c net.PacketConn) (queued, drops int, ok bool) {
 	return 0, 0, false
 }
 
+// dnsUDPReadMax is the largest datagram the stub reads whole: the largest
+// UDP payload there is. A message may carry thousands of questions, and
+// every one is recorded; a smaller buffer cut the datagram short and the
+// questions behind the cut went unrecorded, unnoticed.
+const dnsUDPReadMax = 65535
+
 func (s *dnsStub) serveUDP(pc net.PacketConn) {
 	defer s.wg.Done()
+	rb := make([]byte, dnsUDPReadMax)
 	for {
-		buf := make([]byte, 4096)
-		n, from, err := pc.ReadFrom(buf)
+		n, from, err := pc.ReadFrom(rb)
 		if err != nil {
 			return
 		}
+		msg := append([]byte(nil), rb[:n]...)
 		s.sem <- struct{}{}
 		s.wg.Add(1)
 		go func() {
 			defer func() { <-s.sem; s.wg.Done() }()
-			if out := s.answer(buf[:n]); out != nil {
+			if out := s.answer(msg); out != nil {
 				_, _ = pc.WriteTo(out, from)
 			}
 		}()

@@ -211,6 +211,35 @@ func TestDNSEveryQuestionOfAMessage(t *testing.T) {
 	wantWhole(t, res, evidence.ViaDNS, map[string]int{"first.example": 1, "second-secret.example": 1})
 }
 
+// TestDNSEveryQuestionOfALargeDatagram: a UDP query of about 50,000 bytes
+// carrying 3,000 questions has every one recorded (the stub once read
+// 4,096 bytes of a datagram, and the questions past them went unrecorded
+// with the record called whole).
+func TestDNSEveryQuestionOfALargeDatagram(t *testing.T) {
+	needNamespaces(t)
+	const n = 3000
+	msg := buildQuery(0x4243, 1, []byte("q00000"), []byte("example"))
+	binary.BigEndian.PutUint16(msg[4:], n)
+	want := map[string]int{"q00000.example": 1}
+	for i := 1; i < n; i++ {
+		label := fmt.Sprintf("q%05d", i)
+		msg = append(msg, byte(len(label)))
+		msg = append(msg, label...)
+		msg = append(msg, 0xc0, 12+7) // "example" of the first name
+		msg = binary.BigEndian.AppendUint16(msg, 1)
+		msg = binary.BigEndian.AppendUint16(msg, 1)
+		want[label+".example"] = 1
+	}
+	if len(msg) < 8<<10 {
+		t.Fatalf("the query is %d bytes, want a large one", len(msg))
+	}
+	res := lossRun(t, evidence.EgressDeny, "dns:"+hex.EncodeToString(msg))
+	if len(res.Probes[0].Output) < 8 || res.Probes[0].Output[:4] != "4243" {
+		t.Errorf("answer %s, want id 4243", res.Probes[0].Output)
+	}
+	wantWhole(t, res, evidence.ViaDNS, want)
+}
+
 // twoQuestions is a query for first.example and second-secret.example (the
 // second name's "example" label by compression pointer).
 func twoQuestions() []byte {
