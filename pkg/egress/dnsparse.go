@@ -17,9 +17,9 @@ type dnsQuestion struct {
 	ID    uint16
 	Flags uint16
 	// Name is the question name in presentation form, lower case, without
-	// the trailing dot; every byte outside [a-z0-9-_*] inside a label
-	// (a dot, a quote, a newline, non-ASCII...) is written \DDD as in
-	// RFC 1035 §5.1, so it is printable ASCII and unambiguous.
+	// the trailing dot ("." for the root); every byte outside [a-z0-9-_*]
+	// inside a label (a dot, a quote, a newline, non-ASCII...) is written
+	// \DDD as in RFC 1035 §5.1, so it is printable ASCII and unambiguous.
 	Name string
 	// LDH reports whether every label is plain letters, digits, '-' and
 	// '_' (only such names can match the allowlist).
@@ -119,7 +119,12 @@ func readName(b []byte, off int) (string, bool, int, error) {
 			if wire+1 > 255 {
 				return "", false, 0, fmt.Errorf("name longer than 255 bytes: %w", ErrBadDNS)
 			}
-			return sb.String(), ldh && sb.Len() > 0, end, nil
+			if sb.Len() == 0 {
+				// The root: "." as in presentation form, not an empty
+				// host that names nothing in the record.
+				return ".", false, end, nil
+			}
+			return sb.String(), ldh, end, nil
 		case l&0xc0 == 0xc0:
 			if off+1 >= len(b) {
 				return "", false, 0, fmt.Errorf("pointer truncated: %w", ErrBadDNS)

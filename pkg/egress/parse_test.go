@@ -234,6 +234,10 @@ func TestParseQuery(t *testing.T) {
 	if q.Name != `a\046b.x\034y\010.test` || q.LDH {
 		t.Errorf("escaped name = %q (ldh %v)", q.Name, q.LDH)
 	}
+	// The root is named ".", never an empty host, and matches no rule.
+	if q, err := parseQuery(buildQuery(9, 2)); err != nil || q.Name != "." || q.LDH {
+		t.Errorf("root query = %q (ldh %v), %v; want \".\", not LDH", q.Name, q.LDH, err)
+	}
 	// A pointer loop, a pointer past the end, a response, no question,
 	// a truncated question.
 	loop := append(plain[:12:12], 0xc0, 12, 0, 1, 0, 1)
