@@ -243,6 +243,13 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	}
 	var doc struct {
 		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ShortDescription struct{ Text string } `json:"shortDescription"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
 			Results []struct {
 				Message struct{ Text string } `json:"message"`
 			} `json:"results"`
@@ -251,8 +258,16 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	if err := json.Unmarshal(sarif.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
+	// A rule's description is a message too (SARIF §3.49.9), with the same
+	// link and placeholder syntax.
+	texts := []string{}
+	for _, rule := range doc.Runs[0].Tool.Driver.Rules {
+		texts = append(texts, rule.ShortDescription.Text)
+	}
 	for _, res := range doc.Runs[0].Results {
-		m := res.Message.Text
+		texts = append(texts, res.Message.Text)
+	}
+	for _, m := range texts {
 		if i := strings.IndexFunc(m, unsafeRune); i >= 0 {
 			t.Errorf("sarif message carries %q in %q", []rune(m[i:])[0], m)
 		}

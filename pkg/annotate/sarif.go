@@ -157,7 +157,7 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 		rules = append(rules, SARIFRule{
 			ID:                   id,
 			Name:                 id,
-			ShortDescription:     SARIFMessage{Text: "vigiles finding: " + id},
+			ShortDescription:     SARIFMessage{Text: sarifText("vigiles finding: " + id)},
 			DefaultConfiguration: SARIFConfiguration{Level: sarifLevel(ruleLevel[id])},
 			HelpURI:              sarifRuleDocURI,
 		})
