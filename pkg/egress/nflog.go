@@ -36,8 +36,8 @@ type packetEvent struct {
 	at      time.Time
 	dropped bool // prefix vigiles-drop (else vigiles-acc)
 	dst     netip.Addr
-	proto   string // tcp, udp, icmp, or the protocol number
-	port    uint16 // 0 unless tcp or udp
+	proto   string // l4Name's
+	port    uint16 // 0 unless the protocol has ports (l4Name)
 	length  int
 }
 
@@ -258,18 +258,35 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 	default:
 		return false
 	}
-	switch proto {
-	case unix.IPPROTO_TCP, unix.IPPROTO_UDP:
-		ev.proto = map[byte]string{unix.IPPROTO_TCP: "tcp", unix.IPPROTO_UDP: "udp"}[proto]
-		if len(l4) >= 4 {
-			ev.port = binary.BigEndian.Uint16(l4[2:4])
-		}
-	case unix.IPPROTO_ICMP, unix.IPPROTO_ICMPV6:
-		ev.proto = "icmp"
-	default:
-		ev.proto = fmt.Sprintf("ip-proto-%d", proto)
+	var ported bool
+	ev.proto, ported = l4Name(proto)
+	if ported && len(l4) >= 4 {
+		ev.port = binary.BigEndian.Uint16(l4[2:4])
 	}
 	return true
+}
+
+// l4Name names a transport protocol and says whether its header starts
+// with the source and destination ports, as TCP's and UDP's do. UDP-Lite
+// needs no privilege (a SOCK_DGRAM socket of protocol IPPROTO_UDPLITE), so
+// its destination port is recorded as UDP's is; SCTP and DCCP, where the
+// kernel has them, likewise.
+func l4Name(p byte) (string, bool) {
+	switch p {
+	case unix.IPPROTO_TCP:
+		return "tcp", true
+	case unix.IPPROTO_UDP:
+		return "udp", true
+	case unix.IPPROTO_UDPLITE:
+		return "udplite", true
+	case unix.IPPROTO_SCTP:
+		return "sctp", true
+	case unix.IPPROTO_DCCP:
+		return "dccp", true
+	case unix.IPPROTO_ICMP, unix.IPPROTO_ICMPV6:
+		return "icmp", false
+	}
+	return fmt.Sprintf("ip-proto-%d", p), false
 }
 
 // routingHeaderDst is the final destination an IPv6 routing header names:

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/nftables"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -286,6 +288,10 @@ func TestParseIPPacket(t *testing.T) {
 	v6[40], v6[41] = 17, 0
 	v6 = append(v6, 0, 0, 0, 53, 0, 0, 0, 0)
 	binary.BigEndian.PutUint16(v6[48+2:], 53)
+	lite := append([]byte{}, v4...)
+	lite[9] = unix.IPPROTO_UDPLITE
+	icmp := append([]byte{}, v4...)
+	icmp[9] = unix.IPPROTO_ICMP
 	tests := []struct {
 		name string
 		p    []byte
@@ -293,6 +299,8 @@ func TestParseIPPacket(t *testing.T) {
 		ok   bool
 	}{
 		{"ipv4 tcp", v4, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "tcp", port: 443, length: 60}, true},
+		{"ipv4 udp-lite", lite, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "udplite", port: 443, length: 60}, true},
+		{"ipv4 icmp", icmp, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "icmp", length: 60}, true},
 		{"ipv6 hop-by-hop then udp", v6, packetEvent{dst: netip.MustParseAddr("2001:db8::7"), proto: "udp", port: 53, length: 48}, true},
 		{"short", v4[:10], packetEvent{}, false},
 		{"version 5", []byte{0x50, 1, 2}, packetEvent{}, false},
@@ -303,6 +311,24 @@ func TestParseIPPacket(t *testing.T) {
 		if ok != tt.ok || ok && ev != tt.want {
 			t.Errorf("%s: got %+v %v, want %+v %v", tt.name, ev, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestDecodeFlowsPorts: a flow of a protocol with ports keeps its port, as
+// the logged packet that named it does (an entry with packets counted must
+// be the entry of its attempts); ICMP's two bytes there are no port.
+func TestDecodeFlowsPorts(t *testing.T) {
+	key := func(proto byte, port uint16) []byte { return elemKey(netip.MustParseAddr("203.0.113.7"), proto, port) }
+	got := decodeFlows([]nftables.SetElement{
+		{Key: key(unix.IPPROTO_UDPLITE, 4444)}, {Key: key(unix.IPPROTO_ICMP, 0xbeef)}, {Key: key(unix.IPPROTO_TCP, 443)}})
+	want := []string{"udplite 4444", "icmp 0", "tcp 443"}
+	for i, f := range got {
+		if s := fmt.Sprintf("%s %d", f.proto, f.port); i >= len(want) || s != want[i] {
+			t.Errorf("flow %d: %s, want %v", i, s, want)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d flows, want %d", len(got), len(want))
 	}
 }
 

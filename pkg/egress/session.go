@@ -288,17 +288,10 @@ func decodeFlows(els []nftables.SetElement) []flowCount {
 		}
 		a, _ := netip.AddrFromSlice(k[:alen])
 		f := flowCount{addr: a.Unmap()}
-		p := k[alen]
-		f.port = binary.BigEndian.Uint16(k[alen+4 : alen+6])
-		switch p {
-		case 6:
-			f.proto = "tcp"
-		case 17:
-			f.proto = "udp"
-		case 1, 58:
-			f.proto, f.port = "icmp", 0
-		default:
-			f.proto, f.port = fmt.Sprintf("ip-proto-%d", p), 0
+		var ported bool
+		f.proto, ported = l4Name(k[alen])
+		if ported {
+			f.port = binary.BigEndian.Uint16(k[alen+4 : alen+6])
 		}
 		if el.Counter != nil {
 			f.packets, f.bytes = el.Counter.Packets, el.Counter.Bytes
