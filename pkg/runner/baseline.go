@@ -305,11 +305,13 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 		old, ok := b.Runs[r.ID]
 		if !ok {
+			// A run the baseline does not know accepted nothing: the
+			// hook is a warning, and each host it tries and path it
+			// writes is new, as for any other run (else a change adds a
+			// hook that exfiltrates and passes on a warning).
 			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
 				r.ID, r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), lower(report.SeverityWarning))
-			continue
-		}
-		if old.Outcome != r.Outcome {
+		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
