@@ -304,6 +304,54 @@ func TestCountMadeUpSourceAnswers(t *testing.T) {
 	})
 }
 
+// spoofClient sends the DNS stub a question from an address the namespace
+// does not hold (IPV6_FREEBIND), as a command forging the answer of an
+// upstream resolver on that address would send the stub's upstream socket,
+// then a question from its own address.
+const spoofClient = `import socket, struct
+IPV6_FREEBIND = 78
+def q(name):
+    wire = b"".join(bytes([len(l)]) + l for l in name.encode().split(b".")) + b"\x00"
+    return struct.pack(">HHHHHH", 7, 0x100, 1, 0, 0, 0) + wire + b"\x00\x01\x00\x01"
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IPV6, IPV6_FREEBIND, 1)
+s.bind(("2001:db8:53::1", 5353))
+try:
+    s.sendto(q("spoofed.example"), ("::1", 53))
+    print("spoofed sent")
+except OSError as e:
+    print("spoofed", type(e).__name__)
+c = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+c.settimeout(3)
+c.sendto(q("plain.example"), ("::1", 53))
+print("plain answered", len(c.recv(512)))
+`
+
+// TestMadeUpSourceReachesNothingLocal: a packet from an address the
+// namespace does not hold never reaches the namespace's own sockets. The
+// stub's upstream socket took a datagram from the upstream's address and
+// port, which IPV6_FREEBIND lets a command without privilege send from, as
+// the upstream's answer (in allow mode: whatever addresses it named went
+// into the wall's allow sets); here the stub's listening socket stands in
+// for it: the question is not recorded and not answered (the answer went
+// to the made-up address, recorded as an attempt there).
+func TestMadeUpSourceReachesNothingLocal(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": spoofClient})
+	res := runDenied(t, "python3 "+dir+"/client.py")
+	defer dumpOnFailure(t, res)
+	if out := res.Probes[0].Output; !strings.Contains(out, "plain answered") {
+		t.Fatalf("probe: %s", out)
+	}
+	for _, e := range res.Egress {
+		if e.Host == "spoofed.example" || strings.HasPrefix(e.IP, "2001:db8:53:") {
+			t.Errorf("entry %+v: a packet from a made-up source reached the stub", e)
+		}
+	}
+	if attempts(res.Egress, evidence.ViaDNS, "plain.example") != 1 {
+		t.Errorf("the question from the namespace's own address is not recorded once: %+v", res.Egress)
+	}
+}
+
 // routedClient sends one UDP datagram per argument
 // FAMILY/DESTINATION/PORT/HOP[,HOP...] with an IPv6 segment routing
 // header (family 6) or an IPv4 loose source route option (family 4)

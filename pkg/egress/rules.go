@@ -124,6 +124,26 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	rs.output = out
 	add := func(ch *nftables.Chain, e ...expr.Any) { c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: e}) }
 
+	// A packet to the namespace's own addresses from an address it does
+	// not hold (a socket bound with IPV6_FREEBIND, which needs no
+	// privilege) is dropped unlogged: it never leaves, so it is no
+	// egress, and delivered it would pass for a packet from outside. The
+	// DNS stub's upstream socket took such a datagram, from the
+	// upstream's address and port, as the upstream's answer: a command
+	// that guessed the question's id put any address it liked into the
+	// allow sets. The wall's own TCP resets (below) are sent from the
+	// address of the packet they refuse, to the command's socket, and
+	// must get through; a reset carries nothing.
+	isLocal := []expr.Any{
+		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+	}
+	add(out, slices.Concat(isLocal, isTCPReset(), []expr.Any{accept()})...)
+	add(out, slices.Concat(isLocal, []expr.Any{
+		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		drop()})...)
+
 	// Traffic to the namespace's own addresses (loopback, and the
 	// source address of the deny mode's route) never leaves it.
 	add(out,
@@ -270,13 +290,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// ping sockets off (net.ipv4.ping_group_range is "1 0" in a fresh
 	// namespace) it sends no ICMP at all, and its TCP stack sends a reset
 	// only on a connection whose SYN was logged.
-	add(out,
-		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
-		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
-		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpRST}, Xor: []byte{0}},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST}},
-		drop())
+	add(out, append(isTCPReset(), drop())...)
 	for _, e := range []struct {
 		nfproto, l4proto, from, to byte
 	}{
@@ -317,6 +331,17 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST})
 	add(out, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
 	return rs, nil
+}
+
+// isTCPReset matches a TCP segment with the RST flag.
+func isTCPReset() []expr.Any {
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpRST}, Xor: []byte{0}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST}},
+	}
 }
 
 // flowKey loads address . l4proto . port into registers 8.. (the layout a
