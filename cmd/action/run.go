@@ -125,6 +125,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(2, fmt.Errorf("run: --stdin: %w", err))
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return exitWith(2, fmt.Errorf("run: --stdin %s: a directory; want a file whose bytes the command reads (or - for this stdin)", *stdinFile))
+		}
 		spec.Stdin = f
 	}
 	var closers []io.Closer

@@ -157,6 +157,14 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	// vanishes meanwhile (a container or a network namespace torn down
 	// on a busy host) makes it fail before anything of the sandbox runs.
 	// Such a start is tried again, when stdin can be given again too.
+	if f, ok := spec.Stdin.(*os.File); ok {
+		r, err := stdinPipe(f)
+		if err != nil {
+			return fail(TierConfined, fmt.Errorf("passing stdin on: %w", err))
+		}
+		defer r.Close()
+		spec.Stdin = r
+	}
 	replay := stdinReplay(spec.Stdin)
 	for attempt := 1; ; attempt++ {
 		r, err := runConfined(ctx, spec, cwd, gate, &Result{Schema: ResultSchema})
@@ -197,10 +205,31 @@ func isVanishedMount(stderr []byte) bool {
 		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument"))
 }
 
+// stdinPipe returns the read end of a pipe that f's bytes are copied into,
+// to give a confined command instead of f: the caller's own descriptor
+// would reach past the sandbox (a terminal the command could write escape
+// sequences to and change the modes of, a directory whose host paths
+// /proc/self/fd/0/… would walk past the masks, a file reopened for
+// writing through /proc/self/fd/0 on a writable host mount). The copy
+// ends at f's end or when the read end is closed and a write fails; a
+// copy blocked reading a terminal that never ends is left to the process's
+// exit.
+func stdinPipe(f *os.File) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		io.Copy(w, f)
+		w.Close()
+	}()
+	return r, nil
+}
+
 // stdinReplay returns what rewinds stdin for another start, or nil when
-// it cannot be given again. A nil stdin and an *os.File (which bwrap
-// passes on unread) need nothing; a seekable reader goes back to where
-// it was.
+// it cannot be given again. A nil stdin and an *os.File (stdinPipe's,
+// which bwrap passes on unread) need nothing; a seekable reader goes back
+// to where it was.
 func stdinReplay(r io.Reader) func() error {
 	switch r := r.(type) {
 	case nil, *os.File:
@@ -405,6 +434,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	dirs, files := callerSecrets(os.Getenv, view)
 	p.MaskDirs, p.MaskFiles = dirs, append(p.MaskFiles, files...)
+	cfg.MaskDirs = dirs
 	view.masked = append(view.masked, dirs...)
 	gits, err := outsideGitConfigs(spec.Dir, view)
 	if err != nil {

@@ -57,6 +57,9 @@ type initConfig struct {
 	// SendNS: the init first sends its user and network namespaces over
 	// the control socket (sendNamespaces).
 	SendNS bool `json:"sendNs,omitempty"`
+	// MaskDirs are the tmpfs masks over the caller's own secrets
+	// (plan.MaskDirs), which the reaper makes read-only like the fixed ones.
+	MaskDirs []string `json:"maskDirs,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -299,7 +302,8 @@ func runInit(cfg initConfig, done func()) initResult {
 		return failResult(err)
 	}
 	ctx := context.Background()
-	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup}
+	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
+		MaskDirs: cfg.MaskDirs}
 	var sess NetSession
 	if cfg.Network && network != nil {
 		s, err := network.Setup(ctx, cfg.Egress)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,8 @@ type reaperConfig struct {
 	// PidsByCgroup: a pids cgroup bounds the run, so the command is
 	// exec'd directly instead of through the shell that sets RLIMIT_NPROC.
 	PidsByCgroup bool `json:"pidsByCgroup"`
+	// MaskDirs: the masks over the caller's secrets, made read-only too.
+	MaskDirs []string `json:"maskDirs,omitempty"`
 }
 
 // defaultLimits are generous enough that a real hook never meets them.
@@ -118,7 +121,7 @@ func reaperMain() int {
 	// Opened before Landlock narrows what the reaper may open: the
 	// command is started with the highest OOM score (see startAsOOMVictim).
 	oomScore, _ := os.OpenFile("/proc/self/oom_score_adj", os.O_RDWR, 0)
-	if err := confineSelf(cfg.Workdir, lim, filter); err != nil {
+	if err := confineSelf(cfg.Workdir, cfg.MaskDirs, lim, filter); err != nil {
 		return send(reaperStatus{Refusal: err.Error()})
 	}
 	if len(cfg.Command) == 0 {
@@ -158,9 +161,9 @@ func reaperMain() int {
 	// reads it), and then the reaper starts no goroutine that could need a
 	// new thread while the command fills the cgroup.
 	stopSampling := make(chan struct{})
-	maxTasks := make(chan int, 1)
+	maxTasks := make(chan taskCount, 1)
 	if cfg.PidsByCgroup {
-		maxTasks <- 0
+		maxTasks <- taskCount{}
 	} else {
 		go sampleTasks(stopSampling, maxTasks)
 	}
@@ -190,10 +193,21 @@ func reaperMain() int {
 	close(stopSampling)
 	// The limit also counts the init's and bwrap's tasks, which this pid
 	// namespace does not show: hence the slack.
-	if n := <-maxTasks; st.LimitHit == "" && n >= lim.Pids-pidsSlack {
+	tasks := <-maxTasks
+	if tasks.err != nil {
+		// Whether the process limit was reached is not known: no verdict
+		// on a count that was never taken.
+		return send(reaperStatus{Error: fmt.Sprintf("counting the command's tasks: %v", tasks.err)})
+	}
+	if st.LimitHit == "" && tasks.most >= lim.Pids-pidsSlack {
 		st.LimitHit = "pids"
 	}
-	st.Lingered = linger(cfg.Linger)
+	left, err := linger(cfg.Linger)
+	if err != nil {
+		// "Nothing was left" would be a claim without evidence.
+		return send(reaperStatus{Error: fmt.Sprintf("listing the processes the command left: %v", err)})
+	}
+	st.Lingered = left
 	return send(st)
 }
 
@@ -313,7 +327,7 @@ func limitShim(l Limits, nproc bool) string {
 
 // linger reaps the command's leftover processes for up to d, then lists
 // those still alive (pid 1 exiting ends them all).
-func linger(d time.Duration) []string {
+func linger(d time.Duration) ([]string, error) {
 	deadline := time.Now().Add(d)
 	for {
 		// Reap whatever has ended.
@@ -324,9 +338,9 @@ func linger(d time.Duration) []string {
 				break
 			}
 		}
-		left := processes()
-		if len(left) == 0 || !time.Now().Before(deadline) {
-			return left
+		left, err := processes()
+		if err != nil || len(left) == 0 || !time.Now().Before(deadline) {
+			return left, err
 		}
 		// A sleeping syscall on this (locked) thread, not time.Sleep: a
 		// Go timer could need another thread, which a command filling its
@@ -337,10 +351,10 @@ func linger(d time.Duration) []string {
 
 // processes lists "pid command line" for every process in this pid
 // namespace but the reaper itself.
-func processes() []string {
+func processes() ([]string, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []string
 	var pids []int
@@ -371,7 +385,7 @@ func processes() []string {
 		}
 		out = append(out, fmt.Sprintf("%d %s", pid, cl))
 	}
-	return out
+	return out, nil
 }
 
 // maxLingered and maxCmdline bound the lingered list: the command chooses
@@ -462,11 +476,11 @@ func lookPath(name string, env []string) string {
 // /proc for this pid namespace, the init's directory hidden, rlimits, an
 // empty capability bounding, inheritable and ambient set, no_new_privs,
 // non-dumpable, and the seccomp filter. Any failure is a refusal.
-func confineSelf(workdir string, l Limits, filter []unix.SockFilter) error {
+func confineSelf(workdir string, maskDirs []string, l Limits, filter []unix.SockFilter) error {
 	if err := unix.Mount("tmpfs", runDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
 		return fmt.Errorf("hiding the init's directory: %w", err)
 	}
-	if err := remountReadOnly(); err != nil {
+	if err := remountReadOnly(maskDirs); err != nil {
 		return err
 	}
 	for _, rl := range []struct {
@@ -565,14 +579,15 @@ func protectProc() error {
 }
 
 // readOnlyMounts are the mounts bwrap made writable for the init's sake
-// (the root in --strict-fs, the fresh /dev, the tmpfs masks): for the
-// command they become read-only, so that every write it can make lands
-// where it is recorded (the work tree, HOME, TMPDIR, /dev/shm).
-func readOnlyMounts() []string {
-	return append([]string{"/", "/dev", "/run"}, maskedDirs...)
+// (the root in --strict-fs, the fresh /dev, the tmpfs masks, the caller's
+// own masks among them): for the command they become read-only, so that
+// every write it can make lands where it is recorded (the work tree, HOME,
+// TMPDIR, /dev/shm).
+func readOnlyMounts(maskDirs []string) []string {
+	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
 }
 
-func remountReadOnly() error {
+func remountReadOnly(maskDirs []string) error {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return fmt.Errorf("reading mountinfo: %w", err)
@@ -583,7 +598,7 @@ func remountReadOnly() error {
 			isMount[f[4]] = true
 		}
 	}
-	for _, m := range readOnlyMounts() {
+	for _, m := range readOnlyMounts(maskDirs) {
 		if !isMount[m] {
 			continue
 		}
@@ -614,21 +629,31 @@ func remountReadOnly() error {
 // the init and their threads) count against the same RLIMIT_NPROC.
 const pidsSlack = 16
 
+// taskCount is what sampleTasks saw: the most tasks at once, or why it
+// could not count them.
+type taskCount struct {
+	most int
+	err  error
+}
+
 // sampleTasks counts the tasks (threads included, as RLIMIT_NPROC counts
 // them) in this pid namespace every 25ms until stop, and sends the most it
 // saw: the evidence that the process limit was reached.
-func sampleTasks(stop <-chan struct{}, out chan<- int) {
-	most := 0
+func sampleTasks(stop <-chan struct{}, out chan<- taskCount) {
+	var c taskCount
 	t := time.NewTicker(25 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
 		case <-stop:
-			out <- most
+			out <- c
 			return
 		case <-t.C:
 			n := 0
-			ents, _ := os.ReadDir("/proc")
+			ents, err := os.ReadDir("/proc")
+			if err != nil && c.err == nil {
+				c.err = err
+			}
 			for _, e := range ents {
 				if _, err := strconv.Atoi(e.Name()); err != nil {
 					continue
@@ -636,9 +661,7 @@ func sampleTasks(stop <-chan struct{}, out chan<- int) {
 				tasks, _ := os.ReadDir("/proc/" + e.Name() + "/task")
 				n += len(tasks)
 			}
-			if n > most {
-				most = n
-			}
+			c.most = max(c.most, n)
 		}
 	}
 }

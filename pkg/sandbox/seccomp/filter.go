@@ -99,7 +99,12 @@ var socketFamilies = []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF
 
 const socketFamiliesText = "family not AF_UNIX, AF_INET, AF_INET6 or AF_NETLINK"
 
-// CLONE_NEWUSER and the terminal ioctls are the argument conditions.
+// CLONE_NEWUSER, the terminal ioctls and prlimit64's pid are the argument
+// conditions. prlimit64 on another process is denied because the command
+// shares its uid with the reaper, its pid 1: lowering the reaper's
+// RLIMIT_NOFILE would keep it from reading /proc, and so from finding the
+// processes a run left or counting its tasks. setrlimit and getrlimit
+// (glibc, Go, a shell's ulimit) pass pid 0, the caller.
 const (
 	cloneNewUser = unix.CLONE_NEWUSER
 	tiocsti      = 0x5412 // TIOCSTI: push a byte into a terminal's input
@@ -125,6 +130,7 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "clone", Action: ActionEPERM, When: "CLONE_NEWUSER"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSTI"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
+		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 	)
@@ -196,7 +202,8 @@ const (
 // Layout: check the architecture (kill on mismatch), load the number,
 // deny the x32 range, compare against each always-denied number, send
 // clone3 to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
-// first argument, ioctl to a request-number test on the second, and
+// first argument, ioctl to a request-number test on the second,
+// prlimit64 to a test of its pid (the first: 0, the caller, or EPERM), and
 // socket/socketpair to a test of the address family (the first), and
 // allow the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
 // lives there, and the kernel truncates an ioctl request to 32 bits, so
@@ -223,6 +230,7 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 		{"ioctl", "ioctl"},
 		{"socket", "socket"},
 		{"socketpair", "socket"},
+		{"prlimit64", "prlimit"},
 	} {
 		nr, ok := a.Syscalls[c.name]
 		if !ok {
@@ -240,6 +248,11 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "allow")
+
+	// The pid is a pid_t: its low 32 bits are all the kernel reads.
+	b.label("prlimit")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, "allow", "eperm")
 
 	// The domain is an int: its low 32 bits are all the kernel reads.
 	b.label("socket")

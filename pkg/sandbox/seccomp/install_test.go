@@ -99,6 +99,8 @@ func attempts(a Arch) []attempt {
 		attempt{name: "clone3", nr: uintptr(a.Syscalls["clone3"]), args: [6]uintptr{0, 0}},
 		attempt{name: "ioctl(TIOCSTI)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tiocsti}},
 		attempt{name: "ioctl(TIOCLINUX)", nr: uintptr(a.Syscalls["ioctl"]), args: [6]uintptr{devnull, tioclinux}},
+		// A pid above any pid_max: without the filter, ESRCH.
+		attempt{name: "prlimit64(another pid)", nr: uintptr(a.Syscalls["prlimit64"]), args: [6]uintptr{0x3fffffff, unix.RLIMIT_NOFILE}},
 	)
 	if a.X32 {
 		out = append(out, attempt{name: "x32 getpid", nr: x32SyscallBit | 39})
@@ -294,7 +296,7 @@ func TestInstallDeniesForReal(t *testing.T) {
 	// never with EPERM, whoever runs the test; so the EPERM above is the
 	// filter's doing.
 	for _, n := range []string{"setns", "keyctl", "pidfd_getfd", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)"} {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "prlimit64(another pid)"} {
 		if got := control.Calls[n]; got == "EPERM" || got == "OK" {
 			t.Errorf("%s without the filter: got %s, want another error: the test's arguments are not telling", n, got)
 		}

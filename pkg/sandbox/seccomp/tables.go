@@ -30,7 +30,7 @@ var amd64 = Arch{
 		"io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
 		"fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
 		"pidfd_getfd": 438, "mount_setattr": 442, "quotactl_fd": 443,
-		"open_tree_attr": openTreeAttr,
+		"open_tree_attr": openTreeAttr, "prlimit64": 302,
 	},
 }
 
@@ -50,5 +50,6 @@ var arm64 = Arch{
 		"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
 		"fsmount": 432, "fspick": 433, "clone3": 435, "pidfd_getfd": 438,
 		"mount_setattr": 442, "quotactl_fd": 443, "open_tree_attr": openTreeAttr,
+		"prlimit64": 261,
 	},
 }

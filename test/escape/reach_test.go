@@ -1,0 +1,148 @@
+package escape
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The command shares its uid with the reaper, its pid 1. Lowering the
+// reaper's RLIMIT_NOFILE would leave it unable to read /proc, and so to
+// list what the command left behind: prlimit on another process fails,
+// and a leftover process is still listed.
+func TestReaperLimitsStayItsOwn(t *testing.T) {
+	requireBwrap(t)
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("prlimit (util-linux) is required in CI")
+		}
+		t.Skip("prlimit is not installed")
+	}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := vigiles(t, r, workTree(t), nil, "--linger", "1s", "--", "sh", "-c",
+				`setsid sleep 30 </dev/null >/dev/null 2>&1 & prlimit --pid 1 --nofile=3:3; echo "prlimit exit $?"; prlimit --nofile=64:64 && echo own-ok`)
+			if res.Error != "" || res.Tier != "confined" {
+				t.Fatalf("tier %s, error %q, refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if strings.Contains(res.Stdout, "prlimit exit 0") || !strings.Contains(res.Stdout, "own-ok") {
+				t.Errorf("prlimit on pid 1 should fail and on itself work; stdout %q stderr %q", res.Stdout, res.Stderr)
+			}
+			found := false
+			for _, l := range res.Lingered {
+				found = found || strings.Contains(l, "sleep 30")
+			}
+			if !found {
+				t.Errorf("a leftover process went unlisted: lingered %q", res.Lingered)
+			}
+		})
+	}
+}
+
+// The caller's stdin reaches the command as bytes through a pipe, never as
+// the caller's descriptor: a file's descriptor could be reopened for
+// writing through /proc/self/fd/0, a directory's would walk the host past
+// the masks, a terminal's would take escape sequences and mode changes.
+func TestStdinIsNeverAHostDescriptor(t *testing.T) {
+	requireBwrap(t)
+	event := filepath.Join(openTempDir(t, "/var/lib", "vigiles-escape-stdin-"), "event.json")
+	if err := os.WriteFile(event, []byte(`{"hook_event_name":"Stop"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := vigiles(t, r, workTree(t), nil, "--stdin", event, "--", "sh", "-c",
+				`readlink /proc/self/fd/0; cat; echo; echo x > /proc/self/fd/0`)
+			if !strings.HasPrefix(res.Stdout, "pipe:[") || !strings.Contains(res.Stdout, `{"hook_event_name":"Stop"}`) {
+				t.Errorf("stdin should be a pipe holding the file's bytes: stdout %q stderr %q", res.Stdout, res.Stderr)
+			}
+			if b, _ := os.ReadFile(event); string(b) != `{"hook_event_name":"Stop"}` {
+				t.Errorf("the host's event file changed: %q", b)
+			}
+		})
+	}
+	t.Run("a directory is bad usage", func(t *testing.T) {
+		out, err := exec.Command(vigilesBin, "run", "--json", "--workdir", workTree(t), "--stdin", filepath.Dir(event), "--", "true").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "a directory") {
+			t.Errorf("--stdin DIR: %v, %s; want exit 2 naming the directory", err, out)
+		}
+	})
+	t.Run("a terminal", func(t *testing.T) {
+		ptm, pts := openTerminal(t)
+		go io.Copy(io.Discard, ptm)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, vigilesBin, "run", "--json", "--workdir", workTree(t), "--stdin", "-", "--",
+			"sh", "-c", `readlink /proc/self/fd/0; stty -echo <&0 2>/dev/null; printf '\033]0;pwned\007' >&0 2>/dev/null; exit 0`)
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+		cmd.Stdin = pts
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("vigiles: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), `"stdout": "pipe:[`) {
+			t.Errorf("the command's stdin was not a pipe: %s", out)
+		}
+		tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tio.Lflag&unix.ECHO == 0 {
+			t.Error("the confined command turned the caller's terminal's echo off")
+		}
+	})
+}
+
+// The masks over the caller's own HOME (and runner directories) are
+// read-only to the command like the fixed ones: every write it makes must
+// land where it is recorded, whether Landlock is there or not.
+func TestCallerMasksAreReadOnly(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the HOME is made under /var/lib, outside the masked directories")
+	home := openTempDir(t, "/var/lib", "vigiles-escape-home-")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := vigiles(t, r, workTree(t), []string{"HOME=" + home}, "--", "sh", "-c",
+				fmt.Sprintf(`awk '$5 == "%s" { print "mount", $6 }' /proc/self/mountinfo`, home))
+			if !strings.HasPrefix(res.Stdout, "mount ro") {
+				t.Errorf("the mask over the caller's HOME %s: %q; want a read-only mount (stderr %q)", home, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+// openTerminal opens a pseudo-terminal pair.
+func openTerminal(t *testing.T) (ptm, pts *os.File) {
+	t.Helper()
+	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI must offer pseudo-terminals: %v", err)
+		}
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { ptm.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pts.Close() })
+	return ptm, pts
+}
