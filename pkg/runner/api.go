@@ -504,7 +504,10 @@ func runFindings(e executed) []report.Finding {
 	case r.Tier == string(sandbox.TierRefused):
 		return []report.Finding{{Rule: RuleRunRefused, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
 			Title: "run refused", Message: fmt.Sprintf("%s was not run: %s", r.ID, orDefault(r.Refusal, r.Reason))}}
-	case r.Outcome == report.OutcomeError && !r.TimedOut:
+	case r.Outcome == report.OutcomeError && (!r.TimedOut || e.err != nil || e.result != nil && e.result.Error != ""):
+		// vigiles' own failure (a record it could not make) is an error
+		// whether or not the hook also ran out of time: a timeout is only
+		// a warning, and must not hide it.
 		return []report.Finding{{Rule: RuleRunFailed, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
 			Title: "run failed", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
 	case r.TimedOut:

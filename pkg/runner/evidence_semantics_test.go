@@ -253,3 +253,49 @@ func TestBaselineNewHookIsNotAPassForItsHostsAndWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutDoesNotHideAFailure: a run whose record vigiles could not
+// make is run/failed, an error, even when the hook also ran out of time
+// (a timeout alone is a warning): a hook must not pass by nesting its
+// writes past the walk's depth, or flooding the egress record, and then
+// sleeping past its timeout.
+func TestTimeoutDoesNotHideAFailure(t *testing.T) {
+	msg := "reading the write record: the tree is nested deeper than 10000 levels"
+	rep := testOne(t, "exit-code: 0", func() (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: msg}, errors.New(msg)
+	})
+	if rep.Verdict == report.VerdictPass || !strings.Contains(strings.Join(rules(rep), " "), RuleRunFailed) {
+		t.Errorf("a failed run that also timed out: %s %v; want an error with %s", rep.Verdict, rules(rep), RuleRunFailed)
+	}
+	// A timeout alone stays a warning.
+	rep = testOne(t, "exit-code: 137", func() (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.TimedOut, r.ExitCode, r.Signal = true, 137, "SIGKILL"
+		return r, nil
+	})
+	if got := rules(rep); strings.Contains(strings.Join(got, " "), RuleRunFailed) {
+		t.Errorf("a run that only timed out: %v; want no %s", got, RuleRunFailed)
+	}
+}
+
+// TestEvidenceLinesAreOnePerName: a written path or a host with a newline
+// in it is one quoted line of evidence, not two (a forged second write).
+func TestEvidenceLinesAreOnePerName(t *testing.T) {
+	rep := testOne(t, "no-write: true", func() (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.Writes = []evidence.Write{{Op: evidence.OpCreate, Path: "n\n::error::fname"}, {Op: evidence.OpCreate, Path: "plain.txt"}}
+		return r, nil
+	})
+	var ev string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleExpectPrefix+ExpNoWrite {
+			ev = f.Evidence
+		}
+	}
+	if want := "create \"n\\n::error::fname\"\ncreate plain.txt"; ev != want {
+		t.Errorf("evidence %q, want %q", ev, want)
+	}
+	if got := egressEvidence([]evidence.Egress{{Host: "a.test\nb.test", Via: evidence.ViaDNS, Attempts: 1}}); strings.Count(got, "\n") != 1 {
+		t.Errorf("egress evidence for one host spans lines: %q", got)
+	}
+}
