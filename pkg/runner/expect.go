@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -143,7 +145,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			for _, w := range r.Writes {
 				m := anyPath(x.Paths, w.Path)
 				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
-					bad = append(bad, fmt.Sprintf("%s %s", w.Op, w.Path))
+					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
 				}
 			}
 			if len(bad) > 0 {
@@ -236,7 +238,7 @@ func hostList(es []evidence.Egress) string {
 	seen := map[string]bool{}
 	var hs []string
 	for _, e := range es {
-		h := egressHost(e)
+		h := shownName(egressHost(e))
 		if e.Port != 0 {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
 		}
@@ -255,13 +257,28 @@ func egressEvidence(es []evidence.Egress) string {
 		if e.Allowed {
 			state = "allowed"
 		}
-		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", egressHost(e), e.Via, state, e.Attempts)
+		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", shownName(egressHost(e)), shownName(string(e.Via)), state, e.Attempts)
 		if e.Detail != "" {
-			b.WriteString(" " + e.Detail)
+			b.WriteString(" " + shownName(e.Detail))
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// shownName is a name the hook chose (a path it wrote, a host it tried)
+// as evidence lines show it: as it is, or quoted (Go syntax) when it holds
+// a control or format character, invalid UTF-8 or space at either end, so
+// that a name with a newline cannot pass for a second line of evidence
+// (a write or host that never happened), nor hide its own end.
+func shownName(s string) string {
+	plain := utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
+	})
+	if plain {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func patternList(ps []HostPattern) string {
