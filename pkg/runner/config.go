@@ -1004,6 +1004,12 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				p.errAt(v, "%s: want a list of path patterns (globs, or re:regex)%s", k, map[bool]string{true: ", or true for no writes at all", false: ""}[k == ExpNoWrite])
 				return false
 			}
+			if k == ExpNoWrite && len(v.Content) == 0 {
+				// wrote-only: [] says "no writes"; no-write: [] forbids
+				// nothing and would pass whatever the hook wrote.
+				p.errAt(v, "no-write: [] expects nothing; list path patterns, or write no-write: true for no writes at all")
+				return false
+			}
 			good := true
 			for _, pn := range v.Content {
 				s, ok := p.str(pn, k+" entry")

@@ -175,6 +175,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"bad regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"(\"\n", []string{"5:23 stdout-matches: want a regular expression"}},
 		{"bad host", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"a.*.test\"]\n", []string{"5:21 egress-only: host \"a.*.test\": a wildcard is allowed only as a leading"}},
 		{"bad path regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: [\"re:(\"]\n", []string{"5:18 no-write: regular expression"}},
+		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
 		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
 		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
