@@ -258,10 +258,10 @@ for host in sys.argv[3:]:
 // namespace does not hold (IPV6_FREEBIND) and connects or sends from it
 // plants no entry for that address. The wall's reset or port unreachable
 // went to the made-up address and was logged as an attempt there (in allow
-// mode, with the address allowed, even let out); the kernel's answers to
-// such packets sent to the namespace's own address likewise. The attempt at
-// the real destination is recorded; connects from the namespace's own
-// addresses are still refused at once.
+// mode, with the address allowed, even let out); such packets sent to the
+// namespace's own address are dropped before they arrive, so the kernel
+// has nothing to answer. The attempt at the real destination is recorded;
+// connects from the namespace's own addresses are still refused at once.
 func TestCountMadeUpSourceAnswers(t *testing.T) {
 	dir := probeDir(t, map[string]string{"client.py": freebindClient})
 	madeUp := func(e evidence.Egress) bool {
