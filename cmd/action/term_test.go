@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/vigiles/action/internal/ptytest"
 )
 
 // TestTerminalWriter: every control a terminal acts on is shown, not
@@ -61,7 +59,7 @@ func TestTerminalWriter(t *testing.T) {
 // this is about the terminal, not the sandbox.
 func TestRunOnATerminal(t *testing.T) {
 	hostile := `printf 'out\033]0;pwned\007\033[2J\n'; printf 'err\033[8m\233\n' >&2`
-	ptm, pts := openPty(t)
+	ptm, pts := ptytest.Open(t)
 	var (
 		master bytes.Buffer
 		done   = make(chan struct{})
@@ -93,40 +91,4 @@ func TestRunOnATerminal(t *testing.T) {
 	if out.String() != "out\x1b]0;pwned\x07\x1b[2J\n" || !strings.HasPrefix(errb.String(), "err\x1b[8m\x9b\n") {
 		t.Errorf("piped output changed: stdout %q, stderr %q", out.String(), errb.String())
 	}
-}
-
-// openPty opens a pseudo-terminal pair: the master to read what reaches
-// the terminal, the slave to write to.
-func openPty(t *testing.T) (ptm, pts *os.File) {
-	t.Helper()
-	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must offer pseudo-terminals: /dev/ptmx: %v", err)
-		}
-		t.Skipf("no pseudo-terminal here (/dev/ptmx: %v)", err)
-	}
-	t.Cleanup(func() { ptm.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	// Raw output: the line discipline turns no \n into \r\n.
-	tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tio.Oflag &^= unix.OPOST
-	if err := unix.IoctlSetTermios(int(pts.Fd()), unix.TCSETS, tio); err != nil {
-		t.Fatal(err)
-	}
-	return ptm, pts
 }

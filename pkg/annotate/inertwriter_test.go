@@ -23,17 +23,7 @@ func TestInertWriter(t *testing.T) {
 	}{{"plain", plain, true}, {"hostile", hostileText, false}} {
 		for _, size := range []int{1, 2, 3, 7, 64, 4096, len(tc.in)} {
 			var b bytes.Buffer
-			w := NewInertWriter(&b)
-			for s := tc.in; len(s) > 0; {
-				n := min(size, len(s))
-				if _, err := w.Write([]byte(s[:n])); err != nil {
-					t.Fatal(err)
-				}
-				s = s[n:]
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			writeInChunks(t, NewInertWriter(&b), tc.in, size)
 			out := b.String()
 			if tc.same && out != tc.in {
 				t.Errorf("%s in chunks of %d: output changed: %.200q", tc.name, size, out)
@@ -91,17 +81,7 @@ func TestInertWriterByteOrderMark(t *testing.T) {
 			if name == "utf-8 by text" {
 				b.WriteString(InertText(in))
 			} else {
-				w := NewInertWriter(&b)
-				for s := in; len(s) > 0; {
-					n := min(size, len(s))
-					if _, err := w.Write([]byte(s[:n])); err != nil {
-						t.Fatal(err)
-					}
-					s = s[n:]
-				}
-				if err := w.Close(); err != nil {
-					t.Fatal(err)
-				}
+				writeInChunks(t, NewInertWriter(&b), in, size)
 			}
 			for _, c := range runnerCommands(t, b.String()) {
 				t.Errorf("%s in chunks of %d: the runner would run %s (%.80q)", name, size, c.Name, c.Data)
@@ -110,5 +90,20 @@ func TestInertWriterByteOrderMark(t *testing.T) {
 	}
 	if got := InertLine("plain \ufeff inside"); got != "plain \ufeff inside" {
 		t.Errorf("a byte order mark inside a line changed it: %q", got)
+	}
+}
+
+// writeInChunks writes s to w in writes of size bytes, then closes w.
+func writeInChunks(t *testing.T, w *InertWriter, s string, size int) {
+	t.Helper()
+	for len(s) > 0 {
+		n := min(size, len(s))
+		if _, err := w.Write([]byte(s[:n])); err != nil {
+			t.Fatal(err)
+		}
+		s = s[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/ptytest"
 )
 
 // The command shares its uid with the reaper, its pid 1. Lowering the
@@ -78,7 +80,7 @@ func TestStdinIsNeverAHostDescriptor(t *testing.T) {
 		}
 	})
 	t.Run("a terminal", func(t *testing.T) {
-		ptm, pts := openTerminal(t)
+		ptm, pts := ptytest.Open(t)
 		go io.Copy(io.Discard, ptm)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -119,30 +121,4 @@ func TestCallerMasksAreReadOnly(t *testing.T) {
 			}
 		})
 	}
-}
-
-// openTerminal opens a pseudo-terminal pair.
-func openTerminal(t *testing.T) (ptm, pts *os.File) {
-	t.Helper()
-	ptm, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must offer pseudo-terminals: %v", err)
-		}
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { ptm.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptm.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptm.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pts.Close() })
-	return ptm, pts
 }
