@@ -575,9 +575,14 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		finds = append(finds, planFinds...)
 	}
 	runs := make([]report.HookRun, 0, len(results))
+	failed := map[string]bool{} // runs with run/refused or run/failed
 	for _, e := range results {
 		runs = append(runs, e.run)
-		finds = append(finds, runFindings(e)...)
+		rf := runFindings(e)
+		for _, f := range rf {
+			failed[e.run.ID] = failed[e.run.ID] || f.Rule == RuleRunRefused || f.Rule == RuleRunFailed
+		}
+		finds = append(finds, rf...)
 	}
 
 	var drift []report.Drift
@@ -613,7 +618,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			if o.UpdateBaseline {
 				sev = report.SeverityNotice
 			}
-			d, f := compareBaseline(b, runs, allIDs, s.shardI == 1, sev)
+			d, f := compareBaseline(b, runs, failed, allIDs, s.shardI == 1, sev)
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}

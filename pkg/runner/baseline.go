@@ -281,8 +281,13 @@ func WriteBaseline(path string, b *Baseline) error {
 // the whole (unsharded) plan, so that a shard does not take another
 // shard's runs for removed ones; removed runs are reported only when
 // reportRemoved is set. sev is the severity of new hosts, writes and
-// outcomes (notice when the baseline is being updated).
-func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool, reportRemoved bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+// outcomes (notice when the baseline is being updated). failed holds the
+// IDs of runs the report already calls refused or failed (run/refused,
+// run/failed: verdict error), whose missing evidence needs no finding of
+// its own; a run that only timed out is not one of them (run/timeout is a
+// warning), or a hook that times out could have its records lost without
+// the audit saying so.
+func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, reportRemoved bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -315,7 +320,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
-		if r.Egress == nil && !runNotCompleted(r) {
+		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "egress"))})
 		} else {
@@ -326,7 +331,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 				}
 			}
 		}
-		if r.Writes == nil && !runNotCompleted(r) {
+		if r.Writes == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
 		} else {
@@ -355,16 +360,6 @@ func compareBaseline(b *Baseline, runs []report.HookRun, allIDs map[string]bool,
 		}
 	}
 	return drift, finds
-}
-
-// runNotCompleted reports whether a run is one the report already calls
-// refused or failed (run/refused, run/failed: verdict error), so that its
-// missing evidence needs no finding of its own. A run that timed out is
-// not one of them (run/timeout is a warning): evidence it lacks is
-// baseline/not-recorded like any other's, or a hook that times out could
-// have its records lost without the audit saying so.
-func runNotCompleted(r report.HookRun) bool {
-	return r.Tier == "refused" || r.Outcome == report.OutcomeError && !r.TimedOut
 }
 
 // countOf says how many of what a list holds, or that it was not recorded.

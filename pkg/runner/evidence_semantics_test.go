@@ -131,16 +131,19 @@ func TestMaxDurationOfATimedOutRun(t *testing.T) {
 	}
 }
 
-// TestBaselineTimedOutRunWithoutRecords: a run that timed out and whose
-// records were lost (the write record failed, the egress record was
-// incomplete) is only a run/timeout warning, so the baseline comparison
-// must say its evidence was not recorded instead of finding no drift in
-// it.
+// TestBaselineTimedOutRunWithoutRecords: a run that only timed out is a
+// run/timeout warning, so if its evidence is missing the baseline
+// comparison must say it was not recorded instead of finding no drift in
+// it; a run vigiles failed (which also timed out) is run/failed, and its
+// missing evidence needs no second finding.
 func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
 	dir := auditRepo(t, hooksV1)
 	ctx := context.Background()
 	base := ".vigiles/baseline.json"
 	lost := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, Signal: "SIGKILL"}, nil
+	}}
+	failed := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
 		msg := "reading the write record: the tree is nested deeper than 10000 levels"
 		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: msg}, errors.New(msg)
 	}}
@@ -172,6 +175,14 @@ func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
 	}
 	if rep.Verdict == report.VerdictPass || n == 0 {
 		t.Errorf("timed-out runs without records compared with the baseline: %s %v", rep.Verdict, rules(rep))
+	}
+	rep, err = Audit(ctx, Options{Dir: dir, Baseline: base, Executor: failed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rules(rep), " ")
+	if !strings.Contains(got, RuleRunFailed) || strings.Contains(got, RuleBaselineUnproven) {
+		t.Errorf("failed runs that also timed out: %v; want %s and no %s", got, RuleRunFailed, RuleBaselineUnproven)
 	}
 }
 
