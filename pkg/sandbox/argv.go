@@ -72,8 +72,8 @@ type plan struct {
 	MaskDirs []string
 	// MaskFiles are host files covered with /dev/null, which the command
 	// cannot open (bubblewrap's binds are nodev): secrets that
-	// uid 0 could read (/etc/shadow, SSH host keys), git configs with
-	// credentials outside the work tree, a runner's credentials.
+	// uid 0 could read (/etc/shadow, SSH host keys), a runner's
+	// credentials.
 	MaskFiles []string
 	// DataFiles are host files bubblewrap covers with a read-only copy of
 	// other content, read from fdData+i for DataFiles[i]: git configs

@@ -31,9 +31,9 @@ import (
 //     that layer (a run that leaves the scrubbed file as it was wrote
 //     nothing);
 //   - outside it (the repository of a work tree that is a subdirectory, a
-//     submodule's git dir, a linked worktree's), the broker covers each such
-//     file that the command could see with /dev/null, which it then cannot
-//     open (bubblewrap's binds are nodev) (outsideGitConfigs).
+//     submodule's git dir, a linked worktree's, a common dir), the broker has
+//     bubblewrap cover each such file that the command could see with a
+//     read-only scrubbed copy (outsideGitConfigs, plan.DataFiles).
 
 // credentialsFix is the fix a run refused for credentials it could not
 // hide names.
@@ -452,7 +452,9 @@ func (v hostView) sees(p string) bool {
 func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
 	var dirs []string
 	for d := dir; ; d = filepath.Dir(d) {
-		if g := gitDir(d); g != "" && !under(g, dir) {
+		// The tree's own git dir too: its commondir may lead out of the
+		// tree (configs in the tree are the init's, below).
+		if g := gitDir(d); g != "" {
 			dirs = append(dirs, g)
 		}
 		if d == "/" || d == "." {

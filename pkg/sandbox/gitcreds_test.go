@@ -127,6 +127,15 @@ func TestOutsideGitConfigs(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(got, func(c scrubbedConfig) bool { return c.path == filepath.Join(root, ".git/modules/s/config") }) {
 		t.Errorf("a submodule: %v, %v", got, err)
 	}
+	// A tree whose own git dir's commondir leads out of it (a linked
+	// worktree's git dir kept in the tree).
+	common := t.TempDir()
+	writeFile(t, filepath.Join(common, "config"), credConf)
+	wt := t.TempDir()
+	writeFile(t, filepath.Join(wt, ".git", "commondir"), common+"\n")
+	if got, err := outsideGitConfigs(wt, view); err != nil || len(got) != 1 || got[0].path != filepath.Join(common, "config") {
+		t.Errorf("a common dir outside the tree: %v, %v", got, err)
+	}
 	// The tree's own .git is the init's, not the broker's.
 	if got, err := outsideGitConfigs(root, view); err != nil || len(got) != 0 {
 		t.Errorf("the checkout itself: %v, %v; want none", got, err)
