@@ -7,7 +7,7 @@ import (
 	"io"
 	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -416,26 +416,9 @@ func isDevice(mode uint32) bool {
 	return mode&unix.S_IFMT == unix.S_IFCHR || mode&unix.S_IFMT == unix.S_IFBLK
 }
 
-// sortWrites orders a record by path. A path has one entry in a record
-// made here; were there two, a delete comes before a create, which is the
-// order they can happen in.
+// sortWrites orders a record by path; a record made here lists a path once.
 func sortWrites(ws []evidence.Write) {
-	sort.SliceStable(ws, func(i, j int) bool {
-		if ws[i].Path != ws[j].Path {
-			return ws[i].Path < ws[j].Path
-		}
-		return opRank(ws[i].Op) < opRank(ws[j].Op)
-	})
-}
-
-func opRank(op evidence.Op) int {
-	switch op {
-	case evidence.OpDelete:
-		return 0
-	case evidence.OpCreate:
-		return 1
-	}
-	return 2
+	slices.SortFunc(ws, func(a, b evidence.Write) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // The root of an upper directory.

@@ -169,17 +169,6 @@ func TestWritesExactReplacedPath(t *testing.T) {
 	})
 }
 
-// TestWritesExactSortOrder: were one path listed twice, its delete comes
-// first, the order in which they can happen.
-func TestWritesExactSortOrder(t *testing.T) {
-	ws := []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "a", Op: "create", Kind: "dir"}, {Path: "a", Op: "delete"}, {Path: "0", Op: "delete"}}
-	sortWrites(ws)
-	want := []evidence.Write{{Path: "0", Op: "delete"}, {Path: "a", Op: "delete"}, {Path: "a", Op: "create", Kind: "dir"}, {Path: "a", Op: "modify", Kind: "file"}}
-	if d := cmp.Diff(want, ws); d != "" {
-		t.Errorf("order (-want +got):\n%s", d)
-	}
-}
-
 // TestWritesExactSnapshotDiffIsLinear: the copy method's diff of a tree
 // whose many directories were deleted takes time in proportion to the
 // tree (it scanned the whole snapshot for each deleted directory: 15 s
