@@ -173,7 +173,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		w.add(p, evidence.OpModify, kindOf(st.Mode))
 		k, err := w.lowerContents(l, name, p)
 		return k + 1, err
-	case sameMeta(&st, &lst) && sameContent(u, l, name, &st, false):
+	case sameMeta(metaOf(&st), metaOf(&lst)) && sameContent(u, l, name, &st, false):
 		// Copied up and left as it was (opened for writing, written
 		// nothing).
 		return 0, nil
@@ -297,11 +297,11 @@ func dirChanged(before, now fileMeta, xattrsDiffer func() bool, below int) bool 
 	return below == 0 && before.Mtime != now.Mtime
 }
 
-// sameMeta says whether two entries of one kind agree in everything stat
-// shows that the command could change in place (ctime and inode aside).
-func sameMeta(a, b *unix.Stat_t) bool {
+// sameMeta says whether two entries agree in everything stat shows that
+// the command could change in place (ctime and inode aside).
+func sameMeta(a, b fileMeta) bool {
 	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Size == b.Size &&
-		a.Mtim == b.Mtim && a.Rdev == b.Rdev
+		a.Mtime == b.Mtime && a.Rdev == b.Rdev
 }
 
 // sameContent says whether the entries name of a and b, the first of st's
@@ -664,8 +664,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		return k, err
 	case now == o.meta:
 		return 0, nil
-	case now.Mode != o.meta.Mode || now.Uid != o.meta.Uid || now.Gid != o.meta.Gid ||
-		now.Size != o.meta.Size || now.Mtime != o.meta.Mtime || now.Rdev != o.meta.Rdev:
+	case !sameMeta(now, o.meta):
 		w.add(p, evidence.OpModify, kindOf(st.Mode))
 		return 1, nil
 	case sameContent(d, l, name, &st, true):
