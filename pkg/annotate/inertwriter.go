@@ -63,9 +63,9 @@ func (iw *InertWriter) emit(line, end string, partial bool) {
 	var out string
 	switch {
 	case iw.mid: // its start, where "::" counts, is written already
-		out = strings.ReplaceAll(line, "##[", "#·#[")
+		out = noLogTags(line)
 	case partial && mayBecomeCommand(line):
-		out = "·" + strings.ReplaceAll(line, "##[", "#·#[")
+		out = "·" + noLogTags(line)
 	default:
 		out = InertLine(line)
 	}
