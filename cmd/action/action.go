@@ -217,13 +217,14 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	}
 	mode := input(getenv, "egress")
 	allow := splitList(input(getenv, "allow"))
-	egressProblems := len(errs)
+	egressOK := true // what was said of egress so far: each mistake is said once
 	switch mode {
 	case "", evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
 		bad("input egress: %q is not deny, record or allow", mode)
+		egressOK = false
 	}
-	if len(allow) > 0 && len(errs) == egressProblems { // a bad egress is said once
+	if len(allow) > 0 && egressOK {
 		if mode == "" {
 			mode = evidence.EgressAllow
 		} else if mode != evidence.EgressAllow {
@@ -233,11 +234,12 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	for _, h := range allow {
 		if strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
+			egressOK = false
 		}
 	}
 	// The engine's own check, once the inputs are each well formed: it
 	// would say again what was said above.
-	if mode != "" && len(errs) == egressProblems {
+	if mode != "" && egressOK {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
 		for _, e := range egressMistakes(in.Egress) {
 			bad("input allow: %s", userMessage(e))
@@ -461,13 +463,23 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 				return nil, badInputf("input reports: %v", err)
 			}
 			name := m
-			if rel, err := filepath.Rel(ws, m); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, ok := relInside(ws, m); ok {
 				name = rel
 			}
 			reps = append(reps, runner.NamedReport{Name: name, Report: r})
 		}
 	}
 	return runner.Merge(reps...)
+}
+
+// relInside returns p relative to dir when p is dir or below it ("..x" is
+// a name below it, "../x" is not).
+func relInside(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }
 
 // relativize makes every location repository-relative: absolute paths
@@ -487,8 +499,8 @@ func relativize(rep *report.Report, dir, prefix string) {
 			return
 		}
 		if filepath.IsAbs(l.File) {
-			rel, err := filepath.Rel(abs, l.File)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			rel, ok := relInside(abs, l.File)
+			if !ok {
 				return
 			}
 			l.File = rel

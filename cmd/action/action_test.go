@@ -663,3 +663,23 @@ func TestActionMergeReportsAreInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestRelInside: a name that starts with ".." is below the directory; only
+// ".." itself and "../…" are outside it.
+func TestRelInside(t *testing.T) {
+	for _, tc := range []struct {
+		p    string
+		want string
+		ok   bool
+	}{
+		{"/ws/reports/a.json", "reports/a.json", true},
+		{"/ws/..reports/a.json", "..reports/a.json", true},
+		{"/ws", ".", true},
+		{"/", "", false},
+		{"/other/a.json", "", false},
+	} {
+		if got, ok := relInside("/ws", tc.p); got != tc.want || ok != tc.ok {
+			t.Errorf("relInside(/ws, %s) = %q, %v; want %q, %v", tc.p, got, ok, tc.want, tc.ok)
+		}
+	}
+}
