@@ -18,6 +18,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/internal/netwire"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -241,7 +242,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	// would say again what was said above.
 	if mode != "" && egressOK {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
-		for _, e := range egressMistakes(in.Egress) {
+		for _, e := range netwire.ValidateEgress(in.Egress) {
 			bad("input allow: %s", userMessage(e))
 		}
 	}

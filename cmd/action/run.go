@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/internal/netwire"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -182,7 +183,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 
 // checkRunFlags refuses values that mean nothing, or something else than
 // they say: a value the engine would take as "the default", a limit below
-// what the sandbox itself needs, an egress policy egressMistakes refuses
+// what the sandbox itself needs, an egress policy netwire.ValidateEgress refuses
 // (network options of another mode among them), which it completes. Every
 // problem is reported, one per line.
 func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap uint64, lim sandbox.Limits,
@@ -218,7 +219,7 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if fs.Changed("limit-open-files") && (lim.OpenFiles < sandbox.MinOpenFiles || lim.OpenFiles > sandbox.MaxOpenFiles) {
 		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, sandbox.MinOpenFiles, sandbox.MaxOpenFiles)
 	}
-	for _, e := range egressMistakes(policy) {
+	for _, e := range netwire.ValidateEgress(policy) {
 		bad("%w", e)
 	}
 	if workdir != "" {

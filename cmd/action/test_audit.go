@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/vigiles/action/internal/netwire"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -150,7 +151,7 @@ func (c *commonFlags) validate(name string) error {
 	// is checked too, and refused for want of --egress allow.
 	if c.egress != "" || len(c.allow) > 0 {
 		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
-		if es := egressMistakes(&p); es != nil {
+		if es := netwire.ValidateEgress(&p); es != nil {
 			var ps problems
 			for _, e := range es {
 				ps = append(ps, fmt.Errorf("%s: %w", name, e))

@@ -40,15 +40,16 @@ func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, u
 // ValidateEgress checks an egress policy from flags or inputs and fills
 // the default mode and resolver. Besides what the egress layer refuses, it
 // refuses options of allow mode in another (hosts, a connector, a
-// resolver) and allow mode with nothing to allow, each mistake an error of
-// its own (errors.Join), so that every caller says all of them.
-func ValidateEgress(p *evidence.EgressPolicy) error {
+// resolver) and allow mode with nothing to allow. It returns every
+// mistake, each an error of its own, so that a caller says all of them in
+// its own words; none when the policy is good.
+func ValidateEgress(p *evidence.EgressPolicy) []error {
 	switch p.Mode {
 	case "":
 		p.Mode = evidence.EgressDeny
 	case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
-		return fmt.Errorf("--egress %q: want deny, record or allow", p.Mode)
+		return []error{fmt.Errorf("--egress %q: want deny, record or allow", p.Mode)}
 	}
 	var errs []error
 	if p.Mode == evidence.EgressAllow {
@@ -68,10 +69,13 @@ func ValidateEgress(p *evidence.EgressPolicy) error {
 		}
 	}
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return errs
 	}
 	if p.Mode == evidence.EgressAllow && p.DNSUpstream == "" {
 		p.DNSUpstream = egress.DefaultUpstream()
 	}
-	return egress.ValidatePolicy(*p)
+	if err := egress.ValidatePolicy(*p); err != nil {
+		return []error{err}
+	}
+	return nil
 }

@@ -25,10 +25,10 @@ func TestValidateEgressAllowModeRules(t *testing.T) {
 		{evidence.EgressPolicy{Mode: evidence.EgressRecord}, nil},
 	} {
 		p := tc.p
-		err := ValidateEgress(&p)
+		errs := ValidateEgress(&p)
 		var got []string
-		if err != nil {
-			got = strings.Split(err.Error(), "\n")
+		for _, e := range errs {
+			got = append(got, e.Error())
 		}
 		if len(got) != len(tc.want) {
 			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
@@ -39,7 +39,7 @@ func TestValidateEgressAllowModeRules(t *testing.T) {
 				t.Errorf("%+v: %q, want %q", tc.p, got[i], tc.want[i])
 			}
 		}
-		if err == nil && p.Mode == "" {
+		if errs == nil && p.Mode == "" {
 			t.Errorf("%+v: no mode filled in", tc.p)
 		}
 	}
