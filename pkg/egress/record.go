@@ -94,12 +94,6 @@ func (r *recorder) nameAddr(a netip.Addr, host string) {
 	}
 }
 
-func (r *recorder) nameOf(a netip.Addr) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.names[a]
-}
-
 // flowCount is one accounted flow read back from the rule set.
 type flowCount struct {
 	addr    netip.Addr
@@ -202,9 +196,6 @@ type stream struct {
 	watch    *discardWatch
 	resets   atomic.Int64
 	accepted atomic.Int64 // connections read (none: nothing was sent to it)
-	// nsDrops is the namespace's ListenDrops when the stream started
-	// (-1 when it could not be read).
-	nsDrops int64
 }
 
 const (
@@ -245,12 +236,7 @@ func listenStream(addr string, serve func(*streamConn), watch *discardWatch, log
 	}
 	s := &stream{ln: l.(*net.TCPListener), serve: serve, logf: logf, watch: watch,
 		slots: make(chan struct{}, streamMaxConns), quit: make(chan struct{}), acceptDone: make(chan struct{}),
-		conns: map[*streamConn]struct{}{}, nsDrops: -1}
-	if d, err := namespaceListenDrops(); err == nil {
-		s.nsDrops = d
-	} else {
-		logf("egress: %v (every packet %s discards counts as lost)", err, s.addr())
-	}
+		conns: map[*streamConn]struct{}{}}
 	if watch != nil {
 		watch.add(s.addrPort())
 	}
@@ -404,17 +390,20 @@ func (s *stream) drainQueue() {
 // discarded for half-open connections, which lose nothing, and the
 // namespace's ListenDrops counts tcp_listendrop for every listener in it
 // (the command's too): each is at least the listener's refusals, so the
-// smaller of the two is used.
+// smaller of the two is used. The namespace is the sandbox's, fresh when
+// the session started, so its count needs no baseline; it is read only
+// when the listener's own count leaves something to narrow.
 func (s *stream) listenerDrops() (int64, error) {
 	own, err := socketDrops(s.ln)
-	if err != nil || own == 0 || s.nsDrops < 0 {
+	if err != nil || own == 0 {
 		return own, err
 	}
 	ns, err := namespaceListenDrops()
 	if err != nil {
+		s.logf("egress: %v (every packet %s discarded counts as lost)", err, s.addr())
 		return own, nil
 	}
-	return min(own, ns-s.nsDrops), nil
+	return min(own, ns), nil
 }
 
 // namespaceListenDrops reads TcpExt ListenDrops from /proc/net/netstat
