@@ -243,7 +243,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if mode != "" && egressOK {
 		in.Egress = &evidence.EgressPolicy{Mode: mode, Allow: allow}
 		for _, e := range netwire.ValidateEgress(in.Egress) {
-			bad("input allow: %s", userMessage(e))
+			bad("input allow: %s", e.Error())
 		}
 	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
@@ -275,7 +275,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 type oneLineErr struct{ err error }
 
 func (e oneLineErr) Error() string {
-	return annotate.InertLine(annotate.OneLine(userMessage(e.err)))
+	return annotate.InertLine(annotate.OneLine(e.err.Error()))
 }
 func (e oneLineErr) Unwrap() error { return e.err }
 
@@ -291,7 +291,7 @@ func fail(stdout io.Writer, code int, err error) error {
 		WithFieldsMap(map[string]string{"title": "vigiles"})
 	var lines problems
 	for _, e := range list {
-		gh.Errorf("%s", annotate.OneLine(userMessage(e)))
+		gh.Errorf("%s", annotate.OneLine(e.Error()))
 		lines = append(lines, oneLineErr{e})
 	}
 	if len(lines) == 1 {

@@ -83,7 +83,7 @@ func printError(stderr io.Writer, err error) {
 		}
 		return
 	}
-	fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", userMessage(err))))
+	fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", err.Error())))
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/vigiles/action/pkg/egress"
 	"github.com/vigiles/action/pkg/runner"
 )
 
@@ -72,24 +71,6 @@ func isUsageMistake(err error) bool {
 	return errors.Is(err, runner.ErrBadOption) || errors.Is(err, runner.ErrBadShard) || errors.Is(err, runner.ErrNoConfig)
 }
 
-// errorLabels are sentinel errors that mark a kind of mistake for
-// errors.Is and that their package wraps last ("…: invalid egress
-// policy"), where the text reads as a label, not as part of what the user
-// is told: userMessage leaves it out. (The runner's sentinels mark its
-// errors without a word of text.)
-var errorLabels = []error{egress.ErrBadPolicy}
-
-// userMessage is err's text without the labels of errorLabels.
-func userMessage(err error) string {
-	msg := err.Error()
-	for _, l := range errorLabels {
-		if errors.Is(err, l) {
-			msg = strings.ReplaceAll(msg, ": "+l.Error(), "")
-		}
-	}
-	return msg
-}
-
 // hinted is an error told with a different message; errors.Is and As see
 // the original.
 type hinted struct {
@@ -108,7 +89,7 @@ func withConfigHint(err error, flag string) error {
 	if !errors.Is(err, runner.ErrNoConfig) {
 		return err
 	}
-	what := userMessage(err)
+	what := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {

@@ -13,8 +13,18 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 )
 
-// ErrBadPolicy is wrapped by every error ValidatePolicy returns.
+// ErrBadPolicy marks every error ValidatePolicy returns (errors.Is); it
+// adds no words to their text.
 var ErrBadPolicy = errors.New("invalid egress policy")
+
+// policyError is a mistake in an egress policy: its text, and ErrBadPolicy
+// for errors.Is.
+type policyError struct{ msg string }
+
+func (e policyError) Error() string        { return e.msg }
+func (e policyError) Is(target error) bool { return target == ErrBadPolicy }
+
+func badPolicy(format string, a ...any) error { return policyError{fmt.Sprintf(format, a...)} }
 
 // Connectors for the allow mode.
 const (
@@ -62,10 +72,10 @@ func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
 		c.mode = evidence.EgressDeny
 	case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
-		return nil, fmt.Errorf("egress mode %q: want deny, record or allow: %w", p.Mode, ErrBadPolicy)
+		return nil, badPolicy("egress mode %q: want deny, record or allow", p.Mode)
 	}
 	if c.mode != evidence.EgressAllow && (len(p.Allow) > 0 || len(p.AllowIP) > 0) {
-		return nil, fmt.Errorf("--allow and --allow-ip need --egress allow (mode is %s): %w", c.mode, ErrBadPolicy)
+		return nil, badPolicy("--allow and --allow-ip need --egress allow (mode is %s)", c.mode)
 	}
 	for _, a := range p.Allow {
 		r, err := parseAllow(a)
@@ -92,7 +102,7 @@ func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
 	case "", ConnectorSlirp, ConnectorPasta:
 		c.connector = p.Connector
 	default:
-		return nil, fmt.Errorf("connector %q: want slirp4netns or pasta: %w", p.Connector, ErrBadPolicy)
+		return nil, badPolicy("connector %q: want slirp4netns or pasta", p.Connector)
 	}
 	return c, nil
 }
@@ -102,9 +112,9 @@ func parseAllow(s string) (allowRule, error) {
 	h, err := evidence.ParseAllowHost(s)
 	switch {
 	case errors.Is(err, evidence.ErrAddressNotName):
-		return allowRule{}, fmt.Errorf("--allow %s: %v; use --allow-ip: %w", strconv.Quote(s), err, ErrBadPolicy)
+		return allowRule{}, badPolicy("--allow %s: %v; use --allow-ip", strconv.Quote(s), err)
 	case err != nil:
-		return allowRule{}, fmt.Errorf("--allow %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
+		return allowRule{}, badPolicy("--allow %s: %v", strconv.Quote(s), err)
 	}
 	return allowRule{name: h.Name, wildcard: h.Wildcard, port: h.Port}, nil
 }
@@ -113,7 +123,7 @@ func parseAllow(s string) (allowRule, error) {
 func parseAllowIP(s string) (netip.Prefix, error) {
 	pfx, err := evidence.ParseAllowIP(s)
 	if err != nil {
-		return netip.Prefix{}, fmt.Errorf("--allow-ip %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
+		return netip.Prefix{}, badPolicy("--allow-ip %s: %v", strconv.Quote(s), err)
 	}
 	return pfx, nil
 }
@@ -124,7 +134,7 @@ func parseAllowIP(s string) (netip.Prefix, error) {
 func parseUpstream(s string) (netip.AddrPort, error) {
 	ap, err := evidence.ParseDNSUpstream(s)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("--dns-upstream %s: %v: %w", strconv.Quote(s), err, ErrBadPolicy)
+		return netip.AddrPort{}, badPolicy("--dns-upstream %s: %v", strconv.Quote(s), err)
 	}
 	return ap, nil
 }
