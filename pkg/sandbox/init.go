@@ -422,22 +422,22 @@ func bindMount(src, dst string) error {
 }
 
 func mountOverlay(lower, upper, work, target string) error {
-	base := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work)
-	// userxattr keeps overlay's own metadata (opaque dirs) in user.*
-	// xattrs, which a user namespace may write; older kernels lack it.
-	err := safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base+",userxattr")
-	if err != nil {
-		err = safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV, base)
-	}
-	return err
+	return overlayMount(target, unix.MS_NOSUID|unix.MS_NODEV, fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work))
 }
 
 // mountLowers mounts a read-only overlay of lower layers (no upper) on
 // target.
 func mountLowers(lowers, target string) error {
-	err := safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "lowerdir="+lowers+",userxattr")
+	return overlayMount(target, unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "lowerdir="+lowers)
+}
+
+// overlayMount mounts an overlay with options opts. userxattr keeps
+// overlay's own metadata (opaque dirs) in user.* xattrs, which a user
+// namespace may write; a kernel that lacks it gets the mount without.
+func overlayMount(target string, flags uintptr, opts string) error {
+	err := safeMount("overlay", target, "overlay", flags, opts+",userxattr")
 	if err != nil {
-		err = safeMount("overlay", target, "overlay", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_RDONLY, "lowerdir="+lowers)
+		err = safeMount("overlay", target, "overlay", flags, opts)
 	}
 	return err
 }
