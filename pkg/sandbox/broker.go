@@ -392,6 +392,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			treeByFD = true
 		}
 	}
+	// What the run sees of the host: the fixed masks, a CI runner's
+	// secrets and the caller's HOME (masked too), and, for another uid,
+	// what that uid may reach.
+	view, maskDirs, maskFiles := runView(spec.StrictFS, cred, os.Getenv)
 	if cred != nil {
 		// bubblewrap, as that uid, walks the host's path to the tree (to
 		// bind it, or to make its mount point) and execs the binary.
@@ -399,7 +403,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		if treeByFD {
 			who = "an unprivileged uid, since the work tree is root's"
 		}
-		if problem, fix := unreachable(spec.Dir, exe, cred.Uid, cred.Gid, !treeByFD, spec.StrictFS); problem != "" {
+		if problem, fix := unreachable(spec.Dir, exe, cred.Uid, cred.Gid, !treeByFD, view); problem != "" {
 			if treeByFD {
 				fix += "; or accept a sandbox whose uid 0 is the host's root with --root-sandbox"
 			}
@@ -428,14 +432,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	// A CI runner's secrets and the git credentials a checkout left
 	// around the tree (those in it the init hides; see gitcreds.go).
-	view := newHostView(spec.StrictFS, lookupHostPath, nil)
-	if cred != nil {
-		view.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
-	}
-	dirs, files := callerSecrets(os.Getenv, view)
-	p.MaskDirs, p.MaskFiles = dirs, append(p.MaskFiles, files...)
-	cfg.MaskDirs = dirs
-	view.masked = append(view.masked, dirs...)
+	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
+	cfg.MaskDirs = maskDirs
 	gits, err := outsideGitConfigs(spec.Dir, view)
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))

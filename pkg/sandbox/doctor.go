@@ -893,11 +893,12 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	}
 	// What a run refuses before it starts anything.
 	exe, _ := sandboxExecutable()
-	if problem, fix := unreachable(dir, exe, SandboxUID, SandboxUID, false, false); problem != "" {
+	cred := &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
+	view, _, _ := runView(false, cred, os.Getenv)
+	if problem, fix := unreachable(dir, exe, SandboxUID, SandboxUID, false, view); problem != "" {
 		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("for a tree at %s, uid %d %s", clean(dir), SandboxUID, clean(problem)),
 			Fix: "only needed for root-owned work trees: " + clean(fix) + ", or --root-sandbox"}
 	}
-	cred := &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
 	if p := runUserns(ctx, env, cred, fmt.Sprintf("as uid %d", SandboxUID)); p.Availability != Available {
 		p.Fix += "; or, for root-owned work trees, --root-sandbox"
 		return p

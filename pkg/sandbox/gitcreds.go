@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -412,17 +413,31 @@ func (v hostView) reads(p string, perm uint32) bool {
 	return v.sees(p) && (v.may == nil || v.may(p, perm))
 }
 
-func newHostView(strict bool, lookup func(string) (string, string), extra []string) hostView {
-	v := hostView{strict: strict, lookup: lookup, masked: []string{"/tmp", "/run"}}
+// runView is the host as a run as cred (nil: the caller itself) sees it,
+// built once for the broker and the doctor: the fixed masks, then the
+// caller's secrets (callerSecrets), which the run also masks: dirs with a
+// tmpfs, files with /dev/null.
+func runView(strict bool, cred *syscall.Credential, getenv func(string) string) (v hostView, dirs, files []string) {
+	v = hostView{strict: strict, lookup: lookupHostPath, masked: []string{"/tmp", "/run"}}
 	if !strict {
 		for _, d := range maskedDirs {
-			if kind, _ := lookup(d); kind == "dir" {
+			if kind, _ := lookupHostPath(d); kind == "dir" {
 				v.masked = append(v.masked, d)
 			}
 		}
 	}
-	v.masked = append(v.masked, extra...)
-	return v
+	if cred != nil {
+		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
+	}
+	dirs, files = callerSecrets(getenv, v)
+	v.masked = append(v.masked, dirs...)
+	return v, dirs, files
+}
+
+// inMask reports whether p lies strictly inside a directory the run
+// replaces with a tmpfs: bubblewrap makes it there itself.
+func (v hostView) inMask(p string) bool {
+	return slices.ContainsFunc(v.masked, func(m string) bool { return under(p, m) && p != m })
 }
 
 func (v hostView) sees(p string) bool {

@@ -190,3 +190,35 @@ func TestCallerSecrets(t *testing.T) {
 		t.Errorf("a HOME already masked: %v; want nothing", dirs)
 	}
 }
+
+// TestUnreachableAncestorCountsCallerMasks: for an id-mapped tree,
+// bubblewrap makes the tree's mount point inside every directory the run
+// replaces with a tmpfs, the caller's own masks (its HOME, RUNNER_TEMP)
+// as much as the fixed ones, so a directory there that the sandbox's uid
+// may not enter does not stop the run; where bubblewrap binds the tree by
+// its host path, it does.
+func TestUnreachableAncestorCountsCallerMasks(t *testing.T) {
+	home := t.TempDir()
+	private := filepath.Join(home, "private")
+	tree := filepath.Join(private, "repo")
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bare := hostView{lookup: lookupHostPath}
+	if got := unreachableAncestor(tree, SandboxUID, SandboxUID, false, bare); got != private {
+		t.Errorf("no mask over %s: unreachable ancestor %q, want %s", home, got, private)
+	}
+	masked := hostView{lookup: lookupHostPath, masked: []string{home}}
+	if got := unreachableAncestor(tree, SandboxUID, SandboxUID, false, masked); got != "" {
+		t.Errorf("%s masked, id-mapped tree: unreachable ancestor %q, want none (bubblewrap makes the mount point in the tmpfs)", home, got)
+	}
+	if got := unreachableAncestor(tree, SandboxUID, SandboxUID, true, masked); got != private {
+		t.Errorf("%s masked, tree bound by its host path: unreachable ancestor %q, want %s", home, got, private)
+	}
+	if problem, _ := unreachable(tree, "/bin/true", SandboxUID, SandboxUID, false, masked); problem != "" {
+		t.Errorf("unreachable: %q, want nothing", problem)
+	}
+}

@@ -193,8 +193,8 @@ func receiveTree(target string) error {
 // command starts, and the fix; "" when nothing: a directory above the work
 // tree dir it may not enter (see unreachableAncestor), or the in-sandbox
 // binary exe it may not execute.
-func unreachable(dir, exe string, uid, gid uint32, bound, strict bool) (problem, fix string) {
-	if p := unreachableAncestor(dir, uid, gid, bound, strict); p != "" {
+func unreachable(dir, exe string, uid, gid uint32, bound bool, v hostView) (problem, fix string) {
+	if p := unreachableAncestor(dir, uid, gid, bound, v); p != "" {
 		return fmt.Sprintf("may not enter %s above the work tree", p), fmt.Sprintf("chmod o+x %s, or move the tree", p)
 	}
 	var st unix.Stat_t
@@ -208,13 +208,17 @@ func unreachable(dir, exe string, uid, gid uint32, bound, strict bool) (problem,
 // gid (and no other group) may not enter, by its mode bits; "" when there
 // is none. bound says bubblewrap binds dir by its host path (the owner's
 // run), where every directory above it counts; otherwise (the id-mapped
-// tree) bubblewrap only makes dir's mount point, and directories it
-// replaces with a tmpfs of its own, or in --strict-fs does not bind at
-// all, do not count.
-func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string {
+// tree) bubblewrap only makes dir's mount point, and the directories of
+// v's view it replaces with a tmpfs of its own (the fixed masks, /tmp,
+// /run and the caller's own), or in --strict-fs does not bind at all, do
+// not count.
+func unreachableAncestor(dir string, uid, gid uint32, bound bool, v hostView) string {
 	top := "/"
 	if !bound {
-		if strict {
+		if v.inMask(dir) {
+			return ""
+		}
+		if v.strict {
 			top = ""
 			for _, d := range strictFSDirs {
 				if under(dir, d) && dir != d {
@@ -225,18 +229,14 @@ func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string
 				return ""
 			}
 		}
-		if !strict {
-			for _, m := range maskedDirs {
-				if under(dir, m) && dir != m {
-					return ""
-				}
-			}
-			if (under(dir, "/tmp") && dir != "/tmp") || (under(dir, "/run") && dir != "/run") {
-				return ""
-			}
-		}
 	}
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+	return unenterableAbove(dir, top, uid, gid)
+}
+
+// unenterableAbove returns the first directory above p, up to top, that
+// uid and gid may not enter; "" when there is none.
+func unenterableAbove(p, top string, uid, gid uint32) string {
+	for p = filepath.Dir(p); ; p = filepath.Dir(p) {
 		var st unix.Stat_t
 		if err := unix.Stat(p, &st); err == nil && !mayUse(&st, uid, gid, 0o1) {
 			return p
@@ -251,7 +251,7 @@ func unreachableAncestor(dir string, uid, gid uint32, bound, strict bool) string
 // the host path p and get perm on it, by the mode bits.
 func mayReach(p string, uid, gid, perm uint32) bool {
 	var st unix.Stat_t
-	return unreachableAncestor(p, uid, gid, true, false) == "" && unix.Stat(p, &st) == nil && mayUse(&st, uid, gid, perm)
+	return unenterableAbove(p, "/", uid, gid) == "" && unix.Stat(p, &st) == nil && mayUse(&st, uid, gid, perm)
 }
 
 // mayUse reports whether uid and gid (and no other group) get perm (0o1
