@@ -391,7 +391,7 @@ func probeUsernsNobody(ctx context.Context, env *doctorEnv) Probe {
 }
 
 func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, who string) Probe {
-	argv := bwrapBase(env.bwrap, "true")
+	argv := bwrapBase(env.bwrap, env.bwrap, "--version") // bwrap itself: the one program surely there
 	out, err := runBwrap(ctx, argv, func(cmd *exec.Cmd) {
 		cmd.Dir = "/"
 		if cred != nil {
@@ -400,10 +400,10 @@ func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, wh
 	})
 	if err != nil {
 		return Probe{Availability: Unsupported,
-			Detail: fmt.Sprintf("bwrap --unshare-all --unshare-user … true %s failed (%v): %s", who, err, quoteOutput(out)),
+			Detail: fmt.Sprintf("bwrap --unshare-all --unshare-user … bwrap --version %s failed (%v): %s", who, err, quoteOutput(out)),
 			Fix:    usernsFix}
 	}
-	return Probe{Availability: Available, Detail: "bwrap --unshare-all --unshare-user … true " + who + " works"}
+	return Probe{Availability: Available, Detail: "bwrap --unshare-all --unshare-user … bwrap --version " + who + " works"}
 }
 
 func currentUser() string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,5 +203,27 @@ func TestDoctorReportGolden(t *testing.T) {
 	}
 	if back.Probes[2].Availability != "unsupported" || back.Capability.Confine != "available" {
 		t.Errorf("JSON availabilities: %+v", back)
+	}
+}
+
+// TestProbeNeedsNoTrueOnPath: the probes run bubblewrap itself inside the
+// sandbox, so a PATH without `true` is not taken for a host that cannot
+// make namespaces.
+func TestProbeNeedsNoTrueOnPath(t *testing.T) {
+	requireConfinement(t)
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := t.TempDir()
+	if err := os.Symlink(bwrap, filepath.Join(only, "bwrap")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", only)
+	if c := probeConfinement(context.Background()); c.Confine != Available {
+		t.Errorf("probe with only bwrap on PATH: %s: %s", c.Confine, c.Why)
+	}
+	if p := runUserns(context.Background(), &doctorEnv{bwrap: bwrap}, nil, "as the caller"); p.Availability != Available {
+		t.Errorf("doctor's user namespace probe with only bwrap on PATH: %s: %s", p.Availability, p.Detail)
 	}
 }

@@ -54,12 +54,15 @@ func probeConfinement(ctx context.Context) Capability {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// runBwrap starts again when a host mount vanished under bwrap: that
-	// fails one start, not the host's ability to confine.
+	// fails one start, not the host's ability to confine. The command in
+	// the sandbox is bubblewrap itself (--version), the one program this
+	// host surely has: a missing `true` on PATH is no answer about
+	// namespaces.
 	out, err := runBwrap(ctx, []string{bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
 		"--uid", "0", "--gid", "0", "--die-with-parent",
 		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", "true"}, nil)
+		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run", bwrap, "--version"}, nil)
 	switch {
 	case err == nil:
 		return Capability{Confine: Available}
