@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -83,14 +84,33 @@ func writesOf(r report.HookRun) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, w := range r.Writes {
-		if strings.HasPrefix(w.Path, "$TMPDIR/") || seen[w.Path] {
+		p := baselineName(w.Path)
+		if strings.HasPrefix(p, "$TMPDIR/") || seen[p] {
 			continue
 		}
-		seen[w.Path] = true
-		out = append(out, w.Path)
+		seen[p] = true
+		out = append(out, p)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// baselineName is a written path as a baseline keeps it. JSON holds only
+// UTF-8, so each byte of a name that is not UTF-8 becomes U+FFFD, as
+// encoding/json writes it; comparing the same form on both sides keeps such
+// a name from drifting on every audit. Two names that differ only in those
+// bytes are one entry (the report keeps them apart, in pathBytes).
+func baselineName(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRuneInString(p[i:])
+		b.WriteRune(r) // utf8.RuneError for a byte that starts no rune
+		i += n
+	}
+	return b.String()
 }
 
 // NewBaseline records the runs of a report.

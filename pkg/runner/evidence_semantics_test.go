@@ -310,3 +310,32 @@ func TestEvidenceLinesAreOnePerName(t *testing.T) {
 		t.Errorf("egress evidence for one host spans lines: %q", got)
 	}
 }
+
+// TestBaselineNameNotUTF8DoesNotDrift: a written name that is not UTF-8
+// reads back from the baseline's JSON as U+FFFD; the comparison uses that
+// form on both sides, so the same write is no drift on the next audit,
+// and a new one still is.
+func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
+	run := report.HookRun{ID: "a/Stop/0", Plugin: "a", Event: "Stop", Outcome: report.OutcomeAllowed,
+		Egress: []evidence.Egress{}, Writes: []evidence.Write{{Op: evidence.OpCreate, Path: "x\xff\xfe.txt"}}}
+	data, err := NewBaseline(&report.Report{Runs: []report.HookRun{run}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{run.ID: true}
+	if drift, finds := compareBaseline(b, []report.HookRun{run}, nil, ids, true, report.SeverityError); len(drift) != 0 || len(finds) != 0 {
+		t.Errorf("the same non-UTF-8 write drifts: %v %v", drift, finds)
+	}
+	run.Writes = append(run.Writes, evidence.Write{Op: evidence.OpCreate, Path: "y\xff.txt"})
+	if drift, _ := compareBaseline(b, []report.HookRun{run}, nil, ids, true, report.SeverityError); len(drift) != 1 || drift[0].Kind != DriftWrite {
+		t.Errorf("a new non-UTF-8 write: drift %v, want one %s", drift, DriftWrite)
+	}
+}
