@@ -13,10 +13,25 @@ import (
 	"github.com/vigiles/action/pkg/runner"
 )
 
-// writeHelp prints a command's help text and its flags to w.
+// helpDocs names, for each command, the documents that describe it in
+// depth: its help ends by pointing at them.
+var helpDocs = map[string]string{
+	"run":    "docs/result-format.md (the --json document) and docs/egress.md (the network modes)",
+	"test":   "examples/README.md (.vigiles.yml, key by key) and docs/report-format.md (the report, every rule)",
+	"audit":  "docs/report-format.md (the report, every rule, the baseline) and examples/README.md (.vigiles.yml)",
+	"merge":  "docs/report-format.md (the report; shards and merge)",
+	"doctor": "docs/security.md (what each layer stops) and docs/container.md (what a container needs)",
+	"action": "docs/github-action.md (every input and output, ready-to-copy workflows)",
+}
+
+// writeHelp prints a command's help text, its flags and where its
+// documents are to w.
 func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) {
 	fmt.Fprint(w, help)
 	fmt.Fprint(w, fs.FlagUsages())
+	if d, ok := helpDocs[fs.Name()]; ok {
+		fmt.Fprintf(w, "\nMore: %s, in the vigiles repository (https://github.com/vigiles/action).\n", d)
+	}
 }
 
 // parseFlags parses a command's flags. Help that was asked for (-h,
@@ -31,7 +46,8 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 		if errors.Is(err, pflag.ErrHelp) {
 			return true, nil
 		}
-		return true, exitWith(2, err)
+		// pflag's message names the flag, not the command or the fix.
+		return true, exitWith(2, fmt.Errorf("%s: %w; see vigiles %s --help", fs.Name(), err, fs.Name()))
 	}
 	return false, nil
 }

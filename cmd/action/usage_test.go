@@ -181,3 +181,49 @@ func TestReadmeCommandsListEveryFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNamesItsDocs: every command's help ends by naming the documents
+// that describe it, and each one it names is in the repository.
+func TestHelpNamesItsDocs(t *testing.T) {
+	docRE := regexp.MustCompile(`(?:docs|examples)/[\w.-]+\.md`)
+	for name := range subcommands {
+		_, out, _ := runCLI(t, name, "--help")
+		_, more, ok := strings.Cut(out, "\nMore: ")
+		if !ok {
+			t.Errorf("vigiles %s --help does not say where its docs are:\n%s", name, out)
+			continue
+		}
+		docs := docRE.FindAllString(more, -1)
+		if len(docs) == 0 {
+			t.Errorf("vigiles %s --help: %q names no document", name, more)
+		}
+		for _, d := range docs {
+			if _, err := os.Stat("../../" + d); err != nil {
+				t.Errorf("vigiles %s --help names %s: %v", name, d, err)
+			}
+		}
+	}
+}
+
+// TestFlagMistakeNamesTheFix: a flag that does not parse is one line on
+// stderr, status 2, naming the command and where its flags are listed.
+func TestFlagMistakeNamesTheFix(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--no-such-flag", "--", "true"},
+		{"run", "--timeout"},
+		{"run", "--limit-cpu", "-1", "--", "true"},
+		{"test", "-o"},
+		{"audit", "--jobs", "many"},
+		{"merge", "--nope", "a.json"},
+		{"doctor", "--verbose"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, args...)
+			want := "vigiles: " + args[0] + ": "
+			tail := "; see vigiles " + args[0] + " --help\n"
+			if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, want) || !strings.HasSuffix(errs, tail) {
+				t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and one line %q…%q", code, out, errs, want, tail)
+			}
+		})
+	}
+}
