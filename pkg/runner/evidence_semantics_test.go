@@ -339,3 +339,18 @@ func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
 		t.Errorf("a new non-UTF-8 write: drift %v, want one %s", drift, DriftWrite)
 	}
 }
+
+// TestProgressNamesStayOnOneLine: a plugin name in a progress line has
+// whatever could end or reorder the line replaced, the Unicode line and
+// paragraph separators as much as newlines and bidi overrides.
+func TestProgressNamesStayOnOneLine(t *testing.T) {
+	for _, name := range []string{"a\nb", "a\u2028b", "a\u2029b", "a\u202eb", "a\x1b[2Jb"} {
+		got := printable(name)
+		if strings.ContainsFunc(got, breaksLine) {
+			t.Errorf("printable(%q) = %q keeps a line-breaking rune", name, got)
+		}
+	}
+	if got := shownName("x\u2028::error::y"); !strings.HasPrefix(got, `"`) {
+		t.Errorf("shownName kept a line separator unquoted: %q", got)
+	}
+}

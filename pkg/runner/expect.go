@@ -272,13 +272,17 @@ func egressEvidence(es []evidence.Egress) string {
 // that a name with a newline cannot pass for a second line of evidence
 // (a write or host that never happened), nor hide its own end.
 func shownName(s string) string {
-	plain := utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, func(r rune) bool {
-		return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
-	})
-	if plain {
+	if utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, breaksLine) {
 		return s
 	}
 	return strconv.Quote(s)
+}
+
+// breaksLine reports whether r can end, hide or reorder a line of text as
+// a log or terminal shows it: a control or format character (bidi
+// overrides among them), or a Unicode line or paragraph separator.
+func breaksLine(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 func patternList(ps []HostPattern) string {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -344,11 +343,11 @@ func egressHost(e evidence.Egress) string {
 	return e.IP
 }
 
-// printable replaces control and format characters of untrusted text (a
-// plugin's name) with '?' and cuts it, for progress lines.
+// printable replaces what could break a line of untrusted text (a
+// plugin's name; see breaksLine) with '?' and cuts it, for progress lines.
 func printable(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if breaksLine(r) {
 			return '?'
 		}
 		return r
