@@ -67,7 +67,8 @@ func (r Rule) String() string {
 }
 
 // deniedAlways fail with EPERM whatever their arguments. Names missing
-// from an architecture's table (iopl, ioperm exist on x86 only) are
+// from an architecture's table (iopl, ioperm, modify_ldt, uselib exist
+// on x86 only) are
 // skipped for that architecture.
 var deniedAlways = []string{
 	// Large kernel attack surface a hook never needs.
@@ -87,6 +88,10 @@ var deniedAlways = []string{
 	"init_module", "finit_module", "delete_module",
 	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
 	"iopl", "ioperm", "lookup_dcookie",
+	// x86 only, a hook never needs them: modify_ldt (16-bit segments for
+	// Wine and DOS emulators; a repeated source of kernel bugs: espfix,
+	// CVE-2015-5157, CVE-2017-17053) and uselib (a.out libraries).
+	"modify_ldt", "uselib",
 }
 
 // socketFamilies are the address families a hook may open sockets of:

@@ -32,6 +32,7 @@ var nativeNumbers = map[string]uint32{
 	"kexec_load":        unix.SYS_KEXEC_LOAD,
 	"keyctl":            unix.SYS_KEYCTL,
 	"lookup_dcookie":    unix.SYS_LOOKUP_DCOOKIE,
+	"modify_ldt":        unix.SYS_MODIFY_LDT,
 	"mount":             unix.SYS_MOUNT,
 	"mount_setattr":     unix.SYS_MOUNT_SETATTR,
 	"move_mount":        unix.SYS_MOVE_MOUNT,
@@ -56,4 +57,5 @@ var nativeNumbers = map[string]uint32{
 	"umount2":           unix.SYS_UMOUNT2,
 	"unshare":           unix.SYS_UNSHARE,
 	"userfaultfd":       unix.SYS_USERFAULTFD,
+	"uselib":            unix.SYS_USELIB,
 }

@@ -31,6 +31,7 @@ var amd64 = Arch{
 		"fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
 		"pidfd_getfd": 438, "mount_setattr": 442, "quotactl_fd": 443,
 		"open_tree_attr": openTreeAttr, "prlimit64": 302,
+		"modify_ldt": 154, "uselib": 134,
 	},
 }
 

@@ -1,0 +1,65 @@
+package escape
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The kernel interfaces the seccomp deny list leaves open, tried for real:
+// netlink writes to the sandbox's own network namespace (a flushed rule
+// set would erase the egress record and open the wall), the NFLOG group the
+// record is read from, signals, a pidfd and /proc against the reaper,
+// kernel knobs, /dev/userfaultfd, and modify_ldt and uselib.
+func TestEscapeKernelInterfaces(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, r, dir, nil, "--egress", "record", "--", "python3", "kernel.py")
+			checkAttempts(t, res, 18)
+			if !strings.Contains(res.Stdout, "\ndone\n") || res.ExitCode != 0 || res.Error != "" {
+				t.Errorf("the run did not end as the script did: exit %d, error %q\nstdout: %s\nstderr: %s", res.ExitCode, res.Error, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
+
+// A mask at a path the kernel escapes in /proc/self/mountinfo (a HOME or
+// RUNNER_TEMP with a space) is remounted read-only like any other: the
+// reaper once compared the escaped mount point ("\040") with the path and
+// left the mask writable, so that, on a kernel without Landlock, the
+// command could write there unrecorded.
+func TestEscapeMaskWithSpaceIsReadOnly(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "making a HOME outside /home and /tmp needs root")
+	home := fmt.Sprintf("/opt/vigiles escape home\t%d", time.Now().UnixNano())
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	os.WriteFile(home+"/.netrc", []byte("vigiles-canary\n"), 0o644)
+	escaped := strings.NewReplacer(" ", `\040`, "\t", `\011`).Replace(home)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, r, dir, []string{"HOME=" + home}, "--", "cat", "/proc/self/mountinfo")
+			found := false
+			for _, line := range strings.Split(res.Stdout, "\n") {
+				f := strings.Fields(line)
+				if len(f) < 6 || f[4] != escaped {
+					continue
+				}
+				found = true
+				if !strings.HasPrefix(f[5], "ro,") && f[5] != "ro" {
+					t.Errorf("the mask over the caller's HOME %q is writable for the command: %s", home, line)
+				}
+			}
+			if !found {
+				t.Errorf("no mask over the caller's HOME %q in the command's mountinfo:\n%s", home, res.Stdout)
+			}
+		})
+	}
+}
