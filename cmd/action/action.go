@@ -52,9 +52,10 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    unlike vigiles audit's --baseline it has no default:
                    empty compares with nothing
   update-baseline  true | false: write the baseline from this run
-  sandbox          auto | strict | off (default: the policy file's, else
-                   auto, for test; audit runs strict unless this input or
-                   the policy says off)
+  sandbox          auto | strict | off; used as given when set, else the
+                   policy file's, else auto, and audit turns that auto
+                   into strict (auto set here lets an audit run trusted
+                   code directly, unrecorded)
   egress           deny | record | allow (default: the policy file's)
   allow            hosts the hooks may reach (implies egress allow)
   fail-level       none | notice | warning | error (default error)

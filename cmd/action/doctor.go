@@ -24,7 +24,8 @@ slirp4netns, pasta, seccomp, Landlock, and the sysctls that gate them. It
 prints the tier this host gets (confined, or refused) and, for whatever
 is missing, what to do about it.
 
-Exit status: 0 when this host can confine; 1 when it cannot.
+Exit status: 0 when this host can confine; 1 when it cannot; 2 bad
+usage; 125 when the report cannot be written.
 
 Flags:
 `

@@ -138,9 +138,12 @@ Commands:
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
 	}
+	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintf(w, `
 Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
 Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
 125 vigiles refused or failed; otherwise (vigiles run) the command's own.
+
+More: README.md and docs/, in the vigiles repository (https://github.com/vigiles/action).
 `)
 }
