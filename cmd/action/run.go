@@ -173,8 +173,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		printRunReport(stderr, res)
 	}
 	if runErr != nil {
-		if *jsonOut {
-			return exitWith(125, nil)
+		if *jsonOut || res.Refusal != "" || res.Error != "" {
+			return exitWith(125, nil) // the report has said why
 		}
 		return exitWith(125, runErr)
 	}
@@ -268,12 +268,12 @@ func printRunReport(w io.Writer, res *sandbox.Result) {
 }
 
 func writeRunReport(w io.Writer, r *sandbox.Result) {
-	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
-	switch {
-	case r.Refusal != "":
-		fmt.Fprintf(w, " — refused: %s\n", printable(r.Refusal))
+	if r.Refusal != "" {
+		fmt.Fprintf(w, "\nvigiles: refused: %s\n", printable(r.Refusal))
 		return
-	case r.Error != "":
+	}
+	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
+	if r.Error != "" {
 		fmt.Fprintf(w, " — failed: %s\n", printable(r.Error))
 		return
 	}

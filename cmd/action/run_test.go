@@ -96,3 +96,16 @@ func TestRunUsage(t *testing.T) {
 		t.Errorf("sizes as the policy writes them: exit %d: %s", code, errs)
 	}
 }
+
+// TestRunRefusalSaidOnce: a refused run says why once, on one line, and
+// exits 125.
+func TestRunRefusalSaidOnce(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no bubblewrap: refused before anything starts
+	code, out, errs := runCLI(t, "run", "--workdir", t.TempDir(), "--", "/bin/true")
+	if code != 125 || out != "" {
+		t.Errorf("exit %d (want 125), stdout %q", code, out)
+	}
+	if n := strings.Count(errs, "bubblewrap"); n < 1 || strings.Count(errs, "vigiles:") != 1 || !strings.Contains(errs, "\nvigiles: refused: ") {
+		t.Errorf("want the reason on one line after \"vigiles: refused: \":\n%s", errs)
+	}
+}
