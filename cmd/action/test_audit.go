@@ -37,6 +37,11 @@ var renderSARIF func(*report.Report, io.Writer) error
 // testAuditExecutor replaces the real sandbox in tests of this file.
 var testAuditExecutor runner.Executor
 
+// maxJobs bounds --jobs: each lane holds two sandboxes (the hook that runs
+// and the next one, prepared), each with a uid of its own from a pool of
+// sandbox.SandboxUIDs, and its own processes and memory.
+const maxJobs = 1024
+
 const testHelp = `Usage: vigiles test [flags]
 
 Runs the checks written in .vigiles.yml: each names a hook (by plugin name or
@@ -131,6 +136,11 @@ func (c *commonFlags) validate(name string) error {
 	if why := notADir(c.dir); why != "" {
 		return fmt.Errorf("%s: --dir %s %s", name, c.dir, why)
 	}
+	if c.output != "" {
+		if why := cannotWrite(c.output); why != "" {
+			return fmt.Errorf("%s: --output %s %s", name, c.output, why)
+		}
+	}
 	switch c.format {
 	case "text", "json", "sarif":
 	default:
@@ -144,8 +154,8 @@ func (c *commonFlags) validate(name string) error {
 			return fmt.Errorf("%s: --sandbox: %w", name, err)
 		}
 	}
-	if c.jobs < 0 {
-		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) or more", name, c.jobs)
+	if c.jobs < 0 || c.jobs > maxJobs {
+		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) to %d", name, c.jobs, maxJobs)
 	}
 	// The flags replace the policy's egress, hosts included; --allow alone
 	// is checked too, and refused for want of --egress allow.
@@ -238,6 +248,11 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	case "text", "json", "sarif":
 	default:
 		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
+	}
+	if *output != "" {
+		if why := cannotWrite(*output); why != "" {
+			return exitWith(2, fmt.Errorf("merge: --output %s %s", *output, why))
+		}
 	}
 	var reps []runner.NamedReport
 	for _, p := range fs.Args() {
@@ -640,9 +655,10 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	fmt.Fprintf(w, "vigiles %s%s: %d hook run(s) across %d plugin(s) — %s\n\n", what, shard, len(rep.Runs), len(plugins), verdict)
 	if len(rep.Runs) == 0 {
-		fmt.Fprintln(w, "No hooks were found. vigiles looks for .claude/settings.json, .claude/settings.local.json,")
-		fmt.Fprintln(w, ".claude-plugin/plugin.json, hooks/hooks.json and .claude-plugin/marketplace.json in each path")
-		fmt.Fprintln(w, "and in every directory below it (not in dot-directories or node_modules, not through symlinks).")
+		fmt.Fprintln(w, "No hooks were found. vigiles looks for .claude/settings.json and .claude/settings.local.json")
+		fmt.Fprintln(w, "at each path, and for plugin directories (.claude-plugin/plugin.json or hooks/hooks.json) and")
+		fmt.Fprintln(w, ".claude-plugin/marketplace.json below it (not in dot-directories or node_modules, not through")
+		fmt.Fprintln(w, "symlinks).")
 		return
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")

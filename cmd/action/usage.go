@@ -6,9 +6,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/runner"
 )
@@ -133,4 +135,36 @@ func notADir(p string) string {
 		return "is not a directory"
 	}
 	return ""
+}
+
+// cannotWrite says why a report could not be written to the file p, as
+// far as can be told before anything runs ("" when nothing): p is a
+// directory or may not be written, or the nearest existing directory
+// above it is not a directory or may not be written. A mistake in -o
+// is then bad usage, said at once, not after every hook has run.
+func cannotWrite(p string) string {
+	if fi, err := os.Stat(p); err == nil {
+		switch {
+		case fi.IsDir():
+			return "is a directory"
+		case unix.Access(p, unix.W_OK) != nil:
+			return "may not be written"
+		}
+		return ""
+	}
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Sprintf("cannot be made: %s is not a directory", d)
+		case err == nil && unix.Access(d, unix.W_OK|unix.X_OK) != nil:
+			return fmt.Sprintf("cannot be made: %s may not be written", d)
+		case err == nil:
+			return ""
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Sprintf("cannot be made: %v", err)
+		case d == filepath.Dir(d):
+			return ""
+		}
+	}
 }

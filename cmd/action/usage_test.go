@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -225,5 +226,37 @@ func TestFlagMistakeNamesTheFix(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and one line %q…%q", code, out, errs, want, tail)
 			}
 		})
+	}
+}
+
+// TestJobsBounded: --jobs past what the sandboxes' uid pool and the host
+// can hold is bad usage, as a negative count is.
+func TestJobsBounded(t *testing.T) {
+	for _, n := range []string{"-1", "100000"} {
+		code, _, errs := runCLI(t, "audit", "--jobs", n, "--baseline", "", t.TempDir())
+		if code != 2 || !strings.Contains(errs, "--jobs "+n+": want 0 (one per core) to 1024") {
+			t.Errorf("--jobs %s: exit %d, stderr %q; want 2 and the bounds", n, code, errs)
+		}
+	}
+}
+
+// TestOutputMistakeIsUsage: an -o that names a directory, or a file under
+// a file, is bad usage said before any hook runs, not a failure after all
+// of them.
+func TestOutputMistakeIsUsage(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"audit", "--baseline", "", "--dir", dir, "-o", dir}},
+		{[]string{"test", "--dir", dir, "-o", filepath.Join(file, "r.json")}},
+		{[]string{"merge", "-o", dir, file}},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--output ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and --output named", c.args, code, out, errs)
+		}
 	}
 }
