@@ -169,6 +169,35 @@ func TestWritesExactReplacedPath(t *testing.T) {
 	})
 }
 
+// TestWritesExactLinksAndRenames: hard links, renames over a path, a
+// directory made again and renamed onto another, a retargeted symlink,
+// fifos and sockets, and an entry made and removed again are recorded
+// alike by both methods, each path once, as it ends against how it began.
+func TestWritesExactLinksAndRenames(t *testing.T) {
+	files := map[string]string{"a": "aaaa", "b": "bbbb", "d/f1": "1", "d/sub/f2": "2", "e/": ""}
+	sock := `/usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("s")'`
+	runWritesCases(t, []writesCase{
+		{name: "hard link over a file", files: files, script: "ln -f a b",
+			want: []evidence.Write{{Path: "b", Op: "modify", Kind: "file"}}},
+		{name: "hard link written through", files: files, script: "ln a c; echo more >> c",
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "c", Op: "create", Kind: "file"}}},
+		{name: "rename over a file", files: files, script: "mv a b",
+			want: []evidence.Write{{Path: "a", Op: "delete"}, {Path: "b", Op: "modify", Kind: "file"}}},
+		{name: "dir made again, renamed onto another", files: files, script: "rm -rf d e; mkdir d; echo > d/x; mv d e",
+			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}, {Path: "e/x", Op: "create", Kind: "file"}}},
+		{name: "new dir renamed over a deleted one", files: files, script: "rm -rf d; mkdir x; mv x d",
+			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+		{name: "symlink retargeted", files: files, script: "ln -s a l; ln -sfn b l",
+			want: []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
+		{name: "fifo and socket", files: files, script: "mkfifo p; " + sock,
+			want: []evidence.Write{{Path: "p", Op: "create", Kind: "other"}, {Path: "s", Op: "create", Kind: "other"}}},
+		{name: "made and removed", files: files, script: "echo > d/n; rm d/n; mkdir -p e/m/n; rm -r e/m",
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}, {Path: "e", Op: "modify", Kind: "dir"}}},
+		{name: "deleted and made again as it was", files: files, script: `m=$(stat -c %y a); r=$(stat -c %y .); rm a; printf aaaa > a; touch -d "$m" a; touch -d "$r" .`,
+			want: nil},
+	})
+}
+
 // TestWritesExactSnapshotDiffIsLinear: the copy method's diff of a tree
 // whose many directories were deleted takes time in proportion to the
 // tree (it scanned the whole snapshot for each deleted directory: 15 s
