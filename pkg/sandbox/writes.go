@@ -387,11 +387,15 @@ func sameFileBytes(dfa, dfb int, name string, xa, xb xattrSet) bool {
 	}
 }
 
+// isOpaque says whether the upper directory fd is opaque, as overlayfs
+// reads it: an opaque xattr of the one byte "y". "x" marks a directory
+// that holds xwhiteouts and is not opaque (Linux 6.8); any other value is
+// not opaque either.
 func isOpaque(fd int) bool {
 	for _, name := range []string{"user.overlay.opaque", "trusted.overlay.opaque"} {
-		buf := make([]byte, 8)
+		buf := make([]byte, 1)
 		n, err := unix.Fgetxattr(fd, name, buf)
-		if err == nil && n > 0 && (buf[0] == 'y' || buf[0] == 'x') {
+		if err == nil && n == 1 && buf[0] == 'y' {
 			return true
 		}
 	}

@@ -198,6 +198,51 @@ func TestWritesExactLinksAndRenames(t *testing.T) {
 	})
 }
 
+// TestWritesExactOpaqueValue: an upper directory is opaque only with the
+// opaque xattr "y", as overlayfs reads it; "x" (a directory holding
+// xwhiteouts) or any longer value leaves the lower entries showing, and
+// the record took them for deleted.
+func TestWritesExactOpaqueValue(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  []evidence.Write
+	}{
+		{"y", []evidence.Write{{Path: "d/f", Op: "delete"}}},
+		{"x", nil},
+		{"yes", nil},
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			lower, upper := t.TempDir(), t.TempDir()
+			if err := os.MkdirAll(filepath.Join(lower, "d"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(lower, "d", "f"), []byte("f"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(upper, "d"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(filepath.Join(lower, "d"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(filepath.Join(upper, "d"), st.ModTime(), st.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			if err := unix.Setxattr(filepath.Join(upper, "d"), "user.overlay.opaque", []byte(tt.value), 0); err != nil {
+				t.Skipf("no user xattrs here: %v", err)
+			}
+			got, err := readUpper(upper, lower, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("writes (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 // TestWritesExactSnapshotDiffIsLinear: the copy method's diff of a tree
 // whose many directories were deleted takes time in proportion to the
 // tree (it scanned the whole snapshot for each deleted directory: 15 s
