@@ -255,8 +255,18 @@ func parseConfig(p *cfgParser, data []byte) (*Config, error) {
 				p.errAt(v, "payloads: want a mapping from tool name to tool_input")
 				return
 			}
+			seen := map[string]int{}
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				tk, tv := v.Content[i], v.Content[i+1]
+				if p.aliased[tk] {
+					p.hidden++ // a merge key: reported by noAliases
+					continue
+				}
+				if l, dup := seen[tk.Value]; dup {
+					p.errAt(tk, "payloads: tool %q appears twice (first on line %d); keep one", tk.Value, l)
+					continue
+				}
+				seen[tk.Value] = tk.Line
 				m, ok := p.object(tv, "payloads."+tk.Value)
 				if ok {
 					cfg.Payloads[tk.Value] = m
@@ -579,22 +589,86 @@ func (p *cfgParser) value(n *yaml.Node, what string) (any, bool) {
 		p.errAt(k, "%s: a mapping key must be a string, found %s", what, nodeKind(k))
 		return nil, false
 	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		p.errAt(n, "%s: %v", what, err)
-		return nil, false
-	}
-	out, err := jsonCompatible(v)
+	out, at, err := yamlValue(n)
 	if err != nil {
-		p.errAt(n, "%s: %v", what, err)
+		p.errAt(at, "%s: %v", what, err)
 		return nil, false
 	}
 	return out, true
 }
 
+// yamlValue converts a node tree (with no alias, see hasAlias) into
+// JSON-compatible values, in one pass: yaml.v3's own Decode compares every
+// key of a mapping with every other and keeps an error text for each
+// repeated pair, so a few thousand repeated keys cost gigabytes and
+// minutes. Each scalar is still resolved by yaml.v3 itself. A repeated
+// key, a key that is not a string and a value JSON cannot hold (.nan,
+// .inf, a timestamp) are errors at their node.
+func yamlValue(n *yaml.Node) (any, *yaml.Node, error) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil, nil
+		}
+		return yamlValue(n.Content[0])
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, at, err := yamlValue(c)
+			if err != nil {
+				return nil, at, err
+			}
+			out = append(out, v)
+		}
+		return out, nil, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		line := make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			kv, at, err := yamlValue(k)
+			if err != nil {
+				return nil, at, err
+			}
+			ks, ok := kv.(string)
+			if !ok {
+				return nil, k, fmt.Errorf("mapping key %s: want a string key", nodeKind(k))
+			}
+			if l, dup := line[ks]; dup {
+				return nil, k, fmt.Errorf("key %q appears twice (first on line %d): keep one", ks, l)
+			}
+			line[ks] = k.Line
+			v, at, err := yamlValue(n.Content[i+1])
+			if err != nil {
+				return nil, at, err
+			}
+			out[ks] = v
+		}
+		return out, nil, nil
+	case yaml.ScalarNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return nil, n, err
+		}
+		c, err := jsonCompatible(v)
+		if err != nil {
+			return nil, n, err
+		}
+		return c, nil, nil
+	}
+	return nil, n, fmt.Errorf("%s has no JSON equivalent", nodeKind(n))
+}
+
+// jsonCompatible turns a decoded scalar into its JSON value (numbers as
+// float64), or says why JSON has none.
 func jsonCompatible(v any) (any, error) {
 	switch x := v.(type) {
-	case nil, string, bool, float64:
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%v has no JSON equivalent: want a finite number", x)
+		}
+		return x, nil
+	case nil, string, bool:
 		return x, nil
 	case int:
 		return float64(x), nil
@@ -603,41 +677,7 @@ func jsonCompatible(v any) (any, error) {
 	case uint64:
 		return float64(x), nil
 	case float32:
-		return float64(x), nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = c
-		}
-		return out, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			ks, ok := k.(string)
-			if !ok {
-				return nil, fmt.Errorf("mapping key %v: want a string key", k)
-			}
-			c, err := jsonCompatible(e)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = c
-		}
-		return out, nil
+		return jsonCompatible(float64(x))
 	}
 	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
 }

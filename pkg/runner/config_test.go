@@ -182,6 +182,16 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
 		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
 		{"duplicate key", "defaults:\n  timeout: 1s\n  timeout: 2s\n", []string{"3:3 key \"timeout\" appears twice in defaults"}},
+		// Values a payload or json expectation cannot hold: a repeated key,
+		// a non-string key, and numbers JSON has no form for (they would
+		// reach the payload's JSON encoding and stop vigiles there).
+		{"repeated key in input", "checks:\n  - name: a\n    hook: h\n    input:\n      command: ls\n      command: rm\n    expect: {blocked: true}\n",
+			[]string{"6:7 check input (the tool_input): key \"command\" appears twice (first on line 5): keep one"}},
+		{"repeated tool in payloads", "payloads:\n  Bash: {command: a}\n  Bash: {command: b}\n", []string{"3:3 payloads: tool \"Bash\" appears twice (first on line 2)"}},
+		{"number key", "payloads:\n  Bash: {1: x}\n", []string{"2:10 payloads.Bash: mapping key \"1\": want a string key"}},
+		{"nan input", "checks:\n  - name: a\n    hook: h\n    input: {x: .nan}\n    expect: {blocked: true}\n", []string{"4:16 check input (the tool_input): NaN has no JSON equivalent"}},
+		{"inf payload", "payloads:\n  Bash: {x: [1, -.inf]}\n", []string{"2:17 payloads.Bash: -Inf has no JSON equivalent"}},
+		{"nan json", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: {a: .NaN}\n", []string{"5:17 json.a: NaN has no JSON equivalent"}},
 		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"2:5 input is the tool_input of a tool event"}},
 		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
 		// A broken check still has its expect read: every mistake is reported.
@@ -355,6 +365,42 @@ func TestAliasBombIsRefusedUnexpanded(t *testing.T) {
 	}
 	if cfg == nil || cfg.Payloads["Bash"] != nil || len(cfg.Checks) != 1 {
 		t.Errorf("config %+v", cfg)
+	}
+}
+
+// TestRepeatedKeysAreCheap: a mapping with many keys, repeated or not, is
+// read in one pass. yaml.v3's Decode compares every key with every other
+// and keeps an error text per repeated pair: 8000 repeated keys (72 KB)
+// took two minutes and 11 GB there, and the error quoted every pair.
+func TestRepeatedKeysAreCheap(t *testing.T) {
+	var distinct strings.Builder
+	distinct.WriteString("payloads:\n  Bash:\n")
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&distinct, "    k%d: 1\n", i)
+	}
+	for name, doc := range map[string]string{
+		"repeated": "payloads:\n  Bash:\n" + strings.Repeat("    k: 1\n", 50000),
+		"distinct": distinct.String(),
+	} {
+		start := time.Now()
+		cfg, err := ParseConfig(".vigiles.yml", []byte(doc))
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: ParseConfig took %v", name, d)
+		}
+		if len(fmt.Sprint(err)) > 200 {
+			t.Errorf("%s: error of %d bytes", name, len(fmt.Sprint(err)))
+		}
+		switch name {
+		case "repeated":
+			var ces ConfigErrors
+			if !errors.As(err, &ces) || len(ces) != 1 || !strings.Contains(ces[0].Error(), `.vigiles.yml:4:5: payloads.Bash: key "k" appears twice (first on line 3)`) {
+				t.Errorf("%s: err %v", name, err)
+			}
+		case "distinct":
+			if err != nil || len(cfg.Payloads["Bash"]) != 50000 {
+				t.Errorf("%s: err %v, %d keys", name, err, len(cfg.Payloads["Bash"]))
+			}
+		}
 	}
 }
 

@@ -86,6 +86,7 @@ func FuzzParseConfig(f *testing.F) {
 		"payloads: {Bash: [1]}\n",
 		"%YAML 1.1\n---\n!!binary aGk=\n",
 		"checks:\n  - name: a\n    hook: h\n    expect:\n      json: {? [1]: 2}\n",
+		"checks: [{name: a, hook: h, input: {x: .nan}, payload: {y: -.inf}, expect: {json: {z: .inf}}}]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -106,7 +107,17 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			return
 		}
+		// What is accepted goes into a payload as JSON (Payload.JSON
+		// panics on a value JSON cannot hold).
+		if _, err := json.Marshal(cfg.Payloads); err != nil {
+			t.Fatalf("accepted payloads JSON cannot hold: %v", err)
+		}
 		for _, c := range cfg.Checks {
+			for _, v := range []any{c.Input, c.Payload} {
+				if _, err := json.Marshal(v); err != nil {
+					t.Fatalf("accepted a check input JSON cannot hold: %v", err)
+				}
+			}
 			if c.Name == "" || len(c.Expect) == 0 || (c.Hook == "") == (c.Command == "") || c.Event == "" {
 				t.Fatalf("accepted an incomplete check: %+v", c)
 			}
