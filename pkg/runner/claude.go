@@ -49,10 +49,7 @@ func (ClaudeAdapter) Name() string { return "claude" }
 
 // Discover implements Adapter.
 func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
-	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]bool{}, out: &Discovery{}}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		c.dirReal = real
-	}
+	c := newClaudeDisc(dir)
 	rel, err := relTo(dir, root)
 	if err != nil {
 		return nil, err
@@ -69,6 +66,14 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c.marketplace(root)
 	c.below(root)
 	return c.out, nil
+}
+
+func newClaudeDisc(dir string) *claudeDisc {
+	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]*string{}, seenID: map[string]bool{}, out: &Discovery{}}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		c.dirReal = real
+	}
+	return c
 }
 
 // isPluginRoot says whether dir holds a plugin: a manifest or a default
@@ -107,11 +112,16 @@ func (c *claudeDisc) below(root string) {
 }
 
 type claudeDisc struct {
-	dir        string
-	dirReal    string // dir with every symlink followed
-	seenFile   map[string]bool
-	seenPlugin map[string]bool
-	out        *Discovery
+	dir      string
+	dirReal  string // dir with every symlink followed
+	seenFile map[string]bool
+	// seenPlugin holds the name a plugin root's manifest gives ("" for
+	// none) once its own declarations are read.
+	seenPlugin map[string]*string
+	// seenID holds the hook IDs given out, so that no two declarations
+	// share one (the session keeps one hook per ID).
+	seenID map[string]bool
+	out    *Discovery
 }
 
 // relTo returns p relative to dir with forward slashes, or an error when p
@@ -218,61 +228,70 @@ type hookCtx struct {
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
-// hooks file, and hooks given by a marketplace entry.
+// hooks file, and hooks given by a marketplace entry. A directory's own
+// declarations are read once; the hooks of every marketplace entry that
+// names it are read too, however many there are and in whatever order the
+// directory is met (Claude Code installs each entry with its own hooks).
 func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile string, entryLoc report.Location) {
 	rel, err := relTo(c.dir, root)
 	if err != nil {
 		c.find(RuleOutsideTree, report.SeverityError, entryLoc, "plugin source %v", err)
 		return
 	}
-	if c.seenPlugin[rel] {
-		return
+	manifestName, seen := c.seenPlugin[rel]
+	if !seen {
+		manifestName = new(string)
+		c.seenPlugin[rel] = manifestName
+		c.out.Plugins = append(c.out.Plugins, rel)
 	}
-	c.seenPlugin[rel] = true
-	c.out.Plugins = append(c.out.Plugins, rel)
-
-	name := nameHint
-	manifestAbs := filepath.Join(root, claudePluginJSON)
-	var manifest *jnode
-	var manifestRel string
-	if c.exists(manifestAbs) {
-		manifestRel, manifest = c.readJSON(manifestAbs)
-		if manifest != nil && manifest.Kind != jsonObject {
-			c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, manifest.Pos), "%s: want a JSON object, found %s", manifestRel, manifest.Kind)
-			manifest = nil
+	name := func() string {
+		switch {
+		case *manifestName != "":
+			return *manifestName
+		case nameHint != "":
+			return nameHint
+		case rel == ".":
+			return filepath.Base(c.dir)
 		}
-		if manifest != nil {
-			if m, ok := manifest.member("name"); ok {
-				if m.Value.Kind == jsonString && m.Value.Str != "" {
-					name = m.Value.Str
+		return filepath.Base(root)
+	}
+	if !seen {
+		manifestAbs := filepath.Join(root, claudePluginJSON)
+		var manifest *jnode
+		var manifestRel string
+		if c.exists(manifestAbs) {
+			manifestRel, manifest = c.readJSON(manifestAbs)
+			if manifest != nil && manifest.Kind != jsonObject {
+				c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, manifest.Pos), "%s: want a JSON object, found %s", manifestRel, manifest.Kind)
+				manifest = nil
+			}
+			if manifest != nil {
+				if m, ok := manifest.member("name"); ok {
+					if m.Value.Kind == jsonString && m.Value.Str != "" {
+						*manifestName = m.Value.Str
+					} else {
+						c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, m.Value.Pos), "plugin \"name\": want a non-empty string, found %s", m.Value.Kind)
+					}
 				} else {
-					c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, m.Value.Pos), "plugin \"name\": want a non-empty string, found %s", m.Value.Kind)
+					c.find(RuleMalformed, report.SeverityWarning, c.loc(manifestRel, manifest.Pos), "plugin manifest has no \"name\"; using the directory name")
 				}
-			} else {
-				c.find(RuleMalformed, report.SeverityWarning, c.loc(manifestRel, manifest.Pos), "plugin manifest has no \"name\"; using the directory name")
 			}
 		}
-	}
-	if name == "" {
-		name = filepath.Base(root)
-		if rel == "." {
-			name = filepath.Base(c.dir)
+		ctx := hookCtx{plugin: name(), pluginRoot: root, isPlugin: true}
+		// The default hooks file is always loaded.
+		if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
+			c.hooksFile(ctx, hj, report.Location{})
 		}
-	}
-	ctx := hookCtx{plugin: name, pluginRoot: root, isPlugin: true}
-
-	// The default hooks file is always loaded.
-	if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
-		c.hooksFile(ctx, hj, report.Location{})
-	}
-	if manifest != nil {
-		if m, ok := manifest.member("hooks"); ok {
-			c.hooksField(ctx, manifestRel, m.Value, "")
+		if manifest != nil {
+			if m, ok := manifest.member("hooks"); ok {
+				c.hooksField(ctx, manifestRel, m.Value, "")
+			}
 		}
 	}
 	if entry != nil {
 		if m, ok := entry.member("hooks"); ok {
-			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", name))
+			ctx := hookCtx{plugin: name(), pluginRoot: root, isPlugin: true}
+			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
 	}
 }
@@ -361,7 +380,20 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "\"hooks\": want an object keyed by event name, found %s", n.Kind)
 		return
 	}
-	for _, ev := range n.Members {
+	// Claude Code parses with JSON.parse: of an event named twice, only
+	// the last array is read. The earlier ones never run; say so.
+	last := map[string]int{}
+	for i, ev := range n.Members {
+		last[ev.Key] = i
+	}
+	for i, ev := range n.Members {
+		if j := last[ev.Key]; j != i {
+			again := n.Members[j].KeyPos
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(file, ev.KeyPos),
+				"event %q is declared again on line %d; Claude Code reads only the last one, so the hooks declared here never run: merge them into one %q array",
+				ev.Key, again.Line, ev.Key)
+			continue
+		}
 		if strings.TrimSpace(ev.Key) == "" {
 			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
 			continue
@@ -431,6 +463,15 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, h.Pos), "%s: want a hook handler object, found %s", where, h.Kind)
 		return
 	}
+	// Declarations that would share an ID (marketplace entries with one
+	// name) each keep their own: the session keeps one hook per ID.
+	if c.seenID[id] {
+		base := id
+		for n := 2; c.seenID[id]; n++ {
+			id = fmt.Sprintf("%s#%d", base, n)
+		}
+	}
+	c.seenID[id] = true
 	rel, _ := relTo(c.dir, ctx.pluginRoot)
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: event,

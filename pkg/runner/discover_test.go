@@ -507,3 +507,55 @@ func TestDiscoverySearchesBelowEachPath(t *testing.T) {
 		t.Errorf("audit of a tree without hooks: %s %+v", rep.Verdict, rep.Findings)
 	}
 }
+
+// TestNoDeclarationIsShadowed: every hook Claude Code would run is run or
+// reported. An event named twice in one object is read as JSON.parse reads
+// it (the last array; the earlier one is a warning, since it never runs),
+// and the inline hooks of every marketplace entry are read, whether the
+// entry's directory was met before (the repository itself, another entry,
+// the walk below the root) or not: before, the first declaration to take a
+// hook ID or a plugin directory silently hid the others.
+func TestNoDeclarationIsShadowed(t *testing.T) {
+	stop := func(cmd string) string {
+		return fmt.Sprintf(`{"Stop": [{"hooks": [{"type": "command", "command": %q}]}]}`, cmd)
+	}
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "me"}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [
+  {"name": "me", "source": "./", "hooks": ` + stop("echo self") + `},
+  {"name": "good", "source": "./p", "hooks": ` + stop("echo good") + `},
+  {"name": "evil", "source": "./p", "hooks": ` + stop("echo evil") + `},
+  {"name": "twin", "source": "./p", "hooks": ` + stop("echo twin 1") + `},
+  {"name": "twin", "source": "./p", "hooks": ` + stop("echo twin 2") + `}]}`,
+		"p/README.md": "no manifest\n",
+		"a/hooks/hooks.json": `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo first"}]}],
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo last"}]}]}}`,
+		"z/.claude-plugin/marketplace.json": `{"name": "z", "plugins": [{"name": "a", "source": "../a", "hooks": ` + stop("echo from z") + `}]}`,
+	})
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, fmt.Sprintf("%s plugin=%s root=%s cmd=%q", h.ID, h.Plugin, h.PluginRoot, h.Command))
+	}
+	want := []string{
+		`.claude-plugin/marketplace.json#plugins[evil].hooks.Stop[0].hooks[0] plugin=evil root=p cmd="echo evil"`,
+		`.claude-plugin/marketplace.json#plugins[good].hooks.Stop[0].hooks[0] plugin=good root=p cmd="echo good"`,
+		`.claude-plugin/marketplace.json#plugins[me].hooks.Stop[0].hooks[0] plugin=me root=. cmd="echo self"`,
+		`.claude-plugin/marketplace.json#plugins[twin].hooks.Stop[0].hooks[0] plugin=twin root=p cmd="echo twin 1"`,
+		`.claude-plugin/marketplace.json#plugins[twin].hooks.Stop[0].hooks[0]#2 plugin=twin root=p cmd="echo twin 2"`,
+		`a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] plugin=a root=a cmd="echo last"`,
+		`z/.claude-plugin/marketplace.json#plugins[a].hooks.Stop[0].hooks[0] plugin=a root=a cmd="echo from z"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		finds = append(finds, findingLine(f)+" "+f.Message)
+	}
+	wantFinds := []string{`warning discovery/malformed a/hooks/hooks.json:2:3 event "PreToolUse" is declared again on line 3; Claude Code reads only the last one, so the hooks declared here never run: merge them into one "PreToolUse" array`}
+	if diff := cmp.Diff(wantFinds, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}

@@ -55,9 +55,14 @@ func FuzzHooksFile(f *testing.F) {
 			}
 			return
 		}
-		c := &claudeDisc{dir: dir, seenFile: map[string]bool{}, seenPlugin: map[string]bool{}, out: &Discovery{}}
+		c := newClaudeDisc(dir)
 		c.hooksDoc(hookCtx{plugin: "fuzz", pluginRoot: dir, isPlugin: true}, "hooks/hooks.json", n)
+		ids := map[string]bool{}
 		for _, h := range c.out.Hooks {
+			if ids[h.ID] {
+				t.Fatalf("two hooks with the ID %s: the session keeps one", h.ID)
+			}
+			ids[h.ID] = true
 			if h.Location.File != "hooks/hooks.json" || h.Location.Line < 1 || h.ID == "" || h.Event == "" {
 				t.Fatalf("hook without a location: %+v", h)
 			}
