@@ -689,7 +689,7 @@ func (c *claudeDisc) marketplace(root string) {
 	if md := n.get("metadata"); md != nil && md.Kind == jsonObject {
 		if pr, ok := md.member("pluginRoot"); ok {
 			if pr.Value.Kind == jsonString {
-				base = filepath.Join(root, pr.Value.Str)
+				base = resolvePath(root, pr.Value.Str)
 			} else {
 				c.find(RuleWrongType, report.SeverityError, c.loc(rel, pr.Value.Pos), "metadata.pluginRoot: want a path string, found %s", pr.Value.Kind)
 			}
@@ -728,7 +728,7 @@ func (c *claudeDisc) marketplace(root string) {
 				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): remote source %q is not fetched or audited; vendor it to audit it", i, name, s)
 				continue
 			}
-			dirp := filepath.Clean(filepath.Join(base, s))
+			dirp := resolvePath(base, s)
 			_, fi, err := beneath(c.dir, c.dirReal, dirp)
 			if errors.Is(err, ErrOutsideTree) {
 				c.find(RuleOutsideTree, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is outside the repository; vigiles does not read it", i, name, s)
@@ -749,6 +749,16 @@ func (c *claudeDisc) marketplace(root string) {
 			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
 		}
 	}
+}
+
+// resolvePath resolves a path a declaration names against base as Claude
+// Code does: an absolute path stands for itself (beneath then says it is
+// outside), not for a directory of that name under base.
+func resolvePath(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Clean(filepath.Join(base, p))
 }
 
 func orDefault(s, d string) string {

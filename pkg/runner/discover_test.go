@@ -559,3 +559,31 @@ func TestNoDeclarationIsShadowed(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestAbsoluteSourceIsNotUnderTheMarketplace: a marketplace source or
+// pluginRoot written as an absolute path names that path (outside the
+// repository), not a directory of the same name in the repository, which
+// Claude Code would not load.
+func TestAbsoluteSourceIsNotUnderTheMarketplace(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":     `{"name": "m", "plugins": [{"name": "abs", "source": "/p"}]}`,
+		"p/hooks/hooks.json":                  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo decoy"}]}]}}`,
+		"sub/.claude-plugin/marketplace.json": `{"name": "n", "metadata": {"pluginRoot": "/q"}, "plugins": [{"name": "rel", "source": "./r"}]}`,
+		"sub/q/r/README.md":                   "decoy\n",
+	})
+	d, err := ClaudeAdapter{}.Discover(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range d.Findings {
+		got = append(got, findingLine(f))
+	}
+	want := []string{"error discovery/outside-work-tree .claude-plugin/marketplace.json:1:53", "error discovery/outside-work-tree sub/.claude-plugin/marketplace.json:1:87"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"p"}, d.Plugins); diff != "" {
+		t.Errorf("plugins (-want +got): %s", diff)
+	}
+}
