@@ -311,8 +311,18 @@ func (p *cfgParser) result(cfg *Config) (*Config, error) {
 		}
 		return a.Column < b.Column
 	})
+	if len(p.errs) > maxConfigErrors {
+		rest := p.errs[maxConfigErrors]
+		more := &ConfigError{File: p.file, Line: rest.Line, Column: rest.Column,
+			Msg: fmt.Sprintf("and %d more problems from here on; fix those above first", len(p.errs)-maxConfigErrors)}
+		p.errs = append(p.errs[:maxConfigErrors:maxConfigErrors], more)
+	}
 	return cfg, p.errs
 }
+
+// maxConfigErrors bounds the problems reported of one policy file: a file
+// of 300,000 anchors is one mistake, not 300,000 findings.
+const maxConfigErrors = 100
 
 // mapping walks a mapping node, calling the handler of each known key and
 // reporting unknown and duplicate keys with the keys that are allowed.

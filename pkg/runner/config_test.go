@@ -459,3 +459,21 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 		t.Errorf("errors (-want +got):\n%s", diff)
 	}
 }
+
+// TestConfigErrorsAreBounded: a file with thousands of mistakes reports
+// the first hundred, in order, and one line that counts the rest.
+func TestConfigErrorsAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("payloads:\n  Bash:\n")
+	for i := 0; i < 500; i++ {
+		fmt.Fprintf(&b, "    k%d: &a%d x\n", i, i)
+	}
+	_, err := ParseConfig(".vigiles.yml", []byte(b.String()))
+	var es ConfigErrors
+	if !errors.As(err, &es) {
+		t.Fatalf("err %v, want ConfigErrors", err)
+	}
+	if len(es) != maxConfigErrors+1 || !strings.Contains(es[maxConfigErrors].Msg, "and 400 more problems") || es[0].Line != 3 {
+		t.Errorf("%d errors, first at line %d, last %q; want %d, line 3, and a count of 400 more", len(es), es[0].Line, es[len(es)-1].Msg, maxConfigErrors+1)
+	}
+}
