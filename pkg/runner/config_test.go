@@ -477,3 +477,20 @@ func TestConfigErrorsAreBounded(t *testing.T) {
 		t.Errorf("%d errors, first at line %d, last %q; want %d, line 3, and a count of 400 more", len(es), es[0].Line, es[len(es)-1].Msg, maxConfigErrors+1)
 	}
 }
+
+// TestLargeInvalidPolicyIsQuick: a syntax error in a policy file past
+// yamlSearchMax is placed by yaml.v3's own line, not by decoding ~20
+// prefixes of the file (a 4 MiB file took 30 s).
+func TestLargeInvalidPolicyIsQuick(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("payloads:\n  Bash:\n")
+	for b.Len() <= yamlSearchMax {
+		fmt.Fprintf(&b, "    k%d: x\n", b.Len())
+	}
+	b.WriteString("    bad: [1, 2\n")
+	_, err := ParseConfig(".vigiles.yml", []byte(b.String()))
+	var es ConfigErrors
+	if !errors.As(err, &es) || len(es) != 1 || es[0].Line == 0 || !strings.HasPrefix(es[0].Msg, "not valid YAML") {
+		t.Fatalf("err %v, want one syntax error with a line", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -33,8 +34,16 @@ func decodeYAML(data []byte) (doc, second *yaml.Node, err error) {
 	return &d, &d2, nil
 }
 
-// yamlWhereRE is the place yaml.v3 puts at the front of a syntax error.
-var yamlWhereRE = regexp.MustCompile(`^line \d+: `)
+// yamlWhereRE is the place yaml.v3 puts at the front of a syntax error;
+// yamlLineRE reads its line.
+var (
+	yamlWhereRE = regexp.MustCompile(`^line \d+: `)
+	yamlLineRE  = regexp.MustCompile(`^yaml: line (\d+): `)
+)
+
+// yamlSearchMax is the largest file whose syntax error is placed by the
+// search below (about 20 decodes of up to the whole file).
+const yamlSearchMax = 256 << 10
 
 // yamlSyntaxError turns yaml.v3's syntax error into a ConfigError at the
 // line where the text stops being valid YAML.
@@ -53,6 +62,16 @@ func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	msg := err.Error()
 	text := yamlWhereRE.ReplaceAllString(strings.TrimPrefix(msg, "yaml: "), "")
 	e := &ConfigError{File: file, Msg: "not valid YAML: " + text}
+	if len(data) > yamlSearchMax {
+		// Each decode of the search reads up to the whole file; for a
+		// file this large, yaml.v3's own place (zero-based) is enough.
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			e.Line, e.Column = n+1, 1
+			e.Msg += " (at the construct that starts here, or after it)"
+		}
+		return e
+	}
 	// ends[k] is the end of line k+1 (after its newline).
 	var ends []int
 	for i := 0; i < len(data); i++ {
