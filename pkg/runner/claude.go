@@ -69,7 +69,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 }
 
 func newClaudeDisc(dir string) *claudeDisc {
-	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]*string{}, seenID: map[string]bool{}, out: &Discovery{}}
+	c := &claudeDisc{dir: dir, dirReal: dir, seenFile: map[string]bool{}, seenPlugin: map[string]string{}, seenID: map[string]bool{}, out: &Discovery{}}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		c.dirReal = real
 	}
@@ -117,7 +117,7 @@ type claudeDisc struct {
 	seenFile map[string]bool
 	// seenPlugin holds the name a plugin root's manifest gives ("" for
 	// none) once its own declarations are read.
-	seenPlugin map[string]*string
+	seenPlugin map[string]string
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
 	seenID map[string]bool
@@ -239,45 +239,19 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		return
 	}
 	manifestName, seen := c.seenPlugin[rel]
+	var manifest *jnode
+	var manifestRel string
 	if !seen {
-		manifestName = new(string)
-		c.seenPlugin[rel] = manifestName
 		c.out.Plugins = append(c.out.Plugins, rel)
+		manifestRel, manifest, manifestName = c.manifest(root)
+		c.seenPlugin[rel] = manifestName
 	}
-	name := func() string {
-		switch {
-		case *manifestName != "":
-			return *manifestName
-		case nameHint != "":
-			return nameHint
-		case rel == ".":
-			return filepath.Base(c.dir)
-		}
-		return filepath.Base(root)
+	dirName := filepath.Base(root)
+	if rel == "." {
+		dirName = filepath.Base(c.dir)
 	}
+	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true}
 	if !seen {
-		manifestAbs := filepath.Join(root, claudePluginJSON)
-		var manifest *jnode
-		var manifestRel string
-		if c.exists(manifestAbs) {
-			manifestRel, manifest = c.readJSON(manifestAbs)
-			if manifest != nil && manifest.Kind != jsonObject {
-				c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, manifest.Pos), "%s: want a JSON object, found %s", manifestRel, manifest.Kind)
-				manifest = nil
-			}
-			if manifest != nil {
-				if m, ok := manifest.member("name"); ok {
-					if m.Value.Kind == jsonString && m.Value.Str != "" {
-						*manifestName = m.Value.Str
-					} else {
-						c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, m.Value.Pos), "plugin \"name\": want a non-empty string, found %s", m.Value.Kind)
-					}
-				} else {
-					c.find(RuleMalformed, report.SeverityWarning, c.loc(manifestRel, manifest.Pos), "plugin manifest has no \"name\"; using the directory name")
-				}
-			}
-		}
-		ctx := hookCtx{plugin: name(), pluginRoot: root, isPlugin: true}
 		// The default hooks file is always loaded.
 		if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
 			c.hooksFile(ctx, hj, report.Location{})
@@ -290,10 +264,37 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	}
 	if entry != nil {
 		if m, ok := entry.member("hooks"); ok {
-			ctx := hookCtx{plugin: name(), pluginRoot: root, isPlugin: true}
 			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
 	}
+}
+
+// manifest reads the plugin manifest under root, if there is one: its
+// path in the tree, its object (nil when missing or not an object) and
+// the name it gives ("" for none).
+func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
+	abs := filepath.Join(root, claudePluginJSON)
+	if !c.exists(abs) {
+		return "", nil, ""
+	}
+	rel, n = c.readJSON(abs)
+	if n != nil && n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
+		return rel, nil, ""
+	}
+	if n == nil {
+		return rel, nil, ""
+	}
+	m, ok := n.member("name")
+	switch {
+	case !ok:
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "plugin manifest has no \"name\"; using the directory name")
+	case m.Value.Kind == jsonString && m.Value.Str != "":
+		name = m.Value.Str
+	default:
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Value.Pos), "plugin \"name\": want a non-empty string, found %s", m.Value.Kind)
+	}
+	return rel, n, name
 }
 
 // hooksField handles a manifest's "hooks": a path, a list of paths, or an
