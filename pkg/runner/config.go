@@ -616,11 +616,6 @@ func (p *cfgParser) value(n *yaml.Node, what string) (any, bool) {
 // .inf, a timestamp) are errors at their node.
 func yamlValue(n *yaml.Node) (any, *yaml.Node, error) {
 	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil, nil, nil
-		}
-		return yamlValue(n.Content[0])
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {

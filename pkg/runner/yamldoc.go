@@ -34,12 +34,9 @@ func decodeYAML(data []byte) (doc, second *yaml.Node, err error) {
 	return &d, &d2, nil
 }
 
-// yamlWhereRE is the place yaml.v3 puts at the front of a syntax error;
-// yamlLineRE reads its line.
-var (
-	yamlWhereRE = regexp.MustCompile(`^line \d+: `)
-	yamlLineRE  = regexp.MustCompile(`^yaml: line (\d+): `)
-)
+// yamlWhereRE is the place yaml.v3 puts at the front of a syntax error
+// (after "yaml: "), its zero-based line in the group.
+var yamlWhereRE = regexp.MustCompile(`^line (\d+): `)
 
 // yamlSearchMax is the largest file whose syntax error is placed by the
 // search below (about 20 decodes of up to the whole file).
@@ -60,13 +57,14 @@ const yamlSearchMax = 256 << 10
 // The column is the line's first character that is not a space.
 func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	msg := err.Error()
-	text := yamlWhereRE.ReplaceAllString(strings.TrimPrefix(msg, "yaml: "), "")
-	e := &ConfigError{File: file, Msg: "not valid YAML: " + text}
+	text := strings.TrimPrefix(msg, "yaml: ")
+	where := yamlWhereRE.FindStringSubmatch(text)
+	e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(text, yamlWhereRE.FindString(text))}
 	if len(data) > yamlSearchMax {
 		// Each decode of the search reads up to the whole file; for a
 		// file this large, yaml.v3's own place (zero-based) is enough.
-		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			n, _ := strconv.Atoi(m[1])
+		if where != nil {
+			n, _ := strconv.Atoi(where[1])
 			e.Line, e.Column = n+1, 1
 			e.Msg += " (at the construct that starts here, or after it)"
 		}
