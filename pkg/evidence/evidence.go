@@ -44,9 +44,13 @@ type writeJSON struct {
 	Kind      string `json:"kind,omitempty"`
 }
 
+// ShownPath is a written path as JSON's "path" shows it: valid UTF-8,
+// each run of bytes that is not UTF-8 one U+FFFD ("pathBytes" keeps them).
+func ShownPath(p string) string { return strings.ToValidUTF8(p, "\uFFFD") }
+
 func (w Write) MarshalJSON() ([]byte, error) {
 	if !utf8.ValidString(w.Path) {
-		return json.Marshal(writeJSON{Path: strings.ToValidUTF8(w.Path, "\uFFFD"), PathBytes: []byte(w.Path), Op: w.Op, Kind: w.Kind})
+		return json.Marshal(writeJSON{Path: ShownPath(w.Path), PathBytes: []byte(w.Path), Op: w.Op, Kind: w.Kind})
 	}
 	// The common case, by hand: records of 10,000 writes are marshalled
 	// in the init and again by vigiles.

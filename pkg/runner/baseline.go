@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -84,7 +84,9 @@ func writesOf(r report.HookRun) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, w := range r.Writes {
-		p := baselineName(w.Path)
+		// JSON holds only UTF-8: a name that is not is kept as the
+		// report's "path" shows it, on both sides of the comparison.
+		p := evidence.ShownPath(w.Path)
 		if strings.HasPrefix(p, "$TMPDIR/") || seen[p] {
 			continue
 		}
@@ -93,24 +95,6 @@ func writesOf(r report.HookRun) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// baselineName is a written path as a baseline keeps it. JSON holds only
-// UTF-8, so each byte of a name that is not UTF-8 becomes U+FFFD, as
-// encoding/json writes it; comparing the same form on both sides keeps such
-// a name from drifting on every audit. Two names that differ only in those
-// bytes are one entry (the report keeps them apart, in pathBytes).
-func baselineName(p string) string {
-	if utf8.ValidString(p) {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		r, n := utf8.DecodeRuneInString(p[i:])
-		b.WriteRune(r) // utf8.RuneError for a byte that starts no rune
-		i += n
-	}
-	return b.String()
 }
 
 // NewBaseline records the runs of a report.
