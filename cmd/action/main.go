@@ -143,7 +143,6 @@ Commands:
 Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
 Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
 125 vigiles refused or failed; otherwise (vigiles run) the command's own.
-
-More: README.md and docs/, in the vigiles repository (https://github.com/vigiles/action).
 `)
+	writeMore(w, "README.md and docs/")
 }

@@ -655,10 +655,9 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	fmt.Fprintf(w, "vigiles %s%s: %d hook run(s) across %d plugin(s) — %s\n\n", what, shard, len(rep.Runs), len(plugins), verdict)
 	if len(rep.Runs) == 0 {
-		fmt.Fprintln(w, "No hooks were found. vigiles looks for .claude/settings.json and .claude/settings.local.json")
-		fmt.Fprintln(w, "at each path, and for plugin directories (.claude-plugin/plugin.json or hooks/hooks.json) and")
-		fmt.Fprintln(w, ".claude-plugin/marketplace.json below it (not in dot-directories or node_modules, not through")
-		fmt.Fprintln(w, "symlinks).")
+		// Where discovery looks is the discovery/no-hooks finding's to
+		// say (among the findings below), in one place.
+		fmt.Fprintln(w, "No hook was run.")
 		return
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")

@@ -32,8 +32,13 @@ func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) {
 	fmt.Fprint(w, help)
 	fmt.Fprint(w, fs.FlagUsages())
 	if d, ok := helpDocs[fs.Name()]; ok {
-		fmt.Fprintf(w, "\nMore: %s, in the vigiles repository (https://github.com/vigiles/action).\n", d)
+		writeMore(w, d)
 	}
+}
+
+// writeMore ends a help text by naming the documents docs.
+func writeMore(w io.Writer, docs string) {
+	fmt.Fprintf(w, "\nMore: %s, in the vigiles repository (https://github.com/vigiles/action).\n", docs)
 }
 
 // parseFlags parses a command's flags. Help that was asked for (-h,
