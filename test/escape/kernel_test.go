@@ -40,7 +40,6 @@ func TestEscapeMaskWithSpaceIsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
-	os.WriteFile(home+"/.netrc", []byte("vigiles-canary\n"), 0o644)
 	escaped := strings.NewReplacer(" ", `\040`, "\t", `\011`).Replace(home)
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
