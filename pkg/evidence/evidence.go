@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
@@ -184,4 +185,42 @@ func TreePath(rel string) string {
 		return "./" + rel
 	}
 	return rel
+}
+
+// EnvFile is what a run left in the file its caller named for it to set
+// the session's environment in: Claude Code gives SessionStart hooks such a
+// file (CLAUDE_ENV_FILE) and runs it, as a bash script, before each Bash
+// command of the session. Path is as the hook saw it ("~/…").
+//
+// Content is nil when it was not recorded (a direct run, a run that did
+// not complete); "" when the run left no file there, or an empty one.
+// Kind says what the run left: "file", "none" (nothing), or "symlink",
+// "dir" or "other", whose content is not read ("" as content: Claude Code
+// would fail to run such a thing). Content holds at most MaxEnvFile bytes:
+// Truncated says there were more (Size is the whole). Encoding is "base64"
+// when the bytes are not UTF-8.
+type EnvFile struct {
+	Path      string  `json:"path"`
+	Kind      string  `json:"kind,omitempty"`
+	Size      int64   `json:"size"`
+	Content   *string `json:"content"`
+	Encoding  string  `json:"encoding,omitempty"`
+	Truncated bool    `json:"truncated,omitempty"`
+}
+
+// MaxEnvFile bounds the content an EnvFile keeps.
+const MaxEnvFile = 64 << 10
+
+// Text returns the content as text: decoded from base64 where it is so
+// (invalid UTF-8 shown as U+FFFD), "" when not recorded.
+func (e *EnvFile) Text() string {
+	if e == nil || e.Content == nil {
+		return ""
+	}
+	if e.Encoding == "base64" {
+		if b, err := base64.StdEncoding.DecodeString(*e.Content); err == nil {
+			return strings.ToValidUTF8(string(b), "\uFFFD")
+		}
+	}
+	return *e.Content
 }

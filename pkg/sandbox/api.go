@@ -55,6 +55,14 @@ type Spec struct {
 	// Passthrough, when set, receives the command's stdout and stderr as
 	// they are produced (in addition to the capture).
 	PassStdout, PassStderr io.Writer
+	// EnvFile, when set, is a path relative to the command's HOME where
+	// the command may leave a file for its caller, as Claude Code's
+	// CLAUDE_ENV_FILE; EnvFileVar is the environment variable that names
+	// it (its absolute path inside the sandbox) to the command. Its
+	// directories are made before the command starts, and are not the
+	// command's writes; what the command left there is returned in
+	// Result.EnvFile. A direct run records nothing, so it gets neither.
+	EnvFile, EnvFileVar string
 }
 
 // Limits bound a confined command. Zero means the default.
@@ -117,6 +125,9 @@ type Result struct {
 	// Lingered lists the processes that outlived the command's main
 	// process and were ended after the linger period.
 	Lingered []string `json:"lingered,omitempty"`
+	// EnvFile is what the command left at Spec.EnvFile; nil when none was
+	// asked for, or when the run was not recorded.
+	EnvFile *evidence.EnvFile `json:"envFile,omitempty"`
 
 	stdoutRaw, stderrRaw []byte
 }

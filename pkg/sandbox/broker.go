@@ -101,6 +101,9 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	if len(spec.Command) == 0 {
 		return fail(TierRefused, errors.New("no command to run"))
 	}
+	if err := checkEnvFile(spec.EnvFile, spec.EnvFileVar); err != nil {
+		return fail(TierRefused, err)
+	}
 	if spec.Limits.Pids != 0 && spec.Limits.Pids < MinPids {
 		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, MinPids))
 	}
@@ -350,6 +353,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		WritesMethod: spec.WritesMethod,
 		Network:      network != nil,
 		Egress:       spec.Egress,
+		EnvFile:      spec.EnvFile,
+	}
+	if spec.EnvFile != "" {
+		cfg.Env = replaceEnv(cfg.Env, spec.EnvFileVar, sandboxHome+"/"+spec.EnvFile)
 	}
 	if cfg.Egress.Mode == "" {
 		cfg.Egress.Mode = evidence.EgressDeny
@@ -793,6 +800,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	res.Egress = ir.Egress
 	res.EgressDropped = ir.EgressDropped
 	res.Lingered = ir.Lingered
+	res.EnvFile = ir.EnvFile
 	res.TimedOut = ir.TimedOut
 	res.LimitHit = ir.LimitHit
 	if hit := cg.hit(); hit != "" {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,8 @@ type initConfig struct {
 	// MaskDirs are the tmpfs masks over the caller's own secrets
 	// (plan.MaskDirs), which the reaper makes read-only like the fixed ones.
 	MaskDirs []string `json:"maskDirs,omitempty"`
+	// EnvFile is Spec.EnvFile: relative to HOME, checked by the broker.
+	EnvFile string `json:"envFile,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -81,6 +84,7 @@ type initResult struct {
 	Egress        []evidence.Egress `json:"egress"`
 	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
 	Lingered      []string          `json:"lingered,omitempty"`
+	EnvFile       *evidence.EnvFile `json:"envFile,omitempty"`
 }
 
 // reaperStatus is what the reaper tells the init about the command.
@@ -233,6 +237,17 @@ func runInit(cfg initConfig, done func()) initResult {
 	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
 	}
+	if cfg.EnvFile != "" {
+		// Its directories, as the caller makes them before a hook runs:
+		// not the command's writes.
+		dir := filepath.Dir(filepath.Join(sandboxHome, cfg.EnvFile))
+		for d := range missingDirs(dir) {
+			made[d] = fileID{}
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return failResult(refuse("preparing the env file's directory: %w", err))
+		}
+	}
 	if cfg.TreeByFD {
 		if err := receiveTree(lowerDir); err != nil {
 			return failResult(refuse("%w", err))
@@ -291,8 +306,9 @@ func runInit(cfg initConfig, done func()) initResult {
 	}
 
 	// The made directories' identities, the work tree's own being its
-	// mount's root now.
-	made.stamp()
+	// mount's root now (whose changes the tree's record holds: its "."),
+	// so its mode is not compared.
+	made.stamp(cfg.Workdir)
 
 	// The reaper starts now, so that its own start-up (a Go runtime, a
 	// fresh /proc) overlaps the egress setup; it waits for its config,
@@ -411,6 +427,14 @@ func runInit(cfg initConfig, done func()) initResult {
 		writes = []evidence.Write{}
 	}
 	r.Writes = writes
+	if cfg.EnvFile != "" {
+		ef, err := readEnvFile(home, cfg.EnvFile)
+		if err != nil {
+			r.OK, r.Error = false, fmt.Sprintf("reading the env file: %v", err)
+			return r
+		}
+		r.EnvFile = ef
+	}
 	if r.LimitHit == "" {
 		r.LimitHit = scratchFull(scratchDir)
 	}
@@ -601,7 +625,11 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 // point inside the fresh /tmp, HOME or /dev/shm, with their identities.
 type madeDirs map[string]fileID
 
-type fileID struct{ dev, ino uint64 }
+// fileID is a made directory's identity, and the mode it was made with.
+type fileID struct {
+	dev, ino uint64
+	mode     uint32
+}
 
 // missingDirs lists dir and those of its parents that do not exist yet.
 func missingDirs(dir string) madeDirs {
@@ -615,10 +643,14 @@ func missingDirs(dir string) madeDirs {
 	return m
 }
 
-// stamp records the inode of each directory once made.
-func (m madeDirs) stamp() {
+// stamp records the identity of each directory once made; tree's mode is
+// left out of the comparison (anyMode).
+func (m madeDirs) stamp(tree string) {
 	for d := range m {
 		if id, ok := dirID(d); ok {
+			if d == tree {
+				id.mode = anyMode
+			}
 			m[d] = id
 		} else {
 			delete(m, d)
@@ -626,20 +658,46 @@ func (m madeDirs) stamp() {
 	}
 }
 
+// anyMode, as a made directory's mode, matches every mode.
+const anyMode = ^uint32(0)
+
 // drop removes from a HOME, TMPDIR or /dev/shm record (paths under prefix,
 // a view of mountedAt) the directories the init made, and only those: an
 // entry whose path was moved away and made again by the command (another
 // inode), or anything beneath the mount point, is the command's own write.
+// A made directory whose mode the command changed is a modify, listed
+// before what lies beneath it (the record lists a made directory that
+// holds entries by those entries only).
 func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence.Write {
 	out := ws[:0]
+	listed := map[string]bool{}
 	for _, w := range ws {
 		abs := filepath.Join(mountedAt, strings.TrimPrefix(w.Path, prefix))
 		if want, ok := m[abs]; ok {
-			if id, ok := dirID(abs); ok && id == want {
-				continue
+			if id, ok := dirID(abs); ok && id.dev == want.dev && id.ino == want.ino {
+				listed[abs] = true
+				if id.mode == want.mode || want.mode == anyMode {
+					continue
+				}
+				w.Op, w.Kind = evidence.OpModify, "dir"
 			}
 		}
 		out = append(out, w)
+	}
+	for d, want := range m {
+		rel, err := filepath.Rel(mountedAt, d)
+		if listed[d] || err != nil || rel == "." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		if id, ok := dirID(d); !ok || id.dev != want.dev || id.ino != want.ino || id.mode == want.mode || want.mode == anyMode {
+			continue
+		}
+		w := evidence.Write{Path: prefix + rel, Op: evidence.OpModify, Kind: "dir"}
+		i := slices.IndexFunc(out, func(x evidence.Write) bool { return strings.HasPrefix(x.Path, w.Path+"/") })
+		if i < 0 {
+			i = len(out)
+		}
+		out = slices.Insert(out, i, w)
 	}
 	return out
 }
@@ -649,7 +707,7 @@ func dirID(path string) (fileID, bool) {
 	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return fileID{}, false
 	}
-	return fileID{uint64(st.Dev), st.Ino}, true
+	return fileID{uint64(st.Dev), st.Ino, st.Mode &^ unix.S_IFMT}, true
 }
 
 // scratchFull names the scratch limit when the tmpfs is (nearly) full.

@@ -1,0 +1,120 @@
+package sandbox
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// checkEnvFile says what is wrong with Spec's EnvFile and EnvFileVar: the
+// path must be clean, relative to HOME and beneath it, and come with a
+// variable to name it.
+func checkEnvFile(p, name string) error {
+	if p == "" && name == "" {
+		return nil
+	}
+	if strings.ContainsRune(p, 0) || p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return fmt.Errorf("env file %q: want a clean path relative to HOME, beneath it", p)
+	}
+	if name == "" || strings.ContainsAny(name, "=\x00") {
+		return fmt.Errorf("env file %q: want a variable name to give it to the command", p)
+	}
+	return nil
+}
+
+// readEnvFile reads what the command left at rel under home (the scratch
+// directory mounted as its HOME) once every process of the run is gone, so
+// nothing changes it while it is read. It follows no symbolic link, at the
+// path's end or on the way: what a link leads to is not the command's to
+// show (the init may read what the command could not), so a link is
+// reported as one, unread. Nothing there, or a file where a directory of
+// the path should be, is kind "none".
+func readEnvFile(home, rel string) (*evidence.EnvFile, error) {
+	empty := ""
+	ef := &evidence.EnvFile{Path: "~/" + rel, Kind: "none", Content: &empty}
+	p := home
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		p += "/" + part
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+				return ef, nil
+			}
+			return nil, err
+		}
+		last := i == len(parts)-1
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			if last {
+				ef.Kind = "dir"
+			}
+			continue
+		case unix.S_IFLNK:
+			ef.Kind = "symlink"
+		case unix.S_IFREG:
+			if last {
+				return readEnvContent(ef, p)
+			}
+			// a file where a directory should be: no env file
+		default:
+			ef.Kind = "other"
+		}
+		return ef, nil
+	}
+	return ef, nil
+}
+
+// readEnvContent reads at most evidence.MaxEnvFile bytes of the regular
+// file at p into ef.
+func readEnvContent(ef *evidence.EnvFile, p string) (*evidence.EnvFile, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%s changed while it was read", ef.Path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, evidence.MaxEnvFile+1))
+	if err != nil {
+		return nil, err
+	}
+	ef.Kind, ef.Size = "file", st.Size
+	if len(b) > evidence.MaxEnvFile {
+		b, ef.Truncated = b[:evidence.MaxEnvFile], true
+	}
+	if int64(len(b)) < st.Size {
+		ef.Truncated = true
+	}
+	if ef.Truncated {
+		// Cut at a character's start, not inside one.
+		i := len(b) - 1
+		for i > 0 && len(b)-i < utf8.UTFMax && !utf8.RuneStart(b[i]) {
+			i--
+		}
+		if i >= 0 && !utf8.FullRune(b[i:]) {
+			b = b[:i]
+		}
+	}
+	s := string(b)
+	if !utf8.ValidString(s) {
+		s, ef.Encoding = base64.StdEncoding.EncodeToString(b), "base64"
+	}
+	ef.Content = &s
+	return ef, nil
+}

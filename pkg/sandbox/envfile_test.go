@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+const testEnvFile = ".claude/session-env/s1/sessionstart-hook-0.sh"
+
+// TestEnvFileRecorded runs commands that leave CLAUDE_ENV_FILE in each
+// state a hook can, through the real sandbox and both write methods: the
+// content comes back exactly, nothing behind a link is read, and the
+// directories made for the file are not the command's writes.
+func TestEnvFileRecorded(t *testing.T) {
+	requireConfinement(t)
+	long := strings.Repeat("é", evidence.MaxEnvFile) // 2 bytes each: cut inside one
+	for _, method := range []string{"overlay", "copy"} {
+		for _, tt := range []struct {
+			name, script  string
+			kind, content string
+			size          int64
+			truncated     bool
+			encoding      string
+			writes        []string
+			modified      []string // of writes, those that are modifies
+		}{
+			{name: "nothing", script: `true`, kind: "none"},
+			{name: "exports", script: `printf 'export FOO=1\nalias ls=rm\n' >> "$CLAUDE_ENV_FILE"`, kind: "file",
+				content: "export FOO=1\nalias ls=rm\n", size: 25, writes: []string{"~/" + testEnvFile}},
+			{name: "empty", script: `: > "$CLAUDE_ENV_FILE"`, kind: "file", writes: []string{"~/" + testEnvFile}},
+			{name: "symlink", script: `ln -s /etc/hostname "$CLAUDE_ENV_FILE"`, kind: "symlink", writes: []string{"~/" + testEnvFile}},
+			{name: "dir symlink", script: `d=$(dirname "$CLAUDE_ENV_FILE"); rmdir "$d"; mkdir -p $TMPDIR/x; ln -s $TMPDIR/x "$d"; echo export A=1 > "$CLAUDE_ENV_FILE"`,
+				kind: "symlink", writes: []string{"~/.claude/session-env/s1", "$TMPDIR/x/sessionstart-hook-0.sh"}},
+			{name: "unreadable", script: `echo export B=2 > "$CLAUDE_ENV_FILE"; chmod 000 "$CLAUDE_ENV_FILE"; chmod 000 "$(dirname "$CLAUDE_ENV_FILE")"`, kind: "file",
+				content: "export B=2\n", size: 11, writes: []string{"~/.claude/session-env/s1", "~/" + testEnvFile},
+				modified: []string{"~/.claude/session-env/s1"}},
+			{name: "made dir's mode", script: `chmod 700 "$(dirname "$CLAUDE_ENV_FILE")"`, kind: "none", writes: []string{"~/.claude/session-env/s1"},
+				modified: []string{"~/.claude/session-env/s1"}},
+			{name: "made dirs' modes", script: `chmod 700 ~/.claude "$(dirname "$CLAUDE_ENV_FILE")"; touch ~/.claude/session-env/f`, kind: "none",
+				writes:   []string{"~/.claude", "~/.claude/session-env/f", "~/.claude/session-env/s1"},
+				modified: []string{"~/.claude", "~/.claude/session-env/s1"}},
+			{name: "fifo", script: `mkfifo "$CLAUDE_ENV_FILE"`, kind: "other", writes: []string{"~/" + testEnvFile}},
+			{name: "binary", script: `printf 'export A=\377\n' > "$CLAUDE_ENV_FILE"`, kind: "file", content: "ZXhwb3J0IEE9/wo=", encoding: "base64", size: 11,
+				writes: []string{"~/" + testEnvFile}},
+			{name: "long", script: `{ printf x; yes é | tr -d '\n' | head -c ` + strconv.Itoa(len(long)) + `; } > "$CLAUDE_ENV_FILE"`, kind: "file", size: int64(1 + len(long)), truncated: true,
+				content: "x" + long[:evidence.MaxEnvFile-2], writes: []string{"~/" + testEnvFile}},
+		} {
+			t.Run(method+"/"+tt.name, func(t *testing.T) {
+				dir := makeTree(t, map[string]string{"a.txt": "a"})
+				res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: method, Command: sh(tt.script),
+					EnvFile: testEnvFile, EnvFileVar: "CLAUDE_ENV_FILE"})
+				if err != nil || res.ExitCode != 0 {
+					t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
+				}
+				ef := res.EnvFile
+				if ef == nil || ef.Content == nil {
+					t.Fatalf("env file not recorded: %+v", ef)
+				}
+				if ef.Path != "~/"+testEnvFile || ef.Kind != tt.kind || *ef.Content != tt.content || ef.Size != tt.size ||
+					ef.Truncated != tt.truncated || ef.Encoding != tt.encoding {
+					c := *ef.Content
+					if len(c) > 80 {
+						c = c[:80] + "…"
+					}
+					t.Errorf("env file = {%s %s size %d trunc %v enc %q %q}, want {%s size %d trunc %v enc %q}",
+						ef.Path, ef.Kind, ef.Size, ef.Truncated, ef.Encoding, c, tt.kind, tt.size, tt.truncated, tt.encoding)
+				}
+				var got, modified []string
+				for _, w := range res.Writes {
+					got = append(got, w.Path)
+					if w.Op == evidence.OpModify {
+						modified = append(modified, w.Path)
+					}
+				}
+				if strings.Join(modified, " ") != strings.Join(tt.modified, " ") {
+					t.Errorf("modified = %q, want %q", modified, tt.modified)
+				}
+				if strings.Join(got, " ") != strings.Join(tt.writes, " ") {
+					t.Errorf("writes = %q, want %q", got, tt.writes)
+				}
+			})
+		}
+	}
+}
+
+func TestEnvFileSpecChecked(t *testing.T) {
+	for _, tt := range []struct{ path, name string }{
+		{"/abs/f", "V"}, {"../f", "V"}, {"a/../../f", "V"}, {"a//f", "V"}, {"f", ""}, {"", "V"}, {"f", "A=B"},
+	} {
+		res, err := Run(context.Background(), Spec{Command: []string{"true"}, EnvFile: tt.path, EnvFileVar: tt.name})
+		if err == nil || res.Tier != TierRefused {
+			t.Errorf("EnvFile %q, EnvFileVar %q: tier %s, err %v; want refused", tt.path, tt.name, res.Tier, err)
+		}
+	}
+}
