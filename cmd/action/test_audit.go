@@ -667,6 +667,9 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 		if len(r.Lingered) > 0 {
 			fmt.Fprintf(w, "%-84s  outlived the hook: %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
 		}
+		if t := envFileText(r); t != "" {
+			fmt.Fprintf(w, "%-84s  env file: %s\n", "", t)
+		}
 	}
 	for _, r := range rep.Runs {
 		if r.Outcome != report.OutcomeNotExecutable && (r.Writes == nil || r.Egress == nil) {
@@ -706,4 +709,22 @@ func allLinesIn(ev, msg string) bool {
 		}
 	}
 	return true
+}
+
+// envFileText says what a run left in CLAUDE_ENV_FILE, for the inventory;
+// "" when there is nothing to say (no env file for its event, or nothing
+// left in it).
+func envFileText(r report.HookRun) string {
+	ef := r.EnvFile
+	switch {
+	case ef == nil || r.Outcome == report.OutcomeNotExecutable:
+		return ""
+	case ef.Content == nil:
+		return "not recorded"
+	case ef.Kind == "file" && ef.Size > 0:
+		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command (see the finding)", ef.Size)
+	case ef.Kind != "file" && ef.Kind != "none":
+		return "a " + ef.Kind + " left where the file goes (not read)"
+	}
+	return ""
 }

@@ -85,6 +85,11 @@ type HookRun struct {
 	Writes   []evidence.Write  `json:"writes"`
 	Egress   []evidence.Egress `json:"egress"`
 	Lingered []string          `json:"lingered,omitempty"`
+	// EnvFile is what the hook left in the file Claude Code gives it to
+	// set the session's environment in (CLAUDE_ENV_FILE, SessionStart
+	// hooks only; omitted for other events). Its content is null when it
+	// was not recorded.
+	EnvFile *evidence.EnvFile `json:"envFile,omitempty"`
 }
 
 // Drift is one difference from the baseline.

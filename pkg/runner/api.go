@@ -100,6 +100,7 @@ const (
 	RuleRunFailed  = "run/failed"
 	RuleRunTimeout = "run/timeout"
 	RuleRunEgress  = "run/egress"
+	RuleRunEnvFile = "run/env-file"
 	RuleNoRun      = "plan/not-run"
 	RuleCheckHook  = "check/no-hook"
 )
@@ -624,6 +625,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	} else {
 		finds = append(finds, egressNotices(runs)...)
+		finds = append(finds, envFileNotices(runs)...)
 	}
 	rep := s.newReport("audit", runs, finds, drift)
 	if o.UpdateBaseline {
@@ -651,6 +653,24 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "network attempt", Message: fmt.Sprintf("%s %s%s tried to reach %s", r.Plugin, r.Event, toolSuffix(r.Tool), hostList(r.Egress)),
 			Evidence: egressEvidence(r.Egress)})
+	}
+	return out
+}
+
+// envFileNotices say which runs left something in CLAUDE_ENV_FILE, which
+// Claude Code runs before each Bash command of the session: a plugin's way
+// into every later command, where no baseline has accepted it.
+func envFileNotices(runs []report.HookRun) []report.Finding {
+	var out []report.Finding
+	for _, r := range runs {
+		t, _ := envText(r.EnvFile)
+		if t == "" {
+			continue
+		}
+		out = append(out, report.Finding{Rule: RuleRunEnvFile, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "sets the session's environment", Message: fmt.Sprintf("%s %s%s leaves %s in CLAUDE_ENV_FILE (%s), which Claude Code runs before each Bash command of the session",
+				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(t), r.EnvFile.Path),
+			Evidence: clip(t, maxEvidence)})
 	}
 	return out
 }
@@ -688,6 +708,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		runs = append(runs, e.run)
 		rf := runFindings(e)
 		finds = append(finds, rf...)
+		finds = append(finds, envFileNotices([]report.HookRun{e.run})...)
 		if len(rf) > 0 && e.run.Outcome == report.OutcomeError && !e.run.TimedOut {
 			continue // nothing to check against
 		}

@@ -22,6 +22,7 @@ const (
 	DriftHost        = "host"
 	DriftWrite       = "write"
 	DriftOutcome     = "outcome"
+	DriftEnv         = "env"
 	DriftHookAdded   = "hook-added"
 	DriftHookRemoved = "hook-removed"
 )
@@ -50,6 +51,31 @@ type BaselineRun struct {
 	Outcome string   `json:"outcome"`
 	Hosts   []string `json:"hosts"`
 	Writes  []string `json:"writes"`
+	// Env is what the run left in its env file (CLAUDE_ENV_FILE), as
+	// envText gives it; left out when that is nothing.
+	Env string `json:"env,omitempty"`
+}
+
+// envText is what a run left in its env file, as text a baseline keeps
+// and a drift shows: the content, a note where it was cut, or the kind of
+// thing left where it is no file; "" for nothing. recorded is false when
+// the run has an env file whose content was not recorded.
+func envText(ef *evidence.EnvFile) (text string, recorded bool) {
+	switch {
+	case ef == nil:
+		return "", true // the event has none
+	case ef.Content == nil:
+		return "", false
+	case ef.Kind == "file":
+		t := ef.Text()
+		if ef.Truncated {
+			t += fmt.Sprintf("\n… (cut at %d of its %d bytes)", len(*ef.Content), ef.Size)
+		}
+		return t, true
+	case ef.Kind == "none" || ef.Kind == "":
+		return "", true
+	}
+	return "(a " + ef.Kind + ", not read)", true
 }
 
 // hostsOf lists the destinations of a run, sorted and deduplicated; nil
@@ -103,6 +129,11 @@ func NewBaseline(rep *report.Report) *Baseline {
 	for _, r := range rep.Runs {
 		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
 			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r)}
+		if t, _ := envText(r.EnvFile); t != "" {
+			run := b.Runs[r.ID]
+			run.Env = t
+			b.Runs[r.ID] = run
+		}
 	}
 	return b
 }
@@ -228,8 +259,10 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = strs(f.Value, what, &run.Hosts)
 					case "writes":
 						err = strs(f.Value, what, &run.Writes)
+					case "env":
+						err = str(f.Value, what, &run.Env)
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts and writes", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts, writes and env", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -335,6 +368,15 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 				}
 			}
 		}
+		if now, recorded := envText(r.EnvFile); !recorded {
+			if !failed[r.ID] {
+				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+					Message: fmt.Sprintf("the env file of %s was not recorded (%s), so a change to the session's environment cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "env file"))})
+			}
+		} else if now != old.Env {
+			add(r, DriftEnv, clip(old.Env, maxEvidence), clip(now, maxEvidence), fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s",
+				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), envSaid(old.Env)), sev)
+		}
 		if r.Writes == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
@@ -410,6 +452,9 @@ func unrecordedWhy(tier, what string) string {
 		if what == "egress" {
 			return "confined, but this vigiles build has no egress layer to record the network"
 		}
+		if what == "env file" {
+			return "confined, but the sandbox returned no env file"
+		}
 		return "confined, but the sandbox returned no write record"
 	}
 	return "the run did not complete"
@@ -423,4 +468,16 @@ func declaringFile(id string) string {
 	}
 	file, _, _ := strings.Cut(id, "#")
 	return file
+}
+
+// envSaid names an env file's text in a sentence.
+func envSaid(t string) string {
+	if t == "" {
+		return "nothing"
+	}
+	n := strings.Count(strings.TrimSuffix(t, "\n"), "\n") + 1
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"sort"
+	"strings"
 )
 
 // eventSpec says how vigiles builds an event's input.
@@ -11,6 +12,9 @@ type eventSpec struct {
 	// Tool events carry tool_name/tool_input and match on the tool name;
 	// the `if` condition applies to them only.
 	Tool bool
+	// EnvFile says Claude Code gives the event's hooks CLAUDE_ENV_FILE, a
+	// file whose content it runs before each Bash command of the session.
+	EnvFile bool
 	// MatchField names the input field a matcher is compared with on
 	// non-tool events ("" = the event ignores matchers).
 	MatchField string
@@ -38,7 +42,7 @@ const (
 )
 
 var knownEvents = map[string]eventSpec{
-	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact"},
+	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact"}, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": "Add a unit test for the parser"}
@@ -179,4 +183,18 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		in[k] = v
 	}
 	return Payload{Event: event, Tool: tool, Input: in}
+}
+
+// envFileVar is the variable that names a hook's env file to it.
+const envFileVar = "CLAUDE_ENV_FILE"
+
+// envFileOf is where, relative to HOME, a hook of event finds its env
+// file, as Claude Code lays it out (the session's directory, the event,
+// the hook's index: each vigiles run is one hook alone); "" for an event
+// whose hooks get none.
+func envFileOf(event string) string {
+	if !knownEvents[event].EnvFile {
+		return ""
+	}
+	return ".claude/session-env/" + sessionID + "/" + strings.ToLower(event) + "-hook-0.sh"
 }

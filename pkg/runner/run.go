@@ -112,7 +112,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	if timeout <= 0 {
 		timeout = sandbox.DefaultTimeout
 	}
-	return sandbox.Spec{
+	spec := sandbox.Spec{
 		Command:   []string{"bash", "-c", h.Expanded},
 		Dir:       s.dir,
 		Stdin:     bytes.NewReader(p.Payload.JSON()),
@@ -127,6 +127,10 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 
 		RootSandbox: s.rootSandbox,
 	}
+	if rel := envFileOf(h.Event); rel != "" {
+		spec.EnvFile, spec.EnvFileVar = rel, envFileVar
+	}
+	return spec
 }
 
 // execute runs the plan in parallel, bounded by s.jobs, and returns the
@@ -267,8 +271,12 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		r.Writes = sortedWrites(res.Writes)
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
+		r.EnvFile = res.EnvFile
 	} else {
 		r.Tier = string(sandbox.TierRefused)
+	}
+	if rel := envFileOf(r.Event); rel != "" && r.EnvFile == nil {
+		r.EnvFile = &evidence.EnvFile{Path: "~/" + rel} // not recorded
 	}
 	return executed{run: r, decision: d, result: res, err: err}
 }

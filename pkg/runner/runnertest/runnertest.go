@@ -68,8 +68,20 @@ func (d Direct) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, er
 		res.Tier = sandbox.TierConfined
 		res.Writes = []evidence.Write{}
 		res.Egress = []evidence.Egress{}
+		withEnvFile(spec, res)
 	}
 	return res, nil
+}
+
+// withEnvFile gives a confined result with a write record the env file its
+// spec asked for, as the real sandbox does, empty unless the result has
+// one already.
+func withEnvFile(spec sandbox.Spec, res *sandbox.Result) {
+	if spec.EnvFile == "" || res == nil || res.Tier != sandbox.TierConfined || res.Writes == nil || res.EnvFile != nil {
+		return
+	}
+	empty := ""
+	res.EnvFile = &evidence.EnvFile{Path: "~/" + spec.EnvFile, Kind: "none", Content: &empty}
 }
 
 // Canned returns results chosen by a function of the spec and records
@@ -93,5 +105,7 @@ func (c *Canned) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, e
 	c.Specs = append(c.Specs, spec)
 	c.Stdin = append(c.Stdin, in)
 	c.mu.Unlock()
-	return c.F(spec, in)
+	res, err := c.F(spec, in)
+	withEnvFile(spec, res)
+	return res, err
 }
