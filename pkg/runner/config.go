@@ -144,10 +144,13 @@ const (
 	ExpNoWrite        = "no-write"
 	ExpWroteOnly      = "wrote-only"
 	ExpMaxDuration    = "max-duration"
+	ExpNoEnvFile      = "no-env-file"
+	ExpEnvFileMatches = "env-file-matches"
 )
 
 var expectationKinds = []string{ExpExitCode, ExpBlocked, ExpAllowed, ExpOutcome, ExpStdoutContains, ExpStderrContains,
-	ExpStdoutMatches, ExpStderrMatches, ExpJSON, ExpNoEgress, ExpEgressOnly, ExpNoWrite, ExpWroteOnly, ExpMaxDuration}
+	ExpStdoutMatches, ExpStderrMatches, ExpJSON, ExpNoEgress, ExpEgressOnly, ExpNoWrite, ExpWroteOnly, ExpMaxDuration,
+	ExpNoEnvFile, ExpEnvFileMatches}
 
 // Expectation is one line under a check's expect.
 type Expectation struct {
@@ -967,7 +970,7 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 		k := kind
 		add(k, func(e *Expectation, v *yaml.Node) (ok bool) { e.Str, ok = p.str(v, k); return })
 	}
-	for _, kind := range []string{ExpStdoutMatches, ExpStderrMatches} {
+	for _, kind := range []string{ExpStdoutMatches, ExpStderrMatches, ExpEnvFileMatches} {
 		k := kind
 		add(k, func(e *Expectation, v *yaml.Node) bool {
 			s, ok := p.str(v, k)
@@ -1003,6 +1006,14 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 		b, ok := p.boolean(v, ExpNoEgress)
 		if ok && !b {
 			p.errAt(v, "no-egress: false expects nothing; remove the line or use egress-only")
+			return false
+		}
+		return ok
+	})
+	add(ExpNoEnvFile, func(e *Expectation, v *yaml.Node) bool {
+		b, ok := p.boolean(v, ExpNoEnvFile)
+		if ok && !b {
+			p.errAt(v, "no-env-file: false expects nothing; remove the line or use env-file-matches")
 			return false
 		}
 		return ok

@@ -9,6 +9,8 @@ import (
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
@@ -114,5 +116,68 @@ func TestEnvFileNotRecordedIsNoPass(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("findings %+v: want one baseline/not-recorded for the env file", finds)
+	}
+}
+
+// TestEnvFileExpectations: no-env-file and env-file-matches pass and fail
+// on what the hook left, and never pass on an env file not recorded, cut
+// short, or that the event does not have.
+func TestEnvFileExpectations(t *testing.T) {
+	text := func(s string) *string { return &s }
+	left := &evidence.EnvFile{Kind: "file", Size: 13, Content: text("export A=1\n")}
+	none := &evidence.EnvFile{Kind: "none", Content: text("")}
+	cut := &evidence.EnvFile{Kind: "file", Size: 1 << 20, Truncated: true, Content: text("export A=1\n")}
+	for _, tt := range []struct {
+		expect, event string
+		ef            *evidence.EnvFile // nil: not recorded (a confined run has one)
+		rule          string            // "" for a pass
+	}{
+		{"no-env-file: true", SessionStart, none, ""},
+		{"no-env-file: true", SessionStart, left, RuleExpectPrefix + ExpNoEnvFile},
+		{"no-env-file: true", SessionStart, nil, RuleNotRecorded},
+		{"no-env-file: true", Stop, none, RuleExpectPrefix + ExpNoEnvFile},
+		{`env-file-matches: '^(export [A-Z]+=[0-9]+\n)*$'`, SessionStart, left, ""},
+		{`env-file-matches: '^(export [A-Z]+=[0-9]+\n)*$'`, SessionStart, none, ""},
+		{`env-file-matches: 'B='`, SessionStart, left, RuleExpectPrefix + ExpEnvFileMatches},
+		{`env-file-matches: 'A='`, SessionStart, cut, RuleNotRecorded},
+	} {
+		t.Run(tt.expect+"/"+tt.event, func(t *testing.T) {
+			cfg := "checks:\n  - name: c\n    hook: guard\n    event: " + tt.event + "\n    expect:\n      " + tt.expect + "\n"
+			dir := makeTree(t, map[string]string{
+				".claude-plugin/plugin.json": `{"name": "guard"}`,
+				"hooks/hooks.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo start"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}`,
+				".vigiles.yml": cfg,
+			})
+			ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+				if spec.EnvFile != "" {
+					res.EnvFile = &evidence.EnvFile{Path: "~/" + spec.EnvFile}
+					if tt.ef != nil {
+						c := *tt.ef
+						c.Path = res.EnvFile.Path
+						res.EnvFile = &c
+					}
+				}
+				return res, nil
+			}}
+			rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, f := range rep.Findings {
+				if strings.HasPrefix(f.Rule, RuleExpectPrefix) {
+					rules = append(rules, f.Rule)
+				}
+			}
+			want := []string{}
+			if tt.rule != "" {
+				want = []string{tt.rule}
+			}
+			if strings.Join(rules, " ") != strings.Join(want, " ") {
+				t.Errorf("findings %q, want %q (%+v)", rules, want, rep.Findings)
+			}
+		})
 	}
 }

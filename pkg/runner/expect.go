@@ -47,6 +47,9 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
 		case "confined":
 			why = "the run was confined, but this vigiles build has no egress layer to record the network"
+			if what == "env file" {
+				why = "the run was confined, but the sandbox returned no env file"
+			}
 		default:
 			why = "the run did not complete (" + orDefault(r.Tier, "not run") + ")"
 		}
@@ -154,6 +157,30 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 					verb = "want writes only to " + pathList(x.Paths)
 				}
 				fail(x, rule, fmt.Sprintf("%s; the hook wrote %d path(s) outside that: %s", verb, len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
+			}
+		case ExpNoEnvFile, ExpEnvFileMatches:
+			ef := r.EnvFile
+			if ef == nil {
+				fail(x, rule, fmt.Sprintf("%s cannot be checked: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only SessionStart hooks get one)", x.Kind, r.Event), "")
+				continue
+			}
+			if ef.Content == nil {
+				notRecorded(x, "env file")
+				continue
+			}
+			if x.Kind == ExpNoEnvFile {
+				if t, _ := envText(ef); t != "" {
+					fail(x, rule, fmt.Sprintf("want nothing left in CLAUDE_ENV_FILE (Claude Code runs it before each Bash command); the hook left %s", envSaid(t)), t)
+				}
+				continue
+			}
+			if ef.Truncated {
+				// As for a cut stream: what was not kept decides too.
+				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook left %d bytes in CLAUDE_ENV_FILE, more than the %d the run keeps. An expectation over unrecorded evidence never passes", x.Kind, ef.Size, len(*ef.Content)), "")
+				continue
+			}
+			if t := ef.Text(); !x.Re.MatchString(t) {
+				fail(x, rule, fmt.Sprintf("want what the hook leaves in CLAUDE_ENV_FILE to match %s", x.Re), t)
 			}
 		case ExpMaxDuration:
 			got := time.Duration(r.DurationMs * float64(time.Millisecond))
