@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -38,10 +39,14 @@ const (
 	RuleRemoteSource  = "discovery/remote-source"
 	RuleOutsideTree   = "discovery/outside-work-tree"
 	RuleNoHooks       = "discovery/no-hooks"
+	// RuleAgentStop is the notice that an agent's Stop hooks run as
+	// SubagentStop (frontmatter.go).
+	RuleAgentStop = "discovery/agent-stop"
 )
 
 // ClaudeAdapter discovers Claude Code hooks: project settings, plugin
-// manifests, plugin hooks files and local marketplaces.
+// manifests, plugin hooks files, local marketplaces, and the frontmatter
+// of skills and agents (a plugin's and the project's).
 type ClaudeAdapter struct{}
 
 // Name implements Adapter.
@@ -60,6 +65,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
+	c.projectComponents(root, name)
 	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
@@ -153,36 +159,8 @@ func (c *claudeDisc) loc(file string, p jpos) report.Location {
 // readJSON reads and parses a declaration file; a failure is a finding and
 // a nil node.
 func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
-	rel, err := relTo(c.dir, abs)
-	if err != nil {
-		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
-		return "", nil
-	}
-	// A directory symlink on the way may lead out of the repository.
-	if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, ErrOutsideTree) {
-		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
-		return rel, nil
-	}
-	if c.seenFile[rel] {
-		return rel, nil
-	}
-	c.seenFile[rel] = true
-	fi, err := os.Lstat(abs)
-	if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
-		return rel, nil
-	}
-	if !fi.Mode().IsRegular() {
-		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is not a regular file (a symlink or device is not followed)", rel)
-		return rel, nil
-	}
-	if fi.Size() > maxDeclFile {
-		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is %d bytes: larger than the %d vigiles reads", rel, fi.Size(), maxDeclFile)
-		return rel, nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+	rel, data, _ := c.readDecl(abs, false)
+	if data == nil {
 		return rel, nil
 	}
 	n, err := parseJSON(data)
@@ -196,6 +174,62 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 		return rel, nil
 	}
 	return rel, n
+}
+
+// readDecl reads a declaration file once: inside the repository, not
+// through a link out of it, a regular file (a symlink is not followed) of
+// at most maxDeclFile bytes. With prefix, a larger file is not refused:
+// its first maxDeclFile bytes are read, and more says that the file goes
+// on. Any failure is a finding and nil data (nil too for a file read
+// before).
+func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte, more bool) {
+	rel, err := relTo(c.dir, abs)
+	if err != nil {
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
+		return "", nil, false
+	}
+	// A directory symlink on the way may lead out of the repository.
+	if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, ErrOutsideTree) {
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+		return rel, nil, false
+	}
+	if c.seenFile[rel] {
+		return rel, nil, false
+	}
+	c.seenFile[rel] = true
+	fi, err := os.Lstat(abs)
+	if err != nil {
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		return rel, nil, false
+	}
+	if !fi.Mode().IsRegular() {
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is not a regular file (a symlink or device is not followed)", rel)
+		return rel, nil, false
+	}
+	if fi.Size() > maxDeclFile && !prefix {
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is %d bytes: larger than the %d vigiles reads", rel, fi.Size(), maxDeclFile)
+		return rel, nil, false
+	}
+	f, err := os.Open(abs)
+	if err == nil {
+		data, err = io.ReadAll(io.LimitReader(f, maxDeclFile+1))
+		f.Close()
+	}
+	if err != nil {
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		return rel, nil, false
+	}
+	if len(data) > maxDeclFile {
+		if !prefix {
+			c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is larger than the %d bytes vigiles reads", rel, maxDeclFile)
+			return rel, nil, false
+		}
+		data, more = data[:maxDeclFile], true
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return rel, data, more
 }
 
 // settings reads a project settings file's "hooks".
@@ -225,10 +259,14 @@ type hookCtx struct {
 	plugin     string
 	pluginRoot string // absolute
 	isPlugin   bool
+	// agent says the hooks are an agent's own (its frontmatter): Claude
+	// Code runs their Stop when the agent stops, as SubagentStop.
+	agent bool
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
-// hooks file, and hooks given by a marketplace entry. A directory's own
+// hooks file, the frontmatter of its skills and agents (frontmatter.go),
+// and hooks given by a marketplace entry. A directory's own
 // declarations are read once; the hooks of every marketplace entry that
 // names it are read too, however many there are and in whatever order the
 // directory is met (Claude Code installs each entry with its own hooks).
@@ -261,11 +299,13 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 				c.hooksField(ctx, manifestRel, m.Value, "")
 			}
 		}
+		c.pluginComponents(ctx, manifest, manifestRel)
 	}
 	if entry != nil {
 		if m, ok := entry.member("hooks"); ok {
 			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
+		c.componentPaths(ctx, entry, entryFile)
 	}
 }
 
@@ -474,8 +514,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	}
 	c.seenID[id] = true
 	rel, _ := relTo(c.dir, ctx.pluginRoot)
+	runAs := event
+	if ctx.agent && event == Stop {
+		runAs = SubagentStop // the id keeps the path as declared
+	}
 	hook := &Hook{
-		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: event,
+		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
 		InPlugin: ctx.isPlugin,
 	}
@@ -518,6 +562,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 				c.find(RuleMalformed, report.SeverityError, c.loc(file, m.Value.Pos), "%s.if %q: %v", where, hook.If, err)
 			}
 		}
+	}
+	// once (a skill's handler runs once per session) changes no run of an
+	// audit: any of the payloads could be the session's first.
+	if m, ok := h.member("once"); ok && m.Value.Kind != jsonBool {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.once: want true or false, found %s", where, describeNode(m.Value))
+		bad = true
 	}
 	if bad {
 		return

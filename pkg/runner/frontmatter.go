@@ -1,0 +1,440 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// Skills and agents may declare hooks in the YAML frontmatter of their
+// markdown file (the block between a first line "---" and the next line
+// "---"), under "hooks:", in the shape of a hooks file's "hooks" object.
+// Claude Code runs them while the skill or agent is active; vigiles runs
+// them as hooks of their plugin (or of the project), like any other.
+//
+// Where they are, relative to a plugin root, or to the project under
+// .claude/:
+const (
+	claudeSkills        = "skills" // <name>/SKILL.md
+	claudeAgents        = "agents" // *.md
+	claudeProjectSkills = ".claude/skills"
+	claudeProjectAgents = ".claude/agents"
+	claudeSkillFile     = "SKILL.md"
+)
+
+// maxFrontmatterValues bounds the values the hooks of one frontmatter
+// become, aliases expanded: a frontmatter that grows by aliasing (a
+// "billion laughs") stops here with a finding, having cost at most this.
+const maxFrontmatterValues = 100_000
+
+// maxAgentDepth bounds how far below an agents directory vigiles looks.
+const maxAgentDepth = 16
+
+// hooksLineRE finds what looks like a "hooks" key in a frontmatter that
+// does not parse: only then is the frontmatter's trouble a finding (a
+// skill's description with a stray colon declares no hook either way).
+var hooksLineRE = regexp.MustCompile(`(?m)(^|[{,])[ \t]*["']?hooks["']?[ \t]*:`)
+
+// pluginComponents reads the frontmatter of a plugin's skills and agents:
+// those in the default directories, and those at the paths its manifest
+// names ("skills", "agents"). Claude Code has read such paths both in
+// addition to the default directories and in their place; an audit reads
+// both.
+func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel string) {
+	c.skillsDir(ctx, filepath.Join(ctx.pluginRoot, claudeSkills), false)
+	c.agentsDir(ctx, filepath.Join(ctx.pluginRoot, claudeAgents), 0)
+	if manifest != nil {
+		c.componentPaths(ctx, manifest, manifestRel)
+	}
+}
+
+// projectComponents reads the frontmatter of the project's skills and
+// agents (.claude/skills, .claude/agents under root). Their hooks are the
+// project's, as those of its settings are: no CLAUDE_PLUGIN_ROOT.
+func (c *claudeDisc) projectComponents(root, name string) {
+	ctx := hookCtx{plugin: name, pluginRoot: root}
+	c.skillsDir(ctx, filepath.Join(root, claudeProjectSkills), false)
+	c.agentsDir(ctx, filepath.Join(root, claudeProjectAgents), 0)
+}
+
+// componentPaths reads the "skills" and "agents" of a manifest or a
+// marketplace entry: a path or a list of paths, relative to the plugin
+// root, each a directory or a markdown file.
+func (c *claudeDisc) componentPaths(ctx hookCtx, decl *jnode, declFile string) {
+	for _, kind := range []string{claudeSkills, claudeAgents} {
+		m, ok := decl.member(kind)
+		if !ok {
+			continue
+		}
+		switch v := m.Value; v.Kind {
+		case jsonString:
+			c.componentPath(ctx, kind, declFile, v)
+		case jsonArray:
+			for _, e := range v.Elems {
+				if e.Kind != jsonString {
+					c.find(RuleWrongType, report.SeverityError, c.loc(declFile, e.Pos), "%q entries: want a path string, found %s", kind, e.Kind)
+					continue
+				}
+				c.componentPath(ctx, kind, declFile, e)
+			}
+		default:
+			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, v.Pos), "%q: want a path or a list of paths, found %s", kind, v.Kind)
+		}
+	}
+}
+
+func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode) {
+	p := expandVars(v.Str, ctx.pluginRoot, c.dir)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(ctx.pluginRoot, p)
+	}
+	p = filepath.Clean(p)
+	loc := c.loc(declFile, v.Pos)
+	// As for a hooks path: outside the repository, neither read nor probed.
+	_, fi, err := beneath(c.dir, c.dirReal, p)
+	switch {
+	case errors.Is(err, ErrOutsideTree):
+		c.find(RuleOutsideTree, report.SeverityError, loc, "%s path %q is outside the repository; vigiles does not read it", kind, v.Str)
+	case err != nil:
+		c.find(RuleMissingFile, report.SeverityError, loc, "%s path %q not found (resolved against the plugin root)", kind, v.Str)
+	case fi.IsDir() && kind == claudeSkills:
+		c.skillsDir(ctx, p, true)
+	case fi.IsDir():
+		c.agentsDir(ctx, p, 0)
+	case strings.HasSuffix(p, ".md"):
+		c.markdown(ctx, p, kind == claudeAgents)
+	default:
+		c.find(RuleMalformed, report.SeverityError, loc, "%s path %q is neither a directory nor a .md file", kind, v.Str)
+	}
+}
+
+// skillsDir reads <dir>/<name>/SKILL.md for every entry of dir, and
+// dir/SKILL.md too when a manifest names dir itself (named). An entry
+// that is a symbolic link is looked through as a directory on the way
+// to a declaration file is (beneath: only while it stays inside the
+// repository); a SKILL.md that is itself a link is not followed.
+func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
+	real, ok := c.componentDir(dir)
+	if !ok {
+		return
+	}
+	if sk := filepath.Join(dir, claudeSkillFile); named && c.exists(sk) {
+		c.markdown(ctx, sk, false)
+	}
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if sk := filepath.Join(dir, e.Name(), claudeSkillFile); c.exists(sk) {
+			c.markdown(ctx, sk, false)
+		}
+	}
+}
+
+// agentsDir reads every *.md file in dir and in its directories below
+// (not dot-directories or node_modules, and no symbolic link to a
+// directory, as the walk below a root), at most maxAgentDepth deep. An
+// agent file that is a symbolic link is not followed (a finding).
+func (c *claudeDisc) agentsDir(ctx hookCtx, dir string, depth int) {
+	real, ok := c.componentDir(dir)
+	if !ok {
+		return
+	}
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		switch {
+		case e.IsDir():
+			if depth < maxAgentDepth && !strings.HasPrefix(name, ".") && name != "node_modules" {
+				c.agentsDir(ctx, p, depth+1)
+			}
+		case strings.HasSuffix(name, ".md"):
+			c.markdown(ctx, p, true)
+		}
+	}
+}
+
+// componentDir looks a skills or agents directory up inside the
+// repository: its real path, and whether it is a directory there. One
+// that a link leads out of the repository is a finding.
+func (c *claudeDisc) componentDir(dir string) (string, bool) {
+	real, fi, err := beneath(c.dir, c.dirReal, dir)
+	if errors.Is(err, ErrOutsideTree) {
+		rel, _ := relTo(c.dir, dir)
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+		return "", false
+	}
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return real, true
+}
+
+// Where a file's frontmatter stands.
+const (
+	fmNone   = iota // the file does not start with a "---" line
+	fmOpen          // it does, and no "---" line closes it
+	fmClosed        // a frontmatter
+)
+
+// splitFrontmatter returns the text between a first line "---" and the
+// next line "---" (trailing spaces and a CR allowed on both, a UTF-8 BOM
+// before the first), and the file line its text starts on. For fmOpen the
+// text is the rest of the file.
+func splitFrontmatter(data []byte) (fm []byte, firstLine, state int) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	isFence := func(line []byte) bool { return string(bytes.TrimRight(line, " \t\r")) == "---" }
+	end := bytes.IndexByte(data, '\n')
+	if end < 0 || !isFence(data[:end]) {
+		return nil, 0, fmNone
+	}
+	rest := data[end+1:]
+	for off := 0; off < len(rest); {
+		next := len(rest)
+		line := rest[off:]
+		if e := bytes.IndexByte(line, '\n'); e >= 0 {
+			line, next = line[:e], off+e+1
+		}
+		if isFence(line) {
+			return rest[:off], 2, fmClosed
+		}
+		off = next
+	}
+	return rest, 2, fmOpen
+}
+
+// markdown reads the hooks a skill's or an agent's markdown file declares
+// in its frontmatter. A file without frontmatter, or with no "hooks" in
+// it, declares nothing and is no finding. Only the first maxDeclFile
+// bytes are read: a long skill is not refused for its length.
+func (c *claudeDisc) markdown(ctx hookCtx, abs string, agent bool) {
+	rel, data, more := c.readDecl(abs, true)
+	if data == nil {
+		return
+	}
+	fm, first, state := splitFrontmatter(data)
+	switch state {
+	case fmNone:
+		return
+	case fmOpen:
+		if !hooksLineRE.Match(fm) {
+			return
+		}
+		if more {
+			c.find(RuleMalformed, report.SeverityError, report.Location{File: rel, Line: 1, Column: 1},
+				"%s: its frontmatter is not closed within the first %d bytes, which is all vigiles reads; the hooks it may declare are not read", rel, maxDeclFile)
+			return
+		}
+		c.find(RuleMalformed, report.SeverityWarning, report.Location{File: rel, Line: 1, Column: 1},
+			"%s: the frontmatter opened here is never closed by a \"---\" line, so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
+		return
+	}
+	ctx.file, ctx.agent = rel, agent
+	c.frontmatter(ctx, fm, first-1)
+}
+
+// frontmatter reads the hooks of one frontmatter (off: the file lines
+// before its text). yaml.v3 only builds the node tree, which costs in
+// proportion to the text (no Decode, which is quadratic in repeated keys
+// and expands aliases unbounded); the tree is then checked for repeated
+// keys in one pass, and its "hooks" value turned into the JSON nodes the
+// hooks-file walk reads (fmConv), with aliases expanded up to
+// maxFrontmatterValues.
+func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
+	rel := ctx.file
+	at := func(n *yaml.Node) report.Location {
+		return report.Location{File: rel, Line: n.Line + off, Column: n.Column}
+	}
+	doc, second, err := decodeYAML(fm)
+	if err != nil {
+		if !hooksLineRE.Match(fm) {
+			return
+		}
+		ce := yamlSyntaxError(rel, fm, err)
+		loc := report.Location{File: rel}
+		if ce.Line > 0 {
+			loc.Line, loc.Column = ce.Line+off, ce.Column
+		}
+		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks, and Claude Code runs none", rel, ce.Msg)
+		return
+	}
+	if second != nil {
+		if hooksLineRE.Match(fm) {
+			n := second
+			if n.Line == 0 && len(n.Content) > 0 {
+				n = n.Content[0]
+			}
+			c.find(RuleMalformed, report.SeverityError, at(n), "%s: a second YAML document starts here inside the frontmatter: it is not one mapping, so Claude Code runs none of its hooks; vigiles reads none either", rel)
+		}
+		return
+	}
+	if doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return
+	}
+	root := doc.Content[0]
+	var hooks *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k := root.Content[i]
+		if k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if k.Value == "hooks" {
+			hooks = root.Content[i+1]
+		} else if _, known := knownEvents[k.Value]; known {
+			c.find(RuleMalformed, report.SeverityWarning, at(k),
+				"event %q is at the top level of the frontmatter; Claude Code reads hooks only under \"hooks:\", so it runs none of these: indent them under hooks:", k.Value)
+		}
+	}
+	if hooks == nil {
+		return
+	}
+	if k, first := repeatedKey(root); k != nil {
+		c.find(RuleMalformed, report.SeverityError, at(k),
+			"key %q appears twice in the frontmatter (first on line %d): YAML allows a key once, and a parser refuses the whole frontmatter, so Claude Code runs none of its hooks; vigiles reads none either: keep one", k.Value, first+off)
+		return
+	}
+	if hooks.Kind == yaml.ScalarNode && hooks.ShortTag() == "!!null" {
+		return // "hooks:" with nothing under it declares nothing
+	}
+	cv := fmConv{off: off, left: maxFrontmatterValues}
+	n, bad, err := cv.value(hooks, 0)
+	if err != nil {
+		c.find(RuleMalformed, report.SeverityError, at(bad), "%s: hooks: %v; vigiles reads none of its hooks", rel, err)
+		return
+	}
+	if ctx.agent && n.Kind == jsonObject {
+		if m, ok := n.member(Stop); ok {
+			c.find(RuleAgentStop, report.SeverityNotice, c.loc(rel, m.KeyPos),
+				"an agent's Stop hooks run when the agent itself stops: Claude Code runs them as SubagentStop, and vigiles sends them SubagentStop's payload (their ids keep the path hooks.Stop)")
+		}
+	}
+	c.events(ctx, n, "hooks.")
+}
+
+// repeatedKey returns the first key under n that its mapping has already
+// (without following aliases), with the line of the first.
+func repeatedKey(n *yaml.Node) (*yaml.Node, int) {
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			if l, dup := seen[k.Value]; dup {
+				return k, l
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if k, l := repeatedKey(c); k != nil {
+			return k, l
+		}
+	}
+	return nil, 0
+}
+
+// fmConv turns a YAML node tree into the JSON nodes discovery walks, with
+// positions in the file (off lines before the frontmatter's text).
+// Aliases are expanded, each value counted against left, and a value
+// that cannot be read inside one is reported at the alias; merge keys and
+// keys that are not scalars are refused.
+type fmConv struct {
+	off, left int
+	alias     *yaml.Node // the alias being expanded, outermost
+}
+
+func (cv *fmConv) value(n *yaml.Node, depth int) (*jnode, *yaml.Node, error) {
+	if depth > maxJSONDepth {
+		return nil, n, fmt.Errorf("nested deeper than %d levels (aliases followed)", maxJSONDepth)
+	}
+	if cv.left--; cv.left < 0 {
+		return nil, n, fmt.Errorf("more than %d values, aliases expanded", maxFrontmatterValues)
+	}
+	pos := jpos{Line: n.Line + cv.off, Col: n.Column}
+	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, n, fmt.Errorf("alias *%s names no anchor", n.Value)
+		}
+		if cv.alias != nil {
+			return cv.value(n.Alias, depth+1)
+		}
+		// What goes wrong inside is reported at the alias the hooks use.
+		cv.alias = n
+		v, _, err := cv.value(n.Alias, depth+1)
+		cv.alias = nil
+		if err != nil {
+			return nil, n, fmt.Errorf("%w (in the value of *%s)", err, n.Value)
+		}
+		return v, nil, nil
+	case yaml.SequenceNode:
+		out := &jnode{Kind: jsonArray, Pos: pos, Elems: make([]*jnode, 0, len(n.Content))}
+		for _, e := range n.Content {
+			v, at, err := cv.value(e, depth+1)
+			if err != nil {
+				return nil, at, err
+			}
+			out.Elems = append(out.Elems, v)
+		}
+		return out, nil, nil
+	case yaml.MappingNode:
+		out := &jnode{Kind: jsonObject, Pos: pos, Members: make([]jmember, 0, len(n.Content)/2)}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && k.ShortTag() == mergeTag {
+				return nil, k, errors.New("merge keys (<<) are not supported: write the keys out")
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, k, fmt.Errorf("a mapping key must be a string, found %s", nodeKind(k))
+			}
+			v, at, err := cv.value(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, at, err
+			}
+			out.Members = append(out.Members, jmember{Key: k.Value, KeyPos: jpos{Line: k.Line + cv.off, Col: k.Column}, Value: v})
+		}
+		return out, nil, nil
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return &jnode{Kind: jsonNull, Pos: pos}, nil, nil
+		case "!!bool":
+			var b bool
+			if err := n.Decode(&b); err != nil {
+				return nil, n, err
+			}
+			return &jnode{Kind: jsonBool, Pos: pos, Bool: b}, nil, nil
+		case "!!int", "!!float":
+			var v any
+			if err := n.Decode(&v); err != nil {
+				return nil, n, err
+			}
+			f, err := jsonCompatible(v)
+			if err != nil {
+				return nil, n, err
+			}
+			return &jnode{Kind: jsonNumber, Pos: pos, Num: f.(float64)}, nil, nil
+		}
+		return &jnode{Kind: jsonString, Pos: pos, Str: n.Value}, nil, nil
+	}
+	return nil, n, fmt.Errorf("%s has no JSON equivalent", nodeKind(n))
+}

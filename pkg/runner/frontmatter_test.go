@@ -1,0 +1,527 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestDiscoverFrontmatterHooks: the hooks a skill or an agent declares in
+// its frontmatter are discovered as hooks of its plugin (or of the
+// project), with ids that name the declaring file: in a plugin's skills/
+// and agents/ (below too), at the paths its manifest or a marketplace
+// entry names, and in the
+// project's .claude/skills and .claude/agents. An agent's Stop runs as
+// SubagentStop. A file without frontmatter, a frontmatter without hooks
+// and one that is not YAML but declares no hooks are nothing.
+func TestDiscoverFrontmatterHooks(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/fmt/.claude-plugin/plugin.json": `{"name": "fmt", "skills": "./extra/skills/", "agents": ["./more/auditor.md", "./agents/"]}`,
+		"plugins/fmt/skills/format/SKILL.md": `---
+name: format
+description: Formats files after an edit
+hooks:
+  PostToolUse:
+    - matcher: "Edit|Write"
+      hooks:
+        - type: command
+          command: "${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh"
+          once: true
+          timeout: 5
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - {type: http, url: "https://hooks.example.test/x"}
+---
+# Format
+
+A rule below is not a fence:
+---
+`,
+		"plugins/fmt/scripts/fmt.sh":             "#!/bin/sh\nexit 0\n",
+		"plugins/fmt/agents/reviewer.md":         "---\r\nname: reviewer\r\ndescription: Reviews a change\r\nhooks:\r\n  Stop:\r\n    - hooks:\r\n        - type: command\r\n          command: echo reviewed\r\n  PreToolUse:\r\n    - matcher: Read\r\n      hooks: [{type: command, command: echo reading}]\r\n---\r\nYou review.\r\n",
+		"plugins/fmt/agents/team/lead.md":        "---\nname: lead\nhooks: {SubagentStop: [{hooks: [{type: command, command: echo lead}]}]}\n---\n",
+		"plugins/fmt/agents/notes.txt":           "---\nhooks: {Stop: [{hooks: [{type: command, command: echo not an agent}]}]}\n---\n",
+		"plugins/fmt/extra/skills/lint/SKILL.md": "\xef\xbb\xbf---\nname: lint\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo lint\n---\n",
+		"plugins/fmt/more/auditor.md":            "---\nname: auditor\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo audited\n---\n",
+		"plugins/fmt/entry/agent.md":             "---\nhooks: {Stop: [{hooks: [{type: command, command: echo entry}]}]}\n---\n",
+		".claude-plugin/marketplace.json":        `{"name": "m", "plugins": [{"name": "fmt", "source": "./plugins/fmt", "agents": "./entry/agent.md"}]}`,
+		"plugins/fmt/skills/plain/SKILL.md":      "---\nname: plain\ndescription: no hooks here\n---\nbody\n",
+		"plugins/fmt/skills/nofm/SKILL.md":       "# Just markdown\n\nhooks: not frontmatter\n",
+		"plugins/fmt/skills/colon/SKILL.md":      "---\nname: colon\ndescription: Use when: the YAML is not valid\n---\n",
+		"plugins/fmt/skills/empty/SKILL.md":      "---\nname: empty\nhooks:\n---\n",
+		".claude/skills/deploy/SKILL.md":         "---\nname: deploy\nhooks:\n  SessionStart:\n    - matcher: startup\n      hooks:\n        - type: command\n          command: \"$CLAUDE_PROJECT_DIR/scripts/ready.sh\"\n---\n",
+		"scripts/ready.sh":                       "#!/bin/sh\n",
+		".claude/agents/helper.md":               "---\nname: helper\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo helped ${CLAUDE_PLUGIN_ROOT}\n---\n",
+	})
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, fmt.Sprintf("%s event=%s %s", h.ID, h.Event, hookLine(h)[len(h.ID)+1:]))
+	}
+	want := []string{
+		`.claude/agents/helper.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=project root=. type=command matcher="" cmd="echo helped ${CLAUDE_PLUGIN_ROOT}" at=.claude/agents/helper.md:7:20`,
+		`.claude/skills/deploy/SKILL.md#hooks.SessionStart[0].hooks[0] event=SessionStart plugin=project root=. type=command matcher="startup" cmd="$CLAUDE_PROJECT_DIR/scripts/ready.sh" at=.claude/skills/deploy/SKILL.md:8:20`,
+		`plugins/fmt/agents/reviewer.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse plugin=fmt root=plugins/fmt type=command matcher="Read" cmd="echo reading" at=plugins/fmt/agents/reviewer.md:11:40`,
+		`plugins/fmt/agents/reviewer.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo reviewed" at=plugins/fmt/agents/reviewer.md:8:20`,
+		`plugins/fmt/agents/team/lead.md#hooks.SubagentStop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lead" at=plugins/fmt/agents/team/lead.md:3:58`,
+		`plugins/fmt/entry/agent.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo entry" at=plugins/fmt/entry/agent.md:2:50`,
+		`plugins/fmt/extra/skills/lint/SKILL.md#hooks.Stop[0].hooks[0] event=Stop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lint" at=plugins/fmt/extra/skills/lint/SKILL.md:7:20`,
+		`plugins/fmt/more/auditor.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo audited" at=plugins/fmt/more/auditor.md:7:20`,
+		`plugins/fmt/skills/format/SKILL.md#hooks.PostToolUse[0].hooks[0] event=PostToolUse plugin=fmt root=plugins/fmt type=command matcher="Edit|Write" cmd="${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh" at=plugins/fmt/skills/format/SKILL.md:9:20`,
+		`plugins/fmt/skills/format/SKILL.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse plugin=fmt root=plugins/fmt type=http matcher="Bash" cmd="" at=plugins/fmt/skills/format/SKILL.md:15:11`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		finds = append(finds, findingLine(f))
+	}
+	sort.Strings(finds)
+	wantF := []string{
+		"notice discovery/agent-stop .claude/agents/helper.md:4:3",
+		"notice discovery/agent-stop plugins/fmt/agents/reviewer.md:5:3",
+		"notice discovery/agent-stop plugins/fmt/entry/agent.md:2:9",
+		"notice discovery/agent-stop plugins/fmt/more/auditor.md:4:3",
+		"notice discovery/not-executable plugins/fmt/skills/format/SKILL.md:15:11",
+	}
+	if diff := cmp.Diff(wantF, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
+	}
+	byID := map[string]*Hook{}
+	for _, h := range s.hooks {
+		byID[h.ID] = h
+	}
+	f := byID["plugins/fmt/skills/format/SKILL.md#hooks.PostToolUse[0].hooks[0]"]
+	if f == nil || f.Expanded != dir+"/plugins/fmt/scripts/fmt.sh" || f.Timeout != 5*time.Second || !f.InPlugin {
+		t.Errorf("skill hook: %+v", f)
+	}
+	// A project agent's hook is the project's: no plugin root to expand.
+	if h := byID[".claude/agents/helper.md#hooks.Stop[0].hooks[0]"]; h == nil || h.InPlugin || h.Expanded != "echo helped ${CLAUDE_PLUGIN_ROOT}" {
+		t.Errorf("project agent hook: %+v", h)
+	}
+}
+
+// TestFrontmatterFindings: a frontmatter that declares hooks vigiles
+// cannot read is a finding at the line to look at, never silence.
+func TestFrontmatterFindings(t *testing.T) {
+	skill := "plugins/p/skills/s/SKILL.md"
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // severity rule file:line:col
+		msg   string   // a fragment of the first finding's message
+	}{
+		{
+			name:  "not YAML",
+			files: map[string]string{skill: "---\nname: s\nhooks:\n  Stop:\n    - hooks: [{type: command, command: echo\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":5:5"},
+			msg:   "the frontmatter is not valid YAML",
+		},
+		{
+			name:  "misindented",
+			files: map[string]string{skill: "---\nname: s\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n       command: echo\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":7:8"},
+			msg:   "not valid YAML",
+		},
+		{
+			name:  "never closed",
+			files: map[string]string{skill: "---\nname: s\nhooks:\n  Stop: []\n"},
+			want:  []string{"warning discovery/malformed " + skill + ":1:1"},
+			msg:   "never closed",
+		},
+		{
+			name:  "hooks a list",
+			files: map[string]string{skill: "---\nname: s\nhooks:\n  - Stop\n---\n"},
+			want:  []string{"error discovery/wrong-type " + skill + ":4:3"},
+			msg:   "want an object keyed by event name",
+		},
+		{
+			name:  "handler without type",
+			files: map[string]string{skill: "---\nhooks:\n  Stop:\n    - hooks:\n        - command: echo\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":5:11"},
+			msg:   "has no \"type\"",
+		},
+		{
+			name:  "timeout a string",
+			files: map[string]string{skill: "---\nhooks:\n  Stop:\n    - hooks:\n        - {type: command, command: echo, timeout: \"5\"}\n---\n"},
+			want:  []string{"error discovery/wrong-type " + skill + ":5:51"},
+		},
+		{
+			name:  "once not a boolean",
+			files: map[string]string{skill: "---\nhooks:\n  Stop:\n    - hooks:\n        - {type: command, command: echo, once: yes}\n---\n"},
+			want:  []string{"error discovery/wrong-type " + skill + ":5:48"},
+			msg:   "once: want true or false",
+		},
+		{
+			name:  "repeated key",
+			files: map[string]string{skill: "---\nname: s\nhooks:\n  Stop:\n    - hooks: [{type: command, command: echo a}]\n  Stop:\n    - hooks: [{type: command, command: echo b}]\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":6:3"},
+			msg:   `key "Stop" appears twice in the frontmatter (first on line 4)`,
+		},
+		{
+			name:  "repeated key outside hooks",
+			files: map[string]string{skill: "---\nname: s\nname: t\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":3:1"},
+		},
+		{
+			name:  "events at the top level",
+			files: map[string]string{skill: "---\nname: s\nhooks:\nPreToolUse:\n  - hooks: [{type: command, command: echo}]\n---\n"},
+			want:  []string{"warning discovery/malformed " + skill + ":4:1"},
+			msg:   "indent them under hooks",
+		},
+		{
+			name:  "merge key",
+			files: map[string]string{skill: "---\nbase: &b {type: command}\nhooks:\n  Stop:\n    - hooks:\n        - <<: *b\n          command: echo\n---\n"},
+			want:  []string{"error discovery/malformed " + skill + ":6:11"},
+			msg:   "merge keys (<<) are not supported",
+		},
+		{
+			name:  "unknown event",
+			files: map[string]string{skill: "---\nhooks:\n  PreToolUze: [{hooks: [{type: command, command: echo}]}]\n---\n"},
+			want:  []string{"warning discovery/unknown-event " + skill + ":3:3"},
+		},
+		{
+			name:  "missing script",
+			files: map[string]string{skill: "---\nhooks:\n  Stop: [{hooks: [{type: command, command: \"${CLAUDE_PLUGIN_ROOT}/gone.sh\"}]}]\n---\n", "plugins/p/hooks/hooks.json": `{"hooks": {}}`},
+			want:  []string{"error discovery/missing-script " + skill + ":3:44"},
+			msg:   "plugins/p/gone.sh does not exist",
+		},
+		{
+			name:  "invalid matcher",
+			files: map[string]string{skill: "---\nhooks:\n  PreToolUse: [{matcher: \"Bash(\", hooks: [{type: command, command: echo}]}]\n---\n"},
+			want:  []string{"error discovery/invalid-matcher " + skill + ":3:26"},
+		},
+		{
+			name:  "manifest skills a number",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "skills": 3, "agents": [true]}`},
+			want:  []string{"error discovery/wrong-type plugins/p/.claude-plugin/plugin.json:1:25", "error discovery/wrong-type plugins/p/.claude-plugin/plugin.json:1:39"},
+		},
+		{
+			name:  "manifest path missing",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "agents": "./nope/"}`},
+			want:  []string{"error discovery/missing-file plugins/p/.claude-plugin/plugin.json:1:25"},
+		},
+		{
+			name:  "manifest path outside",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "skills": ["../../.."]}`},
+			want:  []string{"error discovery/outside-work-tree plugins/p/.claude-plugin/plugin.json:1:26"},
+		},
+		{
+			name:  "manifest path not markdown",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "agents": "./a.txt"}`, "plugins/p/a.txt": "x\n"},
+			want:  []string{"error discovery/malformed plugins/p/.claude-plugin/plugin.json:1:25"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`}
+			for k, v := range tc.files {
+				files[k] = v
+			}
+			s := discoverAll(t, makeTree(t, files))
+			var got []string
+			for _, f := range s.findings {
+				got = append(got, findingLine(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s\n%v", diff, s.findings)
+			}
+			if tc.msg != "" && !strings.Contains(s.findings[0].Message, tc.msg) {
+				t.Errorf("message %q does not say %q", s.findings[0].Message, tc.msg)
+			}
+			if strings.Contains(tc.name, "YAML") || strings.Contains(tc.name, "repeated") || tc.name == "merge key" || tc.name == "never closed" {
+				if len(s.hooks) != 0 {
+					t.Errorf("hooks read from a frontmatter Claude Code cannot read: %v", s.hooks)
+				}
+			}
+		})
+	}
+}
+
+// TestFrontmatterSymlinks: as for a hooks file, a SKILL.md or an agent
+// file that is a symbolic link is not followed (a finding); a skill
+// directory that is a link is looked through while it stays inside the
+// repository, and one that leads out is a finding, its target unread.
+func TestFrontmatterSymlinks(t *testing.T) {
+	stop := func(cmd string) string {
+		return "---\nhooks:\n  Stop: [{hooks: [{type: command, command: " + cmd + "}]}]\n---\n"
+	}
+	outside := makeTree(t, map[string]string{"s/SKILL.md": stop("echo leaked")})
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json":    `{"hooks": {}}`,
+		"plugins/p/real/SKILL.md":       stop("echo behind a file link"),
+		"plugins/p/real/agent.md":       stop("echo behind an agent link"),
+		"plugins/p/shared/ok/SKILL.md":  stop("echo through a dir link"),
+		"plugins/p/skills/linked/":      "",
+		"plugins/p/agents/":             "",
+		"plugins/p/skills/plain/x.txt":  "not a skill\n",
+		"plugins/p/skills/own/SKILL.md": stop("echo own"),
+	})
+	for link, target := range map[string]string{
+		"plugins/p/skills/linked/SKILL.md": "../../real/SKILL.md",
+		"plugins/p/agents/a.md":            "../real/agent.md",
+		"plugins/p/skills/through":         "../shared/ok",
+		"plugins/p/skills/out":             filepath.Join(outside, "s"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.ID+" "+h.Command)
+	}
+	want := []string{
+		"plugins/p/skills/own/SKILL.md#hooks.Stop[0].hooks[0] echo own",
+		"plugins/p/skills/through/SKILL.md#hooks.Stop[0].hooks[0] echo through a dir link",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		finds = append(finds, findingLine(f)+" "+f.Message)
+	}
+	sort.Strings(finds)
+	wantF := []string{
+		"error discovery/malformed plugins/p/agents/a.md:0:0 plugins/p/agents/a.md is not a regular file (a symlink or device is not followed)",
+		"error discovery/malformed plugins/p/skills/linked/SKILL.md:0:0 plugins/p/skills/linked/SKILL.md is not a regular file (a symlink or device is not followed)",
+		"error discovery/outside-work-tree plugins/p/skills/out/SKILL.md:0:0 plugins/p/skills/out/SKILL.md leads outside the repository through a symbolic link; vigiles does not read it",
+	}
+	if diff := cmp.Diff(wantF, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestHostileFrontmatterIsBounded: a frontmatter built to be costly — a
+// mapping of many repeated keys, aliases that expand exponentially or
+// refer to themselves, a skill file far past the size vigiles reads — is
+// read in one pass or refused with one finding; a long skill whose
+// frontmatter is short is read. No time is asserted.
+func TestHostileFrontmatterIsBounded(t *testing.T) {
+	skill := "plugins/p/skills/s/SKILL.md"
+	var bomb strings.Builder
+	bomb.WriteString("---\nl0: &l0 [{type: command, command: echo lol}, {type: command, command: echo lol}]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&bomb, "l%d: &l%d [*l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1)
+	}
+	bomb.WriteString("hooks:\n  Stop:\n    - hooks: *l29\n---\n")
+
+	var many strings.Builder
+	many.WriteString("---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\nmetadata:\n")
+	for many.Len() < maxDeclFile-100 {
+		fmt.Fprintf(&many, "  k%d: v\n", many.Len())
+	}
+	many.WriteString("---\n")
+
+	tests := []struct {
+		name  string
+		body  string
+		want  []string
+		msg   string
+		hooks int
+	}{
+		{
+			name: "repeated keys",
+			body: "---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\nmetadata:\n" + strings.Repeat("  k: 1\n", 50000) + "---\n",
+			want: []string{"error discovery/malformed " + skill + ":6:3"},
+			msg:  `key "k" appears twice in the frontmatter (first on line 5)`,
+		},
+		{
+			name: "alias bomb",
+			body: bomb.String(),
+			want: []string{"error discovery/malformed " + skill + ":34:14"},
+			msg:  fmt.Sprintf("more than %d values, aliases expanded", maxFrontmatterValues),
+		},
+		{
+			name: "self-referring alias",
+			body: "---\nhooks: &h\n  Stop: [{hooks: [{type: command, command: echo}]}]\n  Again: *h\n---\n",
+			want: []string{"error discovery/malformed " + skill + ":4:10"},
+			msg:  "nested deeper than",
+		},
+		{
+			name:  "aliases within bounds",
+			body:  "---\nh: &h [{type: command, command: echo same}]\nhooks:\n  Stop: [{hooks: *h}]\n  SessionEnd: [{hooks: *h}]\n---\n",
+			hooks: 2,
+		},
+		{
+			name:  "large distinct frontmatter",
+			body:  many.String(),
+			hooks: 1,
+		},
+		{
+			name:  "long skill, short frontmatter",
+			body:  "---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\n---\n" + strings.Repeat("words words words\n", maxDeclFile/9),
+			hooks: 1,
+		},
+		{
+			name: "frontmatter past the size read",
+			body: "---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\n" + strings.Repeat("# still frontmatter\n", maxDeclFile/10),
+			want: []string{"error discovery/malformed " + skill + ":1:1"},
+			msg:  "not closed within the first 4194304 bytes",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`, skill: tc.body})
+			start := time.Now()
+			s := discoverAll(t, dir)
+			t.Logf("%d bytes read in %v", len(tc.body), time.Since(start))
+			var got []string
+			for _, f := range s.findings {
+				got = append(got, findingLine(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			if tc.msg != "" && !strings.Contains(s.findings[0].Message, tc.msg) {
+				t.Errorf("message %q does not say %q", s.findings[0].Message, tc.msg)
+			}
+			if len(fmt.Sprint(s.findings)) > 1000 {
+				t.Errorf("findings of %d bytes", len(fmt.Sprint(s.findings)))
+			}
+			if len(s.hooks) != tc.hooks {
+				t.Errorf("%d hooks, want %d", len(s.hooks), tc.hooks)
+			}
+		})
+	}
+}
+
+// TestFrontmatterHooksAreAudited: an audit plans and runs a skill's and an
+// agent's frontmatter hooks with their events' payloads (an agent's Stop
+// with SubagentStop's), under ids that name the declaring file.
+func TestFrontmatterHooksAreAudited(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/skills/s/SKILL.md":          "---\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: \"true host:skill.example.test\", once: true}]\n---\n",
+		"plugins/p/agents/a.md":                "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:agent.txt\"}]\n---\n",
+	})
+	rep, err := Audit(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Runs {
+		got = append(got, fmt.Sprintf("%s %s %s %s", r.ID, r.Event, r.Tool, r.Outcome))
+	}
+	want := []string{
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@general-purpose SubagentStop general-purpose allowed",
+		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash PreToolUse Bash allowed",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError {
+			t.Errorf("finding %s: %s", findingLine(f), f.Message)
+		}
+	}
+}
+
+// TestFrontmatterHooksRunConfined: a skill's frontmatter hook and an
+// agent's Stop are run through the real sandbox, each with its event's
+// payload on stdin; what they write is recorded and stays off the host.
+func TestFrontmatterHooksRunConfined(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	const event = `grep -o '"hook_event_name":"[A-Za-z]*"'`
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/skills/s/SKILL.md": "---\nname: s\ndescription: marks its runs\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +
+			"        - type: command\n          command: sh \"${CLAUDE_PLUGIN_ROOT}/skills/s/mark.sh\"\n          once: true\n---\nBody.\n",
+		"plugins/p/skills/s/mark.sh": "#!/bin/sh\n" + event + " | tee skill-ran.txt\n",
+		"plugins/p/agents/a.md":      "---\nname: a\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"" + strings.ReplaceAll(event, `"`, `\"`) + " | tee agent-ran.txt\"}]\n---\n",
+	})
+	before := treeDigest(t, dir)
+	rep, err := Audit(t.Context(), Options{Dir: dir, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := treeDigest(t, dir); after != before {
+		t.Fatal("the hooks changed the work tree on the host")
+	}
+	want := map[string]string{
+		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash": "PreToolUse skill-ran.txt",
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@general-purpose":  "SubagentStop agent-ran.txt",
+	}
+	if len(rep.Runs) != len(want) {
+		t.Fatalf("%d runs, want %d: %+v", len(rep.Runs), len(want), rep.Runs)
+	}
+	for _, r := range rep.Runs {
+		w, ok := want[r.ID]
+		if !ok {
+			t.Errorf("unexpected run %s", r.ID)
+			continue
+		}
+		t.Logf("%s: %s %s %q %v", r.ID, r.Tier, r.Outcome, r.Stdout, r.Writes)
+		ev, file, _ := strings.Cut(w, " ")
+		if r.Tier != "confined" || r.Outcome != report.OutcomeAllowed || r.Event != ev {
+			t.Errorf("%s: tier %s, outcome %s (%s), event %s; want confined, allowed, %s", r.ID, r.Tier, r.Outcome, r.Reason, r.Event, ev)
+		}
+		if got := strings.TrimSpace(r.Stdout); got != `"hook_event_name":"`+ev+`"` {
+			t.Errorf("%s: stdout %q, want the %s payload's event name (stderr %q)", r.ID, got, ev, r.Stderr)
+		}
+		var wrote []string
+		for _, w := range r.Writes {
+			wrote = append(wrote, w.Path)
+		}
+		if len(wrote) != 1 || wrote[0] != file {
+			t.Errorf("%s: writes %v, want %s recorded", r.ID, wrote, file)
+		}
+	}
+}
+
+// FuzzFrontmatter feeds arbitrary text to the frontmatter reader as a
+// frontmatter's YAML: it must never panic, and every hook and finding it
+// produces must name the file and a line of the frontmatter (the file's
+// second line or later), with no two hooks sharing an ID.
+func FuzzFrontmatter(f *testing.F) {
+	for _, s := range []string{
+		"name: s\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: echo, once: true, timeout: 5}\n",
+		"hooks:\n  Stop: [{hooks: [{type: http, url: x}, {type: command, command: [a]}, 3, null]}]\n",
+		"h: &h [{type: command, command: echo}]\nhooks: {Stop: [{hooks: *h}], SessionEnd: [{hooks: *h}]}\n",
+		"hooks: &h\n  Stop: [{hooks: [{type: command, command: echo}]}]\n  Again: *h\n",
+		"hooks:\n  Stop: []\n  Stop: []\n",
+		"hooks:\n  Stop:\n    - hooks:\n        - <<: {type: command}\n          command: echo\n",
+		"hooks: {? [a]: b}\n",
+		"hooks: {Stop: [{hooks: [{type: command, command: echo, timeout: .nan}]}]}\n",
+		"hooks: [\n",
+		"PreToolUse: []\nhooks:\n",
+		"--- x\nhooks: {}\n",
+		"hooks: !!binary aGk=\n",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	const file = "skills/s/SKILL.md"
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := newClaudeDisc(dir)
+		c.frontmatter(hookCtx{file: file, plugin: "fuzz", pluginRoot: dir, isPlugin: true, agent: len(data)%2 == 0}, data, 1)
+		ids := map[string]bool{}
+		for _, h := range c.out.Hooks {
+			if ids[h.ID] {
+				t.Fatalf("two hooks with the ID %s", h.ID)
+			}
+			ids[h.ID] = true
+			if h.Location.File != file || h.Location.Line < 2 || !strings.HasPrefix(h.ID, file+"#hooks.") || h.Event == "" {
+				t.Fatalf("hook without its place: %+v", h)
+			}
+		}
+		for _, fd := range c.out.Findings {
+			if fd.Location.File != file || fd.Location.Line == 1 || fd.Location.Line < 0 || fd.Message == "" {
+				t.Fatalf("finding without its place: %+v", fd)
+			}
+		}
+	})
+}
