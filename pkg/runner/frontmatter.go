@@ -272,7 +272,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 		if ce.Line > 0 {
 			loc.Line, loc.Column = ce.Line+off, ce.Column
 		}
-		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks, and Claude Code runs none", rel, ce.Msg)
+		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks", rel, ce.Msg)
 		return
 	}
 	if second != nil {
@@ -281,7 +281,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 			if n.Line == 0 && len(n.Content) > 0 {
 				n = n.Content[0]
 			}
-			c.find(RuleMalformed, report.SeverityError, at(n), "%s: a second YAML document starts here inside the frontmatter: it is not one mapping, so Claude Code runs none of its hooks; vigiles reads none either", rel)
+			c.find(RuleMalformed, report.SeverityError, at(n), "%s: a second YAML document starts here inside the frontmatter, which is then not one mapping; vigiles reads none of its hooks", rel)
 		}
 		return
 	}
@@ -307,7 +307,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 	}
 	if k, first := repeatedKey(root); k != nil {
 		c.find(RuleMalformed, report.SeverityError, at(k),
-			"key %q appears twice in the frontmatter (first on line %d): YAML allows a key once, and a parser refuses the whole frontmatter, so Claude Code runs none of its hooks; vigiles reads none either: keep one", k.Value, first+off)
+			"key %q appears twice in the frontmatter (first on line %d): YAML allows a key once, and a parser refuses the whole frontmatter; vigiles reads none of its hooks: keep one", k.Value, first+off)
 		return
 	}
 	if hooks.Kind == yaml.ScalarNode && hooks.ShortTag() == "!!null" {
