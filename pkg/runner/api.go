@@ -541,8 +541,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
 			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s at that directory "+
-				"and for plugin directories (%s or %s) and %s below it (not in dot-directories or node_modules, not through symbolic links); "+
-				"audit the directory that holds the plugins", where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace)})
+				"and for plugin directories (%s or %s, with the skills and agents they hold) and %s below it (not in dot-directories or node_modules, not through symbolic links), "+
+				"and for the frontmatter of %s/*/SKILL.md and %s/*.md at that directory; audit the directory that holds the plugins",
+				where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace, claudeProjectSkills, claudeProjectAgents)})
 	}
 	for _, h := range s.hooks {
 		if !h.Executable() {

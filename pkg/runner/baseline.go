@@ -461,10 +461,14 @@ func unrecordedWhy(tier, what string) string {
 }
 
 // declaringFile recovers the file part of a hook run ID ("file#path@tool").
-// Declaration files end in .json; a '#' inside the file name is allowed.
+// Declaration files end in .json, or .md for a skill's or an agent's
+// frontmatter; a '#' inside the file name is allowed.
 func declaringFile(id string) string {
 	if i := strings.Index(id, ".json#"); i >= 0 {
 		return id[:i+len(".json")]
+	}
+	if i := strings.Index(id, ".md#"); i >= 0 {
+		return id[:i+len(".md")]
 	}
 	file, _, _ := strings.Cut(id, "#")
 	return file

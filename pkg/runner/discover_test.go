@@ -279,6 +279,7 @@ func TestDeclaringFile(t *testing.T) {
 		"plugins/a/hooks/hooks.json#hooks.Stop[0].hooks[0]":      "plugins/a/hooks/hooks.json",
 		"odd#dir/.claude/settings.json#hooks.Stop[0].hooks[0]@x": "odd#dir/.claude/settings.json",
 		"plugins/a/hooks.cfg#hooks.Stop[0].hooks[0]":             "plugins/a/hooks.cfg",
+		"odd#dir/skills/f/SKILL.md#hooks.Stop[0].hooks[0]#2":     "odd#dir/skills/f/SKILL.md",
 	} {
 		if got := declaringFile(id); got != want {
 			t.Errorf("declaringFile(%q) = %q, want %q", id, got, want)

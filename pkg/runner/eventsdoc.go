@@ -53,6 +53,8 @@ func EventsDoc() string {
 	w("  SubagentStop `agent_type`, PreCompact `trigger`, SessionEnd `reason`): one payload, with the first\n")
 	w("  value in the list below that the matcher selects.\n")
 	w("- **Other events** (UserPromptSubmit, Stop) ignore matchers: one payload.\n")
+	w("- A `Stop` hook in an agent's frontmatter runs when that agent stops, as Claude Code runs it: it\n")
+	w("  gets the SubagentStop payload (a `discovery/agent-stop` notice says so at the declaration).\n")
 	w("- An `if` on a non-tool event means Claude Code never runs that handler; vigiles reports it and\n")
 	w("  does not run it either.\n\n")
 	w("## Matchers\n\n")
