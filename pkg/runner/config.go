@@ -1002,22 +1002,18 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 		}
 		return good
 	})
-	add(ExpNoEgress, func(e *Expectation, v *yaml.Node) bool {
-		b, ok := p.boolean(v, ExpNoEgress)
-		if ok && !b {
-			p.errAt(v, "no-egress: false expects nothing; remove the line or use egress-only")
-			return false
-		}
-		return ok
-	})
-	add(ExpNoEnvFile, func(e *Expectation, v *yaml.Node) bool {
-		b, ok := p.boolean(v, ExpNoEnvFile)
-		if ok && !b {
-			p.errAt(v, "no-env-file: false expects nothing; remove the line or use env-file-matches")
-			return false
-		}
-		return ok
-	})
+	// "none at all" expectations: true, or nothing is expected.
+	for _, c := range []struct{ kind, instead string }{{ExpNoEgress, ExpEgressOnly}, {ExpNoEnvFile, ExpEnvFileMatches}} {
+		k, instead := c.kind, c.instead
+		add(k, func(e *Expectation, v *yaml.Node) bool {
+			b, ok := p.boolean(v, k)
+			if ok && !b {
+				p.errAt(v, "%s: false expects nothing; remove the line or use %s", k, instead)
+				return false
+			}
+			return ok
+		})
+	}
 	add(ExpEgressOnly, func(e *Expectation, v *yaml.Node) bool {
 		if v.Kind != yaml.SequenceNode {
 			p.errAt(v, "egress-only: want a list of hosts (exact, *.suffix, optionally :port)")

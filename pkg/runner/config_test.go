@@ -179,6 +179,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"bad path regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: [\"re:(\"]\n", []string{"5:18 no-write: regular expression"}},
 		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
+		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
 		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
 		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
 		{"duplicate key", "defaults:\n  timeout: 1s\n  timeout: 2s\n", []string{"3:3 key \"timeout\" appears twice in defaults"}},
