@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -190,34 +191,97 @@ func (c *claudeDisc) componentDir(dir string) (string, bool) {
 // Where a file's frontmatter stands.
 const (
 	fmNone   = iota // the file does not start with a "---" line
-	fmOpen          // it does, and no "---" line closes it
+	fmOpen          // it does, and no "---" follows
 	fmClosed        // a frontmatter
 )
 
-// splitFrontmatter returns the text between a first line "---" and the
-// next line "---" (trailing spaces and a CR allowed on both, a UTF-8 BOM
-// before the first), and the file line its text starts on. For fmOpen the
-// text is the rest of the file.
+// splitFrontmatter returns a file's frontmatter as Claude Code cuts it
+// (its FRONTMATTER_REGEX, /^---\s*\n([\s\S]*?)---\s*\n?/, on the file
+// read as UTF-8): the file starts with "---", then whitespace (JavaScript's
+// \s: Unicode spaces, form feeds and blank lines too) up to a line break,
+// and the text runs from after the last line break of that whitespace to
+// the first "---" after it, wherever that is: inside a line ("a---b", a
+// markdown table's "|---|"), or a "----" line, closes it. A reading
+// stricter than Claude Code's would leave a hook it runs unread (an
+// opening "---\f"), or call a frontmatter closed by "----" never closed.
+// A UTF-8 BOM before the first "---" is allowed (Claude Code then reads no
+// frontmatter: reading it too runs more, never less). firstLine is the
+// file line its text starts on. For fmOpen the text is the rest of the
+// file.
 func splitFrontmatter(data []byte) (fm []byte, firstLine, state int) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	isFence := func(line []byte) bool { return string(bytes.TrimRight(line, " \t\r")) == "---" }
-	end := bytes.IndexByte(data, '\n')
-	if end < 0 || !isFence(data[:end]) {
+	if !bytes.HasPrefix(data, []byte("---")) {
 		return nil, 0, fmNone
 	}
-	rest := data[end+1:]
-	for off := 0; off < len(rest); {
-		next := len(rest)
-		line := rest[off:]
-		if e := bytes.IndexByte(line, '\n'); e >= 0 {
-			line, next = line[:e], off+e+1
+	lastNL := -1
+	for i := 3; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if !isJSSpace(r) {
+			break
 		}
-		if isFence(line) {
-			return rest[:off], 2, fmClosed
+		if r == '\n' {
+			lastNL = i
 		}
-		off = next
+		i += n
 	}
-	return rest, 2, fmOpen
+	if lastNL < 0 {
+		return nil, 0, fmNone
+	}
+	rest := data[lastNL+1:]
+	firstLine = bytes.Count(data[:lastNL+1], []byte("\n")) + 1
+	if end := bytes.Index(rest, []byte("---")); end >= 0 {
+		return rest[:end], firstLine, fmClosed
+	}
+	return rest, firstLine, fmOpen
+}
+
+// isJSSpace says whether r is in JavaScript's \s.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
+}
+
+// quoteProblematicValues is what Claude Code retries a frontmatter with
+// when it is not YAML (its function of that name): each line that is a
+// simple "key: value" at the top level, whose value is not quoted and
+// holds a character YAML reads as syntax, gets the value in double
+// quotes. Lines keep their numbers.
+func quoteProblematicValues(fm []byte) []byte {
+	lines := strings.Split(string(fm), "\n")
+	for i, line := range lines {
+		m := fmSimpleKeyRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		key, value := m[1], m[2]
+		if (strings.HasPrefix(value, `"`) && strings.HasSuffix(value, `"`)) || (strings.HasPrefix(value, "'") && strings.HasSuffix(value, "'")) {
+			continue
+		}
+		if fmSpecialRE.MatchString(value) {
+			value = strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `"`, `\"`)
+			lines[i] = key + `: "` + value + `"`
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+var (
+	// fmSimpleKeyRE is Claude Code's /^([a-zA-Z_-]+):\s+(.+)$/ on one
+	// line: JavaScript's \s, and a "." that matches no CR (a CRLF line
+	// never matches).
+	fmSimpleKeyRE = regexp.MustCompile(`^([a-zA-Z_-]+):[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\n\r\x{2028}\x{2029}]+)$`)
+	// fmSpecialRE is Claude Code's YAML_SPECIAL_CHARS.
+	fmSpecialRE = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
+)
+
+// mentionsHooks says whether a frontmatter vigiles cannot read may spell a
+// "hooks" key: the word itself, or a backslash (a double-quoted key may
+// write it with escapes, "hoo\x6bs"). Only then is its trouble a finding.
+func mentionsHooks(fm []byte) bool {
+	return hooksLineRE.Match(fm) || bytes.Contains(fm, []byte("hooks")) || bytes.IndexByte(fm, '\\') >= 0
 }
 
 // markdown reads the hooks a skill's or an agent's markdown file declares
@@ -229,12 +293,13 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, agent bool) {
 	if data == nil {
 		return
 	}
-	fm, first, state := splitFrontmatter(data)
+	// Claude Code reads the file as UTF-8, a byte that is not as U+FFFD.
+	fm, first, state := splitFrontmatter(bytes.ToValidUTF8(data, []byte("\uFFFD")))
 	switch state {
 	case fmNone:
 		return
 	case fmOpen:
-		if !hooksLineRE.Match(fm) {
+		if !mentionsHooks(fm) {
 			return
 		}
 		if more {
@@ -243,7 +308,7 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, agent bool) {
 			return
 		}
 		c.find(RuleMalformed, report.SeverityWarning, report.Location{File: rel, Line: 1, Column: 1},
-			"%s: the frontmatter opened here is never closed by a \"---\" line, so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
+			"%s: the frontmatter opened here is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
 		return
 	}
 	ctx.file, ctx.agent = rel, agent
@@ -264,7 +329,14 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 	}
 	doc, second, err := decodeYAML(fm)
 	if err != nil {
-		if !hooksLineRE.Match(fm) {
+		// Claude Code retries it with values quoted, and runs the hooks
+		// of what that reads: so does vigiles.
+		if d, s2, rerr := decodeYAML(quoteProblematicValues(fm)); rerr == nil {
+			doc, second, err = d, s2, nil
+		}
+	}
+	if err != nil {
+		if !mentionsHooks(fm) {
 			return
 		}
 		ce := yamlSyntaxError(rel, fm, err)
@@ -276,7 +348,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 		return
 	}
 	if second != nil {
-		if hooksLineRE.Match(fm) {
+		if mentionsHooks(fm) {
 			n := second
 			if n.Line == 0 && len(n.Content) > 0 {
 				n = n.Content[0]
@@ -291,9 +363,15 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 	root := doc.Content[0]
 	var hooks *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k := root.Content[i]
+		k := keyNode(root.Content[i])
 		if k.Kind != yaml.ScalarNode {
 			continue
+		}
+		if k.ShortTag() == mergeTag && mentionsHooks(fm) {
+			// A parser that merges would find hooks vigiles does not.
+			c.find(RuleMalformed, report.SeverityError, at(root.Content[i]),
+				"%s: a merge key (<<) at the top level of the frontmatter is not supported; vigiles reads none of its hooks: write the keys out", rel)
+			return
 		}
 		if k.Value == "hooks" {
 			hooks = root.Content[i+1]
@@ -334,7 +412,7 @@ func repeatedKey(n *yaml.Node) (*yaml.Node, int) {
 	if n.Kind == yaml.MappingNode {
 		seen := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
+			k := keyNode(n.Content[i])
 			if k.Kind != yaml.ScalarNode {
 				continue
 			}
@@ -350,6 +428,18 @@ func repeatedKey(n *yaml.Node) (*yaml.Node, int) {
 		}
 	}
 	return nil, 0
+}
+
+// keyNode is the node a mapping key stands for: an alias's anchored
+// value, at the alias ("*k : …", k anchoring "hooks", is the key
+// "hooks"), else the key.
+func keyNode(k *yaml.Node) *yaml.Node {
+	if k.Kind != yaml.AliasNode || k.Alias == nil {
+		return k
+	}
+	v := *k.Alias // where the alias stands
+	v.Line, v.Column = k.Line, k.Column
+	return &v
 }
 
 // fmConv turns a YAML node tree into the JSON nodes discovery walks, with

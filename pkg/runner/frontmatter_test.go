@@ -525,3 +525,62 @@ func FuzzFrontmatter(f *testing.F) {
 		}
 	})
 }
+
+// TestFrontmatterAsClaudeCodeCutsIt: discovery reads a frontmatter where
+// Claude Code does, so no hook it runs goes unread and unreported: an
+// opening "---" followed by any JavaScript whitespace, a closing "---"
+// anywhere (a "----" line, inside a line), a frontmatter that is YAML
+// only once Claude Code has quoted its values, a byte that is not UTF-8,
+// a "hooks" key written with escapes, a tag or an alias; a merge key at
+// the top level is a finding.
+func TestFrontmatterAsClaudeCodeCutsIt(t *testing.T) {
+	skill := "plugins/p/skills/s/SKILL.md"
+	stop := "  Stop:\n    - hooks:\n        - {type: command, command: echo hidden}\n"
+	esc := "{Stop: [{\"hoo\\x6bs\": [{type: command, command: echo hidden}]}]}"
+	tests := []struct {
+		name  string
+		body  string
+		hooks int
+		want  []string
+	}{
+		{name: "opening followed by a form feed", body: "---\f\nhooks:\n" + stop + "---\n", hooks: 1},
+		{name: "opening followed by a no-break space", body: "---\u00a0\nhooks:\n" + stop + "---\n", hooks: 1},
+		{name: "opening followed by blank lines", body: "--- \n\n\nhooks:\n" + stop + "---\n", hooks: 1},
+		{name: "closed by a longer rule", body: "---\nhooks:\n" + stop + "----\nbody\n", hooks: 1},
+		{name: "closed inside a line", body: "---\nhooks:\n" + stop + "description: see---\nnot: [yaml\n---\n", hooks: 1},
+		{name: "YAML once values are quoted", body: "---\ndescription: use when: the YAML is not valid\nhooks:\n" + stop + "---\n", hooks: 1},
+		{name: "escaped key, YAML once quoted", body: "---\n\"hoo\\u006bs\": " + esc + "\ndescription: use when: x\n---\n", hooks: 1},
+		{name: "tagged key, YAML once quoted", body: "---\n!!str hooks: " + esc + "\ndescription: a: b\n---\n", hooks: 1},
+		{name: "not UTF-8", body: "---\n\"hoo\\x6bs\": " + esc + "\ndescription: caf\xe9\n---\n", hooks: 1},
+		{name: "alias as the key", body: "---\nname: &k hooks\n*k :\n" + stop + "---\n", hooks: 1},
+		{name: "alias key repeats hooks", body: "---\nname: &k hooks\nhooks:\n" + stop + "*k :\n" + stop + "---\n",
+			want: []string{"error discovery/malformed " + skill + ":7:1"}},
+		{name: "merge key at the top level", body: "---\n<<: {hooks: {Stop: [{hooks: [{type: command, command: echo hidden}]}]}}\n---\n",
+			want: []string{"error discovery/malformed " + skill + ":2:1"}},
+		{name: "escaped key, not YAML even quoted", body: "---\n\"hoo\\x6bs\": " + esc + "\nx:\n  - [\n---\n",
+			want: []string{"error discovery/malformed " + skill + ":4:3"}},
+		{name: "not closed at all", body: "---\n\"hoo\\x6bs\": " + esc + "\n",
+			want: []string{"warning discovery/malformed " + skill + ":1:1"}},
+		{name: "no frontmatter", body: "----\nhooks:\n" + stop + "---\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := discoverAll(t, makeTree(t, map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`, skill: tc.body}))
+			var got []string
+			for _, f := range s.findings {
+				got = append(got, findingLine(f))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
+			}
+			if len(s.hooks) != tc.hooks {
+				t.Errorf("%d hooks, want %d", len(s.hooks), tc.hooks)
+			}
+			for _, h := range s.hooks {
+				if h.Command != "echo hidden" {
+					t.Errorf("hook %s: command %q", h.ID, h.Command)
+				}
+			}
+		})
+	}
+}
