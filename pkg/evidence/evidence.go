@@ -211,6 +211,19 @@ type EnvFile struct {
 // MaxEnvFile bounds the content an EnvFile keeps.
 const MaxEnvFile = 64 << 10
 
+// Kept is how many bytes of the file Content holds.
+func (e *EnvFile) Kept() int {
+	if e == nil || e.Content == nil {
+		return 0
+	}
+	if e.Encoding == "base64" {
+		if b, err := base64.StdEncoding.DecodeString(*e.Content); err == nil {
+			return len(b)
+		}
+	}
+	return len(*e.Content)
+}
+
 // Text returns the content as text: decoded from base64 where it is so
 // (invalid UTF-8 shown as U+FFFD), "" when not recorded.
 func (e *EnvFile) Text() string {

@@ -658,19 +658,24 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 	return out
 }
 
-// envFileNotices say which runs left something in CLAUDE_ENV_FILE, which
-// Claude Code runs before each Bash command of the session: a plugin's way
-// into every later command, where no baseline has accepted it.
+// envFileNotices say which runs left something in CLAUDE_ENV_FILE, or any
+// script where Claude Code keeps them, which it runs before each Bash
+// command of the session: a plugin's way into every later command, where
+// no baseline has accepted it.
 func envFileNotices(runs []report.HookRun) []report.Finding {
 	var out []report.Finding
 	for _, r := range runs {
-		t, _ := envText(r.EnvFile)
+		t, _ := envText(r)
 		if t == "" {
 			continue
 		}
+		where := "under " + sessionEnvDir
+		if r.EnvFile != nil {
+			where = "in CLAUDE_ENV_FILE (" + r.EnvFile.Path + ")"
+		}
 		out = append(out, report.Finding{Rule: RuleRunEnvFile, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "sets the session's environment", Message: fmt.Sprintf("%s %s%s leaves %s in CLAUDE_ENV_FILE (%s), which Claude Code runs before each Bash command of the session",
-				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(t), r.EnvFile.Path),
+			Title: "sets the session's environment", Message: fmt.Sprintf("%s %s%s leaves %s %s, which Claude Code runs before each Bash command of the session",
+				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(t), where),
 			Evidence: clip(t, maxEvidence)})
 	}
 	return out

@@ -56,26 +56,47 @@ type BaselineRun struct {
 	Env string `json:"env,omitempty"`
 }
 
-// envText is what a run left in its env file, as text a baseline keeps
-// and a drift shows: the content, a note where it was cut, or the kind of
-// thing left where it is no file; "" for nothing. recorded is false when
-// the run has an env file whose content was not recorded.
-func envText(ef *evidence.EnvFile) (text string, recorded bool) {
+// sessionEnvDir is where Claude Code keeps a session's env scripts: it runs
+// every hook's there before each Bash command, not only the file it gave a
+// hook, so a script any run writes there is env evidence too.
+const sessionEnvDir = "~/.claude/session-env/"
+
+// envText is what a run left for Claude Code to run before each Bash
+// command, as text a baseline keeps and a drift shows: its env file's
+// content (a note where it was cut, or the kind of thing left where it is
+// no file), then a line for every other file it wrote under sessionEnvDir,
+// whose content is not read; "" for nothing. recorded is false when its env
+// file's content was not recorded whole (not at all, or cut at 64 KiB: a
+// change past the cut must not pass for none).
+func envText(r report.HookRun) (text string, recorded bool) {
+	ef := r.EnvFile
+	recorded = true
+	var b strings.Builder
 	switch {
-	case ef == nil:
-		return "", true // the event has none
+	case ef == nil: // the event has none
 	case ef.Content == nil:
-		return "", false
+		recorded = false
 	case ef.Kind == "file":
-		t := ef.Text()
+		b.WriteString(ef.Text())
 		if ef.Truncated {
-			t += fmt.Sprintf("\n… (cut at %d of its %d bytes)", len(*ef.Content), ef.Size)
+			fmt.Fprintf(&b, "\n… (cut at %d of its %d bytes)", ef.Kept(), ef.Size)
+			recorded = false
 		}
-		return t, true
 	case ef.Kind == "none" || ef.Kind == "":
-		return "", true
+	default:
+		b.WriteString("(a " + ef.Kind + ", not read)")
 	}
-	return "(a " + ef.Kind + ", not read)", true
+	for _, w := range r.Writes {
+		p := evidence.ShownPath(w.Path)
+		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(p, sessionEnvDir) || (ef != nil && p == ef.Path) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "(%s %s too, where Claude Code runs every session-env script: content not read)", w.Op, p)
+	}
+	return b.String(), recorded
 }
 
 // hostsOf lists the destinations of a run, sorted and deduplicated; nil
@@ -129,7 +150,7 @@ func NewBaseline(rep *report.Report) *Baseline {
 	for _, r := range rep.Runs {
 		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
 			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r)}
-		if t, _ := envText(r.EnvFile); t != "" {
+		if t, _ := envText(r); t != "" {
 			run := b.Runs[r.ID]
 			run.Env = t
 			b.Runs[r.ID] = run
@@ -368,10 +389,14 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 				}
 			}
 		}
-		if now, recorded := envText(r.EnvFile); !recorded {
+		if now, recorded := envText(r); !recorded {
 			if !failed[r.ID] {
+				why := unrecordedWhy(r.Tier, "env file")
+				if r.EnvFile != nil && r.EnvFile.Truncated {
+					why = fmt.Sprintf("only its first %d of %d bytes are kept", r.EnvFile.Kept(), r.EnvFile.Size)
+				}
 				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-					Message: fmt.Sprintf("the env file of %s was not recorded (%s), so a change to the session's environment cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "env file"))})
+					Message: fmt.Sprintf("the env file of %s was not recorded whole (%s), so a change to the session's environment cannot be ruled out", r.ID, why)})
 			}
 		} else if now != old.Env {
 			add(r, DriftEnv, clip(old.Env, maxEvidence), clip(now, maxEvidence), fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s",

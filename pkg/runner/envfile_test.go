@@ -181,3 +181,28 @@ func TestEnvFileExpectations(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvScriptsBesideTheEnvFile: Claude Code runs every session-env
+// script, not only the one it named to the hook, so a script any run
+// writes there is env evidence; and a baseline never accepts an env file
+// kept only in part.
+func TestEnvScriptsBesideTheEnvFile(t *testing.T) {
+	text := func(s string) *string { return &s }
+	sibling := sessionEnvDir + sessionID + "/setup-hook-0.sh"
+	stop := report.HookRun{ID: "s", Plugin: "p", Event: Stop, Outcome: "allowed", Tier: "confined",
+		Writes: []evidence.Write{{Path: sibling, Op: evidence.OpCreate, Kind: "file"}}, Egress: []evidence.Egress{}}
+	if got, rec := envText(stop); !rec || !strings.Contains(got, sibling) {
+		t.Errorf("envText(Stop writing %s) = %q, %v", sibling, got, rec)
+	}
+	if fs := envFileNotices([]report.HookRun{stop}); len(fs) != 1 || fs[0].Rule != RuleRunEnvFile {
+		t.Errorf("notices for a Stop hook writing a session-env script: %+v", fs)
+	}
+	cut := report.HookRun{ID: "h", Event: SessionStart, Outcome: "allowed", Tier: "confined", Writes: []evidence.Write{}, Egress: []evidence.Egress{},
+		EnvFile: &evidence.EnvFile{Path: "~/x", Kind: "file", Size: 1 << 20, Truncated: true, Content: text("export A=1\n")}}
+	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{"h": {Outcome: "allowed", Hosts: []string{}, Writes: []string{},
+		Env: "export A=1\n\n… (cut at 11 of its 1048576 bytes)"}}}
+	_, finds := compareBaseline(b, []report.HookRun{cut}, map[string]bool{}, map[string]bool{"h": true}, true, report.SeverityError)
+	if len(finds) != 1 || finds[0].Rule != RuleBaselineUnproven {
+		t.Errorf("a cut env file the baseline lists: %+v; want one baseline/not-recorded", finds)
+	}
+}

@@ -169,14 +169,14 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			if x.Kind == ExpNoEnvFile {
-				if t, _ := envText(ef); t != "" {
+				if t, _ := envText(r); t != "" {
 					fail(x, rule, fmt.Sprintf("want nothing left in CLAUDE_ENV_FILE (Claude Code runs it before each Bash command); the hook left %s", envSaid(t)), t)
 				}
 				continue
 			}
 			if ef.Truncated {
 				// As for a cut stream: what was not kept decides too.
-				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook left %d bytes in CLAUDE_ENV_FILE, more than the %d the run keeps. An expectation over unrecorded evidence never passes", x.Kind, ef.Size, len(*ef.Content)), "")
+				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook left %d bytes in CLAUDE_ENV_FILE, more than the %d the run keeps. An expectation over unrecorded evidence never passes", x.Kind, ef.Size, ef.Kept()), "")
 				continue
 			}
 			if t := ef.Text(); !x.Re.MatchString(t) {
