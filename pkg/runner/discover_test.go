@@ -26,6 +26,16 @@ func findingLine(f report.Finding) string {
 	return fmt.Sprintf("%s %s %s:%d:%d", f.Severity, f.Rule, f.Location.File, f.Location.Line, f.Location.Column)
 }
 
+// findingLines is findingLine of each finding, sorted.
+func findingLines(fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, findingLine(f))
+	}
+	sort.Strings(out)
+	return out
+}
+
 func TestDiscoverEverySource(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{
@@ -89,11 +99,7 @@ func TestDiscoverEverySource(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
-	var finds []string
-	for _, f := range s.findings {
-		finds = append(finds, findingLine(f))
-	}
-	sort.Strings(finds)
+	finds := findingLines(s.findings)
 	wantF := []string{
 		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:4:5",
 		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:5:5",

@@ -83,11 +83,7 @@ A rule below is not a fence:
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
-	var finds []string
-	for _, f := range s.findings {
-		finds = append(finds, findingLine(f))
-	}
-	sort.Strings(finds)
+	finds := findingLines(s.findings)
 	wantF := []string{
 		"notice discovery/agent-stop .claude/agents/helper.md:4:3",
 		"notice discovery/agent-stop plugins/fmt/agents/reviewer.md:5:3",
