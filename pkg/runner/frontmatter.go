@@ -17,8 +17,8 @@ import (
 )
 
 // Skills and agents may declare hooks in the YAML frontmatter of their
-// markdown file (the block between a first line "---" and the next line
-// "---"), under "hooks:", in the shape of a hooks file's "hooks" object.
+// markdown file (cut as Claude Code cuts it: splitFrontmatter), under
+// "hooks:", in the shape of a hooks file's "hooks" object.
 // Claude Code runs them while the skill or agent is active; vigiles runs
 // them as hooks of their plugin (or of the project), like any other.
 //
@@ -39,11 +39,6 @@ const maxFrontmatterValues = 100_000
 
 // maxAgentDepth bounds how far below an agents directory vigiles looks.
 const maxAgentDepth = 16
-
-// hooksLineRE finds what looks like a "hooks" key in a frontmatter that
-// does not parse: only then is the frontmatter's trouble a finding (a
-// skill's description with a stray colon declares no hook either way).
-var hooksLineRE = regexp.MustCompile(`(?m)(^|[{,])[ \t]*["']?hooks["']?[ \t]*:`)
 
 // pluginComponents reads the frontmatter of a plugin's skills and agents:
 // those in the default directories, and those at the paths its manifest
@@ -279,9 +274,10 @@ var (
 
 // mentionsHooks says whether a frontmatter vigiles cannot read may spell a
 // "hooks" key: the word itself, or a backslash (a double-quoted key may
-// write it with escapes, "hoo\x6bs"). Only then is its trouble a finding.
+// write it with escapes, "hoo\x6bs"). Only then is its trouble a finding
+// (a skill's description with a stray colon declares no hook either way).
 func mentionsHooks(fm []byte) bool {
-	return hooksLineRE.Match(fm) || bytes.Contains(fm, []byte("hooks")) || bytes.IndexByte(fm, '\\') >= 0
+	return bytes.Contains(fm, []byte("hooks")) || bytes.IndexByte(fm, '\\') >= 0
 }
 
 // markdown reads the hooks a skill's or an agent's markdown file declares
