@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -684,7 +685,10 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		}
 		out = append(out, w)
 	}
-	for d, want := range m {
+	// In path order, so that the record's order does not follow the map's
+	// and a parent comes before a child when neither has an entry beneath.
+	for _, d := range slices.Sorted(maps.Keys(m)) {
+		want := m[d]
 		rel, err := filepath.Rel(mountedAt, d)
 		if listed[d] || err != nil || rel == "." || strings.HasPrefix(rel, "../") {
 			continue
