@@ -148,13 +148,9 @@ func writesOf(r report.HookRun) []string {
 func NewBaseline(rep *report.Report) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
+		env, _ := envText(r)
 		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r)}
-		if t, _ := envText(r); t != "" {
-			run := b.Runs[r.ID]
-			run.Env = t
-			b.Runs[r.ID] = run
-		}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: env}
 	}
 	return b
 }

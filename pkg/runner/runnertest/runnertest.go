@@ -68,20 +68,23 @@ func (d Direct) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, er
 		res.Tier = sandbox.TierConfined
 		res.Writes = []evidence.Write{}
 		res.Egress = []evidence.Egress{}
-		withEnvFile(spec, res)
+		res = withEnvFile(spec, res)
 	}
 	return res, nil
 }
 
 // withEnvFile gives a confined result with a write record the env file its
 // spec asked for, as the real sandbox does, empty unless the result has
-// one already.
-func withEnvFile(spec sandbox.Spec, res *sandbox.Result) {
+// one already. It returns a copy: a canned result may be shared by runs
+// that go on at once.
+func withEnvFile(spec sandbox.Spec, res *sandbox.Result) *sandbox.Result {
 	if spec.EnvFile == "" || res == nil || res.Tier != sandbox.TierConfined || res.Writes == nil || res.EnvFile != nil {
-		return
+		return res
 	}
 	empty := ""
-	res.EnvFile = &evidence.EnvFile{Path: "~/" + spec.EnvFile, Kind: "none", Content: &empty}
+	c := *res
+	c.EnvFile = &evidence.EnvFile{Path: "~/" + spec.EnvFile, Kind: "none", Content: &empty}
+	return &c
 }
 
 // Canned returns results chosen by a function of the spec and records
@@ -106,6 +109,5 @@ func (c *Canned) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, e
 	c.Stdin = append(c.Stdin, in)
 	c.mu.Unlock()
 	res, err := c.F(spec, in)
-	withEnvFile(spec, res)
-	return res, err
+	return withEnvFile(spec, res), err
 }
