@@ -226,10 +226,7 @@ func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte,
 		}
 		data, more = data[:maxDeclFile], true
 	}
-	if data == nil {
-		data = []byte{}
-	}
-	return rel, data, more
+	return rel, data, more // io.ReadAll's data is never nil, even empty
 }
 
 // settings reads a project settings file's "hooks".
