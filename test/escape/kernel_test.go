@@ -1,11 +1,8 @@
 package escape
 
 import (
-	"fmt"
-	"os"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The kernel interfaces the seccomp deny list leaves open, tried for real:
@@ -27,19 +24,16 @@ func TestEscapeKernelInterfaces(t *testing.T) {
 	}
 }
 
-// A mask at a path the kernel escapes in /proc/self/mountinfo (a HOME or
-// RUNNER_TEMP with a space) is remounted read-only like any other: the
-// reaper once compared the escaped mount point ("\040") with the path and
-// left the mask writable, so that, on a kernel without Landlock, the
-// command could write there unrecorded.
+// The masks over the caller's own HOME (and runner directories) are
+// read-only to the command like the fixed ones: every write it makes must
+// land where it is recorded, whether Landlock is there or not. The HOME
+// here has a space and a tab, which the kernel escapes in
+// /proc/self/mountinfo: the reaper once compared the escaped mount point
+// ("\040") with the path and left such a mask writable.
 func TestEscapeMaskWithSpaceIsReadOnly(t *testing.T) {
 	requireBwrap(t)
-	requireRoot(t, "making a HOME outside /home and /tmp needs root")
-	home := fmt.Sprintf("/opt/vigiles escape home\t%d", time.Now().UnixNano())
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
+	requireRoot(t, "the HOME is made under /var/lib, outside the masked directories")
+	home := openTempDir(t, "/var/lib", "vigiles escape home\t")
 	escaped := strings.NewReplacer(" ", `\040`, "\t", `\011`).Replace(home)
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
