@@ -231,6 +231,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			mode = evidence.EgressAllow
 		} else if mode != evidence.EgressAllow {
 			bad("input allow: hosts are allowed only with egress allow (egress is %s)", mode)
+			egressOK = false
 		}
 	}
 	for _, h := range allow {

@@ -141,6 +141,18 @@ func TestActionReportsEachBadInputOnce(t *testing.T) {
 	}
 }
 
+// TestActionAllowOutsideAllowModeSaidOnce: hosts to allow with another
+// egress mode are one mistake, said once (not again by the engine's check).
+func TestActionAllowOutsideAllowModeSaidOnce(t *testing.T) {
+	_, err := readInputs(func(k string) string {
+		return map[string]string{"INPUT_EGRESS": "deny", "INPUT_ALLOW": "api.example.test"}[k]
+	})
+	want := "input allow: hosts are allowed only with egress allow (egress is deny)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want only %q", err, want)
+	}
+}
+
 // TestReadmeCommandsListEveryFlag: README.md's Commands block names every
 // command and every flag (run's --limit-* as "--limit-…").
 func TestReadmeCommandsListEveryFlag(t *testing.T) {
