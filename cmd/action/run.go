@@ -255,18 +255,18 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 	return out, nil
 }
 
-// writeRunReport prints the short human report of a run. Every value
-// that a command can influence (its stderr inside an error, a host name,
-// a file name) is printed quoted or with control characters escaped, so
-// that nothing it prints can rewrite or hide the verdict on a terminal.
-// printRunReport prints the report on res for people, inert: it quotes
-// file names and hosts the command chose.
+// printRunReport prints the report on res for people (writeRunReport),
+// each line made inert.
 func printRunReport(w io.Writer, res *sandbox.Result) {
 	var rep bytes.Buffer
 	writeRunReport(&rep, res)
 	io.WriteString(w, annotate.InertText(rep.String()))
 }
 
+// writeRunReport prints the short human report of a run. Every value
+// that a command can influence (its stderr inside an error, a host name,
+// a file name) is printed quoted or with control characters escaped, so
+// that nothing it prints can rewrite or hide the verdict on a terminal.
 func writeRunReport(w io.Writer, r *sandbox.Result) {
 	if r.Refusal != "" {
 		fmt.Fprintf(w, "\nvigiles: refused: %s\n", printable(r.Refusal))
