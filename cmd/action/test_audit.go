@@ -646,14 +646,24 @@ func writeEvidence(w io.Writer, ev string) {
 
 func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	plugins := map[string]bool{}
+	listed := 0 // declared hooks vigiles does not run (http, prompt, …)
 	for _, r := range rep.Runs {
 		plugins[r.Plugin] = true
+		if r.Outcome == report.OutcomeNotExecutable {
+			listed++
+		}
 	}
 	what := "audit"
 	if rep.Command != "audit" {
 		what = clean(rep.Command, 20)
 	}
-	fmt.Fprintf(w, "vigiles %s%s: %d hook run(s) across %d plugin(s) — %s\n\n", what, shard, len(rep.Runs), len(plugins), verdict)
+	// The progress lines count runs; say the listed hooks apart so the
+	// two counts agree.
+	ran := fmt.Sprintf("%d hook run(s)", len(rep.Runs)-listed)
+	if listed > 0 {
+		ran += fmt.Sprintf(", %d listed but not run,", listed)
+	}
+	fmt.Fprintf(w, "vigiles %s%s: %s across %d plugin(s) — %s\n\n", what, shard, ran, len(plugins), verdict)
 	if len(rep.Runs) == 0 {
 		// Where discovery looks is the discovery/no-hooks finding's to
 		// say (among the findings below), in one place.

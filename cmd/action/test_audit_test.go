@@ -303,6 +303,29 @@ func TestTestTextSaysWhatRan(t *testing.T) {
 	}
 }
 
+// TestAuditTextCountsWhatRan: the audit's headline counts the hooks it ran
+// as its progress lines do, and names the declared hooks it only listed.
+func TestAuditTextCountsWhatRan(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass,
+		Runs: []report.HookRun{
+			{ID: "a", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed},
+			{ID: "b", Plugin: "q", Event: "Stop", Tier: "confined", Outcome: report.OutcomeBlocked},
+			{ID: "c", Plugin: "q", Event: "Stop", Type: "http", Outcome: report.OutcomeNotExecutable},
+		},
+	}
+	var b bytes.Buffer
+	writeTextReport(&b, rep)
+	if want := "vigiles audit: 2 hook run(s), 1 listed but not run, across 2 plugin(s) — PASS\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("headline:\n%s\nwant it to start %q", b.String(), want)
+	}
+	rep.Runs = rep.Runs[:2]
+	b.Reset()
+	writeTextReport(&b, rep)
+	if want := "vigiles audit: 2 hook run(s) across 2 plugin(s) — PASS\n"; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("headline:\n%s\nwant it to start %q", b.String(), want)
+	}
+}
+
 // TestMergeRefusesJunkAndNamesFiles: a report file holds one JSON
 // document and nothing else, and a report that does not fit the others is
 // named by its file, not by its position.
