@@ -81,10 +81,12 @@ func where(o SummaryOptions, l report.Location) string {
 	return text
 }
 
-// summaryWriter appends markdown while it fits the budget.
+// summaryWriter appends markdown while it fits the budget. limit is the
+// size the whole summary is held to, which a "not shown" line names.
 type summaryWriter struct {
 	b      strings.Builder
 	budget int
+	limit  int
 }
 
 func (w *summaryWriter) fits(s string) bool { return w.b.Len()+len(s) <= w.budget }
@@ -95,20 +97,21 @@ func (w *summaryWriter) line(s string) {
 }
 
 // table writes a header and as many rows as fit, then a visible
-// "N more not shown" line for the rest.
-func (w *summaryWriter) table(header string, rows []string, what string) {
+// "N more not shown" line for the rest; it reports whether every row fit.
+func (w *summaryWriter) table(header string, rows []string, what string) bool {
 	sep := "|" + strings.Repeat("---|", strings.Count(header, "|")-1)
 	w.line(header)
 	w.line(sep)
 	for i, r := range rows {
 		if !w.fits(r + "\n") {
 			w.line("")
-			w.line(fmt.Sprintf("**%d more %s not shown** (the summary is limited to %d bytes; the JSON report has them all).", len(rows)-i, what, MaxStepSummaryBytes))
-			return
+			w.line(fmt.Sprintf("**%d more %s not shown** (this summary is limited to %d bytes; the JSON report has them all).", len(rows)-i, what, w.limit))
+			return false
 		}
 		w.line(r)
 	}
 	w.line("")
+	return true
 }
 
 func plural(n int, one, many string) string {
@@ -250,10 +253,11 @@ func Summary(r *report.Report, o SummaryOptions) string {
 	if reserve > max/4 {
 		reserve = max / 4
 	}
-	w := &summaryWriter{budget: max - reserve}
+	w := &summaryWriter{budget: max - reserve, limit: max}
 	w.line(verdictLine(r, o))
 	w.line("")
 
+	allFindings := true // every finding has a row in the table
 	if len(r.Findings) > 0 {
 		w.line("### Findings")
 		w.line("")
@@ -266,7 +270,7 @@ func Summary(r *report.Report, o SummaryOptions) string {
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
 				level(f.Severity), where(o, f.Location), md(f.Rule, cellChars), md(f.Title, cellChars), msg))
 		}
-		w.table("| Severity | Where | Rule | Title | Message |", rows, "findings")
+		allFindings = w.table("| Severity | Where | Rule | Title | Message |", rows, "findings")
 	}
 
 	if len(r.Runs) > 0 {
@@ -300,8 +304,9 @@ func Summary(r *report.Report, o SummaryOptions) string {
 		w.line("")
 		rows := make([]string, 0, len(r.Drift))
 		for _, d := range r.Drift {
+			was, now := driftCells(d.Was, d.Now)
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
-				md(d.Hook, cellChars), md(d.Kind, 40), md(d.Was, cellChars), md(d.Now, cellChars), where(o, d.Location)))
+				md(d.Hook, cellChars), md(d.Kind, 40), was, now, where(o, d.Location)))
 		}
 		w.table("| Hook | Change | Was | Now | Where |", rows, "drift entries")
 	}
@@ -309,8 +314,12 @@ func Summary(r *report.Report, o SummaryOptions) string {
 	// The reserve guarantees these fit.
 	w.budget = max
 	if h := o.Hidden; h.Total() > 0 {
-		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step; the findings table above lists them.",
-			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel))
+		where := "the findings table above lists them"
+		if !allFindings {
+			where = "the JSON report lists them (the findings table above could not hold them all)"
+		}
+		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step; %s.",
+			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel, where))
 		w.line("")
 	}
 	for _, n := range o.Notes {
@@ -318,4 +327,43 @@ func Summary(r *report.Report, o SummaryOptions) string {
 		w.line("")
 	}
 	return cutBytes(w.b.String(), max)
+}
+
+// driftContext is how many characters before their first difference the
+// cells of a drift entry start at when that difference lies past the cut.
+const driftContext = cellChars / 4
+
+// driftCells renders a drift entry's was and now as two cells. Each is
+// cut to cellChars, so values that differ only past the cut (an env file
+// whose first lines stayed) would show as the same: both then start
+// driftContext characters before their first difference, after a visible
+// "…". Control characters (an env file's newlines and tabs) are shown as
+// their control pictures (␊, ␉), not as the space md makes them, so that a
+// change of one alone does not show as no change.
+func driftCells(was, now string) (string, string) {
+	w, n := []rune(controlPictures(was)), []rune(controlPictures(now))
+	i := 0
+	for i < len(w) && i < len(n) && w[i] == n[i] {
+		i++
+	}
+	if (len(w) > cellChars || len(n) > cellChars) && i > cellChars/2 {
+		start := i - driftContext
+		return md("…"+string(w[start:]), cellChars), md("…"+string(n[start:]), cellChars)
+	}
+	return md(string(w), cellChars), md(string(n), cellChars)
+}
+
+// controlPictures replaces each C0 control character and DEL of s with
+// the symbol Unicode has for it (U+2400 to U+2421), and invalid UTF-8
+// with U+FFFD.
+func controlPictures(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20:
+			return 0x2400 + r
+		case r == 0x7f:
+			return 0x2421
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
