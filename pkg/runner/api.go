@@ -404,19 +404,35 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 	if h.If != "" {
 		return nil, fmt.Sprintf("it has an if condition (%q) on %s, a non-tool event, and Claude Code never runs such a handler", h.If, h.Event)
 	}
+	vals := matchValues(h, h.Event)
 	if spec.MatchField == "" || !h.HasMatcher {
 		v := ""
 		if spec.MatchField != "" {
-			v = spec.Values[0]
+			v = vals[0]
 		}
 		return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
 	}
-	for _, v := range append(append([]string{}, spec.Values...), m.Names()...) {
+	for _, v := range append(vals, m.Names()...) {
 		if m.Match(v) {
 			return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
 		}
 	}
-	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(spec.Values, ", "))
+	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(vals, ", "))
+}
+
+// matchValues returns the values of event's matcher field that vigiles
+// may send h, the first being the one sent when no matcher chooses: the
+// event's own, after, for the SubagentStop of a hook an agent declares,
+// that agent's type, which Claude Code sends when the agent stops. A
+// matcher that does not select it still picks among the others: an audit
+// runs the hook rather than hide it behind a value vigiles guessed.
+func matchValues(h *Hook, event string) []string {
+	spec := knownEvents[event]
+	out := make([]string, 0, len(spec.Values)+1)
+	if event == SubagentStop && h.AgentType != "" {
+		out = append(out, h.AgentType)
+	}
+	return append(out, spec.Values...)
 }
 
 func contains(s []string, v string) bool {
@@ -541,9 +557,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
 			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s at that directory "+
-				"and for plugin directories (%s or %s, with the skills and agents they hold) and %s below it (not in dot-directories or node_modules, not through symbolic links), "+
-				"and for the frontmatter of %s/*/SKILL.md and %s/*.md at that directory; audit the directory that holds the plugins",
-				where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace, claudeProjectSkills, claudeProjectAgents)})
+				"and for plugin directories (%s or %s, with the skills, agents and commands they hold) and %s below it (not in dot-directories or node_modules, not through symbolic links), "+
+				"and for the frontmatter of %s/*/SKILL.md, %s/**/*.md and %s/**/*.md at that directory; audit the directory that holds the plugins",
+				where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace, claudeProjectSkills, claudeProjectAgents, claudeProjectCommands)})
 	}
 	for _, h := range s.hooks {
 		if !h.Executable() {
@@ -770,9 +786,10 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 					}
 				}
 			case spec.MatchField != "":
-				tool = spec.Values[0]
+				vals := matchValues(h, c.Event)
+				tool = vals[0]
 				if h.HasMatcher {
-					for _, v := range append(append([]string{}, spec.Values...), m.Names()...) {
+					for _, v := range append(vals, m.Names()...) {
 						if m.Match(v) {
 							tool = v
 							break

@@ -46,7 +46,7 @@ const (
 
 // ClaudeAdapter discovers Claude Code hooks: project settings, plugin
 // manifests, plugin hooks files, local marketplaces, and the frontmatter
-// of skills and agents (a plugin's and the project's).
+// of skills, agents and commands (a plugin's and the project's).
 type ClaudeAdapter struct{}
 
 // Name implements Adapter.
@@ -259,10 +259,15 @@ type hookCtx struct {
 	// agent says the hooks are an agent's own (its frontmatter): Claude
 	// Code runs their Stop when the agent stops, as SubagentStop.
 	agent bool
+	// agentNS is, below a plugin's agents directory, the directories on
+	// the way to the file, each followed by ":" (mdDir); agentType the
+	// agent's type once its frontmatter is read (agentType).
+	agentNS, agentType string
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
-// hooks file, the frontmatter of its skills and agents (frontmatter.go),
+// hooks file, the frontmatter of its skills, agents and commands
+// (frontmatter.go),
 // and hooks given by a marketplace entry. A directory's own
 // declarations are read once; the hooks of every marketplace entry that
 // names it are read too, however many there are and in whatever order the
@@ -302,7 +307,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		if m, ok := entry.member("hooks"); ok {
 			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
-		c.componentPaths(ctx, entry, entryFile)
+		c.componentPaths(ctx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
 	}
 }
 
@@ -518,7 +523,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
-		InPlugin: ctx.isPlugin,
+		InPlugin: ctx.isPlugin, AgentType: ctx.agentType,
 	}
 	bad := false
 	if m, ok := h.member("type"); ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,65 +17,96 @@ import (
 	"github.com/vigiles/action/pkg/report"
 )
 
-// Skills and agents may declare hooks in the YAML frontmatter of their
-// markdown file (cut as Claude Code cuts it: splitFrontmatter), under
-// "hooks:", in the shape of a hooks file's "hooks" object.
-// Claude Code runs them while the skill or agent is active; vigiles runs
-// them as hooks of their plugin (or of the project), like any other.
+// Skills, agents and commands may declare hooks in the YAML frontmatter
+// of their markdown file (cut as Claude Code cuts it: splitFrontmatter),
+// under "hooks:", in the shape of a hooks file's "hooks" object.
+// Claude Code runs them while the skill, agent or command is active;
+// vigiles runs them as hooks of their plugin (or of the project), like
+// any other.
 //
 // Where they are, relative to a plugin root, or to the project under
 // .claude/:
 const (
-	claudeSkills        = "skills" // <name>/SKILL.md
-	claudeAgents        = "agents" // *.md
-	claudeProjectSkills = ".claude/skills"
-	claudeProjectAgents = ".claude/agents"
-	claudeSkillFile     = "SKILL.md"
+	claudeSkills          = "skills"   // <name>/SKILL.md
+	claudeAgents          = "agents"   // *.md, below too
+	claudeCommands        = "commands" // *.md, below too: a directory namespaces a command
+	claudeProjectSkills   = ".claude/skills"
+	claudeProjectAgents   = ".claude/agents"
+	claudeProjectCommands = ".claude/commands"
+	claudeSkillFile       = "SKILL.md"
 )
+
+// fmKind is what a markdown file that declares hooks is.
+type fmKind int
+
+const (
+	fmSkill fmKind = iota
+	// fmAgent: Claude Code runs an agent's Stop hooks as SubagentStop,
+	// when the agent itself stops.
+	fmAgent
+	// fmCommand: Claude Code registers a command's hooks as it does a
+	// skill's (for the session, once the command is invoked; "once"
+	// honoured): its Stop is the session's Stop.
+	fmCommand
+)
+
+// componentKinds are the manifest fields that name markdown files with
+// hooks, and what the files they name are.
+var componentKinds = []struct {
+	field string
+	kind  fmKind
+}{{claudeSkills, fmSkill}, {claudeAgents, fmAgent}, {claudeCommands, fmCommand}}
 
 // maxFrontmatterValues bounds the values the hooks of one frontmatter
 // become, aliases expanded: a frontmatter that grows by aliasing (a
 // "billion laughs") stops here with a finding, having cost at most this.
 const maxFrontmatterValues = 100_000
 
-// maxAgentDepth bounds how far below an agents directory vigiles looks.
-const maxAgentDepth = 16
+// maxComponentDepth bounds how far below an agents or commands directory
+// vigiles looks.
+const maxComponentDepth = 16
 
-// pluginComponents reads the frontmatter of a plugin's skills and agents:
-// those in the default directories, and those at the paths its manifest
-// names ("skills", "agents"). Claude Code has read such paths both in
-// addition to the default directories and in their place; an audit reads
-// both.
+// pluginComponents reads the frontmatter of a plugin's skills, agents and
+// commands: those in the default directories, and those at the paths its
+// manifest names ("skills", "agents", "commands"). Claude Code has read
+// such paths both in addition to the default directories and in their
+// place; an audit reads both.
 func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel string) {
 	c.skillsDir(ctx, filepath.Join(ctx.pluginRoot, claudeSkills), false)
-	c.agentsDir(ctx, filepath.Join(ctx.pluginRoot, claudeAgents), 0)
+	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeAgents), fmAgent, 0)
+	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeCommands), fmCommand, 0)
 	if manifest != nil {
-		c.componentPaths(ctx, manifest, manifestRel)
+		c.componentPaths(ctx, manifest, manifestRel, "")
 	}
 }
 
-// projectComponents reads the frontmatter of the project's skills and
-// agents (.claude/skills, .claude/agents under root). Their hooks are the
-// project's, as those of its settings are: no CLAUDE_PLUGIN_ROOT.
+// projectComponents reads the frontmatter of the project's skills, agents
+// and commands (.claude/skills, .claude/agents, .claude/commands under
+// root). Their hooks are the project's, as those of its settings are: no
+// CLAUDE_PLUGIN_ROOT.
 func (c *claudeDisc) projectComponents(root, name string) {
 	ctx := hookCtx{plugin: name, pluginRoot: root}
 	c.skillsDir(ctx, filepath.Join(root, claudeProjectSkills), false)
-	c.agentsDir(ctx, filepath.Join(root, claudeProjectAgents), 0)
+	c.mdDir(ctx, filepath.Join(root, claudeProjectAgents), fmAgent, 0)
+	c.mdDir(ctx, filepath.Join(root, claudeProjectCommands), fmCommand, 0)
 }
 
-// componentPaths reads the "skills" and "agents" of a manifest or a
-// marketplace entry: a path or a list of paths, relative to the plugin
-// root, each a directory or a markdown file.
-func (c *claudeDisc) componentPaths(ctx hookCtx, decl *jnode, declFile string) {
-	for _, kind := range []string{claudeSkills, claudeAgents} {
+// componentPaths reads the "skills", "agents" and "commands" of a manifest
+// or a marketplace entry: a path or a list of paths, relative to the
+// plugin root, each a directory or a markdown file; "commands" may also be
+// an object of commands (commandMap). prefix begins the ids of hooks the
+// declaration itself carries ("plugins[name]." for a marketplace entry).
+func (c *claudeDisc) componentPaths(ctx hookCtx, decl *jnode, declFile, prefix string) {
+	for _, ck := range componentKinds {
+		kind := ck.field
 		m, ok := decl.member(kind)
 		if !ok {
 			continue
 		}
-		switch v := m.Value; v.Kind {
-		case jsonString:
+		switch v := m.Value; {
+		case v.Kind == jsonString:
 			c.componentPath(ctx, kind, declFile, v)
-		case jsonArray:
+		case v.Kind == jsonArray:
 			for _, e := range v.Elems {
 				if e.Kind != jsonString {
 					c.find(RuleWrongType, report.SeverityError, c.loc(declFile, e.Pos), "%q entries: want a path string, found %s", kind, e.Kind)
@@ -82,6 +114,10 @@ func (c *claudeDisc) componentPaths(ctx hookCtx, decl *jnode, declFile string) {
 				}
 				c.componentPath(ctx, kind, declFile, e)
 			}
+		case v.Kind == jsonObject && ck.kind == fmCommand:
+			c.commandMap(ctx, declFile, prefix, v)
+		case ck.kind == fmCommand:
+			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, v.Pos), "%q: want a path, a list of paths or an object of commands, found %s", kind, v.Kind)
 		default:
 			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, v.Pos), "%q: want a path or a list of paths, found %s", kind, v.Kind)
 		}
@@ -95,6 +131,12 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 	}
 	p = filepath.Clean(p)
 	loc := c.loc(declFile, v.Pos)
+	fk := fmSkill
+	for _, ck := range componentKinds {
+		if ck.field == kind {
+			fk = ck.kind
+		}
+	}
 	// As for a hooks path: outside the repository, neither read nor probed.
 	_, fi, err := beneath(c.dir, c.dirReal, p)
 	switch {
@@ -102,15 +144,63 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 		c.find(RuleOutsideTree, report.SeverityError, loc, "%s path %q is outside the repository; vigiles does not read it", kind, v.Str)
 	case err != nil:
 		c.find(RuleMissingFile, report.SeverityError, loc, "%s path %q not found (resolved against the plugin root)", kind, v.Str)
-	case fi.IsDir() && kind == claudeSkills:
+	case fi.IsDir() && fk == fmSkill:
 		c.skillsDir(ctx, p, true)
 	case fi.IsDir():
-		c.agentsDir(ctx, p, 0)
+		c.mdDir(ctx, p, fk, 0)
 	case strings.HasSuffix(p, ".md"):
-		c.markdown(ctx, p, kind == claudeAgents)
+		c.markdown(ctx, p, fk)
 	default:
 		c.find(RuleMalformed, report.SeverityError, loc, "%s path %q is neither a directory nor a .md file", kind, v.Str)
 	}
+}
+
+// commandMap reads a "commands" object, Claude Code's other form of the
+// field: each member a command, whose markdown is at "source" (a path, as
+// above) or inline in "content".
+func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) {
+	for _, m := range v.Members {
+		cmd := m.Value
+		if cmd.Kind != jsonObject {
+			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, cmd.Pos), "commands[%s]: want an object with \"source\" or \"content\", found %s", m.Key, cmd.Kind)
+			continue
+		}
+		if s, ok := cmd.member("source"); ok {
+			if s.Value.Kind != jsonString {
+				c.find(RuleWrongType, report.SeverityError, c.loc(declFile, s.Value.Pos), "commands[%s].source: want a path string, found %s", m.Key, s.Value.Kind)
+			} else {
+				c.componentPath(ctx, claudeCommands, declFile, s.Value)
+			}
+		}
+		if t, ok := cmd.member("content"); ok {
+			if t.Value.Kind != jsonString {
+				c.find(RuleWrongType, report.SeverityError, c.loc(declFile, t.Value.Pos), "commands[%s].content: want a markdown string, found %s", m.Key, t.Value.Kind)
+			} else {
+				c.inlineCommand(ctx, declFile, fmt.Sprintf("%scommands[%s].", prefix, m.Key), t.Value)
+			}
+		}
+	}
+}
+
+// inlineCommand reads the hooks in the frontmatter of a command whose
+// markdown a manifest or a marketplace entry carries inline (a "content"
+// string). Its lines are not the file's, so every hook and finding is
+// placed at the string, and ids name the declaration file and the path
+// of the string ("…/plugin.json#commands[fmt].hooks.Stop[0].hooks[0]").
+func (c *claudeDisc) inlineCommand(ctx hookCtx, declFile, prefix string, v *jnode) {
+	fm, first, state := splitFrontmatter(bytes.ToValidUTF8([]byte(v.Str), []byte("\uFFFD")))
+	switch {
+	case state == fmNone:
+		return
+	case state == fmOpen:
+		if mentionsHooks(fm) {
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(declFile, v.Pos),
+				"%scontent: the frontmatter of this inline command is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", prefix)
+		}
+		return
+	}
+	ctx.file = declFile
+	c.frontmatter(ctx, fm, fmPlace{off: first - 1, pin: &v.Pos, prefix: prefix + "hooks."})
 }
 
 // skillsDir reads <dir>/<name>/SKILL.md for every entry of dir, and
@@ -124,7 +214,7 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 		return
 	}
 	if sk := filepath.Join(dir, claudeSkillFile); named && c.exists(sk) {
-		c.markdown(ctx, sk, false)
+		c.markdown(ctx, sk, fmSkill)
 	}
 	ents, err := os.ReadDir(real)
 	if err != nil {
@@ -135,16 +225,18 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 			continue
 		}
 		if sk := filepath.Join(dir, e.Name(), claudeSkillFile); c.exists(sk) {
-			c.markdown(ctx, sk, false)
+			c.markdown(ctx, sk, fmSkill)
 		}
 	}
 }
 
-// agentsDir reads every *.md file in dir and in its directories below
-// (not dot-directories or node_modules, and no symbolic link to a
-// directory, as the walk below a root), at most maxAgentDepth deep. An
-// agent file that is a symbolic link is not followed (a finding).
-func (c *claudeDisc) agentsDir(ctx hookCtx, dir string, depth int) {
+// mdDir reads every *.md file in an agents or a commands directory and in
+// its directories below (not dot-directories or node_modules, and no
+// symbolic link to a directory, as the walk below a root), at most
+// maxComponentDepth deep. A file that is a symbolic link is not followed
+// (a finding). Below a plugin's agents directory, the directories on the
+// way name the agent's type (agentNS), as Claude Code names it.
+func (c *claudeDisc) mdDir(ctx hookCtx, dir string, kind fmKind, depth int) {
 	real, ok := c.componentDir(dir)
 	if !ok {
 		return
@@ -158,16 +250,18 @@ func (c *claudeDisc) agentsDir(ctx hookCtx, dir string, depth int) {
 		p := filepath.Join(dir, name)
 		switch {
 		case e.IsDir():
-			if depth < maxAgentDepth && !strings.HasPrefix(name, ".") && name != "node_modules" {
-				c.agentsDir(ctx, p, depth+1)
+			if depth < maxComponentDepth && !strings.HasPrefix(name, ".") && name != "node_modules" {
+				sub := ctx
+				sub.agentNS += name + ":"
+				c.mdDir(sub, p, kind, depth+1)
 			}
 		case strings.HasSuffix(name, ".md"):
-			c.markdown(ctx, p, true)
+			c.markdown(ctx, p, kind)
 		}
 	}
 }
 
-// componentDir looks a skills or agents directory up inside the
+// componentDir looks a skills, agents or commands directory up inside the
 // repository: its real path, and whether it is a directory there. One
 // that a link leads out of the repository is a finding.
 func (c *claudeDisc) componentDir(dir string) (string, bool) {
@@ -280,11 +374,11 @@ func mentionsHooks(fm []byte) bool {
 	return bytes.Contains(fm, []byte("hooks")) || bytes.IndexByte(fm, '\\') >= 0
 }
 
-// markdown reads the hooks a skill's or an agent's markdown file declares
-// in its frontmatter. A file without frontmatter, or with no "hooks" in
-// it, declares nothing and is no finding. Only the first maxDeclFile
-// bytes are read: a long skill is not refused for its length.
-func (c *claudeDisc) markdown(ctx hookCtx, abs string, agent bool) {
+// markdown reads the hooks a skill's, an agent's or a command's markdown
+// file declares in its frontmatter. A file without frontmatter, or with no
+// "hooks" in it, declares nothing and is no finding. Only the first
+// maxDeclFile bytes are read: a long skill is not refused for its length.
+func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	rel, data, more := c.readDecl(abs, true)
 	if data == nil {
 		return
@@ -307,21 +401,45 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, agent bool) {
 			"%s: the frontmatter opened here is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
 		return
 	}
-	ctx.file, ctx.agent = rel, agent
-	c.frontmatter(ctx, fm, first-1)
+	ctx.file, ctx.agent = rel, kind == fmAgent
+	c.frontmatter(ctx, fm, fmPlace{off: first - 1, prefix: "hooks."})
 }
 
-// frontmatter reads the hooks of one frontmatter (off: the file lines
-// before its text). yaml.v3 only builds the node tree, which costs in
-// proportion to the text (no Decode, which is quadratic in repeated keys
-// and expands aliases unbounded); the tree is then checked for repeated
-// keys in one pass, and its "hooks" value turned into the JSON nodes the
-// hooks-file walk reads (fmConv), with aliases expanded up to
-// maxFrontmatterValues.
-func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
+// fmPlace says where a frontmatter's text stands: off lines into its file
+// (line n of the text is line n+off of the file), or, for markdown carried
+// in a JSON string, at pin, the string, where every hook and finding is
+// placed. prefix begins the ids of its hooks.
+type fmPlace struct {
+	off    int
+	pin    *jpos
+	prefix string
+}
+
+func (p fmPlace) pos(line, col int) jpos {
+	if p.pin != nil {
+		return *p.pin
+	}
+	return jpos{Line: line + p.off, Col: col}
+}
+
+// line names line n of the text in a message.
+func (p fmPlace) line(n int) string {
+	if p.pin != nil {
+		return fmt.Sprintf("line %d of the inline markdown", n+p.off)
+	}
+	return fmt.Sprintf("line %d", n+p.off)
+}
+
+// frontmatter reads the hooks of one frontmatter, at place. yaml.v3 only
+// builds the node tree, which costs in proportion to the text (no Decode,
+// which is quadratic in repeated keys and expands aliases unbounded); the
+// tree is then checked for repeated keys in one pass, and its "hooks"
+// value turned into the JSON nodes the hooks-file walk reads (fmConv),
+// with aliases expanded up to maxFrontmatterValues.
+func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 	rel := ctx.file
 	at := func(n *yaml.Node) report.Location {
-		return report.Location{File: rel, Line: n.Line + off, Column: n.Column}
+		return c.loc(rel, place.pos(n.Line, n.Column))
 	}
 	doc, second, err := decodeYAML(fm)
 	if err != nil {
@@ -337,8 +455,8 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 		}
 		ce := yamlSyntaxError(rel, fm, err)
 		loc := report.Location{File: rel}
-		if ce.Line > 0 {
-			loc.Line, loc.Column = ce.Line+off, ce.Column
+		if ce.Line > 0 || place.pin != nil {
+			loc = c.loc(rel, place.pos(ce.Line, ce.Column))
 		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks", rel, ce.Msg)
 		return
@@ -357,7 +475,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 		return
 	}
 	root := doc.Content[0]
-	var hooks *yaml.Node
+	var hooks, name *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := keyNode(root.Content[i])
 		if k.Kind != yaml.ScalarNode {
@@ -371,6 +489,8 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 		}
 		if k.Value == "hooks" {
 			hooks = root.Content[i+1]
+		} else if k.Value == "name" {
+			name = root.Content[i+1]
 		} else if _, known := knownEvents[k.Value]; known {
 			c.find(RuleMalformed, report.SeverityWarning, at(k),
 				"event %q is at the top level of the frontmatter; Claude Code reads hooks only under \"hooks:\", so it runs none of these: indent them under hooks:", k.Value)
@@ -381,25 +501,50 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, off int) {
 	}
 	if k, first := repeatedKey(root); k != nil {
 		c.find(RuleMalformed, report.SeverityError, at(k),
-			"key %q appears twice in the frontmatter (first on line %d): YAML allows a key once, and a parser refuses the whole frontmatter; vigiles reads none of its hooks: keep one", k.Value, first+off)
+			"key %q appears twice in the frontmatter (first on %s): YAML allows a key once, and a parser refuses the whole frontmatter; vigiles reads none of its hooks: keep one", k.Value, place.line(first))
 		return
 	}
 	if hooks.Kind == yaml.ScalarNode && hooks.ShortTag() == "!!null" {
 		return // "hooks:" with nothing under it declares nothing
 	}
-	cv := fmConv{off: off, left: maxFrontmatterValues}
+	cv := fmConv{place: place, left: maxFrontmatterValues}
 	n, bad, err := cv.value(hooks, 0)
 	if err != nil {
 		c.find(RuleMalformed, report.SeverityError, at(bad), "%s: hooks: %v; vigiles reads none of its hooks", rel, err)
 		return
 	}
-	if ctx.agent && n.Kind == jsonObject {
-		if m, ok := n.member(Stop); ok {
+	if ctx.agent {
+		ctx.agentType = agentType(ctx, name)
+		if m, ok := n.member(Stop); ok && n.Kind == jsonObject {
 			c.find(RuleAgentStop, report.SeverityNotice, c.loc(rel, m.KeyPos),
-				"an agent's Stop hooks run when the agent itself stops: Claude Code runs them as SubagentStop, and vigiles sends them SubagentStop's payload (their ids keep the path hooks.Stop)")
+				"an agent's Stop hooks run when the agent itself stops: Claude Code runs them as SubagentStop, and vigiles sends them SubagentStop's payload with agent_type %q, this agent's (their ids keep the path hooks.Stop)", ctx.agentType)
 		}
 	}
-	c.events(ctx, n, "hooks.")
+	c.events(ctx, n, place.prefix)
+}
+
+// agentType is the agent_type Claude Code gives the agent of ctx.file,
+// which a SubagentStop payload carries and its matcher selects: the
+// frontmatter's "name" (n; the file's name without .md when there is
+// none), and for a plugin's agent, the plugin's name, then the
+// directories between its agents directory and the file, then that name,
+// joined by ":" ("fmt:team:lead"), as Claude Code names plugin agents
+// (loadPluginAgents) so that two plugins' agents never share a type.
+func agentType(ctx hookCtx, n *yaml.Node) string {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	name := ""
+	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
+		name = n.Value
+	}
+	if name == "" {
+		name = strings.TrimSuffix(path.Base(ctx.file), ".md")
+	}
+	if ctx.isPlugin {
+		return ctx.plugin + ":" + ctx.agentNS + name
+	}
+	return name
 }
 
 // repeatedKey returns the first key under n that its mapping has already
@@ -439,13 +584,14 @@ func keyNode(k *yaml.Node) *yaml.Node {
 }
 
 // fmConv turns a YAML node tree into the JSON nodes discovery walks, with
-// positions in the file (off lines before the frontmatter's text).
+// positions in the file (place).
 // Aliases are expanded, each value counted against left, and a value
 // that cannot be read inside one is reported at the alias; merge keys and
 // keys that are not scalars are refused.
 type fmConv struct {
-	off, left int
-	alias     *yaml.Node // the alias being expanded, outermost
+	place fmPlace
+	left  int
+	alias *yaml.Node // the alias being expanded, outermost
 }
 
 func (cv *fmConv) value(n *yaml.Node, depth int) (*jnode, *yaml.Node, error) {
@@ -455,7 +601,7 @@ func (cv *fmConv) value(n *yaml.Node, depth int) (*jnode, *yaml.Node, error) {
 	if cv.left--; cv.left < 0 {
 		return nil, n, fmt.Errorf("more than %d values, aliases expanded", maxFrontmatterValues)
 	}
-	pos := jpos{Line: n.Line + cv.off, Col: n.Column}
+	pos := cv.place.pos(n.Line, n.Column)
 	switch n.Kind {
 	case yaml.AliasNode:
 		if n.Alias == nil {
@@ -496,7 +642,7 @@ func (cv *fmConv) value(n *yaml.Node, depth int) (*jnode, *yaml.Node, error) {
 			if err != nil {
 				return nil, at, err
 			}
-			out.Members = append(out.Members, jmember{Key: k.Value, KeyPos: jpos{Line: k.Line + cv.off, Col: k.Column}, Value: v})
+			out.Members = append(out.Members, jmember{Key: k.Value, KeyPos: cv.place.pos(k.Line, k.Column), Value: v})
 		}
 		return out, nil, nil
 	case yaml.ScalarNode:

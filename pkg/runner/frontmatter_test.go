@@ -21,7 +21,9 @@ import (
 // and agents/ (below too), at the paths its manifest or a marketplace
 // entry names, and in the
 // project's .claude/skills and .claude/agents. An agent's Stop runs as
-// SubagentStop. A file without frontmatter, a frontmatter without hooks
+// SubagentStop, and every hook of an agent knows the agent's type: its
+// name, after the plugin's name and the directories below agents/ for a
+// plugin's agent. A file without frontmatter, a frontmatter without hooks
 // and one that is not YAML but declares no hooks are nothing.
 func TestDiscoverFrontmatterHooks(t *testing.T) {
 	dir := makeTree(t, map[string]string{
@@ -49,7 +51,7 @@ A rule below is not a fence:
 `,
 		"plugins/fmt/scripts/fmt.sh":             "#!/bin/sh\nexit 0\n",
 		"plugins/fmt/agents/reviewer.md":         "---\r\nname: reviewer\r\ndescription: Reviews a change\r\nhooks:\r\n  Stop:\r\n    - hooks:\r\n        - type: command\r\n          command: echo reviewed\r\n  PreToolUse:\r\n    - matcher: Read\r\n      hooks: [{type: command, command: echo reading}]\r\n---\r\nYou review.\r\n",
-		"plugins/fmt/agents/team/lead.md":        "---\nname: lead\nhooks: {SubagentStop: [{hooks: [{type: command, command: echo lead}]}]}\n---\n",
+		"plugins/fmt/agents/team/lead.md":        "---\nname: chief\nhooks: {SubagentStop: [{hooks: [{type: command, command: echo lead}]}]}\n---\n",
 		"plugins/fmt/agents/notes.txt":           "---\nhooks: {Stop: [{hooks: [{type: command, command: echo not an agent}]}]}\n---\n",
 		"plugins/fmt/extra/skills/lint/SKILL.md": "\xef\xbb\xbf---\nname: lint\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo lint\n---\n",
 		"plugins/fmt/more/auditor.md":            "---\nname: auditor\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo audited\n---\n",
@@ -66,19 +68,19 @@ A rule below is not a fence:
 	s := discoverAll(t, dir)
 	var got []string
 	for _, h := range s.hooks {
-		got = append(got, fmt.Sprintf("%s event=%s %s", h.ID, h.Event, hookLine(h)[len(h.ID)+1:]))
+		got = append(got, fmt.Sprintf("%s event=%s agent=%s %s", h.ID, h.Event, h.AgentType, hookLine(h)[len(h.ID)+1:]))
 	}
 	want := []string{
-		`.claude/agents/helper.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=project root=. type=command matcher="" cmd="echo helped ${CLAUDE_PLUGIN_ROOT}" at=.claude/agents/helper.md:7:20`,
-		`.claude/skills/deploy/SKILL.md#hooks.SessionStart[0].hooks[0] event=SessionStart plugin=project root=. type=command matcher="startup" cmd="$CLAUDE_PROJECT_DIR/scripts/ready.sh" at=.claude/skills/deploy/SKILL.md:8:20`,
-		`plugins/fmt/agents/reviewer.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse plugin=fmt root=plugins/fmt type=command matcher="Read" cmd="echo reading" at=plugins/fmt/agents/reviewer.md:11:40`,
-		`plugins/fmt/agents/reviewer.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo reviewed" at=plugins/fmt/agents/reviewer.md:8:20`,
-		`plugins/fmt/agents/team/lead.md#hooks.SubagentStop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lead" at=plugins/fmt/agents/team/lead.md:3:58`,
-		`plugins/fmt/entry/agent.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo entry" at=plugins/fmt/entry/agent.md:2:50`,
-		`plugins/fmt/extra/skills/lint/SKILL.md#hooks.Stop[0].hooks[0] event=Stop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lint" at=plugins/fmt/extra/skills/lint/SKILL.md:7:20`,
-		`plugins/fmt/more/auditor.md#hooks.Stop[0].hooks[0] event=SubagentStop plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo audited" at=plugins/fmt/more/auditor.md:7:20`,
-		`plugins/fmt/skills/format/SKILL.md#hooks.PostToolUse[0].hooks[0] event=PostToolUse plugin=fmt root=plugins/fmt type=command matcher="Edit|Write" cmd="${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh" at=plugins/fmt/skills/format/SKILL.md:9:20`,
-		`plugins/fmt/skills/format/SKILL.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse plugin=fmt root=plugins/fmt type=http matcher="Bash" cmd="" at=plugins/fmt/skills/format/SKILL.md:15:11`,
+		`.claude/agents/helper.md#hooks.Stop[0].hooks[0] event=SubagentStop agent=helper plugin=project root=. type=command matcher="" cmd="echo helped ${CLAUDE_PLUGIN_ROOT}" at=.claude/agents/helper.md:7:20`,
+		`.claude/skills/deploy/SKILL.md#hooks.SessionStart[0].hooks[0] event=SessionStart agent= plugin=project root=. type=command matcher="startup" cmd="$CLAUDE_PROJECT_DIR/scripts/ready.sh" at=.claude/skills/deploy/SKILL.md:8:20`,
+		`plugins/fmt/agents/reviewer.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse agent=fmt:reviewer plugin=fmt root=plugins/fmt type=command matcher="Read" cmd="echo reading" at=plugins/fmt/agents/reviewer.md:11:40`,
+		`plugins/fmt/agents/reviewer.md#hooks.Stop[0].hooks[0] event=SubagentStop agent=fmt:reviewer plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo reviewed" at=plugins/fmt/agents/reviewer.md:8:20`,
+		`plugins/fmt/agents/team/lead.md#hooks.SubagentStop[0].hooks[0] event=SubagentStop agent=fmt:team:chief plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lead" at=plugins/fmt/agents/team/lead.md:3:58`,
+		`plugins/fmt/entry/agent.md#hooks.Stop[0].hooks[0] event=SubagentStop agent=fmt:agent plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo entry" at=plugins/fmt/entry/agent.md:2:50`,
+		`plugins/fmt/extra/skills/lint/SKILL.md#hooks.Stop[0].hooks[0] event=Stop agent= plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo lint" at=plugins/fmt/extra/skills/lint/SKILL.md:7:20`,
+		`plugins/fmt/more/auditor.md#hooks.Stop[0].hooks[0] event=SubagentStop agent=fmt:auditor plugin=fmt root=plugins/fmt type=command matcher="" cmd="echo audited" at=plugins/fmt/more/auditor.md:7:20`,
+		`plugins/fmt/skills/format/SKILL.md#hooks.PostToolUse[0].hooks[0] event=PostToolUse agent= plugin=fmt root=plugins/fmt type=command matcher="Edit|Write" cmd="${CLAUDE_PLUGIN_ROOT}/scripts/fmt.sh" at=plugins/fmt/skills/format/SKILL.md:9:20`,
+		`plugins/fmt/skills/format/SKILL.md#hooks.PreToolUse[0].hooks[0] event=PreToolUse agent= plugin=fmt root=plugins/fmt type=http matcher="Bash" cmd="" at=plugins/fmt/skills/format/SKILL.md:15:11`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hooks (-want +got):\n%s", diff)
@@ -93,6 +95,11 @@ A rule below is not a fence:
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
+	}
+	for _, f := range s.findings {
+		if f.Rule == RuleAgentStop && f.Location.File == "plugins/fmt/agents/reviewer.md" && !strings.Contains(f.Message, `SubagentStop's payload with agent_type "fmt:reviewer"`) {
+			t.Errorf("agent-stop notice does not name the agent_type sent: %s", f.Message)
+		}
 	}
 	byID := map[string]*Hook{}
 	for _, h := range s.hooks {
@@ -395,14 +402,16 @@ func TestHostileFrontmatterIsBounded(t *testing.T) {
 	}
 }
 
-// TestFrontmatterHooksAreAudited: an audit plans and runs a skill's and an
-// agent's frontmatter hooks with their events' payloads (an agent's Stop
-// with SubagentStop's), under ids that name the declaring file.
+// TestFrontmatterHooksAreAudited: an audit plans and runs a skill's, an
+// agent's and a command's frontmatter hooks with their events' payloads
+// (an agent's Stop with SubagentStop's, whose agent_type is the agent's;
+// a command's Stop with Stop's), under ids that name the declaring file.
 func TestFrontmatterHooksAreAudited(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"plugins/p/skills/s/SKILL.md":          "---\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: \"true host:skill.example.test\", once: true}]\n---\n",
 		"plugins/p/agents/a.md":                "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:agent.txt\"}]\n---\n",
+		"plugins/p/commands/git/commit.md":     "---\ndescription: commits\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:command.txt\", once: true}]\n---\n",
 	})
 	rep, err := Audit(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
@@ -413,7 +422,8 @@ func TestFrontmatterHooksAreAudited(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", r.ID, r.Event, r.Tool, r.Outcome))
 	}
 	want := []string{
-		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@general-purpose SubagentStop general-purpose allowed",
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@p:a SubagentStop p:a allowed",
+		"plugins/p/commands/git/commit.md#hooks.Stop[0].hooks[0] Stop  allowed",
 		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash PreToolUse Bash allowed",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -426,18 +436,21 @@ func TestFrontmatterHooksAreAudited(t *testing.T) {
 	}
 }
 
-// TestFrontmatterHooksRunConfined: a skill's frontmatter hook and an
-// agent's Stop are run through the real sandbox, each with its event's
-// payload on stdin; what they write is recorded and stays off the host.
+// TestFrontmatterHooksRunConfined: a skill's frontmatter hook, an agent's
+// Stop and a command's are run through the real sandbox, each with its
+// event's payload on stdin (the agent's with its own agent_type); what
+// they write is recorded and stays off the host.
 func TestFrontmatterHooksRunConfined(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	const event = `grep -o '"hook_event_name":"[A-Za-z]*"'`
+	const agent = `grep -o -e '"agent_type":"[^"]*"' -e '"hook_event_name":"[A-Za-z]*"'`
 	dir := makeTree(t, map[string]string{
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"plugins/p/skills/s/SKILL.md": "---\nname: s\ndescription: marks its runs\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +
 			"        - type: command\n          command: sh \"${CLAUDE_PLUGIN_ROOT}/skills/s/mark.sh\"\n          once: true\n---\nBody.\n",
 		"plugins/p/skills/s/mark.sh": "#!/bin/sh\n" + event + " | tee skill-ran.txt\n",
-		"plugins/p/agents/a.md":      "---\nname: a\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"" + strings.ReplaceAll(event, `"`, `\"`) + " | tee agent-ran.txt\"}]\n---\n",
+		"plugins/p/agents/a.md":      "---\nname: a\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"" + strings.ReplaceAll(agent, `"`, `\"`) + " | tee agent-ran.txt\"}]\n---\n",
+		"plugins/p/commands/fmt.md":  "---\ndescription: formats\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: '" + strings.ReplaceAll(event, "'", "''") + " | tee command-ran.txt'\n---\nFormat $ARGUMENTS.\n",
 	})
 	before := treeDigest(t, dir)
 	rep, err := Audit(t.Context(), Options{Dir: dir, Jobs: 1})
@@ -447,9 +460,10 @@ func TestFrontmatterHooksRunConfined(t *testing.T) {
 	if after := treeDigest(t, dir); after != before {
 		t.Fatal("the hooks changed the work tree on the host")
 	}
-	want := map[string]string{
-		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash": "PreToolUse skill-ran.txt",
-		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@general-purpose":  "SubagentStop agent-ran.txt",
+	want := map[string]struct{ event, file, stdout string }{
+		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash": {PreToolUse, "skill-ran.txt", `"hook_event_name":"PreToolUse"`},
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@p:a":              {SubagentStop, "agent-ran.txt", `"agent_type":"p:a"` + "\n" + `"hook_event_name":"SubagentStop"`},
+		"plugins/p/commands/fmt.md#hooks.Stop[0].hooks[0]":              {Stop, "command-ran.txt", `"hook_event_name":"Stop"`},
 	}
 	if len(rep.Runs) != len(want) {
 		t.Fatalf("%d runs, want %d: %+v", len(rep.Runs), len(want), rep.Runs)
@@ -461,12 +475,12 @@ func TestFrontmatterHooksRunConfined(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %s %s %q %v", r.ID, r.Tier, r.Outcome, r.Stdout, r.Writes)
-		ev, file, _ := strings.Cut(w, " ")
+		ev, file := w.event, w.file
 		if r.Tier != "confined" || r.Outcome != report.OutcomeAllowed || r.Event != ev {
 			t.Errorf("%s: tier %s, outcome %s (%s), event %s; want confined, allowed, %s", r.ID, r.Tier, r.Outcome, r.Reason, r.Event, ev)
 		}
-		if got := strings.TrimSpace(r.Stdout); got != `"hook_event_name":"`+ev+`"` {
-			t.Errorf("%s: stdout %q, want the %s payload's event name (stderr %q)", r.ID, got, ev, r.Stderr)
+		if got := strings.TrimSpace(r.Stdout); got != w.stdout {
+			t.Errorf("%s: stdout %q, want %q from the %s payload (stderr %q)", r.ID, got, w.stdout, ev, r.Stderr)
 		}
 		var wrote []string
 		for _, w := range r.Writes {
@@ -481,7 +495,9 @@ func TestFrontmatterHooksRunConfined(t *testing.T) {
 // FuzzFrontmatter feeds arbitrary text to the frontmatter reader as a
 // frontmatter's YAML: it must never panic, and every hook and finding it
 // produces must name the file and a line of the frontmatter (the file's
-// second line or later), with no two hooks sharing an ID.
+// second line or later), or for markdown inline in a JSON string the
+// string's place, with no two hooks sharing an ID, and an agent's hooks
+// all knowing its type.
 func FuzzFrontmatter(f *testing.F) {
 	for _, s := range []string{
 		"name: s\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - {type: command, command: echo, once: true, timeout: 5}\n",
@@ -500,22 +516,36 @@ func FuzzFrontmatter(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	dir := f.TempDir()
-	const file = "skills/s/SKILL.md"
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := newClaudeDisc(dir)
-		c.frontmatter(hookCtx{file: file, plugin: "fuzz", pluginRoot: dir, isPlugin: true, agent: len(data)%2 == 0}, data, 1)
+		agent := len(data)%2 == 0
+		file, place := "skills/s/SKILL.md", fmPlace{off: 1, prefix: "hooks."}
+		pin := jpos{Line: 9, Col: 4}
+		if len(data)%3 == 1 {
+			file, place = ".claude-plugin/plugin.json", fmPlace{pin: &pin, prefix: "commands[c].hooks."}
+		}
+		c.frontmatter(hookCtx{file: file, plugin: "fuzz", pluginRoot: dir, isPlugin: true, agent: agent}, data, place)
+		at := func(l report.Location) bool {
+			if place.pin != nil {
+				return l.File == file && l.Line == pin.Line && l.Column == pin.Col
+			}
+			return l.File == file && l.Line >= 2
+		}
 		ids := map[string]bool{}
 		for _, h := range c.out.Hooks {
 			if ids[h.ID] {
 				t.Fatalf("two hooks with the ID %s", h.ID)
 			}
 			ids[h.ID] = true
-			if h.Location.File != file || h.Location.Line < 2 || !strings.HasPrefix(h.ID, file+"#hooks.") || h.Event == "" {
+			if !at(h.Location) || !strings.HasPrefix(h.ID, file+"#"+place.prefix) || h.Event == "" {
 				t.Fatalf("hook without its place: %+v", h)
+			}
+			if agent != strings.HasPrefix(h.AgentType, "fuzz:") {
+				t.Fatalf("agent %v, agent type %q", agent, h.AgentType)
 			}
 		}
 		for _, fd := range c.out.Findings {
-			if fd.Location.File != file || fd.Location.Line == 1 || fd.Location.Line < 0 || fd.Message == "" {
+			if fd.Message == "" || (!at(fd.Location) && !(place.pin == nil && fd.Location.File == file && fd.Location.Line == 0)) {
 				t.Fatalf("finding without its place: %+v", fd)
 			}
 		}
@@ -578,5 +608,54 @@ func TestFrontmatterAsClaudeCodeCutsIt(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAgentStopCarriesItsAgentType: an agent's own SubagentStop hooks get
+// the payload Claude Code sends when that agent stops, whose agent_type is
+// the agent's type; a matcher on them is still honoured (one that selects
+// another value gets that value, one that selects none is not run), and
+// a check of such a hook sends the agent's type too. Other hooks keep the
+// default agent_type.
+func TestAgentStopCarriesItsAgentType(t *testing.T) {
+	agent := func(matcher string) *Hook {
+		return &Hook{Event: SubagentStop, AgentType: "fmt:team:reviewer", Matcher: matcher, HasMatcher: matcher != "", Type: TypeCommand, Command: "x"}
+	}
+	for _, tc := range []struct {
+		name string
+		h    *Hook
+		want string // the agent_type sent; "" for no run
+	}{
+		{"no matcher", agent(""), "fmt:team:reviewer"},
+		{"matcher selects the agent", agent("^fmt:.*reviewer$"), "fmt:team:reviewer"},
+		{"matcher selects another type", agent("Explore|Plan"), "Explore"},
+		{"matcher selects none", agent("other-plugin:.*"), ""},
+		{"a skill's SubagentStop", &Hook{Event: SubagentStop, Type: TypeCommand, Command: "x"}, "general-purpose"},
+	} {
+		ps, why := toolsFor(tc.h, nil, "/repo")
+		switch {
+		case tc.want == "" && (len(ps) != 0 || !strings.Contains(why, "(fmt:team:reviewer, general-purpose, Explore, Plan)")):
+			t.Errorf("%s: %v, why %q", tc.name, ps, why)
+		case tc.want != "" && (len(ps) != 1 || ps[0].Tool != tc.want || ps[0].Input["agent_type"] != tc.want || ps[0].Input["hook_event_name"] != SubagentStop):
+			t.Errorf("%s: %+v (%s), want agent_type %s", tc.name, ps, why, tc.want)
+		}
+	}
+	// An agent's tool hooks are not SubagentStop's: no agent_type is added.
+	ps, _ := toolsFor(&Hook{Event: PreToolUse, AgentType: "fmt:reviewer", Matcher: "Bash", HasMatcher: true, Type: TypeCommand, Command: "x"}, nil, "/repo")
+	if len(ps) != 1 || ps[0].Input["agent_type"] != nil {
+		t.Errorf("agent's PreToolUse: %+v", ps)
+	}
+
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/agents/review/rev.md":       "---\nname: reviewer\nhooks:\n  Stop: [{hooks: [{type: command, command: \"true\"}]}]\n---\n",
+		".vigiles.yml":                         "checks:\n  - {name: stops, hook: p, event: SubagentStop, expect: {blocked: false}}\n",
+	})
+	rep, err := Test(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Tool != "p:review:reviewer" || rep.Runs[0].Event != SubagentStop {
+		t.Errorf("check of an agent's Stop: %+v %v", rep.Runs, rep.Findings)
 	}
 }

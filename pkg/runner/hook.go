@@ -56,6 +56,11 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// AgentType is, for a hook an agent declares in its frontmatter, the
+	// agent_type Claude Code gives that agent (its name; for a plugin's
+	// agent prefixed "<plugin>:"): the one a SubagentStop payload carries
+	// when the agent stops. "" for every other hook.
+	AgentType string
 }
 
 // Executable says whether vigiles can run the hook.
