@@ -94,7 +94,9 @@ func envText(r report.HookRun) (text string, recorded bool) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "(%s %s too, where Claude Code runs every session-env script: content not read)", w.Op, p)
+		// One line per script, whatever its name holds, so that envSaid
+		// counts them apart from the env file's lines.
+		fmt.Fprintf(&b, "(%s %s%s", w.Op, oneLineName.Replace(p), scriptNote)
 	}
 	return b.String(), recorded
 }
@@ -395,8 +397,12 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 					Message: fmt.Sprintf("the env file of %s was not recorded whole (%s), so a change to the session's environment cannot be ruled out", r.ID, why)})
 			}
 		} else if now != old.Env {
-			add(r, DriftEnv, clip(old.Env, maxEvidence), clip(now, maxEvidence), fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s",
-				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), envSaid(old.Env)), sev)
+			// Where the two part, not their heads: a change may lie deep
+			// in a long file, or be a single tab turned newline.
+			line, was, is, ev := envDiff(old.Env, now)
+			add(r, DriftEnv, was, is, fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s; the first change is at line %d",
+				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), envSaid(old.Env), line), sev)
+			finds[len(finds)-1].Evidence = ev
 		}
 		if r.Writes == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
@@ -495,14 +501,112 @@ func declaringFile(id string) string {
 	return file
 }
 
-// envSaid names an env file's text in a sentence.
+var oneLineName = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+
+// envSaid names, in a sentence, what envText said a run left: the lines of
+// its env file (at least that many where it was cut) and the other
+// session-env scripts it wrote, counted apart from the notes envText adds.
 func envSaid(t string) string {
 	if t == "" {
 		return "nothing"
 	}
-	n := strings.Count(strings.TrimSuffix(t, "\n"), "\n") + 1
-	if n == 1 {
-		return "1 line"
+	lines := strings.Split(t, "\n")
+	scripts := 0
+	for len(lines) > 0 && isScriptNote(lines[len(lines)-1]) {
+		scripts++
+		lines = lines[:len(lines)-1]
 	}
-	return fmt.Sprintf("%d lines", n)
+	atLeast := ""
+	if n := len(lines); n > 0 && strings.HasPrefix(lines[n-1], cutNote) {
+		atLeast = "at least "
+		lines = lines[:n-1]
+	}
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1] // the newline that ends the last line
+	}
+	var parts []string
+	switch {
+	case len(lines) == 1 && strings.HasPrefix(lines[0], "(a ") && strings.HasSuffix(lines[0], ", not read)"):
+		parts = append(parts, strings.TrimSuffix(strings.TrimPrefix(lines[0], "("), ", not read)")+" (not read)")
+	case len(lines) == 1:
+		parts = append(parts, atLeast+"1 line")
+	case len(lines) > 1:
+		parts = append(parts, fmt.Sprintf("%s%d lines", atLeast, len(lines)))
+	}
+	switch {
+	case scripts == 1:
+		parts = append(parts, "1 other session-env script")
+	case scripts > 1:
+		parts = append(parts, fmt.Sprintf("%d other session-env scripts", scripts))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// The notes envText adds after an env file's content.
+const (
+	cutNote    = "… (cut at "
+	scriptNote = " too, where Claude Code runs every session-env script: content not read)"
+)
+
+func isScriptNote(l string) bool {
+	return strings.HasPrefix(l, "(") && strings.HasSuffix(l, scriptNote) && strings.Contains(l, " "+sessionEnvDir)
+}
+
+// maxEnvDiffLines bounds the lines of each side a drift's evidence shows.
+const maxEnvDiffLines = 5
+
+// envDiff shows where two env texts part: the first line that differs (its
+// number, and that line on each side, cut to maxEvidence) and, as evidence,
+// up to maxEnvDiffLines lines of each side from there. A line one side does
+// not have, and an empty line, are named, never left blank.
+func envDiff(old, now string) (line int, was, is, ev string) {
+	a, b := strings.Split(old, "\n"), strings.Split(now, "\n")
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	show := func(l []string, j int) string {
+		switch {
+		case len(l) == 1 && l[0] == "":
+			return "(nothing)"
+		case j >= len(l):
+			return fmt.Sprintf("(no line %d)", j+1)
+		case l[j] == "" && j == len(l)-1:
+			return "(end of file after a newline)"
+		case l[j] == "":
+			return "(an empty line)"
+		}
+		return cutBytes(l[j], maxEvidence)
+	}
+	var e strings.Builder
+	fmt.Fprintf(&e, "first change at line %d (- the baseline, + now)\n", i+1)
+	for _, side := range []struct {
+		mark  string
+		lines []string
+	}{{"- ", a}, {"+ ", b}} {
+		for j := i; j < i+maxEnvDiffLines && (j == i || j < len(side.lines)); j++ {
+			e.WriteString(side.mark + show(side.lines, j) + "\n")
+		}
+		if rest := len(side.lines) - (i + maxEnvDiffLines); rest > 0 {
+			fmt.Fprintf(&e, "%s… %d more line(s)\n", side.mark, rest)
+		}
+	}
+	return i + 1, show(a, i), show(b, i), e.String()
+}
+
+// cutBytes cuts s to at most n bytes at a character boundary, saying how
+// much was left out; unlike clip it keeps the spaces at either end, which
+// may be the change.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
 }
