@@ -621,6 +621,11 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
 					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline` to create it", brel)})
 			}
+			if !o.UpdateBaseline {
+				// No baseline has accepted them: said as without one.
+				finds = append(finds, egressNotices(runs)...)
+				finds = append(finds, envFileNotices(runs)...)
+			}
 		case err != nil:
 			if !o.UpdateBaseline {
 				loc := report.Location{File: brel}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,20 @@ func TestEnvFileAudited(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("no run/env-file warning with the content: %+v", rep.Findings)
+	}
+
+	// A baseline path whose file is not there yet accepts nothing: the
+	// warning stays, beside baseline/missing.
+	rep, err = Audit(ctx, Options{Dir: dir, Sandbox: "strict", Baseline: ".vigiles/baseline.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if !slices.Contains(rules, RuleRunEnvFile) || !slices.Contains(rules, RuleBaselineMissing) {
+		t.Errorf("audit with a missing baseline: findings %v; want %s and %s", rules, RuleRunEnvFile, RuleBaselineMissing)
 	}
 
 	// A baseline accepts it; a change to it is drift.
