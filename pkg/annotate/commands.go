@@ -71,7 +71,8 @@ func findingTitle(f report.Finding) string {
 	} else if f.Rule != "" {
 		t = f.Rule + ": " + t
 	}
-	return noLogTags(oneLine(cut(t, 200)))
+	// Tags neutralised before the cut, which then holds: "#·#[" is longer.
+	return cut(noLogTags(oneLine(t)), 200)
 }
 
 // findingMessage is a finding's message with its evidence, cut to max.
@@ -84,7 +85,7 @@ func findingMessage(f report.Finding, max int) string {
 	// and go-githubactions escapes them. The runner writes the message,
 	// unescaped, into the step's log as well, line by line, where the log
 	// viewer styles a line starting "##[group]" and the like.
-	return noLogTags(cut(safeLogLine(m), max))
+	return cut(noLogTags(safeLogLine(m)), max)
 }
 
 // WriteAnnotations prints one workflow command per finding to w, at most

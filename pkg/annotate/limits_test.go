@@ -50,6 +50,24 @@ func TestMessageCut(t *testing.T) {
 	if !strings.HasSuffix(cmds[0].Data, "(cut)") {
 		t.Errorf("cut message has no visible marker")
 	}
+	// Log tags are neutralised before the cut, which still holds then:
+	// "#·#[" is a character longer than what it replaces.
+	f.Message, f.Title = strings.Repeat("##[", 5000), strings.Repeat("##[", 100)
+	log.Reset()
+	WriteAnnotations(&log, []report.Finding{f})
+	cmds = runnerCommands(t, log.String())
+	if len(cmds) != 1 {
+		t.Fatalf("commands = %v", cmds)
+	}
+	if n := len([]rune(cmds[0].Data)); n > MaxMessageChars {
+		t.Errorf("a message of log tags has %d characters, past %d", n, MaxMessageChars)
+	}
+	if n := len([]rune(cmds[0].Props["title"])); n > 200 {
+		t.Errorf("a title of log tags has %d characters, past 200", n)
+	}
+	if strings.Contains(cmds[0].Data, "##[") || strings.Contains(cmds[0].Props["title"], "##[") {
+		t.Errorf("a log tag survived the cut: %q", cmds[0].Data)
+	}
 }
 
 func TestSummaryUnderLimit(t *testing.T) {
