@@ -732,7 +732,17 @@ func envFileText(r report.HookRun) string {
 	case ef.Content == nil:
 		return "not recorded"
 	case ef.Kind == "file" && ef.Size > 0:
-		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command (see the finding)", ef.Size)
+		// Its first line, cleaned: an accepted env file has no finding to
+		// point at, and the JSON report holds the rest.
+		first, rest, _ := strings.Cut(strings.TrimRight(ef.Text(), "\n"), "\n")
+		more := ""
+		if n := strings.Count(rest, "\n") + 1; rest != "" || ef.Truncated {
+			more = fmt.Sprintf(" (+%d more line(s) in the JSON report)", n)
+			if rest == "" {
+				more = " (more in the JSON report)"
+			}
+		}
+		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command: %s%s", ef.Size, clean(first, 100), more)
 	case ef.Kind != "file" && ef.Kind != "none":
 		return "a " + ef.Kind + " left where the file goes (not read)"
 	}

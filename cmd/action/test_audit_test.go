@@ -326,6 +326,31 @@ func TestAuditTextCountsWhatRan(t *testing.T) {
 	}
 }
 
+// TestAuditTextShowsTheEnvFile: the inventory shows an env file's first
+// line, cleaned (an accepted one has no finding to point at), and counts
+// the rest.
+func TestAuditTextShowsTheEnvFile(t *testing.T) {
+	one, two := "export PATH=\"$HOME/.x/bin:$PATH\"\n", "export A=1\n\x1b]0;t\x07::error::x\nexport C=3\n"
+	for _, c := range []struct {
+		content string
+		want    string
+	}{
+		{one, `env file: 33 byte(s) Claude Code runs before each Bash command: export PATH="$HOME/.x/bin:$PATH"` + "\n"},
+		{two, "env file: 39 byte(s) Claude Code runs before each Bash command: export A=1 (+2 more line(s) in the JSON report)\n"},
+	} {
+		content := c.content
+		rep := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass,
+			Runs: []report.HookRun{{ID: "a", Plugin: "p", Event: "SessionStart", Tier: "confined", Outcome: report.OutcomeAllowed,
+				EnvFile: &evidence.EnvFile{Path: "~/.claude/session-env/s/sessionstart-hook-0.sh", Kind: "file", Size: int64(len(content)), Content: &content}}},
+		}
+		var b bytes.Buffer
+		writeTextReport(&b, rep)
+		if !strings.Contains(b.String(), c.want) || strings.Contains(b.String(), "\x1b") {
+			t.Errorf("inventory:\n%s\nwant it to hold %q", b.String(), c.want)
+		}
+	}
+}
+
 // TestMergeRefusesJunkAndNamesFiles: a report file holds one JSON
 // document and nothing else, and a report that does not fit the others is
 // named by its file, not by its position.
