@@ -47,7 +47,8 @@ const testHelp = `Usage: vigiles test [flags]
 Runs the checks written in .vigiles.yml: each names a hook (by plugin name or
 hook id) or a command, the event and tool input to send it, and what must
 hold — exit code, blocked or allowed, output, JSON fields, no network, only
-some hosts, no writes, only some writes, how long it may take. Every hook
+some hosts, no writes, only some writes, nothing (or only the expected
+text) left in CLAUDE_ENV_FILE, how long it may take. Every hook
 runs the way Claude Code would run it, vendored plugins confined.
 
 Exits 1 when any expectation fails; each failure points at the line of
@@ -70,14 +71,17 @@ const auditHelp = `Usage: vigiles audit [PATH...] [flags]
 
 Discovers every hook under PATH (default: the work tree) — Claude Code's
 .claude/settings.json, .claude/settings.local.json, plugin manifests, plugin
-hooks files and local marketplaces — and runs each one for every event it
-handles, confined, recording what it wrote and which hosts it tried to
-reach. The result is an inventory per hook: outcome, hosts, writes, time.
+hooks files, local marketplaces, and the frontmatter of skills, agents and
+commands — and runs each one for every event it handles, confined,
+recording what it wrote, which hosts it tried to reach, and what a
+SessionStart hook left in CLAUDE_ENV_FILE. The result is an inventory per
+hook: outcome, hosts, writes, env file, time.
 
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
-written path, a changed outcome, a new hook — is a finding at the line that
-declares the hook. --update-baseline accepts what this audit saw and writes
-the baseline: stable, sorted JSON that reads well as a pull-request diff.
+written path, a changed outcome or env file, a new hook — is a finding at
+the line that declares the hook. --update-baseline accepts what this audit
+saw and writes the baseline: stable, sorted JSON that reads well as a
+pull-request diff.
 
 Examples:
   vigiles audit                                 # everything in the current repository
