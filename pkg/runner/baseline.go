@@ -604,9 +604,15 @@ func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
+	cut := runeStart(s, n)
 	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+}
+
+// runeStart is the last index at or before i (i < len(s)) where a
+// character of s begins: where s can be cut without splitting one.
+func runeStart(s string, i int) int {
+	for i > 0 && (s[i]&0xC0) == 0x80 {
+		i--
+	}
+	return i
 }

@@ -21,16 +21,9 @@ type Decision struct {
 // maxReason bounds the reason copied from hook output.
 const maxReason = 2000
 
+// clip trims s and cuts it to at most n bytes (cutBytes).
 func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+	return cutBytes(strings.TrimSpace(s), n)
 }
 
 // ParseOutput parses a hook's stdout as JSON when it is JSON.

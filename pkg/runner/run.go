@@ -300,10 +300,7 @@ func clipOutput(s string) string {
 	if len(s) <= reportOutputCap {
 		return s
 	}
-	cut := reportOutputCap
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
+	cut := runeStart(s, reportOutputCap)
 	return s[:cut] + fmt.Sprintf("\n… (%d bytes more not kept in the report)", len(s)-cut)
 }
 
