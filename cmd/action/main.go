@@ -103,6 +103,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			if sc, ok := subcommands[args[1]]; ok {
 				return sc.run(ctx, []string{"--help"}, getenv, stdin, stdout, stderr)
 			}
+			switch args[1] {
+			case "version":
+				fmt.Fprintln(stdout, "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary.")
+				return nil
+			case "help":
+				usage(stdout)
+				return nil
+			}
 			usage(stderr)
 			return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
 		}

@@ -35,7 +35,11 @@ func TestHelpGoesToStdout(t *testing.T) {
 			})
 		}
 	}
-	for _, args := range [][]string{{"--help"}, {"help"}} {
+	// Every command the usage lists has help, version and help too.
+	if code, out, errs := runCLI(t, "help", "version"); code != 0 || !strings.HasPrefix(out, "Usage: vigiles version") || errs != "" {
+		t.Errorf("help version: exit %d, stdout %.60q, stderr %q", code, out, errs)
+	}
+	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "help"}} {
 		if code, out, errs := runCLI(t, args...); code != 0 || !strings.Contains(out, "Commands:") || errs != "" {
 			t.Errorf("%q: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
 		}

@@ -70,7 +70,7 @@ type HookRun struct {
 	Trusted  bool     `json:"trusted"`
 	Check    string   `json:"check,omitempty"` // name of the .vigiles.yml check, for `test`
 
-	Tier       string  `json:"tier"` // confined, direct, refused
+	Tier       string  `json:"tier"` // confined, direct, refused; "" for a hook listed, not run
 	Refusal    string  `json:"refusal,omitempty"`
 	Outcome    string  `json:"outcome"`
 	Reason     string  `json:"reason,omitempty"` // why blocked or why it failed
@@ -95,7 +95,7 @@ type HookRun struct {
 // Drift is one difference from the baseline.
 type Drift struct {
 	Hook     string   `json:"hook"`
-	Kind     string   `json:"kind"` // host, write, outcome, hook-added, hook-removed
+	Kind     string   `json:"kind"` // host, write, outcome, env, hook-added, hook-removed
 	Was      string   `json:"was,omitempty"`
 	Now      string   `json:"now,omitempty"`
 	Location Location `json:"location"`
