@@ -63,7 +63,7 @@ var componentKinds = []struct {
 const maxFrontmatterValues = 100_000
 
 // maxComponentDepth bounds how far below an agents or commands directory
-// vigiles looks.
+// vigiles looks (deeper is a finding, not a silent skip).
 const maxComponentDepth = 16
 
 // pluginComponents reads the frontmatter of a plugin's skills, agents and
@@ -73,8 +73,8 @@ const maxComponentDepth = 16
 // place; an audit reads both.
 func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel string) {
 	c.skillsDir(ctx, filepath.Join(ctx.pluginRoot, claudeSkills), false)
-	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeAgents), fmAgent, 0)
-	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeCommands), fmCommand, 0)
+	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeAgents), fmAgent)
+	c.mdDir(ctx, filepath.Join(ctx.pluginRoot, claudeCommands), fmCommand)
 	if manifest != nil {
 		c.componentPaths(ctx, manifest, manifestRel, "")
 	}
@@ -87,8 +87,8 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 func (c *claudeDisc) projectComponents(root, name string) {
 	ctx := hookCtx{plugin: name, pluginRoot: root}
 	c.skillsDir(ctx, filepath.Join(root, claudeProjectSkills), false)
-	c.mdDir(ctx, filepath.Join(root, claudeProjectAgents), fmAgent, 0)
-	c.mdDir(ctx, filepath.Join(root, claudeProjectCommands), fmCommand, 0)
+	c.mdDir(ctx, filepath.Join(root, claudeProjectAgents), fmAgent)
+	c.mdDir(ctx, filepath.Join(root, claudeProjectCommands), fmCommand)
 }
 
 // componentPaths reads the "skills", "agents" and "commands" of a manifest
@@ -147,7 +147,7 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 	case fi.IsDir() && fk == fmSkill:
 		c.skillsDir(ctx, p, true)
 	case fi.IsDir():
-		c.mdDir(ctx, p, fk, 0)
+		c.mdDir(ctx, p, fk)
 	case strings.HasSuffix(p, ".md"):
 		c.markdown(ctx, p, fk)
 	default:
@@ -230,17 +230,30 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 	}
 }
 
-// mdDir reads every *.md file in an agents or a commands directory and in
-// its directories below (not dot-directories or node_modules, and no
-// symbolic link to a directory, as the walk below a root), at most
-// maxComponentDepth deep. A file that is a symbolic link is not followed
-// (a finding). Below a plugin's agents directory, the directories on the
-// way name the agent's type (agentNS), as Claude Code names it.
-func (c *claudeDisc) mdDir(ctx hookCtx, dir string, kind fmKind, depth int) {
+// mdDir reads every *.md file (the suffix in any case, as Claude Code's
+// walk of a plugin's directory matches it) in an agents or a commands
+// directory and in every directory below it, dot-directories and
+// node_modules too: Claude Code skips neither (a plugin's it walks with a
+// plain readdir, the project's .claude/agents and .claude/commands with
+// ripgrep --hidden --no-ignore --follow), and a hook it runs from there
+// must not go unread. Below the project's directories a symbolic link to
+// a directory is followed, as --follow does, while it stays inside the
+// repository (a finding where it leads out), each real directory once;
+// below a plugin's, as there, it is not. A file that is a symbolic link
+// is not followed (a finding). A directory more than maxComponentDepth
+// below is not read, and that is a finding: Claude Code would read it.
+// Below a plugin's agents directory, the directories on the way name the
+// agent's type (agentNS), as Claude Code names it.
+func (c *claudeDisc) mdDir(ctx hookCtx, dir string, kind fmKind) {
+	c.mdWalk(ctx, dir, kind, 0, map[string]bool{})
+}
+
+func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, seen map[string]bool) {
 	real, ok := c.componentDir(dir)
-	if !ok {
+	if !ok || seen[real] {
 		return
 	}
+	seen[real] = true
 	ents, err := os.ReadDir(real)
 	if err != nil {
 		return
@@ -248,14 +261,23 @@ func (c *claudeDisc) mdDir(ctx hookCtx, dir string, kind fmKind, depth int) {
 	for _, e := range ents {
 		name := e.Name()
 		p := filepath.Join(dir, name)
+		isDir := e.IsDir()
+		if !isDir && !ctx.isPlugin && e.Type()&fs.ModeSymlink != 0 {
+			// Followed as ripgrep --follow does: a link that leads out
+			// goes to componentDir, which says so and reads nothing.
+			_, fi, err := beneath(c.dir, c.dirReal, p)
+			isDir = errors.Is(err, ErrOutsideTree) || err == nil && fi.IsDir()
+		}
 		switch {
-		case e.IsDir():
-			if depth < maxComponentDepth && !strings.HasPrefix(name, ".") && name != "node_modules" {
-				sub := ctx
-				sub.agentNS += name + ":"
-				c.mdDir(sub, p, kind, depth+1)
-			}
-		case strings.HasSuffix(name, ".md"):
+		case isDir && depth >= maxComponentDepth:
+			rel, _ := relTo(c.dir, p)
+			c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+				"%s is more than %d directories below the agents or commands directory, deeper than vigiles looks; Claude Code reads the markdown files there, so the hooks they may declare are not read: move them up", rel, maxComponentDepth)
+		case isDir:
+			sub := ctx
+			sub.agentNS += name + ":"
+			c.mdWalk(sub, p, kind, depth+1, seen)
+		case strings.EqualFold(filepath.Ext(name), ".md"):
 			c.markdown(ctx, p, kind)
 		}
 	}

@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCommandAndAgentWalkMissesNothing: the markdown files Claude Code
+// reads below agents and commands directories are all read. Its walks skip
+// no dot-directory and no node_modules (a plugin's: a plain readdir that
+// takes .md in any case; the project's: ripgrep --hidden --no-ignore
+// --follow), so neither does discovery; below the project's .claude/
+// directories a link to a directory inside the repository is followed,
+// each real directory once (a link back up is no loop), one that leads out
+// is a finding; and a directory deeper than vigiles looks is a finding,
+// not a silent skip.
+func TestCommandAndAgentWalkMissesNothing(t *testing.T) {
+	outside := makeTree(t, map[string]string{"c/x.md": stopHook("echo leaked")})
+	deep := ".claude/commands/" + strings.Repeat("d/", maxComponentDepth+1) + "deep.md"
+	dir := makeTree(t, map[string]string{
+		".claude/commands/.team/hidden.md":      stopHook("echo hidden"),
+		".claude/commands/node_modules/nm.md":   stopHook("echo nm"),
+		".claude/agents/.team/a.md":             stopHook("echo hidden agent"),
+		"shared/linked.md":                      stopHook("echo linked dir"),
+		deep:                                    stopHook("echo deep"),
+		"plugins/p/.claude-plugin/plugin.json":  `{"name": "p"}`,
+		"plugins/p/commands/Upper.MD":           stopHook("echo upper"),
+		"plugins/p/commands/.x/dot.md":          stopHook("echo plugin dot"),
+		"plugins/p/agents/.x/node_modules/a.md": stopHook("echo plugin agent"),
+	})
+	for link, target := range map[string]string{
+		".claude/commands/shared": "../../shared",
+		".claude/commands/loop":   ".",
+		".claude/commands/out":    filepath.Join(outside, "c"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.ID+" "+h.Event+" "+h.AgentType+" "+h.Command)
+	}
+	sort.Strings(got)
+	want := []string{
+		".claude/agents/.team/a.md#hooks.Stop[0].hooks[0] SubagentStop a echo hidden agent",
+		".claude/commands/.team/hidden.md#hooks.Stop[0].hooks[0] Stop  echo hidden",
+		".claude/commands/node_modules/nm.md#hooks.Stop[0].hooks[0] Stop  echo nm",
+		".claude/commands/shared/linked.md#hooks.Stop[0].hooks[0] Stop  echo linked dir",
+		"plugins/p/agents/.x/node_modules/a.md#hooks.Stop[0].hooks[0] SubagentStop p:.x:node_modules:a echo plugin agent",
+		"plugins/p/commands/.x/dot.md#hooks.Stop[0].hooks[0] Stop  echo plugin dot",
+		"plugins/p/commands/Upper.MD#hooks.Stop[0].hooks[0] Stop  echo upper",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		if f.Rule != RuleAgentStop {
+			finds = append(finds, findingLine(f))
+		}
+	}
+	sort.Strings(finds)
+	wantF := []string{
+		"error discovery/malformed .claude/commands/" + strings.Repeat("d/", maxComponentDepth) + "d:0:0",
+		"error discovery/outside-work-tree .claude/commands/out:0:0",
+	}
+	if diff := cmp.Diff(wantF, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
