@@ -2,9 +2,7 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -194,16 +192,12 @@ func TestCommandFrontmatterSymlinks(t *testing.T) {
 		"plugins/q/hooks/hooks.json": `{"hooks": {}}`,
 		".claude/":                   "",
 	})
-	for link, target := range map[string]string{
+	symlinks(t, dir, map[string]string{
 		"plugins/p/commands/linked.md": "../real/cmd.md",
 		"plugins/p/commands/shared":    "../shared",
 		"plugins/q/commands":           filepath.Join(outside, "c"),
 		".claude/commands":             filepath.Join(outside, "c"),
-	} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s := discoverAll(t, dir)
 	var got []string
 	for _, h := range s.hooks {
@@ -212,11 +206,7 @@ func TestCommandFrontmatterSymlinks(t *testing.T) {
 	if diff := cmp.Diff([]string{"plugins/p/commands/own.md#hooks.Stop[0].hooks[0] echo own"}, got); diff != "" {
 		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
-	var finds []string
-	for _, f := range s.findings {
-		finds = append(finds, findingLine(f)+" "+f.Message)
-	}
-	sort.Strings(finds)
+	finds := findingMessages(s.findings)
 	wantF := []string{
 		"error discovery/malformed plugins/p/commands/linked.md:0:0 plugins/p/commands/linked.md is not a regular file (a symlink or device is not followed)",
 		"error discovery/outside-work-tree .claude/commands:0:0 .claude/commands leads outside the repository through a symbolic link; vigiles does not read it",
@@ -233,18 +223,13 @@ func TestCommandFrontmatterSymlinks(t *testing.T) {
 // frontmatter is read.
 func TestHostileCommandFrontmatterIsBounded(t *testing.T) {
 	cmdFile := "plugins/p/commands/c.md"
-	var bomb strings.Builder
-	bomb.WriteString("---\nl0: &l0 [{type: command, command: echo lol}, {type: command, command: echo lol}]\n")
-	for i := 1; i < 30; i++ {
-		fmt.Fprintf(&bomb, "l%d: &l%d [*l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1)
-	}
-	bomb.WriteString("hooks:\n  Stop:\n    - hooks: *l29\n---\n")
+	bomb := aliasBomb()
 	tests := []struct {
 		name, body string
 		want       []string
 		hooks      int
 	}{
-		{name: "alias bomb", body: bomb.String(), want: []string{"error discovery/malformed " + cmdFile + ":34:14"}},
+		{name: "alias bomb", body: bomb, want: []string{"error discovery/malformed " + cmdFile + ":34:14"}},
 		{name: "frontmatter past the size read", body: "---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\n" + strings.Repeat("# still frontmatter\n", maxDeclFile/10),
 			want: []string{"error discovery/malformed " + cmdFile + ":1:1"}},
 		{name: "long command, short frontmatter", body: stopHook("echo") + strings.Repeat("words words words\n", maxDeclFile/9), hooks: 1},

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,15 +32,11 @@ func TestCommandAndAgentWalkMissesNothing(t *testing.T) {
 		"plugins/p/commands/.x/dot.md":          stopHook("echo plugin dot"),
 		"plugins/p/agents/.x/node_modules/a.md": stopHook("echo plugin agent"),
 	})
-	for link, target := range map[string]string{
+	symlinks(t, dir, map[string]string{
 		".claude/commands/shared": "../../shared",
 		".claude/commands/loop":   ".",
 		".claude/commands/out":    filepath.Join(outside, "c"),
-	} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s := discoverAll(t, dir)
 	var got []string
 	for _, h := range s.hooks {

@@ -440,11 +440,7 @@ func TestDiscoverySearchesBelowEachPath(t *testing.T) {
 		".git/p/hooks/hooks.json":                            hook("Stop", "true git"),
 		"docs/README.md":                                     "nothing here\n",
 	})
-	for link, target := range map[string]string{"linked": filepath.Join(outside, "p"), "inlink": filepath.Join(dir, "plugins/x"), "plugins/up": ".."} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	symlinks(t, dir, map[string]string{"linked": filepath.Join(outside, "p"), "inlink": filepath.Join(dir, "plugins/x"), "plugins/up": ".."})
 	d, err := ClaudeAdapter{}.Discover(dir, dir)
 	if err != nil {
 		t.Fatal(err)

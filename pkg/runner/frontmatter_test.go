@@ -271,16 +271,12 @@ func TestFrontmatterSymlinks(t *testing.T) {
 		"plugins/p/skills/plain/x.txt":  "not a skill\n",
 		"plugins/p/skills/own/SKILL.md": stop("echo own"),
 	})
-	for link, target := range map[string]string{
+	symlinks(t, dir, map[string]string{
 		"plugins/p/skills/linked/SKILL.md": "../../real/SKILL.md",
 		"plugins/p/agents/a.md":            "../real/agent.md",
 		"plugins/p/skills/through":         "../shared/ok",
 		"plugins/p/skills/out":             filepath.Join(outside, "s"),
-	} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	s := discoverAll(t, dir)
 	var got []string
 	for _, h := range s.hooks {
@@ -293,11 +289,7 @@ func TestFrontmatterSymlinks(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
-	var finds []string
-	for _, f := range s.findings {
-		finds = append(finds, findingLine(f)+" "+f.Message)
-	}
-	sort.Strings(finds)
+	finds := findingMessages(s.findings)
 	wantF := []string{
 		"error discovery/malformed plugins/p/agents/a.md:0:0 plugins/p/agents/a.md is not a regular file (a symlink or device is not followed)",
 		"error discovery/malformed plugins/p/skills/linked/SKILL.md:0:0 plugins/p/skills/linked/SKILL.md is not a regular file (a symlink or device is not followed)",
@@ -315,12 +307,7 @@ func TestFrontmatterSymlinks(t *testing.T) {
 // frontmatter is short is read. No time is asserted.
 func TestHostileFrontmatterIsBounded(t *testing.T) {
 	skill := "plugins/p/skills/s/SKILL.md"
-	var bomb strings.Builder
-	bomb.WriteString("---\nl0: &l0 [{type: command, command: echo lol}, {type: command, command: echo lol}]\n")
-	for i := 1; i < 30; i++ {
-		fmt.Fprintf(&bomb, "l%d: &l%d [*l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1)
-	}
-	bomb.WriteString("hooks:\n  Stop:\n    - hooks: *l29\n---\n")
+	bomb := aliasBomb()
 
 	var many strings.Builder
 	many.WriteString("---\nhooks:\n  Stop: [{hooks: [{type: command, command: echo}]}]\nmetadata:\n")
@@ -344,7 +331,7 @@ func TestHostileFrontmatterIsBounded(t *testing.T) {
 		},
 		{
 			name: "alias bomb",
-			body: bomb.String(),
+			body: bomb,
 			want: []string{"error discovery/malformed " + skill + ":34:14"},
 			msg:  fmt.Sprintf("more than %d values, aliases expanded", maxFrontmatterValues),
 		},
@@ -658,4 +645,37 @@ func TestAgentStopCarriesItsAgentType(t *testing.T) {
 	if len(rep.Runs) != 1 || rep.Runs[0].Tool != "p:review:reviewer" || rep.Runs[0].Event != SubagentStop {
 		t.Errorf("check of an agent's Stop: %+v %v", rep.Runs, rep.Findings)
 	}
+}
+
+// symlinks makes each link (relative to dir) point at its target.
+func symlinks(t *testing.T, dir string, links map[string]string) {
+	t.Helper()
+	for link, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// findingMessages renders findings as "severity rule file:line:col
+// message", sorted.
+func findingMessages(fs []report.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, findingLine(f)+" "+f.Message)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// aliasBomb is a frontmatter whose Stop hooks, aliases expanded, number
+// 2·3^29: a "billion laughs".
+func aliasBomb() string {
+	var b strings.Builder
+	b.WriteString("---\nl0: &l0 [{type: command, command: echo lol}, {type: command, command: echo lol}]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [*l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1)
+	}
+	b.WriteString("hooks:\n  Stop:\n    - hooks: *l29\n---\n")
+	return b.String()
 }
