@@ -354,3 +354,33 @@ func TestProgressNamesStayOnOneLine(t *testing.T) {
 		t.Errorf("shownName kept a line separator unquoted: %q", got)
 	}
 }
+
+// TestNotRecordedSaysWhichRecord: a confined run that came back without
+// one of its records says which record is missing and why, for that
+// record (a missing write record is not blamed on the egress layer).
+func TestNotRecordedSaysWhichRecord(t *testing.T) {
+	for _, c := range []struct {
+		expect, want string
+		res          func(*sandbox.Result)
+	}{
+		{"no-write: true", "the run's writes were not recorded: the run was confined, but the sandbox returned no write record",
+			func(r *sandbox.Result) { r.Writes = nil }},
+		{"no-egress: true", "the run's network attempts were not recorded: the run was confined, but this vigiles build has no egress layer",
+			func(r *sandbox.Result) { r.Egress = nil }},
+	} {
+		rep := testOne(t, c.expect, func() (*sandbox.Result, error) {
+			r := confinedWith("")
+			c.res(r)
+			return r, nil
+		})
+		var msgs []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleNotRecorded {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		if len(msgs) != 1 || !strings.Contains(msgs[0], c.want) {
+			t.Errorf("%s: not-recorded findings %q, want one saying %q", c.expect, msgs, c.want)
+		}
+	}
+}

@@ -40,20 +40,19 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 	notKept := func(x *Expectation, what string) {
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook printed more on %s than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what it dropped was not recorded. An expectation over unrecorded evidence never passes", x.Kind, what), "")
 	}
+	// what is "egress", "writes" or "env file", as for unrecordedWhy.
 	notRecorded := func(x *Expectation, what string) {
 		var why string
 		switch r.Tier {
 		case "direct":
 			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
 		case "confined":
-			why = "the run was confined, but this vigiles build has no egress layer to record the network"
-			if what == "env file" {
-				why = "the run was confined, but the sandbox returned no env file"
-			}
+			why = "the run was " + unrecordedWhy(r.Tier, what)
 		default:
 			why = "the run did not complete (" + orDefault(r.Tier, "not run") + ")"
 		}
-		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s were not recorded: %s. An expectation over unrecorded evidence never passes", x.Kind, what, why), "")
+		noun := map[string]string{"egress": "network attempts were", "writes": "writes were", "env file": "env file was"}[what]
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s not recorded: %s. An expectation over unrecorded evidence never passes", x.Kind, noun, why), "")
 	}
 	for _, x := range c.Expect {
 		rule := RuleExpectPrefix + x.Kind
@@ -119,7 +118,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 		case ExpNoEgress:
 			if r.Egress == nil {
-				notRecorded(x, "network attempts")
+				notRecorded(x, "egress")
 				continue
 			}
 			if len(r.Egress) > 0 {
@@ -127,7 +126,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 		case ExpEgressOnly:
 			if r.Egress == nil {
-				notRecorded(x, "network attempts")
+				notRecorded(x, "egress")
 				continue
 			}
 			var bad []evidence.Egress
