@@ -212,27 +212,21 @@ type EnvFile struct {
 const MaxEnvFile = 64 << 10
 
 // Kept is how many bytes of the file Content holds.
-func (e *EnvFile) Kept() int {
-	if e == nil || e.Content == nil {
-		return 0
-	}
-	if e.Encoding == "base64" {
-		if b, err := base64.StdEncoding.DecodeString(*e.Content); err == nil {
-			return len(b)
-		}
-	}
-	return len(*e.Content)
-}
+func (e *EnvFile) Kept() int { return len(e.raw()) }
 
 // Text returns the content as text: decoded from base64 where it is so
 // (invalid UTF-8 shown as U+FFFD), "" when not recorded.
-func (e *EnvFile) Text() string {
+func (e *EnvFile) Text() string { return strings.ToValidUTF8(e.raw(), "\uFFFD") }
+
+// raw is the file's bytes that Content holds, decoded where it is base64;
+// "" when not recorded.
+func (e *EnvFile) raw() string {
 	if e == nil || e.Content == nil {
 		return ""
 	}
 	if e.Encoding == "base64" {
 		if b, err := base64.StdEncoding.DecodeString(*e.Content); err == nil {
-			return strings.ToValidUTF8(string(b), "\uFFFD")
+			return string(b)
 		}
 	}
 	return *e.Content
