@@ -675,9 +675,9 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 	for _, w := range ws {
 		abs := filepath.Join(mountedAt, strings.TrimPrefix(w.Path, prefix))
 		if want, ok := m[abs]; ok {
-			if id, ok := dirID(abs); ok && id.dev == want.dev && id.ino == want.ino {
+			if same, modeChanged := want.now(abs); same {
 				listed[abs] = true
-				if id.mode == want.mode || want.mode == anyMode {
+				if !modeChanged {
 					continue
 				}
 				w.Op, w.Kind = evidence.OpModify, "dir"
@@ -693,7 +693,7 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		if listed[d] || err != nil || rel == "." || strings.HasPrefix(rel, "../") {
 			continue
 		}
-		if id, ok := dirID(d); !ok || id.dev != want.dev || id.ino != want.ino || id.mode == want.mode || want.mode == anyMode {
+		if same, modeChanged := want.now(d); !same || !modeChanged {
 			continue
 		}
 		w := evidence.Write{Path: prefix + rel, Op: evidence.OpModify, Kind: "dir"}
@@ -704,6 +704,16 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		out = slices.Insert(out, i, w)
 	}
 	return out
+}
+
+// now says whether the directory at path is still the one made (same),
+// and whether the command changed its mode since.
+func (want fileID) now(path string) (same, modeChanged bool) {
+	id, ok := dirID(path)
+	if !ok || id.dev != want.dev || id.ino != want.ino {
+		return false, false
+	}
+	return true, want.mode != anyMode && id.mode != want.mode
 }
 
 func dirID(path string) (fileID, bool) {
