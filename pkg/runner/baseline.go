@@ -54,6 +54,13 @@ type BaselineRun struct {
 	// Env is what the run left in its env file (CLAUDE_ENV_FILE), as
 	// envText gives it; left out when that is nothing.
 	Env string `json:"env,omitempty"`
+	// File is the file the hook was declared in, where a finding about
+	// the run once it is no longer declared is placed: the id cannot
+	// always tell (a file or a directory named "a.json#b.md"). Always
+	// the start of the run's id, up to a '#'; "" (left out) in a
+	// baseline written before it was kept, which falls back to
+	// declaringFile.
+	File string `json:"file,omitempty"`
 }
 
 // sessionEnvDir is where Claude Code keeps a session's env scripts: it runs
@@ -152,9 +159,19 @@ func NewBaseline(rep *report.Report) *Baseline {
 	for _, r := range rep.Runs {
 		env, _ := envText(r)
 		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: env}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: env, File: runFile(r)}
 	}
 	return b
+}
+
+// runFile is the file a run's hook was declared in, as its location names
+// it (discovery places every hook in the file its id begins with); ""
+// where the location does not begin the id.
+func runFile(r report.HookRun) string {
+	if f := r.Location.File; f != "" && strings.HasPrefix(r.ID, f+"#") {
+		return f
+	}
+	return ""
 }
 
 // Marshal writes the baseline as indented JSON with sorted keys and a
@@ -280,8 +297,14 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = strs(f.Value, what, &run.Writes)
 					case "env":
 						err = str(f.Value, what, &run.Env)
+					case "file":
+						// Where a finding about the run may be placed:
+						// only the file its id names, never another.
+						if err = str(f.Value, what, &run.File); err == nil && (run.File == "" || !strings.HasPrefix(r.Key, run.File+"#")) {
+							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
+						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts, writes and env", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts, writes, env and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -426,7 +449,10 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 		sort.Strings(ids)
 		for _, id := range ids {
 			old := b.Runs[id]
-			loc := report.Location{File: declaringFile(id)}
+			loc := report.Location{File: old.File}
+			if loc.File == "" {
+				loc.File = declaringFile(id) // a baseline written before "file" was kept
+			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
 			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,
 				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", id, old.Plugin, old.Event, toolSuffix(old.Tool))})
@@ -487,9 +513,11 @@ func unrecordedWhy(tier, what string) string {
 	return "the run did not complete"
 }
 
-// declaringFile recovers the file part of a hook run ID ("file#path@tool").
-// Declaration files end in .json, or .md for a skill's or an agent's
-// frontmatter; a '#' inside the file name is allowed.
+// declaringFile guesses the file part of a hook run ID ("file#path@tool")
+// for a baseline run that has no "file": declaration files end in .json,
+// or .md for a skill's, an agent's or a command's frontmatter. The guess
+// is wrong where a name before the file holds ".json#" or ".md#"; where
+// the hook is at hand its own location names the file.
 func declaringFile(id string) string {
 	if i := strings.Index(id, ".json#"); i >= 0 {
 		return id[:i+len(".json")]
