@@ -159,7 +159,25 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 // field: each member a command, whose markdown is at "source" (a path, as
 // above) or inline in "content".
 func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) {
-	for _, m := range v.Members {
+	// Claude Code parses with JSON.parse: of a command named twice, only
+	// the last is read, so the earlier ones never run. vigiles reads the
+	// last alone too (its hooks keep the id they would have alone) and
+	// says so at each later name, as for an event named twice.
+	first, last := map[string]int{}, map[string]int{}
+	for i, m := range v.Members {
+		if j, dup := first[m.Key]; dup {
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(declFile, m.KeyPos),
+				"commands[%s] is declared again here (first on line %d); Claude Code reads only the last one, so the command declared before, and its hooks, never run: keep one",
+				m.Key, v.Members[j].KeyPos.Line)
+		} else {
+			first[m.Key] = i
+		}
+		last[m.Key] = i
+	}
+	for i, m := range v.Members {
+		if last[m.Key] != i {
+			continue
+		}
 		cmd := m.Value
 		if cmd.Kind != jsonObject {
 			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, cmd.Pos), "commands[%s]: want an object with \"source\" or \"content\", found %s", m.Key, cmd.Kind)
