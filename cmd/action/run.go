@@ -29,12 +29,16 @@ func init() {
 	subcommands["run"] = subcommand{summary: "run one command confined and report what it did", run: cmdRun}
 }
 
-const runHelp = `Usage: vigiles run [flags] -- COMMAND [ARG...]
+const runHelp = `Usage: vigiles run [flags] [--] COMMAND [ARG...]
 
 Runs COMMAND confined (bubblewrap namespaces, read-only host, an overlay
 over the work tree, a throwaway HOME and TMPDIR, no capabilities, a
 seccomp filter, resource limits, and a network wall) and reports what it
 wrote and which hosts it tried to reach. The host tree never changes.
+
+Flags go before COMMAND: from COMMAND on, every argument is the
+command's own (vigiles run ./hook.sh --json passes --json to the hook).
+The -- is needed only when COMMAND itself starts with -.
 
 Examples:
   vigiles run -- bash -c 'echo hi > out.txt'          # report: create out.txt
@@ -59,6 +63,9 @@ Flags:
 
 func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	// Flags end at COMMAND: its own arguments (--sandbox off, --json,
+	// --timeout 5 of a tool) must never be read as vigiles' flags.
+	fs.SetInterspersed(false)
 	var (
 		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
 		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")

@@ -109,3 +109,17 @@ func TestRunRefusalSaidOnce(t *testing.T) {
 		t.Errorf("want the reason on one line after \"vigiles: refused: \":\n%s", errs)
 	}
 }
+
+// TestRunFlagsEndAtCommand: from COMMAND on, every argument is the
+// command's own, with or without --: a hook's --json or --timeout 0 (or
+// --sandbox off) is never read as one of vigiles' flags.
+func TestRunFlagsEndAtCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, sep := range [][]string{nil, {"--"}} {
+		args := append([]string{"run", "--sandbox", "off", "--json", "--workdir", dir}, sep...)
+		code, out, errs := runCLI(t, append(args, "echo", "--trusted", "--timeout", "0", "--sandbox", "strict")...)
+		if code != 0 || !strings.Contains(out, `"stdout": "--trusted --timeout 0 --sandbox strict\n"`) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q: want the flags after COMMAND passed to it", args, code, out, errs)
+		}
+	}
+}
