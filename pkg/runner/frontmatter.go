@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -565,19 +567,14 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 
 // agentType is the agent_type Claude Code gives the agent of ctx.file,
 // which a SubagentStop payload carries and its matcher selects: the
-// frontmatter's "name" (n; the file's name without .md when there is
-// none), and for a plugin's agent, the plugin's name, then the
-// directories between its agents directory and the file, then that name,
-// joined by ":" ("fmt:team:lead"), as Claude Code names plugin agents
-// (loadPluginAgents) so that two plugins' agents never share a type.
+// frontmatter's "name" (n, as agentName reads it; the file's name without
+// .md when there is none), and for a plugin's agent, the plugin's name,
+// then the directories between its agents directory and the file, then
+// that name, joined by ":" ("fmt:team:lead"), as Claude Code names plugin
+// agents (loadPluginAgents) so that two plugins' agents never share a
+// type.
 func agentType(ctx hookCtx, n *yaml.Node) string {
-	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	name := ""
-	if n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
-		name = n.Value
-	}
+	name := agentName(n)
 	if name == "" {
 		name = strings.TrimSuffix(path.Base(ctx.file), ".md")
 	}
@@ -585,6 +582,125 @@ func agentType(ctx hookCtx, n *yaml.Node) string {
 		return ctx.plugin + ":" + ctx.agentNS + name
 	}
 	return name
+}
+
+// agentName is the name an agent's "name" value n gives it: Claude Code
+// reads the frontmatter into JavaScript values and makes the name with
+// String(), so a value YAML reads as a number or a boolean is named as
+// JavaScript writes that value ("1.50" is the number 1.5, so "1.5"; "0x1F"
+// "31"; "True" "true"), not as the text is written. "" (the file's name,
+// then) for null or no value, and for a list or a mapping, which is no
+// name (what Claude Code then does is not established: it may skip the
+// agent, whose hooks then never run; vigiles runs them all the same).
+//
+// What this is based on: the rule above (String() over the parsed value)
+// is how Claude Code's loader was described for this change; its YAML
+// parser's exact reading of the rarer numerals was not. Numbers are read
+// as YAML 1.2's core schema reads them, as a JavaScript YAML parser does:
+// "010" is ten (yaml.v3 alone takes it for YAML 1.1's octal), and a
+// numeral with "_" or a date (which yaml.v3 takes for an int or a
+// timestamp) stays the text as written.
+func agentName(n *yaml.Node) string {
+	if n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return ""
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return fmt.Sprint(b)
+		}
+	case "!!int", "!!float":
+		if f, ok := yamlCoreNumber(n.Value); ok {
+			return jsNumberString(f)
+		}
+	}
+	return n.Value
+}
+
+// yamlCoreNumber reads s as YAML 1.2's core schema reads a number: a
+// decimal integer or float (leading zeros decimal), 0x and 0o integers,
+// and .inf, .nan with their signs and cases. ok is false for anything
+// else.
+func yamlCoreNumber(s string) (float64, bool) {
+	switch s {
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF":
+		return math.Inf(1), true
+	case "-.inf", "-.Inf", "-.INF":
+		return math.Inf(-1), true
+	case ".nan", ".NaN", ".NAN":
+		return math.NaN(), true
+	}
+	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0o") {
+		base := 16
+		if s[1] == 'o' {
+			base = 8
+		}
+		u, err := strconv.ParseUint(s[2:], base, 64)
+		if err != nil || strings.ContainsAny(s[2:], "+-_") {
+			return 0, false
+		}
+		return float64(u), true
+	}
+	if !yamlCoreFloatRE.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, true // out of range: ±Inf, as JavaScript reads it
+}
+
+// yamlCoreFloatRE is YAML 1.2's core schema's integer and float, but for
+// the special values yamlCoreNumber reads apart.
+var yamlCoreFloatRE = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// jsNumberString writes f as JavaScript's String() (Number::toString)
+// does: the shortest digits that read back as f, without an exponent
+// from 1e-6 up to below 1e21, else d.ddde±n.
+func jsNumberString(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0" // -0 too
+	}
+	sign := ""
+	if f < 0 {
+		sign, f = "-", -f
+	}
+	// Shortest round-trip digits and exponent: d.ddde±x.
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	k, n := len(digits), x+1 // f = 0.digits × 10^n
+	switch {
+	case k <= n && n <= 21:
+		return sign + digits + strings.Repeat("0", n-k)
+	case 0 < n && n <= 21:
+		return sign + digits[:n] + "." + digits[n:]
+	case -6 < n && n <= 0:
+		return sign + "0." + strings.Repeat("0", -n) + digits
+	}
+	m := digits[:1]
+	if k > 1 {
+		m += "." + digits[1:]
+	}
+	if n-1 < 0 {
+		return sign + m + "e-" + strconv.Itoa(1-n)
+	}
+	return sign + m + "e+" + strconv.Itoa(n-1)
 }
 
 // repeatedKey returns the first key under n that its mapping has already
