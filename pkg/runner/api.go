@@ -754,7 +754,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	} else {
 		var names []string
 		for _, h := range s.hooks {
-			if h.ID == c.Hook || h.Plugin == c.Hook || strings.HasPrefix(h.ID, c.Hook+"#") {
+			if h.ID == c.Hook || h.Plugin == c.Hook || selectsByID(h, c.Hook) {
 				if h.Event == c.Event && h.Executable() {
 					hooks = append(hooks, h)
 				}
@@ -842,6 +842,19 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// selectsByID says whether a check's hook: sel names h by the start of its
+// id: its declaring file whole, or that file and more of the id (an id
+// whose declarations are kept apart with #2 names them all). A file whose
+// name only begins with sel and a '#' ("a.json" of "a.json#b.md") is
+// another file, so the file is h's location's, not a guess from the id.
+func selectsByID(h *Hook, sel string) bool {
+	if !strings.HasPrefix(h.ID, sel+"#") {
+		return false
+	}
+	f := h.Location.File
+	return f == "" || sel == f || strings.HasPrefix(sel, f+"#")
 }
 
 func knownHookNames(hs []*Hook) string {

@@ -501,7 +501,8 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 
 func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher bool, mloc report.Location, h *jnode) {
 	file := ctx.file
-	where := strings.TrimPrefix(id[strings.IndexByte(id, '#')+1:], "hooks.")
+	// The handler's path: the id after its file, which may hold a '#'.
+	where := strings.TrimPrefix(strings.TrimPrefix(id, file+"#"), "hooks.")
 	if h.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, h.Pos), "%s: want a hook handler object, found %s", where, h.Kind)
 		return
