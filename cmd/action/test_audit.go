@@ -69,7 +69,8 @@ Flags:
 
 const auditHelp = `Usage: vigiles audit [PATH...] [flags]
 
-Discovers every hook under PATH (default: the work tree) — Claude Code's
+Discovers every hook under PATH (relative to --dir; default: the whole
+work tree) — Claude Code's
 .claude/settings.json, .claude/settings.local.json, plugin manifests, plugin
 hooks files, local marketplaces, and the frontmatter of skills, agents and
 commands — and runs each one for every event it handles, confined,
@@ -81,14 +82,14 @@ With a baseline (default .vigiles/baseline.json), anything new — a host, a
 written path, a changed outcome or env file, a new hook — is a finding at
 the line that declares the hook. --update-baseline accepts what this audit
 saw and writes the baseline: stable, sorted JSON that reads well as a
-pull-request diff.
+pull-request diff. It needs the whole audit: no --shard, no PATH.
 
 Examples:
   vigiles audit                                 # everything in the current repository
   vigiles audit plugins/vendor-a plugins/vendor-b
   vigiles audit --update-baseline               # accept; review the diff of .vigiles/baseline.json
   vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
-  vigiles audit --sandbox off --baseline ""     # on a throwaway machine without bubblewrap: records nothing
+  vigiles audit --sandbox off --baseline ""     # hooks run in the open, recording nothing: a throwaway machine only
 
 Exit status: 0 nothing new; 1 a finding of severity error (drift, a malformed
 declaration); 2 bad usage; 125 vigiles refused or failed.
@@ -209,7 +210,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	var c commonFlags
 	c.add(fs)
 	baseline := fs.String("baseline", ".vigiles/baseline.json", "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
-	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only, not shards)")
+	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only: no --shard, no PATH)")
 	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -222,6 +223,12 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
 	}
+	// The baseline is written from what this audit ran: an audit of some
+	// directories would drop every other hook from it.
+	if *updateBaseline && !coversWorkTree(c.dir, fs.Args()) {
+		return exitWith(2, fmt.Errorf("audit: --update-baseline needs the whole audit, and %s names part of it: "+
+			"the baseline would keep only the hooks under it; drop the PATHs", strings.Join(fs.Args(), " ")))
+	}
 	o := c.options(stderr)
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
@@ -229,8 +236,14 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
 	var pe *runner.AuditPathError
-	if errors.As(err, &pe) && pe.Outside {
-		err = hinted{msg: err.Error() + "; name directories under --dir " + c.dir, err: err}
+	if errors.As(err, &pe) {
+		if pe.Outside {
+			err = hinted{msg: err.Error() + "; name directories under --dir " + c.dir, err: err}
+		} else if !filepath.IsAbs(pe.Path) {
+			// A PATH is taken relative to --dir, not to the current directory.
+			err = hinted{msg: fmt.Sprintf("%s (%s; a PATH is relative to --dir %s)", err.Error(),
+				filepath.Join(c.dir, pe.Path), c.dir), err: err}
+		}
 	}
 	if err == nil && *updateBaseline && !c.quiet {
 		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
@@ -271,6 +284,34 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, err)
 	}
 	return finishReport("merge", rep, nil, *format, *output, stdout)
+}
+
+// coversWorkTree says whether an audit of paths (relative to dir, or
+// absolute) is an audit of the whole work tree: no paths, or one of them
+// is dir itself.
+func coversWorkTree(dir string, paths []string) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	resolve := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			p = a
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return p
+	}
+	root := resolve(dir)
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if resolve(p) == root {
+			return true
+		}
+	}
+	return false
 }
 
 // maxReportFile bounds a report file merge reads.

@@ -392,3 +392,33 @@ func TestMergeRefusesJunkAndNamesFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateBaselineNeedsTheWholeAudit: the baseline is written from what
+// the audit ran, so an audit of some directories may not write it (it
+// would drop every other hook); PATHs that name the work tree itself may.
+// A PATH that is not there says it is taken relative to --dir.
+func TestUpdateBaselineNeedsTheWholeAudit(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"plugins/a/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo quiet"}]}]}}`,
+		"plugins/b/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo phone"}]}]}}`,
+	})
+	withExecutor(t, fixedHooks())
+	baseline := filepath.Join(dir, ".vigiles", "baseline.json")
+	if code, _, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline", "-q"); code != 0 {
+		t.Fatalf("whole audit: exit %d: %s", code, errs)
+	}
+	want, _ := os.ReadFile(baseline)
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline", "-q", "plugins/a")
+	if got, _ := os.ReadFile(baseline); code != 2 || out != "" || !strings.Contains(errs, "--update-baseline needs the whole audit") || string(got) != string(want) {
+		t.Errorf("audit of one plugin with --update-baseline: exit %d, stdout %q, stderr %q, baseline changed: %v", code, out, errs, string(got) != string(want))
+	}
+	for _, whole := range []string{".", dir, "plugins/.."} {
+		if code, _, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline", "-q", whole); code != 0 {
+			t.Errorf("audit %s --update-baseline: exit %d: %s", whole, code, errs)
+		}
+	}
+	code, _, errs = runCLI(t, "audit", "--dir", dir, "-q", filepath.Base(dir)+"/plugins")
+	if code != 2 || !strings.Contains(errs, "a PATH is relative to --dir "+dir) {
+		t.Errorf("a PATH given relative to the current directory: exit %d, stderr %q", code, errs)
+	}
+}
