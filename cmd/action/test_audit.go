@@ -566,7 +566,7 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 		fmt.Fprintf(w, "\n%s (%d error, %d warning, %d notice%s):\n", title,
 			shownCounts[report.SeverityError], shownCounts[report.SeverityWarning], shownCounts[report.SeverityNotice], note)
 		for _, f := range shown {
-			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", f.Severity, loc(f.Location), clean(f.Rule, 60), clean(f.Message, 400))
+			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", f.Severity, loc(f.Location), clean(f.Rule, 60), clean(f.Message, maxMessageRunes))
 		}
 	}
 	fmt.Fprintln(w)
@@ -644,7 +644,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 			fmt.Fprintf(w, ", %s\n", dur(r.DurationMs))
 		}
 		for _, f := range c.fails {
-			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, 400))
+			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, maxMessageRunes))
 			if f.Evidence != "" && !allLinesIn(f.Evidence, f.Message) {
 				writeEvidence(w, f.Evidence)
 			}
@@ -666,6 +666,12 @@ func underCheck(rep *report.Report, f report.Finding) bool {
 	}
 	return false
 }
+
+// maxMessageRunes bounds a finding's message in the text report. vigiles
+// writes messages that say what to do at their end (discovery/no-hooks
+// lists where it looked, then the fix): the bound keeps them whole and
+// still cuts a message that quotes pages of a hook's text.
+const maxMessageRunes = 1000
 
 // Bounds of the evidence shown under a failed expectation.
 const (

@@ -422,3 +422,26 @@ func TestUpdateBaselineNeedsTheWholeAudit(t *testing.T) {
 		t.Errorf("a PATH given relative to the current directory: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestTextReportKeepsMessagesWhole: the text report shows vigiles' own
+// messages whole, their fix at the end included (discovery/no-hooks says
+// where it looked, then what to do), and still cuts a runaway one.
+func TestTextReportKeepsMessagesWhole(t *testing.T) {
+	dir := t.TempDir()
+	_, js, _ := runCLI(t, "audit", "--dir", dir, "--baseline", "", "-q", "--format", "json")
+	var rep report.Report
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || len(rep.Findings) != 1 {
+		t.Fatalf("audit of an empty tree: %v, findings %+v", err, rep.Findings)
+	}
+	code, out, _ := runCLI(t, "audit", "--dir", dir, "--baseline", "", "-q")
+	if msg := rep.Findings[0].Message; code != 1 || !strings.Contains(out, msg) {
+		t.Errorf("exit %d; the text report does not hold the whole message %q:\n%s", code, msg, out)
+	}
+	long := strings.Repeat("x", 5000)
+	var b bytes.Buffer
+	writeTextReport(&b, &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
+		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: long}}})
+	if strings.Contains(b.String(), long[:maxMessageRunes+1]) || !strings.Contains(b.String(), long[:maxMessageRunes]+"…") {
+		t.Errorf("a %d-rune message is not cut at %d", len(long), maxMessageRunes)
+	}
+}
