@@ -320,7 +320,15 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 			if dest == "" {
 				dest = e.IP
 			}
-			fmt.Fprintf(w, "    %-7s %q port %d via %s (%d attempts)\n", verdict, dest, e.Port, printable(string(e.Via)), e.Attempts)
+			port := "" // a name looked up, never connected to, has no port
+			if e.Port != 0 {
+				port = fmt.Sprintf(" port %d", e.Port)
+			}
+			attempts := "attempts"
+			if e.Attempts == 1 {
+				attempts = "attempt"
+			}
+			fmt.Fprintf(w, "    %-7s %q%s via %s (%d %s)\n", verdict, dest, port, printable(string(e.Via)), e.Attempts, attempts)
 		}
 	}
 	if len(r.Lingered) > 0 {

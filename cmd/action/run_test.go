@@ -123,3 +123,21 @@ func TestRunFlagsEndAtCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportEgressLines: a name only looked up has no port to show
+// (not "port 0"); one attempt is "1 attempt".
+func TestRunReportEgressLines(t *testing.T) {
+	var b bytes.Buffer
+	writeRunReport(&b, &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, WritesMethod: "overlay", Egress: []evidence.Egress{
+		{Host: "api.example.test", Via: evidence.ViaDNS, Attempts: 2},
+		{Host: "api.example.test", Port: 443, Via: evidence.ViaProxy, Attempts: 1},
+	}})
+	for _, want := range []string{
+		"    blocked \"api.example.test\" via dns (2 attempts)\n",
+		"    blocked \"api.example.test\" port 443 via proxy (1 attempt)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
