@@ -15,6 +15,7 @@ ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/vigiles ./cmd/action \
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/vigiles-sandbox ./cmd/vigiles-sandbox \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/vigiles-reaper ./cmd/vigiles-reaper \
  && /out/vigiles version
 
 # --- runtime: Debian bookworm-slim with the packages of image/packages.txt
@@ -29,7 +30,7 @@ RUN set -eu; \
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       $(grep -v '^[[:space:]]*#' /tmp/packages.txt | tr -s '[:space:]' ' '); \
     rm -rf /var/lib/apt/lists/* /tmp/packages.txt
-COPY --from=build /out/vigiles /out/vigiles-sandbox /usr/local/bin/
+COPY --from=build /out/vigiles /out/vigiles-sandbox /out/vigiles-reaper /usr/local/bin/
 # GitHub runs container actions and job containers as root; the hooks
 # themselves never run as root: bubblewrap gives them a fresh user
 # namespace with every capability dropped.

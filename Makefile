@@ -12,11 +12,13 @@ all: build
 deps:
 	bash scripts/install-deps.sh
 
-# bin/vigiles and, beside it, bin/vigiles-sandbox: the lean binary that
-# runs inside every sandbox (the init and the reaper).
+# bin/vigiles and, beside it, the lean binaries that run inside every
+# sandbox: bin/vigiles-sandbox (the init) and bin/vigiles-reaper (the
+# reaper, pid 1 of the command's pid namespace).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/action
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(dir $(BIN))vigiles-sandbox ./cmd/vigiles-sandbox
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o $(dir $(BIN))vigiles-reaper ./cmd/vigiles-reaper
 
 # The main job on the bundled example: install what is missing, build,
 # audit the example repository and run its expectations.

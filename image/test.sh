@@ -92,6 +92,8 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" \
   -o "$root/usr/local/bin/vigiles" ./cmd/action
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" \
   -o "$root/usr/local/bin/vigiles-sandbox" ./cmd/vigiles-sandbox
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" \
+  -o "$root/usr/local/bin/vigiles-reaper" ./cmd/vigiles-reaper
 mkdir -p "$root/work"
 cp -a examples "$root/work/examples"
 mkdir -p "$root/github/file_commands"

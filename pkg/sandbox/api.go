@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // ResultSchema names the run result document.
@@ -65,19 +66,9 @@ type Spec struct {
 	EnvFile, EnvFileVar string
 }
 
-// Limits bound a confined command. Zero means the default.
-type Limits struct {
-	Pids        int    `json:"pids"`        // processes (RLIMIT_NPROC)
-	MemoryBytes uint64 `json:"memoryBytes"` // address space per process (RLIMIT_AS)
-	// RunMemoryBytes bounds the memory of the whole run (every process,
-	// and the scratch files) where a memory cgroup can be made: for root
-	// callers.
-	RunMemoryBytes uint64 `json:"runMemoryBytes"`
-	FileBytes      uint64 `json:"fileBytes"`    // largest file (RLIMIT_FSIZE)
-	ScratchBytes   uint64 `json:"scratchBytes"` // total writes: work tree, HOME, TMPDIR
-	CPUSeconds     uint64 `json:"cpuSeconds"`   // CPU time per process (RLIMIT_CPU)
-	OpenFiles      uint64 `json:"openFiles"`    // RLIMIT_NOFILE
-}
+// Limits bound a confined command. Zero means the default
+// (reaper.Defaults). The reaper, a package of its own, applies them.
+type Limits = reaper.Limits
 
 // Defaults a real hook never hits.
 const (

@@ -19,13 +19,14 @@ const (
 
 // Fds the broker hands the init (bwrap passes inherited fds through).
 const (
-	fdConfig  = 3 // init reads its JSON config
-	fdResult  = 4 // init writes its JSON result
-	fdControl = 5 // a socket: for a sandbox of another uid the init sends its namespaces, the broker the id-mapped tree; then "go" once the network is attached
-	fdInfo    = 6 // bwrap writes its info JSON (child pid)
-	fdReady   = 7 // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
-	fdExe     = 8 // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
-	fdData    = 9 // the first of plan.DataFiles' contents, one fd each, which bwrap reads and closes
+	fdConfig  = 3  // init reads its JSON config
+	fdResult  = 4  // init writes its JSON result
+	fdControl = 5  // a socket: for a sandbox of another uid the init sends its namespaces, the broker the id-mapped tree; then "go" once the network is attached
+	fdInfo    = 6  // bwrap writes its info JSON (child pid)
+	fdReady   = 7  // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
+	fdExe     = 8  // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
+	fdReaper  = 9  // vigiles-reaper, which the init execs as /proc/self/fd/9 (initConfig.ReaperByFD); else closed
+	fdData    = 10 // the first of plan.DataFiles' contents, one fd each, which bwrap reads and closes
 )
 
 // initBinary is the path bwrap execs the init by: the binary the broker

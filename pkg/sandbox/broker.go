@@ -20,6 +20,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // MinPids is the smallest process limit a confined run accepts: bwrap, the
@@ -271,7 +273,7 @@ func failed(res *Result, tier Tier, err error) (*Result, error) {
 // Writes and Egress stay nil.
 func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
 	res.Tier = TierDirect
-	cloexecFrom(3)
+	fsx.CloexecFrom(3)
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -281,7 +283,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	env = replaceEnv(env, "TMPDIR", os.TempDir())
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	if !strings.Contains(spec.Command[0], "/") {
-		cmd.Path = lookPath(spec.Command[0], env)
+		cmd.Path = reaper.LookPath(spec.Command[0], env)
 		cmd.Err = nil
 	}
 	cmd.Dir, cmd.Env = cwd, env
@@ -327,7 +329,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 
 func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{}, res *Result) (*Result, error) {
 	res.Tier = TierConfined
-	cloexecFrom(3) // only what is handed on purpose crosses into the sandbox
+	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -349,7 +351,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		Env:          hookEnv(os.LookupEnv, os.Environ(), spec.Env),
 		Timeout:      timeout,
 		Linger:       spec.Linger,
-		Limits:       spec.Limits.withDefaults(),
+		Limits:       spec.Limits.WithDefaults(),
 		WritesMethod: spec.WritesMethod,
 		Network:      network != nil,
 		Egress:       spec.Egress,
@@ -441,6 +443,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	// around the tree (those in it the init hides; see gitcreds.go).
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
+	// The reaper starts from vigiles-reaper where it lies beside the
+	// in-sandbox binary and the sandbox's uid may execute it; else from
+	// the init's own binary, which carries every role.
+	reaperExe := reaperExecutable(exe, cred)
+	cfg.ReaperByFD = reaperExe != ""
 	gits, err := outsideGitConfigs(spec.Dir, view)
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
@@ -489,7 +496,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))
 	}
 	closers = append(closers, exeFile)
-	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile}
+	var reaperFile *os.File // nil: fdReaper is closed in bwrap
+	if reaperExe != "" {
+		if reaperFile, err = os.Open(reaperExe); err != nil {
+			return fail(fmt.Errorf("opening the reaper binary: %w", err))
+		}
+		closers = append(closers, reaperFile)
+	}
+	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile, reaperFile}
 	for _, g := range gits {
 		f, err := dataFile("vigiles-gitconfig", g.clean)
 		if err != nil {
@@ -503,7 +517,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
-	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, then fdData and on
+	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := cg.start(cmd); err != nil {
@@ -515,6 +529,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	infoW.Close()
 	readyW.Close()
 	exeFile.Close()
+	reaperFile.Close()
 	waitDone := make(chan error, 1)
 	go func() { waitDone <- cmd.Wait() }()
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -838,10 +853,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	return res, nil
 }
 
-// SandboxBinary is the lean binary of the in-sandbox roles (init and
-// reaper). When it lies beside the running executable, sandboxes run it
-// instead of the running executable itself: it starts in a fraction of
-// the full CLI's time. Both must come from the same build.
+// SandboxBinary is the lean binary of the in-sandbox roles (the init, and
+// the reaper where ReaperBinary is not beside it). When it lies beside the
+// running executable, sandboxes run it instead of the running executable
+// itself: it starts in a fraction of the full CLI's time. Both must come
+// from the same build.
 const SandboxBinary = "vigiles-sandbox"
 
 func sandboxExecutable() (string, error) {
@@ -857,6 +873,33 @@ func sandboxExecutable() (string, error) {
 		return lean, nil
 	}
 	return exe, nil
+}
+
+// ReaperBinary is the reaper's own lean binary: pkg/sandbox/reaper alone,
+// nothing of the egress layer, so that it starts in about the time of a
+// minimal Go program (the init's binary, which links the egress layer,
+// takes nearly twice that). When it lies beside the in-sandbox binary,
+// the init starts the reaper from it. All three must come from the same
+// build (the init and the reaper check their protocol numbers).
+const ReaperBinary = "vigiles-reaper"
+
+// reaperExecutable is ReaperBinary beside exe, where it is a regular file
+// that the sandbox's uid (cred's, else the caller's) may execute; "" when
+// it is not, and the reaper runs from the init's binary.
+func reaperExecutable(exe string, cred *syscall.Credential) string {
+	p := filepath.Join(filepath.Dir(exe), ReaperBinary)
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return ""
+	}
+	uid, gid := uint32(os.Geteuid()), uint32(os.Getegid())
+	if cred != nil {
+		uid, gid = cred.Uid, cred.Gid
+	}
+	if !mayUse(&st, uid, gid, 0o1) {
+		return ""
+	}
+	return p
 }
 
 // readByte reports whether one byte arrived before EOF.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"unsafe"
 
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"golang.org/x/sys/unix"
 )
 
@@ -178,7 +179,7 @@ func receiveTree(target string) error {
 		return fmt.Errorf("receiving the work tree: %w", err)
 	}
 	defer unix.Close(tree)
-	dst, err := openMountTarget(target)
+	dst, err := fsx.OpenMountTarget(target)
 	if err != nil {
 		return err
 	}

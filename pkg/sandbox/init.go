@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -19,18 +20,18 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
-// The argv[1] values that select the in-sandbox roles of the binary.
-const (
-	initArg   = "__vigiles-init"
-	reaperArg = "__vigiles-reaper"
-)
+// initArg is the argv[1] that selects the init's role in the binary (the
+// reaper's is reaper.Arg).
+const initArg = "__vigiles-init"
 
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 8
+const initProtocol = 9
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -64,6 +65,9 @@ type initConfig struct {
 	MaskDirs []string `json:"maskDirs,omitempty"`
 	// EnvFile is Spec.EnvFile: relative to HOME, checked by the broker.
 	EnvFile string `json:"envFile,omitempty"`
+	// ReaperByFD: fdReaper holds vigiles-reaper, the lean reaper binary;
+	// otherwise the reaper runs from the init's own binary.
+	ReaperByFD bool `json:"reaperByFd,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -88,19 +92,6 @@ type initResult struct {
 	EnvFile       *evidence.EnvFile `json:"envFile,omitempty"`
 }
 
-// reaperStatus is what the reaper tells the init about the command.
-type reaperStatus struct {
-	Error    string   `json:"error,omitempty"`
-	Refusal  string   `json:"refusal,omitempty"`
-	ExitCode int      `json:"exitCode"`
-	Signal   string   `json:"signal"`
-	Lingered []string `json:"lingered,omitempty"`
-	LimitHit string   `json:"limitHit,omitempty"`
-	// DurationNs is from just before the command's exec to its main
-	// process's exit.
-	DurationNs int64 `json:"durationNs"`
-}
-
 // MaybeInit runs the in-sandbox roles of the vigiles binary and exits when
 // os.Args selects one; otherwise it returns at once. Call it first thing
 // in main (and in TestMain of tests that run the engine).
@@ -111,8 +102,8 @@ func MaybeInit() {
 	switch os.Args[1] {
 	case initArg:
 		os.Exit(initMain())
-	case reaperArg:
-		os.Exit(reaperMain())
+	case reaper.Arg:
+		os.Exit(reaper.Main())
 	}
 }
 
@@ -120,7 +111,7 @@ func initMain() int {
 	// The reaper is started from this thread with Pdeathsig, which the
 	// kernel ties to the thread: keep it for the init's whole life.
 	runtime.LockOSThread()
-	cloexecFrom(3) // the reaper, and so the command, inherits none of these
+	fsx.CloexecFrom(3) // the reaper, and so the command, inherits none of these
 	ready := os.NewFile(fdReady, "ready")
 	ready.Write([]byte("r"))
 	defer ready.Close()
@@ -193,7 +184,7 @@ func runInit(cfg initConfig, done func()) initResult {
 	}
 	scratch := cfg.Limits.ScratchBytes
 	if scratch == 0 {
-		scratch = defaultLimits.ScratchBytes
+		scratch = reaper.Defaults.ScratchBytes
 	}
 	// The scratch tmpfs holds the overlay's upper dir, HOME and TMPDIR: all
 	// the command can write, bounded in size, gone with the namespace.
@@ -201,7 +192,7 @@ func runInit(cfg initConfig, done func()) initResult {
 	if cfg.ScratchInodes > 0 {
 		opts += fmt.Sprintf(",nr_inodes=%d", cfg.ScratchInodes)
 	}
-	if err := safeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+	if err := fsx.SafeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
 	}
 	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
@@ -314,13 +305,13 @@ func runInit(cfg initConfig, done func()) initResult {
 	// The reaper starts now, so that its own start-up (a Go runtime, a
 	// fresh /proc) overlaps the egress setup; it waits for its config,
 	// which carries what the setup decides (proxy variables, resolv.conf).
-	rp, err := spawnReaper()
+	rp, err := spawnReaper(cfg.ReaperByFD)
 	if err != nil {
 		return failResult(err)
 	}
 	ctx := context.Background()
-	rc := reaperConfig{Workdir: cfg.Workdir, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		MaskDirs: cfg.MaskDirs}
+	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{cfg.Workdir, sandboxHome, sandboxTmp, sandboxShm}}
 	var sess NetSession
 	if cfg.Network && network != nil {
 		s, err := network.Setup(ctx, cfg.Egress)
@@ -443,7 +434,7 @@ func runInit(cfg initConfig, done func()) initResult {
 }
 
 func bindMount(src, dst string) error {
-	return safeMount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
+	return fsx.SafeMount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
 }
 
 func mountOverlay(lower, upper, work, target string) error {
@@ -460,9 +451,9 @@ func mountLowers(lowers, target string) error {
 // overlay's own metadata (opaque dirs) in user.* xattrs, which a user
 // namespace may write; a kernel that lacks it gets the mount without.
 func overlayMount(target string, flags uintptr, opts string) error {
-	err := safeMount("overlay", target, "overlay", flags, opts+",userxattr")
+	err := fsx.SafeMount("overlay", target, "overlay", flags, opts+",userxattr")
 	if err != nil {
-		err = safeMount("overlay", target, "overlay", flags, opts)
+		err = fsx.SafeMount("overlay", target, "overlay", flags, opts)
 	}
 	return err
 }
@@ -471,34 +462,6 @@ func overlayMount(target string, flags uintptr, opts string) error {
 // hidden: the run is refused rather than run with them readable.
 func credentialsError(err error) error {
 	return fmt.Errorf("hiding the git credentials in the work tree: %w; fix: %s", err, credentialsFix)
-}
-
-// placeResolvConf puts the egress layer's resolver configuration where the
-// command's libc will read it, following a host symlink into the tmpfs /run.
-func placeResolvConf(data []byte) error {
-	const path = "/etc/resolv.conf"
-	if target, err := os.Readlink(path); err == nil {
-		if !filepath.IsAbs(target) {
-			target = filepath.Join("/etc", target)
-		}
-		if under(target, "/run") {
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
-		}
-		return fmt.Errorf("/etc/resolv.conf links to %s, outside /run", target)
-	}
-	f := runDir + "/resolv.conf"
-	if err := os.WriteFile(f, data, 0o644); err != nil {
-		return err
-	}
-	if err := bindMount(f, path); err != nil {
-		return err
-	}
-	// Read-only like every mount the command could otherwise write past
-	// the record through (Landlock, where present, is the second wall).
-	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }
 
 // maxStatusBytes bounds the reaper's status document (its lingered list
@@ -511,12 +474,22 @@ type reaperProc struct {
 	cfW, stR *os.File
 }
 
-// spawnReaper starts the reaper in a nested pid and mount namespace. The
-// calling goroutine must hold its OS thread for the reaper's lifetime:
+// readOnlyMounts are the mounts bwrap made writable for the init's sake
+// (the root in --strict-fs, the fresh /dev, the tmpfs masks, the caller's
+// own masks among them): for the command they become read-only, so that
+// every write it can make lands where it is recorded (the work tree, HOME,
+// TMPDIR, /dev/shm).
+func readOnlyMounts(maskDirs []string) []string {
+	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
+}
+
+// spawnReaper starts the reaper in a nested pid and mount namespace: from
+// vigiles-reaper on fdReaper when byFD, else from the init's own binary.
+// The calling goroutine must hold its OS thread for the reaper's lifetime:
 // Pdeathsig is tied to the thread (golang/go#27505); initMain locks it.
 // It forks with syscall.ForkExec, not os/exec, whose first start in a
 // process probes pidfd support with an extra fork.
-func spawnReaper() (*reaperProc, error) {
+func spawnReaper(byFD bool) (*reaperProc, error) {
 	stR, stW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -525,11 +498,20 @@ func spawnReaper() (*reaperProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The init's own binary, which bwrap exec'd from a descriptor: no
-	// path to it needs to be walkable inside the sandbox.
-	pid, err := syscall.ForkExec("/proc/self/exe", []string{"/proc/self/exe", reaperArg}, &syscall.ProcAttr{
+	// A binary reached through a descriptor (the init's own, which bwrap
+	// exec'd from one, or the broker's fdReaper): no path to it needs to
+	// be walkable inside the sandbox. fdReaper is close-on-exec since
+	// initMain's fsx.CloexecFrom, so the reaper does not inherit it.
+	exe := "/proc/self/exe"
+	if byFD {
+		exe = "/proc/self/fd/" + strconv.Itoa(fdReaper)
+	}
+	files := make([]uintptr, max(reaper.FdConfig, reaper.FdStatus)+1)
+	files[0], files[1], files[2] = 0, 1, 2
+	files[reaper.FdConfig], files[reaper.FdStatus] = cfR.Fd(), stW.Fd()
+	pid, err := syscall.ForkExec(exe, []string{exe, reaper.Arg}, &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2, cfR.Fd(), stW.Fd()},
+		Files: files,
 		Sys: &syscall.SysProcAttr{
 			Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWNS,
 			Pdeathsig:  syscall.SIGKILL,
@@ -570,13 +552,13 @@ func (rp *reaperProc) abort() {
 
 // run hands the reaper its config and waits for it within the command's
 // deadline (plus linger).
-func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, error) {
-	var st reaperStatus
+func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool, error) {
+	var st reaper.Status
 	stR := rp.stR
-	if err := json.NewEncoder(rp.cfW).Encode(rc); err != nil {
-		rp.abort()
-		return st, false, fmt.Errorf("sending the reaper its config: %w", err)
-	}
+	// A reaper that stops reading its config (one from another build
+	// reads it, says so in its status and exits) is waited for like any
+	// other: what it said is the reason, not the broken pipe.
+	sendErr := json.NewEncoder(rp.cfW).Encode(rc)
 	rp.cfW.Close()
 	// The status is read while the reaper runs: a status larger than the
 	// pipe holds must not block it until the deadline.
@@ -604,11 +586,17 @@ func (rp *reaperProc) run(cfg initConfig, rc reaperConfig) (reaperStatus, bool, 
 	}
 	data := <-status
 	stR.Close()
+	if sendErr != nil {
+		if json.Unmarshal(data, &st) == nil && (st.Error != "" || st.Refusal != "") {
+			return st, false, nil
+		}
+		return reaper.Status{}, false, fmt.Errorf("sending the reaper its config: %w", sendErr)
+	}
 	if len(data) == 0 {
 		if timedOut {
-			return reaperStatus{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, nil
+			return reaper.Status{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, nil
 		}
-		code, sig := waitStatus(ws)
+		code, sig := reaper.ExitOf(ws)
 		return st, false, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

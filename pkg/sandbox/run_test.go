@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // TestMain lets the test binary play the init and the reaper: the broker
@@ -779,7 +780,7 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 }
 
 // killRole kills, from outside, this test's process in the given
-// in-sandbox role (initArg, reaperArg) once a process whose command line
+// in-sandbox role (initArg, reaper.Arg) once a process whose command line
 // holds busy runs too (the command has got that far, however loaded the
 // machine); the channel closes when that is done (or after 20 s without
 // one).
@@ -806,7 +807,7 @@ func killRole(t *testing.T, role, busy string) <-chan struct{} {
 func TestKilledReaperKeepsTheRecord(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	done := killRole(t, reaperArg, "sleep\x005\x00") // made.txt is written by then
+	done := killRole(t, reaper.Arg, "sleep\x005\x00") // made.txt is written by then
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("echo x > made.txt; sleep 5")})
 	<-done
 	if err == nil || !strings.Contains(res.Error, "reaper") {
@@ -835,14 +836,14 @@ func TestKilledInitIsAFailedRun(t *testing.T) {
 
 // findRole finds the descendant of this test process (other packages'
 // tests run at the same time) in the given in-sandbox role (initArg,
-// reaperArg), or whose command line starts with the NUL-separated words
+// reaper.Arg), or whose command line starts with the NUL-separated words
 // of role. bwrap's own command line ends with the init's: only a command
 // line that starts with the role's counts.
 func findRole(t *testing.T, role string) int {
 	// The init and the reaper are told by their first argument (their
 	// binary is exec'd through /proc, by descriptor).
 	match := func(b []byte) bool { return bytes.HasPrefix(b, []byte(role)) }
-	if role == initArg || role == reaperArg {
+	if role == initArg || role == reaper.Arg {
 		match = func(b []byte) bool {
 			_, args, _ := bytes.Cut(b, []byte{0})
 			return bytes.HasPrefix(args, []byte(role+"\x00"))

@@ -39,13 +39,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building vigiles: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	// The lean in-sandbox binary beside it, as `make build` ships it: the
-	// escape suite runs the init and the reaper from it.
-	lean := exec.Command("go", "build", "-o", filepath.Join(dir, "vigiles-sandbox"), "../../cmd/vigiles-sandbox")
-	lean.Env = build.Env
-	if out, err := lean.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building vigiles-sandbox: %v\n%s", err, out)
-		os.Exit(1)
+	// The lean in-sandbox binaries beside it, as `make build` ships
+	// them: the escape suite runs the init and the reaper from them.
+	for _, name := range []string{"vigiles-sandbox", "vigiles-reaper"} {
+		lean := exec.Command("go", "build", "-o", filepath.Join(dir, name), "../../cmd/"+name)
+		lean.Env = build.Env
+		if out, err := lean.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", name, err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

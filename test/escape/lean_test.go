@@ -2,6 +2,7 @@ package escape
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +12,9 @@ import (
 	"time"
 )
 
-// TestLeanSandboxBinaryIsUsed checks that, with vigiles-sandbox beside the
-// vigiles binary (as `make build` and the image ship them), the init runs
-// from the lean binary.
+// TestLeanSandboxBinaryIsUsed checks that, with vigiles-sandbox and
+// vigiles-reaper beside the vigiles binary (as `make build` and the image
+// ship them), the init runs from the one and the reaper from the other.
 func TestLeanSandboxBinaryIsUsed(t *testing.T) {
 	requireBwrap(t)
 	dir := workTree(t)
@@ -23,38 +24,106 @@ func TestLeanSandboxBinaryIsUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
+	for role, name := range map[string]string{"__vigiles-init": "vigiles-sandbox", "__vigiles-reaper": "vigiles-reaper"} {
+		got := roleBinary(t, cmd.Process.Pid, role)
+		lean, err := os.Stat(filepath.Join(filepath.Dir(vigilesBin), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !os.SameFile(got, lean) {
+			t.Errorf("%s does not run from the lean %s beside vigiles", role, name)
+		}
+	}
+}
+
+// roleBinary waits for the descendant of broker running the in-sandbox
+// role and returns the file it runs from (bwrap and the init exec it by
+// descriptor, so the file is what counts, not a path).
+func roleBinary(t *testing.T, broker int, role string) os.FileInfo {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if _, args, _ := bytes.Cut(b, []byte{0}); err != nil || !bytes.HasPrefix(args, []byte("__vigiles-init\x00")) {
+			if _, args, _ := bytes.Cut(b, []byte{0}); err != nil || !bytes.HasPrefix(args, []byte(role+"\x00")) {
 				continue
 			}
 			// Other packages' tests run sandboxes at the same time: only
 			// a descendant of this vigiles counts.
 			pid, _ := strconv.Atoi(e.Name())
-			if !descends(pid, cmd.Process.Pid) {
+			if !descends(pid, broker) {
 				continue
 			}
-			// The file is what counts (bwrap execs it by descriptor).
-			got, err := os.Stat(filepath.Join("/proc", e.Name(), "exe"))
-			if err != nil {
-				continue
+			if got, err := os.Stat(filepath.Join("/proc", e.Name(), "exe")); err == nil {
+				return got
 			}
-			lean, err := os.Stat(filepath.Join(filepath.Dir(vigilesBin), "vigiles-sandbox"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !os.SameFile(got, lean) {
-				t.Errorf("the init does not run the lean vigiles-sandbox beside vigiles")
-			}
-			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("no init process seen")
+	t.Fatalf("no %s process seen", role)
+	return nil
 }
+
+// TestReaperBinaryFallsBack: a vigiles-reaper the sandbox's uid may not
+// execute (0700, root's, for a root caller's root-owned tree) is not used;
+// the reaper runs from vigiles-sandbox and the run is whole. A stale one,
+// from another build, makes the run fail with what it said (rebuild both):
+// the command never runs without its reaper's layers.
+func TestReaperBinaryFallsBack(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "only a root caller's sandbox runs as another uid than the binaries' owner")
+	dir := workTree(t)
+	run := func(bin string) result {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; cat /proc/1/cmdline")
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+		out, _ := cmd.Output()
+		var r result
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("no JSON result: %v: %s", err, out)
+		}
+		return r
+	}
+	bin := openTempDir(t, "", "vigiles-escape-reaper-")
+	for name, mode := range map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755, "vigiles-reaper": 0o700} {
+		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), mode)
+	}
+	r := run(bin)
+	if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !strings.HasPrefix(r.Stdout, "/proc/self/exe\x00__vigiles-reaper") {
+		t.Errorf("a 0700 vigiles-reaper: tier %s exit %d writes %v stdout %q error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
+			r.Tier, r.ExitCode, r.Writes, r.Stdout, r.Error, r.Refusal)
+	}
+
+	// A stand-in that answers as a reaper of another build does. It is a
+	// binary, not a script: the init execs the reaper through a
+	// close-on-exec descriptor, which an interpreter could not reopen.
+	src := filepath.Join(t.TempDir(), "stale.go")
+	if err := os.WriteFile(src, []byte(staleReaper), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(bin, "vigiles-reaper"))
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "vigiles-reaper"), src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the stand-in: %v\n%s", err, out)
+	}
+	os.Chmod(filepath.Join(bin, "vigiles-reaper"), 0o755)
+	r = run(bin)
+	if r.ExitCode != 125 || !strings.Contains(r.Error, "rebuild both") {
+		t.Errorf("a stale vigiles-reaper: tier %s exit %d error %q; want its own message", r.Tier, r.ExitCode, r.Error)
+	}
+}
+
+// staleReaper answers the init as a vigiles-reaper of another build does.
+const staleReaper = `package main
+
+import "os"
+
+func main() {
+	os.NewFile(4, "status").WriteString(` + "`" + `{"error":"the reaper binary (protocol 0) and the init (protocol 1) come from different builds: rebuild both (make build)"}` + "`" + `)
+}
+`
 
 // descends reports whether pid has ancestor among its parents.
 func descends(pid, ancestor int) bool {

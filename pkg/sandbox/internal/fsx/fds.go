@@ -1,4 +1,6 @@
-package sandbox
+// Package fsx holds the descriptor and mount helpers that the sandbox's
+// init and its reaper (a binary of its own) share.
+package fsx
 
 import (
 	"os"
@@ -10,11 +12,11 @@ import (
 // closeRangeCloexec is CLOSE_RANGE_CLOEXEC (Linux 5.11).
 const closeRangeCloexec = 1 << 2
 
-// cloexecFrom marks every file descriptor from first on close-on-exec, so
+// CloexecFrom marks every file descriptor from first on close-on-exec, so
 // that nothing a process inherited — the caller's open files and
 // directories, another tool's pipes — reaches a child unless it is handed
 // on purpose (exec.Cmd's ExtraFiles are dup'ed without the flag).
-func cloexecFrom(first int) {
+func CloexecFrom(first int) {
 	if err := unix.CloseRange(uint(first), ^uint(0), closeRangeCloexec); err == nil {
 		return
 	}

@@ -1,4 +1,10 @@
-package sandbox
+// Package reaper is the sandbox's reaper: pid 1 of the command's own pid
+// namespace, which applies the layers the command inherits (read-only
+// mounts, rlimits, no capabilities, no_new_privs, Landlock, seccomp),
+// starts it, reaps everything and reports to the init. It is a package of
+// its own so that its binary, vigiles-reaper, links nothing of the init's
+// egress layer and starts in about the time of a minimal Go program.
+package reaper
 
 import (
 	"encoding/json"
@@ -6,8 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,29 +23,80 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/landlock"
 	"github.com/vigiles/action/pkg/sandbox/seccomp"
 )
 
-// reaperConfig is what the init tells the reaper.
-type reaperConfig struct {
-	Workdir string        `json:"workdir"`
-	Cwd     string        `json:"cwd"`
-	Command []string      `json:"command"`
-	Env     []string      `json:"env"`
-	Limits  Limits        `json:"limits"`
-	Linger  time.Duration `json:"linger"`
+// Arg is the argv[1] that selects the reaper's role, in vigiles-reaper
+// and in the binaries that carry every role (vigiles-sandbox, vigiles).
+const Arg = "__vigiles-reaper"
+
+// Protocol numbers the init–reaper protocol (Config, Status and the
+// fds). Bump it on any change: an init and a reaper from different builds
+// must refuse each other.
+const Protocol = 1
+
+// The reaper's descriptors, as the init hands them over.
+const (
+	FdConfig = 3 // the reaper reads its Config, as JSON, to EOF
+	FdStatus = 4 // the reaper writes its Status, as JSON
+)
+
+// Config is what the init tells the reaper.
+type Config struct {
+	Protocol int           `json:"protocol"`
+	Cwd      string        `json:"cwd"`
+	Command  []string      `json:"command"`
+	Env      []string      `json:"env"`
+	Limits   Limits        `json:"limits"`
+	Linger   time.Duration `json:"linger"`
 	// ResolvConf, when set, is placed at /etc/resolv.conf for the command.
 	ResolvConf []byte `json:"resolvConf,omitempty"`
 	// PidsByCgroup: a pids cgroup bounds the run, so the command is
 	// exec'd directly instead of through the shell that sets RLIMIT_NPROC.
 	PidsByCgroup bool `json:"pidsByCgroup"`
-	// MaskDirs: the masks over the caller's secrets, made read-only too.
-	MaskDirs []string `json:"maskDirs,omitempty"`
+	// RunDir is the init's directory: hidden from the command under an
+	// empty read-only tmpfs (a resolv.conf placed through it stays).
+	RunDir string `json:"runDir"`
+	// ReadOnly are the mount points made read-only for the command, those
+	// of them that are mounts: every write it can make then lands where
+	// it is recorded.
+	ReadOnly []string `json:"readOnly"`
+	// Writable are the only places Landlock, where the kernel has it,
+	// lets the command write: the second wall behind ReadOnly.
+	Writable []string `json:"writable"`
 }
 
-// defaultLimits are generous enough that a real hook never meets them.
-var defaultLimits = Limits{
+// Status is what the reaper tells the init about the command.
+type Status struct {
+	Error    string   `json:"error,omitempty"`
+	Refusal  string   `json:"refusal,omitempty"`
+	ExitCode int      `json:"exitCode"`
+	Signal   string   `json:"signal"`
+	Lingered []string `json:"lingered,omitempty"`
+	LimitHit string   `json:"limitHit,omitempty"`
+	// DurationNs is from just before the command's exec to its main
+	// process's exit.
+	DurationNs int64 `json:"durationNs"`
+}
+
+// Limits bound a confined command. Zero means the default.
+type Limits struct {
+	Pids        int    `json:"pids"`        // processes (RLIMIT_NPROC)
+	MemoryBytes uint64 `json:"memoryBytes"` // address space per process (RLIMIT_AS)
+	// RunMemoryBytes bounds the memory of the whole run (every process,
+	// and the scratch files) where a memory cgroup can be made: for root
+	// callers.
+	RunMemoryBytes uint64 `json:"runMemoryBytes"`
+	FileBytes      uint64 `json:"fileBytes"`    // largest file (RLIMIT_FSIZE)
+	ScratchBytes   uint64 `json:"scratchBytes"` // total writes: work tree, HOME, TMPDIR
+	CPUSeconds     uint64 `json:"cpuSeconds"`   // CPU time per process (RLIMIT_CPU)
+	OpenFiles      uint64 `json:"openFiles"`    // RLIMIT_NOFILE
+}
+
+// Defaults are generous enough that a real hook never meets them.
+var Defaults = Limits{
 	Pids:           512,
 	MemoryBytes:    8 << 30, // address space per process; Go and node reserve a lot
 	RunMemoryBytes: 4 << 30, // the whole run, where a memory cgroup holds it
@@ -49,9 +106,9 @@ var defaultLimits = Limits{
 	OpenFiles:      4096,
 }
 
-// withDefaults fills the zero fields of l.
-func (l Limits) withDefaults() Limits {
-	d := defaultLimits
+// WithDefaults fills the zero fields of l from Defaults.
+func (l Limits) WithDefaults() Limits {
+	d := Defaults
 	if l.Pids != 0 {
 		d.Pids = l.Pids
 	}
@@ -76,60 +133,64 @@ func (l Limits) withDefaults() Limits {
 	return d
 }
 
-// reaperMain is pid 1 of the command's own pid namespace. It hides the
-// init's directory, drops every capability, sets no_new_privs, rlimits and
-// the seccomp filter, starts the command, reaps everything, and after the
-// main process exits watches what is left for the linger period.
-func reaperMain() int {
+// Main is the reaper: pid 1 of the command's own pid namespace. It hides
+// the init's directory, drops every capability, sets no_new_privs, rlimits
+// and the seccomp filter, starts the command, reaps everything, and after
+// the main process exits watches what is left for the linger period. It
+// returns the process's exit code.
+func Main() int {
 	// All that follows runs on this one thread: the capability bounding set
 	// is per thread, and the command is forked from it.
 	runtime.LockOSThread()
 	// The status pipe and the config pipe must not reach the command: it
 	// could forge its own exit status through them.
-	cloexecFrom(3)
-	stFile := os.NewFile(fdResult, "status")
-	send := func(s reaperStatus) int {
+	fsx.CloexecFrom(3)
+	stFile := os.NewFile(FdStatus, "status")
+	send := func(s Status) int {
 		json.NewEncoder(stFile).Encode(s)
 		return 0
 	}
 	// What needs no config is done while the init sets up the network.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return send(reaperStatus{Refusal: fmt.Sprintf("making mounts private: %v", err)})
+		return send(Status{Refusal: fmt.Sprintf("making mounts private: %v", err)})
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return send(reaperStatus{Refusal: fmt.Sprintf("mounting /proc for the command's pid namespace: %v", err)})
+		return send(Status{Refusal: fmt.Sprintf("mounting /proc for the command's pid namespace: %v", err)})
 	}
 	if err := protectProc(); err != nil {
-		return send(reaperStatus{Refusal: err.Error()})
+		return send(Status{Refusal: err.Error()})
 	}
 	filter, ferr := seccomp.Filter()
-	var cfg reaperConfig
-	cf := os.NewFile(fdConfig, "config")
+	var cfg Config
+	cf := os.NewFile(FdConfig, "config")
 	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
-		return send(reaperStatus{Error: fmt.Sprintf("reaper: reading config: %v", err)})
+		return send(Status{Error: fmt.Sprintf("reaper: reading config: %v", err)})
 	}
 	cf.Close()
+	if cfg.Protocol != Protocol {
+		return send(Status{Error: fmt.Sprintf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, cfg.Protocol)})
+	}
 	if ferr != nil {
-		return send(reaperStatus{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
+		return send(Status{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
 	}
 	if cfg.ResolvConf != nil {
-		if err := placeResolvConf(cfg.ResolvConf); err != nil {
-			return send(reaperStatus{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
+		if err := placeResolvConf(cfg.RunDir, cfg.ResolvConf); err != nil {
+			return send(Status{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
 		}
 	}
-	lim := cfg.Limits.withDefaults()
+	lim := cfg.Limits.WithDefaults()
 	// Opened before Landlock narrows what the reaper may open: the
 	// command is started with the highest OOM score (see startAsOOMVictim).
 	oomScore, _ := os.OpenFile("/proc/self/oom_score_adj", os.O_RDWR, 0)
-	if err := confineSelf(cfg.Workdir, cfg.MaskDirs, lim, filter); err != nil {
-		return send(reaperStatus{Refusal: err.Error()})
+	if err := confineSelf(cfg, lim, filter); err != nil {
+		return send(Status{Refusal: err.Error()})
 	}
 	if len(cfg.Command) == 0 {
-		return send(reaperStatus{Error: "no command"})
+		return send(Status{Error: "no command"})
 	}
 	path := cfg.Command[0]
 	if !strings.Contains(path, "/") {
-		path = lookPath(path, cfg.Env)
+		path = LookPath(path, cfg.Env)
 	}
 	// pid 1 of a pid namespace gets only the signals it handles, and the Go
 	// runtime's own handlers would exit or crash on SIGTERM, SIGABRT,
@@ -146,16 +207,16 @@ func reaperMain() int {
 		var rf refusal
 		switch {
 		case errors.As(err, &rf):
-			return send(reaperStatus{Refusal: err.Error()})
+			return send(Status{Refusal: err.Error()})
 		case !errors.As(err, &ne):
-			return send(reaperStatus{Error: err.Error()})
+			return send(Status{Error: err.Error()})
 		}
 		// Not found or not executable: the command's own result, as a
 		// shell would give it (and as the shell does on the other path).
 		fmt.Fprintf(os.Stderr, "%s: %v\n", cfg.Command[0], ne.err)
-		return send(reaperStatus{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
+		return send(Status{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
-	var st reaperStatus
+	var st Status
 	// Under RLIMIT_NPROC the task count is the evidence that the limit was
 	// reached; a pids cgroup's events file says it exactly (the broker
 	// reads it), and then the reaper starts no goroutine that could need a
@@ -175,11 +236,11 @@ func reaperMain() int {
 			continue
 		}
 		if err != nil {
-			return send(reaperStatus{Error: fmt.Sprintf("waiting for the command: %v", err)})
+			return send(Status{Error: fmt.Sprintf("waiting for the command: %v", err)})
 		}
 		if pid == mainPid {
 			st.DurationNs = time.Since(start).Nanoseconds()
-			st.ExitCode, st.Signal = waitStatus(ws)
+			st.ExitCode, st.Signal = ExitOf(ws)
 			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			switch {
 			case st.Signal == "SIGXCPU" || st.Signal == "SIGKILL" && cpu >= time.Duration(lim.CPUSeconds)*time.Second:
@@ -197,7 +258,7 @@ func reaperMain() int {
 	if tasks.err != nil {
 		// Whether the process limit was reached is not known: no verdict
 		// on a count that was never taken.
-		return send(reaperStatus{Error: fmt.Sprintf("counting the command's tasks: %v", tasks.err)})
+		return send(Status{Error: fmt.Sprintf("counting the command's tasks: %v", tasks.err)})
 	}
 	if st.LimitHit == "" && tasks.most >= lim.Pids-pidsSlack {
 		st.LimitHit = "pids"
@@ -205,7 +266,7 @@ func reaperMain() int {
 	left, err := linger(cfg.Linger)
 	if err != nil {
 		// "Nothing was left" would be a claim without evidence.
-		return send(reaperStatus{Error: fmt.Sprintf("listing the processes the command left: %v", err)})
+		return send(Status{Error: fmt.Sprintf("listing the processes the command left: %v", err)})
 	}
 	st.Lingered = left
 	return send(st)
@@ -255,11 +316,11 @@ func (n notRunnable) Error() string { return n.err.Error() }
 // runtime unable to start a thread, and a low address-space limit, below
 // what its runtime has reserved, unable to grow its heap (a shell start
 // costs a few milliseconds here; another Go start would cost ten).
-func startCommand(cfg reaperConfig, lim Limits, path string) (int, time.Time, error) {
+func startCommand(cfg Config, lim Limits, path string) (int, time.Time, error) {
 	argv := append([]string{path}, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
 	direct := cfg.PidsByCgroup && !asByShell(lim)
 	if direct {
-		if !strings.Contains(path, "/") { // lookPath found nothing
+		if !strings.Contains(path, "/") { // LookPath found nothing
 			return 0, time.Now(), notRunnable{errors.New("not found"), 127}
 		}
 	} else {
@@ -291,7 +352,9 @@ func startCommand(cfg reaperConfig, lim Limits, path string) (int, time.Time, er
 	return 0, start, fmt.Errorf("starting the command: %w", err)
 }
 
-func waitStatus(ws unix.WaitStatus) (int, string) {
+// ExitOf is the exit code of a process that ended with ws, as a shell
+// gives it (128 + the signal's number for a signal), and the signal's name.
+func ExitOf(ws unix.WaitStatus) (int, string) {
 	if ws.Signaled() {
 		return 128 + int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
@@ -453,7 +516,9 @@ func defaultSignals() {
 	}
 }
 
-func lookPath(name string, env []string) string {
+// LookPath finds name in the PATH of env as execvp would (a regular,
+// executable file); name itself when none is found.
+func LookPath(name string, env []string) string {
 	path := ""
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
@@ -472,15 +537,15 @@ func lookPath(name string, env []string) string {
 	return name
 }
 
-// confineSelf applies, in order, every layer the command inherits: a fresh
-// /proc for this pid namespace, the init's directory hidden, rlimits, an
-// empty capability bounding, inheritable and ambient set, no_new_privs,
-// non-dumpable, and the seccomp filter. Any failure is a refusal.
-func confineSelf(workdir string, maskDirs []string, l Limits, filter []unix.SockFilter) error {
-	if err := unix.Mount("tmpfs", runDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
+// confineSelf applies, in order, every layer the command inherits: the
+// init's directory hidden, read-only mounts, rlimits, an empty capability
+// bounding, inheritable and ambient set, no_new_privs, non-dumpable,
+// Landlock and the seccomp filter. Any failure is a refusal.
+func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
+	if err := unix.Mount("tmpfs", cfg.RunDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
 		return fmt.Errorf("hiding the init's directory: %w", err)
 	}
-	if err := remountReadOnly(maskDirs); err != nil {
+	if err := remountReadOnly(cfg.ReadOnly); err != nil {
 		return err
 	}
 	for _, rl := range []struct {
@@ -512,7 +577,7 @@ func confineSelf(workdir string, maskDirs []string, l Limits, filter []unix.Sock
 	}
 	// Landlock, where the kernel has it, is a second wall behind the
 	// read-only mounts: writes only in the recorded places.
-	if err := landlock.RestrictWrites([]string{workdir, sandboxHome, sandboxTmp, sandboxShm}); err != nil && !errors.Is(err, landlock.ErrUnsupported) {
+	if err := landlock.RestrictWrites(cfg.Writable); err != nil && !errors.Is(err, landlock.ErrUnsupported) {
 		return fmt.Errorf("applying Landlock: %w", err)
 	}
 	if err := seccomp.Install(filter); err != nil {
@@ -578,16 +643,9 @@ func protectProc() error {
 	return nil
 }
 
-// readOnlyMounts are the mounts bwrap made writable for the init's sake
-// (the root in --strict-fs, the fresh /dev, the tmpfs masks, the caller's
-// own masks among them): for the command they become read-only, so that
-// every write it can make lands where it is recorded (the work tree, HOME,
-// TMPDIR, /dev/shm).
-func readOnlyMounts(maskDirs []string) []string {
-	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
-}
-
-func remountReadOnly(maskDirs []string) error {
+// remountReadOnly makes each of paths that is a mount point read-only,
+// keeping its other flags.
+func remountReadOnly(paths []string) error {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return fmt.Errorf("reading mountinfo: %w", err)
@@ -598,7 +656,7 @@ func remountReadOnly(maskDirs []string) error {
 			isMount[unescapeMountPath(f[4])] = true
 		}
 	}
-	for _, m := range readOnlyMounts(maskDirs) {
+	for _, m := range paths {
 		if !isMount[m] {
 			continue
 		}
@@ -687,4 +745,41 @@ func sampleTasks(stop <-chan struct{}, out chan<- taskCount) {
 			c.most = max(c.most, n)
 		}
 	}
+}
+
+// refusal marks an error as a layer the reaper could not apply, or a part
+// of the sandbox it could not find: the run refuses rather than running
+// weaker.
+type refusal struct{ err error }
+
+func (r refusal) Error() string { return r.err.Error() }
+func (r refusal) Unwrap() error { return r.err }
+
+// placeResolvConf puts the egress layer's resolver configuration where the
+// command's libc will read it, following a host symlink into the tmpfs
+// /run, or else through a file in runDir bound over /etc/resolv.conf.
+func placeResolvConf(runDir string, data []byte) error {
+	const path = "/etc/resolv.conf"
+	if target, err := os.Readlink(path); err == nil {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join("/etc", target)
+		}
+		if rel, err := filepath.Rel("/run", target); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		}
+		return fmt.Errorf("/etc/resolv.conf links to %s, outside /run", target)
+	}
+	f := runDir + "/resolv.conf"
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		return err
+	}
+	if err := fsx.SafeMount(f, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	// Read-only like every mount the command could otherwise write past
+	// the record through (Landlock, where present, is the second wall).
+	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }

@@ -1,4 +1,4 @@
-package sandbox
+package fsx
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openMountTarget opens a mount destination without following any
+// OpenMountTarget opens a mount destination without following any
 // symlink on the way (RESOLVE_NO_SYMLINKS), so that a tree prepared by an
 // earlier run or by the repository itself cannot redirect a mount onto
 // something else. The mount then goes onto /proc/self/fd/N, the very
 // directory that was checked.
-func openMountTarget(path string) (int, error) {
+func OpenMountTarget(path string) (int, error) {
 	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
 		Flags:   unix.O_PATH | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
@@ -23,9 +23,9 @@ func openMountTarget(path string) (int, error) {
 	return fd, nil
 }
 
-// safeMount is unix.Mount onto a destination checked by openMountTarget.
-func safeMount(source, target, fstype string, flags uintptr, data string) error {
-	fd, err := openMountTarget(target)
+// SafeMount is unix.Mount onto a destination checked by OpenMountTarget.
+func SafeMount(source, target, fstype string, flags uintptr, data string) error {
+	fd, err := OpenMountTarget(target)
 	if err != nil {
 		return err
 	}
