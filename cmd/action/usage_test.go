@@ -75,7 +75,7 @@ func TestMessagesReadAsSentences(t *testing.T) {
 		labels []string
 	}{
 		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard: shard "3/2": want i/n`, []string{"bad shard"}},
-		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, "audit path nonexistent: not a directory\n", []string{"bad option"}},
+		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, "audit path nonexistent: not a directory (" + empty + "/nonexistent; a PATH is relative to --dir " + empty + ")\n", []string{"bad option"}},
 		{[]string{"run", "--egress", "allow", "--allow", "a..b", "--", "true"}, egress.ErrBadPolicy, `--allow "a..b": host name labels`, []string{"invalid egress policy"}},
 		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, "there is no policy file at " + empty + "/.vigiles.yml; name another with --config, or write one (examples/README.md",
 			[]string{"no policy file: stat", ": no policy file"}},
