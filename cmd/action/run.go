@@ -227,7 +227,7 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		bad("--limit-open-files %d: want a whole number from %d to %d", lim.OpenFiles, sandbox.MinOpenFiles, sandbox.MaxOpenFiles)
 	}
 	for _, e := range netwire.ValidateEgress(policy) {
-		bad("%w", e)
+		bad("%w", egressFlagHint(e, "--allow HOST[:PORT] or --allow-ip CIDR"))
 	}
 	if workdir != "" {
 		if why := notADir(workdir); why != "" {
@@ -235,6 +235,20 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		}
 	}
 	return ps.orNil()
+}
+
+// egressFlagHint adds to an egress policy mistake the flags that fix it:
+// netwire's messages name the policy's modes, not the command line's
+// flags. hosts is how hosts are named on this command line.
+func egressFlagHint(err error, hosts string) error {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "egress mode allow needs"):
+		return hinted{msg: msg + "; name it with " + hosts, err: err}
+	case strings.HasPrefix(msg, "hosts and address ranges to allow need"):
+		return hinted{msg: msg + "; add --egress allow", err: err}
+	}
+	return err
 }
 
 // buildEnv turns --env and --env-secret into NAME=VALUE pairs.

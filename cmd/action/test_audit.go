@@ -169,7 +169,7 @@ func (c *commonFlags) validate(name string) error {
 		if es := netwire.ValidateEgress(&p); es != nil {
 			var ps problems
 			for _, e := range es {
-				ps = append(ps, fmt.Errorf("%s: %w", name, e))
+				ps = append(ps, fmt.Errorf("%s: %w", name, egressFlagHint(e, "--allow HOST[:PORT]")))
 			}
 			return ps
 		}
