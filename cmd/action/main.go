@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			}
 			switch args[1] {
 			case "version":
-				fmt.Fprintln(stdout, "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary.")
+				fmt.Fprintln(stdout, versionHelp)
 				return nil
 			case "help":
 				usage(stdout)
@@ -120,6 +120,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		usage(stdout)
 		return nil
 	case "--version", "version":
+		if len(args) > 1 {
+			if args[1] == "-h" || args[1] == "--help" {
+				fmt.Fprintln(stdout, versionHelp)
+				return nil
+			}
+			return exitWith(2, fmt.Errorf("version: unexpected argument %q", args[1]))
+		}
 		fmt.Fprintf(stdout, "vigiles %s\n", version)
 		return nil
 	}
@@ -130,6 +137,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	return sc.run(ctx, args[1:], getenv, stdin, stdout, stderr)
 }
+
+const versionHelp = "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary."
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `vigiles runs the hooks of AI-agent plugins confined, and says with evidence what they did.

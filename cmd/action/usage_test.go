@@ -39,6 +39,14 @@ func TestHelpGoesToStdout(t *testing.T) {
 	if code, out, errs := runCLI(t, "help", "version"); code != 0 || !strings.HasPrefix(out, "Usage: vigiles version") || errs != "" {
 		t.Errorf("help version: exit %d, stdout %.60q, stderr %q", code, out, errs)
 	}
+	for _, args := range [][]string{{"version", "--help"}, {"--version", "-h"}} {
+		if code, out, errs := runCLI(t, args...); code != 0 || !strings.HasPrefix(out, "Usage: vigiles version") || errs != "" {
+			t.Errorf("%q: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
+		}
+	}
+	if code, out, errs := runCLI(t, "version", "extra"); code != 2 || out != "" || !strings.Contains(errs, `version: unexpected argument "extra"`) {
+		t.Errorf("version extra: exit %d, stdout %q, stderr %q; want 2", code, out, errs)
+	}
 	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "help"}} {
 		if code, out, errs := runCLI(t, args...); code != 0 || !strings.Contains(out, "Commands:") || errs != "" {
 			t.Errorf("%q: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
