@@ -223,12 +223,6 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
 	}
-	// The baseline is written from what this audit ran: an audit of some
-	// directories would drop every other hook from it.
-	if *updateBaseline && !coversWorkTree(c.dir, fs.Args()) {
-		return exitWith(2, fmt.Errorf("audit: --update-baseline needs the whole audit, and %s names part of it: "+
-			"the baseline would keep only the hooks under it; drop the PATHs", strings.Join(fs.Args(), " ")))
-	}
 	o := c.options(stderr)
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
@@ -284,34 +278,6 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, err)
 	}
 	return finishReport("merge", rep, nil, *format, *output, stdout)
-}
-
-// coversWorkTree says whether an audit of paths (relative to dir, or
-// absolute) is an audit of the whole work tree: no paths, or one of them
-// is dir itself.
-func coversWorkTree(dir string, paths []string) bool {
-	if len(paths) == 0 {
-		return true
-	}
-	resolve := func(p string) string {
-		if a, err := filepath.Abs(p); err == nil {
-			p = a
-		}
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			p = r
-		}
-		return p
-	}
-	root := resolve(dir)
-	for _, p := range paths {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if resolve(p) == root {
-			return true
-		}
-	}
-	return false
 }
 
 // maxReportFile bounds a report file merge reads.

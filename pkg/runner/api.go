@@ -135,6 +135,9 @@ type session struct {
 	// empty lists the roots asked for (audit paths, or "." for the work
 	// tree) under which discovery found no hook at all.
 	empty []string
+	// part lists the roots of an audit of part of the work tree (its
+	// PATHs, relative to it); nil for the whole tree.
+	part []string
 }
 
 func newSession(o Options, command string) (*session, error) {
@@ -255,9 +258,24 @@ func (s *session) linkedOut(p string) error {
 }
 
 // discover runs every adapter over the roots and marks trust.
+// inPart says whether file (relative to the work tree) lies in what the
+// audit covers: anywhere for a whole audit, else under one of its PATHs.
+func (s *session) inPart(file string) bool {
+	if s.part == nil {
+		return true
+	}
+	for _, r := range s.part {
+		if file == r || strings.HasPrefix(file, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *session) discover(paths []string) error {
 	roots := []string{}
-	if len(paths) == 0 {
+	whole := len(paths) == 0
+	if whole {
 		roots = append(roots, s.dir)
 	}
 	for _, p := range paths {
@@ -273,6 +291,18 @@ func (s *session) discover(paths []string) error {
 			return &AuditPathError{Path: p, Dir: s.dir}
 		}
 		roots = append(roots, a)
+		whole = whole || a == s.dir
+	}
+	if !whole {
+		// The baseline is written from what the audit ran: one of some
+		// directories would drop every other hook from it.
+		if s.o.UpdateBaseline {
+			return errorf(ErrBadOption, "--update-baseline needs the whole audit, and %s names part of it: the baseline would keep only the hooks under it; drop the PATHs", strings.Join(paths, " "))
+		}
+		for _, r := range roots {
+			rel, _ := relTo(s.dir, r)
+			s.part = append(s.part, rel)
+		}
 	}
 	// Plugin paths named in the policy are discovery roots too, unless the
 	// caller asked for particular paths.
@@ -641,7 +671,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			if o.UpdateBaseline {
 				sev = report.SeverityNotice
 			}
-			d, f := compareBaseline(b, runs, failed, allIDs, s.shardI == 1, sev)
+			// Removed hooks are told once (by the first shard), and by
+			// an audit of part of the tree only under that part.
+			var removedIn func(file string) bool
+			if s.shardI == 1 {
+				removedIn = s.inPart
+			}
+			d, f := compareBaseline(b, runs, failed, allIDs, removedIn, sev)
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}

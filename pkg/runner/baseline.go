@@ -358,15 +358,15 @@ func WriteBaseline(path string, b *Baseline) error {
 // compareBaseline returns the drift of runs from the baseline and a
 // finding per drift at the hook's declaration. allIDs is every run ID of
 // the whole (unsharded) plan, so that a shard does not take another
-// shard's runs for removed ones; removed runs are reported only when
-// reportRemoved is set. sev is the severity of new hosts, writes and
+// shard's runs for removed ones; a removed run is reported only where
+// removedIn (nil: nowhere) says its declaring file is covered. sev is the severity of new hosts, writes and
 // outcomes (notice when the baseline is being updated). failed holds the
 // IDs of runs the report already calls refused or failed (run/refused,
 // run/failed: verdict error), whose missing evidence needs no finding of
 // its own; a run that only timed out is not one of them (run/timeout is a
 // warning), or a hook that times out could have its records lost without
 // the audit saying so.
-func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, reportRemoved bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -439,7 +439,7 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 			}
 		}
 	}
-	if reportRemoved {
+	if removedIn != nil {
 		ids := make([]string, 0, len(b.Runs))
 		for id := range b.Runs {
 			if !allIDs[id] {
@@ -452,6 +452,9 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 			loc := report.Location{File: old.File}
 			if loc.File == "" {
 				loc.File = declaringFile(id) // a baseline written before "file" was kept
+			}
+			if !removedIn(loc.File) {
+				continue
 			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
 			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,

@@ -122,7 +122,7 @@ func TestEnvFileNotRecordedIsNoPass(t *testing.T) {
 	if rel := envFileOf(SessionStart); rel != "" {
 		r.EnvFile = &evidence.EnvFile{Path: "~/" + rel}
 	}
-	_, finds := compareBaseline(b, []report.HookRun{r}, map[string]bool{}, map[string]bool{"h": true}, true, report.SeverityError)
+	_, finds := compareBaseline(b, []report.HookRun{r}, map[string]bool{}, map[string]bool{"h": true}, everyFile, report.SeverityError)
 	n := 0
 	for _, f := range finds {
 		if f.Rule == RuleBaselineUnproven && strings.Contains(f.Message, "env file") {
@@ -216,7 +216,7 @@ func TestEnvScriptsBesideTheEnvFile(t *testing.T) {
 		EnvFile: &evidence.EnvFile{Path: "~/x", Kind: "file", Size: 1 << 20, Truncated: true, Content: text("export A=1\n")}}
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{"h": {Outcome: "allowed", Hosts: []string{}, Writes: []string{},
 		Env: "export A=1\n\n… (cut at 11 of its 1048576 bytes)"}}}
-	_, finds := compareBaseline(b, []report.HookRun{cut}, map[string]bool{}, map[string]bool{"h": true}, true, report.SeverityError)
+	_, finds := compareBaseline(b, []report.HookRun{cut}, map[string]bool{}, map[string]bool{"h": true}, everyFile, report.SeverityError)
 	if len(finds) != 1 || finds[0].Rule != RuleBaselineUnproven {
 		t.Errorf("a cut env file the baseline lists: %+v; want one baseline/not-recorded", finds)
 	}

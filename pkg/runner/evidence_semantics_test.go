@@ -331,11 +331,11 @@ func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := map[string]bool{run.ID: true}
-	if drift, finds := compareBaseline(b, []report.HookRun{run}, nil, ids, true, report.SeverityError); len(drift) != 0 || len(finds) != 0 {
+	if drift, finds := compareBaseline(b, []report.HookRun{run}, nil, ids, everyFile, report.SeverityError); len(drift) != 0 || len(finds) != 0 {
 		t.Errorf("the same non-UTF-8 write drifts: %v %v", drift, finds)
 	}
 	run.Writes = append(run.Writes, evidence.Write{Op: evidence.OpCreate, Path: "y\xff.txt"})
-	if drift, _ := compareBaseline(b, []report.HookRun{run}, nil, ids, true, report.SeverityError); len(drift) != 1 || drift[0].Kind != DriftWrite {
+	if drift, _ := compareBaseline(b, []report.HookRun{run}, nil, ids, everyFile, report.SeverityError); len(drift) != 1 || drift[0].Kind != DriftWrite {
 		t.Errorf("a new non-UTF-8 write: drift %v, want one %s", drift, DriftWrite)
 	}
 }
