@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,6 +158,37 @@ func (c *claudeDisc) loc(file string, p jpos) report.Location {
 	return report.Location{File: file, Line: p.Line, Column: p.Col}
 }
 
+// repeatedKeys warns at each member of the object n whose key a member
+// before it has: of the keys named in only, or of every key when only is
+// empty. Claude Code parses with JSON.parse, which keeps the last, and
+// discovery reads the last too (get, member), so the last is what runs;
+// but a reader of the file, or of its diff, meets the first, and a
+// handler could show one command and run another. where names the object
+// in the message ("" for a file's top level).
+func (c *claudeDisc) repeatedKeys(file string, n *jnode, where string, only ...string) {
+	if n == nil || n.Kind != jsonObject {
+		return
+	}
+	first := map[string]int{}
+	for i, m := range n.Members {
+		if len(only) > 0 && !slices.Contains(only, m.Key) {
+			continue
+		}
+		j, dup := first[m.Key]
+		if !dup {
+			first[m.Key] = i
+			continue
+		}
+		what := strconv.Quote(m.Key)
+		if where != "" {
+			what += " of " + where
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+			"%s is declared again here (first on line %d); Claude Code reads only the last one, so the one declared before is ignored: keep one",
+			what, n.Members[j].KeyPos.Line)
+	}
+}
+
 // readJSON reads and parses a declaration file; a failure is a finding and
 // a nil node.
 func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
@@ -243,6 +276,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
 		return
 	}
+	c.repeatedKeys(rel, n, "", "hooks")
 	hooks := n.get("hooks")
 	if hooks == nil {
 		return
@@ -327,6 +361,8 @@ func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
 	if n == nil {
 		return rel, nil, ""
 	}
+	// The fields discovery reads; componentKinds' too.
+	c.repeatedKeys(rel, n, "", "name", "hooks", claudeSkills, claudeAgents, claudeCommands)
 	m, ok := n.member("name")
 	switch {
 	case !ok:
@@ -358,6 +394,7 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 		ictx.file = file
 		inner := v
 		if h := v.get("hooks"); h != nil && h.Kind == jsonObject {
+			c.repeatedKeys(file, v, prefix+"hooks", "hooks")
 			inner = h
 		}
 		c.events(ictx, inner, prefix+"hooks.")
@@ -413,6 +450,7 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has no \"hooks\" object: nothing is declared", rel)
 		return
 	}
+	c.repeatedKeys(rel, n, "", "hooks")
 	c.events(ctx, h.Value, "hooks.")
 }
 
@@ -464,6 +502,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, g.Pos), "%s[%d]: want a matcher group object, found %s", event, gi, g.Kind)
 		return
 	}
+	c.repeatedKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi))
 	matcher, hasMatcher := "", false
 	mloc := c.loc(file, g.Pos)
 	if m, ok := g.member("matcher"); ok {
@@ -507,6 +546,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, h.Pos), "%s: want a hook handler object, found %s", where, h.Kind)
 		return
 	}
+	c.repeatedKeys(file, h, where)
 	// Declarations that would share an ID (marketplace entries with one
 	// name) each keep their own: the session keeps one hook per ID.
 	if c.seenID[id] {
@@ -739,8 +779,10 @@ func (c *claudeDisc) marketplace(root string) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
 		return
 	}
+	c.repeatedKeys(rel, n, "", "metadata", "plugins")
 	base := root
 	if md := n.get("metadata"); md != nil && md.Kind == jsonObject {
+		c.repeatedKeys(rel, md, "metadata", "pluginRoot")
 		if pr, ok := md.member("pluginRoot"); ok {
 			if pr.Value.Kind == jsonString {
 				base = resolvePath(root, pr.Value.Str)
@@ -763,6 +805,7 @@ func (c *claudeDisc) marketplace(root string) {
 			c.find(RuleWrongType, report.SeverityError, c.loc(rel, e.Pos), "plugins[%d]: want an object, found %s", i, e.Kind)
 			continue
 		}
+		c.repeatedKeys(rel, e, fmt.Sprintf("plugins[%d]", i), "name", "source", "hooks", claudeSkills, claudeAgents, claudeCommands)
 		name := ""
 		if nm := e.get("name"); nm != nil && nm.Kind == jsonString {
 			name = nm.Str

@@ -185,6 +185,7 @@ func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) 
 			c.find(RuleWrongType, report.SeverityError, c.loc(declFile, cmd.Pos), "commands[%s]: want an object with \"source\" or \"content\", found %s", m.Key, cmd.Kind)
 			continue
 		}
+		c.repeatedKeys(declFile, cmd, fmt.Sprintf("%scommands[%s]", prefix, m.Key), "source", "content")
 		if s, ok := cmd.member("source"); ok {
 			if s.Value.Kind != jsonString {
 				c.find(RuleWrongType, report.SeverityError, c.loc(declFile, s.Value.Pos), "commands[%s].source: want a path string, found %s", m.Key, s.Value.Kind)
