@@ -399,7 +399,13 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if defaultFile == "" {
 		defaultFile = runner.DefaultConfig
 	}
-	if in.WorkDir != "" && !filepath.IsAbs(defaultFile) {
+	if filepath.IsAbs(defaultFile) {
+		// A config outside the workspace is no file of the repository:
+		// annotate places such findings on .vigiles.yml instead.
+		if rel, ok := relInside(ws, defaultFile); ok {
+			defaultFile = filepath.ToSlash(rel)
+		}
+	} else if in.WorkDir != "" {
 		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
 	}
 	if in.SARIF != "" {

@@ -61,8 +61,9 @@ type CheckRun struct {
 	// Summary is markdown; it is cut to MaxCheckRunSummaryChars.
 	Summary  string
 	Findings []report.Finding
-	// DefaultFile anchors findings that have no file; when it is empty
-	// they appear only in the summary.
+	// DefaultFile anchors findings that have no file (or one outside the
+	// repository); when it is empty they appear only in the summary, and
+	// when it lies outside the repository they go to .vigiles.yml.
 	DefaultFile string
 	Now         time.Time
 }
@@ -101,10 +102,10 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 		path, inTree := treePath(f.Location.File)
 		line := f.Location.Line
 		if !inTree {
-			path, line = defaultFile, 1
-		}
-		if path == "" {
-			continue
+			if defaultFile == "" {
+				continue
+			}
+			path, line = anchorFile(defaultFile), 1
 		}
 		if line < 1 {
 			line = 1

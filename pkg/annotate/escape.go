@@ -153,6 +153,17 @@ func treePath(p string) (string, bool) {
 	return c, true
 }
 
+// anchorFile is where a finding without a file of its own is placed: def
+// where it is a path inside the repository, else the policy file's usual
+// name, so that a policy read from outside the repository (an absolute
+// config input) never becomes an annotation's file or a SARIF uri.
+func anchorFile(def string) string {
+	if p, ok := treePath(def); ok {
+		return p
+	}
+	return ".vigiles.yml"
+}
+
 // mdEscapedRunes are replaced by numeric character references in markdown.
 // Pipes would split table cells, backticks open code spans, < > & open
 // HTML and entities, brackets and parentheses make links and images, the

@@ -143,6 +143,30 @@ func TestSARIFFindingWithoutFile(t *testing.T) {
 	}
 }
 
+// TestAnchorOutsideTheRepository: a policy read from outside the
+// repository (an absolute config input) anchors file-less findings, but
+// its path is no file of the repository: neither a SARIF uri nor a check
+// run annotation's path may name it.
+func TestAnchorOutsideTheRepository(t *testing.T) {
+	r := &report.Report{Findings: []report.Finding{{Rule: "malformed", Severity: report.SeverityError, Message: "x"},
+		{Rule: "malformed", Severity: report.SeverityError, Message: "y", Location: report.Location{File: "/tmp/outside.yml", Line: 3}}}}
+	for _, def := range []string{"/tmp/outside.yml", "../outside.yml", "sub/../../outside.yml"} {
+		for _, res := range SARIF(r, SARIFOptions{DefaultFile: def}).Runs[0].Results {
+			if got := res.Locations[0].PhysicalLocation.ArtifactLocation.URI; got != ".vigiles.yml" {
+				t.Errorf("DefaultFile %q: SARIF uri %q, want .vigiles.yml", def, got)
+			}
+		}
+		for _, a := range checkAnnotations(r.Findings, def) {
+			if a.GetPath() != ".vigiles.yml" {
+				t.Errorf("DefaultFile %q: check run annotation on %q, want .vigiles.yml", def, a.GetPath())
+			}
+		}
+	}
+	if anns := checkAnnotations(r.Findings, ""); len(anns) != 0 {
+		t.Errorf("no DefaultFile: %d annotations, want the file-less findings in the summary only", len(anns))
+	}
+}
+
 func TestFailLevel(t *testing.T) {
 	r := &report.Report{Verdict: report.VerdictFail, Findings: []report.Finding{{Severity: report.SeverityWarning}}}
 	for _, tc := range []struct {

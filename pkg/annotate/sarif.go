@@ -124,10 +124,7 @@ func sarifURI(p string) string {
 // location each, the most severe kept first, and the whole document under
 // o.MaxBytes; what was left out is counted in run.properties.
 func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
-	def := o.DefaultFile
-	if def == "" {
-		def = ".vigiles.yml"
-	}
+	def := anchorFile(o.DefaultFile)
 	maxBytes := o.MaxBytes
 	if maxBytes <= 0 {
 		maxBytes = SARIFMaxFileBytes
