@@ -174,9 +174,9 @@ func (c *claudeDisc) repeatedKeys(file string, n *jnode, where string, only ...s
 		if len(only) > 0 && !slices.Contains(only, m.Key) {
 			continue
 		}
-		j, dup := first[m.Key]
+		j, dup := first[m.ident()]
 		if !dup {
-			first[m.Key] = i
+			first[m.ident()] = i
 			continue
 		}
 		what := strconv.Quote(m.Key)
@@ -465,10 +465,10 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
 	// the last array is read. The earlier ones never run; say so.
 	last := map[string]int{}
 	for i, ev := range n.Members {
-		last[ev.Key] = i
+		last[ev.ident()] = i
 	}
 	for i, ev := range n.Members {
-		if j := last[ev.Key]; j != i {
+		if j := last[ev.ident()]; j != i {
 			again := n.Members[j].KeyPos
 			c.find(RuleMalformed, report.SeverityWarning, c.loc(file, ev.KeyPos),
 				"event %q is declared again on line %d; Claude Code reads only the last one, so the hooks declared here never run: merge them into one %q array",

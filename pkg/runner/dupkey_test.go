@@ -141,3 +141,71 @@ func TestFrontmatterRepeatedKeyRefused(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestKeysDifferingInLoneSurrogates: JSON.parse keeps a lone surrogate
+// escape ("\ud800") as it is, so two keys that differ only there are two
+// keys to Claude Code, though Go decodes both to U+FFFD: two commands so
+// named are two commands, and the hooks of both are read, with no
+// warning of a repeated key; so are two handler keys.
+func TestKeysDifferingInLoneSurrogates(t *testing.T) {
+	first := strings.ReplaceAll(stopHook("echo first"), "\n", `\n`)
+	second := strings.ReplaceAll(stopHook("echo second"), "\n", `\n`)
+	dir := makeTree(t, map[string]string{
+		"p/.claude-plugin/plugin.json": `{"name": "p", "commands": {` +
+			`"c\ud800": {"content": "` + first + `"}, "c\udbff": {"content": "` + second + `"}},
+"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo x", "x\udc00": 1, "x\udc01": 2, "x\ud83d\ude00": 3, "x\ud83d\ude00": 4}]}]}}`,
+	})
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.ID+" "+h.Command)
+	}
+	want := []string{
+		"p/.claude-plugin/plugin.json#commands[c\uFFFD].hooks.Stop[0].hooks[0] echo first",
+		"p/.claude-plugin/plugin.json#commands[c\uFFFD].hooks.Stop[0].hooks[0]#2 echo second",
+		"p/.claude-plugin/plugin.json#hooks.Stop[0].hooks[0] echo x",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	// Only the pair that is one key (a valid surrogate pair, twice).
+	if diff := cmp.Diff([]string{"warning discovery/malformed p/.claude-plugin/plugin.json:2:120"}, findingLines(s.findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
+	}
+}
+
+// TestJSONKeyIdent: keys are one key exactly when JSON.parse makes them
+// the same string of UTF-16 code units.
+func TestJSONKeyIdent(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{`"\ud800"`, `"\uD800"`, true},
+		{`"\ud800"`, `"\udbff"`, false},
+		{`"a\n\ud800"`, `"an\ud800"`, false},
+		{`"a\n\ud800"`, `"a\u000a\ud800"`, true},
+		{`"\ud83d\ude00"`, `"😀"`, true},
+		{`"\ude00\ud83d"`, `"\ud83d\ude00"`, false},
+		{`"x\ud83d"`, `"x\ud83d\u0041"`, false},
+		{`"hooks"`, `"hoo\u006bs"`, true},
+	} {
+		n, err := parseJSON([]byte(`{` + tc.a + `: 1, ` + tc.b + `: 2}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := n.Members[0].ident() == n.Members[1].ident(); same != tc.same {
+			t.Errorf("%s and %s: one key %v, want %v", tc.a, tc.b, same, tc.same)
+		}
+	}
+	n, err := parseJSON([]byte(`{"hooks": 1, "hooks\ud800": 2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := n.get("hooks"); v == nil || v.Num != 1 {
+		t.Errorf(`get("hooks") = %v, want the member "hooks"`, v)
+	}
+	if v := n.get("hooks\uFFFD"); v != nil {
+		t.Errorf(`get("hooks\uFFFD") = %v: a lone surrogate is no U+FFFD`, v)
+	}
+}

@@ -167,17 +167,17 @@ func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) 
 	// says so at each later name, as for an event named twice.
 	first, last := map[string]int{}, map[string]int{}
 	for i, m := range v.Members {
-		if j, dup := first[m.Key]; dup {
+		if j, dup := first[m.ident()]; dup {
 			c.find(RuleMalformed, report.SeverityWarning, c.loc(declFile, m.KeyPos),
 				"commands[%s] is declared again here (first on line %d); Claude Code reads only the last one, so the command declared before, and its hooks, never run: keep one",
 				m.Key, v.Members[j].KeyPos.Line)
 		} else {
-			first[m.Key] = i
+			first[m.ident()] = i
 		}
-		last[m.Key] = i
+		last[m.ident()] = i
 	}
 	for i, m := range v.Members {
-		if last[m.Key] != i {
+		if last[m.ident()] != i {
 			continue
 		}
 		cmd := m.Value

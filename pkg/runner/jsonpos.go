@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -58,6 +61,81 @@ type jmember struct {
 	Key    string
 	KeyPos jpos
 	Value  *jnode
+	// lone is, for a key whose escapes leave a surrogate unpaired
+	// ("\ud800"), the key's UTF-16 code units: JSON.parse keeps them,
+	// so such keys are one key only when their units are the same, but
+	// Key has each unpaired surrogate as U+FFFD, as encoding/json
+	// decodes it. "" for any other key.
+	lone string
+}
+
+// ident is the member's key as JSON.parse tells keys apart: two members
+// are one key (the last read, the others ignored) when their idents are
+// equal.
+func (m jmember) ident() string {
+	if m.lone != "" {
+		return m.lone
+	}
+	return m.Key
+}
+
+// loneSurrogates returns, for the raw text of a JSON string (its quotes
+// included, its escapes valid), its UTF-16 code units written out when
+// an escape leaves a surrogate unpaired, and "" otherwise. The result
+// starts with a byte that no UTF-8 text holds, so it equals no Key.
+func loneSurrogates(raw []byte) string {
+	if !bytes.Contains(raw, []byte(`\u`)) {
+		return ""
+	}
+	var units []uint16
+	s := raw[1 : len(raw)-1]
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			r, n := utf8.DecodeRune(s[i:])
+			units = utf16.AppendRune(units, r)
+			i += n
+			continue
+		}
+		if s[i+1] != 'u' {
+			c := s[i+1] // \" \\ \/ as they are
+			switch c {
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			}
+			units = append(units, uint16(c))
+			i += 2
+			continue
+		}
+		u, _ := strconv.ParseUint(string(s[i+2:i+6]), 16, 16)
+		units = append(units, uint16(u))
+		i += 6
+	}
+	lone := false
+	for i := 0; i < len(units); i++ {
+		switch u := units[i]; {
+		case utf16.IsSurrogate(rune(u)) && u < 0xdc00 && i+1 < len(units) && units[i+1] >= 0xdc00 && units[i+1] <= 0xdfff:
+			i++ // a pair
+		case utf16.IsSurrogate(rune(u)):
+			lone = true
+		}
+	}
+	if !lone {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte(0xff)
+	for _, u := range units {
+		fmt.Fprintf(&b, "%04x", u)
+	}
+	return b.String()
 }
 
 // get returns the last member named key (JSON's usual last-wins rule).
@@ -67,7 +145,7 @@ func (n *jnode) get(key string) *jnode {
 	}
 	var v *jnode
 	for i := range n.Members {
-		if n.Members[i].Key == key {
+		if n.Members[i].Key == key && n.Members[i].lone == "" {
 			v = n.Members[i].Value
 		}
 	}
@@ -82,7 +160,7 @@ func (n *jnode) member(key string) (jmember, bool) {
 		return m, false
 	}
 	for i := range n.Members {
-		if n.Members[i].Key == key {
+		if n.Members[i].Key == key && n.Members[i].lone == "" {
 			m, ok = n.Members[i], true
 		}
 	}
@@ -348,10 +426,12 @@ func (p *jparser) object(start jpos, depth int) (*jnode, error) {
 			return nil, p.errf("unexpected %s: want a quoted member name", p.describe())
 		}
 		kp := p.pos()
+		kstart := p.off
 		key, err := p.str()
 		if err != nil {
 			return nil, err
 		}
+		lone := loneSurrogates(p.data[kstart:p.off])
 		p.skipSpace()
 		if p.off >= len(p.data) || p.data[p.off] != ':' {
 			return nil, p.errf("unexpected %s after member name %q: want ':'", p.describe(), key)
@@ -362,7 +442,7 @@ func (p *jparser) object(start jpos, depth int) (*jnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.Members = append(n.Members, jmember{Key: key, KeyPos: kp, Value: v})
+		n.Members = append(n.Members, jmember{Key: key, KeyPos: kp, Value: v, lone: lone})
 		p.skipSpace()
 		if p.off >= len(p.data) {
 			return nil, p.errf("unexpected end of file: want ',' or '}'")
