@@ -357,6 +357,16 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
+	sarifPath := in.SARIF
+	if sarifPath != "" && !filepath.IsAbs(sarifPath) {
+		sarifPath = filepath.Join(ws, sarifPath)
+	}
+	// Said before any hook runs, not after all of them.
+	if sarifPath != "" {
+		if why := cannotWrite(sarifPath); why != "" {
+			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))
+		}
+	}
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
@@ -408,12 +418,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	} else if in.WorkDir != "" {
 		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
 	}
-	if in.SARIF != "" {
-		p := in.SARIF
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(ws, p)
-		}
-		if err := writeSARIFFile(p, rep, defaultFile); err != nil {
+	if sarifPath != "" {
+		if err := writeSARIFFile(sarifPath, rep, defaultFile); err != nil {
 			return fail(stdout, 125, err)
 		}
 	}
