@@ -226,6 +226,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		}
 		return nil, bad(jpos{}, "not valid JSON: %v", err)
 	}
+	// vigiles never writes a key twice; a reader keeps one copy or the
+	// other, so a pull request could show one in its diff and have the
+	// other compared.
+	if again, first := repeatedMember(root); again != nil {
+		return nil, bad(again.KeyPos, "%q is given again here (first on line %d): a baseline holds each key once; keep one", again.Key, first.KeyPos.Line)
+	}
 	const want = `a JSON object with "schema": "` + BaselineSchema + `" and "runs"`
 	if root.Kind != jsonObject {
 		return nil, bad(root.Pos, "not a vigiles baseline: want %s, found %s", want, root.Kind)
@@ -646,4 +652,31 @@ func runeStart(s string, i int) int {
 		i--
 	}
 	return i
+}
+
+// repeatedMember returns the first member, in document order of objects
+// within n, whose key (as JSON.parse tells keys apart) an earlier member
+// of the same object has, and that earlier member; nil when none.
+func repeatedMember(n *jnode) (again, first *jmember) {
+	switch n.Kind {
+	case jsonObject:
+		seen := make(map[string]int, len(n.Members))
+		for i := range n.Members {
+			m := &n.Members[i]
+			if j, ok := seen[m.ident()]; ok {
+				return m, &n.Members[j]
+			}
+			seen[m.ident()] = i
+			if a, f := repeatedMember(m.Value); a != nil {
+				return a, f
+			}
+		}
+	case jsonArray:
+		for _, e := range n.Elems {
+			if a, f := repeatedMember(e); a != nil {
+				return a, f
+			}
+		}
+	}
+	return nil, nil
 }

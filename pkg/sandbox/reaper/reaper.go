@@ -109,28 +109,22 @@ var Defaults = Limits{
 // WithDefaults fills the zero fields of l from Defaults.
 func (l Limits) WithDefaults() Limits {
 	d := Defaults
-	if l.Pids != 0 {
-		d.Pids = l.Pids
-	}
-	if l.MemoryBytes != 0 {
-		d.MemoryBytes = l.MemoryBytes
-	}
-	if l.RunMemoryBytes != 0 {
-		d.RunMemoryBytes = l.RunMemoryBytes
-	}
-	if l.FileBytes != 0 {
-		d.FileBytes = l.FileBytes
-	}
-	if l.ScratchBytes != 0 {
-		d.ScratchBytes = l.ScratchBytes
-	}
-	if l.CPUSeconds != 0 {
-		d.CPUSeconds = l.CPUSeconds
-	}
-	if l.OpenFiles != 0 {
-		d.OpenFiles = l.OpenFiles
-	}
+	set(&d.Pids, l.Pids)
+	set(&d.MemoryBytes, l.MemoryBytes)
+	set(&d.RunMemoryBytes, l.RunMemoryBytes)
+	set(&d.FileBytes, l.FileBytes)
+	set(&d.ScratchBytes, l.ScratchBytes)
+	set(&d.CPUSeconds, l.CPUSeconds)
+	set(&d.OpenFiles, l.OpenFiles)
 	return d
+}
+
+// set puts v in *d unless v is zero (the default stays).
+func set[T comparable](d *T, v T) {
+	var zero T
+	if v != zero {
+		*d = v
+	}
 }
 
 // Main is the reaper: pid 1 of the command's own pid namespace. It hides
