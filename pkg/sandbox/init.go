@@ -607,6 +607,13 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 		}
 		return st, timedOut, fmt.Errorf("the reaper's status is malformed: %w", err)
 	}
+	// A status without this build's protocol is from a reaper of another
+	// build (one from before the number ignores the config's paths and
+	// applies fewer layers): never a verdict. What such a reaper says of
+	// its own failure is kept; it fails the run all the same.
+	if st.Protocol != reaper.Protocol && st.Error == "" && st.Refusal == "" {
+		return reaper.Status{}, false, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", st.Protocol, reaper.Protocol)
+	}
 	return st, timedOut, nil
 }
 

@@ -70,6 +70,12 @@ type Config struct {
 
 // Status is what the reaper tells the init about the command.
 type Status struct {
+	// Protocol is the reaper's own Protocol, in every status it sends:
+	// the init takes no status without it, so a binary of a build from
+	// before the protocol number (which reads the config, ignores what
+	// it does not know, and would apply fewer layers) makes the run
+	// fail rather than pass.
+	Protocol int      `json:"protocol"`
 	Error    string   `json:"error,omitempty"`
 	Refusal  string   `json:"refusal,omitempty"`
 	ExitCode int      `json:"exitCode"`
@@ -141,6 +147,7 @@ func Main() int {
 	fsx.CloexecFrom(3)
 	stFile := os.NewFile(FdStatus, "status")
 	send := func(s Status) int {
+		s.Protocol = Protocol
 		json.NewEncoder(stFile).Encode(s)
 		return 0
 	}

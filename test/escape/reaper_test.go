@@ -1,0 +1,87 @@
+package escape
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestReaperOfAnotherBuildFailsTheRun: a vigiles-reaper from a build
+// before the init–reaper protocol number (a vigiles-sandbox of then,
+// renamed) reads the config, ignores the paths it does not know and
+// answers with a plain status. Where the kernel has no Landlock it ran
+// the command with the caller's secret masks writable and the run
+// passed. The stand-in here runs the command with none of the reaper's
+// layers at all and reports success as such a reaper did: the run must
+// fail, never pass on its word.
+func TestReaperOfAnotherBuildFailsTheRun(t *testing.T) {
+	requireBwrap(t)
+	bin := openTempDir(t, "", "vigiles-escape-reaper-")
+	for _, name := range []string{"vigiles", "vigiles-sandbox"} {
+		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), 0o755)
+	}
+	src := filepath.Join(t.TempDir(), "old.go")
+	if err := os.WriteFile(src, []byte(preProtocolReaper), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "vigiles-reaper"), src)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the stand-in: %v\n%s", err, out)
+	}
+	os.Chmod(filepath.Join(bin, "vigiles-reaper"), 0o755)
+	for _, ru := range runners(t) {
+		t.Run(ru.name, func(t *testing.T) {
+			dir := workTree(t)
+			if ru.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(ru.owner.Uid), int(ru.owner.Gid))
+				})
+			}
+			cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; grep NoNewPrivs /proc/self/status")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			if ru.cred != nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ru.cred}
+			}
+			out, _ := cmd.Output()
+			var r result
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("no JSON result: %v: %s", err, out)
+			}
+			if r.ExitCode != 125 || !strings.Contains(r.Error, "different builds") {
+				t.Errorf("a reaper from before the protocol number: tier %s exit %d stdout %q error %q refusal %q; want the run to fail (exit 125, different builds)",
+					r.Tier, r.ExitCode, r.Stdout, r.Error, r.Refusal)
+			}
+		})
+	}
+}
+
+// preProtocolReaper answers the init as a reaper from before the
+// protocol number did (its status had no protocol), having run the
+// command itself, unconfined.
+const preProtocolReaper = `package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+)
+
+func main() {
+	var cfg struct {
+		Cwd     string   ` + "`json:\"cwd\"`" + `
+		Command []string ` + "`json:\"command\"`" + `
+		Env     []string ` + "`json:\"env\"`" + `
+	}
+	json.NewDecoder(os.NewFile(3, "config")).Decode(&cfg)
+	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
+	cmd.Dir, cmd.Env = cfg.Cwd, cfg.Env
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.Run()
+	os.NewFile(4, "status").WriteString(` + "`" + `{"exitCode":0,"signal":"","durationNs":1}` + "`" + `)
+}
+`
