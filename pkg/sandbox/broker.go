@@ -443,11 +443,6 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	// around the tree (those in it the init hides; see gitcreds.go).
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
-	// The reaper starts from vigiles-reaper where it lies beside the
-	// in-sandbox binary and the sandbox's uid may execute it; else from
-	// the init's own binary, which carries every role.
-	reaperExe := reaperExecutable(exe, cred)
-	cfg.ReaperByFD = reaperExe != ""
 	gits, err := outsideGitConfigs(spec.Dir, view)
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
@@ -496,13 +491,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))
 	}
 	closers = append(closers, exeFile)
-	var reaperFile *os.File // nil: fdReaper is closed in bwrap
-	if reaperExe != "" {
-		if reaperFile, err = os.Open(reaperExe); err != nil {
-			return fail(fmt.Errorf("opening the reaper binary: %w", err))
-		}
+	// The reaper starts from vigiles-reaper where it lies beside the
+	// in-sandbox binary and may be used (see reaperExecutable); else from
+	// the init's own binary, which carries every role. nil: fdReaper is
+	// closed in bwrap.
+	reaperFile := reaperExecutable(exe, cred)
+	if reaperFile != nil {
 		closers = append(closers, reaperFile)
 	}
+	cfg.ReaperByFD = reaperFile != nil
 	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile, reaperFile}
 	for _, g := range gits {
 		f, err := dataFile("vigiles-gitconfig", g.clean)
@@ -883,23 +880,38 @@ func sandboxExecutable() (string, error) {
 // build (the init and the reaper check their protocol numbers).
 const ReaperBinary = "vigiles-reaper"
 
-// reaperExecutable is ReaperBinary beside exe, where it is a regular file
-// that the sandbox's uid (cred's, else the caller's) may execute; "" when
-// it is not, and the reaper runs from the init's binary.
-func reaperExecutable(exe string, cred *syscall.Credential) string {
-	p := filepath.Join(filepath.Dir(exe), ReaperBinary)
-	var st unix.Stat_t
-	if err := unix.Stat(p, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return ""
+// reaperExecutable opens ReaperBinary beside exe where it is a regular
+// file that the sandbox's uid (cred's, else the caller's) may execute and
+// that only its owner, root or the caller, may write (a group's write
+// only for root's or the caller's group); nil when it is not, and the
+// reaper runs from the init's binary. The checks are made on the file
+// opened, which is the one handed in: a file swapped in at the path
+// after them is never used, nor is one that another user could rewrite
+// between runs (it runs as the command's pid 1, before every layer).
+func reaperExecutable(exe string, cred *syscall.Credential) *os.File {
+	// O_NONBLOCK: a fifo at the path must not hang the run.
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(exe), ReaperBinary), os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil
 	}
-	uid, gid := uint32(os.Geteuid()), uint32(os.Getegid())
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		f.Close()
+		return nil
+	}
+	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
+	uid, gid := caller, callerGid
 	if cred != nil {
 		uid, gid = cred.Uid, cred.Gid
 	}
-	if !mayUse(&st, uid, gid, 0o1) {
-		return ""
+	writable := st.Uid != 0 && st.Uid != caller || // its owner may rewrite it
+		st.Mode&0o002 != 0 || // anyone may
+		st.Mode&0o020 != 0 && st.Gid != 0 && st.Gid != callerGid // a group's members may
+	if writable || !mayUse(&st, uid, gid, 0o1) {
+		f.Close()
+		return nil
 	}
-	return p
+	return f
 }
 
 // readByte reports whether one byte arrived before EOF.

@@ -85,3 +85,44 @@ func main() {
 	os.NewFile(4, "status").WriteString(` + "`" + `{"exitCode":0,"signal":"","durationNs":1}` + "`" + `)
 }
 `
+
+// TestReaperBinaryOthersMayRewriteIsNotUsed: a vigiles-reaper that
+// another user could rewrite (anyone's write bit, another user's file)
+// runs as the command's pid 1 before any layer, so it is never handed
+// in: the reaper runs from vigiles-sandbox and the run is whole. A fifo
+// at the path neither hangs the run nor fails it.
+func TestReaperBinaryOthersMayRewriteIsNotUsed(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a file of another owner needs chown")
+	nobody := runners(t)[1].cred
+	for name, prepare := range map[string]func(p string) error{
+		"anyone may write": func(p string) error { return os.Chmod(p, 0o777) },
+		"another's file":   func(p string) error { return os.Chown(p, int(nobody.Uid), int(nobody.Gid)) },
+		"a fifo": func(p string) error {
+			os.Remove(p)
+			return syscall.Mkfifo(p, 0o755)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bin := openTempDir(t, "", "vigiles-escape-reaper-")
+			for _, n := range []string{"vigiles", "vigiles-sandbox", "vigiles-reaper"} {
+				copyFile(t, filepath.Join(filepath.Dir(vigilesBin), n), filepath.Join(bin, n), 0o755)
+			}
+			if err := prepare(filepath.Join(bin, "vigiles-reaper")); err != nil {
+				t.Fatal(err)
+			}
+			dir := workTree(t)
+			cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; cat /proc/1/cmdline")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			out, _ := cmd.Output()
+			var r result
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("no JSON result: %v: %s", err, out)
+			}
+			if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !strings.HasPrefix(r.Stdout, "/proc/self/exe\x00__vigiles-reaper") {
+				t.Errorf("tier %s exit %d writes %v stdout %q error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
+					r.Tier, r.ExitCode, r.Writes, r.Stdout, r.Error, r.Refusal)
+			}
+		})
+	}
+}
