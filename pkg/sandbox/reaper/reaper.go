@@ -7,6 +7,7 @@
 package reaper
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -162,14 +163,11 @@ func Main() int {
 		return send(Status{Refusal: err.Error()})
 	}
 	filter, ferr := seccomp.Filter()
-	var cfg Config
 	cf := os.NewFile(FdConfig, "config")
-	if err := json.NewDecoder(cf).Decode(&cfg); err != nil {
-		return send(Status{Error: fmt.Sprintf("reaper: reading config: %v", err)})
-	}
+	cfg, err := readConfig(cf)
 	cf.Close()
-	if cfg.Protocol != Protocol {
-		return send(Status{Error: fmt.Sprintf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, cfg.Protocol)})
+	if err != nil {
+		return send(Status{Error: err.Error()})
 	}
 	if ferr != nil {
 		return send(Status{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
@@ -746,6 +744,37 @@ func sampleTasks(stop <-chan struct{}, out chan<- taskCount) {
 			c.most = max(c.most, n)
 		}
 	}
+}
+
+// maxConfig bounds the config the reaper reads (the command's argv and
+// environment are bounded by the kernel well below it).
+const maxConfig = 64 << 20
+
+// readConfig reads the init's config to EOF (so that the init's write,
+// its trailing newline included, never meets a closed pipe), refuses one
+// from another build by its protocol number, and then any field this
+// build does not know: a layer the init asks for is never ignored.
+func readConfig(r io.Reader) (Config, error) {
+	var cfg Config
+	data, err := io.ReadAll(io.LimitReader(r, maxConfig+1))
+	switch {
+	case err != nil:
+		return cfg, fmt.Errorf("reaper: reading config: %w", err)
+	case len(data) > maxConfig:
+		return cfg, fmt.Errorf("reaper: the config is larger than %d MiB", maxConfig>>20)
+	}
+	var p struct {
+		Protocol int `json:"protocol"`
+	}
+	if json.Unmarshal(data, &p) == nil && p.Protocol != Protocol {
+		return cfg, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, p.Protocol)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return cfg, fmt.Errorf("reaper: reading config: %w", err)
+	}
+	return cfg, nil
 }
 
 // refusal marks an error as a layer the reaper could not apply, or a part
