@@ -491,6 +491,17 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))
 	}
 	closers = append(closers, exeFile)
+	// Checked on the descriptor handed in: the init runs from it with
+	// every capability of the sandbox's user namespace, and writes the
+	// record.
+	var exeSt unix.Stat_t
+	if err := unix.Fstat(int(exeFile.Fd()), &exeSt); err != nil {
+		return fail(fmt.Errorf("the in-sandbox binary: %w", err))
+	}
+	if othersMayRewrite(&exeSt) {
+		return fail(fmt.Errorf("%w: the in-sandbox binary %s may be rewritten by another user (mode %o, owner uid %d, group %d), and it runs in every sandbox as its init; fix: chmod go-w %s, owned by root or by you",
+			ErrRefused, exe, exeSt.Mode&0o7777, exeSt.Uid, exeSt.Gid, exe))
+	}
 	// The reaper starts from vigiles-reaper where it lies beside the
 	// in-sandbox binary and may be used (see reaperExecutable); else from
 	// the init's own binary, which carries every role. nil: fdReaper is
@@ -899,19 +910,25 @@ func reaperExecutable(exe string, cred *syscall.Credential) *os.File {
 		f.Close()
 		return nil
 	}
-	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
-	uid, gid := caller, callerGid
+	uid, gid := uint32(os.Geteuid()), uint32(os.Getegid())
 	if cred != nil {
 		uid, gid = cred.Uid, cred.Gid
 	}
-	writable := st.Uid != 0 && st.Uid != caller || // its owner may rewrite it
-		st.Mode&0o002 != 0 || // anyone may
-		st.Mode&0o020 != 0 && st.Gid != 0 && st.Gid != callerGid // a group's members may
-	if writable || !mayUse(&st, uid, gid, 0o1) {
+	if othersMayRewrite(&st) || !mayUse(&st, uid, gid, 0o1) {
 		f.Close()
 		return nil
 	}
 	return f
+}
+
+// othersMayRewrite says whether a user other than root and the caller may
+// write the file st describes: its owner is neither, anyone may, or the
+// members of a group other than root's and the caller's may.
+func othersMayRewrite(st *unix.Stat_t) bool {
+	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
+	return st.Uid != 0 && st.Uid != caller ||
+		st.Mode&0o002 != 0 ||
+		st.Mode&0o020 != 0 && st.Gid != 0 && st.Gid != callerGid
 }
 
 // readByte reports whether one byte arrived before EOF.
