@@ -385,6 +385,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if errors.As(runErr, &pe) {
 		return fail(stdout, 2, fmt.Errorf("input paths: %w", runErr))
 	}
+	var pa *runner.PartialAuditError
+	if errors.As(runErr, &pa) {
+		// The runner's words name the CLI's flags; say it with the inputs.
+		return fail(stdout, 2, fmt.Errorf("input update-baseline: needs the whole audit, and paths %s names part of it: the baseline would keep only the hooks under it; leave paths empty", strings.Join(pa.Paths, ",")))
+	}
 	if rep == nil {
 		if runErr == nil {
 			runErr = errors.New("the runner returned no report")

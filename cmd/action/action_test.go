@@ -596,6 +596,9 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		// Said before any hook runs (it was said, exit 125, after all).
 		{map[string]string{"sarif": "plugins"}, "input sarif: plugins is a directory"},
 		{map[string]string{"sarif": ".vigiles.yml/out.sarif"}, "input sarif: .vigiles.yml/out.sarif cannot be made"},
+		// Named with the inputs, not the CLI's --update-baseline and PATHs.
+		{map[string]string{"command": "audit", "paths": "plugins", "baseline": ".vigiles/baseline.json", "update-baseline": "true"},
+			"input update-baseline: needs the whole audit, and paths plugins names part of it"},
 	} {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
 			s := newStep(t, tc.inputs)

@@ -94,6 +94,22 @@ func (e *AuditPathError) Is(target error) bool {
 	return target == ErrBadOption || e.Outside && target == ErrOutsideTree
 }
 
+// PartialAuditError is Options.UpdateBaseline with Options.Paths that name
+// part of the work tree only: the baseline is written from what the audit
+// ran, so it would keep only the hooks under them. It is the caller's
+// mistake (errors.Is finds ErrBadOption); the message names the CLI's
+// flags, so a caller with other knobs (the Action's inputs) says it in
+// its own words.
+type PartialAuditError struct {
+	Paths []string // as the caller gave them
+}
+
+func (e *PartialAuditError) Error() string {
+	return fmt.Sprintf("--update-baseline needs the whole audit, and %s names part of it: the baseline would keep only the hooks under it; drop the PATHs", strings.Join(e.Paths, " "))
+}
+
+func (e *PartialAuditError) Is(target error) bool { return target == ErrBadOption }
+
 // Rules of run findings.
 const (
 	RuleRunRefused = "run/refused"
@@ -297,7 +313,7 @@ func (s *session) discover(paths []string) error {
 		// The baseline is written from what the audit ran: one of some
 		// directories would drop every other hook from it.
 		if s.o.UpdateBaseline {
-			return errorf(ErrBadOption, "--update-baseline needs the whole audit, and %s names part of it: the baseline would keep only the hooks under it; drop the PATHs", strings.Join(paths, " "))
+			return &PartialAuditError{Paths: paths}
 		}
 		for _, r := range roots {
 			rel, _ := relTo(s.dir, r)
