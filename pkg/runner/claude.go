@@ -166,6 +166,13 @@ func (c *claudeDisc) loc(file string, p jpos) report.Location {
 // handler could show one command and run another. where names the object
 // in the message ("" for a file's top level).
 func (c *claudeDisc) repeatedKeys(file string, n *jnode, where string, only ...string) {
+	c.repeatedKeysLosing(file, n, where, "the one declared before is ignored", only...)
+}
+
+// repeatedKeysLosing is repeatedKeys, with lost saying in the message what
+// the earlier copies cost ("the command declared before, and its hooks,
+// never run").
+func (c *claudeDisc) repeatedKeysLosing(file string, n *jnode, where, lost string, only ...string) {
 	if n == nil || n.Kind != jsonObject {
 		return
 	}
@@ -184,8 +191,8 @@ func (c *claudeDisc) repeatedKeys(file string, n *jnode, where string, only ...s
 			what += " of " + where
 		}
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
-			"%s is declared again here (first on line %d); Claude Code reads only the last one, so the one declared before is ignored: keep one",
-			what, n.Members[j].KeyPos.Line)
+			"%s is declared again here (first on line %d); Claude Code reads only the last one, so %s: keep one",
+			what, n.Members[j].KeyPos.Line, lost)
 	}
 }
 

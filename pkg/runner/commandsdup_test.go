@@ -51,7 +51,7 @@ func TestCommandsObjectRepeatedKey(t *testing.T) {
 	}
 	for _, f := range s.findings {
 		msg := f.Message
-		for _, say := range []string{"declared again here (first on line 2)", "never run"} {
+		for _, say := range []string{" of commands is declared again here (first on line 2)", "never run"} {
 			if !strings.Contains(msg, say) {
 				t.Errorf("message %q does not say %q", msg, say)
 			}

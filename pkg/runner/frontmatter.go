@@ -164,16 +164,10 @@ func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) 
 	// Claude Code parses with JSON.parse: of a command named twice, only
 	// the last is read, so the earlier ones never run. vigiles reads the
 	// last alone too (its hooks keep the id they would have alone) and
-	// says so at each later name, as for an event named twice.
-	first, last := map[string]int{}, map[string]int{}
+	// says so at each later name, as for any other key given twice.
+	c.repeatedKeysLosing(declFile, v, "commands", "the command declared before, and its hooks, never run")
+	last := map[string]int{}
 	for i, m := range v.Members {
-		if j, dup := first[m.ident()]; dup {
-			c.find(RuleMalformed, report.SeverityWarning, c.loc(declFile, m.KeyPos),
-				"commands[%s] is declared again here (first on line %d); Claude Code reads only the last one, so the command declared before, and its hooks, never run: keep one",
-				m.Key, v.Members[j].KeyPos.Line)
-		} else {
-			first[m.ident()] = i
-		}
 		last[m.ident()] = i
 	}
 	for i, m := range v.Members {
