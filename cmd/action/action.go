@@ -408,21 +408,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fail(stdout, 125, err)
 	}
-	// Findings without a file of their own are anchored on the config, as
-	// the repository knows it.
-	defaultFile := in.Config
-	if defaultFile == "" {
-		defaultFile = runner.DefaultConfig
-	}
-	if filepath.IsAbs(defaultFile) {
-		// A config outside the workspace is no file of the repository:
-		// annotate places such findings on .vigiles.yml instead.
-		if rel, ok := relInside(ws, defaultFile); ok {
-			defaultFile = filepath.ToSlash(rel)
-		}
-	} else if in.WorkDir != "" {
-		defaultFile = path.Join(in.WorkDir, filepath.ToSlash(defaultFile))
-	}
+	defaultFile := configFile(ws, in.WorkDir, in.Config)
 	if sarifPath != "" {
 		if err := writeSARIFFile(sarifPath, rep, defaultFile); err != nil {
 			return fail(stdout, 125, err)
@@ -500,6 +486,29 @@ func relInside(dir, p string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// configFile is the policy file as the repository knows it (relative to
+// the workspace), where findings without a file of their own are anchored:
+// config is relative to workDir, or absolute. An absolute config outside
+// the workspace is no file of the repository and is returned as it is;
+// annotate places such findings on .vigiles.yml instead.
+func configFile(ws, workDir, config string) string {
+	if config == "" {
+		config = runner.DefaultConfig
+	}
+	if filepath.IsAbs(config) {
+		if abs, err := filepath.Abs(ws); err == nil {
+			if rel, ok := relInside(abs, config); ok {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return config
+	}
+	if workDir != "" {
+		return path.Join(workDir, filepath.ToSlash(config))
+	}
+	return filepath.ToSlash(config)
 }
 
 // relativize makes every location repository-relative: absolute paths

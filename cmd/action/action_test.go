@@ -689,3 +689,24 @@ func TestRelInside(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileAnchor: file-less findings are anchored on the policy file
+// as the repository knows it: relative to working-directory when given so,
+// made workspace-relative when given absolute inside the workspace, and
+// left absolute (which annotate then never shows) when outside it.
+func TestConfigFileAnchor(t *testing.T) {
+	ws := t.TempDir()
+	for _, tc := range []struct{ workDir, config, want string }{
+		{"", "", ".vigiles.yml"},
+		{"sub", "", "sub/.vigiles.yml"},
+		{"sub", "policy/p.yml", "sub/policy/p.yml"},
+		{"", filepath.Join(ws, "sub", "p.yml"), "sub/p.yml"},
+		{"sub", filepath.Join(ws, "p.yml"), "p.yml"},
+		{"", "/elsewhere/p.yml", "/elsewhere/p.yml"},
+		{"", ws + "x/p.yml", ws + "x/p.yml"},
+	} {
+		if got := configFile(ws, tc.workDir, tc.config); got != tc.want {
+			t.Errorf("configFile(ws, %q, %q) = %q, want %q", tc.workDir, tc.config, got, tc.want)
+		}
+	}
+}
