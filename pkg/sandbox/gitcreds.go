@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -75,13 +76,15 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 		}
 		dropping = continues(rest)
 	}
-	out = urlPassword.ReplaceAll(buf.Bytes(), []byte("${1}@"))
+	out = urlPassword().ReplaceAll(buf.Bytes(), []byte("${1}@"))
 	return out, !bytes.Equal(out, in)
 }
 
 // urlPassword matches the user information of a URL that has a password:
 // scheme://user:password@.
-var urlPassword = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:"]*):[^\s/@"]*@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:"]*):[^\s/@"]*@`)
+})
 
 // headerEnd returns the index of the ']' that ends the section header at
 // the start of s, or -1: a quoted subsection may hold ']' and escapes.
