@@ -1,9 +1,7 @@
 package escape
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,19 +14,9 @@ import (
 // handed in, not on its path.
 func TestInitBinaryOthersMayRewriteIsRefused(t *testing.T) {
 	requireBwrap(t)
-	bin := openTempDir(t, "", "vigiles-escape-init-")
-	for name, mode := range map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o777, "vigiles-reaper": 0o755} {
-		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), mode)
-		os.Chmod(filepath.Join(bin, name), mode) // past the umask
-	}
+	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o777, "vigiles-reaper": 0o755})
 	dir := workTree(t)
-	cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made")
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	out, _ := cmd.Output()
-	var r result
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("no JSON result: %v: %s", err, out)
-	}
+	r := runFrom(t, bin, dir, nil, "sh", "-c", "echo x > made")
 	if r.Tier != "refused" || r.ExitCode != 125 || !strings.Contains(r.Refusal, "chmod go-w "+filepath.Join(bin, "vigiles-sandbox")) {
 		t.Errorf("a world-writable vigiles-sandbox: tier %s exit %d refusal %q error %q; want a refusal naming chmod go-w", r.Tier, r.ExitCode, r.Refusal, r.Error)
 	}

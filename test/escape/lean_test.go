@@ -2,7 +2,6 @@ package escape
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,39 +75,17 @@ func TestReaperBinaryFallsBack(t *testing.T) {
 	dir := workTree(t)
 	run := func(bin string) result {
 		t.Helper()
-		cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; cat /proc/1/cmdline")
-		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-		out, _ := cmd.Output()
-		var r result
-		if err := json.Unmarshal(out, &r); err != nil {
-			t.Fatalf("no JSON result: %v: %s", err, out)
-		}
-		return r
+		return runFrom(t, bin, dir, nil, "sh", "-c", "echo x > made; cat /proc/1/cmdline")
 	}
-	bin := openTempDir(t, "", "vigiles-escape-reaper-")
-	for name, mode := range map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755, "vigiles-reaper": 0o700} {
-		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), mode)
-	}
+	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755, "vigiles-reaper": 0o700})
 	r := run(bin)
 	if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !strings.HasPrefix(r.Stdout, "/proc/self/exe\x00__vigiles-reaper") {
 		t.Errorf("a 0700 vigiles-reaper: tier %s exit %d writes %v stdout %q error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
 			r.Tier, r.ExitCode, r.Writes, r.Stdout, r.Error, r.Refusal)
 	}
 
-	// A stand-in that answers as a reaper of another build does. It is a
-	// binary, not a script: the init execs the reaper through a
-	// close-on-exec descriptor, which an interpreter could not reopen.
-	src := filepath.Join(t.TempDir(), "stale.go")
-	if err := os.WriteFile(src, []byte(staleReaper), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(filepath.Join(bin, "vigiles-reaper"))
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "vigiles-reaper"), src)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the stand-in: %v\n%s", err, out)
-	}
-	os.Chmod(filepath.Join(bin, "vigiles-reaper"), 0o755)
+	// A stand-in that answers as a reaper of another build does.
+	buildStandIn(t, bin, "vigiles-reaper", staleReaper)
 	r = run(bin)
 	if r.ExitCode != 125 || !strings.Contains(r.Error, "rebuild both") {
 		t.Errorf("a stale vigiles-reaper: tier %s exit %d error %q; want its own message", r.Tier, r.ExitCode, r.Error)

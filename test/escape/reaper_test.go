@@ -1,9 +1,7 @@
 package escape
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -20,20 +18,8 @@ import (
 // fail, never pass on its word.
 func TestReaperOfAnotherBuildFailsTheRun(t *testing.T) {
 	requireBwrap(t)
-	bin := openTempDir(t, "", "vigiles-escape-reaper-")
-	for _, name := range []string{"vigiles", "vigiles-sandbox"} {
-		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), 0o755)
-	}
-	src := filepath.Join(t.TempDir(), "old.go")
-	if err := os.WriteFile(src, []byte(preProtocolReaper), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "vigiles-reaper"), src)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the stand-in: %v\n%s", err, out)
-	}
-	os.Chmod(filepath.Join(bin, "vigiles-reaper"), 0o755)
+	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755})
+	buildStandIn(t, bin, "vigiles-reaper", preProtocolReaper)
 	for _, ru := range runners(t) {
 		t.Run(ru.name, func(t *testing.T) {
 			dir := workTree(t)
@@ -42,16 +28,7 @@ func TestReaperOfAnotherBuildFailsTheRun(t *testing.T) {
 					return os.Lchown(p, int(ru.owner.Uid), int(ru.owner.Gid))
 				})
 			}
-			cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; grep NoNewPrivs /proc/self/status")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			if ru.cred != nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: ru.cred}
-			}
-			out, _ := cmd.Output()
-			var r result
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("no JSON result: %v: %s", err, out)
-			}
+			r := runFrom(t, bin, dir, ru.cred, "sh", "-c", "echo x > made; grep NoNewPrivs /proc/self/status")
 			if r.ExitCode != 125 || !strings.Contains(r.Error, "different builds") {
 				t.Errorf("a reaper from before the protocol number: tier %s exit %d stdout %q error %q refusal %q; want the run to fail (exit 125, different builds)",
 					r.Tier, r.ExitCode, r.Stdout, r.Error, r.Refusal)
@@ -104,21 +81,12 @@ func TestReaperBinaryOthersMayRewriteIsNotUsed(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			bin := openTempDir(t, "", "vigiles-escape-reaper-")
-			for _, n := range []string{"vigiles", "vigiles-sandbox", "vigiles-reaper"} {
-				copyFile(t, filepath.Join(filepath.Dir(vigilesBin), n), filepath.Join(bin, n), 0o755)
-			}
+			bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755, "vigiles-reaper": 0o755})
 			if err := prepare(filepath.Join(bin, "vigiles-reaper")); err != nil {
 				t.Fatal(err)
 			}
 			dir := workTree(t)
-			cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "sh", "-c", "echo x > made; cat /proc/1/cmdline")
-			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			out, _ := cmd.Output()
-			var r result
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("no JSON result: %v: %s", err, out)
-			}
+			r := runFrom(t, bin, dir, nil, "sh", "-c", "echo x > made; cat /proc/1/cmdline")
 			if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !strings.HasPrefix(r.Stdout, "/proc/self/exe\x00__vigiles-reaper") {
 				t.Errorf("tier %s exit %d writes %v stdout %q error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
 					r.Tier, r.ExitCode, r.Writes, r.Stdout, r.Error, r.Refusal)

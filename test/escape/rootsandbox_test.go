@@ -36,17 +36,8 @@ func TestRootCallerReadsNoRootOnlyFile(t *testing.T) {
 	}
 
 	// The binaries copied beside each other, the in-sandbox one 0700.
-	bin := openTempDir(t, "", "vigiles-escape-bins-")
-	for name, mode := range map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o700} {
-		copyFile(t, filepath.Join(filepath.Dir(vigilesBin), name), filepath.Join(bin, name), mode)
-	}
-	cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", dir, "--", "true")
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	out, _ := cmd.Output()
-	var r result
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("no JSON result: %v: %s", err, out)
-	}
+	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o700})
+	r := runFrom(t, bin, dir, nil, "true")
 	if r.Tier != "refused" || r.ExitCode != 125 || !strings.Contains(r.Refusal, "chmod o+rx "+filepath.Join(bin, "vigiles-sandbox")) {
 		t.Errorf("a 0700 in-sandbox binary: tier %s exit %d refusal %q, want a refusal naming chmod o+rx", r.Tier, r.ExitCode, r.Refusal)
 	}
@@ -138,13 +129,7 @@ func TestStaleSandboxBinarySaysSo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "vigiles-sandbox"), []byte(stale), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(bin, "vigiles"), "run", "--json", "--workdir", workTree(t), "--", "true")
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	out, _ := cmd.Output()
-	var r result
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("no JSON result: %v: %s", err, out)
-	}
+	r := runFrom(t, bin, workTree(t), nil, "true")
 	if r.ExitCode != 125 || !strings.Contains(r.Error, "rebuild both") {
 		t.Errorf("tier %s exit %d error %q refusal %q: want the stale binary's own message", r.Tier, r.ExitCode, r.Error, r.Refusal)
 	}
