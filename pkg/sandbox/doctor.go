@@ -104,6 +104,7 @@ const (
 	ProbeMaxUserns      = "sysctl-max-user-namespaces"
 	ProbePidsCgroup     = "pids-cgroup"
 	ProbeMemoryCgroup   = "memory-cgroup"
+	ProbeBinaries       = "sandbox-binaries"
 	ProbeIDMappedTree   = "idmapped-work-tree"
 )
 
@@ -132,6 +133,7 @@ func probes() []probeSpec {
 		{ProbeBwrap, true, probeBwrap},
 		{ProbeConfine, true, probeEngineConfine},
 		{ProbeUserns, true, probeUserns},
+		{ProbeBinaries, true, probeBinaries},
 	}
 	if os.Geteuid() == 0 {
 		ps = append(ps,
@@ -225,6 +227,11 @@ func summarize(ps []Probe) DoctorReport {
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: the seccomp filter cannot be installed, and a run never goes without it"
 		r.Capability = Capability{Confine: sc.Availability, Why: "seccomp: " + sc.Detail, Fix: sc.Fix}
+	case binariesRefused(get):
+		bin, _ := get(ProbeBinaries)
+		r.Tier = TierRefused
+		r.Summary = "untrusted hooks are refused here: the binary that runs inside every sandbox may be rewritten by another user"
+		r.Capability = Capability{Confine: bin.Availability, Why: "sandbox binaries: " + bin.Detail, Fix: bin.Fix}
 	case needPids && pids.Availability != Available:
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: running as root, a run needs a pids cgroup to bound its processes, and none can be made"
@@ -775,6 +782,48 @@ func probeSeccomp(ctx context.Context, env *doctorEnv) Probe {
 			Fix: "the kernel needs CONFIG_SECCOMP_FILTER (every distribution kernel has it); in a container, do not run with a seccomp profile that forbids seccomp(2)"}
 	}
 	return Probe{Availability: Available, Detail: v.Detail}
+}
+
+// binariesRefused says whether the report holds a sandbox-binaries check
+// that is not available: a run would be refused.
+func binariesRefused(get func(string) (Probe, bool)) bool {
+	p, ok := get(ProbeBinaries)
+	return ok && p.Availability != Available
+}
+
+// probeBinaries says which binaries a run starts inside the sandbox, the
+// init's and the reaper's, and refuses, as a run does, an init binary
+// that another user may rewrite.
+func probeBinaries(ctx context.Context, env *doctorEnv) Probe {
+	exe, err := sandboxExecutable()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("finding the vigiles binary: %v", err)}
+	}
+	return binariesProbe(exe)
+}
+
+// binariesProbe is probeBinaries for the in-sandbox binary exe.
+func binariesProbe(exe string) Probe {
+	var st unix.Stat_t
+	if err := unix.Stat(exe, &st); err != nil {
+		return Probe{Availability: Inconclusive, Detail: clean(err.Error())}
+	}
+	if othersMayRewrite(&st) {
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("%s may be rewritten by another user (mode %o, owner uid %d, group %d), and every sandbox runs it as its init: runs are refused", clean(exe), st.Mode&0o7777, st.Uid, st.Gid),
+			Fix:    "chmod go-w " + clean(exe) + ", owned by root or by you"}
+	}
+	initBin := "init: " + clean(exe)
+	if filepath.Base(exe) != SandboxBinary {
+		initBin += fmt.Sprintf(" itself (no %s beside it: each of a run's two starts inside costs about 5 ms more; make build puts it there)", SandboxBinary)
+	}
+	reaper := "reaper: " + clean(filepath.Join(filepath.Dir(exe), ReaperBinary))
+	if f := reaperExecutable(exe, nil); f != nil {
+		f.Close()
+	} else {
+		reaper = fmt.Sprintf("reaper: the init's binary (%s beside it is missing, not executable, or may be rewritten by another user: its start costs about 4 ms more; make build puts it there)", ReaperBinary)
+	}
+	return Probe{Availability: Available, Detail: initBin + "; " + reaper}
 }
 
 func probeLandlock(ctx context.Context, env *doctorEnv) Probe {

@@ -49,7 +49,7 @@ func TestDoctorForReal(t *testing.T) {
 		}
 	}
 	for _, n := range []string{ProbeBwrap, ProbeConfine, ProbeUserns, ProbeOverlay, ProbeNftables,
-		ProbeSlirp4netns, ProbePasta, ProbeSeccomp, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns} {
+		ProbeSlirp4netns, ProbePasta, ProbeSeccomp, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbeBinaries} {
 		if !seen[n] {
 			t.Errorf("no %s probe in the report", n)
 		}
@@ -82,7 +82,7 @@ func TestDoctorCancelled(t *testing.T) {
 	r := Doctor(ctx)
 	for _, p := range r.Probes {
 		switch p.Name {
-		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbePidsCgroup, ProbeMemoryCgroup:
+		case ProbeBwrap, ProbeLandlock, ProbeAppArmorUserns, ProbeMaxUserns, ProbePidsCgroup, ProbeMemoryCgroup, ProbeBinaries:
 			continue // these read or write files and run nothing
 		}
 		if p.Availability == Available {
@@ -225,5 +225,47 @@ func TestProbeNeedsNoTrueOnPath(t *testing.T) {
 	}
 	if p := runUserns(context.Background(), &doctorEnv{bwrap: bwrap}, nil, "as the caller"); p.Availability != Available {
 		t.Errorf("doctor's user namespace probe with only bwrap on PATH: %s: %s", p.Availability, p.Detail)
+	}
+}
+
+// TestBinariesProbe: doctor names the binaries a run starts inside the
+// sandbox, says what a missing or unusable lean one costs, and refuses,
+// as a run does, an init binary another user may rewrite.
+func TestBinariesProbe(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("\x7fELF"), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	exe := write(SandboxBinary, 0o755)
+	if p := binariesProbe(exe); p.Availability != Available || !strings.Contains(p.Detail, "reaper: the init's binary") {
+		t.Errorf("no vigiles-reaper: %s %q", p.Availability, p.Detail)
+	}
+	reaperBin := write(ReaperBinary, 0o755)
+	if p := binariesProbe(exe); p.Availability != Available || p.Detail != "init: "+exe+"; reaper: "+reaperBin {
+		t.Errorf("both lean binaries: %s %q", p.Availability, p.Detail)
+	}
+	os.Chmod(reaperBin, 0o777)
+	if p := binariesProbe(exe); p.Availability != Available || !strings.Contains(p.Detail, "may be rewritten by another user") {
+		t.Errorf("a vigiles-reaper anyone may write: %s %q, want it not used", p.Availability, p.Detail)
+	}
+	if p := binariesProbe(write("vigiles", 0o755)); !strings.Contains(p.Detail, "init: "+filepath.Join(dir, "vigiles")+" itself") {
+		t.Errorf("the CLI itself as the init: %q", p.Detail)
+	}
+	os.Chmod(exe, 0o777)
+	p := binariesProbe(exe)
+	if p.Availability != Unsupported || !strings.Contains(p.Fix, "chmod go-w "+exe) {
+		t.Errorf("a vigiles-sandbox anyone may write: %s %q fix %q, want unsupported naming chmod go-w", p.Availability, p.Detail, p.Fix)
+	}
+	p.Name = ProbeBinaries
+	r := summarize([]Probe{probe(ProbeConfine, Available), probe(ProbeSeccomp, Available), probe(ProbeOverlay, Available), p})
+	if r.Tier != TierRefused || !strings.Contains(r.Capability.Fix, "chmod go-w") {
+		t.Errorf("with the init's binary refused: tier %s, capability %+v; want refused, naming the fix", r.Tier, r.Capability)
 	}
 }
