@@ -557,8 +557,17 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 	stR := rp.stR
 	// A reaper that stops reading its config (one from another build
 	// reads it, says so in its status and exits) is waited for like any
-	// other: what it said is the reason, not the broken pipe.
-	sendErr := json.NewEncoder(rp.cfW).Encode(rc)
+	// other: what it said is the reason, not the broken pipe. The command
+	// comes in a document of its own after the config (reaper.CommandDoc):
+	// a reaper from before the protocol number reads only the first, finds
+	// no command, and runs none.
+	enc := json.NewEncoder(rp.cfW)
+	cmd := reaper.CommandDoc{Command: rc.Command}
+	rc.Command = nil
+	sendErr := enc.Encode(rc)
+	if sendErr == nil {
+		sendErr = enc.Encode(cmd)
+	}
 	rp.cfW.Close()
 	// The status is read while the reaper runs: a status larger than the
 	// pipe holds must not block it until the deadline.
@@ -609,10 +618,13 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 	}
 	// A status without this build's protocol is from a reaper of another
 	// build (one from before the number ignores the config's paths and
-	// applies fewer layers): never a verdict. What such a reaper says of
-	// its own failure is kept; it fails the run all the same.
-	if st.Protocol != reaper.Protocol && st.Error == "" && st.Refusal == "" {
-		return reaper.Status{}, false, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", st.Protocol, reaper.Protocol)
+	// applies fewer layers): never a verdict, whatever it says.
+	if st.Protocol != reaper.Protocol {
+		said := ""
+		if e := st.Error + st.Refusal; e != "" {
+			said = fmt.Sprintf(" (it said: %s)", e)
+		}
+		return reaper.Status{}, false, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)%s", st.Protocol, reaper.Protocol, said)
 	}
 	return st, timedOut, nil
 }

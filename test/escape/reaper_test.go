@@ -15,7 +15,8 @@ import (
 // the command with the caller's secret masks writable and the run
 // passed. The stand-in here runs the command with none of the reaper's
 // layers at all and reports success as such a reaper did: the run must
-// fail, never pass on its word.
+// fail, never pass on its word, and the command must not run at all (it
+// comes in a document of its own, which such a reaper never reads).
 func TestReaperOfAnotherBuildFailsTheRun(t *testing.T) {
 	requireBwrap(t)
 	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755})
@@ -28,18 +29,19 @@ func TestReaperOfAnotherBuildFailsTheRun(t *testing.T) {
 					return os.Lchown(p, int(ru.owner.Uid), int(ru.owner.Gid))
 				})
 			}
-			r := runFrom(t, bin, dir, ru.cred, "sh", "-c", "echo x > made; grep NoNewPrivs /proc/self/status")
-			if r.ExitCode != 125 || !strings.Contains(r.Error, "different builds") {
-				t.Errorf("a reaper from before the protocol number: tier %s exit %d stdout %q error %q refusal %q; want the run to fail (exit 125, different builds)",
+			r := runFrom(t, bin, dir, ru.cred, "sh", "-c", "echo ran; echo x > made")
+			if r.ExitCode != 125 || !strings.Contains(r.Error, "different builds") || strings.Contains(r.Stdout, "ran") {
+				t.Errorf("a reaper from before the protocol number: tier %s exit %d stdout %q error %q refusal %q; want the run to fail (exit 125, different builds) without running the command",
 					r.Tier, r.ExitCode, r.Stdout, r.Error, r.Refusal)
 			}
 		})
 	}
 }
 
-// preProtocolReaper answers the init as a reaper from before the
-// protocol number did (its status had no protocol), having run the
-// command itself, unconfined.
+// preProtocolReaper does what a reaper from before the protocol number
+// did: it reads one config document, runs its command (here with none of
+// the layers, the worst such a reaper could do) and answers with a status
+// that has no protocol; given no command, it says so.
 const preProtocolReaper = `package main
 
 import (
@@ -55,6 +57,10 @@ func main() {
 		Env     []string ` + "`json:\"env\"`" + `
 	}
 	json.NewDecoder(os.NewFile(3, "config")).Decode(&cfg)
+	if len(cfg.Command) == 0 {
+		os.NewFile(4, "status").WriteString(` + "`" + `{"error":"no command","exitCode":0,"signal":"","durationNs":0}` + "`" + `)
+		return
+	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Dir, cmd.Env = cfg.Cwd, cfg.Env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr

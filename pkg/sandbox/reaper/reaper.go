@@ -36,7 +36,7 @@ const Arg = "__vigiles-reaper"
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 1
+const Protocol = 2
 
 // The reaper's descriptors, as the init hands them over.
 const (
@@ -67,6 +67,13 @@ type Config struct {
 	// Writable are the only places Landlock, where the kernel has it,
 	// lets the command write: the second wall behind ReadOnly.
 	Writable []string `json:"writable"`
+}
+
+// CommandDoc is the second document on FdConfig, after the Config (whose
+// Command is then null): a reaper from a build before the protocol number
+// reads only the first, finds no command and runs none.
+type CommandDoc struct {
+	Command []string `json:"command"`
 }
 
 // Status is what the reaper tells the init about the command.
@@ -750,10 +757,11 @@ func sampleTasks(stop <-chan struct{}, out chan<- taskCount) {
 // environment are bounded by the kernel well below it).
 const maxConfig = 64 << 20
 
-// readConfig reads the init's config to EOF (so that the init's write,
-// its trailing newline included, never meets a closed pipe), refuses one
-// from another build by its protocol number, and then any field this
-// build does not know: a layer the init asks for is never ignored.
+// readConfig reads the init's config and then its CommandDoc to EOF (so
+// that the init's write, its trailing newline included, never meets a
+// closed pipe), refuses a config from another build by its protocol
+// number, and then any field this build does not know: a layer the init
+// asks for is never ignored.
 func readConfig(r io.Reader) (Config, error) {
 	var cfg Config
 	data, err := io.ReadAll(io.LimitReader(r, maxConfig+1))
@@ -771,9 +779,20 @@ func readConfig(r io.Reader) (Config, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
+	var cmd CommandDoc
 	if err := dec.Decode(&cfg); err != nil {
 		return cfg, fmt.Errorf("reaper: reading config: %w", err)
 	}
+	if cfg.Command != nil {
+		return cfg, errors.New("reaper: reading config: the command comes in a document of its own, after the config")
+	}
+	if err := dec.Decode(&cmd); err != nil {
+		return cfg, fmt.Errorf("reaper: reading the command: %w", err)
+	}
+	if dec.More() {
+		return cfg, errors.New("reaper: reading config: more than the config and the command")
+	}
+	cfg.Command = cmd.Command
 	return cfg, nil
 }
 
