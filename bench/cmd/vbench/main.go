@@ -282,8 +282,16 @@ type bench struct {
 	srt                   string // path of srt, "" when unavailable
 	srtWhy                string // why srt is unavailable
 	srtVersion            string
-	auditRepos            []string // one per o.auditCmds
-	o                     options
+	// leanCopy is a fresh copy of vigiles with vigiles-sandbox and
+	// vigiles-reaper beside it, noReaper one without vigiles-reaper, so
+	// that the init's binary plays the reaper: the reaper's own binary
+	// measured side by side, both from files written alike (a binary's
+	// copies can differ by a few ms a run, as their pages lie); "" when
+	// the binary measured has no lean binaries beside it.
+	leanCopy   string
+	noReaper   string
+	auditRepos []string // one per o.auditCmds
+	o          options
 }
 
 func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, ...any)) (*bench, error) {
@@ -305,6 +313,12 @@ func prepare(ctx context.Context, o options, tmp, vig string, logf func(string, 
 		return nil, err
 	}
 	if err := makeTree(e.treeN, o.bigTree); err != nil {
+		return nil, err
+	}
+	if e.leanCopy, err = copyBinaries(vig, filepath.Join(tmp, "lean"), true); err != nil {
+		return nil, err
+	}
+	if e.noReaper, err = copyBinaries(vig, filepath.Join(tmp, "no-reaper"), false); err != nil {
 		return nil, err
 	}
 	e.slirpScript = filepath.Join(tmp, "floor-slirp4netns.sh")
@@ -415,6 +429,36 @@ echo >&4
 wait "$bw"; bw=
 `
 
+// copyBinaries copies vig and the vigiles-sandbox beside it, and with
+// reaper the vigiles-reaper too, into dir and returns the copy of vig; ""
+// when vig has no vigiles-sandbox and vigiles-reaper beside it (nothing to
+// compare then).
+func copyBinaries(vig, dir string, reaper bool) (string, error) {
+	src := filepath.Dir(vig)
+	for _, n := range []string{"vigiles-sandbox", "vigiles-reaper"} {
+		if _, err := os.Stat(filepath.Join(src, n)); err != nil {
+			return "", nil
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	names := []string{filepath.Base(vig), "vigiles-sandbox"}
+	if reaper {
+		names = append(names, "vigiles-reaper")
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o755); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, filepath.Base(vig)), nil
+}
+
 func (e *bench) cases(o options) []*benchCase {
 	raw := []string{e.bwrap, "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"}
 	vrun := func(workdir string, extra ...string) []string {
@@ -433,6 +477,10 @@ func (e *bench) cases(o options) []*benchCase {
 		{name: "floor-pasta", what: "shell script: bwrap + pasta attached, then `true`", once: execCase([]string{"bash", e.pastaSh}, "")},
 		{name: "vigiles-deny", what: "`vigiles run --json --egress deny -- true`", once: vigilesCase(vrun(e.empty, "--egress", "deny", "--", "true"), e.empty, -1)},
 		{name: "vigiles-record", what: "`vigiles run --json --egress record -- true`", once: vigilesCase(vrun(e.empty, "--egress", "record", "--", "true"), e.empty, -1)},
+		{name: "vigiles-deny-copy", what: "vigiles-deny from fresh copies of vigiles, vigiles-sandbox and vigiles-reaper",
+			once: vigilesCase([]string{e.leanCopy, "run", "--json", "--workdir", e.empty, "--egress", "deny", "--", "true"}, e.empty, -1)},
+		{name: "vigiles-deny-no-reaper", what: "the same without vigiles-reaper beside them (the init's binary plays the reaper)", floor: "vigiles-deny-copy",
+			once: vigilesCase([]string{e.noReaper, "run", "--json", "--workdir", e.empty, "--egress", "deny", "--", "true"}, e.empty, -1)},
 		{name: "vigiles-allow", what: "`vigiles run --json --egress allow --allow-ip 192.0.2.1/32 -- true` (slirp4netns)", floor: "floor-slirp4netns",
 			once: vigilesCase(vrun(e.empty, "--egress", "allow", "--allow-ip", "192.0.2.1/32", "--connector", "slirp4netns", "--", "true"), e.empty, -1)},
 		{name: "vigiles-allow-pasta", what: "`vigiles run --json --egress allow --allow-ip 192.0.2.1/32 --connector pasta -- true`", floor: "floor-pasta",
@@ -446,6 +494,13 @@ func (e *bench) cases(o options) []*benchCase {
 			once: vigilesCase(vrun(e.manyDir, "--", "sh", "-c", manyCmd), e.manyDir, o.manyWrites)},
 		{name: fmt.Sprintf("direct-write%d", o.manyWrites), what: fmt.Sprintf("the same %d-file command run directly on tmpfs (its own cost)", o.manyWrites),
 			once: directMany(e.tmp, manyCmd)},
+	}
+	if e.noReaper == "" {
+		for _, c := range cs {
+			if c.name == "vigiles-deny-copy" || c.name == "vigiles-deny-no-reaper" {
+				c.once, c.skip = nil, "no vigiles-sandbox and vigiles-reaper beside the binary measured (make build puts them there)"
+			}
+		}
 	}
 	srt := &benchCase{name: "srt", what: "`srt true` (@anthropic-ai/sandbox-runtime " + e.srtVersion + ")"}
 	if e.srt == "" {
