@@ -365,8 +365,9 @@ func WriteBaseline(path string, b *Baseline) error {
 // finding per drift at the hook's declaration. allIDs is every run ID of
 // the whole (unsharded) plan, so that a shard does not take another
 // shard's runs for removed ones; a removed run is reported only where
-// removedIn (nil: nowhere) says its declaring file is covered. sev is the severity of new hosts, writes and
-// outcomes (notice when the baseline is being updated). failed holds the
+// removedIn (nil: nowhere) says its declaring file is covered. sev is the
+// severity of new hosts, writes and outcomes (notice when the baseline is
+// being updated). failed holds the
 // IDs of runs the report already calls refused or failed (run/refused,
 // run/failed: verdict error), whose missing evidence needs no finding of
 // its own; a run that only timed out is not one of them (run/timeout is a
@@ -654,28 +655,21 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-// repeatedMember returns the first member, in document order of objects
-// within n, whose key (as JSON.parse tells keys apart) an earlier member
-// of the same object has, and that earlier member; nil when none.
+// repeatedMember returns a member of an object anywhere within n whose key
+// an earlier member of that object has (the outermost object's first),
+// and that earlier member; nil when there is none.
 func repeatedMember(n *jnode) (again, first *jmember) {
-	switch n.Kind {
-	case jsonObject:
-		seen := make(map[string]int, len(n.Members))
-		for i := range n.Members {
-			m := &n.Members[i]
-			if j, ok := seen[m.ident()]; ok {
-				return m, &n.Members[j]
-			}
-			seen[m.ident()] = i
-			if a, f := repeatedMember(m.Value); a != nil {
-				return a, f
-			}
+	if a, f := n.repeats(); len(a) > 0 {
+		return a[0], f[0]
+	}
+	for i := range n.Members {
+		if a, f := repeatedMember(n.Members[i].Value); a != nil {
+			return a, f
 		}
-	case jsonArray:
-		for _, e := range n.Elems {
-			if a, f := repeatedMember(e); a != nil {
-				return a, f
-			}
+	}
+	for _, e := range n.Elems {
+		if a, f := repeatedMember(e); a != nil {
+			return a, f
 		}
 	}
 	return nil, nil

@@ -173,17 +173,9 @@ func (c *claudeDisc) repeatedKeys(file string, n *jnode, where string, only ...s
 // the earlier copies cost ("the command declared before, and its hooks,
 // never run").
 func (c *claudeDisc) repeatedKeysLosing(file string, n *jnode, where, lost string, only ...string) {
-	if n == nil || n.Kind != jsonObject {
-		return
-	}
-	first := map[string]int{}
-	for i, m := range n.Members {
+	again, first := n.repeats()
+	for i, m := range again {
 		if len(only) > 0 && !slices.Contains(only, m.Key) {
-			continue
-		}
-		j, dup := first[m.ident()]
-		if !dup {
-			first[m.ident()] = i
 			continue
 		}
 		what := strconv.Quote(m.Key)
@@ -192,7 +184,7 @@ func (c *claudeDisc) repeatedKeysLosing(file string, n *jnode, where, lost strin
 		}
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
 			"%s is declared again here (first on line %d); Claude Code reads only the last one, so %s: keep one",
-			what, n.Members[j].KeyPos.Line, lost)
+			what, first[i].KeyPos.Line, lost)
 	}
 }
 

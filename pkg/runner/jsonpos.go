@@ -138,6 +138,25 @@ func loneSurrogates(raw []byte) string {
 	return b.String()
 }
 
+// repeats returns, in order, each member of the object n whose key (as
+// JSON.parse tells keys apart: ident) a member before it has, with the
+// first member of that key; nil for anything but an object.
+func (n *jnode) repeats() (again, first []*jmember) {
+	if n == nil || n.Kind != jsonObject {
+		return nil, nil
+	}
+	seen := make(map[string]int, len(n.Members))
+	for i := range n.Members {
+		m := &n.Members[i]
+		if j, ok := seen[m.ident()]; ok {
+			again, first = append(again, m), append(first, &n.Members[j])
+			continue
+		}
+		seen[m.ident()] = i
+	}
+	return again, first
+}
+
 // get returns the last member named key (JSON's usual last-wins rule).
 func (n *jnode) get(key string) *jnode {
 	if n == nil || n.Kind != jsonObject {
