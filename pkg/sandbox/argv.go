@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,10 +211,4 @@ func cut(kv string) (string, string, bool) {
 		}
 	}
 	return "", "", false
-}
-
-// under reports whether path p is dir or inside it.
-func under(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
 }

@@ -134,7 +134,7 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	cwd := dir
 	if spec.Cwd != "" {
 		cwd = filepath.Join(dir, spec.Cwd)
-		if !under(cwd, dir) {
+		if !fsx.Under(cwd, dir) {
 			return fail(TierRefused, fmt.Errorf("working directory %q is outside the work tree", spec.Cwd))
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"golang.org/x/sys/unix"
 )
 
@@ -262,7 +263,7 @@ func scrubFile(p string) (clean []byte, changed bool, err error) {
 // (its git dir inside the tree) that hold credentials, each scrubbed.
 func treeCredentials(tree string) ([]scrubbedConfig, error) {
 	g := gitDir(tree)
-	if g == "" || !under(g, tree) {
+	if g == "" || !fsx.Under(g, tree) {
 		return nil, nil // none, or outside the tree: the broker's
 	}
 	configs, err := gitConfigs(g)
@@ -271,7 +272,7 @@ func treeCredentials(tree string) ([]scrubbedConfig, error) {
 	}
 	var out []scrubbedConfig
 	for _, c := range configs {
-		if !under(c, tree) { // a common dir outside the tree: the broker's
+		if !fsx.Under(c, tree) { // a common dir outside the tree: the broker's
 			continue
 		}
 		clean, changed, err := scrubFile(c)
@@ -440,12 +441,12 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 // inMask reports whether p lies strictly inside a directory the run
 // replaces with a tmpfs: bubblewrap makes it there itself.
 func (v hostView) inMask(p string) bool {
-	return slices.ContainsFunc(v.masked, func(m string) bool { return under(p, m) && p != m })
+	return slices.ContainsFunc(v.masked, func(m string) bool { return fsx.Under(p, m) && p != m })
 }
 
 func (v hostView) sees(p string) bool {
 	for _, m := range v.masked {
-		if under(p, m) {
+		if fsx.Under(p, m) {
 			return false
 		}
 	}
@@ -453,7 +454,7 @@ func (v hostView) sees(p string) bool {
 		return true
 	}
 	for _, d := range strictFSDirs {
-		if kind, _ := v.lookup(d); kind == "dir" && under(p, d) {
+		if kind, _ := v.lookup(d); kind == "dir" && fsx.Under(p, d) {
 			return true
 		}
 	}
@@ -486,7 +487,7 @@ func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
 			return nil, err
 		}
 		for _, c := range configs {
-			if !v.reads(c, 0o4) || under(c, dir) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
+			if !v.reads(c, 0o4) || fsx.Under(c, dir) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
 				continue
 			}
 			if clean, changed, err := scrubFile(c); err != nil {
@@ -535,7 +536,7 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string
 	}
 	// One tmpfs over a directory hides what is below it.
 	dirs = slices.DeleteFunc(dirs, func(d string) bool {
-		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && under(d, o) })
+		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && fsx.Under(d, o) })
 	})
 	if temp != "" && filepath.Base(filepath.Dir(filepath.Clean(temp))) == "_work" {
 		root := filepath.Dir(filepath.Dir(filepath.Clean(temp)))
@@ -544,7 +545,7 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string
 			if err != nil {
 				continue
 			}
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && v.reads(p, 0o4) && !slices.ContainsFunc(dirs, func(d string) bool { return under(p, d) }) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && v.reads(p, 0o4) && !slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(p, d) }) {
 				files = append(files, p)
 			}
 		}

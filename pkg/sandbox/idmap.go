@@ -222,7 +222,7 @@ func unreachableAncestor(dir string, uid, gid uint32, bound bool, v hostView) st
 		if v.strict {
 			top = ""
 			for _, d := range strictFSDirs {
-				if under(dir, d) && dir != d {
+				if fsx.Under(dir, d) && dir != d {
 					top = d
 				}
 			}

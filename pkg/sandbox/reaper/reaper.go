@@ -813,7 +813,7 @@ func placeResolvConf(runDir string, data []byte) error {
 		if !filepath.IsAbs(target) {
 			target = filepath.Join("/etc", target)
 		}
-		if rel, err := filepath.Rel("/run", target); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if fsx.Under(target, "/run") {
 			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package fsx
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -34,4 +35,11 @@ func SafeMount(source, target, fstype string, flags uintptr, data string) error 
 		return fmt.Errorf("mounting %s on %s: %w", fstype, target, err)
 	}
 	return nil
+}
+
+// Under reports whether path p is dir or inside it, by their names (no
+// link is followed).
+func Under(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !(len(rel) > 2 && rel[:3] == "../")
 }
