@@ -218,6 +218,7 @@ func summarize(ps []Probe) DoctorReport {
 		r.Capability.Why, r.Capability.Fix = confine.Detail, confine.Fix
 	}
 	sc, _ := get(ProbeSeccomp)
+	bin, hasBin := get(ProbeBinaries)
 	pids, needPids := get(ProbePidsCgroup)
 	switch {
 	case confine.Availability != Available:
@@ -227,8 +228,7 @@ func summarize(ps []Probe) DoctorReport {
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: the seccomp filter cannot be installed, and a run never goes without it"
 		r.Capability = Capability{Confine: sc.Availability, Why: "seccomp: " + sc.Detail, Fix: sc.Fix}
-	case binariesRefused(get):
-		bin, _ := get(ProbeBinaries)
+	case hasBin && bin.Availability != Available:
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: the binary that runs inside every sandbox may be rewritten by another user"
 		r.Capability = Capability{Confine: bin.Availability, Why: "sandbox binaries: " + bin.Detail, Fix: bin.Fix}
@@ -784,13 +784,6 @@ func probeSeccomp(ctx context.Context, env *doctorEnv) Probe {
 	return Probe{Availability: Available, Detail: v.Detail}
 }
 
-// binariesRefused says whether the report holds a sandbox-binaries check
-// that is not available: a run would be refused.
-func binariesRefused(get func(string) (Probe, bool)) bool {
-	p, ok := get(ProbeBinaries)
-	return ok && p.Availability != Available
-}
-
 // probeBinaries says which binaries a run starts inside the sandbox, the
 // init's and the reaper's, and refuses, as a run does, an init binary
 // that another user may rewrite.
@@ -817,13 +810,13 @@ func binariesProbe(exe string) Probe {
 	if filepath.Base(exe) != SandboxBinary {
 		initBin += fmt.Sprintf(" itself (no %s beside it: each of a run's two starts inside costs about 5 ms more; make build puts it there)", SandboxBinary)
 	}
-	reaper := "reaper: " + clean(filepath.Join(filepath.Dir(exe), ReaperBinary))
+	reaperBin := "reaper: " + clean(filepath.Join(filepath.Dir(exe), ReaperBinary))
 	if f := reaperExecutable(exe, nil); f != nil {
 		f.Close()
 	} else {
-		reaper = fmt.Sprintf("reaper: the init's binary (%s beside it is missing, not executable, or may be rewritten by another user: its start costs about 4 ms more; make build puts it there)", ReaperBinary)
+		reaperBin = fmt.Sprintf("reaper: the init's binary (%s beside it is missing, not executable, or may be rewritten by another user: its start costs about 4 ms more; make build puts it there)", ReaperBinary)
 	}
-	return Probe{Availability: Available, Detail: initBin + "; " + reaper}
+	return Probe{Availability: Available, Detail: initBin + "; " + reaperBin}
 }
 
 func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
