@@ -25,6 +25,17 @@ ATTEMPT="reach the init's record directory"; blocked sh -c 'ls -A /run/vigiles |
 ATTEMPT="a writable /proc/sys (sysctls of the host kernel)"; blocked sh -c 'grep -qE " /proc/sys rw" /proc/self/mountinfo'
 ATTEMPT="write a sysctl"; blocked sh -c 'v=$(cat /proc/sys/vm/stat_interval) && echo "$v" > /proc/sys/vm/stat_interval'
 ATTEMPT="write /proc/sysrq-trigger"; blocked sh -c 'echo h > /proc/sysrq-trigger'
-ATTEMPT="hold a file descriptor the caller left open (fd 3 and up)"; blocked sh -c 'ls /proc/$$/fd | grep -qvxE "0|1|2"'
+# A process inherits what the hook got, and looks at its own fds: a shell
+# listing them would also show the pipes and saved fds it holds for the
+# lister itself, and the listing's own directory fd is closed by the time
+# each fd is checked.
+ATTEMPT="hold a file descriptor the caller left open (fd 3 and up)"; blocked python3 -c 'import os, sys
+def held(fd):
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False
+sys.exit(0 if any(held(int(f)) for f in os.listdir("/proc/self/fd") if int(f) > 2) else 1)'
 ATTEMPT="forge the record through an inherited status pipe"; blocked sh -c 'echo "{\"exitCode\":0}" > /proc/self/fd/4'
 ATTEMPT="load a kernel module"; blocked python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.syscall(313,-1,b"",0)==0 else 1)'
