@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -639,18 +640,45 @@ func TestCommandStartsAsAShellWouldStartIt(t *testing.T) {
 	}
 }
 
-// TestPidsCgroupLeavesTheBrokerOut: when a root caller's run is born in
-// its pids and memory cgroups (on cgroup v1, by the forking thread joining
-// them alone), no thread of the broker stays inside, and the cgroups are
-// gone afterwards.
+// TestPidsCgroupLeavesTheBrokerOut: a root caller's run is held by its
+// pids and memory cgroups (on cgroup v1 the broker moves the sandbox in
+// while it starts, and the init forks nothing before that is done: the
+// command is inside), no thread of the broker is ever inside, and the
+// cgroups are gone afterwards.
 func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "the pids cgroup is made for root callers only")
 	before := threadCgroups(t)
 	dir := makeTree(t, nil)
-	res := run(t, Spec{Dir: dir, Command: sh("cat /proc/self/cgroup")})
+	// The command's cgroups as the host sees them, read while it runs.
+	marker := fmt.Sprintf("0.0000%d", os.Getpid()) // sleep 0.3 and a moment more
+	seen := make(chan string, 1)
+	go func() {
+		defer close(seen)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if pid := findProcess("sleep\x000.3\x00" + marker + "\x00"); pid != "" {
+				if b, err := os.ReadFile("/proc/" + pid + "/cgroup"); err == nil {
+					seen <- string(b)
+				}
+				return
+			}
+		}
+	}()
+	res := run(t, Spec{Dir: dir, Command: []string{"sleep", "0.3", marker}})
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	cgs := <-seen
+	if cgs == "" {
+		t.Fatal("never saw the command running")
+	}
+	for _, c := range []string{"pids", "memory"} {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c)); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+$`).MatchString(cgs) {
+			t.Errorf("the command is not in the run's %s cgroup:\n%s", c, cgs)
+		}
+	}
+	if v2 := regexp.MustCompile(`(?m)^0::/(.*/)?vigiles-\d+-\d+$`); !v2.MatchString(cgs) && !strings.Contains(cgs, ":pids:/") {
+		t.Errorf("the command is in none of the run's cgroups:\n%s", cgs)
 	}
 	for tid, cg := range threadCgroups(t) {
 		if strings.Contains(cg, "vigiles-") {
@@ -747,6 +775,18 @@ print(i)'`)})
 
 // threadCgroups maps each thread of this process to its pids and memory
 // cgroup lines.
+// findProcess returns the pid of a process whose /proc/PID/cmdline holds
+// cmdline, "" when there is none.
+func findProcess(cmdline string) string {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), cmdline) {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
 func threadCgroups(t *testing.T) map[string]string {
 	out := map[string]string{}
 	ents, err := os.ReadDir("/proc/self/task")
