@@ -178,11 +178,12 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for r := 0; r < o.rounds; r++ {
 		// Each round in a new random order. A fixed order (even one
 		// rotated each round) keeps every case behind the same
-		// neighbour, and a case's after-effects (a network namespace the
-		// kernel dismantles in the background, a connector's exit) then
-		// land on that one neighbour alone: vigiles-deny behind the
-		// connector scripts measured 4-9 ms slower than the same run
-		// elsewhere in the round.
+		// neighbour, and what a case leaves to the kernel then lands on
+		// that one neighbour alone: vigiles-deny, the first vigiles case
+		// after cases that move no process into a cgroup, measured 4-9
+		// ms slower than the same run behind another vigiles run (a
+		// cgroup move waits for a whole RCU grace period unless another
+		// came just before; docs/performance.md, item 14).
 		for _, i := range order.Perm(len(cases)) {
 			c := cases[i]
 			if c.skip != "" {
