@@ -528,11 +528,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
-	join, err := cg.start(cmd)
-	if err != nil {
+	if err := cg.start(cmd); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
-	cfg.JoinCgroup = join != nil
 	cfgR.Close()
 	resW.Close()
 	ctlR.Close()
@@ -589,7 +587,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	var info struct {
 		ChildPid int `json:"child-pid"`
 	}
-	if needAttach || join != nil {
+	if needAttach {
 		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
 			return startFailed()
 		}
@@ -610,33 +608,19 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	// The id-mapped tree is made once the init's namespaces arrive, beside
 	// the connector's attach, and sent back before the init's overlay;
-	// then, on cgroup v1, "cg" says the sandbox is in the run's cgroups
-	// (the init forks nothing before it). "go" may follow them only.
-	// handed is closed when that is over, with treeErr set; every return
-	// waits for it before the descriptors it uses are closed (the sandbox
-	// is gone by then, so it is over).
+	// "go" may follow it only. handed is closed when that is over, with
+	// treeErr set; every return waits for it before the descriptors it
+	// uses are closed (the sandbox is gone by then, so it is over).
 	handed := make(chan struct{})
 	var treeErr error
-	joined := make(chan error, 1)
-	if join != nil {
-		// Beside the hand-over: the move ends before the init needs it.
-		go func() { joined <- join.finish(info.ChildPid) }()
-	}
-	if treeByFD || join != nil {
+	if treeByFD {
 		defer func() { <-handed }()
 		go func() {
 			defer close(handed)
-			if treeByFD {
-				ns := namespaces()
-				treeErr = ns.err
-				if treeErr == nil {
-					treeErr = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
-				}
-			}
-			if treeErr == nil && join != nil {
-				if treeErr = <-joined; treeErr == nil {
-					_, treeErr = ctlW.Write([]byte(joinedMsg))
-				}
+			ns := namespaces()
+			treeErr = ns.err
+			if treeErr == nil {
+				treeErr = handTree(ctlW, spec.Dir, cred.Uid, ns.user)
 			}
 			if treeErr != nil {
 				kill()
@@ -668,9 +652,6 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			case ir.Error != "":
 				return fail(errors.New(ir.Error))
 			}
-		}
-		if errors.As(err, new(joinError)) {
-			return fail(fmt.Errorf("%v; bubblewrap: %s", err, tail(out.stderrBytes())))
 		}
 		return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
 	}

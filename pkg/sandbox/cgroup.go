@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,9 +27,10 @@ type runCgroup struct {
 	mem  string // the memory cgroup's directory; "" when no memory controller was usable
 	// swapBound: the memory limit holds swap too (the kernel accounts it).
 	swapBound bool
-	// v2: cgroup v2, where both are one directory (a shell moves itself
-	// in and execs bwrap; see shellPrefix). On v1 the broker moves the
-	// started sandbox in (see start).
+	// v2: cgroup v2, where both are one directory and a process can only
+	// be moved whole (a shell moves itself in; see shellPrefix). On v1
+	// one thread may join a cgroup alone (its tasks file), so a child can
+	// be born inside without a shell.
 	v2 bool
 }
 
@@ -279,111 +281,60 @@ func (c *runCgroup) dirs() []string {
 // reaper then execs the command without the shell that sets RLIMIT_NPROC).
 func (c *runCgroup) bindsPids() bool { return c != nil && c.pids != "" }
 
-// start starts cmd. On cgroup v2 cmd is the shell of shellPrefix, which
-// moves itself into the cgroup and execs the rest: everything is born
-// inside. On cgroup v1 cmd starts outside, and the returned join moves it
-// in while it runs; the init forks nothing until the broker says the move
-// is done (initConfig.JoinCgroup), so every process the command can make is
-// born inside. Moving a process makes the kernel wait for an RCU grace
-// period (the writer's side of cgroup_threadgroup_rwsem), 12–17 ms on the
-// development VM: forking bwrap from a thread that joined the cgroup first
-// put that wait before bwrap's start, where bubblewrap's and the init's own
-// start-up now hide it. nil join: there is nothing to move.
-func (c *runCgroup) start(cmd *exec.Cmd) (*cgroupJoin, error) {
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
+// start starts cmd so that it is born inside the cgroup, with every
+// process it makes (moving a running process would leave the children it
+// already has outside). On cgroup v1 the forking thread joins the cgroup
+// alone, forks, and goes back; cmd.Path is started directly. Otherwise
+// cmd must already be the shell of shellPrefix, which moves itself in and
+// execs the rest.
+//
+// The thread names itself "0", not by its tid: a thread that moves itself
+// through tasks is the one move that recent kernels (6.18 here) make
+// without the writer's side of cgroup_threadgroup_rwsem, whose first writer
+// after a quiet spell waits for a whole RCU grace period: 12-17 ms on the
+// development VM, before bwrap could start (docs/performance.md, item 14).
+// An older kernel takes the lock for "0" too: the same move, as slow.
+func (c *runCgroup) start(cmd *exec.Cmd) error {
 	if c == nil || c.v2 {
-		return nil, nil
+		return cmd.Start()
 	}
-	j := &cgroupJoin{c: c, moved: make(chan error, 1)}
-	pid := cmd.Process.Pid
-	go func() { j.moved <- c.move(pid) }()
-	return j, nil
-}
-
-// cgroupJoin is the move of a sandbox started outside its cgroup (v1).
-type cgroupJoin struct {
-	c     *runCgroup
-	moved chan error // bwrap itself, moved as soon as it started
-}
-
-// finish moves bwrap's child, the sandbox's pid 1, and every process below
-// it, once bwrap itself is in. Once a process is in, what it forks is born
-// inside; what it forked before is still its child (or gone), found by its
-// parent pid in one look at /proc taken after the child's move. That look
-// holds every process that matters: bwrap's child forks only the init, and
-// the init forks nothing before it hears that the move is done.
-func (j *cgroupJoin) finish(child int) error {
-	err := <-j.moved
-	if err == nil {
-		err = j.c.move(child)
-	}
-	var parents map[int][]int
-	if err == nil {
-		parents, err = childrenByParent()
-	}
-	for queue := []int{child}; err == nil && len(queue) > 0; {
-		kids := parents[queue[0]]
-		queue = append(queue[1:], kids...)
-		for _, k := range kids {
-			if err = j.c.move(k); errors.Is(err, unix.ESRCH) {
-				err = nil // ended since
+	// Each run cgroup was made in the broker's own (ownCgroup): that is
+	// where the thread goes back to.
+	members := slices.DeleteFunc([]string{c.pids, c.mem}, func(d string) bool { return d == "" })
+	errc := make(chan error, 1)
+	go func() {
+		// The fork happens on this thread, and so does Pdeathsig's
+		// watch (golang/go#27505): the thread must outlive cmd unless
+		// it could not leave the cgroup, when it ends with this
+		// goroutine and takes its membership along (cmd then dies too).
+		runtime.LockOSThread()
+		const self = "0" // the writing thread
+		var err error
+		joined := 0
+		for _, dir := range members {
+			if err = writeControl(filepath.Join(dir, "tasks"), self); err != nil {
+				err = fmt.Errorf("entering the run's cgroup: %w", err)
+				break
+			}
+			joined++
+		}
+		if err == nil {
+			err = cmd.Start()
+		}
+		for _, dir := range members[:joined] {
+			if werr := writeControl(filepath.Join(filepath.Dir(dir), "tasks"), self); werr != nil {
+				if err == nil {
+					cmd.Process.Kill()
+					cmd.Wait()
+				}
+				errc <- fmt.Errorf("leaving the run's cgroup: %w", werr)
+				return // locked: the thread ends here
 			}
 		}
-	}
-	if err != nil {
-		return joinError{err}
-	}
-	return nil
-}
-
-// joinError is a sandbox that could not be moved into its cgroup.
-type joinError struct{ error }
-
-func (e joinError) Unwrap() error { return e.error }
-
-// move moves the process pid, all its threads, into every cgroup of the run.
-func (c *runCgroup) move(pid int) error {
-	for _, dir := range []string{c.pids, c.mem} {
-		if dir == "" {
-			continue
-		}
-		if err := writeControl(filepath.Join(dir, "cgroup.procs"), strconv.Itoa(pid)); err != nil {
-			return fmt.Errorf("entering the run's cgroup: %w", err)
-		}
-	}
-	return nil
-}
-
-// childrenByParent lists every process's children, from /proc (the
-// kernel's own children lists need CONFIG_PROC_CHILDREN, which not every
-// kernel has).
-func childrenByParent() (map[int][]int, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("entering the run's cgroup: %w", err)
-	}
-	kids := make(map[int][]int)
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // gone
-		}
-		// pid (comm) state ppid …; comm may hold anything, ")" included.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil && ppid != pid {
-			kids[ppid] = append(kids[ppid], pid)
-		}
-	}
-	return kids, nil
+		runtime.UnlockOSThread()
+		errc <- err
+	}()
+	return <-errc
 }
 
 // shellPrefix is what goes before argv when a shell must move the sandbox

@@ -31,7 +31,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 10
+const initProtocol = 9
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -68,15 +68,7 @@ type initConfig struct {
 	// ReaperByFD: fdReaper holds vigiles-reaper, the lean reaper binary;
 	// otherwise the reaper runs from the init's own binary.
 	ReaperByFD bool `json:"reaperByFd,omitempty"`
-	// JoinCgroup: the broker moves the sandbox into the run's cgroups
-	// while it starts (cgroup v1; see runCgroup.start), and says joinedMsg
-	// on the control socket when it is done (after the tree, before "go").
-	// The init forks nothing before that.
-	JoinCgroup bool `json:"joinCgroup,omitempty"`
 }
-
-// joinedMsg tells the init that the sandbox is in the run's cgroups.
-const joinedMsg = "cg\n"
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
 // more than that.
@@ -310,13 +302,6 @@ func runInit(cfg initConfig, done func()) initResult {
 	// so its mode is not compared.
 	made.stamp(cfg.Workdir)
 
-	if cfg.JoinCgroup {
-		// Nothing is forked before the sandbox is in its cgroups: what
-		// the reaper, and so the command, forks is then born inside.
-		if err := awaitJoined(); err != nil {
-			return failResult(err)
-		}
-	}
 	// The reaper starts now, so that its own start-up (a Go runtime, a
 	// fresh /proc) overlaps the egress setup; it waits for its config,
 	// which carries what the setup decides (proxy variables, resolv.conf).
@@ -496,26 +481,6 @@ type reaperProc struct {
 // TMPDIR, /dev/shm).
 func readOnlyMounts(maskDirs []string) []string {
 	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
-}
-
-// awaitJoined reads joinedMsg from the control socket, and no more: "go"
-// may follow it there.
-func awaitJoined() error {
-	buf := make([]byte, len(joinedMsg))
-	for n := 0; n < len(buf); {
-		k, err := unix.Read(fdControl, buf[n:])
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || k == 0 {
-			return fmt.Errorf("init: the broker never moved the sandbox into its cgroup (read: %v)", err)
-		}
-		n += k
-	}
-	if string(buf) != joinedMsg {
-		return fmt.Errorf("init: the broker sent %q where it says the sandbox is in its cgroup", buf)
-	}
-	return nil
 }
 
 // spawnReaper starts the reaper in a nested pid and mount namespace: from

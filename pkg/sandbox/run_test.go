@@ -640,11 +640,10 @@ func TestCommandStartsAsAShellWouldStartIt(t *testing.T) {
 	}
 }
 
-// TestPidsCgroupLeavesTheBrokerOut: a root caller's run is held by its
-// pids and memory cgroups (on cgroup v1 the broker moves the sandbox in
-// while it starts, and the init forks nothing before that is done: the
-// command is inside), no thread of the broker is ever inside, and the
-// cgroups are gone afterwards.
+// TestPidsCgroupLeavesTheBrokerOut: a root caller's run is born in its
+// pids and memory cgroups (on cgroup v1, by the forking thread joining
+// them alone), which the host sees the running command in, no thread of
+// the broker stays inside, and the cgroups are gone afterwards.
 func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "the pids cgroup is made for root callers only")
