@@ -671,13 +671,12 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	if cgs == "" {
 		t.Fatal("never saw the command running")
 	}
+	// On cgroup v1 (these machines) every root caller's run has both; on
+	// v2 only a --root-sandbox run does (see newRunCgroup).
 	for _, c := range []string{"pids", "memory"} {
-		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c)); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+$`).MatchString(cgs) {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+$`).MatchString(cgs) {
 			t.Errorf("the command is not in the run's %s cgroup:\n%s", c, cgs)
 		}
-	}
-	if v2 := regexp.MustCompile(`(?m)^0::/(.*/)?vigiles-\d+-\d+$`); !v2.MatchString(cgs) && !strings.Contains(cgs, ":pids:/") {
-		t.Errorf("the command is in none of the run's cgroups:\n%s", cgs)
 	}
 	for tid, cg := range threadCgroups(t) {
 		if strings.Contains(cg, "vigiles-") {
