@@ -182,6 +182,11 @@ func runInit(cfg initConfig, done func()) initResult {
 			return failResult(refuse("sending the sandbox's namespaces: %w", err))
 		}
 	}
+	// The egress wall is set up beside the mounts and the reaper's start:
+	// it is kernel work (lo, the nft batch, the stub's sockets) that needs
+	// nothing they make, and the reaper waits for what it decides.
+	setup := startNetSetup(cfg)
+	defer setup.discard()
 	scratch := cfg.Limits.ScratchBytes
 	if scratch == 0 {
 		scratch = reaper.Defaults.ScratchBytes
@@ -309,19 +314,16 @@ func runInit(cfg initConfig, done func()) initResult {
 	if err != nil {
 		return failResult(err)
 	}
-	ctx := context.Background()
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
 		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{cfg.Workdir, sandboxHome, sandboxTmp, sandboxShm}}
-	var sess NetSession
-	if cfg.Network && network != nil {
-		s, err := network.Setup(ctx, cfg.Egress)
-		if err != nil {
-			rp.abort()
-			return failResult(refuse("setting up the egress wall: %w", err))
-		}
-		sess = s
-		rc.Env = append(rc.Env, s.Env()...)
-		rc.ResolvConf = s.ResolvConf()
+	sess, err := setup.take()
+	if err != nil {
+		rp.abort()
+		return failResult(refuse("setting up the egress wall: %w", err))
+	}
+	if sess != nil {
+		rc.Env = append(rc.Env, sess.Env()...)
+		rc.ResolvConf = sess.ResolvConf()
 	}
 	if cfg.WaitGo {
 		ctl := os.NewFile(fdControl, "control")
@@ -481,6 +483,51 @@ type reaperProc struct {
 // TMPDIR, /dev/shm).
 func readOnlyMounts(maskDirs []string) []string {
 	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
+}
+
+// netSetup is the egress wall's set-up, run in a goroutine of its own.
+type netSetup struct {
+	done  chan struct{}
+	sess  NetSession
+	err   error
+	taken bool
+}
+
+// startNetSetup starts setting up the egress wall where the run has one
+// (nil otherwise).
+func startNetSetup(cfg initConfig) *netSetup {
+	if !cfg.Network || network == nil {
+		return nil
+	}
+	n := &netSetup{done: make(chan struct{})}
+	go func() {
+		defer close(n.done)
+		n.sess, n.err = network.Setup(context.Background(), cfg.Egress)
+	}()
+	return n
+}
+
+// take waits for the set-up and hands its session over: nil without a
+// wall.
+func (n *netSetup) take() (NetSession, error) {
+	if n == nil {
+		return nil, nil
+	}
+	<-n.done
+	n.taken = true
+	return n.sess, n.err
+}
+
+// discard finishes a session that was set up and never taken (the run
+// ended before its command could start).
+func (n *netSetup) discard() {
+	if n == nil || n.taken {
+		return
+	}
+	<-n.done
+	if n.err == nil {
+		n.sess.Finish()
+	}
 }
 
 // spawnReaper starts the reaper in a nested pid and mount namespace: from
