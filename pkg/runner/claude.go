@@ -129,7 +129,10 @@ type claudeDisc struct {
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
 	seenID map[string]bool
-	out    *Discovery
+	// mdFiles counts the markdown files met below agents and commands
+	// directories (see maxComponentFiles).
+	mdFiles int
+	out     *Discovery
 }
 
 // relTo returns p relative to dir with forward slashes, or an error when p

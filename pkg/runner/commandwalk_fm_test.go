@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -67,6 +68,39 @@ func TestCommandAndAgentWalkMissesNothing(t *testing.T) {
 		"error discovery/outside-work-tree .claude/commands/out:0:0",
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestCommandWalkIsBounded: past maxComponentFiles markdown files below
+// agents and commands directories (together: the agent is read first)
+// discovery reads no more, and says so once, at the first file it did not
+// read; the hooks before it are read.
+func TestCommandWalkIsBounded(t *testing.T) {
+	files := map[string]string{".claude/commands/a/first.md": stopHook("echo first")}
+	for i := 0; i < maxComponentFiles; i++ {
+		files[fmt.Sprintf(".claude/commands/b/%05d.md", i)] = "no frontmatter\n"
+	}
+	files[".claude/commands/c/late.md"] = stopHook("echo late")
+	files[".claude/agents/z.md"] = stopHook("echo agent")
+	dir := makeTree(t, files)
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.ID)
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff([]string{".claude/agents/z.md#hooks.Stop[0].hooks[0]", ".claude/commands/a/first.md#hooks.Stop[0].hooks[0]"}, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		if f.Rule != RuleAgentStop {
+			finds = append(finds, findingLine(f))
+		}
+	}
+	want := []string{"error discovery/malformed .claude/commands/b/09998.md:0:0"}
+	if diff := cmp.Diff(want, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

@@ -68,6 +68,12 @@ const maxFrontmatterValues = 100_000
 // vigiles looks (deeper is a finding, not a silent skip).
 const maxComponentDepth = 16
 
+// maxComponentFiles bounds the markdown files one discovery reads below
+// agents and commands directories, so that a repository of millions of
+// them cannot keep an audit reading for hours; past it nothing more is
+// read there, and that is a finding, not a silent skip.
+const maxComponentFiles = 10000
+
 // pluginComponents reads the frontmatter of a plugin's skills, agents and
 // commands: those in the default directories, and those at the paths its
 // manifest names ("skills", "agents", "commands"). Claude Code has read
@@ -264,6 +270,9 @@ func (c *claudeDisc) mdDir(ctx hookCtx, dir string, kind fmKind) {
 }
 
 func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, seen map[string]bool) {
+	if c.mdFiles > maxComponentFiles {
+		return
+	}
 	real, ok := c.componentDir(dir)
 	if !ok || seen[real] {
 		return
@@ -293,6 +302,14 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 			sub.agentNS += name + ":"
 			c.mdWalk(sub, p, kind, depth+1, seen)
 		case strings.EqualFold(filepath.Ext(name), ".md"):
+			if c.mdFiles++; c.mdFiles > maxComponentFiles {
+				if c.mdFiles == maxComponentFiles+1 { // said once
+					rel, _ := relTo(c.dir, p)
+					c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+						"%s: more than %d markdown files lie below the repository's agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
+				}
+				return
+			}
 			c.markdown(ctx, p, kind)
 		}
 	}
