@@ -241,12 +241,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 // netwire's messages name the policy's modes, not the command line's
 // flags. hosts is how hosts are named on this command line.
 func egressFlagHint(err error, hosts string) error {
-	msg := err.Error()
 	switch {
-	case strings.HasPrefix(msg, "egress mode allow needs"):
-		return hinted{msg: msg + "; name it with " + hosts, err: err}
-	case strings.HasPrefix(msg, "hosts and address ranges to allow need"):
-		return hinted{msg: msg + "; add --egress allow", err: err}
+	case errors.Is(err, netwire.ErrNothingAllowed):
+		return hinted{msg: err.Error() + "; name it with " + hosts, err: err}
+	case errors.Is(err, netwire.ErrAllowNeedsAllowMode):
+		return hinted{msg: err.Error() + "; add --egress allow", err: err}
 	}
 	return err
 }

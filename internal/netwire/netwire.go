@@ -37,6 +37,16 @@ func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, u
 	return a.l.Attach(ctx, p, pid, userns, netns)
 }
 
+// The mistakes of ValidateEgress a caller may add its own fix to (the
+// flags or inputs that name hosts, or that set the mode), found with
+// errors.Is.
+var (
+	// ErrNothingAllowed: egress mode allow with no host or address range.
+	ErrNothingAllowed = errors.New("egress mode allow needs at least one host (or address range) to allow")
+	// ErrAllowNeedsAllowMode: hosts or address ranges in another mode.
+	ErrAllowNeedsAllowMode = errors.New("hosts and address ranges to allow need egress mode allow")
+)
+
 // ValidateEgress checks an egress policy from flags or inputs and fills
 // the default mode and resolver. Besides what the egress layer refuses, it
 // refuses options of allow mode in another (hosts, a connector, a
@@ -55,11 +65,11 @@ func ValidateEgress(p *evidence.EgressPolicy) []error {
 	if p.Mode == evidence.EgressAllow {
 		if len(p.Allow) == 0 && len(p.AllowIP) == 0 {
 			// The policy file's parser says the same of mode allow without hosts.
-			errs = append(errs, errors.New("egress mode allow needs at least one host (or address range) to allow"))
+			errs = append(errs, ErrNothingAllowed)
 		}
 	} else {
 		if len(p.Allow) > 0 || len(p.AllowIP) > 0 {
-			errs = append(errs, fmt.Errorf("hosts and address ranges to allow need egress mode allow (egress is %s)", p.Mode))
+			errs = append(errs, fmt.Errorf("%w (egress is %s)", ErrAllowNeedsAllowMode, p.Mode))
 		}
 		if p.Connector != "" {
 			errs = append(errs, fmt.Errorf("--connector %s: only with --egress allow (egress is %s)", p.Connector, p.Mode))

@@ -1,6 +1,7 @@
 package netwire
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -42,5 +43,18 @@ func TestValidateEgressAllowModeRules(t *testing.T) {
 		if errs == nil && p.Mode == "" {
 			t.Errorf("%+v: no mode filled in", tc.p)
 		}
+	}
+}
+
+// TestValidateEgressSentinels: the two mistakes a caller adds its own fix
+// to are found with errors.Is, whatever their wording.
+func TestValidateEgressSentinels(t *testing.T) {
+	none := ValidateEgress(&evidence.EgressPolicy{Mode: evidence.EgressAllow})
+	if len(none) != 1 || !errors.Is(none[0], ErrNothingAllowed) {
+		t.Errorf("allow mode with nothing allowed: %v, want ErrNothingAllowed", none)
+	}
+	hosts := ValidateEgress(&evidence.EgressPolicy{Mode: evidence.EgressRecord, Allow: []string{"x.example.test"}})
+	if len(hosts) != 1 || !errors.Is(hosts[0], ErrAllowNeedsAllowMode) {
+		t.Errorf("hosts in record mode: %v, want ErrAllowNeedsAllowMode", hosts)
 	}
 }
