@@ -348,6 +348,21 @@ func runInit(cfg initConfig, done func()) initResult {
 
 	st, timedOut, err := rp.run(cfg, rc)
 	done()
+	// The egress record is read beside the write record: the one waits
+	// on sockets, the other reads the scratch.
+	type egressRecord struct {
+		eg      []evidence.Egress
+		dropped *evidence.Dropped
+		err     error
+	}
+	var egressCh chan egressRecord
+	if sess != nil {
+		egressCh = make(chan egressRecord, 1)
+		go func() {
+			eg, dropped, ferr := sess.Finish()
+			egressCh <- egressRecord{eg, dropped, ferr}
+		}()
+	}
 	// The command is gone: what it left in System V IPC would hold its
 	// memory (in the run's memory cgroup) while the record is made. If
 	// it cannot be removed, the record is made beside it, and a cgroup
@@ -366,20 +381,6 @@ func runInit(cfg initConfig, done func()) initResult {
 			r.OK, r.Refusal = false, st.Refusal
 		} else if st.Error != "" {
 			r.OK, r.Error = false, st.Error
-		}
-	}
-	if sess != nil {
-		eg, dropped, ferr := sess.Finish()
-		switch {
-		case ferr != nil:
-			// Only a whole record is ever reported, even beside an error.
-			if r.OK {
-				r.OK, r.Error = false, fmt.Sprintf("reading the egress record: %v", ferr)
-			}
-		case eg == nil:
-			r.Egress, r.EgressDropped = []evidence.Egress{}, dropped
-		default:
-			r.Egress, r.EgressDropped = eg, dropped
 		}
 	}
 	// The record: what the command left in the work tree, HOME and TMPDIR.
@@ -412,6 +413,20 @@ func runInit(cfg initConfig, done func()) initResult {
 		writes = append(writes, made.drop(sw, sandboxShm+"/", sandboxShm)...)
 		writes = append(writes, made.drop(hw, "~/", sandboxHome)...)
 		writes = append(writes, made.drop(tw, "$TMPDIR/", sandboxTmp)...)
+	}
+	if egressCh != nil {
+		e := <-egressCh
+		switch {
+		case e.err != nil:
+			// Only a whole record is ever reported, even beside an error.
+			if r.OK {
+				r.OK, r.Error = false, fmt.Sprintf("reading the egress record: %v", e.err)
+			}
+		case e.eg == nil:
+			r.Egress, r.EgressDropped = []evidence.Egress{}, e.dropped
+		default:
+			r.Egress, r.EgressDropped = e.eg, e.dropped
+		}
 	}
 	if werr != nil {
 		r.OK, r.Error = false, fmt.Sprintf("reading the write record: %v", werr)
