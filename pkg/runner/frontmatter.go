@@ -283,6 +283,9 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 		return
 	}
 	for _, e := range ents {
+		if c.mdFiles > maxComponentFiles {
+			return // past the bound, which was said once where it was passed
+		}
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		isDir := e.IsDir()
@@ -303,11 +306,9 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 			c.mdWalk(sub, p, kind, depth+1, seen)
 		case strings.EqualFold(filepath.Ext(name), ".md"):
 			if c.mdFiles++; c.mdFiles > maxComponentFiles {
-				if c.mdFiles == maxComponentFiles+1 { // said once
-					rel, _ := relTo(c.dir, p)
-					c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
-						"%s: more than %d markdown files lie below the repository's agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
-				}
+				rel, _ := relTo(c.dir, p)
+				c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+					"%s: more than %d markdown files lie below the repository's agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
 				return
 			}
 			c.markdown(ctx, p, kind)
