@@ -299,8 +299,8 @@ type bench struct {
 	// leanCopy is a fresh copy of vigiles with vigiles-sandbox and
 	// vigiles-reaper beside it, noReaper one without vigiles-reaper, so
 	// that the init's binary plays the reaper: the reaper's own binary
-	// measured side by side, both from files written alike (a binary's
-	// copies can differ by a few ms a run, as their pages lie); "" when
+	// measured side by side, both from files written alike (two copies
+	// of one binary have measured up to a few ms a run apart); "" when
 	// the binary measured has no lean binaries beside it.
 	leanCopy   string
 	noReaper   string
