@@ -207,7 +207,11 @@ func bindResolvConf(b []byte) error {
 	if err != nil {
 		return err
 	}
+	// The mount keeps the file; its name goes either way, so that no
+	// run of the tests leaves one behind in the host's temporary directory.
+	defer os.Remove(f.Name())
 	if _, err := f.Write(b); err != nil {
+		f.Close()
 		return err
 	}
 	f.Close()
