@@ -129,8 +129,8 @@ type claudeDisc struct {
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
 	seenID map[string]bool
-	// mdFiles counts the markdown files met below agents and commands
-	// directories (see maxComponentFiles).
+	// mdFiles counts the markdown files met below skills, agents and
+	// commands directories (see maxComponentFiles).
 	mdFiles int
 	out     *Discovery
 }

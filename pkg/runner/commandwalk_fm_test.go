@@ -104,3 +104,33 @@ func TestCommandWalkIsBounded(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestSkillsWalkIsBounded: SKILL.md files count against the same bound as
+// the agents and commands (skills are read first): past it discovery
+// reads no more skills, and no agents or commands after them, and says so
+// once, at the first SKILL.md it did not read.
+func TestSkillsWalkIsBounded(t *testing.T) {
+	files := map[string]string{".claude/skills/a/SKILL.md": stopHook("echo first")}
+	for i := 0; i < maxComponentFiles; i++ {
+		files[fmt.Sprintf(".claude/skills/b%05d/SKILL.md", i)] = "no frontmatter\n"
+	}
+	files[".claude/agents/z.md"] = stopHook("echo agent")
+	files[".claude/commands/c.md"] = stopHook("echo command")
+	dir := makeTree(t, files)
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.ID)
+	}
+	if diff := cmp.Diff([]string{".claude/skills/a/SKILL.md#hooks.Stop[0].hooks[0]"}, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+	var finds []string
+	for _, f := range s.findings {
+		finds = append(finds, findingLine(f))
+	}
+	want := []string{"error discovery/malformed .claude/skills/b09999/SKILL.md:0:0"}
+	if diff := cmp.Diff(want, finds); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}

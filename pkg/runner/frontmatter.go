@@ -69,10 +69,26 @@ const maxFrontmatterValues = 100_000
 const maxComponentDepth = 16
 
 // maxComponentFiles bounds the markdown files one discovery reads below
-// agents and commands directories, so that a repository of millions of
-// them cannot keep an audit reading for hours; past it nothing more is
-// read there, and that is a finding, not a silent skip.
+// skills, agents and commands directories (a SKILL.md, an agent, a
+// command), so that a repository of millions of them cannot keep an audit
+// reading for hours; past it nothing more is read there, and that is a
+// finding, not a silent skip.
 const maxComponentFiles = 10000
+
+// countComponent counts p, a markdown file a walk of a skills, agents or
+// commands directory is about to read, against maxComponentFiles. It
+// reports whether p may be read; the first file past the bound is the
+// finding, and the walks stop at their tops once it is passed, so it is
+// said once.
+func (c *claudeDisc) countComponent(p string) bool {
+	if c.mdFiles++; c.mdFiles <= maxComponentFiles {
+		return true
+	}
+	rel, _ := relTo(c.dir, p)
+	c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+		"%s: more than %d markdown files lie below the repository's skills, agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
+	return false
+}
 
 // pluginComponents reads the frontmatter of a plugin's skills, agents and
 // commands: those in the default directories, and those at the paths its
@@ -230,11 +246,17 @@ func (c *claudeDisc) inlineCommand(ctx hookCtx, declFile, prefix string, v *jnod
 // to a declaration file is (beneath: only while it stays inside the
 // repository); a SKILL.md that is itself a link is not followed.
 func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
+	if c.mdFiles > maxComponentFiles {
+		return
+	}
 	real, ok := c.componentDir(dir)
 	if !ok {
 		return
 	}
 	if sk := filepath.Join(dir, claudeSkillFile); named && c.exists(sk) {
+		if !c.countComponent(sk) {
+			return
+		}
 		c.markdown(ctx, sk, fmSkill)
 	}
 	ents, err := os.ReadDir(real)
@@ -246,6 +268,9 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 			continue
 		}
 		if sk := filepath.Join(dir, e.Name(), claudeSkillFile); c.exists(sk) {
+			if !c.countComponent(sk) {
+				return
+			}
 			c.markdown(ctx, sk, fmSkill)
 		}
 	}
@@ -305,10 +330,7 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 			sub.agentNS += name + ":"
 			c.mdWalk(sub, p, kind, depth+1, seen)
 		case strings.EqualFold(filepath.Ext(name), ".md"):
-			if c.mdFiles++; c.mdFiles > maxComponentFiles {
-				rel, _ := relTo(c.dir, p)
-				c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
-					"%s: more than %d markdown files lie below the repository's agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
+			if !c.countComponent(p) {
 				return
 			}
 			c.markdown(ctx, p, kind)
