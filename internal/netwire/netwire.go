@@ -17,9 +17,16 @@ import (
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
+// layer is the egress layer Install installs.
+var layer = &egress.Layer{}
+
 // Install makes the egress layer the sandbox engine's network. Call it
 // before sandbox.MaybeInit: the init walls the network with it.
-func Install() { sandbox.SetNetwork(adapter{&egress.Layer{}}) }
+func Install() { sandbox.SetNetwork(adapter{layer}) }
+
+// Stopped waits until every connector the broker stopped is gone (the
+// runs do not wait for that); call it before the process exits.
+func Stopped() { layer.Stopped() }
 
 type adapter struct{ l *egress.Layer }
 

@@ -3,8 +3,10 @@ package egress
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -324,4 +326,35 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 		t.Fatalf("setup: %s", res.SetupErr)
 	}
 	return res
+}
+
+// TestSlirpIsReapedAfterClose: Close stops slirp4netns without waiting for
+// its exit (the kernel's teardown of its tap), so a goroutine reaps it, and
+// Layer.Stopped waits for that: once it returns, slirp4netns is gone, no
+// zombie of it left.
+func TestSlirpIsReapedAfterClose(t *testing.T) {
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	l := &Layer{}
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.1/32"}, Connector: ConnectorSlirp}
+	pid := 0
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
+		c, err := l.Attach(context.Background(), p, child, nil, nil)
+		if s, ok := c.(*slirp); ok {
+			pid = s.cmd.Process.Pid
+		}
+		return c, err
+	})
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if pid == 0 {
+		t.Fatal("the connector attached was not slirp4netns")
+	}
+	l.Stopped()
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("slirp4netns (pid %d) is still there once Stopped returned: %s", pid, b)
+	}
 }

@@ -106,7 +106,7 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, us
 	if name == ConnectorPasta {
 		return startPasta(ctx, path, pid, userns, netns)
 	}
-	return startSlirp(ctx, path, pid, userns, netns)
+	return startSlirp(ctx, path, pid, userns, netns, &l.stopping)
 }
 
 func chooseConnector(want string) (string, string, error) {
@@ -134,12 +134,13 @@ func foreignUserns(pid int) (string, bool) {
 }
 
 type slirp struct {
-	cmd   *exec.Cmd
-	exitW *os.File
-	once  sync.Once
+	cmd      *exec.Cmd
+	exitW    *os.File
+	once     sync.Once
+	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
 }
 
-func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File) (io.Closer, error) {
+func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -187,7 +188,7 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	readyW.Close()
 	exitR.Close()
-	s := &slirp{cmd: cmd, exitW: exitW}
+	s := &slirp{cmd: cmd, exitW: exitW, stopping: stopping}
 
 	ready := make(chan error, 1)
 	go func() {
@@ -208,19 +209,22 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	return s, nil
 }
 
-// Close stops slirp4netns (closing its exit fd, then killing it if it
-// lingers) and waits for it.
+// Close stops slirp4netns by closing its exit fd, and returns without
+// waiting for it to be gone: its exit closes the tap, and the kernel's
+// unregistering of a tap ends in an RCU barrier (netdev_run_todo), a
+// wait of a whole grace period, 13–20 ms here, in the exiting process,
+// that nothing of the run's result depends on. A goroutine reaps it,
+// killing it if it lingers. Layer.Stopped waits for the reaping.
 func (s *slirp) Close() error {
 	s.once.Do(func() {
 		s.exitW.Close()
-		done := make(chan struct{})
-		go func() { _ = s.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second):
-			_ = s.cmd.Process.Kill()
-			<-done
-		}
+		s.stopping.Add(1)
+		go func() {
+			defer s.stopping.Done()
+			t := time.AfterFunc(2*time.Second, func() { _ = s.cmd.Process.Kill() })
+			_ = s.cmd.Wait()
+			t.Stop()
+		}()
 	})
 	return nil
 }

@@ -28,7 +28,17 @@ type Layer struct {
 	// DNSListen overrides the stub's addresses (tests); nil means
 	// 127.0.0.1:53 and [::1]:53.
 	DNSListen []string
+
+	// stopping counts the connectors closed and not yet reaped.
+	stopping sync.WaitGroup
 }
+
+// Stopped waits until every connector this layer attached and that has
+// been closed since is gone. Close does not wait for a connector's exit,
+// so that a run's result need not wait for the kernel's teardown of its
+// tap; a process about to exit calls Stopped first and leaves none behind
+// (a container's pid 1 may never reap an orphan).
+func (l *Layer) Stopped() { l.stopping.Wait() }
 
 func (l *Layer) logf(format string, args ...any) {
 	if l != nil && l.Logf != nil {

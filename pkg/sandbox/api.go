@@ -145,7 +145,8 @@ type Network interface {
 	// Attach runs in the broker once the sandbox's network namespace
 	// exists (pid is a process inside it), at once or once the init runs
 	// (see Connector); it connects a route out where the policy needs one
-	// (allow mode) and returns what to close after the run. A returned
+	// (allow mode) and returns what to close after the run (Close stops
+	// the connector; it need not wait for it to be gone). A returned
 	// error refuses the run. userns and netns, when set, are the
 	// sandbox's namespaces, for a sandbox whose /proc/PID/ns/* the broker
 	// and its connectors may not open (another uid's, without

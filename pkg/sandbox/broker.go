@@ -724,10 +724,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 			return startFailed()
 		}
 		// Once the command is done (or the init gone) the connector is
-		// stopped, while the init still reads its records: the kernel's
-		// teardown of its tap (RCU grace periods, about 10 ms here)
-		// overlaps that instead of following bubblewrap's exit. The
-		// deferred Close waits for it.
+		// stopped, while the init still reads its records; the run does
+		// not wait for it to be gone (the kernel's teardown of its tap
+		// ends in an RCU barrier, 13–20 ms here): the network layer
+		// reaps it, and the broker waits for that before it exits.
 		go func() {
 			readByte(readyR)
 			c.Close()
