@@ -525,3 +525,39 @@ func TestParseRoutedPacket(t *testing.T) {
 		}
 	}
 }
+
+// TestFullSetsMakeTheRecordIncomplete: the sets that count traffic and
+// connections hold 65,535 elements. A run past that was let through
+// uncounted (flows) or counted one attempt per packet (conns), so Finish
+// must call the record incomplete, naming the set, rather than hand back
+// counts that look exact. The probe sends one datagram to each of 65,535
+// ports of the peer and one more to a second address of it: 65,536
+// destinations, and as many connections.
+func TestFullSetsMakeTheRecordIncomplete(t *testing.T) {
+	needTools(t, "python3", "unshare", "nsenter", "ip")
+	dir := probeDir(t, nil)
+	script := `nsenter -t $peer -n ip addr add 192.0.2.3/24 dev vgc1
+python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for p in range(1, 65536):
+    s.sendto(b"x", ("192.0.2.2", p))
+s.sendto(b"x", ("192.0.2.3", 9))
+'`
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.0/24"}}
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:" + fmt.Sprintf(peerPrelude, dir) + script}}, nil)
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if res.Probes[0].Code != 0 {
+		t.Fatalf("probe failed (%d): %s", res.Probes[0].Code, res.Probes[0].Output)
+	}
+	for _, set := range []string{"flows4", "conns4"} {
+		if !strings.Contains(res.FinishErr, "the "+set+" set") {
+			t.Errorf("Finish did not say that %s filled up: %q", set, res.FinishErr)
+		}
+	}
+	if !strings.Contains(res.FinishErr, ErrIncomplete.Error()) {
+		t.Errorf("Finish did not call the record incomplete: %q", res.FinishErr)
+	}
+}

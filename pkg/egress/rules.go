@@ -70,6 +70,11 @@ const (
 	setConns6   = "conns6"
 )
 
+// dynSetSize bounds each set the wall fills as packets pass (flows,
+// dests, conns). A full one takes no more elements: Finish then calls the
+// record incomplete.
+const dynSetSize = 65535
+
 // ruleset is the compiled wall: the table and the sets the DNS stub and
 // Finish touch at run time.
 type ruleset struct {
@@ -99,12 +104,12 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			{Name: setAllowP6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true},
 			{Name: setAllowIP4, KeyType: addr4, Interval: true},
 			{Name: setAllowIP6, KeyType: addr6, Interval: true},
-			{Name: setFlows4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
-			{Name: setFlows6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
-			{Name: setDests4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
-			{Name: setDests6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: 65535},
-			{Name: setConns4, KeyType: nftables.MustConcatSetType(addr4, proto, port, addr4, port), Concatenation: true, Dynamic: true, Size: 65535},
-			{Name: setConns6, KeyType: nftables.MustConcatSetType(addr6, proto, port, addr6, port), Concatenation: true, Dynamic: true, Size: 65535},
+			{Name: setFlows4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setFlows6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setDests4, KeyType: nftables.MustConcatSetType(addr4, proto, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setDests6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setConns4, KeyType: nftables.MustConcatSetType(addr4, proto, port, addr4, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setConns6, KeyType: nftables.MustConcatSetType(addr6, proto, port, addr6, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
 		}
 		elems := allowIPElements(pol.allowIP)
 		for _, s := range defs {
@@ -362,7 +367,8 @@ func flowKey(addrOff, alen uint32, src bool) []expr.Any {
 
 // connKey loads destination address . l4proto . port . source address .
 // port into registers 8.., the key of the conns sets. A full set (65,535
-// connections in one run) only makes later connections log again.
+// connections in one run) makes later connections log again, and Finish
+// then calls the record incomplete.
 func connKey(addrOff, alen uint32) []expr.Any {
 	r := 8 + alen/4 + 2
 	return append(flowKey(addrOff, alen, false),

@@ -18,7 +18,9 @@ import (
 var randReader = rand.Reader
 
 // ErrIncomplete is returned by Finish (with the entries it has) when the
-// kernel dropped log messages, so some attempts may be missing.
+// record is not whole: the kernel dropped log messages or DNS questions, a
+// stream to the stub or the proxy was not read to its end, or a set that
+// counts traffic or connections filled up.
 var ErrIncomplete = errors.New("egress record incomplete")
 
 // Layer is the egress layer as the sandbox uses it. The zero value works.
@@ -243,6 +245,17 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 					continue
 				}
 				flows = append(flows, decodeFlows(els)...)
+				if len(els) >= dynSetSize {
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d destinations): traffic to the destinations past them went through uncounted: %w", name, dynSetSize, ErrIncomplete))
+				}
+			}
+			for _, name := range []string{setConns4, setConns6} {
+				els, err := c.GetSetElements(s.rs.sets[name])
+				if err != nil {
+					errs = append(errs, fmt.Errorf("reading %s: %w", name, err))
+				} else if len(els) >= dynSetSize {
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d connections): each packet of a later connection counted as an attempt: %w", name, dynSetSize, ErrIncomplete))
+				}
 			}
 			dropped = &evidence.Dropped{}
 			rules, err := c.GetRules(s.rs.table, s.rs.output)
