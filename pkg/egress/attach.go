@@ -138,6 +138,7 @@ type slirp struct {
 	exitW    *os.File
 	once     sync.Once
 	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
+	reaped   chan struct{}   // closed once it is reaped
 }
 
 func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
@@ -188,7 +189,7 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	readyW.Close()
 	exitR.Close()
-	s := &slirp{cmd: cmd, exitW: exitW, stopping: stopping}
+	s := &slirp{cmd: cmd, exitW: exitW, stopping: stopping, reaped: make(chan struct{})}
 
 	ready := make(chan error, 1)
 	go func() {
@@ -199,11 +200,11 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	select {
 	case err := <-ready:
 		if err != nil {
-			s.Close()
+			s.closeAndWait() // its stderr is all read once it is reaped
 			return nil, fmt.Errorf("egress allow: slirp4netns did not come up (%s): %w", stderr.String(), err)
 		}
 	case <-ctx.Done():
-		s.Close()
+		s.closeAndWait()
 		return nil, fmt.Errorf("egress allow: slirp4netns not ready (%s): %w", stderr.String(), ctx.Err())
 	}
 	return s, nil
@@ -224,9 +225,17 @@ func (s *slirp) Close() error {
 			t := time.AfterFunc(2*time.Second, func() { _ = s.cmd.Process.Kill() })
 			_ = s.cmd.Wait()
 			t.Stop()
+			close(s.reaped)
 		}()
 	})
 	return nil
+}
+
+// closeAndWait stops slirp4netns and waits until it is reaped, and so
+// until all it wrote to its stderr has been read.
+func (s *slirp) closeAndWait() {
+	s.Close()
+	<-s.reaped
 }
 
 type pasta struct {

@@ -121,6 +121,11 @@ func TestAttach(t *testing.T) {
 				closer.Close()
 				t.Errorf("%s attached to a process that is gone", c)
 			}
+			// The error carries what the connector said (read to the
+			// end: slirp4netns is reaped before it is formatted).
+			if err != nil && strings.Contains(err.Error(), "()") {
+				t.Errorf("%s: the error lacks the connector's own message: %v", c, err)
+			}
 		}
 	})
 }
