@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -72,65 +73,62 @@ func TestCommandAndAgentWalkMissesNothing(t *testing.T) {
 	}
 }
 
-// TestCommandWalkIsBounded: past maxComponentFiles markdown files below
-// agents and commands directories (together: the agent is read first)
-// discovery reads no more, and says so once, at the first file it did not
-// read; the hooks before it are read.
-func TestCommandWalkIsBounded(t *testing.T) {
-	files := map[string]string{".claude/commands/a/first.md": stopHook("echo first")}
-	for i := 0; i < maxComponentFiles; i++ {
-		files[fmt.Sprintf(".claude/commands/b/%05d.md", i)] = "no frontmatter\n"
-	}
-	files[".claude/commands/c/late.md"] = stopHook("echo late")
-	files[".claude/agents/z.md"] = stopHook("echo agent")
-	dir := makeTree(t, files)
-	s := discoverAll(t, dir)
-	var got []string
-	for _, h := range s.hooks {
-		got = append(got, h.ID)
-	}
-	sort.Strings(got)
-	if diff := cmp.Diff([]string{".claude/agents/z.md#hooks.Stop[0].hooks[0]", ".claude/commands/a/first.md#hooks.Stop[0].hooks[0]"}, got); diff != "" {
-		t.Errorf("hooks (-want +got):\n%s", diff)
-	}
-	var finds []string
-	for _, f := range s.findings {
-		if f.Rule != RuleAgentStop {
-			finds = append(finds, findingLine(f))
-		}
-	}
-	want := []string{"error discovery/malformed .claude/commands/b/09998.md:0:0"}
-	if diff := cmp.Diff(want, finds); diff != "" {
-		t.Errorf("findings (-want +got):\n%s", diff)
-	}
-}
-
-// TestSkillsWalkIsBounded: SKILL.md files count against the same bound as
-// the agents and commands (skills are read first): past it discovery
-// reads no more skills, and no agents or commands after them, and says so
-// once, at the first SKILL.md it did not read.
-func TestSkillsWalkIsBounded(t *testing.T) {
-	files := map[string]string{".claude/skills/a/SKILL.md": stopHook("echo first")}
-	for i := 0; i < maxComponentFiles; i++ {
-		files[fmt.Sprintf(".claude/skills/b%05d/SKILL.md", i)] = "no frontmatter\n"
-	}
-	files[".claude/agents/z.md"] = stopHook("echo agent")
-	files[".claude/commands/c.md"] = stopHook("echo command")
-	dir := makeTree(t, files)
-	s := discoverAll(t, dir)
-	var got []string
-	for _, h := range s.hooks {
-		got = append(got, h.ID)
-	}
-	if diff := cmp.Diff([]string{".claude/skills/a/SKILL.md#hooks.Stop[0].hooks[0]"}, got); diff != "" {
-		t.Errorf("hooks (-want +got):\n%s", diff)
-	}
-	var finds []string
-	for _, f := range s.findings {
-		finds = append(finds, findingLine(f))
-	}
-	want := []string{"error discovery/malformed .claude/skills/b09999/SKILL.md:0:0"}
-	if diff := cmp.Diff(want, finds); diff != "" {
-		t.Errorf("findings (-want +got):\n%s", diff)
+// TestComponentWalkIsBounded: past maxComponentFiles markdown files below
+// skills, agents and commands directories, all counted together (skills
+// are read first, then agents, then commands), discovery reads no more and
+// says so once, at the first file it did not read; the hooks before it are
+// read, none after it.
+func TestComponentWalkIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		files     map[string]string
+		many      string // a format for maxComponentFiles more files, without hooks
+		wantHooks []string
+		wantFind  string
+	}{{
+		name: "commands, after an agent",
+		files: map[string]string{
+			".claude/commands/a/first.md": stopHook("echo first"),
+			".claude/commands/c/late.md":  stopHook("echo late"),
+			".claude/agents/z.md":         stopHook("echo agent"),
+		},
+		many:      ".claude/commands/b/%05d.md",
+		wantHooks: []string{".claude/agents/z.md#hooks.Stop[0].hooks[0]", ".claude/commands/a/first.md#hooks.Stop[0].hooks[0]"},
+		wantFind:  "error discovery/malformed .claude/commands/b/09998.md:0:0",
+	}, {
+		name: "skills, before agents and commands",
+		files: map[string]string{
+			".claude/skills/a/SKILL.md": stopHook("echo first"),
+			".claude/agents/z.md":       stopHook("echo agent"),
+			".claude/commands/c.md":     stopHook("echo command"),
+		},
+		many:      ".claude/skills/b%05d/SKILL.md",
+		wantHooks: []string{".claude/skills/a/SKILL.md#hooks.Stop[0].hooks[0]"},
+		wantFind:  "error discovery/malformed .claude/skills/b09999/SKILL.md:0:0",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := maps.Clone(tc.files)
+			for i := 0; i < maxComponentFiles; i++ {
+				files[fmt.Sprintf(tc.many, i)] = "no frontmatter\n"
+			}
+			s := discoverAll(t, makeTree(t, files))
+			var got []string
+			for _, h := range s.hooks {
+				got = append(got, h.ID)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.wantHooks, got); diff != "" {
+				t.Errorf("hooks (-want +got):\n%s", diff)
+			}
+			var finds []string
+			for _, f := range s.findings {
+				if f.Rule != RuleAgentStop {
+					finds = append(finds, findingLine(f))
+				}
+			}
+			if diff := cmp.Diff([]string{tc.wantFind}, finds); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
