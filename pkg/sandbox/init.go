@@ -174,7 +174,7 @@ func failResult(err error) initResult {
 // done is called once the command and everything it left running have
 // ended, before the records are read: the route out is not needed any
 // more (see the broker).
-func runInit(cfg initConfig, done func()) initResult {
+func runInit(cfg initConfig, done func()) (res initResult) {
 	if cfg.SendNS {
 		// First: the broker makes the id-mapped tree through them, or
 		// attaches the connector, while the scratch is mounted.
@@ -346,7 +346,14 @@ func runInit(cfg initConfig, done func()) initResult {
 		}
 	}
 
-	st, timedOut, err := rp.run(cfg, rc)
+	st, timedOut, settle, err := rp.run(cfg, rc)
+	// The record is made while the reaper's exit completes; it is sent
+	// only once that exit is over and the status proved well formed.
+	defer func() {
+		if serr := settle(); serr != nil && res.OK {
+			res.OK, res.Error = false, serr.Error()
+		}
+	}()
 	done()
 	// The egress record is read beside the write record: the one waits
 	// on sockets, the other reads the scratch.
@@ -613,9 +620,15 @@ func (rp *reaperProc) abort() {
 }
 
 // run hands the reaper its config and waits for it within the command's
-// deadline (plus linger).
-func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool, error) {
-	var st reaper.Status
+// deadline (plus linger). It returns as soon as the reaper's status says
+// that the command ended and left nothing running: nothing of it can
+// write any more, and the reaper's own exit (its mount namespace's
+// teardown waits for an RCU grace period before its status pipe reads
+// EOF, 0.5–1 ms here) need not come before the record. settle waits for
+// that exit and checks that nothing followed the status; the record is
+// sent only once it returns.
+func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, timedOut bool, settle func() error, err error) {
+	settle = func() error { return nil }
 	stR := rp.stR
 	// A reaper that stops reading its config (one from another build
 	// reads it, says so in its status and exits) is waited for like any
@@ -632,11 +645,24 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 	}
 	rp.cfW.Close()
 	// The status is read while the reaper runs: a status larger than the
-	// pipe holds must not block it until the deadline.
+	// pipe holds must not block it until the deadline. Its first document
+	// is decoded as it comes; all of it is kept for the checks below.
+	type firstDoc struct {
+		st  reaper.Status
+		err error
+	}
+	first := make(chan firstDoc, 1)
 	status := make(chan []byte, 1)
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(stR, maxStatusBytes))
-		status <- b
+		var all bytes.Buffer
+		r := io.TeeReader(io.LimitReader(stR, maxStatusBytes), &all)
+		dec := json.NewDecoder(r)
+		dec.DisallowUnknownFields()
+		var d firstDoc
+		d.err = dec.Decode(&d.st)
+		first <- d
+		_, _ = io.Copy(io.Discard, r)
+		status <- all.Bytes()
 	}()
 	done := make(chan unix.WaitStatus, 1)
 	go func() { done <- rp.wait() }()
@@ -646,38 +672,58 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 	}
 	timer := time.NewTimer(timeout + cfg.Linger)
 	defer timer.Stop()
-	timedOut := false
 	var ws unix.WaitStatus
+	waitOrKill := func() {
+		select {
+		case ws = <-done:
+		case <-timer.C:
+			timedOut = true
+			unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
+			ws = <-done
+		}
+	}
 	select {
 	case ws = <-done:
+	case d := <-first:
+		// The reaper writes its status last, once the command has ended
+		// and its leftovers have had their linger; with none left, it is
+		// the only process of its pid namespace, and nothing more can
+		// start there. Anything else waits for its exit, which ends what
+		// is left, as before.
+		if d.err == nil && sendErr == nil && d.st.Protocol == reaper.Protocol &&
+			d.st.Error == "" && d.st.Refusal == "" && len(d.st.Lingered) == 0 {
+			return d.st, false, func() error {
+				<-done
+				data := <-status
+				stR.Close()
+				return checkStatus(data)
+			}, nil
+		}
+		waitOrKill()
 	case <-timer.C:
 		timedOut = true
-		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
+		unix.Kill(rp.pid, unix.SIGKILL)
 		ws = <-done
 	}
 	data := <-status
 	stR.Close()
 	if sendErr != nil {
 		if json.Unmarshal(data, &st) == nil && (st.Error != "" || st.Refusal != "") {
-			return st, false, nil
+			return st, false, settle, nil
 		}
-		return reaper.Status{}, false, fmt.Errorf("sending the reaper its config: %w", sendErr)
+		return reaper.Status{}, false, settle, fmt.Errorf("sending the reaper its config: %w", sendErr)
 	}
 	if len(data) == 0 {
 		if timedOut {
-			return reaper.Status{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, nil
+			return reaper.Status{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, settle, nil
 		}
 		code, sig := reaper.ExitOf(ws)
-		return st, false, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
+		return st, false, settle, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil || dec.More() {
-		if err == nil {
-			err = errors.New("trailing data")
-		}
-		return st, timedOut, fmt.Errorf("the reaper's status is malformed: %w", err)
+	if err := checkStatus(data); err != nil {
+		return st, timedOut, settle, err
 	}
+	_ = json.Unmarshal(data, &st) // checked just above
 	// A status without this build's protocol is from a reaper of another
 	// build (one from before the number ignores the config's paths and
 	// applies fewer layers): never a verdict, whatever it says.
@@ -686,9 +732,24 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (reaper.Status, bool
 		if e := st.Error + st.Refusal; e != "" {
 			said = fmt.Sprintf(" (it said: %s)", e)
 		}
-		return reaper.Status{}, false, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)%s", st.Protocol, reaper.Protocol, said)
+		return reaper.Status{}, false, settle, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)%s", st.Protocol, reaper.Protocol, said)
 	}
-	return st, timedOut, nil
+	return st, timedOut, settle, nil
+}
+
+// checkStatus checks that data, all the reaper wrote on its status pipe,
+// is one status document and nothing more.
+func checkStatus(data []byte) error {
+	var st reaper.Status
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil || dec.More() {
+		if err == nil {
+			err = errors.New("trailing data")
+		}
+		return fmt.Errorf("the reaper's status is malformed: %w", err)
+	}
+	return nil
 }
 
 // madeDirs are the directories the init made as the work tree's mount

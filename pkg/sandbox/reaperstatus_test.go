@@ -1,0 +1,126 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/sandbox/reaper"
+)
+
+// fakeReaper starts a shell in the reaper's place, with the config pipe on
+// fd 3 and the status pipe on fd 4: it reads the config to its end, writes
+// status, and then waits for a signal, as a reaper still exiting would.
+func fakeReaper(t *testing.T, status string) *reaperProc {
+	t.Helper()
+	cfR, cfW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", `cat <&3 >/dev/null; printf '%s' "$STATUS" >&4; exec 4>&-; exec sleep 60`)
+	cmd.Env = append(os.Environ(), "STATUS="+status)
+	cmd.ExtraFiles = []*os.File{cfR, stW}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cfR.Close()
+	stW.Close()
+	pid := cmd.Process.Pid
+	t.Cleanup(func() {
+		unix.Kill(pid, unix.SIGKILL)
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	})
+	return &reaperProc{pid: pid, cfW: cfW, stR: stR}
+}
+
+func stillThere(pid int) bool { return unix.Kill(pid, 0) == nil }
+
+// TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft: the init makes the
+// record as soon as the reaper's status says the command ended and left
+// nothing running (the reaper is then the only process of its pid
+// namespace, so nothing can write any more), without waiting for the
+// reaper's own exit; with leftovers listed, it waits for that exit, which
+// ends them. Either way the status is checked whole before the record is
+// sent: anything after it fails the run.
+func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	cfg := initConfig{Timeout: 20 * time.Second}
+	doc := func(lingered string) string {
+		return fmt.Sprintf(`{"protocol":%d,"exitCode":0,"signal":""%s}`, reaper.Protocol, lingered)
+	}
+
+	t.Run("nothing left: the record need not wait", func(t *testing.T) {
+		rp := fakeReaper(t, doc("")+"\n")
+		st, timedOut, settle, err := rp.run(cfg, reaper.Config{})
+		if err != nil || timedOut || st.ExitCode != 0 {
+			t.Fatalf("run: %+v, %v, %v", st, timedOut, err)
+		}
+		if !stillThere(rp.pid) {
+			t.Fatal("run waited for the reaper's exit although nothing was left")
+		}
+		unix.Kill(rp.pid, unix.SIGKILL)
+		if err := settle(); err != nil {
+			t.Errorf("settle: %v", err)
+		}
+		if stillThere(rp.pid) {
+			t.Error("settle returned before the reaper was reaped")
+		}
+	})
+
+	t.Run("something left: wait for the reaper's exit", func(t *testing.T) {
+		rp := fakeReaper(t, doc(`,"lingered":["7 sleep 100"]`)+"\n")
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			unix.Kill(rp.pid, unix.SIGKILL)
+		}()
+		st, _, settle, err := rp.run(cfg, reaper.Config{})
+		if err != nil || len(st.Lingered) != 1 {
+			t.Fatalf("run: %+v, %v", st, err)
+		}
+		if stillThere(rp.pid) {
+			t.Fatal("run returned before the reaper's exit, which ends what the command left")
+		}
+		if err := settle(); err != nil {
+			t.Errorf("settle: %v", err)
+		}
+	})
+
+	t.Run("anything after the status fails the run", func(t *testing.T) {
+		rp := fakeReaper(t, doc("")+"\n"+doc("")+"\n")
+		_, _, settle, err := rp.run(cfg, reaper.Config{})
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		unix.Kill(rp.pid, unix.SIGKILL)
+		if err := settle(); err == nil || !strings.Contains(err.Error(), "malformed") {
+			t.Errorf("settle = %v, want the status called malformed", err)
+		}
+	})
+
+	t.Run("a status from another build waits and fails", func(t *testing.T) {
+		rp := fakeReaper(t, strings.Replace(doc(""), fmt.Sprintf(`"protocol":%d`, reaper.Protocol), `"protocol":1`, 1))
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			unix.Kill(rp.pid, unix.SIGKILL)
+		}()
+		_, _, _, err := rp.run(cfg, reaper.Config{})
+		if err == nil || !strings.Contains(err.Error(), "different builds") {
+			t.Fatalf("run = %v, want the protocol mismatch", err)
+		}
+		if stillThere(rp.pid) {
+			t.Error("run returned before the reaper's exit")
+		}
+	})
+}
