@@ -673,17 +673,15 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 	timer := time.NewTimer(timeout + cfg.Linger)
 	defer timer.Stop()
 	var ws unix.WaitStatus
-	waitOrKill := func() {
-		select {
-		case ws = <-done:
-		case <-timer.C:
-			timedOut = true
-			unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
-			ws = <-done
-		}
+	kill := func() {
+		timedOut = true
+		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
+		ws = <-done
 	}
 	select {
 	case ws = <-done:
+	case <-timer.C:
+		kill()
 	case d := <-first:
 		// The reaper writes its status last, once the command has ended
 		// and its leftovers have had their linger; with none left, it is
@@ -696,14 +694,15 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 				<-done
 				data := <-status
 				stR.Close()
-				return checkStatus(data)
+				_, err := decodeStatus(data)
+				return err
 			}, nil
 		}
-		waitOrKill()
-	case <-timer.C:
-		timedOut = true
-		unix.Kill(rp.pid, unix.SIGKILL)
-		ws = <-done
+		select {
+		case ws = <-done:
+		case <-timer.C:
+			kill()
+		}
 	}
 	data := <-status
 	stR.Close()
@@ -720,10 +719,9 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 		code, sig := reaper.ExitOf(ws)
 		return st, false, settle, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
 	}
-	if err := checkStatus(data); err != nil {
+	if st, err = decodeStatus(data); err != nil {
 		return st, timedOut, settle, err
 	}
-	_ = json.Unmarshal(data, &st) // checked just above
 	// A status without this build's protocol is from a reaper of another
 	// build (one from before the number ignores the config's paths and
 	// applies fewer layers): never a verdict, whatever it says.
@@ -737,9 +735,9 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 	return st, timedOut, settle, nil
 }
 
-// checkStatus checks that data, all the reaper wrote on its status pipe,
-// is one status document and nothing more.
-func checkStatus(data []byte) error {
+// decodeStatus decodes data, all the reaper wrote on its status pipe,
+// which must be one status document and nothing more.
+func decodeStatus(data []byte) (reaper.Status, error) {
 	var st reaper.Status
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -747,9 +745,9 @@ func checkStatus(data []byte) error {
 		if err == nil {
 			err = errors.New("trailing data")
 		}
-		return fmt.Errorf("the reaper's status is malformed: %w", err)
+		return st, fmt.Errorf("the reaper's status is malformed: %w", err)
 	}
-	return nil
+	return st, nil
 }
 
 // madeDirs are the directories the init made as the work tree's mount
