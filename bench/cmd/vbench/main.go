@@ -910,6 +910,12 @@ func describeMachine(vig string) machine {
 	m.Bwrap = ver("bwrap", "--version")
 	m.Slirp = ver("slirp4netns", "--version")
 	m.Pasta = ver("pasta", "--version")
+	if strings.Contains(m.Pasta, "unknown version") {
+		// Debian's build does not know its own version; its package does.
+		if out, err := exec.Command("dpkg-query", "-W", "-f", "${Version}", "passt").Output(); err == nil && len(out) > 0 {
+			m.Pasta = "pasta (passt " + strings.TrimSpace(string(out)) + ")"
+		}
+	}
 	m.Vigiles = ver(vig, "--version")
 	if f, err := elf.Open(vig); err == nil {
 		m.Vigiles += ", statically linked"
