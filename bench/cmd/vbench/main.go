@@ -197,6 +197,7 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				}
 				continue
 			}
+			s.round = r
 			c.samples = append(c.samples, s)
 		}
 		logf("round %d/%d done (%s)", r+1, o.rounds, time.Since(start).Round(time.Second))
@@ -242,7 +243,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 
 // sample is one timed execution.
 type sample struct {
-	wall time.Duration
+	// round is the round the sample was taken in (pairs cases by round).
+	round int
+	wall  time.Duration
 	// own is the command's own run time as vigiles reported it
 	// (durationMs), -1 when the case is not a vigiles run.
 	own time.Duration
@@ -952,6 +955,46 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
+// pairedRatios divides each of a's samples by b's sample of the same round
+// (rounds where either has none are left out). The machine's speed drifts
+// between rounds; a round's two samples were taken within seconds of each
+// other, so their ratio carries less of the drift than the ratio of the
+// two medians does.
+func pairedRatios(a, b *benchCase) []float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	byRound := map[int]time.Duration{}
+	for _, s := range b.samples {
+		byRound[s.round] = s.wall
+	}
+	var rs []float64
+	for _, s := range a.samples {
+		if d, ok := byRound[s.round]; ok && d > 0 {
+			rs = append(rs, float64(s.wall)/float64(d))
+		}
+	}
+	return rs
+}
+
+// pairedNote is "; per round M × (P25–P75)" for a budget line, or ""
+// when fewer than 4 rounds hold both cases.
+func pairedNote(a, b *benchCase) string {
+	rs := pairedRatios(a, b)
+	if len(rs) < 4 {
+		return ""
+	}
+	sort.Float64s(rs)
+	q := func(f float64) float64 { // nearest rank, as quantile
+		return rs[min(len(rs)-1, max(0, int(f*float64(len(rs))+0.999999)-1))]
+	}
+	mid := q(0.5)
+	if len(rs)%2 == 0 {
+		mid = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
+	}
+	return fmt.Sprintf("; per round %.2f × (%.2f–%.2f)", mid, q(0.25), q(0.75))
+}
+
 // quantile returns the q-quantile (nearest rank) of ds.
 func quantile(ds []time.Duration, q float64) time.Duration {
 	if len(ds) == 0 {
@@ -1133,14 +1176,14 @@ func writeBudget(w io.Writer, m machine, o options, cases []*benchCase, audits [
 			return
 		}
 		r := float64(x) / float64(y)
-		fmt.Fprintf(w, "| %s | ≤ %.1f × | %.2f × (%s / %s ms) | %s |\n", line, limit, r, msf(x), msf(y), verdict(r <= limit))
+		fmt.Fprintf(w, "| %s | ≤ %.1f × | %.2f × (%s / %s ms)%s | %s |\n", line, limit, r, msf(x), msf(y), pairedNote(byName[a], byName[b]), verdict(r <= limit))
 	}
 	ratioLine("confined `true`, deny, all hardening, vs raw bwrap", "vigiles-deny", "bwrap", 1.5)
 	ratioLine("record mode vs raw bwrap", "vigiles-record", "bwrap", 2)
 	ratioLine("allow mode (slirp4netns) vs the bwrap + slirp4netns script", "vigiles-allow", "floor-slirp4netns", 1)
 	if x, ok1 := med("vigiles-allow-pasta"); ok1 {
 		if y, ok2 := med("floor-pasta"); ok2 {
-			fmt.Fprintf(w, "| allow mode with pasta vs the bwrap + pasta script (compare) | – | %.2f × (%s / %s ms) | – |\n", float64(x)/float64(y), msf(x), msf(y))
+			fmt.Fprintf(w, "| allow mode with pasta vs the bwrap + pasta script (compare) | – | %.2f × (%s / %s ms)%s | – |\n", float64(x)/float64(y), msf(x), msf(y), pairedNote(byName["vigiles-allow-pasta"], byName["floor-pasta"]))
 		}
 	}
 	ratioLine(fmt.Sprintf("one write in a %d-file tree vs a 100-file tree", o.bigTree), fmt.Sprintf("write1-tree%d", o.bigTree), "write1-tree100", 1.2)
