@@ -204,23 +204,15 @@ func udpSocketStats(c net.PacketConn) (queued, drops int, ok bool) {
 	if err != nil {
 		return 0, 0, false
 	}
-	var mi [skMeminfoVars]uint32
+	var mi [unix.SK_MEMINFO_VARS]uint32
 	_ = rc.Control(func(fd uintptr) {
 		n := uint32(unsafe.Sizeof(mi))
 		_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.SOL_SOCKET, unix.SO_MEMINFO,
 			uintptr(unsafe.Pointer(&mi[0])), uintptr(unsafe.Pointer(&n)), 0)
-		ok = e == 0 && n >= (skMeminfoDrops+1)*4
+		ok = e == 0 && n >= (unix.SK_MEMINFO_DROPS+1)*4
 	})
-	return int(mi[skMeminfoRmemAlloc]), int(mi[skMeminfoDrops]), ok
+	return int(mi[unix.SK_MEMINFO_RMEM_ALLOC]), int(mi[unix.SK_MEMINFO_DROPS]), ok
 }
-
-// The fields of SO_MEMINFO's answer (linux/sock_diag.h) that udpSocketStats
-// reads, and their number.
-const (
-	skMeminfoRmemAlloc = 0
-	skMeminfoDrops     = 8
-	skMeminfoVars      = 9
-)
 
 // dnsUDPReadMax is the largest datagram the stub reads whole: the largest
 // UDP payload there is. A message may carry thousands of questions, and
