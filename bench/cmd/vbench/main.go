@@ -32,6 +32,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -984,24 +985,17 @@ func pairedNote(a, b *benchCase) string {
 	if len(rs) < 4 {
 		return ""
 	}
-	sort.Float64s(rs)
-	q := func(f float64) float64 { // nearest rank, as quantile
-		return rs[min(len(rs)-1, max(0, int(f*float64(len(rs))+0.999999)-1))]
-	}
-	mid := q(0.5)
-	if len(rs)%2 == 0 {
-		mid = (rs[len(rs)/2-1] + rs[len(rs)/2]) / 2
-	}
-	return fmt.Sprintf("; per round %.2f × (%.2f–%.2f)", mid, q(0.25), q(0.75))
+	return fmt.Sprintf("; per round %.2f × (%.2f–%.2f)", quantile(rs, 0.5), quantile(rs, 0.25), quantile(rs, 0.75))
 }
 
-// quantile returns the q-quantile (nearest rank) of ds.
-func quantile(ds []time.Duration, q float64) time.Duration {
+// quantile returns the q-quantile (nearest rank) of ds; the median of an
+// even count is the mean of the middle two.
+func quantile[T time.Duration | float64](ds []T, q float64) T {
 	if len(ds) == 0 {
 		return 0
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	s := slices.Clone(ds)
+	slices.Sort(s)
 	if q == 0.5 && len(s)%2 == 0 {
 		return (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
