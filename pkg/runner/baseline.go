@@ -369,9 +369,9 @@ func WriteBaseline(path string, b *Baseline) error {
 // severity of new hosts, writes and outcomes (notice when the baseline is
 // being updated). failed holds the IDs of runs the report already calls
 // refused or failed (run/refused, run/failed: verdict error), whose
-// missing evidence needs no finding of its own; a run that only timed out is not one of them (run/timeout is a
-// warning), or a hook that times out could have its records lost without
-// the audit saying so.
+// missing evidence needs no finding of its own; a run that only timed out
+// is not one of them (run/timeout is a warning), or a hook that times out
+// could have its records lost without the audit saying so.
 func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding

@@ -53,9 +53,6 @@ func stillThere(pid int) bool { return unix.Kill(pid, 0) == nil }
 // ends them. Either way the status is checked whole before the record is
 // sent: anything after it fails the run.
 func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
 	cfg := initConfig{Timeout: 20 * time.Second}
 	doc := func(lingered string) string {
 		return fmt.Sprintf(`{"protocol":%d,"exitCode":0,"signal":""%s}`, reaper.Protocol, lingered)

@@ -771,8 +771,6 @@ print(i)'`)})
 	}
 }
 
-// threadCgroups maps each thread of this process to its pids and memory
-// cgroup lines.
 // findProcess returns the pid of a process whose /proc/PID/cmdline holds
 // cmdline, "" when there is none.
 func findProcess(cmdline string) string {
@@ -785,6 +783,8 @@ func findProcess(cmdline string) string {
 	return ""
 }
 
+// threadCgroups maps each thread of this process to its pids and memory
+// cgroup lines.
 func threadCgroups(t *testing.T) map[string]string {
 	out := map[string]string{}
 	ents, err := os.ReadDir("/proc/self/task")
