@@ -527,23 +527,23 @@ func TestParseRoutedPacket(t *testing.T) {
 }
 
 // TestFullSetsMakeTheRecordIncomplete: the sets that count traffic and
-// connections hold 65,535 elements. A run past that was let through
+// connections hold dynSetSize elements. A run past that was let through
 // uncounted (flows) or counted one attempt per packet (conns), so Finish
 // must call the record incomplete, naming the set, rather than hand back
-// counts that look exact. The probe sends one datagram to each of 65,535
-// ports of the peer and one more to a second address of it: 65,536
-// destinations, and as many connections.
+// counts that look exact. The probe sends one datagram to each of
+// dynSetSize ports of the peer and one more to a second address of it:
+// one destination, and one connection, more than a set holds.
 func TestFullSetsMakeTheRecordIncomplete(t *testing.T) {
 	needTools(t, "python3", "unshare", "nsenter", "ip")
 	dir := probeDir(t, nil)
-	script := `nsenter -t $peer -n ip addr add 192.0.2.3/24 dev vgc1
+	script := fmt.Sprintf(`nsenter -t $peer -n ip addr add 192.0.2.3/24 dev vgc1
 python3 -c '
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for p in range(1, 65536):
+for p in range(1, %d):
     s.sendto(b"x", ("192.0.2.2", p))
 s.sendto(b"x", ("192.0.2.3", 9))
-'`
+'`, dynSetSize+1)
 	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.0/24"}}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:" + fmt.Sprintf(peerPrelude, dir) + script}}, nil)
 	if res.SetupErr != "" {

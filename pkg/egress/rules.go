@@ -73,7 +73,14 @@ const (
 // dynSetSize bounds each set the wall fills as packets pass (flows,
 // dests, conns). A full one takes no more elements: Finish then calls the
 // record incomplete.
-const dynSetSize = 65535
+//
+// The kernel also takes the bound as the hash table's starting size hint:
+// it allocates and zeroes a bucket table for it when the set is made, one
+// per set, six per allow-mode run. At 65,535 that was a 2 MiB allocation
+// each, whose page clearing took 20-30 ms of every run here; at 16,383
+// each is a quarter of a MiB and the batch costs what it costs without
+// a bound (docs/performance.md, item 20).
+const dynSetSize = 16383
 
 // ruleset is the compiled wall: the table and the sets the DNS stub and
 // Finish touch at run time.
