@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -223,6 +224,7 @@ func (s *slirp) Close() error {
 		go func() {
 			defer s.stopping.Done()
 			t := time.AfterFunc(2*time.Second, func() { _ = s.cmd.Process.Kill() })
+			procwait.Exited(s.cmd.Process.Pid)
 			_ = s.cmd.Wait()
 			t.Stop()
 			close(s.reaped)

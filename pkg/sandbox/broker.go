@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
@@ -300,7 +301,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		return res, nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { procwait.Exited(cmd.Process.Pid); done <- cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(timeout):
@@ -479,9 +480,17 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	infoR, infoW := pipe()
 	readyR, readyW := pipe()
 	// The control channel is a socket: besides "go" it carries the
-	// id-mapped work tree's descriptor.
+	// id-mapped work tree's descriptor. The broker's end is non-blocking,
+	// so that it is read in the runtime's poller (recvmsg); the init's
+	// stays blocking (os.NewFile of a non-blocking descriptor would not
+	// make it blocking again for the child).
 	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
+		return fail(fmt.Errorf("making the control socket: %w", err))
+	}
+	if err := unix.SetNonblock(ctl[0], true); err != nil {
+		unix.Close(ctl[0])
+		unix.Close(ctl[1])
 		return fail(fmt.Errorf("making the control socket: %w", err))
 	}
 	ctlW, ctlR := os.NewFile(uintptr(ctl[0]), "control"), os.NewFile(uintptr(ctl[1]), "control")
@@ -539,7 +548,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	exeFile.Close()
 	reaperFile.Close()
 	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	go func() { procwait.Exited(cmd.Process.Pid); waitDone <- cmd.Wait() }()
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 
 	// The init's result arrives on its own pipe, read concurrently.

@@ -77,7 +77,7 @@ func sendNamespaces() error {
 // receiveNamespaces, in the broker, takes what sendNamespaces sent.
 func receiveNamespaces(ctl *os.File) sandboxNS {
 	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(8))
-	n, oobn, _, _, err := unix.Recvmsg(int(ctl.Fd()), b, oob, unix.MSG_CMSG_CLOEXEC)
+	n, oobn, err := recvmsg(ctl, b, oob)
 	if err != nil || n == 0 {
 		return sandboxNS{err: fmt.Errorf("the sandbox ended before it sent its namespaces (%v)", err)}
 	}
@@ -107,10 +107,46 @@ func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
 		return err
 	}
 	defer unix.Close(tree)
-	if err := unix.Sendmsg(int(ctl.Fd()), []byte{treeByte}, unix.UnixRights(tree), nil, 0); err != nil {
+	if err := sendmsg(ctl, []byte{treeByte}, unix.UnixRights(tree)); err != nil {
 		return fmt.Errorf("sending the work tree to the sandbox: %w", err)
 	}
 	return nil
+}
+
+// recvmsg reads one message from the broker's end of the control socket,
+// which is non-blocking, in the runtime's poller: a goroutine blocked in
+// recvmsg until the init sends its namespaces would hold a P in a system
+// call for the whole start of the sandbox, and keep the runtime's sysmon
+// waking meanwhile (see internal/procwait). It uses ctl's RawConn, never
+// ctl.Fd(), which would make the socket blocking again.
+func recvmsg(ctl *os.File, b, oob []byte) (n, oobn int, err error) {
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		return 0, 0, err
+	}
+	if rerr := rc.Read(func(fd uintptr) bool {
+		n, oobn, _, _, err = unix.Recvmsg(int(fd), b, oob, unix.MSG_CMSG_CLOEXEC)
+		return err != unix.EAGAIN
+	}); rerr != nil {
+		return 0, 0, rerr
+	}
+	return n, oobn, err
+}
+
+// sendmsg writes one message to the broker's end of the control socket,
+// as recvmsg reads.
+func sendmsg(ctl *os.File, b, oob []byte) (err error) {
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		return err
+	}
+	if werr := rc.Write(func(fd uintptr) bool {
+		err = unix.Sendmsg(int(fd), b, oob, nil, 0)
+		return err != unix.EAGAIN
+	}); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // nsGetOwnerUID is NS_GET_OWNER_UID, _IO(0xb7, 0x4) (Linux 4.11).
