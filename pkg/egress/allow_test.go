@@ -2,6 +2,7 @@ package egress
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/net/dns/dnsmessage"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -356,5 +359,50 @@ func TestSlirpIsReapedAfterClose(t *testing.T) {
 	l.Stopped()
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("slirp4netns (pid %d) is still there once Stopped returned: %s", pid, b)
+	}
+}
+
+// TestSlirpTapIsKept: once slirp4netns is up, its tap is persistent
+// (keepTap), so that its exit detaches from the tap rather than
+// unregistering it (an RCU barrier, 20-40 ms here, in the exiting
+// process); the sandbox's network namespace takes the tap with it.
+func TestSlirpTapIsKept(t *testing.T) {
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	l := &Layer{}
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.1/32"}, Connector: ConnectorSlirp}
+	var keptErr error
+	flags := -1
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
+		c, err := l.Attach(context.Background(), p, child, nil, nil)
+		s, ok := c.(*slirp)
+		if !ok {
+			return c, err
+		}
+		<-s.kept
+		keptErr = s.keptErr
+		if fd, err := tapOf(s.cmd.Process.Pid); err == nil {
+			var ifr [unix.IFNAMSIZ + 64]byte
+			if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TUNGETIFF, uintptr(unsafe.Pointer(&ifr[0]))); e == 0 {
+				flags = int(binary.NativeEndian.Uint16(ifr[unix.IFNAMSIZ:]))
+			}
+			unix.Close(fd)
+		}
+		return c, err
+	})
+	defer l.Stopped()
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if keptErr != nil {
+		t.Fatalf("keepTap: %v", keptErr)
+	}
+	if flags < 0 {
+		t.Fatal("could not read the tap's flags")
+	}
+	if flags&unix.IFF_PERSIST == 0 {
+		t.Errorf("the tap's flags are %#x: not persistent", flags)
 	}
 }

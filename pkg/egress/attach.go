@@ -140,6 +140,8 @@ type slirp struct {
 	once     sync.Once
 	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
 	reaped   chan struct{}   // closed once it is reaped
+	kept     chan struct{}   // closed once keepTap is over (nil: not tried)
+	keptErr  error           // keepTap's outcome, once kept is closed
 }
 
 func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
@@ -208,17 +210,68 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 		s.closeAndWait()
 		return nil, fmt.Errorf("egress allow: slirp4netns not ready (%s): %w", stderr.String(), ctx.Err())
 	}
+	s.kept = make(chan struct{})
+	go func() { s.keptErr = keepTap(cmd.Process.Pid); close(s.kept) }()
 	return s, nil
 }
 
+// keepTap makes the tap slirp4netns (pid) attached to persistent, through
+// a duplicate of its descriptor (pidfd_getfd). slirp4netns's exit then
+// only detaches from the tap, where it unregistered it: a wait of 20-40
+// ms here, since unregistering ends in an RCU barrier (netdev_run_todo),
+// on a run's path or, since slirp4netns is reaped in the background, on
+// the process's before it exits. The tap goes with the sandbox's network
+// namespace, whose teardown the kernel does in a worker of its own. The
+// tap is no door out of the sandbox: nothing is attached to it once
+// slirp4netns is gone, and attaching needs CAP_NET_ADMIN, which the
+// command has not. Best effort: where it cannot be done (pidfd_getfd
+// refused by a seccomp profile or ptrace rules, a kernel before 5.6),
+// slirp4netns exits as before. docs/performance.md, item 22.
+func keepTap(pid int) error {
+	fd, err := tapOf(pid)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.IoctlSetInt(fd, unix.TUNSETPERSIST, 1)
+}
+
+// tapOf returns a duplicate of process pid's /dev/net/tun descriptor.
+func tapOf(pid int) (int, error) {
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(pfd)
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return -1, err
+	}
+	for _, e := range ents {
+		if l, _ := os.Readlink(filepath.Join(dir, e.Name())); l != "/dev/net/tun" {
+			continue
+		}
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		return unix.PidfdGetfd(pfd, n, 0)
+	}
+	return -1, errors.New("no /dev/net/tun descriptor")
+}
+
 // Close stops slirp4netns by closing its exit fd, and returns without
-// waiting for it to be gone: its exit closes the tap, and the kernel's
-// unregistering of a tap ends in an RCU barrier (netdev_run_todo), a
-// wait of a whole grace period, 13–20 ms here, in the exiting process,
-// that nothing of the run's result depends on. A goroutine reaps it,
-// killing it if it lingers. Layer.Stopped waits for the reaping.
+// waiting for it to be gone. A goroutine reaps it, killing it if it
+// lingers; Layer.Stopped waits for the reaping. Where keepTap could not
+// make its tap persistent, its exit unregisters the tap, which ends in
+// an RCU barrier (netdev_run_todo), 13–40 ms here, that nothing of the
+// run's result depends on.
 func (s *slirp) Close() error {
 	s.once.Do(func() {
+		if s.kept != nil {
+			<-s.kept // the tap made persistent first, or given up on
+		}
 		s.exitW.Close()
 		s.stopping.Add(1)
 		go func() {
