@@ -396,6 +396,11 @@ func TestSlirpTapIsKept(t *testing.T) {
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
 	}
+	if errors.Is(keptErr, unix.EPERM) || errors.Is(keptErr, unix.ENOSYS) {
+		// A container's seccomp profile, or ptrace rules: keepTap is
+		// best effort there, and this test cannot show it.
+		missing(t, fmt.Sprintf("pidfd_getfd on slirp4netns (refused here: %v)", keptErr))
+	}
 	if keptErr != nil {
 		t.Fatalf("keepTap: %v", keptErr)
 	}

@@ -222,11 +222,14 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 // on a run's path or, since slirp4netns is reaped in the background, on
 // the process's before it exits. The tap goes with the sandbox's network
 // namespace, whose teardown the kernel does in a worker of its own. The
-// tap is no door out of the sandbox: nothing is attached to it once
-// slirp4netns is gone, and attaching needs CAP_NET_ADMIN, which the
-// command has not. Best effort: where it cannot be done (pidfd_getfd
-// refused by a seccomp profile or ptrace rules, a kernel before 5.6),
-// slirp4netns exits as before. docs/performance.md, item 22.
+// kept tap is no door out of the sandbox: the connector is closed only
+// once nothing of the command is left (the init's "d", or the init
+// gone), the sandbox's /dev has no net/tun to attach with, and a tap
+// leads only into the namespace it is in. (Its having no owner means
+// anyone there could attach; nobody is left to.) Best effort: where it
+// cannot be done (pidfd_getfd refused by a seccomp profile or ptrace
+// rules, a kernel before 5.6), slirp4netns exits as before, and nothing
+// says so but the time. docs/performance.md, item 22.
 func keepTap(pid int) error {
 	fd, err := tapOf(pid)
 	if err != nil {

@@ -76,10 +76,11 @@ const (
 //
 // The kernel also takes the bound as the hash table's starting size hint:
 // it allocates and zeroes a bucket table for it when the set is made, one
-// per set, six per allow-mode run. At 65,535 that was a 2 MiB allocation
-// each, whose page clearing took 20-30 ms of every run here; at 16,383
-// each is a quarter of a MiB and the batch costs what it costs without
-// a bound (docs/performance.md, item 20).
+// per set, six per allow-mode run. At 65,535 that was 131,072 pointers
+// and a header, a 2 MiB allocation each, whose page clearing took 20-30
+// ms of every run here; at 16,383 it is 32,768 pointers, a 512 KiB
+// allocation, and the batch costs what it costs without a bound
+// (docs/performance.md, item 20).
 const dynSetSize = 16383
 
 // ruleset is the compiled wall: the table and the sets the DNS stub and
@@ -373,8 +374,8 @@ func flowKey(addrOff, alen uint32, src bool) []expr.Any {
 }
 
 // connKey loads destination address . l4proto . port . source address .
-// port into registers 8.., the key of the conns sets. A full set (65,535
-// connections in one run) makes later connections log again, and Finish
+// port into registers 8.., the key of the conns sets. A full set
+// (dynSetSize connections in one run) makes later connections log again, and Finish
 // then calls the record incomplete.
 func connKey(addrOff, alen uint32) []expr.Any {
 	r := 8 + alen/4 + 2

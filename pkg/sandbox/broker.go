@@ -734,9 +734,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		}
 		// Once the command is done (or the init gone) the connector is
 		// stopped, while the init still reads its records; the run does
-		// not wait for it to be gone (the kernel's teardown of its tap
-		// ends in an RCU barrier, 13–20 ms here): the network layer
-		// reaps it, and the broker waits for that before it exits.
+		// not wait for it to be gone: the network layer reaps it, and the
+		// broker waits for that before it exits (quick where the layer
+		// could keep its tap; else its teardown ends in an RCU barrier,
+		// 20–40 ms here).
 		go func() {
 			readByte(readyR)
 			c.Close()

@@ -117,8 +117,9 @@ func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
 // which is non-blocking, in the runtime's poller: a goroutine blocked in
 // recvmsg until the init sends its namespaces would hold a P in a system
 // call for the whole start of the sandbox, and keep the runtime's sysmon
-// waking meanwhile (see internal/procwait). It uses ctl's RawConn, never
-// ctl.Fd(), which would make the socket blocking again.
+// waking meanwhile (see internal/procwait). It goes through ctl's
+// RawConn: a plain Recvmsg(ctl.Fd()) would get EAGAIN at once, and the
+// run would fail as if the sandbox had ended before it sent them.
 func recvmsg(ctl *os.File, b, oob []byte) (n, oobn int, err error) {
 	rc, err := ctl.SyscallConn()
 	if err != nil {

@@ -58,6 +58,8 @@ func allowed(pkg, dep string) bool {
 	switch pkg {
 	case module + "/pkg/evidence":
 		return false
+	case module + "/internal/procwait":
+		return false
 	case module + "/pkg/sandbox/reaper":
 		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx"
 	}
