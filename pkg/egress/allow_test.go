@@ -331,59 +331,32 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 	return res
 }
 
-// TestSlirpIsReapedAfterClose: Close stops slirp4netns without waiting for
-// its exit (the kernel's teardown of its tap), so a goroutine reaps it, and
-// Layer.Stopped waits for that: once it returns, slirp4netns is gone, no
-// zombie of it left.
-func TestSlirpIsReapedAfterClose(t *testing.T) {
-	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
-		missing(t, ConnectorSlirp)
-	}
-	needNamespaces(t)
-	l := &Layer{}
-	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.1/32"}, Connector: ConnectorSlirp}
-	pid := 0
-	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
-		c, err := l.Attach(context.Background(), p, child, nil, nil)
-		if s, ok := c.(*slirp); ok {
-			pid = s.cmd.Process.Pid
-		}
-		return c, err
-	})
-	if res.SetupErr != "" {
-		t.Fatalf("setup: %s", res.SetupErr)
-	}
-	if pid == 0 {
-		t.Fatal("the connector attached was not slirp4netns")
-	}
-	l.Stopped()
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("slirp4netns (pid %d) is still there once Stopped returned: %s", pid, b)
-	}
-}
-
-// TestSlirpTapIsKept: once slirp4netns is up, its tap is persistent
-// (keepTap), so that its exit detaches from the tap rather than
+// TestSlirpTapIsKeptAndSlirpReaped: once slirp4netns is up, its tap is
+// persistent (keepTap), so that its exit detaches from the tap rather than
 // unregistering it (an RCU barrier, 20-40 ms here, in the exiting
-// process); the sandbox's network namespace takes the tap with it.
-func TestSlirpTapIsKept(t *testing.T) {
+// process); the sandbox's network namespace takes the tap with it. Close
+// stops slirp4netns without waiting for its exit, a goroutine reaps it,
+// and Layer.Stopped waits for that: once it returns, slirp4netns is gone,
+// no zombie of it left.
+func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
 		missing(t, ConnectorSlirp)
 	}
 	needNamespaces(t)
 	l := &Layer{}
 	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.1/32"}, Connector: ConnectorSlirp}
+	pid, flags := 0, -1
 	var keptErr error
-	flags := -1
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
 		c, err := l.Attach(context.Background(), p, child, nil, nil)
 		s, ok := c.(*slirp)
 		if !ok {
 			return c, err
 		}
+		pid = s.cmd.Process.Pid
 		<-s.kept
 		keptErr = s.keptErr
-		if fd, err := tapOf(s.cmd.Process.Pid); err == nil {
+		if fd, err := tapOf(pid); err == nil {
 			var ifr [unix.IFNAMSIZ + 64]byte
 			if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TUNGETIFF, uintptr(unsafe.Pointer(&ifr[0]))); e == 0 {
 				flags = int(binary.NativeEndian.Uint16(ifr[unix.IFNAMSIZ:]))
@@ -392,9 +365,15 @@ func TestSlirpTapIsKept(t *testing.T) {
 		}
 		return c, err
 	})
-	defer l.Stopped()
+	l.Stopped()
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if pid == 0 {
+		t.Fatal("the connector attached was not slirp4netns")
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("slirp4netns (pid %d) is still there once Stopped returned: %s", pid, b)
 	}
 	if errors.Is(keptErr, unix.EPERM) || errors.Is(keptErr, unix.ENOSYS) {
 		// A container's seccomp profile, or ptrace rules: keepTap is
