@@ -20,8 +20,8 @@ import (
 // Exited returns once the process pid has ended (it is then a zombie,
 // for the caller to reap with its own wait) or at once when the pidfd
 // cannot be had (PIDFD_NONBLOCK needs Linux 5.10), so that the caller's
-// own blocking wait does the waiting. It does not reap: pid must be a child that
-// nothing else reaps meanwhile.
+// own blocking wait does the waiting. It does not reap: pid must be a
+// child that nothing else reaps meanwhile.
 func Exited(pid int) {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if err != nil {
