@@ -540,6 +540,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	if err := cg.start(cmd); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
+	// Decoding the init's result and encoding the report are made ready
+	// while the sandbox runs, not after it.
+	go warmJSON(sampleInitResult(), sampleResult())
 	cfgR.Close()
 	resW.Close()
 	ctlR.Close()

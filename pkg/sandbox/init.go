@@ -346,6 +346,9 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 	}
 
+	// The result's encoder is built while the reaper and the command run
+	// (the init has one P, and waits for them): not after the command.
+	go warmJSON(sampleInitResult())
 	st, timedOut, settle, err := rp.run(cfg, rc)
 	// The record is made while the reaper's exit completes; it is sent
 	// only once that exit is over and the status proved well formed.
