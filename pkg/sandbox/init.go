@@ -711,6 +711,13 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 	stR.Close()
 	if sendErr != nil {
 		if json.Unmarshal(data, &st) == nil && (st.Error != "" || st.Refusal != "") {
+			// What it said is the reason, if it is a reaper of this
+			// build; one from before the protocol number stops reading
+			// after the first document, and says so in a status that is
+			// never a verdict.
+			if st.Protocol != reaper.Protocol {
+				return reaper.Status{}, false, settle, differentBuilds(st)
+			}
 			return st, false, settle, nil
 		}
 		return reaper.Status{}, false, settle, fmt.Errorf("sending the reaper its config: %w", sendErr)
@@ -729,13 +736,19 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 	// build (one from before the number ignores the config's paths and
 	// applies fewer layers): never a verdict, whatever it says.
 	if st.Protocol != reaper.Protocol {
-		said := ""
-		if e := st.Error + st.Refusal; e != "" {
-			said = fmt.Sprintf(" (it said: %s)", e)
-		}
-		return reaper.Status{}, false, settle, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)%s", st.Protocol, reaper.Protocol, said)
+		return reaper.Status{}, false, settle, differentBuilds(st)
 	}
 	return st, timedOut, settle, nil
+}
+
+// differentBuilds is the run's error for a status without this build's
+// protocol number, with what the reaper said.
+func differentBuilds(st reaper.Status) error {
+	said := ""
+	if e := st.Error + st.Refusal; e != "" {
+		said = fmt.Sprintf(" (it said: %s)", e)
+	}
+	return fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)%s", st.Protocol, reaper.Protocol, said)
 }
 
 // decodeStatus decodes data, all the reaper wrote on its status pipe,

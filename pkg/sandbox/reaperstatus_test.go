@@ -18,6 +18,12 @@ import (
 // status, and then waits for a signal, as a reaper still exiting would.
 func fakeReaper(t *testing.T, status string) *reaperProc {
 	t.Helper()
+	return fakeReaperScript(t, `cat <&3 >/dev/null; printf '%s' "$STATUS" >&4; exec 4>&-; exec sleep 60`, status)
+}
+
+// fakeReaperScript is fakeReaper with a script of the caller's.
+func fakeReaperScript(t *testing.T, script, status string) *reaperProc {
+	t.Helper()
 	cfR, cfW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +32,7 @@ func fakeReaper(t *testing.T, status string) *reaperProc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sh", "-c", `cat <&3 >/dev/null; printf '%s' "$STATUS" >&4; exec 4>&-; exec sleep 60`)
+	cmd := exec.Command("sh", "-c", script)
 	cmd.Env = append(os.Environ(), "STATUS="+status)
 	cmd.ExtraFiles = []*os.File{cfR, stW}
 	if err := cmd.Start(); err != nil {
@@ -118,6 +124,34 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 		}
 		if stillThere(rp.pid) {
 			t.Error("run returned before the reaper's exit")
+		}
+	})
+
+	// A reaper from before the protocol number reads one document, finds
+	// no command in it, says so and exits: the init's write of the command
+	// document may then find the pipe closed. What that reaper said is no
+	// verdict either; the run fails as from another build. (Which write
+	// breaks depends on timing: here the stand-in closes its config end
+	// before any, so the first does.)
+	t.Run("a status from another build, its config pipe closed, fails", func(t *testing.T) {
+		pre := `{"error":"no command","exitCode":0,"signal":"","durationNs":0}`
+		rp := fakeReaperScript(t, `exec 3<&-; printf '%s' "$STATUS" >&4; exec 4>&-; exec sleep 60`, pre)
+		for i := 0; ; i++ {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d/fd/3", rp.pid)); os.IsNotExist(err) {
+				break
+			}
+			if i == 5000 {
+				t.Fatal("the stand-in never closed its config pipe")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			unix.Kill(rp.pid, unix.SIGKILL)
+		}()
+		_, _, _, err := rp.run(cfg, reaper.Config{})
+		if err == nil || !strings.Contains(err.Error(), "different builds") || !strings.Contains(err.Error(), "no command") {
+			t.Fatalf("run = %v, want the protocol mismatch, with what the reaper said", err)
 		}
 	})
 }
