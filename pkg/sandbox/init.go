@@ -346,9 +346,6 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 	}
 
-	// The result's encoder is built while the reaper and the command run
-	// (the init has one P, and waits for them): not after the command.
-	go warmJSON(sampleInitResult())
 	st, timedOut, settle, err := rp.run(cfg, rc)
 	// The record is made while the reaper's exit completes; it is sent
 	// only once that exit is over and the status proved well formed.
@@ -647,6 +644,11 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 		sendErr = enc.Encode(cmd)
 	}
 	rp.cfW.Close()
+	// The init's result encoder is built while the reaper and the command
+	// run (the init has one P, and waits for them), not after the
+	// command; not before both documents are sent, which the reaper waits
+	// for.
+	go warmJSON(sampleInitResult())
 	// The status is read while the reaper runs: a status larger than the
 	// pipe holds must not block it until the deadline. Its first document
 	// is decoded as it comes; all of it is kept for the checks below.
