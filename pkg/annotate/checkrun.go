@@ -137,7 +137,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 // update fails, the run is still completed (without the annotations left),
 // so it is never left in progress; the error says which were not posted.
 func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
-	if !shaRE.MatchString(cr.HeadSHA) {
+	if !shaRE().MatchString(cr.HeadSHA) {
 		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
 	}
 	anns := checkAnnotations(cr.Findings, cr.DefaultFile)

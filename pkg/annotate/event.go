@@ -28,13 +28,13 @@ func HeadSHA(eventPath, fallback string) (string, error) {
 			return "", fmt.Errorf("parsing event payload %s: %w", eventPath, err)
 		}
 		if ev.PullRequest != nil && ev.PullRequest.Head.SHA != "" {
-			if !shaRE.MatchString(ev.PullRequest.Head.SHA) {
+			if !shaRE().MatchString(ev.PullRequest.Head.SHA) {
 				return "", fmt.Errorf("event payload: pull_request.head.sha %q: %w", oneLine(cut(ev.PullRequest.Head.SHA, 80)), ErrBadSHA)
 			}
 			return ev.PullRequest.Head.SHA, nil
 		}
 	}
-	if !shaRE.MatchString(fallback) {
+	if !shaRE().MatchString(fallback) {
 		return "", fmt.Errorf("GITHUB_SHA %q: %w", oneLine(cut(fallback, 80)), ErrBadSHA)
 	}
 	return fallback, nil

@@ -96,7 +96,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			reason = "no github-token was given"
 		case shaErr != nil:
 			reason = "the commit to attach it to is unknown: " + shaErr.Error()
-		case !repoRE.MatchString(repo):
+		case !repoRE().MatchString(repo):
 			reason = "GITHUB_REPOSITORY is not owner/name"
 		default:
 			owner, name, _ := strings.Cut(repo, "/")

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -36,9 +37,11 @@ const (
 	hostsPerCell = 5
 )
 
+// The patterns are compiled on first use, not in every start of the CLI
+// (docs/performance.md, item 24).
 var (
-	repoRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
-	shaRE  = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+	repoRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`) })
+	shaRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 )
 
 // LineURL is the link to line `line` of repository-relative `path`:
@@ -49,7 +52,7 @@ func LineURL(server, repo, sha, path string, line int) string {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return ""
 	}
-	if !repoRE.MatchString(repo) || !shaRE.MatchString(sha) || path == "" {
+	if !repoRE().MatchString(repo) || !shaRE().MatchString(sha) || path == "" {
 		return ""
 	}
 	segs := strings.Split(strings.TrimPrefix(path, "./"), "/")

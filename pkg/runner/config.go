@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -500,7 +501,7 @@ func (p *cfgParser) duration(n *yaml.Node, what string) (time.Duration, bool) {
 	return d, true
 }
 
-var sizeRE = regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`)
+var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`) })
 
 func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 	s, ok := p.scalar(n, what, "a size such as 512MiB")
@@ -520,7 +521,7 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 // 1024; "i" and "B" are both optional, so KiB, KB, Ki and K are the same),
 // or by B: 1048576, 64KiB, 512MiB, 2GiB.
 func ParseSize(s string) (uint64, error) {
-	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := sizeRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return 0, errors.New("want a size such as 1048576, 64KiB, 512MiB or 2GiB")
 	}

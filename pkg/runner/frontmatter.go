@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -418,7 +419,7 @@ func isJSSpace(r rune) bool {
 func quoteProblematicValues(fm []byte) []byte {
 	lines := strings.Split(string(fm), "\n")
 	for i, line := range lines {
-		m := fmSimpleKeyRE.FindStringSubmatch(line)
+		m := fmSimpleKeyRE().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -426,7 +427,7 @@ func quoteProblematicValues(fm []byte) []byte {
 		if (strings.HasPrefix(value, `"`) && strings.HasSuffix(value, `"`)) || (strings.HasPrefix(value, "'") && strings.HasSuffix(value, "'")) {
 			continue
 		}
-		if fmSpecialRE.MatchString(value) {
+		if fmSpecialRE().MatchString(value) {
 			value = strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `"`, `\"`)
 			lines[i] = key + `: "` + value + `"`
 		}
@@ -438,9 +439,11 @@ var (
 	// fmSimpleKeyRE is Claude Code's /^([a-zA-Z_-]+):\s+(.+)$/ on one
 	// line: JavaScript's \s, and a "." that matches no CR (a CRLF line
 	// never matches).
-	fmSimpleKeyRE = regexp.MustCompile(`^([a-zA-Z_-]+):[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\n\r\x{2028}\x{2029}]+)$`)
+	fmSimpleKeyRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-zA-Z_-]+):[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\n\r\x{2028}\x{2029}]+)$`)
+	})
 	// fmSpecialRE is Claude Code's YAML_SPECIAL_CHARS.
-	fmSpecialRE = regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ")
+	fmSpecialRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ") })
 )
 
 // mentionsHooks says whether a frontmatter vigiles cannot read may spell a
@@ -682,7 +685,7 @@ func yamlCoreNumber(s string) (float64, bool) {
 		}
 		return float64(u), true
 	}
-	if !yamlCoreFloatRE.MatchString(s) {
+	if !yamlCoreFloatRE().MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -694,7 +697,9 @@ func yamlCoreNumber(s string) (float64, bool) {
 
 // yamlCoreFloatRE is YAML 1.2's core schema's integer and float, but for
 // the special values yamlCoreNumber reads apart.
-var yamlCoreFloatRE = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlCoreFloatRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+})
 
 // jsNumberString writes f as JavaScript's String() (Number::toString)
 // does: the shortest digits that read back as f, without an exponent

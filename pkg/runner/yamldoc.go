@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -36,7 +37,7 @@ func decodeYAML(data []byte) (doc, second *yaml.Node, err error) {
 
 // yamlWhereRE is the place yaml.v3 puts at the front of a syntax error
 // (after "yaml: "), its zero-based line in the group.
-var yamlWhereRE = regexp.MustCompile(`^line (\d+): `)
+var yamlWhereRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 
 // yamlSearchMax is the largest file whose syntax error is placed by the
 // search below (about 20 decodes of up to the whole file).
@@ -58,8 +59,8 @@ const yamlSearchMax = 256 << 10
 func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	msg := err.Error()
 	text := strings.TrimPrefix(msg, "yaml: ")
-	where := yamlWhereRE.FindStringSubmatch(text)
-	e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(text, yamlWhereRE.FindString(text))}
+	where := yamlWhereRE().FindStringSubmatch(text)
+	e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(text, yamlWhereRE().FindString(text))}
 	if len(data) > yamlSearchMax {
 		// Each decode of the search reads up to the whole file; for a
 		// file this large, yaml.v3's own place (zero-based) is enough.
