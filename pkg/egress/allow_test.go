@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/dns/dnsmessage"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/tapkeep"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -356,7 +357,7 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 		pid = s.cmd.Process.Pid
 		<-s.kept
 		keptErr = s.keptErr
-		if fd, err := tapOf(pid); err == nil {
+		if fd, err := tapkeep.Dup(pid); err == nil {
 			var ifr [unix.IFNAMSIZ + 64]byte
 			if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TUNGETIFF, uintptr(unsafe.Pointer(&ifr[0]))); e == 0 {
 				flags = int(binary.NativeEndian.Uint16(ifr[unix.IFNAMSIZ:]))

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/internal/procwait"
+	"github.com/vigiles/action/internal/tapkeep"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -215,54 +216,18 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	return s, nil
 }
 
-// keepTap makes the tap slirp4netns (pid) attached to persistent, through
-// a duplicate of its descriptor (pidfd_getfd). slirp4netns's exit then
-// only detaches from the tap, where it unregistered it: a wait of 20-40
-// ms here, since unregistering ends in an RCU barrier (netdev_run_todo),
-// on a run's path or, since slirp4netns is reaped in the background, on
-// the process's before it exits. The tap goes with the sandbox's network
-// namespace, whose teardown the kernel does in a worker of its own. The
-// kept tap is no door out of the sandbox: the connector is closed only
-// once nothing of the command is left (the init's "d", or the init
-// gone), the sandbox's /dev has no net/tun to attach with, and a tap
-// leads only into the namespace it is in. (Its having no owner means
-// anyone there could attach; nobody is left to.) Best effort: where it
-// cannot be done (pidfd_getfd refused by a seccomp profile or ptrace
-// rules, a kernel before 5.6), slirp4netns exits as before, and nothing
-// says so but the time. docs/performance.md, item 22.
-func keepTap(pid int) error {
-	fd, err := tapOf(pid)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	return unix.IoctlSetInt(fd, unix.TUNSETPERSIST, 1)
-}
-
-// tapOf returns a duplicate of process pid's /dev/net/tun descriptor.
-func tapOf(pid int) (int, error) {
-	pfd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return -1, err
-	}
-	defer unix.Close(pfd)
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return -1, err
-	}
-	for _, e := range ents {
-		if l, _ := os.Readlink(filepath.Join(dir, e.Name())); l != "/dev/net/tun" {
-			continue
-		}
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		return unix.PidfdGetfd(pfd, n, 0)
-	}
-	return -1, errors.New("no /dev/net/tun descriptor")
-}
+// keepTap makes the tap slirp4netns (pid) attached to persistent
+// (tapkeep): its exit then only detaches from the tap, where it
+// unregistered it, a wait of 20-40 ms here that came on a run's path or,
+// since slirp4netns is reaped in the background, on the process's before
+// it exits. The kept tap is no door out of the sandbox: the connector is
+// closed only once nothing of the command is left (the init's "d", or
+// the init gone), the sandbox's /dev has no net/tun to attach with, and
+// a tap leads only into the namespace it is in. (Its having no owner
+// means anyone there could attach; nobody is left to.) Best effort: where
+// it cannot be done, slirp4netns exits as before, and vigiles doctor says
+// so. docs/performance.md, item 22.
+func keepTap(pid int) error { return tapkeep.Keep(pid) }
 
 // Close stops slirp4netns by closing its exit fd, and returns without
 // waiting for it to be gone. A goroutine reaps it, killing it if it

@@ -54,6 +54,18 @@ func TestDoctorForReal(t *testing.T) {
 			t.Errorf("no %s probe in the report", n)
 		}
 	}
+	// Where slirp4netns attaches, the report says whether its tap can be
+	// kept; in CI it must be (runs there are timed without that wait).
+	for _, p := range r.Probes {
+		if p.Name == ProbeSlirp4netns && p.Availability == Available {
+			if !strings.Contains(p.Detail, "its tap") {
+				t.Errorf("%s says nothing of its tap: %s", p.Name, p.Detail)
+			}
+			if os.Getenv("CI") == "true" && !strings.Contains(p.Detail, "its tap was kept") {
+				t.Errorf("CI=true and slirp4netns's tap could not be kept: %s", p.Detail)
+			}
+		}
+	}
 	if os.Geteuid() == 0 && (!seen[ProbeUsernsNobody] || !seen[ProbePidsCgroup]) {
 		t.Errorf("running as root, the report lacks %s or %s", ProbeUsernsNobody, ProbePidsCgroup)
 	}
