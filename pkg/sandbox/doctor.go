@@ -600,8 +600,6 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 		exitW.Close()
 		return Probe{Availability: Unsupported, Detail: fmt.Sprintf("starting slirp4netns: %v", err)}
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
 	ready := make(chan bool, 1)
 	go func() {
 		b := make([]byte, 1)
@@ -615,10 +613,13 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 	}
 	// What a run does once slirp4netns is up (the egress layer keeps
 	// its tap, so that its exit is quick): whether this host lets it.
+	// Before anything reaps it, so that its pid is still its own.
 	var keepErr error
 	if ok {
 		keepErr = tapkeep.Keep(cmd.Process.Pid)
 	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
 	exitW.Close() // tells slirp4netns to exit
 	select {
 	case <-waited:
