@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -480,21 +481,24 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	infoR, infoW := pipe()
 	readyR, readyW := pipe()
 	// The control channel is a socket: besides "go" it carries the
-	// id-mapped work tree's descriptor. The broker's end is non-blocking,
-	// so that it is read in the runtime's poller (recvmsg); the init's
-	// stays blocking (os.NewFile of a non-blocking descriptor would not
-	// make it blocking again for the child).
+	// id-mapped work tree's descriptor. The broker's end is a
+	// net.UnixConn, read and written in the runtime's poller: a goroutine
+	// blocked in recvmsg for the whole start of the sandbox would keep a
+	// P, and the runtime's sysmon waking (see internal/procwait). The
+	// init's end stays a blocking descriptor.
 	ctl, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fail(fmt.Errorf("making the control socket: %w", err))
 	}
-	if err := unix.SetNonblock(ctl[0], true); err != nil {
-		unix.Close(ctl[0])
-		unix.Close(ctl[1])
+	ctlR, ctlF := os.NewFile(uintptr(ctl[1]), "control"), os.NewFile(uintptr(ctl[0]), "control")
+	closers = append(closers, ctlR)
+	ctlConn, err := net.FileConn(ctlF) // a non-blocking duplicate
+	ctlF.Close()
+	if err != nil {
 		return fail(fmt.Errorf("making the control socket: %w", err))
 	}
-	ctlW, ctlR := os.NewFile(uintptr(ctl[0]), "control"), os.NewFile(uintptr(ctl[1]), "control")
-	closers = append(closers, ctlW, ctlR)
+	ctlW := ctlConn.(*net.UnixConn)
+	closers = append(closers, ctlW)
 	exeFile, err := os.Open(exe)
 	if err != nil {
 		return fail(fmt.Errorf("opening the in-sandbox binary: %w", err))

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"unsafe"
@@ -75,9 +76,9 @@ func sendNamespaces() error {
 }
 
 // receiveNamespaces, in the broker, takes what sendNamespaces sent.
-func receiveNamespaces(ctl *os.File) sandboxNS {
+func receiveNamespaces(ctl *net.UnixConn) sandboxNS {
 	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(8))
-	n, oobn, err := recvmsg(ctl, b, oob)
+	n, oobn, _, _, err := ctl.ReadMsgUnix(b, oob)
 	if err != nil || n == 0 {
 		return sandboxNS{err: fmt.Errorf("the sandbox ended before it sent its namespaces (%v)", err)}
 	}
@@ -94,7 +95,7 @@ func receiveNamespaces(ctl *os.File) sandboxNS {
 // handTree checks that uid owns the sandbox's user namespace (bubblewrap,
 // run as uid, made it), makes the id-mapped clone of dir through it and
 // sends the clone to the init on ctl.
-func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
+func handTree(ctl *net.UnixConn, dir string, uid uint32, userns *os.File) error {
 	var owner uint32
 	if _, _, e := unix.Syscall(unix.SYS_IOCTL, userns.Fd(), nsGetOwnerUID, uintptr(unsafe.Pointer(&owner))); e != 0 {
 		return fmt.Errorf("the sandbox's user namespace: its owner: %w", e)
@@ -107,47 +108,10 @@ func handTree(ctl *os.File, dir string, uid uint32, userns *os.File) error {
 		return err
 	}
 	defer unix.Close(tree)
-	if err := sendmsg(ctl, []byte{treeByte}, unix.UnixRights(tree)); err != nil {
+	if _, _, err := ctl.WriteMsgUnix([]byte{treeByte}, unix.UnixRights(tree), nil); err != nil {
 		return fmt.Errorf("sending the work tree to the sandbox: %w", err)
 	}
 	return nil
-}
-
-// recvmsg reads one message from the broker's end of the control socket,
-// which is non-blocking, in the runtime's poller: a goroutine blocked in
-// recvmsg until the init sends its namespaces would hold a P in a system
-// call for the whole start of the sandbox, and keep the runtime's sysmon
-// waking meanwhile (see internal/procwait). It goes through ctl's
-// RawConn: a plain Recvmsg(ctl.Fd()) would get EAGAIN at once, and the
-// run would fail as if the sandbox had ended before it sent them.
-func recvmsg(ctl *os.File, b, oob []byte) (n, oobn int, err error) {
-	rc, err := ctl.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	if rerr := rc.Read(func(fd uintptr) bool {
-		n, oobn, _, _, err = unix.Recvmsg(int(fd), b, oob, unix.MSG_CMSG_CLOEXEC)
-		return err != unix.EAGAIN
-	}); rerr != nil {
-		return 0, 0, rerr
-	}
-	return n, oobn, err
-}
-
-// sendmsg writes one message to the broker's end of the control socket,
-// as recvmsg reads.
-func sendmsg(ctl *os.File, b, oob []byte) (err error) {
-	rc, err := ctl.SyscallConn()
-	if err != nil {
-		return err
-	}
-	if werr := rc.Write(func(fd uintptr) bool {
-		err = unix.Sendmsg(int(fd), b, oob, nil, 0)
-		return err != unix.EAGAIN
-	}); werr != nil {
-		return werr
-	}
-	return err
 }
 
 // nsGetOwnerUID is NS_GET_OWNER_UID, _IO(0xb7, 0x4) (Linux 4.11).
