@@ -546,7 +546,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	// Decoding the init's result and encoding the report are made ready
 	// while the sandbox runs, not after it.
-	go warmJSON(sampleInitResult(), sampleResult())
+	go warmBrokerJSON()
 	cfgR.Close()
 	resW.Close()
 	ctlR.Close()

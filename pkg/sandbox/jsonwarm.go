@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -20,6 +21,10 @@ func warmJSON(vs ...any) {
 		}
 	}
 }
+
+// warmBrokerJSON warms what the broker decodes and its caller reports,
+// once per process: an audit's later runs find the caches built.
+var warmBrokerJSON = sync.OnceFunc(func() { warmJSON(sampleInitResult(), sampleResult()) })
 
 // sampleInitResult is an initResult with one element in each slice and
 // every pointer set, so that warmJSON reaches every type it holds.
