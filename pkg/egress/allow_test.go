@@ -333,7 +333,7 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 }
 
 // TestSlirpTapIsKeptAndSlirpReaped: once slirp4netns is up, its tap is
-// persistent (keepTap), so that its exit detaches from the tap rather than
+// persistent (tapkeep.Keep), so that its exit detaches from the tap rather than
 // unregistering it (an RCU barrier, 20-40 ms here, in the exiting
 // process); the sandbox's network namespace takes the tap with it. Close
 // stops slirp4netns without waiting for its exit, a goroutine reaps it,
@@ -377,12 +377,12 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 		t.Errorf("slirp4netns (pid %d) is still there once Stopped returned: %s", pid, b)
 	}
 	if errors.Is(keptErr, unix.EPERM) || errors.Is(keptErr, unix.ENOSYS) {
-		// A container's seccomp profile, or ptrace rules: keepTap is
+		// A container's seccomp profile, or ptrace rules: tapkeep is
 		// best effort there, and this test cannot show it.
 		missing(t, fmt.Sprintf("pidfd_getfd on slirp4netns (refused here: %v)", keptErr))
 	}
 	if keptErr != nil {
-		t.Fatalf("keepTap: %v", keptErr)
+		t.Fatalf("keeping the tap: %v", keptErr)
 	}
 	if flags < 0 {
 		t.Fatal("could not read the tap's flags")

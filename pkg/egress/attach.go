@@ -141,8 +141,8 @@ type slirp struct {
 	once     sync.Once
 	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
 	reaped   chan struct{}   // closed once it is reaped
-	kept     chan struct{}   // closed once keepTap is over (nil: not tried)
-	keptErr  error           // keepTap's outcome, once kept is closed
+	kept     chan struct{}   // closed once the tap keeping is over (nil: not tried)
+	keptErr  error           // tapkeep.Keep's outcome, once kept is closed
 }
 
 func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
@@ -211,27 +211,25 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 		s.closeAndWait()
 		return nil, fmt.Errorf("egress allow: slirp4netns not ready (%s): %w", stderr.String(), ctx.Err())
 	}
+	// Its tap is made persistent (tapkeep), so that its exit only
+	// detaches from it, where it unregistered it: a wait of 20-40 ms here
+	// that came on a run's path or, since slirp4netns is reaped in the
+	// background, on the process's before it exits. The kept tap is no
+	// door out of the sandbox: the connector is closed only once nothing
+	// of the command is left (the init's "d", or the init gone), the
+	// sandbox's /dev has no net/tun to attach with, and a tap leads only
+	// into the namespace it is in. (Its having no owner means anyone there
+	// could attach; nobody is left to.) Best effort: where it cannot be
+	// done, slirp4netns exits as before, and vigiles doctor says so.
+	// docs/performance.md, item 22.
 	s.kept = make(chan struct{})
-	go func() { s.keptErr = keepTap(cmd.Process.Pid); close(s.kept) }()
+	go func() { s.keptErr = tapkeep.Keep(cmd.Process.Pid); close(s.kept) }()
 	return s, nil
 }
 
-// keepTap makes the tap slirp4netns (pid) attached to persistent
-// (tapkeep): its exit then only detaches from the tap, where it
-// unregistered it, a wait of 20-40 ms here that came on a run's path or,
-// since slirp4netns is reaped in the background, on the process's before
-// it exits. The kept tap is no door out of the sandbox: the connector is
-// closed only once nothing of the command is left (the init's "d", or
-// the init gone), the sandbox's /dev has no net/tun to attach with, and
-// a tap leads only into the namespace it is in. (Its having no owner
-// means anyone there could attach; nobody is left to.) Best effort: where
-// it cannot be done, slirp4netns exits as before, and vigiles doctor says
-// so. docs/performance.md, item 22.
-func keepTap(pid int) error { return tapkeep.Keep(pid) }
-
 // Close stops slirp4netns by closing its exit fd, and returns without
 // waiting for it to be gone. A goroutine reaps it, killing it if it
-// lingers; Layer.Stopped waits for the reaping. Where keepTap could not
+// lingers; Layer.Stopped waits for the reaping. Where tapkeep could not
 // make its tap persistent, its exit unregisters the tap, which ends in
 // an RCU barrier (netdev_run_todo), 13–40 ms here, that nothing of the
 // run's result depends on.
