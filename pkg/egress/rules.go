@@ -375,8 +375,8 @@ func flowKey(addrOff, alen uint32, src bool) []expr.Any {
 
 // connKey loads destination address . l4proto . port . source address .
 // port into registers 8.., the key of the conns sets. A full set
-// (dynSetSize connections in one run) makes later connections log again, and Finish
-// then calls the record incomplete.
+// (dynSetSize connections in one run) makes later connections log again,
+// and Finish then calls the record incomplete.
 func connKey(addrOff, alen uint32) []expr.Any {
 	r := 8 + alen/4 + 2
 	return append(flowKey(addrOff, alen, false),
