@@ -187,6 +187,26 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// nothing they make, and the reaper waits for what it decides.
 	setup := startNetSetup(cfg)
 	defer setup.discard()
+	// The reaper starts now, so that its own start-up (a Go runtime)
+	// overlaps the mounts and the egress set-up. It starts in a copy of
+	// this mount namespace whose mounts are peers of these: the init's
+	// mounts below show up in it too, until the reaper, given its config,
+	// makes its own private. (bwrap's namespace is owned by the sandbox's
+	// user namespace, so the host's mounts are masters of these, never
+	// peers: nothing mounted here reaches the host.)
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SHARED, ""); err != nil {
+		return failResult(refuse("sharing the sandbox's mounts with the reaper: %w", err))
+	}
+	rp, err := spawnReaper(cfg.ReaperByFD)
+	if err != nil {
+		return failResult(err)
+	}
+	handed := false // to rp.run, which waits for the reaper
+	defer func() {
+		if !handed {
+			rp.abort()
+		}
+	}()
 	scratch := cfg.Limits.ScratchBytes
 	if scratch == 0 {
 		scratch = reaper.Defaults.ScratchBytes
@@ -199,6 +219,13 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	if err := fsx.SafeMount("tmpfs", scratchDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return failResult(refuse("mounting scratch tmpfs: %w", err))
+	}
+	// Private: its directories are bound below (TMPDIR, HOME, /dev/shm)
+	// as mounts that are then the reaper's peers, not the scratch's, so
+	// that a mount on them (the work tree's overlay, where it lies in
+	// TMPDIR) does not show up inside the scratch, in the record's walk.
+	if err := unix.Mount("", scratchDir, "", unix.MS_PRIVATE, ""); err != nil {
+		return failResult(refuse("making the scratch tmpfs private: %w", err))
 	}
 	upper, ovlWork := scratchDir+"/upper", scratchDir+"/ovlwork"
 	// A layer for the tree's git configs without their credentials, and
@@ -307,23 +334,34 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// so its mode is not compared.
 	made.stamp(cfg.Workdir)
 
-	// The reaper starts now, so that its own start-up (a Go runtime, a
-	// fresh /proc) overlaps the egress setup; it waits for its config,
-	// which carries what the setup decides (proxy variables, resolv.conf).
-	rp, err := spawnReaper(cfg.ReaperByFD)
-	if err != nil {
-		return failResult(err)
-	}
-	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Command: cfg.Command, Env: cfg.Env, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
+	// The mounts are made: the reaper gets its config now and confines
+	// itself beside the egress set-up. The command, with what the set-up
+	// decides (the proxy variables, resolv.conf's text), follows once the
+	// wall is up, to a reaper with nothing left to do but start it.
+	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
 		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{cfg.Workdir, sandboxHome, sandboxTmp, sandboxShm}}
+	var resolv *os.File
+	if setup != nil {
+		var bind bool
+		if resolv, bind, err = makeResolvConf(); err != nil {
+			return failResult(refuse("placing resolv.conf: %w", err))
+		}
+		defer resolv.Close()
+		if bind {
+			rc.ResolvConfFile = resolv.Name()
+		}
+	}
+	rp.configure(rc)
 	sess, err := setup.take()
 	if err != nil {
-		rp.abort()
 		return failResult(refuse("setting up the egress wall: %w", err))
 	}
+	cmd := reaper.CommandDoc{Command: cfg.Command, Env: cfg.Env}
 	if sess != nil {
-		rc.Env = append(rc.Env, sess.Env()...)
-		rc.ResolvConf = sess.ResolvConf()
+		cmd.Env = append(slices.Clip(cmd.Env), sess.Env()...)
+		if _, err := resolv.Write(sess.ResolvConf()); err != nil {
+			return failResult(refuse("placing resolv.conf: %w", err))
+		}
 	}
 	if cfg.WaitGo {
 		ctl := os.NewFile(fdControl, "control")
@@ -331,7 +369,6 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		n, _ := io.ReadFull(ctl, buf)
 		ctl.Close()
 		if string(buf[:n]) != "go\n" {
-			rp.abort()
 			if sess != nil {
 				sess.Finish()
 			}
@@ -340,13 +377,13 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	if sess != nil {
 		if err := sess.Connected(); err != nil {
-			rp.abort()
 			sess.Finish()
 			return failResult(refuse("%w", err))
 		}
 	}
 
-	st, timedOut, settle, err := rp.run(cfg, rc)
+	handed = true
+	st, timedOut, settle, err := rp.run(cfg, cmd)
 	// The record is made while the reaper's exit completes; it is sent
 	// only once that exit is over and the status proved well formed.
 	defer func() {
@@ -457,6 +494,38 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	return r
 }
 
+// makeResolvConf makes the file the command will read as /etc/resolv.conf,
+// empty until the egress set-up decides its text: where /etc/resolv.conf
+// links into the sandbox's /run (a tmpfs the init and the reaper share),
+// the link's target; otherwise a file in runDir that the reaper binds
+// over /etc/resolv.conf (bind).
+func makeResolvConf() (f *os.File, bind bool, err error) {
+	return resolvConfFile("/etc/resolv.conf", "/run", runDir)
+}
+
+// resolvConfFile is makeResolvConf for the resolv.conf at path, the
+// sandbox's run directory run and the init's own directory own (under
+// run). A link anywhere but into run (outside own, which the reaper
+// hides) is refused: the command would read the host's resolver
+// configuration, or none, and not the recording stub's.
+func resolvConfFile(path, run, own string) (f *os.File, bind bool, err error) {
+	if target, err := os.Readlink(path); err == nil {
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		if !fsx.Under(target, run) || fsx.Under(target, own) {
+			return nil, false, fmt.Errorf("%s links to %s, not into the sandbox's own %s, where the stub's can be placed", path, target, run)
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return nil, false, err
+		}
+		f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		return f, false, err
+	}
+	f, err = os.OpenFile(own+"/resolv.conf", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return f, true, err
+}
+
 func bindMount(src, dst string) error {
 	return fsx.SafeMount(src, dst, "", unix.MS_BIND|unix.MS_REC, "")
 }
@@ -496,6 +565,16 @@ const maxStatusBytes = 4 << 20
 type reaperProc struct {
 	pid      int
 	cfW, stR *os.File
+	// sendErr is the first failed write on cfW: the reaper stopped
+	// reading (one from another build reads its config, says so in its
+	// status and exits); run then takes what it said as the reason.
+	sendErr error
+}
+
+// configure sends the reaper its Config, once the mounts are made.
+func (rp *reaperProc) configure(rc reaper.Config) {
+	rc.Command = nil
+	rp.sendErr = json.NewEncoder(rp.cfW).Encode(rc)
 }
 
 // readOnlyMounts are the mounts bwrap made writable for the init's sake
@@ -619,7 +698,7 @@ func (rp *reaperProc) abort() {
 	rp.stR.Close()
 }
 
-// run hands the reaper its config and waits for it within the command's
+// run hands the reaper its command and waits for it within the command's
 // deadline (plus linger). It returns as soon as the reaper's status says
 // that the command ended and left nothing running: nothing of it can
 // write any more, and the reaper's own exit (its mount namespace's
@@ -627,7 +706,7 @@ func (rp *reaperProc) abort() {
 // EOF, 0.5–1 ms here) need not come before the record. settle waits for
 // that exit and checks that nothing followed the status; the record is
 // sent only once it returns.
-func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, timedOut bool, settle func() error, err error) {
+func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Status, timedOut bool, settle func() error, err error) {
 	settle = func() error { return nil }
 	stR := rp.stR
 	// A reaper that stops reading its config (one from another build
@@ -636,12 +715,9 @@ func (rp *reaperProc) run(cfg initConfig, rc reaper.Config) (st reaper.Status, t
 	// comes in a document of its own after the config (reaper.CommandDoc):
 	// a reaper from before the protocol number reads only the first, finds
 	// no command, and runs none.
-	enc := json.NewEncoder(rp.cfW)
-	cmd := reaper.CommandDoc{Command: rc.Command}
-	rc.Command = nil
-	sendErr := enc.Encode(rc)
+	sendErr := rp.sendErr
 	if sendErr == nil {
-		sendErr = enc.Encode(cmd)
+		sendErr = json.NewEncoder(rp.cfW).Encode(cmd)
 	}
 	rp.cfW.Close()
 	// The init's result encoder is built while the reaper and the command

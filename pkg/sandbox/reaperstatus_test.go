@@ -66,7 +66,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 
 	t.Run("nothing left: the record need not wait", func(t *testing.T) {
 		rp := fakeReaper(t, doc("")+"\n")
-		st, timedOut, settle, err := rp.run(cfg, reaper.Config{})
+		st, timedOut, settle, err := rp.run(cfg, reaper.CommandDoc{})
 		if err != nil || timedOut || st.ExitCode != 0 {
 			t.Fatalf("run: %+v, %v, %v", st, timedOut, err)
 		}
@@ -88,7 +88,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			unix.Kill(rp.pid, unix.SIGKILL)
 		}()
-		st, _, settle, err := rp.run(cfg, reaper.Config{})
+		st, _, settle, err := rp.run(cfg, reaper.CommandDoc{})
 		if err != nil || len(st.Lingered) != 1 {
 			t.Fatalf("run: %+v, %v", st, err)
 		}
@@ -102,7 +102,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 
 	t.Run("anything after the status fails the run", func(t *testing.T) {
 		rp := fakeReaper(t, doc("")+"\n"+doc("")+"\n")
-		_, _, settle, err := rp.run(cfg, reaper.Config{})
+		_, _, settle, err := rp.run(cfg, reaper.CommandDoc{})
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
@@ -118,7 +118,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			unix.Kill(rp.pid, unix.SIGKILL)
 		}()
-		_, _, _, err := rp.run(cfg, reaper.Config{})
+		_, _, _, err := rp.run(cfg, reaper.CommandDoc{})
 		if err == nil || !strings.Contains(err.Error(), "different builds") {
 			t.Fatalf("run = %v, want the protocol mismatch", err)
 		}
@@ -149,7 +149,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 			unix.Kill(rp.pid, unix.SIGKILL)
 		}()
-		_, _, _, err := rp.run(cfg, reaper.Config{})
+		_, _, _, err := rp.run(cfg, reaper.CommandDoc{})
 		if err == nil || !strings.Contains(err.Error(), "different builds") || !strings.Contains(err.Error(), "no command") {
 			t.Fatalf("run = %v, want the protocol mismatch, with what the reaper said", err)
 		}

@@ -2,6 +2,7 @@ package escape
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,6 +43,50 @@ func TestEgressRecordedForEveryCaller(t *testing.T) {
 					if !seen[w] {
 						t.Errorf("missing %q in %v", w, keys(seen))
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestTheHookGetsTheWallsResolverAndProxy: what the egress set-up
+// decides reaches the hook, which the reaper starts once it is confined:
+// /etc/resolv.conf names only the sandbox's stub (and the hook cannot
+// change it), and in record mode the proxy variables point at the
+// recording proxy, for every caller.
+func TestTheHookGetsTheWallsResolverAndProxy(t *testing.T) {
+	requireBwrap(t)
+	hook := `cat /etc/resolv.conf
+		if (echo 'nameserver 192.0.2.53' >> /etc/resolv.conf) 2>/dev/null; then echo RESOLV-WRITABLE; fi
+		echo "proxy=$HTTP_PROXY"`
+	for _, r := range runners(t) {
+		for _, mode := range []string{"deny", "record"} {
+			t.Run(r.name+"/"+mode, func(t *testing.T) {
+				res := vigiles(t, r, workTree(t), nil, "--egress", mode, "--", "sh", "-c", hook)
+				if res.Tier != "confined" || res.ExitCode != 0 {
+					t.Fatalf("tier %s exit %d error %q stderr %q", res.Tier, res.ExitCode, res.Error, res.Stderr)
+				}
+				var ns []string
+				proxy := ""
+				for _, l := range strings.Split(res.Stdout, "\n") {
+					if f := strings.Fields(l); len(f) == 2 && f[0] == "nameserver" {
+						ns = append(ns, f[1])
+					}
+					if p, ok := strings.CutPrefix(l, "proxy="); ok {
+						proxy = p
+					}
+				}
+				if len(ns) == 0 || ns[0] != "127.0.0.1" || slices.ContainsFunc(ns, func(a string) bool { return a != "127.0.0.1" && a != "::1" }) {
+					t.Errorf("the hook's resolv.conf names %v, want the stub only (127.0.0.1, ::1)\n%s", ns, res.Stdout)
+				}
+				if strings.Contains(res.Stdout, "RESOLV-WRITABLE") {
+					t.Error("the hook could write its /etc/resolv.conf")
+				}
+				if mode == "record" && !strings.HasPrefix(proxy, "http://127.0.0.1:") {
+					t.Errorf("HTTP_PROXY = %q in record mode, want the recording proxy", proxy)
+				}
+				if mode == "deny" && proxy != "" {
+					t.Errorf("HTTP_PROXY = %q in deny mode, want none", proxy)
 				}
 			})
 		}

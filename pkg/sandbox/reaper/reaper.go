@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -36,7 +35,7 @@ const Arg = "__vigiles-reaper"
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 2
+const Protocol = 3
 
 // The reaper's descriptors, as the init hands them over.
 const (
@@ -44,16 +43,24 @@ const (
 	FdStatus = 4 // the reaper writes its Status, as JSON
 )
 
-// Config is what the init tells the reaper.
+// Config is what the init tells the reaper once the sandbox's mounts are
+// made: all the reaper needs to confine itself. What the egress set-up
+// decides (the command's proxy variables, resolv.conf's text) comes later,
+// with the command (CommandDoc), so that the reaper's start-up and
+// confinement run beside that set-up instead of after it.
 type Config struct {
-	Protocol int           `json:"protocol"`
-	Cwd      string        `json:"cwd"`
-	Command  []string      `json:"command"`
-	Env      []string      `json:"env"`
-	Limits   Limits        `json:"limits"`
-	Linger   time.Duration `json:"linger"`
-	// ResolvConf, when set, is placed at /etc/resolv.conf for the command.
-	ResolvConf []byte `json:"resolvConf,omitempty"`
+	Protocol int `json:"protocol"`
+	// Command is always null here: the command comes in CommandDoc.
+	Command []string      `json:"command"`
+	Cwd     string        `json:"cwd"`
+	Limits  Limits        `json:"limits"`
+	Linger  time.Duration `json:"linger"`
+	// ResolvConfFile, when set, is a file the init made in RunDir and
+	// fills with the egress layer's resolv.conf before it sends the
+	// command: the reaper binds it, read-only, over /etc/resolv.conf.
+	// (Where /etc/resolv.conf links into the sandbox's /run, the init
+	// writes the link's target itself, and this is empty.)
+	ResolvConfFile string `json:"resolvConfFile,omitempty"`
 	// PidsByCgroup: a pids cgroup bounds the run, so the command is
 	// exec'd directly instead of through the shell that sets RLIMIT_NPROC.
 	PidsByCgroup bool `json:"pidsByCgroup"`
@@ -70,10 +77,13 @@ type Config struct {
 }
 
 // CommandDoc is the second document on FdConfig, after the Config (whose
-// Command is then null): a reaper from a build before the protocol number
-// reads only the first, finds no command and runs none.
+// Command is then null), sent once the egress wall is up and the run's
+// turn has come: a reaper from a build before the protocol number reads
+// only the first, finds no command and runs none. The reaper reads it
+// confined, with nothing left to do but start the command.
 type CommandDoc struct {
 	Command []string `json:"command"`
+	Env     []string `json:"env"`
 }
 
 // Status is what the reaper tells the init about the command.
@@ -159,7 +169,21 @@ func Main() int {
 		json.NewEncoder(stFile).Encode(s)
 		return 0
 	}
-	// What needs no config is done while the init sets up the network.
+	// The reaper is started before the init's mounts, in a copy of the
+	// init's mount namespace whose mounts are the init's peers: what the
+	// init mounts (scratch, HOME, TMPDIR, the work tree's overlay) shows
+	// up here too. The config comes once those are made; until then the
+	// reaper mounts nothing, and then it cuts the propagation before its
+	// first mount, so nothing it or the command mounts reaches the init.
+	filter, ferr := seccomp.Filter()
+	cr := newConfigReader(os.NewFile(FdConfig, "config"))
+	cfg, err := cr.config()
+	if err != nil {
+		return send(Status{Error: err.Error()})
+	}
+	if ferr != nil {
+		return send(Status{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
+	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return send(Status{Refusal: fmt.Sprintf("making mounts private: %v", err)})
 	}
@@ -169,18 +193,8 @@ func Main() int {
 	if err := protectProc(); err != nil {
 		return send(Status{Refusal: err.Error()})
 	}
-	filter, ferr := seccomp.Filter()
-	cf := os.NewFile(FdConfig, "config")
-	cfg, err := readConfig(cf)
-	cf.Close()
-	if err != nil {
-		return send(Status{Error: err.Error()})
-	}
-	if ferr != nil {
-		return send(Status{Refusal: fmt.Sprintf("building the seccomp filter: %v", ferr)})
-	}
-	if cfg.ResolvConf != nil {
-		if err := placeResolvConf(cfg.RunDir, cfg.ResolvConf); err != nil {
+	if cfg.ResolvConfFile != "" {
+		if err := bindResolvConf(cfg.ResolvConfFile); err != nil {
 			return send(Status{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
 		}
 	}
@@ -191,12 +205,18 @@ func Main() int {
 	if err := confineSelf(cfg, lim, filter); err != nil {
 		return send(Status{Refusal: err.Error()})
 	}
-	if len(cfg.Command) == 0 {
+	// Confined, the reaper waits for the command: the init sends it once
+	// the egress wall is up and the run's turn has come.
+	cmd, err := cr.command()
+	if err != nil {
+		return send(Status{Error: err.Error()})
+	}
+	if len(cmd.Command) == 0 {
 		return send(Status{Error: "no command"})
 	}
-	path := cfg.Command[0]
+	path := cmd.Command[0]
 	if !strings.Contains(path, "/") {
-		path = LookPath(path, cfg.Env)
+		path = LookPath(path, cmd.Env)
 	}
 	// pid 1 of a pid namespace gets only the signals it handles, and the Go
 	// runtime's own handlers would exit or crash on SIGTERM, SIGABRT,
@@ -207,7 +227,7 @@ func Main() int {
 	// own RLIMIT_CPU). The command inherits SIG_DFL everywhere, as a
 	// fresh process should.
 	defaultSignals()
-	mainPid, start, err := startAsOOMVictim(oomScore, func() (int, time.Time, error) { return startCommand(cfg, lim, path) })
+	mainPid, start, err := startAsOOMVictim(oomScore, func() (int, time.Time, error) { return startCommand(cfg, cmd, lim, path) })
 	if err != nil {
 		var ne notRunnable
 		var rf refusal
@@ -219,7 +239,7 @@ func Main() int {
 		}
 		// Not found or not executable: the command's own result, as a
 		// shell would give it (and as the shell does on the other path).
-		fmt.Fprintf(os.Stderr, "%s: %v\n", cfg.Command[0], ne.err)
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.Command[0], ne.err)
 		return send(Status{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st Status
@@ -322,8 +342,8 @@ func (n notRunnable) Error() string { return n.err.Error() }
 // runtime unable to start a thread, and a low address-space limit, below
 // what its runtime has reserved, unable to grow its heap (a shell start
 // costs a few milliseconds here; another Go start would cost ten).
-func startCommand(cfg Config, lim Limits, path string) (int, time.Time, error) {
-	argv := append([]string{path}, cfg.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
+func startCommand(cfg Config, cmd CommandDoc, lim Limits, path string) (int, time.Time, error) {
+	argv := append([]string{path}, cmd.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
 	direct := cfg.PidsByCgroup && !asByShell(lim)
 	if direct {
 		if !strings.Contains(path, "/") { // LookPath found nothing
@@ -337,7 +357,7 @@ func startCommand(cfg Config, lim Limits, path string) (int, time.Time, error) {
 	}
 	// syscall.ForkExec, not os/exec: no pidfd probe (an extra fork), and
 	// the fork happens on this thread, which holds the confinement.
-	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: cfg.Env, Files: []uintptr{0, 1, 2}}
+	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: cmd.Env, Files: []uintptr{0, 1, 2}}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	if err != nil && direct && errors.Is(err, unix.ENOEXEC) {
@@ -757,43 +777,83 @@ func sampleTasks(stop <-chan struct{}, out chan<- taskCount) {
 // environment are bounded by the kernel well below it).
 const maxConfig = 64 << 20
 
-// readConfig reads the init's config and then its CommandDoc to EOF (so
-// that the init's write, its trailing newline included, never meets a
-// closed pipe), refuses a config from another build by its protocol
-// number, and then any field this build does not know: a layer the init
-// asks for is never ignored.
-func readConfig(r io.Reader) (Config, error) {
+// configReader reads the init's two documents from one pipe: the Config,
+// which comes once the sandbox's mounts are made, and the CommandDoc, which
+// comes when the command may start, followed by the pipe's end. Both are
+// bounded together by maxConfig.
+type configReader struct {
+	dec *json.Decoder
+}
+
+func newConfigReader(r io.Reader) *configReader {
+	return &configReader{dec: json.NewDecoder(&limitedReader{r: r, n: maxConfig})}
+}
+
+// limitedReader is io.LimitReader with an error past its bound, so that a
+// config that is too large is refused as such, not read as one cut short.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("the config is larger than %d MiB", maxConfig>>20)
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// config reads the Config, refuses one from another build by its
+// protocol number, and then any field this build does not know: a layer
+// the init asks for is never ignored.
+func (c *configReader) config() (Config, error) {
 	var cfg Config
-	data, err := io.ReadAll(io.LimitReader(r, maxConfig+1))
-	switch {
-	case err != nil:
+	var raw json.RawMessage
+	if err := c.dec.Decode(&raw); err != nil {
 		return cfg, fmt.Errorf("reaper: reading config: %w", err)
-	case len(data) > maxConfig:
-		return cfg, fmt.Errorf("reaper: the config is larger than %d MiB", maxConfig>>20)
 	}
 	var p struct {
 		Protocol int `json:"protocol"`
 	}
-	if json.Unmarshal(data, &p) == nil && p.Protocol != Protocol {
+	if json.Unmarshal(raw, &p) == nil && p.Protocol != Protocol {
 		return cfg, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, p.Protocol)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var cmd CommandDoc
-	if err := dec.Decode(&cfg); err != nil {
+	if err := strictDecode(raw, &cfg); err != nil {
 		return cfg, fmt.Errorf("reaper: reading config: %w", err)
 	}
 	if cfg.Command != nil {
 		return cfg, errors.New("reaper: reading config: the command comes in a document of its own, after the config")
 	}
-	if err := dec.Decode(&cmd); err != nil {
-		return cfg, fmt.Errorf("reaper: reading the command: %w", err)
-	}
-	if dec.More() {
-		return cfg, errors.New("reaper: reading config: more than the config and the command")
-	}
-	cfg.Command = cmd.Command
 	return cfg, nil
+}
+
+// command reads the CommandDoc and then the pipe to its end (so that the
+// init's write, its trailing newline included, never meets a closed
+// pipe): nothing may follow it.
+func (c *configReader) command() (CommandDoc, error) {
+	var cmd CommandDoc
+	var raw json.RawMessage
+	if err := c.dec.Decode(&raw); err != nil {
+		return cmd, fmt.Errorf("reaper: reading the command: %w", err)
+	}
+	if err := strictDecode(raw, &cmd); err != nil {
+		return cmd, fmt.Errorf("reaper: reading the command: %w", err)
+	}
+	if _, err := c.dec.Token(); err != io.EOF {
+		return cmd, errors.New("reaper: reading config: more than the config and the command")
+	}
+	return cmd, nil
+}
+
+func strictDecode(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // refusal marks an error as a layer the reaper could not apply, or a part
@@ -804,31 +864,15 @@ type refusal struct{ err error }
 func (r refusal) Error() string { return r.err.Error() }
 func (r refusal) Unwrap() error { return r.err }
 
-// placeResolvConf puts the egress layer's resolver configuration where the
-// command's libc will read it, following a host symlink into the tmpfs
-// /run, or else through a file in runDir bound over /etc/resolv.conf.
-func placeResolvConf(runDir string, data []byte) error {
+// bindResolvConf binds file, which the init made and fills with the
+// egress layer's resolver configuration before the command starts, over
+// /etc/resolv.conf, read-only like every mount the command could otherwise
+// write past the record through (Landlock, where present, is the second
+// wall).
+func bindResolvConf(file string) error {
 	const path = "/etc/resolv.conf"
-	if target, err := os.Readlink(path); err == nil {
-		if !filepath.IsAbs(target) {
-			target = filepath.Join("/etc", target)
-		}
-		if fsx.Under(target, "/run") {
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
-		}
-		return fmt.Errorf("/etc/resolv.conf links to %s, outside /run", target)
-	}
-	f := runDir + "/resolv.conf"
-	if err := os.WriteFile(f, data, 0o644); err != nil {
+	if err := fsx.SafeMount(file, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}
-	if err := fsx.SafeMount(f, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return err
-	}
-	// Read-only like every mount the command could otherwise write past
-	// the record through (Landlock, where present, is the second wall).
 	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
 }

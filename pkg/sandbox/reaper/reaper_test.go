@@ -1,23 +1,38 @@
 package reaper
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestReadConfig: the config and then the command are read whole, a field
-// this build does not know is refused (a layer the init asks for is never
-// ignored), a config of another build is named as such whatever its
-// fields, and the command comes only in its own document, the one a
-// reaper from before the protocol number never reads.
+// readConfig reads both documents as the reaper does, the command after
+// the config.
+func readConfig(r io.Reader) (Config, CommandDoc, error) {
+	cr := newConfigReader(r)
+	cfg, err := cr.config()
+	if err != nil {
+		return cfg, CommandDoc{}, err
+	}
+	cmd, err := cr.command()
+	return cfg, cmd, err
+}
+
+// TestReadConfig: the config and then the command (with its environment)
+// are read whole, to the pipe's end, a field this build does not know is
+// refused (a layer the init asks for is never ignored), a config of
+// another build is named as such whatever its fields, and the command
+// comes only in its own document, the one a reaper from before the
+// protocol number never reads.
 func TestReadConfig(t *testing.T) {
 	this := func(doc string) string { return strings.ReplaceAll(doc, "PROTO", strconv.Itoa(Protocol)) }
-	ok := this(`{"protocol": PROTO, "command": null, "readOnly": ["/"], "writable": ["/tmp"], "runDir": "/run/vigiles"}` + "\n" + `{"command": ["true", "x"]}` + "\n")
+	ok := this(`{"protocol": PROTO, "command": null, "readOnly": ["/"], "writable": ["/tmp"], "runDir": "/run/vigiles", "resolvConfFile": "/run/vigiles/resolv.conf"}` + "\n" + `{"command": ["true", "x"], "env": ["A=1"]}` + "\n")
 	r := strings.NewReader(ok)
-	cfg, err := readConfig(r)
-	if err != nil || cfg.RunDir != "/run/vigiles" || len(cfg.ReadOnly) != 1 || strings.Join(cfg.Command, " ") != "true x" || r.Len() != 0 {
-		t.Errorf("readConfig(%s) = %+v, %v; %d bytes left unread", ok, cfg, err, r.Len())
+	cfg, cmd, err := readConfig(r)
+	if err != nil || cfg.RunDir != "/run/vigiles" || len(cfg.ReadOnly) != 1 || cfg.ResolvConfFile != "/run/vigiles/resolv.conf" ||
+		strings.Join(cmd.Command, " ") != "true x" || strings.Join(cmd.Env, " ") != "A=1" || r.Len() != 0 {
+		t.Errorf("readConfig(%s) = %+v, %+v, %v; %d bytes left unread", ok, cfg, cmd, err, r.Len())
 	}
 	for doc, want := range map[string]string{
 		`{"protocol": PROTO, "maskNewThing": ["/x"]} {"command": ["true"]}`: `unknown field "maskNewThing"`,
@@ -26,10 +41,12 @@ func TestReadConfig(t *testing.T) {
 		`{"protocol": PROTO,`:                                               "reading config",
 		`{"protocol": PROTO, "command": ["true"]} {"command": ["true"]}`:    "the command comes in a document of its own",
 		`{"protocol": PROTO}`:                                               "reading the command",
-		`{"protocol": PROTO} {"command": ["true"], "env": []}`:              `unknown field "env"`,
+		`{"protocol": PROTO, "env": []} {"command": ["true"]}`:              `unknown field "env"`,
+		`{"protocol": PROTO} {"command": ["true"], "cwd": "/"}`:             `unknown field "cwd"`,
 		`{"protocol": PROTO} {"command": ["true"]} {}`:                      "more than the config and the command",
+		`{"protocol": PROTO} {"command": ["true"]} ]`:                       "more than the config and the command",
 	} {
-		if _, err := readConfig(strings.NewReader(this(doc))); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := readConfig(strings.NewReader(this(doc))); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("readConfig(%s): error %v, want one saying %q", doc, err, want)
 		}
 	}
