@@ -23,7 +23,10 @@ type preparer struct {
 	cancelAfter         int               // cancel cancel after this many waits
 	cancel              context.CancelFunc
 	waits               int
-	runFor              time.Duration
+	runFor              time.Duration // the command
+	recordFor           time.Duration // after the command: the record
+	commands, maxCmds   int           // commands running, now and at most
+	inWait, maxInWait   int           // Waits called and not returned, now and at most
 }
 
 func (f *preparer) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
@@ -35,7 +38,7 @@ func (f *preparer) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
 	defer f.mu.Unlock()
 	f.waiting++
 	f.maxWaiting = max(f.maxWaiting, f.waiting)
-	return &fakePending{f: f, cmd: spec.Command[2], at: time.Now()}
+	return &fakePending{f: f, cmd: spec.Command[2], at: time.Now(), ended: make(chan struct{})}
 }
 
 func (f *preparer) end(cmd, how string) {
@@ -49,9 +52,10 @@ func (f *preparer) end(cmd, how string) {
 }
 
 type fakePending struct {
-	f   *preparer
-	cmd string
-	at  time.Time
+	f     *preparer
+	cmd   string
+	at    time.Time
+	ended chan struct{}
 }
 
 func (p *fakePending) Wait() (*sandbox.Result, error) {
@@ -64,8 +68,20 @@ func (p *fakePending) Wait() (*sandbox.Result, error) {
 	if f.waits == f.cancelAfter {
 		f.cancel()
 	}
+	f.commands++
+	f.maxCmds = max(f.maxCmds, f.commands)
+	f.inWait++
+	f.maxInWait = max(f.maxInWait, f.inWait)
 	f.mu.Unlock()
 	time.Sleep(f.runFor)
+	f.mu.Lock()
+	f.commands--
+	f.mu.Unlock()
+	close(p.ended)
+	time.Sleep(f.recordFor)
+	f.mu.Lock()
+	f.inWait--
+	f.mu.Unlock()
 	f.end(p.cmd, "waited")
 	f.mu.Lock()
 	f.lastWaitEnd = time.Now()
@@ -73,7 +89,12 @@ func (p *fakePending) Wait() (*sandbox.Result, error) {
 	return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: p.cmd}, nil
 }
 
-func (p *fakePending) Abort() { p.f.end(p.cmd, "aborted") }
+func (p *fakePending) CommandEnded() <-chan struct{} { return p.ended }
+
+func (p *fakePending) Abort() {
+	close(p.ended)
+	p.f.end(p.cmd, "aborted")
+}
 
 func preparedPlan(n int) []*plannedRun {
 	var plan []*plannedRun
@@ -109,16 +130,50 @@ func TestExecutePreparesAhead(t *testing.T) {
 			t.Errorf("%s ended %q, want waited once", want, f.ended[want])
 		}
 	}
-	// Running (jobs) plus prepared ahead (one per lane), plus the one a
-	// lane holds between taking it and waiting for it.
-	if f.maxWaiting > 2*jobs+1 || f.maxWaiting < jobs+1 {
-		t.Errorf("at most %d runs were prepared and not ended at once; want more than %d and at most %d", f.maxWaiting, jobs, 2*jobs+1)
+	// Running (jobs), their records (jobs), prepared ahead (one per
+	// lane, the last with the sender).
+	if f.maxWaiting > 3*jobs || f.maxWaiting < jobs+1 {
+		t.Errorf("at most %d runs were prepared and not ended at once; want more than %d and at most %d", f.maxWaiting, jobs, 3*jobs)
+	}
+	if f.maxCmds > jobs {
+		t.Errorf("%d commands ran at once with %d jobs", f.maxCmds, jobs)
 	}
 	t.Logf("max prepared and not ended %d, waited ahead %d", f.maxWaiting, f.waitedAhead)
 	// A loaded machine may now and then schedule the preparing goroutine
 	// late; most runs must still find their sandbox ready.
 	if f.waitedAhead < n/3 {
 		t.Errorf("only %d of %d runs were prepared before the previous run ended", f.waitedAhead, n)
+	}
+}
+
+// TestExecuteStartsTheNextCommandBesideARecord: a lane is a command, not a
+// whole run: once a prepared run's command is over, the next command
+// starts while that run's record is still being made, and still no more
+// than jobs commands run at once.
+func TestExecuteStartsTheNextCommandBesideARecord(t *testing.T) {
+	const jobs, n = 2, 10
+	f := &preparer{ended: map[string]string{}, runFor: 20 * time.Millisecond, recordFor: 80 * time.Millisecond}
+	s := &runSettings{jobs: jobs, exec: f}
+	plan := preparedPlan(n)
+	out := s.execute(context.Background(), plan)
+	for i, e := range out {
+		if want := plan[i].Hook.Expanded; plan[i].Hook.Executable() && (e.result == nil || e.result.Stdout != want) {
+			t.Errorf("%d: result %+v, want the run of %q", i, e.result, want)
+		}
+	}
+	if f.maxCmds > jobs {
+		t.Errorf("%d commands ran at once with %d jobs", f.maxCmds, jobs)
+	}
+	// A record takes four times a command here: with a lane held for a
+	// whole run, no more than jobs runs would be under way at once.
+	if f.maxInWait <= jobs {
+		t.Errorf("at most %d runs were under way at once with %d jobs: no command started beside another run's record", f.maxInWait, jobs)
+	}
+	if f.maxInWait > 2*jobs {
+		t.Errorf("%d runs were under way at once with %d jobs; want at most %d (a command and a record per lane)", f.maxInWait, jobs, 2*jobs)
+	}
+	if f.waiting != 0 {
+		t.Errorf("%d prepared runs were neither waited for nor aborted", f.waiting)
 	}
 }
 

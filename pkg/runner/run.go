@@ -41,9 +41,12 @@ type Preparer interface {
 }
 
 // Pending is a prepared run (sandbox.Pending): Wait starts its command and
-// returns its result; Abort ends it with nothing of its command run.
+// returns its result; CommandEnded is closed once the command is over
+// (its record may still be in the making), or the run is; Abort ends it
+// with nothing of its command run.
 type Pending interface {
 	Wait() (*sandbox.Result, error)
+	CommandEnded() <-chan struct{}
 	Abort()
 }
 
@@ -168,19 +171,41 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 			total++
 		}
 	}
-	for w := 0; w < jobs; w++ {
+	// A lane is a hook's command: at most s.jobs run at once. A prepared
+	// run gives its lane back once its command is over, while its record
+	// is made, so the next command starts beside that; a lane is taken
+	// before the turn, so no more runs are prepared ahead than before.
+	// Twice as many workers as lanes: one waits for each record.
+	lanes := make(chan struct{}, jobs)
+	for w := 0; w < 2*jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for tn := range turns {
+			for {
+				lanes <- struct{}{}
+				tn, ok := <-turns
+				if !ok {
+					<-lanes
+					return
+				}
 				i := tn.i
 				if ctx.Err() != nil {
 					if tn.pend != nil {
 						tn.pend.Abort()
 					}
+					<-lanes
 					continue // reported as not run, below
 				}
-				out[i] = s.one(ctx, plan[i], tn.pend)
+				if tn.pend != nil {
+					go func(ended <-chan struct{}) {
+						<-ended
+						<-lanes
+					}(tn.pend.CommandEnded())
+					out[i] = s.one(ctx, plan[i], tn.pend)
+				} else {
+					out[i] = s.one(ctx, plan[i], nil)
+					<-lanes
+				}
 				if s.progress != nil && plan[i].Hook.Executable() {
 					mu.Lock()
 					done++

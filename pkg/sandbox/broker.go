@@ -56,12 +56,22 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // is built, and its command waits for Wait. Every Pending must end with
 // Wait or Abort.
 type Pending struct {
-	gate   chan struct{}
+	gate   turnGate
 	open   sync.Once
 	cancel context.CancelFunc
 	done   chan struct{}
+	ended  chan struct{}
+	endedO sync.Once
 	res    *Result
 	err    error
+}
+
+// turnGate holds a prepared run's command until its turn (open is closed),
+// and tells when it is over (ended is called once the command and all it
+// left running have ended, before the record is made).
+type turnGate struct {
+	open  chan struct{}
+	ended func()
 }
 
 // Prepare starts building the sandbox of a run in the background:
@@ -73,10 +83,13 @@ type Pending struct {
 // run, so that their start-up leaves the hooks' critical path.
 func Prepare(ctx context.Context, spec Spec) *Pending {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &Pending{gate: make(chan struct{}), cancel: cancel, done: make(chan struct{})}
+	p := &Pending{cancel: cancel, done: make(chan struct{}), ended: make(chan struct{})}
+	end := func() { p.endedO.Do(func() { close(p.ended) }) }
+	p.gate = turnGate{open: make(chan struct{}), ended: end}
 	go func() {
 		defer close(p.done)
-		p.res, p.err = runGated(ctx, spec, p.gate)
+		defer end()
+		p.res, p.err = runGated(ctx, spec, &p.gate)
 	}()
 	return p
 }
@@ -84,11 +97,19 @@ func Prepare(ctx context.Context, spec Spec) *Pending {
 // Wait lets the command start (once its sandbox is ready) and returns
 // the run's result, as Run does.
 func (p *Pending) Wait() (*Result, error) {
-	p.open.Do(func() { close(p.gate) })
+	p.open.Do(func() { close(p.gate.open) })
 	<-p.done
 	p.cancel()
 	return p.res, p.err
 }
+
+// CommandEnded is closed once the run's command, and everything it left
+// running, has ended: nothing of the hook runs any more, though its
+// record may still be in the making (Wait returns with it). A run that
+// ends without a command to wait for (refused, aborted, failed) closes
+// it when it ends. An audit starts the next hook's command here rather
+// than after the record.
+func (p *Pending) CommandEnded() <-chan struct{} { return p.ended }
 
 // Abort ends a run whose command has not been let start: its sandbox is
 // torn down, and nothing of the command runs.
@@ -99,7 +120,7 @@ func (p *Pending) Abort() {
 
 // runGated is Run whose command, given a gate, waits until the gate is closed
 // (see Prepare); everything before it is done meanwhile.
-func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, error) {
+func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	res := &Result{Schema: ResultSchema}
 	fail := func(tier Tier, err error) (*Result, error) { return failed(res, tier, err) }
 	if len(spec.Command) == 0 {
@@ -151,7 +172,7 @@ func runGated(ctx context.Context, spec Spec, gate <-chan struct{}) (*Result, er
 	case TierDirect:
 		if gate != nil {
 			select {
-			case <-gate:
+			case <-gate.open:
 			case <-ctx.Done():
 			}
 			if ctx.Err() != nil {
@@ -329,7 +350,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	return res, nil
 }
 
-func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{}, res *Result) (*Result, error) {
+func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res *Result) (*Result, error) {
 	res.Tier = TierConfined
 	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
@@ -589,15 +610,37 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 	}
 	cfgW.Close()
 
-	// initRuns reports whether the init started: it wrote "r" first
-	// thing, or the pipe ended without it. Asked again, it answers from
-	// memory (a second read would give "d", or the end).
+	// The init writes "r" on the ready pipe first thing, and "d" once the
+	// command and all it left running have ended. One goroutine reads
+	// both (in the runtime's poller), so that the start and the command's
+	// end can be waited for apart.
+	started := make(chan bool, 1)
+	over := make(chan struct{}) // closed once "d" came or the pipe ended
+	dCame := false              // "d" came; read once over is closed
+	go func() {
+		r := readByte(readyR)
+		started <- r
+		dCame = r && readByte(readyR)
+		close(over)
+	}()
+	// initRuns reports whether the init started: it wrote "r", or the
+	// pipe ended without it.
 	initStarted, asked := false, false
 	initRuns := func() bool {
 		if !asked {
-			initStarted, asked = readByte(readyR), true
+			initStarted, asked = <-started, true
 		}
 		return initStarted
+	}
+	// A prepared run tells its caller when its command is over, before
+	// the record is made.
+	if gate != nil {
+		go func() {
+			<-over
+			if dCame {
+				gate.ended()
+			}
+		}()
 	}
 	// bubblewrap gives its child's pid right after making the namespaces.
 	var info struct {
@@ -746,7 +789,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		// could keep its tap; else its teardown ends in an RCU barrier,
 		// 20–40 ms here).
 		go func() {
-			readByte(readyR)
+			<-over
 			c.Close()
 		}()
 	}
@@ -754,7 +797,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate <-chan struct{
 		ended := false // the sandbox ended while it waited for its turn
 		if gate != nil {
 			select {
-			case <-gate:
+			case <-gate.open:
 			case err := <-waitDone:
 				waitDone <- err // read again below, with the result
 				ended = true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -126,5 +127,40 @@ func TestPreparedRunTimedOutReportsItsOwnTime(t *testing.T) {
 	}
 	if res.DurationMs < 1000 || res.DurationMs > 2900 {
 		t.Errorf("durationMs %.0f, want about the 1 s deadline (the 3 s before its turn are not its own)", res.DurationMs)
+	}
+}
+
+// TestPreparedRunTellsWhenItsCommandEnded: a prepared run says its command
+// is over (the init's "d") before its result is made, once, so that an
+// audit can start the next command beside the record; Pending's
+// CommandEnded is closed by the time Wait returns, whatever the run did.
+func TestPreparedRunTellsWhenItsCommandEnded(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	var mu sync.Mutex
+	calls := 0
+	g := &turnGate{open: make(chan struct{}), ended: func() {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+	}}
+	close(g.open)
+	res, err := runGated(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh("echo x > made.txt")}, g)
+	if err != nil || len(res.Writes) != 1 {
+		t.Fatalf("run: %v, writes %+v", err, res.Writes)
+	}
+	mu.Lock()
+	if calls != 1 {
+		t.Errorf("the command's end was told %d times before the result, want once", calls)
+	}
+	mu.Unlock()
+	for _, cmd := range [][]string{sh("exit 3"), {"/nonexistent/command"}} {
+		p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: cmd})
+		p.Wait()
+		select {
+		case <-p.CommandEnded():
+		default:
+			t.Errorf("%q: CommandEnded still open after Wait", cmd)
+		}
 	}
 }
