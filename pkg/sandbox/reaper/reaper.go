@@ -813,23 +813,19 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // the init asks for is never ignored.
 func (c *configReader) config() (Config, error) {
 	var cfg Config
-	var raw json.RawMessage
-	if err := c.dec.Decode(&raw); err != nil {
-		return cfg, fmt.Errorf("reaper: reading config: %w", err)
+	err := c.next(&cfg, "config", func(raw json.RawMessage) error {
+		var p struct {
+			Protocol int `json:"protocol"`
+		}
+		if json.Unmarshal(raw, &p) == nil && p.Protocol != Protocol {
+			return fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, p.Protocol)
+		}
+		return nil
+	})
+	if err == nil && cfg.Command != nil {
+		err = errors.New("reaper: reading config: the command comes in a document of its own, after the config")
 	}
-	var p struct {
-		Protocol int `json:"protocol"`
-	}
-	if json.Unmarshal(raw, &p) == nil && p.Protocol != Protocol {
-		return cfg, fmt.Errorf("the reaper binary (protocol %d) and the init (protocol %d) come from different builds: rebuild both (make build)", Protocol, p.Protocol)
-	}
-	if err := strictDecode(raw, &cfg); err != nil {
-		return cfg, fmt.Errorf("reaper: reading config: %w", err)
-	}
-	if cfg.Command != nil {
-		return cfg, errors.New("reaper: reading config: the command comes in a document of its own, after the config")
-	}
-	return cfg, nil
+	return cfg, err
 }
 
 // command reads the CommandDoc and then the pipe to its end (so that the
@@ -837,12 +833,8 @@ func (c *configReader) config() (Config, error) {
 // pipe): nothing may follow it.
 func (c *configReader) command() (CommandDoc, error) {
 	var cmd CommandDoc
-	var raw json.RawMessage
-	if err := c.dec.Decode(&raw); err != nil {
-		return cmd, fmt.Errorf("reaper: reading the command: %w", err)
-	}
-	if err := strictDecode(raw, &cmd); err != nil {
-		return cmd, fmt.Errorf("reaper: reading the command: %w", err)
+	if err := c.next(&cmd, "the command", nil); err != nil {
+		return cmd, err
 	}
 	if _, err := c.dec.Token(); err != io.EOF {
 		return cmd, errors.New("reaper: reading config: more than the config and the command")
@@ -850,10 +842,24 @@ func (c *configReader) command() (CommandDoc, error) {
 	return cmd, nil
 }
 
-func strictDecode(raw []byte, v any) error {
+// next decodes the pipe's next document into v, refusing a field v does
+// not have; check, where given, sees the document first.
+func (c *configReader) next(v any, what string, check func(json.RawMessage) error) error {
+	var raw json.RawMessage
+	if err := c.dec.Decode(&raw); err != nil {
+		return fmt.Errorf("reaper: reading %s: %w", what, err)
+	}
+	if check != nil {
+		if err := check(raw); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("reaper: reading %s: %w", what, err)
+	}
+	return nil
 }
 
 // refusal marks an error as a layer the reaper could not apply, or a part
