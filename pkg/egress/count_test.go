@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/nftables"
+
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -559,5 +561,48 @@ s.sendto(b"x", ("192.0.2.3", 9))
 	}
 	if !strings.Contains(res.FinishErr, ErrIncomplete.Error()) {
 		t.Errorf("Finish did not call the record incomplete: %q", res.FinishErr)
+	}
+}
+
+// TestUncounted: a connection whose destination has no element in the
+// flows set is a destination the kernel could not count (the set full, or
+// no memory for the element's counter as the packet passed); Finish calls
+// the record incomplete for it. Keys are as the kernel gives them: each
+// field padded to 32 bits.
+func TestUncounted(t *testing.T) {
+	pad := func(b ...byte) []byte { return append(b, make([]byte, (4-len(b)%4)%4)...) }
+	port := func(p uint16) []byte { return pad(byte(p>>8), byte(p)) }
+	dst4 := func(a string, p uint16) []byte {
+		ip := netip.MustParseAddr(a).As4()
+		return append(append(ip[:], pad(17)...), port(p)...)
+	}
+	dst6 := func(a string, p uint16) []byte {
+		ip := netip.MustParseAddr(a).As16()
+		return append(append(ip[:], pad(6)...), port(p)...)
+	}
+	src4 := netip.MustParseAddr("10.0.2.100").As4()
+	src6 := netip.MustParseAddr("fd00::100").As16()
+	conn4 := func(a string, p, sport uint16) nftables.SetElement {
+		return nftables.SetElement{Key: append(append(dst4(a, p), src4[:]...), port(sport)...)}
+	}
+	conn6 := func(a string, p, sport uint16) nftables.SetElement {
+		return nftables.SetElement{Key: append(append(dst6(a, p), src6[:]...), port(sport)...)}
+	}
+	flows := []nftables.SetElement{{Key: dst4("192.0.2.2", 1)}, {Key: dst6("2001:db8::2", 443)}}
+	for _, c := range []struct {
+		conns []nftables.SetElement
+		want  int
+	}{
+		{nil, 0},
+		{[]nftables.SetElement{conn4("192.0.2.2", 1, 40000), conn4("192.0.2.2", 1, 40001)}, 0},
+		{[]nftables.SetElement{conn4("192.0.2.2", 1, 40000), conn4("192.0.2.2", 2, 40000), conn4("192.0.2.2", 2, 40001)}, 1},
+		{[]nftables.SetElement{conn6("2001:db8::2", 443, 40000), conn6("2001:db8::3", 443, 40000), conn4("192.0.2.9", 9, 1)}, 2},
+	} {
+		if got := uncounted(flows, c.conns); got != c.want {
+			t.Errorf("uncounted(%d connections) = %d, want %d", len(c.conns), got, c.want)
+		}
+	}
+	if len(conn4("192.0.2.2", 1, 1).Key) != 20 || len(conn6("2001:db8::2", 1, 1).Key) != 44 {
+		t.Fatal("the test's keys are not the kernel's sizes")
 	}
 }

@@ -238,23 +238,30 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 		errs = append(errs, fmt.Errorf("opening nftables: %w", err))
 	} else {
 		if s.pol.mode == evidence.EgressAllow {
-			for _, name := range []string{setFlows4, setFlows6} {
-				els, err := c.GetSetElements(s.rs.sets[name])
+			for _, fam := range []struct{ flows, conns string }{{setFlows4, setConns4}, {setFlows6, setConns6}} {
+				fl, err := c.GetSetElements(s.rs.sets[fam.flows])
 				if err != nil {
-					errs = append(errs, fmt.Errorf("reading %s: %w", name, err))
+					errs = append(errs, fmt.Errorf("reading %s: %w", fam.flows, err))
 					continue
 				}
-				flows = append(flows, decodeFlows(els)...)
-				if len(els) >= dynSetSize {
-					errs = append(errs, fmt.Errorf("the %s set filled up (%d destinations): traffic to the destinations past them went through uncounted: %w", name, dynSetSize, ErrIncomplete))
-				}
-			}
-			for _, name := range []string{setConns4, setConns6} {
-				els, err := c.GetSetElements(s.rs.sets[name])
+				flows = append(flows, decodeFlows(fl)...)
+				co, err := c.GetSetElements(s.rs.sets[fam.conns])
 				if err != nil {
-					errs = append(errs, fmt.Errorf("reading %s: %w", name, err))
-				} else if len(els) >= dynSetSize {
-					errs = append(errs, fmt.Errorf("the %s set filled up (%d connections): each packet of a later connection counted as an attempt: %w", name, dynSetSize, ErrIncomplete))
+					errs = append(errs, fmt.Errorf("reading %s: %w", fam.conns, err))
+					continue
+				}
+				if len(co) >= dynSetSize {
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d connections): each packet of a later connection counted as an attempt: %w", fam.conns, dynSetSize, ErrIncomplete))
+				}
+				switch n := uncounted(fl, co); {
+				case len(fl) >= dynSetSize:
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d destinations): traffic to the destinations past them went through uncounted: %w", fam.flows, dynSetSize, ErrIncomplete))
+				case n > 0:
+					// The kernel makes an element, and its counter, as
+					// the packet passes, and may find no memory for it
+					// then (a burst of new destinations): the packet
+					// went through, uncounted.
+					errs = append(errs, fmt.Errorf("the %s set could not take %d destinations the command connected to (the kernel had no memory for their counters at that moment): traffic to them went through uncounted: %w", fam.flows, n, ErrIncomplete))
 				}
 			}
 			dropped = &evidence.Dropped{}
@@ -293,6 +300,34 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
 	}
 	return s.rec.list(), dropped, nil
+}
+
+// uncounted is how many destinations of the connections in conns (address
+// . proto . port . source address . port) have no element in flows
+// (address . proto . port): each connection's packets pass the rule that
+// counts its destination right after the one that adds the connection, so
+// a destination missing there is one the kernel could not add.
+func uncounted(flows, conns []nftables.SetElement) int {
+	have := make(map[string]bool, len(flows))
+	for _, el := range flows {
+		have[string(el.Key)] = true
+	}
+	missing := map[string]bool{}
+	for _, el := range conns {
+		var dst int
+		switch len(el.Key) {
+		case 20: // 4 . 4 . 4 . 4 . 4 (each field padded to 32 bits)
+			dst = 12
+		case 44: // 16 . 4 . 4 . 16 . 4
+			dst = 24
+		default:
+			continue
+		}
+		if k := string(el.Key[:dst]); !have[k] {
+			missing[k] = true
+		}
+	}
+	return len(missing)
 }
 
 // decodeFlows reads address . proto . port keys (fields padded to 32 bits).
