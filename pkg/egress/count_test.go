@@ -597,12 +597,33 @@ func TestUncounted(t *testing.T) {
 		{[]nftables.SetElement{conn4("192.0.2.2", 1, 40000), conn4("192.0.2.2", 1, 40001)}, 0},
 		{[]nftables.SetElement{conn4("192.0.2.2", 1, 40000), conn4("192.0.2.2", 2, 40000), conn4("192.0.2.2", 2, 40001)}, 1},
 		{[]nftables.SetElement{conn6("2001:db8::2", 443, 40000), conn6("2001:db8::3", 443, 40000), conn4("192.0.2.9", 9, 1)}, 2},
+		// A key of no size the rule set makes: never taken as counted.
+		{[]nftables.SetElement{{Key: []byte{192, 0, 2, 2}}}, 1},
 	} {
 		if got := uncounted(flows, c.conns); got != c.want {
 			t.Errorf("uncounted(%d connections) = %d, want %d", len(c.conns), got, c.want)
 		}
 	}
-	if len(conn4("192.0.2.2", 1, 1).Key) != 20 || len(conn6("2001:db8::2", 1, 1).Key) != 44 {
-		t.Fatal("the test's keys are not the kernel's sizes")
+	// The keys above have the sizes of the rule set's own sets, which
+	// uncounted reads by size.
+	pol, err := compilePolicy(goldenPolicies["allow"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := nftables.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := buildRuleset(c, pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, key := range map[string][]byte{
+		setConns4: conn4("192.0.2.2", 1, 1).Key, setConns6: conn6("2001:db8::2", 1, 1).Key,
+		setFlows4: dst4("192.0.2.2", 1), setFlows6: dst6("2001:db8::2", 1),
+	} {
+		if got := rs.sets[name].KeyType.Bytes; int(got) != len(key) {
+			t.Errorf("%s keys are %d bytes; the test's (and uncounted's) are %d", name, got, len(key))
+		}
 	}
 }

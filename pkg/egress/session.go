@@ -239,24 +239,23 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	} else {
 		if s.pol.mode == evidence.EgressAllow {
 			for _, fam := range []struct{ flows, conns string }{{setFlows4, setConns4}, {setFlows6, setConns6}} {
+				// The connections first: a packet passing between the
+				// two reads then adds to the flows, never only to them.
+				co, cerr := c.GetSetElements(s.rs.sets[fam.conns])
+				if cerr != nil {
+					errs = append(errs, fmt.Errorf("reading %s: %w", fam.conns, cerr))
+				} else if len(co) >= dynSetSize {
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d connections): each packet of a later connection counted as an attempt: %w", fam.conns, dynSetSize, ErrIncomplete))
+				}
 				fl, err := c.GetSetElements(s.rs.sets[fam.flows])
 				if err != nil {
 					errs = append(errs, fmt.Errorf("reading %s: %w", fam.flows, err))
 					continue
 				}
 				flows = append(flows, decodeFlows(fl)...)
-				co, err := c.GetSetElements(s.rs.sets[fam.conns])
-				if err != nil {
-					errs = append(errs, fmt.Errorf("reading %s: %w", fam.conns, err))
-					continue
-				}
-				if len(co) >= dynSetSize {
-					errs = append(errs, fmt.Errorf("the %s set filled up (%d connections): each packet of a later connection counted as an attempt: %w", fam.conns, dynSetSize, ErrIncomplete))
-				}
-				switch n := uncounted(fl, co); {
-				case len(fl) >= dynSetSize:
+				if len(fl) >= dynSetSize {
 					errs = append(errs, fmt.Errorf("the %s set filled up (%d destinations): traffic to the destinations past them went through uncounted: %w", fam.flows, dynSetSize, ErrIncomplete))
-				case n > 0:
+				} else if n := uncounted(fl, co); cerr == nil && n > 0 {
 					// The kernel makes an element, and its counter, as
 					// the packet passes, and may find no memory for it
 					// then (a burst of new destinations): the packet
@@ -321,6 +320,9 @@ func uncounted(flows, conns []nftables.SetElement) int {
 		case 44: // 16 . 4 . 4 . 16 . 4
 			dst = 24
 		default:
+			// Not a key this rule set makes: counted as uncounted, so
+			// that a change to the rules cannot turn the check off.
+			missing[string(el.Key)] = true
 			continue
 		}
 		if k := string(el.Key[:dst]); !have[k] {

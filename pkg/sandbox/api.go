@@ -158,8 +158,10 @@ type Network interface {
 type NetSession interface {
 	// Env is added to the command's environment (proxy variables).
 	Env() []string
-	// ResolvConf is placed at /etc/resolv.conf for the command; nil leaves
-	// the host's.
+	// ResolvConf is the command's /etc/resolv.conf, never empty: the init
+	// makes that file before the wall is up (the reaper binds it while it
+	// confines itself) and fills it with this before the command starts;
+	// an empty one refuses the run.
 	ResolvConf() []byte
 	// Connected runs once Attach's connector is ready (allow mode), before
 	// the command starts; it finishes the route out inside the namespace.

@@ -614,13 +614,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// command and all it left running have ended. One goroutine reads
 	// both (in the runtime's poller), so that the start and the command's
 	// end can be waited for apart.
+	// A prepared run tells its caller when its command is over, before
+	// the record is made.
 	started := make(chan bool, 1)
 	over := make(chan struct{}) // closed once "d" came or the pipe ended
-	dCame := false              // "d" came; read once over is closed
 	go func() {
 		r := readByte(readyR)
 		started <- r
-		dCame = r && readByte(readyR)
+		if r && readByte(readyR) && gate != nil {
+			gate.ended()
+		}
 		close(over)
 	}()
 	// initRuns reports whether the init started: it wrote "r", or the
@@ -631,16 +634,6 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			initStarted, asked = <-started, true
 		}
 		return initStarted
-	}
-	// A prepared run tells its caller when its command is over, before
-	// the record is made.
-	if gate != nil {
-		go func() {
-			<-over
-			if dCame {
-				gate.ended()
-			}
-		}()
 	}
 	// bubblewrap gives its child's pid right after making the namespaces.
 	var info struct {
@@ -854,6 +847,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		return fail(ctx.Err())
 	}
 	wall := time.Since(start)
+	// bubblewrap is gone, and with it every writer of the ready pipe: its
+	// reader is done (and a prepared run's caller told) before the result.
+	<-over
 	raw := <-resultCh
 	out.fill(res)
 	var ir initResult

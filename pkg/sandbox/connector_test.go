@@ -56,7 +56,7 @@ func (c closerFunc) Close() error { return c() }
 type fakeSession struct{}
 
 func (fakeSession) Env() []string      { return nil }
-func (fakeSession) ResolvConf() []byte { return nil }
+func (fakeSession) ResolvConf() []byte { return []byte("nameserver 127.0.0.1\n") }
 func (fakeSession) Connected() error   { return nil }
 func (fakeSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	time.Sleep(finishTime)

@@ -359,7 +359,8 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	cmd := reaper.CommandDoc{Command: cfg.Command, Env: cfg.Env}
 	if sess != nil {
 		cmd.Env = append(slices.Clip(cmd.Env), sess.Env()...)
-		if _, err := resolv.Write(sess.ResolvConf()); err != nil {
+		if err := fillResolvConf(resolv, sess.ResolvConf()); err != nil {
+			sess.Finish()
 			return failResult(refuse("placing resolv.conf: %w", err))
 		}
 	}
@@ -524,6 +525,16 @@ func resolvConfFile(path, run, own string) (f *os.File, bind bool, err error) {
 	}
 	f, err = os.OpenFile(own+"/resolv.conf", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	return f, true, err
+}
+
+// fillResolvConf writes the wall's resolv.conf into the file made for it:
+// an empty one would leave the command with no resolver, or the host's.
+func fillResolvConf(f *os.File, text []byte) error {
+	if len(text) == 0 {
+		return errors.New("the egress layer gave no resolv.conf")
+	}
+	_, err := f.Write(text)
+	return err
 }
 
 func bindMount(src, dst string) error {

@@ -131,9 +131,10 @@ func TestPreparedRunTimedOutReportsItsOwnTime(t *testing.T) {
 }
 
 // TestPreparedRunTellsWhenItsCommandEnded: a prepared run says its command
-// is over (the init's "d") before its result is made, once, so that an
-// audit can start the next command beside the record; Pending's
-// CommandEnded is closed by the time Wait returns, whatever the run did.
+// is over (the init's "d", which the init sends before it makes the
+// record) once, and before the run returns its result, so that an audit
+// can start the next command beside the record; Pending's CommandEnded is
+// closed by the time Wait returns, whatever the command did.
 func TestPreparedRunTellsWhenItsCommandEnded(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -151,7 +152,7 @@ func TestPreparedRunTellsWhenItsCommandEnded(t *testing.T) {
 	}
 	mu.Lock()
 	if calls != 1 {
-		t.Errorf("the command's end was told %d times before the result, want once", calls)
+		t.Errorf("the command's end was told %d times by the time the result came, want once", calls)
 	}
 	mu.Unlock()
 	for _, cmd := range [][]string{sh("exit 3"), {"/nonexistent/command"}} {

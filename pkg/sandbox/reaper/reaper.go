@@ -170,13 +170,18 @@ func Main() int {
 		return 0
 	}
 	// The reaper is started before the init's mounts, in a copy of the
-	// init's mount namespace whose mounts are the init's peers: what the
-	// init mounts (scratch, HOME, TMPDIR, the work tree's overlay) shows
-	// up here too. The config comes once those are made; until then the
-	// reaper mounts nothing, and then it cuts the propagation before its
-	// first mount, so nothing it or the command mounts reaches the init.
+	// init's mount namespace whose mounts are the init's peers. Its first
+	// act makes them slaves: what the init mounts (scratch, HOME, TMPDIR,
+	// the work tree's overlay) still shows up here, and nothing mounted
+	// here can ever reach the init. The config comes once the init's
+	// mounts are made; then the reaper makes its mounts private before
+	// its first mount of its own.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return send(Status{Refusal: fmt.Sprintf("making mounts slaves of the init's: %v", err)})
+	}
 	filter, ferr := seccomp.Filter()
-	cr := newConfigReader(os.NewFile(FdConfig, "config"))
+	cf := os.NewFile(FdConfig, "config")
+	cr := newConfigReader(cf)
 	cfg, err := cr.config()
 	if err != nil {
 		return send(Status{Error: err.Error()})
@@ -208,6 +213,7 @@ func Main() int {
 	// Confined, the reaper waits for the command: the init sends it once
 	// the egress wall is up and the run's turn has come.
 	cmd, err := cr.command()
+	cf.Close()
 	if err != nil {
 		return send(Status{Error: err.Error()})
 	}
@@ -789,6 +795,8 @@ func newConfigReader(r io.Reader) *configReader {
 	return &configReader{dec: json.NewDecoder(&limitedReader{r: r, n: maxConfig})}
 }
 
+var errConfigTooLarge = fmt.Errorf("the config is larger than %d MiB", maxConfig>>20)
+
 // limitedReader is io.LimitReader with an error past its bound, so that a
 // config that is too large is refused as such, not read as one cut short.
 type limitedReader struct {
@@ -796,15 +804,19 @@ type limitedReader struct {
 	n int64
 }
 
+// Read gives at most n bytes in all; one byte more is an error, the end
+// right at the bound is not.
 func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("the config is larger than %d MiB", maxConfig>>20)
+	if l.n < 0 {
+		return 0, errConfigTooLarge
 	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
 	}
 	n, err := l.r.Read(p)
-	l.n -= int64(n)
+	if l.n -= int64(n); l.n < 0 {
+		return 0, errConfigTooLarge
+	}
 	return n, err
 }
 

@@ -51,3 +51,18 @@ func TestReadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitedReader: the config's bound lets exactly its size through and
+// refuses one byte more, rather than cutting it short.
+func TestLimitedReader(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int64
+		fail bool
+	}{{"abcd", 4, false}, {"abcd", 5, false}, {"abcd", 3, true}, {"", 0, false}, {"a", 0, true}} {
+		b, err := io.ReadAll(&limitedReader{r: strings.NewReader(c.in), n: c.n})
+		if c.fail != (err != nil) || !c.fail && string(b) != c.in {
+			t.Errorf("reading %q under %d: %q, %v", c.in, c.n, b, err)
+		}
+	}
+}
