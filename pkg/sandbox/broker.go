@@ -57,22 +57,22 @@ func Run(ctx context.Context, spec Spec) (*Result, error) {
 // Wait or Abort.
 type Pending struct {
 	gate   turnGate
-	open   sync.Once
 	cancel context.CancelFunc
 	done   chan struct{}
-	ended  chan struct{}
-	endedO sync.Once
 	res    *Result
 	err    error
 }
 
-// turnGate holds a prepared run's command until its turn (open is closed),
-// and tells when it is over (ended is called once the command and all it
-// left running have ended, before the record is made).
+// turnGate holds a prepared run's command until its turn (open is
+// closed), and tells when it is over: ended is closed once the command
+// and all it left running have ended, before the record is made.
 type turnGate struct {
-	open  chan struct{}
-	ended func()
+	open, ended         chan struct{}
+	openOnce, endedOnce sync.Once
 }
+
+func (g *turnGate) letStart() { g.openOnce.Do(func() { close(g.open) }) }
+func (g *turnGate) end()      { g.endedOnce.Do(func() { close(g.ended) }) }
 
 // Prepare starts building the sandbox of a run in the background:
 // bubblewrap, the init, the mounts, the egress wall, the network
@@ -83,12 +83,10 @@ type turnGate struct {
 // run, so that their start-up leaves the hooks' critical path.
 func Prepare(ctx context.Context, spec Spec) *Pending {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &Pending{cancel: cancel, done: make(chan struct{}), ended: make(chan struct{})}
-	end := func() { p.endedO.Do(func() { close(p.ended) }) }
-	p.gate = turnGate{open: make(chan struct{}), ended: end}
+	p := &Pending{gate: turnGate{open: make(chan struct{}), ended: make(chan struct{})}, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		defer end()
+		defer p.gate.end()
 		p.res, p.err = runGated(ctx, spec, &p.gate)
 	}()
 	return p
@@ -97,7 +95,7 @@ func Prepare(ctx context.Context, spec Spec) *Pending {
 // Wait lets the command start (once its sandbox is ready) and returns
 // the run's result, as Run does.
 func (p *Pending) Wait() (*Result, error) {
-	p.open.Do(func() { close(p.gate.open) })
+	p.gate.letStart()
 	<-p.done
 	p.cancel()
 	return p.res, p.err
@@ -109,7 +107,7 @@ func (p *Pending) Wait() (*Result, error) {
 // ends without a command to wait for (refused, aborted, failed) closes
 // it when it ends. An audit starts the next hook's command here rather
 // than after the record.
-func (p *Pending) CommandEnded() <-chan struct{} { return p.ended }
+func (p *Pending) CommandEnded() <-chan struct{} { return p.gate.ended }
 
 // Abort ends a run whose command has not been let start: its sandbox is
 // torn down, and nothing of the command runs.
@@ -613,16 +611,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// The init writes "r" on the ready pipe first thing, and "d" once the
 	// command and all it left running have ended. One goroutine reads
 	// both (in the runtime's poller), so that the start and the command's
-	// end can be waited for apart.
-	// A prepared run tells its caller when its command is over, before
-	// the record is made.
+	// end can be waited for apart; a prepared run tells its caller at the
+	// "d", before the record is made.
 	started := make(chan bool, 1)
 	over := make(chan struct{}) // closed once "d" came or the pipe ended
 	go func() {
 		r := readByte(readyR)
 		started <- r
 		if r && readByte(readyR) && gate != nil {
-			gate.ended()
+			gate.end()
 		}
 		close(over)
 	}()

@@ -185,15 +185,24 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The egress wall is set up beside the mounts and the reaper's start:
 	// it is kernel work (lo, the nft batch, the stub's sockets) that needs
 	// nothing they make, and the reaper waits for what it decides.
+	// Until the command is handed to the reaper (rp.run, which waits for
+	// the reaper and reads the egress record), a run that ends kills the
+	// reaper and finishes the egress session.
+	handed := false
 	setup := startNetSetup(cfg)
-	defer setup.discard()
+	defer func() {
+		if !handed {
+			setup.discard()
+		}
+	}()
 	// The reaper starts now, so that its own start-up (a Go runtime)
 	// overlaps the mounts and the egress set-up. It starts in a copy of
-	// this mount namespace whose mounts are peers of these: the init's
-	// mounts below show up in it too, until the reaper, given its config,
-	// makes its own private. (bwrap's namespace is owned by the sandbox's
-	// user namespace, so the host's mounts are masters of these, never
-	// peers: nothing mounted here reaches the host.)
+	// this mount namespace made while these mounts are shared, and makes
+	// its own slaves of them first thing: the init's mounts below show up
+	// in it, and nothing goes back; given its config, it makes its own
+	// private. (bwrap's namespace is owned by the sandbox's user
+	// namespace, so the host's mounts are masters of these, never peers:
+	// nothing mounted here reaches the host.)
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SHARED, ""); err != nil {
 		return failResult(refuse("sharing the sandbox's mounts with the reaper: %w", err))
 	}
@@ -201,7 +210,6 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err != nil {
 		return failResult(err)
 	}
-	handed := false // to rp.run, which waits for the reaper
 	defer func() {
 		if !handed {
 			rp.abort()
@@ -360,7 +368,6 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if sess != nil {
 		cmd.Env = append(slices.Clip(cmd.Env), sess.Env()...)
 		if err := fillResolvConf(resolv, sess.ResolvConf()); err != nil {
-			sess.Finish()
 			return failResult(refuse("placing resolv.conf: %w", err))
 		}
 	}
@@ -370,15 +377,11 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		n, _ := io.ReadFull(ctl, buf)
 		ctl.Close()
 		if string(buf[:n]) != "go\n" {
-			if sess != nil {
-				sess.Finish()
-			}
 			return failResult(errors.New(`init: the broker never said "go" (the connector failed, or the prepared run was aborted)`))
 		}
 	}
 	if sess != nil {
 		if err := sess.Connected(); err != nil {
-			sess.Finish()
 			return failResult(refuse("%w", err))
 		}
 	}
@@ -584,7 +587,6 @@ type reaperProc struct {
 
 // configure sends the reaper its Config, once the mounts are made.
 func (rp *reaperProc) configure(rc reaper.Config) {
-	rc.Command = nil
 	rp.sendErr = json.NewEncoder(rp.cfW).Encode(rc)
 }
 
@@ -599,10 +601,9 @@ func readOnlyMounts(maskDirs []string) []string {
 
 // netSetup is the egress wall's set-up, run in a goroutine of its own.
 type netSetup struct {
-	done  chan struct{}
-	sess  NetSession
-	err   error
-	taken bool
+	done chan struct{}
+	sess NetSession
+	err  error
 }
 
 // startNetSetup starts setting up the egress wall where the run has one
@@ -619,21 +620,19 @@ func startNetSetup(cfg initConfig) *netSetup {
 	return n
 }
 
-// take waits for the set-up and hands its session over: nil without a
-// wall.
+// take waits for the set-up and gives its session: nil without a wall.
 func (n *netSetup) take() (NetSession, error) {
 	if n == nil {
 		return nil, nil
 	}
 	<-n.done
-	n.taken = true
 	return n.sess, n.err
 }
 
-// discard finishes a session that was set up and never taken (the run
-// ended before its command could start).
+// discard finishes a session whose run ended before its command could
+// start.
 func (n *netSetup) discard() {
-	if n == nil || n.taken {
+	if n == nil {
 		return
 	}
 	<-n.done

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -131,37 +130,32 @@ func TestPreparedRunTimedOutReportsItsOwnTime(t *testing.T) {
 }
 
 // TestPreparedRunTellsWhenItsCommandEnded: a prepared run says its command
-// is over (the init's "d", which the init sends before it makes the
-// record) once, and before the run returns its result, so that an audit
-// can start the next command beside the record; Pending's CommandEnded is
-// closed by the time Wait returns, whatever the command did.
+// is over at the init's "d", which the init sends before it makes the
+// record: runGated itself never closes the gate's ended, so only the "d"
+// can have closed it by the time the result comes. A prepared run that
+// ends without a command (refused before anything starts) closes
+// CommandEnded when it ends.
 func TestPreparedRunTellsWhenItsCommandEnded(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	var mu sync.Mutex
-	calls := 0
-	g := &turnGate{open: make(chan struct{}), ended: func() {
-		mu.Lock()
-		calls++
-		mu.Unlock()
-	}}
-	close(g.open)
+	g := &turnGate{open: make(chan struct{}), ended: make(chan struct{})}
+	g.letStart()
 	res, err := runGated(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh("echo x > made.txt")}, g)
 	if err != nil || len(res.Writes) != 1 {
 		t.Fatalf("run: %v, writes %+v", err, res.Writes)
 	}
-	mu.Lock()
-	if calls != 1 {
-		t.Errorf("the command's end was told %d times by the time the result came, want once", calls)
+	select {
+	case <-g.ended:
+	default:
+		t.Error("the command's end was not told by the time the result came")
 	}
-	mu.Unlock()
-	for _, cmd := range [][]string{sh("exit 3"), {"/nonexistent/command"}} {
-		p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: cmd})
-		p.Wait()
-		select {
-		case <-p.CommandEnded():
-		default:
-			t.Errorf("%q: CommandEnded still open after Wait", cmd)
-		}
+	p := Prepare(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Limits: Limits{Pids: MinPids - 1}, Command: sh("true")})
+	if _, err := p.Wait(); err == nil {
+		t.Fatal("a run under MinPids was not refused")
+	}
+	select {
+	case <-p.CommandEnded():
+	default:
+		t.Error("a refused run's CommandEnded is still open after Wait")
 	}
 }
