@@ -426,6 +426,17 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// secrets and the caller's HOME (masked too), and, for another uid,
 	// what that uid may reach.
 	view, maskDirs, maskFiles := runView(spec.StrictFS, cred, os.Getenv)
+	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
+		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
+	}
+	// The checkouts nested in the tree, whose configs the init scrubs,
+	// are searched for beside bubblewrap's start: the init needs them
+	// with its config, not before.
+	nestedCh := make(chan nestedGits, 1)
+	go func() {
+		dirs, err := gitTreesUnder(spec.Dir, "")
+		nestedCh <- nestedGits{dirs, err}
+	}()
 	if cred != nil {
 		// bubblewrap, as that uid, walks the host's path to the tree (to
 		// bind it, or to make its mount point) and execs the binary.
@@ -464,7 +475,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// around the tree (those in it the init hides; see gitcreds.go).
 	p.MaskDirs, p.MaskFiles = maskDirs, append(p.MaskFiles, maskFiles...)
 	cfg.MaskDirs = maskDirs
-	gits, err := outsideGitConfigs(spec.Dir, view)
+	// Checkouts beside the tree, in a CI workspace the command sees: their
+	// configs are bubblewrap's to cover, so they are searched for now.
+	var beside []string
+	if ws := gitSearchRoot(spec.Dir, view, os.Getenv); ws != spec.Dir {
+		if beside, err = gitTreesUnder(ws, spec.Dir); err != nil {
+			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %v; fix: give a smaller work tree (--workdir)", ErrRefused, err))
+		}
+	}
+	gits, err := outsideGitConfigs(spec.Dir, beside, view)
 	if err != nil {
 		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
 	}
@@ -600,6 +619,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			return res, vanishedMount{tail(out.stderrBytes())}
 		}
 		return fail(bwrapFailed(ctx, out.stderrBytes(), cred))
+	}
+	if err := nestedGitsFor(&cfg, <-nestedCh, spec.Dir, gits, view); err != nil {
+		kill()
+		<-waitDone
+		return fail(err)
 	}
 	if err := json.NewEncoder(cfgW).Encode(cfg); err != nil {
 		// A broken pipe: bubblewrap ended before the init read its

@@ -34,9 +34,17 @@ import (
 //     that layer (a run that leaves the scrubbed file as it was wrote
 //     nothing);
 //   - outside it (the repository of a work tree that is a subdirectory, a
-//     submodule's git dir, a linked worktree's, a common dir), the broker has
+//     submodule's git dir, a linked worktree's, a common dir, another
+//     checkout in the CI workspace beside the tree), the broker has
 //     bubblewrap cover each such file that the command could see with a
 //     read-only scrubbed copy (outsideGitConfigs, plan.DataFiles).
+//
+// Not only the tree's own repository: the broker searches the tree (the
+// CI workspace, where the tree lies in one the command sees) for every
+// directory holding a .git (gitTreesUnder), since a job may check out
+// several repositories, each with the token in its own config; the init
+// scrubs those in the tree (initConfig.NestedGits) like the tree's own.
+// A CI runner's other workspaces are masked whole (callerSecrets).
 
 // credentialsFix is the fix a run refused for credentials it could not
 // hide names.
@@ -259,31 +267,281 @@ func scrubFile(p string) (clean []byte, changed bool, err error) {
 	return clean, changed, nil
 }
 
-// treeCredentials lists the git configs of the work tree's own repository
-// (its git dir inside the tree) that hold credentials, each scrubbed.
-func treeCredentials(tree string) ([]scrubbedConfig, error) {
-	g := gitDir(tree)
-	if g == "" || !fsx.Under(g, tree) {
-		return nil, nil // none, or outside the tree: the broker's
-	}
-	configs, err := gitConfigs(g)
-	if err != nil {
-		return nil, err
-	}
+// treeCredentials lists the git configs in the work tree that hold
+// credentials, each scrubbed: those of the tree's own repository and of
+// every checkout nested in it (nested: their directories relative to the
+// tree, as gitTreesUnder found them), where their git dirs lie inside the
+// tree.
+func treeCredentials(tree string, nested []string) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	for _, c := range configs {
-		if !fsx.Under(c, tree) { // a common dir outside the tree: the broker's
-			continue
+	for _, rel := range slices.Concat([]string{"."}, nested) {
+		if !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("a nested checkout %q is not inside the work tree", rel)
 		}
-		clean, changed, err := scrubFile(c)
+		g := gitDir(filepath.Join(tree, rel))
+		if g == "" || !fsx.Under(g, tree) {
+			continue // none, or outside the tree: the broker's
+		}
+		configs, err := gitConfigs(g)
 		if err != nil {
 			return nil, err
 		}
-		if changed {
-			out = append(out, scrubbedConfig{c, clean})
+		for _, c := range configs {
+			// A common dir outside the tree is the broker's; a
+			// submodule's config is reached from its superproject and
+			// from its own .git file.
+			if !fsx.Under(c, tree) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
+				continue
+			}
+			clean, changed, err := scrubFile(c)
+			if err != nil {
+				return nil, err
+			}
+			if changed {
+				out = append(out, scrubbedConfig{c, clean})
+			}
 		}
 	}
 	return out, nil
+}
+
+// maxGitWalk bounds the entries gitTreesUnder reads: a larger tree is
+// refused (fail closed), not searched in part.
+const maxGitWalk = 2_000_000
+
+// gitTreesUnder lists the directories below root (root itself not) that
+// hold a .git: checkouts nested in the work tree (actions/checkout's path:
+// beside or inside another), submodules, linked worktrees. Each may keep a
+// token in its config like the tree's own. Links are not followed, no .git
+// directory is entered, nor skip (the work tree, when root is the
+// workspace around it; "" for none); what root's reader cannot list is
+// skipped (no less hidden from the command).
+func gitTreesUnder(root, skip string) ([]string, error) {
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if ignorable(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer unix.Close(fd)
+	w := gitWalk{root: root, skip: skip, buf: make([]byte, 64<<10)}
+	if err := w.dir(fd, root, 0); err != nil {
+		return nil, err
+	}
+	slices.Sort(w.out)
+	return w.out, nil
+}
+
+// gitWalk is one search of gitTreesUnder. Directories are opened relative
+// to their parent's descriptor, so a tree deeper than PATH_MAX is searched
+// too.
+type gitWalk struct {
+	root, skip string
+	buf        []byte // a directory of a thousand files in one read
+	seen       int
+	out        []string
+}
+
+// maxGitDepth bounds how deep gitTreesUnder goes: a deeper tree is
+// refused, as one of too many entries is.
+const maxGitDepth = 1024
+
+// dir searches the open directory fd, at path.
+func (w *gitWalk) dir(fd int, path string, depth int) error {
+	if depth > maxGitDepth {
+		return fmt.Errorf("%s is more than %d directories deep, past what vigiles searches for nested checkouts", w.root, maxGitDepth)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	dev, leaf := st.Dev, countsSubdirs(fd)
+	var subs []string // to enter
+	found := func(p string) error {
+		if len(p) >= unix.PathMax { // gitDir could not read it
+			return fmt.Errorf("a checkout %d directories deep in %s has a path longer than vigiles reads", depth+1, w.root)
+		}
+		w.out = append(w.out, p)
+		return nil
+	}
+	var ferr error
+	err := eachDirent(fd, w.buf, func(name []byte, typ byte) {
+		w.seen++
+		if string(name) == ".git" {
+			if path != w.root && ferr == nil {
+				ferr = found(path)
+			}
+			return
+		}
+		if typ != unix.DT_DIR && typ != unix.DT_UNKNOWN {
+			return
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || path+"/"+string(name) == w.skip {
+			return
+		}
+		if leaf && st.Dev == dev && st.Nlink == 2 {
+			// No subdirectory: nothing to list but its own .git (a
+			// file or a link, here).
+			w.seen++
+			if unix.Fstatat(fd, string(name)+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && ferr == nil {
+				ferr = found(path + "/" + string(name))
+			}
+			return
+		}
+		subs = append(subs, string(name))
+	})
+	if err != nil && !ignorable(err) {
+		return fmt.Errorf("listing %s: %w", path, err)
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if w.seen > maxGitWalk {
+		return fmt.Errorf("%s holds more than %d files and directories, past what vigiles searches for nested checkouts", w.root, maxGitWalk)
+	}
+	for _, n := range subs {
+		c, err := unix.Openat(fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if ignorable(err) {
+				continue
+			}
+			return fmt.Errorf("listing %s/%s: %w", path, n, err)
+		}
+		err = w.dir(c, path+"/"+n, depth+1)
+		unix.Close(c)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// countsSubdirs says whether the file system of the directory fd is one
+// whose directories have 2 + their subdirectories for st_nlink (GNU find's
+// leaf optimisation, kept to the file systems known to do it: btrfs and
+// overlayfs, among others, do not), so that a directory of 2 links holds
+// none and need not be listed.
+func countsSubdirs(fd int) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil {
+		return false
+	}
+	switch uint32(fs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.F2FS_SUPER_MAGIC:
+		return true
+	}
+	return false
+}
+
+// eachDirent calls f with the name (in buf: valid during the call) and
+// type (DT_*) of every entry of the open directory fd but . and .., read
+// with getdents64 into buf: no allocation and no stat per entry.
+func eachDirent(fd int, buf []byte, f func(name []byte, typ byte)) error {
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return fmt.Errorf("a malformed directory entry")
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if string(name) != "." && string(name) != ".." {
+				f(name, b[18])
+			}
+			b = b[reclen:]
+		}
+	}
+}
+
+// nestedGits is what gitTreesUnder found in the work tree.
+type nestedGits struct {
+	dirs []string
+	err  error
+}
+
+// nestedGitsFor gives the init (cfg.NestedGits) the checkouts found nested
+// in the tree, once bubblewrap has started. A nested checkout's git dir
+// may lie outside the tree (a linked worktree of a repository elsewhere);
+// a config with credentials there, not among those bubblewrap already
+// covers (covered), can no longer be hidden, and the run is refused.
+func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scrubbedConfig, v hostView) error {
+	if found.err != nil {
+		return fmt.Errorf("%w: searching the work tree for checkouts whose git credentials to hide: %v; fix: give a smaller work tree (--workdir)", ErrRefused, found.err)
+	}
+	for _, n := range found.dirs {
+		if rel, err := filepath.Rel(tree, n); err == nil && filepath.IsLocal(rel) {
+			cfg.NestedGits = append(cfg.NestedGits, rel)
+		}
+	}
+	for _, n := range found.dirs {
+		g := gitDir(n)
+		if g == "" || fsx.Under(g, tree) {
+			continue
+		}
+		configs, err := gitConfigs(g)
+		if err != nil {
+			return fmt.Errorf("%w: hiding the git credentials of %s: %v; fix: %s", ErrRefused, n, err, credentialsFix)
+		}
+		for _, c := range configs {
+			if !v.reads(c, 0o4) || slices.ContainsFunc(covered, func(s scrubbedConfig) bool { return s.path == c }) {
+				continue
+			}
+			if _, changed, err := scrubFile(c); err != nil || changed {
+				return fmt.Errorf("%w: the checkout %s in the work tree keeps its git config %s outside the tree, with credentials vigiles does not hide there; fix: %s", ErrRefused, n, c, credentialsFix)
+			}
+		}
+	}
+	return nil
+}
+
+// gitSearchRoot is where the broker searches for checkouts (gitTreesUnder):
+// the work tree, or the CI workspace (GITHUB_WORKSPACE) that holds it where
+// the command sees that workspace (a self-hosted runner's, outside the
+// masked directories), since its other checkouts are then in view too.
+func gitSearchRoot(tree string, v hostView, getenv func(string) string) string {
+	ws := getenv("GITHUB_WORKSPACE")
+	if ws == "" || !filepath.IsAbs(ws) {
+		return tree
+	}
+	if r, err := filepath.EvalSymlinks(ws); err == nil && r != tree && fsx.Under(tree, r) && v.sees(r) {
+		return r
+	}
+	return tree
+}
+
+// hiddenInTree returns a path that a confined run hides (a masked
+// directory, a secret file) and that the work tree is or holds, or "".
+// The tree is bound whole at its own path, beside the masks, not below
+// them: a mask inside it would hide nothing.
+func hiddenInTree(tree string, v hostView, files []string) string {
+	hidden := slices.Concat(v.masked, maskedDirs, v.held, files)
+	for _, f := range secretFiles {
+		if strings.ContainsAny(f, "*?[") {
+			f = filepath.Dir(f)
+		}
+		hidden = append(hidden, f)
+	}
+	for _, h := range hidden {
+		if fsx.Under(h, tree) {
+			return h
+		}
+	}
+	return ""
 }
 
 type scrubbedConfig struct {
@@ -296,12 +554,13 @@ type scrubbedConfig struct {
 const maxGitConfig = 4 << 20
 
 // credentialLayer writes into layer (an empty directory) a scrubbed copy of
-// every git config in the work tree lower that holds credentials, with each
+// every git config in the work tree lower that holds credentials (its own
+// repository's and those of the checkouts nested in it), with each
 // directory leading to it given the mode, owner, times and xattrs of the
 // tree's, so that the layer, put above the tree, changes nothing else the
 // command sees. It returns whether it wrote any.
-func credentialLayer(lower, layer string) (bool, error) {
-	configs, err := treeCredentials(lower)
+func credentialLayer(lower, layer string, nested []string) (bool, error) {
+	configs, err := treeCredentials(lower, nested)
 	if err != nil {
 		return false, err
 	}
@@ -342,8 +601,8 @@ func credentialLayer(lower, layer string) (bool, error) {
 
 // scrubInPlace takes the credentials out of the git configs of a copy of
 // the work tree (the copy method), keeping each file's mode and times.
-func scrubInPlace(tree string) error {
-	configs, err := treeCredentials(tree)
+func scrubInPlace(tree string, nested []string) error {
+	configs, err := treeCredentials(tree, nested)
 	if err != nil {
 		return err
 	}
@@ -411,6 +670,9 @@ type hostView struct {
 	// it is the caller's, who got it); what it cannot read needs no
 	// mask, and bubblewrap, as that uid, could not put one there.
 	may func(p string, perm uint32) bool
+	// held are the caller's secrets (callerSecrets), masked or not: a
+	// work tree must not hold one (hiddenInTree).
+	held []string
 }
 
 func (v hostView) reads(p string, perm uint32) bool {
@@ -433,7 +695,7 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 	if cred != nil {
 		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
 	}
-	dirs, files = callerSecrets(getenv, v)
+	dirs, files, v.held = callerSecrets(getenv, v)
 	v.masked = append(v.masked, dirs...)
 	return v, dirs, files
 }
@@ -464,11 +726,12 @@ func (v hostView) sees(p string) bool {
 // outsideGitConfigs lists the git configs holding credentials that a
 // command in the work tree dir could read outside the tree: those of the
 // git dir its .git leads to when that is outside it (a submodule's, a
-// linked worktree's), and those of every repository above it (a work tree
-// that is a subdirectory of a checkout), each scrubbed. The broker has
-// bubblewrap put each scrubbed copy over its config (plan.DataFiles), so
-// git still works there.
-func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
+// linked worktree's), those of every repository above it (a work tree that
+// is a subdirectory of a checkout) and those of the checkouts (absolute)
+// that gitTreesUnder found beside it or in it, each scrubbed. The broker
+// has bubblewrap put each scrubbed copy over its config (plan.DataFiles),
+// so git still works there.
+func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfig, error) {
 	var dirs []string
 	for d := dir; ; d = filepath.Dir(d) {
 		// The tree's own git dir too: its commondir may lead out of the
@@ -478,6 +741,11 @@ func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
 		}
 		if d == "/" || d == "." {
 			break
+		}
+	}
+	for _, n := range nested {
+		if g := gitDir(n); g != "" && v.sees(n) {
+			dirs = append(dirs, g)
 		}
 	}
 	var out []scrubbedConfig
@@ -506,22 +774,26 @@ func outsideGitConfigs(dir string, v hostView) ([]scrubbedConfig, error) {
 // /var/lib/…), a CI runner's temporary directory (RUNNER_TEMP: the rendered
 // step scripts, the file-command files, which hold what earlier steps put
 // in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
-// includes from the repository's config) and its file-command directories,
-// each masked with an empty tmpfs; and a self-hosted runner's own
+// includes from the repository's config), its file-command directories and
+// its other workspaces, each masked with an empty tmpfs; and a self-hosted runner's own
 // credentials (.credentials, .credentials_rsaparams beside its _work
 // directory), covered with /dev/null. Only what a run would see is
-// listed, each path with its symlinks resolved.
-func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string) {
+// listed, each path with its symlinks resolved; held lists all of them,
+// seen or not (hiddenInTree).
+func callerSecrets(getenv func(string) string, v hostView) (dirs, files, held []string) {
 	addDir := func(d string) {
 		if d == "" || !filepath.IsAbs(d) {
 			return
 		}
 		r, err := filepath.EvalSymlinks(d)
-		if err != nil || slices.Contains(dirs, r) {
+		if err != nil || slices.Contains(held, r) {
 			return
 		}
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() && v.reads(r, 0o1) {
-			dirs = append(dirs, r)
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			held = append(held, r)
+			if v.reads(r, 0o1) {
+				dirs = append(dirs, r)
+			}
 		}
 	}
 	if h := getenv("HOME"); h != "/" {
@@ -532,6 +804,23 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string
 	for _, k := range []string{"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"} {
 		if f := getenv(k); f != "" {
 			addDir(filepath.Dir(f))
+		}
+	}
+	// A runner's other workspaces, beside this job's (RUNNER_WORKSPACE):
+	// the checkouts of every repository it serves, each with its token in
+	// its config. Its tool cache (RUNNER_TOOL_CACHE, _tool there by
+	// default) stays, since hooks run the tools set up in it.
+	if ws := getenv("RUNNER_WORKSPACE"); ws != "" && filepath.IsAbs(ws) {
+		if ws, err := filepath.EvalSymlinks(ws); err == nil {
+			tools, _ := filepath.EvalSymlinks(getenv("RUNNER_TOOL_CACHE"))
+			root := filepath.Dir(ws)
+			ents, _ := os.ReadDir(root)
+			for _, e := range ents {
+				p := filepath.Join(root, e.Name())
+				if p != ws && (tools == "" || !fsx.Under(tools, p)) {
+					addDir(p)
+				}
+			}
 		}
 	}
 	// One tmpfs over a directory hides what is below it.
@@ -545,12 +834,16 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files []string
 			if err != nil {
 				continue
 			}
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && v.reads(p, 0o4) && !slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(p, d) }) {
+			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			held = append(held, p)
+			if v.reads(p, 0o4) && !slices.ContainsFunc(dirs, func(d string) bool { return fsx.Under(p, d) }) {
 				files = append(files, p)
 			}
 		}
 	}
-	return dirs, files
+	return dirs, files, held
 }
 
 // dataFile returns a descriptor, at offset 0, of an anonymous file holding

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,7 +113,7 @@ func TestOutsideGitConfigs(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, err := outsideGitConfigs(sub, view)
+	got, err := outsideGitConfigs(sub, nil, view)
 	if err != nil || len(got) != 1 || got[0].path != filepath.Join(root, ".git", "config") {
 		t.Fatalf("a subdirectory of a checkout: %v, %v", got, err)
 	}
@@ -123,7 +124,7 @@ func TestOutsideGitConfigs(t *testing.T) {
 	writeFile(t, filepath.Join(root, ".git/modules/s/config"), credConf)
 	subm := filepath.Join(root, "s")
 	writeFile(t, filepath.Join(subm, ".git"), "gitdir: ../.git/modules/s\n")
-	got, err = outsideGitConfigs(subm, view)
+	got, err = outsideGitConfigs(subm, nil, view)
 	if err != nil || !slices.ContainsFunc(got, func(c scrubbedConfig) bool { return c.path == filepath.Join(root, ".git/modules/s/config") }) {
 		t.Errorf("a submodule: %v, %v", got, err)
 	}
@@ -133,21 +134,21 @@ func TestOutsideGitConfigs(t *testing.T) {
 	writeFile(t, filepath.Join(common, "config"), credConf)
 	wt := t.TempDir()
 	writeFile(t, filepath.Join(wt, ".git", "commondir"), common+"\n")
-	if got, err := outsideGitConfigs(wt, view); err != nil || len(got) != 1 || got[0].path != filepath.Join(common, "config") {
+	if got, err := outsideGitConfigs(wt, nil, view); err != nil || len(got) != 1 || got[0].path != filepath.Join(common, "config") {
 		t.Errorf("a common dir outside the tree: %v, %v", got, err)
 	}
 	// The tree's own .git is the init's, not the broker's.
-	if got, err := outsideGitConfigs(root, view); err != nil || len(got) != 0 {
+	if got, err := outsideGitConfigs(root, nil, view); err != nil || len(got) != 0 {
 		t.Errorf("the checkout itself: %v, %v; want none", got, err)
 	}
 	// Configs without credentials need no cover; nor do unseen ones.
 	clean := t.TempDir()
 	gitRepo(t, clean, "[core]\n\tbare = false\n")
-	if got, err := outsideGitConfigs(filepath.Join(clean, "x"), view); err != nil || len(got) != 0 {
+	if got, err := outsideGitConfigs(filepath.Join(clean, "x"), nil, view); err != nil || len(got) != 0 {
 		t.Errorf("no credentials: %v, %v; want none", got, err)
 	}
 	masked := hostView{lookup: lookupHostPath, masked: []string{root}}
-	if got, err := outsideGitConfigs(sub, masked); err != nil || len(got) != 0 {
+	if got, err := outsideGitConfigs(sub, nil, masked); err != nil || len(got) != 0 {
 		t.Errorf("under a mask: %v, %v; want none", got, err)
 	}
 }
@@ -175,19 +176,212 @@ func TestCallerSecrets(t *testing.T) {
 		"GITHUB_STEP_SUMMARY": filepath.Join(elsewhere, "step_summary_1"),
 		"GITHUB_PATH":         "relative/path",
 	}
-	dirs, files := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath})
+	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath})
 	if want := []string{home, temp, elsewhere}; !slices.Equal(dirs, want) {
 		t.Errorf("dirs = %v; want %v (the file-command dir under RUNNER_TEMP is covered by it)", dirs, want)
 	}
 	if !slices.Equal(files, []string{filepath.Join(root, ".credentials"), filepath.Join(root, ".credentials_rsaparams")}) {
 		t.Errorf("files = %v", files)
 	}
-	if dirs, files := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}); dirs != nil || files != nil {
+	if want := slices.Concat([]string{home, temp, cmds, elsewhere}, files); !slices.Equal(held, want) {
+		t.Errorf("held = %v; want %v", held, want)
+	}
+	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}); dirs != nil || files != nil {
 		t.Errorf("outside a runner, HOME=/: %v %v; want nothing", dirs, files)
 	}
 	// A HOME under a masked directory needs no mask of its own.
-	if dirs, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}); dirs != nil {
-		t.Errorf("a HOME already masked: %v; want nothing", dirs)
+	// It is still held: a work tree must not hold it.
+	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}); dirs != nil || !slices.Equal(held, []string{home}) {
+		t.Errorf("a HOME already masked: %v, held %v; want none, held %s", dirs, held, home)
+	}
+}
+
+// A runner's other workspaces are masked; this job's and the tool cache
+// stay in view.
+func TestCallerSecretsMasksOtherWorkspaces(t *testing.T) {
+	work := filepath.Join(t.TempDir(), "_work")
+	for _, d := range []string{"repo/repo", "other/other", "_tool/node", "_temp", "_actions/a"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(work, "_PipelineMapping.json"), "{}") // a file: not a workspace
+	env := map[string]string{
+		"RUNNER_WORKSPACE":  filepath.Join(work, "repo"),
+		"RUNNER_TEMP":       filepath.Join(work, "_temp"),
+		"RUNNER_TOOL_CACHE": filepath.Join(work, "_tool"),
+	}
+	dirs, _, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath})
+	slices.Sort(dirs)
+	want := []string{filepath.Join(work, "_actions"), filepath.Join(work, "_temp"), filepath.Join(work, "other")}
+	if !slices.Equal(dirs, want) {
+		t.Errorf("dirs = %v; want %v", dirs, want)
+	}
+}
+
+// gitTreesUnder finds every checkout below the tree, by a .git directory,
+// file or link, without entering a .git directory or following a link.
+func TestGitTreesUnder(t *testing.T) {
+	root := t.TempDir()
+	gitRepo(t, root, credConf) // the tree's own: not listed
+	gitRepo(t, filepath.Join(root, "a"), credConf)
+	gitRepo(t, filepath.Join(root, "a", ".git", "inside"), credConf) // in a git dir: not entered
+	writeFile(t, filepath.Join(root, "b", "c", ".git"), "gitdir: ../../.git/modules/c\n")
+	writeFile(t, filepath.Join(root, "d", "x"), "")
+	if err := os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	gitRepo(t, filepath.Join(elsewhere, "e"), credConf)
+	if err := os.Symlink(elsewhere, filepath.Join(root, "d", "out")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := gitTreesUnder(root, "")
+	want := []string{filepath.Join(root, "a"), filepath.Join(root, "b", "c")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("gitTreesUnder = %v, %v; want %v", got, err, want)
+	}
+	if got, err := gitTreesUnder(filepath.Join(root, "d"), ""); err != nil || got != nil {
+		t.Errorf("a tree without checkouts: %v, %v; want none", got, err)
+	}
+	if got, err := gitTreesUnder(root, filepath.Join(root, "b")); err != nil || !slices.Equal(got, want[:1]) {
+		t.Errorf("skipping b: %v, %v; want %v", got, err, want[:1])
+	}
+}
+
+// The configs of checkouts nested in the tree are scrubbed like the
+// tree's own, each once, in a tree that is no checkout itself too.
+func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
+	root := t.TempDir()
+	gitRepo(t, filepath.Join(root, "main"), credConf)
+	gitRepo(t, filepath.Join(root, "main", "sub"), credConf)
+	writeFile(t, filepath.Join(root, "main", ".git", "modules", "m", "config"), credConf)
+	writeFile(t, filepath.Join(root, "main", "m", ".git"), "gitdir: ../.git/modules/m\n")
+	gitRepo(t, filepath.Join(root, "clean"), "[core]\n\tbare = false\n")
+	nested, err := gitTreesUnder(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, n := range nested {
+		r, _ := filepath.Rel(root, n)
+		rel = append(rel, r)
+	}
+	got, err := treeCredentials(root, rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.path)
+		if bytes.Contains(c.clean, []byte("extraheader")) {
+			t.Errorf("%s: the copy still holds the header: %q", c.path, c.clean)
+		}
+	}
+	slices.Sort(paths)
+	want := []string{filepath.Join(root, "main/.git/config"), filepath.Join(root, "main/.git/modules/m/config"), filepath.Join(root, "main/sub/.git/config")}
+	if !slices.Equal(paths, want) {
+		t.Errorf("scrubbed %v; want %v", paths, want)
+	}
+	if _, err := treeCredentials(root, []string{"../x"}); err == nil {
+		t.Error("a nested checkout outside the tree was taken")
+	}
+}
+
+// The checkouts found nested in the tree reach the init; one whose git
+// config with credentials lies outside the tree and is not covered already
+// refuses the run.
+func TestNestedGitsFor(t *testing.T) {
+	repo := t.TempDir()
+	gitRepo(t, repo, credConf)
+	tree := filepath.Join(repo, "plugins")
+	gitRepo(t, filepath.Join(tree, "own"), credConf)
+	// A submodule of the repository above: its config is covered.
+	writeFile(t, filepath.Join(repo, ".git/modules/plugins/sub/config"), credConf)
+	writeFile(t, filepath.Join(tree, "sub", ".git"), "gitdir: ../../.git/modules/plugins/sub\n")
+	view := hostView{lookup: lookupHostPath}
+	covered, err := outsideGitConfigs(tree, nil, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := gitTreesUnder(tree, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg initConfig
+	if err := nestedGitsFor(&cfg, nestedGits{dirs: found}, tree, covered, view); err != nil || !slices.Equal(cfg.NestedGits, []string{"own", "sub"}) {
+		t.Errorf("nestedGitsFor: %v, %v; want [own sub]", cfg.NestedGits, err)
+	}
+	// A linked worktree of a repository elsewhere.
+	elsewhere := t.TempDir()
+	gitRepo(t, elsewhere, credConf)
+	writeFile(t, filepath.Join(elsewhere, ".git/worktrees/w/commondir"), "../..\n")
+	writeFile(t, filepath.Join(tree, "w", ".git"), "gitdir: "+filepath.Join(elsewhere, ".git/worktrees/w")+"\n")
+	if found, err = gitTreesUnder(tree, ""); err != nil {
+		t.Fatal(err)
+	}
+	err = nestedGitsFor(&initConfig{}, nestedGits{dirs: found}, tree, covered, view)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), filepath.Join(elsewhere, ".git", "config")) {
+		t.Errorf("a linked worktree of a repository elsewhere: %v; want a refusal naming its config", err)
+	}
+	if err := nestedGitsFor(&initConfig{}, nestedGits{err: errors.New("too big")}, tree, covered, view); !errors.Is(err, ErrRefused) {
+		t.Errorf("a failed search: %v; want a refusal", err)
+	}
+}
+
+// The CI workspace is searched for checkouts where the command sees it
+// and the tree lies in it; else the tree alone.
+func TestGitSearchRoot(t *testing.T) {
+	ws := t.TempDir()
+	tree := filepath.Join(ws, "main")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := func(v string) func(string) string {
+		return func(k string) string { return map[string]string{"GITHUB_WORKSPACE": v}[k] }
+	}
+	view := hostView{lookup: lookupHostPath}
+	for _, c := range []struct {
+		name, ws string
+		view     hostView
+		want     string
+	}{
+		{"in view", ws, view, ws},
+		{"no workspace", "", view, tree},
+		{"relative", "main", view, tree},
+		{"masked", ws, hostView{lookup: lookupHostPath, masked: []string{ws}}, tree},
+		{"the tree itself", tree, view, tree},
+		{"elsewhere", t.TempDir(), view, tree},
+	} {
+		if got := gitSearchRoot(tree, c.view, env(c.ws)); got != c.want {
+			t.Errorf("%s: %s; want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A tree that is or holds what a run hides is refused: the tree is shown
+// whole.
+func TestHiddenInTree(t *testing.T) {
+	home := t.TempDir()
+	for _, c := range []struct {
+		tree  string
+		held  []string
+		files []string
+		want  string
+	}{
+		{tree: home, held: []string{home}, want: home},
+		{tree: filepath.Dir(home), held: []string{home}, want: home},
+		{tree: filepath.Join(home, "project"), held: []string{home}, want: ""},
+		{tree: "/", want: "/run"},
+		{tree: "/etc", want: "/etc/shadow"},
+		{tree: "/etc/ssh", want: "/etc/ssh"},
+		{tree: "/opt/r", files: []string{"/opt/r/.credentials"}, want: "/opt/r/.credentials"},
+		{tree: "/opt/r/_work/repo/repo", files: []string{"/opt/r/.credentials"}, want: ""},
+	} {
+		view := hostView{lookup: lookupHostPath, masked: []string{"/run", "/home"}, held: c.held}
+		if got := hiddenInTree(c.tree, view, c.files); got != c.want {
+			t.Errorf("hiddenInTree(%s) = %q; want %q", c.tree, got, c.want)
+		}
 	}
 }
 

@@ -115,3 +115,21 @@ func BenchmarkReadUpper(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGitTreesUnder times the broker's search of a work tree for
+// nested checkouts, which every confined run pays before bubblewrap
+// starts: it reads every directory of the tree once.
+func BenchmarkGitTreesUnder(b *testing.B) {
+	root := b.TempDir()
+	for _, n := range []int{100, 100000} {
+		b.Run(fmt.Sprintf("lower=%d", n), func(b *testing.B) {
+			lower := lowerTree(b, root, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if got, err := gitTreesUnder(lower, ""); err != nil || got != nil {
+					b.Fatal(got, err)
+				}
+			}
+		})
+	}
+}

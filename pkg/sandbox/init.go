@@ -68,6 +68,9 @@ type initConfig struct {
 	// ReaperByFD: fdReaper holds vigiles-reaper, the lean reaper binary;
 	// otherwise the reaper runs from the init's own binary.
 	ReaperByFD bool `json:"reaperByFd,omitempty"`
+	// NestedGits are the checkouts nested in the work tree, relative to
+	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
+	NestedGits []string `json:"nestedGits,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -300,7 +303,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		// The tree's git configs without the credentials a checkout
 		// left there, in a layer above it (see gitcreds.go).
-		if scrubbed, err = credentialLayer(lowerDir, credsLayer); err != nil {
+		if scrubbed, err = credentialLayer(lowerDir, credsLayer, cfg.NestedGits); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		lowers := lowerDir
@@ -323,7 +326,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if err := copyTree(lowerDir, copyDir); err != nil {
 			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
 		}
-		if err := scrubInPlace(copyDir); err != nil {
+		if err := scrubInPlace(copyDir, cfg.NestedGits); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		var err error

@@ -1,6 +1,7 @@
 package escape
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,5 +138,100 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 				t.Errorf("without RUNNER_TEMP the file command was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
 			}
 		})
+	}
+}
+
+// Checkouts nested in the work tree (a job that checks out several
+// repositories, a tree that is no checkout itself) are seen without their
+// credentials, like the tree's own; git works in them and reading them
+// records no write.
+func TestGitCredentialsOfNestedCheckouts(t *testing.T) {
+	requireBwrap(t)
+	script := `cat a/.git/config main/.git/config main/sub/.git/config
+git -C main/sub config --get remote.origin.url
+git -C a status --short >/dev/null && echo git-ok`
+	for _, r := range runners(t) {
+		for _, writes := range []string{"overlay", "copy"} {
+			t.Run(r.name+"/"+writes, func(t *testing.T) {
+				dir := workTree(t)
+				for _, d := range []string{"a", "main", "main/sub"} {
+					gitInit(t, filepath.Join(dir, d))
+				}
+				res := vigiles(t, r, dir, nil, "--writes", writes, "--", "sh", "-c", script)
+				noCanary(t, res)
+				for _, want := range []string{"https://x-access-token@github.com/o/r\n", "git-ok", "[core]"} {
+					if !strings.Contains(res.Stdout, want) {
+						t.Errorf("stdout lacks %q:\nstdout: %s\nstderr: %s", want, res.Stdout, res.Stderr)
+					}
+				}
+				for _, w := range res.Writes {
+					if strings.HasSuffix(w.Path, "config") {
+						t.Errorf("reading the configs recorded %s %s", w.Op, w.Path)
+					}
+				}
+			})
+		}
+	}
+}
+
+// On a self-hosted runner, whose work directory lies outside the masked
+// ones: another checkout in the job's workspace, beside the tree, is seen
+// scrubbed, and the runner's other workspaces are not seen at all.
+func TestCredentialsBesideTheTreeOnARunner(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a runner's layout is made under /var/lib, outside the masked directories")
+	base := openTempDir(t, "/var/lib", "vigiles-escape-runner-")
+	work := filepath.Join(base, "_work")
+	ws := filepath.Join(work, "repo", "repo")
+	tree := filepath.Join(ws, "main")
+	gitInit(t, tree)
+	gitInit(t, filepath.Join(ws, "other"))
+	gitInit(t, filepath.Join(work, "elsewhere", "elsewhere"))
+	if err := os.MkdirAll(filepath.Join(work, "_temp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	filepath.Walk(base, func(p string, fi os.FileInfo, _ error) error {
+		if fi != nil && fi.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	other, elsewhere := filepath.Join(ws, "other", ".git", "config"), filepath.Join(work, "elsewhere", "elsewhere", ".git", "config")
+	script := "cat " + other + "; echo; cat " + elsewhere + " || echo elsewhere-hidden"
+	env := []string{"GITHUB_WORKSPACE=" + ws, "RUNNER_WORKSPACE=" + filepath.Join(work, "repo"), "RUNNER_TEMP=" + filepath.Join(work, "_temp")}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			res := vigiles(t, r, tree, env, "--", "sh", "-c", script)
+			noCanary(t, res)
+			if !strings.Contains(res.Stdout, "https://x-access-token@github.com/o/r\n") || !strings.Contains(res.Stdout, "elsewhere-hidden") {
+				t.Errorf("want the workspace's other checkout scrubbed and the other workspace hidden:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+			}
+			// The control: without the runner's variables both are the
+			// host's like any other file.
+			ctl := vigiles(t, r, tree, nil, "--", "sh", "-c", script)
+			if strings.Count(ctl.Stdout, "vigiles-canary-header") != 2 {
+				t.Errorf("without the runner's variables the configs were not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
+			}
+		})
+	}
+}
+
+// A work tree that holds the caller's HOME (vigiles run from ~) would show
+// what the HOME mask hides: the run is refused, naming the fix.
+func TestATreeHoldingHomeIsRefused(t *testing.T) {
+	requireBwrap(t)
+	home := workTree(t)
+	appendFile(t, filepath.Join(home, ".ssh", "id_ed25519"), "vigiles-canary-key\n")
+	for _, tree := range []string{home, filepath.Dir(home)} {
+		cmd := exec.Command(vigilesBin, "run", "--json", "--workdir", tree, "--", "cat", filepath.Join(home, ".ssh", "id_ed25519"))
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home}
+		out, err := cmd.Output()
+		var res result
+		if jerr := json.Unmarshal(out, &res); jerr != nil {
+			t.Fatalf("tree %s: %v; no JSON result (%v): %s", tree, err, jerr, out)
+		}
+		if cmd.ProcessState.ExitCode() != 125 || res.Tier != "refused" || !strings.Contains(res.Refusal, "--workdir") || strings.Contains(string(out), "vigiles-canary") {
+			t.Errorf("tree %s: exit %d, tier %s, refusal %q; want 125, refused, naming --workdir, and no canary\n%s", tree, cmd.ProcessState.ExitCode(), res.Tier, res.Refusal, out)
+		}
 	}
 }
