@@ -42,10 +42,9 @@ type recEntry struct {
 }
 
 // maxEntries caps distinct destinations kept per run (a hostile command
-// could otherwise grow the record without bound).
-const maxEntries = 10000
-
-const overflowDetail = "more destinations than vigiles records one by one"
+// could otherwise grow the record without bound); pkg/runner reads a
+// record that reached it as not whole (evidence.Egress.Lumped).
+const maxEntries = evidence.MaxEgressEntries
 
 func newRecorder() *recorder {
 	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr]string{}}
@@ -67,8 +66,10 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 	k := entryKey(e)
 	if _, ok := r.entries[k]; !ok && len(r.entries) >= maxEntries {
 		// A run that tries this many destinations is recorded in full up
-		// to the cap; the rest are counted in one entry per kind.
-		e = evidence.Egress{Via: e.Via, Proto: e.Proto, Allowed: e.Allowed, Detail: overflowDetail}
+		// to the cap; the rest are counted in one entry per kind, marked
+		// as pkg/evidence defines it so that no reader takes the entry
+		// for a destination, nor the record for a whole list.
+		e = evidence.Egress{Via: e.Via, Proto: e.Proto, Allowed: e.Allowed, Detail: evidence.OverflowDetail}
 		k = entryKey(e)
 	}
 	if x, ok := r.entries[k]; ok {

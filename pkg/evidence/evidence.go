@@ -144,6 +144,26 @@ type Egress struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// MaxEgressEntries is how many distinct destinations a run's egress record
+// holds one by one: a hostile command could otherwise grow it without
+// bound. Past it, pkg/egress lumps every further destination of a kind into
+// one entry (see Lumped).
+const MaxEgressEntries = 10000
+
+// OverflowDetail is the Detail of a lumped entry. It is a sentence, not a
+// new field, so that a record stays vigiles.run/v1 as docs/result-format.md
+// describes it.
+const OverflowDetail = "more destinations than vigiles records one by one"
+
+// Lumped reports whether e is not one destination but the attempts past
+// MaxEgressEntries, one entry per Via, Proto and Allowed, with no host,
+// address or port. A record that holds one does not list every destination
+// the run tried: it must never pass for a whole one (a host list, a
+// baseline, an egress-only check).
+func (e Egress) Lumped() bool {
+	return e.Detail == OverflowDetail && e.Host == "" && e.IP == "" && e.Port == 0
+}
+
 // Dropped counts what the allow-mode wall dropped in total.
 type Dropped struct {
 	Packets uint64 `json:"packets"`

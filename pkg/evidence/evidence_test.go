@@ -85,3 +85,26 @@ func FuzzWriteJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestLumped: only the entry pkg/egress makes past the cap is lumped; a
+// destination whose request line happens to read like the marker is not
+// (it has a host, or an address), nor is an entry with no host for
+// another reason.
+func TestLumped(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		e    Egress
+		want bool
+	}{
+		{"past the cap", Egress{Via: ViaConnect, Proto: "tcp", Detail: OverflowDetail, Attempts: 3}, true},
+		{"past the cap, no attempt counted", Egress{Via: ViaConnect, Proto: "udp", Allowed: true, Detail: OverflowDetail, Packets: 2}, true},
+		{"a named destination", Egress{Host: "a.example.test", Via: ViaProxy, Detail: OverflowDetail}, false},
+		{"an address", Egress{IP: "192.0.2.1", Via: ViaConnect, Detail: OverflowDetail}, false},
+		{"a port", Egress{Port: 80, Via: ViaProxy, Detail: OverflowDetail}, false},
+		{"a malformed request", Egress{Via: ViaProxy, Proto: "http", Detail: "malformed request: x"}, false},
+	} {
+		if got := c.e.Lumped(); got != c.want {
+			t.Errorf("%s: Lumped() = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -51,9 +51,13 @@ type BaselineRun struct {
 	Outcome string   `json:"outcome"`
 	Hosts   []string `json:"hosts"`
 	Writes  []string `json:"writes"`
-	// Env is what the run left in its env file (CLAUDE_ENV_FILE), as
-	// envText gives it; left out when that is nothing.
-	Env string `json:"env,omitempty"`
+	// Env is what the run left for Claude Code to run before each Bash
+	// command, as envText gives it (its env file, CLAUDE_ENV_FILE, then
+	// its other session-env scripts): "" for nothing, nil where it was not
+	// recorded (baselineEnv). A file holds nil as null, and "" as no "env"
+	// at all, as baselines did before the two were told apart (so an
+	// update adds no line to every run): see MarshalJSON.
+	Env *string `json:"env"`
 	// File is the file the hook was declared in, where a finding about
 	// the run once it is no longer declared is placed: the id cannot
 	// always tell (a file or a directory named "a.json#b.md"). Always
@@ -61,6 +65,54 @@ type BaselineRun struct {
 	// baseline written before it was kept, which falls back to
 	// declaringFile.
 	File string `json:"file,omitempty"`
+}
+
+// baselineRunJSON is BaselineRun as a baseline file holds it, its fields in
+// the same order. Env is an interface so that one field can be left out
+// ("" as nil: omitempty) or null (a nil *string in it is no nil interface).
+type baselineRunJSON struct {
+	Plugin  string   `json:"plugin"`
+	Event   string   `json:"event"`
+	Tool    string   `json:"tool,omitempty"`
+	Command string   `json:"command,omitempty"`
+	Outcome string   `json:"outcome"`
+	Hosts   []string `json:"hosts"`
+	Writes  []string `json:"writes"`
+	Env     any      `json:"env,omitempty"`
+	File    string   `json:"file,omitempty"`
+}
+
+// MarshalJSON writes r as a baseline file holds it: "env" left out for
+// nothing, null where it was not recorded.
+func (r BaselineRun) MarshalJSON() ([]byte, error) {
+	j := baselineRunJSON{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Outcome: r.Outcome,
+		Hosts: r.Hosts, Writes: r.Writes, File: r.File}
+	switch {
+	case r.Env == nil:
+		j.Env = (*string)(nil) // null
+	case *r.Env != "":
+		j.Env = *r.Env
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as Marshal: a command's "2>&1" stays readable
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads r as MarshalJSON writes it: no "env" is "" (nothing
+// left). loadBaseline, which says where a file is wrong, is the reader
+// vigiles itself uses.
+func (r *BaselineRun) UnmarshalJSON(b []byte) error {
+	type plain BaselineRun // without these methods
+	p := plain{Env: new(string)}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = BaselineRun(p)
+	return nil
 }
 
 // sessionEnvDir is where Claude Code keeps a session's env scripts: it runs
@@ -93,30 +145,63 @@ func envText(r report.HookRun) (text string, recorded bool) {
 	default:
 		b.WriteString("(a " + ef.Kind + ", not read)")
 	}
-	for _, w := range r.Writes {
-		p := evidence.ShownPath(w.Path)
-		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(p, sessionEnvDir) || (ef != nil && p == ef.Path) {
-			continue
-		}
+	for _, w := range sessionEnvScripts(r) {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
 		// One line per script, whatever its name holds, so that envSaid
 		// counts them apart from the env file's lines.
-		fmt.Fprintf(&b, "(%s %s%s", w.Op, oneLineName.Replace(p), scriptNote)
+		fmt.Fprintf(&b, "(%s %s%s", w.Op, oneLineName.Replace(evidence.ShownPath(w.Path)), scriptNote)
 	}
 	return b.String(), recorded
 }
 
+// sessionEnvScripts are the files a run created or modified under
+// sessionEnvDir besides its own env file: Claude Code runs them too. None
+// where its writes were not recorded (r.Writes nil: callers ask first).
+func sessionEnvScripts(r report.HookRun) []evidence.Write {
+	var out []evidence.Write
+	for _, w := range r.Writes {
+		p := evidence.ShownPath(w.Path)
+		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(p, sessionEnvDir) || (r.EnvFile != nil && p == r.EnvFile.Path) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// baselineEnv is what a baseline keeps of a run's env (envText): nil where
+// there is no record to keep, its env file's content or its writes (which
+// hold the other session-env scripts) not recorded; the text, with its
+// note, where the env file was only cut (compareBaseline then compares
+// nothing, and says so).
+func baselineEnv(r report.HookRun) *string {
+	if r.Writes == nil || (r.EnvFile != nil && r.EnvFile.Content == nil) {
+		return nil
+	}
+	t, _ := envText(r)
+	return &t
+}
+
 // hostsOf lists the destinations of a run, sorted and deduplicated; nil
-// when they were not recorded.
+// when they were not recorded, or not all one by one: a record past the
+// cap names only the first (evidence.Egress.Lumped), and a list of those
+// would claim to be complete.
 func hostsOf(r report.HookRun) []string {
-	if r.Egress == nil {
+	if r.Egress == nil || lumpedOf(r.Egress) != nil {
 		return nil // not recorded: null in a baseline, never "none"
 	}
+	return namedHosts(r.Egress)
+}
+
+// namedHosts lists the destinations es names, sorted and deduplicated,
+// never nil; entries with no host and no address (a proxy request that
+// named none, attempts past the record's cap) are not among them.
+func namedHosts(es []evidence.Egress) []string {
 	seen := map[string]bool{}
 	out := []string{}
-	for _, e := range r.Egress {
+	for _, e := range es {
 		h := strings.ToLower(egressHost(e))
 		if e.Host == "" && e.Port != 0 {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
@@ -157,9 +242,8 @@ func writesOf(r report.HookRun) []string {
 func NewBaseline(rep *report.Report) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
-		env, _ := envText(r)
 		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: env, File: runFile(r)}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: baselineEnv(r), File: runFile(r)}
 	}
 	return b
 }
@@ -282,7 +366,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				if r.Value.Kind != jsonObject {
 					return nil, bad(r.Value.Pos, "run %q: want an object, found %s", r.Key, r.Value.Kind)
 				}
-				var run BaselineRun
+				run := BaselineRun{Env: new(string)} // no "env": nothing left
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
 					var err error
@@ -302,7 +386,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "writes":
 						err = strs(f.Value, what, &run.Writes)
 					case "env":
-						err = str(f.Value, what, &run.Env)
+						run.Env = nil // null: not recorded
+						if f.Value.Kind != jsonNull {
+							run.Env = new(string)
+							err = str(f.Value, what, run.Env)
+						}
 					case "file":
 						// Where a finding about the run may be placed:
 						// only the file its id names, never another.
@@ -409,8 +497,15 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "egress"))})
 		} else {
+			if past := lumpedName(r.Egress); past != "" {
+				// The named hosts are still compared below: a new one
+				// among them is drift whatever the rest were.
+				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+					Message:  fmt.Sprintf("%s made %s: they cannot be compared with the baseline, so new hosts among them cannot be ruled out (a baseline written from this run keeps its hosts as null)", r.ID, past),
+					Evidence: egressEvidence(lumpedOf(r.Egress))})
+			}
 			known := setOf(old.Hosts)
-			for _, h := range hostsOf(r) {
+			for _, h := range namedHosts(r.Egress) {
 				if !known[h] {
 					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), h), sev)
 				}
@@ -425,12 +520,12 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 					Message: fmt.Sprintf("the env file of %s was not recorded whole (%s), so a change to the session's environment cannot be ruled out", r.ID, why)})
 			}
-		} else if now != old.Env {
+		} else if now != orNothing(old.Env) {
 			// Where the two part, not their heads: a change may lie deep
 			// in a long file, or be a single tab turned newline.
 			line, was, is, ev := envDiff(old.Env, now)
 			add(r, DriftEnv, was, is, fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s; the first change is at line %d",
-				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), envSaid(old.Env), line), sev)
+				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), baselineSaid(old.Env), line), sev)
 			finds[len(finds)-1].Evidence = ev
 		}
 		if r.Writes == nil && !failed[r.ID] {
@@ -468,6 +563,23 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 		}
 	}
 	return drift, finds
+}
+
+// orNothing is a baseline's env as compared: one that was not recorded
+// accepted nothing, as hosts and writes that were not recorded accept none.
+func orNothing(env *string) string {
+	if env == nil {
+		return ""
+	}
+	return *env
+}
+
+// baselineSaid names, in a sentence, what a baseline's env says.
+func baselineSaid(env *string) string {
+	if env == nil {
+		return "it was not recorded (null)"
+	}
+	return envSaid(*env)
 }
 
 // countOf says how many of what a list holds, or that it was not recorded.
@@ -595,20 +707,26 @@ func isScriptNote(l string) bool {
 // maxEnvDiffLines bounds the lines of each side a drift's evidence shows.
 const maxEnvDiffLines = 5
 
-// envDiff shows where two env texts part: the first line that differs (its
-// number, and that line on each side, cut to maxEvidence) and, as evidence,
-// up to maxEnvDiffLines lines of each side from there. A line one side does
-// not have, and an empty line, are named, never left blank.
-func envDiff(old, now string) (line int, was, is, ev string) {
-	a, b := strings.Split(old, "\n"), strings.Split(now, "\n")
+// envDiff shows where a baseline's env text (nil: not recorded) and a
+// run's part: the first line that differs (its number, and that line on
+// each side, cut to maxEvidence) and, as evidence, up to maxEnvDiffLines
+// lines of each side from there. A line one side does not have, and an
+// empty line, are named, never left blank.
+func envDiff(old *string, now string) (line int, was, is, ev string) {
+	a, b := strings.Split(orNothing(old), "\n"), strings.Split(now, "\n")
 	i := 0
 	for i < len(a) && i < len(b) && a[i] == b[i] {
 		i++
 	}
-	show := func(l []string, j int) string {
+	noneA := "(nothing)"
+	if old == nil {
+		noneA = "(not recorded)"
+	}
+	// none is what a side that holds nothing shows.
+	show := func(l []string, j int, none string) string {
 		switch {
 		case len(l) == 1 && l[0] == "":
-			return "(nothing)"
+			return none
 		case j >= len(l):
 			return fmt.Sprintf("(no line %d)", j+1)
 		case l[j] == "" && j == len(l)-1:
@@ -621,17 +739,17 @@ func envDiff(old, now string) (line int, was, is, ev string) {
 	var e strings.Builder
 	fmt.Fprintf(&e, "first change at line %d (- the baseline, + now)\n", i+1)
 	for _, side := range []struct {
-		mark  string
-		lines []string
-	}{{"- ", a}, {"+ ", b}} {
+		mark, none string
+		lines      []string
+	}{{"- ", noneA, a}, {"+ ", "(nothing)", b}} {
 		for j := i; j < i+maxEnvDiffLines && (j == i || j < len(side.lines)); j++ {
-			e.WriteString(side.mark + show(side.lines, j) + "\n")
+			e.WriteString(side.mark + show(side.lines, j, side.none) + "\n")
 		}
 		if rest := len(side.lines) - (i + maxEnvDiffLines); rest > 0 {
 			fmt.Fprintf(&e, "%s… %d more line(s)\n", side.mark, rest)
 		}
 	}
-	return i + 1, show(a, i), show(b, i), e.String()
+	return i + 1, show(a, i, noneA), show(b, i, "(nothing)"), e.String()
 }
 
 // cutBytes cuts s to at most n bytes at a character boundary, saying how

@@ -54,7 +54,7 @@ func TestEnvDriftShowsTheChange(t *testing.T) {
 			b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 			r := envRun(c.now, len(c.now))
 			b.Runs[r.ID] = BaselineRun{Plugin: "p", Event: SessionStart, Tool: "startup", Outcome: report.OutcomeAllowed,
-				Hosts: []string{}, Writes: []string{}, Env: c.old}
+				Hosts: []string{}, Writes: []string{}, Env: &c.old}
 			drift, finds := compareBaseline(b, []report.HookRun{r}, nil, map[string]bool{r.ID: true}, everyFile, report.SeverityError)
 			if len(drift) != 1 || drift[0].Kind != DriftEnv || len(finds) != 1 {
 				t.Fatalf("drift %+v, findings %+v", drift, finds)

@@ -215,9 +215,70 @@ func TestEnvScriptsBesideTheEnvFile(t *testing.T) {
 	cut := report.HookRun{ID: "h", Event: SessionStart, Outcome: "allowed", Tier: "confined", Writes: []evidence.Write{}, Egress: []evidence.Egress{},
 		EnvFile: &evidence.EnvFile{Path: "~/x", Kind: "file", Size: 1 << 20, Truncated: true, Content: text("export A=1\n")}}
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{"h": {Outcome: "allowed", Hosts: []string{}, Writes: []string{},
-		Env: "export A=1\n\n… (cut at 11 of its 1048576 bytes)"}}}
+		Env: text("export A=1\n\n… (cut at 11 of its 1048576 bytes)")}}}
 	_, finds := compareBaseline(b, []report.HookRun{cut}, map[string]bool{}, map[string]bool{"h": true}, everyFile, report.SeverityError)
 	if len(finds) != 1 || finds[0].Rule != RuleBaselineUnproven {
 		t.Errorf("a cut env file the baseline lists: %+v; want one baseline/not-recorded", finds)
+	}
+}
+
+// TestEnvFileMatchesSeesSiblingScripts: Claude Code runs every script
+// under ~/.claude/session-env/, not only the env file; env-file-matches
+// reads the env file, so another script written there (its content not
+// read) fails it, by name, as no-env-file and the baseline count it; a
+// deleted one or a directory does not. Where the writes were not recorded,
+// such a script cannot be ruled out: expect/not-recorded, never a pass.
+func TestEnvFileMatchesSeesSiblingScripts(t *testing.T) {
+	const envFile = "~/.claude/session-env/" + sessionID + "/sessionstart-hook-0.sh"
+	sibling := evidence.Write{Path: sessionEnvDir + sessionID + "/setup-hook-0.sh", Op: evidence.OpCreate, Kind: "file"}
+	own := evidence.Write{Path: envFile, Op: evidence.OpCreate, Kind: "file"}
+	for _, c := range []struct {
+		name   string
+		expect string
+		writes []evidence.Write
+		rule   string // "" for a pass
+		inMsg  string
+	}{
+		{"the env file alone", "env-file-matches: '^(export [A-Z_]+=[a-z]*\\n)*$'", []evidence.Write{own}, "", ""},
+		{"a script beside it", "env-file-matches: '^(export [A-Z_]+=[a-z]*\\n)*$'", []evidence.Write{own, sibling},
+			"expect/env-file-matches", "also wrote 1 other script(s) under ~/.claude/session-env/, which Claude Code runs too and vigiles does not read: create " + sibling.Path},
+		{"a script deleted, a directory made", "env-file-matches: '^(export [A-Z_]+=[a-z]*\\n)*$'",
+			[]evidence.Write{own, {Path: sibling.Path, Op: evidence.OpDelete}, {Path: sessionEnvDir + "other", Op: evidence.OpCreate, Kind: "dir"}}, "", ""},
+		{"writes not recorded", "env-file-matches: '^(export [A-Z_]+=[a-z]*\\n)*$'", nil,
+			RuleNotRecorded, "env-file-matches cannot be checked: the run's writes (which show the other scripts under ~/.claude/session-env/"},
+		{"no-env-file, writes not recorded", "no-env-file: true", nil,
+			RuleNotRecorded, "no-env-file cannot be checked: the run's writes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			content := "export A=b\n"
+			if strings.HasPrefix(c.expect, "no-env-file") {
+				content = ""
+			}
+			cfg := "checks:\n  - name: c\n    command: \"true\"\n    event: SessionStart\n    tool: startup\n    expect:\n      " + c.expect + "\n"
+			ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				kind := "file"
+				if content == "" {
+					kind = "none"
+				}
+				return &sandbox.Result{Tier: sandbox.TierConfined, Egress: []evidence.Egress{}, Writes: c.writes,
+					EnvFile: &evidence.EnvFile{Path: "~/" + spec.EnvFile, Kind: kind, Size: int64(len(content)), Content: &content}}, nil
+			}}
+			rep, err := Test(context.Background(), Options{Dir: testRepo(t, cfg), Executor: ex})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []report.Finding
+			for _, f := range rep.Findings {
+				if strings.HasPrefix(f.Rule, RuleExpectPrefix) {
+					got = append(got, f)
+				}
+			}
+			switch {
+			case c.rule == "" && len(got) != 0:
+				t.Errorf("want a pass; findings %+v", got)
+			case c.rule != "" && (len(got) != 1 || got[0].Rule != c.rule || got[0].Severity != report.SeverityError || !strings.Contains(got[0].Message, c.inMsg)):
+				t.Errorf("findings %+v\nwant one %s saying %q", got, c.rule, c.inMsg)
+			}
+		})
 	}
 }

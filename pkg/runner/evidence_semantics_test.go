@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -187,8 +189,10 @@ func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
 }
 
 // TestBaselineKeepsNullForUnrecorded: a baseline written from runs that
-// recorded nothing says so (null), not that they reached no host and
-// wrote nothing ([]); recorded-and-empty stays [].
+// recorded nothing says so (null), not that they reached no host, wrote
+// nothing and left no env ([], and no "env"); recorded-and-empty stays so.
+// A file with no "env" (as every baseline had before null was written)
+// reads as nothing left.
 func TestBaselineKeepsNullForUnrecorded(t *testing.T) {
 	dir := auditRepo(t, hooksV1)
 	ctx := context.Background()
@@ -205,9 +209,12 @@ func TestBaselineKeepsNullForUnrecorded(t *testing.T) {
 		t.Errorf("a baseline of direct runs claims empty records:\n%s", data)
 	}
 	for id, r := range b.Runs {
-		if r.Hosts != nil || r.Writes != nil {
-			t.Errorf("%s: hosts %v writes %v, want null (not recorded)", id, r.Hosts, r.Writes)
+		if r.Hosts != nil || r.Writes != nil || r.Env != nil {
+			t.Errorf("%s: hosts %v writes %v env %v, want null (not recorded)", id, r.Hosts, r.Writes, r.Env)
 		}
+	}
+	if n, runs := strings.Count(string(data), `"env": null`), len(b.Runs); n != runs {
+		t.Errorf("%d of %d runs have \"env\": null:\n%s", n, runs, data)
 	}
 	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: runnertest.Direct{Record: true}}); err != nil {
 		t.Fatal(err)
@@ -219,11 +226,56 @@ func TestBaselineKeepsNullForUnrecorded(t *testing.T) {
 		if r.Outcome == report.OutcomeNotExecutable {
 			continue
 		}
-		if r.Hosts == nil || r.Writes == nil {
-			t.Errorf("%s: recorded and empty read back as null", id)
+		if r.Hosts == nil || r.Writes == nil || r.Env == nil || *r.Env != "" {
+			t.Errorf("%s: recorded and empty read back as hosts %v, writes %v, env %v", id, r.Hosts, r.Writes, r.Env)
 		}
 	}
+	if data, _ = os.ReadFile(filepath.Join(dir, base)); strings.Contains(string(data), `"env": ""`) {
+		t.Errorf("nothing left is written as an \"env\" (it adds a line to every run):\n%s", data)
+	}
+
+	// The three ways a file can hold env, through loadBaseline and
+	// through encoding/json alike.
+	file := filepath.Join(t.TempDir(), "baseline.json")
+	for _, c := range []struct {
+		name, env string // env: the member as written, "" for none
+		want      *string
+	}{
+		{"absent (a file of an older vigiles)", "", new(string)},
+		{"null", `, "env": null`, nil},
+		{"empty", `, "env": ""`, new(string)},
+		{"text", `, "env": "export A=1\n"`, ptrTo("export A=1\n")},
+	} {
+		doc := `{"schema": "vigiles.baseline/v1", "runs": {"h": {"plugin": "p", "event": "Stop", "outcome": "allowed", "hosts": [], "writes": []` + c.env + `}}}`
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := LoadBaseline(file)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var viaJSON Baseline
+		if err := json.Unmarshal([]byte(doc), &viaJSON); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for reader, got := range map[string]*string{"loadBaseline": b.Runs["h"].Env, "encoding/json": viaJSON.Runs["h"].Env} {
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("%s, read by %s: env %v, want %v", c.name, reader, got, c.want)
+			}
+		}
+		if out, _ := b.Marshal(); c.want != nil && *c.want == "" && strings.Contains(string(out), `"env"`) {
+			t.Errorf("%s: written back with an \"env\":\n%s", c.name, out)
+		}
+	}
+	if err := os.WriteFile(file, []byte(`{"schema": "vigiles.baseline/v1", "runs": {"h": {"env": 1}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBaseline(file); err == nil || !strings.Contains(err.Error(), `"env": want a string`) {
+		t.Errorf("an env that is a number: %v", err)
+	}
 }
+
+func ptrTo(s string) *string { return &s }
 
 // TestBaselineNewHookIsNotAPassForItsHostsAndWrites: a hook the baseline
 // does not know accepted no host and no write: a change that adds one that
@@ -382,5 +434,49 @@ func TestNotRecordedSaysWhichRecord(t *testing.T) {
 		if len(msgs) != 1 || !strings.Contains(msgs[0], c.want) {
 			t.Errorf("%s: not-recorded findings %q, want one saying %q", c.expect, msgs, c.want)
 		}
+	}
+}
+
+// TestNotRecordedNamesTheFailure: an expectation over evidence a failed
+// run did not record says why from the run's own error (quoted), not from
+// its tier: a confined run whose egress record was incomplete has an
+// egress layer; it is its record that was not made whole. (Expectations
+// are read for a failed run only when it also timed out: run/timeout alone
+// must not hide them.)
+func TestNotRecordedNamesTheFailure(t *testing.T) {
+	const msg = "reading the egress record: egress finish: the kernel dropped 3 batches of packet logs: egress record incomplete"
+	for _, c := range []struct {
+		name, expect string
+		res          func() (*sandbox.Result, error)
+		want, not    string
+	}{
+		{"timed out, egress record incomplete", "no-egress: true", func() (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: msg, Writes: []evidence.Write{}}, errors.New(msg)
+		}, "vigiles failed to make the run's record whole: " + msg, "no egress layer"},
+		{"the result's error alone", "no-write: ['~/**']", func() (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: "the tree is nested deeper than 10000 levels", Egress: []evidence.Egress{}}, nil
+		}, "vigiles failed to make the run's record whole: the tree is nested deeper than 10000 levels", "returned no write record"},
+		{"an error naming a path with a newline", "no-write: ['~/**']", func() (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 125, Error: "reading ~/a\n::error::b", Egress: []evidence.Egress{}}, nil
+		}, `whole: "reading ~/a\n::error::b"`, "\n"},
+		{"confined, no failure", "no-egress: true", func() (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}}, nil
+		}, "this vigiles build has no egress layer", "failed"},
+		{"direct, failed", "no-egress: true", func() (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierDirect, TimedOut: true, ExitCode: 125, Error: msg}, nil
+		}, "this run was direct", "made whole"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := testOne(t, c.expect, c.res)
+			var msgs []string
+			for _, f := range rep.Findings {
+				if f.Rule == RuleNotRecorded {
+					msgs = append(msgs, f.Message)
+				}
+			}
+			if len(msgs) != 1 || !strings.Contains(msgs[0], c.want) || strings.Contains(msgs[0], c.not) {
+				t.Errorf("%s findings %q\nwant one saying %q, not %q", RuleNotRecorded, msgs, c.want, c.not)
+			}
+		})
 	}
 }

@@ -40,18 +40,24 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 	notKept := func(x *Expectation, what string) {
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook printed more on %s than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what it dropped was not recorded. An expectation over unrecorded evidence never passes", x.Kind, what), "")
 	}
-	// what is "egress", "writes" or "env file", as for unrecordedWhy.
+	// what is "egress", "writes" or "env file", as for unrecordedWhy, or
+	// "session-env writes" (writes, for what they say of the env).
 	notRecorded := func(x *Expectation, what string) {
 		var why string
-		switch r.Tier {
-		case "direct":
+		switch failure := e.failure(); {
+		case r.Tier == "direct":
 			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
-		case "confined":
+		case failure != "":
+			// vigiles' own failure is the cause, whatever the tier:
+			// never a guess from the tier alone.
+			why = "vigiles failed to make the run's record whole: " + shownName(clip(failure, maxReason))
+		case r.Tier == "confined":
 			why = "the run was " + unrecordedWhy(r.Tier, what)
 		default:
 			why = "the run did not complete (" + orDefault(r.Tier, "not run") + ")"
 		}
-		noun := map[string]string{"egress": "network attempts were", "writes": "writes were", "env file": "env file was"}[what]
+		noun := map[string]string{"egress": "network attempts were", "writes": "writes were", "env file": "env file was",
+			"session-env writes": "writes (which show the other scripts under " + sessionEnvDir + " that Claude Code runs too) were"}[what]
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s not recorded: %s. An expectation over unrecorded evidence never passes", x.Kind, noun, why), "")
 	}
 	for _, x := range c.Expect {
@@ -129,14 +135,23 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				notRecorded(x, "egress")
 				continue
 			}
-			var bad []evidence.Egress
+			// Attempts past the record's cap name no destination: they
+			// decide nothing alone, and are shown beside any that fail.
+			var bad, past []evidence.Egress
 			for _, eg := range r.Egress {
-				if !anyHost(x.Hosts, eg) {
+				switch {
+				case eg.Lumped():
+					past = append(past, eg)
+				case !anyHost(x.Hosts, eg):
 					bad = append(bad, eg)
 				}
 			}
 			if len(bad) > 0 {
+				bad = append(bad, past...)
 				fail(x, rule, fmt.Sprintf("want network attempts only to %s; the hook also tried %s", patternList(x.Hosts), hostList(bad)), egressEvidence(bad))
+			} else if len(past) > 0 {
+				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook made %s; the run counts them but does not name them, so whether they went only to %s is not known. An expectation over unrecorded evidence never passes",
+					x.Kind, lumpedName(past), patternList(x.Hosts)), egressEvidence(past))
 			}
 		case ExpNoWrite, ExpWroteOnly:
 			if r.Writes == nil {
@@ -170,6 +185,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			if x.Kind == ExpNoEnvFile {
 				if t, _ := envText(r); t != "" {
 					fail(x, rule, fmt.Sprintf("want nothing left in CLAUDE_ENV_FILE (Claude Code runs it before each Bash command); the hook left %s", envSaid(t)), t)
+				} else if r.Writes == nil {
+					notRecorded(x, "session-env writes")
 				}
 				continue
 			}
@@ -180,6 +197,23 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			if t := ef.Text(); !x.Re.MatchString(t) {
 				fail(x, rule, fmt.Sprintf("want what the hook leaves in CLAUDE_ENV_FILE to match %s", x.Re), t)
+				continue
+			}
+			// Claude Code runs every script under sessionEnvDir, not only
+			// the env file: one beside it is no part of what matched, and
+			// its content is not read, so it cannot be said to match.
+			if r.Writes == nil {
+				notRecorded(x, "session-env writes")
+				continue
+			}
+			if scripts := sessionEnvScripts(r); len(scripts) > 0 {
+				var names []string
+				for _, w := range scripts {
+					names = append(names, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
+				}
+				t, _ := envText(r)
+				fail(x, rule, fmt.Sprintf("want what the hook leaves for Claude Code to run before each Bash command to match %s; its env file does, but the hook also wrote %d other script(s) under %s, which Claude Code runs too and vigiles does not read: %s",
+					x.Re, len(names), sessionEnvDir, strings.Join(firstN(names, 5), ", ")), t)
 			}
 		case ExpMaxDuration:
 			got := time.Duration(r.DurationMs * float64(time.Millisecond))
@@ -260,11 +294,17 @@ func anyPath(ps []PathPattern, path string) bool {
 	return false
 }
 
+// hostList names the destinations of es in a sentence: the first five,
+// then the attempts past the record's cap, which no name stands for (so
+// that they are never cut off nor shown as a blank name).
 func hostList(es []evidence.Egress) string {
 	seen := map[string]bool{}
 	var hs []string
 	for _, e := range es {
-		h := shownName(egressHost(e))
+		if e.Lumped() {
+			continue
+		}
+		h := destName(e)
 		if e.Port != 0 {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
 		}
@@ -273,7 +313,52 @@ func hostList(es []evidence.Egress) string {
 			hs = append(hs, h)
 		}
 	}
-	return strings.Join(firstN(hs, 5), ", ")
+	hs = firstN(hs, 5)
+	if l := lumpedName(es); l != "" {
+		hs = append(hs, l)
+	}
+	return strings.Join(hs, ", ")
+}
+
+// destName names one destination as evidence shows it: its host or
+// address; for an entry that has neither, what it is: the attempts past
+// the record's cap, or "(no host)" (a proxy request that named none,
+// whose detail says more).
+func destName(e evidence.Egress) string {
+	if e.Lumped() {
+		return fmt.Sprintf("destinations past the first %d, not recorded one by one,", evidence.MaxEgressEntries)
+	}
+	if h := egressHost(e); h != "" {
+		return shownName(h)
+	}
+	return "(no host)"
+}
+
+// lumpedOf is the entries of es past the record's cap
+// (evidence.Egress.Lumped), one per kind; nil when there are none.
+func lumpedOf(es []evidence.Egress) []evidence.Egress {
+	var out []evidence.Egress
+	for _, e := range es {
+		if e.Lumped() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lumpedName names the entries of es past the record's cap in a phrase:
+// "N attempt(s) to destinations not recorded one by one (past the first
+// 10000)"; "" when there are none.
+func lumpedName(es []evidence.Egress) string {
+	past := lumpedOf(es)
+	if past == nil {
+		return ""
+	}
+	n := 0
+	for _, e := range past {
+		n += e.Attempts
+	}
+	return fmt.Sprintf("%d attempt(s) to destinations not recorded one by one (past the first %d)", n, evidence.MaxEgressEntries)
 }
 
 func egressEvidence(es []evidence.Egress) string {
@@ -283,8 +368,8 @@ func egressEvidence(es []evidence.Egress) string {
 		if e.Allowed {
 			state = "allowed"
 		}
-		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", shownName(egressHost(e)), shownName(string(e.Via)), state, e.Attempts)
-		if e.Detail != "" {
+		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", destName(e), shownName(string(e.Via)), state, e.Attempts)
+		if e.Detail != "" && !e.Lumped() { // a lumped entry's detail is what destName said
 			b.WriteString(" " + shownName(e.Detail))
 		}
 		b.WriteString("\n")

@@ -99,6 +99,19 @@ type executed struct {
 	err      error
 }
 
+// failure is what vigiles said of its own failure to run the hook or to
+// make its record (the result's error, else the executor's); "" when
+// there was none.
+func (e executed) failure() string {
+	if e.result != nil && e.result.Error != "" {
+		return e.result.Error
+	}
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return ""
+}
+
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	h := p.Hook
 	env := []string{"CLAUDE_PROJECT_DIR=" + s.dir}
