@@ -65,6 +65,12 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    run on the pull request's head commit
   sarif            path to write SARIF 2.1.0 for code scanning
   shard            i/n: run one part of the work (a matrix job)
+  hook-logs        true | false (default false): print every hook's raw
+                   stdout and stderr in the log, fenced so no line of it
+                   runs as a workflow command; problem matchers of earlier
+                   steps (setup-go, setup-node, …) still read those lines
+                   and may make annotations of them. The JSON report holds
+                   the output either way
 
 Outputs (GITHUB_OUTPUT): verdict, findings, failed, report (JSON path).
 
@@ -121,6 +127,7 @@ type actionInputs struct {
 	SARIF          string
 	Shard          string
 	Reports        []string
+	HookLogs       bool
 }
 
 // input reads INPUT_<NAME> as the runner sets it for a container action
@@ -255,6 +262,9 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if in.CheckRun, err = parseBool("check-run", input(getenv, "check-run"), true); err != nil {
 		errs = append(errs, err)
 	}
+	if in.HookLogs, err = parseBool("hook-logs", input(getenv, "hook-logs"), false); err != nil {
+		errs = append(errs, err)
+	}
 	in.SARIF = input(getenv, "sarif")
 	if strings.ContainsAny(in.SARIF, "\r\n\x00") {
 		bad("input sarif: not a path")
@@ -304,7 +314,14 @@ func fail(stdout io.Writer, code int, err error) error {
 
 // progressWriter prefixes every line of runner progress with "vigiles: "
 // and flattens control characters, so a plugin name in a progress line
-// can never begin a workflow command.
+// can never begin a workflow command, and makes every ':' of the line an
+// annotate.Colon, so that no problem matcher of an earlier step takes it
+// for a compiler's error ("[1/3] ./main.go:1:1: approved SessionStart").
+// The runner's line quotes the plugin, event and tool a plugin chose and
+// ends "NAME: allowed (…)": its one ':' of its own stands right after
+// them, where it would complete "x.go: " or "TS1:" as theirs would, and
+// this writer cannot tell where the names end. The lookalike reads the
+// same.
 type progressWriter struct {
 	w   io.Writer
 	buf []byte
@@ -317,7 +334,7 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		line := annotate.InertLine(oneLineErr{errors.New(string(p.buf[:i]))}.Error())
+		line := annotate.NoMatch(annotate.InertLine(annotate.OneLine(string(p.buf[:i]))))
 		p.buf = p.buf[i+1:]
 		if _, err := fmt.Fprintf(p.w, "vigiles: %s\n", line); err != nil {
 			return len(b), err
@@ -421,7 +438,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
-		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: true, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
 	})
 	if err != nil {
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
@@ -165,7 +166,7 @@ func (s *simulatedStep) run(t *testing.T) {
 	}
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: s.exec, httpClient: s.srv.Client()}
 	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
-	s.exitCode = exitCode(err, &s.stderr)
+	s.exitCode = exitCode(err, &s.stderr, true) // the action runs in a step log
 }
 
 func (s *simulatedStep) file(t *testing.T, name string) string {
@@ -194,7 +195,9 @@ func outputs(t *testing.T, s string) map[string]string {
 // action must read it, use it for the API only, and keep it from hooks.
 func TestActionEndToEnd(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
-	s := newStep(t, map[string]string{"command": "test", "fail-level": "error", "sarif": "vigiles.sarif"})
+	// hook-logs: the hook prints its environment, so the log shows the
+	// token never reached it.
+	s := newStep(t, map[string]string{"command": "test", "fail-level": "error", "sarif": "vigiles.sarif", "hook-logs": "true"})
 	s.run(t)
 
 	if s.exitCode != 1 {
@@ -370,7 +373,7 @@ func TestActionInputValidation(t *testing.T) {
 	})
 	t.Run("not in GitHub Actions", func(t *testing.T) {
 		err := runActionWith(context.Background(), nil, func(string) string { return "" }, io.Discard, io.Discard, defaultActionDeps)
-		if exitCode(err, io.Discard) != 2 {
+		if exitCode(err, io.Discard, false) != 2 {
 			t.Errorf("err = %v, want exit 2", err)
 		}
 	})
@@ -459,7 +462,7 @@ func TestActionOnExamples(t *testing.T) {
 	}
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
 	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
-	if code := exitCode(err, &s.stderr); code != 1 {
+	if code := exitCode(err, &s.stderr, true); code != 1 {
 		t.Fatalf("exit code %d, want 1 (two broken promises)\nstdout:\n%s\nstderr:\n%s", code, s.stdout.String(), s.stderr.String())
 	}
 	if len(s.api.reqs) == 0 || s.api.reqs[0].Body["head_sha"] != prHeadSHA {
@@ -482,6 +485,8 @@ func TestActionOnExamples(t *testing.T) {
 			t.Errorf("unexpected command %q in the log", c.Name)
 		}
 	}
+	wantNoIssues(t, "stdout", s.stdout.String())
+	wantNoIssues(t, "stderr", s.stderr.String())
 	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
 	data, err := os.ReadFile(out["report"])
 	if err != nil {
@@ -603,7 +608,8 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
 			s := newStep(t, tc.inputs)
 			s.run(t)
-			if s.exitCode != 2 || !strings.Contains(s.stderr.String(), tc.want) {
+			// stderr is the step's log: its ':' are lookalikes (printError).
+			if s.exitCode != 2 || !strings.Contains(strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"), tc.want) {
 				t.Errorf("exit %d (want 2), stderr does not say %q:\n%s", s.exitCode, tc.want, s.stderr.String())
 			}
 			cmds := annotatetest.Commands(s.stdout.String())

@@ -26,8 +26,10 @@ func TestOwnOutputIssuesNoWorkflowCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	pw := &progressWriter{w: &stderr}
 	fmt.Fprintf(pw, "[1/1] e##[stop-commands]x SessionStart startup: allowed (confined, 29 ms)\n")
-	exitCode(exitWith(2, errors.New("run a##[error]x appears twice\n"+hostile)), &stderr)
-	exitCode(errors.New(hostile), &stderr)
+	for _, stepLog := range []bool{false, true} {
+		exitCode(exitWith(2, errors.New("run a##[error]x appears twice\n"+hostile)), &stderr, stepLog)
+		exitCode(errors.New(hostile), &stderr, stepLog)
+	}
 	if cmds := annotatetest.Commands(stderr.String()); len(cmds) != 0 {
 		t.Errorf("stderr issues workflow commands: %+v\n%s", cmds, stderr.String())
 	}
@@ -62,7 +64,7 @@ func TestRunOutputInertInActions(t *testing.T) {
 		dir := t.TempDir()
 		err := cmdRun(context.Background(), []string{"--sandbox", "off", "--workdir", dir, "--", "sh", "-c", script},
 			func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
-		if code := exitCode(err, io.Discard); code != 0 {
+		if code := exitCode(err, io.Discard, actions); code != 0 {
 			t.Fatalf("run: exit %d %v\n%s", code, err, stderr.String())
 		}
 		cmds := annotatetest.Commands(stdout.String() + stderr.String())

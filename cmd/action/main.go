@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/vigiles/action/pkg/annotate"
@@ -26,7 +27,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	networkStopped()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(exitCode(err, os.Stderr, os.Getenv("GITHUB_ACTIONS") == "true"))
 }
 
 // subcommand is one verb of the vigiles binary.
@@ -57,8 +58,9 @@ func exitWith(code int, err error) error { return &exitError{code: code, err: er
 
 // exitCode prints err (if any) and maps it to the process's exit status:
 // 0 success, 1 findings, 2 usage, 125 vigiles refused or failed, or the
-// confined command's own status.
-func exitCode(err error, stderr io.Writer) int {
+// confined command's own status. stepLog says stderr is a GitHub Actions
+// step's log (see printError).
+func exitCode(err error, stderr io.Writer, stepLog bool) int {
 	if err == nil {
 		return 0
 	}
@@ -70,21 +72,39 @@ func exitCode(err error, stderr io.Writer) int {
 		code, err = ee.code, ee.err
 	}
 	if err != nil {
-		printError(stderr, err)
+		printError(stderr, err, stepLog)
 	}
 	return code
 }
 
 // printError prints err on stderr after "vigiles: ", inert; several
 // problems get a line each.
-func printError(stderr io.Writer, err error) {
+//
+// In a step log (stepLog) every line of it starts "vigiles: " and every
+// ':' of it, that one included, is an annotate.Colon: an error quotes
+// names a plugin or a repository chose (a run id, a path, a key) among
+// vigiles' own words, there is no telling them apart here, and a problem
+// matcher of an earlier step would make an annotation of
+// "./x.go:1:1: approved" in one of them, of "line 1, col 1, Error - x (y)"
+// after any ':', or of a line that starts with one (setup-python's).
+// Elsewhere the ':' stay, so that a terminal still links
+// ".vigiles.yml:12:3".
+func printError(stderr io.Writer, err error, stepLog bool) {
 	if ps, ok := err.(problems); ok {
 		for _, p := range ps {
-			printError(stderr, p)
+			printError(stderr, p, stepLog)
 		}
 		return
 	}
-	fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", err.Error())))
+	if !stepLog {
+		fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", err.Error())))
+		return
+	}
+	var b strings.Builder
+	for _, l := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		b.WriteString(annotate.NoMatch("vigiles: "+annotate.InertLine(annotate.OneLine(l))) + "\n")
+	}
+	io.WriteString(stderr, b.String())
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -286,15 +286,18 @@ func printRunReport(w io.Writer, res *sandbox.Result) {
 // writeRunReport prints the short human report of a run. Every value
 // that a command can influence (its stderr inside an error, a host name,
 // a file name) is printed quoted or with control characters escaped, so
-// that nothing it prints can rewrite or hide the verdict on a terminal.
+// that nothing it prints can rewrite or hide the verdict on a terminal,
+// and with its ':' as annotate.Colon (quote, printable), as is the ':' of
+// a label such a value follows (labelColon), so that no problem matcher
+// takes a line of the report in a step log for a compiler's error.
 func writeRunReport(w io.Writer, r *sandbox.Result) {
 	if r.Refusal != "" {
-		fmt.Fprintf(w, "\nvigiles: refused: %s\n", printable(r.Refusal))
+		fmt.Fprintf(w, "\nvigiles: refused"+labelColon+" %s\n", printable(r.Refusal))
 		return
 	}
 	fmt.Fprintf(w, "\nvigiles: %s", r.Tier)
 	if r.Error != "" {
-		fmt.Fprintf(w, " — failed: %s\n", printable(r.Error))
+		fmt.Fprintf(w, " — failed"+labelColon+" %s\n", printable(r.Error))
 		return
 	}
 	fmt.Fprintf(w, ", exit %d", r.ExitCode)
@@ -305,7 +308,7 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 		fmt.Fprint(w, ", timed out")
 	}
 	if r.LimitHit != "" {
-		fmt.Fprintf(w, ", limit hit: %s", printable(r.LimitHit))
+		fmt.Fprintf(w, ", limit hit"+labelColon+" %s", printable(r.LimitHit))
 	}
 	fmt.Fprintf(w, ", %s\n", time.Duration(r.DurationMs*float64(time.Millisecond)).Round(time.Millisecond))
 	if r.Writes == nil {
@@ -315,7 +318,7 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 	} else {
 		fmt.Fprintf(w, "  writes (recorded by %s):\n", printable(r.WritesMethod))
 		for _, wr := range r.Writes {
-			fmt.Fprintf(w, "    %-6s %q\n", printable(string(wr.Op)), wr.Path)
+			fmt.Fprintf(w, "    %-6s %s\n", printable(string(wr.Op)), quote(wr.Path))
 		}
 	}
 	if r.Egress == nil {
@@ -341,17 +344,27 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 			if e.Attempts == 1 {
 				attempts = "attempt"
 			}
-			fmt.Fprintf(w, "    %-7s %q%s via %s (%d %s)\n", verdict, dest, port, printable(string(e.Via)), e.Attempts, attempts)
+			fmt.Fprintf(w, "    %-7s %s%s via %s (%d %s)\n", verdict, quote(dest), port, printable(string(e.Via)), e.Attempts, attempts)
 		}
 	}
 	if len(r.Lingered) > 0 {
-		fmt.Fprintf(w, "  outlived the command (ended): %q\n", r.Lingered)
+		ps := make([]string, len(r.Lingered))
+		for i, p := range r.Lingered {
+			ps[i] = quote(p)
+		}
+		fmt.Fprintf(w, "  outlived the command (ended): [%s]\n", strings.Join(ps, " "))
 	}
 }
 
 // printable escapes control characters and invalid UTF-8 (as \xNN,
-// \n, \u…), keeping the rest of the text readable.
+// \n, \u…), keeping the rest of the text readable, and makes each ':'
+// an annotate.Colon.
 func printable(s string) string {
-	q := strconv.Quote(s)
+	q := quote(s)
 	return annotate.InertLine(q[1 : len(q)-1])
 }
+
+// quote is %q with each ':' of s an annotate.Colon: a quoted path
+// "./main.go:1:1: x" is still a compiler's error to setup-go's problem
+// matcher, which looks for ".go:" anywhere in a line.
+func quote(s string) string { return strconv.Quote(annotate.NoMatch(s)) }

@@ -106,8 +106,8 @@ func TestRunRefusalSaidOnce(t *testing.T) {
 	if code != 125 || out != "" {
 		t.Errorf("exit %d (want 125), stdout %q", code, out)
 	}
-	if n := strings.Count(errs, "bubblewrap"); n < 1 || strings.Count(errs, "vigiles:") != 1 || !strings.Contains(errs, "\nvigiles: refused: ") {
-		t.Errorf("want the reason on one line after \"vigiles: refused: \":\n%s", errs)
+	if n := strings.Count(errs, "bubblewrap"); n < 1 || strings.Count(errs, "vigiles:") != 1 || !strings.Contains(errs, "\nvigiles: refused"+labelColon+" ") {
+		t.Errorf("want the reason on one line after \"vigiles: refused꞉ \":\n%s", errs)
 	}
 }
 

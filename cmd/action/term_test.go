@@ -67,7 +67,7 @@ func TestRunOnATerminal(t *testing.T) {
 	go func() { io.Copy(&master, ptm); close(done) }()
 	err := run(context.Background(), []string{"run", "--sandbox", "off", "--", "sh", "-c", hostile},
 		func(string) string { return "" }, strings.NewReader(""), pts, pts)
-	if code := exitCode(err, io.Discard); code != 0 {
+	if code := exitCode(err, io.Discard, false); code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
 	pts.Close()
@@ -85,7 +85,7 @@ func TestRunOnATerminal(t *testing.T) {
 	var out, errb bytes.Buffer
 	err = run(context.Background(), []string{"run", "--sandbox", "off", "--", "sh", "-c", hostile},
 		func(string) string { return "" }, strings.NewReader(""), &out, &errb)
-	if code := exitCode(err, io.Discard); code != 0 {
+	if code := exitCode(err, io.Discard, false); code != 0 {
 		t.Fatalf("exit %d: %v", code, err)
 	}
 	if out.String() != "out\x1b]0;pwned\x07\x1b[2J\n" || !strings.HasPrefix(errb.String(), "err\x1b[8m\x9b\n") {

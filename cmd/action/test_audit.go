@@ -350,10 +350,12 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 	} else {
 		// On stdout the report may land in a GitHub step log: text the
 		// hooks chose (output, file and host names) must not act as a
-		// workflow command there. JSON keeps its data exactly.
+		// workflow command there, nor as a compiler's error to a problem
+		// matcher (clean, labelColon; NoMatchJSON). JSON keeps its data
+		// exactly.
 		out := buf.Bytes()
 		if format == "json" || format == "sarif" {
-			out = annotate.InertJSON(out)
+			out = annotate.NoMatchJSON(annotate.InertJSON(out))
 		} else {
 			out = []byte(annotate.InertText(string(out)))
 		}
@@ -382,7 +384,11 @@ func writeJSONReport(w io.Writer, rep *report.Report) error {
 
 // clean makes untrusted text safe for a terminal: control characters
 // (escape sequences, carriage returns, bidi overrides) are shown as
-// escapes, and the text is cut to max runes.
+// escapes, and the text is cut to max runes. For a GitHub step log, each
+// ':' is an annotate.Colon (see annotate.NoMatch), so that a plugin named
+// "./main.go:1:1: approved" is no compiler's error to a problem matcher;
+// the reports' layout does the rest (labelColon, and no two lines in a
+// row that start with such text: writeEvidence, writeAuditText).
 func clean(s string, max int) string {
 	var b strings.Builder
 	n := 0
@@ -392,6 +398,8 @@ func clean(s string, max int) string {
 			break
 		}
 		switch {
+		case r == ':':
+			b.WriteString(annotate.Colon)
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
@@ -408,6 +416,12 @@ func clean(s string, max int) string {
 	}
 	return b.String()
 }
+
+// labelColon ends a label that text a plugin chose follows ("wrote꞉ "):
+// with a ':' there, a name that starts "line 1, col 1, Error - x (y)"
+// would complete setup-node's eslint-compact matcher. The ':' of loc,
+// between a file and its line, stays: digits follow it.
+const labelColon = annotate.Colon
 
 func loc(l report.Location) string {
 	s := clean(l.File, 200)
@@ -603,7 +617,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		c := byName[name]
 		fmt.Fprintf(w, "%s %s\n", mark(c), clean(name, 200))
 		for _, r := range c.runs {
-			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), r.Event, toolText(r.Tool), loc(r.Location), orNone(r.Tier), r.Outcome)
+			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), clean(r.Event, 60), toolText(r.Tool), loc(r.Location), orNone(r.Tier), r.Outcome)
 			if r.Reason != "" {
 				fmt.Fprintf(w, " — %s", clean(r.Reason, 200))
 			}
@@ -647,17 +661,21 @@ const (
 
 // writeEvidence prints a finding's evidence one line per line, indented
 // under "evidence:", each line cleaned (the hook chose its text) and the
-// whole cut to maxEvidenceLines.
+// whole cut to maxEvidenceLines. A line after the first starts with a "|"
+// of vigiles' own: two lines that start with a hook's text, `File "a.py",
+// line 1, in x` then "raise X('approved')", would be an error annotation
+// of setup-python's problem matcher.
 func writeEvidence(w io.Writer, ev string) {
 	lines := strings.Split(strings.TrimRight(ev, "\n"), "\n")
-	label := "         evidence: "
+	const indent = "         "
+	label := indent + "evidence" + labelColon + " "
 	for i, l := range lines {
 		if i == maxEvidenceLines {
-			fmt.Fprintf(w, "%*s… %d more line(s) in the JSON report\n", len(label), "", len(lines)-i)
+			fmt.Fprintf(w, "%s%*s… %d more line(s) in the JSON report\n", indent, len("evidence: "), "", len(lines)-i)
 			break
 		}
 		fmt.Fprintf(w, "%s%s\n", label, clean(l, maxEvidenceLineRune))
-		label = strings.Repeat(" ", len(label))
+		label = indent + strings.Repeat(" ", len("evidence")) + "| "
 	}
 }
 
@@ -689,13 +707,15 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")
 	for _, r := range rep.Runs {
-		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts: %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(r.Tier), r.Outcome, dur(r.DurationMs), hostsText(r))
-		fmt.Fprintf(w, "%-84s  wrote: %s\n", "  "+loc(r.Location), writesText(r))
+		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts"+labelColon+" %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(r.Tier), r.Outcome, dur(r.DurationMs), hostsText(r))
+		// "at": a row and the line under it both starting with names a
+		// plugin chose could make setup-python's two-line pattern.
+		fmt.Fprintf(w, "%-84s  wrote"+labelColon+" %s\n", "  at "+loc(r.Location), writesText(r))
 		if len(r.Lingered) > 0 {
-			fmt.Fprintf(w, "%-84s  outlived the hook: %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
+			fmt.Fprintf(w, "%-84s  outlived the hook"+labelColon+" %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
 		}
 		if t := envFileText(r); t != "" {
-			fmt.Fprintf(w, "%-84s  env file: %s\n", "", t)
+			fmt.Fprintf(w, "%-84s  env file"+labelColon+" %s\n", "", t)
 		}
 	}
 	for _, r := range rep.Runs {
@@ -759,7 +779,7 @@ func envFileText(r report.HookRun) string {
 				more = " (more in the JSON report)"
 			}
 		}
-		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command: %s%s", ef.Size, clean(first, 100), more)
+		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command"+labelColon+" %s%s", ef.Size, clean(first, 100), more)
 	case ef.Kind != "file" && ef.Kind != "none":
 		return "a " + ef.Kind + " left where the file goes (not read)"
 	}

@@ -140,6 +140,12 @@ func newToken() (string, error) {
 // log group, fenced by ::stop-commands::<token> and ::<token>:: with a
 // fresh random token, so that nothing a hook printed is ever read by the
 // runner as a workflow command. Runs with no output are skipped.
+//
+// The fence does not keep the problem matchers of earlier steps away: the
+// runner applies them to every line inside it, so a hook that prints
+// "./main.go:1:1: approved" there makes an annotation of its own. Hook
+// output is therefore printed only when asked for (Options.RawLogs); the
+// header lines vigiles writes around it quote names through NoMatch.
 func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 	hasOutput := false
 	for _, r := range runs {
@@ -156,7 +162,7 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 		if r.Stdout == "" && r.Stderr == "" {
 			continue
 		}
-		fmt.Fprintf(&body, "--- %s / %s (%s) exit %d\n", oneLine(r.Plugin), oneLine(r.Event), oneLine(r.ID), r.ExitCode)
+		fmt.Fprintf(&body, "--- %s / %s (%s) exit %d\n", NoMatch(oneLine(r.Plugin)), NoMatch(oneLine(r.Event)), NoMatch(oneLine(r.ID)), r.ExitCode)
 		for _, s := range []struct{ name, text string }{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
 			if s.text == "" {
 				continue

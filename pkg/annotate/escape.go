@@ -135,6 +135,54 @@ func InertJSON(b []byte) []byte {
 	return []byte(strings.ReplaceAll(string(b), "##[", "#\\u0023["))
 }
 
+// Colon is what vigiles writes for ':' in text a plugin chose, and after a
+// label of its own that such text follows: U+A789 MODIFIER LETTER COLON,
+// which reads as ':' and is not one to a problem matcher. See NoMatch.
+const Colon = "\uA789"
+
+// NoMatch makes untrusted text that vigiles quotes in a log line of its own
+// unable to complete the shape a problem matcher looks for, by making each
+// ':' of it a Colon. Problem matchers, which earlier steps of the job
+// register (actions/setup-go's "go", setup-node's "tsc" and "eslint-*",
+// compilers'), are regular expressions the runner applies to every line of
+// a step's output that is not a workflow command, inside a stop-commands
+// block too; a match becomes an annotation with the line's own text: a
+// plugin named "./main.go:1:1: approved" would make an error annotation on
+// main.go. Those patterns key on ':' ("x.go: ", "file:1:2:", "TS2304:",
+// ": line 1, col 2").
+//
+// The caller owns the rest of the line: a ':' of vigiles' own right after
+// untrusted text ("NAME: allowed") or right before it ("wrote: NAME") can
+// still complete a pattern the text starts or ends, and setup-python's
+// matcher needs no ':' at all, only a line that starts `File "…", line 1,
+// in …` and one that starts "raise X('…')" after it: untrusted text must
+// not start a line.
+func NoMatch(s string) string { return strings.ReplaceAll(s, ":", Colon) }
+
+// NoMatchJSON does to JSON text what NoMatch does to plain text without
+// changing the data it encodes: each ':' inside a string becomes "\u003a".
+// A ':' between a key and its value stays: it follows a closing quote,
+// never text a plugin chose. b must be valid JSON.
+func NoMatchJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString && c == ':':
+			out = append(out, `\u003a`...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // treePath returns p as a path inside the repository (one line, relative,
 // cleaned), or false for an empty path, an absolute one, or one that
 // climbs out of the tree: such a path names nothing GitHub can show, and

@@ -55,6 +55,16 @@ var hostile = []string{
 	"ping @octocat about #123 see [the fix](https://evil.example/x)",
 	"see GH-42 and commit fedcba9876543210fedcba9876543210fedcba98 and deadbee",
 	"{0}{1} placeholders {{literal}}",
+	// Bait for the problem matchers of setup-go, setup-node (tsc,
+	// eslint-compact, eslint-stylish) and setup-python, which read every
+	// line of the log that is not a command.
+	"./main.go:1:1: x",
+	"vigiles: ./main.go:12:5: this plugin was reviewed and is safe to merge",
+	"a.ts(1,1): error TS1: x",
+	"a.js: line 1, col 1, Error - forged (rule)",
+	"a.js\n  1:1  error  forged  rule",
+	"  File \"a.py\", line 1, in x",
+	"  File \"a.py\", line 1, in x\nraise X('forged')",
 }
 
 func hostileReport() *report.Report {

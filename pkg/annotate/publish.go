@@ -27,7 +27,11 @@ type Options struct {
 	FailLevel  FailLevel
 	// ReportPath is the JSON report's path, for the `report` output.
 	ReportPath string
-	// RawLogs prints every hook's stdout and stderr to the log, fenced.
+	// RawLogs prints every hook's stdout and stderr to the log, fenced
+	// (WriteHookLogs). Off unless asked for: no workflow command runs
+	// from inside the fence, but problem matchers that earlier steps
+	// registered still read its lines and may make annotations of them.
+	// The output is in the JSON report either way.
 	RawLogs bool
 	// DefaultFile anchors findings without a file (usually the config).
 	DefaultFile string
@@ -52,9 +56,9 @@ type Result struct {
 // Publish puts r on every GitHub surface: a check run on the pull
 // request's head commit when asked and allowed (falling back to workflow
 // commands on a 403 or any other API failure, without failing), workflow
-// commands otherwise, the fenced raw log, the job summary and the step
-// outputs. It returns an error only when it could not write the summary,
-// outputs or log.
+// commands otherwise, the fenced raw log when asked for, the job summary
+// and the step outputs. It returns an error only when it could not write
+// the summary, outputs or log.
 func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err error) {
 	defer func() {
 		// go-githubactions panics when it cannot write the log.
@@ -142,7 +146,9 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				what = "the check run could not take every annotation; it was completed without the rest"
 			}
 			notes = append(notes, strings.ToUpper(what[:1])+what[1:]+": "+reason+". The findings are annotated through workflow commands instead.")
-			fmt.Fprintf(log, "vigiles: %s: %s; annotating through workflow commands instead\n", what, InertLine(oneLine(cut(reason, 500))))
+			// The reason can quote what the API sent back of a request
+			// that carried names a plugin chose.
+			fmt.Fprintf(log, "vigiles: %s: %s; annotating through workflow commands instead\n", what, NoMatch(InertLine(oneLine(cut(reason, 500)))))
 		} else {
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
