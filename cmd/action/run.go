@@ -332,10 +332,7 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 			if e.Allowed {
 				verdict = "allowed"
 			}
-			dest := e.Host
-			if dest == "" {
-				dest = e.IP
-			}
+			dest := e.Dest()
 			port := "" // a name looked up, never connected to, has no port
 			if e.Port != 0 {
 				port = fmt.Sprintf(" port %d", e.Port)

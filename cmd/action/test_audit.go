@@ -455,10 +455,7 @@ func hostsText(r report.HookRun) string {
 	seen := map[string]bool{}
 	var hs []string
 	for _, e := range r.Egress {
-		h := e.Host
-		if h == "" {
-			h = e.IP
-		}
+		h := e.Dest()
 		if e.Allowed {
 			h += " (allowed)"
 		} else {

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -52,4 +54,21 @@ type command = annotatetest.Command
 func runnerCommands(t *testing.T, log string) []command {
 	t.Helper()
 	return annotatetest.Commands(log)
+}
+
+// The summary's hosts cell names a lumped entry and one without a host,
+// never with a blank.
+func TestHostsCellNamesEveryEntry(t *testing.T) {
+	got := hostsCell([]evidence.Egress{
+		{Via: evidence.ViaConnect, Proto: "tcp", Detail: evidence.OverflowDetail, Attempts: 7},
+		{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: x"},
+	})
+	for _, want := range []string{"not recorded one by one", "no host"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hostsCell = %q; want it to name %q", got, want)
+		}
+	}
+	if strings.Contains(got, ":  (") || strings.Contains(got, ",  (") {
+		t.Errorf("hostsCell = %q: a blank name", got)
+	}
 }

@@ -188,10 +188,7 @@ func hostsCell(eg []evidence.Egress) string {
 	var ds []dest
 	allowed, blocked := 0, 0
 	for _, e := range eg {
-		name := e.Host
-		if name == "" {
-			name = e.IP
-		}
+		name := e.Dest()
 		if e.Port > 0 {
 			name += ":" + strconv.Itoa(e.Port)
 		}

@@ -3,6 +3,7 @@ package evidence
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -162,6 +163,21 @@ const OverflowDetail = "more destinations than vigiles records one by one"
 // baseline, an egress-only check).
 func (e Egress) Lumped() bool {
 	return e.Detail == OverflowDetail && e.Host == "" && e.IP == "" && e.Port == 0
+}
+
+// Dest names e's destination in a report: its host, else its address; for
+// a lumped entry (Lumped), what it stands for; for an entry with neither (a
+// proxy request that named no host), "(no host)". Never blank.
+func (e Egress) Dest() string {
+	switch {
+	case e.Lumped():
+		return fmt.Sprintf("destinations past the first %d, not recorded one by one", MaxEgressEntries)
+	case e.Host != "":
+		return e.Host
+	case e.IP != "":
+		return e.IP
+	}
+	return "(no host)"
 }
 
 // Dropped counts what the allow-mode wall dropped in total.

@@ -108,3 +108,20 @@ func TestLumped(t *testing.T) {
 		}
 	}
 }
+
+// Dest never names a destination with a blank.
+func TestEgressDest(t *testing.T) {
+	for _, c := range []struct {
+		e    Egress
+		want string
+	}{
+		{Egress{Host: "a.example.test", IP: "192.0.2.1"}, "a.example.test"},
+		{Egress{IP: "192.0.2.1"}, "192.0.2.1"},
+		{Egress{Via: ViaConnect, Detail: OverflowDetail}, "destinations past the first 10000, not recorded one by one"},
+		{Egress{Via: ViaProxy, Detail: "malformed request: x"}, "(no host)"},
+	} {
+		if got := c.e.Dest(); got != c.want {
+			t.Errorf("%+v: Dest() = %q, want %q", c.e, got, c.want)
+		}
+	}
+}
