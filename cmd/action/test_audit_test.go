@@ -128,7 +128,7 @@ func TestSARIFFormatNeedsRenderer(t *testing.T) {
 func fixedHooks() *runnertest.Canned {
 	return &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
 		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 7, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
-		if strings.Contains(spec.Command[2], "phone") {
+		if strings.Contains(spec.Command[len(spec.Command)-1], "phone") {
 			res.Egress = []evidence.Egress{{Host: "telemetry.example.test", Port: 443, Via: evidence.ViaProxy, Attempts: 1}}
 		}
 		return res, nil

@@ -404,7 +404,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 	if !known {
 		return []Payload{BuildPayload(h.Event, "", cwd, nil, nil)}, ""
 	}
-	m, err := CompileMatcher(h.Matcher)
+	m, err := compileMatcherFor(h.Event, h.Matcher)
 	if err != nil && !errors.Is(err, ErrUnsupportedMatcher) {
 		return nil, fmt.Sprintf("its matcher %q is not a valid regular expression, so it never runs", h.Matcher)
 	}
@@ -449,6 +449,16 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 	}
 	if h.If != "" {
 		return nil, fmt.Sprintf("it has an if condition (%q) on %s, a non-tool event, and Claude Code never runs such a handler", h.If, h.Event)
+	}
+	if h.Event == FileChanged {
+		// The matcher lists the files watched, by literal name: the
+		// first one changes.
+		for _, f := range strings.Split(h.Matcher, "|") {
+			if f = strings.TrimSpace(f); f != "" && f != "*" && !strings.Contains(f, "/") {
+				return []Payload{BuildPayload(h.Event, f, cwd, nil, nil)}, ""
+			}
+		}
+		return []Payload{BuildPayload(h.Event, "", cwd, nil, nil)}, ""
 	}
 	vals := matchValues(h, h.Event)
 	if spec.MatchField == "" || !h.HasMatcher {
@@ -828,10 +838,14 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	var finds []report.Finding
 	spec := knownEvents[c.Event]
 	for _, h := range hooks {
-		m, _ := CompileMatcher(h.Matcher)
+		m, _ := compileMatcherFor(h.Event, h.Matcher)
 		tool := c.Tool
 		if tool == "" {
 			switch {
+			case c.Event == FileChanged:
+				if ps, _ := toolsFor(h, nil, s.dir); len(ps) == 1 {
+					tool = ps[0].Tool // the first file its matcher watches
+				}
 			case spec.Tool:
 				tool = "Bash"
 				if h.HasMatcher {

@@ -23,7 +23,7 @@ import (
 func fakeHooks() *runnertest.Canned {
 	return &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
 		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
-		for _, w := range strings.Fields(spec.Command[2]) {
+		for _, w := range strings.Fields(spec.Command[len(spec.Command)-1]) {
 			switch {
 			case strings.HasPrefix(w, "host:"):
 				res.Egress = append(res.Egress, evidence.Egress{Host: w[5:], Via: evidence.ViaDNS, Attempts: 1})
@@ -361,7 +361,7 @@ func TestTimeouts(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, s := range ex.Specs {
-		got[s.Command[2]] = s.Timeout.String()
+		got[s.Command[len(s.Command)-1]] = s.Timeout.String()
 	}
 	if diff := cmp.Diff(map[string]string{"a": "5s", "b": "1m0s"}, got); diff != "" {
 		t.Errorf("timeouts (-want +got):\n%s", diff)

@@ -519,7 +519,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		}
 	}
 	if hasMatcher {
-		if _, err := CompileMatcher(matcher); errors.Is(err, ErrUnsupportedMatcher) {
+		if _, err := compileMatcherFor(event, matcher); errors.Is(err, ErrUnsupportedMatcher) {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q uses regular-expression syntax vigiles cannot evaluate (lookaround or a backreference); it is treated as matching everything so the hook is not missed", event, gi, matcher)
 		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v", event, gi, matcher, err)
@@ -589,6 +589,41 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			hook.Command = m.Value.Str
 		}
 	}
+	if m, ok := h.member("args"); ok {
+		// Exec form: each element is one argument exactly as written.
+		if m.Value.Kind != jsonArray {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.args: want an array of strings (one per argument, e.g. [\"${CLAUDE_PLUGIN_ROOT}/scripts/guard.js\"]), found %s", where, describeNode(m.Value))
+			bad = true
+		} else {
+			hook.Exec, hook.Args = true, []string{}
+			for i, e := range m.Value.Elems {
+				if e.Kind != jsonString {
+					c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "%s.args[%d]: want a string (write a number or flag as \"--n=3\"), found %s", where, i, describeNode(e))
+					bad = true
+					continue
+				}
+				hook.Args = append(hook.Args, e.Str)
+			}
+		}
+	}
+	if m, ok := h.member("shell"); ok {
+		if m.Value.Kind != jsonString || (m.Value.Str != "bash" && m.Value.Str != "powershell") {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.shell: want \"bash\" or \"powershell\" (Claude Code accepts no other shell; on Linux both absent and \"bash\" mean sh -c), found %s", where, describeNode(m.Value))
+			bad = true
+		} else {
+			hook.Shell = m.Value.Str
+		}
+	}
+	for _, k := range []string{"async", "asyncRewake"} {
+		if m, ok := h.member(k); ok {
+			if m.Value.Kind != jsonBool {
+				c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.%s: want true or false, found %s", where, k, describeNode(m.Value))
+				bad = true
+			} else if m.Value.Bool {
+				hook.Async = true // asyncRewake implies async
+			}
+		}
+	}
 	if m, ok := h.member("timeout"); ok {
 		if m.Value.Kind != jsonNumber || !(m.Value.Num > 0) || math.IsInf(m.Value.Num, 0) || m.Value.Num > 86400 {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.timeout: want a positive number of seconds (at most 86400), found %s", where, describeNode(m.Value))
@@ -627,10 +662,27 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s: command hook without a \"command\" string", where)
 			return
 		}
-		hook.Expanded = expandVars(hook.Command, ctx.pluginRoot, c.dir)
-		if !ctx.isPlugin {
-			// Outside a plugin Claude Code leaves ${CLAUDE_PLUGIN_ROOT} alone.
-			hook.Expanded = expandProject(hook.Command, c.dir)
+		expand := func(s string) string {
+			if !ctx.isPlugin {
+				// Outside a plugin Claude Code leaves ${CLAUDE_PLUGIN_ROOT} alone.
+				return expandProject(s, c.dir)
+			}
+			return expandVars(s, ctx.pluginRoot, c.dir)
+		}
+		hook.Expanded = expand(hook.Command)
+		for i, a := range hook.Args {
+			if strings.ContainsRune(a, 0) {
+				c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.args[%d] contains a NUL character, which no program can be given", where, i)
+				return
+			}
+			hook.ExpandedArgs = append(hook.ExpandedArgs, expand(a))
+		}
+		if hook.Exec && !strings.Contains(hook.Command, "/") && strings.ContainsAny(strings.TrimSpace(hook.Command), " \t") {
+			c.find(RuleMalformed, report.SeverityWarning, hook.Location, "%s.command %q: with \"args\" the command is one executable name, and no program of that name exists: move the extra words into \"args\"", where, hook.Command)
+		}
+		if hook.Shell == "powershell" && !hook.Exec {
+			hook.NotRun = "its shell is powershell, which vigiles cannot run"
+			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: \"shell\": \"powershell\" runs only on Windows and vigiles does not run it, so this hook is not audited: write it for sh (drop \"shell\"), or use exec form (\"args\"), to have it audited", where)
 		}
 		c.checkScripts(hook, ctx)
 	case TypeHTTP, TypePrompt, TypeAgent, TypeMCPTool:
@@ -654,12 +706,20 @@ func describeNode(n *jnode) string {
 
 // checkScripts reports a command's script that does not exist: the program
 // when it is a path, and the first operand of a known interpreter.
+//
+// In exec form the words are the expanded command and args, each taken
+// as written: no shell expands or splits them.
 func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
-	words := shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, c.dir))
-	var cands []string
-	for len(words) > 0 && strings.Contains(words[0], "=") && !strings.Contains(words[0], "/") {
-		words = words[1:] // VAR=value prefixes
+	var words []string
+	if h.Exec {
+		words = append([]string{h.Expanded}, h.ExpandedArgs...)
+	} else {
+		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, c.dir))
+		for len(words) > 0 && strings.Contains(words[0], "=") && !strings.Contains(words[0], "/") {
+			words = words[1:] // VAR=value prefixes
+		}
 	}
+	var cands []string
 	if len(words) == 0 {
 		return
 	}
@@ -679,7 +739,7 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		}
 	}
 	for _, p := range cands {
-		if strings.ContainsAny(p, "$`*?[") {
+		if !h.Exec && strings.ContainsAny(p, "$`*?[") {
 			continue // left to the shell
 		}
 		abs := p

@@ -38,36 +38,67 @@ const (
 	Stop               = "Stop"
 	SubagentStop       = "SubagentStop"
 	PreCompact         = "PreCompact"
+	PostCompact        = "PostCompact"
 	SessionEnd         = "SessionEnd"
+	Setup              = "Setup"
+	CwdChanged         = "CwdChanged"
+	FileChanged        = "FileChanged"
 )
 
+// fileChangedDefault is the file a FileChanged hook is told changed when
+// its matcher names none (a direnv setup's usual file).
+const fileChangedDefault = ".envrc"
+
 var knownEvents = map[string]eventSpec{
-	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact"}, EnvFile: true,
+	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": "Add a unit test for the parser"}
 	}},
 	PreToolUse:  {Tool: true},
 	PostToolUse: {Tool: true},
+	// PostToolUseFailure's error depends on the tool: see BuildPayload.
 	PostToolUseFailure: {Tool: true, Fields: func(string) map[string]any {
-		return map[string]any{"error": "Command exited with non-zero status code 1", "is_interrupt": false}
+		return map[string]any{"error": "The tool failed", "is_interrupt": false, "duration_ms": 1200.0}
 	}},
 	PermissionRequest: {Tool: true, Fields: func(string) map[string]any {
 		return map[string]any{"permission_suggestions": []any{}}
 	}},
-	Notification: {MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog"},
+	Notification: {MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog",
+		"elicitation_url_dialog", "elicitation_complete", "elicitation_response", "agent_needs_input", "agent_completed"},
 		Fields: func(string) map[string]any {
 			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
 		}},
-	Stop: {Fields: func(string) map[string]any { return map[string]any{"stop_hook_active": false} }},
+	Stop: {Fields: func(string) map[string]any {
+		return map[string]any{"stop_hook_active": false, "last_assistant_message": "I added the test and it passes.",
+			"background_tasks": []any{}, "session_crons": []any{}}
+	}},
 	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"stop_hook_active": false, "agent_id": "agent-0001",
-				"agent_transcript_path": "/tmp/vigiles-transcripts/agent-0001.jsonl"}
+				"agent_transcript_path":  "/tmp/vigiles-transcripts/agent-0001.jsonl",
+				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
+				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
 	PreCompact: {MatchField: "trigger", Values: []string{"manual", "auto"},
 		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": ""} }},
-	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "logout", "prompt_input_exit"}},
+	PostCompact: {MatchField: "trigger", Values: []string{"manual", "auto"},
+		Fields: func(string) map[string]any {
+			return map[string]any{"compact_summary": "Summary of the compacted conversation"}
+		}},
+	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}},
+	// Setup, CwdChanged and FileChanged hooks get CLAUDE_ENV_FILE as
+	// SessionStart hooks do (hooks.md, "Persist environment variables").
+	Setup: {MatchField: "trigger", Values: []string{"init", "maintenance"}, EnvFile: true},
+	CwdChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
+		return map[string]any{"old_cwd": path.Dir(cwd), "new_cwd": cwd}
+	}},
+	// FileChanged's matcher names the files watched (split on '|', each a
+	// literal name in the working directory): the payload's file_path is
+	// the first of them (see toolsFor), Payload.Tool its name.
+	FileChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
+		return map[string]any{"file_path": path.Join(cwd, fileChangedDefault), "event": "change"}
+	}},
 }
 
 // EventNames lists the events vigiles has payloads for, sorted.
@@ -172,12 +203,21 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		}
 		in["tool_name"] = tool
 		in["tool_input"] = ti
-		in["tool_use_id"] = "toolu_01VIGILES0000000000000000"
+		if event != PermissionRequest { // it gets no tool_use_id
+			in["tool_use_id"] = "toolu_01VIGILES0000000000000000"
+		}
 		if event == PostToolUse {
 			in["tool_response"] = defaultToolResponse(tool, ti)
 		}
+		if event == PostToolUseFailure && tool == "Bash" {
+			// A command that ran and failed: "Exit code N", then its
+			// output, stdout and stderr interleaved.
+			in["error"] = "Exit code 1\nError: Cannot find module 'express'"
+		}
 	} else if known && spec.MatchField != "" && tool != "" {
 		in[spec.MatchField] = tool
+	} else if event == FileChanged && tool != "" {
+		in["file_path"] = path.Join(cwd, tool)
 	}
 	for k, v := range extra {
 		in[k] = v

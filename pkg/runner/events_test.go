@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,19 +36,26 @@ func TestPayloadFields(t *testing.T) {
 		own         []string
 	}{
 		{SessionStart, "startup", []string{"model", "source"}},
+		{SessionStart, "fork", []string{"model", "source"}},
+		{Setup, "init", []string{"trigger"}},
 		{UserPromptSubmit, "", []string{"prompt"}},
 		{PreToolUse, "Bash", []string{"tool_input", "tool_name", "tool_use_id"}},
 		{PostToolUse, "Write", []string{"tool_input", "tool_name", "tool_response", "tool_use_id"}},
-		{PostToolUseFailure, "Bash", []string{"error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
-		{PermissionRequest, "Bash", []string{"permission_suggestions", "tool_input", "tool_name", "tool_use_id"}},
+		{PostToolUseFailure, "Bash", []string{"duration_ms", "error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
+		{PermissionRequest, "Bash", []string{"permission_suggestions", "tool_input", "tool_name"}}, // no tool_use_id
 		{Notification, "idle_prompt", []string{"message", "notification_type", "title"}},
-		{Stop, "", []string{"stop_hook_active"}},
-		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "stop_hook_active"}},
+		{Notification, "agent_completed", []string{"message", "notification_type", "title"}},
+		{Stop, "", []string{"background_tasks", "last_assistant_message", "session_crons", "stop_hook_active"}},
+		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "background_tasks", "last_assistant_message", "session_crons", "stop_hook_active"}},
 		{PreCompact, "auto", []string{"custom_instructions", "trigger"}},
+		{PostCompact, "manual", []string{"compact_summary", "trigger"}},
+		{CwdChanged, "", []string{"new_cwd", "old_cwd"}},
+		{FileChanged, ".env", []string{"event", "file_path"}},
 		{SessionEnd, "logout", []string{"reason"}},
+		{SessionEnd, "resume", []string{"reason"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.event, func(t *testing.T) {
+		t.Run(tc.event+"/"+tc.tool, func(t *testing.T) {
 			p := BuildPayload(tc.event, tc.tool, "/repo", nil, nil)
 			var m map[string]any
 			if err := json.Unmarshal(p.JSON(), &m); err != nil {
@@ -67,6 +76,15 @@ func TestPayloadFields(t *testing.T) {
 			}
 			if IsToolEvent(tc.event) && m["tool_name"] != tc.tool {
 				t.Errorf("tool_name = %v", m["tool_name"])
+			}
+			if spec := knownEvents[tc.event]; spec.MatchField != "" && !slices.Contains(spec.Values, tc.tool) {
+				t.Errorf("%s %q is not among the values vigiles sends: %v", spec.MatchField, tc.tool, spec.Values)
+			}
+			if tc.event == PostToolUseFailure && !strings.HasPrefix(m["error"].(string), "Exit code 1\n") {
+				t.Errorf("a Bash failure's error starts with its exit code line: %q", m["error"])
+			}
+			if tc.event == FileChanged && m["file_path"] != "/repo/"+tc.tool {
+				t.Errorf("file_path = %v", m["file_path"])
 			}
 		})
 	}

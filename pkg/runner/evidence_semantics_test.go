@@ -101,10 +101,10 @@ func TestOutputCutAtTheCapIsNotRecorded(t *testing.T) {
 // cap where what was kept starts as JSON (or is blank) may deny the call
 // in the part that was dropped: its outcome is not "allowed".
 func TestCutJSONDecidesNothing(t *testing.T) {
-	for _, kept := range []string{`{"hookSpecificOutput":{"permissionDecision":"deny","pad":"aaaa`, "  \n ", `[1,`} {
+	for _, kept := range []string{`{"hookSpecificOutput":{"permissionDecision":"deny","pad":"aaaa`, "  \n "} {
 		res := confinedWith(kept)
 		res.StdoutTruncated = true
-		if d := Decide(res, nil); d.Outcome != report.OutcomeError {
+		if d := Decide(PreToolUse, res, nil); d.Outcome != report.OutcomeError {
 			t.Errorf("cut stdout %q: outcome %s (%s), want error", kept, d.Outcome, d.Reason)
 		}
 		rep := testOne(t, "allowed: true", func() (*sandbox.Result, error) { return res, nil })
@@ -112,11 +112,21 @@ func TestCutJSONDecidesNothing(t *testing.T) {
 			t.Errorf("allowed: true passed over cut JSON %q", kept)
 		}
 	}
-	// Text that is no JSON from its first byte stays no JSON.
-	res := confinedWith("plain log line")
-	res.StdoutTruncated = true
-	if d := Decide(res, nil); d.Outcome != report.OutcomeAllowed {
-		t.Errorf("cut plain stdout: outcome %s, want allowed", d.Outcome)
+	// Claude Code reads JSON on every exit code, so a cut one on exit 1
+	// is not known either.
+	res := confinedWith(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","pad":"aaaa`)
+	res.ExitCode, res.StdoutTruncated = 1, true
+	if d := Decide(PreToolUse, res, nil); d.Outcome != report.OutcomeError {
+		t.Errorf("cut JSON on exit 1: outcome %s (%s), want error", d.Outcome, d.Reason)
+	}
+	// Text that is no JSON object from its first byte stays text (an
+	// array included: Claude Code reads only an object).
+	for _, kept := range []string{"plain log line", `[1,`} {
+		res := confinedWith(kept)
+		res.StdoutTruncated = true
+		if d := Decide(PreToolUse, res, nil); d.Outcome != report.OutcomeAllowed {
+			t.Errorf("cut stdout %q: outcome %s, want allowed", kept, d.Outcome)
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 		case ExpJSON:
 			if e.decision.Output == nil {
-				fail(x, rule, "want JSON on stdout (with exit status 0, the only case the agent reads it); the hook printed none", r.Stdout)
+				fail(x, rule, "want JSON on stdout (Claude Code reads it on every exit status); the hook printed none", r.Stdout)
 				continue
 			}
 			for _, w := range x.JSON {
@@ -175,7 +175,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		case ExpNoEnvFile, ExpEnvFileMatches:
 			ef := r.EnvFile
 			if ef == nil {
-				fail(x, rule, fmt.Sprintf("%s cannot be checked: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only SessionStart hooks get one)", x.Kind, r.Event), "")
+				fail(x, rule, fmt.Sprintf("%s cannot be checked: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only SessionStart, Setup, CwdChanged and FileChanged hooks get one)", x.Kind, r.Event), "")
 				continue
 			}
 			if ef.Content == nil {

@@ -192,17 +192,18 @@ checks:
 		delete(p, "session_id")
 		delete(p, "transcript_path")
 		delete(p, "tool_use_id")
-		got = append(got, seen{strings.Join(s.Command, " "), s.Env, s.Timeout.String(), s.Linger.String(), s.Mode, s.Egress.Mode, p})
+		got = append(got, seen{strings.Join(hookArgv(t, s), " "), s.Env, s.Timeout.String(), s.Linger.String(), s.Mode, s.Egress.Mode, p})
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i].Cmd < got[j].Cmd })
 	want := []seen{
-		{"bash -c echo " + dir, []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo " + dir, []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "UserPromptSubmit", "permission_mode": "default", "prompt": "hello"}},
-		{"bash -c echo guard", []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo guard", []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "PreToolUse", "permission_mode": "bypassPermissions", "tool_name": "Bash",
 				"tool_input": map[string]any{"command": "rm -rf /"}}},
-		{"bash -c echo stop", []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
-			map[string]any{"cwd": dir, "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": false}},
+		{"/bin/sh -c echo stop", []string{"CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+			map[string]any{"cwd": dir, "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": false,
+				"last_assistant_message": "I added the test and it passes.", "background_tasks": []any{}, "session_crons": []any{}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("specs (-want +got):\n%s", diff)

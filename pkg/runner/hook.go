@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"time"
 
 	"github.com/vigiles/action/pkg/report"
@@ -41,6 +42,24 @@ type Hook struct {
 	// ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PROJECT_DIR} substituted.
 	Command  string
 	Expanded string
+	// Exec says the handler has `args`: Claude Code then spawns Command
+	// (looked up in PATH) with Args as its argument vector, no shell
+	// involved (exec form). Args are as declared; ExpandedArgs have the
+	// placeholders substituted, each as a plain string.
+	Exec         bool
+	Args         []string
+	ExpandedArgs []string
+	// Shell is the handler's `shell` as declared ("" when absent). On
+	// Linux Claude Code runs a shell-form command with `sh -c` for both
+	// "" and "bash"; exec form ignores it.
+	Shell string
+	// Async says the handler runs in the background (`async` or
+	// `asyncRewake`): Claude Code does not wait for it, so it cannot
+	// block or decide anything.
+	Async bool
+	// NotRun, when set, says why vigiles lists this command hook without
+	// running it (a shell it cannot honour).
+	NotRun string
 	// If is the handler's `if` condition (permission-rule syntax).
 	If string
 	// Timeout is the handler's own timeout; 0 means the default.
@@ -64,7 +83,84 @@ type Hook struct {
 }
 
 // Executable says whether vigiles can run the hook.
-func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != "" }
+func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != "" && h.NotRun == "" }
+
+// pluginDataPlaceholder is the placeholder of a plugin's persistent data
+// directory.
+const pluginDataPlaceholder = "${CLAUDE_PLUGIN_DATA}"
+
+// pluginDataPrelude runs before a plugin hook, under sh: the command's
+// HOME is known only inside the run (the sandbox's throwaway one, or the
+// caller's on a direct run), so it sets CLAUDE_PLUGIN_DATA to
+// $HOME/.claude/plugins/data/<id> ($1), makes that directory as Claude
+// Code does, substitutes ${CLAUDE_PLUGIN_DATA} in each word of the hook's
+// argv as a plain string (POSIX pattern removal, no re-parsing), and
+// execs the argv.
+const pluginDataPrelude = `CLAUDE_PLUGIN_DATA="$HOME/.claude/plugins/data/$1"
+export CLAUDE_PLUGIN_DATA
+mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
+shift
+n=$#
+while [ "$n" -gt 0 ]; do
+	a=$1 r=
+	while :; do
+		case $a in
+		*'${CLAUDE_PLUGIN_DATA}'*)
+			r=$r${a%%'${CLAUDE_PLUGIN_DATA}'*}$CLAUDE_PLUGIN_DATA
+			a=${a#*'${CLAUDE_PLUGIN_DATA}'}
+			;;
+		*) break ;;
+		esac
+	done
+	shift
+	set -- "$@" "$r$a"
+	n=$((n - 1))
+done
+unset a r n
+exec "$@"`
+
+// pluginDataID is the directory name Claude Code gives a plugin's data
+// (plugins-reference.md, "Persistent data directory"): its identifier
+// with every character outside a-z, A-Z, 0-9, '_' and '-' made '-'.
+// vigiles knows the plugin's name, not the marketplace it would be
+// installed from, so the identifier is the name alone.
+func pluginDataID(plugin string) string {
+	id := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '-'
+	}, plugin)
+	if id == "" {
+		id = "-"
+	}
+	return id
+}
+
+// pluginDataDirs are the directories, as a run's writes name them, that
+// the prelude makes for a plugin's data: Claude Code makes them, not the
+// hook, so they are no evidence of what the hook did.
+func pluginDataDirs(plugin string) []string {
+	return []string{"~/.claude", "~/.claude/plugins", "~/.claude/plugins/data", "~/.claude/plugins/data/" + pluginDataID(plugin)}
+}
+
+// argv is the command line Claude Code would start for the hook on Linux:
+// exec form spawns the expanded command with the expanded args; shell form
+// passes the expanded command to `sh -c` (Claude Code's shell on macOS and
+// Linux, whether `shell` is absent or "bash").
+//
+// A plugin's hook also gets CLAUDE_PLUGIN_DATA, its placeholder
+// substituted, through pluginDataPrelude.
+func (h *Hook) argv() []string {
+	argv := []string{"/bin/sh", "-c", h.Expanded}
+	if h.Exec {
+		argv = append([]string{h.Expanded}, h.ExpandedArgs...)
+	}
+	if !h.InPlugin {
+		return argv
+	}
+	return append([]string{"/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", pluginDataID(h.Plugin)}, argv...)
+}
 
 // Discovery is what an adapter found under one root: hooks in declaration
 // order and findings about malformed declarations.
@@ -89,3 +185,28 @@ type Adapter interface {
 
 // Adapters are the formats vigiles knows, tried in order on every root.
 var Adapters = []Adapter{ClaudeAdapter{}}
+
+// shownCommand is the command as a report names it: as declared, and in
+// exec form followed by its args, each quoted as sh would need it so
+// that where one argument ends stays visible (and a change to one is a
+// change to the command a baseline accepted).
+func (h *Hook) shownCommand() string {
+	if !h.Exec {
+		return h.Command
+	}
+	var b strings.Builder
+	b.WriteString(h.Command)
+	for _, a := range h.Args {
+		b.WriteByte(' ')
+		b.WriteString(shQuote(a))
+	}
+	return b.String()
+}
+
+// shQuote quotes s for sh when it needs it.
+func shQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -26,11 +26,12 @@ type Matcher struct {
 }
 
 // plainMatcher reports whether a matcher has only the characters (letters,
-// digits, '_', '-', '|') that Claude Code compares as an exact name (or a '|'-separated list of exact names).
+// digits, '_', '-', space, ',' and '|') that Claude Code compares as an
+// exact name or a list of exact names.
 func plainMatcher(s string) bool {
 	for _, r := range s {
 		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '|':
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '|', r == ',', r == ' ':
 		default:
 			return false
 		}
@@ -38,19 +39,41 @@ func plainMatcher(s string) bool {
 	return true
 }
 
-// CompileMatcher compiles a matcher as Claude Code applies it: "", "*" and
-// ".*" match everything; a string of letters, digits, '_' and '|' is an
-// exact name or a '|'-separated list of exact names (letters, digits, '_',
-// '-', '|'); anything else is an
-// unanchored regular expression. An invalid regex returns an error and a
-// Matcher that never matches.
+// CompileMatcher compiles a matcher as Claude Code applies it (hooks.md,
+// "Matcher patterns"): "", "*" and ".*" match everything; a string of
+// letters, digits, '_', '-', spaces, ',' and '|' is an exact name or a
+// list of exact names separated by '|' or ',' with optional whitespace
+// around each ("Edit, Write" selects Edit and Write, not MultiEdit);
+// anything else is an unanchored regular expression. An invalid regex
+// returns an error and a Matcher that never matches.
+//
+// FileChanged and StopFailure keep the narrower exact set of letters,
+// digits, '_' and '|': see compileMatcherFor.
 func CompileMatcher(s string) (*Matcher, error) {
+	return compileMatcher(s, false)
+}
+
+// compileMatcherFor compiles the matcher of a hook of event.
+func compileMatcherFor(event, s string) (*Matcher, error) {
+	return compileMatcher(s, event == FileChanged || event == "StopFailure")
+}
+
+func compileMatcher(s string, narrow bool) (*Matcher, error) {
 	switch s {
 	case "", "*", ".*":
 		return &Matcher{all: true}, nil
 	}
-	if plainMatcher(s) {
+	if narrow && !strings.ContainsAny(s, "-, ") && plainMatcher(s) {
 		return &Matcher{exact: strings.Split(s, "|")}, nil
+	}
+	if !narrow && plainMatcher(s) {
+		var names []string
+		for _, n := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		return &Matcher{exact: names}, nil
 	}
 	re, err := regexp.Compile(s)
 	if err != nil {

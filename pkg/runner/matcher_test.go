@@ -36,6 +36,14 @@ func TestMatcher(t *testing.T) {
 		{"startup|resume", "resume", true, false},
 		{"my-agent", "my-agent", true, false},
 		{"my-agent", "my-agents", false, false},
+		// ',' separates too, with optional whitespace around each name.
+		{"Edit, Write", "Edit", true, false},
+		{"Edit, Write", "Write", true, false},
+		{"Edit, Write", "MultiEdit", false, false},
+		{"Edit,Write", "Write", true, false},
+		{"Edit | Write", "Write", true, false},
+		{" Edit ,Write ", "Edit", true, false},
+		{"Edit, Write", "Edit, Write", false, false},
 	}
 	for _, tc := range tests {
 		m, err := CompileMatcher(tc.matcher)
@@ -45,6 +53,41 @@ func TestMatcher(t *testing.T) {
 		if got := m.Match(tc.name); got != tc.want {
 			t.Errorf("matcher %q on %q = %v, want %v", tc.matcher, tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestMatcherNarrowEvents: FileChanged and StopFailure compare only
+// letters, digits, '_' and '|' as exact names; a ',' , space or '-' puts
+// the matcher on the regular-expression path.
+func TestMatcherNarrowEvents(t *testing.T) {
+	tests := []struct {
+		event, matcher, name string
+		want                 bool
+	}{
+		{FileChanged, "envrc|env", "env", true},
+		{FileChanged, "envrc|env", "xenv", false},
+		{FileChanged, "a,b", "a,b", true},          // a regex matching itself
+		{FileChanged, "a,b", "a", false},           // not a list
+		{FileChanged, "my-file", "xmy-file", true}, // unanchored regex
+		{PreToolUse, "a,b", "a", true},
+	}
+	for _, tc := range tests {
+		m, err := compileMatcherFor(tc.event, tc.matcher)
+		if err != nil {
+			t.Fatalf("%s matcher %q: %v", tc.event, tc.matcher, err)
+		}
+		if got := m.Match(tc.name); got != tc.want {
+			t.Errorf("%s matcher %q on %q = %v, want %v", tc.event, tc.matcher, tc.name, got, tc.want)
+		}
+	}
+	h := &Hook{Event: PreToolUse, Matcher: "Edit, Write", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	ps, why := toolsFor(h, nil, "/w")
+	var tools []string
+	for _, p := range ps {
+		tools = append(tools, p.Tool)
+	}
+	if len(tools) != 2 || tools[0] != "Edit" || tools[1] != "Write" {
+		t.Errorf("toolsFor(%q) = %v (%s), want [Edit Write]", h.Matcher, tools, why)
 	}
 }
 
@@ -90,36 +133,84 @@ func TestDecide(t *testing.T) {
 	res := func(code int, stdout, stderr string) *sandbox.Result {
 		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: code, Stdout: stdout, Stderr: stderr}
 	}
+	const (
+		denyPre  = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"nope"}}`
+		nonBlock = ": a non-blocking error, the agent carries on"
+	)
 	tests := []struct {
 		name   string
+		event  string // PreToolUse when ""
 		res    *sandbox.Result
 		err    error
 		want   string
 		reason string
 	}{
-		{"exit 0, no output", res(0, "", ""), nil, report.OutcomeAllowed, ""},
-		{"exit 0, plain text", res(0, "all good\n", ""), nil, report.OutcomeAllowed, ""},
-		{"exit 2 blocks", res(2, "", "rm -rf is dangerous\n"), nil, report.OutcomeBlocked, "exit status 2: rm -rf is dangerous"},
-		{"exit 2 ignores JSON allow", res(2, `{"hookSpecificOutput":{"permissionDecision":"allow"}}`, "no"), nil, report.OutcomeBlocked, "exit status 2: no"},
-		{"exit 1 is non-blocking", res(1, "", "oops"), nil, report.OutcomeAllowed, "exit status 1: a non-blocking error, the agent carries on"},
-		{"permissionDecision deny", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"nope"}}`, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
-		{"permissionDecision allow", res(0, `{"hookSpecificOutput":{"permissionDecision":"allow"}}`, ""), nil, report.OutcomeAllowed, ""},
-		{"permissionDecision ask", res(0, `{"hookSpecificOutput":{"permissionDecision":"ask"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision ask: the agent asks the user"},
-		{"legacy decision block", res(0, `{"decision":"block","reason":"lint failed"}`, ""), nil, report.OutcomeBlocked, "decision block: lint failed"},
-		{"legacy decision deny", res(0, `{"decision":"deny"}`, ""), nil, report.OutcomeBlocked, "decision deny: (no reason)"},
-		{"legacy decision approve", res(0, `{"decision":"approve"}`, ""), nil, report.OutcomeAllowed, ""},
-		{"continue false", res(0, `{"continue":false,"stopReason":"done for today"}`, ""), nil, report.OutcomeBlocked, "continue: false: done for today"},
-		{"continue true", res(0, `{"continue":true}`, ""), nil, report.OutcomeAllowed, ""},
-		{"PermissionRequest deny", res(0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`, ""), nil, report.OutcomeBlocked, "decision.behavior deny: no"},
-		{"JSON with leading space", res(0, "  \n{\"decision\":\"block\"}\n", ""), nil, report.OutcomeBlocked, "decision block: (no reason)"},
-		{"two JSON values are not JSON", res(0, `{"decision":"block"}{}`, ""), nil, report.OutcomeAllowed, ""},
-		{"timed out", &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, DurationMs: 1000}, nil, report.OutcomeError, "timed out after 1000 ms; the agent cancels the hook and carries on"},
-		{"refused", &sandbox.Result{Tier: sandbox.TierRefused, Refusal: "no bwrap"}, nil, report.OutcomeError, "refused: no bwrap"},
-		{"killed", &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 137, Signal: "SIGKILL"}, nil, report.OutcomeAllowed, "killed by SIGKILL: a non-blocking error, the agent carries on"},
+		{"exit 0, no output", "", res(0, "", ""), nil, report.OutcomeAllowed, ""},
+		{"exit 0, plain text", "", res(0, "all good\n", ""), nil, report.OutcomeAllowed, ""},
+		{"exit 2 blocks", "", res(2, "", "rm -rf is dangerous\n"), nil, report.OutcomeBlocked, "exit status 2: rm -rf is dangerous"},
+		{"exit 2 ignores JSON allow", "", res(2, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, "no"), nil, report.OutcomeBlocked, "exit status 2: no"},
+		{"exit 2 takes the JSON's reason", "", res(2, denyPre, "stderr text"), nil, report.OutcomeBlocked, "exit status 2: permissionDecision deny: nope"},
+		{"exit 2 with invalid JSON takes stderr", "", res(2, `{"decision":"deny","reason":"r"}`, "stderr text"), nil, report.OutcomeBlocked, "exit status 2: stderr text"},
+		{"exit 1 is non-blocking", "", res(1, "", "oops"), nil, report.OutcomeAllowed, "exit status 1" + nonBlock},
+		{"exit 1 plain text is non-blocking", "", res(1, "denied!\n", "oops"), nil, report.OutcomeAllowed, "exit status 1" + nonBlock},
+		{"exit 1 with deny JSON blocks", "", res(1, denyPre, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
+		{"exit 3 with decision block blocks", UserPromptSubmit, res(3, `{"decision":"block","reason":"secret"}`, ""), nil, report.OutcomeBlocked, "decision block: secret"},
+		{"permissionDecision deny", "", res(0, denyPre, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
+		{"permissionDecision allow", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, ""), nil, report.OutcomeAllowed, ""},
+		{"permissionDecision ask", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision ask: the agent asks the user"},
+		{"legacy decision block", PostToolUse, res(0, `{"decision":"block","reason":"lint failed"}`, ""), nil, report.OutcomeBlocked, "decision block: lint failed"},
+		{"PreToolUse deprecated decision block", "", res(0, `{"decision":"block"}`, ""), nil, report.OutcomeBlocked, "decision block: (no reason)"},
+		{"legacy decision approve", "", res(0, `{"decision":"approve"}`, ""), nil, report.OutcomeAllowed, ""},
+		{"continue false", "", res(0, `{"continue":false,"stopReason":"done for today"}`, ""), nil, report.OutcomeBlocked, "continue: false: done for today"},
+		{"continue true", "", res(0, `{"continue":true}`, ""), nil, report.OutcomeAllowed, ""},
+		{"PermissionRequest deny", PermissionRequest, res(0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`, ""), nil, report.OutcomeBlocked, "decision.behavior deny: no"},
+		{"JSON with leading space", Stop, res(0, "  \n{\"decision\":\"block\"}\n", ""), nil, report.OutcomeBlocked, "decision block: (no reason)"},
+		{"two JSON values are not JSON", Stop, res(0, `{"decision":"block"}{}`, ""), nil, report.OutcomeAllowed, ""},
+		{"an array is text", "", res(0, `[{"continue":false}]`, ""), nil, report.OutcomeAllowed, ""},
+
+		// Output that fails Claude Code's schema is a non-blocking error.
+		{"deny without hookEventName", "", res(0, `{"hookSpecificOutput":{"permissionDecision":"deny"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput has no hookEventName (want "PreToolUse"))` + nonBlock},
+		{"deny for another event", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput.hookEventName is "PostToolUse", not "PreToolUse")` + nonBlock},
+		{"hookEventName is case-sensitive", "", res(0, `{"hookSpecificOutput":{"hookEventName":"pretooluse","permissionDecision":"deny"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput.hookEventName is "pretooluse", not "PreToolUse")` + nonBlock},
+		{"permissionDecision DENY", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"DENY"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput.permissionDecision must be "allow", "deny", "ask" or "defer", not "DENY")` + nonBlock},
+		{"decision deny", Stop, res(0, `{"decision":"deny","reason":"r"}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (decision must be "approve" or "block", not "deny")` + nonBlock},
+		{"decision Block", Stop, res(0, `{"decision":"Block"}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (decision must be "approve" or "block", not "Block")` + nonBlock},
+		{"continue as a string", "", res(0, `{"continue":"false"}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (continue must be true or false)` + nonBlock},
+		{"behavior Deny", PermissionRequest, res(0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"Deny"}}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput.decision.behavior must be "allow" or "deny", not "Deny")` + nonBlock},
+		{"exit 1 with invalid JSON", "", res(1, `{"hookSpecificOutput":{"permissionDecision":"deny"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput has no hookEventName (want "PreToolUse"))` + nonBlock},
+
+		// Each event's own exit-2 and decision rules.
+		{"PermissionRequest ignores exit 2", PermissionRequest, res(2, "", "no"), nil, report.OutcomeAllowed, "exit status 2 does not block PermissionRequest" + nonBlock},
+		{"PermissionRequest exit 2 with deny JSON", PermissionRequest, res(2, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny"}}}`, "no"), nil, report.OutcomeBlocked, "decision.behavior deny: (no message)"},
+		{"PermissionRequest ignores permissionDecision", PermissionRequest, res(0, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","permissionDecision":"deny"}}`, ""), nil, report.OutcomeAllowed, ""},
+		{"Notification ignores exit 2", Notification, res(2, "", "no"), nil, report.OutcomeAllowed, "Notification ignores the hook's exit status and decision fields: the agent carries on"},
+		{"Notification ignores continue false", Notification, res(0, `{"continue":false}`, ""), nil, report.OutcomeAllowed, "Notification ignores the hook's exit status and decision fields: the agent carries on"},
+		{"SessionEnd ignores decision block", SessionEnd, res(0, `{"decision":"block"}`, ""), nil, report.OutcomeAllowed, "SessionEnd ignores the hook's exit status and decision fields: the agent carries on"},
+		{"SessionStart exit 2 shows stderr", SessionStart, res(2, "", "no"), nil, report.OutcomeAllowed, "exit status 2 does not block SessionStart" + nonBlock},
+		{"SessionStart ignores decision block", SessionStart, res(0, `{"decision":"block"}`, ""), nil, report.OutcomeAllowed, ""},
+		{"SessionStart honours continue false", SessionStart, res(0, `{"continue":false}`, ""), nil, report.OutcomeBlocked, "continue: false: (no stopReason)"},
+		{"PostCompact exit 2", PostCompact, res(2, "", "no"), nil, report.OutcomeAllowed, "exit status 2 does not block PostCompact" + nonBlock},
+		{"PreCompact exit 2 blocks", PreCompact, res(2, "", "no"), nil, report.OutcomeBlocked, "exit status 2: no"},
+		{"PreCompact discards continue", PreCompact, res(0, `{"continue":false}`, ""), nil, report.OutcomeAllowed, ""},
+		{"CwdChanged discards continue", CwdChanged, res(0, `{"continue":false}`, ""), nil, report.OutcomeAllowed, ""},
+		{"unknown event: exit 2 blocks", "TaskCompleted", res(2, "", "no"), nil, report.OutcomeBlocked, "exit status 2: no"},
+
+		{"timed out", "", &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, DurationMs: 1000}, nil, report.OutcomeError, "timed out after 1000 ms; the agent cancels the hook and carries on"},
+		{"refused", "", &sandbox.Result{Tier: sandbox.TierRefused, Refusal: "no bwrap"}, nil, report.OutcomeError, "refused: no bwrap"},
+		{"killed", "", &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 137, Signal: "SIGKILL"}, nil, report.OutcomeAllowed, "killed by SIGKILL" + nonBlock},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Decide(tc.res, tc.err)
+			d := Decide(orDefault(tc.event, PreToolUse), tc.res, tc.err)
 			if d.Outcome != tc.want || d.Reason != tc.reason {
 				t.Errorf("Decide = %q %q, want %q %q", d.Outcome, d.Reason, tc.want, tc.reason)
 			}

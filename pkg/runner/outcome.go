@@ -13,8 +13,8 @@ import (
 type Decision struct {
 	Outcome string // report.Outcome*
 	Reason  string
-	// Output is stdout parsed as JSON when stdout is a JSON value (and the
-	// hook exited 0, the only case where the agent reads it); nil otherwise.
+	// Output is stdout parsed as JSON when stdout is a JSON value, on any
+	// exit code (Claude Code reads JSON on every one); nil otherwise.
 	Output any
 }
 
@@ -63,14 +63,55 @@ func normalizeJSON(v any) any {
 	return v
 }
 
-// Decide reads the outcome of a finished run: blocked when the hook exits
-// 2, or exits 0 with JSON whose continue is false, whose
-// hookSpecificOutput.permissionDecision is "deny", whose
-// hookSpecificOutput.decision.behavior is "deny" (PermissionRequest), or
-// whose legacy decision is "block" or "deny"; an error when vigiles could
-// not run it or it timed out; allowed otherwise (another non-zero exit is
-// a non-blocking error to the agent, which carries on).
-func Decide(res *sandbox.Result, runErr error) Decision {
+// eventRules are the per-event exceptions to how Claude Code reads a
+// finished hook (hooks.md, "Exit code 2 behavior per event" and "Decision
+// control"). An event missing from outcomeRules takes the zero value: exit
+// 2 blocks and every decision field is honoured, the reading that lets
+// the least pass.
+type eventRules struct {
+	// exit2Allows: exit 2 does not block the event.
+	exit2Allows bool
+	// ignoresOutput: Claude Code ignores the exit code and discards the
+	// JSON decision fields; the hook can only have side effects.
+	ignoresOutput bool
+	// ignoresContinue: `continue: false` is discarded.
+	ignoresContinue bool
+	// noDecision: top-level `decision: "block"` has no effect.
+	noDecision bool
+}
+
+var outcomeRules = map[string]eventRules{
+	// PostToolUse and PostToolUseFailure keep exit 2 as a block: their
+	// stderr goes to Claude as `decision: "block"` feedback does (the
+	// tool has run either way).
+	PermissionRequest: {exit2Allows: true, noDecision: true},
+	Notification:      {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	SessionStart:      {exit2Allows: true, noDecision: true},
+	Setup:             {exit2Allows: true, noDecision: true},
+	SessionEnd:        {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	CwdChanged:        {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	FileChanged:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	PostCompact:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	PreCompact:        {ignoresContinue: true},
+}
+
+// Decide reads the outcome of a finished run of a hook of event as Claude
+// Code reads it (hooks.md, "Exit code output"):
+//
+//   - exit 2 blocks on an event that exit 2 blocks, the reason being the
+//     JSON's blocking decision when it makes one, else stderr;
+//   - otherwise, on every exit code, a JSON object on stdout (stdout that
+//     starts with '{') that passes Claude Code's schema decides: blocked
+//     when its continue is false, its hookSpecificOutput.permissionDecision
+//     is "deny" (PreToolUse), its hookSpecificOutput.decision.behavior is
+//     "deny" (PermissionRequest), or its top-level decision is "block",
+//     each where the event honours it; allowed otherwise;
+//   - an object that fails the schema, plain text or nothing on another
+//     non-zero exit is a non-blocking error: allowed;
+//
+// an error when vigiles could not run the hook, the hook timed out, or its
+// stdout was cut where the cut part may decide.
+func Decide(event string, res *sandbox.Result, runErr error) Decision {
 	if res != nil && res.Tier == sandbox.TierRefused {
 		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + orDefault(res.Refusal, res.Error)}
 	}
@@ -88,63 +129,176 @@ func Decide(res *sandbox.Result, runErr error) Decision {
 	case res.Signal != "" && res.ExitCode != 2:
 		return Decision{Outcome: report.OutcomeAllowed, Reason: "killed by " + res.Signal + ": a non-blocking error, the agent carries on"}
 	}
+	rules := outcomeRules[event]
 	stdout := res.StdoutBytes()
 	if stdout == nil {
 		stdout = []byte(res.Stdout)
 	}
-	stderr := res.Stderr
-	if res.ExitCode == 2 {
-		r := clip(stderr, maxReason)
-		if r == "" {
-			r = "(no message on stderr)"
-		}
-		return Decision{Outcome: report.OutcomeBlocked, Reason: "exit status 2: " + r}
+	out, _ := ParseOutput(stdout)
+	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
+	obj, _ := out.(map[string]any)
+	if t := strings.TrimSpace(string(stdout)); t == "" || t[0] != '{' {
+		obj = nil // Claude Code reads only an object as JSON; an array is text
 	}
-	if res.ExitCode != 0 {
-		return Decision{Outcome: report.OutcomeAllowed, Reason: fmt.Sprintf("exit status %d: a non-blocking error, the agent carries on", res.ExitCode)}
+	if rules.ignoresOutput {
+		d.Reason = event + " ignores the hook's exit status and decision fields: the agent carries on"
+		return d
 	}
-	if res.StdoutTruncated {
+	schemaErr := ""
+	if obj != nil {
+		schemaErr = checkSchema(event, obj)
+	}
+	valid := obj != nil && schemaErr == ""
+	blocks2 := res.ExitCode == 2 && !rules.exit2Allows
+	if res.StdoutTruncated && !blocks2 {
 		// The agent reads all of stdout; the run kept only its cap. What
 		// starts as JSON (or is blank so far) may decide the call in
 		// the part that was dropped: the outcome is not known.
-		if t := strings.TrimSpace(string(stdout)); t == "" || t[0] == '{' || t[0] == '[' {
-			return Decision{Outcome: report.OutcomeError, Reason: "the outcome cannot be read: the hook exited 0 and printed more on stdout than the run keeps (its output cap), and what was kept may be the start of JSON that decides the call"}
+		if t := strings.TrimSpace(string(stdout)); t == "" || t[0] == '{' {
+			return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and printed more on stdout than the run keeps (its output cap), and what was kept may be the start of JSON that decides the call", res.ExitCode)}
 		}
 	}
-	out, ok := ParseOutput(stdout)
-	if !ok {
-		return Decision{Outcome: report.OutcomeAllowed}
-	}
-	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
-	obj, _ := out.(map[string]any)
-	if obj == nil {
+	if blocks2 {
+		d.Outcome = report.OutcomeBlocked
+		if valid {
+			if blocked, why := jsonBlock(event, rules, obj); blocked {
+				d.Reason = "exit status 2: " + why
+				return d
+			}
+		}
+		r := clip(res.Stderr, maxReason)
+		if r == "" {
+			r = "(no message on stderr)"
+		}
+		d.Reason = "exit status 2: " + r
 		return d
 	}
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	if c, ok := obj["continue"].(bool); ok && !c {
-		d.Outcome = report.OutcomeBlocked
-		d.Reason = "continue: false: " + orDefault(clip(str(obj, "stopReason"), maxReason), "(no stopReason)")
+	if valid {
+		if blocked, why := jsonBlock(event, rules, obj); blocked {
+			d.Outcome, d.Reason = report.OutcomeBlocked, why
+			return d
+		} else if why != "" {
+			d.Reason = why
+		}
+		if res.ExitCode == 2 {
+			d.Reason = strings.TrimPrefix(d.Reason+"; ", "; ") + fmt.Sprintf("exit status 2 does not block %s", event)
+		}
 		return d
 	}
-	if hso, ok := obj["hookSpecificOutput"].(map[string]any); ok {
-		switch strings.ToLower(str(hso, "permissionDecision")) {
-		case "deny":
-			d.Outcome = report.OutcomeBlocked
-			d.Reason = "permissionDecision deny: " + orDefault(clip(str(hso, "permissionDecisionReason"), maxReason), "(no reason)")
-			return d
-		case "ask":
-			d.Reason = "permissionDecision ask: the agent asks the user"
-		}
-		if dec, ok := hso["decision"].(map[string]any); ok && strings.ToLower(str(dec, "behavior")) == "deny" {
-			d.Outcome = report.OutcomeBlocked
-			d.Reason = "decision.behavior deny: " + orDefault(clip(str(dec, "message"), maxReason), "(no message)")
-			return d
-		}
-	}
-	switch strings.ToLower(str(obj, "decision")) {
-	case "block", "deny":
-		d.Outcome = report.OutcomeBlocked
-		d.Reason = "decision " + strings.ToLower(str(obj, "decision")) + ": " + orDefault(clip(str(obj, "reason"), maxReason), "(no reason)")
+	switch {
+	case obj != nil:
+		d.Reason = "the JSON output fails Claude Code's schema (" + schemaErr + "): a non-blocking error, the agent carries on"
+	case res.ExitCode == 2:
+		d.Reason = fmt.Sprintf("exit status 2 does not block %s: a non-blocking error, the agent carries on", event)
+	case res.ExitCode != 0:
+		d.Reason = fmt.Sprintf("exit status %d: a non-blocking error, the agent carries on", res.ExitCode)
 	}
 	return d
+}
+
+// jsonBlock reads a schema-valid output object: whether it blocks, and
+// why (or, when it does not block, a note worth reporting, else "").
+func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string) {
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	if c, ok := obj["continue"].(bool); ok && !c && !rules.ignoresContinue {
+		return true, "continue: false: " + orDefault(clip(str(obj, "stopReason"), maxReason), "(no stopReason)")
+	}
+	note := ""
+	if hso, ok := obj["hookSpecificOutput"].(map[string]any); ok {
+		switch event {
+		case PreToolUse:
+			switch str(hso, "permissionDecision") {
+			case "deny":
+				return true, "permissionDecision deny: " + orDefault(clip(str(hso, "permissionDecisionReason"), maxReason), "(no reason)")
+			case "ask":
+				note = "permissionDecision ask: the agent asks the user"
+			}
+		case PermissionRequest:
+			if dec, ok := hso["decision"].(map[string]any); ok && str(dec, "behavior") == "deny" {
+				return true, "decision.behavior deny: " + orDefault(clip(str(dec, "message"), maxReason), "(no message)")
+			}
+		}
+	}
+	if str(obj, "decision") == "block" && !rules.noDecision {
+		// PreToolUse reads its deprecated "block" as deny.
+		return true, "decision block: " + orDefault(clip(str(obj, "reason"), maxReason), "(no reason)")
+	}
+	return false, note
+}
+
+// checkSchema says how obj fails the output schema Claude Code validates a
+// hook's JSON against for event ("" when it passes): the universal fields'
+// types, top-level decision "approve" or "block", and a
+// hookSpecificOutput whose hookEventName is the event, with the event's
+// own enumerations. Values are case-sensitive. Fields vigiles does not
+// know are left alone.
+func checkSchema(event string, obj map[string]any) string {
+	for _, k := range []string{"continue", "suppressOutput"} {
+		if v, ok := obj[k]; ok {
+			if _, isBool := v.(bool); !isBool {
+				return fmt.Sprintf("%s must be true or false", k)
+			}
+		}
+	}
+	for _, k := range []string{"stopReason", "reason", "systemMessage", "terminalSequence"} {
+		if v, ok := obj[k]; ok {
+			if _, isStr := v.(string); !isStr {
+				return fmt.Sprintf("%s must be a string", k)
+			}
+		}
+	}
+	if v, ok := obj["decision"]; ok {
+		if s, _ := v.(string); s != "approve" && s != "block" {
+			return fmt.Sprintf("decision must be \"approve\" or \"block\", not %s", shortJSON(v))
+		}
+	}
+	v, ok := obj["hookSpecificOutput"]
+	if !ok {
+		return ""
+	}
+	hso, isObj := v.(map[string]any)
+	if !isObj {
+		return "hookSpecificOutput must be an object"
+	}
+	name, _ := hso["hookEventName"].(string)
+	if name != event {
+		if _, has := hso["hookEventName"]; !has {
+			return fmt.Sprintf("hookSpecificOutput has no hookEventName (want %q)", event)
+		}
+		// Case counts: "pretooluse" is not PreToolUse.
+		return fmt.Sprintf("hookSpecificOutput.hookEventName is %s, not %q", shortJSON(hso["hookEventName"]), event)
+	}
+	switch event {
+	case PreToolUse:
+		if v, ok := hso["permissionDecision"]; ok {
+			switch s, _ := v.(string); s {
+			case "allow", "deny", "ask", "defer":
+			default:
+				return fmt.Sprintf("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\", \"ask\" or \"defer\", not %s", shortJSON(v))
+			}
+		}
+	case PermissionRequest:
+		if v, ok := hso["decision"]; ok {
+			dec, isObj := v.(map[string]any)
+			if !isObj {
+				return "hookSpecificOutput.decision must be an object"
+			}
+			if _, has := dec["behavior"]; !has {
+				return "hookSpecificOutput.decision has no behavior (want \"allow\" or \"deny\")"
+			}
+			if s, _ := dec["behavior"].(string); s != "allow" && s != "deny" {
+				return fmt.Sprintf("hookSpecificOutput.decision.behavior must be \"allow\" or \"deny\", not %s", shortJSON(dec["behavior"]))
+			}
+		}
+	}
+	return ""
+}
+
+// shortJSON shows a value of the hook's output in a reason, cut short.
+func shortJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return clip(string(b), 80)
 }

@@ -23,7 +23,7 @@ func FuzzDecideOutput(f *testing.F) {
 	f.Add([]byte("{\"continue\":false,\"stopReason\":\"\xff\xfe\u2028\"}"), "", 0)
 	f.Fuzz(func(t *testing.T, stdout []byte, stderr string, exit int) {
 		res := &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: exit, Stdout: string(stdout), Stderr: stderr}
-		d := Decide(res, nil)
+		d := Decide(PreToolUse, res, nil)
 		switch d.Outcome {
 		case report.OutcomeAllowed, report.OutcomeBlocked:
 		default:

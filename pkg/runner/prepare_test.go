@@ -38,7 +38,7 @@ func (f *preparer) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
 	defer f.mu.Unlock()
 	f.waiting++
 	f.maxWaiting = max(f.maxWaiting, f.waiting)
-	return &fakePending{f: f, cmd: spec.Command[2], at: time.Now(), ended: make(chan struct{})}
+	return &fakePending{f: f, cmd: spec.Command[len(spec.Command)-1], at: time.Now(), ended: make(chan struct{})}
 }
 
 func (f *preparer) end(cmd, how string) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		timeout = sandbox.DefaultTimeout
 	}
 	spec := sandbox.Spec{
-		Command:   []string{"bash", "-c", h.Expanded},
+		Command:   h.argv(),
 		Dir:       s.dir,
 		Stdin:     bytes.NewReader(p.Payload.JSON()),
 		Env:       env,
@@ -273,7 +274,7 @@ func baseRun(p *plannedRun) report.HookRun {
 	h := p.Hook
 	r := report.HookRun{
 		ID: p.ID, Plugin: h.Plugin, Event: h.Event, Matcher: h.Matcher, Tool: p.Payload.Tool,
-		Type: h.Type, Command: h.Command, Location: h.Location, Trusted: h.Trusted,
+		Type: h.Type, Command: h.shownCommand(), Location: h.Location, Trusted: h.Trusted,
 	}
 	if p.Check != nil {
 		r.Check = p.Check.Name
@@ -287,6 +288,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	if !p.Hook.Executable() {
 		r.Outcome = report.OutcomeNotExecutable
 		r.Reason = p.Hook.Type + " hooks are listed, not run"
+		if p.Hook.NotRun != "" {
+			r.Reason = "listed, not run: " + p.Hook.NotRun
+		}
 		return executed{run: r, decision: Decision{Outcome: r.Outcome}}
 	}
 	var res *sandbox.Result
@@ -296,7 +300,13 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else {
 		res, err = s.exec.Run(ctx, s.spec(p))
 	}
-	d := Decide(res, err)
+	d := Decide(p.Hook.Event, res, err)
+	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
+		// Claude Code starts an async hook and goes on without it: what
+		// it prints or exits with decides nothing.
+		d.Outcome = report.OutcomeAllowed
+		d.Reason = "async: the agent does not wait for the hook, so it cannot block (it would have: " + d.Reason + ")"
+	}
 	r.Outcome, r.Reason = d.Outcome, d.Reason
 	if res != nil {
 		r.Tier = string(res.Tier)
@@ -307,6 +317,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		r.Stdout = clipOutput(outputText(res.StdoutBytes(), res.Stdout, res.StdoutEncoding))
 		r.Stderr = clipOutput(outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding))
 		r.Writes = sortedWrites(res.Writes)
+		if p.Hook.InPlugin {
+			r.Writes = withoutDirs(r.Writes, pluginDataDirs(p.Hook.Plugin))
+		}
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
 		r.EnvFile = res.EnvFile
@@ -340,6 +353,22 @@ func clipOutput(s string) string {
 	}
 	cut := runeStart(s, reportOutputCap)
 	return s[:cut] + fmt.Sprintf("\n… (%d bytes more not kept in the report)", len(s)-cut)
+}
+
+// withoutDirs drops the creation of the directories dirs from ws, keeping
+// nil as nil.
+func withoutDirs(ws []evidence.Write, dirs []string) []evidence.Write {
+	if ws == nil {
+		return nil
+	}
+	out := ws[:0]
+	for _, w := range ws {
+		if w.Op == evidence.OpCreate && w.Kind == "dir" && slices.Contains(dirs, w.Path) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // sortedWrites copies and sorts writes, keeping nil as nil.

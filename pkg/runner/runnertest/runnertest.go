@@ -22,7 +22,10 @@ import (
 // Direct runs each spec as a plain child process in spec.Dir with
 // spec.Env added, honouring the timeout. Like a tier-B run it records
 // neither writes nor egress (both nil) unless Record is set, in which case
-// it reports them as recorded and empty ([]).
+// it reports them as recorded and empty ([]). Unlike a direct run, its
+// HOME is a directory made for the run and removed after it: a test never
+// writes to the caller's HOME (where a plugin hook's CLAUDE_PLUGIN_DATA
+// is made).
 type Direct struct {
 	Record bool
 }
@@ -38,14 +41,19 @@ func (d Direct) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, er
 	defer cancel()
 	cmd := exec.CommandContext(ctx, spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
-	cmd.Env = append(os.Environ(), spec.Env...)
+	home, err := os.MkdirTemp("", "runnertest-home-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	cmd.Env = append(append(os.Environ(), "HOME="+home), spec.Env...)
 	cmd.Stdin = spec.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	res.Stdout, res.Stderr = out.String(), errb.String()
 	var ee *exec.ExitError
