@@ -156,31 +156,27 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 		readyW.Close()
 		return nil, err
 	}
-	// No --configure: it would also bring lo up, racing bubblewrap's own
-	// set-up of lo (which then fails: RTM_NEWADDR), and it would keep
-	// slirp4netns from attaching before that set-up is over.
-	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4"}
 	// Only where the namespace has IPv6: a fresh one has it where this
 	// one does, when its own /proc/PID/net may not be read.
 	v6 := fmt.Sprintf("/proc/%d/net/if_inet6", pid)
 	if _, err := os.Stat(v6); errors.Is(err, os.ErrPermission) {
 		v6 = "/proc/self/net/if_inet6"
 	}
-	if _, err := os.Stat(v6); err == nil {
-		args = append(args, "--enable-ipv6")
-	}
+	_, err = os.Stat(v6)
+	ipv6 := err == nil
 	files := []*os.File{readyW, exitR}
+	var ns []string
 	if netns != nil {
 		// slirp4netns opens its own descriptors by /proc/self/fd.
 		files = append(files, userns, netns)
-		args = append(args, "--userns-path=/proc/self/fd/5", "--netns-type=path", "/proc/self/fd/6", slirpTap)
+		ns = []string{"--userns-path=/proc/self/fd/5", "--netns-type=path", "/proc/self/fd/6"}
 	} else {
 		if u, ok := foreignUserns(pid); ok {
-			args = append(args, "--userns-path="+u)
+			ns = append(ns, "--userns-path="+u)
 		}
-		args = append(args, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid), slirpTap)
+		ns = append(ns, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, slirpArgs(ipv6, ns)...)
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = files
@@ -205,6 +201,12 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	case err := <-ready:
 		if err != nil {
 			s.closeAndWait() // its stderr is all read once it is reaped
+			if strings.Contains(stderr.String(), "disable-dns") {
+				return nil, fmt.Errorf("egress allow: this slirp4netns cannot turn off its DNS forwarder (--disable-dns needs "+
+					"slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later), which would answer the command with the "+
+					"host's resolver, around the allowlist: install a newer slirp4netns, or use --connector pasta (%s): %w",
+					stderr.String(), err)
+			}
 			return nil, fmt.Errorf("egress allow: slirp4netns did not come up (%s): %w", stderr.String(), err)
 		}
 	case <-ctx.Done():
@@ -259,6 +261,29 @@ func (s *slirp) closeAndWait() {
 	<-s.reaped
 }
 
+// slirpArgs is slirp4netns's command line: ipv6 where the namespace has
+// IPv6, ns the options that name the sandbox's namespaces.
+//
+// No --configure: it would also bring lo up, racing bubblewrap's own
+// set-up of lo (which then fails: RTM_NEWADDR), and it would keep
+// slirp4netns from attaching before that set-up is over.
+//
+// --disable-dns: slirp4netns otherwise forwards DNS sent to its 10.0.2.3
+// (and fd00::3 with IPv6) to the host's resolver, a way around the stub
+// for any name, off the list too, where --allow-ip covers the address.
+// With it both are plain addresses: 10.0.2.3 is asked of the host's
+// network as any other, and fd00::3, in slirp4netns's own prefix, is
+// refused with the host's loopback (--disable-host-loopback). A
+// slirp4netns without it (before 1.1.0) does not start: the run is
+// refused (startSlirp names the fix).
+func slirpArgs(ipv6 bool, ns []string) []string {
+	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--disable-dns", "--ready-fd=3", "--exit-fd=4"}
+	if ipv6 {
+		args = append(args, "--enable-ipv6")
+	}
+	return append(append(args, ns...), slirpTap)
+}
+
 type pasta struct {
 	pid  int
 	once sync.Once
@@ -271,13 +296,7 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	defer os.RemoveAll(dir)
 	pidFile := filepath.Join(dir, "pid")
-	args := []string{"--config-net", "--quiet", "--no-map-gw", "-t", "none", "-u", "none", "-T", "none", "-U", "none",
-		"--pid", pidFile}
-	if os.Geteuid() == 0 {
-		// pasta otherwise drops to nobody, who may not open the
-		// sandbox's namespaces.
-		args = append(args, "--runas", "0:0")
-	}
+	var ns []string
 	if netns != nil {
 		// pasta drops CAP_SYS_PTRACE before it opens the namespaces, so
 		// even as root it may not open /proc/PID/ns/* of a sandbox of
@@ -292,16 +311,16 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		defer unbind()
 		// pasta would quit once the bound file goes (it watches a
 		// file-bound namespace); it is stopped by Close instead.
-		args = append(args, "--no-netns-quit", "--userns", filepath.Join(dir, "user"), "--netns", filepath.Join(dir, "net"))
+		ns = []string{"--no-netns-quit", "--userns", filepath.Join(dir, "user"), "--netns", filepath.Join(dir, "net")}
 	} else {
 		if u, ok := foreignUserns(pid); ok {
-			args = append(args, "--userns", u)
+			ns = append(ns, "--userns", u)
 		}
-		args = append(args, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
+		ns = append(ns, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
 	// pasta goes to the background once the namespace is configured, so
 	// its exit (status 0) is the readiness signal.
-	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd := exec.CommandContext(ctx, bin, pastaArgs(os.Geteuid() == 0, pidFile, ns)...)
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr
@@ -317,6 +336,27 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		return nil, fmt.Errorf("egress allow: pasta's pid file holds %q", clip(string(b)))
 	}
 	return &pasta{pid: ppid}, nil
+}
+
+// pastaArgs is pasta's command line: root when vigiles runs as root, ns
+// the options that name the sandbox's namespaces.
+//
+// pasta forwards DNS sent to an address of its own to the host's resolver
+// when --dns-forward names that address, or, by itself, when the host's
+// resolver is a loopback one (systemd-resolved's 127.0.0.53), to its
+// gateway: a way around the stub for any name. --no-map-gw turns the
+// second off (and keeps the gateway from leading to the host's loopback);
+// --dns none keeps pasta from reading the host's resolvers at all, so that
+// no version of it can set such a forwarding up from them.
+func pastaArgs(root bool, pidFile string, ns []string) []string {
+	args := []string{"--config-net", "--quiet", "--no-map-gw", "--dns", "none",
+		"-t", "none", "-u", "none", "-T", "none", "-U", "none", "--pid", pidFile}
+	if root {
+		// pasta otherwise drops to nobody, who may not open the
+		// sandbox's namespaces.
+		args = append(args, "--runas", "0:0")
+	}
+	return append(args, ns...)
 }
 
 // Close ends pasta. (Given /proc/PID/ns paths, pasta also quits on its own

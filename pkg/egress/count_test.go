@@ -627,3 +627,46 @@ func TestUncounted(t *testing.T) {
 		}
 	}
 }
+
+// closedPortClient sends a datagram to a closed port of the peer (its
+// kernel answers port unreachable), then has the peer send one to a
+// closed port of the probe's namespace over IPv4 and IPv6: that
+// namespace's kernel answers port unreachable to the peer.
+const closedPortClient = `import socket, subprocess, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(3)
+s.connect(("192.0.2.2", 5999))
+s.send(b"x")
+try:
+    s.recv(64)
+    print("answered")
+except ConnectionRefusedError:
+    print("refused")
+peer = sys.argv[1]
+for fam, host in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8:1::1")):
+    subprocess.run(["nsenter", "-t", peer, "-n", "python3", "-c",
+        "import socket; socket.socket(%d, socket.SOCK_DGRAM).sendto(b'x', ('%s', 5998))" % (fam, host)], check=True)
+time.sleep(0.3)
+`
+
+// TestCountNoKernelICMPErrors: an ICMP error the kernel sends in answer to
+// a packet is no attempt of the command's, even to an allowed address.
+// The allow sets came before the rule that drops such errors: the
+// namespace's port unreachable to an allowed peer (that sent to a closed
+// port, as a late reply does) went out and was logged as an icmp attempt.
+func TestCountNoKernelICMPErrors(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": closedPortClient})
+	res := runPeered(t, dir, []string{"192.0.2.0/24", "2001:db8:1::/64"}, "python3 "+dir+"/client.py $peer")
+	defer dumpOnFailure(t, res)
+	if out := res.Probes[0].Output; !strings.Contains(out, "refused") {
+		t.Errorf("the peer's port unreachable did not reach the client: %q", out)
+	}
+	if e, ok := connectEntryFor(res.Egress, "192.0.2.2", 5999, "udp"); !ok || !e.Allowed || e.Attempts != 1 {
+		t.Errorf("udp 192.0.2.2 port 5999: %+v (found %v), want one allowed attempt", e, ok)
+	}
+	for _, e := range res.Egress {
+		if e.Proto == "icmp" {
+			t.Errorf("the kernel's ICMP error recorded as an attempt: %+v", e)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -85,6 +86,10 @@ type dnsStub struct {
 	// listeners (nil: none could be had).
 	discards *discardWatch
 	logf     func(string, ...any)
+
+	// host holds the host's own addresses (Session.HostAddrs), nil until
+	// the init hands them over, before the command starts.
+	host atomic.Pointer[map[netip.Addr]bool]
 
 	sem  chan struct{} // UDP questions in flight
 	udp  []net.PacketConn
@@ -362,6 +367,34 @@ type refusal struct {
 	why  string
 }
 
+// answerRefusal says why a, an address in the upstream's answer for an
+// allowlisted name, is kept out of the answer and the wall; "" when it is
+// admitted. Besides the ranges refusedAnswer names, an address of the host
+// itself is refused: through slirp4netns or pasta a connection to it comes
+// from the host, so it reaches whatever listens there on that address or
+// on all of them, as no connection from outside could. An --allow-ip range
+// that covers the address (or, for a NAT64 one, the IPv4 address it leads
+// to) admits it.
+func (s *dnsStub) answerRefusal(a netip.Addr) string {
+	why := refusedAnswer(a)
+	if h := s.host.Load(); why == "" && h != nil && (*h)[nat64Target(a)] {
+		why = "host"
+	}
+	if why != "" && (s.pol.coveredByAllowIP(a) || s.pol.coveredByAllowIP(nat64Target(a))) {
+		return ""
+	}
+	return why
+}
+
+// setHost makes addrs the host's addresses answerRefusal refuses.
+func (s *dnsStub) setHost(addrs []netip.Addr) {
+	m := make(map[netip.Addr]bool, len(addrs))
+	for _, a := range addrs {
+		m[a.Unmap().WithZone("")] = true
+	}
+	s.host.Store(&m)
+}
+
 // forward asks the upstream, admits the acceptable addresses into the wall
 // and returns the answer for the command.
 func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, []refusal, error) {
@@ -392,7 +425,7 @@ func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, [
 			continue
 		}
 		sawAddr = true
-		if why := refusedAnswer(a); why != "" && !s.pol.coveredByAllowIP(a) {
+		if why := s.answerRefusal(a); why != "" {
 			refused = append(refused, refusal{a, why})
 			s.rec.nameAddr(a, q.Name)
 			continue

@@ -126,10 +126,56 @@ func TestRefusedAnswer(t *testing.T) {
 		"0.0.0.0": "unspecified", "::": "unspecified", "::ffff:127.0.0.1": "loopback", "::ffff:169.254.169.254": "link-local",
 		"100.64.0.1": "reserved", "224.0.0.1": "link-local", "239.1.2.3": "multicast", "255.255.255.255": "broadcast",
 		"198.18.0.3": "", "203.0.113.7": "", "2001:db8::1": "",
+		// NAT64 (RFC 6052): the well-known prefix is judged by the IPv4
+		// address a gateway takes it to; the local-use one is reserved.
+		"64:ff9b::a9fe:a9fe": "link-local", "64:ff9b::7f00:1": "loopback", "64:ff9b::a00:5": "private",
+		"64:ff9b::": "unspecified", "64:ff9b::cb00:7107": "", "64:ff9b:1::cb00:7107": "reserved",
 	}
 	for a, want := range tests {
 		if got := refusedAnswer(netip.MustParseAddr(a)); got != want {
 			t.Errorf("refusedAnswer(%s) = %q, want %q", a, got, want)
+		}
+	}
+}
+
+// TestAnswerRefusal: the stub's filter of an allowlisted name's answer
+// refuses, besides refusedAnswer's ranges, the host's own addresses
+// (through the connector a connection to one comes from the host itself),
+// NAT64 ones leading there too, unless --allow-ip covers the address; and
+// before the init hands the host's addresses over, only the ranges.
+func TestAnswerRefusal(t *testing.T) {
+	pol, err := compilePolicy(evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"a.example.test"},
+		AllowIP: []string{"203.0.113.9", "2001:db8:9::/48", "10.0.0.6"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := []netip.Addr{netip.MustParseAddr("203.0.113.5"), netip.MustParseAddr("2001:db8:5::1"),
+		netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("2001:db8:9::1"), netip.MustParseAddr("127.0.0.1"),
+		netip.MustParseAddr("::ffff:198.51.100.5")}
+	for _, tt := range []struct {
+		addr string
+		host bool // the host's addresses handed over
+		want string
+	}{
+		{"203.0.113.5", true, "host"},
+		{"::ffff:203.0.113.5", true, "host"},
+		{"2001:db8:5::1", true, "host"},
+		{"198.51.100.5", true, "host"}, // handed over IPv4-mapped
+		{"64:ff9b::cb00:7105", true, "host"},
+		{"203.0.113.9", true, ""},   // covered by --allow-ip
+		{"2001:db8:9::1", true, ""}, // covered by --allow-ip
+		{"203.0.113.6", true, ""},
+		{"127.0.0.1", true, "loopback"}, // its own range first
+		{"10.0.0.6", true, ""},          // private, covered by --allow-ip
+		{"64:ff9b::a9fe:a9fe", true, "link-local"},
+		{"203.0.113.5", false, ""},
+	} {
+		s := &dnsStub{pol: pol}
+		if tt.host {
+			s.setHost(host)
+		}
+		if got := s.answerRefusal(netip.MustParseAddr(tt.addr)); got != tt.want {
+			t.Errorf("answerRefusal(%s) with the host's addresses %v = %q, want %q", tt.addr, tt.host, got, tt.want)
 		}
 	}
 }
@@ -360,6 +406,63 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	}
 	if empty := newRecorder().list(); empty == nil || len(empty) != 0 {
 		t.Errorf("an empty record must be [] not nil: %#v", empty)
+	}
+}
+
+// TestRecorderNamesFlowsAtTheirFirstPacket: a flow's counts go to the
+// entry its first accepted packet went to, named as the address was then.
+// A connection by address made before any lookup, then a lookup of an
+// allowlisted name resolving to that address, made two entries: one with
+// the attempt and no bytes, one with no attempts and all the bytes under a
+// name the connection never used.
+func TestRecorderNamesFlowsAtTheirFirstPacket(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	a := netip.MustParseAddr("198.18.0.3")
+	dnsEntry := evidence.Egress{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true}
+	for _, tt := range []struct {
+		name  string
+		steps func(r *recorder)
+		want  []evidence.Egress
+	}{
+		{"connect, then the name resolves there", func(r *recorder) {
+			r.addPacket(packetEvent{at: t0, dst: a, proto: "tcp", port: 443})
+			r.add(t0.Add(time.Second), dnsEntry)
+			r.nameAddr(a, "a.example.test")
+		}, []evidence.Egress{
+			{IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 7, Bytes: 900},
+			{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true, Attempts: 1},
+		}},
+		{"then a second connection by name", func(r *recorder) {
+			r.addPacket(packetEvent{at: t0, dst: a, proto: "tcp", port: 443})
+			r.nameAddr(a, "a.example.test")
+			r.addPacket(packetEvent{at: t0.Add(time.Second), dst: a, proto: "tcp", port: 443})
+		}, []evidence.Egress{
+			// One flow, one counter: its counts stay with the first.
+			{IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 7, Bytes: 900},
+			{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1},
+		}},
+		{"a dropped packet first", func(r *recorder) {
+			r.addPacket(packetEvent{at: t0, dropped: true, dst: a, proto: "tcp", port: 443})
+			r.nameAddr(a, "a.example.test")
+			r.addPacket(packetEvent{at: t0.Add(time.Second), dst: a, proto: "tcp", port: 443})
+		}, []evidence.Egress{
+			{IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1},
+			{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 7, Bytes: 900},
+		}},
+		{"no packet logged: named at Finish", func(r *recorder) {
+			r.nameAddr(a, "a.example.test")
+		}, []evidence.Egress{
+			{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Packets: 7, Bytes: 900},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRecorder()
+			tt.steps(r)
+			r.addFlows([]flowCount{{addr: a, proto: "tcp", port: 443, packets: 7, bytes: 900}})
+			if d := cmp.Diff(tt.want, r.list()); d != "" {
+				t.Errorf("entries (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

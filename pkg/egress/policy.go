@@ -173,10 +173,27 @@ var specialRanges = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
 }
 
-// refusedAnswer says why a, an answer for an allowlisted name, must not be
-// accepted; "" when it may.
-func refusedAnswer(a netip.Addr) string {
+// nat64 is the well-known NAT64 prefix (RFC 6052): a NAT64 gateway on the
+// way takes an address in it to the IPv4 address in its last 32 bits, so
+// 64:ff9b::a9fe:a9fe reaches 169.254.169.254.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// nat64Target is the IPv4 address a NAT64 address leads to; a itself
+// otherwise.
+func nat64Target(a netip.Addr) netip.Addr {
 	a = a.Unmap()
+	if !nat64.Contains(a) {
+		return a
+	}
+	b := a.As16()
+	return netip.AddrFrom4([4]byte(b[12:]))
+}
+
+// refusedAnswer says why a, an answer for an allowlisted name, must not be
+// accepted; "" when it may. A NAT64 address is judged by the IPv4 address
+// it leads to.
+func refusedAnswer(a netip.Addr) string {
+	a = nat64Target(a)
 	switch {
 	case a.IsLoopback():
 		return "loopback"

@@ -33,6 +33,19 @@ type recorder struct {
 	// names maps an address to the first allowlisted (or refused) name the
 	// DNS stub saw resolve to it, so connects can be named.
 	names map[netip.Addr]string
+	// accepted maps each destination (address . protocol . port) the wall
+	// let through to the entry its first logged packet went to, so that
+	// the flow's counts land there (addFlows): the name an address has by
+	// Finish may be one the connection never used (a lookup that came
+	// after it).
+	accepted map[flowDest]*recEntry
+}
+
+// flowDest is a destination as the wall counts its traffic.
+type flowDest struct {
+	addr  netip.Addr
+	proto string
+	port  uint16
 }
 
 type recEntry struct {
@@ -47,7 +60,7 @@ type recEntry struct {
 const maxEntries = evidence.MaxEgressEntries
 
 func newRecorder() *recorder {
-	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr]string{}}
+	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr]string{}, accepted: map[flowDest]*recEntry{}}
 }
 
 func entryKey(e evidence.Egress) string {
@@ -108,20 +121,27 @@ type flowCount struct {
 func (r *recorder) addPacket(ev packetEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.addLocked(ev.at, connectEntry(r.names[ev.dst], ev.dst, ev.proto, ev.port, !ev.dropped), 1)
+	x := r.addLocked(ev.at, connectEntry(r.names[ev.dst], ev.dst, ev.proto, ev.port, !ev.dropped), 1)
+	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {
+		r.accepted[d] = x
+	}
 }
 
-// addFlows adds packet and byte counts to the allowed connect entries;
-// a flow without a logged start still gets an entry (with no attempts
-// counted), so nothing that went through is left out.
+// addFlows adds packet and byte counts to the allowed connect entries:
+// to the entry the destination's first accepted packet went to, named as
+// it was then. A flow without a logged start still gets an entry (with no
+// attempts counted), named by what the DNS stub saw, so nothing that went
+// through is left out.
 func (r *recorder) addFlows(flows []flowCount) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, f := range flows {
-		e := connectEntry(r.names[f.addr], f.addr, f.proto, f.port, true)
-		x, ok := r.entries[entryKey(e)]
-		if !ok {
-			x = r.addLocked(time.Now(), e, 0)
+		x := r.accepted[flowDest{f.addr, f.proto, f.port}]
+		if x == nil {
+			e := connectEntry(r.names[f.addr], f.addr, f.proto, f.port, true)
+			if x = r.entries[entryKey(e)]; x == nil {
+				x = r.addLocked(time.Now(), e, 0)
+			}
 		}
 		x.e.Packets += f.packets
 		x.e.Bytes += f.bytes

@@ -205,6 +205,12 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 24, Len: 2},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0xff, 0x02}},
 			accept()})...)
+		// ICMP errors the kernel sends are dropped here, before the allow
+		// sets (icmpErrorDrops); ICMPv6's are types 1-4, none of the
+		// neighbour discovery above.
+		for _, r := range icmpErrorDrops() {
+			add(out, r...)
+		}
 		acc := c.AddChain(&nftables.Chain{Name: "accepted", Table: t})
 		if up := pol.upstream; up.IsValid() {
 			for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {
@@ -293,39 +299,26 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	}
 
 	// A TCP reset or an ICMP error the kernel sends in answer to a
-	// packet is no attempt of the command's. One reaches this point only
-	// when the packet it answers came from an address the namespace does
-	// not hold (IPV6_FREEBIND): the answer goes to that made-up address,
-	// and was recorded as an attempt at an address the command never
-	// tried. Such answers are dropped unlogged. (The wall's own refusals
-	// never go there: see below.) The command cannot hide an attempt
-	// among them: with no capability (no raw sockets, no TCP_REPAIR) and
-	// ping sockets off (net.ipv4.ping_group_range is "1 0" in a fresh
-	// namespace) it sends no ICMP at all, and its TCP stack sends a reset
-	// only on a connection whose SYN was logged.
+	// packet is no attempt of the command's. A reset reaches this point
+	// only when the packet it answers came from an address the namespace
+	// does not hold (IPV6_FREEBIND), or went to one the allow sets do not
+	// hold: the answer goes to that address, and was recorded as an
+	// attempt at an address the command never tried. Such answers are
+	// dropped unlogged. (The wall's own refusals never go there: see
+	// below.) A reset to an allowed address is let through above: the
+	// command's own TCP stack sends it on a connection that exists. ICMP
+	// errors are dropped here in deny and record mode, and in allow mode
+	// before the allow sets, whatever their destination. The command
+	// cannot hide an attempt among them: with no capability (no raw
+	// sockets, no TCP_REPAIR) and ping sockets off
+	// (net.ipv4.ping_group_range is "1 0" in a fresh namespace) it sends
+	// no ICMP at all, and its TCP stack sends a reset only on a connection
+	// whose SYN was logged.
 	add(out, append(isTCPReset(), drop())...)
-	for _, e := range []struct {
-		nfproto, l4proto, from, to byte
-	}{
-		// ICMP destination unreachable; time exceeded and parameter
-		// problem (reassembly, bad options); ICMPv6's error messages
-		// (destination unreachable, packet too big, time exceeded,
-		// parameter problem).
-		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 3, 3},
-		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 11, 12},
-		{unix.NFPROTO_IPV6, unix.IPPROTO_ICMPV6, 1, 4},
-	} {
-		typ := []expr.Any{&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.from}}}
-		if e.to != e.from {
-			typ = []expr.Any{&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{e.from}, ToData: []byte{e.to}}}
+	if !allow {
+		for _, r := range icmpErrorDrops() {
+			add(out, r...)
 		}
-		add(out, slices.Concat([]expr.Any{
-			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.nfproto}},
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.l4proto}},
-			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
-		}, typ, []expr.Any{drop()})...)
 	}
 
 	// Everything else is logged (so Finish can name it), counted, and
@@ -344,6 +337,40 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST})
 	add(out, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
 	return rs, nil
+}
+
+// icmpErrorDrops drops the ICMP and ICMPv6 errors the kernel sends in
+// answer to a packet, unlogged: no attempt of the command's (see
+// buildRuleset). In allow mode they come before the allow sets, which
+// would otherwise let an error out to an allowed address and log it as the
+// command's attempt: the kernel's port unreachable for a late reply to a
+// socket the command had closed.
+func icmpErrorDrops() [][]expr.Any {
+	var rules [][]expr.Any
+	for _, e := range []struct {
+		nfproto, l4proto, from, to byte
+	}{
+		// ICMP destination unreachable; time exceeded and parameter
+		// problem (reassembly, bad options); ICMPv6's error messages
+		// (destination unreachable, packet too big, time exceeded,
+		// parameter problem).
+		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 3, 3},
+		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 11, 12},
+		{unix.NFPROTO_IPV6, unix.IPPROTO_ICMPV6, 1, 4},
+	} {
+		typ := []expr.Any{&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.from}}}
+		if e.to != e.from {
+			typ = []expr.Any{&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{e.from}, ToData: []byte{e.to}}}
+		}
+		rules = append(rules, slices.Concat([]expr.Any{
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.nfproto}},
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.l4proto}},
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+		}, typ, []expr.Any{drop()}))
+	}
+	return rules
 }
 
 // isTCPReset matches a TCP segment with the RST flag.

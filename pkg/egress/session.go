@@ -168,6 +168,20 @@ func (s *Session) Connected() error {
 	return nil
 }
 
+// HostAddrs hands the session the host's own addresses, which the broker
+// lists in its network namespace (allow mode); the init calls it before the
+// command starts. Through slirp4netns or pasta a connection to one comes
+// from the host itself and reaches services listening there, on that
+// address or on all of them; the DNS stub refuses such an address in the
+// answer for an allowlisted name, as it refuses private ones (unless
+// --allow-ip covers it). In deny and record mode, where the stub forwards
+// nothing, it changes nothing.
+func (s *Session) HostAddrs(addrs []netip.Addr) {
+	if s.dns != nil {
+		s.dns.setHost(addrs)
+	}
+}
+
 func (s *Session) stopRecorders() {
 	var wg sync.WaitGroup
 	if s.dns != nil {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"net/netip"
 	"os"
 	"time"
 
@@ -167,6 +168,11 @@ type NetSession interface {
 	// the command starts; it finishes the route out inside the namespace.
 	// A returned error refuses the run.
 	Connected() error
+	// HostAddrs hands the session the host's own addresses (allow mode;
+	// the broker lists them), before the command starts: an allowlisted
+	// name that resolves to one is refused, since through the connector
+	// it would reach the host's own services.
+	HostAddrs(addrs []netip.Addr)
 	// Finish stops the recorders and returns what they saw.
 	Finish() ([]evidence.Egress, *evidence.Dropped, error)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,6 +396,13 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			return fail(fmt.Errorf("%w: choosing the network connector: %v", ErrRefused, err))
 		}
 		cfg.Egress.Connector, attachEarly = name, early
+		// Through the connector a connection to the host's own address
+		// comes from the host itself: the init's DNS stub refuses them
+		// as answers, and only the broker, in the host's network
+		// namespace, can list them.
+		if cfg.HostAddrs, err = hostAddrs(); err != nil {
+			return fail(fmt.Errorf("%w: listing the host's addresses (for allow mode to refuse them): %v", ErrRefused, err))
+		}
 	}
 	// A root caller never runs the sandbox as the host's root unless told
 	// to (RootSandbox): it runs it as the work tree's owner when that is
@@ -1162,4 +1170,23 @@ func (c *capped) bytes() ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]byte(nil), c.buf.Bytes()...), c.truncated
+}
+
+// hostAddrs lists the addresses of the broker's network namespace, the
+// host's: every interface's, loopback's too (the egress layer refuses
+// those anyway), without IPv6 zones.
+func hostAddrs() ([]netip.Addr, error) {
+	as, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil, err
+	}
+	var out []netip.Addr
+	for _, a := range as {
+		if n, ok := a.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok {
+				out = append(out, ip.Unmap())
+			}
+		}
+	}
+	return out, nil
 }

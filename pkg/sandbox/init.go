@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,7 +32,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 9
+const initProtocol = 10
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -51,6 +52,9 @@ type initConfig struct {
 	Network       bool                  `json:"network"`
 	Egress        evidence.EgressPolicy `json:"egress"`
 	WaitGo        bool                  `json:"waitGo"`
+	// HostAddrs are the host's own addresses, listed by the broker in
+	// allow mode (NetSession.HostAddrs).
+	HostAddrs []netip.Addr `json:"hostAddrs,omitempty"`
 	// PidsByCgroup is set when a pids cgroup bounds the run's processes:
 	// the command then needs no RLIMIT_NPROC, and no shell to set it.
 	PidsByCgroup bool `json:"pidsByCgroup"`
@@ -369,6 +373,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	cmd := reaper.CommandDoc{Command: cfg.Command, Env: cfg.Env}
 	if sess != nil {
+		sess.HostAddrs(cfg.HostAddrs)
 		cmd.Env = append(slices.Clip(cmd.Env), sess.Env()...)
 		if err := fillResolvConf(resolv, sess.ResolvConf()); err != nil {
 			return failResult(refuse("placing resolv.conf: %w", err))
