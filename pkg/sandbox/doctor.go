@@ -588,7 +588,9 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 		readyW.Close()
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
-	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback",
+	// The options a run gives it (pkg/egress): --disable-dns, which an
+	// old slirp4netns lacks, is what keeps DNS to the egress layer's stub.
+	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns",
 		"--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
 	cmd.ExtraFiles = []*os.File{readyW, exitR}
 	var out bytes.Buffer
@@ -647,6 +649,9 @@ func keptTapDetail(err error) string {
 }
 
 func slirpFix(out []byte) string {
+	if bytes.Contains(out, []byte("disable-dns")) {
+		return "install slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later (it must turn off its own DNS forwarder, --disable-dns), or use pasta (--connector pasta)"
+	}
 	if bytes.Contains(out, []byte("/dev/net/tun")) {
 		return "slirp4netns must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun; it is 0666 on stock systems) " +
 			"or load the tun module (modprobe tun)"

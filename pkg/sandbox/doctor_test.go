@@ -281,3 +281,17 @@ func TestBinariesProbe(t *testing.T) {
 		t.Errorf("with the init's binary refused: tier %s, capability %+v; want refused, naming the fix", r.Tier, r.Capability)
 	}
 }
+
+// The doctor's fix for a slirp4netns that cannot start names what is
+// wrong with it.
+func TestSlirpFix(t *testing.T) {
+	for out, want := range map[string]string{
+		"slirp4netns: unrecognized option '--disable-dns'": "1.1.0 or later",
+		"open(\"/dev/net/tun\"): No such device":           "modprobe tun",
+		"something else":                                   "check slirp4netns's message",
+	} {
+		if got := slirpFix([]byte(out)); !strings.Contains(got, want) {
+			t.Errorf("slirpFix(%q) = %q; want it to say %q", out, got, want)
+		}
+	}
+}
