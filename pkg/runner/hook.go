@@ -92,13 +92,15 @@ const pluginDataPlaceholder = "${CLAUDE_PLUGIN_DATA}"
 // pluginDataPrelude runs before a plugin hook, under sh: the command's
 // HOME is known only inside the run (the sandbox's throwaway one, or the
 // caller's on a direct run), so it sets CLAUDE_PLUGIN_DATA to
-// $HOME/.claude/plugins/data/<id> ($1), makes that directory as Claude
-// Code does, substitutes ${CLAUDE_PLUGIN_DATA} in each word of the hook's
-// argv as a plain string (POSIX pattern removal, no re-parsing), and
-// execs the argv.
+// $HOME/.claude/plugins/data/<id> ($1), substitutes ${CLAUDE_PLUGIN_DATA}
+// in each word of the hook's argv as a plain string (POSIX pattern
+// removal, no re-parsing), and execs the argv: builtins only, no process
+// of its own. The directory is Claude Code's to make: in a confined run the
+// sandbox has made it (Spec.HomeDirs, so that it is no write of the
+// hook's); a direct run makes it here, in the caller's HOME.
 const pluginDataPrelude = `CLAUDE_PLUGIN_DATA="$HOME/.claude/plugins/data/$1"
 export CLAUDE_PLUGIN_DATA
-mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
+[ -d "$CLAUDE_PLUGIN_DATA" ] || mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
 shift
 n=$#
 while [ "$n" -gt 0 ]; do
@@ -137,11 +139,9 @@ func pluginDataID(plugin string) string {
 	return id
 }
 
-// pluginDataDirs are the directories, as a run's writes name them, that
-// the prelude makes for a plugin's data: Claude Code makes them, not the
-// hook, so they are no evidence of what the hook did.
-func pluginDataDirs(plugin string) []string {
-	return []string{"~/.claude", "~/.claude/plugins", "~/.claude/plugins/data", "~/.claude/plugins/data/" + pluginDataID(plugin)}
+// pluginDataDir is a plugin's data directory relative to HOME.
+func pluginDataDir(plugin string) string {
+	return ".claude/plugins/data/" + pluginDataID(plugin)
 }
 
 // argv is the command line Claude Code would start for the hook on Linux:

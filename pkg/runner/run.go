@@ -8,7 +8,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -146,6 +145,11 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	}
 	if rel := envFileOf(h.Event); rel != "" {
 		spec.EnvFile, spec.EnvFileVar = rel, envFileVar
+	}
+	if h.InPlugin {
+		// Claude Code makes the plugin's data directory; so does the
+		// sandbox, not the hook (pluginDataPrelude names it).
+		spec.HomeDirs = []string{pluginDataDir(h.Plugin)}
 	}
 	return spec
 }
@@ -317,9 +321,6 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		r.Stdout = clipOutput(outputText(res.StdoutBytes(), res.Stdout, res.StdoutEncoding))
 		r.Stderr = clipOutput(outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding))
 		r.Writes = sortedWrites(res.Writes)
-		if p.Hook.InPlugin {
-			r.Writes = withoutDirs(r.Writes, pluginDataDirs(p.Hook.Plugin))
-		}
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
 		r.EnvFile = res.EnvFile
@@ -353,22 +354,6 @@ func clipOutput(s string) string {
 	}
 	cut := runeStart(s, reportOutputCap)
 	return s[:cut] + fmt.Sprintf("\n… (%d bytes more not kept in the report)", len(s)-cut)
-}
-
-// withoutDirs drops the creation of the directories dirs from ws, keeping
-// nil as nil.
-func withoutDirs(ws []evidence.Write, dirs []string) []evidence.Write {
-	if ws == nil {
-		return nil
-	}
-	out := ws[:0]
-	for _, w := range ws {
-		if w.Op == evidence.OpCreate && w.Kind == "dir" && slices.Contains(dirs, w.Path) {
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
 }
 
 // sortedWrites copies and sorts writes, keeping nil as nil.

@@ -65,6 +65,12 @@ type Spec struct {
 	// command's writes; what the command left there is returned in
 	// Result.EnvFile. A direct run records nothing, so it gets neither.
 	EnvFile, EnvFileVar string
+	// HomeDirs are directories, relative to the command's HOME, that its
+	// caller makes before it starts, as Claude Code makes a plugin's
+	// data directory (CLAUDE_PLUGIN_DATA): the init makes them, so they
+	// are not the command's writes. A direct run, whose HOME is the
+	// caller's, gets none made.
+	HomeDirs []string
 }
 
 // Limits bound a confined command. Zero means the default

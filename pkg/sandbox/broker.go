@@ -128,6 +128,9 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	if err := checkEnvFile(spec.EnvFile, spec.EnvFileVar); err != nil {
 		return fail(TierRefused, err)
 	}
+	if err := checkHomeDirs(spec.HomeDirs); err != nil {
+		return fail(TierRefused, err)
+	}
 	if spec.Limits.Pids != 0 && spec.Limits.Pids < MinPids {
 		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, MinPids))
 	}
@@ -378,6 +381,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		Network:      network != nil,
 		Egress:       spec.Egress,
 		EnvFile:      spec.EnvFile,
+		HomeDirs:     spec.HomeDirs,
 	}
 	if spec.EnvFile != "" {
 		cfg.Env = replaceEnv(cfg.Env, spec.EnvFileVar, sandboxHome+"/"+spec.EnvFile)

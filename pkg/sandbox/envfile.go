@@ -22,11 +22,26 @@ func checkEnvFile(p, name string) error {
 	if p == "" && name == "" {
 		return nil
 	}
-	if strings.ContainsRune(p, 0) || p == "" || path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+	if !beneathHome(p) {
 		return fmt.Errorf("env file %q: want a clean path relative to HOME, beneath it", p)
 	}
 	if name == "" || strings.ContainsAny(name, "=\x00") {
 		return fmt.Errorf("env file %q: want a variable name to give it to the command", p)
+	}
+	return nil
+}
+
+// beneathHome says whether p is a clean path relative to HOME, beneath it.
+func beneathHome(p string) bool {
+	return !strings.ContainsRune(p, 0) && p != "" && p != "." && !path.IsAbs(p) && path.Clean(p) == p && p != ".." && !strings.HasPrefix(p, "../")
+}
+
+// checkHomeDirs checks Spec.HomeDirs.
+func checkHomeDirs(dirs []string) error {
+	for _, d := range dirs {
+		if !beneathHome(d) {
+			return fmt.Errorf("home directory %q: want a clean path relative to HOME, beneath it", d)
+		}
 	}
 	return nil
 }

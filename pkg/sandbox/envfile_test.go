@@ -100,3 +100,32 @@ func TestEnvFileSpecChecked(t *testing.T) {
 		}
 	}
 }
+
+// HomeDirs are made before the command, in both write methods, and are no
+// writes of its; a file it puts in one is.
+func TestHomeDirs(t *testing.T) {
+	requireConfinement(t)
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{"a.txt": "a"})
+			res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: method,
+				Command:  sh(`test -d ~/.claude/plugins/data/p && test -d ~/x && : > ~/.claude/plugins/data/p/f`),
+				HomeDirs: []string{".claude/plugins/data/p", "x"}})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
+			}
+			var got []string
+			for _, w := range res.Writes {
+				got = append(got, string(w.Op)+" "+w.Path)
+			}
+			if want := "create ~/.claude/plugins/data/p/f"; strings.Join(got, ",") != want {
+				t.Errorf("writes %q; want only %q", got, want)
+			}
+		})
+	}
+	for _, d := range []string{"/abs", "..", "../x", "a/../../x", "a//b", "", "."} {
+		if res, err := Run(context.Background(), Spec{Command: []string{"true"}, HomeDirs: []string{d}}); err == nil || res.Tier != TierRefused {
+			t.Errorf("HomeDirs %q: tier %s, err %v; want refused", d, res.Tier, err)
+		}
+	}
+}

@@ -32,7 +32,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 10
+const initProtocol = 11
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -72,6 +72,8 @@ type initConfig struct {
 	// ReaperByFD: fdReaper holds vigiles-reaper, the lean reaper binary;
 	// otherwise the reaper runs from the init's own binary.
 	ReaperByFD bool `json:"reaperByFd,omitempty"`
+	// HomeDirs is Spec.HomeDirs: relative to HOME, checked by the broker.
+	HomeDirs []string `json:"homeDirs,omitempty"`
 	// NestedGits are the checkouts nested in the work tree, relative to
 	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
 	NestedGits []string `json:"nestedGits,omitempty"`
@@ -276,15 +278,19 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
 	}
+	// The env file's directories and HomeDirs, as the caller makes them
+	// before a hook runs: not the command's writes.
+	homeDirs := cfg.HomeDirs
 	if cfg.EnvFile != "" {
-		// Its directories, as the caller makes them before a hook runs:
-		// not the command's writes.
-		dir := filepath.Dir(filepath.Join(sandboxHome, cfg.EnvFile))
+		homeDirs = append(slices.Clip(homeDirs), filepath.Dir(cfg.EnvFile))
+	}
+	for _, rel := range homeDirs {
+		dir := filepath.Join(sandboxHome, rel)
 		for d := range missingDirs(dir) {
 			made[d] = fileID{}
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return failResult(refuse("preparing the env file's directory: %w", err))
+			return failResult(refuse("preparing the directory ~/%s: %w", rel, err))
 		}
 	}
 	if cfg.TreeByFD {
