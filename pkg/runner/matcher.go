@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
@@ -190,17 +191,86 @@ func IfMatches(cond, event, tool string, input map[string]any) bool {
 
 // bashRuleMatch applies a Bash(...) specifier: '*' is a wildcard and a
 // trailing ":*" means "this prefix"; compound commands match when any of
-// their simple commands does, as current Claude Code does.
+// their simple commands does, and so do the commands inside $(...) and
+// backticks, as current Claude Code does (its reference's "Bash matching"
+// table). Like Claude Code's, the filter fails open: a specifier that
+// names more than the command (`git push *`) matches any command with a
+// substitution or a $VAR, whose words it cannot know, and a command it
+// cannot parse (an unclosed $( or backtick) matches every specifier.
 func bashRuleMatch(spec, cmd string) bool {
 	if p, ok := strings.CutSuffix(spec, ":*"); ok {
 		spec = p + "*"
 	}
-	for _, part := range splitCompound(cmd) {
-		if wildcard(spec, part) {
+	subs, ok := substitutions(cmd)
+	if !ok || namesMoreThanCommand(spec) && expands(cmd) {
+		return true
+	}
+	for _, c := range append([]string{cmd}, subs...) {
+		for _, part := range splitCompound(c) {
+			if wildcard(spec, part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namesMoreThanCommand says whether a Bash specifier has a word past the
+// command's own that is not only a wildcard (`git push *`, not `rm *`).
+func namesMoreThanCommand(spec string) bool {
+	f := strings.Fields(spec)
+	return len(f) > 1 && slices.ContainsFunc(f[1:], func(w string) bool { return strings.Trim(w, "*") != "" })
+}
+
+// expands says whether cmd holds a command substitution or a variable.
+func expands(cmd string) bool {
+	if strings.Contains(cmd, "$(") || strings.Contains(cmd, "`") {
+		return true
+	}
+	for i := 0; i+1 < len(cmd); i++ {
+		if c := cmd[i+1]; cmd[i] == '$' && (c == '{' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 			return true
 		}
 	}
 	return false
+}
+
+// substitutions returns the commands inside every $(...) and `...` of cmd,
+// nested ones too; ok is false when one is not closed.
+func substitutions(cmd string) (subs []string, ok bool) {
+	for i := 0; i < len(cmd); i++ {
+		var inner string
+		switch {
+		case strings.HasPrefix(cmd[i:], "$("):
+			depth, j := 1, i+2
+			for ; j < len(cmd) && depth > 0; j++ {
+				switch cmd[j] {
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+			}
+			if depth > 0 {
+				return nil, false
+			}
+			inner, i = cmd[i+2:j-1], j-1
+		case cmd[i] == '`':
+			j := strings.IndexByte(cmd[i+1:], '`')
+			if j < 0 {
+				return nil, false
+			}
+			inner, i = cmd[i+1:i+1+j], i+1+j
+		default:
+			continue
+		}
+		nested, ok := substitutions(inner)
+		if !ok {
+			return nil, false
+		}
+		subs = append(append(subs, inner), nested...)
+	}
+	return subs, true
 }
 
 // splitCompound splits a command line at &&, ||, ;, | and newlines (quotes

@@ -121,6 +121,20 @@ func TestIfCondition(t *testing.T) {
 		{"Bash(git *", PreToolUse, "Bash", bash("git"), false}, // unparsable never matches
 		{"Bash(git *)", PermissionRequest, "Bash", bash("git log"), true},
 		{"Bash(git *)", PostToolUseFailure, "Bash", bash("git log"), true},
+		// The reference's "Bash matching" table: commands inside $() and
+		// backticks are checked; a specifier naming more than the command
+		// fails open on a substitution or $VAR; an unparsable command
+		// matches.
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo $(rm -rf /)"), true},
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo `rm -rf /`"), true},
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo $(ls $(rm -rf /))"), true},
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo $(date)"), false},
+		{"Bash(git push *)", PreToolUse, "Bash", bash("echo $(date)"), true},
+		{"Bash(git push *)", PreToolUse, "Bash", bash("echo `date`"), true},
+		{"Bash(git push *)", PreToolUse, "Bash", bash("echo $HOME"), true},
+		{"Bash(git push *)", PreToolUse, "Bash", bash("echo hi"), false},
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo $(date"), true},
+		{"Bash(rm *)", PreToolUse, "Bash", bash("echo `date"), true},
 	}
 	for _, tc := range tests {
 		if got := IfMatches(tc.cond, tc.event, tc.tool, tc.input); got != tc.want {
