@@ -683,7 +683,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				finds = append(finds, envFileNotices(runs)...)
 			}
 		case err != nil:
-			if !o.UpdateBaseline {
+			// Told once, like a missing one: every shard reads the same
+			// file, and merge must not count it once per shard.
+			if !o.UpdateBaseline && s.shardI == 1 {
 				loc := report.Location{File: brel}
 				var be *BaselineError
 				if errors.As(err, &be) {

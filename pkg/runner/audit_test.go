@@ -224,57 +224,83 @@ func TestShardsMergeToUnsharded(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(dir, ".vigiles"), 0o755)
-	b, _ := os.ReadFile(filepath.Join(old, base))
-	os.WriteFile(filepath.Join(dir, base), b, 0o644)
+	drifted, _ := os.ReadFile(filepath.Join(old, base))
 	// And a malformed file, whose finding must appear exactly once.
 	os.WriteFile(filepath.Join(dir, "plugins/b/hooks/hooks.json"), []byte("{"), 0o644)
 
-	for _, command := range []string{"audit", "test"} {
-		t.Run(command, func(t *testing.T) {
-			run := func(shard string) *report.Report {
-				o := Options{Dir: dir, Baseline: base, Shard: shard, Executor: fakeHooks()}
-				var rep *report.Report
-				var err error
-				if command == "audit" {
-					rep, err = Audit(ctx, o)
+	for _, bc := range []struct {
+		name     string
+		baseline []byte // nil: no baseline file
+		rule     string // a finding the whole audit gives exactly once
+	}{
+		{"drifted baseline", drifted, ""},
+		{"missing baseline", nil, RuleBaselineMissing},
+		{"invalid baseline", []byte("{not json"), RuleBaselineInvalid},
+		{"baseline with a duplicate key", []byte(`{"schema": "x", "schema": "y"}`), RuleBaselineInvalid},
+	} {
+		for _, command := range []string{"audit", "test"} {
+			t.Run(bc.name+"/"+command, func(t *testing.T) {
+				if bc.baseline == nil {
+					os.Remove(filepath.Join(dir, base))
 				} else {
-					os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte(`checks:
+					os.WriteFile(filepath.Join(dir, base), bc.baseline, 0o644)
+				}
+				run := func(shard string) *report.Report {
+					o := Options{Dir: dir, Baseline: base, Shard: shard, Executor: fakeHooks()}
+					var rep *report.Report
+					var err error
+					if command == "audit" {
+						rep, err = Audit(ctx, o)
+					} else {
+						os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte(`checks:
   - {name: one, hook: a, tool: Bash, expect: {no-egress: true}}
   - {name: two, hook: a, tool: Write, expect: {blocked: false}}
   - {name: three, hook: b, event: SessionStart, expect: {egress-only: [b.example.test]}}
   - {name: four, command: "true write:x", event: Stop, expect: {wrote-only: [y]}}
   - {name: five, command: "block", expect: {blocked: true}}
 `), 0o644)
-					rep, err = Test(ctx, o)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				zeroDurations(rep)
-				return rep
-			}
-			whole := run("")
-			for _, n := range []int{1, 2, 3, 5, 40} {
-				var parts []NamedReport
-				for i := n; i >= 1; i-- { // any order
-					p := run(fmt.Sprintf("%d/%d", i, n))
-					if n > 1 && p.Shard != fmt.Sprintf("%d/%d", i, n) {
-						t.Errorf("shard field %q", p.Shard)
+						rep, err = Test(ctx, o)
 					}
-					parts = append(parts, NamedReport{Name: fmt.Sprintf("part-%d.json", i), Report: p})
+					if err != nil {
+						t.Fatal(err)
+					}
+					zeroDurations(rep)
+					return rep
 				}
-				merged, err := Merge(parts...)
-				if err != nil {
-					t.Fatal(err)
+				whole := run("")
+				if command == "audit" && bc.rule != "" {
+					n := 0
+					for _, f := range whole.Findings {
+						if f.Rule == bc.rule {
+							n++
+						}
+					}
+					if n != 1 {
+						t.Errorf("the unsharded audit gives %d %s findings, want 1", n, bc.rule)
+					}
 				}
-				if diff := cmp.Diff(whole, merged); diff != "" {
-					t.Errorf("%d shards merged differ from the unsharded %s (-whole +merged):\n%s", n, command, diff)
+				for _, n := range []int{1, 2, 3, 5, 40} {
+					var parts []NamedReport
+					for i := n; i >= 1; i-- { // any order
+						p := run(fmt.Sprintf("%d/%d", i, n))
+						if n > 1 && p.Shard != fmt.Sprintf("%d/%d", i, n) {
+							t.Errorf("shard field %q", p.Shard)
+						}
+						parts = append(parts, NamedReport{Name: fmt.Sprintf("part-%d.json", i), Report: p})
+					}
+					merged, err := Merge(parts...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(whole, merged); diff != "" {
+						t.Errorf("%d shards merged differ from the unsharded %s (-whole +merged):\n%s", n, command, diff)
+					}
 				}
-			}
-			if len(whole.Runs) < 5 || len(whole.Findings) == 0 {
-				t.Errorf("too little to compare: %d runs, %d findings", len(whole.Runs), len(whole.Findings))
-			}
-		})
+				if len(whole.Runs) < 5 || len(whole.Findings) == 0 {
+					t.Errorf("too little to compare: %d runs, %d findings", len(whole.Runs), len(whole.Findings))
+				}
+			})
+		}
 	}
 }
 

@@ -858,7 +858,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
 	errsBefore := p.errCount()
-	var expectNode *yaml.Node
+	var expectNode, toolNode *yaml.Node
 	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
 		"name": func(k, v *yaml.Node) { hasName = true; c.Name, nameOK = p.str(v, "check name") },
@@ -884,7 +884,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			}
 			c.Event = s
 		},
-		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool") },
+		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode = v },
 		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)") },
 		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
 		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout") },
@@ -918,8 +918,14 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		c.Event = PreToolUse
 	}
 	if c.Tool != "" && !IsToolEvent(c.Event) {
-		if spec := knownEvents[c.Event]; spec.MatchField == "" {
+		spec := knownEvents[c.Event]
+		switch {
+		case spec.MatchField == "":
 			p.errAt(n, "%s: event %s has no tool or matcher value; remove tool", what, c.Event)
+		case spec.Closed && !contains(spec.Values, c.Tool):
+			// Claude Code never sends it: the run would test a payload
+			// that cannot occur, and pass where no matcher filters.
+			p.errAt(toolNode, "tool %q: %s sends %s as one of %s", c.Tool, c.Event, spec.MatchField, strings.Join(spec.Values, ", "))
 		}
 	}
 	if c.Input != nil && !IsToolEvent(c.Event) {
@@ -969,7 +975,19 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 	})
 	for _, kind := range []string{ExpStdoutContains, ExpStderrContains} {
 		k := kind
-		add(k, func(e *Expectation, v *yaml.Node) (ok bool) { e.Str, ok = p.str(v, k); return })
+		add(k, func(e *Expectation, v *yaml.Node) bool {
+			s, ok := p.str(v, k)
+			if !ok {
+				return false
+			}
+			// Every output contains the empty string: it would always pass.
+			if s == "" {
+				p.errAt(v, "%s: \"\" expects nothing (every output contains it); give the text to find, or remove the line", k)
+				return false
+			}
+			e.Str = s
+			return true
+		})
 	}
 	for _, kind := range []string{ExpStdoutMatches, ExpStderrMatches, ExpEnvFileMatches} {
 		k := kind
@@ -978,7 +996,14 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			if !ok {
 				return false
 			}
-			re, err := regexp.Compile(strings.TrimPrefix(s, "re:"))
+			pat := strings.TrimPrefix(s, "re:")
+			// The empty pattern matches anything: it would always pass.
+			// Patterns that match empty output, like ^$, are kept.
+			if pat == "" {
+				p.errAt(v, "%s: %q is an empty pattern, which expects nothing (it matches anything); give a regular expression, ^$ for empty output, or remove the line", k, s)
+				return false
+			}
+			re, err := regexp.Compile(pat)
 			if err != nil {
 				p.errAt(v, "%s: want a regular expression: %v", k, err)
 				return false

@@ -177,6 +177,11 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"bad regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"(\"\n", []string{"5:23 stdout-matches: want a regular expression"}},
 		{"bad host", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"a.*.test\"]\n", []string{"5:21 egress-only: host \"a.*.test\": a wildcard is allowed only as a leading"}},
 		{"bad path regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: [\"re:(\"]\n", []string{"5:18 no-write: regular expression"}},
+		{"stdout-contains empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-contains: \"\"\n", []string{`5:24 stdout-contains: "" expects nothing`}},
+		{"stderr-contains empty", "checks:\n  - name: a\n    hook: h\n    expect: {stderr-contains: ''}\n", []string{`4:31 stderr-contains: "" expects nothing`}},
+		{"stdout-matches empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"\"\n", []string{`5:23 stdout-matches: "" is an empty pattern`}},
+		{"stderr-matches re: only", "checks:\n  - name: a\n    hook: h\n    expect:\n      stderr-matches: \"re:\"\n", []string{`5:23 stderr-matches: "re:" is an empty pattern`}},
+		{"env-file-matches empty", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect:\n      env-file-matches: ''\n", []string{`6:25 env-file-matches: "" is an empty pattern`}},
 		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
 		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
@@ -193,6 +198,18 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"nan input", "checks:\n  - name: a\n    hook: h\n    input: {x: .nan}\n    expect: {blocked: true}\n", []string{"4:16 check input (the tool_input): NaN has no JSON equivalent"}},
 		{"inf payload", "payloads:\n  Bash: {x: [1, -.inf]}\n", []string{"2:17 payloads.Bash: -Inf has no JSON equivalent"}},
 		{"nan json", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: {a: .NaN}\n", []string{"5:17 json.a: NaN has no JSON equivalent"}},
+		// A matcher value Claude Code never sends, for events whose values
+		// are a closed list: at the tool, naming the values it sends.
+		{"SessionStart source misspelt", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    tool: startpu\n    expect: {blocked: false}\n",
+			[]string{`5:11 tool "startpu": SessionStart sends source as one of startup, resume, clear, compact, fork`}},
+		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: install, expect: {blocked: false}}\n",
+			[]string{`2:44 tool "install": Setup sends trigger as one of init, maintenance`}},
+		{"PreCompact trigger", "checks:\n  - name: a\n    hook: h\n    event: PreCompact\n    tool: Manual\n    expect: {blocked: true}\n",
+			[]string{`5:11 tool "Manual": PreCompact sends trigger as one of manual, auto`}},
+		{"PostCompact trigger, tool before event", "checks:\n  - name: a\n    hook: h\n    tool: both\n    event: PostCompact\n    expect: {blocked: false}\n",
+			[]string{`4:11 tool "both": PostCompact sends trigger as one of manual, auto`}},
+		{"SessionEnd reason removed from Claude Code", "checks:\n  - name: a\n    hook: h\n    event: SessionEnd\n    tool: bypass_permissions_disabled\n    expect: {blocked: false}\n",
+			[]string{`5:11 tool "bypass_permissions_disabled": SessionEnd sends reason as one of other, clear, resume, logout, prompt_input_exit`}},
 		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"2:5 input is the tool_input of a tool event"}},
 		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
 		// A broken check still has its expect read: every mistake is reported.
@@ -230,6 +247,31 @@ func TestConfigErrorLocations(t *testing.T) {
 				if f.Rule != RuleConfig || f.Location.File != ".vigiles.yml" || f.Location.Line == 0 {
 					t.Errorf("finding without a location: %+v", f)
 				}
+			}
+		})
+	}
+}
+
+// TestConfigAccepts holds values next to ones refused: patterns that
+// match empty output, the values of an event's closed list, and any value
+// of an open one.
+func TestConfigAccepts(t *testing.T) {
+	for _, tc := range []struct{ name, yaml string }{
+		{"matches empty output", "checks:\n  - name: a\n    hook: h\n    expect: {stdout-matches: ^$, stderr-matches: \"re:^$\"}\n"},
+		{"matches a space", "checks:\n  - name: a\n    hook: h\n    expect: {stdout-matches: \" \", stderr-contains: \" \"}\n"},
+		{"env file left empty", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect: {env-file-matches: \"re:^$\"}\n"},
+		{"SessionStart source", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    tool: fork\n    expect: {blocked: false}\n"},
+		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: maintenance, expect: {blocked: false}}\n"},
+		{"PreCompact trigger", "checks:\n  - {name: a, hook: h, event: PreCompact, tool: auto, expect: {blocked: true}}\n"},
+		{"PostCompact trigger", "checks:\n  - {name: a, hook: h, event: PostCompact, tool: manual, expect: {blocked: false}}\n"},
+		{"SessionEnd reason", "checks:\n  - {name: a, hook: h, event: SessionEnd, tool: prompt_input_exit, expect: {blocked: false}}\n"},
+		{"a plugin's agent type", "checks:\n  - {name: a, hook: h, event: SubagentStop, tool: \"my-plugin:reviewer\", expect: {blocked: false}}\n"},
+		{"a notification type vigiles does not list", "checks:\n  - {name: a, hook: h, event: Notification, tool: some_new_type, expect: {blocked: false}}\n"},
+		{"any tool of a tool event", "checks:\n  - {name: a, hook: h, tool: mcp__x__y, expect: {blocked: false}}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ParseConfig(".vigiles.yml", []byte(tc.yaml)); err != nil {
+				t.Errorf("ParseConfig: %v", err)
 			}
 		})
 	}

@@ -21,6 +21,11 @@ type eventSpec struct {
 	// Values are the values of MatchField vigiles can send, the first
 	// being the default.
 	Values []string
+	// Closed says Values are all Claude Code ever sends, so that a check
+	// naming another would run a payload that never occurs. Open lists
+	// (agent types, which custom and plugin agents extend; notification
+	// types, which grow with Claude Code's features) take any value.
+	Closed bool
 	// Fields are the event's own fields (beyond the common ones and the
 	// tool fields), with default values.
 	Fields func(cwd string) map[string]any
@@ -50,7 +55,7 @@ const (
 const fileChangedDefault = ".envrc"
 
 var knownEvents = map[string]eventSpec{
-	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, EnvFile: true,
+	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": "Add a unit test for the parser"}
@@ -80,16 +85,16 @@ var knownEvents = map[string]eventSpec{
 				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
-	PreCompact: {MatchField: "trigger", Values: []string{"manual", "auto"},
+	PreCompact: {MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
 		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": ""} }},
-	PostCompact: {MatchField: "trigger", Values: []string{"manual", "auto"},
+	PostCompact: {MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
 		Fields: func(string) map[string]any {
 			return map[string]any{"compact_summary": "Summary of the compacted conversation"}
 		}},
-	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}},
+	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}, Closed: true},
 	// Setup, CwdChanged and FileChanged hooks get CLAUDE_ENV_FILE as
 	// SessionStart hooks do (hooks.md, "Persist environment variables").
-	Setup: {MatchField: "trigger", Values: []string{"init", "maintenance"}, EnvFile: true},
+	Setup: {MatchField: "trigger", Values: []string{"init", "maintenance"}, Closed: true, EnvFile: true},
 	CwdChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"old_cwd": path.Dir(cwd), "new_cwd": cwd}
 	}},

@@ -122,7 +122,12 @@ func EventsDoc() string {
 			w("Matcher: the tool name. Shown for `Bash`; the other tools' `tool_input` are listed below.\n\n")
 		case spec.MatchField != "":
 			tool = spec.Values[0]
-			w("Matcher: `%s`, one of %s.\n\n", spec.MatchField, "`"+strings.Join(spec.Values, "`, `")+"`")
+			vals := "`" + strings.Join(spec.Values, "`, `") + "`"
+			if spec.Closed {
+				w("Matcher: `%s`, one of %s; a check's `tool:` naming another is refused.\n\n", spec.MatchField, vals)
+			} else {
+				w("Matcher: `%s`; vigiles picks among %s, and a check's `tool:` may name any other (the list is open).\n\n", spec.MatchField, vals)
+			}
 		case ev == FileChanged:
 			tool = fileChangedDefault
 			w("Matcher: the files watched, by name; shown for `%s`.\n\n", tool)
