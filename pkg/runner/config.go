@@ -920,6 +920,8 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 	if c.Tool != "" && !IsToolEvent(c.Event) {
 		spec := knownEvents[c.Event]
 		switch {
+		case c.Event == FileChanged:
+			// Its matcher names files: the tool is the one told changed.
 		case spec.MatchField == "":
 			p.errAt(n, "%s: event %s has no tool or matcher value; remove tool", what, c.Event)
 		case spec.Closed && !contains(spec.Values, c.Tool):

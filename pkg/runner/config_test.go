@@ -268,6 +268,7 @@ func TestConfigAccepts(t *testing.T) {
 		{"a plugin's agent type", "checks:\n  - {name: a, hook: h, event: SubagentStop, tool: \"my-plugin:reviewer\", expect: {blocked: false}}\n"},
 		{"a notification type vigiles does not list", "checks:\n  - {name: a, hook: h, event: Notification, tool: some_new_type, expect: {blocked: false}}\n"},
 		{"any tool of a tool event", "checks:\n  - {name: a, hook: h, tool: mcp__x__y, expect: {blocked: false}}\n"},
+		{"the file a FileChanged hook is told changed", "checks:\n  - {name: a, hook: h, event: FileChanged, tool: .env, expect: {blocked: false}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ParseConfig(".vigiles.yml", []byte(tc.yaml)); err != nil {
