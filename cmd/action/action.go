@@ -439,6 +439,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
 		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
+		// A report with an error (the baseline could not be written):
+		// the check run and outputs must not read pass.
+		Err: runErr,
 	})
 	if err != nil {
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
@@ -569,7 +572,10 @@ func relativize(rep *report.Report, dir, prefix string) {
 
 // writeReport writes the JSON report where later steps can read it:
 // $RUNNER_TEMP/vigiles/report-<command>[-<i>-of-<n>].json, or in the work
-// tree when RUNNER_TEMP is unset.
+// tree when RUNNER_TEMP is unset. The file is the step's own: when that
+// name is taken (an earlier vigiles step of the job with the same command)
+// it is report-<command>[-<i>-of-<n>]-<random>.json, so no step's `report`
+// output comes to point at another step's report.
 func writeReport(rep *report.Report, getenv func(string) string, dir string, in actionInputs) (string, error) {
 	base := getenv("RUNNER_TEMP")
 	if base == "" {
@@ -579,18 +585,36 @@ func writeReport(rep *report.Report, getenv func(string) string, dir string, in 
 	if in.Shard != "" {
 		name += "-" + strings.ReplaceAll(in.Shard, "/", "-of-")
 	}
-	p := filepath.Join(base, "vigiles", name+".json")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("writing report: %w", err)
-	}
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
-	if err := os.WriteFile(p, append(data, '\n'), 0o644); err != nil {
+	dir = filepath.Join(base, "vigiles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
-	return p, nil
+	f, err := os.OpenFile(filepath.Join(dir, name+".json"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.CreateTemp(dir, name+"-*.json")
+		if err == nil {
+			// As readable as the first report: CreateTemp makes it 0600.
+			if cerr := f.Chmod(0o644); cerr != nil {
+				f.Close()
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
+	}
+	return f.Name(), nil
 }
 
 // writeSARIFFile writes SARIF for rep at path; findings without a file

@@ -299,6 +299,101 @@ func TestActionForkTokenFallsBack(t *testing.T) {
 	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "No check run") {
 		t.Errorf("summary does not explain the fallback:\n%s", sum)
 	}
+	// A same-repository pull request's default token is read-only too:
+	// the log names the fix, not only forks (its ':' are lookalikes, so
+	// no problem matcher reads the line).
+	if fix := annotate.NoMatch("add `permissions: checks: write` to the job (a pull request from a fork cannot get it)"); !strings.Contains(s.stdout.String(), fix) {
+		t.Errorf("the log does not name checks: write as the fix:\n%s", s.stdout.String())
+	}
+}
+
+// TestActionReportPerStep: two vigiles steps with the same command in one
+// job share RUNNER_TEMP; each step's report output must name its own
+// report, not the last step's.
+func TestActionReportPerStep(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "check-run": "false", "fail-level": "none"})
+	sub := filepath.Join(s.env["GITHUB_WORKSPACE"], "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	passing := "defaults: {sandbox: off}\nchecks:\n  - {name: ok, command: \"true\", trusted: true, event: Stop, expect: {exit-code: 0}}\n"
+	if err := os.WriteFile(filepath.Join(sub, ".vigiles.yml"), []byte(passing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]string
+	for i, wd := range []string{"", "sub"} {
+		s.env["GITHUB_OUTPUT"] = filepath.Join(s.env["RUNNER_TEMP"], "_runner_file_commands", fmt.Sprintf("set_output_%d", i+2))
+		s.env["INPUT_WORKING-DIRECTORY"] = wd
+		s.run(t)
+		if s.exitCode != 0 {
+			t.Fatalf("step %d: exit %d\n%s", i+1, s.exitCode, s.stderr.String())
+		}
+		got = append(got, outputs(t, s.file(t, "GITHUB_OUTPUT")))
+	}
+	if got[0]["verdict"] != "fail" || got[1]["verdict"] != "pass" {
+		t.Fatalf("verdicts %q and %q, want fail then pass (the fixtures changed?)", got[0]["verdict"], got[1]["verdict"])
+	}
+	if got[0]["report"] == got[1]["report"] {
+		t.Fatalf("both steps' report output is %s", got[0]["report"])
+	}
+	for i, out := range got {
+		b, err := os.ReadFile(out["report"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r report.Report
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict != out["verdict"] {
+			t.Errorf("step %d: its report %s says %s, its verdict output %s", i+1, out["report"], r.Verdict, out["verdict"])
+		}
+		if filepath.Dir(out["report"]) != filepath.Join(s.env["RUNNER_TEMP"], "vigiles") {
+			t.Errorf("step %d: report %s is not under $RUNNER_TEMP/vigiles, which the container hands back", i+1, out["report"])
+		}
+	}
+	if want := filepath.Join(s.env["RUNNER_TEMP"], "vigiles", "report-test.json"); got[0]["report"] != want {
+		t.Errorf("the first step's report is %s, want %s", got[0]["report"], want)
+	}
+}
+
+// TestActionUpdateBaselineFailureFails: when the audit ran but the
+// baseline could not be written, nothing may read pass: the check run
+// concludes failure, the verdict output is error, the summary says why
+// and the step exits 125.
+func TestActionUpdateBaselineFailureFails(t *testing.T) {
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
+	// .vigiles is a file, so the baseline cannot be written under it.
+	if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles"), []byte("a file, not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	if s.exitCode != 125 {
+		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
+	}
+	var posts int
+	for _, r := range s.api.reqs {
+		if r.Method != http.MethodPost {
+			continue
+		}
+		posts++
+		if r.Body["conclusion"] != "failure" {
+			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
+		}
+		if sum, _ := r.Body["output"].(map[string]any)["summary"].(string); !strings.Contains(sum, "writing baseline") {
+			t.Errorf("check-run summary does not say why it failed:\n%s", sum)
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d check runs posted, want 1", posts)
+	}
+	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+		t.Errorf("outputs %v, want verdict=error", out)
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "writing baseline") {
+		t.Errorf("job summary does not say why it failed:\n%s", sum)
+	}
 }
 
 func TestActionFailLevelNone(t *testing.T) {

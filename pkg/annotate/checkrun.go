@@ -21,8 +21,10 @@ var (
 	// ErrBadSHA marks a value that is not a commit SHA.
 	ErrBadSHA = errors.New("not a commit SHA")
 	// ErrCheckRunForbidden is returned when GitHub answers 403, as it does
-	// for the read-only token of a pull request from a fork.
-	ErrCheckRunForbidden = errors.New("the token may not create check runs (403)")
+	// to a token without checks: write (the default read-only token, and
+	// always the token of a pull request from a fork), and to a request
+	// over a secondary rate limit.
+	ErrCheckRunForbidden = errors.New("GitHub refused the request (403 Forbidden)")
 	// ErrCheckRunInProgress is returned when a check run was created but
 	// could not be completed: GitHub shows it in progress.
 	ErrCheckRunInProgress = errors.New("the check run is left in progress")

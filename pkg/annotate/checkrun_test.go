@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,8 +42,10 @@ type fakeGitHub struct {
 	// with 422 and message.
 	failPatch int
 	failLater bool // fail the updates after failPatch too
-	message   string
-	patches   int
+	// failStatus answers failed updates; 0 means 422.
+	failStatus int
+	message    string
+	patches    int
 }
 
 func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -69,7 +72,11 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail := f.patches == f.failPatch || (f.failLater && f.failPatch > 0 && f.patches > f.failPatch)
 		f.mu.Unlock()
 		if fail {
-			w.WriteHeader(http.StatusUnprocessableEntity)
+			st := http.StatusUnprocessableEntity
+			if f.failStatus != 0 {
+				st = f.failStatus
+			}
+			w.WriteHeader(st)
 			msg, _ := json.Marshal(map[string]string{"message": f.message})
 			w.Write(msg)
 			return
@@ -232,7 +239,9 @@ func TestCheckRunFallsBack(t *testing.T) {
 		status int
 		reason string
 	}{
-		{"fork token 403", http.StatusForbidden, "403"},
+		// The default token of a same-repository pull request is read-only
+		// too: the reason names the permission to add.
+		{"read-only token 403", http.StatusForbidden, "add `permissions: checks: write` to the job (a pull request from a fork cannot get it)"},
 		{"server error", http.StatusInternalServerError, "the GitHub API failed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,6 +309,67 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 		if c.Name == "add-mask" || strings.HasPrefix(c.Name, "<legacy>") {
 			t.Errorf("command %+v in the log", c)
 		}
+	}
+}
+
+// TestCheckRunUpdateForbiddenIsNotBlamedOnTheToken: a 403 on a later
+// batch follows a check run the token could create, so the reason must not
+// say it may not create one.
+func TestCheckRunUpdateForbiddenIsNotBlamedOnTheToken(t *testing.T) {
+	fake := &fakeGitHub{failPatch: 1, failStatus: http.StatusForbidden, message: "You have exceeded a secondary rate limit"}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	res, _, _ := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
+	if !res.FellBack || res.CheckRunURL == "" {
+		t.Fatalf("result = %+v, want the run's URL and a fallback", res)
+	}
+	if !strings.Contains(res.Reason, "refused to update the check run") || strings.Contains(res.Reason, "may not create") || strings.Contains(res.Reason, "checks: write") {
+		t.Errorf("reason = %q, want a refused update, not a token that cannot create check runs", res.Reason)
+	}
+}
+
+// TestPublishErrFails: a report that came with an error (vigiles audit
+// could not write the baseline) must not read pass anywhere: the check run
+// concludes failure, the verdict output is error, and both summaries say
+// why, whatever the findings and the fail level.
+func TestPublishErrFails(t *testing.T) {
+	for _, level := range []FailLevel{FailError, FailNone} {
+		t.Run(string(level), func(t *testing.T) {
+			fake := &fakeGitHub{}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			env := prEnv(t, srv.URL+"/api/v3")
+			r := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass}
+			var log bytes.Buffer
+			_, err := Publish(context.Background(), r, Options{
+				Log: &log, Getenv: func(k string) string { return env[k] }, Token: token, CheckRun: true,
+				HTTPClient: srv.Client(), FailLevel: level, ReportPath: "vigiles-report.json",
+				Err: errors.New("writing baseline: mkdir .vigiles: not a directory"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Verdict != report.VerdictPass {
+				t.Errorf("Publish changed the caller's report: verdict %s", r.Verdict)
+			}
+			if len(fake.reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(fake.reqs))
+			}
+			body := fake.reqs[0].Body
+			if body["conclusion"] != "failure" {
+				t.Errorf("conclusion %v, want failure", body["conclusion"])
+			}
+			const why = "writing baseline"
+			if s := body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, why) || !strings.Contains(s, "audit: error") {
+				t.Errorf("check-run summary does not say the run failed and why:\n%s", s)
+			}
+			if sum, _ := os.ReadFile(env["GITHUB_STEP_SUMMARY"]); !strings.Contains(string(sum), why) || !strings.Contains(string(sum), "audit: error") {
+				t.Errorf("job summary does not say the run failed and why:\n%s", sum)
+			}
+			if out, _ := os.ReadFile(env["GITHUB_OUTPUT"]); !strings.Contains(string(out), "verdict=error\n") {
+				t.Errorf("outputs = %q, want verdict=error", out)
+			}
+		})
 	}
 }
 

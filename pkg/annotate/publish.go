@@ -38,7 +38,12 @@ type Options struct {
 	// Scope names what was checked when it is not the whole repository
 	// (the working directory); it keeps check-run names unique.
 	Scope string
-	Now   func() time.Time
+	// Err is why vigiles failed after it made r (vigiles audit could not
+	// write the baseline it was asked to update): the step fails whatever
+	// r says, so the check run concludes failure, the verdict output is
+	// error and the summaries say why.
+	Err error
+	Now func() time.Time
 }
 
 // Result says what Publish did.
@@ -85,6 +90,14 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	conclusion := "success"
 	res.ExitCode = ExitCode(r, o.FailLevel)
 	switch {
+	case o.Err != nil:
+		// Whatever the findings say: a shallow copy, so the summaries'
+		// verdict lines say error without changing the caller's report.
+		failed := *r
+		failed.Verdict = report.VerdictError
+		r = &failed
+		conclusion = "failure"
+		notes = append(notes, fmt.Sprintf("vigiles %s failed after its hooks ran, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
 	case res.ExitCode != 0:
 		conclusion = "failure"
 	case len(r.Findings) > 0:
@@ -113,7 +126,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			if o.Now != nil {
 				now = o.Now()
 			}
-			so := SummaryOptions{ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha, FailLevel: o.FailLevel, MaxBytes: MaxCheckRunSummaryChars}
+			so := SummaryOptions{ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha, FailLevel: o.FailLevel, MaxBytes: MaxCheckRunSummaryChars, Notes: notes}
 			url, perr := PostCheckRun(ctx, client, CheckRun{
 				Owner: owner, Repo: name,
 				Name:        CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB")),
@@ -128,8 +141,13 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			res.CheckRunURL = url
 			inProgress = errors.Is(perr, ErrCheckRunInProgress)
 			switch {
+			case errors.Is(perr, ErrCheckRunForbidden) && url == "":
+				reason = "GitHub refused to create the check run (403): the token lacks checks: write; add `permissions: checks: write` to the job (a pull request from a fork cannot get it)"
 			case errors.Is(perr, ErrCheckRunForbidden):
-				reason = "the token may not create check runs (403; a pull request from a fork gets a read-only token)"
+				// Created, so the token could write checks: a later
+				// request was refused (a secondary rate limit also
+				// answers 403).
+				reason = "GitHub refused to update the check run it had created (403): " + perr.Error()
 			case perr != nil:
 				reason = "the GitHub API failed: " + perr.Error()
 			default:

@@ -21,16 +21,15 @@ type (
 		Schema  string     `json:"$schema"`
 		Runs    []SARIFRun `json:"runs"`
 	}
+	// SARIFRun has no automationDetails on purpose: upload-sarif applies
+	// its `category` input only to a run without one, and the category is
+	// what keeps two uploads (test and audit, two working directories)
+	// from replacing each other's alerts. Without a category it derives
+	// one from the workflow, job and matrix values.
 	SARIFRun struct {
-		Tool              SARIFTool               `json:"tool"`
-		AutomationDetails *SARIFAutomationDetails `json:"automationDetails,omitempty"`
-		Results           []SARIFResult           `json:"results"`
-		Properties        map[string]any          `json:"properties,omitempty"`
-	}
-	// SARIFAutomationDetails.ID ("vigiles/test/") keeps code scanning
-	// from replacing the alerts of one command with another's.
-	SARIFAutomationDetails struct {
-		ID string `json:"id"`
+		Tool       SARIFTool      `json:"tool"`
+		Results    []SARIFResult  `json:"results"`
+		Properties map[string]any `json:"properties,omitempty"`
 	}
 	SARIFTool struct {
 		Driver SARIFDriver `json:"driver"`
@@ -87,6 +86,11 @@ type SARIFOptions struct {
 	// MaxBytes overrides SARIFMaxFileBytes (for tests).
 	MaxBytes int
 }
+
+// FingerprintKey names vigiles' partial fingerprint in SARIF results. v2
+// hashes what a finding is about as well (findingSubject); v1 did not, and
+// gave distinct findings one alert.
+const FingerprintKey = "vigilesFinding/v2"
 
 // Tool identity in SARIF.
 const (
@@ -171,9 +175,6 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 			Results: []SARIFResult{},
 		}},
 	}
-	if cmd := oneLine(cut(r.Command, 20)); cmd != "" {
-		log.Runs[0].AutomationDetails = &SARIFAutomationDetails{ID: "vigiles/" + cmd + "/"}
-	}
 	// Budget: the skeleton plus each result's own encoding, with room for
 	// the properties that count what was left out.
 	// Sizes are measured as WriteSARIF indents them.
@@ -181,7 +182,16 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 	size := len(skeleton) + 256
 	left := 0
 	run := &log.Runs[0]
+	seen := map[string]int{} // findings so far with each fingerprint
 	for _, f := range findings {
+		// Counted before anything is left out, so that what is left
+		// out does not change the fingerprints of what follows.
+		base := fingerprint(f, r.Drift, 0)
+		fp := base
+		if n := seen[base]; n > 0 {
+			fp = fingerprint(f, r.Drift, n)
+		}
+		seen[base]++
 		ri, ok := index[ruleID(f)]
 		if !ok || len(run.Results) >= SARIFMaxResultsPerRun {
 			left++
@@ -210,7 +220,7 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 				ArtifactLocation: SARIFArtifactLocation{URI: sarifURI(file), URIBaseID: "%SRCROOT%"},
 				Region:           SARIFRegion{StartLine: line, StartColumn: col},
 			}}},
-			PartialFingerprints: map[string]string{"vigilesFinding/v1": fingerprint(f)},
+			PartialFingerprints: map[string]string{FingerprintKey: fp},
 		}
 		b, _ := json.MarshalIndent(res, "        ", "  ")
 		if size+len(b)+10 > maxBytes {
@@ -260,14 +270,50 @@ func sarifText(s string) string {
 var sarifEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `{`, `{{`, `}`, `}}`)
 
 // fingerprint identifies a finding across runs independently of its line,
-// so a moved line does not open a new alert.
-func fingerprint(f report.Finding) string {
+// so a moved line does not open a new alert, and tells apart findings
+// that share a rule, file, hook and title (each new host of one hook, each
+// problem in .vigiles.yml), so code scanning neither merges them into one
+// alert nor lets a dismissed one hide another: it hashes what the finding
+// is about too (findingSubject). Findings that still share all of it (one
+// unknown key in two checks) are told apart by their order in the file:
+// n > 0 is the (n+1)th of them, as CodeQL counts repeated lines.
+func fingerprint(f report.Finding, drift []report.Drift, n int) string {
 	h := sha256.New()
-	for _, s := range []string{f.Rule, f.Location.File, f.Hook, f.Title} {
+	for _, s := range []string{f.Rule, f.Location.File, f.Hook, f.Title, findingSubject(f, drift)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
+	if n > 0 {
+		fmt.Fprintf(h, "%d", n)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// findingSubject is what a finding is about: the message without its
+// digits, which carry line numbers, counts and sizes that change while the
+// finding stays the same; and for a new host or written path, the host or
+// path itself from the report's drift, digits and all (hosts 10.0.0.1 and
+// 10.0.0.2 are two findings). Of the drift entries whose value the message
+// quotes, the longest is the one it is about ("a.example" is inside
+// "ba.example").
+func findingSubject(f report.Finding, drift []report.Drift) string {
+	subject := strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return -1
+		}
+		return r
+	}, f.Message)
+	kind, ok := strings.CutPrefix(f.Rule, "baseline/")
+	if !ok || (kind != "host" && kind != "write") {
+		return subject
+	}
+	value := ""
+	for _, d := range drift {
+		if d.Hook == f.Hook && d.Kind == kind && len(d.Now) > len(value) && strings.Contains(f.Message, d.Now) {
+			value = d.Now
+		}
+	}
+	return subject + "\x00" + value
 }
 
 // WriteSARIF writes r as indented SARIF 2.1.0 JSON to w.

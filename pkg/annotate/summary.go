@@ -22,8 +22,9 @@ type SummaryOptions struct {
 	FailLevel FailLevel
 	// Hidden is what WriteAnnotations left out of the log.
 	Hidden Hidden
-	// Notes are vigiles' own sentences (never untrusted text), printed
-	// at the end, e.g. why the check run fell back to the log.
+	// Notes are vigiles' own sentences, printed at the end, e.g. why the
+	// check run fell back to the log; they are escaped as the rest is,
+	// since an error they quote can name a path the repository chose.
 	Notes []string
 	// MaxBytes overrides MaxStepSummaryBytes (for tests and the check
 	// run's shorter summary); 0 means MaxStepSummaryBytes.

@@ -1,0 +1,100 @@
+package annotate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestSARIFFingerprints: code scanning makes one alert of results with the
+// same fingerprint, so distinct findings must differ, and one finding must
+// keep its fingerprint when its line (or a number in its message) moves.
+func TestSARIFFingerprints(t *testing.T) {
+	const hook = "plugins/x/hooks/hooks.json#hooks.SessionStart[0].hooks[0]@startup"
+	loc := report.Location{File: "plugins/x/hooks/hooks.json", Line: 4, Column: 9}
+	moved := report.Location{File: loc.File, Line: 40, Column: 3}
+	host := func(h string, l report.Location) report.Finding {
+		return report.Finding{Rule: "baseline/host", Severity: report.SeverityError, Location: l, Hook: hook,
+			Title: "changed since the baseline", Message: "x SessionStart startup now tries to reach " + h + ", which the baseline does not list"}
+	}
+	write := func(p string) report.Finding {
+		return report.Finding{Rule: "baseline/write", Severity: report.SeverityError, Location: loc, Hook: hook,
+			Title: "changed since the baseline", Message: "x SessionStart startup now writes " + p + ", which the baseline does not list"}
+	}
+	config := func(line int, msg string) report.Finding {
+		return report.Finding{Rule: "config/invalid", Severity: report.SeverityError, Location: report.Location{File: ".vigiles.yml", Line: line, Column: 1},
+			Title: "invalid .vigiles.yml", Message: msg}
+	}
+	drift := []report.Drift{
+		{Hook: hook, Kind: "host", Now: "a.example.test"},
+		{Hook: hook, Kind: "host", Now: "evil.example.test"},
+		{Hook: hook, Kind: "host", Now: "ba.example.test"},
+		{Hook: hook, Kind: "host", Now: "10.0.0.1"},
+		{Hook: hook, Kind: "host", Now: "10.0.0.2"},
+		{Hook: hook, Kind: "write", Now: "/home/u/.bashrc"},
+		{Hook: hook, Kind: "write", Now: "/home/u/.profile"},
+	}
+	for _, tc := range []struct {
+		name string
+		a, b report.Finding
+		same bool
+	}{
+		{"two new hosts of one hook", host("a.example.test", loc), host("evil.example.test", loc), false},
+		{"a host inside another's name", host("a.example.test", loc), host("ba.example.test", loc), false},
+		{"hosts that differ only in digits", host("10.0.0.1", loc), host("10.0.0.2", loc), false},
+		{"two new writes of one hook", write("/home/u/.bashrc"), write("/home/u/.profile"), false},
+		{"two problems in .vigiles.yml", config(3, "unknown key"), config(9, "other problem"), false},
+		{"one problem in two places", config(3, `unknown key "x" in a check`), config(9, `unknown key "x" in a check`), false},
+		{"one host on another line", host("a.example.test", loc), host("a.example.test", moved), true},
+		{"one config problem on another line", config(3, `line 3: unknown key "x"`), config(12, `line 12: unknown key "x"`), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fps := func(fs ...report.Finding) []string {
+				r := &report.Report{Schema: report.Schema, Command: "audit", Findings: fs, Drift: drift}
+				var out []string
+				for _, res := range SARIF(r, SARIFOptions{}).Runs[0].Results {
+					if res.PartialFingerprints[FingerprintKey] == "" {
+						t.Fatalf("no %s fingerprint: %v", FingerprintKey, res.PartialFingerprints)
+					}
+					out = append(out, res.PartialFingerprints[FingerprintKey])
+				}
+				if len(out) != len(fs) {
+					t.Fatalf("%d results, want %d", len(out), len(fs))
+				}
+				return out
+			}
+			var fa, fb string
+			if tc.same {
+				// One finding in two runs: the commit before and after.
+				fa, fb = fps(tc.a)[0], fps(tc.b)[0]
+			} else {
+				// Two findings of one run.
+				both := fps(tc.a, tc.b)
+				fa, fb = both[0], both[1]
+			}
+			if (fa == fb) != tc.same {
+				t.Errorf("fingerprints %s and %s: same = %v, want %v", fa, fb, fa == fb, tc.same)
+			}
+		})
+	}
+}
+
+// TestSARIFLeavesCategoryToTheUpload: upload-sarif applies its category
+// input only to a run without automationDetails, and the category is what
+// keeps two uploads from replacing each other's alerts.
+func TestSARIFLeavesCategoryToTheUpload(t *testing.T) {
+	for _, cmd := range []string{"test", "audit", "merge", ""} {
+		t.Run(cmd, func(t *testing.T) {
+			var b bytes.Buffer
+			r := &report.Report{Schema: report.Schema, Command: cmd, Findings: []report.Finding{{Rule: "run/failed", Severity: report.SeverityError, Message: "m"}}}
+			if err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "automationDetails") {
+				t.Errorf("the run has automationDetails, so upload-sarif would ignore its category:\n%s", b.String())
+			}
+		})
+	}
+}
