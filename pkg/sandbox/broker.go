@@ -228,11 +228,15 @@ func (v vanishedMount) Error() string {
 // isVanishedMount reports whether bubblewrap's stderr is that race: it
 // could not bind the tree, or apply the flags of one of its mounts, which
 // the kernel says no longer exists (ENOENT) or is no longer mounted there
-// (EINVAL).
+// (EINVAL); or it could not make, or mount on, the mount point of a mask,
+// which the broker asks for only where a directory was (a caller's HOME
+// removed meanwhile), in the read-only root.
 func isVanishedMount(stderr []byte) bool {
 	has := func(s string) bool { return bytes.Contains(stderr, []byte(s)) }
 	return has("Can't bind mount") &&
-		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument"))
+		(has("No such file or directory") || has("Unable to apply mount flags") && has("Invalid argument")) ||
+		has("Can't mkdir") && has("Read-only file system") ||
+		has("Can't mount tmpfs on") && has("No such file or directory")
 }
 
 // stdinPipe returns the read end of a pipe that f's bytes are copied into,
@@ -903,6 +907,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	}
 	if err := json.Unmarshal(raw, &ir); err != nil {
 		return fail(fmt.Errorf("the sandbox's result is malformed: %w", err))
+	}
+	if strings.HasPrefix(ir.Refusal, reaper.VanishedMount) {
+		return res, vanishedMount{ir.Refusal}
 	}
 	if ir.Refusal != "" {
 		return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))

@@ -563,6 +563,7 @@ func TestVanishedMountIsRecognized(t *testing.T) {
 		`bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/run/netns/vgt-d16832": No such file or directory`: true,
 		`bwrap: Can't bind mount /oldroot/ on /newroot/: Unable to apply mount flags: remount "/newroot/tmp/x/9": Invalid argument`:                       true,
 		`bwrap: Can't bind mount /oldroot/home/u/w on /newroot/run/vigiles/lower: No such file or directory`:                                              true,
+		`bwrap: Can't mkdir /var/lib/x/home: Read-only file system`:                                                                                       true,
 		`bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces`:                        false,
 		`bwrap: Can't mount proc on /newroot/proc: Operation not permitted`:                                                                               false,
 		`bwrap: execvp /run/vigiles/bin/vigiles: No such file or directory`:                                                                               false,
@@ -1220,4 +1221,47 @@ func TestTreeBelowAClosedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("a tree nobody owns")
+}
+
+// TestVanishingMaskedDirs: a host directory a run masks (here the caller's
+// HOME, outside the fixed masks) that is removed and made again meanwhile
+// must not fail a run: a sandbox whose mask lost its path before bubblewrap
+// mounted it (isVanishedMount) or before the reaper made it read-only
+// (reaper.VanishedMount) is made again. (What the host puts in a
+// directory made after the run's start is not masked: security.md.)
+func TestVanishingMaskedDirs(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "making a directory outside the masked ones (/var/lib) needs root")
+	base, err := os.MkdirTemp("/var/lib", "vigiles-vanish-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	os.Chmod(base, 0o755)
+	home := filepath.Join(base, "home")
+	t.Setenv("HOME", home)
+	stop := make(chan struct{})
+	churned := make(chan int)
+	go func() {
+		n := 0
+		defer func() { churned <- n }()
+		for ; ; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Mkdir(home, 0o755)
+			os.Remove(home)
+		}
+	}()
+	dir := makeTree(t, nil)
+	for i := 0; i < 40; i++ {
+		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh("echo done")})
+		if err != nil || res.Stdout != "done\n" {
+			t.Errorf("run %d: err %v stdout %q", i, err, res.Stdout)
+		}
+	}
+	close(stop)
+	t.Logf("%d times made and removed meanwhile", <-churned)
 }

@@ -694,7 +694,7 @@ func remountReadOnly(paths []string) error {
 		}
 		var st unix.Statfs_t
 		if err := unix.Statfs(m, &st); err != nil {
-			return fmt.Errorf("remounting %s read-only: %w", m, err)
+			return remountError(m, err)
 		}
 		if st.Flags&unix.ST_RDONLY != 0 {
 			continue
@@ -709,10 +709,25 @@ func remountReadOnly(paths []string) error {
 			}
 		}
 		if err := unix.Mount("", m, "", flags, ""); err != nil {
-			return fmt.Errorf("remounting %s read-only: %w", m, err)
+			return remountError(m, err)
 		}
 	}
 	return nil
+}
+
+// VanishedMount starts the refusal of a sandbox one of whose mounts lost
+// its path while it was made: a host directory it masks was removed on
+// the host (its mount then stays, but no path leads to it). Nothing of
+// the command ran, and a directory made again at that path would be the
+// host's, unmasked: the broker starts the run again (vanishedMount).
+const VanishedMount = "a host directory the sandbox masks vanished while it was made: "
+
+// remountError is remountReadOnly's error for the mount at m.
+func remountError(m string, err error) error {
+	if errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("%sremounting %s read-only: %w", VanishedMount, m, err)
+	}
+	return fmt.Errorf("remounting %s read-only: %w", m, err)
 }
 
 // unescapeMountPath undoes the octal escapes the kernel writes in a mount

@@ -1,10 +1,13 @@
 package reaper
 
 import (
+	"errors"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // readConfig reads both documents as the reaper does, the command after
@@ -64,5 +67,16 @@ func TestLimitedReader(t *testing.T) {
 		if c.fail != (err != nil) || !c.fail && string(b) != c.in {
 			t.Errorf("reading %q under %d: %q, %v", c.in, c.n, b, err)
 		}
+	}
+}
+
+// A mount whose path vanished (ENOENT) is told apart from any other
+// failure to remount it: the broker starts such a run again.
+func TestRemountError(t *testing.T) {
+	if err := remountError("/github", unix.ENOENT); !strings.HasPrefix(err.Error(), VanishedMount) || !errors.Is(err, unix.ENOENT) {
+		t.Errorf("ENOENT: %v; want it to start with %q", err, VanishedMount)
+	}
+	if err := remountError("/github", unix.EPERM); strings.HasPrefix(err.Error(), VanishedMount) {
+		t.Errorf("EPERM: %v; want a plain refusal", err)
 	}
 }
