@@ -1058,10 +1058,28 @@ func bwrapFailed(ctx context.Context, stderr []byte, cred *syscall.Credential) e
 		c = Capability{Confine: Inconclusive, Why: "bubblewrap did not start the sandbox: " + tail(stderr)}
 		if cred != nil {
 			c.Why = fmt.Sprintf("bubblewrap did not start the sandbox as uid %d (a root caller's sandbox is not root): %s", cred.Uid, tail(stderr))
-			c.Fix = usernsFix + "; or, for a root-owned work tree, accept a sandbox whose uid 0 is the host's root with --root-sandbox"
+			// The probe runs as root, so it cannot tell whether that
+			// uid may make user namespaces; bubblewrap's own message can.
+			c.Fix = fmt.Sprintf("bubblewrap's message above names what uid %d could not do there (a host path it names must exist and be reachable by that uid)", cred.Uid)
+			if namespaceRefused(stderr) {
+				c.Fix = usernsFix
+			}
+			c.Fix += "; or, for a root-owned work tree, accept a sandbox whose uid 0 is the host's root with --root-sandbox"
 		}
 	}
 	return fmt.Errorf("%w: %s", ErrRefused, Decide(false, ModeStrict, c).Reason)
+}
+
+// namespaceRefused says whether bubblewrap's stderr is about making its
+// namespaces or their id maps, which a host's user-namespace settings
+// decide, rather than about a path.
+func namespaceRefused(stderr []byte) bool {
+	for _, s := range []string{"namespace", "uid map", "gid map", "setgroups", "unshare"} {
+		if bytes.Contains(stderr, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 func lookupHostPath(p string) (string, string) {

@@ -1265,3 +1265,20 @@ func TestVanishingMaskedDirs(t *testing.T) {
 	close(stop)
 	t.Logf("%d times made and removed meanwhile", <-churned)
 }
+
+// A sandbox that bubblewrap could not start as another uid names the
+// user-namespace fix only when bubblewrap's message is about namespaces.
+func TestBwrapFailedNamesTheFix(t *testing.T) {
+	requireConfinement(t)
+	cred := &syscall.Credential{Uid: 2000000000, Gid: 2000000000}
+	for msg, want := range map[string]string{
+		"bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces": "user.max_user_namespaces",
+		"bwrap: setting up uid map: Permission denied":              "user.max_user_namespaces",
+		"bwrap: Can't mkdir /var/lib/x/home: Read-only file system": "a host path it names",
+	} {
+		err := bwrapFailed(context.Background(), []byte(msg), cred)
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--root-sandbox") {
+			t.Errorf("%q: %v; want a refusal naming %q and --root-sandbox", msg, err, want)
+		}
+	}
+}
