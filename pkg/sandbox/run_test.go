@@ -1282,3 +1282,32 @@ func TestBwrapFailedNamesTheFix(t *testing.T) {
 		}
 	}
 }
+
+// TestLingerSeesProcessesThatHop: a process that forks and exits without
+// pause is never between two reads of the /proc scan; the kernel still
+// says it is left (reaper.reapEnded), so the run lingers for it and lists
+// it, and its writes are all recorded once it is ended.
+func TestLingerSeesProcessesThatHop(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	for i := 0; i < 10; i++ {
+		start := time.Now()
+		res := run(t, Spec{Dir: dir, Linger: 300 * time.Millisecond,
+			Command: sh(`mkdir h; hop() { : > h/$1; (hop $(( $1 + 1 ))) & exit 0; }; (hop 1) & sleep 0.05; exit 0`)})
+		if len(res.Lingered) == 0 || time.Since(start) < 300*time.Millisecond {
+			t.Errorf("run %d: lingered %q after %v; want the hopping process listed after the linger", i, res.Lingered, time.Since(start))
+		}
+		// Every file it made before it was ended is in the record: the
+		// numbers run from 1 with no gap.
+		seen := map[string]bool{}
+		for _, w := range res.Writes {
+			seen[w.Path] = true
+		}
+		for n := 1; n <= len(res.Writes)-1; n++ {
+			if !seen["h/"+strconv.Itoa(n)] {
+				t.Errorf("run %d: h/%d missing from the record of %d writes", i, n, len(res.Writes))
+				break
+			}
+		}
+	}
+}

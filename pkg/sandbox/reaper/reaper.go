@@ -422,25 +422,54 @@ func limitShim(l Limits, nproc bool) string {
 
 // linger reaps the command's leftover processes for up to d, then lists
 // those still alive (pid 1 exiting ends them all).
+//
+// Whether any is alive is the kernel's word, not the /proc scan's: the
+// reaper is pid 1, so every process left in its namespace is a child of
+// it or below one, and wait4 says ECHILD only when none is. A scan alone
+// can be fooled: a process that forks and exits between the scan's reads
+// of /proc and of its stat is skipped as a zombie, and its child, never
+// listed, writes on while the record is made.
 func linger(d time.Duration) ([]string, error) {
 	deadline := time.Now().Add(d)
 	for {
-		// Reap whatever has ended.
-		for {
-			var ws unix.WaitStatus
-			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if pid <= 0 || err != nil {
-				break
-			}
+		if !reapEnded() {
+			return nil, nil
 		}
 		left, err := processes()
-		if err != nil || len(left) == 0 || !time.Now().Before(deadline) {
+		if err != nil {
 			return left, err
+		}
+		if !time.Now().Before(deadline) {
+			if len(left) == 0 {
+				left = []string{lingeredUnlisted}
+			}
+			return left, nil
 		}
 		// A sleeping syscall on this (locked) thread, not time.Sleep: a
 		// Go timer could need another thread, which a command filling its
 		// pids cgroup would deny the runtime.
 		unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil)
+	}
+}
+
+// lingeredUnlisted stands in the lingered list for processes the kernel
+// says are left that the scan of /proc did not list (they forked and
+// exited while it read).
+const lingeredUnlisted = "(processes left that changed their pids while they were listed)"
+
+// reapEnded reaps every child of the reaper that has ended and says
+// whether any process is left in its pid namespace.
+func reapEnded() bool {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+		switch {
+		case err == unix.EINTR:
+		case err == unix.ECHILD:
+			return false
+		case err != nil || pid == 0: // children, none ended (or no telling: some)
+			return true
+		}
 	}
 }
 
