@@ -123,6 +123,20 @@ func TestHomeDirs(t *testing.T) {
 			}
 		})
 	}
+	// Removing them is the command's write: the caller made them.
+	dir := makeTree(t, nil)
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh(`rm -rf ~/.claude`),
+		HomeDirs: []string{".claude/plugins/data/p"}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
+	}
+	var got []string
+	for _, w := range res.Writes {
+		got = append(got, string(w.Op)+" "+w.Path)
+	}
+	if want := "delete ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"; strings.Join(got, ",") != want {
+		t.Errorf("rm -rf ~/.claude: writes %q; want %s", got, want)
+	}
 	for _, d := range []string{"/abs", "..", "../x", "a/../../x", "a//b", "", "."} {
 		if res, err := Run(context.Background(), Spec{Command: []string{"true"}, HomeDirs: []string{d}}); err == nil || res.Tier != TierRefused {
 			t.Errorf("HomeDirs %q: tier %s, err %v; want refused", d, res.Tier, err)

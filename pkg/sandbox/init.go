@@ -914,7 +914,8 @@ const anyMode = ^uint32(0)
 // inode), or anything beneath the mount point, is the command's own write.
 // A made directory whose mode the command changed is a modify, listed
 // before what lies beneath it (the record lists a made directory that
-// holds entries by those entries only).
+// holds entries by those entries only); one the command removed is a
+// delete.
 func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence.Write {
 	out := ws[:0]
 	listed := map[string]bool{}
@@ -939,10 +940,16 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		if listed[d] || err != nil || rel == "." || strings.HasPrefix(rel, "../") {
 			continue
 		}
-		if same, modeChanged := want.now(d); !same || !modeChanged {
+		w := evidence.Write{Path: prefix + rel, Kind: "dir"}
+		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
+			// The command removed it (rm -rf ~/.claude): the caller
+			// made it, so it was there before the command.
+			w.Op = evidence.OpDelete
+		} else if same, modeChanged := want.now(d); same && modeChanged {
+			w.Op = evidence.OpModify
+		} else {
 			continue
 		}
-		w := evidence.Write{Path: prefix + rel, Op: evidence.OpModify, Kind: "dir"}
 		i := slices.IndexFunc(out, func(x evidence.Write) bool { return strings.HasPrefix(x.Path, w.Path+"/") })
 		if i < 0 {
 			i = len(out)
