@@ -24,6 +24,12 @@ func main() {
 	wireNetwork()       // before MaybeInit: the init sets up the egress wall
 	sandbox.MaybeInit() // the in-sandbox roles of this same binary
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal cancels the work, which then winds down; a
+		// second one ends the process at once, as it would without us.
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	networkStopped()

@@ -211,6 +211,14 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	}
 }
 
+// leftoverOutput is how long a direct run's output is read after its
+// command exits; orphanedOutput how long a confined run's is after
+// bubblewrap exits (exec.Cmd.WaitDelay).
+const (
+	leftoverOutput = 250 * time.Millisecond
+	orphanedOutput = 2 * time.Second
+)
+
 // maxStarts is how often a start that met a vanishing host mount is made.
 // Each failed start costs about one bwrap start; the churn test (a mount
 // made and removed without pause, on a loaded machine) met three failed
@@ -317,6 +325,9 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	}
 	cmd.Dir, cmd.Env = cwd, env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process the command left (a daemon of its own session) may hold
+	// its stdout: the run ends with the command, not with that process.
+	cmd.WaitDelay = leftoverOutput
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	start := time.Now()
@@ -590,11 +601,21 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	// Once bubblewrap is gone its sandbox is too (its pid 1 takes the
+	// namespace with it), and with it every writer of these pipes, except
+	// a sandbox bubblewrap orphaned: killed before its pid 1 asked to die
+	// with its parent, it lives on with them. Wait must not wait for it
+	// (a cancelled audit hung on one); returning closes the control
+	// socket, on which its init then reads the end.
+	cmd.WaitDelay = orphanedOutput
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return fail(err) // cancelled while it was being planned: start nothing
+	}
 	if err := cg.start(cmd); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
@@ -1158,8 +1179,28 @@ func (c *capture) stderrBytes() []byte {
 func (c *capture) fill(r *Result) {
 	r.stdoutRaw, r.StdoutTruncated = c.stdout.bytes()
 	r.stderrRaw, r.StderrTruncated = c.stderr.bytes()
+	r.stdoutRaw = cutRuneEnd(r.stdoutRaw, r.StdoutTruncated)
+	r.stderrRaw = cutRuneEnd(r.stderrRaw, r.StderrTruncated)
 	r.Stdout, r.StdoutEncoding = encodeOutput(r.stdoutRaw)
 	r.Stderr, r.StderrEncoding = encodeOutput(r.stderrRaw)
+}
+
+// cutRuneEnd drops the first bytes of a UTF-8 character that the output
+// cap cut (truncated), so that text stays text rather than turning to
+// base64 for its last character.
+func cutRuneEnd(b []byte, truncated bool) []byte {
+	if !truncated {
+		return b
+	}
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		if utf8.RuneStart(b[len(b)-i]) {
+			if !utf8.FullRune(b[len(b)-i:]) {
+				return b[:len(b)-i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 func encodeOutput(b []byte) (string, string) {

@@ -1311,3 +1311,58 @@ func TestLingerSeesProcessesThatHop(t *testing.T) {
 		}
 	}
 }
+
+// The output cap may cut a character: the text stays text, without the
+// cut character's first bytes.
+func TestCutRuneEnd(t *testing.T) {
+	for _, c := range []struct {
+		in        string
+		truncated bool
+		want      string
+	}{
+		{"aaa\xe2\x82", true, "aaa"},
+		{"aaa\xe2", true, "aaa"},
+		{"aaa€", true, "aaa€"},
+		{"aaa\xe2\x82", false, "aaa\xe2\x82"}, // not cut by vigiles: as it is
+		{"", true, ""},
+	} {
+		if got := string(cutRuneEnd([]byte(c.in), c.truncated)); got != c.want {
+			t.Errorf("cutRuneEnd(%q, %v) = %q, want %q", c.in, c.truncated, got, c.want)
+		}
+	}
+}
+
+// A direct run ends with its command, not with a process of another
+// session it left holding its stdout.
+func TestDirectRunEndsWithItsCommand(t *testing.T) {
+	dir := makeTree(t, nil)
+	start := time.Now()
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeOff, Timeout: 20 * time.Second,
+		Command: sh(`setsid sleep 3 & echo hi`)})
+	if err != nil || res.TimedOut || res.Stdout != "hi\n" || time.Since(start) > 2500*time.Millisecond {
+		t.Errorf("err %v, timedOut %v, stdout %q after %v; want hi, no timeout, before the leftover's end", err, res.TimedOut, res.Stdout, time.Since(start))
+	}
+}
+
+// A cancelled run returns, whenever it is cancelled: a sandbox bubblewrap
+// orphans (killed before its pid 1 asked to die with its parent) holds
+// the output pipes, which Wait must not wait for (a cancelled audit hung).
+func TestCancelledRunsReturn(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	for i := 0; i < 30; i++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Duration(i%6)*time.Millisecond, cancel)
+		done := make(chan struct{})
+		go func() {
+			Run(ctx, Spec{Dir: dir, Mode: ModeStrict, Command: sh("sleep 5")})
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("run %d, cancelled after %d ms, has not returned in 30 s", i, i%6)
+		}
+		cancel()
+	}
+}
