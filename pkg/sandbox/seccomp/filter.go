@@ -114,6 +114,13 @@ const (
 	cloneNewUser = unix.CLONE_NEWUSER
 	tiocsti      = 0x5412 // TIOCSTI: push a byte into a terminal's input
 	tioclinux    = 0x541c // TIOCLINUX: virtual-console selection and paste
+	// FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR set a file's inode flags
+	// (immutable, append-only, nodump, project id…). overlayfs refuses
+	// them, so a run's record never shows them; a copy-method or HOME
+	// file would take them unrecorded: refused in every run alike.
+	fsIocSetflags   = 0x40086602 // _IOW('f', 2, long)
+	fsIocFssetxattr = 0x401c5820 // _IOW('X', 32, struct fsxattr)
+	fsIocSetflags32 = 0x40046602 // _IOW('f', 2, int): the 32-bit request number
 )
 
 // Rules lists the filter's rules for arch, in program order, plus the two
@@ -135,6 +142,8 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "clone", Action: ActionEPERM, When: "CLONE_NEWUSER"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCSTI"},
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "TIOCLINUX"},
+		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_SETFLAGS"},
+		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
 		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
@@ -252,7 +261,9 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.label("ioctl")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(1))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tiocsti, "eperm", "")
-	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "allow")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, tioclinux, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocSetflags, "eperm", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, fsIocFssetxattr, "eperm", "allow")
 
 	// The pid is a pid_t: its low 32 bits are all the kernel reads.
 	b.label("prlimit")

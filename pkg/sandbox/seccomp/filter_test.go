@@ -143,6 +143,9 @@ func TestCompile(t *testing.T) {
 				{"clone3(any args)", call("clone3", 1, 88), ActionENOSYS},
 				{"ioctl(TIOCSTI)", call("ioctl", 0, tiocsti), ActionEPERM},
 				{"ioctl(TIOCLINUX)", call("ioctl", 0, tioclinux), ActionEPERM},
+				{"ioctl(FS_IOC_SETFLAGS)", call("ioctl", 3, fsIocSetflags), ActionEPERM},
+				{"ioctl(FS_IOC_FSSETXATTR)", call("ioctl", 3, fsIocFssetxattr), ActionEPERM},
+				{"ioctl(FS_IOC_GETFLAGS)", call("ioctl", 3, 0x80086601), ActionAllow},
 				{"ioctl(high bits|TIOCSTI)", call("ioctl", 3, 0xdeadbeef00000000|tiocsti), ActionEPERM},
 				{"ioctl(TCGETS)", call("ioctl", 0, unix.TCGETS), ActionAllow},
 				{"ioctl(TIOCSWINSZ)", call("ioctl", 0, unix.TIOCSWINSZ), ActionAllow},
@@ -232,7 +235,7 @@ func TestDenyListCoversBothArchitectures(t *testing.T) {
 func TestDenied(t *testing.T) {
 	d := Denied()
 	for _, want := range []string{"bpf", "io_uring_setup", "ptrace", "mount", "unshare(CLONE_NEWUSER)",
-		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "clone3 -> ENOSYS"} {
+		"clone(CLONE_NEWUSER)", "ioctl(TIOCSTI)", "ioctl(TIOCLINUX)", "ioctl(FS_IOC_SETFLAGS)", "ioctl(FS_IOC_FSSETXATTR)", "clone3 -> ENOSYS"} {
 		if !slices.Contains(d, want) {
 			t.Errorf("Denied() lacks %q; got %s", want, strings.Join(d, ", "))
 		}
