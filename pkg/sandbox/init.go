@@ -593,6 +593,9 @@ const maxStatusBytes = 4 << 20
 type reaperProc struct {
 	pid      int
 	cfW, stR *os.File
+	// exR reads the reaper's notice that the command's main process
+	// exited (reaper.FdExited).
+	exR *os.File
 	// sendErr is the first failed write on cfW: the reaper stopped
 	// reading (one from another build reads its config, says so in its
 	// status and exits); run then takes what it said as the reason.
@@ -670,6 +673,10 @@ func spawnReaper(byFD bool) (*reaperProc, error) {
 	if err != nil {
 		return nil, err
 	}
+	exR, exW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	// A binary reached through a descriptor (the init's own, which bwrap
 	// exec'd from one, or the broker's fdReaper): no path to it needs to
 	// be walkable inside the sandbox. fdReaper is close-on-exec since
@@ -678,9 +685,9 @@ func spawnReaper(byFD bool) (*reaperProc, error) {
 	if byFD {
 		exe = "/proc/self/fd/" + strconv.Itoa(fdReaper)
 	}
-	files := make([]uintptr, max(reaper.FdConfig, reaper.FdStatus)+1)
+	files := make([]uintptr, max(reaper.FdConfig, reaper.FdStatus, reaper.FdExited)+1)
 	files[0], files[1], files[2] = 0, 1, 2
-	files[reaper.FdConfig], files[reaper.FdStatus] = cfR.Fd(), stW.Fd()
+	files[reaper.FdConfig], files[reaper.FdStatus], files[reaper.FdExited] = cfR.Fd(), stW.Fd(), exW.Fd()
 	pid, err := syscall.ForkExec(exe, []string{exe, reaper.Arg}, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: files,
@@ -695,12 +702,14 @@ func spawnReaper(byFD bool) (*reaperProc, error) {
 	})
 	cfR.Close()
 	stW.Close()
+	exW.Close()
 	if err != nil {
 		cfW.Close()
 		stR.Close()
+		exR.Close()
 		return nil, refuse("starting the reaper: %w", err)
 	}
-	return &reaperProc{pid: pid, cfW: cfW, stR: stR}, nil
+	return &reaperProc{pid: pid, cfW: cfW, stR: stR, exR: exR}, nil
 }
 
 // wait reaps the reaper.
@@ -720,10 +729,12 @@ func (rp *reaperProc) abort() {
 	rp.wait()
 	rp.cfW.Close()
 	rp.stR.Close()
+	rp.exR.Close()
 }
 
 // run hands the reaper its command and waits for it within the command's
-// deadline (plus linger). It returns as soon as the reaper's status says
+// deadline, and, once its main process has exited within that deadline,
+// for the linger (plus lingerGrace) from that exit. It returns as soon as the reaper's status says
 // that the command ended and left nothing running: nothing of it can
 // write any more, and the reaper's own exit (its mount namespace's
 // teardown waits for an RCU grace period before its status pipe reads
@@ -769,13 +780,28 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 		_, _ = io.Copy(io.Discard, r)
 		status <- all.Bytes()
 	}()
+	// The reaper's notice that the main process exited: the end of the
+	// command's own time, and the start of its leftovers' linger.
+	notice := make(chan struct{})
+	go func() {
+		defer rp.exR.Close()
+		b := make([]byte, 1)
+		if n, _ := rp.exR.Read(b); n == 1 && b[0] == reaper.ExitedByte {
+			close(notice)
+		}
+	}()
+	exited := (<-chan struct{})(notice)
 	done := make(chan unix.WaitStatus, 1)
 	go func() { done <- rp.wait() }()
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	timer := time.NewTimer(timeout + cfg.Linger)
+	// The deadline is the command's: --timeout from its start (from just
+	// before, here), whatever --linger says. The linger is for what a
+	// main process that exited in time leaves behind, and only then is
+	// the deadline moved to the linger's end.
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var ws unix.WaitStatus
 	kill := func() {
@@ -783,30 +809,45 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
 		ws = <-done
 	}
-	select {
-	case ws = <-done:
-	case <-timer.C:
-		kill()
-	case d := <-first:
-		// The reaper writes its status last, once the command has ended
-		// and its leftovers have had their linger; with none left, it is
-		// the only process of its pid namespace, and nothing more can
-		// start there. Anything else waits for its exit, which ends what
-		// is left, as before.
-		if d.err == nil && sendErr == nil && d.st.Protocol == reaper.Protocol &&
-			d.st.Error == "" && d.st.Refusal == "" && len(d.st.Lingered) == 0 {
-			return d.st, false, func() error {
-				<-done
-				data := <-status
-				stR.Close()
-				_, err := decodeStatus(data)
-				return err
-			}, nil
-		}
+	linger := func() {
+		exited = nil // it comes once
+		timer.Reset(cfg.Linger + lingerGrace)
+	}
+wait:
+	for {
 		select {
 		case ws = <-done:
+			break wait
+		case <-exited:
+			linger()
 		case <-timer.C:
+			// An exit noticed in the same instant as the deadline
+			// counts as in time: the notice was written first.
+			select {
+			case <-exited:
+				linger()
+				continue
+			default:
+			}
 			kill()
+			break wait
+		case d := <-first:
+			first = nil
+			// The reaper writes its status last, once the command has
+			// ended and its leftovers have had their linger; with none
+			// left, it is the only process of its pid namespace, and
+			// nothing more can start there. Anything else waits for its
+			// exit, which ends what is left, as before.
+			if d.err == nil && sendErr == nil && d.st.Protocol == reaper.Protocol &&
+				d.st.Error == "" && d.st.Refusal == "" && len(d.st.Lingered) == 0 {
+				return d.st, false, func() error {
+					<-done
+					data := <-status
+					stR.Close()
+					_, err := decodeStatus(data)
+					return err
+				}, nil
+			}
 		}
 	}
 	data := <-status
@@ -842,6 +883,15 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 	}
 	return st, timedOut, settle, nil
 }
+
+// lingerGrace is how long past the linger's end the init waits for the
+// reaper's status before it kills the reaper and calls the run timed out:
+// the reaper ends the leftovers itself when the linger is over (its exit
+// ends them), and needs only to list them and write its status, a few
+// milliseconds; the grace covers a loaded machine. The command's own
+// deadline is not in it (its main process had exited), and its leftovers
+// run into it only when the reaper is late.
+const lingerGrace = time.Second
 
 // differentBuilds is the run's error for a status without this build's
 // protocol number, with what the reaper said.

@@ -14,7 +14,8 @@ import (
 )
 
 // fakeReaper starts a shell in the reaper's place, with the config pipe on
-// fd 3 and the status pipe on fd 4: it reads the config to its end, writes
+// fd 3, the status pipe on fd 4 and the main-process-exited pipe on fd 5
+// (which it leaves unwritten): it reads the config to its end, writes
 // status, and then waits for a signal, as a reaper still exiting would.
 func fakeReaper(t *testing.T, status string) *reaperProc {
 	t.Helper()
@@ -32,21 +33,26 @@ func fakeReaperScript(t *testing.T, script, status string) *reaperProc {
 	if err != nil {
 		t.Fatal(err)
 	}
+	exR, exW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Env = append(os.Environ(), "STATUS="+status)
-	cmd.ExtraFiles = []*os.File{cfR, stW}
+	cmd.ExtraFiles = []*os.File{cfR, stW, exW}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	cfR.Close()
 	stW.Close()
+	exW.Close()
 	pid := cmd.Process.Pid
 	t.Cleanup(func() {
 		unix.Kill(pid, unix.SIGKILL)
 		var ws unix.WaitStatus
 		unix.Wait4(pid, &ws, unix.WNOHANG, nil)
 	})
-	return &reaperProc{pid: pid, cfW: cfW, stR: stR}
+	return &reaperProc{pid: pid, cfW: cfW, stR: stR, exR: exR}
 }
 
 func stillThere(pid int) bool { return unix.Kill(pid, 0) == nil }

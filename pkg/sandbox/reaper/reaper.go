@@ -35,13 +35,22 @@ const Arg = "__vigiles-reaper"
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 3
+const Protocol = 4
 
 // The reaper's descriptors, as the init hands them over.
 const (
 	FdConfig = 3 // the reaper reads its Config, as JSON, to EOF
 	FdStatus = 4 // the reaper writes its Status, as JSON
+	// FdExited gets one byte, ExitedByte, the moment the command's main
+	// process has exited: the init's deadline bounds the command from its
+	// start (--timeout), and only what it leaves gets the linger after
+	// that, which the init cannot tell without this notice (the status
+	// comes once the linger is over).
+	FdExited = 5
 )
+
+// ExitedByte is what the reaper writes on FdExited.
+const ExitedByte = 'x'
 
 // Config is what the init tells the reaper once the sandbox's mounts are
 // made: all the reaper needs to confine itself. What the egress set-up
@@ -154,8 +163,9 @@ func set[T comparable](d *T, v T) {
 // Main is the reaper: pid 1 of the command's own pid namespace. It hides
 // the init's directory, drops every capability, sets no_new_privs, rlimits
 // and the seccomp filter, starts the command, reaps everything, and after
-// the main process exits watches what is left for the linger period. It
-// returns the process's exit code.
+// the main process exits (which it tells the init on FdExited at once)
+// watches what is left for the linger period. It returns the process's
+// exit code.
 func Main() int {
 	// All that follows runs on this one thread: the capability bounding set
 	// is per thread, and the command is forked from it.
@@ -249,6 +259,7 @@ func Main() int {
 		return send(Status{ExitCode: ne.code, DurationNs: time.Since(start).Nanoseconds()})
 	}
 	var st Status
+	var exitedAt time.Time
 	// Under RLIMIT_NPROC the task count is the evidence that the limit was
 	// reached; a pids cgroup's events file says it exactly (the broker
 	// reads it), and then the reaper starts no goroutine that could need a
@@ -272,6 +283,13 @@ func Main() int {
 		}
 		if pid == mainPid {
 			st.DurationNs = time.Since(start).Nanoseconds()
+			// Before anything else: the init stops the command's clock
+			// when this comes, and gives its leftovers the linger. A raw
+			// write of one byte into an empty pipe: it cannot block, and
+			// needs no thread a full pids cgroup could deny.
+			unix.Write(FdExited, []byte{ExitedByte})
+			unix.Close(FdExited)
+			exitedAt = time.Now()
 			st.ExitCode, st.Signal = ExitOf(ws)
 			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 			switch {
@@ -295,7 +313,9 @@ func Main() int {
 	if st.LimitHit == "" && tasks.most >= lim.Pids-pidsSlack {
 		st.LimitHit = "pids"
 	}
-	left, err := linger(cfg.Linger)
+	// The linger counts from the main process's exit, as the init's
+	// deadline for this status does.
+	left, err := linger(cfg.Linger - time.Since(exitedAt))
 	if err != nil {
 		// "Nothing was left" would be a claim without evidence.
 		return send(Status{Error: fmt.Sprintf("listing the processes the command left: %v", err)})
