@@ -401,7 +401,9 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 
 	handed = true
+	scratchMet := watchScratch(scratchDir)
 	st, timedOut, settle, err := rp.run(cfg, cmd)
+	scratchHit := scratchMet()
 	// The record is made while the reaper's exit completes; it is sent
 	// only once that exit is over and the status proved well formed.
 	defer func() {
@@ -508,6 +510,9 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	if r.LimitHit == "" {
 		r.LimitHit = scratchFull(scratchDir)
+	}
+	if r.LimitHit == "" {
+		r.LimitHit = scratchHit
 	}
 	return r
 }
@@ -1025,6 +1030,40 @@ func dirID(path string) (fileID, bool) {
 		return fileID{}, false
 	}
 	return fileID{uint64(st.Dev), st.Ino, st.Mode &^ unix.S_IFMT}, true
+}
+
+// scratchSample is how often watchScratch looks at the scratch tmpfs.
+const scratchSample = 25 * time.Millisecond
+
+// watchScratch samples the scratch tmpfs while the command runs, until the
+// returned func is called, which says whether it was ever (nearly) full: a
+// command that filled it and freed it again before its end met the limit
+// all the same (its writes failed with ENOSPC), which the look at the end
+// alone would miss. Sampled: a fill undone within one interval can pass
+// unseen (docs/result-format.md).
+func watchScratch(dir string) func() string {
+	stop, hit := make(chan struct{}), make(chan string, 1)
+	go func() {
+		t := time.NewTicker(scratchSample)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				hit <- ""
+				return
+			case <-t.C:
+				if h := scratchFull(dir); h != "" {
+					hit <- h
+					<-stop
+					return
+				}
+			}
+		}
+	}()
+	return func() string {
+		close(stop)
+		return <-hit
+	}
 }
 
 // scratchFull names the scratch limit when the tmpfs is (nearly) full.

@@ -1366,3 +1366,21 @@ func TestCancelledRunsReturn(t *testing.T) {
 		cancel()
 	}
 }
+
+// A command that fills the scratch and frees it again before its end met
+// the limit all the same (its writes failed): the init samples the
+// scratch while it runs (watchScratch), so a fill that lasts a sampling
+// interval is seen.
+func TestScratchFilledAndFreed(t *testing.T) {
+	requireConfinement(t)
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			dir := makeTree(t, nil)
+			res := run(t, Spec{Dir: dir, WritesMethod: method, Limits: Limits{ScratchBytes: 8 << 20},
+				Command: sh(`head -c 20000000 /dev/zero > ~/fill; echo important > out.txt; sleep 0.2; rm -f ~/fill; exit 0`)})
+			if res.LimitHit != "scratch" {
+				t.Errorf("limitHit %q, want scratch (writes %+v)", res.LimitHit, res.Writes)
+			}
+		})
+	}
+}
