@@ -382,26 +382,16 @@ func TestVanishingHostMounts(t *testing.T) {
 	if err := unix.Mount("", base, "", unix.MS_SHARED, ""); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	churned := make(chan int)
-	go func() {
-		n := 0
-		defer func() { churned <- n }()
-		for ; ; n++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			d := filepath.Join(base, strconv.Itoa(n%16))
-			os.MkdirAll(d, 0o755)
-			if err := unix.Mount("tmpfs", d, "tmpfs", 0, "size=4k"); err != nil {
-				t.Errorf("mount: %v", err)
-				return
-			}
-			unix.Unmount(d, unix.MNT_DETACH)
+	stop := churn(func(n int) bool {
+		d := filepath.Join(base, strconv.Itoa(n%16))
+		os.MkdirAll(d, 0o755)
+		if err := unix.Mount("tmpfs", d, "tmpfs", 0, "size=4k"); err != nil {
+			t.Errorf("mount: %v", err)
+			return false
 		}
-	}()
+		unix.Unmount(d, unix.MNT_DETACH)
+		return true
+	})
 	dir := makeTree(t, nil)
 	for i := 0; i < 40; i++ {
 		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Stdin: strings.NewReader("payload"), Command: sh("cat")})
@@ -409,8 +399,32 @@ func TestVanishingHostMounts(t *testing.T) {
 			t.Errorf("run %d: err %v stdout %q", i, err, res.Stdout)
 		}
 	}
-	close(stop)
-	t.Logf("%d mounts made and removed meanwhile", <-churned)
+	t.Logf("%d mounts made and removed meanwhile", stop())
+}
+
+// churn calls f(0), f(1), … without pause until f says false or the
+// returned func is called, which says how many calls there were.
+func churn(f func(n int) bool) (stop func() int) {
+	done := make(chan struct{})
+	churned := make(chan int)
+	go func() {
+		n := 0
+		defer func() { churned <- n }()
+		for ; ; n++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if !f(n) {
+				return
+			}
+		}
+	}()
+	return func() int {
+		close(done)
+		return <-churned
+	}
 }
 
 // TestProcessGroupSignalsStayWithTheCommand: kill(0, …) from the command
@@ -1240,21 +1254,11 @@ func TestVanishingMaskedDirs(t *testing.T) {
 	os.Chmod(base, 0o755)
 	home := filepath.Join(base, "home")
 	t.Setenv("HOME", home)
-	stop := make(chan struct{})
-	churned := make(chan int)
-	go func() {
-		n := 0
-		defer func() { churned <- n }()
-		for ; ; n++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			os.Mkdir(home, 0o755)
-			os.Remove(home)
-		}
-	}()
+	stop := churn(func(int) bool {
+		os.Mkdir(home, 0o755)
+		os.Remove(home)
+		return true
+	})
 	dir := makeTree(t, nil)
 	for i := 0; i < 40; i++ {
 		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh("echo done")})
@@ -1262,8 +1266,7 @@ func TestVanishingMaskedDirs(t *testing.T) {
 			t.Errorf("run %d: err %v stdout %q", i, err, res.Stdout)
 		}
 	}
-	close(stop)
-	t.Logf("%d times made and removed meanwhile", <-churned)
+	t.Logf("%d times made and removed meanwhile", stop())
 }
 
 // A sandbox that bubblewrap could not start as another uid names the
