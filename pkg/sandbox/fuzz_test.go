@@ -32,7 +32,9 @@ func FuzzOutputCapture(f *testing.F) {
 		c.fill(&r)
 		want := out
 		if len(want) > cap {
-			want = want[:cap]
+			// Cut at the cap, without the first bytes of a character
+			// the cap cut (cutRuneEnd).
+			want = cutRuneEnd(want[:cap], true)
 		}
 		if r.StdoutTruncated != (len(out) > cap) {
 			t.Fatalf("truncated = %v for %d bytes under cap %d", r.StdoutTruncated, len(out), cap)
