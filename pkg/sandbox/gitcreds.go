@@ -435,39 +435,6 @@ func countsSubdirs(fd int) bool {
 	return false
 }
 
-// eachDirent calls f with the name (in buf: valid during the call) and
-// type (DT_*) of every entry of the open directory fd but . and .., read
-// with getdents64 into buf: no allocation and no stat per entry.
-func eachDirent(fd int, buf []byte, f func(name []byte, typ byte)) error {
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return nil
-		}
-		for b := buf[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				return fmt.Errorf("a malformed directory entry")
-			}
-			name := b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if string(name) != "." && string(name) != ".." {
-				f(name, b[18])
-			}
-			b = b[reclen:]
-		}
-	}
-}
-
 // nestedGits is what gitTreesUnder found in the work tree.
 type nestedGits struct {
 	dirs []string
@@ -488,22 +455,19 @@ func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scr
 			cfg.NestedGits = append(cfg.NestedGits, rel)
 		}
 	}
+	var gits []string
 	for _, n := range found.dirs {
-		g := gitDir(n)
-		if g == "" || fsx.Under(g, tree) {
-			continue
+		if g := gitDir(n); g != "" && !fsx.Under(g, tree) {
+			gits = append(gits, g)
 		}
-		configs, err := gitConfigs(g)
-		if err != nil {
-			return fmt.Errorf("%w: hiding the git credentials of %s: %v; fix: %s", ErrRefused, n, err, credentialsFix)
-		}
-		for _, c := range configs {
-			if !v.reads(c, 0o4) || slices.ContainsFunc(covered, func(s scrubbedConfig) bool { return s.path == c }) {
-				continue
-			}
-			if _, changed, err := scrubFile(c); err != nil || changed {
-				return fmt.Errorf("%w: the checkout %s in the work tree keeps its git config %s outside the tree, with credentials vigiles does not hide there; fix: %s", ErrRefused, n, c, credentialsFix)
-			}
+	}
+	late, err := scrubbedOutside(gits, tree, v)
+	if err != nil {
+		return fmt.Errorf("%w: hiding the git credentials of the checkouts in the work tree: %v; fix: %s", ErrRefused, err, credentialsFix)
+	}
+	for _, c := range late {
+		if !slices.ContainsFunc(covered, func(s scrubbedConfig) bool { return s.path == c.path }) {
+			return fmt.Errorf("%w: a checkout in the work tree keeps its git config %s outside the tree, with credentials vigiles does not hide there; fix: %s", ErrRefused, c.path, credentialsFix)
 		}
 	}
 	return nil
@@ -748,14 +712,21 @@ func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfi
 			dirs = append(dirs, g)
 		}
 	}
+	return scrubbedOutside(dirs, dir, v)
+}
+
+// scrubbedOutside lists, each once and scrubbed, the configs of the git
+// dirs gits that hold credentials, lie outside the work tree and that the
+// command could read.
+func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	for _, g := range dirs {
+	for _, g := range gits {
 		configs, err := gitConfigs(g)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range configs {
-			if !v.reads(c, 0o4) || fsx.Under(c, dir) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
+			if !v.reads(c, 0o4) || fsx.Under(c, tree) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
 				continue
 			}
 			if clean, changed, err := scrubFile(c); err != nil {

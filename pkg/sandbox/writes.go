@@ -981,18 +981,43 @@ func (d *dirFD) close() {
 // opening: it reads from the descriptor's offset.
 func (d *dirFD) names(buf []byte) ([]string, error) {
 	var names []string
+	err := eachDirent(d.fd, buf, func(name []byte, _ byte) { names = append(names, string(name)) })
+	if err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// eachDirent calls f with the name (in buf: valid during the call) and
+// type (DT_*) of every entry of the open directory fd but . and .., read
+// with getdents64 into buf: no allocation and no stat per entry.
+func eachDirent(fd int, buf []byte, f func(name []byte, typ byte)) error {
 	for {
-		n, err := unix.Getdents(d.fd, buf)
-		if errors.Is(err, unix.EINTR) {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if n <= 0 {
-			return names, nil
+			return nil
 		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		for b := buf[:n]; len(b) >= 19; {
+			// struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return fmt.Errorf("a malformed directory entry")
+			}
+			name := b[19:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if string(name) != "." && string(name) != ".." {
+				f(name, b[18])
+			}
+			b = b[reclen:]
+		}
 	}
 }
 
