@@ -114,11 +114,7 @@ func TestHomeDirs(t *testing.T) {
 			if err != nil || res.ExitCode != 0 {
 				t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
 			}
-			var got []string
-			for _, w := range res.Writes {
-				got = append(got, string(w.Op)+" "+w.Path)
-			}
-			if want := "create ~/.claude/plugins/data/p/f"; strings.Join(got, ",") != want {
+			if got, want := opsOf(res.Writes), "create ~/.claude/plugins/data/p/f"; got != want {
 				t.Errorf("writes %q; want only %q", got, want)
 			}
 		})
@@ -130,11 +126,7 @@ func TestHomeDirs(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
 	}
-	var got []string
-	for _, w := range res.Writes {
-		got = append(got, string(w.Op)+" "+w.Path)
-	}
-	if want := "delete ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"; strings.Join(got, ",") != want {
+	if got, want := opsOf(res.Writes), "delete ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"; got != want {
 		t.Errorf("rm -rf ~/.claude: writes %q; want %s", got, want)
 	}
 	for _, d := range []string{"/abs", "..", "../x", "a/../../x", "a//b", "", "."} {
@@ -142,4 +134,13 @@ func TestHomeDirs(t *testing.T) {
 			t.Errorf("HomeDirs %q: tier %s, err %v; want refused", d, res.Tier, err)
 		}
 	}
+}
+
+// opsOf is "op path" of each write, comma-separated.
+func opsOf(ws []evidence.Write) string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, string(w.Op)+" "+w.Path)
+	}
+	return strings.Join(out, ",")
 }

@@ -1053,7 +1053,7 @@ func watchScratch(dir string) func() string {
 				hit <- ""
 				return
 			case <-t.C:
-				if h := scratchFullRaw(dir); h != "" {
+				if h := scratchFull(dir); h != "" {
 					hit <- h
 					<-stop
 					return
@@ -1067,13 +1067,14 @@ func watchScratch(dir string) func() string {
 	}
 }
 
-// scratchFullRaw is scratchFull through a raw system call, for sampling
-// while the command runs: a call the runtime sees (syscall.Syscall) that
-// outlasts sysmon's tick hands the init's one P to another OS thread, and
+// scratchFull names the scratch limit when the tmpfs dir is (nearly) full.
+// It asks through a raw system call, since it also samples while the
+// command runs: a call the runtime sees (syscall.Syscall) that outlasts
+// sysmon's tick hands the init's one P to another OS thread, and
 // with the run's pids cgroup filled by the command the kernel refuses to
 // make one, which ends the init ("failed to create new OS thread"; the
 // fork-bomb test met it). statfs on a tmpfs does not block.
-func scratchFullRaw(dir string) string {
+func scratchFull(dir string) string {
 	p, err := unix.BytePtrFromString(dir)
 	if err != nil {
 		return ""
@@ -1082,23 +1083,8 @@ func scratchFullRaw(dir string) string {
 	if _, _, errno := unix.RawSyscall(unix.SYS_STATFS, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&s)), 0); errno != 0 {
 		return ""
 	}
-	return scratchVerdict(&s)
-}
-
-// scratchVerdict names the scratch limit when s shows the tmpfs (nearly)
-// full.
-func scratchVerdict(s *unix.Statfs_t) string {
 	if s.Bavail*uint64(s.Bsize) < 64<<10 || (s.Files > 0 && s.Ffree < 16) {
 		return "scratch"
 	}
 	return ""
-}
-
-// scratchFull names the scratch limit when the tmpfs is (nearly) full.
-func scratchFull(dir string) string {
-	var s unix.Statfs_t
-	if err := unix.Statfs(dir, &s); err != nil {
-		return ""
-	}
-	return scratchVerdict(&s)
 }
