@@ -83,6 +83,8 @@ var deniedAlways = []string{
 	"mount", "umount2", "pivot_root",
 	"move_mount", "open_tree", "open_tree_attr", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
 	"setns",
+	// Inode flags (chattr) by path, as the ioctls below set them by fd.
+	"file_setattr",
 	// Whole-machine administration.
 	"kexec_load", "kexec_file_load",
 	"init_module", "finit_module", "delete_module",
@@ -115,9 +117,10 @@ const (
 	tiocsti      = 0x5412 // TIOCSTI: push a byte into a terminal's input
 	tioclinux    = 0x541c // TIOCLINUX: virtual-console selection and paste
 	// FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR set a file's inode flags
-	// (immutable, append-only, nodump, project id…). overlayfs refuses
-	// them, so a run's record never shows them; a copy-method or HOME
-	// file would take them unrecorded: refused in every run alike.
+	// (immutable, append-only, nodump, noatime, project id…). The write
+	// record does not compare inode flags, and overlayfs takes them on a
+	// file once it is copied up: refused in every run alike, as is
+	// file_setattr, which sets the same flags by path.
 	fsIocSetflags   = 0x40086602 // _IOW('f', 2, long)
 	fsIocFssetxattr = 0x401c5820 // _IOW('X', 32, struct fsxattr)
 	fsIocSetflags32 = 0x40046602 // _IOW('f', 2, int): the 32-bit request number

@@ -67,6 +67,7 @@ func attempts(a Arch) []attempt {
 		"move_mount":        {badFd, 0, badFd, 0, badFlags},
 		"open_tree":         {badFd, 0, badFlags},
 		"open_tree_attr":    {badFd, 0, badFlags},
+		"file_setattr":      {badFd, 0, 0, 0, badFlags},
 		"fsopen":            {0, badFlags},
 		"fsmount":           {badFd, badFlags},
 		"fsconfig":          {badFd, 0xffff},

@@ -4,8 +4,8 @@ package seccomp
 
 import "golang.org/x/sys/unix"
 
-// nativeNumbers is the amd64 table as x/sys/unix has it; open_tree_attr is
-// newer than x/sys/unix and checked by number.
+// nativeNumbers is the amd64 table as x/sys/unix has it; open_tree_attr and
+// file_setattr are newer than x/sys/unix and checked by number.
 var nativeNumbers = map[string]uint32{
 	"acct":              unix.SYS_ACCT,
 	"add_key":           unix.SYS_ADD_KEY,
@@ -40,6 +40,7 @@ var nativeNumbers = map[string]uint32{
 	"open_by_handle_at": unix.SYS_OPEN_BY_HANDLE_AT,
 	"open_tree":         unix.SYS_OPEN_TREE,
 	"open_tree_attr":    467,
+	"file_setattr":      469,
 	"perf_event_open":   unix.SYS_PERF_EVENT_OPEN,
 	"pidfd_getfd":       unix.SYS_PIDFD_GETFD,
 	"pivot_root":        unix.SYS_PIVOT_ROOT,

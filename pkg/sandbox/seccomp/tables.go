@@ -13,6 +13,11 @@ import "golang.org/x/sys/unix"
 // architecture and not yet in x/sys/unix.
 const openTreeAttr = 467
 
+// fileSetattr is file_setattr (Linux 6.17), which sets the inode flags
+// FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR set (chattr), by path; the same
+// number on every architecture and not yet in x/sys/unix.
+const fileSetattr = 469
+
 var amd64 = Arch{
 	GOARCH:    "amd64",
 	AuditArch: unix.AUDIT_ARCH_X86_64,
@@ -30,7 +35,7 @@ var amd64 = Arch{
 		"io_uring_register": 427, "open_tree": 428, "move_mount": 429, "fsopen": 430,
 		"fsconfig": 431, "fsmount": 432, "fspick": 433, "clone3": 435,
 		"pidfd_getfd": 438, "mount_setattr": 442, "quotactl_fd": 443,
-		"open_tree_attr": openTreeAttr, "prlimit64": 302,
+		"open_tree_attr": openTreeAttr, "file_setattr": fileSetattr, "prlimit64": 302,
 		"modify_ldt": 154, "uselib": 134,
 	},
 }
@@ -51,6 +56,6 @@ var arm64 = Arch{
 		"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431,
 		"fsmount": 432, "fspick": 433, "clone3": 435, "pidfd_getfd": 438,
 		"mount_setattr": 442, "quotactl_fd": 443, "open_tree_attr": openTreeAttr,
-		"prlimit64": 261,
+		"file_setattr": fileSetattr, "prlimit64": 261,
 	},
 }
