@@ -25,7 +25,8 @@ const (
 	fdReady   = 7  // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
 	fdExe     = 8  // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
 	fdReaper  = 9  // vigiles-reaper, which the init execs as /proc/self/fd/9 (initConfig.ReaperByFD); else closed
-	fdData    = 10 // the first of plan.DataFiles' contents, one fd each, which bwrap reads and closes
+	fdCgroup  = 10 // the command's pids cgroup's tasks (v1) or cgroup.procs (v2), for the reaper (initConfig.PidsByCgroup); else closed
+	fdData    = 11 // the first of plan.DataFiles' contents, one fd each, which bwrap reads and closes
 )
 
 // initBinary is the path bwrap execs the init by: the binary the broker

@@ -27,8 +27,9 @@ import (
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
-// MinPids is the smallest process limit a confined run accepts: bwrap, the
-// init and the reaper need some of it.
+// MinPids is the smallest process limit a confined run accepts: under
+// RLIMIT_NPROC (no pids cgroup) bwrap, the init and the reaper count
+// against it too.
 const MinPids = 32
 
 // scratchInodeBytes is what one file or directory of the scratch costs in
@@ -589,7 +590,16 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		closers = append(closers, reaperFile)
 	}
 	cfg.ReaperByFD = reaperFile != nil
-	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile, reaperFile}
+	// The command's pids cgroup, which the reaper's forking thread joins
+	// (runCgroup.migrate). nil: fdCgroup is closed in bwrap.
+	migrate, err := cg.migrate()
+	if err != nil {
+		return fail(fmt.Errorf("%w: opening the command's pids cgroup: %v", ErrRefused, err))
+	}
+	if migrate != nil {
+		closers = append(closers, migrate)
+	}
+	extra := []*os.File{cfgR, resW, ctlR, infoW, readyW, exeFile, reaperFile, migrate}
 	for _, g := range gits {
 		f, err := dataFile("vigiles-gitconfig", g.clean)
 		if err != nil {
@@ -610,7 +620,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	cmd.WaitDelay = orphanedOutput
 	out := newCapture(spec)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
-	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, then fdData and on
+	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, fdCgroup, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	start := time.Now()
 	if err := ctx.Err(); err != nil {

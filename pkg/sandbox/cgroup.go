@@ -22,9 +22,24 @@ import (
 // (RLIMIT_NPROC does not hold for uid 0); its memory controller bounds
 // their memory together — every process, and the scratch files, which a
 // tmpfs charges to the cgroup of whoever writes them.
+//
+// The pids limit holds the command alone: it is set on a child cgroup,
+// commandDir, which the reaper's forking thread joins just before it
+// starts the command (through migrate, a descriptor the broker opened).
+// bwrap, the init and the rest of the reaper stay in the run's cgroup
+// above it, where a command that fills its limit cannot keep vigiles'
+// own processes from the threads their Go runtimes start (the init's
+// DNS stub under a flood of questions, once, died of it and took the
+// record along).
 type runCgroup struct {
-	pids string // the pids cgroup's directory; "" when RLIMIT_NPROC bounds the run
-	mem  string // the memory cgroup's directory; "" when no memory controller was usable
+	pids string // the run's pids cgroup's directory; "" when RLIMIT_NPROC bounds the run
+	// commandDir is the command's pids cgroup, below pids (with pids.max).
+	commandDir string
+	mem        string // the memory cgroup's directory; "" when no memory controller was usable
+	// procsDir is where bwrap is born on cgroup v2: the run's directory,
+	// or, when that distributes pids to commandDir (and so may hold no
+	// process of its own), its leaf "sandbox".
+	procsDir string
 	// swapBound: the memory limit holds swap too (the kernel accounts it).
 	swapBound bool
 	// v2: cgroup v2, where both are one directory and a process can only
@@ -67,11 +82,18 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	// RLIMIT_NPROC. Only a sandbox whose uid 0 is the host's root needs
 	// one (RLIMIT_NPROC does not bound uid 0) and refuses without it.
 	if home, ok := ownCgroup(v1PidsRoot); ok {
-		dir, _, err := makeCgroup(home, name, pidsLimit(lim))
+		dir, _, err := makeCgroup(home, name, nil)
+		var cmdDir string
+		if err == nil {
+			if cmdDir, _, err = makeCgroup(dir, commandCgroup, pidsLimit(lim)); err != nil {
+				os.Remove(dir)
+				dir = ""
+			}
+		}
 		if err != nil && hostRoot {
 			return nil, pidsRefusal(err)
 		}
-		c.pids = dir
+		c.pids, c.commandDir = dir, cmdDir
 	} else if hostRoot {
 		return nil, pidsRefusal(fmt.Errorf("this process's own cgroup is not to be found under %s", v1PidsRoot))
 	}
@@ -144,18 +166,23 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 	}
 	var errs []error
 	for _, parent := range parents {
-		var files []cgroupFile
-		if hostRoot {
-			files = pidsLimit(lim)
-		}
-		dir, _, err := makeCgroup(parent, name, files)
+		dir, _, err := makeCgroup(parent, name, nil)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		c := &runCgroup{v2: true, mem: dir}
+		c := &runCgroup{v2: true, mem: dir, procsDir: dir}
 		if hostRoot {
-			c.pids = dir
+			// The run's directory hands pids down to the command's, and
+			// holds no process of its own (cgroup v2's rule for one that
+			// distributes a controller): bwrap is born in a leaf beside.
+			if err := c.splitV2(dir, lim); err != nil {
+				removeCgroup(filepath.Join(dir, commandCgroup))
+				removeCgroup(filepath.Join(dir, sandboxCgroup))
+				removeCgroup(dir)
+				errs = append(errs, err)
+				continue
+			}
 		}
 		if skipped, err := writeCgroupFiles(dir, memoryLimitV2(lim)); err != nil {
 			c.mem = ""
@@ -172,6 +199,34 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 		return nil, pidsRefusal(errors.Join(errs...))
 	}
 	return nil, nil
+}
+
+// The children of a run's cgroup: the command's (pids.max) and, on
+// cgroup v2, the leaf where bwrap is born.
+const (
+	commandCgroup = "command"
+	sandboxCgroup = "sandbox"
+)
+
+// splitV2 makes dir's two children, commandDir (with the pids limit) and
+// the leaf bwrap is born in, and hands the pids controller down to them.
+func (c *runCgroup) splitV2(dir string, lim Limits) error {
+	leaf, _, err := makeCgroup(dir, sandboxCgroup, nil)
+	if err != nil {
+		return err
+	}
+	cmdDir, _, err := makeCgroup(dir, commandCgroup, nil)
+	if err != nil {
+		return err
+	}
+	if err := writeControl(filepath.Join(dir, "cgroup.subtree_control"), "+pids"); err != nil {
+		return fmt.Errorf("handing the pids controller to the command's cgroup: %w", err)
+	}
+	if _, err := writeCgroupFiles(cmdDir, pidsLimit(lim)); err != nil {
+		return err
+	}
+	c.pids, c.commandDir, c.procsDir = dir, cmdDir, leaf
+	return nil
 }
 
 func pidsRefusal(err error) error {
@@ -206,7 +261,9 @@ func memoryLimitV2(lim Limits) []cgroupFile {
 // makeCgroup makes parent/name with files written, or nothing; skipped
 // are the optional files the kernel does not have.
 func makeCgroup(parent, name string, files []cgroupFile) (string, []string, error) {
-	sweepCgroups(parent)
+	if strings.HasPrefix(name, "vigiles-") { // a run's own, not one of its children
+		sweepCgroups(parent)
+	}
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", nil, err
@@ -266,20 +323,41 @@ func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
 	return max(min(lim.ScratchBytes, data), 1<<20), inodes
 }
 
-// dirs are the cgroup's directories, each once.
+// dirs are the cgroup's directories, each once, children before their
+// parents (the order they are removed in).
 func (c *runCgroup) dirs() []string {
 	var out []string
-	for _, d := range []string{c.pids, c.mem} {
-		if d != "" && (len(out) == 0 || out[0] != d) {
+	for _, d := range []string{c.commandDir, c.procsDir, c.pids, c.mem} {
+		if d != "" && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
 	return out
 }
 
-// bindsPids reports whether the cgroup bounds the run's processes (the
-// reaper then execs the command without the shell that sets RLIMIT_NPROC).
-func (c *runCgroup) bindsPids() bool { return c != nil && c.pids != "" }
+// bindsPids reports whether a pids cgroup bounds the command's processes
+// (the reaper then joins it, through migrate, and execs the command
+// without the shell that sets RLIMIT_NPROC).
+func (c *runCgroup) bindsPids() bool { return c != nil && c.commandDir != "" }
+
+// migrate opens the file through which a thread moves itself into the
+// command's cgroup by writing "0": tasks on v1, where the reaper's forking
+// thread goes alone; cgroup.procs on v2, where the whole reaper goes. The
+// broker opens it, as root and in its own cgroup namespace, so that the
+// kernel checks the move against those (the credentials and namespace a
+// cgroup file was opened with) and not against the sandbox's: the
+// sandbox's cgroup namespace is rooted where bwrap was born, which on v2
+// does not hold the command's cgroup.
+func (c *runCgroup) migrate() (*os.File, error) {
+	if !c.bindsPids() {
+		return nil, nil
+	}
+	name := "tasks"
+	if c.v2 {
+		name = "cgroup.procs"
+	}
+	return os.OpenFile(filepath.Join(c.commandDir, name), os.O_WRONLY, 0)
+}
 
 // start starts cmd so that it is born inside the cgroup, with every
 // process it makes (moving a running process would leave the children it
@@ -343,7 +421,7 @@ func (c *runCgroup) shellPrefix() []string {
 	if c == nil || !c.v2 {
 		return nil
 	}
-	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.dirs()[0], "cgroup.procs")}
+	return []string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(c.procsDir, "cgroup.procs")}
 }
 
 // hit names the limit the cgroup enforced: "memory" when its OOM killer
@@ -361,7 +439,7 @@ func (c *runCgroup) hit() string {
 			return "memory"
 		}
 	}
-	if c.pids != "" && cgroupCounter(filepath.Join(c.pids, "pids.events"), "max") > 0 {
+	if c.commandDir != "" && cgroupCounter(filepath.Join(c.commandDir, "pids.events"), "max") > 0 {
 		return "pids"
 	}
 	return ""
@@ -397,7 +475,10 @@ func sweepCgroups(parent string) {
 		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {
 			continue // its broker still runs
 		}
-		os.Remove(filepath.Join(parent, e.Name())) // fails, harmlessly, when not empty
+		dir := filepath.Join(parent, e.Name())
+		os.Remove(filepath.Join(dir, commandCgroup)) // each fails, harmlessly, when not empty
+		os.Remove(filepath.Join(dir, sandboxCgroup))
+		os.Remove(dir)
 	}
 }
 

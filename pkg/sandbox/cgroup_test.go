@@ -17,6 +17,12 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A run's cgroup has its children (the command's, bwrap's leaf).
+	for _, c := range []string{commandCgroup, sandboxCgroup} {
+		if err := os.Mkdir(filepath.Join(dead, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sweepCgroups(parent)
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("a dead broker's cgroup was left")

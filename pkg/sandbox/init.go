@@ -33,7 +33,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 11
+const initProtocol = 12
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -56,8 +56,10 @@ type initConfig struct {
 	// HostAddrs are the host's own addresses, listed by the broker in
 	// allow mode (NetSession.HostAddrs).
 	HostAddrs []netip.Addr `json:"hostAddrs,omitempty"`
-	// PidsByCgroup is set when a pids cgroup bounds the run's processes:
-	// the command then needs no RLIMIT_NPROC, and no shell to set it.
+	// PidsByCgroup is set when a pids cgroup bounds the command's
+	// processes: fdCgroup then holds the file through which the reaper's
+	// forking thread joins it (runCgroup.migrate), and the command needs
+	// no RLIMIT_NPROC, and no shell to set it.
 	PidsByCgroup bool `json:"pidsByCgroup"`
 	// TreeByFD: the work tree comes id-mapped over the control socket
 	// (handTree), not bound by bubblewrap.
@@ -216,7 +218,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SHARED, ""); err != nil {
 		return failResult(refuse("sharing the sandbox's mounts with the reaper: %w", err))
 	}
-	rp, err := spawnReaper(cfg.ReaperByFD)
+	rp, err := spawnReaper(cfg.ReaperByFD, cfg.PidsByCgroup)
 	if err != nil {
 		return failResult(err)
 	}
@@ -669,8 +671,9 @@ func (n *netSetup) discard() {
 // The calling goroutine must hold its OS thread for the reaper's lifetime:
 // Pdeathsig is tied to the thread (golang/go#27505); initMain locks it.
 // It forks with syscall.ForkExec, not os/exec, whose first start in a
-// process probes pidfd support with an extra fork.
-func spawnReaper(byFD bool) (*reaperProc, error) {
+// process probes pidfd support with an extra fork. cgroup: fdCgroup holds
+// the command's pids cgroup, which goes to the reaper as reaper.FdCgroup.
+func spawnReaper(byFD, cgroup bool) (*reaperProc, error) {
 	stR, stW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -691,9 +694,13 @@ func spawnReaper(byFD bool) (*reaperProc, error) {
 	if byFD {
 		exe = "/proc/self/fd/" + strconv.Itoa(fdReaper)
 	}
-	files := make([]uintptr, max(reaper.FdConfig, reaper.FdStatus, reaper.FdExited)+1)
+	files := make([]uintptr, max(reaper.FdConfig, reaper.FdStatus, reaper.FdExited, reaper.FdCgroup)+1)
 	files[0], files[1], files[2] = 0, 1, 2
 	files[reaper.FdConfig], files[reaper.FdStatus], files[reaper.FdExited] = cfR.Fd(), stW.Fd(), exW.Fd()
+	files[reaper.FdCgroup] = ^uintptr(0) // closed in the reaper
+	if cgroup {
+		files[reaper.FdCgroup] = fdCgroup
+	}
 	pid, err := syscall.ForkExec(exe, []string{exe, reaper.Arg}, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: files,
@@ -709,6 +716,9 @@ func spawnReaper(byFD bool) (*reaperProc, error) {
 	cfR.Close()
 	stW.Close()
 	exW.Close()
+	if cgroup {
+		unix.Close(fdCgroup) // the reaper's now, and the init's business no more
+	}
 	if err != nil {
 		cfW.Close()
 		stR.Close()

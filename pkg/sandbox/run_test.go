@@ -687,10 +687,12 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 		t.Fatal("never saw the command running")
 	}
 	// On cgroup v1 (these machines) every root caller's run has both; on
-	// v2 only a --root-sandbox run does (see newRunCgroup).
-	for _, c := range []string{"pids", "memory"} {
-		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+$`).MatchString(cgs) {
-			t.Errorf("the command is not in the run's %s cgroup:\n%s", c, cgs)
+	// v2 only a --root-sandbox run does (see newRunCgroup). The pids limit
+	// holds the command alone, in a child of the run's cgroup, where the
+	// init and bwrap are not.
+	for c, tail := range map[string]string{"pids": "/" + commandCgroup, "memory": ""} {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+`+tail+`$`).MatchString(cgs) {
+			t.Errorf("the command is not in the run's %s cgroup%s:\n%s", c, tail, cgs)
 		}
 	}
 	for tid, cg := range threadCgroups(t) {

@@ -25,6 +25,36 @@ func TestResourceLimits(t *testing.T) {
 	}{
 		{"fork bomb", []string{"--limit-pids", "64", "--timeout", "20s"},
 			`bomb() { bomb | bomb & }; bomb; sleep 2; exit 0`, "pids", "", nil},
+		{"fork bomb while the DNS stub is flooded", []string{"--limit-pids", "64", "--timeout", "30s"},
+			// Once the command fills its process limit, a flood of DNS
+			// questions made the init's stub (a goroutine a question) need
+			// an OS thread the limit denied, and the init died with the
+			// record. The limit holds the command alone now: the record
+			// stays, egress and all or refused as incomplete, never lost.
+			`python3 -c '
+import os, socket, struct, time
+open("before-the-flood", "w").write("x")
+while True:
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(4)
+        os._exit(0)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+q = struct.pack(">HHHHHH", 1, 0x100, 1, 0, 0, 0) + b"\x05flood\x04test\x00\x00\x01\x00\x01"
+end = time.time() + 2
+while time.time() < end:
+    s.sendto(q, ("127.0.0.1", 53))
+'`, "pids", "", func(t *testing.T, res result) {
+				if strings.Contains(res.Stderr, "failed to create new OS thread") || strings.Contains(res.Error, "without a result") {
+					t.Fatalf("vigiles' own process died in the filled limit: error %q, stderr %.300q", res.Error, res.Stderr)
+				}
+				if len(res.Writes) != 1 || res.Writes[0].Path != "before-the-flood" {
+					t.Errorf("writes %+v, want the one file written before the flood (error %q)", res.Writes, res.Error)
+				}
+			}},
 		{"memory hog", []string{"--limit-memory", "268435456"},
 			`python3 -c 'b = bytearray(1 << 30); print("allocated")'`, "", "", func(t *testing.T, res result) {
 				if res.ExitCode == 0 || strings.Contains(res.Stdout, "allocated") {

@@ -35,7 +35,7 @@ const Arg = "__vigiles-reaper"
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 4
+const Protocol = 5
 
 // The reaper's descriptors, as the init hands them over.
 const (
@@ -47,6 +47,12 @@ const (
 	// that, which the init cannot tell without this notice (the status
 	// comes once the linger is over).
 	FdExited = 5
+	// FdCgroup, when Config.PidsByCgroup, is the command's pids cgroup's
+	// tasks (cgroup v1) or cgroup.procs (v2), opened by the broker: the
+	// reaper's forking thread joins it (writes "0") just before it starts
+	// the command, so that the limit counts the command's processes and
+	// not vigiles' own (the init's, bwrap's, the reaper's other threads).
+	FdCgroup = 6
 )
 
 // ExitedByte is what the reaper writes on FdExited.
@@ -70,8 +76,9 @@ type Config struct {
 	// (Where /etc/resolv.conf links into the sandbox's /run, the init
 	// writes the link's target itself, and this is empty.)
 	ResolvConfFile string `json:"resolvConfFile,omitempty"`
-	// PidsByCgroup: a pids cgroup bounds the run, so the command is
-	// exec'd directly instead of through the shell that sets RLIMIT_NPROC.
+	// PidsByCgroup: a pids cgroup bounds the command, which the reaper
+	// joins through FdCgroup; the command is exec'd directly instead of
+	// through the shell that sets RLIMIT_NPROC.
 	PidsByCgroup bool `json:"pidsByCgroup"`
 	// RunDir is the init's directory: hidden from the command under an
 	// empty read-only tmpfs (a resolv.conf placed through it stays).
@@ -243,6 +250,11 @@ func Main() int {
 	// own RLIMIT_CPU). The command inherits SIG_DFL everywhere, as a
 	// fresh process should.
 	defaultSignals()
+	if cfg.PidsByCgroup {
+		if err := joinCommandCgroup(); err != nil {
+			return send(Status{Refusal: err.Error()})
+		}
+	}
 	mainPid, start, err := startAsOOMVictim(oomScore, func() (int, time.Time, error) { return startCommand(cfg, cmd, lim, path) })
 	if err != nil {
 		var ne notRunnable
@@ -302,8 +314,9 @@ func Main() int {
 		}
 	}
 	close(stopSampling)
-	// The limit also counts the init's and bwrap's tasks, which this pid
-	// namespace does not show: hence the slack.
+	// RLIMIT_NPROC counts every process of the uid, the init's and
+	// bwrap's too, which this pid namespace does not show: hence the
+	// slack.
 	tasks := <-maxTasks
 	if tasks.err != nil {
 		// Whether the process limit was reached is not known: no verdict
@@ -322,6 +335,18 @@ func Main() int {
 	}
 	st.Lingered = left
 	return send(st)
+}
+
+// joinCommandCgroup moves this thread (cgroup v1) or the reaper (v2)
+// into the command's pids cgroup, which the command is then born in. A
+// raw write: nothing here may need a new thread. Failing, the limit would
+// not bind the command: the run is refused.
+func joinCommandCgroup() error {
+	defer unix.Close(FdCgroup)
+	if _, err := unix.Write(FdCgroup, []byte("0")); err != nil {
+		return fmt.Errorf("joining the command's pids cgroup: %v", err)
+	}
+	return nil
 }
 
 // startAsOOMVictim starts the command with the highest OOM score
