@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The vigiles container image: the engine plus everything it confines
-# hooks with. Published as ghcr.io/vigiles/action:v1 by
-# .github/workflows/release.yml; proved without a Docker engine by
+# hooks with. Published as ghcr.io/vigiles/action:vX.Y.Z and the moving
+# :vX by .github/workflows/release.yml; proved without a Docker engine by
 # `make image-test` (image/test.sh), which builds the same package list
 # into a root filesystem with debootstrap.
 

@@ -153,10 +153,10 @@ expect "1" "the action entry point, as a pull_request step starts it" -- /bin/sh
   export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
   # The runner names inputs INPUT_<NAME> with hyphens kept: not a shell
   # variable name, so env sets them.
-  env INPUT_COMMAND=test INPUT_CHECK-RUN=false INPUT_SARIF=/tmp/vigiles.sarif vigiles; code=$?
+  env INPUT_COMMAND=test INPUT_CHECK-RUN=false INPUT_SARIF=vigiles.sarif vigiles; code=$?
   grep -q "^verdict=fail$" $GITHUB_OUTPUT || { echo "no verdict=fail output" >&2; exit 99; }
   grep -q "vigiles test: fail" $GITHUB_STEP_SUMMARY || { echo "no job summary" >&2; exit 99; }
-  grep -q "\"version\": \"2.1.0\"" /tmp/vigiles.sarif || { echo "no sarif" >&2; exit 99; }
+  grep -q "\"version\": \"2.1.0\"" /work/examples/vigiles.sarif || { echo "no sarif" >&2; exit 99; }
   exit $code'
 
 # The exact command action.yml runs in the container (extracted from it),
@@ -172,10 +172,38 @@ expect "1" "action.yml's container command (composite inputs, files handed back 
   export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
   export INPUT_COMMAND=test INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error INPUT_SARIF=out/vigiles.sarif
   export HOST_UID=1001 HOST_GID=1002
+  before=$(stat -c %u:%g /work/examples)
   cd /work/examples && /bin/sh /action-entry.sh; code=$?
   grep -q "^verdict=fail$" $GITHUB_OUTPUT || { echo "no verdict=fail output" >&2; exit 99; }
   [ "$(stat -c %u:%g /work/examples/out/vigiles.sarif)" = 1001:1002 ] || { echo "sarif not handed back" >&2; exit 99; }
+  [ "$(stat -c %u:%g /work/examples/out)" = 1001:1002 ] || { echo "the directory made for the sarif not handed back" >&2; exit 99; }
+  [ "$(stat -c %u:%g /work/examples)" = "$before" ] || { echo "the workspace, there before, was given away" >&2; exit 99; }
   [ "$(stat -c %u:%g /tmp/vigiles/report-test.json)" = 1001:1002 ] || { echo "report not handed back" >&2; exit 99; }
+  exit $code'
+# A new baseline in directories that do not exist yet: they are handed
+# back with it, the ones that were there before (.vigiles/) are not; a
+# sarif outside the workspace is refused (it would be lost with the
+# container).
+rm -f "$root"/github/file_commands/*
+expect "0 1" "action.yml's container command writing a new baseline (its new directories handed back too)" -- /bin/sh -c '
+  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work RUNNER_TEMP=/tmp
+  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
+  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
+  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  export INPUT_COMMAND=audit INPUT_WORKING_DIRECTORY=examples INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
+  export INPUT_BASELINE=.vigiles/new/deeper/baseline.json INPUT_UPDATE_BASELINE=true
+  export HOST_UID=1001 HOST_GID=1002
+  before=$(stat -c %u:%g /work/examples/.vigiles)
+  cd /work && /bin/sh /action-entry.sh; code=$?
+  b=/work/examples/.vigiles/new
+  [ "$(stat -c %u:%g $b/deeper/baseline.json)" = 1001:1002 ] || { echo "baseline not handed back" >&2; exit 99; }
+  [ "$(stat -c %u:%g $b/deeper)" = 1001:1002 ] && [ "$(stat -c %u:%g $b)" = 1001:1002 ] ||
+    { echo "the directories made for the baseline not handed back" >&2; exit 99; }
+  [ "$(stat -c %u:%g /work/examples/.vigiles)" = "$before" ] || { echo ".vigiles, there before, was given away" >&2; exit 99; }
+  INPUT_COMMAND=test INPUT_BASELINE= INPUT_UPDATE_BASELINE=false INPUT_SARIF=../outside.sarif /bin/sh /action-entry.sh >/tmp/refused 2>&1
+  refused=$?
+  [ "$refused" = 2 ] && grep -q "input sarif" /tmp/refused && [ ! -e /outside.sarif ] ||
+    { echo "a sarif outside the workspace: exit $refused, want 2 naming the input" >&2; cat /tmp/refused >&2; exit 99; }
   exit $code'
 
 if [ "$status" = 0 ]; then

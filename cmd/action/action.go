@@ -48,7 +48,8 @@ options from the action's inputs (INPUT_* variables), not from flags:
   paths            directories to audit, relative to working-directory and
                    inside it, one per line or comma-separated (default:
                    working-directory)
-  baseline         baseline file for audit, e.g. .vigiles/baseline.json;
+  baseline         baseline file for audit, e.g. .vigiles/baseline.json,
+                   relative to working-directory and inside the workspace;
                    unlike vigiles audit's --baseline it has no default:
                    empty compares with nothing
   update-baseline  true | false: write the baseline from this run
@@ -57,13 +58,16 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    into strict (auto set here lets an audit run trusted
                    code directly, unrecorded)
   egress           deny | record | allow (default: the policy file's)
-  allow            hosts the hooks may reach (implies egress allow)
+  allow            hosts the hooks may reach (implies egress allow);
+                   address ranges go in the policy file's
+                   defaults.egress.allow-ip
   fail-level       none | notice | warning | error (default error)
   github-token     token for the check run; it stays in this process and
                    never reaches a sandbox
   check-run        true | false (default true): annotate through a check
                    run on the pull request's head commit
-  sarif            path to write SARIF 2.1.0 for code scanning
+  sarif            path to write SARIF 2.1.0 for code scanning, relative
+                   to the workspace and inside it
   shard            i/n: run one part of the work (a matrix job)
   hook-logs        true | false (default false): print every hook's raw
                    stdout and stderr in the log, fenced so no line of it
@@ -207,6 +211,9 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		bad("input paths: only audit takes paths (command is %s)", in.Command)
 	}
 	in.Baseline = input(getenv, "baseline")
+	if in.Baseline != "" && !insideWorkspace(in.WorkDir, in.Baseline) {
+		bad("input baseline: %q must be a path inside the workspace, relative to working-directory", in.Baseline)
+	}
 	var err error
 	if in.UpdateBaseline, err = parseBool("update-baseline", input(getenv, "update-baseline"), false); err != nil {
 		errs = append(errs, err)
@@ -245,7 +252,25 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		if strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
 			egressOK = false
+			continue
 		}
+		// Said here in the inputs' words: the engine's check below names
+		// the CLI's --allow and --allow-ip, which the action does not have.
+		_, err := evidence.ParseAllowHost(h)
+		switch {
+		case errors.Is(err, evidence.ErrAddressNotName):
+			bad("input allow: %q is an address, and allow takes host names (HOST, *.SUFFIX, HOST:PORT); "+
+				"put addresses and CIDRs under the policy file's defaults.egress.allow-ip (hosts under defaults.egress.allow) and leave the egress and allow inputs empty", h)
+			egressOK = false
+		case err != nil:
+			bad("input allow: %q: %v", h, err)
+			egressOK = false
+		}
+	}
+	if mode == evidence.EgressAllow && len(allow) == 0 && egressOK {
+		bad("input egress: allow needs at least one host: name them in the allow input, " +
+			"or leave egress empty and list hosts and address ranges in the policy file's defaults.egress (allow, allow-ip)")
+		egressOK = false
 	}
 	// The engine's own check, once the inputs are each well formed: it
 	// would say again what was said above.
@@ -266,8 +291,13 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		errs = append(errs, err)
 	}
 	in.SARIF = input(getenv, "sarif")
-	if strings.ContainsAny(in.SARIF, "\r\n\x00") {
+	switch {
+	case strings.ContainsAny(in.SARIF, "\r\n\x00"):
 		bad("input sarif: not a path")
+	case in.SARIF != "" && !insideWorkspace("", in.SARIF):
+		// In a container only the workspace and RUNNER_TEMP are mounted:
+		// a file written elsewhere would be lost with the container.
+		bad("input sarif: %q must be a path inside the workspace, relative to it", in.SARIF)
 	}
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
@@ -278,6 +308,19 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		}
 	}
 	return in, errs.orNil()
+}
+
+// insideWorkspace says whether p, relative to the workspace directory
+// base (itself relative, "" for the workspace), stays inside the
+// workspace: not absolute, and no ".." that climbs out of it. The action's
+// container mounts the workspace, not what lies beside it, and hands back
+// to the runner user only what is inside it.
+func insideWorkspace(base, p string) bool {
+	if filepath.IsAbs(p) {
+		return false
+	}
+	clean := filepath.ToSlash(filepath.Clean(filepath.Join(base, p)))
+	return clean != ".." && !strings.HasPrefix(clean, "../")
 }
 
 // oneLineErr prints an error as one inert line: errors can carry file
@@ -374,8 +417,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
-	sarifPath := in.SARIF
-	if sarifPath != "" && !filepath.IsAbs(sarifPath) {
+	sarifPath := in.SARIF // relative to the workspace and inside it (readInputs)
+	if sarifPath != "" {
 		sarifPath = filepath.Join(ws, sarifPath)
 	}
 	// Said before any hook runs, not after all of them.

@@ -429,6 +429,13 @@ func TestActionInputValidation(t *testing.T) {
 		{"baseline with test", map[string]string{"baseline": ".vigiles/baseline.json"}, "input baseline"},
 		{"working directory outside", map[string]string{"working-directory": "../other"}, "input working-directory"},
 		{"working directory absolute", map[string]string{"working-directory": "/etc"}, "input working-directory"},
+		{"sarif outside", map[string]string{"sarif": "../escaped.sarif"}, "input sarif"},
+		{"sarif absolute", map[string]string{"sarif": "/tmp/abs.sarif"}, "input sarif"},
+		{"baseline outside", map[string]string{"command": "audit", "working-directory": "sub", "baseline": "../../b.json"}, "input baseline"},
+		{"baseline absolute", map[string]string{"command": "audit", "baseline": "/tmp/b.json"}, "input baseline"},
+		{"allow an address", map[string]string{"allow": "1.2.3.4"}, "input allow"},
+		{"allow a bad port", map[string]string{"allow": "a.example.test:99999"}, "input allow"},
+		{"egress allow without hosts", map[string]string{"egress": "allow"}, "input egress"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readInputs(func(k string) string {
@@ -809,5 +816,105 @@ func TestConfigFileAnchor(t *testing.T) {
 		if got := configFile(ws, tc.workDir, tc.config); got != tc.want {
 			t.Errorf("configFile(ws, %q, %q) = %q, want %q", tc.workDir, tc.config, got, tc.want)
 		}
+	}
+}
+
+// TestActionPathsInsideTheWorkspace: sarif (relative to the workspace) and
+// baseline (relative to working-directory) must stay inside the
+// workspace, as working-directory must: the container mounts only the
+// workspace (and RUNNER_TEMP), so a file written elsewhere would vanish
+// with it, unannounced. Refused with status 2 naming the input, before
+// anything is written; a ".." that stays inside is taken.
+func TestActionPathsInsideTheWorkspace(t *testing.T) {
+	for _, tc := range []struct {
+		inputs map[string]string
+		want   string // "" when taken
+	}{
+		{map[string]string{"sarif": "../escaped.sarif"}, `input sarif: "../escaped.sarif" must be a path inside the workspace, relative to it`},
+		{map[string]string{"sarif": "out/../../escaped.sarif"}, `input sarif: "out/../../escaped.sarif" must be a path inside the workspace`},
+		{map[string]string{"sarif": "/tmp/vigiles-abs.sarif"}, `input sarif: "/tmp/vigiles-abs.sarif" must be a path inside the workspace`},
+		{map[string]string{"command": "audit", "baseline": "../b.json", "update-baseline": "true"},
+			`input baseline: "../b.json" must be a path inside the workspace, relative to working-directory`},
+		{map[string]string{"command": "audit", "working-directory": "plugins", "baseline": "../../b.json", "update-baseline": "true"},
+			`input baseline: "../../b.json" must be a path inside the workspace`},
+		{map[string]string{"command": "audit", "baseline": "/tmp/vigiles-b.json"}, `input baseline: "/tmp/vigiles-b.json" must be a path inside the workspace`},
+		{map[string]string{"sarif": "out/../in.sarif", "check-run": "false", "fail-level": "none"}, ""},
+		{map[string]string{"command": "audit", "working-directory": "plugins", "baseline": "../b.json", "check-run": "false", "fail-level": "none"}, ""},
+	} {
+		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
+			s := newStep(t, tc.inputs)
+			s.run(t)
+			ws := s.env["GITHUB_WORKSPACE"]
+			if tc.want == "" {
+				if s.exitCode == 2 {
+					t.Errorf("exit 2, want the inputs taken:\n%s", s.stdout.String())
+				}
+				if sarif := tc.inputs["sarif"]; sarif != "" {
+					if _, err := os.Stat(filepath.Join(ws, sarif)); err != nil {
+						t.Errorf("sarif %s not written inside the workspace: %v", sarif, err)
+					}
+				}
+				return
+			}
+			if s.exitCode != 2 || !strings.Contains(strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"), tc.want) {
+				t.Errorf("exit %d (want 2), stderr does not say %q:\n%s", s.exitCode, tc.want, s.stderr.String())
+			}
+			cmds := annotatetest.Commands(s.stdout.String())
+			if len(cmds) != 1 || cmds[0].Name != "error" || !strings.Contains(cmds[0].Data, tc.want) {
+				t.Errorf("annotations %+v, want one ::error:: saying %q", cmds, tc.want)
+			}
+			s.exec.mu.Lock()
+			if len(s.exec.specs) != 0 {
+				t.Errorf("hooks ran before the input was refused")
+			}
+			s.exec.mu.Unlock()
+			for _, p := range []string{filepath.Join(ws, "..", "escaped.sarif"), filepath.Join(ws, "..", "b.json")} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s was written outside the workspace", p)
+				}
+			}
+		})
+	}
+}
+
+// TestActionAllowNamesTheInputs: a mistake in the allow or egress input is
+// said with the action's inputs and the policy file's keys, never with the
+// CLI's --allow or --allow-ip, which the action does not have.
+func TestActionAllowNamesTheInputs(t *testing.T) {
+	for _, tc := range []struct {
+		inputs map[string]string
+		want   []string
+	}{
+		{map[string]string{"allow": "1.2.3.4"}, []string{`input allow: "1.2.3.4" is an address`, "defaults.egress.allow-ip", "leave the egress and allow inputs empty"}},
+		{map[string]string{"allow": "api.example.test, [2001:db8::1]:443"}, []string{`input allow: "[2001:db8::1]:443" is an address`, "defaults.egress.allow-ip"}},
+		{map[string]string{"allow": "*.com"}, []string{`input allow: "*.com": a wildcard needs at least two labels`}},
+		{map[string]string{"allow": "a.example.test:99999"}, []string{`input allow: "a.example.test:99999": the port must be 1-65535`}},
+		{map[string]string{"egress": "allow"}, []string{"input egress: allow needs at least one host", "the allow input", "defaults.egress (allow, allow-ip)"}},
+	} {
+		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
+			_, err := readInputs(func(k string) string {
+				for n, v := range tc.inputs {
+					if k == "INPUT_"+strings.ToUpper(n) {
+						return v
+					}
+				}
+				return ""
+			})
+			if !errors.Is(err, errBadInput) {
+				t.Fatalf("error = %v, want errBadInput", err)
+			}
+			msg := err.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not say %q", msg, w)
+				}
+			}
+			if strings.Contains(msg, "--allow") || strings.Contains(msg, "--egress") {
+				t.Errorf("error %q names a CLI flag the action does not have", msg)
+			}
+			if list, ok := err.(problems); ok && len(list) != 1 {
+				t.Errorf("%d problems, want the mistake said once: %q", len(list), msg)
+			}
+		})
 	}
 }

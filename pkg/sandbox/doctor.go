@@ -425,6 +425,29 @@ func currentUser() string {
 // namespace, writes through it, and checks that the write landed in the
 // upper directory and not in the lower one.
 func probeOverlay(ctx context.Context, env *doctorEnv) Probe {
+	return overlayProbe(ctx, env, nil)
+}
+
+// overlayCaps are the capabilities the overlay probe gives bubblewrap:
+// the ones a run's sandbox gets (bwrapArgs). Overlayfs records its
+// mounter's credentials for every copy-up and for the tmpfile check on the
+// upper directory at mount time; with CAP_SYS_ADMIN alone a non-root
+// caller's mount fails there ("upper fs does not support tmpfile") though
+// a run, with every capability, mounts it.
+var overlayCaps = []string{"--cap-add", "ALL"}
+
+// overlayProbeArgv is the bubblewrap command of the overlay probe over the
+// temporary directory dir.
+func overlayProbeArgv(bwrap, dir string) []string {
+	script := "mount -t overlay overlay -o lowerdir=/run/p/lower,upperdir=/run/p/upper,workdir=/run/p/work /run/p/merged && " +
+		"echo ok > /run/p/merged/written"
+	extra := append(append([]string{}, overlayCaps...), "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
+	return bwrapBase(bwrap, extra...)
+}
+
+// overlayProbe runs the overlay probe as the caller, or as cred when it
+// is not nil (its temporary directories are then given to cred).
+func overlayProbe(ctx context.Context, env *doctorEnv, cred *syscall.Credential) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
@@ -437,15 +460,24 @@ func probeOverlay(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a temporary directory: %v", err)}
 	}
 	defer removeAll(dir)
-	for _, d := range []string{"lower", "upper", "work", "merged"} {
-		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+	for _, d := range []string{"", "lower", "upper", "work", "merged"} {
+		p := filepath.Join(dir, d)
+		if d != "" {
+			err = os.Mkdir(p, 0o755)
+		}
+		if err == nil && cred != nil {
+			err = os.Chown(p, int(cred.Uid), int(cred.Gid))
+		}
+		if err != nil {
 			return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a temporary directory: %v", err)}
 		}
 	}
-	script := "mount -t overlay overlay -o lowerdir=/run/p/lower,upperdir=/run/p/upper,workdir=/run/p/work /run/p/merged && " +
-		"echo ok > /run/p/merged/written"
-	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_SYS_ADMIN", "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
-	out, err := runBwrap(ctx, argv, nil)
+	out, err := runBwrap(ctx, overlayProbeArgv(env.bwrap, dir), func(cmd *exec.Cmd) {
+		if cred != nil {
+			cmd.Dir = "/"
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
+	})
 	fix := "overlayfs in a user namespace needs Linux 5.11 or later with overlay built in or loaded (modprobe overlay), " +
 		"and a temporary directory that is not itself on overlayfs (set TMPDIR); without it runs record writes by copy"
 	if err != nil {

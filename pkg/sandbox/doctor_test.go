@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -293,5 +297,72 @@ func TestSlirpFix(t *testing.T) {
 		if got := slirpFix([]byte(out)); !strings.Contains(got, want) {
 			t.Errorf("slirpFix(%q) = %q; want it to say %q", out, got, want)
 		}
+	}
+}
+
+// capAdds lists the --cap-add values of a bubblewrap command line.
+func capAdds(argv []string) []string {
+	var caps []string
+	for i, a := range argv {
+		if a == "--cap-add" && i+1 < len(argv) {
+			caps = append(caps, argv[i+1])
+		}
+	}
+	return caps
+}
+
+// TestOverlayProbeHasTheRunsCapabilities: doctor's overlay probe gives
+// bubblewrap the capabilities a run's sandbox gets. With CAP_SYS_ADMIN
+// alone, overlayfs refuses a non-root caller's mount that a run makes
+// (review: doctor said writes were recorded by copy, runs used overlay).
+func TestOverlayProbeHasTheRunsCapabilities(t *testing.T) {
+	run := capAdds(bwrapArgs(plan{Bwrap: "bwrap", Workdir: "/w"}))
+	probe := capAdds(overlayProbeArgv("bwrap", "/tmp/x"))
+	if len(run) == 0 || !slices.Equal(probe, run) {
+		t.Errorf("overlay probe adds capabilities %q, a run's sandbox %q", probe, run)
+	}
+}
+
+// TestOverlayProbeUnprivileged runs the overlay probe as an unprivileged
+// user (the caller, or nobody when the caller is root), as a runner's
+// `runtime: host` step runs vigiles. As the caller, it agrees with the
+// writes method a real run uses; in CI it must find overlay available.
+func TestOverlayProbeUnprivileged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bwrap for real")
+	}
+	requireConfinement(t)
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cred *syscall.Credential
+	who := "the caller (uid " + strconv.Itoa(os.Getuid()) + ")"
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("nobody")
+		if err != nil {
+			t.Skipf("no user nobody to probe as: %v", err)
+		}
+		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
+		who = "nobody (uid " + u.Uid + ")"
+	}
+	// nobody must reach the probe's temporary directory.
+	if tmp := os.TempDir(); cred != nil {
+		if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			t.Skipf("%s is not searchable by others", tmp)
+		}
+	}
+	p := overlayProbe(context.Background(), &doctorEnv{bwrap: bwrap}, cred)
+	t.Logf("overlay probe as %s: %s: %s", who, p.Availability, p.Detail)
+	if cred == nil {
+		res := run(t, Spec{Dir: makeTree(t, nil), Command: sh("echo x > f")})
+		if (p.Availability == Available) != (res.WritesMethod == "overlay") {
+			t.Errorf("overlay probe as %s is %s (%s), a run records writes by %q", who, p.Availability, p.Detail, res.WritesMethod)
+		}
+	}
+	if os.Getenv("CI") == "true" && p.Availability != Available {
+		t.Errorf("CI=true and overlay probe as %s is %s: %s", who, p.Availability, p.Detail)
 	}
 }
