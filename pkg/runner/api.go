@@ -660,7 +660,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	}
 
 	var drift []report.Drift
+	var decl map[string]string // of the hooks listed, not run
 	if o.Baseline != "" {
+		decl = declarations(s.dir, runs)
 		bpath := s.abs(o.Baseline)
 		brel := o.Baseline
 		if r, err := relTo(s.dir, bpath); err == nil {
@@ -705,7 +707,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			if s.shardI == 1 {
 				removedIn = s.inPart
 			}
-			d, f := compareBaseline(b, runs, failed, allIDs, removedIn, sev)
+			d, f := compareRuns(b, runs, decl, failed, allIDs, removedIn, sev)
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}
@@ -721,7 +723,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
-		if err := WriteBaseline(s.abs(o.Baseline), NewBaseline(rep)); err != nil {
+		if err := WriteBaseline(s.abs(o.Baseline), newBaseline(rep, decl)); err != nil {
 			return rep, err
 		}
 	}
@@ -894,13 +896,18 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 		}
 		id := "check:" + c.Name
 		if len(hooks) > 1 || c.Command == "" {
-			id += ">" + h.ID
+			id += runIDSep + h.ID
 		}
 		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
 			Payload: BuildPayload(c.Event, tool, s.dir, ti, c.Payload)})
 	}
 	return plan, finds
 }
+
+// runIDSep joins a check's name and the id of a hook it selects in the id
+// of their run ("check:<name>><hook id>"); a check name may not hold it
+// (ParseConfig), so no two runs share an id.
+const runIDSep = ">"
 
 func dedupe(s []string) []string {
 	var out []string

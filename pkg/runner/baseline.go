@@ -2,13 +2,19 @@ package runner
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -23,6 +29,7 @@ const (
 	DriftWrite       = "write"
 	DriftOutcome     = "outcome"
 	DriftEnv         = "env"
+	DriftDeclared    = "declared"
 	DriftHookAdded   = "hook-added"
 	DriftHookRemoved = "hook-removed"
 )
@@ -44,13 +51,21 @@ type Baseline struct {
 
 // BaselineRun is one run's accepted behaviour.
 type BaselineRun struct {
-	Plugin  string   `json:"plugin"`
-	Event   string   `json:"event"`
-	Tool    string   `json:"tool,omitempty"`
-	Command string   `json:"command,omitempty"`
-	Outcome string   `json:"outcome"`
-	Hosts   []string `json:"hosts"`
-	Writes  []string `json:"writes"`
+	Plugin  string `json:"plugin"`
+	Event   string `json:"event"`
+	Tool    string `json:"tool,omitempty"`
+	Command string `json:"command,omitempty"`
+	// Type and Declared are kept for a hook that is listed, not run
+	// (outcome not-executable): Type is its type where that is not
+	// command (http, prompt, agent, mcp_tool), and Declared its handler
+	// as declared (declaredAt), so that a changed URL, server, tool or
+	// prompt is drift although nothing of it runs. Both are left out for
+	// every other run, and in a baseline written before they were kept.
+	Type     string   `json:"type,omitempty"`
+	Declared string   `json:"declared,omitempty"`
+	Outcome  string   `json:"outcome"`
+	Hosts    []string `json:"hosts"`
+	Writes   []string `json:"writes"`
 	// Env is what the run left for Claude Code to run before each Bash
 	// command, as envText gives it (its env file, CLAUDE_ENV_FILE, then
 	// its other session-env scripts): "" for nothing, nil where it was not
@@ -71,22 +86,24 @@ type BaselineRun struct {
 // the same order. Env is an interface so that one field can be left out
 // ("" as nil: omitempty) or null (a nil *string in it is no nil interface).
 type baselineRunJSON struct {
-	Plugin  string   `json:"plugin"`
-	Event   string   `json:"event"`
-	Tool    string   `json:"tool,omitempty"`
-	Command string   `json:"command,omitempty"`
-	Outcome string   `json:"outcome"`
-	Hosts   []string `json:"hosts"`
-	Writes  []string `json:"writes"`
-	Env     any      `json:"env,omitempty"`
-	File    string   `json:"file,omitempty"`
+	Plugin   string   `json:"plugin"`
+	Event    string   `json:"event"`
+	Tool     string   `json:"tool,omitempty"`
+	Command  string   `json:"command,omitempty"`
+	Type     string   `json:"type,omitempty"`
+	Declared string   `json:"declared,omitempty"`
+	Outcome  string   `json:"outcome"`
+	Hosts    []string `json:"hosts"`
+	Writes   []string `json:"writes"`
+	Env      any      `json:"env,omitempty"`
+	File     string   `json:"file,omitempty"`
 }
 
 // MarshalJSON writes r as a baseline file holds it: "env" left out for
 // nothing, null where it was not recorded.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
-	j := baselineRunJSON{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Outcome: r.Outcome,
-		Hosts: r.Hosts, Writes: r.Writes, File: r.File}
+	j := baselineRunJSON{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Type: r.Type, Declared: r.Declared,
+		Outcome: r.Outcome, Hosts: r.Hosts, Writes: r.Writes, File: r.File}
 	switch {
 	case r.Env == nil:
 		j.Env = (*string)(nil) // null
@@ -238,14 +255,155 @@ func writesOf(r report.HookRun) []string {
 	return out
 }
 
-// NewBaseline records the runs of a report.
+// NewBaseline records the runs of a report. The declarations of hooks
+// that are listed, not run, are not at hand here: see newBaseline.
 func NewBaseline(rep *report.Report) *Baseline {
+	return newBaseline(rep, nil)
+}
+
+// newBaseline records the runs of a report; decl holds, by run id, the
+// handler of each hook that is listed, not run (declarations).
+func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
-		b.Runs[r.ID] = BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
+		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
 			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: baselineEnv(r), File: runFile(r)}
+		if r.Outcome == report.OutcomeNotExecutable {
+			run.Type, run.Declared = listedType(r), decl[r.ID]
+		}
+		b.Runs[r.ID] = run
 	}
 	return b
+}
+
+// listedType is the type a baseline keeps of a hook that is listed, not
+// run: "" for a command hook (its command is kept).
+func listedType(r report.HookRun) string {
+	if r.Type == TypeCommand {
+		return ""
+	}
+	return r.Type
+}
+
+// declarations reads, for every run of a hook that is listed, not run and
+// is no command hook, its handler as declared (declaredAt), by run id.
+func declarations(dir string, runs []report.HookRun) map[string]string {
+	out := map[string]string{}
+	files := map[string]*declFile{}
+	for _, r := range runs {
+		if r.Outcome != report.OutcomeNotExecutable || listedType(r) == "" || r.Location.File == "" {
+			continue
+		}
+		f, ok := files[r.Location.File]
+		if !ok {
+			f = readDeclFile(dir, r.Location.File)
+			files[r.Location.File] = f
+		}
+		out[r.ID] = f.at(r.Location)
+	}
+	return out
+}
+
+// declFile is a declaration file read again for the handlers of hooks that
+// are listed, not run: its JSON, or a markdown file's frontmatter.
+type declFile struct {
+	json *jnode
+	fm   *yaml.Node // the frontmatter's document
+	off  int        // line n of the frontmatter is line n+off of the file
+	// whole is what stands for every handler of the file where none can
+	// be placed: a digest of its text.
+	whole string
+}
+
+// readDeclFile reads file (relative to dir) as discovery does: inside the
+// tree, a regular file of at most maxDeclFile bytes (the first of a
+// markdown file's).
+func readDeclFile(dir, file string) *declFile {
+	abs := filepath.Join(dir, filepath.FromSlash(file))
+	_, fi, err := beneath(dir, dir, abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		return &declFile{}
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return &declFile{}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDeclFile))
+	f.Close()
+	if err != nil {
+		return &declFile{}
+	}
+	sum := sha256.Sum256(data)
+	d := &declFile{whole: fmt.Sprintf("(the file's sha256 %x)", sum)}
+	if !strings.HasSuffix(file, ".md") {
+		d.json, _ = parseJSON(data)
+		return d
+	}
+	fm, first, state := splitFrontmatter(bytes.ToValidUTF8(data, []byte("\uFFFD")))
+	if state != fmClosed {
+		return d
+	}
+	doc, _, err := decodeYAML(fm)
+	if err != nil {
+		doc, _, err = decodeYAML(quoteProblematicValues(fm))
+	}
+	if err == nil {
+		d.fm, d.off = doc, first-1
+	}
+	return d
+}
+
+// at is the handler that starts at loc, as a baseline keeps it: its JSON
+// (keys sorted, the last of a key given twice, as Claude Code reads it);
+// for a handler inside markdown carried in a JSON string, where every hook
+// is placed at the string, the string's sha256; the file's sha256 where no
+// handler can be found at loc (so that any change of the file is drift);
+// "" where the file cannot be read at all.
+func (d *declFile) at(loc report.Location) string {
+	var v any
+	found := false
+	if d.json != nil {
+		var walk func(n *jnode)
+		walk = func(n *jnode) {
+			if n.Pos.Line == loc.Line && n.Pos.Col == loc.Column {
+				v, found = n.toValue(), true // the deepest one that starts there
+			}
+			for _, m := range n.Members {
+				walk(m.Value)
+			}
+			for _, e := range n.Elems {
+				walk(e)
+			}
+		}
+		walk(d.json)
+	}
+	if d.fm != nil {
+		var walk func(n *yaml.Node)
+		walk = func(n *yaml.Node) {
+			if n.Kind == yaml.MappingNode && n.Line+d.off == loc.Line && n.Column == loc.Column {
+				if x, _, err := yamlValue(n); err == nil {
+					v, found = x, true
+				}
+			}
+			for _, c := range n.Content {
+				walk(c)
+			}
+		}
+		walk(d.fm)
+	}
+	if !found {
+		return d.whole
+	}
+	if str, ok := v.(string); ok {
+		return fmt.Sprintf("(inline markdown, sha256 %x)", sha256.Sum256([]byte(str)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return d.whole
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // runFile is the file a run's hook was declared in, as its location names
@@ -295,12 +453,15 @@ func LoadBaseline(path string) (*Baseline, error) {
 // loadBaseline reads the baseline at abs; errors name it as shown. A file
 // that is not a baseline is a *BaselineError at the place that says so.
 func loadBaseline(abs, shown string) (*Baseline, error) {
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, fmt.Errorf("reading baseline %s: %w", shown, err)
-	}
 	bad := func(p jpos, format string, args ...any) error {
 		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...)}
+	}
+	data, err := readBaseline(abs)
+	if errors.Is(err, errBaselineFile) {
+		return nil, bad(jpos{}, "%v", err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline %s: %w", shown, err)
 	}
 	root, err := parseJSON(data)
 	if err != nil {
@@ -379,6 +540,10 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = str(f.Value, what, &run.Tool)
 					case "command":
 						err = str(f.Value, what, &run.Command)
+					case "type":
+						err = str(f.Value, what, &run.Type)
+					case "declared":
+						err = str(f.Value, what, &run.Declared)
 					case "outcome":
 						err = str(f.Value, what, &run.Outcome)
 					case "hosts":
@@ -398,7 +563,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, outcome, hosts, writes, env and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, env and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -414,6 +579,57 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		return nil, bad(root.Pos, "not a vigiles baseline: want %s; it has no \"schema\"", want)
 	}
 	return b, nil
+}
+
+// maxBaseline bounds the baseline file vigiles reads: its parse takes
+// about 30 times the file's size in memory, so an unbounded one (a file
+// of a pull request, or --baseline naming anything) could take all of it.
+// 16 MiB holds some 50,000 runs of a few writes each.
+const maxBaseline = 16 << 20
+
+// errBaselineFile is a baseline path that names no file vigiles reads: not
+// a regular file, or one larger than maxBaseline.
+var errBaselineFile = errors.New("not a baseline file")
+
+// readBaseline reads a baseline: a regular file (a FIFO or a device is
+// refused before anything is read from it, so it cannot block the audit)
+// of at most maxBaseline bytes.
+func readBaseline(abs string) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO with no writer would wait for one.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "a directory"
+		switch t := fi.Mode().Type(); {
+		case t&os.ModeNamedPipe != 0:
+			what = "a FIFO"
+		case t&os.ModeSocket != 0:
+			what = "a socket"
+		case t&os.ModeDevice != 0:
+			what = "a device"
+		case !fi.IsDir():
+			what = "a special file"
+		}
+		return nil, fmt.Errorf("%w: it is %s, not a regular file", errBaselineFile, what)
+	}
+	if fi.Size() > maxBaseline {
+		return nil, fmt.Errorf("%w: it is %d bytes, more than the %d (%d MiB) vigiles reads", errBaselineFile, fi.Size(), maxBaseline, maxBaseline>>20)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBaseline+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxBaseline {
+		return nil, fmt.Errorf("%w: it is more than the %d (%d MiB) bytes vigiles reads", errBaselineFile, maxBaseline, maxBaseline>>20)
+	}
+	return data, nil
 }
 
 // WriteBaseline writes b to path atomically, creating its directory.
@@ -461,6 +677,12 @@ func WriteBaseline(path string, b *Baseline) error {
 // is not one of them (run/timeout is a warning), or a hook that times out
 // could have its records lost without the audit saying so.
 func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+	return compareRuns(b, runs, nil, failed, allIDs, removedIn, sev)
+}
+
+// compareRuns is compareBaseline with decl, the declarations of the hooks
+// that are listed, not run, by run id (declarations).
+func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -476,8 +698,29 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 	}
 	for _, r := range runs {
 		if r.Outcome == report.OutcomeNotExecutable {
-			if _, ok := b.Runs[r.ID]; !ok {
-				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline", r.Type, r.Plugin, r.Event), lower(report.SeverityWarning))
+			// Nothing of it runs, so nothing of it is recorded: what a
+			// baseline accepts of it is that it is not run, and its
+			// declaration (type, URL, server and tool, prompt, command).
+			now := listedDecl(listedType(r), r.Command, decl[r.ID])
+			old, ok := b.Runs[r.ID]
+			switch {
+			case !ok:
+				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline: %s", r.Type, r.Plugin, r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityWarning))
+			case old.Outcome != r.Outcome:
+				add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s is now a hook of type %s, which vigiles lists and does not run (%s); the baseline says %s, so what it does is no longer audited: %s",
+					r.Plugin, r.Event, toolSuffix(r.Tool), r.Type, r.Reason, old.Outcome, cutBytes(now, maxEvidence)), sev)
+			default:
+				was := listedDecl(old.Type, old.Command, old.Declared)
+				if was == now {
+					continue
+				}
+				why := ""
+				if old.Type == "" && old.Declared == "" && r.Type != TypeCommand {
+					why = " (a baseline written before vigiles kept the declarations of such hooks: review it, and update the baseline)"
+				}
+				add(r, DriftDeclared, cutBytes(was, maxEvidence), cutBytes(now, maxEvidence), fmt.Sprintf("%s %s%s, a hook of type %s that vigiles lists and does not run, is declared otherwise than the baseline says%s",
+					r.Plugin, r.Event, toolSuffix(r.Tool), r.Type, why), sev)
+				finds[len(finds)-1].Evidence = fmt.Sprintf("- %s\n+ %s\n", cutBytes(was, maxEvidence), cutBytes(now, maxEvidence))
 			}
 			continue
 		}
@@ -563,6 +806,26 @@ func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[stri
 		}
 	}
 	return drift, finds
+}
+
+// listedDecl is what a baseline compares of a hook that is listed, not
+// run: its type (not for a command hook), command and declaration, in one
+// line.
+func listedDecl(typ, command, declared string) string {
+	var parts []string
+	if typ != "" {
+		parts = append(parts, "type "+typ)
+	}
+	if command != "" {
+		parts = append(parts, "command "+strconv.Quote(command))
+	}
+	if declared != "" {
+		parts = append(parts, "declared "+declared)
+	}
+	if len(parts) == 0 {
+		return "(nothing kept)"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // orNothing is a baseline's env as compared: one that was not recorded

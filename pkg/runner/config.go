@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // DefaultConfig is the policy file vigiles reads by default.
@@ -173,6 +175,8 @@ type JSONWant struct {
 	Path  string
 	Value any
 	Loc   report.Location
+	// segs is Path split into its keys (jsonPathSegments).
+	segs []string
 }
 
 type cfgParser struct {
@@ -250,8 +254,8 @@ func parseConfig(p *cfgParser, data []byte) (*Config, error) {
 		"defaults": func(k, v *yaml.Node) { p.defaults(v, &cfg.Defaults) },
 		"plugins": func(k, v *yaml.Node) {
 			p.mapping(v, "plugins", map[string]func(k, v *yaml.Node){
-				"trusted":   func(k, v *yaml.Node) { cfg.Trusted = p.strList(v, "plugins.trusted", "plugin path globs") },
-				"untrusted": func(k, v *yaml.Node) { cfg.Untrusted = p.strList(v, "plugins.untrusted", "plugin path globs") },
+				"trusted":   func(k, v *yaml.Node) { cfg.Trusted = p.pluginGlobs(v, "plugins.trusted") },
+				"untrusted": func(k, v *yaml.Node) { cfg.Untrusted = p.pluginGlobs(v, "plugins.untrusted") },
 			})
 		},
 		"payloads": func(k, v *yaml.Node) {
@@ -456,17 +460,38 @@ func (p *cfgParser) scalar(n *yaml.Node, what, want string) (string, bool) {
 	return n.Value, true
 }
 
+// str reads a string. A value with an explicit tag other than !!str
+// (!!binary aGk=, !!int 5, !custom x) is refused: its text is not the
+// value the tag says (a !!binary's text is base64), and vigiles would
+// compare the text.
 func (p *cfgParser) str(n *yaml.Node, what string) (string, bool) {
+	if n.Kind == yaml.ScalarNode && n.Style&yaml.TaggedStyle != 0 && n.ShortTag() != "!!str" {
+		p.errAt(n, "%s: want a string, found a value tagged %s: remove the tag (or write !!str)", what, n.Tag)
+		return "", false
+	}
 	return p.scalar(n, what, "a string")
 }
 
+// boolean reads true or false as YAML 1.2's core schema (and yaml.v3)
+// spells them: true, True, TRUE, false, False, FALSE. Anything else is an
+// error, a value tagged !!bool among them (!!bool yes): it would be read
+// as neither, and a check that means true must never pass as false.
 func (p *cfgParser) boolean(n *yaml.Node, what string) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		p.errAt(n, "%s: want true or false, found %s", what, nodeKind(n))
-		return false, false
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		switch n.Value {
+		case "true", "True", "TRUE":
+			return true, true
+		case "false", "False", "FALSE":
+			return false, true
+		}
 	}
-	return n.Value == "true", true
+	p.errAt(n, "%s: want true or false, found %s", what, nodeKind(n))
+	return false, false
 }
+
+// isBool says whether n is written as a boolean (of any spelling, valid
+// or not: boolean says which).
+func isBool(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!bool" }
 
 func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
@@ -516,6 +541,31 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 	return v, true
 }
 
+// limitSize reads a size that bounds a run. 0 is refused: the sandbox
+// reads a zero bound as its default (def), which the value does not say.
+func (p *cfgParser) limitSize(n *yaml.Node, what string, def uint64) (uint64, bool) {
+	v, ok := p.size(n, what)
+	if ok && v == 0 {
+		p.errAt(n, "%s: 0 would mean the default (%s), not no limit or none: write a size, or remove the line for the default", what, showSize(def))
+		return 0, false
+	}
+	return v, ok
+}
+
+// showSize writes a size as .vigiles.yml does, in the largest unit that
+// divides it.
+func showSize(v uint64) string {
+	for _, u := range []struct {
+		unit  string
+		shift uint
+	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
+		if v >= 1<<u.shift && v%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", v>>u.shift, u.unit)
+		}
+	}
+	return strconv.FormatUint(v, 10)
+}
+
 // ParseSize reads a size as .vigiles.yml and the command line write it: a
 // whole number of bytes, optionally followed by K, M, G or T (each times
 // 1024; "i" and "B" are both optional, so KiB, KB, Ki and K are the same),
@@ -552,6 +602,50 @@ func (p *cfgParser) strList(n *yaml.Node, what, want string) []string {
 		out = append(out, e.s)
 	}
 	return out
+}
+
+// pluginGlobs reads plugins.trusted or plugins.untrusted: globs of plugin
+// directories relative to the work tree. One that can never match a
+// plugin's directory (absolute, with a ".." or "~", malformed) is an
+// error: an untrusted entry that matches nothing would let the vendored
+// code it means run in the open.
+func (p *cfgParser) pluginGlobs(n *yaml.Node, what string) []string {
+	var out []string
+	for _, e := range p.strEntries(n, what, "plugin path globs") {
+		if err := checkPluginGlob(e.s); err != nil {
+			p.errAt(e.n, "%s: %v", what, err)
+			continue
+		}
+		out = append(out, e.s)
+	}
+	return out
+}
+
+// checkPluginGlob says why a plugins.trusted or plugins.untrusted glob can
+// never match a plugin directory, as trusted and discovery read it.
+func checkPluginGlob(g string) error {
+	const form = "a plugin directory relative to the work tree, such as plugins/* or vendor/acme"
+	rel := strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
+	switch {
+	case strings.TrimSpace(g) == "":
+		return fmt.Errorf("an empty glob matches no plugin: want %s", form)
+	case strings.HasPrefix(g, "/"):
+		return fmt.Errorf("%q is an absolute path, which never matches: plugin directories are matched relative to the work tree; want %s", g, form)
+	case g == "~" || strings.HasPrefix(g, "~/") || strings.HasPrefix(g, "$"):
+		return fmt.Errorf("%q is not expanded and never matches: want %s", g, form)
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == ".." || seg == "." && rel != "." || seg == "" && rel != "" {
+			return fmt.Errorf("%q has a %q segment, which a plugin directory's path never has: want %s", g, orDefault(seg, "//"), form)
+		}
+	}
+	if _, err := globRegexp(rel); err != nil {
+		return fmt.Errorf("%q is not a valid glob (%v): want %s", g, strings.TrimPrefix(err.Error(), fmt.Sprintf("glob %q: ", rel)), form)
+	}
+	if _, err := path.Match(rel, ""); err != nil {
+		return fmt.Errorf("%q is not a valid glob (%v): want %s", g, err, form)
+	}
+	return nil
 }
 
 // strEntry is one string of a list, with its node.
@@ -709,7 +803,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout") },
 		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger") },
 		"output-cap": func(k, v *yaml.Node) {
-			s, ok := p.size(v, "defaults.output-cap")
+			s, ok := p.limitSize(v, "defaults.output-cap", sandbox.DefaultOutputCap)
 			if ok && s > sandbox.MaxOutputCap {
 				p.errAt(v, "defaults.output-cap: at most %dMiB", sandbox.MaxOutputCap>>20)
 				return
@@ -730,17 +824,23 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 					}
 					l.Pids = n
 				},
-				"memory": func(k, v *yaml.Node) { l.MemoryBytes, _ = p.size(v, "limits.memory") },
+				"memory": func(k, v *yaml.Node) {
+					l.MemoryBytes, _ = p.limitSize(v, "limits.memory", reaper.Defaults.MemoryBytes)
+				},
 				"run-memory": func(k, v *yaml.Node) {
-					s, ok := p.size(v, "limits.run-memory")
-					if ok && s != 0 && s < sandbox.MinRunMemory { // 0 is no limit
+					s, ok := p.limitSize(v, "limits.run-memory", reaper.Defaults.RunMemoryBytes)
+					if ok && s < sandbox.MinRunMemory {
 						p.errAt(v, "limits.run-memory: %s is below the %dMiB the sandbox's own processes need (bubblewrap, vigiles' init and reaper), so every run would be refused: want at least %dMiB", v.Value, sandbox.MinRunMemory>>20, sandbox.MinRunMemory>>20)
 						return
 					}
 					l.RunMemoryBytes = s
 				},
-				"file-size": func(k, v *yaml.Node) { l.FileBytes, _ = p.size(v, "limits.file-size") },
-				"scratch":   func(k, v *yaml.Node) { l.ScratchBytes, _ = p.size(v, "limits.scratch") },
+				"file-size": func(k, v *yaml.Node) {
+					l.FileBytes, _ = p.limitSize(v, "limits.file-size", reaper.Defaults.FileBytes)
+				},
+				"scratch": func(k, v *yaml.Node) {
+					l.ScratchBytes, _ = p.limitSize(v, "limits.scratch", reaper.Defaults.ScratchBytes)
+				},
 				"cpu-seconds": func(k, v *yaml.Node) {
 					c, _ := p.integer(v, "limits.cpu-seconds", 1, sandbox.MaxCPUSeconds)
 					l.CPUSeconds = uint64(c)
@@ -858,10 +958,18 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
 	errsBefore := p.errCount()
-	var expectNode, toolNode *yaml.Node
+	var expectNode, toolNode, trustedKey *yaml.Node
 	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
-		"name": func(k, v *yaml.Node) { hasName = true; c.Name, nameOK = p.str(v, "check name") },
+		"name": func(k, v *yaml.Node) {
+			hasName = true
+			c.Name, nameOK = p.str(v, "check name")
+			// A run of a hook: check is "check:<name>><hook id>": a name
+			// with ">" could give another check's run id.
+			if nameOK && strings.Contains(c.Name, runIDSep) {
+				p.errAt(v, "check name %q: %q separates a check's name from the hook id in its runs' ids, so it may not be part of a name; choose another character", c.Name, runIDSep)
+			}
+		},
 		"hook": func(k, v *yaml.Node) {
 			hasHook = true
 			c.Hook, _ = p.str(v, "check hook (a plugin name or hook id)")
@@ -872,7 +980,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			c.Command, _ = p.str(v, "check command")
 			c.HookLoc = p.loc(v)
 		},
-		"trusted": func(k, v *yaml.Node) { c.Trusted, _ = p.boolean(v, "check trusted") },
+		"trusted": func(k, v *yaml.Node) { c.Trusted, _ = p.boolean(v, "check trusted"); trustedKey = k },
 		"event": func(k, v *yaml.Node) {
 			s, ok := p.str(v, "check event")
 			if !ok {
@@ -913,6 +1021,10 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		p.errAt(n, "%s: want hook (a plugin name or hook id) or command", what)
 	case hasHook && hasCommand:
 		p.errAt(n, "%s: hook and command exclude each other; keep one", what)
+	case hasHook && trustedKey != nil:
+		// A discovered hook's trust is its plugin's, whatever a check
+		// says: the key would be silently ignored.
+		p.errAt(trustedKey, "%s: trusted applies to command checks only; a hook's trust is its plugin's: list the plugin under plugins.trusted instead", what)
 	}
 	if c.Event == "" {
 		c.Event = PreToolUse
@@ -1020,13 +1132,37 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			return false
 		}
 		good := true // every bad entry is reported, not the first only
+		seen := map[string]int{}
 		for i := 0; i+1 < len(v.Content); i += 2 {
-			val, ok := p.value(v.Content[i+1], "json."+v.Content[i].Value)
+			k := v.Content[i]
+			if p.aliased[k] {
+				p.hidden++ // a merge key: reported by noAliases
+				good = false
+				continue
+			}
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+				p.errAt(k, "json: want a dotted path (a string) as key, found %s; quote it (\"0\") if it is one", nodeKind(k))
+				good = false
+				continue
+			}
+			segs, err := jsonPathSegments(k.Value)
+			if err != nil {
+				p.errAt(k, "json: path %q: %v", k.Value, err)
+				good = false
+				continue
+			}
+			if l, dup := seen[k.Value]; dup {
+				p.errAt(k, "json: path %q appears twice (first on line %d); keep one", k.Value, l)
+				good = false
+				continue
+			}
+			seen[k.Value] = k.Line
+			val, ok := p.value(v.Content[i+1], "json."+k.Value)
 			if !ok {
 				good = false
 				continue
 			}
-			e.JSON = append(e.JSON, JSONWant{Path: v.Content[i].Value, Value: val, Loc: p.loc(v.Content[i])})
+			e.JSON = append(e.JSON, JSONWant{Path: k.Value, segs: segs, Value: val, Loc: p.loc(k)})
 		}
 		return good
 	})
@@ -1067,8 +1203,12 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 	for _, kind := range []string{ExpNoWrite, ExpWroteOnly} {
 		k := kind
 		add(k, func(e *Expectation, v *yaml.Node) bool {
-			if k == ExpNoWrite && v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
-				if v.Value != "true" {
+			if k == ExpNoWrite && isBool(v) {
+				b, ok := p.boolean(v, k)
+				if !ok {
+					return false
+				}
+				if !b {
 					p.errAt(v, "no-write: false expects nothing; remove the line")
 					return false
 				}
@@ -1098,6 +1238,9 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 					p.errAt(pn, "%s: %v", k, err)
 					good = false
 					continue
+				}
+				if k == ExpNoWrite {
+					pp = pp.Covering()
 				}
 				e.Paths = append(e.Paths, pp)
 			}

@@ -109,7 +109,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			for _, w := range x.JSON {
-				got, ok := jsonPath(e.decision.Output, w.Path)
+				segs := w.segs
+				if segs == nil {
+					segs, _ = jsonPathSegments(w.Path)
+				}
+				got, ok := jsonPathOf(e.decision.Output, segs)
 				if !ok {
 					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
 						Title: fmt.Sprintf("check %q: json", c.Name), Hook: r.ID,
@@ -165,12 +169,14 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
 				}
 			}
-			if len(bad) > 0 {
-				verb := "want no writes to " + pathList(x.Paths)
-				if x.Kind == ExpWroteOnly {
-					verb = "want writes only to " + pathList(x.Paths)
-				}
-				fail(x, rule, fmt.Sprintf("%s; the hook wrote %d path(s) outside that: %s", verb, len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
+			switch {
+			case len(bad) == 0:
+			case x.Kind == ExpWroteOnly:
+				fail(x, rule, fmt.Sprintf("want writes only to %s; the hook wrote %d path(s) outside that: %s", pathList(x.Paths), len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
+			case len(x.Paths) == 1 && x.Paths[0].Src == "**":
+				fail(x, rule, fmt.Sprintf("want no writes at all; the hook wrote %d path(s): %s", len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
+			default:
+				fail(x, rule, fmt.Sprintf("want no writes to %s; the hook wrote %d path(s) it must not: %s", pathList(x.Paths), len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
 			}
 		case ExpNoEnvFile, ExpEnvFileMatches:
 			ef := r.EnvFile
@@ -419,10 +425,51 @@ func firstN(s []string, n int) []string {
 	return append(append([]string{}, s[:n]...), fmt.Sprintf("and %d more", len(s)-n))
 }
 
+// jsonPathSegments splits a json expectation's dotted path into its keys
+// (or array indexes as numbers). A key that itself holds a '.' is written
+// with it escaped, "\.", and a backslash as "\\": {"a": {"b.c": 1}} is
+// reached by a.b\.c. An empty key (a path that is empty, or starts, ends
+// or has ".." in it) and any other backslash are errors.
+func jsonPathSegments(path string) ([]string, error) {
+	var segs []string
+	var cur strings.Builder
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '\\':
+			if i+1 >= len(path) || path[i+1] != '.' && path[i+1] != '\\' {
+				return nil, fmt.Errorf(`a backslash escapes only "." (a key that holds a dot, \.) or itself (\\)`)
+			}
+			i++
+			cur.WriteByte(path[i])
+		case '.':
+			if cur.Len() == 0 {
+				return nil, fmt.Errorf("an empty key: want keys joined by single dots, such as hookSpecificOutput.permissionDecision")
+			}
+			segs = append(segs, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	if cur.Len() == 0 {
+		return nil, fmt.Errorf("an empty key: want keys joined by single dots, such as hookSpecificOutput.permissionDecision")
+	}
+	return append(segs, cur.String()), nil
+}
+
 // jsonPath follows a dotted path (object keys, or array indexes as
-// numbers) through a decoded JSON value.
+// numbers; see jsonPathSegments) through a decoded JSON value.
 func jsonPath(v any, path string) (any, bool) {
-	for _, seg := range strings.Split(path, ".") {
+	segs, err := jsonPathSegments(path)
+	if err != nil {
+		return nil, false
+	}
+	return jsonPathOf(v, segs)
+}
+
+// jsonPathOf follows the keys of a path through a decoded JSON value.
+func jsonPathOf(v any, segs []string) (any, bool) {
+	for _, seg := range segs {
 		switch x := v.(type) {
 		case map[string]any:
 			var ok bool

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -78,11 +79,22 @@ func globMatch(pat, p string) bool {
 
 // PathPattern is a write pattern from .vigiles.yml: a glob, or a regular
 // expression when written "re:…". A glob without '/' matches the base
-// name anywhere; otherwise it matches the whole path.
+// name anywhere; a glob that starts with "./" is anchored at the work
+// tree's root; otherwise it matches the whole path. A glob that ends in
+// "/**" matches the directory itself too (a change of its own mode or
+// times is a write of it). Covering (no-write) makes a base-name glob
+// match everything below a directory of that name as well, as a
+// .gitignore line does.
 type PathPattern struct {
 	Src  string
 	re   *regexp.Regexp
 	glob string
+	// dir, when not "", is a second glob the pattern matches: the
+	// directory a "…/**" glob is under.
+	dir string
+	// base is the base name glob of a pattern without '/'; under, when
+	// set, is "**/<base>/**" (Covering).
+	base, under string
 }
 
 // shmDir is the one absolute directory a written path is recorded under;
@@ -93,11 +105,11 @@ const shmDir = "/dev/shm/"
 // recordedForms says how written paths are recorded, for errors.
 const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…"
 
-// ParsePathPattern compiles a pattern. A pattern that can only match a
-// path in a form writes are never recorded in (an absolute path outside
-// /dev/shm/, $HOME/…) is an error naming the form to write instead: it
-// would never match, and a no-write or wrote-only that never matches
-// passes whatever the hook writes.
+// ParsePathPattern compiles a pattern. A pattern that can never match a
+// recorded path (an absolute path outside /dev/shm/, $HOME/… or
+// ${TMPDIR}/…, a trailing '/', a ".." or "." segment, "~" alone) is an
+// error naming the form to write instead: a no-write or wrote-only that
+// never matches passes whatever the hook writes.
 func ParsePathPattern(s string) (PathPattern, error) {
 	if r, ok := strings.CutPrefix(s, "re:"); ok {
 		re, err := regexp.Compile(r)
@@ -105,12 +117,16 @@ func ParsePathPattern(s string) (PathPattern, error) {
 			return PathPattern{}, fmt.Errorf("regular expression %q: %w", r, err)
 		}
 		// An anchored "^/…" matches absolute paths only: it must be able
-		// to match one under /dev/shm/.
-		if rest, ok := strings.CutPrefix(r, "^/"); ok {
-			if tail, err := regexp.Compile("/" + rest); err == nil {
+		// to match one under /dev/shm/. An anchored $HOME/, ${HOME} or
+		// ${TMPDIR} is never recorded either.
+		if rest, ok := strings.CutPrefix(r, "^"); ok {
+			if tail, err := regexp.Compile(rest); err == nil {
 				lp, _ := tail.LiteralPrefix()
-				if !strings.HasPrefix(lp, shmDir) && !strings.HasPrefix(shmDir, lp) {
+				switch {
+				case strings.HasPrefix(lp, "/") && !strings.HasPrefix(lp, shmDir) && !strings.HasPrefix(shmDir, lp):
 					return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
+				case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
+					return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
 				}
 			}
 		}
@@ -122,20 +138,98 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	if hint, ok := recordedForm(s); ok {
 		return PathPattern{}, fmt.Errorf("%q can never match: %s; write %s", s, recordedForms, hint)
 	}
-	// "./" is dropped, but where it keeps a tree path that starts with a
-	// directory named "~" or "$TMPDIR" from reading as HOME or TMPDIR:
-	// the record writes such paths with it (evidence.TreePath).
-	g := s
-	if rest, ok := strings.CutPrefix(s, "./"); ok && evidence.TreePath(rest) == rest {
-		g = rest
+	// A leading "./" anchors the glob at the root of the work tree. It is
+	// kept where the record writes it too: before a tree path whose first
+	// component is "~" or "$TMPDIR", which would read as HOME or TMPDIR
+	// (evidence.TreePath).
+	g, anchored := strings.CutPrefix(s, "./")
+	if anchored && evidence.TreePath(g) != g {
+		g = s
 	}
-	if !strings.Contains(g, "/") {
+	if err := neverRecorded(s, g, anchored); err != nil {
+		return PathPattern{}, err
+	}
+	pp := PathPattern{Src: s}
+	if !anchored && !strings.Contains(g, "/") {
+		pp.base = g
 		g = "**/" + g
 	}
 	if _, err := globRegexp(g); err != nil {
-		return PathPattern{}, err
+		// Named as written, not as rewritten above.
+		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("glob %q: ", g))
+		return PathPattern{}, fmt.Errorf("glob %q: %s", s, msg)
 	}
-	return PathPattern{Src: s, glob: g}, nil
+	pp.glob = g
+	if d, ok := strings.CutSuffix(g, "/**"); ok && d != "" && d != "**" {
+		pp.dir = d
+	}
+	return pp, nil
+}
+
+// Covering is the pattern as no-write reads it: a base-name glob (no
+// '/') also matches every path below a directory of that name, as a
+// .gitignore line does (".git" forbids .git/hooks/post-commit too).
+// wrote-only does not widen what it allows so.
+func (p PathPattern) Covering() PathPattern {
+	if p.base != "" {
+		p.under = "**/" + p.base + "/**"
+	}
+	return p
+}
+
+// neverRecorded says why a glob (s as written, g without its anchoring
+// "./") can match no recorded path, with the form to write instead; nil
+// when it can.
+func neverRecorded(s, g string, anchored bool) error {
+	never := func(instead string) error {
+		return fmt.Errorf("%q can never match: %s; write %s", s, recordedForms, instead)
+	}
+	if g == "" {
+		return never(`"**" for any path, or "." for the work tree's root directory itself`)
+	}
+	if strings.HasSuffix(g, "/") {
+		// Paths are recorded without a trailing '/'.
+		return never(fmt.Sprintf("%q for everything in that directory and the directory itself", s+"**"))
+	}
+	if !anchored {
+		switch g {
+		case "~":
+			return never(`"~/**" for the run's HOME (or "./~" for an entry of the work tree named ~)`)
+		case "$TMPDIR":
+			return never(`"$TMPDIR/**" for the run's TMPDIR`)
+		}
+		// No variable is expanded: $TMPDIR is a recorded form as it is.
+		// (Another "$NAME/…" is a tree path: a directory of that name.)
+		if rest, ok := strings.CutPrefix(g, "${TMPDIR}"); ok && (rest == "" || rest[0] == '/') {
+			return never(fmt.Sprintf("%q (no braces; \"./\" in front for an entry of the work tree with that name)", "$TMPDIR"+orDefault(rest, "/**")))
+		}
+	}
+	segs := strings.Split(g, "/")
+	if anchored && g == s || strings.HasPrefix(g, "/") {
+		// "./~/…", "./$TMPDIR/…": the "./" is part of the recorded
+		// path; and an absolute path's first segment is empty.
+		segs = segs[1:]
+	}
+	for _, seg := range segs {
+		if seg != "" && seg != "." && seg != ".." {
+			continue
+		}
+		if g == "." && !anchored {
+			return nil // the work tree's root directory (and "." anywhere)
+		}
+		clean := path.Clean(s)
+		switch {
+		case clean == ".." || strings.HasPrefix(clean, "../"):
+			return never(`a path inside the work tree (".." leads out of it, where nothing is recorded)`)
+		case strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "$TMPDIR/") || strings.HasPrefix(s, "/") || anchored:
+			return never(fmt.Sprintf("the path without %q segments", orDefault(seg, "empty")))
+		}
+		if clean == "." {
+			clean = "**"
+		}
+		return never(fmt.Sprintf("%q (paths are recorded without \".\", \"..\" or empty segments)", clean))
+	}
+	return nil
 }
 
 // recordedForm returns, for a glob in a form writes are never recorded
@@ -188,7 +282,7 @@ func (p PathPattern) Match(path string) bool {
 	if p.re != nil {
 		return p.re.MatchString(path)
 	}
-	return globMatch(p.glob, path)
+	return globMatch(p.glob, path) || p.dir != "" && globMatch(p.dir, path) || p.under != "" && globMatch(p.under, path)
 }
 
 // HostPattern is an egress-only entry: an exact host, "*.suffix" (any
