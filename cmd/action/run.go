@@ -328,21 +328,11 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 	} else {
 		fmt.Fprintln(w, "  egress:")
 		for _, e := range r.Egress {
-			verdict := "blocked"
-			if e.Allowed {
-				verdict = "allowed"
-			}
-			dest := e.Dest()
-			port := "" // a name looked up, never connected to, has no port
-			if e.Port != 0 {
-				port = fmt.Sprintf(" port %d", e.Port)
-			}
-			attempts := "attempts"
-			if e.Attempts == 1 {
-				attempts = "attempt"
-			}
-			fmt.Fprintf(w, "    %-7s %s%s via %s (%d %s)\n", verdict, quote(dest), port, printable(string(e.Via)), e.Attempts, attempts)
+			fmt.Fprintf(w, "    %s\n", egressLine(e))
 		}
+	}
+	if d := r.EgressDropped; d != nil {
+		fmt.Fprintf(w, "  egress dropped"+labelColon+" %d %s, %d %s\n", d.Packets, plural(d.Packets, "packet"), d.Bytes, plural(d.Bytes, "byte"))
 	}
 	if len(r.Lingered) > 0 {
 		ps := make([]string, len(r.Lingered))
@@ -351,6 +341,47 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 		}
 		fmt.Fprintf(w, "  outlived the command (ended): [%s]\n", strings.Join(ps, " "))
 	}
+}
+
+// egressLine is one entry of the egress record in the text report, with
+// what tells it from its neighbours: the address an entry named by its
+// host was at (a connect, a refused answer), the port, the protocol (where
+// it is not the way it was seen: dns via dns), the attempts, the packets
+// and bytes that went through (allow mode), and the detail (a refused
+// answer's reason, a proxy request's method and path, a malformed
+// request).
+func egressLine(e evidence.Egress) string {
+	verdict := "blocked"
+	if e.Allowed {
+		verdict = "allowed"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %s", verdict, quote(e.Dest()))
+	if e.Host != "" && e.IP != "" {
+		b.WriteString(" at " + printable(e.IP))
+	}
+	if e.Port != 0 { // a name looked up, never connected to, has no port
+		fmt.Fprintf(&b, " port %d", e.Port)
+	}
+	if e.Proto != "" && e.Proto != string(e.Via) {
+		b.WriteString(" " + printable(e.Proto))
+	}
+	fmt.Fprintf(&b, " via %s (%d %s", printable(string(e.Via)), e.Attempts, plural(uint64(e.Attempts), "attempt"))
+	if e.Packets != 0 || e.Bytes != 0 {
+		fmt.Fprintf(&b, ", %d %s, %d %s", e.Packets, plural(e.Packets, "packet"), e.Bytes, plural(e.Bytes, "byte"))
+	}
+	b.WriteString(")")
+	if e.Detail != "" && !e.Lumped() { // a lumped entry's Dest says it
+		b.WriteString(" — " + printable(e.Detail))
+	}
+	return b.String()
+}
+
+func plural(n uint64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // printable escapes control characters and invalid UTF-8 (as \xNN,

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -387,7 +388,9 @@ for arg in sys.argv[1:]:
 // recorded under its final destination and port. Its header holds the
 // first hop: the record named that hop, lost the port behind a 7-segment
 // header (the 128-byte snapshot ended first), and in allow mode a packet
-// whose first hop was allowed went out.
+// whose first hop was allowed went out; one whose first hop was the
+// namespace's loopback (::1, 127.0.0.1) was taken for loopback traffic and
+// left no entry, in every mode.
 func TestCountRoutedPackets(t *testing.T) {
 	dir := probeDir(t, map[string]string{"client.py": routedClient})
 	type sent struct {
@@ -413,13 +416,28 @@ func TestCountRoutedPackets(t *testing.T) {
 		return fmt.Sprintf(" %s/%s/%d/%s", fam, s.dst, s.port, strings.Join(append([]string{s.hop}, via...), ","))
 	}
 	more := []string{"2001:db8::c1", "2001:db8::c2", "2001:db8::c3", "2001:db8::c4", "2001:db8::c5"}
+	// A first hop on the namespace's own loopback made the packet's
+	// destination local: the loopback accept let it through, unrecorded.
+	loop6 := sent{"2001:db8::40", 5303, "::1"}
+	loop4 := sent{"198.51.100.40", 5304, "127.0.0.1"}
+	loops := arg("6", loop6) + arg("4", loop4)
 	t.Run("deny", func(t *testing.T) {
 		two := sent{"2001:db8::aaaa", 5300, "2001:db8::bbbb"}
 		seven := sent{"2001:db8::aaab", 5301, "2001:db8::bbbc"}
 		lsrr := sent{"198.51.100.10", 5302, "198.51.100.20"}
-		res := runDenied(t, "python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr))
+		res := runDenied(t, "python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr)+loops)
 		defer dumpOnFailure(t, res)
-		check(t, res, []sent{two, seven, lsrr})
+		check(t, res, []sent{two, seven, lsrr, loop6, loop4})
+	})
+	t.Run("record", func(t *testing.T) {
+		needTools(t, "python3")
+		res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressRecord},
+			Probes: []string{"sh:python3 " + dir + "/client.py" + loops}}, nil)
+		if res.SetupErr != "" || res.FinishErr != "" {
+			t.Fatalf("setup: %s, finish: %s", res.SetupErr, res.FinishErr)
+		}
+		defer dumpOnFailure(t, res)
+		check(t, res, []sent{loop6, loop4})
 	})
 	t.Run("allow", func(t *testing.T) {
 		// The first hop (the peer) is allowed; the destinations are not.
@@ -427,11 +445,11 @@ func TestCountRoutedPackets(t *testing.T) {
 		seven := sent{"2001:db8:2::2", 5301, "2001:db8:1::2"}
 		lsrr := sent{"198.51.100.10", 5302, "192.0.2.2"}
 		res := runPeered(t, dir, []string{"192.0.2.0/24", "2001:db8:1::/64"},
-			"python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr))
+			"python3 "+dir+"/client.py"+arg("6", two)+arg("6", seven, more...)+arg("4", lsrr)+loops)
 		defer dumpOnFailure(t, res)
-		check(t, res, []sent{two, seven, lsrr})
-		if res.Dropped == nil || res.Dropped.Packets < 3 {
-			t.Errorf("dropped = %+v, want the three routed packets counted", res.Dropped)
+		check(t, res, []sent{two, seven, lsrr, loop6, loop4})
+		if res.Dropped == nil || res.Dropped.Packets < 5 {
+			t.Errorf("dropped = %+v, want the five routed packets counted", res.Dropped)
 		}
 	})
 }
@@ -668,5 +686,128 @@ func TestCountNoKernelICMPErrors(t *testing.T) {
 		if e.Proto == "icmp" {
 			t.Errorf("the kernel's ICMP error recorded as an attempt: %+v", e)
 		}
+	}
+}
+
+// peerResolver is a DNS server on the peer's port 53 (UDP and TCP): it
+// answers every question with an A record 192.0.2.2 and writes each name
+// it is asked to argv[2].
+const peerResolver = `import socket, struct, sys, threading
+log = open(sys.argv[2], "a", buffering=1)
+
+def answer(q):
+    end = 12
+    while q[end]:
+        end += q[end] + 1
+    labels, i = [], 12
+    while q[i]:
+        labels.append(q[i + 1:i + 1 + q[i]].decode("ascii", "replace"))
+        i += q[i] + 1
+    log.write("Q " + ".".join(labels) + "\n")
+    end += 5
+    rr = b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04" + socket.inet_aton("192.0.2.2")
+    return q[:2] + b"\x81\x80" + q[4:6] + b"\x00\x01\x00\x00\x00\x00" + q[12:end] + rr
+
+def udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("192.0.2.2", 53))
+    while True:
+        q, peer = s.recvfrom(4096)
+        s.sendto(answer(q), peer)
+
+def tcp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("192.0.2.2", 53))
+    s.listen(8)
+    while True:
+        c, _ = s.accept()
+        n = struct.unpack("!H", c.recv(2))[0]
+        q = b""
+        while len(q) < n:
+            q += c.recv(n - len(q))
+        a = answer(q)
+        c.sendall(struct.pack("!H", len(a)) + a)
+        c.close()
+
+for f in (udp, tcp):
+    threading.Thread(target=f, daemon=True).start()
+open(sys.argv[1], "w").close()
+threading.Event().wait()
+`
+
+// directClient asks the peer's resolver about argv[1] itself, over UDP and
+// over TCP, around the stub.
+const directClient = `import socket, struct, sys
+q = b"\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+for l in sys.argv[1].split("."):
+    q += bytes([len(l)]) + l.encode()
+q += b"\x00\x00\x10\x00\x01"
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(2)
+try:
+    u.sendto(q, ("192.0.2.2", 53))
+    print("udp answered", len(u.recv(4096)))
+except OSError as e:
+    print("udp", type(e).__name__)
+try:
+    t = socket.create_connection(("192.0.2.2", 53), timeout=2)
+    t.sendall(struct.pack("!H", len(q)) + q)
+    print("tcp answered", len(t.recv(4096)))
+except OSError as e:
+    print("tcp", type(e).__name__)
+`
+
+// TestAllowUpstreamAskedDirectlyIsRefused: the wall let the stub's marked
+// questions to the upstream through, and nothing else of its own; but
+// unmarked packets to the upstream's address and port fell through to the
+// allow sets, which hold that address when an --allow-ip range covers it or
+// an allowlisted name (without a port) resolves to it. The command then
+// asked the upstream about names off the list, which left in its
+// questions, and the record called it an allowed connect.
+func TestAllowUpstreamAskedDirectlyIsRefused(t *testing.T) {
+	needTools(t, "python3", "unshare", "nsenter", "ip")
+	for _, c := range []struct {
+		name           string
+		allow, allowIP []string
+	}{
+		{"allow-ip covers the upstream", []string{"up.example.test"}, []string{"192.0.2.0/24"}},
+		{"an allowed name resolves to the upstream", []string{"up.example.test"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := probeDir(t, map[string]string{"peer.py": peerResolver, "client.py": directClient})
+			p := evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: c.allow, AllowIP: c.allowIP, DNSUpstream: "192.0.2.2"}
+			// The peer's server takes the log's path after the ready file's.
+			prelude := strings.Replace(fmt.Sprintf(peerPrelude, dir), "$d/peer.py $d/ready", "$d/peer.py $d/ready $d/dns.log", 1)
+			script := prelude + "getent ahostsv4 up.example.test | head -1\npython3 " + dir + "/client.py secret.offlist.test\n"
+			res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:" + script}}, nil)
+			if res.SetupErr != "" {
+				t.Fatalf("setup: %s", res.SetupErr)
+			}
+			defer dumpOnFailure(t, res)
+			if res.FinishErr != "" {
+				t.Errorf("finish: %s", res.FinishErr)
+			}
+			out := res.Probes[0].Output
+			if !strings.Contains(out, "192.0.2.2") {
+				t.Fatalf("the allowed name did not resolve through the stub: %s", out)
+			}
+			log, _ := os.ReadFile(dir + "/dns.log")
+			if !strings.Contains(string(log), "up.example.test") {
+				t.Errorf("the stub's question never reached the upstream: %q", log)
+			}
+			if strings.Contains(string(log), "secret") || strings.Contains(out, "answered") {
+				t.Errorf("the command asked the upstream directly: %s\nupstream's log: %s", out, log)
+			}
+			for _, proto := range []string{"udp", "tcp"} {
+				e, ok := connectEntryFor(res.Egress, "192.0.2.2", 53, proto)
+				if !ok || e.Allowed || e.Attempts < 1 || e.Packets != 0 {
+					t.Errorf("%s to the upstream: %+v (found %v), want refused", proto, e, ok)
+				}
+			}
+			if res.Dropped == nil || res.Dropped.Packets < 2 {
+				t.Errorf("dropped = %+v, want the direct questions counted", res.Dropped)
+			}
+		})
 	}
 }

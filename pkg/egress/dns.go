@@ -278,7 +278,7 @@ func (s *dnsStub) serveTCP(c *streamConn) {
 		msg := buf.Bytes()
 		q, perr := parseQuery(msg)
 		if perr == nil {
-			s.note(time.Now(), q, msg)
+			s.note(s.rec.now(), q, msg)
 		}
 		if err != nil || len(msg) < size {
 			c.lose()
@@ -315,7 +315,7 @@ func (s *dnsStub) answer(msg []byte) []byte {
 	if err != nil {
 		return nil
 	}
-	s.note(time.Now(), q, msg)
+	s.note(s.rec.now(), q, msg)
 	return s.respond(q, true)
 }
 

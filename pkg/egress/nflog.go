@@ -55,7 +55,17 @@ type nflog struct {
 	mu   sync.Mutex
 	lost int // ENOBUFS seen: the kernel dropped log messages
 	err  error
+	// waiting are the syncs not yet answered, by their request's sequence
+	// number; nextSeq numbers the next.
+	waiting map[uint32]chan struct{}
+	nextSeq uint32
+	group   uint16
 }
+
+// nflogSyncSeq is the first sequence number of sync's requests, far from
+// the ones the netlink package numbers its own requests with (openNFLOG's
+// are answered before the loop starts, so none of them is seen there).
+const nflogSyncSeq = 0x76690000
 
 // openNFLOG binds the group. It must run in the sandbox's network namespace
 // with CAP_NET_ADMIN there.
@@ -95,9 +105,80 @@ func openNFLOG(group uint16, deliver func(packetEvent)) (*nflog, error) {
 			return nil, fmt.Errorf("binding nflog group %d: %w", group, err)
 		}
 	}
-	l := &nflog{conn: c, done: make(chan struct{}), deliver: deliver}
+	l := &nflog{conn: c, done: make(chan struct{}), deliver: deliver, group: group,
+		waiting: map[uint32]chan struct{}{}, nextSeq: nflogSyncSeq}
 	go l.loop()
 	return l, nil
+}
+
+// sync returns once every packet the rule set logged before it was called
+// has been delivered, or after nflogDrainMax (the reader is behind by more
+// than it can read by then), or when the reader has ended or lost messages
+// (the record is then incomplete anyway). The DNS stub and the proxy call
+// it before they stamp an attempt, so that the attempts the wall logged
+// before it are ordered before it, though vigiles reads the log apart and
+// behind.
+//
+// The kernel gives no time of its own for a logged outgoing packet (NFLOG
+// sends a timestamp for packets on the input hooks only), so sync puts a
+// marker into the log's socket instead: a configuration request that
+// changes nothing, asking for an acknowledgement. The kernel queues the
+// acknowledgement on the socket behind every log message already there (a
+// message is queued as its packet passes the rule: the queue threshold is
+// 1), and the reader, reading in order, sees it after them.
+func (l *nflog) sync() {
+	l.mu.Lock()
+	if l.err != nil || l.closing.Load() {
+		l.mu.Unlock()
+		return
+	}
+	seq := l.nextSeq
+	l.nextSeq++
+	ch := make(chan struct{})
+	l.waiting[seq] = ch
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.waiting, seq)
+		l.mu.Unlock()
+	}()
+	qthresh := make([]byte, 4)
+	binary.BigEndian.PutUint32(qthresh, 1)
+	ab, err := netlink.MarshalAttributes([]netlink.Attribute{{Type: nfulaCfgQThresh, Data: qthresh}})
+	if err != nil {
+		return
+	}
+	hdr := []byte{unix.AF_UNSPEC, 0, byte(l.group >> 8), byte(l.group)}
+	if _, err := l.conn.Send(netlink.Message{
+		Header: netlink.Header{
+			Type:     netlink.HeaderType(nfnlSubsysULOG<<8 | nfulnlMsgConfig),
+			Flags:    netlink.Request | netlink.Acknowledge,
+			Sequence: seq,
+		},
+		Data: append(hdr, ab...),
+	}); err != nil {
+		return
+	}
+	t := time.NewTimer(nflogDrainMax)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-l.done:
+	case <-t.C:
+	}
+}
+
+// synced answers the sync waiting for seq, if any; every sync when all is
+// set (messages were lost: a marker may be among them).
+func (l *nflog) synced(seq uint32, all bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for s, ch := range l.waiting {
+		if all || s == seq {
+			close(ch)
+			delete(l.waiting, s)
+		}
+	}
 }
 
 func (l *nflog) loop() {
@@ -112,6 +193,7 @@ func (l *nflog) loop() {
 				l.mu.Lock()
 				l.lost++
 				l.mu.Unlock()
+				l.synced(0, true)
 				continue
 			}
 			l.mu.Lock()
@@ -121,6 +203,12 @@ func (l *nflog) loop() {
 		}
 		now := time.Now()
 		for _, m := range msgs {
+			if m.Header.Type == netlink.Error {
+				// An acknowledgement: sync's marker (an error would
+				// have ended the loop above).
+				l.synced(m.Header.Sequence, false)
+				continue
+			}
 			if m.Header.Type != netlink.HeaderType(nfnlSubsysULOG<<8|nfulnlMsgPacket) {
 				continue
 			}

@@ -187,7 +187,7 @@ func (p *proxy) serve(c *streamConn) {
 			}
 			continue // empty lines before a request line are allowed
 		}
-		at := time.Now()
+		at := p.rec.now()
 		line := string(b)
 		req, perr := parseRequestLine(line)
 		if long {

@@ -88,8 +88,8 @@ const dynSetSize = 16383
 type ruleset struct {
 	table *nftables.Table
 	sets  map[string]*nftables.Set
-	// dropRule is the output chain's counting rule, read back by handle
-	// order (it is the only rule there with a counter).
+	// output is the output chain, whose counters Finish adds up as
+	// egressDropped (every rule there with a counter drops).
 	output *nftables.Chain
 }
 
@@ -137,6 +137,35 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	rs.output = out
 	add := func(ch *nftables.Chain, e ...expr.Any) { c.AddRule(&nftables.Rule{Table: t, Chain: ch, Exprs: e}) }
 
+	// A packet that names its route carries its real destination
+	// further in: an IPv6 routing header (IPV6_RTHDR, which needs no
+	// privilege) or an IPv4 loose or strict source route option
+	// (IP_OPTIONS) puts the first hop in the destination address the
+	// rest of the wall matches. Such a packet is refused in every mode,
+	// logged (nflog.go records its final destination) and counted, and
+	// gets no answer. The IPv6 log takes the whole routing header, so
+	// the transport ports are in the snapshot however long it is. These
+	// rules come first, before the loopback accept: a segment routing
+	// header whose first segment is ::1 (or a source route through
+	// 127.0.0.1) makes the packet's destination local, and that accept
+	// let it through unrecorded (the kernel then dropped it on lo, but
+	// the record lost its final destination). A routed packet to a local
+	// address has no use here.
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
+		&expr.Exthdr{DestRegister: 1, Type: unix.IPPROTO_ROUTING, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: expr.ExthdrOpIpv6},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
+		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenRouted), drop())
+	for _, opt := range []uint8{ipoptLSRR, ipoptSSRR} {
+		add(out,
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV4}},
+			&expr.Exthdr{DestRegister: 1, Type: opt, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: exthdrOpIPv4},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
+			&expr.Counter{}, logTo(logPrefixDrop), drop())
+	}
+
 	// A packet to the namespace's own addresses from an address it does
 	// not hold (a socket bound with IPV6_FREEBIND, which needs no
 	// privilege) is dropped unlogged: it never leaves, so it is no
@@ -163,29 +192,6 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
 		accept())
-
-	// A packet that names its route carries its real destination
-	// further in: an IPv6 routing header (IPV6_RTHDR, which needs no
-	// privilege) or an IPv4 loose or strict source route option
-	// (IP_OPTIONS) puts the first hop in the destination address the
-	// rest of the wall matches. Such a packet is refused in every mode,
-	// logged (nflog.go records its final destination) and counted, and
-	// gets no answer. The IPv6 log takes the whole routing header, so
-	// the transport ports are in the snapshot however long it is.
-	add(out,
-		&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
-		&expr.Exthdr{DestRegister: 1, Type: unix.IPPROTO_ROUTING, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: expr.ExthdrOpIpv6},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
-		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenRouted), drop())
-	for _, opt := range []uint8{ipoptLSRR, ipoptSSRR} {
-		add(out,
-			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV4}},
-			&expr.Exthdr{DestRegister: 1, Type: opt, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: exthdrOpIPv4},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
-			&expr.Counter{}, logTo(logPrefixDrop), drop())
-	}
 
 	if allow {
 		// IPv6 needs neighbour discovery (router and neighbour
@@ -227,6 +233,33 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 					accept())
 				add(out, e...)
 			}
+			// Any other packet to the upstream's address on its port
+			// (and on 53) is the command asking the upstream around the
+			// stub: refused and recorded here, before the allow sets,
+			// which hold the upstream's address when an --allow-ip range
+			// covers it or an allowlisted name resolves to it. Through
+			// them the command could ask the upstream about names off
+			// the list, and the names would leave in its questions.
+			// The output chain's rule counts the packet (Finish adds up
+			// that chain's counters); the chain logs and refuses it.
+			refuse := c.AddChain(&nftables.Chain{Name: "refused", Table: t})
+			ports := []uint16{up.Port()}
+			if up.Port() != 53 {
+				ports = append(ports, 53)
+			}
+			for _, port := range ports {
+				for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {
+					add(out, slices.Concat(matchDaddr(up.Addr()), []expr.Any{
+						&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+						&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
+						&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+						&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(port)},
+						&expr.Counter{},
+						&expr.Verdict{Kind: expr.VerdictGoto, Chain: refuse.Name}})...)
+				}
+			}
+			add(refuse, logTo(logPrefixDrop))
+			addRefusal(add, refuse)
 		}
 		for _, fam := range []struct {
 			nfproto               byte
@@ -327,16 +360,24 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// is refused without an answer: one could only go to that address,
 	// which the command never tried (and in allow mode may be allowed).
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
-	add(out,
+	addRefusal(add, out)
+	return rs, nil
+}
+
+// addRefusal ends ch with the refusal of a packet already logged: dropped
+// without an answer when it comes from an address the namespace does not
+// hold (IPV6_FREEBIND; an answer could only go there), else answered with
+// a TCP reset or an ICMP port unreachable.
+func addRefusal(add func(*nftables.Chain, ...expr.Any), ch *nftables.Chain) {
+	add(ch,
 		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
 		drop())
-	add(out,
+	add(ch,
 		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
 		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
 		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST})
-	add(out, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
-	return rs, nil
+	add(ch, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
 }
 
 // icmpErrorDrops drops the ICMP and ICMPv6 errors the kernel sends in

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/google/nftables"
@@ -100,6 +101,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
+	s.rec.sync = s.log.sync
 	fail := func(err error) (*Session, error) {
 		s.stopRecorders()
 		s.log.stop()
@@ -134,7 +136,18 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		}
 	}
 	s.dnsListen = listen
-	if err := s.dns.start(listen); err != nil {
+	serve := listen
+	if l.DNSListen == nil {
+		// The loopback resolvers a command may name itself, bypassing
+		// resolv.conf: systemd-resolved's stub (127.0.0.53) and its proxy
+		// (127.0.0.54), Debian's and NetworkManager's 127.0.1.1. Nothing
+		// of the host's listens in the sandbox's namespace, so a question
+		// sent there met no listener and was not recorded at all (loopback
+		// is not egress). The stub listens there too, and records and
+		// answers such questions as it does the ones sent to it.
+		serve = append(slices.Clone(listen), loopbackResolvers...)
+	}
+	if err := s.dns.start(serve); err != nil {
 		s.dns = nil
 		return fail(err)
 	}
@@ -220,6 +233,11 @@ func (s *Session) Env() []string {
 		"NO_PROXY=", "no_proxy=",
 	}
 }
+
+// loopbackResolvers are the loopback addresses of resolvers on a host
+// (systemd-resolved's, dnsmasq's under Debian and NetworkManager) where the
+// stub listens too, though resolv.conf does not name them.
+var loopbackResolvers = []string{"127.0.0.53:53", "127.0.0.54:53", "127.0.1.1:53"}
 
 // ResolvConf is the command's /etc/resolv.conf: the stub only.
 func (s *Session) ResolvConf() []byte {

@@ -135,9 +135,9 @@ for arg in sys.argv[1:]:
 //     question the command sent to its 10.0.2.3 (or fd00::3) to the host's
 //     resolver, for any name, off the list too, where --allow-ip covered
 //     the address; pasta does so at its gateway when it maps the gateway to
-//     the host. No question reaches a test DNS server but the one the
-//     command asks directly (allowed by --allow-ip, to show that questions
-//     get through where they may) and the stub's own.
+//     the host. No question reaches the test DNS server but the stub's own:
+//     one the command asks it directly is refused and recorded, though
+//     --allow-ip covers its address.
 //   - An allowlisted name that resolves to the host's own address is
 //     refused (through the connector a connection to it comes from the
 //     host, and reached the host's services on 0.0.0.0), and the refusal
@@ -227,10 +227,23 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 		}
 	}()
 
-	// The question asked directly shows the test server sees what
-	// reaches it; the stub asked it the allowed names.
-	if !strings.Contains(res.Stdout, "dns 198.18.213.2 ANSWERED") || !strings.Contains(string(log), "query reach.example.test 1") {
-		t.Errorf("the direct question to the allowed test resolver did not get through: the test shows nothing")
+	// The stub's own questions for the allowed names show that the test
+	// server sees what reaches it. The command's question to the
+	// upstream, asked around the stub, is refused and recorded, though
+	// --allow-ip covers the upstream's address: through it the command
+	// could ask about names off the list.
+	if !strings.Contains(string(log), "query host.example.test 1") {
+		t.Errorf("the stub's question for an allowed name did not reach the upstream: the test shows nothing")
+	}
+	if !strings.Contains(res.Stdout, "dns 198.18.213.2 NO-ANSWER") || strings.Contains(string(log), "reach.example.test") {
+		t.Errorf("the command asked the upstream directly, around the stub")
+	}
+	asked := false
+	for _, e := range res.Egress {
+		asked = asked || e.IP == "198.18.213.2" && e.Port == 53 && !e.Allowed
+	}
+	if !asked {
+		t.Errorf("the command's question to the upstream is not recorded as refused")
 	}
 	for _, a := range []string{"10.0.2.3", "fd00::3"} {
 		if !strings.Contains(res.Stdout, "dns "+a+" NO-ANSWER") {
