@@ -57,9 +57,28 @@ func (ClaudeAdapter) Name() string { return "claude" }
 // Discover implements Adapter.
 func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c := newClaudeDisc(dir)
-	rel, err := relTo(dir, root)
-	if err != nil {
+	if _, err := relTo(dir, root); err != nil {
 		return nil, err
+	}
+	c.project(root)
+	if c.isPluginRoot(root) {
+		c.plugin(root, "", nil, "", report.Location{})
+	}
+	c.marketplace(root)
+	c.below(root)
+	return c.out, nil
+}
+
+// project reads the project hooks of root's .claude directory: its
+// settings files' and the frontmatter of its skills, agents and commands.
+// Those of the work tree's own are the "project"'s; those of a directory
+// below it (a monorepo package's, met by below or named as an audit path)
+// are named after that directory, the same whichever way it is reached,
+// and run there (Hook.ProjectDir).
+func (c *claudeDisc) project(root string) {
+	rel, err := relTo(c.dir, root)
+	if err != nil {
+		return
 	}
 	name := "project"
 	if rel != "." {
@@ -68,12 +87,6 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
 	c.projectComponents(root, name)
-	if c.isPluginRoot(root) {
-		c.plugin(root, "", nil, "", report.Location{})
-	}
-	c.marketplace(root)
-	c.below(root)
-	return c.out, nil
 }
 
 func newClaudeDisc(dir string) *claudeDisc {
@@ -92,14 +105,21 @@ func (c *claudeDisc) isPluginRoot(dir string) bool {
 
 // below discovers the plugins and marketplaces in the directories under
 // root, so that an audit of a tree (or of plugins/) finds a plugin that no
-// marketplace lists. It walks in name order, depth first, and looks into
-// a plugin's own directories too (a repository that is a plugin may hold
-// more); a plugin or file met twice is read once (seenPlugin, seenFile).
-// It skips directories whose name starts with "." (.git, and .claude and
-// .claude-plugin, which are read by name, not searched) and node_modules,
-// and it follows no symbolic link: whatever a link leads to, inside the
-// tree or out of it, is not searched (a plugin reached through one is
-// audited when a marketplace or an audit path names it, through beneath).
+// marketplace lists, and the project hooks of every .claude directory
+// below root's own (project): Claude Code loads a nested
+// .claude/skills/<name>/SKILL.md once it works on a file in that
+// directory, even in a session started at the repository root, and the
+// .claude/settings.json, agents and commands there in a session started
+// in that directory (a monorepo's package). It walks in name order, depth
+// first, and looks into a plugin's own directories too (a repository that
+// is a plugin may hold more); a plugin or file met twice is read once
+// (seenPlugin, seenFile). It skips directories whose name starts with "."
+// (.git, and .claude and .claude-plugin, which are read by name, not
+// searched) and node_modules, and it follows no symbolic link: whatever a
+// link leads to, inside the tree or out of it, is not searched (a plugin
+// reached through one is audited when a marketplace or an audit path
+// names it, through beneath); a .claude that is itself a link is read as
+// the work tree's own is, through beneath, only while it stays inside.
 func (c *claudeDisc) below(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -111,6 +131,9 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
+		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
+			c.project(sub)
+		}
 		if c.isPluginRoot(sub) {
 			c.plugin(sub, "", nil, "", report.Location{})
 		}
@@ -283,7 +306,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 	if hooks == nil {
 		return
 	}
-	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, isPlugin: false}
+	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, projectDir: root, isPlugin: false}
 	c.events(ctx, hooks, "hooks.")
 }
 
@@ -291,6 +314,10 @@ type hookCtx struct {
 	file       string
 	plugin     string
 	pluginRoot string // absolute
+	// projectDir is, for project hooks, the directory whose .claude
+	// declares them (absolute): CLAUDE_PROJECT_DIR, and where they run.
+	// "" for a plugin's: the work tree.
+	projectDir string
 	isPlugin   bool
 	// agent says the hooks are an agent's own (its frontmatter): Claude
 	// Code runs their Stop when the agent stops, as SubagentStop.
@@ -481,13 +508,11 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
 			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
 			continue
 		}
-		spec, known := knownEvents[ev.Key]
-		if !known {
+		if _, known := knownEvents[ev.Key]; !known {
 			c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
-				"unknown hook event %q: vigiles has no default payload for it and runs it with the common fields only (known: %s)",
+				"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
 				ev.Key, strings.Join(EventNames(), ", "))
 		}
-		_ = spec
 		if ev.Value.Kind != jsonArray {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
 			continue
@@ -567,6 +592,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
 		InPlugin: ctx.isPlugin, AgentType: ctx.agentType,
+	}
+	projDir := c.projectDirOf(ctx)
+	if r, err := relTo(c.dir, projDir); err == nil && r != "." {
+		hook.ProjectDir = r
 	}
 	bad := false
 	if m, ok := h.member("type"); ok {
@@ -665,9 +694,9 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		expand := func(s string) string {
 			if !ctx.isPlugin {
 				// Outside a plugin Claude Code leaves ${CLAUDE_PLUGIN_ROOT} alone.
-				return expandProject(s, c.dir)
+				return expandProject(s, projDir)
 			}
-			return expandVars(s, ctx.pluginRoot, c.dir)
+			return expandVars(s, ctx.pluginRoot, projDir)
 		}
 		hook.Expanded = expand(hook.Command)
 		for i, a := range hook.Args {
@@ -694,6 +723,16 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	c.out.Hooks = append(c.out.Hooks, hook)
 }
 
+// projectDirOf is the directory the hooks of ctx run in, which
+// CLAUDE_PROJECT_DIR names: a project hook's own (hookCtx.projectDir),
+// else the work tree.
+func (c *claudeDisc) projectDirOf(ctx hookCtx) string {
+	if !ctx.isPlugin && ctx.projectDir != "" {
+		return ctx.projectDir
+	}
+	return c.dir
+}
+
 func describeNode(n *jnode) string {
 	switch n.Kind {
 	case jsonNumber:
@@ -710,11 +749,14 @@ func describeNode(n *jnode) string {
 // In exec form the words are the expanded command and args, each taken
 // as written: no shell expands or splits them.
 func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
+	// The hook runs in its project directory: a relative path is that
+	// directory's, as ${CLAUDE_PROJECT_DIR} is.
+	projDir := c.projectDirOf(ctx)
 	var words []string
 	if h.Exec {
 		words = append([]string{h.Expanded}, h.ExpandedArgs...)
 	} else {
-		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, c.dir))
+		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, projDir))
 		for len(words) > 0 && strings.Contains(words[0], "=") && !strings.Contains(words[0], "/") {
 			words = words[1:] // VAR=value prefixes
 		}
@@ -744,7 +786,7 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		}
 		abs := p
 		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(c.dir, abs)
+			abs = filepath.Join(projDir, abs)
 		}
 		abs = filepath.Clean(abs)
 		if _, err := relTo(c.dir, abs); err != nil {

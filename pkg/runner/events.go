@@ -29,6 +29,9 @@ type eventSpec struct {
 	// Fields are the event's own fields (beyond the common ones and the
 	// tool fields), with default values.
 	Fields func(cwd string) map[string]any
+	// ValueFields, when set, are fields that follow the value of
+	// MatchField sent (a command's prompt follows its name).
+	ValueFields func(cwd, value string) map[string]any
 }
 
 // Event names.
@@ -48,6 +51,38 @@ const (
 	Setup              = "Setup"
 	CwdChanged         = "CwdChanged"
 	FileChanged        = "FileChanged"
+
+	// Events of Claude Code's hooks reference (hooks.md) added since the
+	// fifteen above.
+	UserPromptExpansion = "UserPromptExpansion"
+	PermissionDenied    = "PermissionDenied"
+	PostToolBatch       = "PostToolBatch"
+	MessageDisplay      = "MessageDisplay"
+	SubagentStart       = "SubagentStart"
+	TaskCreated         = "TaskCreated"
+	TaskCompleted       = "TaskCompleted"
+	StopFailure         = "StopFailure"
+	TeammateIdle        = "TeammateIdle"
+	InstructionsLoaded  = "InstructionsLoaded"
+	ConfigChange        = "ConfigChange"
+	DirectoryAdded      = "DirectoryAdded"
+	WorktreeCreate      = "WorktreeCreate"
+	WorktreeRemove      = "WorktreeRemove"
+	Elicitation         = "Elicitation"
+	ElicitationResult   = "ElicitationResult"
+)
+
+// Values vigiles sends in the payloads of the events above.
+const (
+	defaultAgentID      = "agent-0001"
+	defaultTaskID       = "task-001"
+	defaultWorktree     = "bold-oak-a3f2"
+	defaultMCPServer    = "example" // the server of mcp__example__search (DefaultTools)
+	defaultToolUseID    = "toolu_01VIGILES0000000000000000"
+	defaultTurnID       = "00000000-0000-4000-8000-000000000001"
+	defaultMessageID    = "00000000-0000-4000-8000-000000000002"
+	defaultTeamName     = "session-00000000"
+	defaultTeammateName = "researcher"
 )
 
 // fileChangedDefault is the file a FileChanged hook is told changed when
@@ -104,6 +139,84 @@ var knownEvents = map[string]eventSpec{
 	FileChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"file_path": path.Join(cwd, fileChangedDefault), "event": "change"}
 	}},
+
+	// The events below are as hooks.md documents them (each event's
+	// "input" section, and the "Matcher patterns" table for what a
+	// matcher filters). A field the reference calls optional, or whose
+	// value would depend on another in a way it does not spell out, is
+	// left out rather than guessed.
+	//
+	// UserPromptExpansion matches the command's name; the prompt is the
+	// command as typed.
+	UserPromptExpansion: {MatchField: "command_name", Values: []string{"example-skill"},
+		Fields: func(string) map[string]any {
+			return map[string]any{"expansion_type": "slash_command", "command_args": "", "command_source": "plugin"}
+		},
+		ValueFields: func(_, v string) map[string]any { return map[string]any{"prompt": "/" + v} }},
+	// PermissionDenied fires in auto mode only, and carries the tool call
+	// (tool_use_id too) and the denial's reason.
+	PermissionDenied: {Tool: true, Fields: func(string) map[string]any {
+		return map[string]any{"reason": "Blocked by classifier", "permission_mode": "auto"}
+	}},
+	// PostToolBatch: one call per batch, no matcher; tool_response is the
+	// serialized tool_result the model saw (for Read, numbered lines).
+	PostToolBatch: {Fields: func(cwd string) map[string]any {
+		return map[string]any{"tool_calls": []any{map[string]any{
+			"tool_name": "Read", "tool_input": map[string]any{"file_path": path.Join(cwd, "README.md")},
+			"tool_use_id": defaultToolUseID, "tool_response": "     1\tHello\n",
+		}}}
+	}},
+	// MessageDisplay, as non-interactive runs send it: one call with the
+	// whole message.
+	MessageDisplay: {Fields: func(string) map[string]any {
+		return map[string]any{"turn_id": defaultTurnID, "message_id": defaultMessageID, "index": 0.0, "final": true,
+			"delta": "I added the test and it passes.\n"}
+	}},
+	SubagentStart: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
+		Fields: func(string) map[string]any { return map[string]any{"agent_id": defaultAgentID} }},
+	TaskCreated: {Fields: func(string) map[string]any {
+		return map[string]any{"task_id": defaultTaskID, "task_subject": "Implement user authentication",
+			"task_description": "Add login and signup endpoints"}
+	}},
+	TaskCompleted: {Fields: func(string) map[string]any {
+		return map[string]any{"task_id": defaultTaskID, "task_subject": "Implement user authentication",
+			"task_description": "Add login and signup endpoints"}
+	}},
+	// StopFailure matches the error type; error_details and
+	// last_assistant_message are optional, and follow the error.
+	StopFailure: {MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
+		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true},
+	TeammateIdle: {Fields: func(string) map[string]any {
+		return map[string]any{"teammate_name": defaultTeammateName, "team_name": defaultTeamName}
+	}},
+	// InstructionsLoaded matches load_reason; globs, trigger_file_path and
+	// parent_file_path come with some reasons only.
+	InstructionsLoaded: {MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
+		Fields: func(cwd string) map[string]any {
+			return map[string]any{"file_path": path.Join(cwd, "CLAUDE.md"), "memory_type": "Project"}
+		}},
+	// ConfigChange matches the source; file_path is optional.
+	ConfigChange: {MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true},
+	DirectoryAdded: {MatchField: "source", Values: []string{"slash_command", "register_repo_root"}, Closed: true,
+		Fields: func(cwd string) map[string]any {
+			return map[string]any{"directory": path.Join(path.Dir(cwd), "other-repo")}
+		}},
+	WorktreeCreate: {Fields: func(string) map[string]any { return map[string]any{"name": defaultWorktree} }},
+	WorktreeRemove: {Fields: func(cwd string) map[string]any {
+		return map[string]any{"worktree_path": path.Join(cwd, ".claude/worktrees", defaultWorktree)}
+	}},
+	// Elicitation and ElicitationResult match the MCP server's name; a
+	// form-mode request, and the user's answer to it.
+	Elicitation: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
+		Fields: func(string) map[string]any {
+			return map[string]any{"message": "Please provide your credentials", "mode": "form",
+				"requested_schema": map[string]any{"type": "object",
+					"properties": map[string]any{"username": map[string]any{"type": "string", "title": "Username"}}}}
+		}},
+	ElicitationResult: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
+		Fields: func(string) map[string]any {
+			return map[string]any{"action": "accept", "mode": "form", "content": map[string]any{"username": "alice"}}
+		}},
 }
 
 // EventNames lists the events vigiles has payloads for, sorted.
@@ -209,7 +322,7 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		in["tool_name"] = tool
 		in["tool_input"] = ti
 		if event != PermissionRequest { // it gets no tool_use_id
-			in["tool_use_id"] = "toolu_01VIGILES0000000000000000"
+			in["tool_use_id"] = defaultToolUseID
 		}
 		if event == PostToolUse {
 			in["tool_response"] = defaultToolResponse(tool, ti)
@@ -221,6 +334,11 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		}
 	} else if known && spec.MatchField != "" && tool != "" {
 		in[spec.MatchField] = tool
+		if spec.ValueFields != nil {
+			for k, v := range spec.ValueFields(cwd, tool) {
+				in[k] = v
+			}
+		}
 	} else if event == FileChanged && tool != "" {
 		in["file_path"] = path.Join(cwd, tool)
 	}

@@ -31,9 +31,17 @@ func EventsDoc() string {
 	w("vigiles runs a hook the way Claude Code would: the event's JSON on stdin, the hook's own `timeout`\n")
 	w("(when it sets none, the policy's `defaults.timeout`, else 60 s; a check's own `timeout` comes before\n")
 	w("all three), the work tree as the current directory, and `CLAUDE_PROJECT_DIR` (plus\n")
-	w("`CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA` for plugin hooks) in the environment.\n\n")
-	w("Claude Code's own defaults differ: 600 s for a command hook, 30 s on UserPromptSubmit, and a\n")
-	w("1.5 s budget that SessionEnd hooks share. vigiles' 60 s is an audit budget, not Claude Code's\n")
+	w("`CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA` for plugin hooks) in the environment. A project\n")
+	w("hook declared in a `.claude` directory below the work tree's own (a monorepo package's\n")
+	w("`packages/web/.claude/settings.json`, or a skill, agent or command there) runs in that package's\n")
+	w("directory, which `CLAUDE_PROJECT_DIR` then names, as in a session Claude Code started there.\n\n")
+	w("A hook's own `timeout` (Claude Code accepts up to a day) is capped: at the policy's\n")
+	w("`defaults.timeout` when it sets one, else at %.0f minutes (Claude Code's default for a command\n", maxHookTimeout.Minutes())
+	w("hook), so that a hook cannot hold an audit for as long as it likes. A shorter one is kept; a\n")
+	w("check's own `timeout` is not capped. A capped hook that runs out of time says so in its\n")
+	w("`run/timeout` warning.\n\n")
+	w("Claude Code's own defaults differ: 600 s for a command hook, 30 s on UserPromptSubmit, 10 s on\n")
+	w("MessageDisplay, and a 1.5 s budget that SessionEnd hooks share. vigiles' 60 s is an audit budget, not Claude Code's\n")
 	w("limit: a hook that acts only after it (a delayed write, a late connection) is reported as timed\n")
 	w("out (`error`), never as passing, and what it would have done later is not in the record.\n\n")
 	w("- **Shell form** (no `args`): the command goes to `/bin/sh -c`, as Claude Code runs it on Linux\n")
@@ -68,7 +76,7 @@ func EventsDoc() string {
 	w("Every payload carries the common fields `session_id`, `transcript_path`, `cwd`, `permission_mode`\n")
 	w("and `hook_event_name`. The examples below use `%s` as the work tree; vigiles sends the real one.\n\n", docCwd)
 	w("## Which payloads a hook gets\n\n")
-	w("- **Tool events** (PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest): one payload per\n")
+	w("- **Tool events** (PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied): one payload per\n")
 	w("  tool that the hook's matcher selects from the default set %s, plus any tool the\n", "`"+strings.Join(DefaultTools, "`, `")+"`")
 	w("  matcher names exactly. A handler's `if` condition (permission-rule syntax such as `Bash(git *)`)\n")
 	w("  is evaluated against each payload, as Claude Code does (for Bash: each subcommand, those inside\n")
@@ -78,12 +86,19 @@ func EventsDoc() string {
 	w("  audit builds one that does (`git example` for `Bash(git *)`, `<cwd>/src/example.ts` for\n")
 	w("  `Edit(*.ts)`), so an `if` cannot hide a hook from an audit.\n")
 	w("- **Events with a matcher value** (SessionStart `source`, Setup `trigger`, Notification\n")
-	w("  `notification_type`, SubagentStop `agent_type`, PreCompact and PostCompact `trigger`, SessionEnd\n")
-	w("  `reason`): one payload, with the first value in the list below that the matcher selects.\n")
+	w("  `notification_type`, SubagentStart and SubagentStop `agent_type`, PreCompact and PostCompact\n")
+	w("  `trigger`, SessionEnd `reason`, StopFailure `error`, InstructionsLoaded `load_reason`,\n")
+	w("  ConfigChange and DirectoryAdded `source`, UserPromptExpansion `command_name`, Elicitation and\n")
+	w("  ElicitationResult `mcp_server_name`): one payload, with the first value in the list below that\n")
+	w("  the matcher selects, else, where the list is open, the first name the matcher spells out.\n")
 	w("- **FileChanged**: its matcher names the files watched (split on `|`, each a literal name in the\n")
 	w("  working directory); one payload, whose `file_path` is the first of them (`%s` without a\n", fileChangedDefault)
 	w("  matcher) and `event` `change`.\n")
-	w("- **Other events** (UserPromptSubmit, Stop, CwdChanged) ignore matchers: one payload.\n")
+	w("- **Other events** (UserPromptSubmit, PostToolBatch, MessageDisplay, Stop, TaskCreated,\n")
+	w("  TaskCompleted, TeammateIdle, CwdChanged, WorktreeCreate, WorktreeRemove) ignore matchers: one\n")
+	w("  payload.\n")
+	w("- An event vigiles does not know (newer than it, or a misspelt name) gets a `discovery/unknown-event`\n")
+	w("  warning; its hooks run once, with the common fields only, their matcher ignored.\n")
 	w("- A `Stop` hook in an agent's frontmatter runs when that agent stops, as Claude Code runs it: it\n")
 	w("  gets the SubagentStop payload (a `discovery/agent-stop` notice says so at the declaration). Its\n")
 	w("  `agent_type`, as that of any SubagentStop hook an agent declares, is the type Claude Code gives\n")
@@ -111,8 +126,7 @@ func EventsDoc() string {
 	w("  - name: guard blocks rm -rf\n    hook: bash-guard\n    event: PreToolUse\n    tool: Bash\n    input: {command: \"rm -rf /\"}\n")
 	w("    payload: {permission_mode: bypassPermissions}\n    expect: {blocked: true}\n```\n\n")
 	w("## Events\n\n")
-	for _, ev := range []string{SessionStart, Setup, UserPromptSubmit, PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure,
-		Notification, Stop, SubagentStop, PreCompact, PostCompact, CwdChanged, FileChanged, SessionEnd} {
+	for _, ev := range docEvents {
 		spec := knownEvents[ev]
 		w("### %s\n\n", ev)
 		tool := ""
@@ -145,6 +159,13 @@ func EventsDoc() string {
 	w("record; `{\"success\": true}` for the others.\n")
 	return b.String()
 }
+
+// docEvents are the events docs/hook-events.md describes, in the order of
+// a session (Claude Code's hooks reference's): every event vigiles knows.
+var docEvents = []string{SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest,
+	PermissionDenied, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop,
+	TaskCreated, TaskCompleted, Stop, StopFailure, TeammateIdle, ConfigChange, CwdChanged, DirectoryAdded, FileChanged,
+	WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd}
 
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)

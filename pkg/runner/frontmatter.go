@@ -108,9 +108,9 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 // projectComponents reads the frontmatter of the project's skills, agents
 // and commands (.claude/skills, .claude/agents, .claude/commands under
 // root). Their hooks are the project's, as those of its settings are: no
-// CLAUDE_PLUGIN_ROOT.
+// CLAUDE_PLUGIN_ROOT, and root is their project directory.
 func (c *claudeDisc) projectComponents(root, name string) {
-	ctx := hookCtx{plugin: name, pluginRoot: root}
+	ctx := hookCtx{plugin: name, pluginRoot: root, projectDir: root}
 	c.skillsDir(ctx, filepath.Join(root, claudeProjectSkills), false)
 	c.mdDir(ctx, filepath.Join(root, claudeProjectAgents), fmAgent)
 	c.mdDir(ctx, filepath.Join(root, claudeProjectCommands), fmCommand)

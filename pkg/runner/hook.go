@@ -75,6 +75,14 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// ProjectDir is, for a project hook (a settings file's, or a project
+	// skill's, agent's or command's) declared in a .claude directory below
+	// the work tree's own (a monorepo package's), that directory's parent,
+	// relative to the work tree: the directory Claude Code is started in
+	// (or, for a skill, works in) when it loads them. The hook runs there,
+	// with CLAUDE_PROJECT_DIR naming it, as Claude Code would run it. ""
+	// for every other hook: the work tree.
+	ProjectDir string
 	// AgentType is, for a hook an agent declares in its frontmatter, the
 	// agent_type Claude Code gives that agent (its name; for a plugin's
 	// agent prefixed "<plugin>:"): the one a SubagentStop payload carries

@@ -56,7 +56,7 @@ func CompileMatcher(s string) (*Matcher, error) {
 
 // compileMatcherFor compiles the matcher of a hook of event.
 func compileMatcherFor(event, s string) (*Matcher, error) {
-	return compileMatcher(s, event == FileChanged || event == "StopFailure")
+	return compileMatcher(s, event == FileChanged || event == StopFailure)
 }
 
 func compileMatcher(s string, narrow bool) (*Matcher, error) {

@@ -112,25 +112,56 @@ func (e executed) failure() string {
 	return ""
 }
 
+// maxHookTimeout is the longest a run waits for a hook whose own
+// "timeout" asks for more, when the policy sets no defaults.timeout:
+// Claude Code's own default for a command hook. A hook may ask for up to
+// a day, and a hostile one would hold an audit that long.
+const maxHookTimeout = 10 * time.Minute
+
+// timeoutOf is how long a run of p waits for its hook: a check's own
+// timeout, when it sets one (the policy's author chose it); else the
+// hook's own, up to the policy's defaults.timeout when that is set, else
+// up to maxHookTimeout (capped then says by how much: what the hook asked
+// for, and where the bound comes from); else defaults.timeout; else
+// sandbox.DefaultTimeout.
+func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped string) {
+	h := p.Hook
+	switch {
+	case p.Timeout > 0:
+		return p.Timeout, ""
+	case h.Timeout > 0:
+		limit, from := maxHookTimeout, "the longest vigiles waits for a hook when the policy sets no defaults.timeout"
+		if s.timeout > 0 {
+			limit, from = s.timeout, "the policy's defaults.timeout"
+		}
+		if h.Timeout > limit {
+			return limit, fmt.Sprintf("its own timeout of %s was capped at %s, %s", h.Timeout, limit, from)
+		}
+		return h.Timeout, ""
+	case s.timeout > 0:
+		return s.timeout, ""
+	}
+	return sandbox.DefaultTimeout, ""
+}
+
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	h := p.Hook
-	env := []string{"CLAUDE_PROJECT_DIR=" + s.dir}
+	// A project hook of a .claude below the work tree's runs in that
+	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
+	// Claude Code started there.
+	proj := s.dir
+	if h.ProjectDir != "" {
+		proj = filepath.Join(s.dir, filepath.FromSlash(h.ProjectDir))
+	}
+	env := []string{"CLAUDE_PROJECT_DIR=" + proj}
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
 	}
-	timeout := s.timeout
-	if h.Timeout > 0 {
-		timeout = h.Timeout
-	}
-	if p.Timeout > 0 {
-		timeout = p.Timeout
-	}
-	if timeout <= 0 {
-		timeout = sandbox.DefaultTimeout
-	}
+	timeout, _ := s.timeoutOf(p)
 	spec := sandbox.Spec{
 		Command:   h.argv(),
 		Dir:       s.dir,
+		Cwd:       filepath.FromSlash(h.ProjectDir),
 		Stdin:     bytes.NewReader(p.Payload.JSON()),
 		Env:       env,
 		Timeout:   timeout,
@@ -305,6 +336,11 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res, err = s.exec.Run(ctx, s.spec(p))
 	}
 	d := Decide(p.Hook.Event, res, err)
+	if _, capped := s.timeoutOf(p); capped != "" && res != nil && res.TimedOut {
+		// The run/timeout finding quotes this reason: say that the wait
+		// was the policy's, not the hook's.
+		d.Reason += " (" + capped + ")"
+	}
 	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
 		// Claude Code starts an async hook and goes on without it: what
 		// it prints or exits with decides nothing.
