@@ -72,7 +72,8 @@ func EventsDoc() string {
 	w("non-empty one is a `run/env-file` warning, or, in an audit with a baseline, a `baseline/env` finding\n")
 	w("when it differs from what the baseline accepted. A direct run gets no such file.\n\n")
 	w("How vigiles reads a finished hook (exit 2, JSON on any exit status, each event's own rules) is in\n")
-	w("[report-format.md](report-format.md#outcome-rules-claude-codes).\n\n")
+	w("[report-format.md](report-format.md#outcome-rules-claude-codes); each event's own rule (its rows of the\n")
+	w("hooks reference's \"Exit code 2 behavior per event\" and \"Decision control\") is under it below.\n\n")
 	w("Every payload carries the common fields `session_id`, `transcript_path`, `cwd`, `permission_mode`\n")
 	w("and `hook_event_name`. The examples below use `%s` as the work tree; vigiles sends the real one.\n\n", docCwd)
 	w("## Which payloads a hook gets\n\n")
@@ -148,6 +149,7 @@ func EventsDoc() string {
 		default:
 			w("No matcher.\n\n")
 		}
+		w("%s\n\n", outcomeDoc(ev))
 		w("```json\n%s\n```\n\n", prettyJSON(BuildPayload(ev, tool, docCwd, nil, nil).Input))
 	}
 	w("## Default tool inputs\n\n")
@@ -166,6 +168,50 @@ var docEvents = []string{SessionStart, Setup, InstructionsLoaded, UserPromptSubm
 	PermissionDenied, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop,
 	TaskCreated, TaskCompleted, Stop, StopFailure, TeammateIdle, ConfigChange, CwdChanged, DirectoryAdded, FileChanged,
 	WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd}
+
+// outcomeDoc says how vigiles reads a finished hook of ev (Decide, from
+// outcomeRules): what makes it blocked.
+func outcomeDoc(ev string) string {
+	r := outcomeRules[ev]
+	switch {
+	case r.ignoresOutput:
+		return "Outcome: Claude Code ignores the hook's exit status and decision fields: always `allowed`."
+	case r.pathOutput:
+		return "Outcome: a command hook's stdout is the path (its last non-empty line), not JSON: a non-zero exit, a kill, or no path → `blocked` (the action fails); any path → `allowed`."
+	}
+	var by []string
+	if !r.exit2Allows {
+		by = append(by, "exit 2")
+	}
+	if !r.ignoresContinue {
+		by = append(by, "`continue: false`")
+	}
+	if !r.noDecision {
+		by = append(by, "a top-level `decision: \"block\"`")
+	}
+	switch ev {
+	case PreToolUse:
+		by = append(by, "`hookSpecificOutput.permissionDecision: \"deny\"`")
+	case PermissionRequest:
+		by = append(by, "`hookSpecificOutput.decision.behavior: \"deny\"`")
+	case Elicitation, ElicitationResult:
+		by = append(by, "`hookSpecificOutput.action` `\"decline\"` or `\"cancel\"`")
+	}
+	if len(by) == 0 {
+		return "Outcome: nothing the hook exits with or prints blocks it: always `allowed` (exit 2 is a non-blocking error)."
+	}
+	s := "Outcome: `blocked` by " + by[0]
+	if len(by) > 1 {
+		s = "Outcome: `blocked` by " + strings.Join(by[:len(by)-1], ", ") + " or " + by[len(by)-1]
+	}
+	switch {
+	case r.exit2Allows:
+		s += "; exit 2 is a non-blocking error"
+	case r.exit2DropsSpecific:
+		s += "; on exit 2 its `hookSpecificOutput` is ignored"
+	}
+	return s + "."
+}
 
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)

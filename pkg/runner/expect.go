@@ -104,6 +104,12 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				fail(x, rule, fmt.Sprintf("want %s to match %s", stream(x.Kind), x.Re), s)
 			}
 		case ExpJSON:
+			if _, cut := captured(ExpStdoutContains, e); cut && e.decision.Output == nil {
+				// Output cut at the cap is never read as JSON (Decide):
+				// what the hook printed was not recorded whole.
+				notKept(x, "stdout")
+				continue
+			}
 			if e.decision.Output == nil {
 				fail(x, rule, "want JSON on stdout (Claude Code reads it on every exit status); the hook printed none", r.Stdout)
 				continue

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -14,7 +15,9 @@ type Decision struct {
 	Outcome string // report.Outcome*
 	Reason  string
 	// Output is stdout parsed as JSON when stdout is a JSON value, on any
-	// exit code (Claude Code reads JSON on every one); nil otherwise.
+	// exit code (Claude Code reads JSON on every one); nil otherwise, and
+	// nil when stdout was cut at the output cap (what was kept is not
+	// what the agent reads).
 	Output any
 }
 
@@ -78,6 +81,25 @@ type eventRules struct {
 	ignoresContinue bool
 	// noDecision: top-level `decision: "block"` has no effect.
 	noDecision bool
+	// exit2DropsSpecific: on exit 2 hookSpecificOutput is ignored.
+	exit2DropsSpecific bool
+	// pathOutput: a command hook's stdout is a path, not JSON
+	// (WorktreeCreate): any non-zero exit, or no path, fails the action
+	// (decidePath).
+	pathOutput bool
+}
+
+// jsonDecides says whether any JSON output can block event: a JSON
+// decision the rules honour.
+func (r eventRules) jsonDecides(event string) bool {
+	if r.ignoresOutput || r.pathOutput {
+		return false
+	}
+	switch event {
+	case PreToolUse, PermissionRequest, Elicitation, ElicitationResult:
+		return true
+	}
+	return !r.ignoresContinue || !r.noDecision
 }
 
 var outcomeRules = map[string]eventRules{
@@ -93,6 +115,60 @@ var outcomeRules = map[string]eventRules{
 	FileChanged:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
 	PostCompact:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
 	PreCompact:        {ignoresContinue: true},
+
+	// The events added with the current hooks reference, each as its
+	// row of "Exit code 2 behavior per event" and "Decision control", and
+	// its own section, have it.
+	//
+	// UserPromptExpansion and PostToolBatch take the zero value: exit 2
+	// blocks (the expansion; the loop before the next model call), and
+	// so do top-level `decision: "block"` and `continue: false`.
+	UserPromptExpansion: {},
+	PostToolBatch:       {},
+	// PermissionDenied: the denial already happened; exit code and
+	// stderr are ignored, and hookSpecificOutput.retry only tells the
+	// model it may retry.
+	PermissionDenied: {exit2Allows: true, noDecision: true},
+	// MessageDisplay: display-only; a failing hook shows the original
+	// text, displayContent is read, systemMessage and continue discarded.
+	MessageDisplay: {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	// SubagentStart: context only, as SessionStart; exit 2's stderr is
+	// shown to the user and the subagent proceeds.
+	SubagentStart: {exit2Allows: true, noDecision: true},
+	// TaskCreated: exit 2 or `decision: "block"` cancels the task;
+	// `continue: false` is ignored.
+	TaskCreated: {ignoresContinue: true},
+	// TaskCompleted and TeammateIdle: exit 2 or `continue: false`; no
+	// top-level decision.
+	TaskCompleted: {noDecision: true},
+	TeammateIdle:  {noDecision: true},
+	// StopFailure: output and exit code are ignored (terminalSequence
+	// apart, a side effect).
+	StopFailure: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	// InstructionsLoaded: the exit code is ignored and the JSON output
+	// fields discarded; it runs asynchronously.
+	InstructionsLoaded: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	// ConfigChange: exit 2 or `decision: "block"` keeps the change from
+	// taking effect; systemMessage and continue are discarded. (A
+	// policy_settings change cannot be blocked at all; Decide does not
+	// see the payload's source.)
+	ConfigChange: {ignoresContinue: true},
+	// DirectoryAdded: the directory is already added; stderr goes to the
+	// debug log, continue is discarded, systemMessage is delivered.
+	DirectoryAdded: {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	// WorktreeCreate: any non-zero exit fails the creation, and so does
+	// a command hook that prints no path: its stdout is the path, not
+	// JSON; systemMessage and continue are discarded.
+	WorktreeCreate: {ignoresContinue: true, noDecision: true, pathOutput: true},
+	// WorktreeRemove: failures are logged in debug mode only; the JSON
+	// output fields are discarded.
+	WorktreeRemove: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	// Elicitation and ElicitationResult: exit 2 denies the elicitation
+	// (the response becomes decline), and then hookSpecificOutput is
+	// ignored; otherwise hookSpecificOutput.action decides.
+	// systemMessage and continue are discarded.
+	Elicitation:       {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
+	ElicitationResult: {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
 }
 
 // Decide reads the outcome of a finished run of a hook of event as Claude
@@ -104,13 +180,17 @@ var outcomeRules = map[string]eventRules{
 //     starts with '{') that passes Claude Code's schema decides: blocked
 //     when its continue is false, its hookSpecificOutput.permissionDecision
 //     is "deny" (PreToolUse), its hookSpecificOutput.decision.behavior is
-//     "deny" (PermissionRequest), or its top-level decision is "block",
-//     each where the event honours it; allowed otherwise;
+//     "deny" (PermissionRequest), its hookSpecificOutput.action is
+//     "decline" or "cancel" (Elicitation, ElicitationResult), or its
+//     top-level decision is "block", each where the event honours it
+//     (outcomeRules); allowed otherwise;
 //   - an object that fails the schema, plain text or nothing on another
 //     non-zero exit is a non-blocking error: allowed;
 //
 // an error when vigiles could not run the hook, the hook timed out, or its
-// stdout was cut where the cut part may decide.
+// stdout was cut where the cut part may decide. A cut stdout is never read
+// as JSON: not for a decision, a reason, nor Output. WorktreeCreate reads
+// a path, not JSON (decidePath).
 func Decide(event string, res *sandbox.Result, runErr error) Decision {
 	if res != nil && res.Tier == sandbox.TierRefused {
 		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + orDefault(res.Refusal, res.Error)}
@@ -126,15 +206,27 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 		return Decision{Outcome: report.OutcomeError, Reason: "the run failed: " + res.Error}
 	case res.TimedOut:
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("timed out after %.0f ms; the agent cancels the hook and carries on", res.DurationMs)}
-	case res.Signal != "" && res.ExitCode != 2:
-		return Decision{Outcome: report.OutcomeAllowed, Reason: "killed by " + res.Signal + ": a non-blocking error, the agent carries on"}
 	}
 	rules := outcomeRules[event]
 	stdout := res.StdoutBytes()
 	if stdout == nil {
 		stdout = []byte(res.Stdout)
 	}
-	out, _ := ParseOutput(stdout)
+	cut := res.StdoutTruncated
+	if rules.pathOutput {
+		return decidePath(event, res, stdout)
+	}
+	if res.Signal != "" && res.ExitCode != 2 {
+		return Decision{Outcome: report.OutcomeAllowed, Reason: "killed by " + res.Signal + ": a non-blocking error, the agent carries on"}
+	}
+	// stdout cut at the output cap is no JSON vigiles can read: what was
+	// kept may parse (a value the part dropped would have made text) or
+	// not, and either way it is not what the agent reads. Nothing reads
+	// it as output, and no decision is taken from it.
+	var out any
+	if !cut {
+		out, _ = ParseOutput(stdout)
+	}
 	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
 	obj, _ := out.(map[string]any)
 	if t := strings.TrimSpace(string(stdout)); t == "" || t[0] != '{' {
@@ -150,7 +242,7 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 	}
 	valid := obj != nil && schemaErr == ""
 	blocks2 := res.ExitCode == 2 && !rules.exit2Allows
-	if res.StdoutTruncated && !blocks2 {
+	if cut && !blocks2 && rules.jsonDecides(event) {
 		// The agent reads all of stdout; the run kept only its cap. What
 		// starts as JSON (or is blank so far) may decide the call in
 		// the part that was dropped: the outcome is not known.
@@ -161,7 +253,16 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 	if blocks2 {
 		d.Outcome = report.OutcomeBlocked
 		if valid {
-			if blocked, why := jsonBlock(event, rules, obj); blocked {
+			o := obj
+			if rules.exit2DropsSpecific {
+				o = make(map[string]any, len(obj))
+				for k, v := range obj {
+					if k != "hookSpecificOutput" {
+						o[k] = v
+					}
+				}
+			}
+			if blocked, why := jsonBlock(event, rules, o); blocked {
 				d.Reason = "exit status 2: " + why
 				return d
 			}
@@ -171,6 +272,11 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 			r = "(no message on stderr)"
 		}
 		d.Reason = "exit status 2: " + r
+		if cut {
+			// Exit 2 blocks whatever stdout says; which reason the agent
+			// shows (a JSON decision's, else stderr) is not known.
+			d.Reason += " (stdout was cut at the output cap: a JSON reason in it, if any, was not read)"
+		}
 		return d
 	}
 	if valid {
@@ -192,6 +298,53 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 		d.Reason = fmt.Sprintf("exit status 2 does not block %s: a non-blocking error, the agent carries on", event)
 	case res.ExitCode != 0:
 		d.Reason = fmt.Sprintf("exit status %d: a non-blocking error, the agent carries on", res.ExitCode)
+	}
+	if cut && d.Reason == "" {
+		d.Reason = fmt.Sprintf("stdout was cut at the output cap; no output of a %s hook can block it", event)
+	}
+	return d
+}
+
+// ansiEscape matches the terminal escape sequences Claude Code strips from
+// a WorktreeCreate hook's stdout before it reads the path: CSI and OSC.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+
+// decidePath reads a finished hook of an event whose stdout is a path
+// (WorktreeCreate; hooks.md, "WorktreeCreate output"): a command hook
+// prints the path as the last non-empty line of stdout (escape sequences
+// stripped), and the hook failing (a non-zero exit, a kill) or printing
+// no path fails the action: blocked. Its JSON fields are not read.
+func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
+	d := Decision{Outcome: report.OutcomeAllowed}
+	if !res.StdoutTruncated {
+		d.Output, _ = ParseOutput(stdout)
+	}
+	stderr := orDefault(clip(res.Stderr, maxReason), "(no message on stderr)")
+	switch {
+	case res.Signal != "":
+		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("killed by %s: the hook failed, so %s fails: %s", res.Signal, event, stderr)
+		return d
+	case res.ExitCode != 0:
+		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("exit status %d: any non-zero exit fails %s: %s", res.ExitCode, event, stderr)
+		return d
+	}
+	path := ""
+	lines := strings.Split(ansiEscape.ReplaceAllString(string(stdout), ""), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			path = l
+			break
+		}
+	}
+	switch {
+	case path == "" && res.StdoutTruncated:
+		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap), and the path %s reads from it is not in what was kept", event)}
+	case path == "":
+		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("the hook printed no path on stdout: %s fails", event)
+	case res.StdoutTruncated:
+		d.Reason = "stdout was cut at the output cap: the path is its last non-empty line, which was not kept"
+	default:
+		d.Reason = "path: " + clip(path, 200)
 	}
 	return d
 }
@@ -216,6 +369,19 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 		case PermissionRequest:
 			if dec, ok := hso["decision"].(map[string]any); ok && str(dec, "behavior") == "deny" {
 				return true, "decision.behavior deny: " + orDefault(clip(str(dec, "message"), maxReason), "(no message)")
+			}
+		case Elicitation, ElicitationResult:
+			// decline and cancel refuse the server's request (exit 2's
+			// effect, which makes the action decline); accept answers it.
+			switch a := str(hso, "action"); a {
+			case "decline", "cancel":
+				return true, "hookSpecificOutput.action " + a + ": the elicitation is not accepted"
+			case "accept":
+				note = "hookSpecificOutput.action accept: the hook answers the elicitation"
+			}
+		case PermissionDenied:
+			if r, _ := hso["retry"].(bool); r {
+				note = "retry: true: the model is told it may retry the denied call"
 			}
 		}
 	}
@@ -275,6 +441,14 @@ func checkSchema(event string, obj map[string]any) string {
 			case "allow", "deny", "ask", "defer":
 			default:
 				return fmt.Sprintf("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\", \"ask\" or \"defer\", not %s", shortJSON(v))
+			}
+		}
+	case Elicitation, ElicitationResult:
+		if v, ok := hso["action"]; ok {
+			switch s, _ := v.(string); s {
+			case "accept", "decline", "cancel":
+			default:
+				return fmt.Sprintf("hookSpecificOutput.action must be \"accept\", \"decline\" or \"cancel\", not %s", shortJSON(v))
 			}
 		}
 	case PermissionRequest:

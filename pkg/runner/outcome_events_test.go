@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// TestOutcomeOfNewerEvents: each event the current hooks reference added
+// is read as its rows of "Exit code 2 behavior per event" and "Decision
+// control" (and its own section) say: exit 2, continue: false, a
+// top-level decision "block", and the event's own hookSpecificOutput.
+func TestOutcomeOfNewerEvents(t *testing.T) {
+	const (
+		A = report.OutcomeAllowed
+		B = report.OutcomeBlocked
+	)
+	hso := func(event, fields string) string {
+		return `{"hookSpecificOutput":{"hookEventName":"` + event + `"` + fields + `}}`
+	}
+	for _, tc := range []struct {
+		event string
+		// outcomes of: exit 2 with stderr; exit 0 {"continue":false};
+		// exit 0 {"decision":"block"}.
+		exit2, cont, decision string
+	}{
+		{UserPromptExpansion, B, B, B},
+		{PermissionDenied, A, B, A},
+		{PostToolBatch, B, B, B},
+		{MessageDisplay, A, A, A},
+		{SubagentStart, A, B, A},
+		{TaskCreated, B, A, B},
+		{TaskCompleted, B, B, A},
+		{TeammateIdle, B, B, A},
+		{StopFailure, A, A, A},
+		{InstructionsLoaded, A, A, A},
+		{ConfigChange, B, A, B},
+		{DirectoryAdded, A, A, A},
+		{WorktreeCreate, B, A, A},
+		{WorktreeRemove, A, A, A},
+		{Elicitation, B, A, A},
+		{ElicitationResult, B, A, A},
+	} {
+		t.Run(tc.event, func(t *testing.T) {
+			res := confinedWith("")
+			res.ExitCode, res.Stderr = 2, "no"
+			if d := Decide(tc.event, res, nil); d.Outcome != tc.exit2 {
+				t.Errorf("exit 2: %s (%s), want %s", d.Outcome, d.Reason, tc.exit2)
+			}
+			// WorktreeCreate reads a path, not JSON: these print one.
+			if d := Decide(tc.event, confinedWith(`{"continue":false,"stopReason":"stop"}`), nil); d.Outcome != tc.cont {
+				t.Errorf("continue: false: %s (%s), want %s", d.Outcome, d.Reason, tc.cont)
+			}
+			if d := Decide(tc.event, confinedWith(`{"decision":"block","reason":"r"}`), nil); d.Outcome != tc.decision {
+				t.Errorf("decision block: %s (%s), want %s", d.Outcome, d.Reason, tc.decision)
+			}
+			// Exit 1 with text is a non-blocking error everywhere but
+			// WorktreeCreate, where any non-zero exit fails the creation.
+			res = confinedWith("text")
+			res.ExitCode = 1
+			want := A
+			if tc.event == WorktreeCreate {
+				want = B
+			}
+			if d := Decide(tc.event, res, nil); d.Outcome != want {
+				t.Errorf("exit 1: %s (%s), want %s", d.Outcome, d.Reason, want)
+			}
+		})
+	}
+
+	// Elicitation and ElicitationResult: hookSpecificOutput.action
+	// decides; exit 2 denies, and then hookSpecificOutput is ignored (the
+	// reason is stderr's, not the JSON's).
+	for _, ev := range []string{Elicitation, ElicitationResult} {
+		for action, want := range map[string]string{"accept": A, "decline": B, "cancel": B, "DECLINE": A} {
+			d := Decide(ev, confinedWith(hso(ev, `,"action":"`+action+`"`)), nil)
+			if d.Outcome != want {
+				t.Errorf("%s action %s: %s (%s), want %s", ev, action, d.Outcome, d.Reason, want)
+			}
+		}
+		res := confinedWith(hso(ev, `,"action":"decline"`))
+		res.ExitCode, res.Stderr = 2, "from stderr"
+		if d := Decide(ev, res, nil); d.Outcome != B || !strings.Contains(d.Reason, "from stderr") {
+			t.Errorf("%s exit 2 with action decline: %s (%s), want blocked with stderr's reason", ev, d.Outcome, d.Reason)
+		}
+	}
+	// hookSpecificOutput decides nothing on the others, even a deny.
+	for _, ev := range []string{PermissionDenied, SubagentStart, MessageDisplay, PostToolBatch} {
+		out := hso(ev, `,"permissionDecision":"deny","decision":{"behavior":"deny"},"retry":true,"displayContent":"x","additionalContext":"c"`)
+		if d := Decide(ev, confinedWith(out), nil); d.Outcome != A {
+			t.Errorf("%s hookSpecificOutput: %s (%s), want allowed", ev, d.Outcome, d.Reason)
+		}
+	}
+
+	// WorktreeCreate: stdout is the path (its last non-empty line, escape
+	// sequences stripped); no path fails the creation; JSON is not read.
+	for out, want := range map[string]string{
+		"banner\n/tmp/wt/bold-oak\n\n": A,
+		"":                             B,
+		" \n\x1b[0m\n":                 B,
+		`{"decision":"block"}`:         A, // a (strange) path, not a decision
+	} {
+		if d := Decide(WorktreeCreate, confinedWith(out), nil); d.Outcome != want {
+			t.Errorf("WorktreeCreate stdout %q: %s (%s), want %s", out, d.Outcome, d.Reason, want)
+		}
+	}
+	res := confinedWith("/tmp/wt/x\n")
+	res.ExitCode, res.Signal = 137, "SIGKILL"
+	if d := Decide(WorktreeCreate, res, nil); d.Outcome != B {
+		t.Errorf("WorktreeCreate killed: %s (%s), want blocked", d.Outcome, d.Reason)
+	}
+	res = confinedWith("  ")
+	res.StdoutTruncated = true
+	if d := Decide(WorktreeCreate, res, nil); d.Outcome != report.OutcomeError {
+		t.Errorf("WorktreeCreate with a blank stdout cut at the cap: %s (%s), want error", d.Outcome, d.Reason)
+	}
+
+	// A cut stdout on an event whose output can block nothing is no
+	// unknown outcome.
+	for _, ev := range []string{MessageDisplay, DirectoryAdded} {
+		res := confinedWith(`{"continue":false,"pad":"aaaa`)
+		res.StdoutTruncated = true
+		if d := Decide(ev, res, nil); d.Outcome != A {
+			t.Errorf("%s with a cut stdout: %s (%s), want allowed", ev, d.Outcome, d.Reason)
+		}
+	}
+}
+
+// TestCutJSONOnExit2IsNoDecision: stdout cut at the output cap is not what
+// the agent reads, on exit 2 as on exit 0: exit 2 still blocks, but the
+// reason is not taken from the part kept (which may parse as JSON the
+// whole would not), the output is not offered to json: expectations, and
+// a json: expectation over it never passes.
+func TestCutJSONOnExit2IsNoDecision(t *testing.T) {
+	// What was kept parses; the whole (the padding, then text) would not.
+	kept := `{"decision":"block","reason":"from the kept JSON"}` + strings.Repeat(" ", 64)
+	for _, ev := range []string{PreToolUse, Stop} {
+		res := confinedWith(kept)
+		res.ExitCode, res.Stderr, res.StdoutTruncated = 2, "from stderr", true
+		d := Decide(ev, res, nil)
+		if d.Outcome != report.OutcomeBlocked {
+			t.Errorf("%s: outcome %s, want blocked (exit 2)", ev, d.Outcome)
+		}
+		if strings.Contains(d.Reason, "kept JSON") || !strings.Contains(d.Reason, "from stderr") {
+			t.Errorf("%s: reason %q, want stderr's, not the cut JSON's", ev, d.Reason)
+		}
+		if d.Output != nil {
+			t.Errorf("%s: Output %v from a cut stdout", ev, d.Output)
+		}
+	}
+	// Exit 2 on an event it does not block: the cut JSON may decide, as
+	// on exit 0: error.
+	res := confinedWith(kept)
+	res.ExitCode, res.StdoutTruncated = 2, true
+	if d := Decide(SessionStart, res, nil); d.Outcome != report.OutcomeError || d.Output != nil {
+		t.Errorf("SessionStart exit 2 with cut JSON: %s (%s) output %v, want error and no output", d.Outcome, d.Reason, d.Output)
+	}
+	// Exit 0 (as before), and text that is no object, give no output either.
+	for _, out := range []string{kept, `[1,2]` + strings.Repeat(" ", 64)} {
+		res := confinedWith(out)
+		res.StdoutTruncated = true
+		if d := Decide(PreToolUse, res, nil); d.Output != nil {
+			t.Errorf("exit 0, cut stdout %.20q: Output %v", out, d.Output)
+		}
+	}
+	// Through a check: a json: expectation over the cut stdout of a hook
+	// that exits 2 never passes.
+	for _, exit := range []int{0, 2} {
+		rep := testOne(t, `json: {decision: block}`, func() (*sandbox.Result, error) {
+			r := confinedWith(kept)
+			r.ExitCode, r.Stderr, r.StdoutTruncated = exit, "no", true
+			return r, nil
+		})
+		if rep.Verdict == report.VerdictPass {
+			t.Errorf("exit %d: json: passed over a cut stdout: %v", exit, rules(rep))
+		}
+		// And it says why: stdout was not recorded whole, not "none" (at
+		// exit 0 the run itself failed: run/failed says so).
+		if exit == 2 && !slices.Contains(rules(rep), RuleNotRecorded) {
+			t.Errorf("exit %d: a json: expectation over a cut stdout gives %v, want %s", exit, rules(rep), RuleNotRecorded)
+		}
+	}
+}
