@@ -116,7 +116,7 @@ Flags:
 // commonFlags are the flags test and audit share.
 type commonFlags struct {
 	dir, config, format, output, shard, sandbox string
-	jobs                                        int
+	jobs, maxRuns                               int
 	quiet, rootSandbox                          bool
 	egress                                      string
 	allow                                       []string
@@ -133,6 +133,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
+	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (PATHs, --shard)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 }
@@ -162,6 +163,9 @@ func (c *commonFlags) validate(name string) error {
 	if c.jobs < 0 || c.jobs > maxJobs {
 		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) to %d", name, c.jobs, maxJobs)
 	}
+	if c.maxRuns < 1 {
+		return fmt.Errorf("%s: --max-runs %d: want at least 1", name, c.maxRuns)
+	}
 	// The flags replace the policy's egress, hosts included; --allow alone
 	// is checked too, and refused for want of --egress allow.
 	if c.egress != "" || len(c.allow) > 0 {
@@ -180,7 +184,7 @@ func (c *commonFlags) validate(name string) error {
 
 func (c *commonFlags) options(stderr io.Writer) runner.Options {
 	o := runner.Options{Dir: c.dir, Config: c.config, Shard: c.shard, Sandbox: sandbox.Mode(c.sandbox), Jobs: c.jobs,
-		Egress: c.policy, Executor: testAuditExecutor, RootSandbox: c.rootSandbox}
+		Egress: c.policy, Executor: testAuditExecutor, RootSandbox: c.rootSandbox, MaxRuns: c.maxRuns}
 	if !c.quiet {
 		o.Progress = &progressWriter{w: stderr}
 	}
@@ -553,7 +557,7 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 	case report.VerdictFail:
 		fmt.Fprintf(w, "Result: FAIL — %d error finding(s). Each points at the file and line to look at.\n", counts[report.SeverityError])
 	default:
-		fmt.Fprintln(w, "Result: ERROR — vigiles could not run some hooks (see run/refused or run/failed above).")
+		fmt.Fprintln(w, "Result: ERROR — vigiles could not run some hooks (see run/refused, run/failed, run/interrupted or plan/too-many-runs above).")
 	}
 }
 

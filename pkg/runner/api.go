@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -47,9 +50,22 @@ type Options struct {
 	Jobs int
 	// Executor runs hooks; nil = the real sandbox.
 	Executor Executor
-	// Progress receives a line per finished run; nil = quiet.
+	// Progress receives a line per finished run, and one naming the runs
+	// still running when ctx is cancelled; nil = quiet.
 	Progress io.Writer
+	// MaxRuns bounds the hook runs one Test or Audit (one shard of it)
+	// starts; 0 = DefaultMaxRuns. A plan of more runs nothing and reports
+	// a plan/too-many-runs finding (verdict error).
+	MaxRuns int
 }
+
+// DefaultMaxRuns is the most hook runs a Test or Audit starts (per
+// shard) when Options.MaxRuns is 0. Each run builds a sandbox: a
+// plugin that declares thousands of handlers must not turn an audit into
+// days of runs (20,000 PreToolUse handlers without a matcher plan
+// 160,000), and the caller decides to raise it, narrow the audit or shard
+// it.
+const DefaultMaxRuns = 10000
 
 // Errors Test, Audit and Merge wrap. Their errors say what went wrong
 // without naming the sentinel (kindError): it tells a caller the kind of
@@ -118,7 +134,13 @@ const (
 	RuleRunEgress  = "run/egress"
 	RuleRunEnvFile = "run/env-file"
 	RuleNoRun      = "plan/not-run"
-	RuleCheckHook  = "check/no-hook"
+	// RuleTooManyRuns: the plan holds more runs than Options.MaxRuns, so
+	// none was started (verdict error).
+	RuleTooManyRuns = "plan/too-many-runs"
+	// RuleRunInterrupted: the work was interrupted (ctx cancelled) while
+	// the run was running, or before runs were started (verdict error).
+	RuleRunInterrupted = "run/interrupted"
+	RuleCheckHook      = "check/no-hook"
 )
 
 // ParseShard parses "i/n" (1 ≤ i ≤ n); "" is 1/1.
@@ -192,9 +214,19 @@ func newSession(o Options, command string) (*session, error) {
 		return nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	data, err := readSmall(abs, maxDeclFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A link to nothing is there, and not a policy vigiles can read.
+		if _, lerr := os.Lstat(abs); lerr == nil {
+			err = fmt.Errorf("%s is a symbolic link to a file that does not exist", abs)
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && command == "audit" && !explicit:
-	case err != nil && command == "test" || err != nil && explicit:
+		// No policy: an audit runs on the built-in one. Only a file that
+		// is not there means that: one there that cannot be read (too
+		// large, a FIFO, a directory, no permission) is an error, as for
+		// test, never a pass on a policy its author did not write.
+	case err != nil:
 		return nil, errorf(ErrNoConfig, "reading %s: %w", cfgPath, err)
 	case err == nil:
 		rel := cfgPath
@@ -246,8 +278,14 @@ func newSession(o Options, command string) (*session, error) {
 	if exec == nil {
 		exec = SandboxExecutor
 	}
+	var progress io.Writer
+	if o.Progress != nil {
+		// The runs' lines and the interruption's come from goroutines of
+		// their own.
+		progress = &lockedWriter{w: o.Progress}
+	}
 	s.settings = &runSettings{dir: dir, mode: mode, egress: eg, timeout: d.Timeout, linger: d.Linger,
-		limits: d.Limits, outCap: d.OutputCap, rootSandbox: o.RootSandbox || d.RootSandbox, jobs: o.Jobs, exec: exec, progress: o.Progress}
+		limits: d.Limits, outCap: d.OutputCap, rootSandbox: o.RootSandbox || d.RootSandbox, jobs: o.Jobs, exec: exec, progress: progress}
 	return s, nil
 }
 
@@ -295,15 +333,16 @@ func (s *session) discover(paths []string) error {
 		roots = append(roots, s.dir)
 	}
 	for _, p := range paths {
-		a := s.abs(p)
-		if r, err := filepath.EvalSymlinks(a); err == nil {
-			a = r
-		}
-		if _, err := relTo(s.dir, a); err != nil {
+		// Looked up as discovery looks up what the repository names
+		// (beneath): a PATH may be a name the repository controls (a
+		// symbolic link a glob matched), and where it leads outside is
+		// not looked at, so every PATH that leads out gets the one error,
+		// whatever is there on the host.
+		a, fi, err := beneath(s.dir, s.dir, s.abs(p))
+		switch {
+		case errors.Is(err, ErrOutsideTree):
 			return &AuditPathError{Path: p, Dir: s.dir, Outside: true}
-		}
-		fi, err := os.Stat(a)
-		if err != nil || !fi.IsDir() {
+		case err != nil || !fi.IsDir():
 			return &AuditPathError{Path: p, Dir: s.dir}
 		}
 		roots = append(roots, a)
@@ -546,7 +585,8 @@ func (s *session) newReport(command string, runs []report.HookRun, finds []repor
 }
 
 // finish sorts a report and sets its verdict: error when a run was refused
-// or vigiles failed, fail when any finding is an error, else pass.
+// or vigiles failed, was interrupted or ran nothing for a plan over
+// Options.MaxRuns, fail when any finding is an error, else pass.
 func finish(rep *report.Report) {
 	if rep.Runs == nil {
 		rep.Runs = []report.HookRun{}
@@ -564,7 +604,7 @@ func finish(rep *report.Report) {
 		}
 	}
 	for _, f := range rep.Findings {
-		if f.Rule == RuleRunRefused || f.Rule == RuleRunFailed {
+		if f.Rule == RuleRunRefused || f.Rule == RuleRunFailed || f.Rule == RuleRunInterrupted || f.Rule == RuleTooManyRuns {
 			rep.Verdict = report.VerdictError
 		}
 	}
@@ -612,17 +652,18 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			where = "in the work tree"
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
-			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s at that directory "+
-				"and for plugin directories (%s or %s, with the skills, agents and commands they hold) and %s below it (not in dot-directories or node_modules, not through symbolic links), "+
-				"and for the frontmatter of %s/*/SKILL.md, %s/**/*.md and %s/**/*.md at that directory; audit the directory that holds the plugins",
-				where, claudeSettings, claudeSettingsLocal, claudePluginJSON, claudeHooksJSON, claudeMarketplace, claudeProjectSkills, claudeProjectAgents, claudeProjectCommands)})
+			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s "+
+				"and the frontmatter of %s/*/SKILL.md, %s/**/*.md and %s/**/*.md at that directory and in every .claude directory below it (a package's, as Claude Code started there loads them), "+
+				"and for plugin directories (%s or %s, with the skills, agents and commands they hold) and %s below it (not in dot-directories or node_modules, not through symbolic links); "+
+				"audit the directory that holds the plugins",
+				where, claudeSettings, claudeSettingsLocal, claudeProjectSkills, claudeProjectAgents, claudeProjectCommands, claudePluginJSON, claudeHooksJSON, claudeMarketplace)})
 	}
 	for _, h := range s.hooks {
 		if !h.Executable() {
 			plan = append(plan, &plannedRun{ID: h.ID, Hook: h, Payload: Payload{Event: h.Event}})
 			continue
 		}
-		ps, why := toolsFor(h, s.cfg.Payloads, s.dir)
+		ps, why := toolsFor(h, s.cfg.Payloads, s.cwdOf(h))
 		if len(ps) == 0 {
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityWarning, Location: h.Location, Hook: h.ID,
 				Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s", h.ID, why)})
@@ -638,10 +679,20 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		allIDs[p.ID] = true
 	}
 	mine := shardOf(plan, s.shardI, s.shardN)
-	results := s.settings.execute(ctx, mine)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("audit interrupted: %w", err)
+	if f := s.tooManyRuns("audit", plan, mine); f != nil {
+		// Nothing runs: the report says why, with what discovery found.
+		var finds []report.Finding
+		if s.shardI == 1 {
+			finds = append(finds, s.findings...)
+			finds = append(finds, planFinds...)
+		}
+		rep := s.newReport("audit", nil, append(finds, *f), nil)
+		if o.UpdateBaseline {
+			return rep, fmt.Errorf("the baseline was not written: the audit ran nothing (%s)", RuleTooManyRuns)
+		}
+		return rep, nil
 	}
+	results, stop := s.executeTracked(ctx, mine)
 
 	var finds []report.Finding
 	if s.shardI == 1 {
@@ -649,9 +700,15 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		finds = append(finds, planFinds...)
 	}
 	runs := make([]report.HookRun, 0, len(results))
+	var done []report.HookRun   // the runs that finished: all of them, unless interrupted
 	failed := map[string]bool{} // runs with run/refused or run/failed
-	for _, e := range results {
+	for i, e := range results {
 		runs = append(runs, e.run)
+		if f, cut := stop.finding(mine[i], e); cut {
+			finds = append(finds, f...)
+			continue
+		}
+		done = append(done, e.run)
 		rf := runFindings(e)
 		for _, f := range rf {
 			failed[e.run.ID] = failed[e.run.ID] || f.Rule == RuleRunRefused || f.Rule == RuleRunFailed
@@ -662,7 +719,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	var drift []report.Drift
 	var decl map[string]string // of the hooks listed, not run
 	if o.Baseline != "" {
-		decl = declarations(s.dir, runs)
+		decl = declaredOf(s.hooks)
 		bpath := s.abs(o.Baseline)
 		brel := o.Baseline
 		if r, err := relTo(s.dir, bpath); err == nil {
@@ -707,7 +764,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			if s.shardI == 1 {
 				removedIn = s.inPart
 			}
-			d, f := compareRuns(b, runs, decl, failed, allIDs, removedIn, sev)
+			// What an interruption stopped is not compared: its outcome
+			// is not the hook's (allIDs keeps it from reading removed).
+			d, f := compareRuns(b, done, decl, failed, allIDs, removedIn, sev)
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}
@@ -715,7 +774,16 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		finds = append(finds, egressNotices(runs)...)
 		finds = append(finds, envFileNotices(runs)...)
 	}
+	finds = append(finds, stop.summary("audit", mine)...)
 	rep := s.newReport("audit", runs, finds, drift)
+	if stop != nil {
+		// What finished is reported; the caller writes it and exits as
+		// interrupted. A baseline of part of the runs is never written.
+		if o.UpdateBaseline {
+			return rep, fmt.Errorf("audit interrupted: %w; the baseline was not written", stop.err)
+		}
+		return rep, fmt.Errorf("audit interrupted: %w", stop.err)
+	}
 	if o.UpdateBaseline {
 		if o.Baseline == "" {
 			return nil, errorf(ErrBadOption, "--update-baseline needs a baseline path")
@@ -787,10 +855,15 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	sortPlan(plan)
 	mine := shardOf(plan, s.shardI, s.shardN)
-	results := s.settings.execute(ctx, mine)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("test interrupted: %w", err)
+	if f := s.tooManyRuns("test", plan, mine); f != nil {
+		var finds []report.Finding
+		if s.shardI == 1 {
+			finds = append(finds, s.findings...)
+			finds = append(finds, planFinds...)
+		}
+		return s.newReport("test", nil, append(finds, *f), nil), nil
 	}
+	results, stop := s.executeTracked(ctx, mine)
 	var finds []report.Finding
 	if s.shardI == 1 {
 		finds = append(finds, s.findings...)
@@ -799,6 +872,10 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	runs := make([]report.HookRun, 0, len(results))
 	for i, e := range results {
 		runs = append(runs, e.run)
+		if f, cut := stop.finding(mine[i], e); cut {
+			finds = append(finds, f...)
+			continue // nothing to check against
+		}
 		rf := runFindings(e)
 		finds = append(finds, rf...)
 		finds = append(finds, envFileNotices([]report.HookRun{e.run})...)
@@ -807,7 +884,12 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		finds = append(finds, checkExpectations(mine[i].Check, e)...)
 	}
-	return s.newReport("test", runs, finds, nil), nil
+	finds = append(finds, stop.summary("test", mine)...)
+	rep := s.newReport("test", runs, finds, nil)
+	if stop != nil {
+		return rep, fmt.Errorf("test interrupted: %w", stop.err)
+	}
+	return rep, nil
 }
 
 // planCheck resolves a check to the runs it makes.
@@ -847,7 +929,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 		if tool == "" {
 			switch {
 			case c.Event == FileChanged:
-				if ps, _ := toolsFor(h, nil, s.dir); len(ps) == 1 {
+				if ps, _ := toolsFor(h, nil, s.cwdOf(h)); len(ps) == 1 {
 					tool = ps[0].Tool // the first file its matcher watches
 				}
 			case spec.Tool:
@@ -881,7 +963,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			case s.cfg.Payloads[tool] != nil:
 				ti = copyMap(s.cfg.Payloads[tool])
 			default:
-				ti = DefaultToolInput(tool, s.dir)
+				ti = DefaultToolInput(tool, s.cwdOf(h))
 			}
 		}
 		if c.Command == "" && (spec.Tool || spec.MatchField != "") && h.HasMatcher && !m.Match(tool) {
@@ -899,7 +981,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			id += runIDSep + h.ID
 		}
 		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
-			Payload: BuildPayload(c.Event, tool, s.dir, ti, c.Payload)})
+			Payload: BuildPayload(c.Event, tool, s.cwdOf(h), ti, c.Payload)})
 	}
 	return plan, finds
 }
@@ -1034,4 +1116,342 @@ func readSmall(p string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d vigiles reads", p, fi.Size(), max)
 	}
 	return os.ReadFile(p)
+}
+
+// cwdOf is the directory a hook's payloads name as their cwd: the one it
+// runs in (Hook.ProjectDir, a package's, else the work tree), as Claude
+// Code started there would send it.
+func (s *session) cwdOf(h *Hook) string {
+	if h.ProjectDir == "" {
+		return s.dir
+	}
+	return filepath.Join(s.dir, filepath.FromSlash(h.ProjectDir))
+}
+
+// tooManyRuns is the finding that stops a plan whose part for this shard
+// (mine) holds more hook runs than Options.MaxRuns: nil when it does not.
+// It names the bound, the file whose hooks make most of the runs, and the
+// ways to raise the bound or narrow the work.
+func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.Finding {
+	max := s.o.MaxRuns
+	if max <= 0 {
+		max = DefaultMaxRuns
+	}
+	n, all := 0, 0
+	perFile := map[string]int{}
+	for _, p := range plan {
+		if p.Hook.Executable() {
+			all++
+		}
+	}
+	for _, p := range mine {
+		if p.Hook.Executable() {
+			n++
+			perFile[p.Hook.Location.File]++
+		}
+	}
+	if n <= max {
+		return nil
+	}
+	top, most := "", 0
+	for f, c := range perFile {
+		if c > most || c == most && f < top {
+			top, most = f, c
+		}
+	}
+	what, narrow := "the audit", "audit part of the work tree (PATHs; the action's paths input), "
+	if command == "test" {
+		what, narrow = "the checks", "have the checks select fewer hooks, "
+	}
+	part := ""
+	if s.shardN > 1 {
+		part = fmt.Sprintf(" in shard %d/%d (%d in all)", s.shardI, s.shardN, all)
+	}
+	shards := (all + max - 1) / max
+	if shards <= s.shardN {
+		shards = s.shardN + 1
+	}
+	return &report.Finding{Rule: RuleTooManyRuns, Severity: report.SeverityError, Location: report.Location{File: top}, Title: "too many runs",
+		Message: fmt.Sprintf("%s plans %d hook runs%s, more than the %d vigiles starts (--max-runs), so none was run; %d of them are of hooks declared in %s. "+
+			"Raise the bound with --max-runs if so many are meant (each run builds a sandbox), %sor split the work with --shard i/%d, one job per part",
+			what, n, part, max, most, top, narrow, shards)}
+}
+
+// interruption is what cancelling the work's context stopped; nil when
+// the work ran to its end.
+type interruption struct {
+	err     error
+	cut     map[string]time.Duration // run id → how long it had run when it was stopped
+	started map[string]bool          // run ids whose command was started
+}
+
+// executeTracked runs the plan as runSettings.execute does, and knows
+// which runs are running: when ctx is cancelled, the progress names them
+// at once, and what comes back marks the runs the interruption stopped
+// (outcome error, never a pass) and those it never started.
+func (s *session) executeTracked(ctx context.Context, plan []*plannedRun) ([]executed, *interruption) {
+	t := newRunTracker(ctx, s.settings, plan)
+	rs := *s.settings
+	rs.exec = t.executor()
+	finished := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			t.tell(s.settings.progress)
+		case <-finished:
+		}
+	}()
+	out := rs.execute(ctx, plan)
+	close(finished)
+	wg.Wait()
+	err := ctx.Err()
+	if err == nil {
+		return out, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in := &interruption{err: err, cut: t.cut, started: t.started}
+	for i, p := range plan {
+		r := &out[i].run
+		if !p.Hook.Executable() {
+			if r.Outcome != report.OutcomeNotExecutable {
+				out[i] = rs.one(ctx, p, nil) // listed: nothing of it runs
+			}
+			continue
+		}
+		if d, ok := in.cut[p.ID]; ok {
+			r.Outcome = report.OutcomeError
+			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
+				err, d.Round(time.Millisecond))
+			if ms := float64(d.Microseconds()) / 1000; r.DurationMs < ms {
+				r.DurationMs = ms
+			}
+		} else if !in.started[p.ID] {
+			r.Outcome = report.OutcomeError
+			r.Reason = fmt.Sprintf("not run: vigiles was interrupted (%v) before its turn", err)
+		} else {
+			continue // finished before the signal: as it ran
+		}
+		out[i].decision = Decision{Outcome: r.Outcome, Reason: r.Reason}
+	}
+	return out, in
+}
+
+// finding is the finding of a run the interruption stopped, and whether
+// it was one (stopped, or never started: those are told once, by
+// summary); such a run has none of runFindings' and nothing to compare.
+func (in *interruption) finding(p *plannedRun, e executed) ([]report.Finding, bool) {
+	if in == nil || !p.Hook.Executable() {
+		return nil, false
+	}
+	if _, ok := in.cut[p.ID]; ok {
+		return []report.Finding{{Rule: RuleRunInterrupted, Severity: report.SeverityError, Location: e.run.Location, Hook: p.ID,
+			Title: "stopped by the interruption", Message: fmt.Sprintf("%s: %s", p.ID, e.run.Reason)}}, true
+	}
+	return nil, !in.started[p.ID]
+}
+
+// summary is the one finding that says the work was interrupted, and how
+// far it got; nil when it was not.
+func (in *interruption) summary(command string, plan []*plannedRun) []report.Finding {
+	if in == nil {
+		return nil
+	}
+	total, notRun := 0, 0
+	var cut []string
+	for _, p := range plan {
+		if !p.Hook.Executable() {
+			continue
+		}
+		total++
+		if _, ok := in.cut[p.ID]; ok {
+			cut = append(cut, p.ID)
+		} else if !in.started[p.ID] {
+			notRun++
+		}
+	}
+	stopped := ""
+	if len(cut) > 0 {
+		stopped = " (" + idList(cut, 10) + ")"
+	}
+	return []report.Finding{{Rule: RuleRunInterrupted, Severity: report.SeverityError, Title: "interrupted",
+		Message: fmt.Sprintf("vigiles %s was interrupted (%v): of %d hook run(s), %d finished and are reported as they ran, %d stopped while running%s, %d not started. "+
+			"Nothing is known of the runs it did not finish; a hook that was still running is the one to look at when the %s does not end",
+			command, in.err, total, total-len(cut)-notRun, len(cut), stopped, notRun, command)}}
+}
+
+// idList lists run ids, at most max of them, printable.
+func idList(ids []string, max int) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i == max {
+			fmt.Fprintf(&b, " and %d more", len(ids)-max)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(printable(id))
+	}
+	return b.String()
+}
+
+// runTracker wraps the executor of a plan's runs and keeps which runs
+// are running. A run is known by its sandbox.Spec (runSettings.spec), the
+// only thing the executor is given: runs of one spec (the same command,
+// directory, environment and payload) are told apart in plan order.
+type runTracker struct {
+	ctx   context.Context
+	inner Executor
+	total int // the plan's runs that are executed
+
+	mu      sync.Mutex
+	queue   map[string][]string // spec key → ids not yet given out, in plan order
+	running map[*trackedRun]bool
+	started map[string]bool
+	cut     map[string]time.Duration // runs that ended once ctx was done
+}
+
+type trackedRun struct {
+	id    string
+	start time.Time
+}
+
+func newRunTracker(ctx context.Context, rs *runSettings, plan []*plannedRun) *runTracker {
+	t := &runTracker{ctx: ctx, inner: rs.exec, queue: map[string][]string{}, running: map[*trackedRun]bool{},
+		started: map[string]bool{}, cut: map[string]time.Duration{}}
+	for _, p := range plan {
+		if p.Hook.Executable() {
+			t.total++
+			k := specKey(rs.spec(p))
+			t.queue[k] = append(t.queue[k], p.ID)
+		}
+	}
+	return t
+}
+
+// specKey is what tells the runs of a plan apart in the executor.
+func specKey(sp sandbox.Spec) string {
+	var in []byte
+	if br, ok := sp.Stdin.(*bytes.Reader); ok {
+		in = make([]byte, br.Size())
+		br.ReadAt(in, 0) // leaves the reader where it is
+	}
+	return strings.Join(sp.Command, "\x00") + "\x01" + sp.Cwd + "\x01" + strings.Join(sp.Env, "\x00") + "\x01" + string(in)
+}
+
+// claim gives out the id of the next run of spec ("" when none is left).
+func (t *runTracker) claim(spec sandbox.Spec) string {
+	k := specKey(spec)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	q := t.queue[k]
+	if len(q) == 0 {
+		return ""
+	}
+	t.queue[k] = q[1:]
+	return q[0]
+}
+
+func (t *runTracker) begin(id string) *trackedRun {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := &trackedRun{id: id, start: time.Now()}
+	t.running[r] = true
+	if id != "" {
+		t.started[id] = true
+	}
+	return r
+}
+
+func (t *runTracker) end(r *trackedRun) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.running, r)
+	if t.ctx.Err() != nil && r.id != "" {
+		t.cut[r.id] = time.Since(r.start)
+	}
+}
+
+// tell writes, when ctx is cancelled, the progress line that names the
+// runs that were running when it was: the ones the interruption stops, a
+// hung hook among them.
+func (t *runTracker) tell(w io.Writer) {
+	if w == nil {
+		return
+	}
+	t.mu.Lock()
+	var ids []string
+	var longest time.Duration
+	for r := range t.running {
+		ids = append(ids, orDefault(r.id, "(a run)"))
+		if d := time.Since(r.start); d > longest {
+			longest = d
+		}
+	}
+	for id, d := range t.cut { // ended since the signal: running when it came
+		ids = append(ids, id)
+		longest = max(longest, d)
+	}
+	notStarted := t.total - len(t.started)
+	t.mu.Unlock()
+	sort.Strings(ids)
+	running := "no run was running"
+	if len(ids) > 0 {
+		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(time.Second), idList(ids, 10))
+	}
+	fmt.Fprintf(w, "interrupted (%v): %s; %d of %d not started; the report marks them\n", t.ctx.Err(), running, notStarted, t.total)
+}
+
+func (t *runTracker) executor() Executor {
+	if p, ok := t.inner.(Preparer); ok {
+		return trackedPreparer{trackedExecutor{t}, p}
+	}
+	return trackedExecutor{t}
+}
+
+type trackedExecutor struct{ t *runTracker }
+
+func (e trackedExecutor) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	r := e.t.begin(e.t.claim(spec))
+	defer e.t.end(r)
+	return e.t.inner.Run(ctx, spec)
+}
+
+type trackedPreparer struct {
+	trackedExecutor
+	p Preparer
+}
+
+func (e trackedPreparer) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
+	id := e.t.claim(spec)
+	return &trackedPending{Pending: e.p.Prepare(ctx, spec), t: e.t, id: id}
+}
+
+// trackedPending is a prepared run: its command starts with Wait.
+type trackedPending struct {
+	Pending
+	t  *runTracker
+	id string
+}
+
+func (p *trackedPending) Wait() (*sandbox.Result, error) {
+	r := p.t.begin(p.id)
+	defer p.t.end(r)
+	return p.Pending.Wait()
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

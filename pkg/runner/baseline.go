@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -285,125 +282,20 @@ func listedType(r report.HookRun) string {
 	return r.Type
 }
 
-// declarations reads, for every run of a hook that is listed, not run and
-// is no command hook, its handler as declared (declaredAt), by run id.
-func declarations(dir string, runs []report.HookRun) map[string]string {
+// declaredOf is, by run id, the handler as declared (Hook.Declared, which
+// discovery fills in from what it parsed) of every hook that is listed,
+// not run and is no command hook: the decl a baseline keeps and compares
+// (newBaseline, compareRuns). Such a hook has one run, whose id is the
+// hook's.
+func declaredOf(hooks []*Hook) map[string]string {
 	out := map[string]string{}
-	files := map[string]*declFile{}
-	for _, r := range runs {
-		if r.Outcome != report.OutcomeNotExecutable || listedType(r) == "" || r.Location.File == "" {
+	for _, h := range hooks {
+		if h.Executable() || h.Type == TypeCommand {
 			continue
 		}
-		f, ok := files[r.Location.File]
-		if !ok {
-			f = readDeclFile(dir, r.Location.File)
-			files[r.Location.File] = f
-		}
-		out[r.ID] = f.at(r.Location)
+		out[h.ID] = h.Declared
 	}
 	return out
-}
-
-// declFile is a declaration file read again for the handlers of hooks that
-// are listed, not run: its JSON, or a markdown file's frontmatter.
-type declFile struct {
-	json *jnode
-	fm   *yaml.Node // the frontmatter's document
-	off  int        // line n of the frontmatter is line n+off of the file
-	// whole is what stands for every handler of the file where none can
-	// be placed: a digest of its text.
-	whole string
-}
-
-// readDeclFile reads file (relative to dir) as discovery does: inside the
-// tree, a regular file of at most maxDeclFile bytes (the first of a
-// markdown file's).
-func readDeclFile(dir, file string) *declFile {
-	abs := filepath.Join(dir, filepath.FromSlash(file))
-	_, fi, err := beneath(dir, dir, abs)
-	if err != nil || !fi.Mode().IsRegular() {
-		return &declFile{}
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return &declFile{}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxDeclFile))
-	f.Close()
-	if err != nil {
-		return &declFile{}
-	}
-	sum := sha256.Sum256(data)
-	d := &declFile{whole: fmt.Sprintf("(the file's sha256 %x)", sum)}
-	if !strings.HasSuffix(file, ".md") {
-		d.json, _ = parseJSON(data)
-		return d
-	}
-	fm, first, state := splitFrontmatter(bytes.ToValidUTF8(data, []byte("\uFFFD")))
-	if state != fmClosed {
-		return d
-	}
-	doc, _, err := decodeYAML(fm)
-	if err != nil {
-		doc, _, err = decodeYAML(quoteProblematicValues(fm))
-	}
-	if err == nil {
-		d.fm, d.off = doc, first-1
-	}
-	return d
-}
-
-// at is the handler that starts at loc, as a baseline keeps it: its JSON
-// (keys sorted, the last of a key given twice, as Claude Code reads it);
-// for a handler inside markdown carried in a JSON string, where every hook
-// is placed at the string, the string's sha256; the file's sha256 where no
-// handler can be found at loc (so that any change of the file is drift);
-// "" where the file cannot be read at all.
-func (d *declFile) at(loc report.Location) string {
-	var v any
-	found := false
-	if d.json != nil {
-		var walk func(n *jnode)
-		walk = func(n *jnode) {
-			if n.Pos.Line == loc.Line && n.Pos.Col == loc.Column {
-				v, found = n.toValue(), true // the deepest one that starts there
-			}
-			for _, m := range n.Members {
-				walk(m.Value)
-			}
-			for _, e := range n.Elems {
-				walk(e)
-			}
-		}
-		walk(d.json)
-	}
-	if d.fm != nil {
-		var walk func(n *yaml.Node)
-		walk = func(n *yaml.Node) {
-			if n.Kind == yaml.MappingNode && n.Line+d.off == loc.Line && n.Column == loc.Column {
-				if x, _, err := yamlValue(n); err == nil {
-					v, found = x, true
-				}
-			}
-			for _, c := range n.Content {
-				walk(c)
-			}
-		}
-		walk(d.fm)
-	}
-	if !found {
-		return d.whole
-	}
-	if str, ok := v.(string); ok {
-		return fmt.Sprintf("(inline markdown, sha256 %x)", sha256.Sum256([]byte(str)))
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return d.whole
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // runFile is the file a run's hook was declared in, as its location names

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -326,6 +328,11 @@ type hookCtx struct {
 	// the way to the file, each followed by ":" (mdDir); agentType the
 	// agent's type once its frontmatter is read (agentType).
 	agentNS, agentType string
+	// inlineDecl is, for the hooks of markdown carried in a JSON string
+	// (inlineCommand), what stands for each of their declarations
+	// (Hook.Declared): the string's digest, as every one of them is
+	// placed at the string. "" elsewhere.
+	inlineDecl string
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
@@ -591,7 +598,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
-		InPlugin: ctx.isPlugin, AgentType: ctx.agentType,
+		InPlugin: ctx.isPlugin, AgentType: ctx.agentType, Declared: declaredText(ctx, h),
 	}
 	projDir := c.projectDirOf(ctx)
 	if r, err := relTo(c.dir, projDir); err == nil && r != "." {
@@ -721,6 +728,23 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		return
 	}
 	c.out.Hooks = append(c.out.Hooks, hook)
+}
+
+// declaredText is handler h of ctx as declared (Hook.Declared): its JSON,
+// compact, keys sorted, the last of a key given twice (as Claude Code
+// reads it), a frontmatter's YAML as the JSON it reads as; for a handler
+// of markdown carried in a JSON string, ctx.inlineDecl.
+func declaredText(ctx hookCtx, h *jnode) string {
+	if ctx.inlineDecl != "" {
+		return ctx.inlineDecl
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(h.toValue()); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
 // projectDirOf is the directory the hooks of ctx run in, which

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -238,6 +239,7 @@ func (c *claudeDisc) inlineCommand(ctx hookCtx, declFile, prefix string, v *jnod
 		return
 	}
 	ctx.file = declFile
+	ctx.inlineDecl = fmt.Sprintf("(inline markdown, sha256 %x)", sha256.Sum256([]byte(v.Str)))
 	c.frontmatter(ctx, fm, fmPlace{off: first - 1, pin: &v.Pos, prefix: prefix + "hooks."})
 }
 

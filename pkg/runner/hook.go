@@ -83,6 +83,15 @@ type Hook struct {
 	// with CLAUDE_PROJECT_DIR naming it, as Claude Code would run it. ""
 	// for every other hook: the work tree.
 	ProjectDir string
+	// Declared is the handler as declared, as a baseline keeps a hook
+	// that is listed, not run (BaselineRun.Declared): its JSON, compact,
+	// with keys sorted and the last of a key given twice (as Claude Code
+	// reads it), a frontmatter's YAML as the JSON it reads as; for a
+	// handler of markdown carried inline in a JSON string (whose hooks
+	// are all placed at the string), "(inline markdown, sha256 <hex>)" of
+	// the string. Filled in by discovery from what it parsed, so that it
+	// is the declaration the audit saw.
+	Declared string
 	// AgentType is, for a hook an agent declares in its frontmatter, the
 	// agent_type Claude Code gives that agent (its name; for a plugin's
 	// agent prefixed "<plugin>:"): the one a SubagentStop payload carries
