@@ -301,6 +301,12 @@ func TestWritePatternMatching(t *testing.T) {
 		{".git", false, []string{".git", "sub/.git"}, []string{".git/hooks/x"}},
 		{"*.log", true, []string{"a.log", "d/a.log", "x.log/y"}, []string{"a.logs"}},
 		{"logs/*.log", true, []string{"logs/a.log"}, []string{"logs/a/b.log", "x/logs/a.log"}},
+		// A wildcard before "/**" gives no directory form: it would match
+		// the files beside the directories (a second review: wrote-only
+		// [packages/*/**, ~/*/**] allowed packages/evil.sh and ~/.bashrc).
+		{"packages/*/**", false, []string{"packages/a/out"}, []string{"packages/evil.sh", "packages/a"}},
+		{"~/*/**", false, []string{"~/.config/x"}, []string{"~/.bashrc"}},
+		{"*/**", false, []string{"a/b"}, []string{"README.md", "."}},
 	} {
 		p, err := ParsePathPattern(tc.pat)
 		if err != nil {
@@ -321,13 +327,18 @@ func TestWritePatternMatching(t *testing.T) {
 		}
 	}
 	// no-write reads its patterns as Covering; wrote-only does not.
+	// The directory form matches the directory, not a file at its path.
+	if p, _ := ParsePathPattern(".git/**"); !p.MatchWrite(".git", "dir") || !p.MatchWrite(".git", "") || p.MatchWrite(".git", "file") {
+		t.Errorf(".git/** as a directory %v, of no kind %v, as a file %v; want true, true, false",
+			p.MatchWrite(".git", "dir"), p.MatchWrite(".git", ""), p.MatchWrite(".git", "file"))
+	}
 	cfg, errs := configErrs(t, "checks:\n  - {name: a, command: x, expect: {no-write: [.git], wrote-only: [.git]}}\n")
 	if errs != "" {
 		t.Fatal(errs)
 	}
 	nw, wo := cfg.Checks[0].Expect[0], cfg.Checks[0].Expect[1]
-	if !anyPath(nw.Paths, ".git/hooks/x") || anyPath(wo.Paths, ".git/hooks/x") {
-		t.Errorf("no-write [.git] matches .git/hooks/x: %v; wrote-only [.git]: %v; want true, false", anyPath(nw.Paths, ".git/hooks/x"), anyPath(wo.Paths, ".git/hooks/x"))
+	if !anyPath(nw.Paths, ".git/hooks/x", "file") || anyPath(wo.Paths, ".git/hooks/x", "file") {
+		t.Errorf("no-write [.git] matches .git/hooks/x: %v; wrote-only [.git]: %v; want true, false", anyPath(nw.Paths, ".git/hooks/x", "file"), anyPath(wo.Paths, ".git/hooks/x", "file"))
 	}
 }
 

@@ -170,7 +170,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			var bad []string
 			for _, w := range r.Writes {
-				m := anyPath(x.Paths, w.Path)
+				m := anyPath(x.Paths, w.Path, w.Kind)
 				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
 					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
 				}
@@ -297,9 +297,9 @@ func anyHost(ps []HostPattern, e evidence.Egress) bool {
 	return false
 }
 
-func anyPath(ps []PathPattern, path string) bool {
+func anyPath(ps []PathPattern, path, kind string) bool {
 	for _, p := range ps {
-		if p.Match(path) {
+		if p.MatchWrite(path, kind) {
 			return true
 		}
 	}

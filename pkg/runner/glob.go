@@ -160,7 +160,11 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		return PathPattern{}, fmt.Errorf("glob %q: %s", s, msg)
 	}
 	pp.glob = g
-	if d, ok := strings.CutSuffix(g, "/**"); ok && d != "" && d != "**" {
+	// "dir/**" matches dir itself too (a change of its own mode or
+	// times) where dir's last segment is literal: with a wildcard there
+	// ("packages/*/**") the second glob would match every file beside
+	// the directories too, and a wrote-only of it would allow them.
+	if d, ok := strings.CutSuffix(g, "/**"); ok && d != "" && !strings.ContainsAny(d[strings.LastIndex(d, "/")+1:], `*?[\`) {
 		pp.dir = d
 	}
 	return pp, nil
@@ -278,11 +282,18 @@ func recordedForm(g string) (string, bool) {
 }
 
 // Match reports whether a written path matches.
-func (p PathPattern) Match(path string) bool {
+func (p PathPattern) Match(path string) bool { return p.MatchWrite(path, "") }
+
+// MatchWrite reports whether a write of path, of the kind the record
+// gives it ("" where it gives none, as for a delete), matches: the
+// directory a "dir/**" glob is under only as a directory (or of no known
+// kind), never a file, link or device that stands at its path.
+func (p PathPattern) MatchWrite(path, kind string) bool {
 	if p.re != nil {
 		return p.re.MatchString(path)
 	}
-	return globMatch(p.glob, path) || p.dir != "" && globMatch(p.dir, path) || p.under != "" && globMatch(p.under, path)
+	asDir := p.dir != "" && (kind == "" || kind == "dir")
+	return globMatch(p.glob, path) || asDir && globMatch(p.dir, path) || p.under != "" && globMatch(p.under, path)
 }
 
 // HostPattern is an egress-only entry: an exact host, "*.suffix" (any
