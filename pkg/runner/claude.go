@@ -133,13 +133,17 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
-			c.project(sub)
-		}
 		if c.isPluginRoot(sub) {
 			c.plugin(sub, "", nil, "", report.Location{})
 		}
 		c.marketplace(sub)
+		// After the plugin: a plugin may keep its components under its
+		// own .claude (commands: ./.claude/commands), which are the
+		// plugin's (its name, CLAUDE_PLUGIN_ROOT), not a package's; a
+		// file read once is not read again.
+		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
+			c.project(sub)
+		}
 		c.below(sub)
 	}
 }

@@ -291,3 +291,26 @@ func TestNewerEventsHavePayloads(t *testing.T) {
 		t.Errorf("docEvents is not every known event (-known +shown):\n%s", diff)
 	}
 }
+
+// TestPluginComponentsUnderItsOwnClaudeDir: a plugin that keeps its
+// commands under its own .claude (commands: ./.claude/commands) keeps them
+// as the plugin's, with its name and CLAUDE_PLUGIN_ROOT, though the walk
+// now reads every nested .claude as a package's too (a second review: the
+// package read them first, as "pk" with no plugin root, and the hook's
+// script was never run).
+func TestPluginComponentsUnderItsOwnClaudeDir(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/pk/.claude-plugin/plugin.json": `{"name": "pk-tools", "commands": "./.claude/commands"}`,
+		"plugins/pk/.claude/commands/go.md":     "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"${CLAUDE_PLUGIN_ROOT}/scripts/x.sh\"}]\n---\n",
+		"plugins/pk/scripts/x.sh":               "#!/bin/sh\ntrue\n",
+	})
+	s := discoverAll(t, dir)
+	var got []string
+	for _, h := range s.hooks {
+		got = append(got, h.Plugin+" "+h.ID+" "+h.ProjectDir)
+	}
+	want := []string{"pk-tools plugins/pk/.claude/commands/go.md#hooks.Stop[0].hooks[0] "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hooks (-want +got):\n%s", diff)
+	}
+}
