@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,9 @@ options from the action's inputs (INPUT_* variables), not from flags:
   sarif            path to write SARIF 2.1.0 for code scanning, relative
                    to the workspace and inside it
   shard            i/n: run one part of the work (a matrix job)
+  max-runs         test and audit: the most hook runs to start, per shard
+                   (default 10000); a plan of more runs none and reports
+                   plan/too-many-runs
   hook-logs        true | false (default false): print every hook's raw
                    stdout and stderr in the log, fenced so no line of it
                    runs as a workflow command; problem matchers of earlier
@@ -130,6 +134,7 @@ type actionInputs struct {
 	CheckRun       bool
 	SARIF          string
 	Shard          string
+	MaxRuns        int // 0: runner.DefaultMaxRuns
 	Reports        []string
 	HookLogs       bool
 }
@@ -299,6 +304,17 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		// a file written elsewhere would be lost with the container.
 		bad("input sarif: %q must be a path inside the workspace, relative to it", in.SARIF)
 	}
+	if v := input(getenv, "max-runs"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < 1:
+			bad("input max-runs: %q: want a whole number of at least 1", v)
+		case in.Command == "merge":
+			bad("input max-runs: merge runs no hooks")
+		default:
+			in.MaxRuns = n
+		}
+	}
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
 			bad("input shard: %v", err)
@@ -430,7 +446,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
-		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, Executor: deps.executor,
+		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Executor: deps.executor,
 		Progress: &progressWriter{w: stderr},
 	}
 	do := deps.test

@@ -436,6 +436,9 @@ func TestActionInputValidation(t *testing.T) {
 		{"allow an address", map[string]string{"allow": "1.2.3.4"}, "input allow"},
 		{"allow a bad port", map[string]string{"allow": "a.example.test:99999"}, "input allow"},
 		{"egress allow without hosts", map[string]string{"egress": "allow"}, "input egress"},
+		{"max-runs not a number", map[string]string{"command": "audit", "max-runs": "lots"}, "input max-runs"},
+		{"max-runs zero", map[string]string{"command": "audit", "max-runs": "0"}, "input max-runs"},
+		{"max-runs with merge", map[string]string{"command": "merge", "reports": "a.json", "max-runs": "5"}, "input max-runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readInputs(func(k string) string {

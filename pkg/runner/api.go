@@ -162,8 +162,12 @@ func ParseShard(s string) (i, n int, err error) {
 
 // session is the state Test and Audit share.
 type session struct {
-	o        Options
-	dir      string
+	o   Options
+	dir string
+	// spelled is the work tree as the caller spelled it (--dir, or the
+	// working directory, made absolute with its links kept): an absolute
+	// PATH under it is taken relative to the tree.
+	spelled  string
 	cfg      *Config
 	findings []report.Finding
 	hooks    []*Hook
@@ -194,6 +198,7 @@ func newSession(o Options, command string) (*session, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("work tree: %w", err)
 	}
+	s.spelled = dir
 	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		return nil, fmt.Errorf("work tree: %w", err)
 	}
@@ -338,7 +343,13 @@ func (s *session) discover(paths []string) error {
 		// symbolic link a glob matched), and where it leads outside is
 		// not looked at, so every PATH that leads out gets the one error,
 		// whatever is there on the host.
-		a, fi, err := beneath(s.dir, s.dir, s.abs(p))
+		at := s.abs(p)
+		if rel, err := filepath.Rel(s.spelled, p); err == nil && filepath.IsAbs(p) && rel != ".." && !strings.HasPrefix(rel, "../") {
+			// Under --dir as it was spelled, through a link to the tree:
+			// the caller's own spelling, not a link of the repository's.
+			at = s.abs(rel)
+		}
+		a, fi, err := beneath(s.dir, s.dir, at)
 		switch {
 		case errors.Is(err, ErrOutsideTree):
 			return &AuditPathError{Path: p, Dir: s.dir, Outside: true}
@@ -1172,8 +1183,8 @@ func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.
 		shards = s.shardN + 1
 	}
 	return &report.Finding{Rule: RuleTooManyRuns, Severity: report.SeverityError, Location: report.Location{File: top}, Title: "too many runs",
-		Message: fmt.Sprintf("%s plans %d hook runs%s, more than the %d vigiles starts (--max-runs), so none was run; %d of them are of hooks declared in %s. "+
-			"Raise the bound with --max-runs if so many are meant (each run builds a sandbox), %sor split the work with --shard i/%d, one job per part",
+		Message: fmt.Sprintf("%s plans %d hook runs%s, more than the %d vigiles starts (--max-runs; the action's max-runs input), so none was run; %d of them are of hooks declared in %s. "+
+			"Raise the bound if so many are meant (each run builds a sandbox), %sor split the work with --shard i/%d (the shard input), one job per part",
 			what, n, part, max, most, top, narrow, shards)}
 }
 
@@ -1202,6 +1213,11 @@ func (s *session) executeTracked(ctx context.Context, plan []*plannedRun) ([]exe
 		case <-ctx.Done():
 			t.tell(s.settings.progress)
 		case <-finished:
+			// The runs may all have ended on the cancel before this
+			// goroutine saw it: the line is said all the same.
+			if ctx.Err() != nil {
+				t.tell(s.settings.progress)
+			}
 		}
 	}()
 	out := rs.execute(ctx, plan)

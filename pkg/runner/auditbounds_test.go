@@ -292,6 +292,19 @@ func TestAuditPathLeadingOutIsOneError(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Outside {
 		t.Errorf("a PATH linked to nothing inside: %v; want not a directory", err)
 	}
+	// An absolute PATH spelled through a link to the tree (the caller's
+	// --dir, or its working directory) is under the tree (a second review:
+	// it was refused as outside).
+	link := filepath.Join(t.TempDir(), "tree")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Audit(context.Background(), Options{Dir: link, Paths: []string{filepath.Join(link, "plugins/a")}, Executor: fakeHooks()}); err != nil {
+		t.Errorf("an absolute PATH under --dir spelled through a link: %v", err)
+	}
+	if _, err := Audit(context.Background(), Options{Dir: link, Paths: []string{filepath.Join(link, "plugins/a/rootlink")}, Executor: fakeHooks()}); !errors.Is(err, ErrOutsideTree) {
+		t.Errorf("an absolute PATH under --dir spelled through a link, leading out: %v; want outside the work tree", err)
+	}
 }
 
 // TestPackageHookPayloadCwd: a hook of a package's .claude runs in that
