@@ -128,7 +128,10 @@ func openNFLOG(group uint16, deliver func(packetEvent)) (*nflog, error) {
 // 1), and the reader, reading in order, sees it after them.
 func (l *nflog) sync() {
 	l.mu.Lock()
-	if l.err != nil || l.closing.Load() {
+	if l.err != nil || l.lost > 0 || l.closing.Load() {
+		// Nothing to order: the record is incomplete once messages were
+		// lost, and no later sync waits for a marker that may be among
+		// the next ones lost.
 		l.mu.Unlock()
 		return
 	}

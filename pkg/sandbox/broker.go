@@ -639,6 +639,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	readyW.Close()
 	exeFile.Close()
 	reaperFile.Close()
+	migrate.Close() // the sandbox holds it: a root-opened cgroup file no longer than needed
 	waitDone := make(chan error, 1)
 	go func() { procwait.Exited(cmd.Process.Pid); waitDone <- cmd.Wait() }()
 	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
