@@ -55,7 +55,7 @@ type BaselineRun struct {
 	// Type and Declared are kept for a hook that is listed, not run
 	// (outcome not-executable): Type is its type where that is not
 	// command (http, prompt, agent, mcp_tool), and Declared its handler
-	// as declared (declaredAt), so that a changed URL, server, tool or
+	// as declared (Hook.Declared, as discovery read it), so that a changed URL, server, tool or
 	// prompt is drift although nothing of it runs. Both are left out for
 	// every other run, and in a baseline written before they were kept.
 	Type     string   `json:"type,omitempty"`
