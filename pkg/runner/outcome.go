@@ -150,8 +150,8 @@ var outcomeRules = map[string]eventRules{
 	InstructionsLoaded: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
 	// ConfigChange: exit 2 or `decision: "block"` keeps the change from
 	// taking effect; systemMessage and continue are discarded. (A
-	// policy_settings change cannot be blocked at all; Decide does not
-	// see the payload's source.)
+	// policy_settings change cannot be blocked at all: the run, which
+	// knows the payload's source, reads such a block as allowed.)
 	ConfigChange: {ignoresContinue: true},
 	// DirectoryAdded: the directory is already added; stderr goes to the
 	// debug log, continue is discarded, systemMessage is delivered.

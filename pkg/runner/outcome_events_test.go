@@ -1,11 +1,13 @@
 package runner
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -181,6 +183,36 @@ func TestCutJSONOnExit2IsNoDecision(t *testing.T) {
 		// exit 0 the run itself failed: run/failed says so).
 		if exit == 2 && !slices.Contains(rules(rep), RuleNotRecorded) {
 			t.Errorf("exit %d: a json: expectation over a cut stdout gives %v, want %s", exit, rules(rep), RuleNotRecorded)
+		}
+	}
+}
+
+// TestPolicySettingsChangeCannotBeBlocked: the hooks reference says a
+// ConfigChange of the managed policy settings cannot be blocked, so a hook
+// that would block it leaves it allowed (saying so); another source's
+// change it blocks.
+func TestPolicySettingsChangeCannotBeBlocked(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"ConfigChange": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}}`,
+		".vigiles.yml": "checks:\n" +
+			"  - {name: policy, hook: project, event: ConfigChange, tool: policy_settings, expect: {allowed: true}}\n" +
+			"  - {name: project, hook: project, event: ConfigChange, tool: project_settings, expect: {blocked: true}}\n",
+	})
+	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		r := confinedWith("")
+		r.ExitCode, r.Stderr = 2, "no"
+		return r, nil
+	}}
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s: %v", rep.Verdict, rules(rep))
+	}
+	for _, r := range rep.Runs {
+		if r.Tool == "policy_settings" && !strings.Contains(r.Reason, "cannot be blocked") {
+			t.Errorf("the policy_settings run's reason %q does not say why it is allowed", r.Reason)
 		}
 	}
 }
