@@ -770,9 +770,11 @@ func TestAllowUpstreamAskedDirectlyIsRefused(t *testing.T) {
 	for _, c := range []struct {
 		name           string
 		allow, allowIP []string
+		nat64          bool // also ask it at its NAT64 address, which allow-ip covers
 	}{
-		{"allow-ip covers the upstream", []string{"up.example.test"}, []string{"192.0.2.0/24"}},
-		{"an allowed name resolves to the upstream", []string{"up.example.test"}, nil},
+		{"allow-ip covers the upstream", []string{"up.example.test"}, []string{"192.0.2.0/24"}, false},
+		{"an allowed name resolves to the upstream", []string{"up.example.test"}, nil, false},
+		{"allow-ip covers the upstream's NAT64 address", []string{"up.example.test"}, []string{"64:ff9b::/96"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := probeDir(t, map[string]string{"peer.py": peerResolver, "client.py": directClient})
@@ -780,6 +782,12 @@ func TestAllowUpstreamAskedDirectlyIsRefused(t *testing.T) {
 			// The peer's server takes the log's path after the ready file's.
 			prelude := strings.Replace(fmt.Sprintf(peerPrelude, dir), "$d/peer.py $d/ready", "$d/peer.py $d/ready $d/dns.log", 1)
 			script := prelude + "getent ahostsv4 up.example.test | head -1\npython3 " + dir + "/client.py secret.offlist.test\n"
+			if c.nat64 {
+				// Through a NAT64 gateway 64:ff9b::c000:202 is the
+				// upstream; the peer stands in for the gateway's route.
+				script += "ip -6 route add 64:ff9b::/96 via 2001:db8:1::2\n" +
+					`python3 -c 'import socket; s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); s.sendto(b"\x00\x01\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x01x\x00\x00\x01\x00\x01", ("64:ff9b::c000:202", 53))'` + "\n"
+			}
 			res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:" + script}}, nil)
 			if res.SetupErr != "" {
 				t.Fatalf("setup: %s", res.SetupErr)
@@ -807,6 +815,9 @@ func TestAllowUpstreamAskedDirectlyIsRefused(t *testing.T) {
 			}
 			if res.Dropped == nil || res.Dropped.Packets < 2 {
 				t.Errorf("dropped = %+v, want the direct questions counted", res.Dropped)
+			}
+			if e, ok := connectEntryFor(res.Egress, "64:ff9b::c000:202", 53, "udp"); c.nat64 && (!ok || e.Allowed) {
+				t.Errorf("udp to the upstream's NAT64 address: %+v (found %v), want refused", e, ok)
 			}
 		})
 	}

@@ -242,20 +242,32 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			// the list, and the names would leave in its questions.
 			// The output chain's rule counts the packet (Finish adds up
 			// that chain's counters); the chain logs and refuses it.
+			// An IPv4 upstream is refused at its NAT64 address too
+			// (64:ff9b::/96, which a NAT64 gateway leads to it), which an
+			// --allow-ip range of IPv6 may cover.
 			refuse := c.AddChain(&nftables.Chain{Name: "refused", Table: t})
 			ports := []uint16{up.Port()}
 			if up.Port() != 53 {
 				ports = append(ports, 53)
 			}
+			addrs := []netip.Addr{up.Addr()}
+			if up.Addr().Is4() {
+				v4 := up.Addr().As4()
+				b := nat64.Addr().As16()
+				copy(b[12:], v4[:])
+				addrs = append(addrs, netip.AddrFrom16(b))
+			}
 			for _, port := range ports {
 				for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {
-					add(out, slices.Concat(matchDaddr(up.Addr()), []expr.Any{
-						&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-						&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
-						&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-						&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(port)},
-						&expr.Counter{},
-						&expr.Verdict{Kind: expr.VerdictGoto, Chain: refuse.Name}})...)
+					for _, a := range addrs {
+						add(out, slices.Concat(matchDaddr(a), []expr.Any{
+							&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+							&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
+							&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+							&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(port)},
+							&expr.Counter{},
+							&expr.Verdict{Kind: expr.VerdictGoto, Chain: refuse.Name}})...)
+					}
 				}
 			}
 			add(refuse, logTo(logPrefixDrop))
