@@ -206,6 +206,37 @@ expect "0 1" "action.yml's container command writing a new baseline (its new dir
     { echo "a sarif outside the workspace: exit $refused, want 2 naming the input" >&2; cat /tmp/refused >&2; exit 99; }
   exit $code'
 
+# A cancelled step: the runner's SIGTERM reaches the container's pid 1, the
+# shell of action.yml's command, which the kernel gives only the signals it
+# handles. It passes it on to the engine, which writes what it has (the
+# report, the outputs: verdict error) with the hung hook marked interrupted.
+# Here the shell is pid 1 of a new pid namespace and gets SIGTERM from
+# outside it, as from docker.
+mkdir -p "$root/work/slow/plugins/slow/hooks"
+printf '%s\n' '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 60"}]}]}}' \
+  >"$root/work/slow/plugins/slow/hooks/hooks.json"
+rm -f "$root"/github/file_commands/*
+expect "0" "action.yml's container command, cancelled: the engine gets the signal and writes its reports" -- /bin/sh -c '
+  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/slow RUNNER_TEMP=/tmp
+  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
+  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
+  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  export INPUT_COMMAND=audit INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
+  export HOST_UID=1001 HOST_GID=1002
+  cd /work/slow
+  unshare --pid --fork --mount-proc /bin/sh /action-entry.sh >/tmp/cancel.log 2>&1 &
+  u=$!
+  sleep 5
+  init=$(cat /proc/$u/task/$u/children)
+  [ -n "$init" ] || { echo "no pid 1 under unshare" >&2; cat /tmp/cancel.log >&2; exit 99; }
+  kill -TERM $init
+  wait $u; code=$?
+  [ "$code" = 125 ] || { echo "exit $code, want 125 (interrupted)" >&2; cat /tmp/cancel.log >&2; exit 99; }
+  grep -q "^verdict=error$" $GITHUB_OUTPUT || { echo "no verdict=error output" >&2; cat /tmp/cancel.log >&2; exit 99; }
+  grep -q "run/interrupted" /tmp/vigiles/report-audit.json || { echo "the report does not mark the interruption" >&2; exit 99; }
+  grep -q "plugins/slow" /tmp/cancel.log || { echo "the log does not name the hook still running" >&2; cat /tmp/cancel.log >&2; exit 99; }
+  exit 0'
+
 if [ "$status" = 0 ]; then
   echo "image-test: PASS" >&2
 else
