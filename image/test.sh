@@ -98,6 +98,12 @@ mkdir -p "$root/work"
 cp -a examples "$root/work/examples"
 mkdir -p "$root/github/file_commands"
 cp image/testdata/pull_request.json "$root/github/event.json"
+# What the runner sets for every step, as the steps below read it.
+cat >"$root/github/env.sh" <<'ENV'
+export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
+export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
+export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+ENV
 
 # Inside: the root filesystem becomes / through bubblewrap (pivot_root), as
 # a container's would. Not chroot: the kernel refuses new user namespaces
@@ -148,9 +154,7 @@ expect "0 1" "vigiles audit on examples/ against its baseline" -- \
 tail -n 5 "$work/err" >&2
 expect "1" "the action entry point, as a pull_request step starts it" -- /bin/sh -c '
   export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/examples RUNNER_TEMP=/tmp
-  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
-  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
-  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  . /github/env.sh
   # The runner names inputs INPUT_<NAME> with hyphens kept: not a shell
   # variable name, so env sets them.
   env INPUT_COMMAND=test INPUT_CHECK-RUN=false INPUT_SARIF=vigiles.sarif vigiles; code=$?
@@ -167,9 +171,7 @@ grep -q 'vigiles action' "$root/action-entry.sh" || die "could not extract the c
 rm -f "$root"/github/file_commands/*
 expect "1" "action.yml's container command (composite inputs, files handed back to the runner user)" -- /bin/sh -c '
   export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/examples RUNNER_TEMP=/tmp
-  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
-  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
-  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  . /github/env.sh
   export INPUT_COMMAND=test INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error INPUT_SARIF=out/vigiles.sarif
   export HOST_UID=1001 HOST_GID=1002
   before=$(stat -c %u:%g /work/examples)
@@ -187,9 +189,7 @@ expect "1" "action.yml's container command (composite inputs, files handed back 
 rm -f "$root"/github/file_commands/*
 expect "0 1" "action.yml's container command writing a new baseline (its new directories handed back too)" -- /bin/sh -c '
   export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work RUNNER_TEMP=/tmp
-  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
-  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
-  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  . /github/env.sh
   export INPUT_COMMAND=audit INPUT_WORKING_DIRECTORY=examples INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
   export INPUT_BASELINE=.vigiles/new/deeper/baseline.json INPUT_UPDATE_BASELINE=true
   export HOST_UID=1001 HOST_GID=1002
@@ -218,9 +218,7 @@ printf '%s\n' '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sl
 rm -f "$root"/github/file_commands/*
 expect "0" "action.yml's container command, cancelled: the engine gets the signal and writes its reports" -- /bin/sh -c '
   export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/slow RUNNER_TEMP=/tmp
-  export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
-  export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
-  export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
+  . /github/env.sh
   export INPUT_COMMAND=audit INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
   export HOST_UID=1001 HOST_GID=1002
   cd /work/slow
