@@ -210,6 +210,9 @@ func outcomeDoc(ev string) string {
 	case r.exit2DropsSpecific:
 		s += "; on exit 2 its `hookSpecificOutput` is ignored"
 	}
+	for _, v := range r.unblockable {
+		s += "; a `" + v + "` one cannot be blocked (`allowed`)"
+	}
 	return s + "."
 }
 

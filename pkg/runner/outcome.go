@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -87,6 +88,9 @@ type eventRules struct {
 	// (WorktreeCreate): any non-zero exit, or no path, fails the action
 	// (decidePath).
 	pathOutput bool
+	// unblockable are the matcher values whose event the hook cannot
+	// block, whatever it answers (ConfigChange of policy_settings).
+	unblockable []string
 }
 
 // jsonDecides says whether any JSON output can block event: a JSON
@@ -149,10 +153,9 @@ var outcomeRules = map[string]eventRules{
 	// fields discarded; it runs asynchronously.
 	InstructionsLoaded: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
 	// ConfigChange: exit 2 or `decision: "block"` keeps the change from
-	// taking effect; systemMessage and continue are discarded. (A
-	// policy_settings change cannot be blocked at all: the run, which
-	// knows the payload's source, reads such a block as allowed.)
-	ConfigChange: {ignoresContinue: true},
+	// taking effect; systemMessage and continue are discarded; a
+	// policy_settings change cannot be blocked at all.
+	ConfigChange: {ignoresContinue: true, unblockable: []string{"policy_settings"}},
 	// DirectoryAdded: the directory is already added; stderr goes to the
 	// debug log, continue is discarded, systemMessage is delivered.
 	DirectoryAdded: {exit2Allows: true, ignoresContinue: true, noDecision: true},
@@ -192,6 +195,22 @@ var outcomeRules = map[string]eventRules{
 // as JSON: not for a decision, a reason, nor Output. WorktreeCreate reads
 // a path, not JSON (decidePath).
 func Decide(event string, res *sandbox.Result, runErr error) Decision {
+	return DecideValue(event, "", res, runErr)
+}
+
+// DecideValue is Decide for a run whose payload carries the matcher value
+// value (the tool, the source, …): a block of a value the event cannot be
+// blocked for (eventRules.unblockable) leaves the call allowed, the reason
+// saying what the hook would have done.
+func DecideValue(event, value string, res *sandbox.Result, runErr error) Decision {
+	d := decide(event, res, runErr)
+	if d.Outcome == report.OutcomeBlocked && slices.Contains(outcomeRules[event].unblockable, value) {
+		d.Outcome, d.Reason = report.OutcomeAllowed, fmt.Sprintf("a %s %s cannot be blocked; the hook would have blocked it: %s", value, event, d.Reason)
+	}
+	return d
+}
+
+func decide(event string, res *sandbox.Result, runErr error) Decision {
 	if res != nil && res.Tier == sandbox.TierRefused {
 		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + orDefault(res.Refusal, res.Error)}
 	}

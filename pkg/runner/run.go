@@ -335,12 +335,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else {
 		res, err = s.exec.Run(ctx, s.spec(p))
 	}
-	d := Decide(p.Hook.Event, res, err)
-	if p.Hook.Event == ConfigChange && p.Payload.Tool == "policy_settings" && d.Outcome == report.OutcomeBlocked {
-		// The hooks reference: a change of the managed policy settings
-		// cannot be blocked; the hook's answer is not heeded.
-		d.Outcome, d.Reason = report.OutcomeAllowed, "a policy_settings change cannot be blocked; the hook would have blocked it: "+d.Reason
-	}
+	d := DecideValue(p.Hook.Event, p.Payload.Tool, res, err)
 	if _, capped := s.timeoutOf(p); capped != "" && res != nil && res.TimedOut {
 		// The run/timeout finding quotes this reason: say that the wait
 		// was the policy's, not the hook's.
