@@ -88,7 +88,8 @@ Example (what action.yml does):
 
 Exit status: 0 ok; 1 findings at or above fail-level (a hook that could
 not be run confined is an error finding); 2 a bad input; 125 vigiles
-itself failed (its report, or reporting to GitHub).
+itself failed (its report, reporting to GitHub, or the baseline
+update-baseline asked for) or was interrupted (its reports are written).
 `
 
 // errBadInput marks an invalid action input (errors.Is); badInput
@@ -203,11 +204,10 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		bad("input reports: only merge reads reports (command is %s)", in.Command)
 	}
 	if wd := input(getenv, "working-directory"); wd != "" && wd != "." {
-		clean := filepath.ToSlash(filepath.Clean(wd))
-		if filepath.IsAbs(wd) || clean == ".." || strings.HasPrefix(clean, "../") || strings.ContainsAny(wd, "\r\n\x00") {
+		if !insideWorkspace("", wd) || strings.ContainsAny(wd, "\r\n\x00") {
 			bad("input working-directory: %q must be a directory inside the workspace, relative to it", wd)
 		} else {
-			in.WorkDir = clean
+			in.WorkDir = filepath.ToSlash(filepath.Clean(wd))
 		}
 	}
 	in.Config = input(getenv, "config")
@@ -335,8 +335,8 @@ func insideWorkspace(base, p string) bool {
 	if filepath.IsAbs(p) {
 		return false
 	}
-	clean := filepath.ToSlash(filepath.Clean(filepath.Join(base, p)))
-	return clean != ".." && !strings.HasPrefix(clean, "../")
+	_, ok := relInside(".", filepath.Join(base, p))
+	return ok
 }
 
 // oneLineErr prints an error as one inert line: errors can carry file
