@@ -189,6 +189,14 @@ func nat64Target(a netip.Addr) netip.Addr {
 	return netip.AddrFrom4([4]byte(b[12:]))
 }
 
+// nat64Of is the NAT64 address that leads to the IPv4 address a.
+func nat64Of(a netip.Addr) netip.Addr {
+	b := nat64.Addr().As16()
+	v4 := a.As4()
+	copy(b[12:], v4[:])
+	return netip.AddrFrom16(b)
+}
+
 // refusedAnswer says why a, an answer for an allowlisted name, must not be
 // accepted; "" when it may. A NAT64 address is judged by the IPv4 address
 // it leads to.

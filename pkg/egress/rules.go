@@ -252,10 +252,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			}
 			addrs := []netip.Addr{up.Addr()}
 			if up.Addr().Is4() {
-				v4 := up.Addr().As4()
-				b := nat64.Addr().As16()
-				copy(b[12:], v4[:])
-				addrs = append(addrs, netip.AddrFrom16(b))
+				addrs = append(addrs, nat64Of(up.Addr()))
 			}
 			for _, port := range ports {
 				for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {

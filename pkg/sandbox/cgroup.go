@@ -77,11 +77,12 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 		return newV2Cgroup(name, hostRoot, lim)
 	}
 	c := &runCgroup{}
-	// Every root caller's run gets a pids cgroup where one can be made: it
-	// bounds the run's processes together and spares the shell that sets
-	// RLIMIT_NPROC. Only a sandbox whose uid 0 is the host's root needs
+	// Every root caller's run gets a pids cgroup where one can be made: its
+	// child "command" bounds the command's processes together and spares
+	// the shell that sets RLIMIT_NPROC. Only a sandbox whose uid 0 is the host's root needs
 	// one (RLIMIT_NPROC does not bound uid 0) and refuses without it.
 	if home, ok := ownCgroup(v1PidsRoot); ok {
+		sweepCgroups(home)
 		dir, _, err := makeCgroup(home, name, nil)
 		var cmdDir string
 		if err == nil {
@@ -100,6 +101,7 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	// Without its own cgroup in view the broker could not leave the run's
 	// again: the run is then bounded per process only.
 	if home, ok := ownCgroup(v1MemoryRoot); ok {
+		sweepCgroups(home)
 		if dir, skipped, err := makeCgroup(home, name, memoryLimitV1(lim)); err == nil {
 			c.mem, c.swapBound = dir, len(skipped) == 0
 		}
@@ -166,6 +168,7 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 	}
 	var errs []error
 	for _, parent := range parents {
+		sweepCgroups(parent)
 		dir, _, err := makeCgroup(parent, name, nil)
 		if err != nil {
 			errs = append(errs, err)
@@ -261,9 +264,6 @@ func memoryLimitV2(lim Limits) []cgroupFile {
 // makeCgroup makes parent/name with files written, or nothing; skipped
 // are the optional files the kernel does not have.
 func makeCgroup(parent, name string, files []cgroupFile) (string, []string, error) {
-	if strings.HasPrefix(name, "vigiles-") { // a run's own, not one of its children
-		sweepCgroups(parent)
-	}
 	dir := filepath.Join(parent, name)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", nil, err

@@ -1080,10 +1080,11 @@ func watchScratch(dir string) func() string {
 // scratchFull names the scratch limit when the tmpfs dir is (nearly) full.
 // It asks through a raw system call, since it also samples while the
 // command runs: a call the runtime sees (syscall.Syscall) that outlasts
-// sysmon's tick hands the init's one P to another OS thread, and
-// with the run's pids cgroup filled by the command the kernel refuses to
-// make one, which ends the init ("failed to create new OS thread"; the
-// fork-bomb test met it). statfs on a tmpfs does not block.
+// sysmon's tick hands the init's one P to another OS thread. When the init
+// shared the command's pids cgroup, a fork bomb left the kernel unable to
+// make one, which ended the init (the fork-bomb test met it); the limit now
+// holds the command alone, and the raw call stays as the cheaper of the
+// two all the same. statfs on a tmpfs does not block.
 func scratchFull(dir string) string {
 	p, err := unix.BytePtrFromString(dir)
 	if err != nil {

@@ -476,25 +476,21 @@ func limitShim(l Limits, nproc bool) string {
 // listed, writes on while the record is made.
 func linger(d time.Duration) ([]string, error) {
 	deadline := time.Now().Add(d)
-	for {
-		if !reapEnded() {
-			return nil, nil
-		}
-		left, err := processes()
-		if err != nil {
-			return left, err
-		}
+	for reapEnded() {
 		if !time.Now().Before(deadline) {
-			if len(left) == 0 {
+			// Listed once, at the end: the scan decides nothing.
+			left, err := processes()
+			if err == nil && len(left) == 0 {
 				left = []string{lingeredUnlisted}
 			}
-			return left, nil
+			return left, err
 		}
 		// A sleeping syscall on this (locked) thread, not time.Sleep: a
 		// Go timer could need another thread, which a command filling its
 		// pids cgroup would deny the runtime.
 		unix.Nanosleep(&unix.Timespec{Nsec: 20e6}, nil)
 	}
+	return nil, nil
 }
 
 // lingeredUnlisted stands in the lingered list for processes the kernel

@@ -123,7 +123,6 @@ const (
 	// file_setattr, which sets the same flags by path.
 	fsIocSetflags   = 0x40086602 // _IOW('f', 2, long)
 	fsIocFssetxattr = 0x401c5820 // _IOW('X', 32, struct fsxattr)
-	fsIocSetflags32 = 0x40046602 // _IOW('f', 2, int): the 32-bit request number
 )
 
 // Rules lists the filter's rules for arch, in program order, plus the two
