@@ -98,8 +98,10 @@ mkdir -p "$root/work"
 cp -a examples "$root/work/examples"
 mkdir -p "$root/github/file_commands"
 cp image/testdata/pull_request.json "$root/github/event.json"
-# What the runner sets for every step, as the steps below read it.
+# What the runner sets for every step (and the user action.yml hands files
+# back to), as the steps below read it; each step names its workspace.
 cat >"$root/github/env.sh" <<'ENV'
+export GITHUB_ACTIONS=true RUNNER_TEMP=/tmp HOST_UID=1001 HOST_GID=1002
 export GITHUB_EVENT_PATH=/github/event.json GITHUB_SHA=3333333333333333333333333333333333333333
 export GITHUB_REPOSITORY=octo/plugins GITHUB_SERVER_URL=https://github.com
 export GITHUB_STEP_SUMMARY=/github/file_commands/summary GITHUB_OUTPUT=/github/file_commands/output
@@ -153,7 +155,7 @@ expect "0 1" "vigiles audit on examples/ against its baseline" -- \
   /bin/sh -c 'cd /work/examples && exec vigiles audit --baseline .vigiles/baseline.json'
 tail -n 5 "$work/err" >&2
 expect "1" "the action entry point, as a pull_request step starts it" -- /bin/sh -c '
-  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/examples RUNNER_TEMP=/tmp
+  export GITHUB_WORKSPACE=/work/examples
   . /github/env.sh
   # The runner names inputs INPUT_<NAME> with hyphens kept: not a shell
   # variable name, so env sets them.
@@ -170,10 +172,9 @@ awk '/--entrypoint \/bin\/sh "\$VIGILES_IMAGE" -c '"'"'$/ {on=1; next}
 grep -q 'vigiles action' "$root/action-entry.sh" || die "could not extract the container command from action.yml"
 rm -f "$root"/github/file_commands/*
 expect "1" "action.yml's container command (composite inputs, files handed back to the runner user)" -- /bin/sh -c '
-  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/examples RUNNER_TEMP=/tmp
+  export GITHUB_WORKSPACE=/work/examples
   . /github/env.sh
   export INPUT_COMMAND=test INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error INPUT_SARIF=out/vigiles.sarif
-  export HOST_UID=1001 HOST_GID=1002
   before=$(stat -c %u:%g /work/examples)
   cd /work/examples && /bin/sh /action-entry.sh; code=$?
   grep -q "^verdict=fail$" $GITHUB_OUTPUT || { echo "no verdict=fail output" >&2; exit 99; }
@@ -188,11 +189,10 @@ expect "1" "action.yml's container command (composite inputs, files handed back 
 # container).
 rm -f "$root"/github/file_commands/*
 expect "0 1" "action.yml's container command writing a new baseline (its new directories handed back too)" -- /bin/sh -c '
-  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work RUNNER_TEMP=/tmp
+  export GITHUB_WORKSPACE=/work
   . /github/env.sh
   export INPUT_COMMAND=audit INPUT_WORKING_DIRECTORY=examples INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
   export INPUT_BASELINE=.vigiles/new/deeper/baseline.json INPUT_UPDATE_BASELINE=true
-  export HOST_UID=1001 HOST_GID=1002
   before=$(stat -c %u:%g /work/examples/.vigiles)
   cd /work && /bin/sh /action-entry.sh; code=$?
   b=/work/examples/.vigiles/new
@@ -217,14 +217,19 @@ printf '%s\n' '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sl
   >"$root/work/slow/plugins/slow/hooks/hooks.json"
 rm -f "$root"/github/file_commands/*
 expect "0" "action.yml's container command, cancelled: the engine gets the signal and writes its reports" -- /bin/sh -c '
-  export GITHUB_ACTIONS=true GITHUB_WORKSPACE=/work/slow RUNNER_TEMP=/tmp
+  export GITHUB_WORKSPACE=/work/slow
   . /github/env.sh
   export INPUT_COMMAND=audit INPUT_CHECK_RUN=false INPUT_FAIL_LEVEL=error
-  export HOST_UID=1001 HOST_GID=1002
   cd /work/slow
   unshare --pid --fork --mount-proc /bin/sh /action-entry.sh >/tmp/cancel.log 2>&1 &
   u=$!
-  sleep 5
+  # Once the hook runs (its sleep 60 is seen), so that it is the run cut.
+  for i in $(seq 600); do
+    for c in /proc/[0-9]*/cmdline; do
+      [ "$(tr "\\0" " " <"$c" 2>/dev/null)" = "sleep 60 " ] && break 2
+    done
+    sleep 0.1
+  done
   init=$(cat /proc/$u/task/$u/children)
   [ -n "$init" ] || { echo "no pid 1 under unshare" >&2; cat /tmp/cancel.log >&2; exit 99; }
   kill -TERM $init

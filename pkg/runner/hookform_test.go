@@ -168,6 +168,14 @@ func TestEnvFileEvents(t *testing.T) {
 		Setup:       {"trigger": "maintenance"},
 		FileChanged: {"file_path": filepath.Join(dir, ".env"), "event": "change"},
 	}
+	var events []string
+	for _, h := range s.hooks {
+		events = append(events, h.Event)
+	}
+	slices.Sort(events)
+	if want := []string{CwdChanged, FileChanged, Setup}; !slices.Equal(events, want) {
+		t.Fatalf("hooks of %v, want one each of %v", events, want)
+	}
 	for _, h := range s.hooks {
 		ps, why := toolsFor(h, nil, dir)
 		if len(ps) != 1 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -341,7 +342,7 @@ func TestOverlayProbeUnprivileged(t *testing.T) {
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("nobody")
 		if err != nil {
-			t.Skipf("no user nobody to probe as: %v", err)
+			missing(t, fmt.Sprintf("a user nobody to probe as (%v)", err))
 		}
 		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
@@ -351,7 +352,7 @@ func TestOverlayProbeUnprivileged(t *testing.T) {
 	// nobody must reach the probe's temporary directory.
 	if tmp := os.TempDir(); cred != nil {
 		if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm()&0o001 == 0 {
-			t.Skipf("%s is not searchable by others", tmp)
+			missing(t, tmp+" searchable by others (nobody probes in it)")
 		}
 	}
 	p := overlayProbe(context.Background(), &doctorEnv{bwrap: bwrap}, cred)
@@ -365,4 +366,14 @@ func TestOverlayProbeUnprivileged(t *testing.T) {
 	if os.Getenv("CI") == "true" && p.Availability != Available {
 		t.Errorf("CI=true and overlay probe as %s is %s: %s", who, p.Availability, p.Detail)
 	}
+}
+
+// missing fails the test in CI, where what it needs must be there, and
+// skips it elsewhere, saying what is missing.
+func missing(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this machine lacks %s", what)
+	}
+	t.Skipf("this machine lacks %s", what)
 }

@@ -1341,10 +1341,14 @@ func TestCutRuneEnd(t *testing.T) {
 // session it left holding its stdout.
 func TestDirectRunEndsWithItsCommand(t *testing.T) {
 	dir := makeTree(t, nil)
+	// A leftover that outlives the run by far, killed at the end (a direct
+	// run leaves it on the host); setsid is util-linux's, on every Debian.
+	const leftover = "sleep 29.87"
+	defer exec.Command("pkill", "-f", leftover).Run()
 	start := time.Now()
-	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeOff, Timeout: 20 * time.Second,
-		Command: sh(`setsid sleep 3 & echo hi`)})
-	if err != nil || res.TimedOut || res.Stdout != "hi\n" || time.Since(start) > 2500*time.Millisecond {
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeOff, Timeout: 60 * time.Second,
+		Command: sh(`setsid ` + leftover + ` & echo hi`)})
+	if err != nil || res.TimedOut || res.Stdout != "hi\n" || time.Since(start) > 15*time.Second {
 		t.Errorf("err %v, timedOut %v, stdout %q after %v; want hi, no timeout, before the leftover's end", err, res.TimedOut, res.Stdout, time.Since(start))
 	}
 }
