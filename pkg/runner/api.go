@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -690,32 +689,27 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		allIDs[p.ID] = true
 	}
 	mine := shardOf(plan, s.shardI, s.shardN)
+	var finds []report.Finding
+	if s.shardI == 1 {
+		finds = append(finds, s.findings...)
+		finds = append(finds, planFinds...)
+	}
 	if f := s.tooManyRuns("audit", plan, mine); f != nil {
 		// Nothing runs: the report says why, with what discovery found.
-		var finds []report.Finding
-		if s.shardI == 1 {
-			finds = append(finds, s.findings...)
-			finds = append(finds, planFinds...)
-		}
 		rep := s.newReport("audit", nil, append(finds, *f), nil)
 		if o.UpdateBaseline {
 			return rep, fmt.Errorf("the baseline was not written: the audit ran nothing (%s)", RuleTooManyRuns)
 		}
 		return rep, nil
 	}
-	results, stop := s.executeTracked(ctx, mine)
+	results, stop := s.settings.executeTracked(ctx, mine)
 
-	var finds []report.Finding
-	if s.shardI == 1 {
-		finds = append(finds, s.findings...)
-		finds = append(finds, planFinds...)
-	}
 	runs := make([]report.HookRun, 0, len(results))
 	var done []report.HookRun   // the runs that finished: all of them, unless interrupted
 	failed := map[string]bool{} // runs with run/refused or run/failed
 	for i, e := range results {
 		runs = append(runs, e.run)
-		if f, cut := stop.finding(mine[i], e); cut {
+		if f, cut := stop.finding(i, mine[i], e); cut {
 			finds = append(finds, f...)
 			continue
 		}
@@ -866,24 +860,19 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	sortPlan(plan)
 	mine := shardOf(plan, s.shardI, s.shardN)
-	if f := s.tooManyRuns("test", plan, mine); f != nil {
-		var finds []report.Finding
-		if s.shardI == 1 {
-			finds = append(finds, s.findings...)
-			finds = append(finds, planFinds...)
-		}
-		return s.newReport("test", nil, append(finds, *f), nil), nil
-	}
-	results, stop := s.executeTracked(ctx, mine)
 	var finds []report.Finding
 	if s.shardI == 1 {
 		finds = append(finds, s.findings...)
 		finds = append(finds, planFinds...)
 	}
+	if f := s.tooManyRuns("test", plan, mine); f != nil {
+		return s.newReport("test", nil, append(finds, *f), nil), nil
+	}
+	results, stop := s.settings.executeTracked(ctx, mine)
 	runs := make([]report.HookRun, 0, len(results))
 	for i, e := range results {
 		runs = append(runs, e.run)
-		if f, cut := stop.finding(mine[i], e); cut {
+		if f, cut := stop.finding(i, mine[i], e); cut {
 			finds = append(finds, f...)
 			continue // nothing to check against
 		}
@@ -1189,85 +1178,81 @@ func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.
 }
 
 // interruption is what cancelling the work's context stopped; nil when
-// the work ran to its end.
+// the work ran to its end. Runs are known by their index in the plan.
 type interruption struct {
 	err     error
-	cut     map[string]time.Duration // run id → how long it had run when it was stopped
-	started map[string]bool          // run ids whose command was started
+	cut     map[int]time.Duration // index → how long it had run when it was stopped
+	started map[int]bool          // indexes of the runs whose command was started
 }
 
-// executeTracked runs the plan as runSettings.execute does, and knows
-// which runs are running: when ctx is cancelled, the progress names them
-// at once, and what comes back marks the runs the interruption stopped
-// (outcome error, never a pass) and those it never started.
-func (s *session) executeTracked(ctx context.Context, plan []*plannedRun) ([]executed, *interruption) {
-	t := newRunTracker(ctx, s.settings, plan)
-	rs := *s.settings
-	rs.exec = t.executor()
-	finished := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-ctx.Done():
-			t.tell(s.settings.progress)
-		case <-finished:
-			// The runs may all have ended on the cancel before this
-			// goroutine saw it: the line is said all the same.
-			if ctx.Err() != nil {
-				t.tell(s.settings.progress)
-			}
-		}
-	}()
-	out := rs.execute(ctx, plan)
-	close(finished)
-	wg.Wait()
-	err := ctx.Err()
-	if err == nil {
-		return out, nil
+// runWatch keeps, by plan index, which runs of runSettings.execute are
+// started and which are running; execute holds its mutex around each
+// call.
+type runWatch struct {
+	plan    []*plannedRun
+	total   int // the plan's runs that are executed
+	started map[int]bool
+	running map[int]time.Time     // index → when it started
+	cut     map[int]time.Duration // runs that ended once ctx was done
+}
+
+func newRunWatch(plan []*plannedRun, total int) *runWatch {
+	return &runWatch{plan: plan, total: total, started: map[int]bool{}, running: map[int]time.Time{}, cut: map[int]time.Duration{}}
+}
+
+func (w *runWatch) begin(i int) {
+	w.started[i] = true
+	w.running[i] = time.Now()
+}
+
+// end is run i's end (nothing when it was not begun): one that ends once
+// ctx is done was running when it was cancelled, and the interruption
+// stopped it.
+func (w *runWatch) end(ctx context.Context, i int) {
+	start, ok := w.running[i]
+	if !ok {
+		return
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	in := &interruption{err: err, cut: t.cut, started: t.started}
-	for i, p := range plan {
-		r := &out[i].run
-		if !p.Hook.Executable() {
-			if r.Outcome != report.OutcomeNotExecutable {
-				out[i] = rs.one(ctx, p, nil) // listed: nothing of it runs
-			}
-			continue
-		}
-		if d, ok := in.cut[p.ID]; ok {
-			r.Outcome = report.OutcomeError
-			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
-				err, d.Round(time.Millisecond))
-			if ms := float64(d.Microseconds()) / 1000; r.DurationMs < ms {
-				r.DurationMs = ms
-			}
-		} else if !in.started[p.ID] {
-			r.Outcome = report.OutcomeError
-			r.Reason = fmt.Sprintf("not run: vigiles was interrupted (%v) before its turn", err)
-		} else {
-			continue // finished before the signal: as it ran
-		}
-		out[i].decision = Decision{Outcome: r.Outcome, Reason: r.Reason}
+	if ctx.Err() != nil {
+		w.cut[i] = time.Since(start)
 	}
-	return out, in
+	delete(w.running, i)
+}
+
+// tell writes, when ctx is cancelled, the progress line that names the
+// runs that were running when it was: the ones the interruption stops, a
+// hung hook among them.
+func (w *runWatch) tell(out io.Writer, err error) {
+	var ids []string
+	var longest time.Duration
+	for i, start := range w.running {
+		ids = append(ids, w.plan[i].ID)
+		longest = max(longest, time.Since(start))
+	}
+	for i, d := range w.cut { // ended since the signal: running when it came
+		ids = append(ids, w.plan[i].ID)
+		longest = max(longest, d)
+	}
+	sort.Strings(ids)
+	running := "no run was running"
+	if len(ids) > 0 {
+		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(time.Second), idList(ids, 10))
+	}
+	fmt.Fprintf(out, "interrupted (%v): %s; %d of %d not started; the report marks them\n", err, running, w.total-len(w.started), w.total)
 }
 
 // finding is the finding of a run the interruption stopped, and whether
 // it was one (stopped, or never started: those are told once, by
 // summary); such a run has none of runFindings' and nothing to compare.
-func (in *interruption) finding(p *plannedRun, e executed) ([]report.Finding, bool) {
+func (in *interruption) finding(i int, p *plannedRun, e executed) ([]report.Finding, bool) {
 	if in == nil || !p.Hook.Executable() {
 		return nil, false
 	}
-	if _, ok := in.cut[p.ID]; ok {
+	if _, ok := in.cut[i]; ok {
 		return []report.Finding{{Rule: RuleRunInterrupted, Severity: report.SeverityError, Location: e.run.Location, Hook: p.ID,
 			Title: "stopped by the interruption", Message: fmt.Sprintf("%s: %s", p.ID, e.run.Reason)}}, true
 	}
-	return nil, !in.started[p.ID]
+	return nil, !in.started[i]
 }
 
 // summary is the one finding that says the work was interrupted, and how
@@ -1278,14 +1263,14 @@ func (in *interruption) summary(command string, plan []*plannedRun) []report.Fin
 	}
 	total, notRun := 0, 0
 	var cut []string
-	for _, p := range plan {
+	for i, p := range plan {
 		if !p.Hook.Executable() {
 			continue
 		}
 		total++
-		if _, ok := in.cut[p.ID]; ok {
+		if _, ok := in.cut[i]; ok {
 			cut = append(cut, p.ID)
-		} else if !in.started[p.ID] {
+		} else if !in.started[i] {
 			notRun++
 		}
 	}
@@ -1313,151 +1298,6 @@ func idList(ids []string, max int) string {
 		b.WriteString(printable(id))
 	}
 	return b.String()
-}
-
-// runTracker wraps the executor of a plan's runs and keeps which runs
-// are running. A run is known by its sandbox.Spec (runSettings.spec), the
-// only thing the executor is given: runs of one spec (the same command,
-// directory, environment and payload) are told apart in plan order.
-type runTracker struct {
-	ctx   context.Context
-	inner Executor
-	total int // the plan's runs that are executed
-
-	mu      sync.Mutex
-	queue   map[string][]string // spec key → ids not yet given out, in plan order
-	running map[*trackedRun]bool
-	started map[string]bool
-	cut     map[string]time.Duration // runs that ended once ctx was done
-}
-
-type trackedRun struct {
-	id    string
-	start time.Time
-}
-
-func newRunTracker(ctx context.Context, rs *runSettings, plan []*plannedRun) *runTracker {
-	t := &runTracker{ctx: ctx, inner: rs.exec, queue: map[string][]string{}, running: map[*trackedRun]bool{},
-		started: map[string]bool{}, cut: map[string]time.Duration{}}
-	for _, p := range plan {
-		if p.Hook.Executable() {
-			t.total++
-			k := specKey(rs.spec(p))
-			t.queue[k] = append(t.queue[k], p.ID)
-		}
-	}
-	return t
-}
-
-// specKey is what tells the runs of a plan apart in the executor.
-func specKey(sp sandbox.Spec) string {
-	var in []byte
-	if br, ok := sp.Stdin.(*bytes.Reader); ok {
-		in = make([]byte, br.Size())
-		br.ReadAt(in, 0) // leaves the reader where it is
-	}
-	return strings.Join(sp.Command, "\x00") + "\x01" + sp.Cwd + "\x01" + strings.Join(sp.Env, "\x00") + "\x01" + string(in)
-}
-
-// claim gives out the id of the next run of spec ("" when none is left).
-func (t *runTracker) claim(spec sandbox.Spec) string {
-	k := specKey(spec)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	q := t.queue[k]
-	if len(q) == 0 {
-		return ""
-	}
-	t.queue[k] = q[1:]
-	return q[0]
-}
-
-func (t *runTracker) begin(id string) *trackedRun {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r := &trackedRun{id: id, start: time.Now()}
-	t.running[r] = true
-	if id != "" {
-		t.started[id] = true
-	}
-	return r
-}
-
-func (t *runTracker) end(r *trackedRun) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.running, r)
-	if t.ctx.Err() != nil && r.id != "" {
-		t.cut[r.id] = time.Since(r.start)
-	}
-}
-
-// tell writes, when ctx is cancelled, the progress line that names the
-// runs that were running when it was: the ones the interruption stops, a
-// hung hook among them.
-func (t *runTracker) tell(w io.Writer) {
-	if w == nil {
-		return
-	}
-	t.mu.Lock()
-	var ids []string
-	var longest time.Duration
-	for r := range t.running {
-		ids = append(ids, orDefault(r.id, "(a run)"))
-		if d := time.Since(r.start); d > longest {
-			longest = d
-		}
-	}
-	for id, d := range t.cut { // ended since the signal: running when it came
-		ids = append(ids, id)
-		longest = max(longest, d)
-	}
-	notStarted := t.total - len(t.started)
-	t.mu.Unlock()
-	sort.Strings(ids)
-	running := "no run was running"
-	if len(ids) > 0 {
-		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(time.Second), idList(ids, 10))
-	}
-	fmt.Fprintf(w, "interrupted (%v): %s; %d of %d not started; the report marks them\n", t.ctx.Err(), running, notStarted, t.total)
-}
-
-func (t *runTracker) executor() Executor {
-	if p, ok := t.inner.(Preparer); ok {
-		return trackedPreparer{trackedExecutor{t}, p}
-	}
-	return trackedExecutor{t}
-}
-
-type trackedExecutor struct{ t *runTracker }
-
-func (e trackedExecutor) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
-	r := e.t.begin(e.t.claim(spec))
-	defer e.t.end(r)
-	return e.t.inner.Run(ctx, spec)
-}
-
-type trackedPreparer struct {
-	trackedExecutor
-	p Preparer
-}
-
-func (e trackedPreparer) Prepare(ctx context.Context, spec sandbox.Spec) Pending {
-	id := e.t.claim(spec)
-	return &trackedPending{Pending: e.p.Prepare(ctx, spec), t: e.t, id: id}
-}
-
-// trackedPending is a prepared run: its command starts with Wait.
-type trackedPending struct {
-	Pending
-	t  *runTracker
-	id string
-}
-
-func (p *trackedPending) Wait() (*sandbox.Result, error) {
-	r := p.t.begin(p.id)
-	defer p.t.end(r)
-	return p.Pending.Wait()
 }
 
 // lockedWriter serializes writes to w.

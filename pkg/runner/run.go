@@ -190,6 +190,16 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 // prepared while s.jobs run: a lane takes a run whose sandbox is already
 // built, and only the command and the teardown stay on its path.
 func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []executed {
+	out, _ := s.executeTracked(ctx, plan)
+	return out
+}
+
+// executeTracked is execute, and knows which runs are running: when ctx
+// is cancelled, the progress names them at once, and what comes back
+// marks the runs the interruption stopped (outcome error, never a pass)
+// and those it never started, and says which they were (nil when ctx was
+// not cancelled).
+func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([]executed, *interruption) {
 	out := make([]executed, len(plan))
 	jobs := s.jobs
 	if jobs <= 0 {
@@ -197,7 +207,7 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 	}
 	var (
 		wg   sync.WaitGroup
-		mu   sync.Mutex
+		mu   sync.Mutex // guards done, watch and the progress
 		done int
 	)
 	prep, canPrepare := s.exec.(Preparer)
@@ -220,6 +230,33 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 			total++
 		}
 	}
+	watch := newRunWatch(plan, total)
+	var err error // ctx.Err() once the runs are over, before finished is closed
+	finished, told := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(told)
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			// The runs may all have ended on the cancel before this
+			// goroutine saw it: the line is said all the same.
+			if err == nil {
+				return
+			}
+		}
+		if s.progress != nil {
+			mu.Lock()
+			watch.tell(s.progress, ctx.Err())
+			mu.Unlock()
+		}
+	}()
+	// endRun keeps the end of run i (its record made): one that ends once
+	// ctx is done was running when it was cancelled.
+	endRun := func(i int) {
+		mu.Lock()
+		watch.end(ctx, i)
+		mu.Unlock()
+	}
 	// A lane is a hook's command: at most s.jobs run at once. A prepared
 	// run gives its lane back once its command is over, while its record
 	// is made, so the next command starts beside that; a lane is taken
@@ -238,7 +275,14 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 					return
 				}
 				i := tn.i
-				if ctx.Err() != nil {
+				runs := plan[i].Hook.Executable()
+				mu.Lock()
+				stopped := ctx.Err() != nil
+				if !stopped && runs {
+					watch.begin(i)
+				}
+				mu.Unlock()
+				if stopped {
 					if tn.pend != nil {
 						tn.pend.Abort()
 					}
@@ -251,11 +295,13 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 						<-lanes
 					}(tn.pend.CommandEnded())
 					out[i] = s.one(ctx, plan[i], tn.pend)
+					endRun(i)
 				} else {
 					out[i] = s.one(ctx, plan[i], nil)
-					<-lanes
+					endRun(i)
+					<-lanes // once its end is kept: the next run may be the one that is cut
 				}
-				if s.progress != nil && plan[i].Hook.Executable() {
+				if s.progress != nil && runs {
 					mu.Lock()
 					done++
 					r := out[i].run
@@ -278,15 +324,38 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 	}
 	close(turns)
 	wg.Wait()
-	for i := range out {
-		if out[i].run.ID == "" { // cancelled before it started
-			out[i] = executed{run: baseRun(plan[i]), err: ctx.Err()}
-			out[i].run.Outcome = report.OutcomeError
-			out[i].run.Reason = "not run: " + fmt.Sprint(ctx.Err())
-			out[i].decision = Decision{Outcome: report.OutcomeError, Reason: out[i].run.Reason}
-		}
+	err = ctx.Err()
+	close(finished)
+	<-told
+	if err == nil {
+		return out, nil
 	}
-	return out
+	for i, p := range plan {
+		r := &out[i].run
+		if !p.Hook.Executable() {
+			if r.ID == "" { // cancelled before its turn: listed all the same
+				out[i] = s.one(ctx, p, nil)
+			}
+			continue
+		}
+		if d, ok := watch.cut[i]; ok {
+			r.Outcome = report.OutcomeError
+			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
+				err, d.Round(time.Millisecond))
+			if ms := float64(d.Microseconds()) / 1000; r.DurationMs < ms {
+				r.DurationMs = ms
+			}
+		} else if !watch.started[i] {
+			out[i] = executed{run: baseRun(p), err: err}
+			r = &out[i].run
+			r.Outcome = report.OutcomeError
+			r.Reason = fmt.Sprintf("not run: vigiles was interrupted (%v) before its turn", err)
+		} else {
+			continue // finished before the signal: as it ran
+		}
+		out[i].decision = Decision{Outcome: r.Outcome, Reason: r.Reason}
+	}
+	return out, &interruption{err: err, cut: watch.cut, started: watch.started}
 }
 
 // anyDirect reports whether a run of the plan runs in the open (trusted
