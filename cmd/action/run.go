@@ -17,6 +17,7 @@ import (
 	"github.com/vigiles/action/internal/netwire"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -88,10 +89,10 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		lim         sandbox.Limits
 	)
 	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
-	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+formatSize(sandbox.MaxOutputCap)+")")
+	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB)")
-	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+formatSize(sandbox.MinRunMemory)+")")
+	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
 	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
@@ -204,13 +205,13 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0", linger)
 	}
 	if outputCap == 0 || outputCap > sandbox.MaxOutputCap {
-		bad("--output-cap %s: want a size above 0 and at most %s", formatSize(outputCap), formatSize(sandbox.MaxOutputCap))
+		bad("--output-cap %s: want a size above 0 and at most %s", runner.FormatSize(outputCap), runner.FormatSize(sandbox.MaxOutputCap))
 	}
 	if fs.Changed("limit-pids") && (lim.Pids < sandbox.MinPids || lim.Pids > sandbox.MaxPids) {
 		bad("--limit-pids %d: want a whole number from %d (what the sandbox itself needs) to %d", lim.Pids, sandbox.MinPids, sandbox.MaxPids)
 	}
 	if fs.Changed("limit-run-memory") && lim.RunMemoryBytes < sandbox.MinRunMemory {
-		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", formatSize(lim.RunMemoryBytes), formatSize(sandbox.MinRunMemory))
+		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", runner.FormatSize(lim.RunMemoryBytes), runner.FormatSize(sandbox.MinRunMemory))
 	}
 	for _, l := range []struct {
 		name string

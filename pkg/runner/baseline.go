@@ -79,28 +79,19 @@ type BaselineRun struct {
 	File string `json:"file,omitempty"`
 }
 
-// baselineRunJSON is BaselineRun as a baseline file holds it, its fields in
-// the same order. Env is an interface so that one field can be left out
-// ("" as nil: omitempty) or null (a nil *string in it is no nil interface).
-type baselineRunJSON struct {
-	Plugin   string   `json:"plugin"`
-	Event    string   `json:"event"`
-	Tool     string   `json:"tool,omitempty"`
-	Command  string   `json:"command,omitempty"`
-	Type     string   `json:"type,omitempty"`
-	Declared string   `json:"declared,omitempty"`
-	Outcome  string   `json:"outcome"`
-	Hosts    []string `json:"hosts"`
-	Writes   []string `json:"writes"`
-	Env      any      `json:"env,omitempty"`
-	File     string   `json:"file,omitempty"`
-}
-
 // MarshalJSON writes r as a baseline file holds it: "env" left out for
 // nothing, null where it was not recorded.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
-	j := baselineRunJSON{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Type: r.Type, Declared: r.Declared,
-		Outcome: r.Outcome, Hosts: r.Hosts, Writes: r.Writes, File: r.File}
+	type plain BaselineRun // without these methods
+	// Env and File are the last fields: written again here they take
+	// their places and hide plain's. Env is an interface, so that it can
+	// be left out ("": omitempty) or null (a nil *string in it is no nil
+	// interface).
+	j := struct {
+		plain
+		Env  any    `json:"env,omitempty"`
+		File string `json:"file,omitempty"`
+	}{plain: plain(r), File: r.File}
 	switch {
 	case r.Env == nil:
 		j.Env = (*string)(nil) // null

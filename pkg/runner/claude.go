@@ -602,7 +602,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
-		InPlugin: ctx.isPlugin, AgentType: ctx.agentType, Declared: declaredText(ctx, h),
+		InPlugin: ctx.isPlugin, AgentType: ctx.agentType,
 	}
 	projDir := c.projectDirOf(ctx)
 	if r, err := relTo(c.dir, projDir); err == nil && r != "." {
@@ -726,6 +726,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		}
 		c.checkScripts(hook, ctx)
 	case TypeHTTP, TypePrompt, TypeAgent, TypeMCPTool:
+		hook.Declared = declaredText(ctx, h) // a baseline keeps it (declaredOf): listed, not run
 		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
 	default:
 		c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.type %q: want command, http, prompt, agent or mcp_tool", where, hook.Type)

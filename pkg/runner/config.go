@@ -546,24 +546,24 @@ func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 func (p *cfgParser) limitSize(n *yaml.Node, what string, def uint64) (uint64, bool) {
 	v, ok := p.size(n, what)
 	if ok && v == 0 {
-		p.errAt(n, "%s: 0 would mean the default (%s), not no limit or none: write a size, or remove the line for the default", what, showSize(def))
+		p.errAt(n, "%s: 0 would mean the default (%s), not no limit or none: write a size, or remove the line for the default", what, FormatSize(def))
 		return 0, false
 	}
 	return v, ok
 }
 
-// showSize writes a size as .vigiles.yml does, in the largest unit that
-// divides it.
-func showSize(v uint64) string {
+// FormatSize writes a size as .vigiles.yml and the command line do, in
+// the largest binary unit that divides it (ParseSize reads it back).
+func FormatSize(n uint64) string {
 	for _, u := range []struct {
-		unit  string
 		shift uint
-	}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
-		if v >= 1<<u.shift && v%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d%s", v>>u.shift, u.unit)
+		name  string
+	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n != 0 && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
 		}
 	}
-	return strconv.FormatUint(v, 10)
+	return strconv.FormatUint(n, 10)
 }
 
 // ParseSize reads a size as .vigiles.yml and the command line write it: a

@@ -37,7 +37,7 @@ func TestDiscoveryCarriesTheDeclaration(t *testing.T) {
 	want := map[string]string{
 		".claude/settings.json#hooks.Stop[0].hooks[0]":                            `{"headers":{"A":"<&>","B":"2"},"type":"http","url":"https://a.example.test/x"}`,
 		".claude/settings.json#hooks.Stop[0].hooks[1]":                            `{"server":"s2","tool":"t","type":"mcp_tool"}`,
-		".claude/settings.json#hooks.Stop[0].hooks[2]":                            `{"command":"true","type":"command"}`,
+		".claude/settings.json#hooks.Stop[0].hooks[2]":                            "", // a command hook: the baseline keeps what it did
 		".claude/agents/rev.md#hooks.PreToolUse[0].hooks[0]":                      `{"prompt":"review","timeout":30,"type":"agent"}`,
 		"plugins/p/.claude-plugin/plugin.json#commands[c].hooks.Stop[0].hooks[0]": fmt.Sprintf("(inline markdown, sha256 %x)", sha256.Sum256([]byte(inline))),
 	}

@@ -115,11 +115,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			for _, w := range x.JSON {
-				segs := w.segs
-				if segs == nil {
-					segs, _ = jsonPathSegments(w.Path)
-				}
-				got, ok := jsonPathOf(e.decision.Output, segs)
+				got, ok := jsonPathOf(e.decision.Output, w.segs)
 				if !ok {
 					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
 						Title: fmt.Sprintf("check %q: json", c.Name), Hook: r.ID,
@@ -461,16 +457,6 @@ func jsonPathSegments(path string) ([]string, error) {
 		return nil, fmt.Errorf("an empty key: want keys joined by single dots, such as hookSpecificOutput.permissionDecision")
 	}
 	return append(segs, cur.String()), nil
-}
-
-// jsonPath follows a dotted path (object keys, or array indexes as
-// numbers; see jsonPathSegments) through a decoded JSON value.
-func jsonPath(v any, path string) (any, bool) {
-	segs, err := jsonPathSegments(path)
-	if err != nil {
-		return nil, false
-	}
-	return jsonPathOf(v, segs)
 }
 
 // jsonPathOf follows the keys of a path through a decoded JSON value.

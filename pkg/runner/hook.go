@@ -90,7 +90,8 @@ type Hook struct {
 	// handler of markdown carried inline in a JSON string (whose hooks
 	// are all placed at the string), "(inline markdown, sha256 <hex>)" of
 	// the string. Filled in by discovery from what it parsed, so that it
-	// is the declaration the audit saw.
+	// is the declaration the audit saw; only for http, prompt, agent and
+	// mcp_tool hooks, the ones a baseline keeps it of.
 	Declared string
 	// AgentType is, for a hook an agent declares in its frontmatter, the
 	// agent_type Claude Code gives that agent (its name; for a plugin's
@@ -101,10 +102,6 @@ type Hook struct {
 
 // Executable says whether vigiles can run the hook.
 func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != "" && h.NotRun == "" }
-
-// pluginDataPlaceholder is the placeholder of a plugin's persistent data
-// directory.
-const pluginDataPlaceholder = "${CLAUDE_PLUGIN_DATA}"
 
 // pluginDataPrelude runs before a plugin hook, under sh: the command's
 // HOME is known only inside the run (the sandbox's throwaway one, or the
