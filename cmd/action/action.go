@@ -498,8 +498,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
 		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
-		// A report with an error (the baseline could not be written):
-		// the check run and outputs must not read pass.
+		// A report with an error (interrupted, too many runs, the
+		// baseline not written): the check run and outputs must not
+		// read pass.
 		Err: runErr,
 	})
 	if err != nil {

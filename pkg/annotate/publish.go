@@ -38,7 +38,8 @@ type Options struct {
 	// Scope names what was checked when it is not the whole repository
 	// (the working directory); it keeps check-run names unique.
 	Scope string
-	// Err is why vigiles failed after it made r (vigiles audit could not
+	// Err is why vigiles did not complete though it made r (it was
+	// interrupted, it planned more runs than it starts, or it could not
 	// write the baseline it was asked to update): the step fails whatever
 	// r says, so the check run concludes failure, the verdict output is
 	// error and the summaries say why.
@@ -97,7 +98,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		failed.Verdict = report.VerdictError
 		r = &failed
 		conclusion = "failure"
-		notes = append(notes, fmt.Sprintf("vigiles %s failed after its hooks ran, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
+		notes = append(notes, fmt.Sprintf("vigiles %s did not complete, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
 	case res.ExitCode != 0:
 		conclusion = "failure"
 	case len(r.Findings) > 0:
