@@ -8,14 +8,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -96,18 +97,9 @@ func TestAuditRunBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() != 0 || rep.Verdict != report.VerdictError || !hasRule(rep, RuleTooManyRuns) {
+	if calls.Load() != 0 || rep.Verdict != report.VerdictError || !slices.Contains(rules(rep), RuleTooManyRuns) {
 		t.Errorf("test over the bound: %d runs, verdict %s, findings %+v; want none run and %s", calls.Load(), rep.Verdict, rep.Findings, RuleTooManyRuns)
 	}
-}
-
-func hasRule(rep *report.Report, rule string) bool {
-	for _, f := range rep.Findings {
-		if f.Rule == rule {
-			return true
-		}
-	}
-	return false
 }
 
 // hangingExecutor runs a command that holds "sleep" until its context is
@@ -192,7 +184,7 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 					t.Errorf("run/failed for an interruption: %s", f.Message)
 				}
 			}
-			if !named || !hasRule(rep, RuleRunInterrupted) {
+			if !named || !slices.Contains(rules(rep), RuleRunInterrupted) {
 				t.Errorf("no %s finding names %s: %+v", RuleRunInterrupted, slow.ID, rep.Findings)
 			}
 			var line string
@@ -319,21 +311,18 @@ func TestPackageHookPayloadCwd(t *testing.T) {
 		".vigiles.yml":                           "version: 1\nchecks:\n  - {name: web, hook: web, event: PreToolUse, tool: Read, expect: {allowed: true}}\n",
 	})
 	web := filepath.Join(dir, "packages/web")
-	cwds := func(c interface {
-		get() ([]sandbox.Spec, [][]byte)
-	}) map[string]map[string]any {
+	cwds := func(c *runnertest.Canned) map[string]map[string]any {
 		out := map[string]map[string]any{}
-		specs, ins := c.get()
-		for i, sp := range specs {
+		for i, sp := range c.Specs {
 			var in map[string]any
-			if err := json.Unmarshal(ins[i], &in); err != nil {
+			if err := json.Unmarshal(c.Stdin[i], &in); err != nil {
 				t.Fatal(err)
 			}
 			out[sp.Command[len(sp.Command)-1]] = in
 		}
 		return out
 	}
-	rec := &recorder{}
+	rec := fakeHooks()
 	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: rec}); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +335,7 @@ func TestPackageHookPayloadCwd(t *testing.T) {
 	if ti, _ := got["true web"]["tool_input"].(map[string]any); ti["file_path"] != filepath.Join(web, "README.md") {
 		t.Errorf("the Read input of the package's hook: %v; want a file in %s", ti, web)
 	}
-	rec = &recorder{}
+	rec = fakeHooks()
 	if _, err := Test(context.Background(), Options{Dir: dir, Executor: rec}); err != nil {
 		t.Fatal(err)
 	}
@@ -354,24 +343,6 @@ func TestPackageHookPayloadCwd(t *testing.T) {
 		t.Errorf("the check's payload cwd %v; want %s", in["cwd"], web)
 	}
 }
-
-// recorder records the specs and stdin of the runs it is given.
-type recorder struct {
-	mu    sync.Mutex
-	specs []sandbox.Spec
-	ins   [][]byte
-}
-
-func (r *recorder) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
-	var b bytes.Buffer
-	b.ReadFrom(spec.Stdin)
-	r.mu.Lock()
-	r.specs, r.ins = append(r.specs, spec), append(r.ins, b.Bytes())
-	r.mu.Unlock()
-	return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
-}
-
-func (r *recorder) get() ([]sandbox.Spec, [][]byte) { return r.specs, r.ins }
 
 // TestNoHooksSaysNestedClaudeIsSearched: the discovery/no-hooks finding
 // says that .claude directories below the audited one are searched too.
