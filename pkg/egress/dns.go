@@ -92,7 +92,7 @@ type dnsStub struct {
 	host atomic.Pointer[map[netip.Addr]bool]
 
 	sem  chan struct{} // UDP questions in flight
-	udp  []net.PacketConn
+	udp  []*net.UDPConn
 	tcp  []*stream
 	wg   sync.WaitGroup
 	lost int // UDP questions the kernel dropped (full receive queue)
@@ -105,25 +105,84 @@ const dnsRecvBuf = 4 << 20
 // dnsDrainMax bounds how long stop waits for the queued questions.
 const dnsDrainMax = 2 * time.Second
 
-// start listens on 127.0.0.1:53 and [::1]:53, UDP and TCP.
+// start listens on each of addrs, UDP and TCP. An unspecified address
+// (0.0.0.0:53, [::]:53) takes every question sent to an address of the
+// namespace: each answer leaves from the address its question was sent to.
 func (s *dnsStub) start(addrs []string) error {
 	s.sem = make(chan struct{}, dnsMaxInflight)
 	for _, a := range addrs {
-		pc, err := net.ListenPacket("udp", a)
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			s.stop()
+			return fmt.Errorf("starting the dns stub: %w", err)
+		}
+		family := "4"
+		if ap.Addr().Is6() {
+			family = "6"
+		}
+		lc := net.ListenConfig{}
+		if ap.Addr().IsUnspecified() {
+			lc.Control = recvDest
+		}
+		c, err := lc.ListenPacket(context.Background(), "udp"+family, a)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("starting the dns stub on udp %s: %w", a, err)
 		}
+		pc := c.(*net.UDPConn)
 		s.udp = append(s.udp, pc)
 		setRecvBuf(pc, dnsRecvBuf)
 		s.wg.Add(1)
-		go s.serveUDP(pc)
-		st, err := listenStream(a, s.serveTCP, s.discards, s.logf)
+		go s.serveUDP(pc, ap.Addr().IsUnspecified())
+		st, err := listenStream("tcp"+family, a, s.serveTCP, s.discards, s.logf)
 		if err != nil {
 			s.stop()
 			return fmt.Errorf("starting the dns stub on tcp %s: %w", a, err)
 		}
 		s.tcp = append(s.tcp, st)
+	}
+	return nil
+}
+
+// recvDest asks for each datagram's destination address (IP_PKTINFO,
+// IPV6_RECVPKTINFO), for an unspecified listener to answer from it.
+func recvDest(network, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		if network == "udp6" {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_RECVPKTINFO, 1)
+		} else {
+			serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_PKTINFO, 1)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("asking for each question's destination: %w", serr)
+	}
+	return nil
+}
+
+// replyFrom turns the control messages of a datagram received on an
+// unspecified listener into those that send its answer from the address
+// the question went to (the kernel would otherwise pick a source of its
+// own, and the client drop the answer as coming from elsewhere); nil when
+// they name none.
+func replyFrom(oob []byte) []byte {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	for _, m := range msgs {
+		switch {
+		case m.Header.Level == unix.IPPROTO_IP && m.Header.Type == unix.IP_PKTINFO && len(m.Data) >= unix.SizeofInet4Pktinfo:
+			in := (*unix.Inet4Pktinfo)(unsafe.Pointer(&m.Data[0]))
+			return unix.PktInfo4(&unix.Inet4Pktinfo{Spec_dst: in.Addr})
+		case m.Header.Level == unix.IPPROTO_IPV6 && m.Header.Type == unix.IPV6_PKTINFO && len(m.Data) >= unix.SizeofInet6Pktinfo:
+			in := (*unix.Inet6Pktinfo)(unsafe.Pointer(&m.Data[0]))
+			return unix.PktInfo6(&unix.Inet6Pktinfo{Addr: in.Addr})
+		}
 	}
 	return nil
 }
@@ -225,21 +284,32 @@ func udpSocketStats(c net.PacketConn) (queued, drops int, ok bool) {
 // questions behind the cut went unrecorded, unnoticed.
 const dnsUDPReadMax = 65535
 
-func (s *dnsStub) serveUDP(pc net.PacketConn) {
+func (s *dnsStub) serveUDP(pc *net.UDPConn, wildcard bool) {
 	defer s.wg.Done()
 	rb := make([]byte, dnsUDPReadMax)
+	var ob []byte
+	if wildcard {
+		ob = make([]byte, 128)
+	}
 	for {
-		n, from, err := pc.ReadFrom(rb)
+		n, oobn, _, from, err := pc.ReadMsgUDPAddrPort(rb, ob)
 		if err != nil {
 			return
 		}
 		msg := append([]byte(nil), rb[:n]...)
+		var src []byte
+		if wildcard {
+			src = replyFrom(ob[:oobn])
+		}
 		s.sem <- struct{}{}
 		s.wg.Add(1)
 		go func() {
 			defer func() { <-s.sem; s.wg.Done() }()
-			if out := s.answer(msg); out != nil {
-				_, _ = pc.WriteTo(out, from)
+			// Recorded in any case; answered only from where the question
+			// went (the kernel always says where on an unspecified
+			// listener).
+			if out := s.answer(msg); out != nil && (!wildcard || src != nil) {
+				_, _, _ = pc.WriteMsgUDPAddrPort(out, src, from)
 			}
 		}()
 	}

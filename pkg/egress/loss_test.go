@@ -383,8 +383,10 @@ s.close()
 func TestDiscardsAreCountedWhereTheyHappen(t *testing.T) {
 	needNamespaces(t)
 	const (
-		stub  = `(("127.0.0.1", 53), tcpq(1, "first.example"), tcpq(2, "held.example"))`
-		proxy = `(proxy(), b"CONNECT first.example:443 HTTP/1.1\r\n\r\n", b"CONNECT held.example:443 HTTP/1.1\r\n\r\n")`
+		stub = `(("127.0.0.1", 53), tcpq(1, "first.example"), tcpq(2, "held.example"))`
+		// Docker's resolver: the stub's listener on 0.0.0.0 takes it.
+		docker = `(("127.0.0.11", 53), tcpq(1, "first.example"), tcpq(2, "held.example"))`
+		proxy  = `(proxy(), b"CONNECT first.example:443 HTTP/1.1\r\n\r\n", b"CONNECT held.example:443 HTTP/1.1\r\n\r\n")`
 	)
 	for _, tc := range []struct {
 		name         string
@@ -393,6 +395,7 @@ func TestDiscardsAreCountedWhereTheyHappen(t *testing.T) {
 		hold         bool // the last write is held back, and thrown away
 	}{
 		{"stub", true, false, stub, true},
+		{"stub, at another address", true, false, docker, true},
 		{"proxy", false, true, proxy, true},
 		{"both", true, true, stub + ", " + proxy, true},
 		{"both, nothing held", true, true, stub + ", " + proxy, false},

@@ -152,7 +152,7 @@ type proxy struct {
 
 func startProxy(addr string, rec *recorder, discards *discardWatch, logf func(string, ...any)) (*proxy, error) {
 	p := &proxy{rec: rec}
-	st, err := listenStream(addr, p.serve, discards, logf)
+	st, err := listenStream("tcp", addr, p.serve, discards, logf)
 	if err != nil {
 		return nil, fmt.Errorf("starting the recording proxy on %s: %w", addr, err)
 	}

@@ -256,17 +256,17 @@ const (
 // connection; the connection is already counted lost.
 var errCut = errors.New("connection not read to its end")
 
-// listenStream listens on addr (TCP) and serves each connection with
+// listenStream listens on addr (network tcp, tcp4 or tcp6) and serves each connection with
 // serve; watch (nil: none could be had) is the session's, which the
 // stream's address is added to.
-func listenStream(addr string, serve func(*streamConn), watch *discardWatch, logf func(string, ...any)) (*stream, error) {
+func listenStream(network, addr string, serve func(*streamConn), watch *discardWatch, logf func(string, ...any)) (*stream, error) {
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return rc.Control(func(fd uintptr) { setRecvBufFD(fd, streamRecvBuf) })
 	}}
 	// Plain TCP: an MPTCP listener (Go's default since 1.24) keeps the
 	// queue's drop count on a subflow socket SO_MEMINFO does not reach.
 	lc.SetMultipathTCP(false)
-	l, err := lc.Listen(context.Background(), "tcp", addr)
+	l, err := lc.Listen(context.Background(), network, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -708,9 +708,43 @@ func (w *discardWatch) notice(m []byte) {
 		close(w.seen)
 		w.seen = make(chan struct{})
 	}
-	if n, ok := w.lost[to]; ok && unsent(m[inetDiagMsgLen:]) {
-		w.lost[to] = n + 1
+	if !unsent(m[inetDiagMsgLen:]) {
+		return
 	}
+	if _, ok := w.lost[to]; !ok {
+		// A listener on an unspecified address takes what is sent to any
+		// address of the namespace.
+		var any netip.Addr
+		if dst.Is4() {
+			any = netip.IPv4Unspecified()
+		} else {
+			any = netip.IPv6Unspecified()
+		}
+		if _, ok := w.lost[netip.AddrPortFrom(any, to.Port())]; !ok || !isLocal(dst) {
+			return
+		}
+		to = netip.AddrPortFrom(any, to.Port())
+	}
+	w.lost[to]++
+}
+
+// isLocal reports whether a is an address of this network namespace.
+func isLocal(a netip.Addr) bool {
+	if a.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, ia := range addrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if b, ok := netip.AddrFromSlice(n.IP); ok && b.Unmap() == a {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // unsent reports whether a destroyed socket's attributes say it had bytes

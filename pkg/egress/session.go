@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"slices"
 	"sync"
 
 	"github.com/google/nftables"
@@ -138,14 +137,17 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	s.dnsListen = listen
 	serve := listen
 	if l.DNSListen == nil {
-		// The loopback resolvers a command may name itself, bypassing
-		// resolv.conf: systemd-resolved's stub (127.0.0.53) and its proxy
-		// (127.0.0.54), Debian's and NetworkManager's 127.0.1.1. Nothing
-		// of the host's listens in the sandbox's namespace, so a question
-		// sent there met no listener and was not recorded at all (loopback
-		// is not egress). The stub listens there too, and records and
-		// answers such questions as it does the ones sent to it.
-		serve = append(slices.Clone(listen), loopbackResolvers...)
+		// resolv.conf names 127.0.0.1 and ::1, but a command may name a
+		// resolver itself: systemd-resolved's 127.0.0.53, Debian's
+		// 127.0.1.1, Docker's 127.0.0.11. Nothing of the host's listens
+		// in the sandbox's namespace, so such a question met no listener
+		// and was not recorded at all (loopback is not egress). The stub
+		// listens on the unspecified addresses instead, and records and
+		// answers a question sent to any address of the namespace.
+		serve = []string{"0.0.0.0:53"}
+		if ipv6Available() {
+			serve = append(serve, "[::]:53")
+		}
 	}
 	if err := s.dns.start(serve); err != nil {
 		s.dns = nil
@@ -233,11 +235,6 @@ func (s *Session) Env() []string {
 		"NO_PROXY=", "no_proxy=",
 	}
 }
-
-// loopbackResolvers are the loopback addresses of resolvers on a host
-// (systemd-resolved's, dnsmasq's under Debian and NetworkManager) where the
-// stub listens too, though resolv.conf does not name them.
-var loopbackResolvers = []string{"127.0.0.53:53", "127.0.0.54:53", "127.0.1.1:53"}
 
 // ResolvConf is the command's /etc/resolv.conf: the stub only.
 func (s *Session) ResolvConf() []byte {
