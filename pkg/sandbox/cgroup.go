@@ -67,7 +67,7 @@ func newRunCgroup(root, hostRoot, owner bool, lim Limits) (*runCgroup, error) {
 	if !root {
 		return nil, nil
 	}
-	name := fmt.Sprintf("vigiles-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	name := cgroupName(cgroupSeq.Add(1))
 	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
 		if owner {
 			// The shell that moves the sandbox into the cgroup would
@@ -460,16 +460,40 @@ func cgroupCounter(path, key string) uint64 {
 	return 0
 }
 
-// sweepCgroups removes the empty cgroups that brokers killed before
-// they could clean up left behind (vigiles-PID-N with PID gone).
+// cgroupName is the name of the broker's n-th run cgroup:
+// vigiles-NS-PID-N, NS the inode of the broker's pid namespace. Brokers in
+// two pid namespaces (two containers sharing a cgroup parent) may have one
+// pid; the namespace keeps their names apart, and tells a sweep which
+// pids it can look up.
+func cgroupName(n int64) string {
+	return fmt.Sprintf("vigiles-%d-%d-%d", ownPidNS(), os.Getpid(), n)
+}
+
+// ownPidNS is the inode of this process's pid namespace (0 where /proc
+// does not say).
+func ownPidNS() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// sweepCgroups removes the empty cgroups that brokers killed before they
+// could clean up left behind: vigiles-NS-PID-N with NS this broker's pid
+// namespace and PID gone. Another namespace's pids cannot be looked up
+// from here, so its cgroups are left to its own brokers; a cgroup that
+// still holds a process is never removed (rmdir refuses).
 func sweepCgroups(parent string) {
 	ents, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
+	ns := ownPidNS()
 	for _, e := range ents {
+		var pidNS uint64
 		var pid, n int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-%d-%d", &pid, &n); err != nil || !e.IsDir() {
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-%d-%d-%d", &pidNS, &pid, &n); err != nil || !e.IsDir() || pidNS != ns {
 			continue
 		}
 		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {

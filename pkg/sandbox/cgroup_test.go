@@ -3,16 +3,27 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
+// TestSweepCgroupsRemovesOnlyDeadBrokers: a sweep removes the cgroups of
+// brokers of its own pid namespace that are gone, and leaves those of
+// brokers alive, of other pid namespaces (whose pids mean nothing here: a
+// broker in a container may have any pid), and everything else.
 func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	parent := t.TempDir()
-	dead := filepath.Join(parent, "vigiles-999999999-1")
-	alive := filepath.Join(parent, fmt.Sprintf("vigiles-%d-1", os.Getppid()))
+	ns := ownPidNS()
+	if ns == 0 {
+		t.Fatal("no pid namespace inode in /proc/self/ns/pid")
+	}
+	dead := filepath.Join(parent, fmt.Sprintf("vigiles-%d-999999999-1", ns))
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-%d-%d-1", ns, os.Getppid()))
+	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-%d-999999999-1", ns+1))
 	other := filepath.Join(parent, "someone-else")
-	for _, d := range []string{dead, alive, other} {
+	for _, d := range []string{dead, alive, elsewhere, other} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +38,40 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("a dead broker's cgroup was left")
 	}
-	for _, d := range []string{alive, other} {
+	for _, d := range []string{alive, elsewhere, other} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed", d)
 		}
+	}
+}
+
+// TestCgroupNamesKeepPidNamespacesApart: two brokers with one pid in two
+// pid namespaces name their run cgroups apart. The test binary is started
+// twice as pid 1 of a new pid namespace, and says the name it would give.
+func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
+	if os.Getenv("VIGILES_TEST_CGROUP_NAME") == "1" {
+		fmt.Println(cgroupName(1))
+		os.Exit(0)
+	}
+	if os.Getuid() != 0 {
+		missing(t, "root, to make pid namespaces")
+	}
+	names := map[string]bool{cgroupName(1): true}
+	for range 2 {
+		cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", os.Args[0], "-test.run=^TestCgroupNamesKeepPidNamespacesApart$")
+		cmd.Env = append(os.Environ(), "VIGILES_TEST_CGROUP_NAME=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("unshare: %v", err)
+		}
+		name := strings.TrimSpace(string(out))
+		if !strings.HasSuffix(name, "-1-1") {
+			t.Fatalf("the name %q: not that of pid 1 of its namespace", name)
+		}
+		if names[name] {
+			t.Errorf("two brokers share the cgroup name %s", name)
+		}
+		names[name] = true
 	}
 }
 
