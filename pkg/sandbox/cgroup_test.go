@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,10 +49,13 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 
 // TestCgroupNamesKeepPidNamespacesApart: two brokers with one pid in two
 // pid namespaces name their run cgroups apart. The test binary is started
-// twice as pid 1 of a new pid namespace, and says the name it would give.
+// twice as pid 1 of a new pid namespace, and says the name it would give;
+// both stay alive until both have said it (a namespace's inode number may
+// be given again once it is gone, as a pid may).
 func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 	if os.Getenv("VIGILES_TEST_CGROUP_NAME") == "1" {
 		fmt.Println(cgroupName(1))
+		_, _ = io.Copy(io.Discard, os.Stdin) // alive until the test is done
 		os.Exit(0)
 	}
 	if os.Getuid() != 0 {
@@ -60,11 +65,26 @@ func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 	for range 2 {
 		cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", os.Args[0], "-test.run=^TestCgroupNamesKeepPidNamespacesApart$")
 		cmd.Env = append(os.Environ(), "VIGILES_TEST_CGROUP_NAME=1")
-		out, err := cmd.Output()
+		stdin, err := cmd.StdinPipe()
 		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
 			t.Fatalf("unshare: %v", err)
 		}
-		name := strings.TrimSpace(string(out))
+		t.Cleanup(func() {
+			stdin.Close()
+			_ = cmd.Wait()
+		})
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the name: %v", err)
+		}
+		name := strings.TrimSpace(line)
 		if !strings.HasSuffix(name, "-1-1") {
 			t.Fatalf("the name %q: not that of pid 1 of its namespace", name)
 		}
