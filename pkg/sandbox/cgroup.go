@@ -461,12 +461,13 @@ func cgroupCounter(path, key string) uint64 {
 }
 
 // cgroupName is the name of the broker's n-th run cgroup:
-// vigiles-NS-PID-N, NS the inode of the broker's pid namespace. Brokers in
-// two pid namespaces (two containers sharing a cgroup parent) may have one
-// pid; the namespace keeps their names apart, and tells a sweep which
-// pids it can look up.
+// vigiles-nsNS-PID-N, NS the inode of the broker's pid namespace. Brokers
+// in two pid namespaces (two containers sharing a cgroup parent) may have
+// one pid; the namespace keeps their names apart, and tells a sweep which
+// pids it can look up. The "ns" keeps an older vigiles, which swept
+// vigiles-PID-N, from reading a pid out of the name.
 func cgroupName(n int64) string {
-	return fmt.Sprintf("vigiles-%d-%d-%d", ownPidNS(), os.Getpid(), n)
+	return fmt.Sprintf("vigiles-ns%d-%d-%d", ownPidNS(), os.Getpid(), n)
 }
 
 // ownPidNS is the inode of this process's pid namespace (0 where /proc
@@ -480,7 +481,7 @@ func ownPidNS() uint64 {
 }
 
 // sweepCgroups removes the empty cgroups that brokers killed before they
-// could clean up left behind: vigiles-NS-PID-N with NS this broker's pid
+// could clean up left behind: vigiles-nsNS-PID-N with NS this broker's pid
 // namespace and PID gone. Another namespace's pids cannot be looked up
 // from here, so its cgroups are left to its own brokers; a cgroup that
 // still holds a process is never removed (rmdir refuses).
@@ -493,7 +494,7 @@ func sweepCgroups(parent string) {
 	for _, e := range ents {
 		var pidNS uint64
 		var pid, n int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-%d-%d-%d", &pidNS, &pid, &n); err != nil || !e.IsDir() || pidNS != ns {
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d", &pidNS, &pid, &n); err != nil || !e.IsDir() || pidNS != ns {
 			continue
 		}
 		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {

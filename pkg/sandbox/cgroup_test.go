@@ -21,9 +21,9 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	if ns == 0 {
 		t.Fatal("no pid namespace inode in /proc/self/ns/pid")
 	}
-	dead := filepath.Join(parent, fmt.Sprintf("vigiles-%d-999999999-1", ns))
-	alive := filepath.Join(parent, fmt.Sprintf("vigiles-%d-%d-1", ns, os.Getppid()))
-	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-%d-999999999-1", ns+1))
+	dead := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-1", ns))
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-1", ns, os.Getppid()))
+	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-1", ns+1))
 	other := filepath.Join(parent, "someone-else")
 	for _, d := range []string{dead, alive, elsewhere, other} {
 		if err := os.Mkdir(d, 0o755); err != nil {
@@ -60,6 +60,13 @@ func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 	}
 	if os.Getuid() != 0 {
 		missing(t, "root, to make pid namespaces")
+	}
+	// vigiles before this name swept vigiles-PID-N where PID was gone from
+	// its own namespace: it must not read a pid out of this name (it would
+	// remove a cgroup in use the moment it was empty).
+	var pid, n int
+	if _, err := fmt.Sscanf(cgroupName(1), "vigiles-%d-%d", &pid, &n); err == nil {
+		t.Errorf("%s reads as an older vigiles' cgroup of pid %d", cgroupName(1), pid)
 	}
 	names := map[string]bool{cgroupName(1): true}
 	for range 2 {

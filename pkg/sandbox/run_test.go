@@ -691,7 +691,7 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	// holds the command alone, in a child of the run's cgroup, where the
 	// init and bwrap are not.
 	for c, tail := range map[string]string{"pids": "/" + commandCgroup, "memory": ""} {
-		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-\d+-\d+-\d+`+tail+`$`).MatchString(cgs) {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-ns\d+-\d+-\d+`+tail+`$`).MatchString(cgs) {
 			t.Errorf("the command is not in the run's %s cgroup%s:\n%s", c, tail, cgs)
 		}
 	}
@@ -1044,7 +1044,7 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 // memory hierarchies, wherever they were made (below the caller's own).
 func leftCgroups() []string {
 	var out []string
-	prefix := fmt.Sprintf("vigiles-%d-", os.Getpid())
+	prefix := strings.TrimSuffix(cgroupName(0), "0")
 	for _, root := range []string{v1PidsRoot, v1MemoryRoot} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || !d.IsDir() {
