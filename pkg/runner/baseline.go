@@ -63,6 +63,13 @@ type BaselineRun struct {
 	Outcome  string   `json:"outcome"`
 	Hosts    []string `json:"hosts"`
 	Writes   []string `json:"writes"`
+	// Deleted are the paths among Writes that the run deleted
+	// (deletedOf): [] where it deleted none, nil where its writes were
+	// not recorded, and nil too in a baseline written before deletes were
+	// kept, whose writes are then compared by path only (compareRuns). A
+	// file holds nil as null beside a "writes" of null, and leaves
+	// "deleted" out beside a list, as such a baseline does: see MarshalJSON.
+	Deleted []string `json:"deleted"`
 	// Env is what the run left for Claude Code to run before each Bash
 	// command, as envText gives it (its env file, CLAUDE_ENV_FILE, then
 	// its other session-env scripts): "" for nothing, nil where it was not
@@ -80,18 +87,23 @@ type BaselineRun struct {
 }
 
 // MarshalJSON writes r as a baseline file holds it: "env" left out for
-// nothing, null where it was not recorded.
+// nothing, null where it was not recorded; "deleted" null where the writes
+// were not recorded, and left out where only they were kept.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
 	type plain BaselineRun // without these methods
-	// Env and File are the last fields: written again here they take
-	// their places and hide plain's. Env is an interface, so that it can
-	// be left out ("": omitempty) or null (a nil *string in it is no nil
-	// interface).
+	// Deleted, Env and File are the last fields: written again here they
+	// take their places and hide plain's. Deleted and Env are interfaces,
+	// so that they can be left out (omitempty: a nil interface) or null (a
+	// nil slice or *string in one is no nil interface).
 	j := struct {
 		plain
-		Env  any    `json:"env,omitempty"`
-		File string `json:"file,omitempty"`
+		Deleted any    `json:"deleted,omitempty"`
+		Env     any    `json:"env,omitempty"`
+		File    string `json:"file,omitempty"`
 	}{plain: plain(r), File: r.File}
+	if r.Deleted != nil || r.Writes == nil {
+		j.Deleted = r.Deleted // the list, or null beside "writes": null
+	}
 	switch {
 	case r.Env == nil:
 		j.Env = (*string)(nil) // null
@@ -243,6 +255,37 @@ func writesOf(r report.HookRun) []string {
 	return out
 }
 
+// deletedOf lists the paths among writesOf's that a run deleted, shown and
+// sorted as writesOf's, $TMPDIR/ left out; [] where it deleted none, nil
+// when its writes were not recorded. The recorder lists a path once (one
+// deleted and made again is a modify), but two names can show alike (each
+// run of bytes that is not UTF-8 one U+FFFD): a shown path the run also
+// created or modified is not among these, on either side of a comparison,
+// so a baseline of the run compares with it without drift.
+func deletedOf(r report.HookRun) []string {
+	if r.Writes == nil {
+		return nil // not recorded: null in a baseline, never "none"
+	}
+	deleted := map[string]bool{} // shown path: every entry of it a delete
+	for _, w := range r.Writes {
+		p := evidence.ShownPath(w.Path)
+		if strings.HasPrefix(p, "$TMPDIR/") {
+			continue
+		}
+		if was, seen := deleted[p]; !seen || was {
+			deleted[p] = w.Op == evidence.OpDelete
+		}
+	}
+	out := []string{}
+	for p, d := range deleted {
+		if d {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // NewBaseline records the runs of a report. The declarations of hooks
 // that are listed, not run, are not at hand here: see newBaseline.
 func NewBaseline(rep *report.Report) *Baseline {
@@ -255,7 +298,7 @@ func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
 		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Env: baselineEnv(r), File: runFile(r)}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Env: baselineEnv(r), File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
 		}
@@ -411,6 +454,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					return nil, bad(r.Value.Pos, "run %q: want an object, found %s", r.Key, r.Value.Kind)
 				}
 				run := BaselineRun{Env: new(string)} // no "env": nothing left
+				var deleted *jnode                   // "deleted", checked against "writes" once both are read
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
 					var err error
@@ -433,6 +477,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = strs(f.Value, what, &run.Hosts)
 					case "writes":
 						err = strs(f.Value, what, &run.Writes)
+					case "deleted":
+						// Absent or null: a baseline written before
+						// deletes were kept, or writes not recorded.
+						deleted = f.Value
+						err = strs(f.Value, what, &run.Deleted)
 					case "env":
 						run.Env = nil // null: not recorded
 						if f.Value.Kind != jsonNull {
@@ -446,10 +495,20 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, env and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, deleted, env and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
+					}
+				}
+				// A deleted path is one of the written ones: the two
+				// lists cannot say different things of a path.
+				if deleted != nil && deleted.Kind == jsonArray {
+					written := setOf(run.Writes)
+					for _, e := range deleted.Elems {
+						if !written[e.Str] {
+							return nil, bad(e.Pos, "run %q: \"deleted\" lists %q, which its \"writes\" does not: a deleted path is one of the written ones", r.Key, e.Str)
+						}
 					}
 				}
 				b.Runs[r.Key] = run
@@ -658,10 +717,22 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
 		} else {
-			known := setOf(old.Writes)
+			// A path the baseline lists is compared by what was done
+			// to it too, deleted or not (deletedOf), where the baseline
+			// says: one written before it kept deletes (old.Deleted nil)
+			// accepted the path, whatever was done to it.
+			known, wasDeleted := setOf(old.Writes), setOf(old.Deleted)
+			nowDeleted := setOf(deletedOf(r))
 			for _, w := range writesOf(r) {
-				if !known[w] {
+				switch {
+				case !known[w]:
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now writes %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+				case old.Deleted == nil:
+					// Accepted by path: what was done to it is not kept.
+				case nowDeleted[w] && !wasDeleted[w]:
+					add(r, DriftWrite, opCreatedOrModified, w, fmt.Sprintf("%s %s%s now deletes %s, which the baseline says it created or modified", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+				case !nowDeleted[w] && wasDeleted[w]:
+					add(r, DriftWrite, opDeleted, w, fmt.Sprintf("%s %s%s now creates or modifies %s, which the baseline says it deleted", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
 				}
 			}
 		}
@@ -690,6 +761,13 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 	}
 	return drift, finds
 }
+
+// The was of a write drift on a path the baseline lists, whose op changed:
+// what the baseline accepted it as; its now is the path.
+const (
+	opCreatedOrModified = "created or modified"
+	opDeleted           = "deleted"
+)
 
 // listedDecl is what a baseline compares of a hook that is listed, not
 // run: its type (not for a command hook), command and declaration, in one
