@@ -647,10 +647,10 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			old, ok := b.Runs[r.ID]
 			switch {
 			case !ok:
-				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline: %s", r.Type, r.Plugin, r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityWarning))
+				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline: %s", r.Type, shownName(r.Plugin), r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityWarning))
 			case old.Outcome != r.Outcome:
 				add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s is now a hook of type %s, which vigiles lists and does not run (%s); the baseline says %s, so what it does is no longer audited: %s",
-					r.Plugin, r.Event, toolSuffix(r.Tool), r.Type, r.Reason, old.Outcome, cutBytes(now, maxEvidence)), sev)
+					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Type, r.Reason, old.Outcome, cutBytes(now, maxEvidence)), sev)
 			default:
 				was := listedDecl(old.Type, old.Command, old.Declared)
 				if was == now {
@@ -661,7 +661,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					why = " (a baseline written before vigiles kept the declarations of such hooks: review it, and update the baseline)"
 				}
 				add(r, DriftDeclared, cutBytes(was, maxEvidence), cutBytes(now, maxEvidence), fmt.Sprintf("%s %s%s, a hook of type %s that vigiles lists and does not run, is declared otherwise than the baseline says%s",
-					r.Plugin, r.Event, toolSuffix(r.Tool), r.Type, why), sev)
+					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Type, why), sev)
 				finds[len(finds)-1].Evidence = fmt.Sprintf("- %s\n+ %s\n", cutBytes(was, maxEvidence), cutBytes(now, maxEvidence))
 			}
 			continue
@@ -673,26 +673,26 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// writes is new, as for any other run (else a change adds a
 			// hook that exfiltrates and passes on a warning).
 			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
-				r.ID, r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), lower(report.SeverityWarning))
+				shownName(r.ID), shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), lower(report.SeverityWarning))
 		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
-				r.Plugin, r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
+				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
 		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "egress"))})
+				Message: fmt.Sprintf("network attempts of %s were not recorded (%s), so new hosts cannot be ruled out", shownName(r.ID), unrecordedWhy(r.Tier, "egress"))})
 		} else {
 			if past := lumpedName(r.Egress); past != "" {
 				// The named hosts are still compared below: a new one
 				// among them is drift whatever the rest were.
 				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-					Message:  fmt.Sprintf("%s made %s: they cannot be compared with the baseline, so new hosts among them cannot be ruled out (a baseline written from this run keeps its hosts as null)", r.ID, past),
+					Message:  fmt.Sprintf("%s made %s: they cannot be compared with the baseline, so new hosts among them cannot be ruled out (a baseline written from this run keeps its hosts as null)", shownName(r.ID), past),
 					Evidence: egressEvidence(lumpedOf(r.Egress))})
 			}
 			known := setOf(old.Hosts)
 			for _, h := range namedHosts(r.Egress) {
 				if !known[h] {
-					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), h), sev)
+					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h)), sev)
 				}
 			}
 		}
@@ -703,19 +703,19 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					why = fmt.Sprintf("only its first %d of %d bytes are kept", r.EnvFile.Kept(), r.EnvFile.Size)
 				}
 				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-					Message: fmt.Sprintf("the env file of %s was not recorded whole (%s), so a change to the session's environment cannot be ruled out", r.ID, why)})
+					Message: fmt.Sprintf("the env file of %s was not recorded whole (%s), so a change to the session's environment cannot be ruled out", shownName(r.ID), why)})
 			}
 		} else if now != orNothing(old.Env) {
 			// Where the two part, not their heads: a change may lie deep
 			// in a long file, or be a single tab turned newline.
 			line, was, is, ev := envDiff(old.Env, now)
 			add(r, DriftEnv, was, is, fmt.Sprintf("%s %s%s now leaves %s in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says %s; the first change is at line %d",
-				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(now), baselineSaid(old.Env), line), sev)
+				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), envSaid(now), baselineSaid(old.Env), line), sev)
 			finds[len(finds)-1].Evidence = ev
 		}
 		if r.Writes == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", r.ID, unrecordedWhy(r.Tier, "writes"))})
+				Message: fmt.Sprintf("writes of %s were not recorded (%s), so new writes cannot be ruled out", shownName(r.ID), unrecordedWhy(r.Tier, "writes"))})
 		} else {
 			// A path the baseline lists is compared by what was done
 			// to it too, deleted or not (deletedOf), where the baseline
@@ -726,13 +726,13 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			for _, w := range writesOf(r) {
 				switch {
 				case !known[w]:
-					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now writes %s, which the baseline does not list", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now writes %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
 				case old.Deleted == nil:
 					// Accepted by path: what was done to it is not kept.
 				case nowDeleted[w] && !wasDeleted[w]:
-					add(r, DriftWrite, opCreatedOrModified, w, fmt.Sprintf("%s %s%s now deletes %s, which the baseline says it created or modified", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+					add(r, DriftWrite, opCreatedOrModified, w, fmt.Sprintf("%s %s%s now deletes %s, which the baseline says it created or modified", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
 				case !nowDeleted[w] && wasDeleted[w]:
-					add(r, DriftWrite, opDeleted, w, fmt.Sprintf("%s %s%s now creates or modifies %s, which the baseline says it deleted", r.Plugin, r.Event, toolSuffix(r.Tool), w), sev)
+					add(r, DriftWrite, opDeleted, w, fmt.Sprintf("%s %s%s now creates or modifies %s, which the baseline says it deleted", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
 				}
 			}
 		}
@@ -756,7 +756,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
 			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,
-				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", id, old.Plugin, old.Event, toolSuffix(old.Tool))})
+				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool))})
 		}
 	}
 	return drift, finds
@@ -818,7 +818,7 @@ func toolSuffix(t string) string {
 	if t == "" {
 		return ""
 	}
-	return " " + t
+	return " " + shownName(t)
 }
 
 func setOf(s []string) map[string]bool {

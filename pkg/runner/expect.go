@@ -243,7 +243,7 @@ func reasonSuffix(r string) string {
 	if r == "" {
 		return ""
 	}
-	return " (" + r + ")"
+	return " (" + shownName(r) + ")"
 }
 
 func tailOf(r report.HookRun) string {
