@@ -493,6 +493,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
+	if err := rlimitsFit(cfg.Limits, !cfg.PidsByCgroup); err != nil {
+		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
+	}
 
 	p := plan{Bwrap: bwrap, Workdir: spec.Dir, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if hostRoot {

@@ -1,0 +1,58 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLimitAboveTheHardLimitIsRefused: a run whose per-process limit lies
+// above the hard limit vigiles was started with is refused before
+// anything starts, naming the limit, its flag and `ulimit`; it was
+// refused naming only an errno ("setting rlimit 7: operation not
+// permitted"), or, for the process limit a shell sets where no pids
+// cgroup does, ended before the command started with exit 125 read as the
+// command's: a hook that never ran passed as one that did nothing. The
+// test runs itself again with its hard limits lowered (`ulimit -n 1024
+// -u 300`, soft and hard).
+func TestLimitAboveTheHardLimitIsRefused(t *testing.T) {
+	if os.Getenv("VIGILES_TEST_LOW_HARD_LIMITS") == "1" {
+		lowHardLimits(t)
+		return
+	}
+	requireConfinement(t)
+	cmd := exec.Command("bash", "-c", `ulimit -n 1024 && ulimit -u 300 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestLimitAboveTheHardLimitIsRefused$", "-test.v")
+	cmd.Env = append(os.Environ(), "VIGILES_TEST_LOW_HARD_LIMITS=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Errorf("with hard limits lowered: %v\n%s", err, out)
+	}
+}
+
+func lowHardLimits(t *testing.T) {
+	dir := makeTree(t, nil)
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: []string{"true"}, Limits: Limits{OpenFiles: 4096}})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "4096 open files per process") ||
+		!strings.Contains(err.Error(), "ulimit -Hn") || !strings.Contains(err.Error(), "--limit-open-files") {
+		t.Errorf("4096 open files under a hard limit of 1024: err %v", err)
+	}
+	if res.Writes != nil || res.Egress != nil {
+		t.Errorf("a refused run has records: writes %v egress %v", res.Writes, res.Egress)
+	}
+	// Under the hard limit the run goes ahead.
+	if res := run(t, Spec{Dir: dir, Command: []string{"true"}, Limits: Limits{OpenFiles: 1024}}); res.ExitCode != 0 || res.Error != "" {
+		t.Errorf("1024 open files under a hard limit of 1024: exit %d error %q", res.ExitCode, res.Error)
+	}
+	// The process limit is checked where a shell sets it (no pids
+	// cgroup: a non-root caller), and not where a cgroup holds it.
+	err = rlimitsFit(Limits{Pids: 512, OpenFiles: 1024}, true)
+	if err == nil || !strings.Contains(err.Error(), "512 processes") || !strings.Contains(err.Error(), "ulimit -Hu") {
+		t.Errorf("512 processes under a hard limit of 300, set by the shell: %v", err)
+	}
+	if err := rlimitsFit(Limits{Pids: 512, OpenFiles: 1024}, false); err != nil {
+		t.Errorf("512 processes held by a pids cgroup: %v", err)
+	}
+}
