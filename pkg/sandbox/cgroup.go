@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -461,13 +462,16 @@ func cgroupCounter(path, key string) uint64 {
 }
 
 // cgroupName is the name of the broker's n-th run cgroup:
-// vigiles-nsNS-PID-N, NS the inode of the broker's pid namespace. Brokers
+// vigiles-nsNS-PID-START-N, NS the inode of the broker's pid namespace and
+// START its start time (in clock ticks after boot, /proc/PID/stat). Brokers
 // in two pid namespaces (two containers sharing a cgroup parent) may have
-// one pid; the namespace keeps their names apart, and tells a sweep which
-// pids it can look up. The "ns" keeps an older vigiles, which swept
-// vigiles-PID-N, from reading a pid out of the name.
+// one pid, and a namespace's inode is given again once it is gone, as a
+// pid is (a broker that was pid 1 of one, killed, and the next pid 1 of
+// the next met on one name and the second ran without its cgroups): the
+// three together name one process. The "ns" keeps an older vigiles,
+// which swept vigiles-PID-N, from reading a pid out of the name.
 func cgroupName(n int64) string {
-	return fmt.Sprintf("vigiles-ns%d-%d-%d", ownPidNS(), os.Getpid(), n)
+	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", ownPidNS(), os.Getpid(), startTime(os.Getpid()), n)
 }
 
 // ownPidNS is the inode of this process's pid namespace (0 where /proc
@@ -480,11 +484,33 @@ func ownPidNS() uint64 {
 	return st.Ino
 }
 
+// startTime is the start time of process pid in clock ticks after boot
+// (field 22 of /proc/PID/stat); 0 where it is gone or /proc does not say.
+func startTime(pid int) uint64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The name (field 2) is in parentheses and may hold anything: the
+	// fields after its last ')' start at field 3.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
 // sweepCgroups removes the empty cgroups that brokers killed before they
-// could clean up left behind: vigiles-nsNS-PID-N with NS this broker's pid
-// namespace and PID gone. Another namespace's pids cannot be looked up
-// from here, so its cgroups are left to its own brokers; a cgroup that
-// still holds a process is never removed (rmdir refuses).
+// could clean up left behind: vigiles-nsNS-PID-START-N with NS this
+// broker's pid namespace and no process PID that started at START.
+// Another namespace's pids cannot be looked up from here, so its cgroups
+// are left to its own brokers; a cgroup that still holds a process is
+// never removed (rmdir refuses).
 func sweepCgroups(parent string) {
 	ents, err := os.ReadDir(parent)
 	if err != nil {
@@ -492,12 +518,12 @@ func sweepCgroups(parent string) {
 	}
 	ns := ownPidNS()
 	for _, e := range ents {
-		var pidNS uint64
+		var pidNS, start uint64
 		var pid, n int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d", &pidNS, &pid, &n); err != nil || !e.IsDir() || pidNS != ns {
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d-%d", &pidNS, &pid, &start, &n); err != nil || !e.IsDir() || pidNS != ns {
 			continue
 		}
-		if syscall.Kill(pid, 0) == nil || pid == os.Getpid() {
+		if startTime(pid) == start {
 			continue // its broker still runs
 		}
 		dir := filepath.Join(parent, e.Name())

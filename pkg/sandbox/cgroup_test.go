@@ -9,23 +9,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSweepCgroupsRemovesOnlyDeadBrokers: a sweep removes the cgroups of
-// brokers of its own pid namespace that are gone, and leaves those of
-// brokers alive, of other pid namespaces (whose pids mean nothing here: a
-// broker in a container may have any pid), and everything else.
+// brokers of its own pid namespace that are gone (no such pid, or another
+// process that has the pid now), and leaves those of brokers alive, of
+// other pid namespaces (whose pids mean nothing here: a broker in a
+// container may have any pid), and everything else.
 func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	parent := t.TempDir()
-	ns := ownPidNS()
-	if ns == 0 {
-		t.Fatal("no pid namespace inode in /proc/self/ns/pid")
+	ns, pp := ownPidNS(), os.Getppid()
+	if ns == 0 || startTime(pp) == 0 {
+		t.Fatal("no pid namespace inode in /proc/self/ns/pid, or no start time in /proc/PID/stat")
 	}
-	dead := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-1", ns))
-	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-1", ns, os.Getppid()))
-	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-1", ns+1))
+	dead := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns))
+	reused := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, startTime(pp)+1))
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, startTime(pp)))
+	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns+1))
 	other := filepath.Join(parent, "someone-else")
-	for _, d := range []string{dead, alive, elsewhere, other} {
+	for _, d := range []string{dead, reused, alive, elsewhere, other} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -37,8 +40,10 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 		}
 	}
 	sweepCgroups(parent)
-	if _, err := os.Stat(dead); err == nil {
-		t.Error("a dead broker's cgroup was left")
+	for _, d := range []string{dead, reused} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("a dead broker's cgroup was left: %s", d)
+		}
 	}
 	for _, d := range []string{alive, elsewhere, other} {
 		if _, err := os.Stat(d); err != nil {
@@ -48,10 +53,10 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 }
 
 // TestCgroupNamesKeepPidNamespacesApart: two brokers with one pid in two
-// pid namespaces name their run cgroups apart. The test binary is started
-// twice as pid 1 of a new pid namespace, and says the name it would give;
-// both stay alive until both have said it (a namespace's inode number may
-// be given again once it is gone, as a pid may).
+// pid namespaces name their run cgroups apart, and so do two that follow
+// each other as pid 1 of namespaces that get one inode number (given again
+// once the first is gone). The test binary is started as pid 1 of a new
+// pid namespace twice at once, then once more after both are gone.
 func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 	if os.Getenv("VIGILES_TEST_CGROUP_NAME") == "1" {
 		fmt.Println(cgroupName(1))
@@ -68,8 +73,9 @@ func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 	if _, err := fmt.Sscanf(cgroupName(1), "vigiles-%d-%d", &pid, &n); err == nil {
 		t.Errorf("%s reads as an older vigiles' cgroup of pid %d", cgroupName(1), pid)
 	}
-	names := map[string]bool{cgroupName(1): true}
-	for range 2 {
+	// nameIn starts the test binary as pid 1 of a new pid namespace and
+	// returns the name it gives, and a function that ends it.
+	nameIn := func() (string, func()) {
 		cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", os.Args[0], "-test.run=^TestCgroupNamesKeepPidNamespacesApart$")
 		cmd.Env = append(os.Environ(), "VIGILES_TEST_CGROUP_NAME=1")
 		stdin, err := cmd.StdinPipe()
@@ -83,23 +89,39 @@ func TestCgroupNamesKeepPidNamespacesApart(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("unshare: %v", err)
 		}
-		t.Cleanup(func() {
+		stop := func() {
 			stdin.Close()
 			_ = cmd.Wait()
-		})
+		}
+		t.Cleanup(stop)
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err != nil {
 			t.Fatalf("reading the name: %v", err)
 		}
 		name := strings.TrimSpace(line)
-		if !strings.HasSuffix(name, "-1-1") {
-			t.Fatalf("the name %q: not that of pid 1 of its namespace", name)
+		var ns, start uint64
+		var pid, n int
+		if _, err := fmt.Sscanf(name, "vigiles-ns%d-%d-%d-%d", &ns, &pid, &start, &n); err != nil || pid != 1 {
+			t.Fatalf("the name %q: not that of pid 1 of its namespace (%v)", name, err)
 		}
+		return name, stop
+	}
+	names := map[string]bool{cgroupName(1): true}
+	add := func(name string) {
 		if names[name] {
 			t.Errorf("two brokers share the cgroup name %s", name)
 		}
 		names[name] = true
 	}
+	a, stopA := nameIn()
+	b, stopB := nameIn()
+	add(a)
+	add(b)
+	stopA()
+	stopB()
+	time.Sleep(50 * time.Millisecond) // a start time is counted in clock ticks
+	c, _ := nameIn()
+	add(c)
 }
 
 // TestCgroupFilesOptional: a control file the kernel lacks (memsw without

@@ -691,7 +691,7 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	// holds the command alone, in a child of the run's cgroup, where the
 	// init and bwrap are not.
 	for c, tail := range map[string]string{"pids": "/" + commandCgroup, "memory": ""} {
-		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-ns\d+-\d+-\d+`+tail+`$`).MatchString(cgs) {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", c, "tasks")); err == nil && !regexp.MustCompile(`(?m)^\d+:`+c+`:/(.*/)?vigiles-ns\d+-\d+-\d+-\d+`+tail+`$`).MatchString(cgs) {
 			t.Errorf("the command is not in the run's %s cgroup%s:\n%s", c, tail, cgs)
 		}
 	}
