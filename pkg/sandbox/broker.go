@@ -537,18 +537,22 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			c.Close()
 		}
 	}()
-	pipe := func() (*os.File, *os.File) {
+	// Four pipes: the config, the result, bubblewrap's info and the
+	// ready signal. Out of descriptors (a low ulimit -n) is a failure of
+	// the run, said as one.
+	var pipes [4][2]*os.File
+	for i := range pipes {
 		r, w, err := os.Pipe()
 		if err != nil {
-			panic(err) // out of file descriptors: nothing sensible to do
+			return fail(fmt.Errorf("making the sandbox's pipes: %w (fix: raise the open-files limit vigiles runs under, ulimit -n)", err))
 		}
 		closers = append(closers, r, w)
-		return r, w
+		pipes[i] = [2]*os.File{r, w}
 	}
-	cfgR, cfgW := pipe()
-	resR, resW := pipe()
-	infoR, infoW := pipe()
-	readyR, readyW := pipe()
+	cfgR, cfgW := pipes[0][0], pipes[0][1]
+	resR, resW := pipes[1][0], pipes[1][1]
+	infoR, infoW := pipes[2][0], pipes[2][1]
+	readyR, readyW := pipes[3][0], pipes[3][1]
 	// The control channel is a socket: besides "go" it carries the
 	// id-mapped work tree's descriptor. The broker's end is a
 	// net.UnixConn, read and written in the runtime's poller: a goroutine

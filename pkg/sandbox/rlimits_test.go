@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -54,5 +55,34 @@ func lowHardLimits(t *testing.T) {
 	}
 	if err := rlimitsFit(Limits{Pids: 512, OpenFiles: 1024}, false); err != nil {
 		t.Errorf("512 processes held by a pids cgroup: %v", err)
+	}
+}
+
+// TestFewDescriptorsFailTheRun: a broker that runs out of descriptors
+// while it makes the sandbox's pipes fails the run, saying so; it
+// panicked ("pipe2: too many open files", exit 2, no result written).
+// Where enough are left the run goes ahead.
+// The test runs itself again under `ulimit -n N` for a few N around where
+// the pipes are made.
+func TestFewDescriptorsFailTheRun(t *testing.T) {
+	if os.Getenv("VIGILES_TEST_FEW_FDS") == "1" {
+		res, err := Run(context.Background(), Spec{Dir: os.Getenv("VIGILES_TEST_DIR"), Mode: ModeStrict, Command: []string{"true"}, Limits: Limits{OpenFiles: MinOpenFiles}})
+		// With enough descriptors the run goes ahead; without, it fails
+		// with no records.
+		if err != nil && (res.Writes != nil || res.Egress != nil) {
+			t.Errorf("err %v writes %v egress %v", err, res.Writes, res.Egress)
+		}
+		t.Logf("err %v", err)
+		return
+	}
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	for n := MinOpenFiles; n <= MinOpenFiles+12; n += 2 {
+		cmd := exec.Command("bash", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, n), os.Args[0], "-test.run=^TestFewDescriptorsFailTheRun$", "-test.v")
+		cmd.Env = append(os.Environ(), "VIGILES_TEST_FEW_FDS=1", "VIGILES_TEST_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "--- PASS") {
+			t.Errorf("under ulimit -n %d: %v\n%s", n, err, out)
+		}
 	}
 }
