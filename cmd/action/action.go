@@ -68,7 +68,9 @@ options from the action's inputs (INPUT_* variables), not from flags:
   check-run        true | false (default true): annotate through a check
                    run on the pull request's head commit
   sarif            path to write SARIF 2.1.0 for code scanning, relative
-                   to the workspace and inside it
+                   to the workspace and inside it, where its symbolic
+                   links lead too; what the file cannot hold (GitHub's
+                   limits) is said in the log and the job summary
   shard            i/n: run one part of the work (a matrix job)
   max-runs         test and audit: the most hook runs to start, per shard
                    (default 10000); a plan of more runs none and reports
@@ -428,18 +430,33 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		ws = "."
 	}
 	dir := filepath.Join(ws, in.WorkDir)
+	// The paths the inputs name must stay inside the workspace where
+	// their symbolic links lead too, not only in their text (readInputs):
+	// the checkout under review chooses the links (workspace.go).
+	if err := linkedOut("working-directory", ws, in.WorkDir, in.WorkDir); err != nil {
+		return fail(stdout, 2, err)
+	}
 	if in.WorkDir != "" {
 		if why := notADir(dir); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
 		}
 	}
-	sarifPath := in.SARIF // relative to the workspace and inside it (readInputs)
-	if sarifPath != "" {
-		sarifPath = filepath.Join(ws, sarifPath)
+	if in.Baseline != "" {
+		if err := linkedOut("baseline", ws, filepath.Join(in.WorkDir, in.Baseline), in.Baseline); err != nil {
+			return fail(stdout, 2, err)
+		}
 	}
 	// Said before any hook runs, not after all of them.
-	if sarifPath != "" {
-		if why := cannotWrite(sarifPath); why != "" {
+	if in.SARIF != "" {
+		p, err := resolveInWorkspace(ws, in.SARIF)
+		var lo *linkedOutError
+		switch {
+		case errors.As(err, &lo):
+			return fail(stdout, 2, linkedOutInput("sarif", in.SARIF, lo))
+		case err != nil:
+			p = filepath.Join(ws, in.SARIF) // a file where a directory must be: cannotWrite says so
+		}
+		if why := cannotWrite(p); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))
 		}
 	}
@@ -480,14 +497,27 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		relativize(rep, dir, in.WorkDir)
 	}
 
-	reportPath, err := writeReport(rep, getenv, dir, in)
+	reportPath, err := writeReport(rep, getenv, ws, in)
 	if err != nil {
 		return fail(stdout, 125, err)
 	}
 	defaultFile := configFile(ws, in.WorkDir, in.Config)
-	if sarifPath != "" {
-		if err := writeSARIFFile(sarifPath, rep, defaultFile); err != nil {
+	var notes []string
+	if in.SARIF != "" {
+		st, err := writeSARIFFile(ws, in.SARIF, rep, defaultFile)
+		var lo *linkedOutError
+		switch {
+		case errors.As(err, &lo):
+			return fail(stdout, 125, fmt.Errorf("writing sarif: %w", linkedOutInput("sarif", in.SARIF, lo)))
+		case err != nil:
 			return fail(stdout, 125, err)
+		}
+		// Code scanning never shows what the file leaves out: the log
+		// and the summaries say it.
+		if note := st.Note(in.SARIF); note != "" {
+			note = fmt.Sprintf("%s; %s.", note, annotate.ReportHas("every finding"))
+			notes = append(notes, note)
+			fmt.Fprintf(stdout, "vigiles: %s\n", annotate.InertLine(annotate.OneLine(note)))
 		}
 	}
 
@@ -501,7 +531,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		// A report with an error (interrupted, too many runs, the
 		// baseline not written): the check run and outputs must not
 		// read pass.
-		Err: runErr,
+		Err:   runErr,
+		Notes: notes,
 	})
 	if err != nil {
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
@@ -632,14 +663,20 @@ func relativize(rep *report.Report, dir, prefix string) {
 
 // writeReport writes the JSON report where later steps can read it:
 // $RUNNER_TEMP/vigiles/report-<command>[-<i>-of-<n>].json, or in the work
-// tree when RUNNER_TEMP is unset. The file is the step's own: when that
+// tree when RUNNER_TEMP is unset (where its links lead, if that is inside
+// the workspace ws). The file is the step's own: when that
 // name is taken (an earlier vigiles step of the job with the same command)
 // it is report-<command>[-<i>-of-<n>]-<random>.json, so no step's `report`
 // output comes to point at another step's report.
-func writeReport(rep *report.Report, getenv func(string) string, dir string, in actionInputs) (string, error) {
-	base := getenv("RUNNER_TEMP")
-	if base == "" {
-		base = dir
+func writeReport(rep *report.Report, getenv func(string) string, ws string, in actionInputs) (string, error) {
+	dir := filepath.Join(getenv("RUNNER_TEMP"), "vigiles")
+	if getenv("RUNNER_TEMP") == "" {
+		// In the work tree, where a symbolic link of the checkout's
+		// could lead vigiles/ out of the workspace: where it leads.
+		var err error
+		if dir, err = resolveInWorkspace(ws, filepath.Join(in.WorkDir, "vigiles")); err != nil {
+			return "", fmt.Errorf("writing report: %s: %w", filepath.Join(in.WorkDir, "vigiles"), err)
+		}
 	}
 	name := "report-" + in.Command
 	if in.Shard != "" {
@@ -649,7 +686,6 @@ func writeReport(rep *report.Report, getenv func(string) string, dir string, in 
 	if err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
-	dir = filepath.Join(base, "vigiles")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
@@ -677,18 +713,42 @@ func writeReport(rep *report.Report, getenv func(string) string, dir string, in 
 	return f.Name(), nil
 }
 
-// writeSARIFFile writes SARIF for rep at path; findings without a file
-// are placed at defaultFile (repository-relative).
-func writeSARIFFile(path string, rep *report.Report, defaultFile string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing sarif: %w", err)
+// writeSARIFFile writes SARIF for rep at rel in the workspace ws, where
+// its symbolic links lead if that is inside (writeInWorkspace); findings
+// without a file are placed at defaultFile (repository-relative). The
+// stats say what the file leaves out.
+func writeSARIFFile(ws, rel string, rep *report.Report, defaultFile string) (annotate.SARIFStats, error) {
+	b, st, err := annotate.EncodeSARIF(rep, annotate.SARIFOptions{DefaultFile: defaultFile})
+	if err != nil {
+		return st, err
 	}
-	var b bytes.Buffer
-	if err := annotate.WriteSARIF(&b, rep, annotate.SARIFOptions{DefaultFile: defaultFile}); err != nil {
-		return err
+	if err := writeInWorkspace(ws, rel, b); err != nil {
+		var lo *linkedOutError
+		if errors.As(err, &lo) {
+			return st, err
+		}
+		return st, fmt.Errorf("writing sarif: %w", err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("writing sarif: %w", err)
+	return st, nil
+}
+
+// linkedOut is the error for an input whose path (rel, relative to the
+// workspace ws; the input says it as shown) a symbolic link leads out of
+// the workspace, or nil.
+func linkedOut(input, ws, rel, shown string) error {
+	if rel == "" {
+		return nil
+	}
+	_, err := resolveInWorkspace(ws, rel)
+	var lo *linkedOutError
+	if errors.As(err, &lo) {
+		return linkedOutInput(input, shown, lo)
 	}
 	return nil
+}
+
+// linkedOutInput says that a link leads the input's path out of the
+// workspace, and what to do.
+func linkedOutInput(input, p string, lo *linkedOutError) error {
+	return badInputf("input %s: %s: %v: name a path whose symbolic links stay inside the workspace, or remove the link from the repository", input, p, lo)
 }

@@ -44,8 +44,9 @@ func TestActionSARIFFileAnchorsOnTheConfig(t *testing.T) {
 	r := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Findings: []report.Finding{
 		{Rule: "run/failed", Severity: report.SeverityError, Message: "no location"},
 	}}
-	p := filepath.Join(t.TempDir(), "v.sarif")
-	if err := writeSARIFFile(p, r, "sub/dir/.vigiles.yml"); err != nil {
+	ws := t.TempDir()
+	p := filepath.Join(ws, "v.sarif")
+	if _, err := writeSARIFFile(ws, "v.sarif", r, "sub/dir/.vigiles.yml"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(p)

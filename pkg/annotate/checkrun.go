@@ -146,7 +146,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	summary := cr.Summary
 	if n := len(anns) - MaxCheckRunAnnotations; n > 0 {
 		anns = anns[:MaxCheckRunAnnotations]
-		note := fmt.Sprintf("\n\n**%d more annotations not posted** (a check run carries at most %d here, most severe first); the job summary and the JSON report have every finding.\n", n, MaxCheckRunAnnotations)
+		note := fmt.Sprintf("\n\n**%d more annotations not posted** (a check run carries at most %d here, most severe first). %s\n", n, MaxCheckRunAnnotations, elsewhere)
 		summary = cut(summary, MaxCheckRunSummaryChars-len(note)) + note
 	}
 	var batches [][]*github.CheckRunAnnotation
@@ -212,9 +212,16 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	return run.GetHTMLURL(), nil
 }
 
+// elsewhere says where the findings a check run does not carry are, and
+// no more than is so: the job summary's table holds what fits in it, and
+// the JSON report lasts as long as the job unless it is uploaded.
+var elsewhere = "The job summary's findings table lists as many findings as it has room for (and says how many it left out), and " + ReportHas("every finding") + "."
+
 // incompleteNote ends the summary of a check run whose annotations could
-// not all be posted.
-const incompleteNote = "\n\n**Not every annotation could be posted**; the findings are annotated in the job's log instead, and the job summary and the JSON report have every one.\n"
+// not all be posted: Publish then annotates the findings through
+// workflow commands, of which GitHub shows MaxAnnotationsPerLevel per
+// level.
+var incompleteNote = fmt.Sprintf("\n\n**Not every annotation could be posted**: the findings are annotated in the job's log instead, where GitHub shows at most %d per level, most severe first. %s\n", MaxAnnotationsPerLevel, elsewhere)
 
 // classify marks a 403 with ErrCheckRunForbidden, keeping the original.
 func classify(err error) error {

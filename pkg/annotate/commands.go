@@ -47,6 +47,10 @@ func sortFindings(fs []report.Finding) []report.Finding {
 // Hidden counts, per level, the annotations GitHub would not show.
 type Hidden struct {
 	Errors, Warnings, Notices int
+	// Reserved is how many of the error annotations GitHub shows were
+	// kept for vigiles' own error (why the step fails), which the caller
+	// writes after the findings'.
+	Reserved int
 }
 
 // Total is the number of annotations not shown.
@@ -93,9 +97,17 @@ func findingMessage(f report.Finding, max int) string {
 // many it left out. go-githubactions escapes every property and message,
 // so no finding can end its command line or start another one.
 func WriteAnnotations(w io.Writer, findings []report.Finding) Hidden {
+	return writeAnnotations(w, findings, 0)
+}
+
+// writeAnnotations is WriteAnnotations keeping reserved of the error
+// annotations GitHub shows for vigiles' own, written after these: an
+// error beyond the first MaxAnnotationsPerLevel of a step is dropped
+// without a word, and the one that says why the step failed must not be.
+func writeAnnotations(w io.Writer, findings []report.Finding, reserved int) Hidden {
 	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(func(string) string { return "" }))
-	var hidden Hidden
-	shown := map[report.Severity]int{}
+	hidden := Hidden{Reserved: reserved}
+	shown := map[report.Severity]int{report.SeverityError: reserved}
 	for _, f := range sortFindings(findings) {
 		lv := level(f.Severity)
 		if shown[lv] >= MaxAnnotationsPerLevel {
@@ -103,6 +115,9 @@ func WriteAnnotations(w io.Writer, findings []report.Finding) Hidden {
 			continue
 		}
 		shown[lv]++
+		if w == nil {
+			continue // counting only
+		}
 		props := map[string]string{"title": findingTitle(f)}
 		if p, ok := treePath(f.Location.File); ok {
 			props["file"] = p

@@ -65,15 +65,30 @@ const (
 const (
 	// SARIFMaxRuns: runs per file.
 	SARIFMaxRuns = 20
-	// SARIFMaxResultsPerRun: results per run.
+	// SARIFMaxResultsPerRun: results per run; a run with more is
+	// rejected ("Maximum values" in the limits table).
 	SARIFMaxResultsPerRun = 25000
+	// SARIFMaxResultsShown: of a run's results, code scanning keeps
+	// "only the top 5,000 results ..., prioritized by severity" (the
+	// table's "Data truncation limits"); more are uploaded, not shown.
+	SARIFMaxResultsShown = 5000
 	// SARIFMaxRulesPerRun: rules per run.
 	SARIFMaxRulesPerRun = 25000
 	// SARIFMaxLocationsPerResult: locations per result.
 	SARIFMaxLocationsPerResult = 1000
-	// SARIFMaxFileBytes: the gzip-compressed file; we keep the
-	// uncompressed file under it, which is stricter.
-	SARIFMaxFileBytes = 10 << 20
+	// SARIFMaxFileBytes is the largest upload, measured as GitHub
+	// measures it: "For each gzip-compressed SARIF file, SARIF upload
+	// supports a maximum size of 10 MB" (read as 10,000,000 bytes, the
+	// smaller reading). vigiles measures its file gzip-compressed
+	// (compress/gzip, default level); upload-sarif compresses the file
+	// without its indentation, which is smaller still.
+	SARIFMaxFileBytes = 10_000_000
+	// SARIFMaxRawBytes is our own bound on the uncompressed file, which
+	// GitHub does not limit: upload-sarif reads the whole file into one
+	// JavaScript string (at most 512 MiB), and vigiles holds it in
+	// memory. Findings that compress well could otherwise make a file of
+	// hundreds of megabytes within 10 MB compressed.
+	SARIFMaxRawBytes = 128 << 20
 	// SARIFMaxMessageChars is our own cut for result messages, so that the
 	// per-result size stays bounded whatever a hook printed.
 	SARIFMaxMessageChars = MaxMessageChars

@@ -44,7 +44,10 @@ type Options struct {
 	// r says, so the check run concludes failure, the verdict output is
 	// error and the summaries say why.
 	Err error
-	Now func() time.Time
+	// Notes are vigiles' own sentences for both summaries, after its
+	// others: what the SARIF file leaves out, say.
+	Notes []string
+	Now   func() time.Time
 }
 
 // Result says what Publish did.
@@ -104,6 +107,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	case len(r.Findings) > 0:
 		conclusion = "neutral"
 	}
+	notes = append(notes, o.Notes...)
 
 	posted := false
 	if o.CheckRun {
@@ -172,31 +176,54 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
 	}
-	if !posted {
-		res.Hidden = WriteAnnotations(log, r.Findings)
-	}
-	if o.RawLogs {
-		if err := WriteHookLogs(log, r.Runs); err != nil {
-			return res, err
-		}
-	}
-	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		s := Summary(r, SummaryOptions{
-			ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha,
-			FailLevel: o.FailLevel, Hidden: res.Hidden, Notes: notes,
-		})
-		if err := appendFile(p, s); err != nil {
-			return res, fmt.Errorf("writing job summary: %w", err)
-		}
-	}
+	// The step's annotations come last, once it is known whether the
+	// step fails for an error of vigiles' own (o.Err, or the outputs or
+	// summary not written), which the caller then annotates: one error
+	// annotation is kept for it.
+	var failed []error
 	if p := getenv("GITHUB_OUTPUT"); p != "" {
 		out := Outputs{Verdict: r.Verdict, Findings: len(r.Findings), Failed: Failed(r, o.FailLevel), Report: o.ReportPath}
 		if out.Verdict != report.VerdictPass && out.Verdict != report.VerdictFail {
 			out.Verdict = report.VerdictError
 		}
 		if err := WriteOutputs(p, out); err != nil {
-			return res, fmt.Errorf("writing step outputs: %w", err)
+			failed = append(failed, fmt.Errorf("writing step outputs: %w", err))
 		}
 	}
-	return res, nil
+	reserved := func() int {
+		if o.Err != nil || len(failed) > 0 {
+			return 1
+		}
+		return 0
+	}
+	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		var hidden Hidden
+		if !posted {
+			hidden = writeAnnotations(nil, r.Findings, reserved())
+		}
+		s := Summary(r, SummaryOptions{
+			ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha,
+			FailLevel: o.FailLevel, Hidden: hidden, Notes: notes,
+		})
+		if err := appendFile(p, s); err != nil {
+			failed = append(failed, fmt.Errorf("writing job summary: %w", err))
+		}
+	}
+	if !posted {
+		res.Hidden = writeAnnotations(log, r.Findings, reserved())
+	}
+	if o.RawLogs {
+		if err := WriteHookLogs(log, r.Runs); err != nil {
+			failed = append(failed, err)
+		}
+	}
+	err = nil
+	for _, f := range failed {
+		if err == nil {
+			err = f
+		} else {
+			err = fmt.Errorf("%w; %w", err, f)
+		}
+	}
+	return res, err
 }

@@ -1,9 +1,12 @@
 package annotate
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -83,8 +86,68 @@ type SARIFOptions struct {
 	// DefaultFile anchors findings that have no file (code scanning
 	// rejects results without a location); "" means ".vigiles.yml".
 	DefaultFile string
-	// MaxBytes overrides SARIFMaxFileBytes (for tests).
+	// MaxBytes overrides SARIFMaxFileBytes, the bound on the
+	// gzip-compressed file (for tests).
 	MaxBytes int
+	// MaxRawBytes overrides SARIFMaxRawBytes, the bound on the file
+	// itself (for tests).
+	MaxRawBytes int
+}
+
+// SARIFStats says what a SARIF file holds of its report's findings, and
+// why it holds fewer: code scanning never shows what is left out, so the
+// caller must say it where a person reads (the step's log, the job
+// summary, stderr).
+type SARIFStats struct {
+	// Findings is the report's, Results the file's.
+	Findings, Results int
+	// TooMany were left out past SARIFMaxResultsPerRun results,
+	// TooManyRules for a rule past SARIFMaxRulesPerRun rules, TooLarge
+	// to keep the file within SARIFMaxFileBytes gzip-compressed,
+	// TooLargeRaw within SARIFMaxRawBytes uncompressed; the least severe
+	// go first.
+	TooMany, TooManyRules, TooLarge, TooLargeRaw int
+	// MaxBytes and MaxRawBytes are the bounds the file was held to.
+	MaxBytes, MaxRawBytes int
+}
+
+// LeftOut is how many findings have no result in the file.
+func (s SARIFStats) LeftOut() int { return s.TooMany + s.TooManyRules + s.TooLarge + s.TooLargeRaw }
+
+// Note says in one sentence what the file (named name; "" for "the SARIF
+// file") leaves out and why, and what code scanning will not show of what
+// it holds; "" when it holds every finding and code scanning shows them
+// all. The caller says where every finding is instead.
+func (s SARIFStats) Note(name string) string {
+	if name == "" {
+		name = "the SARIF file"
+	}
+	var why []string
+	if s.TooMany > 0 {
+		why = append(why, fmt.Sprintf("%d past the %d results code scanning takes in a run", s.TooMany, SARIFMaxResultsPerRun))
+	}
+	if s.TooManyRules > 0 {
+		why = append(why, fmt.Sprintf("%d of rules past the %d code scanning takes in a run", s.TooManyRules, SARIFMaxRulesPerRun))
+	}
+	if s.TooLarge > 0 {
+		why = append(why, fmt.Sprintf("%d to keep the file within GitHub's upload limit of %d bytes gzip-compressed", s.TooLarge, s.MaxBytes))
+	}
+	if s.TooLargeRaw > 0 {
+		why = append(why, fmt.Sprintf("%d to keep the file within vigiles' own bound of %d bytes uncompressed", s.TooLargeRaw, s.MaxRawBytes))
+	}
+	var parts []string
+	if len(why) > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d findings are not in %s, so code scanning will not show them (the least severe were left out: %s)",
+			s.LeftOut(), s.Findings, name, strings.Join(why, "; ")))
+	}
+	if s.Results > SARIFMaxResultsShown {
+		parts = append(parts, fmt.Sprintf("code scanning keeps only the top %d results of a run, prioritized by severity (GitHub's documented limit), so %d of the %d in the file may not show there",
+			SARIFMaxResultsShown, s.Results-SARIFMaxResultsShown, s.Results))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "SARIF: " + strings.Join(parts, "; and ")
 }
 
 // FingerprintKey names vigiles' partial fingerprint in SARIF results. v2
@@ -123,15 +186,36 @@ func sarifURI(p string) string {
 	return u
 }
 
-// SARIF converts r to one SARIF 2.1.0 run within GitHub's limits: at most
-// SARIFMaxRulesPerRun rules and SARIFMaxResultsPerRun results, one
-// location each, the most severe kept first, and the whole document under
-// o.MaxBytes; what was left out is counted in run.properties.
+// SARIF converts r to one SARIF 2.1.0 run within GitHub's limits (see
+// EncodeSARIF).
 func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
+	log, _, _ := buildSARIF(r, o)
+	return log
+}
+
+// EncodeSARIF returns r as indented SARIF 2.1.0 JSON, one run within
+// GitHub's limits: at most SARIFMaxRulesPerRun rules and
+// SARIFMaxResultsPerRun results, one location each, the most severe kept
+// first, and the file at most o.MaxBytes gzip-compressed (what GitHub
+// measures) and o.MaxRawBytes uncompressed; what was left out is counted
+// in run.properties and in the stats.
+func EncodeSARIF(r *report.Report, o SARIFOptions) ([]byte, SARIFStats, error) {
+	_, b, st := buildSARIF(r, o)
+	if b == nil {
+		return nil, st, errors.New("writing sarif: encoding failed")
+	}
+	return b, st, nil
+}
+
+// buildSARIF makes the log, its encoding and its stats.
+func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats) {
 	def := anchorFile(o.DefaultFile)
-	maxBytes := o.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = SARIFMaxFileBytes
+	st := SARIFStats{Findings: len(r.Findings), MaxBytes: o.MaxBytes, MaxRawBytes: o.MaxRawBytes}
+	if st.MaxBytes <= 0 {
+		st.MaxBytes = SARIFMaxFileBytes
+	}
+	if st.MaxRawBytes <= 0 {
+		st.MaxRawBytes = SARIFMaxRawBytes
 	}
 	findings := sortFindings(r.Findings)
 
@@ -175,13 +259,7 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 			Results: []SARIFResult{},
 		}},
 	}
-	// Budget: the skeleton plus each result's own encoding, with room for
-	// the properties that count what was left out.
-	// Sizes are measured as WriteSARIF indents them.
-	skeleton, _ := json.MarshalIndent(log, "", "  ")
-	size := len(skeleton) + 256
-	left := 0
-	run := &log.Runs[0]
+	var all []SARIFResult
 	seen := map[string]int{} // findings so far with each fingerprint
 	for _, f := range findings {
 		// Counted before anything is left out, so that what is left
@@ -193,8 +271,12 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 		}
 		seen[base]++
 		ri, ok := index[ruleID(f)]
-		if !ok || len(run.Results) >= SARIFMaxResultsPerRun {
-			left++
+		switch {
+		case !ok:
+			st.TooManyRules++
+			continue
+		case len(all) >= SARIFMaxResultsPerRun:
+			st.TooMany++
 			continue
 		}
 		file, line := f.Location.File, f.Location.Line
@@ -211,7 +293,7 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 		if inTree && f.Location.Column > 0 {
 			col = f.Location.Column
 		}
-		res := SARIFResult{
+		all = append(all, SARIFResult{
 			RuleID:    ruleID(f),
 			RuleIndex: ri,
 			Level:     sarifLevel(f.Severity),
@@ -221,19 +303,196 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 				Region:           SARIFRegion{StartLine: line, StartColumn: col},
 			}}},
 			PartialFingerprints: map[string]string{FingerprintKey: fp},
-		}
-		b, _ := json.MarshalIndent(res, "        ", "  ")
-		if size+len(b)+10 > maxBytes {
-			left++
-			continue
-		}
-		size += len(b) + 10
-		run.Results = append(run.Results, res)
+		})
 	}
-	if left > 0 {
-		run.Properties = map[string]any{"vigilesResultsNotShown": left}
+
+	lo, best, rawStop := fitSARIF(log, all, st.TooMany+st.TooManyRules, st.MaxBytes, st.MaxRawBytes)
+	switch {
+	case lo == len(all):
+	case lo >= rawStop:
+		st.TooLargeRaw = len(all) - lo // the next result would pass the uncompressed bound
+	default:
+		st.TooLarge = len(all) - lo
 	}
-	return log
+	st.Results = lo
+	return log, best, st
+}
+
+// sarifIndent is the indentation of a result in the file: the fourth
+// level (the log, runs, a run, its results).
+const sarifIndent = "        "
+
+// fitSARIF puts in log's run the most of all (most severe first) that
+// keep the file within maxGz bytes gzip-compressed and maxRaw bytes
+// uncompressed, and returns how many, the file, and rawStop: how many
+// results the uncompressed bound alone lets in. tooMany were left out
+// before, for vigilesResultsNotShown.
+//
+// Each result is encoded once; a file of k results is its skeleton up to
+// the results array, the k results, and the rest of the skeleton, as
+// encoding/json writes the whole log (TestGolden compares the two). When
+// every result does not fit, the bytes a gzip stream of those parts has
+// written out after k results, which compress/flate decides from its
+// input so far, are part of every file of k or more results compressed:
+// past maxGz no more fit. Below that, by at most what the compressor may
+// still hold, the file fits; in between, each k tried is measured.
+func fitSARIF(log *SARIFLog, all []SARIFResult, tooMany, maxGz, maxRaw int) (int, []byte, int) {
+	run := &log.Runs[0]
+	keep := func(k int) {
+		run.Results = all[:k]
+		run.Properties = nil
+		if left := tooMany + len(all) - k; left > 0 {
+			run.Properties = map[string]any{"vigilesResultsNotShown": left}
+		}
+	}
+	encode := func(k int) []byte {
+		keep(k)
+		return encodeSARIF(log)
+	}
+	if len(all) == 0 {
+		return 0, encode(0), 0
+	}
+	// The skeleton around one result, split where it stands.
+	framed := func(k int) (open, close []byte, ok bool) {
+		keep(k)
+		sentinel := []SARIFResult{{}}
+		run.Results = sentinel
+		b := encodeSARIF(log)
+		one, _ := json.MarshalIndent(sentinel[0], sarifIndent, "  ")
+		i := bytes.Index(b, append([]byte("\n"+sarifIndent), one...))
+		if i < 0 || bytes.Index(b[i+1:], one) != bytes.LastIndex(b[i+1:], one) {
+			return nil, nil, false
+		}
+		return b[:i], b[i+1+len(sarifIndent)+len(one):], true
+	}
+	open, tail, ok := framed(len(all))
+	var chunks [][]byte
+	assemble := func(k int) []byte {
+		if k == 0 || !ok {
+			return encode(k)
+		}
+		_, close, _ := framed(k)
+		keep(k)
+		size := len(open) + len(close)
+		for _, c := range chunks[:k] {
+			size += len(c) + 2 + len(sarifIndent)
+		}
+		var b bytes.Buffer
+		b.Grow(size)
+		b.Write(open)
+		for i, c := range chunks[:k] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n" + sarifIndent)
+			b.Write(c)
+		}
+		b.Write(close)
+		return b.Bytes()
+	}
+	// The results the uncompressed bound lets in.
+	raw := len(open) + len(tail) + 16 // and the count of results left out, longer with fewer in
+	rawStop := len(all)
+	for i, res := range all {
+		c, err := json.MarshalIndent(res, sarifIndent, "  ")
+		if err != nil {
+			return 0, encode(0), 0
+		}
+		if raw += len(c) + 1 + len(sarifIndent) + 1; raw > maxRaw {
+			rawStop = i
+			break
+		}
+		chunks = append(chunks, c)
+	}
+	fits := func(k int) ([]byte, bool) {
+		b := assemble(k)
+		return b, b != nil && len(b) <= maxRaw && gzipWithin(b, maxGz)
+	}
+	hi := rawStop
+	if b, ok := fits(hi); ok {
+		return hi, b, rawStop
+	}
+	// written[k-1]: what the gzip stream has written out after k
+	// results; hi is cut to where it passes maxGz.
+	var cw countingWriter
+	zw, _ := gzip.NewWriterLevel(&cw, gzip.DefaultCompression)
+	zw.Write(open)
+	written := make([]int, 0, hi)
+	for i, c := range chunks[:hi] {
+		if i > 0 {
+			zw.Write([]byte(","))
+		}
+		zw.Write([]byte("\n" + sarifIndent))
+		zw.Write(c)
+		if cw.n > maxGz {
+			hi = i
+			break
+		}
+		written = append(written, cw.n)
+	}
+	// What the compressor may still hold after k results: up to 1<<14
+	// tokens of at most 48 bits each, a block header and the lookahead,
+	// then the rest of the skeleton and the gzip trailer.
+	const held = 1<<14*6 + 1<<10
+	lo := 0
+	var best []byte
+	for k := min(hi, len(written)); k > 0; k-- {
+		if written[k-1]+held+2*len(tail)+64 <= maxGz {
+			if b, ok := fits(k); ok {
+				lo, best = k, b
+			} else {
+				hi = k - 1
+			}
+			break
+		}
+	}
+	// The largest k in [lo, hi] that fits, by bisection.
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if b, ok := fits(mid); ok {
+			lo, best = mid, b
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best == nil {
+		best = assemble(lo)
+	}
+	keep(lo)
+	return lo, best, rawStop
+}
+
+// encodeSARIF encodes log as WriteSARIF writes it: indented JSON.
+func encodeSARIF(log *SARIFLog) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(log); err != nil {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// gzipWithin says whether b gzip-compressed at the default level is at
+// most max bytes; it stops compressing once more has been written.
+func gzipWithin(b []byte, max int) bool {
+	var cw countingWriter
+	zw, _ := gzip.NewWriterLevel(&cw, gzip.DefaultCompression)
+	for len(b) > 0 && cw.n <= max {
+		n := min(len(b), 1<<16)
+		zw.Write(b[:n])
+		b = b[n:]
+	}
+	zw.Close()
+	return cw.n <= max
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n int }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += len(p)
+	return len(p), nil
 }
 
 func ruleID(f report.Finding) string {
@@ -316,11 +575,13 @@ func findingSubject(f report.Finding, drift []report.Drift) string {
 	return subject + "\x00" + value
 }
 
-// WriteSARIF writes r as indented SARIF 2.1.0 JSON to w.
+// WriteSARIF writes r as indented SARIF 2.1.0 JSON to w (EncodeSARIF).
 func WriteSARIF(w io.Writer, r *report.Report, o SARIFOptions) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(SARIF(r, o)); err != nil {
+	b, _, err := EncodeSARIF(r, o)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
 		return fmt.Errorf("writing sarif: %w", err)
 	}
 	return nil

@@ -109,13 +109,19 @@ func (w *summaryWriter) table(header string, rows []string, what string) bool {
 	for i, r := range rows {
 		if !w.fits(r + "\n") {
 			w.line("")
-			w.line(fmt.Sprintf("**%d more %s not shown** (this summary is limited to %d bytes; the JSON report has them all).", len(rows)-i, what, w.limit))
+			w.line(fmt.Sprintf("**%d more %s not shown** (this summary is limited to %d bytes); %s.", len(rows)-i, what, w.limit, ReportHas("them all")))
 			return false
 		}
 		w.line(r)
 	}
 	w.line("")
 	return true
+}
+
+// ReportHas says that the JSON report has what a surface left out, and
+// how long it is there: the runner empties RUNNER_TEMP when the job ends.
+func ReportHas(what string) string {
+	return "the JSON report has " + what + " (the file named by the step's report output, which stays on the runner only until the job ends unless a later step uploads it, e.g. with actions/upload-artifact)"
 }
 
 func plural(n int, one, many string) string {
@@ -317,10 +323,14 @@ func Summary(r *report.Report, o SummaryOptions) string {
 	if h := o.Hidden; h.Total() > 0 {
 		where := "the findings table above lists them"
 		if !allFindings {
-			where = "the JSON report lists them (the findings table above could not hold them all)"
+			where = "the findings table above could not hold them all; " + ReportHas("every one")
 		}
-		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step; %s.",
-			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel, where))
+		kept := ""
+		if h.Reserved > 0 && h.Errors > 0 {
+			kept = fmt.Sprintf(", and %d of the %d errors shown is kept for vigiles' own error, which says why the step failed", h.Reserved, MaxAnnotationsPerLevel)
+		}
+		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step%s; %s.",
+			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel, kept, where))
 		w.line("")
 	}
 	for _, n := range o.Notes {

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// The action writes files at paths its inputs name in the workspace (the
+// sarif file; the runner writes the baseline) and reads the repository
+// there. The workspace is a checkout of the code under review, which can
+// commit symbolic links: `v.sarif -> /some/victim`, or a directory
+// `out -> /elsewhere`. Whether a path stays inside is a question of where
+// its links lead, not of its text (insideWorkspace), and in a container
+// the engine runs as root with RUNNER_TEMP mounted at the same path, so
+// a file written through such a link could be the runner's own (its event
+// file, a later step's file commands). The runner refuses such links for
+// .vigiles.yml and the baseline inside the repository (its beneath and
+// linkedOut, which it does not export); resolveInWorkspace looks a path
+// up the same way, one component at a time, against the workspace, and
+// writeInWorkspace writes as the runner's WriteBaseline does, to a
+// temporary file in the checked directory renamed over the name, so that
+// a link put in its place at the last moment is replaced, not followed.
+
+// afterResolve, when set (by tests), runs between the lookup and the
+// write: where a link put in place at the last moment would be.
+var afterResolve func()
+
+// maxWorkspaceLinks bounds the symbolic links one lookup follows, as the
+// kernel's ELOOP does.
+const maxWorkspaceLinks = 40
+
+// linkedOutError is a path of the workspace that a symbolic link leads
+// out of it.
+type linkedOutError struct {
+	link   string // the link, relative to the workspace
+	target string // what it says
+}
+
+func (e *linkedOutError) Error() string {
+	return fmt.Sprintf("the symbolic link %s (-> %s) leads it outside the workspace; vigiles does not write or read there", e.link, e.target)
+}
+
+// realWorkspace is the workspace's absolute path with every link
+// followed: the runner's choice, not the repository's.
+func realWorkspace(ws string) (string, error) {
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// resolveInWorkspace looks rel (relative to the workspace ws) up as the
+// kernel would, following every symbolic link of the part that exists,
+// and returns where it leads: an absolute path under the workspace's real
+// path whose existing part holds no link (what does not exist yet is
+// made there). A link that leads outside, by an absolute target or by
+// "..", is a *linkedOutError, found before anything outside is looked at.
+func resolveInWorkspace(ws, rel string) (string, error) {
+	root, err := realWorkspace(ws)
+	if err != nil {
+		return "", err
+	}
+	if filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is not relative to the workspace", rel)
+	}
+	cur, todo, links := root, strings.Split(filepath.ToSlash(rel), "/"), 0
+	var via *linkedOutError // the last link followed: what a ".." climbs out through
+	outside := func(link, target string) error {
+		if link == "" && via != nil {
+			return via
+		}
+		if link == "" {
+			return fmt.Errorf("%s climbs out of the workspace", rel)
+		}
+		l, _ := filepath.Rel(root, link)
+		return &linkedOutError{link: filepath.ToSlash(l), target: target}
+	}
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if cur == root {
+				return "", outside("", "")
+			}
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, name)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Made there, and nothing below it exists: the rest is
+			// its text, which must stay inside too.
+			rest := filepath.Join(append([]string{next}, todo...)...)
+			if r, err := filepath.Rel(root, rest); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				return "", outside("", "")
+			}
+			return rest, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > maxWorkspaceLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", rel)
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		l, _ := filepath.Rel(root, next)
+		via = &linkedOutError{link: filepath.ToSlash(l), target: t}
+		if filepath.IsAbs(t) {
+			r, err := filepath.Rel(root, filepath.Clean(t))
+			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				return "", outside(next, t)
+			}
+			cur, t = root, r
+		}
+		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
+	}
+	return cur, nil
+}
+
+// writeInWorkspace writes data to the file rel names in the workspace ws,
+// making its directories: where resolveInWorkspace says it leads, through
+// a temporary file in that directory (opened O_EXCL|O_NOFOLLOW) renamed
+// over the name. The directory is opened through an os.Root of the
+// workspace, which refuses a link leading out however late it was put
+// there, and the rename replaces whatever has the name, a link too,
+// without following it. The file is 0644.
+func writeInWorkspace(ws, rel string, data []byte) error {
+	p, err := resolveInWorkspace(ws, rel)
+	if err != nil {
+		return err
+	}
+	if afterResolve != nil {
+		afterResolve()
+	}
+	root, err := realWorkspace(ws)
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	dir, err := filepath.Rel(root, filepath.Dir(p))
+	if err != nil {
+		return err
+	}
+	// The directories, one at a time, each inside the root.
+	if dir != "." {
+		made := ""
+		for _, c := range strings.Split(filepath.ToSlash(dir), "/") {
+			made = filepath.Join(made, c)
+			if err := r.Mkdir(made, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+		}
+	}
+	d, err := r.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if fi, err := d.Stat(); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", filepath.Dir(p))
+	}
+	name := filepath.Base(p)
+	dfd := int(d.Fd())
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := "." + name + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+	if len(tmp) > 255 {
+		tmp = ".vigiles-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	}
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: filepath.Join(filepath.Dir(p), tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(filepath.Dir(p), tmp))
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(0o644) // whatever the umask
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+			werr = &fs.PathError{Op: "rename", Path: p, Err: err}
+		}
+	}
+	if werr != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return werr
+	}
+	return nil
+}
