@@ -4,11 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
@@ -16,9 +23,9 @@ import (
 )
 
 // hangOnSleep runs a command that holds "sleep" until its context is
-// cancelled, cancelling it (as a SIGTERM would) once it has started; any
-// other command ends at once, allowed.
-func hangOnSleep(cancel context.CancelFunc) runner.ExecutorFunc {
+// cancelled, calling cancel (which cancels it, as a SIGTERM would) once
+// it has started; any other command ends at once, allowed.
+func hangOnSleep(cancel func()) runner.ExecutorFunc {
 	return func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
 			cancel()
@@ -35,7 +42,9 @@ const slowStop = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": 
 // SIGINT or SIGTERM still writes the report in the format asked for, to
 // --output: the finished runs as they ran, the one running marked
 // interrupted, verdict error; it exits 125, and the progress names the
-// run that was running.
+// run that was running. Every message names the signal (they said
+// "context canceled", five times), and the progress line of the stopped
+// run gives the time it ran, as the report does (it said 0 ms).
 func TestInterruptedAuditWritesItsReport(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"plugins/a-fast/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
@@ -47,9 +56,13 @@ func TestInterruptedAuditWritesItsReport(t *testing.T) {
 	for _, command := range []string{"audit", "test"} {
 		for _, format := range []string{"json", "sarif", "text"} {
 			t.Run(command+"/"+format, func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				withExecutor(t, hangOnSleep(cancel))
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				const ran = 150 * time.Millisecond
+				withExecutor(t, hangOnSleep(func() {
+					time.Sleep(ran)
+					cancel(signalCause{syscall.SIGTERM}) // as main's signalContext does
+				}))
 				out := filepath.Join(t.TempDir(), "report."+format)
 				args := []string{command, "--dir", dir, "--jobs", "1", "--format", format, "-o", out}
 				if command == "audit" {
@@ -69,6 +82,26 @@ func TestInterruptedAuditWritesItsReport(t *testing.T) {
 					t.Fatalf("no report written: %v", rerr)
 				}
 				text := string(b)
+				// The signal, named; never "context canceled".
+				plain := strings.ReplaceAll(stderr.String(), annotate.Colon, ":")
+				for _, want := range []string{"vigiles: interrupted (SIGTERM): stopping the 1 run(s) still running",
+					"vigiles: " + command + ": " + command + " interrupted (SIGTERM)\n"} {
+					if !strings.Contains(plain, want) {
+						t.Errorf("stderr lacks %q:\n%s", want, plain)
+					}
+				}
+				if strings.Contains(plain+text, "context canceled") || strings.Count(text, "SIGTERM") < 2 {
+					t.Errorf("the messages do not name the signal (report: %d SIGTERM):\n%s%s", strings.Count(text, "SIGTERM"), plain, text)
+				}
+				// The stopped run's progress line: the time it ran.
+				m := regexp.MustCompile(`\[2/2\] b-slow Stop: error \([^,]*, (\d+) ms\)`).FindStringSubmatch(plain)
+				if m == nil {
+					t.Fatalf("no progress line of the stopped run:\n%s", plain)
+				}
+				shown, _ := strconv.Atoi(m[1])
+				if shown < int(ran.Milliseconds()) {
+					t.Errorf("the stopped run's progress line says %d ms; it ran %v:\n%s", shown, ran, plain)
+				}
 				switch format {
 				case "json":
 					var rep report.Report
@@ -79,8 +112,11 @@ func TestInterruptedAuditWritesItsReport(t *testing.T) {
 						t.Errorf("verdict %s, %d runs; want error and both runs", rep.Verdict, len(rep.Runs))
 					}
 					for _, r := range rep.Runs {
-						if r.Plugin == "b-slow" && (r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "interrupted")) {
+						if r.Plugin == "b-slow" && (r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "interrupted (SIGTERM)")) {
 							t.Errorf("the interrupted run: %s (%s)", r.Outcome, r.Reason)
+						}
+						if r.Plugin == "b-slow" && fmt.Sprintf("%.0f", r.DurationMs) != m[1] {
+							t.Errorf("the stopped run took %.0f ms in the report, %s ms in its progress line", r.DurationMs, m[1])
 						}
 						if r.Plugin == "a-fast" && r.Outcome != report.OutcomeAllowed {
 							t.Errorf("the finished run: %s (%s); want as it ran", r.Outcome, r.Reason)
@@ -170,5 +206,59 @@ func TestMaxRunsFlag(t *testing.T) {
 	}
 	if code, _, stderr = runCLI(t, "audit", "--dir", dir, "--max-runs", "0"); code != 2 || !strings.Contains(stderr, "--max-runs") {
 		t.Errorf("--max-runs 0: exit %d %q; want 2", code, stderr)
+	}
+}
+
+// TestSignalContextNamesTheSignal: the context main runs the work with is
+// cancelled by the first SIGINT or SIGTERM, with the signal as its cause
+// (what the messages say), still a context.Canceled; its stop releases
+// the signals.
+func TestSignalContextNamesTheSignal(t *testing.T) {
+	ctx, stop := signalContext(syscall.SIGUSR1)
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the signal did not cancel the context")
+	}
+	cause := context.Cause(ctx)
+	if cause == nil || cause.Error() != "SIGUSR1" || !errors.Is(cause, context.Canceled) || !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("cause %v (context.Canceled: %v); want SIGUSR1, a context.Canceled", cause, errors.Is(cause, context.Canceled))
+	}
+	if got := fmt.Sprintf("audit interrupted (%v)", cause); got != "audit interrupted (SIGUSR1)" {
+		t.Errorf("said as %q", got)
+	}
+	ctx2, stop2 := signalContext(syscall.SIGUSR1)
+	stop2()
+	if context.Cause(ctx2) != context.Canceled {
+		t.Errorf("stopped without a signal: cause %v, want context.Canceled", context.Cause(ctx2))
+	}
+}
+
+// TestRunInterruptedNamesTheSignal: vigiles run stopped by a signal says
+// which ("interrupted (SIGTERM)"), confined or in the open; it said
+// "failed: context canceled", or only "context canceled".
+func TestRunInterruptedNamesTheSignal(t *testing.T) {
+	modes := []string{"off"}
+	if sandbox.ProbeConfinement(context.Background()).Confine == sandbox.Available {
+		modes = append(modes, "strict")
+	} else if os.Getenv("CI") == "true" {
+		t.Fatal("CI=true and this host cannot confine")
+	}
+	for _, mode := range modes {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(300*time.Millisecond, func() { cancel(signalCause{syscall.SIGTERM}) })
+		var stdout, stderr bytes.Buffer
+		err := run(ctx, []string{"run", "--sandbox", mode, "--workdir", t.TempDir(), "--", "sleep", "30"},
+			func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+		code := exitCode(err, &stderr, false)
+		plain := strings.ReplaceAll(stderr.String(), annotate.Colon, ":")
+		if code != 125 || !strings.Contains(plain, "interrupted (SIGTERM)") || strings.Contains(plain, "context canceled") {
+			t.Errorf("--sandbox %s: exit %d (want 125), stderr %q; want the signal named", mode, code, plain)
+		}
+		cancel(nil)
 	}
 }

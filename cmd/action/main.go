@@ -11,7 +11,10 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -23,18 +26,57 @@ var version = "dev"
 func main() {
 	wireNetwork()       // before MaybeInit: the init sets up the egress wall
 	sandbox.MaybeInit() // the in-sandbox roles of this same binary
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// The first signal cancels the work, which then winds down; a
-		// second one ends the process at once, as it would without us.
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, stop := signalContext(os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	networkStopped()
 	os.Exit(exitCode(err, os.Stderr, os.Getenv("GITHUB_ACTIONS") == "true"))
 }
+
+// signalContext is a context that the first of sigs to arrive cancels,
+// with a signalCause naming it (context.Cause), so that what the work
+// says of its interruption names the signal: "interrupted (SIGTERM)",
+// not "context canceled". The first signal cancels the work, which then
+// winds down; a second one ends the process at once, as it would
+// without us. stop releases the signals.
+func signalContext(sigs ...os.Signal) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			signal.Stop(ch) // the next one has its default effect
+			cancel(signalCause{s})
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+			cancel(nil)
+		})
+	}
+}
+
+// signalCause is the cause of a context a signal cancelled: its text is
+// the signal's name (SIGINT, SIGTERM), and errors.Is finds
+// context.Canceled in it, as in the context's own error.
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string {
+	if s, ok := c.sig.(syscall.Signal); ok {
+		if name := unix.SignalName(s); name != "" {
+			return name
+		}
+	}
+	return c.sig.String()
+}
+
+func (c signalCause) Is(target error) bool { return target == context.Canceled }
 
 // subcommand is one verb of the vigiles binary.
 type subcommand struct {

@@ -75,7 +75,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable); secret-looking names need --env-secret")
 		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable)")
 		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
-		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them")
+		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them (default 0s: end them at once)")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
@@ -91,12 +91,17 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
 	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
-	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB)")
+	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB, at least "+runner.FormatSize(runner.MinMemory)+")")
 	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
 	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
+	setRange(fs, "timeout", fmt.Sprintf("a duration above 0 and at most %s", maxDuration))
+	setRange(fs, "linger", fmt.Sprintf("0 (end leftover processes at once) or a duration of at most %s", maxDuration))
+	setRange(fs, "limit-pids", fmt.Sprintf("a whole number from %d (what the sandbox itself needs) to %d", sandbox.MinPids, sandbox.MaxPids))
+	setRange(fs, "limit-cpu", fmt.Sprintf("a whole number of seconds from 1 to %d", sandbox.MaxCPUSeconds))
+	setRange(fs, "limit-open-files", fmt.Sprintf("a whole number from %d to %d", sandbox.MinOpenFiles, sandbox.MaxOpenFiles))
 	if done, err := parseFlags(fs, runHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -106,6 +111,9 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	}
 	policy := evidence.EgressPolicy{Mode: *egressMode, Allow: *allow, AllowIP: *allowIP, DNSUpstream: *dnsUpstream, Connector: *connector}
 	if err := checkRunFlags(fs, *timeout, *linger, outputCap, lim, &policy, *workdir); err != nil {
+		return exitWith(2, err)
+	}
+	if err := checkRunPlace(fs, *mode, *trusted, *rootSandbox); err != nil {
 		return exitWith(2, err)
 	}
 	m, err := sandbox.ParseMode(*mode)
@@ -135,7 +143,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return exitWith(2, fmt.Errorf("run: --stdin %s: a directory; want a file whose bytes the command reads (or - for this stdin)", *stdinFile))
+			return exitWith(2, fmt.Errorf("run: --stdin %q: a directory; want a file whose bytes the command reads (or - for this stdin)", *stdinFile))
 		}
 		spec.Stdin = f
 	}
@@ -166,6 +174,14 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	res, runErr := sandbox.Run(ctx, spec)
 	for _, c := range closers {
 		c.Close()
+	}
+	if cause := context.Cause(ctx); errors.Is(runErr, context.Canceled) && ctx.Err() != nil && cause != ctx.Err() {
+		// The engine says "context canceled" of a run a signal stopped:
+		// say which signal (main's signalCause).
+		if res.Error == ctx.Err().Error() {
+			res.Error = "interrupted (" + cause.Error() + ")"
+		}
+		runErr = fmt.Errorf("run interrupted (%w)", cause)
 	}
 	if *jsonOut {
 		var buf bytes.Buffer
@@ -213,6 +229,10 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	if fs.Changed("limit-run-memory") && lim.RunMemoryBytes < sandbox.MinRunMemory {
 		bad("--limit-run-memory %s: want at least %s, what the sandbox's own processes need", runner.FormatSize(lim.RunMemoryBytes), runner.FormatSize(sandbox.MinRunMemory))
 	}
+	if fs.Changed("limit-memory") && lim.MemoryBytes != 0 && lim.MemoryBytes < runner.MinMemory {
+		bad("--limit-memory %s: want a size of at least %s (what the sandbox needs to start the command: the shell that sets the limit, the command's loader and libc)",
+			runner.FormatSize(lim.MemoryBytes), runner.FormatSize(runner.MinMemory))
+	}
 	for _, l := range []struct {
 		name string
 		v    uint64
@@ -232,8 +252,50 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	}
 	if workdir != "" {
 		if why := notADir(workdir); why != "" {
-			bad("--workdir %s %s", workdir, why)
+			bad("--workdir %q %s", workdir, why)
 		}
+	}
+	return ps.orNil()
+}
+
+// geteuid is os.Geteuid; tests replace it.
+var geteuid = os.Geteuid
+
+// confinedOnly are the flags of vigiles run that only a sandbox honours:
+// a run in the open has no network wall to record or allow with, no
+// overlay or copy to record writes with, no limits, no leftover processes
+// watched (the command's process group ends with it).
+var confinedOnly = []string{"egress", "allow", "allow-ip", "dns-upstream", "connector", "strict-fs", "writes", "root-sandbox", "linger",
+	"limit-pids", "limit-memory", "limit-run-memory", "limit-file-size", "limit-scratch", "limit-cpu", "limit-open-files"}
+
+// checkRunPlace refuses what the place the command runs in cannot honour:
+// in the open (--sandbox off, or --trusted in auto mode), a flag of
+// confinedOnly, which would be silently moot (--egress record would then
+// print "egress: not recorded"); --root-sandbox from a caller that is not
+// root, which it is only for.
+func checkRunPlace(fs *pflag.FlagSet, mode string, trusted, rootSandbox bool) error {
+	var ps problems
+	open := ""
+	switch {
+	case mode == string(sandbox.ModeOff):
+		open = "--sandbox off"
+	case trusted && (mode == string(sandbox.ModeAuto) || mode == ""):
+		open = "--trusted in auto mode"
+	}
+	if open != "" {
+		var moot []string
+		for _, name := range confinedOnly {
+			if fs.Changed(name) {
+				moot = append(moot, "--"+name)
+			}
+		}
+		if len(moot) > 0 {
+			ps = append(ps, fmt.Errorf("run: %s runs the command in the open, which cannot honour %s: only a sandbox walls and records the network, records writes and holds limits; "+
+				"leave %s out, or confine the run (--sandbox strict, or auto without --trusted)", open, strings.Join(moot, ", "), map[bool]string{true: "it", false: "them"}[len(moot) == 1]))
+		}
+	}
+	if rootSandbox && geteuid() != 0 {
+		ps = append(ps, fmt.Errorf("run: --root-sandbox is only for root callers, and this one is uid %d: leave it out", geteuid()))
 	}
 	return ps.orNil()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -68,14 +70,30 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-memory", "2X"}, []string{"want a size such as 1048576, 64KiB, 512MiB or 2GiB"}},
 		{[]string{"--limit-cpu", "0"}, []string{"--limit-cpu 0"}},
 		{[]string{"--limit-open-files", "3"}, []string{"--limit-open-files 3"}},
-		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{"--workdir /nonexistent/vigiles does not exist"}},
-		{[]string{"--workdir", "/etc/passwd"}, []string{"--workdir /etc/passwd is not a directory"}},
+		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{`--workdir "/nonexistent/vigiles" does not exist`}},
+		{[]string{"--workdir", "/etc/passwd"}, []string{`--workdir "/etc/passwd" is not a directory`}},
+		{[]string{"--workdir", "a\nb"}, []string{`--workdir "a\nb" does not exist`}},
 		{[]string{"--egress", "allow", "--allow", "http://x.test"}, []string{"not a URL"}},
+		{[]string{"--egress", "allow", "--allow", "10.0.0.1"}, []string{`--allow "10.0.0.1": an address, not a name; use --allow-ip`}},
+		{[]string{"--egress", "allow", "--allow", "10.0.0.0/8"}, []string{`--allow "10.0.0.0/8": an address range, not a name; use --allow-ip`}},
 		{[]string{"--timeout", "0", "--linger", "-1s", "--limit-pids", "1"}, []string{"--timeout 0s", "\nvigiles: run: --linger -1s", "\nvigiles: run: --limit-pids 1"}},
+		// Below what a process needs to start in the sandbox: the command
+		// died of SIGSEGV (--limit-memory 1), or exited 127 as if it
+		// were not there (1MiB), as its own failure.
+		{[]string{"--limit-memory", "1"}, []string{"--limit-memory 1: want a size of at least 16MiB (what the sandbox needs to start the command"}},
+		{[]string{"--limit-memory", "1MiB"}, []string{"--limit-memory 1MiB: want a size of at least 16MiB"}},
+		{[]string{"--limit-memory", "16383KiB"}, []string{"--limit-memory 16383KiB: want a size of at least 16MiB"}},
+		// Well formed, out of range: said so, with the range.
+		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 2562047h47m16s"}},
+		{[]string{"--linger", "99999999h"}, []string{"--linger 99999999h: out of range; want 0 (end leftover processes at once) or a duration of at most"}},
+		{[]string{"--limit-pids", "99999999999999999999"}, []string{"--limit-pids 99999999999999999999: out of range; want a whole number from 32 (what the sandbox itself needs) to 1048576"}},
+		{[]string{"--limit-cpu", "99999999999999999999"}, []string{"--limit-cpu 99999999999999999999: out of range; want a whole number of seconds from 1 to 86400"}},
+		{[]string{"--limit-open-files", "99999999999999999999"}, []string{"--limit-open-files 99999999999999999999: out of range; want a whole number from 16 to 1048576"}},
+		{[]string{"--timeout", "soon"}, []string{`invalid argument "soon" for "--timeout" flag: must be a duration`}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			args := append([]string{"run", "--sandbox", "off", "--json"}, tc.args...)
+			args := append([]string{"run", "--json"}, tc.args...)
 			if !slices.Contains(tc.args, "--workdir") {
 				args = append(args, "--workdir", dir)
 			}
@@ -90,11 +108,73 @@ func TestRunUsage(t *testing.T) {
 			}
 		})
 	}
-	// The policy's size syntax is accepted.
-	code, _, errs := runCLI(t, "run", "--sandbox", "off", "--json", "--workdir", dir, "--limit-memory", "2GiB",
-		"--limit-run-memory", "64MiB", "--limit-pids", "32", "--output-cap", "64KiB", "--", "true")
-	if code != 0 {
-		t.Errorf("sizes as the policy writes them: exit %d: %s", code, errs)
+	// The policy's size syntax is accepted, and the floors themselves: a
+	// plain true runs confined under them (as sh -c true does: measured
+	// from about 2.6MiB of address space).
+	if c := sandbox.ProbeConfinement(context.Background()); c.Confine != sandbox.Available {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and this host cannot confine: %s", c.Why)
+		}
+		t.Skipf("this host cannot confine (%s): the limits are taken by a confined run only", c.Why)
+	}
+	for _, command := range [][]string{{"true"}, {"sh", "-c", "true"}} {
+		args := append([]string{"run", "--json", "--workdir", dir, "--limit-memory", "16MiB", "--limit-run-memory", "64MiB",
+			"--limit-pids", "32", "--output-cap", "64KiB", "--"}, command...)
+		if code, out, errs := runCLI(t, args...); code != 0 {
+			t.Errorf("%q with sizes as the policy writes them, at the floors: exit %d: %s%s", command, code, out, errs)
+		}
+	}
+}
+
+// TestRunInTheOpenRefusesWhatOnlyASandboxHonours: a run in the open
+// (--sandbox off, or --trusted in auto mode) has no network wall, no
+// write record, no limits: an option that needs them is refused (exit
+// 2), naming the conflict, not silently dropped (--egress record printed
+// "egress: not recorded"). --sandbox off alone still runs.
+func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sandbox", "off", "--egress", "record"}, "run: --sandbox off runs the command in the open, which cannot honour --egress: only a sandbox walls and records the network"},
+		{[]string{"--sandbox", "off", "--egress", "deny"}, "cannot honour --egress"},
+		{[]string{"--sandbox", "off", "--strict-fs"}, "cannot honour --strict-fs"},
+		{[]string{"--sandbox", "off", "--writes", "copy"}, "cannot honour --writes"},
+		{[]string{"--sandbox", "off", "--limit-pids", "64"}, "cannot honour --limit-pids"},
+		{[]string{"--sandbox", "off", "--linger", "2s", "--limit-memory", "1GiB"}, "cannot honour --linger, --limit-memory: only a sandbox"},
+		{[]string{"--trusted", "--egress", "record"}, "run: --trusted in auto mode runs the command in the open, which cannot honour --egress"},
+	} {
+		code, out, errs := runCLI(t, append(append([]string{"run", "--json", "--workdir", dir}, tc.args...), "--", "true")...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d (want 2), stdout %q, stderr %q; want it to say %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--sandbox", "off"}, {"--sandbox", "off", "--timeout", "5s", "--output-cap", "1KiB"}} {
+		if code, out, errs := runCLI(t, append(append([]string{"run", "--json", "--workdir", dir}, args...), "--", "true")...); code != 0 ||
+			!strings.Contains(out, `"tier": "direct"`) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a direct run", args, code, out, errs)
+		}
+	}
+}
+
+// TestRootSandboxIsForRootCallers: --root-sandbox, "only for root
+// callers", is refused (exit 2) from any other caller, by run, test and
+// audit alike; it was taken and ignored.
+func TestRootSandboxIsForRootCallers(t *testing.T) {
+	old := geteuid
+	t.Cleanup(func() { geteuid = old })
+	geteuid = func() int { return 1000 }
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "--root-sandbox", "--workdir", dir, "--", "true"},
+		{"test", "--root-sandbox", "--dir", dir},
+		{"audit", "--root-sandbox", "--dir", dir},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--root-sandbox is only for root callers, and this one is uid 1000") {
+			t.Errorf("%q as uid 1000: exit %d (want 2), stdout %q, stderr %q", args, code, out, errs)
+		}
 	}
 }
 

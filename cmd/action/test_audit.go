@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -67,16 +69,19 @@ Exit status: 0 every expectation holds; 1 one failed (or the file is invalid);
 Flags:
 `
 
-const auditHelp = `Usage: vigiles audit [PATH...] [flags]
+// auditHelp names the events whose hooks get CLAUDE_ENV_FILE from the
+// runner's one list of them.
+var auditHelp = fmt.Sprintf(`Usage: vigiles audit [PATH...] [flags]
 
 Discovers every hook under PATH (relative to --dir; default: the whole
 work tree) — Claude Code's
 .claude/settings.json, .claude/settings.local.json, plugin manifests, plugin
 hooks files, local marketplaces, and the frontmatter of skills, agents and
 commands — and runs each one for every event it handles, confined,
-recording what it wrote, which hosts it tried to reach, and what a
-SessionStart hook left in CLAUDE_ENV_FILE. The result is an inventory per
-hook: outcome, hosts, writes, env file, time.
+recording what it wrote, which hosts it tried to reach, and what it left
+in CLAUDE_ENV_FILE (which Claude Code gives a %s
+hook). The result is an inventory per hook: outcome, hosts, writes, env
+file, time.
 
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
 written path, a changed outcome or env file, a new hook — is a finding at
@@ -95,7 +100,7 @@ Exit status: 0 nothing new; 1 a finding of severity error (drift, a malformed
 declaration); 2 bad usage; 125 vigiles refused or failed.
 
 Flags:
-`
+`, runner.JoinWords(runner.EnvFileEvents(), "or"))
 
 const mergeHelp = `Usage: vigiles merge [flags] REPORT.json...
 
@@ -132,20 +137,25 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
-	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
+	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
+	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
+	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
 }
 
 func (c *commonFlags) validate(name string) error {
 	if why := notADir(c.dir); why != "" {
-		return fmt.Errorf("%s: --dir %s %s", name, c.dir, why)
+		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
 	if c.output != "" {
-		if why := cannotWrite(c.output); why != "" {
-			return fmt.Errorf("%s: --output %s %s", name, c.output, why)
+		if why := cannotCreate(c.output); why != "" {
+			return fmt.Errorf("%s: --output %q %s", name, c.output, why)
 		}
+	}
+	if c.rootSandbox && geteuid() != 0 {
+		return fmt.Errorf("%s: --root-sandbox is only for root callers, and this one is uid %d: leave it out", name, geteuid())
 	}
 	switch c.format {
 	case "text", "json", "sarif":
@@ -166,20 +176,74 @@ func (c *commonFlags) validate(name string) error {
 	if c.maxRuns < 1 {
 		return fmt.Errorf("%s: --max-runs %d: want at least 1", name, c.maxRuns)
 	}
-	// The flags replace the policy's egress, hosts included; --allow alone
-	// is checked too, and refused for want of --egress allow.
+	// The flags replace the policy's egress, hosts included.
 	if c.egress != "" || len(c.allow) > 0 {
+		// test and audit take no address ranges on the command line: say
+		// where they go, in the policy file's words (the engine's check
+		// below would name --allow-ip, which only vigiles run has).
+		var ps problems
+		for _, h := range c.allow {
+			if _, err := evidence.ParseAllowHost(h); errors.Is(err, evidence.ErrAddressNotName) {
+				ps = append(ps, fmt.Errorf("%s: --allow %q: %v, and --allow takes host names (HOST, *.SUFFIX, HOST:PORT): "+
+					"list addresses and address ranges under defaults.egress.allow-ip in the policy file (hosts under defaults.egress.allow), "+
+					"and leave --egress and --allow out, which replace the policy's egress", name, h, err))
+			}
+		}
+		if len(ps) > 0 {
+			return ps
+		}
 		p := evidence.EgressPolicy{Mode: c.egress, Allow: c.allow}
+		if c.egress == "" {
+			// --allow alone: the mode in force is the policy's, which the
+			// runner reads, and refuses hosts without mode allow
+			// (runner.EgressModeError, said with the fix by
+			// withRunnerHints). The hosts are checked here as allow
+			// mode would take them.
+			p.Mode = evidence.EgressAllow
+		}
 		if es := netwire.ValidateEgress(&p); es != nil {
-			var ps problems
 			for _, e := range es {
 				ps = append(ps, fmt.Errorf("%s: %w", name, egressFlagHint(e, "--allow HOST[:PORT]")))
 			}
 			return ps
 		}
+		if c.egress == "" {
+			p = evidence.EgressPolicy{Allow: c.allow}
+		}
 		c.policy = &p
 	}
 	return nil
+}
+
+// withRunnerHints adds to a mistake Test or Audit found in the options
+// the flags that fix it; other errors are returned as they are.
+func withRunnerHints(err error, dir string) error {
+	var me *runner.EgressModeError
+	if errors.As(err, &me) {
+		return hinted{msg: err.Error() + "; add --egress allow", err: err}
+	}
+	var pe *runner.AuditPathError
+	if errors.As(err, &pe) {
+		// Said here with the values quoted: an empty PATH, or one with a
+		// newline, stays on the line.
+		switch {
+		case pe.Outside:
+			return hinted{msg: fmt.Sprintf("audit path %q is outside the work tree %q; name directories under --dir %q", pe.Path, pe.Dir, dir), err: err}
+		}
+		what := "is not a directory"
+		if pe.Missing {
+			what = "does not exist"
+		}
+		// A PATH is taken relative to --dir, not to the current directory.
+		where := ""
+		if at := filepath.Join(dir, pe.Path); !filepath.IsAbs(pe.Path) && at != pe.Path {
+			where = fmt.Sprintf(" (%q; a PATH is relative to --dir %q)", at, dir)
+		} else if !filepath.IsAbs(pe.Path) {
+			where = " (a PATH is relative to --dir)"
+		}
+		return hinted{msg: fmt.Sprintf("audit path %q %s%s", pe.Path, what, where), err: err}
+	}
+	return err
 }
 
 func (c *commonFlags) options(stderr io.Writer) runner.Options {
@@ -206,14 +270,14 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	runner.Version = version
 	rep, err := runner.Test(ctx, c.options(stderr))
-	return finishReport("test", rep, err, c.format, c.output, stdout)
+	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, stdout)
 }
 
 func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("audit", pflag.ContinueOnError)
 	var c commonFlags
 	c.add(fs)
-	baseline := fs.String("baseline", ".vigiles/baseline.json", "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
+	baseline := fs.String("baseline", defaultBaseline, "the accepted audit to compare with, relative to --dir (\"\" compares with nothing)")
 	updateBaseline := fs.Bool("update-baseline", false, "write the baseline from this audit (whole audits only: no --shard, no PATH)")
 	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
 		return err
@@ -227,22 +291,16 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
 	}
+	if err := checkBaselineFlag(*baseline, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
+		return exitWith(2, err)
+	}
 	o := c.options(stderr)
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
 	o.UpdateBaseline = *updateBaseline
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
-	var pe *runner.AuditPathError
-	if errors.As(err, &pe) {
-		if pe.Outside {
-			err = hinted{msg: err.Error() + "; name directories under --dir " + c.dir, err: err}
-		} else if !filepath.IsAbs(pe.Path) {
-			// A PATH is taken relative to --dir, not to the current directory.
-			err = hinted{msg: fmt.Sprintf("%s (%s; a PATH is relative to --dir %s)", err.Error(),
-				filepath.Join(c.dir, pe.Path), c.dir), err: err}
-		}
-	}
+	err = withRunnerHints(err, c.dir)
 	if err == nil && *updateBaseline && !c.quiet {
 		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
 	}
@@ -265,8 +323,8 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
 	}
 	if *output != "" {
-		if why := cannotWrite(*output); why != "" {
-			return exitWith(2, fmt.Errorf("merge: --output %s %s", *output, why))
+		if why := cannotCreate(*output); why != "" {
+			return exitWith(2, fmt.Errorf("merge: --output %q %s", *output, why))
 		}
 	}
 	var reps []runner.NamedReport
@@ -284,6 +342,33 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	return finishReport("merge", rep, nil, *format, *output, stdout)
 }
 
+// defaultBaseline is audit's --baseline when none is given.
+const defaultBaseline = ".vigiles/baseline.json"
+
+// checkBaselineFlag refuses, as bad usage, a --baseline (relative to
+// dir) that cannot be a baseline file: a directory (as a directory given
+// as --config is), or, to be written (update), one whose directory does
+// not exist when another path than the default was given (given: the
+// default's .vigiles is made on the first --update-baseline).
+func checkBaselineFlag(baseline, dir string, update, given bool) error {
+	if baseline == "" {
+		return nil
+	}
+	p := baseline
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return fmt.Errorf("audit: --baseline %q is a directory; want the baseline file, such as .vigiles/baseline.json (relative to --dir)", baseline)
+	}
+	if update && given {
+		if why := cannotCreate(p); why != "" {
+			return fmt.Errorf("audit: --baseline %q %s", baseline, why)
+		}
+	}
+	return nil
+}
+
 // maxReportFile bounds a report file merge reads.
 const maxReportFile = 256 << 20
 
@@ -299,17 +384,56 @@ func readReport(path string) (*report.Report, error) {
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("report %s is not a regular file", path)
 	}
+	data, err := io.ReadAll(io.LimitReader(f, maxReportFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	if len(data) > maxReportFile {
+		return nil, fmt.Errorf("report %q is larger than the %d MiB merge reads", path, maxReportFile>>20)
+	}
+	notReport := func(off int64, what string) error {
+		line, col := textPos(data, off)
+		return fmt.Errorf("%q is not a vigiles report (the vigiles.report/v1 JSON document test and audit write with --format json): at line %d, column %d, %s",
+			path, line, col, what)
+	}
 	var r report.Report
-	dec := json.NewDecoder(io.LimitReader(f, maxReportFile))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("report %s is not a vigiles.report/v1 JSON document: %w", path, err)
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return nil, notReport(se.Offset-1, se.Error())
+		case errors.As(err, &te) && te.Field == "":
+			return nil, notReport(te.Offset-1, "a JSON "+te.Value+", where the report's object belongs")
+		case errors.As(err, &te):
+			return nil, notReport(te.Offset-1, fmt.Sprintf("a JSON %s where %s belongs (a %s)", te.Value, te.Field, te.Type))
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, notReport(int64(len(data)), "the file ends before its JSON document does")
+		}
+		return nil, fmt.Errorf("%q is not a vigiles report: %w", path, err)
 	}
 	// One document and nothing after it: a file with more is not what
 	// vigiles wrote (a truncated copy, two reports pasted together).
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("report %s has more after its JSON document; a report file holds exactly one", path)
+		rest := data[end:]
+		line, col := textPos(data, end+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))))
+		return nil, fmt.Errorf("report %q has more after its JSON document (at line %d, column %d); a report file holds exactly one", path, line, col)
+	}
+	if r.Schema == "" {
+		return nil, notReport(0, `a JSON object without the "schema": "`+report.Schema+`" of a report`)
 	}
 	return &r, nil
+}
+
+// textPos is the 1-based line and column (in runes) of byte off of data.
+func textPos(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return line, col
 }
 
 // finishReport writes the report in the asked format and maps the verdict
@@ -343,11 +467,8 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		return exitWith(125, fmt.Errorf("%s: writing the %s report: %w", name, format, err))
 	}
 	if output != "" {
-		if dir := filepath.Dir(output); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
-			}
-		}
+		// Into a directory that is there: a mistyped path makes no
+		// directories (cannotWrite said so before anything ran).
 		if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
 			return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
 		}

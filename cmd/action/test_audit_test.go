@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
@@ -74,16 +76,23 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--update-baseline", "--shard", "1/2"}, 2, "needs the whole audit"},
 		{[]string{"merge"}, 2, "no reports given"},
 		{[]string{"test", "--egress", "sometimes"}, 2, "want deny, record or allow"},
-		{[]string{"audit", "--allow", "x.example.test"}, 2, "hosts and address ranges to allow need egress mode allow (egress is deny); add --egress allow\n"},
+		{[]string{"audit", "--allow", "x.example.test"}, 2, "hosts and address ranges to allow need egress mode allow (egress is deny, the default); add --egress allow\n"},
 		{[]string{"test", "--egress", "allow"}, 2, "egress mode allow needs at least one host (or address range) to allow; name it with --allow HOST[:PORT]\n"},
 		{[]string{"audit", "--egress", "allow"}, 2, "egress mode allow needs at least one host (or address range) to allow; name it with --allow HOST[:PORT]\n"},
 		{[]string{"merge", "/nonexistent/report.json"}, 2, "reading report"},
-		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 2, "--dir /nonexistent/dir/for/vigiles does not exist"},
-		{[]string{"audit", "--dir", "/nonexistent/dir/for/vigiles"}, 2, "--dir /nonexistent/dir/for/vigiles does not exist"},
-		{[]string{"test", "--dir", "/etc/passwd"}, 2, "--dir /etc/passwd is not a directory"},
-		{[]string{"audit", "--dir", ".", "/etc"}, 2, "audit path /etc is outside the work tree"},
-		{[]string{"audit", "--dir", ".", "../.."}, 2, "audit path ../.. is outside the work tree"},
-		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, "not a directory"},
+		{[]string{"test", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
+		{[]string{"audit", "--dir", "/nonexistent/dir/for/vigiles"}, 2, `--dir "/nonexistent/dir/for/vigiles" does not exist`},
+		{[]string{"test", "--dir", "/etc/passwd"}, 2, `--dir "/etc/passwd" is not a directory`},
+		{[]string{"audit", "--dir", ".", "/etc"}, 2, `audit path "/etc" is outside the work tree`},
+		{[]string{"audit", "--dir", ".", "../.."}, 2, `audit path "../.." is outside the work tree`},
+		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, `audit path "nonexistent" does not exist (a PATH is relative to --dir)`},
+		{[]string{"audit", "--dir", ".", "test_audit.go"}, 2, `audit path "test_audit.go" is not a directory`},
+		// An empty value, or one with a newline, is quoted: the message
+		// stays on its line.
+		{[]string{"test", "--dir", ""}, 2, `--dir "" does not exist`},
+		{[]string{"test", "--dir", "a\nb"}, 2, `--dir "a\nb" does not exist`},
+		{[]string{"test", "--config", "a\nb.yml"}, 2, `there is no policy file at "`},
+		{[]string{"audit", "--dir", ".", "no\npath"}, 2, `audit path "no\npath" does not exist`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -115,7 +124,7 @@ func TestSARIFFormatNeedsRenderer(t *testing.T) {
 		_, err := io.WriteString(w, `{"version":"2.1.0"}`)
 		return err
 	}
-	out := filepath.Join(dir, "out", "v.sarif")
+	out := filepath.Join(dir, "v.sarif")
 	code, _, errs = runCLI(t, "test", "--dir", dir, "--format", "sarif", "--output", out, "-q")
 	b, _ := os.ReadFile(out)
 	if code != 0 || string(b) != `{"version":"2.1.0"}` {
@@ -382,8 +391,8 @@ func TestMergeRefusesJunkAndNamesFiles(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{a1, junk}, "report " + junk + " has more after its JSON document"},
-		{[]string{a1, brace}, "report " + brace + " has more after its JSON document"},
+		{[]string{a1, junk}, "report \"" + junk + "\" has more after its JSON document (at line 1, column "},
+		{[]string{a1, brace}, "report \"" + brace + "\" has more after its JSON document (at line 1, column "},
 		{[]string{a1, tst}, tst + " is a report of vigiles test and " + a1 + " one of vigiles audit"},
 		{[]string{a1, twice, a2}, a1 + " and " + twice + " are both shard 1/2"},
 	} {
@@ -419,7 +428,7 @@ func TestUpdateBaselineNeedsTheWholeAudit(t *testing.T) {
 		}
 	}
 	code, _, errs = runCLI(t, "audit", "--dir", dir, "-q", filepath.Base(dir)+"/plugins")
-	if code != 2 || !strings.Contains(errs, "a PATH is relative to --dir "+dir) {
+	if code != 2 || !strings.Contains(errs, fmt.Sprintf("a PATH is relative to --dir %q", dir)) {
 		t.Errorf("a PATH given relative to the current directory: exit %d, stderr %q", code, errs)
 	}
 }
@@ -445,5 +454,150 @@ func TestTextReportKeepsMessagesWhole(t *testing.T) {
 		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: long}}})
 	if strings.Contains(b.String(), long[:maxMessageRunes+1]) || !strings.Contains(b.String(), long[:maxMessageRunes]+"…") {
 		t.Errorf("a %d-rune message is not cut at %d", len(long), maxMessageRunes)
+	}
+}
+
+// TestTestAuditAllowSaysWhereAddressesGo: test and audit have no
+// --allow-ip: an address (or an address range) given to --allow is told
+// where addresses go (the policy file's defaults.egress.allow-ip), not to
+// use a flag they do not have, and a CIDR is called an address range,
+// not a URL. --allow without --egress names the mode in force, the
+// policy's, not "deny".
+func TestTestAuditAllowSaysWhereAddressesGo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "--egress", "allow", "--allow", "10.0.0.1"}, `test: --allow "10.0.0.1": an address, not a name, and --allow takes host names`},
+		{[]string{"audit", "--egress", "allow", "--allow", "10.0.0.0/8"}, `audit: --allow "10.0.0.0/8": an address range, not a name, and --allow takes host names`},
+		{[]string{"audit", "--allow", "[2001:db8::1]:443"}, `audit: --allow "[2001:db8::1]:443": an address, not a name`},
+	} {
+		code, out, errs := runCLI(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) || !strings.Contains(errs, "defaults.egress.allow-ip in the policy file") ||
+			strings.Contains(errs, "--allow-ip") {
+			t.Errorf("%q: exit %d (want 2), stdout %q, stderr %q; want %q and where addresses go", tc.args, code, out, errs, tc.want)
+		}
+	}
+	withExecutor(t, fixedHooks())
+	hook := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	for _, tc := range []struct{ policy, want string }{
+		{"defaults:\n  egress: record\n", "hosts and address ranges to allow need egress mode allow (egress is record, from .vigiles.yml); add --egress allow\n"},
+		{"defaults:\n  sandbox: strict\n", "hosts and address ranges to allow need egress mode allow (egress is deny, the default); add --egress allow\n"},
+		{"defaults:\n  egress: {allow-ip: [192.0.2.0/24]}\n", "hosts to allow were given without an egress mode: they would replace the policy's whole egress (mode allow, from .vigiles.yml), " +
+			"its address ranges among it, so the mode must be given with them; add --egress allow\n"},
+	} {
+		dir := writeFiles(t, map[string]string{".claude/settings.json": hook, ".vigiles.yml": tc.policy})
+		code, out, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "-q", "--allow", "api.example.test")
+		if code != 2 || out != "" || errs != "vigiles: audit: "+tc.want {
+			t.Errorf("policy %q, --allow without --egress: exit %d (want 2), stdout %q, stderr %q; want %q", tc.policy, code, out, errs, tc.want)
+		}
+	}
+}
+
+// TestReportFilesNeedTheirDirectory: -o names a file in a directory that
+// is there: a mistyped path is refused at once (exit 2), and no directory
+// is made for it (as root, -o /nonexistent/dir/x.json made /nonexistent).
+// A baseline given as a directory is bad usage too, as a directory given
+// as --config is (it became a finding advising --update-baseline), and
+// --update-baseline makes no directory for a baseline path given.
+func TestReportFilesNeedTheirDirectory(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	dir := writeFiles(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".vigiles.yml":          "checks:\n  - {name: quiet, command: \"true\", event: Stop, trusted: true, expect: {exit-code: 0}}\n",
+	})
+	missing := filepath.Join(dir, "no", "such", "dir")
+	for _, args := range [][]string{
+		{"test", "--dir", dir, "-q", "-o", filepath.Join(missing, "x.json")},
+		{"audit", "--dir", dir, "-q", "--baseline", "", "--output", filepath.Join(missing, "x.json")},
+		{"merge", "-o", filepath.Join(missing, "x.json"), filepath.Join(dir, "any.json")},
+	} {
+		code, out, errs := runCLI(t, args...)
+		want := fmt.Sprintf("cannot be made: its directory %q does not exist", missing)
+		if code != 2 || out != "" || !strings.Contains(errs, want) {
+			t.Errorf("%q: exit %d (want 2), stdout %q, stderr %q; want %q", args, code, out, errs, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Errorf("a directory was made for -o")
+	}
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "-o", filepath.Join(dir, "report.json")); code != 0 {
+		t.Errorf("-o in a directory that is there: exit %d: %s", code, errs)
+	}
+
+	for _, b := range []string{"/etc", ".claude", dir} {
+		for _, extra := range [][]string{nil, {"--update-baseline"}} {
+			args := append([]string{"audit", "--dir", dir, "-q", "--baseline", b}, extra...)
+			code, out, errs := runCLI(t, args...)
+			if want := fmt.Sprintf("audit: --baseline %q is a directory; want the baseline file", b); code != 2 || out != "" || !strings.Contains(errs, want) {
+				t.Errorf("%q: exit %d (want 2), stdout %q, stderr %q; want %q", args, code, out, errs, want)
+			}
+		}
+	}
+	code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline", "--baseline", "ci/baseline.json")
+	if _, err := os.Stat(filepath.Join(dir, "ci")); code != 2 || err == nil || !strings.Contains(errs, `--baseline "ci/baseline.json" cannot be made: its directory`) {
+		t.Errorf("--update-baseline into a missing directory: exit %d (want 2), stderr %q, made it: %v", code, errs, err == nil)
+	}
+	// The default's .vigiles is made on the first --update-baseline.
+	if code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline"); code != 0 {
+		t.Errorf("first --update-baseline: exit %d: %s", code, errs)
+	}
+}
+
+// TestMergeSaysWhatIsNoReport: a file that is not a vigiles report is
+// called one, with the place where it stops being one; Go's bare JSON
+// error ("invalid character 'r' looking for beginning of value") is not
+// the message.
+func TestMergeSaysWhatIsNoReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ content, want string }{
+		{"root:x:0:0:root:/root:/bin/bash\n", "is not a vigiles report (the vigiles.report/v1 JSON document test and audit write with --format json): at line 1, column 1, invalid character 'r' looking for beginning of value"},
+		{"{\n  \"schema\": \"vigiles.report/v1\",\n  \"runs\": x\n}\n", "at line 3, column 11, invalid character 'x'"},
+		{"[]", "at line 1, column 1, a JSON array, where the report's object belongs"},
+		{`{"schema":"vigiles.report/v1","runs":[{"durationMs":"7"}]}`, `at line 1, column 55, a JSON string where runs.durationMs belongs (a float64)`},
+		{"{}", `at line 1, column 1, a JSON object without the "schema": "vigiles.report/v1" of a report`},
+		{`{"schema":"vigiles.rep`, "the file ends before its JSON document does"},
+		{"", "the file ends before its JSON document does"},
+	} {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := runCLI(t, "merge", p)
+		if code != 2 || !strings.Contains(errs, fmt.Sprintf("merge: %q is not a vigiles report", p)) || !strings.Contains(errs, tc.want) || strings.Contains(errs, "json: ") {
+			t.Errorf("%q: exit %d (want 2), stderr %q; want %q", tc.content, code, errs, tc.want)
+		}
+	}
+}
+
+// TestFlagValuesStayOnOneLine: a value a flag error quotes is quoted (%q):
+// an empty one shows, and one with a newline cannot split the message.
+func TestFlagValuesStayOnOneLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"test", "--dir", ""}, {"test", "--dir", "a\nb"}, {"audit", "--dir", "x\ny"}, {"test", "--dir", dir, "--config", "a\nb.yml"},
+		{"audit", "--dir", dir, "no\npath"}, {"test", "--dir", dir, "-o", "x\n/y.json"}, {"run", "--workdir", "a\nb", "--", "true"},
+		{"audit", "--dir", dir, "--baseline", "b\n/x.json", "--update-baseline"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, "\n") {
+			t.Errorf("%q: exit %d (want 2), stdout %q, stderr %q; want one line", args, code, out, errs)
+		}
+	}
+}
+
+// TestAuditHelpNamesEveryEnvFileEvent: the help names every event whose
+// hooks get CLAUDE_ENV_FILE, from the runner's one list (it said only
+// SessionStart).
+func TestAuditHelpNamesEveryEnvFileEvent(t *testing.T) {
+	_, out, _ := runCLI(t, "audit", "--help")
+	flat := strings.Join(strings.Fields(out), " ")
+	if !strings.Contains(flat, "in CLAUDE_ENV_FILE (which Claude Code gives a SessionStart, Setup, CwdChanged or FileChanged hook)") {
+		t.Errorf("audit --help does not name every event given CLAUDE_ENV_FILE:\n%s", out)
+	}
+	for _, ev := range runner.EnvFileEvents() {
+		if !strings.Contains(flat, ev) {
+			t.Errorf("audit --help does not name %s", ev)
+		}
 	}
 }

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -54,9 +58,67 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 			return true, nil
 		}
 		// pflag's message names the flag, not the command or the fix.
-		return true, exitWith(2, fmt.Errorf("%s: %w; see vigiles %s --help", fs.Name(), err, fs.Name()))
+		return true, exitWith(2, fmt.Errorf("%s: %w; see vigiles %s --help", fs.Name(), outOfRange(err), fs.Name()))
 	}
 	return false, nil
+}
+
+// rangeNote is the annotation (setRange) that says which values a number
+// or duration flag takes.
+const rangeNote = "vigiles-range"
+
+// setRange says which values the flag name takes (want, as in "want a
+// whole number from 1 to 10"), for outOfRange.
+func setRange(fs *pflag.FlagSet, name, want string) {
+	if err := fs.SetAnnotation(name, rangeNote, []string{want}); err != nil {
+		panic(err) // no such flag: a mistake in this file
+	}
+}
+
+// maxDuration is the longest duration a flag holds.
+var maxDuration = time.Duration(math.MaxInt64).Truncate(time.Second)
+
+// durationSyntax is a duration as time.ParseDuration reads it.
+var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// outOfRange rewrites pflag's error for a number or duration flag whose
+// value is well formed but too large (or too small) for the flag's type:
+// pflag says "must be an integer" or "must be a duration like "30s"" of
+// 99999999999999999999 or 99999999h. It says so instead, with the range
+// the flag takes (setRange), else its type's. Other errors are returned
+// as they are.
+func outOfRange(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) || ive.GetFlag() == nil {
+		return err
+	}
+	f, v := ive.GetFlag(), ive.GetValue()
+	var want string
+	switch t := f.Value.Type(); t {
+	case "int", "int8", "int16", "int32", "int64":
+		bits := map[string]int{"int": strconv.IntSize, "int8": 8, "int16": 16, "int32": 32, "int64": 64}[t]
+		if _, perr := strconv.ParseInt(v, 0, bits); !errors.Is(perr, strconv.ErrRange) {
+			return err
+		}
+		want = fmt.Sprintf("a whole number from %d to %d", int64(-1)<<(bits-1), int64(uint64(1)<<(bits-1)-1))
+	case "uint", "uint8", "uint16", "uint32", "uint64":
+		bits := map[string]int{"uint": strconv.IntSize, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}[t]
+		if _, perr := strconv.ParseUint(v, 0, bits); !errors.Is(perr, strconv.ErrRange) {
+			return err
+		}
+		want = fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64)>>(64-bits))
+	case "duration":
+		if !durationSyntax.MatchString(v) {
+			return err
+		}
+		want = fmt.Sprintf("a duration of at most %s", maxDuration)
+	default:
+		return err
+	}
+	if n := f.Annotations[rangeNote]; len(n) > 0 {
+		want = n[0]
+	}
+	return fmt.Errorf("--%s %s: out of range; want %s", f.Name, v, want)
 }
 
 // usageError prints the command's help on stderr and ends it with status 2
@@ -116,9 +178,9 @@ func withConfigHint(err error, flag string) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
-			what = fmt.Sprintf("there is no policy file at %s", pe.Path)
+			what = fmt.Sprintf("there is no policy file at %q", pe.Path)
 		} else {
-			what = fmt.Sprintf("the policy file %s cannot be read: %v", pe.Path, pe.Err)
+			what = fmt.Sprintf("the policy file %q cannot be read: %v", pe.Path, pe.Err)
 		}
 		if prefix, _, ok := strings.Cut(err.Error(), ": "); ok {
 			what = prefix + ": " + what
@@ -142,6 +204,27 @@ func notADir(p string) string {
 	return ""
 }
 
+// cannotCreate is cannotWrite for a file the CLI writes where the caller
+// named it (-o, --baseline): a directory above it that is not there is a
+// mistake too (a mistyped path), said at once; nothing is made for it.
+func cannotCreate(p string) string {
+	if why := cannotWrite(p); why != "" {
+		return why
+	}
+	if _, err := os.Stat(p); err == nil {
+		return ""
+	}
+	if d := filepath.Dir(p); !isDir(d) {
+		return fmt.Sprintf("cannot be made: its directory %q does not exist (vigiles makes none; create it first)", d)
+	}
+	return ""
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
 // cannotWrite says why a report could not be written to the file p, as
 // far as can be told before anything runs ("" when nothing): p is a
 // directory or may not be written, or the nearest existing directory
@@ -161,9 +244,9 @@ func cannotWrite(p string) string {
 		fi, err := os.Stat(d)
 		switch {
 		case err == nil && !fi.IsDir():
-			return fmt.Sprintf("cannot be made: %s is not a directory", d)
+			return fmt.Sprintf("cannot be made: %q is not a directory", d)
 		case err == nil && unix.Access(d, unix.W_OK|unix.X_OK) != nil:
-			return fmt.Sprintf("cannot be made: %s may not be written", d)
+			return fmt.Sprintf("cannot be made: %q may not be written", d)
 		case err == nil:
 			return ""
 		case !errors.Is(err, fs.ErrNotExist):

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -84,11 +85,11 @@ func TestMessagesReadAsSentences(t *testing.T) {
 		labels []string
 	}{
 		{[]string{"test", "--shard", "3/2"}, runner.ErrBadShard, `--shard: shard "3/2": want i/n`, []string{"bad shard"}},
-		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, "audit path nonexistent: not a directory (" + empty + "/nonexistent; a PATH is relative to --dir " + empty + ")\n", []string{"bad option"}},
+		{[]string{"audit", "--dir", empty, "nonexistent"}, runner.ErrBadOption, `audit path "nonexistent" does not exist ("` + empty + `/nonexistent"; a PATH is relative to --dir "` + empty + `")` + "\n", []string{"bad option"}},
 		{[]string{"run", "--egress", "allow", "--allow", "a..b", "--", "true"}, egress.ErrBadPolicy, `--allow "a..b": host name labels`, []string{"invalid egress policy"}},
-		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, "there is no policy file at " + empty + "/.vigiles.yml; name another with --config, or write one (examples/README.md",
+		{[]string{"test", "--dir", empty}, runner.ErrNoConfig, `there is no policy file at "` + empty + `/.vigiles.yml"; name another with --config, or write one (examples/README.md`,
 			[]string{"no policy file: stat", ": no policy file"}},
-		{[]string{"audit", "--dir", empty, "--config", "missing.yml"}, runner.ErrNoConfig, "missing.yml; name another with --config", []string{": no policy file"}},
+		{[]string{"audit", "--dir", empty, "--config", "missing.yml"}, runner.ErrNoConfig, `missing.yml"; name another with --config`, []string{": no policy file"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
@@ -285,5 +286,45 @@ func TestOutputMistakeIsUsage(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, "--output ") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and --output named", c.args, code, out, errs)
 		}
+	}
+}
+
+// TestReadmeDefaultsAgreeWithHelp: a default README.md's Commands block
+// shows for a flag (run's [--linger 0s], [--timeout 60s]) is the one the
+// flag's help gives (--linger's help gave none).
+func TestReadmeDefaultsAgreeWithHelp(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(b), "## Commands\n\n```\n")
+	block, _, _ := strings.Cut(rest, "```")
+	same := func(a, b string) bool {
+		if da, err1 := time.ParseDuration(a); err1 == nil {
+			db, err2 := time.ParseDuration(b)
+			return err2 == nil && da == db
+		}
+		sa, err1 := runner.ParseSize(a)
+		sb, err2 := runner.ParseSize(b)
+		return err1 == nil && err2 == nil && sa == sb
+	}
+	shown := regexp.MustCompile(`\[(--[\w-]+) ([0-9][\w.]*)\]`)
+	checked := 0
+	for _, cmd := range []string{"run", "test", "audit"} {
+		_, help, _ := runCLI(t, cmd, "--help")
+		for _, m := range shown.FindAllStringSubmatch(block, -1) {
+			line := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(m[1]) + ` .*$`).FindString(help)
+			if line == "" {
+				continue // another command's flag
+			}
+			checked++
+			d := regexp.MustCompile(`\(default ([^):]+)`).FindStringSubmatch(line)
+			if d == nil || !same(m[2], strings.TrimSpace(d[1])) {
+				t.Errorf("README shows %s %s; vigiles %s --help: %q", m[1], m[2], cmd, strings.TrimSpace(line))
+			}
+		}
+	}
+	if checked < 4 {
+		t.Errorf("checked %d defaults; the README's Commands block should show --timeout, --linger, --output-cap and --max-runs", checked)
 	}
 }

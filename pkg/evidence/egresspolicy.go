@@ -21,9 +21,20 @@ var DenySource = netip.MustParseAddr("10.254.254.1")
 // maxHostName is the longest host name an allow entry may give.
 const maxHostName = 253
 
-// ErrAddressNotName is ParseAllowHost's error for an address given where a
-// name belongs; callers say where addresses go instead.
+// ErrAddressNotName is ParseAllowHost's error for an address, or an
+// address range (a CIDR), given where a name belongs; callers say where
+// addresses go instead. errors.Is finds it in both; the text says which
+// of the two was given.
 var ErrAddressNotName = errors.New("an address, not a name")
+
+// errRangeNotName is ErrAddressNotName for an address range.
+var errRangeNotName = addressNotName("an address range, not a name")
+
+// addressNotName is an ErrAddressNotName in words of its own.
+type addressNotName string
+
+func (e addressNotName) Error() string        { return string(e) }
+func (e addressNotName) Is(target error) bool { return target == ErrAddressNotName }
 
 // AllowHost is a parsed allow entry: Name, lower case without a trailing
 // dot; Wildcard for "*.Name" (any name below Name, not Name itself); Port
@@ -39,6 +50,10 @@ type AllowHost struct {
 func ParseAllowHost(s string) (AllowHost, error) {
 	var h AllowHost
 	host := s
+	if _, err := netip.ParsePrefix(s); err == nil {
+		// 10.0.0.0/8: its '/' is no URL's, and it is no name either.
+		return h, errRangeNotName
+	}
 	if strings.Contains(s, "/") {
 		// http://x.test or x.test/path: the colon of a scheme is not a
 		// port, and saying so would hide the mistake.

@@ -39,6 +39,8 @@ type Options struct {
 	// unset); Audit turns auto into strict, since it exists to record.
 	Sandbox sandbox.Mode
 	// Egress overrides the configured policy; nil = from config (deny).
+	// One with hosts and no Mode (the CLI's --allow without --egress) is
+	// refused with an *EgressModeError naming the mode in force.
 	Egress *evidence.EgressPolicy
 	// RootSandbox, or the policy's defaults.root-sandbox, opts out of
 	// sandbox.SandboxUID (see sandbox.Spec.RootSandbox).
@@ -89,18 +91,22 @@ func errorf(kind error, format string, a ...any) error {
 }
 
 // AuditPathError is an audit path (Options.Paths) Audit does not take: one
-// outside the work tree, or not a directory. It is the caller's mistake:
-// errors.Is finds ErrBadOption (and, for a path outside, ErrOutsideTree),
-// without the text naming them.
+// outside the work tree, not there, or not a directory. It is the
+// caller's mistake: errors.Is finds ErrBadOption (and, for a path
+// outside, ErrOutsideTree), without the text naming them.
 type AuditPathError struct {
 	Path    string // as the caller gave it
 	Dir     string // the work tree
 	Outside bool   // outside Dir; otherwise not a directory
+	Missing bool   // not Outside, and nothing is there (or a link to nothing)
 }
 
 func (e *AuditPathError) Error() string {
-	if e.Outside {
+	switch {
+	case e.Outside:
 		return fmt.Sprintf("audit path %s is outside the work tree %s", e.Path, e.Dir)
+	case e.Missing:
+		return fmt.Sprintf("audit path %s does not exist", e.Path)
 	}
 	return fmt.Sprintf("audit path %s: not a directory", e.Path)
 }
@@ -108,6 +114,32 @@ func (e *AuditPathError) Error() string {
 func (e *AuditPathError) Is(target error) bool {
 	return target == ErrBadOption || e.Outside && target == ErrOutsideTree
 }
+
+// EgressModeError is an Options.Egress that names hosts to allow but no
+// mode (the CLI's --allow without --egress): the mode in force is then
+// the policy's, and the hosts either need mode allow (Mode is another)
+// or, given alone, would replace the policy's whole allow-mode egress,
+// its address ranges among it. It is the caller's mistake (errors.Is
+// finds ErrBadOption); the text names no flag, and a caller adds its own
+// fix.
+type EgressModeError struct {
+	Mode string // the mode in force: the policy's, or deny
+	File string // the policy file that set Mode; "" for the default
+}
+
+func (e *EgressModeError) Error() string {
+	from := "the default"
+	if e.File != "" {
+		from = "from " + e.File
+	}
+	if e.Mode == evidence.EgressAllow {
+		return fmt.Sprintf("hosts to allow were given without an egress mode: they would replace the policy's whole egress (mode allow, %s), "+
+			"its address ranges among it, so the mode must be given with them", from)
+	}
+	return fmt.Sprintf("hosts and address ranges to allow need egress mode allow (egress is %s, %s)", e.Mode, from)
+}
+
+func (e *EgressModeError) Is(target error) bool { return target == ErrBadOption }
 
 // PartialAuditError is Options.UpdateBaseline with Options.Paths that name
 // part of the work tree only: the baseline is written from what the audit
@@ -276,6 +308,13 @@ func newSession(o Options, command string) (*session, error) {
 		eg = *d.Egress
 	}
 	if o.Egress != nil {
+		if o.Egress.Mode == "" {
+			e := &EgressModeError{Mode: eg.Mode}
+			if d.Egress != nil {
+				e.File = s.cfg.File
+			}
+			return nil, e
+		}
 		eg = *o.Egress
 	}
 	exec := o.Executor
@@ -352,6 +391,8 @@ func (s *session) discover(paths []string) error {
 		switch {
 		case errors.Is(err, ErrOutsideTree):
 			return &AuditPathError{Path: p, Dir: s.dir, Outside: true}
+		case errors.Is(err, fs.ErrNotExist):
+			return &AuditPathError{Path: p, Dir: s.dir, Missing: true}
 		case err != nil || !fi.IsDir():
 			return &AuditPathError{Path: p, Dir: s.dir}
 		}
@@ -785,9 +826,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		// What finished is reported; the caller writes it and exits as
 		// interrupted. A baseline of part of the runs is never written.
 		if o.UpdateBaseline {
-			return rep, fmt.Errorf("audit interrupted: %w; the baseline was not written", stop.err)
+			return rep, fmt.Errorf("audit interrupted (%w); the baseline was not written", stop.err)
 		}
-		return rep, fmt.Errorf("audit interrupted: %w", stop.err)
+		return rep, fmt.Errorf("audit interrupted (%w)", stop.err)
 	}
 	if o.UpdateBaseline {
 		if o.Baseline == "" {
@@ -812,7 +853,7 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 			continue
 		}
 		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "network attempt", Message: fmt.Sprintf("%s %s%s tried to reach %s", r.Plugin, r.Event, toolSuffix(r.Tool), hostList(r.Egress)),
+			Title: "network attempt", Message: fmt.Sprintf("%s %s%s tried to reach %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), hostList(r.Egress)),
 			Evidence: egressEvidence(r.Egress)})
 	}
 	return out
@@ -835,7 +876,7 @@ func envFileNotices(runs []report.HookRun) []report.Finding {
 		}
 		out = append(out, report.Finding{Rule: RuleRunEnvFile, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "sets the session's environment", Message: fmt.Sprintf("%s %s%s leaves %s %s, which Claude Code runs before each Bash command of the session",
-				r.Plugin, r.Event, toolSuffix(r.Tool), envSaid(t), where),
+				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), envSaid(t), where),
 			Evidence: clip(t, maxEvidence)})
 	}
 	return out
@@ -887,7 +928,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	finds = append(finds, stop.summary("test", mine)...)
 	rep := s.newReport("test", runs, finds, nil)
 	if stop != nil {
-		return rep, fmt.Errorf("test interrupted: %w", stop.err)
+		return rep, fmt.Errorf("test interrupted (%w)", stop.err)
 	}
 	return rep, nil
 }
@@ -1180,6 +1221,9 @@ func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.
 // interruption is what cancelling the work's context stopped; nil when
 // the work ran to its end. Runs are known by their index in the plan.
 type interruption struct {
+	// err is the cause of the cancel (context.Cause): the signal, where
+	// the caller's context names one ("interrupted (SIGTERM)"), else
+	// context.Canceled. errors.Is finds context.Canceled in it.
 	err     error
 	cut     map[int]time.Duration // index → how long it had run when it was stopped
 	started map[int]bool          // indexes of the runs whose command was started
@@ -1236,7 +1280,11 @@ func (w *runWatch) tell(out io.Writer, err error) {
 	sort.Strings(ids)
 	running := "no run was running"
 	if len(ids) > 0 {
-		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(time.Second), idList(ids, 10))
+		r := time.Second
+		if longest < time.Second {
+			r = time.Millisecond // not "0s"
+		}
+		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(r), idList(ids, 10))
 	}
 	fmt.Fprintf(out, "interrupted (%v): %s; %d of %d not started; the report marks them\n", err, running, w.total-len(w.started), w.total)
 }

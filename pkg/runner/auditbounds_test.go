@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -105,7 +106,7 @@ func TestAuditRunBound(t *testing.T) {
 // hangingExecutor runs a command that holds "sleep" until its context is
 // cancelled (cancelling ctx itself, through cancel, once it has started),
 // and any other at once.
-func hangingExecutor(cancel context.CancelFunc) Executor {
+func hangingExecutor(cancel func()) Executor {
 	return ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
 			cancel()
@@ -121,7 +122,10 @@ func hangingExecutor(cancel context.CancelFunc) Executor {
 // that finished as they ran, the one that was running marked interrupted
 // (error, never a pass, with a finding that names it), those not started
 // marked not run, verdict error; the progress names the run still
-// running when the signal came; a baseline is not written.
+// running when the signal came; a baseline is not written. What it says
+// of the interruption names its cause, the signal where the context's
+// cause is one (it said "context canceled"), and the progress line of the
+// stopped run gives the time it ran, as its record does (it said 0 ms).
 func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 	stop := func(cmd string) string {
 		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
@@ -137,10 +141,14 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 	})
 	for _, command := range []string{"audit", "test"} {
 		t.Run(command, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			const ran = 100 * time.Millisecond
 			var progress bytes.Buffer
-			o := Options{Dir: dir, Executor: hangingExecutor(cancel), Jobs: 1, Progress: &progress}
+			o := Options{Dir: dir, Executor: hangingExecutor(func() {
+				time.Sleep(ran)
+				cancel(sigterm{}) // as vigiles' signal handling cancels
+			}), Jobs: 1, Progress: &progress}
 			var rep *report.Report
 			var err error
 			if command == "audit" {
@@ -149,8 +157,8 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 			} else {
 				rep, err = Test(ctx, o)
 			}
-			if err == nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
-				t.Errorf("err = %v; want it to say interrupted", err)
+			if err == nil || !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), command+" interrupted (SIGTERM)") {
+				t.Errorf("err = %v; want it to say interrupted (SIGTERM)", err)
 			}
 			if rep == nil {
 				t.Fatal("no report: an interrupted run must hand back what it has")
@@ -169,11 +177,26 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 				t.Errorf("the run that finished before the signal: %s (%s); want allowed, as it ran", r.Outcome, r.Reason)
 			}
 			slow := got["b-slow"]
-			if slow.Outcome != report.OutcomeError || !strings.Contains(slow.Reason, "interrupted") {
-				t.Errorf("the run stopped by the signal: %s (%s); want error, interrupted", slow.Outcome, slow.Reason)
+			if slow.Outcome != report.OutcomeError || !strings.Contains(slow.Reason, "vigiles was interrupted (SIGTERM), after") {
+				t.Errorf("the run stopped by the signal: %s (%s); want error, interrupted (SIGTERM)", slow.Outcome, slow.Reason)
 			}
-			if r := got["c-late"]; r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "not run") {
+			if r := got["c-late"]; r.Outcome != report.OutcomeError || !strings.Contains(r.Reason, "not run: vigiles was interrupted (SIGTERM) before its turn") {
 				t.Errorf("the run never started: %s (%s); want error, not run", r.Outcome, r.Reason)
+			}
+			js, _ := json.Marshal(rep)
+			if strings.Contains(string(js)+progress.String(), "context canceled") {
+				t.Errorf("the report or the progress says \"context canceled\", not the signal:\n%s\n%s", js, progress.String())
+			}
+			summarized := false
+			for _, f := range rep.Findings {
+				summarized = summarized || f.Rule == RuleRunInterrupted && f.Hook == "" && strings.Contains(f.Message, "vigiles "+command+" was interrupted (SIGTERM): of 3 hook run(s)")
+			}
+			if !summarized {
+				t.Errorf("no summary of the interruption naming SIGTERM: %+v", rep.Findings)
+			}
+			want := fmt.Sprintf(", %.0f ms)\n", slow.DurationMs)
+			if !strings.Contains(progress.String(), "] b-slow Stop: error (") || !strings.Contains(progress.String(), want) || slow.DurationMs < float64(ran.Milliseconds()) {
+				t.Errorf("the stopped run ran %.0f ms (at least %v); its progress line should say so (%q):\n%s", slow.DurationMs, ran, want, progress.String())
 			}
 			named := false
 			for _, f := range rep.Findings {
@@ -193,7 +216,7 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 					line = l
 				}
 			}
-			if !strings.Contains(line, slow.ID) || !strings.Contains(line, "1 of 3 not started") {
+			if !strings.HasPrefix(line, "interrupted (SIGTERM): ") || !strings.Contains(line, slow.ID) || !strings.Contains(line, "1 of 3 not started") {
 				t.Errorf("progress line %q; want one naming %s, still running, and 1 of 3 not started (all: %q)", line, slow.ID, progress.String())
 			}
 			if _, err := os.Stat(filepath.Join(dir, ".vigiles/baseline.json")); !errors.Is(err, os.ErrNotExist) {
@@ -362,3 +385,10 @@ func TestNoHooksSaysNestedClaudeIsSearched(t *testing.T) {
 	}
 	t.Fatalf("no %s finding: %+v", RuleNoHooks, rep.Findings)
 }
+
+// sigterm is the cause vigiles' signal handling cancels the work with on
+// a SIGTERM: named so, a context.Canceled all the same.
+type sigterm struct{}
+
+func (sigterm) Error() string        { return "SIGTERM" }
+func (sigterm) Is(target error) bool { return target == context.Canceled }

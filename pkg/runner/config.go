@@ -785,6 +785,17 @@ func jsonCompatible(v any) (any, error) {
 	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
 }
 
+// MinMemory is the smallest address-space limit per process
+// (limits.memory, vigiles run --limit-memory) a run may be given. Under
+// the limit the sandbox's shell sets it (ulimit -v) and execs the
+// command, whose loader must then map the program and libc: measured on
+// Debian 12 (amd64), as root and as a user alike, `true` starts from
+// about 2.4MiB, `sh -c true` (dash) from 2.6MiB and `bash -c true` from
+// 4MiB; below that the command dies of SIGSEGV, or exits 127 as if it
+// were not there, as its own failure. The floor leaves room for another
+// libc, shell or loader.
+const MinMemory = 16 << 20
+
 func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 	p.mapping(n, "defaults", map[string]func(k, v *yaml.Node){
 		"sandbox": func(k, v *yaml.Node) {
@@ -825,7 +836,12 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 					l.Pids = n
 				},
 				"memory": func(k, v *yaml.Node) {
-					l.MemoryBytes, _ = p.limitSize(v, "limits.memory", reaper.Defaults.MemoryBytes)
+					s, ok := p.limitSize(v, "limits.memory", reaper.Defaults.MemoryBytes)
+					if ok && s < MinMemory {
+						p.errAt(v, "limits.memory: %s is below the %dMiB a process needs to start in the sandbox (the shell that sets the limit, the command's loader and libc), so every command would fail to start: want at least %dMiB", v.Value, MinMemory>>20, MinMemory>>20)
+						return
+					}
+					l.MemoryBytes = s
 				},
 				"run-memory": func(k, v *yaml.Node) {
 					s, ok := p.limitSize(v, "limits.run-memory", reaper.Defaults.RunMemoryBytes)

@@ -149,6 +149,10 @@ func TestConfigErrorLocations(t *testing.T) {
 		// Values the sandbox or the egress layer would refuse every run for.
 		{"pids below the sandbox's own", "defaults:\n  limits:\n    pids: 8\n", []string{"3:11 limits.pids: 8 is below the 32 processes the sandbox itself needs"}},
 		{"run-memory below the sandbox's own", "defaults:\n  limits: {run-memory: 10MiB}\n", []string{"2:24 limits.run-memory: 10MiB is below the 64MiB"}},
+		// Under it the command died of SIGSEGV (memory: 1) or exited 127
+		// as if it were not there (1MiB): no command can start.
+		{"memory below what a process needs to start", "defaults:\n  limits: {memory: 1}\n", []string{"2:20 limits.memory: 1 is below the 16MiB a process needs to start in the sandbox"}},
+		{"memory just below the floor", "defaults:\n  limits:\n    memory: 16383KiB\n", []string{"3:13 limits.memory: 16383KiB is below the 16MiB"}},
 		{"allow-ip not a CIDR", "defaults:\n  egress:\n    mode: allow\n    allow-ip: [10.0.0.0/8, 10.0.0.0/33, example.test]\n",
 			[]string{"4:28 allow-ip \"10.0.0.0/33\": want a CIDR", "4:41 allow-ip \"example.test\": want a CIDR"}},
 		{"allow-ip mapped", "defaults:\n  egress: {allow-ip: [\"::ffff:10.0.0.0/104\"]}\n", []string{"2:23 write an IPv4-mapped range as IPv4"}},
@@ -157,6 +161,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"dns-upstream inside", "defaults:\n  egress:\n    allow: [a.example.test]\n    dns-upstream: 127.0.0.53\n", []string{"4:19 dns-upstream \"127.0.0.53\": an address inside the sandbox"}},
 		{"dns-upstream port 0", "defaults:\n  egress:\n    allow: [a.example.test]\n    dns-upstream: \"192.0.2.53:0\"\n", []string{"4:19 port 0"}},
 		{"allow an address", "defaults:\n  egress:\n    allow: [a.example.test, \"192.0.2.1:443\"]\n", []string{"3:29 allow \"192.0.2.1:443\" is an address, not a name: list it under allow-ip"}},
+		{"allow an address range", "defaults:\n  egress:\n    allow: [a.example.test, 10.0.0.0/8]\n", []string{"3:29 allow \"10.0.0.0/8\" is an address range, not a name: list it under allow-ip"}},
 		{"allow a one-label wildcard", "defaults:\n  egress: {allow: [\"*.test\"]}\n", []string{"2:20 a wildcard needs at least two labels"}},
 		{"allow outside mode allow", "defaults:\n  egress: {mode: record, allow: [a.example.test]}\n", []string{"2:18 defaults.egress.mode record: allow and allow-ip take effect only in mode allow"}},
 		{"connector and dns-upstream outside mode allow", "defaults:\n  egress:\n    mode: record\n    connector: pasta\n    dns-upstream: 192.0.2.53\n",

@@ -19,7 +19,8 @@ func checkAllowHost(s string) error {
 	_, err := evidence.ParseAllowHost(s)
 	switch {
 	case errors.Is(err, evidence.ErrAddressNotName):
-		return fmt.Errorf("%q is an address, not a name: list it under allow-ip", s)
+		// "an address" or "an address range", as the parser tells them.
+		return fmt.Errorf("%q is %v: list it under allow-ip", s, err)
 	case err != nil:
 		return fmt.Errorf("%q: %v", s, err)
 	}

@@ -351,6 +351,28 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 // envFileVar is the variable that names a hook's env file to it.
 const envFileVar = "CLAUDE_ENV_FILE"
 
+// EnvFileEvents are the events whose hooks Claude Code gives
+// CLAUDE_ENV_FILE (eventSpec.EnvFile), in the order of a session: the
+// one list the messages, the help and the generated docs name.
+func EnvFileEvents() []string {
+	var out []string
+	for _, ev := range docEvents {
+		if knownEvents[ev].EnvFile {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// JoinWords joins words as a sentence lists them: "a, b and c" with conj
+// "and".
+func JoinWords(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}
+
 // envFileOf is where, relative to HOME, a hook of event finds its env
 // file, as Claude Code lays it out (the session's directory, the event,
 // the hook's index: each vigiles run is one hook alone); "" for an event

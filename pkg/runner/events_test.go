@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -134,5 +135,42 @@ func TestPayloadOverrides(t *testing.T) {
 	h = &Hook{Event: Stop, Matcher: "whatever", HasMatcher: true, Type: TypeCommand, Command: "x"}
 	if ps, _ := toolsFor(h, nil, "/repo"); len(ps) != 1 {
 		t.Errorf("Stop ignores matchers: %v", ps)
+	}
+}
+
+// TestDocsNameEveryEnvFileEvent: a paragraph of the docs that tells which
+// hooks get CLAUDE_ENV_FILE names every event EnvFileEvents lists
+// (result-format.md said SessionStart alone, as did the baseline's env
+// in report-format.md). hook-events.md is generated from the list.
+func TestDocsNameEveryEnvFileEvent(t *testing.T) {
+	evs := EnvFileEvents()
+	if want := []string{SessionStart, Setup, CwdChanged, FileChanged}; !slices.Equal(evs, want) {
+		t.Errorf("EnvFileEvents() = %v; want %v", evs, want)
+	}
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, f := range append(docs, "../../README.md") {
+		if strings.HasSuffix(f, "hook-events.md") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range regexp.MustCompile(`\n\s*\n`).Split(string(b), -1) {
+			if !strings.Contains(p, envFileVar) && !strings.Contains(p, "env file") {
+				continue
+			}
+			var named, missing []string
+			for _, ev := range evs {
+				if strings.Contains(p, ev) {
+					named = append(named, ev)
+				} else {
+					missing = append(missing, ev)
+				}
+			}
+			if len(named) > 0 && len(missing) > 0 {
+				t.Errorf("%s: a paragraph on the env file names %v, not %v:\n%s", f, named, missing, p)
+			}
+		}
 	}
 }

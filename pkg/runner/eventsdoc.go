@@ -62,7 +62,7 @@ func EventsDoc() string {
 	w("  creation is not counted among the hook's writes), under the caller's HOME on a direct run.\n")
 	w("- `async` (or `asyncRewake`) hooks run like the others, but never block: the agent does not\n")
 	w("  wait for them.\n\n")
-	w("A confined SessionStart, Setup, CwdChanged or FileChanged hook also gets `%s`, as Claude Code\n", envFileVar)
+	w("A confined %s hook also gets `%s`, as Claude Code\n", JoinWords(EnvFileEvents(), "or"), envFileVar)
 	w("gives it: the path of a file (`$HOME/%s` for\n", envFileOf(SessionStart))
 	w("SessionStart, the event's name in lower case in place of `sessionstart` for the others, its\n")
 	w("directory made) whose content Claude Code runs, as a\n")

@@ -183,7 +183,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		case ExpNoEnvFile, ExpEnvFileMatches:
 			ef := r.EnvFile
 			if ef == nil {
-				fail(x, rule, fmt.Sprintf("%s cannot be checked: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only SessionStart, Setup, CwdChanged and FileChanged hooks get one)", x.Kind, r.Event), "")
+				fail(x, rule, fmt.Sprintf("%s cannot be checked: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only %s hooks get one)", x.Kind, r.Event, JoinWords(EnvFileEvents(), "and")), "")
 				continue
 			}
 			if ef.Content == nil {

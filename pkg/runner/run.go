@@ -231,7 +231,10 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 		}
 	}
 	watch := newRunWatch(plan, total)
-	var err error // ctx.Err() once the runs are over, before finished is closed
+	// The cause of ctx's end (context.Cause: the signal that stopped the
+	// work, where the caller's context names one) once the runs are
+	// over, before finished is closed.
+	var err error
 	finished, told := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(told)
@@ -246,7 +249,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 		}
 		if s.progress != nil {
 			mu.Lock()
-			watch.tell(s.progress, ctx.Err())
+			watch.tell(s.progress, context.Cause(ctx))
 			mu.Unlock()
 		}
 	}()
@@ -305,6 +308,12 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 					mu.Lock()
 					done++
 					r := out[i].run
+					if d, ok := watch.cut[i]; ok {
+						// Stopped by the interruption, the run has no
+						// result of its own (0 ms): the time it ran, as
+						// the report gives it.
+						r.DurationMs = max(r.DurationMs, float64(d.Microseconds())/1000)
+					}
 					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, printable(r.Plugin), printable(r.Event),
 						map[bool]string{true: " " + printable(r.Tool), false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
 					mu.Unlock()
@@ -324,7 +333,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 	}
 	close(turns)
 	wg.Wait()
-	err = ctx.Err()
+	err = context.Cause(ctx)
 	close(finished)
 	<-told
 	if err == nil {

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/internal/tapkeep"
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/landlock"
 	"github.com/vigiles/action/pkg/sandbox/seccomp"
 )
@@ -508,24 +509,101 @@ func removeAll(dir string) {
 	os.RemoveAll(dir)
 }
 
-// probeNftables loads a table into a fresh network namespace.
+// doctorNetArg makes the vigiles binary (or a test binary that wires the
+// egress layer) play the nftables check's child, inside the probe's
+// sandbox: it sets up the egress wall a deny-mode run gets, through the
+// egress layer installed with SetNetwork (google/nftables, over netlink:
+// no nft binary), takes it down, prints the verdict as JSON and exits.
+// See DoctorChild.
+const doctorNetArg = "__vigiles-doctor-netwall"
+
+// netProbeTimeout bounds the child's set-up of the wall.
+const netProbeTimeout = 10 * time.Second
+
+// DoctorChild serves the doctor's check of the egress wall when this
+// process is its child (the one argument doctorNetArg), and exits;
+// otherwise it returns at once. Call it once the egress layer is
+// installed (SetNetwork), before anything else runs: the check uses the
+// layer as a run's init does.
+func DoctorChild() {
+	if len(os.Args) == 2 && os.Args[1] == doctorNetArg {
+		json.NewEncoder(os.Stdout).Encode(netwallChild())
+		os.Exit(0)
+	}
+}
+
+// netwallChild sets up and takes down a deny-mode egress wall in the
+// network namespace this process is in.
+func netwallChild() seccompVerdict {
+	if network == nil {
+		return seccompVerdict{Detail: "this binary has no egress layer to set the wall up with"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), netProbeTimeout)
+	defer cancel()
+	sess, err := network.Setup(ctx, evidence.EgressPolicy{Mode: evidence.EgressDeny})
+	if err != nil {
+		return seccompVerdict{Detail: err.Error()}
+	}
+	if _, _, err := sess.Finish(); err != nil {
+		return seccompVerdict{Detail: fmt.Sprintf("the wall was set up, but reading its record back failed: %v", err)}
+	}
+	return seccompVerdict{OK: true}
+}
+
+// probeNftables sets up, in a fresh network namespace of a sandbox such
+// as a run's (a user namespace, every capability in it), the egress wall
+// a deny-mode run gets, with the egress layer the engine uses (the
+// library, over netlink, as a run's init does: there is no nft binary to
+// need), and takes it down. It runs this binary again as the check's
+// child (DoctorChild); a binary without the egress layer (the sandbox
+// package's own tests) cannot tell.
 func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
-	nft, err := exec.LookPath("nft")
-	if err != nil {
-		return Probe{Availability: Inconclusive, Detail: "nft is not in PATH, so nftables cannot be tried",
-			Fix: "install nftables (apt-get install nftables)"}
+	if network == nil {
+		return Probe{Availability: Inconclusive, Detail: "this binary has no egress layer, so the wall cannot be tried"}
 	}
-	argv := bwrapBase(env.bwrap, "--cap-add", "CAP_NET_ADMIN", nft, "add", "table", "inet", "vigiles_probe")
-	out, err := runBwrap(ctx, argv, nil)
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
 	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("cannot find this program to re-run it: %v", err)}
+	}
+	// The capabilities a run's init holds (bwrapArgs): the wall needs
+	// CAP_NET_ADMIN, the DNS stub CAP_NET_BIND_SERVICE.
+	extra := append(append([]string{}, overlayCaps...), exe, doctorNetArg)
+	out, err := runBwrap(ctx, bwrapBase(env.bwrap, extra...), func(cmd *exec.Cmd) {
+		cmd.Dir = "/"
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	})
+	v, ok := netwallVerdict(out)
+	const fix = "the kernel needs nf_tables (CONFIG_NF_TABLES, modprobe nf_tables) and nfnetlink_log (modprobe nfnetlink_log); " +
+		"egress recording and allowlists need them (nothing to install: vigiles talks to the kernel itself)"
+	switch {
+	case !ok:
+		return Probe{Availability: Inconclusive,
+			Detail: fmt.Sprintf("the check's child, %s %s in a fresh network namespace, gave no verdict (%v): %s", clean(exe), doctorNetArg, err, quoteOutput(out))}
+	case !v.OK:
 		return Probe{Availability: Unsupported,
-			Detail: fmt.Sprintf("nft add table inside a fresh network namespace failed (%v): %s", err, quoteOutput(out)),
-			Fix:    "the kernel needs nf_tables (CONFIG_NF_TABLES, modprobe nf_tables); egress recording and allowlists need it"}
+			Detail: fmt.Sprintf("setting up a deny-mode egress wall in a fresh network namespace failed: %s", clean(v.Detail)), Fix: fix}
 	}
-	return Probe{Availability: Available, Detail: "loaded an nftables table in a fresh network namespace"}
+	return Probe{Availability: Available,
+		Detail: "set up a deny-mode run's egress wall (nftables rule set over netlink, NFLOG, the DNS stub) in a fresh network namespace, then took it down"}
+}
+
+// netwallVerdict finds the child's verdict, its last line of JSON, in
+// its output (the egress layer may log lines of its own before it).
+func netwallVerdict(out []byte) (seccompVerdict, bool) {
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var v seccompVerdict
+		if json.Unmarshal(lines[i], &v) == nil && (v.OK || v.Detail != "") {
+			return v, true
+		}
+	}
+	return seccompVerdict{}, false
 }
 
 // sandboxForNet starts a bwrap sandbox with its own user and network

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // TestDoctorForReal runs every check on this machine. In CI each one must
@@ -48,6 +51,15 @@ func TestDoctorForReal(t *testing.T) {
 		}
 		if p.Availability != Available && p.Fix == "" && p.Availability != Inconclusive {
 			t.Errorf("%s is %s without a fix", p.Name, p.Availability)
+		}
+		if p.Name == ProbeNftables && network == nil {
+			// This test binary has no egress layer (it may not import it):
+			// the probe says so, and cmd/action's
+			// TestDoctorNftablesProbeUsesTheEngine runs it for real.
+			if p.Availability != Inconclusive || !strings.Contains(p.Detail, "no egress layer") {
+				t.Errorf("%s without an egress layer: %s: %s", p.Name, p.Availability, p.Detail)
+			}
+			continue
 		}
 		if p.Availability != Available && os.Getenv("CI") == "true" {
 			t.Errorf("CI=true and %s is %s: %s; fix: %s", p.Name, p.Availability, p.Detail, p.Fix)
@@ -376,4 +388,50 @@ func missing(t *testing.T, what string) {
 		t.Fatalf("CI=true and this machine lacks %s", what)
 	}
 	t.Skipf("this machine lacks %s", what)
+}
+
+// failingNetwork is an egress layer whose wall cannot be set up.
+type failingNetwork struct{ fakeNetwork }
+
+func (failingNetwork) Setup(context.Context, evidence.EgressPolicy) (NetSession, error) {
+	return nil, errors.New("egress setup: loading the rule set: netlink receive: protocol not supported")
+}
+
+// TestNftablesProbeUsesTheEgressLayer: the nftables check sets up the
+// wall with the egress layer the engine uses, not the nft binary (it said
+// "nft is not in PATH … fix: install nftables" to a user whose PATH lacks
+// /usr/sbin, though the engine never runs nft): its child answers from the
+// layer's Setup, and its verdict is found among the lines the layer logs;
+// a binary without the layer says so and runs nothing.
+func TestNftablesProbeUsesTheEgressLayer(t *testing.T) {
+	old := network
+	t.Cleanup(func() { network = old })
+
+	network = nil
+	if v := netwallChild(); v.OK || !strings.Contains(v.Detail, "no egress layer") {
+		t.Errorf("child without a layer: %+v", v)
+	}
+	t.Setenv("PATH", t.TempDir()) // neither nft nor anything else: not needed
+	if p := probeNftables(context.Background(), &doctorEnv{bwrap: "/nonexistent/bwrap"}); p.Availability != Inconclusive ||
+		!strings.Contains(p.Detail, "no egress layer") || strings.Contains(p.Detail+p.Fix, "nft is not in PATH") {
+		t.Errorf("probe without a layer: %+v", p)
+	}
+
+	network = failingNetwork{}
+	v := netwallChild()
+	if v.OK || !strings.Contains(v.Detail, "protocol not supported") {
+		t.Errorf("child of a layer that fails: %+v", v)
+	}
+	network = fakeNetwork{}
+	if v := netwallChild(); !v.OK {
+		t.Errorf("child of a layer that sets up: %+v", v)
+	}
+
+	out := []byte("egress: sock_diag: permission denied (every connection …)\n" + `{"ok":false,"detail":"egress setup: x"}` + "\n")
+	if got, ok := netwallVerdict(out); !ok || got.OK || got.Detail != "egress setup: x" {
+		t.Errorf("verdict among log lines: %+v, %v", got, ok)
+	}
+	if _, ok := netwallVerdict([]byte("flag provided but not defined: -x\n")); ok {
+		t.Error("a verdict found in output that holds none")
+	}
 }
