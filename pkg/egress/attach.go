@@ -106,7 +106,7 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, us
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
 	if name == ConnectorPasta {
-		return startPasta(ctx, path, pid, userns, netns)
+		return startPasta(ctx, path, pid, userns, netns, &l.stopping)
 	}
 	return startSlirp(ctx, path, pid, userns, netns, &l.stopping)
 }
@@ -285,11 +285,27 @@ func slirpArgs(ipv6 bool, ns []string) []string {
 }
 
 type pasta struct {
-	pid  int
-	once sync.Once
+	cmd      *exec.Cmd
+	lifeW    *os.File        // while open, pasta runs (pastaGuard)
+	reaped   chan struct{}   // closed once the guard, and pasta, are reaped
+	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
+	once     sync.Once
 }
 
-func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File) (io.Closer, error) {
+// pastaGuard runs pasta ("$@") in the foreground under a shell that ends
+// it (SIGTERM) once descriptor 3, the read end of a pipe whose write end
+// only the broker holds, reaches its end: when the broker closes it
+// (Close), or when the broker dies, killed or not. The shell exits with
+// pasta's status once pasta is gone. Daemonized, pasta outlived a broker
+// that was killed: with --no-netns-quit nothing ended it, and it kept the
+// sandbox's namespaces alive for good. (A parent-death signal would not
+// do: the kernel clears it when pasta joins the sandbox's user namespace,
+// which another uid owns.)
+const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; exit $s`
+
+// startPasta starts pasta under pastaGuard and returns once it has
+// configured the namespace.
+func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
 	dir, err := os.MkdirTemp("", "vigiles-pasta-")
 	if err != nil {
 		return nil, err
@@ -310,7 +326,7 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		}
 		defer unbind()
 		// pasta would quit once the bound file goes (it watches a
-		// file-bound namespace); it is stopped by Close instead.
+		// file-bound namespace); its guard ends it instead.
 		ns = []string{"--no-netns-quit", "--userns", filepath.Join(dir, "user"), "--netns", filepath.Join(dir, "net")}
 	} else {
 		if u, ok := foreignUserns(pid); ok {
@@ -318,24 +334,47 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		}
 		ns = append(ns, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
-	// pasta goes to the background once the namespace is configured, so
-	// its exit (status 0) is the readiness signal.
-	cmd := exec.CommandContext(ctx, bin, pastaArgs(os.Geteuid() == 0, pidFile, ns)...)
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("egress allow: starting pasta: %w", err)
+	}
+	argv := append([]string{"-c", pastaGuard, "pasta-guard", bin}, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground")...)
+	cmd := exec.Command("/bin/sh", argv...)
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("egress allow: pasta did not come up (%s): %w", stderr.String(), err)
-	}
-	b, err := os.ReadFile(pidFile)
+	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	lifeR.Close()
 	if err != nil {
-		return nil, fmt.Errorf("egress allow: reading pasta's pid file: %w", err)
+		lifeW.Close()
+		return nil, fmt.Errorf("egress allow: starting pasta: %w", err)
 	}
-	ppid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || ppid <= 0 {
-		return nil, fmt.Errorf("egress allow: pasta's pid file holds %q", clip(string(b)))
+	p := &pasta{cmd: cmd, lifeW: lifeW, reaped: make(chan struct{}), stopping: stopping}
+	go func() {
+		_ = cmd.Wait()
+		close(p.reaped)
+	}()
+	// pasta writes its pid file once the namespace is configured, just
+	// before it starts forwarding: the readiness signal.
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(pidFile); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			return p, nil
+		}
+		select {
+		case <-p.reaped:
+			lifeW.Close()
+			return nil, fmt.Errorf("egress allow: pasta did not come up (%s): %v", stderr.String(), cmd.ProcessState)
+		case <-ctx.Done():
+			p.Close()
+			<-p.reaped
+			return nil, fmt.Errorf("egress allow: pasta not ready (%s): %w", stderr.String(), ctx.Err())
+		case <-tick.C:
+		}
 	}
-	return &pasta{pid: ppid}, nil
 }
 
 // pastaArgs is pasta's command line: root when vigiles runs as root, ns
@@ -359,11 +398,22 @@ func pastaArgs(root bool, pidFile string, ns []string) []string {
 	return append(args, ns...)
 }
 
-// Close ends pasta. (Given /proc/PID/ns paths, pasta also quits on its own
-// when the namespace goes; given bind-mounted files, which go at once, it
-// runs with --no-netns-quit and only Close ends it.)
+// Close ends pasta (its guard's pipe closed: SIGTERM) and returns
+// without waiting for it to be gone; a goroutine waits for the reaping,
+// killing the guard's process group if it lingers, and Layer.Stopped
+// waits for that. (Given /proc/PID/ns paths, pasta also quits on its own
+// when the namespace goes.)
 func (p *pasta) Close() error {
-	p.once.Do(func() { _ = syscall.Kill(p.pid, syscall.SIGTERM) })
+	p.once.Do(func() {
+		p.lifeW.Close()
+		p.stopping.Add(1)
+		go func() {
+			defer p.stopping.Done()
+			t := time.AfterFunc(2*time.Second, func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
+			<-p.reaped
+			t.Stop()
+		}()
+	})
 	return nil
 }
 
