@@ -633,9 +633,23 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	if err := ctx.Err(); err != nil {
 		return fail(err) // cancelled while it was being planned: start nothing
 	}
+	becomeSubreaper()
 	if err := cg.start(cmd); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
+	// bubblewrap gives its child's pid right after making the namespaces
+	// (0: it wrote none). Its child, pid 1 of the sandbox's pid namespace,
+	// is reaped here once bubblewrap has gone (reapOrphan).
+	infoCh := make(chan int, 1)
+	go func() {
+		var info struct {
+			ChildPid int `json:"child-pid"`
+		}
+		_ = json.NewDecoder(infoR).Decode(&info)
+		infoCh <- info.ChildPid
+	}()
+	childPid := sync.OnceValue(func() int { return <-infoCh })
+	defer reapOrphan(childPid) // bubblewrap is gone by then: every path out waits for it
 	// Decoding the init's result and encoding the report are made ready
 	// while the sandbox runs, not after it.
 	go warmBrokerJSON()
@@ -711,14 +725,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		}
 		return initStarted
 	}
-	// bubblewrap gives its child's pid right after making the namespaces.
-	var info struct {
-		ChildPid int `json:"child-pid"`
-	}
-	if needAttach {
-		if err := json.NewDecoder(infoR).Decode(&info); err != nil || info.ChildPid == 0 {
-			return startFailed()
-		}
+	if needAttach && childPid() == 0 {
+		return startFailed()
 	}
 	// The init sends its namespaces first thing (cfg.SendNS); they are
 	// read once, by whichever needs them first.
@@ -812,8 +820,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		// it may (CAP_SYS_PTRACE), else takes the init's, once it runs.
 		var userns, netns *os.File
 		if cred != nil {
-			u, err1 := os.Open(fmt.Sprintf("/proc/%d/ns/user", info.ChildPid))
-			n, err2 := os.Open(fmt.Sprintf("/proc/%d/ns/net", info.ChildPid))
+			u, err1 := os.Open(fmt.Sprintf("/proc/%d/ns/user", childPid()))
+			n, err2 := os.Open(fmt.Sprintf("/proc/%d/ns/net", childPid()))
 			if err1 == nil && err2 == nil {
 				userns, netns = u, n
 				closers = append(closers, u, n)
@@ -836,7 +844,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		if !attachEarly && !initRuns() {
 			return startFailed()
 		}
-		c, err := network.Attach(ctx, cfg.Egress, info.ChildPid, userns, netns)
+		c, err := network.Attach(ctx, cfg.Egress, childPid(), userns, netns)
 		if err != nil {
 			if !initRuns() {
 				// The sandbox ended under the connector: its own
@@ -1277,4 +1285,40 @@ func hostAddrs() ([]netip.Addr, error) {
 		}
 	}
 	return out, nil
+}
+
+var subreaperOnce sync.Once
+
+// becomeSubreaper makes this process a child subreaper
+// (PR_SET_CHILD_SUBREAPER): a process orphaned below it is reparented to
+// it, not to the nearest subreaper above or pid 1. bubblewrap may exit
+// before it has reaped its own child, the sandbox's pid 1 (it exits on
+// the exit status that child sends it); that child then went to pid 1,
+// where a pid 1 that never reaps (a container's `tail -f /dev/null`, as a
+// CI job's container has) kept one zombie per run. Here reapOrphan reaps
+// it. Best effort: without it the zombie goes where it went before.
+func becomeSubreaper() {
+	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// reapOrphan reaps bubblewrap's child, pid (its info's child-pid; 0 when
+// bubblewrap wrote none), where it was left to this process: called once
+// bubblewrap has been reaped, when the reparenting is over, it finds
+// either this process's own child, reaped once it has exited (it is
+// exiting then: bubblewrap exits on the status it sends just before), or
+// none (ECHILD: bubblewrap reaped it). It waits here, not in the
+// background, since a vigiles run that exits first hands the zombie on
+// to pid 1 all the same; it gives up after 200 ms.
+func reapOrphan(childPid func() int) {
+	pid := childPid()
+	if pid <= 0 {
+		return
+	}
+	for deadline := time.Now().Add(200 * time.Millisecond); ; time.Sleep(time.Millisecond) {
+		var ws unix.WaitStatus
+		n, err := unix.Wait4(pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		if n == pid || (err != nil && !errors.Is(err, unix.EINTR)) || time.Now().After(deadline) {
+			return
+		}
+	}
 }
