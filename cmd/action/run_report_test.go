@@ -18,7 +18,7 @@ import (
 // neither the traffic counts nor egressDropped appeared.
 func TestRunReportTellsEgressEntriesApart(t *testing.T) {
 	c := annotate.Colon
-	refused := "answer refused: private address (allow it with --allow-ip)"
+	refused := "answer refused: private address (allow it with --allow-ip for vigiles run, defaults.egress.allow-ip in the policy for test and audit)"
 	var b bytes.Buffer
 	writeRunReport(&b, &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, WritesMethod: "overlay",
 		Egress: []evidence.Egress{
@@ -35,7 +35,7 @@ func TestRunReportTellsEgressEntriesApart(t *testing.T) {
 	})
 	out := b.String()
 	for _, want := range []string{
-		`    blocked "lie.test" at 10.0.2.2 via dns (1 attempt) — answer refused` + c + ` private address (allow it with --allow-ip)` + "\n",
+		`    blocked "lie.test" at 10.0.2.2 via dns (1 attempt) — answer refused` + c + ` private address (allow it with --allow-ip for vigiles run, defaults.egress.allow-ip in the policy for test and audit)` + "\n",
 		`    blocked "lie.test" at fd00` + c + c + `2 via dns (1 attempt) — answer refused` + c,
 		`    allowed "good.test" at 198.18.77.2 port 9000 udp via connect (1 attempt, 2 packets, 158 bytes)` + "\n",
 		`    blocked "192.0.2.1" port 443 tcp via connect (2 attempts)` + "\n",

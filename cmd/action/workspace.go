@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/vigiles/action/internal/safewrite"
 )
 
 // The action writes files at paths its inputs name in the workspace (the
@@ -25,9 +23,10 @@ import (
 // .vigiles.yml and the baseline inside the repository (its beneath and
 // linkedOut, which it does not export); resolveInWorkspace looks a path
 // up the same way, one component at a time, against the workspace, and
-// writeInWorkspace writes as the runner's WriteBaseline does, to a
-// temporary file in the checked directory renamed over the name, so that
-// a link put in its place at the last moment is replaced, not followed.
+// writeInWorkspace writes as the runner's WriteBaseline does
+// (internal/safewrite), to a temporary file in the checked directory,
+// held open, renamed over the name, so that a link put in its place at
+// the last moment is replaced, not followed.
 
 // afterResolve, when set (by tests), runs between the lookup and the
 // write: where a link put in place at the last moment would be.
@@ -139,10 +138,10 @@ func resolveInWorkspace(ws, rel string) (string, error) {
 // writeInWorkspace writes data to the file rel names in the workspace ws,
 // making its directories: where resolveInWorkspace says it leads, through
 // a temporary file in that directory (opened O_EXCL|O_NOFOLLOW) renamed
-// over the name. The directory is opened through an os.Root of the
-// workspace, which refuses a link leading out however late it was put
-// there, and the rename replaces whatever has the name, a link too,
-// without following it. The file is 0644.
+// over the name (safewrite.Replace). The directory is opened through an
+// os.Root of the workspace, which refuses a link leading out however late
+// it was put there, and the rename replaces whatever has the name, a link
+// too, without following it. The file is 0644.
 func writeInWorkspace(ws, rel string, data []byte) error {
 	p, err := resolveInWorkspace(ws, rel)
 	if err != nil {
@@ -184,36 +183,5 @@ func writeInWorkspace(ws, rel string, data []byte) error {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", filepath.Dir(p))
 	}
-	name := filepath.Base(p)
-	dfd := int(d.Fd())
-	var rnd [8]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return err
-	}
-	tmp := "." + name + "." + hex.EncodeToString(rnd[:]) + ".tmp"
-	if len(tmp) > 255 {
-		tmp = ".vigiles-" + hex.EncodeToString(rnd[:]) + ".tmp"
-	}
-	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: filepath.Join(filepath.Dir(p), tmp), Err: err}
-	}
-	f := os.NewFile(uintptr(fd), filepath.Join(filepath.Dir(p), tmp))
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644) // whatever the umask
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
-			werr = &fs.PathError{Op: "rename", Path: p, Err: err}
-		}
-	}
-	if werr != nil {
-		unix.Unlinkat(dfd, tmp, 0)
-		return werr
-	}
-	return nil
+	return safewrite.Replace(d, filepath.Dir(p), filepath.Base(p), data, 0o644)
 }

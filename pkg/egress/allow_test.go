@@ -228,6 +228,11 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 			if e.Allowed || !strings.Contains(e.Detail, c.why) {
 				t.Errorf("%s: %+v, want refused as %s", c.host, e, c.why)
 			}
+			// test and audit report the record too, and have no
+			// --allow-ip: the detail names the policy's key as well.
+			if !strings.Contains(e.Detail, "--allow-ip") || !strings.Contains(e.Detail, "defaults.egress.allow-ip") {
+				t.Errorf("%s: detail %q, want it to name both --allow-ip (vigiles run) and defaults.egress.allow-ip (test, audit)", c.host, e.Detail)
+			}
 		}
 		if !strings.Contains(out(9), "10.0.0.6") {
 			t.Errorf("privok.example.test is covered by --allow-ip and should resolve: %q", out(9))

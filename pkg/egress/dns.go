@@ -421,7 +421,7 @@ func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
 	out, refused, err := s.forward(q, rules, udp)
 	for _, r := range refused {
 		s.rec.add(now, evidence.Egress{Host: q.Name, IP: r.addr.String(), Proto: "dns", Via: evidence.ViaDNS,
-			Detail: "answer refused: " + r.why + " address (allow it with --allow-ip)"})
+			Detail: refusedDetail(r.why)})
 	}
 	if err != nil {
 		s.logf("egress: dns: forwarding a question for an allowed name: %v", err)
@@ -430,6 +430,15 @@ func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
 		return rcodeOnly(q, dnsmessage.RCodeServerFailure)
 	}
 	return out
+}
+
+// refusedDetail is the detail of an address refused in an allowlisted
+// name's answer (why: answerRefusal's reason). The record is shown by
+// vigiles run, where an address range is allowed with --allow-ip, and by
+// test and audit, which have no such flag: there it goes under
+// defaults.egress.allow-ip in the policy file. The detail names both.
+func refusedDetail(why string) string {
+	return "answer refused: " + why + " address (allow it with --allow-ip for vigiles run, defaults.egress.allow-ip in the policy for test and audit)"
 }
 
 type refusal struct {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/vigiles/action/internal/safewrite"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
@@ -574,34 +575,46 @@ func readBaseline(abs string) ([]byte, error) {
 	return data, nil
 }
 
-// WriteBaseline writes b to path atomically, creating its directory.
+// beforeBaselineWrite, when set (by tests), runs as WriteBaseline starts,
+// after the caller checked the path (linkedOut) and before the directory
+// is opened: where a link put in place at the last moment would be.
+var beforeBaselineWrite func()
+
+// WriteBaseline writes b to path (absolute, or relative to the working
+// directory) atomically: to a temporary file in its directory, renamed
+// over the name. The directory is opened first and held, one component at
+// a time from "/" with O_NOFOLLOW (safewrite.OpenDir): a symbolic link on
+// the way is followed only within the directory that holds the first one
+// (.vigiles -> conf/vigiles), so that one put in place after the caller's
+// check, by a hook that still runs or anything else in the repository, is
+// refused where it leads out (an error that is ErrOutsideTree), and one
+// put there once the directory is held is not followed at all; a link at
+// the file's name is replaced, not followed. The file's own directory is
+// made when it is missing (.vigiles on the first --update-baseline),
+// never the ones above it.
 func WriteBaseline(path string, b *Baseline) error {
 	data, err := b.Marshal()
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("writing baseline: %w", err)
+	if beforeBaselineWrite != nil {
+		beforeBaselineWrite()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".baseline-*.json")
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+	dir, name := filepath.Split(abs)
+	d, err := safewrite.OpenDir(dir, true)
+	if err != nil {
+		var lo *safewrite.LinkedOutError
+		if errors.As(err, &lo) {
+			return errorf(ErrOutsideTree, "writing baseline %s: %w", path, err)
+		}
 		return fmt.Errorf("writing baseline: %w", err)
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing baseline: %w", err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing baseline: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	defer d.Close()
+	if err := safewrite.Replace(d, d.Name(), name, data, 0o644); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil

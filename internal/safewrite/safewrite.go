@@ -1,0 +1,233 @@
+// Package safewrite writes a file into a directory of a tree that another
+// party controls (the checkout under review, whose hooks ran, or still
+// run, there) so that a symbolic link put on the way at the last moment
+// is not followed out of it.
+//
+// The directory is opened, and held, before anything is written: OpenDir
+// opens it one component at a time from "/" (an os.Root serves where the
+// tree's root is known, as for the action's SARIF file). Replace then makes
+// the file in the held directory as a temporary file (O_EXCL|O_NOFOLLOW)
+// and renames it over the name within that directory, which replaces
+// whatever has the name, a link too, without following it. A link put in
+// place of a directory on the way once it is held changes nothing: the
+// file goes into the directory that was opened.
+package safewrite
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// MaxLinks bounds the symbolic links one OpenDir follows, as the kernel's
+// ELOOP does.
+const MaxLinks = 40
+
+// LinkedOutError is a symbolic link on the way to the directory OpenDir
+// opens that leads out of the directory it may be followed within.
+type LinkedOutError struct {
+	Link   string // the link, as reached (the path of a directory held, and its name)
+	Target string // what it says
+	Within string // the directory that holds the first link on the way
+}
+
+func (e *LinkedOutError) Error() string {
+	return fmt.Sprintf("the symbolic link %s (-> %s) leads out of %s, where it was found; it is not followed", e.Link, e.Target, e.Within)
+}
+
+// OpenDir opens the directory dir (an absolute path) and returns it held,
+// for Replace; the *os.File is an O_PATH descriptor named dir.
+//
+// It is looked up one component at a time from "/", each opened relative
+// to the one before with O_NOFOLLOW, so that no symbolic link is followed
+// implicitly. The first link met is followed only within the directory
+// that holds it (as an os.Root of that directory would, a relative target,
+// or an absolute one under that directory's path, which is its real path:
+// it was reached through no link), and so is every link after it: a link
+// that leads out of that directory, by ".." or an absolute target, is a
+// *LinkedOutError, found before anything outside is looked at. A path
+// with no link on it is opened as it is. A caller that checked the path
+// before (that its links stay inside a repository whose own path holds
+// none) is thus not undone by a link put in place since: the first link
+// on the way is then inside the repository, and may not lead out of the
+// directory that holds it.
+//
+// mkdir makes the last directory (0755, whatever the umask leaves) when
+// it is missing, never one above it: a missing directory above is
+// fs.ErrNotExist.
+func OpenDir(dir string, mkdir bool) (*os.File, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("%s: not an absolute path", dir)
+	}
+	dir = filepath.Clean(dir)
+	const flags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Open("/", flags, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: "/", Err: err}
+	}
+	type held struct {
+		fd   int
+		path string
+	}
+	// stack holds the directories from the one that holds the first link
+	// (based) down to the current one; before any link, only the current.
+	stack := []held{{fd, "/"}}
+	defer func() {
+		for _, h := range stack {
+			unix.Close(h.fd)
+		}
+	}()
+	based := false
+	var via *LinkedOutError // the last link followed: what a ".." climbs out through
+	todo := strings.Split(strings.TrimPrefix(dir, "/"), "/")
+	links, made := 0, false
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		cur := stack[len(stack)-1]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			// Only a link's target holds one: dir is clean.
+			if len(stack) == 1 {
+				if via == nil {
+					return nil, fmt.Errorf("%s climbs out of /", dir)
+				}
+				return nil, via
+			}
+			unix.Close(cur.fd)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		next := filepath.Join(cur.path, name)
+		nfd, err := unix.Openat(cur.fd, name, flags, 0)
+		if err == nil {
+			if !based {
+				unix.Close(cur.fd)
+				stack = stack[:0]
+			}
+			stack = append(stack, held{nfd, next})
+			continue
+		}
+		if err == unix.ENOENT && mkdir && !made && last(todo) {
+			made = true
+			if err := unix.Mkdirat(cur.fd, name, 0o755); err != nil && err != unix.EEXIST {
+				return nil, &fs.PathError{Op: "mkdir", Path: next, Err: err}
+			}
+			// Opened as any other: a link put there meanwhile is
+			// followed within, or refused.
+			todo = append([]string{name}, todo...)
+			continue
+		}
+		if err != unix.ELOOP && err != unix.ENOTDIR {
+			return nil, &fs.PathError{Op: "open", Path: next, Err: err}
+		}
+		// A symbolic link, or no directory.
+		var st unix.Stat_t
+		if err := unix.Fstatat(cur.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: next, Err: err}
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			return nil, &fs.PathError{Op: "open", Path: next, Err: unix.ENOTDIR}
+		}
+		if links++; links > MaxLinks {
+			return nil, &fs.PathError{Op: "open", Path: dir, Err: unix.ELOOP}
+		}
+		target, err := readlinkat(cur.fd, name)
+		if err != nil {
+			return nil, &fs.PathError{Op: "readlink", Path: next, Err: err}
+		}
+		based = true // the stack's first is now the directory holding the first link
+		base := stack[0].path
+		via = &LinkedOutError{Link: next, Target: target, Within: base}
+		if filepath.IsAbs(target) {
+			r, err := filepath.Rel(base, filepath.Clean(target))
+			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+				return nil, via
+			}
+			for _, h := range stack[1:] {
+				unix.Close(h.fd)
+			}
+			stack, target = stack[:1], r
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	top := stack[len(stack)-1]
+	stack = stack[:len(stack)-1] // not closed: returned
+	return os.NewFile(uintptr(top.fd), top.path), nil
+}
+
+// last says whether todo holds no more names to look up.
+func last(todo []string) bool {
+	for _, n := range todo {
+		if n != "" && n != "." {
+			return false
+		}
+	}
+	return true
+}
+
+// readlinkat reads the link name in the directory dirfd.
+func readlinkat(dirfd int, name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		b := make([]byte, size)
+		n, err := unix.Readlinkat(dirfd, name, b)
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(b[:n]), nil
+		}
+	}
+}
+
+// Replace writes data to the file name (one component) in the directory
+// dir holds open (OpenDir's, or one an os.Root opened), whose path
+// dirPath names it in errors: to a temporary file made there (O_EXCL|
+// O_NOFOLLOW, never an existing file or link) and renamed over the name
+// within dir, which replaces whatever has it, a symbolic link too,
+// without following it. The file has mode perm whatever the umask; a
+// temporary file is removed where the write fails.
+func Replace(dir *os.File, dirPath, name string, data []byte, perm fs.FileMode) error {
+	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
+		return fmt.Errorf("%q is not a file name", name)
+	}
+	dfd := int(dir.Fd())
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return err
+	}
+	tmp := "." + name + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+	if len(tmp) > 255 {
+		tmp = ".vigiles-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	}
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: filepath.Join(dirPath, tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dirPath, tmp))
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(perm.Perm()) // whatever the umask
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+			werr = &fs.PathError{Op: "rename", Path: filepath.Join(dirPath, name), Err: err}
+		}
+	}
+	if werr != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return werr
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repoWithOutside is a repository and a directory beside it that holds a
+// baseline that must never be written.
+func repoWithOutside(t *testing.T) (dir, outside, victim string) {
+	t.Helper()
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, outside = filepath.Join(tmp, "repo"), filepath.Join(tmp, "outside")
+	for _, d := range []string{dir, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim = filepath.Join(outside, "baseline.json")
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, outside, victim
+}
+
+// untouched fails t where the victim was written, or anything else was
+// made beside it.
+func untouched(t *testing.T, outside, victim string) {
+	t.Helper()
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the baseline outside the repository was written: %q", b)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("outside the repository: %v, want only the victim", names)
+	}
+}
+
+func emptyBaseline() *Baseline {
+	return &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
+}
+
+// TestWriteBaselineRefusesADirectoryLinkedOut: WriteBaseline is handed a
+// path its caller checked, and a directory link put on the way since (the
+// repository is the pull request's, and its hooks, or anything else, can
+// put one there) is not followed out of the repository, by an absolute
+// target or by "..": the write fails as ErrOutsideTree and nothing
+// outside is written. It followed such a link with MkdirAll and rename.
+func TestWriteBaselineRefusesADirectoryLinkedOut(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		links func(dir, outside string) map[string]string // link (relative to dir) -> target
+		path  string
+	}{
+		{"absolute", func(dir, outside string) map[string]string { return map[string]string{".vigiles": outside} }, ".vigiles/baseline.json"},
+		{"climbing", func(dir, outside string) map[string]string { return map[string]string{".vigiles": "../outside"} }, ".vigiles/baseline.json"},
+		{"deeper", func(dir, outside string) map[string]string {
+			return map[string]string{"ci/vigiles": "../../outside"}
+		}, "ci/vigiles/baseline.json"},
+		{"a chain", func(dir, outside string) map[string]string {
+			return map[string]string{".vigiles": "conf", "conf": outside}
+		}, ".vigiles/baseline.json"},
+		{"inside, then out", func(dir, outside string) map[string]string {
+			return map[string]string{".vigiles": "conf/v", "conf/v": "../../outside"}
+		}, ".vigiles/baseline.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, outside, victim := repoWithOutside(t)
+			for l, target := range tc.links(dir, outside) {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, l)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, filepath.Join(dir, l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := WriteBaseline(filepath.Join(dir, tc.path), emptyBaseline())
+			if !errors.Is(err, ErrOutsideTree) {
+				t.Errorf("err %v, want the link refused (ErrOutsideTree)", err)
+			}
+			untouched(t, outside, victim)
+		})
+	}
+}
+
+// TestWriteBaselineFollowsLinksInside: a directory link that stays below
+// the directory holding it is followed, by a relative or an absolute
+// target; a link at the file's name is replaced by the file, not followed.
+func TestWriteBaselineFollowsLinksInside(t *testing.T) {
+	dir, outside, victim := repoWithOutside(t)
+	if err := os.MkdirAll(filepath.Join(dir, "conf", "v"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlinks(t, dir, map[string]string{
+		".vigiles":   "conf/v",
+		"abs":        filepath.Join(dir, "conf"),
+		"conf/v/old": victim,
+	})
+	for _, p := range []string{".vigiles/baseline.json", "abs/v/b2.json", ".vigiles/old"} {
+		if err := WriteBaseline(filepath.Join(dir, p), emptyBaseline()); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	for _, p := range []string{"conf/v/baseline.json", "conf/v/b2.json", "conf/v/old"} {
+		fi, err := os.Lstat(filepath.Join(dir, p))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: %v %v, want a file, 0644", p, fi, err)
+			continue
+		}
+		if _, err := LoadBaseline(filepath.Join(dir, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(dir, "conf", "v")); len(ents) != 3 {
+		t.Errorf("conf/v holds %d entries, want the three files (no temporary file left)", len(ents))
+	}
+	untouched(t, outside, victim)
+}
+
+// TestWriteBaselineMakesOnlyItsDirectory: the baseline's own directory is
+// made when it is missing (.vigiles on the first --update-baseline), the
+// ones above it never (MkdirAll made every one: a mistyped path became a
+// tree of directories).
+func TestWriteBaselineMakesOnlyItsDirectory(t *testing.T) {
+	dir := makeTree(t, nil)
+	if err := WriteBaseline(filepath.Join(dir, ".vigiles", "baseline.json"), emptyBaseline()); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, ".vigiles")); err != nil || fi.Mode().Perm()&0o700 != 0o700 {
+		t.Errorf(".vigiles: %v %v", fi, err)
+	}
+	if _, err := LoadBaseline(filepath.Join(dir, ".vigiles", "baseline.json")); err != nil {
+		t.Error(err)
+	}
+	err := WriteBaseline(filepath.Join(dir, "a", "b", "baseline.json"), emptyBaseline())
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "a")) {
+		t.Errorf("err %v, want the missing directory a named", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "a")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a directory above the baseline's was made: %v", err)
+	}
+}
