@@ -514,10 +514,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		}
 		// Code scanning never shows what the file leaves out: the log
 		// and the summaries say it.
-		if note := st.Note(in.SARIF); note != "" {
-			note = fmt.Sprintf("%s; %s.", note, annotate.ReportHas("every finding"))
+		if note := sarifNote(st, in.SARIF, annotate.ReportHas("every finding")); note != "" {
 			notes = append(notes, note)
-			fmt.Fprintf(stdout, "vigiles: %s\n", annotate.InertLine(annotate.OneLine(note)))
+			printNote(stdout, note)
 		}
 	}
 

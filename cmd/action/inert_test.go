@@ -42,7 +42,7 @@ func TestOwnOutputIssuesNoWorkflowCommand(t *testing.T) {
 	}
 	for _, format := range []string{"text", "json", "sarif"} {
 		var out bytes.Buffer
-		finishReport("test", rep, nil, format, "", &out)
+		finishReport("test", rep, nil, format, "", &out, io.Discard)
 		if cmds := annotatetest.Commands(out.String()); len(cmds) != 0 {
 			t.Errorf("the %s report issues workflow commands: %+v", format, cmds)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
@@ -172,6 +173,74 @@ func TestInterruptedActionReports(t *testing.T) {
 	}
 	if !strings.Contains(s.stderr.String(), "plugins/slow/hooks/hooks.json") {
 		t.Errorf("the log does not name the run that was running:\n%s", s.stderr.String())
+	}
+}
+
+// TestProgressNamesTheRunsStillRunning: vigiles test and audit say on
+// stderr, before any run ends, how many runs are planned and how many run
+// at once, and while a slow hook runs a line names it and how long it has
+// run, before its own line when it ends; a hostile plugin directory in
+// those lines is escaped as in every progress line (no workflow command,
+// nothing a problem matcher reads). A hook that slept said nothing until
+// it ended.
+func TestProgressNamesTheRunsStillRunning(t *testing.T) {
+	old := runner.ProgressInterval
+	runner.ProgressInterval = 100 * time.Millisecond
+	t.Cleanup(func() { runner.ProgressInterval = old })
+	const slowDir = "b-slow\n::error::forged ##[error]x main.go:1:1: approved"
+	dir := writeFiles(t, map[string]string{
+		"plugins/a-fast/hooks/hooks.json":          `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		"plugins/" + slowDir + "/hooks/hooks.json": slowStop,
+		".vigiles.yml": "version: 1\nchecks:\n" +
+			"  - {name: a, hook: a-fast, event: Stop, expect: {allowed: true}}\n" +
+			"  - {name: b, hook: " + strconv.Quote(slowDir) + ", event: Stop, expect: {allowed: true}}\n",
+	})
+	withExecutor(t, runner.ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
+			select {
+			case <-time.After(400 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
+	}))
+	for _, command := range []string{"test", "audit"} {
+		t.Run(command, func(t *testing.T) {
+			code, _, errs := runCLI(t, command, "--dir", dir, "--jobs", "1", "--format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, errs)
+			}
+			plain := strings.ReplaceAll(errs, annotate.Colon, ":")
+			lines := strings.Split(strings.TrimSuffix(plain, "\n"), "\n")
+			if want := "vigiles: 2 hook run(s) planned, 1 at a time"; lines[0] != want {
+				t.Errorf("stderr starts %q; want %q:\n%s", lines[0], want, plain)
+			}
+			beat, ended := -1, -1
+			for i, l := range lines {
+				switch {
+				case beat < 0 && strings.HasPrefix(l, "vigiles: 1 run(s) still running: ") && strings.Contains(l, "plugins/b-slow?::error::forged #·#[error]x main.go:1:1: approved/hooks/") && strings.Contains(l, " (for "):
+					beat = i
+					if !strings.HasSuffix(l, "; 1 of 2 finished, 0 not started") {
+						t.Errorf("the heartbeat %q does not say how far the work got", l)
+					}
+				case strings.HasPrefix(l, "vigiles: [2/2] b-slow?::error::forged #·#[error]x main.go:1:1: approved Stop: allowed ("):
+					ended = i
+				}
+			}
+			if beat < 0 || ended < 0 || beat > ended {
+				t.Errorf("want a line naming the slow run still running before its own line (at %d, %d):\n%s", beat, ended, plain)
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(errs, "\n"), "\n") {
+				if !strings.HasPrefix(l, "vigiles: ") {
+					t.Errorf("a progress line without its prefix: %q", l)
+				}
+			}
+			if cmds := annotatetest.Commands(errs); len(cmds) != 0 {
+				t.Errorf("the progress issues workflow commands: %+v\n%s", cmds, errs)
+			}
+			wantNoIssues(t, "progress", errs)
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func TestOwnOutputMakesNoMatcherIssues(t *testing.T) {
 	for _, command := range []string{"test", "audit", "merge"} {
 		for _, format := range []string{"text", "json", "sarif"} {
 			var out bytes.Buffer
-			finishReport(command, baitReport(command), nil, format, "", &out)
+			finishReport(command, baitReport(command), nil, format, "", &out, io.Discard)
 			if !strings.Contains(out.String(), "forged") {
 				t.Fatalf("%s %s: the report quotes no bait:\n%s", command, format, out.String())
 			}

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -18,7 +21,7 @@ func TestRenderSARIFWired(t *testing.T) {
 		{Rule: "expect/blocked", Severity: report.SeverityError, Message: "m", Location: report.Location{File: ".vigiles.yml", Line: 4}},
 	}}
 	var b bytes.Buffer
-	if err := renderSARIF(r, &b); err != nil {
+	if _, err := renderSARIF(r, &b); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -55,5 +58,62 @@ func TestActionSARIFFileAnchorsOnTheConfig(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"uri": "sub/dir/.vigiles.yml"`)) {
 		t.Errorf("the finding is not placed at the config:\n%s", b)
+	}
+}
+
+// TestCLISARIFLeftOutIsSaid: `vigiles test|audit|merge --format sarif`
+// says on stderr, in the action's words, how many findings the SARIF
+// leaves out and where every finding is; code scanning never says it,
+// and the CLI said nothing. Written to -o or to stdout; nothing is said
+// of a SARIF that holds them all.
+func TestCLISARIFLeftOutIsSaid(t *testing.T) {
+	dir := t.TempDir()
+	many := filepath.Join(dir, "many.json")
+	few := filepath.Join(dir, "few.json")
+	for p, rep := range map[string]*report.Report{
+		many: cannedReport("test", 10, 10, annotate.SARIFMaxResultsPerRun-20+7),
+		few:  cannedReport("test", 1, 1, 1),
+	} {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "v.sarif")
+	left := fmt.Sprintf("SARIF: 7 of %d findings are not in ", annotate.SARIFMaxResultsPerRun+7)
+	why := fmt.Sprintf(", so code scanning will not show them (the least severe were left out: 7 past the %d results code scanning takes in a run)",
+		annotate.SARIFMaxResultsPerRun)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", many, "--format", "sarif", "-o", out}, "vigiles: " + left + out + why},
+		{[]string{"merge", many, "--format", "sarif"}, "vigiles: " + left + "the SARIF on stdout" + why},
+		{[]string{"merge", few, "--format", "sarif", "-o", out}, ""},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != 1 {
+			t.Errorf("%q: exit %d; want 1 (the report fails)\n%s", tc.args, code, errs)
+		}
+		if tc.want == "" {
+			if errs != "" {
+				t.Errorf("%q: stderr %q; want nothing", tc.args, errs)
+			}
+			continue
+		}
+		if !strings.HasPrefix(errs, tc.want) || !strings.HasSuffix(errs, "; the JSON report (--format json) has every finding.\n") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: stderr %q; want one line %q… ending with where every finding is", tc.args, errs, tc.want)
+		}
+	}
+	// What the action prints in the step's log is the same sentence.
+	_, st, err := annotate.EncodeSARIF(cannedReport("test", 10, 10, annotate.SARIFMaxResultsPerRun-20+7), annotate.SARIFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sarifNote(st, "v.sarif", "there"); !strings.HasPrefix(got, left+"v.sarif"+why) || !strings.HasSuffix(got, "; there.") {
+		t.Errorf("sarifNote = %q", got)
 	}
 }

@@ -33,8 +33,9 @@ func init() {
 	subcommands["merge"] = subcommand{summary: "join the JSON reports of --shard runs into one", run: cmdMerge}
 }
 
-// renderSARIF renders a report as SARIF 2.1.0; the annotate wiring sets it.
-var renderSARIF func(*report.Report, io.Writer) error
+// renderSARIF renders a report as SARIF 2.1.0 and says what it left out;
+// the annotate wiring sets it.
+var renderSARIF func(*report.Report, io.Writer) (annotate.SARIFStats, error)
 
 // testAuditExecutor replaces the real sandbox in tests of this file.
 var testAuditExecutor runner.Executor
@@ -131,15 +132,15 @@ type commonFlags struct {
 func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
 	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
-	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning)")
-	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout")
+	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
+	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (made beside it, then renamed over it: a report that cannot be written leaves the one there whole)")
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
-	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (the runs planned, a line per finished run, every 30s the runs still running and for how long)")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
 	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
@@ -270,7 +271,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	runner.Version = version
 	rep, err := runner.Test(ctx, c.options(stderr))
-	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, stdout)
+	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, stdout, stderr)
 }
 
 func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -304,13 +305,13 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err == nil && *updateBaseline && !c.quiet {
 		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
 	}
-	return finishReport("audit", rep, err, c.format, c.output, stdout)
+	return finishReport("audit", rep, err, c.format, c.output, stdout, stderr)
 }
 
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
-	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif")
-	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout")
+	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
+	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout (made beside it, then renamed over it: a report that cannot be written leaves the one there whole)")
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -339,7 +340,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return exitWith(2, err)
 	}
-	return finishReport("merge", rep, nil, *format, *output, stdout)
+	return finishReport("merge", rep, nil, *format, *output, stdout, stderr)
 }
 
 // defaultBaseline is audit's --baseline when none is given.
@@ -438,7 +439,7 @@ func textPos(data []byte, off int64) (line, col int) {
 
 // finishReport writes the report in the asked format and maps the verdict
 // to the exit status.
-func finishReport(name string, rep *report.Report, runErr error, format, output string, stdout io.Writer) error {
+func finishReport(name string, rep *report.Report, runErr error, format, output string, stdout, stderr io.Writer) error {
 	if rep == nil {
 		if runErr == nil {
 			runErr = errors.New("no report")
@@ -451,6 +452,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 	}
 	var buf bytes.Buffer
 	var err error
+	var st annotate.SARIFStats
 	switch format {
 	case "json":
 		err = writeJSONReport(&buf, rep)
@@ -458,7 +460,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		if renderSARIF == nil {
 			err = errors.New("sarif output not available")
 		} else {
-			err = renderSARIF(rep, &buf)
+			st, err = renderSARIF(rep, &buf)
 		}
 	default:
 		writeTextReport(&buf, rep)
@@ -468,9 +470,11 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 	}
 	if output != "" {
 		// Into a directory that is there: a mistyped path makes no
-		// directories (cannotWrite said so before anything ran).
-		if err := os.WriteFile(output, buf.Bytes(), 0o644); err != nil {
-			return exitWith(125, fmt.Errorf("%s: --output: %w", name, err))
+		// directories (cannotWrite said so before anything ran). A
+		// report that was there stays whole when this one cannot be
+		// written.
+		if err := replaceFile(output, buf.Bytes()); err != nil {
+			return exitWith(125, fmt.Errorf("%s: --output %s was not written (a file there is left as it was): %w", name, output, err))
 		}
 	} else {
 		// On stdout the report may land in a GitHub step log: text the
@@ -486,6 +490,17 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		}
 		if _, err := stdout.Write(out); err != nil {
 			return exitWith(125, err)
+		}
+	}
+	// Code scanning never says what a SARIF leaves out: said here, as the
+	// action says it in the step's log.
+	if format == "sarif" {
+		where := output
+		if where == "" {
+			where = "the SARIF on stdout"
+		}
+		if note := sarifNote(st, where, "the JSON report (--format json) has every finding"); note != "" {
+			printNote(stderr, note)
 		}
 	}
 	if runErr != nil {

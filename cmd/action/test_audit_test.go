@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
@@ -120,9 +123,9 @@ func TestSARIFFormatNeedsRenderer(t *testing.T) {
 	if code != 125 || !strings.Contains(errs, "sarif output not available") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	renderSARIF = func(r *report.Report, w io.Writer) error {
+	renderSARIF = func(r *report.Report, w io.Writer) (annotate.SARIFStats, error) {
 		_, err := io.WriteString(w, `{"version":"2.1.0"}`)
-		return err
+		return annotate.SARIFStats{}, err
 	}
 	out := filepath.Join(dir, "v.sarif")
 	code, _, errs = runCLI(t, "test", "--dir", dir, "--format", "sarif", "--output", out, "-q")
@@ -307,7 +310,7 @@ func TestTestTextSaysWhatRan(t *testing.T) {
 	}
 	// The evidence line that starts with "::" is made inert on stdout.
 	var stdout bytes.Buffer
-	finishReport("test", rep, nil, "text", "", &stdout)
+	finishReport("test", rep, nil, "text", "", &stdout, io.Discard)
 	if cmds := annotatetest.Commands(stdout.String()); len(cmds) != 0 {
 		t.Errorf("the text report issues workflow commands: %+v\n%s", cmds, stdout.String())
 	}
@@ -541,6 +544,123 @@ func TestReportFilesNeedTheirDirectory(t *testing.T) {
 	// The default's .vigiles is made on the first --update-baseline.
 	if code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline"); code != 0 {
 		t.Errorf("first --update-baseline: exit %d: %s", code, errs)
+	}
+}
+
+// manyChecks is a .vigiles.yml of n checks of trusted commands, whose
+// report is some KiB of JSON.
+func manyChecks(n int) string {
+	var b strings.Builder
+	b.WriteString("checks:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {name: check number %d with a long enough name, command: \"true %d\", event: Stop, trusted: true, expect: {exit-code: 0}}\n", i, i)
+	}
+	return b.String()
+}
+
+// TestReportFileStaysWholeWhenTheWriteFails: -o replaces the file it names
+// through a new file beside it, so a report that cannot be written (here
+// a full file system: a small tmpfs) leaves the one that was there whole,
+// and no temporary file behind; the error says so. -o wrote the file in
+// place: truncated, then cut where the file system filled.
+func TestReportFileStaysWholeWhenTheWriteFails(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI runs as root, and mounting a tmpfs to fill needs it")
+		}
+		t.Skip("needs root to mount a tmpfs to fill")
+	}
+	withExecutor(t, fixedHooks())
+	small := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
+	large := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(40)})
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"); err != nil {
+		t.Fatalf("mounting a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	out := filepath.Join(mnt, "report.json")
+	if code, _, errs := runCLI(t, "test", "--dir", small, "-q", "--format", "json", "-o", out); code != 0 {
+		t.Fatalf("the first report: exit %d: %s", code, errs)
+	}
+	before, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fill the file system.
+	f, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the tmpfs: %v; want ENOSPC", err)
+	}
+	code, _, errs := runCLI(t, "test", "--dir", large, "-q", "--format", "json", "-o", out)
+	if code != 125 || !strings.Contains(errs, "was not written (a file there is left as it was)") || !strings.Contains(errs, "no space left on device") {
+		t.Errorf("a report that does not fit: exit %d (want 125), stderr %q", code, errs)
+	}
+	if after, err := os.ReadFile(out); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the report that was there is not whole (%v): %d bytes, was %d:\n%s", err, len(after), len(before), after)
+	}
+	if names, _ := os.ReadDir(mnt); len(names) != 2 {
+		t.Errorf("files left in the directory: %v; want report.json and filler", names)
+	}
+	// With room, the same report replaces it.
+	os.Remove(filepath.Join(mnt, "filler"))
+	if code, _, errs := runCLI(t, "test", "--dir", large, "-q", "--format", "json", "-o", out); code != 0 {
+		t.Fatalf("with room: exit %d: %s", code, errs)
+	}
+	if after, _ := os.ReadFile(out); len(after) <= len(before) || !json.Valid(after) {
+		t.Errorf("with room, the report was not replaced (%d bytes)", len(after))
+	}
+}
+
+// TestReportFileReplacesWhatItNames: -o through a symbolic link replaces
+// the file the link leads to (the link stays), keeps that file's
+// permission bits, makes a new file 0644 less the umask, writes a device
+// (/dev/null) in place, as it was, and leaves no temporary file.
+func TestReportFileReplacesWhatItNames(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	dir := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
+	out := t.TempDir()
+	real := filepath.Join(out, "real.json")
+	if err := os.WriteFile(real, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(out, "link.json")
+	if err := os.Symlink("real.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "--format", "json", "-o", link); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if li, err := os.Lstat(link); err != nil || li.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+	if fi, err := os.Stat(real); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file the link leads to: %v, %v; want mode 0600 kept", fi, err)
+	}
+	if b, _ := os.ReadFile(real); !json.Valid(b) {
+		t.Errorf("the file the link leads to holds %q; want the report", b)
+	}
+	if names, _ := os.ReadDir(out); len(names) != 2 {
+		t.Errorf("files in the directory: %v; want real.json and link.json", names)
+	}
+	// A new file: 0644 less the umask, as os.WriteFile made it.
+	old := syscall.Umask(0o077)
+	code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "-o", filepath.Join(out, "new.json"))
+	syscall.Umask(old)
+	if fi, err := os.Stat(filepath.Join(out, "new.json")); code != 0 || err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("a new file under umask 077: exit %d (%s), %v, %v; want mode 0600", code, errs, fi, err)
+	}
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "-o", os.DevNull); code != 0 {
+		t.Fatalf("-o %s: exit %d: %s", os.DevNull, code, errs)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: %v %v", os.DevNull, fi, err)
 	}
 }
 

@@ -227,9 +227,12 @@ func isDir(p string) bool {
 
 // cannotWrite says why a report could not be written to the file p, as
 // far as can be told before anything runs ("" when nothing): p is a
-// directory or may not be written, or the nearest existing directory
-// above it is not a directory or may not be written. A mistake in -o
-// is then bad usage, said at once, not after every hook has run.
+// directory or may not be written, or, a regular file, is in a directory
+// that may not be written (reports, SARIF and baselines replace a file
+// through a new one made beside it: replaceFile), or the nearest
+// existing directory above it is not a directory or may not be written.
+// A mistake in -o is then bad usage, said at once, not after every hook
+// has run.
 func cannotWrite(p string) string {
 	if fi, err := os.Stat(p); err == nil {
 		switch {
@@ -237,6 +240,12 @@ func cannotWrite(p string) string {
 			return "is a directory"
 		case unix.Access(p, unix.W_OK) != nil:
 			return "may not be written"
+		case fi.Mode().IsRegular():
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				if d := filepath.Dir(real); unix.Access(d, unix.W_OK|unix.X_OK) != nil {
+					return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new file is made there, then renamed over the old one)", d)
+				}
+			}
 		}
 		return ""
 	}

@@ -51,8 +51,11 @@ type Options struct {
 	Jobs int
 	// Executor runs hooks; nil = the real sandbox.
 	Executor Executor
-	// Progress receives a line per finished run, and one naming the runs
-	// still running when ctx is cancelled; nil = quiet.
+	// Progress receives a line that says how many runs are planned and
+	// how many run at once, a line per finished run, every
+	// ProgressInterval while runs are going one naming the runs still
+	// running and for how long, and one naming the runs still running
+	// when ctx is cancelled; nil = quiet.
 	Progress io.Writer
 	// MaxRuns bounds the hook runs one Test or Audit (one shard of it)
 	// starts; 0 = DefaultMaxRuns. A plan of more runs nothing and reports
@@ -1280,13 +1283,89 @@ func (w *runWatch) tell(out io.Writer, err error) {
 	sort.Strings(ids)
 	running := "no run was running"
 	if len(ids) > 0 {
-		r := time.Second
-		if longest < time.Second {
-			r = time.Millisecond // not "0s"
-		}
-		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), longest.Round(r), idList(ids, 10))
+		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), ranFor(longest), idList(ids, 10))
 	}
 	fmt.Fprintf(out, "interrupted (%v): %s; %d of %d not started; the report marks them\n", err, running, w.total-len(w.started), w.total)
+}
+
+// ranFor is how long a run has run, to the second (to the millisecond
+// under a second: not "0s").
+func ranFor(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// ProgressInterval is how often, while runs are going, the progress
+// names the runs still running and for how long: a hook may run for
+// minutes (its timeout) and its line comes only when it ends. Tests
+// shorten it.
+var ProgressInterval = 30 * time.Second
+
+// progressNames is how many running runs a heartbeat line names before
+// "and K more".
+const progressNames = 3
+
+// planned writes the progress line that opens the work: the runs planned
+// and how many run at once (jobs lanes, never more than the runs).
+func (w *runWatch) planned(out io.Writer, jobs int) {
+	fmt.Fprintf(out, "%d hook run(s) planned, %d at a time\n", w.total, min(jobs, w.total))
+}
+
+// still writes the heartbeat line: the runs still running, the longest
+// first, each with how long it has run, at most progressNames of them by
+// name, and how far the work got; nothing when no run is running (between
+// two runs).
+func (w *runWatch) still(out io.Writer) {
+	if len(w.running) == 0 {
+		return
+	}
+	type running struct {
+		id string
+		d  time.Duration
+	}
+	now := time.Now()
+	rs := make([]running, 0, len(w.running))
+	for i, start := range w.running {
+		rs = append(rs, running{w.plan[i].ID, now.Sub(start)})
+	}
+	sort.Slice(rs, func(a, b int) bool {
+		if rs[a].d != rs[b].d {
+			return rs[a].d > rs[b].d
+		}
+		return rs[a].id < rs[b].id
+	})
+	var b strings.Builder
+	for k, r := range rs {
+		if k == progressNames {
+			fmt.Fprintf(&b, " and %d more", len(rs)-k)
+			break
+		}
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (for %s)", printable(r.id), ranFor(r.d))
+	}
+	fmt.Fprintf(out, "%d run(s) still running: %s; %d of %d finished, %d not started\n",
+		len(rs), b.String(), len(w.started)-len(w.running), w.total, w.total-len(w.started))
+}
+
+// beat writes w.still every interval until stop is closed, holding mu,
+// which guards w.
+func (w *runWatch) beat(out io.Writer, mu *sync.Mutex, interval time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			mu.Lock()
+			w.still(out)
+			mu.Unlock()
+		}
+	}
 }
 
 // finding is the finding of a run the interruption stopped, and whether

@@ -392,3 +392,87 @@ type sigterm struct{}
 
 func (sigterm) Error() string        { return "SIGTERM" }
 func (sigterm) Is(target error) bool { return target == context.Canceled }
+
+// TestProgressSaysThePlanAndTheRunsStillRunning: the progress opens with
+// the runs planned and how many run at once, and while runs are going it
+// names, every ProgressInterval, the ones still running and for how long
+// (the longest first, a few by name, then "and K more"), before each
+// one's own line when it ends. A hook that ran for minutes said nothing
+// until it ended, and nothing said how much work there was.
+func TestProgressSaysThePlanAndTheRunsStillRunning(t *testing.T) {
+	old := ProgressInterval
+	ProgressInterval = 100 * time.Millisecond
+	t.Cleanup(func() { ProgressInterval = old })
+	stop := func(cmd string) string {
+		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+	}
+	// Commands with "sleep" take a while; the rest end at once.
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
+			select {
+			case <-time.After(450 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
+	})
+	for _, c := range []struct{ slow, jobs int }{{1, 4}, {5, 8}} {
+		t.Run(fmt.Sprintf("%d-slow", c.slow), func(t *testing.T) {
+			files := map[string]string{"plugins/a-fast/hooks/hooks.json": stop("true")}
+			for i := range c.slow {
+				files[fmt.Sprintf("plugins/b-slow-%d/hooks/hooks.json", i)] = stop("sleep 60")
+			}
+			var progress bytes.Buffer
+			rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: exec, Jobs: c.jobs, Progress: &progress})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := c.slow + 1
+			lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
+			if want := fmt.Sprintf("%d hook run(s) planned, %d at a time", total, min(c.jobs, total)); lines[0] != want {
+				t.Errorf("the first progress line is %q; want %q (all:\n%s)", lines[0], want, progress.String())
+			}
+			var slowID string
+			for _, r := range rep.Runs {
+				if r.Plugin == "b-slow-0" {
+					slowID = r.ID
+				}
+			}
+			beat, ended := -1, -1
+			for i, l := range lines {
+				switch {
+				case beat < 0 && strings.HasPrefix(l, fmt.Sprintf("%d run(s) still running: ", c.slow)):
+					beat = i
+				case strings.HasPrefix(l, "[") && strings.Contains(l, "] b-slow-0 Stop: allowed ("):
+					ended = i
+				}
+			}
+			if beat < 0 || ended < 0 || beat > ended {
+				t.Fatalf("want a line naming %s still running before its own line (at %d, %d):\n%s", slowID, beat, ended, progress.String())
+			}
+			l := lines[beat]
+			if c.slow == 1 && !strings.Contains(l, slowID+" (for ") {
+				t.Errorf("the heartbeat %q does not name %s and how long it ran", l, slowID)
+			}
+			if !strings.HasSuffix(l, fmt.Sprintf("; 1 of %d finished, 0 not started", total)) {
+				t.Errorf("the heartbeat %q does not say how far the work got", l)
+			}
+			if named := strings.Count(l, " (for "); named != min(c.slow, progressNames) {
+				t.Errorf("the heartbeat names %d runs; want %d: %q", named, min(c.slow, progressNames), l)
+			}
+			if more := c.slow - progressNames; more > 0 && !strings.Contains(l, fmt.Sprintf(" and %d more;", more)) {
+				t.Errorf("the heartbeat %q does not say %d more", l, more)
+			}
+			last := -1
+			for i, l := range lines {
+				if strings.HasPrefix(l, fmt.Sprintf("[%d/%d] ", total, total)) {
+					last = i
+				}
+			}
+			if last != len(lines)-1 {
+				t.Errorf("lines after the last run ended, or no line for it:\n%s", progress.String())
+			}
+		})
+	}
+}

@@ -253,6 +253,18 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			mu.Unlock()
 		}
 	}()
+	// The progress opens with the plan, and names the runs still running
+	// every ProgressInterval: a hook may run for minutes before its line.
+	beat := make(chan struct{})
+	if s.progress != nil && total > 0 {
+		watch.planned(s.progress, jobs)
+		go func(interval time.Duration) {
+			defer close(beat)
+			watch.beat(s.progress, &mu, interval, finished)
+		}(ProgressInterval)
+	} else {
+		close(beat)
+	}
 	// endRun keeps the end of run i (its record made): one that ends once
 	// ctx is done was running when it was cancelled.
 	endRun := func(i int) {
@@ -336,6 +348,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 	err = context.Cause(ctx)
 	close(finished)
 	<-told
+	<-beat
 	if err == nil {
 		return out, nil
 	}
