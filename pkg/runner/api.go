@@ -1336,19 +1336,12 @@ func (w *runWatch) still(out io.Writer) {
 		}
 		return rs[a].id < rs[b].id
 	})
-	var b strings.Builder
+	named := make([]string, len(rs))
 	for k, r := range rs {
-		if k == progressNames {
-			fmt.Fprintf(&b, " and %d more", len(rs)-k)
-			break
-		}
-		if k > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (for %s)", printable(r.id), ranFor(r.d))
+		named[k] = fmt.Sprintf("%s (for %s)", printable(r.id), ranFor(r.d))
 	}
 	fmt.Fprintf(out, "%d run(s) still running: %s; %d of %d finished, %d not started\n",
-		len(rs), b.String(), len(w.started)-len(w.running), w.total, w.total-len(w.started))
+		len(rs), strings.Join(firstN(named, progressNames), ", "), len(w.started)-len(w.running), w.total, w.total-len(w.started))
 }
 
 // beat writes w.still every interval until stop is closed, holding mu,
@@ -1413,18 +1406,11 @@ func (in *interruption) summary(command string, plan []*plannedRun) []report.Fin
 
 // idList lists run ids, at most max of them, printable.
 func idList(ids []string, max int) string {
-	var b strings.Builder
+	shown := make([]string, len(ids))
 	for i, id := range ids {
-		if i == max {
-			fmt.Fprintf(&b, " and %d more", len(ids)-max)
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(printable(id))
+		shown[i] = printable(id)
 	}
-	return b.String()
+	return strings.Join(firstN(shown, max), ", ")
 }
 
 // lockedWriter serializes writes to w.
