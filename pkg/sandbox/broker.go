@@ -352,8 +352,12 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
-	// Whatever the command left in its process group goes with it.
+	// Whatever the command left in its process group goes with it; and
+	// what of it was left to this process (a subreaper once a confined
+	// run has started) is reaped, not left a zombie for as long as the
+	// audit runs.
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	reapGroup(cmd.Process.Pid)
 	res.DurationMs = ms(time.Since(start))
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
@@ -1299,6 +1303,28 @@ var subreaperOnce sync.Once
 // it. Best effort: without it the zombie goes where it went before.
 func becomeSubreaper() {
 	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// reapGroup reaps the children of this process in process group pgid,
+// which has just been killed: the orphans of a direct run's command that
+// came to this process (becomeSubreaper); its leader, the command, is
+// os/exec's and already reaped. It waits while the group still has a
+// child of this process that has not exited, 200 ms at most. A process
+// the command moved out of its group (setsid) lives on, in the open, as
+// a direct run's may, and once it exits stays a zombie of this process
+// until vigiles exits.
+func reapGroup(pgid int) {
+	for deadline := time.Now().Add(200 * time.Millisecond); ; time.Sleep(time.Millisecond) {
+		var ws unix.WaitStatus
+		n, err := unix.Wait4(-pgid, &ws, unix.WNOHANG|unix.WALL, nil)
+		switch {
+		case n > 0:
+			continue // one reaped: look again at once
+		case err != nil && errors.Is(err, unix.EINTR):
+		case err != nil || time.Now().After(deadline):
+			return // ECHILD: none left
+		}
+	}
 }
 
 // reapOrphan reaps bubblewrap's child, pid (its info's child-pid; 0 when

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -471,7 +472,15 @@ func cgroupCounter(path, key string) uint64 {
 // three together name one process. The "ns" keeps an older vigiles,
 // which swept vigiles-PID-N, from reading a pid out of the name.
 func cgroupName(n int64) string {
-	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", ownPidNS(), os.Getpid(), startTime(os.Getpid()), n)
+	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", ownPidNS(), os.Getpid(), ownStart(), n)
+}
+
+// ownStart is this process's start time (startTime); 0 where /proc could
+// not say, which a sweep takes for unknown: such a cgroup is never
+// swept, only left empty.
+func ownStart() uint64 {
+	t, _ := startTime(os.Getpid())
+	return t
 }
 
 // ownPidNS is the inode of this process's pid namespace (0 where /proc
@@ -485,24 +494,22 @@ func ownPidNS() uint64 {
 }
 
 // startTime is the start time of process pid in clock ticks after boot
-// (field 22 of /proc/PID/stat); 0 where it is gone or /proc does not say.
-func startTime(pid int) uint64 {
+// (field 22 of /proc/PID/stat); an error wrapping fs.ErrNotExist where
+// there is no such process, another where /proc could not say (out of
+// descriptors, say), which is no sign that the process is gone.
+func startTime(pid int) (uint64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	// The name (field 2) is in parentheses and may hold anything: the
 	// fields after its last ')' start at field 3.
 	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0
+	if i < 0 || len(f) < 20 {
+		return 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
 	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
+	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // sweepCgroups removes the empty cgroups that brokers killed before they
@@ -523,8 +530,14 @@ func sweepCgroups(parent string) {
 		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d-%d", &pidNS, &pid, &start, &n); err != nil || !e.IsDir() || pidNS != ns {
 			continue
 		}
-		if startTime(pid) == start {
-			continue // its broker still runs
+		// Gone only when /proc says so: no such process, or another that
+		// has the pid now. A read that fails otherwise (out of
+		// descriptors) removes nothing.
+		if pid == os.Getpid() || start == 0 {
+			continue
+		}
+		if now, err := startTime(pid); err == nil && now == start || err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue // its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())
 		os.Remove(filepath.Join(dir, commandCgroup)) // each fails, harmlessly, when not empty

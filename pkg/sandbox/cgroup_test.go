@@ -20,15 +20,18 @@ import (
 func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	parent := t.TempDir()
 	ns, pp := ownPidNS(), os.Getppid()
-	if ns == 0 || startTime(pp) == 0 {
-		t.Fatal("no pid namespace inode in /proc/self/ns/pid, or no start time in /proc/PID/stat")
+	ppStart, err := startTime(pp)
+	if ns == 0 || err != nil {
+		t.Fatalf("no pid namespace inode in /proc/self/ns/pid, or no start time in /proc/PID/stat: %v", err)
 	}
 	dead := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns))
-	reused := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, startTime(pp)+1))
-	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, startTime(pp)))
+	reused := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, ppStart+1))
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, ppStart))
 	elsewhere := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns+1))
+	mine := filepath.Join(parent, cgroupName(7))
+	unknown := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-0-1", ns)) // its broker's start time could not be read
 	other := filepath.Join(parent, "someone-else")
-	for _, d := range []string{dead, reused, alive, elsewhere, other} {
+	for _, d := range []string{dead, reused, alive, elsewhere, mine, unknown, other} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -45,10 +48,50 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 			t.Errorf("a dead broker's cgroup was left: %s", d)
 		}
 	}
-	for _, d := range []string{alive, elsewhere, other} {
+	for _, d := range []string{alive, elsewhere, mine, unknown, other} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed", d)
 		}
+	}
+}
+
+// TestSweepOutOfDescriptorsRemovesNothing: a sweep that cannot read a
+// broker's /proc/PID/stat (out of descriptors) takes it for alive; it
+// took it for gone, and removed a live run's empty cgroup. The test runs
+// itself again with every descriptor taken.
+func TestSweepOutOfDescriptorsRemovesNothing(t *testing.T) {
+	if dir := os.Getenv("VIGILES_TEST_SWEEP_DIR"); dir != "" {
+		var held []*os.File
+		for {
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				break
+			}
+			held = append(held, f)
+		}
+		sweepCgroups(dir)
+		for _, f := range held {
+			f.Close()
+		}
+		return
+	}
+	parent := t.TempDir()
+	start, err := startTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// This test process's, as the child sees it: another broker, alive.
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ownPidNS(), os.Getpid(), start))
+	if err := os.Mkdir(alive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", `ulimit -n 64 && exec "$0" "$@"`, os.Args[0], "-test.run=^TestSweepOutOfDescriptorsRemovesNothing$")
+	cmd.Env = append(os.Environ(), "VIGILES_TEST_SWEEP_DIR="+parent)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(alive); err != nil {
+		t.Errorf("a live broker's cgroup was swept by a sweep out of descriptors: %v", err)
 	}
 }
 
