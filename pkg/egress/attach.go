@@ -301,7 +301,7 @@ type pasta struct {
 // sandbox's namespaces alive for good. (A parent-death signal would not
 // do: the kernel clears it when pasta joins the sandbox's user namespace,
 // which another uid owns.)
-const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; wait $r; exit $s`
+const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; wait $r 2>/dev/null; exit $s`
 
 // startPasta starts pasta under pastaGuard and returns once it has
 // configured the namespace.
