@@ -62,14 +62,36 @@ func (e *LinkedOutError) Error() string {
 // it is missing, never one above it: a missing directory above is
 // fs.ErrNotExist.
 func OpenDir(dir string, mkdir bool) (*os.File, error) {
+	return openDir("", dir, mkdir)
+}
+
+// OpenDirWithin is OpenDir for a directory dir inside within, an absolute
+// path with no symbolic link on it (a repository's real path): every link
+// on the way from within to dir is followed only while it stays inside
+// within (a relative target, or an absolute one under within's path), as
+// if within held the first.
+func OpenDirWithin(within, dir string, mkdir bool) (*os.File, error) {
+	return openDir(within, dir, mkdir)
+}
+
+func openDir(within, dir string, mkdir bool) (*os.File, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%s: not an absolute path", dir)
 	}
 	dir = filepath.Clean(dir)
 	const flags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	fd, err := unix.Open("/", flags, 0)
+	start, rel := "/", strings.TrimPrefix(dir, "/")
+	if within != "" {
+		within = filepath.Clean(within)
+		r, err := filepath.Rel(within, dir)
+		if !filepath.IsAbs(within) || err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return nil, fmt.Errorf("%s is not inside %s", dir, within)
+		}
+		start, rel = within, r
+	}
+	fd, err := unix.Open(start, flags, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: "/", Err: err}
+		return nil, &fs.PathError{Op: "open", Path: start, Err: err}
 	}
 	type held struct {
 		fd   int
@@ -77,15 +99,15 @@ func OpenDir(dir string, mkdir bool) (*os.File, error) {
 	}
 	// stack holds the directories from the one that holds the first link
 	// (based) down to the current one; before any link, only the current.
-	stack := []held{{fd, "/"}}
+	stack := []held{{fd, start}}
 	defer func() {
 		for _, h := range stack {
 			unix.Close(h.fd)
 		}
 	}()
-	based := false
+	based := within != ""   // within is the base from the start
 	var via *LinkedOutError // the last link followed: what a ".." climbs out through
-	todo := strings.Split(strings.TrimPrefix(dir, "/"), "/")
+	todo := strings.Split(rel, "/")
 	links, made := 0, false
 	for len(todo) > 0 {
 		name := todo[0]

@@ -840,7 +840,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
-		if err := WriteBaseline(s.abs(o.Baseline), newBaseline(rep, decl)); err != nil {
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(rep, decl)); err != nil {
 			return rep, err
 		}
 	}

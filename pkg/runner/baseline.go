@@ -473,7 +473,13 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "outcome":
-						err = str(f.Value, what, &run.Outcome)
+						// One of the four: the text reaches findings
+						// ("the baseline says …"), and a pull request
+						// can edit the file.
+						if err = str(f.Value, what, &run.Outcome); err == nil && !knownOutcome(run.Outcome) {
+							err = bad(f.Value.Pos, "%s: %q is no outcome: want %s, %s, %s or %s", what, run.Outcome,
+								report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable)
+						}
 					case "hosts":
 						err = strs(f.Value, what, &run.Hosts)
 					case "writes":
@@ -582,17 +588,17 @@ var beforeBaselineWrite func()
 
 // WriteBaseline writes b to path (absolute, or relative to the working
 // directory) atomically: to a temporary file in its directory, renamed
-// over the name. The directory is opened first and held, one component at
-// a time from "/" with O_NOFOLLOW (safewrite.OpenDir): a symbolic link on
-// the way is followed only within the directory that holds the first one
-// (.vigiles -> conf/vigiles), so that one put in place after the caller's
-// check, by a hook that still runs or anything else in the repository, is
-// refused where it leads out (an error that is ErrOutsideTree), and one
-// put there once the directory is held is not followed at all; a link at
-// the file's name is replaced, not followed. The file's own directory is
-// made when it is missing (.vigiles on the first --update-baseline),
-// never the ones above it.
-func WriteBaseline(path string, b *Baseline) error {
+// over the name, a link at the name replaced, not followed. The directory
+// is opened first and held. Where path lies in the repository repo (its
+// real path; "" for none), a symbolic link on the way is followed only
+// while it stays inside (.vigiles -> ../shared/vigiles), so that one put in place after
+// the caller's check (linkedOut), by a hook that still runs or anything
+// else in the repository, cannot lead the write out (an error that is
+// ErrOutsideTree). Elsewhere the path is the caller's own choice, and its
+// links are followed before the directory is opened. The file's own
+// directory is made when it is missing (.vigiles on the first
+// --update-baseline), never the ones above it.
+func WriteBaseline(repo, path string, b *Baseline) error {
 	data, err := b.Marshal()
 	if err != nil {
 		return err
@@ -605,19 +611,49 @@ func WriteBaseline(path string, b *Baseline) error {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	dir, name := filepath.Split(abs)
-	d, err := safewrite.OpenDir(dir, true)
+	d, err := openBaselineDir(repo, filepath.Clean(dir))
 	if err != nil {
-		var lo *safewrite.LinkedOutError
-		if errors.As(err, &lo) {
-			return errorf(ErrOutsideTree, "writing baseline %s: %w", path, err)
+		if errors.Is(err, ErrOutsideTree) {
+			return fmt.Errorf("writing baseline %s: %w", path, err)
 		}
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	defer d.Close()
-	if err := safewrite.Replace(d, d.Name(), name, data, 0o644); err != nil {
+	if err := safewrite.Replace(d, dir, name, data, 0o644); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil
+}
+
+// knownOutcome reports whether o is an outcome a run can have.
+func knownOutcome(o string) bool {
+	switch o {
+	case report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable:
+		return true
+	}
+	return false
+}
+
+// openBaselineDir opens the baseline's directory dir (absolute, clean),
+// making it (and only it) when it is missing: where dir lies in the
+// repository repo, with each link on the way followed only while it stays
+// inside (safewrite.OpenDirWithin: one put in place since the caller's
+// check is refused, ErrOutsideTree), else with its links followed.
+func openBaselineDir(repo, dir string) (*os.File, error) {
+	if _, err := relTo(repo, dir); repo != "" && err == nil {
+		d, err := safewrite.OpenDirWithin(repo, dir, true)
+		var lo *safewrite.LinkedOutError
+		if errors.As(err, &lo) {
+			return nil, errorf(ErrOutsideTree, "%v", err)
+		}
+		return d, err
+	}
+	parent, last := filepath.Split(dir)
+	rp, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		return nil, err
+	}
+	return safewrite.OpenDir(filepath.Join(rp, last), true)
 }
 
 // compareBaseline returns the drift of runs from the baseline and a

@@ -84,7 +84,7 @@ func TestWriteBaselineRefusesADirectoryLinkedOut(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := WriteBaseline(filepath.Join(dir, tc.path), emptyBaseline())
+			err := WriteBaseline(dir, filepath.Join(dir, tc.path), emptyBaseline())
 			if !errors.Is(err, ErrOutsideTree) {
 				t.Errorf("err %v, want the link refused (ErrOutsideTree)", err)
 			}
@@ -93,25 +93,32 @@ func TestWriteBaselineRefusesADirectoryLinkedOut(t *testing.T) {
 	}
 }
 
-// TestWriteBaselineFollowsLinksInside: a directory link that stays below
-// the directory holding it is followed, by a relative or an absolute
-// target; a link at the file's name is replaced by the file, not followed.
+// TestWriteBaselineFollowsLinksInside: a directory link that stays in the
+// repository is followed, by a relative or an absolute target, also one
+// that climbs out of the directory holding it (conf/.vigiles ->
+// ../shared, refused for a while: the check before the run let it pass,
+// and the audit failed after every hook had run); a link at the file's
+// name is replaced by the file, not followed.
 func TestWriteBaselineFollowsLinksInside(t *testing.T) {
 	dir, outside, victim := repoWithOutside(t)
-	if err := os.MkdirAll(filepath.Join(dir, "conf", "v"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"conf/v", "shared", "ci"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	symlinks(t, dir, map[string]string{
-		".vigiles":   "conf/v",
-		"abs":        filepath.Join(dir, "conf"),
-		"conf/v/old": victim,
+		".vigiles":      "conf/v",
+		"abs":           filepath.Join(dir, "conf"),
+		"conf/v/old":    victim,
+		"ci/.vigiles":   "../shared",
+		"shared/deeper": "../conf/v",
 	})
-	for _, p := range []string{".vigiles/baseline.json", "abs/v/b2.json", ".vigiles/old"} {
-		if err := WriteBaseline(filepath.Join(dir, p), emptyBaseline()); err != nil {
+	for _, p := range []string{".vigiles/baseline.json", "abs/v/b2.json", ".vigiles/old", "ci/.vigiles/b3.json", "ci/.vigiles/deeper/b4.json"} {
+		if err := WriteBaseline(dir, filepath.Join(dir, p), emptyBaseline()); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	for _, p := range []string{"conf/v/baseline.json", "conf/v/b2.json", "conf/v/old"} {
+	for _, p := range []string{"conf/v/baseline.json", "conf/v/b2.json", "conf/v/old", "shared/b3.json", "conf/v/b4.json"} {
 		fi, err := os.Lstat(filepath.Join(dir, p))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
 			t.Errorf("%s: %v %v, want a file, 0644", p, fi, err)
@@ -121,8 +128,8 @@ func TestWriteBaselineFollowsLinksInside(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if ents, _ := os.ReadDir(filepath.Join(dir, "conf", "v")); len(ents) != 3 {
-		t.Errorf("conf/v holds %d entries, want the three files (no temporary file left)", len(ents))
+	if ents, _ := os.ReadDir(filepath.Join(dir, "conf", "v")); len(ents) != 4 {
+		t.Errorf("conf/v holds %d entries, want the four files (no temporary file left)", len(ents))
 	}
 	untouched(t, outside, victim)
 }
@@ -133,7 +140,7 @@ func TestWriteBaselineFollowsLinksInside(t *testing.T) {
 // tree of directories).
 func TestWriteBaselineMakesOnlyItsDirectory(t *testing.T) {
 	dir := makeTree(t, nil)
-	if err := WriteBaseline(filepath.Join(dir, ".vigiles", "baseline.json"), emptyBaseline()); err != nil {
+	if err := WriteBaseline(dir, filepath.Join(dir, ".vigiles", "baseline.json"), emptyBaseline()); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, ".vigiles")); err != nil || fi.Mode().Perm()&0o700 != 0o700 {
@@ -142,11 +149,45 @@ func TestWriteBaselineMakesOnlyItsDirectory(t *testing.T) {
 	if _, err := LoadBaseline(filepath.Join(dir, ".vigiles", "baseline.json")); err != nil {
 		t.Error(err)
 	}
-	err := WriteBaseline(filepath.Join(dir, "a", "b", "baseline.json"), emptyBaseline())
+	err := WriteBaseline(dir, filepath.Join(dir, "a", "b", "baseline.json"), emptyBaseline())
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "a")) {
 		t.Errorf("err %v, want the missing directory a named", err)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "a")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a directory above the baseline's was made: %v", err)
+	}
+}
+
+// TestWriteBaselineOutsideTheRepository: a baseline path outside the
+// repository is the caller's own choice, and its links are followed (a
+// work tree reached through a link, a directory of baselines elsewhere),
+// as they were before the write held its directory; only its own
+// directory is made.
+func TestWriteBaselineOutsideTheRepository(t *testing.T) {
+	dir, outside, victim := repoWithOutside(t)
+	link := filepath.Join(filepath.Dir(dir), "link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBaseline(dir, filepath.Join(link, "kept", "b.json"), emptyBaseline()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBaseline(filepath.Join(outside, "kept", "b.json")); err != nil {
+		t.Error(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("another file was written: %q", b)
+	}
+	// The repository spelled through a link is outside as a path, and the
+	// caller's: written where the link leads.
+	spelled := filepath.Join(filepath.Dir(dir), "spelled")
+	if err := os.Symlink(dir, spelled); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBaseline(dir, filepath.Join(spelled, ".vigiles", "baseline.json"), emptyBaseline()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBaseline(filepath.Join(dir, ".vigiles", "baseline.json")); err != nil {
+		t.Error(err)
 	}
 }

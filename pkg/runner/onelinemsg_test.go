@@ -43,3 +43,21 @@ func TestDriftMessagesKeepNamesOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineOutcomeIsOneOfTheFour: a baseline's outcome reaches
+// findings ("the baseline says …") and a pull request can edit the file:
+// one that is no outcome ("blocked\nreviewed: safe") is refused when the
+// baseline is read, where its second line went into the finding.
+func TestBaselineOutcomeIsOneOfTheFour(t *testing.T) {
+	for _, o := range []string{`"blocked\nreviewed: safe, approved by security"`, `"Allowed"`, `""`} {
+		_, err := LoadBaseline(docFile(t, `{"schema": "vigiles.baseline/v1", "runs": {"p/h.json#hooks.Stop[0].hooks[0]": {"plugin": "p", "event": "Stop", "outcome": `+o+`, "hosts": [], "writes": []}}}`))
+		if err == nil || !strings.Contains(err.Error(), "is no outcome") {
+			t.Errorf("outcome %s: %v", o, err)
+		}
+	}
+	for _, o := range []string{"allowed", "blocked", "error", "not-executable"} {
+		if _, err := LoadBaseline(docFile(t, `{"schema": "vigiles.baseline/v1", "runs": {"p/h.json#hooks.Stop[0].hooks[0]": {"plugin": "p", "event": "Stop", "outcome": "`+o+`", "hosts": [], "writes": []}}}`)); err != nil {
+			t.Errorf("outcome %s: %v", o, err)
+		}
+	}
+}
