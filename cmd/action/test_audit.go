@@ -133,7 +133,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
 	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
 	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (made beside it, then renamed over it: a report that cannot be written leaves the one there whole)")
+	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout"+outputHelp)
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
@@ -151,7 +151,7 @@ func (c *commonFlags) validate(name string) error {
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
 	if c.output != "" {
-		if why := cannotCreate(c.output); why != "" {
+		if why := cannotCreateReport(c.output); why != "" {
 			return fmt.Errorf("%s: --output %q %s", name, c.output, why)
 		}
 	}
@@ -311,7 +311,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout (made beside it, then renamed over it: a report that cannot be written leaves the one there whole)")
+	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout"+outputHelp)
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -324,7 +324,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
 	}
 	if *output != "" {
-		if why := cannotCreate(*output); why != "" {
+		if why := cannotCreateReport(*output); why != "" {
 			return exitWith(2, fmt.Errorf("merge: --output %q %s", *output, why))
 		}
 	}
@@ -342,6 +342,9 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	return finishReport("merge", rep, nil, *format, *output, stdout, stderr)
 }
+
+// outputHelp ends the help of -o: how the file is written.
+const outputHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file)"
 
 // defaultBaseline is audit's --baseline when none is given.
 const defaultBaseline = ".vigiles/baseline.json"
@@ -470,10 +473,14 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 	}
 	if output != "" {
 		// Into a directory that is there: a mistyped path makes no
-		// directories (cannotWrite said so before anything ran). A
-		// report that was there stays whole when this one cannot be
-		// written.
+		// directories (cannotCreateReport said so before anything ran).
+		// A report that was there stays whole when this one cannot be
+		// written, unless it had to be written in place (replaceFile).
 		if err := replaceFile(output, buf.Bytes()); err != nil {
+			var cut *cutError
+			if errors.As(err, &cut) {
+				return exitWith(125, fmt.Errorf("%s: --output %s was not written whole (it was written in place, so what was there may be cut): %w", name, output, err))
+			}
 			return exitWith(125, fmt.Errorf("%s: --output %s was not written (a file there is left as it was): %w", name, output, err))
 		}
 	} else {

@@ -204,13 +204,30 @@ func notADir(p string) string {
 	return ""
 }
 
-// cannotCreate is cannotWrite for a file the CLI writes where the caller
-// named it (-o, --baseline): a directory above it that is not there is a
-// mistake too (a mistyped path), said at once; nothing is made for it.
+// cannotCreate is cannotWrite for a file the CLI writes by a rename
+// where the caller named it (--baseline): a directory above it that is
+// not there is a mistake too (a mistyped path), said at once; nothing is
+// made for it.
 func cannotCreate(p string) string {
 	if why := cannotWrite(p); why != "" {
 		return why
 	}
+	return noDir(p)
+}
+
+// cannotCreateReport is cannotCreate for a report's -o, which is written
+// in place where the rename cannot be made (replaceFile): an existing
+// file that may be written is never refused for its directory.
+func cannotCreateReport(p string) string {
+	if why := cannotWriteInPlace(p); why != "" {
+		return why
+	}
+	return noDir(p)
+}
+
+// noDir says that p, which is not there, cannot be made because its
+// directory is not there either; "" when p or its directory is there.
+func noDir(p string) string {
 	if _, err := os.Stat(p); err == nil {
 		return ""
 	}
@@ -225,27 +242,39 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// cannotWrite says why a report could not be written to the file p, as
-// far as can be told before anything runs ("" when nothing): p is a
-// directory or may not be written, or, a regular file, is in a directory
-// that may not be written (reports, SARIF and baselines replace a file
-// through a new one made beside it: replaceFile), or the nearest
-// existing directory above it is not a directory or may not be written.
-// A mistake in -o is then bad usage, said at once, not after every hook
-// has run.
+// cannotWrite says why a file that is replaced through a new one made
+// beside it (the action's SARIF, a baseline: safewrite.Replace) could not
+// be written to p, as far as can be told before anything runs ("" when
+// nothing): what cannotWriteInPlace says, or that p, a regular file, is in
+// a directory that may not be written. A mistake in the path is then bad
+// usage, said at once, not after every hook has run.
 func cannotWrite(p string) string {
+	if why := cannotWriteInPlace(p); why != "" {
+		return why
+	}
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if d := filepath.Dir(real); unix.Access(d, unix.W_OK|unix.X_OK) != nil {
+				return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new file is made there, then renamed over the old one)", d)
+			}
+		}
+	}
+	return ""
+}
+
+// cannotWriteInPlace says why a report could not be written to the file
+// p (-o: replaceFile, which writes in place where it cannot rename), as
+// far as can be told before anything runs ("" when nothing): p is a
+// directory or may not be written, or the nearest existing directory
+// above it is not a directory or may not be written. A mistake in -o is
+// then bad usage, said at once, not after every hook has run.
+func cannotWriteInPlace(p string) string {
 	if fi, err := os.Stat(p); err == nil {
 		switch {
 		case fi.IsDir():
 			return "is a directory"
 		case unix.Access(p, unix.W_OK) != nil:
 			return "may not be written"
-		case fi.Mode().IsRegular():
-			if real, err := filepath.EvalSymlinks(p); err == nil {
-				if d := filepath.Dir(real); unix.Access(d, unix.W_OK|unix.X_OK) != nil {
-					return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new file is made there, then renamed over the old one)", d)
-				}
-			}
 		}
 		return ""
 	}
