@@ -290,6 +290,7 @@ type pasta struct {
 	reaped   chan struct{}   // closed once the guard, and pasta, are reaped
 	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
 	once     sync.Once
+	kept     chan struct{} // closed once the tap keeping is over (nil: not tried)
 }
 
 // pastaGuard runs pasta ("$@") in the foreground under a shell that ends
@@ -362,6 +363,15 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 	defer tick.Stop()
 	for {
 		if b, err := os.ReadFile(pidFile); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+			// Its tap made persistent, as slirp4netns's is (item 22 of
+			// docs/performance.md): pasta's exit then only detaches from
+			// it, where it unregistered it in an RCU barrier (20-30 ms
+			// here) that vigiles waited for before it exited. Best
+			// effort: where it cannot be done, the exit is slow as before.
+			if ppid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && ppid > 0 {
+				p.kept = make(chan struct{})
+				go func() { _ = tapkeep.Keep(ppid); close(p.kept) }()
+			}
 			return p, nil
 		}
 		select {
@@ -405,6 +415,9 @@ func pastaArgs(root bool, pidFile string, ns []string) []string {
 // when the namespace goes.)
 func (p *pasta) Close() error {
 	p.once.Do(func() {
+		if p.kept != nil {
+			<-p.kept // the tap made persistent first, or given up on
+		}
 		p.lifeW.Close()
 		p.stopping.Add(1)
 		go func() {
