@@ -309,7 +309,7 @@ const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & 
 func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
 	dir, err := os.MkdirTemp("", "vigiles-pasta-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("egress allow: making pasta's directory in %s: %w; fix: point TMPDIR at a writable directory, or use --connector slirp4netns", os.TempDir(), err)
 	}
 	defer os.RemoveAll(dir)
 	pidFile := filepath.Join(dir, "pid")
