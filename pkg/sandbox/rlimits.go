@@ -32,6 +32,16 @@ func rlimitsFit(l Limits, nproc bool) error {
 	if nproc {
 		needs = append(needs, need{unix.RLIMIT_NPROC, uint64(l.Pids), fmt.Sprintf("%d processes", l.Pids), "--limit-pids, limits.pids", "-Hu"})
 	}
+	// Whatever sets the run's own process limit, the sandbox's processes
+	// (bubblewrap, the init, the reaper, the command) start under the
+	// process limit vigiles was started with: below what the sandbox
+	// needs, bubblewrap or the init could not even start, and the
+	// refusal named the wrong fix (user namespaces), or held a Go
+	// runtime's crash.
+	var np unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &np); err == nil && np.Cur != unix.RLIM_INFINITY && np.Cur < MinPids {
+		return fmt.Errorf("vigiles was started with a process limit of %d (bash's `ulimit -u` shows it), below the %d the sandbox needs to start; fix: raise it (ulimit -u, or the container's or service's limit)", np.Cur, MinPids)
+	}
 	for _, n := range needs {
 		var rl unix.Rlimit
 		if err := unix.Getrlimit(n.res, &rl); err != nil {

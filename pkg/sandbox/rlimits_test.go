@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestLimitAboveTheHardLimitIsRefused: a run whose per-process limit lies
@@ -55,6 +57,15 @@ func lowHardLimits(t *testing.T) {
 	}
 	if err := rlimitsFit(Limits{Pids: 512, OpenFiles: 1024}, false); err != nil {
 		t.Errorf("512 processes held by a pids cgroup: %v", err)
+	}
+	// A soft process limit below what the sandbox needs to start refuses
+	// the run, whatever holds its own limit.
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &unix.Rlimit{Cur: 5, Max: 300}); err != nil {
+		t.Fatal(err)
+	}
+	err = rlimitsFit(Limits{Pids: 64, OpenFiles: 1024}, false)
+	if err == nil || !strings.Contains(err.Error(), "process limit of 5") || !strings.Contains(err.Error(), "ulimit -u") {
+		t.Errorf("a soft process limit of 5: %v", err)
 	}
 }
 
