@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -121,6 +122,7 @@ func (p *Pending) Abort() {
 // runGated is Run whose command, given a gate, waits until the gate is closed
 // (see Prepare); everything before it is done meanwhile.
 func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
+	defer reapStrays()
 	res := &Result{Schema: ResultSchema}
 	fail := func(tier Tier, err error) (*Result, error) { return failed(res, tier, err) }
 	if len(spec.Command) == 0 {
@@ -1302,8 +1304,12 @@ var subreaperOnce sync.Once
 // CI job's container has) kept one zombie per run. Here reapOrphan reaps
 // it. Best effort: without it the zombie goes where it went before.
 func becomeSubreaper() {
-	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	subreaperOnce.Do(func() { subreaper.Store(unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == nil) })
 }
+
+// subreaper is set once this process is a child subreaper: only then do
+// orphans come to it (reapStrays).
+var subreaper atomic.Bool
 
 // reapGroup reaps the children of this process in process group pgid,
 // which has just been killed: the orphans of a direct run's command that
