@@ -237,21 +237,32 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 // run's result depends on.
 func (s *slirp) Close() error {
 	s.once.Do(func() {
-		if s.kept != nil {
-			<-s.kept // the tap made persistent first, or given up on
-		}
-		s.exitW.Close()
-		s.stopping.Add(1)
-		go func() {
-			defer s.stopping.Done()
-			t := time.AfterFunc(2*time.Second, func() { _ = s.cmd.Process.Kill() })
+		stopConnector(s.kept, s.exitW, s.stopping, func() {
 			procwait.Exited(s.cmd.Process.Pid)
 			_ = s.cmd.Wait()
-			t.Stop()
 			close(s.reaped)
-		}()
+		}, func() { _ = s.cmd.Process.Kill() })
 	})
 	return nil
+}
+
+// stopConnector stops a connector: once its tap keeping is over (kept;
+// nil: not tried), it closes stop, the pipe whose end the connector (or
+// its guard) takes for the signal to quit, and a goroutine counted in
+// stopping (the Layer's) waits for it to be reaped (reap), killing it
+// (kill) if it lingers past 2 s.
+func stopConnector(kept <-chan struct{}, stop *os.File, stopping *sync.WaitGroup, reap, kill func()) {
+	if kept != nil {
+		<-kept // the tap made persistent first, or given up on
+	}
+	stop.Close()
+	stopping.Add(1)
+	go func() {
+		defer stopping.Done()
+		t := time.AfterFunc(2*time.Second, kill)
+		reap()
+		t.Stop()
+	}()
 }
 
 // closeAndWait stops slirp4netns and waits until it is reaped, and so
@@ -415,17 +426,8 @@ func pastaArgs(root bool, pidFile string, ns []string) []string {
 // when the namespace goes.)
 func (p *pasta) Close() error {
 	p.once.Do(func() {
-		if p.kept != nil {
-			<-p.kept // the tap made persistent first, or given up on
-		}
-		p.lifeW.Close()
-		p.stopping.Add(1)
-		go func() {
-			defer p.stopping.Done()
-			t := time.AfterFunc(2*time.Second, func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
-			<-p.reaped
-			t.Stop()
-		}()
+		stopConnector(p.kept, p.lifeW, p.stopping, func() { <-p.reaped },
+			func() { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) })
 	})
 	return nil
 }
