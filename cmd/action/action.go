@@ -445,11 +445,6 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if err := linkedOut("baseline", ws, filepath.Join(in.WorkDir, in.Baseline), in.Baseline); err != nil {
 			return fail(stdout, 2, err)
 		}
-		// The write makes the baseline's own directory, never one above
-		// it: said before any hook runs, not after all of them.
-		if own := filepath.Dir(filepath.Join(dir, in.Baseline)); in.UpdateBaseline && !isDir(own) && !isDir(filepath.Dir(own)) {
-			return fail(stdout, 2, fmt.Errorf("input baseline: %q cannot be written: the directory %q does not exist, and vigiles makes only the baseline's own; create it first", in.Baseline, filepath.Dir(own)))
-		}
 	}
 	// Said before any hook runs, not after all of them.
 	if in.SARIF != "" {

@@ -709,10 +709,6 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		// Named with the inputs, not the CLI's --update-baseline and PATHs.
 		{map[string]string{"command": "audit", "paths": "plugins", "baseline": ".vigiles/baseline.json", "update-baseline": "true"},
 			"input update-baseline: needs the whole audit, and paths plugins names part of it"},
-		// The write makes only the baseline's own directory (it made
-		// every one, then none: failed after every hook had run).
-		{map[string]string{"command": "audit", "baseline": "ci/baselines/b.json", "update-baseline": "true"},
-			`input baseline: "ci/baselines/b.json" cannot be written: the directory`},
 	} {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
 			s := newStep(t, tc.inputs)

@@ -351,9 +351,9 @@ const defaultBaseline = ".vigiles/baseline.json"
 
 // checkBaselineFlag refuses, as bad usage, a --baseline (relative to
 // dir) that cannot be a baseline file: a directory (as a directory given
-// as --config is), or, to be written (update), one whose directory does
-// not exist when another path than the default was given (given: the
-// default's .vigiles is made on the first --update-baseline).
+// as --config is), or, to be written (update), one outside the work tree
+// whose directory does not exist (inside it, the missing directories are
+// made, as the default's .vigiles is on the first --update-baseline).
 func checkBaselineFlag(baseline, dir string, update, given bool) error {
 	if baseline == "" {
 		return nil
@@ -365,7 +365,7 @@ func checkBaselineFlag(baseline, dir string, update, given bool) error {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return fmt.Errorf("audit: --baseline %q is a directory; want the baseline file, such as .vigiles/baseline.json (relative to --dir)", baseline)
 	}
-	if update && given {
+	if rel, err := filepath.Rel(dir, p); update && given && (err != nil || rel == ".." || strings.HasPrefix(rel, "../")) {
 		if why := cannotCreate(p); why != "" {
 			return fmt.Errorf("audit: --baseline %q %s", baseline, why)
 		}

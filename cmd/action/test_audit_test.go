@@ -537,9 +537,17 @@ func TestReportFilesNeedTheirDirectory(t *testing.T) {
 			}
 		}
 	}
-	code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline", "--baseline", "ci/baseline.json")
-	if _, err := os.Stat(filepath.Join(dir, "ci")); code != 2 || err == nil || !strings.Contains(errs, `--baseline "ci/baseline.json" cannot be made: its directory`) {
-		t.Errorf("--update-baseline into a missing directory: exit %d (want 2), stderr %q, made it: %v", code, errs, err == nil)
+	// Outside the work tree vigiles makes no directory for the baseline;
+	// inside it, it makes them (as the action's image test has it).
+	outside := filepath.Join(t.TempDir(), "no", "baseline.json")
+	code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline", "--baseline", outside)
+	if _, err := os.Stat(filepath.Dir(outside)); code != 2 || err == nil || !strings.Contains(errs, fmt.Sprintf("--baseline %q cannot be made: its directory", outside)) {
+		t.Errorf("--update-baseline into a missing directory outside the tree: exit %d (want 2), stderr %q, made it: %v", code, errs, err == nil)
+	}
+	if code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline", "--baseline", "ci/new/baseline.json"); code != 0 {
+		t.Errorf("--update-baseline into missing directories inside the tree: exit %d: %s", code, errs)
+	} else if _, err := os.Stat(filepath.Join(dir, "ci", "new", "baseline.json")); err != nil {
+		t.Errorf("--update-baseline into missing directories inside the tree: %v", err)
 	}
 	// The default's .vigiles is made on the first --update-baseline.
 	if code, _, errs := runCLI(t, "audit", "--dir", dir, "-q", "--update-baseline"); code != 0 {
@@ -697,7 +705,7 @@ func TestFlagValuesStayOnOneLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"test", "--dir", ""}, {"test", "--dir", "a\nb"}, {"audit", "--dir", "x\ny"}, {"test", "--dir", dir, "--config", "a\nb.yml"},
 		{"audit", "--dir", dir, "no\npath"}, {"test", "--dir", dir, "-o", "x\n/y.json"}, {"run", "--workdir", "a\nb", "--", "true"},
-		{"audit", "--dir", dir, "--baseline", "b\n/x.json", "--update-baseline"},
+		{"audit", "--dir", dir, "--baseline", "/b\n/x.json", "--update-baseline"},
 	} {
 		code, out, errs := runCLI(t, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasSuffix(errs, "\n") {

@@ -29,6 +29,10 @@ import (
 // ELOOP does.
 const MaxLinks = 40
 
+// maxMkdirs bounds the directories one OpenDirWithin makes (a directory
+// removed as soon as it is made is made again, so many times at most).
+const maxMkdirs = 1024
+
 // LinkedOutError is a symbolic link on the way to the directory OpenDir
 // opens that leads out of the directory it may be followed within.
 type LinkedOutError struct {
@@ -60,7 +64,7 @@ func (e *LinkedOutError) Error() string {
 //
 // mkdir makes the last directory (0755, whatever the umask leaves) when
 // it is missing, never one above it: a missing directory above is
-// fs.ErrNotExist.
+// fs.ErrNotExist. (OpenDirWithin makes every missing one inside within.)
 func OpenDir(dir string, mkdir bool) (*os.File, error) {
 	return openDir("", dir, mkdir)
 }
@@ -69,7 +73,8 @@ func OpenDir(dir string, mkdir bool) (*os.File, error) {
 // path with no symbolic link on it (a repository's real path): every link
 // on the way from within to dir is followed only while it stays inside
 // within (a relative target, or an absolute one under within's path), as
-// if within held the first.
+// if within held the first; and mkdir makes every missing directory on
+// the way, each in the directory held before it.
 func OpenDirWithin(within, dir string, mkdir bool) (*os.File, error) {
 	return openDir(within, dir, mkdir)
 }
@@ -108,7 +113,7 @@ func openDir(within, dir string, mkdir bool) (*os.File, error) {
 	based := within != ""   // within is the base from the start
 	var via *LinkedOutError // the last link followed: what a ".." climbs out through
 	todo := strings.Split(rel, "/")
-	links, made := 0, false
+	links, made := 0, 0
 	for len(todo) > 0 {
 		name := todo[0]
 		todo = todo[1:]
@@ -138,8 +143,8 @@ func openDir(within, dir string, mkdir bool) (*os.File, error) {
 			stack = append(stack, held{nfd, next})
 			continue
 		}
-		if err == unix.ENOENT && mkdir && !made && last(todo) {
-			made = true
+		if err == unix.ENOENT && mkdir && (within != "" || last(todo)) && made < maxMkdirs {
+			made++
 			if err := unix.Mkdirat(cur.fd, name, 0o755); err != nil && err != unix.EEXIST {
 				return nil, &fs.PathError{Op: "mkdir", Path: next, Err: err}
 			}

@@ -594,10 +594,10 @@ var beforeBaselineWrite func()
 // while it stays inside (.vigiles -> ../shared/vigiles), so that one put in place after
 // the caller's check (linkedOut), by a hook that still runs or anything
 // else in the repository, cannot lead the write out (an error that is
-// ErrOutsideTree). Elsewhere the path is the caller's own choice, and its
-// links are followed before the directory is opened. The file's own
-// directory is made when it is missing (.vigiles on the first
-// --update-baseline), never the ones above it.
+// ErrOutsideTree), and every missing directory on the way is made in the
+// one before it (.vigiles on the first --update-baseline). Elsewhere the
+// path is the caller's own choice: its links are followed before the
+// directory is opened, and no directory is made.
 func WriteBaseline(repo, path string, b *Baseline) error {
 	data, err := b.Marshal()
 	if err != nil {
@@ -634,11 +634,11 @@ func knownOutcome(o string) bool {
 	return false
 }
 
-// openBaselineDir opens the baseline's directory dir (absolute, clean),
-// making it (and only it) when it is missing: where dir lies in the
-// repository repo, with each link on the way followed only while it stays
-// inside (safewrite.OpenDirWithin: one put in place since the caller's
-// check is refused, ErrOutsideTree), else with its links followed.
+// openBaselineDir opens the baseline's directory dir (absolute, clean):
+// where dir lies in the repository repo, with each link on the way
+// followed only while it stays inside (safewrite.OpenDirWithin: one put
+// in place since the caller's check is refused, ErrOutsideTree) and each
+// missing directory made; else with its links followed, and none made.
 func openBaselineDir(repo, dir string) (*os.File, error) {
 	if _, err := relTo(repo, dir); repo != "" && err == nil {
 		d, err := safewrite.OpenDirWithin(repo, dir, true)
@@ -653,7 +653,11 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return safewrite.OpenDir(filepath.Join(rp, last), true)
+	if _, err := relTo(repo, filepath.Join(rp, last)); repo != "" && err == nil {
+		// The repository spelled through a link of the caller's.
+		return openBaselineDir(repo, filepath.Join(rp, last))
+	}
+	return safewrite.OpenDir(filepath.Join(rp, last), false)
 }
 
 // compareBaseline returns the drift of runs from the baseline and a

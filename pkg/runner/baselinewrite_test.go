@@ -134,39 +134,51 @@ func TestWriteBaselineFollowsLinksInside(t *testing.T) {
 	untouched(t, outside, victim)
 }
 
-// TestWriteBaselineMakesOnlyItsDirectory: the baseline's own directory is
-// made when it is missing (.vigiles on the first --update-baseline), the
-// ones above it never (MkdirAll made every one: a mistyped path became a
-// tree of directories).
-func TestWriteBaselineMakesOnlyItsDirectory(t *testing.T) {
-	dir := makeTree(t, nil)
-	if err := WriteBaseline(dir, filepath.Join(dir, ".vigiles", "baseline.json"), emptyBaseline()); err != nil {
-		t.Fatal(err)
+// TestWriteBaselineMakesItsDirectories: the directories of a baseline in
+// the repository are made when they are missing (.vigiles on the first
+// --update-baseline, .vigiles/new/deeper as the action's image test
+// writes), each in the directory made or opened before it; outside the
+// repository none is made (MkdirAll made every one: a mistyped path became
+// a tree of directories anywhere).
+func TestWriteBaselineMakesItsDirectories(t *testing.T) {
+	dir, outside, victim := repoWithOutside(t)
+	for _, p := range []string{".vigiles/baseline.json", ".vigiles/new/deeper/baseline.json"} {
+		if err := WriteBaseline(dir, filepath.Join(dir, p), emptyBaseline()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadBaseline(filepath.Join(dir, p)); err != nil {
+			t.Error(err)
+		}
 	}
-	if fi, err := os.Stat(filepath.Join(dir, ".vigiles")); err != nil || fi.Mode().Perm()&0o700 != 0o700 {
-		t.Errorf(".vigiles: %v %v", fi, err)
+	if fi, err := os.Stat(filepath.Join(dir, ".vigiles", "new")); err != nil || fi.Mode().Perm()&0o700 != 0o700 {
+		t.Errorf(".vigiles/new: %v %v", fi, err)
 	}
-	if _, err := LoadBaseline(filepath.Join(dir, ".vigiles", "baseline.json")); err != nil {
-		t.Error(err)
+	for _, missing := range []string{"own/b.json", "a/b/baseline.json"} {
+		err := WriteBaseline(dir, filepath.Join(outside, missing), emptyBaseline())
+		first, _, _ := strings.Cut(missing, "/")
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(outside, first)) {
+			t.Errorf("%s: err %v, want the missing directory %s named", missing, err, first)
+		}
+		if _, err := os.Lstat(filepath.Join(outside, first)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a directory was made outside the repository: %v", err)
+		}
 	}
-	err := WriteBaseline(dir, filepath.Join(dir, "a", "b", "baseline.json"), emptyBaseline())
-	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "a")) {
-		t.Errorf("err %v, want the missing directory a named", err)
-	}
-	if _, err := os.Lstat(filepath.Join(dir, "a")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a directory above the baseline's was made: %v", err)
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("another file was written: %q", b)
 	}
 }
 
 // TestWriteBaselineOutsideTheRepository: a baseline path outside the
 // repository is the caller's own choice, and its links are followed (a
 // work tree reached through a link, a directory of baselines elsewhere),
-// as they were before the write held its directory; only its own
-// directory is made.
+// as they were before the write held its directory.
 func TestWriteBaselineOutsideTheRepository(t *testing.T) {
 	dir, outside, victim := repoWithOutside(t)
 	link := filepath.Join(filepath.Dir(dir), "link")
 	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(outside, "kept"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteBaseline(dir, filepath.Join(link, "kept", "b.json"), emptyBaseline()); err != nil {
