@@ -136,13 +136,20 @@ func resolveInWorkspace(ws, rel string) (string, error) {
 }
 
 // writeInWorkspace writes data to the file rel names in the workspace ws,
-// making its directories: where resolveInWorkspace says it leads, through
-// a temporary file in that directory (opened O_EXCL|O_NOFOLLOW) renamed
-// over the name (safewrite.Replace). The directory is opened through an
-// os.Root of the workspace, which refuses a link leading out however late
-// it was put there, and the rename replaces whatever has the name, a link
-// too, without following it. The file is 0644.
+// or where a link at that name leads inside it (resolveInWorkspace),
+// making its directories: its directory is opened from the workspace's
+// root with each link followed only while it stays inside, the missing
+// directories made on the way (safewrite.OpenDirWithin, as the runner's
+// WriteBaseline does), so a link leading out is refused however late it
+// was put there; the file goes through a temporary file there renamed over
+// the name (safewrite.Replace), which replaces whatever has the name, a
+// link too, without following it. The file is 0644.
 func writeInWorkspace(ws, rel string, data []byte) error {
+	root, err := realWorkspace(ws)
+	if err != nil {
+		return err
+	}
+	// Where it leads: a link at the name that stays inside is followed.
 	p, err := resolveInWorkspace(ws, rel)
 	if err != nil {
 		return err
@@ -150,38 +157,15 @@ func writeInWorkspace(ws, rel string, data []byte) error {
 	if afterResolve != nil {
 		afterResolve()
 	}
-	root, err := realWorkspace(ws)
-	if err != nil {
-		return err
+	d, err := safewrite.OpenDirWithin(root, filepath.Dir(p), true)
+	var lo *safewrite.LinkedOutError
+	if errors.As(err, &lo) {
+		l, _ := filepath.Rel(root, lo.Link)
+		return &linkedOutError{link: filepath.ToSlash(l), target: lo.Target}
 	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	dir, err := filepath.Rel(root, filepath.Dir(p))
-	if err != nil {
-		return err
-	}
-	// The directories, one at a time, each inside the root.
-	if dir != "." {
-		made := ""
-		for _, c := range strings.Split(filepath.ToSlash(dir), "/") {
-			made = filepath.Join(made, c)
-			if err := r.Mkdir(made, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-		}
-	}
-	d, err := r.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if fi, err := d.Stat(); err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", filepath.Dir(p))
-	}
-	return safewrite.Replace(d, filepath.Dir(p), filepath.Base(p), data, 0o644)
+	return safewrite.Replace(d, d.Name(), filepath.Base(p), data, 0o644)
 }

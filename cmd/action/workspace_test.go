@@ -122,6 +122,24 @@ func TestWriteInWorkspaceLastMomentLinks(t *testing.T) {
 			t.Errorf("outside the workspace: %v", ents)
 		}
 	})
+	t.Run("an absolute link that stays inside", func(t *testing.T) {
+		// Followed, as resolveInWorkspace's check before the run lets it
+		// pass.
+		ws, _, _ := workspaceWithOutside(t)
+		afterResolve = nil
+		if err := os.Symlink(filepath.Join(ws, "in"), filepath.Join(ws, "out")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := resolveInWorkspace(ws, "out/v.sarif"); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeInWorkspace(ws, "out/v.sarif", []byte("sarif")); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(ws, "in", "v.sarif")); err != nil || string(b) != "sarif" {
+			t.Errorf("%q %v", b, err)
+		}
+	})
 	t.Run("made directories", func(t *testing.T) {
 		ws, _, _ := workspaceWithOutside(t)
 		afterResolve = nil
