@@ -1165,11 +1165,16 @@ func readSmall(p string, max int64) ([]byte, error) {
 // cwdOf is the directory a hook's payloads name as their cwd: the one it
 // runs in (Hook.ProjectDir, a package's, else the work tree), as Claude
 // Code started there would send it.
-func (s *session) cwdOf(h *Hook) string {
+func (s *session) cwdOf(h *Hook) string { return h.projectDir(s.dir) }
+
+// projectDir is the directory the hook runs in, under the work tree
+// tree: a package's .claude's (ProjectDir), else the tree itself. The
+// payloads' cwd and CLAUDE_PROJECT_DIR both name it.
+func (h *Hook) projectDir(tree string) string {
 	if h.ProjectDir == "" {
-		return s.dir
+		return tree
 	}
-	return filepath.Join(s.dir, filepath.FromSlash(h.ProjectDir))
+	return filepath.Join(tree, filepath.FromSlash(h.ProjectDir))
 }
 
 // tooManyRuns is the finding that stops a plan whose part for this shard

@@ -149,10 +149,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// A project hook of a .claude below the work tree's runs in that
 	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
 	// Claude Code started there.
-	proj := s.dir
-	if h.ProjectDir != "" {
-		proj = filepath.Join(s.dir, filepath.FromSlash(h.ProjectDir))
-	}
+	proj := h.projectDir(s.dir)
 	env := []string{"CLAUDE_PROJECT_DIR=" + proj}
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
@@ -316,20 +313,20 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 					endRun(i)
 					<-lanes // once its end is kept: the next run may be the one that is cut
 				}
+				mu.Lock()
+				if d, ok := watch.cut[i]; ok {
+					// Stopped by the interruption, the run has no result
+					// of its own (0 ms): the time it ran, for the
+					// progress line and the report alike.
+					out[i].run.DurationMs = max(out[i].run.DurationMs, float64(d.Microseconds())/1000)
+				}
 				if s.progress != nil && runs {
-					mu.Lock()
 					done++
 					r := out[i].run
-					if d, ok := watch.cut[i]; ok {
-						// Stopped by the interruption, the run has no
-						// result of its own (0 ms): the time it ran, as
-						// the report gives it.
-						r.DurationMs = max(r.DurationMs, float64(d.Microseconds())/1000)
-					}
 					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, printable(r.Plugin), printable(r.Event),
 						map[bool]string{true: " " + printable(r.Tool), false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
-					mu.Unlock()
 				}
+				mu.Unlock()
 			}
 		}()
 	}
@@ -364,9 +361,6 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			r.Outcome = report.OutcomeError
 			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
 				err, d.Round(time.Millisecond))
-			if ms := float64(d.Microseconds()) / 1000; r.DurationMs < ms {
-				r.DurationMs = ms
-			}
 		} else if !watch.started[i] {
 			out[i] = executed{run: baseRun(p), err: err}
 			r = &out[i].run
