@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,7 +26,8 @@ func reapStrays() {
 	}
 	// Cheap first: is any child a zombie at all?
 	var info unix.Siginfo
-	if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || siginfoPid(&info) == 0 {
+	// With WNOHANG and no child to report, waitid leaves si_signo 0.
+	if err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err != nil || info.Signo == 0 {
 		return
 	}
 	// The zombies first, then the pidfds: a child forked in between is
@@ -54,16 +54,6 @@ var pidfds = sync.OnceValue(func() bool {
 	unix.Close(fd)
 	return true
 })
-
-// siginfoPid is si_pid of a siginfo waitid filled (0: no child had
-// changed state).
-func siginfoPid(info *unix.Siginfo) int32 {
-	// si_signo, si_errno, si_code, then (aligned to 8 on 64-bit) the
-	// union, whose first member for SIGCHLD is si_pid.
-	const off = 4 * 3
-	p := unsafe.Add(unsafe.Pointer(info), off+(unsafe.Alignof(uintptr(0))-off%unsafe.Alignof(uintptr(0)))%unsafe.Alignof(uintptr(0)))
-	return *(*int32)(p)
-}
 
 // zombieChildPids lists this process's children that are zombies.
 func zombieChildPids() []int {
