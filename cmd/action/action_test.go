@@ -845,6 +845,13 @@ func TestActionPathsInsideTheWorkspace(t *testing.T) {
 		{map[string]string{"command": "audit", "working-directory": "plugins", "baseline": "../b.json", "check-run": "false", "fail-level": "none"}, ""},
 	} {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
+			// An absolute path an input names: gone before, so that its
+			// being there after says it was written.
+			for _, k := range []string{"sarif", "baseline"} {
+				if filepath.IsAbs(tc.inputs[k]) {
+					os.Remove(tc.inputs[k])
+				}
+			}
 			s := newStep(t, tc.inputs)
 			s.run(t)
 			ws := s.env["GITHUB_WORKSPACE"]
@@ -871,7 +878,18 @@ func TestActionPathsInsideTheWorkspace(t *testing.T) {
 				t.Errorf("hooks ran before the input was refused")
 			}
 			s.exec.mu.Unlock()
-			for _, p := range []string{filepath.Join(ws, "..", "escaped.sarif"), filepath.Join(ws, "..", "b.json")} {
+			// Where each path the inputs name leads, as the action would
+			// take it: relative to the workspace (sarif) or to
+			// working-directory (baseline), an absolute one as it is.
+			named := []string{}
+			for k, base := range map[string]string{"sarif": ws, "baseline": filepath.Join(ws, tc.inputs["working-directory"])} {
+				if v := tc.inputs[k]; filepath.IsAbs(v) {
+					named = append(named, v)
+				} else if v != "" {
+					named = append(named, filepath.Join(base, v))
+				}
+			}
+			for _, p := range named {
 				if _, err := os.Stat(p); err == nil {
 					t.Errorf("%s was written outside the workspace", p)
 				}
