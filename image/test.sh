@@ -224,12 +224,14 @@ expect "0" "action.yml's container command, cancelled: the engine gets the signa
   unshare --pid --fork --mount-proc /bin/sh /action-entry.sh >/tmp/cancel.log 2>&1 &
   u=$!
   # Once the hook runs (its sleep 60 is seen), so that it is the run cut.
+  seen=
   for i in $(seq 600); do
     for c in /proc/[0-9]*/cmdline; do
-      [ "$(tr "\\0" " " <"$c" 2>/dev/null)" = "sleep 60 " ] && break 2
+      [ "$(tr "\\0" " " <"$c" 2>/dev/null)" = "sleep 60 " ] && { seen=1; break 2; }
     done
     sleep 0.1
   done
+  [ "$seen" ] || { echo "the hook never started, so no run could be cut" >&2; cat /tmp/cancel.log >&2; exit 99; }
   init=$(cat /proc/$u/task/$u/children)
   [ -n "$init" ] || { echo "no pid 1 under unshare" >&2; cat /tmp/cancel.log >&2; exit 99; }
   kill -TERM $init
