@@ -108,9 +108,9 @@ func bwrapArgs(p plan) []string {
 		"--uid", "0", "--gid", "0",
 		"--hostname", "vigiles",
 		"--die-with-parent", "--new-session",
-		"--cap-add", "ALL",
-		"--clearenv",
 	}
+	a = append(a, initCaps...)
+	a = append(a, "--clearenv")
 	if p.StrictFS {
 		for _, d := range strictFSDirs {
 			switch kind, target := lookup(d); kind {

@@ -429,20 +429,20 @@ func probeOverlay(ctx context.Context, env *doctorEnv) Probe {
 	return overlayProbe(ctx, env, nil)
 }
 
-// overlayCaps are the capabilities the overlay probe gives bubblewrap:
-// the ones a run's sandbox gets (bwrapArgs). Overlayfs records its
-// mounter's credentials for every copy-up and for the tmpfile check on the
-// upper directory at mount time; with CAP_SYS_ADMIN alone a non-root
-// caller's mount fails there ("upper fs does not support tmpfile") though
-// a run, with every capability, mounts it.
-var overlayCaps = []string{"--cap-add", "ALL"}
+// initCaps are the capabilities bubblewrap gives a run's init (bwrapArgs),
+// and the overlay and egress-wall probes give theirs, so that each probe
+// tries with what a run has. Overlayfs records its mounter's credentials
+// for every copy-up and for the tmpfile check on the upper directory at
+// mount time; with CAP_SYS_ADMIN alone a non-root caller's probe failed
+// there ("upper fs does not support tmpfile") though a run mounts it.
+var initCaps = []string{"--cap-add", "ALL"}
 
 // overlayProbeArgv is the bubblewrap command of the overlay probe over the
 // temporary directory dir.
 func overlayProbeArgv(bwrap, dir string) []string {
 	script := "mount -t overlay overlay -o lowerdir=/run/p/lower,upperdir=/run/p/upper,workdir=/run/p/work /run/p/merged && " +
 		"echo ok > /run/p/merged/written"
-	extra := append(append([]string{}, overlayCaps...), "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
+	extra := append(append([]string{}, initCaps...), "--tmpfs", "/run", "--bind", dir, "/run/p", "sh", "-c", script)
 	return bwrapBase(bwrap, extra...)
 }
 
@@ -573,7 +573,7 @@ func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 	}
 	// The capabilities a run's init holds (bwrapArgs): the wall needs
 	// CAP_NET_ADMIN, the DNS stub CAP_NET_BIND_SERVICE.
-	extra := append(append([]string{}, overlayCaps...), exe, doctorNetArg)
+	extra := append(append([]string{}, initCaps...), exe, doctorNetArg)
 	out, err := runBwrap(ctx, bwrapBase(env.bwrap, extra...), func(cmd *exec.Cmd) {
 		cmd.Dir = "/"
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
