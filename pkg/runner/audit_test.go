@@ -453,6 +453,7 @@ func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 		{"runs a list", `{"schema": "vigiles.baseline/v1", "runs": []}`, 1, 43, `"runs": want an object from hook run id to what the run did, found an array`},
 		{"hosts a string", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": "a.example.test"}}}`, 1, 61, `run "h#x": "hosts": want a list of strings, found a string`},
 		{"unknown run field", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"host": []}}}`, 1, 52, `run "h#x": unknown field "host"`},
+		{"no outcome", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": []}}}`, 1, 51, `run "h#x": no "outcome": want allowed, blocked, error or not-executable`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := auditRepo(t, hooksV1)

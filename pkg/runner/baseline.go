@@ -456,6 +456,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				run := BaselineRun{Env: new(string)} // no "env": nothing left
 				var deleted *jnode                   // "deleted", checked against "writes" once both are read
+				hasOutcome := false
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
 					var err error
@@ -473,6 +474,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "outcome":
+						hasOutcome = true
 						// One of the four: the text reaches findings
 						// ("the baseline says …"), and a pull request
 						// can edit the file.
@@ -507,6 +509,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					if err != nil {
 						return nil, err
 					}
+				}
+				// Every run has an outcome: a run without one would be
+				// written back as "outcome": "", which no reader takes.
+				if !hasOutcome {
+					return nil, bad(r.Value.Pos, "run %q: no \"outcome\": want %s, %s, %s or %s", r.Key,
+						report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable)
 				}
 				// A deleted path is one of the written ones: the two
 				// lists cannot say different things of a path.
