@@ -988,13 +988,21 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		},
 		"hook": func(k, v *yaml.Node) {
 			hasHook = true
-			c.Hook, _ = p.str(v, "check hook (a plugin name or hook id)")
+			var ok bool
+			c.Hook, ok = p.str(v, "check hook (a plugin name or hook id)")
 			c.HookLoc = p.loc(v)
+			if ok && c.Hook == "" {
+				p.errAt(v, "check hook: want a plugin name or hook id, found \"\"")
+			}
 		},
 		"command": func(k, v *yaml.Node) {
 			hasCommand = true
-			c.Command, _ = p.str(v, "check command")
+			var ok bool
+			c.Command, ok = p.str(v, "check command")
 			c.HookLoc = p.loc(v)
+			if ok && c.Command == "" {
+				p.errAt(v, "check command: want a shell command, found \"\"")
+			}
 		},
 		"trusted": func(k, v *yaml.Node) { c.Trusted, _ = p.boolean(v, "check trusted"); trustedKey = k },
 		"event": func(k, v *yaml.Node) {

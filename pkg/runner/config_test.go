@@ -172,6 +172,8 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"checks not a list", "checks: {}\n", []string{"1:9 checks: want a list of checks"}},
 		{"check without name", "checks:\n  - hook: x\n    expect: {blocked: true}\n", []string{"2:5 a check needs a name"}},
 		{"check without hook", "checks:\n  - name: a\n    expect: {blocked: true}\n", []string{"2:5 want hook (a plugin name or hook id) or command"}},
+		{"check with an empty hook", "checks:\n  - name: a\n    hook: \"\"\n    expect: {blocked: true}\n", []string{"3:11 check hook: want a plugin name or hook id, found \"\""}},
+		{"check with an empty command", "checks: [{name: a, command: '', expect: {no-write: true}}]\n", []string{"1:29 check command: want a shell command, found \"\""}},
 		{"both hook and command", "checks:\n  - name: a\n    hook: h\n    command: c\n    expect: {blocked: true}\n", []string{"2:5 hook and command exclude each other"}},
 		{"unknown event", "checks:\n  - name: a\n    hook: h\n    event: PreToolUze\n    expect: {blocked: true}\n", []string{"4:12 event \"PreToolUze\": want one of"}},
 		{"no expect", "checks:\n  - name: a\n    hook: h\n", []string{"2:5 want an expect mapping"}},
