@@ -182,9 +182,9 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 			// holds no process of its own (cgroup v2's rule for one that
 			// distributes a controller): bwrap is born in a leaf beside.
 			if err := c.splitV2(dir, lim); err != nil {
-				removeCgroup(filepath.Join(dir, commandCgroup))
-				removeCgroup(filepath.Join(dir, sandboxCgroup))
-				removeCgroup(dir)
+				removeCgroup(filepath.Join(dir, commandCgroup), 500*time.Millisecond)
+				removeCgroup(filepath.Join(dir, sandboxCgroup), 500*time.Millisecond)
+				removeCgroup(dir, 500*time.Millisecond)
 				errs = append(errs, err)
 				continue
 			}
@@ -550,20 +550,37 @@ func (c *runCgroup) remove() {
 	if c == nil {
 		return
 	}
-	for _, dir := range c.dirs() {
-		removeCgroup(dir)
+	dirs := c.dirs()
+	for i, dir := range dirs {
+		if !removeCgroup(dir, 500*time.Millisecond) {
+			// A process slower to leave (one killed for memory, under
+			// pressure): the run does not wait for it, and the cgroups
+			// are not left for as long as the broker lives (an audit's)
+			// either. Those after it are its parents, busy until it goes.
+			go func() {
+				for _, d := range dirs[i:] {
+					removeCgroup(d, 30*time.Second)
+				}
+			}()
+			return
+		}
 	}
 }
 
-func removeCgroup(dir string) {
+// removeCgroup removes dir, retrying for up to wait while it is busy; it
+// reports whether dir is gone.
+func removeCgroup(dir string, wait time.Duration) bool {
 	// The sandbox's processes are usually gone by now, but the last of
 	// them may still be exiting (one run in ten here): then the cgroup is
 	// busy for a moment, so the first retries come soon.
 	delay := 200 * time.Microsecond
-	for deadline := time.Now().Add(500 * time.Millisecond); ; {
+	for deadline := time.Now().Add(wait); ; {
 		err := unix.Rmdir(dir)
-		if err == nil || errors.Is(err, unix.ENOENT) || time.Now().After(deadline) {
-			return
+		if err == nil || errors.Is(err, unix.ENOENT) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
 		}
 		// Kill what is left (a run ended by its deadline) and try again.
 		b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))

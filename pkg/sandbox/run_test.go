@@ -665,20 +665,22 @@ func TestPidsCgroupLeavesTheBrokerOut(t *testing.T) {
 	before := threadCgroups(t)
 	dir := makeTree(t, nil)
 	// The command's cgroups as the host sees them, read while it runs.
-	marker := fmt.Sprintf("0.0000%d", os.Getpid()) // sleep 0.3 and a moment more
+	// The command lives 2 s: time for a scan of /proc to find it on a
+	// loaded machine, under the race detector.
+	marker := fmt.Sprintf("0.0000%d", os.Getpid()) // sleep 2 and a moment more
 	seen := make(chan string, 1)
 	go func() {
 		defer close(seen)
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if pid := findProcess("sleep\x000.3\x00" + marker + "\x00"); pid != "" {
+			if pid := findProcess("sleep\x002\x00" + marker + "\x00"); pid != "" {
 				if b, err := os.ReadFile("/proc/" + pid + "/cgroup"); err == nil {
 					seen <- string(b)
+					return
 				}
-				return
 			}
 		}
 	}()
-	res := run(t, Spec{Dir: dir, Command: []string{"sleep", "0.3", marker}})
+	res := run(t, Spec{Dir: dir, Command: []string{"sleep", "2", marker}})
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d stderr %q", res.ExitCode, res.Stderr)
 	}
@@ -1031,7 +1033,7 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 	}
 	defer func() {
 		writeControl(filepath.Join(home, "cgroup.procs"), strconv.Itoa(os.Getpid()))
-		removeCgroup(caller)
+		removeCgroup(caller, 5*time.Second)
 	}()
 	dir := makeTree(t, nil)
 	res := run(t, Spec{Dir: dir, Timeout: 2 * time.Minute, Command: sh(`exec python3 -c 'b = bytearray(400 << 20); print("allocated")'`)})
@@ -1041,8 +1043,18 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 }
 
 // leftCgroups lists the run cgroups of this process still in the pids and
-// memory hierarchies, wherever they were made (below the caller's own).
+// memory hierarchies, wherever they were made (below the caller's own),
+// after up to 10 s for one whose last process was slow to leave (which
+// the broker then removes in the background).
 func leftCgroups() []string {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if out := runCgroupsLeft(); len(out) == 0 || time.Now().After(deadline) {
+			return out
+		}
+	}
+}
+
+func runCgroupsLeft() []string {
 	var out []string
 	prefix := strings.TrimSuffix(cgroupName(0), "0")
 	for _, root := range []string{v1PidsRoot, v1MemoryRoot} {
