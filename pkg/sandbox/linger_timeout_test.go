@@ -102,10 +102,12 @@ func TestInitDeadlineFollowsTheMainProcess(t *testing.T) {
 			within:   10 * time.Second,
 		},
 		{
-			// The status comes 1 s after the exit, past the 300 ms
-			// timeout: within the linger, it is no timeout.
+			// The status comes 3 s after the exit, past the 2 s
+			// timeout: within the linger, it is no timeout. (The
+			// timeout leaves the shell 2 s to start and say the exit,
+			// which a loaded machine may need.)
 			name:   "an exit in time: the status may come within the linger",
-			script: `cat <&3 >/dev/null; printf x >&5; exec 5>&-; sleep 1; printf '%s' "$STATUS" >&4; exec 4>&-; exit 0`,
+			script: `cat <&3 >/dev/null; printf x >&5; exec 5>&-; sleep 3; printf '%s' "$STATUS" >&4; exec 4>&-; exit 0`,
 			linger: 20 * time.Second,
 			within: 10 * time.Second,
 		},
@@ -120,7 +122,7 @@ func TestInitDeadlineFollowsTheMainProcess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rp := fakeReaperScript(t, tc.script, status)
 			start := time.Now()
-			st, timedOut, settle, err := rp.run(initConfig{Timeout: 300 * time.Millisecond, Linger: tc.linger}, reaper.CommandDoc{})
+			st, timedOut, settle, err := rp.run(initConfig{Timeout: 2 * time.Second, Linger: tc.linger}, reaper.CommandDoc{})
 			took := time.Since(start)
 			if err != nil {
 				t.Fatalf("run: %v", err)

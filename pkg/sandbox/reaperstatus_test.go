@@ -57,6 +57,22 @@ func fakeReaperScript(t *testing.T, script, status string) *reaperProc {
 
 func stillThere(pid int) bool { return unix.Kill(pid, 0) == nil }
 
+// killAfterStatus kills the stand-in 200 ms after it has written its
+// status and closed fd 4, as a reaper that ends what the command left
+// would exit: late enough that a run that did not wait for the exit has
+// returned by then, and counted from the status, not from the start (a
+// loaded machine can take 200 ms before the shell has even written it).
+func killAfterStatus(pid int) {
+	for i := 0; i < 20000; i++ {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/fd/4", pid)); err != nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	unix.Kill(pid, unix.SIGKILL)
+}
+
 // TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft: the init makes the
 // record as soon as the reaper's status says the command ended and left
 // nothing running (the reaper is then the only process of its pid
@@ -90,10 +106,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 
 	t.Run("something left: wait for the reaper's exit", func(t *testing.T) {
 		rp := fakeReaper(t, doc(`,"lingered":["7 sleep 100"]`)+"\n")
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			unix.Kill(rp.pid, unix.SIGKILL)
-		}()
+		go killAfterStatus(rp.pid)
 		st, _, settle, err := rp.run(cfg, reaper.CommandDoc{})
 		if err != nil || len(st.Lingered) != 1 {
 			t.Fatalf("run: %+v, %v", st, err)
@@ -120,10 +133,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 
 	t.Run("a status from another build waits and fails", func(t *testing.T) {
 		rp := fakeReaper(t, strings.Replace(doc(""), fmt.Sprintf(`"protocol":%d`, reaper.Protocol), `"protocol":1`, 1))
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			unix.Kill(rp.pid, unix.SIGKILL)
-		}()
+		go killAfterStatus(rp.pid)
 		_, _, _, err := rp.run(cfg, reaper.CommandDoc{})
 		if err == nil || !strings.Contains(err.Error(), "different builds") {
 			t.Fatalf("run = %v, want the protocol mismatch", err)
@@ -151,10 +161,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			unix.Kill(rp.pid, unix.SIGKILL)
-		}()
+		go killAfterStatus(rp.pid)
 		_, _, _, err := rp.run(cfg, reaper.CommandDoc{})
 		if err == nil || !strings.Contains(err.Error(), "different builds") || !strings.Contains(err.Error(), "no command") {
 			t.Fatalf("run = %v, want the protocol mismatch, with what the reaper said", err)
