@@ -198,7 +198,7 @@ func TestProgressNamesTheRunsStillRunning(t *testing.T) {
 	withExecutor(t, runner.ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
 			select {
-			case <-time.After(400 * time.Millisecond):
+			case <-time.After(1500 * time.Millisecond): // fifteen heartbeats, on a loaded machine a few
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
