@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -706,7 +707,25 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// declaration (type, URL, server and tool, prompt, command).
 			now := listedDecl(listedType(r), r.Command, decl[r.ID])
 			old, ok := b.Runs[r.ID]
+			// A command hook's runs were ID@tool (or @source, @matcher
+			// value) where its event has one; listed, it has one run,
+			// ID. A command hook turned http is that hook no longer
+			// audited, not a new hook beside a removed one.
+			var ran []string
+			if !ok {
+				ran = ranAs(b, r.ID)
+			}
 			switch {
+			case len(ran) > 0:
+				var was, tools []string
+				for _, id := range ran {
+					if o := b.Runs[id].Outcome; !slices.Contains(was, o) {
+						was = append(was, o)
+					}
+					tools = append(tools, strings.TrimPrefix(id, r.ID+"@"))
+				}
+				add(r, DriftOutcome, strings.Join(was, ", "), r.Outcome, fmt.Sprintf("%s %s is now a hook of type %s, which vigiles lists and does not run (%s); the baseline says %s for %s, so what it does is no longer audited: %s",
+					shownName(r.Plugin), r.Event, r.Type, r.Reason, strings.Join(was, ", "), shownName(strings.Join(tools, ", ")), cutBytes(now, maxEvidence)), sev)
 			case !ok:
 				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline: %s", r.Type, shownName(r.Plugin), r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityWarning))
 			case old.Outcome != r.Outcome:
@@ -801,7 +820,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 	if removedIn != nil {
 		ids := make([]string, 0, len(b.Runs))
 		for id := range b.Runs {
-			if !allIDs[id] {
+			if !allIDs[id] && !runOfPlanned(id, allIDs) {
 				ids = append(ids, id)
 			}
 		}
@@ -821,6 +840,31 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		}
 	}
 	return drift, finds
+}
+
+// runOfPlanned reports whether id is ID@… of a handler ID planned as one
+// run, ID: a command hook now listed, whose outcome drift speaks for it
+// (in whichever shard has the listed run), not removed.
+func runOfPlanned(id string, allIDs map[string]bool) bool {
+	for i, c := range id {
+		if c == '@' && allIDs[id[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// ranAs lists, sorted, the baseline's runs of handler id when it ran as a
+// command hook on an event with a tool, source or matcher value (id@…).
+func ranAs(b *Baseline, id string) []string {
+	var out []string
+	for k := range b.Runs {
+		if strings.HasPrefix(k, id+"@") && b.Runs[k].Outcome != report.OutcomeNotExecutable {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // The was of a write drift on a path the baseline lists, whose op changed:
