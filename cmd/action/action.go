@@ -91,7 +91,8 @@ Example (what action.yml does):
 Exit status: 0 ok; 1 findings at or above fail-level (a hook that could
 not be run confined is an error finding); 2 a bad input; 125 vigiles
 itself failed (its report, reporting to GitHub, or the baseline
-update-baseline asked for) or was interrupted (its reports are written).
+update-baseline asked for), ran nothing (more runs planned than
+max-runs) or was interrupted (its reports are written).
 `
 
 // errBadInput marks an invalid action input (errors.Is); badInput
@@ -496,6 +497,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if in.Command != "merge" {
 		relativize(rep, dir, in.WorkDir)
 	}
+	if runErr == nil && hasRule(rep, runner.RuleTooManyRuns) {
+		// Nothing ran: an error of vigiles' own, as the CLI's 125, that
+		// fail-level none does not pass and vigiles' ::error says.
+		runErr = fmt.Errorf("no hook was run: more runs were planned than max-runs allows (%s; raise max-runs, or split the work with the shard input)", runner.RuleTooManyRuns)
+	}
 
 	reportPath, err := writeReport(rep, getenv, ws, in)
 	if err != nil {
@@ -750,4 +756,14 @@ func linkedOut(input, ws, rel, shown string) error {
 // workspace, and what to do.
 func linkedOutInput(input, p string, lo *linkedOutError) error {
 	return badInputf("input %s: %s: %v: name a path whose symbolic links stay inside the workspace, or remove the link from the repository", input, p, lo)
+}
+
+// hasRule reports whether rep has a finding of rule.
+func hasRule(rep *report.Report, rule string) bool {
+	for _, f := range rep.Findings {
+		if f.Rule == rule {
+			return true
+		}
+	}
+	return false
 }

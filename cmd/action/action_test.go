@@ -410,6 +410,30 @@ func TestActionFailLevelNone(t *testing.T) {
 	}
 }
 
+// TestActionTooManyRunsIsVigilesOwnError: over max-runs nothing runs,
+// which no fail-level passes: the step exits 125 with vigiles' own
+// ::error, and the outputs and check run say error. (It exited 0 under
+// fail-level none, with no word of it in the log.)
+func TestActionTooManyRunsIsVigilesOwnError(t *testing.T) {
+	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+	s := newStep(t, map[string]string{"command": "test", "max-runs": "1", "fail-level": "none"})
+	s.run(t)
+	if s.exitCode != 125 {
+		t.Fatalf("exit %d, want 125\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	if !strings.Contains(s.stdout.String(), "::error") || !strings.Contains(s.stdout.String(), "raise max-runs") {
+		t.Errorf("no ::error of vigiles' own says why:\n%s", s.stdout.String())
+	}
+	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+		t.Errorf("outputs %v, want verdict=error", out)
+	}
+	for _, r := range s.api.reqs {
+		if r.Method == http.MethodPost && r.Body["conclusion"] != "failure" {
+			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
+		}
+	}
+}
+
 func TestActionInputValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
