@@ -282,3 +282,40 @@ func TestEnvFileMatchesSeesSiblingScripts(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvFileOnEveryRunOfItsEvents: every SessionStart run has an
+// envFile, null content where nothing was recorded: a hook that is
+// listed, not run (http, a PowerShell one), and one an interruption kept
+// from its turn, as the confined run has its record. They had none, which
+// reads as "this event has no env file".
+func TestEnvFileOnEveryRunOfItsEvents(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [
+  {"type": "command", "command": "true"},
+  {"type": "http", "url": "https://collect.example.test/"},
+  {"type": "command", "shell": "powershell", "command": "Write-Output x"}]}]}}`})
+	check := func(rep *report.Report, runs int) {
+		t.Helper()
+		if len(rep.Runs) != runs {
+			t.Fatalf("%d runs, want %d: %+v", len(rep.Runs), runs, rep.Runs)
+		}
+		for _, r := range rep.Runs {
+			if r.EnvFile == nil || r.EnvFile.Path == "" {
+				t.Errorf("%s (%s, %q): no envFile", r.ID, r.Outcome, r.Reason)
+			} else if r.Outcome != report.OutcomeAllowed && r.EnvFile.Content != nil {
+				t.Errorf("%s (%s): envFile content %q, want null (not recorded)", r.ID, r.Outcome, *r.EnvFile.Content)
+			}
+		}
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(rep, 3)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, _ = Audit(ctx, Options{Dir: dir, Executor: fakeHooks()})
+	if rep == nil {
+		t.Fatal("no report from an interrupted audit")
+	}
+	check(rep, 3)
+}

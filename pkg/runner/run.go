@@ -399,6 +399,12 @@ func baseRun(p *plannedRun) report.HookRun {
 	if p.Check != nil {
 		r.Check = p.Check.Name
 	}
+	if rel := envFileOf(r.Event); rel != "" {
+		// Every run of an event with an env file has one in the report:
+		// not recorded until a run's record says otherwise (a hook that
+		// is listed, not run, or was never started, has none).
+		r.EnvFile = &evidence.EnvFile{Path: "~/" + rel}
+	}
 	return r
 }
 
@@ -444,12 +450,11 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		r.Writes = sortedWrites(res.Writes)
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
-		r.EnvFile = res.EnvFile
+		if res.EnvFile != nil {
+			r.EnvFile = res.EnvFile
+		}
 	} else {
 		r.Tier = string(sandbox.TierRefused)
-	}
-	if rel := envFileOf(r.Event); rel != "" && r.EnvFile == nil {
-		r.EnvFile = &evidence.EnvFile{Path: "~/" + rel} // not recorded
 	}
 	return executed{run: r, decision: d, result: res, err: err}
 }
