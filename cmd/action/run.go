@@ -92,7 +92,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB, at least "+runner.FormatSize(runner.MinMemory)+")")
-	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers (default 4GiB, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
+	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers only, refused from any other (default 4GiB, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
 	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
@@ -272,7 +272,8 @@ var confinedOnly = []string{"egress", "allow", "allow-ip", "dns-upstream", "conn
 // in the open (--sandbox off, or --trusted in auto mode), a flag of
 // confinedOnly, which would be silently moot (--egress record would then
 // print "egress: not recorded"); --root-sandbox from a caller that is not
-// root, which it is only for.
+// root, which it is only for, and --limit-run-memory, which only a root
+// caller's memory cgroup holds.
 func checkRunPlace(fs *pflag.FlagSet, mode string, trusted, rootSandbox bool) error {
 	var ps problems
 	open := ""
@@ -296,6 +297,12 @@ func checkRunPlace(fs *pflag.FlagSet, mode string, trusted, rootSandbox bool) er
 	}
 	if rootSandbox && geteuid() != 0 {
 		ps = append(ps, fmt.Errorf("run: --root-sandbox is only for root callers, and this one is uid %d: leave it out", geteuid()))
+	}
+	if open == "" && fs.Changed("limit-run-memory") && geteuid() != 0 {
+		// No memory cgroup can be made: the flag would be taken and
+		// silently do nothing.
+		ps = append(ps, fmt.Errorf("run: --limit-run-memory is held by a memory cgroup, which vigiles makes for root callers only, and this one is uid %d: "+
+			"its run is bounded per process (--limit-memory) and its writes by --limit-scratch; leave it out, or run as root", geteuid()))
 	}
 	return ps.orNil()
 }

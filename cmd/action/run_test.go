@@ -174,6 +174,19 @@ func TestRootSandboxIsForRootCallers(t *testing.T) {
 	}
 }
 
+// TestRunMemoryIsForRootCallers: --limit-run-memory, held by a memory
+// cgroup that only a root caller's run gets, is refused (exit 2) from any
+// other caller; it was taken and did nothing.
+func TestRunMemoryIsForRootCallers(t *testing.T) {
+	old := geteuid
+	t.Cleanup(func() { geteuid = old })
+	geteuid = func() int { return 1000 }
+	code, out, errs := runCLI(t, "run", "--limit-run-memory", "64MiB", "--workdir", t.TempDir(), "--", "true")
+	if code != 2 || out != "" || !strings.Contains(errs, "--limit-run-memory is held by a memory cgroup, which vigiles makes for root callers only, and this one is uid 1000") {
+		t.Errorf("as uid 1000: exit %d (want 2), stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // TestRunRefusalSaidOnce: a refused run says why once, on one line, and
 // exits 125.
 func TestRunRefusalSaidOnce(t *testing.T) {

@@ -1,9 +1,12 @@
 package escape
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -101,6 +104,22 @@ while time.time() < end:
 		for _, tt := range tests {
 			t.Run(r.name+"/"+tt.name, func(t *testing.T) {
 				dir := workTree(t)
+				if slices.Contains(tt.args, "--limit-run-memory") && (r.cred != nil || os.Geteuid() != 0) {
+					// Only a root caller's run gets a memory cgroup: any
+					// other caller's --limit-run-memory is refused, not
+					// taken and left to do nothing.
+					cmd := exec.Command(vigilesBin, append(append([]string{"run", "--json", "--workdir", dir}, tt.args...), "--", "true")...)
+					cmd.Dir = dir
+					if r.cred != nil {
+						cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+					}
+					out, err := cmd.CombinedOutput()
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "--limit-run-memory is held by a memory cgroup") {
+						t.Errorf("--limit-run-memory as %s: %v, want exit 2 naming the flag: %s", r.name, err, out)
+					}
+					return
+				}
 				start := time.Now()
 				res := vigiles(t, r, dir, nil, append(tt.args, "--", "bash", "-c", tt.script)...)
 				if el := time.Since(start); el > 60*time.Second {
