@@ -174,29 +174,28 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			}
 			switch args[1] {
 			case "version":
-				fmt.Fprintln(stdout, versionHelp)
-				return nil
-			case "help":
-				usage(stdout)
-				return nil
+				_, err := fmt.Fprintln(stdout, versionHelp)
+				return helpWritten("help", err)
+			case "help", "-h", "--help":
+				return helpWritten("help", usage(stdout))
 			}
 			usage(stderr)
 			return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
 		}
-		usage(stdout)
-		return nil
+		return helpWritten("help", usage(stdout))
 	case "-h", "--help":
-		usage(stdout)
-		return nil
+		return helpWritten("help", usage(stdout))
 	case "--version", "version":
 		if len(args) > 1 {
 			if args[1] == "-h" || args[1] == "--help" {
-				fmt.Fprintln(stdout, versionHelp)
-				return nil
+				_, err := fmt.Fprintln(stdout, versionHelp)
+				return helpWritten("version", err)
 			}
 			return exitWith(2, fmt.Errorf("version: unexpected argument %q", args[1]))
 		}
-		fmt.Fprintf(stdout, "vigiles %s\n", version)
+		if _, err := fmt.Fprintf(stdout, "vigiles %s\n", version); err != nil {
+			return exitWith(125, fmt.Errorf("version: writing it: %w", err))
+		}
 		return nil
 	}
 	sc, ok := subcommands[args[0]]
@@ -209,7 +208,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 
 const versionHelp = "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary."
 
-func usage(w io.Writer) {
+// usage writes the top-level help to w, in one write, whose error it
+// returns.
+func usage(out io.Writer) error {
+	var b strings.Builder
+	w := &b
 	fmt.Fprintf(w, `vigiles runs the hooks of AI-agent plugins confined, and says with evidence what they did.
 
 Usage: vigiles <command> [flags]
@@ -224,6 +227,7 @@ Commands:
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
 	}
+	fmt.Fprintf(w, "  %-8s %s\n", "help", "explain a command: vigiles help <command>")
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintf(w, `
 Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
@@ -231,4 +235,6 @@ Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
 125 vigiles refused or failed; otherwise (vigiles run) the command's own.
 `)
 	writeMore(w, "README.md and docs/")
+	_, err := io.WriteString(out, b.String())
+	return err
 }

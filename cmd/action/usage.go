@@ -31,13 +31,26 @@ var helpDocs = map[string]string{
 }
 
 // writeHelp prints a command's help text, its flags and where its
-// documents are to w.
-func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) {
-	fmt.Fprint(w, help)
-	fmt.Fprint(w, fs.FlagUsages())
+// documents are to w, in one write, whose error it returns.
+func writeHelp(w io.Writer, help string, fs *pflag.FlagSet) error {
+	var b strings.Builder
+	b.WriteString(help)
+	b.WriteString(fs.FlagUsages())
 	if d, ok := helpDocs[fs.Name()]; ok {
-		writeMore(w, d)
+		writeMore(&b, d)
 	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// helpWritten is what a command returns once its help, asked for, was
+// written with err: status 125 where it could not be (a full disk, a
+// closed pipe), as for any other output vigiles could not write.
+func helpWritten(what string, err error) error {
+	if err != nil {
+		return exitWith(125, fmt.Errorf("%s: writing the help: %w", what, err))
+	}
+	return nil
 }
 
 // writeMore ends a help text by naming the documents docs.
@@ -52,10 +65,11 @@ func writeMore(w io.Writer, docs string) {
 func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io.Writer) (done bool, err error) {
 	fs.SetOutput(stderr)
 	// pflag calls Usage only when help is asked for.
-	fs.Usage = func() { writeHelp(stdout, help, fs) }
+	var helpErr error
+	fs.Usage = func() { helpErr = writeHelp(stdout, help, fs) }
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
+			return true, helpWritten(fs.Name(), helpErr)
 		}
 		// pflag's message names the flag, not the command or the fix.
 		return true, exitWith(2, fmt.Errorf("%s: %w; see vigiles %s --help", fs.Name(), outOfRange(err), fs.Name()))

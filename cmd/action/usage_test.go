@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -49,8 +50,8 @@ func TestHelpGoesToStdout(t *testing.T) {
 	if code, out, errs := runCLI(t, "version", "extra"); code != 2 || out != "" || !strings.Contains(errs, `version: unexpected argument "extra"`) {
 		t.Errorf("version extra: exit %d, stdout %q, stderr %q; want 2", code, out, errs)
 	}
-	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "help"}} {
-		if code, out, errs := runCLI(t, args...); code != 0 || !strings.Contains(out, "Commands:") || errs != "" {
+	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "help"}, {"help", "--help"}, {"help", "-h"}} {
+		if code, out, errs := runCLI(t, args...); code != 0 || !strings.Contains(out, "Commands:") || !strings.Contains(out, "\n  help ") || errs != "" {
 			t.Errorf("%q: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
 		}
 	}
@@ -326,5 +327,23 @@ func TestReadmeDefaultsAgreeWithHelp(t *testing.T) {
 	}
 	if checked < 4 {
 		t.Errorf("checked %d defaults; the README's Commands block should show --timeout, --linger, --output-cap and --max-runs", checked)
+	}
+}
+
+// TestHelpThatCannotBeWrittenFails: help or a version that could not be
+// written (a full disk, a closed pipe) is status 125, as any other output
+// vigiles could not write; it was status 0 with nothing written.
+func TestHelpThatCannotBeWrittenFails(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		missing(t, fmt.Sprintf("/dev/full, a file every write to fails (%v)", err))
+	}
+	defer full.Close()
+	for _, args := range [][]string{{"--help"}, {"help"}, {"help", "run"}, {"help", "version"}, {"version"}, {"version", "--help"}, {"run", "--help"}, {"audit", "-h"}} {
+		var errb bytes.Buffer
+		err := run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), full, &errb)
+		if code := exitCode(err, &errb, false); code != 125 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("%q to /dev/full: exit %d, stderr %q; want 125 naming the error", args, code, errb.String())
+		}
 	}
 }
