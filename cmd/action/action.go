@@ -73,8 +73,8 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    limits) is said in the log and the job summary
   shard            i/n: run one part of the work (a matrix job)
   max-runs         test and audit: the most hook runs to start, per shard
-                   (default 10000); a plan of more runs none and reports
-                   plan/too-many-runs
+                   (default 10000); a plan of more runs none, reports
+                   plan/too-many-runs and exits 125
   hook-logs        true | false (default false): print every hook's raw
                    stdout and stderr in the log, fenced so no line of it
                    runs as a workflow command; problem matchers of earlier
@@ -83,10 +83,13 @@ options from the action's inputs (INPUT_* variables), not from flags:
                    the output either way
 
 Outputs (GITHUB_OUTPUT): verdict, findings, failed, report (JSON path).
+The JSON report is written to $RUNNER_TEMP/vigiles/ (without RUNNER_TEMP,
+to vigiles/ in the working directory).
 
-Example (what action.yml does):
-  GITHUB_ACTIONS=true INPUT_COMMAND=audit INPUT_BASELINE=.vigiles/baseline.json \
-    INPUT_FAIL_LEVEL=error vigiles action
+Example (what action.yml does; RUNNER_TEMP keeps the report out of the
+checkout):
+  GITHUB_ACTIONS=true RUNNER_TEMP=$(mktemp -d) INPUT_COMMAND=audit \
+    INPUT_BASELINE=.vigiles/baseline.json INPUT_FAIL_LEVEL=error vigiles action
 
 Exit status: 0 ok; 1 findings at or above fail-level (a hook that could
 not be run confined is an error finding); 2 a bad input; 125 vigiles
