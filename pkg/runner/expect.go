@@ -45,6 +45,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 	notRecorded := func(x *Expectation, what string) {
 		var why string
 		switch failure := e.failure(); {
+		case r.Tier == "direct" && c.Command != "":
+			why = "this run was direct (in the open: a check with trusted: true in auto mode, or --sandbox off), and direct runs record nothing; run it confined (leave trusted: true out of the check, or --sandbox strict)"
 		case r.Tier == "direct":
 			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
 		case failure != "":
@@ -60,10 +62,26 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			"session-env writes": "writes (which show the other scripts under " + sessionEnvDir + " that Claude Code runs too) were"}[what]
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the run's %s not recorded: %s. An expectation over unrecorded evidence never passes", x.Kind, noun, why), "")
 	}
+	// leftOver fails x, which the record would pass, where the hook left
+	// processes running that were ended after the linger: Claude Code
+	// lets them run on, and what they would have done is not recorded.
+	leftOver := func(x *Expectation) {
+		if len(r.Lingered) == 0 {
+			return
+		}
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: the hook left processes running when it exited, and they were ended after the linger period; Claude Code would have let them run on, and what they did next is not recorded: raise defaults.linger in .vigiles.yml so that they finish within the run. An expectation over unrecorded evidence never passes", x.Kind),
+			strings.Join(r.Lingered, "\n"))
+	}
 	for _, x := range c.Expect {
 		rule := RuleExpectPrefix + x.Kind
 		switch x.Kind {
 		case ExpExitCode:
+			if r.TimedOut {
+				// Killed at its timeout (137), it never exited: no
+				// status of its own to compare.
+				fail(x, rule, fmt.Sprintf("want exit status %d; the hook did not exit: it was ended at its timeout", x.Int), tailOf(r))
+				continue
+			}
 			if r.ExitCode != x.Int {
 				fail(x, rule, fmt.Sprintf("want exit status %d, the hook exited %d", x.Int, r.ExitCode), tailOf(r))
 			}
@@ -110,6 +128,10 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				notKept(x, "stdout")
 				continue
 			}
+			if e.decision.Output == nil && r.TimedOut {
+				fail(x, rule, "want JSON on stdout; the hook did not finish: it was ended at its timeout, and Claude Code reads no output of a hook it ended", r.Stdout)
+				continue
+			}
 			if e.decision.Output == nil {
 				fail(x, rule, "want JSON on stdout (Claude Code reads it on every exit status); the hook printed none", r.Stdout)
 				continue
@@ -135,6 +157,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			if len(r.Egress) > 0 {
 				fail(x, rule, fmt.Sprintf("want no network attempts; the hook tried %s", hostList(r.Egress)), egressEvidence(r.Egress))
+			} else {
+				leftOver(x)
 			}
 		case ExpEgressOnly:
 			if r.Egress == nil {
@@ -158,6 +182,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			} else if len(past) > 0 {
 				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook made %s; the run counts them but does not name them, so whether they went only to %s is not known. An expectation over unrecorded evidence never passes",
 					x.Kind, lumpedName(past), patternList(x.Hosts)), egressEvidence(past))
+			} else {
+				leftOver(x)
 			}
 		case ExpNoWrite, ExpWroteOnly:
 			if r.Writes == nil {
@@ -173,6 +199,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			switch {
 			case len(bad) == 0:
+				leftOver(x)
 			case x.Kind == ExpWroteOnly:
 				fail(x, rule, fmt.Sprintf("want writes only to %s; the hook wrote %d path(s) outside that: %s", pathList(x.Paths), len(bad), strings.Join(firstN(bad, 5), ", ")), strings.Join(bad, "\n"))
 			case len(x.Paths) == 1 && x.Paths[0].Src == "**":
@@ -195,7 +222,16 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 					fail(x, rule, fmt.Sprintf("want nothing left in CLAUDE_ENV_FILE (Claude Code runs it before each Bash command); the hook left %s", envSaid(t)), t)
 				} else if r.Writes == nil {
 					notRecorded(x, "session-env writes")
+				} else {
+					leftOver(x)
 				}
+				continue
+			}
+			if ef.Kind != "file" && ef.Kind != "none" && ef.Kind != "" {
+				// A symbolic link or another file that is not read:
+				// its content is not "" but unknown, and Claude Code
+				// reads what a link leads to.
+				fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: the hook left a %s at CLAUDE_ENV_FILE, whose content vigiles does not read (Claude Code would read what it leads to). An expectation over unrecorded evidence never passes", x.Kind, ef.Kind), "")
 				continue
 			}
 			if ef.Truncated {
@@ -222,6 +258,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				t, _ := envText(r)
 				fail(x, rule, fmt.Sprintf("want what the hook leaves for Claude Code to run before each Bash command to match %s; its env file does, but the hook also wrote %d other script(s) under %s, which Claude Code runs too and vigiles does not read: %s",
 					x.Re, len(names), sessionEnvDir, strings.Join(firstN(names, 5), ", ")), t)
+			} else {
+				leftOver(x)
 			}
 		case ExpMaxDuration:
 			got := time.Duration(r.DurationMs * float64(time.Millisecond))

