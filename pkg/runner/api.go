@@ -945,13 +945,30 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			MatcherLocation: c.HookLoc, Trusted: c.Trusted}}
 	} else {
 		var names []string
+		var listed []*Hook
 		for _, h := range s.hooks {
 			if h.ID == c.Hook || h.Plugin == c.Hook || selectsByID(h, c.Hook) {
-				if h.Event == c.Event && h.Executable() {
+				switch {
+				case h.Event != c.Event:
+				case h.Executable():
 					hooks = append(hooks, h)
+				case c.Tool == "" || !h.HasMatcher || matcherSelects(h, c.Tool):
+					listed = append(listed, h)
 				}
 				names = append(names, h.Event)
 			}
+		}
+		if len(hooks) > 0 && len(listed) > 0 {
+			// Claude Code runs them with the command hooks; vigiles
+			// does not, so what the check expects of the call is not
+			// checked of them: never a pass that leaves them out.
+			var ids []string
+			for _, h := range listed {
+				ids = append(ids, fmt.Sprintf("%s (%s)", h.ID, h.Type))
+			}
+			return nil, []report.Finding{{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.HookLoc,
+				Message: fmt.Sprintf("check %q: %q selects, for %s, hooks that vigiles lists and does not run: %s; Claude Code runs them with the others, so what the check expects cannot be checked of them: select the command hooks by id instead (hook: the id), or check the listed ones' declarations with vigiles audit",
+					c.Name, c.Hook, c.Event, shownName(strings.Join(ids, ", ")))}}
 		}
 		if len(hooks) == 0 {
 			msg := fmt.Sprintf("check %q: no command hook %q handles %s", c.Name, c.Hook, c.Event)
@@ -1428,4 +1445,11 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// matcherSelects reports whether h's matcher selects value (a tool, or a
+// SessionStart source, …) of its event.
+func matcherSelects(h *Hook, value string) bool {
+	m, err := compileMatcherFor(h.Event, h.Matcher)
+	return err == nil && m.Match(value)
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -67,5 +68,31 @@ func TestNotRecordedNamesTheFixOfACommandCheck(t *testing.T) {
 	fs := checkExpectations(cfg.Checks[0], executed{run: report.HookRun{ID: "h", Tier: "direct"}})
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, "leave trusted: true out of the check") || strings.Contains(fs[0].Message, "plugins.untrusted") {
 		t.Errorf("%v", findingLines(fs))
+	}
+}
+
+// TestCheckSelectingAListedHookIsAnError: a check whose selection holds,
+// beside command hooks, a hook vigiles lists and does not run (http) for
+// its event is an error at the check: it passed over the command hook
+// alone, saying nothing of the http one, which Claude Code runs too.
+func TestCheckSelectingAListedHookIsAnError(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/hp/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}, {"type": "http", "url": "https://telemetry.example.test/stop"}]}],
+  "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "http", "url": "https://telemetry.example.test/write"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".vigiles.yml": "checks:\n  - {name: offline, hook: hp, event: Stop, expect: {no-egress: true}}\n" +
+			"  - {name: bash, hook: hp, tool: Bash, expect: {no-egress: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleCheckHook {
+			got = append(got, f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `check "offline": "hp" selects, for Stop, hooks that vigiles lists and does not run`) || !strings.Contains(got[0], "(http)") || rep.Verdict == report.VerdictPass {
+		t.Errorf("verdict %s, check/no-hook findings %q; want one, of the Stop check only (the Write hook does not run for Bash)", rep.Verdict, got)
 	}
 }
