@@ -815,7 +815,11 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 			// What an interruption stopped is not compared: its outcome
 			// is not the hook's (allIDs keeps it from reading removed).
-			d, f := compareRuns(b, done, decl, failed, allIDs, removedIn, sev)
+			handlers := map[string]bool{}
+			for _, h := range s.hooks {
+				handlers[h.ID] = true
+			}
+			d, f := compareRuns(b, done, decl, failed, allIDs, handlers, removedIn, sev)
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}

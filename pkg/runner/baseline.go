@@ -681,12 +681,13 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 // is not one of them (run/timeout is a warning), or a hook that times out
 // could have its records lost without the audit saying so.
 func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
-	return compareRuns(b, runs, nil, failed, allIDs, removedIn, sev)
+	return compareRuns(b, runs, nil, failed, allIDs, nil, removedIn, sev)
 }
 
 // compareRuns is compareBaseline with decl, the declarations of the hooks
-// that are listed, not run, by run id (declarations).
-func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+// that are listed, not run, by run id (declarations), and handlers, the
+// ids of every hook discovery found, planned or not.
+func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, failed, allIDs, handlers map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -727,7 +728,11 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				add(r, DriftOutcome, strings.Join(was, ", "), r.Outcome, fmt.Sprintf("%s %s is now a hook of type %s, which vigiles lists and does not run (%s); the baseline says %s for %s, so what it does is no longer audited: %s",
 					shownName(r.Plugin), r.Event, r.Type, r.Reason, strings.Join(was, ", "), shownName(strings.Join(tools, ", ")), cutBytes(now, maxEvidence)), sev)
 			case !ok:
-				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline: %s", r.Type, shownName(r.Plugin), r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityWarning))
+				// Nothing of it is recorded, so nothing of it can be
+				// compared: a new hook no audit vouches for (an http
+				// hook's URL gets every call it sees) is an error, where
+				// a new command hook's hosts and writes are.
+				add(r, DriftHookAdded, "", r.Type, fmt.Sprintf("new %s hook of %s for %s, not in the baseline, which vigiles lists and does not run, so what it does is not audited: %s", r.Type, shownName(r.Plugin), r.Event, cutBytes(now, maxEvidence)), lower(report.SeverityError))
 			case old.Outcome != r.Outcome:
 				add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s is now a hook of type %s, which vigiles lists and does not run (%s); the baseline says %s, so what it does is no longer audited: %s",
 					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Type, r.Reason, old.Outcome, cutBytes(now, maxEvidence)), sev)
@@ -776,6 +781,13 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				}
 			}
 		}
+		if len(r.Lingered) > 0 && !failed[r.ID] {
+			// Ended after the linger, its leftovers did not do what
+			// they would have under Claude Code, which lets them run.
+			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+				Message:  fmt.Sprintf("%s left processes running when it exited, which were ended after the linger period; Claude Code lets them run on, so what they did next (new hosts, writes) cannot be ruled out: raise defaults.linger in .vigiles.yml so that they finish within the run", shownName(r.ID)),
+				Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
+		}
 		if now, recorded := envText(r); !recorded {
 			if !failed[r.ID] {
 				why := unrecordedWhy(r.Tier, "env file")
@@ -818,6 +830,17 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		}
 	}
 	if removedIn != nil {
+		// The handlers that have a run planned: a handler still
+		// declared that has none is a hook no longer audited.
+		planned := map[string]bool{}
+		for id := range allIDs {
+			planned[id] = true
+			for i, c := range id {
+				if c == '@' {
+					planned[id[:i]] = true
+				}
+			}
+		}
 		ids := make([]string, 0, len(b.Runs))
 		for id := range b.Runs {
 			if !allIDs[id] && !runOfPlanned(id, allIDs) {
@@ -835,11 +858,35 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				continue
 			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
-			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: report.SeverityNotice, Location: loc, Hook: id,
-				Title: "changed since the baseline", Message: fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool))})
+			msg, s := fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), report.SeverityNotice
+			switch h := handlerOf(id, handlers); {
+			case h != "" && !planned[h]:
+				// Declared still, and run no more (plan/not-run says
+				// why): what it does is no longer audited.
+				msg, s = fmt.Sprintf("hook run %s (%s %s%s) is in the baseline, and its hook is still declared, but it is no longer run (see plan/not-run): what it does is no longer audited", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), sev
+			case old.Outcome == report.OutcomeBlocked:
+				// A guard gone: what it blocked goes on.
+				msg, s = msg+"; it blocked the call, which now goes on", sev
+			}
+			finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookRemoved, Severity: s, Location: loc, Hook: id,
+				Title: "changed since the baseline", Message: msg})
 		}
 	}
 	return drift, finds
+}
+
+// handlerOf returns the handler among handlers that run id is of (id
+// itself, or ID of ID@…), or "".
+func handlerOf(id string, handlers map[string]bool) string {
+	if handlers[id] {
+		return id
+	}
+	for i, c := range id {
+		if c == '@' && handlers[id[:i]] {
+			return id[:i]
+		}
+	}
+	return ""
 }
 
 // runOfPlanned reports whether id is ID@… of a handler ID planned as one
