@@ -68,7 +68,29 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.marketplace(root)
 	c.below(root)
+	c.remoteVendored()
 	return c.out, nil
+}
+
+// remoteVendored makes an error of a marketplace entry whose source is
+// remote where a plugin of its name is vendored in the tree: vigiles
+// audits the vendored copy, and Claude Code installs the remote source,
+// which nobody audited (a pull request that points the entry elsewhere
+// and leaves the vetted copy in place passed on a notice).
+func (c *claudeDisc) remoteVendored() {
+	for _, h := range c.out.Hooks {
+		if !h.InPlugin {
+			continue
+		}
+		for _, i := range c.remote[h.Plugin] {
+			f := &c.out.Findings[i]
+			if f.Severity == report.SeverityError {
+				continue
+			}
+			f.Severity = report.SeverityError
+			f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(h.PluginRoot))
+		}
+	}
 }
 
 // project reads the project hooks of root's .claude directory: its
@@ -162,6 +184,9 @@ type claudeDisc struct {
 	// commands directories (see maxComponentFiles).
 	mdFiles int
 	out     *Discovery
+	// remote holds, by plugin name, the index in out.Findings of each
+	// marketplace entry whose source is remote (remoteVendored).
+	remote map[string][]int
 }
 
 // relTo returns p relative to dir with forward slashes, or an error when p
@@ -179,6 +204,18 @@ func relTo(dir, p string) (string, error) {
 
 // ErrOutsideTree is returned for paths that leave the work tree.
 var ErrOutsideTree = errors.New("path outside the work tree")
+
+// noteRemote records that the finding just made is of a remote source for
+// plugin name (remoteVendored).
+func (c *claudeDisc) noteRemote(name string) {
+	if name == "" {
+		return
+	}
+	if c.remote == nil {
+		c.remote = map[string][]int{}
+	}
+	c.remote[name] = append(c.remote[name], len(c.out.Findings)-1)
+}
 
 func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) {
 	c.out.Findings = append(c.out.Findings, report.Finding{
@@ -956,6 +993,7 @@ func (c *claudeDisc) marketplace(root string) {
 			s := src.Value.Str
 			if strings.Contains(s, "://") || strings.HasPrefix(s, "git@") {
 				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): remote source %q is not fetched or audited; vendor it to audit it", i, name, s)
+				c.noteRemote(name)
 				continue
 			}
 			dirp := resolvePath(base, s)
@@ -975,6 +1013,7 @@ func (c *claudeDisc) marketplace(root string) {
 				kind = k.Str
 			}
 			c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
+			c.noteRemote(name)
 		default:
 			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
 		}

@@ -96,3 +96,32 @@ func TestCheckSelectingAListedHookIsAnError(t *testing.T) {
 		t.Errorf("verdict %s, check/no-hook findings %q; want one, of the Stop check only (the Write hook does not run for Bash)", rep.Verdict, got)
 	}
 }
+
+// TestRemoteSourceOverAVendoredPlugin: a marketplace entry whose source is
+// remote, where a plugin of its name is vendored in the tree, is an error:
+// vigiles audits the vendored copy and Claude Code installs the remote
+// one. A remote entry with no vendored copy stays a notice.
+func TestRemoteSourceOverAVendoredPlugin(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/stats/.claude-plugin/plugin.json": `{"name": "stats"}`,
+		"plugins/stats/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "stats", "source": {"source": "github", "repo": "someone/stats"}},
+  {"name": "other", "source": "https://git.example.test/other.git"}]}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sev := map[string]report.Severity{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRemoteSource {
+			sev[strings.SplitN(strings.SplitN(f.Message, "(", 2)[1], ")", 2)[0]] = f.Severity
+			if f.Severity == report.SeverityError && !strings.Contains(f.Message, "vendored at plugins/stats") {
+				t.Errorf("message %q", f.Message)
+			}
+		}
+	}
+	if sev["stats"] != report.SeverityError || sev["other"] != report.SeverityNotice {
+		t.Errorf("remote-source severities %v; want stats error, other notice", sev)
+	}
+}
