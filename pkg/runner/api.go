@@ -469,6 +469,7 @@ func (s *session) discover(paths []string) error {
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
 	}
+	s.turnOff()
 	return nil
 }
 

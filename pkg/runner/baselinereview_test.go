@@ -256,3 +256,57 @@ func TestBaselineSeesWhatAPullRequestHides(t *testing.T) {
 		})
 	}
 }
+
+// TestBaselineSeesHooksTurnedOff: a pull request that turns a vetted
+// guard off in the project's settings (enabledPlugins false, or
+// disableAllHooks) leaves Claude Code without it; the audit lists it, not
+// runs it, and its baseline calls that outcome drift, an error. The audit
+// ran it as if Claude Code still did, and passed.
+func TestBaselineSeesHooksTurnedOff(t *testing.T) {
+	for name, settings := range map[string]string{
+		"enabledPlugins":  `{"enabledPlugins": {"guard@vendored": false, "other@vendored": true}}`,
+		"disableAllHooks": `{"disableAllHooks": true}`,
+		"local over":      "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".vigiles.yml": "plugins:\n  untrusted: [\"plugins/*\"]\n",
+				"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+				"plugins/guard/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+			})
+			const base = ".vigiles/baseline.json"
+			ctx := context.Background()
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+				t.Fatal(err)
+			}
+			if settings == "" {
+				// settings.local.json turns back on what settings.json
+				// turns off: nothing is off.
+				writeFile(t, dir, ".claude/settings.json", `{"enabledPlugins": {"guard@vendored": false}}`)
+				writeFile(t, dir, ".claude/settings.local.json", `{"enabledPlugins": {"guard@vendored": true}}`)
+			} else {
+				writeFile(t, dir, ".claude/settings.json", settings)
+			}
+			rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if settings == "" {
+				if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+					t.Errorf("turned back on: drift %v, verdict %s", driftOf(rep), rep.Verdict)
+				}
+				return
+			}
+			if d := driftOf(rep); len(d) != 1 || d[0] != "outcome blocked>not-executable" || rep.Verdict != report.VerdictFail {
+				t.Errorf("drift %v, verdict %s; want the guard's outcome drift", d, rep.Verdict)
+			}
+			noticed := false
+			for _, f := range rep.Findings {
+				noticed = noticed || f.Rule == RuleDisabled && f.Location.File == ".claude/settings.json" && strings.Contains(f.Message, "(of guard)")
+			}
+			if !noticed {
+				t.Errorf("no %s notice at .claude/settings.json:\n%s", RuleDisabled, findingLines(rep.Findings))
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleDisabled is the notice that the project's settings turn hooks off:
+// Claude Code does not run them, so vigiles lists them and does not run
+// them either.
+const RuleDisabled = "discovery/disabled"
+
+// switchesOff reads the work tree's own settings files, as Claude Code
+// does (settings.local.json over settings.json, key by key), for what
+// turns hooks off: "disableAllHooks": true, and a plugin set false under
+// "enabledPlugins" ("name@marketplace"). It returns the file that turns
+// every hook off ("" for none) and, by plugin name, the file that turns
+// that plugin off. A file that is not there or does not parse turns
+// nothing off (discovery reports a broken settings file).
+func switchesOff(dir string) (all string, plugins map[string]string) {
+	plugins = map[string]string{}
+	for _, name := range []string{claudeSettings, claudeSettingsLocal} {
+		abs, fi, err := beneath(dir, dir, filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		data, err := readSmall(abs, maxDeclFile)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			DisableAllHooks *bool                      `json:"disableAllHooks"`
+			EnabledPlugins  map[string]json.RawMessage `json:"enabledPlugins"`
+		}
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		if s.DisableAllHooks != nil {
+			all = ""
+			if *s.DisableAllHooks {
+				all = name
+			}
+		}
+		for key, v := range s.EnabledPlugins {
+			var on bool
+			if json.Unmarshal(v, &on) != nil {
+				continue
+			}
+			plugin, _, _ := strings.Cut(key, "@")
+			delete(plugins, plugin)
+			if !on {
+				plugins[plugin] = name
+			}
+		}
+	}
+	return all, plugins
+}
+
+// turnOff lists, not runs, the command hooks the project's settings turn
+// off (switchesOff), with a notice per settings file: a pull request that
+// turns a vetted guard off is then the guard no longer run, which an
+// audit's baseline reports, where the audit ran it as if Claude Code
+// still did.
+func (s *session) turnOff() {
+	all, plugins := switchesOff(s.dir)
+	if all == "" && len(plugins) == 0 {
+		return
+	}
+	count := map[string]int{}
+	names := map[string][]string{}
+	for _, h := range s.hooks {
+		why, file := "", ""
+		switch {
+		case all != "":
+			why, file = "disableAllHooks is true in "+all, all
+		case h.InPlugin && plugins[h.Plugin] != "":
+			file = plugins[h.Plugin]
+			why = fmt.Sprintf("its plugin is set false under enabledPlugins in %s", file)
+		default:
+			continue
+		}
+		if h.Type == TypeCommand && h.NotRun == "" {
+			h.NotRun = "turned off: " + why + ", so Claude Code does not run it"
+		}
+		count[file]++
+		if !slices.Contains(names[file], h.Plugin) {
+			names[file] = append(names[file], h.Plugin)
+		}
+	}
+	files := make([]string, 0, len(count))
+	for f := range count {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		sort.Strings(names[f])
+		s.findings = append(s.findings, report.Finding{Rule: RuleDisabled, Severity: report.SeverityNotice, Location: report.Location{File: f},
+			Title: "hooks turned off", Message: fmt.Sprintf("%s turns off %d hook(s) (of %s): Claude Code does not run them, so vigiles lists them and does not run them either",
+				f, count[f], shownName(strings.Join(names[f], ", ")))})
+	}
+}
