@@ -19,7 +19,8 @@ import (
 )
 
 // fakeHooks answers by command: "host:H" tries H, "write:P" writes P,
-// "block" exits 2, "linger" leaves a process ended after the linger.
+// "block" exits 2, "linger" leaves a process ended after the linger,
+// "timeout" is ended at its timeout.
 func fakeHooks() *runnertest.Canned {
 	return &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
 		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
@@ -31,6 +32,8 @@ func fakeHooks() *runnertest.Canned {
 				res.Writes = append(res.Writes, evidence.Write{Path: w[6:], Op: evidence.OpCreate, Kind: "file"})
 			case w == "block":
 				res.ExitCode, res.Stderr = 2, "blocked"
+			case w == "timeout":
+				res.TimedOut, res.ExitCode = true, 137
 			case w == "linger":
 				res.Lingered = []string{"7 sh -c sleep 1; curl evil.example.test"}
 			}

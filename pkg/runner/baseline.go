@@ -757,8 +757,15 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// hook is a warning, and each host it tries and path it
 			// writes is new, as for any other run (else a change adds a
 			// hook that exfiltrates and passes on a warning).
-			add(r, DriftHookAdded, "", r.Outcome, fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
-				shownName(r.ID), shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), lower(report.SeverityWarning))
+			msg, s := fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
+				shownName(r.ID), shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), report.SeverityWarning
+			if r.TimedOut {
+				// Cut at its timeout (a PR can lower defaults.timeout,
+				// or make the hook wait): what it did after is not
+				// recorded, and no baseline has accepted any of it.
+				msg, s = msg+"; it was ended at its timeout, so what it would have done after is not recorded", report.SeverityError
+			}
+			add(r, DriftHookAdded, "", r.Outcome, msg, lower(s))
 		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
