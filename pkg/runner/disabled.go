@@ -19,12 +19,15 @@ const RuleDisabled = "discovery/disabled"
 // switchesOff reads the work tree's own settings files, as Claude Code
 // does (settings.local.json over settings.json, key by key), for what
 // turns hooks off: "disableAllHooks": true, and a plugin set false under
-// "enabledPlugins" ("name@marketplace"). It returns the file that turns
+// "enabledPlugins" ("name@marketplace") by every key of its name. It returns the file that turns
 // every hook off ("" for none) and, by plugin name, the file that turns
 // that plugin off. A file that is not there or does not parse turns
 // nothing off (discovery reports a broken settings file).
 func switchesOff(dir string) (all string, plugins map[string]string) {
-	plugins = map[string]string{}
+	// By "name@marketplace", the file whose value holds (the local one
+	// over the other).
+	enabled := map[string]bool{}
+	from := map[string]string{}
 	for _, name := range []string{claudeSettings, claudeSettingsLocal} {
 		abs, fi, err := beneath(dir, dir, filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil || !fi.Mode().IsRegular() {
@@ -34,30 +37,49 @@ func switchesOff(dir string) (all string, plugins map[string]string) {
 		if err != nil {
 			continue
 		}
-		var s struct {
-			DisableAllHooks *bool                      `json:"disableAllHooks"`
-			EnabledPlugins  map[string]json.RawMessage `json:"enabledPlugins"`
-		}
+		// Keys as Claude Code reads them, case and all: a struct would
+		// take "DisableAllHooks" for the key.
+		var s map[string]json.RawMessage
 		if json.Unmarshal(data, &s) != nil {
 			continue
 		}
-		if s.DisableAllHooks != nil {
+		var off bool
+		if v, ok := s["disableAllHooks"]; ok && json.Unmarshal(v, &off) == nil {
 			all = ""
-			if *s.DisableAllHooks {
+			if off {
 				all = name
 			}
 		}
-		for key, v := range s.EnabledPlugins {
-			var on bool
-			if json.Unmarshal(v, &on) != nil {
-				continue
-			}
-			plugin, _, _ := strings.Cut(key, "@")
-			delete(plugins, plugin)
-			if !on {
-				plugins[plugin] = name
+		var ep map[string]json.RawMessage
+		if v, ok := s["enabledPlugins"]; ok && json.Unmarshal(v, &ep) == nil {
+			for key, v := range ep {
+				var on bool
+				if json.Unmarshal(v, &on) == nil {
+					enabled[key], from[key] = on, name
+				}
 			}
 		}
+	}
+	// A vendored plugin is known by its name, not by the marketplace it
+	// would be installed from: it is off only where every key of its
+	// name says false (one of another marketplace may be on).
+	plugins = map[string]string{}
+	keys := make([]string, 0, len(enabled))
+	for k := range enabled {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	on := map[string]bool{}
+	for _, k := range keys {
+		plugin, _, _ := strings.Cut(k, "@")
+		if enabled[k] {
+			on[plugin] = true
+		} else if plugins[plugin] == "" {
+			plugins[plugin] = from[k]
+		}
+	}
+	for p := range on {
+		delete(plugins, p)
 	}
 	return all, plugins
 }
