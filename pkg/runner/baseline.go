@@ -79,6 +79,12 @@ type BaselineRun struct {
 	// at all, as baselines did before the two were told apart (so an
 	// update adds no line to every run): see MarshalJSON.
 	Env *string `json:"env"`
+	// Lingered says the run left processes running when it exited, which
+	// were ended after the linger: what they did next is not recorded,
+	// and the baseline accepts that (a hook meant to start a daemon).
+	// Left out where it did not, as in a baseline written before it was
+	// kept.
+	Lingered bool `json:"lingered,omitempty"`
 	// File is the file the hook was declared in, where a finding about
 	// the run once it is no longer declared is placed: the id cannot
 	// always tell (a file or a directory named "a.json#b.md"). Always
@@ -300,7 +306,7 @@ func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
 		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Env: baselineEnv(r), File: runFile(r)}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
 		}
@@ -498,6 +504,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							run.Env = new(string)
 							err = str(f.Value, what, run.Env)
 						}
+					case "lingered":
+						if f.Value.Kind != jsonBool {
+							err = bad(f.Value.Pos, "%s: want true or false, found %s", what, f.Value.Kind)
+						} else {
+							run.Lingered = f.Value.Bool
+						}
 					case "file":
 						// Where a finding about the run may be placed:
 						// only the file its id names, never another.
@@ -505,7 +517,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, deleted, env and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, deleted, env, lingered and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -788,11 +800,12 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				}
 			}
 		}
-		if len(r.Lingered) > 0 && !failed[r.ID] {
+		if len(r.Lingered) > 0 && !failed[r.ID] && !(ok && old.Lingered) {
 			// Ended after the linger, its leftovers did not do what
 			// they would have under Claude Code, which lets them run.
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message:  fmt.Sprintf("%s left processes running when it exited, which were ended after the linger period; Claude Code lets them run on, so what they did next (new hosts, writes) cannot be ruled out: raise defaults.linger in .vigiles.yml so that they finish within the run", shownName(r.ID)),
+				Message: fmt.Sprintf("%s left processes running when it exited, which were ended after the linger period; Claude Code lets them run on, so what they did next (new hosts, writes) cannot be ruled out: raise defaults.linger in .vigiles.yml so that they finish within the run, "+
+					"or, where the hook is meant to leave them (a daemon), accept that in the baseline (--update-baseline, and review the diff)", shownName(r.ID)),
 				Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
 		}
 		if now, recorded := envText(r); !recorded {

@@ -254,6 +254,14 @@ func TestBaselineSeesWhatAPullRequestHides(t *testing.T) {
 			if !found || rep.Verdict != report.VerdictFail {
 				t.Errorf("verdict %s; want a %s error saying %q among:\n%s", rep.Verdict, tc.rule, tc.says, findingLines(rep.Findings))
 			}
+			// Accepted in the baseline, as the reviewer's word, each
+			// passes: an update, then an audit, finds nothing.
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+				t.Fatal(err)
+			}
+			if rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); err != nil || rep.Verdict != report.VerdictPass || len(rep.Drift) != 0 {
+				t.Errorf("after --update-baseline: %v, verdict %s, drift %v:\n%s", err, rep.Verdict, driftOf(rep), findingLines(rep.Findings))
+			}
 		})
 	}
 }
