@@ -980,6 +980,15 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			if len(names) > 0 {
 				sort.Strings(names)
 				msg += fmt.Sprintf(" (it declares %s)", strings.Join(dedupe(names), ", "))
+				var why []string
+				for _, h := range listed {
+					if h.NotRun != "" {
+						why = append(why, fmt.Sprintf("%s is listed, not run: %s", h.ID, h.NotRun))
+					}
+				}
+				if len(why) > 0 {
+					msg += "; " + shownName(strings.Join(why, "; "))
+				}
 			} else {
 				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)
 			}

@@ -323,3 +323,28 @@ func TestBaselineSeesHooksTurnedOff(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckOfATurnedOffHookSaysWhy: a check of a plugin the settings turn
+// off says so, where it said only that no command hook handles the event
+// the plugin declares.
+func TestCheckOfATurnedOffHookSaysWhy(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":                    `{"enabledPlugins": {"guard@local": false}}`,
+		"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		"plugins/guard/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+		".vigiles.yml":                             "checks:\n  - {name: g, hook: guard, tool: Bash, expect: {blocked: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleCheckHook {
+			if !strings.Contains(f.Message, "its plugin is set false under enabledPlugins in .claude/settings.json") {
+				t.Errorf("message %q does not say the plugin is turned off", f.Message)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s finding:\n%s", RuleCheckHook, findingLines(rep.Findings))
+}
