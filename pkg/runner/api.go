@@ -973,21 +973,30 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			}
 			return nil, []report.Finding{{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.HookLoc,
 				Message: fmt.Sprintf("check %q: %q selects, for %s, hooks that vigiles lists and does not run: %s; Claude Code runs them with the others, so what the check expects cannot be checked of them: select the command hooks by id instead (hook: the id), or check the listed ones' declarations with vigiles audit",
-					c.Name, c.Hook, c.Event, shownName(strings.Join(ids, ", ")))}}
+					c.Name, c.Hook, c.Event, shownName(cutBytes(strings.Join(ids, ", "), maxEvidence)))}}
 		}
 		if len(hooks) == 0 {
 			msg := fmt.Sprintf("check %q: no command hook %q handles %s", c.Name, c.Hook, c.Event)
 			if len(names) > 0 {
 				sort.Strings(names)
 				msg += fmt.Sprintf(" (it declares %s)", strings.Join(dedupe(names), ", "))
+				// Why they are listed, once per reason: a plugin turned
+				// off may declare thousands of handlers.
+				n := map[string]int{}
 				var why []string
 				for _, h := range listed {
 					if h.NotRun != "" {
-						why = append(why, fmt.Sprintf("%s is listed, not run: %s", h.ID, h.NotRun))
+						if n[h.NotRun] == 0 {
+							why = append(why, h.NotRun)
+						}
+						n[h.NotRun]++
 					}
 				}
+				for i, w := range why {
+					why[i] = fmt.Sprintf("%d hook(s) listed, not run: %s", n[w], w)
+				}
 				if len(why) > 0 {
-					msg += "; " + shownName(strings.Join(why, "; "))
+					msg += "; " + shownName(cutBytes(strings.Join(why, "; "), maxEvidence))
 				}
 			} else {
 				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)

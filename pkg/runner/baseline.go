@@ -99,16 +99,18 @@ type BaselineRun struct {
 // were not recorded, and left out where only they were kept.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
 	type plain BaselineRun // without these methods
-	// Deleted, Env and File are the last fields: written again here they
-	// take their places and hide plain's. Deleted and Env are interfaces,
-	// so that they can be left out (omitempty: a nil interface) or null (a
-	// nil slice or *string in one is no nil interface).
+	// Deleted, Env, Lingered and File are the last fields: written again
+	// here they take their places and hide plain's. Deleted and Env are
+	// interfaces, so that they can be left out (omitempty: a nil
+	// interface) or null (a nil slice or *string in one is no nil
+	// interface).
 	j := struct {
 		plain
-		Deleted any    `json:"deleted,omitempty"`
-		Env     any    `json:"env,omitempty"`
-		File    string `json:"file,omitempty"`
-	}{plain: plain(r), File: r.File}
+		Deleted  any    `json:"deleted,omitempty"`
+		Env      any    `json:"env,omitempty"`
+		Lingered bool   `json:"lingered,omitempty"`
+		File     string `json:"file,omitempty"`
+	}{plain: plain(r), Lingered: r.Lingered, File: r.File}
 	if r.Deleted != nil || r.Writes == nil {
 		j.Deleted = r.Deleted // the list, or null beside "writes": null
 	}
@@ -800,7 +802,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				}
 			}
 		}
-		if len(r.Lingered) > 0 && !failed[r.ID] && !(ok && old.Lingered) {
+		// Accepted only for the command the baseline saw: what a new
+		// command leaves running is not what was reviewed.
+		if len(r.Lingered) > 0 && !failed[r.ID] && !(ok && old.Lingered && old.Command == r.Command) {
 			// Ended after the linger, its leftovers did not do what
 			// they would have under Claude Code, which lets them run.
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,

@@ -348,3 +348,77 @@ func TestCheckOfATurnedOffHookSaysWhy(t *testing.T) {
 	}
 	t.Errorf("no %s finding:\n%s", RuleCheckHook, findingLines(rep.Findings))
 }
+
+// TestLingeredAcceptedForItsCommandOnly: a baseline's "lingered": true
+// accepts the leftovers of the command it saw, not of a new one, whose
+// leftovers nobody reviewed.
+func TestLingeredAcceptedForItsCommandOnly(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".vigiles.yml":               "plugins:\n  untrusted: [\"plugins/*\"]\n",
+		"plugins/g/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true linger"}]}]}}`,
+	})
+	const base = ".vigiles/baseline.json"
+	ctx := context.Background()
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, base)); !strings.Contains(string(data), "\"lingered\": true,\n      \"file\"") {
+		t.Errorf("the baseline does not hold lingered just before file:\n%s", data)
+	}
+	writeFile(t, dir, "plugins/g/hooks/hooks.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true linger other"}]}]}}`)
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unproven := false
+	for _, f := range rep.Findings {
+		unproven = unproven || f.Rule == RuleBaselineUnproven && f.Severity == report.SeverityError && strings.Contains(f.Message, "defaults.linger")
+	}
+	if !unproven || rep.Verdict != report.VerdictFail {
+		t.Errorf("a new command that lingers: verdict %s, findings:\n%s", rep.Verdict, findingLines(rep.Findings))
+	}
+}
+
+// TestTurnedOffWhereClaudeCodeReadsIt: settings turn off the hooks of a
+// session started where they are: a nested .claude's project hooks by its
+// own settings, not the root's; a symbolic link to a settings file (not
+// followed by discovery either) and a key with no "@marketplace" turn
+// nothing off.
+func TestTurnedOffWhereClaudeCodeReadsIt(t *testing.T) {
+	const guard = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		off   []string // outcome not-executable, by plugin
+	}{
+		{"root off, package on", map[string]string{".claude/settings.json": `{"disableAllHooks": true}`, "pkg/.claude/settings.json": guard}, nil},
+		{"package off", map[string]string{"pkg/.claude/settings.json": `{"disableAllHooks": true, "hooks": ` + guard[len(`{"hooks": `):]}, []string{"pkg"}},
+		{"a key without a marketplace", map[string]string{
+			".claude/settings.json":                    `{"enabledPlugins": {"guard": false}}`,
+			"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+			"plugins/guard/hooks/hooks.json":           guard}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Audit(context.Background(), Options{Dir: makeTree(t, tc.files), Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var off []string
+			for _, r := range rep.Runs {
+				if r.Outcome == report.OutcomeNotExecutable {
+					off = append(off, r.Plugin)
+				}
+			}
+			if strings.Join(off, ",") != strings.Join(tc.off, ",") || len(rep.Runs) == 0 {
+				t.Errorf("turned off: %q, want %q (runs %d)", off, tc.off, len(rep.Runs))
+			}
+		})
+	}
+	dir := makeTree(t, map[string]string{"real.json": `{"disableAllHooks": true}`, ".claude/settings.local.json": guard})
+	if err := os.Symlink("../real.json", filepath.Join(dir, ".claude/settings.json")); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := switchesOff(dir, ""); all != "" {
+		t.Errorf("a linked settings file turned every hook off (%s)", all)
+	}
+}

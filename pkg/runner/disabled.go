@@ -3,6 +3,8 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -16,21 +18,27 @@ import (
 // them either.
 const RuleDisabled = "discovery/disabled"
 
-// switchesOff reads the work tree's own settings files, as Claude Code
-// does (settings.local.json over settings.json, key by key), for what
+// switchesOff reads the settings files of the .claude directory in proj
+// (relative to the work tree tree: "" for the tree's own), as Claude Code
+// started there does (settings.local.json over settings.json, key by key), for what
 // turns hooks off: "disableAllHooks": true, and a plugin set false under
 // "enabledPlugins" ("name@marketplace") by every key of its name. It returns the file that turns
 // every hook off ("" for none) and, by plugin name, the file that turns
-// that plugin off. A file that is not there or does not parse turns
-// nothing off (discovery reports a broken settings file).
-func switchesOff(dir string) (all string, plugins map[string]string) {
+// that plugin off, named relative to the tree. A file that is not there,
+// does not parse or is a symbolic link (which discovery does not follow
+// either) turns nothing off; nor does a key with no "@marketplace".
+func switchesOff(tree, proj string) (all string, plugins map[string]string) {
 	// By "name@marketplace", the file whose value holds (the local one
 	// over the other).
 	enabled := map[string]bool{}
 	from := map[string]string{}
-	for _, name := range []string{claudeSettings, claudeSettingsLocal} {
-		abs, fi, err := beneath(dir, dir, filepath.Join(dir, filepath.FromSlash(name)))
-		if err != nil || !fi.Mode().IsRegular() {
+	for _, name := range []string{path.Join(proj, claudeSettings), path.Join(proj, claudeSettingsLocal)} {
+		lit := filepath.Join(tree, filepath.FromSlash(name))
+		if fi, err := os.Lstat(lit); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		abs, _, err := beneath(tree, tree, lit)
+		if err != nil {
 			continue
 		}
 		data, err := readSmall(abs, maxDeclFile)
@@ -54,7 +62,7 @@ func switchesOff(dir string) (all string, plugins map[string]string) {
 		if v, ok := s["enabledPlugins"]; ok && json.Unmarshal(v, &ep) == nil {
 			for key, v := range ep {
 				var on bool
-				if json.Unmarshal(v, &on) == nil {
+				if strings.Contains(key, "@") && json.Unmarshal(v, &on) == nil {
 					enabled[key], from[key] = on, name
 				}
 			}
@@ -89,14 +97,29 @@ func switchesOff(dir string) (all string, plugins map[string]string) {
 // turns a vetted guard off is then the guard no longer run, which an
 // audit's baseline reports, where the audit ran it as if Claude Code
 // still did.
+//
+// A project hook of a .claude below the tree's runs in a session started
+// there (Hook.ProjectDir), which reads that directory's settings; a
+// plugin's, in one started at the tree's root.
 func (s *session) turnOff() {
-	all, plugins := switchesOff(s.dir)
-	if all == "" && len(plugins) == 0 {
-		return
+	type switches struct {
+		all     string
+		plugins map[string]string
 	}
+	byProj := map[string]switches{}
 	count := map[string]int{}
 	names := map[string][]string{}
 	for _, h := range s.hooks {
+		proj := ""
+		if !h.InPlugin {
+			proj = h.ProjectDir
+		}
+		sw, ok := byProj[proj]
+		if !ok {
+			sw.all, sw.plugins = switchesOff(s.dir, proj)
+			byProj[proj] = sw
+		}
+		all, plugins := sw.all, sw.plugins
 		why, file := "", ""
 		switch {
 		case all != "":
