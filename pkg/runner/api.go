@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,6 +199,9 @@ func ParseShard(s string) (i, n int, err error) {
 type session struct {
 	o   Options
 	dir string
+	// markets holds, by plugin name, the tree's marketplaces that list
+	// it (Discovery.Markets).
+	markets map[string][]string
 	// spelled is the work tree as the caller spelled it (--dir, or the
 	// working directory, made absolute with its links kept): an absolute
 	// PATH under it is taken relative to the tree.
@@ -443,6 +447,16 @@ func (s *session) discover(paths []string) error {
 				return fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
 			}
 			found += len(d.Hooks)
+			for name, ms := range d.Markets {
+				if s.markets == nil {
+					s.markets = map[string][]string{}
+				}
+				for _, m := range ms {
+					if !slices.Contains(s.markets[name], m) {
+						s.markets[name] = append(s.markets[name], m)
+					}
+				}
+			}
 			for _, h := range d.Hooks {
 				if !seenHook[h.ID] {
 					seenHook[h.ID] = true

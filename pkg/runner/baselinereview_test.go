@@ -418,7 +418,43 @@ func TestTurnedOffWhereClaudeCodeReadsIt(t *testing.T) {
 	if err := os.Symlink("../real.json", filepath.Join(dir, ".claude/settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if all, _ := switchesOff(dir, ""); all != "" {
+	if all, _ := switchesOff(dir, "", nil); all != "" {
 		t.Errorf("a linked settings file turned every hook off (%s)", all)
+	}
+}
+
+// TestMarketplaceDecidesWhatIsInstalled: with the tree's marketplace
+// listing the vendored guard, its key decides (a key of another
+// marketplace set true is another plugin, and left the guard on), and an
+// entry that installs another directory than the vendored guard's is an
+// error (a decoy beside the vetted copy passed).
+func TestMarketplaceDecidesWhatIsInstalled(t *testing.T) {
+	files := func(market, settings string) map[string]string {
+		return map[string]string{
+			".claude-plugin/marketplace.json":          market,
+			".claude/settings.json":                    settings,
+			"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+			"plugins/guard/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+			"plugins/decoy/.claude-plugin/plugin.json": `{"name": "decoy"}`,
+		}
+	}
+	const own = `{"name": "vendored", "plugins": [{"name": "guard", "source": "./plugins/guard"}]}`
+	rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files(own, `{"enabledPlugins": {"guard@vendored": false, "guard@official": true}}`)), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Outcome != report.OutcomeNotExecutable {
+		t.Errorf("guard@vendored false beside guard@official true: runs %+v; want the guard listed, not run", rep.Runs)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: makeTree(t, files(`{"name": "vendored", "plugins": [{"name": "guard", "source": "./plugins/decoy"}]}`, `{}`)), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoy := false
+	for _, f := range rep.Findings {
+		decoy = decoy || f.Rule == RuleRemoteSource && f.Severity == report.SeverityError && strings.Contains(f.Message, "installs plugins/decoy, but a plugin of that name is vendored at plugins/guard")
+	}
+	if !decoy || rep.Verdict == report.VerdictPass {
+		t.Errorf("an entry installing a decoy: verdict %s, findings:\n%s", rep.Verdict, findingLines(rep.Findings))
 	}
 }

@@ -76,11 +76,23 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 // remote where a plugin of its name is vendored in the tree: vigiles
 // audits the vendored copy, and Claude Code installs the remote source,
 // which nobody audited (a pull request that points the entry elsewhere
-// and leaves the vetted copy in place passed on a notice).
+// and leaves the vetted copy in place passed on a notice). So is an
+// entry whose local source is another directory than the one a plugin
+// of its name is vendored in (a decoy beside the vetted copy).
 func (c *claudeDisc) remoteVendored() {
+	said := map[string]bool{}
 	for _, h := range c.out.Hooks {
 		if !h.InPlugin {
 			continue
+		}
+		if es := c.local[h.Plugin]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return e.dir == h.PluginRoot }) {
+			for _, e := range es {
+				if k := e.dir + "\x00" + h.PluginRoot; !said[k] {
+					said[k] = true
+					c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
+						shownName(h.Plugin), shownName(e.dir), shownName(h.PluginRoot))
+				}
+			}
 		}
 		for _, i := range c.remote[h.Plugin] {
 			f := &c.out.Findings[i]
@@ -187,6 +199,16 @@ type claudeDisc struct {
 	// remote holds, by plugin name, the index in out.Findings of each
 	// marketplace entry whose source is remote (remoteVendored).
 	remote map[string][]int
+	// local holds, by plugin name, the marketplace entries whose source
+	// is a directory of the tree (remoteVendored).
+	local map[string][]localEntry
+}
+
+// localEntry is a marketplace entry with a local source: the directory
+// it installs (relative to the tree) and where the source is declared.
+type localEntry struct {
+	dir string
+	loc report.Location
 }
 
 // relTo returns p relative to dir with forward slashes, or an error when p
@@ -950,6 +972,10 @@ func (c *claudeDisc) marketplace(root string) {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "metadata", "plugins")
+	market := ""
+	if nm := n.get("name"); nm != nil && nm.Kind == jsonString {
+		market = nm.Str
+	}
 	base := root
 	if md := n.get("metadata"); md != nil && md.Kind == jsonObject {
 		c.repeatedKeys(rel, md, "metadata", "pluginRoot")
@@ -1005,6 +1031,20 @@ func (c *claudeDisc) marketplace(root string) {
 			if err != nil || !fi.IsDir() {
 				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is not a directory", i, name, s)
 				continue
+			}
+			if name != "" {
+				if d, err := relTo(c.dir, dirp); err == nil {
+					if c.local == nil {
+						c.local = map[string][]localEntry{}
+					}
+					c.local[name] = append(c.local[name], localEntry{dir: d, loc: sloc})
+				}
+				if market != "" {
+					if c.out.Markets == nil {
+						c.out.Markets = map[string][]string{}
+					}
+					c.out.Markets[name] = append(c.out.Markets[name], market)
+				}
 			}
 			c.plugin(dirp, name, e, rel, sloc)
 		case jsonObject:

@@ -22,12 +22,13 @@ const RuleDisabled = "discovery/disabled"
 // (relative to the work tree tree: "" for the tree's own), as Claude Code
 // started there does (settings.local.json over settings.json, key by key), for what
 // turns hooks off: "disableAllHooks": true, and a plugin set false under
-// "enabledPlugins" ("name@marketplace") by every key of its name. It returns the file that turns
+// "enabledPlugins" ("name@marketplace"): by the key of the tree's
+// marketplace that lists it (markets), else by every key of its name. It returns the file that turns
 // every hook off ("" for none) and, by plugin name, the file that turns
 // that plugin off, named relative to the tree. A file that is not there,
 // does not parse or is a symbolic link (which discovery does not follow
 // either) turns nothing off; nor does a key with no "@marketplace".
-func switchesOff(tree, proj string) (all string, plugins map[string]string) {
+func switchesOff(tree, proj string, markets map[string][]string) (all string, plugins map[string]string) {
 	// By "name@marketplace", the file whose value holds (the local one
 	// over the other).
 	enabled := map[string]bool{}
@@ -68,26 +69,52 @@ func switchesOff(tree, proj string) (all string, plugins map[string]string) {
 			}
 		}
 	}
-	// A vendored plugin is known by its name, not by the marketplace it
-	// would be installed from: it is off only where every key of its
-	// name says false (one of another marketplace may be on).
+	// A vendored plugin is decided by the key of a marketplace of the
+	// tree that lists it (markets): another marketplace's key of its
+	// name is another plugin. Where no such key is given, or the tree's
+	// marketplaces do not list it, by every key of its name: off only
+	// where all of them say false.
 	plugins = map[string]string{}
 	keys := make([]string, 0, len(enabled))
 	for k := range enabled {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	on := map[string]bool{}
+	type verdict struct {
+		own, anyOn, ownOn bool
+		from, ownFrom     string
+	}
+	by := map[string]*verdict{}
 	for _, k := range keys {
-		plugin, _, _ := strings.Cut(k, "@")
+		plugin, market, _ := strings.Cut(k, "@")
+		v := by[plugin]
+		if v == nil {
+			v = &verdict{}
+			by[plugin] = v
+		}
 		if enabled[k] {
-			on[plugin] = true
-		} else if plugins[plugin] == "" {
-			plugins[plugin] = from[k]
+			v.anyOn = true
+		} else if v.from == "" {
+			v.from = from[k]
+		}
+		if slices.Contains(markets[plugin], market) {
+			if !v.own {
+				v.own, v.ownOn = true, false
+			}
+			if enabled[k] {
+				v.ownOn = true
+			} else if v.ownFrom == "" {
+				v.ownFrom = from[k]
+			}
 		}
 	}
-	for p := range on {
-		delete(plugins, p)
+	for plugin, v := range by {
+		switch {
+		case v.own && !v.ownOn:
+			plugins[plugin] = v.ownFrom
+		case !v.own && !v.anyOn:
+			plugins[plugin] = v.from
+		}
 	}
 	return all, plugins
 }
@@ -116,7 +143,7 @@ func (s *session) turnOff() {
 		}
 		sw, ok := byProj[proj]
 		if !ok {
-			sw.all, sw.plugins = switchesOff(s.dir, proj)
+			sw.all, sw.plugins = switchesOff(s.dir, proj, s.markets)
 			byProj[proj] = sw
 		}
 		all, plugins := sw.all, sw.plugins

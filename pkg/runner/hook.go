@@ -183,6 +183,10 @@ type Discovery struct {
 	Findings []report.Finding
 	// Plugins lists the plugin roots (relative to the work tree) seen.
 	Plugins []string
+	// Markets holds, by plugin name, the names of the tree's marketplaces
+	// that list it with a local source: an "enabledPlugins" key
+	// "name@marketplace" of one of them is the one that decides.
+	Markets map[string][]string
 }
 
 // Adapter discovers the hooks of one agent's plugin format. Another
