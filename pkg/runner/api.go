@@ -964,11 +964,17 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			MatcherLocation: c.HookLoc, Trusted: c.Trusted}}
 	} else {
 		var names []string
-		var listed []*Hook
+		var listed, scoped []*Hook
 		for _, h := range s.hooks {
 			if h.ID == c.Hook || h.Plugin == c.Hook || selectsByID(h, c.Hook) {
 				switch {
 				case h.Event != c.Event:
+				case h.ID != c.Hook && !selectsByID(h, c.Hook) && strings.HasSuffix(declaringFile(h.ID), ".md"):
+					// A skill's, agent's or command's own hook runs only
+					// while that component is active: a check of the
+					// plugin, which vouches for what runs all session,
+					// does not take it (select it by file or id).
+					scoped = append(scoped, h)
 				case h.Executable():
 					hooks = append(hooks, h)
 				case c.Tool == "" || !h.HasMatcher || matcherSelects(h, c.Tool):
@@ -1014,6 +1020,16 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 				}
 			} else {
 				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)
+			}
+			if len(scoped) > 0 {
+				var files []string
+				for _, h := range scoped {
+					if f := declaringFile(h.ID); !slices.Contains(files, f) {
+						files = append(files, f)
+					}
+				}
+				msg += fmt.Sprintf("; its %s hooks are declared in the frontmatter of %s, which Claude Code runs only while that skill, agent or command is active, not all session: select them by file or id (hook: the file) to check them as such",
+					c.Event, shownName(cutBytes(strings.Join(files, ", "), maxEvidence)))
 			}
 			return nil, []report.Finding{{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.HookLoc, Message: msg}}
 		}

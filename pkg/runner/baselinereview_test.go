@@ -458,3 +458,33 @@ func TestMarketplaceDecidesWhatIsInstalled(t *testing.T) {
 		t.Errorf("an entry installing a decoy: verdict %s, findings:\n%s", rep.Verdict, findingLines(rep.Findings))
 	}
 }
+
+// TestCheckOfAPluginTakesNoSkillHook: a check that selects a plugin by
+// name does not take a hook its skill declares, which Claude Code runs
+// only while the skill is active: the guard moved from hooks.json into a
+// skill passed as if it still ran all session. By its file, it is taken.
+func TestCheckOfAPluginTakesNoSkillHook(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		"plugins/guard/skills/safety/SKILL.md":     "---\nname: safety\ndescription: d\nhooks:\n  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: \"true block\"}]}]\n---\n",
+		".vigiles.yml": "checks:\n  - {name: by plugin, hook: guard, tool: Bash, expect: {blocked: true}}\n" +
+			"  - {name: by file, hook: plugins/guard/skills/safety/SKILL.md, tool: Bash, expect: {blocked: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byPlugin string
+	ranByFile := false
+	for _, f := range rep.Findings {
+		if f.Rule == RuleCheckHook {
+			byPlugin = f.Message
+		}
+	}
+	for _, r := range rep.Runs {
+		ranByFile = ranByFile || r.Check == "by file" && r.Outcome == report.OutcomeBlocked
+	}
+	if !strings.Contains(byPlugin, `check "by plugin"`) || !strings.Contains(byPlugin, "runs only while that skill, agent or command is active") || !ranByFile {
+		t.Errorf("by plugin: %q; ran by file: %v", byPlugin, ranByFile)
+	}
+}

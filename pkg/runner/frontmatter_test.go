@@ -636,7 +636,9 @@ func TestAgentStopCarriesItsAgentType(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"plugins/p/agents/review/rev.md":       "---\nname: reviewer\nhooks:\n  Stop: [{hooks: [{type: command, command: \"true\"}]}]\n---\n",
-		".vigiles.yml":                         "checks:\n  - {name: stops, hook: p, event: SubagentStop, expect: {blocked: false}}\n",
+		// By its file: a check of the plugin does not take an agent's
+		// own hooks, which run only while the agent does.
+		".vigiles.yml": "checks:\n  - {name: stops, hook: plugins/p/agents/review/rev.md, event: SubagentStop, expect: {blocked: false}}\n",
 	})
 	rep, err := Test(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
