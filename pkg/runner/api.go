@@ -1038,7 +1038,15 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	var finds []report.Finding
 	spec := knownEvents[c.Event]
 	for _, h := range hooks {
-		m, _ := compileMatcherFor(h.Event, h.Matcher)
+		m, merr := compileMatcherFor(h.Event, h.Matcher)
+		if c.Command == "" && h.HasMatcher && errors.Is(merr, ErrUnsupportedMatcher) {
+			// vigiles runs such a hook for every call, and Claude Code
+			// for those its matcher selects, which cannot be told here:
+			// a check that it runs (and what it does) proves nothing.
+			finds = append(finds, report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: h.ID,
+				Message: fmt.Sprintf("check %q: whether %s runs for this call in Claude Code is not known: %v; write its matcher as Claude Code and RE2 read alike (a name, names separated by |, or a plain regular expression)", c.Name, h.ID, merr)})
+			continue
+		}
 		tool := c.Tool
 		if tool == "" {
 			switch {

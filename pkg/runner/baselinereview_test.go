@@ -488,3 +488,32 @@ func TestCheckOfAPluginTakesNoSkillHook(t *testing.T) {
 		t.Errorf("by plugin: %q; ran by file: %v", byPlugin, ranByFile)
 	}
 }
+
+// TestMatcherClaudeCodeReadsOtherwise: a matcher in syntax RE2 takes and
+// JavaScript reads otherwise or rejects cannot be evaluated as Claude
+// Code does: discovery warns (an audit runs the hook for every call), and
+// a check that selects it by such a matcher is an error. A guard whose
+// matcher Claude Code never matches passed its check.
+func TestMatcherClaudeCodeReadsOtherwise(t *testing.T) {
+	for _, m := range []string{`Bash\z`, `\ABash`, `\QBash\E`, `[[:alpha:]]+`, `^\x{42}ash$`, `\pL+`, `(?i)bash`, `(?P<t>Bash)`, `(?!Bash)Bash`} {
+		if _, err := CompileMatcher(m); !errors.Is(err, ErrUnsupportedMatcher) {
+			t.Errorf("%s: %v, want %v", m, err, ErrUnsupportedMatcher)
+		}
+	}
+	for _, m := range []string{`Bash`, `^Bash$`, `Edit|Write`, `mcp__.*__write`, `Notebook.*`, `\d+`} {
+		if _, err := CompileMatcher(m); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+	dir := makeTree(t, map[string]string{
+		"plugins/guard/hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash\\z", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+		".vigiles.yml":                   "checks:\n  - {name: g, hook: guard, tool: Bash, expect: {blocked: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict == report.VerdictPass {
+		t.Errorf("a guard whose matcher Claude Code reads otherwise passed its check:\n%s", findingLines(rep.Findings))
+	}
+}

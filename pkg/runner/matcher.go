@@ -76,6 +76,13 @@ func compileMatcher(s string, narrow bool) (*Matcher, error) {
 		}
 		return &Matcher{exact: names}, nil
 	}
+	if tok := goOnlySyntax(s); tok != "" {
+		// RE2 takes it, and JavaScript, in which Claude Code applies
+		// matchers, reads it otherwise or rejects it: which calls it
+		// selects there is not known here. An audit runs the hook for
+		// every call, as for lookaround.
+		return &Matcher{all: true}, fmt.Errorf("matcher %q: %w (it uses %s, which JavaScript, where Claude Code applies matchers, reads otherwise or rejects)", s, ErrUnsupportedMatcher, tok)
+	}
 	re, err := regexp.Compile(s)
 	if err != nil {
 		var se *syntax.Error
@@ -85,6 +92,20 @@ func compileMatcher(s string, narrow bool) (*Matcher, error) {
 		return &Matcher{invalid: true}, fmt.Errorf("compiling matcher %q: %w", s, err)
 	}
 	return &Matcher{re: re}, nil
+}
+
+// goOnlySyntax returns the first piece of regular expression syntax in s
+// that Go's RE2 reads one way and JavaScript another, or not at all ("" for
+// none): \z \A \Q…\E, POSIX classes, \x{…}, Unicode classes (\p, \P,
+// literal letters to a JavaScript regex without the u flag), (?P<name>)
+// and inline flags.
+func goOnlySyntax(s string) string {
+	for _, t := range []string{`\z`, `\A`, `\Q`, `\E`, `\C`, "[[:", `\x{`, `\p`, `\P`, "(?P<", "(?i", "(?s", "(?m", "(?U", "(?-"} {
+		if strings.Contains(s, t) {
+			return t
+		}
+	}
+	return ""
 }
 
 // jsMayAccept guesses whether a regex RE2 rejects for Perl syntax may be
