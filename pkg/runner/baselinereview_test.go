@@ -517,3 +517,37 @@ func TestMatcherClaudeCodeReadsOtherwise(t *testing.T) {
 		t.Errorf("a guard whose matcher Claude Code reads otherwise passed its check:\n%s", findingLines(rep.Findings))
 	}
 }
+
+// TestSettingsEnvReachesEveryHook: the "env" of the session's settings
+// (settings.local.json over settings.json) reaches every hook, as Claude
+// Code gives it to the session: a PYTHONPATH that breaks a guard broke it
+// in Claude Code and not under vigiles. HOME and TMPDIR stay the
+// sandbox's, and the variables Claude Code sets for the hook win.
+func TestSettingsEnvReachesEveryHook(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":       `{"env": {"PYTHONPATH": "plugins/g/lib", "N": 1, "HOME": "/x", "CLAUDE_PROJECT_DIR": "/evil", "GONE": "a", "LD_PRELOAD": "/x.so", "BASH_ENV": "/x", "ENV": "/x", "GLIBC_TUNABLES": "x"}}`,
+		".claude/settings.local.json": `{"env": {"GONE": "b"}}`,
+		"plugins/g/hooks/hooks.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	ex := fakeHooks()
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Specs) != 1 {
+		t.Fatalf("%d runs", len(ex.Specs))
+	}
+	env := ex.Specs[0].Env
+	last := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		last[k] = v
+	}
+	if last["PYTHONPATH"] != "plugins/g/lib" || last["N"] != "1" || last["GONE"] != "b" || last["CLAUDE_PROJECT_DIR"] != dir {
+		t.Errorf("env %q", env)
+	}
+	for _, k := range []string{"HOME", "LD_PRELOAD", "BASH_ENV", "ENV", "GLIBC_TUNABLES"} {
+		if _, ok := last[k]; ok {
+			t.Errorf("%s from the settings reached the hook: %q", k, env)
+		}
+	}
+}

@@ -33,25 +33,8 @@ func switchesOff(tree, proj string, markets map[string][]string) (all string, pl
 	// over the other).
 	enabled := map[string]bool{}
 	from := map[string]string{}
-	for _, name := range []string{path.Join(proj, claudeSettings), path.Join(proj, claudeSettingsLocal)} {
-		lit := filepath.Join(tree, filepath.FromSlash(name))
-		if fi, err := os.Lstat(lit); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		abs, _, err := beneath(tree, tree, lit)
-		if err != nil {
-			continue
-		}
-		data, err := readSmall(abs, maxDeclFile)
-		if err != nil {
-			continue
-		}
-		// Keys as Claude Code reads them, case and all: a struct would
-		// take "DisableAllHooks" for the key.
-		var s map[string]json.RawMessage
-		if json.Unmarshal(data, &s) != nil {
-			continue
-		}
+	for _, f := range settingsFiles(tree, proj) {
+		name, s := f.name, f.keys
 		var off bool
 		if v, ok := s["disableAllHooks"]; ok && json.Unmarshal(v, &off) == nil {
 			all = ""
@@ -119,6 +102,101 @@ func switchesOff(tree, proj string, markets map[string][]string) (all string, pl
 	return all, plugins
 }
 
+// settingsFile is a settings file's top-level keys, as Claude Code reads
+// them (case and all: a struct would take "DisableAllHooks" for the key).
+type settingsFile struct {
+	name string // relative to the tree
+	keys map[string]json.RawMessage
+}
+
+// settingsFiles reads the settings files of the .claude directory in
+// proj (relative to the tree: "" for the tree's own), settings.json then
+// settings.local.json, which Claude Code reads over it. A file that is
+// not there, does not parse or is a symbolic link (which discovery does
+// not follow either) is left out.
+func settingsFiles(tree, proj string) []settingsFile {
+	var out []settingsFile
+	for _, name := range []string{path.Join(proj, claudeSettings), path.Join(proj, claudeSettingsLocal)} {
+		lit := filepath.Join(tree, filepath.FromSlash(name))
+		if fi, err := os.Lstat(lit); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		abs, _, err := beneath(tree, tree, lit)
+		if err != nil {
+			continue
+		}
+		data, err := readSmall(abs, maxDeclFile)
+		if err != nil {
+			continue
+		}
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(data, &keys) != nil {
+			continue
+		}
+		out = append(out, settingsFile{name: name, keys: keys})
+	}
+	return out
+}
+
+// settingsEnv is the "env" of the settings files of proj (settingsFiles;
+// the local one over the other, name by name) as NAME=VALUE, sorted:
+// Claude Code gives it to the session and so to every hook. A value that
+// is a string, a number or a boolean is taken as Claude Code takes it;
+// HOME and TMPDIR stay the sandbox's throwaway ones, where the record of
+// what a hook writes is kept, and a loader or shell start-up variable is
+// not passed (startupVar).
+func settingsEnv(tree, proj string) []string {
+	m := map[string]string{}
+	for _, f := range settingsFiles(tree, proj) {
+		var env map[string]json.RawMessage
+		if v, ok := f.keys["env"]; !ok || json.Unmarshal(v, &env) != nil {
+			continue
+		}
+		for k, raw := range env {
+			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || startupVar(k) {
+				continue
+			}
+			var v any
+			if json.Unmarshal(raw, &v) != nil {
+				continue
+			}
+			switch x := v.(type) {
+			case string:
+				if !strings.Contains(x, "\x00") {
+					m[k] = x
+				}
+			case float64, bool:
+				m[k] = string(raw)
+			}
+		}
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// startupVar reports whether name is read by the dynamic loader or a
+// shell as it starts (LD_PRELOAD, GLIBC_TUNABLES, BASH_ENV, …): given to a
+// hook, it would also reach the /bin/sh through which the sandbox joins
+// the hook to its pids cgroup and sets its process limit, and run code of
+// the repository's before they hold. Such a variable from the settings is
+// not passed.
+func startupVar(name string) bool {
+	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	switch name {
+	case "ENV", "BASHOPTS", "SHELLOPTS", "IFS", "PS4", "CDPATH", "POSIXLY_CORRECT", "LOCPATH", "GCONV_PATH", "HOSTALIASES", "RES_OPTIONS", "NLSPATH", "TZDIR":
+		return true
+	}
+	return false
+}
+
 // turnOff lists, not runs, the command hooks the project's settings turn
 // off (switchesOff), with a notice per settings file: a pull request that
 // turns a vetted guard off is then the guard no longer run, which an
@@ -127,11 +205,13 @@ func switchesOff(tree, proj string, markets map[string][]string) (all string, pl
 //
 // A project hook of a .claude below the tree's runs in a session started
 // there (Hook.ProjectDir), which reads that directory's settings; a
-// plugin's, in one started at the tree's root.
+// plugin's, in one started at the tree's root. Each hook gets the "env"
+// of those settings too (Hook.SettingsEnv).
 func (s *session) turnOff() {
 	type switches struct {
 		all     string
 		plugins map[string]string
+		env     []string
 	}
 	byProj := map[string]switches{}
 	count := map[string]int{}
@@ -144,8 +224,10 @@ func (s *session) turnOff() {
 		sw, ok := byProj[proj]
 		if !ok {
 			sw.all, sw.plugins = switchesOff(s.dir, proj, s.markets)
+			sw.env = settingsEnv(s.dir, proj)
 			byProj[proj] = sw
 		}
+		h.SettingsEnv = sw.env
 		all, plugins := sw.all, sw.plugins
 		why, file := "", ""
 		switch {

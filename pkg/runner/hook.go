@@ -75,6 +75,10 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// SettingsEnv is the "env" of the settings of the session the hook
+	// runs in (settingsEnv), NAME=VALUE: Claude Code gives it to every
+	// hook, under the variables it sets for the hook itself.
+	SettingsEnv []string
 	// ProjectDir is, for a project hook (a settings file's, or a project
 	// skill's, agent's or command's) declared in a .claude directory below
 	// the work tree's own (a monorepo package's), that directory's parent,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -150,7 +151,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
 	// Claude Code started there.
 	proj := h.projectDir(s.dir)
-	env := []string{"CLAUDE_PROJECT_DIR=" + proj}
+	env := append(slices.Clone(h.SettingsEnv), "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
 	}
