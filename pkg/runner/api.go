@@ -447,16 +447,7 @@ func (s *session) discover(paths []string) error {
 				return fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
 			}
 			found += len(d.Hooks)
-			for name, ms := range d.Markets {
-				if s.markets == nil {
-					s.markets = map[string][]string{}
-				}
-				for _, m := range ms {
-					if !slices.Contains(s.markets[name], m) {
-						s.markets[name] = append(s.markets[name], m)
-					}
-				}
-			}
+			s.addMarkets(d)
 			for _, h := range d.Hooks {
 				if !seenHook[h.ID] {
 					seenHook[h.ID] = true
@@ -479,12 +470,35 @@ func (s *session) discover(paths []string) error {
 	if len(paths) == 0 && len(s.hooks) == 0 {
 		s.empty = append(s.empty, ".")
 	}
+	if !whole {
+		// What a settings key turns off is decided by the tree's
+		// marketplaces (turnOff), wherever the audited paths are.
+		for _, a := range Adapters {
+			if d, err := a.Discover(s.dir, s.dir); err == nil {
+				s.addMarkets(d)
+			}
+		}
+	}
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
 	}
 	s.turnOff()
 	return nil
+}
+
+// addMarkets adds the marketplaces d found listing each plugin.
+func (s *session) addMarkets(d *Discovery) {
+	for name, ms := range d.Markets {
+		if s.markets == nil {
+			s.markets = map[string][]string{}
+		}
+		for _, m := range ms {
+			if !slices.Contains(s.markets[name], m) {
+				s.markets[name] = append(s.markets[name], m)
+			}
+		}
+	}
 }
 
 // trusted says whether a plugin root is authored here: listed under
@@ -961,7 +975,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	if c.Command != "" {
 		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
-			MatcherLocation: c.HookLoc, Trusted: c.Trusted}}
+			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: settingsEnv(s.dir, "")}}
 	} else {
 		var names []string
 		var listed, scoped []*Hook

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -549,5 +550,53 @@ func TestSettingsEnvReachesEveryHook(t *testing.T) {
 		if _, ok := last[k]; ok {
 			t.Errorf("%s from the settings reached the hook: %q", k, env)
 		}
+	}
+}
+
+// TestMarketplaceFollowUps: a marketplace entry whose source is a link to
+// the vendored plugin's directory is that plugin, no decoy; the tree's
+// marketplace decides an enabledPlugins key in an audit of some paths
+// too; and a command check gets the settings' env, as hooks do.
+func TestMarketplaceFollowUps(t *testing.T) {
+	files := map[string]string{
+		"packages/foo/.claude-plugin/plugin.json": `{"name": "foo"}`,
+		"packages/foo/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+		".claude-plugin/marketplace.json":         `{"name": "mk", "plugins": [{"name": "foo", "source": "./plugins/foo"}]}`,
+		".claude/settings.json":                   `{"enabledPlugins": {"foo@mk": false, "foo@decoy": true}, "env": {"GUARD": "1"}}`,
+		".vigiles.yml":                            "checks:\n  - {name: env, command: 'echo \"GUARD=$GUARD\"', event: Stop, expect: {allowed: true}}\n",
+	}
+	dir := makeTree(t, files)
+	if err := os.MkdirAll(filepath.Join(dir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../packages/foo", filepath.Join(dir, "plugins/foo")); err != nil {
+		t.Fatal(err)
+	}
+	for _, paths := range [][]string{nil, {"packages/foo"}} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: paths, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if f.Rule == RuleRemoteSource {
+				t.Errorf("paths %v: a link to the vendored plugin called a decoy: %s", paths, f.Message)
+			}
+		}
+		// (Found through the link and at its own path: one run each.)
+		for _, r := range rep.Runs {
+			if r.Outcome != report.OutcomeNotExecutable {
+				t.Errorf("paths %v: foo@mk false: %s %s; want foo listed, not run", paths, r.ID, r.Outcome)
+			}
+		}
+		if len(rep.Runs) == 0 {
+			t.Errorf("paths %v: no runs", paths)
+		}
+	}
+	ex := fakeHooks()
+	if _, err := Test(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Specs) != 1 || !slices.Contains(ex.Specs[0].Env, "GUARD=1") {
+		t.Errorf("the command check's env: %+v", ex.Specs)
 	}
 }

@@ -85,7 +85,7 @@ func (c *claudeDisc) remoteVendored() {
 		if !h.InPlugin {
 			continue
 		}
-		if es := c.local[h.Plugin]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return e.dir == h.PluginRoot }) {
+		if es := c.local[h.Plugin]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, h.PluginRoot) }) {
 			for _, e := range es {
 				if k := e.dir + "\x00" + h.PluginRoot; !said[k] {
 					said[k] = true
@@ -226,6 +226,17 @@ func relTo(dir, p string) (string, error) {
 
 // ErrOutsideTree is returned for paths that leave the work tree.
 var ErrOutsideTree = errors.New("path outside the work tree")
+
+// sameDir reports whether a and b (relative to the tree) are one
+// directory, through symbolic links (plugins/foo -> ../packages/foo).
+func (c *claudeDisc) sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(a)))
+	rb, err2 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(b)))
+	return err1 == nil && err2 == nil && ra == rb
+}
 
 // noteRemote records that the finding just made is of a remote source for
 // plugin name (remoteVendored).
@@ -615,7 +626,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 	}
 	if hasMatcher {
 		if _, err := compileMatcherFor(event, matcher); errors.Is(err, ErrUnsupportedMatcher) {
-			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q uses regular-expression syntax vigiles cannot evaluate (lookaround or a backreference); it is treated as matching everything so the hook is not missed", event, gi, matcher)
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].%v; it is treated as matching everything so the hook is not missed, and a check that selects the hook by it is an error", event, gi, err)
 		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v", event, gi, matcher, err)
 		}
