@@ -867,7 +867,11 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		}
 		ids := make([]string, 0, len(b.Runs))
 		for id := range b.Runs {
-			if !allIDs[id] && !runOfPlanned(id, allIDs) {
+			// Planned itself, or ID@… of a handler ID planned as one
+			// run (a command hook now listed, whose outcome drift
+			// speaks for it, in whichever shard has the listed run):
+			// not removed.
+			if handlerOf(id, allIDs) == "" {
 				ids = append(ids, id)
 			}
 		}
@@ -911,18 +915,6 @@ func handlerOf(id string, handlers map[string]bool) string {
 		}
 	}
 	return ""
-}
-
-// runOfPlanned reports whether id is ID@… of a handler ID planned as one
-// run, ID: a command hook now listed, whose outcome drift speaks for it
-// (in whichever shard has the listed run), not removed.
-func runOfPlanned(id string, allIDs map[string]bool) bool {
-	for i, c := range id {
-		if c == '@' && allIDs[id[:i]] {
-			return true
-		}
-	}
-	return false
 }
 
 // ranAs lists, sorted, the baseline's runs of handler id when it ran as a
