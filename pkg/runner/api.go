@@ -1523,8 +1523,9 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 }
 
 // matcherSelects reports whether h's matcher selects value (a tool, or a
-// SessionStart source, …) of its event.
+// SessionStart source, …) of its event; one vigiles cannot evaluate as
+// Claude Code does selects everything, as in an audit.
 func matcherSelects(h *Hook, value string) bool {
 	m, err := compileMatcherFor(h.Event, h.Matcher)
-	return err == nil && m.Match(value)
+	return (err == nil || errors.Is(err, ErrUnsupportedMatcher)) && m.Match(value)
 }

@@ -80,18 +80,18 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 // entry whose local source is another directory than the one a plugin
 // of its name is vendored in (a decoy beside the vetted copy).
 func (c *claudeDisc) remoteVendored() {
-	said := map[string]bool{}
+	// A plugin is looked at once, not once per hook of it.
+	seen := map[[2]string]bool{}
 	for _, h := range c.out.Hooks {
-		if !h.InPlugin {
+		if k := [2]string{h.Plugin, h.PluginRoot}; !h.InPlugin || seen[k] {
 			continue
+		} else {
+			seen[k] = true
 		}
 		if es := c.local[h.Plugin]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, h.PluginRoot) }) {
 			for _, e := range es {
-				if k := e.dir + "\x00" + h.PluginRoot; !said[k] {
-					said[k] = true
-					c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
-						shownName(h.Plugin), shownName(e.dir), shownName(h.PluginRoot))
-				}
+				c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
+					shownName(h.Plugin), shownName(e.dir), shownName(h.PluginRoot))
 			}
 		}
 		for _, i := range c.remote[h.Plugin] {

@@ -81,9 +81,7 @@ func switchesOff(tree, proj string, markets map[string][]string) (all string, pl
 			v.from = from[k]
 		}
 		if slices.Contains(markets[plugin], market) {
-			if !v.own {
-				v.own, v.ownOn = true, false
-			}
+			v.own = true
 			if enabled[k] {
 				v.ownOn = true
 			} else if v.ownFrom == "" {

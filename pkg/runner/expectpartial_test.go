@@ -79,8 +79,12 @@ func TestCheckSelectingAListedHookIsAnError(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/hp/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}, {"type": "http", "url": "https://telemetry.example.test/stop"}]}],
   "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "http", "url": "https://telemetry.example.test/write"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`,
+		// A matcher vigiles cannot evaluate as Claude Code does selects
+		// every call, the check's too.
+		"plugins/lk/hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "(?!Read).*", "hooks": [{"type": "http", "url": "https://telemetry.example.test/any"}]}, {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`,
 		".vigiles.yml": "checks:\n  - {name: offline, hook: hp, event: Stop, expect: {no-egress: true}}\n" +
-			"  - {name: bash, hook: hp, tool: Bash, expect: {no-egress: true}}\n",
+			"  - {name: bash, hook: hp, tool: Bash, expect: {no-egress: true}}\n" +
+			"  - {name: lookaround, hook: lk, tool: Bash, expect: {no-egress: true}}\n",
 	})
 	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
@@ -92,8 +96,9 @@ func TestCheckSelectingAListedHookIsAnError(t *testing.T) {
 			got = append(got, f.Message)
 		}
 	}
-	if len(got) != 1 || !strings.Contains(got[0], `check "offline": "hp" selects, for Stop, hooks that vigiles lists and does not run`) || !strings.Contains(got[0], "(http)") || rep.Verdict == report.VerdictPass {
-		t.Errorf("verdict %s, check/no-hook findings %q; want one, of the Stop check only (the Write hook does not run for Bash)", rep.Verdict, got)
+	if len(got) != 2 || !strings.Contains(got[0], `check "offline": "hp" selects, for Stop, hooks that vigiles lists and does not run`) || !strings.Contains(got[0], "(http)") ||
+		!strings.Contains(got[1], `check "lookaround": "lk" selects, for PreToolUse, hooks that vigiles lists`) || rep.Verdict == report.VerdictPass {
+		t.Errorf("verdict %s, check/no-hook findings %q; want one of the Stop check and one of the lookaround one (the Write hook does not run for Bash)", rep.Verdict, got)
 	}
 }
 

@@ -58,7 +58,7 @@ type Hook struct {
 	// block or decide anything.
 	Async bool
 	// NotRun, when set, says why vigiles lists this command hook without
-	// running it (a shell it cannot honour).
+	// running it (a shell it cannot honour, or settings that turn it off).
 	NotRun string
 	// If is the handler's `if` condition (permission-rule syntax).
 	If string

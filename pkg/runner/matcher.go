@@ -10,12 +10,13 @@ import (
 	"strings"
 )
 
-// ErrUnsupportedMatcher marks a matcher that uses regular-expression
-// syntax Claude Code's JavaScript engine accepts but Go's RE2 cannot
-// evaluate (lookaround, backreferences). Such a matcher is treated as
-// matching everything, so that a hook cannot hide from an audit behind
-// syntax vigiles does not understand.
-var ErrUnsupportedMatcher = errors.New("regular-expression syntax vigiles cannot evaluate")
+// ErrUnsupportedMatcher marks a matcher vigiles cannot evaluate as Claude
+// Code's JavaScript engine does: syntax it accepts and Go's RE2 does not
+// (lookaround, backreferences), or syntax RE2 reads otherwise than it
+// (goOnlySyntax). Such a matcher is treated as matching everything, so
+// that a hook cannot hide from an audit behind syntax vigiles does not
+// understand.
+var ErrUnsupportedMatcher = errors.New("regular-expression syntax vigiles cannot evaluate as Claude Code does")
 
 // Matcher is a compiled Claude Code matcher.
 type Matcher struct {
