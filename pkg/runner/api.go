@@ -983,7 +983,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			if h.ID == c.Hook || h.Plugin == c.Hook || selectsByID(h, c.Hook) {
 				switch {
 				case h.Event != c.Event:
-				case h.ID != c.Hook && !selectsByID(h, c.Hook) && strings.HasSuffix(declaringFile(h.ID), ".md"):
+				case h.Scoped && h.ID != c.Hook && !selectsByID(h, c.Hook):
 					// A skill's, agent's or command's own hook runs only
 					// while that component is active: a check of the
 					// plugin, which vouches for what runs all session,

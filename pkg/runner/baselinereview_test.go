@@ -490,6 +490,24 @@ func TestCheckOfAPluginTakesNoSkillHook(t *testing.T) {
 	}
 }
 
+// TestCheckOfAPluginTakesNoInlineCommandHook: so for a command the
+// marketplace entry carries inline, whose hook ids name marketplace.json.
+func TestCheckOfAPluginTakesNoInlineCommandHook(t *testing.T) {
+	inline := `---\ndescription: d\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: true block}]\n---\nBody.\n`
+	dir := makeTree(t, map[string]string{
+		"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		".claude-plugin/marketplace.json":          `{"name": "m", "plugins": [{"name": "guard", "source": "./plugins/guard", "commands": {"g": {"content": "` + inline + `"}}}]}`,
+		".vigiles.yml":                             "checks:\n  - {name: by plugin, hook: guard, tool: Bash, expect: {blocked: true}}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 0 || rep.Verdict == report.VerdictPass {
+		t.Errorf("an inline command's hook taken by a check of its plugin: runs %+v, verdict %s", rep.Runs, rep.Verdict)
+	}
+}
+
 // TestMatcherClaudeCodeReadsOtherwise: a matcher in syntax RE2 takes and
 // JavaScript reads otherwise or rejects cannot be evaluated as Claude
 // Code does: discovery warns (an audit runs the hook for every call), and

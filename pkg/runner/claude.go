@@ -402,6 +402,9 @@ type hookCtx struct {
 	// the way to the file, each followed by ":" (mdDir); agentType the
 	// agent's type once its frontmatter is read (agentType).
 	agentNS, agentType string
+	// scoped says the hooks are a skill's, agent's or command's own (its
+	// frontmatter, in a file or inline): Hook.Scoped.
+	scoped bool
 	// inlineDecl is, for the hooks of markdown carried in a JSON string
 	// (inlineCommand), what stands for each of their declarations
 	// (Hook.Declared): the string's digest, as every one of them is
@@ -672,7 +675,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	hook := &Hook{
 		ID: id, Adapter: "claude", Plugin: ctx.plugin, PluginRoot: rel, Event: runAs,
 		Matcher: matcher, HasMatcher: hasMatcher, Location: c.loc(file, h.Pos), MatcherLocation: mloc,
-		InPlugin: ctx.isPlugin, AgentType: ctx.agentType,
+		InPlugin: ctx.isPlugin, AgentType: ctx.agentType, Scoped: ctx.scoped,
 	}
 	projDir := c.projectDirOf(ctx)
 	if r, err := relTo(c.dir, projDir); err == nil && r != "." {

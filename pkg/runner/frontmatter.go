@@ -519,6 +519,7 @@ func (p fmPlace) line(n int) string {
 // value turned into the JSON nodes the hooks-file walk reads (fmConv),
 // with aliases expanded up to maxFrontmatterValues.
 func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
+	ctx.scoped = true
 	rel := ctx.file
 	at := func(n *yaml.Node) report.Location {
 		return c.loc(rel, place.pos(n.Line, n.Column))

@@ -75,6 +75,9 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// Scoped says a skill, agent or command declares the hook in its
+	// frontmatter: Claude Code runs it only while that one is active.
+	Scoped bool
 	// SettingsEnv is the "env" of the settings of the session the hook
 	// runs in (settingsEnv), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.
