@@ -202,6 +202,9 @@ type session struct {
 	// markets holds, by plugin name, the tree's marketplaces that list
 	// it (Discovery.Markets).
 	markets map[string][]string
+	// sessions holds, by the directory a session starts in, what its
+	// settings say of its hooks (settingsOf).
+	sessions map[string]sessionSettings
 	// spelled is the work tree as the caller spelled it (--dir, or the
 	// working directory, made absolute with its links kept): an absolute
 	// PATH under it is taken relative to the tree.
@@ -472,7 +475,7 @@ func (s *session) discover(paths []string) error {
 	}
 	if !whole {
 		// What a settings key turns off is decided by the tree's
-		// marketplaces (turnOff), wherever the audited paths are.
+		// marketplaces (applySettings), wherever the audited paths are.
 		for _, a := range Adapters {
 			if d, err := a.Discover(s.dir, s.dir); err == nil {
 				s.addMarkets(d)
@@ -483,7 +486,7 @@ func (s *session) discover(paths []string) error {
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
 	}
-	s.turnOff()
+	s.applySettings()
 	return nil
 }
 
@@ -975,7 +978,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	if c.Command != "" {
 		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
-			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: settingsEnv(s.dir, "")}}
+			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env}}
 	} else {
 		var names []string
 		var listed, scoped []*Hook

@@ -419,7 +419,7 @@ func TestTurnedOffWhereClaudeCodeReadsIt(t *testing.T) {
 	if err := os.Symlink("../real.json", filepath.Join(dir, ".claude/settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if all, _ := switchesOff(dir, "", nil); all != "" {
+	if all, _ := switchesOff(settingsFiles(dir, ""), nil); all != "" {
 		t.Errorf("a linked settings file turned every hook off (%s)", all)
 	}
 }

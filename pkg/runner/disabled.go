@@ -18,9 +18,9 @@ import (
 // them either.
 const RuleDisabled = "discovery/disabled"
 
-// switchesOff reads the settings files of the .claude directory in proj
-// (relative to the work tree tree: "" for the tree's own), as Claude Code
-// started there does (settings.local.json over settings.json, key by key), for what
+// switchesOff reads settings files (settingsFiles: settings.local.json
+// over settings.json, key by key), as Claude Code started where they are
+// does, for what
 // turns hooks off: "disableAllHooks": true, and a plugin set false under
 // "enabledPlugins" ("name@marketplace"): by the key of the tree's
 // marketplace that lists it (markets), else by every key of its name. It returns the file that turns
@@ -28,12 +28,12 @@ const RuleDisabled = "discovery/disabled"
 // that plugin off, named relative to the tree. A file that is not there,
 // does not parse or is a symbolic link (which discovery does not follow
 // either) turns nothing off; nor does a key with no "@marketplace".
-func switchesOff(tree, proj string, markets map[string][]string) (all string, plugins map[string]string) {
+func switchesOff(files []settingsFile, markets map[string][]string) (all string, plugins map[string]string) {
 	// By "name@marketplace", the file whose value holds (the local one
 	// over the other).
 	enabled := map[string]bool{}
 	from := map[string]string{}
-	for _, f := range settingsFiles(tree, proj) {
+	for _, f := range files {
 		name, s := f.name, f.keys
 		var off bool
 		if v, ok := s["disableAllHooks"]; ok && json.Unmarshal(v, &off) == nil {
@@ -136,16 +136,16 @@ func settingsFiles(tree, proj string) []settingsFile {
 	return out
 }
 
-// settingsEnv is the "env" of the settings files of proj (settingsFiles;
-// the local one over the other, name by name) as NAME=VALUE, sorted:
+// settingsEnv is the "env" of settings files (settingsFiles: the local
+// one over the other, name by name) as NAME=VALUE, sorted:
 // Claude Code gives it to the session and so to every hook. A value that
 // is a string, a number or a boolean is taken as Claude Code takes it;
 // HOME and TMPDIR stay the sandbox's throwaway ones, where the record of
 // what a hook writes is kept, and a loader or shell start-up variable is
 // not passed (startupVar).
-func settingsEnv(tree, proj string) []string {
+func settingsEnv(files []settingsFile) []string {
 	m := map[string]string{}
-	for _, f := range settingsFiles(tree, proj) {
+	for _, f := range files {
 		var env map[string]json.RawMessage
 		if v, ok := f.keys["env"]; !ok || json.Unmarshal(v, &env) != nil {
 			continue
@@ -195,7 +195,33 @@ func startupVar(name string) bool {
 	return false
 }
 
-// turnOff lists, not runs, the command hooks the project's settings turn
+// sessionSettings is what the settings of a session started in a
+// directory say of its hooks: the file that turns every hook off, the
+// files that turn plugins off (switchesOff), and the env (settingsEnv).
+type sessionSettings struct {
+	all     string
+	plugins map[string]string
+	env     []string
+}
+
+// settingsOf reads the settings of a session started in proj (relative
+// to the tree: "" for the tree's root) once.
+func (s *session) settingsOf(proj string) sessionSettings {
+	if st, ok := s.sessions[proj]; ok {
+		return st
+	}
+	files := settingsFiles(s.dir, proj)
+	var st sessionSettings
+	st.all, st.plugins = switchesOff(files, s.markets)
+	st.env = settingsEnv(files)
+	if s.sessions == nil {
+		s.sessions = map[string]sessionSettings{}
+	}
+	s.sessions[proj] = st
+	return st
+}
+
+// applySettings lists, not runs, the command hooks the project's settings turn
 // off (switchesOff), with a notice per settings file: a pull request that
 // turns a vetted guard off is then the guard no longer run, which an
 // audit's baseline reports, where the audit ran it as if Claude Code
@@ -205,13 +231,7 @@ func startupVar(name string) bool {
 // there (Hook.ProjectDir), which reads that directory's settings; a
 // plugin's, in one started at the tree's root. Each hook gets the "env"
 // of those settings too (Hook.SettingsEnv).
-func (s *session) turnOff() {
-	type switches struct {
-		all     string
-		plugins map[string]string
-		env     []string
-	}
-	byProj := map[string]switches{}
+func (s *session) applySettings() {
 	count := map[string]int{}
 	names := map[string][]string{}
 	for _, h := range s.hooks {
@@ -219,12 +239,7 @@ func (s *session) turnOff() {
 		if !h.InPlugin {
 			proj = h.ProjectDir
 		}
-		sw, ok := byProj[proj]
-		if !ok {
-			sw.all, sw.plugins = switchesOff(s.dir, proj, s.markets)
-			sw.env = settingsEnv(s.dir, proj)
-			byProj[proj] = sw
-		}
+		sw := s.settingsOf(proj)
 		h.SettingsEnv = sw.env
 		all, plugins := sw.all, sw.plugins
 		why, file := "", ""

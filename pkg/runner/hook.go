@@ -79,7 +79,7 @@ type Hook struct {
 	// frontmatter: Claude Code runs it only while that one is active.
 	Scoped bool
 	// SettingsEnv is the "env" of the settings of the session the hook
-	// runs in (settingsEnv), NAME=VALUE: Claude Code gives it to every
+	// runs in (settingsOf), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.
 	SettingsEnv []string
 	// ProjectDir is, for a project hook (a settings file's, or a project
