@@ -365,6 +365,10 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	p := &pasta{cmd: cmd, lifeW: lifeW, reaped: make(chan struct{}), stopping: stopping}
 	go func() {
+		// In the poller, as slirp4netns's reaping: the guard lives as
+		// long as the run, and a goroutine blocked in waitid that long
+		// wakes the runtime's sysmon (procwait).
+		procwait.Exited(cmd.Process.Pid)
 		_ = cmd.Wait()
 		close(p.reaped)
 	}()
