@@ -477,21 +477,36 @@ func cgroupName(n int64) string {
 
 // ownStart is this process's start time (startTime); 0 where /proc could
 // not say, which a sweep takes for unknown: such a cgroup is never
-// swept, only left empty.
+// swept, only left empty. Read once it is known: it cannot change, and
+// every root run's start-up names a cgroup.
 func ownStart() uint64 {
+	if t := ownStartKnown.Load(); t != 0 {
+		return t
+	}
 	t, _ := startTime(os.Getpid())
+	ownStartKnown.Store(t)
 	return t
 }
 
+var ownStartKnown, ownPidNSKnown atomic.Uint64
+
 // ownPidNS is the inode of this process's pid namespace (0 where /proc
-// does not say).
+// does not say), read once it is known, as ownStart.
 func ownPidNS() uint64 {
+	if ino := ownPidNSKnown.Load(); ino != 0 {
+		return ino
+	}
 	var st unix.Stat_t
 	if unix.Stat("/proc/self/ns/pid", &st) != nil {
 		return 0
 	}
+	ownPidNSKnown.Store(st.Ino)
 	return st.Ino
 }
+
+// brokerStart is how a sweep reads a broker's start time: startTime, which
+// a test replaces with one that fails as a read out of descriptors does.
+var brokerStart = startTime
 
 // startTime is the start time of process pid in clock ticks after boot
 // (field 22 of /proc/PID/stat); an error wrapping fs.ErrNotExist where
@@ -536,7 +551,7 @@ func sweepCgroups(parent string) {
 		if pid == os.Getpid() || start == 0 {
 			continue
 		}
-		if now, err := startTime(pid); err == nil && now == start || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if now, err := brokerStart(pid); err == nil && now == start || err != nil && !errors.Is(err, fs.ErrNotExist) {
 			continue // its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())
