@@ -157,7 +157,7 @@ func writeInWorkspace(ws, rel string, data []byte) error {
 	if afterResolve != nil {
 		afterResolve()
 	}
-	d, err := safewrite.OpenDirWithin(root, filepath.Dir(p), true)
+	d, err := safewrite.OpenDirWithin(root, filepath.Dir(p))
 	var lo *safewrite.LinkedOutError
 	if errors.As(err, &lo) {
 		l, _ := filepath.Rel(root, lo.Link)

@@ -4,8 +4,9 @@
 // is not followed out of it.
 //
 // The directory is opened, and held, before anything is written: OpenDir
-// opens it one component at a time from "/" (an os.Root serves where the
-// tree's root is known, as for the action's SARIF file). Replace then makes
+// opens it one component at a time from "/", and OpenDirWithin from the
+// root of the tree (a repository's, a workspace's), making what is
+// missing on the way. Replace then makes
 // the file in the held directory as a temporary file (O_EXCL|O_NOFOLLOW)
 // and renames it over the name within that directory, which replaces
 // whatever has the name, a link too, without following it. A link put in
@@ -60,26 +61,23 @@ func (e *LinkedOutError) Error() string {
 // before (that its links stay inside a repository whose own path holds
 // none) is thus not undone by a link put in place since: the first link
 // on the way is then inside the repository, and may not lead out of the
-// directory that holds it.
-//
-// mkdir makes the last directory (0755, whatever the umask leaves) when
-// it is missing, never one above it: a missing directory above is
-// fs.ErrNotExist. (OpenDirWithin makes every missing one inside within.)
-func OpenDir(dir string, mkdir bool) (*os.File, error) {
-	return openDir("", dir, mkdir)
+// directory that holds it. A missing directory is fs.ErrNotExist.
+func OpenDir(dir string) (*os.File, error) {
+	return openDir("", dir)
 }
 
 // OpenDirWithin is OpenDir for a directory dir inside within, an absolute
 // path with no symbolic link on it (a repository's real path): every link
 // on the way from within to dir is followed only while it stays inside
 // within (a relative target, or an absolute one under within's path), as
-// if within held the first; and mkdir makes every missing directory on
-// the way, each in the directory held before it.
-func OpenDirWithin(within, dir string, mkdir bool) (*os.File, error) {
-	return openDir(within, dir, mkdir)
+// if within held the first; and every missing directory on the way is
+// made (0755, whatever the umask leaves), each in the directory held
+// before it.
+func OpenDirWithin(within, dir string) (*os.File, error) {
+	return openDir(within, dir)
 }
 
-func openDir(within, dir string, mkdir bool) (*os.File, error) {
+func openDir(within, dir string) (*os.File, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("%s: not an absolute path", dir)
 	}
@@ -143,7 +141,7 @@ func openDir(within, dir string, mkdir bool) (*os.File, error) {
 			stack = append(stack, held{nfd, next})
 			continue
 		}
-		if err == unix.ENOENT && mkdir && (within != "" || last(todo)) && made < maxMkdirs {
+		if err == unix.ENOENT && within != "" && made < maxMkdirs {
 			made++
 			if err := unix.Mkdirat(cur.fd, name, 0o755); err != nil && err != unix.EEXIST {
 				return nil, &fs.PathError{Op: "mkdir", Path: next, Err: err}
@@ -167,7 +165,7 @@ func openDir(within, dir string, mkdir bool) (*os.File, error) {
 		if links++; links > MaxLinks {
 			return nil, &fs.PathError{Op: "open", Path: dir, Err: unix.ELOOP}
 		}
-		target, err := readlinkat(cur.fd, name)
+		target, err := Readlinkat(cur.fd, name)
 		if err != nil {
 			return nil, &fs.PathError{Op: "readlink", Path: next, Err: err}
 		}
@@ -191,18 +189,9 @@ func openDir(within, dir string, mkdir bool) (*os.File, error) {
 	return os.NewFile(uintptr(top.fd), top.path), nil
 }
 
-// last says whether todo holds no more names to look up.
-func last(todo []string) bool {
-	for _, n := range todo {
-		if n != "" && n != "." {
-			return false
-		}
-	}
-	return true
-}
-
-// readlinkat reads the link name in the directory dirfd.
-func readlinkat(dirfd int, name string) (string, error) {
+// Readlinkat reads the link name in the directory dirfd, whatever its
+// length.
+func Readlinkat(dirfd int, name string) (string, error) {
 	for size := 256; ; size *= 2 {
 		b := make([]byte, size)
 		n, err := unix.Readlinkat(dirfd, name, b)
@@ -216,7 +205,7 @@ func readlinkat(dirfd int, name string) (string, error) {
 }
 
 // Replace writes data to the file name (one component) in the directory
-// dir holds open (OpenDir's, or one an os.Root opened), whose path
+// dir holds open (OpenDir's or OpenDirWithin's), whose path
 // dirPath names it in errors: to a temporary file made there (O_EXCL|
 // O_NOFOLLOW, never an existing file or link) and renamed over the name
 // within dir, which replaces whatever has it, a symbolic link too,

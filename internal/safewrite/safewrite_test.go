@@ -80,7 +80,7 @@ func TestOpenDir(t *testing.T) {
 		{dir: "t/file-link", want: "err:", err: syscall.ENOTDIR},
 		{dir: "t/missing", want: "err:", err: fs.ErrNotExist},
 	} {
-		d, err := OpenDir(filepath.Join(tmp, tc.dir), false)
+		d, err := OpenDir(filepath.Join(tmp, tc.dir))
 		var lo *LinkedOutError
 		switch {
 		case strings.HasPrefix(tc.want, "out:"):
@@ -111,9 +111,10 @@ func TestOpenDir(t *testing.T) {
 	}
 }
 
-// TestOpenDirMakesTheLastOnly: mkdir makes the last directory, also at
-// the end of a link, never one above it.
-func TestOpenDirMakesTheLastOnly(t *testing.T) {
+// TestOpenDirWithinMakesWhatIsMissing: every missing directory inside
+// within is made, also at the end of a link that stays inside; nothing
+// is made where a link leads out.
+func TestOpenDirWithinMakesWhatIsMissing(t *testing.T) {
 	tmp := tree(t, map[string]string{"to-new": "in/new", "out-new": "../out/new"})
 	for _, tc := range []struct {
 		dir, made string
@@ -121,10 +122,10 @@ func TestOpenDirMakesTheLastOnly(t *testing.T) {
 	}{
 		{"t/in/a", "t/in/a", true},
 		{"t/to-new", "t/in/new", true},
-		{"t/in/b/c", "t/in/b", false},
+		{"t/in/b/c", "t/in/b/c", true},
 		{"t/out-new", "out/new", false},
 	} {
-		d, err := OpenDir(filepath.Join(tmp, tc.dir), true)
+		d, err := OpenDirWithin(filepath.Join(tmp, "t"), filepath.Join(tmp, tc.dir))
 		_, serr := os.Stat(filepath.Join(tmp, tc.made))
 		if tc.ok && (err != nil || serr != nil) {
 			t.Errorf("%s: %v, %v; want %s made and opened", tc.dir, err, serr, tc.made)
@@ -152,7 +153,7 @@ func TestReplace(t *testing.T) {
 	if err := os.Symlink(victim, filepath.Join(in, "f")); err != nil {
 		t.Fatal(err)
 	}
-	d, err := OpenDir(in, false)
+	d, err := OpenDir(in)
 	if err != nil {
 		t.Fatal(err)
 	}

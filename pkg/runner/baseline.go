@@ -664,7 +664,7 @@ func knownOutcome(o string) bool {
 // missing directory made; else with its links followed, and none made.
 func openBaselineDir(repo, dir string) (*os.File, error) {
 	if _, err := relTo(repo, dir); repo != "" && err == nil {
-		d, err := safewrite.OpenDirWithin(repo, dir, true)
+		d, err := safewrite.OpenDirWithin(repo, dir)
 		var lo *safewrite.LinkedOutError
 		if errors.As(err, &lo) {
 			return nil, errorf(ErrOutsideTree, "%v", err)
@@ -680,7 +680,7 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 		// The repository spelled through a link of the caller's.
 		return openBaselineDir(repo, filepath.Join(rp, last))
 	}
-	return safewrite.OpenDir(filepath.Join(rp, last), false)
+	return safewrite.OpenDir(filepath.Join(rp, last))
 }
 
 // compareBaseline returns the drift of runs from the baseline and a
