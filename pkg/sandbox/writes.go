@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/safewrite"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -343,8 +344,8 @@ func sameContent(a, b *dirFD, name string, st *unix.Stat_t, copied bool) bool {
 		return sameFileBytes(a.fd, b.fd, name, xa, xb)
 	case unix.S_IFLNK:
 		// A symlink has no xattrs of these kinds.
-		ta, erra := readlinkAt(a.fd, name)
-		tb, errb := readlinkAt(b.fd, name)
+		ta, erra := safewrite.Readlinkat(a.fd, name)
+		tb, errb := safewrite.Readlinkat(b.fd, name)
 		return erra == nil && errb == nil && ta == tb
 	}
 	// A fifo, socket or device node holds nothing else; it can have
@@ -813,7 +814,7 @@ func (c *copier) entry(s, d *dirFD, name string, p relPath, st *unix.Stat_t) err
 	case unix.S_IFREG:
 		return copyFileAt(s.fd, d.fd, name, st)
 	case unix.S_IFLNK:
-		target, err := readlinkAt(s.fd, name)
+		target, err := safewrite.Readlinkat(s.fd, name)
 		if err != nil {
 			return err
 		}
@@ -1067,19 +1068,6 @@ func (d *dirFD) reopen(child *dirFD) error {
 	}
 	d.fd = fd
 	return nil
-}
-
-func readlinkAt(dirfd int, name string) (string, error) {
-	for size := 256; ; size *= 2 {
-		buf := make([]byte, size)
-		n, err := unix.Readlinkat(dirfd, name, buf)
-		if err != nil {
-			return "", err
-		}
-		if n < size {
-			return string(buf[:n]), nil
-		}
-	}
 }
 
 // An xattrSet says which extended attributes of a file a walk reads:
