@@ -13,14 +13,7 @@ import (
 // the stats say what the SARIF leaves out.
 func init() {
 	renderSARIF = func(r *report.Report, w io.Writer) (annotate.SARIFStats, error) {
-		b, st, err := annotate.EncodeSARIF(r, annotate.SARIFOptions{})
-		if err != nil {
-			return st, err
-		}
-		if _, err := w.Write(b); err != nil {
-			return st, fmt.Errorf("writing sarif: %w", err)
-		}
-		return st, nil
+		return annotate.WriteSARIF(w, r, annotate.SARIFOptions{})
 	}
 }
 

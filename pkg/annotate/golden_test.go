@@ -43,7 +43,7 @@ func TestGolden(t *testing.T) {
 		})
 		t.Run(fx.prefix+"sarif", func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
+			if _, err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, fx.prefix+"sarif.golden.json", b.String())

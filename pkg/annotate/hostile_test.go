@@ -248,7 +248,7 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 		}
 	}
 	var sarif bytes.Buffer
-	if err := WriteSARIF(&sarif, r, SARIFOptions{}); err != nil {
+	if _, err := WriteSARIF(&sarif, r, SARIFOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

@@ -90,7 +90,7 @@ func TestSARIFLimitsAndShape(t *testing.T) {
 	r.Findings = append(r.Findings, report.Finding{Rule: "", Severity: "weird", Message: ""}) // no file, no rule
 	log := SARIF(r, SARIFOptions{MaxBytes: 16 << 10})
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, r, SARIFOptions{MaxBytes: 16 << 10}); err != nil {
+	if _, err := WriteSARIF(&b, r, SARIFOptions{MaxBytes: 16 << 10}); err != nil {
 		t.Fatal(err)
 	}
 	if n := gzipSize(b.Bytes()); n > 16<<10 {

@@ -55,7 +55,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(fmt.Sprintf("sarif/runs=%d", runs), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := WriteSARIF(io.Discard, r, SARIFOptions{}); err != nil {
+				if _, err := WriteSARIF(io.Discard, r, SARIFOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -575,14 +575,15 @@ func findingSubject(f report.Finding, drift []report.Drift) string {
 	return subject + "\x00" + value
 }
 
-// WriteSARIF writes r as indented SARIF 2.1.0 JSON to w (EncodeSARIF).
-func WriteSARIF(w io.Writer, r *report.Report, o SARIFOptions) error {
-	b, _, err := EncodeSARIF(r, o)
+// WriteSARIF writes r as indented SARIF 2.1.0 JSON to w (EncodeSARIF),
+// and says what it left out.
+func WriteSARIF(w io.Writer, r *report.Report, o SARIFOptions) (SARIFStats, error) {
+	b, st, err := EncodeSARIF(r, o)
 	if err != nil {
-		return err
+		return st, err
 	}
 	if _, err := w.Write(b); err != nil {
-		return fmt.Errorf("writing sarif: %w", err)
+		return st, fmt.Errorf("writing sarif: %w", err)
 	}
-	return nil
+	return st, nil
 }

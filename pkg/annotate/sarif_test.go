@@ -89,7 +89,7 @@ func TestSARIFLeavesCategoryToTheUpload(t *testing.T) {
 		t.Run(cmd, func(t *testing.T) {
 			var b bytes.Buffer
 			r := &report.Report{Schema: report.Schema, Command: cmd, Findings: []report.Finding{{Rule: "run/failed", Severity: report.SeverityError, Message: "m"}}}
-			if err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
+			if _, err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(b.String(), "automationDetails") {

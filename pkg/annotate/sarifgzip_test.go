@@ -31,7 +31,7 @@ func bigCompressibleReport() *report.Report {
 // are in the file.
 func TestSARIFMeasuresTheCompressedFile(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, bigCompressibleReport(), SARIFOptions{}); err != nil {
+	if _, err := WriteSARIF(&b, bigCompressibleReport(), SARIFOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	z := gzipped(t, b.Bytes())
