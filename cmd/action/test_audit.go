@@ -227,8 +227,7 @@ func withRunnerHints(err error, dir string) error {
 	if errors.As(err, &pe) {
 		// Said here with the values quoted: an empty PATH, or one with a
 		// newline, stays on the line.
-		switch {
-		case pe.Outside:
+		if pe.Outside {
 			return hinted{msg: fmt.Sprintf("audit path %q is outside the work tree %q; name directories under --dir %q", pe.Path, pe.Dir, dir), err: err}
 		}
 		what := "is not a directory"
@@ -365,7 +364,7 @@ func checkBaselineFlag(baseline, dir string, update, given bool) error {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return fmt.Errorf("audit: --baseline %q is a directory; want the baseline file, such as .vigiles/baseline.json (relative to --dir)", baseline)
 	}
-	if rel, err := filepath.Rel(dir, p); update && given && (err != nil || rel == ".." || strings.HasPrefix(rel, "../")) {
+	if _, in := relInside(dir, p); update && given && !in {
 		if why := cannotCreate(p); why != "" {
 			return fmt.Errorf("audit: --baseline %q %s", baseline, why)
 		}

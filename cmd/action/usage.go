@@ -59,7 +59,8 @@ func writeMore(w io.Writer, docs string) {
 }
 
 // parseFlags parses a command's flags. Help that was asked for (-h,
-// --help) goes to stdout and ends the command with status 0; a flag that
+// --help) goes to stdout and ends the command with status 0 (125 where it
+// could not be written: helpWritten); a flag that
 // does not parse is a usage error (status 2), its message on stderr.
 // Help printed because of a usage error goes to stderr: see usageError.
 func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io.Writer) (done bool, err error) {

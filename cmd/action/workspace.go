@@ -102,7 +102,7 @@ func resolveInWorkspace(ws, rel string) (string, error) {
 			// Made there, and nothing below it exists: the rest is
 			// its text, which must stay inside too.
 			rest := filepath.Join(append([]string{next}, todo...)...)
-			if r, err := filepath.Rel(root, rest); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			if _, in := relInside(root, rest); !in {
 				return "", outside("", "")
 			}
 			return rest, nil
@@ -124,8 +124,8 @@ func resolveInWorkspace(ws, rel string) (string, error) {
 		l, _ := filepath.Rel(root, next)
 		via = &linkedOutError{link: filepath.ToSlash(l), target: t}
 		if filepath.IsAbs(t) {
-			r, err := filepath.Rel(root, filepath.Clean(t))
-			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			r, in := relInside(root, filepath.Clean(t))
+			if !in {
 				return "", outside(next, t)
 			}
 			cur, t = root, r
