@@ -3,10 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/vigiles/action/internal/safewrite"
 )
@@ -22,19 +19,15 @@ import (
 // file, a later step's file commands). The runner refuses such links for
 // .vigiles.yml and the baseline inside the repository (its beneath and
 // linkedOut, which it does not export); resolveInWorkspace looks a path
-// up the same way, one component at a time, against the workspace, and
-// writeInWorkspace writes as the runner's WriteBaseline does
-// (internal/safewrite), to a temporary file in the checked directory,
-// held open, renamed over the name, so that a link put in its place at
-// the last moment is replaced, not followed.
+// up with the same lookup (safewrite.Resolve), one component at a time,
+// against the workspace, and writeInWorkspace writes as the runner's
+// WriteBaseline does (internal/safewrite), to a temporary file in the
+// checked directory, held open, renamed over the name, so that a link put
+// in its place at the last moment is replaced, not followed.
 
 // afterResolve, when set (by tests), runs between the lookup and the
 // write: where a link put in place at the last moment would be.
 var afterResolve func()
-
-// maxWorkspaceLinks bounds the symbolic links one lookup follows, as the
-// kernel's ELOOP does.
-const maxWorkspaceLinks = 40
 
 // linkedOutError is a path of the workspace that a symbolic link leads
 // out of it.
@@ -63,6 +56,7 @@ func realWorkspace(ws string) (string, error) {
 // path whose existing part holds no link (what does not exist yet is
 // made there). A link that leads outside, by an absolute target or by
 // "..", is a *linkedOutError, found before anything outside is looked at.
+// The lookup is safewrite.Resolve's, the runner's own for the repository.
 func resolveInWorkspace(ws, rel string) (string, error) {
 	root, err := realWorkspace(ws)
 	if err != nil {
@@ -71,68 +65,26 @@ func resolveInWorkspace(ws, rel string) (string, error) {
 	if filepath.IsAbs(rel) {
 		return "", fmt.Errorf("%s is not relative to the workspace", rel)
 	}
-	cur, todo, links := root, strings.Split(filepath.ToSlash(rel), "/"), 0
-	var via *linkedOutError // the last link followed: what a ".." climbs out through
-	outside := func(link, target string) error {
-		if link == "" && via != nil {
-			return via
-		}
-		if link == "" {
-			return fmt.Errorf("%s climbs out of the workspace", rel)
-		}
-		l, _ := filepath.Rel(root, link)
-		return &linkedOutError{link: filepath.ToSlash(l), target: target}
+	p, _, err := safewrite.Resolve(root, rel, true)
+	if errors.Is(err, safewrite.ErrOutside) {
+		return "", fmt.Errorf("%s climbs out of the workspace", rel)
 	}
-	for len(todo) > 0 {
-		name := todo[0]
-		todo = todo[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			if cur == root {
-				return "", outside("", "")
-			}
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Made there, and nothing below it exists: the rest is
-			// its text, which must stay inside too.
-			rest := filepath.Join(append([]string{next}, todo...)...)
-			if _, in := relInside(root, rest); !in {
-				return "", outside("", "")
-			}
-			return rest, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
-			continue
-		}
-		if links++; links > maxWorkspaceLinks {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", rel)
-		}
-		t, err := os.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		l, _ := filepath.Rel(root, next)
-		via = &linkedOutError{link: filepath.ToSlash(l), target: t}
-		if filepath.IsAbs(t) {
-			r, in := relInside(root, filepath.Clean(t))
-			if !in {
-				return "", outside(next, t)
-			}
-			cur, t = root, r
-		}
-		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
+	if err != nil {
+		return "", inWorkspace(root, err)
 	}
-	return cur, nil
+	return p, nil
+}
+
+// inWorkspace says err of safewrite's in the workspace's words: a
+// *safewrite.LinkedOutError is a *linkedOutError, its link relative to
+// the workspace's real path root, which the inputs are relative to.
+func inWorkspace(root string, err error) error {
+	var lo *safewrite.LinkedOutError
+	if !errors.As(err, &lo) {
+		return err
+	}
+	l, _ := filepath.Rel(root, lo.Link)
+	return &linkedOutError{link: filepath.ToSlash(l), target: lo.Target}
 }
 
 // writeInWorkspace writes data to the file rel names in the workspace ws,
@@ -158,13 +110,8 @@ func writeInWorkspace(ws, rel string, data []byte) error {
 		afterResolve()
 	}
 	d, err := safewrite.OpenDirWithin(root, filepath.Dir(p))
-	var lo *safewrite.LinkedOutError
-	if errors.As(err, &lo) {
-		l, _ := filepath.Rel(root, lo.Link)
-		return &linkedOutError{link: filepath.ToSlash(l), target: lo.Target}
-	}
 	if err != nil {
-		return err
+		return inWorkspace(root, err)
 	}
 	defer d.Close()
 	return safewrite.Replace(d, d.Name(), filepath.Base(p), data, 0o644)

@@ -12,6 +12,10 @@
 // whatever has the name, a link too, without following it. A link put in
 // place of a directory on the way once it is held changes nothing: the
 // file goes into the directory that was opened.
+//
+// Resolve looks a path up inside such a tree the same way without opening
+// anything: the check before a read, or before a write says where it
+// goes.
 package safewrite
 
 import (
@@ -26,8 +30,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MaxLinks bounds the symbolic links one OpenDir follows, as the kernel's
-// ELOOP does.
+// MaxLinks bounds the symbolic links one OpenDir or Resolve follows, as
+// the kernel's ELOOP does.
 const MaxLinks = 40
 
 // maxMkdirs bounds the directories one OpenDirWithin makes (a directory
@@ -86,8 +90,8 @@ func openDir(within, dir string) (*os.File, error) {
 	start, rel := "/", strings.TrimPrefix(dir, "/")
 	if within != "" {
 		within = filepath.Clean(within)
-		r, err := filepath.Rel(within, dir)
-		if !filepath.IsAbs(within) || err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		r, in := inside(within, dir)
+		if !filepath.IsAbs(within) || !in {
 			return nil, fmt.Errorf("%s is not inside %s", dir, within)
 		}
 		start, rel = within, r
@@ -173,8 +177,8 @@ func openDir(within, dir string) (*os.File, error) {
 		base := stack[0].path
 		via = &LinkedOutError{Link: next, Target: target, Within: base}
 		if filepath.IsAbs(target) {
-			r, err := filepath.Rel(base, filepath.Clean(target))
-			if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			r, in := inside(base, filepath.Clean(target))
+			if !in {
 				return nil, via
 			}
 			for _, h := range stack[1:] {

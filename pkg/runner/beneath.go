@@ -4,14 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
-)
+	"syscall"
 
-// maxLinks bounds the symbolic links one lookup follows, as the kernel's
-// ELOOP does.
-const maxLinks = 40
+	"github.com/vigiles/action/internal/safewrite"
+)
 
 // beneath looks p up inside the repository dir (dirReal: its path with
 // every symlink followed) as the kernel would, one component at a time,
@@ -21,60 +17,23 @@ const maxLinks = 40
 // the host exists is not the repository's to learn, so discovery looks up
 // every path a repository names through beneath before it stats or reads
 // it. It returns the resolved path and its Lstat info; a missing component
-// is fs.ErrNotExist.
+// is fs.ErrNotExist, and so is a loop of links (nothing to read there).
+// The lookup is safewrite.Resolve's, which the action's workspace checks
+// share; beneath says its errors in the runner's words.
 func beneath(dir, dirReal, p string) (string, fs.FileInfo, error) {
 	rel, err := relTo(dir, p)
 	if err != nil {
 		return "", nil, err
 	}
-	outside := errorf(ErrOutsideTree, "%s leads outside the work tree %s", p, dir)
-	cur, todo, links := dirReal, strings.Split(rel, "/"), 0
-	var fi fs.FileInfo // of cur, once looked up
-	for len(todo) > 0 {
-		name := todo[0]
-		todo = todo[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			if cur == dirReal {
-				return "", nil, outside
-			}
-			cur, fi = filepath.Dir(cur), nil
-			continue
-		}
-		next := filepath.Join(cur, name)
-		nfi, err := os.Lstat(next)
-		if err != nil {
-			return next, nil, err
-		}
-		if nfi.Mode()&fs.ModeSymlink == 0 {
-			cur, fi = next, nfi
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", nil, fmt.Errorf("%s: too many levels of symbolic links: %w", p, fs.ErrNotExist)
-		}
-		t, err := os.Readlink(next)
-		if err != nil {
-			return next, nil, err
-		}
-		if filepath.IsAbs(t) {
-			r, err := relTo(dirReal, filepath.Clean(t))
-			if err != nil {
-				return "", nil, outside
-			}
-			cur, fi, t = dirReal, nil, r
-		}
-		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
+	resolved, fi, err := safewrite.Resolve(dirReal, rel, false)
+	var lo *safewrite.LinkedOutError
+	switch {
+	case errors.As(err, &lo) || errors.Is(err, safewrite.ErrOutside):
+		return "", nil, errorf(ErrOutsideTree, "%s leads outside the work tree %s", p, dir)
+	case errors.Is(err, syscall.ELOOP):
+		return "", nil, fmt.Errorf("%s: too many levels of symbolic links: %w", p, fs.ErrNotExist)
 	}
-	if fi == nil {
-		var err error
-		if fi, err = os.Lstat(cur); err != nil {
-			return cur, nil, err
-		}
-	}
-	return cur, fi, nil
+	return resolved, fi, err
 }
 
 // exists reports whether p is there as the repository names it: a path

@@ -1,0 +1,120 @@
+package safewrite
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrOutside is a lookup by Resolve that a ".." climbs out of its root
+// through no symbolic link; one that climbs out through a link is that
+// link's *LinkedOutError.
+var ErrOutside = errors.New(`a ".." climbs out of the root`)
+
+// Resolve looks rel (a path relative to root) up inside root, a path with
+// no symbolic link on it (a repository's or a workspace's real path), as
+// the kernel would, one component at a time, but follows a symbolic link
+// only while it stays inside: a relative target, or an absolute one under
+// root's path, which is re-based there. What leaves root is refused before
+// anything outside is looked at, so that a tree another party controls
+// cannot make a check of its paths learn whether a file of the host
+// exists: a link with an absolute target outside, or a ".." that climbs
+// out of root after a link was followed, is a *LinkedOutError of that (the
+// last) link, Within being root; a ".." that climbs out through no link
+// wraps ErrOutside. A lookup that follows more than MaxLinks links wraps
+// unix.ELOOP, as the kernel's would.
+//
+// It returns the path rel leads to, under root's path, whose existing part
+// holds no link, and its Lstat info. A component that is not there ends
+// the lookup with its Lstat error (fs.ErrNotExist) and its path, as the
+// kernel's would, unless missingOK: a caller about to make what is missing
+// (a file to write, its directories) then gets the rest of rel as text,
+// joined to the last directory found and cleaned, with nil info; that text
+// must stay inside root too, or the lookup fails as for a "..". A flag,
+// rather than a missing tail always returned, keeps a reader's lookup the
+// kernel's: a link to "gone/../../x" is not there for it, not outside.
+func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
+	if filepath.IsAbs(rel) {
+		return "", nil, fmt.Errorf("%s is not relative to %s", rel, root)
+	}
+	root = filepath.Clean(root)
+	cur, todo, links := root, strings.Split(filepath.ToSlash(rel), "/"), 0
+	var fi fs.FileInfo      // cur's, once looked up
+	var via *LinkedOutError // the last link followed: what a ".." climbs out through
+	out := func() error {
+		if via != nil {
+			return via
+		}
+		return fmt.Errorf("%s: %w", rel, ErrOutside)
+	}
+	for len(todo) > 0 {
+		name := todo[0]
+		todo = todo[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if cur == root {
+				return "", nil, out()
+			}
+			cur, fi = filepath.Dir(cur), nil
+			continue
+		}
+		next := filepath.Join(cur, name)
+		nfi, err := os.Lstat(next)
+		if missingOK && errors.Is(err, fs.ErrNotExist) {
+			// Made there, and nothing below it exists: the rest is
+			// its text.
+			rest := filepath.Join(append([]string{next}, todo...)...)
+			if _, in := inside(root, rest); !in {
+				return "", nil, out()
+			}
+			return rest, nil, nil
+		}
+		if err != nil {
+			return next, nil, err
+		}
+		if nfi.Mode()&fs.ModeSymlink == 0 {
+			cur, fi = next, nfi
+			continue
+		}
+		if links++; links > MaxLinks {
+			return "", nil, fmt.Errorf("%s: %w", rel, unix.ELOOP)
+		}
+		t, err := os.Readlink(next)
+		if err != nil {
+			return next, nil, err
+		}
+		via = &LinkedOutError{Link: next, Target: t, Within: root}
+		if filepath.IsAbs(t) {
+			r, in := inside(root, filepath.Clean(t))
+			if !in {
+				return "", nil, via
+			}
+			cur, fi, t = root, nil, r
+		}
+		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
+	}
+	if fi == nil {
+		var err error
+		if fi, err = os.Lstat(cur); err != nil {
+			return cur, nil, err
+		}
+	}
+	return cur, fi, nil
+}
+
+// inside is p relative to dir, and whether it is under dir (or dir): by
+// their text, both absolute and clean.
+func inside(dir, p string) (string, bool) {
+	r, err := filepath.Rel(dir, p)
+	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+		return "", false
+	}
+	return r, true
+}
