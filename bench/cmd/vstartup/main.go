@@ -3,8 +3,8 @@
 // syscalls are stopped: execve, clone, mount, seccomp, landlock, exit), in
 // each egress mode, interleaved, and splits each run's wall time into
 // phases by the events that separate them (the broker's start, bwrap's
-// exec, the init's exec and first mount, the overlay mount, the reaper's
-// exec, the seccomp filter, the command's exec and exit, the broker's
+// exec, the init's exec and first mount, the reaper's exec, the overlay
+// mount, the reaper's seccomp filter, the command's exec and exit, the broker's
 // exit). It prints the median of each phase as a markdown table.
 //
 // strace adds a little to every stopped syscall, so the phases add up to
@@ -29,14 +29,18 @@ import (
 	"github.com/vigiles/action/bench/internal/mdblock"
 )
 
+// phases are in the order the engine's events come in: the init starts the
+// reaper right after its first mount (its mounts made shared), before the
+// scratch and the overlay, and the reaper confines itself beside the
+// init's egress set-up; the command is sent once the wall is up.
 var phases = []struct{ name, from, to string }{
 	{"broker: Go start, flags, plan, until bwrap's exec", "start", "bwrap"},
 	{"bwrap: namespaces, mounts, pivot_root, until the init's exec", "bwrap", "init"},
-	{"init: Go runtime start, until its first mount", "init", "initmount"},
-	{"init: scratch tmpfs, binds, overlay", "initmount", "overlay"},
-	{"init: spawn the reaper (right after the mounts)", "overlay", "reaper"},
-	{"reaper: Go start and /proc, overlapping the init's egress setup (lo, nft batch, DNS stub, proxy); its config; remounts, rlimits, caps, Landlock", "reaper", "seccomp"},
-	{"reaper: seccomp, SIG_DFL, fork, until the command's exec (direct under a pids cgroup, as here; else through the `/bin/sh` that sets RLIMIT_NPROC)", "seccomp", "cmd"},
+	{"init: Go runtime start, config, until its first mount (its mounts made shared)", "init", "initmount"},
+	{"init: the reaper spawned, until its exec", "initmount", "reaper"},
+	{"init: scratch tmpfs, binds, id-mapped tree, overlay (beside the reaper's Go start)", "reaper", "overlay"},
+	{"reaper: the rest of its Go start, its config, /proc, remounts, rlimits, caps, Landlock (beside the init's egress set-up: lo, nft batch, DNS stub, proxy)", "overlay", "seccomp"},
+	{"reaper: seccomp, then the wall up and the command sent, fork, the command's exec (direct under a pids cgroup, as here; else through the `/bin/sh` that sets RLIMIT_NPROC)", "seccomp", "cmd"},
 	{"the command itself (`true`)", "cmd", "cmdexit"},
 	{"teardown: write walk, egress record, result, bwrap exit, broker exit", "cmdexit", "end"},
 }
