@@ -450,6 +450,22 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, err)
 		}
 	}
+	if in.UpdateBaseline {
+		// The runner makes a baseline's missing directories only inside
+		// its repository (working-directory); one the input puts
+		// elsewhere in the workspace gets them here, where its links lead
+		// inside the workspace, before any hook runs rather than failing
+		// after all of them.
+		d, _, err := dirInWorkspace(ws, filepath.Join(in.WorkDir, in.Baseline))
+		var lo *linkedOutError
+		switch {
+		case errors.As(err, &lo):
+			return fail(stdout, 2, linkedOutInput("baseline", in.Baseline, lo))
+		case err != nil:
+			return fail(stdout, 2, fmt.Errorf("input baseline: %s: its directory cannot be made in the workspace: %v", in.Baseline, err))
+		}
+		d.Close()
+	}
 	// Said before any hook runs, not after all of them.
 	if in.SARIF != "" {
 		p, err := resolveInWorkspace(ws, in.SARIF)

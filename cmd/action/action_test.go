@@ -364,8 +364,10 @@ func TestActionReportPerStep(t *testing.T) {
 func TestActionUpdateBaselineFailureFails(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
-	// .vigiles is a file, so the baseline cannot be written under it.
-	if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles"), []byte("a file, not a directory"), 0o644); err != nil {
+	// The baseline's name is a directory, so the file cannot be renamed
+	// over it once the audit has run. (A .vigiles that is a file is
+	// refused before any hook runs: TestActionBaselineDirectoryIsCheckedFirst.)
+	if err := os.MkdirAll(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	s.run(t)

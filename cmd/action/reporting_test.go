@@ -246,3 +246,55 @@ func TestActionOwnErrorIsShown(t *testing.T) {
 		})
 	}
 }
+
+// TestActionBaselineOutsideWorkingDirectoryIsWritten: update-baseline
+// with a baseline elsewhere in the workspace than working-directory, in a
+// directory not made yet: the action makes it (the runner makes
+// directories only inside its repository), so the baseline is written,
+// not refused after every hook has run.
+func TestActionBaselineOutsideWorkingDirectoryIsWritten(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "working-directory": "sub", "check-run": "false",
+		"fail-level": "none", "baseline": "../.vigiles/audits/baseline.json", "update-baseline": "true"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "sub", ".vigiles.yml"), []byte("version: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: noRun, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s%s", code, s.stdout.String(), s.stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(ws, ".vigiles", "audits", "baseline.json"))
+	if err != nil {
+		t.Fatalf("the baseline was not written: %v", err)
+	}
+	if !strings.Contains(string(b), `"schema"`) {
+		t.Errorf("the baseline written is not one:\n%s", b)
+	}
+}
+
+// TestActionBaselineDirectoryIsCheckedFirst: a baseline whose directory
+// cannot be made (a file where it must be) is refused as bad input
+// before any hook runs.
+func TestActionBaselineDirectoryIsCheckedFirst(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
+	if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles"), []byte("a file, not a directory"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ran int
+	count := runner.ExecutorFunc(func(ctx context.Context, sp sandbox.Spec) (*sandbox.Result, error) {
+		ran++
+		return noRun(ctx, sp)
+	})
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: count, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 2 || !strings.Contains(strings.ReplaceAll(s.stderr.String(), annotate.Colon, ":"), "input baseline: .vigiles/baseline.json") {
+		t.Errorf("exit %d, want 2 naming the input\n%s", code, s.stderr.String())
+	}
+	if ran != 0 {
+		t.Errorf("%d hooks ran before the bad input was said", ran)
+	}
+}

@@ -97,8 +97,9 @@ Examples:
   vigiles audit --shard 1/3 --format json --output audit-1.json   # one job of a matrix
   vigiles audit --sandbox off --baseline ""     # hooks run in the open, recording nothing: a throwaway machine only
 
-Exit status: 0 nothing new; 1 a finding of severity error (drift, a malformed
-declaration); 2 bad usage; 125 vigiles refused or failed.
+Exit status: 0 no finding of severity error (a hook the baseline does not know
+is a warning); 1 a finding of severity error (drift, a malformed declaration);
+2 bad usage; 125 vigiles refused or failed.
 
 Flags:
 `, runner.JoinWords(runner.EnvFileEvents(), "or"))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/vigiles/action/internal/safewrite"
@@ -97,22 +98,36 @@ func inWorkspace(root string, err error) error {
 // the name (safewrite.Replace), which replaces whatever has the name, a
 // link too, without following it. The file is 0644.
 func writeInWorkspace(ws, rel string, data []byte) error {
-	root, err := realWorkspace(ws)
+	d, name, err := dirInWorkspace(ws, rel)
 	if err != nil {
 		return err
+	}
+	defer d.Close()
+	return safewrite.Replace(d, d.Name(), name, data, 0o644)
+}
+
+// dirInWorkspace opens the directory of the file rel names in the
+// workspace ws, or of where a link at that name leads inside it
+// (resolveInWorkspace), making the directories that are missing, each
+// link on the way followed only while it stays inside
+// (safewrite.OpenDirWithin); it returns the directory and the file's name
+// in it. A link leading out is a *linkedOutError.
+func dirInWorkspace(ws, rel string) (*os.File, string, error) {
+	root, err := realWorkspace(ws)
+	if err != nil {
+		return nil, "", err
 	}
 	// Where it leads: a link at the name that stays inside is followed.
 	p, err := resolveInWorkspace(ws, rel)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if afterResolve != nil {
 		afterResolve()
 	}
 	d, err := safewrite.OpenDirWithin(root, filepath.Dir(p))
 	if err != nil {
-		return inWorkspace(root, err)
+		return nil, "", inWorkspace(root, err)
 	}
-	defer d.Close()
-	return safewrite.Replace(d, d.Name(), filepath.Base(p), data, 0o644)
+	return d, filepath.Base(p), nil
 }
