@@ -600,7 +600,7 @@ func TestMarketplaceFollowUps(t *testing.T) {
 				t.Errorf("paths %v: a link to the vendored plugin called a decoy: %s", paths, f.Message)
 			}
 		}
-		// (Found through the link and at its own path: one plugin, read once, named by its own path.)
+		// (Found through the link and at its own path: one run each.)
 		for _, r := range rep.Runs {
 			if r.Outcome != report.OutcomeNotExecutable {
 				t.Errorf("paths %v: foo@mk false: %s %s; want foo listed, not run", paths, r.ID, r.Outcome)

@@ -149,14 +149,13 @@ func (c *claudeDisc) isPluginRoot(dir string) bool {
 // in that directory (a monorepo's package). It walks in name order, depth
 // first, and looks into a plugin's own directories too (a repository that
 // is a plugin may hold more); a plugin or file met twice is read once
-// (seenPlugin, seenFile), a plugin also when a link names it (plugin). It
-// skips directories whose name starts with "." (.git, and .claude and
-// .claude-plugin, which are read by name, not searched) and node_modules,
-// and it follows no symbolic link: whatever a link leads to, inside the
-// tree or out of it, is not searched (a plugin reached through one is
-// audited when a marketplace or an audit path names it, through beneath);
-// a .claude that is itself a link is read as the work tree's own is,
-// through beneath, only while it stays inside.
+// (seenPlugin, seenFile). It skips directories whose name starts with "."
+// (.git, and .claude and .claude-plugin, which are read by name, not
+// searched) and node_modules, and it follows no symbolic link: whatever a
+// link leads to, inside the tree or out of it, is not searched (a plugin
+// reached through one is audited when a marketplace or an audit path
+// names it, through beneath); a .claude that is itself a link is read as
+// the work tree's own is, through beneath, only while it stays inside.
 func (c *claudeDisc) below(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -187,8 +186,8 @@ type claudeDisc struct {
 	dir      string
 	dirReal  string // dir with every symlink followed
 	seenFile map[string]bool
-	// seenPlugin holds, by plugin root as it really is (realDir), the name
-	// its manifest gives ("" for none) once its own declarations are read.
+	// seenPlugin holds the name a plugin root's manifest gives ("" for
+	// none) once its own declarations are read.
 	seenPlugin map[string]string
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
@@ -237,24 +236,6 @@ func (c *claudeDisc) sameDir(a, b string) bool {
 	ra, err1 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(a)))
 	rb, err2 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(b)))
 	return err1 == nil && err2 == nil && ra == rb
-}
-
-// realDir is the directory p (inside the tree) really is, under c.dir:
-// every symbolic link on its way followed through beneath, so only while
-// it stays inside; a host path is never looked at, and a link that leads
-// outside is not a name of any directory of the tree. A path beneath
-// cannot follow to a directory is left as it is named: reading it gives
-// the finding (outside the work tree, missing).
-func (c *claudeDisc) realDir(p string) string {
-	real, fi, err := beneath(c.dir, c.dirReal, p)
-	if err != nil || !fi.IsDir() {
-		return p
-	}
-	r, err := relTo(c.dirReal, real)
-	if err != nil {
-		return p
-	}
-	return filepath.Join(c.dir, filepath.FromSlash(r))
 }
 
 // noteRemote records that the finding just made is of a remote source for
@@ -438,21 +419,12 @@ type hookCtx struct {
 // declarations are read once; the hooks of every marketplace entry that
 // names it are read too, however many there are and in whatever order the
 // directory is met (Claude Code installs each entry with its own hooks).
-//
-// A directory reached by two paths (a marketplace source through a link,
-// plugins/foo -> ../packages/foo, and the walk's packages/foo) is one
-// plugin: it is read, named and run as the directory it really is
-// (realDir), whichever path is met first. So an audit of the tree, of
-// either path, or of a tree with or without the link gives the same
-// plugin root and hook IDs, and the files reported are where they are in
-// the tree.
 func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile string, entryLoc report.Location) {
-	if _, err := relTo(c.dir, root); err != nil {
+	rel, err := relTo(c.dir, root)
+	if err != nil {
 		c.find(RuleOutsideTree, report.SeverityError, entryLoc, "plugin source %v", err)
 		return
 	}
-	root = c.realDir(root)
-	rel, _ := relTo(c.dir, root) // realDir keeps it inside
 	manifestName, seen := c.seenPlugin[rel]
 	var manifest *jnode
 	var manifestRel string
