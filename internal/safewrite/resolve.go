@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -44,6 +45,9 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 	}
 	root = filepath.Clean(root)
 	cur, todo, links := root, strings.Split(filepath.ToSlash(rel), "/"), 0
+	// own counts the components of rel itself still in todo: always its
+	// end, since a link's target goes in front.
+	own := len(todo)
 	var fi fs.FileInfo      // cur's, once looked up
 	var via *LinkedOutError // the last link followed: what a ".." climbs out through
 	out := func() error {
@@ -54,6 +58,9 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 	}
 	for len(todo) > 0 {
 		name := todo[0]
+		if len(todo) == own {
+			own--
+		}
 		todo = todo[1:]
 		switch name {
 		case "", ".":
@@ -67,9 +74,12 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 		}
 		next := filepath.Join(cur, name)
 		nfi, err := os.Lstat(next)
-		if missingOK && errors.Is(err, fs.ErrNotExist) {
+		if missingOK && errors.Is(err, fs.ErrNotExist) && !slices.Contains(todo[:len(todo)-own], "..") {
 			// Made there, and nothing below it exists: the rest is
-			// its text.
+			// its text, rel's own ".." taken as text (out/../x is x
+			// for a caller's path). A link's ".." after a missing
+			// directory is not there for the kernel, whatever its
+			// text says: the lookup ends with the error below.
 			rest := filepath.Join(append([]string{next}, todo...)...)
 			if _, in := inside(root, rest); !in {
 				return "", nil, out()
@@ -91,14 +101,15 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 			return next, nil, err
 		}
 		via = &LinkedOutError{Link: next, Target: t, Within: root}
+		rest := strings.Split(filepath.ToSlash(t), "/")
 		if filepath.IsAbs(t) {
-			r, in := inside(root, filepath.Clean(t))
-			if !in {
+			var in bool
+			if rest, in = rebase(root, t); !in {
 				return "", nil, via
 			}
-			cur, fi, t = root, nil, r
+			cur, fi = root, nil
 		}
-		todo = append(strings.Split(filepath.ToSlash(t), "/"), todo...)
+		todo = append(rest, todo...)
 	}
 	if fi == nil {
 		var err error
@@ -107,6 +118,38 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 		}
 	}
 	return cur, fi, nil
+}
+
+// rebase splits the absolute link target t into the components the
+// kernel walks after root's own: t must name root's components first,
+// literally (root is clean and holds no link), and what follows, ".."
+// included, is walked from root, one component at a time, as the kernel
+// walks it. Cleaning t by its text instead would take "ROOT/lnk/.." for
+// ROOT where the kernel goes to lnk's target's parent. in is false when t
+// does not start with root's components (a ".." before them included:
+// refused, not followed).
+func rebase(root, t string) (rest []string, in bool) {
+	rc, tc := components(root), components(t)
+	if len(tc) < len(rc) {
+		return nil, false
+	}
+	for i, c := range rc {
+		if tc[i] != c {
+			return nil, false
+		}
+	}
+	return tc[len(rc):], true
+}
+
+// components are p's path components, without "" and ".".
+func components(p string) []string {
+	var cs []string
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if c != "" && c != "." {
+			cs = append(cs, c)
+		}
+	}
+	return cs
 }
 
 // inside is p relative to dir, and whether it is under dir (or dir): by

@@ -32,6 +32,12 @@ func TestResolve(t *testing.T) {
 		"gone-climb":   "gone/../../out",
 		"gone-in":      "gone/../in",
 		"file-link":    "in/f",
+		// Absolute targets with "..": walked as the kernel walks them,
+		// not cleaned by their text (which would keep the first two
+		// inside).
+		"abs-dotdot-out": "$TMP/t/in/up/../in",
+		"abs-dotdot-in":  "$TMP/t/in/sub/../f",
+		"abs-dotdot-top": "$TMP/t/../t/in",
 	})
 	root := filepath.Join(tmp, "t")
 	if err := os.WriteFile(filepath.Join(root, "in/f"), nil, 0o644); err != nil {
@@ -66,9 +72,19 @@ func TestResolve(t *testing.T) {
 		{"loop-a/x", "loop", "loop"},
 		{"self", "loop", "loop"},
 		{"in/new/x.sarif", "missing:in/new", "new:in/new/x.sarif"},
+		// rel's own ".." after a missing directory is its text (a
+		// caller's path); a link's is not there for the kernel,
+		// whatever its text says.
 		{"in/new/../../../out/x", "missing:in/new", "outside"},
-		{"gone-climb", "missing:gone", "out:gone-climb"},
-		{"gone-in/x", "missing:gone", "new:gone/../in/x"},
+		{"in/new/../x.sarif", "missing:in/new", "new:in/x.sarif"},
+		{"gone-climb", "missing:gone", "missing:gone"},
+		{"gone-in/x", "missing:gone", "missing:gone"},
+		// in/up leads to the root, and the ".." after it out of it.
+		{"abs-dotdot-out/x", "out:in/up", "out:in/up"},
+		{"abs-dotdot-in", "in/f", "in/f"},
+		// A ".." before the root's own components: refused, though
+		// the kernel would come back in.
+		{"abs-dotdot-top", "out:abs-dotdot-top", "out:abs-dotdot-top"},
 		{"in/f/x", "err", "err"},
 		{"/etc/passwd", "err", "err"},
 	} {

@@ -176,17 +176,18 @@ func openDir(within, dir string) (*os.File, error) {
 		based = true // the stack's first is now the directory holding the first link
 		base := stack[0].path
 		via = &LinkedOutError{Link: next, Target: target, Within: base}
+		rest := strings.Split(target, "/")
 		if filepath.IsAbs(target) {
-			r, in := inside(base, filepath.Clean(target))
-			if !in {
+			var in bool
+			if rest, in = rebase(base, target); !in {
 				return nil, via
 			}
 			for _, h := range stack[1:] {
 				unix.Close(h.fd)
 			}
-			stack, target = stack[:1], r
+			stack = stack[:1]
 		}
-		todo = append(strings.Split(target, "/"), todo...)
+		todo = append(rest, todo...)
 	}
 	top := stack[len(stack)-1]
 	stack = stack[:len(stack)-1] // not closed: returned

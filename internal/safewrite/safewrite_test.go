@@ -115,7 +115,10 @@ func TestOpenDir(t *testing.T) {
 // within is made, also at the end of a link that stays inside; nothing
 // is made where a link leads out.
 func TestOpenDirWithinMakesWhatIsMissing(t *testing.T) {
-	tmp := tree(t, map[string]string{"to-new": "in/new", "out-new": "../out/new"})
+	tmp := tree(t, map[string]string{"to-new": "in/new", "out-new": "../out/new",
+		// Walked as the kernel walks it (in/up is the root, and ".."
+		// then leaves it), not by its text (t/in/new2).
+		"abs-dotdot": "$TMP/t/in/up/../new2", "in/up": ".."})
 	for _, tc := range []struct {
 		dir, made string
 		ok        bool
@@ -124,6 +127,8 @@ func TestOpenDirWithinMakesWhatIsMissing(t *testing.T) {
 		{"t/to-new", "t/in/new", true},
 		{"t/in/b/c", "t/in/b/c", true},
 		{"t/out-new", "out/new", false},
+		{"t/abs-dotdot", "t/in/new2", false},
+		{"t/abs-dotdot", "new2", false},
 	} {
 		d, err := OpenDirWithin(filepath.Join(tmp, "t"), filepath.Join(tmp, tc.dir))
 		_, serr := os.Stat(filepath.Join(tmp, tc.made))

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -74,6 +75,65 @@ func TestBeneath(t *testing.T) {
 			if err != nil || got != filepath.Join(dir, tt.want) || fi == nil {
 				t.Errorf("%s: got %s %v, want %s", tt.path, got, err, tt.want)
 			}
+		}
+	}
+}
+
+// TestAbsoluteLinkThroughALinkStaysOut: a link whose absolute target
+// names the repository's path and then a link and ".." (ROOT/lnk/../x)
+// leads where the kernel walks it, through lnk, not where its text
+// cleans to: with lnk leading out, the policy file and a .claude behind
+// such links are outside, neither read nor run.
+func TestAbsoluteLinkThroughALinkStaysOut(t *testing.T) {
+	outside := makeTree(t, map[string]string{
+		"sub/keep":                "",
+		"host.yml":                "hunter2-secret-token: 1\n",
+		"dotclaude/settings.json": `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"host:from-the-host"}]}]}}`,
+	})
+	dir := makeTree(t, map[string]string{
+		"host.yml":                "version: 1\n",
+		"dotclaude/settings.json": `{}`,
+	})
+	for l, target := range map[string]string{
+		"lnk":          filepath.Join(outside, "sub"),
+		".vigiles.yml": dir + "/lnk/../host.yml",
+		".claude":      dir + "/lnk/../dotclaude",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err == nil {
+		t.Fatal("the audit took a policy file whose link leads out")
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the host's file was read: %v", err)
+	}
+	if rep != nil {
+		for _, f := range rep.Findings {
+			if strings.Contains(f.Message, "hunter2") {
+				t.Errorf("the host's file was read: %s", findingLine(f))
+			}
+		}
+		for _, r := range rep.Runs {
+			if strings.Contains(r.Command, "from-the-host") {
+				t.Errorf("a hook of the host's settings was listed: %s", r.ID)
+			}
+		}
+	}
+	// Without the policy file in the way, the .claude behind such a link
+	// is outside too.
+	if err := os.Remove(filepath.Join(dir, ".vigiles.yml")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, "from-the-host") {
+			t.Errorf("a hook of the host's settings was listed: %s", r.ID)
 		}
 	}
 }
