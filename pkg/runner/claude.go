@@ -68,8 +68,27 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.marketplace(root)
 	c.below(root)
+	c.alsoNamed()
 	c.remoteVendored()
 	return c.out, nil
+}
+
+// alsoNamed gives each plugin's own hooks the other names its directory
+// is reached by (Hook.AlsoNamed).
+func (c *claudeDisc) alsoNamed() {
+	for rel, idx := range c.ownHooks {
+		names := c.names[rel]
+		for _, i := range idx {
+			h := c.out.Hooks[i]
+			h.AlsoNamed = nil
+			for _, n := range names {
+				if n != h.Plugin && !slices.Contains(h.AlsoNamed, n) {
+					h.AlsoNamed = append(h.AlsoNamed, n)
+				}
+			}
+			slices.Sort(h.AlsoNamed)
+		}
+	}
 }
 
 // remoteVendored makes an error of a marketplace entry whose source is
@@ -81,27 +100,41 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 // of its name is vendored in (a decoy beside the vetted copy).
 func (c *claudeDisc) remoteVendored() {
 	// A plugin is looked at once, not once per hook of it.
+	// Under every name its directory is known by (Hook.AlsoNamed): an
+	// entry of another name that reaches the directory first does not
+	// hide the vendored plugin's own.
 	seen := map[[2]string]bool{}
 	for _, h := range c.out.Hooks {
-		if k := [2]string{h.Plugin, h.PluginRoot}; !h.InPlugin || seen[k] {
+		if !h.InPlugin {
 			continue
-		} else {
-			seen[k] = true
 		}
-		if es := c.local[h.Plugin]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, h.PluginRoot) }) {
-			for _, e := range es {
-				c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
-					shownName(h.Plugin), shownName(e.dir), shownName(h.PluginRoot))
-			}
-		}
-		for _, i := range c.remote[h.Plugin] {
-			f := &c.out.Findings[i]
-			if f.Severity == report.SeverityError {
+		for _, name := range append([]string{h.Plugin}, h.AlsoNamed...) {
+			if k := [2]string{name, h.PluginRoot}; seen[k] {
 				continue
+			} else {
+				seen[k] = true
 			}
-			f.Severity = report.SeverityError
-			f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(h.PluginRoot))
+			c.vendoredAs(name, h.PluginRoot)
 		}
+	}
+}
+
+// vendoredAs makes the errors of remoteVendored for the plugin name
+// vendored at root.
+func (c *claudeDisc) vendoredAs(name, root string) {
+	if es := c.local[name]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
+		for _, e := range es {
+			c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
+				shownName(name), shownName(e.dir), shownName(root))
+		}
+	}
+	for _, i := range c.remote[name] {
+		f := &c.out.Findings[i]
+		if f.Severity == report.SeverityError {
+			continue
+		}
+		f.Severity = report.SeverityError
+		f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(root))
 	}
 }
 
@@ -202,6 +235,11 @@ type claudeDisc struct {
 	// local holds, by plugin name, the marketplace entries whose source
 	// is a directory of the tree (remoteVendored).
 	local map[string][]localEntry
+	// names holds, by plugin root (as seenPlugin), every name it was
+	// reached by: the entries' and its own; ownHooks the indexes in
+	// out.Hooks of its own declarations' hooks (alsoNamed).
+	names    map[string][]string
+	ownHooks map[string][]int
 }
 
 // localEntry is a marketplace entry with a local source: the directory
@@ -438,7 +476,16 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		dirName = filepath.Base(c.dir)
 	}
 	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true}
+	if c.names == nil {
+		c.names, c.ownHooks = map[string][]string{}, map[string][]int{}
+	}
+	for _, n := range []string{ctx.plugin, nameHint} {
+		if n != "" && !slices.Contains(c.names[rel], n) {
+			c.names[rel] = append(c.names[rel], n)
+		}
+	}
 	if !seen {
+		first := len(c.out.Hooks)
 		// The default hooks file is always loaded.
 		if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
 			c.hooksFile(ctx, hj, report.Location{})
@@ -449,6 +496,9 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 			}
 		}
 		c.pluginComponents(ctx, manifest, manifestRel)
+		for i := first; i < len(c.out.Hooks); i++ {
+			c.ownHooks[rel] = append(c.ownHooks[rel], i)
+		}
 	}
 	if entry != nil {
 		if m, ok := entry.member("hooks"); ok {

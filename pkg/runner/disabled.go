@@ -246,7 +246,9 @@ func (s *session) applySettings() {
 		switch {
 		case all != "":
 			why, file = "disableAllHooks is true in "+all, all
-		case h.InPlugin && plugins[h.Plugin] != "":
+		case h.InPlugin && plugins[h.Plugin] != "" && !slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return plugins[n] == "" }):
+			// Off under every name Claude Code installs its directory
+			// under (Hook.AlsoNamed), not only the one it was read by.
 			file = plugins[h.Plugin]
 			why = fmt.Sprintf("its plugin is set false under enabledPlugins in %s", file)
 		default:

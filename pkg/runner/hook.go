@@ -78,6 +78,15 @@ type Hook struct {
 	// Scoped says a skill, agent or command declares the hook in its
 	// frontmatter: Claude Code runs it only while that one is active.
 	Scoped bool
+	// AlsoNamed holds, for a plugin's own declarations (its manifest's,
+	// its hooks file's, its components'), the other names its directory
+	// is installed under: the names of the marketplace entries that
+	// reach it, and its own, that Plugin is not. The directory is read
+	// once, under the first name that reaches it, but Claude Code installs
+	// it under each: a settings key turns its hooks off only where it
+	// turns off every one of them, and a remote source of any of them
+	// next to the vendored copy is an error (remoteVendored).
+	AlsoNamed []string
 	// SettingsEnv is the "env" of the settings of the session the hook
 	// runs in (settingsOf), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.

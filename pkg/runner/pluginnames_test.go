@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// A plugin directory is read once, under the first name that reaches it
+// (a marketplace entry's, or its own when the walk meets it first), but
+// Claude Code installs it under each entry that names it. The names it
+// was not read under must still count: a remote source of one of them
+// beside the vendored copy is an error, and a settings key turns its
+// hooks off only where it turns off every name.
+
+const guardStop = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "host:guard.example"}]}]}}`
+
+// TestRemoteSourceOfASecondName: an entry of another name that reaches
+// the vendored directory first does not turn the remote-source error for
+// the vendored plugin's own name into a notice.
+func TestRemoteSourceOfASecondName(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		files := map[string]string{
+			"market/.claude-plugin/marketplace.json": `{"name":"mk","plugins":[{"name":"guard","source":"https://evil.example/guard.git"}]}`,
+			"plugins/guard/hooks/hooks.json":         guardStop,
+		}
+		if first {
+			files["aa/.claude-plugin/marketplace.json"] = `{"name":"aa","plugins":[{"name":"x","source":"../plugins/guard"}]}`
+		}
+		dir := makeTree(t, files)
+		d, err := ClaudeAdapter{}.Discover(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sev []report.Severity
+		for _, f := range d.Findings {
+			if f.Rule == RuleRemoteSource {
+				sev = append(sev, f.Severity)
+			}
+		}
+		if len(sev) != 1 || sev[0] != report.SeverityError {
+			t.Errorf("another entry first %v: remote-source findings %v, want one error\n%s", first, sev, strings.Join(findingLines(d.Findings), "\n"))
+		}
+	}
+}
+
+// TestSettingsKeyOfOneNameDoesNotHideAnother: the directory is read as
+// the entry or walk that reaches it first names it; a key turning that
+// name off does not turn off the hooks Claude Code runs under the other.
+func TestSettingsKeyOfOneNameDoesNotHideAnother(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"another entry first": {
+			"market/.claude-plugin/marketplace.json": `{"name":"mk","plugins":[{"name":"guard","source":"../plugins/guard"}]}`,
+			"aa/.claude-plugin/marketplace.json":     `{"name":"aa","plugins":[{"name":"x","source":"../plugins/guard"}]}`,
+			"plugins/guard/hooks/hooks.json":         guardStop,
+			".claude/settings.json":                  `{"enabledPlugins": {"x@aa": false, "guard@mk": true}}`,
+		},
+		"the walk first": {
+			"zz/.claude-plugin/marketplace.json":   `{"name":"mk","plugins":[{"name":"guard","source":"../packages/guard-impl"}]}`,
+			"packages/guard-impl/hooks/hooks.json": guardStop,
+			".claude/settings.json":                `{"enabledPlugins": {"guard-impl@elsewhere": false}}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, files)
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ran := 0
+			for _, r := range rep.Runs {
+				if strings.Contains(r.Command, "guard.example") {
+					if r.Outcome == report.OutcomeNotExecutable {
+						t.Errorf("%s listed as turned off (%s); Claude Code runs it under its other name", r.ID, r.Reason)
+					}
+					ran++
+				}
+			}
+			if ran == 0 {
+				t.Error("the guard's hook is not in the audit")
+			}
+		})
+	}
+	// Off under every name: off.
+	dir := makeTree(t, map[string]string{
+		"market/.claude-plugin/marketplace.json": `{"name":"mk","plugins":[{"name":"guard","source":"../plugins/guard"}]}`,
+		"aa/.claude-plugin/marketplace.json":     `{"name":"aa","plugins":[{"name":"x","source":"../plugins/guard"}]}`,
+		"plugins/guard/hooks/hooks.json":         guardStop,
+		".claude/settings.json":                  `{"enabledPlugins": {"x@aa": false, "guard@mk": false}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, "guard.example") && r.Outcome != report.OutcomeNotExecutable {
+			t.Errorf("%s: %s, want it listed as turned off under both names", r.ID, r.Outcome)
+		}
+	}
+}
