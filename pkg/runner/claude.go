@@ -189,37 +189,10 @@ func (c *claudeDisc) isPluginRoot(dir string) bool {
 // reached through one is audited when a marketplace or an audit path
 // names it, through beneath); a .claude that is itself a link is read as
 // the work tree's own is, through beneath, only while it stays inside.
-//
-// Every marketplace below root is read before any plugin or .claude the
-// walk meets: a directory that an entry installs is then read as that
-// entry's plugin (its name, and its components under its own .claude as
-// the plugin's), whatever the walk's order, and not first as a package
-// whose own settings may turn off what Claude Code runs as the plugin.
 func (c *claudeDisc) below(root string) {
-	dirs := c.dirsBelow(root, nil)
-	for _, sub := range dirs {
-		c.marketplace(sub)
-	}
-	for _, sub := range dirs {
-		if c.isPluginRoot(sub) {
-			c.plugin(sub, "", nil, "", report.Location{})
-		}
-		// After the plugin: a plugin may keep its components under its
-		// own .claude (commands: ./.claude/commands), which are the
-		// plugin's (its name, CLAUDE_PLUGIN_ROOT), not a package's; a
-		// file read once is not read again.
-		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
-			c.project(sub)
-		}
-	}
-}
-
-// dirsBelow appends to dirs the directories below root that below
-// searches, in its order: name order, depth first.
-func (c *claudeDisc) dirsBelow(root string, dirs []string) []string {
 	ents, err := os.ReadDir(root)
 	if err != nil {
-		return dirs // unreadable: nothing under it is declared to vigiles
+		return // unreadable: nothing under it is declared to vigiles
 	}
 	for _, e := range ents {
 		name := e.Name()
@@ -227,9 +200,19 @@ func (c *claudeDisc) dirsBelow(root string, dirs []string) []string {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		dirs = c.dirsBelow(sub, append(dirs, sub))
+		if c.isPluginRoot(sub) {
+			c.plugin(sub, "", nil, "", report.Location{})
+		}
+		c.marketplace(sub)
+		// After the plugin: a plugin may keep its components under its
+		// own .claude (commands: ./.claude/commands), which are the
+		// plugin's (its name, CLAUDE_PLUGIN_ROOT), not a package's; a
+		// file read once is not read again.
+		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
+			c.project(sub)
+		}
+		c.below(sub)
 	}
-	return dirs
 }
 
 type claudeDisc struct {

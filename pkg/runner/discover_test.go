@@ -445,10 +445,8 @@ func TestDiscoverySearchesBelowEachPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The marketplaces below the root are read before the plugins the
-	// walk meets (below), so what they install comes first.
-	if diff := cmp.Diff([]string{".", "vendor/m/inline", "plugins/nested/deeper/y", "plugins/x"}, d.Plugins); diff != "" {
-		t.Errorf("plugin roots, in discovery order (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{".", "plugins/nested/deeper/y", "plugins/x", "vendor/m/inline"}, d.Plugins); diff != "" {
+		t.Errorf("plugin roots, in walk order (-want +got):\n%s", diff)
 	}
 	again, _ := ClaudeAdapter{}.Discover(dir, dir)
 	if diff := cmp.Diff(d, again); diff != "" {

@@ -100,32 +100,3 @@ func TestSettingsKeyOfOneNameDoesNotHideAnother(t *testing.T) {
 		}
 	}
 }
-
-// TestMarketplacesAreReadBeforeTheWalk: a directory an entry installs is
-// read as that plugin even where the walk meets it first (packages/
-// before zz/): its components under its own .claude are the plugin's,
-// which run in a session at the work tree's root, not a package's
-// project hooks that the package's own settings turn off.
-func TestMarketplacesAreReadBeforeTheWalk(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		"zz/.claude-plugin/marketplace.json":   `{"name":"mk","plugins":[{"name":"guard","source":"../packages/guard","strict":false,"commands":["./.claude/commands"]}]}`,
-		"packages/guard/.claude/commands/g.md": "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
-		"packages/guard/.claude/settings.json": `{"disableAllHooks": true}`,
-	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	for _, r := range rep.Runs {
-		if strings.Contains(r.Command, "guard.example") {
-			ran++
-			if r.Plugin != "guard" || r.Outcome == report.OutcomeNotExecutable {
-				t.Errorf("%s: plugin %q, %s (%s); want plugin guard's hook, run", r.ID, r.Plugin, r.Outcome, r.Reason)
-			}
-		}
-	}
-	if ran == 0 {
-		t.Error("the plugin's command hook is not in the audit")
-	}
-}
