@@ -127,8 +127,11 @@ func Resolve(root, rel string, missingOK bool) (string, fs.FileInfo, error) {
 // walks it. Cleaning t by its text instead would take "ROOT/lnk/.." for
 // ROOT where the kernel goes to lnk's target's parent. in is false when t
 // does not start with root's components (a ".." before them included:
-// refused, not followed).
+// refused, not followed), and always for a relative root.
 func rebase(root, t string) (rest []string, in bool) {
+	if !filepath.IsAbs(root) {
+		return nil, false // a relative root holds no absolute path
+	}
 	rc, tc := components(root), components(t)
 	if len(tc) < len(rc) {
 		return nil, false

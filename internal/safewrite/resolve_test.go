@@ -125,7 +125,7 @@ func TestResolve(t *testing.T) {
 // working directory), as a caller's repository path may be; what is
 // returned is then relative too.
 func TestResolveRoot(t *testing.T) {
-	tmp := tree(t, map[string]string{"abs": "$TMP/t/in", "out": "$TMP/out"})
+	tmp := tree(t, map[string]string{"abs": "$TMP/t/in", "out": "$TMP/out", "like-rel": "/t/in"})
 	got, fi, err := Resolve(filepath.Join(tmp, "t")+"/", "in/..", false)
 	if err != nil || got != filepath.Join(tmp, "t") || fi == nil || !fi.IsDir() {
 		t.Errorf("%q %v %v", got, fi, err)
@@ -144,5 +144,11 @@ func TestResolveRoot(t *testing.T) {
 	var lo *LinkedOutError
 	if _, _, err := Resolve(rel, "out", false); !errors.As(err, &lo) {
 		t.Errorf("relative root %s: %v, want the link out refused", rel, err)
+	}
+	// An absolute target is never under a relative root, even one whose
+	// text starts with the root's (/t/in against t).
+	t.Chdir(tmp)
+	if got, _, err := Resolve("t", "like-rel", false); !errors.As(err, &lo) {
+		t.Errorf("relative root t: like-rel -> /t/in gave %q, %v; want it refused", got, err)
 	}
 }
