@@ -80,7 +80,6 @@ func (c *claudeDisc) alsoNamed() {
 		names := c.names[rel]
 		for _, i := range idx {
 			h := c.out.Hooks[i]
-			h.AlsoNamed = nil
 			for _, n := range names {
 				if n != h.Plugin && !slices.Contains(h.AlsoNamed, n) {
 					h.AlsoNamed = append(h.AlsoNamed, n)
@@ -479,6 +478,12 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	if c.names == nil {
 		c.names, c.ownHooks = map[string][]string{}, map[string][]int{}
 	}
+	// Its names: every entry's that installs it, and its own (the
+	// manifest's, else the directory's), which the walk gives it, also
+	// when an entry read it first: a remote entry of that name beside it
+	// is then an error, as it is where the walk came first (an error
+	// that may be of another plugin of the same name is said rather
+	// than a vendored copy hidden by the order of the reads).
 	for _, n := range []string{ctx.plugin, nameHint} {
 		if n != "" && !slices.Contains(c.names[rel], n) {
 			c.names[rel] = append(c.names[rel], n)
@@ -501,10 +506,18 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		}
 	}
 	if entry != nil {
+		first := len(c.out.Hooks)
 		if m, ok := entry.member("hooks"); ok {
 			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
 		c.componentPaths(ctx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
+		// The entry's own declarations are installed under its name
+		// alone, whatever name the manifest gives the directory.
+		for i := first; i < len(c.out.Hooks); i++ {
+			if h := c.out.Hooks[i]; nameHint != "" && nameHint != h.Plugin && !slices.Contains(h.AlsoNamed, nameHint) {
+				h.AlsoNamed = append(h.AlsoNamed, nameHint)
+			}
+		}
 	}
 }
 

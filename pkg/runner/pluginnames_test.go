@@ -100,3 +100,30 @@ func TestSettingsKeyOfOneNameDoesNotHideAnother(t *testing.T) {
 		}
 	}
 }
+
+// TestEntryHooksAreOfTheEntrysName: a marketplace entry's own hooks are
+// installed under the entry's name, whatever name the manifest gives the
+// directory: a key turning the manifest's name off does not turn them off.
+func TestEntryHooksAreOfTheEntrysName(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":          `{"name":"mk","plugins":[{"name":"guard","source":"./plugins/guard","hooks":{"Stop":[{"hooks":[{"type":"command","command":"host:entry.example"}]}]}}]}`,
+		"plugins/guard/.claude-plugin/plugin.json": `{"name":"guard-impl"}`,
+		".claude/settings.json":                    `{"enabledPlugins": {"guard-impl@nowhere": false}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, "entry.example") {
+			ran++
+			if r.Outcome == report.OutcomeNotExecutable {
+				t.Errorf("%s listed as turned off (%s); Claude Code runs it as guard@mk", r.ID, r.Reason)
+			}
+		}
+	}
+	if ran == 0 {
+		t.Error("the entry's hook is not in the audit")
+	}
+}
