@@ -180,8 +180,9 @@ func (c *claudeDisc) isPluginRoot(dir string) bool {
 // .claude/settings.json, agents and commands there in a session started
 // in that directory (a monorepo's package). It walks in name order, depth
 // first, and looks into a plugin's own directories too (a repository that
-// is a plugin may hold more); a plugin or file met twice is read once
-// (seenPlugin, seenFile). It skips directories whose name starts with "."
+// is a plugin may hold more); a plugin met twice is read once
+// (seenPlugin), and a file once in each context that reaches it
+// (seenFile, readIn). It skips directories whose name starts with "."
 // (.git, and .claude and .claude-plugin, which are read by name, not
 // searched) and node_modules, and it follows no symbolic link: whatever a
 // link leads to, inside the tree or out of it, is not searched (a plugin
@@ -330,7 +331,12 @@ func (c *claudeDisc) repeatedKeysLosing(file string, n *jnode, where, lost strin
 // readJSON reads and parses a declaration file; a failure is a finding and
 // a nil node.
 func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
-	rel, data, _ := c.readDecl(abs, false)
+	return c.readJSONIn("", abs)
+}
+
+// readJSONIn is readJSON of a file read once in the context key (readIn).
+func (c *claudeDisc) readJSONIn(key, abs string) (string, *jnode) {
+	rel, data, _ := c.readDeclIn(key, abs, false)
 	if data == nil {
 		return rel, nil
 	}
@@ -354,6 +360,12 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 // on. Any failure is a finding and nil data (nil too for a file read
 // before).
 func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte, more bool) {
+	return c.readDeclIn("", abs, prefix)
+}
+
+// readDeclIn is readDecl of a file read once in the context key
+// (readIn): once per context that reaches it.
+func (c *claudeDisc) readDeclIn(key, abs string, prefix bool) (rel string, data []byte, more bool) {
 	rel, err := relTo(c.dir, abs)
 	if err != nil {
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
@@ -364,10 +376,10 @@ func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte,
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
 		return rel, nil, false
 	}
-	if c.seenFile[rel] {
+	if c.seenFile[key+"\x00"+rel] {
 		return rel, nil, false
 	}
-	c.seenFile[rel] = true
+	c.seenFile[key+"\x00"+rel] = true
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
@@ -447,6 +459,43 @@ type hookCtx struct {
 	// (Hook.Declared): the string's digest, as every one of them is
 	// placed at the string. "" elsewhere.
 	inlineDecl string
+	// idSuffix follows the id of every hook of a file that the context
+	// reads but does not hold (a hooks file or markdown under another
+	// plugin's directory, named by this one's manifest or marketplace
+	// entry): "#in:" and the reader's plugin root (readIn).
+	idSuffix string
+}
+
+// readIn says where the context ctx reads the declaration file rel: the
+// key under which the file is read once in that context (a file is read
+// once per context that reaches it, as Claude Code loads it in each), and
+// ctx with idSuffix set where the file lies outside the plugin's root, so
+// that the hooks the file gets from this reader keep ids of their own
+// whichever reader comes first, and its owner's keep theirs.
+func (c *claudeDisc) readIn(ctx hookCtx, rel string) (string, hookCtx) {
+	if !ctx.isPlugin {
+		// A plugin's own .claude is the plugin's: a package whose
+		// directory was read as a plugin first does not read its
+		// components again as project hooks.
+		proj := "."
+		if ctx.projectDir != "" {
+			if r, err := relTo(c.dir, ctx.projectDir); err == nil {
+				proj = r
+			}
+		}
+		if _, ok := c.seenPlugin[proj]; ok {
+			return "plugin:" + proj, ctx
+		}
+		return "project:" + proj, ctx
+	}
+	root, err := relTo(c.dir, ctx.pluginRoot)
+	if err != nil {
+		return "plugin:" + ctx.pluginRoot, ctx
+	}
+	if root != "." && rel != root && !strings.HasPrefix(rel, root+"/") {
+		ctx.idSuffix = "#in:" + root
+	}
+	return "plugin:" + root, ctx
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
@@ -599,7 +648,9 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 
 // hooksFile reads a hooks file: {"description": ..., "hooks": {...}}.
 func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
-	rel, n := c.readJSON(abs)
+	rel, _ := relTo(c.dir, abs)
+	key, ctx := c.readIn(ctx, rel)
+	rel, n := c.readJSONIn(key, abs)
 	if n == nil {
 		return
 	}
@@ -721,6 +772,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		return
 	}
 	c.repeatedKeys(file, h, where)
+	id += ctx.idSuffix
 	// Declarations that would share an ID (marketplace entries with one
 	// name) each keep their own: the session keeps one hook per ID.
 	if c.seenID[id] {

@@ -461,7 +461,9 @@ func mentionsHooks(fm []byte) bool {
 // "hooks" in it, declares nothing and is no finding. Only the first
 // maxDeclFile bytes are read: a long skill is not refused for its length.
 func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
-	rel, data, more := c.readDecl(abs, true)
+	rel, _ := relTo(c.dir, abs)
+	key, ctx := c.readIn(ctx, rel)
+	rel, data, more := c.readDeclIn(key, abs, true)
 	if data == nil {
 		return
 	}

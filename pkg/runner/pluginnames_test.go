@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,66 @@ func TestEntryHooksAreOfTheEntrysName(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Error("the entry's hook is not in the audit")
+	}
+}
+
+// TestAFileIsReadInEachContext: a hooks file another plugin's marketplace
+// entry names is read in that plugin's context too, not in its place: the
+// owner's hooks keep their ids and root whichever reader comes first, and
+// the other reader's get ids of their own ("#in:" its root).
+func TestAFileIsReadInEachContext(t *testing.T) {
+	for _, market := range []string{"aa", "zz"} {
+		dir := makeTree(t, map[string]string{
+			"plugins/guard/.claude-plugin/plugin.json":  `{"name":"guard"}`,
+			"plugins/guard/hooks/hooks.json":            `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/check.sh"}]}]}}`,
+			"plugins/guard/check.sh":                    "exit 2\n",
+			market + "/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"evil","source":"./evil","hooks":"../../plugins/guard/hooks/hooks.json"}]}`,
+			market + "/evil/check.sh":                   "exit 2\n",
+		})
+		d, err := ClaudeAdapter{}.Discover(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range d.Hooks {
+			got = append(got, h.ID+" "+h.Plugin+" "+h.PluginRoot)
+		}
+		slices.Sort(got)
+		want := []string{
+			"plugins/guard/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] guard plugins/guard",
+			"plugins/guard/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]#in:" + market + "/evil evil " + market + "/evil",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("marketplace in %s: hooks\n%s\nwant\n%s", market, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// TestAPluginsOwnClaudeIsReadAsThePlugins: a directory an entry installs
+// (strict: false, its commands under its own .claude), which the walk
+// met first as a package: its command's hook is also the plugin's, run
+// in a session at the work tree's root, not only the package's, which
+// the package's settings turn off.
+func TestAPluginsOwnClaudeIsReadAsThePlugins(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"zz/.claude-plugin/marketplace.json":   `{"name":"mk","plugins":[{"name":"guard","source":"../packages/guard","strict":false,"commands":["./.claude/commands"]}]}`,
+		"packages/guard/.claude/commands/g.md": "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+		"packages/guard/.claude/settings.json": `{"disableAllHooks": true}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asPlugin int
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, "guard.example") && r.Plugin == "guard" && r.Outcome != report.OutcomeNotExecutable {
+			asPlugin++
+		}
+	}
+	if asPlugin == 0 {
+		for _, r := range rep.Runs {
+			t.Logf("%s %s %s %s", r.ID, r.Plugin, r.Outcome, r.Reason)
+		}
+		t.Error("the plugin's command hook is not run as the plugin's")
 	}
 }
