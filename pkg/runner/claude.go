@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,6 +22,17 @@ import (
 
 // maxDeclFile bounds the size of a declaration file vigiles reads.
 const maxDeclFile = 4 << 20
+
+// maxDeclTotal and maxHandlers bound one discovery: the bytes of all the
+// declaration files it reads, and the hook handlers it takes from them. A
+// file is read once in each context that reaches it, so a repository of
+// many manifests naming one large hooks file could otherwise make
+// discovery read it thousands of times. Past either, what is left is not
+// read, and an error finding says so (nothing passes unread).
+const (
+	maxDeclTotal = 64 << 20
+	maxHandlers  = 50000
+)
 
 // Claude Code declaration files, relative to a plugin or project root.
 const (
@@ -62,10 +74,12 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	if _, err := relTo(dir, root); err != nil {
 		return nil, err
 	}
-	c.project(root)
+	// The plugin before the project, as below reads them: a plugin's
+	// own .claude is the plugin's.
 	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
+	c.project(root)
 	c.marketplace(root)
 	c.below(root)
 	c.alsoNamed()
@@ -225,6 +239,10 @@ type claudeDisc struct {
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
 	seenID map[string]bool
+	// declBytes and handlers count what maxDeclTotal and maxHandlers
+	// bound.
+	declBytes int64
+	handlers  int
 	// mdFiles counts the markdown files met below skills, agents and
 	// commands directories (see maxComponentFiles).
 	mdFiles int
@@ -331,12 +349,12 @@ func (c *claudeDisc) repeatedKeysLosing(file string, n *jnode, where, lost strin
 // readJSON reads and parses a declaration file; a failure is a finding and
 // a nil node.
 func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
-	return c.readJSONIn("", abs)
+	return c.readJSONIn("", "", abs)
 }
 
 // readJSONIn is readJSON of a file read once in the context key (readIn).
-func (c *claudeDisc) readJSONIn(key, abs string) (string, *jnode) {
-	rel, data, _ := c.readDeclIn(key, abs, false)
+func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
+	rel, data, _ := c.readDeclIn(key, also, abs, false)
 	if data == nil {
 		return rel, nil
 	}
@@ -360,12 +378,13 @@ func (c *claudeDisc) readJSONIn(key, abs string) (string, *jnode) {
 // on. Any failure is a finding and nil data (nil too for a file read
 // before).
 func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte, more bool) {
-	return c.readDeclIn("", abs, prefix)
+	return c.readDeclIn("", "", abs, prefix)
 }
 
 // readDeclIn is readDecl of a file read once in the context key
-// (readIn): once per context that reaches it.
-func (c *claudeDisc) readDeclIn(key, abs string, prefix bool) (rel string, data []byte, more bool) {
+// (readIn): once per context that reaches it; not where the key also
+// holds it already.
+func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string, data []byte, more bool) {
 	rel, err := relTo(c.dir, abs)
 	if err != nil {
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
@@ -376,8 +395,11 @@ func (c *claudeDisc) readDeclIn(key, abs string, prefix bool) (rel string, data 
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
 		return rel, nil, false
 	}
-	if c.seenFile[key+"\x00"+rel] {
+	if c.seenFile[key+"\x00"+rel] || also != "" && c.seenFile[also+"\x00"+rel] {
 		return rel, nil, false
+	}
+	if c.declBytes > maxDeclTotal {
+		return rel, nil, false // said once, where it passed the bound
 	}
 	c.seenFile[key+"\x00"+rel] = true
 	fi, err := os.Lstat(abs)
@@ -400,6 +422,11 @@ func (c *claudeDisc) readDeclIn(key, abs string, prefix bool) (rel string, data 
 	}
 	if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		return rel, nil, false
+	}
+	if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+			"the declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclTotal)
 		return rel, nil, false
 	}
 	if len(data) > maxDeclFile {
@@ -468,34 +495,54 @@ type hookCtx struct {
 
 // readIn says where the context ctx reads the declaration file rel: the
 // key under which the file is read once in that context (a file is read
-// once per context that reaches it, as Claude Code loads it in each), and
-// ctx with idSuffix set where the file lies outside the plugin's root, so
-// that the hooks the file gets from this reader keep ids of their own
-// whichever reader comes first, and its owner's keep theirs.
-func (c *claudeDisc) readIn(ctx hookCtx, rel string) (string, hookCtx) {
+// once per context that reaches it, as Claude Code loads it in each), a
+// key that holds it already when the context's own does not (also), and
+// ctx with idSuffix set where the file is another plugin's: outside the
+// reading plugin's root, or below a plugin root deeper than it (the work
+// tree itself, or a directory holding plugins, being a plugin too). So the
+// hooks a file gets from a reader that does not hold it keep ids of their
+// own whichever reader comes first, and its owner's keep theirs.
+func (c *claudeDisc) readIn(ctx hookCtx, rel string) (key, also string, _ hookCtx) {
 	if !ctx.isPlugin {
-		// A plugin's own .claude is the plugin's: a package whose
-		// directory was read as a plugin first does not read its
-		// components again as project hooks.
 		proj := "."
 		if ctx.projectDir != "" {
 			if r, err := relTo(c.dir, ctx.projectDir); err == nil {
 				proj = r
 			}
 		}
-		if _, ok := c.seenPlugin[proj]; ok {
-			return "plugin:" + proj, ctx
-		}
-		return "project:" + proj, ctx
+		// A plugin's own .claude is the plugin's: a package whose
+		// directory has been read as a plugin does not read those files
+		// again as project hooks; it does not keep the plugin from
+		// reading them when it comes later.
+		return "project:" + proj, "plugin:" + proj, ctx
 	}
 	root, err := relTo(c.dir, ctx.pluginRoot)
 	if err != nil {
-		return "plugin:" + ctx.pluginRoot, ctx
+		return "plugin:" + ctx.pluginRoot, "", ctx
 	}
-	if root != "." && rel != root && !strings.HasPrefix(rel, root+"/") {
+	if !within(root, rel) || c.pluginBetween(root, rel) {
 		ctx.idSuffix = "#in:" + root
 	}
-	return "plugin:" + root, ctx
+	return "plugin:" + root, "", ctx
+}
+
+// within says whether the tree path rel is root or below it.
+func within(root, rel string) bool {
+	return root == "." || rel == root || strings.HasPrefix(rel, root+"/")
+}
+
+// pluginBetween says whether a directory below root, on the way to the
+// file rel (inside root), is a plugin's root (a manifest or a default
+// hooks file): the file is that plugin's, not root's.
+func (c *claudeDisc) pluginBetween(root, rel string) bool {
+	d := path.Dir(rel)
+	for d != root && d != "." && d != "/" {
+		if c.isPluginRoot(filepath.Join(c.dir, filepath.FromSlash(d))) {
+			return true
+		}
+		d = path.Dir(d)
+	}
+	return false
 }
 
 // plugin discovers one plugin directory: its manifest's hooks, its default
@@ -649,8 +696,8 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 // hooksFile reads a hooks file: {"description": ..., "hooks": {...}}.
 func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 	rel, _ := relTo(c.dir, abs)
-	key, ctx := c.readIn(ctx, rel)
-	rel, n := c.readJSONIn(key, abs)
+	key, also, ctx := c.readIn(ctx, rel)
+	rel, n := c.readJSONIn(key, also, abs)
 	if n == nil {
 		return
 	}
@@ -772,6 +819,13 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		return
 	}
 	c.repeatedKeys(file, h, where)
+	if c.handlers++; c.handlers > maxHandlers {
+		if c.handlers == maxHandlers+1 {
+			c.find(RuleMalformed, report.SeverityError, c.loc(file, h.Pos),
+				"more than %d hook handlers are declared, more than vigiles reads in one discovery; Claude Code reads them all, so this one and those after it are not read", maxHandlers)
+		}
+		return
+	}
 	id += ctx.idSuffix
 	// Declarations that would share an ID (marketplace entries with one
 	// name) each keep their own: the session keeps one hook per ID.

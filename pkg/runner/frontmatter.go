@@ -462,8 +462,8 @@ func mentionsHooks(fm []byte) bool {
 // maxDeclFile bytes are read: a long skill is not refused for its length.
 func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	rel, _ := relTo(c.dir, abs)
-	key, ctx := c.readIn(ctx, rel)
-	rel, data, more := c.readDeclIn(key, abs, true)
+	key, also, ctx := c.readIn(ctx, rel)
+	rel, data, more := c.readDeclIn(key, also, abs, true)
 	if data == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -187,5 +188,125 @@ func TestAPluginsOwnClaudeIsReadAsThePlugins(t *testing.T) {
 			t.Logf("%s %s %s %s", r.ID, r.Plugin, r.Outcome, r.Reason)
 		}
 		t.Error("the plugin's command hook is not run as the plugin's")
+	}
+}
+
+// TestDiscoveryIsBounded: a file is read once in each context that names
+// it, so many manifests naming one large hooks file would make discovery
+// read it again and again; the handlers taken and the bytes read in one
+// discovery are bounded, and passing either bound is an error finding.
+func TestDiscoveryIsBounded(t *testing.T) {
+	t.Run("handlers", func(t *testing.T) {
+		files := map[string]string{}
+		hs := make([]string, 2000)
+		for i := range hs {
+			hs[i] = `{"type":"command","command":"true"}`
+		}
+		files["shared/big.json"] = `{"hooks":{"Stop":[{"hooks":[` + strings.Join(hs, ",") + `]}]}}`
+		for i := 0; i < maxHandlers/len(hs)+2; i++ {
+			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"../../shared/big.json"}`
+		}
+		dir := makeTree(t, files)
+		d, err := ClaudeAdapter{}.Discover(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Hooks) > maxHandlers || !hasFinding(d.Findings, RuleMalformed, "hook handlers are declared") {
+			t.Errorf("%d hooks, findings %v; want at most %d and the bound said", len(d.Hooks), findingLines(d.Findings), maxHandlers)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		files := map[string]string{
+			"shared/big.json": `{"description":"` + strings.Repeat("x", maxDeclFile-200) + `","hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`,
+		}
+		for i := 0; i < maxDeclTotal/maxDeclFile+2; i++ {
+			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"../../shared/big.json"}`
+		}
+		dir := makeTree(t, files)
+		d, err := ClaudeAdapter{}.Discover(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasFinding(d.Findings, RuleMalformed, "more than vigiles reads in one discovery") {
+			t.Errorf("findings %v; want the bound on bytes said", findingLines(d.Findings))
+		}
+	})
+}
+
+func hasFinding(fs []report.Finding, rule, text string) bool {
+	for _, f := range fs {
+		if f.Rule == rule && strings.Contains(f.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAnEnclosingPluginDoesNotTakeTheOwnersIds: a plugin that holds
+// another (a directory of plugins, or the work tree itself, made a plugin
+// whose manifest names a file of the one below) reads that file first,
+// but as another's: its hooks get "#in:" its root, and the owner keeps
+// its ids, its root and its plugin.
+func TestAnEnclosingPluginDoesNotTakeTheOwnersIds(t *testing.T) {
+	for name, manifest := range map[string]string{
+		"plugins/.claude-plugin/plugin.json": `{"name":"helpers","hooks":"./guard/hooks/hooks.json"}`,
+		".claude-plugin/plugin.json":         `{"name":"all","hooks":"./plugins/guard/hooks/hooks.json"}`,
+	} {
+		dir := makeTree(t, map[string]string{
+			"plugins/guard/.claude-plugin/plugin.json": `{"name":"guard"}`,
+			"plugins/guard/hooks/hooks.json":           `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`,
+			name:                                       manifest,
+		})
+		d, err := ClaudeAdapter{}.Discover(dir, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const id = "plugins/guard/hooks/hooks.json#hooks.Stop[0].hooks[0]"
+		var owner, other int
+		for _, h := range d.Hooks {
+			switch {
+			case h.ID == id && h.Plugin == "guard" && h.PluginRoot == "plugins/guard":
+				owner++
+			case strings.HasPrefix(h.ID, id+"#in:"):
+				other++
+			default:
+				t.Errorf("%s: unexpected hook %s", name, hookLine(h))
+			}
+		}
+		if owner != 1 || other != 1 {
+			t.Errorf("%s: %d of the owner's, %d of the other's; want one each", name, owner, other)
+		}
+	}
+}
+
+// TestAPluginsOwnClaudeInEitherOrder: a plugin directory that is a package
+// too (its commands under its own .claude, named by a marketplace entry):
+// the plugin's reading of them runs whichever of the entry and the
+// package the walk meets first; the package's, which its settings turn
+// off, does not take their place.
+func TestAPluginsOwnClaudeInEitherOrder(t *testing.T) {
+	for _, market := range []string{"aa", "zz"} {
+		dir := makeTree(t, map[string]string{
+			market + "/.claude-plugin/marketplace.json": `{"name":"mk","plugins":[{"name":"guard","source":"../packages/guard","strict":false,"commands":["./.claude/commands"]}]}`,
+			"packages/guard/.claude-plugin/plugin.json": `{"name":"guard"}`,
+			"packages/guard/.claude/commands/g.md":      "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+			"packages/guard/.claude/settings.json":      `{"disableAllHooks": true}`,
+		})
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := 0
+		for _, r := range rep.Runs {
+			if strings.Contains(r.Command, "guard.example") && r.Plugin == "guard" && r.Outcome != report.OutcomeNotExecutable {
+				ran++
+			}
+		}
+		if ran != 1 {
+			for _, r := range rep.Runs {
+				t.Logf("%s %s %s %s", r.ID, r.Plugin, r.Outcome, r.Reason)
+			}
+			t.Errorf("marketplace in %s: %d runs of the plugin's command hook, want 1", market, ran)
+		}
 	}
 }
