@@ -243,6 +243,9 @@ type claudeDisc struct {
 	// bound.
 	declBytes int64
 	handlers  int
+	// fileHooks holds the indexes in out.Hooks of the hooks each file
+	// gave in each context (fileRead, nameAgain).
+	fileHooks map[string][]int
 	// mdFiles counts the markdown files met below skills, agents and
 	// commands directories (see maxComponentFiles).
 	mdFiles int
@@ -491,6 +494,10 @@ type hookCtx struct {
 	// plugin's directory, named by this one's manifest or marketplace
 	// entry): "#in:" and the reader's plugin root (readIn).
 	idSuffix string
+	// entryName is, for what a marketplace entry's own paths name, the
+	// entry's name: a file two entries of one directory name is read
+	// once, and its hooks are of both names (nameAgain).
+	entryName string
 }
 
 // readIn says where the context ctx reads the declaration file rel: the
@@ -603,10 +610,12 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	}
 	if entry != nil {
 		first := len(c.out.Hooks)
+		ectx := ctx
+		ectx.entryName = nameHint
 		if m, ok := entry.member("hooks"); ok {
-			c.hooksField(ctx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
+			c.hooksField(ectx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
-		c.componentPaths(ctx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
+		c.componentPaths(ectx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
 		// The entry's own declarations are installed under its name
 		// alone, whatever name the manifest gives the directory.
 		for i := first; i < len(c.out.Hooks); i++ {
@@ -697,11 +706,44 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 	rel, _ := relTo(c.dir, abs)
 	key, also, ctx := c.readIn(ctx, rel)
+	if c.nameAgain(key, rel, ctx) {
+		return
+	}
+	defer c.fileRead(key, rel, len(c.out.Hooks))
 	rel, n := c.readJSONIn(key, also, abs)
 	if n == nil {
 		return
 	}
 	c.hooksDoc(ctx, rel, n)
+}
+
+// fileRead notes the hooks the file rel gave in the context key: those
+// from first on.
+func (c *claudeDisc) fileRead(key, rel string, first int) {
+	if c.fileHooks == nil {
+		c.fileHooks = map[string][]int{}
+	}
+	for i := first; i < len(c.out.Hooks); i++ {
+		c.fileHooks[key+"\x00"+rel] = append(c.fileHooks[key+"\x00"+rel], i)
+	}
+}
+
+// nameAgain says whether the file rel was read in the context key
+// already; if so, and a marketplace entry of another name names it again,
+// its hooks are of that entry's name too (Hook.AlsoNamed): Claude Code
+// installs the directory under each entry.
+func (c *claudeDisc) nameAgain(key, rel string, ctx hookCtx) bool {
+	if !c.seenFile[key+"\x00"+rel] {
+		return false
+	}
+	if n := ctx.entryName; n != "" {
+		for _, i := range c.fileHooks[key+"\x00"+rel] {
+			if h := c.out.Hooks[i]; n != h.Plugin && !slices.Contains(h.AlsoNamed, n) {
+				h.AlsoNamed = append(h.AlsoNamed, n)
+			}
+		}
+	}
+	return true
 }
 
 // hooksDoc walks a parsed hooks file.

@@ -463,6 +463,10 @@ func mentionsHooks(fm []byte) bool {
 func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	rel, _ := relTo(c.dir, abs)
 	key, also, ctx := c.readIn(ctx, rel)
+	if c.nameAgain(key, rel, ctx) {
+		return
+	}
+	defer c.fileRead(key, rel, len(c.out.Hooks))
 	rel, data, more := c.readDeclIn(key, also, abs, true)
 	if data == nil {
 		return

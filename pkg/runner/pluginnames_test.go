@@ -310,3 +310,33 @@ func TestAPluginsOwnClaudeInEitherOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoEntriesOfOneFile: two entries of one directory naming one hooks
+// file: it is read once, under the first, and its hooks are of both
+// names, so a key turning the first off does not turn off what Claude
+// Code runs as the second.
+func TestTwoEntriesOfOneFile(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"m","plugins":[` +
+			`{"name":"decoy","source":"./packages/guard","hooks":"./guard-hooks.json"},` +
+			`{"name":"guard","source":"./packages/guard","hooks":"./guard-hooks.json"}]}`,
+		"packages/guard/guard-hooks.json": guardStop,
+		".claude/settings.json":           `{"enabledPlugins": {"decoy@m": false}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, "guard.example") {
+			if r.Outcome == report.OutcomeNotExecutable {
+				t.Errorf("%s listed as turned off (%s); Claude Code runs it as guard@m", r.ID, r.Reason)
+			}
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Error("the hook is not in the audit")
+	}
+}
