@@ -59,13 +59,17 @@ const (
 
 // HookRun is one hook × event × payload that was run (or listed).
 type HookRun struct {
-	ID       string   `json:"id"`
-	Plugin   string   `json:"plugin"`
-	Event    string   `json:"event"`
-	Matcher  string   `json:"matcher,omitempty"`
-	Tool     string   `json:"tool,omitempty"`
-	Type     string   `json:"type"` // command, http, prompt, agent, mcp_tool
-	Command  string   `json:"command,omitempty"`
+	ID      string `json:"id"`
+	Plugin  string `json:"plugin"`
+	Event   string `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Type    string `json:"type"` // command, http, prompt, agent, mcp_tool
+	Command string `json:"command,omitempty"`
+	// Context is where the hook runs as Claude Code would load it:
+	// "plugin:" and its plugin's root, or "project:" and the directory
+	// whose .claude declares it ("." for the work tree's).
+	Context  string   `json:"context,omitempty"`
 	Location Location `json:"location"`
 	Trusted  bool     `json:"trusted"`
 	Check    string   `json:"check,omitempty"` // name of the .vigiles.yml check, for `test`
@@ -95,7 +99,7 @@ type HookRun struct {
 // Drift is one difference from the baseline.
 type Drift struct {
 	Hook     string   `json:"hook"`
-	Kind     string   `json:"kind"` // host, write, outcome, env, hook-added, hook-removed
+	Kind     string   `json:"kind"` // host, write, outcome, env, declared, context, hook-added, hook-removed
 	Was      string   `json:"was,omitempty"`
 	Now      string   `json:"now,omitempty"`
 	Location Location `json:"location"`

@@ -31,6 +31,7 @@ const (
 	DriftDeclared    = "declared"
 	DriftHookAdded   = "hook-added"
 	DriftHookRemoved = "hook-removed"
+	DriftContext     = "context"
 )
 
 // Rules of baseline findings.
@@ -60,11 +61,17 @@ type BaselineRun struct {
 	// as declared (Hook.Declared, as discovery read it), so that a changed URL, server, tool or
 	// prompt is drift although nothing of it runs. Both are left out for
 	// every other run, and in a baseline written before they were kept.
-	Type     string   `json:"type,omitempty"`
-	Declared string   `json:"declared,omitempty"`
-	Outcome  string   `json:"outcome"`
-	Hosts    []string `json:"hosts"`
-	Writes   []string `json:"writes"`
+	Type     string `json:"type,omitempty"`
+	Declared string `json:"declared,omitempty"`
+	// Context is where the run's hook ran (report.HookRun.Context): a
+	// file that another plugin or package comes to read first keeps its
+	// run id but runs in another context, perhaps with another script,
+	// and that is drift. "" (left out) in a baseline written before it
+	// was kept, which is not compared.
+	Context string   `json:"context,omitempty"`
+	Outcome string   `json:"outcome"`
+	Hosts   []string `json:"hosts"`
+	Writes  []string `json:"writes"`
 	// Deleted are the paths among Writes that the run deleted
 	// (deletedOf): [] where it deleted none, nil where its writes were
 	// not recorded, and nil too in a baseline written before deletes were
@@ -307,7 +314,7 @@ func NewBaseline(rep *report.Report) *Baseline {
 func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
-		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command,
+		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: r.Context,
 			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
@@ -315,6 +322,19 @@ func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 		b.Runs[r.ID] = run
 	}
 	return b
+}
+
+// contextDrift is drift where a run the baseline knows runs in another
+// context than it did (BaselineRun.Context): its id names the same
+// declaration, but another plugin or package reads it now, with its own
+// root, directory and scripts. A baseline written before contexts were
+// kept is not compared.
+func contextDrift(add func(report.HookRun, string, string, string, string, report.Severity), r report.HookRun, old BaselineRun, sev report.Severity) {
+	if old.Context == "" || r.Context == "" || old.Context == r.Context {
+		return
+	}
+	add(r, DriftContext, old.Context, r.Context, fmt.Sprintf("%s %s%s now runs as %s's; the baseline ran it as %s's: another plugin or package reads its declaration now, with its own root and scripts, so what runs under this id may be another script than the one the baseline accepted",
+		shownName(r.ID), r.Event, toolSuffix(r.Tool), shownName(r.Context), shownName(old.Context)), sev)
 }
 
 // listedType is the type a baseline keeps of a hook that is listed, not
@@ -482,6 +502,10 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = str(f.Value, what, &run.Type)
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
+					case "context":
+						if err = str(f.Value, what, &run.Context); err == nil && !strings.HasPrefix(run.Context, "plugin:") && !strings.HasPrefix(run.Context, "project:") {
+							err = bad(f.Value.Pos, "%s: %q is no context: want plugin:ROOT or project:DIR", what, run.Context)
+						}
 					case "outcome":
 						hasOutcome = true
 						// One of the four: the text reaches findings
@@ -519,7 +543,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, type, declared, outcome, hosts, writes, deleted, env, lingered and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, hosts, writes, deleted, env, lingered and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -783,6 +807,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
+		}
+		if ok {
+			contextDrift(add, r, old, sev)
 		}
 		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,

@@ -23,8 +23,9 @@ import (
 // maxDeclFile bounds the size of a declaration file vigiles reads.
 const maxDeclFile = 4 << 20
 
-// maxDeclTotal and maxHandlers bound one discovery: the bytes of all the
-// declaration files it reads, and the hook handlers it takes from them. A
+// maxDeclTotal and maxHandlers bound one discovery: the bytes of the
+// declaration files it reads again, in another context than the first,
+// and the hook handlers it takes from them all. A
 // file is read once in each context that reaches it, so a repository of
 // many manifests naming one large hooks file could otherwise make
 // discovery read it thousands of times. Past either, what is left is not
@@ -74,12 +75,14 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	if _, err := relTo(dir, root); err != nil {
 		return nil, err
 	}
-	// The plugin before the project, as below reads them: a plugin's
-	// own .claude is the plugin's.
+	// The project before the plugin: the work tree's .claude is its
+	// project's, which Claude Code loads in every session there; a
+	// plugin of the work tree that names those files reads them too, in
+	// its own context (readIn).
+	c.project(root)
 	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
-	c.project(root)
 	c.marketplace(root)
 	c.below(root)
 	c.alsoNamed()
@@ -243,6 +246,7 @@ type claudeDisc struct {
 	// bound.
 	declBytes int64
 	handlers  int
+	readOnce  map[string]bool
 	// fileHooks holds the indexes in out.Hooks of the hooks each file
 	// gave in each context (fileRead, nameAgain).
 	fileHooks map[string][]int
@@ -427,7 +431,14 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
 		return rel, nil, false
 	}
-	if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
+	// A file's first reading is bounded by maxDeclFile and
+	// maxComponentFiles; its readings in more contexts count here.
+	if !c.readOnce[rel] {
+		if c.readOnce == nil {
+			c.readOnce = map[string]bool{}
+		}
+		c.readOnce[rel] = true
+	} else if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
 		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
 			"the declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclTotal)
 		return rel, nil, false

@@ -116,6 +116,18 @@ type Hook struct {
 	AgentType string
 }
 
+// context is where the hook runs (report.HookRun.Context): its plugin's
+// root, or the directory whose .claude declares it.
+func (h *Hook) context() string {
+	if h.InPlugin {
+		return "plugin:" + h.PluginRoot
+	}
+	if h.ProjectDir != "" {
+		return "project:" + h.ProjectDir
+	}
+	return "project:."
+}
+
 // Executable says whether vigiles can run the hook.
 func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != "" && h.NotRun == "" }
 

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -338,5 +340,37 @@ func TestTwoEntriesOfOneFile(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Error("the hook is not in the audit")
+	}
+}
+
+// TestAHookThatRunsElsewhereIsDrift: whatever rule decides which plugin
+// or package reads a declaration, a pull request can change the readers:
+// a run the baseline knows that now runs in another context (here a
+// package's command, which a plugin made of the package now reads, at
+// the work tree's root with its scripts) is drift, an error.
+func TestAHookThatRunsElsewhereIsDrift(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"pkg/.claude/commands/g.md": "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+	})
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "pkg/.claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg/.claude-plugin/plugin.json"), []byte(`{"name":"pkgtools","commands":"./.claude/commands"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, d := range rep.Drift {
+		kinds = append(kinds, d.Kind+":"+d.Was+">"+d.Now)
+	}
+	if !slices.Contains(kinds, DriftContext+":project:pkg>plugin:pkg") || rep.Verdict == report.VerdictPass {
+		t.Errorf("drift %v, verdict %s; want the context's change, failing", kinds, rep.Verdict)
 	}
 }

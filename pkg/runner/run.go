@@ -395,7 +395,7 @@ func baseRun(p *plannedRun) report.HookRun {
 	h := p.Hook
 	r := report.HookRun{
 		ID: p.ID, Plugin: h.Plugin, Event: h.Event, Matcher: h.Matcher, Tool: p.Payload.Tool,
-		Type: h.Type, Command: h.shownCommand(), Location: h.Location, Trusted: h.Trusted,
+		Type: h.Type, Command: h.shownCommand(), Context: h.context(), Location: h.Location, Trusted: h.Trusted,
 	}
 	if p.Check != nil {
 		r.Check = p.Check.Name
