@@ -746,6 +746,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// declaration (type, URL, server and tool, prompt, command).
 			now := listedDecl(listedType(r), r.Command, decl[r.ID])
 			old, ok := b.Runs[r.ID]
+			if ok {
+				contextDrift(add, r, old, sev)
+			}
 			// A command hook's runs were ID@tool (or @source, @matcher
 			// value) where its event has one; listed, it has one run,
 			// ID. A command hook turned http is that hook no longer

@@ -374,3 +374,32 @@ func TestAHookThatRunsElsewhereIsDrift(t *testing.T) {
 		t.Errorf("drift %v, verdict %s; want the context's change, failing", kinds, rep.Verdict)
 	}
 }
+
+// TestAListedHookThatRunsElsewhereIsDrift: the same for a hook vigiles
+// lists and does not run (an http hook of a package's settings).
+func TestAListedHookThatRunsElsewhereIsDrift(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"pkg/.claude/settings.json": `{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"https://guard.example/stop"}]}]}}`,
+	})
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "pkg/.claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg/.claude-plugin/plugin.json"), []byte(`{"name":"pkgtools","hooks":"./.claude/settings.json"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, d := range rep.Drift {
+		kinds = append(kinds, d.Kind+":"+d.Was+">"+d.Now)
+	}
+	if !slices.Contains(kinds, DriftContext+":project:pkg>plugin:pkg") {
+		t.Errorf("drift %v; want the context's change", kinds)
+	}
+}
