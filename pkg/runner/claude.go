@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/vigiles/action/pkg/report"
@@ -72,16 +73,24 @@ func (ClaudeAdapter) Name() string { return "claude" }
 // Discover implements Adapter.
 func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c := newClaudeDisc(dir)
-	if _, err := relTo(dir, root); err != nil {
+	rel, err := relTo(dir, root)
+	if err != nil {
 		return nil, err
 	}
-	// The project before the plugin: the work tree's .claude is its
-	// project's, which Claude Code loads in every session there; a
+	// At the work tree, the project before the plugin: its .claude is
+	// its project's, which Claude Code loads in every session there; a
 	// plugin of the work tree that names those files reads them too, in
-	// its own context (readIn).
-	c.project(root)
+	// its own context (readIn). Below it (an audit of some paths), the
+	// plugin first, as the walk of a whole audit reads a directory, so
+	// that a run keeps its context whichever the audit.
+	if rel == "." {
+		c.project(root)
+	}
 	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
+	}
+	if rel != "." {
+		c.project(root)
 	}
 	c.marketplace(root)
 	c.below(root)
@@ -432,12 +441,18 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		return rel, nil, false
 	}
 	// A file's first reading is bounded by maxDeclFile and
-	// maxComponentFiles; its readings in more contexts count here.
-	if !c.readOnce[rel] {
+	// maxComponentFiles; its readings in more contexts, or by more names
+	// (a directory link gives it as many), count here: it is known by
+	// its device and inode.
+	id := rel
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id = fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+	}
+	if !c.readOnce[id] {
 		if c.readOnce == nil {
 			c.readOnce = map[string]bool{}
 		}
-		c.readOnce[rel] = true
+		c.readOnce[id] = true
 	} else if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
 		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
 			"the declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclTotal)

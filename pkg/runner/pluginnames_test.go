@@ -403,3 +403,52 @@ func TestAListedHookThatRunsElsewhereIsDrift(t *testing.T) {
 		t.Errorf("drift %v; want the context's change", kinds)
 	}
 }
+
+// TestDiscoveryBoundCountsAFileByItsInode: a file read by many names (a
+// directory link gives it one more each) counts against the bound from
+// its second reading on, as one read in many contexts does.
+func TestDiscoveryBoundCountsAFileByItsInode(t *testing.T) {
+	n := maxDeclTotal/maxDeclFile + 2
+	dir := makeTree(t, map[string]string{"plugins/p/d/h.json": `{"description":"` + strings.Repeat("a", maxDeclFile-200) + `","hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`})
+	var paths []string
+	for i := 0; i < n; i++ {
+		if err := os.Symlink("d", filepath.Join(dir, "plugins/p", fmt.Sprintf("l%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, fmt.Sprintf(`"./l%d/h.json"`, i))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "plugins/p/.claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plugins/p/.claude-plugin/plugin.json"), []byte(`{"name":"p","hooks":[`+strings.Join(paths, ",")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ClaudeAdapter{}.Discover(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(d.Findings, RuleMalformed, "more than vigiles reads in one discovery") {
+		t.Errorf("findings %v; want the bound said", findingLines(d.Findings))
+	}
+}
+
+// TestAPartialAuditKeepsTheContexts: an audit of a plugin's path reads it
+// as the whole audit's walk does, plugin before project, so a plugin that
+// names files of its own .claude keeps their runs' contexts and ids.
+func TestAPartialAuditKeepsTheContexts(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/x/.claude-plugin/plugin.json": `{"name":"x","commands":"./.claude/commands"}`,
+		"plugins/x/.claude/commands/g.md":      "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+	})
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, Paths: []string{"plugins/x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
+	}
+}
