@@ -81,18 +81,19 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	// its project's, which Claude Code loads in every session there; a
 	// plugin of the work tree that names those files reads them too, in
 	// its own context (readIn). Below it (an audit of some paths), the
-	// plugin first, as the walk of a whole audit reads a directory, so
-	// that a run keeps its context whichever the audit.
+	// plugin, then its marketplace, then its project, as the walk of a
+	// whole audit reads a directory, so that a run keeps its context
+	// whichever the audit.
 	if rel == "." {
 		c.project(root)
 	}
 	if c.isPluginRoot(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
+	c.marketplace(root)
 	if rel != "." {
 		c.project(root)
 	}
-	c.marketplace(root)
 	c.below(root)
 	c.alsoNamed()
 	c.remoteVendored()

@@ -452,3 +452,26 @@ func TestAPartialAuditKeepsTheContexts(t *testing.T) {
 		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
 	}
 }
+
+// TestAPartialAuditOfAPluginAndMarketplace: a directory that is a plugin
+// and its own marketplace, whose entry names files of its .claude, is read
+// in the walk's order by an audit of its path too: plugin, marketplace,
+// project.
+func TestAPartialAuditOfAPluginAndMarketplace(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"tools/.claude-plugin/plugin.json":      `{"name":"tools"}`,
+		"tools/.claude-plugin/marketplace.json": `{"name":"t","plugins":[{"name":"tools","source":"./","commands":"./.claude/commands"}]}`,
+		"tools/.claude/commands/g.md":           "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+	})
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, Paths: []string{"tools"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
+	}
+}
