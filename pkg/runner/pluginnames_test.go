@@ -67,25 +67,7 @@ func TestSettingsKeyOfOneNameDoesNotHideAnother(t *testing.T) {
 			".claude/settings.json":                `{"enabledPlugins": {"guard-impl@elsewhere": false}}`,
 		},
 	} {
-		t.Run(name, func(t *testing.T) {
-			dir := makeTree(t, files)
-			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ran := 0
-			for _, r := range rep.Runs {
-				if strings.Contains(r.Command, "guard.example") {
-					if r.Outcome == report.OutcomeNotExecutable {
-						t.Errorf("%s listed as turned off (%s); Claude Code runs it under its other name", r.ID, r.Reason)
-					}
-					ran++
-				}
-			}
-			if ran == 0 {
-				t.Error("the guard's hook is not in the audit")
-			}
-		})
+		t.Run(name, func(t *testing.T) { requireRunOn(t, files, "guard.example") })
 	}
 	// Off under every name: off.
 	dir := makeTree(t, map[string]string{
@@ -109,27 +91,11 @@ func TestSettingsKeyOfOneNameDoesNotHideAnother(t *testing.T) {
 // installed under the entry's name, whatever name the manifest gives the
 // directory: a key turning the manifest's name off does not turn them off.
 func TestEntryHooksAreOfTheEntrysName(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	requireRunOn(t, map[string]string{
 		".claude-plugin/marketplace.json":          `{"name":"mk","plugins":[{"name":"guard","source":"./plugins/guard","hooks":{"Stop":[{"hooks":[{"type":"command","command":"host:entry.example"}]}]}}]}`,
 		"plugins/guard/.claude-plugin/plugin.json": `{"name":"guard-impl"}`,
 		".claude/settings.json":                    `{"enabledPlugins": {"guard-impl@nowhere": false}}`,
-	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	for _, r := range rep.Runs {
-		if strings.Contains(r.Command, "entry.example") {
-			ran++
-			if r.Outcome == report.OutcomeNotExecutable {
-				t.Errorf("%s listed as turned off (%s); Claude Code runs it as guard@mk", r.ID, r.Reason)
-			}
-		}
-	}
-	if ran == 0 {
-		t.Error("the entry's hook is not in the audit")
-	}
+	}, "entry.example")
 }
 
 // TestAFileIsReadInEachContext: a hooks file another plugin's marketplace
@@ -318,89 +284,52 @@ func TestAPluginsOwnClaudeInEitherOrder(t *testing.T) {
 // names, so a key turning the first off does not turn off what Claude
 // Code runs as the second.
 func TestTwoEntriesOfOneFile(t *testing.T) {
-	dir := makeTree(t, map[string]string{
+	requireRunOn(t, map[string]string{
 		".claude-plugin/marketplace.json": `{"name":"m","plugins":[` +
 			`{"name":"decoy","source":"./packages/guard","hooks":"./guard-hooks.json"},` +
 			`{"name":"guard","source":"./packages/guard","hooks":"./guard-hooks.json"}]}`,
 		"packages/guard/guard-hooks.json": guardStop,
 		".claude/settings.json":           `{"enabledPlugins": {"decoy@m": false}}`,
-	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := 0
-	for _, r := range rep.Runs {
-		if strings.Contains(r.Command, "guard.example") {
-			if r.Outcome == report.OutcomeNotExecutable {
-				t.Errorf("%s listed as turned off (%s); Claude Code runs it as guard@m", r.ID, r.Reason)
-			}
-			ran++
-		}
-	}
-	if ran == 0 {
-		t.Error("the hook is not in the audit")
-	}
+	}, "guard.example")
 }
 
 // TestAHookThatRunsElsewhereIsDrift: whatever rule decides which plugin
 // or package reads a declaration, a pull request can change the readers:
 // a run the baseline knows that now runs in another context (here a
-// package's command, which a plugin made of the package now reads, at
-// the work tree's root with its scripts) is drift, an error.
+// package's declarations, which a plugin made of the package now reads,
+// at the work tree's root with its scripts) is drift, an error; for a
+// hook vigiles lists and does not run (an http hook) too.
 func TestAHookThatRunsElsewhereIsDrift(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		"pkg/.claude/commands/g.md": "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
-	})
-	base := ".vigiles/baseline.json"
-	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "pkg/.claude-plugin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pkg/.claude-plugin/plugin.json"), []byte(`{"name":"pkgtools","commands":"./.claude/commands"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, d := range rep.Drift {
-		kinds = append(kinds, d.Kind+":"+d.Was+">"+d.Now)
-	}
-	if !slices.Contains(kinds, DriftContext+":project:pkg>plugin:pkg") || rep.Verdict == report.VerdictPass {
-		t.Errorf("drift %v, verdict %s; want the context's change, failing", kinds, rep.Verdict)
-	}
-}
-
-// TestAListedHookThatRunsElsewhereIsDrift: the same for a hook vigiles
-// lists and does not run (an http hook of a package's settings).
-func TestAListedHookThatRunsElsewhereIsDrift(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		"pkg/.claude/settings.json": `{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"https://guard.example/stop"}]}]}}`,
-	})
-	base := ".vigiles/baseline.json"
-	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "pkg/.claude-plugin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "pkg/.claude-plugin/plugin.json"), []byte(`{"name":"pkgtools","hooks":"./.claude/settings.json"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, d := range rep.Drift {
-		kinds = append(kinds, d.Kind+":"+d.Was+">"+d.Now)
-	}
-	if !slices.Contains(kinds, DriftContext+":project:pkg>plugin:pkg") {
-		t.Errorf("drift %v; want the context's change", kinds)
+	for name, tc := range map[string]struct{ file, decl, manifest string }{
+		"command": {"pkg/.claude/commands/g.md", "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
+			`{"name":"pkgtools","commands":"./.claude/commands"}`},
+		"listed": {"pkg/.claude/settings.json", `{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"https://guard.example/stop"}]}]}}`,
+			`{"name":"pkgtools","hooks":"./.claude/settings.json"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{tc.file: tc.decl})
+			base := ".vigiles/baseline.json"
+			if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "pkg/.claude-plugin"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "pkg/.claude-plugin/plugin.json"), []byte(tc.manifest), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, d := range rep.Drift {
+				kinds = append(kinds, d.Kind+":"+d.Was+">"+d.Now)
+			}
+			if !slices.Contains(kinds, DriftContext+":project:pkg>plugin:pkg") || rep.Verdict == report.VerdictPass {
+				t.Errorf("drift %v, verdict %s; want the context's change, failing", kinds, rep.Verdict)
+			}
+		})
 	}
 }
 
@@ -473,5 +402,27 @@ func TestAPartialAuditOfAPluginAndMarketplace(t *testing.T) {
 	}
 	if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
 		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
+	}
+}
+
+// requireRunOn audits the tree of files and requires the hook whose
+// command holds cmd to be in the audit and run: not listed as turned off.
+func requireRunOn(t *testing.T, files map[string]string, cmd string) {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, r := range rep.Runs {
+		if strings.Contains(r.Command, cmd) {
+			if r.Outcome == report.OutcomeNotExecutable {
+				t.Errorf("%s listed as turned off (%s); Claude Code runs it under another of its names", r.ID, r.Reason)
+			}
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Errorf("the hook of %s is not in the audit", cmd)
 	}
 }
