@@ -106,13 +106,9 @@ func (c *claudeDisc) alsoNamed() {
 	for rel, idx := range c.ownHooks {
 		names := c.names[rel]
 		for _, i := range idx {
-			h := c.out.Hooks[i]
 			for _, n := range names {
-				if n != h.Plugin && !slices.Contains(h.AlsoNamed, n) {
-					h.AlsoNamed = append(h.AlsoNamed, n)
-				}
+				c.out.Hooks[i].alsoName(n)
 			}
-			slices.Sort(h.AlsoNamed)
 		}
 	}
 }
@@ -125,10 +121,10 @@ func (c *claudeDisc) alsoNamed() {
 // entry whose local source is another directory than the one a plugin
 // of its name is vendored in (a decoy beside the vetted copy).
 func (c *claudeDisc) remoteVendored() {
-	// A plugin is looked at once, not once per hook of it.
-	// Under every name its directory is known by (Hook.AlsoNamed): an
-	// entry of another name that reaches the directory first does not
-	// hide the vendored plugin's own.
+	// A plugin is looked at once, not once per hook of it, and under
+	// every name its directory is known by (Hook.AlsoNamed): an entry of
+	// another name that reaches the directory first does not hide the
+	// vendored plugin's own.
 	seen := map[[2]string]bool{}
 	for _, h := range c.out.Hooks {
 		if !h.InPlugin {
@@ -645,10 +641,8 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		c.componentPaths(ectx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
 		// The entry's own declarations are installed under its name
 		// alone, whatever name the manifest gives the directory.
-		for i := first; i < len(c.out.Hooks); i++ {
-			if h := c.out.Hooks[i]; nameHint != "" && nameHint != h.Plugin && !slices.Contains(h.AlsoNamed, nameHint) {
-				h.AlsoNamed = append(h.AlsoNamed, nameHint)
-			}
+		for _, h := range c.out.Hooks[first:] {
+			h.alsoName(nameHint)
 		}
 	}
 }
@@ -763,12 +757,8 @@ func (c *claudeDisc) nameAgain(key, rel string, ctx hookCtx) bool {
 	if !c.seenFile[key+"\x00"+rel] {
 		return false
 	}
-	if n := ctx.entryName; n != "" {
-		for _, i := range c.fileHooks[key+"\x00"+rel] {
-			if h := c.out.Hooks[i]; n != h.Plugin && !slices.Contains(h.AlsoNamed, n) {
-				h.AlsoNamed = append(h.AlsoNamed, n)
-			}
-		}
+	for _, i := range c.fileHooks[key+"\x00"+rel] {
+		c.out.Hooks[i].alsoName(ctx.entryName)
 	}
 	return true
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,17 @@ type Hook struct {
 	// agent prefixed "<plugin>:"): the one a SubagentStop payload carries
 	// when the agent stops. "" for every other hook.
 	AgentType string
+}
+
+// alsoName adds n to AlsoNamed, kept sorted, unless it is "" or the
+// hook's Plugin or there already.
+func (h *Hook) alsoName(n string) {
+	if n == "" || n == h.Plugin {
+		return
+	}
+	if i, found := slices.BinarySearch(h.AlsoNamed, n); !found {
+		h.AlsoNamed = slices.Insert(h.AlsoNamed, i, n)
+	}
 }
 
 // context is where the hook runs (report.HookRun.Context): its plugin's
