@@ -297,13 +297,15 @@ func relTo(dir, p string) (string, error) {
 var ErrOutsideTree = errors.New("path outside the work tree")
 
 // sameDir reports whether a and b (relative to the tree) are one
-// directory, through symbolic links (plugins/foo -> ../packages/foo).
+// directory, through symbolic links (plugins/foo -> ../packages/foo),
+// followed through beneath like every path the repository names: a link
+// out of the tree is no directory of it.
 func (c *claudeDisc) sameDir(a, b string) bool {
 	if a == b {
 		return true
 	}
-	ra, err1 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(a)))
-	rb, err2 := filepath.EvalSymlinks(filepath.Join(c.dir, filepath.FromSlash(b)))
+	ra, _, err1 := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(a)))
+	rb, _, err2 := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(b)))
 	return err1 == nil && err2 == nil && ra == rb
 }
 
