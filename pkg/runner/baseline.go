@@ -740,15 +740,15 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		return s
 	}
 	for _, r := range runs {
+		if old, ok := b.Runs[r.ID]; ok {
+			contextDrift(add, r, old, sev)
+		}
 		if r.Outcome == report.OutcomeNotExecutable {
 			// Nothing of it runs, so nothing of it is recorded: what a
 			// baseline accepts of it is that it is not run, and its
 			// declaration (type, URL, server and tool, prompt, command).
 			now := listedDecl(listedType(r), r.Command, decl[r.ID])
 			old, ok := b.Runs[r.ID]
-			if ok {
-				contextDrift(add, r, old, sev)
-			}
 			// A command hook's runs were ID@tool (or @source, @matcher
 			// value) where its event has one; listed, it has one run,
 			// ID. A command hook turned http is that hook no longer
@@ -810,9 +810,6 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
-		}
-		if ok {
-			contextDrift(add, r, old, sev)
 		}
 		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
