@@ -361,47 +361,38 @@ func TestDiscoveryBoundCountsAFileByItsInode(t *testing.T) {
 	}
 }
 
-// TestAPartialAuditKeepsTheContexts: an audit of a plugin's path reads it
-// as the whole audit's walk does, plugin before project, so a plugin that
-// names files of its own .claude keeps their runs' contexts and ids.
+// TestAPartialAuditKeepsTheContexts: an audit of a path reads its
+// directory as the whole audit's walk does (plugin, its marketplace, its
+// project), so its runs keep their ids and contexts and a baseline of the
+// whole audit shows no drift: a plugin naming files of its own .claude,
+// and one that is its own marketplace whose entry names them.
 func TestAPartialAuditKeepsTheContexts(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		"plugins/x/.claude-plugin/plugin.json": `{"name":"x","commands":"./.claude/commands"}`,
-		"plugins/x/.claude/commands/g.md":      "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
-	})
-	base := ".vigiles/baseline.json"
-	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, Paths: []string{"plugins/x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
-		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
-	}
-}
-
-// TestAPartialAuditOfAPluginAndMarketplace: a directory that is a plugin
-// and its own marketplace, whose entry names files of its .claude, is read
-// in the walk's order by an audit of its path too: plugin, marketplace,
-// project.
-func TestAPartialAuditOfAPluginAndMarketplace(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		"tools/.claude-plugin/plugin.json":      `{"name":"tools"}`,
-		"tools/.claude-plugin/marketplace.json": `{"name":"t","plugins":[{"name":"tools","source":"./","commands":"./.claude/commands"}]}`,
-		"tools/.claude/commands/g.md":           "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n",
-	})
-	base := ".vigiles/baseline.json"
-	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, Paths: []string{"tools"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
-		t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
+	const cmd = "---\nhooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: \"host:guard.example\"}]\n---\nA command.\n"
+	for path, files := range map[string]map[string]string{
+		"plugins/x": {
+			"plugins/x/.claude-plugin/plugin.json": `{"name":"x","commands":"./.claude/commands"}`,
+			"plugins/x/.claude/commands/g.md":      cmd,
+		},
+		"tools": {
+			"tools/.claude-plugin/plugin.json":      `{"name":"tools"}`,
+			"tools/.claude-plugin/marketplace.json": `{"name":"t","plugins":[{"name":"tools","source":"./","commands":"./.claude/commands"}]}`,
+			"tools/.claude/commands/g.md":           cmd,
+		},
+	} {
+		t.Run(path, func(t *testing.T) {
+			dir := makeTree(t, files)
+			base := ".vigiles/baseline.json"
+			if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, UpdateBaseline: true}); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks(), Baseline: base, Paths: []string{path}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+				t.Errorf("drift %+v, verdict %s; want none, pass", rep.Drift, rep.Verdict)
+			}
+		})
 	}
 }
 
