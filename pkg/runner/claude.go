@@ -410,13 +410,13 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
 		return rel, nil, false
 	}
-	if c.seenFile[key+"\x00"+rel] || also != "" && c.seenFile[also+"\x00"+rel] {
+	if c.seenFile[fileKey(key, rel)] || also != "" && c.seenFile[fileKey(also, rel)] {
 		return rel, nil, false
 	}
 	if c.declBytes > maxDeclTotal {
 		return rel, nil, false // said once, where it passed the bound
 	}
-	c.seenFile[key+"\x00"+rel] = true
+	c.seenFile[fileKey(key, rel)] = true
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
@@ -740,6 +740,10 @@ func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 	c.hooksDoc(ctx, rel, n)
 }
 
+// fileKey is what seenFile and fileHooks hold the file rel by, as read
+// in the context key (readIn).
+func fileKey(key, rel string) string { return key + "\x00" + rel }
+
 // fileRead notes the hooks the file rel gave in the context key: those
 // from first on.
 func (c *claudeDisc) fileRead(key, rel string, first int) {
@@ -747,7 +751,7 @@ func (c *claudeDisc) fileRead(key, rel string, first int) {
 		c.fileHooks = map[string][]int{}
 	}
 	for i := first; i < len(c.out.Hooks); i++ {
-		c.fileHooks[key+"\x00"+rel] = append(c.fileHooks[key+"\x00"+rel], i)
+		c.fileHooks[fileKey(key, rel)] = append(c.fileHooks[fileKey(key, rel)], i)
 	}
 }
 
@@ -756,10 +760,10 @@ func (c *claudeDisc) fileRead(key, rel string, first int) {
 // its hooks are of that entry's name too (Hook.AlsoNamed): Claude Code
 // installs the directory under each entry.
 func (c *claudeDisc) nameAgain(key, rel string, ctx hookCtx) bool {
-	if !c.seenFile[key+"\x00"+rel] {
+	if !c.seenFile[fileKey(key, rel)] {
 		return false
 	}
-	for _, i := range c.fileHooks[key+"\x00"+rel] {
+	for _, i := range c.fileHooks[fileKey(key, rel)] {
 		c.out.Hooks[i].alsoName(ctx.entryName)
 	}
 	return true
