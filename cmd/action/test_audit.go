@@ -82,7 +82,10 @@ commands — and runs each one for every event it handles, confined,
 recording what it wrote, which hosts it tried to reach, and what it left
 in CLAUDE_ENV_FILE (which Claude Code gives a %s
 hook). The result is an inventory per hook: outcome, hosts, writes, env
-file, time.
+file, time. An audit of some PATHs reads the whole tree all the same and runs
+the hooks declared under them (and those their plugins read from
+elsewhere) as the whole audit runs them: in every plugin's and package's
+context that reads them, under the same ids.
 
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
 written path, a changed outcome or env file, a new hook — is a finding at

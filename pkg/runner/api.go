@@ -380,11 +380,8 @@ func (s *session) inPart(file string) bool {
 }
 
 func (s *session) discover(paths []string) error {
-	roots := []string{}
+	var roots []string
 	whole := len(paths) == 0
-	if whole {
-		roots = append(roots, s.dir)
-	}
 	for _, p := range paths {
 		// Looked up as discovery looks up what the repository names
 		// (beneath): a PATH may be a name the repository controls (a
@@ -417,70 +414,99 @@ func (s *session) discover(paths []string) error {
 		}
 		for _, r := range roots {
 			rel, _ := relTo(s.dir, r)
-			s.part = append(s.part, rel)
+			if !slices.Contains(s.part, rel) {
+				s.part = append(s.part, rel)
+			}
+		}
+		roots = roots[:0]
+		for _, rel := range s.part {
+			roots = append(roots, s.abs(rel))
 		}
 	}
-	// Plugin paths named in the policy are discovery roots too, unless the
-	// caller asked for particular paths.
-	var named []string
-	if len(paths) == 0 {
-		named = append(append(named, s.cfg.Trusted...), s.cfg.Untrusted...)
-	}
-	for _, g := range named {
-		matches, _ := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(g)))
-		for _, m := range matches {
-			// s.dir has every link followed already (newSession).
-			if _, fi, err := beneath(s.dir, s.dir, m); err == nil && fi.IsDir() {
-				roots = append(roots, m)
+	// The whole tree is discovered for every audit, from the work tree and
+	// the plugin paths the policy names: a handler is read in each context
+	// that reaches it (readIn), and a plugin under every name
+	// (Hook.AlsoNamed), wherever those readers lie, so an audit of part
+	// of the tree runs what a whole audit runs there, under the same ids
+	// and contexts, and the baseline sees no hook removed or moved that
+	// is not. It keeps the handlers declared under its PATHs, in every
+	// context, and those of the files read from there (a plugin's
+	// manifest may name a hooks file outside it), then adds what
+	// discovery from each PATH finds that the whole walk does not reach
+	// (below a dot-directory or node_modules).
+	tree := append([]string{s.dir}, s.namedRoots()...)
+	var parts []*Discovery
+	if s.part != nil {
+		for _, r := range roots {
+			d, err := s.discoverAt(r)
+			if err != nil {
+				return err
 			}
+			parts = append(parts, d)
+		}
+	}
+	scope := map[string]bool{}
+	for _, d := range parts {
+		for _, h := range d.Hooks {
+			scope[h.decl()] = true
+		}
+	}
+	seenHook := map[string]bool{}
+	seenDecl := map[string]bool{}
+	seenFinding := map[string]bool{}
+	addFinding := func(f report.Finding) {
+		k := f.Rule + "\x00" + f.Location.File + "\x00" + strconv.Itoa(f.Location.Line) + "\x00" + strconv.Itoa(f.Location.Column) + "\x00" + f.Message
+		if !seenFinding[k] {
+			seenFinding[k] = true
+			s.findings = append(s.findings, f)
 		}
 	}
 	seenRoot := map[string]bool{}
-	seenHook := map[string]bool{}
-	seenFinding := map[string]bool{}
-	for i, root := range roots {
+	for _, root := range tree {
 		if seenRoot[root] {
 			continue
 		}
 		seenRoot[root] = true
+		d, err := s.discoverAt(root)
+		if err != nil {
+			return err
+		}
+		s.addMarkets(d)
+		for _, h := range d.Hooks {
+			seenDecl[h.decl()] = true
+			if !seenHook[h.ID] && (s.inPart(h.Location.File) || scope[h.decl()]) {
+				seenHook[h.ID] = true
+				s.hooks = append(s.hooks, h)
+			}
+		}
+		for i, f := range d.Findings {
+			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) {
+				addFinding(f)
+			}
+		}
+	}
+	for i, d := range parts {
 		found := 0
-		for _, a := range Adapters {
-			d, err := a.Discover(s.dir, root)
-			if err != nil {
-				return fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
-			}
-			found += len(d.Hooks)
-			s.addMarkets(d)
-			for _, h := range d.Hooks {
-				if !seenHook[h.ID] {
-					seenHook[h.ID] = true
-					s.hooks = append(s.hooks, h)
-				}
-			}
-			for _, f := range d.Findings {
-				k := f.Rule + "\x00" + f.Location.File + "\x00" + strconv.Itoa(f.Location.Line) + "\x00" + strconv.Itoa(f.Location.Column) + "\x00" + f.Message
-				if !seenFinding[k] {
-					seenFinding[k] = true
-					s.findings = append(s.findings, f)
-				}
+		for _, h := range d.Hooks {
+			if !seenDecl[h.decl()] && !seenHook[h.ID] {
+				seenHook[h.ID] = true
+				s.hooks = append(s.hooks, h)
 			}
 		}
-		if found == 0 && i < len(paths) {
-			rel, _ := relTo(s.dir, root)
-			s.empty = append(s.empty, rel)
+		for _, h := range s.hooks {
+			if h.Location.File == s.part[i] || strings.HasPrefix(h.Location.File, s.part[i]+"/") {
+				found++
+			}
+		}
+		for _, f := range d.Findings {
+			addFinding(f)
+		}
+		if found == 0 && len(d.Hooks) == 0 {
+			s.empty = append(s.empty, s.part[i])
 		}
 	}
-	if len(paths) == 0 && len(s.hooks) == 0 {
+	if s.part == nil && len(s.hooks) == 0 {
 		s.empty = append(s.empty, ".")
-	}
-	if !whole {
-		// What a settings key turns off is decided by the tree's
-		// marketplaces (applySettings), wherever the audited paths are.
-		for _, a := range Adapters {
-			if d, err := a.Discover(s.dir, s.dir); err == nil {
-				s.addMarkets(d)
-			}
-		}
 	}
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
@@ -488,6 +514,47 @@ func (s *session) discover(paths []string) error {
 	}
 	s.applySettings()
 	return nil
+}
+
+// namedRoots returns the plugin directories the policy names
+// (plugins.trusted and plugins.untrusted), which are discovery roots too:
+// they may lie where the walk of the tree does not look.
+func (s *session) namedRoots() []string {
+	var out []string
+	for _, g := range append(slices.Clone(s.cfg.Trusted), s.cfg.Untrusted...) {
+		matches, _ := filepath.Glob(filepath.Join(s.dir, filepath.FromSlash(g)))
+		for _, m := range matches {
+			// s.dir has every link followed already (newSession).
+			if _, fi, err := beneath(s.dir, s.dir, m); err == nil && fi.IsDir() {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// discoverAt runs every adapter from root and gathers what they find.
+func (s *session) discoverAt(root string) (*Discovery, error) {
+	all := &Discovery{}
+	for _, a := range Adapters {
+		d, err := a.Discover(s.dir, root)
+		if err != nil {
+			return nil, fmt.Errorf("discovering %s hooks under %s: %w", a.Name(), root, err)
+		}
+		for _, i := range d.Bounded {
+			all.Bounded = append(all.Bounded, len(all.Findings)+i)
+		}
+		all.Hooks = append(all.Hooks, d.Hooks...)
+		all.Findings = append(all.Findings, d.Findings...)
+		all.Plugins = append(all.Plugins, d.Plugins...)
+		if all.Markets == nil {
+			all.Markets = map[string][]string{}
+		}
+		for name, ms := range d.Markets {
+			all.Markets[name] = append(all.Markets[name], ms...)
+		}
+	}
+	return all, nil
 }
 
 // addMarkets adds the marketplaces d found listing each plugin.

@@ -327,6 +327,14 @@ func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location,
 	})
 }
 
+// bound is the error that a bound of one discovery (maxDeclTotal,
+// maxHandlers, maxComponentFiles) left declarations unread: it is
+// marked (Discovery.Bounded), as it concerns every part of the tree.
+func (c *claudeDisc) bound(loc report.Location, format string, args ...any) {
+	c.out.Bounded = append(c.out.Bounded, len(c.out.Findings))
+	c.find(RuleMalformed, report.SeverityError, loc, format, args...)
+}
+
 func (c *claudeDisc) loc(file string, p jpos) report.Location {
 	return report.Location{File: file, Line: p.Line, Column: p.Col}
 }
@@ -453,7 +461,7 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		}
 		c.readOnce[id] = true
 	} else if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
-		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+		c.bound(report.Location{File: rel},
 			"the declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclTotal)
 		return rel, nil, false
 	}
@@ -886,7 +894,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	c.repeatedKeys(file, h, where)
 	if c.handlers++; c.handlers > maxHandlers {
 		if c.handlers == maxHandlers+1 {
-			c.find(RuleMalformed, report.SeverityError, c.loc(file, h.Pos),
+			c.bound(c.loc(file, h.Pos),
 				"more than %d hook handlers are declared, more than vigiles reads in one discovery; Claude Code reads them all, so this one and those after it are not read", maxHandlers)
 		}
 		return

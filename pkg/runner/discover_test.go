@@ -472,7 +472,11 @@ func TestDiscoverySearchesBelowEachPath(t *testing.T) {
 		{nil, []string{"inline: true inline", "why: true y", filepath.Base(dir) + ": true root", "x: true x"}, nil},
 		{[]string{"plugins"}, []string{"why: true y", "x: true x"}, nil},
 		{[]string{"plugins/x"}, []string{"x: true x"}, nil},
-		{[]string{"plugins/x", "plugins/x/hooks", "docs"}, []string{"x: true x"}, []string{"docs", "plugins/x/hooks"}},
+		// plugins/x/hooks is no plugin, but it holds the file that
+		// declares x's hook: an audit of it runs that hook, as the
+		// whole audit does.
+		{[]string{"plugins/x", "plugins/x/hooks", "docs"}, []string{"x: true x"}, []string{"docs"}},
+		{[]string{"plugins/x/hooks"}, []string{"x: true x"}, nil},
 	} {
 		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: tc.paths, Executor: fakeHooks()})
 		if err != nil {

@@ -87,7 +87,7 @@ func (c *claudeDisc) countComponent(p string) bool {
 		return true
 	}
 	rel, _ := relTo(c.dir, p)
-	c.find(RuleMalformed, report.SeverityError, report.Location{File: rel},
+	c.bound(report.Location{File: rel},
 		"%s: more than %d markdown files lie below the repository's skills, agents and commands directories, more than vigiles reads; Claude Code reads them all, so the hooks this one and those after it may declare are not read", rel, maxComponentFiles)
 	return false
 }

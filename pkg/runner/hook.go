@@ -227,6 +227,22 @@ type Discovery struct {
 	// that list it with a local source: an "enabledPlugins" key
 	// "name@marketplace" of one of them is the one that decides.
 	Markets map[string][]string
+	// Bounded holds the indexes in Findings of the errors that a bound
+	// of the discovery left declarations unread: they hold for every
+	// part of the tree, wherever they point.
+	Bounded []int
+}
+
+// decl is h's ID without what tells the context that read the handler
+// ("#in:" and its root) or a second declaration of it ("#2"): the file
+// and the handler's place in it (which holds no '#'), whoever reads it.
+func (h *Hook) decl() string {
+	rest, ok := strings.CutPrefix(h.ID, h.Location.File+"#")
+	if !ok {
+		return h.ID
+	}
+	place, _, _ := strings.Cut(rest, "#")
+	return h.Location.File + "#" + place
 }
 
 // Adapter discovers the hooks of one agent's plugin format. Another

@@ -5,7 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
 )
 
 // TestPartialAuditAgainstTheBaseline: an audit of some directories (PATHs)
@@ -62,5 +68,70 @@ func TestPartialAuditAgainstTheBaseline(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, base)); string(got) != string(want) {
 		t.Error("an audit of part of the tree rewrote the baseline")
+	}
+}
+
+// TestPartialAuditReadsAsTheWholeAudit: an audit of part of the tree runs
+// what the whole audit runs there, under the same ids and contexts, so
+// the baseline the whole audit wrote finds nothing removed or moved that
+// is not. Here plugin a's manifest names plugin b's hooks file: the whole
+// audit runs its handler twice, in b's context and in a's
+// ("#in:plugins/a"); an audit of plugins/b alone once read only b's, and
+// said a's run was removed.
+func TestPartialAuditReadsAsTheWholeAudit(t *testing.T) {
+	stop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	dir := makeTree(t, map[string]string{
+		"plugins/a/.claude-plugin/plugin.json":      `{"name": "a", "hooks": "../b/hooks/hooks.json"}`,
+		"plugins/b/hooks/hooks.json":                stop,
+		"plugins/c/hooks/hooks.json":                stop,
+		"plugins/c/node_modules/d/hooks/hooks.json": stop,
+	})
+	ctx := context.Background()
+	base := ".vigiles/baseline.json"
+	whole, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(paths ...string) (got []string) {
+		t.Helper()
+		rep, err := Audit(ctx, Options{Dir: dir, Paths: paths, Baseline: base, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if f.Severity == report.SeverityError {
+				t.Errorf("audit of %v: %s", paths, findingLine(f))
+			}
+		}
+		for _, r := range rep.Runs {
+			got = append(got, r.ID+" "+r.Context)
+		}
+		sort.Strings(got)
+		return got
+	}
+	var want []string
+	for _, r := range whole.Runs {
+		if strings.HasPrefix(r.ID, "plugins/b/") {
+			want = append(want, r.ID+" "+r.Context)
+		}
+	}
+	sort.Strings(want)
+	if len(want) != 2 {
+		t.Fatalf("the whole audit ran %v from plugins/b; want b's run and a's", want)
+	}
+	if diff := cmp.Diff(want, ids("plugins/b")); diff != "" {
+		t.Errorf("audit of plugins/b: runs (-whole audit's +its own):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, ids("plugins/b/hooks")); diff != "" {
+		t.Errorf("audit of plugins/b/hooks: runs (-whole audit's +its own):\n%s", diff)
+	}
+	// What the walk of the tree does not reach is discovered from the
+	// PATH that names it: a plugin in node_modules (new to the baseline).
+	rep, err := Audit(ctx, Options{Dir: dir, Paths: []string{"plugins/c/node_modules/d"}, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].ID != "plugins/c/node_modules/d/hooks/hooks.json#hooks.Stop[0].hooks[0]" {
+		t.Errorf("audit of a plugin in node_modules ran %v", rep.Runs)
 	}
 }

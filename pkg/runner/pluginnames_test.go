@@ -182,6 +182,15 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		if len(d.Hooks) > maxHandlers || !hasFinding(d.Findings, RuleMalformed, "hook handlers are declared") {
 			t.Errorf("%d hooks, findings %v; want at most %d and the bound said", len(d.Hooks), findingLines(d.Findings), maxHandlers)
 		}
+		// The bound is passed for the whole tree, which an audit of
+		// part of it reads too: it is said there, wherever it points.
+		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"p/000"}, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasFinding(rep.Findings, RuleMalformed, "hook handlers are declared") {
+			t.Errorf("audit of p/000: findings %v; want the bound said", findingLines(rep.Findings))
+		}
 	})
 	t.Run("bytes", func(t *testing.T) {
 		files := map[string]string{
