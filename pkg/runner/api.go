@@ -221,6 +221,9 @@ type session struct {
 	// part lists the roots of an audit of part of the work tree (its
 	// PATHs, relative to it); nil for the whole tree.
 	part []string
+	// realRel caches, for inPart, where each path it was asked about
+	// leads.
+	realRel map[string]string
 }
 
 func newSession(o Options, command string) (*session, error) {
@@ -367,16 +370,50 @@ func (s *session) linkedOut(p string) error {
 // discover runs every adapter over the roots and marks trust.
 // inPart says whether file (relative to the work tree) lies in what the
 // audit covers: anywhere for a whole audit, else under one of its PATHs.
+// A path is looked at as the repository spells it and where its links
+// lead (a PATH is taken where it leads: a .claude that is a link to
+// config/claude is config/claude).
 func (s *session) inPart(file string) bool {
 	if s.part == nil {
 		return true
 	}
-	for _, r := range s.part {
-		if file == r || strings.HasPrefix(file, r+"/") {
-			return true
-		}
+	return slices.ContainsFunc(s.part, func(r string) bool { return s.within(file, r) })
+}
+
+// within says whether file (relative to the work tree) is the directory
+// r or lies below it, as spelled or where its links lead.
+func (s *session) within(file, r string) bool {
+	under := func(f string) bool { return f == r || strings.HasPrefix(f, r+"/") }
+	if under(file) {
+		return true
 	}
-	return false
+	real, ok := s.realRel[file]
+	if !ok {
+		real = file
+		if a, _, err := beneath(s.dir, s.dir, s.abs(file)); a != "" && (err == nil || errors.Is(err, fs.ErrNotExist)) {
+			real, _ = relTo(s.dir, a)
+		}
+		if s.realRel == nil {
+			s.realRel = map[string]string{}
+		}
+		s.realRel[file] = real
+	}
+	return real != file && under(real)
+}
+
+// holds says whether a hook of the whole tree's discovery is part of an
+// audit of some PATHs: declared under them, or read there by a plugin or
+// package (a marketplace entry elsewhere may give a plugin there hooks,
+// or its manifest name a file elsewhere), or a declaration that discovery
+// from a PATH reads too (scope).
+func (s *session) holds(h *Hook, scope map[string]bool) bool {
+	if s.inPart(h.Location.File) || scope[h.decl()] {
+		return true
+	}
+	if h.InPlugin && h.PluginRoot != "" && s.inPart(h.PluginRoot) {
+		return true
+	}
+	return h.ProjectDir != "" && s.inPart(h.ProjectDir)
 }
 
 func (s *session) discover(paths []string) error {
@@ -453,7 +490,10 @@ func (s *session) discover(paths []string) error {
 	}
 	seenHook := map[string]bool{}
 	seenDecl := map[string]bool{}
-	seenFinding := map[string]bool{}
+	seenFinding, saidAt := map[string]bool{}, map[string]bool{}
+	placeOf := func(f report.Finding) string {
+		return f.Rule + "\x00" + f.Location.File + "\x00" + strconv.Itoa(f.Location.Line) + "\x00" + strconv.Itoa(f.Location.Column)
+	}
 	addFinding := func(f report.Finding) {
 		k := f.Rule + "\x00" + f.Location.File + "\x00" + strconv.Itoa(f.Location.Line) + "\x00" + strconv.Itoa(f.Location.Column) + "\x00" + f.Message
 		if !seenFinding[k] {
@@ -474,18 +514,20 @@ func (s *session) discover(paths []string) error {
 		s.addMarkets(d)
 		for _, h := range d.Hooks {
 			seenDecl[h.decl()] = true
-			if !seenHook[h.ID] && (s.inPart(h.Location.File) || scope[h.decl()]) {
+			if !seenHook[h.ID] && s.holds(h, scope) {
 				seenHook[h.ID] = true
 				s.hooks = append(s.hooks, h)
 			}
 		}
 		for i, f := range d.Findings {
+			saidAt[placeOf(f)] = true
 			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) {
 				addFinding(f)
 			}
 		}
 	}
 	for i, d := range parts {
+		s.addMarkets(d)
 		found := 0
 		for _, h := range d.Hooks {
 			if !seenDecl[h.decl()] && !seenHook[h.ID] {
@@ -494,12 +536,17 @@ func (s *session) discover(paths []string) error {
 			}
 		}
 		for _, h := range s.hooks {
-			if h.Location.File == s.part[i] || strings.HasPrefix(h.Location.File, s.part[i]+"/") {
+			if s.within(h.Location.File, s.part[i]) || h.InPlugin && s.within(h.PluginRoot, s.part[i]) ||
+				h.ProjectDir != "" && s.within(h.ProjectDir, s.part[i]) {
 				found++
 			}
 		}
 		for _, f := range d.Findings {
-			addFinding(f)
+			// What the whole discovery says at that place already is
+			// the one said: it knows every plugin and marketplace.
+			if !saidAt[placeOf(f)] {
+				addFinding(f)
+			}
 		}
 		if found == 0 && len(d.Hooks) == 0 {
 			s.empty = append(s.empty, s.part[i])

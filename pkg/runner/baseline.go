@@ -711,7 +711,8 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 // finding per drift at the hook's declaration. allIDs is every run ID of
 // the whole (unsharded) plan, so that a shard does not take another
 // shard's runs for removed ones; a removed run is reported only where
-// removedIn (nil: nowhere) says its declaring file is covered. sev is the
+// removedIn (nil: nowhere) says its declaring file, or the root of the
+// plugin whose context ran it, is covered. sev is the
 // severity of new hosts, writes and outcomes (notice when the baseline is
 // being updated). failed holds the IDs of runs the report already calls
 // refused or failed (run/refused, run/failed: verdict error), whose
@@ -909,7 +910,13 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			if loc.File == "" {
 				loc.File = declaringFile(id) // a baseline written before "file" was kept
 			}
-			if !removedIn(loc.File) {
+			covered := removedIn(loc.File)
+			if root, ok := strings.CutPrefix(old.Context, "plugin:"); ok && !covered {
+				// Read by a plugin there from a file elsewhere: the
+				// plugin no longer reading it is a change there.
+				covered = removedIn(root)
+			}
+			if !covered {
 				continue
 			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})

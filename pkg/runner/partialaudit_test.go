@@ -135,3 +135,103 @@ func TestPartialAuditReadsAsTheWholeAudit(t *testing.T) {
 		t.Errorf("audit of a plugin in node_modules ran %v", rep.Runs)
 	}
 }
+
+// TestPartialAuditCases: cases a review found where an audit of some
+// PATHs ran otherwise than the whole audit there, or said otherwise of
+// the baseline the whole audit wrote.
+func TestPartialAuditCases(t *testing.T) {
+	stop := func(cmd string) string {
+		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+	}
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		links   map[string]string
+		change  func(dir string) error // after the baseline
+		paths   []string
+		runs    int      // the runs the partial audit has
+		removed []string // the files of its hook-removed findings
+		noRun   bool     // its one run is listed, not run (settings turn it off)
+		added   bool     // its runs are new to the baseline: the walk of the tree does not reach them
+	}{
+		{
+			name: "a marketplace only a PATH's discovery reads decides enabledPlugins",
+			files: map[string]string{
+				".mk/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"x","source":"./x"}]}`,
+				".mk/x/hooks/hooks.json":              stop("true"),
+				".claude/settings.json":               `{"enabledPlugins":{"x@m":false,"x@other":true}}`,
+			},
+			paths: []string{".mk"}, runs: 1, noRun: true, added: true,
+		},
+		{
+			name:  "a PATH through a link: the files it holds are spelled by the link",
+			files: map[string]string{"config/claude/settings.json": stop("true")},
+			links: map[string]string{".claude": "config/claude"},
+			paths: []string{".claude"}, runs: 1,
+		},
+		{
+			name:  "the real directory a link of the repository names",
+			files: map[string]string{"config/claude/settings.json": stop("true")},
+			links: map[string]string{".claude": "config/claude"},
+			paths: []string{"config"}, runs: 1,
+		},
+		{
+			name: "hooks a marketplace entry elsewhere gives a plugin under the PATH",
+			files: map[string]string{
+				".claude-plugin/marketplace.json":      `{"name":"m","plugins":[{"name":"a","source":"./plugins/a","hooks":` + stop("true") + `}]}`,
+				"plugins/a/.claude-plugin/plugin.json": `{"name":"a"}`,
+			},
+			paths: []string{"plugins/a"}, runs: 1,
+		},
+		{
+			name: "a manifest under the PATH no longer names a file elsewhere",
+			files: map[string]string{
+				"plugins/a/.claude-plugin/plugin.json": `{"name":"a","hooks":"../../shared/guard.json"}`,
+				"plugins/b/hooks/hooks.json":           stop("true"),
+				"shared/guard.json":                    stop("true"),
+			},
+			change: func(dir string) error {
+				return os.WriteFile(filepath.Join(dir, "plugins/a/.claude-plugin/plugin.json"), []byte(`{"name":"a","hooks":`+stop("true")+`}`), 0o644)
+			},
+			paths: []string{"plugins/a"}, runs: 1, removed: []string{"shared/guard.json"}, added: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			symlinks(t, dir, tc.links)
+			ctx := context.Background()
+			base := ".vigiles/baseline.json"
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != nil {
+				if err := tc.change(dir); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := Audit(ctx, Options{Dir: dir, Paths: tc.paths, Baseline: base, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var removed []string
+			for _, f := range rep.Findings {
+				switch {
+				case f.Rule == RuleDriftPrefix+DriftHookRemoved:
+					removed = append(removed, f.Location.File)
+				case tc.added && f.Rule == RuleDriftPrefix+DriftHookAdded:
+				case f.Severity == report.SeverityError || strings.HasPrefix(f.Rule, RuleDriftPrefix):
+					t.Errorf("%s: %s", findingLine(f), f.Message)
+				}
+			}
+			if diff := cmp.Diff(tc.removed, removed); diff != "" {
+				t.Errorf("hook-removed (-want +got):\n%s", diff)
+			}
+			if len(rep.Runs) != tc.runs {
+				t.Fatalf("%d runs, want %d: %v", len(rep.Runs), tc.runs, rep.Runs)
+			}
+			if tc.noRun && rep.Runs[0].Outcome != report.OutcomeNotExecutable {
+				t.Errorf("%s: %s, want it listed, not run (settings turn it off)", rep.Runs[0].ID, rep.Runs[0].Outcome)
+			}
+		})
+	}
+}
