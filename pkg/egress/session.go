@@ -238,7 +238,7 @@ func (s *Session) Env() []string {
 
 // ResolvConf is the command's /etc/resolv.conf: the stub only.
 func (s *Session) ResolvConf() []byte {
-	b := []byte("# written by vigiles: the sandbox's recording DNS stub\n")
+	var b []byte
 	for _, a := range s.dnsListen {
 		if ap, err := netip.ParseAddrPort(a); err == nil && ap.Port() == 53 {
 			b = append(b, "nameserver "+ap.Addr().String()+"\n"...)

@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // eventSpec says how vigiles builds an event's input.
@@ -116,7 +119,7 @@ var knownEvents = map[string]eventSpec{
 	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"stop_hook_active": false, "agent_id": "agent-0001",
-				"agent_transcript_path":  "/tmp/vigiles-transcripts/agent-0001.jsonl",
+				"agent_transcript_path":  transcriptDir(cwd) + "/" + sessionID + "/subagents/agent-0001.jsonl",
 				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
@@ -283,10 +286,13 @@ type Payload struct {
 	Input map[string]any
 }
 
-// JSON returns the payload as the bytes sent on stdin. Keys are sorted, so
-// the bytes are deterministic.
+// JSON returns the payload as the bytes sent on stdin, as Claude Code
+// writes them: keys in its order (keyOrder; others after them, sorted),
+// and '<', '>' and '&' as they are, not escaped as Go's encoder would
+// (a hook that looks for "&&" in its raw input finds it). The bytes are
+// deterministic.
 func (p Payload) JSON() []byte {
-	b, err := json.Marshal(p.Input)
+	b, err := appendJSON(nil, p.Input)
 	if err != nil {
 		// Inputs are built from JSON and YAML values only.
 		panic("runner: marshalling payload: " + err.Error())
@@ -294,7 +300,102 @@ func (p Payload) JSON() []byte {
 	return b
 }
 
-// sessionID is the fixed session id vigiles sends.
+// keyOrder is the order Claude Code writes a hook input's keys in: the
+// common fields, then the event's, then those of tool inputs and
+// responses. A key holds one place at every depth.
+var keyOrder = func() map[string]int {
+	m := map[string]int{}
+	for i, k := range []string{
+		"session_id", "transcript_path", "cwd", "agent_id", "agent_type", "permission_mode", "hook_event_name",
+		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
+		"prompt", "message", "title", "notification_type", "source", "model", "reason", "trigger", "custom_instructions", "compact_summary",
+		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
+		"command", "description", "timeout", "run_in_background",
+		"type", "file", "file_path", "filePath", "old_string", "new_string", "replace_all", "content",
+		"pattern", "path", "glob", "output_mode", "url", "query",
+		"stdout", "stderr", "interrupted", "isImage", "success",
+	} {
+		m[k] = i
+	}
+	return m
+}()
+
+// appendJSON appends v as JSON: objects' keys in keyOrder, no HTML
+// escaping.
+func appendJSON(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			ri, iok := keyOrder[keys[i]]
+			rj, jok := keyOrder[keys[j]]
+			if iok != jok {
+				return iok
+			}
+			if iok && ri != rj {
+				return ri < rj
+			}
+			return keys[i] < keys[j]
+		})
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendScalar(b, k); err != nil {
+				return nil, err
+			}
+			b = append(b, ':')
+			if b, err = appendJSON(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	return appendScalar(b, v)
+}
+
+func appendScalar(b []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+}
+
+// transcriptDir is where Claude Code keeps the transcripts of sessions
+// started in cwd: under HOME's .claude/projects, in a directory named
+// after cwd with every character but letters and digits made '-'.
+func transcriptDir(cwd string) string {
+	b := []byte(cwd)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			b[i] = '-'
+		}
+	}
+	return sandbox.Home + "/.claude/projects/" + string(b)
+}
+
+// sessionID is the session id a plan's payloads hold; each run sends
+// its hook a fresh one in its place (runIdentity).
 const sessionID = "00000000-0000-4000-8000-000000000000"
 
 // BuildPayload builds the input of event for tool (or matcher value) with
@@ -303,7 +404,7 @@ const sessionID = "00000000-0000-4000-8000-000000000000"
 func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[string]any) Payload {
 	in := map[string]any{
 		"session_id":      sessionID,
-		"transcript_path": "/tmp/vigiles-transcripts/" + sessionID + ".jsonl",
+		"transcript_path": transcriptDir(cwd) + "/" + sessionID + ".jsonl",
 		"cwd":             cwd,
 		"permission_mode": "default",
 		"hook_event_name": event,

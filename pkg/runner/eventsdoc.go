@@ -10,15 +10,18 @@ import (
 // docCwd is the work tree shown in docs/hook-events.md.
 const docCwd = "/home/runner/work/repo"
 
+// prettyJSON is v as a payload is sent (Payload.JSON: Claude Code's key
+// order), indented.
 func prettyJSON(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	raw, err := appendJSON(nil, v)
+	if err != nil {
 		panic("runner: encoding doc example: " + err.Error())
 	}
-	return strings.TrimSpace(b.String())
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		panic("runner: encoding doc example: " + err.Error())
+	}
+	return b.String()
 }
 
 // EventsDoc renders docs/hook-events.md from the payload code itself, so
@@ -75,7 +78,15 @@ func EventsDoc() string {
 	w("[report-format.md](report-format.md#outcome-rules-claude-codes); each event's own rule (its rows of the\n")
 	w("hooks reference's \"Exit code 2 behavior per event\" and \"Decision control\") is under it below.\n\n")
 	w("Every payload carries the common fields `session_id`, `transcript_path`, `cwd`, `permission_mode`\n")
-	w("and `hook_event_name`. The examples below use `%s` as the work tree; vigiles sends the real one.\n\n", docCwd)
+	w("and `hook_event_name`. The examples below use `%s` as the work tree; vigiles sends the real one.\n", docCwd)
+	w("A payload is written as Claude Code writes it: its keys in Claude Code's order, `<`, `>` and `&`\n")
+	w("as they are. The ids below (`session_id`, also in `transcript_path` and the env file's path,\n")
+	w("`tool_use_id`, and a MessageDisplay's `turn_id` and `message_id`) are the ones reports show: each\n")
+	w("run sends its hook fresh random ones of the same form in their place, as each session and tool\n")
+	w("call has its own, and its record (output, written paths, hosts, env file) has them put back, so\n")
+	w("a hook cannot tell an audit by its ids and a baseline reads the same from run to run. Hooks also\n")
+	w("get `CLAUDECODE=1` and `CLAUDE_CODE_ENTRYPOINT=cli`, which every process Claude Code starts\n")
+	w("inherits.\n\n")
 	w("## Which payloads a hook gets\n\n")
 	w("- **Tool events** (PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied): one payload per\n")
 	w("  tool that the hook's matcher selects from the default set %s, plus any tool the\n", "`"+strings.Join(DefaultTools, "`, `")+"`")

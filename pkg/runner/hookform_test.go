@@ -186,8 +186,10 @@ func TestEnvFileEvents(t *testing.T) {
 				t.Errorf("%s payload %s = %v, want %v", h.Event, k, ps[0].Input[k], v)
 			}
 		}
-		sp := (&runSettings{dir: dir}).spec(&plannedRun{Hook: h, Payload: ps[0]})
-		if sp.EnvFileVar != envFileVar || sp.EnvFile != ".claude/session-env/"+sessionID+"/"+strings.ToLower(h.Event)+"-hook-0.sh" {
+		p := &plannedRun{Hook: h, Payload: ps[0]}
+		sp := (&runSettings{dir: dir}).spec(p)
+		// The run's own session id stands for the fixed one (runIdentity).
+		if sp.EnvFileVar != envFileVar || p.ident.restore.Replace(sp.EnvFile) != ".claude/session-env/"+sessionID+"/"+strings.ToLower(h.Event)+"-hook-0.sh" {
 			t.Errorf("%s: env file %q %q", h.Event, sp.EnvFile, sp.EnvFileVar)
 		}
 	}

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +73,9 @@ type plannedRun struct {
 	Check   *Check
 	Payload Payload
 	Timeout time.Duration
+	// ident is the ids the run sent in place of the fixed ones, drawn by
+	// spec (runIdentity).
+	ident *runIdentity
 }
 
 // runSettings are the resolved defaults a plan runs with.
@@ -145,13 +146,19 @@ func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped st
 	return sandbox.DefaultTimeout, ""
 }
 
+// spec is the sandbox spec of run p; it draws the ids the run sends its
+// hook (p.ident), which one puts back in the run's record.
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	h := p.Hook
+	p.ident = newRunIdentity()
 	// A project hook of a .claude below the work tree's runs in that
 	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
 	// Claude Code started there.
 	proj := h.projectDir(s.dir)
-	env := append(slices.Clone(h.SettingsEnv), "CLAUDE_PROJECT_DIR="+proj)
+	// Claude Code's own variables, which every process it starts
+	// inherits, then the settings' env, then the hook's.
+	env := append([]string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli"}, h.SettingsEnv...)
+	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
 	}
@@ -160,7 +167,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Command:   h.argv(),
 		Dir:       s.dir,
 		Cwd:       filepath.FromSlash(h.ProjectDir),
-		Stdin:     bytes.NewReader(p.Payload.JSON()),
+		Stdin:     strings.NewReader(p.ident.send.Replace(string(p.Payload.JSON()))),
 		Env:       env,
 		Timeout:   timeout,
 		Linger:    s.linger,
@@ -173,7 +180,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		RootSandbox: s.rootSandbox,
 	}
 	if rel := envFileOf(h.Event); rel != "" {
-		spec.EnvFile, spec.EnvFileVar = rel, envFileVar
+		spec.EnvFile, spec.EnvFileVar = p.ident.send.Replace(rel), envFileVar
 	}
 	if h.InPlugin {
 		// Claude Code makes the plugin's data directory; so does the
@@ -426,6 +433,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res, err = pend.Wait()
 	} else {
 		res, err = s.exec.Run(ctx, s.spec(p))
+	}
+	if res != nil && p.ident != nil {
+		res.Replace(p.ident.restore)
 	}
 	d := DecideValue(p.Hook.Event, p.Payload.Tool, res, err)
 	if _, capped := s.timeoutOf(p); capped != "" && res != nil && res.TimedOut {

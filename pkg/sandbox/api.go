@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -203,3 +205,56 @@ const (
 	SandboxUID  = 2000000000
 	SandboxUIDs = 65536
 )
+
+// Replace rewrites with rp every text of r that the command chose: its
+// output, the paths it wrote, the hosts it named, what it left in its
+// env file, the processes it left behind. The runner sends a hook fresh
+// ids in place of the fixed ones its plan holds, so that a hook cannot
+// tell an audit by them, and puts the fixed ones back here, so that the
+// record reads the same from run to run. rp replaces strings with
+// others of their length: sizes and offsets in r stay true.
+func (r *Result) Replace(rp *strings.Replacer) {
+	r.stdoutRaw, r.Stdout, r.StdoutEncoding = replaceOutput(rp, r.stdoutRaw, r.Stdout, r.StdoutEncoding)
+	r.stderrRaw, r.Stderr, r.StderrEncoding = replaceOutput(rp, r.stderrRaw, r.Stderr, r.StderrEncoding)
+	for i := range r.Writes {
+		r.Writes[i].Path = rp.Replace(r.Writes[i].Path)
+	}
+	for i := range r.Egress {
+		r.Egress[i].Host = rp.Replace(r.Egress[i].Host)
+		r.Egress[i].Detail = rp.Replace(r.Egress[i].Detail)
+	}
+	for i := range r.Lingered {
+		r.Lingered[i] = rp.Replace(r.Lingered[i])
+	}
+	if e := r.EnvFile; e != nil {
+		e.Path = rp.Replace(e.Path)
+		if e.Content != nil {
+			c := *e.Content
+			if e.Encoding == "base64" {
+				if b, err := base64.StdEncoding.DecodeString(c); err == nil {
+					c = base64.StdEncoding.EncodeToString([]byte(rp.Replace(string(b))))
+				}
+			} else {
+				c = rp.Replace(c)
+			}
+			e.Content = &c
+		}
+	}
+}
+
+// replaceOutput is Replace for one output: its raw bytes where the
+// result holds them, else its text, decoded first where it is base64.
+func replaceOutput(rp *strings.Replacer, raw []byte, s, enc string) ([]byte, string, string) {
+	if raw != nil {
+		raw = []byte(rp.Replace(string(raw)))
+		s, enc = encodeOutput(raw)
+		return raw, s, enc
+	}
+	if enc == "base64" {
+		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+			return nil, base64.StdEncoding.EncodeToString([]byte(rp.Replace(string(b)))), enc
+		}
+		return nil, s, enc
+	}
+	return nil, rp.Replace(s), enc
+}

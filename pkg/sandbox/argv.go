@@ -11,7 +11,7 @@ const (
 	runDir      = "/run/vigiles"      // bwrap tmpfs; hidden from the command by the reaper
 	lowerDir    = runDir + "/lower"   // the host work tree, read-only: the overlay's lower
 	scratchDir  = runDir + "/scratch" // size-bounded tmpfs mounted by the init
-	sandboxHome = "/home/vigiles"     // the command's throwaway HOME
+	sandboxHome = "/root"             // the command's throwaway HOME: uid 0's, which the command is
 	sandboxTmp  = "/tmp"              // the command's throwaway TMPDIR
 	sandboxShm  = "/dev/shm"          // POSIX shared memory, recorded like TMPDIR
 )
@@ -57,8 +57,12 @@ var hostEnv = []string{"PATH", "LANG", "TERM"}
 // plan is everything the bwrap argv depends on. It is built by the broker
 // and turned into arguments by bwrapArgs, a pure function.
 type plan struct {
-	Bwrap    string
-	Workdir  string // absolute, symlinks resolved
+	Bwrap   string
+	Workdir string // absolute, symlinks resolved
+	// Hostname is the sandbox's host name: the host's own, so that a
+	// command cannot tell a sandbox by a name of vigiles' ("localhost"
+	// where it is empty or not a host name).
+	Hostname string
 	StrictFS bool
 	// TreeByFD leaves the overlay's lower dir empty: the init mounts the
 	// id-mapped work tree the broker hands it there (see handTree).
@@ -106,7 +110,7 @@ func bwrapArgs(p plan) []string {
 	a := []string{p.Bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup",
 		"--uid", "0", "--gid", "0",
-		"--hostname", "vigiles",
+		"--hostname", hostnameOr(p.Hostname),
 		"--die-with-parent", "--new-session",
 	}
 	a = append(a, initCaps...)
@@ -177,7 +181,7 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 	m := map[string]string{
 		"HOME":   sandboxHome,
 		"TMPDIR": sandboxTmp,
-		"USER":   "vigiles",
+		"USER":   "root",
 		"PATH":   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	}
 	for _, k := range hostEnv {
@@ -212,4 +216,23 @@ func cut(kv string) (string, string, bool) {
 		}
 	}
 	return "", "", false
+}
+
+// Home is the command's HOME inside the sandbox (a throwaway directory,
+// recorded as "~/").
+const Home = sandboxHome
+
+// hostnameOr is h where it is a host name (letters, digits, '-' and '.',
+// at most 64 bytes), else "localhost".
+func hostnameOr(h string) string {
+	if h == "" || len(h) > 64 {
+		return "localhost"
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return "localhost"
+		}
+	}
+	return h
 }

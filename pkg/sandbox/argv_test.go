@@ -64,7 +64,7 @@ func TestHookEnvAllowlist(t *testing.T) {
 	getenv := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
 	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x", "LC_GH_TOKEN=s3cr3t"}
 	got := hookEnv(getenv, environ, []string{"FOO=bar", "LANG=de_DE.UTF-8"})
-	want := []string{"HOME=/home/vigiles", "LANG=de_DE.UTF-8", "LC_ALL=C", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=vigiles"}
+	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=root"}
 	if d := cmp.Diff(sorted(want), got); d != "" {
 		t.Errorf("hookEnv (-want +got):\n%s", d)
 	}

@@ -320,6 +320,9 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	}
 	env := hookEnv(os.LookupEnv, os.Environ(), spec.Env)
 	env = replaceEnv(env, "HOME", os.Getenv("HOME"))
+	if u, ok := os.LookupEnv("USER"); ok {
+		env = replaceEnv(env, "USER", u)
+	}
 	env = replaceEnv(env, "TMPDIR", os.TempDir())
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	if !strings.Contains(spec.Command[0], "/") {
@@ -503,7 +506,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 
-	p := plan{Bwrap: bwrap, Workdir: spec.Dir, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
+	host, _ := os.Hostname()
+	p := plan{Bwrap: bwrap, Workdir: spec.Dir, Hostname: host, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	if hostRoot {
 		// uid 0 owns these; any other uid is kept out by their modes.
 		p.MaskFiles = existingSecretFiles()

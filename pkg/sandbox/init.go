@@ -621,7 +621,10 @@ func (rp *reaperProc) configure(rc reaper.Config) {
 // every write it can make lands where it is recorded (the work tree, HOME,
 // TMPDIR, /dev/shm).
 func readOnlyMounts(maskDirs []string) []string {
-	return slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs)
+	// Not the command's HOME, which the init's bind covers where a mask
+	// lies at its path too (/root; a caller whose HOME it is).
+	return slices.DeleteFunc(slices.Concat([]string{"/", "/dev", "/run"}, maskedDirs, maskDirs),
+		func(d string) bool { return d == sandboxHome })
 }
 
 // netSetup is the egress wall's set-up, run in a goroutine of its own.

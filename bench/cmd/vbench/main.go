@@ -563,7 +563,7 @@ func vargv(e *bench) []string {
 			a = append(a, "--tmpfs", d)
 		}
 	}
-	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/home/vigiles")
+	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/root")
 	if os.Geteuid() == 0 {
 		// The init mounts the id-mapped tree the broker hands it.
 		a = append(a, "--dir", "/run/vigiles/lower")

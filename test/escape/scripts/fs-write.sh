@@ -1,6 +1,6 @@
 # Writes outside the overlaid work tree, HOME and TMPDIR.
 . ./lib.sh
-for p in /etc/vigiles-escape /usr/vigiles-escape /var/lib/vigiles-escape /opt/vigiles-escape /vigiles-escape /dev/vigiles-escape /run/vigiles-escape /var/tmp/vigiles-escape /root/vigiles-escape /home/vigiles-escape /mnt/vigiles-escape; do
+for p in /etc/vigiles-escape /usr/vigiles-escape /var/lib/vigiles-escape /opt/vigiles-escape /vigiles-escape /dev/vigiles-escape /run/vigiles-escape /var/tmp/vigiles-escape /home/vigiles-escape /mnt/vigiles-escape; do
   ATTEMPT="write $p"; blocked sh -c "echo pwned > '$p' && test -s '$p' && ls / >/dev/null && test -e '$p'"
 done
 ATTEMPT="append to /etc/passwd"; blocked sh -c 'echo "pwn::0:0::/:/bin/sh" >> /etc/passwd'

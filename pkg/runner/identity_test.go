@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestPayloadBytesAsClaudeCodeWritesThem: the stdin of a hook has its
+// keys in Claude Code's order and '&', '<' and '>' as they are (a guard
+// that greps its raw input for "&&" finds it).
+func TestPayloadBytesAsClaudeCodeWritesThem(t *testing.T) {
+	p := BuildPayload(PreToolUse, "Bash", "/w", map[string]any{"description": "d", "command": "make && ./run <in >out", "zz": 1.0}, nil)
+	got := string(p.JSON())
+	want := `{"session_id":"` + sessionID + `","transcript_path":"` + sandbox.Home + `/.claude/projects/-w/` + sessionID + `.jsonl","cwd":"/w",` +
+		`"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+		`"tool_input":{"command":"make && ./run <in >out","description":"d","zz":1},"tool_use_id":"` + defaultToolUseID + `"}`
+	if got != want {
+		t.Errorf("payload\n got %s\nwant %s", got, want)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(p.JSON(), &m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestEachRunSendsFreshIds: every run sends its hook a session id, a
+// tool use id and an env file path of its own, none of them the fixed
+// ones a plan holds; what comes back is written with the fixed ones.
+func TestEachRunSendsFreshIds(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}],
+			"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
+		var in struct {
+			SessionID  string `json:"session_id"`
+			ToolUseID  string `json:"tool_use_id"`
+			Transcript string `json:"transcript_path"`
+		}
+		if err := json.Unmarshal(stdin, &in); err != nil {
+			t.Errorf("stdin %s: %v", stdin, err)
+		}
+		if !uuid.MatchString(in.SessionID) || in.SessionID == sessionID || seen[in.SessionID] {
+			t.Errorf("session id %q: want a fresh version 4 UUID", in.SessionID)
+		}
+		seen[in.SessionID] = true
+		if !strings.Contains(in.Transcript, in.SessionID) {
+			t.Errorf("transcript %q does not name the session %q", in.Transcript, in.SessionID)
+		}
+		if in.ToolUseID != "" && (len(in.ToolUseID) != len(defaultToolUseID) || in.ToolUseID == defaultToolUseID || !strings.HasPrefix(in.ToolUseID, "toolu_01")) {
+			t.Errorf("tool use id %q: want a fresh one of %q's form", in.ToolUseID, defaultToolUseID)
+		}
+		if spec.EnvFile != "" && !strings.Contains(spec.EnvFile, in.SessionID) {
+			t.Errorf("env file %q is not under the session %q", spec.EnvFile, in.SessionID)
+		}
+		// The hook echoes its ids, and writes and names hosts by them.
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Stdout: "sid=" + in.SessionID + " tu=" + in.ToolUseID,
+			Writes: []evidence.Write{{Path: "~/seen-" + in.SessionID, Op: evidence.OpCreate}},
+			Egress: []evidence.Egress{{Host: in.SessionID + ".example.test", Via: evidence.ViaDNS}}}
+		return res, nil
+	}}
+	for round := 0; round < 2; round++ {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Runs {
+			if !strings.HasPrefix(r.Stdout, "sid="+sessionID+" tu=") || (r.Event == PreToolUse && !strings.HasSuffix(r.Stdout, defaultToolUseID)) {
+				t.Errorf("%s: stdout %q; want the fixed ids put back", r.ID, r.Stdout)
+			}
+			if len(r.Writes) != 1 || r.Writes[0].Path != "~/seen-"+sessionID || len(r.Egress) != 1 || r.Egress[0].Host != sessionID+".example.test" {
+				t.Errorf("%s: writes %v egress %v; want the fixed id put back", r.ID, r.Writes, r.Egress)
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("%d session ids in 4 runs", len(seen))
+	}
+}
+
+// TestAConfinedHookSeesNoNameOfVigiles: what a hook reads of its
+// surroundings in a real sandbox names neither vigiles nor a fixed id:
+// the host's own host name, uid 0's HOME and USER, Claude Code's
+// variables, a fresh session id (and the env file under it), which the
+// record shows as the fixed one.
+func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
+		`case $sid in 00000000-*) echo FIXED;; ????????-????-4???-????-????????????) echo FRESH;; esac; ` +
+		`echo "sid=$sid host=$(cat /proc/sys/kernel/hostname) home=$HOME user=$USER cc=$CLAUDECODE ep=$CLAUDE_CODE_ENTRYPOINT"; ` +
+		`case $CLAUDE_ENV_FILE in *$sid*) echo ENVFILE-UNDER-SESSION;; esac; ` +
+		`echo "export SID=$sid" >> "$CLAUDE_ENV_FILE"; touch "$HOME/seen-$sid"; grep -l vigiles /etc/resolv.conf || echo RESOLV-CLEAN`
+	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+	dir := makeTree(t, map[string]string{"plugins/p/hooks/hooks.json": string(hooks)})
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	for _, r := range rep.Runs {
+		if r.Outcome == report.OutcomeError {
+			t.Fatalf("%s: %s: %s %s", r.ID, r.Reason, r.Stdout, r.Stderr)
+		}
+		for _, want := range []string{"FRESH\n", "sid=" + sessionID + " host=" + host + " home=/root user=root cc=1 ep=cli\n", "ENVFILE-UNDER-SESSION\n", "RESOLV-CLEAN\n"} {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("%s: stdout %q lacks %q (stderr %q)", r.ID, r.Stdout, want, r.Stderr)
+			}
+		}
+		if r.EnvFile == nil || r.EnvFile.Text() != "export SID="+sessionID+"\n" || !strings.Contains(r.EnvFile.Path, sessionID) {
+			t.Errorf("%s: env file %+v; want the fixed id put back", r.ID, r.EnvFile)
+		}
+		found := false
+		for _, w := range r.Writes {
+			found = found || w.Path == "~/seen-"+sessionID
+		}
+		if !found {
+			t.Errorf("%s: writes %v; want ~/seen-%s", r.ID, r.Writes, sessionID)
+		}
+	}
+	if len(rep.Runs) == 0 {
+		t.Fatal("no run")
+	}
+}
