@@ -65,8 +65,19 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 	// leftOver fails x, which the record would pass, where the hook left
 	// processes running that were ended after the linger: Claude Code
 	// lets them run on, and what they would have done is not recorded.
+	// endedSooner fails x where the run was ended at vigiles' timeout,
+	// sooner than Claude Code would end the hook: what it did next (and
+	// all it printed: Claude Code reads no output of a hook it ends) is
+	// not recorded.
+	endedSooner := func(x *Expectation) bool {
+		if e.cutShort == "" {
+			return false
+		}
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: the hook did not finish: %s, sooner than Claude Code would end it, and what it would have done after is not recorded: give the check a timeout the hook finishes within (timeout: in the check, or defaults.timeout). An expectation over unrecorded evidence never passes", x.Kind, e.cutShort), "")
+		return true
+	}
 	leftOver := func(x *Expectation) {
-		if len(r.Lingered) == 0 {
+		if endedSooner(x) || len(r.Lingered) == 0 {
 			return
 		}
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: the hook left processes running when it exited, and they were ended after the linger period; Claude Code would have let them run on, and what they did next is not recorded: raise defaults.linger in .vigiles.yml so that they finish within the run. An expectation over unrecorded evidence never passes", x.Kind),
@@ -102,6 +113,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			// output cap, only a find proves anything.
 			s, cut := captured(x.Kind, e)
 			if strings.Contains(s, x.Str) {
+				endedSooner(x)
 				continue
 			}
 			if cut {
@@ -116,6 +128,9 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			s, cut := captured(x.Kind, e)
 			if cut {
 				notKept(x, stream(x.Kind))
+				continue
+			}
+			if endedSooner(x) {
 				continue
 			}
 			if !x.Re.MatchString(s) {

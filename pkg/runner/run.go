@@ -99,6 +99,11 @@ type executed struct {
 	decision Decision
 	result   *sandbox.Result
 	err      error
+	// cutShort, for a run ended at its timeout, says why that was sooner
+	// than Claude Code would end the hook ("" when it was the hook's
+	// own timeout, which Claude Code keeps too): what the hook would have
+	// done after is not in the record.
+	cutShort string
 }
 
 // failure is what vigiles said of its own failure to run the hook or to
@@ -467,7 +472,26 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else {
 		r.Tier = string(sandbox.TierRefused)
 	}
-	return executed{run: r, decision: d, result: res, err: err}
+	e := executed{run: r, decision: d, result: res, err: err}
+	if res != nil && res.TimedOut {
+		e.cutShort = s.cutShort(p)
+	}
+	return e
+}
+
+// cutShort says why the timeout a run of p waits is shorter than the one
+// Claude Code gives its hook; "" where it is the hook's own, uncapped.
+func (s *runSettings) cutShort(p *plannedRun) string {
+	timeout, capped := s.timeoutOf(p)
+	switch {
+	case capped != "":
+		return "it was ended at " + timeout.String() + ": " + capped
+	case p.Timeout > 0:
+		return "it was ended at the check's timeout of " + timeout.String()
+	case p.Hook.Timeout > 0:
+		return ""
+	}
+	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it", timeout, maxHookTimeout)
 }
 
 // outputText is a run's output as text: the raw bytes when the result

@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// TestEvidenceCutShortByVigilesTimeoutPassesNothing: a hook that vigiles
+// ended at a timeout sooner than Claude Code's (its own capped at the
+// policy's defaults.timeout, the check's own, or none of its own) may
+// have phoned home or written after it: no-egress, no-write, egress-only,
+// wrote-only and the output expectations do not pass on what was
+// recorded before. Ended at its own timeout, as Claude Code ends it, the
+// record is what Claude Code would have let it do.
+func TestEvidenceCutShortByVigilesTimeoutPassesNothing(t *testing.T) {
+	expect := "{no-egress: true, no-write: true, egress-only: [api.example.test], wrote-only: [notes/**], stdout-contains: SAFE, stdout-matches: '^SAFE'}"
+	for _, tc := range []struct {
+		name      string
+		hookTO    string // the hook's own "timeout", in seconds ("" for none)
+		defaults  string
+		checkTO   string
+		wantNotOK bool
+	}{
+		{"its own timeout capped at defaults.timeout", "60", "timeout: 2s", "", true},
+		{"the check's own timeout", "60", "", "timeout: 2s, ", true},
+		{"no timeout of its own", "", "timeout: 2s", "", true},
+		{"its own timeout, as Claude Code keeps it", "2", "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handler := `{"type": "command", "command": "echo SAFE; sleep 5; curl late.example.test"`
+			if tc.hookTO != "" {
+				handler += `, "timeout": ` + tc.hookTO
+			}
+			dir := makeTree(t, map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"SessionStart": [{"hooks": [` + handler + `}]}]}}`,
+				".vigiles.yml": "version: 1\ndefaults: {" + tc.defaults + "}\nchecks:\n" +
+					"  - {name: slow, hook: p, event: SessionStart, " + tc.checkTO + "expect: " + expect + "}\n",
+			})
+			exec := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
+				return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, Stdout: "SAFE\n",
+					Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+			}}
+			rep, err := Test(context.Background(), Options{Dir: dir, Executor: exec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			notRecorded := 0
+			for _, f := range rep.Findings {
+				if f.Rule == RuleNotRecorded && strings.Contains(f.Message, "sooner than Claude Code would end it") {
+					notRecorded++
+				}
+			}
+			if tc.wantNotOK && (notRecorded != 6 || rep.Verdict == report.VerdictPass) {
+				t.Errorf("verdict %s, %d of 6 expectations not recorded: %v", rep.Verdict, notRecorded, findingLines(rep.Findings))
+			}
+			if !tc.wantNotOK && notRecorded != 0 {
+				t.Errorf("%d expectations not recorded; the hook's own timeout is Claude Code's: %v", notRecorded, findingLines(rep.Findings))
+			}
+		})
+	}
+}
