@@ -368,7 +368,7 @@ func fail(stdout io.Writer, code int, err error) error {
 		WithFieldsMap(map[string]string{"title": "vigiles"})
 	var lines problems
 	for _, e := range list {
-		gh.Errorf("%s", annotate.OneLine(e.Error()))
+		gh.Errorf("%s", annotate.InertLine(annotate.OneLine(e.Error())))
 		lines = append(lines, oneLineErr{e})
 	}
 	if len(lines) == 1 {

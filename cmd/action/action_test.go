@@ -716,6 +716,11 @@ func TestProgressAndErrorsStayOneLine(t *testing.T) {
 	if len(cmds) != 1 || cmds[0].Name != "error" || strings.ContainsAny(cmds[0].Data, "\u202e\x1b\u009b") {
 		t.Errorf("fail annotated %+v from %q", cmds, out.String())
 	}
+	// The runner writes an annotation's message to the log, where a
+	// "##[" would style its line.
+	if strings.Contains(out.String(), "##[") {
+		t.Errorf("fail wrote a legacy log command: %q", out.String())
+	}
 }
 
 // TestActionUsageMistakesExit2: inputs that name nothing the action can
