@@ -560,6 +560,7 @@ func (s *session) discover(paths []string) error {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
 	}
 	s.applySettings()
+	s.outsidePlugins()
 	return nil
 }
 

@@ -105,6 +105,7 @@ func switchesOff(files []settingsFile, markets map[string][]string) (all string,
 type settingsFile struct {
 	name string // relative to the tree
 	keys map[string]json.RawMessage
+	data []byte // the file as read
 }
 
 // settingsFiles reads the settings files of the .claude directory in
@@ -131,7 +132,7 @@ func settingsFiles(tree, proj string) []settingsFile {
 		if json.Unmarshal(data, &keys) != nil {
 			continue
 		}
-		out = append(out, settingsFile{name: name, keys: keys})
+		out = append(out, settingsFile{name: name, keys: keys, data: data})
 	}
 	return out
 }

@@ -1,0 +1,84 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleOutsidePlugin is the warning that a project's settings turn on a
+// plugin the repository does not hold: Claude Code installs it from
+// outside, and its hooks run in the project's sessions unaudited.
+const RuleOutsidePlugin = "discovery/outside-plugin"
+
+// outsidePlugins warns, for every "name@marketplace" a project's
+// settings set true under "enabledPlugins" that no marketplace of the
+// tree lists with a local source (s.markets), that Claude Code runs that
+// plugin from outside the repository and vigiles did not audit it. The
+// work tree's settings are read, and those of every package whose
+// session settings discovery read (s.sessions).
+func (s *session) outsidePlugins() {
+	projs := []string{""}
+	for p := range s.sessions {
+		if p != "" {
+			projs = append(projs, p)
+		}
+	}
+	sort.Strings(projs)
+	for _, proj := range projs {
+		// settings.local.json over settings.json, key by key, as
+		// switchesOff reads them: the last file that sets a key decides.
+		type said struct {
+			on   bool
+			file string
+			at   jpos
+		}
+		keys := map[string]said{}
+		sources := map[string]string{}
+		for _, f := range settingsFiles(s.dir, proj) {
+			root, err := parseJSON(f.data)
+			if err != nil || root.Kind != jsonObject {
+				continue
+			}
+			if ep := root.get("enabledPlugins"); ep != nil && ep.Kind == jsonObject {
+				for _, m := range ep.Members {
+					if m.Value.Kind == jsonBool && strings.Contains(m.Key, "@") {
+						keys[m.Key] = said{on: m.Value.Bool, file: f.name, at: m.KeyPos}
+					}
+				}
+			}
+			if km := root.get("extraKnownMarketplaces"); km != nil && km.Kind == jsonObject {
+				for _, m := range km.Members {
+					if src := m.Value.get("source"); src != nil {
+						if b, err := json.Marshal(src.toValue()); err == nil {
+							sources[m.Key] = string(b)
+						}
+					}
+				}
+			}
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v := keys[k]
+			name, market, _ := strings.Cut(k, "@")
+			if !v.on || !s.inPart(v.file) || contains(s.markets[name], market) {
+				continue
+			}
+			from := "a marketplace the user added"
+			if src, ok := sources[market]; ok {
+				from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
+			}
+			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
+				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
+				Message: fmt.Sprintf("%s turns on the plugin %s, which no marketplace of the repository lists with a local source: Claude Code installs it from %s and runs its hooks in every session here, and vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it, to audit it",
+					v.file, shownName(k), from)})
+		}
+	}
+}
