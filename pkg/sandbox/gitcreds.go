@@ -86,6 +86,7 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 		dropping = continues(rest)
 	}
 	out = urlPassword().ReplaceAll(buf.Bytes(), []byte("${1}@"))
+	out = httpUser().ReplaceAll(out, []byte("${1}"))
 	return out, !bytes.Equal(out, in)
 }
 
@@ -93,6 +94,14 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 // scheme://user:password@.
 var urlPassword = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:"]*):[^\s/@"]*@`)
+})
+
+// httpUser matches the user information of an http(s) URL, password or
+// not: a token is often given as the user name alone
+// (https://TOKEN@host/…), and an http remote needs no user name of the
+// config's. An ssh URL keeps its user (git@), which names no secret.
+var httpUser = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(https?://)[^\s/@"]*@`)
 })
 
 // headerEnd returns the index of the ']' that ends the section header at
@@ -159,7 +168,7 @@ func gitDir(dir string) string {
 		}
 		return t
 	case fi.Mode().IsRegular() && fi.Size() < 4096:
-		b, err := os.ReadFile(p)
+		b, err := readGitFile(p)
 		if err != nil {
 			return ""
 		}
@@ -188,12 +197,22 @@ func gitConfigs(g string) ([]string, error) {
 	}
 	// A submodule's name may contain '/', so every directory below
 	// modules/ but a git dir's own is walked.
+	// The walk follows no link (a modules that leads to / would have it
+	// read the host's whole file system) and is bounded, as gitTreesUnder
+	// is: a repository's .git is its own to make as large as it likes.
+	entries := 0
 	var modules func(d string, depth int) error
 	modules = func(d string, depth int) error {
 		if depth > 32 {
 			return nil
 		}
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+			return nil
+		}
 		ents, err := os.ReadDir(d)
+		if entries += len(ents); entries > maxGitWalk {
+			return fmt.Errorf("listing the git configs of %s: more than %d entries below its modules directories, more than vigiles reads", g, maxGitWalk)
+		}
 		if err != nil {
 			if ignorable(err) {
 				return nil
@@ -211,7 +230,7 @@ func gitConfigs(g string) ([]string, error) {
 		return nil
 	}
 	dirs := []string{g}
-	if b, err := os.ReadFile(filepath.Join(g, "commondir")); err == nil {
+	if b, err := readGitFile(filepath.Join(g, "commondir")); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(g, c)
@@ -227,6 +246,23 @@ func gitConfigs(g string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// readGitFile reads a small file of a git dir (commondir, a .git file):
+// a regular file of at most 4 KiB, opened without blocking and without
+// following a link, as scrubFile opens a config. A FIFO or a device the
+// repository put there (/dev/zero) is read as no file, not waited on or
+// read without end.
+func readGitFile(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil, fs.ErrNotExist
+	}
+	return io.ReadAll(io.LimitReader(f, 4096))
 }
 
 // gitInternal are the directories of a git dir that hold no config of a

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestScrubGitConfig(t *testing.T) {
@@ -32,7 +35,10 @@ func TestScrubGitConfig(t *testing.T) {
 			"[http \"https://x/]\\\"\"]\n"},
 		{"a URL's password",
 			"[remote \"origin\"]\n\turl = https://x-access-token:ghs_abc@github.com/o/r\n\tpushurl = \"ssh://git:pw@host:22/r\"\n",
-			"[remote \"origin\"]\n\turl = https://x-access-token@github.com/o/r\n\tpushurl = \"ssh://git@host:22/r\"\n"},
+			"[remote \"origin\"]\n\turl = https://github.com/o/r\n\tpushurl = \"ssh://git@host:22/r\"\n"},
+		{"a token as an http URL's user name (https://${TOKEN}@host)",
+			"[remote \"origin\"]\n\turl = https://ghp_FAKETOKEN1234567890@github.com/o/r.git\n\turl = HTTP://tok@host/r\n\turl = ssh://git@host/r\n",
+			"[remote \"origin\"]\n\turl = https://github.com/o/r.git\n\turl = HTTP://host/r\n\turl = ssh://git@host/r\n"},
 		{"no final newline", "[http]\n\textraheader = t", "[http]\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -414,5 +420,45 @@ func TestUnreachableAncestorCountsCallerMasks(t *testing.T) {
 	}
 	if problem, _ := unreachable(tree, "/bin/true", SandboxUID, SandboxUID, false, masked); problem != "" {
 		t.Errorf("unreachable: %q, want nothing", problem)
+	}
+}
+
+// TestGitConfigsOfAHostileGitDir: the repository makes its .git what it
+// likes. A commondir that is a FIFO or a link to /dev/zero is no common
+// dir (not waited on, not read without end), and a modules directory that
+// is a link (to /) is not walked: the broker reads these on the host,
+// before any sandbox exists.
+func TestGitConfigsOfAHostileGitDir(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(g string) error
+	}{
+		{"commondir a FIFO", func(g string) error { return unix.Mkfifo(filepath.Join(g, "commondir"), 0o644) }},
+		{"commondir a link to /dev/zero", func(g string) error { return os.Symlink("/dev/zero", filepath.Join(g, "commondir")) }},
+		{"modules a link to /", func(g string) error { return os.Symlink("/", filepath.Join(g, "modules")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gitRepo(t, t.TempDir(), credConf)
+			if err := tc.make(g); err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				got []string
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				got, err := gitConfigs(g)
+				done <- result{got, err}
+			}()
+			select {
+			case r := <-done:
+				if r.err != nil || !slices.Equal(r.got, []string{filepath.Join(g, "config")}) {
+					t.Errorf("gitConfigs = %v, %v; want its own config alone", r.got, r.err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("gitConfigs did not return in 10 s (it waits on, or reads without end, what the repository put there)")
+			}
+		})
 	}
 }
