@@ -521,7 +521,7 @@ func (s *session) discover(paths []string) error {
 		}
 		for i, f := range d.Findings {
 			saidAt[placeOf(f)] = true
-			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) {
+			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) || slices.ContainsFunc(d.About[i], s.inPart) {
 				addFinding(f)
 			}
 		}
@@ -591,6 +591,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		}
 		for _, i := range d.Bounded {
 			all.Bounded = append(all.Bounded, len(all.Findings)+i)
+		}
+		for i, dirs := range d.About {
+			if all.About == nil {
+				all.About = map[int][]string{}
+			}
+			all.About[len(all.Findings)+i] = dirs
 		}
 		all.Hooks = append(all.Hooks, d.Hooks...)
 		all.Findings = append(all.Findings, d.Findings...)

@@ -146,6 +146,7 @@ func (c *claudeDisc) remoteVendored() {
 func (c *claudeDisc) vendoredAs(name, root string) {
 	if es := c.local[name]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
+			c.about(len(c.out.Findings), root, e.dir)
 			c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
 				shownName(name), shownName(e.dir), shownName(root))
 		}
@@ -155,6 +156,7 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 		if f.Severity == report.SeverityError {
 			continue
 		}
+		c.about(i, root)
 		f.Severity = report.SeverityError
 		f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(root))
 	}
@@ -325,6 +327,21 @@ func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location,
 	c.out.Findings = append(c.out.Findings, report.Finding{
 		Rule: rule, Severity: sev, Location: loc, Message: fmt.Sprintf(format, args...),
 	})
+}
+
+// about marks the finding at index i as concerning the directories
+// dirs (relative to the tree, or absolute), wherever it points
+// (Discovery.About).
+func (c *claudeDisc) about(i int, dirs ...string) {
+	if c.out.About == nil {
+		c.out.About = map[int][]string{}
+	}
+	for _, d := range dirs {
+		if rel, err := relTo(c.dir, d); err == nil {
+			d = rel
+		}
+		c.out.About[i] = append(c.out.About[i], d)
+	}
 }
 
 // bound is the error that a bound of one discovery (maxDeclTotal,

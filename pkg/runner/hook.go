@@ -231,6 +231,12 @@ type Discovery struct {
 	// of the discovery left declarations unread: they hold for every
 	// part of the tree, wherever they point.
 	Bounded []int
+	// About holds, by index in Findings, the directories (relative to
+	// the tree) a finding concerns that it does not point into: an
+	// entry of a marketplace elsewhere that installs another source
+	// than a plugin vendored here. An audit of some PATHs keeps a
+	// finding about a directory under them.
+	About map[int][]string
 }
 
 // decl is h's ID without what tells the context that read the handler

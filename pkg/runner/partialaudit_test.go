@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -153,6 +154,7 @@ func TestPartialAuditCases(t *testing.T) {
 		removed []string // the files of its hook-removed findings
 		noRun   bool     // its one run is listed, not run (settings turn it off)
 		added   bool     // its runs are new to the baseline: the walk of the tree does not reach them
+		errs    []string // the rules of the errors it has, at places outside the PATHs
 	}{
 		{
 			name: "a marketplace only a PATH's discovery reads decides enabledPlugins",
@@ -184,6 +186,23 @@ func TestPartialAuditCases(t *testing.T) {
 			paths: []string{"plugins/a"}, runs: 1,
 		},
 		{
+			name: "a marketplace elsewhere installs a remote source of a plugin vendored under the PATH",
+			files: map[string]string{
+				".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"x","source":{"source":"github","repo":"o/x"}}]}`,
+				"plugins/x/hooks/hooks.json":      stop("true"),
+			},
+			paths: []string{"plugins/x"}, runs: 1, errs: []string{RuleRemoteSource},
+		},
+		{
+			name: "a plugin of an entry's name vendored under the PATH, the entry installing another directory",
+			files: map[string]string{
+				".claude-plugin/marketplace.json":    `{"name":"m","plugins":[{"name":"x","source":"./plugins/x"}]}`,
+				"plugins/x/hooks/hooks.json":         stop("true"),
+				"other/x/.claude-plugin/plugin.json": `{"name":"x","hooks":` + stop("true decoy") + `}`,
+			},
+			paths: []string{"other/x"}, runs: 1, errs: []string{RuleRemoteSource}, added: true,
+		},
+		{
 			name: "a manifest under the PATH no longer names a file elsewhere",
 			files: map[string]string{
 				"plugins/a/.claude-plugin/plugin.json": `{"name":"a","hooks":"../../shared/guard.json"}`,
@@ -213,15 +232,20 @@ func TestPartialAuditCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var removed []string
+			var removed, errs []string
 			for _, f := range rep.Findings {
 				switch {
+				case slices.Contains(tc.errs, f.Rule) && f.Severity == report.SeverityError:
+					errs = append(errs, f.Rule)
 				case f.Rule == RuleDriftPrefix+DriftHookRemoved:
 					removed = append(removed, f.Location.File)
 				case tc.added && f.Rule == RuleDriftPrefix+DriftHookAdded:
 				case f.Severity == report.SeverityError || strings.HasPrefix(f.Rule, RuleDriftPrefix):
 					t.Errorf("%s: %s", findingLine(f), f.Message)
 				}
+			}
+			if diff := cmp.Diff(tc.errs, errs); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.removed, removed); diff != "" {
 				t.Errorf("hook-removed (-want +got):\n%s", diff)
