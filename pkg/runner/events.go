@@ -383,15 +383,22 @@ func appendScalar(b []byte, v any) ([]byte, error) {
 
 // transcriptDir is where Claude Code keeps the transcripts of sessions
 // started in cwd: under HOME's .claude/projects, in a directory named
-// after cwd with every character but letters and digits made '-'.
+// after cwd with every character but ASCII letters and digits made '-',
+// one for each UTF-16 unit, as a JavaScript regular expression replaces
+// them (one for "é", two for a character past U+FFFF).
 func transcriptDir(cwd string) string {
-	b := []byte(cwd)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			b[i] = '-'
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9':
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			b.WriteString("--")
+		default:
+			b.WriteByte('-')
 		}
 	}
-	return sandbox.Home + "/.claude/projects/" + string(b)
+	return sandbox.Home + "/.claude/projects/" + b.String()
 }
 
 // sessionID is the session id a plan's payloads hold; each run sends

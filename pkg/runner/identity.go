@@ -1,29 +1,36 @@
 package runner
 
 import (
-	"crypto/rand"
+	"crypto/sha256"
 	"strings"
 )
 
 // runIdentity holds the ids one run sends its hook in place of the fixed
 // ones its plan and its payload hold (sessionID, defaultToolUseID,
-// defaultTurnID, defaultMessageID): fresh for each run, as each Claude
-// Code session and tool call has its own, so that a hook cannot tell an
-// audit by ids it has seen before or that no session would have. What
-// the run records is written back with the fixed ones (restore), so
-// that reports and baselines read the same from run to run. Each fresh id
-// has the length of the fixed one it stands for, so sizes in the record
-// stay true, and enough random bits that it names nothing else.
+// defaultTurnID, defaultMessageID): of the form Claude Code's have, and
+// each run's own, so that a hook cannot tell an audit by ids that no
+// session would have (a run of zeros). They are drawn from a hash of the
+// run's id, so a run gets the same ones in every audit: a hook that
+// names a file or a host by a part or a hash of its session id does the
+// same from audit to audit, and the baseline stays true. What the run
+// records is written back with the fixed ones (restore), so that reports
+// read as the plan does. Each id has the length of the fixed one it
+// stands for, so sizes in the record stay true, and enough bits of the
+// hash that it names nothing else.
 type runIdentity struct {
 	send, restore *strings.Replacer
 }
 
-func newRunIdentity() *runIdentity {
+func newRunIdentity(run string) *runIdentity {
+	draw := func(what string) []byte {
+		h := sha256.Sum256([]byte("vigiles run identity\x00" + what + "\x00" + run))
+		return h[:]
+	}
 	fresh := map[string]string{
-		sessionID:        uuid4(),
-		defaultToolUseID: "toolu_01" + base62(len(defaultToolUseID)-len("toolu_01")),
-		defaultTurnID:    uuid4(),
-		defaultMessageID: uuid4(),
+		sessionID:        uuid4(draw("session")),
+		defaultToolUseID: "toolu_01" + base62(draw("tool use"), len(defaultToolUseID)-len("toolu_01")),
+		defaultTurnID:    uuid4(draw("turn")),
+		defaultMessageID: uuid4(draw("message")),
 	}
 	var send, back []string
 	for fixed, f := range fresh {
@@ -33,10 +40,11 @@ func newRunIdentity() *runIdentity {
 	return &runIdentity{send: strings.NewReplacer(send...), restore: strings.NewReplacer(back...)}
 }
 
-// uuid4 is a random version 4 UUID, as Claude Code's session ids are.
-func uuid4() string {
+// uuid4 is a version 4 UUID, as Claude Code's session ids are, of the
+// first 16 bytes of h.
+func uuid4(h []byte) string {
 	var b [16]byte
-	rand.Read(b[:])
+	copy(b[:], h)
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	const hex = "0123456789abcdef"
@@ -50,14 +58,13 @@ func uuid4() string {
 	return string(out)
 }
 
-// base62 is n random letters and digits, as the tail of an API's tool
-// use id.
-func base62(n int) string {
+// base62 is n letters and digits drawn from h (n <= len(h)), as the
+// tail of an API's tool use id.
+func base62(h []byte, n int) string {
 	const abc = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	b := make([]byte, n)
-	rand.Read(b)
 	for i := range b {
-		b[i] = abc[int(b[i])%len(abc)]
+		b[i] = abc[int(h[i])%len(abc)]
 	}
 	return string(b)
 }

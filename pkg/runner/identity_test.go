@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -35,14 +36,17 @@ func TestPayloadBytesAsClaudeCodeWritesThem(t *testing.T) {
 
 // TestEachRunSendsFreshIds: every run sends its hook a session id, a
 // tool use id and an env file path of its own, none of them the fixed
-// ones a plan holds; what comes back is written with the fixed ones.
+// ones a plan holds, and the same in every audit (a hook that names a
+// file by a part of its session id does so alike each time); what comes
+// back is written with the fixed ones.
 func TestEachRunSendsFreshIds(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/p/hooks/hooks.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}],
 			"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`,
 	})
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	seen := map[string]bool{}
+	seen := map[string]int{}
+	var mu sync.Mutex
 	exec := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
 		var in struct {
 			SessionID  string `json:"session_id"`
@@ -52,10 +56,12 @@ func TestEachRunSendsFreshIds(t *testing.T) {
 		if err := json.Unmarshal(stdin, &in); err != nil {
 			t.Errorf("stdin %s: %v", stdin, err)
 		}
-		if !uuid.MatchString(in.SessionID) || in.SessionID == sessionID || seen[in.SessionID] {
-			t.Errorf("session id %q: want a fresh version 4 UUID", in.SessionID)
+		if !uuid.MatchString(in.SessionID) || in.SessionID == sessionID {
+			t.Errorf("session id %q: want a version 4 UUID of the run's own", in.SessionID)
 		}
-		seen[in.SessionID] = true
+		mu.Lock()
+		seen[in.SessionID]++
+		mu.Unlock()
 		if !strings.Contains(in.Transcript, in.SessionID) {
 			t.Errorf("transcript %q does not name the session %q", in.Transcript, in.SessionID)
 		}
@@ -85,8 +91,14 @@ func TestEachRunSendsFreshIds(t *testing.T) {
 			}
 		}
 	}
-	if len(seen) != 4 {
-		t.Errorf("%d session ids in 4 runs", len(seen))
+	// Two runs (SessionStart, PreToolUse on Bash), each audited twice.
+	if len(seen) != 2 {
+		t.Errorf("session ids %v; want one for each of the 2 runs, the same in both audits", seen)
+	}
+	for id, n := range seen {
+		if n != 2 {
+			t.Errorf("session id %s sent %d times in 2 audits", id, n)
+		}
 	}
 }
 
@@ -99,7 +111,7 @@ func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
 		`case $sid in 00000000-*) echo FIXED;; ????????-????-4???-????-????????????) echo FRESH;; esac; ` +
-		`echo "sid=$sid host=$(cat /proc/sys/kernel/hostname) home=$HOME user=$USER cc=$CLAUDECODE ep=$CLAUDE_CODE_ENTRYPOINT"; ` +
+		`echo "sid=$sid host=$(cat /proc/sys/kernel/hostname) home=$HOME mode=$(stat -c %a "$HOME") user=$USER cc=$CLAUDECODE ep=$CLAUDE_CODE_ENTRYPOINT"; ` +
 		`case $CLAUDE_ENV_FILE in *$sid*) echo ENVFILE-UNDER-SESSION;; esac; ` +
 		`echo "export SID=$sid" >> "$CLAUDE_ENV_FILE"; touch "$HOME/seen-$sid"; grep -l vigiles /etc/resolv.conf || echo RESOLV-CLEAN`
 	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
@@ -113,7 +125,7 @@ func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
 		if r.Outcome == report.OutcomeError {
 			t.Fatalf("%s: %s: %s %s", r.ID, r.Reason, r.Stdout, r.Stderr)
 		}
-		for _, want := range []string{"FRESH\n", "sid=" + sessionID + " host=" + host + " home=/root user=root cc=1 ep=cli\n", "ENVFILE-UNDER-SESSION\n", "RESOLV-CLEAN\n"} {
+		for _, want := range []string{"FRESH\n", "sid=" + sessionID + " host=" + host + " home=/root mode=700 user=root cc=1 ep=cli\n", "ENVFILE-UNDER-SESSION\n", "RESOLV-CLEAN\n"} {
 			if !strings.Contains(r.Stdout, want) {
 				t.Errorf("%s: stdout %q lacks %q (stderr %q)", r.ID, r.Stdout, want, r.Stderr)
 			}
@@ -131,5 +143,13 @@ func TestAConfinedHookSeesNoNameOfVigiles(t *testing.T) {
 	}
 	if len(rep.Runs) == 0 {
 		t.Fatal("no run")
+	}
+}
+
+// TestTranscriptDirAsClaudeCodeNamesIt: one '-' for each UTF-16 unit
+// that is not an ASCII letter or digit.
+func TestTranscriptDirAsClaudeCodeNamesIt(t *testing.T) {
+	if got, want := transcriptDir("/home/é/a_b😀"), sandbox.Home+"/.claude/projects/-home---a-b--"; got != want {
+		t.Errorf("transcriptDir = %q, want %q", got, want)
 	}
 }

@@ -155,7 +155,7 @@ func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped st
 // hook (p.ident), which one puts back in the run's record.
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	h := p.Hook
-	p.ident = newRunIdentity()
+	p.ident = newRunIdentity(p.ID)
 	// A project hook of a .claude below the work tree's runs in that
 	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
 	// Claude Code started there.

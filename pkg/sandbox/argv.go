@@ -222,15 +222,15 @@ func cut(kv string) (string, string, bool) {
 // recorded as "~/").
 const Home = sandboxHome
 
-// hostnameOr is h where it is a host name (letters, digits, '-' and '.',
-// at most 64 bytes), else "localhost".
+// hostnameOr is h where it is a host name (letters, digits, '-', '_'
+// and '.', at most 64 bytes), else "localhost".
 func hostnameOr(h string) string {
 	if h == "" || len(h) > 64 {
 		return "localhost"
 	}
 	for i := 0; i < len(h); i++ {
 		c := h[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
 			return "localhost"
 		}
 	}

@@ -463,6 +463,13 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// secrets and the caller's HOME (masked too), and, for another uid,
 	// what that uid may reach.
 	view, maskDirs, maskFiles := runView(spec.StrictFS, cred, os.Getenv)
+	if claude := sandboxHome + "/.claude"; fsx.Under(spec.Dir, claude) {
+		// The init makes the env file's and the plugin data's
+		// directories there in the command's HOME, and reads the env
+		// file from it; the tree's overlay mounted over them would hide
+		// both from the hook and the env file from the record.
+		return fail(fmt.Errorf("%w: the work tree %s lies in %s, where a confined run keeps the command's Claude Code files (its CLAUDE_ENV_FILE, its plugins' data) in its HOME; fix: copy the tree elsewhere (cp -r %s /tmp/tree) and run there", ErrRefused, spec.Dir, claude, spec.Dir))
+	}
 	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}

@@ -258,6 +258,10 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			return failResult(refuse("preparing scratch: %w", err))
 		}
 	}
+	// HOME is uid 0's, as /root is (0700), whose it is in the sandbox.
+	if err := os.Chmod(home, 0o700); err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
 	for _, d := range []string{tmp, shm} {
 		if err := os.Chmod(d, 0o777|os.ModeSticky); err != nil {
 			return failResult(refuse("preparing scratch: %w", err))

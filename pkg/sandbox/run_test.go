@@ -1407,3 +1407,28 @@ func TestScratchFilledAndFreed(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeInTheSandboxHomesClaudeIsRefused: a work tree in /root/.claude
+// (a root caller's own Claude Code config, kept under git) would be
+// mounted over the directories a confined run makes in the command's
+// HOME, /root, for its env file and its plugins' data, and hide the env
+// file from the record: such a run is refused, naming the fix.
+func TestTreeInTheSandboxHomesClaudeIsRefused(t *testing.T) {
+	requireRoot(t, "the tree is made in /root/.claude")
+	claude := filepath.Join(sandboxHome, ".claude")
+	if _, err := os.Lstat(claude); os.IsNotExist(err) {
+		if err := os.Mkdir(claude, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(claude) })
+	}
+	dir, err := os.MkdirTemp(claude, "vigiles-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo ran`)})
+	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused || !strings.Contains(res.Refusal, "fix: copy the tree elsewhere") {
+		t.Fatalf("err %v tier %s refusal %q, want a refusal that names the fix", err, res.Tier, res.Refusal)
+	}
+}
