@@ -72,7 +72,7 @@ git config --local vigiles.probe yes && echo config-written`
 				before := fileHash(t, filepath.Join(dir, ".git", "config"))
 				res := vigiles(t, r, dir, nil, "--writes", writes, "--", "sh", "-c", script)
 				noCanary(t, res)
-				for _, want := range []string{"https://x-access-token@github.com/o/r", "git-ok", "config-written", "[core]"} {
+				for _, want := range []string{"https://github.com/o/r", "git-ok", "config-written", "[core]"} {
 					if !strings.Contains(res.Stdout, want) {
 						t.Errorf("stdout lacks %q:\nstdout: %s\nstderr: %s", want, res.Stdout, res.Stderr)
 					}
@@ -128,7 +128,7 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 				t.Errorf("the checkout's .git/HEAD was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 			}
 			// The checkout's config is there, scrubbed: git can read it.
-			if !strings.Contains(res.Stdout, "[core]") || !strings.Contains(res.Stdout, "https://x-access-token@github.com/o/r\n") {
+			if !strings.Contains(res.Stdout, "[core]") || !strings.Contains(res.Stdout, "https://github.com/o/r\n") {
 				t.Errorf("the checkout's .git/config is not readable without its credentials:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 			}
 			// The control: without the runner's variables its files are
@@ -159,7 +159,7 @@ git -C a status --short >/dev/null && echo git-ok`
 				}
 				res := vigiles(t, r, dir, nil, "--writes", writes, "--", "sh", "-c", script)
 				noCanary(t, res)
-				for _, want := range []string{"https://x-access-token@github.com/o/r\n", "git-ok", "[core]"} {
+				for _, want := range []string{"https://github.com/o/r\n", "git-ok", "[core]"} {
 					if !strings.Contains(res.Stdout, want) {
 						t.Errorf("stdout lacks %q:\nstdout: %s\nstderr: %s", want, res.Stdout, res.Stderr)
 					}
@@ -203,7 +203,7 @@ func TestCredentialsBesideTheTreeOnARunner(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			res := vigiles(t, r, tree, env, "--", "sh", "-c", script)
 			noCanary(t, res)
-			if !strings.Contains(res.Stdout, "https://x-access-token@github.com/o/r\n") || !strings.Contains(res.Stdout, "elsewhere-hidden") {
+			if !strings.Contains(res.Stdout, "https://github.com/o/r\n") || !strings.Contains(res.Stdout, "elsewhere-hidden") {
 				t.Errorf("want the workspace's other checkout scrubbed and the other workspace hidden:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 			}
 			// The control: without the runner's variables both are the
