@@ -904,6 +904,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	runs := make([]report.HookRun, 0, len(results))
 	var done []report.HookRun   // the runs that finished: all of them, unless interrupted
 	failed := map[string]bool{} // runs with run/refused or run/failed
+	cutShort := map[string]string{} // runs ended sooner than Claude Code would end them (executed.cutShort)
 	for i, e := range results {
 		runs = append(runs, e.run)
 		if f, cut := stop.finding(i, mine[i], e); cut {
@@ -911,6 +912,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			continue
 		}
 		done = append(done, e.run)
+		if e.cutShort != "" {
+			cutShort[e.run.ID] = e.cutShort
+		}
 		rf := runFindings(e)
 		for _, f := range rf {
 			failed[e.run.ID] = failed[e.run.ID] || f.Rule == RuleRunRefused || f.Rule == RuleRunFailed
@@ -973,6 +977,19 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				handlers[h.ID] = true
 			}
 			d, f := compareRuns(b, done, decl, failed, allIDs, handlers, removedIn, sev)
+			// A run the baseline knows, ended sooner than Claude Code
+			// would end it, is compared on what it did until then: what
+			// it would have done after is not compared (a new one is an
+			// error in compareRuns whatever ended it).
+			for _, r := range done {
+				if why := cutShort[r.ID]; why != "" && !failed[r.ID] {
+					if _, known := b.Runs[r.ID]; known {
+						f = append(f, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: r.Location, Hook: r.ID,
+							Message: fmt.Sprintf("%s did not finish: %s, sooner than Claude Code would end it, so what it would have done after is not recorded and cannot be compared with the baseline: give the audit a defaults.timeout the hook finishes within",
+								shownName(r.ID), why)})
+					}
+				}
+			}
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}

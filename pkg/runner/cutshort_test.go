@@ -19,7 +19,7 @@ import (
 // recorded before. Ended at its own timeout, as Claude Code ends it, the
 // record is what Claude Code would have let it do.
 func TestEvidenceCutShortByVigilesTimeoutPassesNothing(t *testing.T) {
-	expect := "{no-egress: true, no-write: true, egress-only: [api.example.test], wrote-only: [notes/**], stdout-contains: SAFE, stdout-matches: '^SAFE'}"
+	expect := "{no-egress: true, no-write: true, egress-only: [api.example.test], wrote-only: [notes/**], stdout-contains: SAFE, stdout-matches: '^SAFE', outcome: error}"
 	for _, tc := range []struct {
 		name      string
 		hookTO    string // the hook's own "timeout", in seconds ("" for none)
@@ -31,6 +31,9 @@ func TestEvidenceCutShortByVigilesTimeoutPassesNothing(t *testing.T) {
 		{"the check's own timeout", "60", "", "timeout: 2s, ", true},
 		{"no timeout of its own", "", "timeout: 2s", "", true},
 		{"its own timeout, as Claude Code keeps it", "2", "", "", false},
+		{"a check's timeout longer than its own", "2", "", "timeout: 5s, ", false},
+		{"its own timeout, the check's as long", "5", "", "timeout: 5s, ", false},
+		{"no timeout of its own, defaults.timeout past Claude Code's default", "", "timeout: 20m", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			handler := `{"type": "command", "command": "echo SAFE; sleep 5; curl late.example.test"`
@@ -56,12 +59,37 @@ func TestEvidenceCutShortByVigilesTimeoutPassesNothing(t *testing.T) {
 					notRecorded++
 				}
 			}
-			if tc.wantNotOK && (notRecorded != 6 || rep.Verdict == report.VerdictPass) {
-				t.Errorf("verdict %s, %d of 6 expectations not recorded: %v", rep.Verdict, notRecorded, findingLines(rep.Findings))
+			if tc.wantNotOK && (notRecorded != 7 || rep.Verdict == report.VerdictPass) {
+				t.Errorf("verdict %s, %d of 7 expectations not recorded: %v", rep.Verdict, notRecorded, findingLines(rep.Findings))
 			}
 			if !tc.wantNotOK && notRecorded != 0 {
 				t.Errorf("%d expectations not recorded; the hook's own timeout is Claude Code's: %v", notRecorded, findingLines(rep.Findings))
 			}
 		})
+	}
+}
+
+// TestAuditOfAKnownHookCutShort: in an audit, a run the baseline knows
+// that vigiles ended sooner than Claude Code would is not compared on
+// what it did until then alone: what it would have done after is an
+// error (not recorded), as it is for a run the baseline does not know.
+func TestAuditOfAKnownHookCutShort(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 5; curl late.example.test", "timeout": 3600}]}]}}`,
+		".vigiles.yml":               "version: 1\ndefaults: {timeout: 2s}\n",
+	})
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	}}
+	ctx := context.Background()
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true, Executor: exec}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: ".vigiles/baseline.json", Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict == report.VerdictPass || !hasFinding(rep.Findings, RuleBaselineUnproven, "sooner than Claude Code would end it") {
+		t.Errorf("verdict %s: %v; want a %s error", rep.Verdict, findingLines(rep.Findings), RuleBaselineUnproven)
 	}
 }

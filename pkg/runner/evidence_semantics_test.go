@@ -149,7 +149,18 @@ func TestMaxDurationOfATimedOutRun(t *testing.T) {
 // it; a run vigiles failed (which also timed out) is run/failed, and its
 // missing evidence needs no second finding.
 func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
-	dir := auditRepo(t, hooksV1)
+	// Each at its own timeout, as Claude Code ends it: not cut short.
+	own := func(s string) string { return strings.ReplaceAll(s, `"type": "command",`, `"type": "command", "timeout": 60,`) }
+	dir := auditRepo(t, own(hooksV1))
+	for _, f := range []string{"plugins/b/.claude-plugin/plugin.json", ".claude/settings.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(own(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctx := context.Background()
 	base := ".vigiles/baseline.json"
 	lost := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {

@@ -480,18 +480,29 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 }
 
 // cutShort says why the timeout a run of p waits is shorter than the one
-// Claude Code gives its hook; "" where it is the hook's own, uncapped.
+// Claude Code gives its hook (its own, else Claude Code's default for a
+// command hook, maxHookTimeout); "" where it is not shorter. A command
+// check, which Claude Code never runs, is cut short by any timeout.
 func (s *runSettings) cutShort(p *plannedRun) string {
 	timeout, capped := s.timeoutOf(p)
+	if p.Check != nil && p.Check.Command != "" {
+		return "it was ended at the check's timeout of " + timeout.String() + " before it finished"
+	}
+	claude := maxHookTimeout
+	if p.Hook.Timeout > 0 {
+		claude = p.Hook.Timeout
+	}
 	switch {
+	case timeout >= claude:
+		return ""
 	case capped != "":
 		return "it was ended at " + timeout.String() + ": " + capped
 	case p.Timeout > 0:
-		return "it was ended at the check's timeout of " + timeout.String()
+		return fmt.Sprintf("it was ended at the check's timeout of %s, and Claude Code would wait %s for it", timeout, claude)
 	case p.Hook.Timeout > 0:
-		return ""
+		return fmt.Sprintf("it was ended at %s, and Claude Code would wait its own timeout of %s for it", timeout, claude)
 	}
-	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it", timeout, maxHookTimeout)
+	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it", timeout, claude)
 }
 
 // outputText is a run's output as text: the raw bytes when the result
