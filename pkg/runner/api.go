@@ -221,6 +221,9 @@ type session struct {
 	// part lists the roots of an audit of part of the work tree (its
 	// PATHs, relative to it); nil for the whole tree.
 	part []string
+	// projects lists the directories whose .claude the whole tree's
+	// discovery read as a project's (Discovery.Projects).
+	projects []string
 	// realRel caches, for inPart, where each path it was asked about
 	// leads.
 	realRel map[string]string
@@ -512,6 +515,11 @@ func (s *session) discover(paths []string) error {
 			return err
 		}
 		s.addMarkets(d)
+		for _, p := range d.Projects {
+			if !slices.Contains(s.projects, p) {
+				s.projects = append(s.projects, p)
+			}
+		}
 		for _, h := range d.Hooks {
 			seenDecl[h.decl()] = true
 			if !seenHook[h.ID] && s.holds(h, scope) {
@@ -601,6 +609,7 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		all.Hooks = append(all.Hooks, d.Hooks...)
 		all.Findings = append(all.Findings, d.Findings...)
 		all.Plugins = append(all.Plugins, d.Plugins...)
+		all.Projects = append(all.Projects, d.Projects...)
 		if all.Markets == nil {
 			all.Markets = map[string][]string{}
 		}

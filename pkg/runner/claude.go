@@ -177,6 +177,9 @@ func (c *claudeDisc) project(root string) {
 	if rel != "." {
 		name = filepath.Base(root)
 	}
+	if !slices.Contains(c.out.Projects, rel) {
+		c.out.Projects = append(c.out.Projects, rel)
+	}
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
 	c.projectComponents(root, name)

@@ -237,6 +237,9 @@ type Discovery struct {
 	// than a plugin vendored here. An audit of some PATHs keeps a
 	// finding about a directory under them.
 	About map[int][]string
+	// Projects lists the directories (relative to the tree, "." for
+	// the tree) whose .claude discovery read as a project's.
+	Projects []string
 }
 
 // decl is h's ID without what tells the context that read the handler

@@ -18,12 +18,15 @@ const RuleOutsidePlugin = "discovery/outside-plugin"
 // settings set true under "enabledPlugins" that no marketplace of the
 // tree lists with a local source (s.markets), that Claude Code runs that
 // plugin from outside the repository and vigiles did not audit it. The
-// work tree's settings are read, and those of every package whose
-// session settings discovery read (s.sessions).
+// work tree's settings are read, and those of every package whose .claude
+// discovery read (s.projects). A marketplace that extraKnownMarketplaces
+// points at a source outside the repository is outside, whatever
+// marketplace of that name the repository holds: Claude Code installs
+// from the source the settings name.
 func (s *session) outsidePlugins() {
 	projs := []string{""}
-	for p := range s.sessions {
-		if p != "" {
+	for _, p := range s.projects {
+		if p != "." && p != "" {
 			projs = append(projs, p)
 		}
 	}
@@ -38,6 +41,7 @@ func (s *session) outsidePlugins() {
 		}
 		keys := map[string]said{}
 		sources := map[string]string{}
+		remote := map[string]bool{} // by marketplace: a source that is not a local directory
 		for _, f := range settingsFiles(s.dir, proj) {
 			root, err := parseJSON(f.data)
 			if err != nil || root.Kind != jsonObject {
@@ -56,6 +60,8 @@ func (s *session) outsidePlugins() {
 						if b, err := json.Marshal(src.toValue()); err == nil {
 							sources[m.Key] = string(b)
 						}
+						kind := src.get("source")
+						remote[m.Key] = kind == nil || kind.Kind != jsonString || kind.Str != "directory"
 					}
 				}
 			}
@@ -68,17 +74,21 @@ func (s *session) outsidePlugins() {
 		for _, k := range names {
 			v := keys[k]
 			name, market, _ := strings.Cut(k, "@")
-			if !v.on || !s.inPart(v.file) || contains(s.markets[name], market) {
+			inTree := contains(s.markets[name], market)
+			if !v.on || !s.inPart(v.file) || inTree && !remote[market] {
 				continue
 			}
 			from := "a marketplace the user added"
 			if src, ok := sources[market]; ok {
 				from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
 			}
+			if inTree {
+				from += ", not from the repository's marketplace of that name, which vigiles audited"
+			}
 			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
 				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
-				Message: fmt.Sprintf("%s turns on the plugin %s, which no marketplace of the repository lists with a local source: Claude Code installs it from %s and runs its hooks in every session here, and vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it, to audit it",
-					v.file, shownName(k), from)})
+				Message: fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it, to audit it",
+					shownName(v.file), shownName(k), from)})
 		}
 	}
 }

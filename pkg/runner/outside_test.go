@@ -27,7 +27,13 @@ func TestPluginsFromOutsideAreSaid(t *testing.T) {
   },
   "extraKnownMarketplaces": {"team-tools": {"source": {"source": "github", "repo": "acme/tools"}}}
 }`,
-		"packages/app/.claude/settings.json": `{"enabledPlugins": {"lint@elsewhere": true}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		// A package's settings that declare no hook of their own.
+		"packages/app/.claude/settings.json": `{"enabledPlugins": {"lint@elsewhere": true}}`,
+		// A marketplace of the name the settings point elsewhere: a
+		// decoy, which Claude Code does not install from.
+		".claude/settings.local.json":                  `{"enabledPlugins": {"fmt@decoy": true}, "extraKnownMarketplaces": {"decoy": {"source": {"source": "github", "repo": "evil/tools"}}}}`,
+		"vendor/decoy/.claude-plugin/marketplace.json": `{"name": "decoy", "plugins": [{"name": "fmt", "source": "./f"}]}`,
+		"vendor/decoy/f/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
@@ -39,7 +45,7 @@ func TestPluginsFromOutsideAreSaid(t *testing.T) {
 			got[f.Location.File+":"+strings.SplitN(strings.SplitN(f.Message, "turns on the plugin ", 2)[1], ",", 2)[0]] = f
 		}
 	}
-	for _, want := range []string{".claude/settings.json:far@ours", ".claude/settings.json:formatter@team-tools", "packages/app/.claude/settings.json:lint@elsewhere"} {
+	for _, want := range []string{".claude/settings.json:far@ours", ".claude/settings.json:formatter@team-tools", "packages/app/.claude/settings.json:lint@elsewhere", ".claude/settings.local.json:fmt@decoy"} {
 		f, ok := got[want]
 		if !ok {
 			t.Errorf("no %s finding for %s; got %v", RuleOutsidePlugin, want, findingLines(rep.Findings))
@@ -47,6 +53,9 @@ func TestPluginsFromOutsideAreSaid(t *testing.T) {
 		}
 		if f.Severity != report.SeverityWarning || f.Location.Line == 0 {
 			t.Errorf("%s: %s at line %d", want, f.Severity, f.Location.Line)
+		}
+		if strings.Contains(want, "decoy") && !strings.Contains(f.Message, "evil/tools") {
+			t.Errorf("the message does not name the decoy's real source: %s", f.Message)
 		}
 		if strings.Contains(want, "team-tools") && !strings.Contains(f.Message, "acme/tools") {
 			t.Errorf("the message does not name the marketplace's source: %s", f.Message)
