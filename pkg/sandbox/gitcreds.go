@@ -184,11 +184,70 @@ func gitDir(dir string) string {
 	return ""
 }
 
-// gitConfigs lists the config files of the git dir g: its own, its common
-// dir's (a linked worktree's), and its submodules' (modules/**/config).
-// Errors that only mean a file is missing or unreadable are no error: what
-// cannot be read here is no more readable to the command.
-func gitConfigs(g string) ([]string, error) {
+// gitConfigs lists the config files of the git dir g (gitScan.configs,
+// for one git dir alone).
+func gitConfigs(g string) ([]string, error) { return (&gitScan{}).configs(g) }
+
+// gitScan reads the git configs of one run: each git dir, common dir and
+// modules directory once (by device and inode: any number of .git files
+// may name one shared git dir), its entries bounded for the run, not per
+// git dir, and each config read and scrubbed once, the copies kept
+// bounded in all (maxGitKept): a repository's .git is its own to make
+// as large, and as linked, as it likes.
+type gitScan struct {
+	walked  map[devIno]bool
+	entries int
+	read    map[devIno]scrubbed
+	kept    int64
+}
+
+type devIno [2]uint64
+
+type scrubbed struct {
+	clean   []byte
+	changed bool
+}
+
+// maxGitKept bounds the bytes of the scrubbed copies of one run's git
+// configs: past it the run is refused (fail closed), not run with some
+// of them unscrubbed.
+const maxGitKept = 64 << 20
+
+func keyOf(fi os.FileInfo) (devIno, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return devIno{}, false
+	}
+	return devIno{uint64(st.Dev), st.Ino}, true
+}
+
+// first says whether the directory d is met for the first time in the
+// scan (a directory it cannot stat is met no more).
+func (s *gitScan) first(d string) bool {
+	fi, err := os.Stat(d)
+	if err != nil {
+		return false
+	}
+	k, ok := keyOf(fi)
+	if !ok {
+		return true
+	}
+	if s.walked == nil {
+		s.walked = map[devIno]bool{}
+	}
+	if s.walked[k] {
+		return false
+	}
+	s.walked[k] = true
+	return true
+}
+
+// configs lists the config files of the git dir g: its own, its common
+// dir's (a linked worktree's), and its submodules' (modules/**/config),
+// leaving out the directories the scan has met already. Errors that only
+// mean a file is missing or unreadable are no error: what cannot be read
+// here is no more readable to the command.
+func (s *gitScan) configs(g string) ([]string, error) {
 	var out []string
 	addConfig := func(d string) {
 		if fi, err := os.Lstat(filepath.Join(d, "config")); err == nil && fi.Mode().IsRegular() {
@@ -196,22 +255,20 @@ func gitConfigs(g string) ([]string, error) {
 		}
 	}
 	// A submodule's name may contain '/', so every directory below
-	// modules/ but a git dir's own is walked.
-	// The walk follows no link (a modules that leads to / would have it
-	// read the host's whole file system) and is bounded, as gitTreesUnder
-	// is: a repository's .git is its own to make as large as it likes.
-	entries := 0
+	// modules/ but a git dir's own is walked. The walk follows no link (a
+	// modules that leads to / would have it read the host's whole file
+	// system) and is bounded, as gitTreesUnder is.
 	var modules func(d string, depth int) error
 	modules = func(d string, depth int) error {
 		if depth > 32 {
 			return nil
 		}
-		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || !s.first(d) {
 			return nil
 		}
 		ents, err := os.ReadDir(d)
-		if entries += len(ents); entries > maxGitWalk {
-			return fmt.Errorf("listing the git configs of %s: more than %d entries below its modules directories, more than vigiles reads", g, maxGitWalk)
+		if s.entries += len(ents); s.entries > maxGitWalk {
+			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
 		}
 		if err != nil {
 			if ignorable(err) {
@@ -240,12 +297,47 @@ func gitConfigs(g string) ([]string, error) {
 		}
 	}
 	for _, d := range dirs {
+		if !s.first(d) {
+			continue
+		}
 		addConfig(d)
 		if err := modules(filepath.Join(d, "modules"), 0); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// scrub is scrubFile, once for each file (by device and inode: hard links
+// of one config are read once and share its copy), with the copies kept
+// bounded by maxGitKept.
+func (s *gitScan) scrub(p string) ([]byte, bool, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return scrubFile(p)
+	}
+	k, ok := keyOf(fi)
+	if ok {
+		if r, seen := s.read[k]; seen {
+			return r.clean, r.changed, nil
+		}
+	}
+	clean, changed, err := scrubFile(p)
+	if err != nil {
+		return nil, false, err
+	}
+	if changed {
+		if s.kept += int64(len(clean)); s.kept > maxGitKept {
+			return nil, false, fmt.Errorf("the git configs with credentials the run must cover pass %d bytes in all, more than vigiles keeps (the last: %s)", maxGitKept, p)
+		}
+	}
+	if ok {
+		if s.read == nil {
+			s.read = map[devIno]scrubbed{}
+		}
+		s.read[k] = scrubbed{clean, changed}
+	}
+	return clean, changed, nil
 }
 
 // readGitFile reads a small file of a git dir (commondir, a .git file):
@@ -310,6 +402,8 @@ func scrubFile(p string) (clean []byte, changed bool, err error) {
 // tree.
 func treeCredentials(tree string, nested []string) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
+	var scan gitScan
+	listed := map[string]bool{}
 	for _, rel := range slices.Concat([]string{"."}, nested) {
 		if !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("a nested checkout %q is not inside the work tree", rel)
@@ -318,7 +412,7 @@ func treeCredentials(tree string, nested []string) ([]scrubbedConfig, error) {
 		if g == "" || !fsx.Under(g, tree) {
 			continue // none, or outside the tree: the broker's
 		}
-		configs, err := gitConfigs(g)
+		configs, err := scan.configs(g)
 		if err != nil {
 			return nil, err
 		}
@@ -326,10 +420,11 @@ func treeCredentials(tree string, nested []string) ([]scrubbedConfig, error) {
 			// A common dir outside the tree is the broker's; a
 			// submodule's config is reached from its superproject and
 			// from its own .git file.
-			if !fsx.Under(c, tree) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
+			if !fsx.Under(c, tree) || listed[c] {
 				continue
 			}
-			clean, changed, err := scrubFile(c)
+			listed[c] = true
+			clean, changed, err := scan.scrub(c)
 			if err != nil {
 				return nil, err
 			}
@@ -756,16 +851,19 @@ func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfi
 // command could read.
 func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
+	var scan gitScan
+	listed := map[string]bool{}
 	for _, g := range gits {
-		configs, err := gitConfigs(g)
+		configs, err := scan.configs(g)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range configs {
-			if !v.reads(c, 0o4) || fsx.Under(c, tree) || slices.ContainsFunc(out, func(s scrubbedConfig) bool { return s.path == c }) {
+			if !v.reads(c, 0o4) || fsx.Under(c, tree) || listed[c] {
 				continue
 			}
-			if clean, changed, err := scrubFile(c); err != nil {
+			listed[c] = true
+			if clean, changed, err := scan.scrub(c); err != nil {
 				return nil, err
 			} else if changed {
 				out = append(out, scrubbedConfig{path: c, clean: clean})

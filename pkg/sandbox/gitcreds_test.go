@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -460,5 +461,63 @@ func TestGitConfigsOfAHostileGitDir(t *testing.T) {
 				t.Fatal("gitConfigs did not return in 10 s (it waits on, or reads without end, what the repository put there)")
 			}
 		})
+	}
+}
+
+// TestGitScanReadsEachGitDirOnce: many .git files may name one shared git
+// dir, and many hard links one config: a run walks each directory once,
+// with one bound on its entries, and reads and keeps each config once.
+func TestGitScanReadsEachGitDirOnce(t *testing.T) {
+	tree := t.TempDir()
+	shared := gitRepo(t, filepath.Join(tree, "shared"), credConf)
+	for i := 0; i < 100; i++ {
+		writeFile(t, filepath.Join(shared, "modules", fmt.Sprintf("m%03d", i), "config"), credConf)
+	}
+	var nested []string
+	for i := 0; i < 50; i++ {
+		rel := fmt.Sprintf("n%02d", i)
+		writeFile(t, filepath.Join(tree, rel, ".git"), "gitdir: ../shared/.git\n")
+		nested = append(nested, rel)
+	}
+	var one gitScan
+	if _, err := one.configs(shared); err != nil {
+		t.Fatal(err)
+	}
+	var all gitScan
+	for _, rel := range nested {
+		if _, err := all.configs(gitDir(filepath.Join(tree, rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if all.entries != one.entries {
+		t.Errorf("50 .git files naming one git dir read %d entries; the git dir alone has %d", all.entries, one.entries)
+	}
+	got, err := treeCredentials(tree, nested)
+	if err != nil || len(got) != 101 {
+		t.Errorf("treeCredentials: %d configs, %v; want the shared git dir's 101", len(got), err)
+	}
+	// Hard links of one config: read once, one copy kept.
+	g := gitRepo(t, t.TempDir(), credConf)
+	for i := 0; i < 20; i++ {
+		p := filepath.Join(g, "modules", fmt.Sprintf("l%02d", i), "config")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(g, "config"), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var s gitScan
+	cs, err := s.configs(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if _, changed, err := s.scrub(c); err != nil || !changed {
+			t.Fatalf("scrub %s: %v %v", c, changed, err)
+		}
+	}
+	if len(cs) != 21 || s.kept >= 2*int64(len(credConf)) {
+		t.Errorf("%d configs, %d bytes kept; want 21 read, one copy kept", len(cs), s.kept)
 	}
 }
