@@ -911,8 +911,8 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	results, stop := s.settings.executeTracked(ctx, mine)
 
 	runs := make([]report.HookRun, 0, len(results))
-	var done []report.HookRun   // the runs that finished: all of them, unless interrupted
-	failed := map[string]bool{} // runs with run/refused or run/failed
+	var done []report.HookRun       // the runs that finished: all of them, unless interrupted
+	failed := map[string]bool{}     // runs with run/refused or run/failed
 	cutShort := map[string]string{} // runs ended sooner than Claude Code would end them (executed.cutShort)
 	for i, e := range results {
 		runs = append(runs, e.run)

@@ -150,7 +150,9 @@ func TestMaxDurationOfATimedOutRun(t *testing.T) {
 // missing evidence needs no second finding.
 func TestBaselineTimedOutRunWithoutRecords(t *testing.T) {
 	// Each at its own timeout, as Claude Code ends it: not cut short.
-	own := func(s string) string { return strings.ReplaceAll(s, `"type": "command",`, `"type": "command", "timeout": 60,`) }
+	own := func(s string) string {
+		return strings.ReplaceAll(s, `"type": "command",`, `"type": "command", "timeout": 60,`)
+	}
 	dir := auditRepo(t, own(hooksV1))
 	for _, f := range []string{"plugins/b/.claude-plugin/plugin.json", ".claude/settings.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
