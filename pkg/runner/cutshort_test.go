@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -91,5 +92,35 @@ func TestAuditOfAKnownHookCutShort(t *testing.T) {
 	}
 	if rep.Verdict == report.VerdictPass || !hasFinding(rep.Findings, RuleBaselineUnproven, "sooner than Claude Code would end it") {
 		t.Errorf("verdict %s: %v; want a %s error", rep.Verdict, findingLines(rep.Findings), RuleBaselineUnproven)
+	}
+}
+
+// TestClaudeCodesWaitByEvent: Claude Code waits 30 s for a
+// UserPromptSubmit hook, 10 s for a MessageDisplay one and at most 1.5 s
+// for a SessionEnd one, when it sets no timeout of its own: a run that
+// waited that long is not cut short. A check's timeout past the hook's
+// own is cut to it, where Claude Code ends the hook.
+func TestClaudeCodesWaitByEvent(t *testing.T) {
+	for _, tc := range []struct {
+		event, defaults string
+		cut             bool
+	}{
+		{UserPromptSubmit, "45s", false},
+		{UserPromptSubmit, "20s", true},
+		{MessageDisplay, "10s", false},
+		{SessionEnd, "2s", false},
+		{Stop, "45s", true},
+	} {
+		d, _ := time.ParseDuration(tc.defaults)
+		s := &runSettings{timeout: d}
+		p := &plannedRun{Hook: &Hook{Event: tc.event, Type: TypeCommand}}
+		if got := s.cutShort(p) != ""; got != tc.cut {
+			t.Errorf("%s with defaults.timeout %s: cut short %v, want %v (%s)", tc.event, tc.defaults, got, tc.cut, s.cutShort(p))
+		}
+	}
+	s := &runSettings{}
+	p := &plannedRun{Hook: &Hook{Event: PreToolUse, Type: TypeCommand, Timeout: 5 * time.Second}, Timeout: time.Minute, Check: &Check{Name: "c"}}
+	if got, why := s.timeoutOf(p); got != 5*time.Second || why == "" {
+		t.Errorf("a check's timeout of 1m on a hook of its own 5s: waits %s (%q), want 5s and why", got, why)
 	}
 }

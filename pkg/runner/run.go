@@ -125,8 +125,32 @@ func (e executed) failure() string {
 // a day, and a hostile one would hold an audit that long.
 const maxHookTimeout = 10 * time.Minute
 
+// claudeWait is how long Claude Code waits for the command hook h before
+// it ends it: its own timeout, else its event's default (30 s on
+// UserPromptSubmit, 10 s on MessageDisplay, maxHookTimeout on the
+// others); a SessionEnd hook gets at most the 1.5 s its event's hooks
+// share.
+func claudeWait(h *Hook) time.Duration {
+	w := maxHookTimeout
+	switch h.Event {
+	case UserPromptSubmit:
+		w = 30 * time.Second
+	case MessageDisplay:
+		w = 10 * time.Second
+	}
+	if h.Timeout > 0 {
+		w = h.Timeout
+	}
+	if h.Event == SessionEnd {
+		w = min(w, 1500*time.Millisecond)
+	}
+	return w
+}
+
 // timeoutOf is how long a run of p waits for its hook: a check's own
-// timeout, when it sets one (the policy's author chose it); else the
+// timeout, when it sets one (the policy's author chose it), but no longer
+// than the hook's own, where Claude Code ends it (a hook that decided
+// later would pass a check that Claude Code never let it decide); else the
 // hook's own, up to the policy's defaults.timeout when that is set, else
 // up to maxHookTimeout (capped then says by how much: what the hook asked
 // for, and where the bound comes from); else defaults.timeout; else
@@ -134,6 +158,8 @@ const maxHookTimeout = 10 * time.Minute
 func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped string) {
 	h := p.Hook
 	switch {
+	case p.Timeout > 0 && h.Timeout > 0 && p.Timeout > h.Timeout && (p.Check == nil || p.Check.Command == ""):
+		return h.Timeout, fmt.Sprintf("the check's timeout of %s was cut to the hook's own, %s, at which Claude Code ends it", p.Timeout, h.Timeout)
 	case p.Timeout > 0:
 		return p.Timeout, ""
 	case h.Timeout > 0:
@@ -488,10 +514,7 @@ func (s *runSettings) cutShort(p *plannedRun) string {
 	if p.Check != nil && p.Check.Command != "" {
 		return "it was ended at the check's timeout of " + timeout.String() + " before it finished"
 	}
-	claude := maxHookTimeout
-	if p.Hook.Timeout > 0 {
-		claude = p.Hook.Timeout
-	}
+	claude := claudeWait(p.Hook)
 	switch {
 	case timeout >= claude:
 		return ""
@@ -502,7 +525,7 @@ func (s *runSettings) cutShort(p *plannedRun) string {
 	case p.Hook.Timeout > 0:
 		return fmt.Sprintf("it was ended at %s, and Claude Code would wait its own timeout of %s for it", timeout, claude)
 	}
-	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it", timeout, claude)
+	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it (its default for %s)", timeout, claude, p.Hook.Event)
 }
 
 // outputText is a run's output as text: the raw bytes when the result
