@@ -189,13 +189,17 @@ func gitDir(dir string) string {
 func gitConfigs(g string) ([]string, error) { return (&gitScan{}).configs(g) }
 
 // gitScan reads the git configs of one run: each git dir, common dir and
-// modules directory once (by device and inode: any number of .git files
-// may name one shared git dir), its entries bounded for the run, not per
-// git dir, and each config read and scrubbed once, the copies kept
-// bounded in all (maxGitKept): a repository's .git is its own to make
-// as large, and as linked, as it likes.
+// modules directory once by its path (any number of .git files may name
+// one shared git dir), the entries it reads bounded for the run, not per
+// git dir, and each config read and scrubbed once (by device and inode:
+// hard links of one share its copy), the copies kept bounded in all
+// (maxGitKept): a repository's .git is its own to make as large, and as
+// linked, as it likes. A directory is known by its path, not its inode:
+// the callers keep a config by where its path lies (in the tree or not),
+// so one reached by two paths is listed under each, and two spellings of
+// one large directory cost its entries twice, within the one bound.
 type gitScan struct {
-	walked  map[devIno]bool
+	walked  map[string]bool
 	entries int
 	read    map[devIno]scrubbed
 	kept    int64
@@ -221,24 +225,17 @@ func keyOf(fi os.FileInfo) (devIno, bool) {
 	return devIno{uint64(st.Dev), st.Ino}, true
 }
 
-// first says whether the directory d is met for the first time in the
-// scan (a directory it cannot stat is met no more).
+// first says whether the directory d (by its cleaned path) is met for
+// the first time in the scan.
 func (s *gitScan) first(d string) bool {
-	fi, err := os.Stat(d)
-	if err != nil {
-		return false
-	}
-	k, ok := keyOf(fi)
-	if !ok {
-		return true
-	}
+	d = filepath.Clean(d)
 	if s.walked == nil {
-		s.walked = map[devIno]bool{}
+		s.walked = map[string]bool{}
 	}
-	if s.walked[k] {
+	if s.walked[d] {
 		return false
 	}
-	s.walked[k] = true
+	s.walked[d] = true
 	return true
 }
 
@@ -335,7 +332,11 @@ func (s *gitScan) scrub(p string) ([]byte, bool, error) {
 		if s.read == nil {
 			s.read = map[devIno]scrubbed{}
 		}
-		s.read[k] = scrubbed{clean, changed}
+		r := scrubbed{changed: changed}
+		if changed {
+			r.clean = clean // only a copy the run keeps is held
+		}
+		s.read[k] = r
 	}
 	return clean, changed, nil
 }

@@ -521,3 +521,26 @@ func TestGitScanReadsEachGitDirOnce(t *testing.T) {
 		t.Errorf("%d configs, %d bytes kept; want 21 read, one copy kept", len(cs), s.kept)
 	}
 }
+
+// TestGitScanKnowsADirectoryByItsPath: a git dir reached first by a path
+// outside the tree (a commondir naming it through a link elsewhere) and
+// then by its own, in the tree, has its config scrubbed all the same: the
+// scan skips a path it walked, not a directory another path led to.
+func TestGitScanKnowsADirectoryByItsPath(t *testing.T) {
+	tree := t.TempDir()
+	gitRepo(t, filepath.Join(tree, "z"), credConf)
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(filepath.Join(tree, "z"), alias); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(tree, "b", ".git"), "gitdir: ../gd\n")
+	writeFile(t, filepath.Join(tree, "gd", "commondir"), filepath.Join(alias, ".git")+"\n")
+	got, err := treeCredentials(tree, []string{"b", "z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(tree, "z", ".git", "config")
+	if !slices.ContainsFunc(got, func(s scrubbedConfig) bool { return s.path == want }) {
+		t.Errorf("treeCredentials = %v; want %s scrubbed", got, want)
+	}
+}
