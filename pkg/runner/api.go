@@ -224,6 +224,9 @@ type session struct {
 	// projects lists the directories whose .claude the whole tree's
 	// discovery read as a project's (Discovery.Projects).
 	projects []string
+	// marketDirs holds, by name, the directories of the tree's
+	// marketplaces discovery read (Discovery.MarketDirs).
+	marketDirs map[string][]string
 	// realRel caches, for inPart, where each path it was asked about
 	// leads.
 	realRel map[string]string
@@ -514,12 +517,7 @@ func (s *session) discover(paths []string) error {
 		if err != nil {
 			return err
 		}
-		s.addMarkets(d)
-		for _, p := range d.Projects {
-			if !slices.Contains(s.projects, p) {
-				s.projects = append(s.projects, p)
-			}
-		}
+		s.addDiscovered(d)
 		for _, h := range d.Hooks {
 			seenDecl[h.decl()] = true
 			if !seenHook[h.ID] && s.holds(h, scope) {
@@ -535,7 +533,7 @@ func (s *session) discover(paths []string) error {
 		}
 	}
 	for i, d := range parts {
-		s.addMarkets(d)
+		s.addDiscovered(d)
 		found := 0
 		for _, h := range d.Hooks {
 			if !seenDecl[h.decl()] && !seenHook[h.ID] {
@@ -610,6 +608,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		all.Findings = append(all.Findings, d.Findings...)
 		all.Plugins = append(all.Plugins, d.Plugins...)
 		all.Projects = append(all.Projects, d.Projects...)
+		for name, dirs := range d.MarketDirs {
+			if all.MarketDirs == nil {
+				all.MarketDirs = map[string][]string{}
+			}
+			all.MarketDirs[name] = append(all.MarketDirs[name], dirs...)
+		}
 		if all.Markets == nil {
 			all.Markets = map[string][]string{}
 		}
@@ -618,6 +622,27 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		}
 	}
 	return all, nil
+}
+
+// addDiscovered adds what d found of the tree's marketplaces and
+// projects.
+func (s *session) addDiscovered(d *Discovery) {
+	s.addMarkets(d)
+	for _, p := range d.Projects {
+		if !slices.Contains(s.projects, p) {
+			s.projects = append(s.projects, p)
+		}
+	}
+	for name, dirs := range d.MarketDirs {
+		if s.marketDirs == nil {
+			s.marketDirs = map[string][]string{}
+		}
+		for _, dir := range dirs {
+			if !slices.Contains(s.marketDirs[name], dir) {
+				s.marketDirs[name] = append(s.marketDirs[name], dir)
+			}
+		}
+	}
 }
 
 // addMarkets adds the marketplaces d found listing each plugin.

@@ -1251,6 +1251,14 @@ func (c *claudeDisc) marketplace(root string) {
 	market := ""
 	if nm := n.get("name"); nm != nil && nm.Kind == jsonString {
 		market = nm.Str
+		if dir, err := relTo(c.dir, root); err == nil {
+			if c.out.MarketDirs == nil {
+				c.out.MarketDirs = map[string][]string{}
+			}
+			if !slices.Contains(c.out.MarketDirs[market], dir) {
+				c.out.MarketDirs[market] = append(c.out.MarketDirs[market], dir)
+			}
+		}
 	}
 	base := root
 	if md := n.get("metadata"); md != nil && md.Kind == jsonObject {

@@ -240,6 +240,9 @@ type Discovery struct {
 	// Projects lists the directories (relative to the tree, "." for
 	// the tree) whose .claude discovery read as a project's.
 	Projects []string
+	// MarketDirs holds, by marketplace name, the directories (relative
+	// to the tree) of the marketplaces of that name discovery read.
+	MarketDirs map[string][]string
 }
 
 // decl is h's ID without what tells the context that read the handler

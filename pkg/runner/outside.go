@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -60,8 +61,7 @@ func (s *session) outsidePlugins() {
 						if b, err := json.Marshal(src.toValue()); err == nil {
 							sources[m.Key] = string(b)
 						}
-						kind := src.get("source")
-						remote[m.Key] = kind == nil || kind.Kind != jsonString || kind.Str != "directory"
+						remote[m.Key] = !s.auditedMarket(m.Key, proj, src)
 					}
 				}
 			}
@@ -91,4 +91,30 @@ func (s *session) outsidePlugins() {
 					shownName(v.file), shownName(k), from)})
 		}
 	}
+}
+
+// auditedMarket says whether the source src that extraKnownMarketplaces
+// (in the settings of the project proj) gives the marketplace market is
+// one vigiles read: a local directory, inside the repository (a relative
+// path from the project's directory), where discovery read a marketplace
+// of that name. A remote source, or a directory elsewhere, is not, though
+// the repository hold a marketplace of that name (a decoy).
+func (s *session) auditedMarket(market, proj string, src *jnode) bool {
+	kind, path := src.get("source"), src.get("path")
+	if kind == nil || kind.Kind != jsonString || kind.Str != "directory" || path == nil || path.Kind != jsonString {
+		return false
+	}
+	p := path.Str
+	if strings.HasPrefix(p, "~") {
+		return false
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.dir, filepath.FromSlash(proj), p)
+	}
+	a, fi, err := beneath(s.dir, s.dir, filepath.Clean(p))
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	rel, err := relTo(s.dir, a)
+	return err == nil && contains(s.marketDirs[market], rel)
 }

@@ -66,3 +66,52 @@ func TestPluginsFromOutsideAreSaid(t *testing.T) {
 		t.Errorf("said of plugins vendored or off: %v", got)
 	}
 }
+
+// TestOutsidePluginDirectorySources: a marketplace that
+// extraKnownMarketplaces gives a local directory is the repository's only
+// where that directory is one discovery read as a marketplace of its name;
+// a directory elsewhere, or one the walk does not read, is outside,
+// whatever decoy of that name the repository holds. An audit of a PATH
+// below a dot-directory reads the settings of the package there too.
+func TestOutsidePluginDirectorySources(t *testing.T) {
+	decoy := map[string]string{
+		"vendor/decoy/.claude-plugin/marketplace.json": `{"name": "decoy", "plugins": [{"name": "fmt", "source": "./f"}]}`,
+		"vendor/decoy/f/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".mk/.claude-plugin/marketplace.json":          `{"name": "decoy", "plugins": [{"name": "fmt", "source": "./f"}]}`,
+		".mk/f/hooks/hooks.json":                       `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true host:evil.example.test"}]}]}}`,
+	}
+	for _, tc := range []struct {
+		path string
+		warn bool
+	}{
+		{"/opt/evil", true},
+		{"../evil", true},
+		{"~/evil", true},
+		{"./.mk", true},
+		{"./vendor/decoy", false},
+		{"vendor/decoy/", false},
+	} {
+		files := map[string]string{".claude/settings.json": `{"enabledPlugins": {"fmt@decoy": true}, "extraKnownMarketplaces": {"decoy": {"source": {"source": "directory", "path": "` + tc.path + `"}}}}`}
+		for k, v := range decoy {
+			files[k] = v
+		}
+		dir := makeTree(t, files)
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hasFinding(rep.Findings, RuleOutsidePlugin, "fmt@decoy"); got != tc.warn {
+			t.Errorf("a directory source %q: warned %v, want %v: %v", tc.path, got, tc.warn, findingLines(rep.Findings))
+		}
+	}
+	dir := makeTree(t, map[string]string{
+		".tools/app/.claude/settings.json": `{"enabledPlugins": {"lint@elsewhere": true}, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{".tools/app"}, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(rep.Findings, RuleOutsidePlugin, "lint@elsewhere") {
+		t.Errorf("an audit of .tools/app: %v; want lint@elsewhere said", findingLines(rep.Findings))
+	}
+}
