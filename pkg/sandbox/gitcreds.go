@@ -153,7 +153,11 @@ func continues(line []byte) bool {
 // gitDir resolves the git dir of a repository whose work tree is dir:
 // dir/.git itself when a directory, or where a symlink there or a
 // `gitdir: PATH` file leads. It returns "" when there is none.
-func gitDir(dir string) string {
+func gitDir(dir string) string { return gitDirMapped(dir, nil) }
+
+// gitDirMapped is gitDir, with an absolute path the symlink or the
+// gitdir file names read where mapAbs says (nil: where it says).
+func gitDirMapped(dir string, mapAbs func(string) string) string {
 	p := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(p)
 	switch {
@@ -162,6 +166,11 @@ func gitDir(dir string) string {
 	case fi.IsDir():
 		return p
 	case fi.Mode()&fs.ModeSymlink != 0:
+		if mapAbs != nil {
+			if l, err := os.Readlink(p); err == nil && filepath.IsAbs(l) {
+				p = mapAbs(filepath.Clean(l))
+			}
+		}
 		t, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return ""
@@ -178,6 +187,8 @@ func gitDir(dir string) string {
 		}
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(dir, t)
+		} else if mapAbs != nil {
+			t = mapAbs(filepath.Clean(t))
 		}
 		return filepath.Clean(t)
 	}
@@ -199,6 +210,9 @@ func gitConfigs(g string) ([]string, error) { return (&gitScan{}).configs(g) }
 // so one reached by two paths is listed under each, and two spellings of
 // one large directory cost its entries twice, within the one bound.
 type gitScan struct {
+	// mapAbs, where set, says where an absolute commondir is read
+	// (treeCredentials); nil reads it where it says.
+	mapAbs  func(string) string
 	walked  map[string]bool
 	entries int
 	read    map[devIno]scrubbed
@@ -288,6 +302,8 @@ func (s *gitScan) configs(g string) ([]string, error) {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(g, c)
+		} else if s.mapAbs != nil {
+			c = s.mapAbs(filepath.Clean(c))
 		}
 		if c = filepath.Clean(c); c != g {
 			dirs = append(dirs, c)
@@ -314,15 +330,14 @@ func (s *gitScan) scrub(p string) ([]byte, bool, error) {
 		return scrubFile(p)
 	}
 	k, ok := keyOf(fi)
-	if ok {
-		if r, seen := s.read[k]; seen {
-			return r.clean, r.changed, nil
-		}
-	}
-	clean, changed, err := scrubFile(p)
-	if err != nil {
+	clean, changed := []byte(nil), false
+	if r, seen := s.read[k]; ok && seen {
+		clean, changed = r.clean, r.changed
+	} else if clean, changed, err = scrubFile(p); err != nil {
 		return nil, false, err
 	}
+	// Each path gets a copy of its own where the caller puts it (a file
+	// of the layer, a memfd): every copy counts, not every inode.
 	if changed {
 		if s.kept += int64(len(clean)); s.kept > maxGitKept {
 			return nil, false, fmt.Errorf("the git configs with credentials the run must cover pass %d bytes in all, more than vigiles keeps (the last: %s)", maxGitKept, p)
@@ -401,15 +416,27 @@ func scrubFile(p string) (clean []byte, changed bool, err error) {
 // every checkout nested in it (nested: their directories relative to the
 // tree, as gitTreesUnder found them), where their git dirs lie inside the
 // tree.
-func treeCredentials(tree string, nested []string) ([]scrubbedConfig, error) {
+// The tree is read where the init sees it (tree), but a .git file, a .git
+// link or a commondir may name a git dir by its absolute path on the host
+// (git worktree add, git clone --separate-git-dir): a path under host,
+// the work tree's own, is read at its place in tree (mapAbs), or no one
+// would scrub it: the broker leaves what lies in the tree to the init.
+func treeCredentials(tree, host string, nested []string) ([]scrubbedConfig, error) {
 	var out []scrubbedConfig
-	var scan gitScan
+	mapAbs := func(p string) string {
+		if host != "" && fsx.Under(p, host) {
+			r, _ := filepath.Rel(host, p)
+			return filepath.Join(tree, r)
+		}
+		return p
+	}
+	scan := gitScan{mapAbs: mapAbs}
 	listed := map[string]bool{}
 	for _, rel := range slices.Concat([]string{"."}, nested) {
 		if !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("a nested checkout %q is not inside the work tree", rel)
 		}
-		g := gitDir(filepath.Join(tree, rel))
+		g := gitDirMapped(filepath.Join(tree, rel), mapAbs)
 		if g == "" || !fsx.Under(g, tree) {
 			continue // none, or outside the tree: the broker's
 		}
@@ -655,8 +682,8 @@ const maxGitConfig = 4 << 20
 // directory leading to it given the mode, owner, times and xattrs of the
 // tree's, so that the layer, put above the tree, changes nothing else the
 // command sees. It returns whether it wrote any.
-func credentialLayer(lower, layer string, nested []string) (bool, error) {
-	configs, err := treeCredentials(lower, nested)
+func credentialLayer(lower, host, layer string, nested []string) (bool, error) {
+	configs, err := treeCredentials(lower, host, nested)
 	if err != nil {
 		return false, err
 	}
@@ -697,8 +724,8 @@ func credentialLayer(lower, layer string, nested []string) (bool, error) {
 
 // scrubInPlace takes the credentials out of the git configs of a copy of
 // the work tree (the copy method), keeping each file's mode and times.
-func scrubInPlace(tree string, nested []string) error {
-	configs, err := treeCredentials(tree, nested)
+func scrubInPlace(tree, host string, nested []string) error {
+	configs, err := treeCredentials(tree, host, nested)
 	if err != nil {
 		return err
 	}

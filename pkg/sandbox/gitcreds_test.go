@@ -274,7 +274,7 @@ func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
 		r, _ := filepath.Rel(root, n)
 		rel = append(rel, r)
 	}
-	got, err := treeCredentials(root, rel)
+	got, err := treeCredentials(root, "", rel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
 	if !slices.Equal(paths, want) {
 		t.Errorf("scrubbed %v; want %v", paths, want)
 	}
-	if _, err := treeCredentials(root, []string{"../x"}); err == nil {
+	if _, err := treeCredentials(root, "", []string{"../x"}); err == nil {
 		t.Error("a nested checkout outside the tree was taken")
 	}
 }
@@ -492,11 +492,11 @@ func TestGitScanReadsEachGitDirOnce(t *testing.T) {
 	if all.entries != one.entries {
 		t.Errorf("50 .git files naming one git dir read %d entries; the git dir alone has %d", all.entries, one.entries)
 	}
-	got, err := treeCredentials(tree, nested)
+	got, err := treeCredentials(tree, "", nested)
 	if err != nil || len(got) != 101 {
 		t.Errorf("treeCredentials: %d configs, %v; want the shared git dir's 101", len(got), err)
 	}
-	// Hard links of one config: read once, one copy kept.
+	// Hard links of one config: read once; each path's copy counts.
 	g := gitRepo(t, t.TempDir(), credConf)
 	for i := 0; i < 20; i++ {
 		p := filepath.Join(g, "modules", fmt.Sprintf("l%02d", i), "config")
@@ -517,8 +517,36 @@ func TestGitScanReadsEachGitDirOnce(t *testing.T) {
 			t.Fatalf("scrub %s: %v %v", c, changed, err)
 		}
 	}
-	if len(cs) != 21 || s.kept >= 2*int64(len(credConf)) {
-		t.Errorf("%d configs, %d bytes kept; want 21 read, one copy kept", len(cs), s.kept)
+	clean, _ := scrubGitConfig([]byte(credConf))
+	if len(cs) != 21 || len(s.read) != 1 || s.kept != 21*int64(len(clean)) {
+		t.Errorf("%d configs, %d read, %d bytes kept; want 21 paths, 1 read, 21 copies counted", len(cs), len(s.read), s.kept)
+	}
+	// Past maxGitKept in all, the scan refuses.
+	big := gitRepo(t, t.TempDir(), credConf+"# "+strings.Repeat("x", 1<<20)+"\n")
+	n := maxGitKept/(1<<20) + 2
+	for i := 0; i < n; i++ {
+		p := filepath.Join(big, "modules", fmt.Sprintf("l%03d", i), "config")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(big, "config"), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b gitScan
+	cs, err = b.configs(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for _, c := range cs {
+		if _, _, err := b.scrub(c); err != nil {
+			last = err
+			break
+		}
+	}
+	if last == nil || !strings.Contains(last.Error(), "more than vigiles keeps") {
+		t.Errorf("%d hard links of a 1 MiB config with credentials: %v; want the bound said", len(cs), last)
 	}
 }
 
@@ -535,12 +563,43 @@ func TestGitScanKnowsADirectoryByItsPath(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(tree, "b", ".git"), "gitdir: ../gd\n")
 	writeFile(t, filepath.Join(tree, "gd", "commondir"), filepath.Join(alias, ".git")+"\n")
-	got, err := treeCredentials(tree, []string{"b", "z"})
+	got, err := treeCredentials(tree, "", []string{"b", "z"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := filepath.Join(tree, "z", ".git", "config")
 	if !slices.ContainsFunc(got, func(s scrubbedConfig) bool { return s.path == want }) {
 		t.Errorf("treeCredentials = %v; want %s scrubbed", got, want)
+	}
+}
+
+// TestTreeCredentialsOfGitDirsNamedByHostPaths: git worktree add and git
+// clone --separate-git-dir name a git dir by its absolute path on the
+// host; in the tree the init reads (the lower directory), that path is
+// read at its place in the tree, and its config scrubbed, as a relative
+// one would be.
+func TestTreeCredentialsOfGitDirsNamedByHostPaths(t *testing.T) {
+	tree := t.TempDir()
+	const host = "/nonexistent-host/T"
+	bare := filepath.Join(tree, "repo.git")
+	writeFile(t, filepath.Join(bare, "config"), credConf)
+	writeFile(t, filepath.Join(bare, "worktrees", "wt", "commondir"), "../..\n")
+	writeFile(t, filepath.Join(tree, "wt", ".git"), "gitdir: "+host+"/repo.git/worktrees/wt\n")
+	sep := filepath.Join(tree, "sep.git")
+	writeFile(t, filepath.Join(sep, "config"), credConf)
+	if err := os.MkdirAll(filepath.Join(tree, "linked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host+"/sep.git", filepath.Join(tree, "linked", ".git")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := treeCredentials(tree, host, []string{"wt", "linked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{filepath.Join(bare, "config"), filepath.Join(sep, "config")} {
+		if !slices.ContainsFunc(got, func(s scrubbedConfig) bool { return s.path == want }) {
+			t.Errorf("treeCredentials = %v; want %s scrubbed", got, want)
+		}
 	}
 }

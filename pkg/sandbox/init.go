@@ -320,7 +320,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		// The tree's git configs without the credentials a checkout
 		// left there, in a layer above it (see gitcreds.go).
-		if scrubbed, err = credentialLayer(lowerDir, credsLayer, cfg.NestedGits); err != nil {
+		if scrubbed, err = credentialLayer(lowerDir, cfg.Workdir, credsLayer, cfg.NestedGits); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		lowers := lowerDir
@@ -343,7 +343,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if err := copyTree(lowerDir, copyDir); err != nil {
 			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
 		}
-		if err := scrubInPlace(copyDir, cfg.NestedGits); err != nil {
+		if err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		var err error
