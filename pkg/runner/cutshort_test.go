@@ -123,4 +123,23 @@ func TestClaudeCodesWaitByEvent(t *testing.T) {
 	if got, why := s.timeoutOf(p); got != 5*time.Second || why == "" {
 		t.Errorf("a check's timeout of 1m on a hook of its own 5s: waits %s (%q), want 5s and why", got, why)
 	}
+	// No run waits longer than Claude Code would: what a hook decides
+	// after that, Claude Code never lets it decide. A command check
+	// waits its own.
+	for _, tc := range []struct {
+		run  *plannedRun
+		s    *runSettings
+		want time.Duration
+	}{
+		{&plannedRun{Hook: &Hook{Event: UserPromptSubmit}}, &runSettings{timeout: 45 * time.Second}, 30 * time.Second},
+		{&plannedRun{Hook: &Hook{Event: UserPromptSubmit}, Timeout: 2 * time.Minute, Check: &Check{Name: "c"}}, &runSettings{}, 30 * time.Second},
+		{&plannedRun{Hook: &Hook{Event: SessionEnd, Timeout: 5 * time.Second}}, &runSettings{}, 1500 * time.Millisecond},
+		{&plannedRun{Hook: &Hook{Event: SessionEnd}}, &runSettings{}, 1500 * time.Millisecond},
+		{&plannedRun{Hook: &Hook{Event: Stop}}, &runSettings{timeout: time.Hour}, maxHookTimeout},
+		{&plannedRun{Hook: &Hook{Event: Stop}, Timeout: 2 * time.Minute, Check: &Check{Name: "c", Command: "sleep 100"}}, &runSettings{}, 2 * time.Minute},
+	} {
+		if got, _ := tc.s.timeoutOf(tc.run); got != tc.want {
+			t.Errorf("%s (own %s, check %s, defaults %s): waits %s, want %s", tc.run.Hook.Event, tc.run.Hook.Timeout, tc.run.Timeout, tc.s.timeout, got, tc.want)
+		}
+	}
 }

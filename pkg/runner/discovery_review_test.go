@@ -150,9 +150,9 @@ func TestNestedClaudeDirsAreDiscovered(t *testing.T) {
 
 // TestHookTimeoutIsCapped: a hook's own timeout (up to a day) no longer
 // outlasts the audit's bound: the policy's defaults.timeout when it sets
-// one, else ten minutes. A shorter one stays; a check's own is the
-// policy author's and is not capped. A capped hook that runs out of time
-// says so in its run/timeout warning.
+// one, else ten minutes. A shorter one stays. No run waits longer than
+// Claude Code would (a hook with none of its own: ten minutes on Stop). A
+// capped hook that runs out of time says so in its run/timeout warning.
 func TestHookTimeoutIsCapped(t *testing.T) {
 	hooks := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep day", "timeout": 86400},
 		{"type": "command", "command": "sleep five", "timeout": 5}, {"type": "command", "command": "sleep default"}]}]}}`
@@ -162,7 +162,7 @@ func TestHookTimeoutIsCapped(t *testing.T) {
 	}{
 		{"no policy", "", map[string]string{"sleep day": "10m0s", "sleep five": "5s", "sleep default": "1m0s"}},
 		{"defaults.timeout", "version: 1\ndefaults: {timeout: 2s}\n", map[string]string{"sleep day": "2s", "sleep five": "2s", "sleep default": "2s"}},
-		{"a longer defaults.timeout", "version: 1\ndefaults: {timeout: 30m}\n", map[string]string{"sleep day": "30m0s", "sleep five": "5s", "sleep default": "30m0s"}},
+		{"a longer defaults.timeout", "version: 1\ndefaults: {timeout: 30m}\n", map[string]string{"sleep day": "30m0s", "sleep five": "5s", "sleep default": "10m0s"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := makeTree(t, map[string]string{"hooks/hooks.json": hooks})

@@ -148,18 +148,34 @@ func claudeWait(h *Hook) time.Duration {
 }
 
 // timeoutOf is how long a run of p waits for its hook: a check's own
-// timeout, when it sets one (the policy's author chose it), but no longer
-// than the hook's own, where Claude Code ends it (a hook that decided
-// later would pass a check that Claude Code never let it decide); else the
+// timeout, when it sets one (the policy's author chose it); else the
 // hook's own, up to the policy's defaults.timeout when that is set, else
 // up to maxHookTimeout (capped then says by how much: what the hook asked
 // for, and where the bound comes from); else defaults.timeout; else
-// sandbox.DefaultTimeout.
+// sandbox.DefaultTimeout. Never longer than Claude Code waits for the
+// hook (claudeWait): a hook that decided later would pass a check, or an
+// audit, that Claude Code never let it decide. A command check, which
+// Claude Code never runs, waits its own.
 func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped string) {
+	timeout, capped = s.chosenTimeout(p)
+	if p.Check != nil && p.Check.Command != "" {
+		return timeout, capped
+	}
+	if w := claudeWait(p.Hook); timeout > w {
+		why := "its own timeout"
+		if p.Hook.Timeout == 0 || p.Hook.Event == SessionEnd && p.Hook.Timeout > w {
+			why = "its default for " + p.Hook.Event + " hooks"
+		}
+		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", w, timeout, w, why)
+	}
+	return timeout, capped
+}
+
+// chosenTimeout is the wait timeoutOf starts from: the check's, the
+// hook's own (capped), the policy's, vigiles' default.
+func (s *runSettings) chosenTimeout(p *plannedRun) (timeout time.Duration, capped string) {
 	h := p.Hook
 	switch {
-	case p.Timeout > 0 && h.Timeout > 0 && p.Timeout > h.Timeout && (p.Check == nil || p.Check.Command == ""):
-		return h.Timeout, fmt.Sprintf("the check's timeout of %s was cut to the hook's own, %s, at which Claude Code ends it", p.Timeout, h.Timeout)
 	case p.Timeout > 0:
 		return p.Timeout, ""
 	case h.Timeout > 0:
