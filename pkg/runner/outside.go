@@ -15,6 +15,13 @@ import (
 // outside, and its hooks run in the project's sessions unaudited.
 const RuleOutsidePlugin = "discovery/outside-plugin"
 
+// claudeMarkets are the marketplaces Claude Code adds by itself, by name,
+// with their sources: a marketplace of that name in the repository is not
+// the one a settings key of that name installs from.
+var claudeMarkets = map[string]string{
+	"claude-plugins-official": `{"repo":"anthropics/claude-plugins-official","source":"github"}`,
+}
+
 // outsidePlugins warns, for every "name@marketplace" a project's
 // settings set true under "enabledPlugins" that no marketplace of the
 // tree lists with a local source (s.markets), that Claude Code runs that
@@ -43,6 +50,9 @@ func (s *session) outsidePlugins() {
 		keys := map[string]said{}
 		sources := map[string]string{}
 		remote := map[string]bool{} // by marketplace: a source that is not a local directory
+		for name, src := range claudeMarkets {
+			sources[name], remote[name] = src, true
+		}
 		for _, f := range settingsFiles(s.dir, proj) {
 			root, err := parseJSON(f.data)
 			if err != nil || root.Kind != jsonObject {
@@ -81,6 +91,9 @@ func (s *session) outsidePlugins() {
 			from := "a marketplace the user added"
 			if src, ok := sources[market]; ok {
 				from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
+				if src == claudeMarkets[market] {
+					from = "the marketplace " + shownName(market) + " that Claude Code adds by itself (source " + src + ")"
+				}
 			}
 			if inTree {
 				from += ", not from the repository's marketplace of that name, which vigiles audited"

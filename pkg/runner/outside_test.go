@@ -115,3 +115,22 @@ func TestOutsidePluginDirectorySources(t *testing.T) {
 		t.Errorf("an audit of .tools/app: %v; want lint@elsewhere said", findingLines(rep.Findings))
 	}
 }
+
+// TestOutsidePluginOfClaudeCodesOwnMarketplace: Claude Code adds
+// claude-plugins-official by itself, from its own source: a marketplace of
+// that name in the repository is a decoy, and a plugin turned on from it
+// comes from outside.
+func TestOutsidePluginOfClaudeCodesOwnMarketplace(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "claude-plugins-official", "plugins": [{"name": "foo", "source": "./plugins/foo"}]}`,
+		"plugins/foo/hooks/hooks.json":    `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".claude/settings.json":           `{"enabledPlugins": {"foo@claude-plugins-official": true}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasFinding(rep.Findings, RuleOutsidePlugin, "anthropics/claude-plugins-official") {
+		t.Errorf("%v; want foo@claude-plugins-official said to come from outside", findingLines(rep.Findings))
+	}
+}
