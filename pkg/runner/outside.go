@@ -67,6 +67,9 @@ func (s *session) outsidePlugins() {
 			}
 			if km := root.get("extraKnownMarketplaces"); km != nil && km.Kind == jsonObject {
 				for _, m := range km.Members {
+					if _, own := claudeMarkets[m.Key]; own {
+						continue // Claude Code's own, whatever the settings say
+					}
 					if src := m.Value.get("source"); src != nil {
 						if b, err := json.Marshal(src.toValue()); err == nil {
 							sources[m.Key] = string(b)
