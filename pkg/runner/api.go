@@ -624,36 +624,27 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 	return all, nil
 }
 
-// addDiscovered adds what d found of the tree's marketplaces and
-// projects.
+// addDiscovered adds what d found of the tree's marketplaces (those that
+// list each plugin, the directories of each name) and projects.
 func (s *session) addDiscovered(d *Discovery) {
-	s.addMarkets(d)
+	mergeLists(&s.markets, d.Markets)
+	mergeLists(&s.marketDirs, d.MarketDirs)
 	for _, p := range d.Projects {
 		if !slices.Contains(s.projects, p) {
 			s.projects = append(s.projects, p)
 		}
 	}
-	for name, dirs := range d.MarketDirs {
-		if s.marketDirs == nil {
-			s.marketDirs = map[string][]string{}
-		}
-		for _, dir := range dirs {
-			if !slices.Contains(s.marketDirs[name], dir) {
-				s.marketDirs[name] = append(s.marketDirs[name], dir)
-			}
-		}
-	}
 }
 
-// addMarkets adds the marketplaces d found listing each plugin.
-func (s *session) addMarkets(d *Discovery) {
-	for name, ms := range d.Markets {
-		if s.markets == nil {
-			s.markets = map[string][]string{}
+// mergeLists adds to *dst, key by key, the values of src it lacks.
+func mergeLists(dst *map[string][]string, src map[string][]string) {
+	for k, vs := range src {
+		if *dst == nil {
+			*dst = map[string][]string{}
 		}
-		for _, m := range ms {
-			if !slices.Contains(s.markets[name], m) {
-				s.markets[name] = append(s.markets[name], m)
+		for _, v := range vs {
+			if !slices.Contains((*dst)[k], v) {
+				(*dst)[k] = append((*dst)[k], v)
 			}
 		}
 	}
