@@ -224,6 +224,8 @@ type session struct {
 	// projects lists the directories whose .claude the whole tree's
 	// discovery read as a project's (Discovery.Projects).
 	projects []string
+	// self caches selfRepo ("" when it is none).
+	self *string
 	// marketDirs holds, by name, the directories of the tree's
 	// marketplaces discovery read (Discovery.MarketDirs).
 	marketDirs map[string][]string

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -115,8 +116,22 @@ func (s *session) outsidePlugins() {
 // path from the project's directory), where discovery read a marketplace
 // of that name. A remote source, or a directory elsewhere, is not, though
 // the repository hold a marketplace of that name (a decoy).
+//
+// A GitHub source that names the repository the work tree is a checkout
+// of (its origin remote) is the repository's own marketplace too, where
+// discovery read one of that name at the work tree's root: Claude Code
+// installs it from the repository's default branch, which the audits of
+// that branch audit.
 func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 	kind, path := src.get("source"), src.get("path")
+	if kind != nil && kind.Kind == jsonString && (kind.Str == "github" || kind.Str == "git") {
+		where := src.get("repo")
+		if kind.Str == "git" {
+			where = src.get("url")
+		}
+		self := s.selfRepo()
+		return where != nil && where.Kind == jsonString && self != "" && githubRepo(where.Str) == self && contains(s.marketDirs[market], ".")
+	}
 	if kind == nil || kind.Kind != jsonString || kind.Str != "directory" || path == nil || path.Kind != jsonString {
 		return false
 	}
@@ -133,4 +148,66 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 	}
 	rel, err := relTo(s.dir, a)
 	return err == nil && contains(s.marketDirs[market], rel)
+}
+
+// selfRepo is the GitHub repository ("owner/name", lower case) the work
+// tree is a checkout of, by the origin remote of its git config; "" where
+// it has none, or it is not read (a .git that leads outside the tree).
+func (s *session) selfRepo() string {
+	if s.self != nil {
+		return *s.self
+	}
+	self := ""
+	s.self = &self
+	gd := filepath.Join(s.dir, ".git")
+	if fi, err := os.Lstat(gd); err == nil && fi.Mode().IsRegular() {
+		b, err := readSmall(gd, 4096)
+		t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if err != nil || !ok || filepath.IsAbs(strings.TrimSpace(t)) {
+			return ""
+		}
+		gd = filepath.Join(s.dir, strings.TrimSpace(t))
+	}
+	a, fi, err := beneath(s.dir, s.dir, filepath.Join(gd, "config"))
+	if err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	b, err := readSmall(a, 1<<20)
+	if err != nil {
+		return ""
+	}
+	origin := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			origin = strings.EqualFold(strings.ReplaceAll(line, " ", ""), `[remote"origin"]`)
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); origin && ok && strings.EqualFold(strings.TrimSpace(k), "url") {
+			self = githubRepo(strings.Trim(strings.TrimSpace(v), `"`))
+			return self
+		}
+	}
+	return ""
+}
+
+// githubRepo is "owner/name" (lower case) of a GitHub repository named as
+// "owner/name", by an https, ssh or scp-like URL of github.com; "" for
+// anything else.
+func githubRepo(s string) string {
+	s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "/"), ".git")
+	for _, p := range []string{"https://github.com/", "http://github.com/", "ssh://git@github.com/", "git@github.com:", "git://github.com/"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			s = s[len(p):]
+			break
+		}
+	}
+	if strings.Contains(s, "://") || strings.Contains(s, "@") {
+		return ""
+	}
+	owner, name, ok := strings.Cut(s, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return ""
+	}
+	return strings.ToLower(owner + "/" + name)
 }

@@ -134,3 +134,35 @@ func TestOutsidePluginOfClaudeCodesOwnMarketplace(t *testing.T) {
 		t.Errorf("%v; want foo@claude-plugins-official said to come from outside", findingLines(rep.Findings))
 	}
 }
+
+// TestOutsidePluginOfTheRepositoryItself: a repository that is its own
+// marketplace, named in its settings by its GitHub source, turns on
+// plugins the audit reads: not from outside. Another repository's source,
+// or one with no marketplace of that name at the root, is outside.
+func TestOutsidePluginOfTheRepositoryItself(t *testing.T) {
+	for _, tc := range []struct {
+		name, source, market string
+		warn                 bool
+	}{
+		{"its own, by repo", `{"source": "github", "repo": "Org/Repo"}`, "ours", false},
+		{"its own, by git URL", `{"source": "git", "url": "git@github.com:org/repo.git"}`, "ours", false},
+		{"another repository", `{"source": "github", "repo": "org/other"}`, "ours", true},
+		{"no marketplace of that name at the root", `{"source": "github", "repo": "org/repo"}`, "theirs", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".git/config":                     "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/org/repo.git\n",
+				".claude-plugin/marketplace.json": `{"name": "` + tc.market + `", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+				"plugins/p/hooks/hooks.json":      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				".claude/settings.json":           `{"enabledPlugins": {"p@ours": true}, "extraKnownMarketplaces": {"ours": {"source": ` + tc.source + `}}}`,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hasFinding(rep.Findings, RuleOutsidePlugin, "p@ours"); got != tc.warn {
+				t.Errorf("warned %v, want %v: %v", got, tc.warn, findingLines(rep.Findings))
+			}
+		})
+	}
+}
