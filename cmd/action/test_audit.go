@@ -635,7 +635,11 @@ func writesText(r report.HookRun) string {
 			ps = append(ps, fmt.Sprintf("+%d more", len(r.Writes)-3))
 			break
 		}
-		ps = append(ps, w.Path)
+		if w.Op == evidence.OpDelete {
+			ps = append(ps, "deleted "+w.Path)
+		} else {
+			ps = append(ps, w.Path)
+		}
 	}
 	return clean(strings.Join(ps, ", "), 160)
 }

@@ -870,7 +870,11 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			for _, w := range writesOf(r) {
 				switch {
 				case !known[w]:
-					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now writes %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
+					verb := "writes"
+					if nowDeleted[w] {
+						verb = "deletes"
+					}
+					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w)), sev)
 				case old.Deleted == nil:
 					// Accepted by path: what was done to it is not kept.
 				case nowDeleted[w] && !wasDeleted[w]:

@@ -314,3 +314,14 @@ func TestAuditBaselineDeletes(t *testing.T) {
 		t.Errorf("deletes swapped: drift %s, verdict %s; want %s, fail: %v", d, rep.Verdict, want, findingLines(rep.Findings))
 	}
 }
+
+// TestANewDeleteIsSaidAsOne: a path the baseline does not list that the
+// run now deletes is said to be deleted, not written.
+func TestANewDeleteIsSaidAsOne(t *testing.T) {
+	b := baselineOf(t, opsRun())
+	_, msgs := opDrift(b, opsRun("delete README", "create notes.txt"))
+	joined := strings.Join(msgs, "\n")
+	if !strings.Contains(joined, "now deletes README") || !strings.Contains(joined, "now writes notes.txt") {
+		t.Errorf("messages:\n%s", joined)
+	}
+}
