@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -879,11 +880,30 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	var plan []*plannedRun
 	var planFinds []report.Finding
+	// The files discovery could not read whole (malformed, of the wrong
+	// shape, missing, led outside the tree).
+	unread := map[string]bool{}
+	for _, f := range s.findings {
+		switch f.Rule {
+		case RuleMalformed, RuleWrongType, RuleMissingFile, RuleOutsideTree:
+			if f.Severity == report.SeverityError && f.Location.File != "" {
+				unread[f.Location.File] = true
+			}
+		}
+	}
 	for _, p := range s.empty {
 		// An audit that runs nothing proves nothing: not a silent pass.
 		where := "under " + p
 		if p == "." {
 			where = "in the work tree"
+		}
+		if len(unread) > 0 {
+			// The look was in the right place: what it found it could
+			// not read.
+			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks could be read %s, so the audit ran nothing: the declaration files of the discovery errors (%s) are not read as Claude Code would read them; fix them",
+					where, idList(slices.Sorted(maps.Keys(unread)), 5))})
+			continue
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
 			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s "+
@@ -1004,6 +1024,14 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				handlers[h.ID] = true
 			}
 			d, f := compareRuns(b, done, decl, failed, allIDs, handlers, removedIn, sev)
+			for i := range f {
+				// Not removed: its file could not be read (its
+				// discovery error says why); still not audited.
+				if f[i].Rule == RuleDriftPrefix+DriftHookRemoved && unread[f[i].Location.File] {
+					f[i].Severity = report.SeverityError
+					f[i].Message = fmt.Sprintf("hook run %s is in the baseline, but its declaring file %s could not be read (see the discovery error there), so it was not run: what it does is not audited", shownName(f[i].Hook), shownName(f[i].Location.File))
+				}
+			}
 			// A run the baseline knows, ended sooner than Claude Code
 			// would end it, is compared on what it did until then: what
 			// it would have done after is not compared (a new one is an

@@ -259,3 +259,40 @@ func TestPartialAuditCases(t *testing.T) {
 		})
 	}
 }
+
+// TestAMalformedDeclarationIsSaidAsSuch: a hooks file with a syntax error
+// is the discovery error at its place; the audit that then finds no hook
+// says it could read none (not that it looked in the wrong place), and a
+// run the baseline has of that file is not said removed but unread.
+func TestAMalformedDeclarationIsSaidAsSuch(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	ctx := context.Background()
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plugins/p/hooks/hooks.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command" "command": "true"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleNoHooks:
+			if !strings.Contains(f.Message, "no hooks could be read") || !strings.Contains(f.Message, "plugins/p/hooks/hooks.json") {
+				t.Errorf("%s: %s", findingLine(f), f.Message)
+			}
+		case RuleDriftPrefix + DriftHookRemoved:
+			if f.Severity != report.SeverityError || !strings.Contains(f.Message, "could not be read") {
+				t.Errorf("%s: %s", findingLine(f), f.Message)
+			}
+		}
+	}
+	if !hasFinding(rep.Findings, RuleMalformed, "") || rep.Verdict == report.VerdictPass {
+		t.Errorf("verdict %s: %v", rep.Verdict, findingLines(rep.Findings))
+	}
+}
