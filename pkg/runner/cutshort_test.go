@@ -133,8 +133,8 @@ func TestClaudeCodesWaitByEvent(t *testing.T) {
 	}{
 		{&plannedRun{Hook: &Hook{Event: UserPromptSubmit}}, &runSettings{timeout: 45 * time.Second}, 30 * time.Second},
 		{&plannedRun{Hook: &Hook{Event: UserPromptSubmit}, Timeout: 2 * time.Minute, Check: &Check{Name: "c"}}, &runSettings{}, 30 * time.Second},
-		{&plannedRun{Hook: &Hook{Event: SessionEnd, Timeout: 5 * time.Second}}, &runSettings{}, 1500 * time.Millisecond},
-		{&plannedRun{Hook: &Hook{Event: SessionEnd}}, &runSettings{}, 1500 * time.Millisecond},
+		{&plannedRun{Hook: &Hook{Event: SessionEnd, Timeout: 5 * time.Second}}, &runSettings{}, 5 * time.Second},
+		{&plannedRun{Hook: &Hook{Event: SessionEnd}}, &runSettings{}, sandbox.DefaultTimeout},
 		{&plannedRun{Hook: &Hook{Event: Stop}}, &runSettings{timeout: time.Hour}, maxHookTimeout},
 		{&plannedRun{Hook: &Hook{Event: Stop}, Timeout: 2 * time.Minute, Check: &Check{Name: "c", Command: "sleep 100"}}, &runSettings{}, 2 * time.Minute},
 	} {

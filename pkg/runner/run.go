@@ -127,24 +127,21 @@ const maxHookTimeout = 10 * time.Minute
 
 // claudeWait is how long Claude Code waits for the command hook h before
 // it ends it: its own timeout, else its event's default (30 s on
-// UserPromptSubmit, 10 s on MessageDisplay, maxHookTimeout on the
-// others); a SessionEnd hook gets at most the 1.5 s its event's hooks
-// share.
+// UserPromptSubmit, 10 s on MessageDisplay, the 1.5 s SessionEnd hooks
+// share, maxHookTimeout on the others).
 func claudeWait(h *Hook) time.Duration {
-	w := maxHookTimeout
+	if h.Timeout > 0 {
+		return h.Timeout
+	}
 	switch h.Event {
 	case UserPromptSubmit:
-		w = 30 * time.Second
+		return 30 * time.Second
 	case MessageDisplay:
-		w = 10 * time.Second
+		return 10 * time.Second
+	case SessionEnd:
+		return 1500 * time.Millisecond
 	}
-	if h.Timeout > 0 {
-		w = h.Timeout
-	}
-	if h.Event == SessionEnd {
-		w = min(w, 1500*time.Millisecond)
-	}
-	return w
+	return maxHookTimeout
 }
 
 // timeoutOf is how long a run of p waits for its hook: a check's own
@@ -155,15 +152,18 @@ func claudeWait(h *Hook) time.Duration {
 // sandbox.DefaultTimeout. Never longer than Claude Code waits for the
 // hook (claudeWait): a hook that decided later would pass a check, or an
 // audit, that Claude Code never let it decide. A command check, which
-// Claude Code never runs, waits its own.
+// Claude Code never runs, waits its own; so does a SessionEnd hook.
 func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped string) {
 	timeout, capped = s.chosenTimeout(p)
-	if p.Check != nil && p.Check.Command != "" {
+	if p.Check != nil && p.Check.Command != "" || p.Hook.Event == SessionEnd {
+		// A SessionEnd hook decides nothing, and its budget may be
+		// raised (its own timeout, Claude Code's settings): what it does
+		// later is recorded rather than cut.
 		return timeout, capped
 	}
 	if w := claudeWait(p.Hook); timeout > w {
 		why := "its own timeout"
-		if p.Hook.Timeout == 0 || p.Hook.Event == SessionEnd && p.Hook.Timeout > w {
+		if p.Hook.Timeout == 0 {
 			why = "its default for " + p.Hook.Event + " hooks"
 		}
 		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", w, timeout, w, why)
