@@ -166,12 +166,12 @@ func gitDirMapped(dir string, mapAbs func(string) string) string {
 	case fi.IsDir():
 		return p
 	case fi.Mode()&fs.ModeSymlink != 0:
+		var t string
 		if mapAbs != nil {
-			if l, err := os.Readlink(p); err == nil && filepath.IsAbs(l) {
-				p = mapAbs(filepath.Clean(l))
-			}
+			t, err = evalMapped(p, mapAbs)
+		} else {
+			t, err = filepath.EvalSymlinks(p)
 		}
-		t, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			return ""
 		}
@@ -187,12 +187,59 @@ func gitDirMapped(dir string, mapAbs func(string) string) string {
 		}
 		if !filepath.IsAbs(t) {
 			t = filepath.Join(dir, t)
-		} else if mapAbs != nil {
-			t = mapAbs(filepath.Clean(t))
+		}
+		if mapAbs != nil {
+			// Its links too, each hop read where mapAbs says.
+			if r, err := evalMapped(t, mapAbs); err == nil {
+				return r
+			}
 		}
 		return filepath.Clean(t)
 	}
 	return ""
+}
+
+// evalMapped is filepath.EvalSymlinks of the absolute path p, each
+// absolute path on the way (p itself, and every link's target) read where
+// mapAbs says: a link of the tree that names a place in the tree by its
+// host path is followed into the tree the init reads, hop by hop.
+func evalMapped(p string, mapAbs func(string) string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%s: not absolute", p)
+	}
+	p = mapAbs(filepath.Clean(p))
+	for hops := 0; hops < 40; hops++ {
+		parts := strings.Split(p, "/")[1:]
+		cur, link := "/", false
+		for i, part := range parts {
+			next := filepath.Join(cur, part)
+			fi, err := os.Lstat(next)
+			if err != nil {
+				return "", err
+			}
+			if fi.Mode()&fs.ModeSymlink == 0 {
+				cur = next
+				continue
+			}
+			t, err := os.Readlink(next)
+			if err != nil {
+				return "", err
+			}
+			if filepath.IsAbs(t) {
+				t = mapAbs(filepath.Clean(t))
+			} else {
+				t = filepath.Join(cur, t)
+			}
+			p = filepath.Join(append([]string{t}, parts[i+1:]...)...)
+			link = true
+			break
+		}
+		if !link {
+			return p, nil
+		}
+		p = mapAbs(filepath.Clean(p))
+	}
+	return "", unix.ELOOP
 }
 
 // gitConfigs lists the config files of the git dir g (gitScan.configs,
@@ -260,9 +307,13 @@ func (s *gitScan) first(d string) bool {
 // here is no more readable to the command.
 func (s *gitScan) configs(g string) ([]string, error) {
 	var out []string
+	// config, and config.worktree, a worktree's own (git config
+	// --worktree, with extensions.worktreeConfig).
 	addConfig := func(d string) {
-		if fi, err := os.Lstat(filepath.Join(d, "config")); err == nil && fi.Mode().IsRegular() {
-			out = append(out, filepath.Join(d, "config"))
+		for _, name := range []string{"config", "config.worktree"} {
+			if fi, err := os.Lstat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, filepath.Join(d, name))
+			}
 		}
 	}
 	// A submodule's name may contain '/', so every directory below

@@ -593,11 +593,24 @@ func TestTreeCredentialsOfGitDirsNamedByHostPaths(t *testing.T) {
 	if err := os.Symlink(host+"/sep.git", filepath.Join(tree, "linked", ".git")); err != nil {
 		t.Fatal(err)
 	}
-	got, err := treeCredentials(tree, host, []string{"wt", "linked"})
+	// A chain of links, absolute and relative, each naming the tree by
+	// its host path; and a worktree's own config.worktree.
+	store := filepath.Join(tree, "store", "co.git")
+	writeFile(t, filepath.Join(store, "config"), credConf)
+	for link, target := range map[string]string{"alias": host + "/store/co.git", "chain/.git": host + "/alias", "chain2/.git": "../alias"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(tree, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(tree, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(bare, "worktrees", "wt", "config.worktree"), credConf)
+	got, err := treeCredentials(tree, host, []string{"wt", "linked", "chain", "chain2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{filepath.Join(bare, "config"), filepath.Join(sep, "config")} {
+	for _, want := range []string{filepath.Join(bare, "config"), filepath.Join(sep, "config"), filepath.Join(store, "config"), filepath.Join(bare, "worktrees", "wt", "config.worktree")} {
 		if !slices.ContainsFunc(got, func(s scrubbedConfig) bool { return s.path == want }) {
 			t.Errorf("treeCredentials = %v; want %s scrubbed", got, want)
 		}
