@@ -104,8 +104,8 @@ func (s *session) outsidePlugins() {
 			}
 			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
 				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
-				Message: fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it, to audit it",
-					shownName(v.file), shownName(k), from)})
+				Message: fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it%s, to audit it",
+					shownName(v.file), shownName(k), from, vendorHint(market))})
 		}
 	}
 }
@@ -210,4 +210,14 @@ func githubRepo(s string) string {
 		return ""
 	}
 	return strings.ToLower(owner + "/" + name)
+}
+
+// vendorHint is what the advice to vendor a plugin adds for a marketplace
+// Claude Code adds by itself: a vendored copy needs a marketplace of
+// another name, since that one's is Claude Code's.
+func vendorHint(market string) string {
+	if _, own := claudeMarkets[market]; own {
+		return ", in a marketplace of another name than " + market + " (Claude Code's own)"
+	}
+	return ""
 }
