@@ -480,6 +480,15 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))
 		}
 	}
+	if in.Command == "audit" && in.Baseline == "" {
+		// The action compares with nothing unless told: a committed
+		// baseline left unnamed is a pass on nothing, said here.
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(runner.DefaultBaseline))); err == nil && fi.Mode().IsRegular() {
+			githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
+				WithFieldsMap(map[string]string{"title": "vigiles"}).
+				Noticef("%s is there, but the baseline input is empty, so this audit compares with nothing: set baseline: %s to compare with it", runner.DefaultBaseline, runner.DefaultBaseline)
+		}
+	}
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,

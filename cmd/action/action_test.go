@@ -970,3 +970,22 @@ func TestActionAllowNamesTheInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestActionSaysAnUnnamedBaseline: an audit with no baseline input
+// compares with nothing; where .vigiles/baseline.json is there all the
+// same, the step says so, naming the input, rather than pass on nothing
+// in silence.
+func TestActionSaysAnUnnamedBaseline(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "fail-level": "none"})
+	p := filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"schema": "vigiles.baseline/v1", "runs": {}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	if !strings.Contains(s.stdout.String(), "::notice") || !strings.Contains(s.stdout.String(), "set baseline: .vigiles/baseline.json") {
+		t.Errorf("no notice naming the baseline input:\n%s", s.stdout.String())
+	}
+}

@@ -350,7 +350,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 const outputHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file)"
 
 // defaultBaseline is audit's --baseline when none is given.
-const defaultBaseline = ".vigiles/baseline.json"
+const defaultBaseline = runner.DefaultBaseline
 
 // checkBaselineFlag refuses, as bad usage, a --baseline (relative to
 // dir) that cannot be a baseline file: a directory (as a directory given

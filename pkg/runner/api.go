@@ -987,7 +987,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
 				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline` to create it", brel)})
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it", brel, baselineFlag(o.Baseline))})
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
@@ -1429,6 +1429,9 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 				missing = append(missing, s)
 			}
 		}
+		if len(missing) == 1 {
+			return nil, errorf(ErrBadOption, "merging reports: shard %s is missing", missing[0])
+		}
 		return nil, errorf(ErrBadOption, "merging reports: shards %s are missing", strings.Join(missing, ", "))
 	}
 	finish(out)
@@ -1724,4 +1727,25 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 func matcherSelects(h *Hook, value string) bool {
 	m, err := compileMatcherFor(h.Event, h.Matcher)
 	return (err == nil || errors.Is(err, ErrUnsupportedMatcher)) && m.Match(value)
+}
+
+// DefaultBaseline is the baseline vigiles audit compares with when none
+// is named.
+const DefaultBaseline = ".vigiles/baseline.json"
+
+// baselineFlag is the --baseline flag that names path to vigiles audit,
+// "" for the default one.
+func baselineFlag(path string) string {
+	if filepath.Clean(path) == filepath.Clean(DefaultBaseline) {
+		return ""
+	}
+	return " --baseline " + shellQuote(path)
+}
+
+// shellQuote quotes s for a POSIX shell where it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -296,3 +296,18 @@ func TestAMalformedDeclarationIsSaidAsSuch(t *testing.T) {
 		t.Errorf("verdict %s: %v", rep.Verdict, findingLines(rep.Findings))
 	}
 }
+
+// TestAMissingBaselineNamesItsFlag: the notice of a missing baseline that
+// is not the default tells the command that writes that one.
+func TestAMissingBaselineNamesItsFlag(t *testing.T) {
+	dir := makeTree(t, map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`})
+	for base, want := range map[string]string{"nope.json": "vigiles audit --update-baseline --baseline nope.json`", DefaultBaseline: "vigiles audit --update-baseline`", "my base.json": "--baseline 'my base.json'`"} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasFinding(rep.Findings, RuleBaselineMissing, want) {
+			t.Errorf("baseline %q: %v; want the notice to say %q", base, findingLines(rep.Findings), want)
+		}
+	}
+}
