@@ -24,6 +24,11 @@ slirp4netns, pasta, seccomp, Landlock, and the sysctls that gate them. It
 prints the tier this host gets (confined, or refused) and, for whatever
 is missing, what to do about it.
 
+Examples:
+  vigiles doctor                 # can this host confine? and if not, the fix
+  sudo vigiles doctor            # as root: also as an unprivileged user, and root's own paths
+  vigiles doctor --json | jq .   # the same, for a script
+
 Exit status: 0 when this host can confine; 1 when it cannot; 2 bad
 usage; 125 when the report cannot be written.
 
