@@ -26,7 +26,7 @@ is missing, what to do about it.
 
 Examples:
   vigiles doctor                 # can this host confine? and if not, the fix
-  sudo vigiles doctor            # as root: also as an unprivileged user, and root's own paths
+  sudo vigiles doctor            # as root: probes as an unprivileged user too
   vigiles doctor --json | jq .   # the same, for a script
 
 Exit status: 0 when this host can confine; 1 when it cannot; 2 bad
