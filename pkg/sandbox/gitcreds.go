@@ -51,13 +51,19 @@ import (
 const credentialsFix = "check out without persisting them (actions/checkout: persist-credentials: false), or remove them from the repository's git config"
 
 // scrubGitConfig returns the text of a git config file without the
-// credentials a CI checkout leaves in it: every `extraheader` variable,
-// with its continuation lines, and the password of every URL that carries
-// one. changed says whether anything was taken out.
+// credentials a CI checkout or a script leaves in it: every `extraheader`
+// variable, every `credential.helper` (an inline helper, `!f() { echo
+// password=…; }; f`, holds the token itself, and a helper is no use in a
+// sandbox that reaches no host by it), `sendemail.smtpPass`, each with its
+// continuation lines; the password of every URL that carries one, the whole
+// user part of an http(s) URL, and the value of a URL's token-like query
+// parameter (`?access_token=…`). changed says whether anything was taken
+// out.
 func scrubGitConfig(in []byte) (out []byte, changed bool) {
 	b := in
 	var buf bytes.Buffer
 	dropping := false // a dropped variable's value goes on
+	section := ""     // the section the lines are in, lower case, without its subsection
 	for len(b) > 0 {
 		line := b
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
@@ -72,10 +78,11 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 		var head []byte // a section header, which a variable may follow on its line
 		if len(rest) > 0 && rest[0] == '[' {
 			if end := headerEnd(rest); end >= 0 {
+				section = sectionName(rest[1:end])
 				head, rest = line[:len(line)-len(rest)+end+1], rest[end+1:]
 			}
 		}
-		if !isExtraHeader(rest) {
+		if !secretVariable(section, rest) {
 			buf.Write(line)
 			continue
 		}
@@ -87,6 +94,7 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 	}
 	out = urlPassword().ReplaceAll(buf.Bytes(), []byte("${1}@"))
 	out = httpUser().ReplaceAll(out, []byte("${1}"))
+	out = queryToken().ReplaceAll(out, []byte("${1}"))
 	return out, !bytes.Equal(out, in)
 }
 
@@ -103,6 +111,39 @@ var urlPassword = sync.OnceValue(func() *regexp.Regexp {
 var httpUser = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(https?://)[^\s/@"]*@`)
 })
+
+// queryToken matches the value of a URL query parameter whose name says
+// it holds a credential (GitLab's private_token, OAuth's access_token, a
+// signed URL's sig): what stays is the parameter's name and its '='.
+var queryToken = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)([?&;](?:access_token|private_token|oauth_token|id_token|job_token|token|auth|password|passwd|secret|api_?key|key|sig|signature)=)[^&;#\s"]+`)
+})
+
+// sectionName returns the section of a header's text (what lies between
+// its brackets), lower case: `credential "https://x"` and the old
+// `credential.https://x` are both credential.
+func sectionName(h []byte) string {
+	h = bytes.TrimLeft(h, " \t")
+	if i := bytes.IndexAny(h, " \t\".]"); i >= 0 {
+		h = h[:i]
+	}
+	return strings.ToLower(string(h))
+}
+
+// secretVariable says whether s (leading blanks allowed), a line of a
+// config in section, starts a variable that holds a credential: an
+// extraheader in any section, a credential helper, sendemail's password.
+func secretVariable(section string, s []byte) bool {
+	switch {
+	case isVariable(s, "extraheader"):
+		return true
+	case section == "credential":
+		return isVariable(s, "helper")
+	case section == "sendemail":
+		return isVariable(s, "smtppass")
+	}
+	return false
+}
 
 // headerEnd returns the index of the ']' that ends the section header at
 // the start of s, or -1: a quoted subsection may hold ']' and escapes.
@@ -123,11 +164,10 @@ func headerEnd(s []byte) int {
 	return -1
 }
 
-// isExtraHeader says whether s (leading blanks allowed) starts a variable
-// named extraheader; git's variable names are case-insensitive.
-func isExtraHeader(s []byte) bool {
+// isVariable says whether s (leading blanks allowed) starts a variable
+// of that name (lower case); git's variable names are case-insensitive.
+func isVariable(s []byte, name string) bool {
 	s = bytes.TrimLeft(s, " \t")
-	const name = "extraheader"
 	if len(s) < len(name) || !strings.EqualFold(string(s[:len(name)]), name) {
 		return false
 	}

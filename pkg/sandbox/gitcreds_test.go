@@ -41,6 +41,18 @@ func TestScrubGitConfig(t *testing.T) {
 			"[remote \"origin\"]\n\turl = https://ghp_FAKETOKEN1234567890@github.com/o/r.git\n\turl = HTTP://tok@host/r\n\turl = ssh://git@host/r\n",
 			"[remote \"origin\"]\n\turl = https://github.com/o/r.git\n\turl = HTTP://host/r\n\turl = ssh://git@host/r\n"},
 		{"no final newline", "[http]\n\textraheader = t", "[http]\n"},
+		{"an inline credential helper holds the token",
+			"[credential]\n\thelper = \"!f() { echo username=x; echo password=ghp_FAKE; }; f\"\n\tusername = x\n[credential \"https://h\"]helper=store\n[Credential.https://o]\n\tHelper = cache \\\n --timeout=1\n[core]\n\thelper = kept\n",
+			"[credential]\n\tusername = x\n[credential \"https://h\"]\n[Credential.https://o]\n[core]\n\thelper = kept\n"},
+		{"sendemail's password",
+			"[sendemail]\n\tsmtpuser = me\n\tsmtpPass = hunter2\n",
+			"[sendemail]\n\tsmtpuser = me\n"},
+		{"a token in a URL's query",
+			"[remote \"origin\"]\n\turl = https://host/r.git?private_token=glpat-FAKE&x=1\n[url \"https://host/?access_token=FAKE\"]\n\tinsteadOf = gh:\n",
+			"[remote \"origin\"]\n\turl = https://host/r.git?private_token=&x=1\n[url \"https://host/?access_token=\"]\n\tinsteadOf = gh:\n"},
+		{"a token in an insteadOf section's URL",
+			"[url \"https://ghp_FAKE@github.com/\"]\n\tinsteadOf = https://github.com/\n",
+			"[url \"https://github.com/\"]\n\tinsteadOf = https://github.com/\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, changed := scrubGitConfig([]byte(c.in))
@@ -55,6 +67,8 @@ func TestScrubGitConfig(t *testing.T) {
 		"[remote \"origin\"]\n\turl = https://github.com/o/r\n\turl2 = git@github.com:o/r.git\n\turl3 = https://host:8443/p@x\n",
 		"[http]\n\textraheaders = kept\n\textra = kept\n",
 		"# extraheader = in a comment stays\n",
+		"[credential]\n\tusername = x\n\tuseHttpPath = true\n\thelpers = kept\n",
+		"[core]\n\thelper = not a credential's\n[remote \"o\"]\n\turl = https://host/r?ref=main&tokens=1\n",
 	} {
 		if got, changed := scrubGitConfig([]byte(in)); changed || string(got) != in {
 			t.Errorf("scrubGitConfig(%q) = %q, %v; want it unchanged", in, got, changed)
