@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == reaper.Arg {
+	if reaper.Is(os.Args) {
 		os.Exit(reaper.Main())
 	}
 	fmt.Fprintln(os.Stderr, "vigiles-reaper: the sandbox's reaper, started by vigiles inside each sandbox; run vigiles instead (vigiles --help)")

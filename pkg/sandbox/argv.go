@@ -8,7 +8,7 @@ import (
 
 // Fixed paths inside the sandbox.
 const (
-	runDir      = "/run/vigiles"      // bwrap tmpfs; hidden from the command by the reaper
+	runDir      = "/run/overlay"      // bwrap tmpfs; hidden from the command by the reaper (a name that is no vigiles')
 	lowerDir    = runDir + "/lower"   // the host work tree, read-only: the overlay's lower
 	scratchDir  = runDir + "/scratch" // size-bounded tmpfs mounted by the init
 	sandboxHome = "/root"             // the command's throwaway HOME: uid 0's, which the command is

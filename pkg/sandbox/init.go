@@ -27,7 +27,7 @@ import (
 )
 
 // initArg is the argv[1] that selects the init's role in the binary (the
-// reaper's is reaper.Arg).
+// reaper's command line is reaper.Argv0).
 const initArg = "__vigiles-init"
 
 // initProtocol numbers the broker–init–reaper protocol (the config and
@@ -108,14 +108,11 @@ type initResult struct {
 // os.Args selects one; otherwise it returns at once. Call it first thing
 // in main (and in TestMain of tests that run the engine).
 func MaybeInit() {
-	if len(os.Args) < 2 {
-		return
-	}
-	switch os.Args[1] {
-	case initArg:
-		os.Exit(initMain())
-	case reaper.Arg:
+	if reaper.Is(os.Args) {
 		os.Exit(reaper.Main())
+	}
+	if len(os.Args) > 1 && os.Args[1] == initArg {
+		os.Exit(initMain())
 	}
 }
 
@@ -708,7 +705,7 @@ func spawnReaper(byFD, cgroup bool) (*reaperProc, error) {
 	if cgroup {
 		files[reaper.FdCgroup] = fdCgroup
 	}
-	pid, err := syscall.ForkExec(exe, []string{exe, reaper.Arg}, &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(exe, []string{reaper.Argv0}, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: files,
 		Sys: &syscall.SysProcAttr{

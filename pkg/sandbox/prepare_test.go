@@ -62,7 +62,7 @@ func TestAbortedRunLeavesNothing(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var pids []int
 	for time.Now().Before(deadline) {
-		if in, rp := findRole(t, initArg), findRole(t, reaper.Arg); in != 0 && rp != 0 {
+		if in, rp := findRole(t, initArg), findRole(t, reaper.Argv0); in != 0 && rp != 0 {
 			pids = []int{in, rp}
 			break
 		}

@@ -301,6 +301,27 @@ func TestSecretsInCallerEnvironmentDoNotReachTheCommand(t *testing.T) {
 	}
 }
 
+// TestPid1AndMountsNameNoSandbox: what a hook reads about its own process tree
+// and mounts names no part of vigiles, so that a hook which behaves well
+// only when it finds one (grep -r vigiles /proc/1 /proc/self/mountinfo)
+// finds none. Pid 1 reads as an init.
+func TestPid1AndMountsNameNoSandbox(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Command: sh(`tr '\0' ' ' < /proc/1/cmdline; echo; cat /proc/1/comm; echo ==; ` +
+		`cat /proc/1/task/*/comm /proc/self/mountinfo /proc/self/cgroup /proc/*/cmdline; ls -a /run / "$HOME" /tmp; ps -e -o comm,args 2>&1`)})
+	if res.ExitCode != 0 {
+		t.Fatalf("the probe failed: %+v", res)
+	}
+	head, _, _ := strings.Cut(res.Stdout, "==")
+	if head != reaper.Argv0+" \ninit\n" {
+		t.Errorf("pid 1's command line and name: %q, want %q and init", head, reaper.Argv0)
+	}
+	if strings.Contains(strings.ToLower(res.Stdout), "vigiles") {
+		t.Errorf("the command read a name of vigiles:\n%s", res.Stdout)
+	}
+}
+
 func TestTimeoutKillsTheWholeTree(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -837,7 +858,7 @@ func TestRefusesWithoutConfinement(t *testing.T) {
 }
 
 // killRole kills, from outside, this test's process in the given
-// in-sandbox role (initArg, reaper.Arg) once a process whose command line
+// in-sandbox role (initArg, reaper.Argv0) once a process whose command line
 // holds busy runs too (the command has got that far, however loaded the
 // machine); the channel closes when that is done (or after 20 s without
 // one).
@@ -864,7 +885,7 @@ func killRole(t *testing.T, role, busy string) <-chan struct{} {
 func TestKilledReaperKeepsTheRecord(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	done := killRole(t, reaper.Arg, "sleep\x005\x00") // made.txt is written by then
+	done := killRole(t, reaper.Argv0, "sleep\x005\x00") // made.txt is written by then
 	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 20 * time.Second, Command: sh("echo x > made.txt; sleep 5")})
 	<-done
 	if err == nil || !strings.Contains(res.Error, "reaper") {
@@ -893,14 +914,17 @@ func TestKilledInitIsAFailedRun(t *testing.T) {
 
 // findRole finds the descendant of this test process (other packages'
 // tests run at the same time) in the given in-sandbox role (initArg,
-// reaper.Arg), or whose command line starts with the NUL-separated words
+// reaper.Argv0), or whose command line starts with the NUL-separated words
 // of role. bwrap's own command line ends with the init's: only a command
 // line that starts with the role's counts.
 func findRole(t *testing.T, role string) int {
-	// The init and the reaper are told by their first argument (their
-	// binary is exec'd through /proc, by descriptor).
+	// The init is told by its first argument (its binary is exec'd through
+	// /proc, by descriptor); the reaper by its whole command line.
 	match := func(b []byte) bool { return bytes.HasPrefix(b, []byte(role)) }
-	if role == initArg || role == reaper.Arg {
+	switch role {
+	case reaper.Argv0:
+		match = func(b []byte) bool { return string(b) == reaper.Argv0+"\x00" }
+	case initArg:
 		match = func(b []byte) bool {
 			_, args, _ := bytes.Cut(b, []byte{0})
 			return bytes.HasPrefix(args, []byte(role+"\x00"))

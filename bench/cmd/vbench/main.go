@@ -566,11 +566,11 @@ func vargv(e *bench) []string {
 	a = append(a, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dir", "/root")
 	if os.Geteuid() == 0 {
 		// The init mounts the id-mapped tree the broker hands it.
-		a = append(a, "--dir", "/run/vigiles/lower")
+		a = append(a, "--dir", "/run/overlay/lower")
 	} else {
-		a = append(a, "--ro-bind", e.empty, "/run/vigiles/lower")
+		a = append(a, "--ro-bind", e.empty, "/run/overlay/lower")
 	}
-	return append(a, "--dir", "/run/vigiles/scratch", "--dir", e.empty, "--chdir", "/")
+	return append(a, "--dir", "/run/overlay/scratch", "--dir", e.empty, "--chdir", "/")
 }
 
 // execCase runs argv and times it; a non-zero exit is an error.

@@ -212,7 +212,7 @@ func trace(vig, work, tmp, mode string) (map[string]time.Time, time.Duration, er
 			// an overlay mount that was interrupted by another event
 		case pid == initPID && strings.HasPrefix(rest, "mount("):
 			set("initmount", ts)
-		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `"__vigiles-reaper"`):
+		case strings.HasPrefix(rest, `execve("`) && strings.Contains(rest, `["/sbin/init"]`):
 			set("reaper", ts)
 		case strings.HasPrefix(rest, "seccomp(SECCOMP_SET_MODE_FILTER"):
 			set("seccomp", ts)

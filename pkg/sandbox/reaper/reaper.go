@@ -28,9 +28,21 @@ import (
 	"github.com/vigiles/action/pkg/sandbox/seccomp"
 )
 
-// Arg is the argv[1] that selects the reaper's role, in vigiles-reaper
-// and in the binaries that carry every role (vigiles-sandbox, vigiles).
-const Arg = "__vigiles-reaper"
+// Argv0 is the reaper's whole command line, which selects its role in
+// vigiles-reaper and in the binaries that carry every role
+// (vigiles-sandbox, vigiles: Is). The reaper is pid 1 of the command's pid
+// namespace, so this is what a hook reads in /proc/1/cmdline and ps
+// shows: an init's command line, not a name of vigiles' (a hook that
+// greps for one to behave only when unwatched finds none); its comm is an
+// init's too (nameThreads).
+const Argv0 = "/sbin/init"
+
+// comm is the name every thread of the reaper carries in
+// /proc/1/task/*/comm, where the exec by descriptor left "9".
+const comm = "init"
+
+// Is says whether args, a process's os.Args, select the reaper's role.
+func Is(args []string) bool { return len(args) == 1 && args[0] == Argv0 }
 
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
@@ -215,6 +227,7 @@ func Main() int {
 	if err := protectProc(); err != nil {
 		return send(Status{Refusal: err.Error()})
 	}
+	nameThreads()
 	if cfg.ResolvConfFile != "" {
 		if err := bindResolvConf(cfg.ResolvConfFile); err != nil {
 			return send(Status{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
@@ -978,4 +991,15 @@ func bindResolvConf(file string) error {
 		return err
 	}
 	return unix.Mount("", path, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "")
+}
+
+// nameThreads gives each of the reaper's threads the name comm, while it
+// may still write to /proc (Landlock comes later); a thread made after
+// that is cloned from a named one and inherits its name. A name left
+// unchanged is only a tell, never a hole: errors are ignored.
+func nameThreads() {
+	ents, _ := os.ReadDir("/proc/self/task")
+	for _, e := range ents {
+		os.WriteFile("/proc/self/task/"+e.Name()+"/comm", []byte(comm), 0)
+	}
 }
