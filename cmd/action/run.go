@@ -430,7 +430,7 @@ func egressLine(e evidence.Egress) string {
 	if e.Host != "" && e.IP != "" {
 		b.WriteString(" at " + printable(e.IP))
 	}
-	if e.Port != 0 { // a name looked up, never connected to, has no port
+	if e.HasPort() { // a name looked up, never connected to, has no port
 		fmt.Fprintf(&b, " port %d", e.Port)
 	}
 	if e.Proto != "" && e.Proto != string(e.Via) {

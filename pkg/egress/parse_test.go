@@ -540,3 +540,33 @@ func FuzzParseIPPacket(f *testing.F) {
 		_, _ = parseNFLOGPacket(p)
 	})
 }
+
+// TestRecorderSaysWhenItNamesNoMore: past maxNames resolved addresses an
+// allowed connect to an address with no name says its name may be one
+// vigiles did not keep (the review found such connects listed bare, as if
+// no name had led there); a refused one, which no answer admitted, does not.
+func TestRecorderSaysWhenItNamesNoMore(t *testing.T) {
+	r := newRecorder()
+	base := netip.MustParseAddr("198.18.0.0").As4()
+	for i := range maxNames + 1 {
+		b := base
+		b[2], b[3] = byte(i>>8), byte(i)
+		if i == maxNames {
+			b[1] = 19
+		}
+		r.nameAddr(netip.AddrFrom4(b), "many.test")
+	}
+	t0 := time.Unix(100, 0)
+	first, last := netip.MustParseAddr("198.18.0.5"), netip.MustParseAddr("198.19.0.0")
+	r.addPacket(packetEvent{at: t0, dst: first, proto: "tcp", port: 80})
+	r.addPacket(packetEvent{at: t0.Add(time.Second), dst: last, proto: "tcp", port: 80})
+	r.addPacket(packetEvent{at: t0.Add(2 * time.Second), dropped: true, dst: last, proto: "tcp", port: 81})
+	want := []evidence.Egress{
+		{Host: "many.test", IP: "198.18.0.5", Port: 80, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1},
+		{IP: "198.19.0.0", Port: 80, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Detail: unnamedDetail},
+		{IP: "198.19.0.0", Port: 81, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1},
+	}
+	if d := cmp.Diff(want, r.list()); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+}

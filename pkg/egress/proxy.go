@@ -100,6 +100,21 @@ func parseRequestLine(line string) (proxyRequest, error) {
 	return r, nil
 }
 
+// hostHeader reads the destination of an origin-form request from its
+// Host header: an authority whose port is optional (80 when absent), an
+// IPv6 literal in brackets with or without one.
+func hostHeader(v string) (string, int, error) {
+	v = strings.TrimSpace(v)
+	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") || !strings.Contains(v, ":") {
+		v += ":80"
+	}
+	host, port, err := splitHostPort(v)
+	if err != nil {
+		return "", 0, fmt.Errorf("Host header: %w", err)
+	}
+	return host, port, nil
+}
+
 // splitHostPort splits an authority; the port is required and 1-65535.
 func splitHostPort(s string) (string, int, error) {
 	host, port, err := net.SplitHostPort(s)
@@ -187,7 +202,6 @@ func (p *proxy) serve(c *streamConn) {
 			}
 			continue // empty lines before a request line are allowed
 		}
-		at := p.rec.now()
 		line := string(b)
 		req, perr := parseRequestLine(line)
 		if long {
@@ -198,14 +212,13 @@ func (p *proxy) serve(c *streamConn) {
 			h, buf, err = readHeaders(br, buf)
 		}
 		if perr == nil && req.Host == "" && h.host != nil {
-			v := strings.TrimSpace(*h.host)
-			if host, port, err := splitHostPort(v); err == nil {
-				req.Host, req.Port = host, port
-			} else {
-				req.Host, req.Port = strings.ToLower(v), 80
-			}
+			req.Host, req.Port, perr = hostHeader(*h.host)
 		}
-		p.record(at, line, req, perr)
+		// Stamped once the request is read whole, when it is recorded: a
+		// stamp taken at its first line would let the command hold its
+		// headers back while other attempts fill the record's cap, and
+		// the request, first in time, be lumped past them.
+		p.record(p.rec.now(), line, req, perr)
 		if !answered {
 			answered = true
 			if perr != nil {
@@ -238,11 +251,16 @@ func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) 
 		e.Proto, e.Detail = "tcp", "CONNECT"
 	}
 	if a, err := netip.ParseAddr(req.Host); err == nil {
-		// The zone of an IPv6 address is free text the command chose.
-		e.Host, e.IP = "", a.WithZone("").String()
+		// The zone of an IPv6 address is free text the command chose;
+		// an IPv4-mapped address is the IPv4 one, as a connect names it.
+		e.Host, e.IP = "", a.WithZone("").Unmap().String()
 		if z := a.Zone(); z != "" {
 			e.Detail += " (zone " + clip(z) + ")"
 		}
+	} else {
+		// A name's final dot (an absolute name) names the same host, as
+		// the DNS stub records it.
+		e.Host = strings.TrimSuffix(e.Host, ".")
 	}
 	p.rec.add(at, e)
 }

@@ -2,10 +2,16 @@ package egress
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // TestProxyRecordsOnlyPrintableBoundedText: what the command sends the
@@ -48,5 +54,78 @@ func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 	}
 	if got[0].IP != "fe80::1" || got[1].IP != "::1" {
 		t.Errorf("addresses %q, %q; want them without their zones", got[0].IP, got[1].IP)
+	}
+}
+
+// TestProxyNamesHostsAsTheOtherWaysDo: a destination a request names is
+// recorded as a CONNECT, a packet or a DNS question would name it: a Host
+// header's bracketed IPv6 literal as an address, an IPv4-mapped address
+// as the IPv4 one, a name without its final dot; a Host header whose port
+// is not one is a malformed request, not a host.
+func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
+	rec := newRecorder()
+	p, err := startProxy("127.0.0.1:0", rec, nil, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: a.test:99999\r\n\r\n",
+		"GET HTTP://I.TEST./ HTTP/1.1\r\n\r\n",
+		"GET http://[::ffff:192.0.2.1]:8080/ HTTP/1.1\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: b.test\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", p.addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write([]byte(req))
+		bufio.NewReader(c).ReadString('\n')
+		c.Close()
+	}
+	p.stop()
+	var got []string
+	for _, e := range rec.list() {
+		got = append(got, fmt.Sprintf("host=%s ip=%s port=%d detail=%s", e.Host, e.IP, e.Port, e.Detail))
+	}
+	want := []string{
+		"host= ip=2001:db8::1 port=80 detail=GET /",
+		"host= ip= port=0 detail=malformed request: GET / HTTP/1.1",
+		"host=i.test ip= port=80 detail=GET /",
+		"host= ip=192.0.2.1 port=8080 detail=GET /",
+		"host=b.test ip= port=80 detail=GET /",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+}
+
+// TestProxyRequestIsStampedWhenReadWhole: a request whose headers the
+// command holds back while it fills the record's cap is stamped when it
+// is read whole, so it is lumped, not listed ahead of the destinations
+// that took its place (the review found it first in the record and
+// listed, with 10,000 later ones listed after it and one of them lumped).
+func TestProxyRequestIsStampedWhenReadWhole(t *testing.T) {
+	rec := newRecorder()
+	p, err := startProxy("127.0.0.1:0", rec, nil, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", p.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("GET http://early.test/ HTTP/1.1\r\n"))
+	time.Sleep(100 * time.Millisecond) // the proxy reads the line meanwhile
+	for i := range maxEntries {
+		rec.add(time.Now(), evidence.Egress{IP: "198.51.100.1", Port: 1 + i, Proto: "udp", Via: evidence.ViaConnect})
+	}
+	c.Write([]byte("Host: early.test\r\n\r\n"))
+	bufio.NewReader(c).ReadString('\n')
+	c.Close()
+	p.stop()
+	got := rec.list()
+	if len(got) != maxEntries+1 || got[0].Host == "early.test" || !got[maxEntries].Lumped() || got[maxEntries].Via != evidence.ViaProxy {
+		t.Errorf("%d entries, first %+v, last %+v; want the %d datagrams listed and the request lumped after them", len(got), got[0], got[len(got)-1], maxEntries)
 	}
 }

@@ -33,6 +33,9 @@ type recorder struct {
 	// names maps an address to the first allowlisted (or refused) name the
 	// DNS stub saw resolve to it, so connects can be named.
 	names map[netip.Addr]string
+	// namesFull says that an address went unnamed because names held
+	// maxNames (see nameAddr).
+	namesFull bool
 	// accepted maps each destination (address . protocol . port) the wall
 	// let through to the entry its first logged packet went to, so that
 	// the flow's counts land there (addFlows): the name an address has by
@@ -114,13 +117,36 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 	return x
 }
 
+// maxNames bounds the addresses the recorder names: answers the command
+// asks for (a wildcard allow over a zone it controls) could otherwise grow
+// the map without bound. At a few dozen bytes an address it is a few MiB.
+const maxNames = 1 << 16
+
+// unnamedDetail is the detail of an allowed connect entry with no name
+// once names is full: its address may have been one an allowed name
+// resolved to, past the ones named.
+var unnamedDetail = fmt.Sprintf("no name: its address may be one of those an allowed name resolved to past the first %d, which vigiles does not name", maxNames)
+
 // nameAddr remembers that host resolved to a.
 func (r *recorder) nameAddr(a netip.Addr, host string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, ok := r.names[a]; !ok && len(r.names) < maxEntries {
+	if _, ok := r.names[a]; !ok {
+		if len(r.names) >= maxNames {
+			r.namesFull = true
+			return
+		}
 		r.names[a] = host
 	}
+}
+
+// connectLocked is connectEntry, named as the recorder can name it.
+func (r *recorder) connectLocked(a netip.Addr, proto string, port uint16, allowed bool) evidence.Egress {
+	e := connectEntry(r.names[a], a, proto, port, allowed)
+	if e.Host == "" && allowed && r.namesFull {
+		e.Detail = unnamedDetail
+	}
+	return e
 }
 
 // flowCount is one accounted flow read back from the rule set.
@@ -136,7 +162,7 @@ type flowCount struct {
 func (r *recorder) addPacket(ev packetEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	x := r.addLocked(ev.at, connectEntry(r.names[ev.dst], ev.dst, ev.proto, ev.port, !ev.dropped), 1)
+	x := r.addLocked(ev.at, r.connectLocked(ev.dst, ev.proto, ev.port, !ev.dropped), 1)
 	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {
 		r.accepted[d] = x
 	}
@@ -153,7 +179,7 @@ func (r *recorder) addFlows(flows []flowCount) {
 	for _, f := range flows {
 		x := r.accepted[flowDest{f.addr, f.proto, f.port}]
 		if x == nil {
-			e := connectEntry(r.names[f.addr], f.addr, f.proto, f.port, true)
+			e := r.connectLocked(f.addr, f.proto, f.port, true)
 			if x = r.entries[entryKey(e)]; x == nil {
 				x = r.addLocked(time.Now(), e, 0)
 			}

@@ -145,6 +145,44 @@ type Egress struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// egressJSON is Egress as JSON holds it: the port is written wherever the
+// destination has one, port 0 too (a connect to port 0 is one), so that
+// "port 0" and "no port" (a DNS question, a lumped entry) differ.
+type egressJSON struct {
+	Host     string `json:"host,omitempty"`
+	IP       string `json:"ip,omitempty"`
+	Port     *int   `json:"port,omitempty"`
+	Proto    string `json:"proto,omitempty"`
+	Via      Via    `json:"via"`
+	Allowed  bool   `json:"allowed"`
+	Attempts int    `json:"attempts"`
+	Packets  uint64 `json:"packets"`
+	Bytes    uint64 `json:"bytes"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+func (e Egress) MarshalJSON() ([]byte, error) {
+	j := egressJSON{Host: e.Host, IP: e.IP, Proto: e.Proto, Via: e.Via, Allowed: e.Allowed,
+		Attempts: e.Attempts, Packets: e.Packets, Bytes: e.Bytes, Detail: e.Detail}
+	if e.Port != 0 || e.HasPort() {
+		j.Port = &e.Port
+	}
+	return json.Marshal(j)
+}
+
+// HasPort says whether e's destination has a port, 0 or not: a packet to
+// an address over a protocol that has ports.
+func (e Egress) HasPort() bool {
+	if e.Port != 0 {
+		return true
+	}
+	switch e.Proto {
+	case "tcp", "udp", "udplite", "sctp", "dccp":
+		return e.Via == ViaConnect && e.IP != ""
+	}
+	return false
+}
+
 // MaxEgressEntries is how many distinct destinations a run's egress record
 // holds one by one: a hostile command could otherwise grow it without
 // bound. Past it, pkg/egress lumps every further destination of a kind into

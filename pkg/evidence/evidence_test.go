@@ -125,3 +125,32 @@ func TestEgressDest(t *testing.T) {
 		}
 	}
 }
+
+// TestEgressPortZeroIsAPort: a connect to port 0 shows its port, as 0;
+// a DNS question and a lumped entry have none.
+func TestEgressPortZeroIsAPort(t *testing.T) {
+	for _, c := range []struct {
+		e    Egress
+		want string
+	}{
+		{Egress{IP: "198.51.100.3", Proto: "tcp", Via: ViaConnect, Attempts: 1},
+			`{"ip":"198.51.100.3","port":0,"proto":"tcp","via":"connect","allowed":false,"attempts":1,"packets":0,"bytes":0}`},
+		{Egress{IP: "198.51.100.3", Proto: "icmp", Via: ViaConnect, Attempts: 1},
+			`{"ip":"198.51.100.3","proto":"icmp","via":"connect","allowed":false,"attempts":1,"packets":0,"bytes":0}`},
+		{Egress{Host: "a.test", Proto: "dns", Via: ViaDNS, Attempts: 1},
+			`{"host":"a.test","proto":"dns","via":"dns","allowed":false,"attempts":1,"packets":0,"bytes":0}`},
+		{Egress{Proto: "udp", Via: ViaConnect, Attempts: 3, Detail: OverflowDetail},
+			`{"proto":"udp","via":"connect","allowed":false,"attempts":3,"packets":0,"bytes":0,"detail":"more destinations than vigiles records one by one"}`},
+		{Egress{Host: "h.test", IP: "203.0.113.7", Port: 443, Proto: "tcp", Via: ViaProxy, Attempts: 1},
+			`{"host":"h.test","ip":"203.0.113.7","port":443,"proto":"tcp","via":"proxy","allowed":false,"attempts":1,"packets":0,"bytes":0}`},
+	} {
+		b, err := json.Marshal(c.e)
+		if err != nil || string(b) != c.want {
+			t.Errorf("json.Marshal(%+v) = %s, %v; want %s", c.e, b, err, c.want)
+		}
+		var back Egress
+		if err := json.Unmarshal(b, &back); err != nil || back != c.e {
+			t.Errorf("%s read back as %+v, %v", b, back, err)
+		}
+	}
+}

@@ -237,7 +237,7 @@ func namedHosts(es []evidence.Egress) []string {
 	out := []string{}
 	for _, e := range es {
 		h := strings.ToLower(egressHost(e))
-		if e.Host == "" && e.Port != 0 {
+		if e.Host == "" && e.HasPort() {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
 		}
 		if h != "" && !seen[h] {

@@ -371,7 +371,7 @@ func hostList(es []evidence.Egress) string {
 			continue
 		}
 		h := destName(e)
-		if e.Port != 0 {
+		if e.HasPort() {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
 		}
 		if !seen[h] {
