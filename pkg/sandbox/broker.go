@@ -448,7 +448,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		}
 		switch {
 		case st.Uid != 0:
-			cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+			cred = &syscall.Credential{Uid: st.Uid, Gid: ownerGid(st.Uid), Groups: []uint32{}}
 		case !spec.RootSandbox:
 			uid, ok := sandboxUIDs.take()
 			if !ok {
@@ -515,9 +515,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 
 	host, _ := os.Hostname()
 	p := plan{Bwrap: bwrap, Workdir: spec.Dir, Hostname: host, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
-	if hostRoot {
-		// uid 0 owns these; any other uid is kept out by their modes.
-		p.MaskFiles = existingSecretFiles()
+	// uid 0 owns these; another uid is kept out by their modes, unless
+	// their group lets it in: a non-root caller in group shadow (bwrap,
+	// unprivileged, cannot drop a caller's supplementary groups), so what
+	// the run's uid and groups may read is covered too.
+	for _, f := range existingSecretFiles() {
+		if hostRoot || (cred == nil && unix.Access(f, unix.R_OK) == nil) || (cred != nil && view.reads(f, 0o4)) {
+			p.MaskFiles = append(p.MaskFiles, f)
+		}
 	}
 	// A CI runner's secrets and the git credentials a checkout left
 	// around the tree (those in it the init hides; see gitcreds.go).

@@ -909,7 +909,7 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 	if cred != nil {
 		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
 	}
-	dirs, files, v.held = callerSecrets(getenv, v)
+	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred))
 	v.masked = append(v.masked, dirs...)
 	return v, dirs, files
 }
@@ -1001,10 +1001,12 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // includes from the repository's config), its file-command directories and
 // its other workspaces, each masked with an empty tmpfs; and a self-hosted runner's own
 // credentials (.credentials, .credentials_rsaparams beside its _work
-// directory), covered with /dev/null. Only what a run would see is
+// directory), covered with /dev/null; and homes, the homes the passwd
+// file gives the caller and the sandbox's uid (ownHomes), masked as HOME
+// is whatever HOME says. Only what a run would see is
 // listed, each path with its symlinks resolved; held lists all of them,
 // seen or not (hiddenInTree).
-func callerSecrets(getenv func(string) string, v hostView) (dirs, files, held []string) {
+func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs, files, held []string) {
 	addDir := func(d string) {
 		if d == "" || !filepath.IsAbs(d) {
 			return
@@ -1021,6 +1023,9 @@ func callerSecrets(getenv func(string) string, v hostView) (dirs, files, held []
 		}
 	}
 	if h := getenv("HOME"); h != "/" {
+		addDir(h)
+	}
+	for _, h := range homes {
 		addDir(h)
 	}
 	temp := getenv("RUNNER_TEMP")

@@ -197,7 +197,7 @@ func TestCallerSecrets(t *testing.T) {
 		"GITHUB_STEP_SUMMARY": filepath.Join(elsewhere, "step_summary_1"),
 		"GITHUB_PATH":         "relative/path",
 	}
-	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath})
+	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil)
 	if want := []string{home, temp, elsewhere}; !slices.Equal(dirs, want) {
 		t.Errorf("dirs = %v; want %v (the file-command dir under RUNNER_TEMP is covered by it)", dirs, want)
 	}
@@ -207,12 +207,12 @@ func TestCallerSecrets(t *testing.T) {
 	if want := slices.Concat([]string{home, temp, cmds, elsewhere}, files); !slices.Equal(held, want) {
 		t.Errorf("held = %v; want %v", held, want)
 	}
-	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}); dirs != nil || files != nil {
+	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}, nil); dirs != nil || files != nil {
 		t.Errorf("outside a runner, HOME=/: %v %v; want nothing", dirs, files)
 	}
 	// A HOME under a masked directory needs no mask of its own.
 	// It is still held: a work tree must not hold it.
-	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}); dirs != nil || !slices.Equal(held, []string{home}) {
+	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}, nil); dirs != nil || !slices.Equal(held, []string{home}) {
 		t.Errorf("a HOME already masked: %v, held %v; want none, held %s", dirs, held, home)
 	}
 }
@@ -232,7 +232,7 @@ func TestCallerSecretsMasksOtherWorkspaces(t *testing.T) {
 		"RUNNER_TEMP":       filepath.Join(work, "_temp"),
 		"RUNNER_TOOL_CACHE": filepath.Join(work, "_tool"),
 	}
-	dirs, _, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath})
+	dirs, _, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil)
 	slices.Sort(dirs)
 	want := []string{filepath.Join(work, "_actions"), filepath.Join(work, "_temp"), filepath.Join(work, "other")}
 	if !slices.Equal(dirs, want) {

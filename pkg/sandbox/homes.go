@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// passwdFile is the user database the homes and groups of uids are read
+// from (a variable for the tests).
+var passwdFile = "/etc/passwd"
+
+// passwdEntry returns the primary gid and the home the passwd file gives
+// uid; ok is false when it names no such uid (or cannot be read).
+func passwdEntry(uid uint32) (gid uint32, home string, ok bool) {
+	f, err := os.Open(passwdFile)
+	if err != nil {
+		return 0, "", false
+	}
+	defer f.Close()
+	want := strconv.FormatUint(uint64(uid), 10)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// name:password:uid:gid:gecos:home:shell
+		fs := strings.Split(sc.Text(), ":")
+		if len(fs) < 7 || fs[2] != want {
+			continue
+		}
+		g, err := strconv.ParseUint(fs[3], 10, 32)
+		if err != nil {
+			return 0, "", false
+		}
+		return uint32(g), fs[5], true
+	}
+	return 0, "", false
+}
+
+// ownHomes lists the homes, as the passwd file gives them, of the caller
+// and of the uid a run's sandbox takes (cred; nil: the caller's), which
+// hold that user's credentials (~/.git-credentials, ~/.ssh, ~/.docker)
+// wherever they are: a service account's /var/lib/jenkins is under no
+// fixed mask, and HOME may be unset or name another directory. The
+// sandbox, as the tree's owner, could read its owner's 0600 files there.
+// A home is listed only where it is a directory that uid owns, as a home
+// is: the passwd homes of system users (/bin, /usr/sbin, /var/mail) are
+// system directories, root's, never masked so. Root's own is masked
+// already (/root).
+func ownHomes(cred *syscall.Credential) []string {
+	uids := []uint32{uint32(os.Getuid())}
+	if cred != nil && cred.Uid != uids[0] {
+		uids = append(uids, cred.Uid)
+	}
+	var out []string
+	for _, uid := range uids {
+		if uid == 0 {
+			continue
+		}
+		_, home, ok := passwdEntry(uid)
+		if !ok || !filepath.IsAbs(home) {
+			continue
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(home, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Uid != uid {
+			continue
+		}
+		out = append(out, home)
+	}
+	return out
+}
+
+// ownerGid is the gid a root caller's sandbox takes with the work tree's
+// owner uid: that user's primary group, as its own processes have it;
+// never the tree's directory's group, which may be any (a tree of group
+// shadow would give the sandbox /etc/shadow). For a uid the passwd file
+// does not name, the overflow gid, nogroup, which owns nothing.
+func ownerGid(uid uint32) uint32 {
+	if gid, _, ok := passwdEntry(uid); ok && gid != 0 {
+		return gid
+	}
+	return 65534
+}

@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fakePasswd points passwdFile at a file holding lines for the test.
+func fakePasswd(t *testing.T, lines ...string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(p, []byte("root:x:0:0:root:/root:/bin/sh\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := passwdFile
+	passwdFile = p
+	t.Cleanup(func() { passwdFile = old })
+}
+
+func TestOwnHomesAndOwnerGid(t *testing.T) {
+	requireRoot(t, "homes owned by other uids are made with chown")
+	home := tempDirIn(t, "/var/lib", "svc-home-", 0o750)
+	if err := os.Chown(home, 2000001234, 2000001234); err != nil {
+		t.Fatal(err)
+	}
+	fakePasswd(t,
+		fmt.Sprintf("svc:x:2000001234:2000001299::%s:/bin/sh", home),
+		"sys:x:2000001235:2000001235::/usr/sbin:/bin/sh", // a system directory, root's: never a home to mask
+		"gone:x:2000001236:2000001236::/nonexistent:/bin/sh")
+	for _, c := range []struct {
+		uid  uint32
+		want []string
+	}{{2000001234, []string{home}}, {2000001235, nil}, {2000001236, nil}, {2, nil}} {
+		got := ownHomes(&syscall.Credential{Uid: c.uid})
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("ownHomes(uid %d) = %q, want %q", c.uid, got, c.want)
+		}
+	}
+	if g := ownerGid(2000001234); g != 2000001299 {
+		t.Errorf("ownerGid = %d, want the passwd primary group 2000001299", g)
+	}
+	if g := ownerGid(2000001777); g != 65534 {
+		t.Errorf("ownerGid of a uid passwd does not name = %d, want 65534", g)
+	}
+}
+
+// TestTreeOwnersHomeAndGroupStayHidden: a root caller's run on a tree a
+// service account owns, in that account's home outside /home (a
+// jenkins's /var/lib/jenkins), runs as that account: its 0600
+// credentials beside the tree must stay unreadable, and the sandbox's
+// group is the account's own, never the tree's directory's (a tree of
+// group shadow gave the sandbox /etc/shadow; the review read both).
+func TestTreeOwnersHomeAndGroupStayHidden(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "trees owned by other uids are made with chown")
+	const uid, gid, secretGid = 2000001234, 2000001299, 2000001300
+	home := tempDirIn(t, "/var/lib", "svc-home-", 0o750)
+	tree := filepath.Join(home, "repo")
+	secret := filepath.Join(tempDirIn(t, "/var/lib", "svc-group-", 0o755), "shadowish")
+	for _, f := range []struct {
+		path string
+		body string
+		mode os.FileMode
+		gid  int
+	}{
+		{filepath.Join(home, ".git-credentials"), "https://svc:ghp_HOMESECRET@host\n", 0o600, gid},
+		{secret, "GROUPSECRET\n", 0o640, secretGid},
+	} {
+		if err := os.WriteFile(f.path, []byte(f.body), f.mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(f.path, uid, f.gid); err != nil {
+			t.Fatal(err)
+		}
+		if f.path == secret {
+			os.Chown(f.path, 0, f.gid)
+		}
+	}
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{home, tree} {
+		if err := os.Chown(d, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The tree's directory in the secret's group, as `chgrp` may leave it.
+	if err := os.Chown(tree, uid, secretGid); err != nil {
+		t.Fatal(err)
+	}
+	fakePasswd(t, fmt.Sprintf("svc:x:%d:%d::%s:/bin/sh", uid, gid, home))
+	res := run(t, Spec{Dir: tree, Command: sh(`tr -s ' ' < /proc/self/uid_map; tr -s ' ' < /proc/self/gid_map; cat ../.git-credentials ` + secret + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if want := fmt.Sprintf(" 0 %d 1\n 0 %d 1\n", uid, gid); res.Stdout != want {
+		t.Errorf("stdout %q, want the owner's uid and its passwd group mapped (%q)", res.Stdout, want)
+	}
+	if strings.Contains(res.Stdout, "SECRET") {
+		t.Errorf("the command read the owner's credentials or a file of the tree's group:\n%s", res.Stdout)
+	}
+}
+
+// TestSecretFilesTheRunsGroupReadsAreCovered: a secret file (/etc/shadow
+// and its kind) that the sandbox's uid may read by its group is covered
+// with /dev/null, as it is for a run as the host's root: the modes keep
+// another uid out only where no group of its lets it in.
+func TestSecretFilesTheRunsGroupReadsAreCovered(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "trees owned by other uids are made with chown")
+	const uid, gid = 2000001234, 2000001301
+	secret := filepath.Join(tempDirIn(t, "/var/lib", "svc-etc-", 0o755), "shadow")
+	if err := os.WriteFile(secret, []byte("SHADOWSECRET\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(secret, 0, gid); err != nil {
+		t.Fatal(err)
+	}
+	old := secretFiles
+	secretFiles = []string{secret}
+	t.Cleanup(func() { secretFiles = old })
+	fakePasswd(t, fmt.Sprintf("svc:x:%d:%d::/nonexistent:/bin/sh", uid, gid))
+	tree := tempDirIn(t, "/var/lib", "svc-tree-", 0o755)
+	if err := os.Chown(tree, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, Spec{Dir: tree, Command: sh(`tr -s ' ' < /proc/self/gid_map; cat ` + secret + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if want := fmt.Sprintf(" 0 %d 1\n", gid); res.Stdout != want {
+		t.Errorf("stdout %q, want only the gid map %q (the secret covered, empty)", res.Stdout, want)
+	}
+}
