@@ -41,9 +41,10 @@ import (
 //
 // Not only the tree's own repository: the broker searches the tree (the
 // CI workspace, where the tree lies in one the command sees) for every
-// directory holding a .git (gitTreesUnder), since a job may check out
-// several repositories, each with the token in its own config; the init
-// scrubs those in the tree (initConfig.NestedGits) like the tree's own.
+// directory holding a .git and every bare git dir (gitTreesUnder), since a
+// job may check out several repositories, or keep a mirror or a cache of
+// one, each with the token in its own config; the init scrubs those in the
+// tree (initConfig.NestedGits) like the tree's own.
 // A CI runner's other workspaces are masked whole (callerSecrets).
 
 // credentialsFix is the fix a run refused for credentials it could not
@@ -194,6 +195,53 @@ func continues(line []byte) bool {
 // dir/.git itself when a directory, or where a symlink there or a
 // `gitdir: PATH` file leads. It returns "" when there is none.
 func gitDir(dir string) string { return gitDirMapped(dir, nil) }
+
+// gitDirsOf lists the git dirs of dir, a directory gitTreesUnder found (or
+// the tree, or one above it): the one its .git leads to (gitDirMapped), and
+// dir itself where it is a bare git dir (bareGitDir). A directory may be
+// both; each holds configs of its own.
+func gitDirsOf(dir string, mapAbs func(string) string) []string {
+	var out []string
+	if g := gitDirMapped(dir, mapAbs); g != "" {
+		out = append(out, g)
+	}
+	if bareGitDir(dir) && !slices.Contains(out, filepath.Clean(dir)) {
+		out = append(out, filepath.Clean(dir))
+	}
+	return out
+}
+
+// bareGitDir says whether the directory dir (not a link) is a bare git dir
+// (bareAt).
+func bareGitDir(dir string) bool {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return bareAt(fd)
+}
+
+// bareAt says whether the open directory fd is a bare git dir (git clone
+// --bare or --mirror, a CI cache of one, a submodule's git dir): one that
+// holds a HEAD (a regular file, or a link, which old gits made and git
+// still reads; not followed), an objects directory and a regular config,
+// the one file of it that keeps a token. git's own test is HEAD, objects
+// and refs; refs is not asked for: a copy that dropped empty directories
+// (an artifact, some caches) or whose refs are all packed may lack it, and
+// its config is as readable to the command without it. objects must be a
+// directory, not a link, as git makes it: a directory without
+// subdirectories is then none (gitWalk's leaf shortcut).
+func bareAt(fd int) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(fd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return false
+	}
+	if unix.Fstatat(fd, "objects", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	return unix.Fstatat(fd, "config", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
+}
 
 // gitDirMapped is gitDir, with an absolute path the symlink or the
 // gitdir file names read where mapAbs says (nil: where it says).
@@ -504,9 +552,9 @@ func scrubFile(p string) (clean []byte, changed bool, err error) {
 
 // treeCredentials lists the git configs in the work tree that hold
 // credentials, each scrubbed: those of the tree's own repository and of
-// every checkout nested in it (nested: their directories relative to the
-// tree, as gitTreesUnder found them), where their git dirs lie inside the
-// tree.
+// every checkout and bare git dir nested in it (nested: their directories
+// relative to the tree, as gitTreesUnder found them), where their git dirs
+// lie inside the tree.
 // The tree is read where the init sees it (tree), but a .git file, a .git
 // link or a commondir may name a git dir by its absolute path on the host
 // (git worktree add, git clone --separate-git-dir): a path under host,
@@ -527,28 +575,29 @@ func treeCredentials(tree, host string, nested []string) ([]scrubbedConfig, erro
 		if !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("a nested checkout %q is not inside the work tree", rel)
 		}
-		g := gitDirMapped(filepath.Join(tree, rel), mapAbs)
-		if g == "" || !fsx.Under(g, tree) {
-			continue // none, or outside the tree: the broker's
-		}
-		configs, err := scan.configs(g)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range configs {
-			// A common dir outside the tree is the broker's; a
-			// submodule's config is reached from its superproject and
-			// from its own .git file.
-			if !fsx.Under(c, tree) || listed[c] {
-				continue
+		for _, g := range gitDirsOf(filepath.Join(tree, rel), mapAbs) {
+			if !fsx.Under(g, tree) {
+				continue // outside the tree: the broker's
 			}
-			listed[c] = true
-			clean, changed, err := scan.scrub(c)
+			configs, err := scan.configs(g)
 			if err != nil {
 				return nil, err
 			}
-			if changed {
-				out = append(out, scrubbedConfig{c, clean})
+			for _, c := range configs {
+				// A common dir outside the tree is the broker's; a
+				// submodule's config is reached from its superproject
+				// and from its own .git file.
+				if !fsx.Under(c, tree) || listed[c] {
+					continue
+				}
+				listed[c] = true
+				clean, changed, err := scan.scrub(c)
+				if err != nil {
+					return nil, err
+				}
+				if changed {
+					out = append(out, scrubbedConfig{c, clean})
+				}
 			}
 		}
 	}
@@ -561,11 +610,14 @@ const maxGitWalk = 2_000_000
 
 // gitTreesUnder lists the directories below root (root itself not) that
 // hold a .git: checkouts nested in the work tree (actions/checkout's path:
-// beside or inside another), submodules, linked worktrees. Each may keep a
-// token in its config like the tree's own. Links are not followed, no .git
-// directory is entered, nor skip (the work tree, when root is the
-// workspace around it; "" for none); what root's reader cannot list is
-// skipped (no less hidden from the command).
+// beside or inside another), submodules, linked worktrees; and those that
+// are bare git dirs (bareAt: a mirror, a CI cache of a repository). Each
+// may keep a token in its config like the tree's own. Links are not
+// followed, no .git directory is entered, nor skip (the work tree, when
+// root is the workspace around it; "" for none); a bare git dir is
+// entered like any directory (it was before it was looked for: its
+// entries cost what they did, and nothing below it goes unsearched); what
+// root's reader cannot list is skipped (no less hidden from the command).
 func gitTreesUnder(root, skip string) ([]string, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -616,13 +668,23 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 		return nil
 	}
 	var ferr error
+	dotGit := false
+	bareNames := 0 // HEAD, objects and config seen, a bit each: bareAt asks what they are
 	err := eachDirent(fd, w.buf, func(name []byte, typ byte) {
 		w.seen++
-		if string(name) == ".git" {
+		switch string(name) {
+		case ".git":
+			dotGit = true
 			if path != w.root && ferr == nil {
 				ferr = found(path)
 			}
 			return
+		case "HEAD":
+			bareNames |= 1
+		case "objects":
+			bareNames |= 2
+		case "config":
+			bareNames |= 4
 		}
 		if typ != unix.DT_DIR && typ != unix.DT_UNKNOWN {
 			return
@@ -633,7 +695,8 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 		}
 		if leaf && st.Dev == dev && st.Nlink == 2 {
 			// No subdirectory: nothing to list but its own .git (a
-			// file or a link, here).
+			// file or a link, here); no objects directory, so no bare
+			// git dir.
 			w.seen++
 			if unix.Fstatat(fd, string(name)+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && ferr == nil {
 				ferr = found(path + "/" + string(name))
@@ -644,6 +707,9 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 	})
 	if err != nil && !ignorable(err) {
 		return fmt.Errorf("listing %s: %w", path, err)
+	}
+	if bareNames == 7 && !dotGit && path != w.root && ferr == nil && bareAt(fd) {
+		ferr = found(path)
 	}
 	if ferr != nil {
 		return ferr
@@ -707,8 +773,10 @@ func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scr
 	}
 	var gits []string
 	for _, n := range found.dirs {
-		if g := gitDir(n); g != "" && !fsx.Under(g, tree) {
-			gits = append(gits, g)
+		for _, g := range gitDirsOf(n, nil) {
+			if !fsx.Under(g, tree) {
+				gits = append(gits, g)
+			}
 		}
 	}
 	late, err := scrubbedOutside(gits, tree, v)
@@ -941,8 +1009,9 @@ func (v hostView) sees(p string) bool {
 // command in the work tree dir could read outside the tree: those of the
 // git dir its .git leads to when that is outside it (a submodule's, a
 // linked worktree's), those of every repository above it (a work tree that
-// is a subdirectory of a checkout) and those of the checkouts (absolute)
-// that gitTreesUnder found beside it or in it, each scrubbed. The broker
+// is a subdirectory of a checkout, or of a bare git dir) and those of the
+// checkouts and bare git dirs (absolute) that gitTreesUnder found beside
+// it or in it, each scrubbed. The broker
 // has bubblewrap put each scrubbed copy over its config (plan.DataFiles),
 // so git still works there.
 func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfig, error) {
@@ -950,16 +1019,14 @@ func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfi
 	for d := dir; ; d = filepath.Dir(d) {
 		// The tree's own git dir too: its commondir may lead out of the
 		// tree (configs in the tree are the init's, below).
-		if g := gitDir(d); g != "" {
-			dirs = append(dirs, g)
-		}
+		dirs = append(dirs, gitDirsOf(d, nil)...)
 		if d == "/" || d == "." {
 			break
 		}
 	}
 	for _, n := range nested {
-		if g := gitDir(n); g != "" && v.sees(n) {
-			dirs = append(dirs, g)
+		if v.sees(n) {
+			dirs = append(dirs, gitDirsOf(n, nil)...)
 		}
 	}
 	return scrubbedOutside(dirs, dir, v)

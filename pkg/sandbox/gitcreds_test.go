@@ -87,6 +87,20 @@ func gitRepo(t *testing.T, dir, conf string) string {
 	return g
 }
 
+// bareRepo makes dir a bare git dir, as git init --bare does, with a
+// config holding conf.
+func bareRepo(t *testing.T, dir, conf string) string {
+	t.Helper()
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(dir, "config"), "[core]\n\tbare = true\n"+conf)
+	return dir
+}
+
 func writeFile(t *testing.T, p, s string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -270,6 +284,91 @@ func TestGitTreesUnder(t *testing.T) {
 	}
 }
 
+// gitTreesUnder finds bare git dirs too (a mirror, a CI cache of a
+// repository): a directory with a HEAD, an objects directory and a config,
+// refs or not. It enters them, as any directory, follows no link to one,
+// and lists a directory that is both a checkout and a bare git dir once.
+func TestGitTreesUnderFindsBareGitDirs(t *testing.T) {
+	root := t.TempDir()
+	bareRepo(t, root, credConf) // the tree itself: not listed
+	mirror := bareRepo(t, filepath.Join(root, "cache", "mirror.git"), credConf)
+	bareRepo(t, filepath.Join(mirror, "modules", "m"), credConf) // a submodule's git dir in it
+	// Refs dropped (an artifact, a cache that keeps no empty
+	// directory), HEAD a link (old gits made one).
+	norefs := bareRepo(t, filepath.Join(root, "norefs"), credConf)
+	if err := os.RemoveAll(filepath.Join(norefs, "refs")); err != nil {
+		t.Fatal(err)
+	}
+	symhead := bareRepo(t, filepath.Join(root, "symhead"), credConf)
+	os.Remove(filepath.Join(symhead, "HEAD"))
+	if err := os.Symlink("refs/heads/main", filepath.Join(symhead, "HEAD")); err != nil {
+		t.Fatal(err)
+	}
+	// A checkout in a bare git dir's directory: entered, so found.
+	gitRepo(t, filepath.Join(mirror, "x"), credConf)
+	// A bare git dir that has a .git too: once.
+	both := bareRepo(t, filepath.Join(root, "both"), credConf)
+	gitRepo(t, both, credConf)
+	// No bare git dir: objects missing, a link or a file; HEAD or
+	// config a directory or missing; inside a .git.
+	for name, spoil := range map[string]func(d string) error{
+		"no-objects": func(d string) error { return os.RemoveAll(filepath.Join(d, "objects")) },
+		"objects-file": func(d string) error {
+			os.RemoveAll(filepath.Join(d, "objects"))
+			return os.WriteFile(filepath.Join(d, "objects"), nil, 0o644)
+		},
+		"objects-link": func(d string) error {
+			os.RemoveAll(filepath.Join(d, "objects"))
+			return os.Symlink(t.TempDir(), filepath.Join(d, "objects"))
+		},
+		"head-dir": func(d string) error {
+			os.Remove(filepath.Join(d, "HEAD"))
+			return os.Mkdir(filepath.Join(d, "HEAD"), 0o755)
+		},
+		"config-dir": func(d string) error {
+			os.Remove(filepath.Join(d, "config"))
+			return os.Mkdir(filepath.Join(d, "config"), 0o755)
+		},
+		"config-link": func(d string) error {
+			os.Remove(filepath.Join(d, "config"))
+			return os.Symlink("/etc/hostname", filepath.Join(d, "config"))
+		},
+		"no-config": func(d string) error { return os.Remove(filepath.Join(d, "config")) },
+		"no-head":   func(d string) error { return os.Remove(filepath.Join(d, "HEAD")) },
+	} {
+		if err := spoil(bareRepo(t, filepath.Join(root, "not", name), credConf)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := gitRepo(t, filepath.Join(root, "co"), credConf)
+	bareRepo(t, filepath.Join(g, "inside.git"), credConf) // in a .git: not entered
+	elsewhere := bareRepo(t, filepath.Join(t.TempDir(), "e.git"), credConf)
+	if err := os.Symlink(elsewhere, filepath.Join(root, "link.git")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := gitTreesUnder(root, "")
+	var rel []string
+	for _, p := range got {
+		r, _ := filepath.Rel(root, p)
+		rel = append(rel, r)
+	}
+	want := []string{"both", "cache/mirror.git", "cache/mirror.git/modules/m", "cache/mirror.git/x", "co", "norefs", "symhead"}
+	if err != nil || !slices.Equal(rel, want) {
+		t.Errorf("gitTreesUnder = %v, %v; want %v", rel, err, want)
+	}
+	// A bare git dir in a directory of no subdirectories but objects
+	// is found where the walk takes its leaf shortcut too.
+	only := filepath.Join(t.TempDir(), "ws")
+	writeFile(t, filepath.Join(only, "r.git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(only, "r.git", "config"), credConf)
+	if err := os.MkdirAll(filepath.Join(only, "r.git", "objects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := gitTreesUnder(only, ""); err != nil || !slices.Equal(got, []string{filepath.Join(only, "r.git")}) {
+		t.Errorf("a bare git dir of objects alone: %v, %v", got, err)
+	}
+}
+
 // The configs of checkouts nested in the tree are scrubbed like the
 // tree's own, each once, in a tree that is no checkout itself too.
 func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
@@ -306,6 +405,44 @@ func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
 	}
 	if _, err := treeCredentials(root, "", []string{"../x"}); err == nil {
 		t.Error("a nested checkout outside the tree was taken")
+	}
+}
+
+// The configs of bare git dirs in the tree (a mirror, a cache), and of
+// their submodules, are scrubbed like a checkout's; so is the tree's own
+// config where the tree is a bare git dir itself.
+func TestTreeCredentialsOfBareGitDirs(t *testing.T) {
+	root := t.TempDir()
+	bareRepo(t, root, credConf)
+	mirror := bareRepo(t, filepath.Join(root, "cache", "mirror.git"), credConf)
+	writeFile(t, filepath.Join(mirror, "modules", "m", "config"), credConf)
+	bareRepo(t, filepath.Join(root, "clean.git"), "")
+	both := bareRepo(t, filepath.Join(root, "both"), credConf)
+	gitRepo(t, both, credConf)
+	nested, err := gitTreesUnder(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, n := range nested {
+		r, _ := filepath.Rel(root, n)
+		rel = append(rel, r)
+	}
+	got, err := treeCredentials(root, "", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range got {
+		paths = append(paths, c.path)
+		if bytes.Contains(c.clean, []byte("extraheader")) || !bytes.Contains(c.clean, []byte("[http")) {
+			t.Errorf("%s: the copy is %q; want the header out, the rest kept", c.path, c.clean)
+		}
+	}
+	slices.Sort(paths)
+	want := []string{filepath.Join(root, "both/.git/config"), filepath.Join(root, "both/config"), filepath.Join(root, "cache/mirror.git/config"), filepath.Join(root, "cache/mirror.git/modules/m/config"), filepath.Join(root, "config")}
+	if !slices.Equal(paths, want) {
+		t.Errorf("scrubbed %v; want %v", paths, want)
 	}
 }
 
@@ -347,6 +484,46 @@ func TestNestedGitsFor(t *testing.T) {
 	}
 	if err := nestedGitsFor(&initConfig{}, nestedGits{err: errors.New("too big")}, tree, covered, view); !errors.Is(err, ErrRefused) {
 		t.Errorf("a failed search: %v; want a refusal", err)
+	}
+}
+
+// A bare git dir in the tree reaches the init with the checkouts; one
+// beside the tree, in the workspace the command sees, and one the tree is
+// a subdirectory of, are covered by the broker.
+func TestBareGitDirsAroundTheTree(t *testing.T) {
+	ws := t.TempDir()
+	tree := filepath.Join(ws, "main")
+	gitRepo(t, tree, credConf)
+	bareRepo(t, filepath.Join(tree, "cache", "mirror.git"), credConf)
+	beside := bareRepo(t, filepath.Join(ws, "mirrors", "r.git"), credConf)
+	view := hostView{lookup: lookupHostPath}
+	found, err := gitTreesUnder(tree, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg initConfig
+	if err := nestedGitsFor(&cfg, nestedGits{dirs: found}, tree, nil, view); err != nil || !slices.Equal(cfg.NestedGits, []string{"cache/mirror.git"}) {
+		t.Errorf("nestedGitsFor: %v, %v; want [cache/mirror.git]", cfg.NestedGits, err)
+	}
+	others, err := gitTreesUnder(ws, tree)
+	if err != nil || !slices.Equal(others, []string{beside}) {
+		t.Fatalf("the workspace beside the tree: %v, %v; want %s", others, err, beside)
+	}
+	got, err := outsideGitConfigs(tree, others, view)
+	if err != nil || len(got) != 1 || got[0].path != filepath.Join(beside, "config") || bytes.Contains(got[0].clean, []byte("extraheader")) {
+		t.Errorf("a bare git dir beside the tree: %v, %v; want its config, scrubbed", got, err)
+	}
+	masked := hostView{lookup: lookupHostPath, masked: []string{filepath.Join(ws, "mirrors")}}
+	if got, err := outsideGitConfigs(tree, others, masked); err != nil || len(got) != 0 {
+		t.Errorf("a bare git dir under a mask: %v, %v; want none", got, err)
+	}
+	// A tree in a bare git dir (its hooks, say).
+	hooks := filepath.Join(beside, "hooks")
+	if err := os.Mkdir(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := outsideGitConfigs(hooks, nil, view); err != nil || len(got) != 1 || got[0].path != filepath.Join(beside, "config") {
+		t.Errorf("a tree in a bare git dir: %v, %v; want its config", got, err)
 	}
 }
 
