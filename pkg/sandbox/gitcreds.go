@@ -389,8 +389,11 @@ func (s *gitScan) first(d string) bool {
 }
 
 // configs lists the config files of the git dir g: its own, its common
-// dir's (a linked worktree's), and its submodules' (modules/**/config),
-// leaving out the directories the scan has met already. Errors that only
+// dir's (a linked worktree's), its submodules' (modules/**/config) and its
+// linked worktrees' own (worktrees/*/config.worktree: a worktree the
+// command does not see, or that lies outside what was searched, leaves it
+// in view in the git dir), leaving out the directories the scan has met
+// already. Errors that only
 // mean a file is missing or unreadable are no error: what cannot be read
 // here is no more readable to the command.
 func (s *gitScan) configs(g string) ([]string, error) {
@@ -418,7 +421,7 @@ func (s *gitScan) configs(g string) ([]string, error) {
 		}
 		ents, err := os.ReadDir(d)
 		if s.entries += len(ents); s.entries > maxGitWalk {
-			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
+			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules and worktrees directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
 		}
 		if err != nil {
 			if ignorable(err) {
@@ -432,6 +435,29 @@ func (s *gitScan) configs(g string) ([]string, error) {
 				if err := modules(sub, depth+1); err != nil {
 					return err
 				}
+			}
+		}
+		return nil
+	}
+	// A linked worktree's git dir is one level below worktrees/, its name
+	// git's own (no '/'); the listing is bounded with the modules'.
+	worktrees := func(d string) error {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || !s.first(d) {
+			return nil
+		}
+		ents, err := os.ReadDir(d)
+		if s.entries += len(ents); s.entries > maxGitWalk {
+			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules and worktrees directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
+		}
+		if err != nil {
+			if ignorable(err) {
+				return nil
+			}
+			return fmt.Errorf("listing the git configs of %s: %w", g, err)
+		}
+		for _, e := range ents {
+			if sub := filepath.Join(d, e.Name()); e.IsDir() && s.first(sub) {
+				addConfig(sub)
 			}
 		}
 		return nil
@@ -454,6 +480,9 @@ func (s *gitScan) configs(g string) ([]string, error) {
 		}
 		addConfig(d)
 		if err := modules(filepath.Join(d, "modules"), 0); err != nil {
+			return nil, err
+		}
+		if err := worktrees(filepath.Join(d, "worktrees")); err != nil {
 			return nil, err
 		}
 	}

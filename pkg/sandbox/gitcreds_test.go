@@ -139,6 +139,35 @@ func TestGitConfigsFindsSubmodulesAndCommonDir(t *testing.T) {
 	}
 }
 
+// A git dir's linked worktrees keep their own config.worktree in it
+// (extensions.worktreeConfig): listed from the git dir itself, since the
+// worktree may be nowhere the search for checkouts looks. A link among
+// them is not followed.
+func TestGitConfigsFindsWorktreeConfigs(t *testing.T) {
+	for _, g := range []string{gitRepo(t, t.TempDir(), credConf), bareRepo(t, filepath.Join(t.TempDir(), "r.git"), credConf)} {
+		writeFile(t, filepath.Join(g, "worktrees", "w1", "config.worktree"), credConf)
+		writeFile(t, filepath.Join(g, "worktrees", "w1", "commondir"), "../..\n")
+		writeFile(t, filepath.Join(g, "worktrees", "w2", "HEAD"), "ref: refs/heads/x\n") // none of its own
+		elsewhere := t.TempDir()
+		writeFile(t, filepath.Join(elsewhere, "config.worktree"), credConf)
+		if err := os.Symlink(elsewhere, filepath.Join(g, "worktrees", "link")); err != nil {
+			t.Fatal(err)
+		}
+		got, err := gitConfigs(g)
+		want := []string{filepath.Join(g, "config"), filepath.Join(g, "worktrees", "w1", "config.worktree")}
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("gitConfigs(%s) = %v, %v; want %v", g, got, err, want)
+		}
+		// Reached from the worktree too, the scan lists it once.
+		var s gitScan
+		a, _ := s.configs(g)
+		b, _ := s.configs(filepath.Join(g, "worktrees", "w1"))
+		if n := len(a) + len(b); n != 2 {
+			t.Errorf("the git dir, then its worktree: %v then %v; want the two configs once", a, b)
+		}
+	}
+}
+
 func TestOutsideGitConfigs(t *testing.T) {
 	root := t.TempDir()
 	view := hostView{lookup: lookupHostPath} // this test's tree is not masked
@@ -416,6 +445,7 @@ func TestTreeCredentialsOfBareGitDirs(t *testing.T) {
 	bareRepo(t, root, credConf)
 	mirror := bareRepo(t, filepath.Join(root, "cache", "mirror.git"), credConf)
 	writeFile(t, filepath.Join(mirror, "modules", "m", "config"), credConf)
+	writeFile(t, filepath.Join(mirror, "worktrees", "w", "config.worktree"), credConf) // a worktree elsewhere
 	bareRepo(t, filepath.Join(root, "clean.git"), "")
 	both := bareRepo(t, filepath.Join(root, "both"), credConf)
 	gitRepo(t, both, credConf)
@@ -440,7 +470,7 @@ func TestTreeCredentialsOfBareGitDirs(t *testing.T) {
 		}
 	}
 	slices.Sort(paths)
-	want := []string{filepath.Join(root, "both/.git/config"), filepath.Join(root, "both/config"), filepath.Join(root, "cache/mirror.git/config"), filepath.Join(root, "cache/mirror.git/modules/m/config"), filepath.Join(root, "config")}
+	want := []string{filepath.Join(root, "both/.git/config"), filepath.Join(root, "both/config"), filepath.Join(root, "cache/mirror.git/config"), filepath.Join(root, "cache/mirror.git/modules/m/config"), filepath.Join(root, "cache/mirror.git/worktrees/w/config.worktree"), filepath.Join(root, "config")}
 	if !slices.Equal(paths, want) {
 		t.Errorf("scrubbed %v; want %v", paths, want)
 	}
@@ -628,6 +658,7 @@ func TestGitConfigsOfAHostileGitDir(t *testing.T) {
 		{"commondir a FIFO", func(g string) error { return unix.Mkfifo(filepath.Join(g, "commondir"), 0o644) }},
 		{"commondir a link to /dev/zero", func(g string) error { return os.Symlink("/dev/zero", filepath.Join(g, "commondir")) }},
 		{"modules a link to /", func(g string) error { return os.Symlink("/", filepath.Join(g, "modules")) }},
+		{"worktrees a link to /", func(g string) error { return os.Symlink("/", filepath.Join(g, "worktrees")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := gitRepo(t, t.TempDir(), credConf)
