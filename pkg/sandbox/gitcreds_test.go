@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -836,5 +837,100 @@ func TestTreeCredentialsOfGitDirsNamedByHostPaths(t *testing.T) {
 		if !slices.ContainsFunc(got, func(s scrubbedConfig) bool { return s.path == want }) {
 			t.Errorf("treeCredentials = %v; want %s scrubbed", got, want)
 		}
+	}
+}
+
+// bareCanaryConf is what a script leaves in a mirror's config: a token in
+// the remote's URL, and actions/checkout's header.
+const bareCanaryConf = "[remote \"origin\"]\n\turl = https://x-access-token:vigiles-canary-bare-url@github.com/o/r\n\tmirror = true\n[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic vigiles-canary-bare-header\n"
+
+// gitInitBare makes dir a bare repository with git itself where it is
+// installed (else as git would), its config holding conf too. It says
+// whether git made it.
+func gitInitBare(t *testing.T, dir, conf string) bool {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		bareRepo(t, dir, conf)
+		return false
+	}
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "config"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(conf); err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// TestBareRepositoryInTheTreeKeepsNoToken: a mirror kept in the work tree
+// (a cache of a repository, git clone --mirror) is seen without its
+// credentials, by either writes method, as a checkout's config is: `grep
+// -r` over the tree finds no token, git still reads the repository, and
+// reading it records no write.
+func TestBareRepositoryInTheTreeKeepsNoToken(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, map[string]string{"README": "a tree that is no checkout\n"})
+	withGit := gitInitBare(t, filepath.Join(dir, "cache", "mirror.git"), bareCanaryConf)
+	script := `grep -r vigiles-canary . ; echo grep-done`
+	if withGit {
+		script += `; git -C cache/mirror.git config --get remote.origin.url; git -C cache/mirror.git rev-parse --is-bare-repository`
+	}
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, WritesMethod: method, Command: sh(script)})
+			if res.Tier != TierConfined {
+				t.Fatalf("tier %s refusal %q error %q stderr %q", res.Tier, res.Refusal, res.Error, res.Stderr)
+			}
+			if strings.Contains(res.Stdout+res.Stderr, "vigiles-canary") || !strings.Contains(res.Stdout, "grep-done") {
+				t.Errorf("a token of the bare repository reached the command:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+			}
+			if withGit && !strings.Contains(res.Stdout, "https://github.com/o/r\ntrue\n") {
+				t.Errorf("git does not read the scrubbed mirror:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+			}
+			if len(res.Writes) != 0 {
+				t.Errorf("reading the mirror recorded writes: %v", res.Writes)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "cache", "mirror.git", "config")); !bytes.Contains(b, []byte("vigiles-canary-bare-url")) {
+		t.Errorf("the host's config changed: %q", b)
+	}
+}
+
+// TestBareRepositoryBesideTheTreeKeepsNoToken: a bare repository in the CI
+// workspace beside the tree (GITHUB_WORKSPACE, outside the masked
+// directories, as on a self-hosted runner) is seen with its config
+// scrubbed, read-only; without the workspace named, it is the host's like
+// any other file, which shows the test looks where the command does.
+func TestBareRepositoryBesideTheTreeKeepsNoToken(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "the workspace is made under /var/lib, outside the masked directories")
+	ws := tempDirIn(t, "/var/lib", "vigiles-test-ws-", 0o755)
+	tree := filepath.Join(ws, "main")
+	writeFile(t, filepath.Join(tree, "README"), "the job's checkout\n")
+	mirror := filepath.Join(ws, "cache", "r.git")
+	gitInitBare(t, mirror, bareCanaryConf)
+	script := `cat ` + filepath.Join(mirror, "config") + `; grep -r vigiles-canary ` + ws + `; echo >> ` + filepath.Join(mirror, "config") + ` 2>/dev/null || echo read-only`
+	// The control first: the config is in view, token and all.
+	t.Setenv("GITHUB_WORKSPACE", "")
+	ctl := run(t, Spec{Dir: tree, Command: sh(script)})
+	if ctl.Tier != TierConfined || !strings.Contains(ctl.Stdout, "vigiles-canary-bare-url") {
+		t.Fatalf("without GITHUB_WORKSPACE the mirror's config was not readable, so this test shows nothing: tier %s\nstdout: %s\nstderr: %s", ctl.Tier, ctl.Stdout, ctl.Stderr)
+	}
+	t.Setenv("GITHUB_WORKSPACE", ws)
+	res := run(t, Spec{Dir: tree, Command: sh(script)})
+	if res.Tier != TierConfined {
+		t.Fatalf("tier %s refusal %q error %q stderr %q", res.Tier, res.Refusal, res.Error, res.Stderr)
+	}
+	if strings.Contains(res.Stdout+res.Stderr, "vigiles-canary") {
+		t.Errorf("a token of the bare repository beside the tree reached the command:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+	}
+	if !strings.Contains(res.Stdout, "https://github.com/o/r\n") || !strings.Contains(res.Stdout, "read-only") {
+		t.Errorf("want the mirror's config seen scrubbed and read-only:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 	}
 }
