@@ -833,11 +833,16 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		// Accepted only for the command the baseline saw: what a new
 		// command leaves running is not what was reviewed.
 		if len(r.Lingered) > 0 && !failed[r.ID] && !(ok && old.Lingered && old.Command == r.Command) {
-			// Ended after the linger, its leftovers did not do what
-			// they would have under Claude Code, which lets them run.
+			// Ended after the linger (or at the timeout, beside the
+			// hook's own process), its leftovers did not do what they
+			// would have under Claude Code, which lets them run.
+			how := "left processes running when it exited, which were ended after the linger period; Claude Code lets them run on, so what they did next (new hosts, writes) cannot be ruled out: raise defaults.linger in .vigiles.yml so that they finish within the run, "
+			if r.TimedOut {
+				how = "reached its timeout with processes running beside its own; Claude Code ends the hook's process then and lets those run on, so what they did next (new hosts, writes) cannot be ruled out: make the hook finish within its timeout and wait for what it starts, "
+			}
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
-				Message: fmt.Sprintf("%s left processes running when it exited, which were ended after the linger period; Claude Code lets them run on, so what they did next (new hosts, writes) cannot be ruled out: raise defaults.linger in .vigiles.yml so that they finish within the run, "+
-					"or, where the hook is meant to leave them (a daemon), accept that in the baseline (--update-baseline, and review the diff)", shownName(r.ID)),
+				Message: fmt.Sprintf("%s %s"+
+					"or, where the hook is meant to leave them (a daemon), accept that in the baseline (--update-baseline, and review the diff)", shownName(r.ID), how),
 				Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
 		}
 		if now, recorded := envText(r); !recorded {

@@ -80,7 +80,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		if endedSooner(x) || len(r.Lingered) == 0 {
 			return
 		}
-		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: the hook left processes running when it exited, and they were ended after the linger period; Claude Code would have let them run on, and what they did next is not recorded: raise defaults.linger in .vigiles.yml so that they finish within the run. An expectation over unrecorded evidence never passes", x.Kind),
+		why := "the hook left processes running when it exited, and they were ended after the linger period; Claude Code would have let them run on, and what they did next is not recorded: raise defaults.linger in .vigiles.yml so that they finish within the run"
+		if r.TimedOut {
+			why = "the hook reached its timeout with processes running beside its own; Claude Code ends the hook's process then and lets those run on, and what they did next is not recorded: make the hook finish within its timeout, and wait for what it starts"
+		}
+		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: %s. An expectation over unrecorded evidence never passes", x.Kind, why),
 			strings.Join(r.Lingered, "\n"))
 	}
 	for _, x := range c.Expect {

@@ -43,6 +43,19 @@ func TestExpectationsOverAPartialRecord(t *testing.T) {
 		}
 	}
 
+	// At its timeout, with processes beside its own: the same, said so.
+	beside := left
+	beside.TimedOut, beside.Outcome, beside.ExitCode = true, report.OutcomeError, 137
+	fs = checkExpectations(cfg.Checks[0], executed{run: beside})
+	if len(fs) != 6 {
+		t.Errorf("processes beside a timed-out hook: %d findings, want 6: %v", len(fs), findingLines(fs))
+	}
+	for _, f := range fs {
+		if f.Rule != RuleNotRecorded || !strings.Contains(f.Message, "reached its timeout with processes running beside its own") {
+			t.Errorf("processes beside a timed-out hook: %s %q", f.Rule, f.Message)
+		}
+	}
+
 	link := whole
 	link.EnvFile = &evidence.EnvFile{Path: "~/e", Kind: "symlink", Content: &empty}
 	fs = checkExpectations(cfg.Checks[1], executed{run: link})

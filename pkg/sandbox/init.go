@@ -824,8 +824,10 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var ws unix.WaitStatus
+	var left []string // what ran besides the main process at the deadline
 	kill := func() {
 		timedOut = true
+		left = survivors(rp.pid)
 		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
 		ws = <-done
 	}
@@ -887,7 +889,7 @@ wait:
 	}
 	if len(data) == 0 {
 		if timedOut {
-			return reaper.Status{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL"}, true, settle, nil
+			return reaper.Status{ExitCode: 128 + int(syscall.SIGKILL), Signal: "SIGKILL", Lingered: left}, true, settle, nil
 		}
 		code, sig := reaper.ExitOf(ws)
 		return st, false, settle, fmt.Errorf("the reaper ended without a status (exit %d %s)", code, sig)
@@ -900,6 +902,9 @@ wait:
 	// applies fewer layers): never a verdict, whatever it says.
 	if st.Protocol != reaper.Protocol {
 		return reaper.Status{}, false, settle, differentBuilds(st)
+	}
+	if timedOut && len(st.Lingered) == 0 {
+		st.Lingered = left
 	}
 	return st, timedOut, settle, nil
 }

@@ -534,7 +534,6 @@ func processes() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
 	var pids []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -544,13 +543,22 @@ func processes() ([]string, error) {
 		pids = append(pids, pid)
 	}
 	sort.Ints(pids)
+	return List(pids, "/proc"), nil
+}
+
+// List is the lingered list of the processes pids as the proc file
+// system at proc shows them: "pid command line" each, in the order given,
+// without those that have ended, at most MaxLingered and a line that
+// counts the rest.
+func List(pids []int, proc string) []string {
+	var out []string
 	for i, pid := range pids {
-		dir := "/proc/" + strconv.Itoa(pid)
+		dir := proc + "/" + strconv.Itoa(pid)
 		name, state := procStat(dir)
 		if (state == "Z" || state == "X") && !threadsLeft(dir) {
 			continue // ended, not yet reaped: not alive in any useful sense
 		}
-		if len(out) == maxLingered {
+		if len(out) == MaxLingered {
 			out = append(out, fmt.Sprintf("… and up to %d more, not listed", len(pids)-i))
 			break
 		}
@@ -563,13 +571,13 @@ func processes() ([]string, error) {
 		}
 		out = append(out, fmt.Sprintf("%d %s", pid, cl))
 	}
-	return out, nil
+	return out
 }
 
-// maxLingered and maxCmdline bound the lingered list: the command chooses
+// MaxLingered and maxCmdline bound the lingered list: the command chooses
 // how many processes it leaves and how long their command lines are.
 const (
-	maxLingered = 100
+	MaxLingered = 100
 	maxCmdline  = 256
 )
 
