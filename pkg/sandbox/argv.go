@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Fixed paths inside the sandbox.
@@ -185,13 +187,13 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 		"PATH":   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	}
 	for _, k := range hostEnv {
-		if v, ok := getenv(k); ok {
+		if v, ok := getenv(k); ok && (k != "LANG" || isLocaleName(v)) {
 			m[k] = v
 		}
 	}
 	for _, kv := range environ {
 		if len(kv) > 3 && kv[:3] == "LC_" {
-			if k, v, ok := cut(kv); ok && !IsSecretName(k) {
+			if k, v, ok := cut(kv); ok && localeCategories[k] && isLocaleName(v) {
 				m[k] = v
 			}
 		}
@@ -208,6 +210,27 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 	sort.Strings(out)
 	return out
 }
+
+// localeCategories are the LC_ variables the C library reads: only these
+// pass, and only with a value a locale can have (isLocaleName). Any LC_*
+// used to pass whose name did not look secret, and ssh's AcceptEnv LC_*
+// makes the prefix a known way to carry other values.
+var localeCategories = map[string]bool{
+	"LC_ALL": true, "LC_CTYPE": true, "LC_COLLATE": true, "LC_MESSAGES": true, "LC_MONETARY": true,
+	"LC_NUMERIC": true, "LC_TIME": true, "LC_ADDRESS": true, "LC_IDENTIFICATION": true,
+	"LC_MEASUREMENT": true, "LC_NAME": true, "LC_PAPER": true, "LC_TELEPHONE": true,
+}
+
+// isLocaleName says whether v has a locale name's shape,
+// language[_territory][.codeset][@modifier] ("C", "POSIX", "C.UTF-8",
+// "en_US.UTF-8", "de_DE@euro"), or is empty: a key or a token does not.
+func isLocaleName(v string) bool {
+	return v == "" || localeName().MatchString(v)
+}
+
+var localeName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z]{1,8}(_[A-Za-z]{2,3})?(\.[A-Za-z0-9-]{1,16})?(@[A-Za-z0-9]{1,16})?$`)
+})
 
 func cut(kv string) (string, string, bool) {
 	for i := 0; i < len(kv); i++ {

@@ -62,9 +62,12 @@ func TestBwrapArgsGolden(t *testing.T) {
 func TestHookEnvAllowlist(t *testing.T) {
 	host := map[string]string{"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "GITHUB_TOKEN": "ghs_secret", "HOME": "/root"}
 	getenv := func(k string) (string, bool) { v, ok := host[k]; return v, ok }
-	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x", "LC_GH_TOKEN=s3cr3t"}
+	// Only the locale categories pass, each with a locale's name: LC_*
+	// is a known way to carry other values (ssh's AcceptEnv LC_*).
+	environ := []string{"LC_ALL=C", "GITHUB_TOKEN=ghs_secret", "AWS_SECRET_ACCESS_KEY=x", "LC_GH_TOKEN=s3cr3t",
+		"LC_X=AKIAFOO", "LC_CTYPE=AKIAIOSFODNN7EXAMPLE", "LC_TIME=en_GB.UTF-8", "LC_PAPER=de_DE@euro", "LC_MESSAGES=$(curl x)", "LC_NAME="}
 	got := hookEnv(getenv, environ, []string{"FOO=bar", "LANG=de_DE.UTF-8"})
-	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=root"}
+	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "LC_NAME=", "LC_PAPER=de_DE@euro", "LC_TIME=en_GB.UTF-8", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=root"}
 	if d := cmp.Diff(sorted(want), got); d != "" {
 		t.Errorf("hookEnv (-want +got):\n%s", d)
 	}

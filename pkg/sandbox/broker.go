@@ -473,6 +473,19 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}
+	// Credential files the caller's environment names: in the tree the
+	// init shows them empty (in its layer above the tree); elsewhere,
+	// where the run would read them, bubblewrap covers them with
+	// /dev/null, as a runner's own credentials.
+	for _, f := range envCredentialFiles(os.Getenv) {
+		switch {
+		case fsx.Under(f, spec.Dir):
+			rel, _ := filepath.Rel(spec.Dir, f)
+			cfg.CredentialFiles = append(cfg.CredentialFiles, rel)
+		case view.reads(f, 0o4):
+			maskFiles = append(maskFiles, f)
+		}
+	}
 	// The checkouts nested in the tree, whose configs the init scrubs,
 	// are searched for beside bubblewrap's start: the init needs them
 	// with its config, not before.

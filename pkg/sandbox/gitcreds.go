@@ -870,8 +870,8 @@ const maxGitConfig = 4 << 20
 // directory leading to it given the mode, owner, times and xattrs of the
 // tree's, so that the layer, put above the tree, changes nothing else the
 // command sees. It returns whether it wrote any.
-func credentialLayer(lower, host, layer string, nested []string) (bool, error) {
-	configs, err := treeCredentials(lower, host, nested)
+func credentialLayer(lower, host, layer string, nested, emptied []string) (bool, error) {
+	configs, err := hiddenInLayer(lower, host, nested, emptied)
 	if err != nil {
 		return false, err
 	}
@@ -910,10 +910,32 @@ func credentialLayer(lower, host, layer string, nested []string) (bool, error) {
 	return len(configs) > 0, nil
 }
 
+// hiddenInLayer is treeCredentials, and an empty copy of each file
+// emptied names (relative to tree; credential files the caller's
+// environment names: envCredentialFiles) that is a regular file there.
+func hiddenInLayer(tree, host string, nested, emptied []string) ([]scrubbedConfig, error) {
+	configs, err := treeCredentials(tree, host, nested)
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range emptied {
+		p := filepath.Join(tree, rel)
+		if !filepath.IsLocal(rel) || slices.ContainsFunc(configs, func(c scrubbedConfig) bool { return c.path == p }) {
+			continue
+		}
+		// Where a link leads is read where it leads: the broker names
+		// files by their real paths, so a link here is not the file.
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			configs = append(configs, scrubbedConfig{path: p, clean: []byte{}})
+		}
+	}
+	return configs, nil
+}
+
 // scrubInPlace takes the credentials out of the git configs of a copy of
 // the work tree (the copy method), keeping each file's mode and times.
-func scrubInPlace(tree, host string, nested []string) error {
-	configs, err := treeCredentials(tree, host, nested)
+func scrubInPlace(tree, host string, nested, emptied []string) error {
+	configs, err := hiddenInLayer(tree, host, nested, emptied)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,4 +82,55 @@ func ownerGid(uid uint32) uint32 {
 		return gid
 	}
 	return 65534
+}
+
+// credentialFileVars name, in the caller's environment, files that hold
+// credentials: the variables never reach the command (the environment is
+// an allowlist), but the files they name would. google-github-actions/auth
+// writes its gha-creds-*.json into the workspace, which is often the work
+// tree itself. KUBECONFIG is a list; DOCKER_CONFIG and GH_CONFIG_DIR name
+// directories, whose credential file is listed.
+var credentialFileVars = []string{
+	"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", "GOOGLE_GHA_CREDS_PATH",
+	"AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_FEDERATED_TOKEN_FILE",
+	"KUBECONFIG", "NPM_CONFIG_USERCONFIG", "PGPASSFILE", "DOCKER_CONFIG", "GH_CONFIG_DIR",
+}
+
+// envCredentialFiles lists the regular files the caller's environment
+// names as credentials (credentialFileVars), each once, absolute, with its
+// symlinks resolved.
+func envCredentialFiles(getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if !filepath.IsAbs(p) {
+			return
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil || slices.Contains(out, r) {
+			return
+		}
+		if fi, err := os.Stat(r); err == nil && fi.Mode().IsRegular() {
+			out = append(out, r)
+		}
+	}
+	for _, k := range credentialFileVars {
+		v := getenv(k)
+		switch k {
+		case "KUBECONFIG":
+			for _, p := range filepath.SplitList(v) {
+				add(p)
+			}
+		case "DOCKER_CONFIG":
+			if v != "" {
+				add(filepath.Join(v, "config.json"))
+			}
+		case "GH_CONFIG_DIR":
+			if v != "" {
+				add(filepath.Join(v, "hosts.yml"))
+			}
+		default:
+			add(v)
+		}
+	}
+	return out
 }

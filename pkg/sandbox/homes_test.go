@@ -136,3 +136,35 @@ func TestSecretFilesTheRunsGroupReadsAreCovered(t *testing.T) {
 		t.Errorf("stdout %q, want only the gid map %q (the secret covered, empty)", res.Stdout, want)
 	}
 }
+
+// TestCredentialFilesTheEnvironmentNamesAreHidden: a file the caller's
+// environment names as credentials (google-github-actions/auth's
+// gha-creds-*.json in the workspace, GOOGLE_APPLICATION_CREDENTIALS
+// naming it) reads as empty, in the work tree (either writes method; no
+// write recorded for it) and outside it; the variable itself never
+// reaches the command.
+func TestCredentialFilesTheEnvironmentNamesAreHidden(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{"gha-creds-0123456789abcdef.json": `{"token": "TREESECRET"}`, "keep.txt": "kept\n"})
+	outside := filepath.Join(tempDirIn(t, "/var/lib", "creds-", 0o755), "kube.conf")
+	if err := os.WriteFile(outside, []byte("token: OUTSIDESECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(tree, "gha-creds-0123456789abcdef.json"))
+	t.Setenv("KUBECONFIG", "/nonexistent:"+outside)
+	for _, method := range []string{"overlay", "copy"} {
+		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(`cat gha-creds-*.json ` + outside + ` keep.txt; env | grep -c CREDENTIALS; exit 0`)})
+		if res.Tier != TierConfined || res.Error != "" {
+			t.Fatalf("%s: tier %s error %q refusal %q", method, res.Tier, res.Error, res.Refusal)
+		}
+		if res.Stdout != "kept\n0\n" || strings.Contains(res.Stdout, "SECRET") {
+			t.Errorf("%s: stdout %q, want both credential files empty and the rest as it is", method, res.Stdout)
+		}
+		if len(res.Writes) != 0 {
+			t.Errorf("%s: writes %+v, want none (the file left as it was shown)", method, res.Writes)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(tree, "gha-creds-0123456789abcdef.json")); !strings.Contains(string(b), "TREESECRET") {
+		t.Errorf("the host's file changed: %q", b)
+	}
+}

@@ -80,6 +80,11 @@ type initConfig struct {
 	// NestedGits are the checkouts nested in the work tree, relative to
 	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
 	NestedGits []string `json:"nestedGits,omitempty"`
+	// CredentialFiles are the files in the work tree, relative to it,
+	// that the caller's environment names as credentials
+	// (envCredentialFiles): the init shows them empty, in the layer above
+	// the tree.
+	CredentialFiles []string `json:"credentialFiles,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -317,7 +322,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		// The tree's git configs without the credentials a checkout
 		// left there, in a layer above it (see gitcreds.go).
-		if scrubbed, err = credentialLayer(lowerDir, cfg.Workdir, credsLayer, cfg.NestedGits); err != nil {
+		if scrubbed, err = credentialLayer(lowerDir, cfg.Workdir, credsLayer, cfg.NestedGits, cfg.CredentialFiles); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		lowers := lowerDir
@@ -340,7 +345,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if err := copyTree(lowerDir, copyDir); err != nil {
 			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
 		}
-		if err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits); err != nil {
+		if err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		var err error
