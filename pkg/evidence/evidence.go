@@ -36,14 +36,21 @@ type Write struct {
 	Op   Op     `json:"op"`
 	// Kind is "file", "dir", "symlink" or "other" for creates and modifies.
 	Kind string `json:"kind,omitempty"`
+	// Target is where a created or modified symlink points, as readlink
+	// gives it (any bytes but NUL, relative or absolute); "" for every
+	// other write. JSON holds it as Path: "target", and "targetBytes"
+	// beside it where it is not valid UTF-8.
+	Target string `json:"target,omitempty"`
 }
 
 // writeJSON is Write as JSON holds it.
 type writeJSON struct {
-	Path      string `json:"path"`
-	PathBytes []byte `json:"pathBytes,omitempty"`
-	Op        Op     `json:"op"`
-	Kind      string `json:"kind,omitempty"`
+	Path        string `json:"path"`
+	PathBytes   []byte `json:"pathBytes,omitempty"`
+	Op          Op     `json:"op"`
+	Kind        string `json:"kind,omitempty"`
+	Target      string `json:"target,omitempty"`
+	TargetBytes []byte `json:"targetBytes,omitempty"`
 }
 
 // ShownPath is a written path as JSON's "path" shows it: valid UTF-8,
@@ -51,12 +58,19 @@ type writeJSON struct {
 func ShownPath(p string) string { return strings.ToValidUTF8(p, "\uFFFD") }
 
 func (w Write) MarshalJSON() ([]byte, error) {
-	if !utf8.ValidString(w.Path) {
-		return json.Marshal(writeJSON{Path: ShownPath(w.Path), PathBytes: []byte(w.Path), Op: w.Op, Kind: w.Kind})
+	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) {
+		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target)}
+		if !utf8.ValidString(w.Path) {
+			j.PathBytes = []byte(w.Path)
+		}
+		if !utf8.ValidString(w.Target) {
+			j.TargetBytes = []byte(w.Target)
+		}
+		return json.Marshal(j)
 	}
 	// The common case, by hand: records of 10,000 writes are marshalled
 	// in the init and again by vigiles.
-	b := make([]byte, 0, len(w.Path)+48)
+	b := make([]byte, 0, len(w.Path)+len(w.Target)+48)
 	b = append(b, `{"path":`...)
 	b = appendJSONString(b, w.Path)
 	b = append(b, `,"op":`...)
@@ -64,6 +78,10 @@ func (w Write) MarshalJSON() ([]byte, error) {
 	if w.Kind != "" {
 		b = append(b, `,"kind":`...)
 		b = appendJSONString(b, w.Kind)
+	}
+	if w.Target != "" {
+		b = append(b, `,"target":`...)
+		b = appendJSONString(b, w.Target)
 	}
 	return append(b, '}'), nil
 }
@@ -112,9 +130,12 @@ func (w *Write) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind}
+	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind, Target: j.Target}
 	if j.PathBytes != nil {
 		w.Path = string(j.PathBytes)
+	}
+	if j.TargetBytes != nil {
+		w.Target = string(j.TargetBytes)
 	}
 	return nil
 }

@@ -42,6 +42,46 @@ func TestWritePathsSurviveJSON(t *testing.T) {
 	}
 }
 
+// TestWriteTargetsSurviveJSON: a symlink's target is "target", left out
+// for every other write; one that is not valid UTF-8 keeps its exact bytes
+// through JSON (targetBytes), as a path does.
+func TestWriteTargetsSurviveJSON(t *testing.T) {
+	in := []Write{
+		{Path: "l", Op: OpCreate, Kind: "symlink", Target: "../../.git/hooks/post-commit"},
+		{Path: "m", Op: OpModify, Kind: "symlink", Target: "bad\xff"},
+		{Path: "bad\xfe", Op: OpCreate, Kind: "symlink", Target: "/etc/<passwd>"},
+		{Path: "f", Op: OpCreate, Kind: "file"},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"path":"l","op":"create","kind":"symlink","target":"../../.git/hooks/post-commit"}`,
+		`{"path":"m","op":"modify","kind":"symlink","target":"bad�","targetBytes":"YmFk/w=="}`,
+		`{"path":"f","op":"create","kind":"file"}`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s is not in %s", want, b)
+		}
+	}
+	if n := strings.Count(string(b), `"targetBytes"`); n != 1 {
+		t.Errorf("%d targetBytes in %s, want 1 (only the invalid target)", n, b)
+	}
+	var out []Write
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("%d writes back, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i] != in[i] {
+			t.Errorf("write %d: %+v back, want %+v", i, out[i], in[i])
+		}
+	}
+}
+
 func BenchmarkWritesJSON(b *testing.B) {
 	ws := make([]Write, 10000)
 	for i := range ws {
@@ -61,17 +101,18 @@ func FuzzWriteJSON(f *testing.F) {
 		f.Add(s, "file")
 	}
 	f.Fuzz(func(t *testing.T, path, kind string) {
-		w := Write{Path: path, Op: OpCreate, Kind: kind}
+		w := Write{Path: path, Op: OpCreate, Kind: kind, Target: path}
 		got, err := json.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if utf8.ValidString(path) && utf8.ValidString(kind) {
 			want, _ := json.Marshal(struct {
-				Path string `json:"path"`
-				Op   Op     `json:"op"`
-				Kind string `json:"kind,omitempty"`
-			}{path, OpCreate, kind})
+				Path   string `json:"path"`
+				Op     Op     `json:"op"`
+				Kind   string `json:"kind,omitempty"`
+				Target string `json:"target,omitempty"`
+			}{path, OpCreate, kind, path})
 			if string(got) != string(want) {
 				t.Fatalf("marshalled %s, encoding/json says %s", got, want)
 			}
@@ -80,8 +121,8 @@ func FuzzWriteJSON(f *testing.F) {
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatal(err)
 		}
-		if back.Path != path {
-			t.Fatalf("path %q came back as %q", path, back.Path)
+		if back.Path != path || back.Target != path {
+			t.Fatalf("path and target %q came back as %q and %q", path, back.Path, back.Target)
 		}
 	})
 }

@@ -214,7 +214,7 @@ func TestWritesExact(t *testing.T) {
 			{"rename", map[string]string{"old": "1"}, "mv old new",
 				[]evidence.Write{{Path: "new", Op: "create", Kind: "file"}, {Path: "old", Op: "delete"}}},
 			{"chmod", map[string]string{"a": "1"}, "chmod 600 a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
-			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
+			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink", Target: "a"}}},
 			{"home", nil, "mkdir -p ~/.cache && echo 1 > ~/.cache/x", []evidence.Write{{Path: "~/.cache/x", Op: "create", Kind: "file"}}},
 			{"tmpdir", nil, "echo 1 > $TMPDIR/t; echo 2 > /tmp/u", []evidence.Write{{Path: "$TMPDIR/t", Op: "create", Kind: "file"}, {Path: "$TMPDIR/u", Op: "create", Kind: "file"}}},
 			// A tree's own directories named "~" and "$TMPDIR" must not

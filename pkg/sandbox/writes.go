@@ -166,22 +166,37 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 	case isDir(st.Mode):
 		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
 	case !inLower:
-		w.add(p, evidence.OpCreate, kindOf(st.Mode))
-		return 1, nil
+		// New, hard links to one inode among them: each name a create.
+		return 1, w.addEntry(u, name, p, evidence.OpCreate, st.Mode)
 	case isDir(lst.Mode):
 		// A directory replaced by a file: the path is modified, and
 		// what was under it is gone.
-		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		if err := w.addEntry(u, name, p, evidence.OpModify, st.Mode); err != nil {
+			return 1, err
+		}
 		k, err := w.lowerContents(l, name, p)
 		return k + 1, err
-	case sameMeta(metaOf(&st), metaOf(&lst)) && sameContent(u, l, name, &st, false):
+	case sameMeta(metaOf(&st), copiedUp(metaOf(&lst))) && sameContent(u, l, name, &st, false):
 		// Copied up and left as it was (opened for writing, written
 		// nothing).
 		return 0, nil
 	default:
-		w.add(p, evidence.OpModify, kindOf(st.Mode))
-		return 1, nil
+		// Changed, or given another name (a hard link: ln .git/config
+		// x changes .git/config's link count, and a write to x is one
+		// to it).
+		return 1, w.addEntry(u, name, p, evidence.OpModify, st.Mode)
 	}
+}
+
+// copiedUp is the metadata of a lower entry as overlayfs copies it up, as
+// the upper entry has it when the command changed nothing: one link. The
+// overlay is mounted with userxattr, which turns its index off, so a
+// copy-up never links the upper file anywhere else (nor does it keep a
+// lower file's other names: the copy method's copy does not either). An
+// upper entry with more than one link was given another name in the run.
+func copiedUp(m fileMeta) fileMeta {
+	m.Nlink = 1
+	return m
 }
 
 // dir records the upper directory name of u (at p) and what is in it.
@@ -299,10 +314,12 @@ func dirChanged(before, now fileMeta, xattrsDiffer func() bool, below int) bool 
 }
 
 // sameMeta says whether two entries agree in everything stat shows that
-// the command could change in place (ctime and inode aside).
+// the command could change in place (ctime and inode aside): their link
+// count too, which link(2) and unlink(2) of another name change (a file
+// given a second name is written through it).
 func sameMeta(a, b fileMeta) bool {
 	return a.Mode == b.Mode && a.Uid == b.Uid && a.Gid == b.Gid && a.Size == b.Size &&
-		a.Mtime == b.Mtime && a.Rdev == b.Rdev
+		a.Mtime == b.Mtime && a.Rdev == b.Rdev && a.Nlink == b.Nlink
 }
 
 // sameContent says whether the entries name of a and b, the first of st's
@@ -487,10 +504,11 @@ type fileMeta struct {
 	Ctime    unix.Timespec
 	Ino      uint64
 	Rdev     uint64
+	Nlink    uint64
 }
 
 func metaOf(st *unix.Stat_t) fileMeta {
-	return fileMeta{Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Size: st.Size, Mtime: st.Mtim, Ctime: st.Ctim, Ino: st.Ino, Rdev: st.Rdev}
+	return fileMeta{Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Size: st.Size, Mtime: st.Mtim, Ctime: st.Ctim, Ino: st.Ino, Rdev: st.Rdev, Nlink: uint64(st.Nlink)}
 }
 
 // takeSnapshot records every path under root (and root itself) without
@@ -629,12 +647,13 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		if isDir(st.Mode) {
 			return w.newDir(d, name, p, true)
 		}
-		w.add(p, evidence.OpCreate, kindOf(st.Mode))
-		return 1, nil
+		return 1, w.addEntry(d, name, p, evidence.OpCreate, st.Mode)
 	case st.Mode&unix.S_IFMT != o.meta.Mode&unix.S_IFMT:
 		// Replaced by another kind: one entry, the new kind; what was
 		// under a directory is gone, what is under one is new.
-		w.add(p, evidence.OpModify, kindOf(st.Mode))
+		if err := w.addEntry(d, name, p, evidence.OpModify, st.Mode); err != nil {
+			return 1, err
+		}
 		n := 1
 		for kn, kid := range o.kids {
 			n += w.leaves(kid, p.join(kn))
@@ -670,16 +689,16 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	case now == o.meta:
 		return 0, nil
 	case !sameMeta(now, o.meta):
-		w.add(p, evidence.OpModify, kindOf(st.Mode))
-		return 1, nil
+		// Changed, or given another name (a hard link: the copy's
+		// files have one link each, as copied).
+		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case sameContent(d, l, name, &st, true):
 		// Only its ctime or inode changed, and it holds what the
 		// original does: chmod to the mode it had, a rewrite of the
 		// same bytes with the time put back.
 		return 0, nil
 	default:
-		w.add(p, evidence.OpModify, kindOf(st.Mode))
-		return 1, nil
+		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	}
 }
 
@@ -1253,12 +1272,29 @@ func newRecord(prefix string) record {
 	return record{prefix: prefix, buf: make([]byte, direntBuf)}
 }
 
-func (r *record) add(p relPath, op evidence.Op, kind string) {
+func (r *record) add(p relPath, op evidence.Op, kind string) { r.addTarget(p, op, kind, "") }
+
+// addEntry records the entry name of d (at p), of mode, created or
+// modified: a symlink with its target, read from d.
+func (r *record) addEntry(d *dirFD, name string, p relPath, op evidence.Op, mode uint32) error {
+	var target string
+	if mode&unix.S_IFMT == unix.S_IFLNK {
+		t, err := safewrite.Readlinkat(d.fd, name)
+		if err != nil {
+			return pathError("readlink", p, err)
+		}
+		target = t
+	}
+	r.addTarget(p, op, kindOf(mode), target)
+	return nil
+}
+
+func (r *record) addTarget(p relPath, op evidence.Op, kind, target string) {
 	// A command can make the paths as long as it likes (10,000 levels
-	// of 255-byte names): past what a result may hold, the record is
-	// only counted, so that the init's memory holds, and the walk ends
-	// in an error (tooLarge).
-	r.bytes += len(r.prefix) + len(p)
+	// of 255-byte names), and symlinks' targets up to 4 KiB each: past
+	// what a result may hold, the record is only counted, so that the
+	// init's memory holds, and the walk ends in an error (tooLarge).
+	r.bytes += len(r.prefix) + len(p) + len(target)
 	if r.full || r.bytes > maxResult {
 		r.full, r.out = true, nil
 		return
@@ -1267,7 +1303,7 @@ func (r *record) add(p relPath, op evidence.Op, kind string) {
 	if r.prefix == "" {
 		path = evidence.TreePath(path) // the tree's "~/x" is not HOME's
 	}
-	r.out = append(r.out, evidence.Write{Path: path, Op: op, Kind: kind})
+	r.out = append(r.out, evidence.Write{Path: path, Op: op, Kind: kind, Target: target})
 }
 
 // tooLarge is the error of a walk whose record passed maxResult.

@@ -165,7 +165,7 @@ func TestWritesExactReplacedPath(t *testing.T) {
 		{name: "dir by file", files: files, script: "rm -rf d; echo x > d",
 			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "file"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "file by symlink", files: files, script: "rm a.txt; ln -s d a.txt",
-			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "symlink"}}},
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "symlink", Target: "d"}}},
 	})
 }
 
@@ -178,7 +178,7 @@ func TestWritesExactLinksAndRenames(t *testing.T) {
 	sock := `/usr/bin/python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("s")'`
 	runWritesCases(t, []writesCase{
 		{name: "hard link over a file", files: files, script: "ln -f a b",
-			want: []evidence.Write{{Path: "b", Op: "modify", Kind: "file"}}},
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "b", Op: "modify", Kind: "file"}}},
 		{name: "hard link written through", files: files, script: "ln a c; echo more >> c",
 			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "c", Op: "create", Kind: "file"}}},
 		{name: "rename over a file", files: files, script: "mv a b",
@@ -188,12 +188,56 @@ func TestWritesExactLinksAndRenames(t *testing.T) {
 		{name: "new dir renamed over a deleted one", files: files, script: "rm -rf d; mkdir x; mv x d",
 			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "symlink retargeted", files: files, script: "ln -s a l; ln -sfn b l",
-			want: []evidence.Write{{Path: "l", Op: "create", Kind: "symlink"}}},
+			want: []evidence.Write{{Path: "l", Op: "create", Kind: "symlink", Target: "b"}}},
 		{name: "fifo and socket", files: files, script: "mkfifo p; " + sock,
 			want: []evidence.Write{{Path: "p", Op: "create", Kind: "other"}, {Path: "s", Op: "create", Kind: "other"}}},
 		{name: "made and removed", files: files, script: "echo > d/n; rm d/n; mkdir -p e/m/n; rm -r e/m",
 			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}, {Path: "e", Op: "modify", Kind: "dir"}}},
 		{name: "deleted and made again as it was", files: files, script: `m=$(stat -c %y a); r=$(stat -c %y .); rm a; printf aaaa > a; touch -d "$m" a; touch -d "$r" .`,
+			want: nil},
+	})
+}
+
+// TestWritesExactLinkIdentity: what a link leads to is part of the
+// record, in both methods alike. A file given another name is modified
+// (its link count changes, as link(2) changes its ctime on any file
+// system): a later write through the new name is one to it, so planting
+// "ln .git/config .claude/journal/notes.md" is a write of .git/config.
+// A symlink's target is recorded with it, and a retargeted symlink is a
+// modify with its new target. The record left both out: a hook planted
+// a link into .git and its writes named only the link.
+func TestWritesExactLinkIdentity(t *testing.T) {
+	files := map[string]string{".git/config": "[core]\n", ".git/hooks/": "", ".claude/journal/keep": "", "a": "aaaa", "b": "bbbb", "d/x": "x"}
+	hardLinked := func(t *testing.T, dir string) {
+		// a and a2: one file with two names in the tree before the run.
+		if err := os.Link(filepath.Join(dir, "a"), filepath.Join(dir, "a2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	symlinked := func(t *testing.T, dir string) {
+		if err := os.Symlink("a", filepath.Join(dir, "l")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runWritesCases(t, []writesCase{
+		{name: "hard link into .git", files: files, script: "ln .git/config .claude/journal/notes.md",
+			want: []evidence.Write{{Path: ".claude/journal/notes.md", Op: "create", Kind: "file"}, {Path: ".git/config", Op: "modify", Kind: "file"}}},
+		{name: "symlink into .git", files: files, script: "ln -s ../../.git/hooks/post-commit .claude/journal/today.md",
+			want: []evidence.Write{{Path: ".claude/journal/today.md", Op: "create", Kind: "symlink", Target: "../../.git/hooks/post-commit"}}},
+		{name: "symlink out of the tree", files: files, script: "ln -s /etc/passwd p; ln -s ../.. ~/up",
+			want: []evidence.Write{{Path: "p", Op: "create", Kind: "symlink", Target: "/etc/passwd"}, {Path: "~/up", Op: "create", Kind: "symlink", Target: "../.."}}},
+		{name: "new file with two names", files: files, script: "echo n > n; ln n m",
+			want: []evidence.Write{{Path: "m", Op: "create", Kind: "file"}, {Path: "n", Op: "create", Kind: "file"}}},
+		{name: "hard link made and removed", files: files, script: "ln d/x d/y; rm d/y",
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "dir"}}},
+		{name: "file with two names opened and left", files: files, setup: hardLinked, script: ": >> a", want: nil},
+		{name: "file with two names given a third", files: files, setup: hardLinked, script: "ln a c",
+			want: []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}, {Path: "c", Op: "create", Kind: "file"}}},
+		{name: "symlink retargeted", files: files, setup: symlinked, script: `m=$(stat -c %y l); ln -sfn b l; touch -h -d "$m" l`,
+			want: []evidence.Write{{Path: "l", Op: "modify", Kind: "symlink", Target: "b"}}},
+		{name: "symlink retargeted, longer", files: files, setup: symlinked, script: "ln -sfn .git/config l",
+			want: []evidence.Write{{Path: "l", Op: "modify", Kind: "symlink", Target: ".git/config"}}},
+		{name: "symlink left as it was", files: files, setup: symlinked, script: `m=$(stat -c %y l); r=$(stat -c %y .); ln -sfn a l; touch -h -d "$m" l; touch -d "$r" .`,
 			want: nil},
 	})
 }
