@@ -79,6 +79,12 @@ type BaselineRun struct {
 	// file holds nil as null beside a "writes" of null, and leaves
 	// "deleted" out beside a list, as such a baseline does: see MarshalJSON.
 	Deleted []string `json:"deleted"`
+	// Links are the symbolic links among Writes that the run created or
+	// modified, by path, to their targets (linksOf): a link pointed
+	// elsewhere is drift, though its path is the same. Left out where
+	// there are none, as in a baseline written before they were kept,
+	// whose links are then drift once (compareRuns).
+	Links map[string]string `json:"links,omitempty"`
 	// Env is what the run left for Claude Code to run before each Bash
 	// command, as envText gives it (its env file, CLAUDE_ENV_FILE, then
 	// its other session-env scripts): "" for nothing, nil where it was not
@@ -106,18 +112,19 @@ type BaselineRun struct {
 // were not recorded, and left out where only they were kept.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
 	type plain BaselineRun // without these methods
-	// Deleted, Env, Lingered and File are the last fields: written again
-	// here they take their places and hide plain's. Deleted and Env are
-	// interfaces, so that they can be left out (omitempty: a nil
+	// Deleted, Links, Env, Lingered and File are the last fields: written
+	// again here they take their places and hide plain's. Deleted and Env
+	// are interfaces, so that they can be left out (omitempty: a nil
 	// interface) or null (a nil slice or *string in one is no nil
 	// interface).
 	j := struct {
 		plain
-		Deleted  any    `json:"deleted,omitempty"`
-		Env      any    `json:"env,omitempty"`
-		Lingered bool   `json:"lingered,omitempty"`
-		File     string `json:"file,omitempty"`
-	}{plain: plain(r), Lingered: r.Lingered, File: r.File}
+		Deleted  any               `json:"deleted,omitempty"`
+		Links    map[string]string `json:"links,omitempty"`
+		Env      any               `json:"env,omitempty"`
+		Lingered bool              `json:"lingered,omitempty"`
+		File     string            `json:"file,omitempty"`
+	}{plain: plain(r), Links: r.Links, Lingered: r.Lingered, File: r.File}
 	if r.Deleted != nil || r.Writes == nil {
 		j.Deleted = r.Deleted // the list, or null beside "writes": null
 	}
@@ -303,6 +310,30 @@ func deletedOf(r report.HookRun) []string {
 	return out
 }
 
+// linksOf maps each symbolic link among writesOf's paths that a run
+// created or modified to its target, both shown as writesOf shows paths
+// (each run of bytes that is not UTF-8 one U+FFFD); nil where there are
+// none, or the writes were not recorded. Where two links show as one path
+// the smaller target is kept, on both sides of a comparison alike.
+func linksOf(r report.HookRun) map[string]string {
+	var out map[string]string
+	for _, w := range r.Writes {
+		p := evidence.ShownPath(w.Path)
+		if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" || strings.HasPrefix(p, "$TMPDIR/") {
+			continue
+		}
+		t := evidence.ShownPath(w.Target)
+		if was, ok := out[p]; ok && was <= t {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[p] = t
+	}
+	return out
+}
+
 // NewBaseline records the runs of a report. The declarations of hooks
 // that are listed, not run, are not at hand here: see newBaseline.
 func NewBaseline(rep *report.Report) *Baseline {
@@ -315,7 +346,7 @@ func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
 	for _, r := range rep.Runs {
 		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: r.Context,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
+			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
 		}
@@ -485,6 +516,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				run := BaselineRun{Env: new(string)} // no "env": nothing left
 				var deleted *jnode                   // "deleted", checked against "writes" once both are read
+				var links *jnode                     // "links", as "deleted"
 				hasOutcome := false
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
@@ -524,6 +556,29 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						// deletes were kept, or writes not recorded.
 						deleted = f.Value
 						err = strs(f.Value, what, &run.Deleted)
+					case "links":
+						// Absent: a baseline written before links'
+						// targets were kept, or a run that made none.
+						links = f.Value
+						if f.Value.Kind != jsonObject {
+							err = bad(f.Value.Pos, "%s: want an object from written path to the target of the link there, found %s", what, f.Value.Kind)
+							break
+						}
+						run.Links = map[string]string{}
+						for _, l := range f.Value.Members {
+							var t string
+							if err = str(l.Value, fmt.Sprintf("%s: %q", what, l.Key), &t); err != nil {
+								break
+							}
+							if t == "" {
+								err = bad(l.Value.Pos, "%s: %q links to \"\": a link's target is never empty", what, l.Key)
+								break
+							}
+							run.Links[l.Key] = t
+						}
+						if len(run.Links) == 0 {
+							run.Links = nil // as vigiles writes none
+						}
 					case "env":
 						run.Env = nil // null: not recorded
 						if f.Value.Kind != jsonNull {
@@ -543,7 +598,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, hosts, writes, deleted, env, lingered and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, hosts, writes, deleted, links, env, lingered and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -562,6 +617,16 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					for _, e := range deleted.Elems {
 						if !written[e.Str] {
 							return nil, bad(e.Pos, "run %q: \"deleted\" lists %q, which its \"writes\" does not: a deleted path is one of the written ones", r.Key, e.Str)
+						}
+					}
+				}
+				// A link is a path written, and not deleted: its
+				// target is what the run left there.
+				if links != nil && links.Kind == jsonObject {
+					written, gone := setOf(run.Writes), setOf(run.Deleted)
+					for _, l := range links.Members {
+						if !written[l.Key] || gone[l.Key] {
+							return nil, bad(l.KeyPos, "run %q: \"links\" names %q, which its \"writes\" does not list as created or modified: a link is a path written and left there", r.Key, l.Key)
 						}
 					}
 				}
@@ -872,6 +937,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// accepted the path, whatever was done to it.
 			known, wasDeleted := setOf(old.Writes), setOf(old.Deleted)
 			nowDeleted := setOf(deletedOf(r))
+			nowLinks := linksOf(r)
 			for _, w := range writesOf(r) {
 				switch {
 				case !known[w]:
@@ -879,13 +945,34 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					if nowDeleted[w] {
 						verb = "deletes"
 					}
-					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w)), sev)
+					var link string
+					if t := nowLinks[w]; t != "" {
+						link = ", a symbolic link to " + shownName(t) + ","
+					}
+					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ",")), sev)
+					continue
 				case old.Deleted == nil:
-					// Accepted by path: what was done to it is not kept.
+					// Accepted by path: whether it was deleted is not
+					// kept. (Its link's target is compared below: such
+					// a baseline kept none.)
 				case nowDeleted[w] && !wasDeleted[w]:
 					add(r, DriftWrite, opCreatedOrModified, w, fmt.Sprintf("%s %s%s now deletes %s, which the baseline says it created or modified", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
+					continue
 				case !nowDeleted[w] && wasDeleted[w]:
 					add(r, DriftWrite, opDeleted, w, fmt.Sprintf("%s %s%s now creates or modifies %s, which the baseline says it deleted", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
+					continue
+				}
+				// Where a link leads is what a write through it later
+				// changes: a link pointed elsewhere is a new write.
+				was, now := old.Links[w], nowLinks[w]
+				switch {
+				case was == now:
+				case was == "":
+					add(r, DriftWrite, noLink, w, fmt.Sprintf("%s %s%s now makes %s a symbolic link to %s, which the baseline does not list (a baseline written before vigiles kept links' targets lists none: update it, and review the diff)", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w), shownName(now)), sev)
+				case now == "":
+					add(r, DriftWrite, linkTo+was, w, fmt.Sprintf("%s %s%s now writes %s as no symbolic link; the baseline says it linked to %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w), shownName(was)), sev)
+				default:
+					add(r, DriftWrite, linkTo+was, w, fmt.Sprintf("%s %s%s now points the symbolic link %s to %s; the baseline says it linked to %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w), shownName(now), shownName(was)), sev)
 				}
 			}
 		}
@@ -978,6 +1065,15 @@ func ranAs(b *Baseline, id string) []string {
 const (
 	opCreatedOrModified = "created or modified"
 	opDeleted           = "deleted"
+)
+
+// The was of a write drift on a path the baseline lists, whose link
+// changed: "a link to TARGET", or noLink where the baseline lists no
+// target for it (not a link, or a baseline written before targets were
+// kept).
+const (
+	linkTo = "a link to "
+	noLink = "no link"
 )
 
 // listedDecl is what a baseline compares of a hook that is listed, not
