@@ -41,6 +41,10 @@ type Write struct {
 	// other write. JSON holds it as Path: "target", and "targetBytes"
 	// beside it where it is not valid UTF-8.
 	Target string `json:"target,omitempty"`
+	// Was is the kind the path had before the run where a modify changed
+	// it (a file replaced by a directory: Kind "dir", Was "file"); ""
+	// for every other write.
+	Was string `json:"was,omitempty"`
 }
 
 // writeJSON is Write as JSON holds it.
@@ -51,6 +55,7 @@ type writeJSON struct {
 	Kind        string `json:"kind,omitempty"`
 	Target      string `json:"target,omitempty"`
 	TargetBytes []byte `json:"targetBytes,omitempty"`
+	Was         string `json:"was,omitempty"`
 }
 
 // ShownPath is a written path as JSON's "path" shows it: valid UTF-8,
@@ -59,7 +64,7 @@ func ShownPath(p string) string { return strings.ToValidUTF8(p, "\uFFFD") }
 
 func (w Write) MarshalJSON() ([]byte, error) {
 	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) {
-		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target)}
+		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target), Was: w.Was}
 		if !utf8.ValidString(w.Path) {
 			j.PathBytes = []byte(w.Path)
 		}
@@ -82,6 +87,10 @@ func (w Write) MarshalJSON() ([]byte, error) {
 	if w.Target != "" {
 		b = append(b, `,"target":`...)
 		b = appendJSONString(b, w.Target)
+	}
+	if w.Was != "" {
+		b = append(b, `,"was":`...)
+		b = appendJSONString(b, w.Was)
 	}
 	return append(b, '}'), nil
 }
@@ -130,7 +139,7 @@ func (w *Write) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind, Target: j.Target}
+	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind, Target: j.Target, Was: j.Was}
 	if j.PathBytes != nil {
 		w.Path = string(j.PathBytes)
 	}

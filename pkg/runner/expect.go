@@ -217,7 +217,20 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			var bad []string
 			for _, w := range r.Writes {
-				m := anyPath(x.Paths, w.Path, w.Kind)
+				kind := w.Kind
+				if x.Kind == ExpWroteOnly && (w.Op == evidence.OpDelete || w.Was != "" && w.Was != "dir") {
+					// A directory pattern's own path (x/** matches x)
+					// allows a change to the directory it was and is: not
+					// a path deleted, which the record does not say was
+					// one (a file x removed), nor one it replaced.
+					kind = "gone"
+				}
+				if x.Kind == ExpNoWrite && w.Was == "dir" {
+					// A directory it must not write replaced by a
+					// file: a write to it.
+					kind = "dir"
+				}
+				m := anyPath(x.Paths, w.Path, kind)
 				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
 					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
 					continue

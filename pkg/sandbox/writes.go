@@ -174,6 +174,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		if err := w.addEntry(u, name, p, evidence.OpModify, st.Mode); err != nil {
 			return 1, err
 		}
+		w.was(lst.Mode)
 		k, err := w.lowerContents(l, name, p)
 		return k + 1, err
 	case sameMeta(metaOf(&st), copiedUp(metaOf(&lst))) && sameContent(u, l, name, &st, false):
@@ -184,7 +185,11 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		// Changed, or given another name (a hard link: ln .git/config
 		// x changes .git/config's link count, and a write to x is one
 		// to it).
-		return 1, w.addEntry(u, name, p, evidence.OpModify, st.Mode)
+		if err := w.addEntry(u, name, p, evidence.OpModify, st.Mode); err != nil {
+			return 1, err
+		}
+		w.was(lst.Mode)
+		return 1, nil
 	}
 }
 
@@ -210,6 +215,7 @@ func (w *upperWalk) dir(u, l *dirFD, merged bool, name string, p relPath, st, ls
 		if inLower {
 			// It replaced a file: one entry, the path's new kind.
 			w.add(p, evidence.OpModify, "dir")
+			w.was(lst.Mode)
 			n++
 		}
 		var k int
@@ -654,6 +660,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		if err := w.addEntry(d, name, p, evidence.OpModify, st.Mode); err != nil {
 			return 1, err
 		}
+		w.was(o.meta.Mode)
 		n := 1
 		for kn, kid := range o.kids {
 			n += w.leaves(kid, p.join(kn))
@@ -1273,6 +1280,16 @@ func newRecord(prefix string) record {
 }
 
 func (r *record) add(p relPath, op evidence.Op, kind string) { r.addTarget(p, op, kind, "") }
+
+// was gives the write just added the kind its path had before the run,
+// where that differs from its kind now: a modify that replaced one kind
+// by another, which wrote-only must not take for a change to a directory
+// it may write in.
+func (r *record) was(mode uint32) {
+	if k := kindOf(mode); len(r.out) > 0 && !r.full && r.out[len(r.out)-1].Kind != k {
+		r.out[len(r.out)-1].Was = k
+	}
+}
 
 // addEntry records the entry name of d (at p), of mode, created or
 // modified: a symlink with its target, read from d.

@@ -151,21 +151,23 @@ func TestWritesExactDeletedEmptyDirs(t *testing.T) {
 }
 
 // TestWritesExactReplacedPath: a path there before and after the run is
-// one entry, a modify with its kind now (overlay gave a create and a
-// delete of one path, sorted as if the path were gone).
+// one entry, a modify with its kind now, and its kind before where that
+// differs (overlay gave a create and a delete of one path, sorted as if
+// the path were gone; without "was" a file replaced by a directory passed
+// a wrote-only of that directory's contents).
 func TestWritesExactReplacedPath(t *testing.T) {
 	files := map[string]string{"a.txt": "a", "d/f1": "1", "d/sub/f2": "2"}
 	runWritesCases(t, []writesCase{
 		{name: "file by dir", files: files, script: "rm a.txt; mkdir a.txt",
-			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir"}}},
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir", Was: "file"}}},
 		{name: "file by dir with a file", files: files, script: "rm a.txt; mkdir -p a.txt/x; echo > a.txt/x/f",
-			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir"}, {Path: "a.txt/x/f", Op: "create", Kind: "file"}}},
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "dir", Was: "file"}, {Path: "a.txt/x/f", Op: "create", Kind: "file"}}},
 		{name: "dir made again", files: files, script: "rm -rf d; mkdir -p d/sub; echo f2 > d/sub/f2",
 			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "modify", Kind: "file"}}},
 		{name: "dir by file", files: files, script: "rm -rf d; echo x > d",
-			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "file"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+			want: []evidence.Write{{Path: "d", Op: "modify", Kind: "file", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "file by symlink", files: files, script: "rm a.txt; ln -s d a.txt",
-			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "symlink", Target: "d"}}},
+			want: []evidence.Write{{Path: "a.txt", Op: "modify", Kind: "symlink", Target: "d", Was: "file"}}},
 	})
 }
 
