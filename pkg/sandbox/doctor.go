@@ -104,6 +104,7 @@ const (
 	ProbeLandlock       = "landlock"
 	ProbeAppArmorUserns = "sysctl-apparmor-userns"
 	ProbeMaxUserns      = "sysctl-max-user-namespaces"
+	ProbeGroups         = "caller-groups"
 	ProbePidsCgroup     = "pids-cgroup"
 	ProbeMemoryCgroup   = "memory-cgroup"
 	ProbeBinaries       = "sandbox-binaries"
@@ -136,6 +137,9 @@ func probes() []probeSpec {
 		{ProbeConfine, true, probeEngineConfine},
 		{ProbeUserns, true, probeUserns},
 		{ProbeBinaries, true, probeBinaries},
+	}
+	if os.Geteuid() != 0 {
+		ps = append(ps, probeSpec{ProbeGroups, false, probeGroups})
 	}
 	if os.Geteuid() == 0 {
 		ps = append(ps,
@@ -1112,4 +1116,43 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	unix.Close(tree)
 	return Probe{Availability: Available,
 		Detail: fmt.Sprintf("bwrap runs as uid %d and %s can be id-mapped for it: a root-owned work tree reaches the sandbox so, and root-only files elsewhere stay unreadable", SandboxUID, clean(dir))}
+}
+
+// probeGroups says whether a non-root caller has supplementary groups,
+// which its sandboxes keep: bubblewrap, unprivileged, cannot drop them
+// (setgroups is denied in a user namespace it maps alone), so a hook
+// reads what they may (adm: /var/log; systemd-journal: the journal).
+func probeGroups(ctx context.Context, env *doctorEnv) Probe {
+	return groupsProbe(os.Getgid(), os.Getgroups)
+}
+
+func groupsProbe(gid int, getgroups func() ([]int, error)) Probe {
+	gs, err := getgroups()
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("listing this user's groups: %v", err)}
+	}
+	var extra []string
+	for _, g := range gs {
+		if g != gid {
+			extra = append(extra, groupName(g))
+		}
+	}
+	if len(extra) == 0 {
+		return Probe{Availability: Available, Detail: "no supplementary groups: a sandbox holds this user's own group alone"}
+	}
+	return Probe{Availability: Unsupported,
+		Detail: fmt.Sprintf("this user's supplementary groups (%s) reach every sandbox it runs: bubblewrap, unprivileged, cannot drop them, so a hook reads what they may read (/etc/shadow and its kind are covered; a log adm reads is not)", strings.Join(extra, ", ")),
+		Fix:    "run vigiles as root (a root caller's sandbox has no supplementary group), or as a user without these groups"}
+}
+
+// groupName is "name (gid)" from /etc/group, or the gid alone.
+func groupName(gid int) string {
+	b, _ := os.ReadFile("/etc/group")
+	want := strconv.Itoa(gid)
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Split(l, ":"); len(f) >= 3 && f[2] == want {
+			return clean(f[0]) + " (" + want + ")"
+		}
+	}
+	return want
 }

@@ -435,3 +435,15 @@ func TestNftablesProbeUsesTheEgressLayer(t *testing.T) {
 		t.Error("a verdict found in output that holds none")
 	}
 }
+
+// TestGroupsProbe: a non-root caller's supplementary groups are said,
+// with the fix, since its sandboxes keep them.
+func TestGroupsProbe(t *testing.T) {
+	if p := groupsProbe(1000, func() ([]int, error) { return []int{1000}, nil }); p.Availability != Available {
+		t.Errorf("own group alone: %s %s", p.Availability, p.Detail)
+	}
+	p := groupsProbe(1000, func() ([]int, error) { return []int{1000, 0, 987654}, nil })
+	if p.Availability != Unsupported || !strings.Contains(p.Detail, "root (0)") || !strings.Contains(p.Detail, "987654") || !strings.Contains(p.Fix, "as root") {
+		t.Errorf("supplementary groups: %s %q fix %q", p.Availability, p.Detail, p.Fix)
+	}
+}
