@@ -411,23 +411,33 @@ func (s *gitScan) configs(g string) ([]string, error) {
 	// modules/ but a git dir's own is walked. The walk follows no link (a
 	// modules that leads to / would have it read the host's whole file
 	// system) and is bounded, as gitTreesUnder is.
+	// list lists the directory d once in the scan, within its entry
+	// budget; nothing where d is no directory (a link is none), was
+	// listed before, or is gone.
+	list := func(d string) ([]os.DirEntry, error) {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || !s.first(d) {
+			return nil, nil
+		}
+		ents, err := os.ReadDir(d)
+		if s.entries += len(ents); s.entries > maxGitWalk {
+			return nil, fmt.Errorf("listing the git configs of %s: more than %d entries below the modules and worktrees directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
+		}
+		if err != nil {
+			if ignorable(err) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("listing the git configs of %s: %w", g, err)
+		}
+		return ents, nil
+	}
 	var modules func(d string, depth int) error
 	modules = func(d string, depth int) error {
 		if depth > 32 {
 			return nil
 		}
-		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || !s.first(d) {
-			return nil
-		}
-		ents, err := os.ReadDir(d)
-		if s.entries += len(ents); s.entries > maxGitWalk {
-			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules and worktrees directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
-		}
+		ents, err := list(d)
 		if err != nil {
-			if ignorable(err) {
-				return nil
-			}
-			return fmt.Errorf("listing the git configs of %s: %w", g, err)
+			return err
 		}
 		for _, e := range ents {
 			if sub := filepath.Join(d, e.Name()); e.IsDir() && !gitInternal[e.Name()] {
@@ -442,18 +452,9 @@ func (s *gitScan) configs(g string) ([]string, error) {
 	// A linked worktree's git dir is one level below worktrees/, its name
 	// git's own (no '/'); the listing is bounded with the modules'.
 	worktrees := func(d string) error {
-		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || !s.first(d) {
-			return nil
-		}
-		ents, err := os.ReadDir(d)
-		if s.entries += len(ents); s.entries > maxGitWalk {
-			return fmt.Errorf("listing the git configs of %s: more than %d entries below the modules and worktrees directories of the run's git dirs, more than vigiles reads", g, maxGitWalk)
-		}
+		ents, err := list(d)
 		if err != nil {
-			if ignorable(err) {
-				return nil
-			}
-			return fmt.Errorf("listing the git configs of %s: %w", g, err)
+			return err
 		}
 		for _, e := range ents {
 			if sub := filepath.Join(d, e.Name()); e.IsDir() && s.first(sub) {
