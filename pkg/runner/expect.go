@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"path"
 	"reflect"
 	"strconv"
 	"strings"
@@ -216,6 +215,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			var bad []string
+			var links *linkView
 			for _, w := range r.Writes {
 				kind := w.Kind
 				if x.Kind == ExpWroteOnly && (w.Op == evidence.OpDelete || w.Was != "" && w.Was != "dir") {
@@ -238,7 +238,13 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				// A link it may write that leads where it may not: a
 				// write through it later (Claude Code's, or the hook's
 				// own next run) lands there.
-				if to, ok := linkLeadsOut(x.Paths, w); x.Kind == ExpWroteOnly && ok {
+				if x.Kind != ExpWroteOnly {
+					continue
+				}
+				if links == nil {
+					links = newLinkView(e.tree, r.Writes)
+				}
+				if to, ok := links.linkLeadsOut(x.Paths, w); ok {
 					bad = append(bad, fmt.Sprintf("%s %s (links to %s, outside what it may write)", w.Op, shownName(w.Path), shownName(to)))
 				}
 			}
@@ -374,55 +380,6 @@ func anyHost(ps []HostPattern, e evidence.Egress) bool {
 		}
 	}
 	return false
-}
-
-// linkLeadsOut says whether w, a symlink written, leads outside what ps
-// allow, and names where it leads: its target resolved lexically against
-// the link's directory, in the area it was written in (the work tree, ~/,
-// $TMPDIR/ or /dev/shm/), as a recorded path; the target as it is where it
-// is absolute or climbs out of that area, which no pattern allows. The
-// lexical resolution does not follow links already there on the way (a
-// link in the tree before the run is not in the record).
-func linkLeadsOut(ps []PathPattern, w evidence.Write) (string, bool) {
-	if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" {
-		return "", false
-	}
-	to, ok := linkDest(w.Path, w.Target)
-	if !ok {
-		return w.Target, true
-	}
-	return to, !anyPath(ps, to, "")
-}
-
-// linkDest resolves target, the target of the symlink recorded at p,
-// lexically against the link's directory within the area p is in: the
-// recorded path it leads to, or false where target is absolute or climbs
-// out of the area.
-func linkDest(p, target string) (string, bool) {
-	if path.IsAbs(target) {
-		return "", false
-	}
-	area, rel := "", p
-	for _, a := range []string{"~/", "$TMPDIR/", shmDir} {
-		if r, ok := strings.CutPrefix(p, a); ok {
-			area, rel = a, r
-			break
-		}
-	}
-	if area == "" {
-		rel = strings.TrimPrefix(p, "./") // evidence.TreePath's "./~/x"
-	}
-	to := path.Join(path.Dir(rel), target)
-	if to == ".." || strings.HasPrefix(to, "../") {
-		return "", false
-	}
-	switch {
-	case area == "":
-		return evidence.TreePath(to), true
-	case to == ".":
-		return strings.TrimSuffix(area, "/"), true
-	}
-	return area + to, true
 }
 
 func anyPath(ps []PathPattern, path, kind string) bool {

@@ -104,6 +104,9 @@ type executed struct {
 	// own timeout, which Claude Code keeps too): what the hook would have
 	// done after is not in the record.
 	cutShort string
+	// tree is the work tree the run was given (where the links it wrote
+	// lead is read there); "" where unknown.
+	tree string
 }
 
 // failure is what vigiles said of its own failure to run the hook or to
@@ -514,7 +517,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else {
 		r.Tier = string(sandbox.TierRefused)
 	}
-	e := executed{run: r, decision: d, result: res, err: err}
+	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir}
 	if res != nil && res.TimedOut {
 		e.cutShort = s.cutShort(p)
 	}
