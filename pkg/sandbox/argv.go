@@ -96,6 +96,11 @@ type plan struct {
 var secretFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
 	"/etc/sudoers", "/etc/security/opasswd", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}
 
+// secretDirs hold secret files only, and are masked whole (an empty
+// tmpfs) where the run may enter them: their files may not be listable by
+// the one who could open them (secretFiles' glob).
+var secretDirs = []string{"/etc/ssl/private"}
+
 // bwrapArgs builds the bubblewrap argv for a plan. The namespaces are
 // listed one by one (not --unshare-all) so that a missing one is an error,
 // never a silent downgrade. The init keeps every capability, inside the
@@ -229,7 +234,7 @@ func isLocaleName(v string) bool {
 }
 
 var localeName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z]{1,8}(_[A-Za-z]{2,3})?(\.[A-Za-z0-9-]{1,16})?(@[A-Za-z0-9]{1,16})?$`)
+	return regexp.MustCompile(`^[A-Za-z]{1,8}(_[A-Za-z]{2,3})?(\.[A-Za-z0-9-]{1,12})?(@[A-Za-z]{1,12})?$`)
 })
 
 func cut(kv string) (string, string, bool) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -535,6 +536,19 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	for _, f := range existingSecretFiles() {
 		if hostRoot || (cred == nil && unix.Access(f, unix.R_OK) == nil) || (cred != nil && view.reads(f, 0o4)) {
 			p.MaskFiles = append(p.MaskFiles, f)
+		}
+	}
+	// A directory of secrets whose files are named by a glob may be one
+	// a group may enter and not list (/etc/ssl/private, 0710 root:ssl-cert):
+	// the glob found nothing there, and the run could still open a key by
+	// its name. Where the run may enter it, it is masked whole.
+	for _, d := range secretDirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			continue
+		}
+		if hostRoot || (cred == nil && unix.Access(d, unix.X_OK) == nil) || (cred != nil && view.reads(d, 0o1)) {
+			maskDirs = append(maskDirs, d)
+			p.MaskFiles = slices.DeleteFunc(p.MaskFiles, func(f string) bool { return fsx.Under(f, d) })
 		}
 	}
 	// A CI runner's secrets and the git credentials a checkout left

@@ -76,12 +76,18 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 			continue
 		}
 		rest := bytes.TrimLeft(line, " \t")
-		var head []byte // a section header, which a variable may follow on its line
-		if len(rest) > 0 && rest[0] == '[' {
-			if end := headerEnd(rest); end >= 0 {
-				section = sectionName(rest[1:end])
-				head, rest = line[:len(line)-len(rest)+end+1], rest[end+1:]
+		if len(buf.Bytes()) == 0 && len(in)-len(b) == len(line) {
+			// git skips a UTF-8 byte order mark that starts the file.
+			rest = bytes.TrimLeft(bytes.TrimPrefix(rest, []byte("\xef\xbb\xbf")), " \t")
+		}
+		var head []byte // section headers, which a variable may follow on their line
+		for len(rest) > 0 && rest[0] == '[' {
+			end := headerEnd(rest)
+			if end < 0 {
+				break
 			}
+			section = sectionName(rest[1:end])
+			head, rest = line[:len(line)-len(rest)+end+1], bytes.TrimLeft(rest[end+1:], " \t")
 		}
 		if !secretVariable(section, rest) {
 			buf.Write(line)
@@ -100,9 +106,10 @@ func scrubGitConfig(in []byte) (out []byte, changed bool) {
 }
 
 // urlPassword matches the user information of a URL that has a password:
-// scheme://user:password@.
+// scheme://user:password@; a quote or a line continuation git reads
+// through (`x:"TOKEN"@`, `x:TO\` then `KEN@`) is part of it.
 var urlPassword = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:"]*):[^\s/@"]*@`)
+	return regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://(?:[^\s/@:"]|\\\r?\n)*):(?:[^\s/@]|\\\r?\n)*@`)
 })
 
 // httpUser matches the user information of an http(s) URL, password or
@@ -110,7 +117,7 @@ var urlPassword = sync.OnceValue(func() *regexp.Regexp {
 // (https://TOKEN@host/…), and an http remote needs no user name of the
 // config's. An ssh URL keeps its user (git@), which names no secret.
 var httpUser = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(https?://)[^\s/@"]*@`)
+	return regexp.MustCompile(`(?i)\b(https?://)(?:[^\s/@]|\\\r?\n)*@`)
 })
 
 // queryToken matches the value of a URL query parameter whose name says

@@ -97,12 +97,19 @@ var credentialFileVars = []string{
 }
 
 // envCredentialFiles lists the regular files the caller's environment
-// names as credentials (credentialFileVars), each once, absolute, with its
-// symlinks resolved.
+// names as credentials (credentialFileVars), each once, absolute (a
+// relative one against the working directory), with its symlinks
+// resolved.
 func envCredentialFiles(getenv func(string) string) []string {
 	var out []string
 	add := func(p string) {
-		if !filepath.IsAbs(p) {
+		if p == "" {
+			return
+		}
+		// A relative path is the caller's working directory's, as the
+		// libraries that read these variables take it.
+		p, err := filepath.Abs(p)
+		if err != nil {
 			return
 		}
 		r, err := filepath.EvalSymlinks(p)

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // fakePasswd points passwdFile at a file holding lines for the test.
@@ -166,5 +169,96 @@ func TestCredentialFilesTheEnvironmentNamesAreHidden(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(tree, "gha-creds-0123456789abcdef.json")); !strings.Contains(string(b), "TREESECRET") {
 		t.Errorf("the host's file changed: %q", b)
+	}
+}
+
+// TestMayReachHonoursACLs: a root-only file that a POSIX ACL entry gives
+// the sandbox's uid is one it could read (the review read a root caller's
+// secret file, env-named credential file and outside git config that way:
+// the mode bits alone said no), so it is hidden.
+func TestMayReachHonoursACLs(t *testing.T) {
+	requireRoot(t, "files of other owners are made with chown")
+	const uid, gid = 2000001234, 2000001234
+	f := filepath.Join(tempDirIn(t, "/var/lib", "acl-", 0o755), "secret")
+	if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if mayReach(f, uid, gid, 0o4) {
+		t.Fatal("a root 0600 file without an ACL reads as readable")
+	}
+	// user::rw-, user:UID:r--, group::---, mask::r--, other::---
+	acl := binary.LittleEndian.AppendUint32(nil, 2)
+	for _, e := range []struct {
+		tag, perm uint16
+		id        uint32
+	}{{1, 6, ^uint32(0)}, {2, 4, uid}, {4, 0, ^uint32(0)}, {0x10, 4, ^uint32(0)}, {0x20, 0, ^uint32(0)}} {
+		acl = binary.LittleEndian.AppendUint16(acl, e.tag)
+		acl = binary.LittleEndian.AppendUint16(acl, e.perm)
+		acl = binary.LittleEndian.AppendUint32(acl, e.id)
+	}
+	if err := unix.Setxattr(f, "system.posix_acl_access", acl, 0); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("setting an ACL: %v", err)
+		}
+		t.Skipf("no POSIX ACLs here: %v", err)
+	}
+	if !mayReach(f, uid, gid, 0o4) {
+		t.Error("a file an ACL entry lets uid read reads as unreadable")
+	}
+}
+
+// TestSecretDirTheRunMayEnterIsMasked: a directory of secrets that the
+// run's group may enter and not list (/etc/ssl/private, 0710
+// root:ssl-cert) is masked whole: its glob lists nothing, and the run could
+// still open a key there by its name (the review read Debian's snakeoil
+// key so).
+func TestSecretDirTheRunMayEnterIsMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "trees owned by other uids are made with chown")
+	const uid, gid = 2000001234, 2000001302
+	dir := tempDirIn(t, "/var/lib", "svc-private-", 0o710)
+	key := filepath.Join(dir, "snakeoil.key")
+	if err := os.WriteFile(key, []byte("KEYSECRET\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, key} {
+		if err := os.Chown(p, 0, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldFiles, oldDirs := secretFiles, secretDirs
+	secretFiles, secretDirs = []string{dir + "/*"}, []string{dir}
+	t.Cleanup(func() { secretFiles, secretDirs = oldFiles, oldDirs })
+	fakePasswd(t, fmt.Sprintf("svc:x:%d:%d::/nonexistent:/bin/sh", uid, gid))
+	tree := tempDirIn(t, "/var/lib", "svc-tree-", 0o755)
+	if err := os.Chown(tree, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	// The run's group may enter it: it is masked whole, an empty tmpfs
+	// (a caller that cannot list it, not root, finds no file there to
+	// cover one by one).
+	res := run(t, Spec{Dir: tree, Command: sh(`stat -c %a ` + dir + `; cat ` + key + `; ls ` + dir + `; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if strings.HasPrefix(res.Stdout, "710") || strings.Contains(res.Stdout, "SECRET") || strings.Contains(res.Stdout, "snakeoil") {
+		t.Errorf("the directory of secrets is not masked whole: %q", res.Stdout)
+	}
+}
+
+// TestRelativeCredentialPathsAreHidden: a variable that names its file by
+// a relative path names it in the caller's working directory, as the
+// libraries that read it take it (the review read GOOGLE_APPLICATION_
+// CREDENTIALS=gha-creds-1.json and DOCKER_CONFIG=.docker so).
+func TestRelativeCredentialPathsAreHidden(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{"gha-creds-1.json": "GSECRET\n", ".docker/config.json": "DSECRET\n", "sub/kube": "KSECRET\n"})
+	t.Chdir(tree)
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "gha-creds-1.json")
+	t.Setenv("DOCKER_CONFIG", ".docker")
+	t.Setenv("KUBECONFIG", "sub/kube")
+	res := run(t, Spec{Dir: tree, Command: sh(`cat gha-creds-1.json .docker/config.json sub/kube; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "SECRET") {
+		t.Errorf("tier %s error %q stdout %q, want the three files empty", res.Tier, res.Error, res.Stdout)
 	}
 }

@@ -250,10 +250,40 @@ func unenterableAbove(p, top string, uid, gid uint32) string {
 }
 
 // mayReach reports whether uid and gid (and no other group) may walk to
-// the host path p and get perm on it, by the mode bits.
+// the host path p and get perm on it: by the mode bits, and, where a file
+// or a directory on the way has a POSIX access ACL, as if its named
+// entries granted uid all its mask allows (mayUseACL). It answers "could
+// the run read this, so that it must be hidden": where it cannot tell,
+// it says yes.
 func mayReach(p string, uid, gid, perm uint32) bool {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		var st unix.Stat_t
+		if err := unix.Stat(d, &st); err == nil && !mayUseACL(d, &st, uid, gid, 0o1) {
+			return false
+		}
+		if d == "/" {
+			break
+		}
+	}
 	var st unix.Stat_t
-	return unenterableAbove(p, "/", uid, gid) == "" && unix.Stat(p, &st) == nil && mayUse(&st, uid, gid, perm)
+	return unix.Stat(p, &st) == nil && mayUseACL(p, &st, uid, gid, perm)
+}
+
+// mayUseACL is mayUse, and for a file with an access ACL that uid does
+// not own, the group class's bits, which are then the ACL's mask: the most
+// a named user or group entry of it may grant (the review read a root-only
+// file an ACL entry gave the sandbox's uid).
+func mayUseACL(p string, st *unix.Stat_t, uid, gid, perm uint32) bool {
+	if mayUse(st, uid, gid, perm) {
+		return true
+	}
+	if st.Uid == uid {
+		return false
+	}
+	if n, err := unix.Getxattr(p, "system.posix_acl_access", nil); err != nil || n <= 0 {
+		return false
+	}
+	return (st.Mode>>3)&perm == perm
 }
 
 // mayUse reports whether uid and gid (and no other group) get perm (0o1
