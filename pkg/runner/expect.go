@@ -218,7 +218,9 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			var links *linkView
 			for _, w := range r.Writes {
 				kind := w.Kind
-				if x.Kind == ExpWroteOnly && (w.Op == evidence.OpDelete || w.Was != "" && w.Was != "dir") {
+				if w.Op == evidence.OpDelete && w.Was == "dir" {
+					kind = "dir" // an empty directory deleted
+				} else if x.Kind == ExpWroteOnly && (w.Op == evidence.OpDelete || w.Was != "" && w.Was != "dir") {
 					// A directory pattern's own path (x/** matches x)
 					// allows a change to the directory it was and is: not
 					// a path deleted, which the record does not say was

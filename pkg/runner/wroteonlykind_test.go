@@ -31,6 +31,8 @@ func TestWroteOnlyDirectoryFormAllowsOnlyTheDirectory(t *testing.T) {
 		{"a file in it", []evidence.Write{{Path: "config/x", Op: evidence.OpCreate, Kind: "file"}}, true},
 		{"the directory's own mode", []evidence.Write{{Path: "config", Op: evidence.OpModify, Kind: "dir"}}, true},
 		{"a file config deleted", []evidence.Write{{Path: "config", Op: evidence.OpDelete}}, false},
+		// rm -rf of an empty directory config: the record says it was one.
+		{"an empty directory config deleted", []evidence.Write{{Path: "config", Op: evidence.OpDelete, Was: "dir"}}, true},
 		{"a file config made a directory", []evidence.Write{{Path: "config", Op: evidence.OpModify, Kind: "dir", Was: "file"}, {Path: "config/x", Op: evidence.OpCreate, Kind: "file"}}, false},
 		{"a directory config made a file", []evidence.Write{{Path: "config", Op: evidence.OpModify, Kind: "file", Was: "dir"}}, false},
 	} {

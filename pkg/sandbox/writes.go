@@ -274,6 +274,7 @@ func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath) (int, error) {
 	k, err := w.lowerContents(l, name, p)
 	if err == nil && k == 0 {
 		w.add(p, evidence.OpDelete, "")
+		w.was(st.Mode) // an empty directory, said so
 		k = 1
 	}
 	return k, err
@@ -743,6 +744,9 @@ func (w *copyWalk) newDir(d *dirFD, name string, p relPath, standalone bool) (in
 func (w *copyWalk) leaves(o *snapNode, p relPath) int {
 	if len(o.kids) == 0 {
 		w.add(p, evidence.OpDelete, "")
+		if isDir(o.meta.Mode) {
+			w.was(o.meta.Mode) // an empty directory, said so
+		}
 		return 1
 	}
 	n := 0
@@ -1283,8 +1287,8 @@ func (r *record) add(p relPath, op evidence.Op, kind string) { r.addTarget(p, op
 
 // was gives the write just added the kind its path had before the run,
 // where that differs from its kind now: a modify that replaced one kind
-// by another, which wrote-only must not take for a change to a directory
-// it may write in.
+// by another, or the delete of an empty directory (a delete has no kind),
+// which wrote-only must tell from a change to a directory it may write in.
 func (r *record) was(mode uint32) {
 	if k := kindOf(mode); len(r.out) > 0 && !r.full && r.out[len(r.out)-1].Kind != k {
 		r.out[len(r.out)-1].Was = k

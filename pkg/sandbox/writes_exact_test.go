@@ -142,11 +142,11 @@ func TestWritesExactDeletedEmptyDirs(t *testing.T) {
 	files := map[string]string{"d/f1": "1", "d/sub/f2": "2", "d/emptysub/": ""}
 	runWritesCases(t, []writesCase{
 		{name: "rm -rf", files: files, script: "rm -rf d", want: []evidence.Write{
-			{Path: "d/emptysub", Op: "delete"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+			{Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "mv", files: files, script: "mv d e", want: []evidence.Write{
-			{Path: "d/emptysub", Op: "delete"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"},
+			{Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"},
 			{Path: "e/emptysub", Op: "create", Kind: "dir"}, {Path: "e/f1", Op: "create", Kind: "file"}, {Path: "e/sub/f2", Op: "create", Kind: "file"}}},
-		{name: "an empty dir", files: map[string]string{"keep": "k", "e/": ""}, script: "rmdir e", want: []evidence.Write{{Path: "e", Op: "delete"}}},
+		{name: "an empty dir", files: map[string]string{"keep": "k", "e/": ""}, script: "rmdir e", want: []evidence.Write{{Path: "e", Op: "delete", Was: "dir"}}},
 	})
 }
 
@@ -968,7 +968,7 @@ func TestWritesExactTooDeep(t *testing.T) {
 	deep := "c" + strings.Repeat("/d", maxDepth-1)
 	want := map[string][]evidence.Write{
 		"readUpper, created": {{Path: deep, Op: "create", Kind: "dir"}},
-		"readUpper, deleted": {{Path: deep, Op: "delete"}},
+		"readUpper, deleted": {{Path: deep, Op: "delete", Was: "dir"}},
 		// Without the original to compare its xattrs with, a root whose
 		// ctime changed is a modify.
 		"diff, created": {{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "create", Kind: "dir"}},
@@ -977,7 +977,7 @@ func TestWritesExactTooDeep(t *testing.T) {
 		move(tree, later)
 		return takeSnapshotDiff(later, func() { move(later, tree) })
 	}})
-	want["diff, deleted"] = []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "delete"}}
+	want["diff, deleted"] = []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "delete", Was: "dir"}}
 	for _, w := range walks {
 		got, err := w.fn()
 		if err != nil {
