@@ -2,6 +2,7 @@ package escape
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,7 @@ func TestLeanSandboxBinaryIsUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Wait()
-	for role, name := range map[string]string{"__vigiles-init": "vigiles-sandbox", "__vigiles-reaper": "vigiles-reaper"} {
+	for role, name := range map[string]string{initRole: "vigiles-sandbox", reaperRole: "vigiles-reaper"} {
 		got := roleBinary(t, cmd.Process.Pid, role)
 		lean, err := os.Stat(filepath.Join(filepath.Dir(vigilesBin), name))
 		if err != nil {
@@ -35,17 +36,39 @@ func TestLeanSandboxBinaryIsUsed(t *testing.T) {
 	}
 }
 
+// The in-sandbox roles as the host's /proc shows them: the init by its
+// first argument, the reaper by its whole command line (an init's, so
+// that a hook reading /proc/1/cmdline finds no name of vigiles).
+const (
+	initRole   = "__vigiles-init"
+	reaperRole = "/sbin/init"
+)
+
 // roleBinary waits for the descendant of broker running the in-sandbox
 // role and returns the file it runs from (bwrap and the init exec it by
 // descriptor, so the file is what counts, not a path).
 func roleBinary(t *testing.T, broker int, role string) os.FileInfo {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	fi, ok := findRoleBinary(broker, role, 10*time.Second)
+	if !ok {
+		t.Fatalf("no %s process seen", role)
+	}
+	return fi
+}
+
+// findRoleBinary is roleBinary, false when no such process is seen
+// within wait.
+func findRoleBinary(broker int, role string, wait time.Duration) (os.FileInfo, bool) {
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if _, args, _ := bytes.Cut(b, []byte{0}); err != nil || !bytes.HasPrefix(args, []byte(role+"\x00")) {
+			if err != nil {
+				continue
+			}
+			if _, args, _ := bytes.Cut(b, []byte{0}); role == reaperRole && string(b) != reaperRole+"\x00" ||
+				role != reaperRole && !bytes.HasPrefix(args, []byte(role+"\x00")) {
 				continue
 			}
 			// Other packages' tests run sandboxes at the same time: only
@@ -55,13 +78,34 @@ func roleBinary(t *testing.T, broker int, role string) os.FileInfo {
 				continue
 			}
 			if got, err := os.Stat(filepath.Join("/proc", e.Name(), "exe")); err == nil {
-				return got
+				return got, true
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("no %s process seen", role)
-	return nil
+	return nil, false
+}
+
+// runFromSeeingReaper is runFrom, and says whether the run's reaper ran
+// from bin's vigiles-sandbox (seen from the host: inside, its command line
+// is an init's whichever binary it is).
+func runFromSeeingReaper(t *testing.T, bin, dir string, command ...string) (result, bool) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, "vigiles"), append([]string{"run", "--json", "--workdir", dir, "--"}, command...)...)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got, seen := findRoleBinary(cmd.Process.Pid, reaperRole, 10*time.Second)
+	cmd.Wait()
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("no JSON result: %v: %s", err, out.Bytes())
+	}
+	lean, err := os.Stat(filepath.Join(bin, "vigiles-sandbox"))
+	return r, err == nil && seen && os.SameFile(got, lean)
 }
 
 // TestReaperBinaryFallsBack: a vigiles-reaper the sandbox's uid may not
@@ -75,13 +119,13 @@ func TestReaperBinaryFallsBack(t *testing.T) {
 	dir := workTree(t)
 	run := func(bin string) result {
 		t.Helper()
-		return runFrom(t, bin, dir, nil, "sh", "-c", "echo x > made; cat /proc/1/cmdline")
+		return runFrom(t, bin, dir, nil, "sh", "-c", "echo x > made")
 	}
 	bin := binsDir(t, map[string]os.FileMode{"vigiles": 0o755, "vigiles-sandbox": 0o755, "vigiles-reaper": 0o700})
-	r := run(bin)
-	if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !strings.HasPrefix(r.Stdout, "/proc/self/exe\x00__vigiles-reaper") {
-		t.Errorf("a 0700 vigiles-reaper: tier %s exit %d writes %v stdout %q error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
-			r.Tier, r.ExitCode, r.Writes, r.Stdout, r.Error, r.Refusal)
+	r, fromSandbox := runFromSeeingReaper(t, bin, dir, "sh", "-c", "echo x > made; sleep 1")
+	if r.Tier != "confined" || r.ExitCode != 0 || len(r.Writes) != 1 || !fromSandbox {
+		t.Errorf("a 0700 vigiles-reaper: tier %s exit %d writes %v reaper from vigiles-sandbox %v error %q refusal %q; want a whole run, its reaper from vigiles-sandbox",
+			r.Tier, r.ExitCode, r.Writes, fromSandbox, r.Error, r.Refusal)
 	}
 
 	// A stand-in that answers as a reaper of another build does.
