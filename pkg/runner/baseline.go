@@ -313,23 +313,39 @@ func deletedOf(r report.HookRun) []string {
 // linksOf maps each symbolic link among writesOf's paths that a run
 // created or modified to its target, both shown as writesOf shows paths
 // (each run of bytes that is not UTF-8 one U+FFFD); nil where there are
-// none, or the writes were not recorded. Where two links show as one path
-// the smaller target is kept, on both sides of a comparison alike.
+// none, or the writes were not recorded. A target in the run's throwaway
+// TMPDIR or /dev/shm (a mktemp directory's name, new each run) is kept as
+// that place alone ("$TMPDIR/…"), as writes there are not kept at all.
+// Where two links show as one path, each target is kept, sorted, one per
+// line: a link that joins another under one shown name is a change too.
 func linksOf(r report.HookRun) map[string]string {
-	var out map[string]string
+	var all map[string][]string
 	for _, w := range r.Writes {
 		p := evidence.ShownPath(w.Path)
 		if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" || strings.HasPrefix(p, "$TMPDIR/") {
 			continue
 		}
 		t := evidence.ShownPath(w.Target)
-		if was, ok := out[p]; ok && was <= t {
-			continue
+		switch {
+		case strings.HasPrefix(t, sandboxTmp+"/"):
+			t = "$TMPDIR/…"
+		case strings.HasPrefix(t, shmDir):
+			t = shmDir + "…"
 		}
-		if out == nil {
-			out = map[string]string{}
+		if all == nil {
+			all = map[string][]string{}
 		}
-		out[p] = t
+		if !slices.Contains(all[p], t) {
+			all[p] = append(all[p], t)
+		}
+	}
+	if all == nil {
+		return nil
+	}
+	out := make(map[string]string, len(all))
+	for p, ts := range all {
+		slices.Sort(ts)
+		out[p] = strings.Join(ts, "\n")
 	}
 	return out
 }

@@ -110,3 +110,33 @@ func TestBaselineLinksMustBeWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineLinksOfThrowawayPlacesAndOneShownName: a link to a mktemp
+// directory leads somewhere new each run, and is kept as "$TMPDIR/…" (the
+// review saw every audit drift); two links shown as one path (bytes that
+// are not UTF-8) keep both targets, so that one turned to .git is drift
+// (the review hid it behind the other's smaller target).
+func TestBaselineLinksOfThrowawayPlacesAndOneShownName(t *testing.T) {
+	const last = "~/.claude/plugins/data/p/last-run"
+	b := baselineOf(t, linkRun(map[string]string{last: "/tmp/tmp.SiYc43wXB4"}))
+	if drift, msgs := opDrift(b, linkRun(map[string]string{last: "/tmp/tmp.7jNQSCm8u1"})); len(drift)+len(msgs) != 0 {
+		t.Errorf("a new mktemp directory: drift %q, findings %q", drift, msgs)
+	}
+	if drift, _ := opDrift(b, linkRun(map[string]string{last: "../../../../.bashrc"})); len(drift) != 1 {
+		t.Errorf("turned from TMPDIR to elsewhere: drift %q, want one", drift)
+	}
+	two := func(second string) report.HookRun {
+		r := opsRun()
+		r.Writes = append(r.Writes,
+			evidence.Write{Path: "out/\xff", Op: evidence.OpCreate, Kind: "symlink", Target: "-"},
+			evidence.Write{Path: "out/\xfe", Op: evidence.OpCreate, Kind: "symlink", Target: second})
+		return r
+	}
+	b = baselineOf(t, two("x"))
+	if drift, msgs := opDrift(b, two("x")); len(drift)+len(msgs) != 0 {
+		t.Errorf("the same two links: drift %q, findings %q", drift, msgs)
+	}
+	if drift, _ := opDrift(b, two("../.git/hooks")); len(drift) != 1 {
+		t.Errorf("one of two links under one shown name turned to .git: drift %q, want one", drift)
+	}
+}
