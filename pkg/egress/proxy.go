@@ -105,8 +105,11 @@ func parseRequestLine(line string) (proxyRequest, error) {
 // IPv6 literal in brackets with or without one.
 func hostHeader(v string) (string, int, error) {
 	v = strings.TrimSpace(v)
-	if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") || !strings.Contains(v, ":") {
+	switch {
+	case strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") || !strings.Contains(v, ":"):
 		v += ":80"
+	case strings.HasSuffix(v, ":"):
+		v += "80" // an empty port is the default's (RFC 3986)
 	}
 	host, port, err := splitHostPort(v)
 	if err != nil {
@@ -241,6 +244,13 @@ func (p *proxy) serve(c *streamConn) {
 
 // record records one request (or one malformed request line).
 func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) {
+	// A name's final dot (an absolute name) names the same host, as the
+	// DNS stub records it; what is left may be an address ("192.0.2.9.")
+	// or nothing (".").
+	req.Host = strings.TrimSuffix(req.Host, ".")
+	if perr == nil && req.Host == "" && (req.Method == "CONNECT" || req.Port != 0) {
+		perr = fmt.Errorf("empty host: %w", ErrBadRequest)
+	}
 	if perr != nil {
 		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(stripQuery(line))})
 		return
@@ -257,10 +267,6 @@ func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) 
 		if z := a.Zone(); z != "" {
 			e.Detail += " (zone " + clip(z) + ")"
 		}
-	} else {
-		// A name's final dot (an absolute name) names the same host, as
-		// the DNS stub records it.
-		e.Host = strings.TrimSuffix(e.Host, ".")
 	}
 	p.rec.add(at, e)
 }

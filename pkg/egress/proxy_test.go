@@ -74,6 +74,9 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"GET HTTP://I.TEST./ HTTP/1.1\r\n\r\n",
 		"GET http://[::ffff:192.0.2.1]:8080/ HTTP/1.1\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: b.test\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: j.test:\r\n\r\n",
+		"GET http://192.0.2.9./x HTTP/1.1\r\n\r\n",
+		"CONNECT .:443 HTTP/1.1\r\n\r\n",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
@@ -94,6 +97,9 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host=i.test ip= port=80 detail=GET /",
 		"host= ip=192.0.2.1 port=8080 detail=GET /",
 		"host=b.test ip= port=80 detail=GET /",
+		"host=j.test ip= port=80 detail=GET /", // an empty port is the default's
+		"host= ip=192.0.2.9 port=80 detail=GET /x",
+		"host= ip= port=0 detail=malformed request: CONNECT .:443 HTTP/1.1",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
