@@ -240,7 +240,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				// A link it may write that leads where it may not: a
 				// write through it later (Claude Code's, or the hook's
 				// own next run) lands there.
-				if x.Kind != ExpWroteOnly {
+				if x.Kind != ExpWroteOnly || w.Kind != "symlink" {
 					continue
 				}
 				if links == nil {
