@@ -832,7 +832,7 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 	var left []string // what ran besides the main process at the deadline
 	kill := func() {
 		timedOut = true
-		left = survivors(rp.pid)
+		left = survivors(rp.pid, exited == nil)
 		unix.Kill(rp.pid, unix.SIGKILL) // pid 1 of the nested namespace: the whole tree goes
 		ws = <-done
 	}

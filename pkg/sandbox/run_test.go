@@ -36,6 +36,9 @@ func TestMain(m *testing.M) {
 		SetNetwork(fakeNetwork{})
 	}
 	MaybeInit()
+	if len(os.Args) == 3 && os.Args[1] == hopperArg {
+		hopper(os.Args[2])
+	}
 	os.Exit(m.Run())
 }
 

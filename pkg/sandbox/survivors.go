@@ -19,10 +19,94 @@ import (
 // whole (Result.Lingered), as a run whose main process exited and left
 // them is. The main process is the reaper's eldest child (the reaper
 // forks it first; other children of the reaper are orphans adopted later);
-// after it has exited every process below the reaper counts.
+// after it has exited (mainGone: its notice came) every process below the
+// reaper counts.
 //
-// It is a snapshot: a process forked while /proc is read may be missed.
-func survivors(reaperPid int) []string {
+// Whether any is left is the kernel's answer, not the scan's (a process
+// that forks and exits without pause, its pid new at every read, slips
+// between the scan's reads of /proc, and a main process's unreaped
+// children make the scan slow): the reaper's direct children, read whole
+// from /proc (the kernel lists them under its lock), then the main
+// process's, then the reaper's again. A process below the main one is
+// among its children or below one of them; once it, or a descendant, is
+// orphaned, it is the reaper's child, and each of its later incarnations
+// is too. Where the kernel says some are left and the scan listed none,
+// they are listed as reaper.LingeredUnlisted.
+func survivors(reaperPid int, mainGone bool) []string {
+	listed := scanSurvivors(reaperPid, mainGone)
+	if len(listed) > 0 {
+		return listed
+	}
+	if othersBelow(reaperPid, mainGone) {
+		return []string{reaper.LingeredUnlisted}
+	}
+	return nil
+}
+
+// othersBelow says whether the kernel shows a process below the reaper
+// but the main one (its eldest child): a child of the reaper's other than
+// that, or any child of the main process's (a zombie it did not reap
+// too). Where the children cannot be read, it says yes.
+func othersBelow(reaperPid int, mainGone bool) bool {
+	first, ok := childrenOf(reaperPid)
+	if !ok || mainGone && len(first) > 0 {
+		return true
+	}
+	main, mainStart := 0, uint64(0)
+	for _, c := range first {
+		if _, start, ok := statOf(c); ok && (main == 0 || start < mainStart || start == mainStart && c < main) {
+			main, mainStart = c, start
+		}
+	}
+	if len(first) > 1 {
+		return true
+	}
+	if main != 0 {
+		kids, ok := childrenOf(main)
+		if !ok && statExists(main) || len(kids) > 0 {
+			return true
+		}
+	}
+	again, ok := childrenOf(reaperPid)
+	return !ok || slices.ContainsFunc(again, func(c int) bool { return c != main })
+}
+
+// childrenOf lists the children of every thread of pid, as the kernel's
+// /proc/PID/task/TID/children gives them; false where they cannot be read
+// (a kernel without CONFIG_PROC_CHILDREN, a pid gone).
+func childrenOf(pid int) ([]int, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if err != nil {
+			if os.IsNotExist(err) && statExists(pid) {
+				continue // the thread ended while it was read
+			}
+			return nil, false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, true
+}
+
+// statExists says whether pid is still there.
+func statExists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+// scanSurvivors lists what the scan of /proc finds below the reaper but
+// the main process. It is a snapshot: see survivors.
+func scanSurvivors(reaperPid int, mainGone bool) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -66,7 +150,9 @@ func survivors(reaperPid int) []string {
 		}
 	}
 	slices.Sort(pids)
-	pids = slices.DeleteFunc(pids, func(p int) bool { return p == main })
+	if !mainGone {
+		pids = slices.DeleteFunc(pids, func(p int) bool { return p == main })
+	}
 	if len(pids) == 0 {
 		return nil
 	}

@@ -1,7 +1,11 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,5 +35,56 @@ func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 	alone := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh(`exec sleep 60`)})
 	if !alone.TimedOut || alone.Lingered != nil {
 		t.Errorf("a main process alone at its deadline: timedOut %v lingered %q, want none lingered", alone.TimedOut, alone.Lingered)
+	}
+}
+
+// hopperArg makes the test binary, copied into a work tree, the review's
+// attack on the timeout's scan: leave n exited children unreaped (each
+// one more entry for the scan to read), then start a process that forks
+// and exits without pause (its pid new at every read of /proc), and wait.
+const hopperArg = "__test-hopper"
+
+func hopper(n string) {
+	zombies, _ := strconv.Atoi(n)
+	for range zombies {
+		if pid, _, _ := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); pid == 0 {
+			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+	}
+	if pid, _, _ := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); pid == 0 {
+		// Only raw system calls from here: the child of a raw fork has
+		// one thread and no runtime to speak of.
+		for {
+			if pid, _, _ := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0); pid != 0 {
+				syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
+			}
+		}
+	}
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// TestTimedOutHopperIsNotMissed: a process that forks and exits without
+// pause, beside a main process that left hundreds of children unreaped,
+// slips between the reads of a scan of /proc at the deadline; whether any
+// process is left is the kernel's answer (the reaper's and the main
+// process's children), so the run still lists one (the review passed
+// no-egress and no-write on such a hook 5 runs of 5).
+func TestTimedOutHopperIsNotMissed(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	self, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hopper"), self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		res := run(t, Spec{Dir: dir, Timeout: time.Second, Command: []string{"./hopper", hopperArg, "400"}})
+		if !res.TimedOut || len(res.Lingered) == 0 {
+			t.Fatalf("run %d: timedOut %v lingered %q, want the hopper (or the kernel's word that something is left)", i, res.TimedOut, res.Lingered)
+		}
 	}
 }

@@ -494,7 +494,7 @@ func linger(d time.Duration) ([]string, error) {
 			// Listed once, at the end: the scan decides nothing.
 			left, err := processes()
 			if err == nil && len(left) == 0 {
-				left = []string{lingeredUnlisted}
+				left = []string{LingeredUnlisted}
 			}
 			return left, err
 		}
@@ -506,10 +506,10 @@ func linger(d time.Duration) ([]string, error) {
 	return nil, nil
 }
 
-// lingeredUnlisted stands in the lingered list for processes the kernel
+// LingeredUnlisted stands in the lingered list for processes the kernel
 // says are left that the scan of /proc did not list (they forked and
 // exited while it read).
-const lingeredUnlisted = "(processes left that changed their pids while they were listed)"
+const LingeredUnlisted = "(processes left that changed their pids while they were listed)"
 
 // reapEnded reaps every child of the reaper that has ended and says
 // whether any process is left in its pid namespace.
