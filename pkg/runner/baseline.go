@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -325,13 +326,7 @@ func linksOf(r report.HookRun) map[string]string {
 		if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" || strings.HasPrefix(p, "$TMPDIR/") {
 			continue
 		}
-		t := evidence.ShownPath(w.Target)
-		switch {
-		case strings.HasPrefix(t, sandboxTmp+"/"):
-			t = "$TMPDIR/…"
-		case strings.HasPrefix(t, shmDir):
-			t = shmDir + "…"
-		}
+		t := throwawayTarget(evidence.ShownPath(w.Target))
 		if all == nil {
 			all = map[string][]string{}
 		}
@@ -348,6 +343,26 @@ func linksOf(r report.HookRun) map[string]string {
 		out[p] = strings.Join(ts, "\n")
 	}
 	return out
+}
+
+// throwawayTarget is a link's target as a baseline keeps it: one that
+// leads into the run's throwaway TMPDIR or /dev/shm (its text cleaned, so
+// that /tmp/../root/.bashrc is not among them) with the name there, a
+// mktemp one new each run, as "…" ($TMPDIR/…/rest); any other as it is.
+func throwawayTarget(t string) string {
+	if !path.IsAbs(t) {
+		return t
+	}
+	c := path.Clean(t)
+	for _, a := range []struct{ dir, name string }{{"/tmp/", "$TMPDIR/"}, {shmDir, shmDir}} {
+		if r, ok := strings.CutPrefix(c, a.dir); ok {
+			if _, rest, more := strings.Cut(r, "/"); more {
+				return a.name + "…/" + rest
+			}
+			return a.name + "…"
+		}
+	}
+	return t
 }
 
 // NewBaseline records the runs of a report. The declarations of hooks

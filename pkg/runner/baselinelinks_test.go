@@ -125,6 +125,12 @@ func TestBaselineLinksOfThrowawayPlacesAndOneShownName(t *testing.T) {
 	if drift, _ := opDrift(b, linkRun(map[string]string{last: "../../../../.bashrc"})); len(drift) != 1 {
 		t.Errorf("turned from TMPDIR to elsewhere: drift %q, want one", drift)
 	}
+	// Cleaned first: /tmp/../root/.bashrc is no throwaway place.
+	for _, t2 := range []string{"/tmp/../root/.bashrc", "/tmp/tmp.X/../../etc/cron.d/x", "/dev/shm/../../etc/cron.d/x"} {
+		if drift, _ := opDrift(b, linkRun(map[string]string{last: t2})); len(drift) != 1 {
+			t.Errorf("turned to %s: drift %q, want one", t2, drift)
+		}
+	}
 	two := func(second string) report.HookRun {
 		r := opsRun()
 		r.Writes = append(r.Writes,

@@ -4,216 +4,230 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vigiles/action/pkg/evidence"
-	"github.com/vigiles/action/pkg/sandbox"
 )
 
-// linkView resolves where a symlink a run wrote leads, as the sandbox
-// that made it saw the file system: its throwaway HOME (sandbox.Home),
-// TMPDIR (/tmp) and /dev/shm, which held only what the run put there; the
-// work tree at its own path (tree, inside them or not), as the host has it
-// but for what the run changed; the rest, the host's, read-only.
+// A symlink a run leaves is judged by wrote-only as the writes a later
+// write through it would make: by Claude Code, or by the hook's next run,
+// on the host, where the tree, HOME and TMPDIR are the real ones and not
+// the sandbox's. Only what the record and the tree say for certain is
+// followed, so the rule is narrow (linkLeadsOut):
+//
+//   - a relative target is walked from the link's directory within the
+//     place the link is in (the work tree, ~/, $TMPDIR/, /dev/shm/): a
+//     ".." may not climb out of it, no component on the way may be a link
+//     (the run's, or one the tree has: a ".." after a link climbs from
+//     where the link leads, which the host decides), and the last may be
+//     a link the run made, judged so in turn (40 hops at most);
+//   - an absolute target leads out, but into the system's own read-only
+//     directories (a virtualenv's python3 -> /usr/bin/python3) or to
+//     /dev/null, where a write lands nowhere it could matter;
+//   - where it leads must be a path the patterns allow (a directory
+//     pattern's own path only where a directory is there).
+
+// maxHops bounds the links followed from one link, as the kernel's
+// ELOOP does (40).
+const maxHops = 40
+
+// maxLinkWork bounds the bytes of path the judging of one run's links
+// looks up, so that links in directories nested 10,000 deep cannot make
+// it run for hours: past it, a link is not judged, and fails.
+const maxLinkWork = 64 << 20
+
+// linkView is what the record says of a run's links and directories.
 type linkView struct {
-	tree  string            // the work tree's absolute path, symlinks resolved
-	links map[string]string // absolute path -> target, of each symlink the run left
-	dirs  map[string]bool   // absolute paths the run left a directory at
-	gone  map[string]bool   // absolute paths the run deleted or replaced
+	tree  string            // the work tree on the host ("": unknown)
+	links map[string]string // recorded path -> target, of each symlink the run left
+	dirs  map[string]bool   // recorded paths the run left a directory at
+	gone  map[string]bool   // recorded paths the run deleted, or made other than they were
+	kept  []string          // the recorded paths the run left something at, sorted
+	work  int               // bytes of path looked up so far
 }
 
-// sandboxTmp is the throwaway TMPDIR a confined run's records name
-// $TMPDIR (docs/result-format.md).
-const sandboxTmp = "/tmp"
-
 func newLinkView(tree string, ws []evidence.Write) *linkView {
-	if tree == "" {
-		// Unknown (a record read back): no path of the host is the
-		// tree, and only what the record says of it is known.
-		tree = "/nonexistent/work-tree"
-	} else if r, err := filepath.EvalSymlinks(tree); err == nil {
-		tree = r
+	if tree != "" {
+		if r, err := filepath.EvalSymlinks(tree); err == nil {
+			tree = r
+		}
 	}
 	v := &linkView{tree: tree, links: map[string]string{}, dirs: map[string]bool{}, gone: map[string]bool{}}
 	for _, w := range ws {
-		a := v.abs(w.Path)
-		if w.Op != evidence.OpDelete {
-			// What the run left a path in is a directory.
-			for d := path.Dir(a); d != "/" && !v.dirs[d]; d = path.Dir(d) {
-				v.dirs[d] = true
-			}
-		}
+		p := strings.TrimPrefix(w.Path, "./")
 		switch {
 		case w.Op == evidence.OpDelete:
-			v.gone[a] = true
+			v.gone[p] = true
+			continue
 		case w.Kind == "symlink":
-			v.links[a] = w.Target
+			v.links[p] = w.Target
 		case w.Kind == "dir":
-			v.dirs[a] = true
-		default:
-			v.gone[a] = w.Was != "" // a link or a directory the run replaced
+			v.dirs[p] = true
 		}
+		if w.Was != "" {
+			v.gone[p] = w.Kind != "dir"
+		}
+		v.kept = append(v.kept, p)
 	}
+	slices.Sort(v.kept)
 	return v
 }
 
-// abs is the absolute path, in the sandbox, of a recorded path.
-func (v *linkView) abs(p string) string {
-	switch {
-	case strings.HasPrefix(p, "~/"):
-		return path.Join(sandbox.Home, p[2:])
-	case strings.HasPrefix(p, "$TMPDIR/"):
-		return path.Join(sandboxTmp, p[len("$TMPDIR/"):])
-	case strings.HasPrefix(p, shmDir):
-		return path.Clean(p)
-	}
-	return path.Join(v.tree, strings.TrimPrefix(p, "./"))
+// holds says whether the run left something below k: then k is a
+// directory at the run's end.
+func (v *linkView) holds(k string) bool {
+	k += "/"
+	i, _ := slices.BinarySearch(v.kept, k)
+	return i < len(v.kept) && strings.HasPrefix(v.kept[i], k)
 }
 
-// recorded is the recorded path of an absolute one, false where it lies
-// outside every place a run's writes are recorded (the host's read-only
-// rest, where a write through a link fails as a write there does).
-func (v *linkView) recorded(a string) (string, bool) {
-	under := func(root string) (string, bool) {
-		if a == root {
-			return ".", true
-		}
-		r, ok := strings.CutPrefix(a, root+"/")
-		return r, ok
-	}
-	if r, ok := under(v.tree); ok {
-		return evidence.TreePath(r), true
-	}
-	for _, area := range []struct{ root, name string }{{sandbox.Home, "~"}, {sandboxTmp, "$TMPDIR"}, {strings.TrimSuffix(shmDir, "/"), strings.TrimSuffix(shmDir, "/")}} {
-		if r, ok := under(area.root); ok {
-			if r == "." {
-				return area.name, true
-			}
-			return area.name + "/" + r, true
+// area splits a recorded path into the place it is in ("" for the work
+// tree, "~/", "$TMPDIR/", shmDir) and its path there.
+func area(p string) (string, string) {
+	for _, a := range []string{"~/", "$TMPDIR/", shmDir} {
+		if r, ok := strings.CutPrefix(p, a); ok {
+			return a, r
 		}
 	}
-	return "", false
+	return "", strings.TrimPrefix(p, "./")
 }
 
-// throwaway says whether a lies in the sandbox's own HOME, TMPDIR or
-// /dev/shm, outside the work tree: what is there the run made.
-func (v *linkView) throwaway(a string) bool {
-	rp, ok := v.recorded(a)
-	return ok && (rp == "~" || rp == "$TMPDIR" || strings.HasPrefix(rp, "~/") || strings.HasPrefix(rp, "$TMPDIR/") || strings.HasPrefix(rp, shmDir) || rp == strings.TrimSuffix(shmDir, "/"))
+// key is the recorded path (as newLinkView keys it) of rel in place a.
+func key(a, rel string) string {
+	if a == "" {
+		return rel
+	}
+	return a + rel
 }
 
-// linkAt says whether the absolute path a is a symlink in the sandbox at
-// the run's end, and its target.
-func (v *linkView) linkAt(a string) (string, bool) {
-	if t, ok := v.links[a]; ok {
-		return t, true
+// isLink says whether rel in place a is a symlink at the run's end, and
+// its target where the run made it; a link the tree has (on the host,
+// where the run did not change the path) is one too, target unknown.
+func (v *linkView) isLink(a, rel string) (target string, link, ours bool) {
+	k := key(a, rel)
+	v.work += len(k)
+	if t, ok := v.links[k]; ok {
+		return t, true, true
 	}
-	if v.gone[a] || v.dirs[a] || v.throwaway(a) {
-		return "", false
+	if a != "" || v.tree == "" || v.gone[k] || v.dirs[k] || v.holds(k) {
+		return "", false, false
 	}
-	fi, err := os.Lstat(a)
-	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-		return "", false
-	}
-	t, err := os.Readlink(a)
-	return t, err == nil
+	fi, err := os.Lstat(filepath.Join(v.tree, filepath.FromSlash(rel)))
+	return "", err == nil && fi.Mode()&os.ModeSymlink != 0, false
 }
 
-// isDir says whether the absolute path a is a directory at the run's end.
-func (v *linkView) isDir(a string) bool {
-	if v.dirs[a] {
+// isDir says whether rel in place a is a directory at the run's end.
+func (v *linkView) isDir(a, rel string) bool {
+	k := key(a, rel)
+	if v.dirs[k] || v.holds(k) {
 		return true
 	}
-	if _, ok := v.links[a]; ok || v.gone[a] || v.throwaway(a) {
+	if a != "" || v.tree == "" || v.gone[k] {
 		return false
 	}
-	fi, err := os.Lstat(a)
+	if _, ok := v.links[k]; ok {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(v.tree, filepath.FromSlash(rel)))
 	return err == nil && fi.IsDir()
 }
 
-// systemPath says whether a, outside every place writes are recorded, is
-// in the system's own directories (a virtualenv's python links to
-// /usr/bin/python3), where a user's session may not write and the
-// sandbox's writes fail: a link there is not judged, as a write there is
-// not recorded. Anywhere else (another checkout, a real HOME under /home,
-// /etc) a write through the link could land for real, and it leads out.
-func systemPath(a string) bool {
-	for _, d := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt"} {
-		if a == d || strings.HasPrefix(a, d+"/") {
+// systemTarget says whether an absolute target is one a write through
+// which lands nowhere that matters: /dev/null, or the system's own
+// read-only directories, where a user's session may not write and the
+// sandbox's writes fail, unrecorded, as a direct write there would.
+func systemTarget(t string) bool {
+	t = path.Clean(t)
+	if t == "/dev/null" {
+		return true
+	}
+	for _, d := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		if t == d || strings.HasPrefix(t, d+"/") {
 			return true
 		}
 	}
 	return false
 }
 
-// maxHops bounds the links followed in one resolution, as the kernel's
-// ELOOP does (40).
-const maxHops = 40
-
-// resolve follows p, an absolute path, component by component, each link
-// on the way (the run's, the tree's, the host's) in place, as the kernel
-// would for a write through it: a ".." after a link climbs from where the
-// link leads, not from the link. false where the links loop.
-func (v *linkView) resolve(p string) (string, bool) {
-	rest := strings.Split(p, "/")
-	cur, hops := "/", 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = path.Dir(cur)
-			continue
-		}
-		next := path.Join(cur, c)
-		t, ok := v.linkAt(next)
-		if !ok {
-			cur = next
-			continue
-		}
-		if hops++; hops > maxHops {
-			return "", false
-		}
-		if path.IsAbs(t) {
-			cur = "/"
-		}
-		rest = append(strings.Split(t, "/"), rest...)
-	}
-	return cur, true
-}
-
-// linkLeadsOut says whether w, a symlink the run left that wrote-only's
-// patterns ps allow, leads where they do not: a write through it later (by
-// Claude Code, or the hook's next run, in a tree that keeps it) lands
-// there. It is resolved as the kernel would resolve it at the run's end,
-// through the links the run made and those already there; what it leads
-// to is judged as a write to that path (a directory pattern's own path
-// only where a directory is there). A link that leads out of every place
-// writes are recorded leads out, but into the system's directories
-// (systemPath). A loop leads out. The path it leads to is returned as a
-// recorded path, else absolute (a loop: the target).
+// linkLeadsOut says whether w, a symlink the run left, leads where
+// wrote-only's patterns ps do not allow (see the rule above), and names
+// where: a recorded path, else the target.
 func (v *linkView) linkLeadsOut(ps []PathPattern, w evidence.Write) (string, bool) {
 	if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" {
 		return "", false
 	}
-	at := v.abs(w.Path)
-	start := w.Target
-	if !path.IsAbs(start) {
-		start = path.Dir(at) + "/" + start
+	a, rel := area(w.Path)
+	target := w.Target
+	for hop := 0; ; hop++ {
+		if hop >= maxHops || v.work > maxLinkWork {
+			return w.Target, true
+		}
+		if path.IsAbs(target) {
+			return target, !systemTarget(target)
+		}
+		to, ok := v.walk(a, path.Dir(rel), target)
+		if !ok {
+			return w.Target, true
+		}
+		if next, link, ours := v.isLink(a, to); link {
+			if !ours {
+				return key(a, to), true // a link the tree has: where it leads is the host's
+			}
+			rel, target = to, next
+			continue
+		}
+		shown := key(a, to)
+		if a == "" {
+			shown = evidence.TreePath(to)
+		}
+		if to == "." {
+			shown = strings.TrimSuffix(a, "/")
+			if a == "" {
+				shown = "."
+			}
+		}
+		kind := "file"
+		if v.isDir(a, to) {
+			kind = "dir"
+		}
+		return shown, !anyPath(ps, shown, kind)
 	}
-	to, ok := v.resolve(start)
-	if !ok {
-		return w.Target, true
+}
+
+// walk follows target's components from dir (a path in place a) by their
+// text: false where a ".." climbs out of the place, or a component before
+// the last is a link (or passes the work bound).
+func (v *linkView) walk(a, dir, target string) (string, bool) {
+	cur := dir
+	comps := strings.Split(target, "/")
+	last := -1 // the index of the last component that names something
+	for i, c := range comps {
+		if c != "" && c != "." {
+			last = i
+		}
 	}
-	rp, in := v.recorded(to)
-	if !in {
-		return to, !systemPath(to)
+	for i, c := range comps {
+		v.work += len(cur)
+		if v.work > maxLinkWork {
+			return "", false
+		}
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if cur == "." {
+				return "", false
+			}
+			cur = path.Dir(cur)
+			continue
+		}
+		cur = path.Join(cur, c)
+		if i != last {
+			if _, link, _ := v.isLink(a, cur); link {
+				return "", false
+			}
+		}
 	}
-	kind := "file"
-	if v.isDir(to) {
-		kind = "dir"
-	}
-	return rp, !anyPath(ps, rp, kind)
+	return cur, true
 }

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,6 +47,56 @@ func TestWroteOnlyDirectoryFormAllowsOnlyTheDirectory(t *testing.T) {
 		}
 		if fs := checkExpectations(cfg.Checks[1], executed{run: run(c.ws...)}); len(fs) != 1 {
 			t.Errorf("%s: no-write findings %v, want one", c.name, findingLines(fs))
+		}
+	}
+}
+
+// TestWroteOnlyLinkToADirectoryPatternsOwnPath: a link to x, where x/**
+// is allowed, passes only where a directory is there: a later write
+// through a link to a file x replaces the file (the review).
+func TestWroteOnlyLinkToADirectoryPatternsOwnPath(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n  - {name: two, command: x, expect: {wrote-only: [config/**, out/**]}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	link := evidence.Write{Path: "out/l", Op: evidence.OpCreate, Kind: "symlink", Target: "../config"}
+	run := func(ws ...evidence.Write) report.HookRun {
+		return report.HookRun{ID: "h", Event: SessionStart, Tier: "confined", Outcome: report.OutcomeAllowed, Writes: ws, Egress: []evidence.Egress{}}
+	}
+	if fs := checkExpectations(cfg.Checks[0], executed{run: run(link)}); len(fs) != 1 || !strings.Contains(fs[0].Message, "links to config") {
+		t.Errorf("a link to config, no directory there: %v", findingLines(fs))
+	}
+	if fs := checkExpectations(cfg.Checks[0], executed{run: run(link, evidence.Write{Path: "config/x", Op: evidence.OpCreate, Kind: "file"})}); len(fs) != 0 {
+		t.Errorf("a link to config, a directory the run wrote in: %v", findingLines(fs))
+	}
+}
+
+// TestWroteOnlyLinkThroughTheTreesOwnLink: a link whose way passes a link
+// the tree already has is the host's to resolve (a ".." after it climbs
+// from where it leads, which differs from project to project), and leads
+// out (the review passed docs -> .claude/journal/sub, then
+// today.md -> ../../docs/../.git/hooks/post-commit).
+func TestWroteOnlyLinkThroughTheTreesOwnLink(t *testing.T) {
+	tree := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, ".claude/journal/sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".claude/journal/sub", filepath.Join(tree, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	cfg, errs := configErrs(t, "checks:\n  - {name: j, command: x, expect: {wrote-only: [.claude/journal/**, docs/**]}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	for target, passes := range map[string]bool{
+		"../../docs/../.git/hooks/post-commit": false,
+		"../../docs":                           false, // the last hop a link the tree has
+		"sub/x":                                true,
+	} {
+		w := evidence.Write{Path: ".claude/journal/today.md", Op: evidence.OpCreate, Kind: "symlink", Target: target}
+		r := report.HookRun{ID: "h", Event: SessionStart, Tier: "confined", Outcome: report.OutcomeAllowed, Writes: []evidence.Write{w}, Egress: []evidence.Egress{}}
+		if fs := checkExpectations(cfg.Checks[0], executed{run: r, tree: tree}); (len(fs) == 0) != passes {
+			t.Errorf("today.md -> %s: %v, want pass %v", target, findingLines(fs), passes)
 		}
 	}
 }
