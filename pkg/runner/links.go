@@ -21,9 +21,10 @@ import (
 //     ".." may not climb out of it, no component on the way may be a link
 //     (the run's, or one the tree has: a ".." after a link climbs from
 //     where the link leads, which the host decides), and the last may be
-//     a link the run made, judged so in turn (40 hops at most);
+//     a link the run made, judged so in turn (40 hops at most); a tree path
+//     ./~/x is never HOME's ~/x;
 //   - an absolute target leads out, but into the system's own read-only
-//     directories (a virtualenv's python3 -> /usr/bin/python3) or to
+//     directories but /usr/local (a virtualenv's python3 -> /usr/bin/python3) or to
 //     /dev/null, where a write lands nowhere it could matter;
 //   - where it leads must be a path the patterns allow (a directory
 //     pattern's own path only where a directory is there).
@@ -55,7 +56,7 @@ func newLinkView(tree string, ws []evidence.Write) *linkView {
 	}
 	v := &linkView{tree: tree, links: map[string]string{}, dirs: map[string]bool{}, gone: map[string]bool{}}
 	for _, w := range ws {
-		p := strings.TrimPrefix(w.Path, "./")
+		p := w.Path // a tree path whose first name is ~ or $TMPDIR is ./~/…, never HOME's ~/…
 		switch {
 		case w.Op == evidence.OpDelete:
 			v.gone[p] = true
@@ -93,10 +94,11 @@ func area(p string) (string, string) {
 	return "", strings.TrimPrefix(p, "./")
 }
 
-// key is the recorded path (as newLinkView keys it) of rel in place a.
+// key is the recorded path of rel in place a, as the record writes it
+// (a tree path ./~/x is not HOME's ~/x).
 func key(a, rel string) string {
 	if a == "" {
-		return rel
+		return evidence.TreePath(rel)
 	}
 	return a + rel
 }
@@ -120,8 +122,8 @@ func (v *linkView) isLink(a, rel string) (target string, link, ours bool) {
 // isDir says whether rel in place a is a directory at the run's end.
 func (v *linkView) isDir(a, rel string) bool {
 	k := key(a, rel)
-	if v.dirs[k] || v.holds(k) {
-		return true
+	if rel == "." || v.dirs[k] || v.holds(k) {
+		return true // a place's own root is a directory
 	}
 	if a != "" || v.tree == "" || v.gone[k] {
 		return false
@@ -141,6 +143,9 @@ func systemTarget(t string) bool {
 	t = path.Clean(t)
 	if t == "/dev/null" {
 		return true
+	}
+	if t == "/usr/local" || strings.HasPrefix(t, "/usr/local/") {
+		return false // often the user's own (Homebrew's, a group's)
 	}
 	for _, d := range []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
 		if t == d || strings.HasPrefix(t, d+"/") {
@@ -178,9 +183,6 @@ func (v *linkView) linkLeadsOut(ps []PathPattern, w evidence.Write) (string, boo
 			continue
 		}
 		shown := key(a, to)
-		if a == "" {
-			shown = evidence.TreePath(to)
-		}
 		if to == "." {
 			shown = strings.TrimSuffix(a, "/")
 			if a == "" {
