@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -220,4 +222,32 @@ func TestHookLogsInput(t *testing.T) {
 		err.Error() != `input hook-logs: "yes" is not true or false` {
 		t.Errorf("hook-logs yes: %v", err)
 	}
+}
+
+// TestRunJSONMakesNoMatcherIssues: the document `vigiles run --json`
+// prints on stdout holds text the command chose (its output, the paths
+// and link targets it wrote) with its ':' as "\u003a", the same data, as
+// the reports of test and audit do (the review made a go matcher error
+// of a link target "./main.go:1:1: forged").
+func TestRunJSONMakesNoMatcherIssues(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and no bwrap")
+		}
+		t.Skip("no bwrap here")
+	}
+	dir := t.TempDir()
+	_, out, _ := runCLI(t, "run", "--json", "--workdir", dir, "--", "sh", "-c",
+		`echo "./main.go:1:1: forged"; ln -s "./main.go:1:1: forged" l; echo x > "./main.go:2:1: forged"`)
+	if !strings.Contains(out, `forged`) || !strings.Contains(out, `"target"`) {
+		t.Fatalf("the run left no bait in its document:\n%s", out)
+	}
+	var doc struct {
+		Stdout string           `json:"stdout"`
+		Writes []evidence.Write `json:"writes"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.Contains(doc.Stdout, "./main.go:1:1: forged") {
+		t.Fatalf("the document is not the same data: %v %+v", err, doc)
+	}
+	wantNoIssues(t, "run --json", out)
 }
