@@ -2,6 +2,7 @@ package escape
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -91,8 +92,11 @@ func TestStdinIsNeverAHostDescriptor(t *testing.T) {
 		if err != nil {
 			t.Fatalf("vigiles: %v\n%s", err, out)
 		}
-		if !strings.Contains(string(out), `"stdout": "pipe:[`) {
-			t.Errorf("the command's stdin was not a pipe: %s", out)
+		var doc struct {
+			Stdout string `json:"stdout"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil || !strings.HasPrefix(doc.Stdout, "pipe:[") {
+			t.Errorf("the command's stdin was not a pipe: %v %s", err, out)
 		}
 		tio, err := unix.IoctlGetTermios(int(pts.Fd()), unix.TCGETS)
 		if err != nil {
