@@ -530,11 +530,10 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	host, _ := os.Hostname()
 	p := plan{Bwrap: bwrap, Workdir: spec.Dir, Hostname: host, StrictFS: spec.StrictFS, TreeByFD: treeByFD, Lookup: lookupHostPath, InitArgs: []string{initArg}}
 	// uid 0 owns these; another uid is kept out by their modes, unless
-	// their group lets it in: a non-root caller in group shadow (bwrap,
-	// unprivileged, cannot drop a caller's supplementary groups), so what
-	// the run's uid and groups may read is covered too.
+	// its group or an ACL lets it in (a non-root caller in group shadow),
+	// so what the run may read is covered.
 	for _, f := range existingSecretFiles() {
-		if hostRoot || (cred == nil && unix.Access(f, unix.R_OK) == nil) || (cred != nil && view.reads(f, 0o4)) {
+		if view.mayRead(f, 0o4) {
 			p.MaskFiles = append(p.MaskFiles, f)
 		}
 	}
@@ -546,7 +545,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			continue
 		}
-		if hostRoot || (cred == nil && unix.Access(d, unix.X_OK) == nil) || (cred != nil && view.reads(d, 0o1)) {
+		if view.mayRead(d, 0o1) {
 			maskDirs = append(maskDirs, d)
 			p.MaskFiles = slices.DeleteFunc(p.MaskFiles, func(f string) bool { return fsx.Under(f, d) })
 		}

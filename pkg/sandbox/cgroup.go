@@ -513,18 +513,30 @@ var brokerStart = startTime
 // there is no such process, another where /proc could not say (out of
 // descriptors, say), which is no sign that the process is gone.
 func startTime(pid int) (uint64, error) {
+	_, start, err := procStat(pid)
+	return start, err
+}
+
+// procStat reads the parent pid and the start time (clock ticks after
+// boot) of process pid from /proc/PID/stat; errors as startTime's.
+func procStat(pid int) (ppid int, start uint64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// The name (field 2) is in parentheses and may hold anything: the
-	// fields after its last ')' start at field 3.
+	// fields after its last ')' start at field 3 (state, ppid, …, field
+	// 22 starttime).
 	i := bytes.LastIndexByte(b, ')')
 	f := strings.Fields(string(b[i+1:]))
 	if i < 0 || len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
 	}
-	return strconv.ParseUint(f[19], 10, 64)
+	if ppid, err = strconv.Atoi(f[1]); err != nil {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: parent pid: %w", pid, err)
+	}
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	return ppid, start, err
 }
 
 // sweepCgroups removes the empty cgroups that brokers killed before they

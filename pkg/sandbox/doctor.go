@@ -1145,14 +1145,11 @@ func groupsProbe(gid int, getgroups func() ([]int, error)) Probe {
 		Fix:    "run vigiles as root (a root caller's sandbox has no supplementary group), or as a user without these groups"}
 }
 
-// groupName is "name (gid)" from /etc/group, or the gid alone.
+// groupName is "name (gid)", or the gid alone where no group has it.
 func groupName(gid int) string {
-	b, _ := os.ReadFile("/etc/group")
-	want := strconv.Itoa(gid)
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Split(l, ":"); len(f) >= 3 && f[2] == want {
-			return clean(f[0]) + " (" + want + ")"
-		}
+	id := strconv.Itoa(gid)
+	if g, err := user.LookupGroupId(id); err == nil {
+		return clean(g.Name) + " (" + id + ")"
 	}
-	return want
+	return id
 }

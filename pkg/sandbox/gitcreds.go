@@ -1020,6 +1020,17 @@ func (v hostView) reads(p string, perm uint32) bool {
 	return v.sees(p) && (v.may == nil || v.may(p, perm))
 }
 
+// mayRead is reads answered for the caller too: where the run is the
+// caller's own identity (may nil), whether the kernel grants the caller
+// perm (access(2): its groups and ACLs count, which bubblewrap, unprivileged,
+// cannot drop). A secret only root may read needs no mask then.
+func (v hostView) mayRead(p string, perm uint32) bool {
+	if v.may != nil {
+		return v.reads(p, perm)
+	}
+	return v.sees(p) && unix.Access(p, perm) == nil
+}
+
 // runView is the host as a run as cred (nil: the caller itself) sees it,
 // built once for the broker and the doctor: the fixed masks, then the
 // caller's secrets (callerSecrets), which the run also masks: dirs with a

@@ -417,19 +417,7 @@ func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
 	writeFile(t, filepath.Join(root, "main", ".git", "modules", "m", "config"), credConf)
 	writeFile(t, filepath.Join(root, "main", "m", ".git"), "gitdir: ../.git/modules/m\n")
 	gitRepo(t, filepath.Join(root, "clean"), "[core]\n\tbare = false\n")
-	nested, err := gitTreesUnder(root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rel []string
-	for _, n := range nested {
-		r, _ := filepath.Rel(root, n)
-		rel = append(rel, r)
-	}
-	got, err := treeCredentials(root, "", rel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := treeCredentialsUnder(t, root)
 	var paths []string
 	for _, c := range got {
 		paths = append(paths, c.path)
@@ -459,19 +447,7 @@ func TestTreeCredentialsOfBareGitDirs(t *testing.T) {
 	bareRepo(t, filepath.Join(root, "clean.git"), "")
 	both := bareRepo(t, filepath.Join(root, "both"), credConf)
 	gitRepo(t, both, credConf)
-	nested, err := gitTreesUnder(root, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rel []string
-	for _, n := range nested {
-		r, _ := filepath.Rel(root, n)
-		rel = append(rel, r)
-	}
-	got, err := treeCredentials(root, "", rel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := treeCredentialsUnder(t, root)
 	var paths []string
 	for _, c := range got {
 		paths = append(paths, c.path)
@@ -942,4 +918,24 @@ func TestBareRepositoryBesideTheTreeKeepsNoToken(t *testing.T) {
 	if !strings.Contains(res.Stdout, "https://github.com/o/r\n") || !strings.Contains(res.Stdout, "read-only") {
 		t.Errorf("want the mirror's config seen scrubbed and read-only:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
 	}
+}
+
+// treeCredentialsUnder is treeCredentials of root with the checkouts the
+// search finds nested in it, as the broker hands them to the init.
+func treeCredentialsUnder(t *testing.T, root string) []scrubbedConfig {
+	t.Helper()
+	nested, err := gitTreesUnder(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, n := range nested {
+		r, _ := filepath.Rel(root, n)
+		rel = append(rel, r)
+	}
+	got, err := treeCredentials(root, "", rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

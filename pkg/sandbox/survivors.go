@@ -33,32 +33,39 @@ import (
 // is too. Where the kernel says some are left and the scan listed none,
 // they are listed as reaper.LingeredUnlisted.
 func survivors(reaperPid int, mainGone bool) []string {
-	listed := scanSurvivors(reaperPid, mainGone)
-	if len(listed) > 0 {
+	first, ok := childrenOf(reaperPid)
+	main := 0
+	if !mainGone {
+		main = eldest(first)
+	}
+	if listed := scanSurvivors(reaperPid, main); len(listed) > 0 {
 		return listed
 	}
-	if othersBelow(reaperPid, mainGone) {
+	if !ok || othersBelow(reaperPid, main, first) {
 		return []string{reaper.LingeredUnlisted}
 	}
 	return nil
 }
 
-// othersBelow says whether the kernel shows a process below the reaper
-// but the main one (its eldest child): a child of the reaper's other than
-// that, or any child of the main process's (a zombie it did not reap
-// too). Where the children cannot be read, it says yes.
-func othersBelow(reaperPid int, mainGone bool) bool {
-	first, ok := childrenOf(reaperPid)
-	if !ok || mainGone && len(first) > 0 {
-		return true
-	}
+// eldest is the process of pids that started first (the smaller pid of
+// two that started in one clock tick); 0 for none.
+func eldest(pids []int) int {
 	main, mainStart := 0, uint64(0)
-	for _, c := range first {
-		if _, start, ok := statOf(c); ok && (main == 0 || start < mainStart || start == mainStart && c < main) {
+	for _, c := range pids {
+		if _, start, err := procStat(c); err == nil && (main == 0 || start < mainStart || start == mainStart && c < main) {
 			main, mainStart = c, start
 		}
 	}
-	if len(first) > 1 {
+	return main
+}
+
+// othersBelow says whether the kernel shows a process below the reaper
+// but main (0: none is excluded), given first, the reaper's children as
+// read before: a child of the reaper's other than main, or any child of
+// main's (a zombie it did not reap too). Where the children cannot be
+// read, it says yes.
+func othersBelow(reaperPid, main int, first []int) bool {
+	if slices.ContainsFunc(first, func(c int) bool { return c != main }) {
 		return true
 	}
 	if main != 0 {
@@ -104,81 +111,44 @@ func statExists(pid int) bool {
 	return err == nil
 }
 
-// scanSurvivors lists what the scan of /proc finds below the reaper but
-// the main process. It is a snapshot: see survivors.
-func scanSurvivors(reaperPid int, mainGone bool) []string {
+// scanSurvivors lists what a scan of /proc finds below the reaper but
+// main (0: none is excluded), to name them. It is a snapshot: see
+// survivors.
+func scanSurvivors(reaperPid, main int) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	type proc struct {
-		ppid  int
-		start uint64
-	}
-	procs := map[int]proc{}
+	parent := map[int]int{}
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, start, ok := statOf(pid); ok {
-			procs[pid] = proc{ppid, start}
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if ppid, _, err := procStat(pid); err == nil {
+				parent[pid] = ppid
+			}
 		}
 	}
 	below := func(pid int) bool {
 		for n := 0; n < 4096 && pid > 1; n++ {
-			p, ok := procs[pid]
+			ppid, ok := parent[pid]
 			if !ok {
 				return false
 			}
-			if p.ppid == reaperPid {
+			if ppid == reaperPid {
 				return true
 			}
-			pid = p.ppid
+			pid = ppid
 		}
 		return false
 	}
-	main, mainStart := 0, uint64(0)
 	var pids []int
-	for pid, p := range procs {
-		if !below(pid) {
-			continue
+	for pid := range parent {
+		if pid != main && below(pid) {
+			pids = append(pids, pid)
 		}
-		pids = append(pids, pid)
-		if p.ppid == reaperPid && (main == 0 || p.start < mainStart || p.start == mainStart && pid < main) {
-			main, mainStart = pid, p.start
-		}
-	}
-	slices.Sort(pids)
-	if !mainGone {
-		pids = slices.DeleteFunc(pids, func(p int) bool { return p == main })
 	}
 	if len(pids) == 0 {
 		return nil
 	}
+	slices.Sort(pids)
 	return reaper.List(pids, "/proc")
-}
-
-// statOf reads the parent pid and the start time (clock ticks after boot)
-// of pid from /proc/PID/stat.
-func statOf(pid int) (ppid int, start uint64, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	// After the name: state, ppid, pgrp, session, tty_nr, tpgid, flags,
-	// minflt, cminflt, majflt, cmajflt, utime, stime, cutime, cstime,
-	// priority, nice, num_threads, itrealvalue, starttime.
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, 0, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	start, err2 := strconv.ParseUint(f[19], 10, 64)
-	return ppid, start, err1 == nil && err2 == nil
 }

@@ -548,7 +548,7 @@ func processes() ([]string, error) {
 
 // List is the lingered list of the processes pids as the proc file
 // system at proc shows them: "pid command line" each, in the order given,
-// without those that have ended, at most MaxLingered and a line that
+// without those that have ended, at most maxLingered and a line that
 // counts the rest.
 func List(pids []int, proc string) []string {
 	var out []string
@@ -558,7 +558,7 @@ func List(pids []int, proc string) []string {
 		if (state == "Z" || state == "X") && !threadsLeft(dir) {
 			continue // ended, not yet reaped: not alive in any useful sense
 		}
-		if len(out) == MaxLingered {
+		if len(out) == maxLingered {
 			out = append(out, fmt.Sprintf("… and up to %d more, not listed", len(pids)-i))
 			break
 		}
@@ -574,10 +574,10 @@ func List(pids []int, proc string) []string {
 	return out
 }
 
-// MaxLingered and maxCmdline bound the lingered list: the command chooses
+// maxLingered and maxCmdline bound the lingered list: the command chooses
 // how many processes it leaves and how long their command lines are.
 const (
-	MaxLingered = 100
+	maxLingered = 100
 	maxCmdline  = 256
 )
 
