@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -192,7 +194,7 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 		"PATH":   "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 	}
 	for _, k := range hostEnv {
-		if v, ok := getenv(k); ok && (k != "LANG" || isLocaleName(v)) {
+		if v, ok := getenv(k); ok && shapeOK(k, v) {
 			m[k] = v
 		}
 	}
@@ -215,6 +217,43 @@ func hookEnv(getenv func(string) (string, bool), environ []string, extra []strin
 	sort.Strings(out)
 	return out
 }
+
+// shapeOK says whether the caller's value of hostEnv's k may pass: LANG
+// only with a locale's name, TERM only with the name of a terminfo entry
+// the host has (a value a CI system or a user put a token in does not
+// pass), PATH as it is.
+func shapeOK(k, v string) bool {
+	switch k {
+	case "LANG":
+		return isLocaleName(v)
+	case "TERM":
+		return isTerminal(v)
+	}
+	return true
+}
+
+// terminfoDirs are where ncurses looks for terminfo entries (each in a
+// directory named by its first letter); the sandbox sees the host's.
+var terminfoDirs = []string{"/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo", "/usr/lib/terminfo"}
+
+// isTerminal says whether v names a terminfo entry: "xterm-256color",
+// "screen.xterm-256color", "dumb" (letters, digits and . _ + -, at most
+// 64, and a file of that name in terminfoDirs).
+func isTerminal(v string) bool {
+	if !termName().MatchString(v) {
+		return false
+	}
+	for _, d := range terminfoDirs {
+		if fi, err := os.Stat(filepath.Join(d, v[:1], v)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+var termName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
+})
 
 // localeCategories are the LC_ variables the C library reads: only these
 // pass, and only with a value a locale can have (isLocaleName). Any LC_*

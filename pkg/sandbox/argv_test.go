@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,31 @@ func TestHookEnvAllowlist(t *testing.T) {
 	want := []string{"HOME=/root", "LANG=de_DE.UTF-8", "LC_ALL=C", "LC_NAME=", "LC_PAPER=de_DE@euro", "LC_TIME=en_GB.UTF-8", "PATH=/usr/bin:/bin", "TMPDIR=/tmp", "FOO=bar", "USER=root"}
 	if d := cmp.Diff(sorted(want), got); d != "" {
 		t.Errorf("hookEnv (-want +got):\n%s", d)
+	}
+}
+
+// TERM passes only with the name of a terminfo entry the host has: a
+// value someone put a token or a command in stays out.
+func TestHookEnvTerm(t *testing.T) {
+	dir := t.TempDir()
+	token := "ghp_" + strings.Repeat("a", 36)
+	for _, name := range []string{"xterm-256color", "screen.xterm-256color", "dumb", "rxvt-unicode+italics", "vt100"} {
+		writeFile(t, filepath.Join(dir, name[:1], name), "entry")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "g", token), 0o755); err != nil { // a directory is no entry
+		t.Fatal(err)
+	}
+	defer func(d []string) { terminfoDirs = d }(terminfoDirs)
+	terminfoDirs = []string{filepath.Join(dir, "none"), dir}
+	for v, pass := range map[string]bool{
+		"xterm-256color": true, "screen.xterm-256color": true, "dumb": true, "rxvt-unicode+italics": true, "vt100": true,
+		"": false, token: false, "xterm-unknown": false, "$(curl x)": false, "xterm token": false, "../x/xterm": false, "-x": false,
+	} {
+		getenv := func(k string) (string, bool) { return v, k == "TERM" }
+		has := slices.Contains(hookEnv(getenv, nil, nil), "TERM="+v)
+		if has != pass {
+			t.Errorf("TERM=%q passed %v, want %v", v, has, pass)
+		}
 	}
 }
 
