@@ -157,7 +157,9 @@ func probes() []probeSpec {
 	}
 	return append(ps,
 		probeSpec{ProbeOverlay, false, probeOverlay},
-		probeSpec{ProbeNftables, false, probeNftables},
+		// Every confined run of a binary with an egress layer sets up
+		// its wall, deny mode too, and is refused without it.
+		probeSpec{ProbeNftables, network != nil, probeNftables},
 		probeSpec{ProbeSlirp4netns, false, probeSlirp4netns},
 		probeSpec{ProbePasta, false, probePasta},
 		probeSpec{ProbeSeccomp, true, probeSeccomp},
@@ -226,6 +228,7 @@ func summarize(ps []Probe) DoctorReport {
 	sc, _ := get(ProbeSeccomp)
 	bin, hasBin := get(ProbeBinaries)
 	pids, needPids := get(ProbePidsCgroup)
+	nft, _ := get(ProbeNftables)
 	switch {
 	case confine.Availability != Available:
 		r.Tier = TierRefused
@@ -242,6 +245,13 @@ func summarize(ps []Probe) DoctorReport {
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: running as root, a run needs a pids cgroup to bound its processes, and none can be made"
 		r.Capability = Capability{Confine: pids.Availability, Why: "pids cgroup: " + pids.Detail, Fix: pids.Fix}
+	case nft.Availability == Unsupported:
+		// Inconclusive is also what a binary without an egress layer
+		// gets: its runs set up no wall. An unsupported one refuses
+		// every run, in every egress mode.
+		r.Tier = TierRefused
+		r.Summary = "untrusted hooks are refused here: the egress wall (nftables and NFLOG in the sandbox's network namespace) cannot be set up, and every run needs it, deny mode too"
+		r.Capability = Capability{Confine: nft.Availability, Why: "egress wall: " + nft.Detail, Fix: nft.Fix}
 	default:
 		r.Tier = TierConfined
 		if ov, _ := get(ProbeOverlay); ov.Availability == Available {
@@ -584,7 +594,7 @@ func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 	})
 	v, ok := netwallVerdict(out)
 	const fix = "the kernel needs nf_tables (CONFIG_NF_TABLES, modprobe nf_tables) and nfnetlink_log (modprobe nfnetlink_log); " +
-		"egress recording and allowlists need them (nothing to install: vigiles talks to the kernel itself)"
+		"every confined run needs them, deny mode too (nothing to install: vigiles talks to the kernel itself)"
 	switch {
 	case !ok:
 		return Probe{Availability: Inconclusive,

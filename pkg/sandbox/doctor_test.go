@@ -143,11 +143,17 @@ func TestSummarize(t *testing.T) {
 		{"namespaces inconclusive", Inconclusive, Available, Available, TierRefused, "", Inconclusive, "confine detail"},
 		{"no seccomp", Available, Unsupported, Available, TierRefused, "", Unsupported, "seccomp"},
 		{"root without pids cgroup", Available, Available, Available, TierRefused, "", Unsupported, "pids cgroup"},
+		// Every run sets up the egress wall (deny mode too) and is
+		// refused when it cannot: the doctor must not say confined.
+		{"no egress wall", Available, Available, Available, TierRefused, "", Unsupported, "egress wall"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ps := []Probe{probe(ProbeConfine, c.confine), probe(ProbeSeccomp, c.sc), probe(ProbeOverlay, c.overlay)}
 			if c.name == "root without pids cgroup" {
 				ps = append(ps, probe(ProbePidsCgroup, Unsupported))
+			}
+			if c.name == "no egress wall" {
+				ps = append(ps, probe(ProbeNftables, Unsupported))
 			}
 			r := summarize(ps)
 			if r.Tier != c.wantTier || r.WritesMethod != c.wantMethod {
