@@ -241,10 +241,6 @@ func summarize(ps []Probe) DoctorReport {
 		r.Tier = TierRefused
 		r.Summary = "untrusted hooks are refused here: the binary that runs inside every sandbox may be rewritten by another user"
 		r.Capability = Capability{Confine: bin.Availability, Why: "sandbox binaries: " + bin.Detail, Fix: bin.Fix}
-	case needPids && pids.Availability != Available:
-		r.Tier = TierRefused
-		r.Summary = "untrusted hooks are refused here: running as root, a run needs a pids cgroup to bound its processes, and none can be made"
-		r.Capability = Capability{Confine: pids.Availability, Why: "pids cgroup: " + pids.Detail, Fix: pids.Fix}
 	case nft.Availability == Unsupported:
 		// Inconclusive is also what a binary without an egress layer
 		// gets: its runs set up no wall. An unsupported one refuses
@@ -261,6 +257,12 @@ func summarize(ps []Probe) DoctorReport {
 			r.WritesMethod = "copy"
 			r.Summary = "untrusted hooks run confined; overlayfs is not available in a user namespace, " +
 				"so writes are recorded from a private copy of the work tree (slower on big trees)"
+		}
+		if needPids && pids.Availability != Available {
+			// Only a sandbox whose uid 0 is the host's root needs one
+			// (RLIMIT_NPROC bounds every other uid): the engine refuses
+			// those runs alone.
+			r.Summary += "; but --root-sandbox runs are refused: their uid 0 is the host's root, which RLIMIT_NPROC does not bound, and no pids cgroup can be made"
 		}
 	}
 	return r
@@ -984,7 +986,9 @@ func probeLandlock(ctx context.Context, env *doctorEnv) Probe {
 func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
 	cg, err := newRunCgroup(os.Geteuid() == 0, true, false, Limits{Pids: 64, RunMemoryBytes: 64 << 20})
 	if err != nil {
-		return Probe{Availability: Unsupported, Detail: err.Error(),
+		// Only --root-sandbox runs need it; the others are bounded by
+		// RLIMIT_NPROC as their own uid.
+		return Probe{Availability: Unsupported, Detail: "--root-sandbox runs are refused here (a root-owned tree that cannot be id-mapped too): " + err.Error(),
 			Fix: "run vigiles as a non-root user, or give it a writable cgroup v2 with the pids controller " +
 				"(in a container: --cgroupns=private with a writable /sys/fs/cgroup)"}
 	}

@@ -142,7 +142,10 @@ func TestSummarize(t *testing.T) {
 		{"no namespaces", Unsupported, Available, Available, TierRefused, "", Unsupported, "confine detail"},
 		{"namespaces inconclusive", Inconclusive, Available, Available, TierRefused, "", Inconclusive, "confine detail"},
 		{"no seccomp", Available, Unsupported, Available, TierRefused, "", Unsupported, "seccomp"},
-		{"root without pids cgroup", Available, Available, Available, TierRefused, "", Unsupported, "pids cgroup"},
+		// Only --root-sandbox runs need a pids cgroup: a root caller's
+		// other runs are an unprivileged uid's, bounded by RLIMIT_NPROC,
+		// and confined.
+		{"root without pids cgroup", Available, Available, Available, TierConfined, "overlay", Available, ""},
 		// Every run sets up the egress wall (deny mode too) and is
 		// refused when it cannot: the doctor must not say confined.
 		{"no egress wall", Available, Available, Available, TierRefused, "", Unsupported, "egress wall"},
@@ -167,6 +170,9 @@ func TestSummarize(t *testing.T) {
 			}
 			if r.Summary == "" {
 				t.Error("empty summary")
+			}
+			if c.name == "root without pids cgroup" && !strings.Contains(r.Summary, "--root-sandbox runs are refused") {
+				t.Errorf("summary %q does not say --root-sandbox runs are refused", r.Summary)
 			}
 			// The capability drives Decide to the same tier.
 			if d := Decide(false, ModeStrict, r.Capability); d.Tier != c.wantTier {
