@@ -165,3 +165,19 @@ func TestConnectedNeedsTheConnectorsName(t *testing.T) {
 		t.Errorf("pasta configures its own interface: %v", err)
 	}
 }
+
+// TestKernelWallErrorNamesTheFix: a wall whose kernel half cannot be set
+// up (no nf_tables or nfnetlink_log, netlink refused) refuses the run with
+// an error that names the fix, as every refusal must.
+func TestKernelWallErrorNamesTheFix(t *testing.T) {
+	base := errors.New("opening nflog socket: socket: operation not permitted")
+	err := kernelWallError(base)
+	if !errors.Is(err, base) {
+		t.Errorf("%v does not wrap %v", err, base)
+	}
+	for _, want := range []string{"fix:", "nf_tables", "nfnetlink_log", "nftables-in-netns"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	}
 	s := &Session{pol: pol, rec: newRecorder()}
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
-		return nil, fmt.Errorf("egress setup: %w", err)
+		return nil, fmt.Errorf("egress setup: %w", kernelWallError(err))
 	}
 	s.rec.sync = s.log.sync
 	fail := func(err error) (*Session, error) {
@@ -108,13 +108,13 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	}
 	c, err := nftables.New()
 	if err != nil {
-		return fail(fmt.Errorf("opening nftables: %w", err))
+		return fail(kernelWallError(fmt.Errorf("opening nftables: %w", err)))
 	}
 	if s.rs, err = buildRuleset(c, pol); err != nil {
-		return fail(fmt.Errorf("building the rule set: %w", err))
+		return fail(kernelWallError(fmt.Errorf("building the rule set: %w", err)))
 	}
 	if err := c.Flush(); err != nil {
-		return fail(fmt.Errorf("loading the rule set: %w", err))
+		return fail(kernelWallError(fmt.Errorf("loading the rule set: %w", err)))
 	}
 	if allow {
 		wc, err := nftables.New(nftables.AsLasting())
@@ -160,6 +160,15 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	}
 	return s, nil
 }
+
+// wallFix names what the egress wall needs of the kernel: every confined
+// run sets it up, deny mode too, and is refused without it.
+const wallFix = "fix: the kernel needs nf_tables and nfnetlink_log (modprobe nf_tables nfnetlink_log; in a container, on the host), " +
+	"usable over netlink in the sandbox's network namespace; vigiles doctor checks it (nftables-in-netns)"
+
+// kernelWallError adds wallFix to an error of the wall's kernel half
+// (NFLOG, the nftables rule set), so that the refusal names the fix.
+func kernelWallError(err error) error { return fmt.Errorf("%w; %s", err, wallFix) }
 
 // Connected runs in the init once the broker has attached the connector
 // (allow mode), before the command starts. slirp4netns is attached
