@@ -92,7 +92,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB, at least "+runner.FormatSize(runner.MinMemory)+")")
-	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup where one can be made: root callers only, refused from any other (default 4GiB, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
+	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup: root callers only, refused from any other, and a run where no memory cgroup can hold it (cgroup v2 but for --root-sandbox runs, no memory controller) is refused (default 4GiB, held where a cgroup can be made, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
 	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")

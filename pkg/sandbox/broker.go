@@ -519,6 +519,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
 	}
 	defer cg.remove()
+	if spec.Limits.RunMemoryBytes != 0 && !cg.holdsMemory() {
+		// Asked for (--limit-run-memory, limits.run-memory) and not
+		// held: the run would be weaker than the caller was told.
+		return fail(fmt.Errorf("%w: %v", ErrRefused, runMemoryRefusal(spec.Limits.RunMemoryBytes, os.Geteuid() == 0, cred != nil)))
+	}
 	cfg.Limits.ScratchBytes, cfg.ScratchInodes = cg.scratch(cfg.Limits)
 	// The command waits for the connector, or for its turn (Prepare).
 	cfg.WaitGo = needAttach || gate != nil

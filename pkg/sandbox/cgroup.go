@@ -53,11 +53,11 @@ type runCgroup struct {
 
 var cgroupSeq atomic.Int64
 
-// Where a cgroup v1 host mounts the pids and memory hierarchies.
-const (
-	v1PidsRoot   = "/sys/fs/cgroup/pids"
-	v1MemoryRoot = "/sys/fs/cgroup/memory"
-)
+// Where a cgroup v1 host mounts the pids and memory hierarchies (a
+// variable for the test of a host without a usable memory controller).
+const v1PidsRoot = "/sys/fs/cgroup/pids"
+
+var v1MemoryRoot = "/sys/fs/cgroup/memory"
 
 // newRunCgroup returns nil when the caller is not root (it could not make
 // a cgroup), a fresh cgroup otherwise, and an error naming the fix when
@@ -341,6 +341,28 @@ func (c *runCgroup) dirs() []string {
 // (the reaper then joins it, through migrate, and execs the command
 // without the shell that sets RLIMIT_NPROC).
 func (c *runCgroup) bindsPids() bool { return c != nil && c.commandDir != "" }
+
+// holdsMemory says whether a memory cgroup bounds the whole run.
+func (c *runCgroup) holdsMemory() bool { return c != nil && c.mem != "" }
+
+// runMemoryRefusal says why a whole-run memory limit that was asked for
+// cannot be held for this run, and the fix. The default limit is not
+// asked for: where nothing holds it the run is bounded per process, as
+// vigiles doctor says (memory-cgroup).
+func runMemoryRefusal(limit uint64, root, owner bool) error {
+	var why string
+	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
+	switch v2 := err == nil; {
+	case !root:
+		why = "vigiles makes memory cgroups for root callers only"
+	case v2 && owner:
+		why = "on cgroup v2 only a --root-sandbox run on a root-owned tree gets a cgroup (another uid's sandbox could not be moved into one)"
+	default:
+		why = "no memory controller can be used below this process's cgroup (vigiles doctor: memory-cgroup)"
+	}
+	return fmt.Errorf("a whole-run memory limit of %d MiB was asked for (--limit-run-memory, limits.run-memory) and no memory cgroup can hold it here: %s; "+
+		"fix: drop the limit (each process stays bounded by --limit-memory, limits.memory), or run where a memory cgroup can be made", limit>>20, why)
+}
 
 // migrate opens the file through which a thread moves itself into the
 // command's cgroup by writing "0": tasks on v1, where the reaper's forking

@@ -1003,12 +1003,18 @@ func probePidsCgroup(ctx context.Context, env *doctorEnv) Probe {
 // probeMemoryCgroup makes (and removes) the memory cgroup that bounds a
 // root caller's whole run, the way the engine does.
 func probeMemoryCgroup(ctx context.Context, env *doctorEnv) Probe {
-	cg, _ := newRunCgroup(os.Geteuid() == 0, false, false, Limits{RunMemoryBytes: 64 << 20})
-	if cg == nil || cg.mem == "" {
+	// The shape of an ordinary run: its sandbox another uid than the
+	// host's root (on cgroup v2 such a run gets no cgroup).
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, true, Limits{RunMemoryBytes: 64 << 20})
+	if !cg.holdsMemory() {
 		cg.remove()
+		detail := "no memory cgroup could be made"
+		if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil && os.Geteuid() == 0 {
+			detail = "on cgroup v2 only a --root-sandbox run on a root-owned tree gets a memory cgroup"
+		}
 		return Probe{Availability: Unsupported,
-			Detail: "no memory cgroup could be made: a run's memory is bounded per process (RLIMIT_AS, --limit-memory) only, " +
-				"and a run of many processes can press on the host's memory until its deadline",
+			Detail: detail + ": a run's memory is bounded per process (RLIMIT_AS, --limit-memory) only, " +
+				"a run of many processes can press on the host's memory until its deadline, and a run with --limit-run-memory or limits.run-memory is refused",
 			Fix: "give vigiles a writable cgroup with the memory controller (cgroup v2: memory in the parent's " +
 				"cgroup.subtree_control; in a container: --cgroupns=private with a writable /sys/fs/cgroup)"}
 	}

@@ -1067,6 +1067,28 @@ func TestTooSmallLimitsAreRefused(t *testing.T) {
 	}
 }
 
+// TestRunMemoryAskedForAndNotHeldIsRefused: a whole-run memory limit the
+// caller asked for (--limit-run-memory, limits.run-memory) that no memory
+// cgroup can hold refuses the run, naming the fix, rather than running it
+// bounded per process only while the policy says otherwise. The default
+// limit, not asked for, lets it run (doctor's memory-cgroup says so).
+func TestRunMemoryAskedForAndNotHeldIsRefused(t *testing.T) {
+	requireConfinement(t)
+	// No memory controller here: a v1 hierarchy that lists nothing (on
+	// cgroup v2, or as another user than root, none is made for this run
+	// anyway).
+	defer func(r string) { v1MemoryRoot = r }(v1MemoryRoot)
+	v1MemoryRoot = t.TempDir()
+	res, err := Run(context.Background(), Spec{Dir: t.TempDir(), Command: []string{"true"}, Limits: Limits{RunMemoryBytes: 128 << 20}})
+	if err == nil || res.Tier != TierRefused || !strings.Contains(res.Refusal, "no memory cgroup can hold it here") || !strings.Contains(res.Refusal, "fix: drop the limit") {
+		t.Errorf("tier %s refusal %q err %v, want refused naming the fix", res.Tier, res.Refusal, err)
+	}
+	res, err = Run(context.Background(), Spec{Dir: t.TempDir(), Command: []string{"true"}})
+	if err != nil || res.Tier != TierConfined {
+		t.Errorf("the default limit: tier %s refusal %q err %v, want confined", res.Tier, res.Refusal, err)
+	}
+}
+
 // TestRunMemoryStaysUnderTheCallersLimit: a run's memory cgroup is made
 // below the caller's own, so a limit the caller is under (a systemd unit's,
 // a container's) holds the run too; made at the hierarchy's root, a run
