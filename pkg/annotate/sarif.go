@@ -339,7 +339,12 @@ const sarifIndent = "        "
 func fitSARIF(log *SARIFLog, all []SARIFResult, tooMany, maxGz, maxRaw int) (int, []byte, int) {
 	run := &log.Runs[0]
 	keep := func(k int) {
+		// Never nil: the schema makes results an array, and a run
+		// without findings must say [] (nil would encode as null).
 		run.Results = all[:k]
+		if run.Results == nil {
+			run.Results = []SARIFResult{}
+		}
 		run.Properties = nil
 		if left := tooMany + len(all) - k; left > 0 {
 			run.Properties = map[string]any{"vigilesResultsNotShown": left}

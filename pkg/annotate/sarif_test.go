@@ -98,3 +98,17 @@ func TestSARIFLeavesCategoryToTheUpload(t *testing.T) {
 		})
 	}
 }
+
+// TestSARIFNoFindingsIsAnEmptyArray: a report without findings gives a
+// run whose results are [] (the schema's type is array; null fails
+// code scanning's validation of the upload).
+func TestSARIFNoFindingsIsAnEmptyArray(t *testing.T) {
+	r := &report.Report{Schema: report.Schema, Command: "audit", Verdict: "pass"}
+	b, _, err := EncodeSARIF(r, SARIFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(`"results": null`)) || !bytes.Contains(b, []byte(`"results": []`)) {
+		t.Errorf("SARIF of a report without findings:\n%s\nwant \"results\": []", b)
+	}
+}
