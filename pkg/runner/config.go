@@ -955,8 +955,12 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 		p.errAt(n, "defaults.egress: mode allow needs at least one host in allow")
 	}
 	if pol.Mode != evidence.EgressAllow && written > 0 && modeNode != nil {
-		// The egress layer refuses such a policy: every run would be.
+		// The egress layer refuses such a policy: every run would be,
+		// as a run/refused error in words of the command line's flags.
+		// The mistake is said here, at its line, and the runs go on in
+		// the mode written, as they do past any other mistake.
 		p.errAt(modeNode, "defaults.egress.mode %s: allow and allow-ip take effect only in mode allow; make it allow, or remove them", pol.Mode)
+		pol.Allow, pol.AllowIP = nil, nil
 	}
 	if pol.Mode != evidence.EgressAllow {
 		// Nothing is routed out of such a run: the option would be

@@ -544,3 +544,23 @@ func TestLargeInvalidPolicyTakesYAMLsLine(t *testing.T) {
 		t.Fatalf("err %v, want one syntax error at yaml.v3's line", err)
 	}
 }
+
+// TestAllowOutsideModeAllowIsNotPassedOn: allow hosts in mode deny or
+// record are a config/invalid error at the mode's line, and are dropped
+// from the policy: passed on, the egress layer would refuse every run
+// (a run/refused error, verdict error, exit 125) in words of the command
+// line's flags, where every other mistake in the file is exit 1.
+func TestAllowOutsideModeAllowIsNotPassedOn(t *testing.T) {
+	for _, mode := range []string{"deny", "record"} {
+		cfg, err := ParseConfig(".vigiles.yml", []byte("defaults:\n  egress: {mode: "+mode+", allow: [a.example.test], allow-ip: [192.0.2.0/24]}\n"))
+		if err == nil || !strings.Contains(err.Error(), "take effect only in mode allow") {
+			t.Errorf("mode %s: err %v; want the mistake said", mode, err)
+		}
+		if cfg == nil || cfg.Defaults.Egress == nil {
+			t.Fatalf("mode %s: no policy kept: %v", mode, cfg)
+		}
+		if e := cfg.Defaults.Egress; e.Mode != mode || len(e.Allow) != 0 || len(e.AllowIP) != 0 {
+			t.Errorf("mode %s: egress %+v; want mode %s and nothing to allow", mode, e, mode)
+		}
+	}
+}
