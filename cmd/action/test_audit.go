@@ -175,6 +175,24 @@ func (c *commonFlags) validate(name string) error {
 			return fmt.Errorf("%s: --sandbox: %w", name, err)
 		}
 	}
+	// --sandbox off runs every hook in the open, as vigiles run's does:
+	// a flag only a sandbox honours would be silently moot there.
+	if c.sandbox == string(sandbox.ModeOff) {
+		var moot []string
+		if c.egress != "" {
+			moot = append(moot, "--egress")
+		}
+		if len(c.allow) > 0 {
+			moot = append(moot, "--allow")
+		}
+		if c.rootSandbox {
+			moot = append(moot, "--root-sandbox")
+		}
+		if len(moot) > 0 {
+			return fmt.Errorf("%s: --sandbox off runs every hook in the open, which cannot honour %s: only a sandbox walls and records the network; "+
+				"leave %s out, or confine the hooks (--sandbox strict or auto)", name, strings.Join(moot, ", "), map[bool]string{true: "it", false: "them"}[len(moot) == 1])
+		}
+	}
 	if c.jobs < 0 || c.jobs > maxJobs {
 		return fmt.Errorf("%s: --jobs %d: want 0 (one per core) to %d", name, c.jobs, maxJobs)
 	}

@@ -347,3 +347,19 @@ func TestHelpThatCannotBeWrittenFails(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxOffRefusesConfinedOnlyFlags: test and audit with --sandbox
+// off run every hook in the open, so --egress, --allow and --root-sandbox
+// would do nothing: bad usage, as for vigiles run (README.md's Commands).
+func TestSandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"test", "--dir", dir, "--sandbox", "off", "--egress", "record"},
+		{"audit", "--dir", dir, "--baseline", "", "--sandbox", "off", "--egress", "allow", "--allow", "a.example.test"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--sandbox off runs every hook in the open, which cannot honour --egress") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the moot flag named", args, code, out, errs)
+		}
+	}
+}
