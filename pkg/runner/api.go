@@ -1393,6 +1393,12 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 		if r.Schema != report.Schema {
 			return nil, errorf(ErrBadOption, "merging reports: %s has schema %q, want %q", nr.Name, r.Schema, report.Schema)
 		}
+		if r.Command != "test" && r.Command != "audit" {
+			// A report test or audit wrote names its command; one
+			// without (a document cut down, or written by hand) would
+			// otherwise merge into a passing report of no command.
+			return nil, errorf(ErrBadOption, "merging reports: %s has command %q, want test or audit: it is not a report vigiles test or audit wrote", nr.Name, printable(r.Command))
+		}
 		if r.Command != out.Command {
 			return nil, errorf(ErrBadOption, "merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command",
 				nr.Name, printable(r.Command), first.Name, printable(out.Command))
@@ -1421,6 +1427,15 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 		}
 		out.Findings = append(out.Findings, r.Findings...)
 		out.Drift = append(out.Drift, r.Drift...)
+	}
+	if total > 0 {
+		// A whole report beside shards: its runs are the shards' too,
+		// or another work tree's.
+		for _, nr := range reports {
+			if nr.Report.Shard == "" {
+				return nil, errorf(ErrBadOption, "merging reports: %s is a whole report (no shard) and %s a shard of %d; merge the shards of one sharded run", nr.Name, totalIn, total)
+			}
+		}
 	}
 	if total > 0 && len(shardIn) != total {
 		var missing []string

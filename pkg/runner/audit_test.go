@@ -315,7 +315,9 @@ func TestMergeRejects(t *testing.T) {
 	c := &report.Report{Schema: report.Schema, Command: "test", Shard: "2/2"}
 	d := &report.Report{Schema: "other/v9", Command: "audit"}
 	e := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/3"}
-	named := map[*report.Report]string{a: "a.json", b: "b.json", c: "c.json", d: "d.json", e: "e.json"}
+	f := &report.Report{Schema: report.Schema}
+	w := &report.Report{Schema: report.Schema, Command: "audit"}
+	named := map[*report.Report]string{a: "a.json", b: "b.json", c: "c.json", d: "d.json", e: "e.json", f: "f.json", w: "w.json"}
 	for _, tc := range []struct {
 		name string
 		in   []*report.Report
@@ -329,6 +331,8 @@ func TestMergeRejects(t *testing.T) {
 		{"missing shard", []*report.Report{a}, "shard 2/2 is missing"},
 		{"mixed shard counts", []*report.Report{a, e}, "a.json is a shard of 2 and e.json one of 3"},
 		{"same shard twice", []*report.Report{a, a}, "a.json and a.json are both shard 1/2"},
+		{"no command", []*report.Report{f}, `f.json has command "", want test or audit`},
+		{"a whole report beside a shard", []*report.Report{w, a}, "w.json is a whole report (no shard) and a.json a shard of 2"},
 	} {
 		var in []NamedReport
 		for _, r := range tc.in {
