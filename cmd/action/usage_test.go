@@ -363,3 +363,23 @@ func TestSandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyLinkedOutIsUsage: a .vigiles.yml that a symbolic link leads
+// out of the repository is not read, and that is the caller's to fix, as
+// for a policy file too large or a FIFO (README.md): exit 2, not 125.
+func TestPolicyLinkedOutIsUsage(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	target := filepath.Join(elsewhere, "policy.yml")
+	if err := os.WriteFile(target, []byte("checks: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, ".vigiles.yml")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"test", "--dir", dir}, {"audit", "--dir", dir, "--baseline", ""}} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "a symbolic link leads it outside the repository") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the link named", args, code, out, errs)
+		}
+	}
+}

@@ -269,7 +269,9 @@ func newSession(o Options, command string) (*session, error) {
 	// symlink there must not make vigiles read a host file as policy (and
 	// quote it back in findings).
 	if err := s.linkedOut(abs); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", cfgPath, err)
+		// A policy file there that cannot be read, as one too large or
+		// a FIFO: the caller's to fix (exit 2), not vigiles failing.
+		return nil, errorf(ErrNoConfig, "reading %s: %w", cfgPath, err)
 	}
 	data, err := readSmall(abs, maxDeclFile)
 	if errors.Is(err, fs.ErrNotExist) {
