@@ -291,6 +291,11 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input allow: %s", e.Error())
 		}
 	}
+	if in.Sandbox == sandbox.ModeOff && input(getenv, "egress")+input(getenv, "allow") != "" {
+		// Every hook runs in the open: nothing walls or records its
+		// network, as vigiles test --sandbox off says too.
+		bad("input sandbox: off runs every hook in the open, which cannot honour the egress and allow inputs: leave them empty, or confine the hooks (strict or auto)")
+	}
 	if in.FailLevel, err = annotate.ParseFailLevel(input(getenv, "fail-level")); err != nil {
 		bad("input fail-level: %v", err)
 	}

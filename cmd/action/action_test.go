@@ -448,6 +448,8 @@ func TestActionInputValidation(t *testing.T) {
 		{"shard", map[string]string{"command": "audit", "shard": "3/2"}, "input shard"},
 		{"sandbox", map[string]string{"sandbox": "sometimes"}, "input sandbox"},
 		{"egress", map[string]string{"egress": "open"}, "input egress"},
+		{"egress in the open", map[string]string{"sandbox": "off", "egress": "record"}, "input sandbox: off runs every hook in the open"},
+		{"allow in the open", map[string]string{"sandbox": "off", "allow": "api.example.test"}, "input sandbox: off runs every hook in the open"},
 		{"allow without allow mode", map[string]string{"egress": "deny", "allow": "api.example.test"}, "input allow"},
 		{"allow not a host", map[string]string{"allow": "evil example"}, "input allow"},
 		{"paths with test", map[string]string{"command": "test", "paths": "plugins"}, "input paths"},
