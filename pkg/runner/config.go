@@ -526,6 +526,19 @@ func (p *cfgParser) duration(n *yaml.Node, what string) (time.Duration, bool) {
 	return d, true
 }
 
+// zeroDuration says whether n is a duration of 0 ("0", "0s", "0m"),
+// which linger takes as its default: no time at all.
+func zeroDuration(n *yaml.Node) bool {
+	if n.Kind != yaml.ScalarNode {
+		return false
+	}
+	if f, err := strconv.ParseFloat(n.Value, 64); err == nil && n.Tag != "!!str" {
+		return f == 0
+	}
+	d, err := time.ParseDuration(n.Value)
+	return err == nil && d == 0
+}
+
 var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`) })
 
 func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
@@ -812,7 +825,13 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		},
 		"egress":  func(k, v *yaml.Node) { d.Egress = p.egress(v) },
 		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout") },
-		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger") },
+		"linger": func(k, v *yaml.Node) {
+			if zeroDuration(v) {
+				d.Linger = 0 // the default, as --linger 0s: end leftovers at once
+				return
+			}
+			d.Linger, _ = p.duration(v, "defaults.linger")
+		},
 		"output-cap": func(k, v *yaml.Node) {
 			s, ok := p.limitSize(v, "defaults.output-cap", sandbox.DefaultOutputCap)
 			if ok && s > sandbox.MaxOutputCap {

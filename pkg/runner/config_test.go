@@ -564,3 +564,18 @@ func TestAllowOutsideModeAllowIsNotPassedOn(t *testing.T) {
 		}
 	}
 }
+
+// TestLingerZeroIsTheDefault: defaults.linger 0 (or 0s) is what
+// --linger 0s is, the default: leftover processes are ended at once. A
+// negative one stays a mistake.
+func TestLingerZeroIsTheDefault(t *testing.T) {
+	for _, v := range []string{"0", "0s", "0m", `"0s"`} {
+		cfg, err := ParseConfig(".vigiles.yml", []byte("defaults:\n  linger: "+v+"\n"))
+		if err != nil || cfg.Defaults.Linger != 0 {
+			t.Errorf("linger %s: %v, %+v; want accepted as 0", v, err, cfg)
+		}
+	}
+	if _, err := ParseConfig(".vigiles.yml", []byte("defaults:\n  linger: -1s\n")); err == nil {
+		t.Error("linger -1s accepted")
+	}
+}
