@@ -72,8 +72,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")
 		mode        = fs.String("sandbox", "auto", "auto: confine untrusted code or refuse; strict: confine everything or refuse; off: run in the open")
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly")
-		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable); secret-looking names need --env-secret")
-		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable)")
+		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
+		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable; a NAME not set there is refused)")
 		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
 		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them (default 0s: end them at once)")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
@@ -323,8 +323,22 @@ func egressFlagHint(err error, hosts string) error {
 	return err
 }
 
-// buildEnv turns --env and --env-secret into NAME=VALUE pairs.
+// lookupEnv tells a variable set empty from one not set, which getenv
+// cannot (buildEnv asks it only of the names getenv gives "" for).
+var lookupEnv = os.LookupEnv
+
+// buildEnv turns --env and --env-secret into NAME=VALUE pairs. --env NAME
+// of a variable not set passes nothing (as docker run -e NAME does);
+// --env-secret NAME of one not set is a mistake (a misspelt name would
+// otherwise reach the command as set and empty).
 func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, error) {
+	unset := func(name string) bool {
+		if getenv(name) != "" {
+			return false
+		}
+		_, ok := lookupEnv(name)
+		return !ok
+	}
 	var out []string
 	for _, e := range envs {
 		name, value, hasValue := strings.Cut(e, "=")
@@ -335,6 +349,9 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 			return nil, fmt.Errorf("--env %s: the name marks a secret, and secrets never reach a confined command by accident; pass it on purpose with --env-secret %s", name, name)
 		}
 		if !hasValue {
+			if unset(name) {
+				continue
+			}
 			value = getenv(name)
 		}
 		out = append(out, name+"="+value)
@@ -342,6 +359,9 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 	for _, name := range secrets {
 		if name == "" || strings.Contains(name, "=") {
 			return nil, fmt.Errorf("--env-secret %q: want a NAME (its value is taken from vigiles' environment, never from the command line)", name)
+		}
+		if unset(name) {
+			return nil, fmt.Errorf("--env-secret %s: %s is not set in vigiles' environment (set it, empty if need be, or check its spelling)", name, name)
 		}
 		out = append(out, name+"="+getenv(name))
 	}

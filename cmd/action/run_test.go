@@ -231,3 +231,21 @@ func TestRunReportEgressLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildEnvUnsetNames: --env NAME of a variable not set passes nothing
+// (docker run -e NAME does the same); one set empty passes NAME=. An
+// --env-secret NAME not set is a mistake, exit 2: a misspelt secret's name
+// would reach the command as set and empty.
+func TestBuildEnvUnsetNames(t *testing.T) {
+	env := map[string]string{"SET": "v", "EMPTY": "", "MY_TOKEN": "s3cret", "EMPTY_TOKEN": ""}
+	getenv := func(k string) string { return env[k] }
+	defer func(l func(string) (string, bool)) { lookupEnv = l }(lookupEnv)
+	lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	got, err := buildEnv([]string{"SET", "EMPTY", "UNSET", "X=1"}, []string{"MY_TOKEN", "EMPTY_TOKEN"}, getenv)
+	if want := []string{"SET=v", "EMPTY=", "X=1", "MY_TOKEN=s3cret", "EMPTY_TOKEN="}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("buildEnv = %q, %v; want %q", got, err, want)
+	}
+	if _, err := buildEnv(nil, []string{"MY_TOKN"}, getenv); err == nil || !strings.Contains(err.Error(), "--env-secret MY_TOKN: MY_TOKN is not set") {
+		t.Errorf("an unset --env-secret: %v, want it named", err)
+	}
+}
