@@ -561,12 +561,19 @@ func procStat(pid int) (ppid int, start uint64, err error) {
 	return ppid, start, err
 }
 
-// sweepCgroups removes the empty cgroups that brokers killed before they
-// could clean up left behind: vigiles-nsNS-PID-START-N with NS this
-// broker's pid namespace and no process PID that started at START.
-// Another namespace's pids cannot be looked up from here, so its cgroups
-// are left to its own brokers; a cgroup that still holds a process is
-// never removed (rmdir refuses).
+// sweepCgroups removes the cgroups that brokers killed before they could
+// clean up left behind: vigiles-nsNS-PID-START-N with NS this broker's
+// pid namespace and no process PID that started at START. Another
+// namespace's pids cannot be looked up from here, so its cgroups are left
+// to its own brokers.
+//
+// What such a cgroup still holds is ended first: a broker killed while
+// bubblewrap set up (SIGKILL, the OOM killer) took bubblewrap with it
+// (its parent-death signal), but bubblewrap's child, which asks for that
+// signal only later, waits for it for good, blocked on an eventfd only
+// bubblewrap writes (bubblewrap issue #633). It holds the sandbox's
+// namespaces and keeps the cgroup busy, so it stayed until the reboot.
+// Nothing in a dead broker's cgroup has anyone to report to.
 func sweepCgroups(parent string) {
 	ents, err := os.ReadDir(parent)
 	if err != nil {
@@ -589,10 +596,71 @@ func sweepCgroups(parent string) {
 			continue // its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())
+		for _, d := range []string{filepath.Join(dir, commandCgroup), filepath.Join(dir, sandboxCgroup), dir} {
+			killCgroupProcs(d)
+		}
 		os.Remove(filepath.Join(dir, commandCgroup)) // each fails, harmlessly, when not empty
 		os.Remove(filepath.Join(dir, sandboxCgroup))
 		os.Remove(dir)
 	}
+}
+
+// killCgroupProcs sends SIGKILL to every process dir's cgroup.procs lists,
+// through a pidfd taken while the process is still listed there, so that
+// a pid given again to another process meanwhile is not the one signalled.
+// The kill is not waited for: the sweep's rmdir may still find the cgroup
+// busy, and the next sweep removes it.
+func killCgroupProcs(dir string) {
+	procs := cgroupProcs(dir)
+	if len(procs) == 0 {
+		return
+	}
+	var fds []int
+	for _, pid := range procs {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			fds = append(fds, fd)
+		}
+	}
+	// Listed after its pidfd was opened: the pidfd is that process's.
+	still := map[int]bool{}
+	for _, pid := range cgroupProcs(dir) {
+		still[pid] = true
+	}
+	for _, fd := range fds {
+		if pid, err := pidfdPid(fd); err == nil && still[pid] {
+			_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
+		unix.Close(fd)
+	}
+}
+
+// cgroupProcs reads the pids dir/cgroup.procs lists.
+func cgroupProcs(dir string) []int {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// pidfdPid is the pid a pidfd refers to ("Pid:" in its fdinfo).
+func pidfdPid(fd int) (int, error) {
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(fd))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, errors.New("no Pid in a pidfd's fdinfo")
 }
 
 func (c *runCgroup) remove() {

@@ -57,6 +57,52 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	}
 }
 
+// TestSweepEndsWhatADeadBrokersCgroupHolds: a dead broker's cgroup that
+// still holds a process (bubblewrap's child, orphaned while it waited for
+// bubblewrap, which the broker's death took along: it waits for good) has
+// it ended, so that the cgroup can go; a live broker's cgroup is left as
+// it is, with its processes.
+func TestSweepEndsWhatADeadBrokersCgroupHolds(t *testing.T) {
+	parent := t.TempDir()
+	ns, pp := ownPidNS(), os.Getppid()
+	ppStart, err := startTime(pp)
+	if ns == 0 || err != nil {
+		t.Fatalf("no pid namespace inode, or no start time: %v", err)
+	}
+	dead := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns))
+	alive := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ns, pp, ppStart))
+	start := func() *exec.Cmd {
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	orphan, running := start(), start()
+	// A cgroup's own files, as a plain directory holds them here: the
+	// orphan in the dead broker's command cgroup, the other in the live one's.
+	for dir, c := range map[string]*exec.Cmd{filepath.Join(dead, commandCgroup): orphan, alive: running} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprintf("%d\n", c.Process.Pid)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepCgroups(parent)
+	ended := make(chan error, 1)
+	go func() { ended <- orphan.Wait() }()
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the process in a dead broker's cgroup was left running")
+	}
+	if err := running.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the process in a live broker's cgroup was ended: %v", err)
+	}
+}
+
 // TestSweepOutOfDescriptorsRemovesNothing: a sweep that cannot read a
 // broker's /proc/PID/stat (out of descriptors) takes it for alive; it
 // took it for gone, and removed a live run's empty cgroup.
