@@ -318,7 +318,10 @@ const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & 
 // startPasta starts pasta under pastaGuard and returns once it has
 // configured the namespace.
 func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
-	dir, err := os.MkdirTemp("", "vigiles-pasta-")
+	if netns != nil {
+		sweepPastaDirs(os.TempDir())
+	}
+	dir, err := os.MkdirTemp("", pastaDirPrefix())
 	if err != nil {
 		return nil, fmt.Errorf("egress allow: making pasta's directory in %s: %w; fix: point TMPDIR at a writable directory, or use --connector slirp4netns", os.TempDir(), err)
 	}
@@ -460,6 +463,81 @@ func (l *limitWriter) Write(b []byte) (int, error) {
 	l.n -= len(b)
 	_, err := l.w.Write(b)
 	return n, err
+}
+
+// pastaDirPrefix names the directory pasta's namespaces are bound in
+// after this broker (its pid namespace, pid and start time), so that a
+// later broker can tell one whose broker was killed during pasta's start
+// (SIGKILL, the OOM killer: nothing unbound it) from one in use.
+func pastaDirPrefix() string {
+	return fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-", selfPidNS(), os.Getpid(), procStart(os.Getpid()))
+}
+
+// sweepPastaDirs unbinds and removes the directories in tmp that brokers
+// of this pid namespace, killed while pasta came up, left with the
+// sandbox's namespaces bound in them: mounts in the host's mount table
+// that kept the dead sandbox's user and network namespaces for good. Only
+// a directory of this user's, that no one else may enter (as MkdirTemp
+// makes it), whose broker /proc says is gone, is touched; its mounts are
+// detached without following a link.
+func sweepPastaDirs(tmp string) {
+	ents, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	ns := selfPidNS()
+	for _, e := range ents {
+		var pidNS, start uint64
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-pasta-ns%d-%d-%d-", &pidNS, &pid, &start); err != nil || pidNS != ns || ns == 0 || start == 0 || pid == os.Getpid() {
+			continue
+		}
+		if now, err := procStartErr(pid); err == nil && now == start || err != nil && !errors.Is(err, os.ErrNotExist) {
+			continue // its broker still runs, or may
+		}
+		dir := filepath.Join(tmp, e.Name())
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid != uint32(os.Geteuid()) || st.Mode&0o077 != 0 {
+			continue
+		}
+		for _, name := range []string{"user", "net"} {
+			unix.Unmount(filepath.Join(dir, name), unix.MNT_DETACH|unix.UMOUNT_NOFOLLOW)
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// selfPidNS is the inode of this process's pid namespace, 0 where /proc
+// does not say.
+func selfPidNS() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// procStart is process pid's start time (clock ticks after boot), 0
+// where /proc does not say.
+func procStart(pid int) uint64 {
+	t, _ := procStartErr(pid)
+	return t
+}
+
+func procStartErr(pid int) (uint64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0, fmt.Errorf("/proc/%d/stat: no start time", pid)
+	}
+	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // bindNamespaces bind-mounts each namespace onto a file of its name in dir
