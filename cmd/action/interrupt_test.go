@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -329,5 +331,19 @@ func TestRunInterruptedNamesTheSignal(t *testing.T) {
 			t.Errorf("--sandbox %s: exit %d (want 125), stderr %q; want the signal named", mode, code, plain)
 		}
 		cancel(nil)
+	}
+}
+
+// TestInterruptSignalsTakeSIGHUP: a closed terminal or ssh session
+// (SIGHUP) interrupts an audit as SIGINT does, so its partial report is
+// written; under nohup, which ignores SIGHUP, it stays ignored.
+func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
+	if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("SIGHUP does not interrupt: %v", interruptSignals())
+	}
+	signal.Ignore(syscall.SIGHUP)
+	defer signal.Reset(syscall.SIGHUP)
+	if slices.Contains(interruptSignals(), os.Signal(syscall.SIGHUP)) {
+		t.Errorf("an ignored SIGHUP is taken: %v", interruptSignals())
 	}
 }

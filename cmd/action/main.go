@@ -26,11 +26,23 @@ var version = "dev"
 func main() {
 	wireNetwork()       // before MaybeInit: the init sets up the egress wall
 	sandbox.MaybeInit() // the in-sandbox roles of this same binary
-	ctx, stop := signalContext(os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(interruptSignals()...)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	networkStopped()
 	os.Exit(exitCode(err, os.Stderr, os.Getenv("GITHUB_ACTIONS") == "true"))
+}
+
+// interruptSignals are the signals that interrupt the work, which then
+// winds down (runs stopped, the partial report written): SIGINT, SIGTERM
+// and SIGHUP (a terminal or an ssh session closed), the last one unless
+// it is ignored (nohup), which Notify would undo.
+func interruptSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 // signalContext is a context that the first of sigs to arrive cancels,
