@@ -889,8 +889,9 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	for _, r := range rep.Runs {
 		if r.Outcome != report.OutcomeNotExecutable && (r.Writes == nil || r.Egress == nil) {
-			fmt.Fprintln(w, "\n\"not recorded\" means the run was direct (trusted code in auto mode, or --sandbox off) or the")
-			fmt.Fprintln(w, "egress layer is not available: vigiles does not claim what it did not see.")
+			fmt.Fprintln(w, "\n\"not recorded\" means the run was direct (trusted code in auto mode, or --sandbox off), was refused,")
+			fmt.Fprintln(w, "failed, was interrupted or never started, or the egress layer is not available: vigiles does not claim")
+			fmt.Fprintln(w, "what it did not see.")
 			break
 		}
 	}
