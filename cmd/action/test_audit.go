@@ -384,6 +384,9 @@ func checkBaselineFlag(baseline, dir string, update, given bool) error {
 		p = filepath.Join(dir, p)
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		if !given {
+			return fmt.Errorf("audit: the baseline %s (the default; --baseline names another) is a directory; want the baseline file there, or --baseline naming it (relative to --dir)", baseline)
+		}
 		return fmt.Errorf("audit: --baseline %q is a directory; want the baseline file, such as .vigiles/baseline.json (relative to --dir)", baseline)
 	}
 	if _, in := relInside(dir, p); update && given && !in {

@@ -537,6 +537,15 @@ func TestReportFilesNeedTheirDirectory(t *testing.T) {
 			}
 		}
 	}
+	// The default baseline a directory: said so, naming no flag the
+	// caller did not give.
+	if err := os.MkdirAll(filepath.Join(dir, ".vigiles", "baseline.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI(t, "audit", "--dir", dir, "-q"); code != 2 || out != "" || !strings.Contains(errs, "audit: the baseline .vigiles/baseline.json (the default; --baseline names another) is a directory") {
+		t.Errorf("the default baseline a directory: exit %d (want 2), stdout %q, stderr %q", code, out, errs)
+	}
+	os.RemoveAll(filepath.Join(dir, ".vigiles"))
 	// Outside the work tree vigiles makes no directory for the baseline;
 	// inside it, it makes them (as the action's image test has it).
 	outside := filepath.Join(t.TempDir(), "no", "baseline.json")
