@@ -1,5 +1,7 @@
 // Package procwait waits for a child's exit in the Go runtime's poller
-// rather than in a blocking wait system call.
+// rather than in a blocking wait system call, and reads what /proc says of
+// a process (Stat, Gone: whether a broker that left a cgroup or a
+// directory named after it is gone).
 //
 // A goroutine blocked in wait4 or waitid keeps its P in a system call.
 // While any P is so held, the runtime's sysmon thread keeps waking to look

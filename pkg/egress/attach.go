@@ -470,7 +470,7 @@ func (l *limitWriter) Write(b []byte) (int, error) {
 // later broker can tell one whose broker was killed during pasta's start
 // (SIGKILL, the OOM killer: nothing unbound it) from one in use.
 func pastaDirPrefix() string {
-	return fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-", selfPidNS(), os.Getpid(), procStart(os.Getpid()))
+	return fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-", procwait.SelfPidNS(), os.Getpid(), procwait.SelfStart())
 }
 
 // sweepPastaDirs unbinds and removes the directories in tmp that brokers
@@ -485,14 +485,14 @@ func sweepPastaDirs(tmp string) {
 	if err != nil {
 		return
 	}
-	ns := selfPidNS()
+	ns := procwait.SelfPidNS()
 	for _, e := range ents {
 		var pidNS, start uint64
 		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-pasta-ns%d-%d-%d-", &pidNS, &pid, &start); err != nil || pidNS != ns || ns == 0 || start == 0 || pid == os.Getpid() {
+		if _, err := fmt.Sscanf(e.Name(), "vigiles-pasta-ns%d-%d-%d-", &pidNS, &pid, &start); err != nil || pidNS != ns || ns == 0 {
 			continue
 		}
-		if now, err := procStartErr(pid); err == nil && now == start || err != nil && !errors.Is(err, os.ErrNotExist) {
+		if !procwait.Gone(pid, start, nil) {
 			continue // its broker still runs, or may
 		}
 		dir := filepath.Join(tmp, e.Name())
@@ -505,39 +505,6 @@ func sweepPastaDirs(tmp string) {
 		}
 		os.RemoveAll(dir)
 	}
-}
-
-// selfPidNS is the inode of this process's pid namespace, 0 where /proc
-// does not say.
-func selfPidNS() uint64 {
-	var st unix.Stat_t
-	if unix.Stat("/proc/self/ns/pid", &st) != nil {
-		return 0
-	}
-	return st.Ino
-}
-
-// procStart is process pid's start time (clock ticks after boot), 0
-// where /proc does not say.
-func procStart(pid int) uint64 {
-	t, _ := procStartErr(pid)
-	return t
-}
-
-func procStartErr(pid int) (uint64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no name", pid)
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0, fmt.Errorf("/proc/%d/stat: no start time", pid)
-	}
-	return strconv.ParseUint(f[19], 10, 64)
 }
 
 // bindNamespaces bind-mounts each namespace onto a file of its name in dir

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/procwait"
 )
 
 // TestSweepPastaDirsUnbindsDeadBrokers: a directory a broker killed during
@@ -19,9 +21,9 @@ func TestSweepPastaDirsUnbindsDeadBrokers(t *testing.T) {
 		t.Skip("bind-mounting namespaces needs root")
 	}
 	tmp := t.TempDir()
-	ns, pp := selfPidNS(), os.Getppid()
+	ns, pp := procwait.SelfPidNS(), os.Getppid()
 	dead := filepath.Join(tmp, fmt.Sprintf("vigiles-pasta-ns%d-999999999-5-123", ns))
-	alive := filepath.Join(tmp, fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-456", ns, pp, procStart(pp)))
+	alive := filepath.Join(tmp, fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-456", ns, pp, mustStart(t, pp)))
 	for _, d := range []string{dead, alive} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -51,4 +53,13 @@ func TestSweepPastaDirsUnbindsDeadBrokers(t *testing.T) {
 	if !strings.Contains(string(mounts), alive+"/net") {
 		t.Errorf("a live broker's namespaces were unbound")
 	}
+}
+
+func mustStart(t *testing.T, pid int) uint64 {
+	t.Helper()
+	s, err := procwait.StartTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

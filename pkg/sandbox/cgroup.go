@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/procwait"
 )
 
 // runCgroup holds the processes of a run whose caller is root. Its pids
@@ -494,72 +494,12 @@ func cgroupCounter(path, key string) uint64 {
 // three together name one process. The "ns" keeps an older vigiles,
 // which swept vigiles-PID-N, from reading a pid out of the name.
 func cgroupName(n int64) string {
-	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", ownPidNS(), os.Getpid(), ownStart(), n)
-}
-
-// ownStart is this process's start time (startTime); 0 where /proc could
-// not say, which a sweep takes for unknown: such a cgroup is never
-// swept, only left empty. Read once it is known: it cannot change, and
-// every root run's start-up names a cgroup.
-func ownStart() uint64 {
-	if t := ownStartKnown.Load(); t != 0 {
-		return t
-	}
-	t, _ := startTime(os.Getpid())
-	ownStartKnown.Store(t)
-	return t
-}
-
-var ownStartKnown, ownPidNSKnown atomic.Uint64
-
-// ownPidNS is the inode of this process's pid namespace (0 where /proc
-// does not say), read once it is known, as ownStart.
-func ownPidNS() uint64 {
-	if ino := ownPidNSKnown.Load(); ino != 0 {
-		return ino
-	}
-	var st unix.Stat_t
-	if unix.Stat("/proc/self/ns/pid", &st) != nil {
-		return 0
-	}
-	ownPidNSKnown.Store(st.Ino)
-	return st.Ino
+	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", procwait.SelfPidNS(), os.Getpid(), procwait.SelfStart(), n)
 }
 
 // brokerStart is how a sweep reads a broker's start time: startTime, which
 // a test replaces with one that fails as a read out of descriptors does.
-var brokerStart = startTime
-
-// startTime is the start time of process pid in clock ticks after boot
-// (field 22 of /proc/PID/stat); an error wrapping fs.ErrNotExist where
-// there is no such process, another where /proc could not say (out of
-// descriptors, say), which is no sign that the process is gone.
-func startTime(pid int) (uint64, error) {
-	_, start, err := procStat(pid)
-	return start, err
-}
-
-// procStat reads the parent pid and the start time (clock ticks after
-// boot) of process pid from /proc/PID/stat; errors as startTime's.
-func procStat(pid int) (ppid int, start uint64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	// The name (field 2) is in parentheses and may hold anything: the
-	// fields after its last ')' start at field 3 (state, ppid, …, field
-	// 22 starttime).
-	i := bytes.LastIndexByte(b, ')')
-	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 20 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
-	}
-	if ppid, err = strconv.Atoi(f[1]); err != nil {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: parent pid: %w", pid, err)
-	}
-	start, err = strconv.ParseUint(f[19], 10, 64)
-	return ppid, start, err
-}
+var brokerStart = procwait.StartTime
 
 // sweepCgroups removes the cgroups that brokers killed before they could
 // clean up left behind: vigiles-nsNS-PID-START-N with NS this broker's
@@ -579,20 +519,14 @@ func sweepCgroups(parent string) {
 	if err != nil {
 		return
 	}
-	ns := ownPidNS()
+	ns := procwait.SelfPidNS()
 	for _, e := range ents {
 		var pidNS, start uint64
 		var pid, n int
 		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d-%d", &pidNS, &pid, &start, &n); err != nil || !e.IsDir() || pidNS != ns {
 			continue
 		}
-		// Gone only when /proc says so: no such process, or another that
-		// has the pid now. A read that fails otherwise (out of
-		// descriptors) removes nothing.
-		if pid == os.Getpid() || start == 0 {
-			continue
-		}
-		if now, err := brokerStart(pid); err == nil && now == start || err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if !procwait.Gone(pid, start, brokerStart) {
 			continue // its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vigiles/action/internal/procwait"
 )
 
 // TestSweepCgroupsRemovesOnlyDeadBrokers: a sweep removes the cgroups of
@@ -21,8 +23,8 @@ import (
 // container may have any pid), and everything else.
 func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 	parent := t.TempDir()
-	ns, pp := ownPidNS(), os.Getppid()
-	ppStart, err := startTime(pp)
+	ns, pp := procwait.SelfPidNS(), os.Getppid()
+	ppStart, err := procwait.StartTime(pp)
 	if ns == 0 || err != nil {
 		t.Fatalf("no pid namespace inode in /proc/self/ns/pid, or no start time in /proc/PID/stat: %v", err)
 	}
@@ -64,8 +66,8 @@ func TestSweepCgroupsRemovesOnlyDeadBrokers(t *testing.T) {
 // it is, with its processes.
 func TestSweepEndsWhatADeadBrokersCgroupHolds(t *testing.T) {
 	parent := t.TempDir()
-	ns, pp := ownPidNS(), os.Getppid()
-	ppStart, err := startTime(pp)
+	ns, pp := procwait.SelfPidNS(), os.Getppid()
+	ppStart, err := procwait.StartTime(pp)
 	if ns == 0 || err != nil {
 		t.Fatalf("no pid namespace inode, or no start time: %v", err)
 	}
@@ -109,7 +111,7 @@ func TestSweepEndsWhatADeadBrokersCgroupHolds(t *testing.T) {
 func TestSweepOutOfDescriptorsRemovesNothing(t *testing.T) {
 	parent := t.TempDir()
 	// Another broker's cgroup: whether it is alive, /proc cannot say.
-	other := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", ownPidNS(), os.Getpid()+1, 12345))
+	other := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-%d-%d-1", procwait.SelfPidNS(), os.Getpid()+1, 12345))
 	if err := os.Mkdir(other, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
@@ -52,7 +53,7 @@ func survivors(reaperPid int, mainGone bool) []string {
 func eldest(pids []int) int {
 	main, mainStart := 0, uint64(0)
 	for _, c := range pids {
-		if _, start, err := procStat(c); err == nil && (main == 0 || start < mainStart || start == mainStart && c < main) {
+		if _, start, err := procwait.Stat(c); err == nil && (main == 0 || start < mainStart || start == mainStart && c < main) {
 			main, mainStart = c, start
 		}
 	}
@@ -122,7 +123,7 @@ func scanSurvivors(reaperPid, main int) []string {
 	parent := map[int]int{}
 	for _, e := range ents {
 		if pid, err := strconv.Atoi(e.Name()); err == nil {
-			if ppid, _, err := procStat(pid); err == nil {
+			if ppid, _, err := procwait.Stat(pid); err == nil {
 				parent[pid] = ppid
 			}
 		}

@@ -1,0 +1,95 @@
+package procwait
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// Stat reads the parent pid and the start time (clock ticks after boot,
+// field 22) of process pid from /proc/PID/stat: an error wrapping
+// fs.ErrNotExist where there is no such process, another where /proc
+// could not say (out of descriptors, say), which is no sign that the
+// process is gone.
+func Stat(pid int) (ppid int, start uint64, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	// The name (field 2) is in parentheses and may hold anything: the
+	// fields after its last ')' start at field 3 (state, ppid, …, field
+	// 22 starttime).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no name in %q", pid, b)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
+	}
+	if ppid, err = strconv.Atoi(f[1]); err != nil {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: parent pid: %w", pid, err)
+	}
+	start, err = strconv.ParseUint(f[19], 10, 64)
+	return ppid, start, err
+}
+
+// StartTime is Stat's start time alone.
+func StartTime(pid int) (uint64, error) {
+	_, start, err := Stat(pid)
+	return start, err
+}
+
+var selfStart, selfPidNS atomic.Uint64
+
+// SelfStart is this process's start time; 0 where /proc could not say.
+// Read once it is known: it cannot change.
+func SelfStart() uint64 {
+	if t := selfStart.Load(); t != 0 {
+		return t
+	}
+	t, _ := StartTime(os.Getpid())
+	selfStart.Store(t)
+	return t
+}
+
+// SelfPidNS is the inode of this process's pid namespace; 0 where /proc
+// does not say. Read once it is known, as SelfStart.
+func SelfPidNS() uint64 {
+	if ino := selfPidNS.Load(); ino != 0 {
+		return ino
+	}
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &st) != nil {
+		return 0
+	}
+	selfPidNS.Store(st.Ino)
+	return st.Ino
+}
+
+// Gone says whether the process pid of this pid namespace that started
+// at start has ended, as startOf (StartTime where nil) says: no such
+// process, or another that has the pid now. This process is never gone,
+// an unknown start (0) never is, and a read that fails otherwise (out of
+// descriptors) is no sign: false. What a killed broker left (a cgroup, a
+// directory named after it) is cleared only where this says true.
+func Gone(pid int, start uint64, startOf func(int) (uint64, error)) bool {
+	if pid == os.Getpid() || start == 0 {
+		return false
+	}
+	if startOf == nil {
+		startOf = StartTime
+	}
+	now, err := startOf(pid)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return now != start
+}
