@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -501,6 +502,11 @@ type snapshot struct {
 type snapNode struct {
 	meta fileMeta
 	kids map[string]*snapNode // a directory's entries
+	// sum is a regular file's content (SHA-256): a write through a
+	// shared mapping of a tmpfs file changes neither its mtime nor its
+	// ctime once the page was mapped by a read (tmpfs asks for no write
+	// notification), so metadata alone cannot say it is unchanged.
+	sum *[sha256.Size]byte
 }
 
 type fileMeta struct {
@@ -549,6 +555,13 @@ func takeSnapshot(root string) (snapshot, error) {
 			}
 			k := &snapNode{meta: metaOf(&st)}
 			node.kids[name] = k
+			if st.Mode&unix.S_IFMT == unix.S_IFREG {
+				sum, err := fileSum(d.fd, name)
+				if err != nil {
+					return pathError("reading", cp, err)
+				}
+				k.sum = &sum
+			}
 			if !isDir(st.Mode) {
 				continue
 			}
@@ -694,6 +707,10 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 			k++
 		}
 		return k, err
+	case now == o.meta && !sameSum(d, name, &st, o):
+		// Its times and size as they were, its bytes not: written
+		// through a shared mapping (see snapNode.sum).
+		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case now == o.meta:
 		return 0, nil
 	case !sameMeta(now, o.meta):
@@ -708,6 +725,42 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	default:
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	}
+}
+
+// sameSum says whether the entry name of d, of stat st, holds the bytes
+// the snapshot's o summed; true for anything but a regular file, which
+// has no sum. A file that cannot be read is taken as changed.
+func sameSum(d *dirFD, name string, st *unix.Stat_t, o *snapNode) bool {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || o.sum == nil {
+		return true
+	}
+	sum, err := fileSum(d.fd, name)
+	return err == nil && sum == *o.sum
+}
+
+// fileSum returns the SHA-256 of the regular file name in the directory
+// dfd, opened without following a link.
+func fileSum(dfd int, name string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return sum, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return sum, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return sum, fmt.Errorf("%s: not a regular file", name)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }
 
 // copyDirChanged is dirChanged for the copy: user xattrs are compared

@@ -512,6 +512,33 @@ func TestWritesExactNoOpWrites(t *testing.T) {
 	})
 }
 
+// TestWritesExactSharedMapping: a write through a shared mapping whose
+// pages a read mapped first changes a tmpfs file's bytes and neither its
+// mtime nor its ctime (tmpfs asks for no write notification). The copy
+// method, whose copy is on the scratch tmpfs, took such a file for
+// unchanged, small or large: the record said [].
+func TestWritesExactSharedMapping(t *testing.T) {
+	const py = `import mmap, os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDWR)
+    st = os.fstat(fd)
+    m = mmap.mmap(fd, st.st_size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+    s = sum(m[off] for off in range(0, st.st_size, 4096))
+    m[0:5] = b"HACK!"
+    m.close()
+    os.close(fd)
+`
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	files := map[string]string{"small": "original content\n", "big": strings.Repeat("b", 3<<20), "keep": "k"}
+	runWritesCases(t, []writesCase{
+		{name: "mapped, read, then written", files: files,
+			script: "python3 -c '" + py + "' small big",
+			want:   []evidence.Write{{Path: "big", Op: "modify", Kind: "file"}, {Path: "small", Op: "modify", Kind: "file"}}},
+	})
+}
+
 // TestWritesExactCopyFileNotAFifo: copyFileAt copies only the regular file
 // whose stat it was given. A fifo put in its place is not read: a plain
 // open of a fifo waits for a writer, and a read for more while one is
