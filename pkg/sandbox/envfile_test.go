@@ -129,6 +129,23 @@ func TestHomeDirs(t *testing.T) {
 	if got, want := opsOf(res.Writes), "delete ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"; got != want {
 		t.Errorf("rm -rf ~/.claude: writes %q; want %s", got, want)
 	}
+	// A user xattr or a default ACL the command gives one is a change of
+	// it, as it is of a directory of the tree; it was no write at all.
+	for _, tt := range []struct{ name, py string }{
+		{"user xattr", `os.setxattr(p, "user.x", b"1")`},
+		{"default ACL", `os.setxattr(p, "system.posix_acl_default", struct.pack("<I", 2) + struct.pack("<HHI", 1, 7, 0xffffffff) + struct.pack("<HHI", 4, 7, 0xffffffff) + struct.pack("<HHI", 0x20, 7, 0xffffffff))`},
+	} {
+		dir := makeTree(t, nil)
+		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict,
+			Command:  []string{"python3", "-c", "import os, struct\np = os.path.expanduser('~/.claude')\n" + tt.py},
+			HomeDirs: []string{".claude/plugins/data/p"}})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%s: Run: %v, exit %d, stderr %s", tt.name, err, res.ExitCode, res.Stderr)
+		}
+		if got, want := opsOf(res.Writes), "modify ~/.claude"; got != want {
+			t.Errorf("%s on ~/.claude: writes %q; want %s", tt.name, got, want)
+		}
+	}
 	for _, d := range []string{"/abs", "..", "../x", "a/../../x", "a//b", "", "."} {
 		if res, err := Run(context.Background(), Spec{Command: []string{"true"}, HomeDirs: []string{d}}); err == nil || res.Tier != TierRefused {
 			t.Errorf("HomeDirs %q: tier %s, err %v; want refused", d, res.Tier, err)

@@ -952,10 +952,12 @@ func decodeStatus(data []byte) (reaper.Status, error) {
 // point inside the fresh /tmp, HOME or /dev/shm, with their identities.
 type madeDirs map[string]fileID
 
-// fileID is a made directory's identity, and the mode it was made with.
+// fileID is a made directory's identity, and the mode, user xattrs and
+// POSIX ACLs it was made with (xattrs, as xattrState gives them).
 type fileID struct {
 	dev, ino uint64
 	mode     uint32
+	xattrs   string
 }
 
 // missingDirs lists dir and those of its parents that do not exist yet.
@@ -985,8 +987,13 @@ func (m madeDirs) stamp(tree string) {
 	}
 }
 
-// anyMode, as a made directory's mode, matches every mode.
+// anyMode, as a made directory's mode, matches every mode (and its
+// xattrs are not compared either).
 const anyMode = ^uint32(0)
+
+// unreadable is the xattr state of a directory whose xattrs could not be
+// read: taken as changed.
+const unreadable = "?"
 
 // drop removes from a HOME, TMPDIR or /dev/shm record (paths under prefix,
 // a view of mountedAt) the directories the init made, and only those: an
@@ -1041,20 +1048,46 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 
 // now says whether the directory at path is still the one made (same),
 // and whether the command changed its mode since.
+//
+// A change of its user xattrs or ACLs counts as one of its mode: a
+// default ACL on ~/.claude (umask no longer applies to what is made in
+// it) is a change to a directory the caller had, as it is in the tree.
 func (want fileID) now(path string) (same, modeChanged bool) {
 	id, ok := dirID(path)
 	if !ok || id.dev != want.dev || id.ino != want.ino {
 		return false, false
 	}
-	return true, want.mode != anyMode && id.mode != want.mode
+	if want.mode == anyMode {
+		return true, false // the work tree's mount point: its record is the tree's "."
+	}
+	return true, id.mode != want.mode || id.xattrs != want.xattrs || id.xattrs == unreadable
 }
 
 func dirID(path string) (fileID, bool) {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
 		return fileID{}, false
 	}
-	return fileID{uint64(st.Dev), st.Ino, st.Mode &^ unix.S_IFMT}, true
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), st.Ino, st.Mode &^ unix.S_IFMT, xattrState(fd)}, true
+}
+
+// xattrState is a directory's user xattrs and POSIX ACLs as one string,
+// or unreadable.
+func xattrState(fd int) string {
+	x, err := xattrs(fd, copyXattrSet)
+	if err != nil {
+		return unreadable
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(x)) {
+		fmt.Fprintf(&b, "%q=%q;", k, x[k])
+	}
+	return b.String()
 }
 
 // scratchSample is how often watchScratch looks at the scratch tmpfs.
