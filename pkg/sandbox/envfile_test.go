@@ -153,6 +153,30 @@ func TestHomeDirs(t *testing.T) {
 	}
 }
 
+// HOME itself: a change of its mode, user xattrs or ACLs is a modify of
+// "~" (the caller's home would keep it); it was no write. A file made and
+// removed again there is none.
+func TestHomeRootChanges(t *testing.T) {
+	requireConfinement(t)
+	for _, tt := range []struct{ script, want string }{
+		{`chmod 777 ~`, "modify ~"},
+		{`python3 -c 'import os; os.setxattr(os.path.expanduser("~"), "user.x", b"1")'`, "modify ~"},
+		{`chmod 777 ~ && : > ~/f`, "modify ~,create ~/f"},
+		{`: > ~/f && rm ~/f && cat <<EOF >/dev/null
+here-document
+EOF`, ""},
+	} {
+		dir := makeTree(t, nil)
+		res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh(tt.script)})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%s: Run: %v, exit %d, stderr %s", tt.script, err, res.ExitCode, res.Stderr)
+		}
+		if got := opsOf(res.Writes); got != tt.want {
+			t.Errorf("%s: writes %q; want %q", tt.script, got, tt.want)
+		}
+	}
+}
+
 // opsOf is "op path" of each write, comma-separated.
 func opsOf(ws []evidence.Write) string {
 	var out []string

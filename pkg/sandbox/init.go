@@ -363,6 +363,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// mount's root now (whose changes the tree's record holds: its "."),
 	// so its mode is not compared.
 	made.stamp(cfg.Workdir)
+	// HOME's own state: a change the command makes to HOME itself
+	// (chmod 777 ~, a default ACL on it) is one the caller's home would
+	// keep, as the tree's root keeps one (TMPDIR and /dev/shm are the
+	// host's, root's, which the command's user could not change).
+	homeRoot, err := dirState(home)
+	if err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
 
 	// The mounts are made: the reaper gets its config now and confines
 	// itself beside the egress set-up. The command, with what the set-up
@@ -483,9 +491,16 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if werr == nil {
 			sw, werr = upperWrites(shm, sandboxShm+"/")
 		}
-		writes = append(writes, made.drop(sw, sandboxShm+"/", sandboxShm)...)
-		writes = append(writes, made.drop(hw, "~/", sandboxHome)...)
-		writes = append(writes, made.drop(tw, "$TMPDIR/", sandboxTmp)...)
+		sw, hw, tw = made.drop(sw, sandboxShm+"/", sandboxShm), made.drop(hw, "~/", sandboxHome), made.drop(tw, "$TMPDIR/", sandboxTmp)
+		if werr == nil {
+			var changed bool
+			if changed, werr = homeRoot.changed(home); changed {
+				hw = append([]evidence.Write{{Path: "~", Op: evidence.OpModify, Kind: "dir"}}, hw...)
+			}
+		}
+		writes = append(writes, sw...)
+		writes = append(writes, hw...)
+		writes = append(writes, tw...)
 	}
 	if egressCh != nil {
 		e := <-egressCh
@@ -524,6 +539,37 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		r.LimitHit = scratchHit
 	}
 	return r
+}
+
+// dirState is the state of the directory dir that rootState.changed
+// compares with.
+func dirState(dir string) (*rootState, error) {
+	d, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return nil, err
+	}
+	x, err := xattrs(d.fd, copyXattrSet)
+	if err != nil {
+		return nil, err
+	}
+	return &rootState{meta: metaOf(&st), xattrs: x}, nil
+}
+
+// changed says whether the directory dir changed from the state before:
+// its mode, owner, user xattrs or ACLs. Its mtime alone is not compared:
+// a temporary file made and removed again in TMPDIR or HOME (a shell's
+// here-document) is no change the caller's directory keeps.
+func (before *rootState) changed(dir string) (bool, error) {
+	now, err := dirState(dir)
+	if err != nil {
+		return false, err
+	}
+	return dirChanged(before.meta, now.meta, func() bool { return !maps.Equal(before.xattrs, now.xattrs) }, 1), nil
 }
 
 // makeResolvConf makes the file the command will read as /etc/resolv.conf,
