@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -92,19 +91,14 @@ func readEnvFile(home, rel string) (*evidence.EnvFile, error) {
 // readEnvContent reads at most evidence.MaxEnvFile bytes of the regular
 // file at p into ef.
 func readEnvContent(ef *evidence.EnvFile, p string) (*evidence.EnvFile, error) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	f, st, err := openRegularAt(unix.AT_FDCWD, p)
+	if errors.Is(err, errNotRegular) {
+		return nil, fmt.Errorf("%s changed while it was read", ef.Path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	f := os.NewFile(uintptr(fd), p)
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fmt.Errorf("%s changed while it was read", ef.Path)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, evidence.MaxEnvFile+1))
 	if err != nil {
 		return nil, err

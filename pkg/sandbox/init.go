@@ -367,7 +367,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// (chmod 777 ~, a default ACL on it) is one the caller's home would
 	// keep, as the tree's root keeps one (TMPDIR and /dev/shm are the
 	// host's, root's, which the command's user could not change).
-	homeRoot, err := dirState(home)
+	homeRoot, err := dirState(home, copyXattrSet)
 	if err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
@@ -541,31 +541,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	return r
 }
 
-// dirState is the state of the directory dir that rootState.changed
-// compares with.
-func dirState(dir string) (*rootState, error) {
-	d, err := openDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer d.close()
-	var st unix.Stat_t
-	if err := unix.Fstat(d.fd, &st); err != nil {
-		return nil, err
-	}
-	x, err := xattrs(d.fd, copyXattrSet)
-	if err != nil {
-		return nil, err
-	}
-	return &rootState{meta: metaOf(&st), xattrs: x}, nil
-}
-
 // changed says whether the directory dir changed from the state before:
 // its mode, owner, user xattrs or ACLs. Its mtime alone is not compared:
 // a temporary file made and removed again in TMPDIR or HOME (a shell's
 // here-document) is no change the caller's directory keeps.
 func (before *rootState) changed(dir string) (bool, error) {
-	now, err := dirState(dir)
+	now, err := dirState(dir, copyXattrSet)
 	if err != nil {
 		return false, err
 	}

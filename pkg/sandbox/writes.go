@@ -471,18 +471,28 @@ func prepareUpper(upper, lower string) (*rootState, error) {
 	if err := copyState(lower, upper); err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", upper, err)
 	}
-	u, err := openDir(upper)
-	if err != nil {
-		return nil, err
-	}
-	defer u.close()
-	var st unix.Stat_t
-	if err := unix.Fstat(u.fd, &st); err != nil {
-		return nil, err
-	}
-	x, err := xattrs(u.fd, layerXattrs)
+	st, err := dirState(upper, layerXattrs)
 	if err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", upper, err)
+	}
+	return st, nil
+}
+
+// dirState is the state of the directory dir (its metadata and the xattrs
+// of set) that readUpper and rootState.changed compare with.
+func dirState(dir string, set xattrSet) (*rootState, error) {
+	d, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return nil, err
+	}
+	x, err := xattrs(d.fd, set)
+	if err != nil {
+		return nil, err
 	}
 	return &rootState{meta: metaOf(&st), xattrs: x}, nil
 }
@@ -727,6 +737,30 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	}
 }
 
+// openRegularAt opens the regular file name in the directory dfd (or
+// AT_FDCWD) to read, following no link and blocking on nothing (a FIFO
+// put there meanwhile), and stats it: errNotRegular where it is no
+// regular file.
+func openRegularAt(dfd int, name string) (*os.File, *unix.Stat_t, error) {
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		f.Close()
+		return nil, nil, errNotRegular
+	}
+	return f, &st, nil
+}
+
+var errNotRegular = errors.New("not a regular file")
+
 // sameSum says whether the entry name of d, of stat st, holds the bytes
 // the snapshot's o summed; true for anything but a regular file, which
 // has no sum. A file that cannot be read is taken as changed.
@@ -742,19 +776,11 @@ func sameSum(d *dirFD, name string, st *unix.Stat_t, o *snapNode) bool {
 // dfd, opened without following a link.
 func fileSum(dfd int, name string) ([sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
-	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	f, _, err := openRegularAt(dfd, name)
 	if err != nil {
 		return sum, err
 	}
-	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return sum, err
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return sum, fmt.Errorf("%s: not a regular file", name)
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return sum, err
