@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,9 +88,11 @@ type dnsStub struct {
 	discards *discardWatch
 	logf     func(string, ...any)
 
-	// host holds the host's own addresses (Session.HostAddrs), nil until
-	// the init hands them over, before the command starts.
-	host atomic.Pointer[map[netip.Addr]bool]
+	// host holds the host's own addresses (Session.HostAddrs): each
+	// interface address, and each range the host's routing tables deliver
+	// locally (`ip route add local 192.0.2.0/24 dev lo`); nil until the
+	// init hands them over, before the command starts.
+	host atomic.Pointer[[]netip.Prefix]
 
 	sem  chan struct{} // UDP questions in flight
 	udp  []*net.UDPConn
@@ -456,7 +459,7 @@ type refusal struct {
 // to) admits it.
 func (s *dnsStub) answerRefusal(a netip.Addr) string {
 	why := refusedAnswer(a)
-	if h := s.host.Load(); why == "" && h != nil && (*h)[nat64Target(a)] {
+	if h := s.host.Load(); why == "" && h != nil && slices.ContainsFunc(*h, func(p netip.Prefix) bool { return p.Contains(nat64Target(a)) }) {
 		why = "host"
 	}
 	if why != "" && (s.pol.coveredByAllowIP(a) || s.pol.coveredByAllowIP(nat64Target(a))) {
@@ -465,11 +468,20 @@ func (s *dnsStub) answerRefusal(a netip.Addr) string {
 	return why
 }
 
-// setHost makes addrs the host's addresses answerRefusal refuses.
-func (s *dnsStub) setHost(addrs []netip.Addr) {
-	m := make(map[netip.Addr]bool, len(addrs))
-	for _, a := range addrs {
-		m[a.Unmap().WithZone("")] = true
+// setHost makes addrs (addresses and locally delivered ranges) the host's
+// addresses answerRefusal refuses.
+func (s *dnsStub) setHost(addrs []netip.Prefix) {
+	m := make([]netip.Prefix, 0, len(addrs))
+	for _, p := range addrs {
+		a := p.Addr()
+		bits := p.Bits()
+		if a.Is4In6() {
+			bits -= 96
+			if bits < 0 {
+				bits = 0
+			}
+		}
+		m = append(m, netip.PrefixFrom(a.Unmap().WithZone(""), bits).Masked())
 	}
 	s.host.Store(&m)
 }

@@ -149,9 +149,14 @@ func TestAnswerRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := []netip.Addr{netip.MustParseAddr("203.0.113.5"), netip.MustParseAddr("2001:db8:5::1"),
-		netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("2001:db8:9::1"), netip.MustParseAddr("127.0.0.1"),
-		netip.MustParseAddr("::ffff:198.51.100.5")}
+	var host []netip.Prefix
+	for _, a := range []string{"203.0.113.5", "2001:db8:5::1", "203.0.113.9", "2001:db8:9::1", "127.0.0.1", "::ffff:198.51.100.5"} {
+		host = append(host, netip.PrefixFrom(netip.MustParseAddr(a), netip.MustParseAddr(a).BitLen()))
+	}
+	// Ranges the host's routing tables deliver locally (ip route add
+	// local 192.0.2.0/24 dev lo): every address of them is the host's.
+	host = append(host, netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("2001:db8:77::/64"),
+		netip.MustParsePrefix("::ffff:198.51.101.0/120"))
 	for _, tt := range []struct {
 		addr string
 		host bool // the host's addresses handed over
@@ -169,6 +174,11 @@ func TestAnswerRefusal(t *testing.T) {
 		{"10.0.0.6", true, ""},          // private, covered by --allow-ip
 		{"64:ff9b::a9fe:a9fe", true, "link-local"},
 		{"203.0.113.5", false, ""},
+		{"192.0.2.77", true, "host"},        // in a local route's range
+		{"2001:db8:77::9", true, "host"},    // in a local route's range
+		{"198.51.101.9", true, "host"},      // in one handed over IPv4-mapped
+		{"64:ff9b::c000:24d", true, "host"}, // NAT64 of 192.0.2.77
+		{"192.0.3.1", true, ""},
 	} {
 		s := &dnsStub{pol: pol}
 		if tt.host {

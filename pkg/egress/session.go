@@ -200,7 +200,7 @@ func (s *Session) Connected() error {
 // answer for an allowlisted name, as it refuses private ones (unless
 // --allow-ip covers it). In deny and record mode, where the stub forwards
 // nothing, it changes nothing.
-func (s *Session) HostAddrs(addrs []netip.Addr) {
+func (s *Session) HostAddrs(addrs []netip.Prefix) {
 	if s.dns != nil {
 		s.dns.setHost(addrs)
 	}

@@ -180,7 +180,7 @@ type NetSession interface {
 	// the broker lists them), before the command starts: an allowlisted
 	// name that resolves to one is refused, since through the connector
 	// it would reach the host's own services.
-	HostAddrs(addrs []netip.Addr)
+	HostAddrs(addrs []netip.Prefix)
 	// Finish stops the recorders and returns what they saw.
 	Finish() ([]evidence.Egress, *evidence.Dropped, error)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -1323,17 +1325,88 @@ func (c *capped) bytes() ([]byte, bool) {
 
 // hostAddrs lists the addresses of the broker's network namespace, the
 // host's: every interface's, loopback's too (the egress layer refuses
-// those anyway), without IPv6 zones.
-func hostAddrs() ([]netip.Addr, error) {
+// those anyway), without IPv6 zones, and every range the namespace's
+// local, main and default tables deliver locally (a route of type local
+// or anycast: `ip route add local 192.0.2.0/24 dev lo` makes each address
+// of the range the host's own, though no interface holds it). Other
+// tables are left out: one that policy routing consults only for marked
+// packets (a TPROXY set-up's `local 0.0.0.0/0`) would refuse every answer,
+// and the connector's sockets are not marked.
+func hostAddrs() ([]netip.Prefix, error) {
 	as, err := net.InterfaceAddrs()
 	if err != nil {
 		return nil, err
 	}
-	var out []netip.Addr
+	var out []netip.Prefix
 	for _, a := range as {
 		if n, ok := a.(*net.IPNet); ok {
 			if ip, ok := netip.AddrFromSlice(n.IP); ok {
-				out = append(out, ip.Unmap())
+				ip = ip.Unmap()
+				out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
+			}
+		}
+	}
+	local, err := localRoutes()
+	if err != nil {
+		return nil, err
+	}
+	return append(out, local...), nil
+}
+
+// localRoutes dumps the routes of the caller's network namespace and
+// returns the destinations of those of type local or anycast in the
+// local, main and default tables.
+func localRoutes() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, family := range []int{unix.AF_INET, unix.AF_INET6} {
+		rib, err := syscall.NetlinkRIB(unix.RTM_GETROUTE, family)
+		if err != nil {
+			if family == unix.AF_INET6 && errors.Is(err, unix.EAFNOSUPPORT) {
+				continue
+			}
+			return nil, fmt.Errorf("listing routes: %w", err)
+		}
+		msgs, err := syscall.ParseNetlinkMessage(rib)
+		if err != nil {
+			return nil, fmt.Errorf("reading routes: %w", err)
+		}
+		for _, m := range msgs {
+			if m.Header.Type != unix.RTM_NEWROUTE || len(m.Data) < unix.SizeofRtMsg {
+				continue
+			}
+			rt := (*unix.RtMsg)(unsafe.Pointer(&m.Data[0]))
+			if rt.Type != unix.RTN_LOCAL && rt.Type != unix.RTN_ANYCAST {
+				continue
+			}
+			attrs, err := syscall.ParseNetlinkRouteAttr(&m)
+			if err != nil {
+				return nil, fmt.Errorf("reading a route: %w", err)
+			}
+			var dst netip.Addr
+			table := uint32(rt.Table)
+			for _, a := range attrs {
+				switch a.Attr.Type {
+				case unix.RTA_DST:
+					dst, _ = netip.AddrFromSlice(a.Value)
+				case unix.RTA_TABLE:
+					if len(a.Value) == 4 {
+						table = binary.NativeEndian.Uint32(a.Value)
+					}
+				}
+			}
+			if table != unix.RT_TABLE_LOCAL && table != unix.RT_TABLE_MAIN && table != unix.RT_TABLE_DEFAULT {
+				continue
+			}
+			if !dst.IsValid() {
+				// A default route of type local: every address.
+				if family == unix.AF_INET {
+					dst = netip.IPv4Unspecified()
+				} else {
+					dst = netip.IPv6Unspecified()
+				}
+			}
+			if p, err := dst.Prefix(int(rt.Dst_len)); err == nil {
+				out = append(out, p)
 			}
 		}
 	}

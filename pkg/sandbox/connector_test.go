@@ -56,10 +56,10 @@ func (c closerFunc) Close() error { return c() }
 
 type fakeSession struct{}
 
-func (fakeSession) Env() []string          { return nil }
-func (fakeSession) ResolvConf() []byte     { return []byte("nameserver 127.0.0.1\n") }
-func (fakeSession) Connected() error       { return nil }
-func (fakeSession) HostAddrs([]netip.Addr) {}
+func (fakeSession) Env() []string            { return nil }
+func (fakeSession) ResolvConf() []byte       { return []byte("nameserver 127.0.0.1\n") }
+func (fakeSession) Connected() error         { return nil }
+func (fakeSession) HostAddrs([]netip.Prefix) {}
 func (fakeSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	time.Sleep(finishTime)
 	return []evidence.Egress{}, nil, nil

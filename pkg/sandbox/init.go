@@ -53,9 +53,10 @@ type initConfig struct {
 	Network       bool                  `json:"network"`
 	Egress        evidence.EgressPolicy `json:"egress"`
 	WaitGo        bool                  `json:"waitGo"`
-	// HostAddrs are the host's own addresses, listed by the broker in
-	// allow mode (NetSession.HostAddrs).
-	HostAddrs []netip.Addr `json:"hostAddrs,omitempty"`
+	// HostAddrs are the host's own addresses, and the ranges its routing
+	// tables deliver locally, listed by the broker in allow mode
+	// (NetSession.HostAddrs).
+	HostAddrs []netip.Prefix `json:"hostAddrs,omitempty"`
 	// PidsByCgroup is set when a pids cgroup bounds the command's
 	// processes: fdCgroup then holds the file through which the reaper's
 	// forking thread joins it (runCgroup.migrate), and the command needs

@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"net/netip"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestHostAddrsTakesLocalRoutes: a range the host's routing tables deliver
+// locally (ip route add local 192.0.2.0/24 dev lo, AnyIP) is the host's own
+// as an interface address is: through the connector a connection to any
+// address of it comes from the host and reaches its services listening on
+// all addresses. hostAddrs lists it, so the DNS stub refuses an allowlisted
+// name's answer inside it.
+func TestHostAddrsTakesLocalRoutes(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8)")
+	}
+	done := make(chan struct{})
+	var got []netip.Prefix
+	var gerr error
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // the thread dies with its namespace
+		if gerr = unix.Unshare(unix.CLONE_NEWNET); gerr != nil {
+			return
+		}
+		ns := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(unix.Gettid()) + "/ns/net"
+		for _, args := range [][]string{
+			{"link", "set", "lo", "up"},
+			{"route", "add", "local", "192.0.2.0/24", "dev", "lo", "table", "local"},
+			{"-6", "route", "add", "local", "2001:db8:77::/64", "dev", "lo"},
+			{"route", "add", "local", "0.0.0.0/0", "dev", "lo", "table", "100"},
+		} {
+			cmd := exec.Command("nsenter", append([]string{"--net=" + ns, "ip"}, args...)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("ip %v: %v: %s", args, err, out)
+				return
+			}
+		}
+		got, gerr = hostAddrs()
+	}()
+	<-done
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	for _, want := range []string{"192.0.2.0/24", "2001:db8:77::/64", "127.0.0.0/8"} {
+		if !slices.Contains(got, netip.MustParsePrefix(want)) {
+			t.Errorf("hostAddrs() = %v, want %s among them", got, want)
+		}
+	}
+	// A table policy routing consults for marked packets only (TPROXY's)
+	// is not the host's own addresses.
+	if slices.Contains(got, netip.MustParsePrefix("0.0.0.0/0")) {
+		t.Errorf("hostAddrs() = %v: took table 100's local default route", got)
+	}
+}
