@@ -126,6 +126,9 @@ func TestRefusedAnswer(t *testing.T) {
 		"0.0.0.0": "unspecified", "::": "unspecified", "::ffff:127.0.0.1": "loopback", "::ffff:169.254.169.254": "link-local",
 		"100.64.0.1": "reserved", "224.0.0.1": "link-local", "239.1.2.3": "multicast", "255.255.255.255": "broadcast",
 		"198.18.0.3": "", "203.0.113.7": "", "2001:db8::1": "",
+		// Azure's WireServer, a public address only the VM's host answers.
+		"168.63.129.16": "cloud platform", "::ffff:168.63.129.16": "cloud platform", "64:ff9b::a83f:8110": "cloud platform",
+		"168.63.129.17": "",
 		// NAT64 (RFC 6052): the well-known prefix is judged by the IPv4
 		// address a gateway takes it to; the local-use one is reserved.
 		"64:ff9b::a9fe:a9fe": "link-local", "64:ff9b::7f00:1": "loopback", "64:ff9b::a00:5": "private",

@@ -173,6 +173,15 @@ var specialRanges = []netip.Prefix{
 	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
 }
 
+// azureWireServer is Azure's virtual public address (168.63.129.16): the
+// platform's DNS resolver, DHCP, health probes and the WireServer, the
+// host agent's endpoint (goal state, extension settings), served by the
+// VM's physical host and reachable from every Azure VM, GitHub's hosted
+// runners among them. It is the one cloud metadata endpoint outside the
+// ranges refused above (the others are at 169.254.169.254 and the like,
+// link-local, or in 100.64/10 and fc00::/7).
+var azureWireServer = netip.AddrFrom4([4]byte{168, 63, 129, 16})
+
 // nat64 is the well-known NAT64 prefix (RFC 6052): a NAT64 gateway on the
 // way takes an address in it to the IPv4 address in its last 32 bits, so
 // 64:ff9b::a9fe:a9fe reaches 169.254.169.254.
@@ -216,6 +225,9 @@ func refusedAnswer(a netip.Addr) string {
 	}
 	if a.Is4() && a == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
 		return "broadcast"
+	}
+	if a == azureWireServer {
+		return "cloud platform"
 	}
 	for _, p := range specialRanges {
 		if p.Contains(a) {
