@@ -396,3 +396,35 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 		t.Errorf("the tap's flags are %#x: not persistent", flags)
 	}
 }
+
+// TestAllowAttemptWithoutRouteIsRecorded: in allow mode a destination the
+// connector does not (yet) route - IPv6 before slirp4netns's router
+// advertisement arrives, a second or so into the run - gets setupLoopback's
+// fallback route through lo, so the attempt is a packet: recorded and
+// refused at once. Without it connect() failed with ENETUNREACH before any
+// packet existed, and the attempt was in no record.
+func TestAllowAttemptWithoutRouteIsRecorded(t *testing.T) {
+	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
+		t.Skip("no IPv6 here")
+	}
+	res := runAllowedChild(t, evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"2001:db8:76::9"}},
+		`sh:python3 -c '
+import socket
+for a, p in (("2001:db8:9::1", 81), ("2001:db8:76::9", 82)):
+    s = socket.socket(socket.AF_INET6)
+    s.settimeout(2)
+    try:
+        s.connect((a, p))
+    except OSError as e:
+        print(a, e.errno)
+'`)
+	out := res.Probes[0].Output
+	if strings.Contains(out, " 110") {
+		t.Errorf("a connect through the fallback route waited for its timeout instead of being refused: %s", out)
+	}
+	for _, port := range []int{81, 82} {
+		mustFind(t, res.Egress, fmt.Sprintf("the IPv6 attempt on port %d (probe said %q)", port, out), func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.Port == port && strings.HasPrefix(e.IP, "2001:db8:")
+		})
+	}
+}

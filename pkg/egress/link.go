@@ -147,8 +147,9 @@ func (b *rtnlBatch) addAddr(l link, p netip.Prefix) {
 
 // addDefaultRoute adds a default route out of the interface for the
 // family of src (IPv4: with src as preferred source; IPv6: src ignored),
-// through gw when it is valid, else straight onto the link.
-func (b *rtnlBatch) addDefaultRoute(l link, v6 bool, src, gw netip.Addr) {
+// through gw when it is valid, else straight onto the link, with metric
+// (0: the kernel's default).
+func (b *rtnlBatch) addDefaultRoute(l link, v6 bool, src, gw netip.Addr, metric uint32) {
 	body := make([]byte, unix.SizeofRtMsg)
 	body[0] = unix.AF_INET
 	body[6] = unix.RT_SCOPE_LINK
@@ -171,12 +172,27 @@ func (b *rtnlBatch) addDefaultRoute(l link, v6 bool, src, gw netip.Addr) {
 		body[6] = unix.RT_SCOPE_UNIVERSE
 		attrs = append(attrs, rtattr{unix.RTA_GATEWAY, gw.AsSlice()})
 	}
+	if metric != 0 {
+		what += " (fallback)"
+		attrs = append(attrs, rtattr{unix.RTA_PRIORITY, binary.NativeEndian.AppendUint32(nil, metric)})
+	}
 	b.add(what, unix.RTM_NEWROUTE, unix.NLM_F_CREATE|unix.NLM_F_EXCL, body, attrs...)
 }
 
-// setupLoopback brings lo up and, for the deny and record modes, gives
-// every destination a route through it.
-func setupLoopback(routeAll bool) error {
+// fallbackMetric is the metric of the allow mode's default routes through
+// lo: the worst there is, so that any route the connector brings (slirp4netns's
+// through its tap, IPv6's by router advertisement, pasta's copies of the
+// host's) is taken first.
+const fallbackMetric = 0xffffffff
+
+// setupLoopback brings lo up and gives every destination a route through
+// it: in the deny and record modes the only one; in allow mode a fallback
+// behind the connector's, for what it does not route (IPv6 until
+// slirp4netns's router advertisement arrives, a family pasta found no
+// route for on the host). Without it a connect to such an address failed
+// with ENETUNREACH before any packet existed, and the attempt was in no
+// record.
+func setupLoopback(allow bool) error {
 	// Two ioctls instead of net.InterfaceByName's dump of every link and
 	// address; bubblewrap has usually brought lo up already.
 	lo, up, err := linkState("lo")
@@ -187,12 +203,14 @@ func setupLoopback(routeAll bool) error {
 	if !up {
 		b.linkUp(lo, 0)
 	}
-	if routeAll {
-		b.addAddr(lo, netip.PrefixFrom(denySource, denySource.BitLen()))
-		b.addDefaultRoute(lo, false, denySource, netip.Addr{})
-		if ipv6Available() { // without IPv6 in this namespace there is nothing to route
-			b.addDefaultRoute(lo, true, netip.Addr{}, netip.Addr{})
-		}
+	metric := uint32(0)
+	if allow {
+		metric = fallbackMetric
+	}
+	b.addAddr(lo, netip.PrefixFrom(denySource, denySource.BitLen()))
+	b.addDefaultRoute(lo, false, denySource, netip.Addr{}, metric)
+	if ipv6Available() { // without IPv6 in this namespace there is nothing to route
+		b.addDefaultRoute(lo, true, netip.Addr{}, netip.Addr{}, metric)
 	}
 	return b.send()
 }
@@ -220,7 +238,7 @@ func configureTap(name string) error {
 	var b rtnlBatch
 	b.linkUp(tap, slirpMTU)
 	b.addAddr(tap, slirpGuest)
-	b.addDefaultRoute(tap, false, netip.Addr{}, slirpGateway)
+	b.addDefaultRoute(tap, false, netip.Addr{}, slirpGateway, 0)
 	return b.send()
 }
 

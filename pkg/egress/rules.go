@@ -70,6 +70,9 @@ const (
 	setConns6   = "conns6"
 )
 
+// loIfindex is lo's interface index, 1 in every network namespace.
+const loIfindex = 1
+
 // dynSetSize bounds each set the wall fills as packets pass (flows,
 // dests, conns). A full one takes no more elements: Finish then calls the
 // record incomplete.
@@ -270,6 +273,22 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			add(refuse, logTo(logPrefixDrop))
 			addRefusal(add, refuse)
 		}
+		// A packet bound out through lo is one the connector gives no
+		// route (IPv6 before slirp4netns's router advertisement arrives,
+		// a family pasta found no route for on the host): setupLoopback's
+		// fallback route took it so that it exists and is recorded. It
+		// leads nowhere, whatever the allow sets say: refused and
+		// recorded here, so the client fails fast. (Traffic to the
+		// namespace's own addresses, which also leaves through lo, was
+		// accepted above.)
+		noRoute := c.AddChain(&nftables.Chain{Name: "noroute", Table: t})
+		add(out,
+			&expr.Meta{Key: expr.MetaKeyOIF, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(loIfindex)},
+			&expr.Counter{},
+			&expr.Verdict{Kind: expr.VerdictGoto, Chain: noRoute.Name})
+		add(noRoute, logTo(logPrefixDrop))
+		addRefusal(add, noRoute)
 		for _, fam := range []struct {
 			nfproto               byte
 			off, alen             uint32

@@ -93,7 +93,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := setupLoopback(!allow); err != nil {
+	if err := setupLoopback(allow); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
 	s := &Session{pol: pol, rec: newRecorder()}
