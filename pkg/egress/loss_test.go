@@ -350,6 +350,9 @@ except OSError as e:
     print("second request:", e)
 s.close()
 s = socket.create_connection(proxy())
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\nCONNECT after-preface.example:443 HTTP/1.1\r\n\r\n")
+s.close()
+s = socket.create_connection(proxy())
 body = b"GET http://in-a-body.example/ HTTP/1.1\r\n\r\n"
 s.sendall(b"POST http://post.example/ HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body +
     b"PUT http://chunked.example/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n" +
@@ -357,7 +360,22 @@ s.sendall(b"POST http://post.example/ HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % 
 s.close()
 `))
 	wantWhole(t, res, evidence.ViaProxy, map[string]int{"first.example": 1, "second-secret.example": 1,
-		"post.example": 1, "chunked.example": 1, "pipelined.example": 1, "in-a-body.example": 0})
+		"post.example": 1, "chunked.example": 1, "pipelined.example": 1, "in-a-body.example": 0, "after-preface.example": 1})
+	// HTTP/2's preface is one attempt, recorded once, at its first line.
+	var prefaces int
+	for _, e := range res.Egress {
+		if e.Via == evidence.ViaProxy && strings.HasPrefix(e.Detail, "malformed request: ") {
+			if d := strings.TrimPrefix(e.Detail, "malformed request: "); d == "SM" || d == "PRI * HTTP/2.0" {
+				prefaces += max(e.Attempts, 1)
+				if d == "SM" {
+					t.Errorf("the preface's second half recorded as a request: %+v", e)
+				}
+			}
+		}
+	}
+	if prefaces != 1 {
+		t.Errorf("HTTP/2's preface recorded %d times, want once", prefaces)
+	}
 	long, _ := mustFind(t, res.Egress, "the long request line", func(e evidence.Egress) bool {
 		return e.Via == evidence.ViaProxy && strings.HasPrefix(e.Detail, "malformed request: GET http://verylong.example/aaaa")
 	})

@@ -195,7 +195,7 @@ func (p *proxy) lost() int64 { return p.st.lost.Load() }
 func (p *proxy) serve(c *streamConn) {
 	br := bufio.NewReaderSize(c, 4096)
 	var buf []byte
-	answered := false
+	answered, preface := false, false
 	for {
 		b, long, err := readLine(br, buf[:0])
 		buf = b
@@ -206,6 +206,17 @@ func (p *proxy) serve(c *streamConn) {
 			continue // empty lines before a request line are allowed
 		}
 		line := string(b)
+		if preface && line == h2PrefaceEnd {
+			// The second half of HTTP/2's connection preface
+			// ("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"): the attempt
+			// was recorded at its first line.
+			preface = false
+			if err != nil {
+				return
+			}
+			continue
+		}
+		preface = line == h2Preface
 		req, perr := parseRequestLine(line)
 		if long {
 			perr = fmt.Errorf("request line longer than %d bytes: %w", proxyMaxLine, ErrBadRequest)
@@ -241,6 +252,15 @@ func (p *proxy) serve(c *streamConn) {
 		}
 	}
 }
+
+// HTTP/2's connection preface (RFC 9113 3.4) reads as two lines: a
+// request line and, after an empty line, "SM". A client that speaks
+// HTTP/2 to a proxy with prior knowledge sends it: one attempt, recorded
+// once (malformed: a proxy takes HTTP/1 requests).
+const (
+	h2Preface    = "PRI * HTTP/2.0"
+	h2PrefaceEnd = "SM"
+)
 
 // record records one request (or one malformed request line).
 func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) {
