@@ -941,33 +941,41 @@ func hiddenInLayer(tree, host string, nested, emptied []string) ([]scrubbedConfi
 }
 
 // scrubInPlace takes the credentials out of the git configs of a copy of
-// the work tree (the copy method), keeping each file's mode and times.
-func scrubInPlace(tree, host string, nested, emptied []string) error {
+// the work tree (the copy method), keeping each file's mode and times. It
+// returns what it left in each file it rewrote, by its path under tree:
+// the record compares such a file with that, what the command is shown.
+func scrubInPlace(tree, host string, nested, emptied []string) (map[string][]byte, error) {
 	configs, err := hiddenInLayer(tree, host, nested, emptied)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	shown := make(map[string][]byte, len(configs))
 	for _, c := range configs {
+		rel, err := filepath.Rel(tree, c.path)
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil, fmt.Errorf("scrubbing %s: not under %s", c.path, tree)
+		}
+		shown[rel] = c.clean
 		var st unix.Stat_t
 		if err := unix.Lstat(c.path, &st); err != nil {
-			return err
+			return nil, err
 		}
 		f, err := os.OpenFile(c.path, os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_, err = f.Write(c.clean)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := unix.UtimesNanoAt(unix.AT_FDCWD, c.path, []unix.Timespec{st.Atim, st.Mtim}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return shown, nil
 }
 
 // copyState gives dst the mode, owner (where the user namespace maps it),

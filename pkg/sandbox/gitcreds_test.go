@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 func TestScrubGitConfig(t *testing.T) {
@@ -938,4 +940,37 @@ func treeCredentialsUnder(t *testing.T, root string) []scrubbedConfig {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestScrubbedFilesLeftAsShownAreNoWrite: a scrubbed git config and an
+// emptied credential file that the command leaves as it was shown them
+// (a chmod to the mode they had, their times put back, the same bytes
+// written again) are no write, by either writes method. The copy method
+// compared such a file with the host's original, credentials and all,
+// once its ctime changed, and recorded a modify the command never made.
+func TestScrubbedFilesLeftAsShownAreNoWrite(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{"gha-creds-0123456789abcdef.json": `{"token": "TREESECRET"}`, "keep.txt": "kept\n"})
+	gitRepo(t, tree, credConf)
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", filepath.Join(tree, "gha-creds-0123456789abcdef.json"))
+	script := `for f in .git/config gha-creds-*.json; do
+	  m=$(stat -c %y "$f"); c=$(cat "$f"; echo .); chmod 644 "$f"; touch -r "$f" "$f"
+	  printf %s "${c%.}" > "$f"; touch -d "$m" "$f"
+	done; exit 0`
+	for _, method := range []string{"overlay", "copy"} {
+		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(script)})
+		if res.Tier != TierConfined || res.Error != "" {
+			t.Fatalf("%s: tier %s error %q refusal %q stderr %q", method, res.Tier, res.Error, res.Refusal, res.Stderr)
+		}
+		if len(res.Writes) != 0 {
+			t.Errorf("%s: writes %+v, want none (the files left as they were shown)", method, res.Writes)
+		}
+	}
+	// A real change is still one.
+	for _, method := range []string{"overlay", "copy"} {
+		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(`m=$(stat -c %y .git/config); sed -i 's/http/HTTP/' .git/config; touch -d "$m" .git/config`)})
+		if len(res.Writes) != 1 || res.Writes[0].Path != ".git/config" || res.Writes[0].Op != evidence.OpModify {
+			t.Errorf("%s: writes %+v, want the modify of .git/config", method, res.Writes)
+		}
+	}
 }

@@ -346,13 +346,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if err := copyTree(lowerDir, copyDir); err != nil {
 			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
 		}
-		if err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles); err != nil {
+		shown, err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles)
+		if err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
-		var err error
 		if snap, err = takeSnapshot(copyDir); err != nil {
 			return failResult(refuse("snapshotting the work tree: %w", err))
 		}
+		snap.scrubbed = shown
 		if err := bindMount(copyDir, cfg.Workdir); err != nil {
 			return failResult(refuse("mounting the work tree copy: %w", err))
 		}

@@ -507,6 +507,11 @@ type snapshot struct {
 	// says otherwise), for comparing the content of a file whose ctime
 	// alone changed.
 	lower string
+	// scrubbed holds, by path under the root, what scrubInPlace left in
+	// each file it rewrote (a git config without its credentials, an
+	// emptied credential file): what the command was shown there, which
+	// such a file is compared with instead of lower's.
+	scrubbed map[string][]byte
 }
 
 type snapNode struct {
@@ -610,7 +615,7 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 			defer l.close()
 		}
 	}
-	w := &copyWalk{record: newRecord("")}
+	w := &copyWalk{record: newRecord(""), scrubbed: s.scrubbed}
 	n, err := w.walk(d, s.root, l, nil)
 	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
@@ -630,7 +635,10 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 }
 
 // copyWalk reads the copy against its snapshot.
-type copyWalk struct{ record }
+type copyWalk struct {
+	record
+	scrubbed map[string][]byte // see snapshot
+}
 
 // walk reads the directory d at p against its snapshot node old (nil: p
 // was no directory before) and the original l (nil: unknown). It returns
@@ -727,6 +735,13 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		// Changed, or given another name (a hard link: the copy's
 		// files have one link each, as copied).
 		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
+	case w.isScrubbed(p):
+		// A file the command was shown scrubbed: compared with what it
+		// was shown, not with the original it never saw.
+		if sameAsScrubbed(d, l, name, &st, w.scrubbed[string(p)]) {
+			return 0, nil
+		}
+		return 1, w.addEntry(d, name, p, evidence.OpModify, st.Mode)
 	case sameContent(d, l, name, &st, true):
 		// Only its ctime or inode changed, and it holds what the
 		// original does: chmod to the mode it had, a rewrite of the
@@ -787,6 +802,32 @@ func fileSum(dfd int, name string) ([sha256.Size]byte, error) {
 	}
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
+}
+
+func (w *copyWalk) isScrubbed(p relPath) bool {
+	_, ok := w.scrubbed[string(p)]
+	return ok
+}
+
+// sameAsScrubbed is sameContent for a file scrubInPlace rewrote: its bytes
+// are compared with clean, what the copy held when the command started,
+// its user xattrs and ACLs with the original's (which the copy was given).
+func sameAsScrubbed(d, l *dirFD, name string, st *unix.Stat_t, clean []byte) bool {
+	if l == nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size != int64(len(clean)) {
+		return false
+	}
+	f, _, err := openRegularAt(d.fd, name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	xa, erra := xattrs(int(f.Fd()), copyXattrSet)
+	xb, errb := xattrsAt(l, name, originalXattrs)
+	if erra != nil || errb != nil || !maps.Equal(xa, xb) {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(clean))+1))
+	return err == nil && bytes.Equal(b, clean)
 }
 
 // copyDirChanged is dirChanged for the copy: user xattrs are compared
