@@ -205,7 +205,9 @@ func sessionEnvScripts(r report.HookRun) []evidence.Write {
 	var out []evidence.Write
 	for _, w := range r.Writes {
 		p := evidence.ShownPath(w.Path)
-		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(p, sessionEnvDir) || (r.EnvFile != nil && p == r.EnvFile.Path) {
+		// Where names fold (macOS), ~/.Claude/session-env/ is the same
+		// directory.
+		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(FoldPath(p), sessionEnvDir) || (r.EnvFile != nil && p == r.EnvFile.Path) {
 			continue
 		}
 		out = append(out, w)

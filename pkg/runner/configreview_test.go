@@ -392,3 +392,50 @@ func TestRegexpPatternsThatNeverMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestNoWriteFoldedNames: on macOS and Windows, where names fold,
+// .GIT/hooks/post-commit, .g<ZWNJ>it/hooks/… and .git./hooks/… are
+// .git/hooks/post-commit, and ~/.Claude/settings.json is
+// ~/.claude/settings.json: a hook that writes one of them on Linux writes
+// the forbidden path there. no-write counts them (and a session-env
+// script under ~/.Claude/session-env/ is one Claude Code runs there);
+// wrote-only still allows only the exact paths.
+func TestNoWriteFoldedNames(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n"+
+		"  - {name: a, command: x, expect: {no-write: [.git]}}\n"+
+		"  - {name: b, command: x, expect: {no-write: [\".git/**\"]}}\n"+
+		"  - {name: c, command: x, expect: {no-write: [\"~/.claude/**\", \"re:^\\\\.claude/\"]}}\n"+
+		"  - {name: d, command: x, expect: {wrote-only: [\"notes/**\"]}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	one := func(p string) executed {
+		return executed{run: report.HookRun{ID: "h", Tier: "confined", Writes: []evidence.Write{{Path: p, Op: evidence.OpCreate, Kind: "file"}}}}
+	}
+	for _, c := range []struct {
+		check int
+		path  string
+		fails bool
+	}{
+		{0, ".GIT/hooks/post-commit", true},
+		{0, "sub/.Git/config", true},
+		{1, ".GIT/hooks/post-commit", true},
+		{1, ".g\u200cit/hooks/post-commit", true},
+		{1, ".git./hooks/post-commit", true},
+		{1, ".git /hooks/post-commit", true},
+		{1, ".gitx/hooks/post-commit", false},
+		{2, "~/.Claude/settings.json", true},
+		{2, ".CLAUDE/settings.json", true},
+		{2, "./~/.Claude/settings.json", false},
+		{3, "NOTES/x", true},
+		{3, "notes/x", false},
+	} {
+		if fs := checkExpectations(cfg.Checks[c.check], one(c.path)); (len(fs) > 0) != c.fails {
+			t.Errorf("check %d, a write of %q: %v, want failing %v", c.check, c.path, findingLines(fs), c.fails)
+		}
+	}
+	env := report.HookRun{Writes: []evidence.Write{{Path: "~/.Claude/session-env/s/x.sh", Op: evidence.OpCreate, Kind: "file"}}}
+	if got := sessionEnvScripts(env); len(got) != 1 {
+		t.Errorf("session-env scripts %v, want the one under ~/.Claude/session-env/", got)
+	}
+}

@@ -233,6 +233,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 					kind = "dir"
 				}
 				m := anyPath(x.Paths, w.Path, kind)
+				if x.Kind == ExpNoWrite && !m {
+					// A path that names a forbidden one where names
+					// fold (macOS, Windows): .GIT/hooks/x is .git's.
+					m = anyPathFolded(x.Paths, w.Path, kind)
+				}
 				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
 					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
 					continue
@@ -387,6 +392,15 @@ func anyHost(ps []HostPattern, e evidence.Egress) bool {
 func anyPath(ps []PathPattern, path, kind string) bool {
 	for _, p := range ps {
 		if p.MatchWrite(path, kind) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyPathFolded(ps []PathPattern, path, kind string) bool {
+	for _, p := range ps {
+		if p.MatchFolded(path, kind) {
 			return true
 		}
 	}

@@ -95,6 +95,10 @@ type PathPattern struct {
 	// base is the base name glob of a pattern without '/'; under, when
 	// set, is "**/<base>/**" (Covering).
 	base, under string
+	// folded, set by Covering, is the pattern as a file system that
+	// folds names reads it (see FoldPath): no-write matches a write
+	// whose folded path it matches too.
+	folded *PathPattern
 }
 
 // shmDir is the one absolute directory a written path is recorded under;
@@ -178,7 +182,75 @@ func (p PathPattern) Covering() PathPattern {
 	if p.base != "" {
 		p.under = "**/" + p.base + "/**"
 	}
+	if p.folded == nil {
+		var f PathPattern
+		var err error
+		if r, ok := strings.CutPrefix(p.Src, "re:"); ok {
+			f, err = ParsePathPattern("re:(?i)" + r)
+		} else {
+			f, err = ParsePathPattern(FoldPath(p.Src))
+		}
+		if err == nil {
+			if f.base != "" {
+				f.under = "**/" + f.base + "/**"
+			}
+			p.folded = &f
+		}
+	}
 	return p
+}
+
+// MatchFolded is MatchWrite for a write as a file system that folds names
+// would take it: the pattern made by Covering matches the folded path
+// too. On macOS (case-insensitive APFS; HFS+, which also ignores some
+// invisible code points) and Windows (case-insensitive NTFS, which drops a
+// name's trailing dots and spaces), .GIT/hooks/post-commit, .g\u200cit/...
+// and .git./... are .git/hooks/post-commit: a hook that writes one on
+// Linux writes .git there.
+func (p PathPattern) MatchFolded(path, kind string) bool {
+	if p.MatchWrite(path, kind) {
+		return true
+	}
+	return p.folded != nil && p.folded.MatchWrite(FoldPath(path), kind)
+}
+
+// FoldPath is path as a file system that folds names compares it: each
+// name after the recorded area's prefix (~/, $TMPDIR/, /dev/shm/, ./)
+// lower-cased, without the code points HFS+ ignores (zero-width joiners
+// and the like), and without trailing dots and spaces (as Windows drops
+// them). Canonical decomposition (HFS+'s NFD) is not applied.
+func FoldPath(path string) string {
+	prefix := ""
+	for _, pre := range []string{"~/", "$TMPDIR/", shmDir, "./"} {
+		if strings.HasPrefix(path, pre) {
+			prefix, path = pre, path[len(pre):]
+			break
+		}
+	}
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		f := strings.ToLower(strings.Map(func(r rune) rune {
+			if hfsIgnorable(r) {
+				return -1
+			}
+			return r
+		}, seg))
+		if t := strings.TrimRight(f, ". "); t != "" {
+			f = t
+		}
+		segs[i] = f
+	}
+	return prefix + strings.Join(segs, "/")
+}
+
+// hfsIgnorable says whether HFS+ ignores r in a name (as git's
+// is_hfs_dotgit does).
+func hfsIgnorable(r rune) bool {
+	switch {
+	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
 }
 
 // neverRecorded says why a glob (s as written, g without its anchoring
