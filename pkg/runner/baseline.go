@@ -1265,7 +1265,7 @@ const (
 )
 
 func isScriptNote(l string) bool {
-	return strings.HasPrefix(l, "(") && strings.HasSuffix(l, scriptNote) && strings.Contains(l, " "+sessionEnvDir)
+	return strings.HasPrefix(l, "(") && strings.HasSuffix(l, scriptNote) && strings.Contains(FoldPath(l), " "+sessionEnvDir)
 }
 
 // maxEnvDiffLines bounds the lines of each side a drift's evidence shows.

@@ -438,4 +438,7 @@ func TestNoWriteFoldedNames(t *testing.T) {
 	if got := sessionEnvScripts(env); len(got) != 1 {
 		t.Errorf("session-env scripts %v, want the one under ~/.Claude/session-env/", got)
 	}
+	if t1, _ := envText(env); envSaid(t1) != "1 other session-env script" {
+		t.Errorf("env text %q said as %q, want 1 other session-env script", t1, envSaid(t1))
+	}
 }
