@@ -129,6 +129,13 @@ func TestHomeDirs(t *testing.T) {
 	if got, want := opsOf(res.Writes), "delete ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"; got != want {
 		t.Errorf("rm -rf ~/.claude: writes %q; want %s", got, want)
 	}
+	for _, w := range res.Writes {
+		// As any deleted directory is recorded: no kind, was dir (what
+		// wrote-only's x/** tells an empty directory's delete by).
+		if w.Kind != "" || w.Was != "dir" {
+			t.Errorf("rm -rf ~/.claude: %s recorded with kind %q, was %q; want no kind, was dir", w.Path, w.Kind, w.Was)
+		}
+	}
 	// A user xattr or a default ACL the command gives one is a change of
 	// it, as it is of a directory of the tree; it was no write at all.
 	for _, tt := range []struct{ name, py string }{

@@ -1059,8 +1059,11 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		w := evidence.Write{Path: prefix + rel, Kind: "dir"}
 		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
 			// The command removed it (rm -rf ~/.claude): the caller
-			// made it, so it was there before the command.
-			w.Op = evidence.OpDelete
+			// made it, so it was there before the command. A delete
+			// has no kind; was says it was a directory, as for any
+			// other directory deleted (wrote-only's x/** allows the
+			// delete of x only so).
+			w.Op, w.Kind, w.Was = evidence.OpDelete, "", "dir"
 		} else if same, modeChanged := want.now(d); same && modeChanged {
 			w.Op = evidence.OpModify
 		} else {
