@@ -66,7 +66,14 @@ func (s *session) outsidePlugins() {
 					}
 				}
 			}
-			if km := root.get("extraKnownMarketplaces"); km != nil && km.Kind == jsonObject {
+			// additionalMarketplaces is Claude Code's alias of the key
+			// (v2.1.232 and later): read as it, the canonical spelling
+			// winning where a file sets both.
+			km := root.get("extraKnownMarketplaces")
+			if km == nil || km.Kind != jsonObject {
+				km = root.get("additionalMarketplaces")
+			}
+			if km != nil && km.Kind == jsonObject {
 				for _, m := range km.Members {
 					if _, own := claudeMarkets[m.Key]; own {
 						continue // Claude Code's own, whatever the settings say
