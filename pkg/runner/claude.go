@@ -1306,7 +1306,14 @@ func (c *claudeDisc) marketplace(root string) {
 				c.noteRemote(name)
 				continue
 			}
-			dirp := resolvePath(base, s)
+			// metadata.pluginRoot is where a bare name (no "/") resolves;
+			// Claude Code ignores it for a source that starts with "./"
+			// (or names more than one directory), which resolves against
+			// the marketplace root.
+			dirp := resolvePath(root, s)
+			if !strings.Contains(s, "/") {
+				dirp = resolvePath(base, s)
+			}
 			_, fi, err := beneath(c.dir, c.dirReal, dirp)
 			if errors.Is(err, ErrOutsideTree) {
 				c.find(RuleOutsideTree, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is outside the repository; vigiles does not read it", i, name, s)

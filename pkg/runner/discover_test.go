@@ -575,7 +575,7 @@ func TestAbsoluteSourceIsNotUnderTheMarketplace(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude-plugin/marketplace.json":     `{"name": "m", "plugins": [{"name": "abs", "source": "/p"}]}`,
 		"p/hooks/hooks.json":                  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo decoy"}]}]}}`,
-		"sub/.claude-plugin/marketplace.json": `{"name": "n", "metadata": {"pluginRoot": "/q"}, "plugins": [{"name": "rel", "source": "./r"}]}`,
+		"sub/.claude-plugin/marketplace.json": `{"name": "n", "metadata": {"pluginRoot": "/q"}, "plugins": [{"name": "rel", "source": "r"}]}`,
 		"sub/q/r/README.md":                   "decoy\n",
 	})
 	d, err := ClaudeAdapter{}.Discover(dir, dir)

@@ -31,3 +31,31 @@ func TestAdditionalMarketplacesAlias(t *testing.T) {
 }
 
 var _ = report.SeverityWarning
+
+// TestPluginRootOnlyForBareNames: Claude Code resolves a source that
+// starts with "./" against the marketplace root and ignores
+// metadata.pluginRoot for it (plugin-marketplaces.md, "Relative paths");
+// only a bare name resolves under pluginRoot. A strict:false entry's
+// hooks then run with CLAUDE_PLUGIN_ROOT at the directory Claude Code
+// installs, not at a decoy under pluginRoot.
+func TestPluginRootOnlyForBareNames(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
+  {"name": "guard", "source": "./guard", "strict": false, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/g.sh"}]}]}},
+  {"name": "bare", "source": "bare", "strict": false, "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/b.sh"}]}]}}]}`,
+		"guard/g.sh":         "echo real",
+		"plugins/guard/g.sh": "echo decoy",
+		"plugins/bare/b.sh":  "echo bare",
+	})
+	s := discoverAll(t, dir)
+	roots := map[string]string{}
+	for _, h := range s.hooks {
+		roots[h.Plugin] = h.PluginRoot
+	}
+	if roots["guard"] != "guard" {
+		t.Errorf("guard's hooks run with plugin root %q, want guard (the ./ source, pluginRoot ignored)", roots["guard"])
+	}
+	if roots["bare"] != "plugins/bare" {
+		t.Errorf("bare's hooks run with plugin root %q, want plugins/bare (a bare name under pluginRoot)", roots["bare"])
+	}
+}
