@@ -93,7 +93,10 @@ func switchesOff(files []settingsFile, markets map[string][]string) (all string,
 		switch {
 		case v.own && !v.ownOn:
 			plugins[plugin] = v.ownFrom
-		case !v.own && !v.anyOn:
+		case !v.own && !v.anyOn && len(markets[plugin]) == 0:
+			// Where the tree's marketplaces list it, only their keys
+			// decide: Claude Code matches the full plugin@marketplace
+			// ID, so a key of another marketplace is another plugin.
 			plugins[plugin] = v.from
 		}
 	}

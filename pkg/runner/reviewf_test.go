@@ -30,7 +30,6 @@ func TestAdditionalMarketplacesAlias(t *testing.T) {
 	t.Errorf("no %s finding for guard@mk sent to evil/tools through additionalMarketplaces; got %v", RuleOutsidePlugin, findingLines(rep.Findings))
 }
 
-var _ = report.SeverityWarning
 
 // TestPluginRootOnlyForBareNames: Claude Code resolves a source that
 // starts with "./" against the marketplace root and ignores
@@ -57,5 +56,26 @@ func TestPluginRootOnlyForBareNames(t *testing.T) {
 	}
 	if roots["bare"] != "plugins/bare" {
 		t.Errorf("bare's hooks run with plugin root %q, want plugins/bare (a bare name under pluginRoot)", roots["bare"])
+	}
+}
+
+// TestOtherMarketplaceKeyLeavesTheTreesPluginOn: with the tree's
+// marketplace listing guard, "guard@elsewhere": false turns off another
+// plugin (Claude Code matches the full plugin@marketplace ID,
+// settings-reference.md); guard@mk, which a user may have installed and
+// enabled, still runs, and so the audit runs it.
+func TestOtherMarketplaceKeyLeavesTheTreesPluginOn(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":          `{"name": "mk", "plugins": [{"name": "guard", "source": "./plugins/guard"}]}`,
+		"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		"plugins/guard/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+		".claude/settings.json":                    `{"enabledPlugins": {"guard@elsewhere": false}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Outcome == report.OutcomeNotExecutable {
+		t.Errorf("guard@elsewhere false turned off the tree's guard@mk: runs %+v\n%s", rep.Runs, findingLines(rep.Findings))
 	}
 }
