@@ -30,7 +30,6 @@ func TestAdditionalMarketplacesAlias(t *testing.T) {
 	t.Errorf("no %s finding for guard@mk sent to evil/tools through additionalMarketplaces; got %v", RuleOutsidePlugin, findingLines(rep.Findings))
 }
 
-
 // TestPluginRootOnlyForBareNames: Claude Code resolves a source that
 // starts with "./" against the marketplace root and ignores
 // metadata.pluginRoot for it (plugin-marketplaces.md, "Relative paths");
