@@ -104,6 +104,14 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 	if manifest != nil {
 		c.componentPaths(ctx, manifest, manifestRel, "")
 	}
+	// A plugin with a SKILL.md at its root, no skills directory and no
+	// "skills" field is a single-skill plugin: Claude Code loads that
+	// SKILL.md as its skill (plugins-reference.md, "Path behavior
+	// rules").
+	_, hasField := manifest.member(claudeSkills)
+	if sk := filepath.Join(ctx.pluginRoot, claudeSkillFile); !hasField && !c.exists(filepath.Join(ctx.pluginRoot, claudeSkills)) && c.exists(sk) && c.countComponent(sk) {
+		c.markdown(ctx, sk, fmSkill)
+	}
 }
 
 // projectComponents reads the frontmatter of the project's skills, agents
@@ -113,6 +121,20 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 func (c *claudeDisc) projectComponents(root, name string) {
 	ctx := hookCtx{plugin: name, pluginRoot: root, projectDir: root}
 	c.skillsDir(ctx, filepath.Join(root, claudeProjectSkills), false)
+	// A folder of the skills directory that holds a plugin manifest is a
+	// plugin, <name>@skills-dir, loaded in place with its hooks, skills,
+	// agents and commands (plugins-reference.md, "Skills-directory
+	// plugins").
+	if real, ok := c.componentDir(filepath.Join(root, claudeProjectSkills)); ok {
+		if ents, err := os.ReadDir(real); err == nil {
+			for _, e := range ents {
+				sub := filepath.Join(root, claudeProjectSkills, e.Name())
+				if e.IsDir() && c.exists(filepath.Join(sub, claudePluginJSON)) {
+					c.plugin(sub, "", nil, "", report.Location{})
+				}
+			}
+		}
+	}
 	c.mdDir(ctx, filepath.Join(root, claudeProjectAgents), fmAgent)
 	c.mdDir(ctx, filepath.Join(root, claudeProjectCommands), fmCommand)
 }

@@ -78,3 +78,32 @@ func TestOtherMarketplaceKeyLeavesTheTreesPluginOn(t *testing.T) {
 		t.Errorf("guard@elsewhere false turned off the tree's guard@mk: runs %+v\n%s", rep.Runs, findingLines(rep.Findings))
 	}
 }
+
+// TestSkillsDirPluginAndRootSkill: a folder of the project's
+// .claude/skills with a plugin manifest is a plugin (<name>@skills-dir)
+// whose hooks Claude Code runs; a plugin with a SKILL.md at its root and
+// no skills directory or field loads that SKILL.md as its skill.
+func TestSkillsDirPluginAndRootSkill(t *testing.T) {
+	skill := "---\nname: s\ndescription: x\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo %s\n---\nbody\n"
+	dir := makeTree(t, map[string]string{
+		".claude/skills/myplug/.claude-plugin/plugin.json": `{"name": "myplug"}`,
+		".claude/skills/myplug/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo skills-dir"}]}]}}`,
+		".claude/skills/myplug/skills/inner/SKILL.md":      strings.Replace(skill, "%s", "inner", 1),
+		"plugins/one/.claude-plugin/plugin.json":           `{"name": "one"}`,
+		"plugins/one/SKILL.md":                             strings.Replace(skill, "%s", "root-skill", 1),
+	})
+	s := discoverAll(t, dir)
+	got := map[string]string{}
+	for _, h := range s.hooks {
+		got[h.Command] = h.Plugin + "@" + h.PluginRoot
+	}
+	for cmd, want := range map[string]string{
+		"echo skills-dir": "myplug@.claude/skills/myplug",
+		"echo inner":      "myplug@.claude/skills/myplug",
+		"echo root-skill": "one@plugins/one",
+	} {
+		if got[cmd] != want {
+			t.Errorf("%q: got %q, want %q (all: %v)", cmd, got[cmd], want, got)
+		}
+	}
+}
