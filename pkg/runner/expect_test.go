@@ -189,19 +189,31 @@ checks:
 		if err := json.Unmarshal(ex.Stdin[i], &p); err != nil {
 			t.Fatal(err)
 		}
+		// CLAUDE_CODE_SESSION_ID is the payload's session_id, as Claude
+		// Code sets it.
+		var env []string
+		for _, e := range s.Env {
+			if v, ok := strings.CutPrefix(e, "CLAUDE_CODE_SESSION_ID="); ok {
+				if v != p["session_id"] {
+					t.Errorf("CLAUDE_CODE_SESSION_ID=%s, payload session_id %v", v, p["session_id"])
+				}
+				continue
+			}
+			env = append(env, e)
+		}
 		delete(p, "session_id")
 		delete(p, "transcript_path")
 		delete(p, "tool_use_id")
-		got = append(got, seen{strings.Join(hookArgv(t, s), " "), s.Env, s.Timeout.String(), s.Linger.String(), s.Mode, s.Egress.Mode, p})
+		got = append(got, seen{strings.Join(hookArgv(t, s), " "), env, s.Timeout.String(), s.Linger.String(), s.Mode, s.Egress.Mode, p})
 	}
 	sort.Slice(got, func(i, j int) bool { return got[i].Cmd < got[j].Cmd })
 	want := []seen{
-		{"/bin/sh -c echo " + dir, []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo " + dir, []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "2s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "UserPromptSubmit", "permission_mode": "default", "prompt": "hello"}},
-		{"/bin/sh -c echo guard", []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo guard", []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "PreToolUse", "permission_mode": "bypassPermissions", "tool_name": "Bash",
 				"tool_input": map[string]any{"command": "rm -rf /"}}},
-		{"/bin/sh -c echo stop", []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
+		{"/bin/sh -c echo stop", []string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_PROJECT_DIR=" + dir, "CLAUDE_PLUGIN_ROOT=" + dir}, "7s", "3s", sandbox.ModeStrict, "record",
 			map[string]any{"cwd": dir, "hook_event_name": "Stop", "permission_mode": "default", "stop_hook_active": false,
 				"last_assistant_message": "I added the test and it passes.", "background_tasks": []any{}, "session_crons": []any{}}},
 	}

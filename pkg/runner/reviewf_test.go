@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // TestAdditionalMarketplacesAlias: Claude Code (v2.1.232 and later) reads
@@ -105,5 +107,24 @@ func TestSkillsDirPluginAndRootSkill(t *testing.T) {
 		if got[cmd] != want {
 			t.Errorf("%q: got %q, want %q (all: %v)", cmd, got[cmd], want, got)
 		}
+	}
+}
+
+// TestHookSeesClaudeCodeSessionEnv: Claude Code sets CLAUDE_CODE_SESSION_ID
+// (the payload's session_id) and CLAUDE_CODE_CHILD_SESSION=1 in every
+// hook command it spawns (env-vars.md); a hook that acts only when they
+// are set must act in the audit too.
+func TestHookSeesClaudeCodeSessionEnv(t *testing.T) {
+	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
+		`[ -n "$CLAUDE_CODE_SESSION_ID" ] && [ "$CLAUDE_CODE_SESSION_ID" = "$sid" ] && echo SID-MATCH; [ "$CLAUDE_CODE_CHILD_SESSION" = 1 ] && echo CHILD; exit 0`
+	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+	dir := makeTree(t, map[string]string{".claude/settings.json": string(hooks)})
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "SID-MATCH\n") || !strings.Contains(rep.Runs[0].Stdout, "CHILD\n") {
+		t.Errorf("runs %+v; want the hook to see CLAUDE_CODE_SESSION_ID and CLAUDE_CODE_CHILD_SESSION", rep.Runs)
 	}
 }

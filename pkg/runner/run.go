@@ -207,7 +207,10 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	proj := h.projectDir(s.dir)
 	// Claude Code's own variables, which every process it starts
 	// inherits, then the settings' env, then the hook's.
-	env := append([]string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli"}, h.SettingsEnv...)
+	// CLAUDE_CODE_SESSION_ID (the payload's session_id) and
+	// CLAUDE_CODE_CHILD_SESSION are set in every hook command Claude Code
+	// spawns (env-vars.md): without them a hook could tell an audit.
+	env := append([]string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_CODE_SESSION_ID=" + p.ident.send.Replace(sessionID)}, h.SettingsEnv...)
 	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
