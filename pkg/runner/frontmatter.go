@@ -339,11 +339,22 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		isDir := e.IsDir()
-		if !isDir && !ctx.isPlugin && e.Type()&fs.ModeSymlink != 0 {
+		if !isDir && e.Type()&fs.ModeSymlink != 0 {
 			// Followed as ripgrep --follow does: a link that leads out
 			// goes to componentDir, which says so and reads nothing.
-			_, fi, err := beneath(c.dir, c.dirReal, p)
+			// Below a plugin's too: installing it copies the target of
+			// a link to elsewhere in its marketplace in the link's place
+			// (plugins-reference.md, "Share files within a marketplace
+			// with symlinks"), so the installed plugin holds it. A link
+			// to a directory of the plugin's own stays a link there,
+			// which Claude Code's walk of a plugin does not follow.
+			real, fi, err := beneath(c.dir, c.dirReal, p)
 			isDir = errors.Is(err, ErrOutsideTree) || err == nil && fi.IsDir()
+			if isDir && err == nil && ctx.isPlugin {
+				if root, _, rerr := beneath(c.dir, c.dirReal, ctx.pluginRoot); rerr == nil && (real == root || strings.HasPrefix(real, root+string(filepath.Separator))) {
+					isDir = false
+				}
+			}
 		}
 		switch {
 		case isDir && depth >= maxComponentDepth:

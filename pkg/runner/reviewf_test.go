@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,4 +129,27 @@ func TestHookSeesClaudeCodeSessionEnv(t *testing.T) {
 	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "SID-MATCH\n") || !strings.Contains(rep.Runs[0].Stdout, "CHILD\n") {
 		t.Errorf("runs %+v; want the hook to see CLAUDE_CODE_SESSION_ID and CLAUDE_CODE_CHILD_SESSION", rep.Runs)
 	}
+}
+
+// TestPluginCommandsLinkedFromTheMarketplace: a plugin's commands
+// directory may link to a directory elsewhere in its marketplace;
+// installing the plugin copies the target in the link's place, so Claude
+// Code loads the commands there, and the hooks they declare.
+func TestPluginCommandsLinkedFromTheMarketplace(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name": "mk", "plugins": [{"name": "a", "source": "./plugins/a"}]}`,
+		"plugins/a/.claude-plugin/plugin.json": `{"name": "a"}`,
+		"plugins/a/commands/":                  "",
+		"shared/cmds/deploy.md":                "---\ndescription: d\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo shared\n---\nbody\n",
+	})
+	if err := os.Symlink("../../../shared/cmds", filepath.Join(dir, "plugins/a/commands/shared")); err != nil {
+		t.Fatal(err)
+	}
+	s := discoverAll(t, dir)
+	for _, h := range s.hooks {
+		if h.Command == "echo shared" && h.Plugin == "a" {
+			return
+		}
+	}
+	t.Errorf("the hook of a command linked into plugin a is not discovered; hooks %v, findings %v", s.hooks, findingLines(s.findings))
 }
