@@ -247,10 +247,16 @@ func (s *session) applySettings() {
 		h.SettingsEnv = sw.env
 		all, plugins := sw.all, sw.plugins
 		why, file := "", ""
+		if h.InPlugin && (all != "" || pluginOff(plugins, h)) && s.onInAPackage(h) {
+			// A plugin's hooks run in a session started in a package
+			// too, which reads that package's .claude/settings.json, not
+			// the root's (settings.md): on there, they are audited.
+			continue
+		}
 		switch {
 		case all != "":
 			why, file = "disableAllHooks is true in "+all, all
-		case h.InPlugin && plugins[h.Plugin] != "" && !slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return plugins[n] == "" }):
+		case h.InPlugin && pluginOff(plugins, h):
 			// Off under every name Claude Code installs its directory
 			// under (Hook.AlsoNamed), not only the one it was read by.
 			file = plugins[h.Plugin]
@@ -277,4 +283,30 @@ func (s *session) applySettings() {
 			Title: "hooks turned off", Message: fmt.Sprintf("%s turns off %d hook(s) (of %s): Claude Code does not run them, so vigiles lists them and does not run them either",
 				f, count[f], shownName(strings.Join(names[f], ", ")))})
 	}
+}
+
+// pluginOff says whether plugins (switchesOff) turn off the plugin of h
+// under every name Claude Code installs its directory under
+// (Hook.AlsoNamed), not only the one it was read by.
+func pluginOff(plugins map[string]string, h *Hook) bool {
+	return plugins[h.Plugin] != "" && !slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return plugins[n] == "" })
+}
+
+// onInAPackage says whether a session started in a package whose .claude
+// discovery read (s.projects) leaves the plugin hook h on.
+func (s *session) onInAPackage(h *Hook) bool {
+	for _, p := range s.projects {
+		if p == "" || p == "." {
+			continue
+		}
+		// A package: a directory with a .claude of its own (discovery
+		// lists the roots of an audit's PATHs too).
+		if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p), ".claude")); err != nil || !fi.IsDir() {
+			continue
+		}
+		if st := s.settingsOf(p); st.all == "" && !pluginOff(st.plugins, h) {
+			return true
+		}
+	}
+	return false
 }

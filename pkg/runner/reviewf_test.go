@@ -153,3 +153,24 @@ func TestPluginCommandsLinkedFromTheMarketplace(t *testing.T) {
 	}
 	t.Errorf("the hook of a command linked into plugin a is not discovered; hooks %v, findings %v", s.hooks, findingLines(s.findings))
 }
+
+// TestRootSettingsDoNotTurnOffAPackageSessionsPlugins: Claude Code reads
+// .claude/settings.json only from the folder it starts in (settings.md);
+// a session started in a package does not read the root's
+// disableAllHooks, and runs the plugins' hooks.
+func TestRootSettingsDoNotTurnOffAPackageSessionsPlugins(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":              `{"disableAllHooks": true}`,
+		"packages/web/.claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		"plugins/g/hooks/hooks.json":         `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if r.Plugin == "g" && r.Outcome == report.OutcomeNotExecutable {
+			t.Errorf("plugin g's hook turned off by the root's settings, which a session in packages/web does not read: %+v", r)
+		}
+	}
+}
