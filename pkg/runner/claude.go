@@ -657,6 +657,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 			}
 		}
 		c.pluginComponents(ctx, manifest, manifestRel)
+		c.monitors(ctx, manifest, manifestRel)
 		for i := first; i < len(c.out.Hooks); i++ {
 			c.ownHooks[rel] = append(c.ownHooks[rel], i)
 		}

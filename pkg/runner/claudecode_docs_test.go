@@ -174,3 +174,53 @@ func TestRootSettingsDoNotTurnOffAPackageSessionsPlugins(t *testing.T) {
 		}
 	}
 }
+
+// TestMonitorsAreNamed: a plugin's background monitors (its
+// monitors/monitors.json, or experimental.monitors in its manifest, an
+// array or a path replacing the default file), which Claude Code runs
+// unsandboxed beside an interactive session (plugins-reference.md,
+// "Monitors"), are each named in a warning: vigiles does not run them,
+// and an audit must not be silent about code a plugin runs.
+func TestMonitorsAreNamed(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b"}, {"name": "c", "source": "./c"}]}`,
+		"a/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		"a/monitors/monitors.json":        `[{"name": "tail", "command": "tail -F ./logs/error.log", "description": "d"}]`,
+		"b/.claude-plugin/plugin.json":    `{"name": "b", "experimental": {"monitors": [{"name": "poll", "command": "curl -s x.test\nid", "description": "d", "when": "on-skill-invoke:debug"}]}}`,
+		"b/monitors/monitors.json":        `[{"name": "replaced", "command": "true", "description": "d"}]`,
+		"c/.claude-plugin/plugin.json":    `{"name": "c", "experimental": {"monitors": "./config/m.json"}}`,
+		"c/config/m.json":                 `[{"name": "other", "command": "sleep 1", "description": "d"}, 7]`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleMonitor:
+			if f.Severity != report.SeverityWarning {
+				t.Errorf("%s: severity %s, want warning", f.Message, f.Severity)
+			}
+			got = append(got, f.Location.File+": "+f.Message)
+		case RuleWrongType:
+			got = append(got, f.Location.File+": "+f.Rule)
+		}
+	}
+	all := strings.Join(got, "\n")
+	for _, want := range []string{
+		"a/monitors/monitors.json: plugin a declares the background monitor tail (when: always)",
+		"tail -F ./logs/error.log; vigiles does not run monitors",
+		`b/.claude-plugin/plugin.json: plugin b declares the background monitor poll (when: on-skill-invoke:debug)`,
+		`"curl -s x.test\nid"`, // quoted: a newline could pass for a line of its own
+		"c/config/m.json: plugin c declares the background monitor other",
+		"c/config/m.json: " + RuleWrongType,
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("findings lack %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "replaced") {
+		t.Errorf("experimental.monitors replaces monitors/monitors.json, which was read too:\n%s", all)
+	}
+}

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"errors"
+	"path/filepath"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleMonitor names a plugin's background monitor, which vigiles does not
+// run (monitors).
+const RuleMonitor = "discovery/monitor"
+
+// claudeMonitorsJSON is where a plugin declares its monitors by default.
+const claudeMonitorsJSON = "monitors/monitors.json"
+
+// maxMonitorCommand bounds the command a monitor finding quotes.
+const maxMonitorCommand = 200
+
+// monitors names each background monitor the plugin at ctx declares: in
+// monitors/monitors.json, or in its manifest's experimental.monitors (or
+// the older top-level monitors), an array of entries or a path to a file
+// of one, which replaces the default file. Claude Code starts a monitor
+// with the session (or when one of the plugin's skills is first used)
+// and runs its command unsandboxed beside it for the session's lifetime
+// (plugins-reference.md, "Monitors"). vigiles does not run monitors: each
+// is a warning that names it, so that an audit is never silent about
+// code a plugin runs.
+func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) {
+	var field *jnode
+	if x := manifest.get("experimental"); x != nil && x.Kind == jsonObject {
+		field = x.get("monitors")
+	}
+	if field == nil {
+		field = manifest.get("monitors")
+	}
+	switch {
+	case field == nil:
+		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.exists(p) {
+			c.monitorsFile(ctx, p)
+		}
+	case field.Kind == jsonString:
+		p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
+		if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+			c.find(RuleOutsideTree, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %q is outside the repository; vigiles does not read it", field.Str)
+		} else if err != nil {
+			c.find(RuleMissingFile, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %q not found (resolved against the plugin root)", field.Str)
+		} else {
+			c.monitorsFile(ctx, p)
+		}
+	default:
+		c.monitorEntries(ctx, manifestRel, field)
+	}
+}
+
+func (c *claudeDisc) monitorsFile(ctx hookCtx, abs string) {
+	if rel, n := c.readJSON(abs); n != nil {
+		c.monitorEntries(ctx, rel, n)
+	}
+}
+
+// monitorEntries reads an array of monitor entries in file.
+func (c *claudeDisc) monitorEntries(ctx hookCtx, file string, n *jnode) {
+	if n.Kind != jsonArray {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "monitors: want an array of monitor entries, found %s", n.Kind)
+		return
+	}
+	for _, e := range n.Elems {
+		cmd := e.get("command")
+		if e.Kind != jsonObject || cmd == nil || cmd.Kind != jsonString {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "monitors: want an entry with a \"command\" string, found %s", e.Kind)
+			continue
+		}
+		name, when := "", "always"
+		if v := e.get("name"); v != nil && v.Kind == jsonString {
+			name = v.Str
+		}
+		if v := e.get("when"); v != nil && v.Kind == jsonString {
+			when = v.Str
+		}
+		c.find(RuleMonitor, report.SeverityWarning, c.loc(file, e.Pos),
+			"plugin %s declares the background monitor %s (when: %s), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+			shownName(ctx.plugin), shownName(name), shownName(when), shownName(clip(cmd.Str, maxMonitorCommand)))
+	}
+}
