@@ -569,6 +569,9 @@ func (s *session) discover(paths []string) error {
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
+		if ms := s.markets[h.Plugin]; h.InPlugin && len(ms) == 1 {
+			h.Market = ms[0]
+		}
 	}
 	s.applySettings()
 	s.outsidePlugins()

@@ -76,6 +76,10 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
+	// Market is the one marketplace of the tree's that lists the plugin,
+	// "" where none or several do: Claude Code names the plugin's data
+	// directory after plugin@marketplace (pluginDataID).
+	Market string
 	// Scoped says a skill, agent or command declares the hook in its
 	// frontmatter: Claude Code runs it only while that one is active.
 	Scoped bool
@@ -175,11 +179,21 @@ done
 unset a r n
 exec "$@"`
 
+// dataID is the directory name Claude Code gives the hook's plugin's
+// data: pluginDataID of plugin@marketplace where the tree's marketplace
+// that lists it is known (formatter@my-marketplace's is
+// formatter-my-marketplace: a name alone, which no installed plugin has,
+// would tell a hook it is audited), else of its name alone.
+func (h *Hook) dataID() string {
+	if h.Market != "" {
+		return pluginDataID(h.Plugin + "@" + h.Market)
+	}
+	return pluginDataID(h.Plugin)
+}
+
 // pluginDataID is the directory name Claude Code gives a plugin's data
 // (plugins-reference.md, "Persistent data directory"): its identifier
 // with every character outside a-z, A-Z, 0-9, '_' and '-' made '-'.
-// vigiles knows the plugin's name, not the marketplace it would be
-// installed from, so the identifier is the name alone.
 func pluginDataID(plugin string) string {
 	id := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
@@ -193,9 +207,9 @@ func pluginDataID(plugin string) string {
 	return id
 }
 
-// pluginDataDir is a plugin's data directory relative to HOME.
-func pluginDataDir(plugin string) string {
-	return ".claude/plugins/data/" + pluginDataID(plugin)
+// dataDir is the hook's plugin's data directory relative to HOME.
+func (h *Hook) dataDir() string {
+	return ".claude/plugins/data/" + h.dataID()
 }
 
 // argv is the command line Claude Code would start for the hook on Linux:
@@ -213,7 +227,7 @@ func (h *Hook) argv() []string {
 	if !h.InPlugin {
 		return argv
 	}
-	return append([]string{"/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", pluginDataID(h.Plugin)}, argv...)
+	return append([]string{"/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", h.dataID()}, argv...)
 }
 
 // Discovery is what an adapter found under one root: hooks in declaration

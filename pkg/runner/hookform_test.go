@@ -354,3 +354,28 @@ func TestPluginData(t *testing.T) {
 		}
 	})
 }
+
+// TestPluginDataNamesTheMarketplace: where the tree's marketplace lists
+// the plugin, its data directory is named as Claude Code names an
+// installed plugin's, after plugin@marketplace (guard@mk's is guard-mk;
+// plugins-reference.md, "Persistent data directory"): one named after the
+// plugin alone, which no installed plugin has, would tell the hook it is
+// audited. The directory is made before the hook, no write of its own.
+func TestPluginDataNamesTheMarketplace(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "guard", "source": "./plugins/guard"}]}`,
+		"plugins/guard/hooks/hooks.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "test -d \"$CLAUDE_PLUGIN_DATA\" && printf %s \"$CLAUDE_PLUGIN_DATA\""}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := runsOf(rep, Stop)
+	if len(runs) != 1 {
+		t.Fatalf("runs: %+v", rep.Runs)
+	}
+	if r := runs[0]; r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "/.claude/plugins/data/guard-mk") || len(r.Writes) != 0 || r.Writes == nil {
+		t.Errorf("exit %d, stdout %q (stderr %q), writes %v; want $HOME/.claude/plugins/data/guard-mk, made before the hook (no writes)", r.ExitCode, r.Stdout, r.Stderr, r.Writes)
+	}
+}

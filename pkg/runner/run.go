@@ -238,7 +238,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	if h.InPlugin {
 		// Claude Code makes the plugin's data directory; so does the
 		// sandbox, not the hook (pluginDataPrelude names it).
-		spec.HomeDirs = []string{pluginDataDir(h.Plugin)}
+		spec.HomeDirs = []string{h.dataDir()}
 	}
 	return spec
 }
