@@ -442,3 +442,43 @@ func TestNoWriteFoldedNames(t *testing.T) {
 		t.Errorf("env text %q said as %q, want 1 other session-env script", t1, envSaid(t1))
 	}
 }
+
+// TestNoWriteFoldedUnicodeCase: APFS folds a name by Unicode case
+// folding, not by strings.ToLower: U+017F (ſ) is s, U+212A (Kelvin) is
+// k, and the ligature U+FB06 (ﬆ) is st. ~/.ſsh/authorized_keys is
+// ~/.ssh/authorized_keys on a Mac, and a script under
+// ~/.claude/ſession-env/ is one Claude Code runs there.
+func TestNoWriteFoldedUnicodeCase(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n"+
+		"  - {name: a, command: x, expect: {no-write: [\"~/.ssh/**\"]}}\n"+
+		"  - {name: b, command: x, expect: {no-write: [\".git/hooks/post-commit\"]}}\n"+
+		"  - {name: c, command: x, expect: {no-write: [\"re:^\\\\.claude/settings\\\\.json$\"]}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	one := func(p string) executed {
+		return executed{run: report.HookRun{ID: "h", Tier: "confined", Writes: []evidence.Write{{Path: p, Op: evidence.OpCreate, Kind: "file"}}}}
+	}
+	for _, c := range []struct {
+		check int
+		path  string
+		fails bool
+	}{
+		{0, "~/.\u017fsh/authorized_keys", true},
+		{0, "~/.s\u017fh/x", true},
+		{1, ".git/hooks/po\u017ft-commit", true},
+		{1, ".git/hooks/po\ufb06-commit", true},
+		{1, ".git/hoo\u212as/post-commit", true},
+		{1, ".git/hooks/pot-commit", false},
+		{2, ".claude/\u017fetting\u017f.json", true},
+		{2, ".claude/se\ufb06ings.json", false},
+	} {
+		if fs := checkExpectations(cfg.Checks[c.check], one(c.path)); (len(fs) > 0) != c.fails {
+			t.Errorf("check %d, a write of %q: %v, want failing %v", c.check, c.path, findingLines(fs), c.fails)
+		}
+	}
+	env := report.HookRun{Writes: []evidence.Write{{Path: "~/.claude/\u017fession-env/s/x.sh", Op: evidence.OpCreate, Kind: "file"}}}
+	if got := sessionEnvScripts(env); len(got) != 1 {
+		t.Errorf("session-env scripts %v, want the one under ~/.claude/\u017fession-env/", got)
+	}
+}

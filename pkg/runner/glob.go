@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -229,7 +230,7 @@ func FoldPath(path string) string {
 	}
 	segs := strings.Split(path, "/")
 	for i, seg := range segs {
-		f := strings.ToLower(strings.Map(func(r rune) rune {
+		f := foldCase(strings.Map(func(r rune) rune {
 			if hfsIgnorable(r) {
 				return -1
 			}
@@ -241,6 +242,33 @@ func FoldPath(path string) string {
 		segs[i] = f
 	}
 	return prefix + strings.Join(segs, "/")
+}
+
+// foldCase is s case-folded as APFS folds a name: each letter by its
+// simple case folding (lower(upper(r)), so that U+017F LATIN SMALL LETTER
+// LONG S is s and U+212A KELVIN SIGN is k, which strings.ToLower alone
+// leaves or maps apart), and the letters whose full folding is several
+// (ß, the Latin ligatures ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) as those: on a Mac
+// .git/hooks/po\u017ft-commit and po\ufb06-commit are post-commit.
+func foldCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		if m, ok := fullFold[r]; ok {
+			b.WriteString(m)
+			continue
+		}
+		b.WriteRune(unicode.ToLower(unicode.ToUpper(r)))
+	}
+	return b.String()
+}
+
+// fullFold holds the full case foldings (CaseFolding.txt, status F) of
+// letters that fold to Latin letters.
+var fullFold = map[rune]string{
+	'\u00df': "ss", '\u1e9e': "ss",
+	'\ufb00': "ff", '\ufb01': "fi", '\ufb02': "fl", '\ufb03': "ffi", '\ufb04': "ffl",
+	'\ufb05': "st", '\ufb06': "st",
 }
 
 // hfsIgnorable says whether HFS+ ignores r in a name (as git's
