@@ -34,7 +34,8 @@ func TestEnvFileRecorded(t *testing.T) {
 			{name: "empty", script: `: > "$CLAUDE_ENV_FILE"`, kind: "file", writes: []string{"~/" + testEnvFile}},
 			{name: "symlink", script: `ln -s /etc/hostname "$CLAUDE_ENV_FILE"`, kind: "symlink", writes: []string{"~/" + testEnvFile}},
 			{name: "dir symlink", script: `d=$(dirname "$CLAUDE_ENV_FILE"); rmdir "$d"; mkdir -p $TMPDIR/x; ln -s $TMPDIR/x "$d"; echo export A=1 > "$CLAUDE_ENV_FILE"`,
-				kind: "symlink", writes: []string{"~/.claude/session-env/s1", "$TMPDIR/x/sessionstart-hook-0.sh"}},
+				kind: "symlink", writes: []string{"~/.claude/session-env/s1", "$TMPDIR/x/sessionstart-hook-0.sh"},
+				modified: []string{"~/.claude/session-env/s1"}}, // a made directory replaced by a link: it was there before
 			{name: "unreadable", script: `echo export B=2 > "$CLAUDE_ENV_FILE"; chmod 000 "$CLAUDE_ENV_FILE"; chmod 000 "$(dirname "$CLAUDE_ENV_FILE")"`, kind: "file",
 				content: "export B=2\n", size: 11, writes: []string{"~/.claude/session-env/s1", "~/" + testEnvFile},
 				modified: []string{"~/.claude/session-env/s1"}},
@@ -191,4 +192,34 @@ func opsOf(ws []evidence.Write) string {
 		out = append(out, string(w.Op)+" "+w.Path)
 	}
 	return strings.Join(out, ",")
+}
+
+// A made directory whose parent the command replaced by a file, or by a
+// link to where it moved them, is gone from its path as one removed is:
+// its delete was in no record, and the made directory replaced was a
+// create of a file (it was there before the command).
+func TestHomeDirsParentReplaced(t *testing.T) {
+	requireConfinement(t)
+	for _, method := range []string{"overlay", "copy"} {
+		for _, tt := range []struct{ script, want string }{
+			{`rm -rf ~/.claude && : > ~/.claude`, "modify ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"},
+			{`mv ~/.claude /tmp/x && ln -s /tmp/x ~/.claude`, "modify ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p,create $TMPDIR/x/plugins/data/p"},
+			{`rm -rf ~/.claude/plugins/data && : > ~/.claude/plugins/data`, "modify ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"},
+		} {
+			dir := makeTree(t, nil)
+			res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: method, Command: sh(tt.script),
+				HomeDirs: []string{".claude/plugins/data/p"}})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%s: Run: %v, exit %d, stderr %s", tt.script, err, res.ExitCode, res.Stderr)
+			}
+			if got := opsOf(res.Writes); got != tt.want {
+				t.Errorf("%s, %s: writes %q; want %q", method, tt.script, got, tt.want)
+			}
+			for _, w := range res.Writes {
+				if w.Op == "modify" && w.Was != "dir" {
+					t.Errorf("%s, %s: %s was %q, want dir", method, tt.script, w.Path, w.Was)
+				}
+			}
+		}
+	}
 }

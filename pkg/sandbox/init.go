@@ -1044,6 +1044,12 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 					continue
 				}
 				w.Op, w.Kind = evidence.OpModify, "dir"
+			} else if w.Op == evidence.OpCreate && w.Kind != "dir" {
+				// Replaced by a file or a link (rm -rf ~/.claude;
+				// : > ~/.claude): the directory was there before the
+				// command, as a tree's directory replaced so is.
+				listed[abs] = true
+				w.Op, w.Was = evidence.OpModify, "dir"
 			}
 		}
 		out = append(out, w)
@@ -1057,7 +1063,7 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 			continue
 		}
 		w := evidence.Write{Path: prefix + rel, Kind: "dir"}
-		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
+		if !madeDirThere(mountedAt, rel) {
 			// The command removed it (rm -rf ~/.claude): the caller
 			// made it, so it was there before the command. A delete
 			// has no kind; was says it was a directory, as for any
@@ -1076,6 +1082,28 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		out = slices.Insert(out, i, w)
 	}
 	return out
+}
+
+// madeDirThere says whether rel, below the directory mountedAt, still
+// names a directory, through no symbolic link: a made directory whose
+// parent the command replaced by a file (ENOTDIR) or by a link (to where
+// it moved the directories, say) is gone from its path as one removed is.
+// A directory that cannot be searched is taken as there.
+func madeDirThere(mountedAt, rel string) bool {
+	root, err := unix.Open(mountedAt, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(root)
+	fd, err := unix.Openat2(root, rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
+	})
+	if err != nil {
+		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP)
+	}
+	unix.Close(fd)
+	return true
 }
 
 // now says whether the directory at path is still the one made (same),
