@@ -1099,6 +1099,11 @@ func madeDirThere(mountedAt, rel string) bool {
 		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
 	})
+	if errors.Is(err, unix.ENOSYS) {
+		// No openat2 (before Linux 5.6): the path as lstat reads it.
+		_, err = os.Lstat(filepath.Join(mountedAt, rel))
+		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
+	}
 	if err != nil {
 		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP)
 	}
