@@ -203,6 +203,9 @@ type session struct {
 	// markets holds, by plugin name, the tree's marketplaces that list
 	// it (Discovery.Markets).
 	markets map[string][]string
+	// installs holds, by plugin root, the IDs it is installed under
+	// (Discovery.Installs).
+	installs map[string][]string
 	// sessions holds, by the directory a session starts in, what its
 	// settings say of its hooks (settingsOf).
 	sessions map[string]sessionSettings
@@ -569,8 +572,19 @@ func (s *session) discover(paths []string) error {
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
-		if ms := s.markets[h.Plugin]; h.InPlugin && len(ms) == 1 {
-			h.Market = ms[0]
+		if ids := s.installs[h.PluginRoot]; h.InPlugin && len(ids) > 0 {
+			// Several: any one is an ID Claude Code gives it, where
+			// the name alone is one it never does; a skills-directory
+			// plugin's first, which a session loads with no install.
+			h.InstalledAs = slices.MinFunc(ids, func(a, b string) int {
+				if sa, sb := strings.HasSuffix(a, "@"+skillsDirMarket), strings.HasSuffix(b, "@"+skillsDirMarket); sa != sb {
+					if sa {
+						return -1
+					}
+					return 1
+				}
+				return strings.Compare(a, b)
+			})
 		}
 	}
 	s.applySettings()
@@ -628,6 +642,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		for name, ms := range d.Markets {
 			all.Markets[name] = append(all.Markets[name], ms...)
 		}
+		for root, ids := range d.Installs {
+			if all.Installs == nil {
+				all.Installs = map[string][]string{}
+			}
+			all.Installs[root] = append(all.Installs[root], ids...)
+		}
 	}
 	return all, nil
 }
@@ -636,6 +656,7 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 // list each plugin, the directories of each name) and projects.
 func (s *session) addDiscovered(d *Discovery) {
 	mergeLists(&s.markets, d.Markets)
+	mergeLists(&s.installs, d.Installs)
 	mergeLists(&s.marketDirs, d.MarketDirs)
 	for _, p := range d.Projects {
 		if !slices.Contains(s.projects, p) {

@@ -670,11 +670,23 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 			c.hooksField(ectx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
 		c.componentPaths(ectx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
+		c.entryMonitors(ectx, entry, entryFile)
 		// The entry's own declarations are installed under its name
 		// alone, whatever name the manifest gives the directory.
 		for _, h := range c.out.Hooks[first:] {
 			h.alsoName(nameHint)
 		}
+	}
+}
+
+// installed notes that Claude Code installs the plugin directory rel
+// (relative to the tree) under the ID id (Discovery.Installs).
+func (c *claudeDisc) installed(rel, id string) {
+	if c.out.Installs == nil {
+		c.out.Installs = map[string][]string{}
+	}
+	if !slices.Contains(c.out.Installs[rel], id) {
+		c.out.Installs[rel] = append(c.out.Installs[rel], id)
 	}
 }
 
@@ -1336,6 +1348,9 @@ func (c *claudeDisc) marketplace(root string) {
 						c.out.Markets = map[string][]string{}
 					}
 					c.out.Markets[name] = append(c.out.Markets[name], market)
+					if d, err := relTo(c.dir, dirp); err == nil {
+						c.installed(d, name+"@"+market)
+					}
 				}
 			}
 			c.plugin(dirp, name, e, rel, sloc)

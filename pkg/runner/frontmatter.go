@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -114,6 +115,10 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 	}
 }
 
+// skillsDirMarket is the marketplace part of a skills-directory plugin's
+// ID (plugins-reference.md, "Skills-directory plugins").
+const skillsDirMarket = "skills-dir"
+
 // projectComponents reads the frontmatter of the project's skills, agents
 // and commands (.claude/skills, .claude/agents, .claude/commands under
 // root). Their hooks are the project's, as those of its settings are: no
@@ -131,6 +136,20 @@ func (c *claudeDisc) projectComponents(root, name string) {
 				sub := filepath.Join(root, claudeProjectSkills, e.Name())
 				if e.IsDir() && c.exists(filepath.Join(sub, claudePluginJSON)) {
 					c.plugin(sub, "", nil, "", report.Location{})
+					// Its ID is <name>@skills-dir: only a key of that
+					// ID turns it off (a key of another marketplace is
+					// another plugin), and its data directory is
+					// named after it.
+					if rel, err := relTo(c.dir, sub); err == nil {
+						name := orDefault(c.seenPlugin[rel], e.Name())
+						if c.out.Markets == nil {
+							c.out.Markets = map[string][]string{}
+						}
+						if !slices.Contains(c.out.Markets[name], skillsDirMarket) {
+							c.out.Markets[name] = append(c.out.Markets[name], skillsDirMarket)
+						}
+						c.installed(rel, name+"@"+skillsDirMarket)
+					}
 				}
 			}
 		}

@@ -76,10 +76,12 @@ type Hook struct {
 	// InPlugin says the hook belongs to a plugin, so it runs with
 	// CLAUDE_PLUGIN_ROOT set (settings-file hooks do not).
 	InPlugin bool
-	// Market is the one marketplace of the tree's that lists the plugin,
-	// "" where none or several do: Claude Code names the plugin's data
-	// directory after plugin@marketplace (pluginDataID).
-	Market string
+	// InstalledAs is the ID Claude Code installs the hook's plugin
+	// directory under, name@marketplace (the marketplace entry's name,
+	// or name@skills-dir for a skills-directory plugin), "" where no
+	// marketplace of the tree's lists it: Claude Code names the plugin's
+	// data directory after it (pluginDataID).
+	InstalledAs string
 	// Scoped says a skill, agent or command declares the hook in its
 	// frontmatter: Claude Code runs it only while that one is active.
 	Scoped bool
@@ -185,8 +187,8 @@ exec "$@"`
 // formatter-my-marketplace: a name alone, which no installed plugin has,
 // would tell a hook it is audited), else of its name alone.
 func (h *Hook) dataID() string {
-	if h.Market != "" {
-		return pluginDataID(h.Plugin + "@" + h.Market)
+	if h.InstalledAs != "" {
+		return pluginDataID(h.InstalledAs)
 	}
 	return pluginDataID(h.Plugin)
 }
@@ -241,6 +243,9 @@ type Discovery struct {
 	// that list it with a local source: an "enabledPlugins" key
 	// "name@marketplace" of one of them is the one that decides.
 	Markets map[string][]string
+	// Installs holds, by plugin root (relative to the tree), the IDs
+	// (name@marketplace, name@skills-dir) Claude Code installs it under.
+	Installs map[string][]string
 	// Bounded holds the indexes in Findings of the errors that a bound
 	// of the discovery left declarations unread: they hold for every
 	// part of the tree, wherever they point.

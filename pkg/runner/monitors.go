@@ -27,6 +27,28 @@ const maxMonitorCommand = 200
 // is a warning that names it, so that an audit is never silent about
 // code a plugin runs.
 func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) {
+	field := monitorsField(manifest)
+	if field == nil {
+		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.exists(p) {
+			c.monitorsFile(ctx, p)
+		}
+		return
+	}
+	c.monitorsIn(ctx, field, manifestRel)
+}
+
+// entryMonitors names the monitors a marketplace entry declares (an
+// entry may hold any field of the plugin manifest): where it declares
+// none, the plugin's own were named already.
+func (c *claudeDisc) entryMonitors(ctx hookCtx, entry *jnode, entryFile string) {
+	if field := monitorsField(entry); field != nil {
+		c.monitorsIn(ctx, field, entryFile)
+	}
+}
+
+// monitorsField is a manifest's (or a marketplace entry's) monitors
+// field: experimental.monitors, else the older top-level monitors.
+func monitorsField(manifest *jnode) *jnode {
 	var field *jnode
 	if x := manifest.get("experimental"); x != nil && x.Kind == jsonObject {
 		field = x.get("monitors")
@@ -34,11 +56,13 @@ func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) 
 	if field == nil {
 		field = manifest.get("monitors")
 	}
+	return field
+}
+
+// monitorsIn names the monitors of a monitors field in manifestRel:
+// entries, or a path to a file of them.
+func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) {
 	switch {
-	case field == nil:
-		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.exists(p) {
-			c.monitorsFile(ctx, p)
-		}
 	case field.Kind == jsonString:
 		p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
 		if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
