@@ -134,7 +134,20 @@ func (c *claudeDisc) projectComponents(root, name string) {
 		if ents, err := os.ReadDir(real); err == nil {
 			for _, e := range ents {
 				sub := filepath.Join(root, claudeProjectSkills, e.Name())
-				if e.IsDir() && c.exists(filepath.Join(sub, claudePluginJSON)) {
+				isDir := e.IsDir()
+				if !isDir && e.Type()&fs.ModeSymlink != 0 {
+					// A linked entry, which Claude Code follows
+					// (skills.md): the plugin is the directory it
+					// leads to in the repository, read once however
+					// it is reached (one that leads out is the skills
+					// walk's finding).
+					if r, fi, err := beneath(c.dir, c.dirReal, sub); err == nil && fi.IsDir() {
+						if rr, err := filepath.Rel(c.dirReal, r); err == nil {
+							sub, isDir = filepath.Join(c.dir, rr), true
+						}
+					}
+				}
+				if isDir && c.exists(filepath.Join(sub, claudePluginJSON)) {
 					c.plugin(sub, "", nil, "", report.Location{})
 					// Its ID is <name>@skills-dir: only a key of that
 					// ID turns it off (a key of another marketplace is

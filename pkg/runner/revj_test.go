@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,5 +86,29 @@ func TestMarketplaceEntryMonitorsAreNamed(t *testing.T) {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
 			t.Errorf("no %s finding names %q: %v", RuleMonitor, want, findingLines(rep.Findings))
 		}
+	}
+}
+
+// TestLinkedSkillsDirPlugin: Claude Code follows a symlinked entry of
+// .claude/skills (skills.md, plugin-marketplaces.md "Check files behind
+// symlinks"); one that leads to a plugin directory in the repository is a
+// skills-directory plugin, <name>@skills-dir, which a key of another
+// marketplace of its name does not turn off.
+func TestLinkedSkillsDirPlugin(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"vendor/myplug/.claude-plugin/plugin.json": `{"name": "myplug"}`,
+		"vendor/myplug/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`,
+		".claude/skills/":                          "",
+		".claude/settings.json":                    `{"enabledPlugins": {"myplug@elsewhere": false}}`,
+	})
+	if err := os.Symlink("../../vendor/myplug", filepath.Join(dir, ".claude/skills/myplug")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Outcome == report.OutcomeNotExecutable {
+		t.Errorf("the linked skills-directory plugin myplug@skills-dir: runs %+v\n%s", rep.Runs, findingLines(rep.Findings))
 	}
 }
