@@ -1355,10 +1355,20 @@ func hostAddrs() ([]netip.Prefix, error) {
 
 // localRoutes dumps the routes of the caller's network namespace and
 // returns the destinations of those of type local or anycast in the
-// local, main and default tables.
+// local, main and default tables, and in every table a policy rule
+// consults for an unmarked packet (ruleTables): `ip -6 rule add to
+// 2001:db8:77::/64 lookup 100` with a local route for that range in table
+// 100 delivers it to the host's listeners as the main table's would.
 func localRoutes() ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, family := range []int{unix.AF_INET, unix.AF_INET6} {
+		tables, err := ruleTables(family)
+		if err != nil {
+			if family == unix.AF_INET6 && errors.Is(err, unix.EAFNOSUPPORT) {
+				continue
+			}
+			return nil, err
+		}
 		rib, err := syscall.NetlinkRIB(unix.RTM_GETROUTE, family)
 		if err != nil {
 			if family == unix.AF_INET6 && errors.Is(err, unix.EAFNOSUPPORT) {
@@ -1394,12 +1404,12 @@ func localRoutes() ([]netip.Prefix, error) {
 					}
 				}
 			}
-			if table != unix.RT_TABLE_LOCAL && table != unix.RT_TABLE_MAIN && table != unix.RT_TABLE_DEFAULT {
+			if table != unix.RT_TABLE_LOCAL && table != unix.RT_TABLE_MAIN && table != unix.RT_TABLE_DEFAULT && !tables[table] {
 				continue
 			}
 			if !dst.IsValid() {
 				// A default route of type local: every address.
-				if family == unix.AF_INET {
+				if rt.Family == unix.AF_INET {
 					dst = netip.IPv4Unspecified()
 				} else {
 					dst = netip.IPv6Unspecified()
@@ -1411,6 +1421,66 @@ func localRoutes() ([]netip.Prefix, error) {
 		}
 	}
 	return out, nil
+}
+
+// ruleTables returns the tables the policy rules of family send a packet
+// without a firewall mark to: every rule's whose action is a table lookup
+// and whose fwmark selector (if any) an unmarked packet matches. The
+// connector's sockets are not marked; a rule for marked packets only (a
+// TPROXY set-up's `fwmark 1 lookup 100`) does not apply to them.
+func ruleTables(family int) (map[uint32]bool, error) {
+	rib, err := syscall.NetlinkRIB(unix.RTM_GETRULE, family)
+	if err != nil {
+		return nil, fmt.Errorf("listing policy rules: %w", err)
+	}
+	msgs, err := syscall.ParseNetlinkMessage(rib)
+	if err != nil {
+		return nil, fmt.Errorf("reading policy rules: %w", err)
+	}
+	const hdrLen = 12 // struct fib_rule_hdr
+	tables := map[uint32]bool{}
+	for _, m := range msgs {
+		if m.Header.Type != unix.RTM_NEWRULE || len(m.Data) < hdrLen {
+			continue
+		}
+		if int(m.Data[0]) != family || m.Data[7] != unix.FR_ACT_TO_TBL {
+			continue
+		}
+		table := uint32(m.Data[4])
+		var mark, mask uint32
+		hasMark, hasMask := false, false
+		for b := m.Data[hdrLen:]; len(b) >= unix.SizeofRtAttr; {
+			l := int(binary.NativeEndian.Uint16(b[0:2]))
+			typ := binary.NativeEndian.Uint16(b[2:4]) & 0x3fff
+			if l < unix.SizeofRtAttr || l > len(b) {
+				break
+			}
+			v := b[unix.SizeofRtAttr:l]
+			switch {
+			case typ == unix.FRA_TABLE && len(v) == 4:
+				table = binary.NativeEndian.Uint32(v)
+			case typ == unix.FRA_FWMARK && len(v) == 4:
+				mark, hasMark = binary.NativeEndian.Uint32(v), true
+			case typ == unix.FRA_FWMASK && len(v) == 4:
+				mask, hasMask = binary.NativeEndian.Uint32(v), true
+			}
+			al := (l + unix.RTA_ALIGNTO - 1) &^ (unix.RTA_ALIGNTO - 1)
+			if al > len(b) {
+				break
+			}
+			b = b[al:]
+		}
+		if hasMark {
+			if !hasMask {
+				mask = 0xffffffff
+			}
+			if mark&mask != 0 {
+				continue // only a marked packet takes this rule
+			}
+		}
+		tables[table] = true
+	}
+	return tables, nil
 }
 
 var subreaperOnce sync.Once

@@ -64,3 +64,60 @@ func TestHostAddrsTakesLocalRoutes(t *testing.T) {
 		t.Errorf("hostAddrs() = %v: took table 100's local default route", got)
 	}
 }
+
+// TestHostAddrsTakesRuleTables: a policy rule that sends unmarked packets
+// to another table (ip -6 rule add to 2001:db8:78::/64 lookup 100) makes
+// that table's local routes the host's own as the main table's are:
+// through the connector, a connection to 2001:db8:78::9 reached the host's
+// [::] listeners while hostAddrs left the range out. A table only marked
+// packets reach (TPROXY's fwmark 1 lookup 101) is still left out.
+func TestHostAddrsTakesRuleTables(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8)")
+	}
+	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
+		t.Skip("no IPv6 here")
+	}
+	done := make(chan struct{})
+	var got []netip.Prefix
+	var gerr error
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // the thread dies with its namespace
+		if gerr = unix.Unshare(unix.CLONE_NEWNET); gerr != nil {
+			return
+		}
+		ns := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(unix.Gettid()) + "/ns/net"
+		for _, args := range [][]string{
+			{"link", "set", "lo", "up"},
+			{"-6", "rule", "add", "to", "2001:db8:78::/64", "lookup", "100", "pref", "100"},
+			{"-6", "route", "add", "local", "2001:db8:78::/64", "dev", "lo", "table", "100"},
+			{"rule", "add", "lookup", "102", "pref", "102"},
+			{"route", "add", "local", "198.51.100.0/24", "dev", "lo", "table", "102"},
+			{"-6", "rule", "add", "fwmark", "1", "lookup", "101", "pref", "101"},
+			{"-6", "route", "add", "local", "::/0", "dev", "lo", "table", "101"},
+		} {
+			cmd := exec.Command("nsenter", append([]string{"--net=" + ns, "ip"}, args...)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("ip %v: %v: %s", args, err, out)
+				return
+			}
+		}
+		got, gerr = hostAddrs()
+	}()
+	<-done
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	for _, want := range []string{"2001:db8:78::/64", "198.51.100.0/24"} {
+		if !slices.Contains(got, netip.MustParsePrefix(want)) {
+			t.Errorf("hostAddrs() = %v, want %s among them", got, want)
+		}
+	}
+	if slices.Contains(got, netip.MustParsePrefix("::/0")) {
+		t.Errorf("hostAddrs() = %v: took the marked packets' table 101", got)
+	}
+}
