@@ -353,6 +353,12 @@ s = socket.create_connection(proxy())
 s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\nCONNECT after-preface.example:443 HTTP/1.1\r\n\r\n")
 s.close()
 s = socket.create_connection(proxy())
+s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" +
+    b"\x00\x00\x0c\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64\x00\x04\x00\x00\x0a\x0d" +
+    b"\x00\x00\x04\x08\x00\x00\x00\x00\x00\x00\x0a\x00\x01" +
+    b"CONNECT after-frames.example:443 HTTP/1.1\r\n\r\n")
+s.close()
+s = socket.create_connection(proxy())
 body = b"GET http://in-a-body.example/ HTTP/1.1\r\n\r\n"
 s.sendall(b"POST http://post.example/ HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body +
     b"PUT http://chunked.example/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n" +
@@ -360,12 +366,18 @@ s.sendall(b"POST http://post.example/ HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % 
 s.close()
 `))
 	wantWhole(t, res, evidence.ViaProxy, map[string]int{"first.example": 1, "second-secret.example": 1,
-		"post.example": 1, "chunked.example": 1, "pipelined.example": 1, "in-a-body.example": 0, "after-preface.example": 1})
+		"post.example": 1, "chunked.example": 1, "pipelined.example": 1, "in-a-body.example": 0, "after-preface.example": 1, "after-frames.example": 1})
 	// HTTP/2's preface is one attempt, recorded once, at its first line.
 	var prefaces int
 	for _, e := range res.Egress {
 		if e.Via == evidence.ViaProxy && strings.HasPrefix(e.Detail, "malformed request: ") {
-			if d := strings.TrimPrefix(e.Detail, "malformed request: "); d == "SM" || d == "PRI * HTTP/2.0" {
+			d := strings.TrimPrefix(e.Detail, "malformed request: ")
+			if strings.HasPrefix(d, "\\x00") {
+				// A client sends its SETTINGS frame right after the
+				// preface: binary, not a request of its own.
+				t.Errorf("an HTTP/2 frame after the preface recorded as a request: %+v", e)
+			}
+			if d == "SM" || d == "PRI * HTTP/2.0" {
 				prefaces += max(e.Attempts, 1)
 				if d == "SM" {
 					t.Errorf("the preface's second half recorded as a request: %+v", e)
@@ -373,8 +385,8 @@ s.close()
 			}
 		}
 	}
-	if prefaces != 1 {
-		t.Errorf("HTTP/2's preface recorded %d times, want once", prefaces)
+	if prefaces != 2 {
+		t.Errorf("HTTP/2's preface recorded %d times, want twice (once a connection)", prefaces)
 	}
 	long, _ := mustFind(t, res.Egress, "the long request line", func(e evidence.Egress) bool {
 		return e.Via == evidence.ViaProxy && strings.HasPrefix(e.Detail, "malformed request: GET http://verylong.example/aaaa")

@@ -3,6 +3,7 @@ package egress
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -214,6 +215,12 @@ func (p *proxy) serve(c *streamConn) {
 			if err != nil {
 				return
 			}
+			// A client follows the preface with its frames at once (a
+			// SETTINGS frame first, RFC 9113 3.4): binary, no request
+			// line, not an attempt of its own. Skipped while they read
+			// as frames; text that does not (a request line) is read as
+			// lines again.
+			skipH2Frames(br)
 			continue
 		}
 		preface = line == h2Preface
@@ -261,6 +268,56 @@ const (
 	h2Preface    = "PRI * HTTP/2.0"
 	h2PrefaceEnd = "SM"
 )
+
+// skipH2Frames passes over the empty line that ends HTTP/2's preface and
+// the control frames a client sends right after it (RFC 9113 3.4: its
+// SETTINGS first; WINDOW_UPDATE, PING and PRIORITY too), as long as what
+// comes reads as one: a 9-octet header of one of those types with the
+// length and stream that type has, the reserved bit clear. Their payloads
+// are numbers, never a name. A HEADERS or DATA frame (which may carry a
+// host name), or a request line (whose first octets read as no such
+// header), is read as lines again and so recorded.
+func skipH2Frames(br *bufio.Reader) {
+	if b, err := br.Peek(2); err == nil && string(b) == "\r\n" {
+		_, _ = br.Discard(2)
+	} else if b, err := br.Peek(1); err == nil && b[0] == '\n' {
+		_, _ = br.Discard(1)
+	}
+	for {
+		h, err := br.Peek(9)
+		if err != nil {
+			return
+		}
+		n := int(h[0])<<16 | int(h[1])<<8 | int(h[2])
+		stream := binary.BigEndian.Uint32(h[5:9])
+		if stream&0x80000000 != 0 {
+			return
+		}
+		switch h[3] {
+		case 0x4: // SETTINGS
+			if stream != 0 || n%6 != 0 || n > 16384 {
+				return
+			}
+		case 0x8: // WINDOW_UPDATE
+			if n != 4 {
+				return
+			}
+		case 0x6: // PING
+			if stream != 0 || n != 8 {
+				return
+			}
+		case 0x2: // PRIORITY
+			if stream == 0 || n != 5 {
+				return
+			}
+		default:
+			return
+		}
+		if _, err := br.Discard(9 + n); err != nil {
+			return
+		}
+	}
+}
 
 // record records one request (or one malformed request line).
 func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) {
