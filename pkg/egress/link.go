@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
@@ -209,10 +210,23 @@ func setupLoopback(allow bool) error {
 	}
 	b.addAddr(lo, netip.PrefixFrom(denySource, denySource.BitLen()))
 	b.addDefaultRoute(lo, false, denySource, netip.Addr{}, metric)
-	if ipv6Available() { // without IPv6 in this namespace there is nothing to route
+	// Without IPv6 in this namespace there is nothing to route. In allow
+	// mode the route is a fallback the run does without where lo has IPv6
+	// turned off (disable_ipv6, which a host's settings can hand a new
+	// namespace): the kernel refuses any IPv6 route through such a device
+	// ("IPv6 is disabled on nexthop device"), and the run, which did
+	// without the route before there was one, was refused.
+	if ipv6Available() && (!allow || !ipv6DisabledOn("lo")) {
 		b.addDefaultRoute(lo, true, netip.Addr{}, netip.Addr{}, metric)
 	}
 	return b.send()
+}
+
+// ipv6DisabledOn says whether IPv6 is turned off on the interface in the
+// caller's network namespace (net.ipv6.conf.NAME.disable_ipv6).
+func ipv6DisabledOn(name string) bool {
+	b, err := os.ReadFile("/proc/sys/net/ipv6/conf/" + name + "/disable_ipv6")
+	return err == nil && strings.TrimSpace(string(b)) == "1"
 }
 
 // slirp4netns's network, as it serves it (its defaults): the guest takes
