@@ -118,7 +118,7 @@ func TestSkillsDirPluginAndRootSkill(t *testing.T) {
 // are set must act in the audit too.
 func TestHookSeesClaudeCodeSessionEnv(t *testing.T) {
 	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
-		`[ -n "$CLAUDE_CODE_SESSION_ID" ] && [ "$CLAUDE_CODE_SESSION_ID" = "$sid" ] && echo SID-MATCH; [ "$CLAUDE_CODE_CHILD_SESSION" = 1 ] && echo CHILD; exit 0`
+		`[ -n "$CLAUDE_CODE_SESSION_ID" ] && [ "$CLAUDE_CODE_SESSION_ID" = "$sid" ] && echo SID-MATCH; [ "$CLAUDE_CODE_CHILD_SESSION" = 1 ] && echo CHILD; [ -n "$CLAUDE_PID" ] && [ "$CLAUDE_PID" = "$PPID" ] && echo PID-IS-PARENT; exit 0`
 	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
 	dir := makeTree(t, map[string]string{".claude/settings.json": string(hooks)})
 	sandboxtest.RequireConfinement(t)
@@ -126,8 +126,8 @@ func TestHookSeesClaudeCodeSessionEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "SID-MATCH\n") || !strings.Contains(rep.Runs[0].Stdout, "CHILD\n") {
-		t.Errorf("runs %+v; want the hook to see CLAUDE_CODE_SESSION_ID and CLAUDE_CODE_CHILD_SESSION", rep.Runs)
+	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "SID-MATCH\n") || !strings.Contains(rep.Runs[0].Stdout, "CHILD\n") || !strings.Contains(rep.Runs[0].Stdout, "PID-IS-PARENT\n") {
+		t.Errorf("runs %+v; want the hook to see CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION and CLAUDE_PID (its parent's pid, as under Claude Code)", rep.Runs)
 	}
 }
 

@@ -231,6 +231,9 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		Egress:    s.egress,
 
 		RootSandbox: s.rootSandbox,
+		// Claude Code's own process ID, the hook's parent (env-vars.md):
+		// the hook's $PPID, as vigiles starts it.
+		ParentPIDVar: "CLAUDE_PID",
 	}
 	if rel := envFileOf(h.Event); rel != "" {
 		spec.EnvFile, spec.EnvFileVar = p.ident.send.Replace(rel), envFileVar

@@ -67,6 +67,12 @@ type Spec struct {
 	// command's writes; what the command left there is returned in
 	// Result.EnvFile. A direct run records nothing, so it gets neither.
 	EnvFile, EnvFileVar string
+	// ParentPIDVar, when set, is an environment variable that gives the
+	// command the process ID of its parent as the command sees it, as
+	// Claude Code's CLAUDE_PID gives its hooks Claude Code's own (their
+	// parent): 1 in a sandbox, whose pid 1 starts the command; the
+	// caller's own process ID on a direct run.
+	ParentPIDVar string
 	// HomeDirs are directories, relative to the command's HOME, that its
 	// caller makes before it starts, as Claude Code makes a plugin's
 	// data directory (CLAUDE_PLUGIN_DATA): the init makes them, so they

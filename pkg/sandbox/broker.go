@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -327,6 +328,9 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		env = replaceEnv(env, "USER", u)
 	}
 	env = replaceEnv(env, "TMPDIR", os.TempDir())
+	if spec.ParentPIDVar != "" {
+		env = replaceEnv(env, spec.ParentPIDVar, strconv.Itoa(os.Getpid()))
+	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	if !strings.Contains(spec.Command[0], "/") {
 		cmd.Path = reaper.LookPath(spec.Command[0], env)
@@ -413,6 +417,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	}
 	if spec.EnvFile != "" {
 		cfg.Env = replaceEnv(cfg.Env, spec.EnvFileVar, sandboxHome+"/"+spec.EnvFile)
+	}
+	if spec.ParentPIDVar != "" {
+		cfg.Env = replaceEnv(cfg.Env, spec.ParentPIDVar, "1") // the reaper starts the command
 	}
 	if cfg.Egress.Mode == "" {
 		cfg.Egress.Mode = evidence.EgressDeny

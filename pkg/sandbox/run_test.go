@@ -1513,3 +1513,25 @@ func TestTreeInTheSandboxHomesClaudeIsRefused(t *testing.T) {
 		t.Fatalf("err %v tier %s refusal %q, want a refusal that names the fix", err, res.Tier, res.Refusal)
 	}
 }
+
+// TestParentPIDVar: Spec.ParentPIDVar gives the command its parent's
+// process ID as the command sees it ($PPID): 1 in a sandbox, whose pid 1
+// starts it, and the caller's on a direct run.
+func TestParentPIDVar(t *testing.T) {
+	requireConfinement(t)
+	for _, trusted := range []bool{false, true} {
+		res, err := Run(context.Background(), Spec{Dir: t.TempDir(), Trusted: trusted, ParentPIDVar: "CLAUDE_PID",
+			Command: []string{"sh", "-c", `echo "$CLAUDE_PID $PPID"`}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(res.Stdout)
+		want := "1"
+		if trusted {
+			want = strconv.Itoa(os.Getpid())
+		}
+		if len(f) != 2 || f[0] != f[1] || f[0] != want {
+			t.Errorf("tier %s: CLAUDE_PID and PPID %q, want both %s", res.Tier, res.Stdout, want)
+		}
+	}
+}
