@@ -501,8 +501,8 @@ func TestWritePatternsInRecordedForm(t *testing.T) {
 	cfg := "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote-only: [notes.txt, /tmp/**]\n      no-write: [/home/runner/.ssh/**]\n"
 	_, err := ParseConfig(".vigiles.yml", []byte(cfg))
 	want := []string{
-		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
-		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
+		`.vigiles.yml:5:31: wrote-only: "/tmp/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…; write "$TMPDIR/**" (the run's /tmp is recorded as $TMPDIR)`,
+		`.vigiles.yml:6:18: no-write: "/home/runner/.ssh/**" can never match: written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…; write "~/.ssh/**" (the run's HOME is recorded as ~)`,
 	}
 	if diff := cmp.Diff(strings.Join(want, "\n"), fmt.Sprint(err)); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)

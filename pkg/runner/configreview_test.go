@@ -252,8 +252,6 @@ func TestWritePatternsThatNeverMatch(t *testing.T) {
 	for _, tc := range []struct{ pat, want string }{
 		{".git/", `write ".git/**"`},
 		{"~/", `write "~/**"`},
-		{"~", `write "~/**" for the run's HOME`},
-		{"$TMPDIR", `write "$TMPDIR/**"`},
 		{"${TMPDIR}/**", `write "$TMPDIR/**" (no braces`},
 		{"${TMPDIR}", `write "$TMPDIR/**" (no braces`},
 		{"${HOME}/.ssh/**", `write "~/.ssh/**"`},
@@ -268,6 +266,13 @@ func TestWritePatternsThatNeverMatch(t *testing.T) {
 		_, err := ParsePathPattern(tc.pat)
 		if err == nil || !strings.Contains(err.Error(), "can never match") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want it to say %q", tc.pat, err, tc.want)
+		}
+	}
+	// HOME and TMPDIR themselves are recorded ("~", "$TMPDIR"), but a
+	// pattern of that name alone is a base name: refused, naming the form.
+	for pat, want := range map[string]string{"~": `write "~/**" for the run's HOME, itself and what is in it`, "$TMPDIR": `write "$TMPDIR/**" for the run's TMPDIR`} {
+		if _, err := ParsePathPattern(pat); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want it to say %q", pat, err, want)
 		}
 	}
 	for _, ok := range []string{".", "./~/x", "./$TMPDIR/x", "$TMPDIR/**", "~/.bashrc", "$HOMEWORK/x", "/dev/shm/**", "/**", "**", "./out.txt"} {

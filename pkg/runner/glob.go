@@ -108,7 +108,7 @@ type PathPattern struct {
 const shmDir = "/dev/shm/"
 
 // recordedForms says how written paths are recorded, for errors.
-const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME), $TMPDIR/… or /dev/shm/…"
+const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…"
 
 // ParsePathPattern compiles a pattern. A pattern that can never match a
 // recorded path (an absolute path outside /dev/shm/, $HOME/… or
@@ -296,11 +296,15 @@ func neverRecorded(s, g string, anchored bool) error {
 		return never(fmt.Sprintf("%q for everything in that directory and the directory itself", s+"**"))
 	}
 	if !anchored {
+		// HOME and TMPDIR themselves are recorded as "~" and "$TMPDIR"
+		// (a change of their mode or ACLs), but a pattern of one name
+		// alone matches an entry of that name at any depth: said, with
+		// the form that names the run's HOME or TMPDIR.
 		switch g {
 		case "~":
-			return never(`"~/**" for the run's HOME (or "./~" for an entry of the work tree named ~)`)
+			return fmt.Errorf("%q alone names an entry called ~ at any depth of the work tree: write \"~/**\" for the run's HOME, itself and what is in it (or \"./~\" for an entry of the work tree named ~)", s)
 		case "$TMPDIR":
-			return never(`"$TMPDIR/**" for the run's TMPDIR`)
+			return fmt.Errorf("%q alone names an entry called $TMPDIR at any depth of the work tree: write \"$TMPDIR/**\" for the run's TMPDIR, itself and what is in it", s)
 		}
 		// No variable is expanded: $TMPDIR is a recorded form as it is.
 		// (Another "$NAME/…" is a tree path: a directory of that name.)

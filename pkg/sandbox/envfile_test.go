@@ -162,7 +162,8 @@ func TestHomeDirs(t *testing.T) {
 }
 
 // HOME itself: a change of its mode, user xattrs or ACLs is a modify of
-// "~" (the caller's home would keep it); it was no write. A file made and
+// "~" (the caller's home would keep it), and TMPDIR's of "$TMPDIR"; it
+// was no write. A file made and
 // removed again there is none.
 func TestHomeRootChanges(t *testing.T) {
 	requireConfinement(t)
@@ -170,6 +171,10 @@ func TestHomeRootChanges(t *testing.T) {
 		{`chmod 777 ~`, "modify ~"},
 		{`python3 -c 'import os; os.setxattr(os.path.expanduser("~"), "user.x", b"1")'`, "modify ~"},
 		{`chmod 777 ~ && : > ~/f`, "modify ~,create ~/f"},
+		// TMPDIR is the user's own where a session has a private one
+		// (macOS): a change to it is kept as HOME's is.
+		{`chmod 700 "$TMPDIR"`, "modify $TMPDIR"},
+		{`: > "$TMPDIR/f" && rm "$TMPDIR/f"`, ""},
 		{`: > ~/f && rm ~/f && cat <<EOF >/dev/null
 here-document
 EOF`, ""},

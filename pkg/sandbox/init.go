@@ -365,11 +365,16 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// mount's root now (whose changes the tree's record holds: its "."),
 	// so its mode is not compared.
 	made.stamp(cfg.Workdir)
-	// HOME's own state: a change the command makes to HOME itself
-	// (chmod 777 ~, a default ACL on it) is one the caller's home would
-	// keep, as the tree's root keeps one (TMPDIR and /dev/shm are the
-	// host's, root's, which the command's user could not change).
+	// HOME's and TMPDIR's own state: a change the command makes to HOME
+	// itself (chmod 777 ~, a default ACL on it) is one the caller's home
+	// would keep, as the tree's root keeps one; so is one to TMPDIR, which
+	// is the user's own and 0700 where a session has a private one (macOS).
+	// (/dev/shm is the host's, root's.)
 	homeRoot, err := dirState(home, copyXattrSet)
+	if err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
+	tmpRoot, err := dirState(tmp, copyXattrSet)
 	if err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
@@ -498,6 +503,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			var changed bool
 			if changed, werr = homeRoot.changed(home); changed {
 				hw = append([]evidence.Write{{Path: "~", Op: evidence.OpModify, Kind: "dir"}}, hw...)
+			}
+		}
+		if werr == nil {
+			var changed bool
+			if changed, werr = tmpRoot.changed(tmp); changed {
+				tw = append([]evidence.Write{{Path: "$TMPDIR", Op: evidence.OpModify, Kind: "dir"}}, tw...)
 			}
 		}
 		writes = append(writes, sw...)
