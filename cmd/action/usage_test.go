@@ -383,3 +383,27 @@ func TestPolicyLinkedOutIsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicySandboxOffRefusesConfinedOnlyFlags: a policy's
+// defaults.sandbox: off runs every hook in the open too: --egress or
+// --root-sandbox beside it is bad usage, unless --sandbox confines the
+// hooks again.
+func TestPolicySandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte("version: 1\ndefaults:\n  sandbox: off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"audit", "--dir", dir, "--baseline", "", "--egress", "record"},
+		{"test", "--dir", dir, "--egress", "deny"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "says defaults.sandbox: off, which runs every hook in the open, where --egress does nothing") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the moot flag named", args, code, out, errs)
+		}
+	}
+	// --sandbox strict confines them again: the flag is honoured.
+	if code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--sandbox", "strict", "--egress", "record", "-q"); code == 2 {
+		t.Errorf("--sandbox strict beside the policy's off: exit 2: %s", errs)
+	}
+}

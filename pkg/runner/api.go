@@ -344,6 +344,16 @@ func newSession(o Options, command string) (*session, error) {
 		}
 		eg = *o.Egress
 	}
+	if mode == sandbox.ModeOff && o.Sandbox == "" && (o.Egress != nil || o.RootSandbox) {
+		// The policy runs every hook in the open: a flag only a sandbox
+		// honours would be taken and do nothing, as it is refused
+		// beside --sandbox off.
+		flag := "--egress"
+		if o.Egress == nil {
+			flag = "--root-sandbox"
+		}
+		return nil, errorf(ErrBadOption, "%s: %s says defaults.sandbox: off, which runs every hook in the open, where %s does nothing; confine the hooks (--sandbox strict or auto) or leave %s out", flag, s.cfg.File, flag, flag)
+	}
 	exec := o.Executor
 	if exec == nil {
 		exec = SandboxExecutor
