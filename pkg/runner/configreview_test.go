@@ -414,14 +414,7 @@ func TestNoWriteFoldedNames(t *testing.T) {
 	if errs != "" {
 		t.Fatal(errs)
 	}
-	one := func(p string) executed {
-		return executed{run: report.HookRun{ID: "h", Tier: "confined", Writes: []evidence.Write{{Path: p, Op: evidence.OpCreate, Kind: "file"}}}}
-	}
-	for _, c := range []struct {
-		check int
-		path  string
-		fails bool
-	}{
+	checkFolded(t, cfg, []foldedWrite{
 		{0, ".GIT/hooks/post-commit", true},
 		{0, "sub/.Git/config", true},
 		{1, ".GIT/hooks/post-commit", true},
@@ -434,11 +427,7 @@ func TestNoWriteFoldedNames(t *testing.T) {
 		{2, "./~/.Claude/settings.json", false},
 		{3, "NOTES/x", true},
 		{3, "notes/x", false},
-	} {
-		if fs := checkExpectations(cfg.Checks[c.check], one(c.path)); (len(fs) > 0) != c.fails {
-			t.Errorf("check %d, a write of %q: %v, want failing %v", c.check, c.path, findingLines(fs), c.fails)
-		}
-	}
+	})
 	env := report.HookRun{Writes: []evidence.Write{{Path: "~/.Claude/session-env/s/x.sh", Op: evidence.OpCreate, Kind: "file"}}}
 	if got := sessionEnvScripts(env); len(got) != 1 {
 		t.Errorf("session-env scripts %v, want the one under ~/.Claude/session-env/", got)
@@ -461,14 +450,7 @@ func TestNoWriteFoldedUnicodeCase(t *testing.T) {
 	if errs != "" {
 		t.Fatal(errs)
 	}
-	one := func(p string) executed {
-		return executed{run: report.HookRun{ID: "h", Tier: "confined", Writes: []evidence.Write{{Path: p, Op: evidence.OpCreate, Kind: "file"}}}}
-	}
-	for _, c := range []struct {
-		check int
-		path  string
-		fails bool
-	}{
+	checkFolded(t, cfg, []foldedWrite{
 		{0, "~/.\u017fsh/authorized_keys", true},
 		{0, "~/.s\u017fh/x", true},
 		{1, ".git/hooks/po\u017ft-commit", true},
@@ -477,13 +459,29 @@ func TestNoWriteFoldedUnicodeCase(t *testing.T) {
 		{1, ".git/hooks/pot-commit", false},
 		{2, ".claude/\u017fetting\u017f.json", true},
 		{2, ".claude/se\ufb06ings.json", false},
-	} {
-		if fs := checkExpectations(cfg.Checks[c.check], one(c.path)); (len(fs) > 0) != c.fails {
-			t.Errorf("check %d, a write of %q: %v, want failing %v", c.check, c.path, findingLines(fs), c.fails)
-		}
-	}
+	})
 	env := report.HookRun{Writes: []evidence.Write{{Path: "~/.claude/\u017fession-env/s/x.sh", Op: evidence.OpCreate, Kind: "file"}}}
 	if got := sessionEnvScripts(env); len(got) != 1 {
 		t.Errorf("session-env scripts %v, want the one under ~/.claude/\u017fession-env/", got)
+	}
+}
+
+// foldedWrite is a write of path and whether check number check of the
+// policy fails on it.
+type foldedWrite struct {
+	check int
+	path  string
+	fails bool
+}
+
+// checkFolded runs each case's check over a confined run that created
+// its path alone.
+func checkFolded(t *testing.T, cfg *Config, cases []foldedWrite) {
+	t.Helper()
+	for _, c := range cases {
+		e := executed{run: report.HookRun{ID: "h", Tier: "confined", Writes: []evidence.Write{{Path: c.path, Op: evidence.OpCreate, Kind: "file"}}}}
+		if fs := checkExpectations(cfg.Checks[c.check], e); (len(fs) > 0) != c.fails {
+			t.Errorf("check %d, a write of %q: %v, want failing %v", c.check, c.path, findingLines(fs), c.fails)
+		}
 	}
 }
