@@ -405,7 +405,7 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 // packet existed, and the attempt was in no record.
 func TestAllowAttemptWithoutRouteIsRecorded(t *testing.T) {
 	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
-		t.Skip("no IPv6 here")
+		missing(t, "IPv6 (/proc/net/if_inet6)")
 	}
 	res := runAllowedChild(t, evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"2001:db8:76::9"}},
 		`sh:python3 -c '

@@ -76,14 +76,14 @@ func childLoopbackAllowNoIPv6() int {
 func TestAllowLoopbackWithIPv6Off(t *testing.T) {
 	needNamespaces(t)
 	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
-		t.Skip("no IPv6 here")
+		missing(t, "IPv6 (/proc/net/if_inet6)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		missing(t, "the ip binary (iproute2), to read the routes back")
 	}
 	res := runChild(t, "loopback-allow-noipv6", childSpec{}, nil)
 	if strings.HasPrefix(res.SetupErr, "skip: ") {
-		t.Skip(res.SetupErr)
+		missing(t, "a writable net.ipv6.conf.lo.disable_ipv6 in a fresh namespace ("+res.SetupErr+")")
 	}
 	if res.SetupErr != "" {
 		t.Fatalf("allow mode's set-up with IPv6 off on lo: %s", res.SetupErr)

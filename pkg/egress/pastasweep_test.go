@@ -18,7 +18,7 @@ import (
 // unbound and removed by the next broker's sweep; a live broker's is left.
 func TestSweepPastaDirsUnbindsDeadBrokers(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("bind-mounting namespaces needs root")
+		missing(t, "root (to bind-mount namespaces)")
 	}
 	tmp := t.TempDir()
 	ns, pp := procwait.SelfPidNS(), os.Getppid()

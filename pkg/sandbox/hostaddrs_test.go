@@ -19,11 +19,9 @@ import (
 // all addresses. hostAddrs lists it, so the DNS stub refuses an allowlisted
 // name's answer inside it.
 func TestHostAddrsTakesLocalRoutes(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace")
-	}
+	requireRoot(t, "a network namespace of its own needs root")
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip(8)")
+		missing(t, "ip(8) (iproute2)")
 	}
 	done := make(chan struct{})
 	var got []netip.Prefix
@@ -72,14 +70,12 @@ func TestHostAddrsTakesLocalRoutes(t *testing.T) {
 // [::] listeners while hostAddrs left the range out. A table only marked
 // packets reach (TPROXY's fwmark 1 lookup 101) is still left out.
 func TestHostAddrsTakesRuleTables(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace")
-	}
+	requireRoot(t, "a network namespace of its own needs root")
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("no ip(8)")
+		missing(t, "ip(8) (iproute2)")
 	}
 	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
-		t.Skip("no IPv6 here")
+		missing(t, "IPv6 (/proc/net/if_inet6)")
 	}
 	done := make(chan struct{})
 	var got []netip.Prefix

@@ -529,7 +529,7 @@ for p in sys.argv[1:]:
     os.close(fd)
 `
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("needs python3")
+		missing(t, "python3")
 	}
 	files := map[string]string{"small": "original content\n", "big": strings.Repeat("b", 3<<20), "keep": "k"}
 	runWritesCases(t, []writesCase{
