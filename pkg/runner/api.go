@@ -1388,7 +1388,10 @@ func knownHookNames(hs []*Hook) string {
 	for _, h := range hs {
 		if !seen[h.Plugin] {
 			seen[h.Plugin] = true
-			ps = append(ps, h.Plugin)
+			// Quoted where it could break or reorder the line (a
+			// newline, CR, a bidi override), as every finding names a
+			// plugin: the tree chose it.
+			ps = append(ps, shownName(h.Plugin))
 		}
 	}
 	sort.Strings(ps)

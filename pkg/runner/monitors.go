@@ -17,6 +17,20 @@ const claudeMonitorsJSON = "monitors/monitors.json"
 // maxMonitorCommand bounds the command a monitor finding quotes.
 const maxMonitorCommand = 200
 
+// maxMonitorName and maxMonitorWhen bound the names a monitor finding
+// quotes before the command, as quoted (a name of control characters is
+// four times as long quoted): the plugin chooses them, and unbounded they
+// would push the command, which the finding is there to show, past what
+// every surface shows of a message (the job summary's cell, 600
+// characters; annotations and SARIF, 4096).
+const (
+	maxMonitorName = 64
+	maxMonitorWhen = 40
+)
+
+// shownCut is shownName of s cut to n bytes once quoted.
+func shownCut(s string, n int) string { return cutBytes(shownName(s), n) }
+
 // monitors names each background monitor the plugin at ctx declares: in
 // monitors/monitors.json, or in its manifest's experimental.monitors (or
 // the older top-level monitors), an array of entries or a path to a file
@@ -104,6 +118,6 @@ func (c *claudeDisc) monitorEntries(ctx hookCtx, file string, n *jnode) {
 		}
 		c.find(RuleMonitor, report.SeverityWarning, c.loc(file, e.Pos),
 			"plugin %s declares the background monitor %s (when: %s), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
-			shownName(ctx.plugin), shownName(name), shownName(when), shownName(clip(cmd.Str, maxMonitorCommand)))
+			shownCut(ctx.plugin, maxMonitorName), shownCut(name, maxMonitorName), shownCut(when, maxMonitorWhen), shownName(clip(cmd.Str, maxMonitorCommand)))
 	}
 }
