@@ -188,9 +188,16 @@ func NoMatchJSON(b []byte) []byte {
 // climbs out of the tree: such a path names nothing GitHub can show, and
 // may reveal the runner's layout. The path returned is the one checked:
 // uncleaned, ".///host/x" would pass the check and still become the
-// SARIF uri "//host/x" once its "./" is trimmed.
+// SARIF uri "//host/x" once its "./" is trimmed. A path that one line
+// cannot hold as it is (a control or format character in a name, invalid
+// UTF-8) is false too: flattened, it could name another file (".claude/q\nq"
+// shown as ".claude/q q", a benign file beside it), where the annotation
+// would land while the file the finding is about had none.
 func treePath(p string) (string, bool) {
-	p = strings.TrimPrefix(oneLine(p), "./")
+	if oneLine(p) != p {
+		return "", false
+	}
+	p = strings.TrimPrefix(p, "./")
 	if p == "" || path.IsAbs(p) {
 		return "", false
 	}

@@ -146,7 +146,13 @@ func TestHostileInputTakesNoEffect(t *testing.T) {
 			t.Errorf("annotation with unknown title %q", c.Props["title"])
 			continue
 		}
-		if got, want := c.Props["file"], path.Clean(oneLine(f.Location.File)); got != want {
+		// A path one line cannot hold as it is names no file: flattened,
+		// it could name another one.
+		want := ""
+		if oneLine(f.Location.File) == f.Location.File {
+			want = path.Clean(f.Location.File)
+		}
+		if got := c.Props["file"]; got != want {
 			t.Errorf("file property = %q, want %q", got, want)
 		}
 		if got, want := c.Data, findingMessage(f, MaxMessageChars); got != want {
@@ -338,5 +344,20 @@ func TestOutputsRefuseUnsafeValues(t *testing.T) {
 		if _, err := o.lines(); err == nil {
 			t.Errorf("%+v: want an error", o)
 		}
+	}
+}
+
+// TestFlattenedPathIsNoLocation: a finding about ".claude/skills/q\nq/…"
+// must not be annotated on ".claude/skills/q q/…", a benign file beside
+// it that the flattened path would name; it gets no file (annotations,
+// the check run) or the anchor (SARIF).
+func TestFlattenedPathIsNoLocation(t *testing.T) {
+	for _, p := range []string{".claude/skills/q\nq/monitors/monitors.json", "a\u202e.json", "bad\xffutf8.json"} {
+		if got, ok := treePath(p); ok {
+			t.Errorf("treePath(%q) = %q, true; want no location", p, got)
+		}
+	}
+	if got, ok := treePath("./.claude/skills/q q/monitors/monitors.json"); !ok || got != ".claude/skills/q q/monitors/monitors.json" {
+		t.Errorf("a path with a space: %q, %v", got, ok)
 	}
 }
