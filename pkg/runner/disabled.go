@@ -206,6 +206,9 @@ type sessionSettings struct {
 	all     string
 	plugins map[string]string
 	env     []string
+	// ids holds, by "name@marketplace" key of enabledPlugins, the file
+	// whose false turns that ID off ("" where it is set true).
+	ids map[string]string
 }
 
 // settingsOf reads the settings of a session started in proj (relative
@@ -217,6 +220,7 @@ func (s *session) settingsOf(proj string) sessionSettings {
 	files := settingsFiles(s.dir, proj)
 	var st sessionSettings
 	st.all, st.plugins = switchesOff(files, s.markets)
+	st.ids = idSwitches(files)
 	st.env = settingsEnv(files)
 	if s.sessions == nil {
 		s.sessions = map[string]sessionSettings{}
@@ -245,9 +249,10 @@ func (s *session) applySettings() {
 		}
 		sw := s.settingsOf(proj)
 		h.SettingsEnv = sw.env
-		all, plugins := sw.all, sw.plugins
+		all := sw.all
 		why, file := "", ""
-		if h.InPlugin && (all != "" || pluginOff(plugins, h)) && s.onInAPackage(h) {
+		off, offIn := s.pluginOff(sw, h)
+		if h.InPlugin && (all != "" || off) && s.onInAPackage(h) {
 			// A plugin's hooks run in a session started in a package
 			// too, which reads that package's .claude/settings.json, not
 			// the root's (settings.md): on there, they are audited.
@@ -256,10 +261,10 @@ func (s *session) applySettings() {
 		switch {
 		case all != "":
 			why, file = "disableAllHooks is true in "+all, all
-		case h.InPlugin && pluginOff(plugins, h):
+		case h.InPlugin && off:
 			// Off under every name Claude Code installs its directory
 			// under (Hook.AlsoNamed), not only the one it was read by.
-			file = plugins[h.Plugin]
+			file = offIn
 			why = fmt.Sprintf("its plugin is set false under enabledPlugins in %s", file)
 		default:
 			continue
@@ -288,7 +293,66 @@ func (s *session) applySettings() {
 // pluginOff says whether plugins (switchesOff) turn off the plugin of h
 // under every name Claude Code installs its directory under
 // (Hook.AlsoNamed), not only the one it was read by.
-func pluginOff(plugins map[string]string, h *Hook) bool {
+func (s *session) pluginOffIn(st sessionSettings, h *Hook) bool {
+	off, _ := s.pluginOff(st, h)
+	return off
+}
+
+// pluginOff is pluginOffByName where the tree does not say which IDs
+// (name@marketplace) Claude Code installs h's plugin directory under
+// (s.installs): where it does, those IDs' keys decide, as Claude Code
+// matches a key by the full ID: off where one of them is set false and
+// none true, and the names of AlsoNamed off too. Another marketplace's
+// plugin of the same name (guard@mk2 beside guard@mk, or a
+// skills-directory guard@skills-dir) is another plugin, whose key does
+// not turn this one off. It returns the file that turns it off.
+func (s *session) pluginOff(st sessionSettings, h *Hook) (bool, string) {
+	ids := s.installs[h.PluginRoot]
+	if len(ids) == 0 {
+		return pluginOffByName(st.plugins, h), st.plugins[h.Plugin]
+	}
+	from := ""
+	for _, id := range ids {
+		f, ok := st.ids[id]
+		if !ok {
+			continue
+		}
+		if f == "" {
+			return false, ""
+		}
+		if from == "" {
+			from = f
+		}
+	}
+	if from == "" || slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return st.plugins[n] == "" }) {
+		return false, ""
+	}
+	return true, from
+}
+
+// idSwitches is, by enabledPlugins key "name@marketplace" in files
+// (settings.local.json over settings.json), the file that sets it false,
+// or "" where it is set true.
+func idSwitches(files []settingsFile) map[string]string {
+	ids := map[string]string{}
+	for _, f := range files {
+		var ep map[string]json.RawMessage
+		if v, ok := f.keys["enabledPlugins"]; ok && json.Unmarshal(v, &ep) == nil {
+			for key, v := range ep {
+				var on bool
+				if strings.Contains(key, "@") && json.Unmarshal(v, &on) == nil {
+					ids[key] = ""
+					if !on {
+						ids[key] = f.name
+					}
+				}
+			}
+		}
+	}
+	return ids
+}
+
+func pluginOffByName(plugins map[string]string, h *Hook) bool {
 	return plugins[h.Plugin] != "" && !slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return plugins[n] == "" })
 }
 
@@ -304,7 +368,7 @@ func (s *session) onInAPackage(h *Hook) bool {
 		if fi, err := os.Lstat(filepath.Join(s.dir, filepath.FromSlash(p), ".claude")); err != nil || !fi.IsDir() {
 			continue
 		}
-		if st := s.settingsOf(p); st.all == "" && !pluginOff(st.plugins, h) {
+		if st := s.settingsOf(p); st.all == "" && !s.pluginOffIn(st, h) {
 			return true
 		}
 	}
