@@ -1434,7 +1434,8 @@ func localRoutes() ([]netip.Prefix, error) {
 // without a firewall mark to: every rule's whose action is a table lookup
 // and whose fwmark selector (if any) an unmarked packet matches. The
 // connector's sockets are not marked; a rule for marked packets only (a
-// TPROXY set-up's `fwmark 1 lookup 100`) does not apply to them.
+// TPROXY set-up's `fwmark 1 lookup 100`) does not apply to them, but an
+// inverted one (`not fwmark 1 lookup 100`) does.
 func ruleTables(family int) (map[uint32]bool, error) {
 	rib, err := syscall.NetlinkRIB(unix.RTM_GETRULE, family)
 	if err != nil {
@@ -1477,7 +1478,11 @@ func ruleTables(family int) (map[uint32]bool, error) {
 			}
 			b = b[al:]
 		}
-		if hasMark {
+		// An inverted rule (`not fwmark 1 lookup 100`, wg-quick's) takes
+		// the packets its selectors do not match: an unmarked one, where
+		// the mark is what it names.
+		invert := binary.NativeEndian.Uint32(m.Data[8:12])&unix.FIB_RULE_INVERT != 0
+		if hasMark && !invert {
 			if !hasMask {
 				mask = 0xffffffff
 			}

@@ -117,3 +117,48 @@ func TestHostAddrsTakesRuleTables(t *testing.T) {
 		t.Errorf("hostAddrs() = %v: took the marked packets' table 101", got)
 	}
 }
+
+// TestHostAddrsTakesInvertedMarkRuleTables: `not fwmark 1 lookup 100`
+// (wg-quick's form) sends every unmarked packet to table 100: its local
+// ranges are the host's own too, though the rule names a mark.
+func TestHostAddrsTakesInvertedMarkRuleTables(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no ip(8)")
+	}
+	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
+		t.Skip("no IPv6 here")
+	}
+	done := make(chan struct{})
+	var got []netip.Prefix
+	var gerr error
+	go func() {
+		defer close(done)
+		runtime.LockOSThread() // the thread dies with its namespace
+		if gerr = unix.Unshare(unix.CLONE_NEWNET); gerr != nil {
+			return
+		}
+		ns := "/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(unix.Gettid()) + "/ns/net"
+		for _, args := range [][]string{
+			{"link", "set", "lo", "up"},
+			{"-6", "rule", "add", "not", "fwmark", "1", "lookup", "100", "pref", "100"},
+			{"-6", "route", "add", "local", "2001:db8:79::/64", "dev", "lo", "table", "100"},
+		} {
+			cmd := exec.Command("nsenter", append([]string{"--net=" + ns, "ip"}, args...)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("ip %v: %v: %s", args, err, out)
+				return
+			}
+		}
+		got, gerr = hostAddrs()
+	}()
+	<-done
+	if gerr != nil {
+		t.Fatal(gerr)
+	}
+	if !slices.Contains(got, netip.MustParsePrefix("2001:db8:79::/64")) {
+		t.Errorf("hostAddrs() = %v, want 2001:db8:79::/64 among them (not fwmark 1: every unmarked packet)", got)
+	}
+}
