@@ -301,8 +301,10 @@ func (s *session) pluginOffIn(st sessionSettings, h *Hook) bool {
 // pluginOff is pluginOffByName where the tree does not say which IDs
 // (name@marketplace) Claude Code installs h's plugin directory under
 // (s.installs): where it does, those IDs' keys decide, as Claude Code
-// matches a key by the full ID: off where one of them is set false and
-// none true, and the names of AlsoNamed off too. Another marketplace's
+// matches a key by the full ID: off where every one of them is set false
+// (a directory a marketplace lists and .claude/skills links to is
+// guard@mk and guard@skills-dir: one key turns off one install), and the
+// names of AlsoNamed off too. Another marketplace's
 // plugin of the same name (guard@mk2 beside guard@mk, or a
 // skills-directory guard@skills-dir) is another plugin, whose key does
 // not turn this one off. It returns the file that turns it off.
@@ -313,18 +315,17 @@ func (s *session) pluginOff(st sessionSettings, h *Hook) (bool, string) {
 	}
 	from := ""
 	for _, id := range ids {
-		f, ok := st.ids[id]
-		if !ok {
-			continue
-		}
+		f := st.ids[id]
 		if f == "" {
+			// On, or not set: a plugin the tree lists runs unless
+			// turned off.
 			return false, ""
 		}
 		if from == "" {
 			from = f
 		}
 	}
-	if from == "" || slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return st.plugins[n] == "" }) {
+	if slices.ContainsFunc(h.AlsoNamed, func(n string) bool { return st.plugins[n] == "" }) {
 		return false, ""
 	}
 	return true, from

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
@@ -54,5 +56,31 @@ func TestOtherMarketKeyLeavesPluginOfItsNameOn(t *testing.T) {
 	}
 	if off["echo mk"] {
 		t.Errorf("off %v: want echo mk run\n%+v", off, rep.Findings)
+	}
+}
+
+// TestOneOfTwoInstallKeysLeavesTheOtherOn: a plugin directory that a
+// marketplace lists and .claude/skills links to is installed as
+// guard@mk and as guard@skills-dir; "guard@skills-dir": false turns off
+// that install only.
+func TestOneOfTwoInstallKeysLeavesTheOtherOn(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":          `{"name": "mk", "plugins": [{"name": "guard", "source": "./plugins/guard"}]}`,
+		"plugins/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		"plugins/guard/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mk"}]}]}}`,
+		".claude/settings.json":                    `{"enabledPlugins": {"guard@skills-dir": false}}`,
+		".claude/skills/":                          "",
+	})
+	if err := os.Symlink("../../plugins/guard", filepath.Join(dir, ".claude/skills/guard")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Runs {
+		if r.Command == "echo mk" && r.Outcome == report.OutcomeNotExecutable {
+			t.Errorf("guard turned off by guard@skills-dir alone: %+v\n%+v", r, rep.Findings)
+		}
 	}
 }
