@@ -210,6 +210,10 @@ func TestHomeDirsParentReplaced(t *testing.T) {
 			{`rm -rf ~/.claude && : > ~/.claude`, "modify ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"},
 			{`mv ~/.claude /tmp/x && ln -s /tmp/x ~/.claude`, "modify ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p,create $TMPDIR/x/plugins/data/p"},
 			{`rm -rf ~/.claude/plugins/data && : > ~/.claude/plugins/data`, "modify ~/.claude/plugins/data,delete ~/.claude/plugins/data/p"},
+			// Replaced by a directory: there before the command too, as a
+			// tree's directory replaced so is a modify.
+			{`rm -rf ~/.claude/plugins/data/p && mkdir ~/.claude/plugins/data/p`, "modify ~/.claude/plugins/data/p"},
+			{`mv ~/.claude /tmp/y && mkdir ~/.claude`, "modify ~/.claude,delete ~/.claude/plugins,delete ~/.claude/plugins/data,delete ~/.claude/plugins/data/p,create $TMPDIR/y/plugins/data/p"},
 		} {
 			dir := makeTree(t, nil)
 			res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: method, Command: sh(tt.script),
@@ -221,7 +225,7 @@ func TestHomeDirsParentReplaced(t *testing.T) {
 				t.Errorf("%s, %s: writes %q; want %q", method, tt.script, got, tt.want)
 			}
 			for _, w := range res.Writes {
-				if w.Op == "modify" && w.Was != "dir" {
+				if w.Op == "modify" && w.Kind != "dir" && w.Was != "dir" {
 					t.Errorf("%s, %s: %s was %q, want dir", method, tt.script, w.Path, w.Was)
 				}
 			}

@@ -1055,12 +1055,17 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 					continue
 				}
 				w.Op, w.Kind = evidence.OpModify, "dir"
-			} else if w.Op == evidence.OpCreate && w.Kind != "dir" {
+			} else if w.Op == evidence.OpCreate {
 				// Replaced by a file or a link (rm -rf ~/.claude;
-				// : > ~/.claude): the directory was there before the
-				// command, as a tree's directory replaced so is.
+				// : > ~/.claude), or by another directory (rm -rf
+				// ~/.claude; mkdir ~/.claude): the directory was there
+				// before the command, as a tree's directory replaced so
+				// is (a modify of a directory, which was one).
 				listed[abs] = true
-				w.Op, w.Was = evidence.OpModify, "dir"
+				w.Op = evidence.OpModify
+				if w.Kind != "dir" {
+					w.Was = "dir"
+				}
 			}
 		}
 		out = append(out, w)
