@@ -183,8 +183,10 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 	}
 	// The gateway: slirp4netns's 10.0.2.2, pasta's the stand-in host's
 	// 198.18.213.4. slirp4netns's IPv6 comes by router advertisement.
-	hook := `for i in $(seq 50); do ip -6 route show default | grep -q . && break; sleep 0.1; done
-		gw=$(ip -4 route show default | awk '{print $3; exit}')
+	// (Beside the connector's routes allow mode keeps a fallback default
+	// route through lo: it is no gateway.)
+	hook := `for i in $(seq 50); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done
+		gw=$(ip -4 route show default | grep -v 'dev lo' | awk '{print $3; exit}')
 		python3 dnshook.py 198.18.213.2=reach.example.test 10.0.2.3=leak4.example.test fd00::3=leak6.example.test \
 			"$gw=leakgw.example.test" host.example.test:8080 peer.example.test:9
 		exit 0`
