@@ -127,7 +127,10 @@ func (c *claudeDisc) remoteVendored() {
 	// vendored plugin's own.
 	seen := map[[2]string]bool{}
 	for _, h := range c.out.Hooks {
-		if !h.InPlugin {
+		if !h.InPlugin || c.skillsDirOnly(h.PluginRoot) {
+			// A skills-directory plugin is <name>@skills-dir, loaded in
+			// place: a marketplace's plugin of its name is another one,
+			// and it is no vetted copy of that one.
 			continue
 		}
 		for _, name := range append([]string{h.Plugin}, h.AlsoNamed...) {
@@ -139,6 +142,13 @@ func (c *claudeDisc) remoteVendored() {
 			c.vendoredAs(name, h.PluginRoot)
 		}
 	}
+}
+
+// skillsDirOnly says whether the plugin directory root is installed as a
+// skills-directory plugin alone (Discovery.Installs).
+func (c *claudeDisc) skillsDirOnly(root string) bool {
+	ids := c.out.Installs[root]
+	return len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return !strings.HasSuffix(id, "@"+skillsDirMarket) })
 }
 
 // vendoredAs makes the errors of remoteVendored for the plugin name

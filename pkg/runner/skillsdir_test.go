@@ -112,3 +112,33 @@ func TestLinkedSkillsDirPlugin(t *testing.T) {
 		t.Errorf("the linked skills-directory plugin myplug@skills-dir: runs %+v\n%s", rep.Runs, findingLines(rep.Findings))
 	}
 }
+
+// TestSkillsDirPluginIsNoVendoredCopy: a skills-directory plugin guard
+// (guard@skills-dir, loaded in place) beside a marketplace's guard
+// (guard@mk, installed from ./plugins/guard) is another plugin, not a
+// vetted copy the entry should point at: no discovery/remote-source
+// error, and both run.
+func TestSkillsDirPluginIsNoVendoredCopy(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":                 `{"name": "mk", "plugins": [{"name": "guard", "source": "./plugins/guard"}]}`,
+		"plugins/guard/hooks/hooks.json":                  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mk"}]}]}}`,
+		".claude/skills/guard/.claude-plugin/plugin.json": `{"name": "guard"}`,
+		".claude/skills/guard/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo sd"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRemoteSource {
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+	ran := map[string]bool{}
+	for _, r := range rep.Runs {
+		ran[r.Command] = r.Outcome != report.OutcomeNotExecutable
+	}
+	if !ran["echo mk"] || !ran["echo sd"] {
+		t.Errorf("runs %v: want both plugins' hooks run", ran)
+	}
+}
