@@ -506,8 +506,10 @@ func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 	return int(v), true
 }
 
-// duration accepts Go durations ("1.5s", "2m") and plain seconds.
-func (p *cfgParser) duration(n *yaml.Node, what string) (time.Duration, bool) {
+// duration accepts Go durations ("1.5s", "2m") and plain seconds, above 0
+// (or 0 itself, where zeroOK: linger's default, no time at all) and at
+// most 24h.
+func (p *cfgParser) duration(n *yaml.Node, what string, zeroOK bool) (time.Duration, bool) {
 	s, ok := p.scalar(n, what, "a duration such as 10s or 1m30s")
 	if !ok {
 		return 0, false
@@ -519,24 +521,11 @@ func (p *cfgParser) duration(n *yaml.Node, what string) (time.Duration, bool) {
 		p.errAt(n, "%s: want a duration such as 10s or 1m30s, found %q", what, s)
 		return 0, false
 	}
-	if d <= 0 || d > 24*time.Hour {
+	if d < 0 || d == 0 && !zeroOK || d > 24*time.Hour {
 		p.errAt(n, "%s: want a duration above 0 and at most 24h, found %q", what, s)
 		return 0, false
 	}
 	return d, true
-}
-
-// zeroDuration says whether n is a duration of 0 ("0", "0s", "0m"),
-// which linger takes as its default: no time at all.
-func zeroDuration(n *yaml.Node) bool {
-	if n.Kind != yaml.ScalarNode {
-		return false
-	}
-	if f, err := strconv.ParseFloat(n.Value, 64); err == nil && n.Tag != "!!str" {
-		return f == 0
-	}
-	d, err := time.ParseDuration(n.Value)
-	return err == nil && d == 0
 }
 
 var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`) })
@@ -824,14 +813,8 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			d.Sandbox = m
 		},
 		"egress":  func(k, v *yaml.Node) { d.Egress = p.egress(v) },
-		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout") },
-		"linger": func(k, v *yaml.Node) {
-			if zeroDuration(v) {
-				d.Linger = 0 // the default, as --linger 0s: end leftovers at once
-				return
-			}
-			d.Linger, _ = p.duration(v, "defaults.linger")
-		},
+		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout", false) },
+		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger", true) },
 		"output-cap": func(k, v *yaml.Node) {
 			s, ok := p.limitSize(v, "defaults.output-cap", sandbox.DefaultOutputCap)
 			if ok && s > sandbox.MaxOutputCap {
@@ -1042,7 +1025,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode = v },
 		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)") },
 		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
-		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout") },
+		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout", false) },
 		"expect":  func(k, v *yaml.Node) { expectNode = v },
 	})
 	if n.Kind != yaml.MappingNode {
@@ -1294,7 +1277,10 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			return good
 		})
 	}
-	add(ExpMaxDuration, func(e *Expectation, v *yaml.Node) (ok bool) { e.Duration, ok = p.duration(v, ExpMaxDuration); return })
+	add(ExpMaxDuration, func(e *Expectation, v *yaml.Node) (ok bool) {
+		e.Duration, ok = p.duration(v, ExpMaxDuration, false)
+		return
+	})
 	p.mapping(n, what, handlers)
 	if n.Kind == yaml.MappingNode && len(n.Content) == 0 {
 		p.errAt(n, "%s: want at least one of %s", what, strings.Join(expectationKinds, ", "))
