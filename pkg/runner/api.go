@@ -587,7 +587,7 @@ func (s *session) discover(paths []string) error {
 			// the name alone is one it never does; a skills-directory
 			// plugin's first, which a session loads with no install.
 			h.InstalledAs = slices.MinFunc(ids, func(a, b string) int {
-				if sa, sb := strings.HasSuffix(a, "@"+skillsDirMarket), strings.HasSuffix(b, "@"+skillsDirMarket); sa != sb {
+				if sa, sb := isSkillsDirID(a), isSkillsDirID(b); sa != sb {
 					if sa {
 						return -1
 					}

@@ -148,7 +148,7 @@ func (c *claudeDisc) remoteVendored() {
 // skills-directory plugin alone (Discovery.Installs).
 func (c *claudeDisc) skillsDirOnly(root string) bool {
 	ids := c.out.Installs[root]
-	return len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return !strings.HasSuffix(id, "@"+skillsDirMarket) })
+	return len(ids) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return !isSkillsDirID(id) })
 }
 
 // vendoredAs makes the errors of remoteVendored for the plugin name

@@ -119,6 +119,10 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 // ID (plugins-reference.md, "Skills-directory plugins").
 const skillsDirMarket = "skills-dir"
 
+// isSkillsDirID says whether the plugin ID id (name@marketplace) is a
+// skills-directory plugin's.
+func isSkillsDirID(id string) bool { return strings.HasSuffix(id, "@"+skillsDirMarket) }
+
 // projectComponents reads the frontmatter of the project's skills, agents
 // and commands (.claude/skills, .claude/agents, .claude/commands under
 // root). Their hooks are the project's, as those of its settings are: no
