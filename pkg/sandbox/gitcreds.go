@@ -1144,8 +1144,9 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // step scripts, the file-command files, which hold what earlier steps put
 // in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
 // includes from the repository's config), its file-command directories and
-// its other workspaces, each masked with an empty tmpfs; and a self-hosted runner's own
-// credentials (.credentials, .credentials_rsaparams beside its _work
+// its other workspaces and a self-hosted runner's logs (_diag beside its
+// _work directory), each masked with an empty tmpfs; and a self-hosted
+// runner's own secret files (runnerSecretFiles, beside its _work
 // directory), covered with /dev/null; and homes, the homes the passwd
 // file gives the caller and the sandbox's uid (ownHomes), masked as HOME
 // is whatever HOME says. Only what a run would see is
@@ -1197,13 +1198,22 @@ func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs
 			}
 		}
 	}
+	// A self-hosted runner's own directory, beside its _work: its logs
+	// (_diag), where each worker writes the whole message of every job it
+	// ran, of every repository it serves, are masked like the other
+	// workspaces; its secret files are covered below.
+	runnerRoot := ""
+	if temp != "" && filepath.Base(filepath.Dir(filepath.Clean(temp))) == "_work" {
+		runnerRoot = filepath.Dir(filepath.Dir(filepath.Clean(temp)))
+		addDir(filepath.Join(runnerRoot, "_diag"))
+	}
 	// One tmpfs over a directory hides what is below it.
 	dirs = slices.DeleteFunc(dirs, func(d string) bool {
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && fsx.Under(d, o) })
 	})
-	if temp != "" && filepath.Base(filepath.Dir(filepath.Clean(temp))) == "_work" {
-		root := filepath.Dir(filepath.Dir(filepath.Clean(temp)))
-		for _, n := range []string{".credentials", ".credentials_rsaparams"} {
+	if runnerRoot != "" {
+		root := runnerRoot
+		for _, n := range runnerSecretFiles {
 			p, err := filepath.EvalSymlinks(filepath.Join(root, n))
 			if err != nil {
 				continue
@@ -1219,6 +1229,15 @@ func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs
 	}
 	return dirs, files, held
 }
+
+// runnerSecretFiles are a self-hosted runner's secret files in its own
+// directory: its credentials and their key, the credentials of an auth
+// migration, its credential store (encrypted with a key drawn from
+// /etc/machine-id, which any process reads), and .env, where the runner's
+// documentation puts the proxy settings it starts with, credentials in
+// the URL (https_proxy=http://user:password@…), which the environment
+// allowlist keeps from the command.
+var runnerSecretFiles = []string{".credentials", ".credentials_rsaparams", ".credentials_migrated", ".credential_store", ".env"}
 
 // dataFile returns a descriptor, at offset 0, of an anonymous file holding
 // b, for bubblewrap's --ro-bind-data.

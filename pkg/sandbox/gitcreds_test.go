@@ -239,8 +239,11 @@ func TestCallerSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(root, ".credentials"), "{}")
-	writeFile(t, filepath.Join(root, ".credentials_rsaparams"), "{}")
+	for _, n := range runnerSecretFiles {
+		writeFile(t, filepath.Join(root, n), "{}")
+	}
+	diag := filepath.Join(root, "_diag")
+	writeFile(t, filepath.Join(diag, "Worker_1.log"), "job message")
 	home := filepath.Join(root, "github-home")
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
@@ -253,13 +256,17 @@ func TestCallerSecrets(t *testing.T) {
 		"GITHUB_PATH":         "relative/path",
 	}
 	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil)
-	if want := []string{home, temp, elsewhere}; !slices.Equal(dirs, want) {
+	if want := []string{home, temp, elsewhere, diag}; !slices.Equal(dirs, want) {
 		t.Errorf("dirs = %v; want %v (the file-command dir under RUNNER_TEMP is covered by it)", dirs, want)
 	}
-	if !slices.Equal(files, []string{filepath.Join(root, ".credentials"), filepath.Join(root, ".credentials_rsaparams")}) {
-		t.Errorf("files = %v", files)
+	var wantFiles []string
+	for _, n := range []string{".credentials", ".credentials_rsaparams", ".credentials_migrated", ".credential_store", ".env"} {
+		wantFiles = append(wantFiles, filepath.Join(root, n))
 	}
-	if want := slices.Concat([]string{home, temp, cmds, elsewhere}, files); !slices.Equal(held, want) {
+	if !slices.Equal(files, wantFiles) {
+		t.Errorf("files = %v; want %v", files, wantFiles)
+	}
+	if want := slices.Concat([]string{home, temp, cmds, elsewhere, diag}, files); !slices.Equal(held, want) {
 		t.Errorf("held = %v; want %v", held, want)
 	}
 	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}, nil); dirs != nil || files != nil {

@@ -107,16 +107,29 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 	appendFile(t, envFile, "SECRET=vigiles-canary-env\n")
 	appendFile(t, filepath.Join(temp, "git-credentials-1.config"), gitCanaryConf)
 	appendFile(t, filepath.Join(base, ".credentials"), `{"token":"vigiles-canary-runner"}`)
+	// The runner's other secrets beside its _work: the proxy credentials
+	// its .env sets (which the environment allowlist keeps from the
+	// command), its credential store (encrypted with /etc/machine-id,
+	// which any process reads), the credentials of an auth migration, and
+	// its logs, where each worker writes the whole job message of every
+	// job it ran.
+	runnerFiles := []string{".env", ".credential_store", ".credentials_migrated", filepath.Join("_diag", "Worker_1.log")}
+	for _, n := range runnerFiles {
+		appendFile(t, filepath.Join(base, n), "https_proxy=http://user:vigiles-canary-runner-"+strings.ReplaceAll(n, "/", "-")+"@proxy.test:3128\n")
+	}
 	repo := filepath.Join(base, "_work", "repo", "repo")
 	gitInit(t, repo)
 	tree := filepath.Join(repo, "plugins", "p")
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{base, filepath.Join(base, "_work"), temp, filepath.Dir(envFile), filepath.Dir(repo), repo, filepath.Join(repo, "plugins")} {
+	for _, d := range []string{base, filepath.Join(base, "_work"), filepath.Join(base, "_diag"), temp, filepath.Dir(envFile), filepath.Dir(repo), repo, filepath.Join(repo, "plugins")} {
 		os.Chmod(d, 0o755)
 	}
 	files := []string{envFile, filepath.Join(temp, "git-credentials-1.config"), filepath.Join(base, ".credentials"), filepath.Join(repo, ".git", "config")}
+	for _, n := range runnerFiles {
+		files = append(files, filepath.Join(base, n))
+	}
 	script := "cat " + strings.Join(files, " ") + "; cat " + filepath.Join(repo, ".git", "HEAD") +
 		"; git config --file " + filepath.Join(repo, ".git", "config") + " --get remote.origin.url"
 	env := []string{"RUNNER_TEMP=" + temp, "GITHUB_ENV=" + envFile}
@@ -134,8 +147,8 @@ func TestRunnerAndOutsideCredentials(t *testing.T) {
 			// The control: without the runner's variables its files are
 			// the host's like any other.
 			ctl := vigiles(t, r, tree, nil, "--", "sh", "-c", script)
-			if !strings.Contains(ctl.Stdout, "vigiles-canary-env") {
-				t.Errorf("without RUNNER_TEMP the file command was not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
+			if !strings.Contains(ctl.Stdout, "vigiles-canary-env") || !strings.Contains(ctl.Stdout, "vigiles-canary-runner-.env") {
+				t.Errorf("without RUNNER_TEMP the file command and the runner's .env were not readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
 			}
 		})
 	}
