@@ -1212,9 +1212,8 @@ func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && fsx.Under(d, o) })
 	})
 	if runnerRoot != "" {
-		root := runnerRoot
 		for _, n := range runnerSecretFiles {
-			p, err := filepath.EvalSymlinks(filepath.Join(root, n))
+			p, err := filepath.EvalSymlinks(filepath.Join(runnerRoot, n))
 			if err != nil {
 				continue
 			}
