@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"golang.org/x/sys/unix"
 )
@@ -1055,7 +1056,7 @@ func runView(strict bool, cred *syscall.Credential, getenv func(string) string) 
 	if cred != nil {
 		v.may = func(p string, perm uint32) bool { return mayReach(p, cred.Uid, cred.Gid, perm) }
 	}
-	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred))
+	dirs, files, v.held = callerSecrets(getenv, v, ownHomes(cred), runnerRoots())
 	v.masked = append(v.masked, dirs...)
 	return v, dirs, files
 }
@@ -1152,7 +1153,7 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // is whatever HOME says. Only what a run would see is
 // listed, each path with its symlinks resolved; held lists all of them,
 // seen or not (hiddenInTree).
-func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs, files, held []string) {
+func callerSecrets(getenv func(string) string, v hostView, homes, runners []string) (dirs, files, held []string) {
 	addDir := func(d string) {
 		if d == "" || !filepath.IsAbs(d) {
 			return
@@ -1202,19 +1203,26 @@ func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs
 	// (_diag), where each worker writes the whole message of every job it
 	// ran, of every repository it serves, are masked like the other
 	// workspaces; its secret files are covered below.
-	runnerRoot := ""
+	// Its directory is known by its _work, or, whatever its work folder
+	// (config.sh --work), by the runner the caller runs under (runners).
 	if temp != "" && filepath.Base(filepath.Dir(filepath.Clean(temp))) == "_work" {
-		runnerRoot = filepath.Dir(filepath.Dir(filepath.Clean(temp)))
-		addDir(filepath.Join(runnerRoot, "_diag"))
+		runners = append([]string{filepath.Dir(filepath.Dir(filepath.Clean(temp)))}, runners...)
+	}
+	var runnerRoots []string
+	for _, r := range runners {
+		if r, err := filepath.EvalSymlinks(r); err == nil && !slices.Contains(runnerRoots, r) {
+			runnerRoots = append(runnerRoots, r)
+			addDir(filepath.Join(r, "_diag"))
+		}
 	}
 	// One tmpfs over a directory hides what is below it.
 	dirs = slices.DeleteFunc(dirs, func(d string) bool {
 		return slices.ContainsFunc(dirs, func(o string) bool { return o != d && fsx.Under(d, o) })
 	})
-	if runnerRoot != "" {
+	for _, root := range runnerRoots {
 		for _, n := range runnerSecretFiles {
-			p, err := filepath.EvalSymlinks(filepath.Join(runnerRoot, n))
-			if err != nil {
+			p, err := filepath.EvalSymlinks(filepath.Join(root, n))
+			if err != nil || slices.Contains(held, p) {
 				continue
 			}
 			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
@@ -1227,6 +1235,40 @@ func callerSecrets(getenv func(string) string, v hostView, homes []string) (dirs
 		}
 	}
 	return dirs, files, held
+}
+
+// runnerBinaries are the names of a GitHub Actions runner's programs in
+// its bin directory: a job's steps run below its Runner.Worker, which runs
+// below its Runner.Listener.
+var runnerBinaries = []string{"Runner.Worker", "Runner.Listener"}
+
+// runnerRoots lists the directories of the runners this process runs
+// under: for each ancestor whose program is a runner's (<root>/bin/
+// Runner.Worker), <root>, where the runner keeps its credentials and logs
+// whatever its work folder. An ancestor whose program cannot be read (a
+// process of another user, for a non-root caller) is passed over; a step
+// runs as the runner's user.
+func runnerRoots() []string {
+	var roots []string
+	pid := os.Getppid()
+	for i := 0; pid > 1 && i < 256; i++ {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil {
+			// A runner that updated itself runs on from a file since
+			// replaced.
+			exe = strings.TrimSuffix(exe, " (deleted)")
+			if slices.Contains(runnerBinaries, filepath.Base(exe)) {
+				if root := filepath.Dir(filepath.Dir(exe)); !slices.Contains(roots, root) {
+					roots = append(roots, root)
+				}
+			}
+		}
+		ppid, _, err := procwait.Stat(pid)
+		if err != nil {
+			break
+		}
+		pid = ppid
+	}
+	return roots
 }
 
 // runnerSecretFiles are a self-hosted runner's secret files in its own

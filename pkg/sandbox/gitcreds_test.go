@@ -255,7 +255,7 @@ func TestCallerSecrets(t *testing.T) {
 		"GITHUB_STEP_SUMMARY": filepath.Join(elsewhere, "step_summary_1"),
 		"GITHUB_PATH":         "relative/path",
 	}
-	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil)
+	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, nil)
 	if want := []string{home, temp, elsewhere, diag}; !slices.Equal(dirs, want) {
 		t.Errorf("dirs = %v; want %v (the file-command dir under RUNNER_TEMP is covered by it)", dirs, want)
 	}
@@ -269,13 +269,35 @@ func TestCallerSecrets(t *testing.T) {
 	if want := slices.Concat([]string{home, temp, cmds, elsewhere, diag}, files); !slices.Equal(held, want) {
 		t.Errorf("held = %v; want %v", held, want)
 	}
-	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}, nil); dirs != nil || files != nil {
+	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || files != nil {
 		t.Errorf("outside a runner, HOME=/: %v %v; want nothing", dirs, files)
 	}
 	// A HOME under a masked directory needs no mask of its own.
 	// It is still held: a work tree must not hold it.
-	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}, nil); dirs != nil || !slices.Equal(held, []string{home}) {
+	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"HOME": home}[k] }, hostView{lookup: lookupHostPath, masked: []string{root}}, nil, nil); dirs != nil || !slices.Equal(held, []string{home}) {
 		t.Errorf("a HOME already masked: %v, held %v; want none, held %s", dirs, held, home)
+	}
+}
+
+// A runner whose work folder is elsewhere (config.sh --work) is known by
+// its directory, which runnerRoots finds among the caller's ancestors: its
+// secret files and logs are hidden as beside a _work.
+func TestCallerSecretsOfTheRunnerAbove(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".credentials_rsaparams"), "{}")
+	writeFile(t, filepath.Join(root, ".env"), "https_proxy=http://u:p@proxy.test\n")
+	writeFile(t, filepath.Join(root, "_diag", "Worker_1.log"), "job message")
+	temp := filepath.Join(t.TempDir(), "work", "_temp")
+	env := map[string]string{"RUNNER_TEMP": temp}
+	dirs, files, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, []string{root, root})
+	if want := []string{filepath.Join(root, "_diag")}; !slices.Equal(dirs, want) {
+		t.Errorf("dirs = %v; want %v", dirs, want)
+	}
+	if want := []string{filepath.Join(root, ".credentials_rsaparams"), filepath.Join(root, ".env")}; !slices.Equal(files, want) {
+		t.Errorf("files = %v; want %v", files, want)
+	}
+	if dirs, files, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || files != nil {
+		t.Errorf("under no runner, a work folder not named _work: %v %v; want nothing", dirs, files)
 	}
 }
 
@@ -294,7 +316,7 @@ func TestCallerSecretsMasksOtherWorkspaces(t *testing.T) {
 		"RUNNER_TEMP":       filepath.Join(work, "_temp"),
 		"RUNNER_TOOL_CACHE": filepath.Join(work, "_tool"),
 	}
-	dirs, _, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil)
+	dirs, _, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, nil)
 	slices.Sort(dirs)
 	want := []string{filepath.Join(work, "_actions"), filepath.Join(work, "_temp"), filepath.Join(work, "other")}
 	if !slices.Equal(dirs, want) {

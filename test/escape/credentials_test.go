@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -246,5 +247,83 @@ func TestATreeHoldingHomeIsRefused(t *testing.T) {
 		if cmd.ProcessState.ExitCode() != 125 || res.Tier != "refused" || !strings.Contains(res.Refusal, "--workdir") || strings.Contains(string(out), "vigiles-canary") {
 			t.Errorf("tree %s: exit %d, tier %s, refusal %q; want 125, refused, naming --workdir, and no canary\n%s", tree, cmd.ProcessState.ExitCode(), res.Tier, res.Refusal, out)
 		}
+	}
+}
+
+// A self-hosted runner whose work folder is not its _work (config.sh
+// --work elsewhere): its secret files and logs are found from the runner
+// the run is under (its Runner.Worker, <root>/bin/Runner.Worker, among the
+// caller's ancestors), not from RUNNER_TEMP, and are hidden all the same.
+func TestRunnerCredentialsWithAWorkFolderElsewhere(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "a runner's layout is made under /var/lib, outside the masked directories")
+	base := openTempDir(t, "/var/lib", "vigiles-escape-runner-")
+	root := filepath.Join(base, "actions-runner")
+	worker := filepath.Join(root, "bin", "Runner.Worker")
+	if err := os.MkdirAll(filepath.Dir(worker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The worker: a shell under the runner's binary's name, which starts
+	// vigiles as a step's shell would and waits for it.
+	copyFile(t, "/bin/sh", worker, 0o755)
+	secrets := []string{".credentials", ".credentials_rsaparams", ".env", filepath.Join("_diag", "Worker_1.log")}
+	for _, n := range secrets {
+		appendFile(t, filepath.Join(root, n), "vigiles-canary-runner-"+strings.ReplaceAll(n, "/", "-")+"\n")
+	}
+	work := filepath.Join(base, "work")
+	temp := filepath.Join(work, "_temp")
+	tree := filepath.Join(work, "repo", "repo")
+	for _, d := range []string{temp, tree} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.Walk(base, func(p string, fi os.FileInfo, _ error) error {
+		if fi != nil && fi.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	var files []string
+	for _, n := range secrets {
+		files = append(files, filepath.Join(root, n))
+	}
+	script := "cat " + strings.Join(files, " ")
+	env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "RUNNER_TEMP=" + temp, "RUNNER_WORKSPACE=" + filepath.Dir(tree)}
+	run := func(t *testing.T, r runner, under string) result {
+		t.Helper()
+		if r.owner != nil {
+			os.Lchown(tree, int(r.owner.Uid), int(r.owner.Gid))
+		}
+		args := []string{"run", "--json", "--workdir", tree, "--", "sh", "-c", script}
+		cmd := exec.Command(vigilesBin, args...)
+		if under != "" {
+			// Not exec'd: the worker stays vigiles' parent.
+			cmd = exec.Command(under, append([]string{"-c", `"$0" "$@"; exit $?`, vigilesBin}, args...)...)
+		}
+		cmd.Env, cmd.Dir = env, tree
+		if r.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+		}
+		out, err := cmd.Output()
+		var res result
+		if jerr := json.Unmarshal(out, &res); jerr != nil {
+			t.Fatalf("as %s: %v; no JSON result (%v): %s", r.name, err, jerr, out)
+		}
+		res.raw = string(out)
+		if res.Tier != "confined" {
+			t.Fatalf("as %s: tier %s (refusal %q, error %q)", r.name, res.Tier, res.Refusal, res.Error)
+		}
+		return res
+	}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			noCanary(t, run(t, r, worker))
+			// The control: run from no runner, the files are the host's
+			// like any other.
+			if ctl := run(t, r, ""); strings.Count(ctl.Stdout, "vigiles-canary-runner") != len(secrets) {
+				t.Errorf("outside the runner its files were not all readable, so this test shows nothing:\nstdout: %s\nstderr: %s", ctl.Stdout, ctl.Stderr)
+			}
+		})
 	}
 }
