@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,6 +69,9 @@ type CheckRun struct {
 	// when it lies outside the repository they go to .vigiles.yml.
 	DefaultFile string
 	Now         time.Time
+	// Sleep waits for d unless ctx ends first (then it returns ctx's
+	// error); nil means a timer. Tests replace it.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // CheckName is a check-run name unique per command, scope (the working
@@ -135,9 +139,12 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 // PostCheckRun creates the check run on cr.HeadSHA with the first
 // MaxCheckRunAnnotationsPerRequest annotations and adds the rest with
 // updates of the same size; the last request completes the run. It returns
-// the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden. When an
+// the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden. A request
+// refused for a secondary rate limit is sent once more after the wait
+// GitHub asks for (rateLimitWait), within MaxRateLimitWait in all. When an
 // update fails, the run is still completed (without the annotations left),
-// so it is never left in progress; the error says which were not posted.
+// so it is not left in progress unless that request fails too
+// (ErrCheckRunInProgress); the error says which were not posted.
 func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
 	if !shaRE().MatchString(cr.HeadSHA) {
 		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
@@ -174,36 +181,69 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		return github.String("completed"), github.String(cr.Conclusion), &github.Timestamp{Time: now}
 	}
 
+	// A request GitHub refused for a rate limit did nothing: it is sent
+	// once more after the wait GitHub asks for, while the waits fit in
+	// MaxRateLimitWait. go-github itself sends nothing until then, so
+	// without the wait a check run whose batch met a secondary rate limit
+	// could not be completed either, and stayed in progress.
+	sleep := cr.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	budget := MaxRateLimitWait
+	send := func(req func() error) error {
+		err := req()
+		d, limited := rateLimitWait(err)
+		if !limited || d > budget {
+			return err
+		}
+		budget -= d
+		if sleep(ctx, d) != nil {
+			return err
+		}
+		return req()
+	}
+	update := func(opts github.UpdateCheckRunOptions, id int64) error {
+		return send(func() error {
+			_, _, err := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, id, opts)
+			return err
+		})
+	}
+
 	status, conclusion, at := completed(len(batches) == 1)
-	run, _, err := c.Checks.CreateCheckRun(ctx, cr.Owner, cr.Repo, github.CreateCheckRunOptions{
-		Name:        cr.Name,
-		HeadSHA:     cr.HeadSHA,
-		Status:      status,
-		Conclusion:  conclusion,
-		StartedAt:   &github.Timestamp{Time: now},
-		CompletedAt: at,
-		Output:      output(batches[0]),
+	var run *github.CheckRun
+	err := send(func() (err error) {
+		run, _, err = c.Checks.CreateCheckRun(ctx, cr.Owner, cr.Repo, github.CreateCheckRunOptions{
+			Name:        cr.Name,
+			HeadSHA:     cr.HeadSHA,
+			Status:      status,
+			Conclusion:  conclusion,
+			StartedAt:   &github.Timestamp{Time: now},
+			CompletedAt: at,
+			Output:      output(batches[0]),
+		})
+		return err
 	})
 	if err != nil {
 		return "", fmt.Errorf("creating check run: %w", classify(err))
 	}
 	for i := 1; i < len(batches); i++ {
 		status, conclusion, at := completed(i == len(batches)-1)
-		if _, _, err := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, run.GetID(), github.UpdateCheckRunOptions{
+		if err := update(github.UpdateCheckRunOptions{
 			Name:        cr.Name,
 			Status:      status,
 			Conclusion:  conclusion,
 			CompletedAt: at,
 			Output:      output(batches[i]),
-		}); err != nil {
+		}, run.GetID()); err != nil {
 			err = fmt.Errorf("adding annotations %d-%d to check run: %w",
 				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
 			out := output(nil)
 			out.Summary = github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
 			status, conclusion, at := completed(true)
-			if _, _, cerr := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, run.GetID(), github.UpdateCheckRunOptions{
+			if cerr := update(github.UpdateCheckRunOptions{
 				Name: cr.Name, Status: status, Conclusion: conclusion, CompletedAt: at, Output: out,
-			}); cerr != nil {
+			}, run.GetID()); cerr != nil {
 				err = fmt.Errorf("%w; completing it without them: %w (%w)", err, classify(cerr), ErrCheckRunInProgress)
 			}
 			return run.GetHTMLURL(), err
@@ -222,6 +262,42 @@ var elsewhere = "The job summary's findings table lists as many findings as it h
 // workflow commands, of which GitHub shows MaxAnnotationsPerLevel per
 // level.
 var incompleteNote = fmt.Sprintf("\n\n**Not every annotation could be posted**: the findings are annotated in the job's log instead, where GitHub shows at most %d per level, most severe first. %s\n", MaxAnnotationsPerLevel, elsewhere)
+
+// rateLimitWait says whether GitHub refused a request for a rate limit
+// that lifts soon, and how long it asked to wait before the next one: a
+// secondary rate limit (403 or 429, with Retry-After or, without it, "at
+// least one minute", as GitHub's REST documentation says). A primary rate
+// limit (the token's hourly requests used up) lifts at its reset, too late
+// to wait for here.
+func rateLimitWait(err error) (time.Duration, bool) {
+	var ab *github.AbuseRateLimitError
+	if errors.As(err, &ab) {
+		if ab.RetryAfter == nil {
+			return time.Minute, true
+		}
+		return max(*ab.RetryAfter, 0), true
+	}
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
+		if s, err := strconv.Atoi(er.Response.Header.Get("Retry-After")); err == nil && s >= 0 {
+			return time.Duration(s) * time.Second, true
+		}
+		return time.Minute, true
+	}
+	return 0, false
+}
+
+// sleepCtx waits for d unless ctx ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // classify marks a 403 with ErrCheckRunForbidden, keeping the original.
 func classify(err error) error {

@@ -431,3 +431,86 @@ func TestHeadSHA(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRunWaitsForASecondaryRateLimit: a request GitHub refuses for a
+// secondary rate limit (403 with its documentation_url, or 429) did
+// nothing, and GitHub asks for it to be sent again after Retry-After
+// (a minute without one). go-github sends nothing before then, so a
+// batch refused so would leave the completing request unsent and the
+// check run in progress for good; after the wait the batch goes through.
+// A wait past MaxRateLimitWait is not waited for, and the run is still
+// said to be incomplete.
+func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
+	const secondary = `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}`
+	for _, tc := range []struct {
+		name, retryAfter string
+		status           int
+		wait             time.Duration
+		posted           bool
+	}{
+		{"403 Retry-After 0", "0", http.StatusForbidden, 0, true},
+		{"429 Retry-After 0", "0", http.StatusTooManyRequests, 0, true},
+		{"403 without Retry-After", "", http.StatusForbidden, time.Minute, true},
+		{"429 without Retry-After", "", http.StatusTooManyRequests, time.Minute, true},
+		{"past the bound", "3600", http.StatusForbidden, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var methods []string
+			refused := false
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				methods = append(methods, r.Method)
+				w.Header().Set("Content-Type", "application/json")
+				if r.Method == http.MethodPost {
+					w.WriteHeader(http.StatusCreated)
+					fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
+					return
+				}
+				if !refused {
+					refused = true
+					if tc.retryAfter != "" {
+						w.Header().Set("Retry-After", tc.retryAfter)
+					}
+					w.WriteHeader(tc.status)
+					fmt.Fprint(w, secondary)
+					return
+				}
+				fmt.Fprint(w, `{"id":42}`)
+			}))
+			defer srv.Close()
+			env := prEnv(t, srv.URL+"/api/v3")
+			var waited []time.Duration
+			var log bytes.Buffer
+			res, err := Publish(context.Background(), manyFindings(60), Options{
+				Log: &log, Getenv: func(k string) string { return env[k] }, Token: token, CheckRun: true,
+				HTTPClient: srv.Client(), FailLevel: FailError,
+				Sleep: func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "past the bound" {
+				if len(waited) != 0 {
+					t.Errorf("waited %v, past MaxRateLimitWait", waited)
+				}
+			} else if len(waited) != 1 || waited[0] != tc.wait {
+				t.Errorf("waited %v, want [%v]", waited, tc.wait)
+			}
+			if tc.posted {
+				// POST, the refused PATCH, the same PATCH again.
+				if res.FellBack || len(methods) != 3 {
+					t.Errorf("result %+v after %v: want every annotation posted after the wait", res, methods)
+				}
+				return
+			}
+			// A real wait of a minute lets go-github send again; a fake
+			// one does not, so the run is said to be incomplete, and is
+			// never said to be complete when it is not.
+			if !res.FellBack || res.Reason == "" {
+				t.Errorf("result %+v: want the fallback said", res)
+			}
+		})
+	}
+}

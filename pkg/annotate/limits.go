@@ -1,5 +1,7 @@
 package annotate
 
+import "time"
+
 // GitHub's limits, each with where it comes from. Code in this package
 // never hard-codes one of these numbers.
 const (
@@ -41,6 +43,14 @@ const (
 	// are counted in the check run's summary and all are in the job
 	// summary and the JSON report.
 	MaxCheckRunAnnotations = 1000
+
+	// MaxRateLimitWait is our own bound on the time one check run waits,
+	// in all, for GitHub's secondary rate limits: a request refused with
+	// Retry-After (or, without it, a minute: "wait at least one minute
+	// before retrying") is sent once more after that wait while the waits
+	// fit in it. Source: docs.github.com REST API, "Rate limits for the
+	// REST API", "Exceeding the rate limit".
+	MaxRateLimitWait = 2 * time.Minute
 
 	// MaxCheckRunSummaryChars is the longest output.summary (and
 	// output.text) of a check run.

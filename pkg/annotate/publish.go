@@ -48,6 +48,8 @@ type Options struct {
 	// others: what the SARIF file leaves out, say.
 	Notes []string
 	Now   func() time.Time
+	// Sleep is CheckRun.Sleep: nil waits on a timer.
+	Sleep func(context.Context, time.Duration) error
 }
 
 // Result says what Publish did.
@@ -142,6 +144,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Findings:    r.Findings,
 				DefaultFile: o.DefaultFile,
 				Now:         now,
+				Sleep:       o.Sleep,
 			})
 			res.CheckRunURL = url
 			inProgress = errors.Is(perr, ErrCheckRunInProgress)
