@@ -565,7 +565,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
-		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: in.WorkDir, Now: deps.now,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now,
 		// A report with an error (interrupted, too many runs, the
 		// baseline not written): the check run and outputs must not
 		// read pass.
@@ -625,6 +625,21 @@ func mergeReports(ws string, globs []string) (*report.Report, error) {
 		}
 	}
 	return runner.Merge(reps...)
+}
+
+// checkScope is what the check run's name says was checked besides the
+// command and shard: the working directory, and the policy file when the
+// config input names one other than the default. Check runs of one name
+// on one commit replace each other on the pull request, so two steps that
+// check one directory with two policy files need two names.
+func checkScope(workDir, config string) string {
+	if config == "" || filepath.Clean(config) == runner.DefaultConfig {
+		return workDir
+	}
+	if workDir == "" {
+		return "config " + config
+	}
+	return workDir + " config " + config
 }
 
 // relInside returns p relative to dir when p is dir or below it ("..x" is

@@ -991,3 +991,34 @@ func TestActionSaysAnUnnamedBaseline(t *testing.T) {
 		t.Errorf("no notice naming the baseline input:\n%s", s.stdout.String())
 	}
 }
+
+// TestActionCheckNameNamesTheConfig: two steps of one job that check the
+// same directory with two policy files make two check runs; with one name
+// GitHub's pull request shows only the latest of them, and its result
+// stands for both. A config other than the default is in the name.
+func TestActionCheckNameNamesTheConfig(t *testing.T) {
+	names := map[string]string{}
+	for _, config := range []string{"", ".vigiles.yml", "strict.yml"} {
+		// Set again each time: the action drops it from the environment.
+		t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+		s := newStep(t, map[string]string{"command": "test", "config": config})
+		data, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles.yml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], "strict.yml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.run(t)
+		if len(s.api.reqs) == 0 {
+			t.Fatalf("config %q: no check run\n%s", config, s.stdout.String())
+		}
+		names[config], _ = s.api.reqs[0].Body["name"].(string)
+	}
+	if names[""] != "vigiles test / vigiles" || names[".vigiles.yml"] != names[""] {
+		t.Errorf("names with the default config = %q, %q; want %q", names[""], names[".vigiles.yml"], "vigiles test / vigiles")
+	}
+	if names["strict.yml"] == names[""] || !strings.Contains(names["strict.yml"], "strict.yml") {
+		t.Errorf("name with config strict.yml = %q: it must differ from the default's and name the file", names["strict.yml"])
+	}
+}

@@ -36,7 +36,8 @@ type Options struct {
 	// DefaultFile anchors findings without a file (usually the config).
 	DefaultFile string
 	// Scope names what was checked when it is not the whole repository
-	// (the working directory); it keeps check-run names unique.
+	// with its default policy file (the working directory, the config);
+	// it keeps check-run names unique.
 	Scope string
 	// Err is why vigiles did not complete though it made r (it was
 	// interrupted, it planned more runs than it starts, or it could not
