@@ -485,6 +485,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))
 		}
 	}
+	var made annotate.Made // annotations of vigiles' own before Publish
 	if in.Command == "audit" && in.Baseline == "" {
 		// The action compares with nothing unless told: a committed
 		// baseline left unnamed is a pass on nothing, said here.
@@ -492,6 +493,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			githubactions.New(githubactions.WithWriter(stdout), githubactions.WithGetenv(func(string) string { return "" })).
 				WithFieldsMap(map[string]string{"title": "vigiles"}).
 				Noticef("%s is there, but the baseline input is empty, so this audit compares with nothing: set baseline: %s to compare with it", runner.DefaultBaseline, runner.DefaultBaseline)
+			made.Notices++
 		}
 	}
 	runner.Version = version
@@ -571,6 +573,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		// read pass.
 		Err:   runErr,
 		Notes: notes,
+		Made:  made,
 	})
 	if err != nil {
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))

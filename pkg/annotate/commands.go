@@ -51,6 +51,26 @@ type Hidden struct {
 	// kept for vigiles' own error (why the step fails), which the caller
 	// writes after the findings'.
 	Reserved int
+	// Job is how many were held back for GitHub's MaxAnnotationsPerJob
+	// (of those counted above), and Earlier how many annotations earlier
+	// vigiles steps of the job made.
+	Job, Earlier int
+}
+
+// Made counts, per level, the annotations a step made before Publish
+// (vigiles' own notices): they count against GitHub's limits as the
+// findings' do.
+type Made struct{ Errors, Warnings, Notices int }
+
+func (m Made) total() int { return m.Errors + m.Warnings + m.Notices }
+
+// budget is what GitHub still shows of a step's annotations: reserved
+// errors kept for vigiles' own, made already in the step, and earlier
+// made by earlier steps of the job.
+type budget struct {
+	reserved int
+	made     Made
+	earlier  int
 }
 
 // Total is the number of annotations not shown.
@@ -97,24 +117,37 @@ func findingMessage(f report.Finding, max int) string {
 // many it left out. go-githubactions escapes every property and message,
 // so no finding can end its command line or start another one.
 func WriteAnnotations(w io.Writer, findings []report.Finding) Hidden {
-	return writeAnnotations(w, findings, 0)
+	return writeAnnotations(w, findings, budget{})
 }
 
-// writeAnnotations is WriteAnnotations keeping reserved of the error
-// annotations GitHub shows for vigiles' own, written after these: an
-// error beyond the first MaxAnnotationsPerLevel of a step is dropped
-// without a word, and the one that says why the step failed must not be.
-func writeAnnotations(w io.Writer, findings []report.Finding, reserved int) Hidden {
+// writeAnnotations is WriteAnnotations within b: it keeps b.reserved of
+// the error annotations GitHub shows for vigiles' own, written after
+// these (an error beyond the first MaxAnnotationsPerLevel of a step is
+// dropped without a word, and the one that says why the step failed must
+// not be), counts what the step made before against each level's, and
+// keeps the job within MaxAnnotationsPerJob with what earlier steps made.
+func writeAnnotations(w io.Writer, findings []report.Finding, b budget) Hidden {
 	a := githubactions.New(githubactions.WithWriter(w), githubactions.WithGetenv(func(string) string { return "" }))
-	hidden := Hidden{Reserved: reserved}
-	shown := map[report.Severity]int{report.SeverityError: reserved}
+	hidden := Hidden{Reserved: b.reserved, Earlier: b.earlier}
+	shown := map[report.Severity]int{
+		report.SeverityError:   b.reserved + b.made.Errors,
+		report.SeverityWarning: b.made.Warnings,
+		report.SeverityNotice:  b.made.Notices,
+	}
+	jobLeft := MaxAnnotationsPerJob - b.earlier - b.made.total() - b.reserved
 	for _, f := range sortFindings(findings) {
 		lv := level(f.Severity)
 		if shown[lv] >= MaxAnnotationsPerLevel {
 			hidden.add(lv)
 			continue
 		}
+		if jobLeft <= 0 {
+			hidden.add(lv)
+			hidden.Job++
+			continue
+		}
 		shown[lv]++
+		jobLeft--
 		if w == nil {
 			continue // counting only
 		}

@@ -14,6 +14,12 @@ const (
 	// per step").
 	MaxAnnotationsPerLevel = 10
 
+	// MaxAnnotationsPerJob is how many workflow-command annotations GitHub
+	// shows in a job, over all its steps; the rest are dropped silently.
+	// Source: actions/toolkit, docs/problem-matchers.md, "Limitations":
+	// "50 annotations per job (sum of annotations from all the steps)".
+	MaxAnnotationsPerJob = 50
+
 	// MaxMessageChars is the length at which we cut an annotation message.
 	// Source: docs.github.com, "Workflow commands for GitHub Actions" and
 	// the actions/runner annotation size limit (4 KiB per message).

@@ -124,3 +124,52 @@ func TestNotesSayWhereTheFindingsAre(t *testing.T) {
 		check(t, "the summary's not-shown line", s[i:], "the findings table above could not hold them all")
 	})
 }
+
+// TestPublishKeepsToTheJobsAnnotations: GitHub shows at most 50
+// workflow-command annotations in a job, over all its steps, and drops
+// the rest without a word. Two vigiles steps of one job (test, then
+// audit, as github-action.md's workflow has them) that both fall back to
+// annotations could make 60: the second keeps to what the first left
+// (their count is kept in RUNNER_TEMP, which is the job's), still keeps
+// one error for its own, and its summary counts what it held back and
+// says why. A notice the step made before Publish (Options.Made) counts
+// against its level's 10 too.
+func TestPublishKeepsToTheJobsAnnotations(t *testing.T) {
+	temp := t.TempDir()
+	step := func(t *testing.T, err error, made Made) (map[string]int, Result, string) {
+		t.Helper()
+		env := prEnv(t, "")
+		env["RUNNER_TEMP"] = temp
+		var log bytes.Buffer
+		r := manyFindings(45) // 15 of each level
+		res, perr := Publish(context.Background(), r, Options{
+			Log: &log, Getenv: func(k string) string { return env[k] }, FailLevel: FailError, Err: err, Made: made,
+		})
+		if perr != nil {
+			t.Fatal(perr)
+		}
+		sum, _ := os.ReadFile(env["GITHUB_STEP_SUMMARY"])
+		return countCommands(log.String()), res, string(sum)
+	}
+	first, _, _ := step(t, nil, Made{Notices: 1})
+	if first["error"] != 10 || first["warning"] != 10 || first["notice"] != 9 {
+		t.Errorf("first step: %v, want 10 errors, 10 warnings and 9 notices (one notice made before)", first)
+	}
+	// 30 made by the first step; the second, which fails for an error of
+	// its own, has 20 left and keeps one of them for that error.
+	second, res, sum := step(t, errors.New("audit interrupted: terminated"), Made{})
+	total := second["error"] + second["warning"] + second["notice"]
+	if total != MaxAnnotationsPerJob-30-1 || second["error"] != MaxAnnotationsPerLevel-1 {
+		t.Errorf("second step: %v (%d), want %d annotations, 9 of them errors", second, total, MaxAnnotationsPerJob-30-1)
+	}
+	if res.Hidden.Total() != 45-total {
+		t.Errorf("hidden %+v, want %d", res.Hidden, 45-total)
+	}
+	if !strings.Contains(sum, "at most 50 per job") {
+		t.Errorf("the summary does not say the job's limit:\n%s", sum)
+	}
+	third, _, _ := step(t, nil, Made{})
+	if n := third["error"] + third["warning"] + third["notice"]; n != 0 {
+		t.Errorf("third step made %d annotations after the job's 50", n)
+	}
+}

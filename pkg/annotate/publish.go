@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +52,9 @@ type Options struct {
 	// others: what the SARIF file leaves out, say.
 	Notes []string
 	Now   func() time.Time
+	// Made counts the annotations the step made before Publish (a
+	// notice of vigiles' own), which count against GitHub's limits.
+	Made Made
 	// Sleep is CheckRun.Sleep: nil waits on a timer.
 	Sleep func(context.Context, time.Duration) error
 }
@@ -194,16 +200,24 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			failed = append(failed, fmt.Errorf("writing step outputs: %w", err))
 		}
 	}
-	reserved := func() int {
+	// GitHub shows MaxAnnotationsPerJob in the job: earlier vigiles steps
+	// of the job left their count in RUNNER_TEMP, which is the job's.
+	counter := ""
+	if t := getenv("RUNNER_TEMP"); t != "" {
+		counter = filepath.Join(t, "vigiles", "annotations-made")
+	}
+	earlier := readCount(counter)
+	within := func() budget {
+		b := budget{made: o.Made, earlier: earlier}
 		if o.Err != nil || len(failed) > 0 {
-			return 1
+			b.reserved = 1
 		}
-		return 0
+		return b
 	}
 	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
 		var hidden Hidden
 		if !posted {
-			hidden = writeAnnotations(nil, r.Findings, reserved())
+			hidden = writeAnnotations(nil, r.Findings, within())
 		}
 		s := Summary(r, SummaryOptions{
 			ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha,
@@ -213,8 +227,14 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			failed = append(failed, fmt.Errorf("writing job summary: %w", err))
 		}
 	}
+	made := earlier + o.Made.total() + within().reserved
 	if !posted {
-		res.Hidden = writeAnnotations(log, r.Findings, reserved())
+		res.Hidden = writeAnnotations(log, r.Findings, within())
+		made += len(r.Findings) - res.Hidden.Total()
+	}
+	if counter != "" {
+		// Best effort: without it a later step counts from 0, as before.
+		_ = writeCount(counter, made)
 	}
 	if o.RawLogs {
 		if err := WriteHookLogs(log, r.Runs); err != nil {
@@ -230,4 +250,29 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		}
 	}
 	return res, err
+}
+
+// readCount reads the annotations earlier steps of the job made from
+// path; 0 when there is none or it is not a count.
+func readCount(path string) int {
+	if path == "" {
+		return 0
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// writeCount records n, the annotations the job has made, at path.
+func writeCount(path string, n int) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strconv.Itoa(n)+"\n"), 0o644)
 }

@@ -329,8 +329,12 @@ func Summary(r *report.Report, o SummaryOptions) string {
 		if h.Reserved > 0 && h.Errors > 0 {
 			kept = fmt.Sprintf(", and %d of the %d errors shown is kept for vigiles' own error, which says why the step failed", h.Reserved, MaxAnnotationsPerLevel)
 		}
-		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step%s; %s.",
-			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel, kept, where))
+		job := ""
+		if h.Job > 0 {
+			job = fmt.Sprintf(" and at most %d per job, over all its steps (earlier vigiles steps of this job made %d; other steps' count too, and vigiles cannot count them)", MaxAnnotationsPerJob, h.Earlier)
+		}
+		w.line(fmt.Sprintf("**%d more annotations not shown in the diff** (%d errors, %d warnings, %d notices): GitHub shows at most %d per level per step%s%s; %s.",
+			h.Total(), h.Errors, h.Warnings, h.Notices, MaxAnnotationsPerLevel, job, kept, where))
 		w.line("")
 	}
 	for _, n := range o.Notes {
