@@ -93,8 +93,8 @@ checkout):
 
 Exit status: 0 ok; 1 findings at or above fail-level (a hook that could
 not be run confined is an error finding); 2 a bad input; 125 vigiles
-itself failed (its report, reporting to GitHub, or the baseline
-update-baseline asked for), ran nothing (more runs planned than
+itself failed (its report, the sarif file, reporting to GitHub, or the
+baseline update-baseline asked for), ran nothing (more runs planned than
 max-runs) or was interrupted (its reports are written).
 `
 
@@ -544,20 +544,32 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	defaultFile := configFile(ws, in.WorkDir, in.Config)
 	var notes []string
+	// The hooks have run: a SARIF file that cannot be written fails the
+	// step (125), and what they found is reported everywhere else all the
+	// same, with why (Publish's Err).
+	var sarifErr error
 	if in.SARIF != "" {
 		st, err := writeSARIFFile(ws, in.SARIF, rep, defaultFile)
 		var lo *linkedOutError
 		switch {
 		case errors.As(err, &lo):
-			return fail(stdout, 125, fmt.Errorf("writing sarif: %w", linkedOutInput("sarif", in.SARIF, lo)))
+			sarifErr = fmt.Errorf("writing sarif: %w", linkedOutInput("sarif", in.SARIF, lo))
 		case err != nil:
-			return fail(stdout, 125, err)
+			sarifErr = err
 		}
 		// Code scanning never shows what the file leaves out: the log
 		// and the summaries say it.
-		if note := sarifNote(st, in.SARIF, annotate.ReportHas("every finding")); note != "" {
+		if note := sarifNote(st, in.SARIF, annotate.ReportHas("every finding")); note != "" && sarifErr == nil {
 			notes = append(notes, note)
 			printNote(stdout, note)
+		}
+	}
+	ownErr := runErr
+	if sarifErr != nil {
+		if ownErr != nil {
+			ownErr = fmt.Errorf("%w; %w", ownErr, sarifErr)
+		} else {
+			ownErr = sarifErr
 		}
 	}
 
@@ -571,7 +583,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		// A report with an error (interrupted, too many runs, the
 		// baseline not written): the check run and outputs must not
 		// read pass.
-		Err:   runErr,
+		Err:   ownErr,
 		Notes: notes,
 		Made:  made,
 	})
@@ -579,7 +591,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
 	}
 	if runErr != nil {
-		return fail(stdout, 125, fmt.Errorf("vigiles %s: %w", in.Command, runErr))
+		return fail(stdout, 125, fmt.Errorf("vigiles %s: %w", in.Command, ownErr))
+	}
+	if sarifErr != nil {
+		return fail(stdout, 125, sarifErr)
 	}
 	failed := annotate.Failed(rep, in.FailLevel)
 	fmt.Fprintf(stdout, "vigiles: %s %s: %d findings, %d at or above fail-level %s; report %s\n",

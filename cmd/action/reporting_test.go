@@ -298,3 +298,46 @@ func TestActionBaselineDirectoryIsCheckedFirst(t *testing.T) {
 		t.Errorf("%d hooks ran before the bad input was said", ran)
 	}
 }
+
+// TestActionSARIFNotWrittenStillReports: the sarif input is checked before
+// any hook runs, but writing the file can still fail after them (the disk
+// full, a directory where the file goes). The step then fails (125), and
+// the findings are still reported everywhere else (annotations, the job
+// summary, the outputs with verdict error and the report's path), which
+// say why: the hooks have run, and what they found is not to be lost
+// with the SARIF file.
+func TestActionSARIFNotWrittenStillReports(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "sarif": "out/vigiles.sarif", "check-run": "false"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	rep := cannedReport("test", 2, 1, 0)
+	run := func(context.Context, runner.Options) (*report.Report, error) {
+		// What the hooks' run leaves where the file goes.
+		return rep, os.MkdirAll(filepath.Join(ws, "out", "vigiles.sarif", "x"), 0o755)
+	}
+	deps := actionDeps{test: run, audit: run, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	s.exitCode = exitCode(err, &s.stderr, true)
+	if s.exitCode != 125 {
+		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
+	}
+	if !strings.Contains(s.stderr.String(), "sarif") {
+		t.Errorf("stderr does not say the SARIF file was not written:\n%s", s.stderr.String())
+	}
+	n := 0
+	for _, c := range annotatetest.Commands(s.stdout.String()) {
+		if c.Name == "error" && c.Props["file"] == "plugins/guard/hooks/hooks.json" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d error annotations of findings, want 2:\n%s", n, s.stdout.String())
+	}
+	b, _ := os.ReadFile(s.env["GITHUB_STEP_SUMMARY"])
+	if sum := string(b); !strings.Contains(sum, "host-1") || !strings.Contains(sum, "sarif") {
+		t.Errorf("the job summary lacks the findings or why the step failed:\n%s", sum)
+	}
+	b, _ = os.ReadFile(s.env["GITHUB_OUTPUT"])
+	if out := string(b); !strings.Contains(out, "verdict=error\n") || !strings.Contains(out, "report=/") {
+		t.Errorf("outputs = %q, want verdict error and the report's path", out)
+	}
+}

@@ -44,9 +44,9 @@ type Options struct {
 	Scope string
 	// Err is why vigiles did not complete though it made r (it was
 	// interrupted, it planned more runs than it starts, or it could not
-	// write the baseline it was asked to update): the step fails whatever
-	// r says, so the check run concludes failure, the verdict output is
-	// error and the summaries say why.
+	// write the baseline it was asked to update or the SARIF file): the
+	// step fails whatever r says, so the check run concludes failure,
+	// the verdict output is error and the summaries say why.
 	Err error
 	// Notes are vigiles' own sentences for both summaries, after its
 	// others: what the SARIF file leaves out, say.
