@@ -414,6 +414,12 @@ func TestHeadSHA(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"`+mergeSHA+`"}`), 0o644)
 	os.WriteFile(bad, []byte(`{"pull_request":{"head":{"sha":"$(id)"}}}`), 0o644)
+	// workflow_run (reporting a fork's pull request with a token that may
+	// write checks): GITHUB_SHA is the default branch's last commit.
+	run := filepath.Join(dir, "workflow_run.json")
+	badRun := filepath.Join(dir, "bad_run.json")
+	os.WriteFile(run, []byte(`{"action":"completed","workflow_run":{"head_sha":"`+headSHA+`","event":"pull_request"}}`), 0o644)
+	os.WriteFile(badRun, []byte(`{"workflow_run":{"head_sha":"HEAD"}}`), 0o644)
 	for _, tc := range []struct {
 		path, fallback, want string
 		err                  bool
@@ -422,6 +428,8 @@ func TestHeadSHA(t *testing.T) {
 		{push, mergeSHA, mergeSHA, false},
 		{"", mergeSHA, mergeSHA, false},
 		{bad, mergeSHA, "", true},
+		{run, mergeSHA, headSHA, false},
+		{badRun, mergeSHA, "", true},
 		{"", "not-a-sha", "", true},
 		{filepath.Join(dir, "missing.json"), mergeSHA, "", true},
 	} {
