@@ -203,7 +203,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		}
 		return req()
 	}
-	update := func(opts github.UpdateCheckRunOptions, id int64) error {
+	update := func(ctx context.Context, opts github.UpdateCheckRunOptions, id int64) error {
 		return send(func() error {
 			_, _, err := c.Checks.UpdateCheckRun(ctx, cr.Owner, cr.Repo, id, opts)
 			return err
@@ -229,7 +229,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	}
 	for i := 1; i < len(batches); i++ {
 		status, conclusion, at := completed(i == len(batches)-1)
-		if err := update(github.UpdateCheckRunOptions{
+		if err := update(ctx, github.UpdateCheckRunOptions{
 			Name:        cr.Name,
 			Status:      status,
 			Conclusion:  conclusion,
@@ -241,7 +241,16 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			out := output(nil)
 			out.Summary = github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
 			status, conclusion, at := completed(true)
-			if cerr := update(github.UpdateCheckRunOptions{
+			// Sent when the step is being cancelled too (the runner's
+			// SIGINT ends ctx), on a short clock of its own: else the run
+			// stays in progress on the pull request for good.
+			cctx := ctx
+			if ctx.Err() != nil {
+				var cancel context.CancelFunc
+				cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), CheckRunCompleteTimeout)
+				defer cancel()
+			}
+			if cerr := update(cctx, github.UpdateCheckRunOptions{
 				Name: cr.Name, Status: status, Conclusion: conclusion, CompletedAt: at, Output: out,
 			}, run.GetID()); cerr != nil {
 				err = fmt.Errorf("%w; completing it without them: %w (%w)", err, classify(cerr), ErrCheckRunInProgress)

@@ -522,3 +522,47 @@ func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRunCompletedWhenCancelled: a step cancelled while a check run
+// takes its batches (the runner's SIGINT ends the context) still sends
+// the request that completes it, on a short clock of its own, so the pull
+// request is not left with a check run in progress for good.
+func TestCheckRunCompletedWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var bodies []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		mu.Lock()
+		bodies = append(bodies, m)
+		n := len(bodies)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		} else if n == 2 {
+			cancel() // the signal comes while the first batch is on its way
+			<-r.Context().Done()
+			return
+		}
+		fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.Client(), token, srv.URL+"/api/v3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, perr := PostCheckRun(ctx, c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles audit", HeadSHA: headSHA,
+		Conclusion: "failure", Title: "t", Summary: "s", Findings: manyFindings(120).Findings})
+	if perr == nil || errors.Is(perr, ErrCheckRunInProgress) {
+		t.Errorf("error %v, want the batch not posted and the run completed", perr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if last := bodies[len(bodies)-1]; len(bodies) != 3 || last["status"] != "completed" {
+		t.Errorf("%d requests, the last %v: want the completing request after the cancelled batch", len(bodies), last["status"])
+	}
+}

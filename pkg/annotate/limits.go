@@ -58,6 +58,12 @@ const (
 	// REST API", "Exceeding the rate limit".
 	MaxRateLimitWait = 2 * time.Minute
 
+	// CheckRunCompleteTimeout is our own bound on the request that
+	// completes a check run whose batch failed, which is sent even when
+	// the step is being cancelled: the runner sends SIGTERM 7.5 s after
+	// SIGINT (actions/runner, ProcessInvoker), so it stays well within.
+	CheckRunCompleteTimeout = 5 * time.Second
+
 	// MaxCheckRunSummaryChars is the longest output.summary (and
 	// output.text) of a check run.
 	// Source: docs.github.com REST API, "Create a check run",
