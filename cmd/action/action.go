@@ -424,6 +424,16 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit"))
 	}
 
+	// The verdict output is pass, fail or error: a step that stops
+	// before Publish (which sets the outputs) says error, and leaves the
+	// counts and the report's path, which it does not have, unset.
+	published := false
+	defer func() {
+		if p := getenv("GITHUB_OUTPUT"); p != "" && !published {
+			// Best effort: the step fails with its own error anyway.
+			_ = annotate.WriteVerdict(p, report.VerdictError)
+		}
+	}()
 	in, err := readInputs(getenv)
 	// The token stays in this process only: drop it (and the runner's
 	// other credentials) from the environment before anything starts.
@@ -577,6 +587,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
+	published = true
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
 		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now,

@@ -1022,3 +1022,32 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 		t.Errorf("name with config strict.yml = %q: it must differ from the default's and name the file", names["strict.yml"])
 	}
 }
+
+// TestActionVerdictWhenItStopsEarly: the verdict output is pass, fail or
+// error (action.yml); a step that stops before it has a report (a bad
+// input, exit 2; the runner returned none, exit 125) says error, not
+// nothing, so that a later step's `verdict == 'error'` sees it. The
+// counts and the report's path, which it does not have, stay unset.
+func TestActionVerdictWhenItStopsEarly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		inputs map[string]string
+		runErr error
+		code   int
+	}{
+		{"bad input", map[string]string{"command": "scan"}, nil, 2},
+		{"no report", map[string]string{"command": "test", "check-run": "false"}, errors.New("engine gone"), 125},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStep(t, tc.inputs)
+			var rep *report.Report
+			s.runCanned(t, rep, tc.runErr)
+			if s.exitCode != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", s.exitCode, tc.code, s.stderr.String())
+			}
+			if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); len(out) != 1 || out["verdict"] != "error" {
+				t.Errorf("outputs %v, want only verdict=error", out)
+			}
+		})
+	}
+}

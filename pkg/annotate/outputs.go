@@ -52,6 +52,17 @@ func WriteOutputs(path string, o Outputs) error {
 	return appendFile(path, s)
 }
 
+// WriteVerdict appends only the verdict output to the GITHUB_OUTPUT file
+// at path: for a step that stops before it has a report.
+func WriteVerdict(path, verdict string) error {
+	switch verdict {
+	case report.VerdictPass, report.VerdictFail, report.VerdictError:
+	default:
+		return fmt.Errorf("writing output verdict: %w", ErrUnsafeOutput)
+	}
+	return appendFile(path, "verdict="+verdict+"\n")
+}
+
 // appendFile appends s to the file at path, as the runner's file commands
 // expect.
 func appendFile(path, s string) (err error) {
