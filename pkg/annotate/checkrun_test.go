@@ -499,6 +499,9 @@ func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if said := strings.Contains(log.String(), "sending it again in"); said != (len(waited) > 0) {
+				t.Errorf("the log says a wait %v, waited %v:\n%s", said, waited, log.String())
+			}
 			if tc.name == "past the bound" {
 				if len(waited) != 0 {
 					t.Errorf("waited %v, past MaxRateLimitWait", waited)

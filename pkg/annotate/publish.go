@@ -151,7 +151,14 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Findings:    r.Findings,
 				DefaultFile: o.DefaultFile,
 				Now:         now,
-				Sleep:       o.Sleep,
+				Sleep: func(ctx context.Context, d time.Duration) error {
+					// Said, so that a step that waits is not taken for hung.
+					fmt.Fprintf(log, "vigiles: GitHub refused a check-run request for its secondary rate limit; sending it again in %s\n", d.Round(time.Second))
+					if o.Sleep != nil {
+						return o.Sleep(ctx, d)
+					}
+					return sleepCtx(ctx, d)
+				},
 			})
 			res.CheckRunURL = url
 			inProgress = errors.Is(perr, ErrCheckRunInProgress)
