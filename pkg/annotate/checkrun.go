@@ -287,7 +287,8 @@ func rateLimitWait(err error) (time.Duration, bool) {
 		return max(*ab.RetryAfter, 0), true
 	}
 	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests {
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests &&
+		er.Response.Header.Get("X-RateLimit-Remaining") != "0" { // "0": the primary rate limit
 		if s, err := strconv.Atoi(er.Response.Header.Get("Retry-After")); err == nil && s >= 0 {
 			return time.Duration(s) * time.Second, true
 		}
