@@ -149,21 +149,49 @@ func readName(b []byte, off int) (string, bool, int, error) {
 				sb.WriteByte('.')
 			}
 			for _, c := range b[off+1 : off+1+l] {
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
+				if !writeNameByte(&sb, c) {
+					ldh = false
 				}
-				if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
-					sb.WriteByte(c)
-					continue
-				}
-				ldh = false
-				if c == '*' {
-					sb.WriteByte(c)
-					continue
-				}
-				fmt.Fprintf(&sb, "\\%03d", c)
 			}
 			off += 1 + l
 		}
 	}
+}
+
+// writeNameByte writes one byte of a label in the record's form of a name
+// (dnsQuestion.Name): an ASCII letter lowered, a digit, '-', '_' or '*' as
+// it is, any other byte as \DDD. It reports whether the byte is a letter,
+// digit, '-' or '_'.
+func writeNameByte(sb *strings.Builder, c byte) bool {
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	switch {
+	case c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_':
+		sb.WriteByte(c)
+		return true
+	case c == '*':
+		sb.WriteByte(c)
+	default:
+		fmt.Fprintf(sb, "\\%03d", c)
+	}
+	return false
+}
+
+// hostText writes a host name a proxy request gave (its labels separated
+// by dots) as the DNS stub writes the same name asked of it, so that a
+// destination reads the same whichever way it was seen, and holds no space,
+// comma or parenthesis that a report listing hosts could take for its own
+// text. Of a longer name (a DNS name has at most 255 bytes) the first
+// maxRecorded bytes are written.
+func hostText(s string) string {
+	var sb strings.Builder
+	for i := 0; i < len(s) && i < maxRecorded; i++ {
+		if s[i] == '.' {
+			sb.WriteByte('.')
+			continue
+		}
+		writeNameByte(&sb, s[i])
+	}
+	return sb.String()
 }

@@ -210,7 +210,7 @@ func TestRecordProxy(t *testing.T) {
 		return e.Via == evidence.ViaConnect && e.IP == "203.0.113.9" && e.Port == 80 && e.Proto == "tcp"
 	})
 	h, _ := mustFind(t, res.Egress, "the hostile CONNECT", func(e evidence.Egress) bool {
-		return e.Via == evidence.ViaProxy && strings.HasSuffix(e.Host, ".example.test") && strings.HasPrefix(e.Host, `q"{;}`)
+		return e.Via == evidence.ViaProxy && strings.HasSuffix(e.Host, ".example.test") && strings.HasPrefix(e.Host, `q\034\123\059\125q`)
 	})
 	if len(h.Host) < 300 {
 		t.Errorf("hostile host cut to %d characters", len(h.Host))

@@ -79,7 +79,7 @@ func parseRequestLine(line string) (proxyRequest, error) {
 	}
 	defaults := map[string]int{"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 	scheme := strings.ToLower(u.Scheme)
-	r.Host = strings.ToLower(u.Hostname())
+	r.Host = lowerASCII(u.Hostname())
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
@@ -135,7 +135,21 @@ func splitHostPort(s string) (string, int, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		host = a.String()
 	}
-	return strings.ToLower(host), n, nil
+	return lowerASCII(host), n, nil
+}
+
+// lowerASCII lowers the ASCII letters of s and leaves every other byte as
+// it is, as the DNS stub does a name's: strings.ToLower lowers letters
+// past ASCII too, and turns bytes that are not UTF-8 into U+FFFD, so that
+// names that differ read as one.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func stripQuery(p string) string {
@@ -332,7 +346,7 @@ func (p *proxy) record(at time.Time, line string, req proxyRequest, perr error) 
 		p.rec.add(at, evidence.Egress{Via: evidence.ViaProxy, Proto: "http", Detail: "malformed request: " + clip(stripQuery(line))})
 		return
 	}
-	e := evidence.Egress{Host: clip(req.Host), Port: req.Port, Via: evidence.ViaProxy, Proto: "http",
+	e := evidence.Egress{Host: hostText(req.Host), Port: req.Port, Via: evidence.ViaProxy, Proto: "http",
 		Detail: clip(req.Method + " " + req.Path)}
 	if req.Method == "CONNECT" {
 		e.Proto, e.Detail = "tcp", "CONNECT"

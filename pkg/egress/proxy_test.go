@@ -106,6 +106,65 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 	}
 }
 
+// TestProxyWritesHostsAsTheDNSStubDoes: a host a request names is written
+// in the record as the DNS stub writes the same name asked of it (ASCII
+// letters lowered, every byte outside [a-z0-9-_*.] as \DDD), not as the
+// request spelled it: a Host header "api.good.test (allowed), evil.test"
+// was recorded with its spaces, comma and parentheses, and a report that
+// lists the hosts a run tried, each followed by its verdict, showed one
+// blocked request as an allowed api.good.test and a blocked evil.test
+// (review); a name with bytes past ASCII was recorded as \xHH there and
+// \DDD by the stub, its capitals lowered as Unicode (invalid UTF-8 made
+// U+FFFD, so that different names read as one).
+func TestProxyWritesHostsAsTheDNSStubDoes(t *testing.T) {
+	rec := newRecorder()
+	p, err := startProxy("127.0.0.1:0", rec, nil, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		req    string
+		labels [][]byte // the name, as a DNS question would carry it
+	}{
+		{"GET / HTTP/1.1\r\nHost: api.good.test (allowed), evil.test\r\n\r\n",
+			[][]byte{[]byte("api"), []byte("good"), []byte("test (allowed), evil"), []byte("test")}},
+		{"CONNECT B\xc3\x9cCHER.Test:443 HTTP/1.1\r\n\r\n", [][]byte{[]byte("B\xc3\x9cCHER"), []byte("Test")}},
+		{"GET http://b%C3%BCcher.test/ HTTP/1.1\r\n\r\n", [][]byte{[]byte("b\xc3\xbccher"), []byte("test")}},
+		{"CONNECT a\xffb.test:443 HTTP/1.1\r\n\r\n", [][]byte{[]byte("a\xffb"), []byte("test")}},
+		{"CONNECT a\xfeb.test:443 HTTP/1.1\r\n\r\n", [][]byte{[]byte("a\xfeb"), []byte("test")}},
+		{"GET http://x_y-*.test/ HTTP/1.1\r\nHost: other.test\r\n\r\n", [][]byte{[]byte("x_y-*"), []byte("test")}},
+	}
+	for _, c := range cases {
+		conn, err := net.Dial("tcp", p.addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Write([]byte(c.req))
+		bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+	}
+	p.stop()
+	var got, want []string
+	for _, e := range rec.list() {
+		got = append(got, e.Host)
+	}
+	for _, c := range cases {
+		q, err := parseQuery(buildQuery(1, 1, c.labels...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, q.Name)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("hosts (-as the dns stub writes them +as the proxy recorded them):\n%s", d)
+	}
+	for _, h := range got {
+		if strings.ContainsAny(h, " ,()") {
+			t.Errorf("host %q has a character no host name has", h)
+		}
+	}
+}
+
 // TestProxyRequestIsStampedWhenReadWhole: a request whose headers the
 // command holds back while it fills the record's cap is stamped when it
 // is read whole, so it is lumped, not listed ahead of the destinations
