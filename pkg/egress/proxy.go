@@ -25,7 +25,8 @@ const (
 	// longer one the first proxyMaxLine bytes are kept.
 	proxyMaxLine = 64 << 10
 	// proxyMaxHeaders is how many header lines of a request are looked
-	// at; the rest are read and passed over.
+	// at for the framing of its body; the rest are read and passed over
+	// (but for the first Host header, wherever it stands).
 	proxyMaxHeaders = 100
 	maxRecorded     = 1024 // longest host or detail kept in a record
 )
@@ -406,41 +407,53 @@ type headers struct {
 	te        bool
 }
 
-// readHeaders reads header lines up to the empty line that ends them.
+// readHeaders reads header lines up to the empty line that ends them. A
+// last line the end of the connection cuts short is read as the others
+// are: "Host: x" and then the end names x.
 func readHeaders(br *bufio.Reader, buf []byte) (headers, []byte, error) {
 	h := headers{length: -1}
 	for n := 0; ; n++ {
 		b, _, err := readLine(br, buf[:0])
 		buf = b
+		if len(b) > 0 {
+			h.take(b, n)
+		}
 		if len(b) == 0 || err != nil {
 			return h, buf, err
 		}
-		if n >= proxyMaxHeaders {
-			continue
+	}
+}
+
+// take reads the nth header line b of a request.
+func (h *headers) take(b []byte, n int) {
+	k, v, ok := bytes.Cut(b, []byte(":"))
+	if !ok {
+		return
+	}
+	k, v = bytes.TrimSpace(k), bytes.TrimSpace(v)
+	if h.host == nil && bytes.EqualFold(k, []byte("host")) {
+		// The destination of an origin-form request, wherever it
+		// stands: behind proxyMaxHeaders others it was not looked at,
+		// and the request was recorded as naming no host.
+		s := string(v)
+		h.host = &s
+		return
+	}
+	if n >= proxyMaxHeaders {
+		return
+	}
+	switch strings.ToLower(string(k)) {
+	case "content-length":
+		l, err := strconv.ParseUint(string(v), 10, 63)
+		if err != nil || (h.length >= 0 && int64(l) != h.length) {
+			h.badLength = true
+			return
 		}
-		k, v, ok := bytes.Cut(b, []byte(":"))
-		if !ok {
-			continue
-		}
-		v = bytes.TrimSpace(v)
-		switch strings.ToLower(string(bytes.TrimSpace(k))) {
-		case "host":
-			if h.host == nil {
-				s := string(v)
-				h.host = &s
-			}
-		case "content-length":
-			l, err := strconv.ParseUint(string(v), 10, 63)
-			if err != nil || (h.length >= 0 && int64(l) != h.length) {
-				h.badLength = true
-				continue
-			}
-			h.length = int64(l)
-		case "transfer-encoding":
-			h.te = true
-			codings := strings.Split(string(v), ",")
-			h.chunked = strings.EqualFold(strings.TrimSpace(codings[len(codings)-1]), "chunked")
-		}
+		h.length = int64(l)
+	case "transfer-encoding":
+		h.te = true
+		codings := strings.Split(string(v), ",")
+		h.chunked = strings.EqualFold(strings.TrimSpace(codings[len(codings)-1]), "chunked")
 	}
 }
 

@@ -77,12 +77,19 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"GET / HTTP/1.1\r\nHost: j.test:\r\n\r\n",
 		"GET http://192.0.2.9./x HTTP/1.1\r\n\r\n",
 		"CONNECT .:443 HTTP/1.1\r\n\r\n",
+		// A Host header behind more headers than the proxy looks at
+		// for a body's framing (it was left unread: "(no host)").
+		"GET / HTTP/1.1\r\n" + strings.Repeat("X-Pad: 1\r\n", proxyMaxHeaders) + "Host: late.test\r\n\r\n",
+		// A last header line the end of the connection cuts short (it
+		// was left unread too).
+		"GET / HTTP/1.1\r\nHost: cut.test",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Write([]byte(req))
+		c.(*net.TCPConn).CloseWrite()
 		bufio.NewReader(c).ReadString('\n')
 		c.Close()
 	}
@@ -100,6 +107,8 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host=j.test ip= port=80 detail=GET /", // an empty port is the default's
 		"host= ip=192.0.2.9 port=80 detail=GET /x",
 		"host= ip= port=0 detail=malformed request: CONNECT .:443 HTTP/1.1",
+		"host=late.test ip= port=80 detail=GET /",
+		"host=cut.test ip= port=80 detail=GET /",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
