@@ -88,18 +88,38 @@ func ownerGid(uid uint32) uint32 {
 // credentials: the variables never reach the command (the environment is
 // an allowlist), but the files they name would. google-github-actions/auth
 // writes its gha-creds-*.json into the workspace, which is often the work
-// tree itself. KUBECONFIG is a list; DOCKER_CONFIG and GH_CONFIG_DIR name
-// directories, whose credential file is listed.
+// tree itself. KUBECONFIG is a list.
 var credentialFileVars = []string{
 	"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", "GOOGLE_GHA_CREDS_PATH",
 	"AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_FEDERATED_TOKEN_FILE",
-	"KUBECONFIG", "NPM_CONFIG_USERCONFIG", "PGPASSFILE", "DOCKER_CONFIG", "GH_CONFIG_DIR",
+	"KUBECONFIG", "NPM_CONFIG_USERCONFIG", "PGPASSFILE", "REGISTRY_AUTH_FILE", "TF_CLI_CONFIG_FILE",
+	"NETRC", "GIT_CONFIG_GLOBAL", "PIP_CONFIG_FILE", "HELM_REGISTRY_CONFIG",
+}
+
+// credentialDirVars name, in the caller's environment, directories that
+// hold credential files: each variable's files, by their names there. A
+// tool's directory moved out of HOME (which is masked whole) by its
+// variable keeps its tokens there.
+var credentialDirVars = []struct {
+	name  string
+	files []string
+}{
+	{"DOCKER_CONFIG", []string{"config.json"}},
+	{"GH_CONFIG_DIR", []string{"hosts.yml"}},
+	{"XDG_CONFIG_HOME", []string{"gh/hosts.yml", "git/credentials", "containers/auth.json", "gcloud/credentials.db",
+		"gcloud/access_tokens.db", "gcloud/application_default_credentials.json"}},
+	{"CLOUDSDK_CONFIG", []string{"credentials.db", "access_tokens.db", "application_default_credentials.json"}},
+	{"AZURE_CONFIG_DIR", []string{"msal_token_cache.json", "msal_token_cache.bin", "accessTokens.json",
+		"service_principal_entries.json", "service_principal_entries.bin"}},
+	{"CARGO_HOME", []string{"credentials.toml", "credentials"}},
+	{"GRADLE_USER_HOME", []string{"gradle.properties"}},
+	{"DOCKER_CERT_PATH", []string{"key.pem"}},
 }
 
 // envCredentialFiles lists the regular files the caller's environment
-// names as credentials (credentialFileVars), each once, absolute (a
-// relative one against the working directory), with its symlinks
-// resolved.
+// names as credentials (credentialFileVars, credentialDirVars), each once,
+// absolute (a relative one against the working directory), with its
+// symlinks resolved.
 func envCredentialFiles(getenv func(string) string) []string {
 	var out []string
 	add := func(p string) {
@@ -121,22 +141,19 @@ func envCredentialFiles(getenv func(string) string) []string {
 		}
 	}
 	for _, k := range credentialFileVars {
-		v := getenv(k)
-		switch k {
-		case "KUBECONFIG":
-			for _, p := range filepath.SplitList(v) {
+		if k == "KUBECONFIG" {
+			for _, p := range filepath.SplitList(getenv(k)) {
 				add(p)
 			}
-		case "DOCKER_CONFIG":
-			if v != "" {
-				add(filepath.Join(v, "config.json"))
+			continue
+		}
+		add(getenv(k))
+	}
+	for _, d := range credentialDirVars {
+		if v := getenv(d.name); v != "" {
+			for _, f := range d.files {
+				add(filepath.Join(v, f))
 			}
-		case "GH_CONFIG_DIR":
-			if v != "" {
-				add(filepath.Join(v, "hosts.yml"))
-			}
-		default:
-			add(v)
 		}
 	}
 	return out

@@ -262,3 +262,27 @@ func TestRelativeCredentialPathsAreHidden(t *testing.T) {
 		t.Errorf("tier %s error %q stdout %q, want the three files empty", res.Tier, res.Error, res.Stdout)
 	}
 }
+
+// TestCredentialDirsTheEnvironmentNames: a tool's directory moved out of
+// HOME by its variable (XDG_CONFIG_HOME, CARGO_HOME, AZURE_CONFIG_DIR,
+// CLOUDSDK_CONFIG) keeps its tokens there, and a file variable
+// (TF_CLI_CONFIG_FILE, REGISTRY_AUTH_FILE, NETRC) names one: each reads as
+// empty, and the directory's other files as they are (the review found
+// them readable).
+func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{
+		"xdg/gh/hosts.yml": "S1\n", "xdg/git/credentials": "S2\n", "xdg/other.txt": "KEPT\n",
+		"cargo/credentials.toml": "S3\n", "az/msal_token_cache.json": "S4\n", "gcloud/credentials.db": "S5\n",
+		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n",
+	})
+	t.Chdir(tree)
+	for k, v := range map[string]string{"XDG_CONFIG_HOME": "xdg", "CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
+		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc"} {
+		t.Setenv(k, v)
+	}
+	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc xdg/other.txt; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || !strings.Contains(res.Stdout, "KEPT") {
+		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt as it is", res.Tier, res.Error, res.Stdout)
+	}
+}
