@@ -626,7 +626,7 @@ func hostsText(r report.HookRun) string {
 	seen := map[string]bool{}
 	var hs []string
 	for _, e := range r.Egress {
-		h := e.Dest()
+		h := annotate.CutHost(e.Dest(), 80)
 		if e.Allowed {
 			h += " (allowed)"
 		} else {

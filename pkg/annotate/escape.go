@@ -31,6 +31,28 @@ func cut(s string, max int) string {
 	return s
 }
 
+// CutHost returns the host name (or name:port) h shortened to at most max
+// characters by dropping its start, behind a visible marker: what names a
+// host is at its end (the domain a name is under, the port), so a long name
+// cut from the end would show as the benign name it begins with
+// (api.github.com.xxxx….evil.test). Invalid UTF-8 is replaced first.
+func CutHost(h string, max int) string {
+	h = strings.ToValidUTF8(h, "\uFFFD")
+	n := utf8.RuneCountInString(h)
+	if n <= max {
+		return h
+	}
+	const marker = "(cut) …"
+	drop := n - max + utf8.RuneCountInString(marker)
+	for i := range h {
+		if drop == 0 {
+			return marker + h[i:]
+		}
+		drop--
+	}
+	return marker
+}
+
 // cutBytes returns s shortened to at most max bytes on a rune boundary,
 // with a visible marker when cut.
 func cutBytes(s string, max int) string {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -70,5 +71,30 @@ func TestHostsCellNamesEveryEntry(t *testing.T) {
 	}
 	if strings.Contains(got, ":  (") || strings.Contains(got, ",  (") {
 		t.Errorf("hostsCell = %q: a blank name", got)
+	}
+}
+
+// A long host name is cut from its start, not its end: the summary showed
+// api.github.com.xxxx….evil.test as "api.github.com.xxxx… (cut)", a name
+// it begins with and is not under (review Q).
+func TestLongHostsKeepTheirEnd(t *testing.T) {
+	long := "api.github.com." + strings.Repeat("x", 100) + ".evil.test"
+	got := hostsCell([]evidence.Egress{{Via: evidence.ViaDNS, Proto: "udp", Host: long, Port: 443}})
+	if !strings.Contains(got, "evil&#46;test&#58;443") || strings.Contains(got, "github") {
+		t.Errorf("hostsCell = %q; want the name's end (evil.test:443) and not its start", got)
+	}
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short.test", 80, "short.test"},
+		{"a.b.evil.test", 11, "(cut) …test"},
+		{"ü" + strings.Repeat("x", 10) + ".t", 12, "(cut) …xxx.t"},
+		{"\xff" + strings.Repeat("y", 20), 10, "(cut) …yyy"},
+	} {
+		if got := CutHost(c.in, c.max); got != c.want || utf8.RuneCountInString(got) > c.max {
+			t.Errorf("CutHost(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
 	}
 }

@@ -227,7 +227,7 @@ func hostsCell(eg []evidence.Egress) string {
 		if d.allowed {
 			mark = "allowed"
 		}
-		names = append(names, md(d.name, 80)+" ("+mark+")")
+		names = append(names, md(CutHost(d.name, 80), 80)+" ("+mark+")")
 	}
 	return fmt.Sprintf("%d allowed / %d blocked: %s", allowed, blocked, strings.Join(names, ", "))
 }
