@@ -43,6 +43,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childRuleset())
 	case "loopback":
 		os.Exit(childLoopback())
+	case "nflog-behind":
+		os.Exit(childNFLOGBehind())
 	case "loopback-allow-noipv6":
 		os.Exit(childLoopbackAllowNoIPv6())
 	case "server":

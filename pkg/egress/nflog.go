@@ -226,18 +226,30 @@ func (l *nflog) loop() {
 // stop waits until the loop has read everything the kernel queued (the
 // rule set logs with a queue threshold of 1, so every packet logged before
 // the command ended is already in the socket), then closes the socket.
+//
+// Messages still queued when nflogStopMax has passed are never read: the
+// record is then incomplete (ErrIncomplete), not short.
 func (l *nflog) stop() (int, error) {
-	deadline := time.Now().Add(nflogDrainMax)
-	for time.Now().Before(deadline) && !l.socketEmpty() {
+	deadline := time.Now().Add(nflogStopMax)
+	behind := !l.socketEmpty()
+	for behind && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
+		behind = !l.socketEmpty()
 	}
 	l.closing.Store(true)
 	l.conn.Close()
 	<-l.done // the loop appends what it already received before it ends
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if behind && l.err == nil {
+		return l.lost, fmt.Errorf("the packet log was not read to its end within %v: %w", nflogStopMax, ErrIncomplete)
+	}
 	return l.lost, l.err
 }
+
+// nflogStopMax is how long stop waits for the reader to empty the socket
+// (a variable for the test that makes it fall behind).
+var nflogStopMax = nflogDrainMax
 
 // socketEmpty peeks at the socket without blocking.
 func (l *nflog) socketEmpty() bool {
