@@ -147,6 +147,7 @@ func TestBaselineDrift(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s>%s @%s:%d", strings.TrimPrefix(d.Hook, "plugins/a/hooks/hooks.json#hooks."), d.Kind, d.Was, d.Now, d.Location.File, d.Location.Line))
 	}
 	want := []string{
+		"PostToolUse[0].hooks[0]@Bash command true write:out.log>true write:out.log write:../../.ssh/authorized_keys @plugins/a/hooks/hooks.json:2",
 		"PostToolUse[0].hooks[0]@Bash write >../../.ssh/authorized_keys @plugins/a/hooks/hooks.json:2",
 		"PostToolUse[0].hooks[0]@Edit hook-removed allowed> @plugins/a/hooks/hooks.json:0",
 		"PostToolUse[0].hooks[0]@Glob hook-removed allowed> @plugins/a/hooks/hooks.json:0",
@@ -155,8 +156,10 @@ func TestBaselineDrift(t *testing.T) {
 		"PostToolUse[0].hooks[0]@WebFetch hook-removed allowed> @plugins/a/hooks/hooks.json:0",
 		"PostToolUse[0].hooks[0]@Write hook-removed allowed> @plugins/a/hooks/hooks.json:0",
 		"PostToolUse[0].hooks[0]@mcp__example__search hook-removed allowed> @plugins/a/hooks/hooks.json:0",
+		"PreToolUse[0].hooks[0]@Bash command true host:api.example.test>block host:api.example.test host:exfil.evil.test @plugins/a/hooks/hooks.json:1",
 		"PreToolUse[0].hooks[0]@Bash host >exfil.evil.test @plugins/a/hooks/hooks.json:1",
 		"PreToolUse[0].hooks[0]@Bash outcome allowed>blocked @plugins/a/hooks/hooks.json:1",
+		"PreToolUse[0].hooks[0]@Write command true host:api.example.test>block host:api.example.test host:exfil.evil.test @plugins/a/hooks/hooks.json:1",
 		"PreToolUse[0].hooks[0]@Write host >exfil.evil.test @plugins/a/hooks/hooks.json:1",
 		"PreToolUse[0].hooks[0]@Write outcome allowed>blocked @plugins/a/hooks/hooks.json:1",
 		"SessionEnd[0].hooks[0]@other hook-added >allowed @plugins/a/hooks/hooks.json:3",

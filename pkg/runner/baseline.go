@@ -33,6 +33,7 @@ const (
 	DriftHookAdded   = "hook-added"
 	DriftHookRemoved = "hook-removed"
 	DriftContext     = "context"
+	DriftCommand     = "command"
 )
 
 // Rules of baseline findings.
@@ -909,6 +910,14 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 		} else if old.Outcome != r.Outcome {
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
+		}
+		if ok && old.Command != "" && old.Command != r.Command {
+			// Another command under the same id is another hook: what
+			// the audit's payloads show of it (a guard replaced by true
+			// allows them all, as the guard did) is not what was reviewed.
+			add(r, DriftCommand, cutBytes(old.Command, maxEvidence), cutBytes(r.Command, maxEvidence), fmt.Sprintf("%s %s%s now runs another command than the baseline accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it",
+				shownName(r.Plugin), r.Event, toolSuffix(r.Tool)), sev)
+			finds[len(finds)-1].Evidence = fmt.Sprintf("- %s\n+ %s\n", shownName(cutBytes(old.Command, maxEvidence)), shownName(cutBytes(r.Command, maxEvidence)))
 		}
 		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,

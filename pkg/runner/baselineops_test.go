@@ -309,7 +309,8 @@ func TestAuditBaselineDeletes(t *testing.T) {
 	}
 	writeFile(t, dir, ".claude/settings.json", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true delete:~/.bashrc write:old.txt"}]}]}}`)
 	rep := audit(false)
-	want := "write deleted>old.txt,write created or modified>~/.bashrc" // sorted by now
+	// sorted by now; the command is another too
+	want := "command true write:~/.bashrc delete:old.txt>true delete:~/.bashrc write:old.txt,write deleted>old.txt,write created or modified>~/.bashrc"
 	if d := strings.Join(driftOf(rep), ","); d != want || rep.Verdict != report.VerdictFail {
 		t.Errorf("deletes swapped: drift %s, verdict %s; want %s, fail: %v", d, rep.Verdict, want, findingLines(rep.Findings))
 	}

@@ -619,3 +619,46 @@ func TestMarketplaceFollowUps(t *testing.T) {
 		t.Errorf("the command check's env: %+v", ex.Specs)
 	}
 }
+
+// TestAnotherCommandUnderTheSameIDIsDrift: a vetted guard replaced by a
+// command that lets the audit's payloads through as the guard did (true)
+// keeps its id, outcome, hosts and writes; the baseline accepted another
+// command, so the audit fails, and --update-baseline accepts the new one
+// as a notice.
+func TestAnotherCommandUnderTheSameIDIsDrift(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".vigiles.yml":                   "plugins:\n  untrusted: [\"plugins/*\"]\n",
+		"plugins/guard/hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true guard.py"}]}]}}`,
+	})
+	const base = ".vigiles/baseline.json"
+	ctx := context.Background()
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "plugins/guard/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`)
+	for _, update := range []bool{false, true} {
+		rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: update, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, sev, verdict := "command true guard.py>true", report.SeverityError, report.VerdictFail
+		if update {
+			sev, verdict = report.SeverityNotice, report.VerdictPass
+		}
+		var sevs []report.Severity
+		for _, f := range rep.Findings {
+			if f.Rule == RuleDriftPrefix+DriftCommand {
+				sevs = append(sevs, f.Severity)
+				if f.Evidence != "- true guard.py\n+ true\n" {
+					t.Errorf("evidence %q", f.Evidence)
+				}
+			}
+		}
+		if d := strings.Join(driftOf(rep), ","); d != want || rep.Verdict != verdict || len(sevs) != 1 || sevs[0] != sev {
+			t.Errorf("update %v: drift %s, verdict %s, severities %v; want %s, %s, %s:\n%s", update, d, rep.Verdict, sevs, want, verdict, sev, findingLines(rep.Findings))
+		}
+	}
+	if rep, _ := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+		t.Errorf("after the update: drift %v, verdict %s", driftOf(rep), rep.Verdict)
+	}
+}
