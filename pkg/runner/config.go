@@ -6,6 +6,8 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -787,6 +789,29 @@ func jsonCompatible(v any) (any, error) {
 	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
 }
 
+// matchesAnyText says whether re matches every text: it matches the empty
+// text, and no assertion in it (the end of the text or a line, a word
+// boundary) can fail at a text's start where it held at the empty text's,
+// so it matches at the start of any text. (^ and \A hold at every start.)
+func matchesAnyText(re *regexp.Regexp) bool {
+	if !re.MatchString("") {
+		return false
+	}
+	t, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var endOrWord func(*syntax.Regexp) bool
+	endOrWord = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpEndLine, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, endOrWord)
+	}
+	return !endOrWord(t)
+}
+
 // MinMemory is the smallest address-space limit per process
 // (limits.memory, vigiles run --limit-memory) a run may be given. Under
 // the limit the sandbox's shell sets it (ulimit -v) and execs the
@@ -1152,6 +1177,12 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				p.errAt(v, "%s: want a regular expression: %v", k, err)
 				return false
 			}
+			if matchesAnyText(re) {
+				// ".*", "x*", "deny|", an unanchored (export …\n)*: it
+				// matches where any text begins, so it would always pass.
+				p.errAt(v, "%s: %q matches any text (it matches an empty string, and nothing in it ties that to the text's end or a word), so it expects nothing; anchor it (^…$ for the whole text), or remove the line", k, s)
+				return false
+			}
 			e.Str, e.Re = s, re
 			return true
 		})
@@ -1223,6 +1254,13 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 			hp, err := ParseHostPattern(s)
 			if err != nil {
 				p.errAt(h, "egress-only: %v", err)
+				good = false
+				continue
+			}
+			if hp.host == "*" && hp.port == 0 {
+				// Every named destination: egress-only would pass
+				// whatever the hook tried.
+				p.errAt(h, "egress-only: %q allows every host, so it expects nothing; list the hosts (exact, or *.suffix), or remove the line", s)
 				good = false
 				continue
 			}

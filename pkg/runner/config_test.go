@@ -189,6 +189,11 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"stdout-matches empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"\"\n", []string{`5:23 stdout-matches: "" is an empty pattern`}},
 		{"stderr-matches re: only", "checks:\n  - name: a\n    hook: h\n    expect:\n      stderr-matches: \"re:\"\n", []string{`5:23 stderr-matches: "re:" is an empty pattern`}},
 		{"env-file-matches empty", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect:\n      env-file-matches: ''\n", []string{`6:25 env-file-matches: "" is an empty pattern`}},
+		// A pattern that matches any text expects nothing, as "" does;
+		// one tied to the end ($) or to a word (\b) may fail.
+		{"stdout-matches any text", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \".*\"\n      stderr-matches: \"re:deny|\"\n", []string{`5:23 stdout-matches: ".*" matches any text`, `6:23 stderr-matches: "re:deny|" matches any text`}},
+		{"env-file-matches unanchored", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect:\n      env-file-matches: '(export [A-Z]+=.*\\n)*'\n", []string{`6:25 env-file-matches: "(export [A-Z]+=.*\\n)*" matches any text`}},
+		{"egress-only every host", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [api.example.test, \"*\"]\n", []string{`5:39 egress-only: "*" allows every host`}},
 		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
 		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
@@ -577,5 +582,20 @@ func TestLingerZeroIsTheDefault(t *testing.T) {
 	}
 	if _, err := ParseConfig(".vigiles.yml", []byte("defaults:\n  linger: -1s\n")); err == nil {
 		t.Error("linger -1s accepted")
+	}
+}
+
+// TestMatchesAnyText: a pattern that matches at the start of every text
+// is refused as expecting nothing; one that an end, a word boundary or a
+// character can fail on is kept (^$ asks for empty output).
+func TestMatchesAnyText(t *testing.T) {
+	for pat, want := range map[string]bool{
+		".*": true, "(?s).*": true, "x*": true, "deny|": true, "^": true, `\A`: true, "(?m)^": true, "(export [A-Z]+=.*\n)*": true, "a?b?": true,
+		"^$": false, `^\s*$`: false, "(?m)^$": false, `\z`: false, `\b`: false, `\B`: false, "deny": false, "^(export [A-Z_]+=[A-Za-z0-9_./:-]*\n)*$": false,
+		`"permissionDecision":\s*"deny"`: false, "x*$": false, "[^!]*$": false,
+	} {
+		if got := matchesAnyText(regexp.MustCompile(pat)); got != want {
+			t.Errorf("matchesAnyText(%q) = %v, want %v", pat, got, want)
+		}
 	}
 }
