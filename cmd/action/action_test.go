@@ -651,7 +651,7 @@ func TestActionMergeShards(t *testing.T) {
 	ws := s.env["GITHUB_WORKSPACE"]
 	for i := 1; i <= 2; i++ {
 		r := report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit",
-			Verdict: report.VerdictFail, Shard: fmt.Sprintf("%d/2", i),
+			Verdict: report.VerdictFail, Shard: fmt.Sprintf("%d/2", i), Plan: "sha256:p",
 			Runs: []report.HookRun{{ID: fmt.Sprintf("p%d/Stop", i), Plugin: fmt.Sprintf("p%d", i), Event: "Stop", Tier: "confined", Outcome: "allowed"}},
 			Findings: []report.Finding{{Rule: "baseline/host", Severity: report.SeverityError, Message: "new host",
 				Location: report.Location{File: fmt.Sprintf("plugins/p%d/hooks/hooks.json", i), Line: 3}}}}
@@ -765,7 +765,7 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 	ws := s.env["GITHUB_WORKSPACE"]
 	os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
 	for name, command := range map[string]string{"a-1.json": "audit", "b-2.json": "test"} {
-		b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: name[2:3] + "/2", Verdict: report.VerdictPass})
+		b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: name[2:3] + "/2", Plan: "sha256:p", Verdict: report.VerdictPass})
 		if err := os.WriteFile(filepath.Join(ws, "reports", name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

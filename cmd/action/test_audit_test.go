@@ -370,7 +370,7 @@ func TestAuditTextShowsTheEnvFile(t *testing.T) {
 func TestMergeRefusesJunkAndNamesFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, command, shard, tail string) string {
-		b, err := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: shard, Verdict: report.VerdictPass,
+		b, err := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: shard, Plan: "sha256:p", Verdict: report.VerdictPass,
 			Runs: []report.HookRun{{ID: name, Plugin: "p", Event: "Stop", Outcome: "allowed"}}})
 		if err != nil {
 			t.Fatal(err)

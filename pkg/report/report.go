@@ -120,11 +120,15 @@ const (
 
 // Report is the vigiles.report/v1 document.
 type Report struct {
-	Schema   string    `json:"schema"`
-	Tool     Tool      `json:"tool"`
-	Command  string    `json:"command"` // test or audit
-	Verdict  string    `json:"verdict"`
-	Shard    string    `json:"shard,omitempty"` // "i/n"; empty when unsharded or merged
+	Schema  string `json:"schema"`
+	Tool    Tool   `json:"tool"`
+	Command string `json:"command"` // test or audit
+	Verdict string `json:"verdict"`
+	Shard   string `json:"shard,omitempty"` // "i/n"; empty when unsharded or merged
+	// Plan, on a shard, is the digest of the whole run it is a part of
+	// (its vigiles, command, policy, baseline, settings and planned runs):
+	// merge joins only shards of one plan. Empty when unsharded or merged.
+	Plan     string    `json:"plan,omitempty"`
 	Runs     []HookRun `json:"runs"`
 	Findings []Finding `json:"findings"`
 	Drift    []Drift   `json:"drift,omitempty"`

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -219,6 +221,10 @@ type session struct {
 	shardI   int
 	shardN   int
 	settings *runSettings
+	// policy is the SHA-256 of the policy file read ("" for none), and
+	// plan the digest of the whole plan a shard's report carries
+	// (planDigest), so that merge joins only shards of one run.
+	policy, plan string
 	// empty lists the roots asked for (audit paths, or "." for the work
 	// tree) under which discovery found no hook at all.
 	empty []string
@@ -296,6 +302,7 @@ func newSession(o Options, command string) (*session, error) {
 		if r, rerr := relTo(dir, abs); rerr == nil {
 			rel = r
 		}
+		s.policy = fmt.Sprintf("%x", sha256.Sum256(data))
 		cfg, perr := ParseConfig(rel, data)
 		var ces ConfigErrors
 		if errors.As(perr, &ces) {
@@ -850,9 +857,39 @@ func (s *session) newReport(command string, runs []report.HookRun, finds []repor
 		Runs: runs, Findings: finds, Drift: drift}
 	if s.shardN > 1 {
 		rep.Shard = fmt.Sprintf("%d/%d", s.shardI, s.shardN)
+		rep.Plan = s.plan
 	}
 	finish(rep)
 	return rep
+}
+
+// planDigest is what a shard's report says of the whole work it is a
+// part of (report.Report.Plan): the SHA-256 of vigiles' version, the
+// command, the policy file, the baseline file (audit), the settings every
+// run gets, and every planned run's id, command, context, type and trust.
+// Shards of one run share it; a shard of another commit, policy,
+// baseline, option or vigiles has another, which merge refuses: its runs
+// would not add up to what an unsharded run would have done.
+func (s *session) planDigest(command string, plan []*plannedRun) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s plan\nversion %q\ncommand %s\npolicy %s\n", report.Schema, Version, command, orDefault(s.policy, "none"))
+	if command == "audit" && s.o.Baseline != "" {
+		b := "none"
+		if data, err := readBaseline(s.abs(s.o.Baseline)); err == nil {
+			b = fmt.Sprintf("%x", sha256.Sum256(data))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			b = "unreadable: " + err.Error()
+		}
+		fmt.Fprintf(h, "baseline %s\n", b)
+	}
+	st := s.settings
+	eg, _ := json.Marshal(st.egress)
+	fmt.Fprintf(h, "settings mode=%s egress=%s timeout=%s linger=%s limits=%+v output-cap=%d root-sandbox=%t\n",
+		st.mode, eg, st.timeout, st.linger, st.limits, st.outCap, st.rootSandbox)
+	for _, p := range plan {
+		fmt.Fprintf(h, "run %q %q %q %q %t\n", p.ID, p.Hook.shownCommand(), p.Hook.context(), p.Hook.Type, p.Hook.Trusted)
+	}
+	return fmt.Sprintf("sha256:%x", h.Sum(nil))
 }
 
 // finish sorts a report and sets its verdict: error when a run was refused
@@ -964,6 +1001,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	}
 	sortPlan(plan)
+	s.plan = s.planDigest("audit", plan)
 	allIDs := map[string]bool{}
 	for _, p := range plan {
 		allIDs[p.ID] = true
@@ -1168,6 +1206,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		planFinds = append(planFinds, fs...)
 	}
 	sortPlan(plan)
+	s.plan = s.planDigest("test", plan)
 	mine := shardOf(plan, s.shardI, s.shardN)
 	var finds []report.Finding
 	if s.shardI == 1 {
@@ -1427,6 +1466,8 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 	runIn := map[string]string{}   // run id → the report it came from
 	shardIn := map[string]string{} // "i/n" → the report that is that shard
 	total, totalIn := 0, ""
+	wholeIn := ""          // a report that is no shard
+	plan, planIn := "", "" // the plan of the first shard, and its report
 	for _, nr := range reports {
 		r := nr.Report
 		if r.Schema != report.Schema {
@@ -1442,10 +1483,33 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 			return nil, errorf(ErrBadOption, "merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command",
 				nr.Name, printable(r.Command), first.Name, printable(out.Command))
 		}
+		if r.Tool != out.Tool {
+			// Another vigiles plans, runs and judges otherwise.
+			return nil, errorf(ErrBadOption, "merging reports: %s was written by %s %s and %s by %s %s; merge the shards of one run, which one vigiles wrote",
+				nr.Name, printable(r.Tool.Name), printable(r.Tool.Version), first.Name, printable(out.Tool.Name), printable(out.Tool.Version))
+		}
+		if r.Shard == "" {
+			if wholeIn != "" {
+				// Two whole reports are two runs: what they add up
+				// to no unsharded run wrote.
+				return nil, errorf(ErrBadOption, "merging reports: %s and %s are both whole reports (no shard); merge the shards of one sharded run", wholeIn, nr.Name)
+			}
+			wholeIn = nr.Name
+		}
 		if r.Shard != "" {
 			i, n, err := ParseShard(r.Shard)
 			if err != nil {
 				return nil, fmt.Errorf("merging reports: %s: %w", nr.Name, err)
+			}
+			switch {
+			case r.Plan == "":
+				return nil, errorf(ErrBadOption, "merging reports: %s is shard %s with no plan: it was not written by this vigiles' test or audit --shard, or was edited; merge the shards of one run, which one vigiles wrote", nr.Name, printable(r.Shard))
+			case plan == "":
+				plan, planIn = r.Plan, nr.Name
+			case r.Plan != plan:
+				// Each shard took its part of another plan: together
+				// they may miss runs, or hold some twice.
+				return nil, errorf(ErrBadOption, "merging reports: %s and %s are shards of different runs (their plans differ: another commit, policy, baseline, option or vigiles version); merge the shards of one run", planIn, nr.Name)
 			}
 			shard := fmt.Sprintf("%d/%d", i, n)
 			if other, ok := shardIn[shard]; ok {

@@ -313,14 +313,20 @@ func TestShardsMergeToUnsharded(t *testing.T) {
 }
 
 func TestMergeRejects(t *testing.T) {
-	a := &report.Report{Schema: report.Schema, Command: "audit", Shard: "1/2", Runs: []report.HookRun{{ID: "x"}}}
-	b := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/2", Runs: []report.HookRun{{ID: "x"}}}
-	c := &report.Report{Schema: report.Schema, Command: "test", Shard: "2/2"}
+	a := &report.Report{Schema: report.Schema, Command: "audit", Shard: "1/2", Plan: "p", Runs: []report.HookRun{{ID: "x"}}}
+	b := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/2", Plan: "p", Runs: []report.HookRun{{ID: "x"}}}
+	c := &report.Report{Schema: report.Schema, Command: "test", Shard: "2/2", Plan: "p"}
 	d := &report.Report{Schema: "other/v9", Command: "audit"}
-	e := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/3"}
+	e := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/3", Plan: "p"}
 	f := &report.Report{Schema: report.Schema}
 	w := &report.Report{Schema: report.Schema, Command: "audit"}
-	named := map[*report.Report]string{a: "a.json", b: "b.json", c: "c.json", d: "d.json", e: "e.json", f: "f.json", w: "w.json"}
+	// Shards of another run, by another vigiles, or with no plan.
+	g := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/2", Plan: "q"}
+	v := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "9.9.9"}, Command: "audit", Shard: "2/2", Plan: "p"}
+	h := &report.Report{Schema: report.Schema, Command: "audit", Shard: "2/2"}
+	w2 := &report.Report{Schema: report.Schema, Command: "audit", Runs: []report.HookRun{{ID: "y"}}}
+	named := map[*report.Report]string{a: "a.json", b: "b.json", c: "c.json", d: "d.json", e: "e.json", f: "f.json", w: "w.json",
+		g: "g.json", v: "v.json", h: "h.json", w2: "w2.json"}
 	for _, tc := range []struct {
 		name string
 		in   []*report.Report
@@ -336,6 +342,10 @@ func TestMergeRejects(t *testing.T) {
 		{"same shard twice", []*report.Report{a, a}, "a.json and a.json are both shard 1/2"},
 		{"no command", []*report.Report{f}, `f.json has command "", want test or audit`},
 		{"a whole report beside a shard", []*report.Report{w, a}, "w.json is a whole report (no shard) and a.json a shard of 2"},
+		{"shards of different plans", []*report.Report{a, g}, "a.json and g.json are shards of different runs (their plans differ"},
+		{"shards of different vigiles", []*report.Report{a, v}, "v.json was written by vigiles 9.9.9 and a.json by"},
+		{"a shard with no plan", []*report.Report{a, h}, "h.json is shard 2/2 with no plan"},
+		{"two whole reports", []*report.Report{w, w2}, "w.json and w2.json are both whole reports"},
 	} {
 		var in []NamedReport
 		for _, r := range tc.in {
@@ -507,5 +517,60 @@ func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 				t.Errorf("after --update-baseline: %v", err)
 			}
 		})
+	}
+}
+
+// TestMergeRefusesShardsOfAnotherRun: shards of one run merge wherever
+// the tree lies (another checkout, another machine); a shard of a tree
+// with another hook, of another policy or of another baseline took its
+// part of another plan, and together with the others it may miss runs
+// or hold some twice: merge refuses it, naming both files.
+func TestMergeRefusesShardsOfAnotherRun(t *testing.T) {
+	ctx := context.Background()
+	const base = ".vigiles/baseline.json"
+	shard := func(dir, command, s string) NamedReport {
+		t.Helper()
+		o := Options{Dir: dir, Baseline: base, Shard: s, Executor: fakeHooks()}
+		var rep *report.Report
+		var err error
+		if command == "audit" {
+			rep, err = Audit(ctx, o)
+		} else {
+			o.Baseline = ""
+			rep, err = Test(ctx, o)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Plan == "" {
+			t.Fatalf("shard %s of %s has no plan", s, dir)
+		}
+		return NamedReport{Name: dir + " " + s, Report: rep}
+	}
+	const policy = "checks:\n  - {name: one, hook: a, tool: Bash, expect: {no-egress: true}}\n"
+	one, copied := auditRepo(t, hooksV1), auditRepo(t, hooksV1)
+	// Another commit: a hook more, and the checked one runs another command.
+	another := auditRepo(t, `{"hooks": {"PreToolUse": [{"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "true host:api.example.test write:x"}]}],
+ "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "true write:out.log"}]}], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+	otherPolicy, otherBaseline := auditRepo(t, hooksV1), auditRepo(t, hooksV1)
+	for _, d := range []string{one, copied, another, otherBaseline} {
+		writeFile(t, d, ".vigiles.yml", policy)
+	}
+	writeFile(t, otherPolicy, ".vigiles.yml", policy+"defaults:\n  timeout: 5s\n")
+	writeFile(t, otherBaseline, base, `{"schema": "vigiles.baseline/v1", "runs": {}}`)
+	for _, command := range []string{"audit", "test"} {
+		if _, err := Merge(shard(one, command, "1/2"), shard(copied, command, "2/2")); err != nil {
+			t.Errorf("%s: shards of one tree in two places: %v", command, err)
+		}
+		others := []string{another, otherPolicy}
+		if command == "audit" {
+			others = append(others, otherBaseline)
+		}
+		for _, other := range others {
+			_, err := Merge(shard(one, command, "1/2"), shard(other, command, "2/2"))
+			if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "are shards of different runs") {
+				t.Errorf("%s: a shard of %s beside one of %s: Merge said %v", command, other, one, err)
+			}
+		}
 	}
 }
