@@ -733,6 +733,14 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 				cands = append(cands, n)
 			}
 		}
+		// A tool the policy gives a payload for is one the audit sends
+		// too: the way to run a hook whose matcher (mcp__.*__exec) names
+		// no tool and selects none of the defaults.
+		for _, n := range slices.Sorted(maps.Keys(payloads)) {
+			if !contains(cands, n) {
+				cands = append(cands, n)
+			}
+		}
 		var out []Payload
 		for _, t := range cands {
 			if !m.Match(t) {
@@ -756,11 +764,11 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			out = append(out, BuildPayload(h.Event, t, cwd, ti, nil))
 		}
 		if len(out) == 0 {
-			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s)", h.Matcher, strings.Join(DefaultTools, ", "))
+			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s) or the tools .vigiles.yml gives payloads for", h.Matcher, strings.Join(DefaultTools, ", "))
 			if h.If != "" {
 				why = fmt.Sprintf("vigiles could build no tool input that passes its if condition %q (matcher %q)", h.If, h.Matcher)
 			}
-			return nil, why + "; add a check with the tool and input it is meant for"
+			return nil, why + "; give the audit a payload for a tool it is meant for (payloads: in .vigiles.yml), and add a check with that tool and input"
 		}
 		return out, ""
 	}
@@ -985,6 +993,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				"audit the directory that holds the plugins",
 				where, claudeSettings, claudeSettingsLocal, claudeProjectSkills, claudeProjectAgents, claudeProjectCommands, claudePluginJSON, claudeHooksJSON, claudeMarketplace)})
 	}
+	var unrun []*Hook // hooks Claude Code may run that no payload of the audit's selects
 	for _, h := range s.hooks {
 		if !h.Executable() {
 			plan = append(plan, &plannedRun{ID: h.ID, Hook: h, Payload: Payload{Event: h.Event}})
@@ -994,6 +1003,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if len(ps) == 0 {
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityWarning, Location: h.Location, Hook: h.ID,
 				Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s", h.ID, why)})
+			if mayRun(h) {
+				unrun = append(unrun, h)
+			}
 			continue
 		}
 		for _, p := range ps {
@@ -1098,6 +1110,14 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				handlers[h.ID] = true
 			}
 			d, f := compareRuns(b, done, decl, failed, allIDs, handlers, removedIn, sev)
+			if s.shardI == 1 {
+				// A hook the baseline does not know that the audit did
+				// not run: nothing of it is recorded, so nothing of it
+				// is vouched for (a baseline hook no longer run is
+				// hook-removed, an error, in compareRuns).
+				ud, uf := unrunAdded(b, unrun, sev)
+				d, f = append(d, ud...), append(f, uf...)
+			}
 			for i := range f {
 				// Not removed: its file could not be read (its
 				// discovery error says why); still not audited.
@@ -1143,12 +1163,53 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(rep, decl)); err != nil {
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(rep, decl, unrun...)); err != nil {
 			return rep, err
 		}
 	}
 	return rep, nil
 }
+
+// mayRun says whether Claude Code may run h, a hook of a tool event that
+// no payload of the audit selects: its matcher is a valid regular
+// expression (one that is not never runs), and the tools it selects are
+// others than vigiles sends. (An if on a non-tool event is never run.)
+func mayRun(h *Hook) bool {
+	spec, known := knownEvents[h.Event]
+	if !known || !spec.Tool {
+		return false
+	}
+	_, err := compileMatcherFor(h.Event, h.Matcher)
+	return err == nil || errors.Is(err, ErrUnsupportedMatcher)
+}
+
+// unrunAdded is a baseline/hook-added error (a notice with
+// --update-baseline, sev) for each hook of unrun (mayRun, and not run by
+// the audit) that the baseline has no run of, and does not accept as not
+// run (Baseline.NotRun) with its command: a new hook the audit did not run
+// is not audited, as one that is listed, not run is not.
+func unrunAdded(b *Baseline, unrun []*Hook, sev report.Severity) ([]report.Drift, []report.Finding) {
+	var drift []report.Drift
+	var finds []report.Finding
+	for _, h := range unrun {
+		if _, ok := b.Runs[h.ID]; ok || len(ranAs(b, h.ID)) > 0 {
+			continue // known: compareRuns says it is no longer run
+		}
+		if c, ok := b.NotRun[h.ID]; ok && c == h.shownCommand() {
+			continue // accepted as not run, for this command
+		}
+		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftHookAdded, Now: notRunYet, Location: h.Location})
+		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookAdded, Severity: sev, Location: h.Location, Hook: h.ID,
+			Title: "changed since the baseline",
+			Message: fmt.Sprintf("new hook %s (%s %s), not in the baseline, which the audit did not run: its matcher %q selects none of the tools vigiles sends, so what it does is not audited; "+
+				"give the audit a payload for a tool it is meant for (payloads: TOOL: {…} in .vigiles.yml, see plan/not-run)", shownName(h.ID), shownName(h.Plugin), h.Event, h.Matcher)})
+	}
+	return drift, finds
+}
+
+// notRunYet is the now of the hook-added drift of a hook the audit did
+// not run.
+const notRunYet = "not run"
 
 // egressNotices are the audit's inventory of network attempts when there
 // is no baseline to compare with.

@@ -49,6 +49,12 @@ const (
 type Baseline struct {
 	Schema string                 `json:"schema"`
 	Runs   map[string]BaselineRun `json:"runs"`
+	// NotRun holds, by hook id, the command of each hook that Claude Code
+	// may run and the audit did not (no payload of vigiles' selects it:
+	// plan/not-run), which the baseline accepts so: nothing of it is
+	// audited, and a new one is an error until a reviewer accepts that
+	// (unrunAdded), for that command. Left out where there is none.
+	NotRun map[string]string `json:"notRun,omitempty"`
 }
 
 // BaselineRun is one run's accepted behaviour.
@@ -376,8 +382,14 @@ func NewBaseline(rep *report.Report) *Baseline {
 
 // newBaseline records the runs of a report; decl holds, by run id, the
 // handler of each hook that is listed, not run (declarations).
-func newBaseline(rep *report.Report, decl map[string]string) *Baseline {
+func newBaseline(rep *report.Report, decl map[string]string, unrun ...*Hook) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
+	for _, h := range unrun {
+		if b.NotRun == nil {
+			b.NotRun = map[string]string{}
+		}
+		b.NotRun[h.ID] = h.shownCommand()
+	}
 	for _, r := range rep.Runs {
 		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: r.Context,
 			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
@@ -666,8 +678,22 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				b.Runs[r.Key] = run
 			}
+		case "notRun":
+			if m.Value.Kind != jsonObject {
+				return nil, bad(m.Value.Pos, `"notRun": want an object from hook id to the command accepted as not run, found %s`, m.Value.Kind)
+			}
+			for _, h := range m.Value.Members {
+				var c string
+				if err := str(h.Value, fmt.Sprintf(`"notRun": %q`, h.Key), &c); err != nil {
+					return nil, err
+				}
+				if b.NotRun == nil {
+					b.NotRun = map[string]string{}
+				}
+				b.NotRun[h.Key] = c
+			}
 		default:
-			return nil, bad(m.KeyPos, "unknown field %q: want %s only", m.Key, want)
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun)", m.Key, want)
 		}
 	}
 	if !hasSchema {

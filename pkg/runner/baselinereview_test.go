@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -660,5 +661,74 @@ func TestAnotherCommandUnderTheSameIDIsDrift(t *testing.T) {
 	}
 	if rep, _ := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
 		t.Errorf("after the update: drift %v, verdict %s", driftOf(rep), rep.Verdict)
+	}
+}
+
+// TestANewHookTheAuditDoesNotRunIsNotVouchedFor: against a baseline, a new
+// hook whose matcher selects none of the tools vigiles sends (an MCP
+// tool's, mcp__.*__exec) is not audited: a baseline/hook-added error (a
+// notice with --update-baseline), not a plan/not-run warning that passes;
+// a payload for a tool it selects makes the audit run it. A hook Claude
+// Code never runs (an invalid matcher) is no such error.
+func TestANewHookTheAuditDoesNotRunIsNotVouchedFor(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".vigiles.yml":               "plugins:\n  untrusted: [\"plugins/*\"]\n",
+		"plugins/a/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	const base = ".vigiles/baseline.json"
+	ctx := context.Background()
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__.*__exec", "hooks": [{"type": "command", "command": "true host:x.example.test"}]}]}}`)
+	const id = "plugins/x/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]"
+	for _, update := range []bool{false, true} {
+		rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: update, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sev, verdict := report.SeverityError, report.VerdictFail
+		if update {
+			sev, verdict = report.SeverityNotice, report.VerdictPass
+		}
+		var added []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleDriftPrefix+DriftHookAdded {
+				added = append(added, fmt.Sprintf("%s %s", f.Severity, f.Hook))
+			}
+		}
+		if want := []string{fmt.Sprintf("%s %s", sev, id)}; !slices.Equal(added, want) || rep.Verdict != verdict || strings.Join(driftOf(rep), ",") != "hook-added >not run" {
+			t.Errorf("update %v: hook-added %v, drift %v, verdict %s; want %v, %s:\n%s", update, added, driftOf(rep), rep.Verdict, want, verdict, findingLines(rep.Findings))
+		}
+	}
+	// Accepted as not run, for its command: a pass, then an error again
+	// where its command changes.
+	if rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); err != nil || rep.Verdict != report.VerdictPass || len(rep.Drift) != 0 {
+		t.Errorf("after --update-baseline: %v, verdict %s, drift %v:\n%s", err, rep.Verdict, driftOf(rep), findingLines(rep.Findings))
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, base)); !strings.Contains(string(data), "\"notRun\": {\n    \""+id+"\": \"true host:x.example.test\"\n  }") {
+		t.Errorf("the baseline does not accept the hook as not run:\n%s", data)
+	}
+	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__.*__exec", "hooks": [{"type": "command", "command": "true host:y.example.test"}]}]}}`)
+	if rep, _ := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); rep.Verdict != report.VerdictFail || strings.Join(driftOf(rep), ",") != "hook-added >not run" {
+		t.Errorf("another command, not run: verdict %s, drift %v", rep.Verdict, driftOf(rep))
+	}
+	// A payload for a tool it selects: run, and new like any other run.
+	writeFile(t, dir, ".vigiles.yml", "plugins:\n  untrusted: [\"plugins/*\"]\npayloads:\n  mcp__srv__exec: {cmd: ls}\n")
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := strings.Join(driftOf(rep), ","); d != "hook-added >allowed,host >y.example.test" {
+		t.Errorf("with a payload for mcp__srv__exec: drift %s:\n%s", d, findingLines(rep.Findings))
+	}
+	for _, h := range []*Hook{
+		{Event: PreToolUse, Matcher: "(", HasMatcher: true},        // never runs
+		{Event: Stop, If: "Bash(rm *)"},                            // never runs
+		{Event: "SomeFutureEvent", Matcher: "x", HasMatcher: true}, // always run
+	} {
+		if mayRun(h) {
+			t.Errorf("mayRun(%+v): a hook Claude Code never runs, or one the audit always runs", h)
+		}
 	}
 }
