@@ -557,9 +557,9 @@ func fingerprint(f report.Finding, drift []report.Drift, n int) string {
 // digits, which carry line numbers, counts and sizes that change while the
 // finding stays the same; and for a new host or written path, the host or
 // path itself from the report's drift, digits and all (hosts 10.0.0.1 and
-// 10.0.0.2 are two findings). Of the drift entries whose value the message
-// quotes, the longest is the one it is about ("a.example" is inside
-// "ba.example").
+// 10.0.0.2 are two findings), and for a hook's new command the command.
+// Of the drift entries whose value the message quotes, the longest is the
+// one it is about ("a.example" is inside "ba.example").
 func findingSubject(f report.Finding, drift []report.Drift) string {
 	subject := strings.Map(func(r rune) rune {
 		if '0' <= r && r <= '9' {
@@ -568,6 +568,16 @@ func findingSubject(f report.Finding, drift []report.Drift) string {
 		return r
 	}, f.Message)
 	kind, ok := strings.CutPrefix(f.Rule, "baseline/")
+	if ok && kind == "command" {
+		// A hook's run has one command drift, whose message does not
+		// quote the command: each new command is an alert of its own, so
+		// that one dismissed is not another accepted.
+		for _, d := range drift {
+			if d.Hook == f.Hook && d.Kind == kind {
+				return subject + "\x00" + d.Now
+			}
+		}
+	}
 	if !ok || (kind != "host" && kind != "write") {
 		return subject
 	}
