@@ -74,12 +74,17 @@ type HookRun struct {
 	Trusted  bool     `json:"trusted"`
 	Check    string   `json:"check,omitempty"` // name of the .vigiles.yml check, for `test`
 
-	Tier       string  `json:"tier"` // confined, direct, refused; "" for a hook listed, not run
-	Refusal    string  `json:"refusal,omitempty"`
-	Outcome    string  `json:"outcome"`
-	Reason     string  `json:"reason,omitempty"` // why blocked or why it failed
-	ExitCode   int     `json:"exitCode"`
-	TimedOut   bool    `json:"timedOut"`
+	Tier     string `json:"tier"` // confined, direct, refused; "" for a hook listed, not run
+	Refusal  string `json:"refusal,omitempty"`
+	Outcome  string `json:"outcome"`
+	Reason   string `json:"reason,omitempty"` // why blocked or why it failed
+	ExitCode int    `json:"exitCode"`
+	TimedOut bool   `json:"timedOut"`
+	// LimitHit names the limit of vigiles' sandbox that ended or bounded
+	// the run (cpu, file-size, memory, pids, scratch; not wall-time, which
+	// TimedOut says), one Claude Code does not impose: what the hook
+	// would have done past it is not recorded. Empty when none was seen.
+	LimitHit   string  `json:"limitHit,omitempty"`
 	DurationMs float64 `json:"durationMs"`
 	Stdout     string  `json:"stdout,omitempty"`
 	Stderr     string  `json:"stderr,omitempty"`

@@ -169,6 +169,9 @@ const (
 	RuleRunRefused = "run/refused"
 	RuleRunFailed  = "run/failed"
 	RuleRunTimeout = "run/timeout"
+	// RuleRunLimit is a run that hit a limit of the sandbox other than
+	// its timeout (report.HookRun.LimitHit).
+	RuleRunLimit   = "run/limit"
 	RuleRunEgress  = "run/egress"
 	RuleRunEnvFile = "run/env-file"
 	RuleNoRun      = "plan/not-run"
@@ -929,6 +932,18 @@ func finish(rep *report.Report) {
 // runFindings are the findings every executed run can produce on its own.
 func runFindings(e executed) []report.Finding {
 	r := e.run
+	f := runFailure(e)
+	if e.limit != "" && r.Tier != string(sandbox.TierRefused) {
+		f = append(f, report.Finding{Rule: RuleRunLimit, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "hook hit a limit", Message: fmt.Sprintf("%s: %s", r.ID, limitWhy(e.limit))})
+	}
+	return f
+}
+
+// runFailure is the finding of a run vigiles refused, failed to make, or
+// that timed out.
+func runFailure(e executed) []report.Finding {
+	r := e.run
 	switch {
 	case r.Tier == string(sandbox.TierRefused):
 		return []report.Finding{{Rule: RuleRunRefused, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
@@ -1038,6 +1053,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	var done []report.HookRun       // the runs that finished: all of them, unless interrupted
 	failed := map[string]bool{}     // runs with run/refused or run/failed
 	cutShort := map[string]string{} // runs ended sooner than Claude Code would end them (executed.cutShort)
+	limited := map[string]string{}  // runs that hit a limit of the sandbox (executed.limit)
 	for i, e := range results {
 		runs = append(runs, e.run)
 		if f, cut := stop.finding(i, mine[i], e); cut {
@@ -1047,6 +1063,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		done = append(done, e.run)
 		if e.cutShort != "" {
 			cutShort[e.run.ID] = e.cutShort
+		}
+		if e.limit != "" {
+			limited[e.run.ID] = e.limit
 		}
 		rf := runFindings(e)
 		for _, f := range rf {
@@ -1131,6 +1150,12 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			// it would have done after is not compared (a new one is an
 			// error in compareRuns whatever ended it).
 			for _, r := range done {
+				if lim := limited[r.ID]; lim != "" && !failed[r.ID] {
+					// Known or new: what it did past the limit, under
+					// Claude Code, is compared with nothing.
+					f = append(f, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: r.Location, Hook: r.ID,
+						Message: fmt.Sprintf("%s cannot be compared with the baseline whole: %s", shownName(r.ID), limitWhy(lim))})
+				}
 				if why := cutShort[r.ID]; why != "" && !failed[r.ID] {
 					if _, known := b.Runs[r.ID]; known {
 						f = append(f, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: r.Location, Hook: r.ID,

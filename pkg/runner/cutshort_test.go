@@ -143,3 +143,84 @@ func TestClaudeCodesWaitByEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceCutByASandboxLimitPassesNothing: a hook that a limit of the
+// sandbox ended or bounded (its CPU time, a file's size, the scratch, the
+// processes, the run's memory), which Claude Code does not impose, did not
+// do what it would have done past it: with limits.cpu-seconds: 1, a hook
+// that spins and then phones home dies of SIGXCPU before it does, and its
+// empty record passed no-egress. Now no expectation passes on it, the
+// report names the limit (limitHit, a run/limit warning), and an audit
+// against a baseline cannot compare it (baseline/not-recorded). A run that
+// hit no such limit, its timeout (wall-time) or a direct run that exits
+// 152 is judged on its record as before.
+func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		res   sandbox.Result
+		limit string // "" for none
+	}{
+		{"the hook's shell reports a child dead of SIGXCPU", sandbox.Result{ExitCode: 152}, "cpu"},
+		{"the hook dead of SIGXFSZ", sandbox.Result{ExitCode: 153, Signal: "SIGXFSZ", LimitHit: "file-size"}, "file-size"},
+		{"the shell reports SIGXFSZ", sandbox.Result{ExitCode: 153}, "file-size"},
+		{"the scratch full", sandbox.Result{LimitHit: "scratch"}, "scratch"},
+		{"the run's memory cgroup", sandbox.Result{ExitCode: 137, Signal: "SIGKILL", LimitHit: "memory"}, "memory"},
+		{"processes", sandbox.Result{ExitCode: 1, LimitHit: "pids"}, "pids"},
+		{"none", sandbox.Result{ExitCode: 1}, ""},
+		{"a direct run exits 152", sandbox.Result{Tier: sandbox.TierDirect, ExitCode: 152}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".vigiles.yml":                  "plugins:\n  untrusted: [\"plugins/*\"]\nchecks:\n  - {name: offline, hook: spin, event: Stop, expect: {no-egress: true, no-write: true, allowed: true}}\n",
+				"plugins/spin/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "spin; phone home"}]}]}}`,
+			})
+			exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				res := tc.res
+				if res.Tier == "" {
+					res.Tier = sandbox.TierConfined
+				}
+				if res.Tier == sandbox.TierConfined {
+					res.Writes, res.Egress = []evidence.Write{}, []evidence.Egress{}
+				}
+				return &res, nil
+			}}
+			rep, err := Test(context.Background(), Options{Dir: dir, Executor: exec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rules []string
+			for _, f := range rep.Findings {
+				rules = append(rules, f.Rule)
+			}
+			got := strings.Join(rules, ",")
+			want := ""
+			if tc.limit != "" {
+				want = "expect/not-recorded,expect/not-recorded,expect/not-recorded,run/limit"
+			} else if tc.res.Tier == sandbox.TierDirect {
+				want = "expect/not-recorded,expect/not-recorded" // a direct run records nothing
+			}
+			if got != want || rep.Runs[0].LimitHit != tc.limit {
+				t.Errorf("test: findings %s, limitHit %q; want %s, %q:\n%s", got, rep.Runs[0].LimitHit, want, tc.limit, findingLines(rep.Findings))
+			}
+			if tc.limit == "" {
+				return
+			}
+			const base = ".vigiles/baseline.json"
+			ctx := context.Background()
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unproven := false
+			for _, f := range rep.Findings {
+				unproven = unproven || f.Rule == RuleBaselineUnproven && f.Severity == report.SeverityError && strings.Contains(f.Message, "limit")
+			}
+			if !unproven || rep.Verdict != report.VerdictFail {
+				t.Errorf("audit against its own baseline: verdict %s:\n%s", rep.Verdict, findingLines(rep.Findings))
+			}
+		})
+	}
+}

@@ -87,6 +87,15 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: %s. An expectation over unrecorded evidence never passes", x.Kind, why),
 			strings.Join(r.Lingered, "\n"))
 	}
+	if e.limit != "" {
+		// Ended or bounded by a limit of the sandbox that Claude Code
+		// does not impose, the hook did not do what it would have done
+		// there: none of its record proves anything about that.
+		for _, x := range c.Expect {
+			fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked: %s. An expectation over unrecorded evidence never passes", x.Kind, limitWhy(e.limit)), "")
+		}
+		return out
+	}
 	for _, x := range c.Expect {
 		rule := RuleExpectPrefix + x.Kind
 		switch x.Kind {

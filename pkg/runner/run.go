@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -107,6 +108,52 @@ type executed struct {
 	// tree is the work tree the run was given (where the links it wrote
 	// lead is read there); "" where unknown.
 	tree string
+	// limit is the limit of the sandbox the run hit (limitOf), which
+	// Claude Code does not impose: no expectation passes on its record.
+	limit string
+}
+
+// limitOf names the limit of vigiles' sandbox that ended or bounded a
+// confined run, other than its timeout: the one the result says (cpu,
+// file-size, memory, pids, scratch), else cpu or file-size where the
+// command's shell reports a child of its dead of SIGXCPU or SIGXFSZ (exit
+// status 152 or 153), which only those limits send; "" for none. Claude
+// Code imposes none of them, so the run did not do what it would have
+// done under Claude Code past that point. (A hook that exits 152 itself is
+// taken for one that hit the limit: its record then proves nothing, never
+// too much.)
+func limitOf(res *sandbox.Result) string {
+	if res == nil || res.Tier != sandbox.TierConfined {
+		return ""
+	}
+	if res.LimitHit != "" && res.LimitHit != "wall-time" {
+		return res.LimitHit
+	}
+	if res.Signal == "" && !res.TimedOut {
+		switch res.ExitCode {
+		case 128 + int(syscall.SIGXCPU):
+			return "cpu"
+		case 128 + int(syscall.SIGXFSZ):
+			return "file-size"
+		}
+	}
+	return ""
+}
+
+// limitKey is the key of .vigiles.yml that sets a limit limitOf names.
+func limitKey(limit string) string {
+	switch limit {
+	case "cpu":
+		return "defaults.limits.cpu-seconds"
+	case "memory":
+		return "defaults.limits.run-memory"
+	}
+	return "defaults.limits." + limit
+}
+
+// limitWhy says, for a finding, that a run hit a limit of the sandbox.
+func limitWhy(limit string) string {
+	return fmt.Sprintf("the hook hit vigiles' %s limit (%s in .vigiles.yml), which Claude Code does not impose, so what it would have done past it is not recorded: raise the limit so that the hook runs within it", limit, limitKey(limit))
 }
 
 // failure is what vigiles said of its own failure to run the hook or to
@@ -526,6 +573,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir}
 	if res != nil && res.TimedOut {
 		e.cutShort = s.cutShort(p)
+	}
+	if e.limit = limitOf(res); e.limit != "" {
+		e.run.LimitHit = e.limit
 	}
 	return e
 }
