@@ -1246,6 +1246,13 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 		}
 		good := true
 		for _, h := range v.Content {
+			if h.Kind == yaml.ScalarNode && h.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 && (h.Tag == "!!int" || h.Tag == "!!float") {
+				// 443 or 1.5 names no host a hook reaches (a port is
+				// written host:443): it would only ever fail.
+				p.errAt(h, "egress-only entry %s is a number, not a host: want a host name or address (exact, *.suffix), a port after it (api.example.test:443)", h.Value)
+				good = false
+				continue
+			}
 			s, ok := p.str(h, "egress-only entry")
 			if !ok {
 				good = false
