@@ -142,7 +142,8 @@ func FuzzLoadBaseline(f *testing.F) {
 	seedFiles(f, ".vigiles/baseline.json")
 	for _, s := range []string{"[]", "{}", `{"schema": "vigiles.baseline/v1", "runs": null}`,
 		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": ["x"], "writes": null, "outcome": "allowed"}}}`,
-		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": [1]}}}`} {
+		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": [1]}}}`,
+		`{"schema": "vigiles.baseline/v1", "runs": {}, "notRun": {"a#b": "true", "c#d": 1}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
