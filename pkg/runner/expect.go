@@ -169,6 +169,12 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				fail(x, rule, "want JSON on stdout (Claude Code reads it on every exit status); the hook printed none", r.Stdout)
 				continue
 			}
+			if why := e.decision.Unread; why != "" {
+				// What the JSON says decides nothing where Claude Code
+				// does not read it: a field there is no field to it.
+				fail(x, rule, "want JSON on stdout that Claude Code reads; the hook printed JSON, but "+why, r.Stdout)
+				continue
+			}
 			for _, w := range x.JSON {
 				got, ok := jsonPathOf(e.decision.Output, w.segs)
 				if !ok {

@@ -372,3 +372,39 @@ func TestPolicyWithoutChecksFails(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONClaudeCodeDoesNotReadPassesNothing: a json expectation is about
+// the JSON Claude Code reads. JSON that fails its output schema (a
+// permissionDecision without hookEventName: a non-blocking error, the call
+// goes on) or that is no object (an array is text to it) says nothing to
+// Claude Code, and a field in it passed: a guard's "deny" the agent never
+// saw. Now the expectation fails, saying why.
+func TestJSONClaudeCodeDoesNotReadPassesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		stdout, json, says string
+	}{
+		{`{"hookSpecificOutput":{"permissionDecision":"deny"}}`, "{hookSpecificOutput.permissionDecision: deny}", "fails Claude Code's output schema"},
+		{`[{"decision":"block"}]`, `{"0.decision": block}`, "is no JSON object"},
+		{`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, "{hookSpecificOutput.permissionDecision: deny}", ""},
+	} {
+		t.Run(tc.stdout, func(t *testing.T) {
+			dir := testRepo(t, "checks:\n  - name: c\n    hook: guard\n    tool: Bash\n    expect:\n      json: "+tc.json+"\n")
+			ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+				return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: tc.stdout, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+			}}
+			rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.says == "" {
+				if rep.Verdict != report.VerdictPass {
+					t.Errorf("JSON Claude Code reads: verdict %s:\n%s", rep.Verdict, findingLines(rep.Findings))
+				}
+				return
+			}
+			if rep.Verdict != report.VerdictFail || len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleExpectPrefix+ExpJSON || !strings.Contains(rep.Findings[0].Message, tc.says) {
+				t.Errorf("verdict %s, want one expect/json saying %q:\n%s", rep.Verdict, tc.says, findingLines(rep.Findings))
+			}
+		})
+	}
+}

@@ -20,6 +20,11 @@ type Decision struct {
 	// nil when stdout was cut at the output cap (what was kept is not
 	// what the agent reads).
 	Output any
+	// Unread, where Output is set, says why Claude Code reads none of it
+	// as JSON: it is no object (an array is text to it), or it fails
+	// Claude Code's output schema (a non-blocking error); "" where it
+	// reads it.
+	Unread string
 }
 
 // maxReason bounds the reason copied from hook output.
@@ -260,6 +265,12 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 		schemaErr = checkSchema(event, obj)
 	}
 	valid := obj != nil && schemaErr == ""
+	switch {
+	case out != nil && obj == nil:
+		d.Unread = "it is no JSON object, and Claude Code reads only an object as JSON (this it reads as text)"
+	case schemaErr != "":
+		d.Unread = "it fails Claude Code's output schema (" + schemaErr + "), a non-blocking error: Claude Code reads none of it"
+	}
 	blocks2 := res.ExitCode == 2 && !rules.exit2Allows
 	if cut && !blocks2 && rules.jsonDecides(event) {
 		// The agent reads all of stdout; the run kept only its cap. What
