@@ -84,7 +84,15 @@ type HookRun struct {
 	// the run (cpu, file-size, memory, pids, scratch; not wall-time, which
 	// TimedOut says), one Claude Code does not impose: what the hook
 	// would have done past it is not recorded. Empty when none was seen.
-	LimitHit   string  `json:"limitHit,omitempty"`
+	LimitHit string `json:"limitHit,omitempty"`
+	// Decides is what the hook's JSON output, as Claude Code reads it,
+	// tells it to do with the call besides blocking it, as compact JSON
+	// with sorted keys: a permissionDecision (allow approves the call
+	// without asking the user), an updatedInput (the call is made with
+	// other input), updatedPermissions, updatedMCPToolOutput, a
+	// PermissionRequest decision's behavior. Empty when it says none of
+	// these (and for an async hook, or an event that ignores its output).
+	Decides    string  `json:"decides,omitempty"`
 	DurationMs float64 `json:"durationMs"`
 	Stdout     string  `json:"stdout,omitempty"`
 	Stderr     string  `json:"stderr,omitempty"`

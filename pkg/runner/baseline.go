@@ -34,6 +34,7 @@ const (
 	DriftHookRemoved = "hook-removed"
 	DriftContext     = "context"
 	DriftCommand     = "command"
+	DriftDecides     = "decides"
 )
 
 // Rules of baseline findings.
@@ -76,8 +77,13 @@ type BaselineRun struct {
 	// run id but runs in another context, perhaps with another script,
 	// and that is drift. "" (left out) in a baseline written before it
 	// was kept, which is not compared.
-	Context string   `json:"context,omitempty"`
-	Outcome string   `json:"outcome"`
+	Context string `json:"context,omitempty"`
+	Outcome string `json:"outcome"`
+	// Decides is what the run's JSON told Claude Code to do with the call
+	// besides blocking it (report.HookRun.Decides): left out where it
+	// told nothing, as in a baseline written before it was kept, whose
+	// runs that tell something are then drift once (compareRuns).
+	Decides string   `json:"decides,omitempty"`
 	Hosts   []string `json:"hosts"`
 	Writes  []string `json:"writes"`
 	// Deleted are the paths among Writes that the run deleted
@@ -392,7 +398,7 @@ func newBaseline(rep *report.Report, decl map[string]string, unrun ...*Hook) *Ba
 	}
 	for _, r := range rep.Runs {
 		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: r.Context,
-			Outcome: r.Outcome, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
+			Outcome: r.Outcome, Decides: r.Decides, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
 		}
@@ -578,6 +584,8 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						err = str(f.Value, what, &run.Command)
 					case "type":
 						err = str(f.Value, what, &run.Type)
+					case "decides":
+						err = str(f.Value, what, &run.Decides)
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "context":
@@ -644,7 +652,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, hosts, writes, deleted, links, env, lingered and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, decides, hosts, writes, deleted, links, env, lingered and file", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -937,6 +945,14 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
+		if r.Decides != "" && !ok || ok && old.Decides != r.Decides {
+			// Approving the call without asking the user, or making it
+			// with other input, is no block and no host or write: a
+			// guard that now rewrites git status into curl … | sh.
+			add(r, DriftDecides, cutBytes(orDefault(old.Decides, nothingSaid), maxEvidence), cutBytes(orDefault(r.Decides, nothingSaid), maxEvidence),
+				fmt.Sprintf("%s %s%s now tells Claude Code %s about the call; the baseline says %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool),
+					shownName(cutBytes(orDefault(r.Decides, nothingSaid), 400)), shownName(cutBytes(orDefault(old.Decides, nothingSaid), 400))), sev)
+		}
 		if ok && old.Command != "" && old.Command != r.Command {
 			// Another command under the same id is another hook: what
 			// the audit's payloads show of it (a guard replaced by true
@@ -1127,6 +1143,10 @@ func ranAs(b *Baseline, id string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// nothingSaid is a side of decides drift where the hook told Claude Code
+// nothing besides its outcome.
+const nothingSaid = "(nothing)"
 
 // The was of a write drift on a path the baseline lists, whose op changed:
 // what the baseline accepted it as; its now is the path.

@@ -27,6 +27,47 @@ type Decision struct {
 	Unread string
 }
 
+// decidesOf is what output d read tells Claude Code to do with the call
+// besides blocking it (report.HookRun.Decides): the fields of
+// hookSpecificOutput that approve the call or change what it does, as
+// compact JSON with sorted keys; "" where it says none of them, or Claude
+// Code does not read it (Decision.Unread). Free text (reasons, context,
+// messages) is left out: it differs from run to run, and changes no call.
+func decidesOf(d Decision) string {
+	obj, ok := d.Output.(map[string]any)
+	if !ok || d.Unread != "" {
+		return ""
+	}
+	hso, _ := obj["hookSpecificOutput"].(map[string]any)
+	keep := map[string]any{}
+	for _, k := range []string{"permissionDecision", "updatedInput", "updatedPermissions", "updatedMCPToolOutput"} {
+		if v, ok := hso[k]; ok {
+			keep[k] = v
+		}
+	}
+	if dec, ok := hso["decision"].(map[string]any); ok {
+		sub := map[string]any{}
+		for _, k := range []string{"behavior", "updatedInput", "updatedPermissions"} {
+			if v, ok := dec[k]; ok {
+				sub[k] = v
+			}
+		}
+		if len(sub) > 0 {
+			keep["decision"] = sub
+		}
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(keep); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // maxReason bounds the reason copied from hook output.
 const maxReason = 2000
 

@@ -553,6 +553,10 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		d.Reason = "async: the agent does not wait for the hook, so it cannot block (it would have: " + d.Reason + ")"
 	}
 	r.Outcome, r.Reason = d.Outcome, d.Reason
+	if !p.Hook.Async && !outcomeRules[p.Hook.Event].ignoresOutput {
+		// An async hook's output decides nothing: the agent has gone on.
+		r.Decides = decidesOf(d)
+	}
 	if res != nil {
 		r.Tier = string(res.Tier)
 		r.Refusal = res.Refusal
