@@ -945,10 +945,12 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
-		if r.Decides != "" && !ok || ok && old.Decides != r.Decides {
+		if !failed[r.ID] && (r.Decides != "" && !ok || ok && old.Decides != r.Decides) {
 			// Approving the call without asking the user, or making it
 			// with other input, is no block and no host or write: a
-			// guard that now rewrites git status into curl … | sh.
+			// guard that now rewrites git status into curl … | sh. (A
+			// run vigiles refused or failed said nothing: its run/
+			// finding says why.)
 			add(r, DriftDecides, cutBytes(orDefault(old.Decides, nothingSaid), maxEvidence), cutBytes(orDefault(r.Decides, nothingSaid), maxEvidence),
 				fmt.Sprintf("%s %s%s now tells Claude Code %s about the call; the baseline says %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool),
 					shownName(cutBytes(orDefault(r.Decides, nothingSaid), 400)), shownName(cutBytes(orDefault(old.Decides, nothingSaid), 400))), sev)
