@@ -1008,7 +1008,8 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				"audit the directory that holds the plugins",
 				where, claudeSettings, claudeSettingsLocal, claudeProjectSkills, claudeProjectAgents, claudeProjectCommands, claudePluginJSON, claudeHooksJSON, claudeMarketplace)})
 	}
-	var unrun []*Hook // hooks Claude Code may run that no payload of the audit's selects
+	var unrun []*Hook               // hooks Claude Code may run that no payload of the audit's selects
+	unrunWhy := map[string]string{} // by hook id: why (toolsFor)
 	for _, h := range s.hooks {
 		if !h.Executable() {
 			plan = append(plan, &plannedRun{ID: h.ID, Hook: h, Payload: Payload{Event: h.Event}})
@@ -1020,6 +1021,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s", h.ID, why)})
 			if mayRun(h) {
 				unrun = append(unrun, h)
+				unrunWhy[h.ID] = why
 			}
 			continue
 		}
@@ -1134,7 +1136,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				// not run: nothing of it is recorded, so nothing of it
 				// is vouched for (a baseline hook no longer run is
 				// hook-removed, an error, in compareRuns).
-				ud, uf := unrunAdded(b, unrun, sev)
+				ud, uf := unrunAdded(b, unrun, unrunWhy, sev)
 				d, f = append(d, ud...), append(f, uf...)
 			}
 			for i := range f {
@@ -1213,7 +1215,7 @@ func mayRun(h *Hook) bool {
 // the audit) that the baseline has no run of, and does not accept as not
 // run (Baseline.NotRun) with its command: a new hook the audit did not run
 // is not audited, as one that is listed, not run is not.
-func unrunAdded(b *Baseline, unrun []*Hook, sev report.Severity) ([]report.Drift, []report.Finding) {
+func unrunAdded(b *Baseline, unrun []*Hook, why map[string]string, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	for _, h := range unrun {
@@ -1225,9 +1227,8 @@ func unrunAdded(b *Baseline, unrun []*Hook, sev report.Severity) ([]report.Drift
 		}
 		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftHookAdded, Now: notRunYet, Location: h.Location})
 		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookAdded, Severity: sev, Location: h.Location, Hook: h.ID,
-			Title: "changed since the baseline",
-			Message: fmt.Sprintf("new hook %s (%s %s), not in the baseline, which the audit did not run: its matcher %q selects none of the tools vigiles sends, so what it does is not audited; "+
-				"give the audit a payload for a tool it is meant for (payloads: TOOL: {…} in .vigiles.yml, see plan/not-run)", shownName(h.ID), shownName(h.Plugin), h.Event, h.Matcher)})
+			Title:   "changed since the baseline",
+			Message: fmt.Sprintf("new hook %s (%s %s), not in the baseline, which the audit did not run, so what it does is not audited: %s", shownName(h.ID), shownName(h.Plugin), h.Event, why[h.ID])})
 	}
 	return drift, finds
 }
