@@ -15,6 +15,13 @@ type eventSpec struct {
 	// Tool events carry tool_name/tool_input and match on the tool name;
 	// the `if` condition applies to them only.
 	Tool bool
+	// NoMode says Claude Code sends the event's hooks no permission_mode:
+	// "Not all events receive this field" (hooks.md, "Common input
+	// fields"); the events whose input example in the reference lacks it
+	// (the session's own events, and those outside a turn's tool loop).
+	// A hook that finds the field where Claude Code never sends it could
+	// tell an audit.
+	NoMode bool
 	// EnvFile says Claude Code gives the event's hooks CLAUDE_ENV_FILE, a
 	// file whose content it runs before each Bash command of the session.
 	EnvFile bool
@@ -93,7 +100,7 @@ const (
 const fileChangedDefault = ".envrc"
 
 var knownEvents = map[string]eventSpec{
-	SessionStart: {MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
+	SessionStart: {NoMode: true, MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": "Add a unit test for the parser"}
@@ -107,7 +114,7 @@ var knownEvents = map[string]eventSpec{
 	PermissionRequest: {Tool: true, Fields: func(string) map[string]any {
 		return map[string]any{"permission_suggestions": []any{}}
 	}},
-	Notification: {MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog",
+	Notification: {NoMode: true, MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog",
 		"elicitation_url_dialog", "elicitation_complete", "elicitation_response", "agent_needs_input", "agent_completed"},
 		Fields: func(string) map[string]any {
 			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
@@ -123,23 +130,23 @@ var knownEvents = map[string]eventSpec{
 				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
-	PreCompact: {MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
+	PreCompact: {NoMode: true, MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
 		Fields: func(string) map[string]any { return map[string]any{"custom_instructions": ""} }},
-	PostCompact: {MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
+	PostCompact: {NoMode: true, MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
 		Fields: func(string) map[string]any {
 			return map[string]any{"compact_summary": "Summary of the compacted conversation"}
 		}},
-	SessionEnd: {MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}, Closed: true},
+	SessionEnd: {NoMode: true, MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}, Closed: true},
 	// Setup, CwdChanged and FileChanged hooks get CLAUDE_ENV_FILE as
 	// SessionStart hooks do (hooks.md, "Persist environment variables").
-	Setup: {MatchField: "trigger", Values: []string{"init", "maintenance"}, Closed: true, EnvFile: true},
-	CwdChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
+	Setup: {NoMode: true, MatchField: "trigger", Values: []string{"init", "maintenance"}, Closed: true, EnvFile: true},
+	CwdChanged: {NoMode: true, EnvFile: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"old_cwd": path.Dir(cwd), "new_cwd": cwd}
 	}},
 	// FileChanged's matcher names the files watched (split on '|', each a
 	// literal name in the working directory): the payload's file_path is
 	// the first of them (see toolsFor), Payload.Tool its name.
-	FileChanged: {EnvFile: true, Fields: func(cwd string) map[string]any {
+	FileChanged: {NoMode: true, EnvFile: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"file_path": path.Join(cwd, fileChangedDefault), "event": "change"}
 	}},
 
@@ -171,11 +178,11 @@ var knownEvents = map[string]eventSpec{
 	}},
 	// MessageDisplay, as non-interactive runs send it: one call with the
 	// whole message.
-	MessageDisplay: {Fields: func(string) map[string]any {
+	MessageDisplay: {NoMode: true, Fields: func(string) map[string]any {
 		return map[string]any{"turn_id": defaultTurnID, "message_id": defaultMessageID, "index": 0.0, "final": true,
 			"delta": "I added the test and it passes.\n"}
 	}},
-	SubagentStart: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
+	SubagentStart: {NoMode: true, MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(string) map[string]any { return map[string]any{"agent_id": defaultAgentID} }},
 	TaskCreated: {Fields: func(string) map[string]any {
 		return map[string]any{"task_id": defaultTaskID, "task_subject": "Implement user authentication",
@@ -187,25 +194,25 @@ var knownEvents = map[string]eventSpec{
 	}},
 	// StopFailure matches the error type; error_details and
 	// last_assistant_message are optional, and follow the error.
-	StopFailure: {MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
+	StopFailure: {NoMode: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
 		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true},
 	TeammateIdle: {Fields: func(string) map[string]any {
 		return map[string]any{"teammate_name": defaultTeammateName, "team_name": defaultTeamName}
 	}},
 	// InstructionsLoaded matches load_reason; globs, trigger_file_path and
 	// parent_file_path come with some reasons only.
-	InstructionsLoaded: {MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
+	InstructionsLoaded: {NoMode: true, MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"file_path": path.Join(cwd, "CLAUDE.md"), "memory_type": "Project"}
 		}},
 	// ConfigChange matches the source; file_path is optional.
-	ConfigChange: {MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true},
-	DirectoryAdded: {MatchField: "source", Values: []string{"slash_command", "register_repo_root"}, Closed: true,
+	ConfigChange: {NoMode: true, MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true},
+	DirectoryAdded: {NoMode: true, MatchField: "source", Values: []string{"slash_command", "register_repo_root"}, Closed: true,
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"directory": path.Join(path.Dir(cwd), "other-repo")}
 		}},
-	WorktreeCreate: {Fields: func(string) map[string]any { return map[string]any{"name": defaultWorktree} }},
-	WorktreeRemove: {Fields: func(cwd string) map[string]any {
+	WorktreeCreate: {NoMode: true, Fields: func(string) map[string]any { return map[string]any{"name": defaultWorktree} }},
+	WorktreeRemove: {NoMode: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"worktree_path": path.Join(cwd, ".claude/worktrees", defaultWorktree)}
 	}},
 	// Elicitation and ElicitationResult match the MCP server's name; a
@@ -417,6 +424,9 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		"hook_event_name": event,
 	}
 	spec, known := knownEvents[event]
+	if spec.NoMode {
+		delete(in, "permission_mode")
+	}
 	if known && spec.Fields != nil {
 		for k, v := range spec.Fields(cwd) {
 			in[k] = v

@@ -68,6 +68,9 @@ func TestPayloadFields(t *testing.T) {
 			}
 			sort.Strings(keys)
 			want := append(append([]string{}, common...), tc.own...)
+			if knownEvents[tc.event].NoMode {
+				want = slices.DeleteFunc(want, func(k string) bool { return k == "permission_mode" })
+			}
 			sort.Strings(want)
 			if diff := cmp.Diff(want, keys); diff != "" {
 				t.Errorf("fields (-want +got):\n%s", diff)
@@ -172,5 +175,33 @@ func TestDocsNameEveryEnvFileEvent(t *testing.T) {
 				t.Errorf("%s: a paragraph on the env file names %v, not %v:\n%s", f, named, missing, p)
 			}
 		}
+	}
+}
+
+// TestPermissionModeWhereClaudeCodeSendsIt: "Not all events receive"
+// permission_mode (hooks.md, "Common input fields"); the input example of
+// each event in the reference says which do. A hook that finds the field
+// where Claude Code never sends it (on SessionStart, say) could tell an
+// audit and behave; a check's payload: can still set it.
+func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
+	without := []string{SessionStart, Setup, InstructionsLoaded, MessageDisplay, Notification, SubagentStart, StopFailure,
+		ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, SessionEnd}
+	for _, ev := range EventNames() {
+		tool := ""
+		if IsToolEvent(ev) {
+			tool = "Bash"
+		}
+		var m map[string]any
+		if err := json.Unmarshal(BuildPayload(ev, tool, "/repo", nil, nil).JSON(), &m); err != nil {
+			t.Fatal(err)
+		}
+		_, has := m["permission_mode"]
+		if want := !slices.Contains(without, ev); has != want {
+			t.Errorf("%s: permission_mode sent %v, want %v (as the event's input in hooks.md)", ev, has, want)
+		}
+	}
+	p := BuildPayload(SessionStart, "startup", "/repo", nil, map[string]any{"permission_mode": "plan"})
+	if p.Input["permission_mode"] != "plan" {
+		t.Errorf("a check's payload: no longer sets permission_mode: %v", p.Input)
 	}
 }

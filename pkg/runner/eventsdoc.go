@@ -83,8 +83,9 @@ func EventsDoc() string {
 	w("How vigiles reads a finished hook (exit 2, JSON on any exit status, each event's own rules) is in\n")
 	w("[report-format.md](report-format.md#outcome-rules-claude-codes); each event's own rule (its rows of the\n")
 	w("hooks reference's \"Exit code 2 behavior per event\" and \"Decision control\") is under it below.\n\n")
-	w("Every payload carries the common fields `session_id`, `transcript_path`, `cwd`, `permission_mode`\n")
-	w("and `hook_event_name`. The examples below use `%s` as the work tree; vigiles sends the real one.\n", docCwd)
+	w("Every payload carries the common fields `session_id`, `transcript_path`, `cwd` and\n")
+	w("`hook_event_name`, and `permission_mode` where Claude Code sends it (not every event gets it: not\n")
+	w("%s, as their examples in the hooks reference show). The examples below use `%s` as the work tree; vigiles sends the real one.\n", JoinWords(noModeEvents(), "or"), docCwd)
 	w("A payload is written as Claude Code writes it: its keys in Claude Code's order, `<`, `>` and `&`\n")
 	w("as they are. The ids below (`session_id`, also in `transcript_path` and the env file's path,\n")
 	w("`tool_use_id`, and a MessageDisplay's `turn_id` and `message_id`) are the ones reports show: each\n")
@@ -254,4 +255,16 @@ func outcomeDoc(ev string) string {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// noModeEvents are the events whose payload has no permission_mode
+// (eventSpec.NoMode), in the order of a session.
+func noModeEvents() []string {
+	var out []string
+	for _, ev := range docEvents {
+		if knownEvents[ev].NoMode {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
