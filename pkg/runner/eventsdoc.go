@@ -232,6 +232,8 @@ func outcomeDoc(ev string) string {
 		by = append(by, "`hookSpecificOutput.decision.behavior: \"deny\"`")
 	case Elicitation, ElicitationResult:
 		by = append(by, "`hookSpecificOutput.action` `\"decline\"` or `\"cancel\"`")
+	case Stop, SubagentStop:
+		by = append(by, "a non-empty `hookSpecificOutput.additionalContext` (feedback on which Claude goes on instead of stopping)")
 	}
 	if len(by) == 0 {
 		return "Outcome: nothing the hook exits with or prints blocks it: always `allowed` (exit 2 is a non-blocking error)."

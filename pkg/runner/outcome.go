@@ -230,7 +230,9 @@ var outcomeRules = map[string]eventRules{
 //     when its continue is false, its hookSpecificOutput.permissionDecision
 //     is "deny" (PreToolUse), its hookSpecificOutput.decision.behavior is
 //     "deny" (PermissionRequest), its hookSpecificOutput.action is
-//     "decline" or "cancel" (Elicitation, ElicitationResult), or its
+//     "decline" or "cancel" (Elicitation, ElicitationResult), its
+//     hookSpecificOutput.additionalContext is not empty (Stop,
+//     SubagentStop: Claude goes on instead of stopping), or its
 //     top-level decision is "block", each where the event honours it
 //     (outcomeRules); allowed otherwise;
 //   - an object that fails the schema, plain text or nothing on another
@@ -427,9 +429,13 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	if c, ok := obj["continue"].(bool); ok && !c && !rules.ignoresContinue {
 		return true, "continue: false: " + orDefault(clip(str(obj, "stopReason"), maxReason), "(no stopReason)")
 	}
-	note := ""
+	note, feedback := "", ""
 	if hso, ok := obj["hookSpecificOutput"].(map[string]any); ok {
 		switch event {
+		case Stop, SubagentStop:
+			// Non-error feedback: the conversation goes on, as on
+			// decision "block" (hooks.md, "Stop decision control").
+			feedback = str(hso, "additionalContext")
 		case PreToolUse:
 			switch str(hso, "permissionDecision") {
 			case "deny":
@@ -459,6 +465,9 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	if str(obj, "decision") == "block" && !rules.noDecision {
 		// PreToolUse reads its deprecated "block" as deny.
 		return true, "decision block: " + orDefault(clip(str(obj, "reason"), maxReason), "(no reason)")
+	}
+	if feedback != "" {
+		return true, "additionalContext: Claude goes on with this feedback instead of stopping: " + clip(feedback, maxReason)
 	}
 	return false, note
 }

@@ -216,3 +216,24 @@ func TestPolicySettingsChangeCannotBeBlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestStopAdditionalContextKeepsClaudeGoing: on Stop and SubagentStop,
+// hookSpecificOutput.additionalContext is "non-error feedback" that keeps
+// the conversation going "through the same loop protections as
+// decision: block" (hooks.md, "Stop decision control"): Claude does not
+// stop, which is what blocked means for these events. On another event
+// (PostToolBatch) additionalContext only adds context.
+func TestStopAdditionalContextKeepsClaudeGoing(t *testing.T) {
+	for _, ev := range []string{Stop, SubagentStop} {
+		d := Decide(ev, confinedWith(`{"hookSpecificOutput":{"hookEventName":"`+ev+`","additionalContext":"run the tests first"}}`), nil)
+		if d.Outcome != report.OutcomeBlocked || !strings.Contains(d.Reason, "run the tests first") {
+			t.Errorf("%s with additionalContext: %s (%s), want blocked, the reason quoting it", ev, d.Outcome, d.Reason)
+		}
+		if d := Decide(ev, confinedWith(`{"hookSpecificOutput":{"hookEventName":"`+ev+`","additionalContext":""}}`), nil); d.Outcome != report.OutcomeAllowed {
+			t.Errorf("%s with an empty additionalContext: %s (%s), want allowed", ev, d.Outcome, d.Reason)
+		}
+	}
+	if d := Decide(PostToolBatch, confinedWith(`{"hookSpecificOutput":{"hookEventName":"PostToolBatch","additionalContext":"x"}}`), nil); d.Outcome != report.OutcomeAllowed {
+		t.Errorf("PostToolBatch with additionalContext: %s (%s), want allowed", d.Outcome, d.Reason)
+	}
+}
