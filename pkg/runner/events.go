@@ -246,6 +246,11 @@ func IsToolEvent(event string) bool { return knownEvents[event].Tool }
 // tool event's matcher selects, in this order.
 var DefaultTools = []string{"Bash", "Edit", "Write", "Read", "Glob", "Grep", "WebFetch", "mcp__example__search"}
 
+// namedTools are the tools outside DefaultTools whose input the hooks
+// reference documents: a matcher that names one gets that input
+// (DefaultToolInput).
+var namedTools = []string{"PowerShell", "WebSearch", "Agent", "AskUserQuestion", "ExitPlanMode"}
+
 // DefaultToolInput returns the default tool_input of a tool, with file
 // paths under cwd (Claude Code sends absolute paths). Unknown tools get an
 // empty object.
@@ -267,6 +272,24 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 		return map[string]any{"url": "https://docs.example.test/guide", "prompt": "Summarise this page"}
 	case "mcp__example__search":
 		return map[string]any{"query": "open issues"}
+
+	// Tools the hooks reference documents the input of ("PreToolUse
+	// input") outside the default set: a matcher that names one runs for
+	// it, with the input Claude Code sends it, never an empty one.
+	case "PowerShell":
+		return map[string]any{"command": "Get-ChildItem", "description": "List files in the current directory"}
+	case "WebSearch":
+		return map[string]any{"query": "react hooks best practices"}
+	case "Agent":
+		return map[string]any{"description": "Find API endpoints", "prompt": "Find all API endpoints", "subagent_type": "Explore"}
+	case "AskUserQuestion":
+		return map[string]any{"questions": []any{map[string]any{"question": "Which framework?", "header": "Framework",
+			"options": []any{map[string]any{"label": "React"}, map[string]any{"label": "Vue"}}, "multiSelect": false}}}
+	case "ExitPlanMode":
+		// Claude Code injects the plan and its file (written under HOME)
+		// before the hooks run.
+		return map[string]any{"plan": "## Add a unit test for the parser\n1. Write the test\n2. Run it\n",
+			"planFilePath": sandbox.Home + "/.claude/plans/add-parser-test.md"}
 	}
 	return map[string]any{}
 }
@@ -317,7 +340,8 @@ var keyOrder = func() map[string]int {
 		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
 		"prompt", "message", "title", "notification_type", "source", "model", "reason", "trigger", "custom_instructions", "compact_summary",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
-		"command", "description", "timeout", "run_in_background",
+		"command", "description", "timeout", "run_in_background", "subagent_type",
+		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
 		"type", "file", "file_path", "filePath", "old_string", "new_string", "replace_all", "content",
 		"pattern", "path", "glob", "output_mode", "url", "query",
 		"stdout", "stderr", "interrupted", "isImage", "success",

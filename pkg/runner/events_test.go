@@ -205,3 +205,45 @@ func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
 		t.Errorf("a check's payload: no longer sets permission_mode: %v", p.Input)
 	}
 }
+
+// TestDocumentedToolsHaveTheirInput: the hooks reference documents the
+// tool_input of Bash, PowerShell, Write, Edit, Read, Glob, Grep, WebFetch,
+// WebSearch, Agent, AskUserQuestion and ExitPlanMode ("PreToolUse
+// input"). A hook whose matcher names one of them runs for it; an empty
+// tool_input, which Claude Code never sends for these tools, let a hook
+// that reads its fields (an Agent hook reading subagent_type) find
+// nothing, or tell an audit, and do nothing.
+func TestDocumentedToolsHaveTheirInput(t *testing.T) {
+	named := map[string][]string{
+		"PowerShell":      {"command", "description"},
+		"WebSearch":       {"query"},
+		"Agent":           {"prompt", "description", "subagent_type"},
+		"AskUserQuestion": {"questions"},
+		"ExitPlanMode":    {"plan", "planFilePath"},
+	}
+	if len(named) != len(namedTools) {
+		t.Errorf("namedTools %v; want the tools %v", namedTools, named)
+	}
+	for tool, fields := range named {
+		in := DefaultToolInput(tool, "/repo")
+		for _, f := range fields {
+			if _, ok := in[f]; !ok {
+				t.Errorf("%s: tool_input %v has no %s", tool, in, f)
+			}
+		}
+		h := &Hook{Event: PreToolUse, Matcher: tool, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || len(ps[0].Input["tool_input"].(map[string]any)) == 0 {
+			t.Errorf("%s: payloads %v (%s), want one with the tool's input", tool, ps, why)
+		}
+	}
+	q, _ := DefaultToolInput("AskUserQuestion", "/repo")["questions"].([]any)
+	if len(q) == 0 {
+		t.Fatalf("AskUserQuestion: questions %v, want an array of questions", q)
+	}
+	for _, f := range []string{"question", "header", "options", "multiSelect"} {
+		if _, ok := q[0].(map[string]any)[f]; !ok {
+			t.Errorf("AskUserQuestion: a question without %s: %v", f, q[0])
+		}
+	}
+}

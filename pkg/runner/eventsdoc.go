@@ -192,6 +192,12 @@ func EventsDoc() string {
 	for _, t := range DefaultTools {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}
+	w("A matcher that names a tool outside that set runs for it too (`Edit|Write|NotebookEdit` adds\n")
+	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, and any\n")
+	w("other an empty `tool_input` (a check's `input:` or the policy's `payloads:` gives it one).\n\n")
+	for _, t := range namedTools {
+		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
+	}
 	w("PostToolUse adds a `tool_response`: for Bash `%s`; for Write and Edit `%s`; for Read a text file\n",
 		compactJSON(defaultToolResponse("Bash", nil)), compactJSON(defaultToolResponse("Write", map[string]any{"file_path": docCwd + "/notes.txt"})))
 	w("record; `{\"success\": true}` for the others.\n")
