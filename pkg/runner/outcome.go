@@ -429,7 +429,17 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	if c, ok := obj["continue"].(bool); ok && !c && !rules.ignoresContinue {
 		return true, "continue: false: " + orDefault(clip(str(obj, "stopReason"), maxReason), "(no stopReason)")
 	}
-	note, feedback := "", ""
+	var notes []string
+	note := func(s string) { notes = append(notes, s) }
+	// What Claude Code does on the hook's behalf with the call (its
+	// input, its permission, its output), outside the run's record.
+	replaced := func(m map[string]any, k, what string) {
+		if v, ok := m[k]; ok {
+			b, _ := appendJSON(nil, v)
+			note(k + ": " + what + " " + clip(string(b), 300))
+		}
+	}
+	feedback := ""
 	if hso, ok := obj["hookSpecificOutput"].(map[string]any); ok {
 		switch event {
 		case Stop, SubagentStop:
@@ -437,16 +447,28 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 			// decision "block" (hooks.md, "Stop decision control").
 			feedback = str(hso, "additionalContext")
 		case PreToolUse:
-			switch str(hso, "permissionDecision") {
+			switch pd := str(hso, "permissionDecision"); pd {
 			case "deny":
 				return true, "permissionDecision deny: " + orDefault(clip(str(hso, "permissionDecisionReason"), maxReason), "(no reason)")
 			case "ask":
-				note = "permissionDecision ask: the agent asks the user"
+				note("permissionDecision ask: the agent asks the user")
+			case "allow":
+				note("permissionDecision allow: the call goes ahead without the permission prompt")
+			}
+			if str(hso, "permissionDecision") != "defer" {
+				replaced(hso, "updatedInput", "the tool runs with the hook's input in place of the call's:")
 			}
 		case PermissionRequest:
 			if dec, ok := hso["decision"].(map[string]any); ok && str(dec, "behavior") == "deny" {
 				return true, "decision.behavior deny: " + orDefault(clip(str(dec, "message"), maxReason), "(no message)")
+			} else if ok && str(dec, "behavior") == "allow" {
+				note("decision.behavior allow: the permission is granted without asking the user")
+				replaced(dec, "updatedInput", "the tool runs with the hook's input in place of the call's:")
+				replaced(dec, "updatedPermissions", "Claude Code applies these permission changes (a settings file's destination is written):")
 			}
+		case PostToolUse:
+			replaced(hso, "updatedToolOutput", "Claude sees this in place of the tool's output:")
+			replaced(hso, "updatedMCPToolOutput", "Claude sees this in place of the MCP tool's output:")
 		case Elicitation, ElicitationResult:
 			// decline and cancel refuse the server's request (exit 2's
 			// effect, which makes the action decline); accept answers it.
@@ -454,11 +476,11 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 			case "decline", "cancel":
 				return true, "hookSpecificOutput.action " + a + ": the elicitation is not accepted"
 			case "accept":
-				note = "hookSpecificOutput.action accept: the hook answers the elicitation"
+				note("hookSpecificOutput.action accept: the hook answers the elicitation")
 			}
 		case PermissionDenied:
 			if r, _ := hso["retry"].(bool); r {
-				note = "retry: true: the model is told it may retry the denied call"
+				note("retry: true: the model is told it may retry the denied call")
 			}
 		}
 	}
@@ -466,10 +488,14 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 		// PreToolUse reads its deprecated "block" as deny.
 		return true, "decision block: " + orDefault(clip(str(obj, "reason"), maxReason), "(no reason)")
 	}
+	if event == PreToolUse && str(obj, "decision") == "approve" {
+		// PreToolUse reads its deprecated "approve" as allow.
+		note("decision approve (permissionDecision allow): the call goes ahead without the permission prompt")
+	}
 	if feedback != "" {
 		return true, "additionalContext: Claude goes on with this feedback instead of stopping: " + clip(feedback, maxReason)
 	}
-	return false, note
+	return false, strings.Join(notes, "; ")
 }
 
 // checkSchema says how obj fails the output schema Claude Code validates a

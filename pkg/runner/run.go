@@ -551,6 +551,10 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// it prints or exits with decides nothing.
 		d.Outcome = report.OutcomeAllowed
 		d.Reason = "async: the agent does not wait for the hook, so it cannot block (it would have: " + d.Reason + ")"
+	} else if p.Hook.Async && d.Output != nil && d.Reason != "" {
+		// Nor does what it prints act on the call (an allow, an
+		// updatedInput): the call went on without it.
+		d.Reason = "async: the agent does not wait for the hook, so what it prints decides nothing (" + d.Reason + ")"
 	}
 	r.Outcome, r.Reason = d.Outcome, d.Reason
 	if !p.Hook.Async && !outcomeRules[p.Hook.Event].ignoresOutput {
