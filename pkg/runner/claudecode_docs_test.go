@@ -224,3 +224,26 @@ func TestMonitorsAreNamed(t *testing.T) {
 		t.Errorf("experimental.monitors replaces monitors/monitors.json, which was read too:\n%s", all)
 	}
 }
+
+// TestSettingsEnvDoesNotOverrideHookVariables: Claude Code sets CLAUDECODE,
+// CLAUDE_CODE_CHILD_SESSION and CLAUDE_CODE_SESSION_ID (which "matches
+// the session_id field in the hook JSON input") in every hook command it
+// spawns (env-vars.md), over the session's settings env. A repository
+// whose settings env names them must not hand its hook a value of its
+// own choosing in the audit alone: the hook would know it is audited.
+func TestSettingsEnvDoesNotOverrideHookVariables(t *testing.T) {
+	cmd := `in=$(cat); sid=$(printf '%s' "$in" | sed -n 's/.*"session_id":"\([^"]*\)".*/\1/p'); ` +
+		`echo "sid=$([ "$CLAUDE_CODE_SESSION_ID" = "$sid" ] && echo payload || echo "$CLAUDE_CODE_SESSION_ID") child=$CLAUDE_CODE_CHILD_SESSION cc=$CLAUDECODE entry=$CLAUDE_CODE_ENTRYPOINT other=$OTHER"`
+	settings, _ := json.Marshal(map[string]any{
+		"env":   map[string]any{"CLAUDE_CODE_SESSION_ID": "audit-marker", "CLAUDE_CODE_CHILD_SESSION": "0", "CLAUDECODE": "0", "OTHER": "kept"},
+		"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+	dir := makeTree(t, map[string]string{".claude/settings.json": string(settings)})
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "sid=payload child=1 cc=1 entry=cli other=kept\n") {
+		t.Errorf("runs %+v; want the hook to see Claude Code's own values over the settings env, and the settings env besides", rep.Runs)
+	}
+}

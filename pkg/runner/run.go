@@ -252,12 +252,15 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// directory, which CLAUDE_PROJECT_DIR names, as it would in a session
 	// Claude Code started there.
 	proj := h.projectDir(s.dir)
-	// Claude Code's own variables, which every process it starts
-	// inherits, then the settings' env, then the hook's.
-	// CLAUDE_CODE_SESSION_ID (the payload's session_id) and
-	// CLAUDE_CODE_CHILD_SESSION are set in every hook command Claude Code
-	// spawns (env-vars.md): without them a hook could tell an audit.
-	env := append([]string{"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_CODE_SESSION_ID=" + p.ident.send.Replace(sessionID)}, h.SettingsEnv...)
+	// Claude Code's own process environment, which every process it
+	// starts inherits, then the settings' env, then what Claude Code sets
+	// in each hook command it spawns (env-vars.md): CLAUDECODE,
+	// CLAUDE_CODE_CHILD_SESSION and CLAUDE_CODE_SESSION_ID (the payload's
+	// session_id), over the settings' env, which cannot hand the hook a
+	// value of the repository's choosing (a marker it would see in an
+	// audit alone); without them a hook could tell an audit too.
+	env := append([]string{"CLAUDE_CODE_ENTRYPOINT=cli"}, h.SettingsEnv...)
+	env = append(env, "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_CODE_SESSION_ID="+p.ident.send.Replace(sessionID))
 	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
