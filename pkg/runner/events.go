@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,14 @@ type eventSpec struct {
 	// A hook that finds the field where Claude Code never sends it could
 	// tell an audit.
 	NoMode bool
+	// BeforePrompt says the event fires before the session's first user
+	// input (SessionStart, Setup), and BeforePromptOn the values of
+	// MatchField on which it does (the instructions loaded at session
+	// start): such a payload has no prompt_id, "absent until the first
+	// user input" (hooks.md, "Common input fields"). Every other payload
+	// carries the id of the prompt being processed.
+	BeforePrompt   bool
+	BeforePromptOn []string
 	// EnvFile says Claude Code gives the event's hooks CLAUDE_ENV_FILE, a
 	// file whose content it runs before each Bash command of the session.
 	EnvFile bool
@@ -91,6 +100,7 @@ const (
 	defaultToolUseID    = "toolu_01VIGILES0000000000000000"
 	defaultTurnID       = "00000000-0000-4000-8000-000000000001"
 	defaultMessageID    = "00000000-0000-4000-8000-000000000002"
+	defaultPromptID     = "00000000-0000-4000-8000-000000000003"
 	defaultTeamName     = "session-00000000"
 	defaultTeammateName = "researcher"
 )
@@ -100,7 +110,7 @@ const (
 const fileChangedDefault = ".envrc"
 
 var knownEvents = map[string]eventSpec{
-	SessionStart: {NoMode: true, MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
+	SessionStart: {NoMode: true, BeforePrompt: true, MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": "Add a unit test for the parser"}
@@ -139,7 +149,7 @@ var knownEvents = map[string]eventSpec{
 	SessionEnd: {NoMode: true, MatchField: "reason", Values: []string{"other", "clear", "resume", "logout", "prompt_input_exit"}, Closed: true},
 	// Setup, CwdChanged and FileChanged hooks get CLAUDE_ENV_FILE as
 	// SessionStart hooks do (hooks.md, "Persist environment variables").
-	Setup: {NoMode: true, MatchField: "trigger", Values: []string{"init", "maintenance"}, Closed: true, EnvFile: true},
+	Setup: {NoMode: true, BeforePrompt: true, MatchField: "trigger", Values: []string{"init", "maintenance"}, Closed: true, EnvFile: true},
 	CwdChanged: {NoMode: true, EnvFile: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"old_cwd": path.Dir(cwd), "new_cwd": cwd}
 	}},
@@ -201,7 +211,7 @@ var knownEvents = map[string]eventSpec{
 	}},
 	// InstructionsLoaded matches load_reason; globs, trigger_file_path and
 	// parent_file_path come with some reasons only.
-	InstructionsLoaded: {NoMode: true, MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
+	InstructionsLoaded: {NoMode: true, BeforePromptOn: []string{"session_start"}, MatchField: "load_reason", Values: []string{"session_start", "nested_traversal", "path_glob_match", "include", "compact"}, Closed: true,
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"file_path": path.Join(cwd, "CLAUDE.md"), "memory_type": "Project"}
 		}},
@@ -336,7 +346,7 @@ func (p Payload) JSON() []byte {
 var keyOrder = func() map[string]int {
 	m := map[string]int{}
 	for i, k := range []string{
-		"session_id", "transcript_path", "cwd", "agent_id", "agent_type", "permission_mode", "hook_event_name",
+		"session_id", "prompt_id", "transcript_path", "cwd", "agent_id", "agent_type", "permission_mode", "hook_event_name",
 		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
 		"prompt", "message", "title", "notification_type", "source", "model", "reason", "trigger", "custom_instructions", "compact_summary",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
@@ -450,6 +460,9 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 	spec, known := knownEvents[event]
 	if spec.NoMode {
 		delete(in, "permission_mode")
+	}
+	if known && !spec.BeforePrompt && !slices.Contains(spec.BeforePromptOn, tool) {
+		in["prompt_id"] = defaultPromptID
 	}
 	if known && spec.Fields != nil {
 		for k, v := range spec.Fields(cwd) {

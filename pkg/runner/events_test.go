@@ -71,6 +71,9 @@ func TestPayloadFields(t *testing.T) {
 			if knownEvents[tc.event].NoMode {
 				want = slices.DeleteFunc(want, func(k string) bool { return k == "permission_mode" })
 			}
+			if !knownEvents[tc.event].BeforePrompt {
+				want = append(want, "prompt_id")
+			}
 			sort.Strings(want)
 			if diff := cmp.Diff(want, keys); diff != "" {
 				t.Errorf("fields (-want +got):\n%s", diff)
@@ -245,5 +248,37 @@ func TestDocumentedToolsHaveTheirInput(t *testing.T) {
 		if _, ok := q[0].(map[string]any)[f]; !ok {
 			t.Errorf("AskUserQuestion: a question without %s: %v", f, q[0])
 		}
+	}
+}
+
+// TestPromptIDAfterTheFirstPrompt: prompt_id, the UUID of the user prompt
+// being processed, is a common input field, "absent until the first user
+// input" (hooks.md, "Common input fields"; its PreToolUse example carries
+// it): a tool call's hook gets it, a SessionStart or Setup hook, or an
+// InstructionsLoaded one at session start, does not. A hook that looked
+// for it on a tool call could tell an audit that never sent it.
+func TestPromptIDAfterTheFirstPrompt(t *testing.T) {
+	before := map[string]string{SessionStart: "startup", Setup: "init", InstructionsLoaded: "session_start"}
+	for _, ev := range EventNames() {
+		tool := before[ev]
+		if IsToolEvent(ev) {
+			tool = "Bash"
+		}
+		p := BuildPayload(ev, tool, "/repo", nil, nil)
+		_, has := p.Input["prompt_id"]
+		if _, pre := before[ev]; has == pre {
+			t.Errorf("%s: prompt_id sent %v, want %v", ev, has, !pre)
+		}
+	}
+	if p := BuildPayload(InstructionsLoaded, "nested_traversal", "/repo", nil, nil); p.Input["prompt_id"] != defaultPromptID {
+		t.Errorf("InstructionsLoaded of a nested CLAUDE.md, loaded in a turn: prompt_id %v", p.Input["prompt_id"])
+	}
+	got := string(BuildPayload(PreToolUse, "Bash", "/w", nil, nil).JSON())
+	if !strings.HasPrefix(got, `{"session_id":"`+sessionID+`","prompt_id":"`+defaultPromptID+`","transcript_path":`) {
+		t.Errorf("prompt_id follows session_id, as in the reference's example: %s", got)
+	}
+	// Each run sends an id of its own in its place, as it does the session's.
+	if sent := newRunIdentity("r").send.Replace(got); strings.Contains(sent, defaultPromptID) {
+		t.Errorf("the run sends the fixed prompt id: %s", sent)
 	}
 }

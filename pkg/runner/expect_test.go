@@ -202,6 +202,7 @@ checks:
 			env = append(env, e)
 		}
 		delete(p, "session_id")
+		delete(p, "prompt_id")
 		delete(p, "transcript_path")
 		delete(p, "tool_use_id")
 		got = append(got, seen{strings.Join(hookArgv(t, s), " "), env, s.Timeout.String(), s.Linger.String(), s.Mode, s.Egress.Mode, p})

@@ -7,7 +7,7 @@ import (
 
 // runIdentity holds the ids one run sends its hook in place of the fixed
 // ones its plan and its payload hold (sessionID, defaultToolUseID,
-// defaultTurnID, defaultMessageID): of the form Claude Code's have, and
+// defaultTurnID, defaultMessageID, defaultPromptID): of the form Claude Code's have, and
 // each run's own, so that a hook cannot tell an audit by ids that no
 // session would have (a run of zeros). They are drawn from a hash of the
 // run's id, so a run gets the same ones in every audit: a hook that
@@ -31,6 +31,7 @@ func newRunIdentity(run string) *runIdentity {
 		defaultToolUseID: "toolu_01" + base62(draw("tool use"), len(defaultToolUseID)-len("toolu_01")),
 		defaultTurnID:    uuid4(draw("turn")),
 		defaultMessageID: uuid4(draw("message")),
+		defaultPromptID:  uuid4(draw("prompt")),
 	}
 	var send, back []string
 	for fixed, f := range fresh {
