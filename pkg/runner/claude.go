@@ -1078,7 +1078,16 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		if hook.Exec && !strings.Contains(hook.Command, "/") && strings.ContainsAny(strings.TrimSpace(hook.Command), " \t") {
 			c.find(RuleMalformed, report.SeverityWarning, hook.Location, "%s.command %q: with \"args\" the command is one executable name, and no program of that name exists: move the extra words into \"args\"", where, hook.Command)
 		}
-		if hook.Shell == "powershell" && !hook.Exec {
+		if ctx.isPlugin && !hook.Exec && strings.Contains(hook.Command, "${user_config.") {
+			// Claude Code substitutes user_config values in exec form only;
+			// a shell-form plugin command that names one fails with an
+			// error instead of running (hooks.md, "Exec form and shell
+			// form"). sh would run it and fail on the substitution with
+			// exit 2, which blocks: a guard Claude Code never runs would
+			// pass for one that blocks.
+			hook.NotRun = "Claude Code refuses to run a shell-form plugin command that references ${user_config.*}"
+			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.command references ${user_config.*} in shell form: Claude Code refuses to run it (an error, and the event goes on without it), so this hook never runs; use exec form (\"args\"), where the value is substituted, or read $CLAUDE_PLUGIN_OPTION_<KEY>", where)
+		} else if hook.Shell == "powershell" && !hook.Exec {
 			hook.NotRun = "its shell is powershell, which vigiles cannot run"
 			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: \"shell\": \"powershell\" runs only on Windows and vigiles does not run it, so this hook is not audited: write it for sh (drop \"shell\"), or use exec form (\"args\"), to have it audited", where)
 		}

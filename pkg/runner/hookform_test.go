@@ -379,3 +379,39 @@ func TestPluginDataNamesTheMarketplace(t *testing.T) {
 		t.Errorf("exit %d, stdout %q (stderr %q), writes %v; want $HOME/.claude/plugins/data/guard-mk, made before the hook (no writes)", r.ExitCode, r.Stdout, r.Stderr, r.Writes)
 	}
 }
+
+// TestShellFormUserConfigIsNotRun: a shell-form plugin hook whose command
+// references ${user_config.*} "fails with an error instead of running"
+// (hooks.md, "Exec form and shell form"; plugins-reference.md, "User
+// configuration"). sh would run it and fail on the bad substitution with
+// exit status 2, which blocks a PreToolUse call: an audit read a guard
+// that Claude Code never runs as blocking. It is listed, not run, with an
+// error; the exec form, where Claude Code substitutes the value, runs.
+func TestShellFormUserConfigIsNotRun(t *testing.T) {
+	dir := pluginTree(t, `{"PreToolUse":[{"matcher":"Bash","hooks":[
+ {"type":"command","command":"guard --endpoint ${user_config.api_endpoint}"},
+ {"type":"command","command":"echo","args":["${user_config.api_endpoint}"]}
+]}]}`, nil)
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Runs {
+		got = append(got, r.Command+": "+r.Outcome)
+	}
+	want := []string{"guard --endpoint ${user_config.api_endpoint}: " + report.OutcomeNotExecutable, "echo '${user_config.api_endpoint}': " + report.OutcomeAllowed}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule == RuleMalformed && f.Severity == report.SeverityError && strings.Contains(f.Message, "${user_config.") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no %s error for the shell-form ${user_config.*}: %v", RuleMalformed, findingLines(rep.Findings))
+	}
+}
