@@ -1,8 +1,14 @@
 package runner
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"math"
+	"sort"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestAgentTypeOfNonStringName: an agent's "name" that YAML reads as
@@ -71,5 +77,41 @@ func TestJSNumberString(t *testing.T) {
 		if got := jsNumberString(tc.f); got != tc.want {
 			t.Errorf("jsNumberString(%v) = %q, want %q", tc.f, got, tc.want)
 		}
+	}
+}
+
+// TestAgentHooksRunInsideTheAgent: Claude Code runs the hooks an agent's
+// frontmatter declares only while that agent runs (hooks.md, "Hooks in
+// skills and agents"), and a tool event fired inside a subagent carries
+// the agent_id and agent_type common fields ("Common input fields"): an
+// agent's PreToolUse hook never sees a payload without them. One that
+// checked for them could tell an audit that sent the main thread's. A
+// skill's hook runs in the main thread: no agent fields; nor does a
+// check's payload: lose the fields it sets.
+func TestAgentHooksRunInsideTheAgent(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/agents/rev.md":     "---\nname: reviewer\nhooks:\n  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: echo agent}]}]\n---\n",
+		".claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\nhooks:\n  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: echo skill}]}]\n---\n",
+		".vigiles.yml":              "checks:\n  - name: c\n    hook: .claude/agents/rev.md\n    event: PreToolUse\n    tool: Bash\n    payload: {agent_id: agent-77}\n    expect: {exit-code: 0}\n",
+	})
+	ex := fakeHooks()
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Test(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, s := range ex.Specs {
+		var in map[string]any
+		if err := json.Unmarshal(ex.Stdin[i], &in); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %v %v", s.Command[len(s.Command)-1], in["agent_id"], in["agent_type"]))
+	}
+	sort.Strings(got)
+	want := []string{"echo agent agent-0001 reviewer", "echo agent agent-77 reviewer", "echo skill <nil> <nil>"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("payloads (-want +got):\n%s", d)
 	}
 }

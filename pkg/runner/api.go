@@ -764,7 +764,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 					continue
 				}
 			}
-			out = append(out, BuildPayload(h.Event, t, cwd, ti, nil))
+			out = append(out, BuildPayload(h.Event, t, cwd, ti, insideAgent(h, nil)))
 		}
 		if len(out) == 0 {
 			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s) or the tools .vigiles.yml gives payloads for", h.Matcher, strings.Join(DefaultTools, ", "))
@@ -802,6 +802,23 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		}
 	}
 	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(vals, ", "))
+}
+
+// insideAgent is the top-level fields a payload of h takes over its
+// event's, extra merged over them: for a tool event's hook that an agent
+// declares, which Claude Code runs only while that agent runs (hooks.md,
+// "Hooks in skills and agents"), the agent_id and agent_type a tool call
+// inside a subagent carries ("Common input fields"); extra alone
+// otherwise.
+func insideAgent(h *Hook, extra map[string]any) map[string]any {
+	if h.AgentType == "" || !IsToolEvent(h.Event) {
+		return extra
+	}
+	out := map[string]any{"agent_id": defaultAgentID, "agent_type": h.AgentType}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 // matchValues returns the values of event's matcher field that vigiles
@@ -1475,7 +1492,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			id += runIDSep + h.ID
 		}
 		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
-			Payload: BuildPayload(c.Event, tool, s.cwdOf(h), ti, c.Payload)})
+			Payload: BuildPayload(c.Event, tool, s.cwdOf(h), ti, insideAgent(h, c.Payload))})
 	}
 	return plan, finds
 }

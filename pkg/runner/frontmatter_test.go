@@ -627,9 +627,11 @@ func TestAgentStopCarriesItsAgentType(t *testing.T) {
 			t.Errorf("%s: %+v (%s), want agent_type %s", tc.name, ps, why, tc.want)
 		}
 	}
-	// An agent's tool hooks are not SubagentStop's: no agent_type is added.
+	// An agent's tool hooks run for its own tool calls, which carry its
+	// agent_type (TestAgentHooksRunInsideTheAgent); its tool is still
+	// the matcher's.
 	ps, _ := toolsFor(&Hook{Event: PreToolUse, AgentType: "fmt:reviewer", Matcher: "Bash", HasMatcher: true, Type: TypeCommand, Command: "x"}, nil, "/repo")
-	if len(ps) != 1 || ps[0].Input["agent_type"] != nil {
+	if len(ps) != 1 || ps[0].Tool != "Bash" || ps[0].Input["agent_type"] != "fmt:reviewer" {
 		t.Errorf("agent's PreToolUse: %+v", ps)
 	}
 
