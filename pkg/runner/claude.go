@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -260,6 +261,9 @@ type claudeDisc struct {
 	// seenPlugin holds the name a plugin root's manifest gives ("" for
 	// none) once its own declarations are read.
 	seenPlugin map[string]string
+	// options holds, by plugin root, the values its manifest's
+	// userConfig gives its hooks where the user sets none (pluginOptions).
+	options map[string]map[string]string
 	// seenID holds the hook IDs given out, so that no two declarations
 	// share one (the session keeps one hook per ID).
 	seenID map[string]bool
@@ -537,6 +541,9 @@ type hookCtx struct {
 	// "" for a plugin's: the work tree.
 	projectDir string
 	isPlugin   bool
+	// options are the plugin's userConfig values its hooks get
+	// (pluginOptions): KEY (as declared) → value.
+	options map[string]string
 	// agent says the hooks are an agent's own (its frontmatter): Claude
 	// Code runs their Stop when the agent stops, as SubagentStop.
 	agent bool
@@ -635,12 +642,18 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		c.out.Plugins = append(c.out.Plugins, rel)
 		manifestRel, manifest, manifestName = c.manifest(root)
 		c.seenPlugin[rel] = manifestName
+		if opts := pluginOptions(manifest); opts != nil {
+			if c.options == nil {
+				c.options = map[string]map[string]string{}
+			}
+			c.options[rel] = opts
+		}
 	}
 	dirName := filepath.Base(root)
 	if rel == "." {
 		dirName = filepath.Base(c.dir)
 	}
-	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true}
+	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true, options: c.options[rel]}
 	if c.names == nil {
 		c.names, c.ownHooks = map[string][]string{}, map[string][]int{}
 	}
@@ -687,6 +700,69 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 			h.alsoName(nameHint)
 		}
 	}
+}
+
+// optionKey is a userConfig key, which must be a valid identifier
+// (plugins-reference.md, "User configuration").
+var optionKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// pluginOptions are the values a plugin manifest's userConfig gives its
+// hooks where the user sets none: each option's default, as Claude Code
+// exports it (a string as it is, a number as JavaScript writes it, a
+// boolean, a list of strings joined by commas). An option without a
+// default, which the user would set, has none: its variable is unset.
+// nil when the manifest declares no default.
+func pluginOptions(manifest *jnode) map[string]string {
+	if manifest == nil {
+		return nil
+	}
+	uc := manifest.get("userConfig")
+	if uc == nil || uc.Kind != jsonObject {
+		return nil
+	}
+	var out map[string]string
+	for _, m := range uc.Members {
+		opt := uc.get(m.Key) // the last of a key given twice
+		if opt == nil || opt.Kind != jsonObject || !optionKey.MatchString(m.Key) {
+			continue
+		}
+		d := opt.get("default")
+		if d == nil {
+			continue
+		}
+		var v string
+		switch d.Kind {
+		case jsonString:
+			v = d.Str
+		case jsonNumber:
+			v = jsNumberString(d.Num)
+		case jsonBool:
+			v = strconv.FormatBool(d.Bool)
+		case jsonArray:
+			var parts []string
+			for _, e := range d.Elems {
+				if e.Kind != jsonString {
+					parts = nil
+					break
+				}
+				parts = append(parts, e.Str)
+			}
+			if parts == nil {
+				continue
+			}
+			v = strings.Join(parts, ",")
+		default:
+			continue
+		}
+		if strings.ContainsRune(v, 0) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[m.Key] = v
+	}
+	return out
 }
 
 // installed notes that Claude Code installs the plugin directory rel
@@ -1066,6 +1142,25 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 				return expandProject(s, projDir)
 			}
 			return expandVars(s, ctx.pluginRoot, projDir)
+		}
+		if ctx.isPlugin {
+			// Its userConfig values: exported to the hook, and, in exec
+			// form only, substituted as plain strings.
+			keys := make([]string, 0, len(ctx.options))
+			for k := range ctx.options {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var subst []string
+			for _, k := range keys {
+				hook.PluginOptions = append(hook.PluginOptions, "CLAUDE_PLUGIN_OPTION_"+strings.ToUpper(k)+"="+ctx.options[k])
+				subst = append(subst, "${user_config."+k+"}", ctx.options[k])
+			}
+			if hook.Exec && len(subst) > 0 {
+				plain := expand
+				r := strings.NewReplacer(subst...)
+				expand = func(s string) string { return plain(r.Replace(s)) }
+			}
 		}
 		hook.Expanded = expand(hook.Command)
 		for i, a := range hook.Args {

@@ -94,6 +94,10 @@ type Hook struct {
 	// turns off every one of them, and a remote source of any of them
 	// next to the vendored copy is an error (remoteVendored).
 	AlsoNamed []string
+	// PluginOptions are, for a plugin's hook, its userConfig values
+	// (pluginOptions) as Claude Code exports them to its hooks,
+	// CLAUDE_PLUGIN_OPTION_<KEY>=VALUE.
+	PluginOptions []string
 	// SettingsEnv is the "env" of the settings of the session the hook
 	// runs in (settingsOf), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.

@@ -415,3 +415,34 @@ func TestShellFormUserConfigIsNotRun(t *testing.T) {
 		t.Errorf("no %s error for the shell-form ${user_config.*}: %v", RuleMalformed, findingLines(rep.Findings))
 	}
 }
+
+// TestPluginOptionsReachItsHooks: a plugin's userConfig values are
+// "exported to hook processes as CLAUDE_PLUGIN_OPTION_<KEY> environment
+// variables" and substituted as ${user_config.KEY} in an exec-form
+// command and its args (plugins-reference.md, "User configuration";
+// hooks.md, "Exec form and shell form"). An option with a default has
+// that value where the user sets none: a hook that acts only when its
+// option is set acts in the audit too. One without a default is unset.
+func TestPluginOptionsReachItsHooks(t *testing.T) {
+	dir := pluginTree(t, `{"Stop":[{"hooks":[
+ {"type":"command","command":"echo \"$CLAUDE_PLUGIN_OPTION_ENDPOINT $CLAUDE_PLUGIN_OPTION_RETRIES $CLAUDE_PLUGIN_OPTION_VERBOSE [${CLAUDE_PLUGIN_OPTION_TOKEN-unset}]\""},
+ {"type":"command","command":"echo","args":["--to=${user_config.endpoint}"]}
+]}]}`, map[string]string{"p/.claude-plugin/plugin.json": `{"name": "p", "userConfig": {
+  "endpoint": {"type": "string", "title": "t", "description": "d", "default": "https://hooks.example.test/in"},
+  "retries": {"type": "number", "title": "t", "description": "d", "default": 3},
+  "verbose": {"type": "boolean", "title": "t", "description": "d", "default": false},
+  "token": {"type": "string", "title": "t", "description": "d", "sensitive": true}}}`})
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Runs {
+		got = append(got, strings.TrimSpace(r.Stdout))
+	}
+	want := []string{"https://hooks.example.test/in 3 false [unset]", "--to=https://hooks.example.test/in"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("stdout (-want +got):\n%s", d)
+	}
+}

@@ -264,6 +264,7 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
+		env = append(env, h.PluginOptions...)
 	}
 	timeout, _ := s.timeoutOf(p)
 	spec := sandbox.Spec{
