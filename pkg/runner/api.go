@@ -766,6 +766,18 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			}
 			out = append(out, BuildPayload(h.Event, t, cwd, ti, insideAgent(h, nil)))
 		}
+		if x := m.Example(); len(out) == 0 && x != "" && !contains(cands, x) {
+			// None of the tools vigiles names by default, but one the
+			// expression selects (an MCP server's, mcp__memory__.*):
+			// Claude Code runs the hook for it.
+			ti := DefaultToolInput(x, cwd)
+			if in := payloads[x]; in != nil {
+				ti = copyMap(in)
+			}
+			if IfMatches(h.If, h.Event, x, ti) {
+				out = append(out, BuildPayload(h.Event, x, cwd, ti, insideAgent(h, nil)))
+			}
+		}
 		if len(out) == 0 {
 			why := fmt.Sprintf("its matcher %q selects none of the default tools (%s) or the tools .vigiles.yml gives payloads for", h.Matcher, strings.Join(DefaultTools, ", "))
 			if h.If != "" {
@@ -800,6 +812,13 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		if m.Match(v) {
 			return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
 		}
+	}
+	if x := m.Example(); x != "" && !spec.Closed && h.AgentType == "" {
+		// An open list (agent types, command names, MCP servers): a
+		// value the expression selects is one Claude Code may send (not
+		// to an agent's own SubagentStop hook, which runs when that
+		// agent stops).
+		return []Payload{BuildPayload(h.Event, x, cwd, nil, nil)}, ""
 	}
 	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(vals, ", "))
 }

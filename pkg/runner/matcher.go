@@ -141,6 +141,70 @@ func (m *Matcher) Match(name string) bool {
 // Names returns the exact names of a plain matcher (nil otherwise).
 func (m *Matcher) Names() []string { return m.exact }
 
+// Example returns a value a regular-expression matcher selects, built
+// from the expression: its literal text, the first alternative of each
+// choice, the first character of each class, a repetition's least count,
+// and "example" for any run of any character (mcp__memory__.* gives
+// mcp__memory__example); "" for a matcher that is no regular expression,
+// or where what is built is empty or not selected.
+func (m *Matcher) Example() string {
+	if m.re == nil {
+		return ""
+	}
+	re, err := syntax.Parse(m.re.String(), syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	var gen func(r *syntax.Regexp)
+	anyChar := func(r *syntax.Regexp) bool {
+		return r.Op == syntax.OpAnyChar || r.Op == syntax.OpAnyCharNotNL
+	}
+	gen = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			b.WriteString(string(r.Rune))
+		case syntax.OpCharClass:
+			if len(r.Rune) > 0 {
+				c := r.Rune[0]
+				// A letter or digit of the class where it has one.
+				for i := 0; i+1 < len(r.Rune); i += 2 {
+					if lo, hi := r.Rune[i], r.Rune[i+1]; hi >= 'a' && lo <= 'z' {
+						c = max(lo, 'a')
+						break
+					}
+				}
+				b.WriteRune(c)
+			}
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			b.WriteByte('x')
+		case syntax.OpCapture:
+			gen(r.Sub[0])
+		case syntax.OpConcat:
+			for _, sub := range r.Sub {
+				gen(sub)
+			}
+		case syntax.OpAlternate:
+			gen(r.Sub[0])
+		case syntax.OpStar, syntax.OpPlus:
+			if anyChar(r.Sub[0]) {
+				b.WriteString("example")
+			} else if r.Op == syntax.OpPlus {
+				gen(r.Sub[0])
+			}
+		case syntax.OpRepeat:
+			for i := 0; i < r.Min; i++ {
+				gen(r.Sub[0])
+			}
+		}
+	}
+	gen(re)
+	if x := b.String(); x != "" && m.Match(x) {
+		return x
+	}
+	return ""
+}
+
 // rule is a permission rule: Tool or Tool(specifier).
 type rule struct {
 	tool string

@@ -362,3 +362,35 @@ func TestGlobMatchesNamesWithNewlines(t *testing.T) {
 		}
 	}
 }
+
+// TestRegexMatcherGetsAValueItSelects: a regular-expression matcher that
+// selects none of the values vigiles sends by default (an MCP server's
+// tools, mcp__memory__.*, as hooks.md's "Match MCP tools" writes them; a
+// plugin's agents, ^my-plugin:.*$) still names calls Claude Code runs
+// the hook for: the audit runs it for a value the matcher selects, built
+// from the expression, rather than not at all. A closed list (a
+// SessionStart source) takes no value from outside it.
+func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
+	for _, tc := range []struct {
+		event, matcher, want string
+	}{
+		{PreToolUse, "mcp__memory__.*", "mcp__memory__example"},
+		{PostToolUse, "^mcp__brave-search__(web|local)_search$", "mcp__brave-search__web_search"},
+		{PreToolUse, "mcp__.*__write.*", "mcp__example__writeexample"},
+		{PermissionRequest, "^Notebook", "Notebook"},
+		{SubagentStart, "^my-plugin:reviewer$", "my-plugin:reviewer"},
+		{UserPromptExpansion, "deploy-(prod|staging)", "deploy-prod"},
+		{Elicitation, "^github.+", "githubexample"},
+		{SessionStart, "^re", "resume"},
+	} {
+		h := &Hook{Event: tc.event, Matcher: tc.matcher, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Tool != tc.want {
+			t.Errorf("%s %q: payloads %v (%s), want one for %s", tc.event, tc.matcher, ps, why, tc.want)
+		}
+	}
+	h := &Hook{Event: SessionStart, Matcher: "^begin", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 0 || why == "" {
+		t.Errorf("a SessionStart matcher that selects no source Claude Code sends runs: %v", ps)
+	}
+}
