@@ -247,3 +247,23 @@ func TestSettingsEnvDoesNotOverrideHookVariables(t *testing.T) {
 		t.Errorf("runs %+v; want the hook to see Claude Code's own values over the settings env, and the settings env besides", rep.Runs)
 	}
 }
+
+// TestSettingsOTELNotGivenToHooks: hooks do not inherit OTEL_* variables
+// (hooks.md, "Common input fields": Claude Code removes them from every
+// subprocess it spawns, hooks included; changelog). A settings env that
+// sets them (telemetry is configured there) must not reach the hook in
+// the audit alone, where it would see a variable no session gives it.
+func TestSettingsOTELNotGivenToHooks(t *testing.T) {
+	settings, _ := json.Marshal(map[string]any{
+		"env":   map[string]any{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector.example.test:4317", "OTEL_MARK": "x", "OTHER": "kept"},
+		"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": `echo "[$OTEL_EXPORTER_OTLP_ENDPOINT][$OTEL_MARK][$OTHER]"`}}}}}})
+	dir := makeTree(t, map[string]string{".claude/settings.json": string(settings)})
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Stdout != "[][][kept]\n" {
+		t.Errorf("runs %+v; want the hook to see no OTEL_* variable, and the rest of the settings env", rep.Runs)
+	}
+}

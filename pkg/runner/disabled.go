@@ -145,8 +145,10 @@ func settingsFiles(tree, proj string) []settingsFile {
 // Claude Code gives it to the session and so to every hook. A value that
 // is a string, a number or a boolean is taken as Claude Code takes it;
 // HOME and TMPDIR stay the sandbox's throwaway ones, where the record of
-// what a hook writes is kept, and a loader or shell start-up variable is
-// not passed (startupVar).
+// what a hook writes is kept, a loader or shell start-up variable is
+// not passed (startupVar), and neither is an OTEL_* one, which Claude
+// Code removes from every subprocess it spawns, hooks included (hooks.md,
+// "Common input fields").
 func settingsEnv(files []settingsFile) []string {
 	m := map[string]string{}
 	for _, f := range files {
@@ -155,7 +157,7 @@ func settingsEnv(files []settingsFile) []string {
 			continue
 		}
 		for k, raw := range env {
-			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || startupVar(k) {
+			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || startupVar(k) || strings.HasPrefix(k, "OTEL_") {
 				continue
 			}
 			var v any
