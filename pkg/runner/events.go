@@ -348,11 +348,15 @@ var keyOrder = func() map[string]int {
 	for i, k := range []string{
 		"session_id", "prompt_id", "transcript_path", "cwd", "agent_id", "agent_type", "permission_mode", "hook_event_name",
 		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
-		"prompt", "message", "title", "notification_type", "source", "model", "reason", "trigger", "custom_instructions", "compact_summary",
+		"expansion_type", "command_name", "command_args", "command_source",
+		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "source", "model", "reason", "trigger",
+		"custom_instructions", "compact_summary", "turn_id", "message_id", "index", "final", "delta",
+		"task_id", "task_subject", "task_description", "teammate_name", "team_name", "old_cwd", "new_cwd",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
 		"command", "description", "timeout", "run_in_background", "subagent_type",
 		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
-		"type", "file", "file_path", "filePath", "old_string", "new_string", "replace_all", "content",
+		"type", "file", "file_path", "memory_type", "load_reason", "filePath", "old_string", "new_string", "replace_all",
+		"action", "content", "mode", "requested_schema", "elicitation_id",
 		"pattern", "path", "glob", "output_mode", "url", "query",
 		"stdout", "stderr", "interrupted", "isImage", "success",
 	} {

@@ -282,3 +282,43 @@ func TestPromptIDAfterTheFirstPrompt(t *testing.T) {
 		t.Errorf("the run sends the fixed prompt id: %s", sent)
 	}
 }
+
+// TestNewerEventsKeyOrder: a payload's keys are in the order Claude Code
+// writes them, the order of each event's input example in hooks.md (a
+// hook that compares its raw input with what Claude Code sends would see
+// a sorted one of vigiles' own otherwise).
+func TestNewerEventsKeyOrder(t *testing.T) {
+	for ev, want := range map[string][]string{
+		InstructionsLoaded:  {"hook_event_name", "file_path", "memory_type", "load_reason"},
+		UserPromptExpansion: {"hook_event_name", "expansion_type", "command_name", "command_args", "command_source", "prompt"},
+		MessageDisplay:      {"hook_event_name", "turn_id", "message_id", "index", "final", "delta"},
+		TaskCreated:         {"hook_event_name", "task_id", "task_subject", "task_description"},
+		TaskCompleted:       {"hook_event_name", "task_id", "task_subject", "task_description"},
+		TeammateIdle:        {"hook_event_name", "teammate_name", "team_name"},
+		CwdChanged:          {"hook_event_name", "old_cwd", "new_cwd"},
+		DirectoryAdded:      {"hook_event_name", "directory", "source"},
+		Elicitation:         {"hook_event_name", "mcp_server_name", "message", "mode", "requested_schema"},
+		ElicitationResult:   {"hook_event_name", "mcp_server_name", "action", "content", "mode"},
+	} {
+		tool := ""
+		if spec := knownEvents[ev]; spec.MatchField != "" {
+			tool = spec.Values[0]
+		}
+		var got []string
+		dec := json.NewDecoder(strings.NewReader(string(BuildPayload(ev, tool, "/repo", nil, nil).JSON())))
+		dec.Token() // {
+		for dec.More() {
+			tok, _ := dec.Token()
+			if k, _ := tok.(string); slices.Contains(want, k) {
+				got = append(got, k)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: keys %v, want %v", ev, got, want)
+		}
+	}
+}
