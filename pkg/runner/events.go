@@ -215,8 +215,22 @@ var knownEvents = map[string]eventSpec{
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"file_path": path.Join(cwd, "CLAUDE.md"), "memory_type": "Project"}
 		}},
-	// ConfigChange matches the source; file_path is optional.
-	ConfigChange: {NoMode: true, MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true},
+	// ConfigChange matches the source; file_path, which the reference's
+	// example carries, is the file the source names.
+	ConfigChange: {NoMode: true, MatchField: "source", Values: []string{"project_settings", "local_settings", "user_settings", "policy_settings", "skills"}, Closed: true,
+		ValueFields: func(cwd, v string) map[string]any {
+			f, ok := map[string]string{
+				"project_settings": path.Join(cwd, ".claude/settings.json"),
+				"local_settings":   path.Join(cwd, ".claude/settings.local.json"),
+				"user_settings":    sandbox.Home + "/.claude/settings.json",
+				"policy_settings":  "/etc/claude-code/managed-settings.json",
+				"skills":           path.Join(cwd, ".claude/skills/example-skill/SKILL.md"),
+			}[v]
+			if !ok {
+				return nil
+			}
+			return map[string]any{"file_path": f}
+		}},
 	DirectoryAdded: {NoMode: true, MatchField: "source", Values: []string{"slash_command", "register_repo_root"}, Closed: true,
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"directory": path.Join(path.Dir(cwd), "other-repo")}
@@ -485,6 +499,7 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		}
 		if event == PostToolUse {
 			in["tool_response"] = defaultToolResponse(tool, ti)
+			in["duration_ms"] = 12.0
 		}
 		if event == PostToolUseFailure && tool == "Bash" {
 			// A command that ran and failed: "Exit code N", then its

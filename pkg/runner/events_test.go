@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 func TestEventsDoc(t *testing.T) {
@@ -41,7 +42,7 @@ func TestPayloadFields(t *testing.T) {
 		{Setup, "init", []string{"trigger"}},
 		{UserPromptSubmit, "", []string{"prompt"}},
 		{PreToolUse, "Bash", []string{"tool_input", "tool_name", "tool_use_id"}},
-		{PostToolUse, "Write", []string{"tool_input", "tool_name", "tool_response", "tool_use_id"}},
+		{PostToolUse, "Write", []string{"duration_ms", "tool_input", "tool_name", "tool_response", "tool_use_id"}},
 		{PostToolUseFailure, "Bash", []string{"duration_ms", "error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
 		{PermissionRequest, "Bash", []string{"permission_suggestions", "tool_input", "tool_name"}}, // no tool_use_id
 		{Notification, "idle_prompt", []string{"message", "notification_type", "title"}},
@@ -320,5 +321,27 @@ func TestNewerEventsKeyOrder(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: keys %v, want %v", ev, got, want)
 		}
+	}
+}
+
+// TestConfigChangeNamesItsFile: a ConfigChange payload carries the
+// file_path of the file that changed (hooks.md, "ConfigChange input"),
+// the one its source names; a hook that audits the change reads it. A
+// PostToolUse payload carries duration_ms, as its example and
+// PostToolUseFailure's do.
+func TestConfigChangeNamesItsFile(t *testing.T) {
+	for src, want := range map[string]string{
+		"project_settings": "/repo/.claude/settings.json",
+		"local_settings":   "/repo/.claude/settings.local.json",
+		"user_settings":    sandbox.Home + "/.claude/settings.json",
+		"policy_settings":  "/etc/claude-code/managed-settings.json",
+		"skills":           "/repo/.claude/skills/example-skill/SKILL.md",
+	} {
+		if got := BuildPayload(ConfigChange, src, "/repo", nil, nil).Input["file_path"]; got != want {
+			t.Errorf("ConfigChange %s: file_path %v, want %s", src, got, want)
+		}
+	}
+	if _, ok := BuildPayload(PostToolUse, "Bash", "/repo", nil, nil).Input["duration_ms"].(float64); !ok {
+		t.Errorf("PostToolUse has no duration_ms")
 	}
 }
