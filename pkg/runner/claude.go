@@ -1187,7 +1187,30 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: \"shell\": \"powershell\" runs only on Windows and vigiles does not run it, so this hook is not audited: write it for sh (drop \"shell\"), or use exec form (\"args\"), to have it audited", where)
 		}
 		c.checkScripts(hook, ctx)
-	case TypeHTTP, TypePrompt, TypeAgent, TypeMCPTool:
+	case TypeHTTP:
+		// Claude Code POSTs the event's input (a command, a file's
+		// content, a prompt) to the URL, with the variables of
+		// allowedEnvVars in its headers: a channel out that no run
+		// records, said where it leads.
+		hook.Declared = declaredText(ctx, h)
+		url := "(no url)"
+		if u := h.get("url"); u != nil && u.Kind == jsonString {
+			url = fmt.Sprintf("%q", cutBytes(u.Str, 200))
+		}
+		vars := ""
+		if a := h.get("allowedEnvVars"); a != nil && a.Kind == jsonArray {
+			var names []string
+			for _, e := range a.Elems {
+				if e.Kind == jsonString {
+					names = append(names, fmt.Sprintf("%q", cutBytes(e.Str, 64)))
+				}
+			}
+			if len(names) > 0 {
+				vars = ", with the environment variables " + strings.Join(names, ", ") + " in its headers"
+			}
+		}
+		c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook: Claude Code sends each %s input to %s%s; vigiles runs only command hooks, so what it sends is not recorded", where, event, url, vars)
+	case TypePrompt, TypeAgent, TypeMCPTool:
 		hook.Declared = declaredText(ctx, h) // a baseline keeps it (declaredOf): listed, not run
 		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
 	default:

@@ -101,11 +101,11 @@ func TestDiscoverEverySource(t *testing.T) {
 	}
 	finds := findingLines(s.findings)
 	wantF := []string{
-		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:4:5",
 		"notice discovery/not-executable plugins/inline/.claude-plugin/plugin.json:5:5",
 		"notice discovery/not-executable plugins/pathy/config/my-hooks.json:2:3",
 		"notice discovery/not-executable plugins/pathy/config/my-hooks.json:3:3",
 		"notice discovery/remote-source .claude-plugin/marketplace.json:8:34",
+		"warning discovery/not-executable plugins/inline/.claude-plugin/plugin.json:4:5", // an http hook's
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

@@ -91,7 +91,7 @@ A rule below is not a fence:
 		"notice discovery/agent-stop plugins/fmt/agents/reviewer.md:5:3",
 		"notice discovery/agent-stop plugins/fmt/entry/agent.md:2:9",
 		"notice discovery/agent-stop plugins/fmt/more/auditor.md:4:3",
-		"notice discovery/not-executable plugins/fmt/skills/format/SKILL.md:15:11",
+		"warning discovery/not-executable plugins/fmt/skills/format/SKILL.md:15:11", // an http hook's
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
