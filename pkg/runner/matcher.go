@@ -271,6 +271,17 @@ func IfMatches(cond, event, tool string, input map[string]any) bool {
 		return wildcard(r.spec, u)
 	case "WebSearch":
 		return wildcard(r.spec, str("query"))
+	case "PowerShell":
+		// As hooks.md's PowerShell(Remove-Item *): the command, '*' a
+		// wildcard.
+		spec := r.spec
+		if p, ok := strings.CutSuffix(spec, ":*"); ok {
+			spec = p + "*"
+		}
+		return wildcard(spec, str("command"))
+	case "Agent":
+		// Agent(Explore): the subagent type (sub-agents.md).
+		return wildcard(r.spec, str("subagent_type"))
 	}
 	return false
 }
@@ -488,6 +499,12 @@ func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
 		} else {
 			out["url"] = fill(r.spec, "example")
 		}
+	case "PowerShell":
+		out["command"] = strings.TrimSpace(fill(strings.TrimSuffix(r.spec, ":*"), "example"))
+	case "Agent":
+		out["subagent_type"] = fill(r.spec, "example")
+	case "WebSearch":
+		out["query"] = fill(r.spec, "example")
 	default:
 		return nil
 	}

@@ -394,3 +394,31 @@ func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
 		t.Errorf("a SessionStart matcher that selects no source Claude Code sends runs: %v", ps)
 	}
 }
+
+// TestIfOnDocumentedTools: an `if` condition is permission-rule syntax
+// (hooks.md, "Common fields"), and the rules name Agent calls by subagent
+// type (Agent(Explore), sub-agents.md), PowerShell calls by command
+// (PowerShell(Remove-Item *), hooks.md's own example) and WebSearch calls
+// by query. A handler with such an `if` ran for none of vigiles'
+// payloads, and so not at all: it runs for an input its condition
+// selects, as for Bash and the file tools.
+func TestIfOnDocumentedTools(t *testing.T) {
+	for _, tc := range []struct {
+		tool, cond, field, want string
+	}{
+		{"Agent", "Agent(Explore)", "subagent_type", "Explore"},
+		{"Agent", "Agent(my-reviewer)", "subagent_type", "my-reviewer"},
+		{"PowerShell", "PowerShell(Remove-Item *)", "command", "Remove-Item example"},
+		{"WebSearch", "WebSearch(react*)", "query", "react hooks best practices"},
+		{"WebSearch", "WebSearch(vue*)", "query", "vueexample"},
+	} {
+		h := &Hook{Event: PreToolUse, Matcher: tc.tool, HasMatcher: true, If: tc.cond, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Input["tool_input"].(map[string]any)[tc.field] != tc.want {
+			t.Errorf("%s: payloads %v (%s), want one whose %s is %q", tc.cond, ps, why, tc.field, tc.want)
+		}
+	}
+	if IfMatches("Agent(Plan)", PreToolUse, "Agent", DefaultToolInput("Agent", "/repo")) {
+		t.Errorf("Agent(Plan) matches an Explore call")
+	}
+}
