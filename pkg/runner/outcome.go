@@ -469,6 +469,13 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 		case PostToolUse:
 			replaced(hso, "updatedToolOutput", "Claude sees this in place of the tool's output:")
 			replaced(hso, "updatedMCPToolOutput", "Claude sees this in place of the MCP tool's output:")
+		case MessageDisplay:
+			replaced(hso, "displayContent", "the user sees this in place of Claude's text:")
+		case SessionStart, CwdChanged, FileChanged:
+			if event == SessionStart {
+				replaced(hso, "initialUserMessage", "the session's first user message (in -p mode):")
+			}
+			replaced(hso, "watchPaths", "Claude Code watches these files and runs the FileChanged hooks when they change:")
 		case Elicitation, ElicitationResult:
 			// decline and cancel refuse the server's request (exit 2's
 			// effect, which makes the action decline); accept answers it.

@@ -247,7 +247,11 @@ func TestStopAdditionalContextKeepsClaudeGoing(t *testing.T) {
 // request, with updatedInput and updatedPermissions (rules or a mode
 // written to settings), and PostToolUse's updatedToolOutput replaces
 // what Claude sees. Claude Code does each on the hook's behalf, outside
-// the run's record: the reason names it, not an empty "allowed".
+// the run's record: the reason names it, not an empty "allowed". So do a
+// MessageDisplay displayContent (what the user sees in place of Claude's
+// text), a SessionStart initialUserMessage (the session's first user
+// turn, in -p mode) and a watchPaths (files whose changes run FileChanged
+// hooks).
 func TestOutputThatActsOnTheCallIsNamed(t *testing.T) {
 	for _, tc := range []struct {
 		event, out string
@@ -261,6 +265,10 @@ func TestOutputThatActsOnTheCallIsNamed(t *testing.T) {
 			[]string{"decision.behavior allow", "updatedInput", "updatedPermissions", "userSettings"}},
 		{PostToolUse, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[redacted]"}}}`,
 			[]string{"updatedToolOutput"}},
+		{MessageDisplay, `{"hookSpecificOutput":{"hookEventName":"MessageDisplay","displayContent":"All tests pass."}}`,
+			[]string{"displayContent", "All tests pass."}},
+		{SessionStart, `{"hookSpecificOutput":{"hookEventName":"SessionStart","initialUserMessage":"push to main","watchPaths":["/etc/passwd"]}}`,
+			[]string{"initialUserMessage", "push to main", "watchPaths", "/etc/passwd"}},
 	} {
 		d := Decide(tc.event, confinedWith(tc.out), nil)
 		if d.Outcome != report.OutcomeAllowed {
