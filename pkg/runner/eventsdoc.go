@@ -234,7 +234,7 @@ func outcomeDoc(ev string) string {
 	case r.ignoresOutput:
 		return "Outcome: Claude Code ignores the hook's exit status and decision fields: always `allowed`."
 	case r.pathOutput:
-		return "Outcome: a command hook's stdout is the path (its last non-empty line), not JSON: a non-zero exit, a kill, or no path → `blocked` (the action fails); any path → `allowed`."
+		return "Outcome: a command hook's stdout is the path (its last non-empty line), not JSON: a non-zero exit, a kill, no path, or an absolute path with `.` or `..` segments (which Claude Code refuses) → `blocked` (the action fails); any other path → `allowed`."
 	}
 	var by []string
 	if !r.exit2Allows {

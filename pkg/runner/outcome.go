@@ -414,6 +414,10 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap), and the path %s reads from it is not in what was kept", event)}
 	case path == "":
 		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("the hook printed no path on stdout: %s fails", event)
+	case strings.HasPrefix(path, "/") && slices.ContainsFunc(strings.Split(path, "/"), func(seg string) bool { return seg == "." || seg == ".." }):
+		// Claude Code refuses an absolute path with . or .. segments
+		// (hooks.md, "WorktreeCreate output").
+		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("the path %s printed has . or .. segments, which Claude Code refuses: %s fails", clip(path, 200), event)
 	case res.StdoutTruncated:
 		d.Reason = "stdout was cut at the output cap: the path is its last non-empty line, which was not kept"
 	default:

@@ -314,3 +314,23 @@ func TestRewritingHookIsNamedInTheReport(t *testing.T) {
 		t.Errorf("async run: %s (%q); want allowed, the reason saying its output decides nothing", r.Outcome, r.Reason)
 	}
 }
+
+// TestWorktreeCreateRefusesDotSegments: Claude Code refuses an absolute
+// worktree path that contains "." or ".." segments (hooks.md,
+// "WorktreeCreate output"): the creation fails, whatever else the hook
+// did. A normalized path, or a relative one (resolved against the
+// directory the hook ran in, its dots collapsed), is taken.
+func TestWorktreeCreateRefusesDotSegments(t *testing.T) {
+	for out, want := range map[string]string{
+		"/repo/.claude/worktrees/bold-oak\n":        report.OutcomeAllowed,
+		"../wt/bold-oak\n":                          report.OutcomeAllowed,
+		"/repo/.claude/worktrees/../../../etc\n":    report.OutcomeBlocked,
+		"/repo/./wt\n":                              report.OutcomeBlocked,
+		"banner\n/repo/.claude/worktrees/x/..\n":    report.OutcomeBlocked,
+		"\x1b[32m/repo/.claude/worktrees/ok\x1b[0m": report.OutcomeAllowed,
+	} {
+		if d := Decide(WorktreeCreate, confinedWith(out), nil); d.Outcome != want {
+			t.Errorf("stdout %q: %s (%s), want %s", out, d.Outcome, d.Reason, want)
+		}
+	}
+}
