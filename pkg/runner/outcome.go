@@ -458,6 +458,10 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 				note("permissionDecision ask: the agent asks the user")
 			case "allow":
 				note("permissionDecision allow: the call goes ahead without the permission prompt")
+			case "defer":
+				// Honoured only in -p mode, where the tool does not run
+				// and Claude Code exits (hooks.md, "Defer a tool call").
+				note("permissionDecision defer: in -p mode the call does not run and Claude Code exits with it pending (ignored in an interactive session)")
 			}
 			if str(hso, "permissionDecision") != "defer" {
 				replaced(hso, "updatedInput", "the tool runs with the hook's input in place of the call's:")

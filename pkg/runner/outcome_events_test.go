@@ -265,6 +265,8 @@ func TestOutputThatActsOnTheCallIsNamed(t *testing.T) {
 			[]string{"decision.behavior allow", "updatedInput", "updatedPermissions", "userSettings"}},
 		{PostToolUse, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":{"stdout":"[redacted]"}}}`,
 			[]string{"updatedToolOutput"}},
+		{PreToolUse, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"defer"}}`,
+			[]string{"permissionDecision defer", "-p"}},
 		{MessageDisplay, `{"hookSpecificOutput":{"hookEventName":"MessageDisplay","displayContent":"All tests pass."}}`,
 			[]string{"displayContent", "All tests pass."}},
 		{SessionStart, `{"hookSpecificOutput":{"hookEventName":"SessionStart","initialUserMessage":"push to main","watchPaths":["/etc/passwd"]}}`,
