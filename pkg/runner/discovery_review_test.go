@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -250,7 +251,11 @@ func TestNewerEventsHavePayloads(t *testing.T) {
 		var fields []string
 		for _, k := range []string{"agent_type", "agent_id", "tool_name", "reason", "error", "command_name", "prompt", "mcp_server_name", "source", "worktree_path"} {
 			if v, ok := m[k]; ok {
-				fields = append(fields, k+"="+strings.ReplaceAll(v.(string), dir, "<dir>"))
+				v := strings.ReplaceAll(v.(string), dir, "<dir>")
+				if k == "agent_id" && regexp.MustCompile(`^a[0-9a-f]{15}$`).MatchString(v) {
+					v = "<run's own>" // TestAgentIDOfTheRun
+				}
+				fields = append(fields, k+"="+v)
 			}
 		}
 		if tc, ok := m["tool_calls"].([]any); ok {
@@ -263,7 +268,7 @@ func TestNewerEventsHavePayloads(t *testing.T) {
 		sort.Strings(got[k])
 	}
 	want := map[string][]string{
-		"true subagent":    {"agent_type=Explore agent_id=agent-0001"},
+		"true subagent":    {"agent_type=Explore agent_id=<run's own>"},
 		"true denied":      {"tool_name=Bash reason=Blocked by classifier"},
 		"true failure":     {"error=billing_error"},
 		"true expansion":   {"command_name=deploy prompt=/deploy"},

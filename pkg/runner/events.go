@@ -93,7 +93,7 @@ const (
 
 // Values vigiles sends in the payloads of the events above.
 const (
-	defaultAgentID      = "agent-0001"
+	defaultAgentID      = "a000000000000001" // the form of the Agent tool's agentId: "a" and 15 hex digits
 	defaultTaskID       = "task-001"
 	defaultWorktree     = "bold-oak-a3f2"
 	defaultMCPServer    = "example" // the server of mcp__example__search (DefaultTools)
@@ -135,8 +135,8 @@ var knownEvents = map[string]eventSpec{
 	}},
 	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(cwd string) map[string]any {
-			return map[string]any{"stop_hook_active": false, "agent_id": "agent-0001",
-				"agent_transcript_path":  transcriptDir(cwd) + "/" + sessionID + "/subagents/agent-0001.jsonl",
+			return map[string]any{"stop_hook_active": false, "agent_id": defaultAgentID,
+				"agent_transcript_path":  transcriptDir(cwd) + "/" + sessionID + "/subagents/agent-" + defaultAgentID + ".jsonl",
 				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},

@@ -7,7 +7,7 @@ import (
 
 // runIdentity holds the ids one run sends its hook in place of the fixed
 // ones its plan and its payload hold (sessionID, defaultToolUseID,
-// defaultTurnID, defaultMessageID, defaultPromptID): of the form Claude Code's have, and
+// defaultTurnID, defaultMessageID, defaultPromptID, defaultAgentID): of the form Claude Code's have, and
 // each run's own, so that a hook cannot tell an audit by ids that no
 // session would have (a run of zeros). They are drawn from a hash of the
 // run's id, so a run gets the same ones in every audit: a hook that
@@ -32,6 +32,7 @@ func newRunIdentity(run string) *runIdentity {
 		defaultTurnID:    uuid4(draw("turn")),
 		defaultMessageID: uuid4(draw("message")),
 		defaultPromptID:  uuid4(draw("prompt")),
+		defaultAgentID:   "a" + hexOf(draw("agent"), len(defaultAgentID)-1),
 	}
 	var send, back []string
 	for fixed, f := range fresh {
@@ -68,4 +69,17 @@ func base62(h []byte, n int) string {
 		b[i] = abc[int(h[i])%len(abc)]
 	}
 	return string(b)
+}
+
+// hexOf is n hex digits drawn from h (n <= 2*len(h)).
+func hexOf(h []byte, n int) string {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, n+1)
+	for _, c := range h {
+		out = append(out, hex[c>>4], hex[c&15])
+		if len(out) >= n {
+			break
+		}
+	}
+	return string(out[:n])
 }

@@ -153,3 +153,31 @@ func TestTranscriptDirAsClaudeCodeNamesIt(t *testing.T) {
 		t.Errorf("transcriptDir = %q, want %q", got, want)
 	}
 }
+
+// TestAgentIDOfTheRun: a subagent's agent_id has the form Claude Code's
+// have (the Agent tool's agentId, "a4d2c8f1e0b3a297" in hooks.md: "a" and
+// 15 hex digits), its transcript is subagents/agent-<id>.jsonl, and each
+// run sends one of its own, as it does the session's id: a fixed
+// "agent-0001" in every audit told a hook it was audited.
+func TestAgentIDOfTheRun(t *testing.T) {
+	p := BuildPayload(SubagentStop, "Explore", "/w", nil, nil)
+	id, _ := p.Input["agent_id"].(string)
+	if !regexp.MustCompile(`^a[0-9a-f]{15}$`).MatchString(id) {
+		t.Errorf("agent_id %q: want \"a\" and 15 hex digits", id)
+	}
+	if tp, _ := p.Input["agent_transcript_path"].(string); !strings.HasSuffix(tp, "/subagents/agent-"+id+".jsonl") {
+		t.Errorf("agent_transcript_path %q does not name agent %s", tp, id)
+	}
+	sent := newRunIdentity("r").send.Replace(string(p.JSON()))
+	if strings.Contains(sent, id) {
+		t.Errorf("the run sends the fixed agent id: %s", sent)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(sent), &m); err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := m["agent_id"].(string)
+	if !regexp.MustCompile(`^a[0-9a-f]{15}$`).MatchString(fresh) || !strings.HasSuffix(m["agent_transcript_path"].(string), "/agent-"+fresh+".jsonl") {
+		t.Errorf("sent agent_id %q, transcript %v", fresh, m["agent_transcript_path"])
+	}
+}
