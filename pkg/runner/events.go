@@ -101,7 +101,7 @@ const (
 	defaultTurnID       = "00000000-0000-4000-8000-000000000001"
 	defaultMessageID    = "00000000-0000-4000-8000-000000000002"
 	defaultPromptID     = "00000000-0000-4000-8000-000000000003"
-	defaultTeamName     = "session-00000000"
+	defaultTeamName     = "session-00000000" // "session-" and sessionID's first 8 characters (runIdentity)
 	defaultTeammateName = "researcher"
 )
 

@@ -39,6 +39,12 @@ func newRunIdentity(run string) *runIdentity {
 		send = append(send, fixed, f)
 		back = append(back, f, fixed)
 	}
+	// A TeammateIdle team_name is session-derived: "session-" and the
+	// session id's first 8 characters. It is sent, and not put back: in
+	// what a hook writes, "session-" before its whole session id must
+	// stay so (that id is put back), and the name is the run's own, the
+	// same in every audit, all the same.
+	send = append(send, defaultTeamName, "session-"+fresh[sessionID][:8])
 	return &runIdentity{send: strings.NewReplacer(send...), restore: strings.NewReplacer(back...)}
 }
 

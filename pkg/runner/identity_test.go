@@ -181,3 +181,29 @@ func TestAgentIDOfTheRun(t *testing.T) {
 		t.Errorf("sent agent_id %q, transcript %v", fresh, m["agent_transcript_path"])
 	}
 }
+
+// TestTeamNameFollowsTheSession: a TeammateIdle team_name is
+// "session-derived" (hooks.md, "TeammateIdle input": session-a1b2c3d4):
+// the run sends the one its own session id gives, not the plan's
+// session-00000000 beside a fresh session_id.
+func TestTeamNameFollowsTheSession(t *testing.T) {
+	sent := newRunIdentity("r").send.Replace(string(BuildPayload(TeammateIdle, "", "/w", nil, nil).JSON()))
+	var m map[string]string
+	if err := json.Unmarshal([]byte(sent), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["team_name"] != "session-"+m["session_id"][:8] {
+		t.Errorf("team_name %q beside session_id %q", m["team_name"], m["session_id"])
+	}
+}
+
+// TestSessionPrefixedIDRestored: a hook that names a file "session-" and
+// its session id has it put back whole in the record (the team name,
+// "session-" and 8 characters of it, does not cut it).
+func TestSessionPrefixedIDRestored(t *testing.T) {
+	id := newRunIdentity("r")
+	fresh := id.send.Replace(sessionID)
+	if got := id.restore.Replace("/tmp/session-" + fresh + ".log"); got != "/tmp/session-"+sessionID+".log" {
+		t.Errorf("restored %q", got)
+	}
+}
