@@ -737,8 +737,9 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			}
 		}
 		// A tool the policy gives a payload for is one the audit sends
-		// too: the way to run a hook whose matcher (mcp__.*__exec) names
-		// no tool and selects none of the defaults.
+		// too: the way to run a hook that selects none of the defaults or
+		// the tool built from its matcher (mcp__.*__exec with if
+		// mcp__srv__exec).
 		for _, n := range slices.Sorted(maps.Keys(payloads)) {
 			if !contains(cands, n) {
 				cands = append(cands, n)
