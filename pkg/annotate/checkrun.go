@@ -194,7 +194,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	send := func(req func() error) error {
 		err := req()
 		d, limited := rateLimitWait(err)
-		if !limited || d > budget {
+		if !limited || d < 0 || d > budget {
 			return err
 		}
 		budget -= d
@@ -290,7 +290,10 @@ func rateLimitWait(err error) (time.Duration, bool) {
 	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusTooManyRequests &&
 		er.Response.Header.Get("X-RateLimit-Remaining") != "0" { // "0": the primary rate limit
 		if s, err := strconv.Atoi(er.Response.Header.Get("Retry-After")); err == nil && s >= 0 {
-			return time.Duration(s) * time.Second, true
+			// Seconds past any bound vigiles waits for are not multiplied
+			// out: they would wrap to a negative wait, which gave the
+			// budget back.
+			return time.Duration(min(s, int(MaxRateLimitWait/time.Second)+1)) * time.Second, true
 		}
 		return time.Minute, true
 	}

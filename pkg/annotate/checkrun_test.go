@@ -569,3 +569,59 @@ func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 		t.Errorf("%d requests, the last %v: want the completing request after the cancelled batch", len(bodies), last["status"])
 	}
 }
+
+// TestCheckRunRateLimitWaitOverflow: a Retry-After so large that its
+// seconds overflow a time.Duration read as a negative wait, which gave
+// the check run's budget back instead of spending it, so a later refusal
+// with Retry-After 3600 was waited for an hour: the step stalled far past
+// MaxRateLimitWait. Every wait stays within the bound, and none is
+// negative.
+func TestCheckRunRateLimitWaitOverflow(t *testing.T) {
+	var mu sync.Mutex
+	patches := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, `{"id":42,"html_url":"https://github.example/octo/plugins/runs/42"}`)
+			return
+		}
+		patches++
+		switch patches {
+		case 1:
+			w.Header().Set("Retry-After", "17446744074") // × 1e9 wraps past MaxInt64 to about -31 years
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message":"slow down"}`)
+			return
+		case 3:
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"message":"slow down"}`)
+			return
+		}
+		fmt.Fprint(w, `{"id":42}`)
+	}))
+	defer srv.Close()
+	env := prEnv(t, srv.URL+"/api/v3")
+	var waited []time.Duration
+	_, err := Publish(context.Background(), manyFindings(140), Options{
+		Log: io.Discard, Getenv: func(k string) string { return env[k] }, Token: token, CheckRun: true,
+		HTTPClient: srv.Client(), FailLevel: FailError,
+		Sleep: func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total time.Duration
+	for _, d := range waited {
+		if d < 0 {
+			t.Errorf("waited %v: a negative wait", waited)
+		}
+		total += d
+	}
+	if total > MaxRateLimitWait {
+		t.Errorf("waited %v in all (%v), past MaxRateLimitWait %v", total, waited, MaxRateLimitWait)
+	}
+}
