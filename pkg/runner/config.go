@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -789,10 +790,14 @@ func jsonCompatible(v any) (any, error) {
 	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
 }
 
-// matchesAnyText says whether re matches every text: it matches the empty
-// text, and no assertion in it (the end of the text or a line, a word
-// boundary) can fail at a text's start where it held at the empty text's,
-// so it matches at the start of any text. (^ and \A hold at every start.)
+// matchesAnyText says whether re matches every text, as an expectation
+// applies it (unanchored): it runs re's program over every text at once,
+// one character class at a time (each character re tells apart from the
+// others, with what its assertions see of the one before), and finds no
+// text at whose end no match has been found. ".*", "deny|", "$", "\z",
+// "x*$", "^deny$|" and "(?s)^.*$" match any text; "^$", "\b" and
+// "deny" do not. A program too large to explore within bounds is taken as
+// expecting something.
 func matchesAnyText(re *regexp.Regexp) bool {
 	if !re.MatchString("") {
 		return false
@@ -801,15 +806,126 @@ func matchesAnyText(re *regexp.Regexp) bool {
 	if err != nil {
 		return false
 	}
-	var endOrWord func(*syntax.Regexp) bool
-	endOrWord = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpEndLine, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-			return true
-		}
-		return slices.ContainsFunc(r.Sub, endOrWord)
+	prog, err := syntax.Compile(t.Simplify())
+	if err != nil {
+		return false
 	}
-	return !endOrWord(t)
+	// The characters the program tells apart: every range's ends, the
+	// case variants of a literal, and what its assertions look at (a
+	// newline, the word characters).
+	points := map[rune]bool{0: true, '\n': true, '\n' + 1: true, '0': true, '9' + 1: true, 'A': true, 'Z' + 1: true, '_': true, '_' + 1: true, 'a': true, 'z' + 1: true}
+	for _, in := range prog.Inst {
+		switch in.Op {
+		case syntax.InstRune, syntax.InstRune1:
+			for i, r := range in.Rune {
+				points[r] = true
+				if i%2 == 1 || len(in.Rune) == 1 {
+					points[r+1] = true
+				}
+			}
+			if len(in.Rune) == 1 && syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(in.Rune[0]); f != in.Rune[0]; f = unicode.SimpleFold(f) {
+					points[f], points[f+1] = true, true
+				}
+			}
+		}
+	}
+	var chars []rune
+	for r := range points {
+		if r >= 0 && r <= unicode.MaxRune {
+			chars = append(chars, r)
+		}
+	}
+	slices.Sort(chars)
+	// What an assertion sees of the character before: none, a newline,
+	// a word character, another.
+	kind := func(r rune) rune {
+		switch {
+		case r < 0 || r == '\n':
+			return r
+		case syntax.IsWordChar(r):
+			return 'a'
+		}
+		return ' '
+	}
+	type state struct {
+		threads string // the program counters waiting for a character
+		prev    rune
+	}
+	// Bounds on the states visited and the steps taken in all, so that a
+	// policy's pattern cannot make parsing it take long.
+	const maxStates, maxSteps = 4096, 1 << 21
+	steps := 0
+	seen := map[state]bool{{"", -1}: true}
+	queue := []state{{"", -1}}
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		pcs := []uint32{uint32(prog.Start)}
+		for i := 0; i < len(st.threads); i += 4 {
+			pcs = append(pcs, uint32(st.threads[i])|uint32(st.threads[i+1])<<8|uint32(st.threads[i+2])<<16|uint32(st.threads[i+3])<<24)
+		}
+		// -1: the text ends here.
+		for _, next := range append([]rune{-1}, chars...) {
+			flags := syntax.EmptyOpContext(st.prev, next)
+			matched := false
+			var waiting []uint32
+			visited := map[uint32]bool{}
+			var follow func(pc uint32)
+			follow = func(pc uint32) {
+				if visited[pc] || matched {
+					return
+				}
+				visited[pc] = true
+				steps++
+				in := &prog.Inst[pc]
+				switch in.Op {
+				case syntax.InstMatch:
+					matched = true
+				case syntax.InstAlt, syntax.InstAltMatch:
+					follow(in.Out)
+					follow(in.Arg)
+				case syntax.InstCapture, syntax.InstNop:
+					follow(in.Out)
+				case syntax.InstEmptyWidth:
+					if syntax.EmptyOp(in.Arg)&^flags == 0 {
+						follow(in.Out)
+					}
+				case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+					if next >= 0 && in.MatchRune(next) {
+						waiting = append(waiting, in.Out)
+					}
+				}
+			}
+			for _, pc := range pcs {
+				follow(pc)
+			}
+			if steps > maxSteps {
+				return false
+			}
+			if matched {
+				continue // every text that goes on so has matched
+			}
+			if next < 0 {
+				return false // a text that ends here matches nowhere
+			}
+			slices.Sort(waiting)
+			waiting = slices.Compact(waiting)
+			b := make([]byte, 0, 4*len(waiting))
+			for _, pc := range waiting {
+				b = append(b, byte(pc), byte(pc>>8), byte(pc>>16), byte(pc>>24))
+			}
+			ns := state{string(b), kind(next)}
+			if !seen[ns] {
+				if len(seen) >= maxStates {
+					return false
+				}
+				seen[ns] = true
+				queue = append(queue, ns)
+			}
+		}
+	}
+	return true
 }
 
 // MinMemory is the smallest address-space limit per process
@@ -1178,9 +1294,10 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				return false
 			}
 			if matchesAnyText(re) {
-				// ".*", "x*", "deny|", an unanchored (export …\n)*: it
-				// matches where any text begins, so it would always pass.
-				p.errAt(v, "%s: %q matches any text (it matches an empty string, and nothing in it ties that to the text's end or a word), so it expects nothing; anchor it (^…$ for the whole text), or remove the line", k, s)
+				// ".*", "x*", "deny|", "$", an unanchored (export …\n)*:
+				// it matches somewhere in any text, so it would always
+				// pass.
+				p.errAt(v, "%s: %q matches any text (every text has a place where it matches, if only an empty string at its start or end), so it expects nothing; anchor it at both ends (^…$ for the whole text), or remove the line", k, s)
 				return false
 			}
 			e.Str, e.Re = s, re

@@ -586,14 +586,19 @@ func TestLingerZeroIsTheDefault(t *testing.T) {
 	}
 }
 
-// TestMatchesAnyText: a pattern that matches at the start of every text
-// is refused as expecting nothing; one that an end, a word boundary or a
-// character can fail on is kept (^$ asks for empty output).
+// TestMatchesAnyText: a pattern that matches somewhere in every text is
+// refused as expecting nothing; one that some text escapes is kept (^$
+// asks for empty output). An expectation applies it unanchored, so "$",
+// "\z", "x*$" and "[^!]*$" match every text at its end, and "^deny$|"
+// and "\bdeny\b|" at its start (they were taken as expecting something,
+// for an assertion somewhere in them), as "(?s)^.*$" matches all of it.
 func TestMatchesAnyText(t *testing.T) {
 	for pat, want := range map[string]bool{
 		".*": true, "(?s).*": true, "x*": true, "deny|": true, "^": true, `\A`: true, "(?m)^": true, "(export [A-Z]+=.*\n)*": true, "a?b?": true,
-		"^$": false, `^\s*$`: false, "(?m)^$": false, `\z`: false, `\b`: false, `\B`: false, "deny": false, "^(export [A-Z_]+=[A-Za-z0-9_./:-]*\n)*$": false,
-		`"permissionDecision":\s*"deny"`: false, "x*$": false, "[^!]*$": false,
+		"$": true, `\z`: true, "(?m)$": true, "x*$": true, "[^!]*$": true, ".*$": true, "deny|$": true, "^deny$|": true, `\bdeny\b|`: true,
+		"(?s)^.*$": true, `^[\s\S]*$`: true, `(?s)\A.*\z`: true, `\b|\B`: true, `(?i)`: true, "(?m)^.*$": true, "^(?:a|[^a])*$": true,
+		"^$": false, `^\s*$`: false, "(?m)^$": false, `\b`: false, `\B`: false, "deny": false, "^(export [A-Z_]+=[A-Za-z0-9_./:-]*\n)*$": false,
+		`"permissionDecision":\s*"deny"`: false, "^.*$": false, "^[^!]*$": false, "^(ok)?$": false, `^\d*$`: false, "(?i)^k*$": false, "^[^\n]*$": false,
 	} {
 		if got := matchesAnyText(regexp.MustCompile(pat)); got != want {
 			t.Errorf("matchesAnyText(%q) = %v, want %v", pat, got, want)
