@@ -738,12 +738,18 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		}
 		// A tool the policy gives a payload for is one the audit sends
 		// too: the way to run a hook that selects none of the defaults or
-		// the tool built from its matcher (mcp__.*__exec with if
-		// mcp__srv__exec).
+		// the tool built from its matcher.
 		for _, n := range slices.Sorted(maps.Keys(payloads)) {
 			if !contains(cands, n) {
 				cands = append(cands, n)
 			}
+		}
+		// The tool the handler's `if` names is the one call Claude Code
+		// runs it for (mcp__srv__exec under the matcher mcp__.*): sent
+		// too where the matcher selects it, so that an `if` naming a tool
+		// vigiles does not send cannot hide the hook.
+		if r, err := parseRule(h.If); h.If != "" && err == nil && !contains(cands, r.tool) {
+			cands = append(cands, r.tool)
 		}
 		var out []Payload
 		for _, t := range cands {

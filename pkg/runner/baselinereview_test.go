@@ -668,9 +668,9 @@ func TestAnotherCommandUnderTheSameIDIsDrift(t *testing.T) {
 }
 
 // TestANewHookTheAuditDoesNotRunIsNotVouchedFor: against a baseline, a new
-// hook that selects none of the tools vigiles sends (matcher mcp__.*__exec,
-// which vigiles runs for mcp__example__exec, and if mcp__srv__exec, which
-// that tool does not pass) is not audited: a baseline/hook-added error (a
+// hook that selects none of the tools vigiles sends (matcher
+// mcp__(?:a\b|srv)__exec, which selects mcp__srv__exec and from which
+// vigiles builds mcp__a__exec, which it does not select) is not audited: a baseline/hook-added error (a
 // notice with --update-baseline), not a plan/not-run warning that passes;
 // a payload for a tool it selects makes the audit run it. A hook Claude
 // Code never runs (an invalid matcher) is no such error.
@@ -684,7 +684,7 @@ func TestANewHookTheAuditDoesNotRunIsNotVouchedFor(t *testing.T) {
 	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__.*__exec", "hooks": [{"type": "command", "if": "mcp__srv__exec", "command": "true host:x.example.test"}]}]}}`)
+	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__(?:a\\b|srv)__exec", "hooks": [{"type": "command", "command": "true host:x.example.test"}]}]}}`)
 	const id = "plugins/x/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]"
 	for _, update := range []bool{false, true} {
 		rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: update, Executor: fakeHooks()})
@@ -713,11 +713,11 @@ func TestANewHookTheAuditDoesNotRunIsNotVouchedFor(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, base)); !strings.Contains(string(data), "\"notRun\": {\n    \""+id+"\": \"true host:x.example.test\"\n  }") {
 		t.Errorf("the baseline does not accept the hook as not run:\n%s", data)
 	}
-	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__.*__exec", "hooks": [{"type": "command", "if": "mcp__srv__exec", "command": "true host:y.example.test"}]}]}}`)
+	writeFile(t, dir, "plugins/x/hooks/hooks.json", `{"hooks": {"PreToolUse": [{"matcher": "mcp__(?:a\\b|srv)__exec", "hooks": [{"type": "command", "command": "true host:y.example.test"}]}]}}`)
 	if rep, _ := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()}); rep.Verdict != report.VerdictFail || strings.Join(driftOf(rep), ",") != "hook-added >not run" {
 		t.Errorf("another command, not run: verdict %s, drift %v", rep.Verdict, driftOf(rep))
 	}
-	// A payload for the tool its if names: run, and new like any other run.
+	// A payload for a tool its matcher selects: run, and new like any other run.
 	writeFile(t, dir, ".vigiles.yml", "plugins:\n  untrusted: [\"plugins/*\"]\npayloads:\n  mcp__srv__exec: {cmd: ls}\n")
 	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
 	if err != nil {

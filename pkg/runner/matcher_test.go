@@ -422,3 +422,34 @@ func TestIfOnDocumentedTools(t *testing.T) {
 		t.Errorf("Agent(Plan) matches an Explore call")
 	}
 }
+
+// TestIfNamesTheToolARegexMatcherSelects: a handler whose `if` names a tool
+// (mcp__github__create_issue) runs, under Claude Code, for that tool alone,
+// when its matcher selects it (mcp__.*, every MCP tool). The audit sent
+// only its defaults and the tool built from the matcher
+// (mcp__example), which the `if` refuses, so the hook was not run: an
+// `if` hid it from the audit. The tool the `if` names is sent too; a
+// matcher that does not select it still keeps the hook from running, as
+// under Claude Code.
+func TestIfNamesTheToolARegexMatcherSelects(t *testing.T) {
+	for _, tc := range []struct {
+		matcher, cond, want string
+	}{
+		{"mcp__.*", "mcp__github__create_issue", "mcp__github__create_issue"},
+		{"mcp__.*__exec", "mcp__srv__exec", "mcp__srv__exec"},
+		{"^mcp__", "mcp__memory__write(*)", "mcp__memory__write"},
+		{"mcp__github__.*", "mcp__srv__exec", ""},
+	} {
+		h := &Hook{Event: PreToolUse, Matcher: tc.matcher, HasMatcher: true, If: tc.cond, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if tc.want == "" {
+			if len(ps) != 0 {
+				t.Errorf("matcher %q, if %q: payloads %v; want none (the matcher does not select the tool)", tc.matcher, tc.cond, ps)
+			}
+			continue
+		}
+		if len(ps) != 1 || ps[0].Tool != tc.want {
+			t.Errorf("matcher %q, if %q: payloads %v (%s), want one for %s", tc.matcher, tc.cond, ps, why, tc.want)
+		}
+	}
+}
