@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // ErrUnsupportedMatcher marks a matcher vigiles cannot evaluate as Claude
@@ -165,15 +166,7 @@ func (m *Matcher) Example() string {
 		case syntax.OpLiteral:
 			b.WriteString(string(r.Rune))
 		case syntax.OpCharClass:
-			if len(r.Rune) > 0 {
-				c := r.Rune[0]
-				// A letter or digit of the class where it has one.
-				for i := 0; i+1 < len(r.Rune); i += 2 {
-					if lo, hi := r.Rune[i], r.Rune[i+1]; hi >= 'a' && lo <= 'z' {
-						c = max(lo, 'a')
-						break
-					}
-				}
+			if c, ok := classExample(r.Rune); ok {
 				b.WriteRune(c)
 			}
 		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
@@ -203,6 +196,31 @@ func (m *Matcher) Example() string {
 		return x
 	}
 	return ""
+}
+
+// classExample is the character of a class (its ranges, lo and hi in
+// pairs) that Example builds a value with: the first, in this order, of a
+// lower-case letter, a digit, an upper-case letter, '_', '-' (the
+// characters of the names Claude Code gives its tools, MCP tools
+// included), another printable ASCII character, a printable one; never a
+// control character, which no name Claude Code sends holds ([^a-z] gave
+// mcp__\x00).
+func classExample(ranges []rune) (rune, bool) {
+	for _, want := range [][2]rune{{'a', 'z'}, {'0', '9'}, {'A', 'Z'}, {'_', '_'}, {'-', '-'}, {'!', '~'}} {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if lo, hi := max(ranges[i], want[0]), min(ranges[i+1], want[1]); lo <= hi {
+				return lo, true
+			}
+		}
+	}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for c := max(ranges[i], 0xa1); c <= ranges[i+1] && c < ranges[i]+0x1000; c++ {
+			if unicode.IsPrint(c) {
+				return c, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // rule is a permission rule: Tool or Tool(specifier).

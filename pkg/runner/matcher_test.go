@@ -382,6 +382,12 @@ func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
 		{UserPromptExpansion, "deploy-(prod|staging)", "deploy-prod"},
 		{Elicitation, "^github.+", "githubexample"},
 		{SessionStart, "^re", "resume"},
+		// A class's character is one a name holds, never a control
+		// character: [^a-z] gave mcp__srv__\x00.
+		{PreToolUse, "^mcp__srv__[^a-z]+$", "mcp__srv__0"},
+		{PreToolUse, "^mcp__srv__[^a-z0-9]$", "mcp__srv__A"},
+		{PreToolUse, "^mcp__srv__[\\x00-\\x1f_]x$", "mcp__srv___x"},
+		{SubagentStart, "^plugin:[^\\w-]", "plugin:!"},
 	} {
 		h := &Hook{Event: tc.event, Matcher: tc.matcher, HasMatcher: true, Type: TypeCommand, Command: "x"}
 		ps, why := toolsFor(h, nil, "/repo")
