@@ -588,9 +588,17 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
 	published = true
+	// The tree the hooks ran in: on a workflow_run event the check run
+	// goes on the triggering run's head commit only where that is what
+	// this tree has checked out. A merge ran nothing here: its reports
+	// were made elsewhere (a fork's run uploads what it likes).
+	tree := dir
+	if in.Command == "merge" {
+		tree = ""
+	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
-		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Tree: tree, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now,
 		// A report with an error (interrupted, too many runs, the
 		// baseline not written): the check run and outputs must not
 		// read pass.

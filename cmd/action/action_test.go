@@ -1051,3 +1051,58 @@ func TestActionVerdictWhenItStopsEarly(t *testing.T) {
 		})
 	}
 }
+
+// TestActionWorkflowRunCheckRunCommit: on a workflow_run event the check
+// run went on workflow_run.head_sha whatever the job checked: the default
+// branch, which actions/checkout checks out there unless told otherwise,
+// so the default branch's result showed as the pull request head's, or a
+// merge of the reports the triggering run uploaded, which a fork's run
+// writes as it likes (a forged pass, shown on the pull request as vigiles'
+// result for its head). It goes there only where the working directory
+// has that commit checked out; otherwise on GITHUB_SHA.
+func TestActionWorkflowRunCheckRunCommit(t *testing.T) {
+	payload := `{"action":"completed","workflow_run":{"head_sha":"` + prHeadSHA + `","event":"pull_request"}}`
+	for _, tc := range []struct {
+		name, head, want string
+		merge            bool
+	}{
+		{"head checked out", prHeadSHA, prHeadSHA, false},
+		{"default branch checked out", prMergeSHA, prMergeSHA, false},
+		{"merge of uploaded reports", prHeadSHA, prMergeSHA, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+			inputs := map[string]string{"command": "test"}
+			if tc.merge {
+				inputs = map[string]string{"command": "merge", "reports": "reports/*.json"}
+			}
+			s := newStep(t, inputs)
+			ws := s.env["GITHUB_WORKSPACE"]
+			if err := os.WriteFile(s.env["GITHUB_EVENT_PATH"], []byte(payload), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s.env["GITHUB_EVENT_NAME"] = "workflow_run"
+			os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+			if err := os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte(tc.head+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.merge {
+				os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
+				for i := 1; i <= 2; i++ {
+					b, _ := json.Marshal(report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit",
+						Verdict: report.VerdictPass, Shard: fmt.Sprintf("%d/2", i), Plan: "sha256:p"})
+					if err := os.WriteFile(filepath.Join(ws, "reports", fmt.Sprintf("report-audit-%d-of-2.json", i)), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			s.run(t)
+			if len(s.api.reqs) == 0 {
+				t.Fatalf("no check run (exit %d)\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+			}
+			if got := s.api.reqs[0].Body["head_sha"]; got != tc.want {
+				t.Errorf("check run on %v, want %s", got, tc.want)
+			}
+		})
+	}
+}

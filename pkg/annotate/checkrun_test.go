@@ -414,28 +414,60 @@ func TestHeadSHA(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(push, []byte(`{"ref":"refs/heads/main","after":"`+mergeSHA+`"}`), 0o644)
 	os.WriteFile(bad, []byte(`{"pull_request":{"head":{"sha":"$(id)"}}}`), 0o644)
-	// workflow_run (reporting a fork's pull request with a token that may
-	// write checks): GITHUB_SHA is the default branch's last commit.
+	// workflow_run: GITHUB_SHA is the default branch's last commit, and
+	// head_sha the triggering run's, which a check run may be put on only
+	// where the tree vigiles checked has it checked out.
 	run := filepath.Join(dir, "workflow_run.json")
 	badRun := filepath.Join(dir, "bad_run.json")
 	os.WriteFile(run, []byte(`{"action":"completed","workflow_run":{"head_sha":"`+headSHA+`","event":"pull_request"}}`), 0o644)
 	os.WriteFile(badRun, []byte(`{"workflow_run":{"head_sha":"HEAD"}}`), 0o644)
-	for _, tc := range []struct {
-		path, fallback, want string
-		err                  bool
-	}{
-		{filepath.Join("testdata", "pull_request.json"), mergeSHA, headSHA, false},
-		{push, mergeSHA, mergeSHA, false},
-		{"", mergeSHA, mergeSHA, false},
-		{bad, mergeSHA, "", true},
-		{run, mergeSHA, headSHA, false},
-		{badRun, mergeSHA, "", true},
-		{"", "not-a-sha", "", true},
-		{filepath.Join(dir, "missing.json"), mergeSHA, "", true},
+	// The trees a workflow_run job checked: the triggering run's head
+	// commit (detached, as actions/checkout leaves it; a branch of it in
+	// packed-refs; a linked work tree on it), the default branch
+	// (actions/checkout's default there), nothing (a merge job).
+	atHead, onBranch, packed, linked := filepath.Join(dir, "head"), filepath.Join(dir, "main"), filepath.Join(dir, "packed"), filepath.Join(dir, "linked")
+	for p, files := range map[string]map[string]string{
+		atHead:   {".git/HEAD": headSHA + "\n"},
+		onBranch: {".git/HEAD": "ref: refs/heads/main\n", ".git/refs/heads/main": mergeSHA + "\n"},
+		packed:   {".git/HEAD": "ref: refs/heads/pr\n", ".git/packed-refs": "# pack-refs with: peeled fully-peeled sorted\n" + headSHA + " refs/heads/pr\n"},
+		linked:   {".git": "gitdir: ../head/.git\n"},
 	} {
-		got, err := HeadSHA(tc.path, tc.fallback)
+		for f, data := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(p, f)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, f), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(atHead, "plugins", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, fallback, tree, want string
+		err                        bool
+	}{
+		{filepath.Join("testdata", "pull_request.json"), mergeSHA, "", headSHA, false},
+		{push, mergeSHA, "", mergeSHA, false},
+		{"", mergeSHA, "", mergeSHA, false},
+		{bad, mergeSHA, "", "", true},
+		{run, mergeSHA, atHead, headSHA, false},
+		{run, mergeSHA, filepath.Join(atHead, "plugins", "sub"), headSHA, false},
+		{run, mergeSHA, packed, headSHA, false},
+		{run, mergeSHA, linked, headSHA, false},
+		// The default branch was checked, or nothing (the reports
+		// of a merge are the triggering run's to write): not put on
+		// the pull request's head as its result.
+		{run, mergeSHA, onBranch, mergeSHA, false},
+		{run, mergeSHA, "", mergeSHA, false},
+		{badRun, mergeSHA, atHead, "", true},
+		{"", "not-a-sha", "", "", true},
+		{filepath.Join(dir, "missing.json"), mergeSHA, "", "", true},
+	} {
+		got, err := HeadSHA(tc.path, tc.fallback, tc.tree)
 		if (err != nil) != tc.err || got != tc.want {
-			t.Errorf("HeadSHA(%q, %q) = %q, %v; want %q, error %v", tc.path, tc.fallback, got, err, tc.want, tc.err)
+			t.Errorf("HeadSHA(%q, %q, %q) = %q, %v; want %q, error %v", tc.path, tc.fallback, tc.tree, got, err, tc.want, tc.err)
 		}
 	}
 }

@@ -1,20 +1,29 @@
 package annotate
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // HeadSHA returns the commit a check run and links should point at: the
 // pull request's head commit from the event payload at eventPath when the
 // event carries pull_request.head.sha (GITHUB_SHA is then the merge
 // commit, which reviewers never see); on a workflow_run event, the commit
-// the triggering run ran on, workflow_run.head_sha (GITHUB_SHA is then the
-// default branch's last commit, which the reports of that run, a fork's
-// pull request's say, are not about); otherwise fallback (GITHUB_SHA).
-// A malformed SHA is an error, never used.
-func HeadSHA(eventPath, fallback string) (string, error) {
+// the triggering run ran on, workflow_run.head_sha, where that is the
+// commit checked out at tree, the directory vigiles checked (GITHUB_SHA is
+// then the default branch's last commit); otherwise fallback (GITHUB_SHA).
+// A workflow_run job checks out the default branch unless told otherwise,
+// and the reports a fork's run uploaded are the fork's to write: a result
+// vigiles did not reach on head_sha's tree is not put on head_sha, where
+// the pull request would show it as that commit's. A malformed SHA is an
+// error, never used.
+func HeadSHA(eventPath, fallback, tree string) (string, error) {
 	if eventPath != "" {
 		data, err := os.ReadFile(eventPath)
 		if err != nil {
@@ -43,11 +52,90 @@ func HeadSHA(eventPath, fallback string) (string, error) {
 			if !shaRE().MatchString(ev.WorkflowRun.HeadSHA) {
 				return "", fmt.Errorf("event payload: workflow_run.head_sha %q: %w", oneLine(cut(ev.WorkflowRun.HeadSHA, 80)), ErrBadSHA)
 			}
-			return ev.WorkflowRun.HeadSHA, nil
+			if checkedOut(tree) == ev.WorkflowRun.HeadSHA {
+				return ev.WorkflowRun.HeadSHA, nil
+			}
 		}
 	}
 	if !shaRE().MatchString(fallback) {
 		return "", fmt.Errorf("GITHUB_SHA %q: %w", oneLine(cut(fallback, 80)), ErrBadSHA)
 	}
 	return fallback, nil
+}
+
+// checkedOut returns the commit checked out in the git work tree that
+// holds dir ("" where none is known), read from its files: git itself is
+// not run in a checkout under review, whose config could make it run a
+// command of the checkout's choosing.
+func checkedOut(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	read := func(p string) string {
+		f, err := os.Open(p)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(io.LimitReader(f, 4096))
+		return strings.TrimSpace(string(b))
+	}
+	for {
+		gitDir := filepath.Join(d, ".git")
+		if fi, err := os.Stat(gitDir); err == nil {
+			if fi.Mode().IsRegular() {
+				// A linked work tree or a submodule: "gitdir: <path>".
+				g, ok := strings.CutPrefix(read(gitDir), "gitdir: ")
+				if !ok {
+					return ""
+				}
+				if !filepath.IsAbs(g) {
+					g = filepath.Join(d, g)
+				}
+				gitDir = g
+			}
+			head := read(filepath.Join(gitDir, "HEAD"))
+			if shaRE().MatchString(head) {
+				return head
+			}
+			ref, ok := strings.CutPrefix(head, "ref: ")
+			if !ok || !strings.HasPrefix(ref, "refs/") || !filepath.IsLocal(ref) {
+				return ""
+			}
+			dirs := []string{gitDir}
+			if c := read(filepath.Join(gitDir, "commondir")); c != "" {
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				dirs = append(dirs, c)
+			}
+			for _, g := range dirs {
+				if s := read(filepath.Join(g, filepath.FromSlash(ref))); shaRE().MatchString(s) {
+					return s
+				}
+				f, err := os.Open(filepath.Join(g, "packed-refs"))
+				if err != nil {
+					continue
+				}
+				sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
+				for sc.Scan() {
+					if sha, name, ok := bytes.Cut(sc.Bytes(), []byte(" ")); ok && string(name) == ref && shaRE().Match(sha) {
+						f.Close()
+						return string(sha)
+					}
+				}
+				f.Close()
+			}
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
 }

@@ -38,6 +38,11 @@ type Options struct {
 	RawLogs bool
 	// DefaultFile anchors findings without a file (usually the config).
 	DefaultFile string
+	// Tree is the directory vigiles checked ("" for none, as for a
+	// merge): on a workflow_run event the check run goes on the
+	// triggering run's head commit only where that is what Tree has
+	// checked out (HeadSHA).
+	Tree string
 	// Scope names what was checked when it is not the whole repository
 	// with its default policy file (the working directory, the config);
 	// it keeps check-run names unique.
@@ -93,7 +98,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		log = io.Discard
 	}
 	var notes []string
-	sha, shaErr := HeadSHA(getenv("GITHUB_EVENT_PATH"), getenv("GITHUB_SHA"))
+	sha, shaErr := HeadSHA(getenv("GITHUB_EVENT_PATH"), getenv("GITHUB_SHA"), o.Tree)
 	if shaErr != nil {
 		sha = ""
 	}
