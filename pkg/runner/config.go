@@ -1381,7 +1381,9 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				good = false
 				continue
 			}
-			if hp.host == "*" && hp.port == 0 {
+			if strings.TrimSuffix(hp.host, ".") == "*" && hp.port == 0 {
+				// (A final dot, an absolute name's, is dropped when
+				// hosts are compared: "*." is "*".)
 				// Every named destination: egress-only would pass
 				// whatever the hook tried.
 				p.errAt(h, "egress-only: %q allows every host, so it expects nothing; list the hosts (exact, or *.suffix), or remove the line", s)

@@ -195,6 +195,9 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"env-file-matches unanchored", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect:\n      env-file-matches: '(export [A-Z]+=.*\\n)*'\n", []string{`6:25 env-file-matches: "(export [A-Z]+=.*\\n)*" matches any text`}},
 		{"egress-only a number", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [443, 1.5, \"443.example.test\", 10.0.0.1]\n", []string{`5:21 egress-only entry 443 is a number, not a host`, `5:26 egress-only entry 1.5 is a number`}},
 		{"egress-only every host", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [api.example.test, \"*\"]\n", []string{`5:39 egress-only: "*" allows every host`}},
+		// "*." is "*" with the final dot of an absolute name, which
+		// hostMatch drops: every host as well.
+		{"egress-only every host, absolute", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"*.\", \"*.example.test\"]\n", []string{`5:21 egress-only: "*." allows every host`}},
 		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
 		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
