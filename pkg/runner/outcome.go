@@ -30,7 +30,8 @@ type Decision struct {
 // decidesOf is what output d read tells Claude Code to do with the call
 // besides blocking it (report.HookRun.Decides): the fields of
 // hookSpecificOutput that approve the call or change what it does or
-// what Claude sees of it, and a top-level decision "approve", as
+// what Claude sees of it, or answer an elicitation (action, content),
+// and a top-level decision "approve", as
 // compact JSON with sorted keys; "" where it says none of them, or Claude
 // Code does not read it (Decision.Unread). Free text (reasons, context,
 // messages) is left out: it differs from run to run, and changes no call.
@@ -41,7 +42,7 @@ func decidesOf(d Decision) string {
 	}
 	hso, _ := obj["hookSpecificOutput"].(map[string]any)
 	keep := map[string]any{}
-	for _, k := range []string{"permissionDecision", "updatedInput", "updatedPermissions", "updatedToolOutput", "updatedMCPToolOutput"} {
+	for _, k := range []string{"permissionDecision", "updatedInput", "updatedPermissions", "updatedToolOutput", "updatedMCPToolOutput", "action", "content"} {
 		if v, ok := hso[k]; ok {
 			keep[k] = v
 		}
