@@ -79,6 +79,20 @@ type Spec struct {
 	// are not the command's writes. A direct run, whose HOME is the
 	// caller's, gets none made.
 	HomeDirs []string
+	// HomeFiles are files, relative to the command's HOME, with their
+	// content, that its caller has before it starts, as Claude Code has
+	// the session's transcript (transcript_path): the init makes them
+	// (mode 0600) and their directories (which join HomeDirs), so they
+	// are not the command's writes. What the command does to one is its
+	// write, as to a file the work tree had: a modify when its bytes,
+	// mode, owner, mtime, link count or user xattrs and ACLs changed, a delete
+	// when it is gone, a modify with was "file" when another kind took
+	// its place. A path must be clean and beneath HOME, and must not be
+	// a made directory, the env file, or above one of those or of another
+	// made file; together they hold at most MaxHomeFileBytes
+	// (HomeFilesFit). A direct run, whose HOME is the caller's, gets none
+	// made.
+	HomeFiles map[string][]byte
 }
 
 // Limits bound a confined command. Zero means the default
@@ -102,6 +116,13 @@ const (
 	MaxCPUSeconds = 86400
 	MinOpenFiles  = 16
 	MaxOpenFiles  = 1 << 20
+)
+
+// MaxHomeFiles and MaxHomeFileBytes bound Spec.HomeFiles: how many, and
+// their bytes together (they travel in the init's config).
+const (
+	MaxHomeFiles     = 16
+	MaxHomeFileBytes = 1 << 20
 )
 
 // Result is the vigiles.run/v1 document.

@@ -135,6 +135,9 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	if err := checkHomeDirs(spec.HomeDirs); err != nil {
 		return fail(TierRefused, err)
 	}
+	if err := HomeFilesFit(spec); err != nil {
+		return fail(TierRefused, err)
+	}
 	if spec.Limits.Pids != 0 && spec.Limits.Pids < MinPids {
 		return fail(TierRefused, fmt.Errorf("process limit %d is below the %d the sandbox itself needs", spec.Limits.Pids, MinPids))
 	}
@@ -411,6 +414,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		Egress:       spec.Egress,
 		EnvFile:      spec.EnvFile,
 		HomeDirs:     spec.HomeDirs,
+		HomeFiles:    spec.HomeFiles,
 	}
 	if spec.EnvFile != "" {
 		cfg.Env = replaceEnv(cfg.Env, spec.EnvFileVar, sandboxHome+"/"+spec.EnvFile)

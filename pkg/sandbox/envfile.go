@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -41,6 +43,45 @@ func checkHomeDirs(dirs []string) error {
 		if !beneathHome(d) {
 			return fmt.Errorf("home directory %q: want a clean path relative to HOME, beneath it", d)
 		}
+	}
+	return nil
+}
+
+// HomeFilesFit says what is wrong with spec.HomeFiles, as the broker
+// checks them: each path clean and beneath HOME; none where a made
+// directory (HomeDirs), the env file or another made file must be, nor
+// above one of those (where one of them is a directory of its path), nor
+// beneath the env file; at most MaxHomeFiles of them, of at most
+// MaxHomeFileBytes together. A made file may lie in a made directory,
+// or in the env file's directory.
+func HomeFilesFit(spec Spec) error {
+	if len(spec.HomeFiles) > MaxHomeFiles {
+		return fmt.Errorf("%d home files: at most %d", len(spec.HomeFiles), MaxHomeFiles)
+	}
+	total := 0
+	for _, f := range slices.Sorted(maps.Keys(spec.HomeFiles)) {
+		if !beneathHome(f) {
+			return fmt.Errorf("home file %q: want a clean path relative to HOME, beneath it", f)
+		}
+		total += len(spec.HomeFiles[f])
+		// The paths that must stay free of it: at f or beneath it.
+		clash := func(p string) bool { return p == f || strings.HasPrefix(p, f+"/") }
+		for _, d := range spec.HomeDirs {
+			if clash(d) {
+				return fmt.Errorf("home file %q: the home directory %q is to be made there", f, d)
+			}
+		}
+		if spec.EnvFile != "" && (clash(spec.EnvFile) || strings.HasPrefix(f, spec.EnvFile+"/")) {
+			return fmt.Errorf("home file %q: the env file %q is to be there", f, spec.EnvFile)
+		}
+		for g := range spec.HomeFiles {
+			if g != f && clash(g) {
+				return fmt.Errorf("home file %q: the home file %q is to be made beneath it", f, g)
+			}
+		}
+	}
+	if total > MaxHomeFileBytes {
+		return fmt.Errorf("home files of %d bytes together: at most %d", total, MaxHomeFileBytes)
 	}
 	return nil
 }

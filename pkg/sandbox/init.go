@@ -33,7 +33,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 12
+const initProtocol = 13
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -78,6 +78,8 @@ type initConfig struct {
 	ReaperByFD bool `json:"reaperByFd,omitempty"`
 	// HomeDirs is Spec.HomeDirs: relative to HOME, checked by the broker.
 	HomeDirs []string `json:"homeDirs,omitempty"`
+	// HomeFiles is Spec.HomeFiles: relative to HOME, checked by the broker.
+	HomeFiles map[string][]byte `json:"homeFiles,omitempty"`
 	// NestedGits are the checkouts nested in the work tree, relative to
 	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
 	NestedGits []string `json:"nestedGits,omitempty"`
@@ -303,6 +305,24 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			return failResult(refuse("preparing the directory ~/%s: %w", rel, err))
 		}
 	}
+	// HomeFiles, as the caller has them before a hook runs (a session's
+	// transcript): neither they nor their directories are the command's
+	// writes, unless it changed them.
+	files := madeFiles{}
+	for _, rel := range slices.Sorted(maps.Keys(cfg.HomeFiles)) {
+		p := filepath.Join(sandboxHome, rel)
+		for d := range missingDirs(filepath.Dir(p)) {
+			made[d] = fileID{}
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return failResult(refuse("preparing the file ~/%s: %w", rel, err))
+		}
+		st, err := makeHomeFile(p, cfg.HomeFiles[rel])
+		if err != nil {
+			return failResult(refuse("preparing the file ~/%s: %w", rel, err))
+		}
+		files[rel] = st
+	}
 	if cfg.TreeByFD {
 		if err := receiveTree(lowerDir); err != nil {
 			return failResult(refuse("%w", err))
@@ -498,6 +518,9 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		if werr == nil {
 			sw, werr = upperWrites(shm, sandboxShm+"/")
 		}
+		// The made files first: one the command removed is a delete
+		// beneath its made directories, which drop then places.
+		hw = files.drop(hw, "~/", sandboxHome)
 		sw, hw, tw = made.drop(sw, sandboxShm+"/", sandboxShm), made.drop(hw, "~/", sandboxHome), made.drop(tw, "$TMPDIR/", sandboxTmp)
 		if werr == nil {
 			var changed bool
