@@ -113,7 +113,7 @@ var knownEvents = map[string]eventSpec{
 	SessionStart: {NoMode: true, BeforePrompt: true, MatchField: "source", Values: []string{"startup", "resume", "clear", "compact", "fork"}, Closed: true, EnvFile: true,
 		Fields: func(string) map[string]any { return map[string]any{"model": "claude-sonnet-4-5"} }},
 	UserPromptSubmit: {Fields: func(string) map[string]any {
-		return map[string]any{"prompt": "Add a unit test for the parser"}
+		return map[string]any{"prompt": defaultUserPrompt}
 	}},
 	PreToolUse:  {Tool: true},
 	PostToolUse: {Tool: true},
@@ -130,14 +130,14 @@ var knownEvents = map[string]eventSpec{
 			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
 		}},
 	Stop: {Fields: func(string) map[string]any {
-		return map[string]any{"stop_hook_active": false, "last_assistant_message": "I added the test and it passes.",
+		return map[string]any{"stop_hook_active": false, "last_assistant_message": defaultAssistantMessage,
 			"background_tasks": []any{}, "session_crons": []any{}}
 	}},
 	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"stop_hook_active": false, "agent_id": defaultAgentID,
 				"agent_transcript_path":  transcriptDir(cwd) + "/" + sessionID + "/subagents/agent-" + defaultAgentID + ".jsonl",
-				"last_assistant_message": "Analysis complete. Found 3 potential issues.",
+				"last_assistant_message": defaultSubagentMessage,
 				"background_tasks":       []any{}, "session_crons": []any{}}
 		}},
 	PreCompact: {NoMode: true, MatchField: "trigger", Values: []string{"manual", "auto"}, Closed: true,
@@ -305,7 +305,7 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 	case "WebSearch":
 		return map[string]any{"query": "react hooks best practices"}
 	case "Agent":
-		return map[string]any{"description": "Find API endpoints", "prompt": "Find all API endpoints", "subagent_type": "Explore"}
+		return map[string]any{"description": "Find API endpoints", "prompt": defaultSubagentPrompt, "subagent_type": "Explore"}
 	case "AskUserQuestion":
 		return map[string]any{"questions": []any{map[string]any{"question": "Which framework?", "header": "Framework",
 			"options": []any{map[string]any{"label": "React"}, map[string]any{"label": "Vue"}}, "multiSelect": false}}}

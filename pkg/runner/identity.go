@@ -7,7 +7,8 @@ import (
 
 // runIdentity holds the ids one run sends its hook in place of the fixed
 // ones its plan and its payload hold (sessionID, defaultToolUseID,
-// defaultTurnID, defaultMessageID, defaultPromptID, defaultAgentID): of the form Claude Code's have, and
+// defaultTurnID, defaultMessageID, defaultPromptID, defaultAgentID, and the
+// uuids of its transcripts' entries): of the form Claude Code's have, and
 // each run's own, so that a hook cannot tell an audit by ids that no
 // session would have (a run of zeros). They are drawn from a hash of the
 // run's id, so a run gets the same ones in every audit: a hook that
@@ -33,6 +34,11 @@ func newRunIdentity(run string) *runIdentity {
 		defaultMessageID: uuid4(draw("message")),
 		defaultPromptID:  uuid4(draw("prompt")),
 		defaultAgentID:   "a" + hexOf(draw("agent"), len(defaultAgentID)-1),
+		// The uuids of the entries of its transcripts (transcriptFiles).
+		defaultUserEntryID:      uuid4(draw("transcript user")),
+		defaultAssistantEntryID: uuid4(draw("transcript assistant")),
+		defaultAgentUserEntryID: uuid4(draw("subagent transcript user")),
+		defaultAgentAssistantID: uuid4(draw("subagent transcript assistant")),
 	}
 	var send, back []string
 	for fixed, f := range fresh {

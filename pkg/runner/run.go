@@ -294,7 +294,10 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		// sandbox, not the hook (pluginDataPrelude names it).
 		spec.HomeDirs = []string{h.dataDir()}
 	}
-	return spec
+	// The session's transcript, which Claude Code has once the session
+	// started (and a subagent's, for SubagentStop): a hook that reads it
+	// finds it, and one that runs only where it is runs in the audit.
+	return withTranscripts(spec, p.Payload.Input, p.ident.send, time.Now())
 }
 
 // execute runs the plan in parallel, bounded by s.jobs, and returns the
