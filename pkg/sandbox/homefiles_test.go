@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,5 +185,29 @@ func TestHomeFilesDirectRunMakesNothing(t *testing.T) {
 	}
 	if res.Writes != nil {
 		t.Errorf("direct run recorded writes %v; want none recorded", res.Writes)
+	}
+}
+
+// Made files of MaxHomeFileBytes together, the most the broker takes,
+// travel in the init's config and are made whole.
+func TestHomeFilesAtTheBound(t *testing.T) {
+	requireConfinement(t)
+	const line = "{\"x\":\"\\u00e9é\"}\n" // and bytes that are not UTF-8 at the end
+	big := []byte(strings.Repeat(line, MaxHomeFileBytes/len(line)) + strings.Repeat("\xff", MaxHomeFileBytes%len(line)))
+	if len(big) != MaxHomeFileBytes {
+		t.Fatalf("%d bytes; want %d", len(big), MaxHomeFileBytes)
+	}
+	sum := sha256.Sum256(big)
+	res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict,
+		Command:   sh(`sha256sum < ~/` + testHomeFile),
+		HomeFiles: map[string][]byte{testHomeFile: big}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("Run: %v, exit %d, stderr %s", err, res.ExitCode, res.Stderr)
+	}
+	if got := strings.Fields(res.Stdout); len(got) == 0 || got[0] != hex.EncodeToString(sum[:]) {
+		t.Errorf("sha256sum %q; want %x", res.Stdout, sum)
+	}
+	if got := opsOf(res.Writes); got != "" {
+		t.Errorf("writes %q; want none", got)
 	}
 }
