@@ -211,3 +211,24 @@ func TestHomeFilesAtTheBound(t *testing.T) {
 		t.Errorf("writes %q; want none", got)
 	}
 }
+
+// A made directory the command changed is listed in path order, before
+// what lies beneath it, whatever else the command wrote in HOME.
+func TestMadeDirsInPathOrder(t *testing.T) {
+	requireConfinement(t)
+	for _, tt := range []struct{ script, want string }{
+		{`chmod 700 ~/.claude && : > ~/z`, "modify ~/.claude,create ~/z"},
+		{`chmod 700 ~/.claude && : > ~/.claude-x`, "modify ~/.claude,create ~/.claude-x"},
+		{`chmod 700 ~/.claude && : > ~/.claude-x && : > ~/.claude/y`, "modify ~/.claude,create ~/.claude-x,create ~/.claude/y"},
+		{`rm -rf ~/.claude && : > ~/z`, "delete ~/.claude,delete ~/.claude/projects,delete ~/.claude/projects/-w,delete ~/" + testHomeFile + ",create ~/z"},
+	} {
+		res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict, Command: sh(tt.script),
+			HomeFiles: map[string][]byte{testHomeFile: []byte(testHomeContent)}})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%s: Run: %v, exit %d, stderr %s", tt.script, err, res.ExitCode, res.Stderr)
+		}
+		if got := opsOf(res.Writes); got != tt.want {
+			t.Errorf("%s: writes %q; want %q", tt.script, got, tt.want)
+		}
+	}
+}

@@ -1114,10 +1114,9 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 		} else {
 			continue
 		}
-		i := slices.IndexFunc(out, func(x evidence.Write) bool { return strings.HasPrefix(x.Path, w.Path+"/") })
-		if i < 0 {
-			i = len(out)
-		}
+		// At its place in path order, which is before what lies
+		// beneath it (the record is sorted: sortWrites).
+		i, _ := slices.BinarySearchFunc(out, w.Path, func(x evidence.Write, p string) int { return strings.Compare(x.Path, p) })
 		out = slices.Insert(out, i, w)
 	}
 	return out
