@@ -799,16 +799,27 @@ func jsonCompatible(v any) (any, error) {
 // "deny" do not. A program too large to explore within bounds is taken as
 // expecting something.
 func matchesAnyText(re *regexp.Regexp) bool {
+	any, _ := anyTextSearch(re)
+	return any
+}
+
+// Bounds on the states anyTextSearch visits and the steps it takes in
+// all, so that a policy's pattern cannot make parsing it take long.
+const maxAnyTextStates, maxAnyTextSteps = 4096, 1 << 21
+
+// anyTextSearch is matchesAnyText, with the steps it took (the program's
+// instructions it followed, over every state and character).
+func anyTextSearch(re *regexp.Regexp) (any bool, steps int) {
 	if !re.MatchString("") {
-		return false
+		return false, 0
 	}
 	t, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
-		return false
+		return false, 0
 	}
 	prog, err := syntax.Compile(t.Simplify())
 	if err != nil {
-		return false
+		return false, 0
 	}
 	// The characters the program tells apart: every range's ends, the
 	// case variants of a literal, and what its assertions look at (a
@@ -830,9 +841,12 @@ func matchesAnyText(re *regexp.Regexp) bool {
 			}
 		}
 	}
+	// No text holds a surrogate (its bytes, as any that are not UTF-8,
+	// are read as U+FFFD): the range of them is one class, left out.
+	points[0xD800], points[0xE000] = true, true
 	var chars []rune
 	for r := range points {
-		if r >= 0 && r <= unicode.MaxRune {
+		if r >= 0 && r <= unicode.MaxRune && (r < 0xD800 || r > 0xDFFF) {
 			chars = append(chars, r)
 		}
 	}
@@ -852,10 +866,9 @@ func matchesAnyText(re *regexp.Regexp) bool {
 		threads string // the program counters waiting for a character
 		prev    rune
 	}
-	// Bounds on the states visited and the steps taken in all, so that a
-	// policy's pattern cannot make parsing it take long.
-	const maxStates, maxSteps = 4096, 1 << 21
-	steps := 0
+	// visited[pc] == gen: pc was followed for the character at hand.
+	visited, gen := make([]uint32, len(prog.Inst)), uint32(0)
+	var stack []uint32
 	seen := map[state]bool{{"", -1}: true}
 	queue := []state{{"", -1}}
 	for len(queue) > 0 {
@@ -870,26 +883,30 @@ func matchesAnyText(re *regexp.Regexp) bool {
 			flags := syntax.EmptyOpContext(st.prev, next)
 			matched := false
 			var waiting []uint32
-			visited := map[uint32]bool{}
-			var follow func(pc uint32)
-			follow = func(pc uint32) {
-				if visited[pc] || matched {
-					return
+			// The instructions reached without reading a character,
+			// followed with a stack of their own (a chain of them is as
+			// long as the program) and no further than the bound.
+			gen++
+			stack = append(stack[:0], pcs...)
+			for len(stack) > 0 && !matched && steps <= maxAnyTextSteps {
+				pc := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if visited[pc] == gen {
+					continue
 				}
-				visited[pc] = true
+				visited[pc] = gen
 				steps++
 				in := &prog.Inst[pc]
 				switch in.Op {
 				case syntax.InstMatch:
 					matched = true
 				case syntax.InstAlt, syntax.InstAltMatch:
-					follow(in.Out)
-					follow(in.Arg)
+					stack = append(stack, in.Arg, in.Out)
 				case syntax.InstCapture, syntax.InstNop:
-					follow(in.Out)
+					stack = append(stack, in.Out)
 				case syntax.InstEmptyWidth:
 					if syntax.EmptyOp(in.Arg)&^flags == 0 {
-						follow(in.Out)
+						stack = append(stack, in.Out)
 					}
 				case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
 					if next >= 0 && in.MatchRune(next) {
@@ -897,17 +914,14 @@ func matchesAnyText(re *regexp.Regexp) bool {
 					}
 				}
 			}
-			for _, pc := range pcs {
-				follow(pc)
-			}
-			if steps > maxSteps {
-				return false
+			if steps > maxAnyTextSteps {
+				return false, steps
 			}
 			if matched {
 				continue // every text that goes on so has matched
 			}
 			if next < 0 {
-				return false // a text that ends here matches nowhere
+				return false, steps // a text that ends here matches nowhere
 			}
 			slices.Sort(waiting)
 			waiting = slices.Compact(waiting)
@@ -917,15 +931,15 @@ func matchesAnyText(re *regexp.Regexp) bool {
 			}
 			ns := state{string(b), kind(next)}
 			if !seen[ns] {
-				if len(seen) >= maxStates {
-					return false
+				if len(seen) >= maxAnyTextStates {
+					return false, steps
 				}
 				seen[ns] = true
 				queue = append(queue, ns)
 			}
 		}
 	}
-	return true
+	return true, steps
 }
 
 // MinMemory is the smallest address-space limit per process

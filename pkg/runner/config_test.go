@@ -608,3 +608,39 @@ func TestMatchesAnyText(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchesAnyTextNoSurrogates: a text never holds a surrogate (Go
+// reads one's bytes as U+FFFD, as any byte that is not UTF-8), so a
+// pattern that fails only on a surrogate matches every text, and is
+// refused; one that fails on U+FFFD, which a text holds, is kept.
+func TestMatchesAnyTextNoSurrogates(t *testing.T) {
+	for pat, want := range map[string]bool{
+		`^[^\x{D800}]*$`: true, `^[^\x{D800}-\x{DFFF}]*$`: true, `^[^\x{DBFF}-\x{DC00}]*$`: true, `^[\x{0}-\x{D7FF}\x{E000}-\x{10FFFF}]*$`: true,
+		`^[^\x{FFFD}]*$`: false, `^[^\x{D800}-\x{E000}]*$`: false, `^[\x{0}-\x{D7FF}]*$`: false,
+	} {
+		re := regexp.MustCompile(pat)
+		for _, text := range []string{"", "ok", "\xed\xa0\x80", "\xff"} {
+			if want && !re.MatchString(text) {
+				t.Fatalf("%q does not match %q", pat, text)
+			}
+		}
+		if got := matchesAnyText(re); got != want {
+			t.Errorf("matchesAnyText(%q) = %v, want %v", pat, got, want)
+		}
+	}
+}
+
+// TestMatchesAnyTextBounded: a pattern whose program is larger than the
+// steps matchesAnyText takes (a chain of 3,000,000 optional characters,
+// every one reached from the start without reading a character) is
+// explored no further than the bound, and taken as expecting something.
+func TestMatchesAnyTextBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 1500 {
+		fmt.Fprintf(&b, "(?:%c?){1000}", 'a'+rune(i%26))
+	}
+	any, steps := anyTextSearch(regexp.MustCompile(b.String()))
+	if any || steps > maxAnyTextSteps+1 {
+		t.Errorf("matches any text %v after %d steps; want false within %d", any, steps, maxAnyTextSteps)
+	}
+}
