@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // testHomeFile is a file the tests have the init make in HOME, as the
@@ -229,6 +231,46 @@ func TestMadeDirsInPathOrder(t *testing.T) {
 		}
 		if got := opsOf(res.Writes); got != tt.want {
 			t.Errorf("%s: writes %q; want %q", tt.script, got, tt.want)
+		}
+	}
+}
+
+// A made directory the command replaced by another that holds entries
+// (its files moved, or copied, into a new one of another mode) is a
+// modify, as one replaced by an empty directory is: the record lists such
+// a directory by its entries only, and the made file moved into it is no
+// write, so the made directories' mode (0777 in place of 0755) changed in
+// no record. One moved away and back is the same directory, no write.
+func TestMadeDirsReplacedByFullOnes(t *testing.T) {
+	requireConfinement(t)
+	const f = "~/" + testHomeFile
+	kinds := func(ws []evidence.Write) string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, strings.TrimSpace(string(w.Op)+" "+w.Path+" "+w.Kind+" "+w.Was))
+		}
+		return strings.Join(out, ",")
+	}
+	dirs := "modify ~/.claude dir,modify ~/.claude/projects dir,modify ~/.claude/projects/-w dir"
+	for _, method := range []string{"overlay", "copy"} {
+		for _, tt := range []struct {
+			script, want string
+			dirs         []string
+		}{
+			{`mkdir -p ~/x/projects/-w && chmod 777 ~/x ~/x/projects ~/x/projects/-w && mv ~/` + testHomeFile + ` ~/x/projects/-w/ && rm -rf ~/.claude && mv ~/x ~/.claude && test "$(stat -c %a ~/.claude)" = 777`, dirs, nil},
+			{`cp -a ~/.claude ~/x && rm -rf ~/.claude && mv ~/x ~/.claude`, dirs + ",modify " + f + " file", nil},
+			{`rm -rf ~/.claude/plugins/data/p && mkdir -m 777 ~/.claude/plugins/data/p && : > ~/.claude/plugins/data/p/x`,
+				"modify ~/.claude/plugins/data/p dir,create ~/.claude/plugins/data/p/x file", []string{".claude/plugins/data/p"}},
+			{`mv ~/.claude ~/y && mv ~/y ~/.claude`, "", nil},
+		} {
+			res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict, WritesMethod: method, Command: sh(tt.script),
+				HomeFiles: map[string][]byte{testHomeFile: []byte(testHomeContent)}, HomeDirs: tt.dirs})
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%s: Run: %v, exit %d, stderr %s", tt.script, err, res.ExitCode, res.Stderr)
+			}
+			if got := kinds(res.Writes); got != tt.want {
+				t.Errorf("%s %s: writes %q; want %q", method, tt.script, got, tt.want)
+			}
 		}
 	}
 }

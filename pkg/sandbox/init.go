@@ -1062,10 +1062,10 @@ const unreadable = "?"
 // a view of mountedAt) the directories the init made, and only those: an
 // entry whose path was moved away and made again by the command (another
 // inode), or anything beneath the mount point, is the command's own write.
-// A made directory whose mode the command changed is a modify, listed
-// before what lies beneath it (the record lists a made directory that
-// holds entries by those entries only); one the command removed is a
-// delete.
+// A made directory whose mode the command changed, or that it replaced by
+// another directory (empty or not), is a modify, listed before what lies
+// beneath it (the record lists a made directory that holds entries by
+// those entries only); one the command removed is a delete.
 func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence.Write {
 	out := ws[:0]
 	listed := map[string]bool{}
@@ -1110,6 +1110,13 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 			// delete of x only so).
 			w.Op, w.Kind, w.Was = evidence.OpDelete, "", "dir"
 		} else if same, modeChanged := want.now(d); same && modeChanged {
+			w.Op = evidence.OpModify
+		} else if !same && want.mode != anyMode {
+			// Replaced by another directory that holds entries
+			// (rm -rf ~/.claude; mkdir -m 777 ~/.claude; mv the
+			// transcript into it), which the record lists by them
+			// only: the directory was there before the command, as
+			// one replaced by an empty directory is (a modify).
 			w.Op = evidence.OpModify
 		} else {
 			continue
