@@ -89,7 +89,8 @@ type Spec struct {
 	// when it is gone, a modify with was "file" when another kind took
 	// its place. A path must be clean and beneath HOME, and must not be
 	// a made directory, the env file, or above one of those or of another
-	// made file; together they hold at most MaxHomeFileBytes
+	// made file, nor at, above or in the work tree's place where the tree
+	// lies in the command's HOME; together they hold at most MaxHomeFileBytes
 	// (HomeFilesFit). A direct run, whose HOME is the caller's, gets none
 	// made.
 	HomeFiles map[string][]byte

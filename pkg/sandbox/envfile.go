@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -51,7 +53,10 @@ func checkHomeDirs(dirs []string) error {
 // checks them: each path clean and beneath HOME; none where a made
 // directory (HomeDirs), the env file or another made file must be, nor
 // above one of those (where one of them is a directory of its path), nor
-// beneath the env file; at most MaxHomeFiles of them, of at most
+// beneath the env file; none at, above or in the work tree's place where
+// the tree lies in the command's HOME (/root/proj: the init mounts it
+// there, over what it made, which the command would never see and the
+// record would read as changed); at most MaxHomeFiles of them, of at most
 // MaxHomeFileBytes together. A made file may lie in a made directory,
 // or in the env file's directory.
 func HomeFilesFit(spec Spec) error {
@@ -59,6 +64,7 @@ func HomeFilesFit(spec Spec) error {
 		return fmt.Errorf("%d home files: at most %d", len(spec.HomeFiles), MaxHomeFiles)
 	}
 	total := 0
+	tree, inHome := treeInHome(spec.Dir)
 	for _, f := range slices.Sorted(maps.Keys(spec.HomeFiles)) {
 		if !beneathHome(f) {
 			return fmt.Errorf("home file %q: want a clean path relative to HOME, beneath it", f)
@@ -70,6 +76,9 @@ func HomeFilesFit(spec Spec) error {
 			if clash(d) {
 				return fmt.Errorf("home file %q: the home directory %q is to be made there", f, d)
 			}
+		}
+		if inHome && (tree == "." || clash(tree) || strings.HasPrefix(f, tree+"/")) {
+			return fmt.Errorf("home file %q: the work tree is to be mounted there, over it", f)
 		}
 		if spec.EnvFile != "" && (clash(spec.EnvFile) || strings.HasPrefix(f, spec.EnvFile+"/")) {
 			return fmt.Errorf("home file %q: the env file %q is to be there", f, spec.EnvFile)
@@ -167,4 +176,27 @@ func readEnvContent(ef *evidence.EnvFile, p string) (*evidence.EnvFile, error) {
 	}
 	ef.Content = &s
 	return ef, nil
+}
+
+// treeInHome is where the work tree dir (the working directory when "")
+// lies relative to the command's HOME, as the broker resolves it ("."
+// for HOME itself), and whether it lies there at all.
+func treeInHome(dir string) (string, bool) {
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", false
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if abs == sandboxHome {
+		return ".", true
+	}
+	return strings.CutPrefix(abs, sandboxHome+"/")
 }

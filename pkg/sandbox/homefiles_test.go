@@ -274,3 +274,39 @@ func TestMadeDirsReplacedByFullOnes(t *testing.T) {
 		}
 	}
 }
+
+// A work tree under the command's HOME (/root/proj, a root caller's) is
+// mounted over the directories the init made for it there: a made file
+// at, in or above the tree's place would be hidden under the mount, the
+// command would never see it, and the record read it as changed (a
+// modify of a file the command never touched). The broker refuses such a
+// file (HomeFilesFit), so the runner leaves a transcript a payloads:
+// entry puts there out; one beside the tree is made as ever.
+func TestHomeFilesNotUnderTheTree(t *testing.T) {
+	requireRoot(t, "the tree is made in /root")
+	requireConfinement(t)
+	dir, err := os.MkdirTemp(sandboxHome, "vigiles-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(dir)
+	for _, f := range []string{base + "/t.jsonl", base + "/.claude/t.jsonl", base + "/a.txt", base} {
+		spec := Spec{Dir: dir, Mode: ModeStrict, Command: sh(`true`), HomeFiles: map[string][]byte{f: []byte(testHomeContent)}}
+		if HomeFilesFit(spec) == nil {
+			t.Errorf("%s: HomeFilesFit passed it; want an error", f)
+		}
+		res, err := Run(context.Background(), spec)
+		if err == nil || res.Tier != TierRefused {
+			t.Errorf("%s: tier %s, err %v, writes %q; want refused", f, res.Tier, err, opsOf(res.Writes))
+		}
+	}
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Command: sh(`test -s ~/` + base + `-t.jsonl`),
+		HomeFiles: map[string][]byte{base + "-t.jsonl": []byte(testHomeContent)}})
+	if err != nil || res.ExitCode != 0 || opsOf(res.Writes) != "" {
+		t.Errorf("beside the tree: err %v, exit %d, writes %q; want the file made and no write", err, res.ExitCode, opsOf(res.Writes))
+	}
+}
