@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -177,6 +179,7 @@ func TestTranscriptOnlyWhereItCanBeMade(t *testing.T) {
 		{"too large", map[string]any{"transcript_path": sandbox.Home + "/t.jsonl", "prompt": strings.Repeat("x", sandbox.MaxHomeFileBytes)}, nil},
 		{"the subagent's beside", map[string]any{"transcript_path": sandbox.Home + "/t.jsonl", "agent_transcript_path": sandbox.Home + "/t/subagents/a.jsonl"},
 			[]string{"t.jsonl", "t/subagents/a.jsonl"}},
+		{"a name longer than a directory entry's", map[string]any{"transcript_path": sandbox.Home + "/.claude/projects/-" + strings.Repeat("a", 255) + "/s.jsonl"}, nil},
 		{"the subagent's at the same path", map[string]any{"transcript_path": sandbox.Home + "/t.jsonl", "agent_transcript_path": sandbox.Home + "/t.jsonl"},
 			[]string{"t.jsonl"}},
 	} {
@@ -251,5 +254,37 @@ func TestTranscriptInTheSandbox(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(runs[Stop].Stdout), []byte(`"type":"user"`)) {
 		t.Errorf("Stop: stdout %q", runs[Stop].Stdout)
+	}
+}
+
+// A work tree at a path long enough that its transcript's directory, the
+// tree's path with every character but a letter or digit as "-", is a
+// name longer than a directory entry may be (255 bytes): the sandbox
+// cannot make that transcript, and its hooks run without it, as before
+// there were transcripts, rather than every run being refused.
+func TestTranscriptOfALongPathLeftOut(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 120), strings.Repeat("e", 120))
+	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat > /dev/null; echo ran"}}}},
+	}})
+	if err := os.MkdirAll(filepath.Join(dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), hooks, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.TrimPrefix(transcriptDir(dir), sandbox.Home+"/.claude/projects/")); n <= 255 {
+		t.Fatalf("the transcript's directory is %d bytes; want more than 255", n)
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 {
+		t.Fatalf("%d runs; want 1", len(rep.Runs))
+	}
+	if r := rep.Runs[0]; r.Outcome == report.OutcomeError || r.ExitCode != 0 || r.Stdout != "ran\n" || len(r.Writes) != 0 {
+		t.Errorf("%s: %s (%s), exit %d, stdout %q, writes %v; want it run, no write", r.ID, r.Outcome, r.Reason, r.ExitCode, r.Stdout, r.Writes)
 	}
 }

@@ -53,7 +53,9 @@ func checkHomeDirs(dirs []string) error {
 // checks them: each path clean and beneath HOME; none where a made
 // directory (HomeDirs), the env file or another made file must be, nor
 // above one of those (where one of them is a directory of its path), nor
-// beneath the env file; none at, above or in the work tree's place where
+// beneath the env file; none with a name longer than NAME_MAX (255
+// bytes) or a path longer than PATH_MAX, which the init could not make;
+// none at, above or in the work tree's place where
 // the tree lies in the command's HOME (/root/proj: the init mounts it
 // there, over what it made, which the command would never see and the
 // record would read as changed); at most MaxHomeFiles of them, of at most
@@ -68,6 +70,11 @@ func HomeFilesFit(spec Spec) error {
 	for _, f := range slices.Sorted(maps.Keys(spec.HomeFiles)) {
 		if !beneathHome(f) {
 			return fmt.Errorf("home file %q: want a clean path relative to HOME, beneath it", f)
+		}
+		if len(sandboxHome)+1+len(f) >= unix.PathMax || slices.ContainsFunc(strings.Split(f, "/"), func(n string) bool { return len(n) > unix.NAME_MAX }) {
+			// A work tree's transcript at a long path: the init
+			// could make none, and would refuse the run.
+			return fmt.Errorf("home file %q: a name longer than %d bytes, or a path longer than %d", f, unix.NAME_MAX, unix.PathMax-1)
 		}
 		total += len(spec.HomeFiles[f])
 		// The paths that must stay free of it: at f or beneath it.

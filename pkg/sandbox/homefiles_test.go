@@ -147,6 +147,7 @@ func TestHomeFilesSpecChecked(t *testing.T) {
 		{name: "above the env file", files: map[string][]byte{".claude/session-env": nil}, env: testEnvFile},
 		{name: "below the env file", files: map[string][]byte{testEnvFile + "/x": nil}, env: testEnvFile},
 		{name: "above another", files: map[string][]byte{"a": nil, "a/b": nil}},
+		{name: "a name too long", files: map[string][]byte{".claude/projects/-" + strings.Repeat("a", 255) + "/s.jsonl": nil}},
 		{name: "too many", files: map[string][]byte{"f0": nil, "f1": nil, "f2": nil, "f3": nil, "f4": nil, "f5": nil, "f6": nil, "f7": nil, "f8": nil, "f9": nil, "f10": nil, "f11": nil, "f12": nil, "f13": nil, "f14": nil, "f15": nil, "f16": nil}},
 		{name: "too large", files: map[string][]byte{"a": big}},
 		{name: "too large together", files: map[string][]byte{"a": big[:MaxHomeFileBytes/2+1], "b": big[:MaxHomeFileBytes/2]}},
