@@ -193,6 +193,9 @@ type cfgParser struct {
 	// keys, when not nil, collects every key a mapping of the file could
 	// have had (the documentation test reads it).
 	keys map[string]bool
+	// anyTextSteps are the steps matchesAnyText took over the file's
+	// patterns so far (maxPolicyAnyTextSteps).
+	anyTextSteps int
 }
 
 // errCount counts the errors so far, those not repeated included.
@@ -799,17 +802,21 @@ func jsonCompatible(v any) (any, error) {
 // "deny" do not. A program too large to explore within bounds is taken as
 // expecting something.
 func matchesAnyText(re *regexp.Regexp) bool {
-	any, _ := anyTextSearch(re)
+	any, _ := anyTextSearch(re, maxAnyTextSteps)
 	return any
 }
 
 // Bounds on the states anyTextSearch visits and the steps it takes in
-// all, so that a policy's pattern cannot make parsing it take long.
-const maxAnyTextStates, maxAnyTextSteps = 4096, 1 << 21
+// all, so that a policy's pattern cannot make parsing it take long; and
+// on the steps of all a policy's patterns together (maxPolicyAnyTextSteps,
+// some 16 patterns at the bound), so that many of them cannot either.
+const maxAnyTextStates, maxAnyTextSteps, maxPolicyAnyTextSteps = 4096, 1 << 21, 1 << 25
 
-// anyTextSearch is matchesAnyText, with the steps it took (the program's
-// instructions it followed, over every state and character).
-func anyTextSearch(re *regexp.Regexp) (any bool, steps int) {
+// anyTextSearch is matchesAnyText within maxSteps steps (the program's
+// instructions it followed, over every state and character, and one for
+// each instruction it has), with the steps it took: more than maxSteps
+// when it stopped at the bound.
+func anyTextSearch(re *regexp.Regexp, maxSteps int) (any bool, steps int) {
 	if !re.MatchString("") {
 		return false, 0
 	}
@@ -820,6 +827,9 @@ func anyTextSearch(re *regexp.Regexp) (any bool, steps int) {
 	prog, err := syntax.Compile(t.Simplify())
 	if err != nil {
 		return false, 0
+	}
+	if steps = len(prog.Inst); steps > maxSteps { // read once, for the characters below
+		return false, maxSteps + 1
 	}
 	// The characters the program tells apart: every range's ends, the
 	// case variants of a literal, and what its assertions look at (a
@@ -888,7 +898,7 @@ func anyTextSearch(re *regexp.Regexp) (any bool, steps int) {
 			// long as the program) and no further than the bound.
 			gen++
 			stack = append(stack[:0], pcs...)
-			for len(stack) > 0 && !matched && steps <= maxAnyTextSteps {
+			for len(stack) > 0 && !matched && steps <= maxSteps {
 				pc := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				if visited[pc] == gen {
@@ -914,7 +924,7 @@ func anyTextSearch(re *regexp.Regexp) (any bool, steps int) {
 					}
 				}
 			}
-			if steps > maxAnyTextSteps {
+			if steps > maxSteps {
 				return false, steps
 			}
 			if matched {
@@ -1307,7 +1317,17 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				p.errAt(v, "%s: want a regular expression: %v", k, err)
 				return false
 			}
-			if matchesAnyText(re) {
+			left := max(maxPolicyAnyTextSteps-p.anyTextSteps, 0)
+			any, steps := anyTextSearch(re, min(maxAnyTextSteps, left))
+			p.anyTextSteps += steps
+			if steps > left {
+				// Not the pattern's own bound but what the file's
+				// patterns had left: a pattern is never kept unchecked
+				// for others before it, which could be written for that.
+				p.errAt(v, "%s: %q: the policy's patterns are together more than vigiles checks (that none of them matches any text); use fewer, or simpler, ones", k, s)
+				return false
+			}
+			if any {
 				// ".*", "x*", "deny|", "$", an unanchored (export …\n)*:
 				// it matches somewhere in any text, so it would always
 				// pass.

@@ -639,8 +639,54 @@ func TestMatchesAnyTextBounded(t *testing.T) {
 	for i := range 1500 {
 		fmt.Fprintf(&b, "(?:%c?){1000}", 'a'+rune(i%26))
 	}
-	any, steps := anyTextSearch(regexp.MustCompile(b.String()))
+	any, steps := anyTextSearch(regexp.MustCompile(b.String()), maxAnyTextSteps)
 	if any || steps > maxAnyTextSteps+1 {
 		t.Errorf("matches any text %v after %d steps; want false within %d", any, steps, maxAnyTextSteps)
+	}
+}
+
+// TestPolicyPatternsBounded: the patterns of one policy are checked
+// within maxPolicyAnyTextSteps together, so many patterns each at the
+// bound cannot make parsing it take long (5,000 of them took minutes):
+// those past it are refused, whatever they match, as a pattern that
+// matches any text is ($ among them); patterns that match no empty
+// text (deny) cost nothing to check and are kept after them, and so are
+// a thousand simple ones.
+func TestPolicyPatternsBounded(t *testing.T) {
+	const heavy = 40
+	var b strings.Builder
+	b.WriteString("checks:\n")
+	for i := range heavy {
+		fmt.Fprintf(&b, "  - {name: c%d, hook: h, expect: {stdout-matches: '(?:\\pL?){1000}$'}}\n", i)
+	}
+	b.WriteString("  - {name: any, hook: h, expect: {stdout-matches: '$'}}\n")
+	b.WriteString("  - {name: deny, hook: h, expect: {stdout-matches: 'deny'}}\n")
+	_, err := ParseConfig("x.yml", []byte(b.String()))
+	var errs ConfigErrors
+	if !errors.As(err, &errs) {
+		t.Fatalf("err %v; want config errors", err)
+	}
+	refused, anyRefused := 0, false
+	for _, e := range errs {
+		if strings.Contains(e.Msg, "more than vigiles checks") {
+			refused++
+		}
+		if strings.Contains(e.Msg, `"$"`) {
+			anyRefused = true
+		}
+		if strings.Contains(e.Msg, "deny") {
+			t.Errorf("deny refused: %s", e.Msg)
+		}
+	}
+	if kept := heavy - refused; kept > maxPolicyAnyTextSteps/maxAnyTextSteps+1 || !anyRefused {
+		t.Errorf("%d of %d patterns at the bound checked, $ refused %v; want at most %d, and $ refused", kept, heavy, anyRefused, maxPolicyAnyTextSteps/maxAnyTextSteps+1)
+	}
+	b.Reset()
+	b.WriteString("checks:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "  - {name: c%d, hook: h, expect: {stdout-matches: '^\\{.*\"decision\":\"block\".*\\}$', stderr-matches: '(?i)error'}}\n", i)
+	}
+	if _, err := ParseConfig("x.yml", []byte(b.String())); err != nil {
+		t.Errorf("a thousand simple patterns: %.300v", err)
 	}
 }
