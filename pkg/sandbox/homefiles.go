@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -65,23 +66,16 @@ func makeHomeFile(p string, content []byte) (fileState, error) {
 // made file's state, the bytes are summed only where all else is as in
 // want (a file the command grew is not read).
 func lookHomeFile(root, rel string, want *fileState) fileState {
-	dir, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dir, err := openDirBeneath(root, path.Dir(rel))
 	if err != nil {
-		return fileState{unreadable: true}
-	}
-	parts := strings.Split(rel, "/")
-	for _, part := range parts[:len(parts)-1] {
-		next, err := unix.Openat(dir, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(dir)
-		if err != nil {
-			// Gone (ENOENT), a file (ENOTDIR) or a link (ELOOP) in
-			// its place: nothing at the path.
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
+			// Gone, a file or a link in its place: nothing at the path.
 			return fileState{}
 		}
-		dir = next
+		return fileState{unreadable: true}
 	}
 	defer unix.Close(dir)
-	name := parts[len(parts)-1]
+	name := path.Base(rel)
 	var st unix.Stat_t
 	if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return fileState{}
@@ -94,19 +88,17 @@ func lookHomeFile(root, rel string, want *fileState) fileState {
 	if want != nil && !s.sameMeta(*want) {
 		return s
 	}
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	f, again, err := openRegularAt(dir, name)
 	if err != nil {
 		s.unreadable = true
 		return s
 	}
-	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	var again unix.Stat_t
-	if err := unix.Fstat(fd, &again); err != nil || again.Ino != st.Ino || uint64(again.Dev) != s.dev {
+	if again.Ino != st.Ino || uint64(again.Dev) != s.dev {
 		s.unreadable = true
 		return s
 	}
-	s.xattrs = xattrState(fd)
+	s.xattrs = xattrState(int(f.Fd()))
 	h := sha256.New()
 	if n, err := io.Copy(h, io.LimitReader(f, s.size+1)); err != nil || n != s.size {
 		s.unreadable = true

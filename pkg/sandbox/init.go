@@ -1135,25 +1135,35 @@ func (m madeDirs) drop(ws []evidence.Write, prefix, mountedAt string) []evidence
 // it moved the directories, say) is gone from its path as one removed is.
 // A directory that cannot be searched is taken as there.
 func madeDirThere(mountedAt, rel string) bool {
-	root, err := unix.Open(mountedAt, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return true
-	}
-	defer unix.Close(root)
-	fd, err := unix.Openat2(root, rel, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_BENEATH,
-	})
-	if errors.Is(err, unix.ENOSYS) {
-		// No openat2 (before Linux 5.6): the path as lstat reads it.
-		_, err = os.Lstat(filepath.Join(mountedAt, rel))
-		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR)
-	}
+	fd, err := openDirBeneath(mountedAt, rel)
 	if err != nil {
 		return !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.ENOTDIR) && !errors.Is(err, unix.ELOOP)
 	}
 	unix.Close(fd)
 	return true
+}
+
+// openDirBeneath opens the directory rel ("." for root itself) beneath the
+// directory root, one component at a time, through no symbolic link: a
+// component the command replaced by a link fails with ELOOP, one replaced
+// by a file with ENOTDIR, one removed with ENOENT. It needs no openat2.
+func openDirBeneath(root, rel string) (int, error) {
+	dir, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if rel == "." || rel == "" {
+		return dir, nil
+	}
+	for _, part := range strings.Split(rel, "/") {
+		next, err := unix.Openat(dir, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(dir)
+		if err != nil {
+			return -1, err
+		}
+		dir = next
+	}
+	return dir, nil
 }
 
 // now says whether the directory at path is still the one made (same),
