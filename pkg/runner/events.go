@@ -529,9 +529,15 @@ const envFileVar = "CLAUDE_ENV_FILE"
 // CLAUDE_ENV_FILE (eventSpec.EnvFile), in the order of a session: the
 // one list the messages, the help and the generated docs name.
 func EnvFileEvents() []string {
+	return eventsWhere(func(s eventSpec) bool { return s.EnvFile })
+}
+
+// eventsWhere lists the events whose spec keep holds, in the order of a
+// session.
+func eventsWhere(keep func(eventSpec) bool) []string {
 	var out []string
 	for _, ev := range docEvents {
-		if knownEvents[ev].EnvFile {
+		if keep(knownEvents[ev]) {
 			out = append(out, ev)
 		}
 	}

@@ -295,11 +295,5 @@ func compactJSON(v any) string {
 // noModeEvents are the events whose payload has no permission_mode
 // (eventSpec.NoMode), in the order of a session.
 func noModeEvents() []string {
-	var out []string
-	for _, ev := range docEvents {
-		if knownEvents[ev].NoMode {
-			out = append(out, ev)
-		}
-	}
-	return out
+	return eventsWhere(func(s eventSpec) bool { return s.NoMode })
 }
