@@ -1247,8 +1247,11 @@ var runnerBinaries = []string{"Runner.Worker", "Runner.Listener"}
 // Runner.Worker), <root>, where the runner keeps its credentials and logs
 // whatever its work folder. An ancestor whose program cannot be read (a
 // process of another user, for a non-root caller) is passed over; a step
-// runs as the runner's user.
-func runnerRoots() []string {
+// runs as the runner's user. Read once a process: a process's ancestors
+// do not change under it, but an audit sets up hundreds of runs.
+var runnerRoots = sync.OnceValue(findRunnerRoots)
+
+func findRunnerRoots() []string {
 	var roots []string
 	pid := os.Getppid()
 	for i := 0; pid > 1 && i < 256; i++ {
