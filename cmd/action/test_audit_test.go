@@ -735,3 +735,66 @@ func TestAuditHelpNamesEveryEnvFileEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditNamesPluginServers: `vigiles audit` shows the MCP and LSP
+// servers a plugin declares, which Claude Code starts unsandboxed and
+// vigiles does not run, in its text and JSON reports; text a plugin chose
+// there cannot start a workflow command or a problem matcher's line, and
+// the shards of an audit merge into the same findings.
+func TestAuditNamesPluginServers(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo quiet"}]}]}}`,
+		".claude-plugin/plugin.json": `{"name": "p", "lspServers": {"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}}}`,
+		".mcp.json":                  `{"mcpServers": {"db": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/db", "args": ["::error file=x::pwned"]}}}`,
+	})
+	withExecutor(t, fixedHooks())
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "-q")
+	if code != 0 {
+		t.Fatalf("audit: exit %d: %s\n%s", code, errs, out)
+	}
+	for _, want := range []string{
+		"discovery/mcp-server\n          plugin p declares the MCP server db, which Claude Code starts with every session and runs unsandboxed beside it\uA789 ./bin/db '\uA789\uA789error file=x\uA789\uA789pwned'",
+		"discovery/lsp-server\n          plugin p declares the LSP server go, which Claude Code starts with the session, unsandboxed, for .go files\uA789 gopls",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the audit's text lacks %q:\n%s", want, out)
+		}
+	}
+	if cmds := annotatetest.Commands(out); len(cmds) != 0 {
+		t.Errorf("the text report issues workflow commands: %+v\n%s", cmds, out)
+	}
+	whole := filepath.Join(dir, "whole.json")
+	if code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--format", "json", "--output", whole, "-q"); code != 0 {
+		t.Fatalf("audit: exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(whole)
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		if f.Rule == runner.RuleMCPServer || f.Rule == runner.RuleLSPServer {
+			rules = append(rules, fmt.Sprintf("%s %s:%d:%d", f.Rule, f.Location.File, f.Location.Line, f.Location.Column))
+		}
+	}
+	if want := []string{"discovery/lsp-server .claude-plugin/plugin.json:1:30", "discovery/mcp-server .mcp.json:1:17"}; !cmp.Equal(rules, want) {
+		t.Errorf("JSON findings %q, want %q", rules, want)
+	}
+	var parts []string
+	for _, s := range []string{"1/2", "2/2"} {
+		p := filepath.Join(dir, "shard-"+s[:1]+".json")
+		if code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--shard", s, "--format", "json", "--output", p, "-q"); code != 0 {
+			t.Fatalf("shard %s exit %d: %s", s, code, errs)
+		}
+		parts = append(parts, p)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if code, _, errs := runCLI(t, append([]string{"merge", "--output", merged}, parts...)...); code != 0 {
+		t.Fatalf("merge exit %d: %s", code, errs)
+	}
+	m, _ := os.ReadFile(merged)
+	if diff := cmp.Diff(string(b), string(m)); diff != "" {
+		t.Errorf("merged shards differ from the whole audit (-whole +merged):\n%s", diff)
+	}
+}

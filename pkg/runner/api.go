@@ -221,6 +221,9 @@ type session struct {
 	cfg      *Config
 	findings []report.Finding
 	hooks    []*Hook
+	// servers are the MCP and LSP servers of the plugins discovered
+	// (Discovery.Servers), named by serverFindings.
+	servers  []*Server
 	shardI   int
 	shardN   int
 	settings *runSettings
@@ -536,6 +539,7 @@ func (s *session) discover(paths []string) error {
 		}
 	}
 	seenRoot := map[string]bool{}
+	seenServer := map[string]bool{}
 	for _, root := range tree {
 		if seenRoot[root] {
 			continue
@@ -557,6 +561,14 @@ func (s *session) discover(paths []string) error {
 			saidAt[placeOf(f)] = true
 			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) || slices.ContainsFunc(d.About[i], s.inPart) {
 				addFinding(f)
+			}
+		}
+		for _, sv := range d.Servers {
+			// Kept as a hook is: declared under the PATHs, or a server
+			// of a plugin there.
+			if k := sv.key(); !seenServer[k] && (s.inPart(sv.Location.File) || s.inPart(sv.PluginRoot)) {
+				seenServer[k] = true
+				s.servers = append(s.servers, sv)
 			}
 		}
 	}
@@ -582,6 +594,12 @@ func (s *session) discover(paths []string) error {
 				addFinding(f)
 			}
 		}
+		for _, sv := range d.Servers {
+			if k := sv.key(); !seenServer[k] && !slices.ContainsFunc(s.servers, func(o *Server) bool { return o.Location == sv.Location }) {
+				seenServer[k] = true
+				s.servers = append(s.servers, sv)
+			}
+		}
 		if found == 0 && len(d.Hooks) == 0 {
 			s.empty = append(s.empty, s.part[i])
 		}
@@ -592,24 +610,35 @@ func (s *session) discover(paths []string) error {
 	sort.SliceStable(s.hooks, func(i, j int) bool { return s.hooks[i].ID < s.hooks[j].ID })
 	for _, h := range s.hooks {
 		h.Trusted = trusted(h.PluginRoot, s.cfg.Trusted, s.cfg.Untrusted)
-		if ids := s.installs[h.PluginRoot]; h.InPlugin && len(ids) > 0 {
-			// Several: any one is an ID Claude Code gives it, where
-			// the name alone is one it never does; a skills-directory
-			// plugin's first, which a session loads with no install.
-			h.InstalledAs = slices.MinFunc(ids, func(a, b string) int {
-				if sa, sb := isSkillsDirID(a), isSkillsDirID(b); sa != sb {
-					if sa {
-						return -1
-					}
-					return 1
-				}
-				return strings.Compare(a, b)
-			})
+		if h.InPlugin {
+			h.InstalledAs = s.installedAs(h.PluginRoot)
 		}
 	}
 	s.applySettings()
+	s.serverFindings()
 	s.outsidePlugins()
 	return nil
+}
+
+// installedAs is the ID Claude Code installs the plugin directory root
+// (relative to the tree) under (Hook.InstalledAs), "" where no
+// marketplace of the tree's lists it. Of several, any one is an ID Claude
+// Code gives it, where the name alone is one it never does; a
+// skills-directory plugin's first, which a session loads with no install.
+func (s *session) installedAs(root string) string {
+	ids := s.installs[root]
+	if len(ids) == 0 {
+		return ""
+	}
+	return slices.MinFunc(ids, func(a, b string) int {
+		if sa, sb := isSkillsDirID(a), isSkillsDirID(b); sa != sb {
+			if sa {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // namedRoots returns the plugin directories the policy names
@@ -648,6 +677,7 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		}
 		all.Hooks = append(all.Hooks, d.Hooks...)
 		all.Findings = append(all.Findings, d.Findings...)
+		all.Servers = append(all.Servers, d.Servers...)
 		all.Plugins = append(all.Plugins, d.Plugins...)
 		all.Projects = append(all.Projects, d.Projects...)
 		for name, dirs := range d.MarketDirs {

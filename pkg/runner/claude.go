@@ -112,6 +112,17 @@ func (c *claudeDisc) alsoNamed() {
 			}
 		}
 	}
+	for rel, idx := range c.ownServers {
+		for _, i := range idx {
+			sv := c.out.Servers[i]
+			for _, n := range c.names[rel] {
+				if n != sv.Plugin && !slices.Contains(sv.AlsoNamed, n) {
+					sv.AlsoNamed = append(sv.AlsoNamed, n)
+				}
+			}
+			sort.Strings(sv.AlsoNamed)
+		}
+	}
 }
 
 // remoteVendored makes an error of a marketplace entry whose source is
@@ -290,6 +301,9 @@ type claudeDisc struct {
 	// out.Hooks of its own declarations' hooks (alsoNamed).
 	names    map[string][]string
 	ownHooks map[string][]int
+	// ownServers holds, by plugin root, the indexes in out.Servers of
+	// the servers of its own declarations (alsoNamed).
+	ownServers map[string][]int
 }
 
 // localEntry is a marketplace entry with a local source: the directory
@@ -681,6 +695,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		}
 		c.pluginComponents(ctx, manifest, manifestRel)
 		c.monitors(ctx, manifest, manifestRel)
+		c.servers(ctx, manifest, manifestRel)
 		for i := first; i < len(c.out.Hooks); i++ {
 			c.ownHooks[rel] = append(c.ownHooks[rel], i)
 		}
@@ -694,6 +709,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		}
 		c.componentPaths(ectx, entry, entryFile, fmt.Sprintf("plugins[%s].", nameHint))
 		c.entryMonitors(ectx, entry, entryFile)
+		c.entryServers(ectx, entry, entryFile)
 		// The entry's own declarations are installed under its name
 		// alone, whatever name the manifest gives the directory.
 		for _, h := range c.out.Hooks[first:] {
@@ -793,7 +809,7 @@ func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
 		return rel, nil, ""
 	}
 	// The fields discovery reads; componentKinds' too.
-	c.repeatedKeys(rel, n, "", "name", "hooks", claudeSkills, claudeAgents, claudeCommands)
+	c.repeatedKeys(rel, n, "", "name", "hooks", claudeSkills, claudeAgents, claudeCommands, mcpKind.field, lspKind.field)
 	m, ok := n.member("name")
 	switch {
 	case !ok:
@@ -1435,7 +1451,7 @@ func (c *claudeDisc) marketplace(root string) {
 			c.find(RuleWrongType, report.SeverityError, c.loc(rel, e.Pos), "plugins[%d]: want an object, found %s", i, e.Kind)
 			continue
 		}
-		c.repeatedKeys(rel, e, fmt.Sprintf("plugins[%d]", i), "name", "source", "hooks", claudeSkills, claudeAgents, claudeCommands)
+		c.repeatedKeys(rel, e, fmt.Sprintf("plugins[%d]", i), "name", "source", "hooks", claudeSkills, claudeAgents, claudeCommands, mcpKind.field, lspKind.field)
 		name := ""
 		if nm := e.get("name"); nm != nil && nm.Kind == jsonString {
 			name = nm.Str

@@ -266,6 +266,9 @@ type Discovery struct {
 	// MarketDirs holds, by marketplace name, the directories (relative
 	// to the tree) of the marketplaces of that name discovery read.
 	MarketDirs map[string][]string
+	// Servers are the MCP and LSP servers plugins declare (servers.go),
+	// named in findings once the session knows its settings.
+	Servers []*Server
 }
 
 // decl is h's ID without what tells the context that read the handler

