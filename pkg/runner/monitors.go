@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/vigiles/action/pkg/report"
@@ -40,15 +41,19 @@ func shownCut(s string, n int) string { return cutBytes(shownName(s), n) }
 // (plugins-reference.md, "Monitors"). vigiles does not run monitors: each
 // is a warning that names it, so that an audit is never silent about
 // code a plugin runs.
+//
+// Each is named once the session knows the plugin's settings
+// (serverFindings), as its MCP and LSP servers are: a notice where they
+// turn the plugin off.
 func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) {
 	field := monitorsField(manifest)
 	if field == nil {
 		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.exists(p) {
-			c.monitorsFile(ctx, p)
+			c.addServers(ctx, c.monitorsFile(p), true)
 		}
 		return
 	}
-	c.monitorsIn(ctx, field, manifestRel)
+	c.addServers(ctx, c.monitorsIn(ctx, field, manifestRel), true)
 }
 
 // entryMonitors names the monitors a marketplace entry declares (an
@@ -56,7 +61,7 @@ func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) 
 // none, the plugin's own were named already.
 func (c *claudeDisc) entryMonitors(ctx hookCtx, entry *jnode, entryFile string) {
 	if field := monitorsField(entry); field != nil {
-		c.monitorsIn(ctx, field, entryFile)
+		c.addServers(ctx, c.monitorsIn(ctx, field, entryFile), false)
 	}
 }
 
@@ -73,9 +78,9 @@ func monitorsField(manifest *jnode) *jnode {
 	return field
 }
 
-// monitorsIn names the monitors of a monitors field in manifestRel:
+// monitorsIn reads the monitors of a monitors field in manifestRel:
 // entries, or a path to a file of them.
-func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) {
+func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) []*Server {
 	switch {
 	case field.Kind == jsonString:
 		p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
@@ -84,25 +89,28 @@ func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) {
 		} else if err != nil {
 			c.find(RuleMissingFile, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %q not found (resolved against the plugin root)", field.Str)
 		} else {
-			c.monitorsFile(ctx, p)
+			return c.monitorsFile(p)
 		}
 	default:
-		c.monitorEntries(ctx, manifestRel, field)
+		return c.monitorEntries(manifestRel, field)
 	}
+	return nil
 }
 
-func (c *claudeDisc) monitorsFile(ctx hookCtx, abs string) {
+func (c *claudeDisc) monitorsFile(abs string) []*Server {
 	if rel, n := c.readJSON(abs); n != nil {
-		c.monitorEntries(ctx, rel, n)
+		return c.monitorEntries(rel, n)
 	}
+	return nil
 }
 
 // monitorEntries reads an array of monitor entries in file.
-func (c *claudeDisc) monitorEntries(ctx hookCtx, file string, n *jnode) {
+func (c *claudeDisc) monitorEntries(file string, n *jnode) []*Server {
 	if n.Kind != jsonArray {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "monitors: want an array of monitor entries, found %s", n.Kind)
-		return
+		return nil
 	}
+	var got []*Server
 	for _, e := range n.Elems {
 		cmd := e.get("command")
 		if e.Kind != jsonObject || cmd == nil || cmd.Kind != jsonString {
@@ -116,8 +124,13 @@ func (c *claudeDisc) monitorEntries(ctx hookCtx, file string, n *jnode) {
 		if v := e.get("when"); v != nil && v.Kind == jsonString {
 			when = v.Str
 		}
-		c.find(RuleMonitor, report.SeverityWarning, c.loc(file, e.Pos),
-			"plugin %s declares the background monitor %s (when: %s), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
-			shownCut(ctx.plugin, maxMonitorName), shownCut(name, maxMonitorName), shownCut(when, maxMonitorWhen), shownName(clip(cmd.Str, maxMonitorCommand)))
+		got = append(got, &Server{Kind: ServerMonitor, Type: "monitor", Name: name, When: when, Command: cmd.Str, Location: c.loc(file, e.Pos)})
 	}
+	return got
+}
+
+// monitorMessage is the finding's text for the monitor s.
+func (s *Server) monitorMessage() string {
+	return fmt.Sprintf("plugin %s declares the background monitor %s (when: %s), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+		shownCut(s.Plugin, maxMonitorName), shownCut(s.Name, maxMonitorName), shownCut(s.When, maxMonitorWhen), shownName(clip(s.Command, maxMonitorCommand)))
 }

@@ -27,10 +27,12 @@ const (
 	claudeLSPJSON = ".lsp.json"
 )
 
-// Server kinds (Server.Kind).
+// Server kinds (Server.Kind): a plugin's background monitor is one too,
+// named the same way (monitors.go).
 const (
-	ServerMCP = "mcp"
-	ServerLSP = "lsp"
+	ServerMCP     = "mcp"
+	ServerLSP     = "lsp"
+	ServerMonitor = "monitor"
 )
 
 // maxServerLine bounds the command line or URL a server finding quotes;
@@ -48,7 +50,7 @@ const (
 // sandbox, and vigiles names it in a finding once the session knows the
 // plugin's settings and install ID (serverFindings).
 type Server struct {
-	// Kind is ServerMCP or ServerLSP.
+	// Kind is ServerMCP, ServerLSP or ServerMonitor.
 	Kind string
 	// Name is the server's key in its declaration.
 	Name string
@@ -79,6 +81,8 @@ type Server struct {
 	Bundle string
 	// Extensions are the file extensions an LSP server is started for.
 	Extensions []string
+	// When is a monitor's "when" ("always" where it has none).
+	When string
 	// options are the plugin's userConfig values (pluginOptions).
 	options map[string]string
 }
@@ -425,6 +429,9 @@ func shownList(names []string) string {
 // message is the finding's text for s, whose plugin's data directory is
 // dataDir (under HOME).
 func (s *Server) message(dataDir string) string {
+	if s.Kind == ServerMonitor {
+		return s.monitorMessage()
+	}
 	plugin, name := shownCut(s.Plugin, maxMonitorName), shownCut(s.Name, maxMonitorName)
 	if s.Type == "bundle" {
 		return fmt.Sprintf("plugin %s declares MCP servers in the MCP bundle %s, which Claude Code unpacks and whose servers it starts with every session, unsandboxed; vigiles does not read bundles or run MCP servers, so nothing of what they do is recorded: review it by hand",
@@ -468,8 +475,11 @@ func (s *Server) message(dataDir string) string {
 
 // rule is the finding's rule for s.
 func (s *Server) rule() string {
-	if s.Kind == ServerLSP {
+	switch s.Kind {
+	case ServerLSP:
 		return RuleLSPServer
+	case ServerMonitor:
+		return RuleMonitor
 	}
 	return RuleMCPServer
 }
@@ -480,7 +490,7 @@ func (s *Server) key() string {
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", s.Kind, s.Location.File, s.Location.Line, s.Location.Column, s.PluginRoot)
 }
 
-// serverFindings names each server discovery found: a warning, or a
+// serverFindings names each server (and monitor) discovery found: a warning, or a
 // notice where the settings of a session at the tree's root turn its
 // plugin off (and no package's turn it on), as they turn its hooks off.
 func (s *session) serverFindings() {

@@ -3,15 +3,17 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
 // serverLines are the discovery/mcp-server and discovery/lsp-server
-// findings of an audit of the tree files, and its wrong-type errors, as
+// findings of an audit of the tree files, its wrong-type, missing-file and
+// outside-work-tree errors, and its findings of the rules given, as
 // "severity rule file:line:col message".
-func serverLines(t *testing.T, files map[string]string) []string {
+func serverLines(t *testing.T, files map[string]string, rules ...string) []string {
 	t.Helper()
 	dir := makeTree(t, files)
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
@@ -23,6 +25,10 @@ func serverLines(t *testing.T, files map[string]string) []string {
 		switch f.Rule {
 		case RuleMCPServer, RuleLSPServer, RuleWrongType, RuleMissingFile, RuleOutsideTree:
 			got = append(got, findingLine(f)+" "+f.Message)
+		default:
+			if slices.Contains(rules, f.Rule) {
+				got = append(got, findingLine(f)+" "+f.Message)
+			}
 		}
 	}
 	return got
@@ -232,4 +238,22 @@ func TestServersFieldGivenTwice(t *testing.T) {
 	if all := strings.Join(got, "\n"); strings.Contains(all, "shown;") || strings.Contains(all, "first;") {
 		t.Errorf("a declaration Claude Code does not read was named:\n%s", all)
 	}
+}
+
+// TestMonitorsOfAPluginTurnedOff: Claude Code starts no monitor of a
+// plugin the project's settings turn off, as it starts none of its
+// servers: the monitor is named in a notice that says so (it was a
+// warning, as for a plugin that is on).
+func TestMonitorsOfAPluginTurnedOff(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b", "experimental": {"monitors": [{"name": "m2", "command": "tail -F y", "description": "d"}]}}]}`,
+		".claude/settings.json":           `{"enabledPlugins": {"a@mk": false, "b@mk": false}}`,
+		"a/hooks/hooks.json":              serverStopHook,
+		"a/monitors/monitors.json":        `[{"name": "tail", "command": "tail -F x", "description": "d"}]`,
+		"b/hooks/hooks.json":              serverStopHook,
+	}, RuleMonitor)
+	lacks(t, got,
+		`notice discovery/monitor a/monitors/monitors.json:1:2 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin a declares the background monitor tail (when: always)`,
+		`notice discovery/monitor .claude-plugin/marketplace.json:1:121 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin b declares the background monitor m2 (when: always)`,
+	)
 }
