@@ -186,11 +186,14 @@ func (c *claudeDisc) serversPath(ctx hookCtx, k serverKind, field *jnode, file s
 		return mergeServer(got, &Server{Kind: k.kind, Name: field.Str, Type: "bundle", Bundle: field.Str, Location: c.loc(file, field.Pos)})
 	}
 	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
-	if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s file %s is outside the repository; vigiles does not read it", k.field, shownCut(field.Str, maxMonitorName))
 		return got
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, field.Pos), "%s file %s not found (resolved against the plugin root)", k.field, shownCut(field.Str, maxMonitorName))
+		return got
+	} else if fi.IsDir() {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, field.Pos), "%s: %s names a directory; want a path to a JSON file of servers", k.field, shownCut(field.Str, maxMonitorName))
 		return got
 	}
 	return c.serversFile(ctx, k, p, got)

@@ -105,7 +105,7 @@ func TestLSPServersAreNamed(t *testing.T) {
 func TestMalformedServersAreErrors(t *testing.T) {
 	got := serverLines(t, map[string]string{
 		"a/hooks/hooks.json":           serverStopHook,
-		"a/.claude-plugin/plugin.json": `{"name": "a", "mcpServers": ["./missing.json", "../../../etc/x.json", 7]}`,
+		"a/.claude-plugin/plugin.json": `{"name": "a", "mcpServers": ["./missing.json", "../../../etc/x.json", 7, "./"]}`,
 		"a/.mcp.json":                  `{"noCmd": {"args": []}, "badArgs": {"command": "x", "args": "y"}, "badType": {"type": "carrier-pigeon", "url": "u"}, "noURL": {"type": "http"}, "ok": {"command": "ok-server"}}`,
 		"a/.lsp.json":                  `{"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}, "bad": {"command": "x"}}`,
 	})
@@ -119,6 +119,7 @@ func TestMalformedServersAreErrors(t *testing.T) {
 		`error discovery/missing-file a/.claude-plugin/plugin.json:1:30 mcpServers file ./missing.json not found`,
 		`error discovery/outside-work-tree a/.claude-plugin/plugin.json:1:48 mcpServers file ../../../etc/x.json is outside the repository`,
 		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:71 mcpServers: want a path to a JSON file of servers, or an object of servers, found a number`,
+		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:74 mcpServers: ./ names a directory; want a path to a JSON file of servers`,
 	)
 	for _, l := range got {
 		if strings.Contains(l, "declares the LSP server go") || strings.Contains(l, "noCmd,") || strings.Contains(l, "server badArgs,") {
@@ -256,4 +257,51 @@ func TestMonitorsOfAPluginTurnedOff(t *testing.T) {
 		`notice discovery/monitor a/monitors/monitors.json:1:2 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin a declares the background monitor tail (when: always)`,
 		`notice discovery/monitor .claude-plugin/marketplace.json:1:121 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin b declares the background monitor m2 (when: always)`,
 	)
+}
+
+// FuzzServersFile feeds arbitrary bytes to the reading of a file of MCP
+// and LSP servers and of a manifest's servers field: it must never panic,
+// every server and finding must say where, and a server's message must
+// stay one line of bounded length whatever the plugin chose.
+func FuzzServersFile(f *testing.F) {
+	for _, s := range []string{
+		`{"db": {"command": "${CLAUDE_PLUGIN_ROOT}/db", "args": ["a b"], "env": {"K": "${K:-x}"}}}`,
+		`{"mcpServers": {"api": {"type": "http", "url": "https://x.test", "headers": {"A": "${T}"}, "headersHelper": "h"}}}`,
+		`{"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}, "x": 1}`,
+		`{"mcpServers": "./a.mcpb"}`, `{"mcpServers": 0}`, `["./x.json", {"s": {"command": "\u0000"}}, 7]`,
+		`{"a\nb": {"command": "\u001b]0;t\u0007::error::x", "args": [1]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := parseJSON(data)
+		if err != nil {
+			return
+		}
+		c := newClaudeDisc(dir)
+		ctx := hookCtx{plugin: "fuzz", pluginRoot: dir, isPlugin: true, options: map[string]string{"k": "v"}}
+		var got []*Server
+		for _, k := range []serverKind{mcpKind, lspKind} {
+			if n.Kind == jsonObject {
+				got = append(got, c.serverEntries(ctx, k, n, "x.json", k.kind == ServerLSP, nil)...)
+			}
+			got = append(got, c.serversIn(ctx, k, n, "x.json", nil)...)
+		}
+		for _, s := range got {
+			s.Plugin, s.PluginRoot = "fuzz", "plugins/fuzz"
+			msg := s.message("~/.claude/plugins/data/fuzz")
+			if s.Location.File != "x.json" || s.Location.Line < 1 || msg == "" {
+				t.Fatalf("server without a location or a message: %+v", s)
+			}
+			if strings.ContainsFunc(msg, breaksLine) || len(msg) > 4096 {
+				t.Fatalf("message of %d bytes, or one that breaks a line: %q", len(msg), msg)
+			}
+		}
+		for _, fd := range c.out.Findings {
+			if fd.Location.File == "" || fd.Location.Line < 1 || fd.Message == "" || fd.Rule == "" {
+				t.Fatalf("finding without a location: %+v", fd)
+			}
+		}
+	})
 }
