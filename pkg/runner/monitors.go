@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -84,10 +85,14 @@ func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) [
 	switch {
 	case field.Kind == jsonString:
 		p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
-		if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
-			c.find(RuleOutsideTree, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %q is outside the repository; vigiles does not read it", field.Str)
+		// The path is the plugin's to choose: quoted and cut, as its
+		// names are.
+		if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+			c.find(RuleOutsideTree, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %s is outside the repository; vigiles does not read it", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
 		} else if err != nil {
-			c.find(RuleMissingFile, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %q not found (resolved against the plugin root)", field.Str)
+			c.find(RuleMissingFile, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %s not found (resolved against the plugin root)", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
+		} else if fi.IsDir() {
+			c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors: %s names a directory; want a path to a JSON file of monitor entries", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
 		} else {
 			return c.monitorsFile(p)
 		}

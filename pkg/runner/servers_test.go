@@ -305,3 +305,25 @@ func FuzzServersFile(f *testing.F) {
 		}
 	})
 }
+
+// TestMonitorsPathAtTheField: a monitors path that names a directory is
+// an error at the manifest's field (it was a finding about the directory,
+// with no line), and a path of any length is cut in the message.
+func TestMonitorsPathAtTheField(t *testing.T) {
+	long := strings.Repeat("x", 100000)
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.claude-plugin/plugin.json": `{"name": "a", "experimental": {"monitors": "./"}}`,
+		"b/hooks/hooks.json":           serverStopHook,
+		"b/.claude-plugin/plugin.json": `{"name": "b", "experimental": {"monitors": "./` + long + `"}}`,
+	})
+	lacks(t, got,
+		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:44 monitors: "./" names a directory; want a path to a JSON file of monitor entries`,
+		`error discovery/missing-file b/.claude-plugin/plugin.json:1:44 monitors file "./xxx`,
+	)
+	for _, l := range got {
+		if len(l) > 1000 {
+			t.Errorf("a finding of %d bytes quotes the plugin's path whole: %.200s", len(l), l)
+		}
+	}
+}
