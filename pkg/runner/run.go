@@ -656,6 +656,13 @@ func sortedWrites(ws []evidence.Write) []evidence.Write {
 	return out
 }
 
+// sortedEgress copies and sorts egress entries, keeping nil as nil: by
+// destination, then by every other field the record keeps entries apart
+// by (its address, whether the wall let it through, a proxy request's
+// method and path), so that the order is the same whatever order the
+// hook tried them in. The record lists them by first attempt, and a hook
+// that asks one host for /a and /b in either order, or a name's two
+// addresses, would otherwise have its report differ from run to run.
 func sortedEgress(es []evidence.Egress) []evidence.Egress {
 	if es == nil {
 		return nil
@@ -663,16 +670,29 @@ func sortedEgress(es []evidence.Egress) []evidence.Egress {
 	out := append([]evidence.Egress{}, es...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if egressHost(a) != egressHost(b) {
+		switch {
+		case egressHost(a) != egressHost(b):
 			return egressHost(a) < egressHost(b)
-		}
-		if a.Port != b.Port {
+		case a.Port != b.Port:
 			return a.Port < b.Port
-		}
-		if a.Via != b.Via {
+		case a.Via != b.Via:
 			return a.Via < b.Via
+		case a.Proto != b.Proto:
+			return a.Proto < b.Proto
+		case a.Host != b.Host:
+			return a.Host < b.Host
+		case a.IP != b.IP:
+			return a.IP < b.IP
+		case a.Allowed != b.Allowed:
+			return !a.Allowed
+		case a.Detail != b.Detail:
+			return a.Detail < b.Detail
+		case a.Attempts != b.Attempts:
+			return a.Attempts < b.Attempts
+		case a.Packets != b.Packets:
+			return a.Packets < b.Packets
 		}
-		return a.Proto < b.Proto
+		return a.Bytes < b.Bytes
 	})
 	return out
 }
