@@ -1203,7 +1203,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			for _, h := range s.hooks {
 				handlers[h.ID] = true
 			}
-			d, f := compareRuns(b, done, decl, failed, allIDs, handlers, removedIn, sev)
+			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, failed, allIDs, handlers, removedIn, sev)
 			if s.shardI == 1 {
 				// A hook the baseline does not know that the audit did
 				// not run: nothing of it is recorded, so nothing of it
@@ -1263,7 +1263,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(rep, decl, unrun...)); err != nil {
+		// Kept without the checkout's path (treeForm), as compared.
+		portable := *rep
+		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, unrun...)); err != nil {
 			return rep, err
 		}
 	}

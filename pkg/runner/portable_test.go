@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestBaselineOfAnotherCheckout audits, confined, a tree whose hooks
+// write its absolute path (a link into it, CLAUDE_PLUGIN_ROOT expanded in
+// CLAUDE_ENV_FILE, a file beside the session's transcript, whose
+// directory Claude Code names after the tree, and a rewritten file_path),
+// accepts the audit, then audits the same tree checked out at another
+// path against that baseline: no drift, the same baseline written again,
+// and no path of either checkout in it.
+func TestBaselineOfAnotherCheckout(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {
+ "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/start.sh\""}]}],
+ "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/write.sh\""}]}]}}`,
+		"plugins/p/start.sh": `ln -s "$CLAUDE_PROJECT_DIR/data" link-in-tree
+echo "export PATH=\"$CLAUDE_PLUGIN_ROOT/bin:\$PATH\"" >> "$CLAUDE_ENV_FILE"
+tp=$(sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p')
+mkdir -p "${tp%/*}/memory" && echo note > "${tp%/*}/memory/MEMORY.md"
+`,
+		"plugins/p/write.sh": `cat >/dev/null
+printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"file_path":"%s/notes.md"}}}' "$CLAUDE_PROJECT_DIR"
+`,
+		"data/": "",
+	}
+	ctx := context.Background()
+	const base = ".vigiles/baseline.json"
+	first, second := makeTree(t, files), makeTree(t, files)
+	rep, err := Audit(ctx, Options{Dir: first, Baseline: base, UpdateBaseline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hooks did write the checkout's path, or this proves nothing.
+	said := map[string]bool{}
+	for _, r := range rep.Runs {
+		for _, w := range r.Writes {
+			said["link"] = said["link"] || w.Target == filepath.Join(first, "data")
+			said["transcripts"] = said["transcripts"] || strings.HasPrefix(w.Path, "~"+strings.TrimPrefix(transcriptDir(first), "/root")+"/memory/")
+		}
+		said["env"] = said["env"] || r.EnvFile != nil && strings.Contains(r.EnvFile.Text(), first+"/plugins/p/bin")
+		said["decides"] = said["decides"] || strings.Contains(r.Decides, first+"/notes.md")
+	}
+	for _, what := range []string{"link", "transcripts", "env", "decides"} {
+		if !said[what] {
+			t.Fatalf("no run wrote the tree's path in its %s: %+v", what, rep.Runs)
+		}
+	}
+	accepted, err := os.ReadFile(filepath.Join(first, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{first, strings.TrimPrefix(transcriptDir(first), "/root/.claude/projects/")} {
+		if strings.Contains(string(accepted), p) {
+			t.Errorf("the baseline holds %s, which is where this checkout is:\n%s", p, accepted)
+		}
+	}
+
+	if err := os.MkdirAll(filepath.Join(second, ".vigiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(second, base), accepted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(ctx, Options{Dir: second, Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (The runner's tests have no egress layer: baseline/not-recorded
+	// says so for every run, and is no drift.)
+	if len(rep.Drift) != 0 {
+		t.Errorf("another checkout of the same tree drifts: %+v", rep.Drift)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError && f.Rule != RuleBaselineUnproven {
+			t.Errorf("another checkout of the same tree: %+v", f)
+		}
+	}
+	if _, err := Audit(ctx, Options{Dir: second, Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(second, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(accepted) {
+		t.Errorf("the baseline written in another checkout differs:\n%s\n---\n%s", accepted, again)
+	}
+}
+
+func TestTreeFormText(t *testing.T) {
+	f := newTreeForm("/tmp/w/repo")
+	for in, want := range map[string]string{
+		"/tmp/w/repo":                                             "<work tree>",
+		"/tmp/w/repo/bin:/usr/bin":                                "<work tree>/bin:/usr/bin",
+		`PATH="/tmp/w/repo/x:$PATH"`:                              `PATH="<work tree>/x:$PATH"`,
+		"file:///tmp/w/repo/a b=/tmp/w/repo":                      "file://<work tree>/a b=<work tree>",
+		"/tmp/w/repo2/x /tmp/w/repo.bak":                          "/tmp/w/repo2/x /tmp/w/repo.bak",
+		"/tmp/w/repo-old /a/tmp/w/repo":                           "/tmp/w/repo-old /a/tmp/w/repo",
+		"/root/.claude/projects/-tmp-w-repo":                      "/root/.claude/projects/<work tree>",
+		"/root/.claude/projects/-tmp-w-repo-packages-app/s.jsonl": "/root/.claude/projects/<work tree>-packages-app/s.jsonl",
+		"/root/.claude/projects/-tmp-w-repo2/s.jsonl":             "/root/.claude/projects/-tmp-w-repo2/s.jsonl",
+	} {
+		if got := f.text(in); got != want {
+			t.Errorf("text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"~/.claude/projects/-tmp-w-repo/memory/MEMORY.md": "~/.claude/projects/<work tree>/memory/MEMORY.md",
+		"~/.claude/projects/-tmp-w-repo-pkg/x":            "~/.claude/projects/<work tree>-pkg/x",
+		"~/.claude/projects/-tmp-w-repo2/x":               "~/.claude/projects/-tmp-w-repo2/x",
+		"tmp/w/repo/x":                                    "tmp/w/repo/x",
+	} {
+		if got := f.path(in); got != want {
+			t.Errorf("path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
