@@ -975,9 +975,11 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					Evidence: egressEvidence(lumpedOf(r.Egress))})
 			}
 			known := setOf(old.Hosts)
-			for _, h := range namedHosts(r.Egress) {
+			now := namedHosts(r.Egress)
+			for _, h := range now {
 				if !known[h] {
-					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h)), sev)
+					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h),
+						notAgain(old.Hosts, now, func(string) bool { return true }, "", "try")), sev)
 				}
 			}
 		}
@@ -1024,7 +1026,8 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			known, wasDeleted := setOf(old.Writes), setOf(old.Deleted)
 			nowDeleted := setOf(deletedOf(r))
 			nowLinks := linksOf(r)
-			for _, w := range writesOf(r) {
+			nowWrites := writesOf(r)
+			for _, w := range nowWrites {
 				switch {
 				case !known[w]:
 					verb := "writes"
@@ -1035,7 +1038,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					if t := nowLinks[w]; t != "" {
 						link = ", a symbolic link to " + shownName(t) + ","
 					}
-					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ",")), sev)
+					dir := path.Dir(w)
+					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
+						notAgain(old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, " in that directory", "write")), sev)
 					continue
 				case old.Deleted == nil:
 					// Accepted by path: whether it was deleted is not
@@ -1118,6 +1123,32 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 	}
 	return drift, finds
 }
+
+// notAgain names, for a host or path drift, what the baseline lists
+// (accepted) where near (a path in the same directory; any host) that
+// this run did not reach or write (now, sorted): a name the hook draws
+// anew each run (a mktemp name in the tree or HOME, a random mirror)
+// reads as the change it is, one name for another, not as a new path
+// alone. "" where there is none.
+func notAgain(accepted, now []string, near func(string) bool, where, verb string) string {
+	var gone []string
+	for _, a := range accepted {
+		if _, found := slices.BinarySearch(now, a); !found && near(a) {
+			gone = append(gone, a)
+		}
+	}
+	if len(gone) == 0 {
+		return ""
+	}
+	slices.Sort(gone) // as a baseline file holds them, whoever edited it
+	for i, g := range gone {
+		gone[i] = shownName(g)
+	}
+	return fmt.Sprintf("; the baseline lists %s%s, which this run did not %s", strings.Join(firstN(gone, maxNotAgain), ", "), where, verb)
+}
+
+// maxNotAgain bounds the names notAgain gives.
+const maxNotAgain = 3
 
 // handlerOf returns the handler among handlers that run id is of (id
 // itself, or ID of ID@…), or "".

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,5 +53,54 @@ func TestEgressOrderIsTheHooksNotTheRecords(t *testing.T) {
 		if diff := cmp.Diff(want, audit(order)); diff != "" {
 			t.Errorf("the same attempts in another order make another report (-first +then):\n%s", diff)
 		}
+	}
+}
+
+// TestDriftSaysWhatANewNameReplaced audits a hook that draws a file's name
+// and a mirror anew each run, against the baseline of its last run: the
+// drift says which name of the baseline's this run did not write or try,
+// beside the new one, so that a reviewer reads one name for another.
+func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
+	dir := auditRepo(t, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+	n := 0
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		if !strings.Contains(spec.Command[len(spec.Command)-1], "true") || strings.Contains(spec.Command[len(spec.Command)-1], ":") {
+			return fakeHooks().F(spec, nil)
+		}
+		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 5, Writes: []evidence.Write{
+			{Path: "cache/keep", Op: evidence.OpModify, Kind: "file"},
+			{Path: fmt.Sprintf("cache/tmp.%d", n), Op: evidence.OpCreate, Kind: "file"},
+			{Path: fmt.Sprintf("other/%d", n), Op: evidence.OpCreate, Kind: "file"},
+		}, Egress: []evidence.Egress{
+			{Host: fmt.Sprintf("mirror%d.example.test", n), Via: evidence.ViaDNS, Proto: "dns", Attempts: 1},
+			{Host: "api.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 1},
+		}}
+		return res, nil
+	}}
+	ctx := context.Background()
+	const base = ".vigiles/baseline.json"
+	n = 1
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err != nil {
+		t.Fatal(err)
+	}
+	n = 2
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleDriftPrefix+DriftWrite || f.Rule == RuleDriftPrefix+DriftHost {
+			got = append(got, f.Message)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"a Stop now tries to reach mirror2.example.test, which the baseline does not list; the baseline lists mirror1.example.test, which this run did not try",
+		"a Stop now writes cache/tmp.2, which the baseline does not list; the baseline lists cache/tmp.1 in that directory, which this run did not write",
+		"a Stop now writes other/2, which the baseline does not list; the baseline lists other/1 in that directory, which this run did not write",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("drift messages (-want +got):\n%s", diff)
 	}
 }
