@@ -979,7 +979,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			for _, h := range now {
 				if !known[h] {
 					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h),
-						notAgain(old.Hosts, now, func(string) bool { return true }, "", "try")), sev)
+						notAgain(old.Hosts, now, func(string) bool { return true }, "", "try")+lingerNote(r, old, ok)), sev)
 				}
 			}
 		}
@@ -1040,7 +1040,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					}
 					dir := path.Dir(w)
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
-						notAgain(old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, " in that directory", "write")), sev)
+						notAgain(old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, " in that directory", "write")+lingerNote(r, old, ok)), sev)
 					continue
 				case old.Deleted == nil:
 					// Accepted by path: whether it was deleted is not
@@ -1145,6 +1145,19 @@ func notAgain(accepted, now []string, near func(string) bool, where, verb string
 		gone[i] = shownName(g)
 	}
 	return fmt.Sprintf("; the baseline lists %s%s, which this run did not %s", strings.Join(firstN(gone, maxNotAgain), ", "), where, verb)
+}
+
+// lingerNote is what a host or path drift adds where the baseline's run
+// (known: the baseline has one) left processes running that were ended
+// after the linger period, and this run's did not: those processes
+// finished this time, and what they did was never in the baseline. A
+// process that races its hook's exit (at linger 0s) is ended one audit
+// and finishes the next. "" otherwise.
+func lingerNote(r report.HookRun, old BaselineRun, known bool) string {
+	if !known || !old.Lingered || len(r.Lingered) > 0 {
+		return ""
+	}
+	return "; the baseline's run left processes running that were ended after the linger period, and this run's finished, so what they did was not recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
 }
 
 // maxNotAgain bounds the names notAgain gives.

@@ -104,3 +104,50 @@ func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
 		t.Errorf("drift messages (-want +got):\n%s", diff)
 	}
 }
+
+// TestDriftSaysTheBaselinesRunWasEndedAfterTheLinger audits a hook whose
+// background process raced its exit: the baseline's run had it ended
+// after the linger period (lingered, accepted), this run's finished and
+// wrote and tried what it does. The drift says so, and what to change.
+func TestDriftSaysTheBaselinesRunWasEndedAfterTheLinger(t *testing.T) {
+	dir := auditRepo(t, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
+	finished := false
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		if strings.Contains(spec.Command[len(spec.Command)-1], ":") {
+			return fakeHooks().F(spec, nil)
+		}
+		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 5, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+		if finished {
+			res.Writes = append(res.Writes, evidence.Write{Path: "late.log", Op: evidence.OpCreate, Kind: "file"})
+			res.Egress = append(res.Egress, evidence.Egress{Host: "late.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 1})
+		} else {
+			res.Lingered = []string{"7 sh -c sleep 0.01; echo > late.log"}
+		}
+		return res, nil
+	}}
+	ctx := context.Background()
+	const base = ".vigiles/baseline.json"
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err != nil {
+		t.Fatal(err)
+	}
+	finished = true
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "; the baseline's run left processes running that were ended after the linger period, and this run's finished, so what they did was not recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleDriftPrefix+DriftWrite || f.Rule == RuleDriftPrefix+DriftHost {
+			got = append(got, f.Message)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"a Stop now tries to reach late.example.test, which the baseline does not list" + note,
+		"a Stop now writes late.log, which the baseline does not list" + note,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("drift messages (-want +got):\n%s", diff)
+	}
+}
