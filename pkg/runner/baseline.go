@@ -978,8 +978,10 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			now := namedHosts(r.Egress)
 			for _, h := range now {
 				if !known[h] {
+					said, ev := notAgain(h, old.Hosts, now, func(string) bool { return true }, "host", "", "try")
 					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h),
-						notAgain(old.Hosts, now, func(string) bool { return true }, "", "try")+lingerNote(r, old, ok)), sev)
+						said+lingerNote(r, old, ok)), sev)
+					finds[len(finds)-1].Evidence = ev
 				}
 			}
 		}
@@ -1039,8 +1041,10 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 						link = ", a symbolic link to " + shownName(t) + ","
 					}
 					dir := path.Dir(w)
+					said, ev := notAgain(w, old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, "path", " in that directory", "write")
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
-						notAgain(old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, " in that directory", "write")+lingerNote(r, old, ok)), sev)
+						said+lingerNote(r, old, ok)), sev)
+					finds[len(finds)-1].Evidence = ev
 					continue
 				case old.Deleted == nil:
 					// Accepted by path: whether it was deleted is not
@@ -1124,13 +1128,17 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 	return drift, finds
 }
 
-// notAgain names, for a host or path drift, what the baseline lists
-// (accepted) where near (a path in the same directory; any host) that
-// this run did not reach or write (now, sorted): a name the hook draws
-// anew each run (a mktemp name in the tree or HOME, a random mirror)
-// reads as the change it is, one name for another, not as a new path
-// alone. "" where there is none.
-func notAgain(accepted, now []string, near func(string) bool, where, verb string) string {
+// notAgain says, for the drift of a new host or path (added), what the
+// baseline lists (accepted) where near (a path in the same directory;
+// any host) that this run did not reach or write (now, sorted): a name
+// the hook draws anew each run (a mktemp name in the tree or HOME, a
+// random mirror) reads as the change it is, one name for another, not as
+// a new one alone. The message's part counts them; the evidence names
+// them, up to maxNotAgain, as "- " lines (the baseline) before the new
+// one's "+ " line (now), so that what code scanning tells findings apart
+// by, the message and the drift's own name, holds no name of another.
+// Both "" where there is none.
+func notAgain(added string, accepted, now []string, near func(string) bool, what, where, verb string) (said, evidence string) {
 	var gone []string
 	for _, a := range accepted {
 		if _, found := slices.BinarySearch(now, a); !found && near(a) {
@@ -1138,13 +1146,20 @@ func notAgain(accepted, now []string, near func(string) bool, where, verb string
 		}
 	}
 	if len(gone) == 0 {
-		return ""
+		return "", ""
 	}
 	slices.Sort(gone) // as a baseline file holds them, whoever edited it
-	for i, g := range gone {
-		gone[i] = shownName(g)
+	var b strings.Builder
+	b.WriteString("- the baseline, + now\n")
+	for _, g := range firstN(gone, maxNotAgain) {
+		b.WriteString("- " + shownName(g) + "\n")
 	}
-	return fmt.Sprintf("; the baseline lists %s%s, which this run did not %s", strings.Join(firstN(gone, maxNotAgain), ", "), where, verb)
+	b.WriteString("+ " + shownName(added) + "\n")
+	n := fmt.Sprintf("%d %ss", len(gone), what)
+	if len(gone) == 1 {
+		n = "1 " + what
+	}
+	return fmt.Sprintf("; the baseline lists %s%s that this run did not %s (named in the evidence)", n, where, verb), b.String()
 }
 
 // lingerNote is what a host or path drift adds where the baseline's run

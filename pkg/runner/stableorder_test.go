@@ -91,14 +91,17 @@ func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
 	var got []string
 	for _, f := range rep.Findings {
 		if f.Rule == RuleDriftPrefix+DriftWrite || f.Rule == RuleDriftPrefix+DriftHost {
-			got = append(got, f.Message)
+			got = append(got, f.Message+"\n"+f.Evidence)
 		}
 	}
 	slices.Sort(got)
 	want := []string{
-		"a Stop now tries to reach mirror2.example.test, which the baseline does not list; the baseline lists mirror1.example.test, which this run did not try",
-		"a Stop now writes cache/tmp.2, which the baseline does not list; the baseline lists cache/tmp.1 in that directory, which this run did not write",
-		"a Stop now writes other/2, which the baseline does not list; the baseline lists other/1 in that directory, which this run did not write",
+		"a Stop now tries to reach mirror2.example.test, which the baseline does not list; the baseline lists 1 host that this run did not try (named in the evidence)\n" +
+			"- the baseline, + now\n- mirror1.example.test\n+ mirror2.example.test\n",
+		"a Stop now writes cache/tmp.2, which the baseline does not list; the baseline lists 1 path in that directory that this run did not write (named in the evidence)\n" +
+			"- the baseline, + now\n- cache/tmp.1\n+ cache/tmp.2\n",
+		"a Stop now writes other/2, which the baseline does not list; the baseline lists 1 path in that directory that this run did not write (named in the evidence)\n" +
+			"- the baseline, + now\n- other/1\n+ other/2\n",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("drift messages (-want +got):\n%s", diff)
