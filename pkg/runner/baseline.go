@@ -980,7 +980,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				if !known[h] {
 					said, ev := notAgain(h, old.Hosts, now, func(string) bool { return true }, "host", "", "try")
 					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h),
-						said+lingerNote(r, old, ok)), sev)
+						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
 				}
 			}
@@ -1043,7 +1043,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					dir := path.Dir(w)
 					said, ev := notAgain(w, old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, "path", " in that directory", "write")
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
-						said+lingerNote(r, old, ok)), sev)
+						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
 					continue
 				case old.Deleted == nil:
@@ -1164,15 +1164,14 @@ func notAgain(added string, accepted, now []string, near func(string) bool, what
 
 // lingerNote is what a host or path drift adds where the baseline's run
 // (known: the baseline has one) left processes running that were ended
-// after the linger period, and this run's did not: those processes
-// finished this time, and what they did was never in the baseline. A
-// process that races its hook's exit (at linger 0s) is ended one audit
-// and finishes the next. "" otherwise.
-func lingerNote(r report.HookRun, old BaselineRun, known bool) string {
-	if !known || !old.Lingered || len(r.Lingered) > 0 {
+// after the linger period: what they did was not all recorded then, and a
+// process that races its hook's exit (at linger 0s) is ended early one
+// audit and gets further, or finishes, the next. "" otherwise.
+func lingerNote(old BaselineRun, known bool) string {
+	if !known || !old.Lingered {
 		return ""
 	}
-	return "; the baseline's run left processes running that were ended after the linger period, and this run's finished, so what they did was not recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
+	return "; the baseline's run left processes running that were ended after the linger period, so what they did was not all recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
 }
 
 // maxNotAgain bounds the names notAgain gives.

@@ -111,19 +111,21 @@ func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
 // TestDriftSaysTheBaselinesRunWasEndedAfterTheLinger audits a hook whose
 // background process raced its exit: the baseline's run had it ended
 // after the linger period (lingered, accepted), this run's finished and
-// wrote and tried what it does. The drift says so, and what to change.
+// wrote and tried what it does (or got further: its processes were
+// ended again, after they wrote). The drift says so, and what to change.
 func TestDriftSaysTheBaselinesRunWasEndedAfterTheLinger(t *testing.T) {
 	dir := auditRepo(t, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`)
-	finished := false
+	finished := 0 // 0: ended before it wrote; 1: finished; 2: ended after it wrote
 	exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
 		if strings.Contains(spec.Command[len(spec.Command)-1], ":") {
 			return fakeHooks().F(spec, nil)
 		}
 		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 5, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
-		if finished {
+		if finished > 0 {
 			res.Writes = append(res.Writes, evidence.Write{Path: "late.log", Op: evidence.OpCreate, Kind: "file"})
 			res.Egress = append(res.Egress, evidence.Egress{Host: "late.example.test", Via: evidence.ViaDNS, Proto: "dns", Attempts: 1})
-		} else {
+		}
+		if finished != 1 {
 			res.Lingered = []string{"7 sh -c sleep 0.01; echo > late.log"}
 		}
 		return res, nil
@@ -133,24 +135,25 @@ func TestDriftSaysTheBaselinesRunWasEndedAfterTheLinger(t *testing.T) {
 	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err != nil {
 		t.Fatal(err)
 	}
-	finished = true
-	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const note = "; the baseline's run left processes running that were ended after the linger period, and this run's finished, so what they did was not recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleDriftPrefix+DriftWrite || f.Rule == RuleDriftPrefix+DriftHost {
-			got = append(got, f.Message)
+	for finished = 1; finished <= 2; finished++ {
+		rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	slices.Sort(got)
-	want := []string{
-		"a Stop now tries to reach late.example.test, which the baseline does not list" + note,
-		"a Stop now writes late.log, which the baseline does not list" + note,
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("drift messages (-want +got):\n%s", diff)
+		const note = "; the baseline's run left processes running that were ended after the linger period, so what they did was not all recorded then: raise defaults.linger in .vigiles.yml so that they finish within every run, and update the baseline"
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleDriftPrefix+DriftWrite || f.Rule == RuleDriftPrefix+DriftHost {
+				got = append(got, f.Message)
+			}
+		}
+		slices.Sort(got)
+		want := []string{
+			"a Stop now tries to reach late.example.test, which the baseline does not list" + note,
+			"a Stop now writes late.log, which the baseline does not list" + note,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("case %d: drift messages (-want +got):\n%s", finished, diff)
+		}
 	}
 }
