@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
@@ -124,6 +127,100 @@ func TestTreeFormText(t *testing.T) {
 	} {
 		if got := f.path(in); got != want {
 			t.Errorf("path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRepeatedAuditsAgree audits, confined, hooks that do alike things
+// differently each run (a mktemp name, a pid, the time and a random mtime
+// in a file, children that finish in any order, a file written twice, a
+// lock made and removed, a child that outlives its hook within the
+// linger) with one lane, four lanes, and in two shards merged: the
+// reports agree but for durations and the $TMPDIR names, the baseline
+// written twice is the same bytes, and an audit against it drifts in
+// nothing.
+func TestRepeatedAuditsAgree(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	rnd := `$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')`
+	dir := makeTree(t, map[string]string{
+		".vigiles.yml":                    "version: 1\ndefaults: {linger: 5s}\n",
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {"Stop": [{"hooks": [
+ {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/tmp.sh\""},
+ {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/state.sh\""},
+ {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/kids.sh\""},
+ {"type": "command", "command": "sh \"${CLAUDE_PLUGIN_ROOT}/late.sh\""}]}]}}`,
+		"plugins/p/tmp.sh": `f=$(mktemp) && echo x > "$f" && d=$(mktemp -d) && : > "$d/y"
+mkdir -p .cache && echo $$ > .cache/lock && rm .cache/lock
+`,
+		"plugins/p/state.sh": `mkdir -p ~/.cache/p && echo $$ > ~/.cache/p/pid && date +%s%N > state && touch -d @` + rnd + ` state
+echo a > twice && echo b >> twice && rm twice && echo ` + rnd + ` > twice
+`,
+		"plugins/p/kids.sh": `for i in 1 2 3 4; do (sleep 0.0$(od -An -N1 -tu1 /dev/urandom | tr -d ' ' | cut -c1); echo $i >> kids.log; echo $i > kid$i) & done; wait
+`,
+		"plugins/p/late.sh": `(sleep 0.2; echo late > late.txt) &
+`,
+	})
+	ctx := context.Background()
+	normal := func(rep *report.Report) *report.Report {
+		zeroDurations(rep)
+		for i, r := range rep.Runs {
+			var ws []evidence.Write
+			for _, w := range r.Writes {
+				if !strings.HasPrefix(w.Path, "$TMPDIR/tmp.") {
+					ws = append(ws, w)
+				}
+			}
+			rep.Runs[i].Writes = ws
+		}
+		return rep
+	}
+	audit := func(o Options) *report.Report {
+		t.Helper()
+		o.Dir = dir
+		rep, err := Audit(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	const base = ".vigiles/baseline.json"
+	audit(Options{Jobs: 2, Baseline: base, UpdateBaseline: true})
+	first := normal(audit(Options{Jobs: 1, Baseline: base, UpdateBaseline: true}))
+	accepted, err := os.ReadFile(filepath.Join(dir, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range first.Runs {
+		if r.Writes == nil || len(r.Lingered) > 0 || r.Outcome != report.OutcomeAllowed {
+			t.Fatalf("a run to compare did not run whole: %+v", r)
+		}
+	}
+	again := normal(audit(Options{Jobs: 4, Baseline: base, UpdateBaseline: true}))
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("one lane and four differ (-one +four):\n%s", diff)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, base)); string(b) != string(accepted) {
+		t.Errorf("the baseline written again differs:\n%s\n---\n%s", accepted, b)
+	}
+	var parts []NamedReport
+	for _, s := range []string{"2/2", "1/2"} {
+		parts = append(parts, NamedReport{Name: s, Report: audit(Options{Jobs: 2, Baseline: base, Shard: s})})
+	}
+	merged, err := Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := normal(audit(Options{Jobs: 2, Baseline: base}))
+	if diff := cmp.Diff(whole, normal(merged)); diff != "" {
+		t.Errorf("two shards merged differ from the whole audit (-whole +merged):\n%s", diff)
+	}
+	if len(whole.Drift) != 0 {
+		t.Errorf("an audit against the baseline it just wrote drifts: %+v", whole.Drift)
+	}
+	for _, r := range whole.Runs {
+		if r.Writes == nil {
+			t.Errorf("%s: writes not recorded", r.ID)
 		}
 	}
 }
