@@ -71,23 +71,26 @@ func replaceBounded(s, old, new string, dash bool) string {
 		return s
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, old)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+	done := 0 // s[:done] is written
+	for from := 0; ; {
+		k := strings.Index(s[from:], old)
+		if k < 0 {
+			break
 		}
+		i := from + k
 		end := i + len(old)
 		before := i == 0 || s[i-1] == '/' || !nameByte(s[i-1])
 		after := end == len(s) || s[end] == '/' || !nameByte(s[end]) || dash && s[end] == '-'
-		if before && after {
-			b.WriteString(s[:i])
-			b.WriteString(new)
-		} else {
-			b.WriteString(s[:end])
+		if !before || !after {
+			from = i + 1 // another may begin within this one
+			continue
 		}
-		s = s[end:]
+		b.WriteString(s[done:i])
+		b.WriteString(new)
+		done, from = end, end
 	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // nameByte says whether c can be part of a file name in a path as text

@@ -114,6 +114,7 @@ func TestTreeFormText(t *testing.T) {
 		"/root/.claude/projects/-tmp-w-repo":                      "/root/.claude/projects/<work tree>",
 		"/root/.claude/projects/-tmp-w-repo-packages-app/s.jsonl": "/root/.claude/projects/<work tree>-packages-app/s.jsonl",
 		"/root/.claude/projects/-tmp-w-repo2/s.jsonl":             "/root/.claude/projects/-tmp-w-repo2/s.jsonl",
+		"x/tmp/w/repo /tmp/w/repo/tmp/w/repo":                     "x/tmp/w/repo <work tree>/tmp/w/repo",
 	} {
 		if got := f.text(in); got != want {
 			t.Errorf("text(%q) = %q, want %q", in, got, want)
