@@ -1041,7 +1041,12 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 						link = ", a symbolic link to " + shownName(t) + ","
 					}
 					dir := path.Dir(w)
-					said, ev := notAgain(w, old.Writes, nowWrites, func(p string) bool { return path.Dir(p) == dir }, "path", " in that directory", "write")
+					// Next to it: in its directory, that directory itself,
+					// or in it where it is one (git's index rewritten in
+					// one checkout, only .git's index.lock made and
+					// removed, a modify of .git, in another).
+					near := func(p string) bool { return path.Dir(p) == dir || p == dir || path.Dir(p) == w }
+					said, ev := notAgain(w, old.Writes, nowWrites, near, "path", " next to it", "write")
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
 						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
@@ -1129,8 +1134,8 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 }
 
 // notAgain says, for the drift of a new host or path (added), what the
-// baseline lists (accepted) where near (a path in the same directory;
-// any host) that this run did not reach or write (now, sorted): a name
+// baseline lists (accepted) where near (a path next to it; any host) that
+// this run did not reach or write (now, sorted): a name
 // the hook draws anew each run (a mktemp name in the tree or HOME, a
 // random mirror) reads as the change it is, one name for another, not as
 // a new one alone. The message's part counts them; the evidence names

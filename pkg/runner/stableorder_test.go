@@ -67,7 +67,12 @@ func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
 		if !strings.Contains(spec.Command[len(spec.Command)-1], "true") || strings.Contains(spec.Command[len(spec.Command)-1], ":") {
 			return fakeHooks().F(spec, nil)
 		}
+		git := evidence.Write{Path: ".git/index", Op: evidence.OpModify, Kind: "file"} // a racily clean index
+		if n == 2 {
+			git = evidence.Write{Path: ".git", Op: evidence.OpModify, Kind: "dir"} // refreshed: index.lock made and removed
+		}
 		res := &sandbox.Result{Tier: sandbox.TierConfined, DurationMs: 5, Writes: []evidence.Write{
+			git,
 			{Path: "cache/keep", Op: evidence.OpModify, Kind: "file"},
 			{Path: fmt.Sprintf("cache/tmp.%d", n), Op: evidence.OpCreate, Kind: "file"},
 			{Path: fmt.Sprintf("other/%d", n), Op: evidence.OpCreate, Kind: "file"},
@@ -98,9 +103,11 @@ func TestDriftSaysWhatANewNameReplaced(t *testing.T) {
 	want := []string{
 		"a Stop now tries to reach mirror2.example.test, which the baseline does not list; the baseline lists 1 host that this run did not try (named in the evidence)\n" +
 			"- the baseline, + now\n- mirror1.example.test\n+ mirror2.example.test\n",
-		"a Stop now writes cache/tmp.2, which the baseline does not list; the baseline lists 1 path in that directory that this run did not write (named in the evidence)\n" +
+		"a Stop now writes .git, which the baseline does not list; the baseline lists 1 path next to it that this run did not write (named in the evidence)\n" +
+			"- the baseline, + now\n- .git/index\n+ .git\n",
+		"a Stop now writes cache/tmp.2, which the baseline does not list; the baseline lists 1 path next to it that this run did not write (named in the evidence)\n" +
 			"- the baseline, + now\n- cache/tmp.1\n+ cache/tmp.2\n",
-		"a Stop now writes other/2, which the baseline does not list; the baseline lists 1 path in that directory that this run did not write (named in the evidence)\n" +
+		"a Stop now writes other/2, which the baseline does not list; the baseline lists 1 path next to it that this run did not write (named in the evidence)\n" +
 			"- the baseline, + now\n- other/1\n+ other/2\n",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
