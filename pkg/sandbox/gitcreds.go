@@ -1141,7 +1141,7 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // callerSecrets lists what the caller keeps outside the masked directories
 // that the command must not read, as getenv describes this caller: its HOME
 // wherever it is (a container job's /github/home, a service account's
-// /var/lib/…), a CI runner's temporary directory (RUNNER_TEMP: the rendered
+// /var/lib/…), its TMPDIR wherever it is, a CI runner's temporary directory (RUNNER_TEMP: the rendered
 // step scripts, the file-command files, which hold what earlier steps put
 // in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
 // includes from the repository's config), its file-command directories and
@@ -1159,7 +1159,9 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 			return
 		}
 		r, err := filepath.EvalSymlinks(d)
-		if err != nil || slices.Contains(held, r) {
+		// A mask over / would hide the whole host (HOME=// or a link
+		// to /): the run would fail on a missing /etc.
+		if err != nil || r == "/" || slices.Contains(held, r) {
 			return
 		}
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
@@ -1169,9 +1171,12 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 			}
 		}
 	}
-	if h := getenv("HOME"); h != "/" {
-		addDir(h)
-	}
+	addDir(getenv("HOME"))
+	// The caller's own temporary directory, wherever it is: other tools'
+	// files and sockets (an ssh-agent's $TMPDIR/ssh-*/agent.*, which
+	// answers the sandbox as the caller) are there as in /tmp, which is
+	// masked.
+	addDir(getenv("TMPDIR"))
 	for _, h := range homes {
 		addDir(h)
 	}

@@ -269,8 +269,26 @@ func TestCallerSecrets(t *testing.T) {
 	if want := slices.Concat([]string{home, temp, cmds, elsewhere, diag}, files); !slices.Equal(held, want) {
 		t.Errorf("held = %v; want %v", held, want)
 	}
-	if dirs, files, _ := callerSecrets(func(k string) string { return map[string]string{"HOME": "/"}[k] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || files != nil {
-		t.Errorf("outside a runner, HOME=/: %v %v; want nothing", dirs, files)
+	// / is never masked, however HOME or TMPDIR spell it (a tmpfs over
+	// it would hide the host's /etc and /usr: every run failed).
+	link := filepath.Join(root, "to-root")
+	if err := os.Symlink("/", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{"/", "//", "/.", "/usr/..", link} {
+		env := map[string]string{"HOME": h, "TMPDIR": h}
+		if dirs, files, _ := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || files != nil {
+			t.Errorf("outside a runner, HOME=TMPDIR=%s: %v %v; want nothing", h, dirs, files)
+		}
+	}
+	// The caller's TMPDIR, wherever it is, as /tmp is: other tools' files
+	// and sockets (an ssh-agent's) are there.
+	tmpdir := filepath.Join(root, "caller-tmp")
+	if err := os.Mkdir(tmpdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if dirs, _, held := callerSecrets(func(k string) string { return map[string]string{"TMPDIR": tmpdir}[k] }, hostView{lookup: lookupHostPath}, nil, nil); !slices.Equal(dirs, []string{tmpdir}) || !slices.Equal(held, []string{tmpdir}) {
+		t.Errorf("TMPDIR=%s: dirs %v held %v; want it masked and held", tmpdir, dirs, held)
 	}
 	// A HOME under a masked directory needs no mask of its own.
 	// It is still held: a work tree must not hold it.

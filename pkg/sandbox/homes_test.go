@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/binary"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,5 +285,33 @@ func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
 	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc xdg/other.txt; exit 0`)})
 	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || !strings.Contains(res.Stdout, "KEPT") {
 		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt as it is", res.Tier, res.Error, res.Stdout)
+	}
+}
+
+// TestCallersTMPDIRIsMasked: the caller's TMPDIR outside /tmp is hidden
+// as /tmp is: another tool's files there, and its sockets (an ssh-agent's,
+// which would answer the sandbox as the caller), were readable.
+func TestCallersTMPDIRIsMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	tmpdir := tempDirIn(t, "/var/lib", "caller-tmp-", 0o755)
+	if err := os.WriteFile(filepath.Join(tmpdir, "token"), []byte("TMPDIRSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(tmpdir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Chmod(sock, 0o777)
+	t.Setenv("TMPDIR", tmpdir)
+	res := run(t, Spec{Dir: tree, Command: sh(`cat ` + tmpdir + `/token; ls -A ` + tmpdir + `; [ -S ` + sock + ` ] && echo SOCKET; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if res.Stdout != "" {
+		t.Errorf("the command saw the caller's TMPDIR %s: %q", tmpdir, res.Stdout)
 	}
 }
