@@ -769,15 +769,13 @@ func protectProc() error {
 // remountReadOnly makes each of paths that is a mount point read-only,
 // keeping its other flags.
 func remountReadOnly(paths []string) error {
-	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := fsx.MountPoints()
 	if err != nil {
 		return fmt.Errorf("reading mountinfo: %w", err)
 	}
 	isMount := map[string]bool{}
-	for _, line := range strings.Split(string(mounts), "\n") {
-		if f := strings.Fields(line); len(f) > 4 {
-			isMount[unescapeMountPath(f[4])] = true
-		}
+	for _, m := range mounts {
+		isMount[m] = true
 	}
 	for _, m := range paths {
 		if !isMount[m] {
@@ -820,29 +818,6 @@ func remountError(m string, err error) error {
 	}
 	return fmt.Errorf("remounting %s read-only: %w", m, err)
 }
-
-// unescapeMountPath undoes the octal escapes the kernel writes in a mount
-// point of /proc/self/mountinfo (show_path: space, tab, newline and
-// backslash as \040, \011, \012, \134). Compared escaped, a mask at a
-// path with a space (a HOME or RUNNER_TEMP of "/opt/actions runner/…") was
-// taken for no mount at all and stayed writable for the command.
-func unescapeMountPath(s string) string {
-	if !strings.Contains(s, "\\") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]) {
-			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // pidsSlack is how many tasks outside the command's pid namespace (bwrap,
 // the init and their threads) count against the same RLIMIT_NPROC.

@@ -1,0 +1,51 @@
+package fsx
+
+import (
+	"os"
+	"strings"
+)
+
+// MountPoints lists the mount points of this process's mount namespace,
+// from /proc/self/mountinfo, each as its path (escapes undone), in the
+// order the kernel lists them; a path mounted on more than once is listed
+// as often.
+func MountPoints() ([]string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	return parseMountPoints(string(b)), nil
+}
+
+func parseMountPoints(mountinfo string) []string {
+	var out []string
+	for _, line := range strings.Split(mountinfo, "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			out = append(out, unescapeMountPath(f[4]))
+		}
+	}
+	return out
+}
+
+// unescapeMountPath undoes the octal escapes the kernel writes in a mount
+// point of /proc/self/mountinfo (show_path: space, tab, newline and
+// backslash as \040, \011, \012, \134). Compared escaped, a mask at a
+// path with a space (a HOME or RUNNER_TEMP of "/opt/actions runner/…") was
+// taken for no mount at all and stayed writable for the command.
+func unescapeMountPath(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' && isOctal(s[i+2]) && isOctal(s[i+3]) {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
