@@ -80,7 +80,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
 		rootSandbox = fs.Bool("root-sandbox", false, rootSandboxHelp)
-		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay, copy where overlay cannot be mounted)")
+		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay; copy where overlay cannot be mounted, or file systems are mounted inside the work tree)")
 		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts)")
 		allow       = fs.StringArray("allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable)")
 		allowIP     = fs.StringArray("allow-ip", nil, "an address or CIDR that may be reached, or that an allowed name may resolve to (repeatable)")

@@ -50,7 +50,8 @@ type Spec struct {
 	// command.
 	RootSandbox bool
 	// WritesMethod forces "overlay" or "copy"; "" chooses overlay and
-	// falls back to copy where overlay cannot be mounted.
+	// falls back to copy where overlay cannot be mounted, and takes copy
+	// for a tree with file systems mounted inside it (see mountsInside).
 	WritesMethod string
 	// Limits bound the command's resources; zero fields take defaults.
 	Limits Limits

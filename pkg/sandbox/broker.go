@@ -293,6 +293,38 @@ func stdinReplay(r io.Reader) func() error {
 	return nil
 }
 
+// mountsInside lists the mount points strictly inside dir, in the
+// caller's mount namespace, each once.
+func mountsInside(dir string) ([]string, error) {
+	mounts, err := fsx.MountPoints()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range mounts {
+		if m != dir && fsx.Under(m, dir) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// mountList names the mounts inside dir for a refusal: relative to it,
+// quoted, the first few.
+func mountList(dir string, mounts []string) string {
+	const shown = 4
+	var names []string
+	for i, m := range mounts {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more", len(mounts)-shown))
+			break
+		}
+		rel, _ := filepath.Rel(dir, m)
+		names = append(names, strconv.Quote(rel))
+	}
+	return strings.Join(names, ", ")
+}
+
 // failed ends a run that vigiles refused (err wraps ErrRefused: the tier
 // becomes refused) or could not carry out: exit 125, no evidence.
 func failed(res *Result, tier Tier, err error) (*Result, error) {
@@ -518,6 +550,29 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			}
 			return fail(fmt.Errorf("%w: the sandbox runs as uid %d (%s), which %s; fix: %s", ErrRefused, cred.Uid, who, problem, fix))
 		}
+	}
+	// File systems mounted inside the tree (a tmpfs or a bind mount at
+	// node_modules): the id-mapped hand-over takes the tree's own mount
+	// alone, and overlayfs refuses a lower layer that holds mounts the
+	// sandbox's user namespace did not make (locked with it: EINVAL). So
+	// such a tree is recorded by copy, which walks into them, or refused
+	// where even the copy could not see them: never shown with empty
+	// directories in their place, against which a hook's writes would be
+	// recorded as if the host had nothing there.
+	inside, err := mountsInside(spec.Dir)
+	if err != nil {
+		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %v", ErrRefused, err))
+	}
+	if len(inside) > 0 {
+		switch {
+		case treeByFD:
+			return fail(fmt.Errorf("%w: the work tree %s has file systems mounted inside it (%s), which the root-owned tree's id-mapped hand-over to an unprivileged sandbox leaves out (the command would see empty directories there); fix: unmount them, give the work tree a non-root owner (the sandbox then runs as that owner and records writes by copy), or accept a sandbox whose uid 0 is the host's root with --root-sandbox (config: defaults.root-sandbox: true)",
+				ErrRefused, spec.Dir, mountList(spec.Dir, inside)))
+		case spec.WritesMethod == "overlay":
+			return fail(fmt.Errorf("%w: the work tree %s has file systems mounted inside it (%s), and overlayfs in the sandbox cannot take a lower layer with mounts inside it; fix: record writes by copy (--writes copy, which the default falls back to), or unmount them",
+				ErrRefused, spec.Dir, mountList(spec.Dir, inside)))
+		}
+		cfg.WritesMethod = "copy"
 	}
 	cfg.TreeByFD = treeByFD
 	// A sandbox of another uid sends its namespaces: the tree is mapped

@@ -364,7 +364,16 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		method = "copy"
 		copyDir := scratchDir + "/copy"
 		if err := copyTree(lowerDir, copyDir); err != nil {
-			return failResult(refuse("copying the work tree (overlay unavailable): %w", err))
+			// Chosen (--writes copy; the broker, for a tree with file
+			// systems mounted inside it) or fallen back to.
+			why := "overlay unavailable"
+			if cfg.WritesMethod == "copy" {
+				why = "writes recorded by copy"
+			}
+			if errors.Is(err, unix.EACCES) {
+				err = fmt.Errorf("%w; fix: every file of the tree must be readable by the sandbox's uid (the caller's; a root caller's sandbox runs as the tree's owner)", err)
+			}
+			return failResult(refuse("copying the work tree (%s): %w", why, err))
 		}
 		shown, err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles)
 		if err != nil {

@@ -1227,25 +1227,110 @@ func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
 	}
 }
 
-// TestIDMappedTreeLeavesSubmountsOut: a file system mounted inside a
-// root-owned tree is not handed over with it (only the tree's own mount is
-// id-mapped), so its root-only files stay out of reach of copy mode, which
-// walks the lower dir across mounts. (Overlay mode is not tried: overlayfs
-// never takes a lower layer's submounts, whatever the hand-over does.)
-func TestIDMappedTreeLeavesSubmountsOut(t *testing.T) {
+// TestMountsInsideTheTree: file systems mounted inside the work tree (a
+// tmpfs at sub, a bind mount at node_modules) are never shown as empty
+// directories, against which a hook's writes were recorded as creates of
+// what the host had. A root-owned tree, whose id-mapped hand-over takes
+// its own mount alone, is refused naming the fixes (its root-only files
+// in a submount stay out of reach: nothing runs); with --root-sandbox, or
+// a tree of another owner, the run sees them and is recorded exactly by
+// copy (overlayfs refuses a lower layer with mounts the sandbox did not
+// make), and the host's mounts do not change; --writes overlay is
+// refused naming --writes copy.
+func TestMountsInsideTheTree(t *testing.T) {
 	requireConfinement(t)
-	requireRoot(t, "only a root caller's sandbox is id-mapped, and mounting needs root")
-	dir := makeTree(t, map[string]string{"sub/": ""})
-	if err := unix.Mount("tmpfs", filepath.Join(dir, "sub"), "tmpfs", 0, "mode=0700"); err != nil {
+	requireRoot(t, "mounting needs root")
+	var res *Result
+	var err error
+	// Trees another uid may reach (t.TempDir's parent is root's alone).
+	dir, src := tempDirIn(t, "", "vigiles-mounts-", 0o755), tempDirIn(t, "", "vigiles-mounts-src-", 0o755)
+	for p, c := range map[string]string{"top": "t\n", "sub/": "", "node_modules/": "", "../" + filepath.Base(src) + "/m": "m\n",
+		"../" + filepath.Base(src) + "/d": "d\n", "../" + filepath.Base(src) + "/r": "r\n"} {
+		if strings.HasSuffix(p, "/") {
+			err = os.Mkdir(filepath.Join(dir, p), 0o755)
+		} else {
+			err = os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := unix.Mount("tmpfs", sub, "tmpfs", 0, "mode=0755"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unix.Unmount(filepath.Join(dir, "sub"), unix.MNT_DETACH) })
-	if err := os.WriteFile(filepath.Join(dir, "sub", "secret"), []byte("submount-secret\n"), 0o600); err != nil {
+	t.Cleanup(func() { unix.Unmount(sub, unix.MNT_DETACH) })
+	for n, c := range map[string]string{"m": "m\n", "d": "d\n", "r": "r\n", "secret": "submount-secret\n"} {
+		if err := os.WriteFile(filepath.Join(sub, n), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(sub, "secret"), 0o600)
+	nm := filepath.Join(dir, "node_modules")
+	if err := unix.Mount(src, nm, "", unix.MS_BIND, ""); err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, Spec{Dir: dir, WritesMethod: "copy", Command: sh(`cat sub/secret; exit 0`)})
-	if res.Tier != TierConfined || res.WritesMethod != "copy" || strings.Contains(res.Stdout, "submount-secret") {
-		t.Errorf("tier %s method %s error %q stdout %q: the submount's root-only file was read", res.Tier, res.WritesMethod, res.Error, res.Stdout)
+	t.Cleanup(func() { unix.Unmount(nm, unix.MNT_DETACH) })
+	script := `cat sub/secret; for d in sub node_modules; do echo more >> $d/m; rm $d/d; mv $d/r $d/r2; mkdir $d/new; done; echo x > top2; exit 0`
+
+	res, err = Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(script)})
+	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused || res.Stdout != "" {
+		t.Fatalf("a root-owned tree: err %v tier %s stdout %q, want a refusal before anything ran", err, res.Tier, res.Stdout)
+	}
+	for _, w := range []string{`"sub"`, `"node_modules"`, "unmount", "non-root owner", "--root-sandbox"} {
+		if !strings.Contains(res.Refusal, w) {
+			t.Errorf("refusal %q does not name %s", res.Refusal, w)
+		}
+	}
+
+	want := []evidence.Write{
+		{Path: "node_modules/d", Op: "delete"}, {Path: "node_modules/m", Op: "modify", Kind: "file"},
+		{Path: "node_modules/new", Op: "create", Kind: "dir"}, {Path: "node_modules/r", Op: "delete"},
+		{Path: "node_modules/r2", Op: "create", Kind: "file"},
+		{Path: "sub/d", Op: "delete"}, {Path: "sub/m", Op: "modify", Kind: "file"},
+		{Path: "sub/new", Op: "create", Kind: "dir"}, {Path: "sub/r", Op: "delete"},
+		{Path: "sub/r2", Op: "create", Kind: "file"}, {Path: "top2", Op: "create", Kind: "file"},
+	}
+	check := func(name string, spec Spec, secret bool) {
+		t.Helper()
+		before, beforeSrc := treeHash(t, dir), treeHash(t, src)
+		res := run(t, spec)
+		if res.Tier != TierConfined || res.Error != "" || res.WritesMethod != "copy" {
+			t.Fatalf("%s: tier %s method %q error %q refusal %q stderr %q", name, res.Tier, res.WritesMethod, res.Error, res.Refusal, res.Stderr)
+		}
+		if got := strings.Contains(res.Stdout, "submount-secret"); got != secret {
+			t.Errorf("%s: stdout %q stderr %q: the submount's root-only file read: %v, want %v", name, res.Stdout, res.Stderr, got, secret)
+		}
+		if d := cmp.Diff(want, res.Writes); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s\nstderr: %s", name, d, res.Stderr)
+		}
+		if treeHash(t, dir) != before || treeHash(t, src) != beforeSrc {
+			t.Errorf("%s: the host's tree or the bind mount's source changed", name)
+		}
+	}
+	check("--root-sandbox", Spec{Dir: dir, RootSandbox: true, Command: sh(script)}, true)
+
+	// Another owner: the sandbox runs as that uid, which may not read the
+	// submount's root-only file: the copy leaves nothing out, so the run
+	// is refused, naming the fix; the tree its own, it is recorded whole.
+	const uid = 2000001234
+	for _, d := range []string{dir, sub, src} {
+		filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error {
+			if p == filepath.Join(sub, "secret") {
+				return nil
+			}
+			return os.Lchown(p, uid, uid)
+		})
+	}
+	res, err = Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(script)})
+	if !errors.Is(err, ErrRefused) || res.Stdout != "" || !strings.Contains(res.Refusal, "readable by the sandbox's uid") {
+		t.Errorf("a root-only file in a submount of another owner's tree: err %v stdout %q refusal %q, want a refusal naming the fix", err, res.Stdout, res.Refusal)
+	}
+	os.Lchown(filepath.Join(sub, "secret"), uid, uid)
+	check("a tree of another owner", Spec{Dir: dir, Command: sh(script)}, true)
+	res, err = Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: "overlay", Timeout: 30 * time.Second, Command: sh(script)})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "--writes copy") || !strings.Contains(res.Refusal, `"sub"`) {
+		t.Errorf("--writes overlay: err %v refusal %q, want a refusal naming the mounts and --writes copy", err, res.Refusal)
 	}
 }
 
