@@ -4,7 +4,8 @@
 # iproute2) and the interpreters the example hooks use. Uses sudo where
 # not root. Safe to run again.
 set -euo pipefail
-pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap)
+pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap
+  e2fsprogs xfsprogs btrfs-progs) # the last three: the tests' work trees on ext4, xfs and btrfs loop images
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

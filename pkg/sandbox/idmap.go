@@ -144,10 +144,10 @@ func allFDs(oob []byte) []int {
 
 // idmappedClone returns a detached, read-only clone of dir's mount in which
 // uid 0's files belong to the owner of the user namespace userns (whose
-// uid 0 is that owner). It is not recursive: a file system mounted inside
-// the tree stays out (its mount point shows empty), as overlayfs leaves it
-// out of the lower layer anyway; a recursive clone would id-map it too and
-// hand its root-only files to the command in copy mode.
+// uid 0 is that owner). It is not recursive: a recursive clone would
+// id-map a file system mounted inside the tree too and hand its root-only
+// files to the command in copy mode (the broker refuses such a tree
+// before: see mountsInside).
 func idmappedClone(dir string, userns int) (int, error) {
 	tree, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {

@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// kernelAtLeast reports whether the running kernel is major.minor or newer.
+func kernelAtLeast(t *testing.T, major, minor int) bool {
+	t.Helper()
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("kernel release %q: %v", u.Release[:], err)
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
+// mountFS mounts a fresh file system of type fs on a new directory and
+// returns it: tmpfs itself, or ext4, xfs or btrfs on a loop image made
+// with its mkfs (scripts/install-deps.sh installs them). It is unmounted,
+// and its loop device detached, when the test ends.
+func mountFS(t *testing.T, fs string) string {
+	t.Helper()
+	base := tempDirIn(t, "", "vigiles-fs-", 0o755)
+	dir := filepath.Join(base, "mnt")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if fs == "tmpfs" {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "mode=0755,size=64m"); err != nil {
+			t.Fatalf("mounting tmpfs: %v", err)
+		}
+		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+		return dir
+	}
+	mkfs, err := exec.LookPath("mkfs." + fs)
+	if err != nil {
+		missing(t, "mkfs."+fs+" (scripts/install-deps.sh installs it)")
+	}
+	img := filepath.Join(base, fs+".img")
+	// Sparse; xfs wants 300 MiB at least.
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 320<<20); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-q", img}
+	if fs == "ext4" {
+		args = []string{"-q", "-F", img}
+	}
+	if out, err := exec.Command(mkfs, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", mkfs, err, out)
+	}
+	// mount -o loop sets the loop device up to detach itself at unmount.
+	if out, err := exec.Command("mount", "-o", "loop", "-t", fs, img, dir).CombinedOutput(); err != nil {
+		missing(t, fmt.Sprintf("a loop device to mount %s on (%v: %s)", fs, err, strings.TrimSpace(string(out))))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("unmounting %s: %v: %s", dir, err, out)
+			unix.Unmount(dir, unix.MNT_DETACH)
+		}
+	})
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestWorkTreeOnEachFileSystem: a work tree that is a mount point of
+// tmpfs, ext4, xfs or btrfs, root's (handed over id-mapped) or another
+// owner's (the sandbox runs as that uid), is recorded exactly (creates,
+// modifies, deletes, renames of files and directories) and the host's tree
+// does not change; where the kernel cannot id-map the file system (tmpfs
+// before Linux 6.3, btrfs before 5.15), the root-owned tree is refused,
+// naming the fixes, and nothing runs.
+func TestWorkTreeOnEachFileSystem(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "mounting needs root")
+	idmaps := map[string][2]int{"tmpfs": {6, 3}, "ext4": {5, 12}, "xfs": {5, 12}, "btrfs": {5, 15}}
+	files := map[string]string{"m": "m\n", "d": "d\n", "r": "r\n", "dd/x/f": "1\n", "rd/f": "2\n", "sp ace/f": "3\n"}
+	script := `echo new > c; echo more >> m; rm d; mv r r2; mkdir nd; echo x > nd/f; mkdir empty; rm -r dd; mv rd rd2; echo s >> "sp ace/f"; exit 0`
+	want := []evidence.Write{
+		{Path: "c", Op: "create", Kind: "file"}, {Path: "d", Op: "delete"}, {Path: "dd/x/f", Op: "delete"},
+		{Path: "empty", Op: "create", Kind: "dir"}, {Path: "m", Op: "modify", Kind: "file"},
+		{Path: "nd/f", Op: "create", Kind: "file"}, {Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file"},
+		{Path: "rd/f", Op: "delete"}, {Path: "rd2/f", Op: "create", Kind: "file"}, {Path: "sp ace/f", Op: "modify", Kind: "file"},
+	}
+	const uid = 2000001234
+	for _, fs := range []string{"tmpfs", "ext4", "xfs", "btrfs"} {
+		t.Run(fs, func(t *testing.T) {
+			dir := mountFS(t, fs)
+			for p, c := range files {
+				if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, owner := range []string{"root", "another uid"} {
+				if owner != "root" {
+					// The group the sandbox takes for a uid the passwd
+					// file does not name (ownerGid).
+					filepath.Walk(dir, func(p string, fi os.FileInfo, _ error) error {
+						if fi != nil && fi.Name() != "lost+found" {
+							os.Lchown(p, uid, 65534)
+						}
+						return nil
+					})
+				}
+				before := treeHash(t, dir)
+				res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(script)})
+				v := idmaps[fs]
+				if owner == "root" && !kernelAtLeast(t, v[0], v[1]) {
+					if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "id-mapp") || !strings.Contains(res.Refusal, "--root-sandbox") {
+						t.Errorf("%s's tree on %s, which this kernel cannot id-map: err %v refusal %q, want a refusal naming the fix", owner, fs, err, res.Refusal)
+					}
+				} else if err != nil || res.Tier != TierConfined || res.Error != "" {
+					t.Errorf("%s's tree on %s: err %v tier %s error %q refusal %q", owner, fs, err, res.Tier, res.Error, res.Refusal)
+				} else if d := cmp.Diff(want, res.Writes); d != "" {
+					t.Errorf("%s's tree on %s (%s): writes (-want +got):\n%s\nstderr: %s", owner, fs, res.WritesMethod, d, res.Stderr)
+				}
+				if treeHash(t, dir) != before {
+					t.Errorf("%s's tree on %s: the host's tree changed", owner, fs)
+				}
+			}
+		})
+	}
+}
