@@ -145,3 +145,69 @@ func TestWorkTreeOnEachFileSystem(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkTreeOnOverlayfs: a work tree on overlayfs (a container's root)
+// is another owner's to run on (a root-owned one cannot be id-mapped:
+// refused, naming the fixes). On one overlay the sandbox's overlay stacks
+// on it; on an overlay of an overlay (a container's container) overlayfs
+// refuses a third level: the run is recorded by copy, exactly, and
+// --writes overlay is refused naming overlayfs and --writes copy, not with
+// a bare "invalid argument".
+func TestWorkTreeOnOverlayfs(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "mounting needs root")
+	base := tempDirIn(t, "", "vigiles-ovl-", 0o755)
+	mountOvl := func(name, lower string) string {
+		t.Helper()
+		for _, d := range []string{"u", "w", "m"} {
+			if err := os.MkdirAll(filepath.Join(base, name, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := filepath.Join(base, name, "m")
+		opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, filepath.Join(base, name, "u"), filepath.Join(base, name, "w"))
+		if err := unix.Mount("overlay", m, "overlay", 0, opts); err != nil {
+			t.Fatalf("mounting overlayfs: %v", err)
+		}
+		t.Cleanup(func() { unix.Unmount(m, unix.MNT_DETACH) })
+		return m
+	}
+	lower := filepath.Join(base, "lower")
+	const uid = 2000001234
+	for p, c := range map[string]string{"tree/m": "m\n", "tree/d": "d\n", "tree/dd/f": "f\n"} {
+		os.MkdirAll(filepath.Join(lower, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(lower, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := mountOvl("one", lower)
+	two := mountOvl("two", one)
+	script := `echo more >> m; rm d; mv dd dd2; echo x > new; exit 0`
+	want := []evidence.Write{{Path: "d", Op: "delete"}, {Path: "dd/f", Op: "delete"}, {Path: "dd2/f", Op: "create", Kind: "file"},
+		{Path: "m", Op: "modify", Kind: "file"}, {Path: "new", Op: "create", Kind: "file"}}
+	for _, c := range []struct {
+		name, dir, method string
+	}{{"one overlay", filepath.Join(one, "tree"), "overlay"}, {"an overlay of an overlay", filepath.Join(two, "tree"), "copy"}} {
+		filepath.Walk(c.dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 0, 0) })
+		res, err := Run(context.Background(), Spec{Dir: c.dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(script)})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "id-mapp") || !strings.Contains(res.Refusal, "--root-sandbox") {
+			t.Errorf("%s, root's: err %v refusal %q, want a refusal naming the fixes", c.name, err, res.Refusal)
+		}
+		filepath.Walk(c.dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, 65534) })
+		before := treeHash(t, c.dir)
+		res = run(t, Spec{Dir: c.dir, Command: sh(script)})
+		if res.Tier != TierConfined || res.Error != "" || res.WritesMethod != c.method {
+			t.Errorf("%s: tier %s method %q error %q, want %s", c.name, res.Tier, res.WritesMethod, res.Error, c.method)
+		}
+		if d := cmp.Diff(want, res.Writes); d != "" {
+			t.Errorf("%s: writes (-want +got):\n%s\nstderr: %s", c.name, d, res.Stderr)
+		}
+		if treeHash(t, c.dir) != before {
+			t.Errorf("%s: the host's tree changed", c.name)
+		}
+	}
+	res, err := Run(context.Background(), Spec{Dir: filepath.Join(two, "tree"), Mode: ModeStrict, WritesMethod: "overlay", Timeout: 30 * time.Second, Command: sh(script)})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "overlayfs") || !strings.Contains(res.Refusal, "--writes copy") {
+		t.Errorf("--writes overlay on an overlay of an overlay: err %v refusal %q, want a refusal naming overlayfs and --writes copy", err, res.Refusal)
+	}
+}
