@@ -294,19 +294,37 @@ func stdinReplay(r io.Reader) func() error {
 }
 
 // mountsInside lists the mount points strictly inside dir, in the
-// caller's mount namespace, each once.
-func mountsInside(dir string) ([]string, error) {
-	mounts, err := fsx.MountPoints()
+// caller's mount namespace, each once, and those of them that are the
+// kernel's views of the host (kernelFS), which a copy must never take.
+func mountsInside(dir string) (inside, kernel []string, err error) {
+	mounts, err := fsx.Mounts()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
 	for _, m := range mounts {
-		if m != dir && fsx.Under(m, dir) && !slices.Contains(out, m) {
-			out = append(out, m)
+		if m.Point == dir || !fsx.Under(m.Point, dir) {
+			continue
+		}
+		if !slices.Contains(inside, m.Point) {
+			inside = append(inside, m.Point)
+		}
+		if kernelFS[m.Type] && !slices.Contains(kernel, m.Point) {
+			kernel = append(kernel, m.Point)
 		}
 	}
-	return out, nil
+	return inside, kernel, nil
+}
+
+// kernelFS are file systems that show the host's kernel state (a chroot's
+// proc, sys and dev, mounted for a build): copied into the sandbox they
+// would hand the command the host's processes (environments, command
+// lines), devices and knobs, outside its own pid namespace, and reading
+// them can take without end.
+var kernelFS = map[string]bool{
+	"proc": true, "sysfs": true, "devtmpfs": true, "devpts": true, "cgroup": true, "cgroup2": true,
+	"debugfs": true, "tracefs": true, "securityfs": true, "bpf": true, "configfs": true, "pstore": true,
+	"efivarfs": true, "binfmt_misc": true, "fusectl": true, "mqueue": true, "nsfs": true, "hugetlbfs": true,
+	"autofs": true, "rpc_pipefs": true, "selinuxfs": true,
 }
 
 // mountList names the mounts inside dir for a refusal: relative to it,
@@ -559,12 +577,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// where even the copy could not see them: never shown with empty
 	// directories in their place, against which a hook's writes would be
 	// recorded as if the host had nothing there.
-	inside, err := mountsInside(spec.Dir)
+	inside, kernel, err := mountsInside(spec.Dir)
 	if err != nil {
 		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %v", ErrRefused, err))
 	}
 	if len(inside) > 0 {
 		switch {
+		case len(kernel) > 0:
+			return fail(fmt.Errorf("%w: the work tree %s has the host kernel's own file systems mounted inside it (%s, as a chroot has its proc, sys and dev for a build), which a copy of the tree would hand the command; fix: unmount them, or give a directory that holds only the project (--workdir)",
+				ErrRefused, spec.Dir, mountList(spec.Dir, kernel)))
 		case treeByFD:
 			return fail(fmt.Errorf("%w: the work tree %s has file systems mounted inside it (%s), which the root-owned tree's id-mapped hand-over to an unprivileged sandbox leaves out (the command would see empty directories there); fix: unmount them, give the work tree a non-root owner (the sandbox then runs as that owner and records writes by copy), or accept a sandbox whose uid 0 is the host's root with --root-sandbox (config: defaults.root-sandbox: true)",
 				ErrRefused, spec.Dir, mountList(spec.Dir, inside)))

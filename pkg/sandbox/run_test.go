@@ -1236,7 +1236,7 @@ func TestTreeThatCannotBeIDMappedIsRefused(t *testing.T) {
 // a tree of another owner, the run sees them and is recorded exactly by
 // copy (overlayfs refuses a lower layer with mounts the sandbox did not
 // make), and the host's mounts do not change; --writes overlay is
-// refused naming --writes copy.
+// refused naming --writes copy; and a proc inside the tree is refused.
 func TestMountsInsideTheTree(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "mounting needs root")
@@ -1331,6 +1331,24 @@ func TestMountsInsideTheTree(t *testing.T) {
 	res, err = Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, WritesMethod: "overlay", Timeout: 30 * time.Second, Command: sh(script)})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "--writes copy") || !strings.Contains(res.Refusal, `"sub"`) {
 		t.Errorf("--writes overlay: err %v refusal %q, want a refusal naming the mounts and --writes copy", err, res.Refusal)
+	}
+
+	// The host kernel's own views (a chroot's proc) are never copied in:
+	// the command would read the host's processes, outside its pid
+	// namespace. Refused, whoever the sandbox is.
+	proc := filepath.Join(dir, "proc")
+	if err := os.Mkdir(proc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("proc", proc, "proc", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(proc, unix.MNT_DETACH) })
+	for _, root := range []bool{false, true} {
+		res, err = Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, RootSandbox: root, Timeout: 30 * time.Second, Command: sh(`cat proc/1/cmdline`)})
+		if !errors.Is(err, ErrRefused) || res.Stdout != "" || !strings.Contains(res.Refusal, `"proc"`) || !strings.Contains(res.Refusal, "unmount") {
+			t.Errorf("a proc inside the tree (--root-sandbox %v): err %v stdout %q refusal %q, want a refusal naming it", root, err, res.Stdout, res.Refusal)
+		}
 	}
 }
 

@@ -769,13 +769,13 @@ func protectProc() error {
 // remountReadOnly makes each of paths that is a mount point read-only,
 // keeping its other flags.
 func remountReadOnly(paths []string) error {
-	mounts, err := fsx.MountPoints()
+	mounts, err := fsx.Mounts()
 	if err != nil {
 		return fmt.Errorf("reading mountinfo: %w", err)
 	}
 	isMount := map[string]bool{}
 	for _, m := range mounts {
-		isMount[m] = true
+		isMount[m.Point] = true
 	}
 	for _, m := range paths {
 		if !isMount[m] {

@@ -2,27 +2,41 @@ package fsx
 
 import (
 	"os"
+	"slices"
 	"strings"
 )
 
-// MountPoints lists the mount points of this process's mount namespace,
-// from /proc/self/mountinfo, each as its path (escapes undone), in the
-// order the kernel lists them; a path mounted on more than once is listed
-// as often.
-func MountPoints() ([]string, error) {
+// Mount is one mount of /proc/self/mountinfo: its mount point (escapes
+// undone) and its file system type.
+type Mount struct {
+	Point, Type string
+}
+
+// Mounts lists the mounts of this process's mount namespace, from
+// /proc/self/mountinfo, in the order the kernel lists them; a path mounted
+// on more than once is listed as often.
+func Mounts() ([]Mount, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
 	}
-	return parseMountPoints(string(b)), nil
+	return parseMounts(string(b)), nil
 }
 
-func parseMountPoints(mountinfo string) []string {
-	var out []string
+// parseMounts reads mountinfo's lines: ID PARENT MAJ:MIN ROOT POINT
+// OPTIONS [OPTIONAL…] - TYPE SOURCE SUPER-OPTIONS.
+func parseMounts(mountinfo string) []Mount {
+	var out []Mount
 	for _, line := range strings.Split(mountinfo, "\n") {
-		if f := strings.Fields(line); len(f) > 4 {
-			out = append(out, unescapeMountPath(f[4]))
+		f := strings.Fields(line)
+		if len(f) <= 4 {
+			continue
 		}
+		m := Mount{Point: unescapeMountPath(f[4])}
+		if i := slices.Index(f[5:], "-"); i >= 0 && 5+i+1 < len(f) {
+			m.Type = f[5+i+1]
+		}
+		out = append(out, m)
 	}
 	return out
 }
