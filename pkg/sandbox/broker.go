@@ -509,7 +509,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		}
 		switch {
 		case st.Uid != 0:
-			cred = &syscall.Credential{Uid: st.Uid, Gid: ownerGid(st.Uid), Groups: []uint32{}}
+			cred = &syscall.Credential{Uid: st.Uid, Gid: ownerGid(st.Uid, st.Gid), Groups: []uint32{}}
 		case !spec.RootSandbox:
 			uid, ok := sandboxUIDs.take()
 			if !ok {

@@ -11,8 +11,31 @@ import (
 )
 
 // passwdFile is the user database the homes and groups of uids are read
-// from (a variable for the tests).
-var passwdFile = "/etc/passwd"
+// from, groupFile the group database (variables for the tests).
+var (
+	passwdFile = "/etc/passwd"
+	groupFile  = "/etc/group"
+)
+
+// groupNamed reports whether the group file names gid; a file that cannot
+// be read names every gid (nothing is taken for unnamed).
+func groupNamed(gid uint32) bool {
+	f, err := os.Open(groupFile)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	want := strconv.FormatUint(uint64(gid), 10)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20) // a group of many members is one long line
+	for sc.Scan() {
+		// name:password:gid:members
+		if fs := strings.Split(sc.Text(), ":"); len(fs) >= 3 && fs[2] == want {
+			return true
+		}
+	}
+	return sc.Err() != nil
+}
 
 // passwdEntry returns the primary gid and the home the passwd file gives
 // uid; ok is false when it names no such uid (or cannot be read).
@@ -74,12 +97,21 @@ func ownHomes(cred *syscall.Credential) []string {
 
 // ownerGid is the gid a root caller's sandbox takes with the work tree's
 // owner uid: that user's primary group, as its own processes have it;
-// never the tree's directory's group, which may be any (a tree of group
-// shadow would give the sandbox /etc/shadow). For a uid the passwd file
-// does not name, the overflow gid, nogroup, which owns nothing.
-func ownerGid(uid uint32) uint32 {
+// never the tree's directory's group treeGid where this system names it,
+// which may be any (a tree of group shadow would give the sandbox
+// /etc/shadow). For a uid the passwd file does not name, treeGid where
+// the group file does not name it either: the tree came from elsewhere
+// with its owner's group (a container's bind-mounted workspace, of the
+// host runner's uid and group), which owns nothing this system knows of,
+// and without it (nogroup) no file of the tree could be copied up into
+// the overlay: the command could change none (EOVERFLOW). Otherwise the
+// overflow gid, nogroup, which owns nothing.
+func ownerGid(uid, treeGid uint32) uint32 {
 	if gid, _, ok := passwdEntry(uid); ok && gid != 0 {
 		return gid
+	}
+	if treeGid != 0 && !groupNamed(treeGid) {
+		return treeGid
 	}
 	return 65534
 }

@@ -10,7 +10,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // fakePasswd points passwdFile at a file holding lines for the test.
@@ -23,6 +26,18 @@ func fakePasswd(t *testing.T, lines ...string) {
 	old := passwdFile
 	passwdFile = p
 	t.Cleanup(func() { passwdFile = old })
+}
+
+// fakeGroup points groupFile at a group file of lines, for the test.
+func fakeGroup(t *testing.T, lines ...string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "group")
+	if err := os.WriteFile(p, []byte("root:x:0:\nshadow:x:42:\n"+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := groupFile
+	groupFile = p
+	t.Cleanup(func() { groupFile = old })
 }
 
 func TestOwnHomesAndOwnerGid(t *testing.T) {
@@ -44,11 +59,58 @@ func TestOwnHomesAndOwnerGid(t *testing.T) {
 			t.Errorf("ownHomes(uid %d) = %q, want %q", c.uid, got, c.want)
 		}
 	}
-	if g := ownerGid(2000001234); g != 2000001299 {
-		t.Errorf("ownerGid = %d, want the passwd primary group 2000001299", g)
+	fakeGroup(t, "team:x:2000001300:svc")
+	for _, c := range []struct {
+		uid, treeGid, want uint32
+		why                string
+	}{
+		{2000001234, 2000001888, 2000001299, "the passwd primary group, whatever the tree's"},
+		{2000001777, 0, 65534, "nogroup for a uid passwd does not name, on a tree of root's group"},
+		{2000001777, 42, 65534, "nogroup, never a group this system names (shadow)"},
+		{2000001777, 2000001300, 65534, "nogroup, never a group this system names"},
+		{2000001777, 2000001888, 2000001888, "the tree's group, which this system does not name either"},
+	} {
+		if g := ownerGid(c.uid, c.treeGid); g != c.want {
+			t.Errorf("ownerGid(%d, %d) = %d, want %d: %s", c.uid, c.treeGid, g, c.want, c.why)
+		}
 	}
-	if g := ownerGid(2000001777); g != 65534 {
-		t.Errorf("ownerGid of a uid passwd does not name = %d, want 65534", g)
+	groupFile = filepath.Join(t.TempDir(), "missing")
+	if g := ownerGid(2000001777, 2000001888); g != 65534 {
+		t.Errorf("ownerGid with no group file = %d, want 65534", g)
+	}
+}
+
+// TestTreeOfAnUnnamedOwnerAndGroup: a root caller's run on a tree whose
+// owner and group this system does not name (a container's bind-mounted
+// workspace, of the host runner's uid and group) runs with that group, so
+// the command can change the tree's files, recorded: with nogroup it
+// could change none (EOVERFLOW at copy-up), and an audit recorded no
+// write of a hook that makes them.
+func TestTreeOfAnUnnamedOwnerAndGroup(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "trees owned by other uids are made with chown")
+	const uid, gid = 2000001234, 2000001888
+	fakePasswd(t)
+	fakeGroup(t)
+	tree := tempDirIn(t, "", "vigiles-unnamed-", 0o755)
+	for p, c := range map[string]string{"m": "m\n", "d/f": "f\n", "r": "r\n"} {
+		os.MkdirAll(filepath.Join(tree, filepath.Dir(p)), 0o755)
+		if err := os.WriteFile(filepath.Join(tree, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.Walk(tree, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, gid) })
+	res := run(t, Spec{Dir: tree, Command: sh(`echo more >> m; echo g > d/g; mv r r2; tr -s ' ' < /proc/self/gid_map`)})
+	if res.Tier != TierConfined || res.Error != "" || res.ExitCode != 0 {
+		t.Fatalf("tier %s exit %d error %q stderr %q", res.Tier, res.ExitCode, res.Error, res.Stderr)
+	}
+	if want := fmt.Sprintf(" 0 %d 1\n", gid); res.Stdout != want {
+		t.Errorf("gid map %q, want the tree's group (%q)", res.Stdout, want)
+	}
+	want := []evidence.Write{{Path: "d/g", Op: "create", Kind: "file"}, {Path: "m", Op: "modify", Kind: "file"},
+		{Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file"}}
+	if d := cmp.Diff(want, res.Writes); d != "" {
+		t.Errorf("writes (-want +got):\n%s", d)
 	}
 }
 
