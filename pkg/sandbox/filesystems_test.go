@@ -90,7 +90,9 @@ func mountFS(t *testing.T, fs string) string {
 // modifies, deletes, renames of files and directories) and the host's tree
 // does not change; where the kernel cannot id-map the file system (tmpfs
 // before Linux 6.3, btrfs before 5.15), the root-owned tree is refused,
-// naming the fixes, and nothing runs.
+// naming the fixes, and nothing runs. So too, mounted read-only, noexec,
+// nosuid and nodev: the run's overlay is writable (the record the same)
+// and the host's mount keeps its flags.
 func TestWorkTreeOnEachFileSystem(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "mounting needs root")
@@ -115,8 +117,15 @@ func TestWorkTreeOnEachFileSystem(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for _, owner := range []string{"root", "another uid"} {
-				if owner != "root" {
+			for _, owner := range []string{"root", "another uid", "another uid, read-only, noexec, nosuid, nodev"} {
+				if owner == "another uid, read-only, noexec, nosuid, nodev" {
+					// The overlay (nosuid, nodev) records what it did as
+					// on a writable mount; the host's mount keeps its
+					// flags and content.
+					if out, err := exec.Command("mount", "-o", "remount,ro,noexec,nosuid,nodev", dir).CombinedOutput(); err != nil {
+						t.Fatalf("remounting %s read-only: %v: %s", fs, err, out)
+					}
+				} else if owner != "root" {
 					// The group the sandbox takes for a uid the passwd
 					// file does not name (ownerGid).
 					filepath.Walk(dir, func(p string, fi os.FileInfo, _ error) error {
@@ -140,6 +149,10 @@ func TestWorkTreeOnEachFileSystem(t *testing.T) {
 				}
 				if treeHash(t, dir) != before {
 					t.Errorf("%s's tree on %s: the host's tree changed", owner, fs)
+				}
+				var st unix.Statfs_t
+				if err := unix.Statfs(dir, &st); err != nil || owner != "root" && owner != "another uid" && st.Flags&unix.ST_RDONLY == 0 {
+					t.Errorf("%s's tree on %s: the host's mount lost its flags (%v)", owner, fs, err)
 				}
 			}
 		})
