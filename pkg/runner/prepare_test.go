@@ -123,8 +123,8 @@ func TestExecutePreparesAhead(t *testing.T) {
 			}
 			continue
 		}
-		if e.result == nil || e.result.Stdout != want {
-			t.Errorf("%d: result %+v, want the run of %q", i, e.result, want)
+		if e.result == nil || e.run.Stdout != want {
+			t.Errorf("%d: result %+v, want the run of %q", i, e.run, want)
 		}
 		if f.ended[want] != "waited" {
 			t.Errorf("%s ended %q, want waited once", want, f.ended[want])
@@ -157,8 +157,8 @@ func TestExecuteStartsTheNextCommandBesideARecord(t *testing.T) {
 	plan := preparedPlan(n)
 	out := s.execute(context.Background(), plan)
 	for i, e := range out {
-		if want := plan[i].Hook.Expanded; plan[i].Hook.Executable() && (e.result == nil || e.result.Stdout != want) {
-			t.Errorf("%d: result %+v, want the run of %q", i, e.result, want)
+		if want := plan[i].Hook.Expanded; plan[i].Hook.Executable() && (e.result == nil || e.run.Stdout != want) {
+			t.Errorf("%d: result %+v, want the run of %q", i, e.run, want)
 		}
 	}
 	if f.maxCmds > jobs {
@@ -193,7 +193,7 @@ func TestExecuteAbortsPreparedRunsOnCancel(t *testing.T) {
 		}
 		cmd := plan[i].Hook.Expanded
 		switch how := f.ended[cmd]; {
-		case how == "waited" && e.result != nil && e.result.Stdout == cmd:
+		case how == "waited" && e.result != nil && e.run.Stdout == cmd:
 		case (how == "aborted" || how == "") && e.result == nil && e.run.Outcome == report.OutcomeError:
 			notRun++
 		default:

@@ -592,7 +592,26 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	if e.limit = limitOf(res); e.limit != "" {
 		e.run.LimitHit = e.limit
 	}
+	if p.Check == nil {
+		e.shed()
+	}
 	return e
+}
+
+// shed lets go of what only a check's expectations read of a run, once
+// the run's report entry is made: its whole output (captured), and that
+// output parsed as JSON (Decision.Output). The run is kept to the end of
+// the test or audit, and a hook that prints up to the output cap on
+// both streams left two copies of each (its bytes and their base64) and
+// a parse of many times their size (a 1 MiB array of zeros) with every
+// run: an audit of hooks that all did so held hundreds of MiB more than
+// its report. Of the result only its error is read after this
+// (executed.failure).
+func (e *executed) shed() {
+	if e.result != nil {
+		e.result = &sandbox.Result{Error: e.result.Error}
+	}
+	e.decision.Output = nil
 }
 
 // cutShort says why the timeout a run of p waits is shorter than the one
