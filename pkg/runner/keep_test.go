@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -46,5 +48,61 @@ func TestRunsKeepNoMoreThanTheirReportNeeds(t *testing.T) {
 	}
 	if checked.result == nil || checked.result.Stdout != stdout || checked.result.Stderr != stderr || checked.decision.Output == nil {
 		t.Error("a check's run did not keep its whole output and its JSON for its expectations")
+	}
+}
+
+// TestKeptEvidenceIsBounded: the writes and network attempts that an
+// audit's runs keep for its report are bounded together
+// (maxKeptEvidence, lowered here): a run whose record would pass the
+// bound keeps none of it and fails, so the audit's verdict is error and
+// never a pass on evidence left out; the runs within it keep theirs.
+func TestKeptEvidenceIsBounded(t *testing.T) {
+	defer func(n int) { maxKeptEvidence = n }(maxKeptEvidence)
+	const perRun = 100
+	name := strings.Repeat("n", 200)
+	var one int // what one run's record costs
+	for i := 0; i < perRun; i++ {
+		one += keptWriteSize + len(fmt.Sprintf("%s-%d", name, i)) + keptEgressSize + len(fmt.Sprintf("h%d.example.test", i))
+	}
+	maxKeptEvidence = 2*one + one/2 // two runs' records fit, not three
+	dir := makeTree(t, map[string]string{
+		"plugins/many/.claude-plugin/plugin.json": `{"name": "many"}`,
+		"plugins/many/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}, {"type": "command", "command": "c"}]}]}}`,
+	})
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+		for i := 0; i < perRun; i++ {
+			res.Writes = append(res.Writes, evidence.Write{Path: fmt.Sprintf("%s-%d", name, i), Op: evidence.OpCreate, Kind: "file"})
+			res.Egress = append(res.Egress, evidence.Egress{Host: fmt.Sprintf("h%d.example.test", i), Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1})
+		}
+		return res, nil
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(rep.Runs))
+	}
+	for i, r := range rep.Runs[:2] {
+		if len(r.Writes) != perRun || len(r.Egress) != perRun || r.Outcome != report.OutcomeAllowed {
+			t.Errorf("run %d: %d writes, %d destinations, outcome %s; want its record whole", i, len(r.Writes), len(r.Egress), r.Outcome)
+		}
+	}
+	last := rep.Runs[2]
+	if last.Writes != nil || last.Egress != nil || last.Outcome != report.OutcomeError {
+		t.Errorf("the run past the bound kept %d writes and %d destinations, outcome %s; want null, null, error", len(last.Writes), len(last.Egress), last.Outcome)
+	}
+	if rep.Verdict != report.VerdictError {
+		t.Errorf("verdict %s, want error", rep.Verdict)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunFailed && f.Hook == last.ID && f.Severity == report.SeverityError && strings.Contains(f.Message, "was not kept") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no %s error says the run's record was not kept: %+v", RuleRunFailed, rep.Findings)
 	}
 }

@@ -322,8 +322,9 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 	}
 	var (
 		wg   sync.WaitGroup
-		mu   sync.Mutex // guards done, watch and the progress
+		mu   sync.Mutex // guards done, kept, watch and the progress
 		done int
+		kept int // the evidence the runs keep for the report (keepWithin)
 	)
 	prep, canPrepare := s.exec.(Preparer)
 	if canPrepare && s.anyDirect(plan) {
@@ -432,6 +433,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 					<-lanes // once its end is kept: the next run may be the one that is cut
 				}
 				mu.Lock()
+				kept = out[i].keepWithin(kept)
 				if d, ok := watch.cut[i]; ok {
 					// Stopped by the interruption, the run has no result
 					// of its own (0 ms): the time it ran, for the
@@ -596,6 +598,60 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		e.shed()
 	}
 	return e
+}
+
+// maxKeptEvidence bounds the writes and network attempts that the runs
+// of one test or audit keep for its report, together: the bytes of
+// their names (evidenceSize). A run's own record is bounded (64 MiB of
+// JSON, 10,000 destinations), but not the runs': hooks that each wrote
+// 50,000 files with long names held their paths to the end of the audit
+// and its report, which made the broker's peak grow with every such hook
+// (875 MB for six), until a hostile plugin with enough of them ran the
+// runner out of memory. A run whose record would pass it keeps none and
+// fails (run/failed), so nothing passes on evidence left out. A
+// variable so that tests can lower it.
+var maxKeptEvidence = 128 << 20
+
+// Per entry, besides its strings: a Write's and an Egress's own size.
+const (
+	keptWriteSize  = 80
+	keptEgressSize = 128
+)
+
+// evidenceSize is what r's writes and egress cost to keep.
+func evidenceSize(r report.HookRun) int {
+	n := 0
+	for _, w := range r.Writes {
+		n += keptWriteSize + len(w.Path) + len(w.Target)
+	}
+	for _, e := range r.Egress {
+		n += keptEgressSize + len(e.Host) + len(e.IP) + len(e.Detail)
+	}
+	return n
+}
+
+// keepWithin keeps e's writes and egress where they fit in
+// maxKeptEvidence with the kept bytes the runs before it keep, and
+// returns what all of them keep then. Where they do not fit, e keeps
+// neither (null: not recorded), and fails as a run whose record vigiles
+// could not make does: every expectation and baseline comparison over it
+// says not recorded, and no verdict passes on it.
+func (e *executed) keepWithin(kept int) int {
+	n := evidenceSize(e.run)
+	if kept+n <= maxKeptEvidence {
+		return kept + n
+	}
+	why := fmt.Sprintf("its record (%d writes, %d network destinations) was not kept: with the runs before it, this run's writes and network attempts would pass the %d MiB of them that vigiles keeps for one report; audit fewer hooks at once (PATHs, --shard)",
+		len(e.run.Writes), len(e.run.Egress), maxKeptEvidence>>20)
+	e.run.Writes, e.run.Egress = nil, nil
+	e.run.Outcome, e.run.Reason = report.OutcomeError, "the run failed: "+why
+	e.decision = Decision{Outcome: e.run.Outcome, Reason: e.run.Reason}
+	e.run.Decides = ""
+	if e.result == nil {
+		e.result = &sandbox.Result{}
+	}
+	e.result.Error = why
+	return kept
 }
 
 // shed lets go of what only a check's expectations read of a run, once
