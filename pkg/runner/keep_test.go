@@ -106,3 +106,37 @@ func TestKeptEvidenceIsBounded(t *testing.T) {
 		t.Errorf("no %s error says the run's record was not kept: %+v", RuleRunFailed, rep.Findings)
 	}
 }
+
+// TestKeptDecidesAreBounded: what a hook's output tells the agent to do
+// (decides) holds its updatedInput whole, up to the output cap, and
+// counts against maxKeptEvidence as writes do.
+func TestKeptDecidesAreBounded(t *testing.T) {
+	defer func(n int) { maxKeptEvidence = n }(maxKeptEvidence)
+	stdout := `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "` + strings.Repeat("x", 10000) + `"}}}`
+	maxKeptEvidence = 25000 // two runs' decides fit, not three
+	dir := makeTree(t, map[string]string{
+		"plugins/many/.claude-plugin/plugin.json": `{"name": "many"}`,
+		"plugins/many/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}, {"type": "command", "command": "c"}]}]}}`,
+	})
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: stdout, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec, Jobs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(rep.Runs))
+	}
+	for i, r := range rep.Runs[:2] {
+		if !strings.Contains(r.Decides, "updatedInput") || r.Outcome != report.OutcomeAllowed {
+			t.Errorf("run %d: decides %d bytes, outcome %s; want its decides whole", i, len(r.Decides), r.Outcome)
+		}
+	}
+	if last := rep.Runs[2]; last.Decides != "" || last.Writes != nil || last.Outcome != report.OutcomeError {
+		t.Errorf("the run past the bound kept %d bytes of decides, outcome %s; want none, error", len(last.Decides), last.Outcome)
+	}
+	if rep.Verdict != report.VerdictError {
+		t.Errorf("verdict %s, want error", rep.Verdict)
+	}
+}

@@ -600,16 +600,16 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	return e
 }
 
-// maxKeptEvidence bounds the writes and network attempts that the runs
-// of one test or audit keep for its report, together: the bytes of
-// their names (evidenceSize). A run's own record is bounded (64 MiB of
+// maxKeptEvidence bounds the records that the runs of one test or audit
+// keep for its report, together: the bytes of their writes' and
+// network attempts' names, and of what their output decides and their
+// env files (evidenceSize). A run's own record is bounded (64 MiB of
 // JSON, 10,000 destinations), but not the runs': hooks that each wrote
 // 50,000 files with long names held their paths to the end of the audit
 // and its report, which made the broker's peak grow with every such hook
-// (875 MB for six), until a hostile plugin with enough of them ran the
-// runner out of memory. A run whose record would pass it keeps none and
-// fails (run/failed), so nothing passes on evidence left out. A
-// variable so that tests can lower it.
+// (875 MB for six), without a bound. A run whose record would pass it
+// keeps none of it and fails (run/failed), so nothing passes on evidence
+// left out. A variable so that tests can lower it.
 var maxKeptEvidence = 128 << 20
 
 // Per entry, besides its strings: a Write's and an Egress's own size.
@@ -618,9 +618,14 @@ const (
 	keptEgressSize = 128
 )
 
-// evidenceSize is what r's writes and egress cost to keep.
+// evidenceSize is what r's record costs to keep: its writes and egress,
+// and what its output tells the agent to do (Decides, which holds the
+// hook's updatedInput whole: up to its output cap) and its env file.
 func evidenceSize(r report.HookRun) int {
-	n := 0
+	n := len(r.Decides)
+	if r.EnvFile != nil && r.EnvFile.Content != nil {
+		n += len(*r.EnvFile.Content)
+	}
 	for _, w := range r.Writes {
 		n += keptWriteSize + len(w.Path) + len(w.Target)
 	}
@@ -630,10 +635,10 @@ func evidenceSize(r report.HookRun) int {
 	return n
 }
 
-// keepWithin keeps e's writes and egress where they fit in
-// maxKeptEvidence with the kept bytes the runs before it keep, and
-// returns what all of them keep then. Where they do not fit, e keeps
-// neither (null: not recorded), and fails as a run whose record vigiles
+// keepWithin keeps e's record where it fits in maxKeptEvidence with the
+// kept bytes of the runs before it, and returns what all of them keep
+// then. Where it does not fit, e keeps none of it (writes and egress
+// null, the env file's content null: not recorded; no decides), and fails as a run whose record vigiles
 // could not make does: every expectation and baseline comparison over it
 // says not recorded, and no verdict passes on it.
 func (e *executed) keepWithin(kept int) int {
@@ -641,9 +646,12 @@ func (e *executed) keepWithin(kept int) int {
 	if kept+n <= maxKeptEvidence {
 		return kept + n
 	}
-	why := fmt.Sprintf("its record (%d writes, %d network destinations) was not kept: with the runs before it, this run's writes and network attempts would pass the %d MiB of them that vigiles keeps for one report; audit fewer hooks at once (PATHs, --shard)",
-		len(e.run.Writes), len(e.run.Egress), maxKeptEvidence>>20)
+	why := fmt.Sprintf("its record (%d writes, %d network destinations, %d bytes of what its output decides, its env file) was not kept: with the runs before it, this run's record would pass the %d MiB of records that vigiles keeps for one report; audit fewer hooks at once (PATHs, --shard)",
+		len(e.run.Writes), len(e.run.Egress), len(e.run.Decides), maxKeptEvidence>>20)
 	e.run.Writes, e.run.Egress = nil, nil
+	if e.run.EnvFile != nil {
+		e.run.EnvFile = &evidence.EnvFile{Path: e.run.EnvFile.Path} // not recorded
+	}
 	e.run.Outcome, e.run.Reason = report.OutcomeError, "the run failed: "+why
 	e.decision = Decision{Outcome: e.run.Outcome, Reason: e.run.Reason}
 	e.run.Decides = ""
