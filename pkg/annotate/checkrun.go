@@ -61,7 +61,8 @@ type CheckRun struct {
 	// Conclusion is success, neutral or failure.
 	Conclusion string
 	Title      string
-	// Summary is markdown; it is cut to MaxCheckRunSummaryChars.
+	// Summary is markdown; it is cut to MaxCheckRunSummaryChars bytes,
+	// with the notes PostCheckRun adds.
 	Summary  string
 	Findings []report.Finding
 	// DefaultFile anchors findings that have no file (or one outside the
@@ -154,7 +155,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	if n := len(anns) - MaxCheckRunAnnotations; n > 0 {
 		anns = anns[:MaxCheckRunAnnotations]
 		note := fmt.Sprintf("\n\n**%d more annotations not posted** (a check run carries at most %d here, most severe first). %s\n", n, MaxCheckRunAnnotations, elsewhere)
-		summary = cut(summary, MaxCheckRunSummaryChars-len(note)) + note
+		summary = cutBytes(summary, MaxCheckRunSummaryChars-len(note)) + note
 	}
 	var batches [][]*github.CheckRunAnnotation
 	for len(anns) > MaxCheckRunAnnotationsPerRequest {
@@ -170,7 +171,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	output := func(b []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{
 			Title:       github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
-			Summary:     github.String(cut(summary, MaxCheckRunSummaryChars)),
+			Summary:     github.String(cutBytes(summary, MaxCheckRunSummaryChars)),
 			Annotations: b,
 		}
 	}
@@ -239,7 +240,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			err = fmt.Errorf("adding annotations %d-%d to check run: %w",
 				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
 			out := output(nil)
-			out.Summary = github.String(cut(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
+			out.Summary = github.String(cutBytes(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
 			status, conclusion, at := completed(true)
 			// Sent when the step is being cancelled too (the runner's
 			// SIGINT ends ctx), on a short clock of its own: else the run

@@ -657,3 +657,47 @@ func TestCheckRunRateLimitWaitOverflow(t *testing.T) {
 		t.Errorf("waited %v in all (%v), past MaxRateLimitWait %v", total, waited, MaxRateLimitWait)
 	}
 }
+
+// TestCheckRunSummaryBytes: GitHub holds output.summary to 65,535 bytes,
+// not characters ("summary exceeds a maximum bytesize of 65535", 422), so
+// a summary of characters of three bytes each (꞉, which every ':' of a
+// plugin's text becomes) is held to that many bytes, with the notes that
+// PostCheckRun adds for annotations not posted and for a batch refused.
+func TestCheckRunSummaryBytes(t *testing.T) {
+	summary := strings.Repeat("꞉", MaxCheckRunSummaryChars/3) // 65,535 bytes, 21,845 characters
+	for _, tc := range []struct {
+		name     string
+		findings int
+		fake     *fakeGitHub
+	}{
+		{"annotations not posted", MaxCheckRunAnnotations + 1, &fakeGitHub{}},
+		{"a batch refused", 120, &fakeGitHub{failPatch: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.fake)
+			defer srv.Close()
+			c, err := NewClient(srv.Client(), token, srv.URL+"/api/v3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = PostCheckRun(context.Background(), c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles audit", HeadSHA: headSHA,
+				Conclusion: "failure", Title: "t", Summary: summary, Findings: manyFindings(tc.findings).Findings})
+			tc.fake.mu.Lock()
+			defer tc.fake.mu.Unlock()
+			if len(tc.fake.reqs) == 0 {
+				t.Fatal("no request")
+			}
+			for i, req := range tc.fake.reqs {
+				out, _ := req.Body["output"].(map[string]any)
+				s, _ := out["summary"].(string)
+				if len(s) > MaxCheckRunSummaryChars || !utf8.ValidString(s) {
+					t.Errorf("request %d: summary of %d bytes (valid UTF-8: %v), GitHub takes at most %d", i, len(s), utf8.ValidString(s), MaxCheckRunSummaryChars)
+				}
+			}
+			last, _ := tc.fake.reqs[len(tc.fake.reqs)-1].Body["output"].(map[string]any)
+			if s, _ := last["summary"].(string); !strings.Contains(s, "**") {
+				t.Errorf("the last summary lost its note: %q", s[max(0, len(s)-200):])
+			}
+		})
+	}
+}

@@ -65,9 +65,12 @@ const (
 	CheckRunCompleteTimeout = 5 * time.Second
 
 	// MaxCheckRunSummaryChars is the longest output.summary (and
-	// output.text) of a check run.
+	// output.text) of a check run, in bytes of UTF-8.
 	// Source: docs.github.com REST API, "Create a check run",
-	// output.summary: "Maximum length: 65535 characters".
+	// output.summary: "Maximum length: 65535 characters"; GitHub counts
+	// bytes, though: a longer summary of fewer characters is refused
+	// with 422, "summary exceeds a maximum bytesize of 65535"
+	// (github/docs#35252).
 	MaxCheckRunSummaryChars = 65535
 
 	// MaxCheckRunTitleChars caps the check run's output.title; GitHub
