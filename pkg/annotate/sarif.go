@@ -261,13 +261,14 @@ func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats
 	}
 	var all []SARIFResult
 	seen := map[string]int{} // findings so far with each fingerprint
+	subjects := newDriftSubjects(r.Drift)
 	for _, f := range findings {
 		// Counted before anything is left out, so that what is left
 		// out does not change the fingerprints of what follows.
-		base := fingerprint(f, r.Drift, 0)
+		base := fingerprint(f, subjects, 0)
 		fp := base
 		if n := seen[base]; n > 0 {
-			fp = fingerprint(f, r.Drift, n)
+			fp = fingerprint(f, subjects, n)
 		}
 		seen[base]++
 		ri, ok := index[ruleID(f)]
@@ -541,7 +542,7 @@ var sarifEscaper = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, `{`, `{{
 // is about too (findingSubject). Findings that still share all of it (one
 // unknown key in two checks) are told apart by their order in the file:
 // n > 0 is the (n+1)th of them, as CodeQL counts repeated lines.
-func fingerprint(f report.Finding, drift []report.Drift, n int) string {
+func fingerprint(f report.Finding, drift *driftSubjects, n int) string {
 	h := sha256.New()
 	for _, s := range []string{f.Rule, f.Location.File, f.Hook, f.Title, findingSubject(f, drift)} {
 		h.Write([]byte(s))
@@ -559,8 +560,9 @@ func fingerprint(f report.Finding, drift []report.Drift, n int) string {
 // path itself from the report's drift, digits and all (hosts 10.0.0.1 and
 // 10.0.0.2 are two findings), and for a hook's new command the command.
 // Of the drift entries whose value the message quotes, the longest is the
-// one it is about ("a.example" is inside "ba.example").
-func findingSubject(f report.Finding, drift []report.Drift) string {
+// one it is about ("a.example" is inside "ba.example"), the first of them
+// in the drift where several of that length are.
+func findingSubject(f report.Finding, drift *driftSubjects) string {
 	subject := strings.Map(func(r rune) rune {
 		if '0' <= r && r <= '9' {
 			return -1
@@ -572,22 +574,94 @@ func findingSubject(f report.Finding, drift []report.Drift) string {
 		// A hook's run has one command drift, whose message does not
 		// quote the command: each new command is an alert of its own, so
 		// that one dismissed is not another accepted.
-		for _, d := range drift {
-			if d.Hook == f.Hook && d.Kind == kind {
-				return subject + "\x00" + d.Now
-			}
+		if now, ok := drift.commands[f.Hook]; ok {
+			return subject + "\x00" + now
 		}
 	}
 	if !ok || (kind != "host" && kind != "write") {
 		return subject
 	}
-	value := ""
-	for _, d := range drift {
-		if d.Hook == f.Hook && d.Kind == kind && len(d.Now) > len(value) && strings.Contains(f.Message, d.Now) {
-			value = d.Now
+	return subject + "\x00" + drift.quoted(f.Hook, kind, f.Message)
+}
+
+// driftSubjects indexes a report's drift for findingSubject, which looked
+// through the whole drift for each finding: a hook that wrote 30,000 new
+// paths made as many findings and drift entries, and the SARIF took nine
+// minutes to make.
+type driftSubjects struct {
+	commands map[string]string // by hook: its first command drift's value
+	values   map[hookKind]*driftValues
+	// windows counts the parts of messages looked up (for tests).
+	windows int
+}
+
+type hookKind struct{ hook, kind string }
+
+// driftValues are the host or write drift values of one hook, by length.
+type driftValues struct {
+	byLen   map[int]map[string]int // value → its first index in the drift
+	lengths []int                  // the lengths there are, longest first
+}
+
+func newDriftSubjects(drift []report.Drift) *driftSubjects {
+	x := &driftSubjects{commands: map[string]string{}, values: map[hookKind]*driftValues{}}
+	for i, d := range drift {
+		switch {
+		case d.Kind == "command":
+			if _, ok := x.commands[d.Hook]; !ok {
+				x.commands[d.Hook] = d.Now
+			}
+		case (d.Kind == "host" || d.Kind == "write") && d.Now != "":
+			k := hookKind{d.Hook, d.Kind}
+			v := x.values[k]
+			if v == nil {
+				v = &driftValues{byLen: map[int]map[string]int{}}
+				x.values[k] = v
+			}
+			m := v.byLen[len(d.Now)]
+			if m == nil {
+				m = map[string]int{}
+				v.byLen[len(d.Now)] = m
+				v.lengths = append(v.lengths, len(d.Now))
+			}
+			if _, ok := m[d.Now]; !ok {
+				m[d.Now] = i
+			}
 		}
 	}
-	return subject + "\x00" + value
+	for _, v := range x.values {
+		sort.Sort(sort.Reverse(sort.IntSlice(v.lengths)))
+	}
+	return x
+}
+
+// quoted is the longest of hook's drift values of kind that msg holds,
+// the first in the drift among those of that length; "" where it holds
+// none. Each length is looked for in msg's parts of that length, longest
+// first, so a message that quotes its own value stops there: the work is
+// the message's length times the lengths between its value's and its own,
+// not the drift's size.
+func (x *driftSubjects) quoted(hook, kind, msg string) string {
+	v := x.values[hookKind{hook, kind}]
+	if v == nil {
+		return ""
+	}
+	for _, n := range v.lengths {
+		if n > len(msg) {
+			continue
+		}
+		m, best, value := v.byLen[n], -1, ""
+		for i := 0; i+n <= len(msg); i++ {
+			x.windows++
+			if j, ok := m[msg[i:i+n]]; ok && (best < 0 || j < best) {
+				best, value = j, msg[i:i+n]
+			}
+		}
+		if best >= 0 {
+			return value
+		}
+	}
+	return ""
 }
 
 // WriteSARIF writes r as indented SARIF 2.1.0 JSON to w (EncodeSARIF),
