@@ -607,9 +607,10 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 // JSON, 10,000 destinations), but not the runs': hooks that each wrote
 // 50,000 files with long names held their paths to the end of the audit
 // and its report, which made the broker's peak grow with every such hook
-// (875 MB for six), without a bound. A run whose record would pass it
-// keeps none of it and fails (run/failed), so nothing passes on evidence
-// left out. A variable so that tests can lower it.
+// (875 MB for six), without a bound. A run whose record would pass it,
+// in the order the records are made (each lane has a worker for the
+// record beside the one for the command, so not the plan's), keeps none
+// of it and fails (run/failed), so nothing passes on evidence left out. A variable so that tests can lower it.
 var maxKeptEvidence = 128 << 20
 
 // Per entry, besides its strings: a Write's and an Egress's own size.
