@@ -647,8 +647,15 @@ func (e *executed) keepWithin(kept int) int {
 	if kept+n <= maxKeptEvidence {
 		return kept + n
 	}
-	why := fmt.Sprintf("its record (%d writes, %d network destinations, %d bytes of what its output decides, its env file) was not kept: with the runs before it, this run's record would pass the %d MiB of records that vigiles keeps for one report; audit fewer hooks at once (PATHs, --shard)",
-		len(e.run.Writes), len(e.run.Egress), len(e.run.Decides), maxKeptEvidence>>20)
+	parts := []string{fmt.Sprintf("%d writes, %d network destinations", len(e.run.Writes), len(e.run.Egress))}
+	if e.run.Decides != "" {
+		parts = append(parts, fmt.Sprintf("%d bytes of what its output decides", len(e.run.Decides)))
+	}
+	if e.run.EnvFile != nil && e.run.EnvFile.Content != nil {
+		parts = append(parts, fmt.Sprintf("%d bytes of its env file", len(*e.run.EnvFile.Content)))
+	}
+	why := fmt.Sprintf("its record (%s) was not kept: with the runs before it, this run's record would pass the %d MiB of records that vigiles keeps for one report; audit fewer hooks at once (PATHs, --shard)",
+		strings.Join(parts, ", "), maxKeptEvidence>>20)
 	e.run.Writes, e.run.Egress = nil, nil
 	if e.run.EnvFile != nil {
 		e.run.EnvFile = &evidence.EnvFile{Path: e.run.EnvFile.Path} // not recorded
