@@ -15,7 +15,8 @@ import (
 // audit or test, and one that no check reads keeps of its result only
 // what the report and its findings use, not the whole output (bytes and
 // base64) nor that output parsed as JSON; a check's run keeps both, for
-// its expectations (TestOutputExpectationsReadAllTheOutput).
+// its expectations (TestOutputExpectationsReadAllTheOutput), but its
+// record only in its report entry.
 func TestRunsKeepNoMoreThanTheirReportNeeds(t *testing.T) {
 	// A JSON object of 64 KiB: what Decide parses, as a hook's answer.
 	stdout := `{"systemMessage": "` + strings.Repeat("a", 64<<10) + `"}`
@@ -48,6 +49,11 @@ func TestRunsKeepNoMoreThanTheirReportNeeds(t *testing.T) {
 	}
 	if checked.result == nil || checked.result.Stdout != stdout || checked.result.Stderr != stderr || checked.decision.Output == nil {
 		t.Error("a check's run did not keep its whole output and its JSON for its expectations")
+	}
+	// The record is the report entry's: a second copy in the result
+	// would outlive maxKeptEvidence leaving it out.
+	if checked.result != nil && (checked.result.Writes != nil || checked.result.Egress != nil) || checked.run.Writes == nil || checked.run.Egress == nil {
+		t.Error("a check's run kept its record in its result, or not in its report entry")
 	}
 }
 

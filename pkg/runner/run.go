@@ -594,9 +594,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	if e.limit = limitOf(res); e.limit != "" {
 		e.run.LimitHit = e.limit
 	}
-	if p.Check == nil {
-		e.shed()
-	}
+	e.shed(p.Check != nil)
 	return e
 }
 
@@ -670,20 +668,26 @@ func (e *executed) keepWithin(kept int) int {
 	return kept
 }
 
-// shed lets go of what only a check's expectations read of a run, once
-// the run's report entry is made: its whole output (captured), and that
-// output parsed as JSON (Decision.Output). The run is kept to the end of
-// the test or audit, and a hook that prints up to the output cap on
-// both streams left two copies of each (its bytes and their base64) and
-// a parse of many times their size (a 1 MiB array of zeros) with every
-// run: an audit of hooks that all did so held hundreds of MiB more than
-// its report. Of the result only its error is read after this
-// (executed.failure).
-func (e *executed) shed() {
-	if e.result != nil {
+// shed lets go of what the run's report entry holds, or nothing reads,
+// once that entry is made. The run is kept to the end of the test or
+// audit. A run no check reads keeps of its result only its error
+// (executed.failure): not its whole output, which a hook that prints up
+// to the output cap on both streams left twice (its bytes and their
+// base64), nor that output parsed as JSON (Decision.Output), many times
+// its size for a 1 MiB array of zeros: an audit of hooks that all did so
+// held hundreds of MiB more than its report. A check's run keeps those
+// for its expectations (captured), but not the result's record (writes,
+// egress, env file, lingered), which the report entry holds: else a
+// record maxKeptEvidence leaves out would stay in memory all the same.
+func (e *executed) shed(check bool) {
+	switch {
+	case e.result == nil:
+	case check:
+		e.result.Writes, e.result.Egress, e.result.EnvFile, e.result.Lingered = nil, nil, nil, nil
+	default:
 		e.result = &sandbox.Result{Error: e.result.Error}
+		e.decision.Output = nil
 	}
-	e.decision.Output = nil
 }
 
 // cutShort says why the timeout a run of p waits is shorter than the one
