@@ -540,6 +540,7 @@ func (s *session) discover(paths []string) error {
 	}
 	seenRoot := map[string]bool{}
 	seenServer := map[string]bool{}
+	serverAt := map[report.Location]bool{} // where the servers kept are declared
 	for _, root := range tree {
 		if seenRoot[root] {
 			continue
@@ -567,7 +568,7 @@ func (s *session) discover(paths []string) error {
 			// Kept as a hook is: declared under the PATHs, or a server
 			// of a plugin there.
 			if k := sv.key(); !seenServer[k] && (s.inPart(sv.Location.File) || s.inPart(sv.PluginRoot)) {
-				seenServer[k] = true
+				seenServer[k], serverAt[sv.Location] = true, true
 				s.servers = append(s.servers, sv)
 			}
 		}
@@ -595,8 +596,8 @@ func (s *session) discover(paths []string) error {
 			}
 		}
 		for _, sv := range d.Servers {
-			if k := sv.key(); !seenServer[k] && !slices.ContainsFunc(s.servers, func(o *Server) bool { return o.Location == sv.Location }) {
-				seenServer[k] = true
+			if k := sv.key(); !seenServer[k] && !serverAt[sv.Location] {
+				seenServer[k], serverAt[sv.Location] = true, true
 				s.servers = append(s.servers, sv)
 			}
 		}

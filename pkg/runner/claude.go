@@ -304,6 +304,10 @@ type claudeDisc struct {
 	// ownServers holds, by plugin root, the indexes in out.Servers of
 	// the servers of its own declarations (alsoNamed).
 	ownServers map[string][]int
+	// serverDocs holds the files of servers read (serversDoc), by path;
+	// serverCount counts the servers and monitors read (countServer).
+	serverDocs  map[string]serverDoc
+	serverCount int
 }
 
 // localEntry is a marketplace entry with a local source: the directory

@@ -117,6 +117,9 @@ func (c *claudeDisc) monitorEntries(file string, n *jnode) []*Server {
 	}
 	var got []*Server
 	for _, e := range n.Elems {
+		if !c.countServer(c.loc(file, e.Pos)) {
+			break
+		}
 		cmd := e.get("command")
 		if e.Kind != jsonObject || cmd == nil || cmd.Kind != jsonString {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "monitors: want an entry with a \"command\" string, found %s", e.Kind)

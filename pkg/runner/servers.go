@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -45,6 +46,13 @@ const (
 	maxServerList = 120
 )
 
+// maxServers bounds the MCP and LSP servers and the monitors one
+// discovery reads (each declaration of one, also where a later one
+// replaces it): each is a finding, and a repository could declare
+// millions. Past it, what is left is not read, and an error says so, as
+// past maxHandlers.
+const maxServers = 10000
+
 // Server is an MCP or LSP server a plugin declares (Discovery.Servers):
 // Claude Code starts it (or connects to it) with the session, outside any
 // sandbox, and vigiles names it in a finding once the session knows the
@@ -61,9 +69,10 @@ type Server struct {
 	AlsoNamed  []string
 	// Location is the server's name in the file that declares it.
 	Location report.Location
-	// Type is "stdio" (a command Claude Code starts), "http", "sse" or
-	// "ws" (a remote server it connects to), or "bundle" (an MCP bundle
-	// whose servers vigiles does not read: Bundle).
+	// Type is "stdio" (a command Claude Code starts), "http", "sse",
+	// "ws", "sse-ide", "ws-ide" or "claudeai-proxy" (a server it connects
+	// to), "sdk" (one the program that drives it serves), or "bundle" (an
+	// MCP bundle whose servers vigiles does not read: Bundle).
 	Type string
 	// Command and Args are the stdio command line as written; Env the
 	// names of the variables it is given, sorted.
@@ -79,13 +88,53 @@ type Server struct {
 	HeadersHelper string
 	// Bundle is the path or URL of an MCP bundle, as written.
 	Bundle string
+	// ProxyID is the connector a claudeai-proxy server names, SDKName
+	// the server an sdk server names.
+	ProxyID, SDKName string
 	// Extensions are the file extensions an LSP server is started for.
 	Extensions []string
 	// When is a monitor's "when" ("always" where it has none).
 	When string
 	// options are the plugin's userConfig values (pluginOptions).
 	options map[string]string
+	// id is Name as JSON.parse tells keys apart (jmember.ident): a
+	// server replaces one declared before of the same id.
+	id string
 }
+
+// serverSet is the servers one plugin's declarations of a kind give, in
+// order, each in place of one declared before of its name, as Claude Code
+// merges the objects of servers it reads ({...before, ...later}).
+type serverSet struct {
+	list []*Server
+	at   map[string]int // index in list, by Server.id
+}
+
+// put adds s, in place of a server of its id.
+func (ss *serverSet) put(s *Server) {
+	if i, ok := ss.at[s.id]; ok {
+		ss.list[i] = s
+		return
+	}
+	if ss.at == nil {
+		ss.at = map[string]int{}
+	}
+	ss.at[s.id] = len(ss.list)
+	ss.list = append(ss.list, s)
+}
+
+// mcpTypes are the types of MCP server Claude Code's schema takes
+// (McpServerConfigSchema): besides stdio and the remote http, sse and ws,
+// those it gives IDEs' servers (sse-ide, ws-ide), claude.ai's connectors
+// (claudeai-proxy) and an SDK's (sdk). A plugin may declare any of them:
+// Claude Code connects to the URL of each but sdk.
+var mcpTypes = []string{"stdio", "http", "sse", "ws", "sse-ide", "ws-ide", "claudeai-proxy", "sdk"}
+
+const mcpTypesList = `"stdio", "http", "sse", "ws", "sse-ide", "ws-ide", "claudeai-proxy" or "sdk"`
+
+// typeNeeds are the strings the schema requires of a type of MCP server
+// besides its url.
+var typeNeeds = map[string][]string{"sse-ide": {"ideName"}, "ws-ide": {"ideName"}, "claudeai-proxy": {"id"}}
 
 // serverKind is what differs between MCP and LSP server declarations.
 type serverKind struct {
@@ -103,14 +152,14 @@ var (
 // replacing it, as Claude Code merges them (the manifest's win).
 func (c *claudeDisc) servers(ctx hookCtx, manifest *jnode, manifestRel string) {
 	for _, k := range []serverKind{mcpKind, lspKind} {
-		var got []*Server
+		var got serverSet
 		if p := filepath.Join(ctx.pluginRoot, k.file); c.exists(p) {
-			got = c.serversFile(ctx, k, p, got)
+			c.serversFile(ctx, k, p, &got)
 		}
 		if field := manifest.get(k.field); field != nil {
-			got = c.serversIn(ctx, k, field, manifestRel, got)
+			c.serversIn(ctx, k, field, manifestRel, &got)
 		}
-		c.addServers(ctx, got, true)
+		c.addServers(ctx, got.list, true)
 	}
 }
 
@@ -120,7 +169,9 @@ func (c *claudeDisc) servers(ctx hookCtx, manifest *jnode, manifestRel string) {
 func (c *claudeDisc) entryServers(ctx hookCtx, entry *jnode, entryFile string) {
 	for _, k := range []serverKind{mcpKind, lspKind} {
 		if field := entry.get(k.field); field != nil {
-			c.addServers(ctx, c.serversIn(ctx, k, field, entryFile, nil), false)
+			var got serverSet
+			c.serversIn(ctx, k, field, entryFile, &got)
+			c.addServers(ctx, got.list, false)
 		}
 	}
 }
@@ -145,31 +196,32 @@ func (c *claudeDisc) addServers(ctx hookCtx, got []*Server, own bool) {
 	}
 }
 
-// serversIn reads a manifest's (or an entry's) servers field in file: a
-// path to a file of servers, an object of servers, or an array of either,
-// each replacing what came before by name. An MCP field's path may name
-// an MCP bundle (.mcpb), which vigiles does not open.
-func (c *claudeDisc) serversIn(ctx hookCtx, k serverKind, field *jnode, file string, got []*Server) []*Server {
+// serversIn reads a manifest's (or an entry's) servers field in file into
+// got: a path to a file of servers, an object of servers, or an array of
+// either, each replacing what came before by name. An MCP field's path
+// may name an MCP bundle (.mcpb), which vigiles does not open.
+func (c *claudeDisc) serversIn(ctx hookCtx, k serverKind, field *jnode, file string, got *serverSet) {
 	switch field.Kind {
 	case jsonString:
-		return c.serversPath(ctx, k, field, file, got)
+		c.serversPath(ctx, k, field, file, got)
+		return
 	case jsonObject:
-		return c.serverEntries(ctx, k, field, file, false, got)
+		c.serverEntries(ctx, k, field, file, false, got)
+		return
 	case jsonArray:
 		for _, e := range field.Elems {
 			switch e.Kind {
 			case jsonString:
-				got = c.serversPath(ctx, k, e, file, got)
+				c.serversPath(ctx, k, e, file, got)
 			case jsonObject:
-				got = c.serverEntries(ctx, k, e, file, false, got)
+				c.serverEntries(ctx, k, e, file, false, got)
 			default:
 				c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "%s: want a path to a JSON file of servers, or an object of servers, found %s", k.field, e.Kind)
 			}
 		}
-		return got
+		return
 	}
 	c.find(RuleWrongType, report.SeverityError, c.loc(file, field.Pos), "%s: want a path to a JSON file of servers, an object of servers, or an array of them, found %s", k.field, field.Kind)
-	return got
 }
 
 // isBundle says whether an MCP servers path names an MCP bundle, which
@@ -180,49 +232,94 @@ func isBundle(p string) bool {
 }
 
 // serversPath reads the servers of the file a path field names (relative
-// to the plugin root).
-func (c *claudeDisc) serversPath(ctx hookCtx, k serverKind, field *jnode, file string, got []*Server) []*Server {
+// to the plugin root) into got.
+func (c *claudeDisc) serversPath(ctx hookCtx, k serverKind, field *jnode, file string, got *serverSet) {
 	if k.kind == ServerMCP && isBundle(field.Str) {
-		return mergeServer(got, &Server{Kind: k.kind, Name: field.Str, Type: "bundle", Bundle: field.Str, Location: c.loc(file, field.Pos)})
+		// Its servers' names are the bundle's to say: none that vigiles
+		// reads is one of them.
+		got.put(&Server{Kind: k.kind, Name: field.Str, id: "\xffbundle\x00" + field.Str, Type: "bundle", Bundle: field.Str, Location: c.loc(file, field.Pos)})
+		return
 	}
 	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
 	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s file %s is outside the repository; vigiles does not read it", k.field, shownCut(field.Str, maxMonitorName))
-		return got
+		return
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, field.Pos), "%s file %s not found (resolved against the plugin root)", k.field, shownCut(field.Str, maxMonitorName))
-		return got
+		return
 	} else if fi.IsDir() {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, field.Pos), "%s: %s names a directory; want a path to a JSON file of servers", k.field, shownCut(field.Str, maxMonitorName))
-		return got
+		return
 	}
-	return c.serversFile(ctx, k, p, got)
+	c.serversFile(ctx, k, p, got)
 }
 
-// serversFile reads a JSON file of servers: for MCP, an object of servers
-// or one whose "mcpServers" holds them (Claude Code takes that member
-// when it is set); for LSP, an object of servers, which Claude Code
+// serversDoc is a file of servers, read once however many declarations
+// name it (Claude Code reads it for each: a manifest may name .mcp.json
+// again, after servers that replaced some of its own), and apart from
+// what reads it as something else (a hooks, monitors or manifest file).
+func (c *claudeDisc) serversDoc(abs string) (string, *jnode) {
+	if d, ok := c.serverDocs[abs]; ok {
+		return d.rel, d.n
+	}
+	rel, n := c.readJSONIn("servers", "", abs)
+	if c.serverDocs == nil {
+		c.serverDocs = map[string]serverDoc{}
+	}
+	c.serverDocs[abs] = serverDoc{rel, n}
+	return rel, n
+}
+
+// serverDoc is a file of servers as serversDoc read it.
+type serverDoc struct {
+	rel string
+	n   *jnode
+}
+
+// serversFile reads a JSON file of servers into got: for MCP, an object
+// of servers or one whose "mcpServers" holds them (Claude Code takes that
+// member when it is set); for LSP, an object of servers, which Claude Code
 // loads whole or not at all.
-func (c *claudeDisc) serversFile(ctx hookCtx, k serverKind, abs string, got []*Server) []*Server {
-	rel, n := c.readJSON(abs)
+func (c *claudeDisc) serversFile(ctx hookCtx, k serverKind, abs string, got *serverSet) {
+	rel, n := c.serversDoc(abs)
 	if n == nil {
-		return got
+		return
+	}
+	if k.kind == ServerMCP {
+		// Claude Code takes Object.entries of the file (or of its
+		// mcpServers): an array's servers are named by their indexes.
+		if n.Kind == jsonArray {
+			c.serverEntries(ctx, k, indexed(n), rel, false, got)
+			return
+		}
+		if m := n.get("mcpServers"); m != nil && truthy(m) {
+			c.repeatedKeys(rel, n, "", "mcpServers")
+			switch m.Kind {
+			case jsonObject:
+				n = m
+			case jsonArray:
+				n = indexed(m)
+			default:
+				c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Pos), "mcpServers: want an object of MCP servers, found %s", m.Kind)
+				return
+			}
+		}
 	}
 	if n.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object of %s servers, found %s", rel, k.what, n.Kind)
-		return got
+		return
 	}
-	if k.kind == ServerMCP {
-		if m := n.get("mcpServers"); m != nil && truthy(m) {
-			c.repeatedKeys(rel, n, "", "mcpServers")
-			if m.Kind != jsonObject {
-				c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Pos), "mcpServers: want an object of MCP servers, found %s", m.Kind)
-				return got
-			}
-			n = m
-		}
+	c.serverEntries(ctx, k, n, rel, k.kind == ServerLSP, got)
+}
+
+// indexed is the array a as JavaScript's Object.entries sees it: an
+// object whose keys are its indexes, each at its element.
+func indexed(a *jnode) *jnode {
+	o := &jnode{Kind: jsonObject, Pos: a.Pos, Members: make([]jmember, len(a.Elems))}
+	for i, e := range a.Elems {
+		o.Members[i] = jmember{Key: strconv.Itoa(i), KeyPos: e.Pos, Value: e}
 	}
-	return c.serverEntries(ctx, k, n, rel, k.kind == ServerLSP, got)
+	return o
 }
 
 // truthy says whether JavaScript takes the value v as true.
@@ -240,17 +337,21 @@ func truthy(v *jnode) bool {
 	return true
 }
 
-// serverEntries reads an object of servers in file, name by name (the
-// last of a name given twice, as JSON.parse keeps it). A malformed server
-// is an error, and Claude Code does not start it; with whole (a file of
-// LSP servers), it starts none of the file's.
-func (c *claudeDisc) serverEntries(ctx hookCtx, k serverKind, n *jnode, file string, whole bool, got []*Server) []*Server {
+// serverEntries reads an object of servers in file into got, name by name
+// (the last of a name given twice, as JSON.parse keeps it). A malformed
+// server is an error, and Claude Code does not start it; with whole (a
+// file of LSP servers), it starts none of the file's.
+func (c *claudeDisc) serverEntries(ctx hookCtx, k serverKind, n *jnode, file string, whole bool, got *serverSet) {
 	c.repeatedKeys(file, n, k.field)
 	var read []*Server
 	bad := false
+	last := lastOfKeys(n)
 	for i, m := range n.Members {
-		if givenAgain(n, i) {
+		if !last[i] {
 			continue // the last of a key given twice is read
+		}
+		if !c.countServer(c.loc(file, m.KeyPos)) {
+			break
 		}
 		s, problem := readServer(k, m)
 		if problem != "" {
@@ -262,29 +363,41 @@ func (c *claudeDisc) serverEntries(ctx hookCtx, k serverKind, n *jnode, file str
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.KeyPos), "%s server %s: %s", k.what, shownCut(m.Key, maxMonitorName), what)
 			continue
 		}
-		s.Location = c.loc(file, m.KeyPos)
+		s.id, s.Location = m.ident(), c.loc(file, m.KeyPos)
 		read = append(read, s)
 	}
 	if whole && bad {
-		return got
+		return
 	}
 	for _, s := range read {
-		got = mergeServer(got, s)
+		got.put(s)
 	}
-	return got
 }
 
-// givenAgain says whether a member after the i-th of the object n has its
-// key (as JSON.parse tells keys apart), which then replaces it.
-func givenAgain(n *jnode, i int) bool {
-	return slices.ContainsFunc(n.Members[i+1:], func(m jmember) bool { return m.ident() == n.Members[i].ident() })
+// lastOfKeys says, by index in n's members, whether no member after it
+// has its key (as JSON.parse tells keys apart): the one JSON.parse keeps.
+func lastOfKeys(n *jnode) []bool {
+	last := make([]bool, len(n.Members))
+	seen := make(map[string]bool, len(n.Members))
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		id := n.Members[i].ident()
+		last[i] = !seen[id]
+		seen[id] = true
+	}
+	return last
 }
 
-// mergeServer adds s to got, in place of a server of its name declared
-// before.
-func mergeServer(got []*Server, s *Server) []*Server {
-	got = slices.DeleteFunc(got, func(o *Server) bool { return o.Name == s.Name })
-	return append(got, s)
+// countServer counts one more server (or monitor) read against
+// maxServers; past it, nothing more is read, and an error at loc says so
+// once.
+func (c *claudeDisc) countServer(loc report.Location) bool {
+	if c.serverCount++; c.serverCount <= maxServers {
+		return true
+	}
+	if c.serverCount == maxServers+1 {
+		c.bound(loc, "more than %d MCP servers, LSP servers and monitors are declared, more than vigiles names in one discovery; Claude Code starts them all, so this one and those after it are not named", maxServers)
+	}
+	return false
 }
 
 // readServer reads one server's declaration, or says what is wrong with
@@ -321,8 +434,9 @@ func readServer(k serverKind, m jmember) (*Server, string) {
 			return nil, nil, fmt.Sprintf("%q: want an object of strings, found %s", key, o.Kind)
 		}
 		var keys, vals []string
+		last := lastOfKeys(o)
 		for i, e := range o.Members {
-			if givenAgain(o, i) {
+			if !last[i] {
 				continue
 			}
 			if e.Value.Kind != jsonString {
@@ -334,23 +448,43 @@ func readServer(k serverKind, m jmember) (*Server, string) {
 	}
 	if t := v.get("type"); k.kind == ServerMCP && t != nil {
 		if t.Kind != jsonString {
-			return nil, fmt.Sprintf("\"type\": want \"stdio\", \"http\", \"sse\" or \"ws\", found %s", t.Kind)
+			return nil, fmt.Sprintf("\"type\": want one of %s, found %s", mcpTypesList, t.Kind)
 		}
-		switch t.Str {
-		case "stdio":
-		case "http", "sse", "ws":
-			s.Type = t.Str
-		default:
-			return nil, fmt.Sprintf("\"type\" %s: want \"stdio\", \"http\", \"sse\" or \"ws\"", shownCut(t.Str, maxMonitorName))
+		if !slices.Contains(mcpTypes, t.Str) {
+			return nil, fmt.Sprintf("\"type\" %s: want one of %s", shownCut(t.Str, maxMonitorName), mcpTypesList)
 		}
+		s.Type = t.Str
 	}
 	var problem string
+	if s.Type == "sdk" {
+		// No URL and no command: the program that drives Claude Code
+		// through its SDK serves it, under the name given.
+		nm := v.get("name")
+		if nm == nil || nm.Kind != jsonString {
+			return nil, "an sdk server needs a \"name\" string"
+		}
+		s.SDKName = nm.Str
+		return s, ""
+	}
 	if s.Type != "stdio" {
 		u := v.get("url")
 		if u == nil || u.Kind != jsonString {
 			return nil, fmt.Sprintf("a %s server needs a \"url\" string", s.Type)
 		}
 		s.URL = u.Str
+		// What Claude Code's schema requires besides, of the servers of
+		// IDEs and of claude.ai's proxy.
+		for _, f := range typeNeeds[s.Type] {
+			if x := v.get(f); x == nil || x.Kind != jsonString {
+				return nil, fmt.Sprintf("a %s server needs a %q string", s.Type, f)
+			}
+		}
+		if id := v.get("id"); s.Type == "claudeai-proxy" {
+			s.ProxyID = id.Str
+		}
+		if s.Type == "sse-ide" || s.Type == "ws-ide" || s.Type == "claudeai-proxy" {
+			return s, ""
+		}
 		if s.Headers, s.HeaderValues, problem = object("headers"); problem != "" {
 			return nil, problem
 		}
@@ -440,12 +574,26 @@ func (s *Server) message(dataDir string) string {
 		return fmt.Sprintf("plugin %s declares MCP servers in the MCP bundle %s, which Claude Code unpacks and whose servers it starts with every session, unsandboxed; vigiles does not read bundles or run MCP servers, so nothing of what they do is recorded: review it by hand",
 			plugin, shownName(clip(s.Bundle, maxServerLine)))
 	}
+	switch s.Type {
+	case "sdk":
+		return fmt.Sprintf("plugin %s declares the MCP server %s (sdk), which Claude Code takes from the program that drives it through its SDK, as that program's server %s: review what that server does, which vigiles does not see",
+			plugin, name, shownCut(s.SDKName, maxMonitorName))
+	case "claudeai-proxy":
+		return fmt.Sprintf("plugin %s declares the MCP server %s (claudeai-proxy), which Claude Code connects to with every session through claude.ai's proxy, signed in as the user, as the claude.ai connector %s (url: %s); vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+			plugin, name, shownCut(s.ProxyID, maxMonitorName), shownName(clip(s.URL, maxServerLine)))
+	case "sse-ide", "ws-ide":
+		// Claude Code takes an IDE's URL as written: nothing expanded.
+		return fmt.Sprintf("plugin %s declares the remote MCP server %s (%s), which Claude Code connects to with every session as an IDE's: %s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+			plugin, name, s.Type, shownName(clip(s.URL, maxServerLine)))
+	}
 	if s.Type != "stdio" {
 		var vars []string
+		seen := map[string]bool{}
 		for _, hv := range s.HeaderValues {
 			for _, m := range envRef.FindAllStringSubmatch(hv, -1) {
 				n, _, _ := strings.Cut(m[1], ":-")
-				if !slices.Contains(vars, n) && !strings.HasPrefix(n, "CLAUDE_PLUGIN_") {
+				if !seen[n] && !strings.HasPrefix(n, "CLAUDE_PLUGIN_") {
+					seen[n] = true
 					vars = append(vars, n)
 				}
 			}

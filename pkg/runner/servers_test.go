@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestMalformedServersAreErrors(t *testing.T) {
 	lacks(t, got,
 		`error discovery/wrong-type a/.mcp.json:1:2 MCP server noCmd: it needs a non-empty "command" string: Claude Code does not start it`,
 		`error discovery/wrong-type a/.mcp.json:1:25 MCP server badArgs: "args": want an array of strings, found a string`,
-		`error discovery/wrong-type a/.mcp.json:1:67 MCP server badType: "type" carrier-pigeon: want "stdio", "http", "sse" or "ws"`,
+		`error discovery/wrong-type a/.mcp.json:1:67 MCP server badType: "type" carrier-pigeon: want one of "stdio", "http", "sse", "ws", "sse-ide", "ws-ide", "claudeai-proxy" or "sdk"`,
 		`MCP server noURL: a http server needs a "url" string`,
 		`warning discovery/mcp-server a/.mcp.json:1:145 plugin a declares the MCP server ok`,
 		`error discovery/wrong-type a/.lsp.json:1:68 LSP server bad: it needs an "extensionToLanguage" object with at least one file extension: Claude Code starts none of the servers of this file`,
@@ -284,9 +285,13 @@ func FuzzServersFile(f *testing.F) {
 		var got []*Server
 		for _, k := range []serverKind{mcpKind, lspKind} {
 			if n.Kind == jsonObject {
-				got = append(got, c.serverEntries(ctx, k, n, "x.json", k.kind == ServerLSP, nil)...)
+				var in serverSet
+				c.serverEntries(ctx, k, n, "x.json", k.kind == ServerLSP, &in)
+				got = append(got, in.list...)
 			}
-			got = append(got, c.serversIn(ctx, k, n, "x.json", nil)...)
+			var in serverSet
+			c.serversIn(ctx, k, n, "x.json", &in)
+			got = append(got, in.list...)
 		}
 		for _, s := range got {
 			s.Plugin, s.PluginRoot = "fuzz", "plugins/fuzz"
@@ -326,4 +331,114 @@ func TestMonitorsPathAtTheField(t *testing.T) {
 			t.Errorf("a finding of %d bytes quotes the plugin's path whole: %.200s", len(l), l)
 		}
 	}
+}
+
+// TestMCPServersOfAnArray: Claude Code takes the servers of a file as
+// Object.entries of it (or of its mcpServers), so an array's elements are
+// servers it starts, named by their indexes: each is named, not called a
+// file Claude Code refuses.
+func TestMCPServersOfAnArray(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.mcp.json":                  `[{"command": "bare-array"}]`,
+		"b/hooks/hooks.json":           serverStopHook,
+		"b/.mcp.json":                  `{"mcpServers": [{"command": "x", "args": 7}, {"command": "array-under"}]}`,
+		"c/hooks/hooks.json":           serverStopHook,
+		"c/.claude-plugin/plugin.json": `{"name": "c", "mcpServers": "./more.json"}`,
+		"c/more.json":                  `[{"type": "http", "url": "https://array.example.test/"}]`,
+	})
+	lacks(t, got,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server 0, which Claude Code starts with every session and runs unsandboxed beside it: bare-array;`,
+		`error discovery/wrong-type b/.mcp.json:1:17 MCP server 0: "args": want an array of strings, found a number: Claude Code does not start it`,
+		`warning discovery/mcp-server b/.mcp.json:1:46 plugin b declares the MCP server 1, which Claude Code starts with every session and runs unsandboxed beside it: array-under;`,
+		`warning discovery/mcp-server c/more.json:1:2 plugin c declares the remote MCP server 0 (http), which Claude Code connects to with every session: https://array.example.test/;`,
+	)
+	if all := strings.Join(got, "\n"); strings.Contains(all, "found an array") {
+		t.Errorf("a file of servers in an array is called one Claude Code refuses:\n%s", all)
+	}
+}
+
+// TestServersFileNamedAgain: Claude Code reads a file of servers for each
+// declaration that names it, so a manifest that names .mcp.json again,
+// after a server that replaced one of it, has .mcp.json's run; and a file
+// read as something else (a monitors file) is read as servers too.
+func TestServersFileNamedAgain(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json":           serverStopHook,
+		"a/.mcp.json":                  `{"s": {"command": "from-mcp-json"}}`,
+		"a/.claude-plugin/plugin.json": `{"name": "a", "mcpServers": [{"s": {"command": "replaced"}}, "./.mcp.json"]}`,
+		"b/hooks/hooks.json":           serverStopHook,
+		"b/.claude-plugin/plugin.json": `{"name": "b", "experimental": {"monitors": "./.mcp.json"}}`,
+		"b/.mcp.json":                  `[{"name": "m", "command": "both-monitor-and-server", "description": "d"}]`,
+	}, RuleMonitor)
+	lacks(t, got,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server s, which Claude Code starts with every session and runs unsandboxed beside it: from-mcp-json;`,
+		`warning discovery/monitor b/.mcp.json:1:2 plugin b declares the background monitor m`,
+		`warning discovery/mcp-server b/.mcp.json:1:2 plugin b declares the MCP server 0, which Claude Code starts with every session and runs unsandboxed beside it: both-monitor-and-server;`,
+	)
+	if all := strings.Join(got, "\n"); strings.Contains(all, "replaced;") {
+		t.Errorf("a server .mcp.json replaces again is named:\n%s", all)
+	}
+}
+
+// TestIDEAndProxyServersAreNamed: Claude Code's schema takes the MCP
+// server types it gives IDEs (sse-ide, ws-ide), claude.ai's connectors
+// (claudeai-proxy) and an SDK's (sdk) from a plugin too, and connects to
+// the first three: each is named, not called a server it refuses.
+func TestIDEAndProxyServersAreNamed(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json": `{"w": {"type": "ws-ide", "url": "ws://ide.example.test:9/${X}", "ideName": "vim"},
+  "s": {"type": "sse-ide", "url": "http://sse-ide.example.test/", "ideName": "x"},
+  "p": {"type": "claudeai-proxy", "url": "https://proxy.example.test/", "id": "mail"},
+  "k": {"type": "sdk", "name": "host-server"},
+  "noIDE": {"type": "ws-ide", "url": "ws://x.test/"}}`,
+	})
+	lacks(t, got,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the remote MCP server w (ws-ide), which Claude Code connects to with every session as an IDE's: ws://ide.example.test:9/${X};`,
+		`warning discovery/mcp-server a/.mcp.json:2:3 plugin a declares the remote MCP server s (sse-ide), which Claude Code connects to with every session as an IDE's: http://sse-ide.example.test/;`,
+		`warning discovery/mcp-server a/.mcp.json:3:3 plugin a declares the MCP server p (claudeai-proxy), which Claude Code connects to with every session through claude.ai's proxy, signed in as the user, as the claude.ai connector mail`,
+		`warning discovery/mcp-server a/.mcp.json:4:3 plugin a declares the MCP server k (sdk), which Claude Code takes from the program that drives it through its SDK, as that program's server host-server`,
+		`error discovery/wrong-type a/.mcp.json:5:3 MCP server noIDE: a ws-ide server needs a "ideName" string: Claude Code does not start it`,
+	)
+}
+
+// TestServerNamesAsJSONParseTellsThemApart: two keys whose escapes leave
+// different surrogates unpaired are two servers to JSON.parse, though Go
+// decodes both to U+FFFD: neither replaces the other.
+func TestServerNamesAsJSONParseTellsThemApart(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json":        `{"\ud800": {"command": "first-lone"}, "\udbff": {"command": "second-lone"}}`,
+	})
+	lacks(t, got, "first-lone;", "second-lone;")
+}
+
+// TestServersAreBounded: a discovery names at most maxServers servers and
+// monitors, each a finding, and says in an error where it stopped; the
+// rest of the audit goes on.
+func TestServersAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i < maxServers+5; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `"s%d": {"command": "x"}`, i)
+	}
+	b.WriteString("}")
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json":        b.String(),
+	}, RuleMalformed)
+	n := 0
+	for _, l := range got {
+		if strings.HasPrefix(l, "warning discovery/mcp-server") {
+			n++
+		}
+	}
+	if n != maxServers {
+		t.Errorf("%d servers named, want %d", n, maxServers)
+	}
+	lacks(t, got, fmt.Sprintf(`error discovery/malformed a/.mcp.json:%d:1 more than %d MCP servers, LSP servers and monitors are declared`, maxServers+1, maxServers))
 }
