@@ -75,10 +75,13 @@ type Server struct {
 	// MCP bundle whose servers vigiles does not read: Bundle).
 	Type string
 	// Command and Args are the stdio command line as written; Env the
-	// names of the variables it is given, sorted.
-	Command string
-	Args    []string
-	Env     []string
+	// names of the variables it is given, sorted, and EnvValues their
+	// values as written: a value may choose what runs (NODE_OPTIONS,
+	// LD_PRELOAD, PYTHONPATH).
+	Command   string
+	Args      []string
+	Env       []string
+	EnvValues []string
 	// URL, Headers (the names of the headers sent, in order) and
 	// HeadersHelper (a command Claude Code runs for more) of a remote
 	// server, as written.
@@ -135,6 +138,16 @@ const mcpTypesList = `"stdio", "http", "sse", "ws", "sse-ide", "ws-ide", "claude
 // typeNeeds are the strings the schema requires of a type of MCP server
 // besides its url.
 var typeNeeds = map[string][]string{"sse-ide": {"ideName"}, "ws-ide": {"ideName"}, "claudeai-proxy": {"id"}}
+
+// byName sorts names and their values by name.
+type byName struct{ names, values []string }
+
+func (b byName) Len() int           { return len(b.names) }
+func (b byName) Less(i, j int) bool { return b.names[i] < b.names[j] }
+func (b byName) Swap(i, j int) {
+	b.names[i], b.names[j] = b.names[j], b.names[i]
+	b.values[i], b.values[j] = b.values[j], b.values[i]
+}
 
 // serverKind is what differs between MCP and LSP server declarations.
 type serverKind struct {
@@ -504,10 +517,10 @@ func readServer(k serverKind, m jmember) (*Server, string) {
 	if s.Args, problem = strs("args"); problem != "" {
 		return nil, problem
 	}
-	if s.Env, _, problem = object("env"); problem != "" {
+	if s.Env, s.EnvValues, problem = object("env"); problem != "" {
 		return nil, problem
 	}
-	sort.Strings(s.Env)
+	sort.Sort(byName{s.Env, s.EnvValues})
 	if k.kind == ServerLSP {
 		if s.Extensions, _, problem = object("extensionToLanguage"); problem != "" {
 			return nil, problem
@@ -614,7 +627,13 @@ func (s *Server) message(dataDir string) string {
 	}
 	env := ""
 	if len(s.Env) > 0 {
-		env = " (environment: " + shownList(s.Env) + ")"
+		// As sh would take them before the command; the list is cut as
+		// the command line is.
+		set := make([]string, len(s.Env))
+		for i, n := range s.Env {
+			set[i] = shownName(n) + "=" + shQuote(s.expand(s.EnvValues[i], dataDir))
+		}
+		env = " (environment: " + shownName(cutBytes(strings.Join(set, " "), maxServerLine)) + ")"
 	}
 	if s.Kind == ServerLSP {
 		return fmt.Sprintf("plugin %s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",

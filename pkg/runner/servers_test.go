@@ -68,7 +68,7 @@ func TestMCPServersAreNamed(t *testing.T) {
 		"b/extra.json": `{"sse1": {"type": "sse", "url": "https://sse.example.test/", "headersHelper": "${CLAUDE_PLUGIN_ROOT}/helper.sh"}}`,
 	})
 	lacks(t, got,
-		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server db, which Claude Code starts with every session and runs unsandboxed beside it: a/servers/db --config a/config.json 'two words' '${HOME}/x' (environment: A, DB_URL); vigiles does not run MCP servers`,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server db, which Claude Code starts with every session and runs unsandboxed beside it: a/servers/db --config a/config.json 'two words' '${HOME}/x' (environment: A=1 DB_URL='${DB_URL}'); vigiles does not run MCP servers`,
 		`warning discovery/mcp-server a/.mcp.json:2:3 plugin a declares the remote MCP server api (http), which Claude Code connects to with every session: https://mcp.example.test/${TENANT:-x} (headers sent: Authorization, X-Id; with the values of API_TOKEN); vigiles does not connect to it`,
 		`warning discovery/mcp-server b/.mcp.json:1:67 plugin b declares the MCP server kept`,
 		`warning discovery/mcp-server b/extra.json:1:2 plugin b declares the remote MCP server sse1 (sse), which Claude Code connects to with every session: https://sse.example.test/; its headersHelper runs unsandboxed for more: b/helper.sh;`,
@@ -94,7 +94,7 @@ func TestLSPServersAreNamed(t *testing.T) {
 	})
 	lacks(t, got,
 		`warning discovery/lsp-server a/.lsp.json:1:2 plugin a declares the LSP server go, which Claude Code starts with the session, unsandboxed, for .go files: gopls serve; vigiles does not run LSP servers`,
-		`warning discovery/lsp-server b/.claude-plugin/plugin.json:1:30 plugin b declares the LSP server py, which Claude Code starts with the session, unsandboxed, for .py, .pyi files: b/bin/pyls (environment: K);`,
+		`warning discovery/lsp-server b/.claude-plugin/plugin.json:1:30 plugin b declares the LSP server py, which Claude Code starts with the session, unsandboxed, for .py, .pyi files: b/bin/pyls (environment: K=v);`,
 	)
 }
 
@@ -441,4 +441,20 @@ func TestServersAreBounded(t *testing.T) {
 		t.Errorf("%d servers named, want %d", n, maxServers)
 	}
 	lacks(t, got, fmt.Sprintf(`error discovery/malformed a/.mcp.json:%d:1 more than %d MCP servers, LSP servers and monitors are declared`, maxServers+1, maxServers))
+}
+
+// TestServerEnvValuesAreShown: the values of a server's env may choose
+// what it runs (NODE_OPTIONS loads a script into node, LD_PRELOAD a
+// library into any program): the finding gives each, expanded as the
+// command line is, not the names alone.
+func TestServerEnvValuesAreShown(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json":        `{"s": {"command": "node", "args": ["server.js"], "env": {"NODE_OPTIONS": "--require ${CLAUDE_PLUGIN_ROOT}/x.js", "TOKEN": "${TOKEN}"}}}`,
+		"a/.lsp.json":        `{"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}, "env": {"LD_PRELOAD": "/tmp/l.so"}}}`,
+	})
+	lacks(t, got,
+		`plugin a declares the MCP server s, which Claude Code starts with every session and runs unsandboxed beside it: node server.js (environment: NODE_OPTIONS='--require a/x.js' TOKEN='${TOKEN}');`,
+		`for .go files: gopls (environment: LD_PRELOAD=/tmp/l.so);`,
+	)
 }
