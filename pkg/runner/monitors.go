@@ -84,22 +84,33 @@ func monitorsField(manifest *jnode) *jnode {
 func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) []*Server {
 	switch {
 	case field.Kind == jsonString:
-		p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
-		// The path is the plugin's to choose: quoted and cut, as its
-		// names are.
-		if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
-			c.find(RuleOutsideTree, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %s is outside the repository; vigiles does not read it", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
-		} else if err != nil {
-			c.find(RuleMissingFile, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors file %s not found (resolved against the plugin root)", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
-		} else if fi.IsDir() {
-			c.find(RuleWrongType, report.SeverityError, c.loc(manifestRel, field.Pos), "monitors: %s names a directory; want a path to a JSON file of monitor entries", shownCut(strconv.Quote(field.Str), maxMonitorCommand))
-		} else {
+		if p, ok := c.fileField(ctx, manifestRel, field, "monitors", "monitor entries"); ok {
 			return c.monitorsFile(p)
 		}
 	default:
 		return c.monitorEntries(manifestRel, field)
 	}
 	return nil
+}
+
+// fileField is the file a path field of file names (what: "monitors",
+// "mcpServers"), resolved against the plugin root, or false where it is
+// none vigiles reads: out of the repository, missing, or a directory
+// (want says what the file should hold), each an error at the field. The
+// path is the plugin's to choose: quoted and cut, as its names are.
+func (c *claudeDisc) fileField(ctx hookCtx, file string, field *jnode, what, want string) (string, bool) {
+	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
+	shown := shownCut(strconv.Quote(field.Str), maxMonitorCommand)
+	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s file %s is outside the repository; vigiles does not read it", what, shown)
+	} else if err != nil {
+		c.find(RuleMissingFile, report.SeverityError, c.loc(file, field.Pos), "%s file %s not found (resolved against the plugin root)", what, shown)
+	} else if fi.IsDir() {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, field.Pos), "%s: %s names a directory; want a path to a JSON file of %s", what, shown, want)
+	} else {
+		return p, true
+	}
+	return "", false
 }
 
 func (c *claudeDisc) monitorsFile(abs string) []*Server {

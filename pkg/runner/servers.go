@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -253,18 +252,9 @@ func (c *claudeDisc) serversPath(ctx hookCtx, k serverKind, field *jnode, file s
 		got.put(&Server{Kind: k.kind, Name: field.Str, id: "\xffbundle\x00" + field.Str, Type: "bundle", Bundle: field.Str, Location: c.loc(file, field.Pos)})
 		return
 	}
-	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
-	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
-		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s file %s is outside the repository; vigiles does not read it", k.field, shownCut(field.Str, maxMonitorName))
-		return
-	} else if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, c.loc(file, field.Pos), "%s file %s not found (resolved against the plugin root)", k.field, shownCut(field.Str, maxMonitorName))
-		return
-	} else if fi.IsDir() {
-		c.find(RuleWrongType, report.SeverityError, c.loc(file, field.Pos), "%s: %s names a directory; want a path to a JSON file of servers", k.field, shownCut(field.Str, maxMonitorName))
-		return
+	if p, ok := c.fileField(ctx, file, field, k.field, "servers"); ok {
+		c.serversFile(ctx, k, p, got)
 	}
-	c.serversFile(ctx, k, p, got)
 }
 
 // serversDoc is a file of servers, read once however many declarations

@@ -117,10 +117,10 @@ func TestMalformedServersAreErrors(t *testing.T) {
 		`MCP server noURL: a http server needs a "url" string`,
 		`warning discovery/mcp-server a/.mcp.json:1:145 plugin a declares the MCP server ok`,
 		`error discovery/wrong-type a/.lsp.json:1:68 LSP server bad: it needs an "extensionToLanguage" object with at least one file extension: Claude Code starts none of the servers of this file`,
-		`error discovery/missing-file a/.claude-plugin/plugin.json:1:30 mcpServers file ./missing.json not found`,
-		`error discovery/outside-work-tree a/.claude-plugin/plugin.json:1:48 mcpServers file ../../../etc/x.json is outside the repository`,
+		`error discovery/missing-file a/.claude-plugin/plugin.json:1:30 mcpServers file "./missing.json" not found`,
+		`error discovery/outside-work-tree a/.claude-plugin/plugin.json:1:48 mcpServers file "../../../etc/x.json" is outside the repository`,
 		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:71 mcpServers: want a path to a JSON file of servers, or an object of servers, found a number`,
-		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:74 mcpServers: ./ names a directory; want a path to a JSON file of servers`,
+		`error discovery/wrong-type a/.claude-plugin/plugin.json:1:74 mcpServers: "./" names a directory; want a path to a JSON file of servers`,
 	)
 	for _, l := range got {
 		if strings.Contains(l, "declares the LSP server go") || strings.Contains(l, "noCmd,") || strings.Contains(l, "server badArgs,") {
