@@ -610,7 +610,9 @@ func (s *Server) message(dataDir string) string {
 			extra += ")"
 		}
 		if s.HeadersHelper != "" {
-			extra += "; its headersHelper runs unsandboxed for more: " + shownName(clip(s.expand(s.HeadersHelper, dataDir), maxServerLine))
+			// Claude Code expands nothing in it: sh does, from the
+			// user's environment, where no CLAUDE_PLUGIN_ROOT is set.
+			extra += "; its headersHelper, which Claude Code runs unsandboxed with sh -c for more, as written: " + shownName(clip(s.HeadersHelper, maxServerLine))
 		}
 		return fmt.Sprintf("plugin %s declares the remote MCP server %s (%s), which Claude Code connects to with every session: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, s.Type, shownName(clip(s.expand(s.URL, dataDir), maxServerLine)), extra)

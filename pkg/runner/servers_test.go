@@ -71,7 +71,7 @@ func TestMCPServersAreNamed(t *testing.T) {
 		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server db, which Claude Code starts with every session and runs unsandboxed beside it: a/servers/db --config a/config.json 'two words' '${HOME}/x' (environment: A=1 DB_URL='${DB_URL}'); vigiles does not run MCP servers`,
 		`warning discovery/mcp-server a/.mcp.json:2:3 plugin a declares the remote MCP server api (http), which Claude Code connects to with every session: https://mcp.example.test/${TENANT:-x} (headers sent: Authorization, X-Id; with the values of API_TOKEN); vigiles does not connect to it`,
 		`warning discovery/mcp-server b/.mcp.json:1:67 plugin b declares the MCP server kept`,
-		`warning discovery/mcp-server b/extra.json:1:2 plugin b declares the remote MCP server sse1 (sse), which Claude Code connects to with every session: https://sse.example.test/; its headersHelper runs unsandboxed for more: b/helper.sh;`,
+		`warning discovery/mcp-server b/extra.json:1:2 plugin b declares the remote MCP server sse1 (sse), which Claude Code connects to with every session: https://sse.example.test/; its headersHelper, which Claude Code runs unsandboxed with sh -c for more, as written: ${CLAUDE_PLUGIN_ROOT}/helper.sh;`,
 		// The data directory is named after the ID Claude Code installs
 		// the plugin under (b@mk); the option is its default.
 		`warning discovery/mcp-server b/.claude-plugin/plugin.json:2:35 plugin b declares the MCP server local, which Claude Code starts with every session and runs unsandboxed beside it: node '~/.claude/plugins/data/b-mk/s.js' --port 8080 ./p;`,
