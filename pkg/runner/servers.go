@@ -657,14 +657,30 @@ func (s *Server) key() string {
 // plugin off (and no package's turn it on), as they turn its hooks off.
 func (s *session) serverFindings() {
 	st := s.settingsOf("")
+	// What the settings say of a plugin, asked once for all its servers
+	// (onInAPackage looks at every package's .claude).
+	type plugin struct {
+		dataDir, offIn string
+		off            bool
+	}
+	of := map[string]plugin{}
 	for _, sv := range s.servers {
-		h := &Hook{Plugin: sv.Plugin, PluginRoot: sv.PluginRoot, AlsoNamed: sv.AlsoNamed, InPlugin: true}
-		h.InstalledAs = s.installedAs(sv.PluginRoot)
-		msg := sv.message("~/" + h.dataDir())
+		k := sv.Plugin + "\x00" + sv.PluginRoot + "\x00" + strings.Join(sv.AlsoNamed, "\x00")
+		p, ok := of[k]
+		if !ok {
+			h := &Hook{Plugin: sv.Plugin, PluginRoot: sv.PluginRoot, AlsoNamed: sv.AlsoNamed, InPlugin: true}
+			h.InstalledAs = s.installedAs(sv.PluginRoot)
+			p.dataDir = "~/" + h.dataDir()
+			if off, file := s.pluginOff(st, h); off && !s.onInAPackage(h) {
+				p.off, p.offIn = true, file
+			}
+			of[k] = p
+		}
+		msg := sv.message(p.dataDir)
 		sev := report.SeverityWarning
-		if off, file := s.pluginOff(st, h); off && !s.onInAPackage(h) {
+		if p.off {
 			sev = report.SeverityNotice
-			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", file) + msg
+			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 	}
