@@ -271,6 +271,9 @@ func FuzzServersFile(f *testing.F) {
 		`{"go": {"command": "gopls", "extensionToLanguage": {".go": "go"}}, "x": 1}`,
 		`{"mcpServers": "./a.mcpb"}`, `{"mcpServers": 0}`, `["./x.json", {"s": {"command": "\u0000"}}, 7]`,
 		`{"a\nb": {"command": "\u001b]0;t\u0007::error::x", "args": [1]}}`,
+		`{"w": {"type": "ws-ide", "url": "ws://x\n::error::u", "ideName": "i"}, "p": {"type": "claudeai-proxy", "url": "u", "id": "\u202e"}, "k": {"type": "sdk", "name": "\u0000"}}`,
+		`{"s": {"command": "node", "env": {"NODE_OPTIONS": "\u0001\u0001--require x", "\u202eK": "${CLAUDE_PLUGIN_DATA}"}}}`,
+		`{"mcpServers": [{"command": "x"}, "./y.json"]}`,
 	} {
 		f.Add([]byte(s))
 	}
