@@ -1166,7 +1166,11 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 		}
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
 			held = append(held, r)
-			if v.reads(r, 0o1) {
+			// The sandbox's /dev is its own (bubblewrap's --dev) and its
+			// /dev/shm the run's scratch: nothing of the host's shows
+			// there (TMPDIR=/dev/shm/$USER), and a mask would cover the
+			// command's own /dev/shm, read-only.
+			if v.reads(r, 0o1) && !fsx.Under(r, "/dev") {
 				dirs = append(dirs, r)
 			}
 		}

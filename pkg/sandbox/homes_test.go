@@ -377,3 +377,36 @@ func TestCallersTMPDIRIsMasked(t *testing.T) {
 		t.Errorf("the command saw the caller's TMPDIR %s: %q", tmpdir, res.Stdout)
 	}
 }
+
+// TestCallersTMPDIRInDevShm: a TMPDIR in /dev/shm (a RAM-backed temporary
+// directory, TMPDIR=/dev/shm or /dev/shm/$USER) needs no mask: the
+// sandbox's /dev is its own and its /dev/shm the run's scratch, where the
+// host's files never show. A mask there made the command's /dev/shm
+// read-only (the reaper remounted the scratch as the mask), or, below it,
+// failed every run as a host directory that vanished.
+func TestCallersTMPDIRInDevShm(t *testing.T) {
+	requireConfinement(t)
+	if fi, err := os.Stat("/dev/shm"); err != nil || !fi.IsDir() {
+		missing(t, "a /dev/shm directory")
+	}
+	tree := makeTree(t, nil)
+	sub := tempDirIn(t, "/dev/shm", "caller-tmp-", 0o755)
+	if err := os.WriteFile(filepath.Join(sub, "token"), []byte("TMPDIRSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tmpdir := range []string{"/dev/shm", sub} {
+		t.Run(tmpdir, func(t *testing.T) {
+			t.Setenv("TMPDIR", tmpdir)
+			res := run(t, Spec{Dir: tree, Command: sh(`cat ` + sub + `/token 2>/dev/null; echo m > /dev/shm/made && echo MADE`)})
+			if res.Tier != TierConfined || res.Error != "" {
+				t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if res.Stdout != "MADE\n" {
+				t.Errorf("stdout %q stderr %q; want the command's own /dev/shm writable and nothing of the host's", res.Stdout, res.Stderr)
+			}
+			if want := []evidence.Write{{Path: "/dev/shm/made", Op: "create", Kind: "file"}}; !cmp.Equal(want, res.Writes) {
+				t.Errorf("writes %v, want %v", res.Writes, want)
+			}
+		})
+	}
+}
