@@ -1352,6 +1352,37 @@ func TestMountsInsideTheTree(t *testing.T) {
 	}
 }
 
+// TestKernelFSInsideTheTreeAtAnOddPath: a proc mounted in the tree at a
+// path with bytes mountinfo does not escape ("p\v-\vtmpfs") is still a
+// proc, and the tree is refused, naming it: read with strings.Fields, it
+// was a tmpfs at "p", and the copy walked into the host's processes.
+func TestKernelFSInsideTheTreeAtAnOddPath(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "mounting needs root")
+	dir := tempDirIn(t, "", "vigiles-oddmount-", 0o755)
+	name := "p\v-\vtmpfs\u00a0x"
+	proc := filepath.Join(dir, name)
+	if err := os.Mkdir(proc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mount("proc", proc, "proc", 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(proc, unix.MNT_DETACH) })
+	inside, kernel, err := mountsInside(dir)
+	if err != nil || !slices.Equal(inside, []string{proc}) || !slices.Equal(kernel, []string{proc}) {
+		t.Errorf("mountsInside = %q, %q, %v; want the proc at %q in both", inside, kernel, err, proc)
+	}
+	const uid = 2000001234 // another owner: the tree would be copied
+	if err := os.Lchown(dir, uid, uid); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Dir: dir, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`ls "$(printf 'p\v-\vtmpfs\302\240x')/1"`)})
+	if !errors.Is(err, ErrRefused) || res.Stdout != "" || !strings.Contains(res.Refusal, "host kernel's own file systems") || !strings.Contains(res.Refusal, strconv.Quote(name)) {
+		t.Errorf("err %v stdout %q refusal %q, want a refusal naming the proc", err, res.Stdout, res.Refusal)
+	}
+}
+
 // TestRunsSideBySideGetTheirOwnUID: two root-caller runs at once on a
 // root-owned tree run as different host uids, so that one hook cannot use
 // up the per-user kernel counters of the other.

@@ -24,11 +24,15 @@ func Mounts() ([]Mount, error) {
 }
 
 // parseMounts reads mountinfo's lines: ID PARENT MAJ:MIN ROOT POINT
-// OPTIONS [OPTIONAL…] - TYPE SOURCE SUPER-OPTIONS.
+// OPTIONS [OPTIONAL…] - TYPE SOURCE SUPER-OPTIONS, each field after one
+// space. Split at spaces alone: the kernel escapes only space, tab,
+// newline and backslash, and a mount point may hold any other byte
+// (vertical tab, carriage return, U+00A0), which strings.Fields would
+// take for a separator, reading another path and another type.
 func parseMounts(mountinfo string) []Mount {
 	var out []Mount
 	for _, line := range strings.Split(mountinfo, "\n") {
-		f := strings.Fields(line)
+		f := strings.Split(line, " ")
 		if len(f) <= 4 {
 			continue
 		}

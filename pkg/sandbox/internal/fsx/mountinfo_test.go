@@ -17,3 +17,20 @@ func TestParseMounts(t *testing.T) {
 		t.Errorf("parseMounts = %q, want %q", got, want)
 	}
 }
+
+// Only space, tab, newline and backslash are escaped: the other bytes of
+// a mount point come as they are, vertical tab, form feed, carriage return
+// and the UTF-8 of U+0085 and U+00A0 too, which strings.Fields takes for
+// blanks. Split there, a mask at such a path was no mount point to the
+// reaper (left writable), and a mount point "p\v-\vtmpfs" gave a proc the
+// type tmpfs.
+func TestParseMountsOddBytes(t *testing.T) {
+	info := "90 22 0:50 / /w/p\v-\vtmpfs rw - proc proc rw\n" +
+		"91 22 0:51 / /w/a\rb\fc rw shared:4 - tmpfs tmpfs rw\n" +
+		"92 22 0:52 / /w/d\u0085e\u00a0f rw - tmpfs none rw\n"
+	got := parseMounts(info)
+	want := []Mount{{"/w/p\v-\vtmpfs", "proc"}, {"/w/a\rb\fc", "tmpfs"}, {"/w/d\u0085e\u00a0f", "tmpfs"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("parseMounts = %q, want %q", got, want)
+	}
+}
