@@ -5,7 +5,8 @@
 # not root. Safe to run again.
 set -euo pipefail
 pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap
-  e2fsprogs xfsprogs btrfs-progs) # the last three: the tests' work trees on ext4, xfs and btrfs loop images
+  e2fsprogs xfsprogs btrfs-progs # the tests' work trees on ext4, xfs and btrfs loop images
+  libnss-systemd) # a group only the name service names (a userdb drop-in), never taken from a tree
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -2,12 +2,17 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
 // passwdFile is the user database the homes and groups of uids are read
@@ -17,24 +22,60 @@ var (
 	groupFile  = "/etc/group"
 )
 
-// groupNamed reports whether the group file names gid; a file that cannot
-// be read names every gid (nothing is taken for unnamed).
+// groupNamed reports whether this system names gid: its group file, or
+// any other source of its name service (LDAP, SSSD, systemd's userdb),
+// which may name groups that own files (a team's 0750 directory) and
+// that the group file does not list. A file that cannot be read names
+// every gid, and so does a name service that cannot be asked (nothing is
+// taken for unnamed).
 func groupNamed(gid uint32) bool {
+	return groupFileNames(gid) || nameServiceNamesGroup(gid)
+}
+
+// groupFileNames reports whether the group file names gid.
+func groupFileNames(gid uint32) bool {
 	f, err := os.Open(groupFile)
 	if err != nil {
 		return true
 	}
 	defer f.Close()
-	want := strconv.FormatUint(uint64(gid), 10)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20) // a group of many members is one long line
 	for sc.Scan() {
-		// name:password:gid:members
-		if fs := strings.Split(sc.Text(), ":"); len(fs) >= 3 && fs[2] == want {
+		// name:password:gid:members; the gid read as the C library
+		// reads it (strtoul: "0118" and "+118" are 118), and a field it
+		// might read otherwise names every gid.
+		fs := strings.Split(sc.Text(), ":")
+		if len(fs) < 3 || fs[2] == "" {
+			continue
+		}
+		g, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimLeft(fs[2], " \t"), "+"), 10, 32)
+		if err != nil || uint32(g) == gid {
 			return true
 		}
 	}
 	return sc.Err() != nil
+}
+
+// nameServiceGroups caches nameServiceNamesGroup's answers: getent takes
+// a few milliseconds (nss-systemd asks its sockets), an audit's runs are
+// hundreds.
+var nameServiceGroups sync.Map // uint32 -> bool
+
+// nameServiceNamesGroup asks the name service, through getent as the C
+// library reads nsswitch.conf, whether it names gid: true unless getent
+// answers that no source does (exit status 2).
+func nameServiceNamesGroup(gid uint32) bool {
+	if named, ok := nameServiceGroups.Load(gid); ok {
+		return named.(bool)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := exec.CommandContext(ctx, "getent", "group", strconv.FormatUint(uint64(gid), 10)).Run()
+	var exit *exec.ExitError
+	named := !(errors.As(err, &exit) && exit.ExitCode() == 2)
+	nameServiceGroups.Store(gid, named)
+	return named
 }
 
 // passwdEntry returns the primary gid and the home the passwd file gives
@@ -100,7 +141,8 @@ func ownHomes(cred *syscall.Credential) []string {
 // never the tree's directory's group treeGid where this system names it,
 // which may be any (a tree of group shadow would give the sandbox
 // /etc/shadow). For a uid the passwd file does not name, treeGid where
-// the group file does not name it either: the tree came from elsewhere
+// nothing on this system names it either (groupNamed: the group file,
+// LDAP, SSSD, systemd's userdb): the tree came from elsewhere
 // with its owner's group (a container's bind-mounted workspace, of the
 // host runner's uid and group), which owns nothing this system knows of,
 // and without it (nogroup) no file of the tree could be copied up into

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -59,7 +60,7 @@ func TestOwnHomesAndOwnerGid(t *testing.T) {
 			t.Errorf("ownHomes(uid %d) = %q, want %q", c.uid, got, c.want)
 		}
 	}
-	fakeGroup(t, "team:x:2000001300:svc")
+	fakeGroup(t, "team:x:2000001300:svc", "odd:x: +02000001400:")
 	for _, c := range []struct {
 		uid, treeGid, want uint32
 		why                string
@@ -68,6 +69,7 @@ func TestOwnHomesAndOwnerGid(t *testing.T) {
 		{2000001777, 0, 65534, "nogroup for a uid passwd does not name, on a tree of root's group"},
 		{2000001777, 42, 65534, "nogroup, never a group this system names (shadow)"},
 		{2000001777, 2000001300, 65534, "nogroup, never a group this system names"},
+		{2000001777, 2000001400, 65534, "nogroup, never a group the group file names as the C library reads it (\" +02000001400\")"},
 		{2000001777, 2000001888, 2000001888, "the tree's group, which this system does not name either"},
 	} {
 		if g := ownerGid(c.uid, c.treeGid); g != c.want {
@@ -77,6 +79,44 @@ func TestOwnHomesAndOwnerGid(t *testing.T) {
 	groupFile = filepath.Join(t.TempDir(), "missing")
 	if g := ownerGid(2000001777, 2000001888); g != 65534 {
 		t.Errorf("ownerGid with no group file = %d, want 65534", g)
+	}
+}
+
+// TestOwnerGidNeverTakesAGroupTheNameServiceNames: a group that /etc/group
+// does not name but another source of the system's name service does
+// (LDAP, SSSD, systemd's userdb: here a userdb drop-in, which nss-systemd
+// reads) is a group of this system, which may own anything (a team's
+// 0750 directory): never taken from the tree, nogroup then. Read from
+// /etc/group alone, a tree of such a group gave the sandbox its files.
+func TestOwnerGidNeverTakesAGroupTheNameServiceNames(t *testing.T) {
+	requireRoot(t, "a userdb drop-in is written in /run/userdb")
+	const gid = 2000001901
+	fakePasswd(t)
+	fakeGroup(t)
+	dir := "/run/userdb"
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+	}
+	rec := filepath.Join(dir, "vigiles-test-nss.group")
+	link := filepath.Join(dir, fmt.Sprintf("%d.group", gid))
+	t.Cleanup(func() { os.Remove(link); os.Remove(rec) })
+	if err := os.WriteFile(rec, []byte(fmt.Sprintf(`{"groupName":"vigiles-test-nss","gid":%d}`, gid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Base(rec), link); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("getent", "group", fmt.Sprint(gid)).Output(); err != nil || !strings.HasPrefix(string(out), "vigiles-test-nss:") {
+		missing(t, fmt.Sprintf("a name service that reads systemd's userdb drop-ins (libnss-systemd; getent: %q, %v)", out, err))
+	}
+	if g := ownerGid(2000001777, gid); g != 65534 {
+		t.Errorf("ownerGid on a tree of a group the name service names = %d, want nogroup (65534)", g)
+	}
+	if g := ownerGid(2000001777, gid+1); g != gid+1 {
+		t.Errorf("ownerGid on a tree of a group nothing names = %d, want the tree's (%d)", g, gid+1)
 	}
 }
 
