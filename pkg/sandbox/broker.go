@@ -532,6 +532,11 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		return fail(fmt.Errorf("%w: the work tree %s lies in %s, where a confined run keeps the command's Claude Code files (its CLAUDE_ENV_FILE, its plugins' data) in its HOME; fix: copy the tree elsewhere (cp -r %s /tmp/tree) and run there", ErrRefused, spec.Dir, claude, spec.Dir))
 	}
 	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
+		if td, err := filepath.EvalSymlinks(os.Getenv("TMPDIR")); err == nil && td == h {
+			// A project's TMPDIR=$PWD/.tmp: another directory would hold
+			// it as well.
+			return fail(fmt.Errorf("%w: the work tree %s holds the caller's TMPDIR=%s, which a confined run hides from the command (another tool's files and sockets there), and the tree is shown whole; fix: point TMPDIR outside the work tree for vigiles (TMPDIR=/tmp vigiles …)", ErrRefused, spec.Dir, h))
+		}
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}
 	// Credential files the caller's environment names: in the tree the

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
@@ -448,5 +451,22 @@ func TestCallersTMPDIRInDevShm(t *testing.T) {
 				t.Errorf("writes %v, want %v", res.Writes, want)
 			}
 		})
+	}
+}
+
+// TestTreeThatHoldsTheCallersTMPDIR: a TMPDIR inside the work tree (a
+// project's .envrc: TMPDIR=$PWD/.tmp) would show the command another
+// tool's files and sockets there through the tree: refused, naming the
+// fix that works, a TMPDIR elsewhere, not only another directory.
+func TestTreeThatHoldsTheCallersTMPDIR(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{".tmp/": "", "hook.sh": "exit 0\n"})
+	t.Setenv("TMPDIR", filepath.Join(tree, ".tmp"))
+	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo RAN`)})
+	if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+		t.Fatalf("err %v stdout %q, want a refusal", err, res.Stdout)
+	}
+	if !strings.Contains(res.Refusal, "TMPDIR="+filepath.Join(tree, ".tmp")) || !strings.Contains(res.Refusal, "outside the work tree") {
+		t.Errorf("refusal %q does not name the TMPDIR and its fix", res.Refusal)
 	}
 }
