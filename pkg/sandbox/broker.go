@@ -552,6 +552,15 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			maskFiles = append(maskFiles, f)
 		}
 	}
+	// The agents and engines it names sockets of (SSH_AUTH_SOCK,
+	// DOCKER_HOST): covered with /dev/null where the run could connect
+	// (a connect needs write permission, which a read-only mount does
+	// not take away).
+	for _, s := range envCredentialSockets(os.Getenv) {
+		if !fsx.Under(s, spec.Dir) && view.reads(s, 0o2) {
+			maskFiles = append(maskFiles, s)
+		}
+	}
 	// The checkouts nested in the tree, whose configs the init scrubs,
 	// are searched for beside bubblewrap's start: the init needs them
 	// with its config, not before.

@@ -190,6 +190,44 @@ var credentialDirVars = []struct {
 	{"DOCKER_CERT_PATH", []string{"key.pem"}},
 }
 
+// credentialSocketVars name, in the caller's environment, sockets that
+// answer as the caller: an ssh-agent's (started with -a PATH, anywhere:
+// it signs with the caller's keys for any process of its uid, and the
+// sandbox's uid maps back to it) and a container engine's (unix://PATH),
+// which is the host. Those under the masks (/tmp, /run, HOME) are hidden
+// already.
+var credentialSocketVars = []string{"SSH_AUTH_SOCK", "DOCKER_HOST", "CONTAINER_HOST"}
+
+// envCredentialSockets lists the sockets the caller's environment names
+// (credentialSocketVars), each once, absolute, with its symlinks resolved.
+func envCredentialSockets(getenv func(string) string) []string {
+	var out []string
+	for _, k := range credentialSocketVars {
+		p := getenv(k)
+		if k != "SSH_AUTH_SOCK" {
+			var ok bool
+			if p, ok = strings.CutPrefix(p, "unix://"); !ok {
+				continue
+			}
+		}
+		if p == "" {
+			continue
+		}
+		p, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil || slices.Contains(out, r) {
+			continue
+		}
+		if fi, err := os.Stat(r); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // envCredentialFiles lists the regular files the caller's environment
 // names as credentials (credentialFileVars, credentialDirVars), each once,
 // absolute (a relative one against the working directory), with its

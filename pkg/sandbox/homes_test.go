@@ -470,3 +470,43 @@ func TestTreeThatHoldsTheCallersTMPDIR(t *testing.T) {
 		t.Errorf("refusal %q does not name the TMPDIR and its fix", res.Refusal)
 	}
 }
+
+// TestCallersAgentSocketsAreHidden: the sockets the caller's environment
+// names (SSH_AUTH_SOCK: an ssh-agent started with -a, anywhere; DOCKER_HOST
+// and CONTAINER_HOST as unix://PATH) are covered where the run could
+// reach them outside the masks: an agent answers the sandbox as the caller
+// (its uid mapped back), and signs with the caller's keys; a container
+// engine's socket is the host.
+func TestCallersAgentSocketsAreHidden(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	dir := tempDirIn(t, "/var/lib", "caller-agent-", 0o755)
+	var socks []string
+	for _, v := range []struct{ name, value, sock string }{
+		{"SSH_AUTH_SOCK", "", "agent.sock"},
+		{"DOCKER_HOST", "unix://", "docker-engine.sock"},
+		{"CONTAINER_HOST", "unix://", "podman-engine.sock"},
+	} {
+		sock := filepath.Join(dir, v.sock)
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		os.Chmod(sock, 0o777)
+		t.Setenv(v.name, v.value+sock)
+		socks = append(socks, sock)
+	}
+	script := ""
+	for _, s := range socks {
+		script += `[ -S ` + s + ` ] && echo "SOCKET ` + s + `"; `
+	}
+	res := run(t, Spec{Dir: tree, Command: sh(script + `ls ` + dir + ` >/dev/null && echo LISTED; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if res.Stdout != "LISTED\n" {
+		t.Errorf("stdout %q, want no socket the caller's environment names, the directory still there", res.Stdout)
+	}
+}
