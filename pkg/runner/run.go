@@ -608,7 +608,8 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 // (875 MB for six), without a bound. A run whose record would pass it,
 // in the order the records are made (each lane has a worker for the
 // record beside the one for the command, so not the plan's), keeps none
-// of it and fails (run/failed), so nothing passes on evidence left out. A variable so that tests can lower it.
+// of it and fails (run/failed), so nothing passes on evidence left out.
+// A variable so that tests can lower it.
 var maxKeptEvidence = 128 << 20
 
 // Per entry, besides its strings: a Write's and an Egress's own size.
@@ -637,9 +638,10 @@ func evidenceSize(r report.HookRun) int {
 // keepWithin keeps e's record where it fits in maxKeptEvidence with the
 // kept bytes of the runs before it, and returns what all of them keep
 // then. Where it does not fit, e keeps none of it (writes and egress
-// null, the env file's content null: not recorded; no decides), and fails as a run whose record vigiles
-// could not make does: every expectation and baseline comparison over it
-// says not recorded, and no verdict passes on it.
+// null, the env file's content null: not recorded; no decides), and
+// fails as a run whose record vigiles could not make does: every
+// expectation and baseline comparison over it says not recorded, and no
+// verdict passes on it.
 func (e *executed) keepWithin(kept int) int {
 	n := evidenceSize(e.run)
 	if kept+n <= maxKeptEvidence {
