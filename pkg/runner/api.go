@@ -223,10 +223,15 @@ type session struct {
 	hooks    []*Hook
 	// servers are the MCP and LSP servers of the plugins discovered
 	// (Discovery.Servers), named by serverFindings.
-	servers  []*Server
-	shardI   int
-	shardN   int
-	settings *runSettings
+	servers []*Server
+	// started are the servers among them Claude Code starts, each with
+	// its finding (serverFindings); offServers those of plugins the
+	// settings turn off.
+	started    []startedServer
+	offServers []serverIdent
+	shardI     int
+	shardN     int
+	settings   *runSettings
 	// policy is the SHA-256 of the policy file read ("" for none), and
 	// plan the digest of the whole plan a shard's report carries
 	// (planDigest), so that merge joins only shards of one run.
@@ -1112,6 +1117,8 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	mine := shardOf(plan, s.shardI, s.shardN)
 	var finds []report.Finding
 	if s.shardI == 1 {
+		// finds begins with the session's findings: compareServers finds
+		// a server's there at its index.
 		finds = append(finds, s.findings...)
 		finds = append(finds, planFinds...)
 	}
@@ -1240,8 +1247,18 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 					}
 				}
 			}
+			if s.shardI == 1 {
+				// What discovery named of the plugins' servers and
+				// monitors, whose findings the first shard has.
+				sd, sf := s.compareServers(b, finds, newTreeForm(s.dir), sev, removedIn)
+				d, f = append(d, sd...), append(f, sf...)
+			}
 			drift = append(drift, d...)
 			finds = append(finds, f...)
+		}
+		if o.UpdateBaseline && stop == nil && s.shardI == 1 {
+			// The baseline this audit writes accepts them.
+			s.serversKept(finds)
 		}
 	} else {
 		finds = append(finds, egressNotices(runs)...)
@@ -1266,8 +1283,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		// Kept without the checkout's path (treeForm), as compared.
 		portable := *rep
-		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, unrun...)); err != nil {
+		tf := newTreeForm(s.dir)
+		portable.Runs = tf.runs(rep.Runs)
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, s.baselineServers(tf), unrun...)); err != nil {
 			return rep, err
 		}
 	}

@@ -56,6 +56,70 @@ type Baseline struct {
 	// audited, and a new one is an error until a reviewer accepts that
 	// (unrunAdded), for that command. Left out where there is none.
 	NotRun map[string]string `json:"notRun,omitempty"`
+	// Servers are the MCP servers, LSP servers and background monitors
+	// of the plugins Claude Code starts (not those of a plugin the
+	// settings turn off), which vigiles does not run: what a reviewer
+	// accepted of each is what it starts (BaselineServer.Starts), sorted.
+	// [] where there are none; nil (no "servers") in a baseline written
+	// before they were kept, which accepts none and refuses none: their
+	// findings stay warnings (compareServers).
+	Servers []BaselineServer `json:"servers"`
+}
+
+// BaselineServer is one server (or monitor) a baseline accepts.
+type BaselineServer struct {
+	// Plugin is its plugin's name, Context "plugin:" and its plugin's
+	// root, as a run's context (the root tells two plugins of one name
+	// apart).
+	Plugin  string `json:"plugin"`
+	Context string `json:"context"`
+	// Kind is mcp, lsp or monitor (Server.Kind), Name its name in its
+	// declaration.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Type is an MCP or LSP server's (stdio, http, sse, ws, sse-ide,
+	// ws-ide, claudeai-proxy, sdk, bundle); left out for a monitor.
+	Type string `json:"type,omitempty"`
+	// Starts is what Claude Code starts, or connects to (Server.starts),
+	// the work tree's path as workTreeMark.
+	Starts string `json:"starts"`
+	// File is the file that declares it, where a finding about it once
+	// it is gone is placed; not compared (a server moved from .mcp.json
+	// to the manifest starts the same).
+	File string `json:"file"`
+}
+
+// MarshalJSON writes b as a baseline file holds it: "servers" left out
+// where b keeps none (nil: NewBaseline, which has no discovery at hand),
+// [] where it keeps that there are none.
+func (b Baseline) MarshalJSON() ([]byte, error) {
+	type plain Baseline // without this method
+	j := struct {
+		plain
+		Servers any `json:"servers,omitempty"`
+	}{plain: plain(b)}
+	if b.Servers != nil {
+		j.Servers = b.Servers
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// sortServers orders a baseline's servers as a file holds them.
+func sortServers(l []BaselineServer) {
+	slices.SortFunc(l, func(a, b BaselineServer) int {
+		for _, p := range [][2]string{{a.Context, b.Context}, {a.Kind, b.Kind}, {a.Name, b.Name}, {a.Type, b.Type}, {a.Starts, b.Starts}, {a.File, b.File}, {a.Plugin, b.Plugin}} {
+			if c := strings.Compare(p[0], p[1]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
 }
 
 // BaselineRun is one run's accepted behaviour.
@@ -383,13 +447,15 @@ func throwawayTarget(t string) string {
 // NewBaseline records the runs of a report. The declarations of hooks
 // that are listed, not run, are not at hand here: see newBaseline.
 func NewBaseline(rep *report.Report) *Baseline {
-	return newBaseline(rep, nil)
+	return newBaseline(rep, nil, nil)
 }
 
 // newBaseline records the runs of a report; decl holds, by run id, the
-// handler of each hook that is listed, not run (declarations).
-func newBaseline(rep *report.Report, decl map[string]string, unrun ...*Hook) *Baseline {
-	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
+// handler of each hook that is listed, not run (declarations), and
+// servers the servers Claude Code starts (session.baselineServers; nil
+// keeps none).
+func newBaseline(rep *report.Report, decl map[string]string, servers []BaselineServer, unrun ...*Hook) *Baseline {
+	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: servers}
 	for _, h := range unrun {
 		if b.NotRun == nil {
 			b.NotRun = map[string]string{}
@@ -700,8 +766,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				b.NotRun[h.Key] = c
 			}
+		case "servers":
+			if b.Servers, err = loadServers(m.Value, bad); err != nil {
+				return nil, err
+			}
 		default:
-			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun)", m.Key, want)
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers)", m.Key, want)
 		}
 	}
 	if !hasSchema {
@@ -1474,4 +1544,228 @@ func repeatedMember(n *jnode) (again, first *jmember) {
 		}
 	}
 	return nil, nil
+}
+
+// loadServers reads a baseline's "servers": a list of the servers it
+// accepts (BaselineServer), never nil, each field a string and none
+// unknown, as vigiles writes them. bad makes the error at a place.
+func loadServers(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineServer, error) {
+	if v.Kind != jsonArray {
+		return nil, bad(v.Pos, `"servers": want a list of the servers and monitors the baseline accepts, found %s`, v.Kind)
+	}
+	out := []BaselineServer{}
+	for i, e := range v.Elems {
+		if e.Kind != jsonObject {
+			return nil, bad(e.Pos, `"servers"[%d]: want an object, found %s`, i, e.Kind)
+		}
+		var sv BaselineServer
+		for _, f := range e.Members {
+			var dst *string
+			switch f.Key {
+			case "plugin":
+				dst = &sv.Plugin
+			case "context":
+				dst = &sv.Context
+			case "kind":
+				dst = &sv.Kind
+			case "name":
+				dst = &sv.Name
+			case "type":
+				dst = &sv.Type
+			case "starts":
+				dst = &sv.Starts
+			case "file":
+				dst = &sv.File
+			default:
+				return nil, bad(f.KeyPos, `"servers"[%d]: unknown field %q: want plugin, context, kind, name, type, starts and file`, i, f.Key)
+			}
+			if f.Value.Kind != jsonString {
+				return nil, bad(f.Value.Pos, `"servers"[%d]: %q: want a string, found %s`, i, f.Key, f.Value.Kind)
+			}
+			*dst = f.Value.Str
+		}
+		switch {
+		case !strings.HasPrefix(sv.Context, "plugin:"):
+			return nil, bad(e.Pos, `"servers"[%d]: "context" %q is no plugin's: want plugin:ROOT`, i, sv.Context)
+		case sv.Kind != ServerMCP && sv.Kind != ServerLSP && sv.Kind != ServerMonitor:
+			return nil, bad(e.Pos, `"servers"[%d]: "kind" %q: want %s, %s or %s`, i, sv.Kind, ServerMCP, ServerLSP, ServerMonitor)
+		case sv.File == "":
+			return nil, bad(e.Pos, `"servers"[%d]: no "file": want the file that declares it`, i)
+		}
+		out = append(out, sv)
+	}
+	return out, nil
+}
+
+// Drift kinds and rules of a plugin's servers and monitors against a
+// baseline that keeps them.
+const (
+	DriftServerAdded   = "server-added"
+	DriftServerChanged = "server-changed"
+	DriftServerRemoved = "server-removed"
+)
+
+// serverSubject is what a server's drift names in place of a hook:
+// its plugin's root, its kind and its name (plugins/x#mcp:db).
+func serverSubject(id serverIdent) string {
+	return id.root + "#" + id.kind + ":" + id.name
+}
+
+// baselineServers is what a baseline keeps of the servers Claude Code
+// starts (session.started), sorted, in the tree's form (tf): never nil.
+func (s *session) baselineServers(tf treeForm) []BaselineServer {
+	out := []BaselineServer{}
+	for _, st := range s.started {
+		sv := st.sv
+		typ := sv.Type
+		if sv.Kind == ServerMonitor {
+			typ = ""
+		}
+		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: "plugin:" + sv.PluginRoot, Kind: sv.Kind, Name: sv.Name, Type: typ,
+			Starts: tf.text(st.starts), File: sv.Location.File})
+	}
+	sortServers(out)
+	return out
+}
+
+// compareServers compares the servers Claude Code starts (session.started)
+// with those the baseline b accepts, in finds, which begins with the
+// session's findings (the first shard's report: a server's finding is
+// there at its index). b keeps none (a baseline written before servers
+// were kept): each stays a warning, which says that --update-baseline
+// keeps it. Else a server the baseline accepts as it is now (its plugin,
+// kind and name, type and what it starts) is a notice that says so: the
+// report has no other place that names it, as its runs name an accepted
+// hook. A new one is a server-added error, one whose type or what it
+// starts differs a server-changed error (sev: notice with
+// --update-baseline), each at the declaration, with what changed as
+// evidence, beside its discovery warning; one the baseline has that no
+// plugin declares any more, or whose plugin is now turned off, is a
+// server-removed notice where removedIn (nil: nowhere) covers its file or
+// its plugin's root.
+func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeForm, sev report.Severity, removedIn func(string) bool) ([]report.Drift, []report.Finding) {
+	if b.Servers == nil {
+		for _, st := range s.started {
+			if sev == report.SeverityNotice {
+				break // --update-baseline keeps them now (serversKept)
+			}
+			f := &finds[st.finding]
+			f.Message += "; the baseline, written before vigiles kept servers and monitors, does not keep it: `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it"
+		}
+		return nil, nil
+	}
+	type form struct{ typ, starts string }
+	was := map[serverIdent][]BaselineServer{}
+	for _, bs := range b.Servers {
+		id := serverIdent{strings.TrimPrefix(bs.Context, "plugin:"), bs.Kind, bs.Name}
+		was[id] = append(was[id], bs)
+	}
+	now := map[serverIdent][]startedServer{}
+	var order []serverIdent
+	for _, st := range s.started {
+		id := serverIdent{st.sv.PluginRoot, st.sv.Kind, st.sv.Name}
+		if _, seen := now[id]; !seen {
+			order = append(order, id)
+		}
+		now[id] = append(now[id], st)
+	}
+	formOf := func(st startedServer) form {
+		if st.sv.Kind == ServerMonitor {
+			return form{"", tf.text(st.starts)}
+		}
+		return form{st.sv.Type, tf.text(st.starts)}
+	}
+	shown := func(f form) string {
+		if f.typ == "" || f.typ == "stdio" {
+			return f.starts
+		}
+		return "(" + f.typ + ") " + f.starts
+	}
+	var drift []report.Drift
+	var out []report.Finding
+	for _, id := range order {
+		olds := slices.Clone(was[id])
+		delete(was, id)
+		var changed []startedServer
+		for _, st := range now[id] {
+			f := formOf(st)
+			// The same server accepted as it is: each accepted one
+			// vouches for one declared now.
+			if i := slices.IndexFunc(olds, func(bs BaselineServer) bool { return bs.Type == f.typ && bs.Starts == f.starts }); i >= 0 {
+				olds = slices.Delete(olds, i, i+1)
+				fd := &finds[st.finding]
+				fd.Severity = report.SeverityNotice
+				fd.Message = "accepted in the baseline as it is: " + fd.Message
+				continue
+			}
+			changed = append(changed, st)
+		}
+		what, plugin := kindName(id.kind), ""
+		for _, st := range changed {
+			f := formOf(st)
+			plugin = shownCut(st.sv.Plugin, maxMonitorName)
+			name := shownCut(st.sv.Name, maxMonitorName)
+			nowShown := cutBytes(shown(f), maxEvidence)
+			if len(olds) == 0 {
+				drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerAdded, Now: nowShown, Location: st.sv.Location})
+				out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerAdded, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
+					Message: fmt.Sprintf("new %s %s of plugin %s, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited: %s",
+						what, name, plugin, shownName(clip(shown(f), maxServerLine))),
+					Evidence: "+ " + shownName(nowShown) + "\n"})
+				continue
+			}
+			// Paired with one the baseline accepted under its name,
+			// in the order the file lists them.
+			old := olds[0]
+			olds = olds[1:]
+			wasShown := cutBytes(shown(form{old.Type, old.Starts}), maxEvidence)
+			drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: wasShown, Now: nowShown, Location: st.sv.Location})
+			out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
+				Message: fmt.Sprintf("%s %s of plugin %s now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
+					what, name, plugin, shownName(clip(shown(f), maxServerLine))),
+				Evidence: "- the baseline, + now\n- " + shownName(wasShown) + "\n+ " + shownName(nowShown) + "\n"})
+		}
+		if len(olds) > 0 {
+			was[id] = olds // accepted, and declared no more under this name
+		}
+	}
+	if removedIn == nil {
+		return drift, out
+	}
+	var gone []BaselineServer
+	for _, l := range was {
+		gone = append(gone, l...)
+	}
+	sortServers(gone)
+	for _, bs := range gone {
+		root := strings.TrimPrefix(bs.Context, "plugin:")
+		if !removedIn(bs.File) && !removedIn(root) {
+			continue
+		}
+		id := serverIdent{root, bs.Kind, bs.Name}
+		why := "no plugin declares it any more"
+		if slices.Contains(s.offServers, id) {
+			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
+		}
+		loc := report.Location{File: bs.File}
+		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(form{bs.Type, bs.Starts}), maxEvidence), Location: loc})
+		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
+			Message: fmt.Sprintf("%s %s of plugin %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), shownCut(bs.Plugin, maxMonitorName), why)})
+	}
+	return drift, out
+}
+
+// serversKept makes the finding of each server Claude Code starts (in
+// finds, as compareServers) that the baseline did not accept as it is a
+// notice that says --update-baseline keeps it: the baseline it writes
+// accepts it.
+func (s *session) serversKept(finds []report.Finding) {
+	for _, st := range s.started {
+		f := &finds[st.finding]
+		if f.Severity == report.SeverityNotice {
+			continue // accepted as it is already
+		}
+		f.Severity = report.SeverityNotice
+		f.Message = "kept in the baseline by --update-baseline (review its diff): " + f.Message
+	}
 }

@@ -228,7 +228,8 @@ func TestBaselineKeepsNullForUnrecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, base))
-	if strings.Contains(string(data), "[]") {
+	// (That the tree declares no server is recorded: "servers": [].)
+	if strings.Contains(strings.Replace(string(data), `"servers": []`, "", 1), "[]") {
 		t.Errorf("a baseline of direct runs claims empty records:\n%s", data)
 	}
 	for id, r := range b.Runs {

@@ -590,17 +590,7 @@ func (s *Server) message(dataDir string) string {
 			plugin, name, s.Type, shownName(clip(s.URL, maxServerLine)))
 	}
 	if s.Type != "stdio" {
-		var vars []string
-		seen := map[string]bool{}
-		for _, hv := range s.HeaderValues {
-			for _, m := range envRef.FindAllStringSubmatch(hv, -1) {
-				n, _, _ := strings.Cut(m[1], ":-")
-				if !seen[n] && !strings.HasPrefix(n, "CLAUDE_PLUGIN_") {
-					seen[n] = true
-					vars = append(vars, n)
-				}
-			}
-		}
+		vars := s.headerVars()
 		extra := ""
 		if len(s.Headers) > 0 {
 			extra = " (headers sent: " + shownList(s.Headers)
@@ -619,13 +609,8 @@ func (s *Server) message(dataDir string) string {
 	}
 	env := ""
 	if len(s.Env) > 0 {
-		// As sh would take them before the command; the list is cut as
-		// the command line is.
-		set := make([]string, len(s.Env))
-		for i, n := range s.Env {
-			set[i] = shownName(n) + "=" + shQuote(s.expand(s.EnvValues[i], dataDir))
-		}
-		env = " (environment: " + shownName(cutBytes(strings.Join(set, " "), maxServerLine)) + ")"
+		// The list is cut as the command line is.
+		env = " (environment: " + shownName(cutBytes(s.envSet(dataDir), maxServerLine)) + ")"
 	}
 	if s.Kind == ServerLSP {
 		return fmt.Sprintf("plugin %s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",
@@ -633,6 +618,92 @@ func (s *Server) message(dataDir string) string {
 	}
 	return fmt.Sprintf("plugin %s declares the MCP server %s, which Claude Code starts with every session and runs unsandboxed beside it: %s%s; vigiles does not run MCP servers, so nothing of what it does is recorded: review it by hand",
 		plugin, name, shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
+}
+
+// headerVars are the variables whose values the headers of a remote
+// server take (${VAR}, ${VAR:-default}), each once, in order; the
+// plugin's own (CLAUDE_PLUGIN_*) are not the user's.
+func (s *Server) headerVars() []string {
+	var vars []string
+	seen := map[string]bool{}
+	for _, hv := range s.HeaderValues {
+		for _, m := range envRef.FindAllStringSubmatch(hv, -1) {
+			n, _, _ := strings.Cut(m[1], ":-")
+			if !seen[n] && !strings.HasPrefix(n, "CLAUDE_PLUGIN_") {
+				seen[n] = true
+				vars = append(vars, n)
+			}
+		}
+	}
+	return vars
+}
+
+// envSet is the environment a stdio server is given, as sh would take it
+// before the command: NAME=value, each value expanded as the command line
+// is and quoted, sorted by name.
+func (s *Server) envSet(dataDir string) string {
+	set := make([]string, len(s.Env))
+	for i, n := range s.Env {
+		set[i] = shownName(n) + "=" + shQuote(s.expand(s.EnvValues[i], dataDir))
+	}
+	return strings.Join(set, " ")
+}
+
+// starts is what Claude Code starts for s, or connects to, as its finding
+// shows it (message), whole: nothing cut, no space trimmed, so that a
+// change past what the finding quotes is a change too. A stdio server's
+// command line and the environment it is given; a remote server's URL,
+// the names of the headers it sends and of the variables their values
+// take, and its headersHelper as written; an IDE's or claude.ai's URL as
+// written (and the connector); an sdk server's name; a bundle's path; a
+// monitor's command as written. This is what a baseline keeps of it
+// (BaselineServer.Starts) and compares; the type is kept beside it, as a
+// stdio command line can read as a URL does.
+func (s *Server) starts(dataDir string) string {
+	if s.Kind == ServerMonitor {
+		return s.Command
+	}
+	switch s.Type {
+	case "bundle":
+		return s.Bundle
+	case "sdk":
+		return "the SDK program's server " + s.SDKName
+	case "claudeai-proxy":
+		return "the claude.ai connector " + s.ProxyID + " (url: " + s.URL + ")"
+	case "sse-ide", "ws-ide":
+		return s.URL
+	case "stdio":
+		line := s.commandLine(dataDir)
+		if len(s.Env) > 0 {
+			line += " (environment: " + s.envSet(dataDir) + ")"
+		}
+		return line
+	}
+	line := s.expand(s.URL, dataDir)
+	if len(s.Headers) > 0 {
+		line += " (headers sent: " + strings.Join(s.Headers, ", ")
+		if vars := s.headerVars(); len(vars) > 0 {
+			line += "; with the values of " + strings.Join(vars, ", ")
+		}
+		line += ")"
+	}
+	if s.HeadersHelper != "" {
+		line += "; headersHelper: " + s.HeadersHelper
+	}
+	return line
+}
+
+// kindName names a server's kind in a sentence.
+func kindName(kind string) string {
+	switch kind {
+	case ServerMCP:
+		return "MCP server"
+	case ServerLSP:
+		return "LSP server"
+	case ServerMonitor:
+		return "background monitor"
+	}
+	return kind + " server"
 }
 
 // rule is the finding's rule for s.
@@ -681,7 +752,26 @@ func (s *session) serverFindings() {
 		if p.off {
 			sev = report.SeverityNotice
 			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
+			s.offServers = append(s.offServers, serverIdent{sv.PluginRoot, sv.Kind, sv.Name})
+		} else {
+			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir), finding: len(s.findings)})
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 	}
 }
+
+// startedServer is a server (or monitor) Claude Code starts, as
+// serverFindings named it: what it starts (Server.starts), and the index
+// of its finding in the session's findings, which a baseline that keeps
+// it makes a notice (compareServers).
+type startedServer struct {
+	sv      *Server
+	starts  string
+	finding int
+}
+
+// serverIdent is what tells a server from another for a baseline: its
+// plugin's root, its kind and its name. A declaration may name a server
+// of an ident twice (two monitors of one name, a marketplace entry's
+// server beside the plugin's own): they are compared as a group.
+type serverIdent struct{ root, kind, name string }
