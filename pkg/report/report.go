@@ -112,7 +112,7 @@ type HookRun struct {
 // Drift is one difference from the baseline.
 type Drift struct {
 	Hook     string   `json:"hook"`
-	Kind     string   `json:"kind"` // host, write, outcome, env, declared, context, hook-added, hook-removed
+	Kind     string   `json:"kind"` // host, write, outcome, env, declared, context, decides, command, hook-added, hook-removed, server-added, server-changed, server-removed
 	Was      string   `json:"was,omitempty"`
 	Now      string   `json:"now,omitempty"`
 	Location Location `json:"location"`
