@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// runIdleHooks runs the step with hooks that do nothing, confined (canned:
+// the sandbox is not what is tested), on its workspace with files added.
+func (s *simulatedStep) runIdleHooks(t *testing.T, files map[string]string) {
+	t.Helper()
+	ws := s.env["GITHUB_WORKSPACE"]
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	canned := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
+	}}
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: canned, httpClient: s.srv.Client()}
+	err := runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps)
+	s.exitCode = exitCode(err, &s.stderr, true)
+}
+
+// TestActionFailLevelWarningAndServers: at fail-level warning, a plugin's
+// MCP server fails the step until the baseline keeps it: update-baseline
+// writes it, and against that baseline it is a notice that passes; a
+// change of what it starts is a baseline/server-changed error. A baseline
+// written before vigiles kept servers leaves it the warning it was: it
+// fails at fail-level warning as before, and passes at error.
+func TestActionFailLevelWarningAndServers(t *testing.T) {
+	mcp := map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server"}}`}
+	inputs := func(extra ...string) map[string]string {
+		in := map[string]string{"command": "audit", "check-run": "false", "fail-level": "warning", "baseline": ".vigiles/baseline.json"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			in[extra[i]] = extra[i+1]
+		}
+		return in
+	}
+	s := newStep(t, inputs())
+	s.runIdleHooks(t, mcp)
+	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "discovery/mcp-server") {
+		t.Fatalf("no baseline, fail-level warning: exit %d, want 1 for the server's warning\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+
+	s = newStep(t, inputs("update-baseline", "true"))
+	s.runIdleHooks(t, mcp)
+	if s.exitCode != 0 {
+		t.Fatalf("update-baseline: exit %d\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	baseline, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json"))
+	if err != nil || !strings.Contains(string(baseline), `"starts": "db-server"`) {
+		t.Fatalf("baseline (%v):\n%s", err, baseline)
+	}
+
+	s = newStep(t, inputs())
+	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": mcp["plugins/guard/.mcp.json"], ".vigiles/baseline.json": string(baseline)})
+	if s.exitCode != 0 {
+		t.Errorf("against the baseline that keeps the server: exit %d, want 0\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+
+	s = newStep(t, inputs("fail-level", "error"))
+	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server", "env": {"LD_PRELOAD": "./x.so"}}}`, ".vigiles/baseline.json": string(baseline)})
+	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "baseline/server-changed") {
+		t.Errorf("a changed server at fail-level error: exit %d, want 1 with baseline/server-changed\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+
+	before := strings.Replace(string(baseline), `"servers": [`, `"x": [`, 1)
+	before = before[:strings.Index(before, `,
+  "x": [`)] + "\n}\n"
+	for _, c := range []struct {
+		level string
+		code  int
+	}{{"warning", 1}, {"error", 0}} {
+		s = newStep(t, inputs("fail-level", c.level))
+		s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": mcp["plugins/guard/.mcp.json"], ".vigiles/baseline.json": before})
+		if s.exitCode != c.code || !strings.Contains(s.stdout.String()+s.stderr.String(), "--update-baseline") {
+			t.Errorf("a baseline without servers, fail-level %s: exit %d, want %d, saying --update-baseline keeps it\n%s%s", c.level, s.exitCode, c.code, s.stdout.String(), s.stderr.String())
+		}
+	}
+}
