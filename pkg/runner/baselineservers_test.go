@@ -362,3 +362,32 @@ func TestBaselineServersInAnyCheckout(t *testing.T) {
 		t.Errorf("another checkout: verdict %s, drift %+v", rep.Verdict, rep.Drift)
 	}
 }
+
+// TestBaselineServersOfOneName: servers of one plugin, kind and name (two
+// monitors named alike, or without a name) are compared as a group: each
+// the baseline keeps as it is is accepted, whichever comes first, and
+// the rest are paired, changed, then added.
+func TestBaselineServersOfOneName(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"a/hooks/hooks.json":       serverStopHook,
+		"a/monitors/monitors.json": `[{"name": "m", "command": "one"}, {"name": "m", "command": "two"}]`,
+	})
+	serverAudit(t, dir, true)
+	rewrite(t, dir, "a/monitors/monitors.json", `[{"name": "m", "command": "three"}, {"name": "m", "command": "one"}, {"name": "m", "command": "four"}]`)
+	want := []string{
+		"error baseline/server-added a/monitors/monitors.json:1:70 new background monitor m of plugin a, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited: four",
+		"error baseline/server-changed a/monitors/monitors.json:1:2 background monitor m of plugin a now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: three",
+		"notice discovery/monitor a/monitors/monitors.json:1:37 accepted in the baseline as it is: plugin a declares the background monitor m (when: always), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: one; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+		"warning discovery/monitor a/monitors/monitors.json:1:2 plugin a declares the background monitor m (when: always), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: three; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+		"warning discovery/monitor a/monitors/monitors.json:1:70 plugin a declares the background monitor m (when: always), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: four; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+	}
+	rep := serverAudit(t, dir, false)
+	if d := cmp.Diff(want, serverFindingLines(rep)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleDriftPrefix+DriftServerChanged && f.Evidence != "- the baseline, + now\n- two\n+ three\n" {
+			t.Errorf("evidence %q: want two paired with three", f.Evidence)
+		}
+	}
+}
