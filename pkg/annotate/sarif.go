@@ -558,7 +558,8 @@ func fingerprint(f report.Finding, drift *driftSubjects, n int) string {
 // digits, which carry line numbers, counts and sizes that change while the
 // finding stays the same; and for a new host or written path, the host or
 // path itself from the report's drift, digits and all (hosts 10.0.0.1 and
-// 10.0.0.2 are two findings), and for a hook's new command the command.
+// 10.0.0.2 are two findings), for a hook's new command the command, and
+// for a plugin's new or changed server what it starts (its evidence).
 // Of the drift entries whose value the message quotes, the longest is the
 // one it is about ("a.example" is inside "ba.example"), the first of them
 // in the drift where several of that length are.
@@ -577,6 +578,13 @@ func findingSubject(f report.Finding, drift *driftSubjects) string {
 		if now, ok := drift.commands[f.Hook]; ok {
 			return subject + "\x00" + now
 		}
+	}
+	if ok && (kind == "server-added" || kind == "server-changed") {
+		// A plugin's server or monitor: its evidence is what it starts
+		// now (and before), whole to 2,000 bytes, where the message drops
+		// digits and quotes 300 bytes: each new form is an alert of its
+		// own, as a hook's new command is.
+		return subject + "\x00" + f.Evidence
 	}
 	if !ok || (kind != "host" && kind != "write") {
 		return subject

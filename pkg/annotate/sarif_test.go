@@ -133,3 +133,29 @@ func TestSARIFNoFindingsIsAnEmptyArray(t *testing.T) {
 		t.Errorf("SARIF of a report without findings:\n%s\nwant \"results\": []", b)
 	}
 }
+
+// TestSARIFServerFingerprints: a plugin's server or monitor that is new
+// or starts otherwise is an alert per what it starts now, digits and all
+// (a pinned version, a port), as a hook's new command is: the message
+// drops digits and quotes 300 bytes of it, so one dismissed
+// (pkg@1.0.0) hid another (pkg@1.0.1); the same on another line is the
+// same alert.
+func TestSARIFServerFingerprints(t *testing.T) {
+	for _, rule := range []string{"baseline/server-added", "baseline/server-changed"} {
+		fp := func(now string, line int) string {
+			l := report.Location{File: "plugins/x/.mcp.json", Line: line, Column: 3}
+			r := &report.Report{Schema: report.Schema, Command: "audit",
+				Findings: []report.Finding{{Rule: rule, Severity: report.SeverityError, Location: l,
+					Title: "changed since the baseline", Message: "MCP server db of plugin x now starts otherwise than the baseline accepted: " + now,
+					Evidence: "- the baseline, + now\n- npx pkg@0.9.0\n+ " + now + "\n"}},
+				Drift: []report.Drift{{Hook: "plugins/x#mcp:db", Kind: strings.TrimPrefix(rule, "baseline/"), Was: "npx pkg@0.9.0", Now: now, Location: l}}}
+			return SARIF(r, SARIFOptions{}).Runs[0].Results[0].PartialFingerprints[FingerprintKey]
+		}
+		if fp("npx pkg@1.0.0", 4) == fp("npx pkg@1.0.1", 4) {
+			t.Errorf("%s: two servers that start other versions have one fingerprint", rule)
+		}
+		if fp("npx pkg@1.0.0", 4) != fp("npx pkg@1.0.0", 40) {
+			t.Errorf("%s: one server on another line has another fingerprint", rule)
+		}
+	}
+}
