@@ -351,7 +351,7 @@ func TestBaselineServersInAnyCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `"starts": "<work tree>/bin/s --root <work tree>"`) || strings.Contains(string(data), dirs[0]) {
+	if !strings.Contains(string(data), `"starts": "'<work tree>/bin/s' --root '<work tree>'"`) || strings.Contains(string(data), dirs[0]) {
 		t.Errorf("baseline:\n%s", data)
 	}
 	if err := os.MkdirAll(filepath.Join(dirs[1], ".vigiles"), 0o755); err != nil {
@@ -360,6 +360,42 @@ func TestBaselineServersInAnyCheckout(t *testing.T) {
 	rewrite(t, dirs[1], serversBase, string(data))
 	if rep := serverAudit(t, dirs[1], false); len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
 		t.Errorf("another checkout: verdict %s, drift %+v", rep.Verdict, rep.Drift)
+	}
+}
+
+// TestBaselineServersInACheckoutWithASpace: the checkout's path is made
+// <work tree> before each word is quoted, so a checkout whose path needs
+// quoting (a space in it) keeps the same starts as one whose path does
+// not: a baseline written in either is no drift in the other. It was
+// made <work tree> after, so one kept '<work tree>/bin/s' and the other
+// <work tree>/bin/s, a baseline/server-changed error between them.
+func TestBaselineServersInACheckoutWithASpace(t *testing.T) {
+	var dirs, data []string
+	for _, sub := range []string{"plain", "with space"} {
+		dir := filepath.Join(makeTree(t, map[string]string{}), sub)
+		if err := os.MkdirAll(filepath.Join(dir, "a", "hooks"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rewrite(t, dir, "a/hooks/hooks.json", serverStopHook)
+		rewrite(t, dir, "a/.mcp.json", `{"s": {"command": "`+dir+`/bin/s", "args": ["--root", "`+dir+`"], "env": {"P": "`+dir+`/lib"}}}`)
+		serverAudit(t, dir, true)
+		b, err := os.ReadFile(filepath.Join(dir, serversBase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs, data = append(dirs, dir), append(data, string(b))
+	}
+	if data[0] != data[1] {
+		t.Errorf("the baselines of two checkouts differ:\n%s\nand\n%s", data[0], data[1])
+	}
+	if !strings.Contains(data[0], `"starts": "'<work tree>/bin/s' --root '<work tree>' (environment: P='<work tree>/lib')"`) {
+		t.Errorf("baseline:\n%s", data[0])
+	}
+	for i, dir := range dirs {
+		rewrite(t, dir, serversBase, data[1-i])
+		if rep := serverAudit(t, dir, false); len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+			t.Errorf("%s with the other's baseline: verdict %s, drift %+v", dir, rep.Verdict, rep.Drift)
+		}
 	}
 }
 

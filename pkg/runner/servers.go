@@ -550,9 +550,17 @@ func (s *Server) expand(v, dataDir string) string {
 // would need it: Claude Code spawns it with no shell, so where one
 // argument ends stays visible.
 func (s *Server) commandLine(dataDir string) string {
-	words := []string{shQuote(s.expand(s.Command, dataDir))}
+	return s.commandLineIn(dataDir, treeForm{})
+}
+
+// commandLineIn is commandLine with the work tree's path made
+// workTreeMark (tf) in each word before it is quoted: quoted after, a
+// checkout whose path needs quoting (a space in it) would give another
+// line than one whose path does not.
+func (s *Server) commandLineIn(dataDir string, tf treeForm) string {
+	words := []string{shQuote(tf.text(s.expand(s.Command, dataDir)))}
 	for _, a := range s.Args {
-		words = append(words, shQuote(s.expand(a, dataDir)))
+		words = append(words, shQuote(tf.text(s.expand(a, dataDir))))
 	}
 	return strings.Join(words, " ")
 }
@@ -610,7 +618,7 @@ func (s *Server) message(dataDir string) string {
 	env := ""
 	if len(s.Env) > 0 {
 		// The list is cut as the command line is.
-		env = " (environment: " + shownName(cutBytes(s.envSet(dataDir), maxServerLine)) + ")"
+		env = " (environment: " + shownName(cutBytes(s.envSet(dataDir, treeForm{}), maxServerLine)) + ")"
 	}
 	if s.Kind == ServerLSP {
 		return fmt.Sprintf("plugin %s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",
@@ -640,11 +648,12 @@ func (s *Server) headerVars() []string {
 
 // envSet is the environment a stdio server is given, as sh would take it
 // before the command: NAME=value, each value expanded as the command line
-// is and quoted, sorted by name.
-func (s *Server) envSet(dataDir string) string {
+// is, the work tree's path made workTreeMark (tf) as commandLineIn does,
+// and quoted, sorted by name.
+func (s *Server) envSet(dataDir string, tf treeForm) string {
 	set := make([]string, len(s.Env))
 	for i, n := range s.Env {
-		set[i] = shownName(n) + "=" + shQuote(s.expand(s.EnvValues[i], dataDir))
+		set[i] = shownName(n) + "=" + shQuote(tf.text(s.expand(s.EnvValues[i], dataDir)))
 	}
 	return strings.Join(set, " ")
 }
@@ -658,8 +667,10 @@ func (s *Server) envSet(dataDir string) string {
 // written (and the connector); an sdk server's name; a bundle's path; a
 // monitor's command as written. This is what a baseline keeps of it
 // (BaselineServer.Starts) and compares; the type is kept beside it, as a
-// stdio command line can read as a URL does.
-func (s *Server) starts(dataDir string) string {
+// stdio command line can read as a URL does. The work tree's path is made
+// workTreeMark (tf) in each word of a command line and each env value
+// before it is quoted; the rest, unquoted, the baseline makes so whole.
+func (s *Server) starts(dataDir string, tf treeForm) string {
 	if s.Kind == ServerMonitor {
 		return s.Command
 	}
@@ -673,9 +684,9 @@ func (s *Server) starts(dataDir string) string {
 	case "sse-ide", "ws-ide":
 		return s.URL
 	case "stdio":
-		line := s.commandLine(dataDir)
+		line := s.commandLineIn(dataDir, tf)
 		if len(s.Env) > 0 {
-			line += " (environment: " + s.envSet(dataDir) + ")"
+			line += " (environment: " + s.envSet(dataDir, tf) + ")"
 		}
 		return line
 	}
@@ -754,7 +765,7 @@ func (s *session) serverFindings() {
 			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
 			s.offServers = append(s.offServers, serverIdent{sv.PluginRoot, sv.Kind, sv.Name})
 		} else {
-			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir), finding: len(s.findings)})
+			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), finding: len(s.findings)})
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 	}
