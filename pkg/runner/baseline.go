@@ -83,6 +83,11 @@ type BaselineServer struct {
 	// Starts is what Claude Code starts, or connects to (Server.starts),
 	// the work tree's path as workTreeMark.
 	Starts string `json:"starts"`
+	// When is a monitor's "when" (on-skill-invoke:SKILL), compared with
+	// Starts: one accepted for when a skill is first used is changed if
+	// it starts with every session. Left out where it is "always", and
+	// for an MCP or LSP server.
+	When string `json:"when,omitempty"`
 	// File is the file that declares it, where a finding about it once
 	// it is gone is placed; not compared (a server moved from .mcp.json
 	// to the manifest starts the same).
@@ -113,7 +118,7 @@ func (b Baseline) MarshalJSON() ([]byte, error) {
 // sortServers orders a baseline's servers as a file holds them.
 func sortServers(l []BaselineServer) {
 	slices.SortFunc(l, func(a, b BaselineServer) int {
-		for _, p := range [][2]string{{a.Context, b.Context}, {a.Kind, b.Kind}, {a.Name, b.Name}, {a.Type, b.Type}, {a.Starts, b.Starts}, {a.File, b.File}, {a.Plugin, b.Plugin}} {
+		for _, p := range [][2]string{{a.Context, b.Context}, {a.Kind, b.Kind}, {a.Name, b.Name}, {a.Type, b.Type}, {a.Starts, b.Starts}, {a.When, b.When}, {a.File, b.File}, {a.Plugin, b.Plugin}} {
 			if c := strings.Compare(p[0], p[1]); c != 0 {
 				return c
 			}
@@ -1574,10 +1579,12 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineServ
 				dst = &sv.Type
 			case "starts":
 				dst = &sv.Starts
+			case "when":
+				dst = &sv.When
 			case "file":
 				dst = &sv.File
 			default:
-				return nil, bad(f.KeyPos, `"servers"[%d]: unknown field %q: want plugin, context, kind, name, type, starts and file`, i, f.Key)
+				return nil, bad(f.KeyPos, `"servers"[%d]: unknown field %q: want plugin, context, kind, name, type, starts, when and file`, i, f.Key)
 			}
 			if f.Value.Kind != jsonString {
 				return nil, bad(f.Value.Pos, `"servers"[%d]: %q: want a string, found %s`, i, f.Key, f.Value.Kind)
@@ -1617,12 +1624,12 @@ func (s *session) baselineServers(tf treeForm) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range s.started {
 		sv := st.sv
-		typ := sv.Type
+		typ, when := sv.Type, ""
 		if sv.Kind == ServerMonitor {
-			typ = ""
+			typ, when = "", monitorWhen(sv)
 		}
 		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: "plugin:" + sv.PluginRoot, Kind: sv.Kind, Name: sv.Name, Type: typ,
-			Starts: tf.text(st.starts), File: sv.Location.File})
+			Starts: tf.text(st.starts), When: when, File: sv.Location.File})
 	}
 	sortServers(out)
 	return out
@@ -1654,7 +1661,7 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 		}
 		return nil, nil
 	}
-	type form struct{ typ, starts string }
+	type form struct{ typ, starts, when string }
 	was := map[serverIdent][]BaselineServer{}
 	for _, bs := range b.Servers {
 		id := serverIdent{strings.TrimPrefix(bs.Context, "plugin:"), bs.Kind, bs.Name}
@@ -1671,15 +1678,19 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 	}
 	formOf := func(st startedServer) form {
 		if st.sv.Kind == ServerMonitor {
-			return form{"", tf.text(st.starts)}
+			return form{"", tf.text(st.starts), monitorWhen(st.sv)}
 		}
-		return form{st.sv.Type, tf.text(st.starts)}
+		return form{st.sv.Type, tf.text(st.starts), ""}
 	}
 	shown := func(f form) string {
-		if f.typ == "" || f.typ == "stdio" {
-			return f.starts
+		when := ""
+		if f.when != "" {
+			when = " (when: " + f.when + ")"
 		}
-		return "(" + f.typ + ") " + f.starts
+		if f.typ == "" || f.typ == "stdio" {
+			return f.starts + when
+		}
+		return "(" + f.typ + ") " + f.starts + when
 	}
 	var drift []report.Drift
 	var out []report.Finding
@@ -1691,7 +1702,7 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 			f := formOf(st)
 			// The same server accepted as it is: each accepted one
 			// vouches for one declared now.
-			if i := slices.IndexFunc(olds, func(bs BaselineServer) bool { return bs.Type == f.typ && bs.Starts == f.starts }); i >= 0 {
+			if i := slices.IndexFunc(olds, func(bs BaselineServer) bool { return bs.Type == f.typ && bs.Starts == f.starts && bs.When == f.when }); i >= 0 {
 				olds = slices.Delete(olds, i, i+1)
 				fd := &finds[st.finding]
 				fd.Severity = report.SeverityNotice
@@ -1718,7 +1729,7 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 			// in the order the file lists them.
 			old := olds[0]
 			olds = olds[1:]
-			wasShown := cutBytes(shown(form{old.Type, old.Starts}), maxEvidence)
+			wasShown := cutBytes(shown(form{old.Type, old.Starts, old.When}), maxEvidence)
 			drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: wasShown, Now: nowShown, Location: st.sv.Location})
 			out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
 				Message: fmt.Sprintf("%s %s of plugin %s now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
@@ -1748,11 +1759,20 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
 		}
 		loc := report.Location{File: bs.File}
-		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(form{bs.Type, bs.Starts}), maxEvidence), Location: loc})
+		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(form{bs.Type, bs.Starts, bs.When}), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
 			Message: fmt.Sprintf("%s %s of plugin %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), shownCut(bs.Plugin, maxMonitorName), why)})
 	}
 	return drift, out
+}
+
+// monitorWhen is what a baseline keeps of a monitor's when: "" for
+// "always", which starts it with every session.
+func monitorWhen(sv *Server) string {
+	if sv.When == "always" {
+		return ""
+	}
+	return sv.When
 }
 
 // serversKept makes the finding of each server Claude Code starts (in

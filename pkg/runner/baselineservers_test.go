@@ -399,6 +399,40 @@ func TestBaselineServersInACheckoutWithASpace(t *testing.T) {
 	}
 }
 
+// TestBaselineServersMonitorWhen: a monitor's when is kept beside what it
+// starts (left out where it is always) and compared, so a monitor that a
+// reviewer accepted for when a skill is first used, turned to start with
+// every session, is baseline/server-changed; it was accepted as it was.
+func TestBaselineServersMonitorWhen(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"a/hooks/hooks.json":       serverStopHook,
+		"a/monitors/monitors.json": `[{"name": "m", "command": "tail -F log", "when": "on-skill-invoke:rare"}, {"name": "n", "command": "x"}]`,
+	})
+	serverAudit(t, dir, true)
+	data, err := os.ReadFile(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"when": "on-skill-invoke:rare"`) || strings.Count(string(data), `"when"`) != 1 {
+		t.Errorf("baseline:\n%s", data)
+	}
+	if rep := serverAudit(t, dir, false); rep.Verdict != report.VerdictPass {
+		t.Errorf("unchanged: verdict %s: %v", rep.Verdict, serverFindingLines(rep))
+	}
+	rewrite(t, dir, "a/monitors/monitors.json", `[{"name": "m", "command": "tail -F log"}, {"name": "n", "command": "x", "when": "always"}]`)
+	rep := serverAudit(t, dir, false)
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleDriftPrefix+DriftServerChanged {
+			got = append(got, f.Evidence)
+		}
+	}
+	want := []string{"- the baseline, + now\n- tail -F log (when: on-skill-invoke:rare)\n+ tail -F log\n"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("server-changed evidence (-want +got):\n%s\n%v", d, serverFindingLines(rep))
+	}
+}
+
 // TestBaselineServersOfOneName: servers of one plugin, kind and name (two
 // monitors named alike, or without a name) are compared as a group: each
 // the baseline keeps as it is is accepted, whichever comes first, and
