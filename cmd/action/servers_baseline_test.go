@@ -92,3 +92,34 @@ func TestActionFailLevelWarningAndServers(t *testing.T) {
 		}
 	}
 }
+
+// TestActionServerDriftIsText: what a server starts, now and as the
+// baseline the pull request carries says it started, reaches the log and
+// the summary as text: a newline and a workflow command inside it
+// (::error, ::add-mask::, ##[error]) start no line of the log, and the
+// summary holds no raw line break from it. (It held before this test.)
+func TestActionServerDriftIsText(t *testing.T) {
+	base := `{"schema": "vigiles.baseline/v1", "runs": {}, "servers": [{"plugin": "guard", "context": "plugin:plugins/guard", "kind": "monitor", "name": "m", "starts": "old\n::error file=x::was\n##[error]w", "file": "plugins/guard/monitors/monitors.json"}]}`
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "baseline": ".vigiles/baseline.json"})
+	s.runIdleHooks(t, map[string]string{
+		"plugins/guard/monitors/monitors.json": `[{"name": "m", "command": "new\n::error file=y::now\r\n::add-mask::z"}, {"name": "m\n::warning::name", "command": "q"}]`,
+		".vigiles/baseline.json":               base,
+	})
+	out := s.stdout.String()
+	if s.exitCode != 1 || !strings.Contains(out, "baseline/server-changed") || !strings.Contains(out, "baseline/server-added") {
+		t.Fatalf("exit %d, want 1 with server-changed and server-added\n%s%s", s.exitCode, out, s.stderr.String())
+	}
+	for _, l := range strings.Split(out, "\n") {
+		for _, bad := range []string{"::error file=x", "::error file=y", "::add-mask::", "::warning::name", "##[error]w"} {
+			if strings.HasPrefix(strings.TrimSpace(l), bad) {
+				t.Errorf("a log line begins with the server's text %q: %q", bad, l)
+			}
+		}
+	}
+	sum := s.file(t, "GITHUB_STEP_SUMMARY")
+	for _, bad := range []string{"\n::error file=x", "\n::error file=y", "\n::add-mask::", "\n##[error]w"} {
+		if strings.Contains(sum, bad) {
+			t.Errorf("the summary breaks a line before %q:\n%s", bad, sum)
+		}
+	}
+}
