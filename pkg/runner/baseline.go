@@ -1695,21 +1695,36 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 	var drift []report.Drift
 	var out []report.Finding
 	for _, id := range order {
-		olds := slices.Clone(was[id])
+		all := was[id]
 		delete(was, id)
+		// The baseline's entries under this name by what they start, each
+		// form's in the file's order: a lookup a server, not a scan of
+		// them all (a baseline may list many under one name).
+		byForm := map[form][]int{}
+		for i, bs := range all {
+			k := form{bs.Type, bs.Starts, bs.When}
+			byForm[k] = append(byForm[k], i)
+		}
+		used := make([]bool, len(all))
 		var changed []startedServer
 		for _, st := range now[id] {
 			f := formOf(st)
 			// The same server accepted as it is: each accepted one
 			// vouches for one declared now.
-			if i := slices.IndexFunc(olds, func(bs BaselineServer) bool { return bs.Type == f.typ && bs.Starts == f.starts && bs.When == f.when }); i >= 0 {
-				olds = slices.Delete(olds, i, i+1)
+			if q := byForm[f]; len(q) > 0 {
+				used[q[0]], byForm[f] = true, q[1:]
 				fd := &finds[st.finding]
 				fd.Severity = report.SeverityNotice
 				fd.Message = "accepted in the baseline as it is: " + fd.Message
 				continue
 			}
 			changed = append(changed, st)
+		}
+		var olds []BaselineServer // not accepted as they are, in the file's order
+		for i, bs := range all {
+			if !used[i] {
+				olds = append(olds, bs)
+			}
 		}
 		what, plugin := kindName(id.kind), ""
 		for _, st := range changed {
@@ -1747,6 +1762,10 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 	for _, l := range was {
 		gone = append(gone, l...)
 	}
+	off := make(map[serverIdent]bool, len(s.offServers))
+	for _, id := range s.offServers {
+		off[id] = true
+	}
 	sortServers(gone)
 	for _, bs := range gone {
 		root := strings.TrimPrefix(bs.Context, "plugin:")
@@ -1755,7 +1774,7 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 		}
 		id := serverIdent{root, bs.Kind, bs.Name}
 		why := "no plugin declares it any more"
-		if slices.Contains(s.offServers, id) {
+		if off[id] {
 			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
 		}
 		loc := report.Location{File: bs.File}

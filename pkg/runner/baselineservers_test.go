@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -460,6 +462,64 @@ func TestBaselineServersOfOneName(t *testing.T) {
 	for _, f := range rep.Findings {
 		if f.Rule == RuleDriftPrefix+DriftServerChanged && f.Evidence != "- the baseline, + now\n- two\n+ three\n" {
 			t.Errorf("evidence %q: want two paired with three", f.Evidence)
+		}
+	}
+}
+
+// BenchmarkCompareServersOfOneName audits a plugin that declares 2,000
+// monitors of one name against a baseline that lists 20,000 of that name
+// (a pull request carries its baseline: it may list any number, within
+// the 16 MiB a baseline may have), each of them accepted but one in ten.
+// The comparison looks each declared one up by what it starts; a scan of
+// the baseline's entries for each made it 2,000 × 20,000 comparisons.
+func BenchmarkCompareServersOfOneName(b *testing.B) {
+	const declared, listed = 2000, 20000
+	var mons []string
+	for i := range declared {
+		mons = append(mons, fmt.Sprintf(`{"name": "m", "command": "run %d"}`, i*10))
+	}
+	dir := makeTree(b, map[string]string{
+		"a/hooks/hooks.json":       serverStopHook,
+		"a/monitors/monitors.json": "[" + strings.Join(mons, ",") + "]",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: serversBase, UpdateBaseline: true, Executor: fakeHooks()})
+	if err != nil || rep == nil {
+		b.Fatal(err)
+	}
+	var base map[string]any
+	raw, err := os.ReadFile(filepath.Join(dir, serversBase))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &base); err != nil {
+		b.Fatal(err)
+	}
+	kept := base["servers"].([]any)
+	if len(kept) != declared {
+		b.Fatalf("the baseline keeps %d servers, want %d", len(kept), declared)
+	}
+	var servers []any
+	for i := range listed {
+		s := maps.Clone(kept[0].(map[string]any))
+		s["starts"] = fmt.Sprintf("run %d", i)
+		servers = append(servers, s)
+	}
+	base["servers"] = servers
+	raw, err = json.MarshalIndent(base, "", "  ")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, serversBase), raw, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: serversBase, Executor: fakeHooks()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Verdict != report.VerdictPass {
+			b.Fatalf("verdict %s, want pass: every declared monitor is in the baseline", rep.Verdict)
 		}
 	}
 }
