@@ -42,55 +42,120 @@ func newTreeForm(tree string) treeForm {
 // text replaces, in s, the tree's path where it stands as a path of its
 // own (not within a longer name: /a/tmp/repo or /tmp/repo2 for /tmp/repo)
 // and its transcript directory (whose name a package's directory below
-// the tree lengthens with '-'), with workTreeMark.
+// the tree lengthens with '-'), with workTreeMark. The form tells every
+// two texts apart that it does not take for the same path in another
+// checkout: workTreeMark as the hook wrote it, with any '\' after its
+// '<', gets one '\' more (escapeMarks: "<work tree>" is written
+// "<\work tree>"), and the tree's path right after the transcripts'
+// parent (~/.claude/projects//tmp/repo, which is no transcript
+// directory) is kept as it is. Else a hook that wrote the mark itself,
+// or such a path, compared equal to the baseline that accepted the
+// tree's path, or its transcripts.
 func (f treeForm) text(s string) string {
 	if f.tree == "" {
 		return s
 	}
-	s = replaceBounded(s, f.transcripts, sandbox.Home+"/.claude/projects/"+workTreeMark, true)
-	return replaceBounded(s, f.tree, workTreeMark, false)
+	projects := sandbox.Home + "/.claude/projects/"
+	var b strings.Builder
+	done := 0 // s[:done] is written
+	// The next place each may begin at or after from (len(s)+1: none).
+	find := func(sub string, from int) int {
+		if from > len(s) {
+			return len(s) + 1
+		}
+		if k := strings.Index(s[from:], sub); k >= 0 {
+			return from + k
+		}
+		return len(s) + 1
+	}
+	nt, np, nl := find(f.transcripts, 0), find(f.tree, 0), find("<", 0)
+	for {
+		i := min(nt, np, nl)
+		if i > len(s) {
+			break
+		}
+		switch {
+		case i == nt && bounded(s, i, len(f.transcripts), true):
+			b.WriteString(s[done:i])
+			b.WriteString(projects + workTreeMark)
+			done = i + len(f.transcripts)
+		case i == np && bounded(s, i, len(f.tree), false) && !strings.HasSuffix(s[:i], projects):
+			b.WriteString(s[done:i])
+			b.WriteString(workTreeMark)
+			done = i + len(f.tree)
+		case i == nl && isMark(s[i:]):
+			b.WriteString(s[done : i+1])
+			b.WriteByte('\\')
+			done = i + 1
+		}
+		// Another may begin within this one where it was not replaced.
+		from := max(i+1, done)
+		if nt < from {
+			nt = find(f.transcripts, from)
+		}
+		if np < from {
+			np = find(f.tree, from)
+		}
+		if nl < from {
+			nl = find("<", from)
+		}
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // path is a written path with the tree's transcript directory's name
-// (~/.claude/projects/-tmp-repo…) replaced.
+// (~/.claude/projects/-tmp-repo…) replaced, and workTreeMark as the hook
+// wrote it escaped (escapeMarks): a directory it named "<work tree>"
+// there is not the transcripts'.
 func (f treeForm) path(p string) string {
 	if f.tree == "" {
 		return p
 	}
 	rest, ok := strings.CutPrefix(p, f.written)
 	if !ok || rest != "" && rest[0] != '/' && rest[0] != '-' {
-		return p
+		return escapeMarks(p)
 	}
-	return "~/.claude/projects/" + workTreeMark + rest
+	return "~/.claude/projects/" + workTreeMark + escapeMarks(rest)
 }
 
-// replaceBounded replaces each old in s that no name character comes
-// right before and none right after (dash: '-' may come after), with new.
-func replaceBounded(s, old, new string, dash bool) string {
-	if !strings.Contains(s, old) {
+// isMark says whether s begins with workTreeMark, or with it with one or
+// more '\' after its '<' (an escaped one).
+func isMark(s string) bool {
+	rest, ok := strings.CutPrefix(s, "<")
+	return ok && strings.HasPrefix(strings.TrimLeft(rest, "\\"), workTreeMark[1:])
+}
+
+// escapeMarks writes one more '\' after the '<' of each workTreeMark in
+// s, escaped or not.
+func escapeMarks(s string) string {
+	if !strings.Contains(s, workTreeMark[1:]) {
 		return s
 	}
 	var b strings.Builder
-	done := 0 // s[:done] is written
-	for from := 0; ; {
-		k := strings.Index(s[from:], old)
-		if k < 0 {
-			break
+	done := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '<' && isMark(s[i:]) {
+			b.WriteString(s[done : i+1])
+			b.WriteByte('\\')
+			done = i + 1
 		}
-		i := from + k
-		end := i + len(old)
-		before := i == 0 || s[i-1] == '/' || !nameByte(s[i-1])
-		after := end == len(s) || s[end] == '/' || !nameByte(s[end]) || dash && s[end] == '-'
-		if !before || !after {
-			from = i + 1 // another may begin within this one
-			continue
-		}
-		b.WriteString(s[done:i])
-		b.WriteString(new)
-		done, from = end, end
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// bounded says whether old, at s[i:i+n], stands as a path of its own: no
+// name character comes right before it, and none right after (dash: '-'
+// may come after).
+func bounded(s string, i, n int, dash bool) bool {
+	end := i + n
+	before := i == 0 || s[i-1] == '/' || !nameByte(s[i-1])
+	after := end == len(s) || s[end] == '/' || !nameByte(s[end]) || dash && s[end] == '-'
+	return before && after
 }
 
 // nameByte says whether c can be part of a file name in a path as text

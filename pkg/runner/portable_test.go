@@ -225,3 +225,85 @@ echo a > twice && echo b >> twice && rm twice && echo ` + rnd + ` > twice
 		}
 	}
 }
+
+// TestTreeFormTellsApart: the tree's form takes two texts for one only
+// where they are one path in two checkouts. A hook that wrote
+// "<work tree>" itself, or the tree's path right after the transcripts'
+// parent (which is no transcript directory), compared equal to the
+// baseline that accepted the tree's path, or its transcripts.
+func TestTreeFormTellsApart(t *testing.T) {
+	f := newTreeForm("/tmp/w/repo")
+	for _, pair := range [][2]string{
+		{"export X=/tmp/w/repo/bin", "export X=<work tree>/bin"},
+		{"<work tree>", `<\work tree>`},
+		{`<\work tree>`, `<\\work tree>`},
+		{"</tmp/w/repo>", "<<work tree>>"},
+		{"/root/.claude/projects/-tmp-w-repo/x", "/root/.claude/projects//tmp/w/repo/x"},
+		{"/root/.claude/projects/-tmp-w-repo/x", "/root/.claude/projects/<work tree>/x"},
+	} {
+		if a, b := f.text(pair[0]), f.text(pair[1]); a == b {
+			t.Errorf("text(%q) = text(%q) = %q", pair[0], pair[1], a)
+		}
+	}
+	for _, pair := range [][2]string{
+		{"~/.claude/projects/-tmp-w-repo/x", "~/.claude/projects/<work tree>/x"},
+		{"~/.claude/projects/<work tree>/x", `~/.claude/projects/<\work tree>/x`},
+	} {
+		if a, b := f.path(pair[0]), f.path(pair[1]); a == b {
+			t.Errorf("path(%q) = path(%q) = %q", pair[0], pair[1], a)
+		}
+	}
+	for in, want := range map[string]string{
+		"a <work tree> b":                      `a <\work tree> b`,
+		`<\\work tree>/tmp/w/repo`:             `<\\\work tree><work tree>`,
+		"<work tre":                            "<work tre",
+		"/root/.claude/projects//tmp/w/repo/x": "/root/.claude/projects//tmp/w/repo/x",
+	} {
+		if got := f.text(in); got != want {
+			t.Errorf("text(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got, want := f.path("x/<work tree>/y"), `x/<\work tree>/y`; got != want {
+		t.Errorf("path = %q, want %q", got, want)
+	}
+}
+
+// TestTreeFormOneToOne: in one checkout, the tree's form of a text gives
+// the text back (so no two texts have one form), for texts made of the
+// pieces that meet in it.
+func TestTreeFormOneToOne(t *testing.T) {
+	f := newTreeForm("/tmp/w/repo")
+	projects := "/root/.claude/projects/"
+	back := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			switch {
+			case strings.HasPrefix(s[i:], projects+workTreeMark):
+				b.WriteString(f.transcripts)
+				i += len(projects + workTreeMark)
+			case strings.HasPrefix(s[i:], workTreeMark):
+				b.WriteString(f.tree)
+				i += len(workTreeMark)
+			case s[i] == '<' && isMark(s[i:]):
+				b.WriteByte('<')
+				i += 2 // one '\' less
+			default:
+				b.WriteByte(s[i])
+				i++
+			}
+		}
+		return b.String()
+	}
+	pieces := []string{"/tmp/w/repo", workTreeMark, "<", `\`, "/", "-", "x", ":", projects, "-tmp-w-repo", "work tree>"}
+	seed := uint32(1)
+	for n := 0; n < 5000; n++ {
+		var in strings.Builder
+		for k := 0; k < 6; k++ {
+			seed = seed*1664525 + 1013904223
+			in.WriteString(pieces[seed>>16%uint32(len(pieces))])
+		}
+		if got := back(f.text(in.String())); got != in.String() {
+			t.Fatalf("text(%q) = %q, which reads back as %q", in.String(), f.text(in.String()), got)
+		}
+	}
+}
