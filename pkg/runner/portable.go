@@ -33,7 +33,9 @@ type treeForm struct {
 
 func newTreeForm(tree string) treeForm {
 	if tree == "" || tree == "/" {
-		return treeForm{} // nothing to tell apart: leaves every text as it is
+		// No path to tell apart: the form only escapes workTreeMark as
+		// a hook wrote it, as in any other checkout.
+		return treeForm{}
 	}
 	t := transcriptDir(tree)
 	return treeForm{tree: tree, transcripts: t, written: "~" + strings.TrimPrefix(t, sandbox.Home)}
@@ -53,7 +55,7 @@ func newTreeForm(tree string) treeForm {
 // tree's path, or its transcripts.
 func (f treeForm) text(s string) string {
 	if f.tree == "" {
-		return s
+		return escapeMarks(s)
 	}
 	projects := sandbox.Home + "/.claude/projects/"
 	var b strings.Builder
@@ -113,7 +115,7 @@ func (f treeForm) text(s string) string {
 // there is not the transcripts'.
 func (f treeForm) path(p string) string {
 	if f.tree == "" {
-		return p
+		return escapeMarks(p)
 	}
 	rest, ok := strings.CutPrefix(p, f.written)
 	if !ok || rest != "" && rest[0] != '/' && rest[0] != '-' {
@@ -170,9 +172,6 @@ func nameByte(c byte) bool {
 // paths, links' targets, env file and decides in the tree's form. The
 // report keeps what the hook wrote, as it wrote it.
 func (f treeForm) runs(runs []report.HookRun) []report.HookRun {
-	if f.tree == "" {
-		return runs
-	}
 	out := make([]report.HookRun, len(runs))
 	for i, r := range runs {
 		if r.Writes != nil {

@@ -307,3 +307,20 @@ func TestTreeFormOneToOne(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeFormAtRoot: a tree at / has no path to replace, but the mark
+// a hook wrote is escaped there as in any other checkout: else a
+// baseline written there that accepted "<work tree>" as written passed
+// the tree's path in another checkout.
+func TestTreeFormAtRoot(t *testing.T) {
+	root, other := newTreeForm("/"), newTreeForm("/tmp/w/repo")
+	if a, b := root.text("X=<work tree>/bin"), other.text("X=/tmp/w/repo/bin"); a == b {
+		t.Errorf("at / and at /tmp/w/repo, two texts have one form: %q", a)
+	}
+	if got, want := root.path("~/.claude/projects/<work tree>/x"), `~/.claude/projects/<\work tree>/x`; got != want {
+		t.Errorf("path = %q, want %q", got, want)
+	}
+	if got := root.text("/usr/bin:/tmp"); got != "/usr/bin:/tmp" {
+		t.Errorf("text = %q", got)
+	}
+}
