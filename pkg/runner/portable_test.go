@@ -11,6 +11,8 @@ import (
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
@@ -322,5 +324,43 @@ func TestTreeFormAtRoot(t *testing.T) {
 	}
 	if got := root.text("/usr/bin:/tmp"); got != "/usr/bin:/tmp" {
 		t.Errorf("text = %q", got)
+	}
+}
+
+// TestAuditTreeMarkAsWritten: through Audit, a hook whose link led into
+// the tree, accepted so, that now leaves a link to "<work tree>/data" as
+// written (a directory of that name where it runs) drifts: the baseline's
+// mark is the tree's path, not the text.
+func TestAuditTreeMarkAsWritten(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`})
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := real + "/data"
+	canned := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Egress: []evidence.Egress{},
+			Writes: []evidence.Write{{Path: "link", Op: evidence.OpCreate, Kind: "symlink", Target: target}}}, nil
+	}}
+	const base = ".vigiles/baseline.json"
+	audit := func(update bool) *report.Report {
+		t.Helper()
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: update, Executor: canned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	audit(true)
+	if data, _ := os.ReadFile(filepath.Join(dir, base)); !strings.Contains(string(data), `"link": "<work tree>/data"`) {
+		t.Fatalf("the baseline keeps the link otherwise:\n%s", data)
+	}
+	if rep := audit(false); len(rep.Drift) != 0 {
+		t.Fatalf("the same link drifts: %+v", rep.Drift)
+	}
+	target = workTreeMark + "/data"
+	rep := audit(false)
+	if len(rep.Drift) != 1 || rep.Drift[0].Kind != DriftWrite || rep.Verdict != report.VerdictFail {
+		t.Errorf(`a link to "<work tree>/data" as written: drift %+v, verdict %s; want one write drift, fail`, rep.Drift, rep.Verdict)
 	}
 }
