@@ -30,16 +30,23 @@ func TestRunsKeepNoMoreThanTheirReportNeeds(t *testing.T) {
 	})}
 	plan := []*plannedRun{
 		{ID: "audited", Hook: &Hook{Type: TypeCommand, Command: "c", Expanded: "c", Event: "Stop"}},
-		{ID: "checked", Hook: &Hook{Type: TypeCommand, Command: "c", Expanded: "c", Event: "Stop"}, Check: &Check{Name: "c"}},
+		{ID: "checked", Hook: &Hook{Type: TypeCommand, Command: "c", Expanded: "c", Event: "Stop"}, Check: &Check{Name: "c", Expect: []*Expectation{{Kind: ExpStdoutContains, Str: "a"}}}},
 		{ID: "failed", Hook: &Hook{Type: TypeCommand, Command: "failed", Expanded: "failed", Event: "Stop"}},
+		{ID: "exit", Hook: &Hook{Type: TypeCommand, Command: "c", Expanded: "c", Event: "Stop"}, Check: &Check{Name: "e", Expect: []*Expectation{{Kind: ExpExitCode}, {Kind: ExpNoWrite}}}},
 	}
 	out := s.execute(context.Background(), plan)
-	audited, checked, failed := out[0], out[1], out[2]
+	audited, checked, failed, exit := out[0], out[1], out[2], out[3]
 	if audited.result == nil || audited.result.Stdout != "" || audited.result.Stderr != "" || audited.result.StdoutBytes() != nil {
 		t.Errorf("a run no check reads kept its whole output: %d and %d bytes", len(audited.result.Stdout), len(audited.result.Stderr))
 	}
 	if audited.decision.Output != nil {
 		t.Error("a run no check reads kept its output parsed as JSON")
+	}
+	// A check none of whose expectations reads the output (exit-code,
+	// no-write) keeps it no more than an audit's run does: a test of many
+	// checks of a hook that prints up to the cap held it for each.
+	if exit.result == nil || exit.result.Stdout != "" || exit.result.Stderr != "" || exit.decision.Output != nil || exit.run.Writes == nil {
+		t.Errorf("a check that reads no output kept it (%d and %d bytes), or its record left its report entry", len(exit.result.Stdout), len(exit.result.Stderr))
 	}
 	if failed.failure() != "record failed" {
 		t.Errorf("failure %q, want the result's error", failed.failure())

@@ -594,7 +594,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	if e.limit = limitOf(res); e.limit != "" {
 		e.run.LimitHit = e.limit
 	}
-	e.shed(p.Check != nil)
+	e.shed(p.Check)
 	return e
 }
 
@@ -672,24 +672,39 @@ func (e *executed) keepWithin(kept int) int {
 
 // shed lets go of what the run's report entry holds, or nothing reads,
 // once that entry is made. The run is kept to the end of the test or
-// audit. A run no check reads keeps of its result only its error
-// (executed.failure): not its whole output, which a hook that prints up
-// to the output cap on both streams left twice (its bytes and their
-// base64), nor that output parsed as JSON (Decision.Output), many times
-// its size for a 1 MiB array of zeros: an audit of hooks that all did so
-// held hundreds of MiB more than its report. A check's run keeps those
-// for its expectations (captured), but not the result's record (writes,
-// egress, env file, lingered), which the report entry holds: else a
-// record maxKeptEvidence leaves out would stay in memory all the same.
-func (e *executed) shed(check bool) {
+// audit. A run no check's expectation of its output reads (an audit's,
+// or a check's without stdout-*, stderr-* or json) keeps of its result
+// only its error (executed.failure): not its whole output, which a hook
+// that prints up to the output cap on both streams left twice (its bytes
+// and their base64), nor that output parsed as JSON (Decision.Output),
+// many times its size for a 1 MiB array of zeros: an audit of hooks that
+// all did so held hundreds of MiB more than its report, and so did a
+// test of many checks of such a hook. A check's run that such an
+// expectation reads keeps those (captured), but not the result's record
+// (writes, egress, env file, lingered), which the report entry holds:
+// else a record maxKeptEvidence leaves out would stay in memory all the
+// same.
+func (e *executed) shed(c *Check) {
 	switch {
 	case e.result == nil:
-	case check:
+	case c != nil && readsOutput(c):
 		e.result.Writes, e.result.Egress, e.result.EnvFile, e.result.Lingered = nil, nil, nil, nil
 	default:
 		e.result = &sandbox.Result{Error: e.result.Error}
 		e.decision.Output = nil
 	}
+}
+
+// readsOutput says whether an expectation of c reads the run's whole
+// output (captured) or its parse (Decision.Output).
+func readsOutput(c *Check) bool {
+	for _, x := range c.Expect {
+		switch x.Kind {
+		case ExpStdoutContains, ExpStderrContains, ExpStdoutMatches, ExpStderrMatches, ExpJSON:
+			return true
+		}
+	}
+	return false
 }
 
 // cutShort says why the timeout a run of p waits is shorter than the one
