@@ -1250,7 +1250,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			if s.shardI == 1 {
 				// What discovery named of the plugins' servers and
 				// monitors, whose findings the first shard has.
-				sd, sf := s.compareServers(b, finds, newTreeForm(s.dir), sev, removedIn)
+				sd, sf := s.compareServers(b, finds, sev, removedIn)
 				d, f = append(d, sd...), append(f, sf...)
 			}
 			drift = append(drift, d...)
@@ -1285,7 +1285,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		portable := *rep
 		tf := newTreeForm(s.dir)
 		portable.Runs = tf.runs(rep.Runs)
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, s.baselineServers(tf), unrun...)); err != nil {
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, s.baselineServers(), unrun...)); err != nil {
 			return rep, err
 		}
 	}

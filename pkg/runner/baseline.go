@@ -1619,8 +1619,9 @@ func serverSubject(id serverIdent) string {
 }
 
 // baselineServers is what a baseline keeps of the servers Claude Code
-// starts (session.started), sorted, in the tree's form (tf): never nil.
-func (s *session) baselineServers(tf treeForm) []BaselineServer {
+// starts (session.started), sorted, in the tree's form (as starts
+// made it): never nil.
+func (s *session) baselineServers() []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range s.started {
 		sv := st.sv
@@ -1629,7 +1630,7 @@ func (s *session) baselineServers(tf treeForm) []BaselineServer {
 			typ, when = "", monitorWhen(sv)
 		}
 		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: "plugin:" + sv.PluginRoot, Kind: sv.Kind, Name: sv.Name, Type: typ,
-			Starts: tf.text(st.starts), When: when, File: sv.Location.File})
+			Starts: st.starts, When: when, File: sv.Location.File})
 	}
 	sortServers(out)
 	return out
@@ -1650,7 +1651,7 @@ func (s *session) baselineServers(tf treeForm) []BaselineServer {
 // plugin declares any more, or whose plugin is now turned off, is a
 // server-removed notice where removedIn (nil: nowhere) covers its file or
 // its plugin's root.
-func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeForm, sev report.Severity, removedIn func(string) bool) ([]report.Drift, []report.Finding) {
+func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report.Severity, removedIn func(string) bool) ([]report.Drift, []report.Finding) {
 	if b.Servers == nil {
 		for _, st := range s.started {
 			if sev == report.SeverityNotice {
@@ -1678,9 +1679,9 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, tf treeFor
 	}
 	formOf := func(st startedServer) form {
 		if st.sv.Kind == ServerMonitor {
-			return form{"", tf.text(st.starts), monitorWhen(st.sv)}
+			return form{"", st.starts, monitorWhen(st.sv)}
 		}
-		return form{st.sv.Type, tf.text(st.starts), ""}
+		return form{st.sv.Type, st.starts, ""}
 	}
 	shown := func(f form) string {
 		when := ""

@@ -669,8 +669,23 @@ func (s *Server) envSet(dataDir string, tf treeForm) string {
 // (BaselineServer.Starts) and compares; the type is kept beside it, as a
 // stdio command line can read as a URL does. The work tree's path is made
 // workTreeMark (tf) in each word of a command line and each env value
-// before it is quoted; the rest, unquoted, the baseline makes so whole.
+// before it is quoted, and in the rest (startsUnquoted) whole: starts is
+// in the tree's form once, as the baseline keeps and compares it (a
+// second pass would escape the marks the first made).
 func (s *Server) starts(dataDir string, tf treeForm) string {
+	if s.Kind != ServerMonitor && s.Type == "stdio" {
+		line := s.commandLineIn(dataDir, tf)
+		if len(s.Env) > 0 {
+			line += " (environment: " + s.envSet(dataDir, tf) + ")"
+		}
+		return line
+	}
+	return tf.text(s.startsUnquoted(dataDir))
+}
+
+// startsUnquoted is starts of a server that is no stdio command line (a
+// monitor's command, a URL, a bundle), as the checkout has it.
+func (s *Server) startsUnquoted(dataDir string) string {
 	if s.Kind == ServerMonitor {
 		return s.Command
 	}
@@ -683,12 +698,6 @@ func (s *Server) starts(dataDir string, tf treeForm) string {
 		return "the claude.ai connector " + s.ProxyID + " (url: " + s.URL + ")"
 	case "sse-ide", "ws-ide":
 		return s.URL
-	case "stdio":
-		line := s.commandLineIn(dataDir, tf)
-		if len(s.Env) > 0 {
-			line += " (environment: " + s.envSet(dataDir, tf) + ")"
-		}
-		return line
 	}
 	line := s.expand(s.URL, dataDir)
 	if len(s.Headers) > 0 {
