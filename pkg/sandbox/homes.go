@@ -212,20 +212,29 @@ func envCredentialSockets(getenv func(string) string) []string {
 				continue
 			}
 		}
-		if p == "" {
-			continue
-		}
-		p, err := filepath.Abs(p)
-		if err != nil {
-			continue
-		}
-		r, err := filepath.EvalSymlinks(p)
-		if err != nil || slices.Contains(out, r) {
-			continue
-		}
-		if fi, err := os.Stat(r); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			out = append(out, r)
-		}
+		out = addResolved(out, p, func(m os.FileMode) bool { return m&os.ModeSocket != 0 })
+	}
+	return out
+}
+
+// addResolved appends to out the path p names, absolute (a relative one
+// against the working directory, as the libraries that read these
+// variables take it) with its symlinks resolved, where it is of a kind
+// keep takes and out does not hold it yet.
+func addResolved(out []string, p string, keep func(os.FileMode) bool) []string {
+	if p == "" {
+		return out
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return out
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil || slices.Contains(out, r) {
+		return out
+	}
+	if fi, err := os.Stat(r); err == nil && keep(fi.Mode()) {
+		out = append(out, r)
 	}
 	return out
 }
@@ -236,24 +245,7 @@ func envCredentialSockets(getenv func(string) string) []string {
 // symlinks resolved.
 func envCredentialFiles(getenv func(string) string) []string {
 	var out []string
-	add := func(p string) {
-		if p == "" {
-			return
-		}
-		// A relative path is the caller's working directory's, as the
-		// libraries that read these variables take it.
-		p, err := filepath.Abs(p)
-		if err != nil {
-			return
-		}
-		r, err := filepath.EvalSymlinks(p)
-		if err != nil || slices.Contains(out, r) {
-			return
-		}
-		if fi, err := os.Stat(r); err == nil && fi.Mode().IsRegular() {
-			out = append(out, r)
-		}
-	}
+	add := func(p string) { out = addResolved(out, p, os.FileMode.IsRegular) }
 	for _, k := range credentialFileVars {
 		if k == "KUBECONFIG" {
 			for _, p := range filepath.SplitList(getenv(k)) {
