@@ -40,7 +40,8 @@ It runs when the step environment says GITHUB_ACTIONS=true and takes its
 options from the action's inputs (INPUT_* variables), not from flags:
 
   command          test | audit | merge (default test); merge joins the
-                   JSON reports of a sharded audit and reports them once
+                   JSON reports of a sharded test or audit and reports
+                   them once
   reports          merge: report files or globs, relative to the workspace
   working-directory  the repository (or the part of it) to check, relative
                    to the workspace; findings stay repository-relative
