@@ -139,7 +139,12 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
 	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout"+outputHelp)
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
-	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off (off runs hooks in the open: only on a disposable machine)")
+	sandboxDefault := "default: the policy's, else auto"
+	if fs.Name() == "audit" {
+		// runner.Audit confines trusted code too unless told otherwise.
+		sandboxDefault = "default strict: an audit turns the policy's auto, or none, into strict, and keeps its off; auto given here runs trusted code directly, unrecorded"
+	}
+	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off ("+sandboxDefault+"; off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
