@@ -61,6 +61,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is deny)"}},
 		{[]string{"--egress", "record", "--connector", "pasta"}, []string{"--connector pasta: only with --egress allow (egress is record)"}},
 		{[]string{"--dns-upstream", "192.0.2.53"}, []string{"--dns-upstream 192.0.2.53: only with --egress allow"}},
+		{[]string{"--egress", "allow", "--allow", "x.example.test", "--connector", "slirp"}, []string{`--connector "slirp": want slirp4netns or pasta`}},
 		{[]string{"--limit-pids", "-1"}, []string{"--limit-pids -1: want a whole number from 32"}},
 		{[]string{"--limit-pids", "31"}, []string{"--limit-pids 31"}},
 		{[]string{"--limit-run-memory", "1000"}, []string{"--limit-run-memory 1000: want at least 64MiB"}},

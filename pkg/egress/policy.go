@@ -102,7 +102,7 @@ func compilePolicy(p evidence.EgressPolicy) (*policy, error) {
 	case "", ConnectorSlirp, ConnectorPasta:
 		c.connector = p.Connector
 	default:
-		return nil, badPolicy("connector %q: want slirp4netns or pasta", p.Connector)
+		return nil, badPolicy("--connector %q: want slirp4netns or pasta", p.Connector)
 	}
 	return c, nil
 }
