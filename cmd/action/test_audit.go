@@ -40,9 +40,10 @@ var renderSARIF func(*report.Report, io.Writer) (annotate.SARIFStats, error)
 // testAuditExecutor replaces the real sandbox in tests of this file.
 var testAuditExecutor runner.Executor
 
-// maxJobs bounds --jobs: each lane holds two sandboxes (the hook that runs
-// and the next one, prepared), each with a uid of its own from a pool of
-// sandbox.SandboxUIDs, and its own processes and memory.
+// maxJobs bounds --jobs: each lane holds up to three sandboxes (the next
+// hook's, prepared; the one whose command runs; the last one's, making its
+// record), each with a uid of its own from a pool of sandbox.SandboxUIDs,
+// and its own processes and memory.
 const maxJobs = 1024
 
 const testHelp = `Usage: vigiles test [flags]
