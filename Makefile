@@ -31,6 +31,11 @@ example: deps build
 test: deps
 	bash scripts/test.sh
 
+# What the tests check first, alone: go vet and gofmt.
+lint:
+	$(GO) vet ./...
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l: $$out"; exit 1; fi
+
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
 
