@@ -443,7 +443,7 @@ func TestActionInputValidation(t *testing.T) {
 		want   string
 	}{
 		{"command", map[string]string{"command": "scan"}, "input command"},
-		{"fail level", map[string]string{"fail-level": "fatal"}, "input fail-level"},
+		{"fail level", map[string]string{"fail-level": "fatal"}, `input fail-level: "fatal": want none, notice, warning or error`},
 		{"bool", map[string]string{"check-run": "yes"}, "input check-run"},
 		{"shard", map[string]string{"command": "audit", "shard": "3/2"}, "input shard"},
 		{"sandbox", map[string]string{"sandbox": "sometimes"}, "input sandbox"},

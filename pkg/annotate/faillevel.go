@@ -18,7 +18,7 @@ const (
 )
 
 // ErrBadFailLevel is returned by ParseFailLevel for an unknown level.
-var ErrBadFailLevel = errors.New("fail-level must be none, notice, warning or error")
+var ErrBadFailLevel = errors.New("want none, notice, warning or error")
 
 // ParseFailLevel checks a user-supplied fail level; "" means error.
 func ParseFailLevel(s string) (FailLevel, error) {
@@ -28,7 +28,7 @@ func ParseFailLevel(s string) (FailLevel, error) {
 	case FailNone, FailNotice, FailWarning, FailError:
 		return l, nil
 	}
-	return "", fmt.Errorf("parsing fail level %q: %w", oneLine(cut(s, 40)), ErrBadFailLevel)
+	return "", fmt.Errorf("%q: %w", oneLine(cut(s, 40)), ErrBadFailLevel)
 }
 
 // Fails reports whether a finding of severity s fails the step. The zero
