@@ -229,9 +229,14 @@ type session struct {
 	// settings turn off.
 	started    []startedServer
 	offServers []serverIdent
-	shardI     int
-	shardN     int
-	settings   *runSettings
+	// projectStarted and offProject are the same of the projects'
+	// servers and settings commands (projectServerFinding), which a
+	// baseline keeps apart (Baseline.ProjectServers).
+	projectStarted []startedServer
+	offProject     []serverIdent
+	shardI         int
+	shardN         int
+	settings       *runSettings
 	// policy is the SHA-256 of the policy file read ("" for none), and
 	// plan the digest of the whole plan a shard's report carries
 	// (planDigest), so that merge joins only shards of one run.
@@ -1285,7 +1290,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		portable := *rep
 		tf := newTreeForm(s.dir)
 		portable.Runs = tf.runs(rep.Runs)
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), newBaseline(&portable, decl, s.baselineServers(), unrun...)); err != nil {
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), s.withProjectServers(newBaseline(&portable, decl, s.baselineServers(), unrun...))); err != nil {
 			return rep, err
 		}
 	}

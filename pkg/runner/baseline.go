@@ -64,6 +64,12 @@ type Baseline struct {
 	// before they were kept, which accepts none and refuses none: their
 	// findings stay warnings (compareServers).
 	Servers []BaselineServer `json:"servers"`
+	// ProjectServers are, as Servers, the MCP servers of the projects'
+	// .mcp.json and the commands their settings name (ServerSettings)
+	// that Claude Code starts, each with its project's context
+	// (project:DIR). nil (no "projectServers") in a baseline written
+	// before they were kept, which accepts none and refuses none.
+	ProjectServers []BaselineServer `json:"projectServers"`
 }
 
 // BaselineServer is one server (or monitor) a baseline accepts.
@@ -101,10 +107,14 @@ func (b Baseline) MarshalJSON() ([]byte, error) {
 	type plain Baseline // without this method
 	j := struct {
 		plain
-		Servers any `json:"servers,omitempty"`
+		Servers        any `json:"servers,omitempty"`
+		ProjectServers any `json:"projectServers,omitempty"`
 	}{plain: plain(b)}
 	if b.Servers != nil {
 		j.Servers = b.Servers
+	}
+	if b.ProjectServers != nil {
+		j.ProjectServers = b.ProjectServers
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -771,12 +781,16 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				b.NotRun[h.Key] = c
 			}
+		case "projectServers":
+			if b.ProjectServers, err = loadServers(m.Value, bad, "projectServers", "project:"); err != nil {
+				return nil, err
+			}
 		case "servers":
-			if b.Servers, err = loadServers(m.Value, bad); err != nil {
+			if b.Servers, err = loadServers(m.Value, bad, "servers", "plugin:"); err != nil {
 				return nil, err
 			}
 		default:
-			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers)", m.Key, want)
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers, projectServers)", m.Key, want)
 		}
 	}
 	if !hasSchema {
@@ -1551,17 +1565,22 @@ func repeatedMember(n *jnode) (again, first *jmember) {
 	return nil, nil
 }
 
-// loadServers reads a baseline's "servers": a list of the servers it
-// accepts (BaselineServer), never nil, each field a string and none
-// unknown, as vigiles writes them. bad makes the error at a place.
-func loadServers(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineServer, error) {
+// loadServers reads a baseline's "servers" (field; "projectServers"): a
+// list of the servers it accepts (BaselineServer), never nil, each field
+// a string and none unknown, as vigiles writes them, each context of the
+// list's (prefix: "plugin:", "project:"). bad makes the error at a place.
+func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix string) ([]BaselineServer, error) {
 	if v.Kind != jsonArray {
-		return nil, bad(v.Pos, `"servers": want a list of the servers and monitors the baseline accepts, found %s`, v.Kind)
+		return nil, bad(v.Pos, `%q: want a list of the servers and monitors the baseline accepts, found %s`, field, v.Kind)
+	}
+	kinds, want := []string{ServerMCP, ServerLSP, ServerMonitor}, "mcp, lsp or monitor"
+	if prefix == "project:" {
+		kinds, want = []string{ServerMCP, ServerSettings}, "mcp or settings"
 	}
 	out := []BaselineServer{}
 	for i, e := range v.Elems {
 		if e.Kind != jsonObject {
-			return nil, bad(e.Pos, `"servers"[%d]: want an object, found %s`, i, e.Kind)
+			return nil, bad(e.Pos, `%q[%d]: want an object, found %s`, field, i, e.Kind)
 		}
 		var sv BaselineServer
 		for _, f := range e.Members {
@@ -1584,20 +1603,20 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineServ
 			case "file":
 				dst = &sv.File
 			default:
-				return nil, bad(f.KeyPos, `"servers"[%d]: unknown field %q: want plugin, context, kind, name, type, starts, when and file`, i, f.Key)
+				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, kind, name, type, starts, when and file`, field, i, f.Key)
 			}
 			if f.Value.Kind != jsonString {
-				return nil, bad(f.Value.Pos, `"servers"[%d]: %q: want a string, found %s`, i, f.Key, f.Value.Kind)
+				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
 			}
 			*dst = f.Value.Str
 		}
 		switch {
-		case !strings.HasPrefix(sv.Context, "plugin:"):
-			return nil, bad(e.Pos, `"servers"[%d]: "context" %q is no plugin's: want plugin:ROOT`, i, sv.Context)
-		case sv.Kind != ServerMCP && sv.Kind != ServerLSP && sv.Kind != ServerMonitor:
-			return nil, bad(e.Pos, `"servers"[%d]: "kind" %q: want %s, %s or %s`, i, sv.Kind, ServerMCP, ServerLSP, ServerMonitor)
+		case !strings.HasPrefix(sv.Context, prefix):
+			return nil, bad(e.Pos, `%q[%d]: "context" %q is no %s: want %sROOT`, field, i, sv.Context, map[string]string{"plugin:": "plugin's", "project:": "project's"}[prefix], prefix)
+		case !slices.Contains(kinds, sv.Kind):
+			return nil, bad(e.Pos, `%q[%d]: "kind" %q: want %s`, field, i, sv.Kind, want)
 		case sv.File == "":
-			return nil, bad(e.Pos, `"servers"[%d]: no "file": want the file that declares it`, i)
+			return nil, bad(e.Pos, `%q[%d]: no "file": want the file that declares it`, field, i)
 		}
 		out = append(out, sv)
 	}
@@ -1613,7 +1632,8 @@ const (
 )
 
 // serverSubject is what a server's drift names in place of a hook:
-// its plugin's root, its kind and its name (plugins/x#mcp:db).
+// its plugin's root, its kind and its name (plugins/x#mcp:db); a
+// project's context, its kind and its name (project:.#settings:statusLine).
 func serverSubject(id serverIdent) string {
 	return id.root + "#" + id.kind + ":" + id.name
 }
@@ -1622,14 +1642,25 @@ func serverSubject(id serverIdent) string {
 // starts (session.started), sorted, in the tree's form (as starts
 // made it): never nil.
 func (s *session) baselineServers() []BaselineServer {
+	return keptServers(s.started)
+}
+
+// baselineProjectServers is baselineServers of the projects' servers and
+// settings commands (session.projectStarted).
+func (s *session) baselineProjectServers() []BaselineServer {
+	return keptServers(s.projectStarted)
+}
+
+// keptServers is what a baseline keeps of started, sorted: never nil.
+func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
-	for _, st := range s.started {
+	for _, st := range started {
 		sv := st.sv
 		typ, when := sv.Type, ""
 		if sv.Kind == ServerMonitor {
 			typ, when = "", monitorWhen(sv)
 		}
-		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: "plugin:" + sv.PluginRoot, Kind: sv.Kind, Name: sv.Name, Type: typ,
+		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: sv.Name, Type: typ,
 			Starts: st.starts, When: when, File: sv.Location.File})
 	}
 	sortServers(out)
@@ -1652,26 +1683,41 @@ func (s *session) baselineServers() []BaselineServer {
 // server-removed notice where removedIn (nil: nowhere) covers its file or
 // its plugin's root.
 func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report.Severity, removedIn func(string) bool) ([]report.Drift, []report.Finding) {
-	if b.Servers == nil {
-		for _, st := range s.started {
+	drift, out := compareServerList(b.Servers, s.started, s.offServers, finds, sev, removedIn,
+		"the baseline, written before vigiles kept servers and monitors, does not keep it")
+	// The projects' own, kept apart: a baseline written before vigiles
+	// named them keeps the plugins' servers but not theirs (no
+	// "projectServers"), and they stay warnings there.
+	pd, pf := compareServerList(b.ProjectServers, s.projectStarted, s.offProject, finds, sev, removedIn,
+		"the baseline, written before vigiles kept a project's MCP servers and settings commands, does not keep it")
+	return append(drift, pd...), append(out, pf...)
+}
+
+// compareServerList is compareServers of one of a baseline's lists
+// (kept; nil where the baseline has none, which before says) against the
+// servers Claude Code starts that it would hold (started), those turned
+// off being off.
+func compareServerList(kept []BaselineServer, started []startedServer, offIdents []serverIdent, finds []report.Finding, sev report.Severity, removedIn func(string) bool, before string) ([]report.Drift, []report.Finding) {
+	if kept == nil {
+		for _, st := range started {
 			if sev == report.SeverityNotice {
 				break // --update-baseline keeps them now (serversKept)
 			}
 			f := &finds[st.finding]
-			f.Message += "; the baseline, written before vigiles kept servers and monitors, does not keep it: `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it"
+			f.Message += "; " + before + ": `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it"
 		}
 		return nil, nil
 	}
 	type form struct{ typ, starts, when string }
 	was := map[serverIdent][]BaselineServer{}
-	for _, bs := range b.Servers {
-		id := serverIdent{strings.TrimPrefix(bs.Context, "plugin:"), bs.Kind, bs.Name}
+	for _, bs := range kept {
+		id := bs.ident()
 		was[id] = append(was[id], bs)
 	}
 	now := map[serverIdent][]startedServer{}
 	var order []serverIdent
-	for _, st := range s.started {
-		id := serverIdent{st.sv.PluginRoot, st.sv.Kind, st.sv.Name}
+	for _, st := range started {
+		id := st.sv.ident()
 		if _, seen := now[id]; !seen {
 			order = append(order, id)
 		}
@@ -1730,13 +1776,13 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report
 		what, plugin := kindName(id.kind), ""
 		for _, st := range changed {
 			f := formOf(st)
-			plugin = shownCut(st.sv.Plugin, maxMonitorName)
+			plugin = st.sv.owner()
 			name := shownCut(st.sv.Name, maxMonitorName)
 			nowShown := cutBytes(shown(f), maxEvidence)
 			if len(olds) == 0 {
 				drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerAdded, Now: nowShown, Location: st.sv.Location})
 				out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerAdded, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
-					Message: fmt.Sprintf("new %s %s of plugin %s, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited: %s",
+					Message: fmt.Sprintf("new %s %s of %s, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited: %s",
 						what, name, plugin, shownName(clip(shown(f), maxServerLine))),
 					Evidence: "+ " + shownName(nowShown) + "\n"})
 				continue
@@ -1748,7 +1794,7 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report
 			wasShown := cutBytes(shown(form{old.Type, old.Starts, old.When}), maxEvidence)
 			drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: wasShown, Now: nowShown, Location: st.sv.Location})
 			out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
-				Message: fmt.Sprintf("%s %s of plugin %s now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
+				Message: fmt.Sprintf("%s %s of %s now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
 					what, name, plugin, shownName(clip(shown(f), maxServerLine))),
 				Evidence: "- the baseline, + now\n- " + shownName(wasShown) + "\n+ " + shownName(nowShown) + "\n"})
 		}
@@ -1763,25 +1809,35 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report
 	for _, l := range was {
 		gone = append(gone, l...)
 	}
-	off := make(map[serverIdent]bool, len(s.offServers))
-	for _, id := range s.offServers {
+	off := make(map[serverIdent]bool, len(offIdents))
+	for _, id := range offIdents {
 		off[id] = true
 	}
 	sortServers(gone)
 	for _, bs := range gone {
-		root := strings.TrimPrefix(bs.Context, "plugin:")
+		_, root, _ := strings.Cut(bs.Context, ":")
 		if !removedIn(bs.File) && !removedIn(root) {
 			continue
 		}
-		id := serverIdent{root, bs.Kind, bs.Name}
+		id := bs.ident()
+		project := strings.HasPrefix(bs.Context, "project:")
 		why := "no plugin declares it any more"
-		if off[id] {
+		switch {
+		case project && off[id]:
+			why = "the project's settings now turn it off, so Claude Code does not start it"
+		case project:
+			why = "the project declares it no more"
+		case off[id]:
 			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
+		}
+		owner := "plugin " + shownCut(bs.Plugin, maxMonitorName)
+		if project {
+			owner = projectOwner(root)
 		}
 		loc := report.Location{File: bs.File}
 		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(form{bs.Type, bs.Starts, bs.When}), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
-			Message: fmt.Sprintf("%s %s of plugin %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), shownCut(bs.Plugin, maxMonitorName), why)})
+			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), owner, why)})
 	}
 	return drift, out
 }
@@ -1800,7 +1856,7 @@ func monitorWhen(sv *Server) string {
 // notice that says --update-baseline keeps it: the baseline it writes
 // accepts it.
 func (s *session) serversKept(finds []report.Finding) {
-	for _, st := range s.started {
+	for _, st := range append(slices.Clone(s.started), s.projectStarted...) {
 		f := &finds[st.finding]
 		if f.Severity == report.SeverityNotice {
 			continue // accepted as it is already

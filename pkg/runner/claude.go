@@ -185,7 +185,11 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 }
 
 // project reads the project hooks of root's .claude directory: its
-// settings files' and the frontmatter of its skills, agents and commands.
+// settings files' and the frontmatter of its skills, agents and commands;
+// and what else of the project's Claude Code runs unsandboxed: the
+// commands its settings name (settingsCommands) and the MCP servers of
+// root's .mcp.json (projectMCP), each named once the session knows its
+// settings (serverFindings).
 // Those of the work tree's own are the "project"'s; those of a directory
 // below it (a monorepo package's, met by below or named as an audit path)
 // are named after that directory, the same whichever way it is reached,
@@ -204,6 +208,8 @@ func (c *claudeDisc) project(root string) {
 	}
 	c.settings(root, claudeSettings, name)
 	c.settings(root, claudeSettingsLocal, name+"-local")
+	c.flushSettingsCommands(root)
+	c.projectMCP(root, name)
 	c.projectComponents(root, name)
 }
 
@@ -308,6 +314,9 @@ type claudeDisc struct {
 	// serverCount counts the servers and monitors read (countServer).
 	serverDocs  map[string]serverDoc
 	serverCount int
+	// projCmds holds, by project directory, the commands its settings
+	// files name, by key (settingsCommands), until both are read.
+	projCmds map[string]map[string]*Server
 }
 
 // localEntry is a marketplace entry with a local source: the directory
@@ -542,6 +551,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
+	c.settingsCommands(root, rel, plugin, n)
 	hooks := n.get("hooks")
 	if hooks == nil {
 		return

@@ -102,6 +102,11 @@ type Server struct {
 	// id is Name as JSON.parse tells keys apart (jmember.ident): a
 	// server replaces one declared before of the same id.
 	id string
+	// InProject says it is the project's, not a plugin's: an MCP server
+	// of the .mcp.json at PluginRoot (the project's directory), or a
+	// command its settings name (ServerSettings); Plugin is then the
+	// project's name, as its hooks have it.
+	InProject bool
 }
 
 // serverSet is the servers one plugin's declarations of a kind give, in
@@ -533,6 +538,11 @@ var envRef = regexp.MustCompile(`\$\{([^}]+)\}`)
 // ${CLAUDE_PROJECT_DIR} the work tree (.); any other ${VAR} is the
 // user's environment's and stays as written.
 func (s *Server) expand(v, dataDir string) string {
+	if s.InProject {
+		// No plugin's variables; the user's environment's stay as
+		// written.
+		return v
+	}
 	v = strings.ReplaceAll(v, "${CLAUDE_PLUGIN_ROOT}", s.PluginRoot)
 	v = strings.ReplaceAll(v, "${CLAUDE_PLUGIN_DATA}", dataDir)
 	keys := make([]string, 0, len(s.options))
@@ -577,24 +587,27 @@ func shownList(names []string) string {
 // message is the finding's text for s, whose plugin's data directory is
 // dataDir (under HOME).
 func (s *Server) message(dataDir string) string {
-	if s.Kind == ServerMonitor {
+	switch s.Kind {
+	case ServerMonitor:
 		return s.monitorMessage()
+	case ServerSettings:
+		return s.settingsMessage()
 	}
-	plugin, name := shownCut(s.Plugin, maxMonitorName), shownCut(s.Name, maxMonitorName)
+	plugin, name := s.declarer(), shownCut(s.Name, maxMonitorName)
 	if s.Type == "bundle" {
-		return fmt.Sprintf("plugin %s declares MCP servers in the MCP bundle %s, which Claude Code unpacks and whose servers it starts with every session, unsandboxed; vigiles does not read bundles or run MCP servers, so nothing of what they do is recorded: review it by hand",
+		return fmt.Sprintf("%s declares MCP servers in the MCP bundle %s, which Claude Code unpacks and whose servers it starts with every session, unsandboxed; vigiles does not read bundles or run MCP servers, so nothing of what they do is recorded: review it by hand",
 			plugin, shownName(clip(s.Bundle, maxServerLine)))
 	}
 	switch s.Type {
 	case "sdk":
-		return fmt.Sprintf("plugin %s declares the MCP server %s (sdk), which Claude Code takes from the program that drives it through its SDK, as that program's server %s: review what that server does, which vigiles does not see",
+		return fmt.Sprintf("%s declares the MCP server %s (sdk), which Claude Code takes from the program that drives it through its SDK, as that program's server %s: review what that server does, which vigiles does not see",
 			plugin, name, shownCut(s.SDKName, maxMonitorName))
 	case "claudeai-proxy":
-		return fmt.Sprintf("plugin %s declares the MCP server %s (claudeai-proxy), which Claude Code connects to with every session through claude.ai's proxy, signed in as the user, as the claude.ai connector %s (url: %s); vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+		return fmt.Sprintf("%s declares the MCP server %s (claudeai-proxy), which Claude Code connects to with every session through claude.ai's proxy, signed in as the user, as the claude.ai connector %s (url: %s); vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, shownCut(s.ProxyID, maxMonitorName), shownName(clip(s.URL, maxServerLine)))
 	case "sse-ide", "ws-ide":
 		// Claude Code takes an IDE's URL as written: nothing expanded.
-		return fmt.Sprintf("plugin %s declares the remote MCP server %s (%s), which Claude Code connects to with every session as an IDE's: %s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to with every session as an IDE's: %s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, s.Type, shownName(clip(s.URL, maxServerLine)))
 	}
 	if s.Type != "stdio" {
@@ -612,7 +625,7 @@ func (s *Server) message(dataDir string) string {
 			// user's environment, where no CLAUDE_PLUGIN_ROOT is set.
 			extra += "; its headersHelper, which Claude Code runs unsandboxed with sh -c for more, as written: " + shownName(clip(s.HeadersHelper, maxServerLine))
 		}
-		return fmt.Sprintf("plugin %s declares the remote MCP server %s (%s), which Claude Code connects to with every session: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to with every session: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, s.Type, shownName(clip(s.expand(s.URL, dataDir), maxServerLine)), extra)
 	}
 	env := ""
@@ -621,10 +634,10 @@ func (s *Server) message(dataDir string) string {
 		env = " (environment: " + shownName(cutBytes(s.envSet(dataDir, treeForm{}), maxServerLine)) + ")"
 	}
 	if s.Kind == ServerLSP {
-		return fmt.Sprintf("plugin %s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",
+		return fmt.Sprintf("%s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",
 			plugin, name, shownList(s.Extensions), shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
 	}
-	return fmt.Sprintf("plugin %s declares the MCP server %s, which Claude Code starts with every session and runs unsandboxed beside it: %s%s; vigiles does not run MCP servers, so nothing of what it does is recorded: review it by hand",
+	return fmt.Sprintf("%s declares the MCP server %s, which Claude Code starts with every session and runs unsandboxed beside it: %s%s; vigiles does not run MCP servers, so nothing of what it does is recorded: review it by hand",
 		plugin, name, shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
 }
 
@@ -686,7 +699,7 @@ func (s *Server) starts(dataDir string, tf treeForm) string {
 // startsUnquoted is starts of a server that is no stdio command line (a
 // monitor's command, a URL, a bundle), as the checkout has it.
 func (s *Server) startsUnquoted(dataDir string) string {
-	if s.Kind == ServerMonitor {
+	if s.Kind == ServerMonitor || s.Kind == ServerSettings {
 		return s.Command
 	}
 	switch s.Type {
@@ -713,6 +726,15 @@ func (s *Server) startsUnquoted(dataDir string) string {
 	return line
 }
 
+// declarer names what declares s in its finding: "plugin NAME", or the
+// project's .mcp.json.
+func (s *Server) declarer() string {
+	if s.InProject {
+		return projectOwner(s.PluginRoot) + "'s " + claudeMCPJSON
+	}
+	return "plugin " + shownCut(s.Plugin, maxMonitorName)
+}
+
 // kindName names a server's kind in a sentence.
 func kindName(kind string) string {
 	switch kind {
@@ -722,6 +744,8 @@ func kindName(kind string) string {
 		return "LSP server"
 	case ServerMonitor:
 		return "background monitor"
+	case ServerSettings:
+		return "settings command"
 	}
 	return kind + " server"
 }
@@ -733,6 +757,8 @@ func (s *Server) rule() string {
 		return RuleLSPServer
 	case ServerMonitor:
 		return RuleMonitor
+	case ServerSettings:
+		return RuleSettingsCommand
 	}
 	return RuleMCPServer
 }
@@ -756,6 +782,10 @@ func (s *session) serverFindings() {
 	}
 	of := map[string]plugin{}
 	for _, sv := range s.servers {
+		if sv.InProject {
+			s.projectServerFinding(sv)
+			continue
+		}
 		k := sv.Plugin + "\x00" + sv.PluginRoot + "\x00" + strings.Join(sv.AlsoNamed, "\x00")
 		p, ok := of[k]
 		if !ok {
@@ -772,7 +802,7 @@ func (s *session) serverFindings() {
 		if p.off {
 			sev = report.SeverityNotice
 			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
-			s.offServers = append(s.offServers, serverIdent{sv.PluginRoot, sv.Kind, sv.Name})
+			s.offServers = append(s.offServers, sv.ident())
 		} else {
 			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), finding: len(s.findings)})
 		}
@@ -788,6 +818,40 @@ type startedServer struct {
 	sv      *Server
 	starts  string
 	finding int
+}
+
+// context is s's context as a baseline keeps it: "plugin:" and its
+// plugin's root, or "project:" and its project's directory.
+func (s *Server) context() string {
+	if s.InProject {
+		return "project:" + s.PluginRoot
+	}
+	return "plugin:" + s.PluginRoot
+}
+
+// owner names whose s is in a sentence: "plugin NAME", or the project.
+func (s *Server) owner() string {
+	if s.InProject {
+		return projectOwner(s.PluginRoot)
+	}
+	return "plugin " + shownCut(s.Plugin, maxMonitorName)
+}
+
+// ident is s's serverIdent: a plugin's by its root, a project's by its
+// context, so that neither is taken for the other.
+func (s *Server) ident() serverIdent {
+	if s.InProject {
+		return serverIdent{s.context(), s.Kind, s.Name}
+	}
+	return serverIdent{s.PluginRoot, s.Kind, s.Name}
+}
+
+// ident is the serverIdent of the server bs keeps (Server.ident).
+func (bs BaselineServer) ident() serverIdent {
+	if root, ok := strings.CutPrefix(bs.Context, "plugin:"); ok {
+		return serverIdent{root, bs.Kind, bs.Name}
+	}
+	return serverIdent{bs.Context, bs.Kind, bs.Name}
 }
 
 // serverIdent is what tells a server from another for a baseline: its

@@ -1,0 +1,268 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleSettingsCommand names a command a project's settings make Claude
+// Code run, outside every hook and sandbox (settingsCommandKeys). A
+// project's own MCP servers (its .mcp.json) are discovery/mcp-server, as
+// a plugin's are.
+const RuleSettingsCommand = "discovery/settings-command"
+
+// ServerSettings is the kind (Server.Kind) of a settings command: its
+// Name is the settings key, its Command the command as written.
+const ServerSettings = "settings"
+
+// settingsCommandKeys are the keys of a settings file whose value names a
+// command Claude Code runs itself, not as a hook (code.claude.com/docs
+// settings.md, "Available settings"; statusline.md; the Bedrock and Vertex
+// pages' "Advanced credential configuration"), and what Claude Code runs
+// it for. A string key holds the command; an object key holds
+// {"type": "command", "command": …}.
+var settingsCommandKeys = []struct {
+	key, what string
+	object    bool
+}{
+	{key: "apiKeyHelper", what: "with /bin/sh for the key it sends with every model request"},
+	{key: "awsAuthRefresh", what: "to refresh the AWS credentials in ~/.aws it uses for Amazon Bedrock"},
+	{key: "awsCredentialExport", what: "for the AWS credentials, as JSON, it uses for Amazon Bedrock"},
+	{key: "gcpAuthRefresh", what: "to refresh the Google Cloud credentials it uses for Vertex AI"},
+	{key: "otelHeadersHelper", what: "at start-up and every so often for the headers of its OpenTelemetry exports"},
+	{key: "statusLine", what: "for the status line, each time the conversation updates", object: true},
+	{key: "subagentStatusLine", what: "for the status line of each subagent", object: true},
+	{key: "fileSuggestion", what: "for the @ file autocomplete, with the hooks' environment", object: true},
+}
+
+// projectMCP reads the MCP servers of the project at root's .mcp.json
+// (its "mcpServers", which is all Claude Code reads of a project's
+// file), each a Server of the project's (Server.InProject) named name.
+// A directory that is a plugin's root keeps its .mcp.json the plugin's,
+// as it keeps its .claude (readIn).
+func (c *claudeDisc) projectMCP(root, name string) {
+	p := filepath.Join(root, claudeMCPJSON)
+	if c.isPluginRoot(root) || !c.exists(p) {
+		return
+	}
+	rel, n := c.serversDoc(p)
+	if n == nil {
+		return
+	}
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"mcpServers\", found %s", rel, n.Kind)
+		return
+	}
+	c.repeatedKeys(rel, n, "", "mcpServers")
+	m := n.get("mcpServers")
+	if m == nil {
+		return
+	}
+	if m.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Pos), "mcpServers: want an object of MCP servers, found %s", m.Kind)
+		return
+	}
+	var got serverSet
+	c.serverEntries(hookCtx{}, mcpKind, m, rel, false, &got)
+	c.addProjectServers(root, name, got.list)
+}
+
+// settingsCommands keeps the commands the settings file rel (parsed: n)
+// of the project at root names (settingsCommandKeys), named name, in place
+// of those of its keys a file read before named: Claude Code reads
+// settings.local.json over settings.json, key by key. A value of another
+// form than Claude Code's schema takes is not named: Claude Code does not
+// run it.
+func (c *claudeDisc) settingsCommands(root, rel, name string, n *jnode) {
+	for _, k := range settingsCommandKeys {
+		v, at := lastMember(n, k.key)
+		if v == nil {
+			continue
+		}
+		if k.object {
+			if t := v.get("type"); t == nil || t.Kind != jsonString || t.Str != "command" {
+				continue
+			}
+			v = v.get("command")
+		}
+		if v == nil || v.Kind != jsonString || v.Str == "" {
+			continue
+		}
+		if !c.countServer(c.loc(rel, at)) {
+			return
+		}
+		s := &Server{Kind: ServerSettings, Name: k.key, Command: v.Str, Plugin: name, Location: c.loc(rel, at)}
+		if c.projCmds == nil {
+			c.projCmds = map[string]map[string]*Server{}
+		}
+		if c.projCmds[root] == nil {
+			c.projCmds[root] = map[string]*Server{}
+		}
+		c.projCmds[root][k.key] = s
+	}
+}
+
+// flushSettingsCommands adds the settings commands of the project at
+// root, once both its settings files are read, in settingsCommandKeys'
+// order.
+func (c *claudeDisc) flushSettingsCommands(root string) {
+	var got []*Server
+	for _, k := range settingsCommandKeys {
+		if s := c.projCmds[root][k.key]; s != nil {
+			got = append(got, s)
+		}
+	}
+	delete(c.projCmds, root)
+	c.addProjectServers(root, "", got)
+}
+
+// addProjectServers adds servers of the project at root (name: the
+// project's, where a server has none of its own).
+func (c *claudeDisc) addProjectServers(root, name string, got []*Server) {
+	rel, err := relTo(c.dir, root)
+	if err != nil {
+		return
+	}
+	for _, s := range got {
+		if s.Plugin == "" {
+			s.Plugin = name
+		}
+		s.PluginRoot, s.InProject = rel, true
+		c.out.Servers = append(c.out.Servers, s)
+	}
+}
+
+// lastMember is the value of n's last member of key (the one JSON.parse
+// keeps) and where its key is.
+func lastMember(n *jnode, key string) (*jnode, jpos) {
+	if n == nil || n.Kind != jsonObject {
+		return nil, jpos{}
+	}
+	for i := len(n.Members) - 1; i >= 0; i-- {
+		if n.Members[i].Key == key {
+			return n.Members[i].Value, n.Members[i].KeyPos
+		}
+	}
+	return nil, jpos{}
+}
+
+// settingsCommandWhat is what Claude Code runs the command of key for.
+func settingsCommandWhat(key string) string {
+	for _, k := range settingsCommandKeys {
+		if k.key == key {
+			return k.what
+		}
+	}
+	return ""
+}
+
+// projectOwner names the project a server of the project's belongs to in
+// a sentence: "the project" for the work tree's, "the project
+// packages/app" for a package's.
+func projectOwner(root string) string {
+	if root == "." || root == "" {
+		return "the project"
+	}
+	return "the project " + shownCut(root, maxMonitorName)
+}
+
+// settingsMessage is the finding's text for the settings command s.
+func (s *Server) settingsMessage() string {
+	owner := projectOwner(s.PluginRoot)
+	return fmt.Sprintf("%s's settings (%s) name a command Claude Code runs itself, unsandboxed and outside every hook: %s, which it runs %s: %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
+		owner, shownName(s.Location.File), s.Name, settingsCommandWhat(s.Name), shownName(clip(s.Command, maxServerLine)))
+}
+
+// projectMCPApproval is what the settings of a session started in the
+// project proj (settingsFiles) say of its .mcp.json server name: the
+// file that rejects it (disabledMcpjsonServers, in any of them), or the
+// file that approves it (enableAllProjectMcpServers, local over shared;
+// enabledMcpjsonServers, in any of them), "" for neither. Claude Code
+// merges arrays across settings files, and honours a rejection wherever
+// it is (mcp.md, "Project scope").
+func projectMCPApproval(files []settingsFile, name string) (rejected, approved string) {
+	all, listed := "", ""
+	for _, f := range files {
+		if rejected == "" && inStringList(f.keys["disabledMcpjsonServers"], name) {
+			rejected = f.name
+		}
+		var on bool
+		if v, ok := f.keys["enableAllProjectMcpServers"]; ok && json.Unmarshal(v, &on) == nil {
+			all = ""
+			if on {
+				all = f.name
+			}
+		}
+		if listed == "" && inStringList(f.keys["enabledMcpjsonServers"], name) {
+			listed = f.name
+		}
+	}
+	if all != "" {
+		return rejected, all
+	}
+	return rejected, listed
+}
+
+// inStringList says whether the JSON value raw is a list of strings
+// holding s.
+func inStringList(raw json.RawMessage, s string) bool {
+	var l []any
+	if raw == nil || json.Unmarshal(raw, &l) != nil {
+		return false
+	}
+	return slices.Contains(l, any(s))
+}
+
+// projectServerFinding names sv, a server or settings command of a
+// project's, as serverFindings names a plugin's: a warning, or a notice
+// where the settings of a session started in the project turn it off
+// (an MCP server listed under disabledMcpjsonServers; a status line where
+// disableAllHooks is true, which turns any custom status line off), which
+// a baseline does not keep. An MCP server's finding says whether the
+// settings approve it or Claude Code asks the user first; it stays a
+// warning either way: `claude -p`, the Agent SDK and cloud sessions (CI's)
+// start it without asking, and an approval holds for the server's name,
+// not for what it starts.
+func (s *session) projectServerFinding(sv *Server) {
+	proj := sv.PluginRoot
+	if proj == "." {
+		proj = ""
+	}
+	files := settingsFiles(s.dir, proj)
+	msg, off := sv.message(""), ""
+	switch {
+	case sv.Kind == ServerMCP:
+		rejected, approved := projectMCPApproval(files, sv.Name)
+		switch {
+		case rejected != "":
+			off = fmt.Sprintf("turned off: %s lists it under disabledMcpjsonServers, so Claude Code does not start it while that holds; ", shownName(rejected))
+		case approved != "":
+			msg = fmt.Sprintf("approved by %s (enableAllProjectMcpServers or enabledMcpjsonServers), so Claude Code starts it without asking once the user trusts the folder: ", shownName(approved)) + msg
+		default:
+			msg = "not approved by the project's settings: Claude Code asks the user before it starts it in an interactive session, and starts it without asking in `claude -p`, Agent SDK and cloud sessions (CI's): " + msg
+		}
+	case sv.Kind == ServerSettings && (sv.Name == "statusLine" || sv.Name == "subagentStatusLine"):
+		if all, _ := switchesOff(files, nil); all != "" {
+			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all))
+		}
+	}
+	sev := report.SeverityWarning
+	if off != "" {
+		sev, msg = report.SeverityNotice, off+msg
+		s.offProject = append(s.offProject, sv.ident())
+	} else {
+		s.projectStarted = append(s.projectStarted, startedServer{sv: sv, starts: sv.starts("", newTreeForm(s.dir)), finding: len(s.findings)})
+	}
+	s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
+}
+
+// withProjectServers is b keeping the projects' servers and settings
+// commands Claude Code starts too.
+func (s *session) withProjectServers(b *Baseline) *Baseline {
+	b.ProjectServers = s.baselineProjectServers()
+	return b
+}
