@@ -92,7 +92,10 @@ With a baseline (default .vigiles/baseline.json), anything new — a host, a
 written path, a changed outcome or env file, a new hook — is a finding at
 the line that declares the hook. --update-baseline accepts what this audit
 saw and writes the baseline: stable, sorted JSON that reads well as a
-pull-request diff. It needs the whole audit: no --shard, no PATH.
+pull-request diff. It needs the whole audit: no --shard, no PATH. It
+writes nothing (exit 125) where a run was refused, failed, hit a limit of
+the sandbox or was cut short by a timeout sooner than Claude Code's: make
+those runs whole first.
 
 Examples:
   vigiles audit                                 # everything in the current repository

@@ -1162,6 +1162,15 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		finds = append(finds, rf...)
 	}
 
+	// The runs whose outcome and record are vigiles' (a refusal, a
+	// failure, a limit of its sandbox, a timeout shorter than Claude
+	// Code's), not the hook's: a baseline of them would accept that as
+	// what the hook does (an outcome error that a hook timing out at its
+	// own timeout matches, a guard killed by a limit as allowed), so
+	// --update-baseline writes none.
+	unkept := unkeptRuns(done, failed, limited, cutShort)
+	writing := o.UpdateBaseline && len(unkept) == 0
+
 	var drift []report.Drift
 	var decl map[string]string // of the hooks listed, not run
 	if o.Baseline != "" {
@@ -1201,7 +1210,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		default:
 			sev := report.SeverityError
-			if o.UpdateBaseline {
+			if writing {
 				sev = report.SeverityNotice
 			}
 			// Removed hooks are told once (by the first shard), and by
@@ -1261,7 +1270,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}
-		if o.UpdateBaseline && stop == nil && s.shardI == 1 {
+		if writing && stop == nil && s.shardI == 1 {
 			// The baseline this audit writes accepts them.
 			s.serversKept(finds)
 		}
@@ -1283,6 +1292,11 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if o.Baseline == "" {
 			return nil, errorf(ErrBadOption, "--update-baseline needs a baseline path")
 		}
+		if len(unkept) > 0 {
+			return rep, fmt.Errorf("the baseline was not written: %d run(s) were not recorded whole, so their outcome and record are vigiles' and not the hook's, and a baseline would accept them as the hook's (%s%s): "+
+				"make them run whole (run/refused: confinement on this machine; run/failed: vigiles' own error, said there; run/limit: raise the limit it names; cut short, ended at a timeout sooner than Claude Code's: a defaults.timeout the hook finishes within), then update the baseline again",
+				len(unkept), idList(unkept, 5), moreOf(len(unkept), 5))
+		}
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
 		}
@@ -1295,6 +1309,36 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// unkeptRuns lists, sorted, the runs of done that were refused or failed
+// (failed), hit a limit of the sandbox (limited) or were ended sooner than
+// Claude Code would end them (cutShort), each with why: what a baseline
+// must not accept as the hook's own.
+func unkeptRuns(done []report.HookRun, failed map[string]bool, limited, cutShort map[string]string) []string {
+	var out []string
+	for _, r := range done {
+		switch {
+		case failed[r.ID] && r.Tier == string(sandbox.TierRefused):
+			out = append(out, r.ID+" "+RuleRunRefused)
+		case failed[r.ID]:
+			out = append(out, r.ID+" "+RuleRunFailed)
+		case limited[r.ID] != "":
+			out = append(out, r.ID+" "+RuleRunLimit+" "+limited[r.ID])
+		case cutShort[r.ID] != "":
+			out = append(out, r.ID+" cut short")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// moreOf says how many of n a list cut to max leaves out: "" for none.
+func moreOf(n, max int) string {
+	if n <= max {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n-max)
 }
 
 // mayRun says whether Claude Code may run h, a hook of a tool event that

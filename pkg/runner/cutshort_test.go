@@ -83,7 +83,12 @@ func TestAuditOfAKnownHookCutShort(t *testing.T) {
 		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
 	}}
 	ctx := context.Background()
-	if _, err := Audit(ctx, Options{Dir: dir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true, Executor: exec}); err != nil {
+	// Accepted as it ran whole (a baseline of the run cut short is not
+	// written: TestUpdateBaselineKeepsNoRunVigilesMadeOfIt).
+	whole := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	}}
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true, Executor: whole}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Audit(ctx, Options{Dir: dir, Baseline: ".vigiles/baseline.json", Executor: exec})
@@ -207,7 +212,15 @@ func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
 			}
 			const base = ".vigiles/baseline.json"
 			ctx := context.Background()
-			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err != nil {
+			// A run that hit a limit is not kept (the update fails); the
+			// baseline is of a run that did not.
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec}); err == nil || !strings.Contains(err.Error(), "the baseline was not written") {
+				t.Fatalf("update from a run that hit a limit: %v", err)
+			}
+			whole := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+				return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+			}}
+			if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: whole}); err != nil {
 				t.Fatal(err)
 			}
 			rep, err = Audit(ctx, Options{Dir: dir, Baseline: base, Executor: exec})
