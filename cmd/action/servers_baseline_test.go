@@ -39,8 +39,9 @@ func (s *simulatedStep) runIdleHooks(t *testing.T, files map[string]string) {
 // MCP server fails the step until the baseline keeps it: update-baseline
 // writes it, and against that baseline it is a notice that passes; a
 // change of what it starts is a baseline/server-changed error. A baseline
-// written before vigiles kept servers leaves it the warning it was: it
-// fails at fail-level warning as before, and passes at error.
+// written before vigiles kept servers (v1) leaves it the warning it was:
+// it fails at fail-level warning as before, and passes at error; the v2
+// one vigiles writes without them is baseline/invalid.
 func TestActionFailLevelWarningAndServers(t *testing.T) {
 	mcp := map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server"}}`}
 	inputs := func(extra ...string) map[string]string {
@@ -78,9 +79,17 @@ func TestActionFailLevelWarningAndServers(t *testing.T) {
 		t.Errorf("a changed server at fail-level error: exit %d, want 1 with baseline/server-changed\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
 
-	before := strings.Replace(string(baseline), `"servers": [`, `"x": [`, 1)
-	before = before[:strings.Index(before, `,
+	deleted := strings.Replace(string(baseline), `"servers": [`, `"x": [`, 1)
+	deleted = deleted[:strings.Index(deleted, `,
   "x": [`)] + "\n}\n"
+	// The line deleted from the baseline vigiles writes: refused, not
+	// read as one of before servers were kept.
+	s = newStep(t, inputs("fail-level", "error"))
+	s.runIdleHooks(t, map[string]string{"plugins/guard/.mcp.json": mcp["plugins/guard/.mcp.json"], ".vigiles/baseline.json": deleted})
+	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "baseline/invalid") {
+		t.Errorf("a v2 baseline without servers, fail-level error: exit %d, want 1 with baseline/invalid\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	before := strings.Replace(deleted, runner.BaselineSchema, runner.BaselineSchemaV1, 1)
 	for _, c := range []struct {
 		level string
 		code  int

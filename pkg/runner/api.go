@@ -1226,6 +1226,12 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				handlers[h.ID] = true
 			}
 			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, failed, allIDs, handlers, removedIn, sev)
+			if s.shardI == 1 && !o.UpdateBaseline {
+				// Told once, like an invalid one; an update rewrites it.
+				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0); of != nil {
+					f = append(f, *of)
+				}
+			}
 			if s.shardI == 1 {
 				// A hook the baseline does not know that the audit did
 				// not run: nothing of it is recorded, so nothing of it

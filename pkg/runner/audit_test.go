@@ -466,11 +466,11 @@ func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 		line, col  int
 		msg        string
 	}{
-		{"array", "[]\n", 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v1" and "runs", found an array`},
+		{"array", "[]\n", 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs", found an array`},
 		{"not JSON", "{\n  \"schema\": \"vigiles.baseline/v1\",\n  \"runs\": {\n", 4, 1, "not valid JSON: "},
 		{"empty", "", 1, 1, "not valid JSON: "},
-		{"other schema", `{"schema": "vigiles.baseline/v0", "runs": {}}`, 1, 12, `"schema" is "vigiles.baseline/v0": want "vigiles.baseline/v1"`},
-		{"no schema", `{"runs": {}}`, 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v1" and "runs"; it has no "schema"`},
+		{"other schema", `{"schema": "vigiles.baseline/v0", "runs": {}}`, 1, 12, `"schema" is "vigiles.baseline/v0": want "vigiles.baseline/v2", or "vigiles.baseline/v1"`},
+		{"no schema", `{"runs": {}}`, 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs"; it has no "schema"`},
 		{"unknown field", "{\"schema\": \"vigiles.baseline/v1\",\n \"runs\": {}, \"extra\": 1}", 2, 14, `unknown field "extra"`},
 		{"runs a list", `{"schema": "vigiles.baseline/v1", "runs": []}`, 1, 43, `"runs": want an object from hook run id to what the run did, found an array`},
 		{"hosts a string", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": "a.example.test"}}}`, 1, 61, `run "h#x": "hosts": want a list of strings, found a string`},

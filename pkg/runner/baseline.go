@@ -20,8 +20,15 @@ import (
 	"github.com/vigiles/action/pkg/report"
 )
 
-// BaselineSchema names the baseline document.
-const BaselineSchema = "vigiles.baseline/v1"
+// BaselineSchema names the baseline document vigiles writes: one that
+// keeps every key whose absence would leave something uncompared (see
+// lacking), so that one without such a key is refused, not read as a
+// baseline written before the key was kept. BaselineSchemaV1 names such
+// older baselines, read as before, each key they lack said (outdated).
+const (
+	BaselineSchema   = "vigiles.baseline/v2"
+	BaselineSchemaV1 = "vigiles.baseline/v1"
+)
 
 // Drift kinds.
 const (
@@ -43,6 +50,7 @@ const (
 	RuleBaselineMissing  = "baseline/missing"
 	RuleBaselineInvalid  = "baseline/invalid"
 	RuleBaselineUnproven = "baseline/not-recorded"
+	RuleBaselineOutdated = "baseline/outdated"
 )
 
 // Baseline is what an accepted audit saw, per run: stable and sorted so
@@ -70,6 +78,24 @@ type Baseline struct {
 	// (project:DIR). nil (no "projectServers") in a baseline written
 	// before they were kept, which accepts none and refuses none.
 	ProjectServers []BaselineServer `json:"projectServers"`
+
+	// lacks is what a v1 baseline lacks that a v2 one keeps (loadBaseline).
+	lacks lacking
+}
+
+// lacking counts what a baseline lacks whose absence leaves something
+// uncompared: "servers" and "projectServers" (their servers stay
+// warnings), and runs without
+// "context" (not compared on it), without "command" though they ran (not
+// compared on it) and without "deleted" beside a list of writes
+// (compared by path only).
+type lacking struct {
+	servers, projectServers   bool
+	context, command, deleted int
+}
+
+func (l lacking) any() bool {
+	return l.servers || l.projectServers || l.context+l.command+l.deleted > 0
 }
 
 // BaselineServer is one server (or monitor) a baseline accepts.
@@ -471,6 +497,11 @@ func NewBaseline(rep *report.Report) *Baseline {
 // keeps none).
 func newBaseline(rep *report.Report, decl map[string]string, servers []BaselineServer, unrun ...*Hook) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: servers}
+	if servers == nil {
+		// A baseline that keeps no servers is of the form before they
+		// were kept.
+		b.Schema = BaselineSchemaV1
+	}
 	for _, h := range unrun {
 		if b.NotRun == nil {
 			b.NotRun = map[string]string{}
@@ -597,7 +628,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	if again, first := repeatedMember(root); again != nil {
 		return nil, bad(again.KeyPos, "%q is given again here (first on line %d): a baseline holds each key once; keep one", again.Key, first.KeyPos.Line)
 	}
-	const want = `a JSON object with "schema": "` + BaselineSchema + `" and "runs"`
+	const want = `a JSON object with "schema": "` + BaselineSchema + `" (or "` + BaselineSchemaV1 + `") and "runs"`
 	if root.Kind != jsonObject {
 		return nil, bad(root.Pos, "not a vigiles baseline: want %s, found %s", want, root.Kind)
 	}
@@ -625,7 +656,8 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		}
 		return nil
 	}
-	hasSchema := false
+	hasSchema, hasServers, hasProjectServers := false, false, false
+	var runLacks error // the first run that lacks what a v2 baseline keeps
 	for _, m := range root.Members {
 		switch m.Key {
 		case "schema":
@@ -633,8 +665,8 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 			if err := str(m.Value, `"schema"`, &b.Schema); err != nil {
 				return nil, err
 			}
-			if b.Schema != BaselineSchema {
-				return nil, bad(m.Value.Pos, `"schema" is %q: want %q (a file of another tool, or of another version of vigiles)`, b.Schema, BaselineSchema)
+			if b.Schema != BaselineSchema && b.Schema != BaselineSchemaV1 {
+				return nil, bad(m.Value.Pos, `"schema" is %q: want %q, or %q (a file of another tool, or of another version of vigiles)`, b.Schema, BaselineSchema, BaselineSchemaV1)
 			}
 		case "runs":
 			if m.Value.Kind == jsonNull {
@@ -650,7 +682,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				run := BaselineRun{Env: new(string)} // no "env": nothing left
 				var deleted *jnode                   // "deleted", checked against "writes" once both are read
 				var links *jnode                     // "links", as "deleted"
-				hasOutcome := false
+				hasOutcome, hasContext, hasCommand := false, false, false
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
 					var err error
@@ -662,6 +694,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "tool":
 						err = str(f.Value, what, &run.Tool)
 					case "command":
+						hasCommand = true
 						err = str(f.Value, what, &run.Command)
 					case "type":
 						err = str(f.Value, what, &run.Type)
@@ -670,6 +703,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "context":
+						hasContext = true
 						if err = str(f.Value, what, &run.Context); err == nil && !strings.HasPrefix(run.Context, "plugin:") && !strings.HasPrefix(run.Context, "project:") {
 							err = bad(f.Value.Pos, "%s: %q is no context: want plugin:ROOT or project:DIR", what, run.Context)
 						}
@@ -765,6 +799,24 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						}
 					}
 				}
+				// What a v2 baseline keeps of every run (checked once the
+				// schema is known, below).
+				var lacks []string
+				if !hasContext {
+					b.lacks.context++
+					lacks = append(lacks, `"context"`)
+				}
+				if !hasCommand && run.Outcome != report.OutcomeNotExecutable {
+					b.lacks.command++
+					lacks = append(lacks, `"command"`)
+				}
+				if run.Writes != nil && run.Deleted == nil {
+					b.lacks.deleted++
+					lacks = append(lacks, `"deleted" (a list, beside its list of "writes")`)
+				}
+				if len(lacks) > 0 && runLacks == nil {
+					runLacks = bad(r.Value.Pos, "run %q has no %s, which a %s baseline keeps for every run: without it the run is not compared on it, so a key deleted from the file would turn that comparison off; restore it", r.Key, strings.Join(lacks, ", "), BaselineSchema)
+				}
 				b.Runs[r.Key] = run
 			}
 		case "notRun":
@@ -782,10 +834,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				b.NotRun[h.Key] = c
 			}
 		case "projectServers":
+			hasProjectServers = true
 			if b.ProjectServers, err = loadServers(m.Value, bad, "projectServers", "project:"); err != nil {
 				return nil, err
 			}
 		case "servers":
+			hasServers = true
 			if b.Servers, err = loadServers(m.Value, bad, "servers", "plugin:"); err != nil {
 				return nil, err
 			}
@@ -795,6 +849,21 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	}
 	if !hasSchema {
 		return nil, bad(root.Pos, "not a vigiles baseline: want %s; it has no \"schema\"", want)
+	}
+	b.lacks.servers, b.lacks.projectServers = !hasServers, !hasProjectServers
+	if b.Schema == BaselineSchema {
+		// Written by a vigiles that keeps them all: one missing was
+		// taken out, and would turn its comparison off.
+		if b.lacks.servers {
+			return nil, bad(root.Pos, "no \"servers\", which a %s baseline keeps (\"servers\": [] where the tree declares none): without it no server is compared, so its deletion would turn server-added and server-changed errors into warnings; restore it", BaselineSchema)
+		}
+		if b.lacks.projectServers {
+			return nil, bad(root.Pos, "no \"projectServers\", which a %s baseline keeps (\"projectServers\": [] where the projects' .mcp.json and settings start nothing): without it none of them is compared, so its deletion would turn server-added and server-changed errors into warnings; restore it", BaselineSchema)
+		}
+		if runLacks != nil {
+			return nil, runLacks
+		}
+		b.lacks = lacking{}
 	}
 	return b, nil
 }
@@ -1864,4 +1933,43 @@ func (s *session) serversKept(finds []report.Finding) {
 		f.Severity = report.SeverityNotice
 		f.Message = "kept in the baseline by --update-baseline (review its diff): " + f.Message
 	}
+}
+
+// outdated is a warning, at the baseline file, where a v1 baseline lacks
+// what a v2 one keeps (lacking): what it turns off, said in every audit
+// against it, so that a pull request that turns a baseline back to v1 and
+// deletes such a key is seen in the report as well as in the file's diff.
+// nil where it lacks nothing. servers and projectServers say whether
+// the tree has servers of each list: a list the baseline lacks turns
+// nothing off where the tree has none, and is not told.
+func (b *Baseline) outdated(loc report.Location, servers, projectServers bool) *report.Finding {
+	l := b.lacks
+	l.servers = l.servers && servers
+	l.projectServers = l.projectServers && projectServers
+	if !l.any() {
+		return nil
+	}
+	var parts []string
+	if l.servers {
+		parts = append(parts, `no "servers" (no MCP server, LSP server or monitor is compared: each stays a warning, never a baseline/server-added or baseline/server-changed error)`)
+	}
+	if l.projectServers {
+		parts = append(parts, `no "projectServers" (no server of a project's .mcp.json and no command its settings name is compared: each stays a warning)`)
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{
+		{l.context, `"context" (not compared on where the hook runs: no baseline/context)`},
+		{l.command, `"command" (not compared on the command that runs: no baseline/command)`},
+		{l.deleted, `"deleted" (written paths compared by path only, not by whether the run deleted them)`},
+	} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d run(s) without %s", c.n, c.what))
+		}
+	}
+	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityWarning, Location: loc, Title: "baseline of an older form",
+		Message: fmt.Sprintf("the baseline is %s, which this vigiles compares less of: it has %s; `vigiles audit --update-baseline` rewrites it as %s, which keeps them all and is refused without them (review its diff). "+
+			"A pull request that turns a baseline back to %s, or deletes these keys from one, turns those comparisons off",
+			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchema, BaselineSchemaV1)}
 }

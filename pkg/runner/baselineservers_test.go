@@ -210,7 +210,7 @@ func TestBaselineServerDrift(t *testing.T) {
 }
 
 // TestBaselineBeforeServers: a baseline written before vigiles kept
-// servers (no "servers") accepts none and refuses none: each stays the
+// servers (v1, no "servers") accepts none and refuses none: each stays the
 // warning it was, saying that --update-baseline keeps it, and nothing
 // fails on them. One that keeps none ("servers": []) has a new server
 // as baseline/server-added.
@@ -227,6 +227,7 @@ func TestBaselineBeforeServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(b, "servers")
+	b["schema"] = json.RawMessage(`"` + BaselineSchemaV1 + `"`)
 	old, _ := json.Marshal(b)
 	rewrite(t, dir, serversBase, string(old))
 	rep := serverAudit(t, dir, false)

@@ -47,7 +47,7 @@ func untouched(t *testing.T, outside, victim string) {
 }
 
 func emptyBaseline() *Baseline {
-	return &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}}
+	return &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: []BaselineServer{}, ProjectServers: []BaselineServer{}}
 }
 
 // TestWriteBaselineRefusesADirectoryLinkedOut: WriteBaseline is handed a
