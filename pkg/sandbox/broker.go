@@ -532,10 +532,14 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 		return fail(fmt.Errorf("%w: the work tree %s lies in %s, where a confined run keeps the command's Claude Code files (its CLAUDE_ENV_FILE, its plugins' data) in its HOME; fix: copy the tree elsewhere (cp -r %s /tmp/tree) and run there", ErrRefused, spec.Dir, claude, spec.Dir))
 	}
 	if h := hiddenInTree(spec.Dir, view, maskFiles); h != "" {
-		if td, err := filepath.EvalSymlinks(os.Getenv("TMPDIR")); err == nil && td == h {
+		if envNamesDir(os.Getenv("TMPDIR"), h) {
 			// A project's TMPDIR=$PWD/.tmp: another directory would hold
 			// it as well.
 			return fail(fmt.Errorf("%w: the work tree %s holds the caller's TMPDIR=%s, which a confined run hides from the command (another tool's files and sockets there), and the tree is shown whole; fix: point TMPDIR outside the work tree for vigiles (TMPDIR=/tmp vigiles …)", ErrRefused, spec.Dir, h))
+		}
+		if envNamesDir(os.Getenv("HOME"), h) && !filepath.IsAbs(os.Getenv("HOME")) {
+			// HOME=. in the tree: any directory given would be HOME.
+			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s (%s), which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME to the caller's home for vigiles (HOME=/home/$USER vigiles …)", ErrRefused, spec.Dir, os.Getenv("HOME"), h))
 		}
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}
@@ -1503,4 +1507,19 @@ func reapOrphan(childPid func() int) {
 		}
 		return // reaped, or not this process's (ECHILD)
 	}
+}
+
+// envNamesDir reports whether v, the value of a variable of the caller's
+// environment (a relative one against the working directory), names the
+// directory dir, which has its symlinks resolved.
+func envNamesDir(v, dir string) bool {
+	if v == "" {
+		return false
+	}
+	a, err := filepath.Abs(v)
+	if err != nil {
+		return false
+	}
+	r, err := filepath.EvalSymlinks(a)
+	return err == nil && r == dir
 }

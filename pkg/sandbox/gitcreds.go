@@ -1151,11 +1151,19 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // directory), covered with /dev/null; and homes, the homes the passwd
 // file gives the caller and the sandbox's uid (ownHomes), masked as HOME
 // is whatever HOME says. Only what a run would see is
-// listed, each path with its symlinks resolved; held lists all of them,
-// seen or not (hiddenInTree).
+// listed, each path absolute (a relative one against the working
+// directory, as the caller's tools take it) with its symlinks resolved;
+// held lists all of them, seen or not (hiddenInTree).
 func callerSecrets(getenv func(string) string, v hostView, homes, runners []string) (dirs, files, held []string) {
 	addDir := func(d string) {
-		if d == "" || !filepath.IsAbs(d) {
+		if d == "" {
+			return
+		}
+		// A relative one (HOME=., TMPDIR=tmp) against the working
+		// directory, as the caller's tools take it: passed over, it was
+		// shown whole.
+		d, err := filepath.Abs(d)
+		if err != nil {
 			return
 		}
 		r, err := filepath.EvalSymlinks(d)
@@ -1195,7 +1203,7 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	// the checkouts of every repository it serves, each with its token in
 	// its config. Its tool cache (RUNNER_TOOL_CACHE, _tool there by
 	// default) stays, since hooks run the tools set up in it.
-	if ws := getenv("RUNNER_WORKSPACE"); ws != "" && filepath.IsAbs(ws) {
+	if ws, _ := filepath.Abs(getenv("RUNNER_WORKSPACE")); getenv("RUNNER_WORKSPACE") != "" {
 		if ws, err := filepath.EvalSymlinks(ws); err == nil {
 			tools, _ := filepath.EvalSymlinks(getenv("RUNNER_TOOL_CACHE"))
 			root := filepath.Dir(ws)

@@ -510,3 +510,67 @@ func TestCallersAgentSocketsAreHidden(t *testing.T) {
 		t.Errorf("stdout %q, want no socket the caller's environment names, the directory still there", res.Stdout)
 	}
 }
+
+// TestCallersRelativeTMPDIRAndHOMEAreMasked: a relative TMPDIR or HOME
+// (TMPDIR=tmp, HOME=.) names, for the caller's tools, a directory against
+// their working directory, as it does for vigiles: it is masked there, as
+// an absolute one is. It was passed over, and the directory shown whole
+// (another tool's files and sockets, the caller's ~/.netrc).
+func TestCallersRelativeTMPDIRAndHOMEAreMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	parent := tempDirIn(t, "/var/lib", "caller-cwd-", 0o755)
+	for _, d := range []string{"tmp", "home"} {
+		if err := os.Mkdir(filepath.Join(parent, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(parent, d, "token"), []byte("RELSECRET\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(parent)
+	for _, v := range []struct{ name, value, dir string }{
+		{"TMPDIR", "tmp", "tmp"},
+		{"HOME", "./home/", "home"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Setenv(v.name, v.value)
+			dir := filepath.Join(parent, v.dir)
+			res := run(t, Spec{Dir: tree, Command: sh(`cat ` + dir + `/token; ls -A ` + dir + `; exit 0`)})
+			if res.Tier != TierConfined || res.Error != "" {
+				t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if res.Stdout != "" {
+				t.Errorf("%s=%s: the command saw %s: %q", v.name, v.value, dir, res.Stdout)
+			}
+		})
+	}
+}
+
+// TestTreeThatIsTheCallersRelativeHOME: HOME=. in the work tree makes the
+// tree the caller's HOME (its ~/.netrc, ~/.ssh): refused, as a tree that
+// is the caller's absolute HOME is, naming the fix.
+func TestTreeThatIsTheCallersRelativeHOME(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{".netrc": "machine x password RELSECRET\n"})
+	t.Chdir(tree)
+	t.Setenv("HOME", ".")
+	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`cat .netrc`)})
+	if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+		t.Fatalf("err %v stdout %q, want a refusal", err, res.Stdout)
+	}
+	if !strings.Contains(res.Refusal, "HOME=. ("+tree+")") || !strings.Contains(res.Refusal, "fix: set HOME") {
+		t.Errorf("refusal %q does not name HOME and its fix", res.Refusal)
+	}
+	// TMPDIR=.tmp as TMPDIR=$PWD/.tmp.
+	if err := os.Mkdir(".tmp", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", "/root")
+	t.Setenv("TMPDIR", ".tmp")
+	res, err = Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo RAN`)})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "TMPDIR="+filepath.Join(tree, ".tmp")) {
+		t.Errorf("TMPDIR=.tmp: err %v refusal %q, want one naming the TMPDIR", err, res.Refusal)
+	}
+}
