@@ -1141,7 +1141,7 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // callerSecrets lists what the caller keeps outside the masked directories
 // that the command must not read, as getenv describes this caller: its HOME
 // wherever it is (a container job's /github/home, a service account's
-// /var/lib/…), its TMPDIR wherever it is, a CI runner's temporary directory (RUNNER_TEMP: the rendered
+// /var/lib/…), its TMPDIR, XDG_RUNTIME_DIR and GNUPGHOME wherever they are, a CI runner's temporary directory (RUNNER_TEMP: the rendered
 // step scripts, the file-command files, which hold what earlier steps put
 // in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
 // includes from the repository's config), its file-command directories and
@@ -1189,6 +1189,14 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	// answers the sandbox as the caller) are there as in /tmp, which is
 	// masked.
 	addDir(getenv("TMPDIR"))
+	// Its runtime directory, wherever it is (/run/user/UID is masked with
+	// /run; a login without systemd-logind's has it in /tmp or /var): its
+	// agents' and services' sockets (gpg-agent, dbus, podman, pipewire,
+	// ssh-agent), which answer the sandbox as the caller, and its
+	// Wayland display. And its GnuPG home moved out of HOME (GNUPGHOME):
+	// its private keys and its agent's sockets.
+	addDir(getenv("XDG_RUNTIME_DIR"))
+	addDir(getenv("GNUPGHOME"))
 	for _, h := range homes {
 		addDir(h)
 	}

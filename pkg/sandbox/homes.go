@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +170,7 @@ var credentialFileVars = []string{
 	"GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE", "GOOGLE_GHA_CREDS_PATH",
 	"AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_FEDERATED_TOKEN_FILE",
 	"KUBECONFIG", "NPM_CONFIG_USERCONFIG", "PGPASSFILE", "REGISTRY_AUTH_FILE", "TF_CLI_CONFIG_FILE",
-	"NETRC", "GIT_CONFIG_GLOBAL", "PIP_CONFIG_FILE", "HELM_REGISTRY_CONFIG",
+	"NETRC", "GIT_CONFIG_GLOBAL", "PIP_CONFIG_FILE", "HELM_REGISTRY_CONFIG", "AWS_CONFIG_FILE", "BOTO_CONFIG",
 }
 
 // credentialDirVars name, in the caller's environment, directories that
@@ -195,24 +196,78 @@ var credentialDirVars = []struct {
 // credentialSocketVars name, in the caller's environment, sockets that
 // answer as the caller: an ssh-agent's (started with -a PATH, anywhere:
 // it signs with the caller's keys for any process of its uid, and the
-// sandbox's uid maps back to it) and a container engine's (unix://PATH),
-// which is the host. Those under the masks (/tmp, /run, HOME) are hidden
-// already.
-var credentialSocketVars = []string{"SSH_AUTH_SOCK", "DOCKER_HOST", "CONTAINER_HOST"}
+// sandbox's uid maps back to it), a container engine's or BuildKit's
+// (unix://PATH), which is the host, the session bus's
+// (unix:path=PATH,guid=…, any of a list: the caller's desktop, its
+// secret service, systemd --user, which starts any unit), a gpg-agent's
+// (PATH:PID:1, as GnuPG before 2.1 wrote it: it signs and decrypts with
+// the caller's keys) and a sound server's (unix:PATH). Those under the
+// masks (/tmp, /run, HOME, XDG_RUNTIME_DIR) are hidden already; an
+// abstract one (unix:abstract=…) is the host network namespace's, which
+// the run does not share.
+var credentialSocketVars = []struct {
+	name  string
+	paths func(v string) []string
+}{
+	{"SSH_AUTH_SOCK", func(v string) []string { return []string{v} }},
+	{"DOCKER_HOST", unixURL},
+	{"CONTAINER_HOST", unixURL},
+	{"BUILDKIT_HOST", unixURL},
+	{"DBUS_SESSION_BUS_ADDRESS", dbusPaths},
+	{"DBUS_SYSTEM_BUS_ADDRESS", dbusPaths},
+	{"GPG_AGENT_INFO", func(v string) []string { return []string{strings.Split(v, ":")[0]} }},
+	{"PULSE_SERVER", func(v string) []string {
+		// A list of servers, each unix:PATH, a bare absolute PATH, or a
+		// host (tcp:, an address), which is not a file.
+		var out []string
+		for _, s := range strings.Fields(v) {
+			if p, ok := strings.CutPrefix(s, "unix:"); ok {
+				out = append(out, p)
+			} else if strings.HasPrefix(s, "/") {
+				out = append(out, s)
+			}
+		}
+		return out
+	}},
+}
+
+// unixURL is the path of a unix://PATH address, none for another.
+func unixURL(v string) []string {
+	if p, ok := strings.CutPrefix(v, "unix://"); ok {
+		return []string{p}
+	}
+	return nil
+}
+
+// dbusPaths lists the socket paths of a D-Bus address list
+// (transport:key=value,…;…): each unix transport's path=. Its values are
+// escaped (%XX) as D-Bus escapes them.
+func dbusPaths(v string) []string {
+	var out []string
+	for _, a := range strings.Split(v, ";") {
+		rest, ok := strings.CutPrefix(a, "unix:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			if p, ok := strings.CutPrefix(kv, "path="); ok {
+				if u, err := url.PathUnescape(p); err == nil {
+					out = append(out, u)
+				}
+			}
+		}
+	}
+	return out
+}
 
 // envCredentialSockets lists the sockets the caller's environment names
 // (credentialSocketVars), each once, absolute, with its symlinks resolved.
 func envCredentialSockets(getenv func(string) string) []string {
 	var out []string
 	for _, k := range credentialSocketVars {
-		p := getenv(k)
-		if k != "SSH_AUTH_SOCK" {
-			var ok bool
-			if p, ok = strings.CutPrefix(p, "unix://"); !ok {
-				continue
-			}
+		for _, p := range k.paths(getenv(k.name)) {
+			out = addResolved(out, p, func(m os.FileMode) bool { return m&os.ModeSocket != 0 })
 		}
-		out = addResolved(out, p, func(m os.FileMode) bool { return m&os.ModeSocket != 0 })
 	}
 	return out
 }

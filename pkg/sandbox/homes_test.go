@@ -380,14 +380,14 @@ func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
 	tree := makeTree(t, map[string]string{
 		"xdg/gh/hosts.yml": "S1\n", "xdg/git/credentials": "S2\n", "xdg/other.txt": "KEPT\n",
 		"cargo/credentials.toml": "S3\n", "az/msal_token_cache.json": "S4\n", "gcloud/credentials.db": "S5\n",
-		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n",
+		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n", "aws.ini": "S9\n", "boto": "S10\n",
 	})
 	t.Chdir(tree)
 	for k, v := range map[string]string{"XDG_CONFIG_HOME": "xdg", "CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
-		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc"} {
+		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc", "AWS_CONFIG_FILE": "aws.ini", "BOTO_CONFIG": "boto"} {
 		t.Setenv(k, v)
 	}
-	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc xdg/other.txt; exit 0`)})
+	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto xdg/other.txt; exit 0`)})
 	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || !strings.Contains(res.Stdout, "KEPT") {
 		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt as it is", res.Tier, res.Error, res.Stdout)
 	}
@@ -483,19 +483,24 @@ func TestCallersAgentSocketsAreHidden(t *testing.T) {
 	tree := makeTree(t, nil)
 	dir := tempDirIn(t, "/var/lib", "caller-agent-", 0o755)
 	var socks []string
-	for _, v := range []struct{ name, value, sock string }{
-		{"SSH_AUTH_SOCK", "", "agent.sock"},
-		{"DOCKER_HOST", "unix://", "docker-engine.sock"},
-		{"CONTAINER_HOST", "unix://", "podman-engine.sock"},
+	for _, v := range []struct{ name, value, sock, after string }{
+		{"SSH_AUTH_SOCK", "", "agent.sock", ""},
+		{"DOCKER_HOST", "unix://", "docker-engine.sock", ""},
+		{"CONTAINER_HOST", "unix://", "podman-engine.sock", ""},
+		{"BUILDKIT_HOST", "unix://", "buildkitd.sock", ""},
+		{"DBUS_SESSION_BUS_ADDRESS", "unix:abstract=/x,guid=0;unix:path=", "session%2dbus", ",guid=0123"},
+		{"DBUS_SYSTEM_BUS_ADDRESS", "unix:path=", "system_bus_socket", ""},
+		{"GPG_AGENT_INFO", "", "S.gpg-agent", ":4242:1"},
+		{"PULSE_SERVER", "tcp:localhost unix:", "pulse-native", ""},
 	} {
-		sock := filepath.Join(dir, v.sock)
+		sock := filepath.Join(dir, strings.ReplaceAll(v.sock, "%2d", "-"))
 		l, err := net.Listen("unix", sock)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Close()
 		os.Chmod(sock, 0o777)
-		t.Setenv(v.name, v.value+sock)
+		t.Setenv(v.name, v.value+filepath.Join(dir, v.sock)+v.after)
 		socks = append(socks, sock)
 	}
 	script := ""
@@ -572,5 +577,43 @@ func TestTreeThatIsTheCallersRelativeHOME(t *testing.T) {
 	res, err = Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`echo RAN`)})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(res.Refusal, "TMPDIR="+filepath.Join(tree, ".tmp")) {
 		t.Errorf("TMPDIR=.tmp: err %v refusal %q, want one naming the TMPDIR", err, res.Refusal)
+	}
+}
+
+// TestCallersRuntimeDirAndGnuPGHomeAreMasked: the caller's
+// XDG_RUNTIME_DIR outside /run (a login without systemd-logind's: in /tmp
+// or under /var) holds its agents' and services' sockets (gpg-agent, dbus,
+// podman, pipewire), which answer the sandbox as the caller; a GNUPGHOME
+// outside HOME its private keys. Both are masked as TMPDIR is; both were
+// shown.
+func TestCallersRuntimeDirAndGnuPGHomeAreMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	for _, name := range []string{"XDG_RUNTIME_DIR", "GNUPGHOME"} {
+		t.Run(name, func(t *testing.T) {
+			// Modes the sandbox's uid (not the caller's, for a root
+			// caller) can use: a runtime dir is the caller's 0700 one,
+			// which that uid enters where it is the caller.
+			dir := tempDirIn(t, "/var/lib", "caller-dir-", 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "secret"), []byte("DIRSECRET\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sock := filepath.Join(dir, "S.gpg-agent")
+			l, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			os.Chmod(sock, 0o777)
+			t.Setenv(name, dir)
+			res := run(t, Spec{Dir: tree, Command: sh(`cat ` + dir + `/secret; ls -A ` + dir + `; [ -S ` + sock + ` ] && echo SOCKET; exit 0`)})
+			if res.Tier != TierConfined || res.Error != "" {
+				t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if res.Stdout != "" {
+				t.Errorf("%s=%s: the command saw it: %q", name, dir, res.Stdout)
+			}
+		})
 	}
 }
