@@ -27,8 +27,9 @@ var (
 // any other source of its name service (LDAP, SSSD, systemd's userdb),
 // which may name groups that own files (a team's 0750 directory) and
 // that the group file does not list. A file that cannot be read names
-// every gid, and so does a name service that cannot be asked (nothing is
-// taken for unnamed).
+// every gid, and so does a name service that cannot be asked or that has
+// a directory service among its sources, whose "not found" may mean down
+// (nothing is taken for unnamed).
 func groupNamed(gid uint32) bool {
 	return groupFileNames(gid) || nameServiceNamesGroup(gid)
 }
@@ -65,10 +66,18 @@ var nameServiceGroups sync.Map // uint32 -> bool
 
 // nameServiceNamesGroup asks the name service, through getent as the C
 // library reads nsswitch.conf, whether it names gid: true unless getent
-// answers that no source does (exit status 2).
+// answers that no source does (exit status 2), and unless a source of
+// groups is a directory service (groupSourcesLocal): getent's "not found"
+// is its answer too when a source cannot be reached (LDAP or SSSD down, a
+// module missing), and a group of the directory's would then be taken
+// for one nothing names: the sandbox would have it, and its files.
 func nameServiceNamesGroup(gid uint32) bool {
 	if named, ok := nameServiceGroups.Load(gid); ok {
 		return named.(bool)
+	}
+	if !groupSourcesLocal() {
+		nameServiceGroups.Store(gid, true)
+		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -79,6 +88,75 @@ func nameServiceNamesGroup(gid uint32) bool {
 	named := !(errors.As(err, &exit) && exit.ExitCode() == 2)
 	nameServiceGroups.Store(gid, named)
 	return named
+}
+
+// nsswitchFile is the name service's configuration (a variable for the
+// tests).
+var nsswitchFile = "/etc/nsswitch.conf"
+
+// localGroupSources are the sources of groups nsswitch.conf may name that
+// answer from this machine's own files and services, whose "not found"
+// means not found: the group file (files; compat, but for its +/- lines,
+// which ask NIS), systemd's userdb and dynamic users (systemd), another
+// file (altfiles, extrausers, db) and local containers' (mymachines).
+var localGroupSources = []string{"files", "compat", "systemd", "altfiles", "extrausers", "db", "mymachines"}
+
+// groupSourcesLocal reports whether every source nsswitch.conf names for
+// groups is local (localGroupSources), the C library's default (files)
+// where it has none; false where it cannot be read or names another (ldap,
+// sss, nis, winbind, oslogin: a directory service, which may be down).
+func groupSourcesLocal() bool {
+	b, err := os.ReadFile(nsswitchFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return groupFileLocal()
+	}
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		db, srcs, ok := strings.Cut(line, ":")
+		if !ok || strings.TrimSpace(db) != "group" {
+			continue
+		}
+		// Actions ([NOTFOUND=return], spaces allowed inside) are no
+		// sources.
+		for {
+			i := strings.Index(srcs, "[")
+			if i < 0 {
+				break
+			}
+			j := strings.Index(srcs[i:], "]")
+			if j < 0 {
+				return false
+			}
+			srcs = srcs[:i] + " " + srcs[i+j+1:]
+		}
+		for _, src := range strings.Fields(srcs) {
+			if !slices.Contains(localGroupSources, src) || (src == "compat" && !groupFileLocal()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// groupFileLocal reports whether the group file names no NIS groups (the
+// +/- lines compat reads): false where it cannot be read.
+func groupFileLocal() bool {
+	b, err := os.ReadFile(groupFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // passwdEntry returns the primary gid and the home the passwd file gives

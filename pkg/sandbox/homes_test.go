@@ -123,6 +123,66 @@ func TestOwnerGidNeverTakesAGroupTheNameServiceNames(t *testing.T) {
 	}
 }
 
+// fakeNsswitch points nsswitchFile at a configuration of text.
+func fakeNsswitch(t *testing.T, text string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "nsswitch.conf")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := nsswitchFile
+	nsswitchFile = p
+	t.Cleanup(func() { nsswitchFile = old })
+}
+
+// TestOwnerGidWithADirectoryServiceDown: getent answers "not found" (exit
+// status 2) as well when a source of groups cannot be reached (LDAP or
+// SSSD down, a module missing: getent -s ldap group 0 exits 2 where no
+// module is installed). Where nsswitch.conf names such a source, a gid
+// nothing local names may be the directory's, which owns files here: the
+// sandbox takes nogroup then, never the tree's group. It took the tree's.
+func TestOwnerGidWithADirectoryServiceDown(t *testing.T) {
+	fakePasswd(t)
+	fakeGroup(t)
+	bin := fakeBinDir(t)
+	if err := os.WriteFile(filepath.Join(bin, "getent"), []byte("#!/bin/sh\nexit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	for i, c := range []struct {
+		conf string
+		want bool // the tree's group is taken
+	}{
+		{"passwd: files\ngroup: files systemd\n", true},
+		{"group:files [NOTFOUND=return] compat # a comment: ldap\n", true},
+		{"group: files ldap\n", false},
+		{"group: files [ UNAVAIL = return ] sss\n", false},
+		{"passwd: files\ngroup: files\ngroup: nis\n", false},
+		{"group: files [NOTFOUND=return\n", false},
+	} {
+		fakeNsswitch(t, c.conf)
+		gid := uint32(2000002000 + i) // one each: the answers are cached
+		want := uint32(65534)
+		if c.want {
+			want = gid
+		}
+		if g := ownerGid(2000001777, gid); g != want {
+			t.Errorf("nsswitch.conf %q: ownerGid = %d, want %d", c.conf, g, want)
+		}
+	}
+	// Without nsswitch.conf the C library asks the group file alone;
+	// compat reads NIS for its + lines.
+	fakeNsswitch(t, "")
+	nsswitchFile = filepath.Join(t.TempDir(), "missing")
+	if !groupSourcesLocal() {
+		t.Errorf("no nsswitch.conf: the sources are not local, want local")
+	}
+	fakeGroup(t, "+:::")
+	if groupSourcesLocal() {
+		t.Errorf("no nsswitch.conf, a group file with a NIS line: local, want not")
+	}
+}
+
 // TestTreeOfAnUnnamedOwnerAndGroup: a root caller's run on a tree whose
 // owner and group this system does not name (a container's bind-mounted
 // workspace, of the host runner's uid and group) runs with that group, so
