@@ -379,6 +379,17 @@ func addResolved(out []string, p string, keep func(os.FileMode) bool) []string {
 func envCredentialFiles(getenv func(string) string) []string {
 	var out []string
 	add := func(p string) { out = addResolved(out, p, os.FileMode.IsRegular) }
+	// Kerberos' ticket cache and keytabs: FILE:PATH or PATH (a
+	// KEYRING: cache is the kernel's, whose keys the seccomp filter
+	// keeps the command from; a DIR: collection is not covered).
+	for _, k := range []string{"KRB5CCNAME", "KRB5_KTNAME", "KRB5_CLIENT_KTNAME"} {
+		v := getenv(k)
+		if p, ok := strings.CutPrefix(v, "FILE:"); ok {
+			add(p)
+		} else if !strings.Contains(v, ":") {
+			add(v)
+		}
+	}
 	for _, k := range credentialFileVars {
 		if k == "KUBECONFIG" {
 			for _, p := range filepath.SplitList(getenv(k)) {
