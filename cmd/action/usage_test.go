@@ -402,6 +402,12 @@ func TestPolicySandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the moot flag named", args, code, out, errs)
 		}
 	}
+	// --allow alone is moot too, and is said so first: it was told to add
+	// --egress allow, which was then refused for the same policy.
+	code, out, errs := runCLI(t, "test", "--dir", dir, "--allow", "api.example.test")
+	if code != 2 || out != "" || !strings.Contains(errs, "where --allow does nothing") || strings.Contains(errs, "add --egress allow") {
+		t.Errorf("--allow beside the policy's off: exit %d, stdout %q, stderr %q; want 2 and --allow named moot", code, out, errs)
+	}
 	// --sandbox strict confines them again: the flag is honoured.
 	if code, _, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "", "--sandbox", "strict", "--egress", "record", "-q"); code == 2 {
 		t.Errorf("--sandbox strict beside the policy's off: exit 2: %s", errs)

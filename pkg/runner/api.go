@@ -353,6 +353,22 @@ func newSession(o Options, command string) (*session, error) {
 	if _, err := sandbox.ParseMode(string(mode)); err != nil {
 		return nil, errorf(ErrBadOption, "%w", err)
 	}
+	if mode == sandbox.ModeOff && o.Sandbox == "" && (o.Egress != nil || o.RootSandbox) {
+		// The policy runs every hook in the open: a flag only a sandbox
+		// honours would be taken and do nothing, as it is refused
+		// beside --sandbox off.
+		// Said before the egress mode's own mistake: --allow without
+		// --egress would be told to add --egress allow, which this
+		// refuses next.
+		flag := "--egress"
+		switch {
+		case o.Egress == nil:
+			flag = "--root-sandbox"
+		case o.Egress.Mode == "":
+			flag = "--allow"
+		}
+		return nil, errorf(ErrBadOption, "%s: %s says defaults.sandbox: off, which runs every hook in the open, where %s does nothing; confine the hooks (--sandbox strict or auto) or leave %s out", flag, s.cfg.File, flag, flag)
+	}
 	eg := evidence.EgressPolicy{Mode: evidence.EgressDeny}
 	if d.Egress != nil {
 		eg = *d.Egress
@@ -366,16 +382,6 @@ func newSession(o Options, command string) (*session, error) {
 			return nil, e
 		}
 		eg = *o.Egress
-	}
-	if mode == sandbox.ModeOff && o.Sandbox == "" && (o.Egress != nil || o.RootSandbox) {
-		// The policy runs every hook in the open: a flag only a sandbox
-		// honours would be taken and do nothing, as it is refused
-		// beside --sandbox off.
-		flag := "--egress"
-		if o.Egress == nil {
-			flag = "--root-sandbox"
-		}
-		return nil, errorf(ErrBadOption, "%s: %s says defaults.sandbox: off, which runs every hook in the open, where %s does nothing; confine the hooks (--sandbox strict or auto) or leave %s out", flag, s.cfg.File, flag, flag)
 	}
 	exec := o.Executor
 	if exec == nil {
