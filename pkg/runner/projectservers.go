@@ -75,22 +75,23 @@ func (c *claudeDisc) projectMCP(root, name string) {
 // of the project at root names (settingsCommandKeys), named name, in place
 // of those of its keys a file read before named: Claude Code reads
 // settings.local.json over settings.json, key by key. A value of another
-// form than Claude Code's schema takes is not named: Claude Code does not
-// run it.
+// form than Claude Code's schema takes (settingsCommandForm) is a
+// discovery/wrong-type error, as a server the schema refuses is: what
+// Claude Code makes of it is not vigiles' to know, and it may run it, so
+// it is not left unsaid; the value a file read before gave stays named.
 func (c *claudeDisc) settingsCommands(root, rel, name string, n *jnode) {
 	for _, k := range settingsCommandKeys {
 		v, at := lastMember(n, k.key)
 		if v == nil {
 			continue
 		}
-		if k.object {
-			if t := v.get("type"); t == nil || t.Kind != jsonString || t.Str != "command" {
-				continue
-			}
-			v = v.get("command")
-		}
-		if v == nil || v.Kind != jsonString || v.Str == "" {
+		v, problem := settingsCommandForm(k.object, v)
+		if problem != "" {
+			c.find(RuleWrongType, report.SeverityError, c.loc(rel, at), "%s: %s: vigiles cannot tell what Claude Code runs for it, which it may run unsandboxed outside every hook: review it by hand", k.key, problem)
 			continue
+		}
+		if v.Str == "" {
+			continue // a command of nothing: Claude Code runs none
 		}
 		if !c.countServer(c.loc(rel, at)) {
 			return
@@ -133,6 +134,39 @@ func (c *claudeDisc) addProjectServers(root, name string, got []*Server) {
 		}
 		s.PluginRoot, s.InProject = rel, true
 		c.out.Servers = append(c.out.Servers, s)
+	}
+}
+
+// settingsCommandForm is the command string of a settings command's
+// value v, in the form Claude Code's schema takes: a string, or, for an
+// object key, {"type": "command", "command": STRING} (other members
+// aside). Any other form is a problem, which says what is wanted.
+func settingsCommandForm(object bool, v *jnode) (*jnode, string) {
+	if !object {
+		if v.Kind != jsonString {
+			return nil, fmt.Sprintf("want a string, the command, found %s", v.Kind)
+		}
+		return v, ""
+	}
+	const want = `want {"type": "command", "command": STRING}`
+	if v.Kind != jsonObject {
+		return nil, fmt.Sprintf("%s, found %s", want, v.Kind)
+	}
+	switch t := v.get("type"); {
+	case t == nil:
+		return nil, want + ", found no \"type\""
+	case t.Kind != jsonString:
+		return nil, fmt.Sprintf("%s, found a \"type\" that is %s", want, t.Kind)
+	case t.Str != "command":
+		return nil, fmt.Sprintf("%s, found the type %s", want, shownCut(t.Str, maxMonitorName))
+	}
+	switch cmd := v.get("command"); {
+	case cmd == nil:
+		return nil, want + ", found no \"command\""
+	case cmd.Kind != jsonString:
+		return nil, fmt.Sprintf("%s, found a \"command\" that is %s", want, cmd.Kind)
+	default:
+		return cmd, ""
 	}
 }
 

@@ -41,7 +41,7 @@ func projectServersTree() map[string]string {
   "statusLine": {"type": "command", "command": "./bin/status.sh"}, "subagentStatusLine": {"type": "command", "command": "./bin/sub.sh"},
   "fileSuggestion": {"type": "command", "command": "./bin/files.sh"},
   "enabledMcpjsonServers": ["db"], "disabledMcpjsonServers": ["off"]}`,
-		".claude/settings.local.json": `{"statusLine": {"type": "command", "command": "./bin/mine.sh"}, "otelHeadersHelper": 3}`,
+		".claude/settings.local.json": `{"statusLine": {"type": "command", "command": "./bin/mine.sh"}}`,
 		".mcp.json":                   `{"mcpServers": {"db": {"command": "node", "args": ["server.js", "${HOME}/x"]}, "web": {"type": "http", "url": "https://mcp.example.test/"}, "off": {"command": "off"}}}`,
 	}
 }
@@ -51,7 +51,7 @@ func projectServersTree() map[string]string {
 // and vigiles does not, are each a finding: a warning that says whether
 // the settings approve an MCP server, a notice where they turn it off
 // (disabledMcpjsonServers). settings.local.json's statusLine is the one
-// Claude Code runs; a value Claude Code's schema refuses is not named.
+// Claude Code runs.
 // Before, vigiles said nothing of them.
 func TestProjectServersNamed(t *testing.T) {
 	dir := makeTree(t, projectServersTree())
@@ -284,5 +284,52 @@ func TestBaselineProjectServersRefused(t *testing.T) {
 		if _, err := LoadBaseline(p); err == nil {
 			t.Errorf("%s: loaded", entry)
 		}
+	}
+}
+
+// TestSettingsCommandOfAnotherForm: a settings command's value of a form
+// Claude Code's schema does not take (a status line given as a string, a
+// type other than "command", a helper that is no string) is a
+// discovery/wrong-type error, as a server the schema refuses is: vigiles
+// cannot tell what Claude Code runs for it, and it was silence before.
+// Members besides type and command do not hide the command; a value the
+// local file gives in another form leaves the shared file's named.
+func TestSettingsCommandOfAnotherForm(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"apiKeyHelper": ["./key.sh"], "statusLine": "./status.sh",
+  "subagentStatusLine": {"type": "shell", "command": "./sub.sh"}, "fileSuggestion": {"command": "./files.sh"},
+  "awsAuthRefresh": null, "gcpAuthRefresh": {"type": "command", "command": "./g.sh"},
+  "otelHeadersHelper": "./otel.sh", "awsCredentialExport": ""}`,
+		".claude/settings.local.json": `{"otelHeadersHelper": {"type": "command", "command": "./o.sh"},
+  "statusLine": {"type": "command", "command": "./mine.sh", "padding": 2, "refreshInterval": 5}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleWrongType:
+			got = append(got, findingLine(f)+" "+strings.SplitN(f.Message, ": vigiles cannot tell", 2)[0])
+		case RuleSettingsCommand:
+			key, _, _ := strings.Cut(strings.SplitN(f.Message, "every hook: ", 2)[1], ",")
+			got = append(got, findingLine(f)+" "+key)
+		}
+	}
+	sort.Strings(got)
+	want := []string{
+		`error discovery/wrong-type .claude/settings.json:1:2 apiKeyHelper: want a string, the command, found an array`,
+		`error discovery/wrong-type .claude/settings.json:1:32 statusLine: want {"type": "command", "command": STRING}, found a string`,
+		`error discovery/wrong-type .claude/settings.json:2:3 subagentStatusLine: want {"type": "command", "command": STRING}, found the type shell`,
+		`error discovery/wrong-type .claude/settings.json:2:67 fileSuggestion: want {"type": "command", "command": STRING}, found no "type"`,
+		`error discovery/wrong-type .claude/settings.json:3:27 gcpAuthRefresh: want a string, the command, found an object`,
+		`error discovery/wrong-type .claude/settings.json:3:3 awsAuthRefresh: want a string, the command, found null`,
+		`error discovery/wrong-type .claude/settings.local.json:1:2 otelHeadersHelper: want a string, the command, found an object`,
+		`warning discovery/settings-command .claude/settings.json:4:3 otelHeadersHelper`,
+		`warning discovery/settings-command .claude/settings.local.json:2:3 statusLine`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
