@@ -556,7 +556,13 @@ func (s *session) discover(paths []string) error {
 	}
 	seenRoot := map[string]bool{}
 	seenServer := map[string]bool{}
-	serverAt := map[report.Location]bool{} // where the servers kept are declared
+	// Where the servers kept are declared, a plugin's apart from a
+	// project's: a plugin root's .mcp.json is both (projectMCP).
+	type serverPlace struct {
+		loc       report.Location
+		inProject bool
+	}
+	serverAt := map[serverPlace]bool{}
 	for _, root := range tree {
 		if seenRoot[root] {
 			continue
@@ -584,7 +590,7 @@ func (s *session) discover(paths []string) error {
 			// Kept as a hook is: declared under the PATHs, or a server
 			// of a plugin there.
 			if k := sv.key(); !seenServer[k] && (s.inPart(sv.Location.File) || s.inPart(sv.PluginRoot)) {
-				seenServer[k], serverAt[sv.Location] = true, true
+				seenServer[k], serverAt[serverPlace{sv.Location, sv.InProject}] = true, true
 				s.servers = append(s.servers, sv)
 			}
 		}
@@ -612,8 +618,8 @@ func (s *session) discover(paths []string) error {
 			}
 		}
 		for _, sv := range d.Servers {
-			if k := sv.key(); !seenServer[k] && !serverAt[sv.Location] {
-				seenServer[k], serverAt[sv.Location] = true, true
+			if at := (serverPlace{sv.Location, sv.InProject}); !seenServer[sv.key()] && !serverAt[at] {
+				seenServer[sv.key()], serverAt[at] = true, true
 				s.servers = append(s.servers, sv)
 			}
 		}

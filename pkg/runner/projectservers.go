@@ -42,11 +42,14 @@ var settingsCommandKeys = []struct {
 // projectMCP reads the MCP servers of the project at root's .mcp.json
 // (its "mcpServers", which is all Claude Code reads of a project's
 // file), each a Server of the project's (Server.InProject) named name.
-// A directory that is a plugin's root keeps its .mcp.json the plugin's,
-// as it keeps its .claude (readIn).
+// A directory that is a plugin's root too has its .mcp.json read as the
+// plugin's as well (serversFile): a session started there reads it as
+// the project's, whether the plugin is installed, or turned off under
+// enabledPlugins, or not, so each reading is named (the file is parsed
+// once, serversDoc).
 func (c *claudeDisc) projectMCP(root, name string) {
 	p := filepath.Join(root, claudeMCPJSON)
-	if c.isPluginRoot(root) || !c.exists(p) {
+	if !c.exists(p) {
 		return
 	}
 	rel, n := c.serversDoc(p)

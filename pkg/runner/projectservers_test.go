@@ -108,8 +108,10 @@ func TestProjectStatusLineOffWithHooks(t *testing.T) {
 // TestProjectServersNested: a package's .claude (packages/app) is a
 // project of its own, as its hooks are, and so are the commands its
 // settings name and the servers of its .mcp.json; a plugin's .mcp.json
-// stays the plugin's, and a directory with a .mcp.json and no .claude is
-// no project (discovery reads the projects of the .claude directories).
+// of servers without "mcpServers" is the plugin's alone (a project reads
+// none of it: TestProjectMCPOfAPluginRoot for one that has it), and a
+// directory with a .mcp.json and no .claude is no project (discovery
+// reads the projects of the .claude directories).
 func TestProjectServersNested(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"packages/app/.claude/settings.json":   `{"apiKeyHelper": "./key.sh", "enableAllProjectMcpServers": true}`,
@@ -331,5 +333,53 @@ func TestSettingsCommandOfAnotherForm(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestProjectMCPOfAPluginRoot: a repository that is a plugin (its root
+// holds a manifest or hooks/hooks.json) has its .mcp.json read by Claude
+// Code twice: as the plugin's where it is installed, and as the
+// project's in a session started there, whatever enabledPlugins says.
+// Before, vigiles named it as the plugin's alone, so a pull request that
+// made the root a plugin and set it false under enabledPlugins turned the
+// server into a notice no baseline kept, while Claude Code started it in
+// every session of the project.
+func TestProjectMCPOfAPluginRoot(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "p"}`,
+		"hooks/hooks.json":           serverStopHook,
+		".mcp.json":                  `{"mcpServers": {"db": {"command": "db"}}}`,
+		".claude/settings.json":      `{"enabledPlugins": {"p@m": false}}`,
+	})
+	serverAudit(t, dir, true)
+	b, err := LoadBaseline(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, bs := range b.ProjectServers {
+		kept = append(kept, bs.Context+" "+bs.Kind+":"+bs.Name+" "+bs.Starts)
+	}
+	if diff := cmp.Diff([]string{"project:. mcp:db db"}, kept); diff != "" {
+		t.Errorf("projectServers (-want +got):\n%s", diff)
+	}
+	rewrite(t, dir, ".mcp.json", `{"mcpServers": {"db": {"command": "db"}, "evil": {"command": "evil"}}}`)
+	rep := serverAudit(t, dir, false)
+	var got []string
+	for _, l := range projectServerLines(rep) {
+		got = append(got, strings.SplitN(l, ": ", 2)[0])
+	}
+	want := []string{
+		"error baseline/server-added .mcp.json:1:42 new MCP server evil of the project, not in the baseline, which Claude Code starts unsandboxed and vigiles does not run, so nothing of what it does is audited",
+		"notice discovery/mcp-server .mcp.json:1:17 accepted in the baseline as it is",
+		"notice discovery/mcp-server .mcp.json:1:17 turned off",
+		"notice discovery/mcp-server .mcp.json:1:42 turned off",
+		"warning discovery/mcp-server .mcp.json:1:42 not approved by the project's settings",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	if rep.Verdict != report.VerdictFail {
+		t.Errorf("verdict %s, want fail", rep.Verdict)
 	}
 }

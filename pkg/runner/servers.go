@@ -764,9 +764,10 @@ func (s *Server) rule() string {
 }
 
 // key tells one server's declaration from another's: a file another
-// plugin's manifest names too is that plugin's declaration as well.
+// plugin's manifest names too is that plugin's declaration as well, and
+// a plugin root's .mcp.json is its project's too (projectMCP).
 func (s *Server) key() string {
-	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", s.Kind, s.Location.File, s.Location.Line, s.Location.Column, s.PluginRoot)
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s\x00%t", s.Kind, s.Location.File, s.Location.Line, s.Location.Column, s.PluginRoot, s.InProject)
 }
 
 // serverFindings names each server (and monitor) discovery found: a warning, or a
