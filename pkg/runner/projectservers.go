@@ -82,11 +82,23 @@ func (c *claudeDisc) projectMCP(root, name string) {
 // discovery/wrong-type error, as a server the schema refuses is: what
 // Claude Code makes of it is not vigiles' to know, and it may run it, so
 // it is not left unsaid; the value a file read before gave stays named.
+//
+// A key given twice, here or in an object value, is a warning, as a
+// server's is: Claude Code runs the last, which is the one named, but a
+// reader of the file or its diff meets the first.
 func (c *claudeDisc) settingsCommands(root, rel, name string, n *jnode) {
+	keys := make([]string, len(settingsCommandKeys))
+	for i, k := range settingsCommandKeys {
+		keys[i] = k.key
+	}
+	c.repeatedKeys(rel, n, "", keys...)
 	for _, k := range settingsCommandKeys {
 		v, at := lastMember(n, k.key)
 		if v == nil {
 			continue
+		}
+		if k.object && v.Kind == jsonObject {
+			c.repeatedKeys(rel, v, k.key, "type", "command")
 		}
 		v, problem := settingsCommandForm(k.object, v)
 		if problem != "" {

@@ -383,3 +383,39 @@ func TestProjectMCPOfAPluginRoot(t *testing.T) {
 		t.Errorf("verdict %s, want fail", rep.Verdict)
 	}
 }
+
+// TestSettingsCommandGivenTwice: a settings command's key given twice
+// (or its object's "command" or "type") is a discovery/malformed warning
+// at the later one, as a server's is: Claude Code runs the last, which
+// the finding names, but a reader of the diff meets the first. Before,
+// only "hooks" given twice was said.
+func TestSettingsCommandGivenTwice(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"apiKeyHelper": "./key.sh",
+  "statusLine": {"type": "command", "command": "./status.sh", "command": "./other.sh"},
+  "apiKeyHelper": "./evil.sh"}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleMalformed:
+			got = append(got, findingLine(f)+" "+f.Message)
+		case RuleSettingsCommand:
+			got = append(got, findingLine(f)+" "+f.Message[strings.LastIndex(f.Message, ": ./")+2:strings.Index(f.Message, "; vigiles")])
+		}
+	}
+	sort.Strings(got)
+	want := []string{
+		`warning discovery/malformed .claude/settings.json:2:63 "command" of statusLine is declared again here (first on line 2); Claude Code reads only the last one, so the one declared before is ignored: keep one`,
+		`warning discovery/malformed .claude/settings.json:3:3 "apiKeyHelper" is declared again here (first on line 1); Claude Code reads only the last one, so the one declared before is ignored: keep one`,
+		`warning discovery/settings-command .claude/settings.json:2:3 ./other.sh`,
+		`warning discovery/settings-command .claude/settings.json:3:3 ./evil.sh`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
