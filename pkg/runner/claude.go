@@ -266,6 +266,11 @@ func (c *claudeDisc) below(root string) {
 		// file read once is not read again.
 		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
 			c.project(sub)
+		} else {
+			// No .claude, and no project hooks; but a session started
+			// there starts the servers of its .mcp.json all the same
+			// (and an audit of this PATH names them: Discover).
+			c.projectMCP(sub, name)
 		}
 		c.below(sub)
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -42,15 +43,24 @@ var settingsCommandKeys = []struct {
 // projectMCP reads the MCP servers of the project at root's .mcp.json
 // (its "mcpServers", which is all Claude Code reads of a project's
 // file), each a Server of the project's (Server.InProject) named name.
-// A directory that is a plugin's root too has its .mcp.json read as the
-// plugin's as well (serversFile): a session started there reads it as
-// the project's, whether the plugin is installed, or turned off under
-// enabledPlugins, or not, so each reading is named (the file is parsed
-// once, serversDoc).
+// A directory below the work tree with no .claude of its own is a
+// project here only where it is no plugin's root: a plugin's directory
+// in a marketplace's repository keeps its .mcp.json the plugin's (named
+// as such, in the forms a plugin's file takes). The work tree, or a
+// directory with a .claude, that is a plugin's root too has its
+// .mcp.json read as the plugin's as well (serversFile): a session
+// started there reads it as the project's, whether the plugin is
+// installed, or turned off under enabledPlugins, or not, so each reading
+// is named (the file is parsed once, serversDoc).
 func (c *claudeDisc) projectMCP(root, name string) {
 	p := filepath.Join(root, claudeMCPJSON)
 	if !c.exists(p) {
 		return
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".claude")); err != nil && c.isPluginRoot(root) {
+		if rel, err := relTo(c.dir, root); err != nil || rel != "." {
+			return
+		}
 	}
 	rel, n := c.serversDoc(p)
 	if n == nil {

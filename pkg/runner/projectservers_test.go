@@ -107,11 +107,14 @@ func TestProjectStatusLineOffWithHooks(t *testing.T) {
 
 // TestProjectServersNested: a package's .claude (packages/app) is a
 // project of its own, as its hooks are, and so are the commands its
-// settings name and the servers of its .mcp.json; a plugin's .mcp.json
-// of servers without "mcpServers" is the plugin's alone (a project reads
-// none of it: TestProjectMCPOfAPluginRoot for one that has it), and a
-// directory with a .mcp.json and no .claude is no project (discovery
-// reads the projects of the .claude directories).
+// settings name and the servers of its .mcp.json; so are those of a
+// directory with a .mcp.json and no .claude (packages/lib), which a
+// session started there starts (the whole audit said nothing of them
+// before, where an audit of packages/lib named them). A plugin's
+// directory with no .claude (plugins/q) keeps its .mcp.json the
+// plugin's; one with a .claude (plugins/p) is a project too, but a file
+// of servers without "mcpServers" names none of the project's
+// (TestProjectMCPOfAPluginRoot for one that has it).
 func TestProjectServersNested(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"packages/app/.claude/settings.json":   `{"apiKeyHelper": "./key.sh", "enableAllProjectMcpServers": true}`,
@@ -121,6 +124,8 @@ func TestProjectServersNested(t *testing.T) {
 		"plugins/p/hooks/hooks.json":           serverStopHook,
 		"plugins/p/.claude/settings.json":      `{}`,
 		"plugins/p/.mcp.json":                  `{"ps": {"command": "ps-server"}}`,
+		"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
+		"plugins/q/.mcp.json":                  `{"mcpServers": {"qs": {"command": "qs-server"}}}`,
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
@@ -136,7 +141,9 @@ func TestProjectServersNested(t *testing.T) {
 	want := []string{
 		"packages/app/.claude/settings.json the project packages/app's settings (packages/app/.claude/settings.json) name a command Claude Code runs itself, unsandboxed and outside every hook",
 		"packages/app/.mcp.json approved by packages/app/.claude/settings.json (enableAllProjectMcpServers or enabledMcpjsonServers), so Claude Code starts it without asking once the user trusts the folder",
+		"packages/lib/.mcp.json not approved by the project's settings",
 		"plugins/p/.mcp.json plugin p declares the MCP server ps, which Claude Code starts with every session and runs unsandboxed beside it",
+		"plugins/q/.mcp.json plugin q declares the MCP server qs, which Claude Code starts with every session and runs unsandboxed beside it",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
