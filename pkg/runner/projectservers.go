@@ -57,7 +57,8 @@ func (c *claudeDisc) projectMCP(root, name string) {
 	if !c.exists(p) {
 		return
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".claude")); err != nil && c.isPluginRoot(root) {
+	plugin := c.isPluginRoot(root)
+	if _, err := os.Lstat(filepath.Join(root, ".claude")); err != nil && plugin {
 		if rel, err := relTo(c.dir, root); err != nil || rel != "." {
 			return
 		}
@@ -66,17 +67,28 @@ func (c *claudeDisc) projectMCP(root, name string) {
 	if n == nil {
 		return
 	}
+	// A plugin's root's file is the plugin's first (its reading names and
+	// checks what it declares, and a plugin may give an array, or an
+	// array under "mcpServers"): where it is of a form the project's
+	// reading does not take, Claude Code starts nothing of it as the
+	// project's, which is no mistake of the plugin's.
 	if n.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"mcpServers\", found %s", rel, n.Kind)
+		if !plugin {
+			c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"mcpServers\", found %s", rel, n.Kind)
+		}
 		return
 	}
-	c.repeatedKeys(rel, n, "", "mcpServers")
+	if !plugin {
+		c.repeatedKeys(rel, n, "", "mcpServers")
+	}
 	m := n.get("mcpServers")
 	if m == nil {
 		return
 	}
 	if m.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Pos), "mcpServers: want an object of MCP servers, found %s", m.Kind)
+		if !plugin {
+			c.find(RuleWrongType, report.SeverityError, c.loc(rel, m.Pos), "mcpServers: want an object of MCP servers, found %s", m.Kind)
+		}
 		return
 	}
 	var got serverSet

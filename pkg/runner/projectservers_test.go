@@ -426,3 +426,28 @@ func TestSettingsCommandGivenTwice(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestProjectMCPOfAPluginRootInThePluginsForm: a repository that is a
+// plugin may write its .mcp.json in a form only plugins take (an array of
+// servers, or one under "mcpServers"). Read as the project's too, it was a
+// discovery/wrong-type error, and failed every audit of such a plugin;
+// Claude Code starts nothing of it as the project's, and the plugin's
+// reading names its servers.
+func TestProjectMCPOfAPluginRootInThePluginsForm(t *testing.T) {
+	for _, file := range []string{`[{"command": "db"}]`, `{"mcpServers": [{"command": "db"}]}`} {
+		dir := makeTree(t, map[string]string{
+			".claude-plugin/plugin.json": `{"name": "p"}`,
+			"hooks/hooks.json":           serverStopHook,
+			".mcp.json":                  file,
+		})
+		rep := serverAudit(t, dir, false)
+		for _, f := range rep.Findings {
+			if f.Severity == report.SeverityError {
+				t.Errorf("%s: %s %v %s", file, f.Rule, f.Location, f.Message)
+			}
+		}
+		if !hasFinding(rep.Findings, RuleMCPServer, "plugin p declares the MCP server 0") {
+			t.Errorf("%s: the plugin's server is not named: %v", file, findingLines(rep.Findings))
+		}
+	}
+}
