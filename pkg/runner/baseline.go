@@ -694,8 +694,10 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "tool":
 						err = str(f.Value, what, &run.Tool)
 					case "command":
-						hasCommand = true
+						// "" is compared with nothing (compareRuns), as no
+						// "command": vigiles writes none for a run that ran.
 						err = str(f.Value, what, &run.Command)
+						hasCommand = run.Command != ""
 					case "type":
 						err = str(f.Value, what, &run.Type)
 					case "decides":
@@ -808,7 +810,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				if !hasCommand && run.Outcome != report.OutcomeNotExecutable {
 					b.lacks.command++
-					lacks = append(lacks, `"command"`)
+					lacks = append(lacks, `"command" (one that is not "")`)
 				}
 				if run.Writes != nil && run.Deleted == nil {
 					b.lacks.deleted++

@@ -61,6 +61,9 @@ func TestBaselineKeyDeletedIsNoDowngrade(t *testing.T) {
 		{"servers", func(doc, _ map[string]any) { delete(doc, "servers") }, `no "servers"`},
 		{"context", func(_, r map[string]any) { delete(r, "context") }, `"context"`},
 		{"command", func(_, r map[string]any) { delete(r, "command") }, `"command"`},
+		// "" is compared with nothing, as no "command": one word
+		// changed turns the comparison off as the line deleted did.
+		{"command empty", func(_, r map[string]any) { r["command"] = "" }, `"command"`},
 		{"deleted", func(_, r map[string]any) { delete(r, "deleted") }, `"deleted"`},
 		{"deleted null", func(_, r map[string]any) { r["deleted"] = nil }, `"deleted"`},
 	} {
