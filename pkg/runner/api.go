@@ -1311,9 +1311,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			return nil, errorf(ErrBadOption, "--update-baseline needs a baseline path")
 		}
 		if len(unkept) > 0 {
-			return rep, fmt.Errorf("the baseline was not written: %d run(s) were not recorded whole, so their outcome and record are vigiles' and not the hook's, and a baseline would accept them as the hook's (%s%s): "+
-				"make them run whole (run/refused: confinement on this machine; run/failed: vigiles' own error, said there; run/limit: raise the limit it names; cut short, ended at a timeout sooner than Claude Code's: a defaults.timeout the hook finishes within), then update the baseline again",
-				len(unkept), idList(unkept, 5), moreOf(len(unkept), 5))
+			// What to do comes before the runs: the job summary keeps
+			// the first 500 characters of the error, the runs' own
+			// findings name them too.
+			return rep, fmt.Errorf("the baseline was not written: %d run(s) were not recorded whole, and a baseline would accept vigiles' outcome and record of them as the hook's; "+
+				"make them run whole, then update again (run/refused: confinement on this machine; run/failed: the error its finding names; run/limit: raise the limit it names; "+
+				"cut short: a defaults.timeout as long as Claude Code waits for the hook, its own timeout else its event's default, or one it finishes within): %s",
+				len(unkept), strings.Join(firstN(unkept, 5), ", "))
 		}
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
 			return rep, fmt.Errorf("--update-baseline: %w", err)
@@ -1331,32 +1335,29 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 
 // unkeptRuns lists, sorted, the runs of done that were refused or failed
 // (failed), hit a limit of the sandbox (limited) or were ended sooner than
-// Claude Code would end them (cutShort), each with why: what a baseline
-// must not accept as the hook's own.
+// Claude Code would end them (cutShort), each as its id (printable, so
+// one line; clipped before why is added) and why: what a baseline must
+// not accept as the hook's own.
 func unkeptRuns(done []report.HookRun, failed map[string]bool, limited, cutShort map[string]string) []string {
 	var out []string
 	for _, r := range done {
+		why := ""
 		switch {
 		case failed[r.ID] && r.Tier == string(sandbox.TierRefused):
-			out = append(out, r.ID+" "+RuleRunRefused)
+			why = RuleRunRefused
 		case failed[r.ID]:
-			out = append(out, r.ID+" "+RuleRunFailed)
+			why = RuleRunFailed
 		case limited[r.ID] != "":
-			out = append(out, r.ID+" "+RuleRunLimit+" "+limited[r.ID])
+			why = RuleRunLimit + " " + limited[r.ID]
 		case cutShort[r.ID] != "":
-			out = append(out, r.ID+" cut short")
+			why = "cut short"
+		default:
+			continue
 		}
+		out = append(out, printable(r.ID)+" "+why)
 	}
 	sort.Strings(out)
 	return out
-}
-
-// moreOf says how many of n a list cut to max leaves out: "" for none.
-func moreOf(n, max int) string {
-	if n <= max {
-		return ""
-	}
-	return fmt.Sprintf(" and %d more", n-max)
 }
 
 // mayRun says whether Claude Code may run h, a hook of a tool event that

@@ -85,3 +85,41 @@ func TestUpdateBaselineKeepsNoRunVigilesMadeOfIt(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateBaselineUnkeptSaysEachOnceAndHow: the error of an update that
+// keeps no baseline says what to do before it lists the runs (the job
+// summary keeps the first 500 characters), counts those past the first
+// five once ("and 2 more"; it said it twice), names why for a run whose
+// id is clipped (the clip took the why with it), and tells how a hook
+// that always runs to Claude Code's timeout is accepted: a
+// defaults.timeout as long as Claude Code waits (it said only one the
+// hook finishes within, which such a hook never does).
+func TestUpdateBaselineUnkeptSaysEachOnceAndHow(t *testing.T) {
+	const guard = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "guard"}]}]}}`
+	long := "0" + strings.Repeat("l", 90) // sorts first: shown
+	files := map[string]string{".vigiles.yml": "plugins:\n  untrusted: [\"plugins/*\"]\n"}
+	for _, p := range []string{"a", "b", "c", "d", "e", "f", long} {
+		files["plugins/"+p+"/hooks/hooks.json"] = guard
+	}
+	dir := makeTree(t, files)
+	refused := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierRefused, ExitCode: 125, Refusal: "no confinement"}, nil
+	}}
+	_, err := Audit(context.Background(), Options{Dir: dir, Baseline: ".vigiles/baseline.json", UpdateBaseline: true, Executor: refused})
+	if err == nil {
+		t.Fatal("an update from refused runs: no error")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "and 2 more"); n != 1 || strings.Contains(msg, "more and") {
+		t.Errorf("the runs past five are counted %d times, want once as \"and 2 more\":\n%s", n, msg)
+	}
+	if !strings.Contains(msg, "bytes more) "+RuleRunRefused) {
+		t.Errorf("the clipped id lost its why:\n%s", msg)
+	}
+	if !strings.Contains(msg, "as long as Claude Code waits for the hook") {
+		t.Errorf("no way to accept a hook that runs to its timeout:\n%s", msg)
+	}
+	if fix, first := strings.Index(msg, "make them run whole"), strings.Index(msg, "plugins/"); fix < 0 || first < fix {
+		t.Errorf("what to do is not said before the runs:\n%s", msg)
+	}
+}
