@@ -1179,9 +1179,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	// Code's), not the hook's: a baseline of them would accept that as
 	// what the hook does (an outcome error that a hook timing out at its
 	// own timeout matches, a guard killed by a limit as allowed), so
-	// --update-baseline writes none.
+	// --update-baseline writes none; nor after an interruption. Where it
+	// writes none, the findings stay what they are without it.
 	unkept := unkeptRuns(done, failed, limited, cutShort)
-	writing := o.UpdateBaseline && len(unkept) == 0
+	writing := o.UpdateBaseline && len(unkept) == 0 && stop == nil
 
 	var drift []report.Drift
 	var decl map[string]string // of the hooks listed, not run
@@ -1288,7 +1289,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			drift = append(drift, d...)
 			finds = append(finds, f...)
 		}
-		if writing && stop == nil && s.shardI == 1 {
+		if writing && s.shardI == 1 {
 			// The baseline this audit writes accepts them.
 			s.serversKept(finds)
 		}

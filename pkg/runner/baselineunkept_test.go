@@ -123,3 +123,56 @@ func TestUpdateBaselineUnkeptSaysEachOnceAndHow(t *testing.T) {
 		t.Errorf("what to do is not said before the runs:\n%s", msg)
 	}
 }
+
+// TestInterruptedUpdateKeepsDriftErrors: an update that is interrupted
+// writes no baseline, so what it found of the runs that finished stays
+// what it is without --update-baseline: a new host an error, not the
+// notice of one the baseline now accepts (it was made a notice, as for
+// an update that wrote the baseline).
+func TestInterruptedUpdateKeepsDriftErrors(t *testing.T) {
+	stop := func(cmd string) string {
+		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+	}
+	dir := makeTree(t, map[string]string{
+		"plugins/a-fast/hooks/hooks.json": stop("true"),
+		"plugins/b-slow/hooks/hooks.json": stop("sleep 86400"),
+	})
+	const base = ".vigiles/baseline.json"
+	whole := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	}}
+	if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: whole}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, base))
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
+			cancel(sigterm{})
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{},
+			Egress: []evidence.Egress{{Host: "new.example.test", Via: evidence.ViaDNS, Attempts: 1}}}, nil
+	})
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: exec, Jobs: 1})
+	if err == nil || rep == nil {
+		t.Fatalf("an interrupted update: err %v, report %v", err, rep != nil)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, base)); string(after) != string(before) {
+		t.Fatalf("an interrupted update changed the baseline:\n%s", after)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule == RuleDriftPrefix+DriftHost {
+			found = true
+			if f.Severity != report.SeverityError {
+				t.Errorf("a new host in an update that wrote nothing: %s, want error: %s", f.Severity, f.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no new host found:\n%s", findingLines(rep.Findings))
+	}
+}
