@@ -132,3 +132,41 @@ func TestActionServerDriftIsText(t *testing.T) {
 		}
 	}
 }
+
+// TestActionUpdateBaselineOfARefusedRun: the update-baseline input, as
+// vigiles audit --update-baseline, writes no baseline of a run vigiles
+// refused: the step exits 125 whatever fail-level says, verdict error,
+// and its error names the run on one line, a run id of a directory whose
+// name holds a newline and workflow-command text flattened.
+func TestActionUpdateBaselineOfARefusedRun(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "fail-level": "none", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	hooks := filepath.Join(ws, "plugins", "x\n::warning::forged", "hooks", "hooks.json")
+	if err := os.MkdirAll(filepath.Dir(hooks), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooks, []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "guard"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierRefused, ExitCode: 125, Refusal: "no confinement"}, nil
+	}}
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: refused, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	out := s.stdout.String() + s.stderr.String()
+	if s.exitCode != 125 || !strings.Contains(out, "the baseline was not written") || !strings.Contains(out, "x?::warning::forged/hooks/hooks.json#hooks.Stop[0].hooks[0] run/refused") {
+		t.Errorf("update-baseline of a refused run: exit %d, want 125 naming the run\n%s", s.exitCode, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "::warning") {
+			t.Errorf("a run id began a workflow command: %q", l)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".vigiles", "baseline.json")); !os.IsNotExist(err) {
+		t.Errorf("a baseline was written: %v", err)
+	}
+	if o, _ := os.ReadFile(s.env["GITHUB_OUTPUT"]); !strings.Contains(string(o), "error") {
+		t.Errorf("outputs: %s", o)
+	}
+}
