@@ -327,7 +327,7 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 		// starts as JSON (or is blank so far) may decide the call in
 		// the part that was dropped: the outcome is not known.
 		if t := strings.TrimSpace(string(stdout)); t == "" || t[0] == '{' {
-			return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and printed more on stdout than the run keeps (its output cap), and what was kept may be the start of JSON that decides the call", res.ExitCode)}
+			return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what was kept may be the start of JSON that decides the call", res.ExitCode)}
 		}
 	}
 	if blocks2 {
@@ -418,7 +418,7 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 	}
 	switch {
 	case path == "" && res.StdoutTruncated:
-		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap), and the path %s reads from it is not in what was kept", event)}
+		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and the path %s reads from it is not in what was kept", event)}
 	case path == "":
 		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("the hook printed no path on stdout: %s fails", event)
 	case strings.HasPrefix(path, "/") && slices.ContainsFunc(strings.Split(path, "/"), func(seg string) bool { return seg == "." || seg == ".." }):

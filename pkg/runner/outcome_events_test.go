@@ -122,6 +122,17 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		t.Errorf("WorktreeCreate with a blank stdout cut at the cap: %s (%s), want error", d.Outcome, d.Reason)
 	}
 
+	// An outcome that cannot be read for the output cap names the key
+	// that raises it: an update of the baseline refuses the run
+	// (run/failed) until it is read, and points to its finding.
+	for ev, out := range map[string]string{WorktreeCreate: " ", PreToolUse: `{"decision":"block","reason":"aaaa`} {
+		res := confinedWith(out)
+		res.StdoutTruncated = true
+		if d := Decide(ev, res, nil); d.Outcome != report.OutcomeError || !strings.Contains(d.Reason, "raise defaults.output-cap in .vigiles.yml") {
+			t.Errorf("%s with a stdout cut at the cap: %s (%s), want error naming defaults.output-cap", ev, d.Outcome, d.Reason)
+		}
+	}
+
 	// A cut stdout on an event whose output can block nothing is no
 	// unknown outcome.
 	for _, ev := range []string{MessageDisplay, DirectoryAdded} {
