@@ -1513,13 +1513,6 @@ func reapOrphan(childPid func() int) {
 // environment (a relative one against the working directory), names the
 // directory dir, which has its symlinks resolved.
 func envNamesDir(v, dir string) bool {
-	if v == "" {
-		return false
-	}
-	a, err := filepath.Abs(v)
-	if err != nil {
-		return false
-	}
-	r, err := filepath.EvalSymlinks(a)
+	r, err := callerPath(v)
 	return err == nil && r == dir
 }

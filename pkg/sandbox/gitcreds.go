@@ -1156,17 +1156,10 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // held lists all of them, seen or not (hiddenInTree).
 func callerSecrets(getenv func(string) string, v hostView, homes, runners []string) (dirs, files, held []string) {
 	addDir := func(d string) {
-		if d == "" {
-			return
-		}
 		// A relative one (HOME=., TMPDIR=tmp) against the working
 		// directory, as the caller's tools take it: passed over, it was
 		// shown whole.
-		d, err := filepath.Abs(d)
-		if err != nil {
-			return
-		}
-		r, err := filepath.EvalSymlinks(d)
+		r, err := callerPath(d)
 		// A mask over / would hide the whole host (HOME=// or a link
 		// to /): the run would fail on a missing /etc.
 		if err != nil || r == "/" || slices.Contains(held, r) {
@@ -1211,16 +1204,14 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	// the checkouts of every repository it serves, each with its token in
 	// its config. Its tool cache (RUNNER_TOOL_CACHE, _tool there by
 	// default) stays, since hooks run the tools set up in it.
-	if ws, _ := filepath.Abs(getenv("RUNNER_WORKSPACE")); getenv("RUNNER_WORKSPACE") != "" {
-		if ws, err := filepath.EvalSymlinks(ws); err == nil {
-			tools, _ := filepath.EvalSymlinks(getenv("RUNNER_TOOL_CACHE"))
-			root := filepath.Dir(ws)
-			ents, _ := os.ReadDir(root)
-			for _, e := range ents {
-				p := filepath.Join(root, e.Name())
-				if p != ws && (tools == "" || !fsx.Under(tools, p)) {
-					addDir(p)
-				}
+	if ws, err := callerPath(getenv("RUNNER_WORKSPACE")); err == nil {
+		tools, _ := callerPath(getenv("RUNNER_TOOL_CACHE"))
+		root := filepath.Dir(ws)
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			p := filepath.Join(root, e.Name())
+			if p != ws && (tools == "" || !fsx.Under(tools, p)) {
+				addDir(p)
 			}
 		}
 	}

@@ -297,6 +297,38 @@ func TestCallerSecrets(t *testing.T) {
 	}
 }
 
+// TestCallerSecretsTakeDotDotAfterTheLink: TMPDIR=/srv/ci/link/.. names,
+// for the caller's tools ($TMPDIR/x, which the kernel resolves), the
+// parent of where link leads, not /srv/ci: that one is masked, and the
+// file a variable names so is hidden there. filepath.Abs cleaned "link/.."
+// away as text: the wrong directory was masked and the right one shown.
+func TestCallerSecretsTakeDotDotAfterTheLink(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real", "tmp")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(real, "netrc"), "machine x password S\n")
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(filepath.Join(real, "sub"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{link + "/..", "link/..", "./link/../"} {
+		t.Chdir(root)
+		env := map[string]string{"TMPDIR": v, "NETRC": v + "/netrc"}
+		getenv := func(k string) string { return env[k] }
+		if dirs, _, _ := callerSecrets(getenv, hostView{lookup: lookupHostPath}, nil, nil); !slices.Equal(dirs, []string{real}) {
+			t.Errorf("TMPDIR=%s: dirs %v; want [%s]", v, dirs, real)
+		}
+		if got := envCredentialFiles(getenv); !slices.Equal(got, []string{filepath.Join(real, "netrc")}) {
+			t.Errorf("NETRC=%s/netrc: %v; want %s/netrc", v, got, real)
+		}
+		if !envNamesDir(v, real) {
+			t.Errorf("envNamesDir(%q, %q) = false", v, real)
+		}
+	}
+}
+
 // A runner whose work folder is elsewhere (config.sh --work) is known by
 // its directory, which runnerRoots finds among the caller's ancestors: its
 // secret files and logs are hidden as beside a _work.

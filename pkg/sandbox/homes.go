@@ -355,14 +355,7 @@ func envCredentialSockets(getenv func(string) string) []string {
 // variables take it) with its symlinks resolved, where it is of a kind
 // keep takes and out does not hold it yet.
 func addResolved(out []string, p string, keep func(os.FileMode) bool) []string {
-	if p == "" {
-		return out
-	}
-	p, err := filepath.Abs(p)
-	if err != nil {
-		return out
-	}
-	r, err := filepath.EvalSymlinks(p)
+	r, err := callerPath(p)
 	if err != nil || slices.Contains(out, r) {
 		return out
 	}
@@ -370,6 +363,26 @@ func addResolved(out []string, p string, keep func(os.FileMode) bool) []string {
 		out = append(out, r)
 	}
 	return out
+}
+
+// callerPath returns the path p, a value of the caller's environment,
+// names for the caller's tools: absolute (a relative one against the
+// working directory) with its symlinks resolved, each ".." taken after
+// the link before it is followed, as the kernel takes $TMPDIR/x. Not
+// filepath.Abs, which cleans "link/.." away as text and names another
+// directory (TMPDIR=/srv/ci/link/.. is the parent of where link leads).
+func callerPath(p string) (string, error) {
+	if p == "" {
+		return "", os.ErrNotExist
+	}
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		p = wd + "/" + p
+	}
+	return filepath.EvalSymlinks(p)
 }
 
 // envCredentialFiles lists the regular files the caller's environment
