@@ -541,6 +541,17 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			// HOME=. in the tree: any directory given would be HOME.
 			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s (%s), which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME to the caller's home for vigiles (HOME=/home/$USER vigiles …)", ErrRefused, spec.Dir, os.Getenv("HOME"), h))
 		}
+		// A project's GNUPGHOME=$PWD/.gnupg (a test suite's signing
+		// keys), a runtime dir in it: a TMPDIR given to vigiles alone
+		// would leave the keys and sockets in the tree, shown whole.
+		for _, d := range []struct{ name, what string }{
+			{"GNUPGHOME", "private keys and its agent's sockets"},
+			{"XDG_RUNTIME_DIR", "its agents' and services' sockets, which answer as the caller"},
+		} {
+			if envNamesDir(os.Getenv(d.name), h) {
+				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (%s=$RUNNER_TEMP/%s), or give a work tree that does not hold it (--workdir)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name)))
+			}
+		}
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}
 	// Credential files the caller's environment names: in the tree the

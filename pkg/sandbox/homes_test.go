@@ -679,3 +679,29 @@ func TestCallersRuntimeDirAndGnuPGHomeAreMasked(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeThatHoldsTheCallersGnuPGHomeOrRuntimeDir: a project's
+// GNUPGHOME=$PWD/.gnupg (a test suite's signing keys) or a runtime dir in
+// the work tree is refused, as a tree that holds the caller's TMPDIR is,
+// naming the variable and the fix; the refusal named neither.
+func TestTreeThatHoldsTheCallersGnuPGHomeOrRuntimeDir(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{".gnupg/private-keys-v1.d/k.key": "GPGSECRET\n", "run/x": ""})
+	t.Chdir(tree)
+	for _, v := range []struct{ name, value, dir string }{
+		{"GNUPGHOME", tree + "/.gnupg/", ".gnupg"},
+		{"XDG_RUNTIME_DIR", "run", "run"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Setenv(v.name, v.value)
+			res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`cat .gnupg/private-keys-v1.d/k.key`)})
+			if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+				t.Fatalf("err %v stdout %q, want a refusal", err, res.Stdout)
+			}
+			want := v.name + "=" + v.value + " (" + filepath.Join(tree, v.dir) + ")"
+			if !strings.Contains(res.Refusal, want) || !strings.Contains(res.Refusal, "fix: move "+v.name+" out of the work tree") {
+				t.Errorf("refusal %q does not name %s and its fix", res.Refusal, want)
+			}
+		})
+	}
+}
