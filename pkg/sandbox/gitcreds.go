@@ -1190,6 +1190,9 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	// its private keys and its agent's sockets.
 	addDir(getenv("XDG_RUNTIME_DIR"))
 	addDir(getenv("GNUPGHOME"))
+	// Its Kerberos ticket caches, where KRB5CCNAME names a collection
+	// (DIR:): every cache of it, the caller's tickets.
+	addDir(krb5CollectionDir(getenv("KRB5CCNAME")))
 	for _, h := range homes {
 		addDir(h)
 	}

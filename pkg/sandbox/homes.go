@@ -392,12 +392,15 @@ func callerPath(p string) (string, error) {
 func envCredentialFiles(getenv func(string) string) []string {
 	var out []string
 	add := func(p string) { out = addResolved(out, p, os.FileMode.IsRegular) }
-	// Kerberos' ticket cache and keytabs: FILE:PATH or PATH (a
-	// KEYRING: cache is the kernel's, whose keys the seccomp filter
-	// keeps the command from; a DIR: collection is not covered).
+	// Kerberos' ticket cache and keytabs: FILE:PATH, WRFILE:PATH (a
+	// keytab) or PATH (a KEYRING: cache is the kernel's, whose keys the
+	// seccomp filter keeps the command from; a DIR: collection is masked
+	// whole, krb5CollectionDir).
 	for _, k := range []string{"KRB5CCNAME", "KRB5_KTNAME", "KRB5_CLIENT_KTNAME"} {
 		v := getenv(k)
 		if p, ok := strings.CutPrefix(v, "FILE:"); ok {
+			add(p)
+		} else if p, ok := strings.CutPrefix(v, "WRFILE:"); ok {
 			add(p)
 		} else if !strings.Contains(v, ":") {
 			add(v)
@@ -420,4 +423,27 @@ func envCredentialFiles(getenv func(string) string) []string {
 		}
 	}
 	return out
+}
+
+// krb5CollectionDir is the directory of the Kerberos cache collection a
+// KRB5CCNAME names, DIR:DIR or DIR::DIR/FILE (one cache of it, beside
+// the others and the primary file), "" for another type.
+func krb5CollectionDir(v string) string {
+	if p, ok := strings.CutPrefix(v, "DIR::"); ok {
+		// The file's directory as the kernel takes it, a ".." after a
+		// link too (not filepath.Dir, which cleans as text).
+		switch i := strings.LastIndex(p, "/"); i {
+		case -1:
+			return "."
+		case 0:
+			return "/"
+		default:
+			return p[:i]
+		}
+	}
+	p, _ := strings.CutPrefix(v, "DIR:")
+	if p == v {
+		return ""
+	}
+	return p
 }

@@ -705,3 +705,38 @@ func TestTreeThatHoldsTheCallersGnuPGHomeOrRuntimeDir(t *testing.T) {
 		})
 	}
 }
+
+// TestKerberosCollectionsAndWritableKeytabsAreHidden: a KRB5CCNAME that
+// names a cache collection (DIR:DIR, or DIR::DIR/FILE, one cache of it)
+// holds the caller's tickets in every file of that directory, and
+// KRB5_KTNAME=WRFILE:PATH is a keytab as FILE:PATH is: the directory is
+// masked, the keytab hidden. Both were readable.
+func TestKerberosCollectionsAndWritableKeytabsAreHidden(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, map[string]string{"krb5.keytab": "KTSECRET\n"})
+	t.Chdir(tree)
+	t.Setenv("KRB5_KTNAME", "WRFILE:krb5.keytab")
+	for _, v := range []struct{ name, value string }{{"DIR", "DIR:"}, {"DIR::", "DIR::"}} {
+		t.Run(v.name, func(t *testing.T) {
+			dir := tempDirIn(t, "/var/lib", "caller-krb5-", 0o755)
+			for _, n := range []string{"primary", "tktAbc", "tktDef"} {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte("TKTSECRET\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			val := v.value + dir
+			if v.value == "DIR::" {
+				val += "/tktAbc"
+			}
+			t.Setenv("KRB5CCNAME", val)
+			res := run(t, Spec{Dir: tree, Command: sh(`cat krb5.keytab ` + dir + `/*; ls -A ` + dir + `; exit 0`)})
+			if res.Tier != TierConfined || res.Error != "" {
+				t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if res.Stdout != "" {
+				t.Errorf("KRB5CCNAME=%s KRB5_KTNAME=WRFILE:krb5.keytab: the command saw %q", val, res.Stdout)
+			}
+		})
+	}
+}
