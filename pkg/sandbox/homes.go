@@ -296,9 +296,16 @@ var credentialSocketVars = []struct {
 	{"GPG_AGENT_INFO", func(v string) []string { return []string{strings.Split(v, ":")[0]} }},
 	{"PULSE_SERVER", func(v string) []string {
 		// A list of servers, each unix:PATH, a bare absolute PATH, or a
-		// host (tcp:, an address), which is not a file.
+		// host (tcp:, an address), which is not a file; each may start
+		// with {MACHINE-ID}, the machine it is for (as pax11publish
+		// writes it).
 		var out []string
 		for _, s := range strings.Fields(v) {
+			if strings.HasPrefix(s, "{") {
+				if _, rest, ok := strings.Cut(s, "}"); ok {
+					s = rest
+				}
+			}
 			if p, ok := strings.CutPrefix(s, "unix:"); ok {
 				out = append(out, p)
 			} else if strings.HasPrefix(s, "/") {

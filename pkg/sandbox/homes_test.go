@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -738,5 +739,23 @@ func TestKerberosCollectionsAndWritableKeytabsAreHidden(t *testing.T) {
 				t.Errorf("KRB5CCNAME=%s KRB5_KTNAME=WRFILE:krb5.keytab: the command saw %q", val, res.Stdout)
 			}
 		})
+	}
+}
+
+// TestPulseServerForAMachine: a PulseAudio server may start with
+// {MACHINE-ID}, the machine it is for; its socket is covered as a bare
+// one is. It was passed over.
+func TestPulseServerForAMachine(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "native")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for _, v := range []string{"{0123abcd}unix:" + sock, "tcp:localhost {0123abcd}" + sock} {
+		if got := envCredentialSockets(func(k string) string { return map[string]string{"PULSE_SERVER": v}[k] }); !slices.Equal(got, []string{sock}) {
+			t.Errorf("PULSE_SERVER=%s: %v; want [%s]", v, got, sock)
+		}
 	}
 }
