@@ -115,10 +115,14 @@ func groupSourcesLocal() bool {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		line, _, _ = strings.Cut(line, "#")
-		db, srcs, ok := strings.Cut(line, ":")
-		if !ok || strings.TrimSpace(db) != "group" {
+		// The database's name ends at a colon or a blank, as the C
+		// library reads it: "group ldap" names ldap too.
+		line = strings.TrimLeft(line, " \t\r\f\v")
+		n := strings.IndexAny(line, ": \t\r\f\v")
+		if n < 0 || line[:n] != "group" {
 			continue
 		}
+		srcs := strings.TrimLeft(line[n:], ": \t\r\f\v")
 		// Actions ([NOTFOUND=return], spaces allowed inside) are no
 		// sources.
 		for {

@@ -160,6 +160,11 @@ func TestOwnerGidWithADirectoryServiceDown(t *testing.T) {
 		{"group: files [ UNAVAIL = return ] sss\n", false},
 		{"passwd: files\ngroup: files\ngroup: nis\n", false},
 		{"group: files [NOTFOUND=return\n", false},
+		// The C library ends the database's name at a blank as at a
+		// colon; it compares it as it is.
+		{"group ldap files\n", false},
+		{"  group\t:: sss\n", false},
+		{"GROUP: ldap\ngroups: ldap\ngroup: files\n", true},
 	} {
 		fakeNsswitch(t, c.conf)
 		gid := uint32(2000002000 + i) // one each: the answers are cached
