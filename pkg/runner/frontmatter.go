@@ -633,7 +633,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		return
 	}
 	root := doc.Content[0]
-	var hooks, name *yaml.Node
+	var hooks, name, servers *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := keyNode(root.Content[i])
 		if k.Kind != yaml.ScalarNode {
@@ -649,9 +649,16 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 			hooks = root.Content[i+1]
 		} else if k.Value == "name" {
 			name = root.Content[i+1]
+		} else if k.Value == "mcpServers" {
+			servers = root.Content[i+1]
 		} else if _, known := knownEvents[k.Value]; known {
 			c.find(RuleMalformed, report.SeverityWarning, at(k),
 				"event %q is at the top level of the frontmatter; Claude Code reads hooks only under \"hooks:\", so it runs none of these: indent them under hooks:", k.Value)
+		}
+	}
+	if servers != nil && ctx.agent && !ctx.isPlugin && ctx.inlineDecl == "" {
+		if k, _ := repeatedKey(root); k == nil {
+			c.agentServers(ctx, servers, place)
 		}
 	}
 	if hooks == nil {
@@ -679,6 +686,45 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		}
 	}
 	c.events(ctx, n, place.prefix)
+}
+
+// agentServers names the MCP servers a project's agent (ctx.file) defines
+// inline in its frontmatter's mcpServers, a list whose entries are each
+// either the name of a server the session has (a string, which starts
+// nothing) or an object of servers in .mcp.json's form, which Claude Code
+// starts, unsandboxed, when the agent starts, once the user trusts the
+// folder (sub-agents.md, "Scope MCP servers to a subagent"). A plugin's
+// agent is not read: Claude Code ignores its mcpServers (and its hooks).
+// Each is the project's (Server.InProject), of the agent (Server.Agent).
+func (c *claudeDisc) agentServers(ctx hookCtx, v *yaml.Node, place fmPlace) {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return
+	}
+	cv := fmConv{place: place, left: maxFrontmatterValues}
+	n, bad, err := cv.value(v, 0)
+	if err != nil {
+		c.find(RuleMalformed, report.SeverityError, c.loc(ctx.file, place.pos(bad.Line, bad.Column)), "%s: mcpServers: %v; vigiles names none of the MCP servers it may start", ctx.file, err)
+		return
+	}
+	if n.Kind != jsonArray {
+		c.find(RuleWrongType, report.SeverityError, c.loc(ctx.file, n.Pos), "mcpServers: want a list of server names and objects of MCP servers, found %s; vigiles cannot tell what Claude Code starts for it, which it may start unsandboxed when the agent starts: review it by hand", n.Kind)
+		return
+	}
+	var got serverSet
+	for _, e := range n.Elems {
+		switch e.Kind {
+		case jsonString:
+			// A server the session has by that name: nothing new starts.
+		case jsonObject:
+			c.serverEntries(hookCtx{}, mcpKind, e, ctx.file, false, &got)
+		default:
+			c.find(RuleWrongType, report.SeverityError, c.loc(ctx.file, e.Pos), "mcpServers: want a server's name or an object of MCP servers, found %s; vigiles cannot tell what Claude Code starts for it: review it by hand", e.Kind)
+		}
+	}
+	for _, s := range got.list {
+		s.Agent = ctx.file
+	}
+	c.addProjectServers(ctx.projectDir, ctx.plugin, got.list)
 }
 
 // agentType is the agent_type Claude Code gives the agent of ctx.file,

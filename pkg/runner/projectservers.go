@@ -306,6 +306,8 @@ func (s *session) projectServerFinding(sv *Server) {
 	files := settingsFiles(s.dir, proj)
 	msg, off := sv.message(""), ""
 	switch {
+	case sv.Agent != "":
+		msg = "an agent's own: Claude Code asks no .mcp.json approval for it, and starts it once the user has trusted the folder (the trust `claude -p` and the Agent SDK give settings files' hooks does not count): " + msg
 	case sv.Kind == ServerMCP:
 		rejected, approved := projectMCPApproval(files, sv.Name)
 		switch {

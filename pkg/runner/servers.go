@@ -107,6 +107,11 @@ type Server struct {
 	// command its settings name (ServerSettings); Plugin is then the
 	// project's name, as its hooks have it.
 	InProject bool
+	// Agent is, for an MCP server a project's agent defines inline in its
+	// frontmatter's mcpServers (agentServers), the agent's file, relative
+	// to the work tree: Claude Code starts it when that agent starts, not
+	// with every session, and asks no .mcp.json approval for it.
+	Agent string
 }
 
 // serverSet is the servers one plugin's declarations of a kind give, in
@@ -594,6 +599,10 @@ func (s *Server) message(dataDir string) string {
 		return s.settingsMessage()
 	}
 	plugin, name := s.declarer(), shownCut(s.Name, maxMonitorName)
+	when := "with every session"
+	if s.Agent != "" {
+		when = "each time that agent starts (and with the session where the session runs as that agent)"
+	}
 	if s.Type == "bundle" {
 		return fmt.Sprintf("%s declares MCP servers in the MCP bundle %s, which Claude Code unpacks and whose servers it starts with every session, unsandboxed; vigiles does not read bundles or run MCP servers, so nothing of what they do is recorded: review it by hand",
 			plugin, shownName(clip(s.Bundle, maxServerLine)))
@@ -625,8 +634,8 @@ func (s *Server) message(dataDir string) string {
 			// user's environment, where no CLAUDE_PLUGIN_ROOT is set.
 			extra += "; its headersHelper, which Claude Code runs unsandboxed with sh -c for more, as written: " + shownName(clip(s.HeadersHelper, maxServerLine))
 		}
-		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to with every session: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
-			plugin, name, s.Type, shownName(clip(s.expand(s.URL, dataDir), maxServerLine)), extra)
+		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to %s: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
+			plugin, name, s.Type, when, shownName(clip(s.expand(s.URL, dataDir), maxServerLine)), extra)
 	}
 	env := ""
 	if len(s.Env) > 0 {
@@ -637,8 +646,8 @@ func (s *Server) message(dataDir string) string {
 		return fmt.Sprintf("%s declares the LSP server %s, which Claude Code starts with the session, unsandboxed, for %s files: %s%s; vigiles does not run LSP servers, so nothing of what it does is recorded: review it by hand",
 			plugin, name, shownList(s.Extensions), shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
 	}
-	return fmt.Sprintf("%s declares the MCP server %s, which Claude Code starts with every session and runs unsandboxed beside it: %s%s; vigiles does not run MCP servers, so nothing of what it does is recorded: review it by hand",
-		plugin, name, shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
+	return fmt.Sprintf("%s declares the MCP server %s, which Claude Code starts %s and runs unsandboxed beside it: %s%s; vigiles does not run MCP servers, so nothing of what it does is recorded: review it by hand",
+		plugin, name, when, shownName(clip(s.commandLine(dataDir), maxServerLine)), env)
 }
 
 // headerVars are the variables whose values the headers of a remote
@@ -729,6 +738,9 @@ func (s *Server) startsUnquoted(dataDir string) string {
 // declarer names what declares s in its finding: "plugin NAME", or the
 // project's .mcp.json.
 func (s *Server) declarer() string {
+	if s.Agent != "" {
+		return projectOwner(s.PluginRoot) + "'s agent " + shownName(s.Agent)
+	}
 	if s.InProject {
 		return projectOwner(s.PluginRoot) + "'s " + claudeMCPJSON
 	}
@@ -824,6 +836,11 @@ type startedServer struct {
 // context is s's context as a baseline keeps it: "plugin:" and its
 // plugin's root, or "project:" and its project's directory.
 func (s *Server) context() string {
+	if s.Agent != "" {
+		// Apart from a server of the same name in .mcp.json, or in
+		// another agent: each is started on its own.
+		return "project:" + s.PluginRoot + "#agent:" + s.Agent
+	}
 	if s.InProject {
 		return "project:" + s.PluginRoot
 	}
