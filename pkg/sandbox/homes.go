@@ -266,13 +266,18 @@ var credentialDirVars = []struct {
 	{"DOCKER_CONFIG", []string{"config.json"}},
 	{"GH_CONFIG_DIR", []string{"hosts.yml"}},
 	{"XDG_CONFIG_HOME", []string{"gh/hosts.yml", "git/credentials", "containers/auth.json", "gcloud/credentials.db",
-		"gcloud/access_tokens.db", "gcloud/application_default_credentials.json"}},
+		"gcloud/access_tokens.db", "gcloud/application_default_credentials.json", "glab-cli/config.yml"}},
 	{"CLOUDSDK_CONFIG", []string{"credentials.db", "access_tokens.db", "application_default_credentials.json"}},
 	{"AZURE_CONFIG_DIR", []string{"msal_token_cache.json", "msal_token_cache.bin", "accessTokens.json",
 		"service_principal_entries.json", "service_principal_entries.bin"}},
 	{"CARGO_HOME", []string{"credentials.toml", "credentials"}},
 	{"GRADLE_USER_HOME", []string{"gradle.properties"}},
 	{"DOCKER_CERT_PATH", []string{"key.pem"}},
+	// Claude Code's own: its OAuth tokens (.credentials.json) and its
+	// global config, which keeps an API key a user logged in with, moved
+	// out of HOME together by CLAUDE_CONFIG_DIR; the Codex CLI's login.
+	{"CLAUDE_CONFIG_DIR", []string{".credentials.json", ".claude.json"}},
+	{"CODEX_HOME", []string{"auth.json"}},
 }
 
 // credentialSocketVars name, in the caller's environment, sockets that

@@ -448,16 +448,19 @@ func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
 		"cargo/credentials.toml": "S3\n", "az/msal_token_cache.json": "S4\n", "gcloud/credentials.db": "S5\n",
 		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n", "aws.ini": "S9\n", "boto": "S10\n",
 		"krb5cc_0": "S11\n", "krb5.keytab": "S12\n",
+		"claude/.credentials.json": "S13\n", "claude/.claude.json": "S14\n", "codex/auth.json": "S15\n",
+		"xdg/glab-cli/config.yml": "S16\n", "claude/settings.json": "KEPT\n",
 	})
 	t.Chdir(tree)
 	for k, v := range map[string]string{"XDG_CONFIG_HOME": "xdg", "CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
 		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc", "AWS_CONFIG_FILE": "aws.ini", "BOTO_CONFIG": "boto",
-		"KRB5CCNAME": "FILE:" + tree + "/krb5cc_0", "KRB5_CLIENT_KTNAME": "krb5.keytab"} {
+		"KRB5CCNAME": "FILE:" + tree + "/krb5cc_0", "KRB5_CLIENT_KTNAME": "krb5.keytab",
+		"CLAUDE_CONFIG_DIR": "claude", "CODEX_HOME": tree + "/codex"} {
 		t.Setenv(k, v)
 	}
-	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab xdg/other.txt; exit 0`)})
-	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || !strings.Contains(res.Stdout, "KEPT") {
-		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt as it is", res.Tier, res.Error, res.Stdout)
+	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab claude/.credentials.json claude/.claude.json codex/auth.json xdg/glab-cli/config.yml xdg/other.txt claude/settings.json; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || strings.Count(res.Stdout, "KEPT") != 2 {
+		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt and claude/settings.json as they are", res.Tier, res.Error, res.Stdout)
 	}
 }
 
