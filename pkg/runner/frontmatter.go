@@ -541,7 +541,9 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 		return
 	}
 	// Claude Code reads the file as UTF-8, a byte that is not as U+FFFD.
-	fm, first, state := splitFrontmatter(bytes.ToValidUTF8(data, []byte("\uFFFD")))
+	text := bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	c.skillShells(ctx, rel, text, kind)
+	fm, first, state := splitFrontmatter(text)
 	switch state {
 	case fmNone:
 		return

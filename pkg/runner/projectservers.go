@@ -303,6 +303,10 @@ func (s *session) projectServerFinding(sv *Server) {
 	if proj == "." {
 		proj = ""
 	}
+	if sv.Kind == ServerSkillShell {
+		s.skillShellFinding(sv, false, "", proj)
+		return
+	}
 	files := settingsFiles(s.dir, proj)
 	msg, off := sv.message(""), ""
 	switch {

@@ -107,6 +107,10 @@ type Server struct {
 	// command its settings name (ServerSettings); Plugin is then the
 	// project's name, as its hooks have it.
 	InProject bool
+	// Allowed is, for a skill's or command's shell line
+	// (ServerSkillShell), the entry of its frontmatter's allowed-tools
+	// that pre-approves it ("" for none).
+	Allowed string
 	// Agent is, for an MCP server a project's agent defines inline in its
 	// frontmatter's mcpServers (agentServers), the agent's file, relative
 	// to the work tree: Claude Code starts it when that agent starts, not
@@ -597,6 +601,8 @@ func (s *Server) message(dataDir string) string {
 		return s.monitorMessage()
 	case ServerSettings:
 		return s.settingsMessage()
+	case ServerSkillShell:
+		return s.skillShellMessage()
 	}
 	plugin, name := s.declarer(), shownCut(s.Name, maxMonitorName)
 	when := "with every session"
@@ -758,6 +764,8 @@ func kindName(kind string) string {
 		return "background monitor"
 	case ServerSettings:
 		return "settings command"
+	case ServerSkillShell:
+		return "shell line"
 	}
 	return kind + " server"
 }
@@ -771,6 +779,8 @@ func (s *Server) rule() string {
 		return RuleMonitor
 	case ServerSettings:
 		return RuleSettingsCommand
+	case ServerSkillShell:
+		return RuleSkillShell
 	}
 	return RuleMCPServer
 }
@@ -812,6 +822,11 @@ func (s *session) serverFindings() {
 		}
 		msg := sv.message(p.dataDir)
 		sev := report.SeverityWarning
+		if sv.Kind == ServerSkillShell {
+			// Named in every audit, never kept (skillShellFinding).
+			s.skillShellFinding(sv, p.off, p.offIn, "")
+			continue
+		}
 		if p.off {
 			sev = report.SeverityNotice
 			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg

@@ -1,0 +1,209 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleSkillShell names a shell command a skill's or command's markdown
+// embeds: an inline !`cmd` or a ```! block, which Claude Code runs with
+// the Bash tool when the skill or command is invoked (by the user, or by
+// Claude itself), before the text reaches the model, and puts its output
+// in place of the line (code.claude.com/docs skills.md, "Inject dynamic
+// context"). vigiles does not run it.
+const RuleSkillShell = "discovery/skill-shell"
+
+// ServerSkillShell is the kind (Server.Kind) of such a shell line: its
+// Name is the file's markdown kind ("skill" or "command"), its Command
+// the command as written, Location where it begins. A baseline does not
+// keep it (docs/report-format.md says why): it is named in every audit.
+const ServerSkillShell = "skill-shell"
+
+// skillShellBlock and skillShellInline find a markdown's shell lines as
+// Claude Code's preprocessor does: on the text as it is, fenced code and
+// inline code spans no exception (a ```! block first, and then an inline
+// !`cmd` in the rest).
+var (
+	skillShellBlock  = regexp.MustCompile("(?s)```!" + `[ \t]*\r?\n?(.*?)` + "```")
+	skillShellInline = regexp.MustCompile("!`([^`\r\n]+)`")
+)
+
+// skillShells names the shell lines of the skill's or command's markdown
+// text (valid UTF-8) at rel, read in ctx: those of its body (after a
+// closed frontmatter; the whole text where none is), each a Server of
+// kind ServerSkillShell of its plugin's or its project's, counted against
+// maxServers. The frontmatter's allowed-tools entries that name Bash,
+// which pre-approve the line (skills.md, "Pre-approve tools for a
+// skill"), are kept with it (Server.Allowed).
+func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKind) {
+	if kind == fmAgent {
+		return
+	}
+	body, off := text, 0
+	fm, _, state := splitFrontmatter(text)
+	if state == fmClosed {
+		off = cap(text) - cap(fm) + len(fm) + len("---")
+		body = text[off:]
+	}
+	type shell struct{ at, end int }
+	var found []shell
+	masked := bytes.Clone(body)
+	for _, m := range skillShellBlock.FindAllSubmatchIndex(body, -1) {
+		found = append(found, shell{m[2], m[3]})
+		for i := m[0]; i < m[1]; i++ {
+			masked[i] = ' '
+		}
+	}
+	for _, m := range skillShellInline.FindAllSubmatchIndex(masked, -1) {
+		found = append(found, shell{m[2], m[3]})
+	}
+	if len(found) == 0 {
+		return
+	}
+	allowed := ""
+	if state == fmClosed {
+		allowed = bashAllowed(fm)
+	}
+	what := "skill"
+	if kind == fmCommand {
+		what = "command"
+	}
+	var got []*Server
+	for _, f := range found {
+		cmd := strings.TrimSpace(string(body[f.at:f.end]))
+		if cmd == "" {
+			continue
+		}
+		at := off + f.at
+		line := bytes.Count(text[:at], []byte("\n")) + 1
+		col := at - (bytes.LastIndexByte(text[:at], '\n') + 1) + 1
+		loc := report.Location{File: rel, Line: line, Column: col}
+		if !c.countServer(loc) {
+			return
+		}
+		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Command: cmd, Location: loc, Allowed: allowed})
+	}
+	if ctx.isPlugin {
+		c.addServers(ctx, got, ctx.entryName == "")
+		return
+	}
+	root := ctx.projectDir
+	if root == "" {
+		root = c.dir
+	}
+	c.addProjectServers(root, ctx.plugin, got)
+}
+
+// bashAllowed is the first allowed-tools entry of the frontmatter fm that
+// names the Bash tool (Bash, or Bash(…)), "" for none: a string of
+// entries parted by commas or spaces, or a list of them.
+func bashAllowed(fm []byte) string {
+	doc, _, err := decodeYAML(fm)
+	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return ""
+	}
+	root := doc.Content[0]
+	var entries []string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if keyNode(root.Content[i]).Value != "allowed-tools" {
+			continue
+		}
+		v := root.Content[i+1]
+		switch v.Kind {
+		case yaml.ScalarNode:
+			entries = toolEntries(v.Value)
+		case yaml.SequenceNode:
+			entries = nil
+			for _, e := range v.Content {
+				if e.Kind == yaml.ScalarNode {
+					entries = append(entries, toolEntries(e.Value)...)
+				}
+			}
+		}
+	}
+	for _, e := range entries {
+		if e == "Bash" || strings.HasPrefix(e, "Bash(") {
+			return e
+		}
+	}
+	return ""
+}
+
+// toolEntries parts a string of tool rules at commas and at spaces
+// outside parentheses (Bash(git status:*) is one).
+func toolEntries(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t'):
+			if t := strings.TrimSpace(s[start:i]); t != "" {
+				out = append(out, t)
+			}
+			start = i + 1
+		}
+	}
+	if t := strings.TrimSpace(s[start:]); t != "" {
+		out = append(out, t)
+	}
+	return out
+}
+
+// skillShellOff is the settings file (of files, the local one over the
+// other) that sets disableSkillShellExecution true, "" for none: Claude
+// Code then puts a message in place of each shell line of a user's,
+// project's or plugin's skill or command and runs none of them (settings.md,
+// "Available settings").
+func skillShellOff(files []settingsFile) string {
+	off := ""
+	for _, f := range files {
+		var on bool
+		if v, ok := f.keys["disableSkillShellExecution"]; ok && json.Unmarshal(v, &on) == nil {
+			off = ""
+			if on {
+				off = f.name
+			}
+		}
+	}
+	return off
+}
+
+// skillShellMessage is the finding's text for the shell line s.
+func (s *Server) skillShellMessage() string {
+	gate := "nothing in its frontmatter pre-approves it (no Bash in allowed-tools): it goes through Claude Code's Bash permission check, and runs without asking where the session's permission rules or mode allow it"
+	if s.Allowed != "" {
+		gate = fmt.Sprintf("its frontmatter's allowed-tools pre-approves it (%s), so it runs without asking", shownCut(s.Allowed, maxMonitorName))
+	}
+	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with the Bash tool, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
+		s.owner(), s.Name, shownName(s.Location.File), s.Name, shownName(clip(s.Command, maxServerLine)), gate)
+}
+
+// skillShellFinding names the shell line sv: a warning, or a notice where
+// Claude Code runs none of it in a session started at proj (the work
+// tree's "" for a plugin's): its plugin set false under enabledPlugins
+// (off, in offIn), or disableSkillShellExecution true in that session's
+// settings. A baseline keeps none (docs/report-format.md says why), so
+// it is named in every audit.
+func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
+	msg, sev := sv.message(""), report.SeverityWarning
+	switch file := skillShellOff(settingsFiles(s.dir, proj)); {
+	case off:
+		sev = report.SeverityNotice
+		msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not run it while that holds; ", offIn) + msg
+	case file != "":
+		sev = report.SeverityNotice
+		msg = fmt.Sprintf("turned off: disableSkillShellExecution is true in %s, so Claude Code puts a message in its place and does not run it while that holds; ", shownName(file)) + msg
+	}
+	s.findings = append(s.findings, report.Finding{Rule: RuleSkillShell, Severity: sev, Location: sv.Location, Message: msg})
+}
