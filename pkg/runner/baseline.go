@@ -1644,7 +1644,7 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 	if v.Kind != jsonArray {
 		return nil, bad(v.Pos, `%q: want a list of the servers and monitors the baseline accepts, found %s`, field, v.Kind)
 	}
-	kinds, want := []string{ServerMCP, ServerLSP, ServerMonitor}, "mcp, lsp or monitor"
+	kinds, want := []string{ServerMCP, ServerLSP, ServerMonitor, ServerSettings}, "mcp, lsp, monitor or settings"
 	if prefix == "project:" {
 		kinds, want = []string{ServerMCP, ServerSettings}, "mcp or settings"
 	}

@@ -715,6 +715,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		c.pluginComponents(ctx, manifest, manifestRel)
 		c.monitors(ctx, manifest, manifestRel)
 		c.servers(ctx, manifest, manifestRel)
+		c.pluginSettings(ctx)
 		for i := first; i < len(c.out.Hooks); i++ {
 			c.ownHooks[rel] = append(c.ownHooks[rel], i)
 		}

@@ -243,7 +243,7 @@ func projectOwner(root string) string {
 
 // settingsMessage is the finding's text for the settings command s.
 func (s *Server) settingsMessage() string {
-	owner := projectOwner(s.PluginRoot)
+	owner := s.owner()
 	return fmt.Sprintf("%s's settings (%s) name a command Claude Code runs itself, unsandboxed and outside every hook: %s, which it runs %s: %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
 		owner, shownName(s.Location.File), s.Name, settingsCommandWhat(s.Name), shownName(clip(s.Command, maxServerLine)))
 }
@@ -336,6 +336,50 @@ func (s *session) projectServerFinding(sv *Server) {
 	}
 	s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 }
+
+// pluginSettings names the command the settings.json at the root of the
+// plugin at ctx makes Claude Code run: its subagentStatusLine, which
+// Claude Code takes from a plugin's settings (plugins-reference.md,
+// "Standard plugin layout"; statusline.md) and runs for the status line
+// of each subagent, as a project's is (settingsCommands, which reads its
+// form). The plugin's other key there, agent, runs nothing of its own.
+// It is the plugin's (a ServerSettings of its plugin's), named, turned
+// off and kept in a baseline's servers as its other servers are.
+func (c *claudeDisc) pluginSettings(ctx hookCtx) {
+	abs := filepath.Join(ctx.pluginRoot, claudeSettingsName)
+	if !c.exists(abs) {
+		return
+	}
+	rel, n := c.readJSON(abs)
+	if n == nil {
+		return
+	}
+	if n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
+		return
+	}
+	const key = "subagentStatusLine"
+	c.repeatedKeys(rel, n, "", key)
+	v, at := lastMember(n, key)
+	if v == nil {
+		return
+	}
+	if v.Kind == jsonObject {
+		c.repeatedKeys(rel, v, key, "type", "command")
+	}
+	v, problem := settingsCommandForm(true, v)
+	if problem != "" {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, at), "%s: %s: vigiles cannot tell what Claude Code runs for it, which it may run unsandboxed outside every hook: review it by hand", key, problem)
+		return
+	}
+	if v.Str == "" || !c.countServer(c.loc(rel, at)) {
+		return
+	}
+	c.addServers(ctx, []*Server{{Kind: ServerSettings, Name: key, Command: v.Str, Location: c.loc(rel, at)}}, ctx.entryName == "")
+}
+
+// claudeSettingsName is the settings file at a plugin's root.
+const claudeSettingsName = "settings.json"
 
 // withProjectServers is b keeping the projects' servers and settings
 // commands Claude Code starts too.

@@ -827,9 +827,19 @@ func (s *session) serverFindings() {
 			s.skillShellFinding(sv, p.off, p.offIn, "")
 			continue
 		}
+		all := ""
+		if sv.Kind == ServerSettings && !p.off {
+			all, _ = switchesOff(settingsFiles(s.dir, ""), nil)
+		}
 		if p.off {
 			sev = report.SeverityNotice
 			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
+			s.offServers = append(s.offServers, sv.ident())
+		} else if all != "" {
+			// A plugin's subagentStatusLine, which disableAllHooks turns
+			// off as it turns any custom status line off.
+			sev = report.SeverityNotice
+			msg = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all)) + msg
 			s.offServers = append(s.offServers, sv.ident())
 		} else {
 			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), finding: len(s.findings)})
