@@ -580,6 +580,10 @@ type hookCtx struct {
 	// agent says the hooks are an agent's own (its frontmatter): Claude
 	// Code runs their Stop when the agent stops, as SubagentStop.
 	agent bool
+	// ignored, when set, says why Claude Code never runs the hooks of
+	// this context though they are declared (pluginAgentIgnored): they
+	// are listed, not run (Hook.NotRun).
+	ignored string
 	// agentNS is, below a plugin's agents directory, the directories on
 	// the way to the file, each followed by ":" (mdDir); agentType the
 	// agent's type once its frontmatter is read (agentType).
@@ -1209,7 +1213,9 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		if hook.Exec && !strings.Contains(hook.Command, "/") && strings.ContainsAny(strings.TrimSpace(hook.Command), " \t") {
 			c.find(RuleMalformed, report.SeverityWarning, hook.Location, "%s.command %q: with \"args\" the command is one executable name, and no program of that name exists: move the extra words into \"args\"", where, hook.Command)
 		}
-		if ctx.isPlugin && !hook.Exec && strings.Contains(hook.Command, "${user_config.") {
+		if ctx.ignored != "" {
+			hook.NotRun = ctx.ignored // the frontmatter's finding says so, once
+		} else if ctx.isPlugin && !hook.Exec && strings.Contains(hook.Command, "${user_config.") {
 			// Claude Code substitutes user_config values in exec form only;
 			// a shell-form plugin command that names one fails with an
 			// error instead of running (hooks.md, "Exec form and shell

@@ -27,7 +27,8 @@ import (
 // under "hooks:", in the shape of a hooks file's "hooks" object.
 // Claude Code runs them while the skill, agent or command is active;
 // vigiles runs them as hooks of their plugin (or of the project), like
-// any other.
+// any other. A plugin's agent is the exception: Claude Code ignores its
+// hooks, which vigiles lists and does not run (pluginAgentIgnored).
 //
 // Where they are, relative to a plugin root, or to the project under
 // .claude/:
@@ -635,7 +636,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		return
 	}
 	root := doc.Content[0]
-	var hooks, name, servers *yaml.Node
+	var hooks, hooksKey, name, servers *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := keyNode(root.Content[i])
 		if k.Kind != yaml.ScalarNode {
@@ -648,7 +649,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 			return
 		}
 		if k.Value == "hooks" {
-			hooks = root.Content[i+1]
+			hooks, hooksKey = root.Content[i+1], k
 		} else if k.Value == "name" {
 			name = root.Content[i+1]
 		} else if k.Value == "mcpServers" {
@@ -680,7 +681,17 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		c.find(RuleMalformed, report.SeverityError, at(bad), "%s: hooks: %v; vigiles reads none of its hooks", rel, err)
 		return
 	}
-	if ctx.agent {
+	if ctx.agent && ctx.isPlugin {
+		// Claude Code does not read hooks, mcpServers or permissionMode
+		// from a plugin's agent, for security reasons (sub-agents.md,
+		// "Choose the subagent scope"; plugins-reference.md, "Agents"):
+		// running them would pass a guard that never runs for one that
+		// works. They are listed, not run, as a hook turned off is.
+		ctx.agentType = agentType(ctx, name)
+		ctx.ignored = pluginAgentIgnored
+		c.find(RuleNotExecutable, report.SeverityWarning, at(hooksKey),
+			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel)
+	} else if ctx.agent {
 		ctx.agentType = agentType(ctx, name)
 		if m, ok := n.member(Stop); ok && n.Kind == jsonObject {
 			c.find(RuleAgentStop, report.SeverityNotice, c.loc(rel, m.KeyPos),
@@ -689,6 +700,10 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 	}
 	c.events(ctx, n, place.prefix)
 }
+
+// pluginAgentIgnored is why the hooks a plugin's agent declares are listed,
+// not run (Hook.NotRun).
+const pluginAgentIgnored = "Claude Code ignores the hooks of a plugin's agent, so it does not run it"
 
 // agentServers names the MCP servers a project's agent (ctx.file) defines
 // inline in its frontmatter's mcpServers, a list whose entries are each

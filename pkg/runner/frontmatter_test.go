@@ -23,8 +23,10 @@ import (
 // project's .claude/skills and .claude/agents. An agent's Stop runs as
 // SubagentStop, and every hook of an agent knows the agent's type: its
 // name, after the plugin's name and the directories below agents/ for a
-// plugin's agent. A file without frontmatter, a frontmatter without hooks
-// and one that is not YAML but declares no hooks are nothing.
+// plugin's agent. A plugin's agent's hooks, which Claude Code ignores, are
+// listed, not run, with one warning per agent at its hooks key; a
+// project's agent's run. A file without frontmatter, a frontmatter without
+// hooks and one that is not YAML but declares no hooks are nothing.
 func TestDiscoverFrontmatterHooks(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/fmt/.claude-plugin/plugin.json": `{"name": "fmt", "skills": "./extra/skills/", "agents": ["./more/auditor.md", "./agents/"]}`,
@@ -88,22 +90,30 @@ A rule below is not a fence:
 	finds := findingLines(s.findings)
 	wantF := []string{
 		"notice discovery/agent-stop .claude/agents/helper.md:4:3",
-		"notice discovery/agent-stop plugins/fmt/agents/reviewer.md:5:3",
-		"notice discovery/agent-stop plugins/fmt/entry/agent.md:2:9",
-		"notice discovery/agent-stop plugins/fmt/more/auditor.md:4:3",
+		"warning discovery/not-executable plugins/fmt/agents/reviewer.md:4:1", // a plugin's agent's hooks, ignored
+		"warning discovery/not-executable plugins/fmt/agents/team/lead.md:3:1",
+		"warning discovery/not-executable plugins/fmt/entry/agent.md:2:1",
+		"warning discovery/not-executable plugins/fmt/more/auditor.md:3:1",
 		"warning discovery/not-executable plugins/fmt/skills/format/SKILL.md:15:11", // an http hook's
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 	}
 	for _, f := range s.findings {
-		if f.Rule == RuleAgentStop && f.Location.File == "plugins/fmt/agents/reviewer.md" && !strings.Contains(f.Message, `SubagentStop's payload with agent_type "fmt:reviewer"`) {
+		if f.Rule == RuleAgentStop && !strings.Contains(f.Message, `SubagentStop's payload with agent_type "helper"`) {
 			t.Errorf("agent-stop notice does not name the agent_type sent: %s", f.Message)
+		}
+		if f.Rule == RuleNotExecutable && strings.Contains(f.Location.File, "/agents/") && !strings.Contains(f.Message, "Claude Code ignores the hooks of a plugin's agent") {
+			t.Errorf("a plugin agent's finding does not say Claude Code ignores its hooks: %s", f.Message)
 		}
 	}
 	byID := map[string]*Hook{}
 	for _, h := range s.hooks {
 		byID[h.ID] = h
+		plugAgent := h.InPlugin && h.AgentType != ""
+		if plugAgent && (!strings.Contains(h.NotRun, "ignores the hooks of a plugin's agent") || h.Executable()) || !plugAgent && h.NotRun != "" {
+			t.Errorf("%s: NotRun %q, executable %v; want a plugin agent's listed, not run, every other hook run", h.ID, h.NotRun, h.Executable())
+		}
 	}
 	f := byID["plugins/fmt/skills/format/SKILL.md#hooks.PostToolUse[0].hooks[0]"]
 	if f == nil || f.Expanded != dir+"/plugins/fmt/scripts/fmt.sh" || f.Timeout != 5*time.Second || !f.InPlugin {
@@ -389,15 +399,18 @@ func TestHostileFrontmatterIsBounded(t *testing.T) {
 	}
 }
 
-// TestFrontmatterHooksAreAudited: an audit plans and runs a skill's, an
-// agent's and a command's frontmatter hooks with their events' payloads
-// (an agent's Stop with SubagentStop's, whose agent_type is the agent's;
-// a command's Stop with Stop's), under ids that name the declaring file.
+// TestFrontmatterHooksAreAudited: an audit plans and runs a skill's, a
+// project agent's and a command's frontmatter hooks with their events'
+// payloads (an agent's Stop with SubagentStop's, whose agent_type is the
+// agent's; a command's Stop with Stop's), under ids that name the
+// declaring file. A plugin's agent's, which Claude Code ignores, is
+// listed, not run.
 func TestFrontmatterHooksAreAudited(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"plugins/p/skills/s/SKILL.md":          "---\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: \"true host:skill.example.test\", once: true}]\n---\n",
 		"plugins/p/agents/a.md":                "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:agent.txt\"}]\n---\n",
+		".claude/agents/a.md":                  "---\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:project-agent.txt\"}]\n---\n",
 		"plugins/p/commands/git/commit.md":     "---\ndescription: commits\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"true write:command.txt\", once: true}]\n---\n",
 	})
 	rep, err := Audit(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
@@ -409,7 +422,8 @@ func TestFrontmatterHooksAreAudited(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", r.ID, r.Event, r.Tool, r.Outcome))
 	}
 	want := []string{
-		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@p:a SubagentStop p:a allowed",
+		".claude/agents/a.md#hooks.Stop[0].hooks[0]@a SubagentStop a allowed",
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0] SubagentStop  not-executable", // Claude Code ignores a plugin's agent's hooks
 		"plugins/p/commands/git/commit.md#hooks.Stop[0].hooks[0] Stop  allowed",
 		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash PreToolUse Bash allowed",
 	}
@@ -423,8 +437,8 @@ func TestFrontmatterHooksAreAudited(t *testing.T) {
 	}
 }
 
-// TestFrontmatterHooksRunConfined: a skill's frontmatter hook, an agent's
-// Stop and a command's are run through the real sandbox, each with its
+// TestFrontmatterHooksRunConfined: a skill's frontmatter hook, a project
+// agent's Stop and a command's are run through the real sandbox, each with its
 // event's payload on stdin (the agent's with its own agent_type); what
 // they write is recorded and stays off the host.
 func TestFrontmatterHooksRunConfined(t *testing.T) {
@@ -436,7 +450,7 @@ func TestFrontmatterHooksRunConfined(t *testing.T) {
 		"plugins/p/skills/s/SKILL.md": "---\nname: s\ndescription: marks its runs\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n" +
 			"        - type: command\n          command: sh \"${CLAUDE_PLUGIN_ROOT}/skills/s/mark.sh\"\n          once: true\n---\nBody.\n",
 		"plugins/p/skills/s/mark.sh": "#!/bin/sh\n" + event + " | tee skill-ran.txt\n",
-		"plugins/p/agents/a.md":      "---\nname: a\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"" + strings.ReplaceAll(agent, `"`, `\"`) + " | tee agent-ran.txt\"}]\n---\n",
+		".claude/agents/a.md":        "---\nname: a\nhooks:\n  Stop:\n    - hooks: [{type: command, command: \"" + strings.ReplaceAll(agent, `"`, `\"`) + " | tee agent-ran.txt\"}]\n---\n",
 		"plugins/p/commands/fmt.md":  "---\ndescription: formats\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: '" + strings.ReplaceAll(event, "'", "''") + " | tee command-ran.txt'\n---\nFormat $ARGUMENTS.\n",
 	})
 	before := treeDigest(t, dir)
@@ -449,7 +463,7 @@ func TestFrontmatterHooksRunConfined(t *testing.T) {
 	}
 	want := map[string]struct{ event, file, stdout string }{
 		"plugins/p/skills/s/SKILL.md#hooks.PreToolUse[0].hooks[0]@Bash": {PreToolUse, "skill-ran.txt", `"hook_event_name":"PreToolUse"`},
-		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0]@p:a":              {SubagentStop, "agent-ran.txt", `"agent_type":"p:a"` + "\n" + `"hook_event_name":"SubagentStop"`},
+		".claude/agents/a.md#hooks.Stop[0].hooks[0]@a":                  {SubagentStop, "agent-ran.txt", `"agent_type":"a"` + "\n" + `"hook_event_name":"SubagentStop"`},
 		"plugins/p/commands/fmt.md#hooks.Stop[0].hooks[0]":              {Stop, "command-ran.txt", `"hook_event_name":"Stop"`},
 	}
 	if len(rep.Runs) != len(want) {
@@ -636,17 +650,17 @@ func TestAgentStopCarriesItsAgentType(t *testing.T) {
 	}
 
 	dir := makeTree(t, map[string]string{
-		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
-		"plugins/p/agents/review/rev.md":       "---\nname: reviewer\nhooks:\n  Stop: [{hooks: [{type: command, command: \"true\"}]}]\n---\n",
-		// By its file: a check of the plugin does not take an agent's
-		// own hooks, which run only while the agent does.
-		".vigiles.yml": "checks:\n  - {name: stops, hook: plugins/p/agents/review/rev.md, event: SubagentStop, expect: {blocked: false}}\n",
+		".claude/agents/review/rev.md": "---\nname: reviewer\nhooks:\n  Stop: [{hooks: [{type: command, command: \"true\"}]}]\n---\n",
+		// By its file: a check of the project does not take an agent's
+		// own hooks, which run only while the agent does. (A plugin's
+		// agent's hooks Claude Code ignores: they are not run.)
+		".vigiles.yml": "checks:\n  - {name: stops, hook: .claude/agents/review/rev.md, event: SubagentStop, expect: {blocked: false}}\n",
 	})
 	rep, err := Test(t.Context(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 1 || rep.Runs[0].Tool != "p:review:reviewer" || rep.Runs[0].Event != SubagentStop {
+	if len(rep.Runs) != 1 || rep.Runs[0].Tool != "reviewer" || rep.Runs[0].Event != SubagentStop {
 		t.Errorf("check of an agent's Stop: %+v %v", rep.Runs, rep.Findings)
 	}
 }

@@ -28,9 +28,9 @@ func TestHandlerPathInAHashName(t *testing.T) {
 func TestCheckSelectsByTheWholeFile(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
-		"plugins/p/agents/a.json#b.md":         "---\nhooks:\n  PreToolUse: [{hooks: [{type: command, command: echo b}]}]\n---\n",
-		"plugins/p/agents/a.json":              `{}`,
-		"plugins/p/agents/c.md":                "---\nhooks:\n  PreToolUse: [{hooks: [{type: command, command: echo c}]}]\n---\n",
+		"plugins/p/commands/a.json#b.md":       "---\nhooks:\n  PreToolUse: [{hooks: [{type: command, command: echo b}]}]\n---\n",
+		"plugins/p/commands/a.json":            `{}`,
+		"plugins/p/commands/c.md":              "---\nhooks:\n  PreToolUse: [{hooks: [{type: command, command: echo c}]}]\n---\n",
 		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
 	})
 	check := func(hook string) []string {
@@ -48,13 +48,13 @@ func TestCheckSelectsByTheWholeFile(t *testing.T) {
 		}
 		return ids
 	}
-	if got := check("plugins/p/agents/a.json"); len(got) != 0 {
-		t.Errorf("hook: plugins/p/agents/a.json selects %v", got)
+	if got := check("plugins/p/commands/a.json"); len(got) != 0 {
+		t.Errorf("hook: plugins/p/commands/a.json selects %v", got)
 	}
-	if got := check("plugins/p/agents/a.json#b.md"); len(got) != 1 || !strings.HasSuffix(got[0], ">plugins/p/agents/a.json#b.md#hooks.PreToolUse[0].hooks[0]") {
-		t.Errorf("hook: plugins/p/agents/a.json#b.md selects %v", got)
+	if got := check("plugins/p/commands/a.json#b.md"); len(got) != 1 || !strings.HasSuffix(got[0], ">plugins/p/commands/a.json#b.md#hooks.PreToolUse[0].hooks[0]") {
+		t.Errorf("hook: plugins/p/commands/a.json#b.md selects %v", got)
 	}
-	if got := check("plugins/p/agents/c.md#hooks.PreToolUse[0].hooks[0]"); len(got) != 1 {
+	if got := check("plugins/p/commands/c.md#hooks.PreToolUse[0].hooks[0]"); len(got) != 1 {
 		t.Errorf("a hook id selects %v", got)
 	}
 }
