@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -26,14 +27,45 @@ const RuleSkillShell = "discovery/skill-shell"
 // keep it (docs/report-format.md says why): it is named in every audit.
 const ServerSkillShell = "skill-shell"
 
-// skillShellBlock and skillShellInline find a markdown's shell lines as
-// Claude Code's preprocessor does: on the text as it is, fenced code and
-// inline code spans no exception (a ```! block first, and then an inline
-// !`cmd` in the rest).
-var (
-	skillShellBlock  = regexp.MustCompile("(?s)```!" + `[ \t]*\r?\n?(.*?)` + "```")
-	skillShellInline = regexp.MustCompile("!`([^`\r\n]+)`")
-)
+// skillShellBlock finds a markdown's ```! blocks as Claude Code's
+// preprocessor does (its BLOCK_PATTERN, /```!\s*\n?([\s\S]*?)\n?```/g):
+// on the text as it is, fenced code and inline code spans no exception.
+var skillShellBlock = regexp.MustCompile("(?s)```!" + `[ \t]*\r?\n?(.*?)` + "```")
+
+// inlineShells finds the inline !`cmd` lines of body as Claude Code's
+// INLINE_PATTERN, /(?<=^|\s)!`([^`]+)`/gm, does, on the text as it is
+// (a ```! block no exception: it scans the two apart): the "!" at the
+// start of body or after whitespace (JavaScript's \s, which holds every
+// line break), and the command whatever runs up to the next backtick,
+// line breaks too. A "!" after anything else (the "!" of a code span
+// `!`, a `$!`) is not one. Each is the command's start and end in body.
+// Go's regexp has no lookbehind, so this walks the text as the
+// JavaScript engine does: a "!`" refused moves one byte on.
+func inlineShells(body []byte) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(body); {
+		j := bytes.Index(body[i:], []byte("!`"))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		if r, _ := utf8.DecodeLastRune(body[:at]); at > 0 && !isJSSpace(r) {
+			i = at + 1
+			continue
+		}
+		end := bytes.IndexByte(body[at+2:], '`')
+		if end < 0 {
+			break // no backtick closes this one, nor any after it
+		}
+		if end == 0 {
+			i = at + 1 // "!``": [^`]+ wants one byte at least
+			continue
+		}
+		out = append(out, [2]int{at + 2, at + 2 + end})
+		i = at + 2 + end + 1
+	}
+	return out
+}
 
 // skillShells names the shell lines of the skill's or command's markdown
 // text (valid UTF-8) at rel, read in ctx: those of its body (after a
@@ -54,15 +86,11 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	}
 	type shell struct{ at, end int }
 	var found []shell
-	masked := bytes.Clone(body)
 	for _, m := range skillShellBlock.FindAllSubmatchIndex(body, -1) {
 		found = append(found, shell{m[2], m[3]})
-		for i := m[0]; i < m[1]; i++ {
-			masked[i] = ' '
-		}
 	}
-	for _, m := range skillShellInline.FindAllSubmatchIndex(masked, -1) {
-		found = append(found, shell{m[2], m[3]})
+	for _, m := range inlineShells(body) {
+		found = append(found, shell{m[0], m[1]})
 	}
 	if len(found) == 0 {
 		return
