@@ -282,11 +282,13 @@ func (c *claudeDisc) commandMap(ctx hookCtx, declFile, prefix string, v *jnode) 
 
 // inlineCommand reads the hooks in the frontmatter of a command whose
 // markdown a manifest or a marketplace entry carries inline (a "content"
-// string). Its lines are not the file's, so every hook and finding is
+// string), and names the shell lines of its body (skillShells). Its lines are not the file's, so every hook and finding is
 // placed at the string, and ids name the declaration file and the path
 // of the string ("…/plugin.json#commands[fmt].hooks.Stop[0].hooks[0]").
 func (c *claudeDisc) inlineCommand(ctx hookCtx, declFile, prefix string, v *jnode) {
-	fm, first, state := splitFrontmatter(bytes.ToValidUTF8([]byte(v.Str), []byte("\uFFFD")))
+	text := bytes.ToValidUTF8([]byte(v.Str), []byte("\uFFFD"))
+	c.skillShells(ctx, declFile, text, fmCommand, &v.Pos)
+	fm, first, state := splitFrontmatter(text)
 	switch {
 	case state == fmNone:
 		return
@@ -543,7 +545,7 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	}
 	// Claude Code reads the file as UTF-8, a byte that is not as U+FFFD.
 	text := bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	c.skillShells(ctx, rel, text, kind)
+	c.skillShells(ctx, rel, text, kind, nil)
 	fm, first, state := splitFrontmatter(text)
 	switch state {
 	case fmNone:

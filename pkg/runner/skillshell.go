@@ -73,8 +73,10 @@ func inlineShells(body []byte) [][2]int {
 // kind ServerSkillShell of its plugin's or its project's, counted against
 // maxServers. The frontmatter's allowed-tools entries that name Bash,
 // which pre-approve the line (skills.md, "Pre-approve tools for a
-// skill"), are kept with it (Server.Allowed).
-func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKind) {
+// skill"), are kept with it (Server.Allowed). For markdown a manifest or
+// a marketplace entry carries inline (a command's "content"), rel is the
+// declaration file and pin the string, where each line is placed.
+func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKind, pin *jpos) {
 	if kind == fmAgent {
 		return
 	}
@@ -113,6 +115,9 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		line := bytes.Count(text[:at], []byte("\n")) + 1
 		col := at - (bytes.LastIndexByte(text[:at], '\n') + 1) + 1
 		loc := report.Location{File: rel, Line: line, Column: col}
+		if pin != nil {
+			loc = c.loc(rel, *pin)
+		}
 		if !c.countServer(loc) {
 			return
 		}
