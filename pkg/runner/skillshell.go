@@ -69,7 +69,8 @@ func inlineShells(body []byte) [][2]int {
 
 // skillShells names the shell lines of the skill's or command's markdown
 // text (valid UTF-8) at rel, read in ctx: those of its body (after a
-// closed frontmatter; the whole text where none is), each a Server of
+// closed frontmatter; the whole text where none is, or where a BOM
+// opens it), each a Server of
 // kind ServerSkillShell of its plugin's or its project's, counted against
 // maxServers. The frontmatter's allowed-tools entries that name Bash,
 // which pre-approve the line (skills.md, "Pre-approve tools for a
@@ -82,6 +83,12 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	}
 	body, off := text, 0
 	fm, _, state := splitFrontmatter(text)
+	if bytes.HasPrefix(text, []byte("\xef\xbb\xbf")) {
+		// Claude Code reads no frontmatter after a BOM (splitFrontmatter
+		// allows one, as reading hooks there too runs more): its text
+		// is then the body, and runs.
+		state = fmNone
+	}
 	if state == fmClosed {
 		off = cap(text) - cap(fm) + len(fm) + len("---")
 		body = text[off:]
