@@ -535,6 +535,19 @@ func mentionsHooks(fm []byte) bool {
 func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	rel, _ := relTo(c.dir, abs)
 	key, also, ctx := c.readIn(ctx, rel)
+	if kind == fmAgent && ctx.isPlugin {
+		// Claude Code loads a file a plugin names both as an agent and
+		// as a command or a skill (its manifest's "commands" pointing
+		// at its agents directory) as both: as a command, its hooks run
+		// and its shell lines too. A file read as a command or a skill
+		// already is not read again as an agent, whose hooks would be
+		// listed as never run; one read as an agent first is read again
+		// as the other.
+		if c.nameAgain(key, rel, ctx) {
+			return
+		}
+		key += "#agent"
+	}
 	if c.nameAgain(key, rel, ctx) {
 		return
 	}
