@@ -96,6 +96,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 		c.project(root)
 	}
 	c.below(root)
+	c.agentsReadElsewhere()
 	c.alsoNamed()
 	c.remoteVendored()
 	return c.out, nil
@@ -280,6 +281,9 @@ type claudeDisc struct {
 	dir      string
 	dirReal  string // dir with every symlink followed
 	seenFile map[string]bool
+	// agentWarns are the warnings that a plugin's agent's hooks never
+	// run (agentsReadElsewhere).
+	agentWarns []agentWarn
 	// seenPlugin holds the name a plugin root's manifest gives ("" for
 	// none) once its own declarations are read.
 	seenPlugin map[string]string

@@ -704,6 +704,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		// works. They are listed, not run, as a hook turned off is.
 		ctx.agentType = agentType(ctx, name)
 		ctx.ignored = pluginAgentIgnored
+		c.agentWarns = append(c.agentWarns, agentWarn{finding: len(c.out.Findings), file: rel})
 		c.find(RuleNotExecutable, report.SeverityWarning, at(hooksKey),
 			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel)
 	} else if ctx.agent {
@@ -714,6 +715,36 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		}
 	}
 	c.events(ctx, n, place.prefix)
+}
+
+// agentWarn is the warning that the hooks of the plugin's agent file
+// (relative to the work tree) never run, at c.out.Findings[finding].
+type agentWarn struct {
+	finding int
+	file    string
+}
+
+// agentsReadElsewhere makes a notice of each agentWarn whose file is read
+// in another context too (markdown): as a command or a skill of a plugin,
+// or as a project's agent, whose hooks Claude Code runs, and vigiles too.
+// The warning would say of hooks that run that they never do.
+func (c *claudeDisc) agentsReadElsewhere() {
+	if len(c.agentWarns) == 0 {
+		return
+	}
+	other := map[string]bool{}
+	for k := range c.seenFile {
+		if key, file, _ := strings.Cut(k, "\x00"); !strings.HasSuffix(key, "#agent") {
+			other[file] = true
+		}
+	}
+	for _, w := range c.agentWarns {
+		if other[w.file] {
+			f := &c.out.Findings[w.finding]
+			f.Severity = report.SeverityNotice
+			f.Message += "; but this file is read as a command, a skill or a project's agent too, whose hooks Claude Code runs, and vigiles runs them as such"
+		}
+	}
 }
 
 // pluginAgentIgnored is why the hooks a plugin's agent declares are listed,

@@ -93,6 +93,11 @@ func TestPluginAgentAlsoCommand(t *testing.T) {
 	if !shell {
 		t.Errorf("the command's shell line is not named: %v", findingLines(rep.Findings))
 	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNotExecutable && f.Severity != report.SeverityNotice {
+			t.Errorf("%s %s: %s; want a notice: the hooks run as the command's", f.Severity, f.Rule, f.Message)
+		}
+	}
 }
 
 // TestPluginAgentAlsoProjectAgent: a package that is a plugin too, whose
@@ -116,5 +121,10 @@ func TestPluginAgentAlsoProjectAgent(t *testing.T) {
 	}
 	if !ran {
 		t.Errorf("the project agent's hook did not run: %v", rep.Runs)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNotExecutable && f.Severity != report.SeverityNotice {
+			t.Errorf("%s %s: %s; want a notice: the hooks run as the project's", f.Severity, f.Rule, f.Message)
+		}
 	}
 }
