@@ -445,6 +445,22 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 	return c.readJSONIn("", "", abs)
 }
 
+// readObject is readJSON of the declaration file at abs where it exists
+// and holds a JSON object: its path in the tree and the object; the
+// object nil where the file is missing, unreadable (said by readJSON) or
+// holds anything else (a discovery/wrong-type error).
+func (c *claudeDisc) readObject(abs string) (string, *jnode) {
+	if !c.exists(abs) {
+		return "", nil
+	}
+	rel, n := c.readJSON(abs)
+	if n != nil && n.Kind != jsonObject {
+		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
+		return rel, nil
+	}
+	return rel, n
+}
+
 // readJSONIn is readJSON of a file read once in the context key (readIn).
 func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 	rel, data, _ := c.readDeclIn(key, also, abs, false)
@@ -547,16 +563,8 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 
 // settings reads a project settings file's "hooks".
 func (c *claudeDisc) settings(root, name, plugin string) {
-	abs := filepath.Join(root, name)
-	if !c.exists(abs) {
-		return
-	}
-	rel, n := c.readJSON(abs)
+	rel, n := c.readObject(filepath.Join(root, name))
 	if n == nil {
-		return
-	}
-	if n.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
@@ -824,16 +832,7 @@ func (c *claudeDisc) installed(rel, id string) {
 // path in the tree, its object (nil when missing or not an object) and
 // the name it gives ("" for none).
 func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
-	abs := filepath.Join(root, claudePluginJSON)
-	if !c.exists(abs) {
-		return "", nil, ""
-	}
-	rel, n = c.readJSON(abs)
-	if n != nil && n.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
-		return rel, nil, ""
-	}
-	if n == nil {
+	if rel, n = c.readObject(filepath.Join(root, claudePluginJSON)); n == nil {
 		return rel, nil, ""
 	}
 	// The fields discovery reads; componentKinds' too.
@@ -1431,16 +1430,8 @@ func shellWords(s string) []string {
 // marketplace reads .claude-plugin/marketplace.json and discovers every
 // plugin with a local source.
 func (c *claudeDisc) marketplace(root string) {
-	abs := filepath.Join(root, claudeMarketplace)
-	if !c.exists(abs) {
-		return
-	}
-	rel, n := c.readJSON(abs)
+	rel, n := c.readObject(filepath.Join(root, claudeMarketplace))
 	if n == nil {
-		return
-	}
-	if n.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
 		return
 	}
 	c.repeatedKeys(rel, n, "", "metadata", "plugins")

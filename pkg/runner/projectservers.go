@@ -346,16 +346,8 @@ func (s *session) projectServerFinding(sv *Server) {
 // It is the plugin's (a ServerSettings of its plugin's), named, turned
 // off and kept in a baseline's servers as its other servers are.
 func (c *claudeDisc) pluginSettings(ctx hookCtx) {
-	abs := filepath.Join(ctx.pluginRoot, claudeSettingsName)
-	if !c.exists(abs) {
-		return
-	}
-	rel, n := c.readJSON(abs)
+	rel, n := c.readObject(filepath.Join(ctx.pluginRoot, claudeSettingsName))
 	if n == nil {
-		return
-	}
-	if n.Kind != jsonObject {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object, found %s", rel, n.Kind)
 		return
 	}
 	const key = "subagentStatusLine"
