@@ -111,6 +111,10 @@ type Server struct {
 	// (ServerSkillShell), the entry of its frontmatter's allowed-tools
 	// that pre-approves it ("" for none).
 	Allowed string
+	// BashRules are, for a shell line, all its frontmatter's
+	// allowed-tools entries that name Bash, whether or not they match it:
+	// a finding says that none does.
+	BashRules []string
 	// Agent is, for an MCP server a project's agent defines inline in its
 	// frontmatter's mcpServers (agentServers), the agent's file, relative
 	// to the work tree: Claude Code starts it when that agent starts, not

