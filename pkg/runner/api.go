@@ -1325,9 +1325,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		// Kept without the checkout's path (treeForm), as compared.
 		portable := *rep
-		tf := newTreeForm(s.dir)
-		portable.Runs = tf.runs(rep.Runs)
-		if err := WriteBaseline(s.dir, s.abs(o.Baseline), s.withProjectServers(newBaseline(&portable, decl, s.baselineServers(), unrun...))); err != nil {
+		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
+		b := newBaseline(&portable, decl, keptServers(s.started), unrun...)
+		b.ProjectServers = keptServers(s.projectStarted)
+		if err := WriteBaseline(s.dir, s.abs(o.Baseline), b); err != nil {
 			return rep, err
 		}
 	}

@@ -493,8 +493,8 @@ func NewBaseline(rep *report.Report) *Baseline {
 
 // newBaseline records the runs of a report; decl holds, by run id, the
 // handler of each hook that is listed, not run (declarations), and
-// servers the servers Claude Code starts (session.baselineServers; nil
-// keeps none).
+// servers the servers Claude Code starts (keptServers; nil keeps
+// none).
 func newBaseline(rep *report.Report, decl map[string]string, servers []BaselineServer, unrun ...*Hook) *Baseline {
 	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: servers}
 	if servers == nil {
@@ -1709,20 +1709,9 @@ func serverSubject(id serverIdent) string {
 	return id.root + "#" + id.kind + ":" + id.name
 }
 
-// baselineServers is what a baseline keeps of the servers Claude Code
-// starts (session.started), sorted, in the tree's form (as starts
-// made it): never nil.
-func (s *session) baselineServers() []BaselineServer {
-	return keptServers(s.started)
-}
-
-// baselineProjectServers is baselineServers of the projects' servers and
-// settings commands (session.projectStarted).
-func (s *session) baselineProjectServers() []BaselineServer {
-	return keptServers(s.projectStarted)
-}
-
-// keptServers is what a baseline keeps of started, sorted: never nil.
+// keptServers is what a baseline keeps of started (session.started,
+// session.projectStarted), sorted, in the tree's form (as starts made
+// it): never nil.
 func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range started {

@@ -372,10 +372,3 @@ func (c *claudeDisc) pluginSettings(ctx hookCtx) {
 
 // claudeSettingsName is the settings file at a plugin's root.
 const claudeSettingsName = "settings.json"
-
-// withProjectServers is b keeping the projects' servers and settings
-// commands Claude Code starts too.
-func (s *session) withProjectServers(b *Baseline) *Baseline {
-	b.ProjectServers = s.baselineProjectServers()
-	return b
-}
