@@ -1759,10 +1759,10 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report
 // off being off.
 func compareServerList(kept []BaselineServer, started []startedServer, offIdents []serverIdent, finds []report.Finding, sev report.Severity, removedIn func(string) bool, before string) ([]report.Drift, []report.Finding) {
 	if kept == nil {
+		if sev == report.SeverityNotice {
+			return nil, nil // --update-baseline keeps them now (serversKept)
+		}
 		for _, st := range started {
-			if sev == report.SeverityNotice {
-				break // --update-baseline keeps them now (serversKept)
-			}
 			f := &finds[st.finding]
 			f.Message += "; " + before + ": `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it"
 		}
