@@ -1715,13 +1715,9 @@ func serverSubject(id serverIdent) string {
 func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range started {
-		sv := st.sv
-		typ, when := sv.Type, ""
-		if sv.Kind == ServerMonitor {
-			typ, when = "", monitorWhen(sv)
-		}
-		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: sv.Name, Type: typ,
-			Starts: st.starts, When: when, File: sv.Location.File})
+		sv, f := st.sv, st.form()
+		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: sv.Name, Type: f.typ,
+			Starts: f.starts, When: f.when, File: sv.Location.File})
 	}
 	sortServers(out)
 	return out
@@ -1768,7 +1764,6 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		}
 		return nil, nil
 	}
-	type form struct{ typ, starts, when string }
 	was := map[serverIdent][]BaselineServer{}
 	for _, bs := range kept {
 		id := bs.ident()
@@ -1783,13 +1778,7 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		}
 		now[id] = append(now[id], st)
 	}
-	formOf := func(st startedServer) form {
-		if st.sv.Kind == ServerMonitor {
-			return form{"", st.starts, monitorWhen(st.sv)}
-		}
-		return form{st.sv.Type, st.starts, ""}
-	}
-	shown := func(f form) string {
+	shown := func(f serverForm) string {
 		when := ""
 		if f.when != "" {
 			when = " (when: " + f.when + ")"
@@ -1807,15 +1796,14 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		// The baseline's entries under this name by what they start, each
 		// form's in the file's order: a lookup a server, not a scan of
 		// them all (a baseline may list many under one name).
-		byForm := map[form][]int{}
+		byForm := map[serverForm][]int{}
 		for i, bs := range all {
-			k := form{bs.Type, bs.Starts, bs.When}
-			byForm[k] = append(byForm[k], i)
+			byForm[bs.form()] = append(byForm[bs.form()], i)
 		}
 		used := make([]bool, len(all))
 		var changed []startedServer
 		for _, st := range now[id] {
-			f := formOf(st)
+			f := st.form()
 			// The same server accepted as it is: each accepted one
 			// vouches for one declared now.
 			if q := byForm[f]; len(q) > 0 {
@@ -1835,7 +1823,7 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		}
 		what, plugin := kindName(id.kind), ""
 		for _, st := range changed {
-			f := formOf(st)
+			f := st.form()
 			plugin = st.sv.owner()
 			name := shownCut(st.sv.Name, maxMonitorName)
 			nowShown := cutBytes(shown(f), maxEvidence)
@@ -1851,7 +1839,7 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 			// in the order the file lists them.
 			old := olds[0]
 			olds = olds[1:]
-			wasShown := cutBytes(shown(form{old.Type, old.Starts, old.When}), maxEvidence)
+			wasShown := cutBytes(shown(old.form()), maxEvidence)
 			drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: wasShown, Now: nowShown, Location: st.sv.Location})
 			out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: st.sv.Location, Title: "changed since the baseline",
 				Message: fmt.Sprintf("%s %s of %s now starts otherwise than the baseline accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
@@ -1895,11 +1883,29 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 			owner = projectOwner(root)
 		}
 		loc := report.Location{File: bs.File}
-		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(form{bs.Type, bs.Starts, bs.When}), maxEvidence), Location: loc})
+		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(bs.form()), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
 			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), owner, why)})
 	}
 	return drift, out
+}
+
+// serverForm is what a baseline compares of a server under its ident:
+// an MCP or LSP server's type and what it starts, a monitor's what it
+// starts and its when (monitorWhen).
+type serverForm struct{ typ, starts, when string }
+
+// form is st's serverForm.
+func (st startedServer) form() serverForm {
+	if st.sv.Kind == ServerMonitor {
+		return serverForm{"", st.starts, monitorWhen(st.sv)}
+	}
+	return serverForm{st.sv.Type, st.starts, ""}
+}
+
+// form is the serverForm bs accepts.
+func (bs BaselineServer) form() serverForm {
+	return serverForm{bs.Type, bs.Starts, bs.When}
 }
 
 // monitorWhen is what a baseline keeps of a monitor's when: "" for
