@@ -1326,8 +1326,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		// Kept without the checkout's path (treeForm), as compared.
 		portable := *rep
 		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
-		b := newBaseline(&portable, decl, keptServers(s.started), unrun...)
-		b.ProjectServers = keptServers(s.projectStarted)
+		b := newBaseline(&portable, decl, keptServers(s.started), keptServers(s.projectStarted), unrun...)
 		if err := WriteBaseline(s.dir, s.abs(o.Baseline), b); err != nil {
 			return rep, err
 		}

@@ -488,15 +488,20 @@ func throwawayTarget(t string) string {
 // NewBaseline records the runs of a report. The declarations of hooks
 // that are listed, not run, are not at hand here: see newBaseline.
 func NewBaseline(rep *report.Report) *Baseline {
-	return newBaseline(rep, nil, nil)
+	return newBaseline(rep, nil, nil, nil)
 }
 
 // newBaseline records the runs of a report; decl holds, by run id, the
 // handler of each hook that is listed, not run (declarations), and
-// servers the servers Claude Code starts (keptServers; nil keeps
-// none).
-func newBaseline(rep *report.Report, decl map[string]string, servers []BaselineServer, unrun ...*Hook) *Baseline {
-	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: servers}
+// servers and projectServers the plugins' and the projects' servers
+// Claude Code starts (keptServers): both nil keep none and write the form
+// before they were kept (v1), both lists a v2 baseline, which must have
+// them; one without the other is a caller's mistake.
+func newBaseline(rep *report.Report, decl map[string]string, servers, projectServers []BaselineServer, unrun ...*Hook) *Baseline {
+	if (servers == nil) != (projectServers == nil) {
+		panic("newBaseline: servers and projectServers are kept together")
+	}
+	b := &Baseline{Schema: BaselineSchema, Runs: map[string]BaselineRun{}, Servers: servers, ProjectServers: projectServers}
 	if servers == nil {
 		// A baseline that keeps no servers is of the form before they
 		// were kept.

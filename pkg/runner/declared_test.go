@@ -72,7 +72,7 @@ func TestBaselineKeepsTheAuditedDeclaration(t *testing.T) {
 	rep := &report.Report{Runs: []report.HookRun{{ID: id, Plugin: "project", Event: Stop, Type: TypeHTTP, Outcome: report.OutcomeNotExecutable,
 		Location: report.Location{File: ".claude/settings.json", Line: 1, Column: 29}}}}
 	path := filepath.Join(dir, "b.json")
-	if err := WriteBaseline(dir, path, newBaseline(rep, decl, nil)); err != nil {
+	if err := WriteBaseline(dir, path, newBaseline(rep, decl, nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
