@@ -115,25 +115,14 @@ func (c *claudeDisc) settingsCommands(root, rel, name string, n *jnode) {
 	}
 	c.repeatedKeys(rel, n, "", keys...)
 	for _, k := range settingsCommandKeys {
-		v, at := lastMember(n, k.key)
-		if v == nil {
+		cmd, loc := c.settingsCommand(rel, n, k.key, k.object)
+		if cmd == "" {
 			continue
 		}
-		if k.object && v.Kind == jsonObject {
-			c.repeatedKeys(rel, v, k.key, "type", "command")
-		}
-		v, problem := settingsCommandForm(k.object, v)
-		if problem != "" {
-			c.find(RuleWrongType, report.SeverityError, c.loc(rel, at), "%s: %s: vigiles cannot tell what Claude Code runs for it, which it may run unsandboxed outside every hook: review it by hand", k.key, problem)
-			continue
-		}
-		if v.Str == "" {
-			continue // a command of nothing: Claude Code runs none
-		}
-		if !c.countServer(c.loc(rel, at)) {
+		if !c.countServer(loc) {
 			return
 		}
-		s := &Server{Kind: ServerSettings, Name: k.key, Command: v.Str, Plugin: name, Location: c.loc(rel, at)}
+		s := &Server{Kind: ServerSettings, Name: k.key, Command: cmd, Plugin: name, Location: loc}
 		if c.projCmds == nil {
 			c.projCmds = map[string]map[string]*Server{}
 		}
@@ -207,18 +196,27 @@ func settingsCommandForm(object bool, v *jnode) (*jnode, string) {
 	}
 }
 
-// lastMember is the value of n's last member of key (the one JSON.parse
-// keeps) and where its key is.
-func lastMember(n *jnode, key string) (*jnode, jpos) {
-	if n == nil || n.Kind != jsonObject {
-		return nil, jpos{}
+// settingsCommand is the command the settings file rel (parsed: n) gives
+// its key (object: in the object form, settingsCommandForm), and where
+// the key is; "" where the key is not given, names a command of nothing
+// (Claude Code runs none), or holds another form than the schema takes,
+// a discovery/wrong-type error. A key given twice in an object value is
+// a warning (repeatedKeys).
+func (c *claudeDisc) settingsCommand(rel string, n *jnode, key string, object bool) (string, report.Location) {
+	m, ok := n.member(key)
+	if !ok {
+		return "", report.Location{}
 	}
-	for i := len(n.Members) - 1; i >= 0; i-- {
-		if n.Members[i].Key == key {
-			return n.Members[i].Value, n.Members[i].KeyPos
-		}
+	loc := c.loc(rel, m.KeyPos)
+	if object && m.Value.Kind == jsonObject {
+		c.repeatedKeys(rel, m.Value, key, "type", "command")
 	}
-	return nil, jpos{}
+	v, problem := settingsCommandForm(object, m.Value)
+	if problem != "" {
+		c.find(RuleWrongType, report.SeverityError, loc, "%s: %s: vigiles cannot tell what Claude Code runs for it, which it may run unsandboxed outside every hook: review it by hand", key, problem)
+		return "", loc
+	}
+	return v.Str, loc
 }
 
 // settingsCommandWhat is what Claude Code runs the command of key for.
@@ -352,22 +350,11 @@ func (c *claudeDisc) pluginSettings(ctx hookCtx) {
 	}
 	const key = "subagentStatusLine"
 	c.repeatedKeys(rel, n, "", key)
-	v, at := lastMember(n, key)
-	if v == nil {
+	cmd, loc := c.settingsCommand(rel, n, key, true)
+	if cmd == "" || !c.countServer(loc) {
 		return
 	}
-	if v.Kind == jsonObject {
-		c.repeatedKeys(rel, v, key, "type", "command")
-	}
-	v, problem := settingsCommandForm(true, v)
-	if problem != "" {
-		c.find(RuleWrongType, report.SeverityError, c.loc(rel, at), "%s: %s: vigiles cannot tell what Claude Code runs for it, which it may run unsandboxed outside every hook: review it by hand", key, problem)
-		return
-	}
-	if v.Str == "" || !c.countServer(c.loc(rel, at)) {
-		return
-	}
-	c.addServers(ctx, []*Server{{Kind: ServerSettings, Name: key, Command: v.Str, Location: c.loc(rel, at)}}, ctx.entryName == "")
+	c.addServers(ctx, []*Server{{Kind: ServerSettings, Name: key, Command: cmd, Location: loc}}, ctx.entryName == "")
 }
 
 // claudeSettingsName is the settings file at a plugin's root.
