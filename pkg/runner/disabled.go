@@ -211,6 +211,9 @@ type sessionSettings struct {
 	// ids holds, by "name@marketplace" key of enabledPlugins, the file
 	// whose false turns that ID off ("" where it is set true).
 	ids map[string]string
+	// files are the settings files read (settingsFiles), for what else
+	// they say (projectMCPApproval, skillShellOff).
+	files []settingsFile
 }
 
 // settingsOf reads the settings of a session started in proj (relative
@@ -224,6 +227,7 @@ func (s *session) settingsOf(proj string) sessionSettings {
 	st.all, st.plugins = switchesOff(files, s.markets)
 	st.ids = idSwitches(files)
 	st.env = settingsEnv(files)
+	st.files = files
 	if s.sessions == nil {
 		s.sessions = map[string]sessionSettings{}
 	}

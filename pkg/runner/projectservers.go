@@ -305,13 +305,13 @@ func (s *session) projectServerFinding(sv *Server) {
 		s.skillShellFinding(sv, false, "", proj)
 		return
 	}
-	files := settingsFiles(s.dir, proj)
+	st := s.settingsOf(proj)
 	msg, off := sv.message(""), ""
 	switch {
 	case sv.Agent != "":
 		msg = "an agent's own: Claude Code asks no .mcp.json approval for it, and starts it once the user has trusted the folder (the trust `claude -p` and the Agent SDK give settings files' hooks does not count): " + msg
 	case sv.Kind == ServerMCP:
-		rejected, approved := projectMCPApproval(files, sv.Name)
+		rejected, approved := projectMCPApproval(st.files, sv.Name)
 		switch {
 		case rejected != "":
 			off = fmt.Sprintf("turned off: %s lists it under disabledMcpjsonServers, so Claude Code does not start it while that holds; ", shownName(rejected))
@@ -321,8 +321,8 @@ func (s *session) projectServerFinding(sv *Server) {
 			msg = "not approved by the project's settings: Claude Code asks the user before it starts it in an interactive session, and starts it without asking in `claude -p`, Agent SDK and cloud sessions (CI's): " + msg
 		}
 	case sv.Kind == ServerSettings && (sv.Name == "statusLine" || sv.Name == "subagentStatusLine"):
-		if all, _ := switchesOff(files, nil); all != "" {
-			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all))
+		if st.all != "" {
+			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(st.all))
 		}
 	}
 	sev := report.SeverityWarning

@@ -833,7 +833,7 @@ func (s *session) serverFindings() {
 		}
 		all := ""
 		if sv.Kind == ServerSettings && !p.off {
-			all, _ = switchesOff(settingsFiles(s.dir, ""), nil)
+			all = st.all
 		}
 		if p.off {
 			sev = report.SeverityNotice

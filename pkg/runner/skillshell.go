@@ -308,7 +308,7 @@ func shownRules(rules []string) string {
 // it is named in every audit.
 func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
 	msg, sev := sv.message(""), report.SeverityWarning
-	switch file := skillShellOff(settingsFiles(s.dir, proj)); {
+	switch file := skillShellOff(s.settingsOf(proj).files); {
 	case off:
 		sev = report.SeverityNotice
 		msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not run it while that holds; ", offIn) + msg
