@@ -824,13 +824,13 @@ func (s *session) serverFindings() {
 			}
 			of[k] = p
 		}
-		msg := sv.message(p.dataDir)
-		sev := report.SeverityWarning
 		if sv.Kind == ServerSkillShell {
 			// Named in every audit, never kept (skillShellFinding).
 			s.skillShellFinding(sv, p.off, p.offIn, "")
 			continue
 		}
+		msg := sv.message(p.dataDir)
+		sev := report.SeverityWarning
 		all := ""
 		if sv.Kind == ServerSettings && !p.off {
 			all = st.all
