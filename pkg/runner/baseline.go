@@ -1937,10 +1937,13 @@ func (s *session) serversKept(finds []report.Finding) {
 	}
 }
 
-// outdated is a warning, at the baseline file, where a v1 baseline lacks
+// outdated is an error, at the baseline file, where a v1 baseline lacks
 // what a v2 one keeps (lacking): what it turns off, said in every audit
-// against it, so that a pull request that turns a baseline back to v1 and
-// deletes such a key is seen in the report as well as in the file's diff.
+// against it. An error, not a warning: each such key turns off
+// comparisons whose drift is an error, and vigiles cannot tell a baseline
+// written before it kept them from one a pull request turned back to v1
+// and deleted them from, which must not pass where the v2 form of that
+// deletion is refused (baseline/invalid). The fix, one update, is named.
 // nil where it lacks nothing. servers and projectServers say whether
 // the tree has servers of each list: a list the baseline lacks turns
 // nothing off where the tree has none, and is not told.
@@ -1970,8 +1973,9 @@ func (b *Baseline) outdated(loc report.Location, servers, projectServers bool) *
 			parts = append(parts, fmt.Sprintf("%d run(s) without %s", c.n, c.what))
 		}
 	}
-	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityWarning, Location: loc, Title: "baseline of an older form",
-		Message: fmt.Sprintf("the baseline is %s, which this vigiles compares less of: it has %s; `vigiles audit --update-baseline` rewrites it as %s, which keeps them all and is refused without them (review its diff). "+
-			"A pull request that turns a baseline back to %s, or deletes these keys from one, turns those comparisons off",
-			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchema, BaselineSchemaV1)}
+	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityError, Location: loc, Title: "baseline of an older form",
+		Message: fmt.Sprintf("the baseline is %s, which this vigiles compares less of: it has %s. "+
+			"A pull request that turns a baseline back to %s, or deletes these keys from one, would turn those comparisons off, so this is an error; "+
+			"fix: `vigiles audit --update-baseline` rewrites it as %s, which keeps them all and is refused without them (review its diff)",
+			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchemaV1, BaselineSchema)}
 }

@@ -211,9 +211,10 @@ func TestBaselineServerDrift(t *testing.T) {
 
 // TestBaselineBeforeServers: a baseline written before vigiles kept
 // servers (v1, no "servers") accepts none and refuses none: each stays the
-// warning it was, saying that --update-baseline keeps it, and nothing
-// fails on them. One that keeps none ("servers": []) has a new server
-// as baseline/server-added.
+// warning it was, saying that --update-baseline keeps it, and none is an
+// error: the audit fails on baseline/outdated alone, which names that
+// update. One that keeps none ("servers": []) has a new server as
+// baseline/server-added.
 func TestBaselineBeforeServers(t *testing.T) {
 	dir := makeTree(t, serversTree())
 	serverAudit(t, dir, true)
@@ -231,9 +232,7 @@ func TestBaselineBeforeServers(t *testing.T) {
 	old, _ := json.Marshal(b)
 	rewrite(t, dir, serversBase, string(old))
 	rep := serverAudit(t, dir, false)
-	if rep.Verdict != report.VerdictPass {
-		t.Errorf("verdict %s, want pass: %v", rep.Verdict, serverFindingLines(rep))
-	}
+	onlyOutdatedFails(t, rep)
 	lacks(t, serverFindingLines(rep),
 		"warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the MCP server db",
 		"the baseline, written before vigiles kept servers and monitors, does not keep it: `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it",

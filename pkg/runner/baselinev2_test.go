@@ -18,8 +18,8 @@ import (
 // its errors off. vigiles now writes vigiles.baseline/v2, which keeps
 // them all, and refuses one that lacks any (baseline/invalid); a v1
 // baseline is read as before, and every audit against it says what it
-// lacks (baseline/outdated, a warning), so that turning a baseline back
-// to v1 shows in the report too.
+// lacks (baseline/outdated, an error: a v1 baseline without them fails
+// as a v2 one does, until an update rewrites it).
 func TestBaselineKeyDeletedIsNoDowngrade(t *testing.T) {
 	files := serversTree()
 	files["a/hooks/hooks.json"] = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true write:notes.txt"}]}]}}`
@@ -76,11 +76,11 @@ func TestBaselineKeyDeletedIsNoDowngrade(t *testing.T) {
 			// The same as v1: read as before, and said.
 			edit(BaselineSchemaV1, tc.drop)
 			rep = serverAudit(t, dir, false)
-			if hasFinding(rep.Findings, RuleBaselineInvalid, "") || !hasFinding(rep.Findings, RuleBaselineOutdated, tc.says) {
+			if rep.Verdict == report.VerdictPass || hasFinding(rep.Findings, RuleBaselineInvalid, "") || !hasFinding(rep.Findings, RuleBaselineOutdated, tc.says) {
 				t.Errorf("v1 without %s: %s %v", tc.name, rep.Verdict, findingLines(rep.Findings))
 			}
 			for _, f := range rep.Findings {
-				if f.Rule == RuleBaselineOutdated && (f.Severity != report.SeverityWarning || f.Location.File != serversBase) {
+				if f.Rule == RuleBaselineOutdated && (f.Severity != report.SeverityError || f.Location.File != serversBase) {
 					t.Errorf("outdated: %s at %v", f.Severity, f.Location)
 				}
 			}
@@ -146,7 +146,8 @@ func TestBaselineProjectServersDeletedIsNoDowngrade(t *testing.T) {
 			}
 			drop(BaselineSchemaV1)
 			rep := serverAudit(t, dir, false)
-			if hasFinding(rep.Findings, RuleBaselineInvalid, "") || hasFinding(rep.Findings, RuleBaselineOutdated, `no "projectServers"`) != tc.outdated {
+			if hasFinding(rep.Findings, RuleBaselineInvalid, "") || hasFinding(rep.Findings, RuleBaselineOutdated, `no "projectServers"`) != tc.outdated ||
+				(rep.Verdict == report.VerdictPass) == tc.outdated {
 				t.Errorf("v1 without projectServers: %s %v", rep.Verdict, findingLines(rep.Findings))
 			}
 		})

@@ -255,8 +255,8 @@ func TestBaselineKeepsProjectServers(t *testing.T) {
 // kept the projects' servers (it has "servers" but no "projectServers")
 // accepts none of them and refuses none: each stays the warning it is
 // without a baseline, and says --update-baseline keeps it; the audit
-// passes at fail-level error, as it did before vigiles named them. A
-// plugin's server there is compared as before.
+// fails on baseline/outdated alone, which names that update. A plugin's
+// server there is compared as before.
 func TestBaselineWithoutProjectServers(t *testing.T) {
 	files := projectServersTree()
 	files[serversBase] = `{"schema": "vigiles.baseline/v1", "runs": {".claude/settings.json#hooks.Stop[0].hooks[0]": {"plugin": "project", "event": "Stop", "command": "true", "context": "project:.", "outcome": "allowed", "hosts": [], "writes": [], "deleted": [], "file": ".claude/settings.json"}}, "servers": []}`
@@ -274,8 +274,21 @@ func TestBaselineWithoutProjectServers(t *testing.T) {
 			t.Errorf("warning does not say the baseline does not keep it: %s", l)
 		}
 	}
-	if rep.Verdict != report.VerdictPass {
-		t.Errorf("verdict %s, want pass: %v", rep.Verdict, findingLines(rep.Findings))
+	onlyOutdatedFails(t, rep)
+}
+
+// onlyOutdatedFails fails t unless rep fails on one error, a
+// baseline/outdated one, and has no drift.
+func onlyOutdatedFails(t *testing.T, rep *report.Report) {
+	t.Helper()
+	var errs []string
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError {
+			errs = append(errs, f.Rule)
+		}
+	}
+	if rep.Verdict == report.VerdictPass || len(errs) != 1 || errs[0] != RuleBaselineOutdated || len(rep.Drift) != 0 {
+		t.Errorf("verdict %s, errors %v, drift %d; want a fail on baseline/outdated alone: %v", rep.Verdict, errs, len(rep.Drift), findingLines(rep.Findings))
 	}
 }
 
