@@ -293,7 +293,7 @@ func (c *claudeDisc) inlineCommand(ctx hookCtx, declFile, prefix string, v *jnod
 	case state == fmNone:
 		return
 	case state == fmOpen:
-		if mentionsHooks(fm) {
+		if mayKeyHooks(fm) {
 			c.find(RuleMalformed, report.SeverityWarning, c.loc(declFile, v.Pos),
 				"%scontent: the frontmatter of this inline command is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", prefix)
 		}
@@ -520,12 +520,148 @@ var (
 	fmSpecialRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ") })
 )
 
-// mentionsHooks says whether a frontmatter vigiles cannot read may spell a
-// "hooks" key: the word itself, or a backslash (a double-quoted key may
-// write it with escapes, "hoo\x6bs"). Only then is its trouble a finding
-// (a skill's description with a stray colon declares no hook either way).
+// mentionsHooks says whether a frontmatter mentions hooks at all: the
+// word anywhere, or a backslash (a double-quoted key may write it with
+// escapes, "hoo\x6bs"). A frontmatter vigiles cannot read that does not is
+// no finding (a skill's description with a stray colon declares no hook
+// either way); one that does is looked at closer (mayKeyHooks).
 func mentionsHooks(fm []byte) bool {
 	return bytes.Contains(fm, []byte("hooks")) || bytes.IndexByte(fm, '\\') >= 0
+}
+
+// mayKeyHooks says whether a frontmatter vigiles cannot read as YAML may
+// still spell a "hooks" key, for a parser that takes what yaml.v3 refuses
+// (Claude Code's is a JavaScript one) or a mistake of vigiles' own. Text
+// that is not YAML has no tree to look at, so this looks at the places
+// where a YAML mapping key can begin, at any depth, and says yes, failing
+// closed, wherever the word or an escape could be one:
+//
+//   - "hooks" as a whole plain, single-quoted or double-quoted scalar at a
+//     key's start (mayStartKey: the start of a line after its indentation;
+//     after a block indicator "- " or "? ", which covers explicit keys and
+//     a collection as a key, which a parser may turn into a string of its
+//     own making; after a "{" or "["; after a "," once a "[" or "{" came before it; after
+//     properties, tags such as !!str and anchors), and followed by what may
+//     end a key (hooksKeyEnds: a ":", the end of its line, as an explicit
+//     key or a block scalar's line may, or a "," "}" or "]" in a flow
+//     collection);
+//   - a double-quoted scalar at a key's start that holds a backslash: its
+//     escapes may spell the word, or join it across lines;
+//   - an alias or a merge key ("<<") at a key's start, where the word or a
+//     backslash is anywhere in the text: the node it names may be defined
+//     where no key is ("name: &k hooks").
+//
+// What is left is prose: the word inside a value ("description: … and
+// hooks"), in a comment, or inside a longer scalar ("pre-hooks:", "use
+// hooks: …", whose key is the whole scalar); no YAML reading makes a key
+// "hooks" of it. A line of a multi-line value that begins with the word and
+// a colon is taken for a key (text alone cannot tell the two apart).
+func mayKeyHooks(fm []byte) bool {
+	flow := bytes.IndexAny(fm, "[{")
+	word := []byte("hooks")
+	for off := 0; ; {
+		i := bytes.Index(fm[off:], word)
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 1
+		start, end := i, i+len(word)
+		if i > 0 && (fm[i-1] == '"' || fm[i-1] == '\'') {
+			if end >= len(fm) || fm[end] != fm[i-1] {
+				continue
+			}
+			start, end = i-1, end+1
+		}
+		if mayStartKey(fm, start, flow) && hooksKeyEnds(fm, end, flow) {
+			return true
+		}
+	}
+	for i := 0; i < len(fm); i++ {
+		switch {
+		case fm[i] == '"' && mayStartKey(fm, i, flow):
+			// The scalar runs to the next quote that no backslash
+			// escapes (or to the end of the text).
+			for j := i + 1; j < len(fm) && fm[j] != '"'; j++ {
+				if fm[j] == '\\' {
+					return true
+				}
+			}
+		case fm[i] == '*' && i+1 < len(fm) && !isYAMLBlank(fm[i+1]) && !bytes.ContainsRune([]byte(",[]{}"), rune(fm[i+1])) && mayStartKey(fm, i, flow),
+			bytes.HasPrefix(fm[i:], []byte("<<")) && mayStartKey(fm, i, flow):
+			if mentionsHooks(fm) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isYAMLBlank says whether b separates tokens within a line or ends one.
+func isYAMLBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
+
+// mayStartKey says whether a mapping key could begin at fm[i]: only blanks,
+// properties (a tag, an anchor) and the indicators "- " and "? " stand
+// between it and the start of its line, or a flow indicator ("{", "[", or a
+// "," once flow, the first "[" or "{" of the text, is behind it) comes
+// before it with only blanks and properties between.
+func mayStartKey(fm []byte, i, flow int) bool {
+	j := i
+	for {
+		blanks := j
+		for j > 0 && (fm[j-1] == ' ' || fm[j-1] == '\t') {
+			j--
+		}
+		if j == 0 || fm[j-1] == '\n' || fm[j-1] == '\r' {
+			return true
+		}
+		switch c := fm[j-1]; {
+		case c == '{' || c == '[':
+			return true
+		case c == ',':
+			return flow >= 0 && flow < j-1
+		case (c == '-' || c == '?') && j < blanks:
+			j-- // a block indicator: what is before it must be a key's start too
+			continue
+		}
+		// A property: a run of non-blanks that starts with "!" or "&",
+		// maybe right after a flow indicator ("{&a hooks: …}").
+		k := j
+		for k > 0 && !isYAMLBlank(fm[k-1]) {
+			k--
+		}
+		run := bytes.TrimLeft(fm[k:j], "{[,")
+		if len(run) == 0 || (run[0] != '!' && run[0] != '&') {
+			return false
+		}
+		if len(run) < j-k {
+			lead := fm[k : j-len(run)]
+			return bytes.ContainsAny(lead, "{[") || flow >= 0 && flow < k
+		}
+		j = k
+	}
+}
+
+// hooksKeyEnds says whether a scalar that ends at fm[e] may be a whole key:
+// blanks, then a ":", the end of the line (or a comment), or in a flow
+// collection a ",", "}" or "]".
+func hooksKeyEnds(fm []byte, e, flow int) bool {
+	s := e
+	for e < len(fm) && (fm[e] == ' ' || fm[e] == '\t') {
+		e++
+	}
+	if e == len(fm) {
+		return true
+	}
+	switch fm[e] {
+	case ':', '\n', '\r':
+		return true
+	case '#':
+		return e > s
+	case ',', '}', ']':
+		return flow >= 0 && flow < e
+	}
+	return false
 }
 
 // markdown reads the hooks a skill's, an agent's or a command's markdown
@@ -564,16 +700,18 @@ func (c *claudeDisc) markdown(ctx hookCtx, abs string, kind fmKind) {
 	case fmNone:
 		return
 	case fmOpen:
-		if !mentionsHooks(fm) {
-			return
-		}
-		if more {
+		// Past maxDeclFile the rest is not read, so any mention of
+		// hooks may be the start of the key's frontmatter; within it, the
+		// whole text is there to look at.
+		if more && mentionsHooks(fm) {
 			c.find(RuleMalformed, report.SeverityError, report.Location{File: rel, Line: 1, Column: 1},
 				"%s: its frontmatter is not closed within the first %d bytes, which is all vigiles reads; the hooks it may declare are not read", rel, maxDeclFile)
 			return
 		}
-		c.find(RuleMalformed, report.SeverityWarning, report.Location{File: rel, Line: 1, Column: 1},
-			"%s: the frontmatter opened here is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
+		if !more && mayKeyHooks(fm) {
+			c.find(RuleMalformed, report.SeverityWarning, report.Location{File: rel, Line: 1, Column: 1},
+				"%s: the frontmatter opened here is never closed (no \"---\" follows it), so Claude Code reads none of it and runs none of the hooks it seems to declare", rel)
+		}
 		return
 	}
 	ctx.file, ctx.agent = rel, kind == fmAgent
@@ -634,11 +772,22 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		if ce.Line > 0 || place.pin != nil {
 			loc = c.loc(rel, place.pos(ce.Line, ce.Column))
 		}
+		if !mayKeyHooks(fm) {
+			// The word (or a backslash) is there only where no key
+			// can be: the frontmatter declares no hooks. It is still
+			// worth saying, as a warning: a YAML parser refuses it
+			// with its values quoted too, and so Claude Code reads
+			// none of it (an agent's name and description either:
+			// one of a plugin loads with none, one of the project's
+			// not at all).
+			c.find(RuleMalformed, report.SeverityWarning, loc, "%s: the frontmatter is %s, also once its values are quoted as Claude Code retries it, so Claude Code reads none of it (an agent's name and description neither); nothing in it stands where a key could spell \"hooks\", so it declares no hooks: quote the value, or write it as a block scalar (\"description: |\" and the lines below indented)", rel, ce.Msg)
+			return
+		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks", rel, ce.Msg)
 		return
 	}
 	if second != nil {
-		if mentionsHooks(fm) {
+		if mayKeyHooks(fm) {
 			n := second
 			if n.Line == 0 && len(n.Content) > 0 {
 				n = n.Content[0]
