@@ -542,11 +542,18 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s (%s), which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME to the caller's home for vigiles (HOME=/home/$USER vigiles …)", ErrRefused, spec.Dir, os.Getenv("HOME"), h))
 		}
 		// A project's GNUPGHOME=$PWD/.gnupg (a test suite's signing
-		// keys), a runtime dir in it: a TMPDIR given to vigiles alone
-		// would leave the keys and sockets in the tree, shown whole.
+		// keys), a runtime dir in it, an XDG_CONFIG_HOME=$PWD/.config or
+		// a CI job's XDG_CACHE_HOME in its workspace: a TMPDIR given to
+		// vigiles alone would leave the keys, sockets and logins in the
+		// tree, shown whole.
 		for _, d := range []struct{ name, what string }{
 			{"GNUPGHOME", "private keys and its agent's sockets"},
 			{"XDG_RUNTIME_DIR", "its agents' and services' sockets, which answer as the caller"},
+			{"XDG_CONFIG_HOME", "its tools' logins and tokens"},
+			{"XDG_DATA_HOME", "its keyrings, password stores and browser profiles"},
+			{"XDG_STATE_HOME", "its shell history and tools' state"},
+			{"XDG_CACHE_HOME", "tokens and sessions its tools keep there"},
+			{"PASSWORD_STORE_DIR", "its passwords"},
 		} {
 			if envNamesDir(os.Getenv(d.name), h) {
 				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (%s=$RUNNER_TEMP/%s), or give a work tree that does not hold it (--workdir)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name)))

@@ -1141,7 +1141,9 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 // callerSecrets lists what the caller keeps outside the masked directories
 // that the command must not read, as getenv describes this caller: its HOME
 // wherever it is (a container job's /github/home, a service account's
-// /var/lib/…), its TMPDIR, XDG_RUNTIME_DIR and GNUPGHOME wherever they are, a CI runner's temporary directory (RUNNER_TEMP: the rendered
+// /var/lib/…), its TMPDIR, XDG_RUNTIME_DIR, GNUPGHOME, XDG base
+// directories (xdgDirVars) and password store wherever they are (but in a
+// system directory, inSystemDir), a CI runner's temporary directory (RUNNER_TEMP: the rendered
 // step scripts, the file-command files, which hold what earlier steps put
 // in GITHUB_ENV and GITHUB_OUTPUT, the credentials file actions/checkout
 // includes from the repository's config), its file-command directories and
@@ -1161,8 +1163,12 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 		// shown whole.
 		r, err := callerPath(d)
 		// A mask over / would hide the whole host (HOME=// or a link
-		// to /): the run would fail on a missing /etc.
-		if err != nil || r == "/" || slices.Contains(held, r) {
+		// to /): the run would fail on a missing /etc. So would one over
+		// a system directory or one that holds it (systemDir: a system
+		// user's HOME=/bin, XDG_CONFIG_HOME=/etc), which hold the host's
+		// programs and configuration, not the caller's own files: it is
+		// passed over.
+		if err != nil || systemDir(r) || slices.Contains(held, r) {
 			return
 		}
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
@@ -1190,6 +1196,22 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	// its private keys and its agent's sockets.
 	addDir(getenv("XDG_RUNTIME_DIR"))
 	addDir(getenv("GNUPGHOME"))
+	// Its XDG base directories moved out of HOME: its config (gh's
+	// hosts.yml token, rclone's remotes, any tool's login), its data (its
+	// GNOME keyrings, under keyrings/, browser profiles and their cookies),
+	// its state (shell history, which holds the secrets typed on a
+	// command line) and its cache (a Hugging Face token, sessions);
+	// and its password store (pass's PASSWORD_STORE_DIR), whose names
+	// say which accounts it has the passwords of.
+	// One of them in a system directory (XDG_DATA_HOME=/usr/share,
+	// XDG_CONFIG_HOME=/etc/xdg: a careless value) holds the system's
+	// files, which the command may need, and no secret of the caller's
+	// that the run's uid could read: it is passed over (inSystemDir).
+	for _, k := range append(slices.Clip(xdgDirVars), "PASSWORD_STORE_DIR") {
+		if r, err := callerPath(getenv(k)); err == nil && !inSystemDir(r) {
+			addDir(r)
+		}
+	}
 	// Its Kerberos ticket caches, where KRB5CCNAME names a collection
 	// (DIR:): every cache of it, the caller's tickets.
 	addDir(krb5CollectionDir(getenv("KRB5CCNAME")))
@@ -1255,6 +1277,41 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 	}
 	return dirs, files, held
 }
+
+// xdgDirVars name the caller's XDG base directories, each masked whole
+// wherever it is (callerSecrets).
+var xdgDirVars = []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}
+
+// systemDir says whether r (absolute, symlinks resolved) is a directory a
+// mask must not cover: /, or one of strictFSDirs, or a directory that
+// holds one. Those hold the host's programs and configuration, which the
+// command needs and every user reads, not the caller's own files; a tmpfs
+// over /usr or /etc would break every run, over /opt the tools installed
+// there (a hosted runner's tool cache). Each is taken where its links
+// lead too: with a merged /usr, HOME=/bin is /usr/bin.
+func systemDir(r string) bool {
+	return slices.ContainsFunc(systemDirs(), func(d string) bool { return fsx.Under(d, r) })
+}
+
+// inSystemDir says whether r (absolute, symlinks resolved) lies in a
+// system directory (strictFSDirs, and where their links lead) but /opt:
+// /usr/share, /etc/xdg. A directory in /opt (/opt/ci/config) may be the
+// caller's own.
+func inSystemDir(r string) bool {
+	return slices.ContainsFunc(systemDirs(), func(d string) bool { return d != "/opt" && fsx.Under(r, d) })
+}
+
+// systemDirs are strictFSDirs and, for each that is a link, where it
+// leads, read once a process.
+var systemDirs = sync.OnceValue(func() []string {
+	out := slices.Clone(strictFSDirs)
+	for _, d := range strictFSDirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+})
 
 // runnerBinaries are the names of a GitHub Actions runner's programs in
 // its bin directory: a job's steps run below its Runner.Worker, which runs

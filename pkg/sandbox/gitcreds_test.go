@@ -1053,3 +1053,47 @@ func TestScrubbedFilesLeftAsShownAreNoWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerSecretsOfXDGDirs: the caller's XDG base directories and
+// password store are masked and held wherever they are, but never a
+// system directory, nor one that holds one, nor, for these, one in a
+// system directory: a tmpfs over /usr, /etc, /usr/share or /usr/bin (HOME
+// or XDG_DATA_HOME=/bin, with a merged /usr) would break the run, and
+// they hold none of the caller's own files.
+func TestCallerSecretsOfXDGDirs(t *testing.T) {
+	root := t.TempDir()
+	env := map[string]string{}
+	var want []string
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "PASSWORD_STORE_DIR"} {
+		d := filepath.Join(root, strings.ToLower(k))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		env[k] = d
+		want = append(want, d)
+	}
+	dirs, files, held := callerSecrets(func(k string) string { return env[k] }, hostView{lookup: lookupHostPath}, nil, nil)
+	if !slices.Equal(dirs, want) || files != nil || !slices.Equal(held, want) {
+		t.Errorf("dirs %v files %v held %v; want %v masked and held", dirs, files, held, want)
+	}
+	for _, v := range []string{"/", "/usr", "/etc", "/bin", "/usr/bin", "/usr/share", "/usr/local/share", "/etc/xdg", "/opt", "/lib/..", "/usr/share/.."} {
+		if _, err := os.Stat(v); err != nil {
+			continue
+		}
+		for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "PASSWORD_STORE_DIR"} {
+			if dirs, _, held := callerSecrets(func(n string) string { return map[string]string{k: v}[n] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || held != nil {
+				t.Errorf("%s=%s: dirs %v held %v; want none (a system directory)", k, v, dirs, held)
+			}
+		}
+	}
+	// HOME and TMPDIR too are never a system directory or one that
+	// holds one (a system user's HOME=/bin).
+	for _, v := range []string{"/usr", "/etc", "/bin", "/usr/bin", "/opt"} {
+		if _, err := os.Stat(v); err != nil {
+			continue
+		}
+		if dirs, _, held := callerSecrets(func(n string) string { return map[string]string{"HOME": v, "TMPDIR": v}[n] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || held != nil {
+			t.Errorf("HOME=TMPDIR=%s: dirs %v held %v; want none (a system directory)", v, dirs, held)
+		}
+	}
+}

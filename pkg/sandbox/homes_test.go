@@ -443,24 +443,25 @@ func TestRelativeCredentialPathsAreHidden(t *testing.T) {
 // them readable).
 func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
 	requireConfinement(t)
+	// XDG_CONFIG_HOME in the tree is refused (it is masked whole
+	// elsewhere: TestTreeThatHoldsTheCallersXDGDir).
 	tree := makeTree(t, map[string]string{
-		"xdg/gh/hosts.yml": "S1\n", "xdg/git/credentials": "S2\n", "xdg/other.txt": "KEPT\n",
 		"cargo/credentials.toml": "S3\n", "az/msal_token_cache.json": "S4\n", "gcloud/credentials.db": "S5\n",
 		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n", "aws.ini": "S9\n", "boto": "S10\n",
 		"krb5cc_0": "S11\n", "krb5.keytab": "S12\n",
 		"claude/.credentials.json": "S13\n", "claude/.claude.json": "S14\n", "codex/auth.json": "S15\n",
-		"xdg/glab-cli/config.yml": "S16\n", "claude/settings.json": "KEPT\n",
+		"claude/settings.json": "KEPT\n",
 	})
 	t.Chdir(tree)
-	for k, v := range map[string]string{"XDG_CONFIG_HOME": "xdg", "CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
+	for k, v := range map[string]string{"CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
 		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc", "AWS_CONFIG_FILE": "aws.ini", "BOTO_CONFIG": "boto",
 		"KRB5CCNAME": "FILE:" + tree + "/krb5cc_0", "KRB5_CLIENT_KTNAME": "krb5.keytab",
 		"CLAUDE_CONFIG_DIR": "claude", "CODEX_HOME": tree + "/codex"} {
 		t.Setenv(k, v)
 	}
-	res := run(t, Spec{Dir: tree, Command: sh(`cat xdg/gh/hosts.yml xdg/git/credentials cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab claude/.credentials.json claude/.claude.json codex/auth.json xdg/glab-cli/config.yml xdg/other.txt claude/settings.json; exit 0`)})
-	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || strings.Count(res.Stdout, "KEPT") != 2 {
-		t.Errorf("tier %s error %q stdout %q, want the credential files empty and xdg/other.txt and claude/settings.json as they are", res.Tier, res.Error, res.Stdout)
+	res := run(t, Spec{Dir: tree, Command: sh(`cat cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab claude/.credentials.json claude/.claude.json codex/auth.json claude/settings.json; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || strings.Count(res.Stdout, "KEPT") != 1 {
+		t.Errorf("tier %s error %q stdout %q, want the credential files empty and claude/settings.json as it is", res.Tier, res.Error, res.Stdout)
 	}
 }
 
@@ -765,5 +766,58 @@ func TestPulseServerForAMachine(t *testing.T) {
 		if got := envCredentialSockets(func(k string) string { return map[string]string{"PULSE_SERVER": v}[k] }); !slices.Equal(got, []string{sock}) {
 			t.Errorf("PULSE_SERVER=%s: %v; want [%s]", v, got, sock)
 		}
+	}
+}
+
+// TestCallersXDGDirsAndPasswordStoreAreMasked: the caller's XDG base
+// directories moved out of HOME (its config: gh's hosts.yml, rclone's;
+// its data: GNOME keyrings, browser profiles; its state: shell history;
+// its cache) and its pass store are masked as HOME is: each was readable
+// where no fixed mask covered it.
+func TestCallersXDGDirsAndPasswordStoreAreMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	for _, name := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "PASSWORD_STORE_DIR"} {
+		t.Run(name, func(t *testing.T) {
+			dir := tempDirIn(t, "/var/lib", "caller-dir-", 0o755)
+			if err := os.WriteFile(filepath.Join(dir, "secret"), []byte("DIRSECRET\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv(name, dir)
+			res := run(t, Spec{Dir: tree, Command: sh(`cat ` + dir + `/secret; ls -A ` + dir + `; exit 0`)})
+			if res.Tier != TierConfined || res.Error != "" {
+				t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			if res.Stdout != "" {
+				t.Errorf("%s=%s: the command saw it: %q", name, dir, res.Stdout)
+			}
+		})
+	}
+}
+
+// TestTreeThatHoldsTheCallersXDGDir: a work tree that holds the caller's
+// XDG_CONFIG_HOME (or another masked directory of the caller's) is
+// refused, naming the variable and the fix, as one that holds its
+// GNUPGHOME is: the tree is shown whole, the config with it.
+func TestTreeThatHoldsTheCallersXDGDir(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{".config/gh/other.yml": "XDGSECRET\n", ".pass/x.gpg": ""})
+	t.Chdir(tree)
+	for _, v := range []struct{ name, value, dir string }{
+		{"XDG_CONFIG_HOME", tree + "/.config", ".config"},
+		{"PASSWORD_STORE_DIR", ".pass", ".pass"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			t.Setenv(v.name, v.value)
+			res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`cat .config/gh/other.yml`)})
+			if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+				t.Fatalf("err %v stdout %q, want a refusal", err, res.Stdout)
+			}
+			want := v.name + "=" + v.value + " (" + filepath.Join(tree, v.dir) + ")"
+			if !strings.Contains(res.Refusal, want) || !strings.Contains(res.Refusal, "fix: move "+v.name+" out of the work tree") {
+				t.Errorf("refusal %q does not name %s and its fix", res.Refusal, want)
+			}
+		})
 	}
 }
