@@ -1097,3 +1097,44 @@ func TestCallerSecretsOfXDGDirs(t *testing.T) {
 		}
 	}
 }
+
+// TestAskpassProgram: an askpass program is named by its path or by its
+// name on the caller's PATH, with its links resolved; one of the system's
+// (GIT_ASKPASS=/bin/true, =echo, ssh-askpass) is none.
+func TestAskpassProgram(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "askpass.sh")
+	writeFile(t, prog, "#!/bin/sh\necho TOKEN\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "askpass-link")
+	if err := os.Symlink(prog, link); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "not-exec"), "x")
+	path := "relative:/nonexistent:/usr/bin:/bin:" + dir
+	for _, c := range []struct{ v, want string }{
+		{prog, prog},
+		{link, prog},
+		{"askpass.sh", prog},
+		{"askpass-link", prog},
+		{"not-exec", ""},
+		{"", ""},
+		{"/nonexistent/askpass", ""},
+		{"/bin/true", ""},
+		{"/usr/bin/true", ""},
+		{"true", ""},
+		{"echo", ""},
+	} {
+		if got := askpassProgram(c.v, path); got != c.want {
+			t.Errorf("askpassProgram(%q) = %q; want %q", c.v, got, c.want)
+		}
+	}
+	for _, k := range []string{"GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS"} {
+		env := map[string]string{k: "askpass.sh", "PATH": path}
+		if got := envCredentialFiles(func(n string) string { return env[n] }); !slices.Equal(got, []string{prog}) {
+			t.Errorf("%s: envCredentialFiles = %v; want %v", k, got, []string{prog})
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
 
 // passwdFile is the user database the homes and groups of uids are read
@@ -253,6 +255,10 @@ var credentialFileVars = []string{
 	"AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AZURE_FEDERATED_TOKEN_FILE",
 	"KUBECONFIG", "NPM_CONFIG_USERCONFIG", "PGPASSFILE", "REGISTRY_AUTH_FILE", "TF_CLI_CONFIG_FILE",
 	"NETRC", "GIT_CONFIG_GLOBAL", "PIP_CONFIG_FILE", "HELM_REGISTRY_CONFIG", "AWS_CONFIG_FILE", "BOTO_CONFIG",
+	// sops' age private key, Ansible Vault's password (a file, or a
+	// program that prints it), rclone's config (its remotes' tokens and
+	// passwords), a Hugging Face token.
+	"SOPS_AGE_KEY_FILE", "ANSIBLE_VAULT_PASSWORD_FILE", "RCLONE_CONFIG", "HF_TOKEN_PATH",
 }
 
 // credentialDirVars name, in the caller's environment, directories that
@@ -278,6 +284,8 @@ var credentialDirVars = []struct {
 	// out of HOME together by CLAUDE_CONFIG_DIR; the Codex CLI's login.
 	{"CLAUDE_CONFIG_DIR", []string{".credentials.json", ".claude.json"}},
 	{"CODEX_HOME", []string{"auth.json"}},
+	// Hugging Face's login: its token, and the named tokens beside it.
+	{"HF_HOME", []string{"token", "stored_tokens"}},
 }
 
 // credentialSocketVars name, in the caller's environment, sockets that
@@ -438,7 +446,63 @@ func envCredentialFiles(getenv func(string) string) []string {
 			}
 		}
 	}
+	for _, k := range askpassVars {
+		if p := askpassProgram(getenv(k), getenv("PATH")); p != "" {
+			add(p)
+		}
+	}
 	return out
+}
+
+// askpassVars name, in the caller's environment, the programs git, ssh and
+// sudo run for a password (or a passphrase, a token), which each prints
+// when run: a script of the caller's holds it (echo "$TOKEN" written into
+// it) or fetches it. The variables never reach the command; the program
+// is hidden as a credential file (askpassProgram).
+var askpassVars = []string{"GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS"}
+
+// systemProgramDirs are the directories of the system's own programs, the
+// package manager's: an askpass program there (ssh-askpass,
+// ksshaskpass, or GIT_ASKPASS=/bin/true, =echo, which CI sets so that no
+// prompt waits) holds no secret, reaches the caller's keyring only by
+// sockets that are masked, and may be a program the command needs.
+var systemProgramDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// askpassProgram returns the program an askpass variable's value v names
+// for the caller, as git and ssh run it: a path (a relative one against
+// the working directory), or a name without a slash looked up on the
+// caller's PATH (its absolute directories); with its symlinks resolved.
+// It returns "" for none, or for one in a system directory
+// (systemProgramDirs, and where their links lead).
+func askpassProgram(v, path string) string {
+	if v == "" {
+		return ""
+	}
+	if !strings.Contains(v, "/") {
+		name := v
+		v = ""
+		for _, d := range filepath.SplitList(path) {
+			p := filepath.Join(d, name)
+			if fi, err := os.Stat(p); filepath.IsAbs(d) && err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				v = p
+				break
+			}
+		}
+	}
+	r, err := callerPath(v)
+	if err != nil {
+		return ""
+	}
+	for _, d := range systemProgramDirs {
+		rd, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			rd = d
+		}
+		if fsx.Under(r, d) || fsx.Under(r, rd) {
+			return ""
+		}
+	}
+	return r
 }
 
 // krb5CollectionDir is the directory of the Kerberos cache collection a

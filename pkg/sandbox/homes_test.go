@@ -450,18 +450,21 @@ func TestCredentialDirsTheEnvironmentNames(t *testing.T) {
 		"tf.rc": "S6\n", "auth.json": "S7\n", "netrc": "S8\n", "aws.ini": "S9\n", "boto": "S10\n",
 		"krb5cc_0": "S11\n", "krb5.keytab": "S12\n",
 		"claude/.credentials.json": "S13\n", "claude/.claude.json": "S14\n", "codex/auth.json": "S15\n",
-		"claude/settings.json": "KEPT\n",
+		"claude/settings.json": "KEPT\n", "age.txt": "S16\n", "vault-pass": "S17\n", "rclone.conf": "S18\n", "hf-token": "S19\n",
+		"hf/token": "S20\n", "hf/stored_tokens": "S21\n", "hf/hub/model.bin": "KEPT\n",
 	})
 	t.Chdir(tree)
 	for k, v := range map[string]string{"CARGO_HOME": "cargo", "AZURE_CONFIG_DIR": tree + "/az",
 		"CLOUDSDK_CONFIG": "gcloud", "TF_CLI_CONFIG_FILE": "tf.rc", "REGISTRY_AUTH_FILE": "auth.json", "NETRC": "netrc", "AWS_CONFIG_FILE": "aws.ini", "BOTO_CONFIG": "boto",
 		"KRB5CCNAME": "FILE:" + tree + "/krb5cc_0", "KRB5_CLIENT_KTNAME": "krb5.keytab",
-		"CLAUDE_CONFIG_DIR": "claude", "CODEX_HOME": tree + "/codex"} {
+		"CLAUDE_CONFIG_DIR": "claude", "CODEX_HOME": tree + "/codex",
+		"SOPS_AGE_KEY_FILE": "age.txt", "ANSIBLE_VAULT_PASSWORD_FILE": "vault-pass", "RCLONE_CONFIG": "rclone.conf",
+		"HF_TOKEN_PATH": "hf-token", "HF_HOME": "hf"} {
 		t.Setenv(k, v)
 	}
-	res := run(t, Spec{Dir: tree, Command: sh(`cat cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab claude/.credentials.json claude/.claude.json codex/auth.json claude/settings.json; exit 0`)})
-	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || strings.Count(res.Stdout, "KEPT") != 1 {
-		t.Errorf("tier %s error %q stdout %q, want the credential files empty and claude/settings.json as it is", res.Tier, res.Error, res.Stdout)
+	res := run(t, Spec{Dir: tree, Command: sh(`cat cargo/credentials.toml az/msal_token_cache.json gcloud/credentials.db tf.rc auth.json netrc aws.ini boto krb5cc_0 krb5.keytab claude/.credentials.json claude/.claude.json codex/auth.json age.txt vault-pass rclone.conf hf-token hf/token hf/stored_tokens hf/hub/model.bin claude/settings.json; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" || strings.Contains(res.Stdout, "S") || strings.Count(res.Stdout, "KEPT") != 2 {
+		t.Errorf("tier %s error %q stdout %q, want the credential files empty and hf/hub/model.bin and claude/settings.json as they are", res.Tier, res.Error, res.Stdout)
 	}
 }
 
@@ -791,6 +794,37 @@ func TestCallersXDGDirsAndPasswordStoreAreMasked(t *testing.T) {
 			}
 			if res.Stdout != "" {
 				t.Errorf("%s=%s: the command saw it: %q", name, dir, res.Stdout)
+			}
+		})
+	}
+}
+
+// TestCallersAskpassProgramIsHidden: an askpass program (GIT_ASKPASS,
+// SSH_ASKPASS, SUDO_ASKPASS) outside the system's program directories
+// prints the caller's password when run, and may hold it: it is covered
+// with /dev/null, by its path or by its name on the caller's PATH. It was
+// readable, and ran.
+func TestCallersAskpassProgramIsHidden(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	tree := makeTree(t, nil)
+	for _, name := range []string{"GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS"} {
+		t.Run(name, func(t *testing.T) {
+			dir := tempDirIn(t, "/var/lib", "askpass-", 0o755)
+			prog := filepath.Join(dir, "askpass.sh")
+			if err := os.WriteFile(prog, []byte("#!/bin/sh\necho ASKSECRET\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []string{prog, "askpass.sh"} {
+				t.Setenv(name, v)
+				t.Setenv("PATH", os.Getenv("PATH")+":"+dir)
+				res := run(t, Spec{Dir: tree, Command: sh(`cat ` + prog + `; ` + prog + `; exit 0`)})
+				if res.Tier != TierConfined || res.Error != "" {
+					t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+				}
+				if strings.Contains(res.Stdout, "ASKSECRET") {
+					t.Errorf("%s=%s: the command read or ran it: %q", name, v, res.Stdout)
+				}
 			}
 		})
 	}
