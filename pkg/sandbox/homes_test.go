@@ -855,3 +855,25 @@ func TestTreeThatHoldsTheCallersXDGDir(t *testing.T) {
 		})
 	}
 }
+
+// TestTreeInsideTheCallersXDGDir: a work tree inside the caller's
+// XDG_DATA_HOME is shown, as one inside HOME is, and nothing beside it
+// in that directory.
+func TestTreeInsideTheCallersXDGDir(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a directory outside the masks is made in /var/lib")
+	dir := tempDirIn(t, "/var/lib", "caller-data-", 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "secret"), []byte("DIRSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(dir, "project")
+	writeFile(t, filepath.Join(tree, "keep.txt"), "kept\n")
+	t.Setenv("XDG_DATA_HOME", dir)
+	res := run(t, Spec{Dir: tree, Command: sh(`cat keep.txt ../secret; ls -A ..; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if res.Stdout != "kept\nproject\n" {
+		t.Errorf("stdout %q, want the tree alone in XDG_DATA_HOME", res.Stdout)
+	}
+}
