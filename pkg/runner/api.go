@@ -258,6 +258,11 @@ type session struct {
 	// realRel caches, for inPart, where each path it was asked about
 	// leads.
 	realRel map[string]string
+	// shells are the skills' and commands' shell lines Claude Code runs
+	// (the plugins' and the projects'), each with its finding
+	// (skillShellFinding), which a baseline keeps apart
+	// (Baseline.SkillShells); a line turned off is not among them.
+	shells []startedServer
 }
 
 func newSession(o Options, command string) (*session, error) {
@@ -1285,6 +1290,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				// monitors, whose findings the first shard has.
 				sd, sf := s.compareServers(b, finds, sev, removedIn)
 				d, f = append(d, sd...), append(f, sf...)
+				// And the skills' and commands' shell lines, which
+				// are never drift (compareSkillShells says why).
+				s.compareSkillShells(b, finds, writing)
 			}
 			drift = append(drift, d...)
 			finds = append(finds, f...)
@@ -1327,6 +1335,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		portable := *rep
 		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
 		b := newBaseline(&portable, decl, keptServers(s.started), keptServers(s.projectStarted), unrun...)
+		// Optional (nil, left out, where there is none): its absence
+		// accepts none.
+		b.SkillShells = keptSkillShells(s.shells)
 		if err := WriteBaseline(s.dir, s.abs(o.Baseline), b); err != nil {
 			return rep, err
 		}

@@ -78,6 +78,15 @@ type Baseline struct {
 	// (project:DIR). nil (no "projectServers") in a baseline written
 	// before they were kept, which accepts none and refuses none.
 	ProjectServers []BaselineServer `json:"projectServers"`
+	// SkillShells are the shell lines of the skills and commands (the
+	// plugins' and the projects') that Claude Code runs (RuleSkillShell),
+	// which vigiles does not run: what a reviewer accepted of each is its
+	// command and the allowed-tools entry that pre-approves it, sorted,
+	// each once. Optional, in either schema: nil (no "skillShells", left
+	// out where there are none) accepts none, so that each line stays a
+	// warning and the key's deletion loosens nothing
+	// (compareSkillShells).
+	SkillShells []BaselineSkillShell `json:"skillShells,omitempty"`
 
 	// lacks is what a v1 baseline lacks that a v2 one keeps (loadBaseline).
 	lacks lacking
@@ -126,21 +135,63 @@ type BaselineServer struct {
 	File string `json:"file"`
 }
 
+// BaselineSkillShell is one shell line of a skill or command a baseline
+// accepts: all of it is compared but Plugin, and not where in its file
+// it stands (text moved within a file runs the same).
+type BaselineSkillShell struct {
+	// Plugin is its plugin's name (its project's, for a project's line),
+	// Context "plugin:" and its plugin's root, or "project:" and its
+	// project's directory, as a server's (BaselineServer).
+	Plugin  string `json:"plugin"`
+	Context string `json:"context"`
+	// File is the markdown file (or the manifest or marketplace whose
+	// entry holds the markdown inline) that holds the line.
+	File string `json:"file"`
+	// Form is inline (!`cmd`) or block (```!).
+	Form string `json:"form"`
+	// Command is the command Claude Code runs, as the finding shows it
+	// (uncut).
+	Command string `json:"command"`
+	// Allowed is the entry of the file's allowed-tools that pre-approves
+	// the line (Server.Allowed), left out where none does: a line that
+	// gains or loses its approval is not the line accepted.
+	Allowed string `json:"allowed,omitempty"`
+}
+
+// shellKey is what tells one shell line a baseline accepts from another:
+// all of BaselineSkillShell but its plugin's name (its context names the
+// plugin's root).
+type shellKey struct{ context, file, form, command, allowed string }
+
+func (bs BaselineSkillShell) key() shellKey {
+	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed}
+}
+
+// shellKey is the shellKey of the shell line sv.
+func (sv *Server) shellKey() shellKey {
+	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed}
+}
+
 // MarshalJSON writes b as a baseline file holds it: "servers" left out
 // where b keeps none (nil: NewBaseline, which has no discovery at hand),
-// [] where it keeps that there are none.
+// [] where it keeps that there are none; "skillShells" after them, left
+// out where there is none.
 func (b Baseline) MarshalJSON() ([]byte, error) {
 	type plain Baseline // without this method
 	j := struct {
 		plain
 		Servers        any `json:"servers,omitempty"`
 		ProjectServers any `json:"projectServers,omitempty"`
+		SkillShells    any `json:"skillShells,omitempty"`
 	}{plain: plain(b)}
 	if b.Servers != nil {
 		j.Servers = b.Servers
 	}
 	if b.ProjectServers != nil {
 		j.ProjectServers = b.ProjectServers
+	}
+	if len(b.SkillShells) > 0 {
+		j.SkillShells = b.SkillShells
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -850,8 +901,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 			if b.Servers, err = loadServers(m.Value, bad, "servers", "plugin:"); err != nil {
 				return nil, err
 			}
+		case "skillShells":
+			if b.SkillShells, err = loadSkillShells(m.Value, bad); err != nil {
+				return nil, err
+			}
 		default:
-			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers, projectServers)", m.Key, want)
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers, projectServers, skillShells)", m.Key, want)
 		}
 	}
 	if !hasSchema {
@@ -1699,6 +1754,123 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 	return out, nil
 }
 
+// loadSkillShells reads a baseline's "skillShells": a list of the shell
+// lines it accepts (BaselineSkillShell), each field a string and none
+// unknown, as vigiles writes them, and each line once: vigiles writes
+// one entry for lines alike, and two would say nothing more. bad makes
+// the error at a place.
+func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineSkillShell, error) {
+	const field = "skillShells"
+	if v.Kind != jsonArray {
+		return nil, bad(v.Pos, `%q: want a list of the skills' and commands' shell lines the baseline accepts, found %s`, field, v.Kind)
+	}
+	out := []BaselineSkillShell{}
+	at := map[shellKey]int{}
+	for i, e := range v.Elems {
+		if e.Kind != jsonObject {
+			return nil, bad(e.Pos, `%q[%d]: want an object, found %s`, field, i, e.Kind)
+		}
+		var sl BaselineSkillShell
+		for _, f := range e.Members {
+			var dst *string
+			switch f.Key {
+			case "plugin":
+				dst = &sl.Plugin
+			case "context":
+				dst = &sl.Context
+			case "file":
+				dst = &sl.File
+			case "form":
+				dst = &sl.Form
+			case "command":
+				dst = &sl.Command
+			case "allowed":
+				dst = &sl.Allowed
+			default:
+				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command and allowed`, field, i, f.Key)
+			}
+			if f.Value.Kind != jsonString {
+				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
+			}
+			*dst = f.Value.Str
+		}
+		switch {
+		case !strings.HasPrefix(sl.Context, "plugin:") && !strings.HasPrefix(sl.Context, "project:"):
+			return nil, bad(e.Pos, `%q[%d]: "context" %q is no context: want plugin:ROOT or project:DIR`, field, i, sl.Context)
+		case sl.File == "":
+			return nil, bad(e.Pos, `%q[%d]: no "file": want the file that holds the line`, field, i)
+		case sl.Form != shellFormInline && sl.Form != shellFormBlock:
+			return nil, bad(e.Pos, `%q[%d]: "form" %q: want %s or %s`, field, i, sl.Form, shellFormInline, shellFormBlock)
+		case sl.Command == "":
+			return nil, bad(e.Pos, `%q[%d]: no "command": want the command the line runs`, field, i)
+		}
+		if j, dup := at[sl.key()]; dup {
+			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command and allowed alike): vigiles keeps each line once`, field, i, field, j)
+		}
+		at[sl.key()] = i
+		out = append(out, sl)
+	}
+	return out, nil
+}
+
+// keptSkillShells is what a baseline keeps of the shell lines Claude Code
+// runs (session.shells): each line once (lines alike in a file, as
+// shellKey tells them, are one), sorted; nil where there is none, which
+// a baseline leaves out.
+func keptSkillShells(shells []startedServer) []BaselineSkillShell {
+	var out []BaselineSkillShell
+	seen := map[shellKey]bool{}
+	for _, st := range shells {
+		sv := st.sv
+		if seen[sv.shellKey()] {
+			continue
+		}
+		seen[sv.shellKey()] = true
+		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed})
+	}
+	slices.SortFunc(out, func(a, b BaselineSkillShell) int {
+		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Plugin, b.Plugin}} {
+			if c := strings.Compare(p[0], p[1]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return out
+}
+
+// compareSkillShells compares the shell lines Claude Code runs
+// (session.shells) with those the baseline b accepts, in finds, as
+// compareServers: a line b keeps as it is (its context, file, form,
+// command and approval) is a notice that says so; any other stays the
+// warning it is, which says that the baseline does not keep it (but
+// where the audit writes the baseline: serversKept). A line is no drift
+// error, new or changed: "skillShells" is optional, and an error that
+// exists only where the key does would make its deletion loosen the
+// audit (error to warning); as it is, deleting it, or an entry, only
+// turns notices back into warnings. A line b keeps that the tree no
+// longer has is not told: it accepts nothing there any more.
+func (s *session) compareSkillShells(b *Baseline, finds []report.Finding, writing bool) {
+	kept := map[shellKey]bool{}
+	for _, bs := range b.SkillShells {
+		kept[bs.key()] = true
+	}
+	for _, st := range s.shells {
+		f := &finds[st.finding]
+		switch {
+		case kept[st.sv.shellKey()]:
+			f.Severity = report.SeverityNotice
+			f.Message = "accepted in the baseline as it is: " + f.Message
+		case writing:
+			// The baseline written keeps it (serversKept).
+		case b.SkillShells == nil:
+			f.Message += "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is"
+		default:
+			f.Message += "; the baseline does not keep it as it is (its file, form, command and allowed-tools approval): `vigiles audit --update-baseline` keeps it (review its diff)"
+		}
+	}
+}
+
 // Drift kinds and rules of a plugin's servers and monitors against a
 // baseline that keeps them.
 const (
@@ -1922,12 +2094,13 @@ func monitorWhen(sv *Server) string {
 	return sv.When
 }
 
-// serversKept makes the finding of each server Claude Code starts (in
-// finds, as compareServers) that the baseline did not accept as it is a
+// serversKept makes the finding of each server Claude Code starts, and of
+// each shell line it runs (in finds, as compareServers,
+// compareSkillShells), that the baseline did not accept as it is a
 // notice that says --update-baseline keeps it: the baseline it writes
 // accepts it.
 func (s *session) serversKept(finds []report.Finding) {
-	for _, st := range append(slices.Clone(s.started), s.projectStarted...) {
+	for _, st := range slices.Concat(s.started, s.projectStarted, s.shells) {
 		f := &finds[st.finding]
 		if f.Severity == report.SeverityNotice {
 			continue // accepted as it is already

@@ -71,7 +71,8 @@ type Server struct {
 	// Type is "stdio" (a command Claude Code starts), "http", "sse",
 	// "ws", "sse-ide", "ws-ide" or "claudeai-proxy" (a server it connects
 	// to), "sdk" (one the program that drives it serves), or "bundle" (an
-	// MCP bundle whose servers vigiles does not read: Bundle).
+	// MCP bundle whose servers vigiles does not read: Bundle). A shell
+	// line's (ServerSkillShell) is its form, inline or block.
 	Type string
 	// Command and Args are the stdio command line as written; Env the
 	// names of the variables it is given, sorted, and EnvValues their
@@ -825,7 +826,7 @@ func (s *session) serverFindings() {
 			of[k] = p
 		}
 		if sv.Kind == ServerSkillShell {
-			// Named in every audit, never kept (skillShellFinding).
+			// Named apart, and kept apart (skillShellFinding).
 			s.skillShellFinding(sv, p.off, p.offIn, "")
 			continue
 		}

@@ -22,10 +22,18 @@ import (
 const RuleSkillShell = "discovery/skill-shell"
 
 // ServerSkillShell is the kind (Server.Kind) of such a shell line: its
-// Name is the file's markdown kind ("skill" or "command"), its Command
-// the command as written, Location where it begins. A baseline does not
-// keep it (docs/report-format.md says why): it is named in every audit.
+// Name is the file's markdown kind ("skill" or "command"), its Type its
+// form (shellFormInline, shellFormBlock), its Command the command
+// as written, Location where it begins. A baseline keeps it apart from
+// the servers (Baseline.SkillShells).
 const ServerSkillShell = "skill-shell"
+
+// The forms of a shell line (Server.Type), as a baseline keeps them: an
+// inline !`cmd`, or a ```! block.
+const (
+	shellFormInline = "inline"
+	shellFormBlock  = "block"
+)
 
 // skillShellBlock finds a markdown's ```! blocks as Claude Code's
 // preprocessor does (its BLOCK_PATTERN, /```!\s*\n?([\s\S]*?)\n?```/g):
@@ -93,13 +101,16 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		off = cap(text) - cap(fm) + len(fm) + len("---")
 		body = text[off:]
 	}
-	type shell struct{ at, end int }
+	type shell struct {
+		at, end int
+		form    string
+	}
 	var found []shell
 	for _, m := range skillShellBlock.FindAllSubmatchIndex(body, -1) {
-		found = append(found, shell{m[2], m[3]})
+		found = append(found, shell{m[2], m[3], shellFormBlock})
 	}
 	for _, m := range inlineShells(body) {
-		found = append(found, shell{m[0], m[1]})
+		found = append(found, shell{m[0], m[1], shellFormInline})
 	}
 	if len(found) == 0 {
 		return
@@ -128,7 +139,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		if !c.countServer(loc) {
 			return
 		}
-		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules})
+		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -304,8 +315,9 @@ func shownRules(rules []string) string {
 // Claude Code runs none of it in a session started at proj (the work
 // tree's "" for a plugin's): its plugin set false under enabledPlugins
 // (off, in offIn), or disableSkillShellExecution true in that session's
-// settings. A baseline keeps none (docs/report-format.md says why), so
-// it is named in every audit.
+// settings. A line that runs is listed with its finding (session.shells),
+// which a baseline that keeps it as it is makes a notice
+// (compareSkillShells).
 func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
 	msg, sev := sv.message(""), report.SeverityWarning
 	switch file := skillShellOff(s.settingsOf(proj).files); {
@@ -315,6 +327,9 @@ func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
 	case file != "":
 		sev = report.SeverityNotice
 		msg = fmt.Sprintf("turned off: disableSkillShellExecution is true in %s, so Claude Code puts a message in its place and does not run it while that holds; ", shownName(file)) + msg
+	}
+	if sev == report.SeverityWarning {
+		s.shells = append(s.shells, startedServer{sv: sv, finding: len(s.findings)})
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleSkillShell, Severity: sev, Location: sv.Location, Message: msg})
 }

