@@ -143,7 +143,9 @@ func FuzzLoadBaseline(f *testing.F) {
 	for _, s := range []string{"[]", "{}", `{"schema": "vigiles.baseline/v1", "runs": null}`,
 		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": ["x"], "writes": null, "outcome": "allowed"}}}`,
 		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": [1]}}}`,
-		`{"schema": "vigiles.baseline/v1", "runs": {}, "notRun": {"a#b": "true", "c#d": 1}}`} {
+		`{"schema": "vigiles.baseline/v1", "runs": {}, "notRun": {"a#b": "true", "c#d": 1}}`,
+		`{"schema": "vigiles.baseline/v2", "runs": {}, "servers": [], "projectServers": [], "skillShells": [{"plugin": "g", "context": "plugin:g", "file": "g/s.md", "form": "block", "command": "date", "allowed": "Bash"}]}`,
+		`{"schema": "vigiles.baseline/v1", "runs": {}, "skillShells": [{"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}, {"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
