@@ -644,6 +644,7 @@ func (s *session) discover(paths []string) error {
 	}
 	s.applySettings()
 	s.serverFindings()
+	s.hookFetchedCode()
 	s.outsidePlugins()
 	return nil
 }

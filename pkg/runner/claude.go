@@ -58,6 +58,10 @@ const (
 	RuleRemoteSource  = "discovery/remote-source"
 	RuleOutsideTree   = "discovery/outside-work-tree"
 	RuleNoHooks       = "discovery/no-hooks"
+	// RuleFetchedCode names code a hook, server, monitor, settings
+	// command or skill's shell line fetches from a registry or a URL
+	// each time it starts, not from the tree (fetchedcode.go).
+	RuleFetchedCode = "discovery/fetched-code"
 	// RuleAgentStop is the notice that an agent's Stop hooks run as
 	// SubagentStop (frontmatter.go).
 	RuleAgentStop = "discovery/agent-stop"
@@ -1225,7 +1229,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			// form"). sh would run it and fail on the substitution with
 			// exit 2, which blocks: a guard Claude Code never runs would
 			// pass for one that blocks.
-			hook.NotRun = "Claude Code refuses to run a shell-form plugin command that references ${user_config.*}"
+			hook.NotRun = userConfigRefused
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.command references ${user_config.*} in shell form: Claude Code refuses to run it (an error, and the event goes on without it), so this hook never runs; use exec form (\"args\"), where the value is substituted, or read $CLAUDE_PLUGIN_OPTION_<KEY>", where)
 		} else if hook.Shell == "powershell" && !hook.Exec {
 			hook.NotRun = "its shell is powershell, which vigiles cannot run"
@@ -1358,6 +1362,10 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		}
 	}
 }
+
+// userConfigRefused is why a shell-form plugin hook that references
+// ${user_config.*} is not run (Hook.NotRun): Claude Code never runs it.
+const userConfigRefused = "Claude Code refuses to run a shell-form plugin command that references ${user_config.*}"
 
 var interpreters = map[string]bool{
 	"bash": true, "sh": true, "zsh": true, "dash": true, "python": true, "python3": true,

@@ -333,6 +333,7 @@ func (s *session) projectServerFinding(sv *Server) {
 		s.projectStarted = append(s.projectStarted, startedServer{sv: sv, starts: sv.starts("", newTreeForm(s.dir)), finding: len(s.findings)})
 	}
 	s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
+	s.serverFetchedCode(sv, off)
 }
 
 // pluginSettings names the command the settings.json at the root of the

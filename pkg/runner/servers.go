@@ -836,20 +836,22 @@ func (s *session) serverFindings() {
 		if sv.Kind == ServerSettings && !p.off {
 			all = st.all
 		}
+		off := ""
 		if p.off {
-			sev = report.SeverityNotice
-			msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn) + msg
-			s.offServers = append(s.offServers, sv.ident())
+			off = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not start it while that holds; ", p.offIn)
 		} else if all != "" {
 			// A plugin's subagentStatusLine, which disableAllHooks turns
 			// off as it turns any custom status line off.
-			sev = report.SeverityNotice
-			msg = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all)) + msg
+			off = fmt.Sprintf("turned off: disableAllHooks is true in %s, which turns any custom status line off too, so Claude Code does not run it while that holds; ", shownName(all))
+		}
+		if off != "" {
+			sev, msg = report.SeverityNotice, off+msg
 			s.offServers = append(s.offServers, sv.ident())
 		} else {
 			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), finding: len(s.findings)})
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
+		s.serverFetchedCode(sv, off)
 	}
 }
 

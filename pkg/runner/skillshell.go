@@ -320,16 +320,19 @@ func shownRules(rules []string) string {
 // (compareSkillShells).
 func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
 	msg, sev := sv.message(""), report.SeverityWarning
+	why := ""
 	switch file := skillShellOff(s.settingsOf(proj).files); {
 	case off:
-		sev = report.SeverityNotice
-		msg = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not run it while that holds; ", offIn) + msg
+		why = fmt.Sprintf("turned off: its plugin is set false under enabledPlugins in %s, so Claude Code does not run it while that holds; ", offIn)
 	case file != "":
-		sev = report.SeverityNotice
-		msg = fmt.Sprintf("turned off: disableSkillShellExecution is true in %s, so Claude Code puts a message in its place and does not run it while that holds; ", shownName(file)) + msg
+		why = fmt.Sprintf("turned off: disableSkillShellExecution is true in %s, so Claude Code puts a message in its place and does not run it while that holds; ", shownName(file))
+	}
+	if why != "" {
+		sev, msg = report.SeverityNotice, why+msg
 	}
 	if sev == report.SeverityWarning {
 		s.shells = append(s.shells, startedServer{sv: sv, finding: len(s.findings)})
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleSkillShell, Severity: sev, Location: sv.Location, Message: msg})
+	s.serverFetchedCode(sv, why)
 }

@@ -1,0 +1,1027 @@
+package runner
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// A command a hook, server, monitor, settings key or skill's shell line
+// runs may run code that is not in the tree at all: a package runner
+// (npx, uvx, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, deno run,
+// go run) or a container (docker run, podman run) fetches it from a
+// registry each time it starts, and a download piped into a shell runs
+// whatever the URL serves. vigiles audits what the tree holds: such code
+// it names (RuleFetchedCode), a warning where nothing pins what is
+// fetched to one immutable version, a notice where something does.
+
+// fetched is one piece of code a command fetches when it runs.
+type fetched struct {
+	// runner is what fetches it, as the finding names it ("npx",
+	// "docker run", "curl | sh").
+	runner string
+	// spec is the package, image or URL as written.
+	spec string
+	// pinned says an exact version or a digest pins it; why says what
+	// pins it, or what is missing.
+	pinned bool
+	why    string
+	// fix is the change that pins it ("" where pinned).
+	fix string
+}
+
+// maxFetchSpec bounds a package, image or URL a finding quotes, and
+// maxFetchNamed the fetches one finding names (the rest are counted).
+const (
+	maxFetchSpec  = 120
+	maxFetchNamed = 3
+)
+
+// maxShellDepth bounds how deep sh -c 'sh -c …' is read.
+const maxShellDepth = 3
+
+// shellCmd is one simple command of a shell line, as its words;
+// whether its output is piped into the next (pipe), and whether the
+// next's output is given it as a file (fed: sh <(curl …)).
+type shellCmd struct {
+	words []string
+	pipe  bool
+	fed   bool
+}
+
+// shellCommands splits the shell line s into its simple commands, as far
+// as sh would at a glance: at unquoted ;, &, &&, ||, |, newlines, (, ),
+// $(, <( and backquotes, words honouring quotes and backslashes, with
+// redirections (2>&1, >file, <file) and comments left out. It does not
+// expand anything, and a command substitution inside double quotes stays
+// in its word. It is shellWords for every command of the line, not the
+// first only.
+func shellCommands(s string) []shellCmd {
+	var cmds []shellCmd
+	var words []string
+	var cur strings.Builder
+	in, redir := false, false
+	var quote byte
+	flush := func() {
+		if !in {
+			return
+		}
+		w := cur.String()
+		cur.Reset()
+		in = false
+		if redir {
+			redir = false
+			return
+		}
+		words = append(words, w)
+	}
+	end := func(pipe, fed bool) {
+		flush()
+		redir = false
+		if len(words) > 0 {
+			cmds = append(cmds, shellCmd{words: words, pipe: pipe, fed: fed})
+		}
+		words = nil
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			} else {
+				cur.WriteByte(ch)
+			}
+		case quote == '"':
+			switch {
+			case ch == '"':
+				quote = 0
+			case ch == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`\n", s[i+1]) >= 0:
+				i++
+				if s[i] != '\n' {
+					cur.WriteByte(s[i])
+				}
+			default:
+				cur.WriteByte(ch)
+			}
+		case ch == '\'' || ch == '"':
+			quote, in = ch, true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			if s[i] != '\n' { // a line continued
+				cur.WriteByte(s[i])
+				in = true
+			}
+		case ch == '#' && !in:
+			for i+1 < len(s) && s[i+1] != '\n' {
+				i++
+			}
+		case ch == ' ' || ch == '\t' || ch == '\r':
+			flush()
+		case ch == '\n' || ch == ';' || ch == '(' || ch == ')' || ch == '`':
+			end(false, false)
+		case ch == '$' && i+1 < len(s) && s[i+1] == '(':
+			end(false, false)
+			i++
+		case ch == '|':
+			if i+1 < len(s) && s[i+1] == '|' {
+				i++
+				end(false, false)
+				break
+			}
+			if i+1 < len(s) && s[i+1] == '&' {
+				i++
+			}
+			end(true, false)
+		case ch == '&':
+			if i+1 < len(s) && s[i+1] == '&' {
+				i++
+			}
+			end(false, false)
+		case ch == '<' || ch == '>':
+			if ch == '<' && i+1 < len(s) && s[i+1] == '(' {
+				end(false, true) // <( process substitution )
+				i++
+				break
+			}
+			// A file descriptor's number before it is no word.
+			if in && strings.Trim(cur.String(), "0123456789") == "" {
+				cur.Reset()
+				in = false
+			}
+			flush()
+			for i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '<' || s[i+1] == '&' || s[i+1] == '|') {
+				i++
+			}
+			redir = true
+		default:
+			cur.WriteByte(ch)
+			in = true
+		}
+	}
+	end(false, false)
+	return cmds
+}
+
+// assignment matches a word that sets a variable before a command.
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// commandWords is the command cmd runs, past what only sets up how it
+// runs: variable assignments (FOO=1 npx …), the shell's keywords and
+// builtins that run the words after them (exec, command, time, if, then,
+// do, …), and env, sudo, nohup, nice and timeout with their options.
+// nil where it runs nothing (command -v).
+func commandWords(words []string) []string {
+	skipOpts := func(ws []string, withValue string) []string {
+		for len(ws) > 0 && strings.HasPrefix(ws[0], "-") && ws[0] != "-" {
+			w := ws[0]
+			ws = ws[1:]
+			if w == "--" {
+				break
+			}
+			if len(w) == 2 && strings.Contains(withValue, w[1:]) && len(ws) > 0 {
+				ws = ws[1:]
+			}
+		}
+		return ws
+	}
+	for len(words) > 0 {
+		w := words[0]
+		switch {
+		case assignment.MatchString(w):
+			words = words[1:]
+		case w == "exec":
+			words = skipOpts(words[1:], "a")
+		case w == "command":
+			if len(words) > 1 && (words[1] == "-v" || words[1] == "-V") {
+				return nil
+			}
+			words = skipOpts(words[1:], "")
+		case w == "time" || w == "!" || w == "{" || w == "}" || w == "then" || w == "do" || w == "else" ||
+			w == "if" || w == "elif" || w == "while" || w == "until" || w == "nohup" || w == "builtin":
+			words = words[1:]
+		case w == "env":
+			words = skipOpts(words[1:], "uCS")
+			if len(words) > 0 && words[0] == "-" {
+				words = words[1:]
+			}
+		case w == "sudo" || w == "doas":
+			words = skipOpts(words[1:], "ugCDpUrTh")
+		case w == "nice":
+			words = skipOpts(words[1:], "n")
+		case w == "timeout":
+			words = skipOpts(words[1:], "sk")
+			if len(words) > 0 {
+				words = words[1:] // the duration
+			}
+		default:
+			return words
+		}
+	}
+	return nil
+}
+
+// progName is the program a command's first word names, for telling a
+// package runner: its base name where the word is an absolute path
+// (/usr/bin/npx), "" where it is a relative path or starts with a
+// variable (./npx, ${CLAUDE_PLUGIN_ROOT}/bin/npx): a file in the tree
+// (or one the environment chooses), which the audit reads as it reads
+// any script, not the package runner.
+func progName(w string) string {
+	if strings.HasPrefix(w, "/") {
+		return path.Base(w)
+	}
+	if strings.ContainsAny(w, "/$") {
+		return ""
+	}
+	return w
+}
+
+// isShell says whether the program p reads a script from its input when
+// given none: what a download piped into it runs.
+func isShell(p string) bool {
+	switch p {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "python", "python3", "node", "perl", "ruby", "php", "pwsh":
+		return true
+	}
+	return false
+}
+
+// fetchesInShell is what the shell line s fetches (fetchesIn for each of
+// its commands), and, for a download piped into a shell, the download.
+func fetchesInShell(s string, depth int) []fetched {
+	if depth > maxShellDepth {
+		return nil
+	}
+	var out []fetched
+	cmds := shellCommands(s)
+	for i, c := range cmds {
+		words := commandWords(c.words)
+		if len(words) == 0 {
+			continue
+		}
+		if p := progName(words[0]); (p == "curl" || p == "wget") && c.pipe && i+1 < len(cmds) {
+			if next := commandWords(cmds[i+1].words); len(next) > 0 && isShell(progName(next[0])) {
+				out = append(out, downloadRun(p, words[1:], progName(next[0])))
+				continue
+			}
+		}
+		if p := progName(words[0]); isShell(p) && c.fed && i+1 < len(cmds) {
+			// sh <(curl …): the download is the script sh runs.
+			if next := commandWords(cmds[i+1].words); len(next) > 0 && (progName(next[0]) == "curl" || progName(next[0]) == "wget") {
+				out = append(out, downloadRun(progName(next[0]), next[1:], p))
+				continue
+			}
+		}
+		out = append(out, fetchesIn(words, depth)...)
+	}
+	return out
+}
+
+// downloadRun is the download of curl or wget (prog, with args) piped
+// into the shell sh.
+func downloadRun(prog string, args []string, sh string) fetched {
+	url := "a URL it is given"
+	for _, a := range args {
+		if strings.Contains(a, "://") {
+			url = a
+			break
+		}
+	}
+	return fetched{runner: prog + " | " + sh, spec: url, why: "a download piped into a shell, which no version pins: it runs whatever the URL serves that day",
+		fix: "put the script in the tree, reviewed, and run it from there"}
+}
+
+// fetchesIn is what the command words (its program first, past
+// commandWords) fetches when it runs: a package runner's package, a
+// container's image, and what a shell it starts with -c fetches.
+func fetchesIn(words []string, depth int) []fetched {
+	if len(words) == 0 {
+		return nil
+	}
+	p, args := progName(words[0]), words[1:]
+	sub := func(names ...string) ([]string, bool) {
+		if len(args) > 0 && slices.Contains(names, args[0]) {
+			return args[1:], true
+		}
+		return nil, false
+	}
+	switch p {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash":
+		return shellScriptFetches(args, depth)
+	case "npx":
+		return npxFetches("npx", args)
+	case "npm":
+		if rest, ok := sub("exec", "x"); ok {
+			return npxFetches("npm exec", rest)
+		}
+	case "bunx":
+		return npxFetches("bunx", args)
+	case "bun":
+		if rest, ok := sub("x"); ok {
+			return npxFetches("bunx", rest)
+		}
+	case "pnpx":
+		return npxFetches("pnpm dlx", args)
+	case "pnpm":
+		if rest, ok := sub("dlx"); ok {
+			return npxFetches("pnpm dlx", rest)
+		}
+	case "yarn":
+		if rest, ok := sub("dlx"); ok {
+			return npxFetches("yarn dlx", rest)
+		}
+	case "uvx":
+		return uvxFetches("uvx", args)
+	case "uv":
+		if len(args) > 1 && args[0] == "tool" && (args[1] == "run" || args[1] == "uvx") {
+			return uvxFetches("uv tool run", args[2:])
+		}
+	case "pipx":
+		if rest, ok := sub("run"); ok {
+			return pipxFetches(rest)
+		}
+	case "deno":
+		if rest, ok := sub("run"); ok {
+			return denoFetches(rest)
+		}
+	case "go":
+		if rest, ok := sub("run"); ok {
+			return goFetches(rest)
+		}
+	case "docker", "podman", "nerdctl":
+		if rest, ok := sub("run"); ok {
+			return imageFetches(p+" run", rest)
+		}
+		if len(args) > 1 && args[0] == "container" && args[1] == "run" {
+			return imageFetches(p+" run", args[2:])
+		}
+	}
+	return nil
+}
+
+// shellScriptFetches is what sh -c 'script' fetches (args are sh's):
+// the script is the first word after the options, one of which holds c
+// (-c, -lc, -ec).
+func shellScriptFetches(args []string, depth int) []fetched {
+	script := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-o" || a == "-O" || a == "+o" || a == "+O":
+			i++ // the name of the option set
+		case strings.HasPrefix(a, "--"):
+			// A long option (--norc, --login); "--" ends them.
+			if a == "--" && script && i+1 < len(args) {
+				return scriptFetches(args[i+1], depth+1)
+			}
+			if a == "--" {
+				return nil
+			}
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			if strings.Contains(a, "c") {
+				script = true
+			}
+		default:
+			if script {
+				return scriptFetches(a, depth+1)
+			}
+			return nil // a script file, or input: not read here
+		}
+	}
+	return nil
+}
+
+// scriptFetches is what the script of sh -c fetches: a script that is
+// all a download's output (sh -c "$(curl …)") runs the download.
+func scriptFetches(script string, depth int) []fetched {
+	t := strings.TrimSpace(script)
+	if strings.HasPrefix(t, "$(") || strings.HasPrefix(t, "`") {
+		if cmds := shellCommands(t); len(cmds) > 0 {
+			if w := commandWords(cmds[0].words); len(w) > 0 && (progName(w[0]) == "curl" || progName(w[0]) == "wget") {
+				return []fetched{downloadRun(progName(w[0]), w[1:], "sh -c")}
+			}
+		}
+	}
+	return fetchesInShell(script, depth)
+}
+
+// splitOpt reads an option word: its name (without dashes) and its value
+// where it is given as --name=value.
+func splitOpt(w string) (name, value string, hasValue bool) {
+	name, value, hasValue = strings.Cut(strings.TrimLeft(w, "-"), "=")
+	return name, value, hasValue
+}
+
+// npxFlags are the options of npx (npm exec) and of bunx, pnpm dlx and
+// yarn dlx that take a value; npxBool those that take none. npm reads an
+// option it does not know, given without "=", as one that takes none;
+// vigiles says so where it is not sure.
+var (
+	npxFlags = map[string]bool{"p": true, "package": true, "c": true, "call": true, "registry": true, "cache": true, "prefix": true,
+		"userconfig": true, "globalconfig": true, "w": true, "workspace": true, "loglevel": true, "script-shell": true, "allow-build": true}
+	npxBool = map[string]bool{"y": true, "yes": true, "no": true, "q": true, "quiet": true, "s": true, "silent": true,
+		"ignore-existing": true, "no-install": true, "prefer-offline": true, "prefer-online": true, "offline": true,
+		"bun": true, "shell-mode": true, "ws": true, "workspaces": true, "include-workspace-root": true, "verbose": true}
+)
+
+// npxFetches is what runner (npx, npm exec, bunx, pnpm dlx, yarn dlx)
+// fetches with args: the packages of its --package options where it has
+// any (then the first word is a command of theirs), else the package
+// its first word names. A package npx finds in the project's
+// node_modules it runs from there, not fetched: the finding says so.
+func npxFetches(runner string, args []string) []fetched {
+	var pkgs []string
+	unsure := ""
+	call := false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		name, value, has := splitOpt(a)
+		switch {
+		case name == "p" || name == "package":
+			if !has && i+1 < len(args) {
+				i++
+				value, has = args[i], true
+			}
+			if has {
+				pkgs = append(pkgs, value)
+			}
+		case name == "c" || name == "call":
+			call = true
+			if !has {
+				i++
+			}
+		case npxFlags[name]:
+			if !has {
+				i++
+			}
+		case npxBool[name] || has:
+		default:
+			unsure = a
+		}
+	}
+	if len(pkgs) == 0 && !call && i < len(args) {
+		pkgs = append(pkgs, args[i])
+	}
+	var out []fetched
+	for _, spec := range pkgs {
+		f, ok := npmFetch(runner, spec)
+		if !ok {
+			continue
+		}
+		if unsure != "" && f.pinned {
+			f.pinned = false
+			f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what %s fetches is not sure to be this", shownCut(unsure, maxMonitorName), runner)
+			f.fix = "write the option as --name=value, or after the package"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// exactSemver matches an exact semantic version, as npm (and jsr) pin a
+// package by it (a leading v or = is allowed, a range or tag is not).
+var exactSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// gitCommit matches a full commit hash, which pins a git reference.
+var gitCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// isLocalSpec says whether a package spec names a directory or file of
+// the tree's (or the machine's), which nothing fetches.
+func isLocalSpec(spec string) bool {
+	return spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") ||
+		strings.HasPrefix(spec, "/") || strings.HasPrefix(spec, "~") || strings.HasPrefix(spec, "file:") || strings.HasPrefix(spec, "$")
+}
+
+// hasAnyPrefix says whether s begins with any of prefixes.
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
+}
+
+// npmFetch reads the npm package spec as runner fetches it; false where
+// it names a local directory, which is no fetch.
+func npmFetch(runner, spec string) (fetched, bool) {
+	f := fetched{runner: runner, spec: spec}
+	cmd := runner
+	if runner == "npx" {
+		cmd = "npx -y"
+	}
+	switch {
+	case isLocalSpec(spec):
+		return f, false
+	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
+		f.why, f.fix = "a URL, which no version pins: it runs whatever the URL serves that day", "put the package in the tree, or pin an exact version of a registry's package"
+		return f, true
+	case strings.HasPrefix(spec, "npm:"):
+		g, ok := npmFetch(runner, strings.TrimPrefix(spec, "npm:"))
+		g.spec = spec
+		return g, ok
+	}
+	at := strings.LastIndexByte(spec, '@')
+	if strings.Contains(spec, "://") || hasAnyPrefix(spec, "git+", "git@", "github:", "gitlab:", "gist:", "bitbucket:") ||
+		(!strings.HasPrefix(spec, "@") && strings.Contains(spec, "/")) {
+		repo, ref, _ := strings.Cut(spec, "#")
+		if gitCommit.MatchString(ref) {
+			f.pinned, f.why = true, "the commit "+ref
+			return f, true
+		}
+		f.why = "a git reference with no commit, which the repository moves"
+		if ref != "" {
+			f.why = "the git reference " + shownCut(ref, maxMonitorName) + ", which is no commit hash: the repository can move it"
+		}
+		f.fix = fmt.Sprintf("pin a commit: %s %s#<commit>", cmd, shownCut(repo, maxFetchSpec))
+		return f, true
+	}
+	name, version := spec, ""
+	if at > 0 {
+		name, version = spec[:at], spec[at+1:]
+	}
+	fix := fmt.Sprintf("pin an exact version: %s %s@<version>", cmd, shownCut(name, maxFetchSpec))
+	switch {
+	case version == "" && (runner == "npx" || runner == "npm exec" || runner == "bunx"):
+		f.why, f.fix = "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest", fix
+	case version == "":
+		f.why, f.fix = "no version: whatever the registry serves as latest", fix
+	case exactSemver.MatchString(version):
+		f.pinned, f.why = true, "the exact version "+version
+	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, "."):
+		f.why, f.fix = "the range "+shownCut(version, maxMonitorName)+", which a new release moves", fix
+	default:
+		f.why, f.fix = "the tag "+shownCut(version, maxMonitorName)+", which the registry moves", fix
+	}
+	return f, true
+}
+
+// uvxFlags are the options of uvx (uv tool run) that take a value.
+var uvxFlags = map[string]bool{"from": true, "with": true, "with-editable": true, "with-requirements": true, "p": true, "python": true,
+	"index": true, "default-index": true, "index-url": true, "i": true, "extra-index-url": true, "find-links": true, "f": true,
+	"c": true, "constraints": true, "overrides": true, "build-constraints": true, "directory": true, "project": true,
+	"config-file": true, "cache-dir": true, "python-preference": true, "refresh-package": true, "reinstall-package": true,
+	"upgrade-package": true, "exclude-newer": true, "index-strategy": true, "keyring-provider": true, "resolution": true,
+	"prerelease": true, "link-mode": true, "color": true, "allow-insecure-host": true, "env-file": true, "P": true,
+	"upgrade-group": true, "no-binary-package": true, "only-binary-package": true, "no-build-package": true,
+	"no-build-isolation-package": true, "config-setting": true, "C": true, "torch-backend": true}
+
+// uvxBool are uvx's options that take no value.
+var uvxBool = map[string]bool{"q": true, "quiet": true, "v": true, "verbose": true, "isolated": true, "no-cache": true, "n": true,
+	"offline": true, "refresh": true, "reinstall": true, "upgrade": true, "U": true, "no-config": true, "native-tls": true,
+	"no-progress": true, "no-python-downloads": true, "managed-python": true, "no-managed-python": true, "show-resolution": true,
+	"no-sources": true, "no-build": true, "no-binary": true, "no-build-isolation": true, "compile-bytecode": true,
+	"no-index": true, "lfs": true}
+
+// uvxFetches is what uvx (or uv tool run) fetches with args: the package
+// of --from, or that its first word names, and those of --with.
+func uvxFetches(runner string, args []string) []fetched {
+	var from string
+	var with []string
+	unsure := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		name, value, has := splitOpt(a)
+		if len(a) > 2 && a[1] != '-' && !has {
+			// -pVALUE: a short option with its value attached.
+			name, value, has = a[1:2], a[2:], true
+			if uvxBool[name] {
+				continue
+			}
+		}
+		switch {
+		case uvxFlags[name]:
+			if !has && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			switch name {
+			case "from":
+				from = value
+			case "with":
+				// A list of packages parted by commas.
+				for _, w := range strings.Split(value, ",") {
+					if w = strings.TrimSpace(w); w != "" {
+						with = append(with, w)
+					}
+				}
+			}
+		case uvxBool[name]:
+		default:
+			unsure = a
+		}
+	}
+	var specs []string
+	switch {
+	case from != "":
+		specs = append(specs, from)
+	case i < len(args):
+		specs = append(specs, args[i])
+	}
+	specs = append(specs, with...)
+	var out []fetched
+	for _, spec := range specs {
+		f, ok := pypiFetch(runner, spec)
+		if !ok {
+			continue
+		}
+		if unsure != "" && f.pinned {
+			f.pinned = false
+			f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what %s fetches is not sure to be this", shownCut(unsure, maxMonitorName), runner)
+			f.fix = "write the option as --name=value, or after the package"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// pypiName reads a Python package requirement: its name (with extras)
+// and what follows.
+var pypiName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$`)
+
+// exactPEP440 matches a version that names one release (no wildcard).
+var exactPEP440 = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*([._-]?(a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[._-]?[0-9]*)*(\+[A-Za-z0-9.]+)?$`)
+
+// pypiFetch reads the Python package spec as runner (uvx, pipx run)
+// fetches it; false where it names a local directory or file.
+func pypiFetch(runner, spec string) (fetched, bool) {
+	f := fetched{runner: runner, spec: spec}
+	switch {
+	case isLocalSpec(spec) || strings.HasSuffix(spec, ".py") && !strings.Contains(spec, "://"):
+		return f, false
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
+		f.why, f.fix = "a URL, which no version pins: it runs whatever the URL serves that day", "pin an exact version of a registry's package ("+runner+" NAME==<version>), or put the code in the tree"
+		return f, true
+	}
+	m := pypiName.FindStringSubmatch(spec)
+	if m == nil {
+		f.why, f.fix = "a requirement vigiles cannot read, so not sure to be pinned", "pin an exact version: "+runner+" NAME==<version>"
+		return f, true
+	}
+	name, rest := m[1]+m[2], strings.TrimSpace(m[3])
+	if k := strings.IndexByte(rest, ';'); k >= 0 {
+		rest = strings.TrimSpace(rest[:k]) // an environment marker
+	}
+	fix := fmt.Sprintf("pin an exact version: %s %s==<version>", runner, shownCut(name, maxFetchSpec))
+	if runner == "pipx run" {
+		fix = fmt.Sprintf("pin an exact version: pipx run --spec %s==<version> APP", shownCut(name, maxFetchSpec))
+	}
+	version := ""
+	switch {
+	case rest == "":
+		f.why, f.fix = "no version: whatever the registry serves as latest", fix
+		return f, true
+	case strings.HasPrefix(rest, "@"):
+		version = strings.TrimSpace(rest[1:])
+	case strings.HasPrefix(rest, "==="):
+		version = strings.TrimSpace(rest[3:])
+	case strings.HasPrefix(rest, "=="):
+		version = strings.TrimSpace(rest[2:])
+	}
+	if version != "" && !strings.Contains(version, ",") && exactPEP440.MatchString(version) {
+		f.pinned, f.why = true, "the exact version "+version
+		return f, true
+	}
+	f.why, f.fix = "the requirement "+shownCut(rest, maxMonitorName)+", which a new release moves", fix
+	return f, true
+}
+
+// pipxFetches is what pipx run fetches with args: the package of --spec,
+// or that its first word names.
+func pipxFetches(args []string) []fetched {
+	spec := ""
+	unsure := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, value, has := splitOpt(a)
+		switch name {
+		case "spec", "python", "index-url", "i", "pip-args", "backend", "fetch-python", "path":
+			if !has && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			if name == "spec" {
+				spec = value
+			}
+		case "no-cache", "pypackages", "verbose", "v", "quiet", "q", "system-site-packages", "editable", "e", "fetch-missing-python":
+		default:
+			unsure = a
+		}
+	}
+	if spec == "" && i < len(args) {
+		spec = args[i]
+	}
+	if spec == "" {
+		return nil
+	}
+	f, ok := pypiFetch("pipx run", spec)
+	if !ok {
+		return nil
+	}
+	if unsure != "" && f.pinned {
+		f.pinned = false
+		f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what pipx run fetches is not sure to be this", shownCut(unsure, maxMonitorName))
+		f.fix = "write the option as --name=value"
+	}
+	return []fetched{f}
+}
+
+// denoValue are deno run's options that take a value in the next word.
+var denoValue = map[string]bool{"c": true, "config": true, "import-map": true, "lock": true, "cert": true, "location": true,
+	"seed": true, "ext": true, "preload": true, "L": true, "log-level": true}
+
+// denoFetches is what deno run fetches with args: a script it is given
+// as npm:, jsr: or a URL.
+func denoFetches(args []string) []fetched {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) {
+				return denoScript(args[i+1])
+			}
+			return nil
+		}
+		if strings.HasPrefix(a, "-") {
+			if name, _, has := splitOpt(a); denoValue[name] && !has {
+				i++
+			}
+			continue
+		}
+		return denoScript(a)
+	}
+	return nil
+}
+
+// denoScript reads the script deno run is given.
+func denoScript(spec string) []fetched {
+	switch {
+	case strings.HasPrefix(spec, "npm:"):
+		f, ok := npmFetch("deno run", strings.TrimPrefix(spec, "npm:"))
+		if !ok {
+			return nil
+		}
+		f.spec = spec
+		if f.fix != "" {
+			f.fix = strings.Replace(f.fix, "deno run ", "deno run npm:", 1)
+		}
+		return []fetched{f}
+	case strings.HasPrefix(spec, "jsr:"):
+		name := strings.TrimPrefix(spec, "jsr:")
+		f := fetched{runner: "deno run", spec: spec}
+		version := ""
+		if at := strings.LastIndexByte(name, '@'); at > 0 {
+			name, version = name[:at], name[at+1:]
+		}
+		if k := strings.IndexByte(version, '/'); k >= 0 {
+			version = version[:k] // jsr:@scope/pkg@1.2.3/sub
+		}
+		if exactSemver.MatchString(version) {
+			f.pinned, f.why = true, "the exact version "+version
+			return []fetched{f}
+		}
+		f.why = "no version: whatever the registry serves as latest"
+		if version != "" {
+			f.why = "the version " + shownCut(version, maxMonitorName) + ", which is no exact version: a new release moves it"
+		}
+		f.fix = fmt.Sprintf("pin an exact version: deno run jsr:%s@<version>", shownCut(name, maxFetchSpec))
+		return []fetched{f}
+	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
+		return []fetched{{runner: "deno run", spec: spec, why: "a URL, which no version pins: it runs whatever the URL serves that day",
+			fix: "put the script in the tree, reviewed, and run it from there"}}
+	}
+	return nil
+}
+
+// goValue are go run's build options that take a value in the next word.
+var goValue = map[string]bool{"C": true, "p": true, "tags": true, "ldflags": true, "gcflags": true, "asmflags": true, "mod": true,
+	"modfile": true, "overlay": true, "pkgdir": true, "toolexec": true, "exec": true, "covermode": true, "coverpkg": true,
+	"buildmode": true, "compiler": true, "gccgoflags": true, "installsuffix": true, "pgo": true, "o": true}
+
+// goVersion matches a Go module version that names one release or
+// commit: vX.Y.Z, with a pre-release (a pseudo-version's too) or
+// +incompatible.
+var goVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
+
+// goFetches is what go run fetches with args: a package given with a
+// version (path@version), which go fetches apart from the main module.
+// One without a version is the main module's or its go.mod's, not named.
+func goFetches(args []string) []fetched {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if name, _, has := splitOpt(a); goValue[name] && !has {
+				i++
+			}
+			continue
+		}
+		at := strings.LastIndexByte(a, '@')
+		if at <= 0 {
+			return nil
+		}
+		mod, version := a[:at], a[at+1:]
+		f := fetched{runner: "go run", spec: a}
+		if goVersion.MatchString(version) {
+			f.pinned, f.why = true, "the exact version "+version
+			return []fetched{f}
+		}
+		f.why = "the query " + shownCut(version, maxMonitorName) + ", which is no exact version (vX.Y.Z): the module's repository moves it"
+		f.fix = fmt.Sprintf("pin an exact version: go run %s@vX.Y.Z", shownCut(mod, maxFetchSpec))
+		return []fetched{f}
+	}
+	return nil
+}
+
+// dockerBool are docker run's (and podman's) options that take no value;
+// every other takes one, in the next word where it has no "=".
+var dockerBool = map[string]bool{"d": true, "detach": true, "i": true, "interactive": true, "t": true, "tty": true, "rm": true,
+	"privileged": true, "init": true, "read-only": true, "P": true, "publish-all": true, "no-healthcheck": true,
+	"oom-kill-disable": true, "sig-proxy": true, "q": true, "quiet": true, "help": true, "disable-content-trust": true,
+	"replace": true, "rmi": true, "no-hosts": true, "tls-verify": true, "env-host": true, "http-proxy": true, "read-only-tmpfs": true}
+
+// imageDigest matches an image pinned by its digest.
+var imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+
+// imageFetches is what runner (docker run, podman run) fetches with
+// args: the image, its first word past the options.
+func imageFetches(runner string, args []string) []fetched {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) {
+				return []fetched{imageFetch(runner, args[i+1])}
+			}
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return []fetched{imageFetch(runner, a)}
+		}
+		if strings.HasPrefix(a, "--") {
+			if name, _, has := splitOpt(a); !has && !dockerBool[name] {
+				i++
+			}
+			continue
+		}
+		// A cluster of short options (-it), the first that takes a
+		// value taking the rest of the word, or the next word.
+		for k := 1; k < len(a); k++ {
+			if !dockerBool[a[k:k+1]] {
+				if k == len(a)-1 {
+					i++
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// imageFetch reads the image a container runner is given.
+func imageFetch(runner, image string) fetched {
+	f := fetched{runner: runner, spec: image}
+	if imageDigest.MatchString(image) {
+		f.pinned, f.why = true, "its digest"
+		return f
+	}
+	name := image
+	tag := ""
+	if k := strings.LastIndexByte(image, ':'); k > strings.LastIndexByte(image, '/') {
+		name, tag = image[:k], image[k+1:]
+	}
+	if k := strings.IndexByte(name, '@'); k >= 0 {
+		name = name[:k]
+	}
+	f.why = "no tag or digest: whatever the registry serves as latest"
+	if tag != "" {
+		f.why = "the tag " + shownCut(tag, maxMonitorName) + ", which the registry can move: only a digest pins an image"
+	}
+	f.fix = fmt.Sprintf("pin a digest: %s@sha256:<digest>", shownCut(name, maxFetchSpec))
+	return f
+}
+
+// fetchesInArgv is what a command Claude Code spawns with no shell
+// (program and arguments) fetches.
+func fetchesInArgv(argv []string) []fetched {
+	return fetchesIn(commandWords(argv), 0)
+}
+
+// fetchedMessage is the finding's text for what who runs, fetching fs;
+// its severity is a warning where any of fs is not pinned. A package
+// manager may take what it fetched before from its cache, so the
+// message says "at run time", not "each time".
+func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
+	sev := report.SeverityNotice
+	var parts, fixes []string
+	for i, f := range fs {
+		if !f.pinned {
+			sev = report.SeverityWarning
+		}
+		if i == maxFetchNamed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-maxFetchNamed))
+			break
+		}
+		if f.pinned {
+			parts = append(parts, fmt.Sprintf("%s fetches %s, pinned by %s", f.runner, shownName(clip(f.spec, maxFetchSpec)), f.why))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s fetches %s (%s)", f.runner, shownName(clip(f.spec, maxFetchSpec)), f.why))
+		if f.fix != "" && !slices.Contains(fixes, f.fix) {
+			fixes = append(fixes, f.fix)
+		}
+	}
+	what := strings.Join(parts, "; ")
+	if sev == report.SeverityNotice {
+		return fmt.Sprintf("%s runs code that is not in the tree, fetched at run time: %s; vigiles audits what the tree holds, not what is fetched: review that version apart", who, what), sev
+	}
+	return fmt.Sprintf("%s runs code that is not in the tree, fetched at run time: %s; what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: %s", who, what, strings.Join(fixes, "; ")), sev
+}
+
+// hookFetchedCode names what each command hook of the session fetches
+// when it runs: a notice instead of a warning where the settings turn it
+// off (Hook.NotRun says so). A hook Claude Code never runs (a plugin
+// agent's, a shell-form one that names ${user_config.*}) fetches
+// nothing, and is not named.
+func (s *session) hookFetchedCode() {
+	for _, h := range s.hooks {
+		if h.Type != TypeCommand || h.NotRun == pluginAgentIgnored || h.NotRun == userConfigRefused {
+			continue
+		}
+		var fs []fetched
+		if h.Exec {
+			fs = fetchesInArgv(append([]string{h.Command}, h.Args...))
+		} else {
+			fs = fetchesInShell(h.Command, 0)
+		}
+		if len(fs) == 0 {
+			continue
+		}
+		msg, sev := fetchedMessage("hook "+shownCut(h.ID, maxServerLine), fs)
+		if sev == report.SeverityWarning {
+			// What the audit's run saw of it.
+			msg += "; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs"
+		}
+		if off, ok := strings.CutPrefix(h.NotRun, "turned off: "); ok {
+			sev, msg = report.SeverityNotice, "turned off: "+off+"; "+msg
+		}
+		s.findings = append(s.findings, report.Finding{Rule: RuleFetchedCode, Severity: sev, Location: h.Location, Message: msg})
+	}
+}
+
+// serverFetchedCode names what the server (monitor, settings command,
+// shell line) sv runs fetches at run time, or what its
+// headersHelper fetches; off is the "turned off: …; " its own finding
+// begins with where the settings turn it off, which makes this a notice
+// too. A baseline does not keep it: one that accepts the server as it is
+// leaves it a warning.
+func (s *session) serverFetchedCode(sv *Server, off string) {
+	var fs []fetched
+	who := ""
+	switch {
+	case sv.Kind == ServerMonitor:
+		fs = fetchesInShell(sv.Command, 0)
+		who = fmt.Sprintf("plugin %s's background monitor %s", shownCut(sv.Plugin, maxMonitorName), shownCut(sv.Name, maxMonitorName))
+	case sv.Kind == ServerSettings:
+		fs = fetchesInShell(sv.Command, 0)
+		who = fmt.Sprintf("%s's settings command %s", sv.owner(), shownCut(sv.Name, maxMonitorName))
+	case sv.Kind == ServerSkillShell:
+		fs = fetchesInShell(sv.Command, 0)
+		who = fmt.Sprintf("%s's %s %s, in a shell line,", sv.owner(), sv.Name, shownName(sv.Location.File))
+	case sv.Type == "stdio":
+		fs = fetchesInArgv(append([]string{sv.Command}, sv.Args...))
+		who = fmt.Sprintf("%s's %s %s", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
+	case sv.HeadersHelper != "":
+		fs = fetchesInShell(sv.HeadersHelper, 0)
+		who = fmt.Sprintf("%s's %s %s, in its headersHelper,", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
+	}
+	if len(fs) == 0 {
+		return
+	}
+	msg, sev := fetchedMessage(who, fs)
+	if off != "" {
+		sev, msg = report.SeverityNotice, off+msg
+	}
+	s.findings = append(s.findings, report.Finding{Rule: RuleFetchedCode, Severity: sev, Location: sv.Location, Message: msg})
+}

@@ -1,0 +1,298 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// fetchLines is each of fs as "runner spec pinned|unpinned".
+func fetchLines(fs []fetched) []string {
+	var out []string
+	for _, f := range fs {
+		state := "unpinned"
+		if f.pinned {
+			state = "pinned"
+		}
+		out = append(out, fmt.Sprintf("%s %s %s", f.runner, f.spec, state))
+	}
+	return out
+}
+
+// TestFetchesInShell: each package runner's pinned and unpinned forms, at
+// every command position of a shell line (after ;, &&, ||, |, a newline,
+// exec, variable assignments, env, timeout, inside $(…) and sh -c), the
+// options that take a value read as such, and commands that fetch
+// nothing named as fetching nothing.
+func TestFetchesInShell(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		// npx and its options.
+		{"npx -y @scope/server", []string{"npx @scope/server unpinned"}},
+		{"npx -y @scope/server@1.2.3", []string{"npx @scope/server@1.2.3 pinned"}},
+		{"npx pkg@latest --port 3", []string{"npx pkg@latest unpinned"}},
+		{"npx pkg@^1.2.0", []string{"npx pkg@^1.2.0 unpinned"}},
+		{"npx pkg@1.2.3", []string{"npx pkg@1.2.3 pinned"}},
+		{"npx pkg@1.2.3-rc.1", []string{"npx pkg@1.2.3-rc.1 pinned"}},
+		{"npx pkg@1.2", []string{"npx pkg@1.2 unpinned"}},
+		{"npx -p pkg@1.2.3 cmd --flag", []string{"npx pkg@1.2.3 pinned"}},
+		{"npx -p pkg cmd", []string{"npx pkg unpinned"}},
+		{"npx --package=a@1.0.0 --package b@2 cmd", []string{"npx a@1.0.0 pinned", "npx b@2 unpinned"}},
+		{"npx --registry https://registry.example.org pkg@1.0.0", []string{"npx pkg@1.0.0 pinned"}},
+		{"npx --frobnicate pkg@1.0.0", []string{"npx pkg@1.0.0 unpinned"}},
+		{"npx user/repo", []string{"npx user/repo unpinned"}},
+		{"npx github:user/repo#0123456789abcdef0123456789abcdef01234567", []string{"npx github:user/repo#0123456789abcdef0123456789abcdef01234567 pinned"}},
+		{"npx https://example.org/pkg.tgz", []string{"npx https://example.org/pkg.tgz unpinned"}},
+		{"npx gitmoji-cli@1.0.0", []string{"npx gitmoji-cli@1.0.0 pinned"}},
+		{"npx ./local-dir", nil},
+		{"npm exec -- pkg@1.0.0 arg", []string{"npm exec pkg@1.0.0 pinned"}},
+		{"npm x pkg", []string{"npm exec pkg unpinned"}},
+		{"bunx pkg@1.0.0", []string{"bunx pkg@1.0.0 pinned"}},
+		{"bun x pkg", []string{"bunx pkg unpinned"}},
+		{"pnpm dlx pkg", []string{"pnpm dlx pkg unpinned"}},
+		{"pnpx pkg@2.0.0", []string{"pnpm dlx pkg@2.0.0 pinned"}},
+		{"yarn dlx -p pkg@3.0.0 cmd", []string{"yarn dlx pkg@3.0.0 pinned"}},
+		// uvx and pipx.
+		{"uvx mcp-server-foo", []string{"uvx mcp-server-foo unpinned"}},
+		{"uvx mcp-server-foo==1.2.3", []string{"uvx mcp-server-foo==1.2.3 pinned"}},
+		{"uvx mcp-server-foo@1.2.3", []string{"uvx mcp-server-foo@1.2.3 pinned"}},
+		{"uvx mcp-server-foo@latest", []string{"uvx mcp-server-foo@latest unpinned"}},
+		{"uvx 'foo>=1.2'", []string{"uvx foo>=1.2 unpinned"}},
+		{"uvx 'foo==1.*'", []string{"uvx foo==1.* unpinned"}},
+		{"uvx --from 'pkg==1.2.3' cmd", []string{"uvx pkg==1.2.3 pinned"}},
+		{"uvx --from pkg cmd", []string{"uvx pkg unpinned"}},
+		{"uvx --python 3.12 --from=pkg==1.0 cmd", []string{"uvx pkg==1.0 pinned"}},
+		{"uvx --with extra pkg==1.0", []string{"uvx pkg==1.0 pinned", "uvx extra unpinned"}},
+		{"uvx --from git+https://example.org/r.git cmd", []string{"uvx git+https://example.org/r.git unpinned"}},
+		{"uv tool run pkg==2.0", []string{"uv tool run pkg==2.0 pinned"}},
+		{"pipx run pkg", []string{"pipx run pkg unpinned"}},
+		{"pipx run --spec pkg==1.2.3 cmd", []string{"pipx run pkg==1.2.3 pinned"}},
+		// deno and go.
+		{"deno run -A npm:pkg", []string{"deno run npm:pkg unpinned"}},
+		{"deno run --allow-net npm:pkg@1.2.3", []string{"deno run npm:pkg@1.2.3 pinned"}},
+		{"deno run jsr:@std/http@1.0.0/file-server", []string{"deno run jsr:@std/http@1.0.0/file-server pinned"}},
+		{"deno run jsr:@std/http", []string{"deno run jsr:@std/http unpinned"}},
+		{"deno run -c deno.json https://example.org/x.ts", []string{"deno run https://example.org/x.ts unpinned"}},
+		{"deno run ./x.ts", nil},
+		{"go run example.org/x/cmd@latest", []string{"go run example.org/x/cmd@latest unpinned"}},
+		{"go run -tags net example.org/x/cmd@v1.2.3 -v", []string{"go run example.org/x/cmd@v1.2.3 pinned"}},
+		{"go run example.org/x/cmd@main", []string{"go run example.org/x/cmd@main unpinned"}},
+		{"go run ./cmd/x", nil},
+		// Containers.
+		{"docker run -i --rm images.example.org/org/image", []string{"docker run images.example.org/org/image unpinned"}},
+		{"docker run -i --rm images.example.org/org/image:1.2.3", []string{"docker run images.example.org/org/image:1.2.3 unpinned"}},
+		{"docker run -e X=1 -v a:b --name n -it image@sha256:" + strings.Repeat("ab", 32) + " args", []string{"docker run image@sha256:" + strings.Repeat("ab", 32) + " pinned"}},
+		{"docker run -eX=1 --network=host localhost:5000/img", []string{"docker run localhost:5000/img unpinned"}},
+		{"podman container run img:tag", []string{"podman run img:tag unpinned"}},
+		{"docker ps", nil},
+		// Downloads piped into a shell.
+		{"curl -fsSL https://example.org/install.sh | sh", []string{"curl | sh https://example.org/install.sh unpinned"}},
+		{"wget -qO- https://example.org/i.sh | sudo bash -s -- --yes", []string{"wget | bash https://example.org/i.sh unpinned"}},
+		{"curl -fsSL https://example.org/x.json | jq .", nil},
+		{`sh -c "$(curl -fsSL https://example.org/install.sh)"`, []string{"curl | sh -c https://example.org/install.sh unpinned"}},
+		{"bash <(curl -fsSL https://example.org/install.sh)", []string{"curl | bash https://example.org/install.sh unpinned"}},
+		{"diff <(curl -s https://example.org/a) b", nil},
+		// Command positions.
+		{"FOO=1 BAR=2 npx pkg", []string{"npx pkg unpinned"}},
+		{"env FOO=1 npx pkg", []string{"npx pkg unpinned"}},
+		{"env -u HOME -i npx pkg", []string{"npx pkg unpinned"}},
+		{"exec npx pkg", []string{"npx pkg unpinned"}},
+		{"timeout 30 npx pkg", []string{"npx pkg unpinned"}},
+		{"cd \"$CLAUDE_PROJECT_DIR\" && npx -y pkg", []string{"npx pkg unpinned"}},
+		{"test -f x || uvx pkg; npx a@1.0.0", []string{"uvx pkg unpinned", "npx a@1.0.0 pinned"}},
+		{"cat input | npx pkg 2>&1 >/dev/null", []string{"npx pkg unpinned"}},
+		{"echo start\nnpx pkg", []string{"npx pkg unpinned"}},
+		{"echo $(npx pkg)", []string{"npx pkg unpinned"}},
+		{"bash -lc 'npx -y pkg'", []string{"npx pkg unpinned"}},
+		{"sh -o pipefail -c \"uvx pkg\"", []string{"uvx pkg unpinned"}},
+		{"/usr/bin/npx pkg", []string{"npx pkg unpinned"}},
+		// What fetches nothing.
+		{"echo npx pkg", nil},
+		{"echo 'npx pkg' # npx again", nil},
+		{"./npx pkg", nil},
+		{"${CLAUDE_PLUGIN_ROOT}/bin/npx pkg", nil},
+		{"npm test", nil},
+		{"npm run build", nil},
+		{"node ./x.js", nil},
+		{"command -v npx", nil},
+		{"sh ./script.sh npx", nil},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
+				t.Errorf("fetches of %q (-want +got):\n%s", tc.line, diff)
+			}
+		})
+	}
+}
+
+// TestFetchesInArgv: a server's command and arguments, which Claude Code
+// spawns with no shell, read as the words they are; one started through
+// sh -c is read as its shell line.
+func TestFetchesInArgv(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"npx", "-y", "@scope/server"}, []string{"npx @scope/server unpinned"}},
+		{[]string{"npx", "-y", "@scope/server@0.6.2", "--root", "/x"}, []string{"npx @scope/server@0.6.2 pinned"}},
+		{[]string{"uvx", "mcp-server-fetch"}, []string{"uvx mcp-server-fetch unpinned"}},
+		{[]string{"docker", "run", "-i", "--rm", "-e", "TOKEN", "images.example.org/org/server"}, []string{"docker run images.example.org/org/server unpinned"}},
+		{[]string{"sh", "-c", "cd /x && npx -y pkg"}, []string{"npx pkg unpinned"}},
+		{[]string{"env", "A=1", "uvx", "pkg==1.0.0"}, []string{"uvx pkg==1.0.0 pinned"}},
+		// A word with a space is one argument, not two commands.
+		{[]string{"node", "server.js", "npx pkg"}, nil},
+		{[]string{"npx pkg"}, nil},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fetchLines(fetchesInArgv(tc.argv))); diff != "" {
+				t.Errorf("fetches of %q (-want +got):\n%s", tc.argv, diff)
+			}
+		})
+	}
+}
+
+// TestFetchedMessage: the message names the runner, the package, what
+// pins it or is missing and the fix; a hostile package name is quoted,
+// not left to break the line.
+func TestFetchedMessage(t *testing.T) {
+	msg, sev := fetchedMessage("hook h", fetchesInShell("npx -y pkg@latest", 0))
+	if sev != report.SeverityWarning {
+		t.Errorf("severity %s, want warning", sev)
+	}
+	for _, want := range []string{"hook h runs code that is not in the tree", "npx fetches pkg@latest (the tag latest, which the registry moves)", "pin an exact version: npx -y pkg@<version>"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	msg, sev = fetchedMessage("hook h", fetchesInShell("docker run img@sha256:"+strings.Repeat("0", 64), 0))
+	if sev != report.SeverityNotice || !strings.Contains(msg, "pinned by its digest") {
+		t.Errorf("pinned image: %s %q", sev, msg)
+	}
+	msg, _ = fetchedMessage("hook h", fetchesInArgv([]string{"npx", "-y", "evil\n::error::x" + strings.Repeat("a", 500)}))
+	if strings.ContainsAny(msg, "\r\n") || len(msg) > 1000 {
+		t.Errorf("hostile package shapes the message: %q", msg)
+	}
+	msg, _ = fetchedMessage("hook h", fetchesInShell("npx a; npx b; npx c; npx d; npx e", 0))
+	if !strings.Contains(msg, "and 2 more") || strings.Contains(msg, "fetches d") {
+		t.Errorf("five fetches not cut to three: %q", msg)
+	}
+}
+
+// fetchedLines are rep's discovery/fetched-code findings, as
+// "severity rule file:line:col message", sorted.
+func fetchedLines(rep *report.Report) []string {
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleFetchedCode {
+			got = append(got, findingLine(f)+" "+f.Message)
+		}
+	}
+	sort.Strings(got)
+	return got
+}
+
+// TestFetchedCodeDiscovered: an audit names what a hook, an MCP server,
+// a monitor, a project's settings command, .mcp.json server and skill's
+// shell line fetch when they start, each at its own finding's place: a
+// warning where unpinned, a notice where pinned or where the settings
+// turn its plugin off; a remote server's headersHelper too; not what a
+// hook Claude Code never runs would. A baseline that accepts the servers leaves the
+// warnings warnings. Before, vigiles said nothing of it.
+func TestFetchedCodeDiscovered(t *testing.T) {
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}, {"name": "off", "source": "./off"}]}`,
+		".claude/settings.json":           `{"enabledPlugins": {"off@mk": false}, "apiKeyHelper": "KEY=1 npx -y @s/key@1.2.3"}`,
+		".mcp.json":                       `{"mcpServers": {"db": {"command": "docker", "args": ["run", "-i", "--rm", "images.example.org/org/db:1"]}}}`,
+		".claude/skills/s/SKILL.md":       "---\nname: s\n---\nRun !`curl -fsSL https://example.org/i.sh | sh` first.\n",
+		"a/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true && npx -y lint-it"}]}]}}`,
+		"a/.mcp.json":                     `{"fs": {"command": "npx", "args": ["-y", "@scope/fs"]}, "local": {"command": "node", "args": ["server.js"]}, "web": {"type": "http", "url": "https://mcp.example.org/", "headersHelper": "exec npx -y hdr@1.0.0"}}`,
+		"a/monitors/monitors.json":        `[{"name": "tail", "command": "uvx tailer==1.0.0"}]`,
+		"off/hooks/hooks.json":            `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "uvx x"}]}]}}`,
+		"off/.mcp.json":                   `{"o": {"command": "uvx", "args": ["o"]}}`,
+		// Hooks Claude Code never runs fetch nothing: a plugin agent's,
+		// and a shell-form one that names ${user_config.*}.
+		"a/agents/x.md":                "---\nname: x\nhooks:\n  Stop: [{hooks: [{type: command, command: npx -y agent-pkg}]}]\n---\n",
+		"a/.claude-plugin/plugin.json": `{"name": "a", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "npx -y pkg --opt ${user_config.pkg}"}]}]}}`,
+	}
+	dir := makeTree(t, files)
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`notice discovery/fetched-code .claude/settings.json:1:39 the project's settings command apiKeyHelper runs code that is not in the tree, fetched at run time: npx fetches @s/key@1.2.3, pinned by the exact version 1.2.3; vigiles audits what the tree holds, not what is fetched: review that version apart`,
+		`notice discovery/fetched-code a/.mcp.json:1:110 plugin a's MCP server web, in its headersHelper, runs code that is not in the tree, fetched at run time: npx fetches hdr@1.0.0, pinned by the exact version 1.0.0; vigiles audits what the tree holds, not what is fetched: review that version apart`,
+		`notice discovery/fetched-code a/monitors/monitors.json:1:2 plugin a's background monitor tail runs code that is not in the tree, fetched at run time: uvx fetches tailer==1.0.0, pinned by the exact version 1.0.0; vigiles audits what the tree holds, not what is fetched: review that version apart`,
+		`notice discovery/fetched-code off/.mcp.json:1:2 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not start it while that holds; plugin off's MCP server o runs code that is not in the tree, fetched at run time: uvx fetches o (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin an exact version: uvx o==<version>`,
+		`notice discovery/fetched-code off/hooks/hooks.json:1:63 turned off: its plugin is set false under enabledPlugins in .claude/settings.json, so Claude Code does not run it; hook off/hooks/hooks.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: uvx fetches x (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin an exact version: uvx x==<version>; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs`,
+		`warning discovery/fetched-code .claude/skills/s/SKILL.md:4:7 the project's skill .claude/skills/s/SKILL.md, in a shell line, runs code that is not in the tree, fetched at run time: curl | sh fetches https://example.org/i.sh (a download piped into a shell, which no version pins: it runs whatever the URL serves that day); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: put the script in the tree, reviewed, and run it from there`,
+		`warning discovery/fetched-code .mcp.json:1:17 the project's .mcp.json's MCP server db runs code that is not in the tree, fetched at run time: docker run fetches images.example.org/org/db:1 (the tag 1, which the registry can move: only a digest pins an image); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin a digest: images.example.org/org/db@sha256:<digest>`,
+		`warning discovery/fetched-code a/.mcp.json:1:2 plugin a's MCP server fs runs code that is not in the tree, fetched at run time: npx fetches @scope/fs (no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin an exact version: npx -y @scope/fs@<version>`,
+		`warning discovery/fetched-code a/hooks/hooks.json:1:63 hook a/hooks/hooks.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: npx fetches lint-it (no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin an exact version: npx -y lint-it@<version>; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs`,
+	}
+	if diff := cmp.Diff(want, fetchedLines(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+
+	// A baseline that keeps the servers as they are leaves these
+	// findings as they were: it accepts the server, not what it fetches.
+	base := filepath.Join(dir, ".vigiles", "baseline.json")
+	if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, fetchedLines(rep)); diff != "" {
+		t.Errorf("findings against a baseline that keeps the servers (-want +got):\n%s", diff)
+	}
+	accepted := false
+	for _, f := range rep.Findings {
+		if f.Rule == RuleMCPServer && strings.HasPrefix(f.Message, "accepted in the baseline as it is:") {
+			accepted = true
+		}
+	}
+	if !accepted {
+		t.Error("no server was accepted by the baseline: the check above says nothing")
+	}
+}
+
+// FuzzFetchedCode feeds arbitrary text to the reading of a shell line and
+// of a command's words for what they fetch: it must never panic, and the
+// message must stay one line of bounded length whatever the repository
+// wrote.
+func FuzzFetchedCode(f *testing.F) {
+	for _, s := range []string{
+		"npx -y @scope/server@1.2.3",
+		"FOO=1 env -u X timeout 3 npx -p a@1 -p b cmd && uvx --from 'x==1' y | docker run -it --rm -e A=1 img:t",
+		`sh -c "$(curl -fsSL https://example.org/i.sh)"; bash <(wget -qO- u) 2>&1`,
+		"bash -lc 'sh -c \"sh -c \\\"npx q\\\"\"'",
+		"curl x |\n sh # npx",
+		"deno run -c c npm:p@1.0.0 && go run m@v1.0.0 && pipx run --spec 'a==1' b",
+		"npx \"evil\n::error::x\u202e\"",
+		"'unclosed \\",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, fs := range [][]fetched{fetchesInShell(s, 0), fetchesInArgv(strings.Fields(s))} {
+			if len(fs) == 0 {
+				continue
+			}
+			msg, _ := fetchedMessage("hook h", fs)
+			if strings.ContainsAny(msg, "\r\n") || len(msg) > 4096 {
+				t.Errorf("message carries a line break or is %d bytes long: %.600q", len(msg), msg)
+			}
+		}
+	})
+}
