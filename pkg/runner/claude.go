@@ -1383,56 +1383,13 @@ func expandProject(s, projectDir string) string {
 }
 
 // shellWords splits the first simple command of s into words, honouring
-// quotes and backslashes; it stops at an unquoted command separator.
+// quotes and backslashes, as shellCommands splits every command of it: a
+// comment, a redirection and its file descriptor are no words.
 func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	in := false
-	var quote byte
-	flush := func() {
-		if in {
-			words = append(words, cur.String())
-			cur.Reset()
-			in = false
-		}
+	if cmds := shellCommands(s); len(cmds) > 0 {
+		return cmds[0].words
 	}
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			} else {
-				cur.WriteByte(ch)
-			}
-		case quote == '"':
-			switch {
-			case ch == '"':
-				quote = 0
-			case ch == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0:
-				i++
-				cur.WriteByte(s[i])
-			default:
-				cur.WriteByte(ch)
-			}
-		case ch == '\'' || ch == '"':
-			quote, in = ch, true
-		case ch == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			in = true
-		case ch == ' ' || ch == '\t' || ch == '\n':
-			flush()
-		case ch == ';' || ch == '&' || ch == '|' || ch == '<' || ch == '>' || ch == '(' || ch == ')':
-			flush()
-			return words
-		default:
-			cur.WriteByte(ch)
-			in = true
-		}
-	}
-	flush()
-	return words
+	return nil
 }
 
 // marketplace reads .claude-plugin/marketplace.json and discovers every

@@ -271,6 +271,9 @@ func TestShellWords(t *testing.T) {
 		{`python3 'x.py'; rm -rf /`, []string{"python3", "x.py"}},
 		{`a\ b c|d`, []string{"a b", "c"}},
 		{`FOO=1 node x.js`, []string{"FOO=1", "node", "x.js"}},
+		// A file descriptor's number is no operand, nor is a comment.
+		{`python3 x.py 2>&1`, []string{"python3", "x.py"}},
+		{"# check\npython3 x.py", []string{"python3", "x.py"}},
 		{``, nil},
 	}
 	for _, tc := range tests {
