@@ -1098,6 +1098,28 @@ func TestCallerSecretsOfXDGDirs(t *testing.T) {
 	}
 }
 
+// TestAskpassProgramInUsrLocal: an askpass script in /usr/local (its
+// bin, sbin, lib), where people put their own scripts and the package
+// manager none, is the caller's, not the system's: it is hidden. It was
+// passed over as one in /usr.
+func TestAskpassProgramInUsrLocal(t *testing.T) {
+	requireRoot(t, "a script is put in /usr/local")
+	dir := tempDirIn(t, "/usr/local", "vigiles-askpass-", 0o755)
+	prog := filepath.Join(dir, "askpass.sh")
+	writeFile(t, prog, "#!/bin/sh\necho TOKEN\n")
+	if err := os.Chmod(prog, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{prog, "askpass.sh", "/usr/local/../local/" + filepath.Base(dir) + "/askpass.sh"} {
+		if got := askpassProgram(v, "/usr/bin:"+dir); got != prog {
+			t.Errorf("askpassProgram(%q) = %q; want %q", v, got, prog)
+		}
+	}
+	if got := askpassProgram("/usr/bin/true", "/usr/bin"); got != "" {
+		t.Errorf("askpassProgram(/usr/bin/true) = %q; want none (the system's)", got)
+	}
+}
+
 // TestAskpassProgram: an askpass program is named by its path or by its
 // name on the caller's PATH, with its links resolved; one of the system's
 // (GIT_ASKPASS=/bin/true, =echo, ssh-askpass) is none.

@@ -466,14 +466,21 @@ var askpassVars = []string{"GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS"}
 // ksshaskpass, or GIT_ASKPASS=/bin/true, =echo, which CI sets so that no
 // prompt waits) holds no secret, reaches the caller's keyring only by
 // sockets that are masked, and may be a program the command needs.
+// /usr/local is not theirs (localProgramDir).
 var systemProgramDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
+// localProgramDir is the directory in /usr that the package manager leaves
+// to the machine's administrator and users: /usr/local/bin is where people
+// put their own scripts, an askpass one that echoes a token among them.
+const localProgramDir = "/usr/local"
 
 // askpassProgram returns the program an askpass variable's value v names
 // for the caller, as git and ssh run it: a path (a relative one against
 // the working directory), or a name without a slash looked up on the
 // caller's PATH (its absolute directories); with its symlinks resolved.
 // It returns "" for none, or for one in a system directory
-// (systemProgramDirs, and where their links lead).
+// (systemProgramDirs, and where their links lead) but /usr/local
+// (localProgramDir).
 func askpassProgram(v, path string) string {
 	if v == "" {
 		return ""
@@ -493,16 +500,25 @@ func askpassProgram(v, path string) string {
 	if err != nil {
 		return ""
 	}
+	if underOrWhereItLeads(r, localProgramDir) {
+		return r
+	}
 	for _, d := range systemProgramDirs {
-		rd, err := filepath.EvalSymlinks(d)
-		if err != nil {
-			rd = d
-		}
-		if fsx.Under(r, d) || fsx.Under(r, rd) {
+		if underOrWhereItLeads(r, d) {
 			return ""
 		}
 	}
 	return r
+}
+
+// underOrWhereItLeads says whether r (absolute, symlinks resolved) lies in
+// d, or in where d's links lead (/bin is /usr/bin with a merged /usr).
+func underOrWhereItLeads(r, d string) bool {
+	rd, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		rd = d
+	}
+	return fsx.Under(r, d) || fsx.Under(r, rd)
 }
 
 // krb5CollectionDir is the directory of the Kerberos cache collection a
