@@ -1283,35 +1283,47 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 var xdgDirVars = []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"}
 
 // systemDir says whether r (absolute, symlinks resolved) is a directory a
-// mask must not cover: /, or one of strictFSDirs, or a directory that
-// holds one. Those hold the host's programs and configuration, which the
-// command needs and every user reads, not the caller's own files; a tmpfs
-// over /usr or /etc would break every run, over /opt the tools installed
-// there (a hosted runner's tool cache). Each is taken where its links
-// lead too: with a merged /usr, HOME=/bin is /usr/bin.
+// mask must not cover: /, or a system directory (systemDirs), or a
+// directory that holds one. Those hold the host's programs and
+// configuration, which the command needs and every user reads, not the
+// caller's own files; a tmpfs over /usr or /etc would break every run.
+// Each is taken where its links lead too: with a merged /usr, HOME=/bin is
+// /usr/bin.
 func systemDir(r string) bool {
 	return slices.ContainsFunc(systemDirs(), func(d string) bool { return fsx.Under(d, r) })
 }
 
 // inSystemDir says whether r (absolute, symlinks resolved) lies in a
-// system directory (strictFSDirs, and where their links lead) but /opt:
-// /usr/share, /etc/xdg. A directory in /opt (/opt/ci/config) may be the
-// caller's own.
+// system directory (systemDirs): /usr/share, /etc/xdg. A directory in /opt
+// (/opt/ci/config) may be the caller's own.
 func inSystemDir(r string) bool {
-	return slices.ContainsFunc(systemDirs(), func(d string) bool { return d != "/opt" && fsx.Under(r, d) })
+	return slices.ContainsFunc(systemDirs(), func(d string) bool { return fsx.Under(r, d) })
 }
 
-// systemDirs are strictFSDirs and, for each that is a link, where it
-// leads, read once a process.
-var systemDirs = sync.OnceValue(func() []string {
-	out := slices.Clone(strictFSDirs)
-	for _, d := range strictFSDirs {
-		if r, err := filepath.EvalSymlinks(d); err == nil && !slices.Contains(out, r) {
+// systemDirs are strictFSDirs but /opt and, for each that is a link, where
+// it leads, read once a process. /opt holds the tools installed there (a
+// hosted runner's tool cache), but no variable names it there; one that
+// does (a service user's HOME=/opt) says the caller's own files are there,
+// its ~/.ssh among them, and it is masked as any HOME is.
+var systemDirs = sync.OnceValue(func() []string { return systemDirsBut(strictFSDirs, "/opt") })
+
+// systemDirsBut returns dirs but skip and, for each that is a link, where
+// it leads (not where skip leads: /opt -> /data/opt leaves /data/opt the
+// caller's as /opt is).
+func systemDirsBut(dirs []string, skip string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d != skip && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); d != skip && err == nil && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
 	}
 	return out
-})
+}
 
 // runnerBinaries are the names of a GitHub Actions runner's programs in
 // its bin directory: a job's steps run below its Runner.Worker, which runs

@@ -1076,7 +1076,7 @@ func TestCallerSecretsOfXDGDirs(t *testing.T) {
 	if !slices.Equal(dirs, want) || files != nil || !slices.Equal(held, want) {
 		t.Errorf("dirs %v files %v held %v; want %v masked and held", dirs, files, held, want)
 	}
-	for _, v := range []string{"/", "/usr", "/etc", "/bin", "/usr/bin", "/usr/share", "/usr/local/share", "/etc/xdg", "/opt", "/lib/..", "/usr/share/.."} {
+	for _, v := range []string{"/", "/usr", "/etc", "/bin", "/usr/bin", "/usr/share", "/usr/local/share", "/etc/xdg", "/lib/..", "/usr/share/..", "/opt/.."} {
 		if _, err := os.Stat(v); err != nil {
 			continue
 		}
@@ -1088,13 +1088,56 @@ func TestCallerSecretsOfXDGDirs(t *testing.T) {
 	}
 	// HOME and TMPDIR too are never a system directory or one that
 	// holds one (a system user's HOME=/bin).
-	for _, v := range []string{"/usr", "/etc", "/bin", "/usr/bin", "/opt"} {
+	for _, v := range []string{"/usr", "/etc", "/bin", "/usr/bin"} {
 		if _, err := os.Stat(v); err != nil {
 			continue
 		}
 		if dirs, _, held := callerSecrets(func(n string) string { return map[string]string{"HOME": v, "TMPDIR": v}[n] }, hostView{lookup: lookupHostPath}, nil, nil); dirs != nil || held != nil {
 			t.Errorf("HOME=TMPDIR=%s: dirs %v held %v; want none (a system directory)", v, dirs, held)
 		}
+	}
+}
+
+// TestCallerSecretsOfOpt: a variable that names /opt itself (a service
+// user's HOME=/opt, its ~/.ssh and ~/.config/gh there) or a directory in
+// it says the caller's own files are there: it is masked, as it was
+// before system directories were passed over. /opt was passed over, its
+// HOME's keys readable.
+func TestCallerSecretsOfOpt(t *testing.T) {
+	opt, err := filepath.EvalSymlinks("/opt")
+	if err != nil {
+		t.Skipf("this host has no /opt: %v", err)
+	}
+	for _, k := range []string{"HOME", "TMPDIR", "GNUPGHOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PASSWORD_STORE_DIR"} {
+		for _, v := range []string{"/opt", "/opt/", "/opt/../opt"} {
+			if dirs, _, held := callerSecrets(func(n string) string { return map[string]string{k: v}[n] }, hostView{lookup: lookupHostPath}, nil, nil); !slices.Equal(dirs, []string{opt}) || !slices.Equal(held, []string{opt}) {
+				t.Errorf("%s=%s: dirs %v held %v; want %s masked", k, v, dirs, held, opt)
+			}
+		}
+	}
+}
+
+// TestSystemDirsBut: the system directories are the given ones but the
+// one left out, each also where its link leads, and the one left out is
+// left out where it leads too (/opt -> /data/opt: a caller's XDG_CONFIG_HOME
+// in /data/opt/ci is its own, as one in /opt/ci is).
+func TestSystemDirsBut(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"usr/lib", "data/opt"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("usr/lib", filepath.Join(root, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("data/opt", filepath.Join(root, "opt")); err != nil {
+		t.Fatal(err)
+	}
+	usr, lib, opt := filepath.Join(root, "usr"), filepath.Join(root, "lib"), filepath.Join(root, "opt")
+	got := systemDirsBut([]string{usr, lib, opt}, opt)
+	if want := []string{usr, lib, filepath.Join(root, "usr/lib")}; !slices.Equal(got, want) {
+		t.Errorf("systemDirsBut = %v; want %v", got, want)
 	}
 }
 

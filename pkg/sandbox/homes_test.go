@@ -877,3 +877,36 @@ func TestTreeInsideTheCallersXDGDir(t *testing.T) {
 		t.Errorf("stdout %q, want the tree alone in XDG_DATA_HOME", res.Stdout)
 	}
 }
+
+// TestCallersHOMEAtOptIsMasked: a service user's HOME=/opt holds its
+// keys and logins as any HOME does: /opt is masked, and the run works
+// without the tools there. It was passed over as a system directory, and
+// the command read the caller's files in it.
+func TestCallersHOMEAtOptIsMasked(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "a file is put in /opt")
+	if fi, err := os.Lstat("/opt"); err != nil || !fi.IsDir() {
+		t.Skipf("this host has no /opt directory (%v)", err)
+	}
+	f, err := os.CreateTemp("/opt", ".vigiles-home-secret-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	if _, err := f.WriteString("HOMESECRET\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := makeTree(t, nil)
+	t.Setenv("HOME", "/opt")
+	res := run(t, Spec{Dir: tree, Command: sh(`cat ` + f.Name() + `; ls -A /opt; exit 0`)})
+	if res.Tier != TierConfined || res.Error != "" {
+		t.Fatalf("tier %s error %q refusal %q", res.Tier, res.Error, res.Refusal)
+	}
+	if res.Stdout != "" {
+		t.Errorf("HOME=/opt: the command saw it: %q", res.Stdout)
+	}
+}
