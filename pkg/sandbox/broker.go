@@ -556,7 +556,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 			{"PASSWORD_STORE_DIR", "its passwords"},
 		} {
 			if envNamesDir(os.Getenv(d.name), h) {
-				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (%s=$RUNNER_TEMP/%s), or give a work tree that does not hold it (--workdir)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name)))
+				return fail(fmt.Errorf("%w: the work tree %s holds the caller's %s=%s (%s), which a confined run hides from the command (%s), and the tree is shown whole; fix: move %s out of the work tree (in a workflow's env, %s: ${{ runner.temp }}/%s), or give a work tree that does not hold it (--workdir)", ErrRefused, spec.Dir, d.name, os.Getenv(d.name), h, d.what, d.name, d.name, strings.ToLower(d.name)))
 			}
 		}
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
