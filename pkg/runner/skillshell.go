@@ -125,7 +125,10 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	}
 	var got []*Server
 	for _, f := range found {
-		cmd := strings.TrimSpace(string(body[f.at:f.end]))
+		// Claude Code runs the command cut by JavaScript's trim(), whose
+		// white space is not Go's (U+0085 is none, U+FEFF is): cut as
+		// it is, what a baseline compares is what runs.
+		cmd := strings.TrimFunc(string(body[f.at:f.end]), isJSSpace)
 		if cmd == "" {
 			continue
 		}
@@ -293,7 +296,7 @@ func (s *Server) skillShellMessage() string {
 		gate = fmt.Sprintf("its frontmatter's allowed-tools names Bash only as %s, none of which matches it as written: it goes through Claude Code's Bash permission check, and runs without asking where the session's permission rules or mode allow it", shownRules(s.BashRules))
 	}
 	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with the Bash tool, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-		s.owner(), s.Name, shownName(s.Location.File), s.Name, shownName(clip(s.Command, maxServerLine)), gate)
+		s.owner(), s.Name, shownName(s.Location.File), s.Name, shownName(cutBytes(s.Command, maxServerLine)), gate)
 }
 
 // shownRules names up to three of rules, each cut as a name is, and

@@ -320,3 +320,27 @@ func TestBaselineSkillShellsPartAndShards(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineSkillShellTrimAsClaudeCode: the command compared is the one
+// Claude Code runs, cut of what JavaScript's trim() takes off its ends,
+// and no more: a NEL (U+0085), which Go's strings.TrimSpace takes off but
+// trim() leaves, is part of the command's last word under the shell
+// (". ./x" then sources "./x\u0085"), so a line that gains one at its end
+// is not the line accepted. A byte order mark (U+FEFF) at either end,
+// which trim() takes off, runs the same.
+func TestBaselineSkillShellTrimAsClaudeCode(t *testing.T) {
+	dir := makeTree(t, shellsTree())
+	serverAudit(t, dir, true)
+
+	rewrite(t, dir, ".claude/commands/c.md", "Who: !`whoami\u0085`\n")
+	rep := serverAudit(t, dir, false)
+	fails := failsAtWarning(rep)
+	if len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell .claude/commands/c.md:1:8 ") || !strings.Contains(fails[0], `"whoami\u0085"`) {
+		t.Errorf("a command that gains a NEL at its end: want its line a warning that shows it; got:\n%s", strings.Join(fails, "\n"))
+	}
+
+	rewrite(t, dir, ".claude/commands/c.md", "Who: !`\ufeffwhoami\ufeff`\n")
+	if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
+		t.Errorf("a command between byte order marks, which trim() takes off, is no longer accepted:\n%s", strings.Join(f, "\n"))
+	}
+}
