@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -342,5 +343,71 @@ func TestBaselineSkillShellTrimAsClaudeCode(t *testing.T) {
 	rewrite(t, dir, ".claude/commands/c.md", "Who: !`\ufeffwhoami\ufeff`\n")
 	if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
 		t.Errorf("a command between byte order marks, which trim() takes off, is no longer accepted:\n%s", strings.Join(f, "\n"))
+	}
+}
+
+// TestBaselineSkillShellBytesExact: a command of control, format and
+// line-separator characters, quotes, backslashes and HTML's special
+// characters is kept byte for byte (the baseline's JSON escapes and reads
+// back each), so that the audit after --update-baseline accepts it, and
+// no normalisation makes another command of the same look accepted: one
+// whose character is composed otherwise (NFC against NFD), or whose CR or
+// no-break space is another character, stays a warning.
+func TestBaselineSkillShellBytesExact(t *testing.T) {
+	const cmd = "printf '%s\\n' \"a\x00b\x1b[31m\u2028c\u00a0d\u200be\" <x> && echo caf\u00e9\rdone"
+	dir := makeTree(t, shellsTree())
+	rewrite(t, dir, ".claude/commands/c.md", "Who: !`"+cmd+"`\n")
+	serverAudit(t, dir, true)
+	got, _, data := readShells(t, dir)
+	found := false
+	for _, l := range got {
+		found = found || l.Command == cmd
+	}
+	if !found {
+		t.Fatalf("the baseline does not keep %q byte for byte:\n%s", cmd, data)
+	}
+	if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
+		t.Errorf("the line kept is not accepted:\n%s", strings.Join(f, "\n"))
+	}
+	for name, other := range map[string]string{
+		"NFD":      strings.Replace(cmd, "caf\u00e9", "cafe\u0301", 1),
+		"CR as LF": strings.Replace(cmd, "\r", "\n", 1),
+		"NBSP":     strings.Replace(cmd, "\u00a0", " ", 1),
+		"ZWSP":     strings.Replace(cmd, "\u200b", "", 1),
+	} {
+		rewrite(t, dir, ".claude/commands/c.md", "Who: !`"+other+"`\n")
+		if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 1 || !strings.HasPrefix(f[0], "warning discovery/skill-shell .claude/commands/c.md:1:8 ") {
+			t.Errorf("%s: a command that only looks like the one kept: want its line a warning, got:\n%s", name, strings.Join(f, "\n"))
+		}
+	}
+}
+
+// TestBaselineSkillShellFetchedCode: a shell line that fetches code at run
+// time is kept in the baseline as a shell line (its discovery/skill-shell
+// finding a notice once kept), but its discovery/fetched-code warning,
+// which no baseline keeps, stays a warning beside it, with
+// --update-baseline and after.
+func TestBaselineSkillShellFetchedCode(t *testing.T) {
+	dir := makeTree(t, shellsTree())
+	rewrite(t, dir, ".claude/commands/c.md", "Who: !`npx some-tool`\n")
+	fetched := func(rep *report.Report) []string {
+		var out []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleFetchedCode {
+				out = append(out, findingLine(f))
+			}
+		}
+		return out
+	}
+	for _, update := range []bool{true, false} {
+		rep := serverAudit(t, dir, update)
+		lacks(t, shellLines(rep), `notice discovery/skill-shell .claude/commands/c.md:1:8 `)
+		if got := fetched(rep); len(got) != 1 || got[0] != "warning discovery/fetched-code .claude/commands/c.md:1:8" {
+			t.Errorf("update %v: the line's fetched code: %v, want one warning at it", update, got)
+		}
+	}
+	got, _, _ := readShells(t, dir)
+	if !slices.ContainsFunc(got, func(l BaselineSkillShell) bool { return l.Command == "npx some-tool" }) {
+		t.Errorf("the line that fetches code is not kept as a shell line: %+v", got)
 	}
 }
