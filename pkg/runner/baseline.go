@@ -156,20 +156,29 @@ type BaselineSkillShell struct {
 	// the line (Server.Allowed), left out where none does: a line that
 	// gains or loses its approval is not the line accepted.
 	Allowed string `json:"allowed,omitempty"`
+	// Shell is the frontmatter's shell where it is not the default
+	// (Server.Shell), left out where it is: the same text run by
+	// PowerShell is not the line accepted.
+	Shell string `json:"shell,omitempty"`
+	// Arguments are the names of the frontmatter's arguments that the
+	// command holds (Server.Arguments), left out where none: Claude Code
+	// puts the invocation's text in their place before the shell reads
+	// the line, where the same text without them reads a shell variable.
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // shellKey is what tells one shell line a baseline accepts from another:
 // all of BaselineSkillShell but its plugin's name (its context names the
 // plugin's root).
-type shellKey struct{ context, file, form, command, allowed string }
+type shellKey struct{ context, file, form, command, allowed, shell, arguments string }
 
 func (bs BaselineSkillShell) key() shellKey {
-	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed}
+	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed, bs.Shell, bs.Arguments}
 }
 
 // shellKey is the shellKey of the shell line sv.
 func (sv *Server) shellKey() shellKey {
-	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed}
+	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed, sv.Shell, sv.Arguments}
 }
 
 // MarshalJSON writes b as a baseline file holds it: "servers" left out
@@ -1786,8 +1795,12 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 				dst = &sl.Command
 			case "allowed":
 				dst = &sl.Allowed
+			case "shell":
+				dst = &sl.Shell
+			case "arguments":
+				dst = &sl.Arguments
 			default:
-				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command and allowed`, field, i, f.Key)
+				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command, allowed, shell and arguments`, field, i, f.Key)
 			}
 			if f.Value.Kind != jsonString {
 				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
@@ -1805,7 +1818,7 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 			return nil, bad(e.Pos, `%q[%d]: no "command": want the command the line runs`, field, i)
 		}
 		if j, dup := at[sl.key()]; dup {
-			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command and allowed alike): vigiles keeps each line once`, field, i, field, j)
+			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command, allowed, shell and arguments alike): vigiles keeps each line once`, field, i, field, j)
 		}
 		at[sl.key()] = i
 		out = append(out, sl)
@@ -1826,10 +1839,10 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 			continue
 		}
 		seen[sv.shellKey()] = true
-		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed})
+		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed, Shell: sv.Shell, Arguments: sv.Arguments})
 	}
 	slices.SortFunc(out, func(a, b BaselineSkillShell) int {
-		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Plugin, b.Plugin}} {
+		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Shell, b.Shell}, {a.Arguments, b.Arguments}, {a.Plugin, b.Plugin}} {
 			if c := strings.Compare(p[0], p[1]); c != 0 {
 				return c
 			}
@@ -1842,8 +1855,9 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 // compareSkillShells compares the shell lines Claude Code runs
 // (session.shells) with those the baseline b accepts, in finds, as
 // compareServers: a line b keeps as it is (its context, file, form,
-// command and approval) is a notice that says so; any other stays the
-// warning it is, which says that the baseline does not keep it (but
+// command, approval, shell and arguments) is a notice that says so; any
+// other stays the warning it is, which says that the baseline does not
+// keep it (but
 // where the audit writes the baseline: serversKept). A line is no drift
 // error, new or changed: "skillShells" is optional, and an error that
 // exists only where the key does would make its deletion loosen the
@@ -1866,7 +1880,7 @@ func (s *session) compareSkillShells(b *Baseline, finds []report.Finding, writin
 		case b.SkillShells == nil:
 			f.Message += "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is"
 		default:
-			f.Message += "; the baseline does not keep it as it is (its file, form, command and allowed-tools approval): `vigiles audit --update-baseline` keeps it (review its diff)"
+			f.Message += "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell and arguments): `vigiles audit --update-baseline` keeps it (review its diff)"
 		}
 	}
 }

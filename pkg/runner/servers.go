@@ -116,6 +116,15 @@ type Server struct {
 	// allowed-tools entries that name Bash, whether or not they match it:
 	// a finding says that none does.
 	BashRules []string
+	// Shell is, for a shell line, its frontmatter's shell where that is
+	// not Claude Code's default ("" for none or "bash"): "powershell"
+	// runs it with PowerShell, not Bash.
+	Shell string
+	// Arguments are, for a shell line, the names its frontmatter's
+	// arguments declares that the command holds as $name or ${name},
+	// sorted, parted by spaces: Claude Code puts the invocation's
+	// argument, raw, in their place before the shell reads the line.
+	Arguments string
 	// Agent is, for an MCP server a project's agent defines inline in its
 	// frontmatter's mcpServers (agentServers), the agent's file, relative
 	// to the work tree: Claude Code starts it when that agent starts, not

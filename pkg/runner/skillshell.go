@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -115,9 +116,11 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	if len(found) == 0 {
 		return
 	}
-	var rules []string
+	var rules, argNames []string
+	interp := ""
 	if state == fmClosed {
 		rules = bashRules(fm)
+		interp, argNames = shellSettings(fm)
 	}
 	what := "skill"
 	if kind == fmCommand {
@@ -142,7 +145,8 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		if !c.countServer(loc) {
 			return
 		}
-		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules})
+		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
+			Shell: interp, Arguments: argumentsIn(argNames, cmd)})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -189,6 +193,60 @@ func bashRules(fm []byte) []string {
 		}
 	}
 	return out
+}
+
+// shellSettings reads the two keys of the frontmatter fm that change
+// how the same shell line runs (skills.md, "Frontmatter reference"):
+// shell, as written, "" where it is absent or "bash", Claude Code's
+// default ("powershell" runs the lines with PowerShell); and the names
+// arguments declares (a string of names parted by spaces, or a list of
+// them), whose $name Claude Code replaces with the invocation's
+// argument at that place before it runs the lines. The last of a key
+// given twice counts, as for bashRules.
+func shellSettings(fm []byte) (shell string, names []string) {
+	doc, _, err := decodeYAML(fm)
+	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return "", nil
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		v := root.Content[i+1]
+		switch keyNode(root.Content[i]).Value {
+		case "shell":
+			shell = ""
+			if v.Kind == yaml.ScalarNode && v.Value != "bash" {
+				shell = v.Value
+			}
+		case "arguments":
+			names = nil
+			switch v.Kind {
+			case yaml.ScalarNode:
+				names = strings.Fields(v.Value)
+			case yaml.SequenceNode:
+				for _, e := range v.Content {
+					if e.Kind == yaml.ScalarNode {
+						names = append(names, strings.Fields(e.Value)...)
+					}
+				}
+			}
+		}
+	}
+	return shell, names
+}
+
+// argumentsIn is, of the argument names, those the shell line cmd holds
+// as $name or ${name} (a $name followed by more letters counts too: what
+// Claude Code takes for the name is not vigiles' to guess), sorted, once
+// each, parted by spaces; "" for none.
+func argumentsIn(names []string, cmd string) string {
+	var in []string
+	for _, n := range names {
+		if strings.Contains(cmd, "$"+n) || strings.Contains(cmd, "${"+n) {
+			in = append(in, n)
+		}
+	}
+	slices.Sort(in)
+	return strings.Join(slices.Compact(in), " ")
 }
 
 // bashRuleFor is the first of rules that matches the shell line cmd, ""
@@ -295,8 +353,15 @@ func (s *Server) skillShellMessage() string {
 	case len(s.BashRules) > 0:
 		gate = fmt.Sprintf("its frontmatter's allowed-tools names Bash only as %s, none of which matches it as written: it goes through Claude Code's Bash permission check, and runs without asking where the session's permission rules or mode allow it", shownRules(s.BashRules))
 	}
-	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with the Bash tool, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-		s.owner(), s.Name, shownName(s.Location.File), s.Name, shownName(cutBytes(s.Command, maxServerLine)), gate)
+	tool, args := "the Bash tool", ""
+	if s.Shell != "" {
+		tool = fmt.Sprintf("the shell its frontmatter names, %s, not Bash", shownCut(s.Shell, maxMonitorName))
+	}
+	if s.Arguments != "" {
+		args = fmt.Sprintf("; its frontmatter's arguments name %s, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line", shownCut(s.Arguments, maxMonitorName))
+	}
+	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
+		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, shownName(cutBytes(s.Command, maxServerLine)), args, gate)
 }
 
 // shownRules names up to three of rules, each cut as a name is, and

@@ -141,7 +141,7 @@ func TestBaselineKeepsSkillShells(t *testing.T) {
 // accepted.
 func TestBaselineSkillShellChanges(t *testing.T) {
 	const skill = "plugins/guard/skills/s/SKILL.md"
-	notKept := "; the baseline does not keep it as it is (its file, form, command and allowed-tools approval): `vigiles audit --update-baseline` keeps it (review its diff)"
+	notKept := "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell and arguments): `vigiles audit --update-baseline` keeps it (review its diff)"
 	for name, tc := range map[string]struct {
 		file, content string
 		at            string // the line now a warning
@@ -409,5 +409,50 @@ func TestBaselineSkillShellFetchedCode(t *testing.T) {
 	got, _, _ := readShells(t, dir)
 	if !slices.ContainsFunc(got, func(l BaselineSkillShell) bool { return l.Command == "npx some-tool" }) {
 		t.Errorf("the line that fetches code is not kept as a shell line: %+v", got)
+	}
+}
+
+// TestBaselineSkillShellFrontmatterChangesHowItRuns: the frontmatter of a
+// kept line's file can change what the same text runs, and a line so
+// changed is not the line accepted: a "shell: powershell" makes Claude
+// Code run it with PowerShell, not Bash; an "arguments" entry whose
+// $name the command holds makes Claude Code put the invocation's
+// argument, raw, in its place before the shell reads it (where "$file"
+// was a shell variable). "shell: bash", the default, and an argument the
+// command does not name change nothing.
+func TestBaselineSkillShellFrontmatterChangesHowItRuns(t *testing.T) {
+	const file = ".claude/skills/k/SKILL.md"
+	tree := shellsTree()
+	tree[file] = "---\nname: k\n---\nHead: !`head -n 3 \"$file\"`\n"
+	for name, tc := range map[string]struct {
+		fm       string
+		accepted bool
+		says     string // what the warning says of it
+	}{
+		"powershell":       {"shell: powershell\n", false, "which Claude Code runs with the shell its frontmatter names, powershell, not Bash, unsandboxed"},
+		"bash":             {"shell: bash\n", true, ""},
+		"named argument":   {"arguments: [file]\n", false, `head -n 3 "$file"; its frontmatter's arguments name file, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line;`},
+		"named, as string": {"arguments: other file\n", false, "its frontmatter's arguments name file, whose"},
+		"other argument":   {"arguments: [other]\n", true, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, tree)
+			serverAudit(t, dir, true)
+			rewrite(t, dir, file, "---\nname: k\n"+tc.fm+"---\nHead: !`head -n 3 \"$file\"`\n")
+			fails := failsAtWarning(serverAudit(t, dir, false))
+			switch {
+			case tc.accepted && len(fails) != 0:
+				t.Errorf("%q changes nothing Claude Code runs, yet:\n%s", tc.fm, strings.Join(fails, "\n"))
+			case !tc.accepted && (len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell "+file+":5:9 ")):
+				t.Errorf("%q changes how the line runs: want its line a warning, got:\n%s", tc.fm, strings.Join(fails, "\n"))
+			case !tc.accepted && !strings.Contains(fails[0], tc.says):
+				t.Errorf("%q: the warning does not say %q:\n%s", tc.fm, tc.says, fails[0])
+			}
+			// The update keeps it as it now runs; the next audit accepts it.
+			serverAudit(t, dir, true)
+			if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
+				t.Errorf("after --update-baseline:\n%s", strings.Join(f, "\n"))
+			}
+		})
 	}
 }
