@@ -145,7 +145,8 @@ func FuzzLoadBaseline(f *testing.F) {
 		`{"schema": "vigiles.baseline/v1", "runs": {"a#b": {"hosts": [1]}}}`,
 		`{"schema": "vigiles.baseline/v1", "runs": {}, "notRun": {"a#b": "true", "c#d": 1}}`,
 		`{"schema": "vigiles.baseline/v2", "runs": {}, "servers": [], "projectServers": [], "skillShells": [{"plugin": "g", "context": "plugin:g", "file": "g/s.md", "form": "block", "command": "date", "allowed": "Bash"}]}`,
-		`{"schema": "vigiles.baseline/v1", "runs": {}, "skillShells": [{"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}, {"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}]}`} {
+		`{"schema": "vigiles.baseline/v1", "runs": {}, "skillShells": [{"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}, {"context": "project:.", "file": "c.md", "form": "inline", "command": "id"}]}`,
+		`{"schema": "vigiles.baseline/v2", "runs": {}, "servers": [], "projectServers": [], "skillShells": [{"plugin": "g", "context": "plugin:g", "file": "g/s.md", "form": "inline", "command": "cat $f", "shell": "powershell", "arguments": "f"}]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
