@@ -159,15 +159,29 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	c.addProjectServers(root, ctx.plugin, got)
 }
 
+// shellFrontmatter is the mapping the frontmatter fm holds, read as
+// Claude Code reads it: where YAML refuses it, again with its values
+// quoted (quoteProblematicValues), as the hooks are read
+// (claudeDisc.frontmatter); nil where neither reading is a mapping.
+func shellFrontmatter(fm []byte) *yaml.Node {
+	doc, _, err := decodeYAML(fm)
+	if err != nil {
+		doc, _, err = decodeYAML(quoteProblematicValues(fm))
+	}
+	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	return doc.Content[0]
+}
+
 // bashRules are the allowed-tools entries of the frontmatter fm that
 // name the Bash tool (Bash, or Bash(…)), in order: a string of entries
 // parted by commas or spaces, or a list of them.
 func bashRules(fm []byte) []string {
-	doc, _, err := decodeYAML(fm)
-	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	root := shellFrontmatter(fm)
+	if root == nil {
 		return nil
 	}
-	root := doc.Content[0]
 	var entries []string
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if keyNode(root.Content[i]).Value != "allowed-tools" {
@@ -204,11 +218,10 @@ func bashRules(fm []byte) []string {
 // argument at that place before it runs the lines. The last of a key
 // given twice counts, as for bashRules.
 func shellSettings(fm []byte) (shell string, names []string) {
-	doc, _, err := decodeYAML(fm)
-	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	root := shellFrontmatter(fm)
+	if root == nil {
 		return "", nil
 	}
-	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		v := root.Content[i+1]
 		switch keyNode(root.Content[i]).Value {

@@ -456,3 +456,23 @@ func TestBaselineSkillShellFrontmatterChangesHowItRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestBaselineSkillShellFrontmatterRetried: a frontmatter YAML refuses,
+// which Claude Code reads again with its values quoted (as it does for
+// hooks), pre-approves a line as that reading does: a line accepted with
+// no approval that gains "allowed-tools: Bash" beside a description YAML
+// refuses ("a: b" unquoted) is not the line accepted, and its finding
+// names the entry; so too its shell.
+func TestBaselineSkillShellFrontmatterRetried(t *testing.T) {
+	const file = ".claude/skills/k/SKILL.md"
+	tree := shellsTree()
+	tree[file] = "---\nname: k\n---\nWho: !`whoami`\n"
+	dir := makeTree(t, tree)
+	serverAudit(t, dir, true)
+	rewrite(t, dir, file, "---\nname: k\ndescription: Who: the user\nallowed-tools: Bash\nshell: powershell\n---\nWho: !`whoami`\n")
+	fails := failsAtWarning(serverAudit(t, dir, false))
+	if len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell "+file+":7:8 ") ||
+		!strings.Contains(fails[0], "its frontmatter's allowed-tools pre-approves it (Bash)") || !strings.Contains(fails[0], "names, powershell, not Bash") {
+		t.Errorf("a line its frontmatter, read again quoted, pre-approves and gives PowerShell: want its line a warning that says so, got:\n%s", strings.Join(fails, "\n"))
+	}
+}
