@@ -165,20 +165,24 @@ type BaselineSkillShell struct {
 	// puts the invocation's text in their place before the shell reads
 	// the line, where the same text without them reads a shell variable.
 	Arguments string `json:"arguments,omitempty"`
+	// InvokedBy is "user" where only the user may invoke a line that
+	// holds an argument (Server.InvokedBy), left out otherwise: one that
+	// Claude may invoke, filling its arguments, is not the line accepted.
+	InvokedBy string `json:"invokedBy,omitempty"`
 }
 
 // shellKey is what tells one shell line a baseline accepts from another:
 // all of BaselineSkillShell but its plugin's name (its context names the
 // plugin's root).
-type shellKey struct{ context, file, form, command, allowed, shell, arguments string }
+type shellKey struct{ context, file, form, command, allowed, shell, arguments, invokedBy string }
 
 func (bs BaselineSkillShell) key() shellKey {
-	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed, bs.Shell, bs.Arguments}
+	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed, bs.Shell, bs.Arguments, bs.InvokedBy}
 }
 
 // shellKey is the shellKey of the shell line sv.
 func (sv *Server) shellKey() shellKey {
-	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed, sv.Shell, sv.Arguments}
+	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed, sv.Shell, sv.Arguments, sv.InvokedBy}
 }
 
 // MarshalJSON writes b as a baseline file holds it: "servers" left out
@@ -1799,8 +1803,10 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 				dst = &sl.Shell
 			case "arguments":
 				dst = &sl.Arguments
+			case "invokedBy":
+				dst = &sl.InvokedBy
 			default:
-				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command, allowed, shell and arguments`, field, i, f.Key)
+				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command, allowed, shell, arguments and invokedBy`, field, i, f.Key)
 			}
 			if f.Value.Kind != jsonString {
 				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
@@ -1818,7 +1824,7 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 			return nil, bad(e.Pos, `%q[%d]: no "command": want the command the line runs`, field, i)
 		}
 		if j, dup := at[sl.key()]; dup {
-			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command, allowed, shell and arguments alike): vigiles keeps each line once`, field, i, field, j)
+			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command, allowed, shell, arguments and invokedBy alike): vigiles keeps each line once`, field, i, field, j)
 		}
 		at[sl.key()] = i
 		out = append(out, sl)
@@ -1839,10 +1845,10 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 			continue
 		}
 		seen[sv.shellKey()] = true
-		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed, Shell: sv.Shell, Arguments: sv.Arguments})
+		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed, Shell: sv.Shell, Arguments: sv.Arguments, InvokedBy: sv.InvokedBy})
 	}
 	slices.SortFunc(out, func(a, b BaselineSkillShell) int {
-		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Shell, b.Shell}, {a.Arguments, b.Arguments}, {a.Plugin, b.Plugin}} {
+		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Shell, b.Shell}, {a.Arguments, b.Arguments}, {a.InvokedBy, b.InvokedBy}, {a.Plugin, b.Plugin}} {
 			if c := strings.Compare(p[0], p[1]); c != 0 {
 				return c
 			}
@@ -1855,7 +1861,7 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 // compareSkillShells compares the shell lines Claude Code runs
 // (session.shells) with those the baseline b accepts, in finds, as
 // compareServers: a line b keeps as it is (its context, file, form,
-// command, approval, shell and arguments) is a notice that says so; any
+// command, approval, shell, arguments and invoker) is a notice that says so; any
 // other stays the warning it is, which says that the baseline does not
 // keep it (but
 // where the audit writes the baseline: serversKept). A line is no drift
@@ -1880,7 +1886,7 @@ func (s *session) compareSkillShells(b *Baseline, finds []report.Finding, writin
 		case b.SkillShells == nil:
 			f.Message += "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is"
 		default:
-			f.Message += "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell and arguments): `vigiles audit --update-baseline` keeps it (review its diff)"
+			f.Message += "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell, arguments and who may invoke it): `vigiles audit --update-baseline` keeps it (review its diff)"
 		}
 	}
 }

@@ -125,6 +125,11 @@ type Server struct {
 	// sorted, parted by spaces: Claude Code puts the invocation's
 	// argument, raw, in their place before the shell reads the line.
 	Arguments string
+	// InvokedBy is, for a shell line that holds an argument Claude Code
+	// fills in, "user" where its frontmatter's disable-model-invocation
+	// keeps Claude from invoking it ("" otherwise): who may invoke it
+	// chooses what goes in the line.
+	InvokedBy string
 	// Agent is, for an MCP server a project's agent defines inline in its
 	// frontmatter's mcpServers (agentServers), the agent's file, relative
 	// to the work tree: Claude Code starts it when that agent starts, not

@@ -116,11 +116,11 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	if len(found) == 0 {
 		return
 	}
-	var rules, argNames []string
-	interp := ""
+	var rules []string
+	var set shellSet
 	if state == fmClosed {
 		rules = bashRules(fm)
-		interp, argNames = shellSettings(fm)
+		set = shellSettings(fm)
 	}
 	what := "skill"
 	if kind == fmCommand {
@@ -146,7 +146,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 			return
 		}
 		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
-			Shell: interp, Arguments: argumentsIn(argNames, cmd)})
+			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd)})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -209,29 +209,64 @@ func bashRules(fm []byte) []string {
 	return out
 }
 
-// shellSettings reads the two keys of the frontmatter fm that change
-// how the same shell line runs (skills.md, "Frontmatter reference"):
-// shell, as written, "" where it is absent or "bash", Claude Code's
-// default ("powershell" runs the lines with PowerShell); and the names
-// arguments declares (a string of names parted by spaces, or a list of
-// them), whose $name Claude Code replaces with the invocation's
-// argument at that place before it runs the lines. The last of a key
+// shellSet is what of a frontmatter changes how the same shell line
+// runs (shellSettings).
+type shellSet struct {
+	// shell is the frontmatter's shell, as written, "" where it is
+	// absent or "bash", Claude Code's default ("powershell" runs the
+	// lines with PowerShell).
+	shell string
+	// names are the names its arguments declares (a string of names
+	// parted by spaces, or a list of them), whose $name Claude Code
+	// replaces with the invocation's argument at that place before it
+	// runs the lines.
+	names []string
+	// userOnly is disable-model-invocation a YAML true: Claude itself
+	// cannot invoke the skill, so the user alone chooses its arguments.
+	userOnly bool
+}
+
+// shellArgument finds an argument Claude Code fills in a shell line
+// before the shell reads it: $ARGUMENTS (and $ARGUMENTS[N]) or $N.
+var shellArgument = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+
+// invokedBy is "user" where only the user may invoke the skill and the
+// shell line cmd holds an argument Claude Code fills in (shellArgument,
+// or one of set.names), so that who may invoke it is who chooses what
+// the line runs; "" otherwise (a line without one runs the same
+// whoever invokes it).
+func (set shellSet) invokedBy(cmd string) string {
+	if set.userOnly && (shellArgument.MatchString(cmd) || argumentsIn(set.names, cmd) != "") {
+		return "user"
+	}
+	return ""
+}
+
+// shellSettings reads the keys of the frontmatter fm that change how
+// the same shell line runs (skills.md, "Frontmatter reference"): shell,
+// arguments and disable-model-invocation (shellSet). The last of a key
 // given twice counts, as for bashRules.
-func shellSettings(fm []byte) (shell string, names []string) {
+func shellSettings(fm []byte) (set shellSet) {
 	root := shellFrontmatter(fm)
 	if root == nil {
-		return "", nil
+		return set
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		v := root.Content[i+1]
 		switch keyNode(root.Content[i]).Value {
 		case "shell":
-			shell = ""
+			set.shell = ""
 			if v.Kind == yaml.ScalarNode && v.Value != "bash" {
-				shell = v.Value
+				set.shell = v.Value
 			}
+		case "disable-model-invocation":
+			// A YAML true only: a string "true" may not be one to
+			// Claude Code, and Claude then invoking the skill is the
+			// reading that accepts less.
+			var b bool
+			set.userOnly = v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && v.Decode(&b) == nil && b
 		case "arguments":
-			names = nil
+			names := []string(nil)
 			switch v.Kind {
 			case yaml.ScalarNode:
 				names = strings.Fields(v.Value)
@@ -242,9 +277,10 @@ func shellSettings(fm []byte) (shell string, names []string) {
 					}
 				}
 			}
+			set.names = names
 		}
 	}
-	return shell, names
+	return set
 }
 
 // argumentsIn is, of the argument names, those the shell line cmd holds
@@ -372,6 +408,12 @@ func (s *Server) skillShellMessage() string {
 	}
 	if s.Arguments != "" {
 		args = fmt.Sprintf("; its frontmatter's arguments name %s, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line", shownCut(s.Arguments, maxMonitorName))
+	}
+	switch {
+	case s.InvokedBy == "user":
+		args += "; only the user may invoke it (disable-model-invocation), and so choose the arguments Claude Code puts in the line"
+	case shellArgument.MatchString(s.Command) || s.Arguments != "":
+		args += "; Claude itself may invoke it, with the arguments it chooses, which Claude Code puts in the line, as given, before the shell reads it"
 	}
 	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
 		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, shownName(cutBytes(s.Command, maxServerLine)), args, gate)

@@ -141,7 +141,7 @@ func TestBaselineKeepsSkillShells(t *testing.T) {
 // accepted.
 func TestBaselineSkillShellChanges(t *testing.T) {
 	const skill = "plugins/guard/skills/s/SKILL.md"
-	notKept := "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell and arguments): `vigiles audit --update-baseline` keeps it (review its diff)"
+	notKept := "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell, arguments and who may invoke it): `vigiles audit --update-baseline` keeps it (review its diff)"
 	for name, tc := range map[string]struct {
 		file, content string
 		at            string // the line now a warning
@@ -474,5 +474,46 @@ func TestBaselineSkillShellFrontmatterRetried(t *testing.T) {
 	if len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell "+file+":7:8 ") ||
 		!strings.Contains(fails[0], "its frontmatter's allowed-tools pre-approves it (Bash)") || !strings.Contains(fails[0], "names, powershell, not Bash") {
 		t.Errorf("a line its frontmatter, read again quoted, pre-approves and gives PowerShell: want its line a warning that says so, got:\n%s", strings.Join(fails, "\n"))
+	}
+}
+
+// TestBaselineSkillShellModelInvocation: a line that holds an argument
+// Claude Code fills in ($ARGUMENTS, $N, a named one) takes what the
+// invoker gives, raw, so who may invoke it is part of the line accepted:
+// one accepted where "disable-model-invocation: true" keeps Claude from
+// invoking it (the user alone chooses its arguments) is not the line
+// accepted once Claude may (the flag gone, or not a YAML true); a line
+// that holds no argument runs the same whoever invokes it.
+func TestBaselineSkillShellModelInvocation(t *testing.T) {
+	const file = ".claude/skills/k/SKILL.md"
+	for name, tc := range map[string]struct {
+		cmd, now string
+		accepted bool
+	}{
+		"$ARGUMENTS, flag gone":   {"git log $ARGUMENTS", "", false},
+		"$1, flag false":          {"git show $1", "disable-model-invocation: false\n", false},
+		"$ARGUMENTS, quoted true": {"git log $ARGUMENTS", "disable-model-invocation: \"true\"\n", false},
+		"named, flag gone":        {"git log $range", "arguments: range\n", false},
+		"no argument, flag gone":  {"git log -3", "", true},
+		"$ARGUMENTS, flag kept":   {"git log $ARGUMENTS", "disable-model-invocation: true\n", true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := ""
+			if strings.Contains(tc.cmd, "$range") {
+				args = "arguments: range\n"
+			}
+			tree := shellsTree()
+			tree[file] = "---\nname: k\ndisable-model-invocation: true\n" + args + "---\nLog: !`" + tc.cmd + "`\n"
+			dir := makeTree(t, tree)
+			serverAudit(t, dir, true)
+			rewrite(t, dir, file, "---\nname: k\n"+tc.now+args+"---\nLog: !`"+tc.cmd+"`\n")
+			fails := failsAtWarning(serverAudit(t, dir, false))
+			switch {
+			case tc.accepted && len(fails) != 0:
+				t.Errorf("nothing changed of who fills its arguments, yet:\n%s", strings.Join(fails, "\n"))
+			case !tc.accepted && (len(fails) != 1 || !strings.HasPrefix(fails[0], "warning discovery/skill-shell "+file+":") || !strings.Contains(fails[0], "Claude itself may invoke it, with the arguments it chooses")):
+				t.Errorf("Claude may now invoke it and fill its arguments: want its line a warning that says so, got:\n%s", strings.Join(fails, "\n"))
+			}
+		})
 	}
 }
