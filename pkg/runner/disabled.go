@@ -18,6 +18,24 @@ import (
 // them either.
 const RuleDisabled = "discovery/disabled"
 
+// boolTrueIn is the file of files (in the order Claude Code merges them,
+// the later over the earlier) whose boolean key holds, where it is true;
+// "" where it is false or no file sets it as a boolean (a value of
+// another type is passed over, as Claude Code's schema refuses it).
+func boolTrueIn(files []settingsFile, key string) string {
+	in := ""
+	for _, f := range files {
+		var on bool
+		if v, ok := f.keys[key]; ok && json.Unmarshal(v, &on) == nil {
+			in = ""
+			if on {
+				in = f.name
+			}
+		}
+	}
+	return in
+}
+
 // switchesOff reads settings files (settingsFiles: settings.local.json
 // over settings.json, key by key), as Claude Code started where they are
 // does, for what
@@ -33,15 +51,9 @@ func switchesOff(files []settingsFile, markets map[string][]string) (all string,
 	// over the other).
 	enabled := map[string]bool{}
 	from := map[string]string{}
+	all = boolTrueIn(files, "disableAllHooks")
 	for _, f := range files {
 		name, s := f.name, f.keys
-		var off bool
-		if v, ok := s["disableAllHooks"]; ok && json.Unmarshal(v, &off) == nil {
-			all = ""
-			if off {
-				all = name
-			}
-		}
 		var ep map[string]json.RawMessage
 		if v, ok := s["enabledPlugins"]; ok && json.Unmarshal(v, &ep) == nil {
 			for key, v := range ep {

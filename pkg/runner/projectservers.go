@@ -254,17 +254,10 @@ func (s *Server) settingsMessage() string {
 // merges arrays across settings files, and honours a rejection wherever
 // it is (mcp.md, "Project scope").
 func projectMCPApproval(files []settingsFile, name string) (rejected, approved string) {
-	all, listed := "", ""
+	all, listed := boolTrueIn(files, "enableAllProjectMcpServers"), ""
 	for _, f := range files {
 		if rejected == "" && inStringList(f.keys["disabledMcpjsonServers"], name) {
 			rejected = f.name
-		}
-		var on bool
-		if v, ok := f.keys["enableAllProjectMcpServers"]; ok && json.Unmarshal(v, &on) == nil {
-			all = ""
-			if on {
-				all = f.name
-			}
 		}
 		if listed == "" && inStringList(f.keys["enabledMcpjsonServers"], name) {
 			listed = f.name

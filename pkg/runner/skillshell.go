@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -380,17 +379,7 @@ func toolEntries(s string) []string {
 // project's or plugin's skill or command and runs none of them (settings.md,
 // "Available settings").
 func skillShellOff(files []settingsFile) string {
-	off := ""
-	for _, f := range files {
-		var on bool
-		if v, ok := f.keys["disableSkillShellExecution"]; ok && json.Unmarshal(v, &on) == nil {
-			off = ""
-			if on {
-				off = f.name
-			}
-		}
-	}
-	return off
+	return boolTrueIn(files, "disableSkillShellExecution")
 }
 
 // skillShellMessage is the finding's text for the shell line s.
