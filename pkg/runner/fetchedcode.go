@@ -658,6 +658,10 @@ var pypiName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*
 // exactPEP440 matches a version that names one release (no wildcard).
 var exactPEP440 = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*([._-]?(a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[._-]?[0-9]*)*(\+[A-Za-z0-9.]+)?$`)
 
+// urlScheme matches a spec that is a URL (https://…, git+ssh://…), not a
+// requirement that ends in one (NAME @ https://…).
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
 // pypiFetch reads the Python package spec as runner (uvx, pipx run)
 // fetches it; false where it names a local directory or file.
 func pypiFetch(runner, spec string) (fetched, bool) {
@@ -665,9 +669,8 @@ func pypiFetch(runner, spec string) (fetched, bool) {
 	switch {
 	case isLocalSpec(spec) || strings.HasSuffix(spec, ".py") && !strings.Contains(spec, "://"):
 		return f, false
-	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "git+"):
-		f.why, f.fix = "a URL, which no version pins: it runs whatever the URL serves that day", "pin an exact version of a registry's package ("+runner+" NAME==<version>), or put the code in the tree"
-		return f, true
+	case urlScheme.MatchString(spec) || strings.HasPrefix(spec, "git+"):
+		return pypiURLFetch(f, runner, spec), true
 	}
 	m := pypiName.FindStringSubmatch(spec)
 	if m == nil {
@@ -677,6 +680,10 @@ func pypiFetch(runner, spec string) (fetched, bool) {
 	name, rest := m[1]+m[2], strings.TrimSpace(m[3])
 	if k := strings.IndexByte(rest, ';'); k >= 0 {
 		rest = strings.TrimSpace(rest[:k]) // an environment marker
+	}
+	if url, ok := strings.CutPrefix(rest, "@"); ok && strings.Contains(url, "://") {
+		// A direct reference: NAME @ git+https://host/repo@ref.
+		return pypiURLFetch(f, runner, strings.TrimSpace(url)), true
 	}
 	fix := fmt.Sprintf("pin an exact version: %s %s==<version>", runner, shownCut(name, maxFetchSpec))
 	if runner == "pipx run" {
@@ -700,6 +707,39 @@ func pypiFetch(runner, spec string) (fetched, bool) {
 	}
 	f.why, f.fix = "the requirement "+shownCut(rest, maxMonitorName)+", which a new release moves", fix
 	return f, true
+}
+
+// pypiURLFetch reads the URL a Python package spec gives (f is the
+// fetch so far): a git URL as pip and uv read it
+// (git+https://host/repo@ref#egg=name) is pinned where its ref is a full
+// commit hash; any other URL never.
+func pypiURLFetch(f fetched, runner, url string) fetched {
+	if !strings.HasPrefix(url, "git+") {
+		f.why, f.fix = "a URL, which no version pins: it runs whatever the URL serves that day", "pin an exact version of a registry's package ("+runner+" NAME==<version>), or put the code in the tree"
+		return f
+	}
+	u, _, _ := strings.Cut(url, "#")
+	// The ref follows the first @ of the path, past the host (and
+	// the user of git+ssh://git@host/…).
+	repo, ref := u, ""
+	if _, hostPath, ok := strings.Cut(u, "://"); ok {
+		if k := strings.IndexByte(hostPath, '/'); k >= 0 {
+			if at := strings.IndexByte(hostPath[k:], '@'); at >= 0 {
+				cut := len(u) - len(hostPath) + k + at
+				repo, ref = u[:cut], u[cut+1:]
+			}
+		}
+	}
+	if gitCommit.MatchString(ref) {
+		f.pinned, f.why = true, "the commit "+ref
+		return f
+	}
+	f.why = "a git reference with no commit, which the repository moves"
+	if ref != "" {
+		f.why = "the git reference " + shownCut(ref, maxMonitorName) + ", which is no commit hash: the repository can move it"
+	}
+	f.fix = fmt.Sprintf("pin a commit: %s@<commit>", shownCut(repo, maxFetchSpec))
+	return f
 }
 
 // pipxFetches is what pipx run fetches with args: the package of --spec,

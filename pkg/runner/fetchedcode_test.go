@@ -32,6 +32,7 @@ func fetchLines(fs []fetched) []string {
 // options that take a value read as such, and commands that fetch
 // nothing named as fetching nothing.
 func TestFetchesInShell(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
 	for _, tc := range []struct {
 		line string
 		want []string
@@ -73,6 +74,14 @@ func TestFetchesInShell(t *testing.T) {
 		{"uvx --python 3.12 --from=pkg==1.0 cmd", []string{"uvx pkg==1.0 pinned"}},
 		{"uvx --with extra pkg==1.0", []string{"uvx pkg==1.0 pinned", "uvx extra unpinned"}},
 		{"uvx --from git+https://example.org/r.git cmd", []string{"uvx git+https://example.org/r.git unpinned"}},
+		{"uvx --from git+https://example.org/o/r@" + commit + " serena", []string{"uvx git+https://example.org/o/r@" + commit + " pinned"}},
+		{"uvx --from git+https://example.org/o/r@v1.0#egg=serena serena", []string{"uvx git+https://example.org/o/r@v1.0#egg=serena unpinned"}},
+		{"uvx --from git+https://example.org/o/r@" + commit[:12] + " serena", []string{"uvx git+https://example.org/o/r@" + commit[:12] + " unpinned"}},
+		{"uvx --from 'serena @ git+https://example.org/o/r@" + commit + "' serena", []string{"uvx serena @ git+https://example.org/o/r@" + commit + " pinned"}},
+		{"uvx --from 'serena @ git+https://example.org/o/r' serena", []string{"uvx serena @ git+https://example.org/o/r unpinned"}},
+		{"pipx run --spec git+ssh://git@example.org/o/r.git@" + commit + " app", []string{"pipx run git+ssh://git@example.org/o/r.git@" + commit + " pinned"}},
+		{"pipx run --spec git+ssh://git@example.org/o/r.git app", []string{"pipx run git+ssh://git@example.org/o/r.git unpinned"}},
+		{"uvx --from https://example.org/pkg-1.0.tar.gz cmd", []string{"uvx https://example.org/pkg-1.0.tar.gz unpinned"}},
 		{"uv tool run pkg==2.0", []string{"uv tool run pkg==2.0 pinned"}},
 		{"pipx run pkg", []string{"pipx run pkg unpinned"}},
 		{"pipx run --spec pkg==1.2.3 cmd", []string{"pipx run pkg==1.2.3 pinned"}},
@@ -176,6 +185,14 @@ func TestFetchedMessage(t *testing.T) {
 	msg, sev = fetchedMessage("hook h", fetchesInShell("docker run img@sha256:"+strings.Repeat("0", 64), 0))
 	if sev != report.SeverityNotice || !strings.Contains(msg, "pinned by its digest") {
 		t.Errorf("pinned image: %s %q", sev, msg)
+	}
+	// A git URL (as the serena plugin's uvx --from gives it): the fix
+	// is a commit, not a registry's version.
+	msg, sev = fetchedMessage("hook h", fetchesInArgv([]string{"uvx", "--from", "git+https://example.org/o/serena", "serena", "start-mcp-server"}))
+	for _, want := range []string{"uvx fetches git+https://example.org/o/serena (a git reference with no commit, which the repository moves)", "pin a commit: git+https://example.org/o/serena@<commit>"} {
+		if sev != report.SeverityWarning || !strings.Contains(msg, want) {
+			t.Errorf("git URL: %s %q lacks %q", sev, msg, want)
+		}
 	}
 	msg, _ = fetchedMessage("hook h", fetchesInArgv([]string{"npx", "-y", "evil\n::error::x" + strings.Repeat("a", 500)}))
 	if strings.ContainsAny(msg, "\r\n") || len(msg) > 1000 {
