@@ -434,10 +434,12 @@ var (
 // any (then the first word is a command of theirs), else the package
 // its first word names. A package npx finds in the project's
 // node_modules it runs from there, not fetched: the finding says so.
+// npx and npm exec told --no (--no-install, --yes=false) fetch nothing:
+// they run a package already installed, or fail.
 func npxFetches(runner string, args []string) []fetched {
 	var pkgs []string
 	unsure := ""
-	call := false
+	call, refuse := false, false
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -449,6 +451,9 @@ func npxFetches(runner string, args []string) []fetched {
 			break
 		}
 		name, value, has := splitOpt(a)
+		if name == "no" || name == "no-install" || name == "yes" && has && value == "false" {
+			refuse = true
+		}
 		switch {
 		case name == "p" || name == "package":
 			if !has && i+1 < len(args) {
@@ -471,6 +476,9 @@ func npxFetches(runner string, args []string) []fetched {
 		default:
 			unsure = a
 		}
+	}
+	if refuse && (runner == "npx" || runner == "npm exec") {
+		return nil
 	}
 	if len(pkgs) == 0 && !call && i < len(args) {
 		pkgs = append(pkgs, args[i])
