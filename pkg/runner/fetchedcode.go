@@ -45,12 +45,14 @@ const (
 const maxShellDepth = 3
 
 // shellCmd is one simple command of a shell line, as its words;
-// whether its output is piped into the next (pipe), and whether the
-// next's output is given it as a file (fed: sh <(curl …)).
+// whether its output is piped into the next (pipe), whether the next's
+// output is given it as a file (fed: sh <(curl …)), and whether the
+// next's output is given it as words (subst: eval $(curl …)).
 type shellCmd struct {
 	words []string
 	pipe  bool
 	fed   bool
+	subst bool
 }
 
 // shellCommands splits the shell line s into its simple commands, as far
@@ -64,7 +66,7 @@ func shellCommands(s string) []shellCmd {
 	var cmds []shellCmd
 	var words []string
 	var cur strings.Builder
-	in, redir := false, false
+	in, redir, tick := false, false, false
 	var quote byte
 	flush := func() {
 		if !in {
@@ -122,11 +124,22 @@ func shellCommands(s string) []shellCmd {
 			}
 		case ch == ' ' || ch == '\t' || ch == '\r':
 			flush()
-		case ch == '\n' || ch == ';' || ch == '(' || ch == ')' || ch == '`':
+		case ch == '\n' || ch == ';' || ch == '(' || ch == ')':
 			end(false, false)
-		case ch == '$' && i+1 < len(s) && s[i+1] == '(':
+		case ch == '`' || ch == '$' && i+1 < len(s) && s[i+1] == '(':
+			// A command substitution: the command before it is
+			// given the next's output as words.
+			open := ch == '$' || !tick
+			if ch == '`' {
+				tick = !tick
+			} else {
+				i++
+			}
+			n := len(cmds)
 			end(false, false)
-			i++
+			if open && len(cmds) > n {
+				cmds[len(cmds)-1].subst = true
+			}
 		case ch == '|':
 			if i+1 < len(s) && s[i+1] == '|' {
 				i++
@@ -270,8 +283,16 @@ func fetchesInShell(s string, depth int) []fetched {
 				continue
 			}
 		}
-		if p := progName(words[0]); isShell(p) && c.fed && i+1 < len(cmds) {
-			// sh <(curl …): the download is the script sh runs.
+		if p := progName(words[0]); p == "eval" && c.subst && i+1 < len(cmds) {
+			// eval $(curl …): the download is the line eval runs.
+			if next := commandWords(cmds[i+1].words); len(next) > 0 && (progName(next[0]) == "curl" || progName(next[0]) == "wget") {
+				out = append(out, downloadRun(progName(next[0]), next[1:], p))
+				continue
+			}
+		}
+		if p := progName(words[0]); (isShell(p) || p == "source" || p == ".") && c.fed && i+1 < len(cmds) {
+			// sh <(curl …), source <(curl …): the download is the
+			// script it runs.
 			if next := commandWords(cmds[i+1].words); len(next) > 0 && (progName(next[0]) == "curl" || progName(next[0]) == "wget") {
 				out = append(out, downloadRun(progName(next[0]), next[1:], p))
 				continue
@@ -313,6 +334,12 @@ func fetchesIn(words []string, depth int) []fetched {
 	switch p {
 	case "sh", "bash", "zsh", "dash", "ksh", "ash":
 		return shellScriptFetches(args, depth)
+	case "eval":
+		// eval runs its words, joined by spaces, as a shell line.
+		if depth >= maxShellDepth {
+			return nil
+		}
+		return scriptFetches(strings.Join(args, " "), depth+1, "eval")
 	case "npx":
 		return npxFetches("npx", args)
 	case "npm":
@@ -377,7 +404,7 @@ func shellScriptFetches(args []string, depth int) []fetched {
 		case strings.HasPrefix(a, "--"):
 			// A long option (--norc, --login); "--" ends them.
 			if a == "--" && script && i+1 < len(args) {
-				return scriptFetches(args[i+1], depth+1)
+				return scriptFetches(args[i+1], depth+1, "sh -c")
 			}
 			if a == "--" {
 				return nil
@@ -388,7 +415,7 @@ func shellScriptFetches(args []string, depth int) []fetched {
 			}
 		default:
 			if script {
-				return scriptFetches(a, depth+1)
+				return scriptFetches(a, depth+1, "sh -c")
 			}
 			return nil // a script file, or input: not read here
 		}
@@ -396,14 +423,15 @@ func shellScriptFetches(args []string, depth int) []fetched {
 	return nil
 }
 
-// scriptFetches is what the script of sh -c fetches: a script that is
-// all a download's output (sh -c "$(curl …)") runs the download.
-func scriptFetches(script string, depth int) []fetched {
+// scriptFetches is what the script of sh -c (or eval, which runner
+// names) fetches: a script that is all a download's output
+// (sh -c "$(curl …)", eval "$(curl …)") runs the download.
+func scriptFetches(script string, depth int, runner string) []fetched {
 	t := strings.TrimSpace(script)
 	if strings.HasPrefix(t, "$(") || strings.HasPrefix(t, "`") {
 		if cmds := shellCommands(t); len(cmds) > 0 {
 			if w := commandWords(cmds[0].words); len(w) > 0 && (progName(w[0]) == "curl" || progName(w[0]) == "wget") {
-				return []fetched{downloadRun(progName(w[0]), w[1:], "sh -c")}
+				return []fetched{downloadRun(progName(w[0]), w[1:], runner)}
 			}
 		}
 	}
