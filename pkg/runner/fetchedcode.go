@@ -246,12 +246,23 @@ func commandWords(words []string) []string {
 // any script, not the package runner.
 func progName(w string) string {
 	if strings.HasPrefix(w, "/") {
-		return path.Base(w)
+		return winProg(path.Base(w))
 	}
 	if strings.ContainsAny(w, "/$") {
 		return ""
 	}
-	return w
+	return winProg(w)
+}
+
+// winProg is the program p names without the .cmd or .exe Windows gives
+// it (npx.cmd, cmd.exe, docker.exe).
+func winProg(p string) string {
+	for _, ext := range []string{".cmd", ".exe", ".CMD", ".EXE"} {
+		if q, ok := strings.CutSuffix(p, ext); ok && q != "" {
+			return q
+		}
+	}
+	return p
 }
 
 // isShell says whether the program p reads a script from its input when
@@ -334,6 +345,12 @@ func fetchesIn(words []string, depth int) []fetched {
 	switch p {
 	case "sh", "bash", "zsh", "dash", "ksh", "ash":
 		return shellScriptFetches(args, depth)
+	case "cmd":
+		// Windows' cmd /c (or /k) runs the line its words make: how
+		// Claude Code there starts an npx server ("cmd", ["/c", "npx", …]).
+		if len(args) > 0 && (strings.EqualFold(args[0], "/c") || strings.EqualFold(args[0], "/k")) && depth < maxShellDepth {
+			return fetchesInShell(strings.Join(args[1:], " "), depth+1)
+		}
 	case "eval":
 		// eval runs its words, joined by spaces, as a shell line.
 		if depth >= maxShellDepth {

@@ -171,6 +171,12 @@ func TestFetchesInArgv(t *testing.T) {
 		{[]string{"docker", "run", "-i", "--rm", "-e", "TOKEN", "images.example.org/org/server"}, []string{"docker run images.example.org/org/server unpinned"}},
 		{[]string{"sh", "-c", "cd /x && npx -y pkg"}, []string{"npx pkg unpinned"}},
 		{[]string{"env", "A=1", "uvx", "pkg==1.0.0"}, []string{"uvx pkg==1.0.0 pinned"}},
+		// Windows: cmd /c runs the line its words make; npx.cmd is npx.
+		{[]string{"cmd", "/c", "npx", "-y", "@scope/server@1.0.0"}, []string{"npx @scope/server@1.0.0 pinned"}},
+		{[]string{"cmd.exe", "/C", "npx -y @scope/server"}, []string{"npx @scope/server unpinned"}},
+		{[]string{"cmd", "/c", "node", "server.js"}, nil},
+		{[]string{"npx.cmd", "-y", "pkg"}, []string{"npx pkg unpinned"}},
+		{[]string{"docker.exe", "run", "-i", "img"}, []string{"docker run img unpinned"}},
 		// A word with a space is one argument, not two commands.
 		{[]string{"node", "server.js", "npx pkg"}, nil},
 		{[]string{"npx pkg"}, nil},
