@@ -275,6 +275,74 @@ func isShell(p string) bool {
 	return false
 }
 
+// readsScriptFromInput says whether the program p (one isShell names),
+// given args, runs the script its input gives: not where an option gives
+// it the program (sh -c, python3 -c or -m, node -e, perl -e, php -r,
+// pwsh -Command) or a word names a script file (python3 parse.py), as in
+// curl … | python3 -c 'import json…', which only reads the download.
+// "-" (and sh -s) is the input.
+func readsScriptFromInput(p string, args []string) bool {
+	inline := "c"
+	switch p {
+	case "python", "python3":
+		inline = "cm"
+	case "node":
+		inline = "ep"
+	case "perl", "ruby":
+		inline = "eE"
+	case "php":
+		inline = "rf"
+	case "pwsh":
+		for i, a := range args {
+			if strings.HasPrefix(a, "-") && len(a) > 1 {
+				if i+1 < len(args) && args[i+1] == "-" {
+					return true
+				}
+				if n := strings.ToLower(strings.TrimLeft(a, "-")); strings.HasPrefix("command", n) || strings.HasPrefix("file", n) || n == "encodedcommand" || n == "ec" {
+					return false
+				}
+				continue
+			}
+			return false
+		}
+		return true
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-":
+			return true
+		case isShellOnly(p) && (a == "-o" || a == "-O" || a == "+o" || a == "+O") || (p == "python" || p == "python3") && (a == "-W" || a == "-X"):
+			i++ // the option's value
+		case a == "--":
+			return false // the next word, if any, is a file; none is odd
+		case strings.HasPrefix(a, "--"):
+			if n, _, _ := strings.Cut(a[2:], "="); n == "eval" || n == "print" || n == "command" {
+				return false
+			}
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") && isShellOnly(p):
+			if isShellOnly(p) && strings.Contains(a, "s") {
+				return true
+			}
+			if strings.ContainsAny(a[1:], inline) {
+				return false
+			}
+		default:
+			return false // a script file, or (after sh -s) its arguments
+		}
+	}
+	return true
+}
+
+// isShellOnly says whether p is a shell (not another interpreter).
+func isShellOnly(p string) bool {
+	switch p {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish":
+		return true
+	}
+	return false
+}
+
 // fetchesInShell is what the shell line s fetches (fetchesIn for each of
 // its commands), and, for a download piped into a shell, the download.
 func fetchesInShell(s string, depth int) []fetched {
@@ -289,7 +357,7 @@ func fetchesInShell(s string, depth int) []fetched {
 			continue
 		}
 		if p := progName(words[0]); (p == "curl" || p == "wget") && c.pipe && i+1 < len(cmds) {
-			if next := commandWords(cmds[i+1].words); len(next) > 0 && isShell(progName(next[0])) {
+			if next := commandWords(cmds[i+1].words); len(next) > 0 && isShell(progName(next[0])) && readsScriptFromInput(progName(next[0]), next[1:]) {
 				out = append(out, downloadRun(p, words[1:], progName(next[0])))
 				continue
 			}
