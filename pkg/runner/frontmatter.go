@@ -625,20 +625,25 @@ func mayStartKey(fm []byte, i, flow int) bool {
 			continue
 		}
 		// A property: a run of non-blanks that starts with "!" or "&",
-		// maybe right after a flow indicator ("{&a hooks: …}").
+		// or one that follows a flow indicator in the run with no blank
+		// between ("{&a hooks: …}", "{a: 1,!!str hooks: …}": a flow
+		// scalar ends at the ","). A run that starts with a property is
+		// one (a verbatim tag holds commas of its own: "!<…,2002:str>").
 		k := j
 		for k > 0 && !isYAMLBlank(fm[k-1]) {
 			k--
 		}
-		run := bytes.TrimLeft(fm[k:j], "{[,")
-		if len(run) == 0 || (run[0] != '!' && run[0] != '&') {
-			return false
+		if fm[k] == '!' || fm[k] == '&' {
+			j = k
+			continue
 		}
-		if len(run) < j-k {
-			lead := fm[k : j-len(run)]
-			return bytes.ContainsAny(lead, "{[") || flow >= 0 && flow < k
+		for p := j - 2; p >= k; p-- {
+			if c := fm[p]; (c == '{' || c == '[' || c == ',') && (fm[p+1] == '!' || fm[p+1] == '&') &&
+				(c != ',' || flow >= 0 && flow < p) {
+				return true
+			}
 		}
-		j = k
+		return false
 	}
 }
 

@@ -100,6 +100,12 @@ func TestMayKeyHooks(t *testing.T) {
 		"&a !!str 'hooks': x",
 		"x: {&a hooks: y}",
 		"x: {a: 1, !!str hooks: y}",
+		"x: {a: 1,!!str hooks: y}",
+		"x: {a: 1,&a hooks: y}",
+		"x: {\"a\":1,!!str &a hooks: y}",
+		"x: {a: [1],!<tag:yaml.org,2002:str> hooks: y}",
+		"x: {a: 1,!!str \"hoo\\x6bs\": y}",
+		"x: [a,!!str hooks: y]",
 		"name: &k hooks\n*k : x",
 		"name: &k \"hoo\\x6bs\"\n*k : x",
 		"x: &b {hooks: {}}\n<<: *b",
@@ -168,5 +174,24 @@ func TestMalformedProseElsewhere(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 			}
 		})
+	}
+}
+
+// TestMalformedFlowPropertyAfterComma: a frontmatter that yaml.v3 refuses
+// for a control character in a value, which the JavaScript yaml package
+// reads, and whose "hooks" keys are written with a tag right after a flow
+// collection's "," (no blank between): that package reads hooks from it
+// (a Stop hook that runs "echo x"), so it is the error, not a warning that
+// Claude Code reads none of it.
+func TestMalformedFlowPropertyAfterComma(t *testing.T) {
+	skill := "plugins/p/skills/s/SKILL.md"
+	fm := "{description: \"a\x01b\",!!str hooks: {Stop: [{matcher: \"\",!!str hooks: [{type: command, command: echo x}]}]}}\n"
+	s := discoverAll(t, makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		skill:                                  "---\n" + fm + "---\n",
+	}))
+	want := []string{"error discovery/malformed " + skill + ":2:1"}
+	if diff := cmp.Diff(want, findingLines(s.findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 	}
 }
