@@ -544,7 +544,7 @@ func mentionsHooks(fm []byte) bool {
 //     properties, tags such as !!str and anchors), and followed by what may
 //     end a key (hooksKeyEnds: a ":", the end of its line, as an explicit
 //     key or a block scalar's line may, or a "," "}" or "]" in a flow
-//     collection);
+//     collection), or, for a quoted one, by anything;
 //   - a double-quoted scalar at a key's start that holds a backslash: its
 //     escapes may spell the word, or join it across lines;
 //   - an alias or a merge key ("<<") at a key's start, where the word or a
@@ -566,14 +566,18 @@ func mayKeyHooks(fm []byte) bool {
 		}
 		i += off
 		off = i + 1
-		start, end := i, i+len(word)
+		start, end, quoted := i, i+len(word), false
 		if i > 0 && (fm[i-1] == '"' || fm[i-1] == '\'') {
 			if end >= len(fm) || fm[end] != fm[i-1] {
 				continue
 			}
-			start, end = i-1, end+1
+			start, end, quoted = i-1, end+1, true
 		}
-		if mayStartKey(fm, start, flow) && hooksKeyEnds(fm, end, flow) {
+		// A quoted scalar ends at its quote, and the JavaScript yaml
+		// package reads "? \"hooks\",x" (or any other text after the
+		// quote) as the key "hooks": so a quoted one is a key whatever
+		// follows it.
+		if mayStartKey(fm, start, flow) && (quoted || hooksKeyEnds(fm, end, flow)) {
 			return true
 		}
 	}

@@ -106,6 +106,8 @@ func TestMayKeyHooks(t *testing.T) {
 		"x: {a: [1],!<tag:yaml.org,2002:str> hooks: y}",
 		"x: {a: 1,!!str \"hoo\\x6bs\": y}",
 		"x: [a,!!str hooks: y]",
+		"? \"hooks\",x\n: v",
+		"? 'hooks'x\n: v",
 		"name: &k hooks\n*k : x",
 		"name: &k \"hoo\\x6bs\"\n*k : x",
 		"x: &b {hooks: {}}\n<<: *b",
