@@ -537,7 +537,8 @@ func mentionsHooks(fm []byte) bool {
 // closed, wherever the word or an escape could be one:
 //
 //   - "hooks" as a whole plain, single-quoted or double-quoted scalar at a
-//     key's start (mayStartKey: the start of a line after its indentation;
+//     key's start (mayStartKey: the start of a line after its indentation or
+//     a byte order mark;
 //     after a block indicator "- " or "? ", which covers explicit keys and
 //     a collection as a key, which a parser may turn into a string of its
 //     own making; after a "{" or "["; after a "," once a "[" or "{" came before it; after
@@ -613,8 +614,16 @@ func mayStartKey(fm []byte, i, flow int) bool {
 	j := i
 	for {
 		blanks := j
-		for j > 0 && (fm[j-1] == ' ' || fm[j-1] == '\t') {
-			j--
+		for j > 0 {
+			if fm[j-1] == ' ' || fm[j-1] == '\t' {
+				j--
+			} else if bomBefore(fm, j) {
+				// The JavaScript yaml package skips a byte order
+				// mark before a document's first key ("\ufeffhooks:").
+				j -= len(utf8BOM)
+			} else {
+				break
+			}
 		}
 		if j == 0 || fm[j-1] == '\n' || fm[j-1] == '\r' {
 			return true
@@ -634,7 +643,7 @@ func mayStartKey(fm []byte, i, flow int) bool {
 		// scalar ends at the ","). A run that starts with a property is
 		// one (a verbatim tag holds commas of its own: "!<…,2002:str>").
 		k := j
-		for k > 0 && !isYAMLBlank(fm[k-1]) {
+		for k > 0 && !isYAMLBlank(fm[k-1]) && !bomBefore(fm, k) {
 			k--
 		}
 		if fm[k] == '!' || fm[k] == '&' {
@@ -649,6 +658,14 @@ func mayStartKey(fm []byte, i, flow int) bool {
 		}
 		return false
 	}
+}
+
+// utf8BOM is U+FEFF, the byte order mark, in UTF-8.
+const utf8BOM = "\xef\xbb\xbf"
+
+// bomBefore says whether a byte order mark ends at fm[j].
+func bomBefore(fm []byte, j int) bool {
+	return j >= len(utf8BOM) && string(fm[j-len(utf8BOM):j]) == utf8BOM
 }
 
 // hooksKeyEnds says whether a scalar that ends at fm[e] may be a whole key:

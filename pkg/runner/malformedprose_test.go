@@ -108,6 +108,8 @@ func TestMayKeyHooks(t *testing.T) {
 		"x: [a,!!str hooks: y]",
 		"? \"hooks\",x\n: v",
 		"? 'hooks'x\n: v",
+		"\ufeffhooks: x",
+		"\ufeff!!str hooks: x",
 		"name: &k hooks\n*k : x",
 		"name: &k \"hoo\\x6bs\"\n*k : x",
 		"x: &b {hooks: {}}\n<<: *b",
