@@ -782,11 +782,12 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		return c.loc(rel, place.pos(n.Line, n.Column))
 	}
 	doc, second, err := decodeYAML(fm)
+	retried := false
 	if err != nil {
 		// Claude Code retries it with values quoted, and runs the hooks
 		// of what that reads: so does vigiles.
 		if d, s2, rerr := decodeYAML(quoteProblematicValues(fm)); rerr == nil {
-			doc, second, err = d, s2, nil
+			doc, second, err, retried = d, s2, nil, true
 		}
 	}
 	if err != nil {
@@ -855,6 +856,9 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		}
 	}
 	if hooks == nil {
+		if !retried {
+			c.hooksOnceQuoted(rel, fm, at)
+		}
 		return
 	}
 	if k, first := repeatedKey(root); k != nil {
@@ -890,6 +894,40 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		}
 	}
 	c.events(ctx, n, place.prefix)
+}
+
+// hooksOnceQuoted says, as the error, where a frontmatter that yaml.v3
+// reads with no "hooks" key has one once its values are quoted as Claude
+// Code retries it. Claude Code's JavaScript parser refuses some text that
+// yaml.v3 takes (a key given twice in a nested mapping, "c: {k: 1, k: 2}"),
+// and then reads the retried text; the quoting may end a multi-line value
+// on its first line ("description: 'a: b" becomes "description: \"'a: b\""),
+// so that the lines that were inside it become keys of their own.
+func (c *claudeDisc) hooksOnceQuoted(rel string, fm []byte, at func(*yaml.Node) report.Location) {
+	if !mentionsHooks(fm) {
+		return
+	}
+	q := quoteProblematicValues(fm)
+	if bytes.Equal(q, fm) {
+		return
+	}
+	doc, second, err := decodeYAML(q)
+	if err != nil || second != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := keyNode(root.Content[i]), root.Content[i+1]
+		if k.Kind != yaml.ScalarNode || (k.Value != "hooks" && k.ShortTag() != mergeTag) {
+			continue
+		}
+		if k.Value == "hooks" && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+			continue
+		}
+		c.find(RuleMalformed, report.SeverityError, at(root.Content[i]),
+			"%s: read as written, the frontmatter declares no hooks, but once its values are quoted as Claude Code retries it (when its JavaScript YAML parser refuses the text as written, as it does a key given twice in a nested mapping), a \"hooks\" key (or a merge key) starts here; vigiles reads none of its hooks: quote the values so that both readings agree", rel)
+		return
+	}
 }
 
 // agentWarn is the warning that the hooks of the plugin's agent file

@@ -199,3 +199,34 @@ func TestMalformedFlowPropertyAfterComma(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 	}
 }
+
+// TestFrontmatterHooksOnlyOnceQuoted: a frontmatter yaml.v3 reads with no
+// "hooks" key, which the JavaScript parsers refuse as written (a key
+// given twice in a nested flow mapping) and read once its values are
+// quoted as Claude Code retries it: the quoting closes the multi-line
+// single-quoted description on its first line, and the lines that were
+// inside it become a top-level "hooks" key with a Stop hook. Claude Code
+// runs that hook; vigiles, which reads no hooks there, says so as the
+// error. A frontmatter whose quoted reading adds no hooks is no finding.
+func TestFrontmatterHooksOnlyOnceQuoted(t *testing.T) {
+	skill := "plugins/p/skills/s/SKILL.md"
+	hidden := "name: x\nc: {k: 1, k: 2}\ndescription: 'a: b\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: echo x\nend: z'\n"
+	plain := "name: x\nc: {k: 1, k: 2}\ndescription: 'a: b\nsee the hooks\nend: z'\n"
+	for _, tc := range []struct {
+		name, fm string
+		want     []string
+	}{
+		{"hooks once quoted", hidden, []string{"error discovery/malformed " + skill + ":5:1"}},
+		{"no hooks once quoted", plain, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := discoverAll(t, makeTree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				skill:                                  "---\n" + tc.fm + "---\n",
+			}))
+			if diff := cmp.Diff(tc.want, findingLines(s.findings)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
+			}
+		})
+	}
+}
