@@ -560,7 +560,15 @@ func mentionsHooks(fm []byte) bool {
 func mayKeyHooks(fm []byte) bool {
 	flow := bytes.IndexAny(fm, "[{")
 	word := []byte("hooks")
+	// Each look back from a place is bounded by its line, but a long line
+	// of places ("xhooksxhooks…", "!a\" !a\" …") would make the looks
+	// quadratic in the text: past this many steps in all, the answer is
+	// yes (failing closed), so hostile text costs linear time.
+	budget := 64*len(fm) + 1<<16
 	for off := 0; ; {
+		if budget < 0 {
+			return true
+		}
 		i := bytes.Index(fm[off:], word)
 		if i < 0 {
 			break
@@ -578,13 +586,16 @@ func mayKeyHooks(fm []byte) bool {
 		// package reads "? \"hooks\",x" (or any other text after the
 		// quote) as the key "hooks": so a quoted one is a key whatever
 		// follows it.
-		if mayStartKey(fm, start, flow) && (quoted || hooksKeyEnds(fm, end, flow)) {
+		if mayStartKey(fm, start, flow, &budget) && (quoted || hooksKeyEnds(fm, end, flow)) {
 			return true
 		}
 	}
 	for i := 0; i < len(fm); i++ {
+		if budget < 0 {
+			return true
+		}
 		switch {
-		case fm[i] == '"' && mayStartKey(fm, i, flow):
+		case fm[i] == '"' && mayStartKey(fm, i, flow, &budget):
 			// The scalar runs to the next quote that no backslash
 			// escapes (or to the end of the text).
 			for j := i + 1; j < len(fm) && fm[j] != '"'; j++ {
@@ -592,8 +603,8 @@ func mayKeyHooks(fm []byte) bool {
 					return true
 				}
 			}
-		case fm[i] == '*' && i+1 < len(fm) && !isYAMLBlank(fm[i+1]) && !bytes.ContainsRune([]byte(",[]{}"), rune(fm[i+1])) && mayStartKey(fm, i, flow),
-			bytes.HasPrefix(fm[i:], []byte("<<")) && mayStartKey(fm, i, flow):
+		case fm[i] == '*' && i+1 < len(fm) && !isYAMLBlank(fm[i+1]) && !bytes.ContainsRune([]byte(",[]{}"), rune(fm[i+1])) && mayStartKey(fm, i, flow, &budget),
+			bytes.HasPrefix(fm[i:], []byte("<<")) && mayStartKey(fm, i, flow, &budget):
 			if mentionsHooks(fm) {
 				return true
 			}
@@ -609,12 +620,16 @@ func isYAMLBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b =
 // properties (a tag, an anchor) and the indicators "- " and "? " stand
 // between it and the start of its line, or a flow indicator ("{", "[", or a
 // "," once flow, the first "[" or "{" of the text, is behind it) comes
-// before it with only blanks and properties between.
-func mayStartKey(fm []byte, i, flow int) bool {
+// before it with only blanks and properties between. Each step spends one
+// of budget; once it is spent, the answer is yes.
+func mayStartKey(fm []byte, i, flow int, budget *int) bool {
 	j := i
 	for {
 		blanks := j
 		for j > 0 {
+			if *budget--; *budget < 0 {
+				return true
+			}
 			if fm[j-1] == ' ' || fm[j-1] == '\t' {
 				j--
 			} else if bomBefore(fm, j) {
@@ -644,12 +659,16 @@ func mayStartKey(fm []byte, i, flow int) bool {
 		// one (a verbatim tag holds commas of its own: "!<…,2002:str>").
 		k := j
 		for k > 0 && !isYAMLBlank(fm[k-1]) && !bomBefore(fm, k) {
+			if *budget--; *budget < 0 {
+				return true
+			}
 			k--
 		}
 		if fm[k] == '!' || fm[k] == '&' {
 			j = k
 			continue
 		}
+		*budget -= j - k
 		for p := j - 2; p >= k; p-- {
 			if c := fm[p]; (c == '{' || c == '[' || c == ',') && (fm[p+1] == '!' || fm[p+1] == '&') &&
 				(c != ',' || flow >= 0 && flow < p) {

@@ -230,3 +230,15 @@ func TestFrontmatterHooksOnlyOnceQuoted(t *testing.T) {
 		})
 	}
 }
+
+// TestMayKeyHooksBounded: a long line of places where a key may start,
+// each looked back from to the line's start, costs mayKeyHooks a bounded
+// number of steps; past them it says yes (failing closed). Before, 64 KiB
+// of "xhooks" took seconds and said no, and the 4 MiB a frontmatter may
+// hold took hours.
+func TestMayKeyHooksBounded(t *testing.T) {
+	fm := []byte(strings.Repeat("xhooks", (64<<10)/6) + "\n")
+	if !mayKeyHooks(fm) {
+		t.Errorf("mayKeyHooks of %d bytes of \"xhooks\" = false, want true once its steps are spent", len(fm))
+	}
+}
