@@ -820,13 +820,16 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		}
 		if !mayKeyHooks(fm) {
 			// The word (or a backslash) is there only where no key
-			// can be: the frontmatter declares no hooks. It is still
-			// worth saying, as a warning: a YAML parser refuses it
-			// with its values quoted too, and so Claude Code reads
-			// none of it (an agent's name and description either:
-			// one of a plugin loads with none, one of the project's
-			// not at all).
-			c.find(RuleMalformed, report.SeverityWarning, loc, "%s: the frontmatter is %s, also once its values are quoted as Claude Code retries it, so Claude Code reads none of it (an agent's name and description neither); nothing in it stands where a key could spell \"hooks\", so it declares no hooks: quote the value, or write it as a block scalar (\"description: |\" and the lines below indented)", rel, ce.Msg)
+			// can be: the frontmatter declares no hooks, whichever
+			// parser reads it. It is still worth saying, as a
+			// warning: a YAML parser refuses it with its values
+			// quoted too, and where Claude Code's refuses it as well
+			// (not always: the JavaScript one takes a control
+			// character yaml.v3 refuses) Claude Code reads none of it
+			// (an agent's name and description either: one of a
+			// plugin loads with none, one of the project's not at
+			// all).
+			c.find(RuleMalformed, report.SeverityWarning, loc, "%s: the frontmatter is %s, also once its values are quoted as Claude Code retries it, so vigiles reads none of it, and Claude Code none where its parser refuses it too (an agent's name and description neither); nothing in it stands where a key could spell \"hooks\", so it declares no hooks either way: quote the value, or write it as a block scalar (\"description: |\" and the lines below indented)", rel, ce.Msg)
 			return
 		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s: the frontmatter is %s; vigiles reads none of its hooks", rel, ce.Msg)

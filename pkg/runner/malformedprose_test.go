@@ -46,7 +46,7 @@ func TestMalformedFrontmatterProse(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 			}
 			for _, f := range s.findings {
-				if !strings.Contains(f.Message, "Claude Code reads none of it") || !strings.Contains(f.Message, "declares no hooks") {
+				if !strings.Contains(f.Message, "and Claude Code none where its parser refuses it too") || !strings.Contains(f.Message, "declares no hooks") {
 					t.Errorf("message %q", f.Message)
 				}
 			}
