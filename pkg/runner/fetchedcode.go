@@ -34,6 +34,20 @@ type fetched struct {
 	fix string
 }
 
+// unsureAfter is f where an option vigiles does not know (unsure, ""
+// for none) came before its package: a pin it seems to have is not sure
+// to be what runner fetches, since the option may take the word after
+// it. more ends the fix (where else the option may go).
+func (f fetched) unsureAfter(unsure, runner, more string) fetched {
+	if unsure == "" || !f.pinned {
+		return f
+	}
+	f.pinned = false
+	f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what %s fetches is not sure to be this", shownCut(unsure, maxMonitorName), runner)
+	f.fix = "write the option as --name=value" + more
+	return f
+}
+
 // maxFetchSpec bounds a package, image or URL a finding quotes, and
 // maxFetchNamed the fetches one finding names (the rest are counted).
 const (
@@ -602,12 +616,7 @@ func npxFetches(runner string, args []string) []fetched {
 		if !ok {
 			continue
 		}
-		if unsure != "" && f.pinned {
-			f.pinned = false
-			f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what %s fetches is not sure to be this", shownCut(unsure, maxMonitorName), runner)
-			f.fix = "write the option as --name=value, or after the package"
-		}
-		out = append(out, f)
+		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
 	}
 	return out
 }
@@ -762,12 +771,7 @@ func uvxFetches(runner string, args []string) []fetched {
 		if !ok {
 			continue
 		}
-		if unsure != "" && f.pinned {
-			f.pinned = false
-			f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what %s fetches is not sure to be this", shownCut(unsure, maxMonitorName), runner)
-			f.fix = "write the option as --name=value, or after the package"
-		}
-		out = append(out, f)
+		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
 	}
 	return out
 }
@@ -903,12 +907,7 @@ func pipxFetches(args []string) []fetched {
 	if !ok {
 		return nil
 	}
-	if unsure != "" && f.pinned {
-		f.pinned = false
-		f.why = fmt.Sprintf("after the option %s, which vigiles does not know: it may take the word after it, so what pipx run fetches is not sure to be this", shownCut(unsure, maxMonitorName))
-		f.fix = "write the option as --name=value"
-	}
-	return []fetched{f}
+	return []fetched{f.unsureAfter(unsure, "pipx run", "")}
 }
 
 // denoValue are deno run's options that take a value in the next word.
