@@ -885,9 +885,7 @@ func TestTreeInsideTheCallersXDGDir(t *testing.T) {
 func TestCallersHOMEAtOptIsMasked(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "a file is put in /opt")
-	if fi, err := os.Lstat("/opt"); err != nil || !fi.IsDir() {
-		t.Skipf("this host has no /opt directory (%v)", err)
-	}
+	requireOpt(t)
 	f, err := os.CreateTemp("/opt", ".vigiles-home-secret-")
 	if err != nil {
 		t.Fatal(err)
