@@ -1118,6 +1118,152 @@ func TestCallerSecretsOfOpt(t *testing.T) {
 	}
 }
 
+// TestCallerSecretsOnAHostedRunner: in a GitHub-hosted runner's usual
+// environment (HOME=/home/runner, XDG_CONFIG_HOME=/home/runner/.config as
+// the images set it, XDG_RUNTIME_DIR=/run/user/1001, the tool cache at
+// /opt/hostedtoolcache, VS Code's GIT_ASKPASS in HOME, SSH_ASKPASS of
+// openssh) and in a container job's (HOME=/github/home, the tool cache at
+// /__t, GIT_ASKPASS=echo), the caller's directories are masked and held,
+// and nothing the masks make hides the tool cache's programs or
+// /usr/local/bin, which the hooks run from the caller's PATH. Each layout
+// is built under a temporary root, with and without the fixed masks over
+// its /home, /run, /__w and /github: callerSecrets must keep the tools in
+// view by itself too.
+func TestCallerSecretsOnAHostedRunner(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// env's values are paths under the root; host's are taken as
+		// they are.
+		env, host map[string]string
+		askpass   bool     // env's GIT_ASKPASS is a script of the caller's
+		fixed     []string // the fixed masks over the layout (maskedDirs, /run)
+		held      []string // held, at least
+		dirs      []string // masked, without the fixed masks
+	}{
+		{"hosted runner",
+			map[string]string{
+				"HOME": "home/runner", "XDG_CONFIG_HOME": "home/runner/.config", "XDG_RUNTIME_DIR": "run/user/1001",
+				"RUNNER_TOOL_CACHE": "opt/hostedtoolcache", "AGENT_TOOLSDIRECTORY": "opt/hostedtoolcache",
+				"RUNNER_WORKSPACE": "home/runner/work/repo", "RUNNER_TEMP": "home/runner/work/_temp",
+				"GITHUB_ENV":  "home/runner/work/_temp/_runner_file_commands/set_env_1",
+				"GIT_ASKPASS": "home/runner/.vscode-server/bin/abc/extensions/git/dist/askpass.sh",
+				"PIPX_HOME":   "opt/pipx",
+			},
+			map[string]string{"SSH_ASKPASS": "/usr/lib/openssh/ssh-askpass"},
+			true,
+			[]string{"home", "run"},
+			[]string{"home/runner", "home/runner/.config", "run/user/1001", "home/runner/work/_temp", "home/runner/work/_actions"},
+			[]string{"home/runner", "run/user/1001"}},
+		{"container job",
+			map[string]string{
+				"HOME": "github/home", "RUNNER_TOOL_CACHE": "__t",
+				"RUNNER_WORKSPACE": "__w/repo", "RUNNER_TEMP": "__w/_temp",
+				"GITHUB_ENV": "__w/_temp/_runner_file_commands/set_env_1",
+			},
+			// echo, which CI sets so that no prompt waits, is found on
+			// PATH in /usr/bin or /bin: the system's.
+			map[string]string{"SSH_ASKPASS": "/usr/lib/openssh/ssh-askpass", "GIT_ASKPASS": "echo"},
+			false,
+			[]string{"__w", "github"},
+			[]string{"github/home", "__w/_temp", "__w/_actions", "__w/_tool"},
+			[]string{"github/home", "__w/_temp", "__w/_actions", "__w/_tool"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(p string) string { return filepath.Join(root, p) }
+			tools := at(c.env["RUNNER_TOOL_CACHE"])
+			programs := []string{
+				filepath.Join(tools, "node/20.0.0/x64/bin/node"),
+				filepath.Join(tools, "Python/3.12.0/x64/bin/python3"),
+				at("usr/local/bin/node"),
+			}
+			env := map[string]string{}
+			for k, v := range c.env {
+				env[k] = at(v)
+			}
+			for k, v := range c.host {
+				env[k] = v
+			}
+			var path []string
+			for _, p := range programs {
+				path = append(path, filepath.Dir(p))
+			}
+			env["PATH"] = strings.Join(append(path, "/usr/bin", "/bin"), ":")
+			for _, d := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "RUNNER_WORKSPACE", "RUNNER_TEMP", "PIPX_HOME"} {
+				if v := c.env[d]; v != "" {
+					if err := os.MkdirAll(at(v), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, d := range append(c.held, c.dirs...) {
+				if err := os.MkdirAll(at(d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			scripts := append(programs, env["GITHUB_ENV"])
+			if c.askpass {
+				scripts = append(scripts, env["GIT_ASKPASS"])
+			}
+			for _, f := range scripts {
+				writeFile(t, f, "#!/bin/sh\n")
+				if err := os.Chmod(f, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			getenv := func(k string) string { return env[k] }
+			creds := envCredentialFiles(getenv)
+			for _, fixed := range []bool{true, false} {
+				v := hostView{lookup: lookupHostPath}
+				if fixed {
+					for _, d := range c.fixed {
+						v.masked = append(v.masked, at(d))
+					}
+				}
+				dirs, files, held := callerSecrets(getenv, v, nil, nil)
+				for _, h := range c.held {
+					if !slices.Contains(held, at(h)) {
+						t.Errorf("fixed masks %v: %s is not held (held %v)", fixed, at(h), held)
+					}
+				}
+				if !fixed {
+					var want []string
+					for _, d := range c.dirs {
+						want = append(want, at(d))
+					}
+					if !slices.Equal(dirs, want) {
+						t.Errorf("no fixed masks: dirs %v; want %v", dirs, want)
+					}
+				}
+				if files != nil {
+					t.Errorf("fixed masks %v: files %v; want none (no runner's own files)", fixed, files)
+				}
+				v.masked = append(v.masked, dirs...)
+				for _, p := range append(programs, tools) {
+					if !v.reads(p, 0o1) {
+						t.Errorf("fixed masks %v: %s is masked (dirs %v)", fixed, p, dirs)
+					}
+				}
+				// VS Code's askpass script is named, and hidden with
+				// HOME: the broker covers no file the masks hide.
+				if a := env["GIT_ASKPASS"]; c.askpass && v.reads(a, 0o4) {
+					t.Errorf("fixed masks %v: %s is in view", fixed, a)
+				}
+			}
+			var want []string
+			if c.askpass {
+				want = []string{env["GIT_ASKPASS"]}
+			}
+			if !slices.Equal(creds, want) {
+				t.Errorf("credential files %v; want %v (openssh's ssh-askpass and echo are the system's)", creds, want)
+			}
+		})
+	}
+}
+
 // requireOpt fails in CI and skips elsewhere when this host has no /opt
 // directory (or link to one): Debian, which CI runs on, always has one.
 func requireOpt(t testing.TB) {
