@@ -130,6 +130,11 @@ type Server struct {
 	// keeps Claude from invoking it ("" otherwise): who may invoke it
 	// chooses what goes in the line.
 	InvokedBy string
+	// Unread is, for a shell line, why vigiles did not match it against
+	// its frontmatter's allowed-tools and arguments ("" where it did):
+	// they hold more than it reads (shellFrontmatterRead). Such a line
+	// is never accepted by a baseline, nor kept in one.
+	Unread string
 	// Agent is, for an MCP server a project's agent defines inline in its
 	// frontmatter's mcpServers (agentServers), the agent's file, relative
 	// to the work tree: Claude Code starts it when that agent starts, not

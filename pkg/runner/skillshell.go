@@ -121,6 +121,10 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		rules = bashRules(fm)
 		set = shellSettings(fm)
 	}
+	unread := shellFrontmatterRead(rules, set.names)
+	if unread != "" {
+		rules, set.names = nil, nil
+	}
 	what := "skill"
 	if kind == fmCommand {
 		what = "command"
@@ -145,7 +149,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 			return
 		}
 		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
-			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd)})
+			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd), Unread: unread})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -156,6 +160,37 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		root = c.dir
 	}
 	c.addProjectServers(root, ctx.plugin, got)
+}
+
+// maxShellEntries bounds the allowed-tools entries that name Bash, and
+// the arguments' names, of a frontmatter that vigiles matches against
+// each of its shell lines, and maxShellEntryBytes their total length:
+// matching costs their size times the lines (up to maxServers), which a
+// frontmatter of megabytes of them made hours. A skill has a few.
+const (
+	maxShellEntries    = 256
+	maxShellEntryBytes = 16 << 10
+)
+
+// shellFrontmatterRead is why the Bash rules and the argument names of a
+// frontmatter are more than vigiles matches against its shell lines
+// (maxShellEntries, maxShellEntryBytes), "" where they are not. Past
+// them it matches none: whether they pre-approve a line, or fill it, is
+// not told, and no baseline accepts the line (Server.Unread).
+func shellFrontmatterRead(rules, names []string) string {
+	for _, l := range []struct {
+		what  string
+		items []string
+	}{{"allowed-tools entries that name Bash", rules}, {"argument names", names}} {
+		size := 0
+		for _, e := range l.items {
+			size += len(e)
+		}
+		if len(l.items) > maxShellEntries || size > maxShellEntryBytes {
+			return fmt.Sprintf("its frontmatter declares %d %s (%d bytes), more than the %d (%d bytes) vigiles matches against a shell line", len(l.items), l.what, size, maxShellEntries, maxShellEntryBytes)
+		}
+	}
+	return ""
 }
 
 // shellFrontmatter is the mapping the frontmatter fm holds, read as
@@ -404,6 +439,9 @@ func (s *Server) skillShellMessage() string {
 	case shellArgument.MatchString(s.Command) || s.Arguments != "":
 		args += "; Claude itself may invoke it, with the arguments it chooses, which Claude Code puts in the line, as given, before the shell reads it"
 	}
+	if s.Unread != "" {
+		gate = s.Unread + ": whether they pre-approve it, or put an argument in it, is not told, and no baseline keeps it"
+	}
 	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
 		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, shownName(cutBytes(s.Command, maxServerLine)), args, gate)
 }
@@ -442,7 +480,7 @@ func (s *session) skillShellFinding(sv *Server, off bool, offIn, proj string) {
 	if why != "" {
 		sev, msg = report.SeverityNotice, why+msg
 	}
-	if sev == report.SeverityWarning {
+	if sev == report.SeverityWarning && sv.Unread == "" {
 		s.shells = append(s.shells, startedServer{sv: sv, finding: len(s.findings)})
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleSkillShell, Severity: sev, Location: sv.Location, Message: msg})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -515,5 +516,68 @@ func TestBaselineSkillShellModelInvocation(t *testing.T) {
 				t.Errorf("Claude may now invoke it and fill its arguments: want its line a warning that says so, got:\n%s", strings.Join(fails, "\n"))
 			}
 		})
+	}
+}
+
+// TestSkillShellFrontmatterTooLarge: a frontmatter with more Bash entries
+// in allowed-tools, or more argument names, than vigiles matches against
+// its shell lines (each line was matched against all, megabytes of them
+// times thousands of lines taking hours) is matched against none: its
+// line is a warning that says so, whether or not the entries would
+// pre-approve it, and no baseline keeps or accepts it. A frontmatter at
+// the bound is matched as before.
+func TestSkillShellFrontmatterTooLarge(t *testing.T) {
+	entries := func(n int, f string) string {
+		var l []string
+		for i := range n {
+			l = append(l, fmt.Sprintf(f, i))
+		}
+		return strings.Join(l, ", ")
+	}
+	files := map[string]string{
+		".claude/skills/r/SKILL.md":  "---\nname: r\nallowed-tools: Bash, " + entries(maxShellEntries, "Bash(x%d)") + "\n---\nRun !`whoami`\n",
+		".claude/skills/a/SKILL.md":  "---\nname: a\narguments: [" + entries(maxShellEntries+1, "a%d") + "]\n---\nRun !`echo $a1`\n",
+		".claude/skills/b/SKILL.md":  "---\nname: b\nallowed-tools: Bash(" + strings.Repeat("*", maxShellEntryBytes) + ")\n---\nRun !`id`\n",
+		".claude/skills/ok/SKILL.md": "---\nname: ok\nallowed-tools: " + entries(maxShellEntries-1, "Bash(x%d)") + ", Bash(uname)\narguments: [" + entries(maxShellEntries, "a%d") + "]\n---\nRun !`uname`\n",
+	}
+	dir := makeTree(t, files)
+	rep := serverAudit(t, dir, true)
+	want := map[string]string{
+		".claude/skills/r/SKILL.md:5:7": "257 allowed-tools entries that name Bash",
+		".claude/skills/a/SKILL.md:5:7": "257 argument names",
+		".claude/skills/b/SKILL.md:5:7": "1 allowed-tools entries that name Bash (16390 bytes)",
+	}
+	for _, f := range rep.Findings {
+		if f.Rule != RuleSkillShell {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d:%d", f.Location.File, f.Location.Line, f.Location.Column)
+		if w, ok := want[where]; ok {
+			if f.Severity != report.SeverityWarning || !strings.Contains(f.Message, w) || !strings.Contains(f.Message, "no baseline keeps it") {
+				t.Errorf("%s: want a warning that says it holds %s and no baseline keeps it, got %s %s", where, w, f.Severity, f.Message)
+			}
+			delete(want, where)
+			continue
+		}
+		if where == ".claude/skills/ok/SKILL.md:5:7" && !strings.Contains(f.Message, "pre-approves it (Bash(uname))") {
+			t.Errorf("a frontmatter at the bound is no longer matched: %s", f.Message)
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("no finding at %v", want)
+	}
+	got, _, _ := readShells(t, dir)
+	if len(got) != 1 || got[0].File != ".claude/skills/ok/SKILL.md" {
+		t.Errorf("the baseline keeps %+v, want the line of ok only", got)
+	}
+	rep = serverAudit(t, dir, false)
+	var fail []string
+	for _, l := range failsAtWarning(rep) {
+		if strings.Contains(l, RuleSkillShell) {
+			fail = append(fail, l)
+		}
+	}
+	if len(fail) != 3 {
+		t.Errorf("against the baseline, want the three lines unread to fail at fail-level warning, got:\n%s", strings.Join(fail, "\n"))
 	}
 }
