@@ -118,8 +118,9 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 	var rules []string
 	var set shellSet
 	if state == fmClosed {
-		rules = bashRules(fm)
-		set = shellSettings(fm)
+		root := shellFrontmatter(fm) // read once: megabytes take seconds
+		rules = bashRules(root)
+		set = shellSettings(root)
 	}
 	unread := shellFrontmatterRead(rules, set.names)
 	if unread != "" {
@@ -208,11 +209,11 @@ func shellFrontmatter(fm []byte) *yaml.Node {
 	return doc.Content[0]
 }
 
-// bashRules are the allowed-tools entries of the frontmatter fm that
-// name the Bash tool (Bash, or Bash(…)), in order: a string of entries
-// parted by commas or spaces, or a list of them.
-func bashRules(fm []byte) []string {
-	root := shellFrontmatter(fm)
+// bashRules are the allowed-tools entries of the frontmatter's mapping
+// root (shellFrontmatter; nil for none) that name the Bash tool (Bash,
+// or Bash(…)), in order: a string of entries parted by commas or
+// spaces, or a list of them.
+func bashRules(root *yaml.Node) []string {
 	if root == nil {
 		return nil
 	}
@@ -276,12 +277,12 @@ func (set shellSet) invokedBy(cmd string) string {
 	return ""
 }
 
-// shellSettings reads the keys of the frontmatter fm that change how
-// the same shell line runs (skills.md, "Frontmatter reference"): shell,
-// arguments and disable-model-invocation (shellSet). The last of a key
-// given twice counts, as for bashRules.
-func shellSettings(fm []byte) (set shellSet) {
-	root := shellFrontmatter(fm)
+// shellSettings reads the keys of the frontmatter's mapping root
+// (shellFrontmatter; nil for none) that change how the same shell line
+// runs (skills.md, "Frontmatter reference"): shell, arguments and
+// disable-model-invocation (shellSet). The last of a key given twice
+// counts, as for bashRules.
+func shellSettings(root *yaml.Node) (set shellSet) {
 	if root == nil {
 		return set
 	}
