@@ -50,9 +50,12 @@ func (f fetched) unsureAfter(unsure, runner, more string) fetched {
 
 // maxFetchSpec bounds a package, image or URL a finding quotes, and
 // maxFetchNamed the fetches one finding names (the rest are counted).
+// maxFetchPackages bounds the packages of one option's list (uvx --with
+// a,b,…) read one by one: past it, the rest are one fetch, unpinned.
 const (
-	maxFetchSpec  = 120
-	maxFetchNamed = 3
+	maxFetchSpec     = 120
+	maxFetchNamed    = 3
+	maxFetchPackages = 256
 )
 
 // maxShellDepth bounds how deep sh -c 'sh -c …' is read.
@@ -716,6 +719,7 @@ var uvxBool = map[string]bool{"q": true, "quiet": true, "v": true, "verbose": tr
 func uvxFetches(runner string, args []string) []fetched {
 	var from string
 	var with []string
+	withMore := false
 	unsure := ""
 	i := 0
 	for ; i < len(args); i++ {
@@ -751,6 +755,8 @@ func uvxFetches(runner string, args []string) []fetched {
 						with = append(with, w)
 					}
 				}
+				withMore = withMore || len(with) > maxFetchPackages
+				with = with[:min(len(with), maxFetchPackages)]
 			}
 		case uvxBool[name]:
 		default:
@@ -772,6 +778,11 @@ func uvxFetches(runner string, args []string) []fetched {
 			continue
 		}
 		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
+	}
+	if withMore {
+		out = append(out, fetched{runner: runner, spec: "--with …",
+			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages),
+			fix: "keep the packages in a lock file in the tree"})
 	}
 	return out
 }
@@ -1093,12 +1104,24 @@ func fetchesInArgv(argv []string) []fetched {
 // manager may take what it fetched before from its cache, so the
 // message says "at run time", not "each time".
 func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
+	// Every fetch counts, named or not, and the unpinned are named
+	// first.
 	sev := report.SeverityNotice
+	if slices.ContainsFunc(fs, func(f fetched) bool { return !f.pinned }) {
+		sev = report.SeverityWarning
+	}
+	fs = slices.Clone(fs)
+	slices.SortStableFunc(fs, func(a, b fetched) int {
+		switch {
+		case a.pinned == b.pinned:
+			return 0
+		case !a.pinned:
+			return -1
+		}
+		return 1
+	})
 	var parts, fixes []string
 	for i, f := range fs {
-		if !f.pinned {
-			sev = report.SeverityWarning
-		}
 		if i == maxFetchNamed {
 			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-maxFetchNamed))
 			break

@@ -241,6 +241,22 @@ func TestFetchedMessage(t *testing.T) {
 	if !strings.Contains(msg, "and 2 more") || strings.Contains(msg, "fetches d") {
 		t.Errorf("five fetches not cut to three: %q", msg)
 	}
+	// An unpinned fetch past the ones named makes the finding a warning
+	// all the same, and is named before the pinned ones.
+	msg, sev = fetchedMessage("hook h", fetchesInShell("npx a@1.0.0; npx b@1.0.0; npx c@1.0.0; npx d@1.0.0; npx e@latest", 0))
+	if sev != report.SeverityWarning || !strings.Contains(msg, "npx fetches e@latest") {
+		t.Errorf("an unpinned fifth fetch behind four pinned ones: %s %q", sev, msg)
+	}
+	// uvx --with a,b,… of very many packages: read up to a bound, the
+	// rest one unpinned fetch that says so.
+	fs := fetchesInArgv([]string{"uvx", "--with", strings.TrimSuffix(strings.Repeat("p==1.0,", 5000), ","), "tool==1.0"})
+	if len(fs) > maxFetchPackages+2 {
+		t.Errorf("uvx --with of 5000 packages: %d fetches read, want at most %d", len(fs), maxFetchPackages+2)
+	}
+	msg, sev = fetchedMessage("hook h", fs)
+	if sev != report.SeverityWarning || !strings.Contains(msg, "more packages than vigiles reads one by one") {
+		t.Errorf("uvx --with of 5000 packages: %s %q", sev, msg)
+	}
 }
 
 // fetchedLines are rep's discovery/fetched-code findings, as
