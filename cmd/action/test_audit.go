@@ -86,16 +86,23 @@ hook). The result is an inventory per hook: outcome, hosts, writes, env
 file, time. An audit of some PATHs reads the whole tree all the same and runs
 the hooks declared under them (and those their plugins read from
 elsewhere) as the whole audit runs them: in every plugin's and package's
-context that reads them, under the same ids.
+context that reads them, under the same ids. What Claude Code would run
+that vigiles does not (MCP and LSP servers, monitors, settings commands, the
+shell lines of skills and commands, code any of these or a hook fetches at
+run time) it names in findings (docs/report-format.md).
 
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
-written path, a changed outcome or env file, a new hook — is a finding at
-the line that declares the hook. --update-baseline accepts what this audit
-saw and writes the baseline: stable, sorted JSON that reads well as a
-pull-request diff. It needs the whole audit: no --shard, no PATH. It
-writes nothing (exit 125) where a run was refused, failed, hit a limit of
-the sandbox or was cut short by a timeout sooner than Claude Code's: make
-those runs whole first.
+written path, a changed outcome or env file, a new hook, a new or changed
+server, monitor or settings command — is a finding at the line that
+declares it. A shell line the baseline keeps as it is is a notice, any
+other stays its warning; code fetched at run time is kept in no baseline.
+A vigiles.baseline/v1 baseline that lacks a key v2 keeps is an error
+(baseline/outdated) until --update-baseline rewrites it. --update-baseline
+accepts what this audit saw and writes the baseline: stable, sorted JSON
+that reads well as a pull-request diff. It needs the whole audit: no
+--shard, no PATH. It writes nothing (exit 125) where a run was refused,
+failed, hit a limit of the sandbox or was cut short by a timeout sooner
+than Claude Code's: make those runs whole first.
 
 Examples:
   vigiles audit                                 # everything in the current repository
