@@ -434,17 +434,19 @@ func (s *Server) skillShellMessage() string {
 	if s.Arguments != "" {
 		args = fmt.Sprintf("; its frontmatter's arguments name %s, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line", shownCut(s.Arguments, maxMonitorName))
 	}
+	by := "(by the user, or by Claude itself)"
 	switch {
 	case s.InvokedBy == "user":
-		args += "; only the user may invoke it (disable-model-invocation), and so choose the arguments Claude Code puts in the line"
+		by = "by the user (only the user may invoke it: disable-model-invocation)"
+		args += "; the user alone chooses the arguments Claude Code puts in the line"
 	case shellArgument.MatchString(s.Command) || s.Arguments != "":
 		args += "; Claude itself may invoke it, with the arguments it chooses, which Claude Code puts in the line, as given, before the shell reads it"
 	}
 	if s.Unread != "" {
 		gate = s.Unread + ": whether they pre-approve it, or put an argument in it, is not told, and no baseline keeps it"
 	}
-	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked (by the user, or by Claude itself), before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, shownName(cutBytes(s.Command, maxServerLine)), args, gate)
+	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked %s, before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
+		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, by, shownName(cutBytes(s.Command, maxServerLine)), args, gate)
 }
 
 // shownRules names up to three of rules, each cut as a name is, and

@@ -519,6 +519,30 @@ func TestBaselineSkillShellModelInvocation(t *testing.T) {
 	}
 }
 
+// TestSkillShellUserInvokedMessage: the finding of a line that holds an
+// argument, where "disable-model-invocation: true" keeps Claude from
+// invoking it, says that the user alone invokes it, not that Claude
+// itself may too, which the same message went on to deny.
+func TestSkillShellUserInvokedMessage(t *testing.T) {
+	const file = ".claude/skills/k/SKILL.md"
+	tree := shellsTree()
+	tree[file] = "---\nname: k\ndisable-model-invocation: true\n---\nLog: !`git log $ARGUMENTS`\n"
+	rep := serverAudit(t, makeTree(t, tree), false)
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule != RuleSkillShell || f.Location.File != file {
+			continue
+		}
+		found = true
+		if strings.Contains(f.Message, "or by Claude itself") || !strings.Contains(f.Message, "each time the skill is invoked by the user (only the user may invoke it") {
+			t.Errorf("only the user may invoke it: want the finding to say so once, and never that Claude may, got:\n%s", f.Message)
+		}
+	}
+	if !found {
+		t.Fatalf("no %s finding at %s", RuleSkillShell, file)
+	}
+}
+
 // TestSkillShellFrontmatterTooLarge: a frontmatter with more Bash entries
 // in allowed-tools, or more argument names, than vigiles matches against
 // its shell lines (each line was matched against all, megabytes of them
