@@ -628,6 +628,12 @@ func npxFetches(runner string, args []string) []fetched {
 // package by it (a leading v or = is allowed, a range or tag is not).
 var exactSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
+// partialSemver matches a version npm reads as a range though it has
+// no range operator: a partial one (1, 1.2, v2) or one with x or *
+// in a place (x, 1.x, 1.2.*). npm forbids a tag that reads as a range,
+// so it is never a tag.
+var partialSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
+
 // gitCommit matches a full commit hash, which pins a git reference.
 var gitCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
@@ -689,7 +695,7 @@ func npmFetch(runner, spec string) (fetched, bool) {
 		f.why, f.fix = "no version: whatever the registry serves as latest", fix
 	case exactSemver.MatchString(version):
 		f.pinned, f.why = true, "the exact version "+version
-	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, "."):
+	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, ".") || partialSemver.MatchString(version):
 		f.why, f.fix = "the range "+shownCut(version, maxMonitorName)+", which a new release moves", fix
 	default:
 		f.why, f.fix = "the tag "+shownCut(version, maxMonitorName)+", which the registry moves", fix

@@ -369,3 +369,28 @@ func FuzzFetchedCode(f *testing.F) {
 		}
 	})
 }
+
+// TestFetchWhy: what a fetch says pins it, or is missing, is what the
+// tool reads there.
+func TestFetchWhy(t *testing.T) {
+	for _, tc := range []struct {
+		line, why string
+	}{
+		// npm reads a partial version as a range (1.2 is >=1.2.0
+		// <1.3.0-0), and forbids a tag that is one: none is a tag.
+		{"npx pkg@1.2", "the range 1.2, which a new release moves"},
+		{"npx pkg@1", "the range 1, which a new release moves"},
+		{"npx pkg@x", "the range x, which a new release moves"},
+		{"npx pkg@v2", "the range v2, which a new release moves"},
+		{"npx pkg@1.2.x", "the range 1.2.x, which a new release moves"},
+		{"npx pkg@next", "the tag next, which the registry moves"},
+		{"npx pkg@1.2.3-beta", "the exact version 1.2.3-beta"},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			fs := fetchesInShell(tc.line, 0)
+			if len(fs) != 1 || fs[0].why != tc.why {
+				t.Errorf("fetches of %q: %+v, want one whose why is %q", tc.line, fs, tc.why)
+			}
+		})
+	}
+}
