@@ -550,9 +550,10 @@ func splitOpt(w string) (name, value string, hasValue bool) {
 // npxFlags are the options of npx (npm exec) and of bunx, pnpm dlx and
 // yarn dlx that take a value; npxBool those that take none. npm reads an
 // option it does not know, given without "=", as one that takes none;
-// vigiles says so where it is not sure.
+// vigiles says so where it is not sure. -c is apart: npx's --call, which
+// takes the command line, but pnpm dlx's --shell-mode, which takes none.
 var (
-	npxFlags = map[string]bool{"p": true, "package": true, "c": true, "call": true, "registry": true, "cache": true, "prefix": true,
+	npxFlags = map[string]bool{"p": true, "package": true, "registry": true, "cache": true, "prefix": true,
 		"userconfig": true, "globalconfig": true, "w": true, "workspace": true, "loglevel": true, "script-shell": true, "allow-build": true}
 	npxBool = map[string]bool{"y": true, "yes": true, "no": true, "q": true, "quiet": true, "s": true, "silent": true,
 		"ignore-existing": true, "no-install": true, "prefer-offline": true, "prefer-online": true, "offline": true,
@@ -593,7 +594,10 @@ func npxFetches(runner string, args []string) []fetched {
 			if has {
 				pkgs = append(pkgs, value)
 			}
-		case name == "c" || name == "call":
+		case name == "c" && runner == "pnpm dlx":
+			// --shell-mode: the package is still --package's, or
+			// the first word.
+		case (name == "c" || name == "call") && (runner == "npx" || runner == "npm exec"):
 			call = true
 			if !has {
 				i++

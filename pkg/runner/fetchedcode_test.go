@@ -394,3 +394,27 @@ func TestFetchWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchesReadAsTheToolDoes: options read as the tool itself reads
+// them, where each tool's differ.
+func TestFetchesReadAsTheToolDoes(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		// pnpm dlx's -c is --shell-mode, which takes no value: the
+		// package is still --package's, or the first word. npx's -c is
+		// --call, which takes the command line.
+		{"pnpm dlx -c --package a@latest 'a hi | cat'", []string{"pnpm dlx a@latest unpinned"}},
+		{"pnpm dlx -c pkg@latest", []string{"pnpm dlx pkg@latest unpinned"}},
+		{"pnpx -c pkg@1.0.0", []string{"pnpm dlx pkg@1.0.0 pinned"}},
+		{"npx -c 'pkg@latest hi'", nil},
+		{"npx -c 'a hi' -p b@latest", []string{"npx b@latest unpinned"}},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
+				t.Errorf("fetches of %q (-want +got):\n%s", tc.line, diff)
+			}
+		})
+	}
+}
