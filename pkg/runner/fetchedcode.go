@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -1041,13 +1042,16 @@ func goFetches(args []string) []fetched {
 var dockerBool = map[string]bool{"d": true, "detach": true, "i": true, "interactive": true, "t": true, "tty": true, "rm": true,
 	"privileged": true, "init": true, "read-only": true, "P": true, "publish-all": true, "no-healthcheck": true,
 	"oom-kill-disable": true, "sig-proxy": true, "q": true, "quiet": true, "help": true, "disable-content-trust": true,
-	"replace": true, "rmi": true, "no-hosts": true, "tls-verify": true, "env-host": true, "http-proxy": true, "read-only-tmpfs": true}
+	"replace": true, "rmi": true, "no-hosts": true, "tls-verify": true, "env-host": true, "http-proxy": true, "read-only-tmpfs": true,
+	"use-api-socket": true, "passwd": true, "unsetenv-all": true, "rootfs": true}
 
 // imageDigest matches an image pinned by its digest.
 var imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
 
 // imageFetches is what runner (docker run, podman run) fetches with
-// args: the image, its first word past the options.
+// args: the image, its first word past the options; nothing where
+// --rootfs (podman's, nerdctl's) makes that word a directory of the
+// machine's.
 func imageFetches(runner string, args []string) []fetched {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1061,7 +1065,11 @@ func imageFetches(runner string, args []string) []fetched {
 			return []fetched{imageFetch(runner, a)}
 		}
 		if strings.HasPrefix(a, "--") {
-			if name, _, has := splitOpt(a); !has && !dockerBool[name] {
+			name, value, has := splitOpt(a)
+			if on, err := strconv.ParseBool(value); name == "rootfs" && (!has || err == nil && on) {
+				return nil
+			}
+			if !has && !dockerBool[name] {
 				i++
 			}
 			continue

@@ -410,6 +410,15 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"pnpx -c pkg@1.0.0", []string{"pnpm dlx pkg@1.0.0 pinned"}},
 		{"npx -c 'pkg@latest hi'", nil},
 		{"npx -c 'a hi' -p b@latest", []string{"npx b@latest unpinned"}},
+		// docker run's and podman's options that take no value: the
+		// image is the word after them. podman's and nerdctl's --rootfs
+		// runs a directory of the machine's, no image.
+		{"docker run --rm --use-api-socket img:tag cmd", []string{"docker run img:tag unpinned"}},
+		{"podman run --passwd -u 1000 img:tag cmd", []string{"podman run img:tag unpinned"}},
+		{"podman run --unsetenv-all img:tag cmd", []string{"podman run img:tag unpinned"}},
+		{"podman run --rootfs /srv/root /bin/sh", nil},
+		{"nerdctl run --rm --rootfs /srv/root /bin/sh", nil},
+		{"podman run --rootfs=false img:tag", []string{"podman run img:tag unpinned"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
