@@ -890,10 +890,11 @@ func pypiURLFetch(f fetched, runner, url string) fetched {
 }
 
 // pipxFetches is what pipx run fetches with args: the package of --spec,
-// or that its first word names.
+// or that its first word names, which --path makes a local path.
 func pipxFetches(args []string) []fetched {
 	spec := ""
 	unsure := ""
+	local := false
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -906,7 +907,9 @@ func pipxFetches(args []string) []fetched {
 		}
 		name, value, has := splitOpt(a)
 		switch name {
-		case "spec", "python", "index-url", "i", "pip-args", "backend", "fetch-python", "path":
+		case "path":
+			local = true
+		case "spec", "python", "index-url", "i", "pip-args", "backend", "fetch-python":
 			if !has && i+1 < len(args) {
 				i++
 				value = args[i]
@@ -919,7 +922,7 @@ func pipxFetches(args []string) []fetched {
 			unsure = a
 		}
 	}
-	if spec == "" && i < len(args) {
+	if spec == "" && i < len(args) && !local {
 		spec = args[i]
 	}
 	if spec == "" {

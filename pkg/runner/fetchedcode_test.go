@@ -419,6 +419,10 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"podman run --rootfs /srv/root /bin/sh", nil},
 		{"nerdctl run --rm --rootfs /srv/root /bin/sh", nil},
 		{"podman run --rootfs=false img:tag", []string{"podman run img:tag unpinned"}},
+		// pipx run --path takes no value: it makes the app a local
+		// path, which nothing fetches, not the word after it.
+		{"pipx run --path ./tools/x.py arg", nil},
+		{"pipx run --path --spec pkg==1.0 ./x.py", []string{"pipx run pkg==1.0 pinned"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
