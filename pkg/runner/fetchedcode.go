@@ -965,7 +965,17 @@ func denoFetches(args []string) []fetched {
 func denoScript(spec string) []fetched {
 	switch {
 	case strings.HasPrefix(spec, "npm:"):
-		f, ok := npmFetch("deno run", strings.TrimPrefix(spec, "npm:"))
+		// npm:name@version/subpath names a file of the package: the
+		// package ends at the first / past its name's scope.
+		pkg := strings.TrimPrefix(spec, "npm:")
+		scope := 0
+		if strings.HasPrefix(pkg, "@") {
+			scope = strings.IndexByte(pkg, '/') + 1
+		}
+		if k := strings.IndexByte(pkg[scope:], '/'); k >= 0 {
+			pkg = pkg[:scope+k]
+		}
+		f, ok := npmFetch("deno run", pkg)
 		if !ok {
 			return nil
 		}

@@ -385,6 +385,8 @@ func TestFetchWhy(t *testing.T) {
 		{"npx pkg@1.2.x", "the range 1.2.x, which a new release moves"},
 		{"npx pkg@next", "the tag next, which the registry moves"},
 		{"npx pkg@1.2.3-beta", "the exact version 1.2.3-beta"},
+		{"deno run npm:cowsay/cowthink", "no version: whatever the registry serves as latest"},
+		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			fs := fetchesInShell(tc.line, 0)
@@ -423,6 +425,13 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		// path, which nothing fetches, not the word after it.
 		{"pipx run --path ./tools/x.py arg", nil},
 		{"pipx run --path --spec pkg==1.0 ./x.py", []string{"pipx run pkg==1.0 pinned"}},
+		// deno's npm: specifier may name a file of the package after
+		// its version (npm:name@1.2.3/bin): a subpath, not a git
+		// repository.
+		{"deno run -A npm:cowsay@1.5.0/cowthink", []string{"deno run npm:cowsay@1.5.0/cowthink pinned"}},
+		{"deno run -A npm:@scope/pkg@1.5.0/bin/x", []string{"deno run npm:@scope/pkg@1.5.0/bin/x pinned"}},
+		{"deno run -A npm:cowsay/cowthink", []string{"deno run npm:cowsay/cowthink unpinned"}},
+		{"deno run -A npm:cowsay@latest/cowthink", []string{"deno run npm:cowsay@latest/cowthink unpinned"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
