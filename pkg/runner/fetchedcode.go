@@ -639,6 +639,14 @@ var exactSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0
 // so it is never a tag.
 var partialSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
 
+// npmScheme matches a package spec npm reads as a URL or a protocol's
+// (github:, file:, npm:, git+ssh:), not as name@version; npmTarball a
+// name npm reads as a tarball on disk.
+var (
+	npmScheme  = regexp.MustCompile(`(?i)^(git\+)?[a-z]+:`)
+	npmTarball = regexp.MustCompile(`(?i)\.(tgz|tar\.gz|tar)$`)
+)
+
 // gitCommit matches a full commit hash, which pins a git reference.
 var gitCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
@@ -672,6 +680,32 @@ func npmFetch(runner, spec string) (fetched, bool) {
 		g, ok := npmFetch(runner, strings.TrimPrefix(spec, "npm:"))
 		g.spec = spec
 		return g, ok
+	}
+	// name@spec, split where npm splits it (at the first @ past a
+	// scope's): a spec that is itself a file, a URL, a git reference or
+	// an alias (pkg@file:../x, @s/pkg@github:user/repo#<commit>,
+	// pkg@npm:other@1.2.3) is read as that. A name with no scope that
+	// ends .tgz, .tar.gz or .tar is a tarball on disk.
+	nameEnd := strings.IndexByte(spec, '@')
+	if strings.HasPrefix(spec, "@") {
+		if nameEnd = strings.IndexByte(spec[1:], '@'); nameEnd >= 0 {
+			nameEnd++
+		}
+	}
+	if !npmScheme.MatchString(spec) {
+		namePart := spec
+		if nameEnd > 0 {
+			namePart = spec[:nameEnd]
+		}
+		if !strings.HasPrefix(namePart, "@") && !strings.Contains(namePart, "/") && npmTarball.MatchString(namePart) {
+			return f, false
+		}
+		if rest := spec[nameEnd+1:]; nameEnd > 0 && (strings.HasPrefix(namePart, "@") || !strings.Contains(namePart, "/")) &&
+			(npmScheme.MatchString(rest) || strings.Contains(rest, "/") || rest == "." || rest == "..") {
+			g, ok := npmFetch(runner, rest)
+			g.spec = spec
+			return g, ok
+		}
 	}
 	at := strings.LastIndexByte(spec, '@')
 	if strings.Contains(spec, "://") || hasAnyPrefix(spec, "git+", "git@", "github:", "gitlab:", "gist:", "bitbucket:") ||

@@ -386,6 +386,8 @@ func TestFetchWhy(t *testing.T) {
 		{"npx pkg@next", "the tag next, which the registry moves"},
 		{"npx pkg@1.2.3-beta", "the exact version 1.2.3-beta"},
 		{"deno run npm:cowsay/cowthink", "no version: whatever the registry serves as latest"},
+		{"npx pkg@https://example.org/pkg.tgz", "a URL, which no version pins: it runs whatever the URL serves that day"},
+		{"npx @s/pkg@github:user/repo#semver:^1", "the git reference semver:^1, which is no commit hash: the repository can move it"},
 		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
@@ -432,6 +434,18 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"deno run -A npm:@scope/pkg@1.5.0/bin/x", []string{"deno run npm:@scope/pkg@1.5.0/bin/x pinned"}},
 		{"deno run -A npm:cowsay/cowthink", []string{"deno run npm:cowsay/cowthink unpinned"}},
 		{"deno run -A npm:cowsay@latest/cowthink", []string{"deno run npm:cowsay@latest/cowthink unpinned"}},
+		// npm reads name@spec where spec is itself a file, a URL, a
+		// git reference or an alias; a name ending .tgz is a tarball of
+		// the tree's.
+		{"npx pkg.tgz", nil},
+		{"npx pkg@file:../tools/pkg", nil},
+		{"npx @scope/pkg@file:./pkg", nil},
+		{"npx @scope/pkg@github:user/repo#0123456789abcdef0123456789abcdef01234567", []string{"npx @scope/pkg@github:user/repo#0123456789abcdef0123456789abcdef01234567 pinned"}},
+		{"npx @scope/pkg@github:user/repo", []string{"npx @scope/pkg@github:user/repo unpinned"}},
+		{"npx pkg@npm:other@1.2.3", []string{"npx pkg@npm:other@1.2.3 pinned"}},
+		{"npx pkg@~1.2.3 pkg@$V", []string{"npx pkg@~1.2.3 unpinned"}},
+		{"npx pkg@~/tools/pkg", nil},
+		{"npx @s/pkg@npm:@s/other@latest", []string{"npx @s/pkg@npm:@s/other@latest unpinned"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
