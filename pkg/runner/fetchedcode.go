@@ -750,14 +750,16 @@ var uvxFlags = map[string]bool{"from": true, "with": true, "with-editable": true
 	"upgrade-package": true, "exclude-newer": true, "index-strategy": true, "keyring-provider": true, "resolution": true,
 	"prerelease": true, "link-mode": true, "color": true, "allow-insecure-host": true, "env-file": true, "P": true,
 	"upgrade-group": true, "no-binary-package": true, "only-binary-package": true, "no-build-package": true,
-	"no-build-isolation-package": true, "config-setting": true, "C": true, "torch-backend": true}
+	"no-build-isolation-package": true, "config-setting": true, "C": true, "torch-backend": true,
+	"b": true, "build-constraint": true, "constraint": true, "override": true, "python-platform": true, "fork-strategy": true,
+	"exclude-newer-package": true, "config-settings-package": true, "preview-features": true, "generate-shell-completion": true}
 
 // uvxBool are uvx's options that take no value.
 var uvxBool = map[string]bool{"q": true, "quiet": true, "v": true, "verbose": true, "isolated": true, "no-cache": true, "n": true,
 	"offline": true, "refresh": true, "reinstall": true, "upgrade": true, "U": true, "no-config": true, "native-tls": true,
 	"no-progress": true, "no-python-downloads": true, "managed-python": true, "no-managed-python": true, "show-resolution": true,
 	"no-sources": true, "no-build": true, "no-binary": true, "no-build-isolation": true, "compile-bytecode": true,
-	"no-index": true, "lfs": true}
+	"no-index": true, "lfs": true, "no-env-file": true, "preview": true, "no-preview": true, "h": true, "help": true}
 
 // uvxFetches is what uvx (or uv tool run) fetches with args: the package
 // of --from, or that its first word names, and those of --with.

@@ -445,6 +445,13 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"npx pkg@npm:other@1.2.3", []string{"npx pkg@npm:other@1.2.3 pinned"}},
 		{"npx pkg@~1.2.3 pkg@$V", []string{"npx pkg@~1.2.3 unpinned"}},
 		{"npx pkg@~/tools/pkg", nil},
+		// uvx's options, read as uv reads them: -b takes a file, so
+		// the package is the word after it.
+		{"uvx -b build.txt pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
+		{"uvx --build-constraint build.txt --constraint c.txt --override o.txt pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
+		{"uvx --python-platform x86_64-unknown-linux-gnu --fork-strategy fewest pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
+		{"uvx --exclude-newer-package a=2025-01-01 --config-settings-package a:k=v pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
+		{"uvx --no-env-file --preview pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
 		{"npx @s/pkg@npm:@s/other@latest", []string{"npx @s/pkg@npm:@s/other@latest unpinned"}},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
