@@ -1144,17 +1144,20 @@ func imageFetch(runner, image string) fetched {
 		f.pinned, f.why = true, "its digest"
 		return f
 	}
-	name := image
+	// NAME[:TAG][@DIGEST]: the tag is past the name's last /, the
+	// digest past the @.
+	name, digest, hasDigest := strings.Cut(image, "@")
 	tag := ""
-	if k := strings.LastIndexByte(image, ':'); k > strings.LastIndexByte(image, '/') {
-		name, tag = image[:k], image[k+1:]
+	if k := strings.LastIndexByte(name, ':'); k > strings.LastIndexByte(name, '/') {
+		name, tag = name[:k], name[k+1:]
 	}
-	if k := strings.IndexByte(name, '@'); k >= 0 {
-		name = name[:k]
-	}
-	f.why = "no tag or digest: whatever the registry serves as latest"
-	if tag != "" {
+	switch {
+	case hasDigest:
+		f.why = "the digest " + shownCut(digest, maxFetchSpec) + ", which is not sha256: and its 64 hex digits"
+	case tag != "":
 		f.why = "the tag " + shownCut(tag, maxMonitorName) + ", which the registry can move: only a digest pins an image"
+	default:
+		f.why = "no tag or digest: whatever the registry serves as latest"
 	}
 	f.fix = fmt.Sprintf("pin a digest: %s@sha256:<digest>", shownCut(name, maxFetchSpec))
 	return f

@@ -387,6 +387,11 @@ func TestFetchWhy(t *testing.T) {
 		{"npx pkg@1.2.3-beta", "the exact version 1.2.3-beta"},
 		{"deno run npm:cowsay/cowthink", "no version: whatever the registry serves as latest"},
 		{"npx pkg@https://example.org/pkg.tgz", "a URL, which no version pins: it runs whatever the URL serves that day"},
+		// An image's digest that is not sha256 and 64 hex digits pins
+		// nothing, and is no tag.
+		{"docker run img@sha256:abc", "the digest sha256:abc, which is not sha256: and its 64 hex digits"},
+		{"docker run img:1.0@sha256:" + strings.Repeat("a", 63), "the digest sha256:" + strings.Repeat("a", 63) + ", which is not sha256: and its 64 hex digits"},
+		{"docker run img:1.0", "the tag 1.0, which the registry can move: only a digest pins an image"},
 		{"npx @s/pkg@github:user/repo#semver:^1", "the git reference semver:^1, which is no commit hash: the repository can move it"},
 		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
 	} {
