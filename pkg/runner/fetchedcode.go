@@ -458,8 +458,19 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "pnpx":
 		return npxFetches("pnpm dlx", args)
 	case "pnpm":
-		if rest, ok := sub("dlx"); ok {
-			return npxFetches("pnpm dlx", rest)
+		// pnpm takes dlx's options (and its own) before dlx too, as
+		// its docs write them: pnpm --package=yo dlx yo.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "dlx" {
+				return npxFetches("pnpm dlx", append(slices.Clone(args[:i]), args[i+1:]...))
+			}
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+			if name, _, has := splitOpt(a); !has && pnpmValue[name] {
+				i++
+			}
 		}
 	case "yarn":
 		if rest, ok := sub("dlx"); ok {
@@ -628,6 +639,11 @@ func npxFetches(runner string, args []string) []fetched {
 	}
 	return out
 }
+
+// pnpmValue are the options pnpm takes before its command that take a
+// value in the next word.
+var pnpmValue = map[string]bool{"package": true, "filter": true, "F": true, "C": true, "dir": true, "reporter": true,
+	"loglevel": true, "allow-build": true}
 
 // exactSemver matches an exact semantic version, as npm (and jsr) pin a
 // package by it (a leading v or = is allowed, a range or tag is not).

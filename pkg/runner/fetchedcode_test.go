@@ -450,6 +450,13 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"npx pkg@npm:other@1.2.3", []string{"npx pkg@npm:other@1.2.3 pinned"}},
 		{"npx pkg@~1.2.3 pkg@$V", []string{"npx pkg@~1.2.3 unpinned"}},
 		{"npx pkg@~/tools/pkg", nil},
+		// pnpm takes dlx's options before dlx too, as its own docs
+		// write them.
+		{"pnpm --package=yo --package=gen@1.0.0 dlx yo webapp", []string{"pnpm dlx yo unpinned", "pnpm dlx gen@1.0.0 pinned"}},
+		{"pnpm --package cowsay -c dlx 'echo hi | cowsay'", []string{"pnpm dlx cowsay unpinned"}},
+		{"pnpm -s dlx pkg@1.0.0", []string{"pnpm dlx pkg@1.0.0 pinned"}},
+		{"pnpm --filter dlx run build", nil},
+		{"pnpm -r exec dlx", nil},
 		// uvx's options, read as uv reads them: -b takes a file, so
 		// the package is the word after it.
 		{"uvx -b build.txt pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
