@@ -1095,6 +1095,12 @@ func goFetches(args []string) []fetched {
 			f.pinned, f.why = true, "the exact version "+version
 			return []fetched{f}
 		}
+		if gitCommit.MatchString(version) {
+			// go resolves a full commit hash to that commit's
+			// pseudo-version, which the checksum database fixes.
+			f.pinned, f.why = true, "the commit "+version
+			return []fetched{f}
+		}
 		f.why = "the query " + shownCut(version, maxMonitorName) + ", which is no exact version (vX.Y.Z): the module's repository moves it"
 		f.fix = fmt.Sprintf("pin an exact version: go run %s@vX.Y.Z", shownCut(mod, maxFetchSpec))
 		return []fetched{f}

@@ -457,6 +457,11 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"pnpm -s dlx pkg@1.0.0", []string{"pnpm dlx pkg@1.0.0 pinned"}},
 		{"pnpm --filter dlx run build", nil},
 		{"pnpm -r exec dlx", nil},
+		// go run of a full commit hash: go resolves it to that
+		// commit's pseudo-version, which the checksum database fixes;
+		// a shorter hash may name a branch or tag as well.
+		{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567", []string{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567 pinned"}},
+		{"go run example.org/x/cmd@0123456", []string{"go run example.org/x/cmd@0123456 unpinned"}},
 		// uvx's options, read as uv reads them: -b takes a file, so
 		// the package is the word after it.
 		{"uvx -b build.txt pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
