@@ -495,8 +495,17 @@ func fetchesIn(words []string, depth int) []fetched {
 			return goFetches(rest)
 		}
 	case "docker", "podman", "nerdctl":
-		if rest, ok := sub("run"); ok {
-			return imageFetches(p+" run", rest)
+		// The engine's own options come first (docker --context c
+		// run …), every one but engineBool's taking a value.
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+			name, _, has := splitOpt(args[0])
+			args = args[1:]
+			if !has && !engineBool[name] && len(args) > 0 {
+				args = args[1:]
+			}
+		}
+		if len(args) > 0 && args[0] == "run" {
+			return imageFetches(p+" run", args[1:])
 		}
 		if len(args) > 1 && args[0] == "container" && args[1] == "run" {
 			return imageFetches(p+" run", args[2:])
@@ -1115,6 +1124,12 @@ var dockerBool = map[string]bool{"d": true, "detach": true, "i": true, "interact
 	"oom-kill-disable": true, "sig-proxy": true, "q": true, "quiet": true, "help": true, "disable-content-trust": true,
 	"replace": true, "rmi": true, "no-hosts": true, "tls-verify": true, "env-host": true, "http-proxy": true, "read-only-tmpfs": true,
 	"use-api-socket": true, "passwd": true, "unsetenv-all": true, "rootfs": true}
+
+// engineBool are the options docker, podman and nerdctl take before
+// their command that take no value.
+var engineBool = map[string]bool{"D": true, "debug": true, "tls": true, "tlsverify": true, "r": true, "remote": true,
+	"syslog": true, "transient-store": true, "debug-full": true, "insecure-registry": true, "experimental": true,
+	"kube-hide-dupe": true, "h": true, "help": true, "v": true, "version": true}
 
 // imageDigest matches an image pinned by its digest.
 var imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)

@@ -462,6 +462,12 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		// a shorter hash may name a branch or tag as well.
 		{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567", []string{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567 pinned"}},
 		{"go run example.org/x/cmd@0123456", []string{"go run example.org/x/cmd@0123456 unpinned"}},
+		// The container engine's own options before run.
+		{"docker --context remote run -i img:tag", []string{"docker run img:tag unpinned"}},
+		{"docker -H unix:///x.sock --tls run img@sha256:" + strings.Repeat("ab", 32), []string{"docker run img@sha256:" + strings.Repeat("ab", 32) + " pinned"}},
+		{"podman --remote --log-level=debug container run img", []string{"podman run img unpinned"}},
+		{"nerdctl -n k8s.io run --rm img:1", []string{"nerdctl run img:1 unpinned"}},
+		{"docker --context run ps", nil},
 		// uvx's options, read as uv reads them: -b takes a file, so
 		// the package is the word after it.
 		{"uvx -b build.txt pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
