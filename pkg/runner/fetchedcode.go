@@ -446,8 +446,19 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "npx":
 		return npxFetches("npx", args)
 	case "npm":
-		if rest, ok := sub("exec", "x"); ok {
-			return npxFetches("npm exec", rest)
+		// npm takes exec's options before exec too (npm --yes exec
+		// pkg); one it does not know takes no value.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "exec" || a == "x" {
+				return npxFetches("npm exec", append(slices.Clone(args[:i]), args[i+1:]...))
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+				break
+			}
+			if name, _, has := splitOpt(a); !has && npxFlags[name] {
+				i++
+			}
 		}
 	case "bunx":
 		return npxFetches("bunx", args)

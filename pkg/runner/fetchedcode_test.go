@@ -462,6 +462,12 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		// a shorter hash may name a branch or tag as well.
 		{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567", []string{"go run example.org/x/cmd@0123456789abcdef0123456789abcdef01234567 pinned"}},
 		{"go run example.org/x/cmd@0123456", []string{"go run example.org/x/cmd@0123456 unpinned"}},
+		// npm's options before exec are exec's too.
+		{"npm --yes exec pkg@latest", []string{"npm exec pkg@latest unpinned"}},
+		{"npm --prefix /x exec -- pkg@1.0.0", []string{"npm exec pkg@1.0.0 pinned"}},
+		{"npm -y x pkg", []string{"npm exec pkg unpinned"}},
+		{"npm --no exec pkg", nil},
+		{"npm --prefix exec run x", nil},
 		// The container engine's own options before run.
 		{"docker --context remote run -i img:tag", []string{"docker run img:tag unpinned"}},
 		{"docker -H unix:///x.sock --tls run img@sha256:" + strings.Repeat("ab", 32), []string{"docker run img@sha256:" + strings.Repeat("ab", 32) + " pinned"}},
