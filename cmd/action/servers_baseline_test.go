@@ -35,6 +35,17 @@ func (s *simulatedStep) runIdleHooks(t *testing.T, files map[string]string) {
 	s.exitCode = exitCode(err, &s.stderr, true)
 }
 
+// baselineAuditInputs are an audit step's inputs at fail-level warning
+// against .vigiles/baseline.json, with extra's name, value pairs over
+// them.
+func baselineAuditInputs(extra ...string) map[string]string {
+	in := map[string]string{"command": "audit", "check-run": "false", "fail-level": "warning", "baseline": ".vigiles/baseline.json"}
+	for i := 0; i+1 < len(extra); i += 2 {
+		in[extra[i]] = extra[i+1]
+	}
+	return in
+}
+
 // TestActionFailLevelWarningAndServers: at fail-level warning, a plugin's
 // MCP server fails the step until the baseline keeps it: update-baseline
 // writes it, and against that baseline it is a notice that passes; a
@@ -44,13 +55,7 @@ func (s *simulatedStep) runIdleHooks(t *testing.T, files map[string]string) {
 // writes without them fails on baseline/invalid.
 func TestActionFailLevelWarningAndServers(t *testing.T) {
 	mcp := map[string]string{"plugins/guard/.mcp.json": `{"db": {"command": "db-server"}}`}
-	inputs := func(extra ...string) map[string]string {
-		in := map[string]string{"command": "audit", "check-run": "false", "fail-level": "warning", "baseline": ".vigiles/baseline.json"}
-		for i := 0; i+1 < len(extra); i += 2 {
-			in[extra[i]] = extra[i+1]
-		}
-		return in
-	}
+	inputs := baselineAuditInputs
 	s := newStep(t, inputs())
 	s.runIdleHooks(t, mcp)
 	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "discovery/mcp-server") {

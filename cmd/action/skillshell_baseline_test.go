@@ -16,13 +16,7 @@ import (
 func TestActionFailLevelWarningAndSkillShells(t *testing.T) {
 	const skill = "plugins/guard/skills/status/SKILL.md"
 	line := map[string]string{skill: "---\nname: status\n---\nBranch: !`git status`\n"}
-	inputs := func(extra ...string) map[string]string {
-		in := map[string]string{"command": "audit", "check-run": "false", "fail-level": "warning", "baseline": ".vigiles/baseline.json"}
-		for i := 0; i+1 < len(extra); i += 2 {
-			in[extra[i]] = extra[i+1]
-		}
-		return in
-	}
+	inputs := baselineAuditInputs
 	s := newStep(t, inputs())
 	s.runIdleHooks(t, line)
 	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "discovery/skill-shell") {
