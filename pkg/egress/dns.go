@@ -229,10 +229,10 @@ func (s *dnsStub) stop() {
 
 // tcpLost counts the TCP connections not read to their end, or cut short
 // inside a message (see stream); final once stop has returned.
-func (s *dnsStub) tcpLost() int64 {
-	var n int64
+func (s *dnsStub) tcpLost() lostConns {
+	var n lostConns
 	for _, st := range s.tcp {
-		n += st.lost.Load()
+		n = n.add(st.lostCounts())
 	}
 	return n
 }

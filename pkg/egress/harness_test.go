@@ -150,9 +150,9 @@ func childSandbox() int {
 	if err != nil {
 		res.FinishErr = err.Error()
 	}
-	res.StubTCPLost = s.dns.tcpLost()
+	res.StubTCPLost = s.dns.tcpLost().total()
 	if s.proxy != nil {
-		res.ProxyLost = s.proxy.lost()
+		res.ProxyLost = s.proxy.lost().total()
 	}
 	logMu.Lock()
 	res.Log = logged

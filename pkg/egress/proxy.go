@@ -202,7 +202,7 @@ func (p *proxy) stop() { p.st.stop() }
 
 // lost counts the connections whose requests were not all read (see
 // stream); final once stop has returned.
-func (p *proxy) lost() int64 { return p.st.lost.Load() }
+func (p *proxy) lost() lostConns { return p.st.lostCounts() }
 
 // serve reads one connection's requests to its end: request line,
 // headers, and the body the headers announce (Content-Length, or chunked),

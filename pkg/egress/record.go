@@ -249,7 +249,11 @@ type stream struct {
 
 	stopping atomic.Bool
 	budget   atomic.Int64 // bytes stop may still read
-	lost     atomic.Int64 // connections not read to their end
+	// The connections not read to their end, by why (lostCounts):
+	// refused while the listener's queue was full, thrown away by the
+	// command's kernel (reset with bytes unsent), or not read to the end
+	// by the stream.
+	dropped, discarded, unread atomic.Int64
 	// watch is the session's discardWatch, which counts the command's
 	// connections to this stream's address that its kernel reset with
 	// bytes unsent (nil when sock_diag cannot be listened to); resets,
@@ -384,7 +388,7 @@ func (s *stream) stop() {
 	if d, err := s.listenerDrops(); err != nil {
 		s.logf("egress: reading the drop count of %s: %v", s.addr(), err)
 	} else {
-		s.lost.Add(d)
+		s.dropped.Add(d)
 	}
 	// The markers' notices come at once; give them a moment even when
 	// the drain took all of its time.
@@ -396,12 +400,12 @@ func (s *stream) stop() {
 	case s.accepted.Load() == 0:
 		// No connection was ever made: no client held bytes for it.
 	case s.watch == nil:
-		s.lost.Add(s.resets.Load())
+		s.discarded.Add(s.resets.Load())
 	case s.watch.sync(syncBy):
-		s.lost.Add(s.watch.lostTo(s.addrPort()))
+		s.discarded.Add(s.watch.lostTo(s.addrPort()))
 	default:
 		s.logf("egress: %s: %s", s.addr(), noticesUnread)
-		s.lost.Add(max(s.watch.lostTo(s.addrPort()), s.resets.Load()))
+		s.discarded.Add(max(s.watch.lostTo(s.addrPort()), s.resets.Load()))
 	}
 	s.ln.Close()
 }
@@ -411,7 +415,7 @@ func (s *stream) stop() {
 func (s *stream) drainQueue() {
 	rc, err := s.ln.SyscallConn()
 	if err != nil {
-		s.lost.Add(1)
+		s.unread.Add(1)
 		return
 	}
 	for {
@@ -431,7 +435,7 @@ func (s *stream) drainQueue() {
 		default:
 			// Out of descriptors: what is still queued cannot be read.
 			s.logf("egress: taking the connections queued on %s: %v", s.addr(), aerr)
-			s.lost.Add(1)
+			s.unread.Add(1)
 			return
 		}
 		f := os.NewFile(uintptr(fd), "")
@@ -439,11 +443,32 @@ func (s *stream) drainQueue() {
 		f.Close()
 		if err != nil {
 			s.logf("egress: a connection queued on %s: %v", s.addr(), err)
-			s.lost.Add(1)
+			s.unread.Add(1)
 			continue
 		}
 		s.run(c.(*net.TCPConn))
 	}
+}
+
+// lostCounts is what the stream did not read, final once stop has
+// returned: connections the listener's queue refused, ones the command's
+// kernel threw away, and ones not read to their end.
+func (s *stream) lostCounts() lostConns {
+	return lostConns{s.dropped.Load(), s.discarded.Load(), s.unread.Load()}
+}
+
+// lostConns counts a stream's connections not read, by why.
+type lostConns struct{ dropped, discarded, unread int64 }
+
+func (l lostConns) total() int64 { return l.dropped + l.discarded + l.unread }
+
+func (l lostConns) add(o lostConns) lostConns {
+	return lostConns{l.dropped + o.dropped, l.discarded + o.discarded, l.unread + o.unread}
+}
+
+// String says how many were lost how, for the error that reports them.
+func (l lostConns) String() string {
+	return fmt.Sprintf("%d refused while its queue was full, %d thrown away by the command's kernel, %d not read to the end", l.dropped, l.discarded, l.unread)
 }
 
 // listenerDrops counts the connection attempts the listener refused
@@ -530,7 +555,7 @@ func (c *streamConn) draining() bool { return c.s.stopping.Load() }
 func (c *streamConn) lose() {
 	if !c.lostOnce {
 		c.lostOnce = true
-		c.s.lost.Add(1)
+		c.s.unread.Add(1)
 	}
 }
 

@@ -327,11 +327,13 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 	if s.dns != nil && s.dns.lost > 0 {
 		errs = append(errs, fmt.Errorf("the dns stub's queue overflowed and %d questions were lost: %w", s.dns.lost, ErrIncomplete))
 	}
-	if s.dns != nil && s.dns.tcpLost() > 0 {
-		errs = append(errs, fmt.Errorf("the dns stub missed what the command sent on %d TCP connections (refused while its queue was full, thrown away by the command's kernel, or not read to the end): %w", s.dns.tcpLost(), ErrIncomplete))
+	if s.dns != nil && s.dns.tcpLost().total() > 0 {
+		l := s.dns.tcpLost()
+		errs = append(errs, fmt.Errorf("the dns stub missed what the command sent on %d TCP connections (%s): %w", l.total(), l, ErrIncomplete))
 	}
-	if s.proxy != nil && s.proxy.lost() > 0 {
-		errs = append(errs, fmt.Errorf("the recording proxy missed what the command sent on %d connections (refused while its queue was full, thrown away by the command's kernel, or not read to the end): %w", s.proxy.lost(), ErrIncomplete))
+	if s.proxy != nil && s.proxy.lost().total() > 0 {
+		l := s.proxy.lost()
+		errs = append(errs, fmt.Errorf("the recording proxy missed what the command sent on %d connections (%s): %w", l.total(), l, ErrIncomplete))
 	}
 	if len(errs) > 0 {
 		return s.rec.list(), dropped, fmt.Errorf("egress finish: %w", errors.Join(errs...))
