@@ -485,6 +485,20 @@ func isJSSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
+// decodeFrontmatter reads the frontmatter fm as Claude Code does: as
+// YAML, and where that fails, again with its values quoted
+// (quoteProblematicValues), whose reading then counts (retried). err is
+// the first reading's where neither takes it.
+func decodeFrontmatter(fm []byte) (doc, second *yaml.Node, retried bool, err error) {
+	doc, second, err = decodeYAML(fm)
+	if err != nil {
+		if d, s2, rerr := decodeYAML(quoteProblematicValues(fm)); rerr == nil {
+			return d, s2, true, nil
+		}
+	}
+	return doc, second, false, err
+}
+
 // quoteProblematicValues is what Claude Code retries a frontmatter with
 // when it is not YAML (its function of that name): each line that is a
 // simple "key: value" at the top level, whose value is not quoted and
@@ -800,15 +814,7 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 	at := func(n *yaml.Node) report.Location {
 		return c.loc(rel, place.pos(n.Line, n.Column))
 	}
-	doc, second, err := decodeYAML(fm)
-	retried := false
-	if err != nil {
-		// Claude Code retries it with values quoted, and runs the hooks
-		// of what that reads: so does vigiles.
-		if d, s2, rerr := decodeYAML(quoteProblematicValues(fm)); rerr == nil {
-			doc, second, err, retried = d, s2, nil, true
-		}
-	}
+	doc, second, retried, err := decodeFrontmatter(fm)
 	if err != nil {
 		if !mentionsHooks(fm) {
 			return

@@ -196,13 +196,10 @@ func shellFrontmatterRead(rules, names []string) string {
 
 // shellFrontmatter is the mapping the frontmatter fm holds, read as
 // Claude Code reads it: where YAML refuses it, again with its values
-// quoted (quoteProblematicValues), as the hooks are read
+// quoted (decodeFrontmatter), as the hooks are read
 // (claudeDisc.frontmatter); nil where neither reading is a mapping.
 func shellFrontmatter(fm []byte) *yaml.Node {
-	doc, _, err := decodeYAML(fm)
-	if err != nil {
-		doc, _, err = decodeYAML(quoteProblematicValues(fm))
-	}
+	doc, _, _, err := decodeFrontmatter(fm)
 	if err != nil || doc == nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil
 	}
