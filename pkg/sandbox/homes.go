@@ -503,13 +503,15 @@ func askpassProgram(v, path string) string {
 	if underOrWhereItLeads(r, localProgramDir) {
 		return r
 	}
-	for _, d := range systemProgramDirs {
-		if underOrWhereItLeads(r, d) {
-			return ""
-		}
+	if slices.ContainsFunc(systemProgramDirsResolved(), func(d string) bool { return fsx.Under(r, d) }) {
+		return ""
 	}
 	return r
 }
+
+// systemProgramDirsResolved are systemProgramDirs and where their links
+// lead, read once a process (systemDirsBut): every run's set-up asks.
+var systemProgramDirsResolved = sync.OnceValue(func() []string { return systemDirsBut(systemProgramDirs, "") })
 
 // underOrWhereItLeads says whether r (absolute, symlinks resolved) lies in
 // d, or in where d's links lead (/bin is /usr/bin with a merged /usr).
