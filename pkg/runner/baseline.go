@@ -1727,32 +1727,9 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 			return nil, bad(e.Pos, `%q[%d]: want an object, found %s`, field, i, e.Kind)
 		}
 		var sv BaselineServer
-		for _, f := range e.Members {
-			var dst *string
-			switch f.Key {
-			case "plugin":
-				dst = &sv.Plugin
-			case "context":
-				dst = &sv.Context
-			case "kind":
-				dst = &sv.Kind
-			case "name":
-				dst = &sv.Name
-			case "type":
-				dst = &sv.Type
-			case "starts":
-				dst = &sv.Starts
-			case "when":
-				dst = &sv.When
-			case "file":
-				dst = &sv.File
-			default:
-				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, kind, name, type, starts, when and file`, field, i, f.Key)
-			}
-			if f.Value.Kind != jsonString {
-				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
-			}
-			*dst = f.Value.Str
+		if err := stringFields(e, field, i, bad, []stringField{{"plugin", &sv.Plugin}, {"context", &sv.Context}, {"kind", &sv.Kind}, {"name", &sv.Name},
+			{"type", &sv.Type}, {"starts", &sv.Starts}, {"when", &sv.When}, {"file", &sv.File}}); err != nil {
+			return nil, err
 		}
 		switch {
 		case !strings.HasPrefix(sv.Context, prefix):
@@ -1765,6 +1742,34 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 		out = append(out, sv)
 	}
 	return out, nil
+}
+
+// stringField is a field of a baseline's list entry that holds a string,
+// by its key.
+type stringField struct {
+	key string
+	dst *string
+}
+
+// stringFields reads the members of e, entry i of the list field, into
+// fields: each a string, and none unknown (the error names those it
+// takes, in order). bad makes the error at a place.
+func stringFields(e *jnode, field string, i int, bad func(jpos, string, ...any) error, fields []stringField) error {
+	for _, m := range e.Members {
+		k := slices.IndexFunc(fields, func(f stringField) bool { return f.key == m.Key })
+		if k < 0 {
+			keys := make([]string, len(fields))
+			for j, f := range fields {
+				keys[j] = f.key
+			}
+			return bad(m.KeyPos, `%q[%d]: unknown field %q: want %s and %s`, field, i, m.Key, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
+		}
+		if m.Value.Kind != jsonString {
+			return bad(m.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, m.Key, m.Value.Kind)
+		}
+		*fields[k].dst = m.Value.Str
+	}
+	return nil
 }
 
 // loadSkillShells reads a baseline's "skillShells": a list of the shell
@@ -1784,34 +1789,9 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 			return nil, bad(e.Pos, `%q[%d]: want an object, found %s`, field, i, e.Kind)
 		}
 		var sl BaselineSkillShell
-		for _, f := range e.Members {
-			var dst *string
-			switch f.Key {
-			case "plugin":
-				dst = &sl.Plugin
-			case "context":
-				dst = &sl.Context
-			case "file":
-				dst = &sl.File
-			case "form":
-				dst = &sl.Form
-			case "command":
-				dst = &sl.Command
-			case "allowed":
-				dst = &sl.Allowed
-			case "shell":
-				dst = &sl.Shell
-			case "arguments":
-				dst = &sl.Arguments
-			case "invokedBy":
-				dst = &sl.InvokedBy
-			default:
-				return nil, bad(f.KeyPos, `%q[%d]: unknown field %q: want plugin, context, file, form, command, allowed, shell, arguments and invokedBy`, field, i, f.Key)
-			}
-			if f.Value.Kind != jsonString {
-				return nil, bad(f.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, f.Key, f.Value.Kind)
-			}
-			*dst = f.Value.Str
+		if err := stringFields(e, field, i, bad, []stringField{{"plugin", &sl.Plugin}, {"context", &sl.Context}, {"file", &sl.File}, {"form", &sl.Form},
+			{"command", &sl.Command}, {"allowed", &sl.Allowed}, {"shell", &sl.Shell}, {"arguments", &sl.Arguments}, {"invokedBy", &sl.InvokedBy}}); err != nil {
+			return nil, err
 		}
 		switch {
 		case !strings.HasPrefix(sl.Context, "plugin:") && !strings.HasPrefix(sl.Context, "project:"):
