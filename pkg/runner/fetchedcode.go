@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -1271,11 +1272,19 @@ func (s *session) hookFetchedCode() {
 			continue
 		}
 		var fs []fetched
+		var cmds [][]string
 		if h.Exec {
 			fs = fetchesInArgv(append([]string{h.Command}, h.Args...))
+			cmds = [][]string{commandWords(append([]string{h.Command}, h.Args...))}
 		} else {
 			fs = fetchesInShell(h.Command, 0)
+			cmds = commandsOf(h.Command)
 		}
+		pluginRoot, projectDir := "", cmp.Or(h.ProjectDir, ".")
+		if h.InPlugin {
+			pluginRoot = h.PluginRoot
+		}
+		fs = append(fs, s.treeScriptFetches(cmds, pluginRoot, projectDir)...)
 		if len(fs) == 0 {
 			continue
 		}
@@ -1299,24 +1308,31 @@ func (s *session) hookFetchedCode() {
 // leaves it a warning.
 func (s *session) serverFetchedCode(sv *Server, off string) {
 	var fs []fetched
+	var cmds [][]string
 	who := ""
 	switch {
 	case sv.Kind == ServerMonitor:
-		fs = fetchesInShell(sv.Command, 0)
+		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
 		who = fmt.Sprintf("plugin %s's background monitor %s", shownCut(sv.Plugin, maxMonitorName), shownCut(sv.Name, maxMonitorName))
 	case sv.Kind == ServerSettings:
-		fs = fetchesInShell(sv.Command, 0)
+		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
 		who = fmt.Sprintf("%s's settings command %s", sv.owner(), shownCut(sv.Name, maxMonitorName))
 	case sv.Kind == ServerSkillShell:
-		fs = fetchesInShell(sv.Command, 0)
+		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
 		who = fmt.Sprintf("%s's %s %s, in a shell line,", sv.owner(), sv.Name, shownName(sv.Location.File))
 	case sv.Type == "stdio":
-		fs = fetchesInArgv(append([]string{sv.Command}, sv.Args...))
+		argv := append([]string{sv.Command}, sv.Args...)
+		fs, cmds = fetchesInArgv(argv), [][]string{commandWords(argv)}
 		who = fmt.Sprintf("%s's %s %s", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
 	case sv.HeadersHelper != "":
-		fs = fetchesInShell(sv.HeadersHelper, 0)
+		fs, cmds = fetchesInShell(sv.HeadersHelper, 0), commandsOf(sv.HeadersHelper)
 		who = fmt.Sprintf("%s's %s %s, in its headersHelper,", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
 	}
+	pluginRoot, projectDir := sv.PluginRoot, "."
+	if sv.InProject {
+		pluginRoot, projectDir = "", sv.PluginRoot
+	}
+	fs = append(fs, s.treeScriptFetches(cmds, pluginRoot, projectDir)...)
 	if len(fs) == 0 {
 		return
 	}

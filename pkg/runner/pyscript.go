@@ -1,0 +1,352 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A Python script of the tree may name, in its inline metadata (PEP
+// 723's "# /// script" block), packages uv fetches and installs before it
+// runs the script: `uv run script.py`, `uv run --script script`, or the
+// script run as a program where its first line is
+// "#!/usr/bin/env -S uv run --script". The script is in the tree, its
+// dependencies are not: they are code fetched at run time
+// (RuleFetchedCode), pinned where the block gives each an exact version
+// (NAME==1.2.3), where a lock beside the script (uv lock --script, which
+// uv run uses while the metadata matches it) or an exclude-newer date in
+// its [tool.uv] table holds the resolution fixed.
+
+// maxScriptRead bounds how much of a script vigiles reads for its
+// inline metadata.
+const maxScriptRead = 1 << 20
+
+// uvRunValue are the options of uv run (and uv's own) that take a value
+// in the next word; uvRunBool those that take none. Past an option in
+// neither, vigiles does not know which word is the script, and reads
+// none.
+var (
+	uvRunValue = map[string]bool{"python": true, "p": true, "with": true, "with-editable": true, "with-requirements": true,
+		"project": true, "directory": true, "package": true, "extra": true, "group": true, "no-group": true, "only-group": true,
+		"env-file": true, "index": true, "default-index": true, "index-url": true, "i": true, "extra-index-url": true,
+		"find-links": true, "f": true, "index-strategy": true, "keyring-provider": true, "resolution": true, "prerelease": true,
+		"exclude-newer": true, "exclude-newer-package": true, "config-setting": true, "C": true, "refresh-package": true,
+		"upgrade-package": true, "P": true, "reinstall-package": true, "link-mode": true, "python-platform": true,
+		"cache-dir": true, "config-file": true, "color": true, "no-binary-package": true, "no-build-package": true,
+		"fork-strategy": true, "allow-insecure-host": true}
+	uvRunBool = map[string]bool{"script": true, "s": true, "gui-script": true, "isolated": true, "frozen": true, "locked": true,
+		"active": true, "no-active": true, "quiet": true, "q": true, "verbose": true, "v": true, "offline": true, "no-cache": true,
+		"n": true, "exact": true, "inexact": true, "native-tls": true, "refresh": true, "upgrade": true, "U": true, "reinstall": true,
+		"compile-bytecode": true, "preview": true, "no-project": true, "no-sync": true, "no-dev": true, "only-dev": true,
+		"dev": true, "no-editable": true, "all-extras": true, "all-packages": true, "all-groups": true, "no-default-groups": true,
+		"no-config": true, "no-progress": true, "no-env-file": true, "no-python-downloads": true, "managed-python": true,
+		"no-managed-python": true, "no-build-isolation": true, "no-build": true, "no-binary": true, "no-sources": true,
+		"no-install-project": true, "no-install-workspace": true, "no-install-local": true}
+)
+
+// uvRunScript is the script `uv run` runs with args (uv run's, past
+// "run"), and whether uv reads it as a script with inline metadata: a
+// .py or .pyw file, or any file after --script. "" where it runs a
+// module (-m), its input (-), a command of the environment (uv run
+// pytest), or where an option vigiles does not know comes first.
+func uvRunScript(args []string) string {
+	script := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 < len(args) && (script || isPyFile(args[i+1])) {
+				return args[i+1]
+			}
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if a != "-" && (script || isPyFile(a)) {
+				return a
+			}
+			return ""
+		}
+		name, _, has := splitOpt(a)
+		switch {
+		case name == "m" || name == "module":
+			return ""
+		case name == "script" || name == "s" || name == "gui-script":
+			script = true
+		case uvRunValue[name]:
+			if !has {
+				i++
+			}
+		case uvRunBool[name]:
+		case len(a) > 2 && a[1] != '-' && uvRunValue[a[1:2]]:
+			// -p3.12: a short option with its value attached.
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// isPyFile says whether uv run reads the file p as a Python script.
+func isPyFile(p string) bool {
+	return strings.HasSuffix(p, ".py") || strings.HasSuffix(p, ".pyw")
+}
+
+// uvShebang matches a script's first line that runs it with uv run
+// (#!/usr/bin/env -S uv run --script, #!/usr/bin/env -S uv run).
+var uvShebang = regexp.MustCompile(`^#![^\n]*\buv\s+run\b`)
+
+// scriptMetaBlock matches PEP 723's "# /// script" block: its lines,
+// each "#" alone or "# " and text, up to the "# ///" that closes it.
+var scriptMetaBlock = regexp.MustCompile(`(?m)^# /// script[ \t]*\r?\n((?:#(?:[ \t][^\r\n]*)?\r?\n)*?)# ///[ \t]*\r?$`)
+
+// scriptMeta is what a script's inline metadata says of what uv fetches
+// for it: its dependencies (ok false where the block is there and they
+// could not be read), and the exclude-newer date of its [tool.uv] table.
+type scriptMeta struct {
+	deps         []string
+	ok           bool
+	excludeNewer string
+}
+
+// readScriptMeta reads the inline metadata of the script text src; false
+// where it has no "# /// script" block.
+func readScriptMeta(src string) (scriptMeta, bool) {
+	m := scriptMetaBlock.FindStringSubmatch(src)
+	if m == nil {
+		return scriptMeta{}, false
+	}
+	var toml strings.Builder
+	for _, line := range strings.SplitAfter(m[1], "\n") {
+		line = strings.TrimPrefix(line, "#")
+		toml.WriteString(strings.TrimPrefix(line, " "))
+	}
+	meta := scriptMeta{ok: true}
+	table := ""
+	text := toml.String()
+	for i := 0; i < len(text); {
+		end := strings.IndexByte(text[i:], '\n')
+		if end < 0 {
+			end = len(text) - i
+		}
+		line := strings.TrimSpace(text[i : i+end])
+		next := i + end + 1
+		switch {
+		case strings.HasPrefix(line, "["):
+			table = strings.TrimSpace(strings.Trim(line, "[]"))
+		case table == "" && tomlKeyIs(line, "dependencies"):
+			_, value, _ := strings.Cut(text[i:], "=")
+			deps, used, ok := tomlStringArray(value)
+			meta.deps, meta.ok = deps, ok
+			if ok {
+				next = i + strings.Index(text[i:], "=") + 1 + used
+			}
+		case table == "tool.uv" && tomlKeyIs(line, "exclude-newer"):
+			_, value, _ := strings.Cut(line, "=")
+			if s, _, ok := tomlString(strings.TrimSpace(value)); ok {
+				meta.excludeNewer = s
+			}
+		}
+		i = next
+	}
+	return meta, true
+}
+
+// tomlKeyIs says whether the TOML line sets the bare (or quoted) key.
+func tomlKeyIs(line, key string) bool {
+	k, _, ok := strings.Cut(line, "=")
+	k = strings.TrimSpace(k)
+	return ok && (k == key || k == `"`+key+`"` || k == "'"+key+"'")
+}
+
+// tomlStringArray reads the TOML array of strings that s begins with
+// (after blanks), over lines, comments and a trailing comma: its strings,
+// how much of s it took, and false where s holds anything else there.
+func tomlStringArray(s string) ([]string, int, bool) {
+	i := len(s) - len(strings.TrimLeft(s, " \t"))
+	if i >= len(s) || s[i] != '[' {
+		return nil, 0, false
+	}
+	out := []string{}
+	i++
+	comma := true
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+		case c == '#':
+			if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
+				i += k
+			} else {
+				i = len(s)
+			}
+		case c == ']':
+			return out, i + 1, true
+		case c == ',' && !comma:
+			comma = true
+			i++
+		case (c == '"' || c == '\'') && comma:
+			v, n, ok := tomlString(s[i:])
+			if !ok {
+				return nil, 0, false
+			}
+			out = append(out, v)
+			i += n
+			comma = false
+		default:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// tomlString reads the one-line TOML string s begins with: a basic one
+// ("…", its escapes of quote and backslash read) or a literal one ('…').
+func tomlString(s string) (string, int, bool) {
+	if s == "" || s[0] != '"' && s[0] != '\'' {
+		return "", 0, false
+	}
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			return "", 0, false
+		case c == q:
+			return b.String(), i + 1, true
+		case c == '\\' && q == '"' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, false
+}
+
+// commandsOf is each simple command of the shell line s, as the words it
+// runs (commandWords), for treeScriptFetches.
+func commandsOf(s string) [][]string {
+	var out [][]string
+	for _, c := range shellCommands(s) {
+		if w := commandWords(c.words); len(w) > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// treeScriptFetches is what uv fetches for the tree's Python scripts
+// that cmds (each a command's words) run: the dependencies their inline
+// metadata names. pluginRoot is the plugin's directory relative to the
+// work tree ("" outside a plugin), which ${CLAUDE_PLUGIN_ROOT} names, and
+// projectDir the directory the command runs in, relative to it, which
+// ${CLAUDE_PROJECT_DIR} names and a relative path is taken from. A path
+// that still holds a variable, or leads out of the tree, is not read.
+func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir string) []fetched {
+	pairs := []string{"${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir}
+	if pluginRoot != "" {
+		pairs = append(pairs, "${CLAUDE_PLUGIN_ROOT}", pluginRoot, "$CLAUDE_PLUGIN_ROOT", pluginRoot)
+	}
+	vars := strings.NewReplacer(pairs...)
+	var out []fetched
+	for _, words := range cmds {
+		if len(words) == 0 {
+			continue
+		}
+		script, direct := "", false
+		switch {
+		case progName(words[0]) == "uv" && len(words) > 1 && words[1] == "run":
+			script = uvRunScript(words[2:])
+		case strings.Contains(words[0], "/"):
+			script, direct = words[0], true
+		}
+		if script == "" {
+			continue
+		}
+		script = vars.Replace(script)
+		if strings.Contains(script, "$") {
+			continue
+		}
+		rel := filepath.Clean(filepath.Join(projectDir, script))
+		if filepath.IsAbs(script) {
+			r, err := relTo(s.dir, script)
+			if err != nil {
+				continue
+			}
+			rel = r
+		}
+		if rel == ".." || strings.HasPrefix(rel, "../") {
+			continue
+		}
+		src, ok := s.readTreeFile(rel)
+		if !ok || direct && !uvShebang.MatchString(src) {
+			continue
+		}
+		meta, ok := readScriptMeta(src)
+		if !ok {
+			continue
+		}
+		_, locked := s.readTreeFile(rel + ".lock")
+		out = append(out, inlineMetaFetches(filepath.ToSlash(rel), meta, locked)...)
+	}
+	return out
+}
+
+// readTreeFile reads up to maxScriptRead bytes of the regular file rel
+// (relative to the work tree), where it is one beneath the tree.
+func (s *session) readTreeFile(rel string) (string, bool) {
+	dirReal, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		return "", false
+	}
+	abs, fi, err := beneath(s.dir, dirReal, filepath.Join(s.dir, rel))
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptRead))
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// inlineMetaFetches is what uv fetches for the script rel, whose inline
+// metadata is meta, locked saying a lock of uv's lies beside it.
+func inlineMetaFetches(rel string, meta scriptMeta, locked bool) []fetched {
+	runner := "uv run " + shownCut(rel, maxFetchSpec)
+	fix := fmt.Sprintf("pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script %s", shownCut(rel, maxFetchSpec))
+	if !meta.ok {
+		return []fetched{{runner: runner, spec: "its inline metadata's dependencies",
+			why: "a dependencies list vigiles cannot read, so not sure to be pinned", fix: fix}}
+	}
+	var out []fetched
+	for i, dep := range meta.deps {
+		if i == maxFetchPackages {
+			out = append(out, fetched{runner: runner, spec: "dependencies …",
+				why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages), fix: fix})
+			break
+		}
+		f, ok := pypiFetch(runner, dep)
+		if !ok {
+			continue
+		}
+		switch {
+		case locked:
+			f.pinned, f.why, f.fix = true, "the lock "+shownCut(filepath.Base(rel)+".lock", maxFetchSpec)+" beside the script (uv lock --script), which uv run keeps to while the metadata matches it", ""
+		case meta.excludeNewer != "":
+			f.pinned, f.why, f.fix = true, "the exclude-newer date "+shownCut(meta.excludeNewer, maxMonitorName)+" of its [tool.uv] table, which keeps uv to what the registry held then", ""
+		case !f.pinned:
+			f.fix = fix
+		}
+		out = append(out, f)
+	}
+	return out
+}
