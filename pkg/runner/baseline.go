@@ -968,18 +968,7 @@ func readBaseline(abs string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		what := "a directory"
-		switch t := fi.Mode().Type(); {
-		case t&os.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case t&os.ModeSocket != 0:
-			what = "a socket"
-		case t&os.ModeDevice != 0:
-			what = "a device"
-		case !fi.IsDir():
-			what = "a special file"
-		}
-		return nil, fmt.Errorf("%w: it is %s, not a regular file", errBaselineFile, what)
+		return nil, fmt.Errorf("%w: it is %s, not a regular file", errBaselineFile, fileKind(fi.Mode()))
 	}
 	if fi.Size() > maxBaseline {
 		return nil, fmt.Errorf("%w: it is %d bytes, more than the %d (%d MiB) vigiles reads", errBaselineFile, fi.Size(), maxBaseline, maxBaseline>>20)
@@ -2151,4 +2140,20 @@ func (b *Baseline) outdated(loc report.Location, servers, projectServers bool) *
 			"A pull request that turns a baseline back to %s, or deletes these keys from one, would turn those comparisons off, so this is an error; "+
 			"fix: `vigiles audit --update-baseline` rewrites it as %s, which keeps them all and is refused without them (review its diff)",
 			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchemaV1, BaselineSchema)}
+}
+
+// fileKind names what a file that is not a regular one is, by its mode:
+// a directory, a FIFO, a socket, a device, or a special file.
+func fileKind(m os.FileMode) string {
+	switch t := m.Type(); {
+	case t&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case t&os.ModeSocket != 0:
+		return "a socket"
+	case t&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
 }

@@ -503,8 +503,13 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{}, "a declaration file outside the repository is not read")
 		return "", nil, false
 	}
-	// A directory symlink on the way may lead out of the repository.
-	if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, ErrOutsideTree) {
+	// A symlink on the way, or the file itself, may lead out of the
+	// repository: what leads out is not read. One that stays in is
+	// followed, as Claude Code's reading of the file follows it
+	// (.claude/agents/x.md -> ../../src/agents/x.md): its target is
+	// read, which no link is on the way to.
+	real, fi, err := beneath(c.dir, c.dirReal, abs)
+	if errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
 		return rel, nil, false
 	}
@@ -515,20 +520,21 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		return rel, nil, false // said once, where it passed the bound
 	}
 	c.seenFile[fileKey(key, rel)] = true
-	fi, err := os.Lstat(abs)
 	if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
 		return rel, nil, false
 	}
 	if !fi.Mode().IsRegular() {
-		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is not a regular file (a symlink or device is not followed)", rel)
+		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is %s, not a regular file", rel, fileKind(fi.Mode()))
 		return rel, nil, false
 	}
 	if fi.Size() > maxDeclFile && !prefix {
 		c.find(RuleMalformed, report.SeverityError, report.Location{File: rel}, "%s is %d bytes: larger than the %d vigiles reads", rel, fi.Size(), maxDeclFile)
 		return rel, nil, false
 	}
-	f, err := os.Open(abs)
+	// Opened without following a link: the target, which had none, is
+	// what is read.
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err == nil {
 		data, err = io.ReadAll(io.LimitReader(f, maxDeclFile+1))
 		f.Close()

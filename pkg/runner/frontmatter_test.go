@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,9 +264,11 @@ func TestFrontmatterFindings(t *testing.T) {
 }
 
 // TestFrontmatterSymlinks: as for a hooks file, a SKILL.md or an agent
-// file that is a symbolic link is not followed (a finding); a skill
-// directory that is a link is looked through while it stays inside the
-// repository, and one that leads out is a finding, its target unread.
+// file that is a symbolic link is followed while it stays inside the
+// repository, as Claude Code's reading of it follows it (its hooks are
+// read under the link's name), a skill directory that is a link is
+// looked through while it stays inside, and one that leads out is a
+// finding, its target unread; a FIFO is no file to read (a finding).
 func TestFrontmatterSymlinks(t *testing.T) {
 	stop := func(cmd string) string {
 		return "---\nhooks:\n  Stop: [{hooks: [{type: command, command: " + cmd + "}]}]\n---\n"
@@ -286,13 +289,19 @@ func TestFrontmatterSymlinks(t *testing.T) {
 		"plugins/p/agents/a.md":            "../real/agent.md",
 		"plugins/p/skills/through":         "../shared/ok",
 		"plugins/p/skills/out":             filepath.Join(outside, "s"),
+		"plugins/p/agents/f.md":            "../real/fifo",
 	})
+	if err := syscall.Mkfifo(filepath.Join(dir, "plugins/p/real/fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := discoverAll(t, dir)
 	var got []string
 	for _, h := range s.hooks {
 		got = append(got, h.ID+" "+h.Command)
 	}
 	want := []string{
+		"plugins/p/agents/a.md#hooks.Stop[0].hooks[0] echo behind an agent link",
+		"plugins/p/skills/linked/SKILL.md#hooks.Stop[0].hooks[0] echo behind a file link",
 		"plugins/p/skills/own/SKILL.md#hooks.Stop[0].hooks[0] echo own",
 		"plugins/p/skills/through/SKILL.md#hooks.Stop[0].hooks[0] echo through a dir link",
 	}
@@ -301,9 +310,9 @@ func TestFrontmatterSymlinks(t *testing.T) {
 	}
 	finds := findingMessages(s.findings)
 	wantF := []string{
-		"error discovery/malformed plugins/p/agents/a.md:0:0 plugins/p/agents/a.md is not a regular file (a symlink or device is not followed)",
-		"error discovery/malformed plugins/p/skills/linked/SKILL.md:0:0 plugins/p/skills/linked/SKILL.md is not a regular file (a symlink or device is not followed)",
+		"error discovery/malformed plugins/p/agents/f.md:0:0 plugins/p/agents/f.md is a FIFO, not a regular file",
 		"error discovery/outside-work-tree plugins/p/skills/out/SKILL.md:0:0 plugins/p/skills/out/SKILL.md leads outside the repository through a symbolic link; vigiles does not read it",
+		"warning discovery/not-executable plugins/p/agents/a.md:2:1 plugins/p/agents/a.md: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents",
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
