@@ -485,8 +485,20 @@ func fetchesIn(words []string, depth int) []fetched {
 			}
 		}
 	case "yarn":
-		if rest, ok := sub("dlx"); ok {
-			return npxFetches("yarn dlx", rest)
+		// yarn's own options come before its command (yarn --silent
+		// dlx pkg): of them only --cwd takes a value in the next word.
+		// They are yarn's, not dlx's.
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "dlx" {
+				return npxFetches("yarn dlx", args[i+1:])
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+				break
+			}
+			if a == "--cwd" {
+				i++
+			}
 		}
 	case "uvx":
 		return uvxFetches("uvx", args)

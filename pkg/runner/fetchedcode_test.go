@@ -482,6 +482,14 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		{"uvx --exclude-newer-package a=2025-01-01 --config-settings-package a:k=v pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
 		{"uvx --no-env-file --preview pkg==1.0", []string{"uvx pkg==1.0 pinned"}},
 		{"npx @s/pkg@npm:@s/other@latest", []string{"npx @s/pkg@npm:@s/other@latest unpinned"}},
+		// yarn's own options before dlx: only --cwd takes a value.
+		{"yarn --silent dlx pkg", []string{"yarn dlx pkg unpinned"}},
+		{"yarn -q dlx pkg@1.0.0", []string{"yarn dlx pkg@1.0.0 pinned"}},
+		{"yarn --cwd ./sub --silent dlx -p pkg@2.0.0 cmd", []string{"yarn dlx pkg@2.0.0 pinned"}},
+		{"yarn --cwd dlx run build", nil},
+		{"yarn run dlx", nil},
+		{"yarn -- dlx pkg", nil},
+		{"yarn --silent install", nil},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, fetchLines(fetchesInShell(tc.line, 0))); diff != "" {
