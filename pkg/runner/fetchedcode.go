@@ -205,8 +205,8 @@ var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 // commandWords is the command cmd runs, past what only sets up how it
 // runs: variable assignments (FOO=1 npx …), the shell's keywords and
 // builtins that run the words after them (exec, command, time, if, then,
-// do, …), and env, sudo, nohup, nice and timeout with their options.
-// nil where it runs nothing (command -v).
+// do, …), and env (its -S read as envCommand reads it), sudo, nohup, nice
+// and timeout with their options. nil where it runs nothing (command -v).
 func commandWords(words []string) []string {
 	skipOpts := func(ws []string, withValue string) []string {
 		for len(ws) > 0 && strings.HasPrefix(ws[0], "-") && ws[0] != "-" {
@@ -237,10 +237,7 @@ func commandWords(words []string) []string {
 			w == "if" || w == "elif" || w == "while" || w == "until" || w == "nohup" || w == "builtin":
 			words = words[1:]
 		case w == "env":
-			words = skipOpts(words[1:], "uCS")
-			if len(words) > 0 && words[0] == "-" {
-				words = words[1:]
-			}
+			words = envCommand(words[1:])
 		case w == "sudo" || w == "doas":
 			words = skipOpts(words[1:], "ugCDpUrTh")
 		case w == "nice":
@@ -255,6 +252,72 @@ func commandWords(words []string) []string {
 		}
 	}
 	return nil
+}
+
+// envCommand is what env runs with args: the words past its options,
+// where -S (--split-string) gives words of its own: its value is split as
+// shellCommands splits a line's first command, and those words come
+// before the rest, their own options read as env's, as env reads them
+// (env -S 'npx -y pkg', env --split-string='-i npx pkg', env -S"npx pkg").
+// -u, -C and -S take the rest of their word or the next one; past
+// maxShellDepth splits, a -S value is skipped, not split.
+func envCommand(args []string) []string {
+	split := func(value string, rest []string, n *int) []string {
+		if *n++; *n > maxShellDepth {
+			return rest
+		}
+		var words []string
+		if cmds := shellCommands(value); len(cmds) > 0 {
+			words = cmds[0].words
+		}
+		return append(slices.Clone(words), rest...)
+	}
+	n := 0
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
+		a := args[0]
+		args = args[1:]
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") {
+			name, value, has := splitOpt(a)
+			if name != "split-string" && name != "unset" && name != "chdir" {
+				continue
+			}
+			if !has {
+				if len(args) == 0 {
+					return nil
+				}
+				value, args = args[0], args[1:]
+			}
+			if name == "split-string" {
+				args = split(value, args, &n)
+			}
+			continue
+		}
+		// A cluster of short options (-iS …), the first that takes a
+		// value taking the rest of the word, or the next word.
+		for k := 1; k < len(a); k++ {
+			if strings.IndexByte("uCS", a[k]) < 0 {
+				continue
+			}
+			value := a[k+1:]
+			if value == "" {
+				if len(args) == 0 {
+					return nil
+				}
+				value, args = args[0], args[1:]
+			}
+			if a[k] == 'S' {
+				args = split(value, args, &n)
+			}
+			break
+		}
+	}
+	if len(args) > 0 && args[0] == "-" {
+		args = args[1:] // env - cmd: as -i
+	}
+	return args
 }
 
 // progName is the program a command's first word names, for telling a

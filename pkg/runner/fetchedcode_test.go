@@ -147,6 +147,20 @@ func TestFetchesInShell(t *testing.T) {
 		{"FOO=1 BAR=2 npx pkg", []string{"npx pkg unpinned"}},
 		{"env FOO=1 npx pkg", []string{"npx pkg unpinned"}},
 		{"env -u HOME -i npx pkg", []string{"npx pkg unpinned"}},
+		// env -S splits its value into words, which come before the
+		// rest and may hold env's own options and assignments.
+		{"env -S 'npx -y pkg@1.0.0'", []string{"npx pkg@1.0.0 pinned"}},
+		{"env --split-string='npx -y' pkg", []string{"npx pkg unpinned"}},
+		{"env --split-string 'uvx pkg' --yes", []string{"uvx pkg unpinned"}},
+		{`env -S"npx pkg"`, []string{"npx pkg unpinned"}},
+		{"env -iS 'FOO=1 npx pkg'", []string{"npx pkg unpinned"}},
+		{"env -S '-u HOME -S \"npx pkg\"'", []string{"npx pkg unpinned"}},
+		{"env -uHOME npx pkg", []string{"npx pkg unpinned"}},
+		{"env - npx pkg", []string{"npx pkg unpinned"}},
+		{"env -S 'echo npx pkg'", nil},
+		{"env -S", nil},
+		{"env -u npx pkg", nil},
+		{"env -C /tmp npx pkg", []string{"npx pkg unpinned"}},
 		{"exec npx pkg", []string{"npx pkg unpinned"}},
 		{"timeout 30 npx pkg", []string{"npx pkg unpinned"}},
 		{"cd \"$CLAUDE_PROJECT_DIR\" && npx -y pkg", []string{"npx pkg unpinned"}},
@@ -190,6 +204,9 @@ func TestFetchesInArgv(t *testing.T) {
 		{[]string{"docker", "run", "-i", "--rm", "-e", "TOKEN", "images.example.org/org/server"}, []string{"docker run images.example.org/org/server unpinned"}},
 		{[]string{"sh", "-c", "cd /x && npx -y pkg"}, []string{"npx pkg unpinned"}},
 		{[]string{"env", "A=1", "uvx", "pkg==1.0.0"}, []string{"uvx pkg==1.0.0 pinned"}},
+		// A shebang-style env -S, its value one argument.
+		{[]string{"env", "-S", "npx -y @scope/server@1.0.0", "--stdio"}, []string{"npx @scope/server@1.0.0 pinned"}},
+		{[]string{"env", "-S", "node server.js", "npx"}, nil},
 		// Windows: cmd /c runs the line its words make; npx.cmd is npx.
 		{[]string{"cmd", "/c", "npx", "-y", "@scope/server@1.0.0"}, []string{"npx @scope/server@1.0.0 pinned"}},
 		{[]string{"cmd.exe", "/C", "npx -y @scope/server"}, []string{"npx @scope/server unpinned"}},
