@@ -14,8 +14,8 @@ import (
 
 // A command a hook, server, monitor, settings key or skill's shell line
 // runs may run code that is not in the tree at all: a package runner
-// (npx, uvx, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, deno run,
-// go run) or a container (docker run, podman run) fetches it from a
+// (npx, uvx, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, npm init and
+// the create commands, deno run, go run) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, and a download piped into a shell runs
 // whatever the URL serves. vigiles audits what the tree holds: such code
 // it names (RuleFetchedCode), a warning where nothing pins what is
@@ -510,17 +510,21 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "npx":
 		return npxFetches("npx", args)
 	case "npm":
-		// npm takes exec's options before exec too (npm --yes exec
-		// pkg); one it does not know takes no value.
+		// npm takes exec's and init's options before exec or init too
+		// (npm --yes exec pkg, npm --yes create x); one it does not
+		// know takes no value. init's aliases are create and innit.
 		for i := 0; i < len(args); i++ {
 			a := args[i]
 			if a == "exec" || a == "x" {
 				return npxFetches("npm exec", append(slices.Clone(args[:i]), args[i+1:]...))
 			}
+			if a == "init" || a == "create" || a == "innit" {
+				return createFetches("npm "+a, append(slices.Clone(args[:i]), args[i+1:]...))
+			}
 			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 				break
 			}
-			if name, _, has := splitOpt(a); !has && npxFlags[name] {
+			if name, _, has := splitOpt(a); !has && (npxFlags[name] || createValue[name]) {
 				i++
 			}
 		}
@@ -529,6 +533,9 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "bun":
 		if rest, ok := sub("x"); ok {
 			return npxFetches("bunx", rest)
+		}
+		if rest, ok := sub("create"); ok {
+			return createFetches("bun create", rest)
 		}
 	case "pnpx":
 		return npxFetches("pnpm dlx", args)
@@ -539,6 +546,9 @@ func fetchesIn(words []string, depth int) []fetched {
 			a := args[i]
 			if a == "dlx" {
 				return npxFetches("pnpm dlx", append(slices.Clone(args[:i]), args[i+1:]...))
+			}
+			if a == "create" {
+				return createFetches("pnpm create", append(slices.Clone(args[:i]), args[i+1:]...))
 			}
 			if !strings.HasPrefix(a, "-") {
 				break
@@ -555,6 +565,9 @@ func fetchesIn(words []string, depth int) []fetched {
 			a := args[i]
 			if a == "dlx" {
 				return npxFetches("yarn dlx", args[i+1:])
+			}
+			if a == "create" {
+				return createFetches("yarn create", args[i+1:])
 			}
 			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 				break
@@ -736,6 +749,167 @@ func npxFetches(runner string, args []string) []fetched {
 	return out
 }
 
+// createValue are the options of npm init (and of pnpm, yarn and bun
+// create) that take a value in the next word, past npxFlags' and
+// pnpmValue's; createBool those that take none, past npxBool's.
+var (
+	createValue = map[string]bool{"scope": true, "init-author-name": true, "init-author-email": true, "init-author-url": true,
+		"init-license": true, "init-module": true, "init-version": true, "filter": true, "F": true, "C": true, "dir": true,
+		"reporter": true, "cwd": true}
+	createBool = map[string]bool{"f": true, "force": true, "workspaces-update": true, "init-private": true, "no-git": true,
+		"open": true}
+)
+
+// createFetches is what runner (npm init, npm create, npm innit, yarn
+// create, pnpm create, bun create) fetches with args: the package its
+// initializer, the first word past the options, names (createPackage),
+// which npm runs as npm exec runs it. npm init with no initializer
+// (npm init, npm init -y) writes a package.json and fetches nothing.
+func createFetches(runner string, args []string) []fetched {
+	unsure := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		name, _, has := splitOpt(a)
+		switch {
+		case npxFlags[name] || createValue[name]:
+			if !has {
+				i++
+			}
+		case npxBool[name] || createBool[name] || has:
+		default:
+			unsure = a
+		}
+	}
+	if i >= len(args) {
+		return nil
+	}
+	pkg, fix, ok := createPackage(runner, args[i])
+	if !ok {
+		return nil
+	}
+	f, ok := npmFetch(runner, pkg)
+	if !ok {
+		return nil
+	}
+	if !f.pinned {
+		f.fix = fix
+	}
+	return []fetched{f.unsureAfter(unsure, runner, ", or after the initializer")}
+}
+
+// createPackage is the package runner (createFetches') runs for the
+// initializer spec, as npm init maps it: foo is create-foo, @scope is
+// @scope/create, @scope/foo is @scope/create-foo, a version staying
+// after it (foo@1.2.3 is create-foo@1.2.3, @scope@1.0.0 is
+// @scope/create@1.0.0), and a hosted git repository's user/project is
+// user/create-project (user/project#<commit>, github:user/project, a
+// URL of github.com, gitlab.com or bitbucket.org). pnpm create does not
+// prefix a name that begins create- again. fix is how to pin it, in the
+// form written (npm create foo@<version>). false where npm refuses the
+// initializer (a path, any other URL, a tarball, name@file:… or an
+// alias, name@npm:other), and, for bun create, where it is no plain
+// package name: bun create user/repo, github.com/user/repo or a local
+// file copies a template, which no package runs, and is not read here.
+func createPackage(runner, spec string) (pkg, fix string, ok bool) {
+	if isLocalSpec(spec) || spec == "" {
+		return "", "", false
+	}
+	if runner == "bun create" && (strings.ContainsAny(spec, "/:\\") || strings.HasPrefix(spec, "@")) {
+		return "", "", false
+	}
+	nameEnd := strings.IndexByte(spec, '@')
+	if strings.HasPrefix(spec, "@") {
+		if nameEnd = strings.IndexByte(spec[1:], '@'); nameEnd >= 0 {
+			nameEnd++
+		}
+	}
+	// A hosted repository, alone or as a name's spec
+	// (name@github:user/project).
+	user, project, hosted := hostedRepo(spec)
+	if !hosted && nameEnd > 0 {
+		user, project, hosted = hostedRepo(spec[nameEnd+1:])
+	}
+	if hosted {
+		repo, _, _ := strings.Cut(spec, "#")
+		return strings.Replace(spec, user+"/"+project, user+"/create-"+project, 1),
+			fmt.Sprintf("pin a commit: %s %s#<commit>", runner, shownCut(repo, maxFetchSpec)), true
+	}
+	name, version := spec, ""
+	if nameEnd > 0 {
+		name, version = spec[:nameEnd], spec[nameEnd+1:]
+	}
+	if npmScheme.MatchString(spec) || strings.Contains(name, "/") && !strings.HasPrefix(name, "@") ||
+		!strings.HasPrefix(name, "@") && npmTarball.MatchString(name) ||
+		npmScheme.MatchString(version) || strings.Contains(version, "/") || version == "." || version == ".." {
+		return "", "", false
+	}
+	fix = fmt.Sprintf("pin an exact version: %s %s@<version>", runner, shownCut(name, maxFetchSpec))
+	scope, base := "", name
+	if strings.HasPrefix(name, "@") {
+		scope, base, _ = strings.Cut(name, "/")
+		scope += "/"
+	}
+	switch {
+	case strings.HasPrefix(name, "@") && base == "":
+		pkg = scope + "create"
+	case runner == "pnpm create" && strings.HasPrefix(base, "create-"):
+		pkg = scope + base
+	default:
+		pkg = scope + "create-" + base
+	}
+	if version != "" {
+		pkg += "@" + version
+	}
+	return pkg, fix, true
+}
+
+// hostedRepo reads the user and project of a hosted git repository as
+// npm reads one: user/project, github:, gitlab: or bitbucket: and
+// user/project, or a URL of github.com, gitlab.com or bitbucket.org
+// (git+https://github.com/user/project.git, git@github.com:user/project),
+// with or without a #ref.
+func hostedRepo(spec string) (user, project string, ok bool) {
+	s, _, _ := strings.Cut(spec, "#")
+	switch {
+	case hasAnyPrefix(s, "github:", "gitlab:", "bitbucket:"):
+		_, s, _ = strings.Cut(s, ":")
+	case strings.Contains(s, "://") || strings.HasPrefix(s, "git@"):
+		// [scheme://][user@]host(/ or :)path
+		if _, rest, found := strings.Cut(s, "://"); found {
+			s = rest
+		}
+		if at, k := strings.IndexByte(s, '@'), strings.IndexAny(s, "/:"); at >= 0 && (k < 0 || at < k) {
+			s = s[at+1:]
+		}
+		k := strings.IndexAny(s, "/:")
+		if k < 0 {
+			return "", "", false
+		}
+		switch s[:k] {
+		case "github.com", "www.github.com", "gitlab.com", "bitbucket.org":
+		default:
+			return "", "", false
+		}
+		s = strings.TrimSuffix(strings.TrimPrefix(s[k+1:], "/"), "/")
+	case strings.HasPrefix(s, "@") || npmScheme.MatchString(s) || isLocalSpec(s):
+		return "", "", false
+	}
+	user, project, found := strings.Cut(s, "/")
+	project = strings.TrimSuffix(project, ".git")
+	if !found || user == "" || project == "" || strings.ContainsAny(user+project, "/@:") {
+		return "", "", false
+	}
+	return user, project, true
+}
+
 // pnpmValue are the options pnpm takes before its command that take a
 // value in the next word.
 var pnpmValue = map[string]bool{"package": true, "filter": true, "F": true, "C": true, "dir": true, "reporter": true,
@@ -772,6 +946,18 @@ func isLocalSpec(spec string) bool {
 // hasAnyPrefix says whether s begins with any of prefixes.
 func hasAnyPrefix(s string, prefixes ...string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
+}
+
+// npmLocalFirst says whether runner runs a package named with no version
+// from the project's own node_modules where one is installed there, as
+// npm exec does (npm init runs it through npm exec, bun create through
+// bunx).
+func npmLocalFirst(runner string) bool {
+	switch runner {
+	case "npx", "npm exec", "bunx", "npm init", "npm create", "npm innit", "bun create":
+		return true
+	}
+	return false
 }
 
 // npmFetch reads the npm package spec as runner fetches it; false where
@@ -840,7 +1026,7 @@ func npmFetch(runner, spec string) (fetched, bool) {
 	}
 	fix := fmt.Sprintf("pin an exact version: %s %s@<version>", cmd, shownCut(name, maxFetchSpec))
 	switch {
-	case version == "" && (runner == "npx" || runner == "npm exec" || runner == "bunx"):
+	case version == "" && npmLocalFirst(runner):
 		f.why, f.fix = "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest", fix
 	case version == "":
 		f.why, f.fix = "no version: whatever the registry serves as latest", fix

@@ -67,6 +67,50 @@ func TestFetchesInShell(t *testing.T) {
 		{"pnpm dlx pkg", []string{"pnpm dlx pkg unpinned"}},
 		{"pnpx pkg@2.0.0", []string{"pnpm dlx pkg@2.0.0 pinned"}},
 		{"yarn dlx -p pkg@3.0.0 cmd", []string{"yarn dlx pkg@3.0.0 pinned"}},
+		// npm init (create, innit) and yarn, pnpm and bun create run
+		// the initializer's create- package.
+		{"npm init foo", []string{"npm init create-foo unpinned"}},
+		{"npm create foo@1.2.3", []string{"npm create create-foo@1.2.3 pinned"}},
+		{"npm innit vite@latest my-app -- --template react", []string{"npm innit create-vite@latest unpinned"}},
+		{"npm init @scope", []string{"npm init @scope/create unpinned"}},
+		{"npm init @scope@1.0.0", []string{"npm init @scope/create@1.0.0 pinned"}},
+		{"npm init @scope/foo", []string{"npm init @scope/create-foo unpinned"}},
+		{"npm create @scope/foo@^2", []string{"npm create @scope/create-foo@^2 unpinned"}},
+		{"npm init -y foo", []string{"npm init create-foo unpinned"}},
+		{"npm --yes create -w packages/a foo@1.0.0", []string{"npm create create-foo@1.0.0 pinned"}},
+		{"npm --scope @me init foo", []string{"npm init create-foo unpinned"}},
+		{"npm init --frobnicate foo@1.0.0", []string{"npm init create-foo@1.0.0 unpinned"}},
+		{"npm init user/repo", []string{"npm init user/create-repo unpinned"}},
+		{"npm init github:user/repo#" + commit, []string{"npm init github:user/create-repo#" + commit + " pinned"}},
+		{"npm init git+https://github.com/user/repo.git", []string{"npm init git+https://github.com/user/create-repo.git unpinned"}},
+		{"yarn create foo", []string{"yarn create create-foo unpinned"}},
+		{"yarn --silent create @scope/foo@1.0.0 app", []string{"yarn create @scope/create-foo@1.0.0 pinned"}},
+		{"pnpm create foo", []string{"pnpm create create-foo unpinned"}},
+		{"pnpm --dir x create create-vite@1.0.0", []string{"pnpm create create-vite@1.0.0 pinned"}},
+		{"pnpm create @scope", []string{"pnpm create @scope/create unpinned"}},
+		{"bun create foo", []string{"bun create create-foo unpinned"}},
+		{"bun create foo@1.0.0 my-app", []string{"bun create create-foo@1.0.0 pinned"}},
+		// npm init with no initializer writes a package.json; one npm
+		// refuses (a path, a URL off the hosted ones, a tarball) runs
+		// nothing; bun create's repository or file is a template.
+		{"npm init", nil},
+		{"npm init -y", nil},
+		{"npm init --yes --scope @me", nil},
+		{"npm init -w packages/a", nil},
+		{"npm init ./local", nil},
+		{"npm init https://example.org/x.tgz", nil},
+		{"npm init foo.tgz", nil},
+		{"npm init foo@file:../x", nil},
+		{"npm init foo@npm:bar@1.0.0", nil},
+		{"npm run create foo", nil},
+		{"npm install create-foo", nil},
+		{"yarn run create foo", nil},
+		{"pnpm run create", nil},
+		{"bun create user/repo", nil},
+		{"bun create github.com/user/repo", nil},
+		{"bun create ./MyComponent.tsx", nil},
+		{"bun create @scope/foo", nil},
+		{"bun run create foo", nil},
 		// uvx and pipx.
 		{"uvx mcp-server-foo", []string{"uvx mcp-server-foo unpinned"}},
 		{"uvx mcp-server-foo==1.2.3", []string{"uvx mcp-server-foo==1.2.3 pinned"}},
@@ -250,6 +294,19 @@ func TestFetchedMessage(t *testing.T) {
 			t.Errorf("git URL: %s %q lacks %q", sev, msg, want)
 		}
 	}
+	// An initializer's fix is written as the line wrote it, though the
+	// package fetched is its create- one.
+	for line, want := range map[string]string{
+		"npm create foo@latest":  "npm create fetches create-foo@latest (the tag latest, which the registry moves)",
+		"npm init @scope/foo":    "pin an exact version: npm init @scope/foo@<version>",
+		"npm init @scope":        "pin an exact version: npm init @scope@<version>",
+		"yarn create foo@^1":     "pin an exact version: yarn create foo@<version>",
+		"npm init user/repo#dev": "pin a commit: npm init user/repo#<commit>",
+	} {
+		if msg, _ := fetchedMessage("hook h", fetchesInShell(line, 0)); !strings.Contains(msg, want) {
+			t.Errorf("%s: message %q lacks %q", line, msg, want)
+		}
+	}
 	msg, _ = fetchedMessage("hook h", fetchesInArgv([]string{"npx", "-y", "evil\n::error::x" + strings.Repeat("a", 500)}))
 	if strings.ContainsAny(msg, "\r\n") || len(msg) > 1000 {
 		t.Errorf("hostile package shapes the message: %q", msg)
@@ -411,6 +468,11 @@ func TestFetchWhy(t *testing.T) {
 		{"docker run img:1.0", "the tag 1.0, which the registry can move: only a digest pins an image"},
 		{"npx @s/pkg@github:user/repo#semver:^1", "the git reference semver:^1, which is no commit hash: the repository can move it"},
 		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
+		// npm init runs its initializer through npm exec, which runs
+		// the project's own copy first; yarn create does not.
+		{"npm init foo", "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"},
+		{"yarn create foo", "no version: whatever the registry serves as latest"},
+		{"npm init user/repo#main", "the git reference main, which is no commit hash: the repository can move it"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			fs := fetchesInShell(tc.line, 0)
