@@ -15,7 +15,7 @@ import (
 // A command a hook, server, monitor, settings key or skill's shell line
 // runs may run code that is not in the tree at all: a package runner
 // (npx, uvx, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, npm init and
-// the create commands, deno run, go run) or a container (docker run, podman run) fetches it from a
+// the create commands, deno run, deno x, go run) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, and a download piped into a shell runs
 // whatever the URL serves. vigiles audits what the tree holds: such code
 // it names (RuleFetchedCode), a warning where nothing pins what is
@@ -588,8 +588,15 @@ func fetchesIn(words []string, depth int) []fetched {
 		}
 	case "deno":
 		if rest, ok := sub("run"); ok {
-			return denoFetches(rest)
+			return denoFetches("deno run", rest)
 		}
+		if rest, ok := sub("x"); ok {
+			return denoFetches("deno x", rest)
+		}
+	case "dx":
+		// deno x --install-alias's program, deno x with every
+		// permission.
+		return denoFetches("dx", args)
 	case "go":
 		if rest, ok := sub("run"); ok {
 			return goFetches(rest)
@@ -948,6 +955,14 @@ func hasAnyPrefix(s string, prefixes ...string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }
 
+// whyLatest is why a package named with no version is not pinned, and
+// whyLocalFirst where the runner runs the project's own copy first
+// (npmLocalFirst).
+const (
+	whyLatest     = "no version: whatever the registry serves as latest"
+	whyLocalFirst = "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"
+)
+
 // npmLocalFirst says whether runner runs a package named with no version
 // from the project's own node_modules where one is installed there, as
 // npm exec does (npm init runs it through npm exec, bun create through
@@ -1027,9 +1042,9 @@ func npmFetch(runner, spec string) (fetched, bool) {
 	fix := fmt.Sprintf("pin an exact version: %s %s@<version>", cmd, shownCut(name, maxFetchSpec))
 	switch {
 	case version == "" && npmLocalFirst(runner):
-		f.why, f.fix = "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest", fix
+		f.why, f.fix = whyLocalFirst, fix
 	case version == "":
-		f.why, f.fix = "no version: whatever the registry serves as latest", fix
+		f.why, f.fix = whyLatest, fix
 	case exactSemver.MatchString(version):
 		f.pinned, f.why = true, "the exact version "+version
 	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, ".") || partialSemver.MatchString(version):
@@ -1269,58 +1284,74 @@ func pipxFetches(args []string) []fetched {
 	return []fetched{f.unsureAfter(unsure, "pipx run", "")}
 }
 
-// denoValue are deno run's options that take a value in the next word.
+// denoValue are deno run's (and deno x's) options that take a value in
+// the next word.
 var denoValue = map[string]bool{"c": true, "config": true, "import-map": true, "lock": true, "cert": true, "location": true,
 	"seed": true, "ext": true, "preload": true, "L": true, "log-level": true}
 
-// denoFetches is what deno run fetches with args: a script it is given
-// as npm:, jsr: or a URL.
-func denoFetches(args []string) []fetched {
+// denoFetches is what runner (deno run, deno x, dx) fetches with args: a
+// script deno run is given as npm:, jsr: or a URL; the package deno x
+// (Deno 2.6's package runner) runs, given as those, as a bare npm name
+// (deno x cowsay is npm:cowsay) or with -p (--package), and nothing
+// where --install-alias only installs dx.
+func denoFetches(runner string, args []string) []fetched {
+	x := runner != "deno run"
+	var out []fetched
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			if i+1 < len(args) {
-				return denoScript(args[i+1])
+			if i+1 < len(args) && len(out) == 0 {
+				return denoScript(runner, args[i+1], x)
 			}
-			return nil
+			return out
 		}
 		if strings.HasPrefix(a, "-") {
-			if name, _, has := splitOpt(a); denoValue[name] && !has {
+			name, value, has := splitOpt(a)
+			switch {
+			case x && name == "install-alias":
+				return nil
+			case x && (name == "p" || name == "package"):
+				if !has && i+1 < len(args) {
+					i++
+					value = args[i]
+				}
+				out = append(out, denoScript(runner+" -p", value, true)...)
+			case denoValue[name] && !has:
 				i++
 			}
 			continue
 		}
-		return denoScript(a)
+		if len(out) > 0 {
+			return out // -p's package runs the binary a names
+		}
+		return denoScript(runner, a, x)
 	}
-	return nil
+	return out
 }
 
-// denoScript reads the script deno run is given.
-func denoScript(spec string) []fetched {
+// denoScript reads the script (or, for deno x, the package) spec that
+// runner is given; bare says a name with no npm:, jsr: or URL is an npm
+// package (deno x's), which a runner deno x names (form) runs from the
+// project's node_modules first where it has the name's program. The fix
+// is written in the form given (deno run npm:pkg@<version>,
+// deno x pkg@<version>, deno x -p pkg@<version>).
+func denoScript(form, spec string, bare bool) []fetched {
+	runner := strings.TrimSuffix(form, " -p")
+	prefix := ""
 	switch {
 	case strings.HasPrefix(spec, "npm:"):
-		// npm:name@version/subpath names a file of the package: the
-		// package ends at the first / past its name's scope.
-		pkg := strings.TrimPrefix(spec, "npm:")
-		scope := 0
-		if strings.HasPrefix(pkg, "@") {
-			scope = strings.IndexByte(pkg, '/') + 1
-		}
-		if k := strings.IndexByte(pkg[scope:], '/'); k >= 0 {
-			pkg = pkg[:scope+k]
-		}
-		f, ok := npmFetch("deno run", pkg)
-		if !ok {
-			return nil
-		}
-		f.spec = spec
-		if f.fix != "" {
-			f.fix = strings.Replace(f.fix, "deno run ", "deno run npm:", 1)
-		}
-		return []fetched{f}
+		prefix, spec = "npm:", strings.TrimPrefix(spec, "npm:")
+	case strings.HasPrefix(spec, "jsr:") || strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
+	case !bare || spec == "" || isLocalSpec(spec) || strings.HasPrefix(spec, "\\") || npmScheme.MatchString(spec) ||
+		hasAnyPrefix(path.Ext(spec), ".ts", ".js", ".mjs", ".cjs", ".mts", ".cts", ".tsx", ".jsx"):
+		// A file of the tree's (deno x refuses one, and reads no
+		// other scheme).
+		return nil
+	}
+	switch {
 	case strings.HasPrefix(spec, "jsr:"):
 		name := strings.TrimPrefix(spec, "jsr:")
-		f := fetched{runner: "deno run", spec: spec}
+		f := fetched{runner: runner, spec: spec}
 		version := ""
 		if at := strings.LastIndexByte(name, '@'); at > 0 {
 			name, version = name[:at], name[at+1:]
@@ -1332,17 +1363,39 @@ func denoScript(spec string) []fetched {
 			f.pinned, f.why = true, "the exact version "+version
 			return []fetched{f}
 		}
-		f.why = "no version: whatever the registry serves as latest"
+		f.why = whyLatest
 		if version != "" {
 			f.why = "the version " + shownCut(version, maxMonitorName) + ", which is no exact version: a new release moves it"
 		}
-		f.fix = fmt.Sprintf("pin an exact version: deno run jsr:%s@<version>", shownCut(name, maxFetchSpec))
+		f.fix = fmt.Sprintf("pin an exact version: %s jsr:%s@<version>", form, shownCut(name, maxFetchSpec))
 		return []fetched{f}
 	case strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
-		return []fetched{{runner: "deno run", spec: spec, why: "a URL, which no version pins: it runs whatever the URL serves that day",
+		return []fetched{{runner: runner, spec: spec, why: "a URL, which no version pins: it runs whatever the URL serves that day",
 			fix: "put the script in the tree, reviewed, and run it from there"}}
 	}
-	return nil
+	// name@version/subpath names a file of the package (a program of
+	// it, for deno x): the package ends at the first / past its name's
+	// scope.
+	pkg := spec
+	scope := 0
+	if strings.HasPrefix(pkg, "@") {
+		scope = strings.IndexByte(pkg, '/') + 1
+	}
+	if k := strings.IndexByte(pkg[scope:], '/'); k >= 0 {
+		pkg = pkg[:scope+k]
+	}
+	f, ok := npmFetch(runner, pkg)
+	if !ok {
+		return nil
+	}
+	f.spec = prefix + spec
+	if f.fix != "" {
+		f.fix = strings.Replace(f.fix, runner+" ", form+" "+prefix, 1)
+	}
+	if f.why == whyLatest && prefix == "" && form == runner && runner != "deno run" {
+		f.why = whyLocalFirst // deno x runs a bare name's local program first
+	}
+	return []fetched{f}
 }
 
 // goValue are go run's build options that take a value in the next word.

@@ -141,6 +141,34 @@ func TestFetchesInShell(t *testing.T) {
 		{"deno run jsr:@std/http", []string{"deno run jsr:@std/http unpinned"}},
 		{"deno run -c deno.json https://example.org/x.ts", []string{"deno run https://example.org/x.ts unpinned"}},
 		{"deno run ./x.ts", nil},
+		{"deno run x", nil},
+		// deno x (and its alias dx) runs a package: npm:, jsr:, a URL,
+		// or a bare name, which is npm's; -p names the package apart
+		// from the program.
+		{"deno x npm:create-vite my-app", []string{"deno x npm:create-vite unpinned"}},
+		{"deno x -A npm:cowsay@1.5.0 hi", []string{"deno x npm:cowsay@1.5.0 pinned"}},
+		{"deno x --allow-read --allow-net npm:serve@14.2.0 .", []string{"deno x npm:serve@14.2.0 pinned"}},
+		{"deno x -c deno.json npm:serve", []string{"deno x npm:serve unpinned"}},
+		{"deno x jsr:@std/http@1.0.0/file-server", []string{"deno x jsr:@std/http@1.0.0/file-server pinned"}},
+		{"deno x jsr:@std/http/file-server -p 8080", []string{"deno x jsr:@std/http/file-server unpinned"}},
+		{"deno x cowsay", []string{"deno x cowsay unpinned"}},
+		{"deno x cowsay@1.5.0/cowthink", []string{"deno x cowsay@1.5.0/cowthink pinned"}},
+		{"deno x @scope/tool@2.0.0", []string{"deno x @scope/tool@2.0.0 pinned"}},
+		{"deno x https://example.org/x.ts", []string{"deno x https://example.org/x.ts unpinned"}},
+		{"deno x -p typescript@5.4.2 tsc", []string{"deno x typescript@5.4.2 pinned"}},
+		{"deno x --package=typescript tsc -v", []string{"deno x typescript unpinned"}},
+		{"deno x -y -- cowsay@latest", []string{"deno x cowsay@latest unpinned"}},
+		{"dx npm:serve .", []string{"dx npm:serve unpinned"}},
+		{"dx cowsay@1.5.0", []string{"dx cowsay@1.5.0 pinned"}},
+		{"deno x ./tool.ts", nil},
+		{"deno x main.ts", nil},
+		{"deno x file:///x/tool.ts", nil},
+		{"deno x --install-alias", nil},
+		{"deno x --install-alias=denox", nil},
+		{"deno x", nil},
+		{"deno task x", nil},
+		{"echo dx pkg", nil},
+		{"./dx pkg", nil},
 		{"go run example.org/x/cmd@latest", []string{"go run example.org/x/cmd@latest unpinned"}},
 		{"go run -tags net example.org/x/cmd@v1.2.3 -v", []string{"go run example.org/x/cmd@v1.2.3 pinned"}},
 		{"go run example.org/x/cmd@main", []string{"go run example.org/x/cmd@main unpinned"}},
@@ -302,6 +330,11 @@ func TestFetchedMessage(t *testing.T) {
 		"npm init @scope":        "pin an exact version: npm init @scope@<version>",
 		"yarn create foo@^1":     "pin an exact version: yarn create foo@<version>",
 		"npm init user/repo#dev": "pin a commit: npm init user/repo#<commit>",
+		"deno x cowsay":          "pin an exact version: deno x cowsay@<version>",
+		"dx npm:serve":           "pin an exact version: dx npm:serve@<version>",
+		"deno x -p typescript t": "pin an exact version: deno x -p typescript@<version>",
+		"deno x jsr:@std/http":   "pin an exact version: deno x jsr:@std/http@<version>",
+		"deno run npm:cowsay@^1": "pin an exact version: deno run npm:cowsay@<version>",
 	} {
 		if msg, _ := fetchedMessage("hook h", fetchesInShell(line, 0)); !strings.Contains(msg, want) {
 			t.Errorf("%s: message %q lacks %q", line, msg, want)
@@ -468,6 +501,11 @@ func TestFetchWhy(t *testing.T) {
 		{"docker run img:1.0", "the tag 1.0, which the registry can move: only a digest pins an image"},
 		{"npx @s/pkg@github:user/repo#semver:^1", "the git reference semver:^1, which is no commit hash: the repository can move it"},
 		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
+		// deno x runs a bare name's program from the project first;
+		// npm: goes to the registry.
+		{"deno x cowsay", "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"},
+		{"deno x npm:cowsay", "no version: whatever the registry serves as latest"},
+		{"deno x -p cowsay cowthink", "no version: whatever the registry serves as latest"},
 		// npm init runs its initializer through npm exec, which runs
 		// the project's own copy first; yarn create does not.
 		{"npm init foo", "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"},
