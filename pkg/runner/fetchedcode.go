@@ -14,7 +14,7 @@ import (
 
 // A command a hook, server, monitor, settings key or skill's shell line
 // runs may run code that is not in the tree at all: a package runner
-// (npx, uvx, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, npm init and
+// (npx, uvx, uv run --with, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, npm init and
 // the create commands, deno run, deno x, go run) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, and a download piped into a shell runs
 // whatever the URL serves. vigiles audits what the tree holds: such code
@@ -582,6 +582,9 @@ func fetchesIn(words []string, depth int) []fetched {
 		if len(args) > 1 && args[0] == "tool" && (args[1] == "run" || args[1] == "uvx") {
 			return uvxFetches("uv tool run", args[2:])
 		}
+		if rest, ok := sub("run"); ok {
+			return uvRunFetches(rest)
+		}
 	case "pipx":
 		if rest, ok := sub("run"); ok {
 			return pipxFetches(rest)
@@ -1056,7 +1059,7 @@ func npmFetch(runner, spec string) (fetched, bool) {
 }
 
 // uvxFlags are the options of uvx (uv tool run) that take a value.
-var uvxFlags = map[string]bool{"from": true, "with": true, "with-editable": true, "with-requirements": true, "p": true, "python": true,
+var uvxFlags = map[string]bool{"from": true, "with": true, "w": true, "with-editable": true, "with-requirements": true, "p": true, "python": true,
 	"index": true, "default-index": true, "index-url": true, "i": true, "extra-index-url": true, "find-links": true, "f": true,
 	"c": true, "constraints": true, "overrides": true, "build-constraints": true, "directory": true, "project": true,
 	"config-file": true, "cache-dir": true, "python-preference": true, "refresh-package": true, "reinstall-package": true,
@@ -1074,13 +1077,36 @@ var uvxBool = map[string]bool{"q": true, "quiet": true, "v": true, "verbose": tr
 	"no-sources": true, "no-build": true, "no-binary": true, "no-build-isolation": true, "compile-bytecode": true,
 	"no-index": true, "lfs": true, "no-env-file": true, "preview": true, "no-preview": true, "h": true, "help": true}
 
-// uvxFetches is what uvx (or uv tool run) fetches with args: the package
-// of --from, or that its first word names, and those of --with.
-func uvxFetches(runner string, args []string) []fetched {
-	var from string
-	var with []string
-	withMore := false
-	unsure := ""
+// uvRunValue are uv run's options that take a value, past uvxFlags';
+// uvRunBool those that take none, past uvxBool's.
+var (
+	uvRunValue = map[string]bool{"extra": true, "no-extra": true, "group": true, "no-group": true, "only-group": true,
+		"package": true, "trusted-host": true, "config-settings": true}
+	uvRunBool = map[string]bool{"all-extras": true, "all-groups": true, "all-packages": true, "active": true, "no-active": true,
+		"exact": true, "frozen": true, "locked": true, "module": true, "m": true, "script": true, "s": true, "gui-script": true,
+		"no-project": true, "no-workspace": true, "no_workspace": true, "no-sync": true, "dev": true, "no-dev": true,
+		"only-dev": true, "no-default-groups": true, "no-editable": true, "compile": true, "force-reinstall": true,
+		"no-cache-dir": true}
+)
+
+// uvOptions is what the options before uv's command give (uvx's, or uv
+// run's): --from's package, the packages of --with (-w), whether they
+// were more than maxFetchPackages, an option vigiles does not know
+// (unsure), and the words from the command on (rest).
+type uvOptions struct {
+	from     string
+	with     []string
+	withMore bool
+	unsure   string
+	rest     []string
+}
+
+// readUvOptions reads the options of uvx (run false) or of uv run (run
+// true) at the start of args.
+func readUvOptions(args []string, run bool) uvOptions {
+	var o uvOptions
+	isValue := func(name string) bool { return uvxFlags[name] || run && uvRunValue[name] }
+	isBool := func(name string) bool { return uvxBool[name] || run && uvRunBool[name] }
 	i := 0
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -1092,59 +1118,92 @@ func uvxFetches(runner string, args []string) []fetched {
 			break
 		}
 		name, value, has := splitOpt(a)
-		if len(a) > 2 && a[1] != '-' && !has {
-			// -pVALUE: a short option with its value attached.
-			name, value, has = a[1:2], a[2:], true
-			if uvxBool[name] {
+		if len(a) > 2 && a[1] != '-' {
+			// -pVALUE (or -p=VALUE): a short option with its value
+			// attached, which may hold an = of its own (-wpkg==1.0).
+			name, value, has = a[1:2], strings.TrimPrefix(a[2:], "="), true
+			if isBool(name) {
 				continue
 			}
 		}
 		switch {
-		case uvxFlags[name]:
+		case isValue(name):
 			if !has && i+1 < len(args) {
 				i++
 				value = args[i]
 			}
 			switch name {
 			case "from":
-				from = value
-			case "with":
+				o.from = value
+			case "with", "w":
 				// A list of packages parted by commas.
 				for _, w := range strings.Split(value, ",") {
 					if w = strings.TrimSpace(w); w != "" {
-						with = append(with, w)
+						o.with = append(o.with, w)
 					}
 				}
-				withMore = withMore || len(with) > maxFetchPackages
-				with = with[:min(len(with), maxFetchPackages)]
+				o.withMore = o.withMore || len(o.with) > maxFetchPackages
+				o.with = o.with[:min(len(o.with), maxFetchPackages)]
 			}
-		case uvxBool[name]:
+		case isBool(name):
 		default:
-			unsure = a
+			o.unsure = a
 		}
 	}
-	var specs []string
-	switch {
-	case from != "":
-		specs = append(specs, from)
-	case i < len(args):
-		specs = append(specs, args[i])
-	}
-	specs = append(specs, with...)
+	o.rest = args[i:]
+	return o
+}
+
+// withFetches are the fetches of o's --with packages for runner, whose
+// fix is written with --with (uv run --with pkg==<version>).
+func (o uvOptions) withFetches(runner string) []fetched {
 	var out []fetched
-	for _, spec := range specs {
-		f, ok := pypiFetch(runner, spec)
+	for _, spec := range o.with {
+		f, ok := pypiFetch(runner+" --with", spec)
 		if !ok {
 			continue
 		}
-		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
+		f.runner = runner
+		out = append(out, f.unsureAfter(o.unsure, runner, ", or after the package"))
 	}
-	if withMore {
+	if o.withMore {
 		out = append(out, fetched{runner: runner, spec: "--with …",
 			why: fmt.Sprintf("more packages than vigiles reads one by one (%d): the rest are not read", maxFetchPackages),
 			fix: "keep the packages in a lock file in the tree"})
 	}
 	return out
+}
+
+// uvxFetches is what uvx (or uv tool run) fetches with args: the package
+// of --from, or that its first word names, and those of --with.
+func uvxFetches(runner string, args []string) []fetched {
+	o := readUvOptions(args, false)
+	spec := o.from
+	if spec == "" && len(o.rest) > 0 {
+		spec = o.rest[0]
+	}
+	var out []fetched
+	if spec != "" {
+		if f, ok := pypiFetch(runner, spec); ok {
+			out = append(out, f.unsureAfter(o.unsure, runner, ", or after the package"))
+		}
+	}
+	return append(out, o.withFetches(runner)...)
+}
+
+// uvRunFetches is what uv run fetches with args: the packages of --with
+// (as uvx's; --with-editable's and --with-requirements' are the tree's
+// files), and the script it runs where that is a URL, which uv
+// downloads and runs. The command or script it runs otherwise is the
+// tree's (or the environment's), not fetched.
+func uvRunFetches(args []string) []fetched {
+	o := readUvOptions(args, true)
+	var out []fetched
+	if len(o.rest) > 0 && (strings.HasPrefix(o.rest[0], "http://") || strings.HasPrefix(o.rest[0], "https://")) {
+		out = append(out, fetched{runner: "uv run", spec: o.rest[0], why: "a URL, which no version pins: it runs whatever the URL serves that day",
+			fix: "put the script in the tree, reviewed, and run it from there"})
+	}
+	return append(out, o.withFetches("uv run")...)
 }
 
 // pypiName reads a Python package requirement: its name (with extras)

@@ -133,6 +133,25 @@ func TestFetchesInShell(t *testing.T) {
 		{"uvx --from https://example.org/pkg-1.0.tar.gz cmd", []string{"uvx https://example.org/pkg-1.0.tar.gz unpinned"}},
 		{"uv tool run pkg==2.0", []string{"uv tool run pkg==2.0 pinned"}},
 		{"pipx run pkg", []string{"pipx run pkg unpinned"}},
+		{"uvx -w extra pkg==1.0", []string{"uvx pkg==1.0 pinned", "uvx extra unpinned"}},
+		// uv run: its --with (-w) packages, as uvx's, and a script it
+		// is given as a URL; the command is the tree's.
+		{"uv run --with mcp-server-foo python -m foo", []string{"uv run mcp-server-foo unpinned"}},
+		{"uv run --with 'a==1.0,b' script.py", []string{"uv run a==1.0 pinned", "uv run b unpinned"}},
+		{"uv run -w pkg==1.2.3 tool", []string{"uv run pkg==1.2.3 pinned"}},
+		{"uv run -wpkg==1.2.3 tool", []string{"uv run pkg==1.2.3 pinned"}},
+		{"uv run --no-project --with fastmcp fastmcp run server.py", []string{"uv run fastmcp unpinned"}},
+		{"uv run --extra dev --group g --package p -m --with=pkg==2.0 --with-editable ./lib python x.py", []string{"uv run pkg==2.0 pinned"}},
+		{"uv run https://example.org/x.py", []string{"uv run https://example.org/x.py unpinned"}},
+		{"uv run --with rich -- https://example.org/x.py --flag", []string{"uv run https://example.org/x.py unpinned", "uv run rich unpinned"}},
+		{"uv run --frobnicate --with pkg==1.0 x", []string{"uv run pkg==1.0 unpinned"}},
+		{"uv run --with-requirements requirements.txt x.py", nil},
+		{"uv run --with-editable ./lib x.py", nil},
+		{"uv run --python 3.12 script.py", nil},
+		{"uv run pytest --with x", nil},
+		{"uv run python https://example.org/x.py", nil},
+		{"uv run --directory /srv server.py", nil},
+		{"uv run", nil},
 		{"pipx run --spec pkg==1.2.3 cmd", []string{"pipx run pkg==1.2.3 pinned"}},
 		// deno and go.
 		{"deno run -A npm:pkg", []string{"deno run npm:pkg unpinned"}},
@@ -325,16 +344,19 @@ func TestFetchedMessage(t *testing.T) {
 	// An initializer's fix is written as the line wrote it, though the
 	// package fetched is its create- one.
 	for line, want := range map[string]string{
-		"npm create foo@latest":  "npm create fetches create-foo@latest (the tag latest, which the registry moves)",
-		"npm init @scope/foo":    "pin an exact version: npm init @scope/foo@<version>",
-		"npm init @scope":        "pin an exact version: npm init @scope@<version>",
-		"yarn create foo@^1":     "pin an exact version: yarn create foo@<version>",
-		"npm init user/repo#dev": "pin a commit: npm init user/repo#<commit>",
-		"deno x cowsay":          "pin an exact version: deno x cowsay@<version>",
-		"dx npm:serve":           "pin an exact version: dx npm:serve@<version>",
-		"deno x -p typescript t": "pin an exact version: deno x -p typescript@<version>",
-		"deno x jsr:@std/http":   "pin an exact version: deno x jsr:@std/http@<version>",
-		"deno run npm:cowsay@^1": "pin an exact version: deno run npm:cowsay@<version>",
+		"npm create foo@latest":   "npm create fetches create-foo@latest (the tag latest, which the registry moves)",
+		"npm init @scope/foo":     "pin an exact version: npm init @scope/foo@<version>",
+		"npm init @scope":         "pin an exact version: npm init @scope@<version>",
+		"yarn create foo@^1":      "pin an exact version: yarn create foo@<version>",
+		"npm init user/repo#dev":  "pin a commit: npm init user/repo#<commit>",
+		"deno x cowsay":           "pin an exact version: deno x cowsay@<version>",
+		"dx npm:serve":            "pin an exact version: dx npm:serve@<version>",
+		"deno x -p typescript t":  "pin an exact version: deno x -p typescript@<version>",
+		"deno x jsr:@std/http":    "pin an exact version: deno x jsr:@std/http@<version>",
+		"deno run npm:cowsay@^1":  "pin an exact version: deno run npm:cowsay@<version>",
+		"uv run --with rich x.py": "pin an exact version: uv run --with rich==<version>",
+		"uvx --with extra pkg":    "pin an exact version: uvx --with extra==<version>",
+		"uv run https://e.org/x":  "uv run fetches https://e.org/x (a URL, which no version pins: it runs whatever the URL serves that day)",
 	} {
 		if msg, _ := fetchedMessage("hook h", fetchesInShell(line, 0)); !strings.Contains(msg, want) {
 			t.Errorf("%s: message %q lacks %q", line, msg, want)
@@ -354,15 +376,20 @@ func TestFetchedMessage(t *testing.T) {
 	if sev != report.SeverityWarning || !strings.Contains(msg, "npx fetches e@latest") {
 		t.Errorf("an unpinned fifth fetch behind four pinned ones: %s %q", sev, msg)
 	}
-	// uvx --with a,b,… of very many packages: read up to a bound, the
-	// rest one unpinned fetch that says so.
-	fs := fetchesInArgv([]string{"uvx", "--with", strings.TrimSuffix(strings.Repeat("p==1.0,", 5000), ","), "tool==1.0"})
-	if len(fs) > maxFetchPackages+2 {
-		t.Errorf("uvx --with of 5000 packages: %d fetches read, want at most %d", len(fs), maxFetchPackages+2)
-	}
-	msg, sev = fetchedMessage("hook h", fs)
-	if sev != report.SeverityWarning || !strings.Contains(msg, "more packages than vigiles reads one by one") {
-		t.Errorf("uvx --with of 5000 packages: %s %q", sev, msg)
+	// uvx --with a,b,… (and uv run's) of very many packages: read up
+	// to a bound, the rest one unpinned fetch that says so.
+	for _, argv := range [][]string{
+		{"uvx", "--with", strings.TrimSuffix(strings.Repeat("p==1.0,", 5000), ","), "tool==1.0"},
+		{"uv", "run", "--with", strings.TrimSuffix(strings.Repeat("p==1.0,", 5000), ","), "tool"},
+	} {
+		fs := fetchesInArgv(argv)
+		if len(fs) > maxFetchPackages+2 {
+			t.Errorf("%s --with of 5000 packages: %d fetches read, want at most %d", argv[0], len(fs), maxFetchPackages+2)
+		}
+		msg, sev = fetchedMessage("hook h", fs)
+		if sev != report.SeverityWarning || !strings.Contains(msg, "more packages than vigiles reads one by one") {
+			t.Errorf("%s --with of 5000 packages: %s %q", argv[0], sev, msg)
+		}
 	}
 }
 
