@@ -439,7 +439,13 @@ func fetchesInShell(s string, depth int) []fetched {
 			continue
 		}
 		if p := progName(words[0]); (p == "curl" || p == "wget") && c.pipe && i+1 < len(cmds) {
-			if next := commandWords(cmds[i+1].words); len(next) > 0 && isShell(progName(next[0])) && readsScriptFromInput(progName(next[0]), next[1:]) {
+			// Past any tee or cat that passes the download on
+			// (curl … | tee f | sh).
+			j := i + 1
+			for j+1 < len(cmds) && cmds[j].pipe && passesInput(commandWords(cmds[j].words)) {
+				j++
+			}
+			if next := commandWords(cmds[j].words); len(next) > 0 && isShell(progName(next[0])) && readsScriptFromInput(progName(next[0]), next[1:]) {
 				out = append(out, downloadRun(p, words[1:], progName(next[0])))
 				continue
 			}
@@ -462,6 +468,34 @@ func fetchesInShell(s string, depth int) []fetched {
 		out = append(out, fetchesIn(words, depth)...)
 	}
 	return out
+}
+
+// passesInput says whether the command words (past commandWords) write
+// their input to their output: tee (which copies it to files too), or
+// cat with no file but its input ("-", or none).
+func passesInput(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	switch progName(words[0]) {
+	case "tee":
+		return true
+	case "cat":
+		operands, input := false, false
+		for k, a := range words[1:] {
+			if a == "--" {
+				for _, b := range words[k+2:] {
+					operands, input = true, input || b == "-"
+				}
+				break
+			}
+			if a == "-" || !strings.HasPrefix(a, "-") {
+				operands, input = true, input || a == "-"
+			}
+		}
+		return !operands || input
+	}
+	return false
 }
 
 // downloadRun is the download of curl or wget (prog, with args) piped

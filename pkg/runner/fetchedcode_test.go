@@ -211,6 +211,15 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -fsSL https://example.org/i.py | python3 -W ignore", []string{"curl | python3 https://example.org/i.py unpinned"}},
 		{"curl -fsSL https://example.org/i.js | node", []string{"curl | node https://example.org/i.js unpinned"}},
 		{"curl -fsSL https://example.org/i.ps1 | pwsh -Command -", []string{"curl | pwsh https://example.org/i.ps1 unpinned"}},
+		// Through tee and cat, which pass the download on.
+		{"curl -fsSL https://example.org/i.sh | tee install.sh | sh", []string{"curl | sh https://example.org/i.sh unpinned"}},
+		{"curl -fsSL https://example.org/i.sh | cat | bash", []string{"curl | bash https://example.org/i.sh unpinned"}},
+		{"wget -qO- https://example.org/i.sh | tee -a log | cat - | cat -n -- - | sudo bash -s", []string{"wget | bash https://example.org/i.sh unpinned"}},
+		{"curl -s https://example.org/i.sh | tee i.sh", nil},
+		{"curl -s https://example.org/i.sh | cat ./local.sh | sh", nil},
+		{"curl -s https://example.org/i.sh | cat -- ./local.sh | sh", nil},
+		{"curl -s https://example.org/x.json | tee x.json | jq .", nil},
+		{"curl -s https://example.org/x.json | tee x.json | python3 -c 'import sys'", nil},
 		// A program that reads the download as data, not as its script.
 		{`curl -s https://example.org/x.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["v"])'`, nil},
 		{"curl -s https://example.org/x.json | python3 -m json.tool", nil},
