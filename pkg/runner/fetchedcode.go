@@ -221,6 +221,7 @@ func commandWords(words []string) []string {
 		}
 		return ws
 	}
+	splits := 0 // env -S's, across every env of the command
 	for len(words) > 0 {
 		w := words[0]
 		switch {
@@ -237,7 +238,7 @@ func commandWords(words []string) []string {
 			w == "if" || w == "elif" || w == "while" || w == "until" || w == "nohup" || w == "builtin":
 			words = words[1:]
 		case w == "env":
-			words = envCommand(words[1:])
+			words = envCommand(words[1:], &splits)
 		case w == "sudo" || w == "doas":
 			words = skipOpts(words[1:], "ugCDpUrTh")
 		case w == "nice":
@@ -259,11 +260,12 @@ func commandWords(words []string) []string {
 // shellCommands splits a line's first command, and those words come
 // before the rest, their own options read as env's, as env reads them
 // (env -S 'npx -y pkg', env --split-string='-i npx pkg', env -S"npx pkg").
-// -u, -C and -S take the rest of their word or the next one; past
-// maxShellDepth splits, a -S value is skipped, not split.
-func envCommand(args []string) []string {
-	split := func(value string, rest []string, n *int) []string {
-		if *n++; *n > maxShellDepth {
+// -u, -C and -S take the rest of their word or the next one. splits
+// counts the values split: past maxShellDepth of them (env -S '-S …',
+// or env -S env -S …), a -S value is skipped, not split.
+func envCommand(args []string, splits *int) []string {
+	split := func(value string, rest []string) []string {
+		if *splits++; *splits > maxShellDepth {
 			return rest
 		}
 		var words []string
@@ -272,7 +274,6 @@ func envCommand(args []string) []string {
 		}
 		return append(slices.Clone(words), rest...)
 	}
-	n := 0
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
 		a := args[0]
 		args = args[1:]
@@ -291,7 +292,7 @@ func envCommand(args []string) []string {
 				value, args = args[0], args[1:]
 			}
 			if name == "split-string" {
-				args = split(value, args, &n)
+				args = split(value, args)
 			}
 			continue
 		}
@@ -309,7 +310,7 @@ func envCommand(args []string) []string {
 				value, args = args[0], args[1:]
 			}
 			if a[k] == 'S' {
-				args = split(value, args, &n)
+				args = split(value, args)
 			}
 			break
 		}

@@ -261,6 +261,10 @@ func TestFetchesInShell(t *testing.T) {
 		{"env -S", nil},
 		{"env -u npx pkg", nil},
 		{"env -C /tmp npx pkg", []string{"npx pkg unpinned"}},
+		// At most maxShellDepth values split, across every env of the
+		// command: each split copies the words after it.
+		{"env -S env -S env -S 'npx pkg'", []string{"npx pkg unpinned"}},
+		{"env -S env -S env -S env -S 'npx pkg'", nil},
 		{"exec npx pkg", []string{"npx pkg unpinned"}},
 		{"timeout 30 npx pkg", []string{"npx pkg unpinned"}},
 		{"cd \"$CLAUDE_PROJECT_DIR\" && npx -y pkg", []string{"npx pkg unpinned"}},
