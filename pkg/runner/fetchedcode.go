@@ -14,17 +14,19 @@ import (
 
 // A command a hook, server, monitor, settings key or skill's shell line
 // runs may run code that is not in the tree at all: a package runner
-// (npx, uvx, uv run --with, pipx run, bunx, pnpm dlx, yarn dlx, npm exec, npm init and
-// the create commands, deno run, deno x, go run) or a container (docker run, podman run) fetches it from a
-// registry each time it starts, and a download piped into a shell runs
-// whatever the URL serves. vigiles audits what the tree holds: such code
-// it names (RuleFetchedCode), a warning where nothing pins what is
-// fetched to one immutable version, a notice where something does.
+// (npx, uvx, uv run --with, pipx run, bunx, pnpm dlx, yarn dlx, npm
+// exec, npm init and the create commands, deno run, deno x, go run) or a
+// container (docker run, podman run) fetches it from a registry each
+// time it starts, and a download piped into a shell, or saved and then
+// run, runs whatever the URL serves. vigiles audits what the tree holds:
+// such code it names (RuleFetchedCode), a warning where nothing pins
+// what is fetched to one immutable version, a notice where something
+// does.
 
 // fetched is one piece of code a command fetches when it runs.
 type fetched struct {
 	// runner is what fetches it, as the finding names it ("npx",
-	// "docker run", "curl | sh").
+	// "docker run", "curl | sh", "curl && sh").
 	runner string
 	// spec is the package, image or URL as written.
 	spec string
@@ -365,6 +367,15 @@ func isShell(p string) bool {
 // curl … | python3 -c 'import json…', which only reads the download.
 // "-" (and sh -s) is the input.
 func readsScriptFromInput(p string, args []string) bool {
+	input, _ := scriptSource(p, args)
+	return input
+}
+
+// scriptSource is where the program p (one isShell names), given args,
+// reads the script it runs: its input (readsScriptFromInput), or the
+// file a word names (sh ./install.sh, python3 get-pip.py, pwsh -File
+// x.ps1); neither where an option gives it the program (sh -c …).
+func scriptSource(p string, args []string) (input bool, file string) {
 	inline := "c"
 	switch p {
 	case "python", "python3":
@@ -379,42 +390,50 @@ func readsScriptFromInput(p string, args []string) bool {
 		for i, a := range args {
 			if strings.HasPrefix(a, "-") && len(a) > 1 {
 				if i+1 < len(args) && args[i+1] == "-" {
-					return true
+					return true, ""
 				}
-				if n := strings.ToLower(strings.TrimLeft(a, "-")); strings.HasPrefix("command", n) || strings.HasPrefix("file", n) || n == "encodedcommand" || n == "ec" {
-					return false
+				n := strings.ToLower(strings.TrimLeft(a, "-"))
+				if n != "" && strings.HasPrefix("file", n) && i+1 < len(args) {
+					return false, args[i+1]
+				}
+				if strings.HasPrefix("command", n) || strings.HasPrefix("file", n) || n == "encodedcommand" || n == "ec" {
+					return false, ""
 				}
 				continue
 			}
-			return false
+			return false, a
 		}
-		return true
+		return true, ""
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "-":
-			return true
+			return true, ""
 		case isShellOnly(p) && (a == "-o" || a == "-O" || a == "+o" || a == "+O") || (p == "python" || p == "python3") && (a == "-W" || a == "-X"):
 			i++ // the option's value
 		case a == "--":
-			return false // the next word, if any, is a file; none is odd
+			// The next word, if any, is a file; none is odd.
+			if i+1 < len(args) {
+				return false, args[i+1]
+			}
+			return false, ""
 		case strings.HasPrefix(a, "--"):
 			if n, _, _ := strings.Cut(a[2:], "="); n == "eval" || n == "print" || n == "command" {
-				return false
+				return false, ""
 			}
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+") && isShellOnly(p):
 			if isShellOnly(p) && strings.Contains(a, "s") {
-				return true
+				return true, ""
 			}
 			if strings.ContainsAny(a[1:], inline) {
-				return false
+				return false, ""
 			}
 		default:
-			return false // a script file, or (after sh -s) its arguments
+			return false, a // a script file
 		}
 	}
-	return true
+	return true, ""
 }
 
 // isShellOnly says whether p is a shell (not another interpreter).
@@ -434,6 +453,7 @@ func fetchesInShell(s string, depth int) []fetched {
 	}
 	var out []fetched
 	cmds := shellCommands(s)
+	var runs fileRuns
 	for i, c := range cmds {
 		words := commandWords(c.words)
 		if len(words) == 0 {
@@ -466,9 +486,279 @@ func fetchesInShell(s string, depth int) []fetched {
 				continue
 			}
 		}
+		if p := progName(words[0]); p == "curl" || p == "wget" {
+			// A download saved to a file that a later command of the
+			// line runs (curl -o f URL && sh f).
+			for _, d := range savedDownloads(p, words[1:]) {
+				if runs == nil {
+					runs = readFileRuns(cmds)
+				}
+				if how, ok := runs.after(i, d.file); ok {
+					out = append(out, fetched{runner: p + " && " + how, spec: d.url,
+						why: "a download saved to " + shownCut(d.file, maxMonitorName) + " and run, which no version pins: it runs whatever the URL serves that day",
+						fix: "put the script in the tree, reviewed, and run it from there"})
+				}
+			}
+		}
 		out = append(out, fetchesIn(words, depth)...)
 	}
 	return out
+}
+
+// savedDownload is a URL curl or wget downloads and the file it saves
+// the download to.
+type savedDownload struct {
+	url, file string
+}
+
+// curlValue are curl's long options that take a value (in the next
+// word: curl takes no --name=value), past --output, --output-dir and
+// --url, which savedDownloads reads; curlShort its short options that
+// do, in the rest of the word or the next.
+var (
+	curlValue = map[string]bool{"abstract-unix-socket": true, "alt-svc": true, "aws-sigv4": true, "cacert": true, "capath": true,
+		"cert": true, "cert-type": true, "ciphers": true, "config": true, "connect-timeout": true, "connect-to": true,
+		"continue-at": true, "cookie": true, "cookie-jar": true, "create-file-mode": true, "crlfile": true, "curves": true,
+		"data": true, "data-ascii": true, "data-binary": true, "data-raw": true, "data-urlencode": true, "delegation": true,
+		"dns-interface": true, "dns-ipv4-addr": true, "dns-ipv6-addr": true, "dns-servers": true, "doh-url": true,
+		"dump-header": true, "egd-file": true, "engine": true, "etag-compare": true, "etag-save": true,
+		"expect100-timeout": true, "form": true, "form-string": true, "ftp-account": true, "ftp-method": true,
+		"ftp-port": true, "header": true, "hostpubmd5": true, "hostpubsha256": true, "hsts": true, "interface": true,
+		"ip-tos": true, "json": true, "keepalive-time": true, "keepalive-cnt": true, "key": true, "key-type": true,
+		"krb": true, "libcurl": true, "limit-rate": true, "local-port": true, "login-options": true, "mail-auth": true,
+		"mail-from": true, "mail-rcpt": true, "max-filesize": true, "max-redirs": true, "max-time": true,
+		"netrc-file": true, "noproxy": true, "oauth2-bearer": true, "parallel-max": true, "pass": true,
+		"pinnedpubkey": true, "preproxy": true, "proto": true, "proto-default": true, "proto-redir": true, "proxy": true,
+		"proxy-cacert": true, "proxy-header": true, "proxy-user": true, "pubkey": true, "quote": true, "range": true,
+		"rate": true, "referer": true, "request": true, "request-target": true, "resolve": true, "retry": true,
+		"retry-delay": true, "retry-max-time": true, "socks4": true, "socks4a": true, "socks5": true,
+		"socks5-hostname": true, "speed-limit": true, "speed-time": true, "stderr": true, "telnet-option": true,
+		"time-cond": true, "tls-max": true, "trace": true, "trace-ascii": true, "unix-socket": true, "upload-file": true,
+		"url-query": true, "user": true, "user-agent": true, "variable": true, "write-out": true}
+	curlShort = "AbcCdDeEFHKmoPQrtTuUwxXyYz"
+)
+
+// wgetValue are wget's long options that take a value (in the next word
+// where it has no "="), past --output-document and --directory-prefix,
+// which savedDownloads reads; wgetShort its short options that do (-n
+// among them: -nv, -nc, -nd are -n's value).
+var (
+	wgetValue = map[string]bool{"output-file": true, "append-output": true, "execute": true, "input-file": true, "base": true,
+		"config": true, "tries": true, "timeout": true, "dns-timeout": true, "connect-timeout": true, "read-timeout": true,
+		"wait": true, "waitretry": true, "quota": true, "limit-rate": true, "user-agent": true, "header": true, "user": true,
+		"password": true, "http-user": true, "http-password": true, "post-data": true, "post-file": true, "method": true,
+		"body-data": true, "body-file": true, "referer": true, "load-cookies": true, "save-cookies": true, "accept": true,
+		"reject": true, "domains": true, "exclude-domains": true, "level": true, "ca-certificate": true,
+		"ca-directory": true, "certificate": true, "private-key": true, "secure-protocol": true, "bind-address": true,
+		"restrict-file-names": true, "default-page": true, "cut-dirs": true, "progress": true}
+	wgetShort = "aABDeiIlnoOPQRtTUwX"
+)
+
+// maxSavedDownloads bounds the downloads of one curl or wget command
+// read for a later command that runs them.
+const maxSavedDownloads = maxFetchPackages
+
+// savedDownloads is what curl or wget (prog, with args) saves to files:
+// each URL with the file it goes to. curl pairs each -o (--output) or
+// -O (--remote-name: the URL's last segment; --remote-name-all for every
+// URL) with the URLs in order, in --output-dir where given; wget saves
+// them all to -O's file (--output-document), else each to its last
+// segment (index.html where it has none), in -P's directory
+// (--directory-prefix). "-" (standard output) is no file. A URL is a
+// word past the options that holds :// or starts as a host name does
+// (example.org/x.sh), so that the value of an option vigiles does not
+// know is not paired with a file.
+func savedDownloads(prog string, args []string) []savedDownload {
+	var urls, outs []string // an out of "" is -O's
+	dir, doc := "", ""
+	remoteAll, docSet := false, false
+	value := func(i *int, rest string) string {
+		if rest != "" || *i+1 >= len(args) {
+			return rest
+		}
+		*i++
+		return args[*i]
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			urls = append(urls, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--") && prog == "curl":
+			switch name := a[2:]; {
+			case name == "output":
+				outs = append(outs, value(&i, ""))
+			case name == "remote-name":
+				outs = append(outs, "")
+			case name == "remote-name-all":
+				remoteAll = true
+			case name == "output-dir":
+				dir = value(&i, "")
+			case name == "url":
+				urls = append(urls, value(&i, ""))
+			case curlValue[name]:
+				i++
+			}
+		case strings.HasPrefix(a, "--"):
+			name, v, has := splitOpt(a)
+			if !has && (name == "output-document" || name == "directory-prefix" || wgetValue[name]) {
+				v = value(&i, "")
+			}
+			switch name {
+			case "output-document":
+				doc, docSet = v, true
+			case "directory-prefix":
+				dir = v
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			short := curlShort
+			if prog == "wget" {
+				short = wgetShort
+			}
+			for k := 1; k < len(a); k++ {
+				if prog == "curl" && a[k] == 'O' {
+					outs = append(outs, "")
+					continue
+				}
+				if strings.IndexByte(short, a[k]) < 0 {
+					continue
+				}
+				v := value(&i, a[k+1:])
+				switch {
+				case prog == "curl" && a[k] == 'o':
+					outs = append(outs, v)
+				case prog == "wget" && a[k] == 'O':
+					doc, docSet = v, true
+				case prog == "wget" && a[k] == 'P':
+					dir = v
+				}
+				break
+			}
+		default:
+			urls = append(urls, a)
+		}
+	}
+	urls = slices.DeleteFunc(urls, func(u string) bool { return !strings.Contains(u, "://") && !hostPath.MatchString(u) })
+	var saved []savedDownload
+	add := func(url, file string) {
+		if file == "" || file == "-" || len(saved) >= maxSavedDownloads {
+			return
+		}
+		if dir != "" && !strings.HasPrefix(file, "/") {
+			file = strings.TrimSuffix(dir, "/") + "/" + file
+		}
+		saved = append(saved, savedDownload{url: url, file: file})
+	}
+	if prog == "wget" {
+		if docSet {
+			if len(urls) > 0 && doc != "-" {
+				saved = append(saved, savedDownload{url: urls[0], file: doc}) // -O is not in -P's directory
+			}
+			return saved
+		}
+		for _, u := range urls {
+			name := urlFileName(u)
+			if name == "" {
+				name = "index.html"
+			}
+			add(u, name)
+		}
+		return saved
+	}
+	for k, u := range urls {
+		switch {
+		case k < len(outs) && outs[k] != "":
+			add(u, outs[k])
+		case k < len(outs) || remoteAll:
+			add(u, urlFileName(u))
+		}
+	}
+	return saved
+}
+
+// hostPath matches a URL written with no scheme, a host name and maybe
+// a port and a path (example.org/install.sh), as curl and wget take one.
+var hostPath = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/|$)`)
+
+// urlFileName is the last segment of the URL u's path, which curl -O
+// and wget name the file they save it to after ("" where there is
+// none).
+func urlFileName(u string) string {
+	u, _, _ = strings.Cut(u, "#")
+	u, _, _ = strings.Cut(u, "?")
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+	}
+	k := strings.IndexByte(u, '/')
+	if k < 0 {
+		return ""
+	}
+	return u[strings.LastIndexByte(u, '/')+1:]
+}
+
+// fileRun is a command of a shell line (its index, idx) that runs a
+// file (word, as written): how is the interpreter it is given to (sh,
+// python3, source, .), or the file itself, run as the program.
+type fileRun struct {
+	idx       int
+	word, how string
+}
+
+// fileRuns are the commands of a line that run a file, by the file's
+// base name.
+type fileRuns map[string][]fileRun
+
+// readFileRuns reads which of cmds run a file: one given to a shell or
+// an interpreter as its script (sh f, bash ./f, python3 f, source f,
+// . f), or given as the program by a path (./f, /tmp/f, dir/f).
+func readFileRuns(cmds []shellCmd) fileRuns {
+	runs := fileRuns{}
+	for idx, c := range cmds {
+		words := commandWords(c.words)
+		if len(words) == 0 {
+			continue
+		}
+		r := fileRun{idx: idx}
+		switch p := progName(words[0]); {
+		case isShell(p):
+			_, r.word = scriptSource(p, words[1:])
+			r.how = p
+		case p == "source" || p == ".":
+			args := words[1:]
+			if len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+			if len(args) > 0 {
+				r.word = args[0]
+			}
+			r.how = p
+		case strings.Contains(words[0], "/"):
+			r.word, r.how = words[0], shownCut(words[0], maxMonitorName)
+		}
+		if r.word != "" {
+			base := path.Base(path.Clean(r.word))
+			runs[base] = append(runs[base], r)
+		}
+	}
+	return runs
+}
+
+// after is how a command past cmds[i] runs file: the first whose word
+// is file, or ends /file where file is a relative path (sh /tmp/f and
+// sh ./f run f saved in the working directory, /tmp). At most
+// maxFetchPackages candidates are looked at.
+func (runs fileRuns) after(i int, file string) (string, bool) {
+	file = path.Clean(file)
+	cands := runs[path.Base(file)]
+	k, _ := slices.BinarySearchFunc(cands, i+1, func(r fileRun, idx int) int { return r.idx - idx })
+	for n := 0; k < len(cands) && n < maxFetchPackages; k, n = k+1, n+1 {
+		w := path.Clean(cands[k].word)
+		if w == file || !strings.HasPrefix(file, "/") && strings.HasSuffix(w, "/"+file) {
+			return cands[k].how, true
+		}
+	}
+	return "", false
 }
 
 // passesInput says whether the command words (past commandWords) write

@@ -220,6 +220,43 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -s https://example.org/i.sh | cat -- ./local.sh | sh", nil},
 		{"curl -s https://example.org/x.json | tee x.json | jq .", nil},
 		{"curl -s https://example.org/x.json | tee x.json | python3 -c 'import sys'", nil},
+		// A download saved to a file that a later command of the line
+		// runs, given to a shell or an interpreter, or as the program.
+		{"curl -o install.sh https://example.org/install.sh && sh install.sh", []string{"curl && sh https://example.org/install.sh unpinned"}},
+		{"curl -fsSLo i.sh https://example.org/i.sh; bash i.sh --yes", []string{"curl && bash https://example.org/i.sh unpinned"}},
+		{"curl -fsSLoi.sh https://example.org/i.sh && bash -e ./i.sh", []string{"curl && bash https://example.org/i.sh unpinned"}},
+		{"curl --connect-timeout 5 -H 'Accept: x' https://example.org/i.sh --output i.sh\nsh i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		{"wget -O /tmp/i.sh https://example.org/i.sh && sh /tmp/i.sh", []string{"wget && sh https://example.org/i.sh unpinned"}},
+		{"wget -qO i.sh https://example.org/i.sh && sh i.sh", []string{"wget && sh https://example.org/i.sh unpinned"}},
+		{"wget --tries 3 --output-document=i.sh https://example.org/i.sh && sh i.sh", []string{"wget && sh https://example.org/i.sh unpinned"}},
+		{"curl https://example.org/tool -o tool && chmod +x tool && ./tool run", []string{"curl && ./tool https://example.org/tool unpinned"}},
+		{"curl -o /tmp/tool https://example.org/tool && sudo /tmp/tool", []string{"curl && /tmp/tool https://example.org/tool unpinned"}},
+		{"curl -O https://example.org/get/install.sh && sh install.sh", []string{"curl && sh https://example.org/get/install.sh unpinned"}},
+		{"curl -fsSLO https://example.org/get/install.sh?v=1 && sh install.sh", []string{"curl && sh https://example.org/get/install.sh?v=1 unpinned"}},
+		{"curl --output-dir /tmp -O https://example.org/x.sh && sh /tmp/x.sh", []string{"curl && sh https://example.org/x.sh unpinned"}},
+		{"wget https://example.org/install.sh && bash install.sh", []string{"wget && bash https://example.org/install.sh unpinned"}},
+		{"wget -nv -P /tmp https://example.org/install.sh && bash /tmp/install.sh", []string{"wget && bash https://example.org/install.sh unpinned"}},
+		{"curl -sS -o get-pip.py https://example.org/get-pip.py && python3 get-pip.py --user", []string{"curl && python3 https://example.org/get-pip.py unpinned"}},
+		{"curl -o a.sh https://example.org/a.sh -o b.sh https://example.org/b.sh && sh b.sh", []string{"curl && sh https://example.org/b.sh unpinned"}},
+		{"curl --remote-name-all https://example.org/a.sh https://example.org/b.sh; . ./a.sh", []string{"curl && . https://example.org/a.sh unpinned"}},
+		{"curl -o env.sh https://example.org/env.sh && source env.sh", []string{"curl && source https://example.org/env.sh unpinned"}},
+		{"curl -o x.sh example.org/x.sh && sh x.sh", []string{"curl && sh example.org/x.sh unpinned"}},
+		{"sh -c 'curl -o f https://example.org/f && sh f'", []string{"curl && sh https://example.org/f unpinned"}},
+		{"curl -o f.ps1 https://example.org/f.ps1; pwsh -NoProfile -File f.ps1", []string{"curl && pwsh https://example.org/f.ps1 unpinned"}},
+		// A download only saved, or a file run that it did not save.
+		{"curl -o data.json https://example.org/data.json", nil},
+		{"curl -o data.json https://example.org/data.json && jq . data.json", nil},
+		{"curl -o i.sh https://example.org/i.sh && cat i.sh", nil},
+		{"sh i.sh && curl -o i.sh https://example.org/i.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh && sh other.sh", nil},
+		{"curl -o sub/i.sh https://example.org/i.sh && sh i.sh", nil},
+		{"curl -O https://example.org/get/install.sh && sh get.sh", nil},
+		{"curl -o - https://example.org/i.sh && sh -", nil},
+		{"wget -O- https://example.org/i.sh && sh i.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh && i.sh", nil},
+		{"curl -o i.py https://example.org/i.py && python3 -m i.py", nil},
+		{"curl -K cfg -o i.sh && sh i.sh", nil},
+		{"curl https://example.org/i.sh && sh i.sh", nil},
 		// A program that reads the download as data, not as its script.
 		{`curl -s https://example.org/x.json | python3 -c 'import json,sys; print(json.load(sys.stdin)["v"])'`, nil},
 		{"curl -s https://example.org/x.json | python3 -m json.tool", nil},
@@ -501,6 +538,8 @@ func FuzzFetchedCode(f *testing.F) {
 		"deno run -c c npm:p@1.0.0 && go run m@v1.0.0 && pipx run --spec 'a==1' b",
 		"npx \"evil\n::error::x\u202e\"",
 		"'unclosed \\",
+		"curl -fsSLo f u && chmod +x f && ./f; wget -qO- u | tee x | cat - | sh; curl -O h/i.sh --output-dir d && . d/i.sh",
+		"npm --yes create @s@1 && bun create x && yarn -q create @s/y && deno x -p a b && dx c && uv run -w a,b https://u/x.py && env -S'npx q'",
 	} {
 		f.Add(s)
 	}
@@ -541,6 +580,7 @@ func TestFetchWhy(t *testing.T) {
 		{"docker run img:1.0", "the tag 1.0, which the registry can move: only a digest pins an image"},
 		{"npx @s/pkg@github:user/repo#semver:^1", "the git reference semver:^1, which is no commit hash: the repository can move it"},
 		{"deno run npm:@scope/pkg@^1/bin", "the range ^1, which a new release moves"},
+		{"curl -o i.sh https://example.org/i.sh && sh i.sh", "a download saved to i.sh and run, which no version pins: it runs whatever the URL serves that day"},
 		// deno x runs a bare name's program from the project first;
 		// npm: goes to the registry.
 		{"deno x cowsay", "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"},
