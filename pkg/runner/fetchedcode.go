@@ -1148,9 +1148,10 @@ func createFetches(runner string, args []string) []fetched {
 // user/create-project (user/project#<commit>, github:user/project, a
 // URL of github.com, gitlab.com or bitbucket.org). pnpm create does not
 // prefix a name that begins create- again. fix is how to pin it, in the
-// form written (npm create foo@<version>). false where npm refuses the
-// initializer (a path, any other URL, a tarball, name@file:… or an
-// alias, name@npm:other), and, for bun create, where it is no plain
+// form written (npm create foo@<version>); name@npm:other@1.0.0, an
+// alias, is create-name@npm:other@1.0.0. false where npm refuses the
+// initializer (a path, any other URL, a tarball, name@file:…), and,
+// for bun create, where it is no plain
 // package name: bun create user/repo, github.com/user/repo or a local
 // file copies a template, which no package runs, and is not read here.
 func createPackage(runner, spec string) (pkg, fix string, ok bool) {
@@ -1181,12 +1182,22 @@ func createPackage(runner, spec string) (pkg, fix string, ok bool) {
 	if nameEnd > 0 {
 		name, version = spec[:nameEnd], spec[nameEnd+1:]
 	}
+	alias, isAlias := strings.CutPrefix(version, "npm:")
 	if npmScheme.MatchString(spec) || strings.Contains(name, "/") && !strings.HasPrefix(name, "@") ||
 		!strings.HasPrefix(name, "@") && npmTarball.MatchString(name) ||
-		npmScheme.MatchString(version) || strings.Contains(version, "/") || version == "." || version == ".." {
+		!isAlias && (npmScheme.MatchString(version) || strings.Contains(version, "/") || version == "." || version == "..") {
 		return "", "", false
 	}
 	fix = fmt.Sprintf("pin an exact version: %s %s@<version>", runner, shownCut(name, maxFetchSpec))
+	if isAlias {
+		// name@npm:other@range runs other under create-name's name:
+		// other's version is what pins it.
+		other, scoped := alias, min(1, len(alias))
+		if k := strings.IndexByte(alias[scoped:], '@'); k >= 0 {
+			other = alias[:scoped+k]
+		}
+		fix = fmt.Sprintf("pin an exact version: %s %s@npm:%s@<version>", runner, shownCut(name, maxFetchSpec), shownCut(other, maxFetchSpec))
+	}
 	scope, base := "", name
 	if strings.HasPrefix(name, "@") {
 		scope, base, _ = strings.Cut(name, "/")

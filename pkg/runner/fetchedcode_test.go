@@ -90,6 +90,8 @@ func TestFetchesInShell(t *testing.T) {
 		{"pnpm create @scope", []string{"pnpm create @scope/create unpinned"}},
 		{"bun create foo", []string{"bun create create-foo unpinned"}},
 		{"bun create foo@1.0.0 my-app", []string{"bun create create-foo@1.0.0 pinned"}},
+		{"npm init foo@npm:bar@1.0.0", []string{"npm init create-foo@npm:bar@1.0.0 pinned"}},
+		{"npm init foo@npm:@s/bar", []string{"npm init create-foo@npm:@s/bar unpinned"}},
 		// npm init with no initializer writes a package.json; one npm
 		// refuses (a path, a URL off the hosted ones, a tarball) runs
 		// nothing; bun create's repository or file is a template.
@@ -101,7 +103,6 @@ func TestFetchesInShell(t *testing.T) {
 		{"npm init https://example.org/x.tgz", nil},
 		{"npm init foo.tgz", nil},
 		{"npm init foo@file:../x", nil},
-		{"npm init foo@npm:bar@1.0.0", nil},
 		{"npm run create foo", nil},
 		{"npm install create-foo", nil},
 		{"yarn run create foo", nil},
@@ -399,6 +400,7 @@ func TestFetchedMessage(t *testing.T) {
 		"npm init @scope":         "pin an exact version: npm init @scope@<version>",
 		"yarn create foo@^1":      "pin an exact version: yarn create foo@<version>",
 		"npm init user/repo#dev":  "pin a commit: npm init user/repo#<commit>",
+		"npm init x@npm:@s/y@^1":  "pin an exact version: npm init x@npm:@s/y@<version>",
 		"deno x cowsay":           "pin an exact version: deno x cowsay@<version>",
 		"dx npm:serve":            "pin an exact version: dx npm:serve@<version>",
 		"deno x -p typescript t":  "pin an exact version: deno x -p typescript@<version>",
