@@ -24,66 +24,30 @@ import (
 // inline metadata.
 const maxScriptRead = 1 << 20
 
-// uvRunValue are the options of uv run (and uv's own) that take a value
-// in the next word; uvRunBool those that take none. Past an option in
-// neither, vigiles does not know which word is the script, and reads
-// none.
-var (
-	uvRunValue = map[string]bool{"python": true, "p": true, "with": true, "with-editable": true, "with-requirements": true,
-		"project": true, "directory": true, "package": true, "extra": true, "group": true, "no-group": true, "only-group": true,
-		"env-file": true, "index": true, "default-index": true, "index-url": true, "i": true, "extra-index-url": true,
-		"find-links": true, "f": true, "index-strategy": true, "keyring-provider": true, "resolution": true, "prerelease": true,
-		"exclude-newer": true, "exclude-newer-package": true, "config-setting": true, "C": true, "refresh-package": true,
-		"upgrade-package": true, "P": true, "reinstall-package": true, "link-mode": true, "python-platform": true,
-		"cache-dir": true, "config-file": true, "color": true, "no-binary-package": true, "no-build-package": true,
-		"fork-strategy": true, "allow-insecure-host": true}
-	uvRunBool = map[string]bool{"script": true, "s": true, "gui-script": true, "isolated": true, "frozen": true, "locked": true,
-		"active": true, "no-active": true, "quiet": true, "q": true, "verbose": true, "v": true, "offline": true, "no-cache": true,
-		"n": true, "exact": true, "inexact": true, "native-tls": true, "refresh": true, "upgrade": true, "U": true, "reinstall": true,
-		"compile-bytecode": true, "preview": true, "no-project": true, "no-sync": true, "no-dev": true, "only-dev": true,
-		"dev": true, "no-editable": true, "all-extras": true, "all-packages": true, "all-groups": true, "no-default-groups": true,
-		"no-config": true, "no-progress": true, "no-env-file": true, "no-python-downloads": true, "managed-python": true,
-		"no-managed-python": true, "no-build-isolation": true, "no-build": true, "no-binary": true, "no-sources": true,
-		"no-install-project": true, "no-install-workspace": true, "no-install-local": true}
-)
-
 // uvRunScript is the script `uv run` runs with args (uv run's, past
-// "run"), and whether uv reads it as a script with inline metadata: a
-// .py or .pyw file, or any file after --script. "" where it runs a
-// module (-m), its input (-), a command of the environment (uv run
-// pytest), or where an option vigiles does not know comes first.
+// "run"), where uv reads it as a script with inline metadata: a .py or
+// .pyw file, or any file after --script. "" where it runs a module (-m),
+// its input (-), a command of the environment (uv run pytest), or where
+// an option vigiles does not know comes first (readUvOptions).
 func uvRunScript(args []string) string {
+	o := readUvOptions(args, true)
+	if o.unsure != "" || len(o.rest) == 0 || o.rest[0] == "-" {
+		return ""
+	}
 	script := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			if i+1 < len(args) && (script || isPyFile(args[i+1])) {
-				return args[i+1]
-			}
-			return ""
+	for _, a := range args[:len(args)-len(o.rest)] {
+		if !strings.HasPrefix(a, "-") {
+			continue // an option's value
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			if a != "-" && (script || isPyFile(a)) {
-				return a
-			}
+		switch name, _, _ := splitOpt(a); {
+		case a == "-m" || name == "module":
 			return ""
-		}
-		name, _, has := splitOpt(a)
-		switch {
-		case name == "m" || name == "module":
-			return ""
-		case name == "script" || name == "s" || name == "gui-script":
+		case a == "-s" || name == "script" || name == "gui-script":
 			script = true
-		case uvRunValue[name]:
-			if !has {
-				i++
-			}
-		case uvRunBool[name]:
-		case len(a) > 2 && a[1] != '-' && uvRunValue[a[1:2]]:
-			// -p3.12: a short option with its value attached.
-		default:
-			return ""
 		}
+	}
+	if script || isPyFile(o.rest[0]) {
+		return o.rest[0]
 	}
 	return ""
 }
