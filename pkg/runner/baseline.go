@@ -1660,13 +1660,18 @@ func envDiff(old *string, now string) (line int, was, is, ev string) {
 
 // cutBytes cuts s to at most n bytes at a character boundary, saying how
 // much was left out; unlike clip it keeps the spaces at either end, which
-// may be the change.
+// may be the change. What the saying would make no shorter is kept
+// whole: "@Bash", not "@Ba… (2 bytes more)".
 func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	cut := runeStart(s, n)
-	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+	more := fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+	if len(s) <= cut+len(more) {
+		return s
+	}
+	return s[:cut] + more
 }
 
 // runeStart is the last index at or before i (i < len(s)) where a

@@ -237,3 +237,25 @@ func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestCutBytes: a string past the bound is cut at a character boundary
+// and says how much was left out, unless saying so makes it no shorter:
+// then it is kept whole.
+func TestCutBytes(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"hooks[0]@Bash", 11, "hooks[0]@Bash"},
+		{long, 10, "xxxxxxxxxx… (90 bytes more)"},
+		{"ééééé", 3, "ééééé"},
+		{strings.Repeat("é", 20), 3, "é… (38 bytes more)"},
+	} {
+		if got := cutBytes(tc.s, tc.n); got != tc.want {
+			t.Errorf("cutBytes(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
