@@ -1057,8 +1057,12 @@ func runFailure(e executed) []report.Finding {
 		return []report.Finding{{Rule: RuleRunFailed, Severity: report.SeverityError, Location: r.Location, Hook: r.ID,
 			Title: "run failed", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
 	case r.TimedOut:
+		msg := fmt.Sprintf("%s: %s", r.ID, r.Reason)
+		if blocked := slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Allowed }); hostList(blocked) != "" {
+			msg += fmt.Sprintf("; it tried to reach %s, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)", hostList(blocked))
+		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "hook timed out", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
+			Title: "hook timed out", Message: msg}}
 	}
 	return nil
 }
