@@ -226,6 +226,12 @@ func commandWords(words []string) []string {
 	splits := 0 // env -S's, across every env of the command
 	for len(words) > 0 {
 		w := words[0]
+		if p := path.Base(w); strings.HasPrefix(w, "/") && (p == "env" || p == "sudo" || p == "doas" || p == "nice" || p == "timeout" || p == "nohup") {
+			// A program named by its absolute path (#!/usr/bin/env -S
+			// …, /usr/bin/sudo) is that program; the shell's own
+			// words are never spelled so.
+			w = p
+		}
 		switch {
 		case assignment.MatchString(w):
 			words = words[1:]

@@ -303,6 +303,12 @@ func TestFetchesInShell(t *testing.T) {
 		// command: each split copies the words after it.
 		{"env -S env -S env -S 'npx pkg'", []string{"npx pkg unpinned"}},
 		{"env -S env -S env -S env -S 'npx pkg'", nil},
+		// env, sudo, nice, timeout and nohup by their absolute paths
+		// are those programs; a relative path is a file of the tree.
+		{"/usr/bin/env -S 'npx pkg'", []string{"npx pkg unpinned"}},
+		{"/usr/bin/sudo -u nobody /usr/bin/timeout 5 uvx pkg", []string{"uvx pkg unpinned"}},
+		{"/usr/bin/nohup /usr/bin/nice -n 5 npx pkg", []string{"npx pkg unpinned"}},
+		{"./env npx pkg", nil},
 		{"exec npx pkg", []string{"npx pkg unpinned"}},
 		{"timeout 30 npx pkg", []string{"npx pkg unpinned"}},
 		{"cd \"$CLAUDE_PROJECT_DIR\" && npx -y pkg", []string{"npx pkg unpinned"}},
@@ -349,6 +355,7 @@ func TestFetchesInArgv(t *testing.T) {
 		// A shebang-style env -S, its value one argument.
 		{[]string{"env", "-S", "npx -y @scope/server@1.0.0", "--stdio"}, []string{"npx @scope/server@1.0.0 pinned"}},
 		{[]string{"env", "-S", "node server.js", "npx"}, nil},
+		{[]string{"/usr/bin/env", "-S", "npx -y @scope/server"}, []string{"npx @scope/server unpinned"}},
 		// Windows: cmd /c runs the line its words make; npx.cmd is npx.
 		{[]string{"cmd", "/c", "npx", "-y", "@scope/server@1.0.0"}, []string{"npx @scope/server@1.0.0 pinned"}},
 		{[]string{"cmd.exe", "/C", "npx -y @scope/server"}, []string{"npx @scope/server unpinned"}},
