@@ -910,11 +910,22 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "uvx":
 		return uvxFetches("uvx", args)
 	case "uv":
+		// uv's global options may come before its command (uv -q run
+		// …, uv --directory d tool run …); they are read after it,
+		// where uv takes them too, with the command's own.
+		var global []string
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" && args[0] != "--" {
+			name, _, has := splitOpt(args[0])
+			global, args = append(global, args[0]), args[1:]
+			if !has && uvxFlags[name] && len(args) > 0 {
+				global, args = append(global, args[0]), args[1:]
+			}
+		}
 		if len(args) > 1 && args[0] == "tool" && (args[1] == "run" || args[1] == "uvx") {
-			return uvxFetches("uv tool run", args[2:])
+			return uvxFetches("uv tool run", append(global, args[2:]...))
 		}
 		if rest, ok := sub("run"); ok {
-			return uvRunFetches(rest)
+			return uvRunFetches(append(global, rest...))
 		}
 	case "pipx":
 		if rest, ok := sub("run"); ok {

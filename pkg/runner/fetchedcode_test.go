@@ -113,6 +113,11 @@ func TestFetchesInShell(t *testing.T) {
 		{"bun create @scope/foo", nil},
 		{"bun run create foo", nil},
 		// uvx and pipx.
+		// uv's global options before its command.
+		{"uv -q tool run pkg==1.0.0", []string{"uv tool run pkg==1.0.0 pinned"}},
+		{"uv --directory sub run --with rich x.py", []string{"uv run rich unpinned"}},
+		{"uv --frobnicate tool run pkg==1.0.0", []string{"uv tool run pkg==1.0.0 unpinned"}},
+		{"uv -q pip install x", nil},
 		{"uvx mcp-server-foo", []string{"uvx mcp-server-foo unpinned"}},
 		{"uvx mcp-server-foo==1.2.3", []string{"uvx mcp-server-foo==1.2.3 pinned"}},
 		{"uvx mcp-server-foo@1.2.3", []string{"uvx mcp-server-foo@1.2.3 pinned"}},
