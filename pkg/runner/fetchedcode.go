@@ -910,17 +910,8 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "uvx":
 		return uvxFetches("uvx", args)
 	case "uv":
-		// uv's global options may come before its command (uv -q run
-		// …, uv --directory d tool run …); they are read after it,
-		// where uv takes them too, with the command's own.
 		var global []string
-		for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" && args[0] != "--" {
-			name, _, has := splitOpt(args[0])
-			global, args = append(global, args[0]), args[1:]
-			if !has && uvxFlags[name] && len(args) > 0 {
-				global, args = append(global, args[0]), args[1:]
-			}
-		}
+		global, args = uvGlobal(args)
 		if len(args) > 1 && args[0] == "tool" && (args[1] == "run" || args[1] == "uvx") {
 			return uvxFetches("uv tool run", append(global, args[2:]...))
 		}
@@ -1505,6 +1496,21 @@ func readUvOptions(args []string, run bool) uvOptions {
 	}
 	o.rest = args[i:]
 	return o
+}
+
+// uvGlobal splits uv's arguments into the global options that come
+// before its command (uv -q run …, uv --directory d tool run …), which
+// are read after it, where uv takes them too, with the command's own,
+// and the words from the command on.
+func uvGlobal(args []string) (global, rest []string) {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" && args[0] != "--" {
+		name, _, has := splitOpt(args[0])
+		global, args = append(global, args[0]), args[1:]
+		if !has && uvxFlags[name] && len(args) > 0 {
+			global, args = append(global, args[0]), args[1:]
+		}
+	}
+	return global, args
 }
 
 // withFetches are the fetches of o's --with packages for runner, whose

@@ -222,8 +222,10 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 		}
 		script, direct := "", false
 		switch {
-		case progName(words[0]) == "uv" && len(words) > 1 && words[1] == "run":
-			script = uvRunScript(words[2:])
+		case progName(words[0]) == "uv":
+			if global, rest := uvGlobal(words[1:]); len(rest) > 0 && rest[0] == "run" {
+				script = uvRunScript(append(global, rest[1:]...))
+			}
 		case strings.Contains(words[0], "/"):
 			script, direct = words[0], true
 		}

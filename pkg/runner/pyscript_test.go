@@ -74,7 +74,8 @@ func TestUVRunScript(t *testing.T) {
 
 // TestScriptDependenciesFetched: a hook, a settings command, a plugin's
 // MCP server and a skill's shell line that run a script of the tree
-// through uv (uv run, uv run --script in exec form, the script itself
+// through uv (uv run, past uv's global options too, uv run --script in
+// exec form, the script itself
 // where its shebang is uv run's) name what its inline metadata fetches:
 // a warning where a dependency has no exact version, a notice where
 // each has one, or a lock or an exclude-newer date holds them. A script
@@ -92,6 +93,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
       {"type": "command", "command": "uv run .claude/hooks/locked.py"},
       {"type": "command", "command": "uv run .claude/hooks/dated.py"},
       {"type": "command", "command": "uv run .claude/hooks/bare.py"},
+      {"type": "command", "command": "uv --quiet run --no-project .claude/hooks/glob.py"},
       {"type": "command", "command": "uv run /elsewhere/hook.py"}
     ]}]
   }
@@ -103,6 +105,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		".claude/hooks/locked.py":         "# /// script\n# dependencies = [\"httpx\"]\n# ///\n",
 		".claude/hooks/locked.py.lock":    "version = 1\n",
 		".claude/hooks/dated.py":          "# /// script\n# dependencies = [\"httpx\"]\n# [tool.uv]\n# exclude-newer = \"2025-01-01T00:00:00Z\"\n# ///\n",
+		".claude/hooks/glob.py":           "# /// script\n# dependencies = [\"typer\"]\n# ///\n",
 		".claude/hooks/bare.py":           "# /// script\n# requires-python = \">=3.11\"\n# ///\n",
 		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}]}`,
 		"a/.mcp.json":                     `{"srv": {"command": "uv", "args": ["run", "--script", "${CLAUDE_PLUGIN_ROOT}/server"]}}`,
@@ -123,6 +126,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		`notice discovery/fetched-code .claude/settings.json:8:38 hook .claude/settings.json#hooks.Stop[0].hooks[3] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/locked.py fetches httpx, pinned by the lock locked.py.lock beside the script (uv lock --script), which uv run keeps to while the metadata matches it; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:9:38 hook .claude/settings.json#hooks.Stop[0].hooks[4] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/dated.py fetches httpx, pinned by the exclude-newer date 2025-01-01T00:00:00Z of its [tool.uv] table, which keeps uv to what the registry held then; ` + pinned,
 		`notice discovery/fetched-code a/skills/s/SKILL.md:4:8 plugin a's skill a/skills/s/SKILL.md, in a shell line, runs code that is not in the tree, fetched at run time: uv run a/tools/now.py fetches arrow==1.3.0, pinned by the exact version 1.3.0; ` + pinned,
+		`warning discovery/fetched-code .claude/settings.json:11:38 hook .claude/settings.json#hooks.Stop[0].hooks[6] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/glob.py fetches typer (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/glob.py` + deny,
 		`warning discovery/fetched-code .claude/settings.json:5:38 hook .claude/settings.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/stop.py fetches python-dotenv (no version: whatever the registry serves as latest); uv run .claude/hooks/stop.py fetches anthropic==0.40.0, pinned by the exact version 0.40.0; ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/stop.py` + deny,
 		`warning discovery/fetched-code .claude/settings.json:6:38 hook .claude/settings.json#hooks.Stop[0].hooks[1] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/direct.py fetches httpx>=0.27 (the requirement >=0.27, which a new release moves); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/direct.py` + deny,
 		`warning discovery/fetched-code a/.mcp.json:1:2 plugin a's MCP server srv runs code that is not in the tree, fetched at run time: uv run a/server fetches mcp (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/server`,
