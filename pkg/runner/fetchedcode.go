@@ -67,19 +67,23 @@ const maxShellDepth = 3
 
 // shellCmd is one simple command of a shell line, as its words;
 // whether its output is piped into the next (pipe), whether the next's
-// output is given it as a file (fed: sh <(curl …)), and whether the
-// next's output is given it as words (subst: eval $(curl …)).
+// output is given it as a file (fed: sh <(curl …)), whether the next's
+// output is given it as words (subst: eval $(curl …)), and the file its
+// standard output is redirected to (stdout: curl URL > f), the last
+// where there are more.
 type shellCmd struct {
-	words []string
-	pipe  bool
-	fed   bool
-	subst bool
+	words  []string
+	pipe   bool
+	fed    bool
+	subst  bool
+	stdout string
 }
 
 // shellCommands splits the shell line s into its simple commands, as far
 // as sh would at a glance: at unquoted ;, &, &&, ||, |, newlines, (, ),
 // $(, <( and backquotes, words honouring quotes and backslashes, with
-// redirections (2>&1, >file, <file) and comments left out. It does not
+// redirections (2>&1, >file, <file) and comments left out of the words
+// (a file standard output goes to kept apart). It does not
 // expand anything, and a command substitution inside double quotes stays
 // in its word. It is shellWords for every command of the line, not the
 // first only.
@@ -87,7 +91,8 @@ func shellCommands(s string) []shellCmd {
 	var cmds []shellCmd
 	var words []string
 	var cur strings.Builder
-	in, redir, tick := false, false, false
+	in, redir, redirOut, tick := false, false, false, false
+	stdout := ""
 	var quote byte
 	flush := func() {
 		if !in {
@@ -97,18 +102,21 @@ func shellCommands(s string) []shellCmd {
 		cur.Reset()
 		in = false
 		if redir {
-			redir = false
+			if redirOut {
+				stdout = w
+			}
+			redir, redirOut = false, false
 			return
 		}
 		words = append(words, w)
 	}
 	end := func(pipe, fed bool) {
 		flush()
-		redir = false
+		redir, redirOut = false, false
 		if len(words) > 0 {
-			cmds = append(cmds, shellCmd{words: words, pipe: pipe, fed: fed})
+			cmds = append(cmds, shellCmd{words: words, pipe: pipe, fed: fed, stdout: stdout})
 		}
-		words = nil
+		words, stdout = nil, ""
 	}
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
@@ -182,16 +190,21 @@ func shellCommands(s string) []shellCmd {
 				i++
 				break
 			}
-			// A file descriptor's number before it is no word.
+			// A file descriptor's number before it is no word; a >
+			// with none, or 1, redirects standard output (not >&2,
+			// which makes it a copy of another).
+			out := ch == '>'
 			if in && strings.Trim(cur.String(), "0123456789") == "" {
+				out = out && cur.String() == "1"
 				cur.Reset()
 				in = false
 			}
 			flush()
 			for i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '<' || s[i+1] == '&' || s[i+1] == '|') {
 				i++
+				out = out && s[i] != '&' && s[i] != '<'
 			}
-			redir = true
+			redir, redirOut = true, out
 		default:
 			cur.WriteByte(ch)
 			in = true
@@ -495,7 +508,7 @@ func fetchesInShell(s string, depth int) []fetched {
 		if p := progName(words[0]); p == "curl" || p == "wget" {
 			// A download saved to a file that a later command of the
 			// line runs (curl -o f URL && sh f).
-			for _, d := range savedDownloads(p, words[1:]) {
+			for _, d := range savedDownloads(p, words[1:], c.stdout) {
 				if runs == nil {
 					runs = readFileRuns(cmds)
 				}
@@ -565,7 +578,9 @@ var (
 const maxSavedDownloads = maxFetchPackages
 
 // savedDownloads is what curl or wget (prog, with args) saves to files:
-// each URL with the file it goes to. curl pairs each -o (--output) or
+// each URL with the file it goes to, stdout ("" for none) the file its
+// standard output is redirected to (curl URL > f, wget -qO- URL > f),
+// where a download it writes there goes. curl pairs each -o (--output) or
 // -O (--remote-name: the URL's last segment; --remote-name-all for every
 // URL) with the URLs in order, in --output-dir where given; wget saves
 // them all to -O's file (--output-document), else each to its last
@@ -574,7 +589,7 @@ const maxSavedDownloads = maxFetchPackages
 // word past the options that holds :// or starts as a host name does
 // (example.org/x.sh), so that the value of an option vigiles does not
 // know is not paired with a file.
-func savedDownloads(prog string, args []string) []savedDownload {
+func savedDownloads(prog string, args []string, stdout string) []savedDownload {
 	var urls, outs []string // an out of "" is -O's
 	dir, doc := "", ""
 	remoteAll, docSet := false, false
@@ -658,7 +673,10 @@ func savedDownloads(prog string, args []string) []savedDownload {
 	}
 	if prog == "wget" {
 		if docSet {
-			if len(urls) > 0 && doc != "-" {
+			if doc == "-" {
+				doc = stdout
+			}
+			if len(urls) > 0 && doc != "" && doc != "-" {
 				saved = append(saved, savedDownload{url: urls[0], file: doc}) // -O is not in -P's directory
 			}
 			return saved
@@ -674,10 +692,14 @@ func savedDownloads(prog string, args []string) []savedDownload {
 	}
 	for k, u := range urls {
 		switch {
+		case k < len(outs) && outs[k] == "-" && stdout != "":
+			saved = append(saved, savedDownload{url: u, file: stdout}) // not in --output-dir
 		case k < len(outs) && outs[k] != "":
 			add(u, outs[k])
 		case k < len(outs) || remoteAll:
 			add(u, urlFileName(u))
+		case stdout != "" && len(saved) < maxSavedDownloads:
+			saved = append(saved, savedDownload{url: u, file: stdout})
 		}
 	}
 	return saved

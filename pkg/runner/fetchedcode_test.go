@@ -249,7 +249,18 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -o x.sh example.org/x.sh && sh x.sh", []string{"curl && sh example.org/x.sh unpinned"}},
 		{"sh -c 'curl -o f https://example.org/f && sh f'", []string{"curl && sh https://example.org/f unpinned"}},
 		{"curl -o f.ps1 https://example.org/f.ps1; pwsh -NoProfile -File f.ps1", []string{"curl && pwsh https://example.org/f.ps1 unpinned"}},
+		// A download written to standard output, redirected to a file.
+		{"curl -fsSL https://example.org/i.sh > i.sh && sh i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		{"curl -s https://example.org/i.sh 1>/tmp/i.sh; bash /tmp/i.sh", []string{"curl && bash https://example.org/i.sh unpinned"}},
+		{"curl -o - https://example.org/i.sh >>i.sh && . ./i.sh", []string{"curl && . https://example.org/i.sh unpinned"}},
+		{"wget -qO- https://example.org/i.sh > i.sh && sh i.sh", []string{"wget && sh https://example.org/i.sh unpinned"}},
+		{"curl https://example.org/i.sh 2>err.log >i.sh && sh i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
 		// A download only saved, or a file run that it did not save.
+		{"curl https://example.org/i.sh 2>i.sh && sh i.sh", nil},
+		{"curl https://example.org/i.sh >&2 && sh 2", nil},
+		{"curl -o out.sh https://example.org/i.sh > i.sh && sh i.sh", nil},
+		{"curl https://example.org/data.json > data.json && jq . data.json", nil},
+		{"wget https://example.org/get > i.sh && sh i.sh", nil},
 		{"curl -o data.json https://example.org/data.json", nil},
 		{"curl -o data.json https://example.org/data.json && jq . data.json", nil},
 		{"curl -o i.sh https://example.org/i.sh && cat i.sh", nil},
