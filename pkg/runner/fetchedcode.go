@@ -1057,51 +1057,34 @@ func npxFetches(runner string, args []string) []fetched {
 	var pkgs []string
 	unsure := ""
 	call, refuse := false, false
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		name, value, has := splitOpt(a)
-		if name == "no" || name == "no-install" || name == "yes" && has && value == "false" {
+	npx := runner == "npx" || runner == "npm exec"
+	opts, rest := scanOpts(args, func(name string) bool {
+		return name == "p" || name == "package" || npxFlags[name] || npx && (name == "c" || name == "call")
+	})
+	for _, o := range opts {
+		if o.name == "no" || o.name == "no-install" || o.name == "yes" && o.has && o.value == "false" {
 			refuse = true
 		}
 		switch {
-		case name == "p" || name == "package":
-			if !has && i+1 < len(args) {
-				i++
-				value, has = args[i], true
+		case o.name == "p" || o.name == "package":
+			if o.has {
+				pkgs = append(pkgs, o.value)
 			}
-			if has {
-				pkgs = append(pkgs, value)
-			}
-		case name == "c" && runner == "pnpm dlx":
+		case o.name == "c" && runner == "pnpm dlx":
 			// --shell-mode: the package is still --package's, or
 			// the first word.
-		case (name == "c" || name == "call") && (runner == "npx" || runner == "npm exec"):
+		case (o.name == "c" || o.name == "call") && npx:
 			call = true
-			if !has {
-				i++
-			}
-		case npxFlags[name]:
-			if !has {
-				i++
-			}
-		case npxBool[name] || has:
+		case npxFlags[o.name] || npxBool[o.name] || o.has:
 		default:
-			unsure = a
+			unsure = o.word
 		}
 	}
-	if refuse && (runner == "npx" || runner == "npm exec") {
+	if refuse && npx {
 		return nil
 	}
-	if len(pkgs) == 0 && !call && i < len(args) {
-		pkgs = append(pkgs, args[i])
+	if len(pkgs) == 0 && !call && len(rest) > 0 {
+		pkgs = append(pkgs, rest[0])
 	}
 	var out []fetched
 	for _, spec := range pkgs {
@@ -1112,6 +1095,38 @@ func npxFetches(runner string, args []string) []fetched {
 		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
 	}
 	return out
+}
+
+// optWord is one option word of a package runner's (scanOpts): the word,
+// its name without dashes, and its value where it has one (has), given
+// as --name=value or in the next word.
+type optWord struct {
+	word, name, value string
+	has               bool
+}
+
+// scanOpts reads the options at the start of args as npm and its peers
+// read them: up to the first word that is none ("-" is a word) or past
+// "--", an option that takesValue names, given without "=", taking the
+// next word as its value. rest are the words after them.
+func scanOpts(args []string, takesValue func(name string) bool) (opts []optWord, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return opts, args[i+1:]
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			return opts, args[i:]
+		}
+		o := optWord{word: a}
+		o.name, o.value, o.has = splitOpt(a)
+		if !o.has && takesValue(o.name) && i+1 < len(args) {
+			i++
+			o.value, o.has = args[i], true
+		}
+		opts = append(opts, o)
+	}
+	return opts, nil
 }
 
 // createValue are the options of npm init (and of pnpm, yarn and bun
@@ -1132,31 +1147,17 @@ var (
 // (npm init, npm init -y) writes a package.json and fetches nothing.
 func createFetches(runner string, args []string) []fetched {
 	unsure := ""
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		name, _, has := splitOpt(a)
-		switch {
-		case npxFlags[name] || createValue[name]:
-			if !has {
-				i++
-			}
-		case npxBool[name] || createBool[name] || has:
-		default:
-			unsure = a
+	takes := func(name string) bool { return npxFlags[name] || createValue[name] }
+	opts, rest := scanOpts(args, takes)
+	for _, o := range opts {
+		if !takes(o.name) && !npxBool[o.name] && !createBool[o.name] && !o.has {
+			unsure = o.word
 		}
 	}
-	if i >= len(args) {
+	if len(rest) == 0 {
 		return nil
 	}
-	pkg, fix, ok := createPackage(runner, args[i])
+	pkg, fix, ok := createPackage(runner, rest[0])
 	if !ok {
 		return nil
 	}
