@@ -1312,8 +1312,9 @@ func describeNode(n *jnode) string {
 	return n.Kind.String()
 }
 
-// checkScripts reports a command's script that does not exist: the program
-// when it is a path, and the first operand of a known interpreter.
+// checkScripts reports a command's script that does not exist: what
+// scriptsRun names of its first command, the program when it is a path
+// and the script of a known interpreter.
 //
 // In exec form the words are the expanded command and args, each taken
 // as written: no shell expands or splits them.
@@ -1326,29 +1327,8 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		words = append([]string{h.Expanded}, h.ExpandedArgs...)
 	} else {
 		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, projDir))
-		for len(words) > 0 && strings.Contains(words[0], "=") && !strings.Contains(words[0], "/") {
-			words = words[1:] // VAR=value prefixes
-		}
 	}
-	var cands []string
-	if len(words) == 0 {
-		return
-	}
-	prog := words[0]
-	if strings.Contains(prog, "/") {
-		cands = append(cands, prog)
-	} else if interpreters[prog] {
-		for _, w := range words[1:] {
-			if strings.HasPrefix(w, "-") {
-				if w == "-c" || w == "-e" || w == "-m" {
-					break // inline code, not a script
-				}
-				continue
-			}
-			cands = append(cands, w)
-			break
-		}
-	}
+	cands := scriptsRun(words)
 	for _, p := range cands {
 		if !h.Exec && strings.ContainsAny(p, "$`*?[") {
 			continue // left to the shell
@@ -1372,11 +1352,6 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 // userConfigRefused is why a shell-form plugin hook that references
 // ${user_config.*} is not run (Hook.NotRun): Claude Code never runs it.
 const userConfigRefused = "Claude Code refuses to run a shell-form plugin command that references ${user_config.*}"
-
-var interpreters = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "python": true, "python3": true,
-	"node": true, "deno": true, "bun": true, "ruby": true, "perl": true, "uv": false,
-}
 
 // expandVars substitutes ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PROJECT_DIR}
 // the way Claude Code does before running a plugin's command.

@@ -189,6 +189,22 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-script .claude/settings.json:1:63"},
 		},
 		{
+			name:  "deno run's missing script, not run",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "deno run -A scripts/x.ts"}]}]}}`},
+			want:  []string{"error discovery/missing-script .claude/settings.json:1:63"},
+			msg:   "hook script scripts/x.ts does not exist",
+		},
+		{
+			name:  "bun run of a package.json script",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun run lint"}]}]}}`},
+		},
+		{
+			name:  "missing script of uv run",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "FOO=a/b uv run --quiet check.py"}]}]}}`},
+			want:  []string{"error discovery/missing-script .claude/settings.json:1:63"},
+			msg:   "hook script check.py does not exist",
+		},
+		{
 			name:  "missing hooks file",
 			files: map[string]string{".claude-plugin/plugin.json": `{"name": "p", "hooks": "./nope.json"}`},
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
