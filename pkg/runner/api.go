@@ -1148,6 +1148,11 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		// a server's there at its index.
 		finds = append(finds, s.findings...)
 		finds = append(finds, planFinds...)
+		if o.Baseline != "" {
+			// The files of the tree the servers run, before any hook
+			// runs (serverFiles).
+			s.hashServerFiles()
+		}
 	}
 	if f := s.tooManyRuns("audit", plan, mine); f != nil {
 		// Nothing runs: the report says why, with what discovery found.

@@ -133,6 +133,42 @@ type BaselineServer struct {
 	// it is gone is placed; not compared (a server moved from .mcp.json
 	// to the manifest starts the same).
 	File string `json:"file"`
+	// Files are the files of the work tree its command runs
+	// (serverFiles), each with its SHA-256, sorted by path, compared as
+	// Starts is: [] where it runs none; nil (no "files") in a baseline
+	// written before they were kept, whose servers are compared on what
+	// they start alone (compareServerList).
+	Files []BaselineFile `json:"files"`
+}
+
+// BaselineFile is a file of the work tree a server runs, as a baseline
+// keeps it: its path, relative to the work tree and slash-separated, and
+// the hex SHA-256 of its content, "" where it could not be hashed
+// (hashTreeFile), which no later audit takes for unchanged.
+type BaselineFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// MarshalJSON writes bs as a baseline file holds it: "files" left out
+// where it keeps none (nil), [] where it keeps that the server runs no
+// file of the tree.
+func (bs BaselineServer) MarshalJSON() ([]byte, error) {
+	type plain BaselineServer // without this method
+	j := struct {
+		plain
+		Files any `json:"files,omitempty"`
+	}{plain: plain(bs)}
+	if bs.Files != nil {
+		j.Files = bs.Files
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // BaselineSkillShell is one shell line of a skill or command a baseline
@@ -924,6 +960,12 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	}
 	if !hasSchema {
 		return nil, bad(root.Pos, "not a vigiles baseline: want %s; it has no \"schema\"", want)
+	}
+	if lack, kept := filesLacking(root); lack != nil {
+		// vigiles keeps every server's files, or (before it kept them)
+		// none's: one without them beside another's was taken out, and
+		// would not be compared.
+		return nil, bad(lack.Pos, "a server with no \"files\" (or null), where %s keeps them: vigiles keeps the files of every server or of none, so one deleted would turn the comparison of what it runs off; restore it", kept)
 	}
 	b.lacks.servers, b.lacks.projectServers = !hasServers, !hasProjectServers
 	if b.Schema == BaselineSchema {
@@ -1722,8 +1764,14 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 		}
 		var sv BaselineServer
 		if err := stringFields(e, field, i, bad, []stringField{{"plugin", &sv.Plugin}, {"context", &sv.Context}, {"kind", &sv.Kind}, {"name", &sv.Name},
-			{"type", &sv.Type}, {"starts", &sv.Starts}, {"when", &sv.When}, {"file", &sv.File}}); err != nil {
+			{"type", &sv.Type}, {"starts", &sv.Starts}, {"when", &sv.When}, {"file", &sv.File}, {key: "files"}}); err != nil {
 			return nil, err
+		}
+		if f := e.get("files"); f != nil {
+			var err error
+			if sv.Files, err = loadServerFiles(f, bad, fmt.Sprintf("%q[%d]", field, i)); err != nil {
+				return nil, err
+			}
 		}
 		switch {
 		case !strings.HasPrefix(sv.Context, prefix):
@@ -1738,8 +1786,87 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 	return out, nil
 }
 
+// filesLacking is the first entry of a baseline's "servers" and
+// "projectServers" (root's) that has no "files" (or null) where another
+// entry has a list, and where that one is ("servers"[3]); nil where all
+// or none have one.
+func filesLacking(root *jnode) (*jnode, string) {
+	var lack *jnode
+	kept := ""
+	for _, m := range root.Members {
+		if (m.Key != "servers" && m.Key != "projectServers") || m.Value.Kind != jsonArray {
+			continue
+		}
+		for i, e := range m.Value.Elems {
+			switch f := e.get("files"); {
+			case f == nil || f.Kind == jsonNull:
+				if lack == nil {
+					lack = e
+				}
+			case kept == "":
+				kept = fmt.Sprintf("%q[%d]", m.Key, i)
+			}
+		}
+	}
+	if kept == "" {
+		return nil, ""
+	}
+	return lack, kept
+}
+
+// loadServerFiles reads a server's "files" (v; at names the server in
+// an error): null, as a baseline written before they were kept, is nil;
+// else a list of the files it runs (BaselineFile), never nil, each path
+// once, relative to the work tree and clean, as vigiles writes them, and
+// each sha256 64 lower-case hex digits or "" (not hashed). bad makes the
+// error at a place.
+func loadServerFiles(v *jnode, bad func(jpos, string, ...any) error, at string) ([]BaselineFile, error) {
+	if v.Kind == jsonNull {
+		return nil, nil
+	}
+	if v.Kind != jsonArray {
+		return nil, bad(v.Pos, `%s: "files": want a list of the files of the tree it runs, found %s`, at, v.Kind)
+	}
+	out := []BaselineFile{}
+	seen := map[string]bool{}
+	for j, e := range v.Elems {
+		if e.Kind != jsonObject {
+			return nil, bad(e.Pos, `%s: "files"[%d]: want an object, found %s`, at, j, e.Kind)
+		}
+		var f BaselineFile
+		if err := stringFields(e, "files", j, bad, []stringField{{"path", &f.Path}, {"sha256", &f.SHA256}}); err != nil {
+			return nil, err
+		}
+		switch {
+		case f.Path == "" || path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path || f.Path == ".." || strings.HasPrefix(f.Path, "../"):
+			return nil, bad(e.Pos, `%s: "files"[%d]: "path" %q: want a clean path relative to the work tree`, at, j, f.Path)
+		case !isSHA256Hex(f.SHA256) && f.SHA256 != "":
+			return nil, bad(e.Pos, `%s: "files"[%d]: "sha256" %q: want 64 lower-case hex digits, or "" for a file that could not be hashed`, at, j, f.SHA256)
+		case seen[f.Path]:
+			return nil, bad(e.Pos, `%s: "files"[%d]: %q is listed again: vigiles keeps each file once`, at, j, f.Path)
+		}
+		seen[f.Path] = true
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// isSHA256Hex says whether s is a SHA-256 as hex.EncodeToString writes
+// it.
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // stringField is a field of a baseline's list entry that holds a string,
-// by its key.
+// by its key; one with no dst is the caller's to read, of another kind.
 type stringField struct {
 	key string
 	dst *string
@@ -1757,6 +1884,9 @@ func stringFields(e *jnode, field string, i int, bad func(jpos, string, ...any) 
 				keys[j] = f.key
 			}
 			return bad(m.KeyPos, `%q[%d]: unknown field %q: want %s and %s`, field, i, m.Key, strings.Join(keys[:len(keys)-1], ", "), keys[len(keys)-1])
+		}
+		if fields[k].dst == nil {
+			continue
 		}
 		if m.Value.Kind != jsonString {
 			return bad(m.Value.Pos, `%q[%d]: %q: want a string, found %s`, field, i, m.Key, m.Value.Kind)
@@ -1882,13 +2012,14 @@ func serverSubject(id serverIdent) string {
 
 // keptServers is what a baseline keeps of started (session.started,
 // session.projectStarted), sorted, in the tree's form (as starts made
-// it): never nil.
+// it), each with the files it runs (hashServerFiles: nil, kept as none
+// recorded, where they were not hashed): never nil.
 func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range started {
 		sv, f := st.sv, st.form()
 		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: sv.Name, Type: f.typ,
-			Starts: f.starts, When: f.when, File: sv.Location.File})
+			Starts: f.starts, When: f.when, File: sv.Location.File, Files: st.files})
 	}
 	sortServers(out)
 	return out
@@ -1979,9 +2110,17 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 			// vouches for one declared now.
 			if q := byForm[f]; len(q) > 0 {
 				used[q[0]], byForm[f] = true, q[1:]
+				sd, ff := filesDrift(id, st, all[q[0]], sev)
+				drift, out = append(drift, sd...), append(out, ff...)
+				if len(ff) > 0 {
+					continue // stays its warning, beside them
+				}
 				fd := &finds[st.finding]
 				fd.Severity = report.SeverityNotice
 				fd.Message = "accepted in the baseline as it is: " + fd.Message
+				if all[q[0]].Files == nil && sev != report.SeverityNotice {
+					fd.Message += "; the baseline keeps no hashes of the files of the tree it runs yet (written before vigiles kept them), so a script of it rewritten under the same command line is not compared: `vigiles audit --update-baseline` keeps them (review its diff)"
+				}
 				continue
 			}
 			changed = append(changed, st)
@@ -2057,6 +2196,79 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(bs.form()), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
 			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), owner, why)})
+	}
+	return drift, out
+}
+
+// filesDrift compares the files of the tree st runs now (serverFiles)
+// with those bs keeps, bs being the server the baseline accepts with
+// st's form (id): none where it keeps none (a baseline written before
+// they were kept, compared on what the server starts alone). A file
+// whose hash differs (hashed now where the baseline's could not be, or
+// the other way), that it runs now and did not, or ran and does not, is a
+// server-changed drift and error (sev), naming each with the first 12
+// hex digits of its hash on each side; a file it runs that could not be
+// hashed now, or one past maxServerFiles, is a baseline/not-recorded
+// error (sev) besides: a change there cannot be ruled out.
+func filesDrift(id serverIdent, st startedServer, bs BaselineServer, sev report.Severity) ([]report.Drift, []report.Finding) {
+	if bs.Files == nil {
+		return nil, nil
+	}
+	sv := st.sv
+	what, name, plugin := kindName(id.kind), shownCut(sv.Name, maxMonitorName), sv.owner()
+	hash := func(f BaselineFile) string {
+		if f.SHA256 == "" {
+			return "(not hashed)"
+		}
+		return "sha256:" + f.SHA256[:12]
+	}
+	short := func(f BaselineFile) string { return shownName(f.Path) + " " + hash(f) }
+	was := make(map[string]BaselineFile, len(bs.Files))
+	for _, f := range bs.Files {
+		was[f.Path] = f
+	}
+	var olds, nows, said []string
+	var ev strings.Builder
+	ev.WriteString("- the baseline, + now\n")
+	for _, f := range st.files {
+		old, ok := was[f.Path]
+		delete(was, f.Path)
+		switch {
+		case !ok:
+			nows = append(nows, short(f))
+			said = append(said, shownName(f.Path)+" is new to it ("+short(f)+")")
+			ev.WriteString("+ " + short(f) + "\n")
+		case old.SHA256 != f.SHA256:
+			olds, nows = append(olds, short(old)), append(nows, short(f))
+			said = append(said, shownName(f.Path)+" changed ("+hash(old)+", now "+hash(f)+")")
+			ev.WriteString("- " + short(old) + "\n+ " + short(f) + "\n")
+		}
+	}
+	for _, f := range bs.Files {
+		if _, gone := was[f.Path]; gone {
+			olds = append(olds, short(f))
+			said = append(said, "it no longer runs "+shownName(f.Path)+" ("+short(f)+")")
+			ev.WriteString("- " + short(f) + "\n")
+		}
+	}
+	var drift []report.Drift
+	var out []report.Finding
+	if len(said) > 0 {
+		more := ""
+		if len(said) > maxNotAgain {
+			more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
+			said = said[:maxNotAgain]
+		}
+		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: cutBytes(strings.Join(olds, "; "), maxEvidence), Now: cutBytes(strings.Join(nows, "; "), maxEvidence), Location: sv.Location})
+		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: sv.Location, Title: "changed since the baseline",
+			Message: fmt.Sprintf("%s %s of %s starts as the baseline accepted, but runs files of the tree other than it accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s%s",
+				what, name, plugin, strings.Join(said, "; "), more),
+			Evidence: ev.String()})
+	}
+	if len(st.unhashed) > 0 {
+		out = append(out, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: sv.Location,
+			Message: fmt.Sprintf("%s %s of %s runs files of the tree that vigiles could not hash, so a change to them since the baseline cannot be ruled out: %s",
+				what, name, plugin, strings.Join(st.unhashed, "; "))})
 	}
 	return drift, out
 }

@@ -94,11 +94,13 @@ func TestBaselineKeepsServers(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
+	// None runs a file of the tree (a/db is not there): each keeps so.
+	none := []BaselineFile{}
 	want := []BaselineServer{
-		{Plugin: "a", Context: "plugin:a", Kind: "lsp", Name: "rs", Type: "stdio", Starts: "rust-analyzer", File: "a/.lsp.json"},
-		{Plugin: "a", Context: "plugin:a", Kind: "mcp", Name: "api", Type: "http", Starts: "https://mcp.example.test/ (headers sent: Authorization; with the values of TOKEN); headersHelper: ./helper.sh", File: "a/.mcp.json"},
-		{Plugin: "a", Context: "plugin:a", Kind: "mcp", Name: "db", Type: "stdio", Starts: "a/db --data '~/.claude/plugins/data/a-mk/x' (environment: NODE_OPTIONS='--require ./hook.js')", File: "a/.mcp.json"},
-		{Plugin: "a", Context: "plugin:a", Kind: "monitor", Name: "tail", Starts: "tail -F log", File: "a/monitors/monitors.json"},
+		{Plugin: "a", Context: "plugin:a", Kind: "lsp", Name: "rs", Type: "stdio", Starts: "rust-analyzer", File: "a/.lsp.json", Files: none},
+		{Plugin: "a", Context: "plugin:a", Kind: "mcp", Name: "api", Type: "http", Starts: "https://mcp.example.test/ (headers sent: Authorization; with the values of TOKEN); headersHelper: ./helper.sh", File: "a/.mcp.json", Files: none},
+		{Plugin: "a", Context: "plugin:a", Kind: "mcp", Name: "db", Type: "stdio", Starts: "a/db --data '~/.claude/plugins/data/a-mk/x' (environment: NODE_OPTIONS='--require ./hook.js')", File: "a/.mcp.json", Files: none},
+		{Plugin: "a", Context: "plugin:a", Kind: "monitor", Name: "tail", Starts: "tail -F log", File: "a/monitors/monitors.json", Files: none},
 	}
 	if d := cmp.Diff(want, got.Servers); d != "" {
 		t.Errorf("the baseline's servers (-want +got):\n%s", d)
@@ -263,6 +265,12 @@ func TestBaselineServersRefused(t *testing.T) {
 		{`[{"plugin": "a", "context": "project:.", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json"}]`, `is no plugin's`},
 		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": 1, "file": "a/.mcp.json"}]`, `"starts": want a string`},
 		{`[{"plugin": "a", "context": "plugin:a", "kind": "monitor", "name": "s", "starts": "x", "when": null, "file": "a/m.json"}]`, `"when": want a string`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": {}}]`, `"files": want a list`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": [{"path": "a/x.js", "sha256": "ABC"}]}]`, `"sha256" "ABC": want 64 lower-case hex digits`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": [{"path": "../x.js", "sha256": ""}]}]`, `"path" "../x.js": want a clean path relative to the work tree`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": [{"path": "a/x.js", "sha256": ""}, {"path": "a/x.js", "sha256": ""}]}]`, `"a/x.js" is listed again`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": [{"path": "a/x.js", "sha": ""}]}]`, `"files"[0]: unknown field "sha": want path and sha256`},
+		{`[{"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "s", "starts": "x", "file": "a/.mcp.json", "files": []}, {"plugin": "a", "context": "plugin:a", "kind": "mcp", "name": "t", "starts": "x", "file": "a/.mcp.json"}]`, `a server with no "files" (or null), where "servers"[0] keeps them`},
 	} {
 		dir := makeTree(t, map[string]string{
 			"a/hooks/hooks.json": serverStopHook,

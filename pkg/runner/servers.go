@@ -867,7 +867,7 @@ func (s *session) serverFindings() {
 			sev, msg = report.SeverityNotice, off+msg
 			s.offServers = append(s.offServers, sv.ident())
 		} else {
-			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), finding: len(s.findings)})
+			s.started = append(s.started, startedServer{sv: sv, starts: sv.starts(p.dataDir, newTreeForm(s.dir)), dataDir: p.dataDir, finding: len(s.findings)})
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 		s.serverFetchedCode(sv, off)
@@ -882,6 +882,14 @@ type startedServer struct {
 	sv      *Server
 	starts  string
 	finding int
+	// dataDir is its plugin's data directory, as Server.expand takes it
+	// ("" for a project's).
+	dataDir string
+	// files are the files of the tree it runs, hashed, and unhashed what
+	// of them could not be (serverFiles): nil until hashServerFiles,
+	// which an audit against a baseline calls.
+	files    []BaselineFile
+	unhashed []string
 }
 
 // context is s's context as a baseline keeps it: "plugin:" and its

@@ -1,0 +1,256 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// A server Claude Code starts runs files of the work tree: the program
+// its command names where that is a path in the tree, and the script an
+// interpreter is given (scriptsRun). A baseline keeps the SHA-256 of each
+// (BaselineServer.Files), so that a server.js rewritten under the same
+// command line is not the server accepted.
+
+// maxServerFiles bounds the files of the tree a baseline keeps of one
+// server; maxServerFileSize the size of one that is hashed. Each is read
+// whole, once an audit against a baseline: a bound on the work a tree
+// can make it do.
+const (
+	maxServerFiles    = 64
+	maxServerFileSize = 256 << 20
+)
+
+// serverFiles are the files of the work tree that sv's command runs
+// (dataDir its plugin's data directory, as Server.expand takes it), each
+// hashed, sorted by path: never nil. problems says, one a line, what
+// could not be hashed (a file with SHA256 "": larger than
+// maxServerFileSize, unreadable, no regular file) and where files past
+// maxServerFiles were left out: a change there cannot be ruled out.
+//
+// A stdio server's words are its command and args, expanded; a
+// monitor's, a settings command's and a remote server's headersHelper
+// are shell lines, every simple command of which is read, and so is the
+// line sh -c, bash -c … are given (to maxShellDepth). A relative path is
+// taken from the directory the command runs in (the work tree for a
+// plugin's, its project's for a project's), and after a cd from where it
+// leads; after a cd vigiles cannot follow, only a path that begins with
+// ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PROJECT_DIR} is. A path that still
+// holds a variable, begins with ~, leads out of the tree (by "..", or
+// through a symbolic link), or is not there, or is a directory, is not
+// among them.
+func (s *session) serverFiles(sv *Server, dataDir string) (files []BaselineFile, problems []string) {
+	w := fileWalk{s: s, seen: map[string]bool{}, files: []BaselineFile{}}
+	pluginRoot, projectDir := sv.PluginRoot, "."
+	if sv.InProject {
+		pluginRoot, projectDir = "", sv.PluginRoot
+	}
+	pairs := []string{"${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir}
+	if pluginRoot != "" {
+		pairs = append(pairs, "${CLAUDE_PLUGIN_ROOT}", pluginRoot, "$CLAUDE_PLUGIN_ROOT", pluginRoot)
+	}
+	w.vars = strings.NewReplacer(pairs...)
+	switch {
+	case sv.Kind == ServerMonitor || sv.Kind == ServerSettings:
+		w.line(sv.Command, projectDir, 0)
+	case sv.Type == "stdio":
+		argv := []string{sv.expand(sv.Command, dataDir)}
+		for _, a := range sv.Args {
+			argv = append(argv, sv.expand(a, dataDir))
+		}
+		dir := projectDir
+		w.command(argv, &dir, 0)
+	case sv.HeadersHelper != "":
+		w.line(sv.HeadersHelper, projectDir, 0)
+	}
+	slices.SortFunc(w.files, func(a, b BaselineFile) int { return strings.Compare(a.Path, b.Path) })
+	if w.more {
+		w.problems = append(w.problems, fmt.Sprintf("it runs more than the %d files of the tree vigiles hashes for one server: the rest are not compared", maxServerFiles))
+	}
+	return w.files, w.problems
+}
+
+// fileWalk gathers the files of the tree a server's commands run
+// (serverFiles): each once, in the order named, to maxServerFiles.
+type fileWalk struct {
+	s        *session
+	vars     *strings.Replacer
+	seen     map[string]bool
+	files    []BaselineFile
+	problems []string
+	more     bool
+}
+
+// line reads the shell line text, run in dir (relative to the work tree)
+// at depth.
+func (w *fileWalk) line(text, dir string, depth int) {
+	for _, c := range shellCommands(text) {
+		w.command(c.words, &dir, depth)
+	}
+}
+
+// command reads one simple command's words, run in *dir ("" where a cd
+// led where vigiles cannot follow), which a cd changes for the commands
+// after it.
+func (w *fileWalk) command(words []string, dir *string, depth int) {
+	words = commandWords(words)
+	if len(words) == 0 {
+		return
+	}
+	if words[0] == "cd" || words[0] == "pushd" {
+		to := ""
+		if len(words) == 2 {
+			to, _ = w.path(words[1], *dir)
+		}
+		*dir = to
+		return
+	}
+	if c := shellCArg(words); c != "" && depth < maxShellDepth {
+		// Its own shell: a cd there leaves this one's directory be.
+		w.line(c, *dir, depth+1)
+		return
+	}
+	for _, p := range scriptsRun(words) {
+		if rel, ok := w.path(p, *dir); ok {
+			w.add(rel)
+		}
+	}
+}
+
+// path is p (as written, run in dir) relative to the work tree, cleaned:
+// false where it still holds a variable, begins with ~, is relative to a
+// directory vigiles could not follow, or leads out by "..".
+func (w *fileWalk) path(p, dir string) (string, bool) {
+	anchored := strings.HasPrefix(p, "${CLAUDE_") || strings.HasPrefix(p, "$CLAUDE_")
+	p = w.vars.Replace(p)
+	if p == "" || strings.ContainsAny(p, "$`") || strings.HasPrefix(p, "~") {
+		return "", false
+	}
+	var rel string
+	switch {
+	case filepath.IsAbs(p):
+		r, err := relTo(w.s.dir, filepath.Clean(p))
+		if err != nil {
+			return "", false
+		}
+		rel = r
+	case dir == "" && !anchored:
+		return "", false
+	default:
+		if anchored {
+			dir = "."
+		}
+		rel = filepath.ToSlash(filepath.Clean(filepath.Join(dir, p)))
+	}
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
+}
+
+// add hashes the file rel names, where it is one of the tree.
+func (w *fileWalk) add(rel string) {
+	if w.seen[rel] {
+		return
+	}
+	abs, fi, err := beneath(w.s.dir, w.s.dir, filepath.Join(w.s.dir, filepath.FromSlash(rel)))
+	if err != nil || fi.IsDir() {
+		return // not there, a directory, or through a link out of the tree
+	}
+	w.seen[rel] = true
+	if len(w.files) == maxServerFiles {
+		w.more = true
+		return
+	}
+	sum, why := hashTreeFile(abs, fi)
+	if why != "" {
+		w.problems = append(w.problems, shownName(rel)+" "+why)
+	}
+	w.files = append(w.files, BaselineFile{Path: rel, SHA256: sum})
+}
+
+// hashTreeFile is the hex SHA-256 of the file at abs (no link on its
+// way: beneath resolved it), whose Lstat info is fi, read as a stream;
+// "" and why where it is not hashed: no regular file, larger than
+// maxServerFileSize, or unreadable.
+func hashTreeFile(abs string, fi fs.FileInfo) (sum, why string) {
+	if !fi.Mode().IsRegular() {
+		return "", "is " + fileKind(fi.Mode()) + ", not a file vigiles hashes"
+	}
+	if fi.Size() > maxServerFileSize {
+		return "", fmt.Sprintf("is larger than the %d MiB vigiles hashes", maxServerFileSize>>20)
+	}
+	// O_NOFOLLOW: a link put in its place since is not followed;
+	// O_NONBLOCK: nor does a FIFO put there block the audit.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", "could not be read: " + unwrapPathError(err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", "could not be read: it is no longer a regular file"
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxServerFileSize+1))
+	switch {
+	case err != nil:
+		return "", "could not be read: " + unwrapPathError(err)
+	case n > maxServerFileSize:
+		return "", fmt.Sprintf("is larger than the %d MiB vigiles hashes", maxServerFileSize>>20)
+	}
+	return hex.EncodeToString(h.Sum(nil)), ""
+}
+
+// unwrapPathError is err without the path an *fs.PathError names (the
+// checkout's, which a finding does not show).
+func unwrapPathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// shellCArg is the line a shell's -c gives it to run (sh -c 'node x.js',
+// bash -lc …), "" where words run no shell so.
+func shellCArg(words []string) string {
+	switch progName(words[0]) {
+	case "sh", "bash", "zsh", "dash":
+	default:
+		return ""
+	}
+	for i, a := range words[1:] {
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			return ""
+		}
+		if strings.HasPrefix(a, "--") {
+			continue
+		}
+		if strings.Contains(a, "c") && i+2 < len(words) {
+			return words[i+2]
+		}
+	}
+	return ""
+}
+
+// hashServerFiles fills, once, the files of the tree each server Claude
+// Code starts runs (startedServer.files, serverFiles), which a baseline
+// keeps and compares: before the hooks run, so that what a run of one
+// with --sandbox off leaves in the tree is not taken for the checkout's.
+func (s *session) hashServerFiles() {
+	for _, l := range [][]startedServer{s.started, s.projectStarted} {
+		for i := range l {
+			if l[i].files == nil {
+				l[i].files, l[i].unhashed = s.serverFiles(l[i].sv, l[i].dataDir)
+			}
+		}
+	}
+}
