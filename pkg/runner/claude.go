@@ -1152,11 +1152,20 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		}
 	}
 	if m, ok := h.member("timeout"); ok {
-		if m.Value.Kind != jsonNumber || !(m.Value.Num > 0) || math.IsInf(m.Value.Num, 0) || m.Value.Num > 86400 {
-			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.timeout: want a positive number of seconds (at most 86400), found %s", where, describeNode(m.Value))
+		// Claude Code takes any positive number of seconds: a run
+		// waits no longer than its own bound all the same
+		// (maxHookTimeout), so a large one is read, not refused.
+		if n := m.Value.Num; m.Value.Kind != jsonNumber || !(n > 0) || math.IsInf(n, 0) {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.timeout: want a positive number of seconds, found %s", where, describeNode(m.Value))
 			bad = true
 		} else {
-			hook.Timeout = time.Duration(m.Value.Num * float64(time.Second))
+			hook.Timeout = time.Duration(min(n, maxTimeoutSeconds) * float64(time.Second))
+			switch {
+			case n > maxTimerSeconds:
+				c.find(RuleWrongType, report.SeverityWarning, c.loc(file, m.Value.Pos), "%s.timeout: %s seconds is past the longest timer Node.js keeps (%d seconds, about 24.8 days), which it replaces with one of a millisecond: Claude Code may end the hook at once; write the seconds it may take", where, strconv.FormatFloat(n, 'f', -1, 64), maxTimerSeconds)
+			case n >= 1000 && n == math.Trunc(n) && math.Mod(n, 1000) == 0:
+				c.find(RuleWrongType, report.SeverityWarning, c.loc(file, m.Value.Pos), "%s.timeout: %s is read in seconds (%s), not milliseconds: if %g seconds were meant, write %g", where, strconv.FormatFloat(n, 'f', -1, 64), time.Duration(n*float64(time.Second)), n/1000, n/1000)
+			}
 		}
 	}
 	if m, ok := h.member("if"); ok {
@@ -1348,6 +1357,14 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		}
 	}
 }
+
+// maxTimerSeconds is the longest timeout, in seconds, Node.js keeps
+// (2^31-1 ms); maxTimeoutSeconds bounds the one vigiles reads, so that
+// its duration does not overflow.
+const (
+	maxTimerSeconds   = 2147483
+	maxTimeoutSeconds = 1e9
+)
 
 // userConfigRefused is why a shell-form plugin hook that references
 // ${user_config.*} is not run (Hook.NotRun): Claude Code never runs it.
