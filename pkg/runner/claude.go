@@ -1037,7 +1037,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		if _, err := compileMatcherFor(event, matcher); errors.Is(err, ErrUnsupportedMatcher) {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].%v; it is treated as matching everything so the hook is not missed, and a check that selects the hook by it is an error", event, gi, err)
 		} else if err != nil {
-			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v", event, gi, matcher, err)
+			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v%s", event, gi, matcher, err, ruleMatcherHint(matcher))
 		}
 	}
 	hm, ok := g.member("hooks")
@@ -1358,6 +1358,22 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 	}
 }
 
+// permissionRule matches a permission rule written where a matcher goes
+// (Write(docs/**), Bash(git push:*)): a tool's name and its argument's
+// pattern in parentheses.
+var permissionRule = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$`)
+
+// ruleMatcherHint is, for a matcher written as a permission rule, the
+// way to say it: the tool as the matcher, the rule as the handler's
+// "if"; "" for any other matcher.
+func ruleMatcherHint(matcher string) string {
+	m := permissionRule.FindStringSubmatch(matcher)
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf(`; it reads as a permission rule, which a matcher is not: to run the hook for %s calls that match it, write "matcher": %q and, on the handler, "if": %q`, m[1], m[1], matcher)
+}
+
 // maxTimerSeconds is the longest timeout, in seconds, Node.js keeps
 // (2^31-1 ms); maxTimeoutSeconds bounds the one vigiles reads, so that
 // its duration does not overflow.
@@ -1470,7 +1486,11 @@ func (c *claudeDisc) marketplace(root string) {
 				continue
 			}
 			if err != nil || !fi.IsDir() {
-				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is not a directory", i, name, s)
+				what := "is not a directory"
+				if errors.Is(err, fs.ErrNotExist) {
+					what = "does not exist"
+				}
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q %s", i, name, s, what)
 				continue
 			}
 			if name != "" {
