@@ -2064,24 +2064,14 @@ func (s *session) hookFetchedCode() {
 func (s *session) serverFetchedCode(sv *Server, off string) {
 	var fs []fetched
 	var cmds [][]string
-	who := ""
 	switch {
-	case sv.Kind == ServerMonitor:
+	case sv.Kind == ServerMonitor || sv.Kind == ServerSettings || sv.Kind == ServerSkillShell:
 		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
-		who = fmt.Sprintf("plugin %s's background monitor %s", shownCut(sv.Plugin, maxMonitorName), shownCut(sv.Name, maxMonitorName))
-	case sv.Kind == ServerSettings:
-		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
-		who = fmt.Sprintf("%s's settings command %s", sv.owner(), shownCut(sv.Name, maxMonitorName))
-	case sv.Kind == ServerSkillShell:
-		fs, cmds = fetchesInShell(sv.Command, 0), commandsOf(sv.Command)
-		who = fmt.Sprintf("%s's %s %s, in a shell line,", sv.owner(), sv.Name, shownName(sv.Location.File))
 	case sv.Type == "stdio":
 		argv := append([]string{sv.Command}, sv.Args...)
 		fs, cmds = fetchesInArgv(argv), [][]string{commandWords(argv)}
-		who = fmt.Sprintf("%s's %s %s", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
 	case sv.HeadersHelper != "":
 		fs, cmds = fetchesInShell(sv.HeadersHelper, 0), commandsOf(sv.HeadersHelper)
-		who = fmt.Sprintf("%s's %s %s, in its headersHelper,", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
 	}
 	pluginRoot, projectDir := sv.PluginRoot, "."
 	if sv.InProject {
@@ -2091,9 +2081,26 @@ func (s *session) serverFetchedCode(sv *Server, off string) {
 	if len(fs) == 0 {
 		return
 	}
-	msg, sev := fetchedMessage(who, fs)
+	msg, sev := fetchedMessage(serverWho(sv), fs)
 	if off != "" {
 		sev, msg = report.SeverityNotice, off+msg
 	}
 	s.findings = append(s.findings, report.Finding{Rule: RuleFetchedCode, Severity: sev, Location: sv.Location, Message: msg})
+}
+
+// serverWho names the server (monitor, settings command, shell line) sv
+// in a finding about what its command runs: for a remote server, its
+// headersHelper.
+func serverWho(sv *Server) string {
+	switch {
+	case sv.Kind == ServerMonitor:
+		return fmt.Sprintf("plugin %s's background monitor %s", shownCut(sv.Plugin, maxMonitorName), shownCut(sv.Name, maxMonitorName))
+	case sv.Kind == ServerSettings:
+		return fmt.Sprintf("%s's settings command %s", sv.owner(), shownCut(sv.Name, maxMonitorName))
+	case sv.Kind == ServerSkillShell:
+		return fmt.Sprintf("%s's %s %s, in a shell line,", sv.owner(), sv.Name, shownName(sv.Location.File))
+	case sv.Type == "stdio":
+		return fmt.Sprintf("%s's %s %s", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
+	}
+	return fmt.Sprintf("%s's %s %s, in its headersHelper,", sv.declarer(), kindName(sv.Kind), shownCut(sv.Name, maxMonitorName))
 }

@@ -327,6 +327,7 @@ func (s *session) projectServerFinding(sv *Server) {
 	}
 	s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 	s.serverFetchedCode(sv, off)
+	s.serverMissingScripts(sv, "", off)
 }
 
 // pluginSettings names the command the settings.json at the root of the

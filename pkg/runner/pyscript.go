@@ -264,11 +264,7 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 // readTreeFile reads up to maxScriptRead bytes of the regular file rel
 // (relative to the work tree), where it is one beneath the tree.
 func (s *session) readTreeFile(rel string) (string, bool) {
-	dirReal, err := filepath.EvalSymlinks(s.dir)
-	if err != nil {
-		return "", false
-	}
-	abs, fi, err := beneath(s.dir, dirReal, filepath.Join(s.dir, rel))
+	abs, fi, err := beneath(s.dir, s.dir, filepath.Join(s.dir, rel)) // s.dir has no link on it
 	if err != nil || !fi.Mode().IsRegular() {
 		return "", false
 	}

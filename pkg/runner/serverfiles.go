@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/vigiles/action/pkg/report"
 )
 
 // A server Claude Code starts runs files of the work tree: the program
@@ -48,7 +50,15 @@ const (
 // through a symbolic link), or is not there, or is a directory, is not
 // among them.
 func (s *session) serverFiles(sv *Server, dataDir string) (files []BaselineFile, problems []string) {
-	w := fileWalk{s: s, seen: map[string]bool{}, files: []BaselineFile{}}
+	w := s.walkServer(sv, dataDir, true)
+	return w.files, w.problems
+}
+
+// walkServer walks the files of the tree sv's command runs, as
+// serverFiles says, hashing each where hash says so; the walk's missing
+// are those it names that are not there.
+func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
+	w := &fileWalk{s: s, seen: map[string]bool{}, files: []BaselineFile{}, hash: hash}
 	pluginRoot, projectDir := sv.PluginRoot, "."
 	if sv.InProject {
 		pluginRoot, projectDir = "", sv.PluginRoot
@@ -75,7 +85,32 @@ func (s *session) serverFiles(sv *Server, dataDir string) (files []BaselineFile,
 	if w.more {
 		w.problems = append(w.problems, fmt.Sprintf("it runs more than the %d files of the tree vigiles hashes for one server: the rest are not compared", maxServerFiles))
 	}
-	return w.files, w.problems
+	return w
+}
+
+// serverMissingScripts names each file of the tree that sv's command
+// runs (as serverFiles finds them) that is not there: Claude Code's
+// start of it fails (RuleMissingScript). A warning, not an error as for
+// a hook: vigiles runs no server, and one that cannot start runs
+// nothing; a notice where off (its own finding's "turned off: …; ")
+// says the settings turn it off.
+func (s *session) serverMissingScripts(sv *Server, dataDir, off string) {
+	if sv.Kind == ServerSkillShell {
+		return
+	}
+	w := s.walkServer(sv, dataDir, false)
+	for _, rel := range w.missing {
+		sev := report.SeverityWarning
+		msg := fmt.Sprintf("%s runs %s, which is not in the tree: Claude Code's start of it fails", serverWho(sv), shownName(rel))
+		if !sv.InProject && sv.PluginRoot != "." && !strings.HasPrefix(rel, sv.PluginRoot+"/") {
+			// Taken from the directory Claude Code starts it in.
+			msg += fmt.Sprintf(" (a relative path is taken from the directory Claude Code runs it in, the project's, not the plugin's: write ${CLAUDE_PLUGIN_ROOT}/%s for the plugin's file)", shownName(rel))
+		}
+		if off != "" {
+			sev, msg = report.SeverityNotice, off+msg
+		}
+		s.findings = append(s.findings, report.Finding{Rule: RuleMissingScript, Severity: sev, Location: sv.Location, Message: msg})
+	}
 }
 
 // fileWalk gathers the files of the tree a server's commands run
@@ -87,6 +122,10 @@ type fileWalk struct {
 	files    []BaselineFile
 	problems []string
 	more     bool
+	// hash says whether the files are hashed; missing are those named
+	// that are not there, in the order named.
+	hash    bool
+	missing []string
 }
 
 // line reads the shell line text, run in dir (relative to the work tree)
@@ -162,12 +201,20 @@ func (w *fileWalk) add(rel string) {
 		return
 	}
 	abs, fi, err := beneath(w.s.dir, w.s.dir, filepath.Join(w.s.dir, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) && len(w.missing) < maxServerFiles {
+		w.seen[rel] = true
+		w.missing = append(w.missing, rel)
+	}
 	if err != nil || fi.IsDir() {
 		return // not there, a directory, or through a link out of the tree
 	}
 	w.seen[rel] = true
 	if len(w.files) == maxServerFiles {
 		w.more = true
+		return
+	}
+	if !w.hash {
+		w.files = append(w.files, BaselineFile{Path: rel})
 		return
 	}
 	sum, why := hashTreeFile(abs, fi)

@@ -871,6 +871,7 @@ func (s *session) serverFindings() {
 		}
 		s.findings = append(s.findings, report.Finding{Rule: sv.rule(), Severity: sev, Location: sv.Location, Message: msg})
 		s.serverFetchedCode(sv, off)
+		s.serverMissingScripts(sv, p.dataDir, off)
 	}
 }
 
