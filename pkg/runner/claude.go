@@ -1353,7 +1353,13 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		// Through a link that leads out, nothing is said either way.
 		if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, fs.ErrNotExist) {
 			shown, _ := relTo(c.dir, abs)
-			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs", shown)
+			how := ""
+			if w := commandWords(words); len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0] {
+				// python's status for a script it cannot open is 2,
+				// the status Claude Code reads as a block.
+				how = " with exit status 2, which Claude Code reads as a blocking error where the event takes one (a PreToolUse hook then blocks every call it matches, a Stop hook keeps the turn from ending)"
+			}
+			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
 	}
 }
