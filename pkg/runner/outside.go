@@ -106,13 +106,18 @@ func (s *session) outsidePlugins() {
 					from = "the marketplace " + shownName(market) + " that Claude Code adds by itself (source " + src + ")"
 				}
 			}
+			msg := fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it%s, to audit it",
+				shownName(v.file), shownName(k), from, vendorHint(market))
 			if inTree {
-				from += ", not from the repository's marketplace of that name, which vigiles audited"
+				// The repository holds a marketplace of that name,
+				// audited: the source may well be this repository, which
+				// only a checkout's origin remote tells.
+				msg = fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
+					shownName(v.file), shownName(k), from)
 			}
 			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
 				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
-				Message: fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it%s, to audit it",
-					shownName(v.file), shownName(k), from, vendorHint(market))})
+				Message: msg})
 		}
 	}
 }

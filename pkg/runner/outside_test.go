@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -164,5 +166,34 @@ func TestOutsidePluginOfTheRepositoryItself(t *testing.T) {
 				t.Errorf("warned %v, want %v: %v", got, tc.warn, findingLines(rep.Findings))
 			}
 		})
+	}
+}
+
+// TestOutsidePluginOfAMarketplaceOfTheRepository: where the repository
+// holds the marketplace the settings name by a remote source that its
+// checkout's origin does not name (a release archive, a fork), the
+// warning says the audited marketplace is not what Claude Code installs,
+// and how to make it so: a checkout whose origin names the source, or a
+// source pointed at the repository's own directory; not to vendor what
+// is vendored already.
+func TestOutsidePluginOfAMarketplaceOfTheRepository(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "ours", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/hooks/hooks.json":      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".claude/settings.json":           `{"enabledPlugins": {"p@ours": true}, "extraKnownMarketplaces": {"ours": {"source": {"source": "github", "repo": "org/repo"}}}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleOutsidePlugin {
+			got = append(got, f.Message)
+		}
+	}
+	want := []string{`.claude/settings.json turns on the plugin p@ours, which Claude Code installs from the marketplace ours that extraKnownMarketplaces names (source {"repo":"org/repo","source":"github"}), outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outside-plugin findings (-want +got):\n%s", diff)
 	}
 }
