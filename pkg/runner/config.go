@@ -131,7 +131,12 @@ type Check struct {
 	Input   map[string]any
 	Payload map[string]any
 	Timeout time.Duration
-	Expect  []*Expectation
+	// Env is what the check adds to the environment Claude Code itself
+	// runs in, NAME=VALUE in the order written, which its hooks inherit
+	// (CLAUDE_CODE_REMOTE=true, as a Claude Code web session sets it):
+	// under the settings' env and what Claude Code sets in each hook.
+	Env    []string
+	Expect []*Expectation
 }
 
 // Expectation kinds.
@@ -1191,6 +1196,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)") },
 		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
 		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout", false) },
+		"env":     func(k, v *yaml.Node) { c.Env = p.checkEnv(v) },
 		"expect":  func(k, v *yaml.Node) { expectNode = v },
 	})
 	if n.Kind != yaml.MappingNode {
@@ -1485,4 +1491,43 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Loc.Line < out[j].Loc.Line })
 	return out
+}
+
+// envName matches an environment variable's name a check may set.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// hookOwnEnv are the variables Claude Code sets in each hook it runs, as
+// vigiles sets them (runSettings.spec), which a check's env may not set:
+// its value would not be the one Claude Code gives.
+var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION": true, "CLAUDE_CODE_SESSION_ID": true,
+	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, "CLAUDE_ENV_FILE": true, "CLAUDE_PID": true}
+
+// checkEnv reads a check's env: a mapping of variable names to scalar
+// values (a string, a number or a boolean, as written: true is "true"),
+// each NAME=VALUE, in the order written.
+func (p *cfgParser) checkEnv(n *yaml.Node) []string {
+	if n.Kind != yaml.MappingNode {
+		p.errAt(n, "check env: want a mapping of variable names to values, such as {CLAUDE_CODE_REMOTE: \"true\"}, found %s", nodeKind(n))
+		return nil
+	}
+	var env []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch {
+		case k.Kind != yaml.ScalarNode || !envName.MatchString(k.Value):
+			p.errAt(k, "check env: %s is no variable name: want letters, digits and _, not starting with a digit", nodeKind(k))
+			continue
+		case hookOwnEnv[k.Value] || strings.HasPrefix(k.Value, "CLAUDE_PLUGIN_OPTION_"):
+			p.errAt(k, "check env: %s is set by Claude Code in each hook it runs, as vigiles sets it: a check cannot set it", k.Value)
+			continue
+		case v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Style&yaml.TaggedStyle != 0 && v.ShortTag() != "!!str":
+			p.errAt(v, "check env.%s: want a string, a number or a boolean, found %s", k.Value, nodeKind(v))
+			continue
+		case strings.ContainsRune(v.Value, 0):
+			p.errAt(v, "check env.%s: a value cannot hold a NUL byte", k.Value)
+			continue
+		}
+		env = append(env, k.Value+"="+v.Value)
+	}
+	return env
 }

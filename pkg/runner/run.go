@@ -259,7 +259,11 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// session_id), over the settings' env, which cannot hand the hook a
 	// value of the repository's choosing (a marker it would see in an
 	// audit alone); without them a hook could tell an audit too.
-	env := append([]string{"CLAUDE_CODE_ENTRYPOINT=cli"}, h.SettingsEnv...)
+	env := []string{"CLAUDE_CODE_ENTRYPOINT=cli"}
+	if p.Check != nil {
+		env = append(env, p.Check.Env...) // Claude Code's own, as the check says
+	}
+	env = append(env, h.SettingsEnv...)
 	env = append(env, "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_CODE_SESSION_ID="+p.ident.send.Replace(sessionID))
 	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
