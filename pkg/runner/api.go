@@ -645,6 +645,7 @@ func (s *session) discover(paths []string) error {
 	s.applySettings()
 	s.serverFindings()
 	s.hookFetchedCode()
+	s.hookRemoteSession()
 	s.outsidePlugins()
 	return nil
 }

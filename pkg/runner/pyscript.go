@@ -210,11 +210,7 @@ func commandsOf(s string) [][]string {
 // ${CLAUDE_PROJECT_DIR} names and a relative path is taken from. A path
 // that still holds a variable, or leads out of the tree, is not read.
 func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir string) []fetched {
-	pairs := []string{"${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir}
-	if pluginRoot != "" {
-		pairs = append(pairs, "${CLAUDE_PLUGIN_ROOT}", pluginRoot, "$CLAUDE_PLUGIN_ROOT", pluginRoot)
-	}
-	vars := strings.NewReplacer(pairs...)
+	vars := treeVars(pluginRoot, projectDir)
 	var out []fetched
 	for _, words := range cmds {
 		if len(words) == 0 {
@@ -232,19 +228,8 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 		if script == "" {
 			continue
 		}
-		script = vars.Replace(script)
-		if strings.Contains(script, "$") {
-			continue
-		}
-		rel := filepath.Clean(filepath.Join(projectDir, script))
-		if filepath.IsAbs(script) {
-			r, err := relTo(s.dir, script)
-			if err != nil {
-				continue
-			}
-			rel = r
-		}
-		if rel == ".." || strings.HasPrefix(rel, "../") {
+		rel, ok := s.treePath(script, vars, projectDir)
+		if !ok {
 			continue
 		}
 		src, ok := s.readTreeFile(rel)
@@ -259,6 +244,39 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 		out = append(out, inlineMetaFetches(filepath.ToSlash(rel), meta, locked)...)
 	}
 	return out
+}
+
+// treeVars substitutes ${CLAUDE_PLUGIN_ROOT} (where pluginRoot is not "")
+// and ${CLAUDE_PROJECT_DIR}, or their $ forms, with the directories,
+// relative to the work tree, they name.
+func treeVars(pluginRoot, projectDir string) *strings.Replacer {
+	pairs := []string{"${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir}
+	if pluginRoot != "" {
+		pairs = append(pairs, "${CLAUDE_PLUGIN_ROOT}", pluginRoot, "$CLAUDE_PLUGIN_ROOT", pluginRoot)
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// treePath is the path p of a command run in projectDir (relative to
+// the work tree), with vars substituted, relative to the work tree:
+// false where it still holds a variable or leads out of it.
+func (s *session) treePath(p string, vars *strings.Replacer, projectDir string) (string, bool) {
+	p = vars.Replace(p)
+	if strings.Contains(p, "$") {
+		return "", false
+	}
+	rel := filepath.Clean(filepath.Join(projectDir, p))
+	if filepath.IsAbs(p) {
+		r, err := relTo(s.dir, p)
+		if err != nil {
+			return "", false
+		}
+		rel = r
+	}
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }
 
 // readTreeFile reads up to maxScriptRead bytes of the regular file rel

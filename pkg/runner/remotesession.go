@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleRemoteSession names a command hook that reads CLAUDE_CODE_REMOTE,
+// in its command or in a script of the tree it runs: Claude Code sets it
+// to true in a web session (Claude Code on the web), and a hook may do
+// there what it does nowhere else (a SessionStart script that installs
+// tools only in the cloud). The audit runs hooks as a local session
+// runs them, without it; a check's env can set it (Check.Env).
+const RuleRemoteSession = "discovery/remote-session"
+
+// remoteVar is the variable a Claude Code web session sets.
+const remoteVar = "CLAUDE_CODE_REMOTE"
+
+// hookRemoteSession names each command hook of the session that reads
+// CLAUDE_CODE_REMOTE (RuleRemoteSession), a notice: where it reads it,
+// and how to test what it does in a web session.
+func (s *session) hookRemoteSession() {
+	for _, h := range s.hooks {
+		if h.Type != TypeCommand || h.NotRun == pluginAgentIgnored || h.NotRun == userConfigRefused {
+			continue
+		}
+		where := ""
+		var cmds [][]string
+		if h.Exec {
+			argv := append([]string{h.Command}, h.Args...)
+			if slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, remoteVar) }) {
+				where = "in its command"
+			}
+			cmds = [][]string{commandWords(argv)}
+		} else {
+			if strings.Contains(h.Command, remoteVar) {
+				where = "in its command"
+			}
+			cmds = commandsOf(h.Command)
+		}
+		if where == "" {
+			where = s.scriptReading(h, cmds, remoteVar)
+		}
+		if where == "" {
+			continue
+		}
+		s.findings = append(s.findings, report.Finding{Rule: RuleRemoteSession, Severity: report.SeverityNotice, Location: h.Location,
+			Message: fmt.Sprintf("hook %s reads %s %s, which Claude Code sets to true in a web session: the audit ran it as a local session runs it, where what it does only there (a setup script that installs tools in the cloud) does not run; test that with a check whose env is {%s: \"true\"}",
+				shownCut(h.ID, maxServerLine), remoteVar, where, remoteVar)})
+	}
+}
+
+// scriptReading is "in its script PATH" for the first file of the tree
+// the commands cmds of hook h run (scriptsRun) whose first maxScriptRead
+// bytes hold text; "" where none does.
+func (s *session) scriptReading(h *Hook, cmds [][]string, text string) string {
+	pluginRoot := ""
+	if h.InPlugin {
+		pluginRoot = h.PluginRoot
+	}
+	projectDir := h.ProjectDir
+	if projectDir == "" {
+		projectDir = "."
+	}
+	vars := treeVars(pluginRoot, projectDir)
+	for _, words := range cmds {
+		for _, p := range scriptsRun(words) {
+			rel, ok := s.treePath(p, vars, projectDir)
+			if !ok {
+				continue
+			}
+			if src, ok := s.readTreeFile(rel); ok && strings.Contains(src, text) {
+				return "in its script " + shownName(rel)
+			}
+		}
+	}
+	return ""
+}
