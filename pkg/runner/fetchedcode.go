@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -932,13 +931,11 @@ func fetchesIn(words []string, depth int) []fetched {
 	case "uvx":
 		return uvxFetches("uvx", args)
 	case "uv":
-		var global []string
-		global, args = uvGlobal(args)
-		if len(args) > 1 && args[0] == "tool" && (args[1] == "run" || args[1] == "uvx") {
-			return uvxFetches("uv tool run", append(global, args[2:]...))
+		if run, ok := uvRunArgs(args); ok {
+			return uvRunFetches(run)
 		}
-		if rest, ok := sub("run"); ok {
-			return uvRunFetches(append(global, rest...))
+		if global, rest := uvGlobal(args); len(rest) > 1 && rest[0] == "tool" && (rest[1] == "run" || rest[1] == "uvx") {
+			return uvxFetches("uv tool run", append(global, rest[2:]...))
 		}
 	case "pipx":
 		if rest, ok := sub("run"); ok {
@@ -1536,6 +1533,17 @@ func uvGlobal(args []string) (global, rest []string) {
 	return global, args
 }
 
+// uvRunArgs is uv run's arguments where uv's (args) run uv run, its
+// global options before run among them (uvGlobal); false where they run
+// another command.
+func uvRunArgs(args []string) ([]string, bool) {
+	global, rest := uvGlobal(args)
+	if len(rest) == 0 || rest[0] != "run" {
+		return nil, false
+	}
+	return append(global, rest[1:]...), true
+}
+
 // withFetches are the fetches of o's --with packages for runner, whose
 // fix is written with --with (uv run --with pkg==<version>).
 func (o uvOptions) withFetches(runner string) []fetched {
@@ -1679,41 +1687,34 @@ func pypiURLFetch(f fetched, runner, url string) fetched {
 	return f
 }
 
+// pipxValue are pipx run's options that take a value in the next word;
+// pipxBool those that take none.
+var (
+	pipxValue = map[string]bool{"spec": true, "python": true, "index-url": true, "i": true, "pip-args": true, "backend": true, "fetch-python": true}
+	pipxBool  = map[string]bool{"path": true, "no-cache": true, "pypackages": true, "verbose": true, "v": true, "quiet": true, "q": true,
+		"system-site-packages": true, "editable": true, "e": true, "fetch-missing-python": true}
+)
+
 // pipxFetches is what pipx run fetches with args: the package of --spec,
 // or that its first word names, which --path makes a local path.
 func pipxFetches(args []string) []fetched {
 	spec := ""
 	unsure := ""
 	local := false
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			break
-		}
-		name, value, has := splitOpt(a)
-		switch name {
-		case "path":
+	opts, rest := scanOpts(args, func(name string) bool { return pipxValue[name] })
+	for _, o := range opts {
+		switch {
+		case o.name == "path":
 			local = true
-		case "spec", "python", "index-url", "i", "pip-args", "backend", "fetch-python":
-			if !has && i+1 < len(args) {
-				i++
-				value = args[i]
-			}
-			if name == "spec" {
-				spec = value
-			}
-		case "no-cache", "pypackages", "verbose", "v", "quiet", "q", "system-site-packages", "editable", "e", "fetch-missing-python":
+		case o.name == "spec":
+			spec = o.value
+		case pipxValue[o.name] || pipxBool[o.name]:
 		default:
-			unsure = a
+			unsure = o.word
 		}
 	}
-	if spec == "" && i < len(args) && !local {
-		spec = args[i]
+	if spec == "" && len(rest) > 0 && !local {
+		spec = rest[0]
 	}
 	if spec == "" {
 		return nil
@@ -2023,22 +2024,17 @@ func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
 // nothing, and is not named.
 func (s *session) hookFetchedCode() {
 	for _, h := range s.hooks {
-		if h.Type != TypeCommand || h.NotRun == pluginAgentIgnored || h.NotRun == userConfigRefused {
+		if !h.runs() {
 			continue
 		}
 		var fs []fetched
 		var cmds [][]string
 		if h.Exec {
-			fs = fetchesInArgv(append([]string{h.Command}, h.Args...))
-			cmds = [][]string{commandWords(append([]string{h.Command}, h.Args...))}
+			fs, cmds = fetchesInArgv(h.argvOf()), [][]string{commandWords(h.argvOf())}
 		} else {
-			fs = fetchesInShell(h.Command, 0)
-			cmds = commandsOf(h.Command)
+			fs, cmds = fetchesInShell(h.Command, 0), commandsOf(h.Command)
 		}
-		pluginRoot, projectDir := "", cmp.Or(h.ProjectDir, ".")
-		if h.InPlugin {
-			pluginRoot = h.PluginRoot
-		}
+		pluginRoot, projectDir := h.dirs()
 		fs = append(fs, s.treeScriptFetches(cmds, pluginRoot, projectDir)...)
 		if len(fs) == 0 {
 			continue
@@ -2073,10 +2069,7 @@ func (s *session) serverFetchedCode(sv *Server, off string) {
 	case sv.HeadersHelper != "":
 		fs, cmds = fetchesInShell(sv.HeadersHelper, 0), commandsOf(sv.HeadersHelper)
 	}
-	pluginRoot, projectDir := sv.PluginRoot, "."
-	if sv.InProject {
-		pluginRoot, projectDir = "", sv.PluginRoot
-	}
+	pluginRoot, projectDir := sv.dirs()
 	fs = append(fs, s.treeScriptFetches(cmds, pluginRoot, projectDir)...)
 	if len(fs) == 0 {
 		return

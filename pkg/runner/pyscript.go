@@ -219,8 +219,8 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 		script, direct := "", false
 		switch {
 		case progName(words[0]) == "uv":
-			if global, rest := uvGlobal(words[1:]); len(rest) > 0 && rest[0] == "run" {
-				script = uvRunScript(append(global, rest[1:]...))
+			if args, ok := uvRunArgs(words[1:]); ok {
+				script = uvRunScript(args)
 			}
 		case strings.Contains(words[0], "/"):
 			script, direct = words[0], true
@@ -257,21 +257,33 @@ func treeVars(pluginRoot, projectDir string) *strings.Replacer {
 	return strings.NewReplacer(pairs...)
 }
 
-// treePath is the path p of a command run in projectDir (relative to
-// the work tree), with vars substituted, relative to the work tree:
-// false where it still holds a variable or leads out of it.
-func (s *session) treePath(p string, vars *strings.Replacer, projectDir string) (string, bool) {
+// treePath is the path p (as written in a command run in dir, relative
+// to the work tree), with vars substituted, relative to the work tree
+// and cleaned: false where it still holds a variable, begins with ~, is
+// relative to a directory vigiles could not follow (dir "", after a cd
+// it could not: a path that begins with ${CLAUDE_PLUGIN_ROOT} or
+// ${CLAUDE_PROJECT_DIR} is still read), or leads out by "..".
+func (s *session) treePath(p string, vars *strings.Replacer, dir string) (string, bool) {
+	anchored := strings.HasPrefix(p, "${CLAUDE_") || strings.HasPrefix(p, "$CLAUDE_")
 	p = vars.Replace(p)
-	if strings.Contains(p, "$") {
+	if p == "" || strings.ContainsAny(p, "$`") || strings.HasPrefix(p, "~") {
 		return "", false
 	}
-	rel := filepath.Clean(filepath.Join(projectDir, p))
-	if filepath.IsAbs(p) {
-		r, err := relTo(s.dir, p)
+	var rel string
+	switch {
+	case filepath.IsAbs(p):
+		r, err := relTo(s.dir, filepath.Clean(p))
 		if err != nil {
 			return "", false
 		}
 		rel = r
+	case dir == "" && !anchored:
+		return "", false
+	default:
+		if anchored {
+			dir = "."
+		}
+		rel = filepath.ToSlash(filepath.Clean(filepath.Join(dir, p)))
 	}
 	if rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false

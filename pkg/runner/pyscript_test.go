@@ -80,7 +80,8 @@ func TestUVRunScript(t *testing.T) {
 // a warning where a dependency has no exact version, a notice where
 // each has one, or a lock or an exclude-newer date holds them. A script
 // that is not uv's (its shebang python3's), not in the tree, or with no
-// dependencies fetches nothing.
+// dependencies fetches nothing. A monorepo package's hook names its
+// script from its own directory, which $CLAUDE_PROJECT_DIR names.
 func TestScriptDependenciesFetched(t *testing.T) {
 	files := map[string]string{
 		".claude/settings.json": `{
@@ -105,6 +106,8 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		".claude/hooks/locked.py":         "# /// script\n# dependencies = [\"httpx\"]\n# ///\n",
 		".claude/hooks/locked.py.lock":    "version = 1\n",
 		".claude/hooks/dated.py":          "# /// script\n# dependencies = [\"httpx\"]\n# [tool.uv]\n# exclude-newer = \"2025-01-01T00:00:00Z\"\n# ///\n",
+		"pkg/.claude/settings.json":       `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "uv run \"$CLAUDE_PROJECT_DIR\"/tools/h.py"}]}]}}`,
+		"pkg/tools/h.py":                  "# /// script\n# dependencies = [\"click\"]\n# ///\n",
 		".claude/hooks/glob.py":           "# /// script\n# dependencies = [\"typer\"]\n# ///\n",
 		".claude/hooks/bare.py":           "# /// script\n# requires-python = \">=3.11\"\n# ///\n",
 		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}]}`,
@@ -130,6 +133,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		`warning discovery/fetched-code .claude/settings.json:5:38 hook .claude/settings.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/stop.py fetches python-dotenv (no version: whatever the registry serves as latest); uv run .claude/hooks/stop.py fetches anthropic==0.40.0, pinned by the exact version 0.40.0; ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/stop.py` + deny,
 		`warning discovery/fetched-code .claude/settings.json:6:38 hook .claude/settings.json#hooks.Stop[0].hooks[1] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/direct.py fetches httpx>=0.27 (the requirement >=0.27, which a new release moves); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/direct.py` + deny,
 		`warning discovery/fetched-code a/.mcp.json:1:2 plugin a's MCP server srv runs code that is not in the tree, fetched at run time: uv run a/server fetches mcp (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/server`,
+		`warning discovery/fetched-code pkg/.claude/settings.json:1:63 hook pkg/.claude/settings.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run pkg/tools/h.py fetches click (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script pkg/tools/h.py` + deny,
 	}
 	if diff := cmp.Diff(want, fetchedLines(rep)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

@@ -24,25 +24,14 @@ const remoteVar = "CLAUDE_CODE_REMOTE"
 // and how to test what it does in a web session.
 func (s *session) hookRemoteSession() {
 	for _, h := range s.hooks {
-		if h.Type != TypeCommand || h.NotRun == pluginAgentIgnored || h.NotRun == userConfigRefused {
+		if !h.runs() {
 			continue
 		}
 		where := ""
-		var cmds [][]string
-		if h.Exec {
-			argv := append([]string{h.Command}, h.Args...)
-			if slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, remoteVar) }) {
-				where = "in its command"
-			}
-			cmds = [][]string{commandWords(argv)}
-		} else {
-			if strings.Contains(h.Command, remoteVar) {
-				where = "in its command"
-			}
-			cmds = commandsOf(h.Command)
-		}
-		if where == "" {
-			where = s.scriptReading(h, cmds, remoteVar)
+		if strings.Contains(h.Command, remoteVar) || slices.ContainsFunc(h.Args, func(a string) bool { return strings.Contains(a, remoteVar) }) {
+			where = "in its command"
+		} else if rel := s.scriptReading(h, remoteVar); rel != "" {
+			where = "in its script " + shownName(rel)
 		}
 		if where == "" {
 			continue
@@ -53,28 +42,21 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// scriptReading is "in its script PATH" for the first file of the tree
-// the commands cmds of hook h run (scriptsRun) whose first maxScriptRead
-// bytes hold text; "" where none does.
-func (s *session) scriptReading(h *Hook, cmds [][]string, text string) string {
-	pluginRoot := ""
-	if h.InPlugin {
-		pluginRoot = h.PluginRoot
+// scriptReading is the first file of the tree hook h's command runs (as
+// a server's are found: newFileWalk) whose first maxScriptRead bytes
+// hold text, "" where none does.
+func (s *session) scriptReading(h *Hook, text string) string {
+	pluginRoot, projectDir := h.dirs()
+	w := s.newFileWalk(pluginRoot, projectDir, false)
+	if h.Exec {
+		dir := projectDir
+		w.command(h.argvOf(), &dir, 0)
+	} else {
+		w.line(h.Command, projectDir, 0)
 	}
-	projectDir := h.ProjectDir
-	if projectDir == "" {
-		projectDir = "."
-	}
-	vars := treeVars(pluginRoot, projectDir)
-	for _, words := range cmds {
-		for _, p := range scriptsRun(words) {
-			rel, ok := s.treePath(p, vars, projectDir)
-			if !ok {
-				continue
-			}
-			if src, ok := s.readTreeFile(rel); ok && strings.Contains(src, text) {
-				return "in its script " + shownName(rel)
-			}
+	for _, f := range w.files {
+		if src, ok := s.readTreeFile(f.Path); ok && strings.Contains(src, text) {
+			return f.Path
 		}
 	}
 	return ""

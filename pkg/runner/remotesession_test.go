@@ -9,16 +9,19 @@ import (
 
 // TestRemoteSessionNamed: a command hook that reads CLAUDE_CODE_REMOTE,
 // in its command or in a script of the tree it runs (a plugin's too), is
-// a notice that says how to test it as a web session runs it; one that
-// does not is not named.
+// a notice that says how to test it as a web session runs it (a script
+// found past a cd and sh -c, as a server's are); one that does not is
+// not named.
 func TestRemoteSessionNamed(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [
   {"type": "command", "command": "[ \"$CLAUDE_CODE_REMOTE\" = true ] && echo web"},
   {"type": "command", "command": "bash \"$CLAUDE_PROJECT_DIR\"/scripts/install_pkgs.sh"},
-  {"type": "command", "command": "bash scripts/plain.sh"}
+  {"type": "command", "command": "bash scripts/plain.sh"},
+  {"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR\"/scripts && sh -c ./web.sh"}
 ]}]}}`,
 		"scripts/install_pkgs.sh":         "#!/bin/bash\nif [ \"$CLAUDE_CODE_REMOTE\" != \"true\" ]; then exit 0; fi\npip install --user x\n",
+		"scripts/web.sh":                  "#!/bin/sh\n[ -n \"$CLAUDE_CODE_REMOTE\" ] && apt-get install -y jq\n",
 		"scripts/plain.sh":                "#!/bin/bash\necho hi\n",
 		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}]}`,
 		"a/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "node ${CLAUDE_PLUGIN_ROOT}/stop.js"}]}]}}`,
@@ -38,6 +41,7 @@ func TestRemoteSessionNamed(t *testing.T) {
 	want := []string{
 		"notice hook .claude/settings.json#hooks.SessionStart[0].hooks[0] reads CLAUDE_CODE_REMOTE in its command" + tail,
 		"notice hook .claude/settings.json#hooks.SessionStart[0].hooks[1] reads CLAUDE_CODE_REMOTE in its script scripts/install_pkgs.sh" + tail,
+		"notice hook .claude/settings.json#hooks.SessionStart[0].hooks[3] reads CLAUDE_CODE_REMOTE in its script scripts/web.sh" + tail,
 		"notice hook a/hooks/hooks.json#hooks.Stop[0].hooks[0] reads CLAUDE_CODE_REMOTE in its script a/stop.js" + tail,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

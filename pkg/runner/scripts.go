@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
@@ -60,20 +61,20 @@ func scriptsRunIn(words []string, depth int) []string {
 	}
 	prog := words[0]
 	name := winProg(path.Base(prog))
-	if name == "env" && strings.HasPrefix(prog, "/") {
-		// /usr/bin/env node x.js: env, as commandWords reads it.
-		return scriptsRunIn(append([]string{"env"}, words[1:]...), depth+1)
-	}
 	var out []string
 	if strings.Contains(prog, "/") {
 		out = append(out, prog)
 	}
 	switch {
-	case name == "uv" && len(words) > 1 && words[1] == "run":
-		if script := uvRunScript(words[2:]); script != "" {
+	case name == "uv":
+		args, ok := uvRunArgs(words[1:])
+		if !ok {
+			break
+		}
+		if script := uvRunScript(args); script != "" {
 			return append(out, script)
 		}
-		if o := readUvOptions(words[2:], true); o.unsure == "" && len(o.rest) > 0 {
+		if o := readUvOptions(args, true); o.unsure == "" && len(o.rest) > 0 {
 			return append(out, scriptsRunIn(o.rest, depth+1)...)
 		}
 	case name == "npx":
@@ -132,4 +133,37 @@ func interpreterScripts(name string, args []string) []string {
 		}
 	}
 	return out
+}
+
+// dirs are the directories, relative to the work tree, that h's command
+// runs with: its plugin's, which ${CLAUDE_PLUGIN_ROOT} names ("" for a
+// project's hook), and the one it runs in, which ${CLAUDE_PROJECT_DIR}
+// names.
+func (h *Hook) dirs() (pluginRoot, projectDir string) {
+	if h.InPlugin {
+		pluginRoot = h.PluginRoot
+	}
+	return pluginRoot, cmp.Or(h.ProjectDir, ".")
+}
+
+// dirs are sv's as a hook's (Hook.dirs): a plugin's server runs in the
+// work tree, a project's in its project's directory (PluginRoot).
+func (sv *Server) dirs() (pluginRoot, projectDir string) {
+	if sv.InProject {
+		return "", sv.PluginRoot
+	}
+	return sv.PluginRoot, "."
+}
+
+// runs says whether Claude Code runs h's command: a command hook but a
+// plugin agent's, or a shell-form one that names ${user_config.*}, which
+// it never runs (settings that turn it off aside).
+func (h *Hook) runs() bool {
+	return h.Type == TypeCommand && h.NotRun != pluginAgentIgnored && h.NotRun != userConfigRefused
+}
+
+// argvOf is h's exec-form argument vector (its command and args, as
+// declared).
+func (h *Hook) argvOf() []string {
+	return append([]string{h.Command}, h.Args...)
 }

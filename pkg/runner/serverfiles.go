@@ -58,16 +58,8 @@ func (s *session) serverFiles(sv *Server, dataDir string) (files []BaselineFile,
 // serverFiles says, hashing each where hash says so; the walk's missing
 // are those it names that are not there.
 func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
-	w := &fileWalk{s: s, seen: map[string]bool{}, files: []BaselineFile{}, hash: hash}
-	pluginRoot, projectDir := sv.PluginRoot, "."
-	if sv.InProject {
-		pluginRoot, projectDir = "", sv.PluginRoot
-	}
-	pairs := []string{"${CLAUDE_PROJECT_DIR}", projectDir, "$CLAUDE_PROJECT_DIR", projectDir}
-	if pluginRoot != "" {
-		pairs = append(pairs, "${CLAUDE_PLUGIN_ROOT}", pluginRoot, "$CLAUDE_PLUGIN_ROOT", pluginRoot)
-	}
-	w.vars = strings.NewReplacer(pairs...)
+	pluginRoot, projectDir := sv.dirs()
+	w := s.newFileWalk(pluginRoot, projectDir, hash)
 	switch {
 	case sv.Kind == ServerMonitor || sv.Kind == ServerSettings:
 		w.line(sv.Command, projectDir, 0)
@@ -128,6 +120,13 @@ type fileWalk struct {
 	missing []string
 }
 
+// newFileWalk is a walk of the files of the tree the commands of a
+// plugin's (pluginRoot, "" for none) or project's, run in projectDir,
+// run: hashed where hash says so.
+func (s *session) newFileWalk(pluginRoot, projectDir string, hash bool) *fileWalk {
+	return &fileWalk{s: s, vars: treeVars(pluginRoot, projectDir), seen: map[string]bool{}, files: []BaselineFile{}, hash: hash}
+}
+
 // line reads the shell line text, run in dir (relative to the work tree)
 // at depth.
 func (w *fileWalk) line(text, dir string, depth int) {
@@ -147,7 +146,7 @@ func (w *fileWalk) command(words []string, dir *string, depth int) {
 	if words[0] == "cd" || words[0] == "pushd" {
 		to := ""
 		if len(words) == 2 {
-			to, _ = w.path(words[1], *dir)
+			to, _ = w.s.treePath(words[1], w.vars, *dir)
 		}
 		*dir = to
 		return
@@ -158,41 +157,10 @@ func (w *fileWalk) command(words []string, dir *string, depth int) {
 		return
 	}
 	for _, p := range scriptsRun(words) {
-		if rel, ok := w.path(p, *dir); ok {
+		if rel, ok := w.s.treePath(p, w.vars, *dir); ok {
 			w.add(rel)
 		}
 	}
-}
-
-// path is p (as written, run in dir) relative to the work tree, cleaned:
-// false where it still holds a variable, begins with ~, is relative to a
-// directory vigiles could not follow, or leads out by "..".
-func (w *fileWalk) path(p, dir string) (string, bool) {
-	anchored := strings.HasPrefix(p, "${CLAUDE_") || strings.HasPrefix(p, "$CLAUDE_")
-	p = w.vars.Replace(p)
-	if p == "" || strings.ContainsAny(p, "$`") || strings.HasPrefix(p, "~") {
-		return "", false
-	}
-	var rel string
-	switch {
-	case filepath.IsAbs(p):
-		r, err := relTo(w.s.dir, filepath.Clean(p))
-		if err != nil {
-			return "", false
-		}
-		rel = r
-	case dir == "" && !anchored:
-		return "", false
-	default:
-		if anchored {
-			dir = "."
-		}
-		rel = filepath.ToSlash(filepath.Clean(filepath.Join(dir, p)))
-	}
-	if rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", false
-	}
-	return rel, true
 }
 
 // add hashes the file rel names, where it is one of the tree.
