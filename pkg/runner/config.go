@@ -1496,12 +1496,6 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 // envName matches an environment variable's name a check may set.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// hookOwnEnv are the variables Claude Code sets in each hook it runs, as
-// vigiles sets them (runSettings.spec), which a check's env may not set:
-// its value would not be the one Claude Code gives.
-var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION": true, "CLAUDE_CODE_SESSION_ID": true,
-	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, "CLAUDE_ENV_FILE": true, "CLAUDE_PID": true}
-
 // checkEnv reads a check's env: a mapping of variable names to scalar
 // values (a string, a number or a boolean, as written: true is "true"),
 // each NAME=VALUE, in the order written.

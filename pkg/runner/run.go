@@ -243,6 +243,14 @@ func (s *runSettings) chosenTimeout(p *plannedRun) (timeout time.Duration, cappe
 	return sandbox.DefaultTimeout, ""
 }
 
+// hookOwnEnv are the variables spec sets as Claude Code sets them in
+// each hook it runs (and the plugin data prelude, CLAUDE_PLUGIN_DATA;
+// CLAUDE_PLUGIN_OPTION_* too), which a check's env may not set: its
+// value would not be the one Claude Code gives. Kept beside spec, which
+// sets them.
+var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION": true, "CLAUDE_CODE_SESSION_ID": true,
+	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, envFileVar: true, "CLAUDE_PID": true}
+
 // spec is the sandbox spec of run p; it draws the ids the run sends its
 // hook (p.ident), which one puts back in the run's record.
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
