@@ -162,13 +162,7 @@ func (bs BaselineServer) MarshalJSON() ([]byte, error) {
 	if bs.Files != nil {
 		j.Files = bs.Files
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return marshalReadable(j)
 }
 
 // BaselineSkillShell is one shell line of a skill or command a baseline
@@ -242,13 +236,7 @@ func (b Baseline) MarshalJSON() ([]byte, error) {
 	if len(b.SkillShells) > 0 {
 		j.SkillShells = b.SkillShells
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return marshalReadable(j)
 }
 
 // sortServers orders a baseline's servers as a file holds them.
@@ -353,13 +341,7 @@ func (r BaselineRun) MarshalJSON() ([]byte, error) {
 	case *r.Env != "":
 		j.Env = *r.Env
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // as Marshal: a command's "2>&1" stays readable
-	if err := enc.Encode(j); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return marshalReadable(j)
 }
 
 // UnmarshalJSON reads r as MarshalJSON writes it: no "env" is "" (nothing
@@ -2373,4 +2355,16 @@ func fileKind(m os.FileMode) string {
 		return "a directory"
 	}
 	return "a special file"
+}
+
+// marshalReadable is json.Marshal of v without its HTML escapes, as a
+// baseline file holds its values: a command's "2>&1" stays readable.
+func marshalReadable(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
