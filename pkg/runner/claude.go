@@ -1364,20 +1364,16 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 	}
 }
 
-// permissionRule matches a permission rule written where a matcher goes
-// (Write(docs/**), Bash(git push:*)): a tool's name and its argument's
-// pattern in parentheses.
-var permissionRule = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$`)
-
-// ruleMatcherHint is, for a matcher written as a permission rule, the
-// way to say it: the tool as the matcher, the rule as the handler's
-// "if"; "" for any other matcher.
+// ruleMatcherHint is, for a matcher written as a permission rule
+// (Write(docs/**), as parseRule reads the handler's "if"), the way to
+// say it: the tool as the matcher, the rule as the handler's "if"; ""
+// for any other matcher.
 func ruleMatcherHint(matcher string) string {
-	m := permissionRule.FindStringSubmatch(matcher)
-	if m == nil {
+	r, err := parseRule(matcher)
+	if err != nil || !r.has {
 		return ""
 	}
-	return fmt.Sprintf(`; it reads as a permission rule, which a matcher is not: to run the hook for %s calls that match it, write "matcher": %q and, on the handler, "if": %q`, m[1], m[1], matcher)
+	return fmt.Sprintf(`; it reads as a permission rule, which a matcher is not: to run the hook for %s calls that match it, write "matcher": %q and, on the handler, "if": %q`, r.tool, r.tool, matcher)
 }
 
 // maxTimerSeconds is the longest timeout, in seconds, Node.js keeps
