@@ -220,7 +220,11 @@ type session struct {
 	spelled  string
 	cfg      *Config
 	findings []report.Finding
-	hooks    []*Hook
+	// reads holds, by a file of the tree's path, whether it reads
+	// CLAUDE_CODE_REMOTE (scriptReading), so that a script many hooks
+	// run is read once.
+	reads map[string]bool
+	hooks []*Hook
 	// servers are the MCP and LSP servers of the plugins discovered
 	// (Discovery.Servers), named by serverFindings.
 	servers []*Server

@@ -24,6 +24,10 @@ import (
 // inline metadata.
 const maxScriptRead = 1 << 20
 
+// maxShebang bounds the first line of a script vigiles reads to tell
+// whether uv runs it (Linux reads 256 bytes of it).
+const maxShebang = 256
+
 // uvRunScript is the script `uv run` runs with args (uv run's, past
 // "run"), where uv reads it as a script with inline metadata: a .py or
 // .pyw file, or any file after --script. "" where it runs a module (-m),
@@ -232,15 +236,22 @@ func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir stri
 		if !ok {
 			continue
 		}
-		src, ok := s.readTreeFile(rel)
-		if !ok || direct && !uvShebang.MatchString(src) {
+		if direct {
+			// Its first line says whether uv runs it: the rest is
+			// read only then.
+			if head, ok := s.readTreeFile(rel, maxShebang); !ok || !uvShebang.MatchString(head) {
+				continue
+			}
+		}
+		src, ok := s.readTreeFile(rel, maxScriptRead)
+		if !ok {
 			continue
 		}
 		meta, ok := readScriptMeta(src)
 		if !ok {
 			continue
 		}
-		_, locked := s.readTreeFile(rel + ".lock")
+		_, locked := s.treeFile(rel + ".lock")
 		out = append(out, inlineMetaFetches(filepath.ToSlash(rel), meta, locked)...)
 	}
 	return out
@@ -291,11 +302,11 @@ func (s *session) treePath(p string, vars *strings.Replacer, dir string) (string
 	return rel, true
 }
 
-// readTreeFile reads up to maxScriptRead bytes of the regular file rel
+// readTreeFile reads up to limit bytes of the regular file rel
 // (relative to the work tree), where it is one beneath the tree.
-func (s *session) readTreeFile(rel string) (string, bool) {
-	abs, fi, err := beneath(s.dir, s.dir, filepath.Join(s.dir, rel)) // s.dir has no link on it
-	if err != nil || !fi.Mode().IsRegular() {
+func (s *session) readTreeFile(rel string, limit int64) (string, bool) {
+	abs, ok := s.treeFile(rel)
+	if !ok {
 		return "", false
 	}
 	f, err := os.Open(abs)
@@ -303,11 +314,18 @@ func (s *session) readTreeFile(rel string) (string, bool) {
 		return "", false
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxScriptRead))
+	b, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
 		return "", false
 	}
 	return string(b), true
+}
+
+// treeFile is where the regular file rel (relative to the work tree)
+// is, where it is one beneath the tree.
+func (s *session) treeFile(rel string) (string, bool) {
+	abs, fi, err := beneath(s.dir, s.dir, filepath.Join(s.dir, rel)) // s.dir has no link on it
+	return abs, err == nil && fi.Mode().IsRegular()
 }
 
 // inlineMetaFetches is what uv fetches for the script rel, whose inline

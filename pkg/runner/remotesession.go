@@ -30,7 +30,7 @@ func (s *session) hookRemoteSession() {
 		where := ""
 		if strings.Contains(h.Command, remoteVar) || slices.ContainsFunc(h.Args, func(a string) bool { return strings.Contains(a, remoteVar) }) {
 			where = "in its command"
-		} else if rel := s.scriptReading(h, remoteVar); rel != "" {
+		} else if rel := s.remoteScript(h); rel != "" {
 			where = "in its script " + shownName(rel)
 		}
 		if where == "" {
@@ -42,10 +42,11 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// scriptReading is the first file of the tree hook h's command runs (as
+// remoteScript is the first file of the tree hook h's command runs (as
 // a server's are found: newFileWalk) whose first maxScriptRead bytes
-// hold text, "" where none does.
-func (s *session) scriptReading(h *Hook, text string) string {
+// hold remoteVar (session.reads keeps what each file said), "" where
+// none does.
+func (s *session) remoteScript(h *Hook) string {
 	pluginRoot, projectDir := h.dirs()
 	w := s.newFileWalk(pluginRoot, projectDir, false)
 	if h.Exec {
@@ -55,7 +56,16 @@ func (s *session) scriptReading(h *Hook, text string) string {
 		w.line(h.Command, projectDir, 0)
 	}
 	for _, f := range w.files {
-		if src, ok := s.readTreeFile(f.Path); ok && strings.Contains(src, text) {
+		has, seen := s.reads[f.Path]
+		if !seen {
+			src, _ := s.readTreeFile(f.Path, maxScriptRead)
+			has = strings.Contains(src, remoteVar)
+			if s.reads == nil {
+				s.reads = map[string]bool{}
+			}
+			s.reads[f.Path] = has // each file read once, however many hooks run it
+		}
+		if has {
 			return f.Path
 		}
 	}
