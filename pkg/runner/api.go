@@ -1063,8 +1063,8 @@ func runFailure(e executed) []report.Finding {
 			Title: "run failed", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
 	case r.TimedOut:
 		msg := fmt.Sprintf("%s: %s", r.ID, r.Reason)
-		if blocked := slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Allowed }); hostList(blocked) != "" {
-			msg += fmt.Sprintf("; it tried to reach %s, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)", hostList(blocked))
+		if hint := blockedHint(r, "a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline"); hint != "" {
+			msg += "; " + hint
 		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "hook timed out", Message: msg}}
@@ -1192,6 +1192,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			failed[e.run.ID] = failed[e.run.ID] || f.Rule == RuleRunRefused || f.Rule == RuleRunFailed
 		}
 		finds = append(finds, rf...)
+		if f := hookError(e); f != nil {
+			finds = append(finds, *f)
+		}
 	}
 
 	// The runs whose outcome and record are vigiles' (a refusal, a

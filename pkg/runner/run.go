@@ -702,7 +702,9 @@ func (e *executed) shed(c *Check) {
 	case c != nil && readsOutput(c):
 		e.result.Writes, e.result.Egress, e.result.EnvFile, e.result.Lingered = nil, nil, nil, nil
 	default:
-		e.result = &sandbox.Result{Error: e.result.Error}
+		// What the findings read of it after (hookError): its error and
+		// the signal that ended the command.
+		e.result = &sandbox.Result{Error: e.result.Error, Signal: e.result.Signal}
 		e.decision.Output = nil
 	}
 }

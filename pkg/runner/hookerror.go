@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// RuleRunHookError is an audited run in which the hook itself failed: it
+// exited non-zero, or a signal killed it, and Claude Code read that as a
+// non-blocking error (hookError).
+const RuleRunHookError = "run/hook-error"
+
+// hookError is the run/hook-error warning of an audit's run whose hook
+// failed where Claude Code reads the failure as a non-blocking error (its
+// outcome allowed: an exit status other than 0, or 2 on an event that
+// exit 2 blocks, or a kill), nil for any other run. Claude Code shows
+// such a hook as a hook error and carries on without what it would have
+// done, and the run's record is of the hook failing, not at work: the
+// warning says why it failed where vigiles can tell (a host the egress
+// policy blocked, a program or module the machine lacks, a write where
+// the sandbox is read-only) and keeps the end of its stderr as evidence.
+//
+// A run vigiles refused, failed, ended at its timeout or at a limit of
+// its sandbox has its own finding instead (runFindings), and a blocked
+// outcome is the hook's answer, not its failure: neither is one.
+func hookError(e executed) *report.Finding {
+	r := e.run
+	if r.Outcome != report.OutcomeAllowed || r.TimedOut || e.limit != "" || e.result == nil {
+		return nil
+	}
+	if r.Tier != string(sandbox.TierConfined) && r.Tier != string(sandbox.TierDirect) {
+		return nil
+	}
+	how := ""
+	switch {
+	case e.result.Signal != "":
+		how = "killed by " + e.result.Signal
+	case r.ExitCode != 0:
+		how = fmt.Sprintf("exit status %d", r.ExitCode)
+	default:
+		return nil
+	}
+	if last := lastLine(r.Stderr); last != "" {
+		how += "; its stderr ends: " + shownName(clip(last, 200))
+	}
+	msg := fmt.Sprintf("%s %s%s failed (%s): Claude Code shows a hook error and carries on without it, so this run records the hook failing, not at work",
+		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how)
+	if why := failureCause(r); why != "" {
+		msg += "; " + why
+	}
+	return &report.Finding{Rule: RuleRunHookError, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+		Title: "hook failed", Message: msg, Evidence: tail(r.Stderr, maxEvidence)}
+}
+
+// failureCause says what a failed run's record tells of why it failed,
+// most telling first: a host the egress policy blocked, a program not
+// found (exit status 127, as a shell reports it) or not executable (126),
+// a module a script imports that the machine lacks, a write where the
+// sandbox is read-only; "" where it tells nothing.
+func failureCause(r report.HookRun) string {
+	code, stderr := r.ExitCode, r.Stderr
+	switch {
+	case blockedHosts(r) != "":
+		return blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline")
+	case code == 127 || strings.Contains(stderr, "command not found"):
+		return "a program it runs was not found on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"
+	case code == 126:
+		return "a file it runs could not be executed (no execute permission, or not a program)"
+	case strings.Contains(stderr, "ModuleNotFoundError") || strings.Contains(stderr, "Cannot find module") ||
+		strings.Contains(stderr, "ERR_MODULE_NOT_FOUND") || strings.Contains(stderr, "Can't locate "):
+		return "a module it imports is not installed on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"
+	case strings.Contains(stderr, "Read-only file system"):
+		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
+	}
+	return ""
+}
+
+// blockedHosts lists the destinations of r the egress policy blocked
+// (hostList), "" where it blocked none.
+func blockedHosts(r report.HookRun) string {
+	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Allowed }))
+}
+
+// blockedHint is what a run that tried hosts the egress policy blocked
+// says of them: which, what that does to a hook (so), and how to audit
+// it with them reachable; "" where it tried none.
+func blockedHint(r report.HookRun, so string) string {
+	hosts := blockedHosts(r)
+	if hosts == "" {
+		return ""
+	}
+	return fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)", hosts, so)
+}
+
+// lastLine is the last non-empty line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// tail is the end of s, at most n bytes of it, trimmed, cut at a line's
+// start where one falls in it.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return strings.ToValidUTF8(s, "")
+}

@@ -1,0 +1,161 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestHookError: a run whose hook failed where Claude Code reads the
+// failure as a non-blocking error is a run/hook-error warning that names
+// the exit status or signal, the end of its stderr and, where the record
+// tells it, the cause; a run that succeeded, blocked, timed out, hit a
+// limit, was refused or failed in vigiles' hands is none.
+func TestHookError(t *testing.T) {
+	const head = `guard PreToolUse Bash failed (`
+	const carries = `): Claude Code shows a hook error and carries on without it, so this run records the hook failing, not at work`
+	blocked := []evidence.Egress{
+		{Host: "ok.example.test", Proto: "dns", Via: evidence.ViaDNS, Allowed: true, Attempts: 1},
+		{Host: "api.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 2},
+	}
+	for _, tc := range []struct {
+		name   string
+		run    report.HookRun
+		signal string
+		limit  string
+		want   string // "" for no finding
+		ev     string
+	}{
+		{name: "exit 0", run: report.HookRun{Outcome: report.OutcomeAllowed}},
+		{name: "exit 1, quiet", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1},
+			want: head + "exit status 1" + carries},
+		{name: "exit 1, stderr's last line", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "first\nsecond line\n\n  \n"},
+			want: head + "exit status 1; its stderr ends: second line" + carries, ev: "first\nsecond line"},
+		{name: "a hostile last line is quoted", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 3, Stderr: "::error::x\u202e\r"},
+			want: head + `exit status 3; its stderr ends: "::error::x\u202e"` + carries},
+		{name: "killed", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: -1}, signal: "SIGSEGV",
+			want: head + "killed by SIGSEGV" + carries},
+		{name: "program not found", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 127, Stderr: "sh: 1: jq: not found\n"},
+			want: head + "exit status 127; its stderr ends: sh: 1: jq: not found" + carries + "; a program it runs was not found on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"},
+		{name: "bash's not found mid-script", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "x.sh: line 3: rg: command not found\n"},
+			want: head + "exit status 1; its stderr ends: x.sh: line 3: rg: command not found" + carries + "; a program it runs was not found on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"},
+		{name: "not executable", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 126},
+			want: head + "exit status 126" + carries + "; a file it runs could not be executed (no execute permission, or not a program)"},
+		{name: "python module", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'\n"},
+			want: head + "exit status 1; its stderr ends: ModuleNotFoundError: No module named 'yaml'" + carries + "; a module it imports is not installed on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work",
+			ev:   "Traceback (most recent call last):\nModuleNotFoundError: No module named 'yaml'"},
+		{name: "node module", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "Error: Cannot find module 'zx'\n"},
+			want: head + "exit status 1; its stderr ends: Error: Cannot find module 'zx'" + carries + "; a module it imports is not installed on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"},
+		{name: "read-only", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "touch: cannot touch '/var/log/x': Read-only file system\n"},
+			want: head + "exit status 1; its stderr ends: touch: cannot touch '/var/log/x': Read-only file system" + carries + "; it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"},
+		{name: "a blocked host comes first", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 6, Egress: blocked, Stderr: "curl: (6) Could not resolve host: api.example.test\n"},
+			want: head + "exit status 6; its stderr ends: curl: (6) Could not resolve host: api.example.test" + carries + "; it tried to reach api.example.test, which the egress policy blocked: a hook that needs the network fails so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"},
+		{name: "exit 2 that does not block", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 2},
+			want: head + "exit status 2" + carries},
+		{name: "blocked", run: report.HookRun{Outcome: report.OutcomeBlocked, ExitCode: 2}},
+		{name: "timed out", run: report.HookRun{Outcome: report.OutcomeError, TimedOut: true, ExitCode: -1}},
+		{name: "a limit", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 152}, limit: "cpu"},
+		{name: "refused", run: report.HookRun{Outcome: report.OutcomeError, Tier: string(sandbox.TierRefused), ExitCode: 125}},
+		{name: "vigiles failed", run: report.HookRun{Outcome: report.OutcomeError, ExitCode: 125}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.run
+			r.ID, r.Plugin, r.Event, r.Tool = "h@Bash", "guard", PreToolUse, "Bash"
+			if r.Tier == "" {
+				r.Tier = string(sandbox.TierConfined)
+			}
+			f := hookError(executed{run: r, result: &sandbox.Result{Signal: tc.signal}, limit: tc.limit})
+			if tc.want == "" {
+				if f != nil {
+					t.Fatalf("finding %+v, want none", f)
+				}
+				return
+			}
+			if f == nil {
+				t.Fatalf("no finding, want %s", tc.want)
+			}
+			if f.Rule != RuleRunHookError || f.Severity != report.SeverityWarning || f.Hook != r.ID {
+				t.Errorf("finding %s %s %s", f.Rule, f.Severity, f.Hook)
+			}
+			if f.Message != tc.want {
+				t.Errorf("message:\n got %s\nwant %s", f.Message, tc.want)
+			}
+			if strings.ContainsAny(f.Message, "\r\n") {
+				t.Errorf("message carries a line break: %q", f.Message)
+			}
+			if tc.ev != "" && f.Evidence != tc.ev {
+				t.Errorf("evidence %q, want %q", f.Evidence, tc.ev)
+			}
+		})
+	}
+}
+
+// TestTail: the evidence keeps the end of a long stderr, from a line's
+// start where one falls in it, as valid UTF-8.
+func TestTail(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short\n", 10, "short"},
+		{"aaaa\nbbbb\ncc", 7, "cc"},
+		{"aaaabbbbcc", 4, "bbcc"},
+		{"x\u00e9tail", 5, "tail"},
+		{"abc\n", 2, "bc"},
+	} {
+		if got := tail(tc.in, tc.n); got != tc.want {
+			t.Errorf("tail(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestAuditNamesFailingHooks audits, confined, hooks that fail and one
+// that works: each failing run is a run/hook-error warning with its
+// cause, a SIGSEGV too (the signal outlives the run's shed result), and
+// the verdict stays pass; the working hook and the one that blocks get
+// none.
+func TestAuditNamesFailingHooks(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {
+  "Stop": [{"hooks": [
+    {"type": "command", "command": "echo ok"},
+    {"type": "command", "command": "no-such-program-of-vigiles --flag"},
+    {"type": "command", "command": "kill -SEGV $$"}
+  ]}],
+  "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]
+}}`})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			got[f.Hook] = f.Message
+		}
+	}
+	want := map[string]string{
+		".claude/settings.json#hooks.Stop[0].hooks[1]": "exit status 127",
+		".claude/settings.json#hooks.Stop[0].hooks[2]": "killed by SIGSEGV",
+	}
+	for id, what := range want {
+		if !strings.Contains(got[id], what) {
+			t.Errorf("%s: %q, want a run/hook-error with %q", id, got[id], what)
+		}
+	}
+	if !strings.Contains(got[".claude/settings.json#hooks.Stop[0].hooks[1]"], "a program it runs was not found") {
+		t.Errorf("no cause: %q", got[".claude/settings.json#hooks.Stop[0].hooks[1]"])
+	}
+	if len(got) != len(want) {
+		t.Errorf("run/hook-error on %v, want on %v only", got, want)
+	}
+	if rep.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s, want pass: warnings only", rep.Verdict)
+	}
+}
