@@ -254,6 +254,8 @@ type session struct {
 	// projects lists the directories whose .claude the whole tree's
 	// discovery read as a project's (Discovery.Projects).
 	projects []string
+	// plugins lists the plugin roots discovery read (Discovery.Plugins).
+	plugins []string
 	// self caches selfRepo ("" when it is none).
 	self *string
 	// marketDirs holds, by name, the directories of the tree's
@@ -747,6 +749,11 @@ func (s *session) addDiscovered(d *Discovery) {
 			s.projects = append(s.projects, p)
 		}
 	}
+	for _, p := range d.Plugins {
+		if !slices.Contains(s.plugins, p) {
+			s.plugins = append(s.plugins, p)
+		}
+	}
 }
 
 // mergeLists adds to *dst, key by key, the values of src it lacks.
@@ -1110,6 +1117,17 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
 				Title: "no hooks found", Message: fmt.Sprintf("no hooks could be read %s, so the audit ran nothing: the declaration files of the discovery errors (%s) are not read as Claude Code would read them; fix them",
 					where, idList(slices.Sorted(maps.Keys(unread)), 5))})
+			continue
+		}
+		if found := s.declaringIn(p); len(found) > 0 {
+			// The look was in the right place too: what Claude Code
+			// loads from there declares no hook (a plugin of MCP
+			// servers or skills only, a project's settings of
+			// permissions only). What it does hold is named in its own
+			// findings; a baseline compares its servers.
+			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityWarning, Location: report.Location{File: p},
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks are declared %s, so the audit ran no hook: what Claude Code loads from it declares none (%s)",
+					where, strings.Join(found, "; "))})
 			continue
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},

@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestNoHooksWhereClaudeCodeLoadsSomething: an audit path that holds what
+// Claude Code loads but declares no hook (a plugin of MCP servers only, a
+// project's settings of permissions only, a status line) is a
+// discovery/no-hooks warning that names what it found, and the audit can
+// pass on the rest of its findings; a path that holds nothing of Claude
+// Code's stays an error that says where vigiles looked.
+func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
+	mcpOnly := map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/.mcp.json":                  `{"mcpServers": {"s": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/server.js"]}}}`,
+		"plugins/p/server.js":                  "x\n",
+		"docs/README.md":                       "hi\n",
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		paths []string
+		sev   report.Severity
+		want  string
+	}{
+		{name: "a plugin of MCP servers only", files: mcpOnly, sev: report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
+		{name: "its directory audited", files: mcpOnly, paths: []string{"plugins/p"}, sev: report.SeverityWarning,
+			want: "no hooks are declared under plugins/p, so the audit ran no hook: what Claude Code loads from it declares none (plugin plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
+		{name: "a directory beside it audited", files: mcpOnly, paths: []string{"docs"}, sev: report.SeverityError},
+		{name: "permissions only", files: map[string]string{".claude/settings.json": `{"permissions": {"allow": ["Bash(ls)"]}}`, ".claude/settings.local.json": `{}`},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (settings .claude/settings.json, settings .claude/settings.local.json)"},
+		{name: "a status line", files: map[string]string{".claude/settings.json": `{"statusLine": {"type": "command", "command": "echo hi"}}`},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (settings .claude/settings.json; 1 server or command that Claude Code runs itself, named in its own finding)"},
+		{name: "six plugins", files: map[string]string{
+			"a/.claude-plugin/plugin.json": `{"name": "a"}`, "b/.claude-plugin/plugin.json": `{"name": "b"}`,
+			"c/.claude-plugin/plugin.json": `{"name": "c"}`, "d/.claude-plugin/plugin.json": `{"name": "d"}`,
+			"e/.claude-plugin/plugin.json": `{"name": "e"}`, "f/.claude-plugin/plugin.json": `{"name": "f"}`,
+		}, sev: report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin a, plugin b, plugin c, plugin d, plugin e and 1 more)"},
+		{name: "nothing of Claude Code's", files: map[string]string{"README.md": "hi\n"}, sev: report.SeverityError},
+		{name: "an empty .claude", files: map[string]string{".claude/": ""}, sev: report.SeverityError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			rep, err := Audit(context.Background(), Options{Dir: dir, Paths: tc.paths, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []report.Finding
+			for _, f := range rep.Findings {
+				if f.Rule == RuleNoHooks {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 || got[0].Severity != tc.sev || tc.want != "" && got[0].Message != tc.want {
+				t.Fatalf("no-hooks findings %v, want one %s: %s", findingLines(got), tc.sev, tc.want)
+			}
+			wantVerdict := report.VerdictPass
+			if tc.sev == report.SeverityError {
+				wantVerdict = report.VerdictFail
+			}
+			if rep.Verdict != wantVerdict {
+				t.Errorf("verdict %s, want %s: %v", rep.Verdict, wantVerdict, findingLines(rep.Findings))
+			}
+		})
+	}
+}
