@@ -1151,6 +1151,16 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			}
 		}
 	}
+	if m, ok := h.member("onFailure"); ok {
+		// What Claude Code does with the call when the hook fails:
+		// "continue" (its default) lets it through, "block" blocks it.
+		if m.Value.Kind != jsonString || (m.Value.Str != "block" && m.Value.Str != "continue") {
+			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.onFailure: want \"block\" or \"continue\", found %s", where, describeNode(m.Value))
+			bad = true
+		} else {
+			hook.FailBlocks = m.Value.Str == "block"
+		}
+	}
 	if m, ok := h.member("timeout"); ok {
 		// Claude Code takes any positive number of seconds: a run
 		// waits no longer than its own bound all the same

@@ -58,6 +58,11 @@ type Hook struct {
 	// `asyncRewake`): Claude Code does not wait for it, so it cannot
 	// block or decide anything.
 	Async bool
+	// FailBlocks says the handler sets onFailure "block" (Claude Code
+	// 2.1.295 and later): where the hook fails (an exit status other
+	// than 0 and 2, a kill, no start) Claude Code reads the failure as
+	// it reads exit status 2, and blocks where that blocks (failBlocks).
+	FailBlocks bool
 	// NotRun, when set, says why vigiles lists this command hook without
 	// running it (a shell it cannot honour, or settings that turn it off).
 	NotRun string

@@ -25,12 +25,17 @@ const RuleRunHookError = "run/hook-error"
 // policy blocked, a program or module the machine lacks, a write where
 // the sandbox is read-only) and keeps the end of its stderr as evidence.
 //
+// A hook whose handler sets onFailure "block" fails so too where that
+// made Claude Code block the call (Decision.FailBlocked): a guard that
+// crashes then blocks every call it crashes on, and the warning says so.
+//
 // A run vigiles refused, failed, ended at its timeout or at a limit of
-// its sandbox has its own finding instead (runFindings), and a blocked
-// outcome is the hook's answer, not its failure: neither is one.
+// its sandbox has its own finding instead (runFindings), and any other
+// blocked outcome is the hook's answer, not its failure: neither is one.
 func hookError(e executed) *report.Finding {
 	r := e.run
-	if r.Outcome != report.OutcomeAllowed || r.TimedOut || e.limit != "" || e.result == nil {
+	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
+	if r.Outcome != report.OutcomeAllowed && !failBlocked || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
 	if r.Tier != string(sandbox.TierConfined) && r.Tier != string(sandbox.TierDirect) {
@@ -48,8 +53,14 @@ func hookError(e executed) *report.Finding {
 	if last := lastLine(r.Stderr); last != "" {
 		how += "; its stderr ends: " + shownName(clip(last, 200))
 	}
-	msg := fmt.Sprintf("%s %s%s failed (%s): Claude Code shows a hook error and carries on without it, so this run records the hook failing, not at work",
-		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how)
+	then := "Claude Code shows a hook error and carries on without it"
+	if failBlocked {
+		// The handler's onFailure block: a guard that fails blocks
+		// every call it fails on.
+		then = "its onFailure block makes Claude Code block the call whenever it fails so"
+	}
+	msg := fmt.Sprintf("%s %s%s failed (%s): %s, so this run records the hook failing, not at work",
+		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how, then)
 	if why := failureCause(r); why != "" {
 		msg += "; " + why
 	}

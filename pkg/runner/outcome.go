@@ -25,6 +25,9 @@ type Decision struct {
 	// Claude Code's output schema (a non-blocking error); "" where it
 	// reads it.
 	Unread string
+	// FailBlocked says the hook failed and its handler's onFailure
+	// "block" made Claude Code block the call (failBlocks).
+	FailBlocked bool
 }
 
 // decidesOf is what output d read tells Claude Code to do with the call

@@ -562,6 +562,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res.Replace(p.ident.restore)
 	}
 	d := DecideValue(p.Hook.Event, p.Payload.Tool, res, err)
+	if p.Hook.FailBlocks {
+		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
+	}
 	if _, capped := s.timeoutOf(p); capped != "" && res != nil && res.TimedOut {
 		// The run/timeout finding quotes this reason: say that the wait
 		// was the policy's, not the hook's.

@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestOnFailureIsRead: a handler's onFailure is "block" or "continue";
+// "block" marks the hook, any other value is an error and that hook is
+// not read.
+func TestOnFailureIsRead(t *testing.T) {
+	dir := makeTree(t, map[string]string{"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "a", "onFailure": "block"},
+  {"type": "command", "command": "b", "onFailure": "continue"},
+  {"type": "command", "command": "c"},
+  {"type": "command", "command": "d", "onFailure": "Block"},
+  {"type": "command", "command": "e", "onFailure": true}
+]}]}}`})
+	s := discoverAll(t, dir)
+	got := map[string]bool{}
+	for _, h := range s.hooks {
+		got[h.Command] = h.FailBlocks
+	}
+	if diff := cmp.Diff(map[string]bool{"a": true, "b": false, "c": false}, got); diff != "" {
+		t.Errorf("hooks read, and whether they fail blocking (-want +got):\n%s", diff)
+	}
+	wantF := []string{
+		`error discovery/wrong-type hooks/hooks.json:5:52 PreToolUse[0].hooks[3].onFailure: want "block" or "continue", found the string "Block"`,
+		`error discovery/wrong-type hooks/hooks.json:6:52 PreToolUse[0].hooks[4].onFailure: want "block" or "continue", found a boolean`,
+	}
+	if diff := cmp.Diff(wantF, findingMessages(s.findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailBlocks: with onFailure "block", a failed run (an exit status
+// other than 0 and 2, a kill) reads as exit status 2 on its event:
+// blocked where exit 2 blocks, its reason saying why; where exit 2 does
+// not block, and at a timeout, the outcome stays and the reason says
+// what onFailure does there; success, exit 2, vigiles' own failure and a
+// WorktreeCreate hook are left as they are.
+func TestFailBlocks(t *testing.T) {
+	res := func(code int, signal string) *sandbox.Result {
+		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: code, Signal: signal, Stderr: "boom\n"}
+	}
+	timedOut := &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: -1, TimedOut: true, DurationMs: 5000}
+	for _, tc := range []struct {
+		name    string
+		event   string
+		value   string
+		res     *sandbox.Result
+		outcome string
+		reason  string
+		blocked bool
+	}{
+		{name: "exit 1 blocks", event: PreToolUse, value: "Bash", res: res(1, ""), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "exit status 1, which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "a kill blocks", event: UserPromptSubmit, res: res(-1, "SIGSEGV"), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "killed by SIGSEGV, which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "a Stop hook keeps the turn going", event: Stop, res: res(127, ""), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "exit status 127, which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "exit 0 is success", event: PreToolUse, value: "Bash", res: res(0, ""), outcome: report.OutcomeAllowed},
+		{name: "exit 2 blocks on its own", event: PreToolUse, value: "Bash", res: res(2, ""), outcome: report.OutcomeBlocked, reason: "exit status 2: boom"},
+		{name: "an event exit 2 does not block", event: SessionStart, value: "startup", res: res(1, ""), outcome: report.OutcomeAllowed,
+			reason: "exit status 1: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code reads the failure as exit status 2, which does not block SessionStart"},
+		{name: "an unblockable value", event: ConfigChange, value: "policy_settings", res: res(1, ""), outcome: report.OutcomeAllowed,
+			reason: "exit status 1: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code reads the failure as exit status 2, which does not block ConfigChange"},
+		{name: "a timeout", event: PreToolUse, value: "Bash", res: timedOut, outcome: report.OutcomeError,
+			reason: "timed out after 5000 ms; the agent cancels the hook and carries on; its onFailure block makes Claude Code block the call when the hook times out at its own timeout"},
+		{name: "a timeout where exit 2 does not block", event: SessionStart, value: "startup", res: timedOut, outcome: report.OutcomeError,
+			reason: "timed out after 5000 ms; the agent cancels the hook and carries on"},
+		{name: "vigiles failed", event: PreToolUse, value: "Bash", res: &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 125, Error: "no record"}, outcome: report.OutcomeError,
+			reason: "the run failed: no record"},
+		{name: "WorktreeCreate", event: WorktreeCreate, res: res(1, ""), outcome: report.OutcomeBlocked,
+			reason: "exit status 1: any non-zero exit fails WorktreeCreate: boom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := failBlocks(tc.event, tc.value, tc.res, nil, DecideValue(tc.event, tc.value, tc.res, nil))
+			if d.Outcome != tc.outcome || d.Reason != tc.reason || d.FailBlocked != tc.blocked {
+				t.Errorf("got %s %q (fail-blocked %t)\nwant %s %q (fail-blocked %t)", d.Outcome, d.Reason, d.FailBlocked, tc.outcome, tc.reason, tc.blocked)
+			}
+		})
+	}
+}
+
+// TestAuditReadsOnFailureBlock audits, confined, a PreToolUse guard that
+// crashes with onFailure "block" beside one without it: the first run is
+// blocked, as Claude Code blocks it, and its run/hook-error warning says
+// that every call it fails on is blocked; the second is allowed.
+func TestAuditReadsOnFailureBlock(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "echo crashed >&2; exit 1", "onFailure": "block"},
+  {"type": "command", "command": "echo crashed >&2; exit 1"}
+]}]}}`})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]string{}
+	for _, r := range rep.Runs {
+		outcomes[r.ID] = r.Outcome
+	}
+	want := map[string]string{
+		".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash": report.OutcomeBlocked,
+		".claude/settings.json#hooks.PreToolUse[0].hooks[1]@Bash": report.OutcomeAllowed,
+	}
+	if diff := cmp.Diff(want, outcomes); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	warned := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			warned[f.Hook] = f.Message
+		}
+	}
+	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash"]; !strings.Contains(m, "its onFailure block makes Claude Code block the call whenever it fails so") {
+		t.Errorf("the blocking guard's warning: %q", m)
+	}
+	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[1]@Bash"]; !strings.Contains(m, "Claude Code shows a hook error and carries on without it") {
+		t.Errorf("the other guard's warning: %q", m)
+	}
+}
