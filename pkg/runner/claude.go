@@ -1020,6 +1020,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		return
 	}
 	c.repeatedKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi))
+	c.offKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group")
 	matcher, hasMatcher := "", false
 	mloc := c.loc(file, g.Pos)
 	if m, ok := g.member("matcher"); ok {
@@ -1064,6 +1065,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		return
 	}
 	c.repeatedKeys(file, h, where)
+	c.offKeys(file, h, where, "hook handler")
 	if c.handlers++; c.handlers > maxHandlers {
 		if c.handlers == maxHandlers+1 {
 			c.bound(c.loc(file, h.Pos),
@@ -1371,6 +1373,28 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 			}
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
+	}
+}
+
+// offKeys warns of a key of the matcher group or hook handler n (what,
+// at where in file) that reads as turning its hooks off but is none that
+// Claude Code reads: "enabled": false, "disabled": true. Claude Code
+// ignores a key it does not know, so those hooks run all the same.
+func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
+	for _, k := range []struct {
+		key string
+		off bool
+	}{{"enabled", false}, {"disabled", true}} {
+		m, ok := n.member(k.key)
+		if !ok || m.Value.Kind != jsonBool || m.Value.Bool != k.off {
+			continue
+		}
+		runs := "the hook runs; to turn it off, remove the handler"
+		if what == "matcher group" {
+			runs = "its hooks run; to turn them off, remove the group"
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
+			"%s.%s: %t turns nothing off: Claude Code reads no %q key on a %s and ignores it, so %s", where, k.key, k.off, k.key, what, runs)
 	}
 }
 
