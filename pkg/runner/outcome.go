@@ -411,14 +411,7 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("exit status %d: any non-zero exit fails %s: %s", res.ExitCode, event, stderr)
 		return d
 	}
-	path := ""
-	lines := strings.Split(ansiEscape.ReplaceAllString(string(stdout), ""), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
-			path = l
-			break
-		}
-	}
+	path := lastLine(ansiEscape.ReplaceAllString(string(stdout), ""))
 	switch {
 	case path == "" && res.StdoutTruncated:
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and the path %s reads from it is not in what was kept", event)}
