@@ -478,8 +478,8 @@ func fetchesInShell(s string, depth int) []fetched {
 			continue
 		}
 		if p := progName(words[0]); (p == "curl" || p == "wget") && c.pipe && i+1 < len(cmds) {
-			// Past any tee or cat that passes the download on
-			// (curl … | tee f | sh).
+			// Past any tee, cat or filter that passes the download
+			// on (curl … | tee f | sh, curl … | grep -v '^#' | sh).
 			j := i + 1
 			for j+1 < len(cmds) && cmds[j].pipe && passesInput(commandWords(cmds[j].words)) {
 				j++
@@ -789,14 +789,17 @@ func (runs fileRuns) after(i int, file string) (string, bool) {
 }
 
 // passesInput says whether the command words (past commandWords) write
-// their input to their output: tee (which copies it to files too), or
-// cat with no file but its input ("-", or none).
+// their input, whole or filtered, to their output: tee (which copies it
+// to files too), cat with no file but its input ("-", or none), tr, and
+// a filter that reads no file (filterReadsInput: grep, sed, awk, head,
+// tail), as curl … | grep -v '^#' | sh still runs what the URL serves.
 func passesInput(words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	switch progName(words[0]) {
-	case "tee":
+	switch p := progName(words[0]); p {
+	case "tee", "tr":
+		// tr reads nothing but its input.
 		return true
 	case "cat":
 		operands, input := false, false
@@ -812,8 +815,95 @@ func passesInput(words []string) bool {
 			}
 		}
 		return !operands || input
+	default:
+		if f, ok := filters[p]; ok {
+			return f.readsInput(p, words[1:])
+		}
 	}
 	return false
+}
+
+// filter is how a filter passesInput reads takes its words: its short
+// options that take a value (in the rest of the word or the next) and
+// its long ones that do (in the next word where it has no "="), those of
+// them that give it its program (grep -e, sed -f, awk -f), after which
+// its first operand is a file too, and the options that keep its input
+// from its output (mute: grep -q, -c, -l, which print no line of it, -r,
+// which reads a directory; sed -i, which edits files in place).
+type filter struct {
+	value, program, mute             string
+	valueLong, programLong, muteLong []string
+	// programFirst says its first operand is its program where no
+	// option gives one (grep PATTERN, sed SCRIPT, awk PROGRAM).
+	programFirst bool
+}
+
+// filters are the filters passesInput reads, by program, as GNU's read
+// their options: anywhere before "--", among the operands too.
+var filters = func() map[string]filter {
+	grep := filter{value: "efmABCdD", program: "ef", mute: "qclLrR", programFirst: true,
+		valueLong:   []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "label", "include", "exclude", "exclude-from", "exclude-dir", "binary-files", "devices", "directories"},
+		programLong: []string{"regexp", "file"},
+		muteLong:    []string{"quiet", "silent", "count", "files-with-matches", "files-without-match", "recursive", "dereference-recursive"}}
+	awk := filter{value: "fvF", program: "f", programFirst: true,
+		valueLong: []string{"file", "assign", "field-separator"}, programLong: []string{"file"}}
+	return map[string]filter{
+		"grep": grep, "egrep": grep, "fgrep": grep,
+		"sed": {value: "efl", program: "ef", mute: "i", programFirst: true,
+			valueLong: []string{"expression", "file", "line-length"}, programLong: []string{"expression", "file"}, muteLong: []string{"in-place"}},
+		"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+		"head": {value: "nc", valueLong: []string{"lines", "bytes"}},
+		"tail": {value: "ncs", valueLong: []string{"lines", "bytes", "sleep-interval", "pid", "max-unchanged-stats"}},
+	}
+}()
+
+// readsInput says whether the filter f (the program p) given args writes
+// its input to its output: no operand past its program names a file but
+// "-" (its input), and no option mutes it. An awk operand that sets a
+// variable (n=1) is no file.
+func (f filter) readsInput(p string, args []string) bool {
+	var operands []string
+	program := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			operands = append(operands, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, has := splitOpt(a)
+			if slices.Contains(f.muteLong, name) {
+				return false
+			}
+			program = program || slices.Contains(f.programLong, name)
+			if !has && slices.Contains(f.valueLong, name) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && a != "-":
+			// A cluster of short options (-vE), the first that takes
+			// a value taking the rest of the word, or the next word.
+			for k := 1; k < len(a); k++ {
+				if strings.IndexByte(f.mute, a[k]) >= 0 {
+					return false
+				}
+				if strings.IndexByte(f.value, a[k]) < 0 {
+					continue
+				}
+				program = program || strings.IndexByte(f.program, a[k]) >= 0
+				if k == len(a)-1 {
+					i++
+				}
+				break
+			}
+		default:
+			operands = append(operands, a)
+		}
+	}
+	if f.programFirst && !program && len(operands) > 0 {
+		operands = operands[1:]
+	}
+	awk := strings.HasSuffix(p, "awk")
+	return !slices.ContainsFunc(operands, func(o string) bool { return o != "-" && !(awk && assignment.MatchString(o)) })
 }
 
 // downloadRun is the download of curl or wget (prog, with args) piped

@@ -226,6 +226,27 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -s https://example.org/i.sh | cat -- ./local.sh | sh", nil},
 		{"curl -s https://example.org/x.json | tee x.json | jq .", nil},
 		{"curl -s https://example.org/x.json | tee x.json | python3 -c 'import sys'", nil},
+		// Through filters that read no file but their input: what the
+		// shell runs is still what the URL serves.
+		{"curl -fsSL https://example.org/i.sh | grep -v '^#' | sh", []string{"curl | sh https://example.org/i.sh unpinned"}},
+		{"wget -qO- https://example.org/i.sh | sed 's/\\r$//' | bash", []string{"wget | bash https://example.org/i.sh unpinned"}},
+		{"curl -fsSL https://example.org/i.sh | tr -d '\\r' | head -n 200 | tail -n +2 | bash -s -- --yes", []string{"curl | bash https://example.org/i.sh unpinned"}},
+		{"curl -s https://example.org/i.sh | grep -e '^x' -v | awk -F: 'NR>1' n=1 - | tee i.sh | cat | sh", []string{"curl | sh https://example.org/i.sh unpinned"}},
+		{"curl -s https://example.org/i.py | sed -n -e '2,$p' | head -c 4096 - | python3 -", []string{"curl | python3 https://example.org/i.py unpinned"}},
+		{"curl -s https://example.org/i.sh | egrep -v -- '^#' | sh", []string{"curl | sh https://example.org/i.sh unpinned"}},
+		// Not one that reads a file of its own, or prints no line of
+		// its input.
+		{"curl -s https://example.org/i.sh | grep x ./local.sh | sh", nil},
+		{"curl -s https://example.org/i.sh | grep -e x -- ./local.sh | sh", nil},
+		{"curl -s https://example.org/i.sh | grep -q x | sh", nil},
+		{"curl -s https://example.org/i.sh | grep -vc x | sh", nil},
+		{"curl -s https://example.org/i.sh | grep --files-with-matches x | sh", nil},
+		{"curl -s https://example.org/i.sh | grep -r x | sh", nil},
+		{"curl -s https://example.org/i.sh | sed -i 's/a/b/' | sh", nil},
+		{"curl -s https://example.org/i.sh | sed -f edit.sed local.sh | sh", nil},
+		{"curl -s https://example.org/i.sh | awk -f prog.awk data.txt | sh", nil},
+		{"curl -s https://example.org/i.sh | head -n 5 local.sh | sh", nil},
+		{"curl -s https://example.org/v | grep -o 'v[0-9]*' | python3 -c 'import sys'", nil},
 		// A download saved to a file that a later command of the line
 		// runs, given to a shell or an interpreter, or as the program.
 		{"curl -o install.sh https://example.org/install.sh && sh install.sh", []string{"curl && sh https://example.org/install.sh unpinned"}},
