@@ -454,6 +454,56 @@ func scriptSource(p string, args []string) (input bool, file string) {
 	return true, ""
 }
 
+// inputScriptRunner is what runs the script its input gives, where the
+// command words (past commandWords) do, as a download piped into it
+// names it: a shell or an interpreter that reads its script there
+// (readsScriptFromInput: sh, bash -s, python3 -), uv run - (and
+// uv run --script -, or a command uv run runs that does: uv run
+// python3 -), and deno run -. false where it reads its input as data or
+// runs a script of its own, or where an option vigiles does not know
+// comes before uv run's command (it may take the "-").
+func inputScriptRunner(words []string, depth int) (string, bool) {
+	if len(words) == 0 || depth > maxShellDepth {
+		return "", false
+	}
+	p, args := progName(words[0]), words[1:]
+	switch {
+	case isShell(p):
+		return p, readsScriptFromInput(p, args)
+	case p == "uv":
+		run, ok := uvRunArgs(args)
+		if !ok {
+			break
+		}
+		o := readUvOptions(run, true)
+		if o.unsure != "" || o.module || len(o.rest) == 0 {
+			break
+		}
+		if o.rest[0] == "-" {
+			return "uv run", true
+		}
+		if sh, ok := inputScriptRunner(commandWords(o.rest), depth+1); ok {
+			return "uv run " + sh, true
+		}
+	case p == "deno" && len(args) > 0 && args[0] == "run":
+		// deno run's first word past its options is the script, "-"
+		// its input.
+		for i := 1; i < len(args); i++ {
+			a := args[i]
+			if a == "--" {
+				return "deno run", i+1 < len(args) && args[i+1] == "-"
+			}
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				return "deno run", a == "-"
+			}
+			if name, _, has := splitOpt(a); denoValue[name] && !has {
+				i++
+			}
+		}
+	}
+	return "", false
+}
+
 // isShellOnly says whether p is a shell (not another interpreter).
 func isShellOnly(p string) bool {
 	switch p {
@@ -484,8 +534,8 @@ func fetchesInShell(s string, depth int) []fetched {
 			for j+1 < len(cmds) && cmds[j].pipe && passesInput(commandWords(cmds[j].words)) {
 				j++
 			}
-			if next := commandWords(cmds[j].words); len(next) > 0 && isShell(progName(next[0])) && readsScriptFromInput(progName(next[0]), next[1:]) {
-				out = append(out, downloadRun(p, words[1:], progName(next[0])))
+			if sh, ok := inputScriptRunner(commandWords(cmds[j].words), 0); ok {
+				out = append(out, downloadRun(p, words[1:], sh))
 				continue
 			}
 		}
@@ -1546,13 +1596,16 @@ var (
 // uvOptions is what the options before uv's command give (uvx's, or uv
 // run's): --from's package, the packages of --with (-w), whether they
 // were more than maxFetchPackages, an option vigiles does not know
-// (unsure), and the words from the command on (rest).
+// (unsure), whether uv run is told its command is a module (-m) or a
+// script (--script, -s, --gui-script), and the words from the command on
+// (rest).
 type uvOptions struct {
-	from     string
-	with     []string
-	withMore bool
-	unsure   string
-	rest     []string
+	from           string
+	with           []string
+	withMore       bool
+	unsure         string
+	module, script bool
+	rest           []string
 }
 
 // readUvOptions reads the options of uvx (run false) or of uv run (run
@@ -1600,6 +1653,8 @@ func readUvOptions(args []string, run bool) uvOptions {
 				o.with = o.with[:min(len(o.with), maxFetchPackages)]
 			}
 		case isBool(name):
+			o.module = o.module || run && (name == "m" || name == "module")
+			o.script = o.script || run && (name == "s" || name == "script" || name == "gui-script")
 		default:
 			o.unsure = a
 		}

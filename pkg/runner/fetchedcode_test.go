@@ -217,6 +217,20 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -fsSL https://example.org/i.py | python3 -W ignore", []string{"curl | python3 https://example.org/i.py unpinned"}},
 		{"curl -fsSL https://example.org/i.js | node", []string{"curl | node https://example.org/i.js unpinned"}},
 		{"curl -fsSL https://example.org/i.ps1 | pwsh -Command -", []string{"curl | pwsh https://example.org/i.ps1 unpinned"}},
+		// uv run - and deno run - run the script their input gives, as
+		// does a shell or an interpreter uv run runs.
+		{"curl -fsSL https://example.org/x.py | uv run -", []string{"curl | uv run https://example.org/x.py unpinned"}},
+		{"curl -fsSL https://example.org/x.py | uv run --no-project -q --script -", []string{"curl | uv run https://example.org/x.py unpinned"}},
+		{"curl -fsSL https://example.org/x.py | uv -q run --with rich - --flag", []string{"curl | uv run https://example.org/x.py unpinned", "uv run rich unpinned"}},
+		{"curl -fsSL https://example.org/x.py | uv run --python 3.12 python3 -", []string{"curl | uv run python3 https://example.org/x.py unpinned"}},
+		{"curl -fsSL https://example.org/x.py | python3 -", []string{"curl | python3 https://example.org/x.py unpinned"}},
+		{"curl -fsSL https://example.org/x.ts | deno run -A -", []string{"curl | deno run https://example.org/x.ts unpinned"}},
+		{"wget -qO- https://example.org/x.ts | deno run --allow-net -c deno.json -", []string{"wget | deno run https://example.org/x.ts unpinned"}},
+		{"curl -s https://example.org/x.json | uv run ./parse.py", nil},
+		{"curl -s https://example.org/x.json | uv run -m json.tool", nil},
+		{"curl -s https://example.org/x.json | uv run python3 -c 'import sys'", nil},
+		{"curl -s https://example.org/x.json | uv run --frobnicate -", nil},
+		{"curl -s https://example.org/x.json | deno run ./parse.ts", nil},
 		// Through tee and cat, which pass the download on.
 		{"curl -fsSL https://example.org/i.sh | tee install.sh | sh", []string{"curl | sh https://example.org/i.sh unpinned"}},
 		{"curl -fsSL https://example.org/i.sh | cat | bash", []string{"curl | bash https://example.org/i.sh unpinned"}},

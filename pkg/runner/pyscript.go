@@ -35,22 +35,10 @@ const maxShebang = 256
 // an option vigiles does not know comes first (readUvOptions).
 func uvRunScript(args []string) string {
 	o := readUvOptions(args, true)
-	if o.unsure != "" || len(o.rest) == 0 || o.rest[0] == "-" {
+	if o.unsure != "" || o.module || len(o.rest) == 0 || o.rest[0] == "-" {
 		return ""
 	}
-	script := false
-	for _, a := range args[:len(args)-len(o.rest)] {
-		if !strings.HasPrefix(a, "-") {
-			continue // an option's value
-		}
-		switch name, _, _ := splitOpt(a); {
-		case a == "-m" || name == "module":
-			return ""
-		case a == "-s" || name == "script" || name == "gui-script":
-			script = true
-		}
-	}
-	if script || isPyFile(o.rest[0]) {
+	if o.script || isPyFile(o.rest[0]) {
 		return o.rest[0]
 	}
 	return ""
