@@ -14,10 +14,10 @@ import (
 // A command a hook, server, monitor, settings key or skill's shell line
 // runs may run code that is not in the tree at all: a package runner
 // (npx, uvx, uv run --with, pipx run, bunx, pnpm dlx, yarn dlx, npm
-// exec, npm init and the create commands, deno run, deno x, go run) or a
-// container (docker run, podman run) fetches it from a registry each
-// time it starts, and a download piped into a shell, or saved and then
-// run, runs whatever the URL serves. vigiles audits what the tree holds:
+// exec, npm init and the create commands, deno run, deno x, go run,
+// dnx) or a container (docker run, podman run) fetches it from a
+// registry each time it starts, and a download piped into a shell, or
+// saved and then run, runs whatever the URL serves. vigiles audits what the tree holds:
 // such code it names (RuleFetchedCode), a warning where nothing pins
 // what is fetched to one immutable version, a notice where something
 // does.
@@ -1096,6 +1096,17 @@ func fetchesIn(words []string, depth int) []fetched {
 		if rest, ok := sub("run"); ok {
 			return goFetches(rest)
 		}
+	case "dnx":
+		return dotnetToolFetches("dnx", args)
+	case "dotnet":
+		// dotnet tool exec (or execute), and dotnet dnx, its hidden
+		// alias, which the dnx script runs.
+		if rest, ok := sub("dnx"); ok {
+			return dotnetToolFetches("dotnet dnx", rest)
+		}
+		if rest, ok := sub("tool"); ok && len(rest) > 0 && (rest[0] == "exec" || rest[0] == "execute") {
+			return dotnetToolFetches("dotnet tool "+rest[0], rest[1:])
+		}
 	case "docker", "podman", "nerdctl":
 		// The engine's own options come first (docker --context c
 		// run …), every one but engineBool's taking a value.
@@ -2028,6 +2039,103 @@ func goFetches(args []string) []fetched {
 		return []fetched{f}
 	}
 	return nil
+}
+
+// dotnetValue are the options of dotnet tool exec (and dnx) that take a
+// value; dotnetBool those that take none, or true or false after them,
+// as System.CommandLine reads a flag.
+var (
+	dotnetValue = map[string]bool{"version": true, "configfile": true, "source": true, "add-source": true, "a": true, "arch": true,
+		"framework": true, "v": true, "verbosity": true}
+	dotnetBool = map[string]bool{"y": true, "yes": true, "allow-roll-forward": true, "prerelease": true, "disable-parallel": true,
+		"no-cache": true, "no-http-cache": true, "ignore-failed-sources": true, "interactive": true, "h": true, "help": true, "?": true}
+)
+
+// nugetVersion matches a version NuGet reads as one release (1.2.3,
+// 1.2, 1.2.3.4, 1.2.3-beta.1), which dotnet tool exec takes as exact,
+// not as a minimum.
+var nugetVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// dotnetToolFetches is what runner (dnx, dotnet dnx, dotnet tool exec)
+// fetches with args: the .NET tool package its first word past the
+// options names, at the version after its @ or of --version. Its
+// options may come after the package too (System.CommandLine reads them
+// anywhere before "--"; what follows "--" is the tool's). A version
+// pins it where it is exact (1.2.3, or [1.2.3]; not a floating 1.* or a
+// range); with none, the version a local tool manifest
+// (.config/dotnet-tools.json) lists runs where it lists the tool. A
+// package that only --source's local folders (no URL) serve is the
+// machine's, which nothing fetches.
+func dotnetToolFetches(runner string, args []string) []fetched {
+	pkg, version, unsure := "", "", ""
+	byOption, remote, sources := false, false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if pkg == "" {
+				pkg = a
+			}
+			continue
+		}
+		name, value, has := strings.TrimLeft(a, "-"), "", false
+		if k := strings.IndexAny(name, "=:"); k >= 0 {
+			name, value, has = name[:k], name[k+1:], true
+		}
+		switch {
+		case dotnetValue[name]:
+			if !has && i+1 < len(args) {
+				i++
+				value = args[i]
+			}
+			switch name {
+			case "version":
+				version, byOption = value, true
+			case "source", "add-source":
+				sources = sources || name == "source"
+				remote = remote || strings.Contains(value, "://")
+			}
+		case dotnetBool[name]:
+			if !has && i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false") {
+				i++
+			}
+		case pkg == "":
+			unsure = a
+		}
+	}
+	if pkg == "" || isLocalSpec(pkg) || sources && !remote {
+		return nil
+	}
+	if at := strings.IndexByte(pkg, '@'); at > 0 {
+		pkg, version, byOption = pkg[:at], pkg[at+1:], false
+	}
+	spec, fix := pkg, fmt.Sprintf("pin an exact version: %s %s@<version>", runner, shownCut(pkg, maxFetchSpec))
+	if byOption {
+		fix = fmt.Sprintf("pin an exact version: %s %s --version <version>", runner, shownCut(pkg, maxFetchSpec))
+	} else if version != "" {
+		spec = pkg + "@" + version
+	}
+	f := fetched{runner: runner, spec: spec}
+	exact := version
+	if inner, ok := strings.CutPrefix(version, "["); ok {
+		// [1.2.3], or [1.2.3, 1.2.3]: a range of one version.
+		inner, closed := strings.CutSuffix(inner, "]")
+		lo, hi, two := strings.Cut(inner, ",")
+		if lo, hi = strings.TrimSpace(lo), strings.TrimSpace(hi); closed && (!two || lo == hi) {
+			exact = lo
+		}
+	}
+	switch {
+	case version == "":
+		f.why, f.fix = "no version: the version a local tool manifest (.config/dotnet-tools.json) lists where one lists it, else whatever the registry serves as latest", fix
+	case nugetVersion.MatchString(exact):
+		f.pinned, f.why = true, "the exact version "+shownCut(exact, maxMonitorName)
+	default:
+		f.why, f.fix = "the range "+shownCut(version, maxMonitorName)+", which a new release moves", fix
+	}
+	return []fetched{f.unsureAfter(unsure, runner, ", or after the package")}
 }
 
 // dockerBool are docker run's (and podman's) options that take no value;

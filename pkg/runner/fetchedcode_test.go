@@ -198,6 +198,28 @@ func TestFetchesInShell(t *testing.T) {
 		{"go run -tags net example.org/x/cmd@v1.2.3 -v", []string{"go run example.org/x/cmd@v1.2.3 pinned"}},
 		{"go run example.org/x/cmd@main", []string{"go run example.org/x/cmd@main unpinned"}},
 		{"go run ./cmd/x", nil},
+		// dnx (dotnet tool exec, dotnet dnx) runs a .NET tool package:
+		// pinned by an exact version after its @ or of --version, which
+		// may follow the package; what follows -- is the tool's.
+		{"dnx Some.Tool", []string{"dnx Some.Tool unpinned"}},
+		{"dnx Some.Tool@1.2.3", []string{"dnx Some.Tool@1.2.3 pinned"}},
+		{"dnx Some.Tool --version 1.2.3", []string{"dnx Some.Tool pinned"}},
+		{"dnx --yes Some.Tool@1.2.3-beta.1 -- --port 80", []string{"dnx Some.Tool@1.2.3-beta.1 pinned"}},
+		{"dnx Some.Tool@1.*", []string{"dnx Some.Tool@1.* unpinned"}},
+		{"dnx Some.Tool --version '[1.0,2.0)'", []string{"dnx Some.Tool unpinned"}},
+		{"dnx Some.Tool --version=[1.2.3]", []string{"dnx Some.Tool pinned"}},
+		{"dnx Some.Tool -- --version 1.2.3", []string{"dnx Some.Tool unpinned"}},
+		{"dnx -y --add-source https://feed.example.org/v3/index.json -v:q Some.Tool@2.0.0", []string{"dnx Some.Tool@2.0.0 pinned"}},
+		{"dnx --interactive false Some.Tool@2.0.0", []string{"dnx Some.Tool@2.0.0 pinned"}},
+		{"dnx --frobnicate Some.Tool@1.0.0", []string{"dnx Some.Tool@1.0.0 unpinned"}},
+		{"dotnet tool exec Some.Tool", []string{"dotnet tool exec Some.Tool unpinned"}},
+		{"dotnet tool execute --prerelease Some.Tool", []string{"dotnet tool execute Some.Tool unpinned"}},
+		{"dotnet dnx Some.Tool@1.0", []string{"dotnet dnx Some.Tool@1.0 pinned"}},
+		{"dotnet tool exec --source ./artifacts/package/ toolsay", nil},
+		{"dotnet tool run dotnet-ef", nil},
+		{"dotnet tool install -g Some.Tool", nil},
+		{"dnx --yes", nil},
+		{"./dnx Some.Tool", nil},
 		// Containers.
 		{"docker run -i --rm images.example.org/org/image", []string{"docker run images.example.org/org/image unpinned"}},
 		{"docker run -i --rm images.example.org/org/image:1.2.3", []string{"docker run images.example.org/org/image:1.2.3 unpinned"}},
@@ -413,6 +435,9 @@ func TestFetchesInArgv(t *testing.T) {
 		{[]string{"cmd", "/c", "node", "server.js"}, nil},
 		{[]string{"npx.cmd", "-y", "pkg"}, []string{"npx pkg unpinned"}},
 		{[]string{"docker.exe", "run", "-i", "img"}, []string{"docker run img unpinned"}},
+		// A .NET MCP server as its docs write it, and dnx.cmd, Windows'.
+		{[]string{"dnx", "Some.Mcp.Server@0.4.0-preview.1", "--yes"}, []string{"dnx Some.Mcp.Server@0.4.0-preview.1 pinned"}},
+		{[]string{"dnx.cmd", "Some.Mcp.Server", "--yes"}, []string{"dnx Some.Mcp.Server unpinned"}},
 		// A word with a space is one argument, not two commands.
 		{[]string{"node", "server.js", "npx pkg"}, nil},
 		{[]string{"npx pkg"}, nil},
@@ -467,6 +492,8 @@ func TestFetchedMessage(t *testing.T) {
 		"uv run --with rich x.py": "pin an exact version: uv run --with rich==<version>",
 		"uvx --with extra pkg":    "pin an exact version: uvx --with extra==<version>",
 		"uv run https://e.org/x":  "uv run fetches https://e.org/x (a URL, which no version pins: it runs whatever the URL serves that day)",
+		"dnx Some.Tool":           "pin an exact version: dnx Some.Tool@<version>",
+		"dnx Tool --version 1.*":  "pin an exact version: dnx Tool --version <version>",
 	} {
 		if msg, _ := fetchedMessage("hook h", fetchesInShell(line, 0)); !strings.Contains(msg, want) {
 			t.Errorf("%s: message %q lacks %q", line, msg, want)
@@ -651,6 +678,11 @@ func TestFetchWhy(t *testing.T) {
 		{"npm init foo", "no version: the project's own node_modules copy where one is installed, else whatever the registry serves as latest"},
 		{"yarn create foo", "no version: whatever the registry serves as latest"},
 		{"npm init user/repo#main", "the git reference main, which is no commit hash: the repository can move it"},
+		// dnx runs the version a local tool manifest lists where it
+		// is given none; a floating version is a range.
+		{"dnx Some.Tool", "no version: the version a local tool manifest (.config/dotnet-tools.json) lists where one lists it, else whatever the registry serves as latest"},
+		{"dnx Some.Tool@1.*", "the range 1.*, which a new release moves"},
+		{"dnx Some.Tool --version 1.2.3", "the exact version 1.2.3"},
 	} {
 		t.Run(tc.line, func(t *testing.T) {
 			fs := fetchesInShell(tc.line, 0)
