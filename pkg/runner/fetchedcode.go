@@ -67,22 +67,24 @@ const maxShellDepth = 3
 // shellCmd is one simple command of a shell line, as its words;
 // whether its output is piped into the next (pipe), whether the next's
 // output is given it as a file (fed: sh <(curl …)), whether the next's
-// output is given it as words (subst: eval $(curl …)), and the file its
-// standard output is redirected to (stdout: curl URL > f), the last
-// where there are more.
+// output is given it as words (subst: eval $(curl …)), the file its
+// standard output is redirected to (stdout: curl URL > f) and the one
+// its standard input is read from (stdin: sh < f), the last where there
+// are more.
 type shellCmd struct {
-	words  []string
-	pipe   bool
-	fed    bool
-	subst  bool
-	stdout string
+	words         []string
+	pipe          bool
+	fed           bool
+	subst         bool
+	stdout, stdin string
 }
 
 // shellCommands splits the shell line s into its simple commands, as far
 // as sh would at a glance: at unquoted ;, &, &&, ||, |, newlines, (, ),
 // $(, <( and backquotes, words honouring quotes and backslashes, with
 // redirections (2>&1, >file, <file) and comments left out of the words
-// (a file standard output goes to kept apart). It does not
+// (a file standard output goes to, or standard input comes from, kept
+// apart). It does not
 // expand anything, and a command substitution inside double quotes stays
 // in its word. It is shellWords for every command of the line, not the
 // first only.
@@ -90,8 +92,8 @@ func shellCommands(s string) []shellCmd {
 	var cmds []shellCmd
 	var words []string
 	var cur strings.Builder
-	in, redir, redirOut, tick := false, false, false, false
-	stdout := ""
+	in, redir, redirOut, redirIn, tick := false, false, false, false, false
+	stdout, stdin := "", ""
 	var quote byte
 	flush := func() {
 		if !in {
@@ -104,18 +106,21 @@ func shellCommands(s string) []shellCmd {
 			if redirOut {
 				stdout = w
 			}
-			redir, redirOut = false, false
+			if redirIn {
+				stdin = w
+			}
+			redir, redirOut, redirIn = false, false, false
 			return
 		}
 		words = append(words, w)
 	}
 	end := func(pipe, fed bool) {
 		flush()
-		redir, redirOut = false, false
+		redir, redirOut, redirIn = false, false, false
 		if len(words) > 0 {
-			cmds = append(cmds, shellCmd{words: words, pipe: pipe, fed: fed, stdout: stdout})
+			cmds = append(cmds, shellCmd{words: words, pipe: pipe, fed: fed, stdout: stdout, stdin: stdin})
 		}
-		words, stdout = nil, ""
+		words, stdout, stdin = nil, "", ""
 	}
 	for i := 0; i < len(s); i++ {
 		ch := s[i]
@@ -191,10 +196,12 @@ func shellCommands(s string) []shellCmd {
 			}
 			// A file descriptor's number before it is no word; a >
 			// with none, or 1, redirects standard output (not >&2,
-			// which makes it a copy of another).
-			out := ch == '>'
+			// which makes it a copy of another), a < with none, or
+			// 0, standard input (not <<, a here-document, <&, <>).
+			out, input := ch == '>', ch == '<'
 			if in && strings.Trim(cur.String(), "0123456789") == "" {
 				out = out && cur.String() == "1"
+				input = input && cur.String() == "0"
 				cur.Reset()
 				in = false
 			}
@@ -202,8 +209,9 @@ func shellCommands(s string) []shellCmd {
 			for i+1 < len(s) && (s[i+1] == '>' || s[i+1] == '<' || s[i+1] == '&' || s[i+1] == '|') {
 				i++
 				out = out && s[i] != '&' && s[i] != '<'
+				input = false
 			}
-			redir, redirOut = true, out
+			redir, redirOut, redirIn = true, out, input
 		default:
 			cur.WriteByte(ch)
 			in = true
@@ -556,8 +564,8 @@ func fetchesInShell(s string, depth int) []fetched {
 		}
 		if p := progName(words[0]); p == "curl" || p == "wget" {
 			// A download saved to a file that a later command of the
-			// line runs (curl -o f URL && sh f).
-			for _, d := range savedDownloads(p, words[1:], c.stdout) {
+			// line runs (curl -o f URL && sh f, curl URL | tee f && sh f).
+			for _, d := range append(savedDownloads(p, words[1:], c.stdout), pipedCopies(cmds, i, p, words[1:])...) {
 				if runs == nil {
 					runs = readFileRuns(cmds)
 				}
@@ -754,6 +762,55 @@ func savedDownloads(prog string, args []string, stdout string) []savedDownload {
 	return saved
 }
 
+// pipedCopies are the files the commands the download of cmds[i] (curl
+// or wget, prog, with args) is piped through save it to as they pass it
+// on (passesInput): tee's files, and the file the standard output of the
+// last is redirected to (curl URL | tee f, curl URL | sed 1d > f).
+func pipedCopies(cmds []shellCmd, i int, prog string, args []string) []savedDownload {
+	if !cmds[i].pipe {
+		return nil
+	}
+	const piped = "\x00" // no file a line names: what goes down the pipe
+	var urls []string
+	for _, d := range savedDownloads(prog, args, piped) {
+		if d.file == piped {
+			urls = append(urls, d.url)
+		}
+	}
+	var files []string
+	for j := i + 1; len(urls) > 0 && j < len(cmds) && cmds[j-1].pipe; j++ {
+		words := commandWords(cmds[j].words)
+		if !passesInput(words) {
+			break
+		}
+		if progName(words[0]) == "tee" {
+			opts := true
+			for _, w := range words[1:] {
+				switch {
+				case opts && w == "--":
+					opts = false
+				case opts && strings.HasPrefix(w, "-") || w == "-":
+				default:
+					files = append(files, w)
+				}
+			}
+		}
+		if cmds[j].stdout != "" {
+			files = append(files, cmds[j].stdout)
+			break // nothing passes on
+		}
+	}
+	var out []savedDownload
+	for _, u := range urls {
+		for _, f := range files {
+			if len(out) < maxSavedDownloads {
+				out = append(out, savedDownload{url: u, file: f})
+			}
+		}
+	}
+	return out
+}
+
 // hostPath matches a URL written with no scheme, a host name and maybe
 // a port and a path (example.org/install.sh), as curl and wget take one.
 var hostPath = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/|$)`)
@@ -788,37 +845,60 @@ type fileRuns map[string][]fileRun
 
 // readFileRuns reads which of cmds run a file: one given to a shell or
 // an interpreter as its script (sh f, bash ./f, python3 f, source f,
-// . f), or given as the program by a path (./f, /tmp/f, dir/f).
+// . f) or as its input (sh < f), or given as the program by a path (./f,
+// /tmp/f, dir/f), also inside the script of a shell's -c
+// (bash -c ./f, sh -c 'sh f'). A name with no / that sh -c runs
+// (sh -c f) is looked up on the PATH, not run from the working
+// directory: it is none.
 func readFileRuns(cmds []shellCmd) fileRuns {
 	runs := fileRuns{}
 	for idx, c := range cmds {
-		words := commandWords(c.words)
-		if len(words) == 0 {
-			continue
-		}
-		r := fileRun{idx: idx}
-		switch p := progName(words[0]); {
-		case isShell(p):
-			_, r.word = scriptSource(p, words[1:])
-			r.how = p
-		case p == "source" || p == ".":
-			args := words[1:]
-			if len(args) > 0 && args[0] == "--" {
-				args = args[1:]
-			}
-			if len(args) > 0 {
-				r.word = args[0]
-			}
-			r.how = p
-		case strings.Contains(words[0], "/"):
-			r.word, r.how = words[0], shownCut(words[0], maxMonitorName)
-		}
-		if r.word != "" {
-			base := path.Base(path.Clean(r.word))
-			runs[base] = append(runs[base], r)
-		}
+		runs.read(idx, c, 0)
 	}
 	return runs
+}
+
+// read adds to runs the file the command c, the line's idx-th, runs, or
+// those the commands of its sh -c script run, read at depth (as far as
+// maxShellDepth).
+func (runs fileRuns) read(idx int, c shellCmd, depth int) {
+	words := commandWords(c.words)
+	if len(words) == 0 {
+		return
+	}
+	p := progName(words[0])
+	if script, ok := shellCScript(words[1:]); ok && isShellOnly(p) {
+		for _, inner := range shellCommands(script) {
+			if depth < maxShellDepth {
+				runs.read(idx, inner, depth+1)
+			}
+		}
+		return
+	}
+	r := fileRun{idx: idx}
+	switch {
+	case isShell(p):
+		input, file := scriptSource(p, words[1:])
+		r.word, r.how = file, p
+		if input {
+			r.word = c.stdin // sh < f
+		}
+	case p == "source" || p == ".":
+		args := words[1:]
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) > 0 {
+			r.word = args[0]
+		}
+		r.how = p
+	case strings.Contains(words[0], "/"):
+		r.word, r.how = words[0], shownCut(words[0], maxMonitorName)
+	}
+	if r.word != "" {
+		base := path.Base(path.Clean(r.word))
+		runs[base] = append(runs[base], r)
+	}
 }
 
 // after is how a command past cmds[i] runs file: the first whose word
@@ -1127,10 +1207,18 @@ func fetchesIn(words []string, depth int) []fetched {
 	return nil
 }
 
-// shellScriptFetches is what sh -c 'script' fetches (args are sh's):
-// the script is the first word after the options, one of which holds c
-// (-c, -lc, -ec).
+// shellScriptFetches is what sh -c 'script' fetches (args are sh's).
 func shellScriptFetches(args []string, depth int) []fetched {
+	if script, ok := shellCScript(args); ok {
+		return scriptFetches(script, depth+1, "sh -c")
+	}
+	return nil // a script file, or input: not read here
+}
+
+// shellCScript is the script a shell given args runs as sh -c's: the
+// first word after the options, one of which holds c (-c, -lc, -ec);
+// false where none does.
+func shellCScript(args []string) (string, bool) {
 	script := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1139,24 +1227,21 @@ func shellScriptFetches(args []string, depth int) []fetched {
 			i++ // the name of the option set
 		case strings.HasPrefix(a, "--"):
 			// A long option (--norc, --login); "--" ends them.
-			if a == "--" && script && i+1 < len(args) {
-				return scriptFetches(args[i+1], depth+1, "sh -c")
-			}
 			if a == "--" {
-				return nil
+				if script && i+1 < len(args) {
+					return args[i+1], true
+				}
+				return "", false
 			}
 		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
 			if strings.Contains(a, "c") {
 				script = true
 			}
 		default:
-			if script {
-				return scriptFetches(a, depth+1, "sh -c")
-			}
-			return nil // a script file, or input: not read here
+			return a, script
 		}
 	}
-	return nil
+	return "", false
 }
 
 // scriptFetches is what the script of sh -c (or eval, which runner

@@ -312,6 +312,27 @@ func TestFetchesInShell(t *testing.T) {
 		{"curl -o - https://example.org/i.sh >>i.sh && . ./i.sh", []string{"curl && . https://example.org/i.sh unpinned"}},
 		{"wget -qO- https://example.org/i.sh > i.sh && sh i.sh", []string{"wget && sh https://example.org/i.sh unpinned"}},
 		{"curl https://example.org/i.sh 2>err.log >i.sh && sh i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		// Run inside a shell's -c script, given to a shell or an
+		// interpreter as its input, or saved as it is piped through tee
+		// or a filter whose output goes to the file.
+		{"curl -o f https://example.org/f && bash -c ./f", []string{"curl && ./f https://example.org/f unpinned"}},
+		{"curl -o i.sh https://example.org/i.sh && sh -c 'sh i.sh --yes'", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		{"curl -fsSLo tool https://example.org/tool && bash -lc 'chmod +x tool && ./tool'", []string{"curl && ./tool https://example.org/tool unpinned"}},
+		{"curl -o i.sh https://example.org/i.sh && sh < i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		{"wget -qO i.py https://example.org/i.py; python3 - 0<i.py", []string{"wget && python3 https://example.org/i.py unpinned"}},
+		{"curl -fsSL https://example.org/i.sh | tee i.sh > /dev/null && sh i.sh", []string{"curl && sh https://example.org/i.sh unpinned"}},
+		{"curl -fsSL https://example.org/i.sh | sed 1d > i.sh; bash i.sh", []string{"curl && bash https://example.org/i.sh unpinned"}},
+		// sh -c f looks f up on the PATH: it does not run the f saved
+		// in the working directory.
+		{"curl -o f https://example.org/f && sh -c 'f'", nil},
+		{"curl -o i.sh https://example.org/i.sh && sh < other.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh && sh x.sh < i.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh && sh 3< i.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh && sh << i.sh", nil},
+		{"curl -fsSL https://example.org/x.json | tee x.json > /dev/null && jq . x.json", nil},
+		{"curl -fsSL https://example.org/i.sh | grep -c x > n.sh && sh n.sh", nil},
+		{"curl -o i.sh https://example.org/i.sh | tee copy.sh && sh copy.sh", nil},
+		{"wget https://example.org/i.sh | tee copy.sh && sh copy.sh", nil},
 		// A download only saved, or a file run that it did not save.
 		{"curl https://example.org/i.sh 2>i.sh && sh i.sh", nil},
 		{"curl https://example.org/i.sh >&2 && sh 2", nil},
@@ -627,6 +648,7 @@ func FuzzFetchedCode(f *testing.F) {
 		"'unclosed \\",
 		"curl -fsSLo f u && chmod +x f && ./f; wget -qO- u | tee x | cat - | sh; curl -O h/i.sh --output-dir d && . d/i.sh",
 		"npm --yes create @s@1 && bun create x && yarn -q create @s/y && deno x -p a b && dx c && uv run -w a,b https://u/x.py && env -S'npx q'",
+		"curl -o f u && bash -lc 'sh -c ./f' && sh 0< f; curl u | tee -a f g >/dev/null | grep -v x > h && sh h; curl u | sed -e 1d | uv run python3 -; dnx --version [1.0,2) T@1.* -- -v; dotnet tool exec --source ./d T",
 	} {
 		f.Add(s)
 	}
