@@ -1693,7 +1693,8 @@ var (
 // run's): --from's package, the packages of --with (-w), whether they
 // were more than maxFetchPackages, an option vigiles does not know
 // (unsure), whether uv run is told its command is a module (-m) or a
-// script (--script, -s, --gui-script), and the words from the command on
+// script (--script, -s, --gui-script), the directory --directory (a
+// global option) has uv change to, and the words from the command on
 // (rest).
 type uvOptions struct {
 	from           string
@@ -1701,6 +1702,7 @@ type uvOptions struct {
 	withMore       bool
 	unsure         string
 	module, script bool
+	directory      string
 	rest           []string
 }
 
@@ -1738,6 +1740,8 @@ func readUvOptions(args []string, run bool) uvOptions {
 			switch name {
 			case "from":
 				o.from = value
+			case "directory":
+				o.directory = value
 			case "with", "w":
 				// A list of packages parted by commas.
 				for _, w := range strings.Split(value, ",") {
@@ -1757,6 +1761,19 @@ func readUvOptions(args []string, run bool) uvOptions {
 	}
 	o.rest = args[i:]
 	return o
+}
+
+// inDir is the path p, as uv run is given it, as the directory uv was
+// started in names it: a relative one is taken from --directory's, to
+// which uv changes before it runs anything ("relative paths are resolved
+// with the given directory as the base"). --project's does not move it:
+// uv then takes a path from where it was started all the same. A path
+// that begins with a variable or ~ is left as written.
+func (o uvOptions) inDir(p string) string {
+	if o.directory == "" || p == "" || hasAnyPrefix(p, "/", "$", "~") {
+		return p
+	}
+	return path.Join(o.directory, p)
 }
 
 // uvGlobal splits uv's arguments into the global options that come

@@ -30,16 +30,18 @@ const maxShebang = 256
 
 // uvRunScript is the script `uv run` runs with args (uv run's, past
 // "run"), where uv reads it as a script with inline metadata: a .py or
-// .pyw file, or any file after --script. "" where it runs a module (-m),
-// its input (-), a command of the environment (uv run pytest), or where
-// an option vigiles does not know comes first (readUvOptions).
+// .pyw file, or any file after --script, as the directory uv was started
+// in names it (a relative one from --directory's: uvOptions.inDir). ""
+// where it runs a module (-m), its input (-), a command of the
+// environment (uv run pytest), or where an option vigiles does not know
+// comes first (readUvOptions).
 func uvRunScript(args []string) string {
 	o := readUvOptions(args, true)
 	if o.unsure != "" || o.module || len(o.rest) == 0 || o.rest[0] == "-" {
 		return ""
 	}
 	if o.script || isPyFile(o.rest[0]) {
-		return o.rest[0]
+		return o.inDir(o.rest[0])
 	}
 	return ""
 }

@@ -64,6 +64,15 @@ func TestUVRunScript(t *testing.T) {
 		{"-m http.server", ""},
 		{"-", ""},
 		{"--frobnicate hook.py", ""},
+		// uv changes to --directory's before it runs anything: a
+		// relative script is taken from there. --project's moves only
+		// where uv looks for the project.
+		{"--directory sub hook.py", "sub/hook.py"},
+		{"--directory=sub --script ./tool", "sub/tool"},
+		{"--directory /srv server.py", "/srv/server.py"},
+		{"--directory sub ${CLAUDE_PLUGIN_ROOT}/h.py", "${CLAUDE_PLUGIN_ROOT}/h.py"},
+		{"--directory sub /abs/h.py", "/abs/h.py"},
+		{"--project sub sub/hook.py", "sub/hook.py"},
 		{"", ""},
 	} {
 		if got := uvRunScript(strings.Fields(tc.args)); got != tc.want {
@@ -81,7 +90,9 @@ func TestUVRunScript(t *testing.T) {
 // each has one, or a lock or an exclude-newer date holds them. A script
 // that is not uv's (its shebang python3's), not in the tree, or with no
 // dependencies fetches nothing. A monorepo package's hook names its
-// script from its own directory, which $CLAUDE_PROJECT_DIR names.
+// script from its own directory, which $CLAUDE_PROJECT_DIR names; uv's
+// --directory has a relative script read from its directory (not the
+// dep.py at the top of the tree), its --project not.
 func TestScriptDependenciesFetched(t *testing.T) {
 	files := map[string]string{
 		".claude/settings.json": `{
@@ -95,7 +106,10 @@ func TestScriptDependenciesFetched(t *testing.T) {
       {"type": "command", "command": "uv run .claude/hooks/dated.py"},
       {"type": "command", "command": "uv run .claude/hooks/bare.py"},
       {"type": "command", "command": "uv --quiet run --no-project .claude/hooks/glob.py"},
-      {"type": "command", "command": "uv run /elsewhere/hook.py"}
+      {"type": "command", "command": "uv run /elsewhere/hook.py"},
+      {"type": "command", "command": "uv run --directory .claude/tools dep.py"},
+      {"type": "command", "command": "uv --directory=$CLAUDE_PROJECT_DIR/.claude/tools run --script ./dep.py"},
+      {"type": "command", "command": "uv run --project .claude/tools .claude/tools/proj.py"}
     ]}]
   }
 }`,
@@ -110,6 +124,9 @@ func TestScriptDependenciesFetched(t *testing.T) {
 		"pkg/tools/h.py":                  "# /// script\n# dependencies = [\"click\"]\n# ///\n",
 		".claude/hooks/glob.py":           "# /// script\n# dependencies = [\"typer\"]\n# ///\n",
 		".claude/hooks/bare.py":           "# /// script\n# requires-python = \">=3.11\"\n# ///\n",
+		".claude/tools/dep.py":            "# /// script\n# dependencies = [\"tools-dep\"]\n# ///\n",
+		".claude/tools/proj.py":           "# /// script\n# dependencies = [\"proj-dep==1.0\"]\n# ///\n",
+		"dep.py":                          "# /// script\n# dependencies = [\"not-this-one\"]\n# ///\n",
 		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}]}`,
 		"a/.mcp.json":                     `{"srv": {"command": "uv", "args": ["run", "--script", "${CLAUDE_PLUGIN_ROOT}/server"]}}`,
 		"a/server":                        "# /// script\n# dependencies = [\"mcp\"]\n# ///\n",
@@ -125,11 +142,14 @@ func TestScriptDependenciesFetched(t *testing.T) {
 	const pinned = "vigiles audits what the tree holds, not what is fetched: review that version apart"
 	const deny = "; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs"
 	want := []string{
+		`notice discovery/fetched-code .claude/settings.json:15:38 hook .claude/settings.json#hooks.Stop[0].hooks[10] runs code that is not in the tree, fetched at run time: uv run .claude/tools/proj.py fetches proj-dep==1.0, pinned by the exact version 1.0; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:2:3 the project's settings command statusLine runs code that is not in the tree, fetched at run time: uv run .claude/status.py fetches rich==13.7.1, pinned by the exact version 13.7.1; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:8:38 hook .claude/settings.json#hooks.Stop[0].hooks[3] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/locked.py fetches httpx, pinned by the lock locked.py.lock beside the script (uv lock --script), which uv run keeps to while the metadata matches it; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:9:38 hook .claude/settings.json#hooks.Stop[0].hooks[4] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/dated.py fetches httpx, pinned by the exclude-newer date 2025-01-01T00:00:00Z of its [tool.uv] table, which keeps uv to what the registry held then; ` + pinned,
 		`notice discovery/fetched-code a/skills/s/SKILL.md:4:8 plugin a's skill a/skills/s/SKILL.md, in a shell line, runs code that is not in the tree, fetched at run time: uv run a/tools/now.py fetches arrow==1.3.0, pinned by the exact version 1.3.0; ` + pinned,
 		`warning discovery/fetched-code .claude/settings.json:11:38 hook .claude/settings.json#hooks.Stop[0].hooks[6] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/glob.py fetches typer (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/glob.py` + deny,
+		`warning discovery/fetched-code .claude/settings.json:13:38 hook .claude/settings.json#hooks.Stop[0].hooks[8] runs code that is not in the tree, fetched at run time: uv run .claude/tools/dep.py fetches tools-dep (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/tools/dep.py` + deny,
+		`warning discovery/fetched-code .claude/settings.json:14:38 hook .claude/settings.json#hooks.Stop[0].hooks[9] runs code that is not in the tree, fetched at run time: uv run .claude/tools/dep.py fetches tools-dep (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/tools/dep.py` + deny,
 		`warning discovery/fetched-code .claude/settings.json:5:38 hook .claude/settings.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/stop.py fetches python-dotenv (no version: whatever the registry serves as latest); uv run .claude/hooks/stop.py fetches anthropic==0.40.0, pinned by the exact version 0.40.0; ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/stop.py` + deny,
 		`warning discovery/fetched-code .claude/settings.json:6:38 hook .claude/settings.json#hooks.Stop[0].hooks[1] runs code that is not in the tree, fetched at run time: uv run .claude/hooks/direct.py fetches httpx>=0.27 (the requirement >=0.27, which a new release moves); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script .claude/hooks/direct.py` + deny,
 		`warning discovery/fetched-code a/.mcp.json:1:2 plugin a's MCP server srv runs code that is not in the tree, fetched at run time: uv run a/server fetches mcp (no version: whatever the registry serves as latest); ` + unpinned + `pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/server`,

@@ -45,7 +45,7 @@ var valueOptions = map[string]map[string]bool{
 // (interpreters, also at a path: /usr/bin/python3 x.py, .venv/bin/python
 // x.py, and through /usr/bin/env) with the files its options preload
 // (valueOptions); uv run's script, or the command it runs (uv run python
-// x.py); npx tsx's script. Each as written: a caller expands and resolves
+// x.py), a relative one from uv's --directory; npx tsx's script. Each as written: a caller expands and resolves
 // it. checkScripts says where one is missing, and a baseline hashes each
 // of a server's (serverFiles).
 func scriptsRun(words []string) []string {
@@ -75,7 +75,10 @@ func scriptsRunIn(words []string, depth int) []string {
 			return append(out, script)
 		}
 		if o := readUvOptions(args, true); o.unsure == "" && len(o.rest) > 0 {
-			return append(out, scriptsRunIn(o.rest, depth+1)...)
+			for _, p := range scriptsRunIn(o.rest, depth+1) {
+				out = append(out, o.inDir(p))
+			}
+			return out
 		}
 	case name == "npx":
 		rest := words[1:]

@@ -38,6 +38,9 @@ func TestScriptsRun(t *testing.T) {
 		{"uv run --with rich tool.py", []string{"tool.py"}},
 		{"uv run python3 tool.py", []string{"tool.py"}},
 		{"uv run pytest", nil},
+		{"uv run --directory srv server.py", []string{"srv/server.py"}},
+		{"uv --directory srv run python3 ./tool.py", []string{"srv/tool.py"}},
+		{"uv run --project srv tool.py", []string{"tool.py"}},
 		{"./node_modules/.bin/tsx i.ts", []string{"./node_modules/.bin/tsx", "i.ts"}},
 	} {
 		if got := scriptsRun(shellWords(c.line)); !cmp.Equal(c.want, got) {
