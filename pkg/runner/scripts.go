@@ -45,9 +45,10 @@ var valueOptions = map[string]map[string]bool{
 // (interpreters, also at a path: /usr/bin/python3 x.py, .venv/bin/python
 // x.py, and through /usr/bin/env) with the files its options preload
 // (valueOptions); uv run's script, or the command it runs (uv run python
-// x.py), a relative one from uv's --directory; npx tsx's script. Each as written: a caller expands and resolves
-// it. checkScripts says where one is missing, and a baseline hashes each
-// of a server's (serverFiles).
+// x.py), a relative one joined to uv's --directory, which uv changes to
+// first; npx tsx's script. Each as written otherwise: a caller expands
+// and resolves it. checkScripts says where one is missing, and a
+// baseline hashes each of a server's (serverFiles).
 func scriptsRun(words []string) []string {
 	return scriptsRunIn(words, 0)
 }
