@@ -59,7 +59,7 @@ func hookError(e executed) *report.Finding {
 		// every call it fails on.
 		then = "its onFailure block makes Claude Code block the call whenever it fails so"
 	}
-	msg := fmt.Sprintf("%s %s%s failed (%s): %s, so this run records the hook failing, not at work",
+	msg := fmt.Sprintf("%s %s%s failed (%s): %s; this run records the hook failing, not at work",
 		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how, then)
 	if why := failureCause(r); why != "" {
 		msg += "; " + why

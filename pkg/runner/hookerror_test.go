@@ -18,7 +18,7 @@ import (
 // limit, was refused or failed in vigiles' hands is none.
 func TestHookError(t *testing.T) {
 	const head = `guard PreToolUse Bash failed (`
-	const carries = `): Claude Code shows a hook error and carries on without it, so this run records the hook failing, not at work`
+	const carries = `): Claude Code shows a hook error and carries on without it; this run records the hook failing, not at work`
 	blocked := []evidence.Egress{
 		{Host: "ok.example.test", Proto: "dns", Via: evidence.ViaDNS, Allowed: true, Attempts: 1},
 		{Host: "api.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 2},
