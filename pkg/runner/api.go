@@ -1249,6 +1249,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				// No baseline has accepted them: said as without one.
 				finds = append(finds, egressNotices(runs)...)
 				finds = append(finds, envFileNotices(runs)...)
+				finds = append(finds, persistNotices(runs)...)
 			}
 		case err != nil:
 			// Told once, like a missing one: every shard reads the same
@@ -1340,6 +1341,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	} else {
 		finds = append(finds, egressNotices(runs)...)
 		finds = append(finds, envFileNotices(runs)...)
+		finds = append(finds, persistNotices(runs)...)
 	}
 	finds = append(finds, stop.summary("audit", mine)...)
 	rep := s.newReport("audit", runs, finds, drift)
@@ -1525,6 +1527,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		rf := runFindings(e)
 		finds = append(finds, rf...)
 		finds = append(finds, envFileNotices([]report.HookRun{e.run})...)
+		finds = append(finds, persistNotices([]report.HookRun{e.run})...)
 		if len(rf) > 0 && e.run.Outcome == report.OutcomeError && !e.run.TimedOut {
 			continue // nothing to check against
 		}

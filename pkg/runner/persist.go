@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleRunPersists is a run that wrote a file that runs, or is read as
+// instructions, later and outside the run: a git hook, a shell's start-up
+// file, Claude Code's own settings, commands, agents, skills, plugins or
+// memory (persistsWhy).
+const RuleRunPersists = "run/persists"
+
+// maxPersistShown bounds the paths of each kind a run/persists message
+// names; the evidence lists them all (to maxEvidence).
+const maxPersistShown = 3
+
+// Why a written path runs later, by kind: the phrases run/persists
+// messages give.
+const (
+	persistGitHook    = "git hooks run on commit, push, checkout or merge, outside Claude Code, and stay when the plugin is removed"
+	persistGitConfig  = "git reads its config on every command, and core.hooksPath, core.fsmonitor, core.sshCommand and aliases there run programs"
+	persistProject    = "Claude Code loads a project's settings, commands, agents and skills in every session there"
+	persistMemory     = "Claude reads CLAUDE.md as instructions"
+	persistMCP        = "Claude Code starts the MCP servers .mcp.json lists"
+	persistUser       = "Claude Code loads the user's settings, commands, agents and skills in every session, in every project"
+	persistUserConfig = "~/.claude.json holds the user's MCP servers and per-project settings, read in every session"
+	persistPlugins    = "Claude Code loads installed plugins from ~/.claude/plugins in every session"
+	persistShell      = "a shell runs its start-up files each time it starts"
+	persistGitUser    = "git reads the user's config on every command, in every repository"
+	persistSSH        = "ssh reads ~/.ssh: authorized keys, and the commands its config runs"
+	persistLogin      = "autostart entries and user services run at each login"
+	persistPath       = "~/.local/bin is on the user's PATH ahead of the system's"
+)
+
+// persistsWhy says why path (a written path as the record names it:
+// relative to the work tree, or under "~/", "$TMPDIR/" or "/dev/shm/")
+// runs later, outside the run; "" where it does not, as far as vigiles
+// knows. In the work tree: a git hook or config (of any checkout in it),
+// a project's Claude Code settings, commands, agents or skills (of any
+// .claude in it), its .mcp.json, and any CLAUDE.md. In HOME: the user's
+// Claude Code settings, commands, agents, skills, memory, ~/.claude.json
+// and installed plugins (not a plugin's data directory, which a hook may
+// keep its state in), a shell's start-up files, git's and ssh's
+// configuration, login autostarts and ~/.local/bin. CLAUDE_ENV_FILE and
+// the other scripts under ~/.claude/session-env have run/env-file.
+func persistsWhy(path string) string {
+	if rel, ok := strings.CutPrefix(path, "~/"); ok {
+		return homePersistsWhy(rel)
+	}
+	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, "/dev/shm/") {
+		return ""
+	}
+	segs := strings.Split(strings.TrimPrefix(path, "./"), "/")
+	last := segs[len(segs)-1]
+	for i, s := range segs {
+		rest := segs[i+1:]
+		switch {
+		case s == ".git" && len(rest) > 1 && rest[0] == "hooks":
+			return persistGitHook
+		case s == ".git" && len(rest) == 1 && rest[0] == "config":
+			return persistGitConfig
+		case s == ".claude" && len(rest) == 1 && (rest[0] == "settings.json" || rest[0] == "settings.local.json"):
+			return persistProject
+		case s == ".claude" && len(rest) > 1 && (rest[0] == "commands" || rest[0] == "agents" || rest[0] == "skills"):
+			return persistProject
+		}
+	}
+	switch {
+	case last == "CLAUDE.md" || last == "CLAUDE.local.md":
+		return persistMemory
+	case len(segs) == 1 && last == ".mcp.json":
+		return persistMCP
+	}
+	return ""
+}
+
+// homePersistsWhy is persistsWhy for rel, a path relative to HOME.
+func homePersistsWhy(rel string) string {
+	under := func(dirs ...string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(rel, d) })
+	}
+	switch {
+	case rel == ".claude/settings.json" || rel == ".claude/settings.local.json" ||
+		under(".claude/commands/", ".claude/agents/", ".claude/skills/"):
+		return persistUser
+	case rel == ".claude/CLAUDE.md":
+		return persistMemory
+	case rel == ".claude.json":
+		return persistUserConfig
+	case under(".claude/plugins/") && !under(".claude/plugins/data/"):
+		return persistPlugins
+	case slices.Contains([]string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".cshrc", ".tcshrc", ".kshrc"}, rel) ||
+		under(".config/fish/"):
+		return persistShell
+	case rel == ".gitconfig" || under(".config/git/"):
+		return persistGitUser
+	case under(".ssh/"):
+		return persistSSH
+	case under(".config/autostart/", ".config/systemd/user/"):
+		return persistLogin
+	case under(".local/bin/"):
+		return persistPath
+	}
+	return ""
+}
+
+// persistNotices are the run/persists warnings of runs: for each run that
+// created or modified (not deleted) a file, link or other non-directory
+// that runs later outside the run (persistsWhy), one warning naming them
+// by kind, the evidence listing every one. A baseline accepts what a
+// hook writes (baseline/write names a new one), so an audit gives them
+// only without one, as it does run/egress and run/env-file.
+func persistNotices(runs []report.HookRun) []report.Finding {
+	var out []report.Finding
+	for _, r := range runs {
+		var kinds []string
+		byKind := map[string][]string{}
+		for _, w := range r.Writes {
+			if w.Op == evidence.OpDelete || w.Kind == "dir" {
+				continue
+			}
+			why := persistsWhy(w.Path)
+			if why == "" {
+				continue
+			}
+			if byKind[why] == nil {
+				kinds = append(kinds, why)
+			}
+			byKind[why] = append(byKind[why], shownName(evidence.ShownPath(w.Path)))
+		}
+		if len(kinds) == 0 {
+			continue
+		}
+		var said, all []string
+		for _, k := range kinds {
+			ps := byKind[k]
+			shown := strings.Join(ps[:min(len(ps), maxPersistShown)], ", ")
+			if n := len(ps) - maxPersistShown; n > 0 {
+				shown += fmt.Sprintf(" and %d more", n)
+			}
+			said = append(said, fmt.Sprintf("%s (%s)", shown, k))
+			all = append(all, ps...)
+		}
+		out = append(out, report.Finding{Rule: RuleRunPersists, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "writes what runs later",
+			Message: fmt.Sprintf("%s %s%s wrote what runs later, outside this run and beyond what it recorded: %s",
+				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), strings.Join(said, "; ")),
+			Evidence: clip(strings.Join(all, "\n"), maxEvidence)})
+	}
+	return out
+}
