@@ -61,7 +61,7 @@ func hookError(e executed) *report.Finding {
 	}
 	msg := fmt.Sprintf("%s %s%s failed (%s): %s; this run records the hook failing, not at work",
 		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how, then)
-	if why := failureCause(r); why != "" {
+	if why := failureCause(r, e.tree); why != "" {
 		msg += "; " + why
 	}
 	return &report.Finding{Rule: RuleRunHookError, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
@@ -69,22 +69,29 @@ func hookError(e executed) *report.Finding {
 }
 
 // failureCause says what a failed run's record tells of why it failed,
-// most telling first: a host the egress policy blocked, a program not
-// found (exit status 127, as a shell reports it) or not executable (126),
-// a module a script imports that the machine lacks, a write where the
-// sandbox is read-only; "" where it tells nothing.
-func failureCause(r report.HookRun) string {
+// most telling first: a host the egress policy blocked, a path it names
+// that is not there for a reason the tree or the machine shows
+// (missingPathCause), a program not found (exit status 127, as a shell
+// reports it) or not executable (126), a module a script imports that
+// the machine lacks, a write where the sandbox is read-only; "" where it
+// tells nothing. tree is the work tree the run was given ("" where
+// unknown: no path is looked up).
+func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
+	if hint := blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
+		return hint
+	}
+	if why := missingPathCause(r, tree); why != "" {
+		return why
+	}
 	switch {
-	case blockedHosts(r) != "":
-		return blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline")
 	case code == 127 || strings.Contains(stderr, "command not found"):
-		return "a program it runs was not found on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"
+		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case code == 126:
 		return "a file it runs could not be executed (no execute permission, or not a program)"
 	case strings.Contains(stderr, "ModuleNotFoundError") || strings.Contains(stderr, "Cannot find module") ||
 		strings.Contains(stderr, "ERR_MODULE_NOT_FOUND") || strings.Contains(stderr, "Can't locate "):
-		return "a module it imports is not installed on the machine the audit ran on: install it there, as where the plugin is used, to audit the hook at work"
+		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
 	}

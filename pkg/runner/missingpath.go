@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// missingPaths matches the paths a failed hook's stderr says are not
+// there: a shell's "PATH: not found" or "PATH: No such file or
+// directory" (a path, holding a '/'), Python's "can't open file 'PATH'"
+// and Node.js's "Cannot find module 'PATH'" of an absolute or relative
+// path.
+var missingPaths = regexp.MustCompile(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'`)
+
+// missingPathCause says why a path r's stderr names as missing is not
+// there, where the tree (the run's work tree, tree) or this machine
+// shows it: a symbolic link of the tree that leads outside it to a path
+// this machine lacks; a path under the HOME of the user vigiles runs as,
+// which a confined hook does not see (its HOME is a throwaway); an
+// absolute path outside the tree this machine lacks (its author's own,
+// most often: /home/them/…, /workspace/…), with the tree's file of the
+// same name where it has one. "" where none of these holds.
+func missingPathCause(r report.HookRun, tree string) string {
+	if tree == "" {
+		return ""
+	}
+	cwd := tree
+	if dir, ok := strings.CutPrefix(r.Context, "project:"); ok {
+		cwd = filepath.Join(tree, dir)
+	}
+	home, _ := os.UserHomeDir()
+	for _, m := range missingPaths.FindAllStringSubmatch(r.Stderr, 8) {
+		p := m[1] + m[2] + m[3]
+		abs := p
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, p)
+		}
+		abs = filepath.Clean(abs)
+		if rel, err := filepath.Rel(tree, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			if link, target := linkOut(tree, rel); link != "" {
+				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, which this machine lacks: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
+					shownName(link), shownName(target))
+			}
+			continue
+		}
+		if _, err := os.Stat(abs); err == nil {
+			if home != "" && home != "/" && (abs == home || strings.HasPrefix(abs, home+"/")) {
+				return fmt.Sprintf("it names %s, under the HOME of the user vigiles runs as, which a confined hook does not see (its HOME is a throwaway, so that the secrets there stay unread): to audit the hook at work, install what it runs outside HOME (in /usr/local/bin, say)", shownName(p))
+			}
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		why := fmt.Sprintf("it names %s, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with \"$CLAUDE_PROJECT_DIR\"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)", shownName(p))
+		if rel := inTreeSuffix(tree, abs); rel != "" {
+			why += fmt.Sprintf("; the tree has %s: \"$CLAUDE_PROJECT_DIR\"/%s", shownName(rel), shownName(rel))
+		}
+		return why
+	}
+	return ""
+}
+
+// linkOut finds, along rel (a path in tree), the first symbolic link
+// whose target is an absolute path outside tree that this machine lacks,
+// and returns it (relative to tree) and its target; "" where there is
+// none.
+func linkOut(tree, rel string) (link, target string) {
+	segs := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range segs {
+		at := filepath.Join(segs[:i+1]...)
+		fi, err := os.Lstat(filepath.Join(tree, at))
+		if err != nil {
+			return "", ""
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		t, err := os.Readlink(filepath.Join(tree, at))
+		if err != nil || !filepath.IsAbs(t) {
+			return "", "" // a relative link is the tree's to follow
+		}
+		if r, err := filepath.Rel(tree, t); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			return "", ""
+		}
+		if _, err := os.Stat(t); errors.Is(err, fs.ErrNotExist) {
+			return filepath.ToSlash(at), t
+		}
+		return "", ""
+	}
+	return "", ""
+}
+
+// inTreeSuffix is the longest tail of abs, two path elements or more,
+// that names a regular file of tree (relative to it, with slashes), ""
+// where none does: /workspace/.claude/hooks/x.sh is the tree's
+// .claude/hooks/x.sh.
+func inTreeSuffix(tree, abs string) string {
+	segs := strings.Split(strings.TrimPrefix(filepath.ToSlash(abs), "/"), "/")
+	for i := 1; i+2 <= len(segs); i++ {
+		rel := strings.Join(segs[i:], "/")
+		if fi, err := os.Lstat(filepath.Join(tree, rel)); err == nil && fi.Mode().IsRegular() {
+			return rel
+		}
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestMissingPathCause: a path a failed hook's stderr names as missing
+// is explained where the tree or the machine shows why: a link of the
+// tree out of it, an absolute path of its author's (with the tree's file
+// of that name), a path under vigiles' own HOME; a path of the tree that
+// is simply missing, or one this machine has, is not.
+func TestMissingPathCause(t *testing.T) {
+	tree := makeTree(t, map[string]string{
+		".claude/hooks/validate.sh": "#!/bin/sh\n",
+		"init.sh":                   "#!/bin/sh\n",
+		"packages/app/x.sh":         "#!/bin/sh\n",
+	})
+	if err := os.Symlink("/nonexistent-vigiles/init.sh", filepath.Join(tree, ".claude/init.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../init.sh", filepath.Join(tree, ".claude/rel.sh")); err != nil {
+		t.Fatal(err)
+	}
+	// vigiles' own HOME, as os.UserHomeDir reads it.
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	tool := filepath.Join(home, ".local/bin/tool")
+	if err := os.MkdirAll(filepath.Dir(tool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tool, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, context, stderr, want string
+	}{
+		{"a link out of the tree", "project:.", ".claude/hooks/../init.sh: No such file or directory\n",
+			`it runs .claude/init.sh, a symbolic link in the tree to /nonexistent-vigiles/init.sh, outside it, which this machine lacks`},
+		{"the author's own path", "project:.", "sh: 1: /home/nobody-vigiles/.local/bin/graphify: not found\n",
+			`it names /home/nobody-vigiles/.local/bin/graphify, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with "$CLAUDE_PROJECT_DIR"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)`},
+		{"the tree has it", "plugin:plugins/p", "bash: /nonexistent-vigiles/.claude/hooks/validate.sh: No such file or directory\n",
+			`; the tree has .claude/hooks/validate.sh: "$CLAUDE_PROJECT_DIR"/.claude/hooks/validate.sh`},
+		{"python", "project:.", "python3: can't open file '/nonexistent-vigiles/hook.py': [Errno 2] No such file or directory\n",
+			"it names /nonexistent-vigiles/hook.py, an absolute path outside the work tree"},
+		{"under vigiles' HOME", "project:.", "sh: 1: " + tool + ": not found\n",
+			"it names " + tool + ", under the HOME of the user vigiles runs as, which a confined hook does not see"},
+		{"a package's relative path", "project:packages/app", "sh: 1: ./missing.sh: not found\n", ""},
+		{"a relative link in the tree", "project:.", ".claude/rel.sh/x: No such file or directory\n", ""},
+		{"a path this machine has", "project:.", "sh: 1: /bin/sh/x: not found\n", ""},
+		{"no path", "project:.", "sh: 1: jq: not found\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := missingPathCause(report.HookRun{Context: tc.context, Stderr: tc.stderr, ExitCode: 127}, tree)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+	if got := missingPathCause(report.HookRun{Stderr: "sh: 1: /nonexistent-vigiles/x: not found"}, ""); got != "" {
+		t.Errorf("with no tree: %q", got)
+	}
+}
