@@ -42,12 +42,13 @@ const (
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook or config (of any checkout in it),
 // a project's Claude Code settings, commands, agents or skills (of any
-// .claude in it), its .mcp.json, and any CLAUDE.md. In HOME: the user's
-// Claude Code settings, commands, agents, skills, memory, ~/.claude.json
-// and installed plugins (not a plugin's data directory, which a hook may
-// keep its state in), a shell's start-up files, git's and ssh's
-// configuration, login autostarts and ~/.local/bin. CLAUDE_ENV_FILE and
-// the other scripts under ~/.claude/session-env have run/env-file.
+// .claude in it), any .mcp.json (a project's, or a plugin root's) and any
+// CLAUDE.md. In HOME: the user's Claude Code settings, commands, agents,
+// skills, memory, ~/.claude.json and installed plugins (not a plugin's
+// data directory, which a hook may keep its state in), a shell's
+// start-up files, git's and ssh's configuration, login autostarts and
+// ~/.local/bin. CLAUDE_ENV_FILE and the other scripts under
+// ~/.claude/session-env have run/env-file.
 func persistsWhy(path string) string {
 	if rel, ok := strings.CutPrefix(path, "~/"); ok {
 		return homePersistsWhy(rel)
@@ -73,7 +74,7 @@ func persistsWhy(path string) string {
 	switch {
 	case last == "CLAUDE.md" || last == "CLAUDE.local.md":
 		return persistMemory
-	case len(segs) == 1 && last == ".mcp.json":
+	case last == ".mcp.json":
 		return persistMCP
 	}
 	return ""
