@@ -1070,7 +1070,14 @@ func runFailure(e executed) []report.Finding {
 			Title: "run failed", Message: fmt.Sprintf("%s: %s", r.ID, r.Reason)}}
 	case r.TimedOut:
 		msg := fmt.Sprintf("%s: %s", r.ID, r.Reason)
-		if hint := blockedHint(r, "a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline"); hint != "" {
+		so := "a hook that waits on the network (a package runner retrying its registry) runs out its time so"
+		switch e.bound {
+		case claudesBound, longerBound:
+			so += ", as it would where Claude Code runs offline"
+		case soonerBound:
+			so += ", here at vigiles' bound, sooner than Claude Code would end it"
+		}
+		if hint := blockedHint(r, so); hint != "" {
 			msg += "; " + hint
 		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,

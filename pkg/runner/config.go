@@ -517,9 +517,13 @@ func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 	return int(v), true
 }
 
+// maxPolicyDuration is the longest duration the policy takes (a
+// timeout, the linger).
+const maxPolicyDuration = 24 * time.Hour
+
 // duration accepts Go durations ("1.5s", "2m") and plain seconds, above 0
 // (or 0 itself, where zeroOK: linger's default, no time at all) and at
-// most 24h.
+// most maxPolicyDuration.
 func (p *cfgParser) duration(n *yaml.Node, what string, zeroOK bool) (time.Duration, bool) {
 	s, ok := p.scalar(n, what, "a duration such as 10s or 1m30s")
 	if !ok {
@@ -532,7 +536,7 @@ func (p *cfgParser) duration(n *yaml.Node, what string, zeroOK bool) (time.Durat
 		p.errAt(n, "%s: want a duration such as 10s or 1m30s, found %q", what, s)
 		return 0, false
 	}
-	if d < 0 || d == 0 && !zeroOK || d > 24*time.Hour {
+	if d < 0 || d == 0 && !zeroOK || d > maxPolicyDuration {
 		p.errAt(n, "%s: want a duration above 0 and at most 24h, found %q", what, s)
 		return 0, false
 	}

@@ -28,7 +28,7 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 	}
 	if res.TimedOut {
 		if !rules.ignoresOutput && !rules.exit2Allows && !slices.Contains(rules.unblockable, value) {
-			d.Reason += "; its onFailure block makes Claude Code block the call when the hook times out at its own timeout"
+			d.Reason += "; its onFailure block makes Claude Code block the call when the hook times out"
 		}
 		return d
 	}

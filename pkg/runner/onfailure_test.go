@@ -73,7 +73,7 @@ func TestFailBlocks(t *testing.T) {
 		{name: "an unblockable value", event: ConfigChange, value: "policy_settings", res: res(1, ""), outcome: report.OutcomeAllowed,
 			reason: "exit status 1: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code reads the failure as exit status 2, which does not block ConfigChange"},
 		{name: "a timeout", event: PreToolUse, value: "Bash", res: timedOut, outcome: report.OutcomeError,
-			reason: "timed out after 5000 ms; the agent cancels the hook and carries on; its onFailure block makes Claude Code block the call when the hook times out at its own timeout"},
+			reason: "timed out after 5000 ms; the agent cancels the hook and carries on; its onFailure block makes Claude Code block the call when the hook times out"},
 		{name: "a timeout where exit 2 does not block", event: SessionStart, value: "startup", res: timedOut, outcome: report.OutcomeError,
 			reason: "timed out after 5000 ms; the agent cancels the hook and carries on"},
 		{name: "vigiles failed", event: PreToolUse, value: "Bash", res: &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 125, Error: "no record"}, outcome: report.OutcomeError,

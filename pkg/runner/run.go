@@ -111,6 +111,44 @@ type executed struct {
 	// limit is the limit of the sandbox the run hit (limitOf), which
 	// Claude Code does not impose: no expectation passes on its record.
 	limit string
+	// ended, for a run ended at its timeout, is that timeout (timeoutOf),
+	// and bound whose it was beside Claude Code's.
+	ended time.Duration
+	bound timeoutBound
+}
+
+// timeoutBound is whose bound a run's timeout was, beside the wait
+// Claude Code gives its hook (claudeWait).
+type timeoutBound int
+
+const (
+	// claudesBound: the run waited as long as Claude Code would (the
+	// hook's own timeout, or its event's default), which ends the hook
+	// as Claude Code ends it.
+	claudesBound timeoutBound = iota
+	// soonerBound: vigiles' bound (its audit budget, defaults.timeout,
+	// a check's timeout, a cap), sooner than Claude Code would end it.
+	soonerBound
+	// longerBound: vigiles' bound, past Claude Code's (a SessionEnd
+	// hook, whose run vigiles lets go on to record what it does).
+	longerBound
+	// commandBound: a command: check's, which Claude Code never runs.
+	commandBound
+)
+
+// boundOf says whose bound the timeout of a run of p is.
+func (s *runSettings) boundOf(p *plannedRun) timeoutBound {
+	if p.Check != nil && p.Check.Command != "" {
+		return commandBound
+	}
+	timeout, _ := s.timeoutOf(p)
+	switch claude := claudeWait(p.Hook); {
+	case timeout < claude:
+		return soonerBound
+	case timeout > claude:
+		return longerBound
+	}
+	return claudesBound
 }
 
 // limitOf names the limit of vigiles' sandbox that ended or bounded a
@@ -194,6 +232,18 @@ func claudeWait(h *Hook) time.Duration {
 	return maxHookTimeout
 }
 
+// claudeWhy says where claudeWait's wait for h comes from: its own
+// timeout, else Claude Code's default for its event.
+func claudeWhy(h *Hook) string {
+	switch {
+	case h.Timeout > 0:
+		return "its own timeout"
+	case h.Event == SessionEnd:
+		return "the budget SessionEnd hooks share"
+	}
+	return "its default for " + h.Event + " hooks"
+}
+
 // timeoutOf is how long a run of p waits for its hook: a check's own
 // timeout, when it sets one (the policy's author chose it); else the
 // hook's own, up to the policy's defaults.timeout when that is set, else
@@ -212,11 +262,7 @@ func (s *runSettings) timeoutOf(p *plannedRun) (timeout time.Duration, capped st
 		return timeout, capped
 	}
 	if w := claudeWait(p.Hook); timeout > w {
-		why := "its own timeout"
-		if p.Hook.Timeout == 0 {
-			why = "its default for " + p.Hook.Event + " hooks"
-		}
-		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", w, timeout, w, why)
+		return w, fmt.Sprintf("vigiles waited %s, not %s: Claude Code ends the hook at %s, %s", w, timeout, w, claudeWhy(p.Hook))
 	}
 	return timeout, capped
 }
@@ -562,13 +608,13 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		res.Replace(p.ident.restore)
 	}
 	d := DecideValue(p.Hook.Event, p.Payload.Tool, res, err)
+	if err == nil && res != nil && res.TimedOut && res.Error == "" && res.Tier != sandbox.TierRefused {
+		// The run/timeout finding quotes this reason: say whose timeout
+		// ended the hook, and what Claude Code does there.
+		d.Reason = s.timedOut(p, res.DurationMs)
+	}
 	if p.Hook.FailBlocks {
 		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
-	}
-	if _, capped := s.timeoutOf(p); capped != "" && res != nil && res.TimedOut {
-		// The run/timeout finding quotes this reason: say that the wait
-		// was the policy's, not the hook's.
-		d.Reason += " (" + capped + ")"
 	}
 	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
 		// Claude Code starts an async hook and goes on without it: what
@@ -605,6 +651,8 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir}
 	if res != nil && res.TimedOut {
 		e.cutShort = s.cutShort(p)
+		e.ended, _ = s.timeoutOf(p)
+		e.bound = s.boundOf(p)
 	}
 	if e.limit = limitOf(res); e.limit != "" {
 		e.run.LimitHit = e.limit
@@ -745,6 +793,68 @@ func (s *runSettings) cutShort(p *plannedRun) string {
 		return fmt.Sprintf("it was ended at %s, and Claude Code would wait its own timeout of %s for it", timeout, claude)
 	}
 	return fmt.Sprintf("it was ended at %s (defaults.timeout, else vigiles' default), and it sets no timeout of its own, so Claude Code would wait %s for it (its default for %s)", timeout, claude, p.Hook.Event)
+}
+
+// timedOut is the reason of a run of p that its timeout ended after ms
+// milliseconds: at Claude Code's wait, what the agent does then; at
+// vigiles' bound, sooner, when Claude Code would end the hook and how to
+// give the audit that long; past Claude Code's (SessionEnd), when
+// Claude Code would have ended it.
+func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
+	timeout, capped := s.timeoutOf(p)
+	claude := claudeWait(p.Hook)
+	after := fmt.Sprintf("timed out after %.0f ms", ms)
+	switch s.boundOf(p) {
+	case commandBound:
+		return fmt.Sprintf("%s, at %s, %s; the agent cancels a hook at its timeout and carries on", after, timeout, s.waitedWhy(p))
+	case soonerBound:
+		ended := fmt.Sprintf("it waited %s, %s", timeout, s.waitedWhy(p))
+		if capped != "" {
+			ended = capped
+		}
+		return fmt.Sprintf("%s, at vigiles' bound, not Claude Code's: %s, and Claude Code would still be waiting for it (it waits up to %s, %s); %s",
+			after, ended, claude, claudeWhy(p.Hook), raiseTimeout(p, claude))
+	case longerBound:
+		return fmt.Sprintf("%s, at %s, %s: Claude Code would have ended it at %s (%s), and vigiles let it run longer to record what it does",
+			after, timeout, s.waitedWhy(p), claude, claudeWhy(p.Hook))
+	}
+	if capped != "" {
+		// Cut to Claude Code's wait: say that the wait was not the
+		// policy's.
+		return after + "; the agent cancels the hook and carries on (" + capped + ")"
+	}
+	return after + "; the agent cancels the hook and carries on"
+}
+
+// waitedWhy says where chosenTimeout's wait for a run of p comes from,
+// where it is not a cap of the hook's own timeout.
+func (s *runSettings) waitedWhy(p *plannedRun) string {
+	switch {
+	case p.Timeout > 0:
+		return "the check's timeout"
+	case p.Hook.Timeout > 0:
+		return "its own timeout"
+	case s.timeout > 0:
+		return "the policy's defaults.timeout"
+	}
+	return "vigiles' default audit budget (the policy sets no defaults.timeout)"
+}
+
+// raiseTimeout says how to give a run of p the wait Claude Code gives
+// its hook: the check's timeout, where it sets one (it comes first),
+// else defaults.timeout too; up to the longest the policy takes.
+func raiseTimeout(p *plannedRun, claude time.Duration) string {
+	how := "to audit it that long"
+	if claude > maxPolicyDuration {
+		how, claude = "to audit it as long as vigiles can", maxPolicyDuration
+	}
+	switch {
+	case p.Timeout > 0:
+		return fmt.Sprintf("%s, give the check timeout: %s", how, claude)
+	case p.Check != nil:
+		return fmt.Sprintf("%s, give the check timeout: %s, or set defaults.timeout: %s in .vigiles.yml", how, claude, claude)
+	}
+	return fmt.Sprintf("%s, set defaults.timeout: %s in .vigiles.yml", how, claude)
 }
 
 // outputText is a run's output as text: the raw bytes when the result

@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// The blocked-host sentence of a run/timeout warning, by whose bound
+// ended the run.
+const (
+	hintBlocked   = "; it tried to reach registry.example.test, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so"
+	hintAllow     = "; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
+	hintOffline   = hintBlocked + ", as it would where Claude Code runs offline" + hintAllow
+	hintSooner    = hintBlocked + ", here at vigiles' bound, sooner than Claude Code would end it" + hintAllow
+	hintCommand   = hintBlocked + hintAllow
+	carriesOn     = "; the agent cancels the hook and carries on"
+	defaultBudget = "vigiles' default audit budget (the policy sets no defaults.timeout)"
+)
+
+// TestTimedOutSaysWhoseBound: a run ended at its timeout says whose
+// timeout that was. At the hook's own, or at Claude Code's default for
+// its event, the agent cancels the hook and carries on, as in Claude
+// Code. At vigiles' bound, sooner (its audit budget, defaults.timeout, a
+// check's timeout, a cap of the hook's own), the reason says that
+// Claude Code would still be waiting, up to when, and how to give the
+// audit that long; the run/timeout warning does not say that Claude Code
+// runs out its time too where the hook waits on a blocked host. Past
+// Claude Code's (a SessionEnd hook, 1.5 s), it says that Claude Code
+// would have ended it then and vigiles let it run to record it. A hook
+// without a timeout of its own was told "carries on" at 60 s, where
+// Claude Code waits 10 minutes, and a SessionEnd hook the same at 60 s,
+// where Claude Code ends it at 1.5 s.
+func TestTimedOutSaysWhoseBound(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		event   string
+		timeout string // the hook's own "timeout", in seconds ("" for none)
+		policy  string // .vigiles.yml ("" for none: an audit)
+		reason  string
+		hint    string
+	}{
+		{name: "its own timeout", event: Stop, timeout: "5",
+			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
+		{name: "Claude Code's default for its event", event: UserPromptSubmit,
+			reason: "timed out after 30000 ms" + carriesOn + " (vigiles waited 30s, not 1m0s: Claude Code ends the hook at 30s, its default for UserPromptSubmit hooks)", hint: hintOffline},
+		{name: "no timeout of its own, vigiles' audit budget", event: Stop,
+			reason: "timed out after 60000 ms, at vigiles' bound, not Claude Code's: it waited 1m0s, " + defaultBudget + ", and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, set defaults.timeout: 10m0s in .vigiles.yml",
+			hint:   hintSooner},
+		{name: "no timeout of its own, defaults.timeout", event: Stop, policy: "version: 1\ndefaults: {timeout: 2s}\n",
+			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: it waited 2s, the policy's defaults.timeout, and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, set defaults.timeout: 10m0s in .vigiles.yml",
+			hint:   hintSooner},
+		{name: "its own timeout capped at defaults.timeout", event: Stop, timeout: "3600", policy: "version: 1\ndefaults: {timeout: 2s}\n",
+			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: its own timeout of 1h0m0s was capped at 2s, the policy's defaults.timeout, and Claude Code would still be waiting for it (it waits up to 1h0m0s, its own timeout); to audit it that long, set defaults.timeout: 1h0m0s in .vigiles.yml",
+			hint:   hintSooner},
+		{name: "its own timeout past the longest the policy takes", event: Stop, timeout: "172800",
+			reason: "timed out after 600000 ms, at vigiles' bound, not Claude Code's: its own timeout of 48h0m0s was capped at 10m0s, the longest vigiles waits for a hook when the policy sets no defaults.timeout, and Claude Code would still be waiting for it (it waits up to 48h0m0s, its own timeout); to audit it as long as vigiles can, set defaults.timeout: 24h0m0s in .vigiles.yml",
+			hint:   hintSooner},
+		{name: "SessionEnd, past Claude Code's budget", event: SessionEnd,
+			reason: "timed out after 60000 ms, at 1m0s, " + defaultBudget + ": Claude Code would have ended it at 1.5s (the budget SessionEnd hooks share), and vigiles let it run longer to record what it does",
+			hint:   hintOffline},
+		{name: "SessionEnd at its own timeout", event: SessionEnd, timeout: "5",
+			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
+		{name: "a check's timeout", event: Stop, policy: "version: 1\nchecks:\n  - {name: c, hook: p, event: Stop, timeout: 2s, expect: {outcome: error}}\n",
+			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: it waited 2s, the check's timeout, and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, give the check timeout: 10m0s",
+			hint:   hintSooner},
+		{name: "a check without one, defaults.timeout", event: Stop, policy: "version: 1\ndefaults: {timeout: 2s}\nchecks:\n  - {name: c, hook: p, event: Stop, expect: {outcome: error}}\n",
+			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: it waited 2s, the policy's defaults.timeout, and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, give the check timeout: 10m0s, or set defaults.timeout: 10m0s in .vigiles.yml",
+			hint:   hintSooner},
+		{name: "a command: check", event: Stop, policy: "version: 1\nchecks:\n  - {name: c, command: sleep 9, event: Stop, timeout: 2s, expect: {outcome: error}}\n",
+			reason: "timed out after 2000 ms, at 2s, the check's timeout; the agent cancels a hook at its timeout and carries on",
+			hint:   hintCommand},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			handler := `{"type": "command", "command": "npx tool"`
+			if tc.timeout != "" {
+				handler += `, "timeout": ` + tc.timeout
+			}
+			files := map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"` + tc.event + `": [{"hooks": [` + handler + `}]}]}}`}
+			if tc.policy != "" {
+				files[".vigiles.yml"] = tc.policy
+			}
+			dir := makeTree(t, files)
+			exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, DurationMs: float64(spec.Timeout.Milliseconds()),
+					Writes: []evidence.Write{}, Egress: []evidence.Egress{{Host: "registry.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 3}}}, nil
+			}}
+			run := Audit
+			if strings.Contains(tc.policy, "checks:") {
+				run = Test
+			}
+			rep, err := run(context.Background(), Options{Dir: dir, Executor: exec, Jobs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Runs) == 0 {
+				t.Fatalf("no runs: %v", findingLines(rep.Findings))
+			}
+			warned := map[string]string{}
+			for _, f := range rep.Findings {
+				if f.Rule == RuleRunTimeout {
+					warned[f.Hook] = f.Message
+				}
+			}
+			for _, r := range rep.Runs {
+				if r.Reason != tc.reason {
+					t.Errorf("%s: reason\n got %s\nwant %s", r.ID, r.Reason, tc.reason)
+				}
+				if want := r.ID + ": " + tc.reason + tc.hint; warned[r.ID] != want {
+					t.Errorf("%s: %s\n got %s\nwant %s", r.ID, RuleRunTimeout, warned[r.ID], want)
+				}
+				if strings.ContainsAny(warned[r.ID], "\r\n") {
+					t.Errorf("%s: the message carries a line break: %q", r.ID, warned[r.ID])
+				}
+			}
+		})
+	}
+}
