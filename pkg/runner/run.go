@@ -115,6 +115,9 @@ type executed struct {
 	// and bound whose it was beside Claude Code's.
 	ended time.Duration
 	bound timeoutBound
+	// lanes is how many runs the audit or test ran at once (its jobs,
+	// never more than its runs), which shared the machine's cores.
+	lanes int
 }
 
 // timeoutBound is whose bound a run's timeout was, beside the wait
@@ -491,6 +494,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 					<-lanes // once its end is kept: the next run may be the one that is cut
 				}
 				mu.Lock()
+				out[i].lanes = min(jobs, total)
 				kept = out[i].keepWithin(kept)
 				if d, ok := watch.cut[i]; ok {
 					// Stopped by the interruption, the run has no result

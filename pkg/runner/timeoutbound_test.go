@@ -4,8 +4,10 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -118,5 +120,56 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTimeoutUnderParallelRuns: a hook that ran out of a short timeout
+// (under 10 s) in an audit that ran more than one hook at once is told
+// that the others shared the machine's cores and that --jobs 1 times it
+// alone (a hook with a timeout of 3 s took 1.7 s alone and 3.06 s under a
+// parallel audit). Alone, or past a long timeout, it is not.
+func TestTimeoutUnderParallelRuns(t *testing.T) {
+	const note = "; other runs shared the machine's cores with it (2 at a time), which can take a hook past a timeout as short as 3s: --jobs 1 times it alone"
+	for _, tc := range []struct {
+		name    string
+		timeout string
+		jobs    int
+		want    string
+	}{
+		{"its own short timeout, two at a time", "3", 2, "timed out after 3000 ms" + carriesOn + note},
+		{"its own short timeout, one at a time", "3", 1, "timed out after 3000 ms" + carriesOn},
+		{"a long timeout, two at a time", "30", 2, "timed out after 30000 ms" + carriesOn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "slow", "timeout": ` + tc.timeout + `},
+  {"type": "command", "command": "quick"}]}]}}`})
+			exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
+				if spec.Command[len(spec.Command)-1] == "slow" {
+					res.TimedOut, res.ExitCode, res.DurationMs = true, 137, float64(spec.Timeout.Milliseconds())
+				}
+				return res, nil
+			}}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec, Jobs: tc.jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				if f.Rule == RuleRunTimeout {
+					got = append(got, f.Message)
+				}
+			}
+			want := []string{"plugins/p/hooks/hooks.json#hooks.Stop[0].hooks[0]: " + tc.want}
+			if strings.Join(got, "\n") != want[0] {
+				t.Errorf("%s:\n got %q\nwant %q", RuleRunTimeout, got, want)
+			}
+		})
+	}
+	// A record made apart from an audit's lanes says nothing of them.
+	e := executed{run: report.HookRun{ID: "h", Tier: "confined", Outcome: report.OutcomeError, TimedOut: true, Reason: "r"}, ended: 3 * time.Second}
+	if fs := runFailure(e); len(fs) != 1 || fs[0].Message != "h: r" {
+		t.Errorf("no lanes known: %+v", fs)
 	}
 }
