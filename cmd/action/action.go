@@ -76,6 +76,9 @@ options from the action's inputs (INPUT_* variables), not from flags:
   max-runs         test and audit: the most hook runs to start, per shard
                    (default 10000); a plan of more runs none, reports
                    plan/too-many-runs and exits 125
+  jobs             test and audit: hooks run at once (default: one per
+                   core); 1 times each hook alone, as a hook with a short
+                   timeout may need
   hook-logs        true | false (default false): print every hook's raw
                    stdout and stderr in the log, fenced so no line of it
                    runs as a workflow command; problem matchers of earlier
@@ -143,6 +146,7 @@ type actionInputs struct {
 	SARIF          string
 	Shard          string
 	MaxRuns        int // 0: runner.DefaultMaxRuns
+	Jobs           int // 0: one per core
 	Reports        []string
 	HookLogs       bool
 }
@@ -325,6 +329,17 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input max-runs: merge runs no hooks")
 		default:
 			in.MaxRuns = n
+		}
+	}
+	if v := input(getenv, "jobs"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil || n < 0 || n > maxJobs:
+			bad("input jobs: %q: want a whole number from 0 (one per core) to %d", v, maxJobs)
+		case in.Command == "merge":
+			bad("input jobs: merge runs no hooks")
+		default:
+			in.Jobs = n
 		}
 	}
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
@@ -510,7 +525,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
-		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Executor: deps.executor,
+		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Jobs: in.Jobs, Executor: deps.executor,
 		Progress: &progressWriter{w: stderr},
 	}
 	do := deps.test

@@ -467,6 +467,10 @@ func TestActionInputValidation(t *testing.T) {
 		{"max-runs not a number", map[string]string{"command": "audit", "max-runs": "lots"}, "input max-runs"},
 		{"max-runs zero", map[string]string{"command": "audit", "max-runs": "0"}, "input max-runs"},
 		{"max-runs with merge", map[string]string{"command": "merge", "reports": "a.json", "max-runs": "5"}, "input max-runs"},
+		{"jobs not a number", map[string]string{"command": "audit", "jobs": "many"}, "input jobs"},
+		{"jobs negative", map[string]string{"command": "audit", "jobs": "-1"}, "input jobs"},
+		{"jobs too many", map[string]string{"command": "audit", "jobs": "100000"}, "input jobs: \"100000\": want a whole number from 0 (one per core) to 1024"},
+		{"jobs with merge", map[string]string{"command": "merge", "reports": "a.json", "jobs": "1"}, "input jobs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readInputs(func(k string) string {
@@ -502,6 +506,14 @@ func TestActionInputValidation(t *testing.T) {
 		}
 		if in.Command != "test" || in.FailLevel != "warning" || !in.CheckRun || in.Egress == nil || in.Egress.Mode != "allow" || len(in.Egress.Allow) != 3 {
 			t.Errorf("inputs = %+v", in)
+		}
+	})
+	t.Run("jobs", func(t *testing.T) {
+		for v, want := range map[string]int{"": 0, "0": 0, "1": 1, "8": 8} {
+			in, err := readInputs(func(k string) string { return map[string]string{"INPUT_COMMAND": "audit", "INPUT_JOBS": v}[k] })
+			if err != nil || in.Jobs != want {
+				t.Errorf("jobs %q: %d, %v; want %d", v, in.Jobs, err, want)
+			}
 		}
 	})
 	t.Run("not in GitHub Actions", func(t *testing.T) {

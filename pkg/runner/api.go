@@ -1087,7 +1087,7 @@ func runFailure(e executed) []report.Finding {
 			msg += "; " + hint
 		}
 		if e.lanes > 1 && e.ended > 0 && e.ended < shortTimeout {
-			msg += fmt.Sprintf("; other runs shared the machine's cores with it (%d at a time), which can take a hook past a timeout as short as %s: --jobs 1 times it alone", e.lanes, e.ended)
+			msg += fmt.Sprintf("; other runs shared the machine's cores with it (%d at a time), which can take a hook past a timeout as short as %s: --jobs 1 (the Action's jobs input) times it alone", e.lanes, e.ended)
 		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "hook timed out", Message: msg}}

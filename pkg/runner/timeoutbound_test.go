@@ -129,7 +129,7 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 // alone (a hook with a timeout of 3 s took 1.7 s alone and 3.06 s under a
 // parallel audit). Alone, or past a long timeout, it is not.
 func TestTimeoutUnderParallelRuns(t *testing.T) {
-	const note = "; other runs shared the machine's cores with it (2 at a time), which can take a hook past a timeout as short as 3s: --jobs 1 times it alone"
+	const note = "; other runs shared the machine's cores with it (2 at a time), which can take a hook past a timeout as short as 3s: --jobs 1 (the Action's jobs input) times it alone"
 	for _, tc := range []struct {
 		name    string
 		timeout string
