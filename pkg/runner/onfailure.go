@@ -28,7 +28,13 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 	}
 	if res.TimedOut {
 		if !rules.ignoresOutput && !rules.exit2Allows && !slices.Contains(rules.unblockable, value) {
-			d.Reason += "; its onFailure block makes Claude Code block the call when the hook times out"
+			// Claude Code cancels it, but does not carry on.
+			const carries = "the agent cancels the hook and carries on"
+			if strings.Contains(d.Reason, carries) {
+				d.Reason = strings.Replace(d.Reason, carries, "the agent cancels the hook and, as its onFailure block says, blocks the call", 1)
+			} else {
+				d.Reason += "; its onFailure block makes Claude Code block the call when the hook times out"
+			}
 		}
 		return d
 	}

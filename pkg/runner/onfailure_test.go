@@ -73,7 +73,7 @@ func TestFailBlocks(t *testing.T) {
 		{name: "an unblockable value", event: ConfigChange, value: "policy_settings", res: res(1, ""), outcome: report.OutcomeAllowed,
 			reason: "exit status 1: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code reads the failure as exit status 2, which does not block ConfigChange"},
 		{name: "a timeout", event: PreToolUse, value: "Bash", res: timedOut, outcome: report.OutcomeError,
-			reason: "timed out after 5000 ms; the agent cancels the hook and carries on; its onFailure block makes Claude Code block the call when the hook times out"},
+			reason: "timed out after 5000 ms; the agent cancels the hook and, as its onFailure block says, blocks the call"},
 		{name: "a timeout where exit 2 does not block", event: SessionStart, value: "startup", res: timedOut, outcome: report.OutcomeError,
 			reason: "timed out after 5000 ms; the agent cancels the hook and carries on"},
 		{name: "vigiles failed", event: PreToolUse, value: "Bash", res: &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 125, Error: "no record"}, outcome: report.OutcomeError,
@@ -87,6 +87,12 @@ func TestFailBlocks(t *testing.T) {
 				t.Errorf("got %s %q (fail-blocked %t)\nwant %s %q (fail-blocked %t)", d.Outcome, d.Reason, d.FailBlocked, tc.outcome, tc.reason, tc.blocked)
 			}
 		})
+	}
+	// Ended at vigiles' bound, sooner than Claude Code would: the
+	// reason says so, and what the hook's timeout would bring.
+	d := failBlocks(PreToolUse, "Bash", timedOut, nil, Decision{Outcome: report.OutcomeError, Reason: "timed out after 5000 ms, at vigiles' bound"})
+	if want := "timed out after 5000 ms, at vigiles' bound; its onFailure block makes Claude Code block the call when the hook times out"; d.Reason != want {
+		t.Errorf("at vigiles' bound: %q, want %q", d.Reason, want)
 	}
 }
 
