@@ -167,6 +167,16 @@ func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != 
 // of its own. The directory is Claude Code's to make: in a confined run the
 // sandbox has made it (Spec.HomeDirs, so that it is no write of the
 // hook's); a direct run makes it here, in the caller's HOME.
+//
+// Before the exec it looks the program up as execvp does (a name without
+// '/' in each directory of PATH, an empty one the current directory; a
+// path as it is): Claude Code spawns an exec-form command with no shell,
+// so a program that is missing, or that no found file can execute, is the
+// hook's failure, and it is said as a shell says its own, "bun: not
+// found" with exit status 127, "<path>: Permission denied" with 126. An
+// exec that failed would name this prelude and its line instead
+// ("vigiles-plugin-data: 22: exec: bun: not found"), read as vigiles
+// failing. Where PATH is unset a name is left to exec.
 const pluginDataPrelude = `CLAUDE_PLUGIN_DATA="$HOME/.claude/plugins/data/$1"
 export CLAUDE_PLUGIN_DATA
 [ -d "$CLAUDE_PLUGIN_DATA" ] || mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
@@ -187,7 +197,35 @@ while [ "$n" -gt 0 ]; do
 	set -- "$@" "$r$a"
 	n=$((n - 1))
 done
-unset a r n
+case $1 in
+*/*)
+	e=
+	if [ ! -e "$1" ]; then
+		e=127
+	elif [ -d "$1" ] || [ ! -x "$1" ]; then
+		e=126
+	fi
+	;;
+*)
+	e=${PATH+127} p=${PATH+$PATH:}
+	while [ -n "$p" ]; do
+		f=${p%%:*}
+		p=${p#*:}
+		f=${f:-.}/$1
+		if [ -f "$f" ] && [ -x "$f" ]; then
+			e=
+			break
+		fi
+		[ ! -e "$f" ] || e=126
+	done
+	;;
+esac
+case $e in
+127) printf '%s: not found\n' "$1" >&2 ;;
+126) printf '%s: Permission denied\n' "$1" >&2 ;;
+esac
+[ -z "$e" ] || exit "$e"
+unset a r n e p f
 exec "$@"`
 
 // dataID is the directory name Claude Code gives the hook's plugin's

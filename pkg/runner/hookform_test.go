@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -353,6 +355,95 @@ func TestPluginData(t *testing.T) {
 			t.Errorf("writes %q, want %q", got, want)
 		}
 	})
+}
+
+// TestPluginDataPreludeExec: the prelude runs the hook's program as
+// Claude Code spawns it, looked up as execvp does, and where it cannot (a
+// program missing, or no file found that executes) fails as a shell does,
+// with exit status 127 or 126 and stderr of the program alone: not
+// "vigiles-plugin-data: 22: exec: bun: not found", vigiles' own wrapper
+// and line, read as vigiles failing. Each sh the machine has runs it.
+func TestPluginDataPreludeExec(t *testing.T) {
+	dir := t.TempDir()
+	bin, other, cwd := filepath.Join(dir, "bin"), filepath.Join(dir, "other"), filepath.Join(dir, "cwd")
+	files := map[string]os.FileMode{
+		"bin/tool":       0o755,
+		"bin/plain":      0o644,
+		"bin/both":       0o644,
+		"other/both":     0o755,
+		"cwd/here":       0o755,
+		"plugin/run":     0o644,
+		"bin/asdir/keep": 0o644,
+	}
+	for name, mode := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nprintf '%s|' "+name+" \"$@\"\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The data directory is made, as the sandbox makes it: PATH holds
+	// no mkdir.
+	home := filepath.Join(dir, "home")
+	data := home + "/.claude/plugins/data/p"
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		path   string
+		argv   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"a program on PATH runs", bin, []string{"tool", "a b", "${CLAUDE_PLUGIN_DATA}/x"}, 0, "bin/tool|a b|" + data + "/x|", ""},
+		{"a path runs", bin, []string{other + "/both"}, 0, "other/both|", ""},
+		{"an empty PATH entry is the current directory", bin + "::" + other, []string{"here"}, 0, "cwd/here|", ""},
+		{"a file that does not execute is passed over", bin + ":" + other, []string{"both"}, 0, "other/both|", ""},
+		{"a missing program", bin, []string{"bun", "x"}, 127, "", "bun: not found\n"},
+		{"a missing path", bin, []string{"${CLAUDE_PLUGIN_DATA}/bin/srv"}, 127, "", data + "/bin/srv: not found\n"},
+		{"a path of no execute permission", bin, []string{dir + "/plugin/run"}, 126, "", dir + "/plugin/run: Permission denied\n"},
+		{"a directory", bin, []string{bin + "/asdir"}, 126, "", bin + "/asdir: Permission denied\n"},
+		{"a program on PATH of no execute permission", bin, []string{"plain"}, 126, "", "plain: Permission denied\n"},
+		{"a directory on PATH", bin, []string{"asdir"}, 126, "", "asdir: Permission denied\n"},
+		{"a shell-form command keeps its shell's own", bin, []string{"/bin/sh", "-c", "printf x; exit 3"}, 3, "x", ""},
+	}
+	shells := [][]string{{"/bin/sh"}}
+	for _, sh := range []string{"dash", "bash", "busybox"} {
+		if p, err := exec.LookPath(sh); err == nil {
+			if sh == "busybox" {
+				shells = append(shells, []string{p, "sh"})
+			} else {
+				shells = append(shells, []string{p})
+			}
+		}
+	}
+	for _, sh := range shells {
+		for _, tt := range tests {
+			t.Run(filepath.Base(strings.Join(sh, " "))+"/"+tt.name, func(t *testing.T) {
+				args := append(append(slices.Clone(sh[1:]), "-c", pluginDataPrelude, "vigiles-plugin-data", "p"), tt.argv...)
+				cmd := exec.Command(sh[0], args...)
+				cmd.Dir = cwd
+				cmd.Env = []string{"HOME=" + home, "PATH=" + tt.path}
+				var stdout, stderr strings.Builder
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				code := 0
+				if err := cmd.Run(); err != nil {
+					var exit *exec.ExitError
+					if !errors.As(err, &exit) {
+						t.Fatal(err)
+					}
+					code = exit.ExitCode()
+				}
+				if code != tt.code || stdout.String() != tt.stdout || stderr.String() != tt.stderr {
+					t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+				}
+			})
+		}
+	}
 }
 
 // TestPluginDataNamesTheMarketplace: where the tree's marketplace lists
