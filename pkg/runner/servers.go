@@ -130,6 +130,13 @@ type Server struct {
 	// keeps Claude from invoking it ("" otherwise): who may invoke it
 	// chooses what goes in the line.
 	InvokedBy string
+	// Invokers is, for a shell line, who its frontmatter lets invoke
+	// the skill or command it is in, which its finding names: "user"
+	// (disable-model-invocation: true), "claude" (user-invocable:
+	// false), "neither" (both), "" for the user and Claude alike.
+	// Unlike InvokedBy no baseline keeps it: a line without an argument
+	// runs the same whoever invokes it.
+	Invokers string
 	// Unread is, for a shell line, why vigiles did not match it against
 	// its frontmatter's allowed-tools and arguments ("" where it did):
 	// they hold more than it reads (shellFrontmatterRead). Such a line

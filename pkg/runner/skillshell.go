@@ -16,9 +16,9 @@ import (
 // RuleSkillShell names a shell command a skill's or command's markdown
 // embeds: an inline !`cmd` or a ```! block, which Claude Code runs with
 // the Bash tool when the skill or command is invoked (by the user, or by
-// Claude itself), before the text reaches the model, and puts its output
-// in place of the line (code.claude.com/docs skills.md, "Inject dynamic
-// context"). vigiles does not run it.
+// Claude itself, as its frontmatter allows), before the text reaches the
+// model, and puts its output in place of the line (code.claude.com/docs
+// skills.md, "Inject dynamic context"). vigiles does not run it.
 const RuleSkillShell = "discovery/skill-shell"
 
 // ServerSkillShell is the kind (Server.Kind) of such a shell line: its
@@ -150,7 +150,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 			return
 		}
 		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
-			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd), Unread: unread})
+			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd), Invokers: set.invokers(), Unread: unread})
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -256,6 +256,10 @@ type shellSet struct {
 	// userOnly is disable-model-invocation a YAML true: Claude itself
 	// cannot invoke the skill, so the user alone chooses its arguments.
 	userOnly bool
+	// claudeOnly is user-invocable a YAML false: the skill is off the
+	// user's / menu, and Claude alone invokes it (skills.md, "Control who
+	// invokes a skill").
+	claudeOnly bool
 }
 
 // shellArgument finds an argument Claude Code fills in a shell line
@@ -274,10 +278,32 @@ func (set shellSet) invokedBy(cmd string) string {
 	return ""
 }
 
+// Invokers of a shell line (Server.Invokers): who its frontmatter lets
+// invoke the skill or command it is in (skills.md, "Control who invokes
+// a skill"), "" for the user and Claude alike.
+const (
+	invokersUser    = "user"    // disable-model-invocation: true
+	invokersClaude  = "claude"  // user-invocable: false
+	invokersNeither = "neither" // both
+)
+
+// invokers is who set lets invoke the skill or command (Server.Invokers).
+func (set shellSet) invokers() string {
+	switch {
+	case set.userOnly && set.claudeOnly:
+		return invokersNeither
+	case set.userOnly:
+		return invokersUser
+	case set.claudeOnly:
+		return invokersClaude
+	}
+	return ""
+}
+
 // shellSettings reads the keys of the frontmatter's mapping root
 // (shellFrontmatter; nil for none) that change how the same shell line
-// runs (skills.md, "Frontmatter reference"): shell, arguments and
-// disable-model-invocation (shellSet). The last of a key given twice
+// runs (skills.md, "Frontmatter reference"): shell, arguments,
+// disable-model-invocation and user-invocable (shellSet). The last of a key given twice
 // counts, as for bashRules.
 func shellSettings(root *yaml.Node) (set shellSet) {
 	if root == nil {
@@ -297,6 +323,11 @@ func shellSettings(root *yaml.Node) (set shellSet) {
 			// reading that accepts less.
 			var b bool
 			set.userOnly = v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && v.Decode(&b) == nil && b
+		case "user-invocable":
+			// A YAML false only, as for disable-model-invocation: the
+			// reading where the user may invoke it too accepts less.
+			b := true
+			set.claudeOnly = v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && v.Decode(&b) == nil && !b
 		case "arguments":
 			names := []string(nil)
 			switch v.Kind {
@@ -432,9 +463,16 @@ func (s *Server) skillShellMessage() string {
 		args = fmt.Sprintf("; its frontmatter's arguments name %s, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line", shownCut(s.Arguments, maxMonitorName))
 	}
 	by := "(by the user, or by Claude itself)"
+	switch s.Invokers {
+	case invokersUser:
+		by = "by the user (disable-model-invocation keeps Claude from invoking it)"
+	case invokersClaude:
+		by = "by Claude itself (user-invocable: false takes it off the user's / menu)"
+	case invokersNeither:
+		by = "(disable-model-invocation keeps Claude from invoking it, and user-invocable: false takes it off the user's / menu)"
+	}
 	switch {
 	case s.InvokedBy == "user":
-		by = "by the user (only the user may invoke it: disable-model-invocation)"
 		args += "; the user alone chooses the arguments Claude Code puts in the line"
 	case shellArgument.MatchString(s.Command) || s.Arguments != "":
 		args += "; Claude itself may invoke it, with the arguments it chooses, which Claude Code puts in the line, as given, before the shell reads it"

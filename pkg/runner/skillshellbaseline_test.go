@@ -519,27 +519,64 @@ func TestBaselineSkillShellModelInvocation(t *testing.T) {
 	}
 }
 
-// TestSkillShellUserInvokedMessage: the finding of a line that holds an
-// argument, where "disable-model-invocation: true" keeps Claude from
-// invoking it, says that the user alone invokes it, not that Claude
-// itself may too, which the same message went on to deny.
-func TestSkillShellUserInvokedMessage(t *testing.T) {
-	const file = ".claude/skills/k/SKILL.md"
-	tree := shellsTree()
-	tree[file] = "---\nname: k\ndisable-model-invocation: true\n---\nLog: !`git log $ARGUMENTS`\n"
-	rep := serverAudit(t, makeTree(t, tree), false)
-	found := false
-	for _, f := range rep.Findings {
-		if f.Rule != RuleSkillShell || f.Location.File != file {
-			continue
-		}
-		found = true
-		if strings.Contains(f.Message, "or by Claude itself") || !strings.Contains(f.Message, "each time the skill is invoked by the user (only the user may invoke it") {
-			t.Errorf("only the user may invoke it: want the finding to say so once, and never that Claude may, got:\n%s", f.Message)
-		}
+// TestSkillShellInvokersMessage: the finding says who invokes the skill
+// or command, as its frontmatter lets (skills.md, "Control who invokes a
+// skill"): with "disable-model-invocation: true" the user, not Claude
+// itself, whether or not the line holds an argument (one without said
+// "by the user, or by Claude itself"); with "user-invocable: false"
+// Claude, off the user's / menu; with both, that neither is left to; a
+// string "true" or "false" is no YAML bool, and both may.
+func TestSkillShellInvokersMessage(t *testing.T) {
+	const (
+		file   = ".claude/skills/k/SKILL.md"
+		both   = "each time the skill is invoked (by the user, or by Claude itself)"
+		user   = "each time the skill is invoked by the user (disable-model-invocation keeps Claude from invoking it)"
+		claude = "each time the skill is invoked by Claude itself (user-invocable: false takes it off the user's / menu)"
+	)
+	tests := []struct {
+		name, fm, cmd string
+		want, not     []string
+	}{
+		{"none", "", "git log -3", []string{both}, nil},
+		{"no model invocation", "disable-model-invocation: true\n", "git log -3", []string{user}, []string{"Claude itself"}},
+		{"no model invocation, an argument", "disable-model-invocation: true\n", "git log $ARGUMENTS",
+			[]string{user, "the user alone chooses the arguments"}, []string{"Claude itself"}},
+		{"no model invocation, a string", "disable-model-invocation: \"true\"\n", "git log -3", []string{both}, nil},
+		{"not user-invocable", "user-invocable: false\n", "git log -3", []string{claude}, []string{"by the user"}},
+		{"not user-invocable, an argument", "user-invocable: false\n", "git log $1",
+			[]string{claude, "Claude itself may invoke it, with the arguments it chooses"}, []string{"by the user"}},
+		{"not user-invocable, a string", "user-invocable: \"false\"\n", "git log -3", []string{both}, nil},
+		{"user-invocable", "user-invocable: true\n", "git log -3", []string{both}, nil},
+		{"neither", "disable-model-invocation: true\nuser-invocable: false\n", "git log -3",
+			[]string{"each time the skill is invoked (disable-model-invocation keeps Claude from invoking it, and user-invocable: false takes it off the user's / menu)"},
+			[]string{"by the user", "by Claude"}},
 	}
-	if !found {
-		t.Fatalf("no %s finding at %s", RuleSkillShell, file)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := shellsTree()
+			tree[file] = "---\nname: k\n" + tt.fm + "---\nLog: !`" + tt.cmd + "`\n"
+			rep := serverAudit(t, makeTree(t, tree), false)
+			found := false
+			for _, f := range rep.Findings {
+				if f.Rule != RuleSkillShell || f.Location.File != file {
+					continue
+				}
+				found = true
+				for _, w := range tt.want {
+					if !strings.Contains(f.Message, w) {
+						t.Errorf("want %q in:\n%s", w, f.Message)
+					}
+				}
+				for _, n := range tt.not {
+					if strings.Contains(f.Message, n) {
+						t.Errorf("want no %q in:\n%s", n, f.Message)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no %s finding at %s", RuleSkillShell, file)
+			}
+		})
 	}
 }
 
