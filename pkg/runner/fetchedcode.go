@@ -2395,11 +2395,14 @@ func (s *session) hookFetchedCode() {
 			continue
 		}
 		msg, sev := fetchedMessage("hook "+shownCut(h.ID, maxServerLine), fs)
-		if sev == report.SeverityWarning {
-			// What the audit's run saw of it.
-			msg += "; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs"
+		off, isOff := strings.CutPrefix(h.NotRun, "turned off: ")
+		if sev == report.SeverityWarning && !isOff {
+			// What the audit's run of it may record: none where the
+			// runner is missing, or egress is not denied, and no run at
+			// all of a hook turned off.
+			msg += "; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 		}
-		if off, ok := strings.CutPrefix(h.NotRun, "turned off: "); ok {
+		if isOff {
 			sev, msg = report.SeverityNotice, "turned off: "+off+"; "+msg
 		}
 		s.findings = append(s.findings, report.Finding{Rule: RuleFetchedCode, Severity: sev, Location: h.Location, Message: msg})

@@ -140,7 +140,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 	}
 	const unpinned = "what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: "
 	const pinned = "vigiles audits what the tree holds, not what is fetched: review that version apart"
-	const deny = "; an audit under egress deny sees the fetch blocked (its evidence names the registry), not the code Claude Code runs"
+	const deny = "; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 	want := []string{
 		`notice discovery/fetched-code .claude/settings.json:15:38 hook .claude/settings.json#hooks.Stop[0].hooks[10] runs code that is not in the tree, fetched at run time: uv run .claude/tools/proj.py fetches proj-dep==1.0, pinned by the exact version 1.0; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:2:3 the project's settings command statusLine runs code that is not in the tree, fetched at run time: uv run .claude/status.py fetches rich==13.7.1, pinned by the exact version 13.7.1; ` + pinned,
