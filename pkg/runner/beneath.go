@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"syscall"
 
 	"github.com/vigiles/action/internal/safewrite"
@@ -28,12 +29,44 @@ func beneath(dir, dirReal, p string) (string, fs.FileInfo, error) {
 	resolved, fi, err := safewrite.Resolve(dirReal, rel, false)
 	var lo *safewrite.LinkedOutError
 	switch {
-	case errors.As(err, &lo) || errors.Is(err, safewrite.ErrOutside):
+	case errors.As(err, &lo):
+		link, _ := filepath.Rel(dirReal, lo.Link)
+		return "", nil, &linkOutError{kindError{fmt.Errorf("%s leads outside the work tree %s", p, dir), ErrOutsideTree}, filepath.ToSlash(link), lo.Target}
+	case errors.Is(err, safewrite.ErrOutside):
 		return "", nil, errorf(ErrOutsideTree, "%s leads outside the work tree %s", p, dir)
 	case errors.Is(err, syscall.ELOOP):
 		return "", nil, fmt.Errorf("%s: too many levels of symbolic links: %w", p, fs.ErrNotExist)
 	}
 	return resolved, fi, err
+}
+
+// linkOutError is beneath's error for a path that a symbolic link on its
+// way leads out of the repository: ErrOutsideTree, with the link (relative
+// to the repository's real path, in slashes) and what it says, as
+// written.
+type linkOutError struct {
+	kindError
+	link, target string
+}
+
+// outsideMessage is the text of a discovery/outside-work-tree finding
+// about what (a path the repository names, as the finding shows it; rel,
+// where it is the tree's own path, relative to it) that beneath refused
+// with err. Where a symbolic link on the way leads out, it names the link
+// (where it is not rel itself) and its target, the tree's text quoted as
+// a name is, and the fix: what the link leads to, committed in its place,
+// or a relative link that stays inside. Else the path itself leaves the
+// repository (a ".." or an absolute path).
+func outsideMessage(what, rel string, err error) string {
+	var lo *linkOutError
+	if !errors.As(err, &lo) {
+		return what + " is outside the repository; vigiles does not read it"
+	}
+	how := fmt.Sprintf("leads outside the repository through the symbolic link %s (-> %s)", shownName(lo.link), shownName(lo.target))
+	if lo.link == rel {
+		how = fmt.Sprintf("is a symbolic link to %s, outside the repository", shownName(lo.target))
+	}
+	return fmt.Sprintf("%s %s, so what Claude Code reads there is the machine's, not the repository's; vigiles does not read it: commit what the link leads to in its place, or make it a relative link that stays in the repository", what, how)
 }
 
 // exists reports whether p is there as the repository names it: a path

@@ -510,7 +510,7 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 	// read, which no link is on the way to.
 	real, fi, err := beneath(c.dir, c.dirReal, abs)
 	if errors.Is(err, ErrOutsideTree) {
-		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s", outsideMessage(shownName(rel), rel, err))
 		return rel, nil, false
 	}
 	if c.seenFile[fileKey(key, rel)] || also != "" && c.seenFile[fileKey(also, rel)] {
@@ -896,7 +896,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 	// A path the repository names outside itself (by "..", an absolute
 	// path or a symlink) is neither read nor probed.
 	if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
-		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "hooks file %q is outside the repository; vigiles does not read it", v.Str)
+		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "%s", outsideMessage(fmt.Sprintf("hooks file %q", v.Str), "", err))
 		return
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
@@ -1518,7 +1518,7 @@ func (c *claudeDisc) marketplace(root string) {
 			}
 			_, fi, err := beneath(c.dir, c.dirReal, dirp)
 			if errors.Is(err, ErrOutsideTree) {
-				c.find(RuleOutsideTree, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is outside the repository; vigiles does not read it", i, name, s)
+				c.find(RuleOutsideTree, report.SeverityError, sloc, "%s", outsideMessage(fmt.Sprintf("plugins[%d] (%s): local source %q", i, name, s), "", err))
 				continue
 			}
 			if err != nil || !fi.IsDir() {

@@ -209,8 +209,8 @@ func TestCommandFrontmatterSymlinks(t *testing.T) {
 	}
 	finds := findingMessages(s.findings)
 	wantF := []string{
-		"error discovery/outside-work-tree .claude/commands:0:0 .claude/commands leads outside the repository through a symbolic link; vigiles does not read it",
-		"error discovery/outside-work-tree plugins/q/commands:0:0 plugins/q/commands leads outside the repository through a symbolic link; vigiles does not read it",
+		"error discovery/outside-work-tree .claude/commands:0:0 .claude/commands is a symbolic link to " + outside + "/c, outside the repository" + outsideFix,
+		"error discovery/outside-work-tree plugins/q/commands:0:0 plugins/q/commands is a symbolic link to " + outside + "/c, outside the repository" + outsideFix,
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

@@ -226,7 +226,7 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 	_, fi, err := beneath(c.dir, c.dirReal, p)
 	switch {
 	case errors.Is(err, ErrOutsideTree):
-		c.find(RuleOutsideTree, report.SeverityError, loc, "%s path %q is outside the repository; vigiles does not read it", kind, v.Str)
+		c.find(RuleOutsideTree, report.SeverityError, loc, "%s", outsideMessage(fmt.Sprintf("%s path %q", kind, v.Str), "", err))
 	case err != nil:
 		c.find(RuleMissingFile, report.SeverityError, loc, "%s path %q not found (resolved against the plugin root)", kind, v.Str)
 	case fi.IsDir() && fk == fmSkill:
@@ -420,7 +420,7 @@ func (c *claudeDisc) componentDir(dir string) (string, bool) {
 	real, fi, err := beneath(c.dir, c.dirReal, dir)
 	if errors.Is(err, ErrOutsideTree) {
 		rel, _ := relTo(c.dir, dir)
-		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s leads outside the repository through a symbolic link; vigiles does not read it", rel)
+		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s", outsideMessage(shownName(rel), rel, err))
 		return "", false
 	}
 	if err != nil || !fi.IsDir() {

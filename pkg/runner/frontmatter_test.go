@@ -311,7 +311,7 @@ func TestFrontmatterSymlinks(t *testing.T) {
 	finds := findingMessages(s.findings)
 	wantF := []string{
 		"error discovery/malformed plugins/p/agents/f.md:0:0 plugins/p/agents/f.md is a FIFO, not a regular file",
-		"error discovery/outside-work-tree plugins/p/skills/out/SKILL.md:0:0 plugins/p/skills/out/SKILL.md leads outside the repository through a symbolic link; vigiles does not read it",
+		"error discovery/outside-work-tree plugins/p/skills/out/SKILL.md:0:0 plugins/p/skills/out/SKILL.md leads outside the repository through the symbolic link plugins/p/skills/out (-> " + outside + "/s)" + outsideFix,
 		"warning discovery/not-executable plugins/p/agents/a.md:2:1 plugins/p/agents/a.md: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents",
 	}
 	if diff := cmp.Diff(wantF, finds); diff != "" {

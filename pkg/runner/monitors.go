@@ -102,7 +102,7 @@ func (c *claudeDisc) fileField(ctx hookCtx, file string, field *jnode, what, wan
 	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
 	shown := shownCut(strconv.Quote(field.Str), maxMonitorCommand)
 	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
-		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s file %s is outside the repository; vigiles does not read it", what, shown)
+		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s", outsideMessage(what+" file "+shown, "", err))
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, field.Pos), "%s file %s not found (resolved against the plugin root)", what, shown)
 	} else if fi.IsDir() {
