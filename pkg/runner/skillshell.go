@@ -303,8 +303,8 @@ func (set shellSet) invokers() string {
 // shellSettings reads the keys of the frontmatter's mapping root
 // (shellFrontmatter; nil for none) that change how the same shell line
 // runs (skills.md, "Frontmatter reference"): shell, arguments,
-// disable-model-invocation and user-invocable (shellSet). The last of a key given twice
-// counts, as for bashRules.
+// disable-model-invocation and user-invocable (shellSet). The last of a
+// key given twice counts, as for bashRules.
 func shellSettings(root *yaml.Node) (set shellSet) {
 	if root == nil {
 		return set
