@@ -1043,7 +1043,12 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 	}
 	hm, ok := g.member("hooks")
 	if !ok {
-		c.find(RuleMalformed, report.SeverityError, c.loc(file, g.Pos), "%s[%d]: matcher group has no \"hooks\" array", event, gi)
+		how := ""
+		if _, has := g.member("command"); has {
+			// A handler's keys written in the group itself.
+			how = ": it holds a handler's keys (command) itself; put them in a handler under it, \"hooks\": [{\"type\": \"command\", \"command\": …}]"
+		}
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, g.Pos), "%s[%d]: matcher group has no \"hooks\" array, so none of it runs%s", event, gi, how)
 		return
 	}
 	if hm.Value.Kind != jsonArray {

@@ -921,7 +921,18 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 				"an agent's Stop hooks run when the agent itself stops: Claude Code runs them as SubagentStop, and vigiles sends them SubagentStop's payload with agent_type %q, this agent's (their ids keep the path hooks.Stop)", ctx.agentType)
 		}
 	}
+	from := len(c.out.Findings)
 	c.events(ctx, n, place.prefix)
+	if ctx.ignored != "" {
+		// What is wrong with hooks Claude Code ignores changes nothing
+		// it runs: said, not an error or a warning of its own.
+		for i := from; i < len(c.out.Findings); i++ {
+			if f := &c.out.Findings[i]; f.Severity != report.SeverityNotice {
+				f.Severity = report.SeverityNotice
+				f.Message += "; Claude Code ignores the hooks of a plugin's agent, so this changes nothing it runs"
+			}
+		}
+	}
 }
 
 // hooksOnceQuoted says, as the error, where a frontmatter that yaml.v3
