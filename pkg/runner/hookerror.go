@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -50,8 +51,8 @@ func hookError(e executed) *report.Finding {
 	default:
 		return nil
 	}
-	if last := lastLine(r.Stderr); last != "" {
-		how += "; its stderr ends: " + shownName(clip(last, 200))
+	if last := tellingLine(r.Stderr); last != "" {
+		how += "; its stderr says: " + shownName(clip(last, 200))
 	}
 	then := "Claude Code shows a hook error and carries on without it"
 	if failBlocked {
@@ -78,6 +79,9 @@ func hookError(e executed) *report.Finding {
 // unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
+	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) {
+		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's", hosts)
+	}
 	if hint := blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
 		return hint
 	}
@@ -89,8 +93,7 @@ func failureCause(r report.HookRun, tree string) string {
 		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case code == 126:
 		return "a file it runs could not be executed (no execute permission, or not a program)"
-	case strings.Contains(stderr, "ModuleNotFoundError") || strings.Contains(stderr, "Cannot find module") ||
-		strings.Contains(stderr, "ERR_MODULE_NOT_FOUND") || strings.Contains(stderr, "Can't locate "):
+	case moduleMissing(stderr):
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
@@ -113,6 +116,34 @@ func blockedHint(r report.HookRun, so string) string {
 		return ""
 	}
 	return fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)", hosts, so)
+}
+
+// moduleMissing says whether stderr reports a module or package a
+// script imports as not found: Python's, Node.js's, Bun's, Perl's.
+func moduleMissing(stderr string) bool {
+	for _, m := range []string{"ModuleNotFoundError", "Cannot find module", "Cannot find package", "ERR_MODULE_NOT_FOUND", "Can't locate "} {
+		if strings.Contains(stderr, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// failureWords matches a line that tells of a failure.
+var failureWords = regexp.MustCompile(`(?i)error|not found|denied|no such|cannot|can't|failed|exception|fatal|panic`)
+
+// tellingLine is the line of a failed hook's stderr that tells most of
+// why: the last non-empty one that speaks of a failure (an error, a
+// "not found"), else the last non-empty one. A runtime's closing banner
+// ("Bun v1.4.4 (Linux x64)") after its error is not it.
+func tellingLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && failureWords.MatchString(l) {
+			return l
+		}
+	}
+	return lastLine(s)
 }
 
 // lastLine is the last non-empty line of s, trimmed.
