@@ -23,6 +23,7 @@ const maxPersistShown = 3
 // messages give.
 const (
 	persistGitHook    = "git hooks run on commit, push, checkout or merge, outside Claude Code, and stay when the plugin is removed"
+	persistGitHead    = "a changed HEAD is a switched branch or commit: the next session, and git, see another tree, with its own .claude settings and CLAUDE.md"
 	persistGitConfig  = "git reads its config on every command, and core.hooksPath, core.fsmonitor, core.sshCommand and aliases there run programs"
 	persistProject    = "Claude Code loads a project's settings, commands, agents and skills in every session there"
 	persistMemory     = "Claude reads CLAUDE.md as instructions"
@@ -40,7 +41,7 @@ const (
 // persistsWhy says why path (a written path as the record names it:
 // relative to the work tree, or under "~/", "$TMPDIR/" or "/dev/shm/")
 // runs later, outside the run; "" where it does not, as far as vigiles
-// knows. In the work tree: a git hook or config (of any checkout in it),
+// knows. In the work tree: a git hook, config or HEAD (of any checkout in it),
 // a project's Claude Code settings, commands, agents or skills (of any
 // .claude in it), any .mcp.json (a project's, or a plugin root's) and any
 // CLAUDE.md. In HOME: the user's Claude Code settings, commands, agents,
@@ -65,6 +66,8 @@ func persistsWhy(path string) string {
 			return persistGitHook
 		case s == ".git" && len(rest) == 1 && rest[0] == "config":
 			return persistGitConfig
+		case s == ".git" && len(rest) == 1 && rest[0] == "HEAD":
+			return persistGitHead
 		case s == ".claude" && len(rest) == 1 && (rest[0] == "settings.json" || rest[0] == "settings.local.json"):
 			return persistProject
 		case s == ".claude" && len(rest) > 1 && (rest[0] == "commands" || rest[0] == "agents" || rest[0] == "skills"):

@@ -21,6 +21,8 @@ func TestPersistsWhy(t *testing.T) {
 		{"vendor/lib/.git/hooks/post-checkout", persistGitHook},
 		{".git/config", persistGitConfig},
 		{".git/index", ""},
+		{".git/HEAD", persistGitHead},
+		{".git/refs/heads/dev", ""},
 		{".git/hooks", ""},
 		{".git/hooksx/a", ""},
 		{".claude/settings.json", persistProject},
