@@ -1146,6 +1146,14 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 					where, strings.Join(found, "; "))})
 			continue
 		}
+		if stray := s.strayHooks(p); len(stray) > 0 {
+			// Hooks in Claude Code's form, where it does not load
+			// them: what an installer copies into place.
+			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s where Claude Code loads them, so the audit ran nothing; %s declare hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
+					where, strings.Join(stray, ", "))})
+			continue
+		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
 			Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s, so the audit ran nothing: vigiles looks for %s and %s "+
 				"and the frontmatter of %s/*/SKILL.md, %s/**/*.md and %s/**/*.md at that directory and in every .claude directory below it (a package's, as Claude Code started there loads them), "+

@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -57,4 +59,80 @@ func (s *session) declaringIn(p string) []string {
 		out = append(out, fmt.Sprintf("%d servers and commands that Claude Code runs itself, each named in its own finding", n))
 	}
 	return out
+}
+
+// Bounds of the look for hooks Claude Code does not load (strayHooks).
+const (
+	maxStrayEntries = 20000
+	maxStrayFile    = 1 << 20
+	maxStrayNamed   = 5
+)
+
+// strayHooks names the JSON files under p ("." for the work tree) that
+// declare hooks in Claude Code's form (an object whose "hooks" holds an
+// event vigiles knows with an array of matcher groups) where Claude Code
+// does not load them: a repository of hooks that an installer copies
+// into ~/.claude or a project's .claude (settings.hooks.json,
+// profiles/base/settings.json). At most maxStrayNamed, in the order
+// met, after a walk of at most maxStrayEntries entries that skips
+// dot-directories and node_modules; files over maxStrayFile are not read.
+func (s *session) strayHooks(p string) []string {
+	root := s.dir
+	if p != "." {
+		root = filepath.Join(s.dir, filepath.FromSlash(p))
+	}
+	var out []string
+	seen := 0
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxStrayEntries || len(out) == maxStrayNamed {
+			return fs.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || !strings.HasSuffix(name, ".json") {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxStrayFile+1))
+		f.Close()
+		if err != nil || len(data) > maxStrayFile || !declaresHooks(data) {
+			return nil
+		}
+		if rel, err := relTo(s.dir, path); err == nil {
+			out = append(out, shownName(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+// declaresHooks says whether data is a JSON object whose "hooks" is an
+// object holding an event vigiles knows as an array: hooks in the form
+// Claude Code's settings and a plugin's hooks.json declare them.
+func declaresHooks(data []byte) bool {
+	n, err := parseJSON(data)
+	if err != nil || n.Kind != jsonObject {
+		return false
+	}
+	h := n.get("hooks")
+	if h == nil || h.Kind != jsonObject {
+		return false
+	}
+	for ev := range knownEvents {
+		if e := h.get(ev); e != nil && e.Kind == jsonArray {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
@@ -70,5 +71,30 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 				t.Errorf("verdict %s, want %s: %v", rep.Verdict, wantVerdict, findingLines(rep.Findings))
 			}
 		})
+	}
+}
+
+// TestNoHooksNamesStrayDeclarations: a tree with no hooks where Claude
+// Code loads them, but JSON files that declare hooks in its form
+// elsewhere (an installer's sources), is still an error, which names
+// them and how to audit them; JSON with another "hooks", or under
+// node_modules or a dot-directory, is not named.
+func TestNoHooksNamesStrayDeclarations(t *testing.T) {
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]}}`
+	dir := makeTree(t, map[string]string{
+		"settings.hooks.json":               hooks,
+		"profiles/_base/settings.base.json": hooks,
+		"package.json":                      `{"name": "x", "hooks": {"pre-commit": "lint"}}`,
+		"node_modules/y/settings.json":      hooks,
+		".github/claude/settings.json":      hooks,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "no hooks were found in the work tree where Claude Code loads them, so the audit ran nothing; profiles/_base/settings.base.json, settings.hooks.json declare hooks in Claude Code's form, but Claude Code does not load them from there"
+	if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleNoHooks || rep.Findings[0].Severity != report.SeverityError ||
+		!strings.HasPrefix(rep.Findings[0].Message, want) {
+		t.Errorf("findings %v\nwant one error starting %q", findingLines(rep.Findings), want)
 	}
 }
