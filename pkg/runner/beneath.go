@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/vigiles/action/internal/safewrite"
@@ -74,4 +75,29 @@ func outsideMessage(what, rel string, err error) string {
 func (c *claudeDisc) exists(p string) bool {
 	_, _, err := beneath(c.dir, c.dirReal, p)
 	return err == nil || errors.Is(err, ErrOutsideTree)
+}
+
+// treeErr is the text of err, an error of looking up or reading a path of
+// the work tree, with the tree's paths relative to it: where the tree is
+// on the host is no finding's business ("lstat /tmp/x/agents: no such
+// file or directory" is "agents: no such file or directory"). A
+// *fs.PathError of rel itself is its cause alone.
+func (c *claudeDisc) treeErr(rel string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		for _, base := range []string{c.dirReal, c.dir} {
+			if r, rerr := relTo(base, pe.Path); rerr == nil {
+				if r == rel {
+					return pe.Err.Error()
+				}
+				return shownName(r) + ": " + pe.Err.Error()
+			}
+		}
+		return pe.Err.Error()
+	}
+	msg := err.Error()
+	for _, base := range []string{c.dirReal, c.dir} {
+		msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
+	}
+	return msg
 }

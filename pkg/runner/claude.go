@@ -521,7 +521,7 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 	}
 	c.seenFile[fileKey(key, rel)] = true
 	if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %s", shownName(rel), c.treeErr(rel, err))
 		return rel, nil, false
 	}
 	if !fi.Mode().IsRegular() {
@@ -540,7 +540,7 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 		f.Close()
 	}
 	if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %v", rel, err)
+		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %s", shownName(rel), c.treeErr(rel, err))
 		return rel, nil, false
 	}
 	// A file's first reading is bounded by maxDeclFile and
