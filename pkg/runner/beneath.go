@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/vigiles/action/internal/safewrite"
+	"github.com/vigiles/action/pkg/report"
 )
 
 // beneath looks p up inside the repository dir (dirReal: its path with
@@ -19,7 +22,8 @@ import (
 // the host exists is not the repository's to learn, so discovery looks up
 // every path a repository names through beneath before it stats or reads
 // it. It returns the resolved path and its Lstat info; a missing component
-// is fs.ErrNotExist, and so is a loop of links (nothing to read there).
+// is fs.ErrNotExist, and so is a loop of links (nothing to read there;
+// syscall.ELOOP too, to tell it apart).
 // The lookup is safewrite.Resolve's, which the action's workspace checks
 // share; beneath says its errors in the runner's words.
 func beneath(dir, dirReal, p string) (string, fs.FileInfo, error) {
@@ -36,7 +40,7 @@ func beneath(dir, dirReal, p string) (string, fs.FileInfo, error) {
 	case errors.Is(err, safewrite.ErrOutside):
 		return "", nil, errorf(ErrOutsideTree, "%s leads outside the work tree %s", p, dir)
 	case errors.Is(err, syscall.ELOOP):
-		return "", nil, fmt.Errorf("%s: too many levels of symbolic links: %w", p, fs.ErrNotExist)
+		return "", nil, fmt.Errorf("%s: %w: %w", p, syscall.ELOOP, fs.ErrNotExist)
 	}
 	return resolved, fi, err
 }
@@ -75,6 +79,118 @@ func outsideMessage(what, rel string, err error) string {
 func (c *claudeDisc) exists(p string) bool {
 	_, _, err := beneath(c.dir, c.dirReal, p)
 	return err == nil || errors.Is(err, ErrOutsideTree)
+}
+
+// present is exists for a declaration file or directory p where Claude
+// Code would read one: where p is not there because a symbolic link on its
+// way leads nowhere, that is said (deadLink); dir says that p is read as a
+// directory, not a file.
+func (c *claudeDisc) present(p string, dir bool) bool {
+	_, _, err := beneath(c.dir, c.dirReal, p)
+	if err == nil || errors.Is(err, ErrOutsideTree) {
+		return true
+	}
+	c.deadLink(p, err, dir)
+	return false
+}
+
+// deadLink says, where the path p (a declaration file, or a directory of
+// them where dir), which beneath did not find with err, is not there
+// because a symbolic link on its way, p itself or a directory above it,
+// leads nowhere (what it names, or a directory on the way to that, is not
+// in the repository, or its links go round in a loop), a
+// discovery/missing-file warning at the link: it names the link and what
+// it says (shownName: the tree's text), that Claude Code loads nothing
+// from it, and the fix. Claude Code reads nothing there and runs nothing
+// of it, so it is no error (an agent whose file is not committed is not
+// loaded at all). Each link is said once, however many paths lead through
+// it. It reports whether p is so.
+func (c *claudeDisc) deadLink(p string, err error, dir bool) bool {
+	rel, rerr := relTo(c.dir, p)
+	if rerr != nil || rel == "." || c.plainlyMissing(rel, err) {
+		return false
+	}
+	link, real, target, loop, ok := c.linkToNothing(rel)
+	if !ok {
+		return false
+	}
+	if c.deadLinks == nil {
+		c.deadLinks = map[string]bool{}
+	}
+	if c.deadLinks[real] {
+		return true
+	}
+	c.deadLinks[real] = true
+	why, what := "nothing is there in the repository", "file"
+	if loop {
+		why = "its symbolic links go round in a loop"
+	}
+	if dir || link != rel {
+		what = "directory"
+	}
+	c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: link},
+		"%s is a symbolic link to %s, which leads nowhere: %s, so Claude Code loads nothing from it; commit the %s it should lead to, or remove the link",
+		shownName(link), shownName(target), why, what)
+	return true
+}
+
+// plainlyMissing says whether beneath's err, looking up the tree path
+// rel, is that a directory of rel's own, as written, lacks the next of
+// its components: the lookup failed at dirReal/<the first components of
+// rel>, a path that holds no link (a link's target is looked up at its
+// real path, never by the link's name), so no link is why rel is not
+// there. The common case of a file not there, said so at the cost of no
+// more lookups.
+func (c *claudeDisc) plainlyMissing(rel string, err error) bool {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	r, rerr := filepath.Rel(c.dirReal, pe.Path)
+	r = filepath.ToSlash(r)
+	return rerr == nil && r != "." && r != ".." && !strings.HasPrefix(r, "../") && (r == rel || strings.HasPrefix(rel, r+"/"))
+}
+
+// linkToNothing finds the symbolic link that leaves the tree path rel not
+// there (deadLink): rel itself, or the link of a directory above it, the
+// first on the way that leads nowhere. It returns the link's path as rel
+// reaches it, its real path, what it says and whether it is part of a
+// loop; ok is false where rel is missing for any other reason (a file not
+// there, a permission denied, a link out of the repository).
+func (c *claudeDisc) linkToNothing(rel string) (link, real, target string, loop, ok bool) {
+	parent := c.dirReal
+	if d := path.Dir(rel); d != "." {
+		r, fi, err := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(d)))
+		switch {
+		case err == nil && fi.IsDir():
+			parent = r
+		case err != nil && leadsNowhere(err):
+			return c.linkToNothing(d)
+		default:
+			return "", "", "", false, false
+		}
+	}
+	real = filepath.Join(parent, path.Base(rel))
+	if fi, err := os.Lstat(real); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", "", "", false, false
+	}
+	_, _, err := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(rel)))
+	if err == nil || !leadsNowhere(err) {
+		return "", "", "", false, false
+	}
+	target, rerr := os.Readlink(real)
+	if rerr != nil {
+		return "", "", "", false, false
+	}
+	return rel, real, target, errors.Is(err, syscall.ELOOP), true
+}
+
+// leadsNowhere says whether beneath's err is that nothing is at the path:
+// a component missing, or no directory where the path goes on below it,
+// or a loop of links. A link out of the repository, or a permission
+// denied, is not.
+func leadsNowhere(err error) bool {
+	return !errors.Is(err, ErrOutsideTree) && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR))
 }
 
 // treeErr is the text of err, an error of looking up or reading a path of

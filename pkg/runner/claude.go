@@ -227,9 +227,11 @@ func newClaudeDisc(dir string) *claudeDisc {
 }
 
 // isPluginRoot says whether dir holds a plugin: a manifest or a default
-// hooks file.
+// hooks file. A manifest that a symbolic link leaves not there is said
+// (deadLink); a hooks file so is said where the directory is a plugin's
+// (plugin), not of every directory with a hooks link to nothing.
 func (c *claudeDisc) isPluginRoot(dir string) bool {
-	return c.exists(filepath.Join(dir, claudePluginJSON)) || c.exists(filepath.Join(dir, claudeHooksJSON))
+	return c.present(filepath.Join(dir, claudePluginJSON), false) || c.exists(filepath.Join(dir, claudeHooksJSON))
 }
 
 // below discovers the plugins and marketplaces in the directories under
@@ -302,6 +304,9 @@ type claudeDisc struct {
 	declBytes int64
 	handlers  int
 	readOnce  map[string]bool
+	// deadLinks holds, by real path, the symbolic links said to lead
+	// nowhere (deadLink).
+	deadLinks map[string]bool
 	// fileHooks holds the indexes in out.Hooks of the hooks each file
 	// gave in each context (fileRead, nameAgain).
 	fileHooks map[string][]int
@@ -451,10 +456,11 @@ func (c *claudeDisc) readJSON(abs string) (string, *jnode) {
 
 // readObject is readJSON of the declaration file at abs where it exists
 // and holds a JSON object: its path in the tree and the object; the
-// object nil where the file is missing, unreadable (said by readJSON) or
-// holds anything else (a discovery/wrong-type error).
+// object nil where the file is missing (said where a symbolic link leads
+// nowhere: present), unreadable (said by readJSON) or holds anything else
+// (a discovery/wrong-type error).
 func (c *claudeDisc) readObject(abs string) (string, *jnode) {
-	if !c.exists(abs) {
+	if !c.present(abs, false) {
 		return "", nil
 	}
 	rel, n := c.readJSON(abs)
@@ -489,7 +495,8 @@ func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 // at most maxDeclFile bytes. With prefix, a larger file is not refused:
 // its first maxDeclFile bytes are read, and more says that the file goes
 // on. Any failure is a finding and nil data (nil too for a file read
-// before).
+// before): a discovery/missing-file warning where a symbolic link leads
+// nowhere (deadLink), an error where the file cannot be read otherwise.
 func (c *claudeDisc) readDecl(abs string, prefix bool) (rel string, data []byte, more bool) {
 	return c.readDeclIn("", "", abs, prefix)
 }
@@ -521,7 +528,9 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 	}
 	c.seenFile[fileKey(key, rel)] = true
 	if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %s", shownName(rel), c.treeErr(rel, err))
+		if !c.deadLink(abs, err, false) {
+			c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel}, "cannot read %s: %s", shownName(rel), c.treeErr(rel, err))
+		}
 		return rel, nil, false
 	}
 	if !fi.Mode().IsRegular() {
@@ -730,7 +739,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	if !seen {
 		first := len(c.out.Hooks)
 		// The default hooks file is always loaded.
-		if hj := filepath.Join(root, claudeHooksJSON); c.exists(hj) {
+		if hj := filepath.Join(root, claudeHooksJSON); c.present(hj, false) {
 			c.hooksFile(ctx, hj, report.Location{})
 		}
 		if manifest != nil {

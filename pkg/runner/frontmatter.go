@@ -111,7 +111,7 @@ func (c *claudeDisc) pluginComponents(ctx hookCtx, manifest *jnode, manifestRel 
 	// SKILL.md as its skill (plugins-reference.md, "Path behavior
 	// rules").
 	_, hasField := manifest.member(claudeSkills)
-	if sk := filepath.Join(ctx.pluginRoot, claudeSkillFile); !hasField && !c.exists(filepath.Join(ctx.pluginRoot, claudeSkills)) && c.exists(sk) && c.countComponent(sk) {
+	if sk := filepath.Join(ctx.pluginRoot, claudeSkillFile); !hasField && !c.exists(filepath.Join(ctx.pluginRoot, claudeSkills)) && c.present(sk, false) && c.countComponent(sk) {
 		c.markdown(ctx, sk, fmSkill)
 	}
 }
@@ -152,7 +152,7 @@ func (c *claudeDisc) projectComponents(root, name string) {
 						}
 					}
 				}
-				if isDir && c.exists(filepath.Join(sub, claudePluginJSON)) {
+				if isDir && c.present(filepath.Join(sub, claudePluginJSON), false) {
 					c.plugin(sub, "", nil, "", report.Location{})
 					// Its ID is <name>@skills-dir: only a key of that
 					// ID turns it off (a key of another marketplace is
@@ -317,7 +317,7 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 	if !ok {
 		return
 	}
-	if sk := filepath.Join(dir, claudeSkillFile); named && c.exists(sk) {
+	if sk := filepath.Join(dir, claudeSkillFile); named && c.present(sk, false) {
 		if !c.countComponent(sk) {
 			return
 		}
@@ -331,7 +331,7 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
 			continue
 		}
-		if sk := filepath.Join(dir, e.Name(), claudeSkillFile); c.exists(sk) {
+		if sk := filepath.Join(dir, e.Name(), claudeSkillFile); c.present(sk, false) {
 			if !c.countComponent(sk) {
 				return
 			}
@@ -415,7 +415,8 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 
 // componentDir looks a skills, agents or commands directory up inside the
 // repository: its real path, and whether it is a directory there. One
-// that a link leads out of the repository is a finding.
+// that a link leads out of the repository is a finding, and so is one a
+// link leads nowhere (deadLink).
 func (c *claudeDisc) componentDir(dir string) (string, bool) {
 	real, fi, err := beneath(c.dir, c.dirReal, dir)
 	if errors.Is(err, ErrOutsideTree) {
@@ -423,7 +424,11 @@ func (c *claudeDisc) componentDir(dir string) (string, bool) {
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s", outsideMessage(shownName(rel), rel, err))
 		return "", false
 	}
-	if err != nil || !fi.IsDir() {
+	if err != nil {
+		c.deadLink(dir, err, true)
+		return "", false
+	}
+	if !fi.IsDir() {
 		return "", false
 	}
 	return real, true

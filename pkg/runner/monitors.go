@@ -49,7 +49,7 @@ func shownCut(s string, n int) string { return cutBytes(shownName(s), n) }
 func (c *claudeDisc) monitors(ctx hookCtx, manifest *jnode, manifestRel string) {
 	field := monitorsField(manifest)
 	if field == nil {
-		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.exists(p) {
+		if p := filepath.Join(ctx.pluginRoot, claudeMonitorsJSON); c.present(p, false) {
 			c.addServers(ctx, c.monitorsFile(p), true)
 		}
 		return

@@ -54,7 +54,7 @@ var settingsCommandKeys = []struct {
 // is named (the file is parsed once, serversDoc).
 func (c *claudeDisc) projectMCP(root, name string) {
 	p := filepath.Join(root, claudeMCPJSON)
-	if !c.exists(p) {
+	if !c.present(p, false) {
 		return
 	}
 	plugin := c.isPluginRoot(root)

@@ -210,7 +210,7 @@ var (
 func (c *claudeDisc) servers(ctx hookCtx, manifest *jnode, manifestRel string) {
 	for _, k := range []serverKind{mcpKind, lspKind} {
 		var got serverSet
-		if p := filepath.Join(ctx.pluginRoot, k.file); c.exists(p) {
+		if p := filepath.Join(ctx.pluginRoot, k.file); c.present(p, false) {
 			c.serversFile(ctx, k, p, &got)
 		}
 		if field := manifest.get(k.field); field != nil {
