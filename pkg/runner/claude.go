@@ -491,8 +491,8 @@ func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 }
 
 // readDecl reads a declaration file once: inside the repository, not
-// through a link out of it, a regular file (a symlink is not followed) of
-// at most maxDeclFile bytes. With prefix, a larger file is not refused:
+// through a link out of it (one that stays in is followed), a regular
+// file of at most maxDeclFile bytes. With prefix, a larger file is not refused:
 // its first maxDeclFile bytes are read, and more says that the file goes
 // on. Any failure is a finding and nil data (nil too for a file read
 // before): a discovery/missing-file warning where a symbolic link leads

@@ -43,9 +43,8 @@ func boolTrueIn(files []settingsFile, key string) string {
 // "enabledPlugins" ("name@marketplace"): by the key of the tree's
 // marketplace that lists it (markets), else by every key of its name. It returns the file that turns
 // every hook off ("" for none) and, by plugin name, the file that turns
-// that plugin off, named relative to the tree. A file that is not there,
-// does not parse or is a symbolic link (which discovery does not follow
-// either) turns nothing off; nor does a key with no "@marketplace".
+// that plugin off, named relative to the tree. A file settingsFiles
+// leaves out turns nothing off; nor does a key with no "@marketplace".
 func switchesOff(files []settingsFile, markets map[string][]string) (all string, plugins map[string]string) {
 	// By "name@marketplace", the file whose value holds (the local one
 	// over the other).
@@ -126,17 +125,16 @@ type settingsFile struct {
 // settingsFiles reads the settings files of the .claude directory in
 // proj (relative to the tree: "" for the tree's own), settings.json then
 // settings.local.json, which Claude Code reads over it. A file that is
-// not there, does not parse or is a symbolic link (which discovery does
-// not follow either) is left out.
+// not there, does not parse, is no regular file or is a symbolic link
+// that leads out of the repository (which discovery does not follow
+// either) is left out; one that stays in is read where it leads.
 func settingsFiles(tree, proj string) []settingsFile {
 	var out []settingsFile
 	for _, name := range []string{path.Join(proj, claudeSettings), path.Join(proj, claudeSettingsLocal)} {
-		lit := filepath.Join(tree, filepath.FromSlash(name))
-		if fi, err := os.Lstat(lit); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		abs, _, err := beneath(tree, tree, lit)
-		if err != nil {
+		// A link that stays in the repository is followed, as
+		// discovery reads the hooks of the file it leads to.
+		abs, fi, err := beneath(tree, tree, filepath.Join(tree, filepath.FromSlash(name)))
+		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		data, err := readSmall(abs, maxDeclFile)

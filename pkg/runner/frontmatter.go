@@ -350,7 +350,9 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 // a directory is followed, as --follow does, while it stays inside the
 // repository (a finding where it leads out), each real directory once;
 // below a plugin's, as there, it is not. A file that is a symbolic link
-// is not followed (a finding). A directory more than maxComponentDepth
+// is read where it leads while that stays inside the repository
+// (readDecl: a finding where it leads out, a warning where it leads
+// nowhere). A directory more than maxComponentDepth
 // below is not read, and that is a finding: Claude Code would read it.
 // Below a plugin's agents directory, the directories on the way name the
 // agent's type (agentNS), as Claude Code names it.
