@@ -1694,8 +1694,9 @@ var (
 // were more than maxFetchPackages, an option vigiles does not know
 // (unsure), whether uv run is told its command is a module (-m) or a
 // script (--script, -s, --gui-script), the directory --directory (a
-// global option) has uv change to, and the words from the command on
-// (rest).
+// global option) has uv change to, the one --project has it look for
+// the project in, what uv run is told of the project's environment
+// (sync), and the words from the command on (rest).
 type uvOptions struct {
 	from           string
 	with           []string
@@ -1703,7 +1704,26 @@ type uvOptions struct {
 	unsure         string
 	module, script bool
 	directory      string
+	project        string
+	sync           uvSync
 	rest           []string
+}
+
+// uvSync is what uv run's options say of the project environment it
+// brings up to date before it runs its command: --no-project (no
+// project at all), --no-sync (left as it is), --frozen and --locked
+// (installed from uv.lock, and uv exits where there is none), and the
+// dependency groups and extras it installs beside the project's own
+// dependencies: --group, --no-group, --only-group and --all-groups,
+// --dev, --no-dev and --only-dev (the dev group's), --no-default-groups,
+// --extra, --no-extra and --all-extras. A group or extra is named as
+// given (uvGroupName normalizes it).
+type uvSync struct {
+	noProject, noSync, frozen, locked bool
+	allGroups, noDefaultGroups        bool
+	allExtras                         bool
+	groups, noGroups, onlyGroups      []string
+	extras, noExtras                  []string
 }
 
 // readUvOptions reads the options of uvx (run false) or of uv run (run
@@ -1742,6 +1762,18 @@ func readUvOptions(args []string, run bool) uvOptions {
 				o.from = value
 			case "directory":
 				o.directory = value
+			case "project":
+				o.project = value
+			case "group":
+				o.sync.groups = append(o.sync.groups, value)
+			case "no-group":
+				o.sync.noGroups = append(o.sync.noGroups, value)
+			case "only-group":
+				o.sync.onlyGroups = append(o.sync.onlyGroups, value)
+			case "extra":
+				o.sync.extras = append(o.sync.extras, value)
+			case "no-extra":
+				o.sync.noExtras = append(o.sync.noExtras, value)
 			case "with", "w":
 				// A list of packages parted by commas.
 				for _, w := range strings.Split(value, ",") {
@@ -1755,12 +1787,42 @@ func readUvOptions(args []string, run bool) uvOptions {
 		case isBool(name):
 			o.module = o.module || run && (name == "m" || name == "module")
 			o.script = o.script || run && (name == "s" || name == "script" || name == "gui-script")
+			if run {
+				o.sync.read(name)
+			}
 		default:
 			o.unsure = a
 		}
 	}
 	o.rest = args[i:]
 	return o
+}
+
+// read notes what uv run's option name, which takes no value, says of
+// the project's environment.
+func (y *uvSync) read(name string) {
+	switch name {
+	case "no-project":
+		y.noProject = true
+	case "no-sync":
+		y.noSync = true
+	case "frozen":
+		y.frozen = true
+	case "locked":
+		y.locked = true
+	case "all-groups":
+		y.allGroups = true
+	case "no-default-groups":
+		y.noDefaultGroups = true
+	case "all-extras":
+		y.allExtras = true
+	case "dev":
+		y.groups = append(y.groups, "dev")
+	case "no-dev":
+		y.noGroups = append(y.noGroups, "dev")
+	case "only-dev":
+		y.onlyGroups = append(y.onlyGroups, "dev")
+	}
 }
 
 // inDir is the path p, as uv run is given it, as the directory uv was

@@ -81,8 +81,30 @@ func readScriptMeta(src string) (scriptMeta, bool) {
 		toml.WriteString(strings.TrimPrefix(line, " "))
 	}
 	meta := scriptMeta{ok: true}
+	tomlWalk(toml.String(), func(name, value string, table bool) {
+		switch {
+		case table:
+		case name == "dependencies":
+			meta.deps, _, meta.ok = tomlStringArray(value)
+		case name == "tool.uv.exclude-newer":
+			if s, _, ok := tomlString(strings.TrimSpace(value)); ok {
+				meta.excludeNewer = s
+			}
+		}
+	})
+	return meta, true
+}
+
+// tomlWalk reads the TOML text as far as vigiles needs it, line by line:
+// each line that opens a table ([name], [[name]]) is given to fn with
+// the table's name and table true, and each key = value with the key's
+// full name (the table's and its own, dotted: tool.uv.exclude-newer) and
+// the text of the value, over as many lines as it takes (an array, an
+// inline table, a multi-line string: tomlValueEnd), so that no line
+// inside it is read as a key or a table. Quotes around a name's parts
+// are taken off; a quoted part that holds a dot is read as two.
+func tomlWalk(text string, fn func(name, value string, table bool)) {
 	table := ""
-	text := toml.String()
 	for i := 0; i < len(text); {
 		end := strings.IndexByte(text[i:], '\n')
 		if end < 0 {
@@ -91,31 +113,82 @@ func readScriptMeta(src string) (scriptMeta, bool) {
 		line := strings.TrimSpace(text[i : i+end])
 		next := i + end + 1
 		switch {
-		case strings.HasPrefix(line, "["):
-			table = strings.TrimSpace(strings.Trim(line, "[]"))
-		case table == "" && tomlKeyIs(line, "dependencies"):
-			_, value, _ := strings.Cut(text[i:], "=")
-			deps, used, ok := tomlStringArray(value)
-			meta.deps, meta.ok = deps, ok
-			if ok {
-				next = i + strings.Index(text[i:], "=") + 1 + used
+		case line == "" || line[0] == '#':
+		case line[0] == '[':
+			name, _, _ := strings.Cut(strings.TrimLeft(line, "["), "]")
+			table = tomlName(name)
+			fn(table, "", true)
+		default:
+			key, _, ok := strings.Cut(line, "=")
+			if !ok {
+				break
 			}
-		case table == "tool.uv" && tomlKeyIs(line, "exclude-newer"):
-			_, value, _ := strings.Cut(line, "=")
-			if s, _, ok := tomlString(strings.TrimSpace(value)); ok {
-				meta.excludeNewer = s
+			name := tomlName(key)
+			if table != "" {
+				name = table + "." + name
 			}
+			eq := i + strings.IndexByte(text[i:], '=') + 1
+			n := tomlValueEnd(text[eq:])
+			fn(name, text[eq:eq+n], false)
+			next = eq + n + 1
 		}
 		i = next
 	}
-	return meta, true
 }
 
-// tomlKeyIs says whether the TOML line sets the bare (or quoted) key.
-func tomlKeyIs(line, key string) bool {
-	k, _, ok := strings.Cut(line, "=")
-	k = strings.TrimSpace(k)
-	return ok && (k == key || k == `"`+key+`"` || k == "'"+key+"'")
+// tomlName is the dotted name s (a table's or a key's) with the blanks
+// and quotes around each part taken off.
+func tomlName(s string) string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		if len(p) >= 2 && (p[0] == '"' || p[0] == '\'') && p[len(p)-1] == p[0] {
+			p = p[1 : len(p)-1]
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ".")
+}
+
+// tomlValueEnd is how much of s a TOML value s begins with takes: up to
+// the line break that ends it, past those inside its brackets or braces
+// (an array or inline table over lines), its strings (a multi-line one
+// whole) and its comments; all of s where it does not end.
+func tomlValueEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case strings.HasPrefix(s[i:], `"""`) || strings.HasPrefix(s[i:], "'''"):
+			k := strings.Index(s[i+3:], s[i:i+3])
+			if k < 0 {
+				return len(s)
+			}
+			i += 3 + k + 3
+		case c == '"' || c == '\'':
+			_, n, ok := tomlString(s[i:])
+			if !ok {
+				n = 1 // no string: read on
+			}
+			i += n
+		case c == '#':
+			k := strings.IndexByte(s[i:], '\n')
+			if k < 0 {
+				return len(s)
+			}
+			i += k
+		case c == '[' || c == '{':
+			depth++
+			i++
+		case c == ']' || c == '}':
+			depth = max(depth-1, 0)
+			i++
+		case c == '\n' && depth == 0:
+			return i
+		default:
+			i++
+		}
+	}
+	return len(s)
 }
 
 // tomlStringArray reads the TOML array of strings that s begins with
@@ -196,55 +269,194 @@ func commandsOf(s string) [][]string {
 	return out
 }
 
-// treeScriptFetches is what uv fetches for the tree's Python scripts
-// that cmds (each a command's words) run: the dependencies their inline
-// metadata names. pluginRoot is the plugin's directory relative to the
-// work tree ("" outside a plugin), which ${CLAUDE_PLUGIN_ROOT} names, and
-// projectDir the directory the command runs in, relative to it, which
-// ${CLAUDE_PROJECT_DIR} names and a relative path is taken from. A path
-// that still holds a variable, or leads out of the tree, is not read.
+// treeScriptFetches is what uv fetches for the tree's Python scripts and
+// projects that cmds (each a command's words) run: the dependencies a
+// script's inline metadata names, where uv runs it (uv run x.py, or the
+// script as the program, where its first line runs uv run), and those of the project uv run brings up
+// to date where it runs no such script (uvProjectFetch). pluginRoot is
+// the plugin's directory relative to the work tree ("" outside a
+// plugin), which ${CLAUDE_PLUGIN_ROOT} names, and projectDir the
+// directory the commands run in, relative to it, which
+// ${CLAUDE_PROJECT_DIR} names and a relative path is taken from, or
+// from where a cd leads. A path that still holds a variable, or leads
+// out of the tree, is not read. Each script and project is named once.
 func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir string) []fetched {
-	vars := treeVars(pluginRoot, projectDir)
-	var out []fetched
+	t := &treeRead{s: s, vars: treeVars(pluginRoot, projectDir), seen: map[string]bool{}}
+	dir := projectDir
 	for _, words := range cmds {
-		if len(words) == 0 {
-			continue
-		}
-		script, direct := "", false
-		switch {
-		case progName(words[0]) == "uv":
-			if args, ok := uvRunArgs(words[1:]); ok {
-				script = uvRunScript(args)
-			}
-		case strings.Contains(words[0], "/"):
-			script, direct = words[0], true
-		}
-		if script == "" {
-			continue
-		}
-		rel, ok := s.treePath(script, vars, projectDir)
-		if !ok {
-			continue
-		}
-		if direct {
-			// Its first line says whether uv runs it: the rest is
-			// read only then.
-			if head, ok := s.readTreeFile(rel, maxShebang); !ok || !uvShebang.MatchString(head) {
-				continue
-			}
-		}
-		src, ok := s.readTreeFile(rel, maxScriptRead)
-		if !ok {
-			continue
-		}
-		meta, ok := readScriptMeta(src)
-		if !ok {
-			continue
-		}
-		_, locked := s.treeFile(rel + ".lock")
-		out = append(out, inlineMetaFetches(filepath.ToSlash(rel), meta, locked)...)
+		t.command(words, &dir, 0)
 	}
-	return out
+	return t.out
+}
+
+// treeRead is one reading of what uv fetches for the commands of a
+// hook, server or line (treeScriptFetches): the variables their paths
+// are read with, the scripts and projects named already (by their path
+// relative to the work tree), and the fetches found.
+type treeRead struct {
+	s    *session
+	vars *strings.Replacer
+	seen map[string]bool
+	out  []fetched
+}
+
+// command reads one command's words (past commandWords), run in *dir
+// ("" after a cd vigiles could not follow), which a cd (or pushd)
+// changes for the commands after it. The line a shell's -c is given is
+// read in turn, to maxShellDepth, in a directory of its own.
+func (t *treeRead) command(words []string, dir *string, depth int) {
+	words = commandWords(words)
+	if len(words) == 0 {
+		return
+	}
+	if words[0] == "cd" || words[0] == "pushd" {
+		to := ""
+		if len(words) == 2 {
+			to, _ = t.s.treePath(words[1], t.vars, *dir)
+		}
+		*dir = to
+		return
+	}
+	if c := shellCArg(words); c != "" {
+		if depth < maxShellDepth {
+			inner := *dir
+			for _, w := range commandsOf(c) {
+				t.command(w, &inner, depth+1)
+			}
+		}
+		return
+	}
+	switch {
+	case progName(words[0]) == "uv":
+		if args, ok := uvRunArgs(words[1:]); ok {
+			t.uvRun(args, *dir, depth)
+		}
+	case strings.Contains(words[0], "/"):
+		t.program(words[0], *dir)
+	}
+}
+
+// uvRun reads what uv run, given args (uv run's, uvRunArgs), run in dir,
+// fetches for the tree: the inline metadata's dependencies of the script
+// it runs; else, where it runs a module, a command, or a script with no
+// such metadata (and no --script), those of the project it brings up to
+// date, and what the command it runs fetches in turn (uv run uv run …),
+// run where --directory has uv change to. Nothing where an option
+// vigiles does not know comes first, or it runs its input or a URL.
+func (t *treeRead) uvRun(args []string, dir string, depth int) {
+	o := readUvOptions(args, true)
+	if o.unsure != "" || len(o.rest) == 0 || o.rest[0] == "-" || urlScheme.MatchString(o.rest[0]) {
+		return
+	}
+	script := uvRunScript(args)
+	if script != "" {
+		rel, ok := t.s.treePath(script, t.vars, dir)
+		if !ok || t.seen[rel] {
+			return
+		}
+		meta, block, read := t.s.scriptMetaOf(rel)
+		switch {
+		case !read:
+			return
+		case block:
+			t.inline(rel, "uv run "+shownCut(rel, maxFetchSpec), meta)
+			return
+		case o.script:
+			return // run apart from the project all the same
+		}
+	}
+	t.project(o, dir)
+	if script == "" && !o.module && depth < maxShellDepth {
+		inner := dir
+		if o.directory != "" {
+			inner, _ = t.s.treePath(o.directory, t.vars, dir)
+		}
+		t.command(o.rest, &inner, depth+1)
+	}
+}
+
+// program reads the file of the tree the command runs as its program
+// (word, run in dir), where its first line runs it with uv run: its
+// inline metadata's dependencies, or, where it has none and that line
+// has no --script, those of the project uv run brings up to date, found
+// from dir as the line's own --directory and --project say.
+func (t *treeRead) program(word, dir string) {
+	rel, ok := t.s.treePath(word, t.vars, dir)
+	if !ok || t.seen[rel] {
+		return
+	}
+	args, known, ok := t.s.uvShebangOf(rel)
+	if !ok {
+		return
+	}
+	meta, block, read := t.s.scriptMetaOf(rel)
+	switch {
+	case !read:
+	case block:
+		t.inline(rel, "uv run "+shownCut(rel, maxFetchSpec), meta)
+	case known:
+		if o := readUvOptions(args, true); o.unsure == "" && !o.script {
+			t.project(o, dir)
+		}
+	}
+}
+
+// inline adds what uv fetches for the script rel, whose inline metadata
+// is meta, as runner fetches it.
+func (t *treeRead) inline(rel, runner string, meta scriptMeta) {
+	t.seen[rel] = true
+	_, locked := t.s.treeFile(rel + ".lock")
+	t.out = append(t.out, inlineMetaFetches(rel, runner, meta, locked)...)
+}
+
+// project adds what uv run, with the options o, run in dir, fetches for
+// the project it brings up to date (uvProjectFetch), found from
+// --project's directory, else --directory's, else dir: nothing where a
+// cd, or one of them, leads where vigiles cannot follow.
+func (t *treeRead) project(o uvOptions, dir string) {
+	start := dir
+	for _, d := range []string{o.directory, o.project} {
+		if d == "" || start == "" && !hasAnyPrefix(d, "/", "$") {
+			continue
+		}
+		start, _ = t.s.treePath(d, t.vars, start)
+	}
+	if start == "" {
+		return
+	}
+	if f, ok := t.s.uvProjectFetch(o, start, t.seen); ok {
+		t.out = append(t.out, f)
+	}
+}
+
+// scriptMetaOf reads the inline metadata of the script rel (relative to
+// the work tree): block says it has a "# /// script" block, read that
+// the script could be read.
+func (s *session) scriptMetaOf(rel string) (meta scriptMeta, block, read bool) {
+	src, ok := s.readTreeFile(rel, maxScriptRead)
+	if !ok {
+		return scriptMeta{}, false, false
+	}
+	meta, block = readScriptMeta(src)
+	return meta, block, true
+}
+
+// uvShebangOf says whether the first line of the file rel (relative to
+// the work tree) runs it with uv run (uvShebang), and, where vigiles
+// reads that line's words (#!/usr/bin/env -S uv run --script), uv
+// run's arguments on it (known).
+func (s *session) uvShebangOf(rel string) (args []string, known, ok bool) {
+	head, read := s.readTreeFile(rel, maxShebang)
+	if !read || !uvShebang.MatchString(head) {
+		return nil, false, false
+	}
+	line, _, _ := strings.Cut(strings.TrimPrefix(head, "#!"), "\n")
+	if cmds := shellCommands(strings.TrimSuffix(line, "\r")); len(cmds) > 0 {
+		if words := commandWords(cmds[0].words); len(words) > 0 && progName(words[0]) == "uv" {
+			args, known = uvRunArgs(words[1:])
+		}
+	}
+	return args, known, true
 }
 
 // treeVars substitutes ${CLAUDE_PLUGIN_ROOT} (where pluginRoot is not "")
@@ -318,10 +530,10 @@ func (s *session) treeFile(rel string) (string, bool) {
 	return abs, err == nil && fi.Mode().IsRegular()
 }
 
-// inlineMetaFetches is what uv fetches for the script rel, whose inline
-// metadata is meta, locked saying a lock of uv's lies beside it.
-func inlineMetaFetches(rel string, meta scriptMeta, locked bool) []fetched {
-	runner := "uv run " + shownCut(rel, maxFetchSpec)
+// inlineMetaFetches is what uv fetches, as runner does, for the script
+// rel, whose inline metadata is meta, locked saying a lock of uv's lies
+// beside it.
+func inlineMetaFetches(rel, runner string, meta scriptMeta, locked bool) []fetched {
 	fix := fmt.Sprintf("pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script %s", shownCut(rel, maxFetchSpec))
 	if !meta.ok {
 		return []fetched{{runner: runner, spec: "its inline metadata's dependencies",
