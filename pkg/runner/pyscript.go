@@ -13,7 +13,8 @@ import (
 // 723's "# /// script" block), packages uv fetches and installs before it
 // runs the script: `uv run script.py`, `uv run --script script`, or the
 // script run as a program where its first line is
-// "#!/usr/bin/env -S uv run --script". The script is in the tree, its
+// "#!/usr/bin/env -S uv run --script", or handed as an argument to one
+// that may run it (a wrapper that runs "$@"). The script is in the tree, its
 // dependencies are not: they are code fetched at run time
 // (RuleFetchedCode), pinned where the block gives each an exact version
 // (NAME==1.2.3), where a lock beside the script (uv lock --script, which
@@ -272,7 +273,8 @@ func commandsOf(s string) [][]string {
 // treeScriptFetches is what uv fetches for the tree's Python scripts and
 // projects that cmds (each a command's words) run: the dependencies a
 // script's inline metadata names, where uv runs it (uv run x.py, or the
-// script as the program, where its first line runs uv run), and those of the project uv run brings up
+// script as the program, or as an argument the command hands on, where
+// its first line runs uv run), and those of the project uv run brings up
 // to date where it runs no such script (uvProjectFetch). pluginRoot is
 // the plugin's directory relative to the work tree ("" outside a
 // plugin), which ${CLAUDE_PLUGIN_ROOT} names, and projectDir the
@@ -299,6 +301,13 @@ type treeRead struct {
 	seen map[string]bool
 	out  []fetched
 }
+
+// noRun are programs that read, list or change the files their
+// arguments name but never run them (chmod +x x.py): an argument of
+// theirs is no script the command hands on.
+var noRun = map[string]bool{"chmod": true, "chown": true, "chgrp": true, "cp": true, "mv": true, "ln": true, "rm": true,
+	"touch": true, "cat": true, "ls": true, "stat": true, "test": true, "[": true, "echo": true, "printf": true,
+	"mkdir": true, "head": true, "tail": true, "wc": true, "diff": true, "file": true, "grep": true, "source": true, ".": true}
 
 // command reads one command's words (past commandWords), run in *dir
 // ("" after a cd vigiles could not follow), which a cd (or pushd)
@@ -334,6 +343,7 @@ func (t *treeRead) command(words []string, dir *string, depth int) {
 	case strings.Contains(words[0], "/"):
 		t.program(words[0], *dir)
 	}
+	t.handed(words, *dir)
 }
 
 // uvRun reads what uv run, given args (uv run's, uvRunArgs), run in dir,
@@ -397,6 +407,49 @@ func (t *treeRead) program(word, dir string) {
 	case known:
 		if o := readUvOptions(args, true); o.unsure == "" && !o.script {
 			t.project(o, dir)
+		}
+	}
+}
+
+// handed reads each argument of the command words (run in dir) that
+// names a file of the tree whose first line runs it with uv run, as
+// program reads the program, its inline metadata alone: the command
+// hands it to the program it runs, which may run it
+// ($CLAUDE_PLUGIN_ROOT/bin/wrap x.py, where wrap runs "$@"). Not an
+// option, a word with no / (a program on the PATH, not a file), the
+// program itself or the script an interpreter is given (python3 x.py
+// runs it with python3, to which its first line is a comment), nor an
+// argument of a program that never runs its files (noRun).
+func (t *treeRead) handed(words []string, dir string) {
+	if noRun[progName(words[0])] {
+		return
+	}
+	own := map[string]bool{}
+	for _, p := range scriptsRun(words) {
+		if rel, ok := t.s.treePath(p, t.vars, dir); ok {
+			own[rel] = true
+		}
+	}
+	prog := shownCut(words[0], maxMonitorName)
+	if rel, ok := t.s.treePath(words[0], t.vars, dir); ok && strings.Contains(words[0], "/") {
+		prog = shownCut(rel, maxMonitorName)
+	}
+	for i, a := range words[1:] {
+		if i == maxFetchPackages {
+			break
+		}
+		if strings.HasPrefix(a, "-") || !strings.Contains(a, "/") {
+			continue
+		}
+		rel, ok := t.s.treePath(a, t.vars, dir)
+		if !ok || own[rel] || t.seen[rel] {
+			continue
+		}
+		if _, _, ok := t.s.uvShebangOf(rel); !ok {
+			continue
+		}
+		if meta, block, read := t.s.scriptMetaOf(rel); read && block {
+			t.inline(rel, fmt.Sprintf("uv run %s (the command hands the script to %s, and its first line runs it with uv run)", shownCut(rel, maxFetchSpec), prog), meta)
 		}
 	}
 }

@@ -160,6 +160,43 @@ func TestScriptDependenciesFetched(t *testing.T) {
 	}
 }
 
+// TestHandedScriptFetched: a script of the tree whose first line runs uv
+// run, handed as an argument to the program a command runs (a wrapper
+// that runs "$@"), names what its inline metadata fetches, and says the
+// command hands it on; not where an interpreter is given it as its
+// script (python3 x.py runs it with python3, to which its first line is
+// a comment), where the program only changes or reads it (chmod +x),
+// where its first line is not uv's, nor twice where the line runs it
+// too.
+func TestHandedScriptFetched(t *testing.T) {
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "plugins": [{"name": "a", "source": "./a"}]}`,
+		"a/hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "$CLAUDE_PLUGIN_ROOT/hooks/scripts/audit-wrap validate-bash $CLAUDE_PLUGIN_ROOT/hooks/scripts/validate-bash-command.py"},
+  {"type": "command", "command": "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/scripts/validate-bash-command.py"},
+  {"type": "command", "command": "chmod +x ${CLAUDE_PLUGIN_ROOT}/hooks/scripts/validate-bash-command.py"},
+  {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/audit-wrap x ${CLAUDE_PLUGIN_ROOT}/hooks/scripts/plain.py"},
+  {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/audit-wrap x ./a/hooks/scripts/validate-bash-command.py && ./a/hooks/scripts/validate-bash-command.py"}
+]}]}}`,
+		"a/hooks/scripts/audit-wrap":               "#!/bin/sh\nexec \"$@\"\n",
+		"a/hooks/scripts/validate-bash-command.py": "#!/usr/bin/env -S uv run --script\n# /// script\n# dependencies = [\"bashlex\"]\n# ///\n",
+		"a/hooks/scripts/plain.py":                 "#!/usr/bin/env python3\n# /// script\n# dependencies = [\"httpx\"]\n# ///\n",
+	}
+	dir := makeTree(t, files)
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rest = " fetches bashlex (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/hooks/scripts/validate-bash-command.py; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
+	want := []string{
+		`warning discovery/fetched-code a/hooks/hooks.json:2:34 hook a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run a/hooks/scripts/validate-bash-command.py (the command hands the script to a/hooks/scripts/audit-wrap, and its first line runs it with uv run)` + rest,
+		`warning discovery/fetched-code a/hooks/hooks.json:6:34 hook a/hooks/hooks.json#hooks.PreToolUse[0].hooks[4] runs code that is not in the tree, fetched at run time: uv run a/hooks/scripts/validate-bash-command.py (the command hands the script to a/hooks/scripts/audit-wrap, and its first line runs it with uv run)` + rest,
+	}
+	if diff := cmp.Diff(want, fetchedLines(rep)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
 // FuzzScriptMeta feeds arbitrary text to the reading of a script's
 // inline metadata: it must never panic, and what it reads of a list is
 // never more strings than the text holds quotes.
