@@ -283,7 +283,7 @@ func commandsOf(s string) [][]string {
 // from where a cd leads. A path that still holds a variable, or leads
 // out of the tree, is not read. Each script and project is named once.
 func (s *session) treeScriptFetches(cmds [][]string, pluginRoot, projectDir string) []fetched {
-	t := &treeRead{s: s, vars: treeVars(pluginRoot, projectDir), seen: map[string]bool{}}
+	t := &treeRead{s: s, vars: treeVars(pluginRoot, projectDir), seen: map[string]bool{}, plugin: pluginRoot}
 	dir := projectDir
 	for _, words := range cmds {
 		t.command(words, &dir, 0)
@@ -300,6 +300,9 @@ type treeRead struct {
 	vars *strings.Replacer
 	seen map[string]bool
 	out  []fetched
+	// plugin is the plugin's directory ("" outside a plugin): the uv
+	// project of a plugin's command is read only inside it.
+	plugin string
 }
 
 // noRun are programs that read, list or change the files their
@@ -477,7 +480,14 @@ func (t *treeRead) project(o uvOptions, dir string) {
 	if start == "" {
 		return
 	}
-	if f, ok := t.s.uvProjectFetch(o, start, t.seen); ok {
+	within := ""
+	if t.plugin != "" && t.plugin != "." {
+		// A plugin's command runs in the user's project, which is not
+		// the tree's: only a project of the plugin's own, where
+		// --directory, --project or a cd leads, is the tree's to read.
+		within = t.plugin
+	}
+	if f, ok := t.s.uvProjectFetch(o, start, within, t.seen); ok {
 		t.out = append(t.out, f)
 	}
 }

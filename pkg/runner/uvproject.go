@@ -357,14 +357,16 @@ func (s *session) memberInstalls(dir string, p pyproject) (reqs []string, dynami
 // false where it installs none: no project, --no-project or --no-sync,
 // [tool.uv] managed = false, a pyproject.toml vigiles could not read,
 // no dependencies, or --frozen or --locked where no uv.lock is there
-// (uv exits with an error before it installs anything). seen holds the
-// projects named already, which are not named again.
-func (s *session) uvProjectFetch(o uvOptions, start string, seen map[string]bool) (fetched, bool) {
+// (uv exits with an error before it installs anything), or a project
+// found outside within (a directory relative to the work tree; "" for
+// anywhere). seen holds the projects named already, which are not named
+// again.
+func (s *session) uvProjectFetch(o uvOptions, start, within string, seen map[string]bool) (fetched, bool) {
 	if o.sync.noProject || o.sync.noSync {
 		return fetched{}, false
 	}
 	dir, p, ok := s.uvProject(start)
-	if !ok || !p.ok || p.unmanaged {
+	if !ok || !p.ok || p.unmanaged || within != "" && dir != within && !strings.HasPrefix(dir, within+"/") {
 		return fetched{}, false
 	}
 	reqs, dynamic := p.installs(o.sync), p.dynamic && len(o.sync.onlyGroups) == 0

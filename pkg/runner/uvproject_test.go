@@ -186,3 +186,24 @@ func FuzzPyproject(f *testing.F) {
 		}
 	})
 }
+
+// TestUvProjectOfAPluginIsItsOwn: a plugin's hook runs in the user's
+// project, which is not the tree's, so its uv run there names nothing of
+// the tree's pyproject.toml (a marketplace repository's own tooling);
+// a project hook's uv run, in the tree's project, names it.
+func TestUvProjectOfAPluginIsItsOwn(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"pyproject.toml":             "[project]\nname = \"repo-tools\"\ndependencies = [\"ruff\"]\n",
+		"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "uv run tool"}]}]}}`,
+		".claude/settings.json":      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "uv run tool"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fetchedLines(rep)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "warning discovery/fetched-code .claude/settings.json:") ||
+		!strings.Contains(got[0], "uv run fetches the 1 dependency of pyproject.toml") {
+		t.Errorf("fetched-code findings %q, want the project hook's only", got)
+	}
+}
