@@ -387,9 +387,10 @@ func TestLingeredAcceptedForItsCommandOnly(t *testing.T) {
 
 // TestTurnedOffWhereClaudeCodeReadsIt: settings turn off the hooks of a
 // session started where they are: a nested .claude's project hooks by its
-// own settings, not the root's; a symbolic link to a settings file (not
-// followed by discovery either) and a key with no "@marketplace" turn
-// nothing off.
+// own settings, not the root's; a key with no "@marketplace" turns
+// nothing off; a symbolic link to a settings file in the repository is
+// read where it leads, as discovery reads its hooks there (one that
+// leads out: TestLinkedSettingsTurnHooksOff).
 func TestTurnedOffWhereClaudeCodeReadsIt(t *testing.T) {
 	const guard = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true block"}]}]}}`
 	for _, tc := range []struct {
@@ -424,8 +425,8 @@ func TestTurnedOffWhereClaudeCodeReadsIt(t *testing.T) {
 	if err := os.Symlink("../real.json", filepath.Join(dir, ".claude/settings.json")); err != nil {
 		t.Fatal(err)
 	}
-	if all, _ := switchesOff(settingsFiles(dir, ""), nil); all != "" {
-		t.Errorf("a linked settings file turned every hook off (%s)", all)
+	if all, _ := switchesOff(settingsFiles(dir, ""), nil); all != ".claude/settings.json" {
+		t.Errorf("a settings file linked inside the repository, read where it leads as discovery reads it, turned off %q, want every hook", all)
 	}
 }
 
