@@ -321,12 +321,7 @@ func (t *treeRead) command(words []string, dir *string, depth int) {
 	if len(words) == 0 {
 		return
 	}
-	if words[0] == "cd" || words[0] == "pushd" {
-		to := ""
-		if len(words) == 2 {
-			to, _ = t.s.treePath(words[1], t.vars, *dir)
-		}
-		*dir = to
+	if t.s.cd(words, t.vars, dir) {
 		return
 	}
 	if c := shellCArg(words); c != "" {

@@ -143,12 +143,7 @@ func (w *fileWalk) command(words []string, dir *string, depth int) {
 	if len(words) == 0 {
 		return
 	}
-	if words[0] == "cd" || words[0] == "pushd" {
-		to := ""
-		if len(words) == 2 {
-			to, _ = w.s.treePath(words[1], w.vars, *dir)
-		}
-		*dir = to
+	if w.s.cd(words, w.vars, dir) {
 		return
 	}
 	if c := shellCArg(words); c != "" && depth < maxShellDepth {
@@ -161,6 +156,22 @@ func (w *fileWalk) command(words []string, dir *string, depth int) {
 			w.add(rel)
 		}
 	}
+}
+
+// cd says whether words (past commandWords) are a cd or pushd, and
+// then sets *dir to where it leads (relative to the work tree, read with
+// vars from *dir): "" where vigiles cannot follow it (a variable left,
+// out of the tree, more than one operand).
+func (s *session) cd(words []string, vars *strings.Replacer, dir *string) bool {
+	if words[0] != "cd" && words[0] != "pushd" {
+		return false
+	}
+	to := ""
+	if len(words) == 2 {
+		to, _ = s.treePath(words[1], vars, *dir)
+	}
+	*dir = to
+	return true
 }
 
 // add hashes the file rel names, where it is one of the tree.
