@@ -47,3 +47,26 @@ func TestIgnoredAgentHooksAreNotErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestIgnoredAgentHooksKeepTheBound: the error that a bound of the
+// discovery left handlers unread holds for the whole tree: met among the
+// hooks of a plugin's agent, it stays an error.
+func TestIgnoredAgentHooksKeepTheBound(t *testing.T) {
+	defer func(n int) { maxHandlers = n }(maxHandlers)
+	maxHandlers = 1
+	agent := "---\nname: rel\nhooks:\n  Stop:\n    - hooks:\n        - {type: command, command: a}\n        - {type: command, command: b}\n---\nbody\n"
+	rep, err := Audit(context.Background(), Options{Dir: makeTree(t, map[string]string{
+		"plugins/p/agents/rel.md": agent, "plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`}), Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := false
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Message, "more than 1 hook handlers are declared") {
+			bound = f.Severity == report.SeverityError && !strings.Contains(f.Message, "changes nothing it runs")
+		}
+	}
+	if !bound || rep.Verdict != report.VerdictFail {
+		t.Errorf("verdict %s; the bound's finding is not an error of its own: %v", rep.Verdict, findingLines(rep.Findings))
+	}
+}

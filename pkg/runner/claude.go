@@ -32,10 +32,10 @@ const maxDeclFile = 4 << 20
 // many manifests naming one large hooks file could otherwise make
 // discovery read it thousands of times. Past either, what is left is not
 // read, and an error finding says so (nothing passes unread).
-const (
-	maxDeclTotal = 64 << 20
-	maxHandlers  = 50000
-)
+// maxHandlers is a variable so that tests can lower it.
+const maxDeclTotal = 64 << 20
+
+var maxHandlers = 50000
 
 // Claude Code declaration files, relative to a plugin or project root.
 const (

@@ -934,6 +934,9 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		// What is wrong with hooks Claude Code ignores changes nothing
 		// it runs: said, not an error or a warning of its own.
 		for i := from; i < len(c.out.Findings); i++ {
+			if slices.Contains(c.out.Bounded, i) {
+				continue // a bound of the discovery holds for the whole tree
+			}
 			if f := &c.out.Findings[i]; f.Severity != report.SeverityNotice {
 				f.Severity = report.SeverityNotice
 				f.Message += "; Claude Code ignores the hooks of a plugin's agent, so this changes nothing it runs"

@@ -19,12 +19,13 @@ const RuleRunHookError = "run/hook-error"
 // hookError is the run/hook-error warning of an audit's run whose hook
 // failed where Claude Code reads the failure as a non-blocking error (its
 // outcome allowed: an exit status other than 0, or 2 on an event that
-// exit 2 blocks, or a kill), nil for any other run. Claude Code shows
-// such a hook as a hook error and carries on without what it would have
-// done, and the run's record is of the hook failing, not at work: the
-// warning says why it failed where vigiles can tell (a host the egress
-// policy blocked, a program or module the machine lacks, a write where
-// the sandbox is read-only) and keeps the end of its stderr as evidence.
+// exit 2 does not block, or a kill), nil for any other run. Claude Code
+// shows such a hook as a hook error and carries on without what it would
+// have done (on an event that ignores the exit status, it shows nothing),
+// and the run's record is of the hook failing, not at work: the warning
+// says why it failed where vigiles can tell (failureCause) and keeps the
+// end of its stderr as evidence. An async hook's exit 2 is none: it is
+// how such a hook speaks up (asyncRewake wakes the model with it).
 //
 // A hook whose handler sets onFailure "block" fails so too where that
 // made Claude Code block the call (Decision.FailBlocked): a guard that
@@ -37,6 +38,11 @@ func hookError(e executed) *report.Finding {
 	r := e.run
 	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
 	if r.Outcome != report.OutcomeAllowed && !failBlocked || r.TimedOut || e.limit != "" || e.result == nil {
+		return nil
+	}
+	if e.async && r.ExitCode == 2 && e.result.Signal == "" {
+		// An async hook's exit 2 is its way to speak up (asyncRewake
+		// wakes the model with it), not a failure.
 		return nil
 	}
 	if r.Tier != string(sandbox.TierConfined) && r.Tier != string(sandbox.TierDirect) {
@@ -55,7 +61,10 @@ func hookError(e executed) *report.Finding {
 		how += "; its stderr says: " + shownName(clip(last, 200))
 	}
 	then := "Claude Code shows a hook error and carries on without it"
-	if failBlocked {
+	switch {
+	case outcomeRules[r.Event].ignoresOutput:
+		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status, so nothing shows the failure, and it carries on without the hook's work", r.Event)
+	case failBlocked:
 		// The handler's onFailure block: a guard that fails blocks
 		// every call it fails on.
 		then = "its onFailure block makes Claude Code block the call whenever it fails so"
@@ -79,7 +88,7 @@ func hookError(e executed) *report.Finding {
 // unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
-	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) {
+	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports.MatchString(r.Command) {
 		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's", hosts)
 	}
 	if hint := blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
@@ -128,6 +137,11 @@ func moduleMissing(stderr string) bool {
 	}
 	return false
 }
+
+// fetchesImports matches a command whose runner fetches what a script
+// imports at run time where it is not installed: bun's auto-install,
+// deno's, a package runner's, uv's.
+var fetchesImports = regexp.MustCompile(`(^|[\s/;&|(])(bunx?|deno|npx|pnpx|pnpm|yarn|uvx?)(\s|$)`)
 
 // failureWords matches a line that tells of a failure.
 var failureWords = regexp.MustCompile(`(?i)error|not found|denied|no such|cannot|can't|failed|exception|fatal|panic`)

@@ -28,6 +28,7 @@ func TestHookError(t *testing.T) {
 		run    report.HookRun
 		signal string
 		limit  string
+		async  bool
 		want   string // "" for no finding
 		ev     string
 	}{
@@ -57,7 +58,9 @@ func TestHookError(t *testing.T) {
 			want: head + "exit status 6; its stderr says: curl: (6) Could not resolve host: api.example.test" + carries + "; it tried to reach api.example.test, which the egress policy blocked: a hook that needs the network fails so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"},
 		{name: "a banner after the error", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Stderr: "error: Cannot find package 'effect' from '/t/x.ts'\n\nBun v1.4.4 (Linux x64)\n"},
 			want: head + "exit status 1; its stderr says: error: Cannot find package 'effect' from '/t/x.ts'" + carries + "; a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"},
-		{name: "dependencies fetched at run time", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Egress: blocked, Stderr: "error: Cannot find package 'effect'\nBun v1.4.4 (Linux x64)\n"},
+		{name: "a blocked host and a module missing, apart", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Egress: blocked, Command: "python3 guard.py", Stderr: "ModuleNotFoundError: No module named 'yaml'\n"},
+			want: head + "exit status 1; its stderr says: ModuleNotFoundError: No module named 'yaml'" + carries + "; it tried to reach api.example.test, which the egress policy blocked: a hook that needs the network fails so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"},
+		{name: "dependencies fetched at run time", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1, Egress: blocked, Command: `bun "$CLAUDE_PROJECT_DIR"/hooks/x.ts`, Stderr: "error: Cannot find package 'effect'\nBun v1.4.4 (Linux x64)\n"},
 			want: head + "exit status 1; its stderr says: error: Cannot find package 'effect'" + carries + "; it fetches what it imports at run time, from api.example.test, which the egress policy blocked: install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's"},
 		{name: "exit 2 that does not block", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 2},
 			want: head + "exit status 2" + carries},
@@ -66,14 +69,22 @@ func TestHookError(t *testing.T) {
 		{name: "a limit", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 152}, limit: "cpu"},
 		{name: "refused", run: report.HookRun{Outcome: report.OutcomeError, Tier: string(sandbox.TierRefused), ExitCode: 125}},
 		{name: "vigiles failed", run: report.HookRun{Outcome: report.OutcomeError, ExitCode: 125}},
+		{name: "an async hook's exit 2", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 2}, async: true},
+		{name: "an async hook's exit 1", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1}, async: true,
+			want: head + "exit status 1" + carries},
+		{name: "an event that ignores the exit status", run: report.HookRun{Event: SessionEnd, Outcome: report.OutcomeAllowed, ExitCode: 1},
+			want: "guard SessionEnd Bash failed (exit status 1): Claude Code ignores a SessionEnd hook's exit status, so nothing shows the failure, and it carries on without the hook's work; this run records the hook failing, not at work"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.run
-			r.ID, r.Plugin, r.Event, r.Tool = "h@Bash", "guard", PreToolUse, "Bash"
+			r.ID, r.Plugin, r.Tool = "h@Bash", "guard", "Bash"
+			if r.Event == "" {
+				r.Event = PreToolUse
+			}
 			if r.Tier == "" {
 				r.Tier = string(sandbox.TierConfined)
 			}
-			f := hookError(executed{run: r, result: &sandbox.Result{Signal: tc.signal}, limit: tc.limit})
+			f := hookError(executed{run: r, result: &sandbox.Result{Signal: tc.signal}, limit: tc.limit, async: tc.async})
 			if tc.want == "" {
 				if f != nil {
 					t.Fatalf("finding %+v, want none", f)

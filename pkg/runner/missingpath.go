@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // missingPaths matches the paths a failed hook's stderr says are not
@@ -22,11 +23,15 @@ var missingPaths = regexp.MustCompile(`([^\s:'"]*/[^\s:'"]*): (?:not found|No su
 // missingPathCause says why a path r's stderr names as missing is not
 // there, where the tree (the run's work tree, tree) or this machine
 // shows it: a symbolic link of the tree that leads outside it to a path
-// this machine lacks; a path under the HOME of the user vigiles runs as,
-// which a confined hook does not see (its HOME is a throwaway); an
-// absolute path outside the tree this machine lacks (its author's own,
-// most often: /home/them/…, /workspace/…), with the tree's file of the
-// same name where it has one. "" where none of these holds.
+// this machine lacks; a path of the tree, named absolute (Node.js names
+// a missing main script so), that the tree does not hold; a path in the
+// run's throwaway HOME, TMPDIR or /dev/shm, which each confined run
+// starts empty; a path this machine has that vigiles hides from a
+// confined hook (the home directories and the like); an absolute path
+// outside the tree this machine lacks (its author's own, most often:
+// /home/them/…, /workspace/…), with the tree's file of the same name
+// where it has one. The second and what follows are said only of the
+// first path named. "" where none of these holds.
 func missingPathCause(r report.HookRun, tree string) string {
 	if tree == "" {
 		return ""
@@ -35,7 +40,6 @@ func missingPathCause(r report.HookRun, tree string) string {
 	if dir, ok := strings.CutPrefix(r.Context, "project:"); ok {
 		cwd = filepath.Join(tree, dir)
 	}
-	home, _ := os.UserHomeDir()
 	for _, m := range missingPaths.FindAllStringSubmatch(r.Stderr, 8) {
 		p := m[1] + m[2] + m[3]
 		abs := p
@@ -48,11 +52,19 @@ func missingPathCause(r report.HookRun, tree string) string {
 				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, which this machine lacks: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
 					shownName(link), shownName(target))
 			}
+			if filepath.IsAbs(p) {
+				if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+					return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
+				}
+			}
 			continue
 		}
+		if under(abs, sandbox.Throwaway...) {
+			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
+		}
 		if _, err := os.Stat(abs); err == nil {
-			if home != "" && home != "/" && (abs == home || strings.HasPrefix(abs, home+"/")) {
-				return fmt.Sprintf("it names %s, under the HOME of the user vigiles runs as, which a confined hook does not see (its HOME is a throwaway, so that the secrets there stay unread): to audit the hook at work, install what it runs outside HOME (in /usr/local/bin, say)", shownName(p))
+			if home, _ := os.UserHomeDir(); under(abs, append(sandbox.Hidden(), home)...) {
+				return fmt.Sprintf("it names %s, which this machine has where a confined hook does not see it (vigiles hides the home directories and the like, so that the secrets there stay unread): to audit the hook at work, install what it runs outside them (in /usr/local/bin, say)", shownName(p))
 			}
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -65,6 +77,17 @@ func missingPathCause(r report.HookRun, tree string) string {
 		return why
 	}
 	return ""
+}
+
+// under says whether abs is one of dirs ("" and "/" aside) or lies below
+// one of them.
+func under(abs string, dirs ...string) bool {
+	for _, d := range dirs {
+		if d != "" && d != "/" && (abs == d || strings.HasPrefix(abs, d+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkOut finds, along rel (a path in tree), the first symbolic link

@@ -11,9 +11,11 @@ import (
 
 // TestMissingPathCause: a path a failed hook's stderr names as missing
 // is explained where the tree or the machine shows why: a link of the
-// tree out of it, an absolute path of its author's (with the tree's file
-// of that name), a path under vigiles' own HOME; a path of the tree that
-// is simply missing, or one this machine has, is not.
+// tree out of it, a script of the tree named absolute that the tree
+// lacks, the run's throwaway HOME or TMPDIR, a directory vigiles hides,
+// an absolute path of its author's (with the tree's file of that name);
+// a relative path of the tree that is missing, or one this machine has,
+// is not.
 func TestMissingPathCause(t *testing.T) {
 	tree := makeTree(t, map[string]string{
 		".claude/hooks/validate.sh": "#!/bin/sh\n",
@@ -26,16 +28,14 @@ func TestMissingPathCause(t *testing.T) {
 	if err := os.Symlink("../init.sh", filepath.Join(tree, ".claude/rel.sh")); err != nil {
 		t.Fatal(err)
 	}
-	// vigiles' own HOME, as os.UserHomeDir reads it.
-	home, err := filepath.EvalSymlinks(t.TempDir())
+	// A file this machine has in a directory vigiles hides from a
+	// confined hook.
+	hidden, err := os.MkdirTemp("/var/tmp", "vigiles-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", home)
-	tool := filepath.Join(home, ".local/bin/tool")
-	if err := os.MkdirAll(filepath.Dir(tool), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { os.RemoveAll(hidden) })
+	tool := filepath.Join(hidden, "tool")
 	if err := os.WriteFile(tool, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,14 @@ func TestMissingPathCause(t *testing.T) {
 			`; the tree has .claude/hooks/validate.sh: "$CLAUDE_PROJECT_DIR"/.claude/hooks/validate.sh`},
 		{"python", "project:.", "python3: can't open file '/nonexistent-vigiles/hook.py': [Errno 2] No such file or directory\n",
 			"it names /nonexistent-vigiles/hook.py, an absolute path outside the work tree"},
-		{"under vigiles' HOME", "project:.", "sh: 1: " + tool + ": not found\n",
-			"it names " + tool + ", under the HOME of the user vigiles runs as, which a confined hook does not see"},
+		{"a directory vigiles hides", "project:.", "sh: 1: " + tool + ": not found\n",
+			"it names " + tool + ", which this machine has where a confined hook does not see it"},
+		{"the throwaway HOME", "plugin:plugins/p", "sh: 1: /root/.claude/plugins/data/p-inline/venv/bin/python: not found\n",
+			"it names /root/.claude/plugins/data/p-inline/venv/bin/python, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty"},
+		{"the throwaway TMPDIR", "project:.", "bash: /tmp/guard-state/lock: No such file or directory\n",
+			"it names /tmp/guard-state/lock, in the run's throwaway HOME"},
+		{"a script the tree lacks", "plugin:plugins/p", "Error: Cannot find module '" + tree + "/plugins/p/dist/index.js'\n",
+			"it names plugins/p/dist/index.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), or one removed"},
 		{"a package's relative path", "project:packages/app", "sh: 1: ./missing.sh: not found\n", ""},
 		{"a relative link in the tree", "project:.", ".claude/rel.sh/x: No such file or directory\n", ""},
 		{"a path this machine has", "project:.", "sh: 1: /bin/sh/x: not found\n", ""},

@@ -26,7 +26,7 @@ const (
 	persistGitHead    = "a changed HEAD is a switched branch or commit: the next session, and git, see another tree, with its own .claude settings and CLAUDE.md"
 	persistGitConfig  = "git reads its config on every command, and core.hooksPath, core.fsmonitor, core.sshCommand and aliases there run programs"
 	persistProject    = "Claude Code loads a project's settings, commands, agents and skills in every session there"
-	persistMemory     = "Claude reads CLAUDE.md as instructions"
+	persistMemory     = "Claude reads CLAUDE.md and .claude/rules as instructions"
 	persistMCP        = "Claude Code starts the MCP servers .mcp.json lists"
 	persistUser       = "Claude Code loads the user's settings, commands, agents and skills in every session, in every project"
 	persistUserConfig = "~/.claude.json holds the user's MCP servers and per-project settings, read in every session"
@@ -43,9 +43,10 @@ const (
 // runs later, outside the run; "" where it does not, as far as vigiles
 // knows. In the work tree: a git hook, config or HEAD (of any checkout in it),
 // a project's Claude Code settings, commands, agents or skills (of any
-// .claude in it), any .mcp.json (a project's, or a plugin root's) and any
-// CLAUDE.md. In HOME: the user's Claude Code settings, commands, agents,
-// skills, memory, ~/.claude.json and installed plugins (not a plugin's
+// .claude in it), any .mcp.json (a project's, or a plugin root's), any
+// CLAUDE.md and a .claude's rules; not git's *.sample hooks, which it
+// never runs. In HOME: the user's Claude Code settings, commands, agents,
+// skills, memory and rules, ~/.claude.json and installed plugins (not a plugin's
 // data directory, which a hook may keep its state in), a shell's
 // start-up files, git's and ssh's configuration, login autostarts and
 // ~/.local/bin. CLAUDE_ENV_FILE and the other scripts under
@@ -62,7 +63,9 @@ func persistsWhy(path string) string {
 	for i, s := range segs {
 		rest := segs[i+1:]
 		switch {
-		case s == ".git" && len(rest) > 1 && rest[0] == "hooks":
+		case s == ".git" && len(rest) > 1 && rest[0] == "hooks" && !strings.HasSuffix(last, ".sample"):
+			// git init and clone write *.sample hooks, which git never
+			// runs.
 			return persistGitHook
 		case s == ".git" && len(rest) == 1 && rest[0] == "config":
 			return persistGitConfig
@@ -72,6 +75,8 @@ func persistsWhy(path string) string {
 			return persistProject
 		case s == ".claude" && len(rest) > 1 && (rest[0] == "commands" || rest[0] == "agents" || rest[0] == "skills"):
 			return persistProject
+		case s == ".claude" && len(rest) > 1 && rest[0] == "rules" && strings.HasSuffix(last, ".md"):
+			return persistMemory
 		}
 	}
 	switch {
@@ -92,7 +97,7 @@ func homePersistsWhy(rel string) string {
 	case rel == ".claude/settings.json" || rel == ".claude/settings.local.json" ||
 		under(".claude/commands/", ".claude/agents/", ".claude/skills/"):
 		return persistUser
-	case rel == ".claude/CLAUDE.md":
+	case rel == ".claude/CLAUDE.md" || under(".claude/rules/") && strings.HasSuffix(rel, ".md"):
 		return persistMemory
 	case rel == ".claude.json":
 		return persistUserConfig

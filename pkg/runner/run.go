@@ -118,6 +118,8 @@ type executed struct {
 	// lanes is how many runs the audit or test ran at once (its jobs,
 	// never more than its runs), which shared the machine's cores.
 	lanes int
+	// async says the hook runs in the background (Hook.Async).
+	async bool
 }
 
 // timeoutBound is whose bound a run's timeout was, beside the wait
@@ -652,7 +654,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else {
 		r.Tier = string(sandbox.TierRefused)
 	}
-	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir}
+	e := executed{run: r, decision: d, result: res, err: err, tree: s.dir, async: p.Hook.Async}
 	if res != nil && res.TimedOut {
 		e.cutShort = s.cutShort(p)
 		e.ended, _ = s.timeoutOf(p)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -288,6 +289,15 @@ func cut(kv string) (string, string, bool) {
 // Home is the command's HOME inside the sandbox (a throwaway directory,
 // recorded as "~/").
 const Home = sandboxHome
+
+// Throwaway are the command's directories inside the sandbox that each
+// run starts empty: its HOME, its TMPDIR and /dev/shm.
+var Throwaway = []string{sandboxHome, sandboxTmp, sandboxShm}
+
+// Hidden are the host's directories a confined command never sees
+// (maskedDirs): an empty directory stands in their place. The caller's
+// own HOME and runner directories, wherever they are, are hidden too.
+func Hidden() []string { return slices.Clone(maskedDirs) }
 
 // hostnameOr is h where it is a host name (letters, digits, '-', '_'
 // and '.', at most 64 bytes), else "localhost".
