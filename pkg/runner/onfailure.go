@@ -16,26 +16,14 @@ import (
 // blocks the action instead of letting it through. vigiles reads such a
 // failure as exit status 2 on that event: blocked where exit 2 blocks
 // (DecideValue of the run as if it had exited 2), with a reason that
-// says so; on an event exit 2 does not block, and for a run that timed
-// out (whose outcome stays error: its record ends at the timeout), the
-// reason says what onFailure does there. A run vigiles refused or failed
-// to make, and a WorktreeCreate hook (any failure already fails it), are
-// left as they are.
+// says so; on an event exit 2 does not block the reason says that
+// onFailure changes nothing there. A run that timed out keeps its
+// outcome, error (its record ends at the timeout), and its reason says
+// what onFailure does then (runSettings.timedOut). A run vigiles refused
+// or failed to make, and a WorktreeCreate hook (any failure already
+// fails it), are left as they are.
 func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decision) Decision {
-	rules := outcomeRules[event]
-	if runErr != nil || res == nil || res.Error != "" || res.Tier == sandbox.TierRefused || rules.pathOutput {
-		return d
-	}
-	if res.TimedOut {
-		if !rules.ignoresOutput && !rules.exit2Allows && !slices.Contains(rules.unblockable, value) {
-			// Claude Code cancels it, but does not carry on.
-			const carries = "the agent cancels the hook and carries on"
-			if strings.Contains(d.Reason, carries) {
-				d.Reason = strings.Replace(d.Reason, carries, "the agent cancels the hook and, as its onFailure block says, blocks the call", 1)
-			} else {
-				d.Reason += "; its onFailure block makes Claude Code block the call when the hook times out"
-			}
-		}
+	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].pathOutput {
 		return d
 	}
 	how := ""
@@ -57,4 +45,12 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 	d2.Reason = fmt.Sprintf("%s, which onFailure block makes Claude Code read as exit status 2: %s", how, strings.TrimPrefix(d2.Reason, "exit status 2: "))
 	d2.FailBlocked = true
 	return d2
+}
+
+// blocksOnFailure says whether onFailure "block" makes Claude Code block
+// a call of event with the matcher value value when the hook fails: where
+// exit status 2 blocks it.
+func blocksOnFailure(event, value string) bool {
+	rules := outcomeRules[event]
+	return !rules.ignoresOutput && !rules.exit2Allows && !slices.Contains(rules.unblockable, value)
 }

@@ -810,6 +810,13 @@ func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
 	timeout, capped := s.timeoutOf(p)
 	claude := claudeWait(p.Hook)
 	after := fmt.Sprintf("timed out after %.0f ms", ms)
+	// What Claude Code does with the call when it cancels the hook: its
+	// handler's onFailure block blocks it where exit 2 would.
+	then, blocks := "the agent cancels the hook and carries on", ""
+	if p.Hook.FailBlocks && blocksOnFailure(p.Hook.Event, p.Payload.Tool) {
+		then = "the agent cancels the hook and, as its onFailure block says, blocks the call"
+		blocks = "; its onFailure block makes Claude Code block the call when the hook times out"
+	}
 	switch s.boundOf(p) {
 	case commandBound:
 		return fmt.Sprintf("%s, at %s, %s; the agent cancels a hook at its timeout and carries on", after, timeout, s.waitedWhy(p))
@@ -818,18 +825,18 @@ func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
 		if capped != "" {
 			ended = capped
 		}
-		return fmt.Sprintf("%s, at vigiles' bound, not Claude Code's: %s, and Claude Code would still be waiting for it (it waits up to %s, %s); %s",
-			after, ended, claude, claudeWhy(p.Hook), raiseTimeout(p, claude))
+		return fmt.Sprintf("%s, at vigiles' bound, not Claude Code's: %s, and Claude Code would still be waiting for it (it waits up to %s, %s); %s%s",
+			after, ended, claude, claudeWhy(p.Hook), raiseTimeout(p, claude), blocks)
 	case longerBound:
-		return fmt.Sprintf("%s, at %s, %s: Claude Code would have ended it at %s (%s), and vigiles let it run longer to record what it does",
-			after, timeout, s.waitedWhy(p), claude, claudeWhy(p.Hook))
+		return fmt.Sprintf("%s, at %s, %s: Claude Code would have ended it at %s (%s), and vigiles let it run longer to record what it does%s",
+			after, timeout, s.waitedWhy(p), claude, claudeWhy(p.Hook), blocks)
 	}
 	if capped != "" {
 		// Cut to Claude Code's wait: say that the wait was not the
 		// policy's.
-		return after + "; the agent cancels the hook and carries on (" + capped + ")"
+		return after + "; " + then + " (" + capped + ")"
 	}
-	return after + "; the agent cancels the hook and carries on"
+	return after + "; " + then
 }
 
 // waitedWhy says where chosenTimeout's wait for a run of p comes from,

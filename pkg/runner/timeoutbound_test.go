@@ -42,6 +42,7 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 		name    string
 		event   string
 		timeout string // the hook's own "timeout", in seconds ("" for none)
+		block   bool   // the handler sets onFailure "block"
 		policy  string // .vigiles.yml ("" for none: an audit)
 		reason  string
 		hint    string
@@ -73,6 +74,13 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 		{name: "a check without one, defaults.timeout", event: Stop, policy: "version: 1\ndefaults: {timeout: 2s}\nchecks:\n  - {name: c, hook: p, event: Stop, expect: {outcome: error}}\n",
 			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: it waited 2s, the policy's defaults.timeout, and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, give the check timeout: 10m0s, or set defaults.timeout: 10m0s in .vigiles.yml",
 			hint:   hintSooner},
+		{name: "its own timeout, onFailure block", event: Stop, timeout: "5", block: true,
+			reason: "timed out after 5000 ms; the agent cancels the hook and, as its onFailure block says, blocks the call", hint: hintOffline},
+		{name: "vigiles' audit budget, onFailure block", event: Stop, block: true,
+			reason: "timed out after 60000 ms, at vigiles' bound, not Claude Code's: it waited 1m0s, " + defaultBudget + ", and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, set defaults.timeout: 10m0s in .vigiles.yml; its onFailure block makes Claude Code block the call when the hook times out",
+			hint:   hintSooner},
+		{name: "onFailure block where exit 2 does not block", event: SessionStart, timeout: "5", block: true,
+			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
 		{name: "a command: check", event: Stop, policy: "version: 1\nchecks:\n  - {name: c, command: sleep 9, event: Stop, timeout: 2s, expect: {outcome: error}}\n",
 			reason: "timed out after 2000 ms, at 2s, the check's timeout; the agent cancels a hook at its timeout and carries on",
 			hint:   hintCommand},
@@ -81,6 +89,9 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 			handler := `{"type": "command", "command": "npx tool"`
 			if tc.timeout != "" {
 				handler += `, "timeout": ` + tc.timeout
+			}
+			if tc.block {
+				handler += `, "onFailure": "block"`
 			}
 			files := map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"` + tc.event + `": [{"hooks": [` + handler + `}]}]}}`}
 			if tc.policy != "" {
