@@ -1271,9 +1271,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
-				finds = append(finds, egressNotices(runs)...)
-				finds = append(finds, envFileNotices(runs)...)
-				finds = append(finds, persistNotices(runs)...)
+				finds = append(finds, unacceptedNotices(runs)...)
 			}
 		case err != nil:
 			// Told once, like a missing one: every shard reads the same
@@ -1363,9 +1361,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			s.serversKept(finds)
 		}
 	} else {
-		finds = append(finds, egressNotices(runs)...)
-		finds = append(finds, envFileNotices(runs)...)
-		finds = append(finds, persistNotices(runs)...)
+		finds = append(finds, unacceptedNotices(runs)...)
 	}
 	finds = append(finds, stop.summary("audit", mine)...)
 	rep := s.newReport("audit", runs, finds, drift)
@@ -1474,6 +1470,20 @@ func unrunAdded(b *Baseline, unrun []*Hook, why map[string]string, sev report.Se
 // not run.
 const notRunYet = "not run"
 
+// unacceptedNotices are what an audit without a baseline to compare with
+// says of its runs, which a baseline would accept or name as drift: the
+// network attempts and what runs later (laterNotices).
+func unacceptedNotices(runs []report.HookRun) []report.Finding {
+	return append(egressNotices(runs), laterNotices(runs)...)
+}
+
+// laterNotices are the warnings, of test and of an audit without a
+// baseline, of what runs reach past their own end: the session's
+// environment (envFileNotices) and what runs later (persistNotices).
+func laterNotices(runs []report.HookRun) []report.Finding {
+	return append(envFileNotices(runs), persistNotices(runs)...)
+}
+
 // egressNotices are the audit's inventory of network attempts when there
 // is no baseline to compare with.
 func egressNotices(runs []report.HookRun) []report.Finding {
@@ -1550,8 +1560,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		rf := runFindings(e)
 		finds = append(finds, rf...)
-		finds = append(finds, envFileNotices([]report.HookRun{e.run})...)
-		finds = append(finds, persistNotices([]report.HookRun{e.run})...)
+		finds = append(finds, laterNotices([]report.HookRun{e.run})...)
 		if len(rf) > 0 && e.run.Outcome == report.OutcomeError && !e.run.TimedOut {
 			continue // nothing to check against
 		}
