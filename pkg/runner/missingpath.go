@@ -59,7 +59,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			continue
 		}
-		if under(abs, sandbox.Throwaway...) {
+		if under(abs, sandbox.Throwaway()...) {
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
 		if _, err := os.Stat(abs); err == nil {

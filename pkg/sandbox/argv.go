@@ -292,7 +292,7 @@ const Home = sandboxHome
 
 // Throwaway are the command's directories inside the sandbox that each
 // run starts empty: its HOME, its TMPDIR and /dev/shm.
-var Throwaway = []string{sandboxHome, sandboxTmp, sandboxShm}
+func Throwaway() []string { return []string{sandboxHome, sandboxTmp, sandboxShm} }
 
 // Hidden are the host's directories a confined command never sees
 // (maskedDirs): an empty directory stands in their place. The caller's
