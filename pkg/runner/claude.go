@@ -259,7 +259,7 @@ func (c *claudeDisc) below(root string) {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !e.IsDir() || strings.HasPrefix(name, ".") || name == "node_modules" {
+		if !e.IsDir() || unsearched(name) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
@@ -281,6 +281,13 @@ func (c *claudeDisc) below(root string) {
 		}
 		c.below(sub)
 	}
+}
+
+// unsearched says whether below, which searches the tree for what Claude
+// Code loads, skips the directory name: a dot-directory (.git; .claude
+// and .claude-plugin are read by name) or node_modules.
+func unsearched(name string) bool {
+	return strings.HasPrefix(name, ".") || name == "node_modules"
 }
 
 type claudeDisc struct {

@@ -74,8 +74,8 @@ const (
 // does not load them: a repository of hooks that an installer copies
 // into ~/.claude or a project's .claude (settings.hooks.json,
 // profiles/base/settings.json). At most maxStrayNamed, in the order
-// met, after a walk of at most maxStrayEntries entries that skips
-// dot-directories and node_modules; files over maxStrayFile are not read.
+// met, after a walk of at most maxStrayEntries entries that skips what
+// discovery's does (unsearched); files over maxStrayFile are not read.
 func (s *session) strayHooks(p string) []string {
 	root := s.dir
 	if p != "." {
@@ -92,7 +92,7 @@ func (s *session) strayHooks(p string) []string {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+			if path != root && unsearched(name) {
 				return fs.SkipDir
 			}
 			return nil
