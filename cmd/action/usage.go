@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -94,7 +95,9 @@ func setRange(fs *pflag.FlagSet, name, want string) {
 var maxDuration = time.Duration(math.MaxInt64).Truncate(time.Second)
 
 // durationSyntax is a duration as time.ParseDuration reads it.
-var durationSyntax = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+var durationSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 // outOfRange rewrites pflag's error for a number or duration flag whose
 // value is well formed but too large (or too small) for the flag's type:
@@ -123,7 +126,7 @@ func outOfRange(err error) error {
 		}
 		want = fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64)>>(64-bits))
 	case "duration":
-		if !durationSyntax.MatchString(v) {
+		if !durationSyntax().MatchString(v) {
 			return err
 		}
 		want = fmt.Sprintf("a duration of at most %s", maxDuration)

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -782,7 +781,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 
 // optionKey is a userConfig key, which must be a valid identifier
 // (plugins-reference.md, "User configuration").
-var optionKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var optionKey = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // pluginOptions are the values a plugin manifest's userConfig gives its
 // hooks where the user sets none: each option's default, as Claude Code
@@ -801,7 +800,7 @@ func pluginOptions(manifest *jnode) map[string]string {
 	var out map[string]string
 	for _, m := range uc.Members {
 		opt := uc.get(m.Key) // the last of a key given twice
-		if opt == nil || opt.Kind != jsonObject || !optionKey.MatchString(m.Key) {
+		if opt == nil || opt.Kind != jsonObject || !optionKey().MatchString(m.Key) {
 			continue
 		}
 		d := opt.get("default")

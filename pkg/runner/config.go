@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -543,7 +542,7 @@ func (p *cfgParser) duration(n *yaml.Node, what string, zeroOK bool) (time.Durat
 	return d, true
 }
 
-var sizeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)\s*([KMGT]i?B?|B)?$`) })
+var sizeRE = lazyRE(`^(\d+)\s*([KMGT]i?B?|B)?$`)
 
 func (p *cfgParser) size(n *yaml.Node, what string) (uint64, bool) {
 	s, ok := p.scalar(n, what, "a size such as 512MiB")
@@ -1498,7 +1497,7 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 }
 
 // envName matches an environment variable's name a check may set.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkEnv reads a check's env: a mapping of variable names to scalar
 // values (a string, a number or a boolean, as written: true is "true"),
@@ -1512,7 +1511,7 @@ func (p *cfgParser) checkEnv(n *yaml.Node) []string {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
-		case k.Kind != yaml.ScalarNode || !envName.MatchString(k.Value):
+		case k.Kind != yaml.ScalarNode || !envName().MatchString(k.Value):
 			p.errAt(k, "check env: %s is no variable name: want letters, digits and _, not starting with a digit", nodeKind(k))
 			continue
 		case hookOwnEnv[k.Value] || strings.HasPrefix(k.Value, "CLAUDE_PLUGIN_OPTION_"):

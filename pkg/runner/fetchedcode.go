@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,7 +221,7 @@ func shellCommands(s string) []shellCmd {
 }
 
 // assignment matches a word that sets a variable before a command.
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // commandWords is the command cmd runs, past what only sets up how it
 // runs: variable assignments (FOO=1 npx …), the shell's keywords and
@@ -253,7 +252,7 @@ func commandWords(words []string) []string {
 			w = p
 		}
 		switch {
-		case assignment.MatchString(w):
+		case assignment().MatchString(w):
 			words = words[1:]
 		case w == "exec":
 			words = skipOpts(words[1:], "a")
@@ -717,7 +716,7 @@ func savedDownloads(prog string, args []string, stdout string) []savedDownload {
 			urls = append(urls, a)
 		}
 	}
-	urls = slices.DeleteFunc(urls, func(u string) bool { return !strings.Contains(u, "://") && !hostPath.MatchString(u) })
+	urls = slices.DeleteFunc(urls, func(u string) bool { return !strings.Contains(u, "://") && !hostPath().MatchString(u) })
 	var saved []savedDownload
 	add := func(url, file string) {
 		if file == "" || file == "-" || len(saved) >= maxSavedDownloads {
@@ -813,7 +812,7 @@ func pipedCopies(cmds []shellCmd, i int, prog string, args []string) []savedDown
 
 // hostPath matches a URL written with no scheme, a host name and maybe
 // a port and a path (example.org/install.sh), as curl and wget take one.
-var hostPath = regexp.MustCompile(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/|$)`)
+var hostPath = lazyRE(`^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/|$)`)
 
 // urlFileName is the last segment of the URL u's path, which curl -O
 // and wget name the file they save it to after ("" where there is
@@ -1033,7 +1032,7 @@ func (f filter) readsInput(p string, args []string) bool {
 		operands = operands[1:]
 	}
 	awk := strings.HasSuffix(p, "awk")
-	return !slices.ContainsFunc(operands, func(o string) bool { return o != "-" && !(awk && assignment.MatchString(o)) })
+	return !slices.ContainsFunc(operands, func(o string) bool { return o != "-" && !(awk && assignment().MatchString(o)) })
 }
 
 // downloadRun is the download of curl or wget (prog, with args) piped
@@ -1447,9 +1446,9 @@ func createPackage(runner, spec string) (pkg, fix string, ok bool) {
 		name, version = spec[:nameEnd], spec[nameEnd+1:]
 	}
 	alias, isAlias := strings.CutPrefix(version, "npm:")
-	if npmScheme.MatchString(spec) || strings.Contains(name, "/") && !strings.HasPrefix(name, "@") ||
-		!strings.HasPrefix(name, "@") && npmTarball.MatchString(name) ||
-		!isAlias && (npmScheme.MatchString(version) || strings.Contains(version, "/") || version == "." || version == "..") {
+	if npmScheme().MatchString(spec) || strings.Contains(name, "/") && !strings.HasPrefix(name, "@") ||
+		!strings.HasPrefix(name, "@") && npmTarball().MatchString(name) ||
+		!isAlias && (npmScheme().MatchString(version) || strings.Contains(version, "/") || version == "." || version == "..") {
 		return "", "", false
 	}
 	fix = fmt.Sprintf("pin an exact version: %s %s@<version>", runner, shownCut(name, maxFetchSpec))
@@ -1509,7 +1508,7 @@ func hostedRepo(spec string) (user, project string, ok bool) {
 			return "", "", false
 		}
 		s = strings.TrimSuffix(strings.TrimPrefix(s[k+1:], "/"), "/")
-	case strings.HasPrefix(s, "@") || npmScheme.MatchString(s) || isLocalSpec(s):
+	case strings.HasPrefix(s, "@") || npmScheme().MatchString(s) || isLocalSpec(s):
 		return "", "", false
 	}
 	user, project, found := strings.Cut(s, "/")
@@ -1527,24 +1526,24 @@ var pnpmValue = map[string]bool{"package": true, "filter": true, "F": true, "C":
 
 // exactSemver matches an exact semantic version, as npm (and jsr) pin a
 // package by it (a leading v or = is allowed, a range or tag is not).
-var exactSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var exactSemver = lazyRE(`^[v=]?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
 // partialSemver matches a version npm reads as a range though it has
 // no range operator: a partial one (1, 1.2, v2) or one with x or *
 // in a place (x, 1.x, 1.2.*). npm forbids a tag that reads as a range,
 // so it is never a tag.
-var partialSemver = regexp.MustCompile(`^[v=]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
+var partialSemver = lazyRE(`^[v=]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
 
 // npmScheme matches a package spec npm reads as a URL or a protocol's
 // (github:, file:, npm:, git+ssh:), not as name@version; npmTarball a
 // name npm reads as a tarball on disk.
 var (
-	npmScheme  = regexp.MustCompile(`(?i)^(git\+)?[a-z]+:`)
-	npmTarball = regexp.MustCompile(`(?i)\.(tgz|tar\.gz|tar)$`)
+	npmScheme  = lazyRE(`(?i)^(git\+)?[a-z]+:`)
+	npmTarball = lazyRE(`(?i)\.(tgz|tar\.gz|tar)$`)
 )
 
 // gitCommit matches a full commit hash, which pins a git reference.
-var gitCommit = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var gitCommit = lazyRE(`^[0-9a-f]{40}$`)
 
 // isLocalSpec says whether a package spec names a directory or file of
 // the tree's (or the machine's), which nothing fetches.
@@ -1608,16 +1607,16 @@ func npmFetch(runner, spec string) (fetched, bool) {
 			nameEnd++
 		}
 	}
-	if !npmScheme.MatchString(spec) {
+	if !npmScheme().MatchString(spec) {
 		namePart := spec
 		if nameEnd > 0 {
 			namePart = spec[:nameEnd]
 		}
-		if !strings.HasPrefix(namePart, "@") && !strings.Contains(namePart, "/") && npmTarball.MatchString(namePart) {
+		if !strings.HasPrefix(namePart, "@") && !strings.Contains(namePart, "/") && npmTarball().MatchString(namePart) {
 			return f, false
 		}
 		if rest := spec[nameEnd+1:]; nameEnd > 0 && (strings.HasPrefix(namePart, "@") || !strings.Contains(namePart, "/")) &&
-			(npmScheme.MatchString(rest) || strings.Contains(rest, "/") || rest == "." || rest == "..") {
+			(npmScheme().MatchString(rest) || strings.Contains(rest, "/") || rest == "." || rest == "..") {
 			g, ok := npmFetch(runner, rest)
 			g.spec = spec
 			return g, ok
@@ -1627,7 +1626,7 @@ func npmFetch(runner, spec string) (fetched, bool) {
 	if strings.Contains(spec, "://") || hasAnyPrefix(spec, "git+", "git@", "github:", "gitlab:", "gist:", "bitbucket:") ||
 		(!strings.HasPrefix(spec, "@") && strings.Contains(spec, "/")) {
 		repo, ref, _ := strings.Cut(spec, "#")
-		if gitCommit.MatchString(ref) {
+		if gitCommit().MatchString(ref) {
 			f.pinned, f.why = true, "the commit "+ref
 			return f, true
 		}
@@ -1648,9 +1647,9 @@ func npmFetch(runner, spec string) (fetched, bool) {
 		f.why, f.fix = whyLocalFirst, fix
 	case version == "":
 		f.why, f.fix = whyLatest, fix
-	case exactSemver.MatchString(version):
+	case exactSemver().MatchString(version):
 		f.pinned, f.why = true, "the exact version "+version
-	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, ".") || partialSemver.MatchString(version):
+	case strings.ContainsAny(version, "^~<>=*| ") || strings.ContainsAny(version, "xX") && strings.Contains(version, ".") || partialSemver().MatchString(version):
 		f.why, f.fix = "the range "+shownCut(version, maxMonitorName)+", which a new release moves", fix
 	default:
 		f.why, f.fix = "the tag "+shownCut(version, maxMonitorName)+", which the registry moves", fix
@@ -1918,14 +1917,14 @@ func uvRunFetches(args []string) []fetched {
 
 // pypiName reads a Python package requirement: its name (with extras)
 // and what follows.
-var pypiName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$`)
+var pypiName = lazyRE(`^([A-Za-z0-9][A-Za-z0-9._-]*)(\[[^\]]*\])?\s*(.*)$`)
 
 // exactPEP440 matches a version that names one release (no wildcard).
-var exactPEP440 = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)*([._-]?(a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[._-]?[0-9]*)*(\+[A-Za-z0-9.]+)?$`)
+var exactPEP440 = lazyRE(`^v?[0-9]+(\.[0-9]+)*([._-]?(a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[._-]?[0-9]*)*(\+[A-Za-z0-9.]+)?$`)
 
 // urlScheme matches a spec that is a URL (https://…, git+ssh://…), not a
 // requirement that ends in one (NAME @ https://…).
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+var urlScheme = lazyRE(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 
 // pypiFetch reads the Python package spec as runner (uvx, pipx run)
 // fetches it; false where it names a local directory or file.
@@ -1934,10 +1933,10 @@ func pypiFetch(runner, spec string) (fetched, bool) {
 	switch {
 	case isLocalSpec(spec) || strings.HasSuffix(spec, ".py") && !strings.Contains(spec, "://"):
 		return f, false
-	case urlScheme.MatchString(spec) || strings.HasPrefix(spec, "git+"):
+	case urlScheme().MatchString(spec) || strings.HasPrefix(spec, "git+"):
 		return pypiURLFetch(f, runner, spec), true
 	}
-	m := pypiName.FindStringSubmatch(spec)
+	m := pypiName().FindStringSubmatch(spec)
 	if m == nil {
 		f.why, f.fix = "a requirement vigiles cannot read, so not sure to be pinned", "pin an exact version: "+runner+" NAME==<version>"
 		return f, true
@@ -1966,7 +1965,7 @@ func pypiFetch(runner, spec string) (fetched, bool) {
 	case strings.HasPrefix(rest, "=="):
 		version = strings.TrimSpace(rest[2:])
 	}
-	if version != "" && !strings.Contains(version, ",") && exactPEP440.MatchString(version) {
+	if version != "" && !strings.Contains(version, ",") && exactPEP440().MatchString(version) {
 		f.pinned, f.why = true, "the exact version "+version
 		return f, true
 	}
@@ -1995,7 +1994,7 @@ func pypiURLFetch(f fetched, runner, url string) fetched {
 			}
 		}
 	}
-	if gitCommit.MatchString(ref) {
+	if gitCommit().MatchString(ref) {
 		f.pinned, f.why = true, "the commit "+ref
 		return f
 	}
@@ -2104,7 +2103,7 @@ func denoScript(form, spec string, bare bool) []fetched {
 	case strings.HasPrefix(spec, "npm:"):
 		prefix, spec = "npm:", strings.TrimPrefix(spec, "npm:")
 	case strings.HasPrefix(spec, "jsr:") || strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://"):
-	case !bare || spec == "" || isLocalSpec(spec) || strings.HasPrefix(spec, "\\") || npmScheme.MatchString(spec) ||
+	case !bare || spec == "" || isLocalSpec(spec) || strings.HasPrefix(spec, "\\") || npmScheme().MatchString(spec) ||
 		hasAnyPrefix(path.Ext(spec), ".ts", ".js", ".mjs", ".cjs", ".mts", ".cts", ".tsx", ".jsx"):
 		// A file of the tree's (deno x refuses one, and reads no
 		// other scheme).
@@ -2121,7 +2120,7 @@ func denoScript(form, spec string, bare bool) []fetched {
 		if k := strings.IndexByte(version, '/'); k >= 0 {
 			version = version[:k] // jsr:@scope/pkg@1.2.3/sub
 		}
-		if exactSemver.MatchString(version) {
+		if exactSemver().MatchString(version) {
 			f.pinned, f.why = true, "the exact version "+version
 			return []fetched{f}
 		}
@@ -2168,7 +2167,7 @@ var goValue = map[string]bool{"C": true, "p": true, "tags": true, "ldflags": tru
 // goVersion matches a Go module version that names one release or
 // commit: vX.Y.Z, with a pre-release (a pseudo-version's too) or
 // +incompatible.
-var goVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
+var goVersion = lazyRE(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+incompatible)?$`)
 
 // goFetches is what go run fetches with args: a package given with a
 // version (path@version), which go fetches apart from the main module.
@@ -2188,11 +2187,11 @@ func goFetches(args []string) []fetched {
 		}
 		mod, version := a[:at], a[at+1:]
 		f := fetched{runner: "go run", spec: a}
-		if goVersion.MatchString(version) {
+		if goVersion().MatchString(version) {
 			f.pinned, f.why = true, "the exact version "+version
 			return []fetched{f}
 		}
-		if gitCommit.MatchString(version) {
+		if gitCommit().MatchString(version) {
 			// go resolves a full commit hash to that commit's
 			// pseudo-version, which the checksum database fixes.
 			f.pinned, f.why = true, "the commit "+version
@@ -2218,7 +2217,7 @@ var (
 // nugetVersion matches a version NuGet reads as one release (1.2.3,
 // 1.2, 1.2.3.4, 1.2.3-beta.1), which dotnet tool exec takes as exact,
 // not as a minimum.
-var nugetVersion = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,3}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var nugetVersion = lazyRE(`^[0-9]+(\.[0-9]+){0,3}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
 
 // dotnetToolFetches is what runner (dnx, dotnet dnx, dotnet tool exec)
 // fetches with args: the .NET tool package its first word past the
@@ -2294,7 +2293,7 @@ func dotnetToolFetches(runner string, args []string) []fetched {
 	switch {
 	case version == "":
 		f.why, f.fix = "no version: the version a local tool manifest (.config/dotnet-tools.json) lists where one lists it, else whatever the registry serves as latest", fix
-	case nugetVersion.MatchString(exact):
+	case nugetVersion().MatchString(exact):
 		f.pinned, f.why = true, "the exact version "+shownCut(exact, maxMonitorName)
 	default:
 		f.why, f.fix = "the range "+shownCut(version, maxMonitorName)+", which a new release moves", fix
@@ -2317,7 +2316,7 @@ var engineBool = map[string]bool{"D": true, "debug": true, "tls": true, "tlsveri
 	"kube-hide-dupe": true, "h": true, "help": true, "v": true, "version": true}
 
 // imageDigest matches an image pinned by its digest.
-var imageDigest = regexp.MustCompile(`@sha256:[0-9a-f]{64}$`)
+var imageDigest = lazyRE(`@sha256:[0-9a-f]{64}$`)
 
 // imageFetches is what runner (docker run, podman run) fetches with
 // args: the image, its first word past the options; nothing where
@@ -2362,7 +2361,7 @@ func imageFetches(runner string, args []string) []fetched {
 // imageFetch reads the image a container runner is given.
 func imageFetch(runner, image string) fetched {
 	f := fetched{runner: runner, spec: image}
-	if imageDigest.MatchString(image) {
+	if imageDigest().MatchString(image) {
 		f.pinned, f.why = true, "its digest"
 		return f
 	}

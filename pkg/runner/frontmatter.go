@@ -10,11 +10,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -534,11 +532,9 @@ var (
 	// fmSimpleKeyRE is Claude Code's /^([a-zA-Z_-]+):\s+(.+)$/ on one
 	// line: JavaScript's \s, and a "." that matches no CR (a CRLF line
 	// never matches).
-	fmSimpleKeyRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^([a-zA-Z_-]+):[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\n\r\x{2028}\x{2029}]+)$`)
-	})
+	fmSimpleKeyRE = lazyRE(`^([a-zA-Z_-]+):[\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}]+([^\n\r\x{2028}\x{2029}]+)$`)
 	// fmSpecialRE is Claude Code's YAML_SPECIAL_CHARS.
-	fmSpecialRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[{}\\[\\]*&#!|>%@`]|: ") })
+	fmSpecialRE = lazyRE("[{}\\[\\]*&#!|>%@`]|: ")
 )
 
 // mentionsHooks says whether a frontmatter mentions hooks at all: the
@@ -1146,9 +1142,7 @@ func yamlCoreNumber(s string) (float64, bool) {
 
 // yamlCoreFloatRE is YAML 1.2's core schema's integer and float, but for
 // the special values yamlCoreNumber reads apart.
-var yamlCoreFloatRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
-})
+var yamlCoreFloatRE = lazyRE(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // jsNumberString writes f as JavaScript's String() (Number::toString)
 // does: the shortest digits that read back as f, without an exponent

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -88,7 +87,7 @@ func hookError(e executed) *report.Finding {
 // unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
-	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports.MatchString(r.Command) {
+	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports().MatchString(r.Command) {
 		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's", hosts)
 	}
 	if hint := blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
@@ -141,10 +140,10 @@ func moduleMissing(stderr string) bool {
 // fetchesImports matches a command whose runner fetches what a script
 // imports at run time where it is not installed: bun's auto-install,
 // deno's, a package runner's, uv's.
-var fetchesImports = regexp.MustCompile(`(^|[\s/;&|(])(bunx?|deno|npx|pnpx|pnpm|yarn|uvx?)(\s|$)`)
+var fetchesImports = lazyRE(`(^|[\s/;&|(])(bunx?|deno|npx|pnpx|pnpm|yarn|uvx?)(\s|$)`)
 
 // failureWords matches a line that tells of a failure.
-var failureWords = regexp.MustCompile(`(?i)error|not found|denied|no such|cannot|can't|failed|exception|fatal|panic`)
+var failureWords = lazyRE(`(?i)error|not found|denied|no such|cannot|can't|failed|exception|fatal|panic`)
 
 // tellingLine is the line of a failed hook's stderr that tells most of
 // why: the last non-empty one that speaks of a failure (an error, a
@@ -153,7 +152,7 @@ var failureWords = regexp.MustCompile(`(?i)error|not found|denied|no such|cannot
 func tellingLine(s string) string {
 	lines := strings.Split(s, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" && failureWords.MatchString(l) {
+		if l := strings.TrimSpace(lines[i]); l != "" && failureWords().MatchString(l) {
 			return l
 		}
 	}

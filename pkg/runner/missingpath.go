@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -18,7 +17,7 @@ import (
 // directory" (a path, holding a '/'), Python's "can't open file 'PATH'"
 // and Node.js's "Cannot find module 'PATH'" of an absolute or relative
 // path.
-var missingPaths = regexp.MustCompile(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'`)
+var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'`)
 
 // missingPathCause says why a path r's stderr names as missing is not
 // there, where the tree (the run's work tree, tree) or this machine
@@ -40,7 +39,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 	if dir, ok := strings.CutPrefix(r.Context, "project:"); ok {
 		cwd = filepath.Join(tree, dir)
 	}
-	for _, m := range missingPaths.FindAllStringSubmatch(r.Stderr, 8) {
+	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
 		p := m[1] + m[2] + m[3]
 		abs := p
 		if !filepath.IsAbs(abs) {

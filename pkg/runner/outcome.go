@@ -3,7 +3,6 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -390,7 +389,7 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 
 // ansiEscape matches the terminal escape sequences Claude Code strips from
 // a WorktreeCreate hook's stdout before it reads the path: CSI and OSC.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
+var ansiEscape = lazyRE(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
 
 // decidePath reads a finished hook of an event whose stdout is a path
 // (WorktreeCreate; hooks.md, "WorktreeCreate output"): a command hook
@@ -411,7 +410,7 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("exit status %d: any non-zero exit fails %s: %s", res.ExitCode, event, stderr)
 		return d
 	}
-	path := lastLine(ansiEscape.ReplaceAllString(string(stdout), ""))
+	path := lastLine(ansiEscape().ReplaceAllString(string(stdout), ""))
 	switch {
 	case path == "" && res.StdoutTruncated:
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and the path %s reads from it is not in what was kept", event)}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -54,11 +53,11 @@ func isPyFile(p string) bool {
 
 // uvShebang matches a script's first line that runs it with uv run
 // (#!/usr/bin/env -S uv run --script, #!/usr/bin/env -S uv run).
-var uvShebang = regexp.MustCompile(`^#![^\n]*\buv\s+run\b`)
+var uvShebang = lazyRE(`^#![^\n]*\buv\s+run\b`)
 
 // scriptMetaBlock matches PEP 723's "# /// script" block: its lines,
 // each "#" alone or "# " and text, up to the "# ///" that closes it.
-var scriptMetaBlock = regexp.MustCompile(`(?m)^# /// script[ \t]*\r?\n((?:#(?:[ \t][^\r\n]*)?\r?\n)*?)# ///[ \t]*\r?$`)
+var scriptMetaBlock = lazyRE(`(?m)^# /// script[ \t]*\r?\n((?:#(?:[ \t][^\r\n]*)?\r?\n)*?)# ///[ \t]*\r?$`)
 
 // scriptMeta is what a script's inline metadata says of what uv fetches
 // for it: its dependencies (ok false where the block is there and they
@@ -72,7 +71,7 @@ type scriptMeta struct {
 // readScriptMeta reads the inline metadata of the script text src; false
 // where it has no "# /// script" block.
 func readScriptMeta(src string) (scriptMeta, bool) {
-	m := scriptMetaBlock.FindStringSubmatch(src)
+	m := scriptMetaBlock().FindStringSubmatch(src)
 	if m == nil {
 		return scriptMeta{}, false
 	}
@@ -353,7 +352,7 @@ func (t *treeRead) command(words []string, dir *string, depth int) {
 // vigiles does not know comes first, or it runs its input or a URL.
 func (t *treeRead) uvRun(args []string, dir string, depth int) {
 	o := readUvOptions(args, true)
-	if o.unsure != "" || len(o.rest) == 0 || o.rest[0] == "-" || urlScheme.MatchString(o.rest[0]) {
+	if o.unsure != "" || len(o.rest) == 0 || o.rest[0] == "-" || urlScheme().MatchString(o.rest[0]) {
 		return
 	}
 	script := uvRunScript(args)
@@ -505,7 +504,7 @@ func (s *session) scriptMetaOf(rel string) (meta scriptMeta, block, read bool) {
 // run's arguments on it (known).
 func (s *session) uvShebangOf(rel string) (args []string, known, ok bool) {
 	head, read := s.readTreeFile(rel, maxShebang)
-	if !read || !uvShebang.MatchString(head) {
+	if !read || !uvShebang().MatchString(head) {
 		return nil, false, false
 	}
 	line, _, _ := strings.Cut(strings.TrimPrefix(head, "#!"), "\n")

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -569,7 +568,7 @@ func readServer(k serverKind, m jmember) (*Server, string) {
 
 // envRef is a variable reference as Claude Code expands it in a server's
 // declaration: ${NAME} or ${NAME:-default}.
-var envRef = regexp.MustCompile(`\$\{([^}]+)\}`)
+var envRef = lazyRE(`\$\{([^}]+)\}`)
 
 // expand is v as Claude Code would start the server with it, as far as
 // vigiles knows the values: ${CLAUDE_PLUGIN_ROOT} is the plugin's
@@ -694,7 +693,7 @@ func (s *Server) headerVars() []string {
 	var vars []string
 	seen := map[string]bool{}
 	for _, hv := range s.HeaderValues {
-		for _, m := range envRef.FindAllStringSubmatch(hv, -1) {
+		for _, m := range envRef().FindAllStringSubmatch(hv, -1) {
 			n, _, _ := strings.Cut(m[1], ":-")
 			if !seen[n] && !strings.HasPrefix(n, "CLAUDE_PLUGIN_") {
 				seen[n] = true

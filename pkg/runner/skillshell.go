@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -38,7 +37,7 @@ const (
 // skillShellBlock finds a markdown's ```! blocks as Claude Code's
 // preprocessor does (its BLOCK_PATTERN, /```!\s*\n?([\s\S]*?)\n?```/g):
 // on the text as it is, fenced code and inline code spans no exception.
-var skillShellBlock = regexp.MustCompile("(?s)```!" + `[ \t]*\r?\n?(.*?)` + "```")
+var skillShellBlock = lazyRE("(?s)```!" + `[ \t]*\r?\n?(.*?)` + "```")
 
 // inlineShells finds the inline !`cmd` lines of body as Claude Code's
 // INLINE_PATTERN, /(?<=^|\s)!`([^`]+)`/gm, does, on the text as it is
@@ -106,7 +105,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		form    string
 	}
 	var found []shell
-	for _, m := range skillShellBlock.FindAllSubmatchIndex(body, -1) {
+	for _, m := range skillShellBlock().FindAllSubmatchIndex(body, -1) {
 		found = append(found, shell{m[2], m[3], shellFormBlock})
 	}
 	for _, m := range inlineShells(body) {
@@ -264,7 +263,7 @@ type shellSet struct {
 
 // shellArgument finds an argument Claude Code fills in a shell line
 // before the shell reads it: $ARGUMENTS (and $ARGUMENTS[N]) or $N.
-var shellArgument = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
+var shellArgument = lazyRE(`\$(ARGUMENTS|[0-9])`)
 
 // invokedBy is "user" where only the user may invoke the skill and the
 // shell line cmd holds an argument Claude Code fills in (shellArgument,
@@ -272,7 +271,7 @@ var shellArgument = regexp.MustCompile(`\$(ARGUMENTS|[0-9])`)
 // the line runs; "" otherwise (a line without one runs the same
 // whoever invokes it).
 func (set shellSet) invokedBy(cmd string) string {
-	if set.userOnly && (shellArgument.MatchString(cmd) || argumentsIn(set.names, cmd) != "") {
+	if set.userOnly && (shellArgument().MatchString(cmd) || argumentsIn(set.names, cmd) != "") {
 		return "user"
 	}
 	return ""
@@ -474,7 +473,7 @@ func (s *Server) skillShellMessage() string {
 	switch {
 	case s.InvokedBy == "user":
 		args += "; the user alone chooses the arguments Claude Code puts in the line"
-	case shellArgument.MatchString(s.Command) || s.Arguments != "":
+	case shellArgument().MatchString(s.Command) || s.Arguments != "":
 		args += "; Claude itself may invoke it, with the arguments it chooses, which Claude Code puts in the line, as given, before the shell reads it"
 	}
 	if s.Unread != "" {

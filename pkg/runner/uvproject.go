@@ -5,7 +5,6 @@ import (
 	"maps"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -183,12 +182,12 @@ scan:
 
 // uvNameSep matches the runs of separators a group, extra or package
 // name is normalized over (PEP 503).
-var uvNameSep = regexp.MustCompile(`[-_.]+`)
+var uvNameSep = lazyRE(`[-_.]+`)
 
 // uvGroupName is a dependency group's or extra's name as uv compares
 // them: lower case, each run of -, _ and . one -.
 func uvGroupName(s string) string {
-	return uvNameSep.ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "-")
+	return uvNameSep().ReplaceAllString(strings.ToLower(strings.TrimSpace(s)), "-")
 }
 
 // installs are the requirements uv run installs for p with y: the

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -37,7 +35,7 @@ func decodeYAML(data []byte) (doc, second *yaml.Node, err error) {
 
 // yamlWhereRE is the place yaml.v3 puts at the front of a syntax error
 // (after "yaml: "), its zero-based line in the group.
-var yamlWhereRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
+var yamlWhereRE = lazyRE(`^line (\d+): `)
 
 // yamlSearchMax is the largest file whose syntax error is placed by the
 // search below (about 20 decodes of up to the whole file).
