@@ -1115,7 +1115,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	unread := map[string]bool{}
 	for _, f := range s.findings {
 		switch f.Rule {
-		case RuleMalformed, RuleWrongType, RuleMissingFile, RuleOutsideTree:
+		case RuleMalformed, RuleWrongType, RuleMissingFile, RuleOutsideTree, RuleEscapesPlugin:
 			if f.Severity == report.SeverityError && f.Location.File != "" {
 				unread[f.Location.File] = true
 			}

@@ -204,9 +204,9 @@ func TestOutsideLinkMessage(t *testing.T) {
 			want:  []string{`.claude-plugin/marketplace.json:1:52 plugins[0] (p): local source "./vendor/p" leads outside the repository through the symbolic link vendor (-> <out>)` + outsideFix},
 		},
 		{
-			name:  "a hooks file written outside",
-			files: map[string]string{"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "../../x.json"}`},
-			want:  []string{`p/.claude-plugin/plugin.json:1:24 hooks file "../../x.json" is outside the repository; vigiles does not read it`},
+			name:  "a plugin source written outside",
+			files: map[string]string{".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "up", "source": "../../x"}]}`},
+			want:  []string{`.claude-plugin/marketplace.json:1:76 plugins[0] (up): local source "../../x" is outside the repository; vigiles does not read it`},
 		},
 	}
 	for _, tt := range tests {

@@ -908,6 +908,9 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		p = filepath.Join(ctx.pluginRoot, p)
 	}
 	p = filepath.Clean(p)
+	if c.escapesPlugin(ctx, file, v, "hooks file", p) {
+		return
+	}
 	// A path the repository names outside itself (by "..", an absolute
 	// path or a symlink) is neither read nor probed.
 	if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {

@@ -131,7 +131,7 @@ func TestCommandFrontmatterFindings(t *testing.T) {
 		{
 			name:  "manifest command path outside",
 			files: map[string]string{manifest: `{"name": "p", "commands": "../../../x.md"}`},
-			want:  []string{"error discovery/outside-work-tree " + manifest + ":1:27"},
+			want:  []string{"error discovery/escapes-plugin " + manifest + ":1:27"},
 		},
 		{
 			name:  "command object not an object",

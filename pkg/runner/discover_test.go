@@ -210,6 +210,18 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			// Claude Code loads no manifest path that leaves the plugin's
+			// directory, though the file is in the repository: vigiles
+			// does not run it either.
+			name: "hooks file outside the plugin",
+			files: map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "../hooks/hooks.json"}`,
+				"plugins/hooks/hooks.json":             `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: []string{"error discovery/escapes-plugin plugins/p/.claude-plugin/plugin.json:1:24"},
+			msg:  `hooks file "../hooks/hooks.json" leaves the plugin's directory plugins/p`,
+		},
+		{
 			name:  "no type",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"command": "ls"}]}]}}`},
 			want:  []string{"error discovery/malformed .claude/settings.json:1:32"},
@@ -342,7 +354,7 @@ func TestDiscoveryStaysInTheRepository(t *testing.T) {
 		if f.Rule == RuleMissingFile {
 			t.Errorf("a host path was probed: %s %s", findingLine(f), f.Message)
 		}
-		if f.Rule == RuleOutsideTree {
+		if f.Rule == RuleOutsideTree || f.Rule == RuleEscapesPlugin {
 			outsideFindings++
 			if strings.HasPrefix(f.Location.File, "/") {
 				t.Errorf("an outside finding anchored at a host path: %s", findingLine(f))

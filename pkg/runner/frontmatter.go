@@ -220,6 +220,9 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 			fk = ck.kind
 		}
 	}
+	if c.escapesPlugin(ctx, declFile, v, kind+" path", p) {
+		return
+	}
 	// As for a hooks path: outside the repository, neither read nor probed.
 	_, fi, err := beneath(c.dir, c.dirReal, p)
 	switch {

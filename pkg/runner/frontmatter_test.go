@@ -229,7 +229,18 @@ func TestFrontmatterFindings(t *testing.T) {
 		{
 			name:  "manifest path outside",
 			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "skills": ["../../.."]}`},
-			want:  []string{"error discovery/outside-work-tree plugins/p/.claude-plugin/plugin.json:1:26"},
+			want:  []string{"error discovery/escapes-plugin plugins/p/.claude-plugin/plugin.json:1:26"},
+			msg:   `skills path "../../.." leaves the plugin's directory plugins/p`,
+		},
+		{
+			name:  "manifest path outside the plugin, inside the repository",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "agents": "../shared/agents/"}`, "plugins/shared/agents/a.md": "---\nname: a\n---\n"},
+			want:  []string{"error discovery/escapes-plugin plugins/p/.claude-plugin/plugin.json:1:25"},
+			msg:   "none of it loads",
+		},
+		{
+			name:  "manifest path through the plugin and back",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "agents": "./x/../agents2/"}`, "plugins/p/agents2/a.md": "---\nname: a\n---\n"},
 		},
 		{
 			name:  "manifest path not markdown",

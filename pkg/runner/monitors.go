@@ -101,6 +101,9 @@ func (c *claudeDisc) monitorsIn(ctx hookCtx, field *jnode, manifestRel string) [
 func (c *claudeDisc) fileField(ctx hookCtx, file string, field *jnode, what, want string) (string, bool) {
 	p := filepath.Clean(filepath.Join(ctx.pluginRoot, field.Str))
 	shown := shownCut(strconv.Quote(field.Str), maxMonitorCommand)
+	if what == "monitors" && c.escapesPlugin(ctx, file, field, "monitors file", p) {
+		return "", false
+	}
 	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, field.Pos), "%s", outsideMessage(what+" file "+shown, "", err))
 	} else if err != nil {

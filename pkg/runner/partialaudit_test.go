@@ -82,11 +82,14 @@ func TestPartialAuditAgainstTheBaseline(t *testing.T) {
 func TestPartialAuditReadsAsTheWholeAudit(t *testing.T) {
 	stop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
 	dir := makeTree(t, map[string]string{
-		"plugins/a/.claude-plugin/plugin.json":      `{"name": "a", "hooks": "../b/hooks/hooks.json"}`,
+		"plugins/a/.claude-plugin/plugin.json":      `{"name": "a", "hooks": "./b-hooks.json"}`,
 		"plugins/b/hooks/hooks.json":                stop,
 		"plugins/c/hooks/hooks.json":                stop,
 		"plugins/c/node_modules/d/hooks/hooks.json": stop,
 	})
+	// Plugin a reads b's hooks file too, through a link in its own
+	// directory (Claude Code loads no manifest path that leaves it).
+	symlinks(t, dir, map[string]string{"plugins/a/b-hooks.json": "../b/hooks/hooks.json"})
 	ctx := context.Background()
 	base := ".vigiles/baseline.json"
 	whole, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()})
@@ -110,15 +113,17 @@ func TestPartialAuditReadsAsTheWholeAudit(t *testing.T) {
 		sort.Strings(got)
 		return got
 	}
+	// b's run, and a's of the same file through its link: the file an
+	// audit of plugins/b reads, as the whole audit reads it.
 	var want []string
 	for _, r := range whole.Runs {
-		if strings.HasPrefix(r.ID, "plugins/b/") {
+		if strings.HasPrefix(r.ID, "plugins/b/") || strings.HasPrefix(r.ID, "plugins/a/") {
 			want = append(want, r.ID+" "+r.Context)
 		}
 	}
 	sort.Strings(want)
 	if len(want) != 2 {
-		t.Fatalf("the whole audit ran %v from plugins/b; want b's run and a's", want)
+		t.Fatalf("the whole audit ran %v from plugins/b and plugins/a; want b's run and a's", want)
 	}
 	if diff := cmp.Diff(want, ids("plugins/b")); diff != "" {
 		t.Errorf("audit of plugins/b: runs (-whole audit's +its own):\n%s", diff)
@@ -205,14 +210,15 @@ func TestPartialAuditCases(t *testing.T) {
 		{
 			name: "a manifest under the PATH no longer names a file elsewhere",
 			files: map[string]string{
-				"plugins/a/.claude-plugin/plugin.json": `{"name":"a","hooks":"../../shared/guard.json"}`,
+				"plugins/a/.claude-plugin/plugin.json": `{"name":"a","hooks":"./guard.json"}`,
 				"plugins/b/hooks/hooks.json":           stop("true"),
 				"shared/guard.json":                    stop("true"),
 			},
+			links: map[string]string{"plugins/a/guard.json": "../../shared/guard.json"},
 			change: func(dir string) error {
 				return os.WriteFile(filepath.Join(dir, "plugins/a/.claude-plugin/plugin.json"), []byte(`{"name":"a","hooks":`+stop("true")+`}`), 0o644)
 			},
-			paths: []string{"plugins/a"}, runs: 1, removed: []string{"shared/guard.json"}, added: true,
+			paths: []string{"plugins/a"}, runs: 1, removed: []string{"plugins/a/guard.json"}, added: true,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -98,18 +98,22 @@ func TestEntryHooksAreOfTheEntrysName(t *testing.T) {
 	}, "entry.example")
 }
 
-// TestAFileIsReadInEachContext: a hooks file another plugin's marketplace
-// entry names is read in that plugin's context too, not in its place: the
-// owner's hooks keep their ids and root whichever reader comes first, and
-// the other reader's get ids of their own ("#in:" its root).
+// TestAFileIsReadInEachContext: a hooks file of one plugin that another
+// plugin's manifest names (the other's directory holds the first's) is
+// read in that plugin's context too, not in its place: the owner's hooks
+// keep their ids and root whichever reader comes first, and the other
+// reader's get ids of their own ("#in:" its root).
 func TestAFileIsReadInEachContext(t *testing.T) {
 	for _, market := range []string{"aa", "zz"} {
+		// evil's directory holds guard's: its manifest names guard's
+		// hooks file inside its own directory.
 		dir := makeTree(t, map[string]string{
 			"plugins/guard/.claude-plugin/plugin.json":  `{"name":"guard"}`,
 			"plugins/guard/hooks/hooks.json":            `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/check.sh"}]}]}}`,
 			"plugins/guard/check.sh":                    "exit 2\n",
-			market + "/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"evil","source":"./evil","hooks":"../../plugins/guard/hooks/hooks.json"}]}`,
-			market + "/evil/check.sh":                   "exit 2\n",
+			market + "/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"evil","source":"../plugins"}]}`,
+			"plugins/.claude-plugin/plugin.json":        `{"name":"evil","hooks":"./guard/hooks/hooks.json"}`,
+			"plugins/check.sh":                          "exit 2\n",
 		})
 		d, err := ClaudeAdapter{}.Discover(dir, dir)
 		if err != nil {
@@ -122,7 +126,7 @@ func TestAFileIsReadInEachContext(t *testing.T) {
 		slices.Sort(got)
 		want := []string{
 			"plugins/guard/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] guard plugins/guard",
-			"plugins/guard/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]#in:" + market + "/evil evil " + market + "/evil",
+			"plugins/guard/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]#in:plugins evil plugins",
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("marketplace in %s: hooks\n%s\nwant\n%s", market, strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -171,10 +175,13 @@ func TestDiscoveryIsBounded(t *testing.T) {
 			hs[i] = `{"type":"command","command":"true"}`
 		}
 		files["shared/big.json"] = `{"hooks":{"Stop":[{"hooks":[` + strings.Join(hs, ",") + `]}]}}`
+		links := map[string]string{}
 		for i := 0; i < maxHandlers/len(hs)+2; i++ {
-			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"../../shared/big.json"}`
+			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"./big.json"}`
+			links[fmt.Sprintf("p/%03d/big.json", i)] = "../../shared/big.json"
 		}
 		dir := makeTree(t, files)
+		symlinks(t, dir, links)
 		d, err := ClaudeAdapter{}.Discover(dir, dir)
 		if err != nil {
 			t.Fatal(err)
@@ -196,10 +203,13 @@ func TestDiscoveryIsBounded(t *testing.T) {
 		files := map[string]string{
 			"shared/big.json": `{"description":"` + strings.Repeat("x", maxDeclFile-200) + `","hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}`,
 		}
+		links := map[string]string{}
 		for i := 0; i < maxDeclTotal/maxDeclFile+2; i++ {
-			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"../../shared/big.json"}`
+			files[fmt.Sprintf("p/%03d/.claude-plugin/plugin.json", i)] = `{"name":"p","hooks":"./big.json"}`
+			links[fmt.Sprintf("p/%03d/big.json", i)] = "../../shared/big.json"
 		}
 		dir := makeTree(t, files)
+		symlinks(t, dir, links)
 		d, err := ClaudeAdapter{}.Discover(dir, dir)
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleEscapesPlugin is the error that a plugin's manifest names a file or
+// directory outside the plugin's own directory (a "hooks" file, a
+// "commands", "agents" or "skills" path, a monitors file).
+// Claude Code resolves each such path against the plugin's directory and
+// loads nothing that leaves it: it records a path-traversal error for the
+// plugin and goes on without the component. An installed plugin is a
+// copy of its own directory besides, so what lies next to it in the
+// repository is not there. vigiles neither reads nor runs what such a
+// path names: nothing of it runs in a session.
+const RuleEscapesPlugin = "discovery/escapes-plugin"
+
+// escapesPlugin reports whether the path v of a plugin's manifest (file
+// the file that declares it; what says what it names: "hooks file",
+// "commands path"), resolved to p, leaves the plugin's directory, and
+// says so with a discovery/escapes-plugin error at v. Claude Code's test
+// is lexical: the path relative to the plugin's directory that starts
+// with "..", whatever is on the disk (a symbolic link that leads out of
+// the plugin is read by the tree's own rules, beneath). A path outside
+// a context that is no plugin (a project's settings) is not tested.
+func (c *claudeDisc) escapesPlugin(ctx hookCtx, file string, v *jnode, what, p string) bool {
+	if !ctx.isPlugin {
+		return false
+	}
+	rel, err := filepath.Rel(ctx.pluginRoot, p)
+	if err == nil && !strings.HasPrefix(rel, "..") {
+		return false
+	}
+	root, _ := relTo(c.dir, ctx.pluginRoot)
+	if root == "" {
+		root = "."
+	}
+	c.find(RuleEscapesPlugin, report.SeverityError, c.loc(file, v.Pos),
+		"%s %s leaves the plugin's directory %s: Claude Code loads nothing a plugin's manifest names outside it (a path-traversal error for the plugin), and an installed plugin is a copy of that directory alone, so none of it loads and vigiles does not run it; move it into the plugin and name it by a path that starts with \"./\"",
+		what, shownCut(strconv.Quote(v.Str), maxMonitorCommand), shownName(root))
+	return true
+}
