@@ -20,8 +20,9 @@ const RuleRunHookError = "run/hook-error"
 // outcome allowed: an exit status other than 0, or 2 on an event that
 // exit 2 does not block, or a kill), nil for any other run. Claude Code
 // shows such a hook as a hook error and carries on without what it would
-// have done (on an event that ignores the exit status, it shows nothing),
-// and the run's record is of the hook failing, not at work: the warning
+// have done (an async hook's failure only in verbose mode: it went on
+// when it started the hook; an event that ignores the exit status blocks
+// nothing whatever the hook exits with), and the run's record is of the hook failing, not at work: the warning
 // says why it failed where vigiles can tell (failureCause) and keeps the
 // end of its stderr as evidence. An async hook's exit 2 is none: it is
 // how such a hook speaks up (asyncRewake wakes the model with it).
@@ -58,11 +59,17 @@ func hookError(e executed) *report.Finding {
 	}
 	if last := tellingLine(r.Stderr); last != "" {
 		how += "; its stderr says: " + shownName(clip(last, 200))
+	} else {
+		how += "; its stderr is empty"
 	}
 	then := "Claude Code shows a hook error and carries on without it"
 	switch {
+	case e.async:
+		// Claude Code went on when it started the hook, and tells of
+		// an async hook's end only in verbose mode.
+		then = "it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work"
 	case outcomeRules[r.Event].ignoresOutput:
-		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status, so nothing shows the failure, and it carries on without the hook's work", r.Event)
+		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status: the failure blocks nothing, and Claude Code goes on without the hook's work", r.Event)
 	case failBlocked:
 		// The handler's onFailure block: a guard that fails blocks
 		// every call it fails on.

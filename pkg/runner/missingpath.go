@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -15,9 +16,18 @@ import (
 // missingPaths matches the paths a failed hook's stderr says are not
 // there: a shell's "PATH: not found" or "PATH: No such file or
 // directory" (a path, holding a '/'), Python's "can't open file 'PATH'"
-// and Node.js's "Cannot find module 'PATH'" of an absolute or relative
-// path.
-var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'`)
+// and "No such file or directory: 'PATH'", Node.js's "Cannot find module
+// 'PATH'" of an absolute or relative path, and a script's own "not found
+// at PATH" (an absolute path). The path is the match's one group that is
+// not empty.
+var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)`)
+
+// installedCopy matches, in a path of the run's throwaway HOME, where
+// Claude Code keeps its own copy of what it installs: a marketplace's
+// (.claude/plugins/marketplaces/NAME/…) or a plugin's
+// (.claude/plugins/cache/MARKETPLACE/PLUGIN/VERSION/…). The group is what
+// follows, the path within the copy.
+var installedCopy = lazyRE(`/\.claude/plugins/(?:marketplaces/[^/]+|cache/[^/]+/[^/]+/[^/]+)/(.+)$`)
 
 // missingPathCause says why a path r's stderr names as missing is not
 // there, where the tree (the run's work tree, tree) or this machine
@@ -25,7 +35,9 @@ var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or d
 // this machine lacks; a path of the tree, named absolute (Node.js names
 // a missing main script so), that the tree does not hold; a path in the
 // run's throwaway HOME, TMPDIR or /dev/shm, which each confined run
-// starts empty; a path this machine has that vigiles hides from a
+// starts empty (where it is Claude Code's copy of an installed
+// marketplace or plugin, installedCopyCause); a path this machine has
+// that vigiles hides from a
 // confined hook (the home directories and the like); an absolute path
 // outside the tree this machine lacks (its author's own, most often:
 // /home/them/…, /workspace/…), with the tree's file of the same name
@@ -40,7 +52,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 		cwd = filepath.Join(tree, dir)
 	}
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
-		p := m[1] + m[2] + m[3]
+		p := strings.Join(m[1:], "")
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
@@ -59,6 +71,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 			continue
 		}
 		if under(abs, sandbox.Throwaway()...) {
+			if why := installedCopyCause(r, tree, p, abs); why != "" {
+				return why
+			}
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
 		if _, err := os.Stat(abs); err == nil {
@@ -132,4 +147,46 @@ func inTreeSuffix(tree, abs string) string {
 		}
 	}
 	return ""
+}
+
+// installedCopyCause says, of a path p (abs, cleaned) in the run's
+// throwaway HOME that a failed hook names, that it is in Claude Code's
+// copy of an installed marketplace or plugin: a hook that reaches its
+// own files through where Claude Code installs them, not through
+// ${CLAUDE_PLUGIN_ROOT}, finds nothing where the plugin is not installed
+// so (a confined run's HOME, a marketplace added under another name, a
+// plugin loaded from its directory), and this run recorded the hook
+// without them. Where the tree holds the file, the fix names it: below
+// the run's plugin, by ${CLAUDE_PLUGIN_ROOT}. "" where p is not in such
+// a copy.
+func installedCopyCause(r report.HookRun, tree, p, abs string) string {
+	m := installedCopy().FindStringSubmatch(filepath.ToSlash(abs))
+	if m == nil {
+		return ""
+	}
+	why := fmt.Sprintf("it names %s, in Claude Code's own copy of an installed marketplace or plugin under ~/.claude/plugins, which a confined run's throwaway HOME does not hold: a hook that reaches its files there, not through ${CLAUDE_PLUGIN_ROOT}, finds nothing wherever the plugin is installed otherwise (under another marketplace name, a new version, loaded from its directory), so this run records the hook without them; name them with ${CLAUDE_PLUGIN_ROOT}/…, the plugin's directory wherever it is", shownName(p))
+	// The path within a plugin's copy is the plugin's; within a
+	// marketplace's, the repository's; else the longest tail the tree
+	// has.
+	root, inPlugin := strings.CutPrefix(r.Context, "plugin:")
+	rel := ""
+	for _, c := range []string{path.Join(root, m[1]), m[1]} {
+		if fi, err := os.Lstat(filepath.Join(tree, c)); err == nil && fi.Mode().IsRegular() {
+			rel = c
+			break
+		}
+	}
+	if rel == "" {
+		rel = inTreeSuffix(tree, "/"+m[1])
+	}
+	if rel == "" {
+		return why
+	}
+	if in, ok := strings.CutPrefix(rel, root+"/"); inPlugin && (ok || root == ".") {
+		if root == "." {
+			in = rel
+		}
+		return why + fmt.Sprintf("; the tree has %s: ${CLAUDE_PLUGIN_ROOT}/%s", shownName(rel), shownName(in))
+	}
+	return why + fmt.Sprintf("; the tree has %s", shownName(rel))
 }

@@ -21,6 +21,7 @@ func TestMissingPathCause(t *testing.T) {
 		".claude/hooks/validate.sh": "#!/bin/sh\n",
 		"init.sh":                   "#!/bin/sh\n",
 		"packages/app/x.sh":         "#!/bin/sh\n",
+		"plugins/p/hooks/guard.sh":  "#!/bin/sh\n",
 	})
 	if err := os.Symlink("/nonexistent-vigiles/init.sh", filepath.Join(tree, ".claude/init.sh")); err != nil {
 		t.Fatal(err)
@@ -54,6 +55,16 @@ func TestMissingPathCause(t *testing.T) {
 			"it names " + tool + ", which this machine has where a confined hook does not see it"},
 		{"the throwaway HOME", "plugin:plugins/p", "sh: 1: /root/.claude/plugins/data/p-inline/venv/bin/python: not found\n",
 			"it names /root/.claude/plugins/data/p-inline/venv/bin/python, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty"},
+		{"a marketplace's installed copy", "plugin:plugins/p", "bash: /root/.claude/plugins/marketplaces/mk/plugins/p/hooks/guard.sh: No such file or directory\n",
+			"it names /root/.claude/plugins/marketplaces/mk/plugins/p/hooks/guard.sh, in Claude Code's own copy of an installed marketplace or plugin under ~/.claude/plugins, which a confined run's throwaway HOME does not hold: a hook that reaches its files there, not through ${CLAUDE_PLUGIN_ROOT}, finds nothing wherever the plugin is installed otherwise (under another marketplace name, a new version, loaded from its directory), so this run records the hook without them; name them with ${CLAUDE_PLUGIN_ROOT}/…, the plugin's directory wherever it is; the tree has plugins/p/hooks/guard.sh: ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
+		{"a plugin's installed copy", "plugin:plugins/p", "python3: can't open file '/root/.claude/plugins/cache/mk/p/1.2.0/hooks/guard.sh': [Errno 2] No such file or directory\n",
+			"; the tree has plugins/p/hooks/guard.sh: ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
+		{"an installed copy the tree lacks", "plugin:plugins/p", "sh: 1: /root/.claude/plugins/marketplaces/mk/gone.sh: not found\n",
+			"finds nothing wherever the plugin is installed otherwise (under another marketplace name, a new version, loaded from its directory), so this run records the hook without them; name them with ${CLAUDE_PLUGIN_ROOT}/…, the plugin's directory wherever it is"},
+		{"a script's own words", "project:.", "Error: cargo-check binary not found at /root/.claude-hooks/bin/cargo-check\n",
+			"it names /root/.claude-hooks/bin/cargo-check, in the run's throwaway HOME"},
+		{"Python's open", "project:.", "FileNotFoundError: [Errno 2] No such file or directory: '/nonexistent-vigiles/cfg.json'\n",
+			"it names /nonexistent-vigiles/cfg.json, an absolute path outside the work tree"},
 		{"the throwaway TMPDIR", "project:.", "bash: /tmp/guard-state/lock: No such file or directory\n",
 			"it names /tmp/guard-state/lock, in the run's throwaway HOME"},
 		{"a script the tree lacks", "plugin:plugins/p", "Error: Cannot find module '" + tree + "/plugins/p/dist/index.js'\n",

@@ -631,6 +631,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// Nor does what it prints act on the call (an allow, an
 		// updatedInput): the call went on without it.
 		d.Reason = "async: the agent does not wait for the hook, so what it prints decides nothing (" + d.Reason + ")"
+	} else if p.Hook.Async && res != nil && (res.ExitCode != 0 || res.Signal != "") && d.Reason != "" {
+		// Nor does it wait to see the hook fail.
+		d.Reason = "async: the agent does not wait for the hook, so its failure stops nothing (" + d.Reason + ")"
 	}
 	r.Outcome, r.Reason = d.Outcome, d.Reason
 	if !p.Hook.Async && !outcomeRules[p.Hook.Event].ignoresOutput {
