@@ -168,9 +168,14 @@ func (c *claudeDisc) skillsDirOnly(root string) bool {
 }
 
 // vendoredAs makes the errors of remoteVendored for the plugin name
-// vendored at root.
+// vendored at root. An entry of a marketplace file inside root is none:
+// that marketplace came with the vendored plugin (its upstream is a
+// marketplace too), and users add it from there, not from this
+// repository, which installs root itself.
 func (c *claudeDisc) vendoredAs(name, root string) {
-	if es := c.local[name]; len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
+	ownMarket := func(file string) bool { return under(path.Clean(file), path.Clean(root)) }
+	es := slices.DeleteFunc(slices.Clone(c.local[name]), func(e localEntry) bool { return ownMarket(e.loc.File) })
+	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
 			c.about(len(c.out.Findings), root, e.dir)
 			c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
@@ -179,7 +184,7 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 	}
 	for _, i := range c.remote[name] {
 		f := &c.out.Findings[i]
-		if f.Severity == report.SeverityError {
+		if f.Severity == report.SeverityError || ownMarket(f.Location.File) {
 			continue
 		}
 		c.about(i, root)

@@ -143,3 +143,42 @@ func TestRemoteSourceOverAVendoredPlugin(t *testing.T) {
 		t.Errorf("remote-source severities %v; want stats error, other notice", sev)
 	}
 }
+
+// TestVendoredMarketplaceOfItsOwn: a vendored plugin whose upstream is a
+// marketplace too brings that marketplace's file along; its remote entry
+// of the plugin's own name is what users of the upstream marketplace
+// install, not what this repository's marketplace, which installs the
+// vendored directory, does: a notice, not the error of a remote source
+// over a vendored plugin. The repository's own marketplace still gets
+// that error.
+func TestVendoredMarketplaceOfItsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name, source string
+		want         report.Severity
+	}{
+		{"the repository installs the vendored copy", `"./plugins/kit"`, report.SeverityNotice},
+		{"the repository installs the remote one", `{"source": "github", "repo": "someone/kit"}`, report.SeverityError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".claude-plugin/marketplace.json":             `{"name": "m", "plugins": [{"name": "kit", "source": ` + tc.source + `}]}`,
+				"plugins/kit/.claude-plugin/plugin.json":      `{"name": "kit"}`,
+				"plugins/kit/.claude-plugin/marketplace.json": `{"name": "kit-marketplace", "plugins": [{"name": "kit", "source": {"source": "url", "url": "https://git.example.test/kit.git"}}]}`,
+				"plugins/kit/hooks/hooks.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			worst := report.Severity("")
+			for _, f := range rep.Findings {
+				if f.Rule == RuleRemoteSource && (worst == "" || f.Severity == report.SeverityError) {
+					worst = f.Severity
+				}
+			}
+			if worst != tc.want {
+				t.Errorf("remote-source findings %v; want the worst %s", findingLines(rep.Findings), tc.want)
+			}
+		})
+	}
+}
