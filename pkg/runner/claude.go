@@ -925,7 +925,28 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
 		return
 	}
+	if c.standardAgain(ctx, p) {
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: it loads the file once and reports the plugin with an error (\"Duplicate hooks file detected\"); remove it from the manifest's \"hooks\", which is for other hooks files",
+			shownCut(strconv.Quote(v.Str), maxMonitorCommand), claudeHooksJSON)
+		return
+	}
 	c.hooksFile(ctx, p, c.loc(file, v.Pos))
+}
+
+// standardAgain says whether p, a hooks file a plugin's manifest names, is
+// the plugin's standard hooks/hooks.json (where the two lead to one
+// file), which Claude Code has loaded already: a marketplace entry's
+// "hooks" is not the manifest's, and is not asked about.
+func (c *claudeDisc) standardAgain(ctx hookCtx, p string) bool {
+	if !ctx.isPlugin || ctx.entryName != "" {
+		return false
+	}
+	real, _, err := beneath(c.dir, c.dirReal, p)
+	if err != nil {
+		return false
+	}
+	std, _, err := beneath(c.dir, c.dirReal, filepath.Join(ctx.pluginRoot, claudeHooksJSON))
+	return err == nil && std == real
 }
 
 // hooksFile reads a hooks file: {"description": ..., "hooks": {...}}.

@@ -210,6 +210,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			name: "the standard hooks file named again",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p", "hooks": "./hooks/hooks.json"}`,
+				"hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: []string{"warning discovery/malformed .claude-plugin/plugin.json:1:24"},
+			msg:  `hooks file "./hooks/hooks.json" is the plugin's standard hooks/hooks.json, which Claude Code loads by itself: it loads the file once and reports the plugin with an error ("Duplicate hooks file detected")`,
+		},
+		{
 			// Claude Code loads no manifest path that leaves the plugin's
 			// directory, though the file is in the repository: vigiles
 			// does not run it either.
