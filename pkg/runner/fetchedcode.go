@@ -15,7 +15,8 @@ import (
 // (npx, uvx, uv run --with, pipx run, bunx, pnpm dlx, yarn dlx, npm
 // exec, npm init and the create commands, deno run, deno x, go run,
 // dnx) or a container (docker run, podman run) fetches it from a
-// registry each time it starts, and a download piped into a shell, or
+// registry each time it starts, so does an install (pip install, uv pip
+// install) whose packages the command then imports, and a download piped into a shell, or
 // saved and then run, runs whatever the URL serves. vigiles audits what the tree holds:
 // such code it names (RuleFetchedCode), a warning where nothing pins
 // what is fetched to one immutable version, a notice where something
@@ -1155,10 +1156,22 @@ func fetchesIn(words []string, depth int) []fetched {
 		}
 		if global, rest := uvGlobal(args); len(rest) > 1 && rest[0] == "tool" && (rest[1] == "run" || rest[1] == "uvx") {
 			return uvxFetches("uv tool run", append(global, rest[2:]...))
+		} else if len(rest) > 1 && rest[0] == "pip" && rest[1] == "install" {
+			return pipInstallFetches("uv pip install", rest[2:])
 		}
 	case "pipx":
 		if rest, ok := sub("run"); ok {
 			return pipxFetches(rest)
+		}
+	case "pip", "pip3":
+		if rest, ok := sub("install"); ok {
+			return pipInstallFetches("pip install", rest)
+		}
+	case "python", "python3":
+		// python3 -m pip install: the interpreter's own options before
+		// -m are few, and none is read here.
+		if len(args) > 2 && args[0] == "-m" && args[1] == "pip" && args[2] == "install" {
+			return pipInstallFetches("pip install", args[3:])
 		}
 	case "deno":
 		if rest, ok := sub("run"); ok {
@@ -2043,6 +2056,93 @@ func pipxFetches(args []string) []fetched {
 		return nil
 	}
 	return []fetched{f.unsureAfter(unsure, "pipx run", "")}
+}
+
+// pipValue are pip install's options (and uv pip install's) that take a
+// value in the next word; pipBool those that take none.
+var (
+	pipValue = map[string]bool{"r": true, "requirement": true, "c": true, "constraint": true, "e": true, "editable": true,
+		"t": true, "target": true, "prefix": true, "root": true, "i": true, "index-url": true, "extra-index-url": true,
+		"f": true, "find-links": true, "platform": true, "python-version": true, "implementation": true, "abi": true,
+		"src": true, "upgrade-strategy": true, "progress-bar": true, "root-user-action": true, "report": true,
+		"C": true, "config-settings": true, "global-option": true, "no-binary": true, "only-binary": true,
+		"trusted-host": true, "cert": true, "client-cert": true, "cache-dir": true, "log": true, "proxy": true,
+		"retries": true, "timeout": true, "exists-action": true, "python": true, "p": true, "keyring-provider": true,
+		"use-feature": true, "use-deprecated": true, "group": true, "index": true, "default-index": true,
+		"override": true, "overrides": true, "build-constraint": true, "b": true}
+	pipBool = map[string]bool{"U": true, "upgrade": true, "user": true, "no-deps": true, "pre": true, "q": true,
+		"quiet": true, "v": true, "verbose": true, "force-reinstall": true, "I": true, "ignore-installed": true,
+		"ignore-requires-python": true, "no-build-isolation": true, "no-index": true, "require-hashes": true,
+		"no-cache-dir": true, "no-cache": true, "break-system-packages": true, "dry-run": true, "isolated": true,
+		"no-input": true, "disable-pip-version-check": true, "no-color": true, "no-warn-script-location": true,
+		"compile": true, "no-compile": true, "prefer-binary": true, "no-clean": true, "system": true,
+		"no-python-version-warning": true, "reinstall": true, "strict": true, "exact": true}
+)
+
+// pipInstallFetches is what runner (pip install, uv pip install) fetches
+// with args, each time the command runs: every package it names, and the
+// packages of a requirements file (-r), which vigiles does not read: an
+// exact version pins a package (pip then takes the file the index serves
+// for it); a file is pinned only where --require-hashes makes pip check
+// every package's hash, which needs each to name its exact version.
+// Installing runs the packages' own build code besides, before the hook
+// runs what it installed. A local path (pip install ., -e ./pkg, a wheel
+// of the tree's) fetches nothing itself, nor does --no-index.
+func pipInstallFetches(runner string, args []string) []fetched {
+	var out []fetched
+	var files []string
+	hashes, unsure := false, ""
+	var specs []string
+	for len(args) > 0 {
+		opts, rest := scanOpts(args, func(name string) bool { return pipValue[name] })
+		for _, o := range opts {
+			switch {
+			case o.name == "no-index":
+				return nil
+			case o.name == "require-hashes":
+				hashes = true
+			case (o.name == "r" || o.name == "requirement") && o.has:
+				files = append(files, o.value)
+			case (o.name == "e" || o.name == "editable") && o.has:
+				specs = append(specs, o.value)
+			case pipValue[o.name] || pipBool[o.name]:
+			default:
+				unsure = o.word
+			}
+		}
+		if len(rest) == 0 {
+			break
+		}
+		// pip reads options after the packages too.
+		specs = append(specs, rest[0])
+		args = rest[1:]
+	}
+	for _, spec := range specs {
+		if len(out) == maxFetchPackages {
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one"})
+			break
+		}
+		if strings.HasSuffix(spec, ".whl") && !strings.Contains(spec, "://") {
+			continue // a wheel on the disk
+		}
+		if f, ok := pypiFetch(runner, spec); ok {
+			if hashes && !f.pinned {
+				f.why += "; --require-hashes makes pip refuse it"
+			}
+			out = append(out, f.unsureAfter(unsure, runner, ""))
+		}
+	}
+	for _, file := range files {
+		f := fetched{runner: runner, spec: "-r " + file}
+		if hashes {
+			f.pinned, f.why = true, "--require-hashes: pip installs only what matches the hash each line gives"
+		} else {
+			f.why = "the packages the requirements file names, which vigiles does not read: an exact version each still leaves which file the index serves for it open"
+			f.fix = "give each requirement of " + shownCut(file, maxFetchSpec) + " its exact version and --hash (pip-compile --generate-hashes, uv pip compile --generate-hashes), and install with --require-hashes"
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // denoValue are deno run's (and deno x's) options that take a value in

@@ -117,7 +117,7 @@ func TestFetchesInShell(t *testing.T) {
 		{"uv -q tool run pkg==1.0.0", []string{"uv tool run pkg==1.0.0 pinned"}},
 		{"uv --directory sub run --with rich x.py", []string{"uv run rich unpinned"}},
 		{"uv --frobnicate tool run pkg==1.0.0", []string{"uv tool run pkg==1.0.0 unpinned"}},
-		{"uv -q pip install x", nil},
+		{"uv -q pip install x", []string{"uv pip install x unpinned"}},
 		{"uvx mcp-server-foo", []string{"uvx mcp-server-foo unpinned"}},
 		{"uvx mcp-server-foo==1.2.3", []string{"uvx mcp-server-foo==1.2.3 pinned"}},
 		{"uvx mcp-server-foo@1.2.3", []string{"uvx mcp-server-foo@1.2.3 pinned"}},
@@ -139,6 +139,17 @@ func TestFetchesInShell(t *testing.T) {
 		{"uvx --from https://example.org/pkg-1.0.tar.gz cmd", []string{"uvx https://example.org/pkg-1.0.tar.gz unpinned"}},
 		{"uv tool run pkg==2.0", []string{"uv tool run pkg==2.0 pinned"}},
 		{"pipx run pkg", []string{"pipx run pkg unpinned"}},
+		// pip install, each time the hook runs.
+		{"pip install -r ${CLAUDE_PLUGIN_ROOT}/requirements.txt", []string{"pip install -r ${CLAUDE_PLUGIN_ROOT}/requirements.txt unpinned"}},
+		{"pip3 install --require-hashes -r req.txt -q", []string{"pip install -r req.txt pinned"}},
+		{"python3 -m pip install --user requests==2.32.3 rich", []string{"pip install requests==2.32.3 pinned", "pip install rich unpinned"}},
+		{"pip install -q --upgrade pip", []string{"pip install pip unpinned"}},
+		{"pip install -e . --no-deps", nil},
+		{"pip install ./dist/tool-1.0-py3-none-any.whl", nil},
+		{"pip install --no-index --find-links ./wheels tool", nil},
+		{"pip install --frobnicate pkg==1.0", []string{"pip install pkg==1.0 unpinned"}},
+		{"uv pip install --system 'httpx>=0.27'", []string{"uv pip install httpx>=0.27 unpinned"}},
+		{"pip list", nil},
 		{"uvx -w extra pkg==1.0", []string{"uvx pkg==1.0 pinned", "uvx extra unpinned"}},
 		// uv run: its --with (-w) packages, as uvx's, and a script it
 		// is given as a URL; the command is the tree's.
