@@ -16,11 +16,11 @@ import (
 // exec, npm init and the create commands, deno run, deno x, go run,
 // dnx) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, so does an install (pip install, uv pip
-// install) whose packages the command then imports, and a download piped into a shell, or
-// saved and then run, runs whatever the URL serves. vigiles audits what the tree holds:
-// such code it names (RuleFetchedCode), a warning where nothing pins
-// what is fetched to one immutable version, a notice where something
-// does.
+// install) whose packages the command then imports, and a download
+// piped into a shell, or saved and then run, runs whatever the URL
+// serves. vigiles audits what the tree holds: such code it names
+// (RuleFetchedCode), a warning where nothing pins what is fetched to one
+// immutable version, a notice where something does.
 
 // fetched is one piece of code a command fetches when it runs.
 type fetched struct {
