@@ -16,7 +16,8 @@ import (
 // exec, npm init and the create commands, deno run, deno x, go run,
 // dnx) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, so does an install (pip install, uv pip
-// install) whose packages the command then imports, and a download
+// install, npm install, pnpm, yarn and bun add) whose packages the
+// command then runs, and a download
 // piped into a shell, or saved and then run, runs whatever the URL
 // serves. vigiles audits what the tree holds: such code it names
 // (RuleFetchedCode), a warning where nothing pins what is fetched to one
@@ -1093,6 +1094,9 @@ func fetchesIn(words []string, depth int) []fetched {
 			if a == "init" || a == "create" || a == "innit" {
 				return createFetches("npm "+a, append(slices.Clone(args[:i]), args[i+1:]...))
 			}
+			if npmInstallAliases[a] {
+				return npmInstallFetches("npm install", append(slices.Clone(args[:i]), args[i+1:]...))
+			}
 			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 				break
 			}
@@ -1109,6 +1113,9 @@ func fetchesIn(words []string, depth int) []fetched {
 		if rest, ok := sub("create"); ok {
 			return createFetches("bun create", rest)
 		}
+		if rest, ok := sub("add", "a", "install", "i"); ok {
+			return npmInstallFetches("bun add", rest)
+		}
 	case "pnpx":
 		return npxFetches("pnpm dlx", args)
 	case "pnpm":
@@ -1121,6 +1128,9 @@ func fetchesIn(words []string, depth int) []fetched {
 			}
 			if a == "create" {
 				return createFetches("pnpm create", append(slices.Clone(args[:i]), args[i+1:]...))
+			}
+			if a == "add" {
+				return npmInstallFetches("pnpm add", append(slices.Clone(args[:i]), args[i+1:]...))
 			}
 			if !strings.HasPrefix(a, "-") {
 				break
@@ -1140,6 +1150,12 @@ func fetchesIn(words []string, depth int) []fetched {
 			}
 			if a == "create" {
 				return createFetches("yarn create", args[i+1:])
+			}
+			if a == "add" {
+				return npmInstallFetches("yarn add", args[i+1:])
+			}
+			if a == "global" && i+1 < len(args) && args[i+1] == "add" {
+				return npmInstallFetches("yarn add", args[i+2:])
 			}
 			if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 				break
@@ -2056,6 +2072,62 @@ func pipxFetches(args []string) []fetched {
 		return nil
 	}
 	return []fetched{f.unsureAfter(unsure, "pipx run", "")}
+}
+
+// npmInstallAliases are the words npm reads as install (its aliases and
+// the misspellings it takes).
+var npmInstallAliases = map[string]bool{"install": true, "i": true, "in": true, "ins": true, "inst": true, "insta": true,
+	"instal": true, "isnt": true, "isnta": true, "isntal": true, "isntall": true, "add": true}
+
+// npmInstallValue are the options of npm install, pnpm add, yarn add and
+// bun add that take a value in the next word; npmInstallBool those that
+// take none.
+var (
+	npmInstallValue = map[string]bool{"registry": true, "prefix": true, "cache": true, "w": true, "workspace": true,
+		"omit": true, "include": true, "tag": true, "install-strategy": true, "userconfig": true, "globalconfig": true,
+		"loglevel": true, "C": true, "dir": true, "filter": true, "F": true, "cwd": true, "reporter": true, "cwd-dir": true,
+		"backend": true, "config": true, "c": true}
+	npmInstallBool = map[string]bool{"g": true, "global": true, "D": true, "save-dev": true, "dev": true, "E": true,
+		"save-exact": true, "exact": true, "P": true, "save-prod": true, "O": true, "save-optional": true, "optional": true,
+		"no-save": true, "save": true, "S": true, "force": true, "f": true, "no-audit": true, "no-fund": true,
+		"ignore-scripts": true, "legacy-peer-deps": true, "prefer-offline": true, "prefer-online": true, "q": true,
+		"quiet": true, "s": true, "silent": true, "y": true, "yes": true, "no-package-lock": true, "frozen-lockfile": true,
+		"no-progress": true, "verbose": true, "production": true, "peer": true, "T": true, "trust": true, "no-summary": true}
+)
+
+// npmInstallFetches is what runner (npm install, pnpm add, yarn add, bun
+// add) fetches with args each time the command runs: every package it
+// names, as npm exec would fetch it (npmFetch), whose install scripts
+// run as it installs and whose code the command then runs. An install
+// that names no package installs the tree's own package.json, as its
+// lockfile pins it where one is committed, which vigiles does not read:
+// it is not named.
+func npmInstallFetches(runner string, args []string) []fetched {
+	var out []fetched
+	unsure := ""
+	for len(args) > 0 {
+		opts, rest := scanOpts(args, func(name string) bool { return npmInstallValue[name] })
+		for _, o := range opts {
+			if !npmInstallValue[o.name] && !npmInstallBool[o.name] {
+				unsure = o.word
+			}
+		}
+		if len(rest) == 0 {
+			break
+		}
+		if len(out) == maxFetchPackages {
+			out = append(out, fetched{runner: runner, spec: "…", why: "more packages than vigiles reads one by one"})
+			break
+		}
+		if f, ok := npmFetch(runner, rest[0]); ok {
+			out = append(out, f)
+		}
+		args = rest[1:]
+	}
+	for i := range out {
+		out[i] = out[i].unsureAfter(unsure, runner, "")
+	}
+	return out
 }
 
 // pipValue are pip install's options (and uv pip install's) that take a

@@ -104,7 +104,7 @@ func TestFetchesInShell(t *testing.T) {
 		{"npm init foo.tgz", nil},
 		{"npm init foo@file:../x", nil},
 		{"npm run create foo", nil},
-		{"npm install create-foo", nil},
+		{"npm install create-foo", []string{"npm install create-foo unpinned"}},
 		{"yarn run create foo", nil},
 		{"pnpm run create", nil},
 		{"bun create user/repo", nil},
@@ -150,6 +150,16 @@ func TestFetchesInShell(t *testing.T) {
 		{"pip install --frobnicate pkg==1.0", []string{"pip install pkg==1.0 unpinned"}},
 		{"uv pip install --system 'httpx>=0.27'", []string{"uv pip install httpx>=0.27 unpinned"}},
 		{"pip list", nil},
+		// npm install and its peers of named packages.
+		{"npm install -g @scope/cli", []string{"npm install @scope/cli unpinned"}},
+		{"npm i --no-save left-pad@1.3.0 chalk@^5", []string{"npm install left-pad@1.3.0 pinned", "npm install chalk@^5 unpinned"}},
+		{"npm --silent install ./vendor/pkg", nil},
+		{"npm install", nil},
+		{"npm ci", nil},
+		{"pnpm add -D zod@3.23.8", []string{"pnpm add zod@3.23.8 pinned"}},
+		{"yarn global add typescript", []string{"yarn add typescript unpinned"}},
+		{"bun add --frobnicate x@1.0.0", []string{"bun add x@1.0.0 unpinned"}},
+		{"bun install", nil},
 		{"uvx -w extra pkg==1.0", []string{"uvx pkg==1.0 pinned", "uvx extra unpinned"}},
 		// uv run: its --with (-w) packages, as uvx's, and a script it
 		// is given as a URL; the command is the tree's.
