@@ -231,6 +231,17 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `hooks file "../hooks/hooks.json" leaves the plugin's directory plugins/p`,
 		},
 		{
+			// Written from .claude-plugin/: the plugin's own standard
+			// file, which Claude Code loads by itself.
+			name: "hooks file written from the manifest's directory",
+			files: map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "../hooks/hooks.json"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: []string{"error discovery/escapes-plugin plugins/p/.claude-plugin/plugin.json:1:24"},
+			msg:  `none of it loads and vigiles does not run it; written from .claude-plugin/, it names the plugin's own hooks/hooks.json, which Claude Code loads by itself: remove it from the manifest`,
+		},
+		{
 			name:  "no type",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"command": "ls"}]}]}}`},
 			want:  []string{"error discovery/malformed .claude/settings.json:1:32"},

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -39,8 +40,34 @@ func (c *claudeDisc) escapesPlugin(ctx hookCtx, file string, v *jnode, what, p s
 	if root == "" {
 		root = "."
 	}
+	fix := "move it into the plugin and name it by a path that starts with \"./\""
+	if in := c.fromManifestDir(ctx, v.Str); in == claudeHooksJSON && what == "hooks file" {
+		fix = fmt.Sprintf("written from .claude-plugin/, it names the plugin's own %s, which Claude Code loads by itself: remove it from the manifest", claudeHooksJSON)
+	} else if in != "" {
+		fix = fmt.Sprintf("written from .claude-plugin/, it names the plugin's own %s: Claude Code reads a manifest's paths from the plugin's directory, so write %s", shownName(in), strconv.Quote("./"+in))
+	}
 	c.find(RuleEscapesPlugin, report.SeverityError, c.loc(file, v.Pos),
-		"%s %s leaves the plugin's directory %s: Claude Code loads nothing a plugin's manifest names outside it (a path-traversal error for the plugin), and an installed plugin is a copy of that directory alone, so none of it loads and vigiles does not run it; move it into the plugin and name it by a path that starts with \"./\"",
-		what, shownCut(strconv.Quote(v.Str), maxMonitorCommand), shownName(root))
+		"%s %s leaves the plugin's directory %s: Claude Code loads nothing a plugin's manifest names outside it (a path-traversal error for the plugin), and an installed plugin is a copy of that directory alone, so none of it loads and vigiles does not run it; %s",
+		what, shownCut(strconv.Quote(v.Str), maxMonitorCommand), shownName(root), fix)
 	return true
+}
+
+// fromManifestDir is what the manifest's path s names when read, as its
+// author may have meant it, from the .claude-plugin directory the
+// manifest is in: a path of the plugin's (relative to its directory,
+// with slashes) that is there; "" where it leaves the plugin too, or is
+// not there.
+func (c *claudeDisc) fromManifestDir(ctx hookCtx, s string) string {
+	if filepath.IsAbs(s) {
+		return ""
+	}
+	p := filepath.Join(ctx.pluginRoot, ".claude-plugin", s)
+	rel, err := filepath.Rel(ctx.pluginRoot, p)
+	if err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+		return ""
+	}
+	if _, _, err := beneath(c.dir, c.dirReal, p); err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }

@@ -239,6 +239,12 @@ func TestFrontmatterFindings(t *testing.T) {
 			msg:   "none of it loads",
 		},
 		{
+			name:  "manifest path written from the manifest's directory",
+			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "commands": ["../commands/a.md"]}`, "plugins/p/commands/a.md": "# a\n"},
+			want:  []string{"error discovery/escapes-plugin plugins/p/.claude-plugin/plugin.json:1:28"},
+			msg:   `written from .claude-plugin/, it names the plugin's own commands/a.md: Claude Code reads a manifest's paths from the plugin's directory, so write "./commands/a.md"`,
+		},
+		{
 			name:  "manifest path through the plugin and back",
 			files: map[string]string{"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "agents": "./x/../agents2/"}`, "plugins/p/agents2/a.md": "---\nname: a\n---\n"},
 		},
