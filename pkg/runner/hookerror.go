@@ -89,9 +89,9 @@ func hookError(e executed) *report.Finding {
 // that is not there for a reason the tree or the machine shows
 // (missingPathCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
-// the machine lacks, a write where the sandbox is read-only; "" where it
-// tells nothing. tree is the work tree the run was given ("" where
-// unknown: no path is looked up).
+// the machine lacks, pip refusing a system Python, a write where the
+// sandbox is read-only; "" where it tells nothing. tree is the work tree
+// the run was given ("" where unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
 	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports().MatchString(r.Command) {
@@ -110,6 +110,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return "a file it runs could not be executed (no execute permission, or not a program)"
 	case moduleMissing(stderr):
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
+	case strings.Contains(stderr, "externally-managed-environment"):
+		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine the audit ran on among them; install what it needs in a virtual environment of the tree's before the audit, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
 	}
