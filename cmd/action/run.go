@@ -91,7 +91,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
 	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
-	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 8GiB, at least "+runner.FormatSize(runner.MinMemory)+")")
+	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 32GiB: Node.js reserves about 10GiB for WebAssembly, its fetch included; at least "+runner.FormatSize(runner.MinMemory)+")")
 	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup: root callers only, refused from any other, and a run where no memory cgroup can hold it (cgroup v2 but for --root-sandbox runs, no memory controller) is refused (default 4GiB, held where a cgroup can be made, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
 	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")

@@ -235,7 +235,7 @@ func TestLimitSizeZero(t *testing.T) {
 	_, errs := configErrs(t, "defaults:\n  output-cap: 0\n  limits: {memory: 0, run-memory: 0, file-size: 0B, scratch: 0KiB}\nchecks:\n  - {name: c, command: x, expect: {allowed: true}}\n")
 	want := []string{
 		`.vigiles.yml:2:15: defaults.output-cap: 0 would mean the default (1MiB), not no limit or none: write a size, or remove the line for the default`,
-		`.vigiles.yml:3:20: limits.memory: 0 would mean the default (8GiB), not no limit or none: write a size, or remove the line for the default`,
+		`.vigiles.yml:3:20: limits.memory: 0 would mean the default (32GiB), not no limit or none: write a size, or remove the line for the default`,
 		`.vigiles.yml:3:35: limits.run-memory: 0 would mean the default (4GiB), not no limit or none: write a size, or remove the line for the default`,
 		`.vigiles.yml:3:49: limits.file-size: 0 would mean the default (1GiB), not no limit or none: write a size, or remove the line for the default`,
 		`.vigiles.yml:3:62: limits.scratch: 0 would mean the default (2GiB), not no limit or none: write a size, or remove the line for the default`,

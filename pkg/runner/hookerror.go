@@ -89,9 +89,10 @@ func hookError(e executed) *report.Finding {
 // that is not there for a reason the tree or the machine shows
 // (missingPathCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
-// the machine lacks, pip refusing a system Python, a write where the
-// sandbox is read-only; "" where it tells nothing. tree is the work tree
-// the run was given ("" where unknown: no path is looked up).
+// the machine lacks, WebAssembly refused its address space, pip
+// refusing a system Python, a write where the sandbox is read-only; ""
+// where it tells nothing. tree is the work tree the run was given (""
+// where unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
 	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports().MatchString(r.Command) {
@@ -110,6 +111,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return "a file it runs could not be executed (no execute permission, or not a program)"
 	case moduleMissing(stderr):
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
+	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
+		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
 	case strings.Contains(stderr, "externally-managed-environment"):
 		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine the audit ran on among them; install what it needs in a virtual environment of the tree's before the audit, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):

@@ -1669,3 +1669,21 @@ func TestParentPIDVar(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultAddressSpaceHoldsAWasmReservation: the default bound on a
+// process's address space leaves room for what V8 reserves for a
+// WebAssembly instance (about 10 GiB, none of it used: Node.js's fetch
+// makes one), which the 8 GiB default refused, so that a hook's fetch
+// crashed in the sandbox and not where Claude Code runs it. A 12 GiB
+// reservation with no access stands for it; under an 8 GiB bound it is
+// refused, so the bound is there.
+func TestDefaultAddressSpaceHoldsAWasmReservation(t *testing.T) {
+	requireConfinement(t)
+	reserve := []string{"python3", "-c", "import mmap; mmap.mmap(-1, 12 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)"}
+	if res := run(t, Spec{Dir: t.TempDir(), Command: reserve}); res.ExitCode != 0 {
+		t.Errorf("under the default bound (%d bytes): exit %d, stderr %s", Limits{}.WithDefaults().MemoryBytes, res.ExitCode, res.Stderr)
+	}
+	if res := run(t, Spec{Dir: t.TempDir(), Command: reserve, Limits: Limits{MemoryBytes: 8 << 30}}); res.ExitCode == 0 || !strings.Contains(res.Stderr, "Cannot allocate memory") {
+		t.Errorf("under an 8 GiB bound: exit %d, stderr %s; want the reservation refused", res.ExitCode, res.Stderr)
+	}
+}

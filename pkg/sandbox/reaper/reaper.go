@@ -149,8 +149,13 @@ type Limits struct {
 
 // Defaults are generous enough that a real hook never meets them.
 var Defaults = Limits{
-	Pids:           512,
-	MemoryBytes:    8 << 30, // address space per process; Go and node reserve a lot
+	Pids: 512,
+	// Address space per process, not memory: Go reserves a lot, and V8
+	// reserves about 10 GiB for each WebAssembly instance (Node.js's
+	// fetch makes one), which an 8 GiB bound refused: a hook's fetch
+	// crashed where Claude Code runs it fine. What a run holds is bound
+	// by RunMemoryBytes where a memory cgroup can be made.
+	MemoryBytes:    32 << 30,
 	RunMemoryBytes: 4 << 30, // the whole run, where a memory cgroup holds it
 	FileBytes:      1 << 30,
 	ScratchBytes:   2 << 30,
