@@ -1002,11 +1002,13 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 	}
 	h, ok := n.member("hooks")
 	if !ok {
-		// Accept the bare events object, but say it is not the documented shape.
+		// Events at the top level: Claude Code's schema wants a "hooks"
+		// record and refuses the file (a hook-load-failed error of the
+		// plugin, which recent versions show as failed to load), so
+		// none of them runs, and none is read.
 		for _, m := range n.Members {
 			if _, known := knownEvents[m.Key]; known {
-				c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "%s has events at the top level; Claude Code expects them under \"hooks\"", rel)
-				c.events(ctx, n, "")
+				c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has events at the top level (%s): Claude Code wants them under \"hooks\" and refuses the file (\"Hook load failed\"; recent versions then fail the whole plugin), so none of its hooks runs and vigiles runs none: put them in {\"hooks\": {…}}", rel, shownCut(m.Key, maxMonitorName))
 				return
 			}
 		}

@@ -210,6 +210,13 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			// Claude Code's schema refuses the file: none of it runs.
+			name:  "events at a hooks file's top level",
+			files: map[string]string{"hooks/hooks.json": `{"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}`},
+			want:  []string{"error discovery/malformed hooks/hooks.json:1:1"},
+			msg:   `hooks/hooks.json has events at the top level (Stop): Claude Code wants them under "hooks" and refuses the file`,
+		},
+		{
 			name: "the standard hooks file named again",
 			files: map[string]string{
 				".claude-plugin/plugin.json": `{"name": "p", "hooks": "./hooks/hooks.json"}`,
