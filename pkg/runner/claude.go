@@ -926,7 +926,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		return
 	}
 	if c.standardAgain(ctx, p) {
-		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: it loads the file once and reports the plugin with an error (\"Duplicate hooks file detected\"); remove it from the manifest's \"hooks\", which is for other hooks files",
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: naming it again is a plugin error (\"Duplicate hooks file detected\"), and recent versions fail the whole plugin to load, its hooks, skills, commands and servers alike (earlier ones loaded the file once); vigiles runs its hooks once, as they run when the key is gone: remove it from the manifest's \"hooks\", which is for other hooks files",
 			shownCut(strconv.Quote(v.Str), maxMonitorCommand), claudeHooksJSON)
 		return
 	}

@@ -222,8 +222,8 @@ func TestDiscoverMalformed(t *testing.T) {
 				".claude-plugin/plugin.json": `{"name": "p", "hooks": "./hooks/hooks.json"}`,
 				"hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 			},
-			want: []string{"warning discovery/malformed .claude-plugin/plugin.json:1:24"},
-			msg:  `hooks file "./hooks/hooks.json" is the plugin's standard hooks/hooks.json, which Claude Code loads by itself: it loads the file once and reports the plugin with an error ("Duplicate hooks file detected")`,
+			want: []string{"error discovery/malformed .claude-plugin/plugin.json:1:24"},
+			msg:  `hooks file "./hooks/hooks.json" is the plugin's standard hooks/hooks.json, which Claude Code loads by itself: naming it again is a plugin error ("Duplicate hooks file detected"), and recent versions fail the whole plugin to load`,
 		},
 		{
 			// Claude Code loads no manifest path that leaves the plugin's
