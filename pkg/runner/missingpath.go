@@ -17,10 +17,11 @@ import (
 // there: a shell's "PATH: not found" or "PATH: No such file or
 // directory" (a path, holding a '/'), Python's "can't open file 'PATH'"
 // and "No such file or directory: 'PATH'", Node.js's "Cannot find module
-// 'PATH'" of an absolute or relative path, and a script's own "not found
-// at PATH" (an absolute path). The path is the match's one group that is
-// not empty.
-var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)`)
+// 'PATH'" of an absolute or relative path (Bun's adds " from 'FILE'",
+// the importing file, whose directory a relative path is read from), and
+// a script's own "not found at PATH" (an absolute path). The path is the
+// match's one group that is not empty but the importing file's (4).
+var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)`)
 
 // installedCopy matches, in a path of the run's throwaway HOME, where
 // Claude Code keeps its own copy of what it installs: a marketplace's
@@ -52,10 +53,13 @@ func missingPathCause(r report.HookRun, tree string) string {
 		cwd = filepath.Join(tree, dir)
 	}
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
-		p := strings.Join(m[1:], "")
+		p, from := m[1]+m[2]+m[3]+m[5]+m[6], m[4]
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
+			if filepath.IsAbs(from) {
+				abs = filepath.Join(filepath.Dir(from), p)
+			}
 		}
 		abs = filepath.Clean(abs)
 		if rel, err := filepath.Rel(tree, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
@@ -63,9 +67,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, which this machine lacks: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
 					shownName(link), shownName(target))
 			}
-			if filepath.IsAbs(p) {
-				if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
-					return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
+			if filepath.IsAbs(p) || filepath.IsAbs(from) {
+				if !moduleThere(abs) {
+					return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
 				}
 			}
 			continue
@@ -189,4 +193,23 @@ func installedCopyCause(r report.HookRun, tree, p, abs string) string {
 		return why + fmt.Sprintf("; the tree has %s: ${CLAUDE_PLUGIN_ROOT}/%s", shownName(rel), shownName(in))
 	}
 	return why + fmt.Sprintf("; the tree has %s", shownName(rel))
+}
+
+// moduleThere says whether abs, a path a script imports or runs, is there
+// as Node.js and Bun find it: the path itself, or the same name with
+// another script extension (Bun reads "./x.js" as x.ts too), or a
+// directory's index.
+func moduleThere(abs string) bool {
+	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	base := strings.TrimSuffix(abs, filepath.Ext(abs))
+	for _, ext := range []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"} {
+		for _, c := range []string{base + ext, abs + ext, filepath.Join(abs, "index"+ext)} {
+			if _, err := os.Lstat(c); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }

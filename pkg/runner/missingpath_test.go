@@ -22,6 +22,7 @@ func TestMissingPathCause(t *testing.T) {
 		"init.sh":                   "#!/bin/sh\n",
 		"packages/app/x.sh":         "#!/bin/sh\n",
 		"plugins/p/hooks/guard.sh":  "#!/bin/sh\n",
+		"plugins/p/hooks/guard.ts":  "export {}\n",
 	})
 	if err := os.Symlink("/nonexistent-vigiles/init.sh", filepath.Join(tree, ".claude/init.sh")); err != nil {
 		t.Fatal(err)
@@ -68,7 +69,10 @@ func TestMissingPathCause(t *testing.T) {
 		{"the throwaway TMPDIR", "project:.", "bash: /tmp/guard-state/lock: No such file or directory\n",
 			"it names /tmp/guard-state/lock, in the run's throwaway HOME"},
 		{"a script the tree lacks", "plugin:plugins/p", "Error: Cannot find module '" + tree + "/plugins/p/dist/index.js'\n",
-			"it names plugins/p/dist/index.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), or one removed"},
+			"it names plugins/p/dist/index.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed"},
+		{"Bun's relative import the tree lacks", "plugin:plugins/p", "error: Cannot find module './lib/paths.js' from '" + tree + "/plugins/p/src/settings.ts'\n",
+			"it names plugins/p/src/lib/paths.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it"},
+		{"Bun's relative import the tree has as .ts", "plugin:plugins/p", "error: Cannot find module './guard.js' from '" + tree + "/plugins/p/hooks/x.ts'\n", ""},
 		{"a package's relative path", "project:packages/app", "sh: 1: ./missing.sh: not found\n", ""},
 		{"a relative link in the tree", "project:.", ".claude/rel.sh/x: No such file or directory\n", ""},
 		{"a path this machine has", "project:.", "sh: 1: /bin/sh/x: not found\n", ""},
