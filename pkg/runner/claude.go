@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path"
@@ -1339,6 +1340,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook: Claude Code sends each %s input to %s%s; vigiles runs only command hooks, so what it sends is not recorded", where, event, url, vars)
 	case TypePrompt, TypeAgent, TypeMCPTool:
 		hook.Declared = declaredText(ctx, h) // a baseline keeps it (declaredOf): listed, not run
+		if hook.Type != TypeMCPTool && commandOnlyEvents[event] {
+			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: %s hook on %s, where Claude Code runs command hooks only (it does so on %s), so it never runs and guards nothing: write it as a command hook", where, hook.Type, event, strings.Join(slices.Sorted(maps.Keys(commandOnlyEvents)), ", "))
+			break
+		}
 		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
 	default:
 		c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.type %q: want command, http, prompt, agent or mcp_tool", where, hook.Type)
@@ -1346,6 +1351,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	}
 	c.out.Hooks = append(c.out.Hooks, hook)
 }
+
+// commandOnlyEvents are the events on which Claude Code runs command
+// hooks only, not prompt or agent hooks (hooks.md, "Prompt-based
+// hooks").
+var commandOnlyEvents = map[string]bool{"ConfigChange": true, "InstructionsLoaded": true, "Notification": true, "PreCompact": true,
+	"SessionEnd": true, "SessionStart": true, "SubagentStart": true, "TeammateIdle": true, "WorktreeCreate": true, "WorktreeRemove": true}
 
 // declaredText is handler h of ctx as declared (Hook.Declared): its JSON,
 // compact, keys sorted, the last of a key given twice (as Claude Code

@@ -210,6 +210,17 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			name:  "a prompt hook where only command hooks run",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
+			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
+			msg:   "prompt hook on SessionStart, where Claude Code runs command hooks only (it does so on ConfigChange, InstructionsLoaded, Notification, PreCompact, SessionEnd, SessionStart, SubagentStart, TeammateIdle, WorktreeCreate, WorktreeRemove), so it never runs and guards nothing",
+		},
+		{
+			name:  "a prompt hook where it runs",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]}}`},
+			want:  []string{"notice discovery/not-executable .claude/settings.json:1:32"},
+		},
+		{
 			// Claude Code's schema refuses the file: none of it runs.
 			name:  "events at a hooks file's top level",
 			files: map[string]string{"hooks/hooks.json": `{"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}`},
