@@ -1086,6 +1086,11 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].%v; it is treated as matching everything so the hook is not missed, and a check that selects the hook by it is an error", event, gi, err)
 		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v%s", event, gi, matcher, err, ruleMatcherHint(matcher))
+		} else if rest, ok := strings.CutPrefix(matcher, "!"); ok && rest != "" && plainMatcher(rest) {
+			// A negation, as a permission rule or a glob might write it:
+			// Claude Code has none, and reads the "!" as a regular
+			// expression's own character.
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q: Claude Code has no negation in a matcher; it reads this as a regular expression that matches only a name holding %q, which no tool or agent has, so the hook never runs: match the names it should run for, and skip the others in the hook", event, gi, matcher, matcher)
 		}
 	}
 	hm, ok := g.member("hooks")

@@ -210,6 +210,12 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			name:  "a matcher that means a negation",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
+			msg:   `SubagentStop[0].matcher "!quoth-memory": Claude Code has no negation in a matcher`,
+		},
+		{
 			name:  "a prompt hook where only command hooks run",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
 			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
