@@ -919,11 +919,14 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 	}
 	// A path the repository names outside itself (by "..", an absolute
 	// path or a symlink) is neither read nor probed.
-	if _, _, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "%s", outsideMessage(fmt.Sprintf("hooks file %q", v.Str), "", err))
 		return
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
+		return
+	} else if fi.IsDir() {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "hooks file %q names a directory: Claude Code wants a hooks JSON file there, reads no directory's files, and loads nothing from it (a plugin error): name the file, \"./hooks/extra.json\"", v.Str)
 		return
 	}
 	if c.standardAgain(ctx, p) {

@@ -210,6 +210,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			want:  []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 		},
 		{
+			name: "a hooks path that names a directory",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p", "hooks": ["./more/"]}`,
+				"more/x.json":                `{"hooks": {}}`,
+			},
+			want: []string{"error discovery/wrong-type .claude-plugin/plugin.json:1:25"},
+			msg:  `hooks file "./more/" names a directory`,
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
