@@ -268,7 +268,7 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		if c.isPluginRoot(sub) {
+		if c.isPluginRoot(sub) && !c.geminiExtension(sub) {
 			c.plugin(sub, "", nil, "", report.Location{})
 		}
 		c.marketplace(sub)
@@ -286,6 +286,25 @@ func (c *claudeDisc) below(root string) {
 		}
 		c.below(sub)
 	}
+}
+
+// geminiExtension says whether dir, which the walk met, is a Gemini CLI
+// extension's, not a Claude Code plugin: a gemini-extension.json and no
+// Claude Code manifest. Its hooks/hooks.json is Gemini's (its events,
+// its ${extensionPath}), which Claude Code loads only as a plugin a
+// marketplace lists (read there, not here): the walk does not read it
+// as one, and says so once.
+func (c *claudeDisc) geminiExtension(dir string) bool {
+	if c.exists(filepath.Join(dir, claudePluginJSON)) {
+		return false
+	}
+	if _, fi, err := beneath(c.dir, c.dirReal, filepath.Join(dir, "gemini-extension.json")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	rel, _ := relTo(c.dir, dir)
+	c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, claudeHooksJSON)},
+		"%s is a Gemini CLI extension's (gemini-extension.json, no .claude-plugin/plugin.json): Claude Code loads its hooks only where a marketplace lists the directory as a plugin, and vigiles does not run them otherwise", shownName(rel))
+	return true
 }
 
 // unsearched says whether below, which searches the tree for what Claude

@@ -219,6 +219,16 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `hooks file "./more/" names a directory`,
 		},
 		{
+			name: "a Gemini CLI extension's hooks",
+			files: map[string]string{
+				".claude/settings.json":                   `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				"extensions/gemini/gemini-extension.json": `{"name": "x"}`,
+				"extensions/gemini/hooks/hooks.json":      `{"hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "node ${extensionPath}/x.mjs"}]}]}}`,
+			},
+			want: []string{"notice discovery/not-executable extensions/gemini/hooks/hooks.json:0:0"},
+			msg:  "extensions/gemini is a Gemini CLI extension's",
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
