@@ -128,10 +128,61 @@ func (c *claudeDisc) deadLink(p string, err error, dir bool) bool {
 	if dir || link != rel {
 		what = "directory"
 	}
+	if sub := c.inSubmodule(link, target); sub != "" && !loop {
+		c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: link},
+			"%s is a symbolic link to %s, into the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules, so what the link leads to loads there, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
+			shownName(link), shownName(target), shownName(sub))
+		return true
+	}
 	c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: link},
 		"%s is a symbolic link to %s, which leads nowhere: %s, so Claude Code loads nothing from it; commit the %s it should lead to, or remove the link",
 		shownName(link), shownName(target), why, what)
 	return true
+}
+
+// inSubmodule is the path of the git submodule (as the work tree's
+// .gitmodules names it) that target, what the symbolic link link of the
+// tree says, leads into, "" where it leads into none. A relative target
+// is read from the link's directory; an absolute one is no submodule's.
+func (c *claudeDisc) inSubmodule(link, target string) string {
+	if path.IsAbs(target) {
+		return ""
+	}
+	to := path.Join(path.Dir(link), filepath.ToSlash(target))
+	for _, sub := range c.submodules() {
+		if to == sub || strings.HasPrefix(to, sub+"/") {
+			return sub
+		}
+	}
+	return ""
+}
+
+// submodules are the paths the work tree's .gitmodules gives its
+// submodules (read once; none where there is no such file, or one that
+// a link leads out of the tree).
+func (c *claudeDisc) submodules() []string {
+	if c.gitmodules != nil {
+		return *c.gitmodules
+	}
+	var subs []string
+	c.gitmodules = &subs
+	p := filepath.Join(c.dir, ".gitmodules")
+	if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclFile {
+		return subs
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return subs
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if ok && strings.TrimSpace(k) == "path" {
+			if v = path.Clean(strings.Trim(strings.TrimSpace(v), `"`)); v != "." && v != ".." && !strings.HasPrefix(v, "../") && !path.IsAbs(v) {
+				subs = append(subs, v)
+			}
+		}
+	}
+	return subs
 }
 
 // plainlyMissing says whether beneath's err, looking up the tree path

@@ -338,6 +338,9 @@ type claudeDisc struct {
 	// deadLinks holds, by real path, the symbolic links said to lead
 	// nowhere (deadLink).
 	deadLinks map[string]bool
+	// gitmodules holds the work tree's submodule paths once read
+	// (submodules).
+	gitmodules *[]string
 	// fileHooks holds the indexes in out.Hooks of the hooks each file
 	// gave in each context (fileRead, nameAgain).
 	fileHooks map[string][]int
