@@ -274,7 +274,8 @@ func commandsOf(s string) [][]string {
 // script's inline metadata names, where uv runs it (uv run x.py, or the
 // script as the program, or as an argument the command hands on, where
 // its first line runs uv run), and those of the project uv run brings up
-// to date where it runs no such script (uvProjectFetch). pluginRoot is
+// to date where it runs no such script (uvProjectFetch); and what Bun
+// installs on the fly for a plugin's script it runs (bunRun). pluginRoot is
 // the plugin's directory relative to the work tree ("" outside a
 // plugin), which ${CLAUDE_PLUGIN_ROOT} names, and projectDir the
 // directory the commands run in, relative to it, which
@@ -337,6 +338,8 @@ func (t *treeRead) command(words []string, dir *string, depth int) {
 		if args, ok := uvRunArgs(words[1:]); ok {
 			t.uvRun(args, *dir, depth)
 		}
+	case progName(words[0]) == "bun":
+		t.bunRun(words[1:], *dir)
 	case strings.Contains(words[0], "/"):
 		t.program(words[0], *dir)
 	}

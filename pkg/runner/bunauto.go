@@ -1,0 +1,238 @@
+package runner
+
+import (
+	"encoding/json"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Bun runs a script where no node_modules directory lies in the
+// script's directory or above it by installing every package the script
+// imports on the fly, from the npm registry, each time it starts
+// ("auto-install", Bun's docs): the version the nearest package.json
+// gives, else the latest. An installed plugin is a copy of its
+// directory, with the node_modules its repository commits and no other,
+// so a plugin's hook or server that runs a script of its own with bun,
+// and commits no node_modules, runs packages fetched at run time
+// (RuleFetchedCode). A project's own hooks are not read so: its
+// node_modules is installed on the machines it is used on, not
+// committed.
+
+// maxBunFiles bounds the files of the tree a reading of what bun
+// auto-installs for one script follows (its relative imports), and
+// maxBunImports the packages it names.
+const (
+	maxBunFiles   = 64
+	maxBunImports = 256
+)
+
+// bunValue are bun's (and bun run's) options that take a value in the
+// next word; bunBool those that take none. --no-install, and --install
+// or -i, are read apart.
+var (
+	bunValue = map[string]bool{"cwd": true, "r": true, "preload": true, "env-file": true, "config": true, "c": true,
+		"tsconfig-override": true, "define": true, "d": true, "loader": true, "l": true, "conditions": true,
+		"main-fields": true, "extension-order": true, "jsx-factory": true, "jsx-fragment": true, "jsx-import-source": true,
+		"jsx-runtime": true, "port": true, "inspect": true, "inspect-wait": true, "inspect-brk": true, "elide-lines": true,
+		"shell": true, "filter": true, "F": true, "console-depth": true, "fetch-preconnect": true, "max-http-header-size": true,
+		"dns-result-order": true, "title": true, "zero-fill-buffers": true, "redis-preconnect": true, "sql-preconnect": true,
+		"unhandled-rejections": true, "user-agent": true}
+	bunBool = map[string]bool{"bun": true, "b": true, "smol": true, "hot": true, "watch": true, "no-clear-screen": true,
+		"silent": true, "if-present": true, "prefer-offline": true, "prefer-latest": true, "no-deprecation": true,
+		"throw-deprecation": true, "no-env-file": true, "no-macros": true, "no-addons": true, "expose-gc": true,
+		"no-orphans": true, "v": true, "version": true, "revision": true}
+)
+
+// bunScriptExt are the extensions of a script bun runs as a file (bun
+// x.ts, bun run x.ts), not as a package.json script of that name.
+var bunScriptExt = map[string]bool{".ts": true, ".tsx": true, ".mts": true, ".cts": true, ".js": true, ".jsx": true,
+	".mjs": true, ".cjs": true}
+
+// bunRun reads what bun, given args (past the program), run in dir,
+// auto-installs for the plugin's script it runs: nothing outside a
+// plugin, where --no-install or --install says otherwise, for a script
+// outside the plugin, or where a node_modules directory lies in the
+// script's directory or one above it inside the plugin.
+func (t *treeRead) bunRun(args []string, dir string) {
+	if t.plugin == "" {
+		return
+	}
+	opts, rest := scanOpts(args, func(name string) bool { return bunValue[name] })
+	for _, o := range opts {
+		switch {
+		case o.name == "no-install" || o.name == "install" || o.name == "i":
+			return // auto-install turned off, or fallback's reading is the tree's
+		case !bunValue[o.name] && !bunBool[o.name]:
+			return // an option vigiles does not know may take the script
+		}
+	}
+	if len(rest) > 0 && rest[0] == "run" {
+		opts, rest = scanOpts(rest[1:], func(name string) bool { return bunValue[name] })
+		for _, o := range opts {
+			if o.name == "no-install" || o.name == "install" || o.name == "i" || !bunValue[o.name] && !bunBool[o.name] {
+				return
+			}
+		}
+	}
+	if len(rest) == 0 || !bunScriptExt[path.Ext(rest[0])] {
+		return
+	}
+	rel, ok := t.s.treePath(rest[0], t.vars, dir)
+	if !ok || t.seen["bun:"+rel] {
+		return
+	}
+	t.seen["bun:"+rel] = true
+	root := path.Clean(t.plugin)
+	if !(root == "." || rel == root || strings.HasPrefix(rel, root+"/")) || t.s.nodeModulesAbove(rel, root) {
+		return
+	}
+	pkgs := t.s.bunImports(rel, root)
+	if len(pkgs) == 0 {
+		return
+	}
+	versions := t.s.packageVersions(path.Dir(rel), root)
+	runner := "bun " + shownCut(rel, maxFetchSpec) + " (auto-install: no node_modules in the plugin)"
+	fix := "commit the plugin's node_modules, or bundle the script with its dependencies (bun build --target bun), or pin each package to an exact version in the plugin's package.json"
+	for _, p := range pkgs {
+		f := fetched{runner: runner, spec: p, fix: fix}
+		switch v, named := versions[p]; {
+		case !named:
+			f.why = "no package.json of the plugin names it: bun installs the latest"
+		case exactSemver().MatchString(v):
+			f.pinned, f.why, f.fix = true, "the exact version "+v+" its package.json gives", ""
+		default:
+			f.why = "the version " + shownCut(v, maxMonitorName) + " its package.json gives, which a new release moves"
+		}
+		t.out = append(t.out, f)
+	}
+}
+
+// nodeModulesAbove says whether a node_modules directory lies in the
+// directory of the tree's file rel, or in one above it up to root (the
+// plugin's directory, "." for the tree's): there bun resolves modules as
+// Node.js does, and installs nothing.
+func (s *session) nodeModulesAbove(rel, root string) bool {
+	for d := path.Dir(rel); ; d = path.Dir(d) {
+		if _, fi, err := beneath(s.dir, s.dir, filepath.Join(s.dir, filepath.FromSlash(d), "node_modules")); err == nil && fi.IsDir() {
+			return true
+		}
+		if d == root || d == "." || d == "/" {
+			return false
+		}
+	}
+}
+
+// importSpecs matches the module specifiers a script imports: import …
+// from "x", import "x", import("x"), require("x"), export … from "x".
+var importSpecs = lazyRE(`(?m)(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']`)
+
+// bunImports are the npm packages (their names, sorted) that the tree's
+// script rel imports, and the scripts of the tree it imports by a
+// relative path in turn, inside root, to maxBunFiles files: not Node.js's
+// or Bun's own modules, a path, or a URL.
+func (s *session) bunImports(rel, root string) []string {
+	seen := map[string]bool{rel: true}
+	queue := []string{rel}
+	var pkgs []string
+	for len(queue) > 0 && len(seen) <= maxBunFiles {
+		f := queue[0]
+		queue = queue[1:]
+		src, ok := s.readTreeFile(f, maxScriptRead)
+		if !ok {
+			continue
+		}
+		for _, m := range importSpecs().FindAllStringSubmatch(src, -1) {
+			spec := m[1]
+			switch {
+			case strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
+				if next, ok := relImport(f, spec, root, s); ok && !seen[next] {
+					seen[next] = true
+					queue = append(queue, next)
+				}
+			case strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || spec == "bun" || strings.HasPrefix(spec, "bun:") || nodeBuiltin[strings.SplitN(spec, "/", 2)[0]]:
+			default:
+				if name := npmPackageName(spec); name != "" && !slices.Contains(pkgs, name) && len(pkgs) < maxBunImports {
+					pkgs = append(pkgs, name)
+				}
+			}
+		}
+	}
+	slices.Sort(pkgs)
+	return pkgs
+}
+
+// relImport is the tree's script that the relative specifier spec,
+// imported by the script from, names, as Bun finds it (the path, another
+// script extension, a directory's index): ok where it is a file inside
+// root.
+func relImport(from, spec, root string, s *session) (string, bool) {
+	p := path.Join(path.Dir(from), spec)
+	if !(root == "." || p == root || strings.HasPrefix(p, root+"/")) {
+		return "", false
+	}
+	base := strings.TrimSuffix(p, path.Ext(p))
+	cands := []string{p}
+	for ext := range bunScriptExt {
+		cands = append(cands, base+ext, p+ext, path.Join(p, "index"+ext))
+	}
+	slices.Sort(cands[1:])
+	for _, c := range cands {
+		if _, ok := s.treeFile(c); ok {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// npmPackageName is the package a bare specifier names: its scope and
+// name (@s/x/sub is @s/x), else its first segment; "" where it is none.
+func npmPackageName(spec string) string {
+	segs := strings.Split(spec, "/")
+	if strings.HasPrefix(spec, "@") {
+		if len(segs) < 2 || segs[1] == "" {
+			return ""
+		}
+		return segs[0] + "/" + segs[1]
+	}
+	return segs[0]
+}
+
+// nodeBuiltin are Node.js's own modules, which Bun has too: an import of
+// one installs nothing.
+var nodeBuiltin = map[string]bool{"assert": true, "async_hooks": true, "buffer": true, "child_process": true, "cluster": true,
+	"console": true, "constants": true, "crypto": true, "dgram": true, "diagnostics_channel": true, "dns": true, "domain": true,
+	"events": true, "fs": true, "http": true, "http2": true, "https": true, "inspector": true, "module": true, "net": true,
+	"os": true, "path": true, "perf_hooks": true, "process": true, "punycode": true, "querystring": true, "readline": true,
+	"repl": true, "stream": true, "string_decoder": true, "sys": true, "timers": true, "tls": true, "trace_events": true,
+	"tty": true, "url": true, "util": true, "v8": true, "vm": true, "wasi": true, "worker_threads": true, "zlib": true,
+	"test": true, "sqlite": true}
+
+// packageVersions are the versions the nearest package.json from the
+// tree's directory dir up to root gives its packages (dependencies,
+// devDependencies, optionalDependencies, peerDependencies): name →
+// version; none where there is no such file, or one vigiles cannot read.
+func (s *session) packageVersions(dir, root string) map[string]string {
+	for d := dir; ; d = path.Dir(d) {
+		if src, ok := s.readTreeFile(path.Join(d, "package.json"), maxDeclFile); ok {
+			var pj map[string]json.RawMessage
+			if json.Unmarshal([]byte(src), &pj) != nil {
+				return nil
+			}
+			out := map[string]string{}
+			for _, k := range []string{"peerDependencies", "optionalDependencies", "devDependencies", "dependencies"} {
+				var deps map[string]string
+				if json.Unmarshal(pj[k], &deps) == nil {
+					for n, v := range deps {
+						out[n] = v
+					}
+				}
+			}
+			return out
+		}
+		if d == root || d == "." || d == "/" {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestBunAutoInstallFetched: a plugin's hook or server that runs a script
+// of its own with bun, where no node_modules lies in the plugin, names the
+// packages the script (and the scripts it imports by a relative path)
+// imports, which bun installs on the fly each time it starts: pinned where
+// the plugin's package.json gives an exact version, else a warning; not
+// Node.js's or Bun's own modules. A node_modules in the plugin, bun
+// --no-install, a project's hook and a script outside the plugin name
+// nothing.
+func TestBunAutoInstallFetched(t *testing.T) {
+	server := `import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { z } from 'zod';
+import fs from "node:fs";
+import path from "path";
+import { serve } from "bun";
+import { helper } from "./lib/helper.js";
+`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // substrings of the one fetched-code finding; none for no finding
+	}{
+		{
+			name: "a server with no node_modules",
+			files: map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "mcpServers": {"s": {"command": "bun", "args": ["run", "${CLAUDE_PLUGIN_ROOT}/src/server.ts"]}}}`,
+				"plugins/p/src/server.ts":              server,
+				"plugins/p/src/lib/helper.ts":          "import chalk from 'chalk';\nexport const helper = 1;\n",
+				"plugins/p/package.json":               `{"dependencies": {"zod": "3.23.8", "@modelcontextprotocol/sdk": "^1.0.0"}}`,
+			},
+			want: []string{"warning discovery/fetched-code", "bun plugins/p/src/server.ts (auto-install: no node_modules in the plugin) fetches chalk (no package.json of the plugin names it: bun installs the latest)",
+				"fetches @modelcontextprotocol/sdk (the version ^1.0.0 its package.json gives, which a new release moves)", "fetches zod, pinned by the exact version 3.23.8"},
+		},
+		{
+			name: "a hook, every package pinned",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    "import { z } from 'zod';\n",
+				"plugins/p/package.json":     `{"dependencies": {"zod": "3.23.8"}}`,
+			},
+			want: []string{"notice discovery/fetched-code", "fetches zod, pinned by the exact version 3.23.8 its package.json gives"},
+		},
+		{
+			name: "node_modules in the plugin",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json":          `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":             "import { z } from 'zod';\n",
+				"plugins/p/node_modules/zod/index.js": "",
+			},
+		},
+		{
+			name: "bun --no-install",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun --no-install ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    "import { z } from 'zod';\n",
+			},
+		},
+		{
+			name: "a project's hook",
+			files: map[string]string{
+				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun .claude/hooks/stop.ts"}]}]}}`,
+				".claude/hooks/stop.ts": "import { z } from 'zod';\n",
+			},
+		},
+		{
+			name: "only Node.js's and Bun's own modules",
+			files: map[string]string{
+				"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bun run ${CLAUDE_PLUGIN_ROOT}/hooks/stop.ts"}]}]}}`,
+				"plugins/p/hooks/stop.ts":    "import fs from 'node:fs';\nimport { $ } from 'bun';\nconst os = require('os');\n",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Audit(context.Background(), Options{Dir: makeTree(t, tc.files), Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fetchedLines(rep)
+			if len(tc.want) == 0 {
+				if len(got) != 0 {
+					t.Errorf("fetched-code findings %q, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("fetched-code findings %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("finding %q\ndoes not say %q", got[0], w)
+				}
+			}
+		})
+	}
+}
