@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -108,6 +110,9 @@ func failureCause(r report.HookRun, tree string) string {
 	case code == 127 || strings.Contains(stderr, "command not found"):
 		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case code == 126:
+		if rel := notExecutableInTree(stderr, tree); rel != "" {
+			return fmt.Sprintf("it runs %s, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x %s), or run it through its interpreter", shownName(rel), shownName(rel))
+		}
 		return "a file it runs could not be executed (no execute permission, or not a program)"
 	case moduleMissing(stderr):
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
@@ -194,4 +199,30 @@ func tail(s string, n int) string {
 		s = s[i+1:]
 	}
 	return strings.ToValidUTF8(s, "")
+}
+
+// deniedPath matches the path a shell says it may not execute ("sh: 1:
+// /x/run.sh: Permission denied", "bash: /x/run.sh: Permission denied").
+var deniedPath = lazyRE(`(/[^\s:'"]+): Permission denied`)
+
+// notExecutableInTree is the path, relative to the work tree, of a file
+// of the tree that stderr says could not be executed and that has no
+// execute permission in it; "" where stderr names none, or tree is
+// unknown.
+func notExecutableInTree(stderr, tree string) string {
+	if tree == "" {
+		return ""
+	}
+	m := deniedPath().FindStringSubmatch(stderr)
+	if m == nil {
+		return ""
+	}
+	rel, err := filepath.Rel(tree, filepath.Clean(m[1]))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return ""
+	}
+	if fi, err := os.Lstat(m[1]); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }

@@ -89,3 +89,20 @@ func TestMissingPathCause(t *testing.T) {
 		t.Errorf("with no tree: %q", got)
 	}
 }
+
+// TestNotExecutableInTree: a file of the tree that a shell may not
+// execute, and that has no execute permission there, is named with the
+// fix (the mode git gives it); one that has it, or a path outside the
+// tree, is not.
+func TestNotExecutableInTree(t *testing.T) {
+	tree := makeTree(t, map[string]string{"hooks/guard.py": "print()\n", "hooks/ok.sh": "#!/bin/sh\n"})
+	for _, tc := range []struct{ stderr, want string }{
+		{"sh: 1: " + tree + "/hooks/guard.py: Permission denied\n", "it runs hooks/guard.py, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x hooks/guard.py), or run it through its interpreter"},
+		{"sh: 1: " + tree + "/hooks/ok.sh: Permission denied\n", "a file it runs could not be executed (no execute permission, or not a program)"},
+		{"sh: 1: /usr/local/bin/x: Permission denied\n", "a file it runs could not be executed (no execute permission, or not a program)"},
+	} {
+		if got := failureCause(report.HookRun{ExitCode: 126, Stderr: tc.stderr}, tree); got != tc.want {
+			t.Errorf("%q:\ngot  %q\nwant %q", tc.stderr, got, tc.want)
+		}
+	}
+}
