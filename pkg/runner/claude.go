@@ -903,8 +903,14 @@ func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
 }
 
 // hooksField handles a manifest's "hooks": a path, a list of paths, or an
-// inline hooks object.
+// inline hooks object. A marketplace entry's "hooks" may be the object
+// alone: Claude Code does not support its path and list forms there,
+// reports a plugin error and loads none of it, and vigiles reads none.
 func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix string) {
+	if ctx.entryName != "" && (v.Kind == jsonString || v.Kind == jsonArray) {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "%shooks: a marketplace entry's hooks may be an inline hooks object only; Claude Code does not support a path or a list of paths there, reports a plugin error (\"Hook load failed\"), and loads none of it: declare them in the plugin's own hooks/hooks.json (or its plugin.json), or inline here", prefix)
+		return
+	}
 	switch v.Kind {
 	case jsonString:
 		c.hookPath(ctx, file, v)

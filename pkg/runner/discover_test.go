@@ -229,6 +229,16 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "extensions/gemini is a Gemini CLI extension's",
 		},
 		{
+			name: "a marketplace entry's hooks path",
+			files: map[string]string{
+				".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p", "hooks": "./extra.json"}]}`,
+				"p/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				"p/extra.json":                    `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo extra"}]}]}}`,
+			},
+			want: []string{"error discovery/wrong-type .claude-plugin/marketplace.json:1:91"},
+			msg:  "plugins[p].hooks: a marketplace entry's hooks may be an inline hooks object only",
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},

@@ -298,17 +298,18 @@ func TestAPluginsOwnClaudeInEitherOrder(t *testing.T) {
 	}
 }
 
-// TestTwoEntriesOfOneFile: two entries of one directory naming one hooks
-// file: it is read once, under the first, and its hooks are of both
-// names, so a key turning the first off does not turn off what Claude
-// Code runs as the second.
+// TestTwoEntriesOfOneFile: two entries of one directory, whose manifest
+// names one hooks file: it is read once, under the first, and its hooks
+// are of both names, so a key turning the first off does not turn off
+// what Claude Code runs as the second.
 func TestTwoEntriesOfOneFile(t *testing.T) {
 	requireRunOn(t, map[string]string{
 		".claude-plugin/marketplace.json": `{"name":"m","plugins":[` +
-			`{"name":"decoy","source":"./packages/guard","hooks":"./guard-hooks.json"},` +
-			`{"name":"guard","source":"./packages/guard","hooks":"./guard-hooks.json"}]}`,
-		"packages/guard/guard-hooks.json": guardStop,
-		".claude/settings.json":           `{"enabledPlugins": {"decoy@m": false}}`,
+			`{"name":"decoy","source":"./packages/guard"},` +
+			`{"name":"guard","source":"./packages/guard"}]}`,
+		"packages/guard/.claude-plugin/plugin.json": `{"hooks":"./guard-hooks.json"}`,
+		"packages/guard/guard-hooks.json":           guardStop,
+		".claude/settings.json":                     `{"enabledPlugins": {"decoy@m": false}}`,
 	}, "guard.example")
 }
 
