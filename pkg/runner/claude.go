@@ -788,6 +788,9 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		for i := first; i < len(c.out.Hooks); i++ {
 			c.ownHooks[rel] = append(c.ownHooks[rel], i)
 		}
+		if len(c.ownHooks[rel]) > 0 {
+			c.unsetOptions(manifestRel, manifest, ctx.plugin)
+		}
 	}
 	if entry != nil {
 		first := len(c.out.Hooks)
@@ -804,6 +807,36 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		for _, h := range c.out.Hooks[first:] {
 			h.alsoName(nameHint)
 		}
+	}
+}
+
+// RuleUnsetOption is the notice that a plugin's userConfig option is
+// required and has no default: Claude Code asks the user for it, and
+// its hooks run with it set; vigiles runs them without it.
+const RuleUnsetOption = "discovery/unset-option"
+
+// unsetOptions says, of each userConfig option of the plugin name's
+// manifest (read from manifestRel) that is required and has no default,
+// that its hooks run without it here (RuleUnsetOption).
+func (c *claudeDisc) unsetOptions(manifestRel string, manifest *jnode, name string) {
+	if manifest == nil {
+		return
+	}
+	uc := manifest.get("userConfig")
+	if uc == nil || uc.Kind != jsonObject {
+		return
+	}
+	for _, m := range uc.Members {
+		opt := uc.get(m.Key)
+		if opt == nil || opt.Kind != jsonObject || !optionKey().MatchString(m.Key) || opt.get("default") != nil {
+			continue
+		}
+		if req := opt.get("required"); req == nil || req.Kind != jsonBool || !req.Bool {
+			continue
+		}
+		c.find(RuleUnsetOption, report.SeverityNotice, c.loc(manifestRel, m.KeyPos),
+			"plugin %s's option %s is required and has no default: Claude Code asks the user for it and gives its hooks the value (CLAUDE_PLUGIN_OPTION_%s), and vigiles runs them without it, so what they do only with it set (an upload to a service, say) is not recorded here",
+			shownCut(name, maxMonitorName), shownCut(m.Key, maxMonitorName), strings.ToUpper(m.Key))
 	}
 }
 

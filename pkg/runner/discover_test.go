@@ -239,6 +239,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "plugins[p].hooks: a marketplace entry's hooks may be an inline hooks object only",
 		},
 		{
+			name: "a required option with no default",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p", "userConfig": {"API_TOKEN": {"type": "string", "required": true, "sensitive": true}, "REGION": {"type": "string", "required": true, "default": "eu"}, "DEBUG": {"type": "boolean"}}}`,
+				"hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: []string{"notice discovery/unset-option .claude-plugin/plugin.json:1:30"},
+			msg:  "plugin p's option API_TOKEN is required and has no default: Claude Code asks the user for it and gives its hooks the value (CLAUDE_PLUGIN_OPTION_API_TOKEN), and vigiles runs them without it",
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
