@@ -286,7 +286,7 @@ func inStringList(raw json.RawMessage, s string) bool {
 // disableAllHooks is true, which turns any custom status line off), which
 // a baseline does not keep. An MCP server's finding says whether the
 // settings approve it or Claude Code asks the user first; it stays a
-// warning either way: `claude -p`, the Agent SDK and cloud sessions (CI's)
+// warning either way: `claude -p` and the Agent SDK (what CI runs)
 // start it without asking, and an approval holds for the server's name,
 // not for what it starts.
 func (s *session) projectServerFinding(sv *Server) {
@@ -311,7 +311,7 @@ func (s *session) projectServerFinding(sv *Server) {
 		case approved != "":
 			msg = fmt.Sprintf("approved by %s (enableAllProjectMcpServers or enabledMcpjsonServers), so Claude Code starts it without asking once the user trusts the folder: ", shownName(approved)) + msg
 		default:
-			msg = "not approved by the project's settings: Claude Code asks the user before it starts it in an interactive session, and starts it without asking in `claude -p`, Agent SDK and cloud sessions (CI's): " + msg
+			msg = "not approved by the project's settings: Claude Code asks the user before it starts it in an interactive session, and starts it without asking in `claude -p` and the Agent SDK (what CI runs): " + msg
 		}
 	case sv.Kind == ServerSettings && (sv.Name == "statusLine" || sv.Name == "subagentStatusLine"):
 		if st.all != "" {
