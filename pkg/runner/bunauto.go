@@ -124,9 +124,15 @@ func (s *session) nodeModulesAbove(rel, root string) bool {
 	}
 }
 
-// importSpecs matches the module specifiers a script imports: import …
-// from "x", import "x", import("x"), require("x"), export … from "x".
-var importSpecs = lazyRE(`(?m)(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']`)
+// importSpecs matches the module specifiers a script imports: a
+// statement that begins a line, import … from "x" or export … from "x"
+// (over lines), import "x"; and import("x") and require("x") anywhere.
+// A "from" in a string ("--from \"${ref}\"") is none.
+var importSpecs = lazyRE(`(?m)(?:^[ \t]*(?:import|export)\b[^;"'` + "`" + `]*?\bfrom\s*|^[ \t]*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']`)
+
+// npmName matches a package name npm takes: lower-case letters, digits,
+// '-', '.', '_' and '~', with a scope.
+var npmName = lazyRE(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
 
 // bunImports are the npm packages (their names, sorted) that the tree's
 // script rel imports, and the scripts of the tree it imports by a
@@ -153,7 +159,7 @@ func (s *session) bunImports(rel, root string) []string {
 				}
 			case strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || spec == "bun" || strings.HasPrefix(spec, "bun:") || nodeBuiltin[strings.SplitN(spec, "/", 2)[0]]:
 			default:
-				if name := npmPackageName(spec); name != "" && !slices.Contains(pkgs, name) && len(pkgs) < maxBunImports {
+				if name := npmPackageName(spec); npmName().MatchString(name) && !slices.Contains(pkgs, name) && len(pkgs) < maxBunImports {
 					pkgs = append(pkgs, name)
 				}
 			}

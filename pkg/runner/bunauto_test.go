@@ -21,6 +21,10 @@ import fs from "node:fs";
 import path from "path";
 import { serve } from "bun";
 import { helper } from "./lib/helper.js";
+export { x } from "zod/v4";
+const lazy = await import("yaml");
+const cmd = ` + "`git gtr new \"${branch}\" --from \"${fromRef}\"`" + `;
+const msg = "copied from 'Somewhere'";
 `
 	for _, tc := range []struct {
 		name  string
@@ -36,7 +40,7 @@ import { helper } from "./lib/helper.js";
 				"plugins/p/package.json":               `{"dependencies": {"zod": "3.23.8", "@modelcontextprotocol/sdk": "^1.0.0"}}`,
 			},
 			want: []string{"warning discovery/fetched-code", "bun plugins/p/src/server.ts (auto-install: no node_modules in the plugin) fetches chalk (no package.json of the plugin names it: bun installs the latest)",
-				"fetches @modelcontextprotocol/sdk (the version ^1.0.0 its package.json gives, which a new release moves)", "fetches zod, pinned by the exact version 3.23.8"},
+				"fetches @modelcontextprotocol/sdk (the version ^1.0.0 its package.json gives, which a new release moves)", "fetches yaml (", "and 1 more"},
 		},
 		{
 			name: "a hook, every package pinned",
