@@ -341,6 +341,9 @@ type claudeDisc struct {
 	// gitmodules holds the work tree's submodule paths once read
 	// (submodules).
 	gitmodules *[]string
+	// namedHooks holds the hooks files (absolute) a manifest's "hooks"
+	// names (strayPluginHooks).
+	namedHooks map[string]bool
 	// fileHooks holds the indexes in out.Hooks of the hooks each file
 	// gave in each context (fileRead, nameAgain).
 	fileHooks map[string][]int
@@ -791,6 +794,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		if len(c.ownHooks[rel]) > 0 {
 			c.unsetOptions(manifestRel, manifest, ctx.plugin)
 		}
+		c.strayPluginHooks(root)
 	}
 	if entry != nil {
 		first := len(c.out.Hooks)
@@ -995,7 +999,31 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 			shownCut(strconv.Quote(v.Str), maxMonitorCommand), claudeHooksJSON)
 		return
 	}
+	if c.namedHooks == nil {
+		c.namedHooks = map[string]bool{}
+	}
+	c.namedHooks[p] = true
 	c.hooksFile(ctx, p, c.loc(file, v.Pos))
+}
+
+// strayPluginHooks says, of a hooks.json at the plugin root's top or in
+// its .claude-plugin directory that its manifest does not name, that
+// Claude Code does not load it: a plugin's hooks are read from
+// hooks/hooks.json and from the paths the manifest's "hooks" names, so
+// none of that file's hooks runs (and vigiles runs none).
+func (c *claudeDisc) strayPluginHooks(root string) {
+	for _, name := range []string{"hooks.json", ".claude-plugin/hooks.json"} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if c.namedHooks[p] {
+			continue
+		}
+		if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		rel, _ := relTo(c.dir, p)
+		c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: rel},
+			"%s is not where Claude Code reads a plugin's hooks (hooks/hooks.json, and the files the manifest's \"hooks\" names), so none of its hooks runs, and vigiles runs none: move it to hooks/hooks.json, or name it in the manifest's \"hooks\"", shownName(rel))
+	}
 }
 
 // standardAgain says whether p, a hooks file a plugin's manifest names, is

@@ -248,6 +248,17 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "plugin p's option API_TOKEN is required and has no default: Claude Code asks the user for it and gives its hooks the value (CLAUDE_PLUGIN_OPTION_API_TOKEN), and vigiles runs them without it",
 		},
 		{
+			name: "a plugin's hooks.json where Claude Code does not read it",
+			files: map[string]string{
+				"plugins/b/.claude-plugin/plugin.json": `{"name": "b"}`,
+				"plugins/b/hooks.json":                 `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "npm install -g agent-browser"}]}]}}`,
+				"plugins/c/.claude-plugin/plugin.json": `{"name": "c", "hooks": "./hooks.json"}`,
+				"plugins/c/hooks.json":                 `{"hooks": {}}`,
+			},
+			want: []string{"warning discovery/missing-file plugins/b/hooks.json:0:0"},
+			msg:  "plugins/b/hooks.json is not where Claude Code reads a plugin's hooks",
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
