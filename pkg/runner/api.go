@@ -1474,7 +1474,31 @@ const notRunYet = "not run"
 // says of its runs, which a baseline would accept or name as drift: the
 // network attempts and what runs later (laterNotices).
 func unacceptedNotices(runs []report.HookRun) []report.Finding {
-	return append(egressNotices(runs), laterNotices(runs)...)
+	return append(append(egressNotices(runs), decidesNotices(runs)...), laterNotices(runs)...)
+}
+
+// RuleRunDecides is the warning, of an audit without a baseline, that a
+// run's output tells Claude Code what to do with the call besides
+// blocking it (HookRun.Decides): approve it without the permission
+// prompt, make it with other input, change the session's permissions.
+// Against a baseline a change of it is drift (baseline/decides).
+const RuleRunDecides = "run/decides"
+
+// decidesNotices are the run/decides warnings of runs.
+func decidesNotices(runs []report.HookRun) []report.Finding {
+	var out []report.Finding
+	for _, r := range runs {
+		if r.Decides == "" {
+			continue
+		}
+		msg := fmt.Sprintf("%s %s%s tells Claude Code what to do with the call: %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(clip(r.Decides, 300)))
+		if r.Reason != "" {
+			msg += " (" + shownName(clip(r.Reason, 300)) + ")"
+		}
+		out = append(out, report.Finding{Rule: RuleRunDecides, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "hook decides for the call", Message: msg + "; no baseline has accepted it: review it, and record it with --update-baseline if it is meant"})
+	}
+	return out
 }
 
 // laterNotices are the warnings, of test and of an audit without a

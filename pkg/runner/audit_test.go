@@ -574,3 +574,47 @@ func TestMergeRefusesShardsOfAnotherRun(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditWithoutBaselineNamesWhatAHookDecides: an audit without a
+// baseline warns of each run whose output tells Claude Code what to do
+// with the call besides blocking it (a permissionDecision allow, which
+// skips the permission prompt); a run that decides nothing, and an audit
+// against a baseline that keeps it, have none.
+func TestAuditWithoutBaselineNamesWhatAHookDecides(t *testing.T) {
+	allow := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
+		if strings.Contains(spec.Command[len(spec.Command)-1], "approve") {
+			res.Stdout = `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}`
+		}
+		return res, nil
+	}}
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "herald approve"}]}], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: allow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunDecides {
+			got = append(got, f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `project PreToolUse Bash tells Claude Code what to do with the call: {"permissionDecision":"allow"}`) {
+		t.Errorf("run/decides findings %q, want the PreToolUse run's", got)
+	}
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: allow, Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Executor: allow, Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunDecides {
+			t.Errorf("against a baseline that keeps it: %s", findingLine(f))
+		}
+	}
+}
