@@ -988,7 +988,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "%s", outsideMessage(fmt.Sprintf("hooks file %q", v.Str), "", err))
 		return
 	} else if err != nil {
-		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)", v.Str)
+		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)%s", v.Str, c.manifestDirHint(ctx, v.Str))
 		return
 	} else if fi.IsDir() {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "hooks file %q names a directory: Claude Code wants a hooks JSON file there, reads no directory's files, and loads nothing from it (a plugin error): name the file, \"./hooks/extra.json\"", v.Str)

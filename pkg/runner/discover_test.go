@@ -259,6 +259,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "plugins/b/hooks.json is not where Claude Code reads a plugin's hooks",
 		},
 		{
+			name: "a hooks path written from .claude-plugin/",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p", "hooks": "hooks.json"}`,
+				".claude-plugin/hooks.json":  `{"hooks": {}}`,
+			},
+			want: []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24", "warning discovery/missing-file .claude-plugin/hooks.json:0:0"},
+			msg:  `hooks file "hooks.json" not found (resolved against the plugin root); written from .claude-plugin/, it names .claude-plugin/hooks.json, which is there: Claude Code reads a manifest's paths from the plugin's directory, so write "./.claude-plugin/hooks.json"`,
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},

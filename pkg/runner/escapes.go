@@ -71,3 +71,18 @@ func (c *claudeDisc) fromManifestDir(ctx hookCtx, s string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// manifestDirHint ends a discovery/missing-file error about the path s of
+// a plugin's manifest, not found from the plugin's directory, where it is
+// there read from the manifest's own .claude-plugin directory: it names
+// what the author meant and how to write it; "" otherwise.
+func (c *claudeDisc) manifestDirHint(ctx hookCtx, s string) string {
+	if !ctx.isPlugin {
+		return ""
+	}
+	in := c.fromManifestDir(ctx, s)
+	if in == "" {
+		return ""
+	}
+	return fmt.Sprintf("; written from .claude-plugin/, it names %s, which is there: Claude Code reads a manifest's paths from the plugin's directory, so write %s", shownName(in), strconv.Quote("./"+in))
+}

@@ -229,7 +229,7 @@ func (c *claudeDisc) componentPath(ctx hookCtx, kind, declFile string, v *jnode)
 	case errors.Is(err, ErrOutsideTree):
 		c.find(RuleOutsideTree, report.SeverityError, loc, "%s", outsideMessage(fmt.Sprintf("%s path %q", kind, v.Str), "", err))
 	case err != nil:
-		c.find(RuleMissingFile, report.SeverityError, loc, "%s path %q not found (resolved against the plugin root)", kind, v.Str)
+		c.find(RuleMissingFile, report.SeverityError, loc, "%s path %q not found (resolved against the plugin root)%s", kind, v.Str, c.manifestDirHint(ctx, v.Str))
 	case fi.IsDir() && fk == fmSkill:
 		c.skillsDir(ctx, p, true)
 	case fi.IsDir():
