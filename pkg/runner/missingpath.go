@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -69,6 +70,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			if filepath.IsAbs(p) || filepath.IsAbs(from) {
 				if !moduleThere(abs) {
+					if other := sameNameElsewhere(tree, filepath.ToSlash(rel)); other != "" {
+						return fmt.Sprintf("it names %s, which the tree does not hold, and the tree has %s: the hook builds a path to it from a directory that is not its own (a plugin root another plugin's ${CLAUDE_PLUGIN_ROOT} stands for, a script's directory a helper it sources changed), and fails so wherever it runs; name the file from where it is", shownName(filepath.ToSlash(rel)), shownName(other))
+					}
 					return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
 				}
 			}
@@ -212,4 +216,57 @@ func moduleThere(abs string) bool {
 		}
 	}
 	return false
+}
+
+// maxElsewhere bounds the entries sameNameElsewhere looks at.
+const maxElsewhere = 50_000
+
+// sameNameElsewhere is the regular file of tree (relative to it, with
+// slashes) that has the longest tail of path elements, two or more (its
+// name and its directory's), in common with rel, a path the tree does
+// not hold, "" where none has, or where rel is a build's output (below
+// dist/ or build/), which another of its name says nothing of;
+// dot-directories and node_modules are not searched, and the search
+// stops after maxElsewhere entries.
+func sameNameElsewhere(tree, rel string) string {
+	base := path.Base(rel)
+	want := strings.Split(rel, "/")
+	if slices.Contains(want, "dist") || slices.Contains(want, "build") {
+		return ""
+	}
+	best, bestLen, seen := "", 0, 0
+	_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+		if seen++; seen > maxElsewhere {
+			return filepath.SkipAll
+		}
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != base || !d.Type().IsRegular() {
+			return nil
+		}
+		r, err := filepath.Rel(tree, p)
+		if err != nil {
+			return nil
+		}
+		got := strings.Split(filepath.ToSlash(r), "/")
+		n := 0
+		for n < len(got) && n < len(want) && got[len(got)-1-n] == want[len(want)-1-n] {
+			n++
+		}
+		if n > bestLen || n == bestLen && best != "" && filepath.ToSlash(r) < best {
+			best, bestLen = filepath.ToSlash(r), n
+		}
+		return nil
+	})
+	if bestLen < 2 {
+		return ""
+	}
+	return best
 }

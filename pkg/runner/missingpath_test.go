@@ -72,6 +72,8 @@ func TestMissingPathCause(t *testing.T) {
 			"it names plugins/p/dist/index.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed"},
 		{"Bun's relative import the tree lacks", "plugin:plugins/p", "error: Cannot find module './lib/paths.js' from '" + tree + "/plugins/p/src/settings.ts'\n",
 			"it names plugins/p/src/lib/paths.js, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it"},
+		{"a script the tree has elsewhere", "plugin:plugins/p", "bash: " + tree + "/plugins/p/lib/hooks/guard.sh: No such file or directory\n",
+			"it names plugins/p/lib/hooks/guard.sh, which the tree does not hold, and the tree has plugins/p/hooks/guard.sh: the hook builds a path to it from a directory that is not its own"},
 		{"Bun's relative import the tree has as .ts", "plugin:plugins/p", "error: Cannot find module './guard.js' from '" + tree + "/plugins/p/hooks/x.ts'\n", ""},
 		{"a package's relative path", "project:packages/app", "sh: 1: ./missing.sh: not found\n", ""},
 		{"a relative link in the tree", "project:.", ".claude/rel.sh/x: No such file or directory\n", ""},
