@@ -236,7 +236,70 @@ func newClaudeDisc(dir string) *claudeDisc {
 // (deadLink); a hooks file so is said where the directory is a plugin's
 // (plugin), not of every directory with a hooks link to nothing.
 func (c *claudeDisc) isPluginRoot(dir string) bool {
-	return c.present(filepath.Join(dir, claudePluginJSON), false) || c.exists(filepath.Join(dir, claudeHooksJSON))
+	if c.present(filepath.Join(dir, claudePluginJSON), false) {
+		return true
+	}
+	return c.exists(filepath.Join(dir, claudeHooksJSON)) && !c.installerProfiles(dir)
+}
+
+// installerProfiles says whether dir, which holds no plugin manifest, has
+// a hooks/hooks.json that is an installer's profiles, not a hooks file:
+// no "hooks" at its top, and hooks one level down ({"essential":
+// {"hooks": {…}}, "full": {…}}), which an installer merges into a
+// settings file. Claude Code reads no such file as a plugin's hooks, so
+// dir is no plugin; the first time, a notice says so.
+func (c *claudeDisc) installerProfiles(dir string) bool {
+	p := filepath.Join(dir, claudeHooksJSON)
+	if v, ok := c.profiles[p]; ok {
+		return v
+	}
+	if c.profiles == nil {
+		c.profiles = map[string]bool{}
+	}
+	c.profiles[p] = false
+	_, fi, err := beneath(c.dir, c.dirReal, p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclFile {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	keys := profileKeys(data)
+	if len(keys) == 0 {
+		return false
+	}
+	c.profiles[p] = true
+	rel, _ := relTo(c.dir, p)
+	c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: rel},
+		"%s has no \"hooks\" at its top but hooks one level down (%s): an installer's profiles, which it merges into a settings file, not a hooks file Claude Code reads; vigiles does not run them: audit a checkout where they are installed",
+		shownName(rel), strings.Join(keys, ", "))
+	return true
+}
+
+// profileKeys are the members of the JSON object data, a file with no
+// "hooks" at its top, whose value holds a "hooks" object of a known
+// event's array (shown, sorted, at most five); none where data is no
+// such file.
+func profileKeys(data []byte) []string {
+	n, err := parseJSON(data)
+	if err != nil || n.Kind != jsonObject || n.get("hooks") != nil {
+		return nil
+	}
+	var keys []string
+	for _, m := range n.Members {
+		if m.Value.Kind != jsonObject {
+			continue
+		}
+		if h := m.Value.get("hooks"); h != nil && h.Kind == jsonObject && declaresEvents(h) {
+			keys = append(keys, shownCut(m.Key, maxMonitorName)+".hooks")
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) > 5 {
+		keys = append(keys[:5], "…")
+	}
+	return keys
 }
 
 // below discovers the plugins and marketplaces in the directories under
@@ -344,6 +407,10 @@ type claudeDisc struct {
 	// namedHooks holds the hooks files (absolute) a manifest's "hooks"
 	// names (strayPluginHooks).
 	namedHooks map[string]bool
+	// profiles holds, by the path of a manifest-less directory's
+	// hooks/hooks.json, whether it is an installer's profiles
+	// (installerProfiles).
+	profiles map[string]bool
 	// fileHooks holds the indexes in out.Hooks of the hooks each file
 	// gave in each context (fileRead, nameAgain).
 	fileHooks map[string][]int

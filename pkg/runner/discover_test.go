@@ -268,6 +268,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `hooks file "hooks.json" not found (resolved against the plugin root); written from .claude-plugin/, it names .claude-plugin/hooks.json, which is there: Claude Code reads a manifest's paths from the plugin's directory, so write "./.claude-plugin/hooks.json"`,
 		},
 		{
+			name: "an installer's profiles in hooks/hooks.json",
+			files: map[string]string{
+				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				"hooks/hooks.json":      `{"essential": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo e"}]}]}, "statusLine": {}}, "full": {"hooks": {"PreToolUse": []}}}`,
+			},
+			want: []string{"notice discovery/not-executable hooks/hooks.json:0:0"},
+			msg:  `hooks/hooks.json has no "hooks" at its top but hooks one level down (essential.hooks, full.hooks): an installer's profiles`,
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},

@@ -119,7 +119,9 @@ func (s *session) strayHooks(p string) []string {
 
 // declaresHooks says whether data is a JSON object whose "hooks" is an
 // object holding an event vigiles knows as an array: hooks in the form
-// Claude Code's settings and a plugin's hooks.json declare them.
+// Claude Code's settings and a plugin's hooks.json declare them; or,
+// with no "hooks" at its top, one whose members hold such hooks (an
+// installer's profiles, profileKeys).
 func declaresHooks(data []byte) bool {
 	n, err := parseJSON(data)
 	if err != nil || n.Kind != jsonObject {
@@ -127,8 +129,14 @@ func declaresHooks(data []byte) bool {
 	}
 	h := n.get("hooks")
 	if h == nil || h.Kind != jsonObject {
-		return false
+		return len(profileKeys(data)) > 0
 	}
+	return declaresEvents(h)
+}
+
+// declaresEvents says whether the hooks object h holds a known event's
+// array.
+func declaresEvents(h *jnode) bool {
 	for ev := range knownEvents {
 		if e := h.get(ev); e != nil && e.Kind == jsonArray {
 			return true
