@@ -1597,6 +1597,17 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 				// the status Claude Code reads as a block.
 				how = " with exit status 2, which Claude Code reads as a blocking error where the event takes one (a PreToolUse hook then blocks every call it matches, a Stop hook keeps the turn from ending)"
 			}
+			if other := sameNameElsewhere(c.dir, shown); other != "" {
+				// Named from a directory not its own: a skill another
+				// plugin carries, whose ${CLAUDE_PLUGIN_ROOT} is that
+				// plugin's.
+				from := "the project's directory"
+				if ctx.isPlugin {
+					root, _ := relTo(c.dir, ctx.pluginRoot)
+					from = fmt.Sprintf("plugin %s's directory %s, which ${CLAUDE_PLUGIN_ROOT} names here", shownCut(ctx.plugin, maxMonitorName), shownName(orDefault(root, ".")))
+				}
+				how += fmt.Sprintf("; the tree has %s: the path is read from %s, not from where the file is", shownName(other), from)
+			}
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
 	}

@@ -277,6 +277,20 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `hooks/hooks.json has no "hooks" at its top but hooks one level down (essential.hooks, full.hooks): an installer's profiles`,
 		},
 		{
+			// A skill of plugin core that plugin all, whose directory is
+			// the repository's, carries too: there ${CLAUDE_PLUGIN_ROOT}
+			// is all's directory.
+			name: "a skill's script named from another plugin's root",
+			files: map[string]string{
+				".claude-plugin/plugin.json":              `{"name": "all", "skills": ["./plugins/core/skills/sec"]}`,
+				"plugins/core/.claude-plugin/plugin.json": `{"name": "core"}`,
+				"plugins/core/skills/sec/SKILL.md":        "---\nname: sec\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks: [{type: command, command: \"${CLAUDE_PLUGIN_ROOT}/skills/sec/hooks/scan.sh\"}]\n---\nA skill.\n",
+				"plugins/core/skills/sec/hooks/scan.sh":   "#!/bin/sh\n",
+			},
+			want: []string{"error discovery/missing-script plugins/core/skills/sec/SKILL.md:6:40"},
+			msg:  "hook script skills/sec/hooks/scan.sh does not exist: the hook fails every time it runs; the tree has plugins/core/skills/sec/hooks/scan.sh: the path is read from plugin all's directory ., which ${CLAUDE_PLUGIN_ROOT} names here, not from where the file is",
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
