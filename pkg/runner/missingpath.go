@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -221,50 +222,62 @@ func moduleThere(abs string) bool {
 // maxElsewhere bounds the entries sameNameElsewhere looks at.
 const maxElsewhere = 50_000
 
+// treeNames holds, by work tree, its regular files by base name (each
+// relative to it, with slashes), read once: what sameNameElsewhere looks
+// a name up in, however many paths it is asked about.
+var treeNames sync.Map // string -> func() map[string][]string
+
+// namesOf is tree's files by base name: dot-directories and node_modules
+// are not searched, and the search stops after maxElsewhere entries.
+func namesOf(tree string) map[string][]string {
+	v, _ := treeNames.LoadOrStore(tree, sync.OnceValue(func() map[string][]string {
+		names := map[string][]string{}
+		seen := 0
+		_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
+			if seen++; seen > maxElsewhere {
+				return filepath.SkipAll
+			}
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if r, err := filepath.Rel(tree, p); err == nil && d.Type().IsRegular() {
+				names[d.Name()] = append(names[d.Name()], filepath.ToSlash(r))
+			}
+			return nil
+		})
+		return names
+	}))
+	return v.(func() map[string][]string)()
+}
+
 // sameNameElsewhere is the regular file of tree (relative to it, with
 // slashes) that has the longest tail of path elements, two or more (its
 // name and its directory's), in common with rel, a path the tree does
 // not hold, "" where none has, or where rel is a build's output (below
-// dist/ or build/), which another of its name says nothing of;
-// dot-directories and node_modules are not searched, and the search
-// stops after maxElsewhere entries.
+// dist/ or build/), which another of its name says nothing of. The
+// tree's files are read once (namesOf).
 func sameNameElsewhere(tree, rel string) string {
-	base := path.Base(rel)
 	want := strings.Split(rel, "/")
 	if slices.Contains(want, "dist") || slices.Contains(want, "build") {
 		return ""
 	}
-	best, bestLen, seen := "", 0, 0
-	_ = filepath.WalkDir(tree, func(p string, d fs.DirEntry, err error) error {
-		if seen++; seen > maxElsewhere {
-			return filepath.SkipAll
-		}
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != tree && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() != base || !d.Type().IsRegular() {
-			return nil
-		}
-		r, err := filepath.Rel(tree, p)
-		if err != nil {
-			return nil
-		}
-		got := strings.Split(filepath.ToSlash(r), "/")
+	best, bestLen := "", 0
+	for _, r := range namesOf(tree)[path.Base(rel)] {
+		got := strings.Split(r, "/")
 		n := 0
 		for n < len(got) && n < len(want) && got[len(got)-1-n] == want[len(want)-1-n] {
 			n++
 		}
-		if n > bestLen || n == bestLen && best != "" && filepath.ToSlash(r) < best {
-			best, bestLen = filepath.ToSlash(r), n
+		if n > bestLen || n == bestLen && r < best {
+			best, bestLen = r, n
 		}
-		return nil
-	})
+	}
 	if bestLen < 2 {
 		return ""
 	}
