@@ -595,12 +595,7 @@ func TestAuditWithoutBaselineNamesWhatAHookDecides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunDecides {
-			got = append(got, f.Message)
-		}
-	}
+	got := messagesOf(rep.Findings, RuleRunDecides)
 	if len(got) != 1 || !strings.Contains(got[0], `project PreToolUse Bash tells Claude Code what to do with the call: {"permissionDecision":"allow"}`) {
 		t.Errorf("run/decides findings %q, want the PreToolUse run's", got)
 	}

@@ -103,12 +103,7 @@ func TestCheckSelectingAListedHookIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleCheckHook {
-			got = append(got, f.Message)
-		}
-	}
+	got := messagesOf(rep.Findings, RuleCheckHook)
 	if len(got) != 2 || !strings.Contains(got[0], `check "offline": "hp" selects, for Stop, hooks that vigiles lists and does not run`) || !strings.Contains(got[0], "(http)") ||
 		!strings.Contains(got[1], `check "lookaround": "lk" selects, for PreToolUse, hooks that vigiles lists`) || rep.Verdict == report.VerdictPass {
 		t.Errorf("verdict %s, check/no-hook findings %q; want one of the Stop check and one of the lookaround one (the Write hook does not run for Bash)", rep.Verdict, got)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -61,4 +62,15 @@ func discoverAll(t testing.TB, dir string) *session {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// messagesOf is the messages of the findings fs of rule, in order.
+func messagesOf(fs []report.Finding, rule string) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Rule == rule {
+			out = append(out, f.Message)
+		}
+	}
+	return out
 }

@@ -186,12 +186,7 @@ func TestOutsidePluginOfAMarketplaceOfTheRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleOutsidePlugin {
-			got = append(got, f.Message)
-		}
-	}
+	got := messagesOf(rep.Findings, RuleOutsidePlugin)
 	want := []string{`.claude/settings.json turns on the plugin p@ours, which Claude Code installs from the marketplace ours that extraKnownMarketplaces names (source {"repo":"org/repo","source":"github"}), outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outside-plugin findings (-want +got):\n%s", diff)

@@ -127,12 +127,7 @@ func TestAuditNamesWhatRunsLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msgs []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunPersists {
-			msgs = append(msgs, f.Message)
-		}
-	}
+	msgs := messagesOf(rep.Findings, RuleRunPersists)
 	if len(msgs) != 1 {
 		t.Fatalf("run/persists findings %q, want one; all: %v", msgs, findingLines(rep.Findings))
 	}

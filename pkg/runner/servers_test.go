@@ -205,12 +205,7 @@ func TestServersOfAPartialAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleMCPServer {
-			got = append(got, f.Message)
-		}
-	}
+	got := messagesOf(rep.Findings, RuleMCPServer)
 	if len(got) != 1 || !strings.Contains(got[0], "a-server") {
 		t.Errorf("an audit of a/ named %q, want a's server alone", got)
 	}

@@ -76,12 +76,7 @@ func TestMarketplaceEntryMonitorsAreNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleMonitor {
-			all = append(all, f.Message)
-		}
-	}
+	all := messagesOf(rep.Findings, RuleMonitor)
 	for _, want := range []string{"curl a.example.test", "curl b.example.test"} {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
 			t.Errorf("no %s finding names %q: %v", RuleMonitor, want, findingLines(rep.Findings))

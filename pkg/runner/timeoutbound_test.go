@@ -166,12 +166,7 @@ func TestTimeoutUnderParallelRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
-			for _, f := range rep.Findings {
-				if f.Rule == RuleRunTimeout {
-					got = append(got, f.Message)
-				}
-			}
+			got := messagesOf(rep.Findings, RuleRunTimeout)
 			want := []string{"plugins/p/hooks/hooks.json#hooks.Stop[0].hooks[0]: " + tc.want}
 			if strings.Join(got, "\n") != want[0] {
 				t.Errorf("%s:\n got %q\nwant %q", RuleRunTimeout, got, want)
