@@ -1577,8 +1577,8 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 	}
 	cands := scriptsRun(words)
 	for _, p := range cands {
-		if !h.Exec && strings.ContainsAny(p, "$`*?[") {
-			continue // left to the shell
+		if !h.Exec && (strings.ContainsAny(p, "$`*?[") || strings.HasPrefix(p, "~")) {
+			continue // left to the shell: ~ is the user's home, outside the tree
 		}
 		abs := p
 		if !filepath.IsAbs(abs) {

@@ -184,6 +184,11 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   "gone.sh does not exist",
 		},
 		{
+			// The shell reads ~ as the user's home: no path of the tree.
+			name:  "a script in the home directory",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "python3 ~/.claude/hooks/stop.py && ~/.claude/hooks/a.sh"}]}]}}`},
+		},
+		{
 			name:  "missing interpreter script",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/scripts/x.py"}]}]}}`},
 			want:  []string{"error discovery/missing-script .claude/settings.json:1:63"},

@@ -83,6 +83,11 @@ func missingPathCause(r report.HookRun, tree string) string {
 			if why := installedCopyCause(r, tree, p, abs); why != "" {
 				return why
 			}
+			if rel := inTreeSuffix(tree, abs); rel != "" && under(abs, sandbox.Throwaway()[0]) {
+				// The tree's own file, which an installer copies into
+				// HOME where the hook is used.
+				return fmt.Sprintf("it names %s, in the run's throwaway HOME, which each confined run starts empty, and the tree has %s: an installer that copies the tree's files into HOME puts it there where the hook is used, so this run records the hook without it; name it from the tree (\"$CLAUDE_PROJECT_DIR\"/%s) to audit it at work", shownName(p), shownName(rel), shownName(rel))
+			}
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
 		if _, err := os.Stat(abs); err == nil {
