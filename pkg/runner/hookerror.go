@@ -39,7 +39,11 @@ const RuleRunHookError = "run/hook-error"
 func hookError(e executed) *report.Finding {
 	r := e.run
 	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
-	if r.Outcome != report.OutcomeAllowed && !failBlocked || r.TimedOut || e.limit != "" || e.result == nil {
+	// Exit status 2 that a shell or an interpreter gave for a failure
+	// (python's for a script it cannot open, sh's for a redirection it
+	// cannot create): a block, but not the hook's answer.
+	crashBlocked := r.Outcome == report.OutcomeBlocked && r.ExitCode == 2 && !failBlocked && shellFailure().MatchString(r.Stderr)
+	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
 	if e.async && r.ExitCode == 2 && e.result.Signal == "" {
@@ -76,6 +80,8 @@ func hookError(e executed) *report.Finding {
 		// The handler's onFailure block: a guard that fails blocks
 		// every call it fails on.
 		then = "its onFailure block makes Claude Code block the call whenever it fails so"
+	case crashBlocked:
+		then = fmt.Sprintf("the shell or interpreter, not the hook, exited with 2, which Claude Code reads as the hook's block: on %s it blocks (or hands that error to Claude) on every call this fails on, wherever it fails so", r.Event)
 	}
 	msg := fmt.Sprintf("%s %s%s failed (%s): %s; this run records the hook failing, not at work",
 		shownName(r.Plugin), r.Event, toolSuffix(r.Tool), how, then)
@@ -226,3 +232,8 @@ func notExecutableInTree(stderr, tree string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// shellFailure matches a failure a shell or an interpreter reports on its
+// own before the hook's code runs, or as it starts it: a program or file
+// not found, a redirection it cannot create, a script Python cannot open.
+var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied)|can't open file '`)

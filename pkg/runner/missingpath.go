@@ -21,9 +21,11 @@ import (
 // and "No such file or directory: 'PATH'", Node.js's "Cannot find module
 // 'PATH'" of an absolute or relative path (Bun's adds " from 'FILE'",
 // the importing file, whose directory a relative path is read from), and
-// a script's own "not found at PATH" (an absolute path). The path is the
-// match's one group that is not empty but the importing file's (4).
-var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)`)
+// a script's own "not found at PATH" (an absolute path), and a shell's
+// "cannot create PATH: Directory nonexistent" of a redirection. The path
+// is the match's one group that is not empty but the importing file's
+// (4).
+var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
 
 // installedCopy matches, in a path of the run's throwaway HOME, where
 // Claude Code keeps its own copy of what it installs: a marketplace's
@@ -55,7 +57,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 		cwd = filepath.Join(tree, dir)
 	}
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
-		p, from := m[1]+m[2]+m[3]+m[5]+m[6], m[4]
+		p, from := m[1]+m[2]+m[3]+m[5]+m[6]+m[7], m[4]
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
