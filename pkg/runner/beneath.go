@@ -157,6 +157,29 @@ func (c *claudeDisc) inSubmodule(link, target string) string {
 	return ""
 }
 
+// emptySubmodule is the path of the git submodule (as .gitmodules names
+// it) that the directory dir is, or lies in, where that submodule's
+// directory holds nothing: not checked out; "" otherwise.
+func (c *claudeDisc) emptySubmodule(dir string) string {
+	rel, err := relTo(c.dir, dir)
+	if err != nil {
+		return ""
+	}
+	for _, sub := range c.submodules() {
+		if rel != sub && !strings.HasPrefix(rel, sub+"/") {
+			continue
+		}
+		real, fi, err := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(sub)))
+		if err != nil || !fi.IsDir() {
+			return ""
+		}
+		if ents, err := os.ReadDir(real); err == nil && len(ents) == 0 {
+			return sub
+		}
+	}
+	return ""
+}
+
 // submodules are the paths the work tree's .gitmodules gives its
 // submodules (read once; none where there is no such file, or one that
 // a link leads out of the tree).

@@ -1766,6 +1766,11 @@ func (c *claudeDisc) marketplace(root string) {
 				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q %s", i, name, s, what)
 				continue
 			}
+			if sub := c.emptySubmodule(dirp); sub != "" {
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules and installs the plugin from it, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
+					i, name, s, shownName(sub))
+				continue
+			}
 			if name != "" {
 				if d, err := relTo(c.dir, dirp); err == nil {
 					if c.local == nil {

@@ -296,6 +296,16 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "hook script skills/sec/hooks/scan.sh does not exist: the hook fails every time it runs; the tree has plugins/core/skills/sec/hooks/scan.sh: the path is read from plugin all's directory ., which ${CLAUDE_PLUGIN_ROOT} names here, not from where the file is",
 		},
 		{
+			name: "a marketplace's plugin in a submodule not checked out",
+			files: map[string]string{
+				".gitmodules":                     "[submodule \"sdk\"]\n\tpath = sdk-bridge\n\turl = https://git.example.test/sdk.git\n",
+				"sdk-bridge/":                     "",
+				".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "sdk", "source": "./sdk-bridge"}]}`,
+			},
+			want: []string{"error discovery/missing-file .claude-plugin/marketplace.json:1:77"},
+			msg:  `plugins[0] (sdk): local source "./sdk-bridge" is the git submodule sdk-bridge, which this checkout has not checked out`,
+		},
+		{
 			name:  "a matcher that means a negation",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SubagentStop": [{"matcher": "!quoth-memory", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:41"},
