@@ -1149,9 +1149,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if stray := s.strayHooks(p); len(stray) > 0 {
 			// Hooks in Claude Code's form, where it does not load
 			// them: what an installer copies into place.
+			verb := "declare"
+			if len(stray) == 1 {
+				verb = "declares"
+			}
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
-				Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s where Claude Code loads them, so the audit ran nothing; %s declare hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
-					where, strings.Join(stray, ", "))})
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s where Claude Code loads them, so the audit ran nothing; %s %s hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
+					where, strings.Join(stray, ", "), verb)})
 			continue
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
