@@ -275,6 +275,10 @@ var DefaultTools = []string{"Bash", "Edit", "Write", "Read", "Glob", "Grep", "We
 // (DefaultToolInput).
 var namedTools = []string{"PowerShell", "WebSearch", "Agent", "AskUserQuestion", "ExitPlanMode"}
 
+// kindTools are the tools matchers name whose input the hooks reference
+// does not document, which get the input of their kind (DefaultToolInput).
+var kindTools = []string{"MultiEdit", "NotebookEdit", "Task"}
+
 // DefaultToolInput returns the default tool_input of a tool, with file
 // paths under cwd (Claude Code sends absolute paths). Unknown tools get an
 // empty object.
@@ -309,6 +313,16 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 	case "AskUserQuestion":
 		return map[string]any{"questions": []any{map[string]any{"question": "Which framework?", "header": "Framework",
 			"options": []any{map[string]any{"label": "React"}, map[string]any{"label": "Vue"}}, "multiSelect": false}}}
+	// Tools matchers name that the reference does not document the
+	// input of (MultiEdit, of earlier versions; NotebookEdit; Task,
+	// Agent's earlier name): the input of their kind, not an empty one
+	// that a hook reading tool_input.file_path fails on.
+	case "MultiEdit":
+		return map[string]any{"file_path": path.Join(cwd, "README.md"), "edits": []any{map[string]any{"old_string": "Hello", "new_string": "Hello, world", "replace_all": false}}}
+	case "NotebookEdit":
+		return map[string]any{"notebook_path": path.Join(cwd, "analysis.ipynb"), "cell_id": "cell-1", "new_source": "print('hello')\n", "cell_type": "code", "edit_mode": "replace"}
+	case "Task":
+		return map[string]any{"description": "Find API endpoints", "prompt": defaultSubagentPrompt, "subagent_type": "Explore"}
 	case "ExitPlanMode":
 		// Claude Code injects the plan and its file (written under HOME)
 		// before the hooks run.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -231,9 +232,11 @@ func EventsDoc() string {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}
 	w("A matcher that names a tool outside that set runs for it too (`Edit|Write|NotebookEdit` adds\n")
-	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, and any\n")
-	w("other an empty `tool_input` (a check's `input:` or the policy's `payloads:` gives it one).\n\n")
-	for _, t := range namedTools {
+	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, so do\n")
+	w("MultiEdit (of earlier versions), NotebookEdit and Task (Agent's earlier name), which matchers\n")
+	w("still name, and any other an empty `tool_input` (a check's `input:` or the policy's `payloads:`\n")
+	w("gives it one).\n\n")
+	for _, t := range append(slices.Clone(namedTools), kindTools...) {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}
 	w("PostToolUse adds a `tool_response`: for Bash `%s`; for Write and Edit `%s`; for Read a text file\n",
