@@ -692,6 +692,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
 	c.settingsCommands(root, rel, plugin, n)
+	c.settingsEnv(rel, n)
 	hooks := n.get("hooks")
 	if hooks == nil {
 		return
