@@ -1347,15 +1347,35 @@ func npxFetches(runner string, args []string) []fetched {
 	if len(pkgs) == 0 && !call && len(rest) > 0 {
 		pkgs = append(pkgs, rest[0])
 	}
+	byOption := len(pkgs) > 0 && (len(rest) == 0 || pkgs[0] != rest[0])
 	var out []fetched
 	for _, spec := range pkgs {
 		f, ok := npmFetch(runner, spec)
 		if !ok {
 			continue
 		}
+		if byOption && len(rest) > 0 {
+			f.fix = optionFix(f.fix, "@<version>", "--package=", rest[0])
+		}
 		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
 	}
 	return out
+}
+
+// optionFix rewrites the fix "pin an exact version: RUNNER NAME<pin>" of a
+// package given by an option (npx --package, uvx --from) that runs the
+// command cmd of it, which the package's name alone would not: the pin
+// goes into the option, the command after it. Another fix is kept.
+func optionFix(fix, pin, option, cmd string) string {
+	head, ok := strings.CutPrefix(fix, "pin an exact version: ")
+	if !ok || !strings.HasSuffix(head, pin) {
+		return fix
+	}
+	i := strings.LastIndexByte(head, ' ')
+	if i < 0 {
+		return fix
+	}
+	return fmt.Sprintf("pin an exact version: %s %s%s %s", head[:i], option, head[i+1:], shownCut(cmd, maxMonitorName))
 }
 
 // optWord is one option word of a package runner's (scanOpts): the word,
@@ -1923,6 +1943,9 @@ func uvxFetches(runner string, args []string) []fetched {
 	var out []fetched
 	if spec != "" {
 		if f, ok := pypiFetch(runner, spec); ok {
+			if o.from != "" && len(o.rest) > 0 {
+				f.fix = optionFix(f.fix, "==<version>", "--from ", o.rest[0])
+			}
 			out = append(out, f.unsureAfter(o.unsure, runner, ", or after the package"))
 		}
 	}

@@ -833,3 +833,22 @@ func TestFetchesReadAsTheToolDoes(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchFixKeepsTheCommand: the fix for a package an option gives
+// (npx --package, uvx --from) pins it in the option and keeps the command
+// it runs, which the package's name alone would not run; a package given
+// as the command keeps the plain fix.
+func TestFetchFixKeepsTheCommand(t *testing.T) {
+	for _, tc := range []struct{ line, fix string }{
+		{"npx -y --package=vscode-langservers-extracted vscode-html-language-server --stdio", "pin an exact version: npx -y --package=vscode-langservers-extracted@<version> vscode-html-language-server"},
+		{"npx -p @scope/tool tool-cli", "pin an exact version: npx -y --package=@scope/tool@<version> tool-cli"},
+		{"npx -y @vtsls/language-server --stdio", "pin an exact version: npx -y @vtsls/language-server@<version>"},
+		{"uvx --from pyright pyright-langserver --stdio", "pin an exact version: uvx --from pyright==<version> pyright-langserver"},
+		{"uvx ruff check", "pin an exact version: uvx ruff==<version>"},
+	} {
+		fs := fetchesInShell(tc.line, 0)
+		if len(fs) != 1 || fs[0].fix != tc.fix {
+			t.Errorf("%q: fetches %+v, want the fix %q", tc.line, fs, tc.fix)
+		}
+	}
+}
