@@ -113,8 +113,10 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	switch {
+	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
+		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
-		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
+		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work (a confined hook's PATH is the system's, /usr/local/bin, /usr/bin and /bin: a program in a HOME directory or a version manager's is not found)"
 	case code == 126:
 		if rel := notExecutableInTree(stderr, tree); rel != "" {
 			return fmt.Sprintf("it runs %s, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x %s), or run it through its interpreter", shownName(rel), shownName(rel))
@@ -237,3 +239,7 @@ func notExecutableInTree(stderr, tree string) string {
 // own before the hook's code runs, or as it starts it: a program or file
 // not found, a redirection it cannot create, a script Python cannot open.
 var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied)|can't open file '`)
+
+// barePython matches a shell's report that "python" (not python3) is
+// not found.
+var barePython = lazyRE(`(?m)(?:^|[\s:])python: (?:\d+: )?(?:not found|command not found)|: python: not found`)
