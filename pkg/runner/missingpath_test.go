@@ -70,6 +70,8 @@ func TestMissingPathCause(t *testing.T) {
 			`it names /root/.claude/hooks/validate.sh, in the run's throwaway HOME, which each confined run starts empty, and the tree has .claude/hooks/validate.sh: an installer that copies the tree's files into HOME puts it there where the hook is used`},
 		{"a redirection into HOME", "project:.", "/bin/sh: 1: cannot create /root/.claude/logs/guard.log: Directory nonexistent\n",
 			"it names /root/.claude/logs/guard.log, in the run's throwaway HOME"},
+		{"a quoted ~", "project:.", "bash: ~/c.sh: No such file or directory\n",
+			`it names ~/c.sh, a ~ the shell did not expand, as it was quoted: a path of a directory named ~ in the one the hook runs in, not of the home directory; write "$HOME"/c.sh, or leave the ~ unquoted`},
 		{"the throwaway TMPDIR", "project:.", "bash: /tmp/guard-state/lock: No such file or directory\n",
 			"it names /tmp/guard-state/lock, in the run's throwaway HOME"},
 		{"a script the tree lacks", "plugin:plugins/p", "Error: Cannot find module '" + tree + "/plugins/p/dist/index.js'\n",
