@@ -1075,7 +1075,8 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 }
 
 // strayPluginHooks says, of a hooks.json at the plugin root's top or in
-// its .claude-plugin directory that its manifest does not name, that
+// its .claude-plugin directory that its manifest does not name, and
+// that declares hooks in Claude Code's form (declaresHooks), that
 // Claude Code does not load it: a plugin's hooks are read from
 // hooks/hooks.json and from the paths the manifest's "hooks" names, so
 // none of that file's hooks runs (and vigiles runs none).
@@ -1085,8 +1086,11 @@ func (c *claudeDisc) strayPluginHooks(root string) {
 		if c.namedHooks[p] {
 			continue
 		}
-		if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() {
+		if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStrayFile {
 			continue
+		}
+		if data, err := os.ReadFile(p); err != nil || !declaresHooks(data) {
+			continue // another tool's file, or none of Claude Code's form
 		}
 		rel, _ := relTo(c.dir, p)
 		c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: rel},

@@ -269,7 +269,7 @@ func TestDiscoverMalformed(t *testing.T) {
 				".claude-plugin/plugin.json": `{"name": "p", "hooks": "hooks.json"}`,
 				".claude-plugin/hooks.json":  `{"hooks": {}}`,
 			},
-			want: []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24", "warning discovery/missing-file .claude-plugin/hooks.json:0:0"},
+			want: []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
 			msg:  `hooks file "hooks.json" not found (resolved against the plugin root); written from .claude-plugin/, it names .claude-plugin/hooks.json, which is there: Claude Code reads a manifest's paths from the plugin's directory, so write "./.claude-plugin/hooks.json"`,
 		},
 		{
