@@ -205,6 +205,9 @@ func ParseShard(s string) (i, n int, err error) {
 type session struct {
 	o   Options
 	dir string
+	// bunSeen holds, by script and plugin root, the packages Bun
+	// auto-installs for it (bunImports), read once.
+	bunSeen map[string][]string
 	// markets holds, by plugin name, the tree's marketplaces that list
 	// it (Discovery.Markets).
 	markets map[string][]string
@@ -1476,7 +1479,8 @@ const notRunYet = "not run"
 
 // unacceptedNotices are what an audit without a baseline to compare with
 // says of its runs, which a baseline would accept or name as drift: the
-// network attempts and what runs later (laterNotices).
+// network attempts, what the hooks decide for the calls (decidesNotices)
+// and what runs later (laterNotices).
 func unacceptedNotices(runs []report.HookRun) []report.Finding {
 	return append(append(egressNotices(runs), decidesNotices(runs)...), laterNotices(runs)...)
 }

@@ -148,10 +148,20 @@ func (c *claudeDisc) inSubmodule(link, target string) string {
 	if path.IsAbs(target) {
 		return ""
 	}
-	to := path.Join(path.Dir(link), filepath.ToSlash(target))
-	for _, sub := range c.submodules() {
-		if to == sub || strings.HasPrefix(to, sub+"/") {
-			return sub
+	return c.submoduleOf(path.Join(path.Dir(link), filepath.ToSlash(target)))
+}
+
+// submoduleOf is the submodule path rel (relative to the work tree) is,
+// or lies below, "" for none: each of rel's directories is looked up
+// once, whatever the number of submodules.
+func (c *claudeDisc) submoduleOf(rel string) string {
+	subs := c.submodules()
+	if len(subs) == 0 {
+		return ""
+	}
+	for d := path.Clean(rel); d != "." && d != "/" && d != ".."; d = path.Dir(d) {
+		if subs[d] {
+			return d
 		}
 	}
 	return ""
@@ -159,53 +169,62 @@ func (c *claudeDisc) inSubmodule(link, target string) string {
 
 // emptySubmodule is the path of the git submodule (as .gitmodules names
 // it) that the directory dir is, or lies in, where that submodule's
-// directory holds nothing: not checked out; "" otherwise.
+// directory holds nothing, or is not there: not checked out; ""
+// otherwise.
 func (c *claudeDisc) emptySubmodule(dir string) string {
 	rel, err := relTo(c.dir, dir)
 	if err != nil {
 		return ""
 	}
-	for _, sub := range c.submodules() {
-		if rel != sub && !strings.HasPrefix(rel, sub+"/") {
-			continue
-		}
-		real, fi, err := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(sub)))
-		if err != nil || !fi.IsDir() {
-			return ""
-		}
-		if ents, err := os.ReadDir(real); err == nil && len(ents) == 0 {
-			return sub
-		}
+	sub := c.submoduleOf(rel)
+	if sub == "" {
+		return ""
+	}
+	real, fi, err := beneath(c.dir, c.dirReal, filepath.Join(c.dir, filepath.FromSlash(sub)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return sub
+	}
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	if ents, err := os.ReadDir(real); err == nil && len(ents) == 0 {
+		return sub
 	}
 	return ""
 }
 
+// maxSubmodules bounds the submodule paths read from .gitmodules.
+const maxSubmodules = 4096
+
 // submodules are the paths the work tree's .gitmodules gives its
-// submodules (read once; none where there is no such file, or one that
-// a link leads out of the tree).
-func (c *claudeDisc) submodules() []string {
+// submodules, as a set (read once, at most maxSubmodules; none where
+// there is no such file, or one that a link leads out of the tree).
+func (c *claudeDisc) submodules() map[string]bool {
 	if c.gitmodules != nil {
-		return *c.gitmodules
+		return c.gitmodules
 	}
-	var subs []string
-	c.gitmodules = &subs
+	c.gitmodules = map[string]bool{}
 	p := filepath.Join(c.dir, ".gitmodules")
 	if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclFile {
-		return subs
+		return c.gitmodules
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return subs
+		return c.gitmodules
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
-		if ok && strings.TrimSpace(k) == "path" {
-			if v = path.Clean(strings.Trim(strings.TrimSpace(v), `"`)); v != "." && v != ".." && !strings.HasPrefix(v, "../") && !path.IsAbs(v) {
-				subs = append(subs, v)
-			}
+		if !ok || strings.TrimSpace(k) != "path" {
+			continue
+		}
+		if v = path.Clean(strings.Trim(strings.TrimSpace(v), `"`)); v != "." && v != ".." && !strings.HasPrefix(v, "../") && !path.IsAbs(v) {
+			c.gitmodules[v] = true
+		}
+		if len(c.gitmodules) == maxSubmodules {
+			break
 		}
 	}
-	return subs
+	return c.gitmodules
 }
 
 // plainlyMissing says whether beneath's err, looking up the tree path

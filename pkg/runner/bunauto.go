@@ -127,8 +127,30 @@ func (s *session) nodeModulesAbove(rel, root string) bool {
 // importSpecs matches the module specifiers a script imports: a
 // statement that begins a line, import … from "x" or export … from "x"
 // (over lines), import "x"; and import("x") and require("x") anywhere.
-// A "from" in a string ("--from \"${ref}\"") is none.
-var importSpecs = lazyRE(`(?m)(?:^[ \t]*(?:import|export)\b[^;"'` + "`" + `]*?\bfrom\s*|^[ \t]*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']`)
+// A "from" in a string ("--from \"${ref}\"") is none. Group 1 is "type"
+// for a type-only import or export, which Bun's compiler removes and
+// which installs nothing; group 2 the specifier. Comments are cut first
+// (codeOf).
+var importSpecs = lazyRE(`(?m)(?:^[ \t]*(?:import|export)[ \t]+(type\b)?[^;"'` + "`" + `]*?\bfrom\s*|^[ \t]*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'\s]+)["']`)
+
+// jsComments matches a script's comments: a /* */ block, and a // one
+// that does not follow a ':' or a quote (a URL's).
+var jsComments = lazyRE(`(?s)/\*.*?\*/|(?m)(?:^|[^:"'\\])//[^\n]*`)
+
+// codeOf is the script src with its comments cut, each kept as one space
+// so that no line joins the next.
+func codeOf(src string) string {
+	return jsComments().ReplaceAllStringFunc(src, func(c string) string {
+		if strings.HasPrefix(c, "/*") {
+			return " "
+		}
+		return c[:strings.Index(c, "//")]
+	})
+}
+
+// maxRelImports bounds the relative imports of one file that
+// bunImports looks up.
+const maxRelImports = 256
 
 // npmName matches a package name npm takes: lower-case letters, digits,
 // '-', '.', '_' and '~', with a scope.
@@ -136,9 +158,15 @@ var npmName = lazyRE(`^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
 
 // bunImports are the npm packages (their names, sorted) that the tree's
 // script rel imports, and the scripts of the tree it imports by a
-// relative path in turn, inside root, to maxBunFiles files: not Node.js's
-// or Bun's own modules, a path, or a URL.
+// relative path in turn, inside root, to maxBunFiles files and
+// maxRelImports lookups a file: not Node.js's or Bun's own modules, a
+// path, a URL, or a type-only import. The session reads each script
+// once (bunSeen), however many hooks run it.
 func (s *session) bunImports(rel, root string) []string {
+	key := rel + "\x00" + root
+	if pkgs, ok := s.bunSeen[key]; ok {
+		return pkgs
+	}
 	seen := map[string]bool{rel: true}
 	queue := []string{rel}
 	var pkgs []string
@@ -149,16 +177,23 @@ func (s *session) bunImports(rel, root string) []string {
 		if !ok {
 			continue
 		}
-		for _, m := range importSpecs().FindAllStringSubmatch(src, -1) {
-			spec := m[1]
+		looked := map[string]bool{}
+		for _, m := range importSpecs().FindAllStringSubmatch(codeOf(src), -1) {
+			spec := m[2]
 			switch {
+			case m[1] != "" || looked[spec]:
 			case strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../"):
+				looked[spec] = true
+				if len(looked) > maxRelImports {
+					continue
+				}
 				if next, ok := relImport(f, spec, root, s); ok && !seen[next] {
 					seen[next] = true
 					queue = append(queue, next)
 				}
 			case strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || spec == "bun" || strings.HasPrefix(spec, "bun:") || nodeBuiltin[strings.SplitN(spec, "/", 2)[0]]:
 			default:
+				looked[spec] = true
 				if name := npmPackageName(spec); npmName().MatchString(name) && !slices.Contains(pkgs, name) && len(pkgs) < maxBunImports {
 					pkgs = append(pkgs, name)
 				}
@@ -166,6 +201,10 @@ func (s *session) bunImports(rel, root string) []string {
 		}
 	}
 	slices.Sort(pkgs)
+	if s.bunSeen == nil {
+		s.bunSeen = map[string][]string{}
+	}
+	s.bunSeen[key] = pkgs
 	return pkgs
 }
 

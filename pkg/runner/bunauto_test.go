@@ -25,6 +25,11 @@ export { x } from "zod/v4";
 const lazy = await import("yaml");
 const cmd = ` + "`git gtr new \"${branch}\" --from \"${fromRef}\"`" + `;
 const msg = "copied from 'Somewhere'";
+import type { HookInput } from '@anthropic-ai/claude-agent-sdk';
+export type { Out } from "out-types";
+// const pad = require('left-pad');
+/* import x from "commented-out"; */
+const site = "https://example.test/x"; import("yaml");
 `
 	for _, tc := range []struct {
 		name  string

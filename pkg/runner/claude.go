@@ -92,7 +92,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	if rel == "." {
 		c.project(root)
 	}
-	if c.isPluginRoot(root) {
+	if c.isPluginRoot(root) && !c.geminiExtension(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
 	c.marketplace(root)
@@ -403,7 +403,7 @@ type claudeDisc struct {
 	deadLinks map[string]bool
 	// gitmodules holds the work tree's submodule paths once read
 	// (submodules).
-	gitmodules *[]string
+	gitmodules map[string]bool
 	// namedHooks holds the hooks files (absolute) a manifest's "hooks"
 	// names (strayPluginHooks).
 	namedHooks map[string]bool
@@ -741,6 +741,9 @@ type hookCtx struct {
 	// entry's name: a file two entries of one directory name is read
 	// once, and its hooks are of both names (nameAgain).
 	entryName string
+	// entry says the context is a marketplace entry's own paths'
+	// (named or not).
+	entry bool
 }
 
 // readIn says where the context ctx reads the declaration file rel: the
@@ -867,7 +870,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	if entry != nil {
 		first := len(c.out.Hooks)
 		ectx := ctx
-		ectx.entryName = nameHint
+		ectx.entryName, ectx.entry = nameHint, true
 		if m, ok := entry.member("hooks"); ok {
 			c.hooksField(ectx, entryFile, m.Value, fmt.Sprintf("plugins[%s].", nameHint))
 		}
@@ -1012,7 +1015,7 @@ func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
 // alone: Claude Code does not support its path and list forms there,
 // reports a plugin error and loads none of it, and vigiles reads none.
 func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix string) {
-	if ctx.entryName != "" && (v.Kind == jsonString || v.Kind == jsonArray) {
+	if ctx.entry && (v.Kind == jsonString || v.Kind == jsonArray) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "%shooks: a marketplace entry's hooks may be an inline hooks object only; Claude Code does not support a path or a list of paths there, reports a plugin error (\"Hook load failed\"), and loads none of it: declare them in the plugin's own hooks/hooks.json (or its plugin.json), or inline here", prefix)
 		return
 	}
@@ -1103,7 +1106,7 @@ func (c *claudeDisc) strayPluginHooks(root string) {
 // file), which Claude Code has loaded already: a marketplace entry's
 // "hooks" is not the manifest's, and is not asked about.
 func (c *claudeDisc) standardAgain(ctx hookCtx, p string) bool {
-	if !ctx.isPlugin || ctx.entryName != "" {
+	if !ctx.isPlugin || ctx.entry {
 		return false
 	}
 	real, _, err := beneath(c.dir, c.dirReal, p)
@@ -1173,7 +1176,7 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		// none of them runs, and none is read.
 		for _, m := range n.Members {
 			if _, known := knownEvents[m.Key]; known {
-				c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has events at the top level (%s): Claude Code wants them under \"hooks\" and refuses the file (\"Hook load failed\"; recent versions then fail the whole plugin), so none of its hooks runs and vigiles runs none: put them in {\"hooks\": {…}}", rel, shownCut(m.Key, maxMonitorName))
+				c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has events at the top level (%s): Claude Code wants them under \"hooks\" and refuses the file (\"Hook load failed\"; recent versions then fail the whole plugin), so none of its hooks runs and vigiles runs none: put them in {\"hooks\": {…}}", shownName(rel), shownCut(m.Key, maxMonitorName))
 				return
 			}
 		}
@@ -1763,17 +1766,17 @@ func (c *claudeDisc) marketplace(root string) {
 				c.find(RuleOutsideTree, report.SeverityError, sloc, "%s", outsideMessage(fmt.Sprintf("plugins[%d] (%s): local source %q", i, name, s), "", err))
 				continue
 			}
+			if sub := c.emptySubmodule(dirp); sub != "" && (err == nil && fi.IsDir() || errors.Is(err, fs.ErrNotExist)) {
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is in the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules and installs the plugin from it, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
+					i, shownCut(name, maxMonitorName), s, shownName(sub))
+				continue
+			}
 			if err != nil || !fi.IsDir() {
 				what := "is not a directory"
 				if errors.Is(err, fs.ErrNotExist) {
 					what = "does not exist"
 				}
 				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q %s", i, name, s, what)
-				continue
-			}
-			if sub := c.emptySubmodule(dirp); sub != "" {
-				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules and installs the plugin from it, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
-					i, name, s, shownName(sub))
 				continue
 			}
 			if name != "" {

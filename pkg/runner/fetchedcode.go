@@ -1347,14 +1347,16 @@ func npxFetches(runner string, args []string) []fetched {
 	if len(pkgs) == 0 && !call && len(rest) > 0 {
 		pkgs = append(pkgs, rest[0])
 	}
-	byOption := len(pkgs) > 0 && (len(rest) == 0 || pkgs[0] != rest[0])
+	// One package an option gives, and the command after it: the fix
+	// keeps both (with several, which runs the command is not said).
+	byOption := len(pkgs) == 1 && len(rest) > 0 && pkgs[0] != rest[0]
 	var out []fetched
 	for _, spec := range pkgs {
 		f, ok := npmFetch(runner, spec)
 		if !ok {
 			continue
 		}
-		if byOption && len(rest) > 0 {
+		if byOption {
 			f.fix = optionFix(f.fix, "@<version>", "--package=", rest[0])
 		}
 		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))

@@ -41,8 +41,9 @@ func hookError(e executed) *report.Finding {
 	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
 	// Exit status 2 that a shell or an interpreter gave for a failure
 	// (python's for a script it cannot open, sh's for a redirection it
-	// cannot create): a block, but not the hook's answer.
-	crashBlocked := r.Outcome == report.OutcomeBlocked && r.ExitCode == 2 && !failBlocked && shellFailure().MatchString(r.Stderr)
+	// cannot create), its last word: a block, but not the hook's answer.
+	// A guard that prints such noise and then blocks is not one.
+	crashBlocked := r.Outcome == report.OutcomeBlocked && r.ExitCode == 2 && !failBlocked && shellFailure().MatchString(lastLine(r.Stderr))
 	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
@@ -241,5 +242,5 @@ func notExecutableInTree(stderr, tree string) string {
 var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied)|can't open file '`)
 
 // barePython matches a shell's report that "python" (not python3) is
-// not found.
-var barePython = lazyRE(`(?m)(?:^|[\s:])python: (?:\d+: )?(?:not found|command not found)|: python: not found`)
+// not found, and env's, where a script's first line runs it.
+var barePython = lazyRE(`(?m)(?:^|[\s:])python: (?:\d+: )?(?:not found|command not found)|: python: not found|env: ['‘]python['’]: No such file|command not found: python\b`)

@@ -59,6 +59,10 @@ func missingPathCause(r report.HookRun, tree string) string {
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
 		p, from := m[1]+m[2]+m[3]+m[5]+m[6]+m[7], m[4]
 		if strings.HasPrefix(p, "~/") {
+			if m[1] == "" {
+				// Python's open, Node's require: no shell read it.
+				return fmt.Sprintf("it names %s, a ~ nothing expanded: only a shell reads ~ as the home directory (a script's open or import, or an exec-form command, does not), so it is a directory named ~ in the one the hook runs in; expand it in the hook (os.path.expanduser, os.homedir(), $HOME)", shownName(p))
+			}
 			// A shell expands a ~ it reads unquoted before it runs the
 			// command, and says the path it made: this one was quoted.
 			return fmt.Sprintf("it names %s, a ~ the shell did not expand, as it was quoted: a path of a directory named ~ in the one the hook runs in, not of the home directory; write \"$HOME\"/%s, or leave the ~ unquoted", shownName(p), shownName(strings.TrimPrefix(p, "~/")))

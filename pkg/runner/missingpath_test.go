@@ -72,6 +72,8 @@ func TestMissingPathCause(t *testing.T) {
 			"it names /root/.claude/logs/guard.log, in the run's throwaway HOME"},
 		{"a quoted ~", "project:.", "bash: ~/c.sh: No such file or directory\n",
 			`it names ~/c.sh, a ~ the shell did not expand, as it was quoted: a path of a directory named ~ in the one the hook runs in, not of the home directory; write "$HOME"/c.sh, or leave the ~ unquoted`},
+		{"a ~ Python did not expand", "project:.", "FileNotFoundError: [Errno 2] No such file or directory: '~/.config/x.json'\n",
+			"it names ~/.config/x.json, a ~ nothing expanded: only a shell reads ~ as the home directory"},
 		{"the throwaway TMPDIR", "project:.", "bash: /tmp/guard-state/lock: No such file or directory\n",
 			"it names /tmp/guard-state/lock, in the run's throwaway HOME"},
 		{"a script the tree lacks", "plugin:plugins/p", "Error: Cannot find module '" + tree + "/plugins/p/dist/index.js'\n",

@@ -23,6 +23,9 @@ var riskyEnv = map[string]string{
 	"HTTPS_PROXY":                  "routes the session's HTTPS traffic, model requests included, through that proxy",
 	"HTTP_PROXY":                   "routes the session's HTTP traffic through that proxy",
 	"ALL_PROXY":                    "routes the session's traffic through that proxy",
+	"https_proxy":                  "routes the session's HTTPS traffic, model requests included, through that proxy",
+	"http_proxy":                   "routes the session's HTTP traffic through that proxy",
+	"all_proxy":                    "routes the session's traffic through that proxy",
 	"NODE_EXTRA_CA_CERTS":          "has Claude Code trust that certificate authority, so a proxy holding it can read and change its TLS traffic",
 	"NODE_TLS_REJECT_UNAUTHORIZED": "turns off the checking of TLS certificates where it is \"0\", so anyone on the path can read and change the session's traffic",
 	"NODE_OPTIONS":                 "is read by every Node.js process the session starts, Claude Code's included: --require or --import there runs code of its choosing in it",
@@ -42,8 +45,8 @@ func (c *claudeDisc) settingsEnv(rel string, n *jnode) {
 	}
 	for _, m := range env.Members {
 		what, ok := riskyEnv[m.Key]
-		if !ok {
-			continue
+		if !ok || m.Key == "NODE_TLS_REJECT_UNAUTHORIZED" && (m.Value.Kind != jsonString || m.Value.Str != "0") {
+			continue // only "0" turns the checking off
 		}
 		val := "a value"
 		if m.Value.Kind == jsonString {
@@ -51,6 +54,6 @@ func (c *claudeDisc) settingsEnv(rel string, n *jnode) {
 		}
 		c.find(RuleSettingsEnv, report.SeverityWarning, c.loc(rel, m.KeyPos),
 			"%s sets %s to %s in its env, which Claude Code sets in every session in the project: it %s; no hook runs for it, so no run records it: review it, and set it on your own machine, not in the repository, where it is meant",
-			rel, m.Key, val, what)
+			shownName(rel), m.Key, val, what)
 	}
 }
