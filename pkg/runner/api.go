@@ -208,6 +208,9 @@ type session struct {
 	// bunSeen holds, by script and plugin root, the packages Bun
 	// auto-installs for it (bunImports), read once.
 	bunSeen map[string][]string
+	// lineFetches holds, by shell script of the tree, what its lines
+	// fetch (scriptLineFetches), read once.
+	lineFetches map[string][]fetched
 	// markets holds, by plugin name, the tree's marketplaces that list
 	// it (Discovery.Markets).
 	markets map[string][]string

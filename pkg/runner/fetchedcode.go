@@ -2649,6 +2649,7 @@ func (s *session) hookFetchedCode() {
 		}
 		pluginRoot, projectDir := h.dirs()
 		fs = append(fs, s.treeScriptFetches(cmds, pluginRoot, projectDir)...)
+		fs = append(fs, s.scriptLineFetches(h)...)
 		if len(fs) == 0 {
 			continue
 		}

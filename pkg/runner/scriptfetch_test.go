@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestScriptLineFetches: a hook whose command runs a shell script of the
+// tree names what the script's lines fetch (a package runner, an install),
+// with the script and line; a comment, a script that is not a shell's,
+// and a line that fetches nothing name nothing.
+func TestScriptLineFetches(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		script string
+		file   string
+		want   []string // substrings of the one fetched-code finding; none for no finding
+	}{
+		{
+			name:   "a setup script's runner and install",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/usr/bin/env bash\nset -e\n# uvx old-tool\nif command -v uvx >/dev/null; then\n  uvx unraid-mcp setup plugin-hook\nfi\nnpm install -g \\\n  agent-browser@1.2.3\n",
+			want: []string{"warning discovery/fetched-code", "uvx, in plugins/p/scripts/setup.sh line 5, fetches unraid-mcp (no version: whatever the registry serves as latest)",
+				"npm install, in plugins/p/scripts/setup.sh line 7, fetches agent-browser@1.2.3, pinned by the exact version 1.2.3"},
+		},
+		{
+			name:   "a script that fetches nothing",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/bin/sh\necho ready\n",
+		},
+		{
+			name:   "not a shell's script",
+			file:   "plugins/p/scripts/setup.py",
+			script: "#!/usr/bin/env python3\nprint('npx -y pkg')\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := "bash ${CLAUDE_PLUGIN_ROOT}/scripts/" + tc.file[len("plugins/p/scripts/"):]
+			if strings.HasSuffix(tc.file, ".py") {
+				cmd = "python3 ${CLAUDE_PLUGIN_ROOT}/scripts/setup.py"
+			}
+			dir := makeTree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`,
+				tc.file:                                tc.script,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fetchedLines(rep)
+			if len(tc.want) == 0 {
+				if len(got) != 0 {
+					t.Errorf("fetched-code findings %q, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 {
+				t.Fatalf("fetched-code findings %q, want one", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got[0], w) {
+					t.Errorf("finding %q\ndoes not say %q", got[0], w)
+				}
+			}
+		})
+	}
+}
