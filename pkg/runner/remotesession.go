@@ -42,20 +42,11 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// remoteScript is the first file of the tree hook h's command runs (as
-// a server's are found: newFileWalk) whose first maxScriptRead bytes
-// hold remoteVar (session.reads keeps what each file said), "" where
-// none does.
+// remoteScript is the first file of the tree hook h's command runs
+// (hookFiles) whose first maxScriptRead bytes hold remoteVar
+// (session.reads keeps what each file said), "" where none does.
 func (s *session) remoteScript(h *Hook) string {
-	pluginRoot, projectDir := h.dirs()
-	w := s.newFileWalk(pluginRoot, projectDir, false)
-	if h.Exec {
-		dir := projectDir
-		w.command(h.argvOf(), &dir, 0)
-	} else {
-		w.line(h.Command, projectDir, 0)
-	}
-	for _, f := range w.files {
+	for _, f := range s.hookFiles(h) {
 		has, seen := s.reads[f.Path]
 		if !seen {
 			src, _ := s.readTreeFile(f.Path, maxScriptRead)
@@ -70,4 +61,18 @@ func (s *session) remoteScript(h *Hook) string {
 		}
 	}
 	return ""
+}
+
+// hookFiles are the files of the tree hook h's command runs, found as a
+// server's are (newFileWalk), unhashed.
+func (s *session) hookFiles(h *Hook) []BaselineFile {
+	pluginRoot, projectDir := h.dirs()
+	w := s.newFileWalk(pluginRoot, projectDir, false)
+	if h.Exec {
+		dir := projectDir
+		w.command(h.argvOf(), &dir, 0)
+	} else {
+		w.line(h.Command, projectDir, 0)
+	}
+	return w.files
 }

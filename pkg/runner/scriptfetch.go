@@ -15,21 +15,13 @@ import (
 const maxScriptLines = 10_000
 
 // scriptLineFetches is what the shell scripts of the tree that hook h's
-// command runs (as a server's files are found: newFileWalk) fetch, line
-// by line, each fetch's runner naming the script and line. A script is a
-// file named *.sh or *.bash, or whose first line runs sh, bash, dash or
-// zsh. Each script is read once, however many hooks run it (s.lineFetches).
+// command runs (hookFiles) fetch, line by line, each fetch's runner
+// naming the script and line. A script is a file named *.sh or *.bash,
+// or whose first line runs sh, bash, dash or zsh. Each script is read
+// once, however many hooks run it (s.lineFetches).
 func (s *session) scriptLineFetches(h *Hook) []fetched {
-	pluginRoot, projectDir := h.dirs()
-	w := s.newFileWalk(pluginRoot, projectDir, false)
-	if h.Exec {
-		dir := projectDir
-		w.command(h.argvOf(), &dir, 0)
-	} else {
-		w.line(h.Command, projectDir, 0)
-	}
 	var out []fetched
-	for _, f := range w.files {
+	for _, f := range s.hookFiles(h) {
 		fs, seen := s.lineFetches[f.Path]
 		if !seen {
 			fs = s.readScriptFetches(f.Path)
