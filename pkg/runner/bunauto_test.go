@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"strings"
 	"testing"
 )
 
@@ -91,21 +90,7 @@ const site = "https://example.test/x"; import("yaml");
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := fetchedLines(rep)
-			if len(tc.want) == 0 {
-				if len(got) != 0 {
-					t.Errorf("fetched-code findings %q, want none", got)
-				}
-				return
-			}
-			if len(got) != 1 {
-				t.Fatalf("fetched-code findings %q, want one", got)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(got[0], w) {
-					t.Errorf("finding %q\ndoes not say %q", got[0], w)
-				}
-			}
+			wantOneFetched(t, rep, tc.want)
 		})
 	}
 }

@@ -585,6 +585,27 @@ func fetchedLines(rep *report.Report) []string {
 	return got
 }
 
+// wantOneFetched checks that rep has one discovery/fetched-code finding
+// saying each of want, or none where want is empty.
+func wantOneFetched(t *testing.T, rep *report.Report, want []string) {
+	t.Helper()
+	got := fetchedLines(rep)
+	if len(want) == 0 {
+		if len(got) != 0 {
+			t.Errorf("fetched-code findings %q, want none", got)
+		}
+		return
+	}
+	if len(got) != 1 {
+		t.Fatalf("fetched-code findings %q, want one", got)
+	}
+	for _, w := range want {
+		if !strings.Contains(got[0], w) {
+			t.Errorf("finding %q\ndoes not say %q", got[0], w)
+		}
+	}
+}
+
 // TestFetchedCodeDiscovered: an audit names what a hook, an MCP server,
 // a monitor, a project's settings command, .mcp.json server and skill's
 // shell line fetch when they start, each at its own finding's place: a

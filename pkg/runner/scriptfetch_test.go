@@ -49,21 +49,7 @@ func TestScriptLineFetches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := fetchedLines(rep)
-			if len(tc.want) == 0 {
-				if len(got) != 0 {
-					t.Errorf("fetched-code findings %q, want none", got)
-				}
-				return
-			}
-			if len(got) != 1 {
-				t.Fatalf("fetched-code findings %q, want one", got)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(got[0], w) {
-					t.Errorf("finding %q\ndoes not say %q", got[0], w)
-				}
-			}
+			wantOneFetched(t, rep, tc.want)
 		})
 	}
 }
