@@ -1055,7 +1055,8 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 	}
 	// A path the repository names outside itself (by "..", an absolute
 	// path or a symlink) is neither read nor probed.
-	if _, fi, err := beneath(c.dir, c.dirReal, p); errors.Is(err, ErrOutsideTree) {
+	real, fi, err := beneath(c.dir, c.dirReal, p)
+	if errors.Is(err, ErrOutsideTree) {
 		c.find(RuleOutsideTree, report.SeverityError, c.loc(file, v.Pos), "%s", outsideMessage(fmt.Sprintf("hooks file %q", v.Str), "", err))
 		return
 	} else if err != nil {
@@ -1065,7 +1066,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "hooks file %q names a directory: Claude Code wants a hooks JSON file there, reads no directory's files, and loads nothing from it (a plugin error): name the file, \"./hooks/extra.json\"", v.Str)
 		return
 	}
-	if c.standardAgain(ctx, p) {
+	if c.standardAgain(ctx, real) {
 		c.find(RuleMalformed, report.SeverityError, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: naming it again is a plugin error (\"Duplicate hooks file detected\"), and recent versions fail the whole plugin to load, its hooks, skills, commands and servers alike (earlier ones loaded the file once); vigiles runs its hooks once, as they run when the key is gone: remove it from the manifest's \"hooks\", which is for other hooks files",
 			shownCut(strconv.Quote(v.Str), maxMonitorCommand), claudeHooksJSON)
 		return
@@ -1101,16 +1102,13 @@ func (c *claudeDisc) strayPluginHooks(root string) {
 	}
 }
 
-// standardAgain says whether p, a hooks file a plugin's manifest names, is
-// the plugin's standard hooks/hooks.json (where the two lead to one
-// file), which Claude Code has loaded already: a marketplace entry's
-// "hooks" is not the manifest's, and is not asked about.
-func (c *claudeDisc) standardAgain(ctx hookCtx, p string) bool {
+// standardAgain says whether real, the real path of a hooks file a
+// plugin's manifest names, is the plugin's standard hooks/hooks.json
+// (where the two lead to one file), which Claude Code has loaded
+// already: a marketplace entry's "hooks" is not the manifest's, and is
+// not asked about.
+func (c *claudeDisc) standardAgain(ctx hookCtx, real string) bool {
 	if !ctx.isPlugin || ctx.entry {
-		return false
-	}
-	real, _, err := beneath(c.dir, c.dirReal, p)
-	if err != nil {
 		return false
 	}
 	std, _, err := beneath(c.dir, c.dirReal, filepath.Join(ctx.pluginRoot, claudeHooksJSON))
