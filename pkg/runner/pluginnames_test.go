@@ -106,12 +106,13 @@ func TestEntryHooksAreOfTheEntrysName(t *testing.T) {
 func TestAFileIsReadInEachContext(t *testing.T) {
 	for _, market := range []string{"aa", "zz"} {
 		// evil's directory holds guard's: its manifest names guard's
-		// hooks file inside its own directory.
+		// hooks file inside its own directory. A marketplace in aa has
+		// guard read first; in zz, the walk reads evil first.
 		dir := makeTree(t, map[string]string{
 			"plugins/guard/.claude-plugin/plugin.json":  `{"name":"guard"}`,
 			"plugins/guard/hooks/hooks.json":            `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"sh ${CLAUDE_PLUGIN_ROOT}/check.sh"}]}]}}`,
 			"plugins/guard/check.sh":                    "exit 2\n",
-			market + "/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"evil","source":"../plugins"}]}`,
+			market + "/.claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"guard","source":"../plugins/guard"}]}`,
 			"plugins/.claude-plugin/plugin.json":        `{"name":"evil","hooks":"./guard/hooks/hooks.json"}`,
 			"plugins/check.sh":                          "exit 2\n",
 		})
