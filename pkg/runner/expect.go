@@ -382,7 +382,7 @@ func captured(kind string, e executed) (string, bool) {
 	if res == nil {
 		return r.Stderr, false
 	}
-	return outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding), res.StderrTruncated
+	return stderrText(res), res.StderrTruncated
 }
 
 func stream(kind string) string {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/base64"
 	"errors"
 	"testing"
 
@@ -139,6 +140,35 @@ func TestIfCondition(t *testing.T) {
 	for _, tc := range tests {
 		if got := IfMatches(tc.cond, tc.event, tc.tool, tc.input); got != tc.want {
 			t.Errorf("if %q on %s %s %v = %v, want %v", tc.cond, tc.event, tc.tool, tc.input, got, tc.want)
+		}
+	}
+}
+
+// TestDecideReadsBase64Output checks that output the result had to base64
+// (not valid UTF-8) is decided on and quoted as the hook wrote it: one stray
+// byte must neither hide a JSON decision nor turn the reason a hook blocks
+// with into base64.
+func TestDecideReadsBase64Output(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString
+	tests := []struct {
+		name, stdout, stderr string
+		code                 int
+		want, reason         string
+	}{
+		{"exit 2 quotes stderr", "", "do not push to main \xff\n", 2, report.OutcomeBlocked, "exit status 2: do not push to main \uFFFD"},
+		{"a JSON deny is read", "{\"decision\":\"block\",\"reason\":\"no \xff\"}", "", 0, report.OutcomeBlocked, "decision block: no \uFFFD"},
+	}
+	for _, tc := range tests {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: tc.code}
+		if tc.stdout != "" {
+			res.Stdout, res.StdoutEncoding = b64([]byte(tc.stdout)), "base64"
+		}
+		if tc.stderr != "" {
+			res.Stderr, res.StderrEncoding = b64([]byte(tc.stderr)), "base64"
+		}
+		d := Decide(PreToolUse, res, nil)
+		if d.Outcome != tc.want || d.Reason != tc.reason {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, d.Outcome, d.Reason, tc.want, tc.reason)
 		}
 	}
 }

@@ -284,10 +284,7 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("timed out after %.0f ms; the agent cancels the hook and carries on", res.DurationMs)}
 	}
 	rules := outcomeRules[event]
-	stdout := res.StdoutBytes()
-	if stdout == nil {
-		stdout = []byte(res.Stdout)
-	}
+	stdout := outputBytes(res.StdoutBytes(), res.Stdout, res.StdoutEncoding)
 	cut := res.StdoutTruncated
 	if rules.pathOutput {
 		return decidePath(event, res, stdout)
@@ -349,7 +346,7 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 				return d
 			}
 		}
-		r := clip(res.Stderr, maxReason)
+		r := clip(stderrText(res), maxReason)
 		if r == "" {
 			r = "(no message on stderr)"
 		}
@@ -401,7 +398,7 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 	if !res.StdoutTruncated {
 		d.Output, _ = ParseOutput(stdout)
 	}
-	stderr := orDefault(clip(res.Stderr, maxReason), "(no message on stderr)")
+	stderr := orDefault(clip(stderrText(res), maxReason), "(no message on stderr)")
 	switch {
 	case res.Signal != "":
 		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("killed by %s: the hook failed, so %s fails: %s", res.Signal, event, stderr)

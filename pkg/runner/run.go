@@ -647,7 +647,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		r.TimedOut = res.TimedOut
 		r.DurationMs = res.DurationMs
 		r.Stdout = clipOutput(outputText(res.StdoutBytes(), res.Stdout, res.StdoutEncoding))
-		r.Stderr = clipOutput(outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding))
+		r.Stderr = clipOutput(stderrText(res))
 		r.Writes = sortedWrites(res.Writes)
 		r.Egress = sortedEgress(res.Egress)
 		r.Lingered = res.Lingered
@@ -877,15 +877,28 @@ func raiseTimeout(p *plannedRun, claude time.Duration) string {
 // carries them (invalid UTF-8 replaced), else the string, decoded when the
 // result had to base64 it.
 func outputText(raw []byte, s, encoding string) string {
+	return strings.ToValidUTF8(string(outputBytes(raw, s, encoding)), "\uFFFD")
+}
+
+// outputBytes is a run's output as the hook wrote it: the raw bytes when
+// the result carries them, else the string, decoded when the result had to
+// base64 it (output that is not valid UTF-8: one stray byte must not turn
+// what a hook decides, or the reason it blocks with, into base64).
+func outputBytes(raw []byte, s, encoding string) []byte {
 	if raw != nil {
-		return strings.ToValidUTF8(string(raw), "\uFFFD")
+		return raw
 	}
 	if encoding == "base64" {
 		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-			return strings.ToValidUTF8(string(b), "\uFFFD")
+			return b
 		}
 	}
-	return s
+	return []byte(s)
+}
+
+// stderrText is a finished run's stderr as text (outputText).
+func stderrText(res *sandbox.Result) string {
+	return outputText(res.StderrBytes(), res.Stderr, res.StderrEncoding)
 }
 
 func clipOutput(s string) string {
