@@ -122,7 +122,7 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 			StartLine:       github.Int(line),
 			EndLine:         github.Int(line),
 			AnnotationLevel: github.String(annotationLevel(f.Severity)),
-			Message:         github.String(cut(safeLogLine(f.Message), MaxMessageChars)),
+			Message:         github.String(cutMiddle(safeLogLine(f.Message), MaxMessageChars)),
 			Title:           github.String(findingTitle(f)),
 		}
 		if f.Location.Column > 0 && inTree {

@@ -101,15 +101,11 @@ func findingTitle(f report.Finding) string {
 
 // findingMessage is a finding's message with its evidence, cut to max.
 func findingMessage(f report.Finding, max int) string {
-	m := f.Message
-	if f.Evidence != "" {
-		m += "\nevidence: " + f.Evidence
-	}
 	// Control characters (terminal escapes) are replaced; newlines stay,
 	// and go-githubactions escapes them. The runner writes the message,
 	// unescaped, into the step's log as well, line by line, where the log
 	// viewer styles a line starting "##[group]" and the like.
-	return cut(noLogTags(safeLogLine(m)), max)
+	return messageCut(f.Message, f.Evidence, max, func(s string) string { return noLogTags(safeLogLine(s)) })
 }
 
 // WriteAnnotations prints one workflow command per finding to w, at most

@@ -31,6 +31,43 @@ func cut(s string, max int) string {
 	return s
 }
 
+// cutMiddle returns s shortened to at most max characters (runes) by
+// dropping its middle behind a visible marker. A finding's message names
+// what it is about first and what to do last, and a hook's reason starts
+// with its exit status and ends with its own last words: a path of
+// thousands of characters at its start, cut from the end, would leave
+// only the path. Invalid UTF-8 is replaced first.
+func cutMiddle(s string, max int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s
+	}
+	const marker = " … (cut) … "
+	keep := max - utf8.RuneCountInString(marker)
+	if keep <= 0 {
+		return cut(s, max)
+	}
+	rs := []rune(s)
+	head := keep / 3
+	return string(rs[:head]) + marker + string(rs[n-(keep-head):])
+}
+
+// messageCut is a finding's message, then its evidence on a line of its
+// own where there is any, cut to max characters in all: the evidence keeps
+// at most a third, so that a long one never crowds the message out, and
+// each is cut in its middle (cutMiddle). clean makes each safe first
+// (before the cut, which then holds: what it writes may be longer).
+func messageCut(msg, evidence string, max int, clean func(string) string) string {
+	msg = clean(msg)
+	if evidence == "" {
+		return cutMiddle(msg, max)
+	}
+	ev := clean("\nevidence: " + evidence)
+	evMax := min(utf8.RuneCountInString(ev), max/3)
+	return cutMiddle(msg, max-evMax) + cutMiddle(ev, evMax)
+}
+
 // CutHost returns the host name (or name:port) h shortened to at most max
 // characters by dropping its start, behind a visible marker: what names a
 // host is at its end (the domain a name is under, the port), so a long name
@@ -258,7 +295,7 @@ var mdEscapedRunes = map[rune]bool{
 // line or table cell of the job summary or a check-run summary: it becomes
 // one line of plain text, at most max characters, that renders as itself.
 func md(s string, max int) string {
-	rs := []rune(oneLine(cut(s, max)))
+	rs := []rune(oneLine(cutMiddle(s, max)))
 	var b strings.Builder
 	b.Grow(len(rs))
 	hexRun := 0

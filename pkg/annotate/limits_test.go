@@ -47,9 +47,23 @@ func TestMessageCut(t *testing.T) {
 	if n := len([]rune(cmds[0].Data)); n > MaxMessageChars || n < MaxMessageChars-10 {
 		t.Errorf("message has %d characters, want just under %d", n, MaxMessageChars)
 	}
-	if !strings.HasSuffix(cmds[0].Data, "(cut)") {
+	if !strings.Contains(cmds[0].Data, "… (cut) …") {
 		t.Errorf("cut message has no visible marker")
 	}
+	// A message is cut in its middle: one that starts with a path of
+	// thousands of characters keeps what it says to do, and its evidence
+	// keeps its place.
+	f.Message, f.Evidence = "agents/"+strings.Repeat("d/", 3000)+"x.md is too deep: move it up", "exit 1"
+	for name, got := range map[string]string{
+		"annotation": findingMessage(f, MaxMessageChars),
+		"sarif":      sarifMessage(f),
+		"summary":    Summary(&report.Report{Findings: []report.Finding{f}}, SummaryOptions{}),
+	} {
+		if !strings.Contains(got, "move it up") || !strings.Contains(got, "exit 1") || !strings.Contains(got, "cut") {
+			t.Errorf("%s: the cut message lost its end or its evidence: …%s", name, got[max(0, len(got)-300):])
+		}
+	}
+	f.Evidence = ""
 	// Log tags are neutralised before the cut, which still holds then:
 	// "#·#[" is a character longer than what it replaces.
 	f.Message, f.Title = strings.Repeat("##[", 5000), strings.Repeat("##[", 100)

@@ -514,13 +514,10 @@ func sarifMessage(f report.Finding) string {
 	if t := findingTitle(f); t != "" {
 		m = t + ": " + m
 	}
-	if f.Evidence != "" {
-		m += "\nevidence: " + f.Evidence
-	}
-	if strings.TrimSpace(m) == "" {
+	if strings.TrimSpace(m+f.Evidence) == "" {
 		m = "vigiles finding"
 	}
-	return sarifText(cut(safeLogLine(m), SARIFMaxMessageChars))
+	return sarifText(messageCut(m, f.Evidence, SARIFMaxMessageChars, safeLogLine))
 }
 
 // sarifText escapes what SARIF's plain-text messages give a meaning to
