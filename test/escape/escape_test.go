@@ -390,7 +390,7 @@ func TestEscapeProcessesAndKernel(t *testing.T) {
 			defer func() { extra = nil }()
 			res := vigiles(t, r, dir, nil, "--env", fmt.Sprintf("HOST_PID=%d", os.Getpid()), "--", "bash", "-c",
 				"echo PWNED >&3; echo PWNED >&4; bash processes.sh")
-			checkAttempts(t, res, 26)
+			checkAttempts(t, res, 28)
 			if b, _ := os.ReadFile(leakFile); string(b) != "original\n" {
 				t.Errorf("the hook wrote through a descriptor the caller left open: %q", b)
 			}

@@ -684,7 +684,12 @@ func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
 		{unix.RLIMIT_FSIZE, l.FileBytes},
 		{unix.RLIMIT_CPU, l.CPUSeconds}, // hard = soft+1 below: SIGXCPU first
 		{unix.RLIMIT_NOFILE, l.OpenFiles},
-		{unix.RLIMIT_CORE, 0},
+		// 1, not 0: where kernel.core_pattern pipes to a helper
+		// (systemd-coredump, apport), the kernel ignores the limit but
+		// for this one value, and would start that helper as the host's
+		// root, outside every namespace, with a dump of what the hook
+		// chose to crash with. One byte is below any core file's size.
+		{unix.RLIMIT_CORE, 1},
 	} {
 		if rl.res == unix.RLIMIT_AS && asByShell(l) {
 			continue // startCommand's shell sets it for the command alone

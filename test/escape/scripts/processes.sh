@@ -39,3 +39,8 @@ def held(fd):
 sys.exit(0 if any(held(int(f)) for f in os.listdir("/proc/self/fd") if int(f) > 2) else 1)'
 ATTEMPT="forge the record through an inherited status pipe"; blocked sh -c 'echo "{\"exitCode\":0}" > /proc/self/fd/4'
 ATTEMPT="load a kernel module"; blocked python3 -c 'import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); sys.exit(0 if l.syscall(313,-1,b"",0)==0 else 1)'
+# A core_pattern that pipes to a helper (systemd-coredump, apport) makes
+# the kernel start it as the host's root, outside every namespace, on any
+# core limit but 1: the limit must be 1 and stay so.
+ATTEMPT="dump core through a piped core_pattern (a core limit other than 1 byte)"; blocked sh -c '! grep -qE "^Max core file size +1 +1 +bytes" /proc/self/limits'
+ATTEMPT="raise the core limit"; blocked sh -c 'ulimit -Hc unlimited'
