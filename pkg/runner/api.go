@@ -301,6 +301,7 @@ func newSession(o Options, command string) (*session, error) {
 
 	// Policy.
 	cfgPath := o.Config
+	policyBroken := false // it has errors: ParseConfig's ConfigErrors
 	explicit := cfgPath != ""
 	if !explicit {
 		cfgPath = DefaultConfig
@@ -340,6 +341,7 @@ func newSession(o Options, command string) (*session, error) {
 		var ces ConfigErrors
 		if errors.As(perr, &ces) {
 			s.findings = append(s.findings, ces.Findings()...)
+			policyBroken = len(ces) > 0
 		} else if perr != nil {
 			return nil, perr
 		}
@@ -362,6 +364,16 @@ func newSession(o Options, command string) (*session, error) {
 		mode = d.Sandbox
 		if command == "audit" && mode != sandbox.ModeOff {
 			mode = sandbox.ModeStrict
+		}
+		if policyBroken && mode != sandbox.ModeStrict && s.cfg.givesTrust() {
+			// Fail closed: what the policy's errors dropped may be
+			// what it meant to confine (an untrusted glob that is a
+			// typo, beside a trusted one that covers the plugin), so
+			// none of its trust, nor its sandbox: off, is honoured.
+			mode = sandbox.ModeStrict
+			s.findings = append(s.findings, report.Finding{Rule: RuleConfig, Severity: report.SeverityError,
+				Location: report.Location{File: s.cfg.File, Line: 1, Column: 1}, Title: "invalid .vigiles.yml: every hook runs confined",
+				Message: fmt.Sprintf("%s has errors, so vigiles honours none of the trust it gives: every hook runs confined (as with --sandbox strict), plugins.trusted, a check's trusted: true and defaults.sandbox: off included, until the errors are mended; --sandbox on the command line still chooses", s.cfg.File)})
 		}
 	}
 	if mode == "" {

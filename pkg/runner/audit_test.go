@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -354,6 +355,45 @@ func TestMergeRejects(t *testing.T) {
 		_, err := Merge(in...)
 		if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Merge said %v, want an ErrBadOption that says %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestBrokenPolicyTrustsNothing checks that a policy with errors gives no
+// trust: an untrusted glob it drops as a mistake, beside a trusted one that
+// covers the plugin, must not let the vendored code run in the open, nor
+// may its defaults.sandbox: off; --sandbox still chooses.
+func TestBrokenPolicyTrustsNothing(t *testing.T) {
+	for _, tc := range []struct{ name, policy string }{
+		{"a bad untrusted glob", "plugins:\n  trusted: [\"plugins/*\", \".\"]\n  untrusted: [\"/abs/plugins/*\"]\n"},
+		{"a typo beside trust", "plugins:\n  trusted: [\"plugins/*\"]\n  untrsted: [\"plugins/a\"]\n"},
+		{"sandbox off beside a typo", "defaults:\n  sandbox: off\n  timout: 5s\n"},
+	} {
+		dir := auditRepo(t, hooksV1)
+		os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte(tc.policy+"checks:\n  - name: any\n    hook: a\n    event: PreToolUse\n    tool: Bash\n    expect: {no-egress: true}\n"), 0o644)
+		var modes []sandbox.Mode
+		exec := fakeHooks()
+		f := exec.F
+		exec.F = func(spec sandbox.Spec, in []byte) (*sandbox.Result, error) {
+			modes = append(modes, spec.Mode)
+			return f(spec, in)
+		}
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: exec})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(modes) == 0 || slices.ContainsFunc(modes, func(m sandbox.Mode) bool { return m != sandbox.ModeStrict }) {
+			t.Errorf("%s: modes %v, want every run strict", tc.name, modes)
+		}
+		if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return strings.Contains(f.Message, "every hook runs confined") }) {
+			t.Errorf("%s: no finding says the hooks run confined: %+v", tc.name, rep.Findings)
+		}
+		modes = nil
+		if _, err := Test(context.Background(), Options{Dir: dir, Executor: exec, Sandbox: sandbox.ModeAuto}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(modes) == 0 || modes[0] != sandbox.ModeAuto {
+			t.Errorf("%s: with --sandbox auto, modes %v", tc.name, modes)
 		}
 	}
 }

@@ -86,6 +86,13 @@ type Config struct {
 	checksKey    *yaml.Node
 }
 
+// givesTrust says whether c lets any hook run in the open in auto mode:
+// trusted plugins, a trusted check or defaults.sandbox: off.
+func (c *Config) givesTrust() bool {
+	return len(c.Trusted) > 0 || c.Defaults.Sandbox == sandbox.ModeOff ||
+		slices.ContainsFunc(c.Checks, func(ch *Check) bool { return ch != nil && ch.Trusted })
+}
+
 // noChecks says why a policy that declares no check at all cannot be
 // tested: `vigiles test` would run nothing and pass. A policy whose checks
 // are all broken has its own errors already, and audit, which reads the
