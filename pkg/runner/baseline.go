@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/internal/safewrite"
 	"github.com/vigiles/action/pkg/evidence"
@@ -212,7 +213,24 @@ func (bs BaselineSkillShell) key() shellKey {
 
 // shellKey is the shellKey of the shell line sv.
 func (sv *Server) shellKey() shellKey {
-	return shellKey{sv.context(), sv.Location.File, sv.Type, sv.Command, sv.Allowed, sv.Shell, sv.Arguments, sv.InvokedBy}
+	t := baselineText
+	return shellKey{t(sv.context()), t(sv.Location.File), sv.Type, t(sv.Command), t(sv.Allowed), t(sv.Shell), t(sv.Arguments), sv.InvokedBy}
+}
+
+// baselineText is s as a baseline file gives it back: JSON holds only
+// UTF-8, and the encoder writes each byte that is not as U+FFFD. What the
+// tree holds now is compared with what a baseline keeps in this form, so
+// that a name that is not UTF-8 (a skill's directory, a server's command)
+// matches the baseline written from it, not drift in every later audit.
+func baselineText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var out string
+	if b, err := json.Marshal(s); err == nil && json.Unmarshal(b, &out) == nil {
+		return out
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // MarshalJSON writes b as a baseline file holds it: "servers" left out
@@ -2263,9 +2281,9 @@ type serverForm struct{ typ, starts, when string }
 // form is st's serverForm.
 func (st startedServer) form() serverForm {
 	if st.sv.Kind == ServerMonitor {
-		return serverForm{"", st.starts, monitorWhen(st.sv)}
+		return serverForm{"", baselineText(st.starts), baselineText(monitorWhen(st.sv))}
 	}
-	return serverForm{st.sv.Type, st.starts, ""}
+	return serverForm{baselineText(st.sv.Type), baselineText(st.starts), ""}
 }
 
 // form is the serverForm bs accepts.

@@ -925,9 +925,9 @@ func (s *Server) owner() string {
 // context, so that neither is taken for the other.
 func (s *Server) ident() serverIdent {
 	if s.InProject {
-		return serverIdent{s.context(), s.Kind, s.Name}
+		return serverIdent{baselineText(s.context()), s.Kind, baselineText(s.Name)}
 	}
-	return serverIdent{s.PluginRoot, s.Kind, s.Name}
+	return serverIdent{baselineText(s.PluginRoot), s.Kind, baselineText(s.Name)}
 }
 
 // ident is the serverIdent of the server bs keeps (Server.ident).

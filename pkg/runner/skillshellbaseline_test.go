@@ -642,3 +642,16 @@ func TestSkillShellFrontmatterTooLarge(t *testing.T) {
 		t.Errorf("against the baseline, want the three lines unread to fail at fail-level warning, got:\n%s", strings.Join(fail, "\n"))
 	}
 }
+
+// TestBaselineSkillShellNotUTF8: a skill whose directory name, and a line
+// whose command, are not UTF-8 are kept in the baseline as JSON can hold
+// them, and accepted against it later, not a warning in every audit.
+func TestBaselineSkillShellNotUTF8(t *testing.T) {
+	tree := shellsTree()
+	tree["plugins/guard/skills/b\xffd/SKILL.md"] = "---\nname: bad\n---\nRun: !`echo caf\xe9`\n"
+	dir := makeTree(t, tree)
+	serverAudit(t, dir, true)
+	if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
+		t.Errorf("against the baseline written from the tree, findings that fail at fail-level warning:\n%s", strings.Join(f, "\n"))
+	}
+}
