@@ -817,7 +817,13 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 	if err != nil && !errors.Is(err, ErrUnsupportedMatcher) {
 		return nil, fmt.Sprintf("its matcher %q is not a valid regular expression, so it never runs", h.Matcher)
 	}
+	if negationMatcher(h.Matcher) && h.Event != FileChanged {
+		return nil, fmt.Sprintf("its matcher %q is a negation, which Claude Code does not have: it matches only a name that holds it, so it never runs", h.Matcher)
+	}
 	if spec.Tool {
+		if ruleNeverMatches(h.Event, h.Matcher, m) {
+			return nil, fmt.Sprintf("its matcher %q, written as a permission rule, matches no tool Claude Code has (no tool's name holds %q), so it never runs", h.Matcher, m.Example())
+		}
 		var cands []string
 		cands = append(cands, DefaultTools...)
 		for _, n := range m.Names() {

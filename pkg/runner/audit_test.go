@@ -653,3 +653,34 @@ func TestAuditWithoutBaselineNamesWhatAHookDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRunsNoHookItsMatcherNeverSelects: a matcher written as a
+// permission rule that no tool's name can hold, or as a negation, selects
+// no call Claude Code makes: the audit lists the hook, not run, rather
+// than run it for a tool made up to fit ("Bashgit status").
+func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [
+		{"matcher": "Bash(git status:*)", "hooks": [{"type": "command", "command": "true rule"}]},
+		{"matcher": "!Bash", "hooks": [{"type": "command", "command": "true negation"}]},
+		{"matcher": "Bash(.*)", "hooks": [{"type": "command", "command": "true bash"}]}]}}`})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, r := range rep.Runs {
+		tools = append(tools, r.Tool)
+	}
+	if !slices.Equal(tools, []string{"Bash"}) {
+		t.Errorf("runs for tools %q, want only the Bash(.*) hook's, for Bash", tools)
+	}
+	notRun := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNoRun && strings.Contains(f.Message, "so it never runs") {
+			notRun++
+		}
+	}
+	if notRun != 2 {
+		t.Errorf("%d plan/not-run findings say the hook never runs, want 2: %+v", notRun, rep.Findings)
+	}
+}

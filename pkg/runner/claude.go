@@ -1251,11 +1251,13 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].%v; it is treated as matching everything so the hook is not missed, and a check that selects the hook by it is an error", event, gi, err)
 		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v%s", event, gi, matcher, err, ruleMatcherHint(matcher))
-		} else if rest, ok := strings.CutPrefix(matcher, "!"); ok && rest != "" && plainMatcher(rest) {
+		} else if m, _ := compileMatcherFor(event, matcher); ruleNeverMatches(event, matcher, m) {
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and no tool's name holds a space or punctuation, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleMatcherHint(matcher))
+		} else if negationMatcher(matcher) && event != FileChanged {
 			// A negation, as a permission rule or a glob might write it:
 			// Claude Code has none, and reads the "!" as a regular
 			// expression's own character.
-			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q: Claude Code has no negation in a matcher; it reads this as a regular expression that matches only a name holding %q, which no tool or agent has, so the hook never runs: match the names it should run for, and skip the others in the hook", event, gi, matcher, matcher)
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q: Claude Code has no negation in a matcher; it reads this as a regular expression that matches only a name holding %q, which no tool or agent has, so the hook never runs (vigiles lists it, not run): match the names it should run for, and skip the others in the hook", event, gi, matcher, matcher)
 		}
 	}
 	hm, ok := g.member("hooks")
@@ -1639,6 +1641,44 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
 			"%s.%s: %t turns nothing off: Claude Code reads no %q key on a %s and ignores it, so %s", where, k.key, k.off, k.key, what, runs)
 	}
+}
+
+// negationMatcher reports whether matcher is written as a negation,
+// !Bash, as a permission rule or a glob might write it: Claude Code has
+// none, and reads the "!" as a regular expression's own character, which
+// no tool's or agent's name holds.
+func negationMatcher(matcher string) bool {
+	rest, ok := strings.CutPrefix(matcher, "!")
+	return ok && rest != "" && plainMatcher(rest)
+}
+
+// ruleNeverMatches reports whether matcher (compiled as m) on the tool
+// event event is written as a permission rule, Bash(git status:*), that
+// is a valid regular expression but matches no tool: one that selects
+// none of the tools Claude Code has, and whose example (Matcher.Example,
+// "Bashgit status") holds a character no tool's name holds (names hold
+// letters, digits, _ and -; an MCP tool's too). An MCP rule,
+// mcp__srv__(.*), is not one: it selects that server's tools.
+func ruleNeverMatches(event, matcher string, m *Matcher) bool {
+	if m == nil || !IsToolEvent(event) {
+		return false
+	}
+	r, err := parseRule(matcher)
+	if err != nil || !r.has || strings.HasPrefix(r.tool, "mcp__") {
+		return false
+	}
+	x := m.Example()
+	if x == "" || !strings.ContainsFunc(x, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-')
+	}) {
+		return false
+	}
+	for _, tools := range [][]string{DefaultTools, namedTools, kindTools} {
+		if slices.ContainsFunc(tools, m.Match) {
+			return false
+		}
+	}
+	return true
 }
 
 // ruleMatcherHint is, for a matcher written as a permission rule

@@ -337,6 +337,14 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `SubagentStop[0].matcher "!quoth-memory": Claude Code has no negation in a matcher`,
 		},
 		{
+			// A valid regular expression that no tool's name can match:
+			// Claude Code never runs the hook.
+			name:  "a matcher written as a permission rule",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash(git status:*)", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Bash(Output)", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "mcp__gh__(.*)", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:39"},
+			msg:   `PreToolUse[0].matcher "Bash(git status:*)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Bashgit status"`,
+		},
+		{
 			name:  "a prompt hook where only command hooks run",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
 			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
