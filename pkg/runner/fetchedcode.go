@@ -1304,7 +1304,11 @@ var (
 		"userconfig": true, "globalconfig": true, "w": true, "workspace": true, "loglevel": true, "script-shell": true, "allow-build": true}
 	npxBool = map[string]bool{"y": true, "yes": true, "no": true, "q": true, "quiet": true, "s": true, "silent": true,
 		"ignore-existing": true, "no-install": true, "prefer-offline": true, "prefer-online": true, "offline": true,
-		"bun": true, "shell-mode": true, "ws": true, "workspaces": true, "include-workspace-root": true, "verbose": true}
+		"bun": true, "shell-mode": true, "ws": true, "workspaces": true, "include-workspace-root": true, "verbose": true,
+		// npm's yes/no options, which npx passes to the install it makes.
+		"ignore-scripts": true, "legacy-peer-deps": true, "strict-peer-deps": true, "force": true, "audit": true, "no-audit": true,
+		"fund": true, "no-fund": true, "foreground-scripts": true, "update-notifier": true, "no-update-notifier": true,
+		"prefer-dedupe": true, "install-links": true, "dry-run": true, "json": true}
 )
 
 // npxFetches is what runner (npx, npm exec, bunx, pnpm dlx, yarn dlx)
@@ -1359,7 +1363,8 @@ func npxFetches(runner string, args []string) []fetched {
 		if byOption {
 			f.fix = optionFix(f.fix, "@<version>", "--package=", rest[0])
 		}
-		out = append(out, f.unsureAfter(unsure, runner, ", or after the package"))
+		// Not "or after the package": what follows it is the command's.
+		out = append(out, f.unsureAfter(unsure, runner, " (--name=true for a yes/no one)"))
 	}
 	return out
 }
@@ -1924,7 +1929,7 @@ func (o uvOptions) withFetches(runner string) []fetched {
 			continue
 		}
 		f.runner = runner
-		out = append(out, f.unsureAfter(o.unsure, runner, ", or after the package"))
+		out = append(out, f.unsureAfter(o.unsure, runner, ""))
 	}
 	if o.withMore {
 		out = append(out, fetched{runner: runner, spec: "--with …",
@@ -1948,7 +1953,7 @@ func uvxFetches(runner string, args []string) []fetched {
 			if o.from != "" && len(o.rest) > 0 {
 				f.fix = optionFix(f.fix, "==<version>", "--from ", o.rest[0])
 			}
-			out = append(out, f.unsureAfter(o.unsure, runner, ", or after the package"))
+			out = append(out, f.unsureAfter(o.unsure, runner, ""))
 		}
 	}
 	return append(out, o.withFetches(runner)...)

@@ -50,6 +50,7 @@ func TestFetchesInShell(t *testing.T) {
 		{"npx --package=a@1.0.0 --package b@2 cmd", []string{"npx a@1.0.0 pinned", "npx b@2 unpinned"}},
 		{"npx --registry https://registry.example.org pkg@1.0.0", []string{"npx pkg@1.0.0 pinned"}},
 		{"npx --frobnicate pkg@1.0.0", []string{"npx pkg@1.0.0 unpinned"}},
+		{"npx -y --ignore-scripts ruvector@0.2.34 mcp start", []string{"npx ruvector@0.2.34 pinned"}},
 		{"npx user/repo", []string{"npx user/repo unpinned"}},
 		{"npx github:user/repo#0123456789abcdef0123456789abcdef01234567", []string{"npx github:user/repo#0123456789abcdef0123456789abcdef01234567 pinned"}},
 		{"npx https://example.org/pkg.tgz", []string{"npx https://example.org/pkg.tgz unpinned"}},
