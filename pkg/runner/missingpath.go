@@ -90,6 +90,15 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			continue
 		}
+		if parent := filepath.Dir(tree); !filepath.IsAbs(p) || parent != "/" && !slices.Contains(sandbox.Throwaway(), parent) && under(abs, parent) {
+			// A relative path out of the tree, or a path beside the
+			// tree, in the directory that holds it: the hook climbed
+			// out of its repository (cd ../../..), which the
+			// throwaway HOME or TMPDIR the tree may lie in would not
+			// explain.
+			return fmt.Sprintf("it names %s, outside the work tree (%s from the tree): the hook climbs out of its repository, where nothing of the tree's is, and fails so wherever it runs (a plugin is installed as a copy of its own directory, so a path that leaves the plugin fails too); keep what the hook uses inside it (${CLAUDE_PLUGIN_ROOT}/…)",
+				shownName(p), shownName(relOrAbs(tree, abs)))
+		}
 		if under(abs, sandbox.Throwaway()...) {
 			if why := installedCopyCause(r, tree, p, abs); why != "" {
 				return why
@@ -116,6 +125,14 @@ func missingPathCause(r report.HookRun, tree string) string {
 		return why
 	}
 	return ""
+}
+
+// relOrAbs is abs relative to tree (../x), or abs where it has none.
+func relOrAbs(tree, abs string) string {
+	if rel, err := filepath.Rel(tree, abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return abs
 }
 
 // under says whether abs is one of dirs ("" and "/" aside) or lies below
