@@ -806,6 +806,18 @@ func trusted(root string, trustedGlobs, untrustedGlobs []string) bool {
 	return in(trustedGlobs) && !in(untrustedGlobs)
 }
 
+// runIDOf splits sel, a run's ID as a report shows it (a hook's ID, "@"
+// and the tool or matcher value it ran for), into the hook's ID and that
+// tool, where one of hooks has that ID.
+func runIDOf(hooks []*Hook, sel string) (id, tool string, ok bool) {
+	i := strings.LastIndexByte(sel, '@')
+	if i <= 0 || i == len(sel)-1 {
+		return "", "", false
+	}
+	id, tool = sel[:i], sel[i+1:]
+	return id, tool, slices.ContainsFunc(hooks, func(h *Hook) bool { return h.ID == id })
+}
+
 // toolsFor returns the tools (or matcher values) a hook runs for in an
 // audit, and why none when it runs for none.
 func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payload, string) {
@@ -1690,6 +1702,10 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 				if len(why) > 0 {
 					msg += "; " + shownName(cutBytes(strings.Join(why, "; "), maxEvidence))
 				}
+			} else if id, tool, ok := runIDOf(s.hooks, c.Hook); ok {
+				// A run's ID, as a report or a baseline shows it: the
+				// hook's ID, then the tool it ran for.
+				msg += fmt.Sprintf("; %s is a run's ID, the hook's and the tool it ran for: select the hook with hook: %s and the call with tool: %s", shownName(c.Hook), shownName(id), shownName(tool))
 			} else {
 				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)
 			}

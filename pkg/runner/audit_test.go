@@ -684,3 +684,19 @@ func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
 		t.Errorf("%d plan/not-run findings say the hook never runs, want 2: %+v", notRun, rep.Findings)
 	}
 }
+
+// TestCheckByRunID: a check that selects a hook by a run's ID, as a report
+// or a baseline shows it (the hook's ID, "@", the tool), is told to split
+// it into hook: and tool:.
+func TestCheckByRunID(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte("checks:\n  - name: by run\n    hook: \"plugins/a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0]@Bash\"\n    event: PreToolUse\n    expect: {no-egress: true}\n"), 0o644)
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `is a run's ID, the hook's and the tool it ran for: select the hook with hook: plugins/a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] and the call with tool: Bash`
+	if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return strings.Contains(f.Message, want) }) {
+		t.Errorf("no finding says %q: %+v", want, rep.Findings)
+	}
+}
