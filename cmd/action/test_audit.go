@@ -813,7 +813,10 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		}
 		for _, f := range c.fails {
 			fmt.Fprintf(w, "       ✗ %s  %s\n", loc(f.Location), clean(f.Message, maxMessageRunes))
-			if f.Evidence != "" && !allLinesIn(f.Evidence, f.Message) {
+			// A stream's own expectation quotes the pattern, not what
+			// the hook printed, which a short output ("ok", in
+			// "want stdout to match ^ok$") only seems to be part of.
+			if f.Evidence != "" && (streamRule(f.Rule) || !allLinesIn(f.Evidence, f.Message)) {
 				writeEvidence(w, f.Evidence)
 			}
 		}
@@ -938,6 +941,13 @@ func orNone(s string) string {
 }
 
 // allLinesIn says whether every line of ev already appears in msg.
+// streamRule says whether rule is a failed expectation over a stream or
+// the env file, whose evidence is what the hook printed or left.
+func streamRule(rule string) bool {
+	kind := strings.TrimPrefix(rule, runner.RuleExpectPrefix)
+	return kind != rule && (strings.HasPrefix(kind, "stdout-") || strings.HasPrefix(kind, "stderr-") || strings.HasPrefix(kind, "env-file-"))
+}
+
 func allLinesIn(ev, msg string) bool {
 	for _, l := range strings.Split(strings.TrimSpace(ev), "\n") {
 		if !strings.Contains(msg, l) {

@@ -804,3 +804,19 @@ func TestAuditNamesPluginServers(t *testing.T) {
 		t.Errorf("merged shards differ from the whole audit (-whole +merged):\n%s", diff)
 	}
 }
+
+// TestTestTextShowsStreamEvidence: a failed stream expectation shows what
+// the hook printed, even where that is a short text its message seems to
+// hold ("ok" in "want stdout to match ^ok$").
+func TestTestTextShowsStreamEvidence(t *testing.T) {
+	rep := &report.Report{
+		Runs: []report.HookRun{{ID: "h@Bash", Check: "c", Plugin: "p", Event: "PreToolUse", Outcome: report.OutcomeAllowed}},
+		Findings: []report.Finding{{Rule: runner.RuleExpectPrefix + "stdout-matches", Severity: report.SeverityError, Hook: "h@Bash",
+			Message: "want stdout to match ^ok$", Evidence: "ok"}},
+	}
+	var b strings.Builder
+	writeTestText(&b, rep, "FAIL", "")
+	if !strings.Contains(b.String(), "evidence") {
+		t.Errorf("the stdout the hook printed is not shown:\n%s", b.String())
+	}
+}

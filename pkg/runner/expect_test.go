@@ -53,6 +53,12 @@ var expectCases = []expectCase{
 	{`stdout-matches: "^plain"`, false},
 	{`stderr-matches: "re:^checked"`, true},
 	{`stderr-matches: "^failed"`, false},
+	// A pattern matches the stream, or the stream without the line
+	// ending it ends with: ^…$ matches the whole text a hook prints and
+	// ends with a newline.
+	{`stderr-matches: "^checked the call$"`, true},
+	{`stderr-matches: "^checked the call\\n$"`, true},
+	{`stderr-matches: "^checked$"`, false},
 	{"json: {hookSpecificOutput.permissionDecision: deny, n: 3}", true},
 	{"json: {hookSpecificOutput.permissionDecision: allow}", false},
 	{"json: {hookSpecificOutput.missing: 1}", false},
