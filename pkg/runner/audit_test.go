@@ -700,3 +700,34 @@ func TestCheckByRunID(t *testing.T) {
 		t.Errorf("no finding says %q: %+v", want, rep.Findings)
 	}
 }
+
+// TestRefusedRunIsNoOutcomeDrift: a run the sandbox refused has vigiles'
+// outcome, not the hook's: it is a run/refused error, not also a
+// baseline/outcome drift against a baseline that says what the hook did.
+func TestRefusedRunIsNoOutcomeDrift(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	ctx := context.Background()
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(ctx, Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	refuse := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierRefused, Refusal: "choosing the network connector: no /dev/net/tun"}, nil
+	}}
+	rep, err := Audit(ctx, Options{Dir: dir, Baseline: base, Executor: refuse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case RuleDriftPrefix + DriftOutcome:
+			t.Errorf("a refused run is outcome drift: %s", f.Message)
+		case RuleRunRefused:
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Errorf("no run/refused finding: %+v", rep.Findings)
+	}
+}

@@ -1205,7 +1205,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 				msg, s = msg+"; it was ended at its timeout, so what it would have done after is not recorded", report.SeverityError
 			}
 			add(r, DriftHookAdded, "", r.Outcome, msg, lower(s))
-		} else if old.Outcome != r.Outcome {
+		} else if old.Outcome != r.Outcome && !failed[r.ID] {
+			// A run refused or failed (run/refused, run/failed, errors
+			// already) has vigiles' outcome, not the hook's.
 			add(r, DriftOutcome, old.Outcome, r.Outcome, fmt.Sprintf("%s %s%s now leaves the call %s; the baseline says %s%s",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, old.Outcome, reasonSuffix(r.Reason)), sev)
 		}
