@@ -1564,6 +1564,16 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 	return out
 }
 
+// runWho names whose run r is in a finding about it: its plugin, and in
+// a test the check that ran it, so that two checks of one hook are told
+// apart.
+func runWho(r report.HookRun) string {
+	if r.Check != "" {
+		return fmt.Sprintf("%s (check %s)", shownName(r.Plugin), shownName(r.Check))
+	}
+	return shownName(r.Plugin)
+}
+
 // envFileNotices say which runs left something in CLAUDE_ENV_FILE, or any
 // script where Claude Code keeps them, which it runs before each Bash
 // command of the session: a plugin's way into every later command, where
@@ -1581,7 +1591,7 @@ func envFileNotices(runs []report.HookRun) []report.Finding {
 		}
 		out = append(out, report.Finding{Rule: RuleRunEnvFile, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "sets the session's environment", Message: fmt.Sprintf("%s %s%s leaves %s %s, which Claude Code runs before each Bash command of the session",
-				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), envSaid(t), where),
+				runWho(r), r.Event, toolSuffix(r.Tool), envSaid(t), where),
 			Evidence: clip(t, maxEvidence)})
 	}
 	return out

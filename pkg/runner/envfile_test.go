@@ -319,3 +319,35 @@ func TestEnvFileOnEveryRunOfItsEvents(t *testing.T) {
 	}
 	check(rep, 3)
 }
+
+// TestEnvFileWarningNamesItsCheck: two checks that run one hook each get
+// a run/env-file warning that names its check, not two alike.
+func TestEnvFileWarningNamesItsCheck(t *testing.T) {
+	cfg := "checks:\n"
+	for _, n := range []string{"first", "second"} {
+		cfg += "  - name: " + n + "\n    hook: guard\n    event: SessionStart\n    expect: {no-egress: true}\n"
+	}
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "guard"}`,
+		"hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo start"}]}]}}`,
+		".vigiles.yml":               cfg,
+	})
+	line := "export A=1\n"
+	ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{},
+			EnvFile: &evidence.EnvFile{Path: "~/" + spec.EnvFile, Kind: "file", Size: 11, Content: &line}}, nil
+	}}
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunEnvFile {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 2 || !strings.HasPrefix(msgs[0], `guard (check first) SessionStart`) && !strings.HasPrefix(msgs[1], `guard (check first) SessionStart`) || msgs[0] == msgs[1] {
+		t.Errorf("run/env-file warnings %q, want one for each check, naming it", msgs)
+	}
+}

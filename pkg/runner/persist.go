@@ -158,7 +158,7 @@ func persistNotices(runs []report.HookRun) []report.Finding {
 		out = append(out, report.Finding{Rule: RuleRunPersists, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "writes what runs later",
 			Message: fmt.Sprintf("%s %s%s wrote what runs later, outside this run and beyond what it recorded: %s",
-				shownName(r.Plugin), r.Event, toolSuffix(r.Tool), strings.Join(said, "; ")),
+				runWho(r), r.Event, toolSuffix(r.Tool), strings.Join(said, "; ")),
 			Evidence: clip(strings.Join(all, "\n"), maxEvidence)})
 	}
 	return out
