@@ -1307,7 +1307,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
 				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it", brel, baselineFlag(o.Baseline))})
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(bpath, o.Baseline))})
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
@@ -2263,6 +2263,17 @@ func matcherSelects(h *Hook, value string) bool {
 // DefaultBaseline is the baseline vigiles audit compares with when none
 // is named.
 const DefaultBaseline = ".vigiles/baseline.json"
+
+// mkdirFirst is what to do before --update-baseline writes the baseline
+// at abs (named path) where its directory is not there: vigiles makes the
+// default one (.vigiles/), no other.
+func mkdirFirst(abs, path string) string {
+	dir := filepath.Dir(abs)
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) || filepath.Clean(path) == filepath.Clean(DefaultBaseline) {
+		return ""
+	}
+	return fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none but .vigiles/", shellQuote(filepath.Dir(path)))
+}
 
 // baselineFlag is the --baseline flag that names path to vigiles audit,
 // "" for the default one.

@@ -731,3 +731,26 @@ func TestRefusedRunIsNoOutcomeDrift(t *testing.T) {
 		t.Errorf("no run/refused finding: %+v", rep.Findings)
 	}
 }
+
+// TestBaselineFixNamesItsFile: the fix a baseline finding names works for
+// a baseline named with --baseline: the command names the file, and where
+// its directory is not there, says to make it first.
+func TestBaselineFixNamesItsFile(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	os.MkdirAll(filepath.Join(dir, "ci"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ci/base.json"), []byte("[]\n"), 0o644)
+	for _, tc := range []struct{ base, rule, want string }{
+		{"ci/base.json", RuleBaselineInvalid, "run `vigiles audit --update-baseline --baseline ci/base.json` to rewrite it"},
+		{"nodir/b.json", RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline nodir/b.json` to create it, after you make its directory (mkdir -p nodir)"},
+		{"ci/new.json", RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline ci/new.json` to create it"},
+	} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: tc.base, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Rule == tc.rule })
+		if i < 0 || !strings.Contains(rep.Findings[i].Message, tc.want) || tc.base == "ci/new.json" && strings.Contains(rep.Findings[i].Message, "mkdir") {
+			t.Errorf("%s: findings %+v, want a %s that says %q", tc.base, rep.Findings, tc.rule, tc.want)
+		}
+	}
+}

@@ -698,7 +698,7 @@ func (e *BaselineError) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
 	}
-	return fmt.Sprintf("%s: %s; run `vigiles audit --update-baseline` to rewrite it from this audit (and review the diff)", where, e.Msg)
+	return fmt.Sprintf("%s: %s; run `vigiles audit --update-baseline%s` to rewrite it from this audit (and review the diff)", where, e.Msg, baselineFlag(e.File))
 }
 
 // LoadBaseline reads a baseline file; errors name it as path.
