@@ -213,6 +213,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	sc, ok := subcommands[args[0]]
 	if !ok {
 		usage(stderr)
+		if strings.HasPrefix(args[0], "-") {
+			// vigiles --dir . test: the flags are the command's.
+			return exitWith(2, fmt.Errorf("unknown command %q: the command comes first, then its flags (vigiles test --dir .)", args[0]))
+		}
 		return exitWith(2, fmt.Errorf("unknown command %q", args[0]))
 	}
 	return sc.run(ctx, args[1:], getenv, stdin, stdout, stderr)

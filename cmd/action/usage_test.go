@@ -413,3 +413,12 @@ func TestPolicySandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
 		t.Errorf("--sandbox strict beside the policy's off: exit 2: %s", errs)
 	}
 }
+
+// TestFlagBeforeCommandSaysTheOrder: a flag given before the command is
+// no command, and the error says the command comes first.
+func TestFlagBeforeCommandSaysTheOrder(t *testing.T) {
+	code, _, errs := runCLI(t, "--dir", ".", "test")
+	if code != 2 || !strings.Contains(errs, `unknown command "--dir": the command comes first, then its flags (vigiles test --dir .)`) {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -543,7 +543,11 @@ func (p *cfgParser) duration(n *yaml.Node, what string, zeroOK bool) (time.Durat
 		return 0, false
 	}
 	if d < 0 || d == 0 && !zeroOK || d > maxPolicyDuration {
-		p.errAt(n, "%s: want a duration above 0 and at most 24h, found %q", what, s)
+		least := "above 0"
+		if zeroOK {
+			least = "of 0 or more"
+		}
+		p.errAt(n, "%s: want a duration %s and at most 24h, found %q", what, least, s)
 		return 0, false
 	}
 	return d, true
@@ -1134,7 +1138,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 		}
 	}
 	if pol.Mode == evidence.EgressAllow && written == 0 {
-		p.errAt(n, "defaults.egress: mode allow needs at least one host in allow")
+		p.errAt(n, "defaults.egress: mode allow needs at least one host in allow, or an address range in allow-ip")
 	}
 	if pol.Mode != evidence.EgressAllow && written > 0 && modeNode != nil {
 		// The egress layer refuses such a policy: every run would be,

@@ -141,6 +141,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"bad sandbox", "defaults:\n  sandbox: sometimes\n", []string{"2:12 want auto, strict or off"}},
 		{"bad timeout", "defaults:\n  timeout: soon\n", []string{"2:12 want a duration such as 10s"}},
 		{"negative timeout", "defaults:\n  timeout: -1s\n", []string{"2:12 want a duration above 0"}},
+		{"negative linger", "defaults:\n  linger: -1s\n", []string{"2:11 defaults.linger: want a duration of 0 or more"}},
 		{"bad size", "defaults:\n  limits:\n    memory: lots\n", []string{"3:13 want a size such as"}},
 		{"unknown limit", "defaults:\n  limits:\n    disk: 1\n", []string{"3:5 unknown key \"disk\" in defaults.limits"}},
 		{"bad egress", "defaults:\n  egress: sometimes\n", []string{"2:11 want deny, record, or a mapping"}},
