@@ -1253,6 +1253,8 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v%s", event, gi, matcher, err, ruleMatcherHint(matcher))
 		} else if m, _ := compileMatcherFor(event, matcher); ruleNeverMatches(event, matcher, m) {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and no tool's name holds a space or punctuation, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleMatcherHint(matcher))
+		} else if name, like := misspeltTool(event, matcher); like != "" {
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which is no tool of Claude Code's: did you mean %q? Claude Code matches a tool's name exactly, case and all, so the hook never runs for it (vigiles runs it for %q all the same, in case it is a tool of yours)", event, gi, name, like, name)
 		} else if negationMatcher(matcher) && event != FileChanged {
 			// A negation, as a permission rule or a glob might write it:
 			// Claude Code has none, and reads the "!" as a regular
@@ -1641,6 +1643,70 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
 			"%s.%s: %t turns nothing off: Claude Code reads no %q key on a %s and ignores it, so %s", where, k.key, k.off, k.key, what, runs)
 	}
+}
+
+// claudeTools are the names of Claude Code's own tools, which a matcher
+// that names another may have meant (misspeltTool).
+var claudeTools = []string{"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode", "Glob", "Grep",
+	"KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "Skill", "SlashCommand", "Task",
+	"TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoWrite", "WebFetch", "WebSearch", "Write"}
+
+// misspeltTool finds, in matcher on the tool event event, a name of the
+// exact-names form (Bash|Write) that is no tool of Claude Code's but
+// nearly one (Bahs, bash, Writes): the first such name and the tool it
+// is like; "" where there is none. An MCP tool's name (mcp__…) is never
+// one: its server chooses it.
+func misspeltTool(event, matcher string) (name, like string) {
+	if !IsToolEvent(event) || !plainMatcher(matcher) {
+		return "", ""
+	}
+	for _, n := range strings.Split(matcher, "|") {
+		n = strings.TrimSpace(n)
+		if n == "" || strings.HasPrefix(n, "mcp__") || slices.Contains(claudeTools, n) {
+			continue
+		}
+		for _, t := range claudeTools {
+			if d := editDistance(strings.ToLower(n), strings.ToLower(t)); d == 0 || len(t) >= 4 && d == 1 || len(t) >= 6 && d == 2 || len(n) >= 4 && transposed(n, t) {
+				return n, t
+			}
+		}
+	}
+	return "", ""
+}
+
+// transposed says whether a becomes b by swapping two adjacent letters
+// (Bahs, Bash).
+func transposed(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i+1 < len(a); i++ {
+		if a[i] != b[i] {
+			return a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // negationMatcher reports whether matcher is written as a negation,

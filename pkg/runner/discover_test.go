@@ -345,6 +345,12 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher "Bash(git status:*)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Bashgit status"`,
 		},
 		{
+			name:  "a matcher that misspells a tool",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bahs", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "bash|Write", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Bash|mcp__x__y|MyTool", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:39", "warning discovery/invalid-matcher .claude/settings.json:1:111"},
+			msg:   `PreToolUse[0].matcher names "Bahs", which is no tool of Claude Code's: did you mean "Bash"?`,
+		},
+		{
 			name:  "a prompt hook where only command hooks run",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
 			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
