@@ -1,10 +1,12 @@
 package annotate
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -221,11 +223,16 @@ func NoMatch(s string) string { return strings.ReplaceAll(s, ":", Colon) }
 // NoMatchJSON does to JSON text what NoMatch does to plain text without
 // changing the data it encodes: each ':' inside a string becomes "\u003a".
 // A ':' between a key and its value stays: it follows a closing quote,
-// never text a plugin chose. b must be valid JSON.
+// never text a plugin chose. Each format character inside a string (a
+// bidi override, a zero-width one, a byte order mark) becomes its \u
+// escape too, so that no name a plugin chose displays as other text, or
+// reorders the line, where a terminal or a log shows the JSON. b must be
+// valid JSON.
 func NoMatchJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	inString, escaped := false, false
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
 		case escaped:
 			escaped = false
@@ -235,6 +242,16 @@ func NoMatchJSON(b []byte) []byte {
 			inString = !inString
 		case inString && c == ':':
 			out = append(out, `\u003a`...)
+			continue
+		case inString && c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError || !unicode.Is(unicode.Cf, r) {
+				break
+			}
+			for _, u := range utf16.Encode([]rune{r}) {
+				out = fmt.Appendf(out, `\u%04x`, u)
+			}
+			i += n - 1
 			continue
 		}
 		out = append(out, c)

@@ -127,4 +127,14 @@ func TestNoMatchJSONKeepsTheData(t *testing.T) {
 	if got := string(NoMatchJSON([]byte(`{"a:b": "c\":d\\", "e": ":"}`))); got != `{"a\u003ab": "c\"\u003ad\\", "e": "\u003a"}` {
 		t.Errorf("NoMatchJSON = %s", got)
 	}
+	// Format characters: escaped, the data kept; others as they are.
+	in := "{\"p\": \"bidi\u202egnp.sh\u200b \U000e0041 caf\u00e9 \u2603\"}"
+	out = NoMatchJSON([]byte(in))
+	if want := `{"p": "bidi\u202egnp.sh\u200b \udb40\udc41 caf` + "\u00e9 \u2603" + `"}`; string(out) != want {
+		t.Errorf("NoMatchJSON = %s, want %s", out, want)
+	}
+	var a, b2 any
+	if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal(out, &b2) != nil || !reflect.DeepEqual(a, b2) {
+		t.Errorf("the data changed: %s", out)
+	}
 }
