@@ -270,7 +270,9 @@ func NoMatchJSON(b []byte) []byte {
 // shown as ".claude/q q", a benign file beside it), where the annotation
 // would land while the file the finding is about had none.
 func treePath(p string) (string, bool) {
-	if oneLine(p) != p {
+	if oneLine(p) != p || strings.ContainsRune(p, '\\') {
+		// A backslash too: a reader that takes it for Windows'
+		// separator would land ..\..\x on another file.
 		return "", false
 	}
 	p = strings.TrimPrefix(p, "./")

@@ -147,9 +147,10 @@ func TestHostileInputTakesNoEffect(t *testing.T) {
 			continue
 		}
 		// A path one line cannot hold as it is names no file: flattened,
-		// it could name another one.
+		// it could name another one; nor does one with a backslash, which
+		// a reader may take for Windows' separator.
 		want := ""
-		if oneLine(f.Location.File) == f.Location.File {
+		if oneLine(f.Location.File) == f.Location.File && !strings.Contains(f.Location.File, `\`) {
 			want = path.Clean(f.Location.File)
 		}
 		if got := c.Props["file"]; got != want {
