@@ -83,6 +83,12 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		// A last header line the end of the connection cuts short (it
 		// was left unread too).
 		"GET / HTTP/1.1\r\nHost: cut.test",
+		// IPv4 as inet_aton and URL parsers read it, not names.
+		"GET http://3221225992/ HTTP/1.1\r\n\r\n",
+		"GET http://0xc0.0.2.9/ HTTP/1.1\r\n\r\n",
+		"CONNECT 0300.0.2.10:443 HTTP/1.1\r\n\r\n",
+		"GET http://192.0.521/ HTTP/1.1\r\n\r\n",
+		"GET http://1.2.3.256.test/ HTTP/1.1\r\n\r\n",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
@@ -109,6 +115,11 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host= ip= port=0 detail=malformed request: CONNECT .:443 HTTP/1.1",
 		"host=late.test ip= port=80 detail=GET /",
 		"host=cut.test ip= port=80 detail=GET /",
+		"host= ip=192.0.2.8 port=80 detail=GET / (written 3221225992)",
+		"host= ip=192.0.2.9 port=80 detail=GET / (written 0xc0.0.2.9)",
+		"host= ip=192.0.2.10 port=443 detail=CONNECT (written 0300.0.2.10)",
+		"host= ip=192.0.2.9 port=80 detail=GET / (written 192.0.521)",
+		"host=1.2.3.256.test ip= port=80 detail=GET /",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
