@@ -16,7 +16,8 @@ var secretNames = map[string]bool{
 
 // IsSecretName reports whether an environment variable's name marks it as
 // a secret: a well-known one, or any *_TOKEN, *_KEY, *_SECRET, *_PASSWORD
-// or *_CREDENTIALS (case-insensitive).
+// or *_CREDENTIALS, or one with such a word inside it (VAULT_TOKEN_1,
+// API_KEY_ID) (case-insensitive).
 func IsSecretName(name string) bool {
 	u := strings.ToUpper(name)
 	if secretNames[u] {
@@ -30,6 +31,19 @@ func IsSecretName(name string) bool {
 	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "APIKEY", "API_KEY"} {
 		if u == s || strings.HasPrefix(u, s+"_") {
 			return true
+		}
+	}
+	// The same words anywhere as a word of the name: VAULT_TOKEN_1,
+	// X_APIKEY, DB_PASSWD, SECRETS_JSON.
+	words := strings.Split(u, "_")
+	for i, w := range words {
+		switch w {
+		case "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS":
+			return true
+		case "KEY":
+			if i > 0 && (words[i-1] == "API" || words[i-1] == "PRIVATE" || words[i-1] == "ACCESS" || words[i-1] == "SECRET") {
+				return true
+			}
 		}
 	}
 	return false

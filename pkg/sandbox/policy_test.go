@@ -57,12 +57,13 @@ func TestParseMode(t *testing.T) {
 
 func TestIsSecretName(t *testing.T) {
 	for _, n := range []string{"GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "AWS_SECRET_ACCESS_KEY",
-		"NPM_TOKEN", "MY_API_KEY", "db_password", "SOME_SECRET", "github_token"} {
+		"NPM_TOKEN", "MY_API_KEY", "db_password", "SOME_SECRET", "github_token",
+		"VAULT_TOKEN_1", "X_APIKEY", "PASSWD", "DB_PASSWD_FILE", "SECRETS_JSON", "API_KEY_ID", "AWS_ACCESS_KEY_ID"} {
 		if !IsSecretName(n) {
 			t.Errorf("IsSecretName(%q) = false", n)
 		}
 	}
-	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE"} {
+	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE", "KEY_COUNT", "MONKEY_TOKENIZER", "SORT_KEY_NAME"} {
 		if IsSecretName(n) {
 			t.Errorf("IsSecretName(%q) = true", n)
 		}
