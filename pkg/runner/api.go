@@ -211,6 +211,9 @@ type session struct {
 	// lineFetches holds, by shell script of the tree, what its lines
 	// fetch (scriptLineFetches), read once.
 	lineFetches map[string][]fetched
+	// climbs holds, by shell script of the tree and plugin root, where
+	// its lines reach above that root (scriptClimbs), read once.
+	climbs map[string][]climb
 	// markets holds, by plugin name, the tree's marketplaces that list
 	// it (Discovery.Markets).
 	markets map[string][]string
@@ -669,6 +672,7 @@ func (s *session) discover(paths []string) error {
 	s.applySettings()
 	s.serverFindings()
 	s.hookFetchedCode()
+	s.hookClimbsOut()
 	s.hookRemoteSession()
 	s.outsidePlugins()
 	return nil

@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// A plugin's hook that reaches above its plugin's directory (a command
+// that runs ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, a script that sources
+// "$SCRIPT_DIR/../../lib.sh") finds what it reaches in the repository
+// vigiles audits, and runs; but Claude Code installs a plugin as a copy
+// of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/
+// <version>/), where nothing of the repository lies above it, so there
+// the same hook fails. The run vigiles records is not the one a user
+// gets: hookClimbsOut says so, a discovery/escapes-plugin warning.
+
+// pluginRootRef matches a use of ${CLAUDE_PLUGIN_ROOT} (or
+// $CLAUDE_PLUGIN_ROOT) followed by a path, which group 1 holds up to the
+// first character a shell would end a word at or expand.
+var pluginRootRef = lazyRE(`\$\{?CLAUDE_PLUGIN_ROOT\}?(/[^\s"'` + "`" + `;|&<>()$]*)`)
+
+// scriptDirSet matches a shell line that sets a variable (group 1) to its
+// script's own directory: NAME="$(cd "$(dirname "${BASH_SOURCE[0]}")" &&
+// pwd)", NAME=$(dirname "$0"), and a path after the dirname inside the cd
+// (group 2: "/.." for the script's parent).
+var scriptDirSet = lazyRE(`^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\$\((?:cd\s+["']?)?\$\(dirname\s+["']?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?["']?\)(/[^"'\s)]*)?`)
+
+// maxClimbs bounds the places one finding names.
+const maxClimbs = 3
+
+// climb is one place a hook reaches above its plugin's directory: where
+// ("the command", "plugins/p/x.sh line 7"), the path as written, and the
+// path it leads to, relative to the work tree.
+type climb struct{ where, written, to string }
+
+// hookClimbsOut warns of each plugin hook that runs (h.runs) whose
+// command, or a line of a shell script of the plugin's that it runs
+// (hookFiles), names a path above the plugin's directory: through
+// ${CLAUDE_PLUGIN_ROOT}/.. or, in a script, a variable set to the
+// script's own directory.
+func (s *session) hookClimbsOut() {
+	for _, h := range s.hooks {
+		if !h.InPlugin || !h.runs() {
+			continue
+		}
+		root := path.Clean(h.PluginRoot)
+		var cs []climb
+		texts := []string{h.Command}
+		if h.Exec {
+			texts = h.argvOf()
+		}
+		for _, t := range texts {
+			cs = append(cs, rootClimbs("the command", t, root)...)
+		}
+		for _, f := range s.hookFiles(h) {
+			if under(f.Path, root) || root == "." {
+				cs = append(cs, s.scriptClimbs(f.Path, root)...)
+			}
+		}
+		if len(cs) == 0 {
+			continue
+		}
+		var said []string
+		for i, c := range cs {
+			if i == maxClimbs {
+				said = append(said, fmt.Sprintf("and %d more", len(cs)-maxClimbs))
+				break
+			}
+			to := shownCut(c.to, maxFetchSpec)
+			if c.to == "." {
+				to = "the repository's root"
+			}
+			said = append(said, fmt.Sprintf("%s names %s, which is %s", c.where, shownCut(c.written, maxFetchSpec), to))
+		}
+		s.findings = append(s.findings, report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: h.Location,
+			Message: fmt.Sprintf("hook %s reaches above its plugin's directory %s: %s; here, in the repository, it finds what lies there, but Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hook fails, and this run is not the one its users get: keep what it uses inside the plugin",
+				shownCut(h.ID, maxServerLine), shownName(root), strings.Join(said, "; "))})
+	}
+}
+
+// rootClimbs lists the uses of ${CLAUDE_PLUGIN_ROOT} in text (where says
+// whose) whose path leaves root.
+func rootClimbs(where, text, root string) []climb {
+	var out []climb
+	for _, m := range pluginRootRef().FindAllStringSubmatch(text, 16) {
+		if to := path.Join(root, m[1]); strings.Contains(m[1], "..") && !under(to, root) && to != root {
+			out = append(out, climb{where, m[0], to})
+		}
+	}
+	return out
+}
+
+// scriptClimbs lists, for the tree's shell script rel of the plugin at
+// root, the places its lines reach above root: through
+// ${CLAUDE_PLUGIN_ROOT}, or through a variable a line before set to the
+// script's own directory. Each script is read once (s.climbs).
+func (s *session) scriptClimbs(rel, root string) []climb {
+	key := rel + "\x00" + root
+	if cs, ok := s.climbs[key]; ok {
+		return cs
+	}
+	var out []climb
+	defer func() {
+		if s.climbs == nil {
+			s.climbs = map[string][]climb{}
+		}
+		s.climbs[key] = out
+	}()
+	src, ok := s.readTreeFile(rel, maxScriptRead)
+	if !ok {
+		return nil
+	}
+	first, _, _ := strings.Cut(src, "\n")
+	if ext := path.Ext(rel); ext != ".sh" && ext != ".bash" && !(strings.HasPrefix(first, "#!") && shellShebang(first)) {
+		return nil
+	}
+	dirs := map[string]string{} // variable: the directory it holds
+	lines := strings.Split(src, "\n")
+	for i := 0; i < len(lines) && i < maxScriptLines && len(out) < maxClimbs; i++ {
+		line := lines[i]
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		where := fmt.Sprintf("%s line %d", rel, i+1)
+		if m := scriptDirSet().FindStringSubmatch(line); m != nil {
+			dirs[m[1]] = path.Join(path.Dir(rel), m[2])
+			continue
+		}
+		out = append(out, rootClimbs(where, line, root)...)
+		for name, dir := range dirs {
+			for _, ref := range []string{"${" + name + "}", "$" + name} {
+				for rest := line; ; {
+					j := strings.Index(rest, ref)
+					if j < 0 {
+						break
+					}
+					rest = rest[j+len(ref):]
+					p := rest[:strings.IndexFunc(rest+" ", func(r rune) bool { return strings.ContainsRune(" \t\"'`;|&<>()$", r) })]
+					if ref == "$"+name && p != "" && !strings.HasPrefix(p, "/") {
+						continue // $NAMEX: another variable
+					}
+					if to := path.Join(dir, p); strings.Contains(p, "..") && !under(to, root) && to != root {
+						out = append(out, climb{where, ref + p, to})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
