@@ -1164,7 +1164,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
 	errsBefore := p.errCount()
-	var expectNode, toolNode, trustedKey *yaml.Node
+	var expectNode, toolNode, toolKey, inputKey, trustedKey *yaml.Node
 	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
 		"name": func(k, v *yaml.Node) {
@@ -1206,8 +1206,8 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			}
 			c.Event = s
 		},
-		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode = v },
-		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)") },
+		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode, toolKey = v, k },
+		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)"); inputKey = k },
 		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
 		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout", false) },
 		"env":     func(k, v *yaml.Node) { c.Env = p.checkEnv(v) },
@@ -1250,7 +1250,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		case c.Event == FileChanged:
 			// Its matcher names files: the tool is the one told changed.
 		case spec.MatchField == "":
-			p.errAt(n, "%s: event %s has no tool or matcher value; remove tool", what, c.Event)
+			p.errAt(toolKey, "%s: event %s has no tool or matcher value; remove tool", what, c.Event)
 		case spec.Closed && !contains(spec.Values, c.Tool):
 			// Claude Code never sends it: the run would test a payload
 			// that cannot occur, and pass where no matcher filters.
@@ -1258,7 +1258,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 		}
 	}
 	if c.Input != nil && !IsToolEvent(c.Event) {
-		p.errAt(n, "%s: input is the tool_input of a tool event; %s has none (use payload)", what, c.Event)
+		p.errAt(inputKey, "%s: input is the tool_input of a tool event; %s has none (use payload)", what, c.Event)
 	}
 	if expectNode == nil {
 		if !merged {

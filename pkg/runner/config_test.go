@@ -227,7 +227,8 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{`4:11 tool "both": PostCompact sends trigger as one of manual, auto`}},
 		{"SessionEnd reason removed from Claude Code", "checks:\n  - name: a\n    hook: h\n    event: SessionEnd\n    tool: bypass_permissions_disabled\n    expect: {blocked: false}\n",
 			[]string{`5:11 tool "bypass_permissions_disabled": SessionEnd sends reason as one of other, clear, resume, logout, prompt_input_exit`}},
-		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"2:5 input is the tool_input of a tool event"}},
+		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"5:5 input is the tool_input of a tool event"}},
+		{"tool on an event without one", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    tool: Bash\n    expect: {blocked: true}\n", []string{"5:5 event Stop has no tool or matcher value"}},
 		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
 		// A broken check still has its expect read: every mistake is reported.
 		{"broken check and its expect", "checks:\n  - name: a\n    hook: [bash-guard]\n    expect: {exit-code: 300, blocked: \"yes\", max-duration: 0}\n",
