@@ -175,6 +175,9 @@ func TestRecordProxy(t *testing.T) {
 		"sh:curl -sS -g 'https://[2001:db8::5]:8443/'",
 		"sh:echo > /dev/tcp/203.0.113.9/80",
 		`sh:exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}; printf 'CONNECT ` + longHost + `:443 HTTP/1.1\r\n\r\n' >&3; cat <&3`,
+		// A hook's own server on the sandbox's loopback is reached
+		// directly, as without a proxy: no egress, nothing recorded.
+		`sh:python3 -m http.server 18087 --bind 127.0.0.1 >/dev/null 2>&1 & for i in $(seq 100); do c=$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:18087/); [ "$c" = 200 ] && break; sleep 0.1; done; kill $!; echo "code=$c"`,
 	}
 	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressRecord}, Probes: probes}, nil)
 	if res.SetupErr != "" {
@@ -217,6 +220,14 @@ func TestRecordProxy(t *testing.T) {
 	}
 	if !strings.Contains(res.Probes[4].Output, "403") {
 		t.Errorf("hostile CONNECT answer: %q", res.Probes[4].Output)
+	}
+	if !strings.Contains(env, "NO_PROXY=localhost,127.0.0.1,::1") || !strings.Contains(res.Probes[5].Output, "code=200") {
+		t.Errorf("the sandbox's own loopback server, through NO_PROXY %q: %q", res.Env, res.Probes[5].Output)
+	}
+	for _, e := range res.Egress {
+		if e.IP == "127.0.0.1" || e.Host == "127.0.0.1" {
+			t.Errorf("the sandbox's own loopback is recorded as egress: %+v", e)
+		}
 	}
 	checkJSONRoundTrip(t, res.Egress)
 }

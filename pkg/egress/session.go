@@ -231,7 +231,8 @@ func (s *Session) stopRecorders() {
 
 // Env is added to the command's environment. In record mode it points
 // every proxy variable curl, Node, Python and Go honour at the recording
-// proxy; in deny and allow modes it is empty (allow mode does not route
+// proxy, but for the sandbox's own loopback (noProxy); in deny and allow
+// modes it is empty (allow mode does not route
 // HTTP through a proxy: the wall and the DNS stub see every connection).
 func (s *Session) Env() []string {
 	if s.proxy == nil {
@@ -241,9 +242,17 @@ func (s *Session) Env() []string {
 	return []string{
 		"HTTP_PROXY=" + u, "HTTPS_PROXY=" + u, "http_proxy=" + u, "https_proxy=" + u,
 		"ALL_PROXY=" + u, "all_proxy=" + u, "NODE_USE_ENV_PROXY=1",
-		"NO_PROXY=", "no_proxy=",
+		// Set, so that none the caller has reaches the command, to the
+		// sandbox's own loopback alone: a hook's own local server is
+		// no egress (the wall does not record it either), and a
+		// session without a proxy reaches it directly.
+		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
 	}
 }
+
+// noProxy is the command's NO_PROXY in record mode: the loopback names
+// curl, Node, Python and Go each read.
+const noProxy = "localhost,127.0.0.1,::1"
 
 // ResolvConf is the command's /etc/resolv.conf: the stub only.
 func (s *Session) ResolvConf() []byte {
