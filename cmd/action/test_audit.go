@@ -940,7 +940,6 @@ func orNone(s string) string {
 	return s
 }
 
-// allLinesIn says whether every line of ev already appears in msg.
 // streamRule says whether rule is a failed expectation over a stream or
 // the env file, whose evidence is what the hook printed or left.
 func streamRule(rule string) bool {
@@ -948,6 +947,7 @@ func streamRule(rule string) bool {
 	return kind != rule && (strings.HasPrefix(kind, "stdout-") || strings.HasPrefix(kind, "stderr-") || strings.HasPrefix(kind, "env-file-"))
 }
 
+// allLinesIn says whether every line of ev already appears in msg.
 func allLinesIn(ev, msg string) bool {
 	for _, l := range strings.Split(strings.TrimSpace(ev), "\n") {
 		if !strings.Contains(msg, l) {

@@ -57,17 +57,18 @@ func cutMiddle(s string, max int) string {
 
 // messageCut is a finding's message, then its evidence on a line of its
 // own where there is any, cut to max characters in all: the evidence keeps
-// at most a third, so that a long one never crowds the message out, and
-// each is cut in its middle (cutMiddle). clean makes each safe first
-// (before the cut, which then holds: what it writes may be longer).
-func messageCut(msg, evidence string, max int, clean func(string) string) string {
+// what the message leaves, and at least a third where both are long, so
+// that a long one never crowds the message out; each is cut in its middle
+// (cutMiddle). clean makes each safe first (before the cut, which then
+// holds: what it writes may be longer).
+func messageCut(msg, evidence string, limit int, clean func(string) string) string {
 	msg = clean(msg)
 	if evidence == "" {
-		return cutMiddle(msg, max)
+		return cutMiddle(msg, limit)
 	}
 	ev := clean("\nevidence: " + evidence)
-	evMax := min(utf8.RuneCountInString(ev), max/3)
-	return cutMiddle(msg, max-evMax) + cutMiddle(ev, evMax)
+	evMax := min(utf8.RuneCountInString(ev), max(limit/3, limit-utf8.RuneCountInString(msg)))
+	return cutMiddle(msg, limit-evMax) + cutMiddle(ev, evMax)
 }
 
 // CutHost returns the host name (or name:port) h shortened to at most max

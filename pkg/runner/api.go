@@ -830,10 +830,12 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		return []Payload{BuildPayload(h.Event, "", cwd, nil, nil)}, ""
 	}
 	m, err := compileMatcherFor(h.Event, h.Matcher)
-	if err != nil && !errors.Is(err, ErrUnsupportedMatcher) {
+	if !readsMatcher(h.Event) {
+		// Claude Code runs the hook whatever its matcher says: no
+		// mistake in it keeps the hook from running.
+	} else if err != nil && !errors.Is(err, ErrUnsupportedMatcher) {
 		return nil, fmt.Sprintf("its matcher %q is not a valid regular expression, so it never runs", h.Matcher)
-	}
-	if negationMatcher(h.Matcher) && h.Event != FileChanged {
+	} else if negationMatcher(h.Matcher) && h.Event != FileChanged {
 		return nil, fmt.Sprintf("its matcher %q is a negation, which Claude Code does not have: it matches only a name that holds it, so it never runs", h.Matcher)
 	}
 	if spec.Tool {
@@ -1311,7 +1313,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
 				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(bpath, o.Baseline))})
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))})
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
@@ -2269,14 +2271,17 @@ func matcherSelects(h *Hook, value string) bool {
 const DefaultBaseline = ".vigiles/baseline.json"
 
 // mkdirFirst is what to do before --update-baseline writes the baseline
-// at abs (named path) where its directory is not there: vigiles makes the
-// default one (.vigiles/), no other.
-func mkdirFirst(abs, path string) string {
+// at abs where its directory is not there: vigiles makes the directories
+// of one inside the work tree (tree), none outside it.
+func mkdirFirst(tree, abs string) string {
 	dir := filepath.Dir(abs)
-	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) || filepath.Clean(path) == filepath.Clean(DefaultBaseline) {
+	if _, err := relTo(tree, abs); err == nil {
 		return ""
 	}
-	return fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none but .vigiles/", shellQuote(filepath.Dir(path)))
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none outside the work tree", shellQuote(dir))
 }
 
 // baselineFlag is the --baseline flag that names path to vigiles audit,

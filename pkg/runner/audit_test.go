@@ -662,7 +662,9 @@ func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
 	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [
 		{"matcher": "Bash(git status:*)", "hooks": [{"type": "command", "command": "true rule"}]},
 		{"matcher": "!Bash", "hooks": [{"type": "command", "command": "true negation"}]},
-		{"matcher": "Bash(.*)", "hooks": [{"type": "command", "command": "true bash"}]}]}}`})
+		{"matcher": "Bash(.*)", "hooks": [{"type": "command", "command": "true bash"}]}],
+		"Stop": [{"matcher": "!x", "hooks": [{"type": "command", "command": "true stop"}]},
+		{"matcher": "(", "hooks": [{"type": "command", "command": "true stop2"}]}]}}`})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
 		t.Fatal(err)
@@ -671,8 +673,15 @@ func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
 	for _, r := range rep.Runs {
 		tools = append(tools, r.Tool)
 	}
-	if !slices.Equal(tools, []string{"Bash"}) {
-		t.Errorf("runs for tools %q, want only the Bash(.*) hook's, for Bash", tools)
+	// Stop ignores its matcher: Claude Code runs its hooks whatever the
+	// matcher says, so must the audit.
+	if !slices.Equal(tools, []string{"Bash", "", ""}) {
+		t.Errorf("runs for tools %q, want the Bash(.*) hook's, for Bash, and the two Stop hooks'", tools)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleBadMatcher && strings.Contains(f.Message, "Stop[") {
+			t.Errorf("a matcher Stop ignores is said to keep its hook from running: %s", f.Message)
+		}
 	}
 	notRun := 0
 	for _, f := range rep.Findings {
@@ -739,17 +748,18 @@ func TestBaselineFixNamesItsFile(t *testing.T) {
 	dir := auditRepo(t, hooksV1)
 	os.MkdirAll(filepath.Join(dir, "ci"), 0o755)
 	os.WriteFile(filepath.Join(dir, "ci/base.json"), []byte("[]\n"), 0o644)
+	outside := filepath.Join(t.TempDir(), "nodir", "b.json")
 	for _, tc := range []struct{ base, rule, want string }{
 		{"ci/base.json", RuleBaselineInvalid, "run `vigiles audit --update-baseline --baseline ci/base.json` to rewrite it"},
-		{"nodir/b.json", RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline nodir/b.json` to create it, after you make its directory (mkdir -p nodir)"},
-		{"ci/new.json", RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline ci/new.json` to create it"},
+		{outside, RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline " + outside + "` to create it, after you make its directory (mkdir -p " + filepath.Dir(outside) + "): vigiles makes none outside the work tree"},
+		{"ci/new/b.json", RuleBaselineMissing, "run `vigiles audit --update-baseline --baseline ci/new/b.json` to create it"},
 	} {
 		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: tc.base, Executor: fakeHooks()})
 		if err != nil {
 			t.Fatal(err)
 		}
 		i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Rule == tc.rule })
-		if i < 0 || !strings.Contains(rep.Findings[i].Message, tc.want) || tc.base == "ci/new.json" && strings.Contains(rep.Findings[i].Message, "mkdir") {
+		if i < 0 || !strings.Contains(rep.Findings[i].Message, tc.want) || tc.base == "ci/new/b.json" && strings.Contains(rep.Findings[i].Message, "mkdir") {
 			t.Errorf("%s: findings %+v, want a %s that says %q", tc.base, rep.Findings, tc.rule, tc.want)
 		}
 	}

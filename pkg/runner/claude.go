@@ -1246,7 +1246,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			return
 		}
 	}
-	if hasMatcher {
+	if hasMatcher && readsMatcher(event) {
 		if _, err := compileMatcherFor(event, matcher); errors.Is(err, ErrUnsupportedMatcher) {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].%v; it is treated as matching everything so the hook is not missed, and a check that selects the hook by it is an error", event, gi, err)
 		} else if err != nil {
@@ -1660,7 +1660,7 @@ func misspeltTool(event, matcher string) (name, like string) {
 	if !IsToolEvent(event) || !plainMatcher(matcher) {
 		return "", ""
 	}
-	for _, n := range strings.Split(matcher, "|") {
+	for _, n := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
 		n = strings.TrimSpace(n)
 		if n == "" || strings.HasPrefix(n, "mcp__") || slices.Contains(claudeTools, n) {
 			continue

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -23,13 +25,20 @@ import (
 var pluginRootRef = lazyRE(`\$\{?CLAUDE_PLUGIN_ROOT\}?(/[^\s"'` + "`" + `;|&<>()$]*)`)
 
 // scriptDirSet matches a shell line that sets a variable (group 1) to its
-// script's own directory: NAME="$(cd "$(dirname "${BASH_SOURCE[0]}")" &&
-// pwd)", NAME=$(dirname "$0"), and a path after the dirname inside the cd
-// (group 2: "/.." for the script's parent).
-var scriptDirSet = lazyRE(`^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\$\((?:cd\s+["']?)?\$\(dirname\s+["']?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?["']?\)(/[^"'\s)]*)?`)
+// script's own directory, or one a path from it leads to (group 2: "/.."
+// for the script's parent): NAME="$(cd "$(dirname "${BASH_SOURCE[0]}")"
+// && pwd)", NAME=$(dirname "$0"), NAME=$(cd "$(dirname "$0")/.." && pwd).
+var scriptDirSet = lazyRE(`^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\$\((?:cd\s+["']?\$\()?dirname\s+["']?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?["']?\)(/[^"'\s)]*)?`)
 
-// maxClimbs bounds the places one finding names.
-const maxClimbs = 3
+// maxClimbs bounds the places one finding names, and maxDirVars the
+// variables of one script read as holding its directory.
+const (
+	maxClimbs  = 3
+	maxDirVars = 64
+)
+
+// wordEnd holds the characters that end a path a shell line names.
+const wordEnd = " \t\"'`;|&<>()$"
 
 // climb is one place a hook reaches above its plugin's directory: where
 // ("the command", "plugins/p/x.sh line 7"), the path as written, and the
@@ -86,11 +95,20 @@ func (s *session) hookClimbsOut() {
 func rootClimbs(where, text, root string) []climb {
 	var out []climb
 	for _, m := range pluginRootRef().FindAllStringSubmatch(text, 16) {
-		if to := path.Join(root, m[1]); strings.Contains(m[1], "..") && !under(to, root) && to != root {
+		if to := path.Join(root, m[1]); strings.Contains(m[1], "..") && leaves(to, root) {
 			out = append(out, climb{where, m[0], to})
 		}
 	}
 	return out
+}
+
+// leaves says whether to, a path relative to the work tree, lies outside
+// root, the plugin's directory ("." for one at the tree's root).
+func leaves(to, root string) bool {
+	if root == "." {
+		return to == ".." || strings.HasPrefix(to, "../")
+	}
+	return to != root && !under(to, root)
 }
 
 // scriptClimbs lists, for the tree's shell script rel of the plugin at
@@ -124,13 +142,16 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		where := fmt.Sprintf("%s line %d", rel, i+1)
+		where := fmt.Sprintf("%s line %d", shownName(rel), i+1)
 		if m := scriptDirSet().FindStringSubmatch(line); m != nil {
-			dirs[m[1]] = path.Join(path.Dir(rel), m[2])
+			if _, set := dirs[m[1]]; set || len(dirs) < maxDirVars {
+				dirs[m[1]] = path.Join(path.Dir(rel), m[2])
+			}
 			continue
 		}
 		out = append(out, rootClimbs(where, line, root)...)
-		for name, dir := range dirs {
+		for _, name := range slices.Sorted(maps.Keys(dirs)) {
+			dir := dirs[name]
 			for _, ref := range []string{"${" + name + "}", "$" + name} {
 				for rest := line; ; {
 					j := strings.Index(rest, ref)
@@ -138,11 +159,16 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 						break
 					}
 					rest = rest[j+len(ref):]
-					p := rest[:strings.IndexFunc(rest+" ", func(r rune) bool { return strings.ContainsRune(" \t\"'`;|&<>()$", r) })]
+					p := rest
+					if k := strings.IndexAny(rest, wordEnd); k >= 0 {
+						p = rest[:k]
+					}
 					if ref == "$"+name && p != "" && !strings.HasPrefix(p, "/") {
 						continue // $NAMEX: another variable
 					}
-					if to := path.Join(dir, p); strings.Contains(p, "..") && !under(to, root) && to != root {
+					// The variable may hold a directory above root
+					// already (ROOT=$(cd "$(dirname "$0")/../.." && pwd)).
+					if to := path.Join(dir, p); leaves(to, root) {
 						out = append(out, climb{where, ref + p, to})
 					}
 				}

@@ -58,3 +58,38 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptClimbForms: the forms a script sets its own directory in,
+// one that climbs in the assignment itself, a plugin at the tree's root
+// (whose own paths never leave it), and several variables on one line,
+// named in the same order each time.
+func TestScriptClimbForms(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "r"}`,
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/in.sh"}]}],
+			"SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/out.sh"}]}]}}`,
+		"hooks/in.sh":  "#!/bin/sh\nD=$(dirname \"$0\")\n. \"$D/../lib/x.sh\"\n. \"${CLAUDE_PLUGIN_ROOT}/lib/x.sh\"\n",
+		"hooks/out.sh": "#!/bin/sh\nROOT=$(cd \"$(dirname \"$0\")/../..\" && pwd)\nB=$(dirname \"$0\")\nC=$(dirname \"$0\")\n. $ROOT/lib.sh $C/../../c.sh $B/../../b.sh\n",
+	})
+	var first string
+	for i := 0; i < 4; i++ {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleEscapesPlugin {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "hooks/out.sh line 5 names $B/../../b.sh, which is ../b.sh; hooks/out.sh line 5 names $C/../../c.sh, which is ../c.sh; hooks/out.sh line 5 names $ROOT/lib.sh, which is ../lib.sh") {
+			t.Fatalf("escapes-plugin findings:\n%s", strings.Join(got, "\n"))
+		}
+		if i == 0 {
+			first = got[0]
+		} else if got[0] != first {
+			t.Errorf("the message changed between audits:\n%s\n%s", first, got[0])
+		}
+	}
+}

@@ -263,6 +263,15 @@ func EventNames() []string {
 	return out
 }
 
+// readsMatcher reports whether Claude Code reads a hook's matcher on
+// event: a tool event's, one with a matcher value (SessionStart's
+// source), FileChanged's files; an event vigiles does not know, or one
+// that ignores matchers (Stop), runs its hooks whatever the matcher says.
+func readsMatcher(event string) bool {
+	spec, known := knownEvents[event]
+	return known && (spec.Tool || spec.MatchField != "" || event == FileChanged)
+}
+
 // IsToolEvent reports whether event carries a tool call.
 func IsToolEvent(event string) bool { return knownEvents[event].Tool }
 

@@ -38,8 +38,10 @@ var installedCopy = lazyRE(`/\.claude/plugins/(?:marketplaces/[^/]+|cache/[^/]+/
 // there, where the tree (the run's work tree, tree) or this machine
 // shows it: a symbolic link of the tree that leads outside it to a path
 // this machine lacks; a path of the tree, named absolute (Node.js names
-// a missing main script so), that the tree does not hold; a path in the
-// run's throwaway HOME, TMPDIR or /dev/shm, which each confined run
+// a missing main script so), that the tree does not hold; a path out of
+// the tree, relative (../../shared/lib.sh) or beside it in the directory
+// that holds it, which the hook climbed out to; a path in the run's
+// throwaway HOME, TMPDIR or /dev/shm, which each confined run
 // starts empty (where it is Claude Code's copy of an installed
 // marketplace or plugin, installedCopyCause); a path this machine has
 // that vigiles hides from a
@@ -90,7 +92,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			continue
 		}
-		if parent := filepath.Dir(tree); !filepath.IsAbs(p) || parent != "/" && !slices.Contains(sandbox.Throwaway(), parent) && under(abs, parent) {
+		if parent := filepath.Dir(tree); !filepath.IsAbs(p) && !filepath.IsAbs(from) || parent != "/" && !slices.Contains(sandbox.Throwaway(), parent) && under(abs, parent) {
 			// A relative path out of the tree, or a path beside the
 			// tree, in the directory that holds it: the hook climbed
 			// out of its repository (cd ../../..), which the

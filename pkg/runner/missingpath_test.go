@@ -87,6 +87,8 @@ func TestMissingPathCause(t *testing.T) {
 			"it names " + filepath.Dir(tree) + "/marketplace-utils/hook-lifecycle.sh, outside the work tree (../marketplace-utils/hook-lifecycle.sh from the tree): the hook climbs out of its repository"},
 		{"a relative path out of the tree", "plugin:plugins/p", "bash: ../../shared/lib.sh: No such file or directory\n",
 			"it names ../../shared/lib.sh, outside the work tree (../../shared/lib.sh from the tree): the hook climbs out of its repository"},
+		{"Bun's relative import in an installed copy", "plugin:plugins/p", "error: Cannot find module '../lib/x.js' from '/root/.claude/plugins/cache/mk/p/1.0/hooks/x.ts'\n",
+			"in Claude Code's own copy of an installed marketplace or plugin"},
 		{"a package's relative path", "project:packages/app", "sh: 1: ./missing.sh: not found\n", ""},
 		{"a relative link in the tree", "project:.", ".claude/rel.sh/x: No such file or directory\n", ""},
 		{"a path this machine has", "project:.", "sh: 1: /bin/sh/x: not found\n", ""},

@@ -38,7 +38,8 @@ func IsSecretName(name string) bool {
 	words := strings.Split(u, "_")
 	for i, w := range words {
 		switch w {
-		case "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS":
+		case "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "APIKEY", "CREDENTIAL", "CREDENTIALS":
+			// Not TOKENS: a count (MAX_THINKING_TOKENS).
 			return true
 		case "KEY":
 			if i > 0 && (words[i-1] == "API" || words[i-1] == "PRIVATE" || words[i-1] == "ACCESS" || words[i-1] == "SECRET") {

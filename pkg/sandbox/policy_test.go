@@ -63,7 +63,7 @@ func TestIsSecretName(t *testing.T) {
 			t.Errorf("IsSecretName(%q) = false", n)
 		}
 	}
-	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE", "KEY_COUNT", "MONKEY_TOKENIZER", "SORT_KEY_NAME"} {
+	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE", "KEY_COUNT", "MONKEY_TOKENIZER", "SORT_KEY_NAME", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"} {
 		if IsSecretName(n) {
 			t.Errorf("IsSecretName(%q) = true", n)
 		}
