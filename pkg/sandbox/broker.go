@@ -812,6 +812,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	if err := cg.start(cmd); err != nil {
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
+	// Before the init has its config, so before the command can run.
+	giveStdio(cmd.Process.Pid, cred)
 	// bubblewrap gives its child's pid right after making the namespaces
 	// (0: it wrote none). Its child, pid 1 of the sandbox's pid namespace,
 	// is reaped here once bubblewrap has gone (reapOrphan).
@@ -1329,6 +1331,30 @@ func replaceEnv(env []string, k, v string) []string {
 		}
 	}
 	return append(env, k+"="+v)
+}
+
+// giveStdio hands the pipes that are the standard input, output and error
+// of the process pid, and so of the command, to the uid the sandbox runs as
+// (cred; nil: the caller's own, which has them already). The broker makes
+// them, as root, mode 0600: the command reads and writes them through the
+// descriptors it inherits, but a hook that opens /dev/stdin, /dev/stdout or
+// /dev/stderr (echo msg > /dev/stderr, $(</dev/stdin)) opens them anew,
+// through /proc/self/fd, which checks their owner and mode: as another
+// uid, it got EACCES, where under Claude Code, whose user owns them, it
+// works. Only pipes are given; what fails to be given leaves the run as
+// it was.
+func giveStdio(pid int, cred *syscall.Credential) {
+	if cred == nil {
+		return
+	}
+	for fd := 0; fd <= 2; fd++ {
+		p := fmt.Sprintf("/proc/%d/fd/%d", pid, fd)
+		var st unix.Stat_t
+		if unix.Stat(p, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			continue
+		}
+		_ = unix.Chown(p, int(cred.Uid), int(cred.Gid))
+	}
 }
 
 func stdinOf(spec Spec) io.Reader {

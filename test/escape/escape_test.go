@@ -408,3 +408,26 @@ func TestEscapeSeccomp(t *testing.T) {
 		})
 	}
 }
+
+// TestStdioReopens: a hook that opens /dev/stdin, /dev/stdout or
+// /dev/stderr anew (echo msg > /dev/stderr, $(</dev/stdin)), as hooks
+// do, gets its own pipes, whatever uid the sandbox runs as: the broker
+// made them as root, mode 0600, and a sandbox of another uid was refused
+// them (EACCES), where under Claude Code the user owns them.
+func TestStdioReopens(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			in := filepath.Join(dir, "payload.json")
+			if err := os.WriteFile(in, []byte(`{"tool_name":"Bash"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := vigiles(t, r, dir, nil, "--stdin", in, "--", "bash", "-c",
+				`x=$(</dev/stdin); echo "in:$x" > /dev/stdout; echo err > /dev/stderr; python3 -c 'open("/dev/stderr", "w").write("py\n")'`)
+			if res.ExitCode != 0 || res.Stdout != "in:{\"tool_name\":\"Bash\"}\n" || res.Stderr != "err\npy\n" {
+				t.Errorf("exit %d, stdout %q, stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+			}
+		})
+	}
+}
