@@ -1579,14 +1579,24 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 	// The hook runs in its project directory: a relative path is that
 	// directory's, as ${CLAUDE_PROJECT_DIR} is.
 	projDir := c.projectDirOf(ctx)
+	pluginRoot := ctx.pluginRoot
+	if !ctx.isPlugin {
+		// A project's hook: Claude Code sets no ${CLAUDE_PLUGIN_ROOT}
+		// for it, and the shell makes it empty.
+		pluginRoot = noPluginRoot
+	}
 	var words []string
 	if h.Exec {
 		words = append([]string{h.Expanded}, h.ExpandedArgs...)
 	} else {
-		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), ctx.pluginRoot, projDir))
+		words = shellWords(expandVars(strings.NewReplacer("$CLAUDE_PLUGIN_ROOT", "${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}").Replace(h.Command), pluginRoot, projDir))
 	}
 	cands := scriptsRun(words)
 	for _, p := range cands {
+		if rest, ok := strings.CutPrefix(p, noPluginRoot); ok && !h.Exec {
+			c.find(RuleMissingScript, report.SeverityError, h.Location, "%s", projectPluginRoot(rest, c.dir, projDir))
+			continue
+		}
 		if !h.Exec && (strings.ContainsAny(p, "$`*?[") || strings.HasPrefix(p, "~")) {
 			continue // left to the shell: ~ is the user's home, outside the tree
 		}
@@ -1621,6 +1631,28 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
 	}
+}
+
+// noPluginRoot stands for ${CLAUDE_PLUGIN_ROOT} in a project's hook,
+// where it is empty, while its scripts are checked (checkScripts): a
+// path no tree holds, that checkScripts tells from one the hook names.
+const noPluginRoot = "/\x00no-plugin-root"
+
+// projectPluginRoot says what a project's hook (a project skill's, say)
+// runs that names ${CLAUDE_PLUGIN_ROOT}rest as a script: Claude Code sets
+// it for a plugin's hooks only, so here it is empty, and the path is
+// /rest, which no repository holds; where the project's .claude directory
+// (projDir's, in tree) holds rest, the fix names it so.
+func projectPluginRoot(rest, tree, projDir string) string {
+	msg := fmt.Sprintf("the hook's command names ${CLAUDE_PLUGIN_ROOT}%s, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's hooks only: this hook is the project's, where it is empty, so the command runs %s, which no repository holds, and fails every time it runs", shownName(rest), shownName(path.Clean("/"+rest)))
+	inProject := path.Join(".claude", rest)
+	full := filepath.Join(projDir, filepath.FromSlash(inProject))
+	if rel, err := relTo(tree, full); err == nil && !strings.HasPrefix(path.Clean("/"+rest), "/..") {
+		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+			return msg + fmt.Sprintf("; the project has %s: name it \"$CLAUDE_PROJECT_DIR\"/%s", shownName(rel), shownName(inProject))
+		}
+	}
+	return msg + "; name the project's files with \"$CLAUDE_PROJECT_DIR\"/…"
 }
 
 // offKeys warns of a key of the matcher group or hook handler n (what,

@@ -345,6 +345,17 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher "Bash(git status:*)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Bashgit status"`,
 		},
 		{
+			// Claude Code sets ${CLAUDE_PLUGIN_ROOT} for plugins' hooks
+			// only: a project skill's is empty.
+			name: "a project skill's hook that names the plugin root",
+			files: map[string]string{
+				".claude/skills/s/SKILL.md": "---\nname: s\ndescription: d\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: \"${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh\"\n---\nbody\n",
+				".claude/skills/s/v.sh":     "#!/bin/sh\n",
+			},
+			want: []string{"error discovery/missing-script .claude/skills/s/SKILL.md:8:20"},
+			msg:  `the hook's command names ${CLAUDE_PLUGIN_ROOT}/skills/s/v.sh, and Claude Code sets ${CLAUDE_PLUGIN_ROOT} for a plugin's hooks only: this hook is the project's, where it is empty, so the command runs /skills/s/v.sh, which no repository holds, and fails every time it runs; the project has .claude/skills/s/v.sh: name it "$CLAUDE_PROJECT_DIR"/.claude/skills/s/v.sh`,
+		},
+		{
 			name:  "a matcher that misspells a tool",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bahs", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "bash|Write", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Bash|mcp__x__y|MyTool", "hooks": [{"type": "command", "command": "true"}]}]}}`},
 			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:39", "warning discovery/invalid-matcher .claude/settings.json:1:111"},

@@ -69,6 +69,13 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// command, and says the path it made: this one was quoted.
 			return fmt.Sprintf("it names %s, a ~ the shell did not expand, as it was quoted: a path of a directory named ~ in the one the hook runs in, not of the home directory; write \"$HOME\"/%s, or leave the ~ unquoted", shownName(p), shownName(strings.TrimPrefix(p, "~/")))
 		}
+		if strings.HasPrefix(r.Context, "project:") && filepath.IsAbs(p) {
+			for _, ref := range pluginRootRef().FindAllStringSubmatch(r.Command, 8) {
+				if path.Clean(ref[1]) == p {
+					return fmt.Sprintf("it names %s, the command's %s with ${CLAUDE_PLUGIN_ROOT} empty: Claude Code sets it for a plugin's hooks only, and this hook is the project's, so it fails wherever it runs; name the project's files with \"$CLAUDE_PROJECT_DIR\"/… (its discovery/missing-script error names the file)", shownName(p), shownName(ref[0]))
+				}
+			}
+		}
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
