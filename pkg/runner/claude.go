@@ -1692,13 +1692,19 @@ func misspeltTool(event, matcher string) (name, like string) {
 	if !IsToolEvent(event) || !plainMatcher(matcher) {
 		return "", ""
 	}
-	for _, n := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
-		n = strings.TrimSpace(n)
+	names := strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' })
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	for _, n := range names {
 		if n == "" || strings.HasPrefix(n, "mcp__") || slices.Contains(claudeTools, n) {
 			continue
 		}
 		for _, t := range claudeTools {
 			if d := editDistance(strings.ToLower(n), strings.ToLower(t)); d == 0 || len(t) >= 4 && d == 1 || len(t) >= 6 && d == 2 || len(n) >= 4 && transposed(n, t) {
+				if slices.Contains(names, t) {
+					break // Bash|bash: the tool is named too, the other is a spare
+				}
 				return n, t
 			}
 		}
@@ -1747,6 +1753,10 @@ func editDistance(a, b string) int {
 // no tool's or agent's name holds.
 func negationMatcher(matcher string) bool {
 	rest, ok := strings.CutPrefix(matcher, "!")
+	if inner, grouped := strings.CutPrefix(rest, "("); grouped {
+		// !(Grep|Glob|Read), as a glob's extended pattern writes it.
+		rest, ok = strings.CutSuffix(inner, ")")
+	}
 	return ok && rest != "" && plainMatcher(rest)
 }
 
@@ -1762,8 +1772,8 @@ func ruleNeverMatches(event, matcher string, m *Matcher) bool {
 		return false
 	}
 	r, err := parseRule(matcher)
-	if err != nil || !r.has || strings.HasPrefix(r.tool, "mcp__") {
-		return false
+	if err != nil || !r.has || strings.HasPrefix(r.tool, "mcp__") || !plainMatcher(r.tool) || strings.ContainsAny(r.tool, "|, ") {
+		return false // not Tool(…): !(Grep|Glob) is a negation
 	}
 	x := m.Example()
 	if x == "" || !strings.ContainsFunc(x, func(c rune) bool {

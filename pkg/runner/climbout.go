@@ -69,24 +69,40 @@ func (s *session) hookClimbsOut() {
 				cs = append(cs, s.scriptClimbs(f.Path, root)...)
 			}
 		}
+		// One place a path: a guarded use (if [ -f X ]; then . X) names
+		// it twice.
+		seen := map[string]bool{}
+		cs = slices.DeleteFunc(cs, func(c climb) bool {
+			dup := seen[c.to]
+			seen[c.to] = true
+			return dup
+		})
 		if len(cs) == 0 {
 			continue
 		}
 		var said []string
+		out := false // a path above the repository itself
 		for i, c := range cs {
 			if i == maxClimbs {
 				said = append(said, fmt.Sprintf("and %d more", len(cs)-maxClimbs))
 				break
 			}
 			to := shownCut(c.to, maxFetchSpec)
-			if c.to == "." {
+			switch {
+			case c.to == ".":
 				to = "the repository's root"
+			case c.to == ".." || strings.HasPrefix(c.to, "../"):
+				to, out = "outside the repository too ("+to+")", true
 			}
 			said = append(said, fmt.Sprintf("%s names %s, which is %s", c.where, shownCut(c.written, maxFetchSpec), to))
 		}
+		here := "in the repository it finds what lies there, but"
+		if out {
+			here = "what lies outside the repository it does not find here either, and"
+		}
 		s.findings = append(s.findings, report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: h.Location,
-			Message: fmt.Sprintf("hook %s reaches above its plugin's directory %s: %s; here, in the repository, it finds what lies there, but Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hook fails, and this run is not the one its users get: keep what it uses inside the plugin",
-				shownCut(h.ID, maxServerLine), shownName(root), strings.Join(said, "; "))})
+			Message: fmt.Sprintf("hook %s reaches above its plugin's directory %s: %s; %s Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hook does not find it there: it fails, or does other than this run did (where it falls back when the path is missing), and this run is not the one its users get: keep what it uses inside the plugin",
+				shownCut(h.ID, maxServerLine), shownName(root), strings.Join(said, "; "), here)})
 	}
 }
 

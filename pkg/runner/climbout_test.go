@@ -21,7 +21,7 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 			"SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/init.sh"}]}],
 			"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "$CLAUDE_PLUGIN_ROOT/scripts/up.sh"}]}],
 			"SessionEnd": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/inside.sh"}]}]}}`,
-		"plugins/p/scripts/init.sh":            "#!/usr/bin/env bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"${SCRIPT_DIR}/../../../utils/lib.sh\"\n",
+		"plugins/p/scripts/init.sh":            "#!/usr/bin/env bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nif [ -f \"${SCRIPT_DIR}/../../../utils/lib.sh\" ]; then\n  source \"${SCRIPT_DIR}/../../../utils/lib.sh\"\nfi\n",
 		"plugins/p/scripts/up.sh":              "#!/bin/sh\nROOT=$(cd \"$(dirname \"$0\")/..\" && pwd)\n. \"$ROOT/../shared/lib.sh\"\n",
 		"plugins/p/scripts/inside.sh":          "#!/bin/sh\nHERE=\"$(dirname \"$0\")\"\n. \"$HERE/../lib/ok.sh\"\n. \"${CLAUDE_PLUGIN_ROOT}/lib/ok.sh\"\n",
 		"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
@@ -42,7 +42,7 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 	}
 	want := []string{
 		`the command names ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, which is plugins/shared/x.sh`,
-		`plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh`,
+		`plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh; in the repository`,
 		`plugins/p/scripts/up.sh line 3 names $ROOT/../shared/lib.sh, which is plugins/shared/lib.sh`,
 	}
 	if len(got) != len(want) {
@@ -83,7 +83,7 @@ func TestScriptClimbForms(t *testing.T) {
 				got = append(got, f.Message)
 			}
 		}
-		if len(got) != 1 || !strings.Contains(got[0], "hooks/out.sh line 5 names $B/../../b.sh, which is ../b.sh; hooks/out.sh line 5 names $C/../../c.sh, which is ../c.sh; hooks/out.sh line 5 names $ROOT/lib.sh, which is ../lib.sh") {
+		if len(got) != 1 || !strings.Contains(got[0], "hooks/out.sh line 5 names $B/../../b.sh, which is outside the repository too (../b.sh); hooks/out.sh line 5 names $C/../../c.sh, which is outside the repository too (../c.sh); hooks/out.sh line 5 names $ROOT/lib.sh, which is outside the repository too (../lib.sh); what lies outside the repository it does not find here either") {
 			t.Fatalf("escapes-plugin findings:\n%s", strings.Join(got, "\n"))
 		}
 		if i == 0 {

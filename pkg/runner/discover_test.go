@@ -362,6 +362,12 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher names "Bahs", which is no tool of Claude Code's: did you mean "Bash"?`,
 		},
 		{
+			name:  "a negation of a group",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PostToolUse": [{"matcher": "!(Grep|Glob|Read)", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Bash|bash", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:40"},
+			msg:   `PostToolUse[0].matcher "!(Grep|Glob|Read)": Claude Code has no negation in a matcher`,
+		},
+		{
 			name:  "a prompt hook where only command hooks run",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
 			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
