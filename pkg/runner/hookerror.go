@@ -99,7 +99,8 @@ func hookError(e executed) *report.Finding {
 // (missingPathCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
 // the machine lacks, WebAssembly refused its address space, pip
-// refusing a system Python, a write where the sandbox is read-only; ""
+// refusing a system Python, a write where the sandbox is read-only, a
+// pipeline a SIGPIPE failed (141); ""
 // where it tells nothing. tree is the work tree the run was given (""
 // where unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
@@ -131,6 +132,11 @@ func failureCause(r report.HookRun, tree string) string {
 		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine the audit ran on among them; install what it needs in a virtual environment of the tree's before the audit, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
+	case code == 141:
+		// 128 + SIGPIPE, as a shell reports a pipeline's command that
+		// the signal ended (under set -o pipefail, its status is the
+		// pipeline's).
+		return "exit status 141 is a shell's 128 + 13, SIGPIPE: a command wrote into a pipe whose reader had already quit (… | head -3, … | grep -q x), which under set -o pipefail fails the whole pipeline, here as where the hook is used; read all of the output, or let that command's status go (… | head -3 || true)"
 	}
 	return ""
 }

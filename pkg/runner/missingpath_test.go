@@ -126,3 +126,11 @@ func TestNotExecutableInTree(t *testing.T) {
 		}
 	}
 }
+
+// TestSigpipeCause: exit status 141, a shell's 128 + SIGPIPE, is named as
+// a pipeline's reader that quit, with the fix.
+func TestSigpipeCause(t *testing.T) {
+	if got := failureCause(report.HookRun{ExitCode: 141}, ""); !strings.Contains(got, "exit status 141 is a shell's 128 + 13, SIGPIPE") || !strings.Contains(got, "|| true") {
+		t.Errorf("cause of exit 141: %q", got)
+	}
+}
