@@ -27,19 +27,7 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 		"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
 		".claude/settings.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ../outside.sh"}]}]}}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleEscapesPlugin {
-			if f.Severity != report.SeverityWarning {
-				t.Errorf("severity %s: %s", f.Severity, f.Message)
-			}
-			got = append(got, f.Message)
-		}
-	}
+	got := climbMessages(t, dir)
 	want := []string{
 		`the command names ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, which is plugins/shared/x.sh`,
 		`plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh; in the repository`,
@@ -73,16 +61,7 @@ func TestScriptClimbForms(t *testing.T) {
 	})
 	var first string
 	for i := 0; i < 4; i++ {
-		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range rep.Findings {
-			if f.Rule == RuleEscapesPlugin {
-				got = append(got, f.Message)
-			}
-		}
+		got := climbMessages(t, dir)
 		if len(got) != 1 || !strings.Contains(got[0], "hooks/out.sh line 5 names $B/../../b.sh, which is outside the repository too (../b.sh); hooks/out.sh line 5 names $C/../../c.sh, which is outside the repository too (../c.sh); hooks/out.sh line 5 names $ROOT/lib.sh, which is outside the repository too (../lib.sh); what lies outside the repository it does not find here either") {
 			t.Fatalf("escapes-plugin findings:\n%s", strings.Join(got, "\n"))
 		}
@@ -92,4 +71,24 @@ func TestScriptClimbForms(t *testing.T) {
 			t.Errorf("the message changed between audits:\n%s\n%s", first, got[0])
 		}
 	}
+}
+
+// climbMessages audits dir and returns the messages of its
+// discovery/escapes-plugin findings, each a warning.
+func climbMessages(t *testing.T, dir string) []string {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleEscapesPlugin {
+			if f.Severity != report.SeverityWarning {
+				t.Errorf("severity %s: %s", f.Severity, f.Message)
+			}
+			got = append(got, f.Message)
+		}
+	}
+	return got
 }
