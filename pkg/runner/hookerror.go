@@ -136,7 +136,7 @@ func failureCause(r report.HookRun, tree string) string {
 		// 128 + SIGPIPE, as a shell reports a pipeline's command that
 		// the signal ended (under set -o pipefail, its status is the
 		// pipeline's).
-		return "exit status 141 is a shell's 128 + 13, SIGPIPE: a command wrote into a pipe whose reader had already quit (… | head -3, … | grep -q x), which under set -o pipefail fails the whole pipeline, here as where the hook is used; read all of the output, or let that command's status go (… | head -3 || true)"
+		return "exit status 141 is a shell's 128 + 13, SIGPIPE: a command wrote into a pipe whose reader had already quit (… | head -3, … | grep -q x), which under set -o pipefail fails the whole pipeline, in the audit as wherever the hook is used; read all of the output, or let that command's status go (… | head -3 || true)"
 	}
 	return ""
 }
