@@ -26,7 +26,10 @@ func TestResourceLimits(t *testing.T) {
 		wantRootLimit string
 		check         func(t *testing.T, res result)
 	}{
-		{"fork bomb", []string{"--limit-pids", "64", "--timeout", "20s"},
+		// 60 s: bash retries a fork the limit refuses, sleeping 1, 2, 4
+		// and 8 s, so on a busy machine the bomb's shell reaches its
+		// sleep 2 past 20 s, and the run ended at its timeout first.
+		{"fork bomb", []string{"--limit-pids", "64", "--timeout", "60s"},
 			`bomb() { bomb | bomb & }; bomb; sleep 2; exit 0`, "pids", "", nil},
 		{"fork bomb while the DNS stub is flooded", []string{"--limit-pids", "64", "--timeout", "30s"},
 			// Once the command fills its process limit, a flood of DNS
