@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -822,6 +823,64 @@ func runIDOf(hooks []*Hook, sel string) (id, tool string, ok bool) {
 	return id, tool, slices.ContainsFunc(hooks, func(h *Hook) bool { return h.ID == id })
 }
 
+// dedupeKey is what Claude Code tells a command hook's run apart from
+// another's of the same call by (getMatchingHooks: hookDedupKey): its
+// source (a plugin's root; a project's settings files, the work tree's or
+// a package's, are one), its event and the call's tool or matcher value,
+// its shell, its command as written and its if; vigiles also keeps apart
+// hooks that differ in async, timeout or onFailure, which Claude Code's
+// key leaves out, so that no run whose record could differ is dropped.
+// "" for a run that is never merged here: a hook that is no command, one
+// in exec form, one a skill, agent or command declares (its source is
+// that component).
+func dedupeKey(pr *plannedRun) string {
+	h := pr.Hook
+	if !h.Executable() || h.Exec || h.Scoped {
+		return ""
+	}
+	src := "project\x00" + h.ProjectDir
+	if h.InPlugin {
+		src = "plugin\x00" + h.PluginRoot
+	}
+	return strings.Join([]string{src, h.Event, pr.Payload.Tool, cmp.Or(h.Shell, "bash"), h.Command, h.If,
+		fmt.Sprint(h.Async, h.FailBlocks, h.Timeout)}, "\x00")
+}
+
+// dedupePlan drops each planned run that Claude Code merges into another
+// of the same call (dedupeKey): it runs a command hook once for a call
+// however often its source declares it (a manifest's inline hooks that
+// repeat its hooks/hooks.json, a command in both project settings files),
+// the last declared. Each run dropped is a plan/not-run notice that names
+// the run kept, and its ID is returned, so that a baseline that has it
+// does not read it as removed.
+func dedupePlan(plan []*plannedRun) ([]*plannedRun, []report.Finding, []string) {
+	last := map[string]int{}
+	for i, pr := range plan {
+		if k := dedupeKey(pr); k != "" {
+			last[k] = i
+		}
+	}
+	var finds []report.Finding
+	var ids []string
+	kept := plan[:0:0]
+	for i, pr := range plan {
+		k := dedupeKey(pr)
+		if k == "" || last[k] == i {
+			kept = append(kept, pr)
+			continue
+		}
+		other := plan[last[k]]
+		src := "its plugin"
+		if !pr.Hook.InPlugin {
+			src = "its project's settings"
+		}
+		finds = append(finds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityNotice, Location: pr.Hook.Location, Hook: pr.ID,
+			Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s declares the same command hook again (its command, shell and if), and Claude Code runs it once for a call, the last declared: %s, which the audit runs", shownCut(pr.ID, maxServerLine), src, shownCut(other.ID, maxServerLine))})
+		ids = append(ids, pr.ID)
+	}
+	return kept, finds, ids
+}
+
 // toolsFor returns the tools (or matcher values) a hook runs for in an
 // audit, and why none when it runs for none.
 func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payload, string) {
@@ -1228,11 +1287,16 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			plan = append(plan, &plannedRun{ID: runID(h, p.Tool), Hook: h, Payload: p})
 		}
 	}
+	plan, dupFinds, dupIDs := dedupePlan(plan)
+	planFinds = append(planFinds, dupFinds...)
 	sortPlan(plan)
 	s.plan = s.planDigest("audit", plan)
 	allIDs := map[string]bool{}
 	for _, p := range plan {
 		allIDs[p.ID] = true
+	}
+	for _, id := range dupIDs {
+		allIDs[id] = true // not run, and not removed either
 	}
 	mine := shardOf(plan, s.shardI, s.shardN)
 	var finds []report.Finding

@@ -26,7 +26,8 @@ import (
 func manyHandlers(n int) string {
 	hs := make([]map[string]any, n)
 	for i := range hs {
-		hs[i] = map[string]any{"type": "command", "command": "true"}
+		// Each its own command: Claude Code runs identical ones once.
+		hs[i] = map[string]any{"type": "command", "command": fmt.Sprintf("true %d", i)}
 	}
 	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": hs}}}})
 	return string(b)

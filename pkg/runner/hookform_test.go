@@ -236,7 +236,7 @@ func TestShellForm(t *testing.T) {
 	}
 	dir := pluginTree(t, `{"Stop":[{"hooks":[
  {"type":"command","command":"[[ 1 == 1 ]]"},
- {"type":"command","command":"[[ 1 == 1 ]]","shell":"bash"},
+ {"type":"command","command":"[[ 2 == 2 ]]","shell":"bash"},
  {"type":"command","command":"bash -c '[[ 1 == 1 ]]'"},
  {"type":"command","command":"Write-Output hi","shell":"powershell"},
  {"type":"command","command":"true","shell":"zsh"}

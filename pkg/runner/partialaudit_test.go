@@ -22,8 +22,9 @@ import (
 func TestPartialAuditAgainstTheBaseline(t *testing.T) {
 	stop := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
 	dir := makeTree(t, map[string]string{
-		"plugins/a/hooks/hooks.json":           stop,
-		"plugins/a/hooks/extra.json":           stop,
+		"plugins/a/hooks/hooks.json": stop,
+		// Another command: Claude Code runs identical ones once.
+		"plugins/a/hooks/extra.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true extra"}]}]}}`,
 		"plugins/a/.claude-plugin/plugin.json": `{"name": "a", "hooks": "./hooks/extra.json"}`,
 		"plugins/b/hooks/hooks.json":           stop,
 		".claude/settings.json":                stop,

@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestIdenticalHooksRunOnce: Claude Code runs a command hook once for a
+// call however often one source declares it (a manifest's inline hooks
+// that repeat its hooks/hooks.json; both project settings files), the
+// last declared: the audit runs it once too, and says which run it left
+// out; two plugins' alike commands, and hooks that differ in if or
+// async, each run. A baseline written so compares without drift.
+func TestIdenticalHooksRunOnce(t *testing.T) {
+	stop := `{"Stop": [{"hooks": [{"type": "command", "command": "true same"}]}]}`
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}, {"name": "q", "source": "./plugins/q"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {"hooks": ` + stop + `}}`,
+		"plugins/p/hooks/hooks.json":           `{"hooks": ` + stop + `}`,
+		"plugins/q/hooks/hooks.json":           `{"hooks": ` + stop + `}`,
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+			{"type": "command", "command": "true guard"},
+			{"type": "command", "command": "true guard", "if": "Bash(git *)"},
+			{"type": "command", "command": "true guard", "async": true}]}]}}`,
+		".claude/settings.local.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true guard"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rep.Runs {
+		ids = append(ids, r.Plugin+" "+r.Event+" "+r.Tool)
+	}
+	slices.Sort(ids)
+	want := []string{"p Stop ", "project PreToolUse Bash", "project PreToolUse Bash", "project-local PreToolUse Bash", "q Stop "}
+	if !slices.Equal(ids, want) {
+		t.Errorf("runs %q, want %q", ids, want)
+	}
+	var notes []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNoRun && f.Severity == report.SeverityNotice {
+			notes = append(notes, f.Message)
+		}
+	}
+	if len(notes) != 2 || !slices.ContainsFunc(notes, func(m string) bool {
+		return strings.Contains(m, "its plugin declares the same command hook again") && strings.Contains(m, "Claude Code runs it once for a call, the last declared")
+	}) || !slices.ContainsFunc(notes, func(m string) bool {
+		return strings.Contains(m, "its project's settings declares the same command hook again")
+	}) {
+		t.Errorf("notices of the runs left out: %q", notes)
+	}
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Baseline: base, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Drift) != 0 {
+		t.Errorf("drift against the baseline written from the tree: %+v", rep.Drift)
+	}
+}
