@@ -209,6 +209,9 @@ type session struct {
 	// bunSeen holds, by script and plugin root, the packages Bun
 	// auto-installs for it (bunImports), read once.
 	bunSeen map[string][]string
+	// hookFileWalks holds, by hook, the files of the tree its command
+	// runs (hookFiles), walked once.
+	hookFileWalks map[*Hook][]BaselineFile
 	// lineFetches holds, by shell script of the tree, what its lines
 	// fetch (scriptLineFetches), read once.
 	lineFetches map[string][]fetched

@@ -64,8 +64,12 @@ func (s *session) remoteScript(h *Hook) string {
 }
 
 // hookFiles are the files of the tree hook h's command runs, found as a
-// server's are (newFileWalk), unhashed.
+// server's are (newFileWalk), unhashed; walked once a hook, however many
+// readers ask (its fetches, its remote-session reads, its climbs out).
 func (s *session) hookFiles(h *Hook) []BaselineFile {
+	if fs, ok := s.hookFileWalks[h]; ok {
+		return fs
+	}
 	pluginRoot, projectDir := h.dirs()
 	w := s.newFileWalk(pluginRoot, projectDir, false)
 	if h.Exec {
@@ -74,5 +78,9 @@ func (s *session) hookFiles(h *Hook) []BaselineFile {
 	} else {
 		w.line(h.Command, projectDir, 0)
 	}
+	if s.hookFileWalks == nil {
+		s.hookFileWalks = map[*Hook][]BaselineFile{}
+	}
+	s.hookFileWalks[h] = w.files
 	return w.files
 }
