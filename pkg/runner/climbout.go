@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -130,43 +129,34 @@ func leaves(to, root string) bool {
 // scriptClimbs lists, for the tree's shell script rel of the plugin at
 // root, the places its lines reach above root: through
 // ${CLAUDE_PLUGIN_ROOT}, or through a variable a line before set to the
-// script's own directory. Each script is read once (s.climbs).
+// script's own directory. Each script is read once a plugin root
+// (s.climbs), as its shell reads it (shellScriptLines).
 func (s *session) scriptClimbs(rel, root string) []climb {
 	key := rel + "\x00" + root
 	if cs, ok := s.climbs[key]; ok {
 		return cs
 	}
 	var out []climb
-	defer func() {
-		if s.climbs == nil {
-			s.climbs = map[string][]climb{}
-		}
-		s.climbs[key] = out
-	}()
-	src, ok := s.readTreeFile(rel, maxScriptRead)
-	if !ok {
-		return nil
-	}
-	first, _, _ := strings.Cut(src, "\n")
-	if ext := path.Ext(rel); ext != ".sh" && ext != ".bash" && !(strings.HasPrefix(first, "#!") && shellShebang(first)) {
-		return nil
-	}
 	dirs := map[string]string{} // variable: the directory it holds
-	lines := strings.Split(src, "\n")
-	for i := 0; i < len(lines) && i < maxScriptLines && len(out) < maxClimbs; i++ {
-		line := lines[i]
-		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
-			continue
+	var names []string          // dirs' keys, sorted
+	for _, l := range s.shellScriptLines(rel) {
+		if len(out) >= maxClimbs {
+			break
 		}
-		where := fmt.Sprintf("%s line %d", shownName(rel), i+1)
+		line := l.text
+		where := fmt.Sprintf("%s line %d", shownName(rel), l.at)
 		if m := scriptDirSet().FindStringSubmatch(line); m != nil {
 			if _, set := dirs[m[1]]; set || len(dirs) < maxDirVars {
+				if !set {
+					i, _ := slices.BinarySearch(names, m[1])
+					names = slices.Insert(names, i, m[1])
+				}
 				dirs[m[1]] = path.Join(path.Dir(rel), m[2])
 			}
 			continue
 		}
 		out = append(out, rootClimbs(where, line, root)...)
-		for _, name := range slices.Sorted(maps.Keys(dirs)) {
+		for _, name := range names {
 			dir := dirs[name]
 			for _, ref := range []string{"${" + name + "}", "$" + name} {
 				for rest := line; ; {
@@ -191,5 +181,9 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 			}
 		}
 	}
+	if s.climbs == nil {
+		s.climbs = map[string][]climb{}
+	}
+	s.climbs[key] = out
 	return out
 }

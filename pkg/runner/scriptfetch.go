@@ -36,19 +36,43 @@ func (s *session) scriptLineFetches(h *Hook) []fetched {
 }
 
 // readScriptFetches reads the tree's file rel, where it is a shell
-// script, for what each of its lines fetches (a line continued with a
-// backslash read whole; a comment not).
+// script, for what each of its lines fetches (shellScriptLines).
 func (s *session) readScriptFetches(rel string) []fetched {
+	var out []fetched
+	for _, l := range s.shellScriptLines(rel) {
+		for _, f := range fetchesInShell(l.text, 0) {
+			f.runner = fmt.Sprintf("%s, in %s line %d,", f.runner, shownCut(rel, maxFetchSpec), l.at)
+			out = append(out, f)
+			if len(out) == maxFetchPackages {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// scriptLine is one line of a shell script as the shell reads it: a line
+// continued with a backslash joined whole, at the number of its first.
+type scriptLine struct {
+	at   int
+	text string
+}
+
+// shellScriptLines reads the tree's file rel, where it is a shell script
+// (named *.sh or *.bash, or whose first line runs a shell), as the lines
+// the shell reads (scriptLine) among its first maxScriptLines, blank ones
+// and comments left out; nil where it is no shell script or cannot be
+// read.
+func (s *session) shellScriptLines(rel string) []scriptLine {
 	src, ok := s.readTreeFile(rel, maxScriptRead)
 	if !ok {
 		return nil
 	}
 	first, _, _ := strings.Cut(src, "\n")
-	ext := path.Ext(rel)
-	if ext != ".sh" && ext != ".bash" && !(strings.HasPrefix(first, "#!") && shellShebang(first)) {
+	if ext := path.Ext(rel); ext != ".sh" && ext != ".bash" && !(strings.HasPrefix(first, "#!") && shellShebang(first)) {
 		return nil
 	}
-	var out []fetched
+	var out []scriptLine
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines) && i < maxScriptLines; i++ {
 		at, line := i+1, lines[i]
@@ -56,15 +80,8 @@ func (s *session) readScriptFetches(rel string) []fetched {
 			i++
 			line = strings.TrimSuffix(line, "\\") + " " + lines[i]
 		}
-		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		for _, f := range fetchesInShell(line, 0) {
-			f.runner = fmt.Sprintf("%s, in %s line %d,", f.runner, shownCut(rel, maxFetchSpec), at)
-			out = append(out, f)
-			if len(out) == maxFetchPackages {
-				return out
-			}
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
+			out = append(out, scriptLine{at, line})
 		}
 	}
 	return out
