@@ -1677,8 +1677,9 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 	}
 }
 
-// claudeTools are the names of Claude Code's own tools, which a matcher
-// that names another may have meant (misspeltTool).
+// claudeTools are the names of Claude Code's own tools: those a matcher
+// that names another may have meant (misspeltTool), and those a matcher
+// written as a permission rule may select (ruleNeverMatches).
 var claudeTools = []string{"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode", "Glob", "Grep",
 	"KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "Skill", "SlashCommand", "Task",
 	"TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoWrite", "WebFetch", "WebSearch", "Write"}
@@ -1781,12 +1782,7 @@ func ruleNeverMatches(event, matcher string, m *Matcher) bool {
 	}) {
 		return false
 	}
-	for _, tools := range [][]string{DefaultTools, namedTools, kindTools} {
-		if slices.ContainsFunc(tools, m.Match) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(claudeTools, m.Match)
 }
 
 // ruleMatcherHint is, for a matcher written as a permission rule

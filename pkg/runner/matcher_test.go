@@ -3,6 +3,8 @@ package runner
 import (
 	"encoding/base64"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
@@ -486,6 +488,19 @@ func TestIfNamesTheToolARegexMatcherSelects(t *testing.T) {
 		}
 		if len(ps) != 1 || ps[0].Tool != tc.want {
 			t.Errorf("matcher %q, if %q: payloads %v (%s), want one for %s", tc.matcher, tc.cond, ps, why, tc.want)
+		}
+	}
+}
+
+// TestClaudeToolsHoldTheNamedOnes: the one list of Claude Code's tools
+// that matchers are judged against holds every tool vigiles sends or
+// names an input for (an MCP tool aside, whose server names it).
+func TestClaudeToolsHoldTheNamedOnes(t *testing.T) {
+	for _, tools := range [][]string{DefaultTools, namedTools, kindTools} {
+		for _, n := range tools {
+			if !strings.HasPrefix(n, "mcp__") && !slices.Contains(claudeTools, n) {
+				t.Errorf("claudeTools lacks %s", n)
+			}
 		}
 	}
 }
