@@ -1684,8 +1684,13 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	var planFinds []report.Finding
 	for _, c := range s.cfg.Checks {
 		ps, fs := s.planCheck(c)
+		// A check's expectations are checked of the runs Claude Code
+		// makes: a hook its source declares twice, once for the call.
+		// Two checks of one hook each keep their run.
+		ps, dupFinds, _ := dedupePlan(ps)
 		plan = append(plan, ps...)
 		planFinds = append(planFinds, fs...)
+		planFinds = append(planFinds, dupFinds...)
 	}
 	sortPlan(plan)
 	s.plan = s.planDigest("test", plan)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -64,5 +65,38 @@ func TestIdenticalHooksRunOnce(t *testing.T) {
 	}
 	if len(rep.Drift) != 0 {
 		t.Errorf("drift against the baseline written from the tree: %+v", rep.Drift)
+	}
+}
+
+// TestCheckRunsIdenticalHooksOnce: a check's expectations are checked of
+// the one run Claude Code makes of a hook its plugin declares twice (the
+// manifest's inline hooks and hooks/hooks.json), and the run left out is
+// named; a second check of the same hook keeps its own run.
+func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
+	stop := `{"Stop": [{"hooks": [{"type": "command", "command": "true same"}]}]}`
+	check := "  - name: %s\n    hook: p\n    event: Stop\n    expect:\n      exit-code: 0\n"
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "p", "hooks": {"hooks": ` + stop + `}}`,
+		"hooks/hooks.json":           `{"hooks": ` + stop + `}`,
+		".vigiles.yml":               "checks:\n" + fmt.Sprintf(check, "one") + fmt.Sprintf(check, "two"),
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 {
+		t.Errorf("%d runs, want one for each check", len(rep.Runs))
+	}
+	var notes int
+	for _, f := range rep.Findings {
+		switch {
+		case f.Rule == RuleNoRun && f.Severity == report.SeverityNotice && strings.Contains(f.Message, "its plugin declares the same command hook again"):
+			notes++
+		case f.Severity != report.SeverityNotice:
+			t.Errorf("finding %s: %s", f.Rule, f.Message)
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d notices of a run left out, want one a check", notes)
 	}
 }
