@@ -339,10 +339,11 @@ func md(s string, max int) string {
 			b.WriteString("&#")
 			b.WriteString(strconv.Itoa(int(r)))
 			b.WriteByte(';')
-			if r == '@' || r == '#' {
-				// GitHub links @user and #123 in the text it renders,
-				// after character references are decoded: a zero-width
-				// space after the sign keeps it text.
+			if r == '@' || r == '#' || r == ':' && opensShortcode(rs[i+1:]) {
+				// GitHub links @user and #123, and draws :name: as an
+				// emoji, in the text it renders, after character
+				// references are decoded: a zero-width space after the
+				// sign keeps it text.
 				b.WriteString("&#8203;")
 			}
 			continue
@@ -350,6 +351,27 @@ func md(s string, max int) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// opensShortcode reports whether rest, what follows a ':', would make it
+// open an emoji shortcode (:rocket:, :+1:, :100:): a name, then another
+// ':', or a name not all digits at the value's end, where the text placed
+// after it may begin with one (a run's outcome, then ": " and its
+// reason). A port at the end (host:443) is left as it is.
+func opensShortcode(rest []rune) bool {
+	digits := true
+	for i, r := range rest {
+		switch {
+		case '0' <= r && r <= '9':
+		case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '_' || r == '+' || r == '-':
+			digits = false
+		case r == ':':
+			return i > 0
+		default:
+			return false
+		}
+	}
+	return len(rest) > 0 && !digits
 }
 
 func isHexDigit(r rune) bool {

@@ -54,6 +54,7 @@ var hostile = []string{
 	"##[endgroup]\n##[error]forged verdict\n##[group]hidden",
 	"ping @octocat about #123 see [the fix](https://evil.example/x)",
 	"see GH-42 and commit fedcba9876543210fedcba9876543210fedcba98 and deadbee",
+	":white_check_mark: passed :+1: :100:",
 	"{0}{1} placeholders {{literal}}",
 	// Bait for the problem matchers of setup-go, setup-node (tsc,
 	// eslint-compact, eslint-stylish) and setup-python, which read every
@@ -328,6 +329,10 @@ func TestHostileInputOnEverySurface(t *testing.T) {
 	text := regexp.MustCompile(`\]\([^)]*\)`).ReplaceAllString(sum, "]") // link targets are not rendered
 	if m := regexp.MustCompile(`(?i).{0,20}(GH-\d|fedcba9|deadbee).{0,20}`).FindString(text); m != "" {
 		t.Errorf("the summary keeps a GH-N reference or a commit hash that GitHub would link: %q", m)
+	}
+	// GitHub draws :name: as an emoji (a forged check mark).
+	if m := regexp.MustCompile(`&#58;[a-zA-Z0-9_+-]+&#58;`).FindString(sum); m != "" {
+		t.Errorf("the summary keeps an emoji shortcode: %q", m)
 	}
 	for _, sign := range []string{"&#64;", "&#35;"} {
 		if n, m := strings.Count(sum, sign), strings.Count(sum, sign+"&#8203;"); n == 0 || n != m {

@@ -75,10 +75,13 @@ func where(o SummaryOptions, l report.Location) string {
 	if l.File == "" {
 		return "—"
 	}
-	text := md(l.File, cellChars)
+	file := l.File
 	if l.Line > 0 {
-		text += "&#58;" + strconv.Itoa(l.Line)
+		// One value, so that a name that ends in ":100" does not make
+		// an emoji of the line's colon.
+		file += ":" + strconv.Itoa(l.Line)
 	}
+	text := md(file, cellChars)
 	if link := LineURL(o.ServerURL, o.Repo, o.SHA, l.File, l.Line); link != "" {
 		return "[" + text + "](" + link + ")"
 	}
