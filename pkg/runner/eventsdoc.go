@@ -257,6 +257,8 @@ var docEvents = []string{SessionStart, Setup, InstructionsLoaded, UserPromptSubm
 func outcomeDoc(ev string) string {
 	r := outcomeRules[ev]
 	switch {
+	case r.nonZeroFails:
+		return "Outcome: any exit status but 0, or a kill, → `blocked` (the action fails where the worktree's directory is still there afterwards); Claude Code discards the JSON output: else `allowed`."
 	case r.ignoresOutput:
 		return "Outcome: Claude Code ignores the hook's exit status and decision fields: always `allowed`."
 	case r.pathOutput:

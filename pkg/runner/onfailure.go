@@ -52,5 +52,5 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 // exit status 2 blocks it.
 func blocksOnFailure(event, value string) bool {
 	rules := outcomeRules[event]
-	return !rules.ignoresOutput && !rules.exit2Allows && !slices.Contains(rules.unblockable, value)
+	return (!rules.ignoresOutput || rules.nonZeroFails) && !rules.exit2Allows && !slices.Contains(rules.unblockable, value)
 }

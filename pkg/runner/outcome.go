@@ -143,6 +143,10 @@ type eventRules struct {
 	// (WorktreeCreate): any non-zero exit, or no path, fails the action
 	// (decidePath).
 	pathOutput bool
+	// nonZeroFails: any exit status but 0, or a kill, fails the action
+	// (WorktreeRemove), whatever the hook prints; with ignoresOutput,
+	// nothing else it does decides.
+	nonZeroFails bool
 	// unblockable are the matcher values whose event the hook cannot
 	// block, whatever it answers (ConfigChange of policy_settings).
 	unblockable []string
@@ -168,12 +172,15 @@ var outcomeRules = map[string]eventRules{
 	PermissionRequest: {exit2Allows: true, noDecision: true},
 	Notification:      {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
 	SessionStart:      {exit2Allows: true, noDecision: true},
-	Setup:             {exit2Allows: true, noDecision: true},
-	SessionEnd:        {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
-	CwdChanged:        {exit2Allows: true, ignoresContinue: true, noDecision: true},
-	FileChanged:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
-	PostCompact:       {exit2Allows: true, ignoresContinue: true, noDecision: true},
-	PreCompact:        {ignoresContinue: true},
+	// Setup: "On every exit code, Claude Code discards a Setup hook's
+	// JSON output fields, such as systemMessage, continue, and
+	// hookSpecificOutput.additionalContext"; its exit code is ignored.
+	Setup:       {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	SessionEnd:  {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	CwdChanged:  {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	FileChanged: {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	PostCompact: {exit2Allows: true, ignoresContinue: true, noDecision: true},
+	PreCompact:  {ignoresContinue: true},
 
 	// The events added with the current hooks reference, each as its
 	// row of "Exit code 2 behavior per event" and "Decision control", and
@@ -218,9 +225,10 @@ var outcomeRules = map[string]eventRules{
 	// a command hook that prints no path: its stdout is the path, not
 	// JSON; systemMessage and continue are discarded.
 	WorktreeCreate: {ignoresContinue: true, noDecision: true, pathOutput: true},
-	// WorktreeRemove: failures are logged in debug mode only; the JSON
-	// output fields are discarded.
-	WorktreeRemove: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
+	// WorktreeRemove: any non-zero exit makes the removal fail where
+	// the worktree's directory is still there afterwards; the JSON output
+	// fields are discarded.
+	WorktreeRemove: {nonZeroFails: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
 	// Elicitation and ElicitationResult: exit 2 denies the elicitation
 	// (the response becomes decline), and then hookSpecificOutput is
 	// ignored; otherwise hookSpecificOutput.action decides.
@@ -288,6 +296,14 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 	cut := res.StdoutTruncated
 	if rules.pathOutput {
 		return decidePath(event, res, stdout)
+	}
+	if rules.nonZeroFails && (res.Signal != "" || res.ExitCode != 0) {
+		how := fmt.Sprintf("exit status %d", res.ExitCode)
+		if res.Signal != "" {
+			how = "killed by " + res.Signal
+		}
+		return Decision{Outcome: report.OutcomeBlocked, Reason: fmt.Sprintf("%s: any non-zero exit makes %s fail where its directory is still there afterwards: %s",
+			how, event, orDefault(clip(stderrText(res), maxReason), "(no message on stderr)"))}
 	}
 	if res.Signal != "" && res.ExitCode != 2 {
 		return Decision{Outcome: report.OutcomeAllowed, Reason: "killed by " + res.Signal + ": a non-blocking error, the agent carries on"}

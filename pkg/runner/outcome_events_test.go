@@ -44,7 +44,7 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		{ConfigChange, B, A, B},
 		{DirectoryAdded, A, A, A},
 		{WorktreeCreate, B, A, A},
-		{WorktreeRemove, A, A, A},
+		{WorktreeRemove, B, A, A},
 		{Elicitation, B, A, A},
 		{ElicitationResult, B, A, A},
 	} {
@@ -62,11 +62,12 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 				t.Errorf("decision block: %s (%s), want %s", d.Outcome, d.Reason, tc.decision)
 			}
 			// Exit 1 with text is a non-blocking error everywhere but
-			// WorktreeCreate, where any non-zero exit fails the creation.
+			// the worktree events, where any non-zero exit fails the
+			// creation, or the removal.
 			res = confinedWith("text")
 			res.ExitCode = 1
 			want := A
-			if tc.event == WorktreeCreate {
+			if tc.event == WorktreeCreate || tc.event == WorktreeRemove {
 				want = B
 			}
 			if d := Decide(tc.event, res, nil); d.Outcome != want {
@@ -345,5 +346,29 @@ func TestWorktreeCreateRefusesDotSegments(t *testing.T) {
 		if d := Decide(WorktreeCreate, confinedWith(out), nil); d.Outcome != want {
 			t.Errorf("stdout %q: %s (%s), want %s", out, d.Outcome, d.Reason, want)
 		}
+	}
+}
+
+// TestSetupAndWorktreeRemoveOutcomes: Claude Code discards every JSON
+// output field of a Setup hook and ignores its exit code, so nothing it
+// does blocks; a WorktreeRemove hook that exits non-zero, or is killed,
+// fails the removal, whatever it prints.
+func TestSetupAndWorktreeRemoveOutcomes(t *testing.T) {
+	for _, out := range []string{`{"continue":false,"stopReason":"stop"}`, `{"decision":"block"}`, ""} {
+		for _, code := range []int{0, 1, 2} {
+			res := confinedWith(out)
+			res.ExitCode = code
+			if d := Decide(Setup, res, nil); d.Outcome != report.OutcomeAllowed {
+				t.Errorf("Setup exit %d %q: %s (%s), want allowed", code, out, d.Outcome, d.Reason)
+			}
+		}
+	}
+	res := confinedWith(`{"continue":true}`)
+	res.ExitCode, res.Signal, res.Stderr = 137, "SIGKILL", "gone"
+	if d := Decide(WorktreeRemove, res, nil); d.Outcome != report.OutcomeBlocked || !strings.Contains(d.Reason, "killed by SIGKILL: any non-zero exit makes WorktreeRemove fail") {
+		t.Errorf("WorktreeRemove killed: %s (%s), want blocked", d.Outcome, d.Reason)
+	}
+	if d := Decide(WorktreeRemove, confinedWith(`{"continue":false}`), nil); d.Outcome != report.OutcomeAllowed {
+		t.Errorf("WorktreeRemove exit 0 with continue false: %s (%s), want allowed (its JSON is discarded)", d.Outcome, d.Reason)
 	}
 }
