@@ -61,6 +61,9 @@ func hookError(e executed) *report.Finding {
 		how = "killed by " + e.result.Signal
 	case r.ExitCode != 0:
 		how = fmt.Sprintf("exit status %d", r.ExitCode)
+	case failBlocked && e.decision.Failure != "":
+		// Exit 0 with JSON Claude Code cannot read: a failure too.
+		how = e.decision.Failure
 	default:
 		return nil
 	}

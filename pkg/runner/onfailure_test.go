@@ -51,6 +51,9 @@ func TestFailBlocks(t *testing.T) {
 	res := func(code int, signal string) *sandbox.Result {
 		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: code, Signal: signal, Stderr: "boom\n"}
 	}
+	out := func(stdout string) *sandbox.Result {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Stdout: stdout, Stderr: "boom\n"}
+	}
 	timedOut := &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: -1, TimedOut: true, DurationMs: 5000}
 	for _, tc := range []struct {
 		name    string
@@ -65,8 +68,19 @@ func TestFailBlocks(t *testing.T) {
 			reason: "exit status 1, which onFailure block makes Claude Code read as exit status 2: boom"},
 		{name: "a kill blocks", event: UserPromptSubmit, res: res(-1, "SIGSEGV"), outcome: report.OutcomeBlocked, blocked: true,
 			reason: "killed by SIGSEGV, which onFailure block makes Claude Code read as exit status 2: boom"},
-		{name: "a Stop hook keeps the turn going", event: Stop, res: res(127, ""), outcome: report.OutcomeBlocked, blocked: true,
-			reason: "exit status 127, which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "Claude Code ignores it on Stop", event: Stop, res: res(127, ""), outcome: report.OutcomeAllowed,
+			reason: "exit status 127: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code ignores onFailure on Stop hooks"},
+		{name: "and on TeammateIdle", event: TeammateIdle, res: res(1, ""), outcome: report.OutcomeAllowed,
+			reason: "exit status 1: a non-blocking error, the agent carries on; its onFailure block changes nothing here: Claude Code ignores onFailure on TeammateIdle hooks"},
+		{name: "a permission request is denied", event: PermissionRequest, value: "Bash", res: res(1, ""), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "exit status 1, which onFailure block makes Claude Code read as a block: it denies the permission request: boom"},
+		{name: "JSON that does not parse", event: PreToolUse, value: "Bash", res: out(`{"hookSpecificOutput": }`), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "its JSON output does not parse, which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "JSON that fails the schema", event: PreToolUse, value: "Bash", res: out(`{"hookSpecificOutput":{"hookEventName":"pretooluse"}}`), outcome: report.OutcomeBlocked, blocked: true,
+			reason: "its JSON output fails Claude Code's schema (hookSpecificOutput.hookEventName is \"pretooluse\", not \"PreToolUse\"), which onFailure block makes Claude Code read as exit status 2: boom"},
+		{name: "JSON lines that set no field are text", event: PreToolUse, value: "Bash", res: out("{\"a\":1}\n{\"b\":2}"), outcome: report.OutcomeAllowed},
+		{name: "valid JSON is success", event: PreToolUse, value: "Bash", res: out(`{"systemMessage":"ok"}`), outcome: report.OutcomeAllowed},
+		{name: "text is success", event: PreToolUse, value: "Bash", res: out(`{not json`), outcome: report.OutcomeAllowed},
 		{name: "exit 0 is success", event: PreToolUse, value: "Bash", res: res(0, ""), outcome: report.OutcomeAllowed},
 		{name: "exit 2 blocks on its own", event: PreToolUse, value: "Bash", res: res(2, ""), outcome: report.OutcomeBlocked, reason: "exit status 2: boom"},
 		{name: "an event exit 2 does not block", event: SessionStart, value: "startup", res: res(1, ""), outcome: report.OutcomeAllowed,
@@ -92,12 +106,15 @@ func TestFailBlocks(t *testing.T) {
 // TestAuditReadsOnFailureBlock audits, confined, a PreToolUse guard that
 // crashes with onFailure "block" beside one without it: the first run is
 // blocked, as Claude Code blocks it, and its run/hook-error warning says
-// that every call it fails on is blocked; the second is allowed.
+// that every call it fails on is blocked; the second is allowed. A third,
+// with onFailure "block", exits 0 with JSON that fails Claude Code's
+// schema: a failure too, blocked.
 func TestAuditReadsOnFailureBlock(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
   {"type": "command", "command": "echo crashed >&2; exit 1", "onFailure": "block"},
-  {"type": "command", "command": "echo crashed >&2; exit 1"}
+  {"type": "command", "command": "echo crashed >&2; exit 1"},
+  {"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"pretooluse\"}}'", "onFailure": "block"}
 ]}]}}`})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
 	if err != nil {
@@ -110,6 +127,7 @@ func TestAuditReadsOnFailureBlock(t *testing.T) {
 	want := map[string]string{
 		".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash": report.OutcomeBlocked,
 		".claude/settings.json#hooks.PreToolUse[0].hooks[1]@Bash": report.OutcomeAllowed,
+		".claude/settings.json#hooks.PreToolUse[0].hooks[2]@Bash": report.OutcomeBlocked,
 	}
 	if diff := cmp.Diff(want, outcomes); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
@@ -122,6 +140,9 @@ func TestAuditReadsOnFailureBlock(t *testing.T) {
 	}
 	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash"]; !strings.Contains(m, "its onFailure block makes Claude Code block the call whenever it fails so") {
 		t.Errorf("the blocking guard's warning: %q", m)
+	}
+	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[2]@Bash"]; !strings.Contains(m, "failed (its JSON output fails Claude Code's schema (hookSpecificOutput.hookEventName is \"pretooluse\", not \"PreToolUse\"); its stderr is empty): its onFailure block makes Claude Code block the call whenever it fails so") {
+		t.Errorf("the guard whose JSON fails the schema: %q", m)
 	}
 	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[1]@Bash"]; !strings.Contains(m, "Claude Code shows a hook error and carries on without it") {
 		t.Errorf("the other guard's warning: %q", m)

@@ -25,8 +25,11 @@ type Decision struct {
 	// reads it.
 	Unread string
 	// FailBlocked says the hook failed and its handler's onFailure
-	// "block" made Claude Code block the call (failBlocks).
+	// "block" made Claude Code block the call (failBlocks); Failure then
+	// says how it failed ("exit status 1", "its JSON output does not
+	// parse").
 	FailBlocked bool
+	Failure     string
 }
 
 // decidesOf is what output d read tells Claude Code to do with the call
