@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -444,6 +445,28 @@ func TestHeadSHA(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(atHead, "plugins", "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Git files that are no regular files, which a tree under review
+	// may hold (an artifact, a reused workspace): neither waited on nor
+	// read. A FIFO as HEAD or as the ref HEAD names, a link to a device.
+	fifoHead, fifoRef, devRef := filepath.Join(dir, "fifo-head"), filepath.Join(dir, "fifo-ref"), filepath.Join(dir, "dev-ref")
+	for _, p := range []string{fifoHead, fifoRef, devRef} {
+		if err := os.MkdirAll(filepath.Join(p, ".git", "refs", "heads"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if p != fifoHead {
+			os.WriteFile(filepath.Join(p, ".git", "HEAD"), []byte("ref: refs/heads/pr\n"), 0o644)
+		}
+	}
+	for _, err := range []error{
+		syscall.Mkfifo(filepath.Join(fifoHead, ".git", "HEAD"), 0o644),
+		syscall.Mkfifo(filepath.Join(fifoRef, ".git", "refs", "heads", "pr"), 0o644),
+		os.Symlink("/dev/zero", filepath.Join(devRef, ".git", "refs", "heads", "pr")),
+		os.Symlink("/dev/zero", filepath.Join(devRef, ".git", "packed-refs")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		path, fallback, tree, want string
 		err                        bool
@@ -460,6 +483,9 @@ func TestHeadSHA(t *testing.T) {
 		// of a merge are the triggering run's to write): not put on
 		// the pull request's head as its result.
 		{run, mergeSHA, onBranch, mergeSHA, false},
+		{run, mergeSHA, fifoHead, mergeSHA, false},
+		{run, mergeSHA, fifoRef, mergeSHA, false},
+		{run, mergeSHA, devRef, mergeSHA, false},
 		{run, mergeSHA, "", mergeSHA, false},
 		{badRun, mergeSHA, atHead, "", true},
 		{"", "not-a-sha", "", "", true},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // HeadSHA returns the commit a check run and links should point at: the
@@ -63,6 +64,22 @@ func HeadSHA(eventPath, fallback, tree string) (string, error) {
 	return fallback, nil
 }
 
+// openRegular opens p for reading where it is a regular file (a link to
+// one is followed), nil otherwise: a FIFO, a device or a socket that a
+// checkout under review put among its git files is neither waited on
+// (the open does not block) nor read.
+func openRegular(p string) *os.File {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
 // checkedOut returns the commit checked out in the git work tree that
 // holds dir ("" where none is known), read from its files: git itself is
 // not run in a checkout under review, whose config could make it run a
@@ -76,8 +93,8 @@ func checkedOut(dir string) string {
 		return ""
 	}
 	read := func(p string) string {
-		f, err := os.Open(p)
-		if err != nil {
+		f := openRegular(p)
+		if f == nil {
 			return ""
 		}
 		defer f.Close()
@@ -117,8 +134,8 @@ func checkedOut(dir string) string {
 				if s := read(filepath.Join(g, filepath.FromSlash(ref))); shaRE().MatchString(s) {
 					return s
 				}
-				f, err := os.Open(filepath.Join(g, "packed-refs"))
-				if err != nil {
+				f := openRegular(filepath.Join(g, "packed-refs"))
+				if f == nil {
 					continue
 				}
 				sc := bufio.NewScanner(io.LimitReader(f, 64<<20))
