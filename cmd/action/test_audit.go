@@ -174,6 +174,9 @@ func (c *commonFlags) validate(name string) error {
 		if why := cannotCreateReport(c.output); why != "" {
 			return fmt.Errorf("%s: --output %q %s", name, c.output, why)
 		}
+		if why := linkInTree(c.output, c.dir); why != "" {
+			return fmt.Errorf("%s: --output %q %s", name, c.output, why)
+		}
 	}
 	if c.rootSandbox && geteuid() != 0 {
 		return fmt.Errorf("%s: --root-sandbox is only for root callers, and this one is uid %d: leave it out", name, geteuid())
@@ -381,7 +384,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // outputHelp ends the help of -o: how the file is written.
-const outputHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file)"
+const outputHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads)"
 
 // defaultBaseline is audit's --baseline when none is given.
 const defaultBaseline = runner.DefaultBaseline

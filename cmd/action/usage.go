@@ -243,6 +243,38 @@ func cannotCreateReport(p string) string {
 	return noDir(p)
 }
 
+// linkInTree says that p, a report's path, is, or passes through, a
+// symbolic link inside the work tree dir ("" when not): a tree under
+// review chooses its links, and a report written through one of them
+// (-o report.json in a checkout whose report.json leads to a file of the
+// host's) would replace whatever the link names, with the caller's
+// rights. The tree's own directory may be a link; what is below it may
+// not.
+func linkInTree(p, dir string) string {
+	ap, err1 := filepath.Abs(p)
+	ad, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	rel, err := filepath.Rel(ad, ap)
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	at := ad
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			to, _ := os.Readlink(at)
+			return fmt.Sprintf("is not written: %s is a symbolic link in the work tree (to %q), which the tree under review chooses, so the report would go wherever it leads; write the report outside the tree, or remove the link", strconv.Quote(at), to)
+		}
+	}
+	return ""
+}
+
 // noDir says that p, which is not there, cannot be made because its
 // directory is not there either; "" when p or its directory is there.
 func noDir(p string) string {

@@ -290,6 +290,46 @@ func TestOutputMistakeIsUsage(t *testing.T) {
 	}
 }
 
+// TestOutputThroughATreesLinkIsRefused: a report path that is, or passes
+// through, a symbolic link inside the work tree (a checkout's report.json
+// that leads to a file of the host's, a directory that leads out) is
+// refused before anything runs, and what the link names is left as it
+// was; a link outside the tree, the caller's own, is written through.
+func TestOutputThroughATreesLinkIsRefused(t *testing.T) {
+	tree, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{victim, "report.json"}, {filepath.Join(outside, "made"), "dangling.json"}, {outside, "out"}} {
+		if err := os.Symlink(l[0], filepath.Join(tree, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []string{"report.json", "dangling.json", filepath.Join("out", "r.json")} {
+		code, _, errs := runCLI(t, "audit", "--baseline", "", "--dir", tree, "-o", filepath.Join(tree, o))
+		if code != 2 || !strings.Contains(errs, "is a symbolic link in the work tree") {
+			t.Errorf("-o %s: exit %d, stderr %q; want 2 and the link named", o, code, errs)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "kept" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+		t.Errorf("files made outside the tree: %v", ents)
+	}
+	mine := filepath.Join(outside, "mine.json")
+	if err := os.Symlink(victim, mine); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "audit", "--baseline", "", "--dir", tree, "-q", "--format", "json", "-o", mine); code > 1 {
+		t.Errorf("-o through the caller's own link: exit %d, stderr %q", code, errs)
+	}
+	if b, _ := os.ReadFile(victim); !strings.Contains(string(b), `"verdict"`) {
+		t.Errorf("the caller's link was not written through: %q", b)
+	}
+}
+
 // TestReadmeDefaultsAgreeWithHelp: a default README.md's Commands block
 // shows for a flag (run's [--linger 0s], [--timeout 60s]) is the one the
 // flag's help gives (--linger's help gave none).
