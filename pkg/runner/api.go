@@ -782,14 +782,21 @@ func (s *session) addDiscovered(d *Discovery) {
 	}
 }
 
-// mergeLists adds to *dst, key by key, the values of src it lacks.
+// mergeLists adds to *dst, key by key, the values of src it lacks, in
+// their order: in linear time, as a marketplace may install one directory
+// under a hundred thousand IDs.
 func mergeLists(dst *map[string][]string, src map[string][]string) {
 	for k, vs := range src {
 		if *dst == nil {
 			*dst = map[string][]string{}
 		}
+		have := make(map[string]bool, len((*dst)[k]))
+		for _, v := range (*dst)[k] {
+			have[v] = true
+		}
 		for _, v := range vs {
-			if !slices.Contains((*dst)[k], v) {
+			if !have[v] {
+				have[v] = true
 				(*dst)[k] = append((*dst)[k], v)
 			}
 		}

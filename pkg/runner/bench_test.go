@@ -90,3 +90,29 @@ func benchAudit(b *testing.B, n int, ex Executor) {
 	b.ReportMetric(float64(perOp.Microseconds())/1000/float64(n), "ms/hook")
 	b.ReportMetric(float64(jobs), "jobs")
 }
+
+// BenchmarkDiscoverMarketplaceEntries discovers a marketplace whose
+// entries, 1,000 and 10,000 of them, all install one plugin directory
+// under names of their own: its time per entry should stay flat (each
+// entry's names and IDs are kept in sets, not looked up in lists).
+func BenchmarkDiscoverMarketplaceEntries(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		entries := make([]string, n)
+		for i := range entries {
+			entries[i] = fmt.Sprintf(`{"name": "e%d", "source": "./q"}`, i)
+		}
+		dir := makeTree(b, map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "m", "plugins": [` + strings.Join(entries, ", ") + `]}`,
+			"q/.claude-plugin/plugin.json":    `{"name": "q"}`,
+			"q/hooks/hooks.json":              `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		})
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
+	}
+}

@@ -110,24 +110,30 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 // is reached by (Hook.AlsoNamed).
 func (c *claudeDisc) alsoNamed() {
 	for rel, idx := range c.ownHooks {
-		names := c.names[rel]
 		for _, i := range idx {
-			for _, n := range names {
-				c.out.Hooks[i].alsoName(n)
-			}
+			h := c.out.Hooks[i]
+			h.AlsoNamed = withNames(h.AlsoNamed, c.names[rel], h.Plugin)
 		}
 	}
 	for rel, idx := range c.ownServers {
 		for _, i := range idx {
 			sv := c.out.Servers[i]
-			for _, n := range c.names[rel] {
-				if n != sv.Plugin && !slices.Contains(sv.AlsoNamed, n) {
-					sv.AlsoNamed = append(sv.AlsoNamed, n)
-				}
-			}
-			sort.Strings(sv.AlsoNamed)
+			sv.AlsoNamed = withNames(sv.AlsoNamed, c.names[rel], sv.Plugin)
 		}
 	}
+}
+
+// withNames returns have with the names of add that are neither "" nor
+// own, sorted, each once: in time n log n, since a marketplace may give
+// one directory a hundred thousand names.
+func withNames(have, add []string, own string) []string {
+	for _, n := range add {
+		if n != "" && n != own {
+			have = append(have, n)
+		}
+	}
+	slices.Sort(have)
+	return slices.Compact(have)
 }
 
 // remoteVendored makes an error of a marketplace entry whose source is
@@ -398,6 +404,10 @@ type claudeDisc struct {
 	declBytes int64
 	handlers  int
 	readOnce  map[string]bool
+	// installIDs holds each plugin directory and ID installed notes
+	// ("rel\x00id"), so that a marketplace of a hundred thousand entries
+	// with one source is noted in linear time.
+	installIDs map[string]bool
 	// deadLinks holds, by real path, the symbolic links said to lead
 	// nowhere (deadLink).
 	deadLinks map[string]bool
@@ -428,6 +438,7 @@ type claudeDisc struct {
 	// reached by: the entries' and its own; ownHooks the indexes in
 	// out.Hooks of its own declarations' hooks (alsoNamed).
 	names    map[string][]string
+	nameSet  map[string]bool // "root\x00name" for each of names
 	ownHooks map[string][]int
 	// ownServers holds, by plugin root, the indexes in out.Servers of
 	// the servers of its own declarations (alsoNamed).
@@ -831,7 +842,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	}
 	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true, options: c.options[rel]}
 	if c.names == nil {
-		c.names, c.ownHooks = map[string][]string{}, map[string][]int{}
+		c.names, c.nameSet, c.ownHooks = map[string][]string{}, map[string]bool{}, map[string][]int{}
 	}
 	// Its names: every entry's that installs it, and its own (the
 	// manifest's, else the directory's), which the walk gives it, also
@@ -840,7 +851,8 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	// that may be of another plugin of the same name is said rather
 	// than a vendored copy hidden by the order of the reads).
 	for _, n := range []string{ctx.plugin, nameHint} {
-		if n != "" && !slices.Contains(c.names[rel], n) {
+		if k := rel + "\x00" + n; n != "" && !c.nameSet[k] {
+			c.nameSet[k] = true
 			c.names[rel] = append(c.names[rel], n)
 		}
 	}
@@ -983,8 +995,10 @@ func pluginOptions(manifest *jnode) map[string]string {
 func (c *claudeDisc) installed(rel, id string) {
 	if c.out.Installs == nil {
 		c.out.Installs = map[string][]string{}
+		c.installIDs = map[string]bool{}
 	}
-	if !slices.Contains(c.out.Installs[rel], id) {
+	if k := rel + "\x00" + id; !c.installIDs[k] {
+		c.installIDs[k] = true
 		c.out.Installs[rel] = append(c.out.Installs[rel], id)
 	}
 }
