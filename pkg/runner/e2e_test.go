@@ -158,3 +158,21 @@ func TestExampleAuditConfined(t *testing.T) {
 	}
 	t.Logf("%d runs, verdict %s", len(rep.Runs), rep.Verdict)
 }
+
+// TestPayloadEndsWithNewline: a hook reads its payload as Claude Code
+// writes it, the JSON and a newline, so a guard that reads it with
+// `if read -r line` takes its branch (without the newline read fails at
+// end of input and the guard lets every call through).
+func TestPayloadEndsWithNewline(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "if read -r line; then echo \"read: ${#line}\" >&2; exit 2; fi; exit 0"}
+]}]}}`})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Outcome != report.OutcomeBlocked || !strings.HasPrefix(rep.Runs[0].Reason, "exit status 2: read: ") {
+		t.Errorf("runs %+v, want one blocked by the guard that read its line", rep.Runs)
+	}
+}

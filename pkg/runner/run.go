@@ -331,10 +331,13 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	}
 	timeout, _ := s.timeoutOf(p)
 	spec := sandbox.Spec{
-		Command:   h.argv(),
-		Dir:       s.dir,
-		Cwd:       filepath.FromSlash(h.ProjectDir),
-		Stdin:     strings.NewReader(p.ident.send.Replace(string(p.Payload.JSON()))),
+		Command: h.argv(),
+		Dir:     s.dir,
+		Cwd:     filepath.FromSlash(h.ProjectDir),
+		// The payload and a newline, as Claude Code writes it
+		// (jsonInput + '\n'): without it `if read -r line` skips its
+		// branch and `while read` its last line.
+		Stdin:     strings.NewReader(p.ident.send.Replace(string(p.Payload.JSON())) + "\n"),
 		Env:       env,
 		Timeout:   timeout,
 		Linger:    s.linger,
