@@ -378,12 +378,14 @@ func (p Payload) JSON() []byte {
 }
 
 // keyOrder is the order Claude Code writes a hook input's keys in: the
-// common fields, then the event's, then those of tool inputs and
-// responses. A key holds one place at every depth.
+// common fields (its createBaseHookInput's: session_id, transcript_path,
+// cwd, prompt_id, permission_mode, agent_id, agent_type), then the
+// event's, then those of tool inputs and responses. A key holds one place
+// at every depth.
 var keyOrder = func() map[string]int {
 	m := map[string]int{}
 	for i, k := range []string{
-		"session_id", "prompt_id", "transcript_path", "cwd", "agent_id", "agent_type", "permission_mode", "hook_event_name",
+		"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "hook_event_name",
 		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
 		"expansion_type", "command_name", "command_args", "command_source",
 		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "source", "model", "reason", "trigger",

@@ -275,8 +275,8 @@ func TestPromptIDAfterTheFirstPrompt(t *testing.T) {
 		t.Errorf("InstructionsLoaded of a nested CLAUDE.md, loaded in a turn: prompt_id %v", p.Input["prompt_id"])
 	}
 	got := string(BuildPayload(PreToolUse, "Bash", "/w", nil, nil).JSON())
-	if !strings.HasPrefix(got, `{"session_id":"`+sessionID+`","prompt_id":"`+defaultPromptID+`","transcript_path":`) {
-		t.Errorf("prompt_id follows session_id, as in the reference's example: %s", got)
+	if !strings.Contains(got, `"cwd":"/w","prompt_id":"`+defaultPromptID+`","permission_mode":`) {
+		t.Errorf("prompt_id follows cwd, as Claude Code's createBaseHookInput writes it (the reference's list names it second): %s", got)
 	}
 	// Each run sends an id of its own in its place, as it does the session's.
 	if sent := newRunIdentity("r").send.Replace(got); strings.Contains(sent, defaultPromptID) {
