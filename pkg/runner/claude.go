@@ -1544,7 +1544,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 // hooks only, not prompt or agent hooks (hooks.md, "Prompt-based
 // hooks").
 var commandOnlyEvents = map[string]bool{"ConfigChange": true, "InstructionsLoaded": true, "Notification": true, "PreCompact": true,
-	"SessionEnd": true, "SessionStart": true, "SubagentStart": true, "TeammateIdle": true, "WorktreeCreate": true, "WorktreeRemove": true}
+	"PreModelSwitch": true, "SessionEnd": true, "SessionStart": true, "SubagentStart": true, "TeammateIdle": true, "WorktreeCreate": true, "WorktreeRemove": true}
 
 // declaredText is handler h of ctx as declared (Hook.Declared): its JSON,
 // compact, keys sorted, the last of a key given twice (as Claude Code

@@ -89,6 +89,10 @@ const (
 	WorktreeRemove      = "WorktreeRemove"
 	Elicitation         = "Elicitation"
 	ElicitationResult   = "ElicitationResult"
+
+	// The model-switch events (Claude Code 2.1.251 and later).
+	PreModelSwitch  = "PreModelSwitch"
+	PostModelSwitch = "PostModelSwitch"
 )
 
 // Values vigiles sends in the payloads of the events above.
@@ -247,10 +251,26 @@ var knownEvents = map[string]eventSpec{
 				"requested_schema": map[string]any{"type": "object",
 					"properties": map[string]any{"username": map[string]any{"type": "string", "title": "Username"}}}}
 		}},
+	// PreModelSwitch and PostModelSwitch match the canonical name of the
+	// model switched to (to_model); the list is open. What re-sending the
+	// conversation to it costs comes with it, as in the reference's
+	// example.
+	PreModelSwitch: {NoMode: true, MatchField: "to_model", Values: []string{"claude-opus-5", "claude-sonnet-5", "claude-haiku-5"},
+		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
+	PostModelSwitch: {NoMode: true, MatchField: "to_model", Values: []string{"claude-opus-5", "claude-sonnet-5", "claude-haiku-5"},
+		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
 	ElicitationResult: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
 		Fields: func(string) map[string]any {
 			return map[string]any{"action": "accept", "mode": "form", "content": map[string]any{"username": "alice"}}
 		}},
+}
+
+// modelSwitchFields are a model switch's own fields (PreModelSwitch,
+// PostModelSwitch), with the reference's example's values: /model opus
+// in a session running Sonnet.
+func modelSwitchFields(string) map[string]any {
+	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "requested_model": "opus", "source": "command",
+		"context_tokens": 182340.0, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 1.1396, "pricing": "catalog"}
 }
 
 // EventNames lists the events vigiles has payloads for, sorted.
@@ -396,6 +416,7 @@ var keyOrder = func() map[string]int {
 		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
 		"type", "file", "file_path", "memory_type", "load_reason", "filePath", "old_string", "new_string", "replace_all",
 		"action", "content", "mode", "requested_schema", "elicitation_id",
+		"from_model", "to_model", "requested_model", "context_tokens", "prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing",
 		"pattern", "path", "glob", "output_mode", "url", "query",
 		"stdout", "stderr", "interrupted", "isImage", "success",
 	} {

@@ -189,7 +189,8 @@ func TestDocsNameEveryEnvFileEvent(t *testing.T) {
 // audit and behave; a check's payload: can still set it.
 func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
 	without := []string{SessionStart, Setup, InstructionsLoaded, MessageDisplay, Notification, SubagentStart, StopFailure,
-		ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, SessionEnd}
+		ConfigChange, CwdChanged, DirectoryAdded, FileChanged, WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, PreModelSwitch,
+		PostModelSwitch, SessionEnd}
 	for _, ev := range EventNames() {
 		tool := ""
 		if IsToolEvent(ev) {

@@ -43,7 +43,7 @@ func EventsDoc() string {
 	w("`defaults.timeout` when it sets one, else at %.0f minutes (Claude Code's default for a command\n", maxHookTimeout.Minutes())
 	w("hook), so that a hook cannot hold an audit for as long as it likes. A shorter one is kept.\n\n")
 	w("Claude Code's own waits differ: a hook's own timeout, else 600 s for a command hook, 30 s on\n")
-	w("UserPromptSubmit, 10 s on MessageDisplay, and a 1.5 s budget that SessionEnd hooks share. No run\n")
+	w("UserPromptSubmit and PreModelSwitch, 10 s on MessageDisplay, and a 1.5 s budget that SessionEnd hooks share. No run\n")
 	w("waits longer than Claude Code would (a check's `timeout` and `defaults.timeout` included; a\n")
 	w("`command:` check waits its own, and so does a SessionEnd hook, which decides nothing and whose\n")
 	w("budget Claude Code may raise): what a hook decides after that, Claude Code never lets it\n")
@@ -150,7 +150,7 @@ func EventsDoc() string {
 	w("  `notification_type`, SubagentStart and SubagentStop `agent_type`, PreCompact and PostCompact\n")
 	w("  `trigger`, SessionEnd `reason`, StopFailure `error`, InstructionsLoaded `load_reason`,\n")
 	w("  ConfigChange and DirectoryAdded `source`, UserPromptExpansion `command_name`, Elicitation and\n")
-	w("  ElicitationResult `mcp_server_name`): one payload, with the first value in the list below that\n")
+	w("  ElicitationResult `mcp_server_name`, PreModelSwitch and PostModelSwitch `to_model`): one payload, with the first value in the list below that\n")
 	w("  the matcher selects, else, where the list is open, the first name the matcher spells out, or a\n")
 	w("  value built from its regular expression (`^my-plugin:.*$` gets `my-plugin:example`).\n")
 	w("- **FileChanged**: its matcher names the files watched (split on `|`, each a literal name in the\n")
@@ -252,7 +252,7 @@ func EventsDoc() string {
 var docEvents = []string{SessionStart, Setup, InstructionsLoaded, UserPromptSubmit, UserPromptExpansion, PreToolUse, PermissionRequest,
 	PermissionDenied, PostToolUse, PostToolUseFailure, PostToolBatch, Notification, MessageDisplay, SubagentStart, SubagentStop,
 	TaskCreated, TaskCompleted, Stop, StopFailure, TeammateIdle, ConfigChange, CwdChanged, DirectoryAdded, FileChanged,
-	WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, Elicitation, ElicitationResult, SessionEnd}
+	WorktreeCreate, WorktreeRemove, PreCompact, PostCompact, PreModelSwitch, PostModelSwitch, Elicitation, ElicitationResult, SessionEnd}
 
 // outcomeDoc says how vigiles reads a finished hook of ev (Decide, from
 // outcomeRules): what makes it blocked.
@@ -277,7 +277,7 @@ func outcomeDoc(ev string) string {
 		by = append(by, "a top-level `decision: \"block\"`")
 	}
 	switch ev {
-	case PreToolUse:
+	case PreToolUse, PreModelSwitch:
 		by = append(by, "`hookSpecificOutput.permissionDecision: \"deny\"`")
 	case PermissionRequest:
 		by = append(by, "`hookSpecificOutput.decision.behavior: \"deny\"`")

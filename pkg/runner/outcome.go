@@ -162,7 +162,7 @@ func (r eventRules) jsonDecides(event string) bool {
 		return false
 	}
 	switch event {
-	case PreToolUse, PermissionRequest, Elicitation, ElicitationResult:
+	case PreToolUse, PermissionRequest, Elicitation, ElicitationResult, PreModelSwitch:
 		return true
 	}
 	return !r.ignoresContinue || !r.noDecision
@@ -236,6 +236,13 @@ var outcomeRules = map[string]eventRules{
 	// (the response becomes decline), and then hookSpecificOutput is
 	// ignored; otherwise hookSpecificOutput.action decides.
 	// systemMessage and continue are discarded.
+	// PreModelSwitch: exit 2, a top-level decision "block" or
+	// hookSpecificOutput.permissionDecision "deny" cancels the switch
+	// ("ask" asks the user, a refusal outside an interactive /model).
+	// PostModelSwitch: context only, as SessionStart; the model has
+	// switched.
+	PreModelSwitch:    {},
+	PostModelSwitch:   {exit2Allows: true, noDecision: true},
 	Elicitation:       {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
 	ElicitationResult: {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
 }
@@ -484,6 +491,15 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 			if str(hso, "permissionDecision") != "defer" {
 				replaced(hso, "updatedInput", "the tool runs with the hook's input in place of the call's:")
 			}
+		case PreModelSwitch:
+			switch str(hso, "permissionDecision") {
+			case "deny":
+				return true, "permissionDecision deny: the model switch is cancelled: " + orDefault(clip(str(hso, "permissionDecisionReason"), maxReason), "(no reason)")
+			case "ask":
+				note("permissionDecision ask: the user is asked to confirm the switch (outside an interactive /model, a refusal)")
+			case "allow":
+				note("permissionDecision allow: the switch goes ahead without the confirmation a warm prompt cache asks for")
+			}
 		case PermissionRequest:
 			if dec, ok := hso["decision"].(map[string]any); ok && str(dec, "behavior") == "deny" {
 				return true, "decision.behavior deny: " + orDefault(clip(str(dec, "message"), maxReason), "(no message)")
@@ -580,6 +596,14 @@ func checkSchema(event string, obj map[string]any) string {
 			case "allow", "deny", "ask", "defer":
 			default:
 				return fmt.Sprintf("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\", \"ask\" or \"defer\", not %s", shortJSON(v))
+			}
+		}
+	case PreModelSwitch:
+		if v, ok := hso["permissionDecision"]; ok {
+			switch s, _ := v.(string); s {
+			case "allow", "deny", "ask":
+			default:
+				return fmt.Sprintf("hookSpecificOutput.permissionDecision must be \"allow\", \"deny\" or \"ask\", not %s", shortJSON(v))
 			}
 		}
 	case Elicitation, ElicitationResult:

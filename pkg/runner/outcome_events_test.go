@@ -47,6 +47,8 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		{WorktreeRemove, B, A, A},
 		{Elicitation, B, A, A},
 		{ElicitationResult, B, A, A},
+		{PreModelSwitch, B, B, B},
+		{PostModelSwitch, A, B, A},
 	} {
 		t.Run(tc.event, func(t *testing.T) {
 			res := confinedWith("")
@@ -90,6 +92,15 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		res.ExitCode, res.Stderr = 2, "from stderr"
 		if d := Decide(ev, res, nil); d.Outcome != B || !strings.Contains(d.Reason, "from stderr") {
 			t.Errorf("%s exit 2 with action decline: %s (%s), want blocked with stderr's reason", ev, d.Outcome, d.Reason)
+		}
+	}
+	// PreModelSwitch: permissionDecision deny cancels the switch, as on
+	// PreToolUse; ask and allow decide nothing the audit can see; defer,
+	// which it does not take, fails the schema.
+	for pd, want := range map[string]string{"deny": B, "ask": A, "allow": A, "defer": A} {
+		d := Decide(PreModelSwitch, confinedWith(hso(PreModelSwitch, `,"permissionDecision":"`+pd+`","permissionDecisionReason":"retired"`)), nil)
+		if d.Outcome != want || pd == "defer" && !strings.Contains(d.Reason, "fails Claude Code's schema") {
+			t.Errorf("PreModelSwitch permissionDecision %s: %s (%s), want %s", pd, d.Outcome, d.Reason, want)
 		}
 	}
 	// hookSpecificOutput decides nothing on the others, even a deny.

@@ -227,7 +227,7 @@ func claudeWait(h *Hook) time.Duration {
 		return h.Timeout
 	}
 	switch h.Event {
-	case UserPromptSubmit:
+	case UserPromptSubmit, PreModelSwitch:
 		return 30 * time.Second
 	case MessageDisplay:
 		return 10 * time.Second
@@ -819,7 +819,13 @@ func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
 	// What Claude Code does with the call when it cancels the hook: its
 	// handler's onFailure block blocks it where exit 2 would.
 	then, blocks := "the agent cancels the hook and carries on", ""
-	if p.Hook.FailBlocks && blocksOnFailure(p.Hook.Event, p.Payload.Tool) {
+	switch {
+	case p.Hook.Event == PreModelSwitch && !p.Hook.Async:
+		// hooks.md, "Timeouts": a PreModelSwitch hook cancelled at its
+		// timeout blocks the switch.
+		then = "the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out"
+		blocks = "; Claude Code blocks the model switch when a PreModelSwitch hook times out"
+	case p.Hook.FailBlocks && blocksOnFailure(p.Hook.Event, p.Payload.Tool):
 		then = "the agent cancels the hook and, as its onFailure block says, blocks the call"
 		blocks = "; its onFailure block makes Claude Code block the call when the hook times out"
 	}
