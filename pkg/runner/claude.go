@@ -1033,26 +1033,34 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "%shooks: a marketplace entry's hooks may be an inline hooks object only; Claude Code does not support a path or a list of paths there, reports a plugin error (\"Hook load failed\"), and loads none of it: declare them in the plugin's own hooks/hooks.json (or its plugin.json), or inline here", prefix)
 		return
 	}
-	switch v.Kind {
-	case jsonString:
-		c.hookPath(ctx, file, v)
-	case jsonArray:
-		for _, e := range v.Elems {
-			if e.Kind != jsonString {
-				c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "\"hooks\" entries: want a path string, found %s", e.Kind)
-				continue
-			}
-			c.hookPath(ctx, file, e)
-		}
-	case jsonObject:
+	inline := func(v *jnode, at string) {
 		ictx := ctx
 		ictx.file = file
 		inner := v
 		if h := v.get("hooks"); h != nil && h.Kind == jsonObject {
-			c.repeatedKeys(file, v, prefix+"hooks", "hooks")
+			c.repeatedKeys(file, v, at, "hooks")
 			inner = h
 		}
-		c.events(ictx, inner, prefix+"hooks.")
+		c.events(ictx, inner, at+".")
+	}
+	switch v.Kind {
+	case jsonString:
+		c.hookPath(ctx, file, v)
+	case jsonArray:
+		// Each entry a path or an inline hooks object, as a manifest's
+		// schema takes them (PluginManifestHooksSchema).
+		for i, e := range v.Elems {
+			switch e.Kind {
+			case jsonString:
+				c.hookPath(ctx, file, e)
+			case jsonObject:
+				inline(e, fmt.Sprintf("%shooks[%d]", prefix, i))
+			default:
+				c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "\"hooks\" entries: want a path string or a hooks object, found %s", e.Kind)
+			}
+		}
+	case jsonObject:
+		inline(v, prefix+"hooks")
 	default:
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "\"hooks\": want a path, a list of paths or a hooks object, found %s", v.Kind)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -819,5 +820,38 @@ func TestAbsoluteSourceIsNotUnderTheMarketplace(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"p"}, d.Plugins); diff != "" {
 		t.Errorf("plugins (-want +got): %s", diff)
+	}
+}
+
+// TestManifestHooksListTakesObjects: a manifest's "hooks" list takes
+// paths and inline hooks objects alike, as Claude Code's manifest schema
+// does: the inline object's hooks are discovered and run, under an ID
+// that names its place in the list; an entry of another kind is an error.
+func TestManifestHooksListTakesObjects(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "p", "hooks": ["./extra.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo inline"}]}]}, 5]}`,
+		"extra.json":                 `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo extra"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rep.Runs {
+		ids = append(ids, r.ID)
+	}
+	slices.Sort(ids)
+	want := []string{".claude-plugin/plugin.json#hooks[1].PreToolUse[0].hooks[0]@Bash", "extra.json#hooks.Stop[0].hooks[0]"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("runs %q, want %q", ids, want)
+	}
+	var wrong []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleWrongType {
+			wrong = append(wrong, f.Message)
+		}
+	}
+	if len(wrong) != 1 || !strings.Contains(wrong[0], `"hooks" entries: want a path string or a hooks object, found a number`) {
+		t.Errorf("wrong-type findings %q", wrong)
 	}
 }
