@@ -92,7 +92,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	if rel == "." {
 		c.project(root)
 	}
-	if c.isPluginRoot(root) && !c.geminiExtension(root) {
+	if c.isPluginRoot(root) && !c.otherAgentsPlugin(root) {
 		c.plugin(root, "", nil, "", report.Location{})
 	}
 	c.marketplace(root)
@@ -337,7 +337,7 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		if c.isPluginRoot(sub) && !c.geminiExtension(sub) {
+		if c.isPluginRoot(sub) && !c.otherAgentsPlugin(sub) {
 			c.plugin(sub, "", nil, "", report.Location{})
 		}
 		c.marketplace(sub)
@@ -357,23 +357,31 @@ func (c *claudeDisc) below(root string) {
 	}
 }
 
-// geminiExtension says whether dir, which the walk met, is a Gemini CLI
-// extension's, not a Claude Code plugin: a gemini-extension.json and no
-// Claude Code manifest. Its hooks/hooks.json is Gemini's (its events,
-// its ${extensionPath}), which Claude Code loads only as a plugin a
-// marketplace lists (read there, not here): the walk does not read it
-// as one, and says so once.
-func (c *claudeDisc) geminiExtension(dir string) bool {
+// otherAgentsPlugin says whether dir, which the walk met, is another
+// agent's plugin, not a Claude Code plugin: a Gemini CLI extension's
+// (gemini-extension.json) or an OpenAI Codex plugin's
+// (.codex-plugin/plugin.json), with no Claude Code manifest. Its
+// hooks/hooks.json is that agent's (its events, its ${extensionPath} or
+// ${PLUGIN_ROOT}), which Claude Code loads only as a plugin a marketplace
+// lists (read there, not here): the walk does not read it as one, and
+// says so once.
+func (c *claudeDisc) otherAgentsPlugin(dir string) bool {
 	if c.exists(filepath.Join(dir, claudePluginJSON)) {
 		return false
 	}
-	if _, fi, err := beneath(c.dir, c.dirReal, filepath.Join(dir, "gemini-extension.json")); err != nil || !fi.Mode().IsRegular() {
-		return false
+	for _, other := range []struct{ manifest, whose string }{
+		{"gemini-extension.json", "a Gemini CLI extension's"},
+		{".codex-plugin/plugin.json", "an OpenAI Codex plugin's"},
+	} {
+		if _, fi, err := beneath(c.dir, c.dirReal, filepath.Join(dir, filepath.FromSlash(other.manifest))); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		rel, _ := relTo(c.dir, dir)
+		c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, claudeHooksJSON)},
+			"%s is %s (%s, no .claude-plugin/plugin.json): Claude Code loads its hooks only where a marketplace lists the directory as a plugin, and vigiles does not run them otherwise", shownName(rel), other.whose, other.manifest)
+		return true
 	}
-	rel, _ := relTo(c.dir, dir)
-	c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, claudeHooksJSON)},
-		"%s is a Gemini CLI extension's (gemini-extension.json, no .claude-plugin/plugin.json): Claude Code loads its hooks only where a marketplace lists the directory as a plugin, and vigiles does not run them otherwise", shownName(rel))
-	return true
+	return false
 }
 
 // unsearched says whether below, which searches the tree for what Claude

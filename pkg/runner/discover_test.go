@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +233,17 @@ func TestDiscoverMalformed(t *testing.T) {
 			},
 			want: []string{"notice discovery/not-executable extensions/gemini/hooks/hooks.json:0:0"},
 			msg:  "extensions/gemini is a Gemini CLI extension's",
+		},
+		{
+			name: "an OpenAI Codex plugin's hooks, beside the Claude Code plugin of its name",
+			files: map[string]string{
+				".claude-plugin/marketplace.json":                  `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "and-then", "source": "./claude/plugins/and-then"}]}`,
+				"claude/plugins/and-then/hooks/hooks.json":         `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				"codex/plugins/and-then/.codex-plugin/plugin.json": `{"name": "and-then"}`,
+				"codex/plugins/and-then/hooks/hooks.json":          `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bash ${PLUGIN_ROOT}/hooks/stop.sh"}]}]}}`,
+			},
+			want: []string{"notice discovery/not-executable codex/plugins/and-then/hooks/hooks.json:0:0"},
+			msg:  "codex/plugins/and-then is an OpenAI Codex plugin's (.codex-plugin/plugin.json, no .claude-plugin/plugin.json)",
 		},
 		{
 			name: "a marketplace entry's hooks path",
