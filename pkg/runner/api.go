@@ -233,11 +233,11 @@ type session struct {
 	spelled  string
 	cfg      *Config
 	findings []report.Finding
-	// reads holds, by a file of the tree's path, whether it reads
-	// CLAUDE_CODE_REMOTE (scriptReading), so that a script many hooks
-	// run is read once.
-	reads map[string]bool
-	hooks []*Hook
+	// varsOf holds, by a file of the tree's path, the variables of
+	// namedVars it names (whereNamed), so that a script many hooks run
+	// is read once.
+	varsOf map[string][]string
+	hooks  []*Hook
 	// servers are the MCP and LSP servers of the plugins discovered
 	// (Discovery.Servers), named by serverFindings.
 	servers []*Server
@@ -678,6 +678,7 @@ func (s *session) discover(paths []string) error {
 	s.hookFetchedCode()
 	s.hookClimbsOut()
 	s.hookRemoteSession()
+	s.hookNeverSet()
 	s.outsidePlugins()
 	return nil
 }

@@ -27,12 +27,7 @@ func (s *session) hookRemoteSession() {
 		if !h.runs() {
 			continue
 		}
-		where := ""
-		if strings.Contains(h.Command, remoteVar) || slices.ContainsFunc(h.Args, func(a string) bool { return strings.Contains(a, remoteVar) }) {
-			where = "in its command"
-		} else if rel := s.remoteScript(h); rel != "" {
-			where = "in its script " + shownName(rel)
-		}
+		where := s.whereNamed(h, remoteVar)
 		if where == "" {
 			continue
 		}
@@ -42,22 +37,47 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// remoteScript is the first file of the tree hook h's command runs
-// (hookFiles) whose first maxScriptRead bytes hold remoteVar
-// (session.reads keeps what each file said), "" where none does.
-func (s *session) remoteScript(h *Hook) string {
+// namedVars matches the variables whose use in a hook's command or
+// scripts discovery names: remoteVar (and those it begins), and those
+// neverSet holds.
+var namedVars = lazyRE(remoteVar + `|\bCLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_PARAMS|FILE_PATHS|EVENT_TYPE)\b`)
+
+// varsNamed lists the variables of namedVars that text names, each once,
+// remoteVar for any that begins with it.
+func varsNamed(text string) []string {
+	var out []string
+	for _, m := range namedVars().FindAllString(text, -1) {
+		if strings.HasPrefix(m, remoteVar) {
+			m = remoteVar
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// whereNamed says where hook h names the variable name: "in its command",
+// or "in its script X" for the first file of the tree its command runs
+// (hookFiles) whose first maxScriptRead bytes name it; "" where neither
+// does. Each file is read once, however many hooks run it
+// (session.varsOf).
+func (s *session) whereNamed(h *Hook, name string) string {
+	if slices.Contains(varsNamed(h.Command), name) || slices.ContainsFunc(h.Args, func(a string) bool { return slices.Contains(varsNamed(a), name) }) {
+		return "in its command"
+	}
 	for _, f := range s.hookFiles(h) {
-		has, seen := s.reads[f.Path]
+		vars, seen := s.varsOf[f.Path]
 		if !seen {
 			src, _ := s.readTreeFile(f.Path, maxScriptRead)
-			has = strings.Contains(src, remoteVar)
-			if s.reads == nil {
-				s.reads = map[string]bool{}
+			vars = varsNamed(src)
+			if s.varsOf == nil {
+				s.varsOf = map[string][]string{}
 			}
-			s.reads[f.Path] = has // each file read once, however many hooks run it
+			s.varsOf[f.Path] = vars
 		}
-		if has {
-			return f.Path
+		if slices.Contains(vars, name) {
+			return "in its script " + shownName(f.Path)
 		}
 	}
 	return ""

@@ -1,0 +1,58 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// RuleNeverSet names a command hook that reads a variable Claude Code
+// never sets, in its command or in a script of the tree it runs:
+// CLAUDE_TOOL_INPUT, CLAUDE_TOOL_NAME, CLAUDE_TOOL_PARAMS,
+// CLAUDE_FILE_PATHS or CLAUDE_EVENT_TYPE, which guides and generated
+// hooks name but no version of Claude Code gives a hook
+// (anthropics/claude-code#9567, #23742, #5489): it gives the event as
+// JSON on stdin. Where the hook takes its input from one, it reads an
+// empty string, under Claude Code as in the audit, and a guard built on
+// it never fires.
+const RuleNeverSet = "discovery/never-set"
+
+// neverSet are the variables of RuleNeverSet, in the order a message
+// names them.
+var neverSet = []string{"CLAUDE_TOOL_INPUT", "CLAUDE_TOOL_NAME", "CLAUDE_TOOL_PARAMS", "CLAUDE_FILE_PATHS", "CLAUDE_EVENT_TYPE"}
+
+// hookNeverSet warns of each command hook of the session that runs and
+// reads a variable of neverSet (RuleNeverSet): which, where, and what to
+// read instead.
+func (s *session) hookNeverSet() {
+	for _, h := range s.hooks {
+		if !h.runs() {
+			continue
+		}
+		var named []string
+		where := ""
+		for _, v := range neverSet {
+			if w := s.whereNamed(h, v); w != "" {
+				named = append(named, v)
+				if where == "" {
+					where = w
+				}
+			}
+		}
+		if len(named) == 0 {
+			continue
+		}
+		s.findings = append(s.findings, report.Finding{Rule: RuleNeverSet, Severity: report.SeverityWarning, Location: h.Location, Hook: h.ID,
+			Title: "reads a variable Claude Code never sets",
+			Message: fmt.Sprintf("hook %s reads %s (%s), which Claude Code never sets: it gives a hook the event as JSON on stdin, so where the hook takes its input from %s it reads an empty string, under Claude Code as in this audit, and what it guards is never checked; read stdin instead (jq -r '.tool_input.command', '.tool_input.file_path', '.tool_name')",
+				shownCut(h.ID, maxServerLine), JoinWords(named, "and"), where, oneOrThese(len(named)))})
+	}
+}
+
+// oneOrThese is "it" or "them", as a message names one variable or more.
+func oneOrThese(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}

@@ -1,0 +1,42 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestNeverSetVariables: a hook that reads a variable Claude Code never
+// sets (CLAUDE_TOOL_INPUT in its command, CLAUDE_FILE_PATHS in a script
+// it runs) is a discovery/never-set warning that names the variables and
+// where; a name that only ends in one (MY_CLAUDE_TOOL_NAME), and
+// CLAUDE_CODE_REMOTE, are not.
+func TestNeverSetVariables(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "echo \"$CLAUDE_TOOL_INPUT\" | grep -q 'rm -rf' && exit 2; exit 0"},
+  {"type": "command", "command": "bash .claude/hooks/fmt.sh"},
+  {"type": "command", "command": "echo \"$MY_CLAUDE_TOOL_NAME $CLAUDE_CODE_REMOTE\""}
+]}]}}`,
+		".claude/hooks/fmt.sh": "#!/bin/bash\nfor f in $CLAUDE_FILE_PATHS; do prettier --write \"$f\"; done\necho \"${CLAUDE_TOOL_NAME:-?}\"\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNeverSet {
+			got[f.Hook] = f.Message
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("never-set findings %q, want two", got)
+	}
+	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[0]"]; !strings.Contains(m, "reads CLAUDE_TOOL_INPUT (in its command), which Claude Code never sets") {
+		t.Errorf("the command's: %q", m)
+	}
+	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[1]"]; !strings.Contains(m, "reads CLAUDE_TOOL_NAME and CLAUDE_FILE_PATHS (in its script .claude/hooks/fmt.sh)") || !strings.Contains(m, "takes its input from them") {
+		t.Errorf("the script's: %q", m)
+	}
+}
