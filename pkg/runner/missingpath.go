@@ -76,6 +76,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 				}
 			}
 		}
+		if why := emptyVarCause(r, tree, p); why != "" {
+			return why
+		}
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
@@ -119,10 +122,12 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
+		if home, _ := os.UserHomeDir(); under(abs, append(sandbox.Hidden(), home)...) {
+			// Not looked up: whether this machine has a path there is
+			// what vigiles hides, and a hook could ask it so.
+			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is audited without it (install it outside them, in /usr/local/bin, say)", shownName(p))
+		}
 		if _, err := os.Stat(abs); err == nil {
-			if home, _ := os.UserHomeDir(); under(abs, append(sandbox.Hidden(), home)...) {
-				return fmt.Sprintf("it names %s, which this machine has where a confined hook does not see it (vigiles hides the home directories and the like, so that the secrets there stay unread): to audit the hook at work, install what it runs outside them (in /usr/local/bin, say)", shownName(p))
-			}
 			continue
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -130,6 +135,39 @@ func missingPathCause(r report.HookRun, tree string) string {
 		why := fmt.Sprintf("it names %s, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with \"$CLAUDE_PROJECT_DIR\"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)", shownName(p))
 		if rel := inTreeSuffix(tree, abs); rel != "" {
 			why += fmt.Sprintf("; the tree has %s: \"$CLAUDE_PROJECT_DIR\"/%s", shownName(rel), shownName(rel))
+		}
+		return why
+	}
+	return ""
+}
+
+// varPath matches a variable followed by a path in a command,
+// $VAR/rest, ${VAR}/rest or "$VAR"/rest: the name is group 1, the path
+// group 2, up to the first character a shell would end a word at or
+// expand.
+var varPath = lazyRE(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(/[^\s"'` + "`" + `;|&<>()$]*)`)
+
+// emptyVarCause says, of p, an absolute path r's stderr names as missing,
+// that it is a path r's command builds from a variable that was empty
+// ($PLUGIN_ROOT/hooks/x.sh run as /hooks/x.sh): Claude Code sets no such
+// variable, so the hook fails wherever it runs. For a plugin's hook whose
+// plugin holds the file, the fix names it by ${CLAUDE_PLUGIN_ROOT}. ""
+// where p is no such path.
+func emptyVarCause(r report.HookRun, tree, p string) string {
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	for _, ref := range varPath().FindAllStringSubmatch(r.Command, 16) {
+		if path.Clean(ref[2]) != p || ref[1] == "CLAUDE_PLUGIN_ROOT" && strings.HasPrefix(r.Context, "project:") {
+			continue
+		}
+		written := strings.NewReplacer(`"`, "", "'", "").Replace(ref[0])
+		why := fmt.Sprintf("it names %s, the command's %s with $%s empty: the hook's environment has no %s (Claude Code sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", shownName(p), shownName(written), ref[1], ref[1])
+		if root, ok := strings.CutPrefix(r.Context, "plugin:"); ok && tree != "" {
+			rel := path.Join(root, strings.TrimPrefix(path.Clean(ref[2]), "/"))
+			if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(rel))); err == nil && filepath.IsLocal(filepath.FromSlash(rel)) {
+				why += fmt.Sprintf("; the plugin has %s: write ${CLAUDE_PLUGIN_ROOT}%s", shownName(rel), shownName(path.Clean(ref[2])))
+			}
 		}
 		return why
 	}

@@ -46,14 +46,20 @@ func TestMissingPathCause(t *testing.T) {
 	}{
 		{"a link out of the tree", "project:.", ".claude/hooks/../init.sh: No such file or directory\n",
 			`it runs .claude/init.sh, a symbolic link in the tree to /nonexistent-vigiles/init.sh, outside it, which this machine lacks`},
-		{"the author's own path", "project:.", "sh: 1: /home/nobody-vigiles/.local/bin/graphify: not found\n",
-			`it names /home/nobody-vigiles/.local/bin/graphify, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with "$CLAUDE_PROJECT_DIR"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)`},
+		{"the author's own path", "project:.", "sh: 1: /opt/nobody-vigiles/.local/bin/graphify: not found\n",
+			`it names /opt/nobody-vigiles/.local/bin/graphify, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with "$CLAUDE_PROJECT_DIR"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)`},
+		{"the author's own path in a directory vigiles hides", "project:.", "sh: 1: /home/nobody-vigiles/.local/bin/graphify: not found\n",
+			`it names /home/nobody-vigiles/.local/bin/graphify, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs`},
 		{"the tree has it", "plugin:plugins/p", "bash: /nonexistent-vigiles/.claude/hooks/validate.sh: No such file or directory\n",
 			`; the tree has .claude/hooks/validate.sh: "$CLAUDE_PROJECT_DIR"/.claude/hooks/validate.sh`},
 		{"python", "project:.", "python3: can't open file '/nonexistent-vigiles/hook.py': [Errno 2] No such file or directory\n",
 			"it names /nonexistent-vigiles/hook.py, an absolute path outside the work tree"},
+		// The same words whether the machine has the file or not: what
+		// vigiles hides is not told.
 		{"a directory vigiles hides", "project:.", "sh: 1: " + tool + ": not found\n",
-			"it names " + tool + ", which this machine has where a confined hook does not see it"},
+			"it names " + tool + ", under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it"},
+		{"a directory vigiles hides, a file it lacks", "project:.", "sh: 1: " + tool + "-gone: not found\n",
+			"it names " + tool + "-gone, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it"},
 		{"the throwaway HOME", "plugin:plugins/p", "sh: 1: /root/.claude/plugins/data/p-inline/venv/bin/python: not found\n",
 			"it names /root/.claude/plugins/data/p-inline/venv/bin/python, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty"},
 		{"a marketplace's installed copy", "plugin:plugins/p", "bash: /root/.claude/plugins/marketplaces/mk/plugins/p/hooks/guard.sh: No such file or directory\n",
@@ -132,5 +138,25 @@ func TestNotExecutableInTree(t *testing.T) {
 func TestSigpipeCause(t *testing.T) {
 	if got := failureCause(report.HookRun{ExitCode: 141}, ""); !strings.Contains(got, "exit status 141 is a shell's 128 + 13, SIGPIPE") || !strings.Contains(got, "|| true") {
 		t.Errorf("cause of exit 141: %q", got)
+	}
+}
+
+// TestEmptyVariableCause: a path a hook's command builds from a variable
+// that was empty ($PLUGIN_ROOT, which Claude Code does not set, run as
+// /hooks/guard.sh) is said to be so, not blamed on its author's own
+// paths; where the plugin holds the file, the fix names it by
+// ${CLAUDE_PLUGIN_ROOT}.
+func TestEmptyVariableCause(t *testing.T) {
+	tree := makeTree(t, map[string]string{"plugins/p/hooks/guard.sh": "#!/bin/sh\n"})
+	for _, tc := range []struct{ context, command, stderr, want string }{
+		{"plugin:plugins/p", "bash ${PLUGIN_ROOT}/hooks/guard.sh", "bash: /hooks/guard.sh: No such file or directory\n",
+			"it names /hooks/guard.sh, the command's ${PLUGIN_ROOT}/hooks/guard.sh with $PLUGIN_ROOT empty: the hook's environment has no PLUGIN_ROOT (Claude Code sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs; the plugin has plugins/p/hooks/guard.sh: write ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
+		{"project:.", `"$HOOKS_DIR"/lint.sh`, "sh: 1: /lint.sh: not found\n",
+			"it names /lint.sh, the command's $HOOKS_DIR/lint.sh with $HOOKS_DIR empty"},
+	} {
+		got := missingPathCause(report.HookRun{Context: tc.context, Command: tc.command, Stderr: tc.stderr, ExitCode: 127}, tree)
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.command, got, tc.want)
+		}
 	}
 }
