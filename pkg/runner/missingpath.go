@@ -88,9 +88,13 @@ func missingPathCause(r report.HookRun, tree string) string {
 		}
 		abs = filepath.Clean(abs)
 		if rel, err := filepath.Rel(tree, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			if link, target := linkOut(tree, rel); link != "" {
-				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, which this machine lacks: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
-					shownName(link), shownName(target))
+			if link, target, hidden := linkOut(tree, rel); link != "" {
+				lacks := "which this machine lacks"
+				if hidden {
+					lacks = "under a directory vigiles hides from a confined hook, which finds nothing there whether or not this machine has it"
+				}
+				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, %s: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
+					shownName(link), shownName(target), lacks)
 			}
 			if filepath.IsAbs(p) || filepath.IsAbs(from) {
 				if !moduleThere(abs) {
@@ -195,32 +199,36 @@ func under(abs string, dirs ...string) bool {
 
 // linkOut finds, along rel (a path in tree), the first symbolic link
 // whose target is an absolute path outside tree that this machine lacks,
-// and returns it (relative to tree) and its target; "" where there is
-// none.
-func linkOut(tree, rel string) (link, target string) {
+// or one in a directory vigiles hides (hidden, not looked up: whether
+// the machine has it is what vigiles hides), and returns it (relative to
+// tree) and its target; "" where there is none.
+func linkOut(tree, rel string) (link, target string, hidden bool) {
 	segs := strings.Split(filepath.ToSlash(rel), "/")
 	for i := range segs {
 		at := filepath.Join(segs[:i+1]...)
 		fi, err := os.Lstat(filepath.Join(tree, at))
 		if err != nil {
-			return "", ""
+			return "", "", false
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
 		}
 		t, err := os.Readlink(filepath.Join(tree, at))
 		if err != nil || !filepath.IsAbs(t) {
-			return "", "" // a relative link is the tree's to follow
+			return "", "", false // a relative link is the tree's to follow
 		}
 		if r, err := filepath.Rel(tree, t); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-			return "", ""
+			return "", "", false
+		}
+		if home, _ := os.UserHomeDir(); under(t, append(sandbox.Hidden(), home)...) {
+			return filepath.ToSlash(at), t, true
 		}
 		if _, err := os.Stat(t); errors.Is(err, fs.ErrNotExist) {
-			return filepath.ToSlash(at), t
+			return filepath.ToSlash(at), t, false
 		}
-		return "", ""
+		return "", "", false
 	}
-	return "", ""
+	return "", "", false
 }
 
 // inTreeSuffix is the longest tail of abs, two path elements or more,

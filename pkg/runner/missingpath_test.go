@@ -41,9 +41,14 @@ func TestMissingPathCause(t *testing.T) {
 	if err := os.WriteFile(tool, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(tool, filepath.Join(tree, ".claude/hidden.sh")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name, context, stderr, want string
 	}{
+		{"a link out of the tree into a directory vigiles hides", "project:.", ".claude/hidden.sh: No such file or directory\n",
+			`it runs .claude/hidden.sh, a symbolic link in the tree to ` + tool + `, outside it, under a directory vigiles hides from a confined hook, which finds nothing there whether or not this machine has it`},
 		{"a link out of the tree", "project:.", ".claude/hooks/../init.sh: No such file or directory\n",
 			`it runs .claude/init.sh, a symbolic link in the tree to /nonexistent-vigiles/init.sh, outside it, which this machine lacks`},
 		{"the author's own path", "project:.", "sh: 1: /opt/nobody-vigiles/.local/bin/graphify: not found\n",
