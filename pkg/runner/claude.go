@@ -1948,7 +1948,16 @@ func (c *claudeDisc) marketplace(root string) {
 				if errors.Is(err, fs.ErrNotExist) {
 					what = "does not exist"
 				}
-				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q %s", i, name, s, what)
+				hint := ""
+				if base != root && strings.Contains(s, "/") {
+					// The author meant pluginRoot to come first.
+					if _, bfi, berr := beneath(c.dir, c.dirReal, resolvePath(base, s)); berr == nil && bfi.IsDir() {
+						if at, rerr := relTo(c.dir, resolvePath(base, s)); rerr == nil {
+							hint = fmt.Sprintf(": metadata.pluginRoot would put it at %s, which the tree has, but Claude Code resolves a source that holds a \"/\" from the marketplace's root, not under pluginRoot (anthropics/claude-code#68936); write \"./%s\"", shownName(at), shownName(at))
+						}
+					}
+				}
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q %s%s", i, name, s, what, hint)
 				continue
 			}
 			if name != "" {

@@ -62,6 +62,26 @@ func TestPluginRootOnlyForBareNames(t *testing.T) {
 	}
 }
 
+// TestPluginRootMissingSourceSaysWhy: a "./" source that lies only under
+// metadata.pluginRoot is missing, as Claude Code resolves it, and the
+// error says where the author meant it and what to write.
+func TestPluginRootMissingSourceSaysWhy(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "mk", "metadata": {"pluginRoot": "./plugins"}, "plugins": [{"name": "demo", "source": "./demo"}]}`,
+		"plugins/demo/hooks/hooks.json":   `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	s := discoverAll(t, dir)
+	var msgs []string
+	for _, f := range s.findings {
+		if f.Rule == RuleMissingFile {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `plugins[0] (demo): local source "./demo" does not exist: metadata.pluginRoot would put it at plugins/demo, which the tree has, but Claude Code resolves a source that holds a "/" from the marketplace's root, not under pluginRoot (anthropics/claude-code#68936); write "./plugins/demo"`) {
+		t.Errorf("missing-file findings %q", msgs)
+	}
+}
+
 // TestOtherMarketplaceKeyLeavesTheTreesPluginOn: with the tree's
 // marketplace listing guard, "guard@elsewhere": false turns off another
 // plugin (Claude Code matches the full plugin@marketplace ID,
