@@ -331,6 +331,7 @@ func (c *claudeDisc) below(root string) {
 	if err != nil {
 		return // unreadable: nothing under it is declared to vigiles
 	}
+	c.caseVariants(root, ents)
 	for _, e := range ents {
 		name := e.Name()
 		if !e.IsDir() || unsearched(name) {
