@@ -915,7 +915,8 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		var cands []string
 		cands = append(cands, DefaultTools...)
 		for _, n := range m.Names() {
-			if !contains(cands, n) {
+			// A tool's earlier name runs for the tool (Task for Agent).
+			if n = currentToolName(n); !contains(cands, n) {
 				cands = append(cands, n)
 			}
 		}

@@ -26,6 +26,28 @@ type Matcher struct {
 	re    *regexp.Regexp
 	// invalid matchers never match.
 	invalid bool
+	// tools says the matcher is a tool event's: a tool's earlier names
+	// (legacyToolNames) select it too.
+	tools bool
+}
+
+// legacyToolNames holds, by a tool's name, the names it had before
+// (Agent was Task until Claude Code 2.1.63): a tool event's matcher that
+// names one, exactly or by a regular expression, selects the tool, as
+// Claude Code resolves the alias (resolveToolNameAlias,
+// getBuiltinLegacyToolNames), and the call's tool_name is the current
+// one.
+var legacyToolNames = map[string][]string{"Agent": {"Task"}}
+
+// currentToolName is the name Claude Code calls the tool name names now
+// (Task is Agent), name itself where it is no earlier name.
+func currentToolName(name string) string {
+	for cur, old := range legacyToolNames {
+		if slices.Contains(old, name) {
+			return cur
+		}
+	}
+	return name
 }
 
 // plainMatcher reports whether a matcher has only the characters (letters,
@@ -58,7 +80,9 @@ func CompileMatcher(s string) (*Matcher, error) {
 
 // compileMatcherFor compiles the matcher of a hook of event.
 func compileMatcherFor(event, s string) (*Matcher, error) {
-	return compileMatcher(s, event == FileChanged || event == StopFailure)
+	m, err := compileMatcher(s, event == FileChanged || event == StopFailure)
+	m.tools = knownEvents[event].Tool
+	return m, err
 }
 
 func compileMatcher(s string, narrow bool) (*Matcher, error) {
@@ -121,8 +145,17 @@ func jsMayAccept(s string) bool {
 	return false
 }
 
-// Match reports whether the matcher selects name.
+// Match reports whether the matcher selects name (or, a tool event's,
+// one of its earlier names).
 func (m *Matcher) Match(name string) bool {
+	if m.tools && slices.ContainsFunc(legacyToolNames[name], m.match) {
+		return true
+	}
+	return m.match(name)
+}
+
+// match reports whether the matcher selects name as written.
+func (m *Matcher) match(name string) bool {
 	switch {
 	case m.invalid:
 		return false
