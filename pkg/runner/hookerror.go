@@ -39,12 +39,15 @@ const RuleRunHookError = "run/hook-error"
 func hookError(e executed) *report.Finding {
 	r := e.run
 	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
+	// A WorktreeRemove hook's failure fails the removal: blocked, and
+	// still the hook failing, not its answer.
+	failFails := r.Outcome == report.OutcomeBlocked && outcomeRules[r.Event].nonZeroFails && e.result != nil && (r.ExitCode != 0 || e.result.Signal != "")
 	// Exit status 2 that a shell or an interpreter gave for a failure
 	// (python's for a script it cannot open, sh's for a redirection it
 	// cannot create), its last word: a block, but not the hook's answer.
 	// A guard that prints such noise and then blocks is not one.
 	crashBlocked := r.Outcome == report.OutcomeBlocked && r.ExitCode == 2 && !failBlocked && shellFailure().MatchString(lastLine(r.Stderr))
-	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked || r.TimedOut || e.limit != "" || e.result == nil {
+	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked && !failFails || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
 	if e.async && r.ExitCode == 2 && e.result.Signal == "" {
@@ -78,6 +81,8 @@ func hookError(e executed) *report.Finding {
 		// Claude Code went on when it started the hook, and tells of
 		// an async hook's end only in verbose mode.
 		then = "it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work"
+	case failFails:
+		then = fmt.Sprintf("any non-zero exit makes %s fail, so the worktree stays where its directory is still there", r.Event)
 	case outcomeRules[r.Event].ignoresOutput:
 		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status: the failure blocks nothing, and Claude Code goes on without the hook's work", r.Event)
 	case failBlocked:

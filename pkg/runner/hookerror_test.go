@@ -84,6 +84,8 @@ func TestHookError(t *testing.T) {
 		{name: "an async hook's exit 2", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 2}, async: true},
 		{name: "an async hook's exit 1", run: report.HookRun{Outcome: report.OutcomeAllowed, ExitCode: 1}, async: true,
 			want: head + "exit status 1; its stderr is empty): it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work; this run records the hook failing, not at work"},
+		{name: "a WorktreeRemove hook that fails the removal", run: report.HookRun{Event: WorktreeRemove, Outcome: report.OutcomeBlocked, ExitCode: 127, Stderr: "sh: 1: wt-clean: not found\n"},
+			want: "guard WorktreeRemove Bash failed (exit status 127; its stderr says: sh: 1: wt-clean: not found): any non-zero exit makes WorktreeRemove fail, so the worktree stays where its directory is still there; this run records the hook failing, not at work; a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work (a confined hook's PATH is the system's, /usr/local/bin, /usr/bin and /bin: a program in a HOME directory or a version manager's is not found)"},
 		{name: "an event that ignores the exit status", run: report.HookRun{Event: SessionEnd, Outcome: report.OutcomeAllowed, ExitCode: 1},
 			want: "guard SessionEnd Bash failed (exit status 1; its stderr is empty): Claude Code ignores a SessionEnd hook's exit status: the failure blocks nothing, and Claude Code goes on without the hook's work; this run records the hook failing, not at work"},
 	} {

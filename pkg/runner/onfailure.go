@@ -24,10 +24,10 @@ import (
 // it changes nothing: the reason says which. A run that timed out keeps
 // its outcome, error (its record ends at the timeout), and its reason
 // says what onFailure does then (runSettings.timedOut). A run vigiles
-// refused or failed to make, and a WorktreeCreate hook (any failure
-// already fails it), are left as they are.
+// refused or failed to make, and a WorktreeCreate or WorktreeRemove hook
+// (any failure already fails it), are left as they are.
 func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decision) Decision {
-	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].pathOutput {
+	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].pathOutput || outcomeRules[event].nonZeroFails {
 		return d
 	}
 	how := ""
