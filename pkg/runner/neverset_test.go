@@ -10,15 +10,22 @@ import (
 // sets (CLAUDE_TOOL_INPUT in its command, CLAUDE_FILE_PATHS in a script
 // it runs) is a discovery/never-set warning that names the variables and
 // where; a name that only ends in one (MY_CLAUDE_TOOL_NAME), and
-// CLAUDE_CODE_REMOTE, are not.
+// CLAUDE_CODE_REMOTE, are not, nor is a name a comment or a docstring
+// mentions, nor a read whose line falls back to stdin.
 func TestNeverSetVariables(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
   {"type": "command", "command": "echo \"$CLAUDE_TOOL_INPUT\" | grep -q 'rm -rf' && exit 2; exit 0"},
   {"type": "command", "command": "bash .claude/hooks/fmt.sh"},
-  {"type": "command", "command": "echo \"$MY_CLAUDE_TOOL_NAME $CLAUDE_CODE_REMOTE\""}
+  {"type": "command", "command": "echo \"$MY_CLAUDE_TOOL_NAME $CLAUDE_CODE_REMOTE\""},
+  {"type": "command", "command": "bash .claude/hooks/guard.sh"},
+  {"type": "command", "command": "node .claude/hooks/post.js"},
+  {"type": "command", "command": "python3 .claude/hooks/gate.py"}
 ]}]}}`,
-		".claude/hooks/fmt.sh": "#!/bin/bash\nfor f in $CLAUDE_FILE_PATHS; do prettier --write \"$f\"; done\necho \"${CLAUDE_TOOL_NAME:-?}\"\n",
+		".claude/hooks/guard.sh": "#!/bin/bash\n# Input:\n#   CLAUDE_TOOL_INPUT - JSON input to the tool\nINPUT=\"${CLAUDE_TOOL_INPUT:-$(cat)}\"\n",
+		".claude/hooks/post.js":  "// NOTE: Do NOT use process.env.CLAUDE_TOOL_NAME; read stdin\nconst input = require('fs').readFileSync(0, 'utf8')\n",
+		".claude/hooks/gate.py":  "\"\"\"Reads CLAUDE_TOOL_INPUT, as older guides say.\"\"\"\nimport os\ncmd = os.environ.get(\"CLAUDE_TOOL_INPUT\", \"\")\n",
+		".claude/hooks/fmt.sh":   "#!/bin/bash\nfor f in $CLAUDE_FILE_PATHS; do prettier --write \"$f\"; done\necho \"${CLAUDE_TOOL_NAME:-?}\"\n",
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 	if err != nil {
@@ -30,8 +37,11 @@ func TestNeverSetVariables(t *testing.T) {
 			got[f.Hook] = f.Message
 		}
 	}
-	if len(got) != 2 {
-		t.Fatalf("never-set findings %q, want two", got)
+	if len(got) != 3 {
+		t.Fatalf("never-set findings %q, want three", got)
+	}
+	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[5]"]; !strings.Contains(m, "reads CLAUDE_TOOL_INPUT (in its script .claude/hooks/gate.py)") {
+		t.Errorf("Python's os.environ.get: %q", m)
 	}
 	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[0]"]; !strings.Contains(m, "reads CLAUDE_TOOL_INPUT (in its command), which Claude Code never sets") {
 		t.Errorf("the command's: %q", m)

@@ -37,21 +37,44 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// namedVars matches the variables whose use in a hook's command or
-// scripts discovery names: remoteVar (and those it begins), and those
-// neverSet holds.
-var namedVars = lazyRE(remoteVar + `|\bCLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_PARAMS|FILE_PATHS|EVENT_TYPE)\b`)
+// neverSetRead matches a read of a variable of neverSet, as a shell, Python
+// or JavaScript reads one ($NAME, ${NAME, os.environ["NAME"],
+// os.environ.get("NAME"), os.getenv("NAME"), process.env.NAME,
+// process.env["NAME"], Deno.env.get("NAME")), not a mention of its name
+// (a comment, a docstring that explains it).
+var neverSetRead = lazyRE(`(?:\$\{?|\benv\.|\benv\[\s*['"]|\benviron\[\s*['"]|\benviron\.get\(\s*['"]|\bgetenv\(\s*['"]|\benv\.get\(\s*['"]|\bENV\[\s*['"])(CLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_PARAMS|FILE_PATHS|EVENT_TYPE))\b`)
 
-// varsNamed lists the variables of namedVars that text names, each once,
-// remoteVar for any that begins with it.
+// readsStdin matches, on a line that reads a variable of neverSet, a read
+// of standard input too: a fallback (${CLAUDE_TOOL_INPUT:-$(cat)},
+// os.environ.get(...) or sys.stdin.read()), which gets the input all
+// the same.
+var readsStdin = lazyRE(`\$\(\s*cat\b|\bstdin\b|/dev/stdin|\bread\s+-|\bcat\s*\)`)
+
+// varsNamed lists the variables text names that discovery says something
+// of, each once: remoteVar where text holds it anywhere (or a name it
+// begins), and each variable of neverSet that a line of text reads, past
+// comment lines (#, //, /*, *) and lines that read standard input too.
 func varsNamed(text string) []string {
 	var out []string
-	for _, m := range namedVars().FindAllString(text, -1) {
-		if strings.HasPrefix(m, remoteVar) {
-			m = remoteVar
+	if strings.Contains(text, remoteVar) {
+		out = append(out, remoteVar)
+	}
+	if !strings.Contains(text, "CLAUDE_") {
+		return out
+	}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
+			continue
 		}
-		if !slices.Contains(out, m) {
-			out = append(out, m)
+		ms := neverSetRead().FindAllStringSubmatch(line, -1)
+		if len(ms) == 0 || readsStdin().MatchString(line) {
+			continue
+		}
+		for _, m := range ms {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
 		}
 	}
 	return out
