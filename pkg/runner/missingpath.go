@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -97,7 +98,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 					shownName(link), shownName(target), lacks)
 			}
 			if filepath.IsAbs(p) || filepath.IsAbs(from) {
-				if !moduleThere(abs) {
+				if !moduleThere(tree, rel) {
 					if other := sameNameElsewhere(tree, filepath.ToSlash(rel)); other != "" {
 						return fmt.Sprintf("it names %s, which the tree does not hold, and the tree has %s: the hook builds a path to it from a directory that is not its own (a plugin root another plugin's ${CLAUDE_PLUGIN_ROOT} stands for, a script's directory a helper it sources changed), and fails so wherever it runs; name the file from where it is", shownName(filepath.ToSlash(rel)), shownName(other))
 					}
@@ -131,9 +132,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// what vigiles hides, and a hook could ask it so.
 			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is audited without it (install it outside them, in /usr/local/bin, say)", shownName(p))
 		}
-		if _, err := os.Stat(abs); err == nil {
-			continue
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		if has, known := onHost(abs); has || !known {
 			continue
 		}
 		why := fmt.Sprintf("it names %s, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with \"$CLAUDE_PROJECT_DIR\"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)", shownName(p))
@@ -153,8 +152,11 @@ var varPath = lazyRE(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(/[^\s"'` + "`" + `;|
 
 // emptyVarCause says, of p, an absolute path r's stderr names as missing,
 // that it is a path r's command builds from a variable that was empty
-// ($PLUGIN_ROOT/hooks/x.sh run as /hooks/x.sh): Claude Code sets no such
-// variable, so the hook fails wherever it runs. For a plugin's hook whose
+// ($PLUGIN_ROOT/hooks/x.sh run as /hooks/x.sh), where the command does
+// not set the variable itself: one named like Claude Code's own
+// (PLUGIN_ROOT, CLAUDE_PLUGIN_DIR), which Claude Code does not set, fails
+// wherever the hook runs; another (GOPATH, NVM_BIN) was empty in this
+// run, whose environment is not a user's. For a plugin's hook whose
 // plugin holds the file, the fix names it by ${CLAUDE_PLUGIN_ROOT}. ""
 // where p is no such path.
 func emptyVarCause(r report.HookRun, tree, p string) string {
@@ -162,20 +164,50 @@ func emptyVarCause(r report.HookRun, tree, p string) string {
 		return ""
 	}
 	for _, ref := range varPath().FindAllStringSubmatch(r.Command, 16) {
-		if path.Clean(ref[2]) != p || ref[1] == "CLAUDE_PLUGIN_ROOT" && strings.HasPrefix(r.Context, "project:") {
+		name := ref[1]
+		if path.Clean(ref[2]) != p || name == "CLAUDE_PLUGIN_ROOT" && strings.HasPrefix(r.Context, "project:") || setsVar(r.Command, name) {
 			continue
 		}
 		written := strings.NewReplacer(`"`, "", "'", "").Replace(ref[0])
-		why := fmt.Sprintf("it names %s, the command's %s with $%s empty: the hook's environment has no %s (Claude Code sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", shownName(p), shownName(written), ref[1], ref[1])
+		why := fmt.Sprintf("it names %s, the command's %s with $%s empty: ", shownName(p), shownName(written), name)
+		if strings.Contains(name, "CLAUDE") || strings.Contains(name, "PLUGIN") {
+			why += fmt.Sprintf("Claude Code sets no %s (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", name)
+		} else {
+			why += fmt.Sprintf("a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where %s is set; set it in the settings' env to audit the hook at work", name)
+		}
 		if root, ok := strings.CutPrefix(r.Context, "plugin:"); ok && tree != "" {
 			rel := path.Join(root, strings.TrimPrefix(path.Clean(ref[2]), "/"))
-			if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(rel))); err == nil && filepath.IsLocal(filepath.FromSlash(rel)) {
+			if filepath.IsLocal(filepath.FromSlash(rel)) && treeEntry(tree, rel) != nil {
 				why += fmt.Sprintf("; the plugin has %s: write ${CLAUDE_PLUGIN_ROOT}%s", shownName(rel), shownName(path.Clean(ref[2])))
 			}
 		}
 		return why
 	}
 	return ""
+}
+
+// setsVar says whether cmd sets the variable name itself: an assignment
+// (name=…), a read into it, a loop over it.
+func setsVar(cmd, name string) bool {
+	q := regexp.QuoteMeta(name)
+	return regexp.MustCompile(`(?:^|[^A-Za-z0-9_$])` + q + `=|\bread\b[^;|&\n]*\b` + q + `\b|\bfor\s+` + q + `\s+in\b`).MatchString(cmd)
+}
+
+// treeEntry looks rel (with slashes) up in tree as the tree holds it,
+// through links only while they stay inside it (beneath): nil where it is
+// not there, or leads out. A cause never looks the host up through a link
+// of the tree's, whose answer would tell a pull request what the host
+// holds.
+func treeEntry(tree, rel string) fs.FileInfo {
+	real, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return nil
+	}
+	_, fi, err := beneath(tree, real, filepath.Join(tree, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil
+	}
+	return fi
 }
 
 // relOrAbs is abs relative to tree (../x), or abs where it has none.
@@ -223,12 +255,54 @@ func linkOut(tree, rel string) (link, target string, hidden bool) {
 		if home, _ := os.UserHomeDir(); under(t, append(sandbox.Hidden(), home)...) {
 			return filepath.ToSlash(at), t, true
 		}
-		if _, err := os.Stat(t); errors.Is(err, fs.ErrNotExist) {
+		if has, known := onHost(t); known && !has {
 			return filepath.ToSlash(at), t, false
 		}
 		return "", "", false
 	}
 	return "", "", false
+}
+
+// maxHostLinks bounds the links onHost follows, as the kernel's lookup
+// is bounded.
+const maxHostLinks = 40
+
+// onHost says whether this machine has abs (known false where that is not
+// told): it is looked up a component at a time, following links by hand,
+// and a path that leads into a directory vigiles hides from a confined
+// hook (the home directories and the like, the caller's own), or into
+// /proc, /sys or /dev (where /proc/self/root leads anywhere), is not
+// looked up at all, so that what a cause says of a path cannot tell a
+// pull request what those directories hold.
+func onHost(abs string) (has, known bool) {
+	home, _ := os.UserHomeDir()
+	hidden := append(sandbox.Hidden(), home, "/proc", "/sys", "/dev")
+	parts := strings.Split(strings.TrimPrefix(filepath.Clean(abs), "/"), "/")
+	cur, hops := "/", 0
+	for i := 0; i < len(parts); i++ {
+		next := filepath.Join(cur, parts[i])
+		if under(next, hidden...) {
+			return false, false
+		}
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return false, errors.Is(err, fs.ErrNotExist)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		t, err := os.Readlink(next)
+		if hops++; err != nil || hops > maxHostLinks {
+			return false, false
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(cur, t)
+		}
+		parts = append(strings.Split(strings.TrimPrefix(filepath.Clean(t), "/"), "/"), parts[i+1:]...)
+		cur, i = "/", -1
+	}
+	return true, true
 }
 
 // inTreeSuffix is the longest tail of abs, two path elements or more,
@@ -239,7 +313,7 @@ func inTreeSuffix(tree, abs string) string {
 	segs := strings.Split(strings.TrimPrefix(filepath.ToSlash(abs), "/"), "/")
 	for i := 1; i+2 <= len(segs); i++ {
 		rel := strings.Join(segs[i:], "/")
-		if fi, err := os.Lstat(filepath.Join(tree, rel)); err == nil && fi.Mode().IsRegular() {
+		if fi := treeEntry(tree, rel); fi != nil && fi.Mode().IsRegular() {
 			return rel
 		}
 	}
@@ -268,7 +342,7 @@ func installedCopyCause(r report.HookRun, tree, p, abs string) string {
 	root, inPlugin := strings.CutPrefix(r.Context, "plugin:")
 	rel := ""
 	for _, c := range []string{path.Join(root, m[1]), m[1]} {
-		if fi, err := os.Lstat(filepath.Join(tree, c)); err == nil && fi.Mode().IsRegular() {
+		if fi := treeEntry(tree, c); fi != nil && fi.Mode().IsRegular() && filepath.IsLocal(filepath.FromSlash(c)) {
 			rel = c
 			break
 		}
@@ -288,18 +362,19 @@ func installedCopyCause(r report.HookRun, tree, p, abs string) string {
 	return why + fmt.Sprintf("; the tree has %s", shownName(rel))
 }
 
-// moduleThere says whether abs, a path a script imports or runs, is there
-// as Node.js and Bun find it: the path itself, or the same name with
-// another script extension (Bun reads "./x.js" as x.ts too), or a
-// directory's index.
-func moduleThere(abs string) bool {
-	if _, err := os.Lstat(abs); !errors.Is(err, fs.ErrNotExist) {
+// moduleThere says whether rel, a path of tree a script imports or runs,
+// is there as Node.js and Bun find it: the path itself, or the same name
+// with another script extension (Bun reads "./x.js" as x.ts too), or a
+// directory's index; looked up in the tree only (treeEntry).
+func moduleThere(tree, rel string) bool {
+	rel = filepath.ToSlash(rel)
+	if treeEntry(tree, rel) != nil {
 		return true
 	}
-	base := strings.TrimSuffix(abs, filepath.Ext(abs))
+	base := strings.TrimSuffix(rel, path.Ext(rel))
 	for _, ext := range []string{".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"} {
-		for _, c := range []string{base + ext, abs + ext, filepath.Join(abs, "index"+ext)} {
-			if _, err := os.Lstat(c); err == nil {
+		for _, c := range []string{base + ext, rel + ext, path.Join(rel, "index"+ext)} {
+			if treeEntry(tree, c) != nil {
 				return true
 			}
 		}

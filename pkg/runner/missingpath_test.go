@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,21 +148,60 @@ func TestSigpipeCause(t *testing.T) {
 }
 
 // TestEmptyVariableCause: a path a hook's command builds from a variable
-// that was empty ($PLUGIN_ROOT, which Claude Code does not set, run as
-// /hooks/guard.sh) is said to be so, not blamed on its author's own
-// paths; where the plugin holds the file, the fix names it by
-// ${CLAUDE_PLUGIN_ROOT}.
+// that was empty is said to be so, not blamed on its author's own paths:
+// one named like Claude Code's ($PLUGIN_ROOT) fails wherever the hook
+// runs, another ($GOPATH) was empty in the audit's environment; where the
+// plugin holds the file, the fix names it by ${CLAUDE_PLUGIN_ROOT}. A
+// variable the command sets itself is no such cause.
 func TestEmptyVariableCause(t *testing.T) {
 	tree := makeTree(t, map[string]string{"plugins/p/hooks/guard.sh": "#!/bin/sh\n"})
 	for _, tc := range []struct{ context, command, stderr, want string }{
 		{"plugin:plugins/p", "bash ${PLUGIN_ROOT}/hooks/guard.sh", "bash: /hooks/guard.sh: No such file or directory\n",
-			"it names /hooks/guard.sh, the command's ${PLUGIN_ROOT}/hooks/guard.sh with $PLUGIN_ROOT empty: the hook's environment has no PLUGIN_ROOT (Claude Code sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs; the plugin has plugins/p/hooks/guard.sh: write ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
-		{"project:.", `"$HOOKS_DIR"/lint.sh`, "sh: 1: /lint.sh: not found\n",
-			"it names /lint.sh, the command's $HOOKS_DIR/lint.sh with $HOOKS_DIR empty"},
+			"it names /hooks/guard.sh, the command's ${PLUGIN_ROOT}/hooks/guard.sh with $PLUGIN_ROOT empty: Claude Code sets no PLUGIN_ROOT (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs; the plugin has plugins/p/hooks/guard.sh: write ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
+		{"project:.", `"$GOPATH"/bin/mytool check`, "sh: 1: /bin/mytool: not found\n",
+			"it names /bin/mytool, the command's $GOPATH/bin/mytool with $GOPATH empty: a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where GOPATH is set"},
+		{"project:.", `R=$(git rev-parse --show-toplevel 2>/dev/null); "$R"/.claude/hooks/x.sh`, "sh: 1: /.claude/hooks/x.sh: not found\n",
+			"it names /.claude/hooks/x.sh, an absolute path outside the work tree that this machine lacks"},
 	} {
 		got := missingPathCause(report.HookRun{Context: tc.context, Command: tc.command, Stderr: tc.stderr, ExitCode: 127}, tree)
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q", tc.command, got, tc.want)
+		}
+	}
+}
+
+// TestCausesDoNotLookThroughLinksOut: what a cause says of a path of the
+// tree reads the same whether a file the tree's links lead to outside it
+// exists on the host or not (a link to /root, a relative link that climbs
+// out, a plugin directory that is such a link, a path through
+// /proc/self/root), so that a hook's stderr cannot ask vigiles what the
+// host holds.
+func TestCausesDoNotLookThroughLinksOut(t *testing.T) {
+	host := t.TempDir()
+	if err := os.WriteFile(filepath.Join(host, "there"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tree := makeTree(t, map[string]string{"plugins/p/.keep": ""})
+	rel, err := filepath.Rel(tree, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{host, "plugins/p/h"}, {rel, "lnk"}} {
+		if err := os.Symlink(l[0], filepath.Join(tree, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ context, command, stderr string }{
+		{"plugin:plugins/p", "bash $PLUGIN_ROOT/h/%s", "bash: /h/%s: No such file or directory\n"},
+		{"project:.", "node lnk/%s", "Error: Cannot find module '" + tree + "/lnk/%s'\n"},
+		{"project:.", "sh /proc/self/root" + host + "/%s", "sh: 1: /proc/self/root" + host + "/%s: not found\n"},
+	} {
+		cause := func(name string) string {
+			got := missingPathCause(report.HookRun{Context: tc.context, Command: fmt.Sprintf(tc.command, name), Stderr: fmt.Sprintf(tc.stderr, name), ExitCode: 1}, tree)
+			return strings.ReplaceAll(got, name, "NAME")
+		}
+		if a, b := cause("there"), cause("gone"); a != b {
+			t.Errorf("%s: the cause tells the host's file from a missing one:\n%q\n%q", tc.command, a, b)
 		}
 	}
 }
