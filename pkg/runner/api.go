@@ -1691,15 +1691,22 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	}
 	var plan []*plannedRun
 	var planFinds []report.Finding
+	noted := map[string]bool{}
 	for _, c := range s.cfg.Checks {
 		ps, fs := s.planCheck(c)
 		// A check's expectations are checked of the runs Claude Code
 		// makes: a hook its source declares twice, once for the call.
-		// Two checks of one hook each keep their run.
+		// Two checks of one hook each keep their run; the run left out
+		// is named once.
 		ps, dupFinds, _ := dedupePlan(ps)
 		plan = append(plan, ps...)
 		planFinds = append(planFinds, fs...)
-		planFinds = append(planFinds, dupFinds...)
+		for _, f := range dupFinds {
+			if k := fmt.Sprint(f.Location); !noted[k] {
+				noted[k] = true
+				planFinds = append(planFinds, f)
+			}
+		}
 	}
 	sortPlan(plan)
 	s.plan = s.planDigest("test", plan)

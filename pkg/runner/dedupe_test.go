@@ -71,7 +71,7 @@ func TestIdenticalHooksRunOnce(t *testing.T) {
 // TestCheckRunsIdenticalHooksOnce: a check's expectations are checked of
 // the one run Claude Code makes of a hook its plugin declares twice (the
 // manifest's inline hooks and hooks/hooks.json), and the run left out is
-// named; a second check of the same hook keeps its own run.
+// named, once; a second check of the same hook keeps its own run.
 func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
 	stop := `{"Stop": [{"hooks": [{"type": "command", "command": "true same"}]}]}`
 	check := "  - name: %s\n    hook: p\n    event: Stop\n    expect:\n      exit-code: 0\n"
@@ -96,7 +96,7 @@ func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
 			t.Errorf("finding %s: %s", f.Rule, f.Message)
 		}
 	}
-	if notes != 2 {
-		t.Errorf("%d notices of a run left out, want one a check", notes)
+	if notes != 1 {
+		t.Errorf("%d notices of the run left out, want one", notes)
 	}
 }

@@ -43,7 +43,7 @@ func EventsDoc() string {
 	w("`defaults.timeout` when it sets one, else at %.0f minutes (Claude Code's default for a command\n", maxHookTimeout.Minutes())
 	w("hook), so that a hook cannot hold an audit for as long as it likes. A shorter one is kept.\n\n")
 	w("Claude Code's own waits differ: a hook's own timeout, else 600 s for a command hook, 30 s on\n")
-	w("UserPromptSubmit and PreModelSwitch, 10 s on MessageDisplay, and a 1.5 s budget that SessionEnd hooks share. No run\n")
+	w("UserPromptSubmit, PreModelSwitch and PostModelSwitch, 10 s on MessageDisplay, and a 1.5 s budget that SessionEnd hooks share. No run\n")
 	w("waits longer than Claude Code would (a check's `timeout` and `defaults.timeout` included; a\n")
 	w("`command:` check waits its own, and so does a SessionEnd hook, which decides nothing and whose\n")
 	w("budget Claude Code may raise): what a hook decides after that, Claude Code never lets it\n")

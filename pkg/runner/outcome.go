@@ -232,17 +232,17 @@ var outcomeRules = map[string]eventRules{
 	// the worktree's directory is still there afterwards; the JSON output
 	// fields are discarded.
 	WorktreeRemove: {nonZeroFails: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
-	// Elicitation and ElicitationResult: exit 2 denies the elicitation
-	// (the response becomes decline), and then hookSpecificOutput is
-	// ignored; otherwise hookSpecificOutput.action decides.
-	// systemMessage and continue are discarded.
 	// PreModelSwitch: exit 2, a top-level decision "block" or
 	// hookSpecificOutput.permissionDecision "deny" cancels the switch
 	// ("ask" asks the user, a refusal outside an interactive /model).
 	// PostModelSwitch: context only, as SessionStart; the model has
 	// switched.
-	PreModelSwitch:    {},
-	PostModelSwitch:   {exit2Allows: true, noDecision: true},
+	PreModelSwitch:  {},
+	PostModelSwitch: {exit2Allows: true, noDecision: true},
+	// Elicitation and ElicitationResult: exit 2 denies the elicitation
+	// (the response becomes decline), and then hookSpecificOutput is
+	// ignored; otherwise hookSpecificOutput.action decides.
+	// systemMessage and continue are discarded.
 	Elicitation:       {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
 	ElicitationResult: {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
 }

@@ -227,7 +227,7 @@ func claudeWait(h *Hook) time.Duration {
 		return h.Timeout
 	}
 	switch h.Event {
-	case UserPromptSubmit, PreModelSwitch:
+	case UserPromptSubmit, PreModelSwitch, PostModelSwitch:
 		return 30 * time.Second
 	case MessageDisplay:
 		return 10 * time.Second
