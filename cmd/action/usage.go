@@ -248,29 +248,60 @@ func cannotCreateReport(p string) string {
 // review chooses its links, and a report written through one of them
 // (-o report.json in a checkout whose report.json leads to a file of the
 // host's) would replace whatever the link names, with the caller's
-// rights. The tree's own directory may be a link; what is below it may
-// not.
+// rights. p is walked as the kernel walks it, a component at a time from
+// the root, ".." included, its links followed by hand, so that no
+// spelling of it (sub/../x through a link sub, the tree by a link to it)
+// passes a link that lies in the tree's real directory. The tree's own
+// directory may be a link.
 func linkInTree(p, dir string) string {
-	ap, err1 := filepath.Abs(p)
-	ad, err2 := filepath.Abs(dir)
-	if err1 != nil || err2 != nil {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
 		return ""
 	}
-	rel, err := filepath.Rel(ad, ap)
-	if err != nil || !filepath.IsLocal(rel) {
+	if realDir, err = filepath.Abs(realDir); err != nil {
 		return ""
 	}
-	at := ad
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		at = filepath.Join(at, part)
-		fi, err := os.Lstat(at)
+	ap := p
+	if !filepath.IsAbs(p) {
+		wd, err := os.Getwd()
 		if err != nil {
 			return ""
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			to, _ := os.Readlink(at)
-			return fmt.Sprintf("is not written: %s is a symbolic link in the work tree (to %q), which the tree under review chooses, so the report would go wherever it leads; write the report outside the tree, or remove the link", strconv.Quote(at), to)
+		ap = wd + string(filepath.Separator) + p
+	}
+	sep := string(filepath.Separator)
+	parts := strings.Split(ap, sep)
+	cur, hops := sep, 0
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
+		next := filepath.Join(cur, parts[i])
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return "" // the rest is made, not followed
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if strings.HasPrefix(next, realDir+sep) {
+			to, _ := os.Readlink(next)
+			return fmt.Sprintf("is not written: %s is a symbolic link in the work tree (to %q), which the tree under review chooses, so the report would go wherever it leads; write the report outside the tree, or remove the link", strconv.Quote(next), to)
+		}
+		to, err := os.Readlink(next)
+		if hops++; err != nil || hops > 40 {
+			return ""
+		}
+		if !filepath.IsAbs(to) {
+			to = cur + sep + to
+		}
+		parts = append(strings.Split(to, sep), parts[i+1:]...)
+		cur, i = sep, -1
 	}
 	return ""
 }

@@ -306,10 +306,23 @@ func TestOutputThroughATreesLinkIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, o := range []string{"report.json", "dangling.json", filepath.Join("out", "r.json")} {
-		code, _, errs := runCLI(t, "audit", "--baseline", "", "--dir", tree, "-o", filepath.Join(tree, o))
+	// The tree by another spelling: a link to it, which --dir names
+	// while -o names the tree's real path, and the other way round.
+	alias := filepath.Join(t.TempDir(), "alias")
+	if err := os.Symlink(tree, alias); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, o string }{
+		{tree, filepath.Join(tree, "report.json")},
+		{tree, filepath.Join(tree, "dangling.json")},
+		{tree, filepath.Join(tree, "out", "r.json")},
+		{tree, tree + "/out/../report2.json"}, // through the link, then up: the kernel lands outside
+		{alias, filepath.Join(tree, "report.json")},
+		{tree, filepath.Join(alias, "out", "r.json")},
+	} {
+		code, _, errs := runCLI(t, "audit", "--baseline", "", "--dir", c.dir, "-o", c.o)
 		if code != 2 || !strings.Contains(errs, "is a symbolic link in the work tree") {
-			t.Errorf("-o %s: exit %d, stderr %q; want 2 and the link named", o, code, errs)
+			t.Errorf("--dir %s -o %s: exit %d, stderr %q; want 2 and the link named", c.dir, c.o, code, errs)
 		}
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "kept" {

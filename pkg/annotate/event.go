@@ -66,9 +66,14 @@ func HeadSHA(eventPath, fallback, tree string) (string, error) {
 
 // openRegular opens p for reading where it is a regular file (a link to
 // one is followed), nil otherwise: a FIFO, a device or a socket that a
-// checkout under review put among its git files is neither waited on
-// (the open does not block) nor read.
+// checkout under review put among its git files is neither opened (a
+// device's open may act: a tape rewinds, a watchdog arms) nor waited on
+// (the open does not block, should it be swapped in after the stat),
+// nor read.
 func openRegular(p string) *os.File {
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil
