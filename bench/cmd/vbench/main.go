@@ -214,6 +214,9 @@ func run(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				}
 				logf("audit %d/%d of %d hooks running %q", i+1, o.auditRounds, o.auditHooks, c)
 				a, err := env.audit(ctx, env.auditRepos[k])
+				if err == nil && a.hooks != o.auditHooks {
+					err = fmt.Errorf("the audit ran %d hooks of the %d the repository declares", a.hooks, o.auditHooks)
+				}
 				if err != nil {
 					audits[k].err = err.Error()
 					logf("audit: %v", err)
@@ -382,7 +385,10 @@ func makeTree(dir string, n int) error {
 }
 
 // makeAuditRepo writes a repository whose hooks/hooks.json declares n
-// command hooks running cmd on the Stop event (one payload each).
+// command hooks running cmd on the Stop event (one payload each). Each
+// command ends in a shell comment of its own ("true # hook 17"), which
+// the shell skips: Claude Code, and the audit with it, runs command hooks
+// of one plugin that are written alike once a call.
 func makeAuditRepo(dir string, n int, cmd string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "hooks"), 0o755); err != nil {
 		return err
@@ -393,7 +399,7 @@ func makeAuditRepo(dir string, n int, cmd string) error {
 	}
 	hs := make([]hook, n)
 	for i := range hs {
-		hs[i] = hook{"command", cmd}
+		hs[i] = hook{"command", fmt.Sprintf("%s # hook %d", cmd, i+1)}
 	}
 	doc := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": hs}}}}
 	b, err := json.MarshalIndent(doc, "", "  ")
