@@ -378,8 +378,12 @@ func (c *claudeDisc) otherAgentsPlugin(dir string) bool {
 			continue
 		}
 		rel, _ := relTo(c.dir, dir)
-		c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, claudeHooksJSON)},
-			"%s is %s (%s, no .claude-plugin/plugin.json): Claude Code loads its hooks only where a marketplace lists the directory as a plugin, and vigiles does not run them otherwise", shownName(rel), other.whose, other.manifest)
+		if _, listed := c.seenPlugin[rel]; !listed {
+			// A marketplace of the tree's that lists it has had it
+			// read as a plugin already: nothing to say.
+			c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, claudeHooksJSON)},
+				"%s is %s (%s, no .claude-plugin/plugin.json): Claude Code loads its hooks only where a marketplace lists the directory as a plugin, and vigiles does not run them otherwise", shownName(rel), other.whose, other.manifest)
+		}
 		return true
 	}
 	return false

@@ -246,6 +246,15 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  "codex/plugins/and-then is an OpenAI Codex plugin's (.codex-plugin/plugin.json, no .claude-plugin/plugin.json)",
 		},
 		{
+			name: "an OpenAI Codex plugin's directory a Claude Code marketplace lists",
+			files: map[string]string{
+				".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "cx", "source": "./cx"}]}`,
+				"cx/.codex-plugin/plugin.json":    `{"name": "cx"}`,
+				"cx/hooks/hooks.json":             `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: nil,
+		},
+		{
 			name: "a marketplace entry's hooks path",
 			files: map[string]string{
 				".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p", "hooks": "./extra.json"}]}`,
