@@ -179,7 +179,7 @@ func EventsDoc() string {
 	w("`\"\"`, `\"*\"` and `\".*\"` (or no matcher) select everything. A matcher made only of letters, digits,\n")
 	w("`_`, `-`, spaces, `,` and `|` is an exact name or a list of exact names separated by `|` or `,`,\n")
 	w("with optional whitespace around each (`Edit|Write` and `Edit, Write` select Edit and Write, not\n")
-	w("`MultiEdit`); for FileChanged only letters, digits, `_` and `|` are, as in Claude Code.\n")
+	w("`MultiEdit`); for FileChanged and StopFailure only letters, digits, `_` and `|` are, as in Claude Code.\n")
 	w("Anything else is an unanchored regular expression (`mcp__memory__.*`,\n")
 	w("`^Notebook`). An invalid regular expression never matches and is reported as a finding. A\n")
 	w("regular expression that JavaScript accepts but Go cannot evaluate (lookaround such as `(?!Bash)`,\n")
