@@ -235,9 +235,11 @@ func EventsDoc() string {
 	}
 	w("A matcher that names a tool outside that set runs for it too (`Edit|Write|NotebookEdit` adds\n")
 	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, so do\n")
-	w("MultiEdit (of earlier versions), NotebookEdit and Task (Agent's earlier name), which matchers\n")
+	w("MultiEdit (of earlier versions) and NotebookEdit, which matchers\n")
 	w("still name, and any other an empty `tool_input` (a check's `input:` or the policy's `payloads:`\n")
-	w("gives it one).\n\n")
+	w("gives it one). A matcher that names Task, the Agent tool's name before Claude Code 2.1.63,\n")
+	w("selects Agent, as Claude Code resolves the alias (exactly or by a regular expression): the\n")
+	w("audit runs it for Agent, with `tool_name` `Agent`, the name a call carries.\n\n")
 	for _, t := range append(slices.Clone(namedTools), kindTools...) {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}
