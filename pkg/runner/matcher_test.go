@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"slices"
@@ -502,5 +503,38 @@ func TestClaudeToolsHoldTheNamedOnes(t *testing.T) {
 				t.Errorf("claudeTools lacks %s", n)
 			}
 		}
+	}
+}
+
+// TestTaskMatcherSelectsAgent: a tool event's matcher that names Task,
+// the Agent tool's name before Claude Code 2.1.63, exactly or by a
+// regular expression, selects Agent, as Claude Code resolves the alias;
+// the audit runs such a hook for Agent, with tool_name Agent, never for a
+// tool named Task that no call has. Elsewhere (an agent type) the name
+// is only itself.
+func TestTaskMatcherSelectsAgent(t *testing.T) {
+	for _, m := range []string{"Task", "Task|Write", "^Task$"} {
+		c, err := compileMatcherFor(PreToolUse, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.Match("Agent") || c.Match("Bash") {
+			t.Errorf("%q on PreToolUse: Agent %t, Bash %t; want Agent only", m, c.Match("Agent"), c.Match("Bash"))
+		}
+	}
+	if c, _ := compileMatcherFor(SubagentStart, "Task"); c.Match("Agent") {
+		t.Errorf("Task on SubagentStart selects the agent type Agent")
+	}
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Task", "hooks": [{"type": "command", "command": "true"}]}]}}`})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, r := range rep.Runs {
+		tools = append(tools, r.Tool)
+	}
+	if len(tools) != 1 || tools[0] != "Agent" {
+		t.Errorf("runs for %q, want one for Agent", tools)
 	}
 }
