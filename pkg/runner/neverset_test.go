@@ -11,7 +11,8 @@ import (
 // it runs) is a discovery/never-set warning that names the variables and
 // where; a name that only ends in one (MY_CLAUDE_TOOL_NAME), and
 // CLAUDE_CODE_REMOTE, are not, nor is a name a comment or a docstring
-// mentions, nor a read whose line falls back to stdin.
+// mentions, nor a read in a script (or command) that falls back to stdin,
+// on its line or later.
 func TestNeverSetVariables(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
@@ -20,8 +21,12 @@ func TestNeverSetVariables(t *testing.T) {
   {"type": "command", "command": "echo \"$MY_CLAUDE_TOOL_NAME $CLAUDE_CODE_REMOTE\""},
   {"type": "command", "command": "bash .claude/hooks/guard.sh"},
   {"type": "command", "command": "node .claude/hooks/post.js"},
-  {"type": "command", "command": "python3 .claude/hooks/gate.py"}
+  {"type": "command", "command": "python3 .claude/hooks/gate.py"},
+  {"type": "command", "command": "bash .claude/hooks/later.sh"},
+  {"type": "command", "command": "python3 .claude/hooks/later.py"}
 ]}]}}`,
+		".claude/hooks/later.sh": "#!/bin/bash\nINPUT=\"${CLAUDE_TOOL_INPUT:-}\"\nif [ -z \"$INPUT\" ]; then\n  INPUT=$(cat)\nfi\n",
+		".claude/hooks/later.py": "import os, sys\nraw = os.environ.get(\"CLAUDE_TOOL_INPUT\")\nif not raw:\n    raw = sys.stdin.read()\n",
 		".claude/hooks/guard.sh": "#!/bin/bash\n# Input:\n#   CLAUDE_TOOL_INPUT - JSON input to the tool\nINPUT=\"${CLAUDE_TOOL_INPUT:-$(cat)}\"\n",
 		".claude/hooks/post.js":  "// NOTE: Do NOT use process.env.CLAUDE_TOOL_NAME; read stdin\nconst input = require('fs').readFileSync(0, 'utf8')\n",
 		".claude/hooks/gate.py":  "\"\"\"Reads CLAUDE_TOOL_INPUT, as older guides say.\"\"\"\nimport os\ncmd = os.environ.get(\"CLAUDE_TOOL_INPUT\", \"\")\n",

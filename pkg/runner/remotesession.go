@@ -44,22 +44,23 @@ func (s *session) hookRemoteSession() {
 // (a comment, a docstring that explains it).
 var neverSetRead = lazyRE(`(?:\$\{?|\benv\.|\benv\[\s*['"]|\benviron\[\s*['"]|\benviron\.get\(\s*['"]|\bgetenv\(\s*['"]|\benv\.get\(\s*['"]|\bENV\[\s*['"])(CLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_PARAMS|FILE_PATHS|EVENT_TYPE))\b`)
 
-// readsStdin matches, on a line that reads a variable of neverSet, a read
-// of standard input too: a fallback (${CLAUDE_TOOL_INPUT:-$(cat)},
-// os.environ.get(...) or sys.stdin.read()), which gets the input all
-// the same.
-var readsStdin = lazyRE(`\$\(\s*cat\b|\bstdin\b|/dev/stdin|\bread\s+-|\bcat\s*\)`)
+// readsStdin matches a read of standard input in a hook's command or
+// script: a fallback (${CLAUDE_TOOL_INPUT:-$(cat)}, or the variable
+// first and sys.stdin.read() where it is empty, a line or a function
+// later) gets the input all the same.
+var readsStdin = lazyRE(`\$\(\s*cat\b|\bstdin\b|/dev/stdin|\bread\s+-|\bcat\s*\)|readFileSync\(\s*0\b|\binput\(\)`)
 
 // varsNamed lists the variables text names that discovery says something
 // of, each once: remoteVar where text holds it anywhere (or a name it
 // begins), and each variable of neverSet that a line of text reads, past
-// comment lines (#, //, /*, *) and lines that read standard input too.
+// comment lines (#, //, /*, *), where text reads standard input nowhere
+// (readsStdin: a fallback).
 func varsNamed(text string) []string {
 	var out []string
 	if strings.Contains(text, remoteVar) {
 		out = append(out, remoteVar)
 	}
-	if !strings.Contains(text, "CLAUDE_") {
+	if !strings.Contains(text, "CLAUDE_") || readsStdin().MatchString(text) {
 		return out
 	}
 	for _, line := range strings.Split(text, "\n") {
@@ -68,7 +69,7 @@ func varsNamed(text string) []string {
 			continue
 		}
 		ms := neverSetRead().FindAllStringSubmatch(line, -1)
-		if len(ms) == 0 || readsStdin().MatchString(line) {
+		if len(ms) == 0 {
 			continue
 		}
 		for _, m := range ms {
