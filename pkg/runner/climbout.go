@@ -26,8 +26,10 @@ var pluginRootRef = lazyRE(`\$\{?CLAUDE_PLUGIN_ROOT\}?(/[^\s"'` + "`" + `;|&<>()
 // scriptDirSet matches a shell line that sets a variable (group 1) to its
 // script's own directory, or one a path from it leads to (group 2: "/.."
 // for the script's parent): NAME="$(cd "$(dirname "${BASH_SOURCE[0]}")"
-// && pwd)", NAME=$(dirname "$0"), NAME=$(cd "$(dirname "$0")/.." && pwd).
-var scriptDirSet = lazyRE(`^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\$\((?:cd\s+["']?\$\()?dirname\s+["']?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?["']?\)(/[^"'\s)]*)?`)
+// && pwd)", NAME=$(dirname "$0"), NAME=$(cd "$(dirname "$0")/.." && pwd),
+// with blanks inside the parentheses too ("$( cd "$( dirname "$0" )" &&
+// pwd )").
+var scriptDirSet = lazyRE(`^\s*(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=["']?\$\(\s*(?:cd\s+["']?\$\(\s*)?dirname\s+["']?\$\{?(?:BASH_SOURCE(?:\[0\])?|0)\}?["']?\s*\)(/[^"'\s)]*)?`)
 
 // maxClimbs bounds the places one finding names, and maxDirVars the
 // variables of one script read as holding its directory.

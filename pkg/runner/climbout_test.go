@@ -20,7 +20,9 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 			"Stop": [{"hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/../shared/x.sh\""}]}],
 			"SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/init.sh"}]}],
 			"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "$CLAUDE_PLUGIN_ROOT/scripts/up.sh"}]}],
-			"SessionEnd": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/inside.sh"}]}]}}`,
+			"SessionEnd": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/inside.sh"}]}],
+			"PreCompact": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/spaced.sh"}]}]}}`,
+		"plugins/p/scripts/spaced.sh":          "#!/usr/bin/env bash\nscript_dir=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )\" && pwd )\"\nsource \"${script_dir}/../../../.venv/bin/activate\"\n",
 		"plugins/p/scripts/init.sh":            "#!/usr/bin/env bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nif [ -f \"${SCRIPT_DIR}/../../../utils/lib.sh\" ]; then\n  source \"${SCRIPT_DIR}/../../../utils/lib.sh\"\nfi\n",
 		"plugins/p/scripts/up.sh":              "#!/bin/sh\nROOT=$(cd \"$(dirname \"$0\")/..\" && pwd)\n. \"$ROOT/../shared/lib.sh\"\n",
 		"plugins/p/scripts/inside.sh":          "#!/bin/sh\nHERE=\"$(dirname \"$0\")\"\n. \"$HERE/../lib/ok.sh\"\n. \"${CLAUDE_PLUGIN_ROOT}/lib/ok.sh\"\n",
@@ -32,6 +34,7 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 		`the command names ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, which is plugins/shared/x.sh`,
 		`plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh; in the repository`,
 		`plugins/p/scripts/up.sh line 3 names $ROOT/../shared/lib.sh, which is plugins/shared/lib.sh`,
+		`plugins/p/scripts/spaced.sh line 3 names ${script_dir}/../../../.venv/bin/activate, which is .venv/bin/activate`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("escapes-plugin findings:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
