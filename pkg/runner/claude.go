@@ -722,7 +722,38 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		return
 	}
 	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, projectDir: root, isPlugin: false}
+	firstFind, firstHook := len(c.out.Findings), len(c.out.Hooks)
 	c.events(ctx, hooks, "hooks.")
+	c.skipBrokenSettings(rel, firstFind, firstHook)
+}
+
+// skipBrokenSettings lists, not runs, the hooks a settings file declared
+// (from out.Hooks[firstHook]) where reading them found an error of the
+// file's schema (a wrong type, a malformed handler: from
+// out.Findings[firstFind]): Claude Code skips a settings file with errors
+// entirely, not just its invalid settings ("Files with errors are
+// skipped entirely", its Settings Error dialog; -p mode skips it too), so
+// none of its hooks runs, the valid ones included. The first such error
+// says so.
+func (c *claudeDisc) skipBrokenSettings(rel string, firstFind, firstHook int) {
+	for i := firstFind; i < len(c.out.Findings); i++ {
+		f := &c.out.Findings[i]
+		if f.Severity != report.SeverityError || f.Location.File != rel || f.Rule != RuleWrongType && f.Rule != RuleMalformed {
+			continue
+		}
+		n := 0
+		why := fmt.Sprintf("Claude Code skips %s entirely: a settings file with an error (line %d) is skipped whole, not just its invalid settings", shownName(rel), f.Location.Line)
+		for _, h := range c.out.Hooks[firstHook:] {
+			if h.NotRun == "" {
+				h.NotRun = why
+				n++
+			}
+		}
+		if n > 0 {
+			f.Message += fmt.Sprintf("; Claude Code skips a settings file with errors entirely, so none of its hooks runs (vigiles lists its %d and runs none)", n)
+		}
+		return
+	}
 }
 
 type hookCtx struct {

@@ -875,3 +875,37 @@ func TestManifestHooksListTakesObjects(t *testing.T) {
 		t.Errorf("wrong-type findings %q", wrong)
 	}
 }
+
+// TestBrokenSettingsFileRunsNothing: Claude Code skips a settings file
+// with a schema error entirely, its valid hooks included; the audit lists
+// them, runs none, and the error says so. The other settings file of the
+// project, without errors, is read as ever.
+func TestBrokenSettingsFileRunsNothing(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash .claude/hooks/guard.sh"}]}],
+  "PostToolUse": [{"matcher": "Edit", "hooks": ["prettier --write"]}]}}`,
+		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		".claude/hooks/guard.sh":      "#!/bin/sh\nexit 2\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]bool{}
+	for _, r := range rep.Runs {
+		ran[r.Event] = r.Outcome != report.OutcomeNotExecutable && !strings.HasPrefix(r.Reason, "listed, not run")
+	}
+	if ran[PreToolUse] || !ran[Stop] {
+		t.Errorf("ran %v: want the guard of the broken file listed, not run, and the local file's Stop run", ran)
+	}
+	var msgs []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleWrongType && f.Location.File == ".claude/settings.json" {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "Claude Code skips a settings file with errors entirely, so none of its hooks runs (vigiles lists its 1 and runs none)") {
+		t.Errorf("wrong-type findings %q", msgs)
+	}
+}
