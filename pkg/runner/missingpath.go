@@ -178,7 +178,14 @@ func emptyVarCause(r report.HookRun, tree, p string) string {
 		if root, ok := strings.CutPrefix(r.Context, "plugin:"); ok && tree != "" {
 			rel := path.Join(root, strings.TrimPrefix(path.Clean(ref[2]), "/"))
 			if filepath.IsLocal(filepath.FromSlash(rel)) && treeEntry(tree, rel) != nil {
-				why += fmt.Sprintf("; the plugin has %s: write ${CLAUDE_PLUGIN_ROOT}%s", shownName(rel), shownName(path.Clean(ref[2])))
+				fix := "${CLAUDE_PLUGIN_ROOT}"
+				if name == "PLUGIN_ROOT" && treeEntry(tree, path.Join(root, ".codex-plugin/plugin.json")) != nil {
+					// The plugin is OpenAI Codex's too, which sets
+					// PLUGIN_ROOT and reads the same hooks file.
+					fix = "${CLAUDE_PLUGIN_ROOT:-$PLUGIN_ROOT}"
+					why += "; the plugin is OpenAI Codex's too (.codex-plugin/plugin.json), whose hooks get PLUGIN_ROOT and read this same file"
+				}
+				why += fmt.Sprintf("; the plugin has %s: write %s%s", shownName(rel), fix, shownName(path.Clean(ref[2])))
 			}
 		}
 		return why

@@ -154,10 +154,12 @@ func TestSigpipeCause(t *testing.T) {
 // plugin holds the file, the fix names it by ${CLAUDE_PLUGIN_ROOT}. A
 // variable the command sets itself is no such cause.
 func TestEmptyVariableCause(t *testing.T) {
-	tree := makeTree(t, map[string]string{"plugins/p/hooks/guard.sh": "#!/bin/sh\n"})
+	tree := makeTree(t, map[string]string{"plugins/p/hooks/guard.sh": "#!/bin/sh\n", "plugins/cx/.codex-plugin/plugin.json": "{}", "plugins/cx/bin/audit": "#!/bin/sh\n"})
 	for _, tc := range []struct{ context, command, stderr, want string }{
 		{"plugin:plugins/p", "bash ${PLUGIN_ROOT}/hooks/guard.sh", "bash: /hooks/guard.sh: No such file or directory\n",
 			"it names /hooks/guard.sh, the command's ${PLUGIN_ROOT}/hooks/guard.sh with $PLUGIN_ROOT empty: Claude Code sets no PLUGIN_ROOT (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs; the plugin has plugins/p/hooks/guard.sh: write ${CLAUDE_PLUGIN_ROOT}/hooks/guard.sh"},
+		{"plugin:plugins/cx", "${PLUGIN_ROOT}/bin/audit", "sh: 1: /bin/audit: not found\n",
+			"it names /bin/audit, the command's ${PLUGIN_ROOT}/bin/audit with $PLUGIN_ROOT empty: Claude Code sets no PLUGIN_ROOT (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs; the plugin is OpenAI Codex's too (.codex-plugin/plugin.json), whose hooks get PLUGIN_ROOT and read this same file; the plugin has plugins/cx/bin/audit: write ${CLAUDE_PLUGIN_ROOT:-$PLUGIN_ROOT}/bin/audit"},
 		{"project:.", `"$GOPATH"/bin/mytool check`, "sh: 1: /bin/mytool: not found\n",
 			"it names /bin/mytool, the command's $GOPATH/bin/mytool with $GOPATH empty: a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where GOPATH is set"},
 		{"project:.", `R=$(git rev-parse --show-toplevel 2>/dev/null); "$R"/.claude/hooks/x.sh`, "sh: 1: /.claude/hooks/x.sh: not found\n",
