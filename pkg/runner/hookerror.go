@@ -123,6 +123,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	switch {
+	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
+		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
 		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
@@ -249,6 +251,12 @@ func notExecutableInTree(stderr, tree string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// interpreterFallback matches a command that runs a script with one
+// Python and, failing that, with another, joined by || (python3 x.py ||
+// python x.py || py -3 x.py): the second runs whenever the first exits
+// non-zero, not only where it is missing.
+var interpreterFallback = lazyRE(`\b(?:python3?|py)\b[^|&;]*\|\|\s*(?:python3?|py)\b`)
 
 // shellFailure matches a failure a shell or an interpreter reports on its
 // own before the hook's code runs, or as it starts it: a program or file
