@@ -142,6 +142,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine the audit ran on among them; install what it needs in a virtual environment of the tree's before the audit, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
+	case nodeBadOption().MatchString(stderr):
+		return fmt.Sprintf("the Node.js on the machine the audit ran on does not know %s, an option of a later Node.js: the hook needs a newer Node.js than it finds, and fails so for its users who have an older one too; install a Node.js that has it where the audit runs to audit the hook at work", shownName(nodeBadOption().FindStringSubmatch(stderr)[1]))
 	case code == 141:
 		// 128 + SIGPIPE, as a shell reports a pipeline's command that
 		// the signal ended (under set -o pipefail, its status is the
@@ -251,6 +253,11 @@ func notExecutableInTree(stderr, tree string) string {
 	}
 	return filepath.ToSlash(rel)
 }
+
+// nodeBadOption matches Node.js refusing an option it does not know (one
+// of a later version: --experimental-strip-types before 22.6), the
+// option in group 1.
+var nodeBadOption = lazyRE(`\bnode: bad option: (--[A-Za-z0-9-]+)`)
 
 // interpreterFallback matches a command that runs a script with one
 // Python and, failing that, with another, joined by || (python3 x.py ||
