@@ -1098,6 +1098,16 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 			case jsonString:
 				c.hookPath(ctx, file, e)
 			case jsonObject:
+				if !eventsObject(e) {
+					// Another tool's shape ({"event": …, "script": …}):
+					// no event of it would be read.
+					keys := make([]string, 0, len(e.Members))
+					for _, m := range e.Members {
+						keys = append(keys, strconv.Quote(m.Key))
+					}
+					c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "\"hooks\" entries: an object none of whose keys (%s) is an event or \"hooks\": want a path string or a hooks object ({\"PreToolUse\": [ … ]})", shownName(cutBytes(strings.Join(keys, ", "), maxEvidence)))
+					continue
+				}
 				inline(e, fmt.Sprintf("%shooks[%d]", prefix, i))
 			default:
 				c.find(RuleWrongType, report.SeverityError, c.loc(file, e.Pos), "\"hooks\" entries: want a path string or a hooks object, found %s", e.Kind)
@@ -1108,6 +1118,21 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 	default:
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "\"hooks\": want a path, a list of paths or a hooks object, found %s", v.Kind)
 	}
+}
+
+// eventsObject says whether n, an object in a manifest's hooks list, is
+// a hooks object: one of its keys is an event vigiles knows, or "hooks",
+// or an empty object (which declares nothing).
+func eventsObject(n *jnode) bool {
+	if len(n.Members) == 0 {
+		return true
+	}
+	for _, m := range n.Members {
+		if _, known := knownEvents[m.Key]; known || m.Key == "hooks" {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {

@@ -849,7 +849,7 @@ func TestAbsoluteSourceIsNotUnderTheMarketplace(t *testing.T) {
 // that names its place in the list; an entry of another kind is an error.
 func TestManifestHooksListTakesObjects(t *testing.T) {
 	dir := makeTree(t, map[string]string{
-		".claude-plugin/plugin.json": `{"name": "p", "hooks": ["./extra.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo inline"}]}]}, 5]}`,
+		".claude-plugin/plugin.json": `{"name": "p", "hooks": ["./extra.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo inline"}]}]}, 5, {"event": "SessionStart", "script": "x.sh"}]}`,
 		"extra.json":                 `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo extra"}]}]}}`,
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
@@ -871,8 +871,14 @@ func TestManifestHooksListTakesObjects(t *testing.T) {
 			wrong = append(wrong, f.Message)
 		}
 	}
-	if len(wrong) != 1 || !strings.Contains(wrong[0], `"hooks" entries: want a path string or a hooks object, found a number`) {
+	if len(wrong) != 2 || !strings.Contains(wrong[0], `"hooks" entries: want a path string or a hooks object, found a number`) ||
+		!strings.Contains(wrong[1], `"hooks" entries: an object none of whose keys ("event", "script") is an event or "hooks"`) {
 		t.Errorf("wrong-type findings %q", wrong)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleUnknownEvent {
+			t.Errorf("an unknown-event finding for another tool's entry: %s", f.Message)
+		}
 	}
 }
 
