@@ -1739,7 +1739,7 @@ func projectPluginRoot(rest, tree, projDir string) string {
 	inProject := path.Join(".claude", rest)
 	full := filepath.Join(projDir, filepath.FromSlash(inProject))
 	if rel, err := relTo(tree, full); err == nil && !strings.HasPrefix(path.Clean("/"+rest), "/..") {
-		if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+		if fi := treeEntry(tree, rel); fi != nil && fi.Mode().IsRegular() {
 			return msg + fmt.Sprintf("; the project has %s: name it \"$CLAUDE_PROJECT_DIR\"/%s", shownName(rel), shownName(inProject))
 		}
 	}

@@ -18,11 +18,6 @@ import (
 // the same hook fails. The run vigiles records is not the one a user
 // gets: hookClimbsOut says so, a discovery/escapes-plugin warning.
 
-// pluginRootRef matches a use of ${CLAUDE_PLUGIN_ROOT} (or
-// $CLAUDE_PLUGIN_ROOT) followed by a path, which group 1 holds up to the
-// first character a shell would end a word at or expand.
-var pluginRootRef = lazyRE(`\$\{?CLAUDE_PLUGIN_ROOT\}?(/[^\s"'` + "`" + `;|&<>()$]*)`)
-
 // scriptDirSet matches a shell line that sets a variable (group 1) to its
 // script's own directory, or one a path from it leads to (group 2: "/.."
 // for the script's parent): NAME="$(cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -111,8 +106,11 @@ func (s *session) hookClimbsOut() {
 // whose) whose path leaves root.
 func rootClimbs(where, text, root string) []climb {
 	var out []climb
-	for _, m := range pluginRootRef().FindAllStringSubmatch(text, 16) {
-		if to := path.Join(root, m[1]); strings.Contains(m[1], "..") && leaves(to, root) {
+	for _, m := range varPath().FindAllStringSubmatch(text, 64) {
+		if m[1] != "CLAUDE_PLUGIN_ROOT" {
+			continue
+		}
+		if to := path.Join(root, m[2]); strings.Contains(m[2], "..") && leaves(to, root) {
 			out = append(out, climb{where, m[0], to})
 		}
 	}

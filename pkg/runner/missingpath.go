@@ -70,13 +70,6 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// command, and says the path it made: this one was quoted.
 			return fmt.Sprintf("it names %s, a ~ the shell did not expand, as it was quoted: a path of a directory named ~ in the one the hook runs in, not of the home directory; write \"$HOME\"/%s, or leave the ~ unquoted", shownName(p), shownName(strings.TrimPrefix(p, "~/")))
 		}
-		if strings.HasPrefix(r.Context, "project:") && filepath.IsAbs(p) {
-			for _, ref := range pluginRootRef().FindAllStringSubmatch(r.Command, 8) {
-				if path.Clean(ref[1]) == p {
-					return fmt.Sprintf("it names %s, the command's %s with ${CLAUDE_PLUGIN_ROOT} empty: Claude Code sets it for a plugin's hooks only, and this hook is the project's, so it fails wherever it runs; name the project's files with \"$CLAUDE_PROJECT_DIR\"/… (its discovery/missing-script error names the file)", shownName(p), shownName(ref[0]))
-				}
-			}
-		}
 		if why := emptyVarCause(r, tree, p); why != "" {
 			return why
 		}
@@ -127,7 +120,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			}
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
-		if home, _ := os.UserHomeDir(); under(abs, append(sandbox.Hidden(), home)...) {
+		if under(abs, hiddenFromHook()...) {
 			// Not looked up: whether this machine has a path there is
 			// what vigiles hides, and a hook could ask it so.
 			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is audited without it (install it outside them, in /usr/local/bin, say)", shownName(p))
@@ -155,8 +148,10 @@ var varPath = lazyRE(`\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?(/[^\s"'` + "`" + `;|
 // ($PLUGIN_ROOT/hooks/x.sh run as /hooks/x.sh), where the command does
 // not set the variable itself: one named like Claude Code's own
 // (PLUGIN_ROOT, CLAUDE_PLUGIN_DIR), which Claude Code does not set, fails
-// wherever the hook runs; another (GOPATH, NVM_BIN) was empty in this
-// run, whose environment is not a user's. For a plugin's hook whose
+// wherever the hook runs, and so does a project's hook that names
+// ${CLAUDE_PLUGIN_ROOT}, which Claude Code sets for a plugin's only;
+// another (GOPATH, NVM_BIN) was empty in this run, whose environment is
+// not a user's. For a plugin's hook whose
 // plugin holds the file, the fix names it by ${CLAUDE_PLUGIN_ROOT}. ""
 // where p is no such path.
 func emptyVarCause(r report.HookRun, tree, p string) string {
@@ -165,14 +160,18 @@ func emptyVarCause(r report.HookRun, tree, p string) string {
 	}
 	for _, ref := range varPath().FindAllStringSubmatch(r.Command, 16) {
 		name := ref[1]
-		if path.Clean(ref[2]) != p || name == "CLAUDE_PLUGIN_ROOT" && strings.HasPrefix(r.Context, "project:") || setsVar(r.Command, name) {
+		if path.Clean(ref[2]) != p || setsVar(r.Command, name) {
 			continue
 		}
 		written := strings.NewReplacer(`"`, "", "'", "").Replace(ref[0])
 		why := fmt.Sprintf("it names %s, the command's %s with $%s empty: ", shownName(p), shownName(written), name)
-		if strings.Contains(name, "CLAUDE") || strings.Contains(name, "PLUGIN") {
+		switch {
+		case name == "CLAUDE_PLUGIN_ROOT":
+			// Only a project's hook gets it empty: a plugin's has it.
+			return why + "Claude Code sets it for a plugin's hooks only, and this hook is the project's, so it fails wherever it runs; name the project's files with \"$CLAUDE_PROJECT_DIR\"/… (its discovery/missing-script error names the file)"
+		case strings.Contains(name, "CLAUDE") || strings.Contains(name, "PLUGIN"):
 			why += fmt.Sprintf("Claude Code sets no %s (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", name)
-		} else {
+		default:
 			why += fmt.Sprintf("a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where %s is set; set it in the settings' env to audit the hook at work", name)
 		}
 		if root, ok := strings.CutPrefix(r.Context, "plugin:"); ok && tree != "" {
@@ -259,7 +258,7 @@ func linkOut(tree, rel string) (link, target string, hidden bool) {
 		if r, err := filepath.Rel(tree, t); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 			return "", "", false
 		}
-		if home, _ := os.UserHomeDir(); under(t, append(sandbox.Hidden(), home)...) {
+		if under(t, hiddenFromHook()...) {
 			return filepath.ToSlash(at), t, true
 		}
 		if has, known := onHost(t); known && !has {
@@ -268,6 +267,14 @@ func linkOut(tree, rel string) (link, target string, hidden bool) {
 		return "", "", false
 	}
 	return "", "", false
+}
+
+// hiddenFromHook are the host's directories a confined hook never sees:
+// sandbox.Hidden's and the caller's HOME. Whether the host has a path
+// in one is not looked up for a cause.
+func hiddenFromHook() []string {
+	home, _ := os.UserHomeDir()
+	return append(sandbox.Hidden(), home)
 }
 
 // maxHostLinks bounds the links onHost follows, as the kernel's lookup
@@ -282,8 +289,7 @@ const maxHostLinks = 40
 // looked up at all, so that what a cause says of a path cannot tell a
 // pull request what those directories hold.
 func onHost(abs string) (has, known bool) {
-	home, _ := os.UserHomeDir()
-	hidden := append(sandbox.Hidden(), home, "/proc", "/sys", "/dev")
+	hidden := append(hiddenFromHook(), "/proc", "/sys", "/dev")
 	parts := strings.Split(strings.TrimPrefix(filepath.Clean(abs), "/"), "/")
 	cur, hops := "/", 0
 	for i := 0; i < len(parts); i++ {
