@@ -1121,14 +1121,16 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 }
 
 // eventsObject says whether n, an object in a manifest's hooks list, is
-// a hooks object: one of its keys is an event vigiles knows, or "hooks",
-// or an empty object (which declares nothing).
+// a hooks object: one of its keys is spelled as an event is (a capital
+// first, PreToolUse; one newer than vigiles is read as an unknown event),
+// or is "hooks", or it is empty (and declares nothing). Another tool's
+// shape ({"event": …, "script": …}) is not.
 func eventsObject(n *jnode) bool {
 	if len(n.Members) == 0 {
 		return true
 	}
 	for _, m := range n.Members {
-		if _, known := knownEvents[m.Key]; known || m.Key == "hooks" {
+		if m.Key == "hooks" || m.Key != "" && 'A' <= m.Key[0] && m.Key[0] <= 'Z' {
 			return true
 		}
 	}

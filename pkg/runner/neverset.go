@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -20,6 +21,19 @@ const RuleNeverSet = "discovery/never-set"
 // neverSet are the variables of RuleNeverSet, in the order a message
 // names them.
 var neverSet = []string{"CLAUDE_TOOL_INPUT", "CLAUDE_TOOL_NAME", "CLAUDE_TOOL_PARAMS", "CLAUDE_FILE_PATHS", "CLAUDE_EVENT_TYPE"}
+
+// neverSetRead matches a read of a variable of neverSet, as a shell, Python
+// or JavaScript reads one ($NAME, ${NAME, os.environ["NAME"],
+// os.environ.get("NAME"), os.getenv("NAME"), process.env.NAME,
+// process.env["NAME"], Deno.env.get("NAME")), not a mention of its name
+// (a comment, a docstring that explains it).
+var neverSetRead = lazyRE(`(?:\$\{?|\benv\.|\benv\[\s*['"]|\benviron\[\s*['"]|\benviron\.get\(\s*['"]|\bgetenv\(\s*['"]|\benv\.get\(\s*['"]|\bENV\[\s*['"])(` + strings.Join(neverSet, "|") + `)\b`)
+
+// readsStdin matches a read of standard input in a hook's command or
+// script: a fallback (${CLAUDE_TOOL_INPUT:-$(cat)}, or the variable
+// first and sys.stdin.read() where it is empty, a line or a function
+// later) gets the input all the same.
+var readsStdin = lazyRE(`\$\(\s*cat\b|\bstdin\b|/dev/stdin|\bread\s+-|\bcat\s*\)|readFileSync\(\s*0\b|\binput\(\)`)
 
 // hookNeverSet warns of each command hook of the session that runs and
 // reads a variable of neverSet (RuleNeverSet): which, where, and what to

@@ -37,19 +37,6 @@ func (s *session) hookRemoteSession() {
 	}
 }
 
-// neverSetRead matches a read of a variable of neverSet, as a shell, Python
-// or JavaScript reads one ($NAME, ${NAME, os.environ["NAME"],
-// os.environ.get("NAME"), os.getenv("NAME"), process.env.NAME,
-// process.env["NAME"], Deno.env.get("NAME")), not a mention of its name
-// (a comment, a docstring that explains it).
-var neverSetRead = lazyRE(`(?:\$\{?|\benv\.|\benv\[\s*['"]|\benviron\[\s*['"]|\benviron\.get\(\s*['"]|\bgetenv\(\s*['"]|\benv\.get\(\s*['"]|\bENV\[\s*['"])(CLAUDE_(?:TOOL_INPUT|TOOL_NAME|TOOL_PARAMS|FILE_PATHS|EVENT_TYPE))\b`)
-
-// readsStdin matches a read of standard input in a hook's command or
-// script: a fallback (${CLAUDE_TOOL_INPUT:-$(cat)}, or the variable
-// first and sys.stdin.read() where it is empty, a line or a function
-// later) gets the input all the same.
-var readsStdin = lazyRE(`\$\(\s*cat\b|\bstdin\b|/dev/stdin|\bread\s+-|\bcat\s*\)|readFileSync\(\s*0\b|\binput\(\)`)
-
 // varsNamed lists the variables text names that discovery says something
 // of, each once: remoteVar where text holds it anywhere (or a name it
 // begins), and each variable of neverSet that a line of text reads, past
@@ -68,11 +55,7 @@ func varsNamed(text string) []string {
 		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") {
 			continue
 		}
-		ms := neverSetRead().FindAllStringSubmatch(line, -1)
-		if len(ms) == 0 {
-			continue
-		}
-		for _, m := range ms {
+		for _, m := range neverSetRead().FindAllStringSubmatch(line, -1) {
 			if !slices.Contains(out, m[1]) {
 				out = append(out, m[1])
 			}
