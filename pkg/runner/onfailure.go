@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +14,7 @@ import (
 // Claude Code 2.1.295 and later read it: a hook that cannot start, times
 // out, exits with a status other than 0 and 2 (a kill among them) or
 // prints JSON that Claude Code cannot parse or that fails its schema
-// (jsonFailure) blocks the action instead of letting it through. vigiles
+// (Decision.BadJSON) blocks the action instead of letting it through. vigiles
 // reads such a failure as exit status 2 on that event: blocked where exit
 // 2 blocks (DecideValue of the run as if it had exited 2), with a reason
 // that says so; a PermissionRequest is denied (where exit 2 is not
@@ -36,10 +35,8 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 		how = "killed by " + res.Signal
 	case res.ExitCode != 0 && res.ExitCode != 2:
 		how = fmt.Sprintf("exit status %d", res.ExitCode)
-	case res.ExitCode == 0:
-		if how = jsonFailure(event, res); how == "" {
-			return d
-		}
+	case res.ExitCode == 0 && d.BadJSON != "":
+		how = d.BadJSON
 	default:
 		return d
 	}
@@ -73,67 +70,6 @@ func onFailureIgnored(event string) bool {
 		return true
 	}
 	return false
-}
-
-// jsonFailure says how the stdout of res, a run of a hook of event that
-// exited 0, is a failure to Claude Code: output it tries to read as JSON
-// (an object from its first character to its last) and cannot parse, or
-// an object that fails its schema (checkSchema), on an event whose
-// decision model reads JSON; "" for any other output. Lines that each
-// parse as JSON on their own and none of which sets a field are text to
-// Claude Code, not a failure.
-func jsonFailure(event string, res *sandbox.Result) string {
-	rules := outcomeRules[event]
-	if rules.ignoresOutput || rules.pathOutput || res.StdoutTruncated {
-		return ""
-	}
-	t := strings.TrimSpace(string(outputBytes(res.StdoutBytes(), res.Stdout, res.StdoutEncoding)))
-	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
-		return ""
-	}
-	out, ok := ParseOutput([]byte(t))
-	if !ok {
-		if jsonLinesOfNoField(t) {
-			return ""
-		}
-		return "its JSON output does not parse"
-	}
-	if obj, isObj := out.(map[string]any); isObj {
-		if why := checkSchema(event, obj); why != "" {
-			return "its JSON output fails Claude Code's schema (" + why + ")"
-		}
-	}
-	return ""
-}
-
-// outputFields are the top-level fields of a hook's JSON output that
-// Claude Code reads (hooks.md, "JSON output").
-var outputFields = []string{"continue", "stopReason", "suppressOutput", "systemMessage", "terminalSequence", "decision", "reason", "hookSpecificOutput"}
-
-// jsonLinesOfNoField says whether t is two or more lines that each parse
-// as JSON on their own, none an object that sets a field of outputFields:
-// Claude Code reads such output as plain text.
-func jsonLinesOfNoField(t string) bool {
-	lines := 0
-	for _, l := range strings.Split(t, "\n") {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		v, ok := ParseOutput([]byte(l))
-		if !ok {
-			var scalar any
-			if json.Unmarshal([]byte(l), &scalar) != nil {
-				return false
-			}
-			lines++
-			continue
-		}
-		if obj, isObj := v.(map[string]any); isObj && slices.ContainsFunc(outputFields, func(k string) bool { _, has := obj[k]; return has }) {
-			return false
-		}
-		lines++
-	}
-	return lines >= 2
 }
 
 // blocksOnFailure says whether onFailure "block" makes Claude Code block

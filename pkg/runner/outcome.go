@@ -30,6 +30,11 @@ type Decision struct {
 	// parse").
 	FailBlocked bool
 	Failure     string
+	// BadJSON, on an event whose decision model reads JSON, says how
+	// stdout is JSON Claude Code cannot read, a failure of the hook's:
+	// an object that fails its schema, or text from "{" to "}" that does
+	// not parse; "" otherwise.
+	BadJSON string
 }
 
 // decidesOf is what output d read tells Claude Code to do with the call
@@ -345,6 +350,13 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 		d.Unread = "it is no JSON object, and Claude Code reads only an object as JSON (this it reads as text)"
 	case schemaErr != "":
 		d.Unread = "it fails Claude Code's output schema (" + schemaErr + "), a non-blocking error: Claude Code reads none of it"
+		d.BadJSON = "its JSON output fails Claude Code's schema (" + schemaErr + ")"
+	case out == nil && !cut:
+		// From "{" to "}" and no JSON: a failure to Claude Code, unless
+		// it is lines of JSON that set no field, which it reads as text.
+		if t := strings.TrimSpace(string(stdout)); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && !jsonLinesOfNoField(t) {
+			d.BadJSON = "its JSON output does not parse"
+		}
 	}
 	blocks2 := res.ExitCode == 2 && !rules.exit2Allows
 	if cut && !blocks2 && rules.jsonDecides(event) {
@@ -545,6 +557,36 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 		return true, "additionalContext: Claude goes on with this feedback instead of stopping: " + clip(feedback, maxReason)
 	}
 	return false, strings.Join(notes, "; ")
+}
+
+// outputFields are the top-level fields of a hook's JSON output that
+// Claude Code reads (hooks.md, "JSON output").
+var outputFields = []string{"continue", "stopReason", "suppressOutput", "systemMessage", "terminalSequence", "decision", "reason", "hookSpecificOutput"}
+
+// jsonLinesOfNoField says whether t is two or more lines that each parse
+// as JSON on their own, none an object that sets a field of outputFields:
+// Claude Code reads such output as plain text.
+func jsonLinesOfNoField(t string) bool {
+	lines := 0
+	for _, l := range strings.Split(t, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		v, ok := ParseOutput([]byte(l))
+		if !ok {
+			var scalar any
+			if json.Unmarshal([]byte(l), &scalar) != nil {
+				return false
+			}
+			lines++
+			continue
+		}
+		if obj, isObj := v.(map[string]any); isObj && slices.ContainsFunc(outputFields, func(k string) bool { _, has := obj[k]; return has }) {
+			return false
+		}
+		lines++
+	}
+	return lines >= 2
 }
 
 // checkSchema says how obj fails the output schema Claude Code validates a
