@@ -256,9 +256,9 @@ var knownEvents = map[string]eventSpec{
 	// conversation to it costs comes with it, as in the reference's
 	// example.
 	PreModelSwitch: {NoMode: true, MatchField: "to_model", Values: []string{"claude-opus-5", "claude-sonnet-5", "claude-haiku-5"},
-		Fields: modelSwitchFields, ValueFields: modelSwitchValue},
+		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
 	PostModelSwitch: {NoMode: true, MatchField: "to_model", Values: []string{"claude-opus-5", "claude-sonnet-5", "claude-haiku-5"},
-		Fields: modelSwitchFields, ValueFields: modelSwitchValue},
+		Fields: modelSwitchFields, ValueFields: func(_, v string) map[string]any { return map[string]any{"requested_model": v} }},
 	ElicitationResult: {MatchField: "mcp_server_name", Values: []string{defaultMCPServer},
 		Fields: func(string) map[string]any {
 			return map[string]any{"action": "accept", "mode": "form", "content": map[string]any{"username": "alice"}}
@@ -266,21 +266,12 @@ var knownEvents = map[string]eventSpec{
 }
 
 // modelSwitchFields are a model switch's own fields (PreModelSwitch,
-// PostModelSwitch), with the reference's example's values: /model opus
-// in a session running Sonnet.
+// PostModelSwitch), with the reference's example's values: a switch from
+// Sonnet; to_model, and the requested_model that names it by its ID, are
+// the matcher value the run is for.
 func modelSwitchFields(string) map[string]any {
-	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "requested_model": "opus", "source": "command",
+	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "source": "command",
 		"context_tokens": 182340.0, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 1.1396, "pricing": "catalog"}
-}
-
-// modelSwitchValue is what a model switch to v requested: the alias of
-// the reference's example where v is its model, else v itself (a full
-// model ID is a request too).
-func modelSwitchValue(_, v string) map[string]any {
-	if v == "claude-opus-5" {
-		return map[string]any{"requested_model": "opus"}
-	}
-	return map[string]any{"requested_model": v}
 }
 
 // EventNames lists the events vigiles has payloads for, sorted.
