@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -248,7 +247,9 @@ func notExecutableInTree(stderr, tree string) string {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}
-	if fi, err := os.Lstat(m[1]); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
+	// Looked up in the tree only: a link of the tree's that leads out
+	// is not followed to tell what the host holds there.
+	if fi := treeEntry(tree, filepath.ToSlash(rel)); fi == nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
 		return ""
 	}
 	return filepath.ToSlash(rel)

@@ -125,7 +125,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// what vigiles hides, and a hook could ask it so.
 			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is audited without it (install it outside them, in /usr/local/bin, say)", shownName(p))
 		}
-		if has, known := onHost(abs); has || !known {
+		if has, known := onHost(tree, abs); has || !known {
 			continue
 		}
 		why := fmt.Sprintf("it names %s, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with \"$CLAUDE_PROJECT_DIR\"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…)", shownName(p))
@@ -261,7 +261,7 @@ func linkOut(tree, rel string) (link, target string, hidden bool) {
 		if under(t, hiddenFromHook()...) {
 			return filepath.ToSlash(at), t, true
 		}
-		if has, known := onHost(t); known && !has {
+		if has, known := onHost(tree, t); known && !has {
 			return filepath.ToSlash(at), t, false
 		}
 		return "", "", false
@@ -281,20 +281,34 @@ func hiddenFromHook() []string {
 // is bounded.
 const maxHostLinks = 40
 
+// hostLookups holds, by work tree, what a confined run on it could look
+// up of the host itself (sandbox.HostLookup), built once.
+var hostLookups sync.Map // string -> func() func(string) bool
+
+// lookable says whether a confined run on tree could look p up itself
+// (sandbox.HostLookup): not in a directory the run masks, in one its uid
+// may search.
+func lookable(tree, p string) bool {
+	v, _ := hostLookups.LoadOrStore(tree, sync.OnceValue(func() func(string) bool { return sandbox.HostLookup(tree) }))
+	return v.(func() func(string) bool)()(p)
+}
+
 // onHost says whether this machine has abs (known false where that is not
 // told): it is looked up a component at a time, following links by hand,
-// and a path that leads into a directory vigiles hides from a confined
-// hook (the home directories and the like, the caller's own), or into
-// /proc, /sys or /dev (where /proc/self/root leads anywhere), is not
-// looked up at all, so that what a cause says of a path cannot tell a
-// pull request what those directories hold.
-func onHost(abs string) (has, known bool) {
+// and each component only where a confined run on tree could look it up
+// itself (lookable: not in a directory the run masks, such as the home
+// directories, the caller's own and its secrets' directories, and in a
+// directory the run's uid may search), never in /proc, /sys or /dev
+// (where /proc/self/root leads anywhere), so that what a cause says of a
+// path cannot tell a pull request more of the host than its hook could
+// learn.
+func onHost(tree, abs string) (has, known bool) {
 	hidden := append(hiddenFromHook(), "/proc", "/sys", "/dev")
 	parts := strings.Split(strings.TrimPrefix(filepath.Clean(abs), "/"), "/")
 	cur, hops := "/", 0
 	for i := 0; i < len(parts); i++ {
 		next := filepath.Join(cur, parts[i])
-		if under(next, hidden...) {
+		if under(next, hidden...) || !lookable(tree, next) {
 			return false, false
 		}
 		fi, err := os.Lstat(next)

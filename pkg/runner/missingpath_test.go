@@ -180,7 +180,7 @@ func TestEmptyVariableCause(t *testing.T) {
 // host holds.
 func TestCausesDoNotLookThroughLinksOut(t *testing.T) {
 	host := t.TempDir()
-	if err := os.WriteFile(filepath.Join(host, "there"), nil, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(host, "present"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tree := makeTree(t, map[string]string{"plugins/p/.keep": ""})
@@ -193,16 +193,62 @@ func TestCausesDoNotLookThroughLinksOut(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, tc := range []struct{ context, command, stderr string }{
-		{"plugin:plugins/p", "bash $PLUGIN_ROOT/h/%s", "bash: /h/%s: No such file or directory\n"},
-		{"project:.", "node lnk/%s", "Error: Cannot find module '" + tree + "/lnk/%s'\n"},
-		{"project:.", "sh /proc/self/root" + host + "/%s", "sh: 1: /proc/self/root" + host + "/%s: not found\n"},
-	} {
+	// A directory of the host that the run's uid may not enter (as root,
+	// whose runs are another uid's), and the caller's TMPDIR outside /tmp,
+	// which a run masks: neither is looked into.
+	shut := ""
+	if os.Geteuid() == 0 {
+		base, err := os.MkdirTemp("/opt", "vigiles-cause-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(base) })
+		shut = filepath.Join(base, "shut")
+		tmpdir := filepath.Join(base, "tmpdir")
+		for _, d := range []string{shut, tmpdir} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, "present"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(base, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(tmpdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("TMPDIR", tmpdir)
+		shut += "/%s"
+	}
+	cases := []struct {
+		context, command, stderr string
+		code                     int
+	}{
+		{"plugin:plugins/p", "bash $PLUGIN_ROOT/h/%s", "bash: /h/%s: No such file or directory\n", 1},
+		{"project:.", "node lnk/%s", "Error: Cannot find module '" + tree + "/lnk/%s'\n", 1},
+		{"project:.", "sh /proc/self/root" + host + "/%s", "sh: 1: /proc/self/root" + host + "/%s: not found\n", 1},
+		// A shell's "may not execute" of a path through a link out.
+		{"project:.", "lnk/%s", "bash: " + tree + "/lnk/%s: Permission denied\n", 126},
+	}
+	if shut != "" {
+		cases = append(cases,
+			struct {
+				context, command, stderr string
+				code                     int
+			}{"project:.", shut, "sh: 1: " + shut + ": not found\n", 127},
+			struct {
+				context, command, stderr string
+				code                     int
+			}{"project:.", "$TMPDIR/%s", "sh: 1: " + os.Getenv("TMPDIR") + "/%s: not found\n", 127})
+	}
+	for _, tc := range cases {
 		cause := func(name string) string {
-			got := missingPathCause(report.HookRun{Context: tc.context, Command: fmt.Sprintf(tc.command, name), Stderr: fmt.Sprintf(tc.stderr, name), ExitCode: 1}, tree)
+			got := failureCause(report.HookRun{Context: tc.context, Command: fmt.Sprintf(tc.command, name), Stderr: fmt.Sprintf(tc.stderr, name), ExitCode: tc.code}, tree)
 			return strings.ReplaceAll(got, name, "NAME")
 		}
-		if a, b := cause("there"), cause("gone"); a != b {
+		if a, b := cause("present"), cause("absent"); a != b {
 			t.Errorf("%s: the cause tells the host's file from a missing one:\n%q\n%q", tc.command, a, b)
 		}
 	}
