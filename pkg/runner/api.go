@@ -224,6 +224,9 @@ type session struct {
 	// installs holds, by plugin root, the IDs it is installed under
 	// (Discovery.Installs).
 	installs map[string][]string
+	// skipped holds the settings files Claude Code skips entirely
+	// (Discovery.Skipped): none of their keys applies.
+	skipped map[string]string
 	// sessions holds, by the directory a session starts in, what its
 	// settings say of its hooks (settingsOf).
 	sessions map[string]sessionSettings
@@ -761,6 +764,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 			}
 			all.Installs[root] = append(all.Installs[root], ids...)
 		}
+		for name, why := range d.Skipped {
+			if all.Skipped == nil {
+				all.Skipped = map[string]string{}
+			}
+			all.Skipped[name] = why
+		}
 	}
 	return all, nil
 }
@@ -771,6 +780,12 @@ func (s *session) addDiscovered(d *Discovery) {
 	mergeLists(&s.markets, d.Markets)
 	mergeLists(&s.installs, d.Installs)
 	mergeLists(&s.marketDirs, d.MarketDirs)
+	for name, why := range d.Skipped {
+		if s.skipped == nil {
+			s.skipped = map[string]string{}
+		}
+		s.skipped[name] = why
+	}
 	for _, p := range d.Projects {
 		if !slices.Contains(s.projects, p) {
 			s.projects = append(s.projects, p)

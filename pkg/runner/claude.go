@@ -708,52 +708,128 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 	return rel, data, more // io.ReadAll's data is never nil, even empty
 }
 
-// settings reads a project settings file's "hooks".
+// settings reads a project settings file's "hooks", and the commands and
+// env it gives, where Claude Code applies the file: one it skips
+// entirely (brokenGuard) gives nothing.
 func (c *claudeDisc) settings(root, name, plugin string) {
 	rel, n := c.readObject(filepath.Join(root, name))
 	if n == nil {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
-	c.settingsCommands(root, rel, plugin, n)
-	c.settingsEnv(rel, n)
-	hooks := n.get("hooks")
-	if hooks == nil {
+	firstHook := len(c.out.Hooks)
+	fatal := -1
+	if hooks := n.get("hooks"); hooks != nil {
+		ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, projectDir: root, isPlugin: false}
+		fatal = c.events(ctx, hooks, "hooks.")
+	}
+	if fatal < 0 {
+		if key, at := guardOutsideHooks(n); at != nil {
+			c.find(RuleMalformed, report.SeverityError, c.loc(rel, at.KeyPos),
+				"%q is declared outside \"hooks\" (at %s): Claude Code reads no hook there, and it skips a settings file that declares %s hooks anywhere but under \"hooks\", whose guard they may be; move them under \"hooks\"", at.Key, shownName(key), at.Key)
+			fatal = len(c.out.Findings) - 1
+		}
+	}
+	if fatal >= 0 {
+		c.skipBrokenSettings(rel, fatal, firstHook)
 		return
 	}
-	ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, projectDir: root, isPlugin: false}
-	firstFind, firstHook := len(c.out.Findings), len(c.out.Hooks)
-	c.events(ctx, hooks, "hooks.")
-	c.skipBrokenSettings(rel, firstFind, firstHook)
+	c.settingsCommands(root, rel, plugin, n)
+	c.settingsEnv(rel, n)
+}
+
+// guardEvents are the events whose hooks may guard a permission
+// (PreToolUse, PermissionRequest): Claude Code skips a whole settings
+// file in which one of theirs cannot be loaded ("a
+// PreToolUse/PermissionRequest hook that cannot be loaded may be what
+// guards the permissions declared beside it, so nothing it sits in is
+// applied until the entry is fixed or removed"); another event's entry
+// that cannot be loaded is ignored alone, and the rest of the file
+// applies.
+var guardEvents = map[string]bool{PreToolUse: true, PermissionRequest: true}
+
+// settingsUnscanned are the keys of a settings file whose values Claude
+// Code does not search for hooks declared outside "hooks" (their values
+// are servers, plugins, variables and the like).
+var settingsUnscanned = map[string]bool{"mcpServers": true, "managedMcpServers": true, "lspServers": true, "pluginConfigs": true, "enabledPlugins": true, "extraKnownMarketplaces": true, "env": true, "skillOverrides": true, "modelSettings": true}
+
+// maxGuardDepth bounds how deep below a top-level key guardOutsideHooks
+// looks, as Claude Code's scan is bounded.
+const maxGuardDepth = 4
+
+// guardOutsideHooks finds, in a settings file's object n, a PreToolUse
+// or PermissionRequest key that holds something (not null, not an empty
+// array) outside "hooks": at the top level or a few levels below another
+// key that is not settingsUnscanned. It returns the dotted path of the
+// key's parent ("" at the top: the file) and the member, nil where there
+// is none.
+func guardOutsideHooks(n *jnode) (string, *jmember) {
+	var walk func(n *jnode, at string, depth int) (string, *jmember)
+	walk = func(n *jnode, at string, depth int) (string, *jmember) {
+		if n == nil || depth > maxGuardDepth {
+			return "", nil
+		}
+		switch n.Kind {
+		case jsonArray:
+			for i, e := range n.Elems {
+				if where, m := walk(e, fmt.Sprintf("%s[%d]", at, i), depth+1); m != nil {
+					return where, m
+				}
+			}
+		case jsonObject:
+			for i := range n.Members {
+				m := &n.Members[i]
+				if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
+					return at, m
+				}
+			}
+			for i := range n.Members {
+				m := &n.Members[i]
+				if depth == 0 && (m.Key == "hooks" || settingsUnscanned[m.Key]) {
+					continue
+				}
+				where := m.Key
+				if at != "" {
+					where = at + "." + m.Key
+				}
+				if w, g := walk(m.Value, where, depth+1); g != nil {
+					return w, g
+				}
+			}
+		}
+		return "", nil
+	}
+	where, m := walk(n, "", 0)
+	if where == "" {
+		where = "the top level"
+	}
+	return where, m
 }
 
 // skipBrokenSettings lists, not runs, the hooks a settings file declared
-// (from out.Hooks[firstHook]) where reading them found an error of the
-// file's schema (a wrong type, a malformed handler: from
-// out.Findings[firstFind]): Claude Code skips a settings file with errors
-// entirely, not just its invalid settings ("Files with errors are
-// skipped entirely", its Settings Error dialog; -p mode skips it too), so
-// none of its hooks runs, the valid ones included. The first such error
+// (from out.Hooks[firstHook]) where Claude Code skips the file entirely:
+// a PreToolUse or PermissionRequest hook in it cannot be loaded
+// (guardEvents), its "hooks" is no object, or such hooks are declared
+// outside it (the finding at out.Findings[fatal] says which). Its
+// hooks do not run, the valid ones included, and nothing else of the file
+// applies either (its env, enabledPlugins, disableAllHooks: out.Skipped
+// keeps the file for the session's settings to leave out). The finding
 // says so.
-func (c *claudeDisc) skipBrokenSettings(rel string, firstFind, firstHook int) {
-	for i := firstFind; i < len(c.out.Findings); i++ {
-		f := &c.out.Findings[i]
-		if f.Severity != report.SeverityError || f.Location.File != rel || f.Rule != RuleWrongType && f.Rule != RuleMalformed {
-			continue
-		}
-		n := 0
-		why := fmt.Sprintf("Claude Code skips %s entirely: a settings file with an error (line %d) is skipped whole, not just its invalid settings", shownName(rel), f.Location.Line)
-		for _, h := range c.out.Hooks[firstHook:] {
-			if h.NotRun == "" {
-				h.NotRun = why
-				n++
-			}
-		}
-		if n > 0 {
-			f.Message += fmt.Sprintf("; Claude Code skips a settings file with errors entirely, so none of its hooks runs (vigiles lists its %d and runs none)", n)
-		}
-		return
+func (c *claudeDisc) skipBrokenSettings(rel string, fatal, firstHook int) {
+	f := &c.out.Findings[fatal]
+	why := fmt.Sprintf("Claude Code skips %s entirely: a PreToolUse or PermissionRequest hook in it that cannot be loaded (line %d) may be what guards the permissions declared beside it, so nothing in the file applies", shownName(rel), f.Location.Line)
+	if c.out.Skipped == nil {
+		c.out.Skipped = map[string]string{}
 	}
+	c.out.Skipped[rel] = why
+	n := 0
+	for _, h := range c.out.Hooks[firstHook:] {
+		if h.NotRun == "" {
+			h.NotRun = why
+			n++
+		}
+	}
+	f.Message += fmt.Sprintf("; Claude Code skips a settings file in which a PreToolUse or PermissionRequest hook cannot be loaded entirely: none of its hooks runs (vigiles lists its %d and runs none), and nothing else of it applies (its env, enabledPlugins, disableAllHooks, permissions)", n)
 }
 
 type hookCtx struct {
@@ -1279,12 +1355,13 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 }
 
 // events walks {"Event": [ {matcher, hooks: [...]}, ... ], ...}.
-func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
+func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 	file := ctx.file
 	if n.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "\"hooks\": want an object keyed by event name, found %s", n.Kind)
-		return
+		return len(c.out.Findings) - 1
 	}
+	fatal = -1
 	// Claude Code parses with JSON.parse: of an event named twice, only
 	// the last array is read. The earlier ones never run; say so.
 	last := map[string]int{}
@@ -1299,22 +1376,43 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) {
 				ev.Key, again.Line, ev.Key)
 			continue
 		}
-		if strings.TrimSpace(ev.Key) == "" {
-			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
+		before := len(c.out.Findings)
+		c.event(ctx, ev, prefix)
+		if !guardEvents[ev.Key] || fatal >= 0 {
 			continue
 		}
-		if _, known := knownEvents[ev.Key]; !known {
-			c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
-				"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
-				ev.Key, strings.Join(EventNames(), ", "))
+		for k := before; k < len(c.out.Findings); k++ {
+			if f := c.out.Findings[k]; f.Severity == report.SeverityError && f.Location.File == file && (f.Rule == RuleWrongType || f.Rule == RuleMalformed) {
+				fatal = k
+				break
+			}
 		}
-		if ev.Value.Kind != jsonArray {
-			c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
-			continue
+	}
+	return fatal
+}
+
+// event reads one event's member ev of a "hooks" object: its matcher
+// groups, each with its handlers.
+func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) {
+	file := ctx.file
+	if strings.TrimSpace(ev.Key) == "" {
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
+		return
+	}
+	if _, known := knownEvents[ev.Key]; !known {
+		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
+			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
+			ev.Key, strings.Join(EventNames(), ", "))
+	}
+	if ev.Value.Kind != jsonArray {
+		if guardEvents[ev.Key] && ev.Value.Kind == jsonNull {
+			return // null declares nothing, and breaks nothing
 		}
-		for gi, g := range ev.Value.Elems {
-			c.group(ctx, ev.Key, gi, g, prefix)
-		}
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
+		return
+	}
+	for gi, g := range ev.Value.Elems {
+		c.group(ctx, ev.Key, gi, g, prefix)
 	}
 }
 

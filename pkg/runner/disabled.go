@@ -150,6 +150,16 @@ func settingsFiles(tree, proj string) []settingsFile {
 	return out
 }
 
+// settingsFiles is settingsFiles of the session's tree, without those
+// Claude Code skips entirely (session.skipped), none of whose keys
+// applies.
+func (s *session) settingsFiles(proj string) []settingsFile {
+	return slices.DeleteFunc(settingsFiles(s.dir, proj), func(f settingsFile) bool {
+		_, skip := s.skipped[f.name]
+		return skip
+	})
+}
+
 // settingsEnv is the "env" of settings files (settingsFiles: the local
 // one over the other, name by name) as NAME=VALUE, sorted:
 // Claude Code gives it to the session and so to every hook. A value that
@@ -232,7 +242,7 @@ func (s *session) settingsOf(proj string) sessionSettings {
 	if st, ok := s.sessions[proj]; ok {
 		return st
 	}
-	files := settingsFiles(s.dir, proj)
+	files := s.settingsFiles(proj)
 	var st sessionSettings
 	st.all, st.plugins = switchesOff(files, s.markets)
 	st.ids = idSwitches(files)

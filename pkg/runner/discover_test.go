@@ -14,7 +14,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // hookLine summarises a discovered hook for comparison.
@@ -882,37 +885,77 @@ func TestManifestHooksListTakesObjects(t *testing.T) {
 	}
 }
 
-// TestBrokenSettingsFileRunsNothing: Claude Code skips a settings file
-// with a schema error entirely, its valid hooks included; the audit lists
-// them, runs none, and the error says so. The other settings file of the
-// project, without errors, is read as ever.
-func TestBrokenSettingsFileRunsNothing(t *testing.T) {
-	dir := makeTree(t, map[string]string{
-		".claude/settings.json": `{"hooks": {
-  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bash .claude/hooks/guard.sh"}]}],
-  "PostToolUse": [{"matcher": "Edit", "hooks": ["prettier --write"]}]}}`,
-		".claude/settings.local.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
-		".claude/hooks/guard.sh":      "#!/bin/sh\nexit 2\n",
-	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons := map[string]string{}
-	for _, r := range rep.Runs {
-		reasons[r.Event] = r.Outcome + ": " + r.Reason
-	}
-	if !strings.HasPrefix(reasons[PreToolUse], "not-executable: listed, not run: Claude Code skips .claude/settings.json entirely") ||
-		strings.Contains(reasons[Stop], "listed, not run") || reasons[Stop] == "" {
-		t.Errorf("runs %q: want the guard of the broken file listed, not run, and the local file's Stop run", reasons)
-	}
-	var msgs []string
-	for _, f := range rep.Findings {
-		if f.Rule == RuleWrongType && f.Location.File == ".claude/settings.json" {
-			msgs = append(msgs, f.Message)
-		}
-	}
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "Claude Code skips a settings file with errors entirely, so none of its hooks runs (vigiles lists its 1 and runs none)") {
-		t.Errorf("wrong-type findings %q", msgs)
+// TestBrokenSettingsFile: Claude Code skips a settings file entirely
+// where a PreToolUse or PermissionRequest hook in it cannot be loaded (a
+// wrong-typed handler, an event that is no array, such hooks declared
+// outside "hooks", a "hooks" that is no object): the audit lists its
+// hooks, runs none, gives no hook its env, and its disableAllHooks turns
+// nothing off; the error says so. Another event's broken entry is
+// ignored alone, and the rest of the file applies. The project's other
+// settings file, without errors, is read as ever.
+func TestBrokenSettingsFile(t *testing.T) {
+	const rest = `"SessionStart": [{"hooks": [{"type": "command", "command": "true # start"}]}]`
+	for _, tc := range []struct {
+		name, settings string
+		skipped        bool
+		rule, finding  string
+	}{
+		{"a PostToolUse handler of the wrong type", `{"env": {"FOO": "bar"}, "hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}],
+  "PostToolUse": [{"matcher": "Edit", "hooks": ["prettier --write"]}], ` + rest + `}}`, false, RuleWrongType, "PostToolUse[0].hooks[0]: want a hook handler object, found a string"},
+		{"a PreToolUse handler of the wrong type", `{"env": {"FOO": "bar"}, "disableAllHooks": true, "hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}, {"type": "command", "command": "x", "timeout": "5"}]}], ` + rest + `}}`, true, RuleWrongType, "timeout"},
+		{"a PermissionRequest that is no array", `{"env": {"FOO": "bar"}, "hooks": {"PermissionRequest": {"matcher": "Bash"}, ` + rest + `}}`, true, RuleWrongType, "PermissionRequest: want an array of matcher groups"},
+		{"PreToolUse outside hooks", `{"env": {"FOO": "bar"}, "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}], "hooks": {` + rest + `}}`, true, RuleMalformed, `"PreToolUse" is declared outside "hooks" (at the top level)`},
+		{"hooks an array", `{"env": {"FOO": "bar"}, "hooks": [{"matcher": "Bash"}]}`, true, RuleWrongType, `"hooks": want an object keyed by event name, found an array`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".claude/settings.json":                tc.settings,
+				".claude/settings.local.json":          `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true # stop"}]}]}}`,
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "true # plugin"}]}]}}`,
+			})
+			envs := map[string][]string{}
+			exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+				envs[spec.Command[len(spec.Command)-1]] = spec.Env
+				return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+			}}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec, Jobs: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reasons := map[string]string{}
+			for _, r := range rep.Runs {
+				reasons[r.Event] = r.Outcome + ": " + r.Reason
+			}
+			// The local file and the plugin run whatever the file says.
+			for _, ev := range []string{Stop, Notification} {
+				if reasons[ev] == "" || strings.Contains(reasons[ev], "listed, not run") {
+					t.Errorf("%s: %q, want it run", ev, reasons[ev])
+				}
+			}
+			for _, ev := range []string{PreToolUse, SessionStart} {
+				skipped := strings.HasPrefix(reasons[ev], "not-executable: listed, not run: Claude Code skips .claude/settings.json entirely")
+				if reasons[ev] != "" && skipped != tc.skipped {
+					t.Errorf("%s: %q, want it skipped %v", ev, reasons[ev], tc.skipped)
+				}
+			}
+			for cmd, env := range envs {
+				if has := slices.Contains(env, "FOO=bar"); has == tc.skipped {
+					t.Errorf("%s ran with env %q: the file's env given %v, want %v", cmd, env, has, !tc.skipped)
+				}
+			}
+			var msgs []string
+			for _, f := range rep.Findings {
+				if f.Rule == tc.rule && f.Location.File == ".claude/settings.json" && f.Severity == report.SeverityError {
+					msgs = append(msgs, f.Message)
+				}
+			}
+			says := "Claude Code skips a settings file in which a PreToolUse or PermissionRequest hook cannot be loaded entirely"
+			if len(msgs) != 1 || !strings.Contains(msgs[0], tc.finding) || strings.Contains(msgs[0], says) != tc.skipped {
+				t.Errorf("%s findings %q: want one with %q, saying the file is skipped %v", tc.rule, msgs, tc.finding, tc.skipped)
+			}
+		})
 	}
 }

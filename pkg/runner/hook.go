@@ -284,6 +284,10 @@ func (h *Hook) argv() []string {
 type Discovery struct {
 	Hooks    []*Hook
 	Findings []report.Finding
+	// Skipped holds, by name (relative to the tree), the settings files
+	// Claude Code skips entirely (skipBrokenSettings), with why: none of
+	// their keys applies.
+	Skipped map[string]string
 	// Plugins lists the plugin roots (relative to the work tree) seen.
 	Plugins []string
 	// Markets holds, by plugin name, the names of the tree's marketplaces

@@ -54,7 +54,7 @@ func (s *session) outsidePlugins() {
 		for name, src := range claudeMarkets {
 			sources[name], remote[name] = src, true
 		}
-		for _, f := range settingsFiles(s.dir, proj) {
+		for _, f := range s.settingsFiles(proj) {
 			root, err := parseJSON(f.data)
 			if err != nil || root.Kind != jsonObject {
 				continue
