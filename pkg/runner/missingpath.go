@@ -23,10 +23,13 @@ import (
 // 'PATH'" of an absolute or relative path (Bun's adds " from 'FILE'",
 // the importing file, whose directory a relative path is read from), and
 // a script's own "not found at PATH" (an absolute path), and a shell's
-// "cannot create PATH: Directory nonexistent" of a redirection. The path
-// is the match's one group that is not empty but the importing file's
-// (4).
-var missingPaths = lazyRE(`([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
+// "cannot create PATH: Directory nonexistent" of a redirection, and a
+// shell's line of its own ("/bin/sh: 1: PATH: not found", "bash: line 1:
+// PATH: No such file or directory"), where an absolute path is read to
+// the end of the line, blanks and all (/Users/me/My Project/x.sh). The
+// path is the match's one group that is not empty but the importing
+// file's (5).
+var missingPaths = lazyRE(`(?m:^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?(/[^\n]*?): (?:not found|No such file or directory)$)|([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
 
 // installedCopy matches, in a path of the run's throwaway HOME, where
 // Claude Code keeps its own copy of what it installs: a marketplace's
@@ -60,9 +63,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 		cwd = filepath.Join(tree, dir)
 	}
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
-		p, from := m[1]+m[2]+m[3]+m[5]+m[6]+m[7], m[4]
+		p, from := m[1]+m[2]+m[3]+m[4]+m[6]+m[7]+m[8], m[5]
 		if strings.HasPrefix(p, "~/") {
-			if m[1] == "" {
+			if m[1]+m[2] == "" {
 				// Python's open, Node's require: no shell read it.
 				return fmt.Sprintf("it names %s, a ~ nothing expanded: only a shell reads ~ as the home directory (a script's open or import, or an exec-form command, does not), so it is a directory named ~ in the one the hook runs in; expand it in the hook (os.path.expanduser, os.homedir(), $HOME)", shownName(p))
 			}
