@@ -682,6 +682,7 @@ func (s *session) discover(paths []string) error {
 	s.hookClimbsOut()
 	s.hookRemoteSession()
 	s.hookNeverSet()
+	s.hookBashOnly()
 	s.outsidePlugins()
 	return nil
 }

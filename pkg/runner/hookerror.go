@@ -122,6 +122,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	switch {
+	case code == 127 && bothRedirect(r.Command) >= 0:
+		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(bothRedirectAt(r.Command, bothRedirect(r.Command)), 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
