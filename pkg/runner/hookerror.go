@@ -46,7 +46,11 @@ func hookError(e executed) *report.Finding {
 	// cannot create), its last word: a block, but not the hook's answer.
 	// A guard that prints such noise and then blocks is not one.
 	crashBlocked := r.Outcome == report.OutcomeBlocked && r.ExitCode == 2 && !failBlocked && shellFailure().MatchString(lastLine(r.Stderr))
-	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked && !failFails || r.TimedOut || e.limit != "" || e.result == nil {
+	// A WorktreeCreate hook replaces Claude Code's own git worktree
+	// creation: one that exits 0 and prints no path fails every
+	// worktree, not as an answer but as a hook not doing its work.
+	noPath := r.Outcome == report.OutcomeBlocked && e.decision.NoPath && !e.async
+	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked && !failFails && !noPath || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
 	if e.async && r.ExitCode == 2 && e.result.Signal == "" {
@@ -66,6 +70,8 @@ func hookError(e executed) *report.Finding {
 	case failBlocked && e.decision.Failure != "":
 		// Exit 0 with JSON Claude Code cannot read: a failure too.
 		how = e.decision.Failure
+	case noPath:
+		how = "exit status 0 and no path on stdout"
 	default:
 		return nil
 	}
@@ -82,6 +88,8 @@ func hookError(e executed) *report.Finding {
 		then = "it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work"
 	case failFails:
 		then = fmt.Sprintf("any non-zero exit makes %s fail, so the worktree stays where its directory is still there", r.Event)
+	case noPath:
+		then = fmt.Sprintf("a %s hook replaces Claude Code's own git worktree creation and must print the directory it made as its last line on stdout, so without one every worktree creation fails (claude --worktree, a subagent's isolation: worktree); a hook that only watches the event belongs on another (PostToolUse, Notification), or must make the worktree and print its path", r.Event)
 	case outcomeRules[r.Event].ignoresOutput:
 		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status: the failure blocks nothing, and Claude Code goes on without the hook's work", r.Event)
 	case failBlocked:

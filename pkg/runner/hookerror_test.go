@@ -7,6 +7,7 @@ import (
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
@@ -190,5 +191,37 @@ func TestAuditNamesFailingHooks(t *testing.T) {
 	}
 	if rep.Verdict != report.VerdictPass {
 		t.Errorf("verdict %s, want pass: warnings only", rep.Verdict)
+	}
+}
+
+// TestWorktreeCreateWithoutPath: a WorktreeCreate hook that exits 0 and
+// prints no path fails every worktree (it replaces Claude Code's own git
+// worktree creation): a run/hook-error warning says so. One that prints
+// its path is none.
+func TestWorktreeCreateWithoutPath(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":                `{"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "true # notify"}]}]}}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/hooks/hooks.json":           `{"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "printpath"}]}]}}`,
+	})
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+		if strings.Contains(spec.Command[len(spec.Command)-1], "printpath") {
+			res.Stdout = "/tmp/wt/feature\n"
+		}
+		return res, nil
+	}}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			got = append(got, f.Hook+": "+f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], ".claude/settings.json#hooks.WorktreeCreate[0].hooks[0]: project WorktreeCreate failed (exit status 0 and no path on stdout; its stderr is empty): a WorktreeCreate hook replaces Claude Code's own git worktree creation and must print the directory it made") {
+		t.Errorf("hook-error findings %q, want one, of the hook that prints no path", got)
 	}
 }

@@ -35,6 +35,9 @@ type Decision struct {
 	// an object that fails its schema, or text from "{" to "}" that does
 	// not parse; "" otherwise.
 	BadJSON string
+	// NoPath says a hook whose stdout is a path (WorktreeCreate) exited
+	// 0 and printed none: it fails the action it was to do.
+	NoPath bool
 }
 
 // decidesOf is what output d read tells Claude Code to do with the call
@@ -450,7 +453,7 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 	case path == "" && res.StdoutTruncated:
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and the path %s reads from it is not in what was kept", event)}
 	case path == "":
-		d.Outcome, d.Reason = report.OutcomeBlocked, fmt.Sprintf("the hook printed no path on stdout: %s fails", event)
+		d.Outcome, d.Reason, d.NoPath = report.OutcomeBlocked, fmt.Sprintf("the hook printed no path on stdout: %s fails", event), true
 	case strings.HasPrefix(path, "/") && slices.ContainsFunc(strings.Split(path, "/"), func(seg string) bool { return seg == "." || seg == ".." }):
 		// Claude Code refuses an absolute path with . or .. segments
 		// (hooks.md, "WorktreeCreate output").
