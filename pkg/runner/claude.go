@@ -1800,7 +1800,11 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 			continue // a system program such as /usr/bin/env
 		}
 		// Through a link that leads out, nothing is said either way.
-		if _, _, err := beneath(c.dir, c.dirReal, abs); errors.Is(err, fs.ErrNotExist) {
+		_, fi, err := beneath(c.dir, c.dirReal, abs)
+		if err == nil && !ctx.isPlugin && !filepath.IsAbs(p) && fi.Mode().IsRegular() {
+			c.relativeScript(h, p)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
 			shown, _ := relTo(c.dir, abs)
 			how := ""
 			if w := commandWords(words); len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0] {
@@ -1822,6 +1826,29 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
 	}
+}
+
+// RuleRelativePath names a project's hook that runs a script of the
+// project by a path relative to the directory it runs in
+// (.claude/hooks/guard.sh, python3 .claude/hooks/x.py): Claude Code runs
+// a hook in the session's current directory, which moves when a command
+// of the session cds into a subdirectory (the Bash tool keeps its
+// directory from one call to the next), and from there the path names
+// nothing (anthropics/claude-code#3583, #5176). The audit runs the hook
+// in the project's directory, where it is found.
+const RuleRelativePath = "discovery/relative-path"
+
+// relativeScript warns that hook h runs the project's script p by a
+// relative path (RuleRelativePath), once per hook.
+func (c *claudeDisc) relativeScript(h *Hook, p string) {
+	for _, f := range c.out.Findings {
+		if f.Rule == RuleRelativePath && f.Location == h.Location {
+			return
+		}
+	}
+	c.find(RuleRelativePath, report.SeverityWarning, h.Location,
+		"the hook runs %s by a path relative to the directory it runs in, and Claude Code runs a hook in the session's current directory, which moves when a command of the session cds into a subdirectory: from there the path names nothing, and the hook fails every time it runs (a shell's exit status 127, a non-blocking error that lets the call through unguarded; python's 2, which Claude Code reads as a block, on every call where the event takes one); this audit ran it from the project's directory, where it is found. Name it \"$CLAUDE_PROJECT_DIR\"/%s",
+		shownName(p), shownName(path.Clean(p)))
 }
 
 // noPluginRoot stands for ${CLAUDE_PLUGIN_ROOT} in a project's hook,

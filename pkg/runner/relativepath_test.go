@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestRelativeScriptPath: a project's hook that runs a script of the
+// project by a relative path (shell or exec form, as the program or an
+// interpreter's script) is a discovery/relative-path warning with the
+// fix; one named by "$CLAUDE_PROJECT_DIR", one that cds first, a system
+// program and a plugin's hook are none.
+func TestRelativeScriptPath(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": ".claude/hooks/pre-bash.sh"},
+  {"type": "command", "command": "python3 ./.claude/hooks/gate.py --strict"},
+  {"type": "command", "command": "node", "args": [".claude/hooks/post.js"]},
+  {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/pre-bash.sh"},
+  {"type": "command", "command": "cd \"$CLAUDE_PROJECT_DIR\" && .claude/hooks/pre-bash.sh"},
+  {"type": "command", "command": "jq -r .tool_name"}
+]}]}}`,
+		".claude/hooks/pre-bash.sh":            "#!/bin/sh\n",
+		".claude/hooks/gate.py":                "print()\n",
+		".claude/hooks/post.js":                "\n",
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/hooks/x.sh"}]}]}}`,
+		"plugins/p/hooks/x.sh":                 "#!/bin/sh\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRelativePath && f.Location.File == ".claude/settings.json" {
+			got[f.Location.Line] = f.Message
+		}
+	}
+	want := map[int]string{2: ".claude/hooks/pre-bash.sh", 3: "./.claude/hooks/gate.py", 4: ".claude/hooks/post.js"}
+	if len(got) != len(want) {
+		t.Errorf("relative-path findings %q, want %d", got, len(want))
+	}
+	for line, script := range want {
+		msg := got[line]
+		if !strings.HasPrefix(msg, "the hook runs "+script+" by a path relative to the directory it runs in") || !strings.HasSuffix(msg, `Name it "$CLAUDE_PROJECT_DIR"/`+strings.TrimPrefix(script, "./")) {
+			t.Errorf("line %d: %q, want one of %s", line, msg, script)
+		}
+	}
+}
