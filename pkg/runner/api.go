@@ -1634,10 +1634,29 @@ func decidesNotices(runs []report.HookRun) []report.Finding {
 		if r.Reason != "" {
 			msg += " (" + shownName(clip(r.Reason, 300)) + ")"
 		}
+		evidence := ""
+		if line := stderrError(r.Stderr); line != "" {
+			// A guard that approves after a check of its own failed
+			// (grep refusing its pattern) approves what it never
+			// checked.
+			msg += "; its stderr says " + shownName(clip(line, 200)) + ": what it decided may rest on a check of its that failed"
+			evidence = tail(r.Stderr, maxEvidence)
+		}
 		out = append(out, report.Finding{Rule: RuleRunDecides, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "hook decides for the call", Message: msg + "; no baseline has accepted it: review it, and record it with --update-baseline if it is meant"})
+			Title: "hook decides for the call", Message: msg + "; no baseline has accepted it: review it, and record it with --update-baseline if it is meant", Evidence: evidence})
 	}
 	return out
+}
+
+// stderrErrorLine matches a line of stderr that reports an error: a
+// program's refusal of an option or pattern, a file not found, an
+// interpreter's traceback or exception.
+var stderrErrorLine = lazyRE(`(?im)^.*(?:\berror\b|unrecognized option|invalid option|illegal option|not found|No such file|Traceback|Exception|usage:).*$`)
+
+// stderrError is the first line of stderr that reports an error
+// (stderrErrorLine), "" where none does.
+func stderrError(stderr string) string {
+	return strings.TrimSpace(stderrErrorLine().FindString(stderr))
 }
 
 // laterNotices are the warnings, of test and of an audit without a

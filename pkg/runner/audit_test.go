@@ -654,6 +654,27 @@ func TestAuditWithoutBaselineNamesWhatAHookDecides(t *testing.T) {
 	}
 }
 
+// TestDecidesAfterAFailedCheck: a run that decides for the call while its
+// stderr reports an error (a guard's grep refusing its pattern) says so,
+// with the stderr as evidence; one whose stderr is only talk does not.
+func TestDecidesAfterAFailedCheck(t *testing.T) {
+	for stderr, want := range map[string]string{
+		"checking…\ngrep: unrecognized option '--force'\nUsage: grep [OPTION]... PATTERNS [FILE]...\n": "; its stderr says grep: unrecognized option '--force': what it decided may rest on a check of its that failed",
+		"checking the command\n": "",
+	} {
+		got := decidesNotices([]report.HookRun{{ID: "h", Plugin: "project", Event: PreToolUse, Tool: "Bash", Decides: `{"decision":"approve"}`, Stderr: stderr}})
+		if len(got) != 1 {
+			t.Fatalf("%d findings", len(got))
+		}
+		if has := strings.Contains(got[0].Message, "; its stderr says "); has != (want != "") || want != "" && !strings.Contains(got[0].Message, want) {
+			t.Errorf("stderr %q: message %q, want %q in it", stderr, got[0].Message, want)
+		}
+		if (got[0].Evidence != "") != (want != "") {
+			t.Errorf("stderr %q: evidence %q", stderr, got[0].Evidence)
+		}
+	}
+}
+
 // TestAuditRunsNoHookItsMatcherNeverSelects: a matcher written as a
 // permission rule that no tool's name can hold, or as a negation, selects
 // no call Claude Code makes: the audit lists the hook, not run, rather
