@@ -453,6 +453,11 @@ func TestMarketplaceDecidesWhatIsInstalled(t *testing.T) {
 	if len(rep.Runs) != 1 || rep.Runs[0].Outcome != report.OutcomeNotExecutable {
 		t.Errorf("guard@vendored false beside guard@official true: runs %+v; want the guard listed, not run", rep.Runs)
 	}
+	// The notice says that whoever installs it from the marketplace
+	// elsewhere runs what this audit did not.
+	if got := messagesOf(rep.Findings, RuleDisabled); len(got) != 1 || !strings.Contains(got[0], "; a marketplace of this tree lists guard, and a session that installs from it elsewhere, where this file is not, runs its hooks, which this audit did not") {
+		t.Errorf("disabled notices %q", got)
+	}
 	rep, err = Audit(context.Background(), Options{Dir: makeTree(t, files(`{"name": "vendored", "plugins": [{"name": "guard", "source": "./plugins/decoy"}]}`, `{}`)), Executor: fakeHooks()})
 	if err != nil {
 		t.Fatal(err)

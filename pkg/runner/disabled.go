@@ -268,6 +268,10 @@ func (s *session) settingsOf(proj string) sessionSettings {
 func (s *session) applySettings() {
 	count := map[string]int{}
 	names := map[string][]string{}
+	// listed holds, by file, the plugins of names a marketplace of the
+	// tree lists: off in this tree's sessions, not where it is
+	// installed from the marketplace.
+	listed := map[string][]string{}
 	for _, h := range s.hooks {
 		proj := ""
 		if !h.InPlugin {
@@ -302,6 +306,9 @@ func (s *session) applySettings() {
 		if !slices.Contains(names[file], h.Plugin) {
 			names[file] = append(names[file], h.Plugin)
 		}
+		if h.InPlugin && slices.ContainsFunc(s.installs[h.PluginRoot], func(id string) bool { return !isSkillsDirID(id) }) && !slices.Contains(listed[file], h.Plugin) {
+			listed[file] = append(listed[file], h.Plugin)
+		}
 	}
 	files := make([]string, 0, len(count))
 	for f := range count {
@@ -310,9 +317,14 @@ func (s *session) applySettings() {
 	sort.Strings(files)
 	for _, f := range files {
 		sort.Strings(names[f])
+		msg := fmt.Sprintf("%s turns off %d hook(s) (of %s): Claude Code does not run them, so vigiles lists them and does not run them either",
+			f, count[f], shownName(strings.Join(names[f], ", ")))
+		if l := listed[f]; len(l) > 0 {
+			sort.Strings(l)
+			msg += fmt.Sprintf("; a marketplace of this tree lists %s, and a session that installs from it elsewhere, where this file is not, runs its hooks, which this audit did not: where the marketplace is published, audit them without the switch (in a copy of the tree whose settings leave them on)", shownName(strings.Join(l, ", ")))
+		}
 		s.findings = append(s.findings, report.Finding{Rule: RuleDisabled, Severity: report.SeverityNotice, Location: report.Location{File: f},
-			Title: "hooks turned off", Message: fmt.Sprintf("%s turns off %d hook(s) (of %s): Claude Code does not run them, so vigiles lists them and does not run them either",
-				f, count[f], shownName(strings.Join(names[f], ", ")))})
+			Title: "hooks turned off", Message: msg})
 	}
 }
 
