@@ -101,6 +101,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	}
 	c.below(root)
 	c.agentsReadElsewhere()
+	c.skipBrokenPlugins()
 	c.alsoNamed()
 	c.remoteVendored()
 	return c.out, nil
@@ -441,6 +442,11 @@ type claudeDisc struct {
 	// commands directories (see maxComponentFiles).
 	mdFiles int
 	out     *Discovery
+	// brokenPlugins holds, by plugin root (absolute), the index in
+	// out.Findings of the first error that a PreToolUse or
+	// PermissionRequest hook of the plugin cannot be loaded, with which
+	// Claude Code fails to load the whole plugin (skipBrokenPlugins).
+	brokenPlugins map[string]int
 	// remote holds, by plugin name, the index in out.Findings of each
 	// marketplace entry whose source is remote (remoteVendored).
 	remote map[string][]int
@@ -1161,7 +1167,7 @@ func (c *claudeDisc) hooksField(ctx hookCtx, file string, v *jnode, prefix strin
 			c.repeatedKeys(file, v, at, "hooks")
 			inner = h
 		}
-		c.events(ictx, inner, at+".")
+		c.pluginFatal(ictx, c.events(ictx, inner, at+"."))
 	}
 	switch v.Kind {
 	case jsonString:
@@ -1358,7 +1364,50 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
-	c.events(ctx, h.Value, "hooks.")
+	c.pluginFatal(ctx, c.events(ctx, h.Value, "hooks."))
+}
+
+// pluginFatal notes, of a plugin's hooks read in ctx, the error at
+// out.Findings[fatal] (none where fatal < 0) that one of its PreToolUse
+// or PermissionRequest hooks cannot be loaded: Claude Code then fails
+// to load the plugin (skipBrokenPlugins).
+func (c *claudeDisc) pluginFatal(ctx hookCtx, fatal int) {
+	if fatal < 0 || !ctx.isPlugin {
+		return
+	}
+	if c.brokenPlugins == nil {
+		c.brokenPlugins = map[string]int{}
+	}
+	if _, ok := c.brokenPlugins[ctx.pluginRoot]; !ok {
+		c.brokenPlugins[ctx.pluginRoot] = fatal
+	}
+}
+
+// skipBrokenPlugins lists, not runs, every hook of a plugin one of whose
+// PreToolUse or PermissionRequest hooks cannot be loaded (pluginFatal):
+// Claude Code's loader fails the plugin on it, as it skips a settings
+// file, since such a hook may be what guards the plugin's calls; a
+// broken hook of another event is dropped alone. The error says so.
+func (c *claudeDisc) skipBrokenPlugins() {
+	for abs, i := range c.brokenPlugins {
+		f := &c.out.Findings[i]
+		root, _ := relTo(c.dir, abs)
+		name := ""
+		n := 0
+		for _, h := range c.out.Hooks {
+			if !h.InPlugin || h.PluginRoot != root {
+				continue
+			}
+			name = h.Plugin
+			if h.NotRun == "" {
+				h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: a PreToolUse or PermissionRequest hook of it that cannot be loaded (%s, line %d) may be what guards its calls, so none of it is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+				n++
+			}
+		}
+		if name != "" {
+			f.Message += fmt.Sprintf("; Claude Code fails to load a plugin one of whose PreToolUse or PermissionRequest hooks cannot be loaded: none of plugin %s's hooks runs (vigiles lists its %d and runs none)", shownName(name), n)
+		}
+	}
 }
 
 // hooksModules warns of each module a plugin's hooks file lists under
