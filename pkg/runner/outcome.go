@@ -215,10 +215,13 @@ var outcomeRules = map[string]eventRules{
 	// TaskCreated: exit 2 or `decision: "block"` cancels the task;
 	// `continue: false` is ignored.
 	TaskCreated: {ignoresContinue: true},
-	// TaskCompleted and TeammateIdle: exit 2 or `continue: false`; no
-	// top-level decision.
-	TaskCompleted: {noDecision: true},
-	TeammateIdle:  {noDecision: true},
+	// TaskCompleted and TeammateIdle: exit 2, `continue: false`, or a
+	// top-level `decision: "block"`, which Claude Code reads as a
+	// blocking error on every event (its processHookJSONOutput): the
+	// TaskUpdate tool refuses the completion with its reason, and a
+	// teammate about to go idle is given it as feedback and works on.
+	TaskCompleted: {},
+	TeammateIdle:  {},
 	// StopFailure: output and exit code are ignored (terminalSequence
 	// apart, a side effect).
 	StopFailure: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
