@@ -298,8 +298,8 @@ func outcomeDoc(ev string) string {
 	switch {
 	case r.exit2Allows:
 		s += "; exit 2 is a non-blocking error"
-	case r.exit2DropsSpecific:
-		s += "; on exit 2 its `hookSpecificOutput` is ignored"
+	case r.exit2SkipsJSON:
+		s += "; on exit 2 its JSON output is not read"
 	}
 	for _, v := range r.unblockable {
 		s += "; a `" + v + "` one cannot be blocked (`allowed`)"

@@ -148,8 +148,10 @@ type eventRules struct {
 	ignoresContinue bool
 	// noDecision: top-level `decision: "block"` has no effect.
 	noDecision bool
-	// exit2DropsSpecific: on exit 2 hookSpecificOutput is ignored.
-	exit2DropsSpecific bool
+	// exit2SkipsJSON: on exit 2 Claude Code reads none of the JSON
+	// output (neither hookSpecificOutput nor a decision's reason): the
+	// reason is stderr's.
+	exit2SkipsJSON bool
 	// pathOutput: a command hook's stdout is a path, not JSON
 	// (WorktreeCreate): any non-zero exit, or no path, fails the action
 	// (decidePath).
@@ -251,11 +253,13 @@ var outcomeRules = map[string]eventRules{
 	PreModelSwitch:  {},
 	PostModelSwitch: {exit2Allows: true, noDecision: true},
 	// Elicitation and ElicitationResult: exit 2 denies the elicitation
-	// (the response becomes decline), and then hookSpecificOutput is
-	// ignored; otherwise hookSpecificOutput.action decides.
-	// systemMessage and continue are discarded.
-	Elicitation:       {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
-	ElicitationResult: {ignoresContinue: true, noDecision: true, exit2DropsSpecific: true},
+	// (the response becomes decline), and then the JSON output is not
+	// read; so does a top-level `decision: "block"`, which Claude Code
+	// reads before hookSpecificOutput.action (an accept beside it
+	// answers nothing); otherwise the action decides. systemMessage and
+	// continue are discarded.
+	Elicitation:       {ignoresContinue: true, exit2SkipsJSON: true},
+	ElicitationResult: {ignoresContinue: true, exit2SkipsJSON: true},
 }
 
 // Decide reads the outcome of a finished run of a hook of event as Claude
@@ -375,17 +379,8 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 	}
 	if blocks2 {
 		d.Outcome = report.OutcomeBlocked
-		if valid {
-			o := obj
-			if rules.exit2DropsSpecific {
-				o = make(map[string]any, len(obj))
-				for k, v := range obj {
-					if k != "hookSpecificOutput" {
-						o[k] = v
-					}
-				}
-			}
-			if blocked, why := jsonBlock(event, rules, o); blocked {
+		if valid && !rules.exit2SkipsJSON {
+			if blocked, why := jsonBlock(event, rules, obj); blocked {
 				d.Reason = "exit status 2: " + why
 				return d
 			}

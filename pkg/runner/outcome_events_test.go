@@ -45,8 +45,8 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		{DirectoryAdded, A, A, A},
 		{WorktreeCreate, B, A, A},
 		{WorktreeRemove, B, A, A},
-		{Elicitation, B, A, A},
-		{ElicitationResult, B, A, A},
+		{Elicitation, B, A, B},
+		{ElicitationResult, B, A, B},
 		{PreModelSwitch, B, B, B},
 		{PostModelSwitch, A, B, A},
 	} {
@@ -79,8 +79,9 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 	}
 
 	// Elicitation and ElicitationResult: hookSpecificOutput.action
-	// decides; exit 2 denies, and then hookSpecificOutput is ignored (the
-	// reason is stderr's, not the JSON's).
+	// decides, unless a top-level decision "block" declines first; exit 2
+	// denies, and then hookSpecificOutput is ignored (the reason is
+	// stderr's, not the JSON's).
 	for _, ev := range []string{Elicitation, ElicitationResult} {
 		for action, want := range map[string]string{"accept": A, "decline": B, "cancel": B, "DECLINE": A} {
 			d := Decide(ev, confinedWith(hso(ev, `,"action":"`+action+`"`)), nil)
@@ -88,9 +89,15 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 				t.Errorf("%s action %s: %s (%s), want %s", ev, action, d.Outcome, d.Reason, want)
 			}
 		}
-		res := confinedWith(hso(ev, `,"action":"decline"`))
+		// A top-level decision "block" declines it, read before the
+		// action: an accept beside it answers nothing.
+		blockAccept := `{"decision":"block","reason":"r","hookSpecificOutput":{"hookEventName":"` + ev + `","action":"accept"}}`
+		if d := Decide(ev, confinedWith(blockAccept), nil); d.Outcome != B || !strings.Contains(d.Reason, "decision block: r") {
+			t.Errorf("%s decision block beside action accept: %s (%s), want blocked by the decision", ev, d.Outcome, d.Reason)
+		}
+		res := confinedWith(`{"decision":"block","reason":"from json","hookSpecificOutput":{"hookEventName":"` + ev + `","action":"decline"}}`)
 		res.ExitCode, res.Stderr = 2, "from stderr"
-		if d := Decide(ev, res, nil); d.Outcome != B || !strings.Contains(d.Reason, "from stderr") {
+		if d := Decide(ev, res, nil); d.Outcome != B || !strings.Contains(d.Reason, "from stderr") || strings.Contains(d.Reason, "from json") {
 			t.Errorf("%s exit 2 with action decline: %s (%s), want blocked with stderr's reason", ev, d.Outcome, d.Reason)
 		}
 	}
