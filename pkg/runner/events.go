@@ -206,10 +206,13 @@ var knownEvents = map[string]eventSpec{
 		return map[string]any{"task_id": defaultTaskID, "task_subject": "Implement user authentication",
 			"task_description": "Add login and signup endpoints"}
 	}},
-	// StopFailure matches the error type; error_details and
-	// last_assistant_message are optional, and follow the error.
+	// StopFailure matches the error type; the error's own fields follow
+	// it (stopFailureFields). The reference calls them optional; Claude
+	// Code's code says when it sends them: last_assistant_message
+	// whenever the error message has text, which it always has.
 	StopFailure: {NoMode: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
-		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true},
+		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true,
+		ValueFields: stopFailureFields},
 	TeammateIdle: {Fields: func(string) map[string]any {
 		return map[string]any{"teammate_name": defaultTeammateName, "team_name": defaultTeamName}
 	}},
@@ -272,6 +275,39 @@ var knownEvents = map[string]eventSpec{
 func modelSwitchFields(string) map[string]any {
 	return map[string]any{"from_model": "claude-sonnet-5", "to_model": "claude-opus-5", "source": "command",
 		"context_tokens": 182340.0, "prompt_cache_warm": true, "cache_ttl": "5m", "estimated_cache_write_usd": 1.1396, "pricing": "catalog"}
+}
+
+// stopFailureMessages are the texts of the API error messages that end a
+// turn in a -p session, by error type, as Claude Code writes them; an
+// error type without one here gets the text Claude Code falls back on.
+var stopFailureMessages = map[string]string{
+	"rate_limit":            "API Error: Request rejected (429) · this may be a temporary capacity issue — check status.anthropic.com",
+	"authentication_failed": `Failed to authenticate. API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`,
+	"oauth_org_not_allowed": "Your organization does not have access to Claude. Please login again or contact your administrator.",
+	"billing_error":         "Credit balance is too low",
+	"invalid_request":       "Prompt is too long",
+	"server_error":          "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.",
+	"max_output_tokens":     "API Error: Claude's response exceeded the 32000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.",
+	"unknown":               "Request timed out",
+}
+
+// stopFailureFields are a StopFailure's fields for the error type v, in
+// the order Claude Code writes them after the error (its
+// executeStopFailureHooks): error_details, the API's raw error, which it
+// keeps beside the message for a few errors only (a prompt too long, a
+// PDF or an image too large) and otherwise leaves out, and
+// last_assistant_message, the text of the error message that ended the
+// turn.
+func stopFailureFields(_, v string) map[string]any {
+	msg, ok := stopFailureMessages[v]
+	if !ok {
+		msg = "API Error"
+	}
+	out := map[string]any{"last_assistant_message": msg}
+	if v == "invalid_request" {
+		out["error_details"] = `400 {"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 250000 tokens > 200000 maximum"}}`
+	}
+	return out
 }
 
 // EventNames lists the events vigiles has payloads for, sorted.
@@ -407,7 +443,7 @@ var keyOrder = func() map[string]int {
 	m := map[string]int{}
 	for i, k := range []string{
 		"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "hook_event_name",
-		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "is_interrupt", "duration_ms", "permission_suggestions",
+		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "error_details", "is_interrupt", "duration_ms", "permission_suggestions",
 		"expansion_type", "command_name", "command_args", "command_source",
 		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "source", "model", "reason", "trigger",
 		"custom_instructions", "compact_summary", "turn_id", "message_id", "index", "final", "delta",

@@ -53,6 +53,8 @@ func TestPayloadFields(t *testing.T) {
 		{PostCompact, "manual", []string{"compact_summary", "trigger"}},
 		{CwdChanged, "", []string{"new_cwd", "old_cwd"}},
 		{FileChanged, ".env", []string{"event", "file_path"}},
+		{StopFailure, "rate_limit", []string{"error", "last_assistant_message"}},
+		{StopFailure, "invalid_request", []string{"error", "error_details", "last_assistant_message"}},
 		{SessionEnd, "logout", []string{"reason"}},
 		{SessionEnd, "resume", []string{"reason"}},
 	}
@@ -301,10 +303,14 @@ func TestNewerEventsKeyOrder(t *testing.T) {
 		DirectoryAdded:      {"hook_event_name", "directory", "source"},
 		Elicitation:         {"hook_event_name", "mcp_server_name", "message", "mode", "requested_schema"},
 		ElicitationResult:   {"hook_event_name", "mcp_server_name", "action", "content", "mode"},
+		StopFailure:         {"hook_event_name", "error", "error_details", "last_assistant_message"},
 	} {
 		tool := ""
 		if spec := knownEvents[ev]; spec.MatchField != "" {
 			tool = spec.Values[0]
+		}
+		if ev == StopFailure {
+			tool = "invalid_request" // an error that has error_details
 		}
 		var got []string
 		dec := json.NewDecoder(strings.NewReader(string(BuildPayload(ev, tool, "/repo", nil, nil).JSON())))
