@@ -31,6 +31,12 @@ type eventSpec struct {
 	// carries the id of the prompt being processed.
 	BeforePrompt   bool
 	BeforePromptOn []string
+	// Effort says Claude Code builds the event's input with the turn's
+	// tool-use context (its createBaseHookInput's last argument), so that
+	// it carries effort, the effort level of the session's model, where
+	// the model supports effort: the tool events, the batch after them,
+	// Stop and StopFailure. Every other event's input has none.
+	Effort bool
 	// EnvFile says Claude Code gives the event's hooks CLAUDE_ENV_FILE, a
 	// file whose content it runs before each Bash command of the session.
 	EnvFile bool
@@ -109,6 +115,15 @@ const (
 	defaultTeammateName = "researcher"
 )
 
+// defaultEffort is the effort level a default session sends (eventSpec.
+// Effort): where no --effort, effortLevel setting or
+// CLAUDE_CODE_EFFORT_LEVEL sets one, its model's default, which is the
+// organization's or the model catalog's where they name one, else "high"
+// (Claude Code's getModelEffortLevelOrDefault). Claude Code's default
+// model (Sonnet or Opus 4.6, or later) supports effort; Sonnet and Haiku
+// 4.5 and older models, which send none, are no default.
+const defaultEffort = "high"
+
 // fileChangedDefault is the file a FileChanged hook is told changed when
 // its matcher names none (a direnv setup's usual file).
 const fileChangedDefault = ".envrc"
@@ -119,13 +134,13 @@ var knownEvents = map[string]eventSpec{
 	UserPromptSubmit: {Fields: func(string) map[string]any {
 		return map[string]any{"prompt": defaultUserPrompt}
 	}},
-	PreToolUse:  {Tool: true},
-	PostToolUse: {Tool: true},
+	PreToolUse:  {Tool: true, Effort: true},
+	PostToolUse: {Tool: true, Effort: true},
 	// PostToolUseFailure's error depends on the tool: see BuildPayload.
-	PostToolUseFailure: {Tool: true, Fields: func(string) map[string]any {
+	PostToolUseFailure: {Tool: true, Effort: true, Fields: func(string) map[string]any {
 		return map[string]any{"error": "The tool failed", "is_interrupt": false, "duration_ms": 1200.0}
 	}},
-	PermissionRequest: {Tool: true, Fields: func(string) map[string]any {
+	PermissionRequest: {Tool: true, Effort: true, Fields: func(string) map[string]any {
 		return map[string]any{"permission_suggestions": []any{}}
 	}},
 	Notification: {NoMode: true, MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog",
@@ -133,7 +148,7 @@ var knownEvents = map[string]eventSpec{
 		Fields: func(string) map[string]any {
 			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
 		}},
-	Stop: {Fields: func(string) map[string]any {
+	Stop: {Effort: true, Fields: func(string) map[string]any {
 		return map[string]any{"stop_hook_active": false, "last_assistant_message": defaultAssistantMessage,
 			"background_tasks": []any{}, "session_crons": []any{}}
 	}},
@@ -179,12 +194,12 @@ var knownEvents = map[string]eventSpec{
 		ValueFields: func(_, v string) map[string]any { return map[string]any{"prompt": "/" + v} }},
 	// PermissionDenied fires in auto mode only, and carries the tool call
 	// (tool_use_id too) and the denial's reason.
-	PermissionDenied: {Tool: true, Fields: func(string) map[string]any {
+	PermissionDenied: {Tool: true, Effort: true, Fields: func(string) map[string]any {
 		return map[string]any{"reason": "Blocked by classifier", "permission_mode": "auto"}
 	}},
 	// PostToolBatch: one call per batch, no matcher; tool_response is the
 	// serialized tool_result the model saw (for Read, numbered lines).
-	PostToolBatch: {Fields: func(cwd string) map[string]any {
+	PostToolBatch: {Effort: true, Fields: func(cwd string) map[string]any {
 		return map[string]any{"tool_calls": []any{map[string]any{
 			"tool_name": "Read", "tool_input": map[string]any{"file_path": path.Join(cwd, "README.md")},
 			"tool_use_id": defaultToolUseID, "tool_response": "     1\tHello\n",
@@ -210,7 +225,7 @@ var knownEvents = map[string]eventSpec{
 	// it (stopFailureFields). The reference calls them optional; Claude
 	// Code's code says when it sends them: last_assistant_message
 	// whenever the error message has text, which it always has.
-	StopFailure: {NoMode: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
+	StopFailure: {NoMode: true, Effort: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
 		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true,
 		ValueFields: stopFailureFields},
 	TeammateIdle: {Fields: func(string) map[string]any {
@@ -436,13 +451,16 @@ func (p Payload) JSON() []byte {
 
 // keyOrder is the order Claude Code writes a hook input's keys in: the
 // common fields (its createBaseHookInput's: session_id, transcript_path,
-// cwd, prompt_id, permission_mode, agent_id, agent_type), then the
-// event's, then those of tool inputs and responses. A key holds one place
-// at every depth.
+// cwd, prompt_id, permission_mode, agent_id, agent_type, effort), then
+// the event's, then those of tool inputs and responses. A key holds one
+// place at every depth. createBaseHookInput's scratchpad_dir, after cwd,
+// is not sent: Claude Code sends it only where the session's scratchpad
+// is on, which a feature gate of its server's (tengu_scratch) decides
+// per account and which is off where that gate is not known.
 var keyOrder = func() map[string]int {
 	m := map[string]int{}
 	for i, k := range []string{
-		"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "hook_event_name",
+		"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort", "hook_event_name",
 		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "error_details", "is_interrupt", "duration_ms", "permission_suggestions",
 		"expansion_type", "command_name", "command_args", "command_source",
 		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "source", "model", "reason", "trigger",
@@ -564,6 +582,9 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 	}
 	if known && !spec.BeforePrompt && !slices.Contains(spec.BeforePromptOn, tool) {
 		in["prompt_id"] = defaultPromptID
+	}
+	if spec.Effort {
+		in["effort"] = map[string]any{"level": defaultEffort}
 	}
 	if known && spec.Fields != nil {
 		for k, v := range spec.Fields(cwd) {

@@ -41,20 +41,20 @@ func TestPayloadFields(t *testing.T) {
 		{SessionStart, "fork", []string{"model", "source"}},
 		{Setup, "init", []string{"trigger"}},
 		{UserPromptSubmit, "", []string{"prompt"}},
-		{PreToolUse, "Bash", []string{"tool_input", "tool_name", "tool_use_id"}},
-		{PostToolUse, "Write", []string{"duration_ms", "tool_input", "tool_name", "tool_response", "tool_use_id"}},
-		{PostToolUseFailure, "Bash", []string{"duration_ms", "error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
-		{PermissionRequest, "Bash", []string{"permission_suggestions", "tool_input", "tool_name"}}, // no tool_use_id
+		{PreToolUse, "Bash", []string{"effort", "tool_input", "tool_name", "tool_use_id"}},
+		{PostToolUse, "Write", []string{"duration_ms", "effort", "tool_input", "tool_name", "tool_response", "tool_use_id"}},
+		{PostToolUseFailure, "Bash", []string{"duration_ms", "effort", "error", "is_interrupt", "tool_input", "tool_name", "tool_use_id"}},
+		{PermissionRequest, "Bash", []string{"effort", "permission_suggestions", "tool_input", "tool_name"}}, // no tool_use_id
 		{Notification, "idle_prompt", []string{"message", "notification_type", "title"}},
 		{Notification, "agent_completed", []string{"message", "notification_type", "title"}},
-		{Stop, "", []string{"background_tasks", "last_assistant_message", "session_crons", "stop_hook_active"}},
+		{Stop, "", []string{"background_tasks", "effort", "last_assistant_message", "session_crons", "stop_hook_active"}},
 		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "background_tasks", "last_assistant_message", "session_crons", "stop_hook_active"}},
 		{PreCompact, "auto", []string{"custom_instructions", "trigger"}},
 		{PostCompact, "manual", []string{"compact_summary", "trigger"}},
 		{CwdChanged, "", []string{"new_cwd", "old_cwd"}},
 		{FileChanged, ".env", []string{"event", "file_path"}},
-		{StopFailure, "rate_limit", []string{"error", "last_assistant_message"}},
-		{StopFailure, "invalid_request", []string{"error", "error_details", "last_assistant_message"}},
+		{StopFailure, "rate_limit", []string{"effort", "error", "last_assistant_message"}},
+		{StopFailure, "invalid_request", []string{"effort", "error", "error_details", "last_assistant_message"}},
 		{SessionEnd, "logout", []string{"reason"}},
 		{SessionEnd, "resume", []string{"reason"}},
 	}
@@ -210,6 +210,35 @@ func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
 	p := BuildPayload(SessionStart, "startup", "/repo", nil, map[string]any{"permission_mode": "plan"})
 	if p.Input["permission_mode"] != "plan" {
 		t.Errorf("a check's payload: no longer sets permission_mode: %v", p.Input)
+	}
+}
+
+// TestEffortWhereClaudeCodeSendsIt: Claude Code adds effort, the effort
+// level of the session's model, to the input of the events it builds with
+// the turn's tool-use context (its createBaseHookInput), where the model
+// supports effort, as a default session's does: the tool events, the
+// batch after them, Stop and StopFailure; at its default level, "high"
+// where nothing sets one. It sits after the common fields, before
+// hook_event_name. A hook that finds it missing where a session sends it
+// could tell an audit.
+func TestEffortWhereClaudeCodeSendsIt(t *testing.T) {
+	with := []string{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, PostToolBatch, Stop, StopFailure}
+	for _, ev := range EventNames() {
+		tool := ""
+		if IsToolEvent(ev) {
+			tool = "Bash"
+		}
+		got := string(BuildPayload(ev, tool, "/repo", nil, nil).JSON())
+		has := strings.Contains(got, `"effort":`)
+		if want := slices.Contains(with, ev); has != want {
+			t.Errorf("%s: effort sent %v, want %v", ev, has, want)
+		}
+		if has && !strings.Contains(got, `"effort":{"level":"high"},"hook_event_name":`) {
+			t.Errorf("%s: effort is not the default level right before hook_event_name: %s", ev, got)
+		}
+	}
+	if got := string(BuildPayload(PreToolUse, "Bash", "/w", nil, nil).JSON()); !strings.Contains(got, `"permission_mode":"default","effort":`) {
+		t.Errorf("effort follows permission_mode, as createBaseHookInput writes it: %s", got)
 	}
 }
 

@@ -105,7 +105,12 @@ func EventsDoc() string {
 	w("%s, as their examples in the hooks reference show), and `prompt_id`, the id of the user prompt\n", JoinWords(noModeEvents(), "or"))
 	w("being processed, on every event but those that fire before the session's first prompt\n")
 	w("(SessionStart, Setup, and InstructionsLoaded with `load_reason` `session_start`), where Claude Code\n")
-	w("sends none. The examples below use `%s` as the work tree; vigiles sends the real one.\n", docCwd)
+	w("sends none. %s also carry `effort`, the effort level of the session's model\n", JoinWords(effortEvents(), "and"))
+	w("(`{\"level\": \"%s\"}`, the level of a session that sets none on a model that supports effort, as its\n", defaultEffort)
+	w("default model does), as Claude Code builds their input with the turn's tool-use context; no other\n")
+	w("event's does. `scratchpad_dir` is not sent: Claude Code sends it only where a feature gate of its\n")
+	w("server's turns the session's scratchpad on.\n")
+	w("The examples below use `%s` as the work tree; vigiles sends the real one.\n", docCwd)
 	w("A payload is written as Claude Code writes it: its keys in Claude Code's order, `<`, `>` and `&`\n")
 	w("as they are. The ids below (`session_id`, also in `transcript_path` and the env file's path,\n")
 	w("`prompt_id`, `tool_use_id`, a subagent's `agent_id`, also in its transcript's path, and a MessageDisplay's\n")
@@ -310,6 +315,12 @@ func outcomeDoc(ev string) string {
 func compactJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// effortEvents are the events whose payload carries effort
+// (eventSpec.Effort), in the order of a session.
+func effortEvents() []string {
+	return eventsWhere(func(s eventSpec) bool { return s.Effort })
 }
 
 // noModeEvents are the events whose payload has no permission_mode

@@ -23,7 +23,7 @@ func TestPayloadBytesAsClaudeCodeWritesThem(t *testing.T) {
 	p := BuildPayload(PreToolUse, "Bash", "/w", map[string]any{"description": "d", "command": "make && ./run <in >out", "zz": 1.0}, nil)
 	got := string(p.JSON())
 	want := `{"session_id":"` + sessionID + `","transcript_path":"` + sandbox.Home + `/.claude/projects/-w/` + sessionID + `.jsonl","cwd":"/w",` +
-		`"prompt_id":"` + defaultPromptID + `","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash",` +
+		`"prompt_id":"` + defaultPromptID + `","permission_mode":"default","effort":{"level":"high"},"hook_event_name":"PreToolUse","tool_name":"Bash",` +
 		`"tool_input":{"command":"make && ./run <in >out","description":"d","zz":1},"tool_use_id":"` + defaultToolUseID + `"}`
 	if got != want {
 		t.Errorf("payload\n got %s\nwant %s", got, want)
