@@ -224,10 +224,16 @@ var knownEvents = map[string]eventSpec{
 	// StopFailure matches the error type; the error's own fields follow
 	// it (stopFailureFields). The reference calls them optional; Claude
 	// Code's code says when it sends them: last_assistant_message
-	// whenever the error message has text, which it always has.
-	StopFailure: {NoMode: true, Effort: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
-		"billing_error", "invalid_request", "model_not_found", "server_error", "max_output_tokens", "unknown"}, Closed: true,
-		ValueFields: stopFailureFields},
+	// whenever the error message has text, which it always has. The
+	// error types are those of the SDK's assistant-message error enum
+	// that Claude Code sets on an error message (cloud_credential_error
+	// since 2.1.267, for a cloud provider's credentials), in the enum's
+	// order, the most common first; not overloaded, which the enum lists
+	// but no message is given (an overloaded API's 529 ends the turn as
+	// server_error).
+	StopFailure: {NoMode: true, Effort: true, MatchField: "error", Values: []string{"rate_limit", "authentication_failed", "oauth_org_not_allowed",
+		"account_on_hold", "verification_required", "billing_error", "invalid_request", "model_not_found", "server_error", "unknown",
+		"max_output_tokens", "cloud_credential_error"}, Closed: true, ValueFields: stopFailureFields},
 	TeammateIdle: {Fields: func(string) map[string]any {
 		return map[string]any{"teammate_name": defaultTeammateName, "team_name": defaultTeamName}
 	}},

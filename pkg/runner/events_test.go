@@ -55,6 +55,7 @@ func TestPayloadFields(t *testing.T) {
 		{FileChanged, ".env", []string{"event", "file_path"}},
 		{StopFailure, "rate_limit", []string{"effort", "error", "last_assistant_message"}},
 		{StopFailure, "invalid_request", []string{"effort", "error", "error_details", "last_assistant_message"}},
+		{StopFailure, "account_on_hold", []string{"effort", "error", "last_assistant_message"}},
 		{SessionEnd, "logout", []string{"reason"}},
 		{SessionEnd, "resume", []string{"reason"}},
 	}
