@@ -203,9 +203,13 @@ func TestDecide(t *testing.T) {
 		{"exit 1 with deny JSON blocks", "", res(1, denyPre, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
 		{"exit 3 with decision block blocks", UserPromptSubmit, res(3, `{"decision":"block","reason":"secret"}`, ""), nil, report.OutcomeBlocked, "decision block: secret"},
 		{"permissionDecision deny", "", res(0, denyPre, ""), nil, report.OutcomeBlocked, "permissionDecision deny: nope"},
-		{"permissionDecision allow", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision allow: the call goes ahead without the permission prompt"},
-		{"PreToolUse deprecated decision approve", "", res(0, `{"decision":"approve"}`, ""), nil, report.OutcomeAllowed, "decision approve (permissionDecision allow): the call goes ahead without the permission prompt"},
+		{"permissionDecision allow", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision allow: the call skips the permission prompt, but not the settings' rules: a deny rule still refuses it, an ask rule still asks"},
+		{"PreToolUse deprecated decision approve", "", res(0, `{"decision":"approve"}`, ""), nil, report.OutcomeAllowed, "decision approve (permissionDecision allow): the call skips the permission prompt, but not the settings' rules: a deny rule still refuses it, an ask rule still asks"},
 		{"permissionDecision ask", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask"}}`, ""), nil, report.OutcomeAllowed, "permissionDecision ask: the agent asks the user"},
+		// passthrough is Claude Code's own behaviour of a hook that makes
+		// no decision, not a value its schema takes from one.
+		{"permissionDecision passthrough fails the schema", "", res(0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"passthrough"}}`, ""), nil, report.OutcomeAllowed,
+			`the JSON output fails Claude Code's schema (hookSpecificOutput.permissionDecision must be "allow", "deny", "ask" or "defer", not "passthrough"): a non-blocking error, the agent carries on`},
 		{"legacy decision block", PostToolUse, res(0, `{"decision":"block","reason":"lint failed"}`, ""), nil, report.OutcomeBlocked, "decision block: lint failed"},
 		{"PreToolUse deprecated decision block", "", res(0, `{"decision":"block"}`, ""), nil, report.OutcomeBlocked, "decision block: (no reason)"},
 		{"continue false", "", res(0, `{"continue":false,"stopReason":"done for today"}`, ""), nil, report.OutcomeBlocked, "continue: false: done for today"},

@@ -62,7 +62,8 @@ func decidesOf(d Decision) string {
 	}
 	if s, _ := obj["decision"].(string); s == "approve" {
 		// The deprecated top-level approve, which PreToolUse reads as
-		// permissionDecision allow: the call goes ahead unasked.
+		// permissionDecision allow: the call goes ahead unasked, where no
+		// rule of the settings denies it or asks.
 		keep["decision"] = s
 	}
 	if dec, ok := hso["decision"].(map[string]any); ok {
@@ -464,6 +465,12 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 	return d
 }
 
+// allowSkipsPrompt is what a PreToolUse allow does: Claude Code skips
+// the permission prompt, then still checks the call against the
+// settings' permission rules (its resolveHookPermissionDecision), so that
+// a deny rule refuses it and an ask rule prompts after all.
+const allowSkipsPrompt = "the call skips the permission prompt, but not the settings' rules: a deny rule still refuses it, an ask rule still asks"
+
 // jsonBlock reads a schema-valid output object: whether it blocks, and
 // why (or, when it does not block, a note worth reporting, else "").
 func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string) {
@@ -495,7 +502,7 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 			case "ask":
 				note("permissionDecision ask: the agent asks the user")
 			case "allow":
-				note("permissionDecision allow: the call goes ahead without the permission prompt")
+				note("permissionDecision allow: " + allowSkipsPrompt)
 			case "defer":
 				// Honoured only in -p mode, where the tool does not run
 				// and Claude Code exits (hooks.md, "Defer a tool call").
@@ -552,7 +559,7 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	}
 	if event == PreToolUse && str(obj, "decision") == "approve" {
 		// PreToolUse reads its deprecated "approve" as allow.
-		note("decision approve (permissionDecision allow): the call goes ahead without the permission prompt")
+		note("decision approve (permissionDecision allow): " + allowSkipsPrompt)
 	}
 	if feedback != "" {
 		return true, "additionalContext: Claude goes on with this feedback instead of stopping: " + clip(feedback, maxReason)
