@@ -632,6 +632,11 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 	return Payload{Event: event, Tool: tool, Input: in}
 }
 
+// sessionEndTimeoutVar is the variable of Claude Code's environment that
+// sets, in milliseconds, the budget its SessionEnd hooks share in place
+// of 1.5 s (claudeWait reckons with the 1.5 s).
+const sessionEndTimeoutVar = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
+
 // envFileVar is the variable that names a hook's env file to it.
 const envFileVar = "CLAUDE_ENV_FILE"
 

@@ -185,6 +185,27 @@ func TestDocsNameEveryEnvFileEvent(t *testing.T) {
 	}
 }
 
+// TestDocsNameTheSessionEndBudgetVar: where the docs explain the 1.5 s
+// that SessionEnd hooks share, they name the variable that sets another
+// (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS, in Claude Code's
+// environment): a reader whose sessions set it would take the 1.5 s for
+// a fixed limit.
+func TestDocsNameTheSessionEndBudgetVar(t *testing.T) {
+	n := 0
+	for _, p := range regexp.MustCompile(`\n\s*\n`).Split(EventsDoc(), -1) {
+		if !strings.Contains(p, "1.5 s budget") {
+			continue
+		}
+		n++
+		if !strings.Contains(p, "`"+sessionEndTimeoutVar+"`") {
+			t.Errorf("a paragraph on the SessionEnd budget does not name %s:\n%s", sessionEndTimeoutVar, p)
+		}
+	}
+	if n == 0 {
+		t.Errorf("no paragraph of hook-events.md explains the SessionEnd budget")
+	}
+}
+
 // TestPermissionModeWhereClaudeCodeSendsIt: "Not all events receive"
 // permission_mode (hooks.md, "Common input fields"); the input example of
 // each event in the reference says which do. A hook that finds the field
