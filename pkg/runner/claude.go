@@ -447,6 +447,10 @@ type claudeDisc struct {
 	// PermissionRequest hook of the plugin cannot be loaded, with which
 	// Claude Code fails to load the whole plugin (skipBrokenPlugins).
 	brokenPlugins map[string]int
+	// loadable holds the indexes in out.Findings of errors about a hook
+	// that Claude Code's schema takes all the same (loadsAnyway): it
+	// loads the hook, and fails it only when it would run it.
+	loadable map[int]bool
 	// remote holds, by plugin name, the index in out.Findings of each
 	// marketplace entry whose source is remote (remoteVendored).
 	remote map[string][]int
@@ -1367,6 +1371,17 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 	c.pluginFatal(ctx, c.events(ctx, h.Value, "hooks."))
 }
 
+// loadsAnyway marks the finding just made as one about a hook Claude
+// Code's schema takes all the same (a NUL in its command, an if rule it
+// cannot read, ${user_config.*} in shell form): no reason to skip the
+// file or fail the plugin that holds it (events).
+func (c *claudeDisc) loadsAnyway() {
+	if c.loadable == nil {
+		c.loadable = map[int]bool{}
+	}
+	c.loadable[len(c.out.Findings)-1] = true
+}
+
 // pluginFatal notes, of a plugin's hooks read in ctx, the error at
 // out.Findings[fatal] (none where fatal < 0) that one of its PreToolUse
 // or PermissionRequest hooks cannot be loaded: Claude Code then fails
@@ -1461,7 +1476,7 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 			continue
 		}
 		for k := before; k < len(c.out.Findings); k++ {
-			if f := c.out.Findings[k]; f.Severity == report.SeverityError && f.Location.File == file && (f.Rule == RuleWrongType || f.Rule == RuleMalformed) {
+			if f := c.out.Findings[k]; f.Severity == report.SeverityError && f.Location.File == file && (f.Rule == RuleWrongType || f.Rule == RuleMalformed) && !c.loadable[k] {
 				fatal = k
 				break
 			}
@@ -1684,6 +1699,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			hook.If = m.Value.Str
 			if _, err := parseRule(hook.If); err != nil {
 				c.find(RuleMalformed, report.SeverityError, c.loc(file, m.Value.Pos), "%s.if %q: %v", where, hook.If, err)
+				c.loadsAnyway()
 			}
 		}
 	}
@@ -1700,6 +1716,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	case TypeCommand:
 		if strings.ContainsRune(hook.Command, 0) {
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.command contains a NUL character, which no shell can run", where)
+			c.loadsAnyway()
 			return
 		}
 		if hook.Command == "" {
@@ -1736,6 +1753,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		for i, a := range hook.Args {
 			if strings.ContainsRune(a, 0) {
 				c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.args[%d] contains a NUL character, which no program can be given", where, i)
+				c.loadsAnyway()
 				return
 			}
 			hook.ExpandedArgs = append(hook.ExpandedArgs, expand(a))
@@ -1754,6 +1772,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			// pass for one that blocks.
 			hook.NotRun = userConfigRefused
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.command references ${user_config.*} in shell form: Claude Code refuses to run it (an error, and the event goes on without it), so this hook never runs; use exec form (\"args\"), where the value is substituted, or read $CLAUDE_PLUGIN_OPTION_<KEY>", where)
+			c.loadsAnyway()
 		} else if hook.Shell == "powershell" && !hook.Exec {
 			hook.NotRun = "its shell is powershell, which vigiles cannot run"
 			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: \"shell\": \"powershell\" runs only on Windows and vigiles does not run it, so this hook is not audited: write it for sh (drop \"shell\"), or use exec form (\"args\"), to have it audited", where)

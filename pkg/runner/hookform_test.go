@@ -270,14 +270,15 @@ func TestShellForm(t *testing.T) {
 }
 
 // TestAsyncNeverBlocks: Claude Code does not wait for an async hook, so
-// neither its exit 2 nor its JSON blocks.
+// neither its exit 2 nor its JSON blocks. An async that is no boolean is
+// an error, and that hook is not read (on a Stop hook: on a PreToolUse
+// one, Claude Code fails the whole plugin, TestBrokenPluginGuard).
 func TestAsyncNeverBlocks(t *testing.T) {
 	dir := pluginTree(t, `{"PreToolUse":[{"matcher":"Bash","hooks":[
  {"type":"command","command":"a","async":true},
  {"type":"command","command":"b","asyncRewake":true},
- {"type":"command","command":"c","async":false},
- {"type":"command","command":"d","async":"yes"}
-]}]}`, nil)
+ {"type":"command","command":"c","async":false}
+]}], "Stop":[{"hooks":[{"type":"command","command":"d","async":"yes"}]}]}`, nil)
 	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
 		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 2, Stderr: "stop"}, nil
 	}}

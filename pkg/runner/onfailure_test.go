@@ -14,9 +14,10 @@ import (
 
 // TestOnFailureIsRead: a handler's onFailure is "block" or "continue";
 // "block" marks the hook, any other value is an error and that hook is
-// not read.
+// not read (on PostToolUse: on a PreToolUse hook, Claude Code fails the
+// whole plugin: TestBrokenPluginGuard).
 func TestOnFailureIsRead(t *testing.T) {
-	dir := makeTree(t, map[string]string{"hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+	dir := makeTree(t, map[string]string{"hooks/hooks.json": `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
   {"type": "command", "command": "a", "onFailure": "block"},
   {"type": "command", "command": "b", "onFailure": "continue"},
   {"type": "command", "command": "c"},
@@ -32,8 +33,8 @@ func TestOnFailureIsRead(t *testing.T) {
 		t.Errorf("hooks read, and whether they fail blocking (-want +got):\n%s", diff)
 	}
 	wantF := []string{
-		`error discovery/wrong-type hooks/hooks.json:5:52 PreToolUse[0].hooks[3].onFailure: want "block" or "continue", found the string "Block"`,
-		`error discovery/wrong-type hooks/hooks.json:6:52 PreToolUse[0].hooks[4].onFailure: want "block" or "continue", found a boolean`,
+		`error discovery/wrong-type hooks/hooks.json:5:52 PostToolUse[0].hooks[3].onFailure: want "block" or "continue", found the string "Block"`,
+		`error discovery/wrong-type hooks/hooks.json:6:52 PostToolUse[0].hooks[4].onFailure: want "block" or "continue", found a boolean`,
 	}
 	if diff := cmp.Diff(wantF, findingMessages(s.findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
