@@ -1619,7 +1619,8 @@ func unacceptedNotices(runs []report.HookRun) []report.Finding {
 // RuleRunDecides is the warning, of an audit without a baseline, that a
 // run's output tells Claude Code what to do with the call besides
 // blocking it (HookRun.Decides): approve it without the permission
-// prompt, make it with other input, change the session's permissions.
+// prompt (the settings' deny and ask rules still apply after it), make it
+// with other input, change the session's permissions.
 // Against a baseline a change of it is drift (baseline/decides).
 const RuleRunDecides = "run/decides"
 
