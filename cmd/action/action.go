@@ -353,6 +353,30 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	return in, errs.orNil()
 }
 
+// checkBaselineInput refuses, as bad usage, a baseline input (relative to
+// dir, the working directory, its links checked) that names the policy
+// file (the config input's, or the default's), or, with update-baseline,
+// a file there that is no baseline (runner.WhyNotBaseline), which the
+// update would overwrite: as vigiles audit's --baseline
+// (checkBaselineFlag), in the inputs' words.
+func checkBaselineInput(in actionInputs, dir string) error {
+	p, config := filepath.Join(dir, in.Baseline), in.Config
+	policy := fmt.Sprintf("the policy file the config input names (%s)", config)
+	if config == "" {
+		config, policy = runner.DefaultConfig, fmt.Sprintf("the policy file, %s (the config input names another)", runner.DefaultConfig)
+	}
+	if sameFile(p, inDir(dir, config)) {
+		return badInputf("input baseline: %s is %s: the baseline is the JSON file update-baseline writes, such as %s; set baseline to that", in.Baseline, policy, runner.DefaultBaseline)
+	}
+	if !in.UpdateBaseline {
+		return nil
+	}
+	if why := runner.WhyNotBaseline(p); why != "" {
+		return badInputf("input update-baseline: it would overwrite %s, which is not a vigiles baseline (%s): set the baseline input to the baseline file, such as %s (one not there is made), or move that file away first", in.Baseline, why, runner.DefaultBaseline)
+	}
+	return nil
+}
+
 // insideWorkspace says whether p, relative to the workspace directory
 // base (itself relative, "" for the workspace), stays inside the
 // workspace: not absolute, and no ".." that climbs out of it. The action's
@@ -478,6 +502,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	if in.Baseline != "" {
 		if err := linkedOut("baseline", ws, filepath.Join(in.WorkDir, in.Baseline), in.Baseline); err != nil {
+			return fail(stdout, 2, err)
+		}
+		if err := checkBaselineInput(in, dir); err != nil {
 			return fail(stdout, 2, err)
 		}
 	}

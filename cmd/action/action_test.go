@@ -754,6 +754,18 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		// Named with the inputs, not the CLI's --update-baseline and PATHs.
 		{map[string]string{"command": "audit", "paths": "plugins", "baseline": ".vigiles/baseline.json", "update-baseline": "true"},
 			"input update-baseline: needs the whole audit, and paths plugins names part of it"},
+		// The policy file as the baseline (a slip for config): never
+		// compared with, nor overwritten by an update.
+		{map[string]string{"command": "audit", "baseline": ".vigiles.yml"},
+			"input baseline: .vigiles.yml is the policy file, .vigiles.yml (the config input names another): the baseline is the JSON file update-baseline writes, such as .vigiles/baseline.json"},
+		{map[string]string{"command": "audit", "baseline": "./.vigiles.yml", "update-baseline": "true"}, "input baseline: ./.vigiles.yml is the policy file"},
+		{map[string]string{"command": "audit", "config": "plugins/guard/hooks/hooks.json", "baseline": "plugins/guard/hooks/hooks.json"},
+			"input baseline: plugins/guard/hooks/hooks.json is the policy file the config input names (plugins/guard/hooks/hooks.json)"},
+		// Any other file that is no baseline is not overwritten.
+		{map[string]string{"command": "audit", "baseline": "plugins/guard/hooks/guard.sh", "update-baseline": "true"},
+			"input update-baseline: it would overwrite plugins/guard/hooks/guard.sh, which is not a vigiles baseline (it is not JSON): set the baseline input to the baseline file"},
+		{map[string]string{"command": "audit", "baseline": "plugins/guard/hooks/hooks.json", "update-baseline": "true"},
+			`which is not a vigiles baseline (it is JSON without the "schema": "vigiles.baseline/v2" of a baseline)`},
 	} {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {
 			s := newStep(t, tc.inputs)

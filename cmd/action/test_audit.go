@@ -100,9 +100,11 @@ A vigiles.baseline/v1 baseline that lacks a key v2 keeps is an error
 (baseline/outdated) until --update-baseline rewrites it. --update-baseline
 accepts what this audit saw and writes the baseline: stable, sorted JSON
 that reads well as a pull-request diff. It needs the whole audit: no
---shard, no PATH. It writes nothing (exit 125) where a run was refused,
-failed, hit a limit of the sandbox or was cut short by a timeout sooner
-than Claude Code's: make those runs whole first.
+--shard, no PATH. It overwrites no file that is not a vigiles baseline
+(exit 2: --baseline naming the policy file, or any other file), and
+writes nothing (exit 125) where a run was refused, failed, hit a limit
+of the sandbox or was cut short by a timeout sooner than Claude Code's:
+make those runs whole first.
 
 Examples:
   vigiles audit                                 # everything in the current repository
@@ -332,7 +334,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
 	}
-	if err := checkBaselineFlag(*baseline, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
+	if err := checkBaselineFlag(*baseline, c.config, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
 		return exitWith(2, err)
 	}
 	o := c.options(stderr)
@@ -391,22 +393,41 @@ const defaultBaseline = runner.DefaultBaseline
 
 // checkBaselineFlag refuses, as bad usage, a --baseline (relative to
 // dir) that cannot be a baseline file: a directory (as a directory given
-// as --config is), or, to be written (update), one outside the work tree
-// whose directory does not exist (inside it, the missing directories are
-// made, as the default's .vigiles is on the first --update-baseline).
-func checkBaselineFlag(baseline, dir string, update, given bool) error {
+// as --config is), the policy file (config, "" for the default; a slip
+// for --config), or, to be written (update), a file there that is no
+// baseline (runner.WhyNotBaseline: a file of the host's), or one outside
+// the work tree whose directory does not exist (inside it, the missing
+// directories are made, as the default's .vigiles is on the first
+// --update-baseline).
+func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 	if baseline == "" {
 		return nil
 	}
-	p := baseline
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
+	p := inDir(dir, baseline)
+	named := fmt.Sprintf("--baseline %q", baseline)
+	if !given {
+		named = fmt.Sprintf("the baseline %s (the default; --baseline names another)", baseline)
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		if !given {
-			return fmt.Errorf("audit: the baseline %s (the default; --baseline names another) is a directory; want the baseline file there, or --baseline naming it (relative to --dir)", baseline)
+			return fmt.Errorf("audit: %s is a directory; want the baseline file there, or --baseline naming it (relative to --dir)", named)
 		}
-		return fmt.Errorf("audit: --baseline %q is a directory; want the baseline file, such as .vigiles/baseline.json (relative to --dir)", baseline)
+		return fmt.Errorf("audit: %s is a directory; want the baseline file, such as %s (relative to --dir)", named, defaultBaseline)
+	}
+	policy := fmt.Sprintf("the policy file --config %q names", config)
+	if config == "" {
+		config, policy = runner.DefaultConfig, fmt.Sprintf("the policy file, %s (--config names another)", runner.DefaultConfig)
+	}
+	if sameFile(p, inDir(dir, config)) {
+		return fmt.Errorf("audit: %s is %s: the baseline is the JSON file --update-baseline writes, such as %s (the default); name that, or leave --baseline out", named, policy, defaultBaseline)
+	}
+	if update && !leadsOut(dir, p) {
+		// A link of the tree's that leads out is the runner's to refuse:
+		// what it leads to is not read here.
+		if why := runner.WhyNotBaseline(p); why != "" {
+			return fmt.Errorf("audit: --update-baseline would overwrite %q, which is not a vigiles baseline (%s): name the baseline file with --baseline (default %s; one not there is made), "+
+				"or move that file away first", baseline, why, defaultBaseline)
+		}
 	}
 	if _, in := relInside(dir, p); update && given && !in {
 		if why := cannotCreate(p); why != "" {
@@ -414,6 +435,46 @@ func checkBaselineFlag(baseline, dir string, update, given bool) error {
 		}
 	}
 	return nil
+}
+
+// inDir is p relative to the directory dir, where it is not absolute.
+func inDir(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// leadsOut says whether p, a path in the work tree dir, leads out of it
+// through a symbolic link of the tree's.
+func leadsOut(dir, p string) bool {
+	ad, err1 := filepath.Abs(dir)
+	ap, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if _, in := relInside(ad, ap); !in {
+		return false
+	}
+	rd, err1 := filepath.EvalSymlinks(ad)
+	rp, err2 := filepath.EvalSymlinks(ap)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	_, in := relInside(rd, rp)
+	return !in
+}
+
+// sameFile says whether the paths a and b name one file: the same file
+// where both are there (through links, or two spellings), else the same
+// path.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
 }
 
 // maxReportFile bounds a report file merge reads.

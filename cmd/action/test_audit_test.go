@@ -568,6 +568,75 @@ func TestReportFilesNeedTheirDirectory(t *testing.T) {
 	}
 }
 
+// TestBaselineFlagNeverOverwritesAnotherFile: --baseline naming the
+// policy file (a slip for --config) is bad usage, with or without
+// --update-baseline; --update-baseline over any other file that is no
+// vigiles baseline (a file of the host's, another tool's JSON) is refused
+// before a hook runs (exit 2), and the file stays; an audit that compares
+// with such a file says it is no baseline and names the baseline to give,
+// not the update that would overwrite it. A baseline, valid or not (a
+// merge left its markers), is rewritten.
+func TestBaselineFlagNeverOverwritesAnotherFile(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	const policy = "checks:\n  - {name: quiet, command: \"true\", event: Stop, trusted: true, expect: {exit-code: 0}}\n"
+	const damaged = "{\n<<<<<<< HEAD\n  \"schema\": \"vigiles.baseline/v2\",\n=======\n>>>>>>> main\n}\n"
+	hostFile := filepath.Join(t.TempDir(), "hostname")
+	if err := os.WriteFile(hostFile, []byte("build-host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		file string // the file --baseline names, relative to the tree
+		code int
+		want string // on stderr (code 2) or in the report
+	}{
+		{"the policy file", []string{"--baseline", ".vigiles.yml"}, ".vigiles.yml", 2,
+			`audit: --baseline ".vigiles.yml" is the policy file, .vigiles.yml (--config names another): the baseline is the JSON file --update-baseline writes, such as .vigiles/baseline.json (the default)`},
+		{"the policy file, updated", []string{"--baseline", "./.vigiles.yml", "--update-baseline"}, ".vigiles.yml", 2, `audit: --baseline "./.vigiles.yml" is the policy file, .vigiles.yml`},
+		{"the policy file --config names", []string{"--config", "ci/policy.yml", "--baseline", "ci/policy.yml", "--update-baseline"}, "ci/policy.yml", 2,
+			`audit: --baseline "ci/policy.yml" is the policy file --config "ci/policy.yml" names`},
+		{"a host file, updated", []string{"--baseline", hostFile, "--update-baseline"}, hostFile, 2,
+			fmt.Sprintf(`audit: --update-baseline would overwrite %q, which is not a vigiles baseline (it is not JSON): name the baseline file with --baseline (default .vigiles/baseline.json; one not there is made), or move that file away first`, hostFile)},
+		{"another tool's JSON, updated", []string{"--baseline", "package.json", "--update-baseline"}, "package.json", 2,
+			`audit: --update-baseline would overwrite "package.json", which is not a vigiles baseline (it is JSON without the "schema": "vigiles.baseline/v2" of a baseline)`},
+		{"a host file, compared", []string{"--baseline", hostFile}, hostFile, 1,
+			`not valid JSON: unexpected 'b': want a value; this is not a vigiles baseline (JSON with "schema": "vigiles.baseline/v2"), which --update-baseline will not overwrite: name the baseline file with --baseline`},
+		{"a damaged baseline, updated", []string{"--baseline", "ci/baseline.json", "--update-baseline"}, "ci/baseline.json", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{
+				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				".vigiles.yml":          policy,
+				"ci/policy.yml":         policy,
+				"package.json":          `{"name": "x", "version": "1.0.0"}`,
+				"ci/baseline.json":      damaged,
+			})
+			file := tc.file
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(dir, file)
+			}
+			before, _ := os.ReadFile(file)
+			code, out, errs := runCLI(t, append([]string{"audit", "--dir", dir, "-q"}, tc.args...)...)
+			out = strings.ReplaceAll(out, annotate.Colon, ":") // the text report's lookalikes
+			if code != tc.code || !strings.Contains(out+errs, tc.want) {
+				t.Errorf("exit %d (want %d), stdout %q, stderr %q; want %q", code, tc.code, out, errs, tc.want)
+			}
+			if strings.Contains(out+errs, "to rewrite it") {
+				t.Errorf("advises rewriting a file that is no baseline: %s%s", out, errs)
+			}
+			after, _ := os.ReadFile(file)
+			if tc.code == 0 {
+				if _, err := runner.LoadBaseline(file); err != nil {
+					t.Errorf("not rewritten: %v", err)
+				}
+			} else if !bytes.Equal(before, after) {
+				t.Errorf("%s was written: %q", tc.file, after)
+			}
+		})
+	}
+}
+
 // manyChecks is a .vigiles.yml of n checks of trusted commands, whose
 // report is some KiB of JSON.
 func manyChecks(n int) string {

@@ -496,26 +496,35 @@ func TestRootSandboxReachesEverySpec(t *testing.T) {
 	}
 }
 
-// TestCorruptBaselineSaysWhatAndHow: a baseline that is not one is a
+// TestCorruptBaselineSaysWhatAndHow: a baseline that is not valid is a
 // finding that names the file as given, says what is wrong in the file's
-// terms, points at the place, and names the fix, which works.
+// terms, points at the place, and names the fix, which works. A file that
+// is no baseline at all (foreign: not JSON, or JSON without a baseline's
+// "schema") is told to be none, with the baseline to name instead, and
+// --update-baseline does not overwrite it.
 func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 	const fix = "; run `vigiles audit --update-baseline` to rewrite it from this audit (and review the diff)"
+	const foreignFix = "; this is not a vigiles baseline (JSON with \"schema\": \"vigiles.baseline/v2\"), which --update-baseline will not overwrite: " +
+		"name the baseline file with --baseline (default .vigiles/baseline.json; the policy file goes to --config), or give --baseline \"\" to compare with nothing"
 	for _, tc := range []struct {
 		name, data string
 		line, col  int
 		msg        string
+		foreign    bool
 	}{
-		{"array", "[]\n", 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs", found an array`},
-		{"not JSON", "{\n  \"schema\": \"vigiles.baseline/v1\",\n  \"runs\": {\n", 4, 1, "not valid JSON: "},
-		{"empty", "", 1, 1, "not valid JSON: "},
-		{"other schema", `{"schema": "vigiles.baseline/v0", "runs": {}}`, 1, 12, `"schema" is "vigiles.baseline/v0": want "vigiles.baseline/v2", or "vigiles.baseline/v1"`},
-		{"no schema", `{"runs": {}}`, 1, 1, `not a vigiles baseline: want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs"; it has no "schema"`},
-		{"unknown field", "{\"schema\": \"vigiles.baseline/v1\",\n \"runs\": {}, \"extra\": 1}", 2, 14, `unknown field "extra"`},
-		{"runs a list", `{"schema": "vigiles.baseline/v1", "runs": []}`, 1, 43, `"runs": want an object from hook run id to what the run did, found an array`},
-		{"hosts a string", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": "a.example.test"}}}`, 1, 61, `run "h#x": "hosts": want a list of strings, found a string`},
-		{"unknown run field", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"host": []}}}`, 1, 52, `run "h#x": unknown field "host"`},
-		{"no outcome", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": []}}}`, 1, 51, `run "h#x": no "outcome": want allowed, blocked, error or not-executable`},
+		{"array", "[]\n", 1, 1, `want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs", found an array`, true},
+		{"not JSON", "{\n  \"schema\": \"vigiles.baseline/v1\",\n  \"runs\": {\n", 4, 1, "not valid JSON: ", false},
+		{"conflict markers", "{\n<<<<<<< HEAD\n  \"schema\": \"vigiles.baseline/v2\",\n=======\n>>>>>>> b\n}\n", 2, 1, "not valid JSON: ", false},
+		{"empty", "", 1, 1, "not valid JSON: ", false},
+		{"policy file", "checks:\n  - name: x\n", 1, 1, "not valid JSON: ", true},
+		{"other schema", `{"schema": "vigiles.baseline/v0", "runs": {}}`, 1, 12, `"schema" is "vigiles.baseline/v0": want "vigiles.baseline/v2", or "vigiles.baseline/v1"`, false},
+		{"another tool's schema", `{"schema": "sarif-2.1.0", "runs": {}}`, 1, 12, `"schema" is "sarif-2.1.0": want "vigiles.baseline/v2", or "vigiles.baseline/v1"`, true},
+		{"no schema", `{"runs": {}}`, 1, 1, `want a JSON object with "schema": "vigiles.baseline/v2" (or "vigiles.baseline/v1") and "runs"; it has no "schema"`, true},
+		{"unknown field", "{\"schema\": \"vigiles.baseline/v1\",\n \"runs\": {}, \"extra\": 1}", 2, 14, `unknown field "extra"`, false},
+		{"runs a list", `{"schema": "vigiles.baseline/v1", "runs": []}`, 1, 43, `"runs": want an object from hook run id to what the run did, found an array`, false},
+		{"hosts a string", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": "a.example.test"}}}`, 1, 61, `run "h#x": "hosts": want a list of strings, found a string`, false},
+		{"unknown run field", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"host": []}}}`, 1, 52, `run "h#x": unknown field "host"`, false},
+		{"no outcome", `{"schema": "vigiles.baseline/v1", "runs": {"h#x": {"hosts": []}}}`, 1, 51, `run "h#x": no "outcome": want allowed, blocked, error or not-executable`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := auditRepo(t, hooksV1)
@@ -541,6 +550,10 @@ func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 			}
 			f := got[0]
 			prefix := fmt.Sprintf("%s:%d:%d: ", base, tc.line, tc.col)
+			fix := fix
+			if tc.foreign {
+				fix = foreignFix
+			}
 			if f.Location != (report.Location{File: ".vigiles/baseline.json", Line: tc.line, Column: tc.col}) ||
 				!strings.HasPrefix(f.Message, prefix+tc.msg) || !strings.HasSuffix(f.Message, fix) ||
 				strings.Contains(f.Message, dir) || strings.Contains(f.Message, "runner.") || strings.Contains(f.Message, "Go value") || strings.Contains(f.Message, "json: ") {
@@ -549,8 +562,19 @@ func TestCorruptBaselineSaysWhatAndHow(t *testing.T) {
 			if rep.Verdict != report.VerdictFail {
 				t.Errorf("verdict %s", rep.Verdict)
 			}
+			_, err = Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()})
+			if tc.foreign {
+				// Not overwritten: --baseline named some other file.
+				if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "not a vigiles baseline") {
+					t.Errorf("--update-baseline over it: %v, want it refused", err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(dir, ".vigiles/baseline.json")); string(b) != tc.data {
+					t.Errorf("--update-baseline overwrote it: %q", b)
+				}
+				return
+			}
 			// The fix the message names works.
-			if _, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, UpdateBaseline: true, Executor: fakeHooks()}); err != nil {
+			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := LoadBaseline(filepath.Join(dir, ".vigiles/baseline.json")); err != nil {
@@ -768,7 +792,7 @@ func TestRefusedRunIsNoOutcomeDrift(t *testing.T) {
 func TestBaselineFixNamesItsFile(t *testing.T) {
 	dir := auditRepo(t, hooksV1)
 	os.MkdirAll(filepath.Join(dir, "ci"), 0o755)
-	os.WriteFile(filepath.Join(dir, "ci/base.json"), []byte("[]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ci/base.json"), []byte(`{"schema": "vigiles.baseline/v2", "runs": []}`), 0o644)
 	outside := filepath.Join(t.TempDir(), "nodir", "b.json")
 	for _, tc := range []struct{ base, rule, want string }{
 		{"ci/base.json", RuleBaselineInvalid, "run `vigiles audit --update-baseline --baseline ci/base.json` to rewrite it"},

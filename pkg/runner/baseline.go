@@ -686,11 +686,16 @@ func (b *Baseline) Marshal() ([]byte, error) {
 }
 
 // BaselineError is a baseline file vigiles cannot use: where, what is
-// wrong with it, and (in Error) how to rewrite it.
+// wrong with it, and (in Error) what to do: rewrite it, where it is a
+// baseline, or name the baseline, where it is not one.
 type BaselineError struct {
 	File         string // as the caller named it
 	Line, Column int    // 0 when it concerns the whole file
 	Msg          string
+	// NotBaseline is a file that is no vigiles baseline at all (see
+	// isBaseline): --baseline naming another file (the policy file, a
+	// file of the host's), which --update-baseline must not overwrite.
+	NotBaseline bool
 }
 
 func (e *BaselineError) Error() string {
@@ -698,7 +703,96 @@ func (e *BaselineError) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
 	}
+	if e.NotBaseline {
+		return fmt.Sprintf("%s: %s; %s", where, e.Msg, notBaselineFix)
+	}
 	return fmt.Sprintf("%s: %s; run `vigiles audit --update-baseline%s` to rewrite it from this audit (and review the diff)", where, e.Msg, baselineFlag(e.File))
+}
+
+// notBaselineFix is what a BaselineError of a file that is no baseline
+// says to do: name the baseline, as --update-baseline refuses to
+// overwrite such a file (WhyNotBaseline).
+const notBaselineFix = `this is not a vigiles baseline (JSON with "schema": "` + BaselineSchema + `"), which --update-baseline will not overwrite: ` +
+	`name the baseline file with --baseline (default ` + DefaultBaseline + `; the policy file goes to --config), or give --baseline "" to compare with nothing`
+
+// baselineSchemaPrefix begins the "schema" of every vigiles baseline, of
+// any version.
+const baselineSchemaPrefix = "vigiles.baseline/"
+
+// baselineSchemaRE finds a baseline's "schema" in text that is not valid
+// JSON: a baseline cut short, or left with a merge's conflict markers.
+var baselineSchemaRE = lazyRE(`"schema"\s*:\s*"vigiles\.baseline/`)
+
+// isBaseline says whether a file (data, parsed as root; nil where it is
+// not valid JSON) is a vigiles baseline, valid or not: an object with a
+// "schema" of vigiles' baselines (vigiles.baseline/…, of any version),
+// or text that is not valid JSON and holds one (a baseline damaged by
+// hand or by a merge). An empty file is one too: it holds nothing to
+// lose. Any other file (the policy file, another tool's JSON, a file of
+// the host's) is not one, and --update-baseline does not overwrite it.
+func isBaseline(data []byte, root *jnode) bool {
+	if root == nil {
+		return len(bytes.TrimSpace(data)) == 0 || baselineSchemaRE().Match(data)
+	}
+	if root.Kind != jsonObject {
+		return false
+	}
+	for _, m := range root.Members {
+		if m.Key == "schema" && m.Value.Kind == jsonString && strings.HasPrefix(m.Value.Str, baselineSchemaPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// WhyNotBaseline says why the file at path may not be overwritten by
+// --update-baseline ("" where it may: there is no file there, or it is
+// a vigiles baseline, valid or not, as isBaseline tells): it is not a
+// regular file, or not one vigiles reads, or its text is not JSON, or is
+// JSON without a baseline's "schema". A symbolic link there is followed.
+// A directory is not said: the write cannot replace it, and says so. The
+// caller refuses the update before the audit runs (WriteBaseline refuses
+// it too).
+func WhyNotBaseline(path string) string {
+	// O_NONBLOCK: opening a FIFO with no writer would wait for one.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		// Not there, or not readable: nothing of it would be lost that
+		// the write's own error does not say.
+		return ""
+	}
+	defer f.Close()
+	return notBaselineFile(f)
+}
+
+// notBaselineFile is WhyNotBaseline of a file opened (with O_NONBLOCK).
+func notBaselineFile(f *os.File) string {
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return ""
+	}
+	data, err := readBaselineFile(f)
+	switch {
+	case errors.Is(err, errBaselineFile):
+		return strings.TrimPrefix(err.Error(), errBaselineFile.Error()+": ")
+	case err != nil:
+		return ""
+	}
+	return notBaselineData(data)
+}
+
+// notBaselineData is WhyNotBaseline of a file's text.
+func notBaselineData(data []byte) string {
+	root, err := parseJSON(data)
+	if err != nil {
+		root = nil
+	}
+	switch {
+	case isBaseline(data, root):
+		return ""
+	case root == nil:
+		return "it is not JSON"
+	}
+	return `it is JSON without the "schema": "` + BaselineSchema + `" of a baseline`
 }
 
 // LoadBaseline reads a baseline file; errors name it as path.
@@ -709,11 +803,13 @@ func LoadBaseline(path string) (*Baseline, error) {
 // loadBaseline reads the baseline at abs; errors name it as shown. A file
 // that is not a baseline is a *BaselineError at the place that says so.
 func loadBaseline(abs, shown string) (*Baseline, error) {
+	foreign := false // no baseline at all (isBaseline)
 	bad := func(p jpos, format string, args ...any) error {
-		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...)}
+		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...), NotBaseline: foreign}
 	}
 	data, err := readBaseline(abs)
 	if errors.Is(err, errBaselineFile) {
+		foreign = true
 		return nil, bad(jpos{}, "%v", err)
 	}
 	if err != nil {
@@ -721,12 +817,16 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	}
 	root, err := parseJSON(data)
 	if err != nil {
+		foreign = !isBaseline(data, nil)
 		var se *JSONSyntaxError
 		if errors.As(err, &se) {
 			return nil, bad(jpos{Line: se.Line, Col: se.Col}, "not valid JSON: %s", se.Msg)
 		}
 		return nil, bad(jpos{}, "not valid JSON: %v", err)
 	}
+	// Every mistake found below is one of a baseline, or of a file that
+	// is none, whose "schema" may come after it.
+	foreign = !isBaseline(data, root)
 	// vigiles never writes a key twice; a reader keeps one copy or the
 	// other, so a pull request could show one in its diff and have the
 	// other compared.
@@ -735,7 +835,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	}
 	const want = `a JSON object with "schema": "` + BaselineSchema + `" (or "` + BaselineSchemaV1 + `") and "runs"`
 	if root.Kind != jsonObject {
-		return nil, bad(root.Pos, "not a vigiles baseline: want %s, found %s", want, root.Kind)
+		return nil, bad(root.Pos, "want %s, found %s", want, root.Kind)
 	}
 	b := &Baseline{Runs: map[string]BaselineRun{}}
 	str := func(v *jnode, what string, dst *string) error {
@@ -959,7 +1059,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		}
 	}
 	if !hasSchema {
-		return nil, bad(root.Pos, "not a vigiles baseline: want %s; it has no \"schema\"", want)
+		return nil, bad(root.Pos, "want %s; it has no \"schema\"", want)
 	}
 	if lack, kept := filesLacking(root); lack != nil {
 		// vigiles keeps every server's files, or (before it kept them)
@@ -1005,6 +1105,11 @@ func readBaseline(abs string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readBaselineFile(f)
+}
+
+// readBaselineFile is readBaseline of a file opened (with O_NONBLOCK).
+func readBaselineFile(f *os.File) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -1041,7 +1146,9 @@ var beforeBaselineWrite func()
 // ErrOutsideTree), and every missing directory on the way is made in the
 // one before it (.vigiles on the first --update-baseline). Elsewhere the
 // path is the caller's own choice: its links are followed before the
-// directory is opened, and no directory is made.
+// directory is opened, and no directory is made. A file at the name that
+// is not a vigiles baseline (the policy file, a file of the host's) is
+// not replaced: the error is ErrBadOption and says why (WhyNotBaseline).
 func WriteBaseline(repo, path string, b *Baseline) error {
 	data, err := b.Marshal()
 	if err != nil {
@@ -1063,10 +1170,27 @@ func WriteBaseline(repo, path string, b *Baseline) error {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	defer d.Close()
+	if why := notBaselineIn(d, name); why != "" {
+		return errorf(ErrBadOption, "writing baseline: --update-baseline would overwrite %s, which is not a vigiles baseline (%s); name the baseline file with --baseline (default %s)", path, why, DefaultBaseline)
+	}
 	if err := safewrite.Replace(d, dir, name, data, 0o644); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil
+}
+
+// notBaselineIn is WhyNotBaseline of the file name in the directory d, as
+// the write would replace it: a symbolic link there is replaced, not
+// what it leads to, and so is not read.
+func notBaselineIn(d *os.File, name string) string {
+	fd, err := syscall.Openat(int(d.Fd()), name, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		// Not there, or a link (ELOOP): nothing read is overwritten.
+		return ""
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	return notBaselineFile(f)
 }
 
 // knownOutcome reports whether o is an outcome a run can have.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -202,4 +203,107 @@ func TestWriteBaselineOutsideTheRepository(t *testing.T) {
 	if _, err := LoadBaseline(filepath.Join(dir, ".vigiles", "baseline.json")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestWriteBaselineOverwritesOnlyABaseline: --update-baseline rewrites a
+// baseline, valid or not (damaged by hand or by a merge, empty), and
+// refuses, as ErrBadOption, to overwrite any other file: --baseline
+// naming the policy file (a slip for --config), a file of the host's,
+// another tool's JSON, a FIFO. WhyNotBaseline, which the CLI asks before
+// the audit runs, says the same, and why. A link at the name is replaced,
+// not what it leads to (WhyNotBaseline follows it).
+func TestWriteBaselineOverwritesOnlyABaseline(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string // "" with fifo: none written
+		fifo       bool
+		why        string // WhyNotBaseline's; "" where it may be written
+	}{
+		{"a baseline", `{"schema": "vigiles.baseline/v2", "runs": {}}`, false, ""},
+		{"an older one", `{"schema": "vigiles.baseline/v1", "runs": {}}`, false, ""},
+		{"another version's", `{"schema": "vigiles.baseline/v9"}`, false, ""},
+		{"an invalid one", `{"runs": [], "schema": "vigiles.baseline/v2"}`, false, ""},
+		{"cut short", "{\n  \"schema\": \"vigiles.baseline/v2\",\n  \"runs\": {\n", false, ""},
+		{"conflict markers", "{\n<<<<<<< HEAD\n  \"schema\": \"vigiles.baseline/v2\",\n=======\n  \"schema\" : \"vigiles.baseline/v1\",\n>>>>>>> old\n}\n", false, ""},
+		{"empty", " \n", false, ""},
+		{"the policy file", "checks:\n  - name: no network\n    hook: guard\n", false, "it is not JSON"},
+		{"a host file", "build-host\n", false, "it is not JSON"},
+		{"another tool's JSON", `{"name": "x", "version": "1.0.0"}`, false, `it is JSON without the "schema": "vigiles.baseline/v2" of a baseline`},
+		{"a schema of another tool", `{"schema": "vigiles.report/v1"}`, false, `it is JSON without the "schema": "vigiles.baseline/v2" of a baseline`},
+		{"an array", `[{"schema": "vigiles.baseline/v2"}]`, false, `it is JSON without the "schema": "vigiles.baseline/v2" of a baseline`},
+		{"a FIFO", "", true, "it is a FIFO, not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "b.json")
+			if tc.fifo {
+				if err := syscall.Mkfifo(p, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := WhyNotBaseline(p); got != tc.why {
+				t.Errorf("WhyNotBaseline: %q, want %q", got, tc.why)
+			}
+			err := WriteBaseline(dir, p, emptyBaseline())
+			if tc.why == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := LoadBaseline(p); err != nil {
+					t.Errorf("not rewritten: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "which is not a vigiles baseline ("+tc.why+")") ||
+				!strings.Contains(err.Error(), "--baseline") {
+				t.Errorf("err %v, want the write refused, saying why and naming --baseline", err)
+			}
+			if fi, err := os.Lstat(p); err != nil || tc.fifo != (fi.Mode()&os.ModeNamedPipe != 0) {
+				t.Errorf("the file there was replaced: %v %v", fi, err)
+			} else if !tc.fifo {
+				if b, _ := os.ReadFile(p); string(b) != tc.data {
+					t.Errorf("overwritten: %q", b)
+				}
+			}
+		})
+	}
+	t.Run("a link to another file", func(t *testing.T) {
+		dir := t.TempDir()
+		policy := filepath.Join(dir, "policy.yml")
+		if err := os.WriteFile(policy, []byte("checks: []\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "b.json")
+		if err := os.Symlink("policy.yml", p); err != nil {
+			t.Fatal(err)
+		}
+		if got := WhyNotBaseline(p); got != "it is not JSON" {
+			t.Errorf("WhyNotBaseline through the link: %q", got)
+		}
+		if err := WriteBaseline(dir, p, emptyBaseline()); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(policy); string(b) != "checks: []\n" {
+			t.Errorf("the file the link led to was written: %q", b)
+		}
+	})
+	t.Run("a directory", func(t *testing.T) {
+		// Not replaced either, but by the rename's own error.
+		p := filepath.Join(t.TempDir(), "b.json")
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if got := WhyNotBaseline(p); got != "" {
+			t.Errorf("WhyNotBaseline: %q, want \"\"", got)
+		}
+		if err := WriteBaseline(filepath.Dir(p), p, emptyBaseline()); err == nil || errors.Is(err, ErrBadOption) {
+			t.Errorf("err %v, want the rename's", err)
+		}
+	})
+	t.Run("none there", func(t *testing.T) {
+		if got := WhyNotBaseline(filepath.Join(t.TempDir(), "none.json")); got != "" {
+			t.Errorf("WhyNotBaseline: %q, want \"\"", got)
+		}
+	})
 }
