@@ -55,8 +55,9 @@ some hosts, no writes, only some writes, nothing (or only the expected
 text) left in CLAUDE_ENV_FILE, how long it may take. Every hook
 runs the way Claude Code would run it, vendored plugins confined.
 
-Exits 1 when any expectation fails; each failure points at the line of
-.vigiles.yml that states it.
+Exits 1 when any expectation fails, and when any other finding is an
+error (a malformed hook declaration, a mistake in .vigiles.yml), though
+every expectation holds; each points at the line that states it.
 
 Examples:
   vigiles test                                  # .vigiles.yml in the current directory
@@ -65,8 +66,10 @@ Examples:
   vigiles test --shard 2/4 --format json --output shard-2.json   # then: vigiles merge shard-*.json
   vigiles test --egress allow --allow api.example.test            # let hooks reach one host, record the rest
 
-Exit status: 0 every expectation holds; 1 one failed (or the file is invalid);
-2 bad usage; 125 vigiles refused or failed (e.g. no confinement available).
+Exit status: 0 every expectation holds and no finding is an error; 1 an
+expectation failed, or a finding of severity error (a malformed declaration
+found by discovery, an invalid .vigiles.yml); 2 bad usage; 125 vigiles
+refused or failed (e.g. no confinement available).
 
 Flags:
 `
@@ -864,7 +867,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 	if notRun > 0 {
 		fmt.Fprintf(w, ", %d could not run", notRun)
 	}
-	fmt.Fprintf(w, " — %s\n\n", verdict)
+	fmt.Fprintf(w, " — %s%s\n\n", verdict, otherErrors(rep, failed))
 	for _, name := range order {
 		c := byName[name]
 		fmt.Fprintf(w, "%s %s\n", mark(c), clean(name, 200))
@@ -885,6 +888,30 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 			}
 		}
 	}
+}
+
+// otherErrors says, for the headline of a test report that fails, the
+// error findings that are no failed expectation (a malformed declaration
+// discovery found, a mistake in .vigiles.yml), which fail it too:
+// ": 1 error finding(s)" where no check failed, else ", and 1 other
+// error finding(s)"; "" where there are none, or the verdict is another.
+func otherErrors(rep *report.Report, failed int) string {
+	if rep.Verdict != report.VerdictFail {
+		return ""
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError && !underCheck(rep, f) {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case failed == 0:
+		return fmt.Sprintf(": %d error finding(s), listed below", n)
+	}
+	return fmt.Sprintf(", and %d other error finding(s), listed below", n)
 }
 
 // underCheck says whether a finding of a test report is a failed

@@ -320,6 +320,43 @@ func TestTestTextSaysWhatRan(t *testing.T) {
 	}
 }
 
+// TestTestTextSaysWhyItFails: a test whose expectations all hold fails on
+// an error finding of discovery or of the policy file all the same, and
+// its headline says so, not only "0 failed — FAIL".
+func TestTestTextSaysWhyItFails(t *testing.T) {
+	runs := []report.HookRun{
+		{ID: "check:a>h", Check: "a", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed},
+		{ID: "check:b>h", Check: "b", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed},
+	}
+	malformed := report.Finding{Rule: "discovery/malformed", Severity: report.SeverityError, Location: report.Location{File: "hooks/hooks.json", Line: 3, Column: 5}, Message: "a handler lacks command"}
+	expect := report.Finding{Rule: "expect/no-network", Severity: report.SeverityError, Hook: "check:b>h", Message: "want no network attempts"}
+	warning := report.Finding{Rule: "run/env-file", Severity: report.SeverityWarning, Message: "left PATH"}
+	for _, tc := range []struct {
+		name     string
+		verdict  string
+		findings []report.Finding
+		want     string
+	}{
+		{"an error finding only", report.VerdictFail, []report.Finding{malformed, warning}, "vigiles test: 2 check run(s), 0 failed — FAIL: 1 error finding(s), listed below\n"},
+		{"a failed check and an error finding", report.VerdictFail, []report.Finding{malformed, expect}, "vigiles test: 2 check run(s), 1 failed — FAIL, and 1 other error finding(s), listed below\n"},
+		{"a failed check only", report.VerdictFail, []report.Finding{expect, warning}, "vigiles test: 2 check run(s), 1 failed — FAIL\n"},
+		{"a warning only", report.VerdictPass, []report.Finding{warning}, "vigiles test: 2 check run(s), 0 failed — PASS\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			writeTextReport(&b, &report.Report{Schema: report.Schema, Command: "test", Verdict: tc.verdict, Runs: runs, Findings: tc.findings})
+			if !strings.HasPrefix(b.String(), tc.want) {
+				t.Errorf("headline:\n%s\nwant it to start %q", b.String(), tc.want)
+			}
+		})
+	}
+	// The help says what the code does.
+	code, out, _ := runCLI(t, "help", "test")
+	if code != 0 || !strings.Contains(out, "1 an\nexpectation failed, or a finding of severity error") {
+		t.Errorf("vigiles help test: exit %d, its exit status does not name error findings:\n%s", code, out)
+	}
+}
+
 // TestAuditTextCountsWhatRan: the audit's headline counts the hooks it ran
 // as its progress lines do, and names the declared hooks it only listed.
 func TestAuditTextCountsWhatRan(t *testing.T) {
