@@ -271,6 +271,11 @@ var geteuid = os.Geteuid
 var confinedOnly = []string{"egress", "allow", "allow-ip", "dns-upstream", "connector", "strict-fs", "writes", "root-sandbox", "linger",
 	"limit-pids", "limit-memory", "limit-run-memory", "limit-file-size", "limit-scratch", "limit-cpu", "limit-open-files"}
 
+// onlyASandbox is why a flag of confinedOnly (of test's and audit's,
+// --egress, --allow and --root-sandbox) means nothing to a command run in
+// the open.
+const onlyASandbox = "only a sandbox walls and records the network, records writes and holds limits"
+
 // checkRunPlace refuses what the place the command runs in cannot honour:
 // in the open (--sandbox off, or --trusted in auto mode), a flag of
 // confinedOnly, which would be silently moot (--egress record would then
@@ -294,8 +299,8 @@ func checkRunPlace(fs *pflag.FlagSet, mode string, trusted, rootSandbox bool) er
 			}
 		}
 		if len(moot) > 0 {
-			ps = append(ps, fmt.Errorf("run: %s runs the command in the open, which cannot honour %s: only a sandbox walls and records the network, records writes and holds limits; "+
-				"leave %s out, or confine the run (--sandbox strict, or auto without --trusted)", open, strings.Join(moot, ", "), map[bool]string{true: "it", false: "them"}[len(moot) == 1]))
+			ps = append(ps, fmt.Errorf("run: %s runs the command in the open, which cannot honour %s: %s; "+
+				"leave %s out, or confine the run (--sandbox strict, or auto without --trusted)", open, strings.Join(moot, ", "), onlyASandbox, map[bool]string{true: "it", false: "them"}[len(moot) == 1]))
 		}
 	}
 	if rootSandbox && geteuid() != 0 {

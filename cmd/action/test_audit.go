@@ -213,8 +213,8 @@ func (c *commonFlags) validate(name string) error {
 			moot = append(moot, "--root-sandbox")
 		}
 		if len(moot) > 0 {
-			return fmt.Errorf("%s: --sandbox off runs every hook in the open, which cannot honour %s: only a sandbox walls and records the network; "+
-				"leave %s out, or confine the hooks (--sandbox strict or auto)", name, strings.Join(moot, ", "), map[bool]string{true: "it", false: "them"}[len(moot) == 1])
+			return fmt.Errorf("%s: --sandbox off runs every hook in the open, which cannot honour %s: %s; "+
+				"leave %s out, or confine the hooks (--sandbox strict or auto)", name, strings.Join(moot, ", "), onlyASandbox, map[bool]string{true: "it", false: "them"}[len(moot) == 1])
 		}
 	}
 	if c.jobs < 0 || c.jobs > maxJobs {

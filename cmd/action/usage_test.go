@@ -404,15 +404,26 @@ func TestHelpThatCannotBeWrittenFails(t *testing.T) {
 // TestSandboxOffRefusesConfinedOnlyFlags: test and audit with --sandbox
 // off run every hook in the open, so --egress, --allow and --root-sandbox
 // would do nothing: bad usage, as for vigiles run (README.md's Commands).
+// The reason is the sandbox's, as vigiles run says it: not only the
+// network, which --root-sandbox has nothing to do with.
 func TestSandboxOffRefusesConfinedOnlyFlags(t *testing.T) {
+	old := geteuid
+	geteuid = func() int { return 0 } // --root-sandbox is for root callers only
+	t.Cleanup(func() { geteuid = old })
 	dir := t.TempDir()
-	for _, args := range [][]string{
-		{"test", "--dir", dir, "--sandbox", "off", "--egress", "record"},
-		{"audit", "--dir", dir, "--baseline", "", "--sandbox", "off", "--egress", "allow", "--allow", "a.example.test"},
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "--dir", dir, "--sandbox", "off", "--egress", "record"}, "--sandbox off runs every hook in the open, which cannot honour --egress: " + onlyASandbox},
+		{[]string{"audit", "--dir", dir, "--baseline", "", "--sandbox", "off", "--egress", "allow", "--allow", "a.example.test"},
+			"--sandbox off runs every hook in the open, which cannot honour --egress, --allow: only a sandbox walls and records the network, records writes and holds limits; leave them out"},
+		{[]string{"audit", "--dir", dir, "--baseline", "", "--sandbox", "off", "--root-sandbox"},
+			"audit: --sandbox off runs every hook in the open, which cannot honour --root-sandbox: only a sandbox walls and records the network, records writes and holds limits; leave it out, or confine the hooks (--sandbox strict or auto)"},
 	} {
-		code, out, errs := runCLI(t, args...)
-		if code != 2 || out != "" || !strings.Contains(errs, "--sandbox off runs every hook in the open, which cannot honour --egress") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and the moot flag named", args, code, out, errs)
+		code, out, errs := runCLI(t, tc.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, out, errs, tc.want)
 		}
 	}
 }
