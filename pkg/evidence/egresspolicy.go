@@ -36,6 +36,30 @@ type addressNotName string
 func (e addressNotName) Error() string        { return string(e) }
 func (e addressNotName) Is(target error) bool { return target == ErrAddressNotName }
 
+// ErrLoopback is ParseAllowHost's and ParseAllowIP's error for the
+// loopback (localhost, *.localhost; 127.0.0.0/8, ::1): inside the sandbox
+// it is the sandbox's own, which its command reaches without an allow
+// (not egress, docs/egress.md), and no allow reaches the host's, so such
+// an entry would be taken and allow nothing. ParseDNSUpstream refuses a
+// loopback resolver for the same reason. The text says what to do.
+var ErrLoopback = errors.New("the sandbox's own loopback, not the host's")
+
+// loopbackOf is an ErrLoopback in words of its own.
+type loopbackOf string
+
+func (e loopbackOf) Error() string        { return string(e) }
+func (e loopbackOf) Is(target error) bool { return target == ErrLoopback }
+
+// The two ErrLoopback errors: a name and an address of the loopback.
+var (
+	errLoopbackName = loopbackOf("a name of the loopback, which in the sandbox is its own, not the host's: " +
+		"a hook reaches its own loopback without an allow, and no allow reaches the host's; " +
+		"allow a host the hook reaches over a network, or leave it out")
+	errLoopbackIP = loopbackOf("the loopback, which in the sandbox is its own, not the host's: " +
+		"a hook reaches its own loopback without an allow, and no allow reaches the host's; " +
+		"allow an address the hook reaches over a network (a service of the host's must listen on one), or leave it out")
+)
+
 // AllowHost is a parsed allow entry: Name, lower case without a trailing
 // dot; Wildcard for "*.Name" (any name below Name, not Name itself); Port
 // 0 for any port.
@@ -46,7 +70,9 @@ type AllowHost struct {
 }
 
 // ParseAllowHost parses an allow entry, HOST[:PORT], HOST an exact DNS name
-// or "*.suffix" with at least two labels after the "*.".
+// or "*.suffix" with at least two labels after the "*.". localhost and
+// the names below it (RFC 6761: they resolve to the loopback) are
+// refused, ErrLoopback.
 func ParseAllowHost(s string) (AllowHost, error) {
 	var h AllowHost
 	host := s
@@ -74,6 +100,9 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	if strings.HasPrefix(host, "*.") {
 		h.Wildcard = true
 		host = host[2:]
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return h, errLoopbackName
 	}
 	if err := checkHostName(host); err != nil {
 		return h, err
@@ -112,6 +141,9 @@ func checkHostName(h string) error {
 }
 
 // ParseAllowIP parses an allow-ip entry: a CIDR (masked) or one address.
+// One of the loopback, or a range inside it (127.0.0.0/8 or narrower,
+// ::1), is refused, ErrLoopback; a wider range that holds it (0.0.0.0/0)
+// is taken.
 func ParseAllowIP(s string) (netip.Prefix, error) {
 	if a, err := netip.ParseAddr(s); err == nil {
 		if a.Zone() != "" {
@@ -120,6 +152,9 @@ func ParseAllowIP(s string) (netip.Prefix, error) {
 			return netip.Prefix{}, errors.New("an address with a zone: write it without one")
 		}
 		a = a.Unmap()
+		if a.IsLoopback() {
+			return netip.Prefix{}, errLoopbackIP
+		}
 		return netip.PrefixFrom(a, a.BitLen()), nil
 	}
 	pfx, err := netip.ParsePrefix(s)
@@ -129,7 +164,13 @@ func ParseAllowIP(s string) (netip.Prefix, error) {
 	if pfx.Addr().Is4In6() {
 		return netip.Prefix{}, errors.New("write an IPv4-mapped range as IPv4")
 	}
-	return pfx.Masked(), nil
+	pfx = pfx.Masked()
+	// IsLoopback of the masked address: 127.0.0.0/8's, and ::1/128's
+	// (::/127 holds :: too, and is no range of the loopback alone).
+	if pfx.Addr().IsLoopback() && pfx.Bits() >= 8 {
+		return netip.Prefix{}, errLoopbackIP
+	}
+	return pfx, nil
 }
 
 // ParseDNSUpstream parses a resolver, ADDR[:PORT]: an IPv4 or IPv6 address

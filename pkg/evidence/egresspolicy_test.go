@@ -43,3 +43,40 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 		t.Errorf("a URL: %v; want it called a URL", err)
 	}
 }
+
+// TestLoopbackIsRefused: the loopback inside the sandbox is the sandbox's
+// own (a hook reaches it without an allow), and no allow reaches the
+// host's, so an allow or allow-ip of it would be taken and allow nothing:
+// ErrLoopback, with what to do, as a loopback dns-upstream is refused. A
+// range that holds more than the loopback is taken.
+func TestLoopbackIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		ip      string
+		refused bool
+	}{
+		{"127.0.0.1", true}, {"127.1.2.3", true}, {"127.0.0.0/8", true}, {"127.0.0.0/24", true},
+		{"::1", true}, {"::1/128", true}, {"::ffff:127.0.0.1", true},
+		{"0.0.0.0/0", false}, {"126.0.0.0/7", false}, {"::/0", false}, {"::/127", false}, {"192.0.2.1", false}, {"2001:db8::1", false},
+	} {
+		_, err := ParseAllowIP(tc.ip)
+		if refused := errors.Is(err, ErrLoopback); refused != tc.refused || !tc.refused && err != nil {
+			t.Errorf("ParseAllowIP(%q) = %v; want refused as the loopback: %v", tc.ip, err, tc.refused)
+		} else if tc.refused && !strings.Contains(err.Error(), "in the sandbox is its own, not the host's") {
+			t.Errorf("ParseAllowIP(%q): %v, want it to say whose loopback", tc.ip, err)
+		}
+	}
+	for _, tc := range []struct {
+		host    string
+		refused bool
+	}{
+		{"localhost", true}, {"LOCALHOST.", true}, {"localhost:8080", true}, {"api.localhost", true}, {"*.localhost", true}, {"*.dev.localhost", true},
+		{"localhost.example.test", false}, {"mylocalhost", false}, {"*.example.test", false},
+	} {
+		_, err := ParseAllowHost(tc.host)
+		if refused := errors.Is(err, ErrLoopback); refused != tc.refused || !tc.refused && err != nil {
+			t.Errorf("ParseAllowHost(%q) = %v; want refused as the loopback: %v", tc.host, err, tc.refused)
+		} else if tc.refused && (errors.Is(err, ErrAddressNotName) || !strings.Contains(err.Error(), "allow a host the hook reaches over a network, or leave it out")) {
+			t.Errorf("ParseAllowHost(%q): %v, want it to say what to do", tc.host, err)
+		}
+	}
+}
