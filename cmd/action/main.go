@@ -179,10 +179,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	switch args[0] {
 	case "help":
-		// "vigiles help CMD" is "vigiles CMD --help".
+		// "vigiles help CMD" is "vigiles CMD --help". It takes one
+		// command, as version takes none: a word more is a mistake.
 		if len(args) > 1 {
-			if sc, ok := subcommands[args[1]]; ok {
-				return sc.run(ctx, []string{"--help"}, getenv, stdin, stdout, stderr)
+			sc, ok := subcommands[args[1]]
+			switch args[1] {
+			case "version", "help", "-h", "--help":
+				ok = true
+			}
+			if !ok {
+				usage(stderr)
+				return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
+			}
+			if len(args) > 2 {
+				return exitWith(2, fmt.Errorf("help: unexpected argument %q (help takes one command: vigiles help %s)", args[2], args[1]))
 			}
 			switch args[1] {
 			case "version":
@@ -191,8 +201,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			case "help", "-h", "--help":
 				return helpWritten("help", usage(stdout))
 			}
-			usage(stderr)
-			return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
+			return sc.run(ctx, []string{"--help"}, getenv, stdin, stdout, stderr)
 		}
 		return helpWritten("help", usage(stdout))
 	case "-h", "--help":

@@ -62,6 +62,10 @@ func TestHelpGoesToStdout(t *testing.T) {
 		{[]string{"run"}, "Usage: vigiles run"},
 		{[]string{"merge"}, "Usage: vigiles merge"},
 		{[]string{"help", "nosuch"}, "Commands:"},
+		// help takes one command, as doctor and version take none.
+		{[]string{"help", "run", "extra"}, `help: unexpected argument "extra" (help takes one command: vigiles help run)`},
+		{[]string{"help", "help", "run"}, `help: unexpected argument "run"`},
+		{[]string{"help", "nosuch", "x"}, `help: unknown command "nosuch"`},
 		{[]string{"nosuch"}, "Commands:"},
 		{[]string{"run", "--no-such-flag", "--", "true"}, ""},
 	} {
