@@ -653,7 +653,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return fail(stdout, 125, fmt.Errorf("reporting to GitHub: %w", err))
 	}
 	if runErr != nil {
-		return fail(stdout, 125, fmt.Errorf("vigiles %s: %w", in.Command, ownErr))
+		return fail(stdout, 125, fmt.Errorf("vigiles %w", namedFor(in.Command, ownErr)))
 	}
 	if sarifErr != nil {
 		return fail(stdout, 125, sarifErr)

@@ -87,11 +87,15 @@ func TestInterruptedAuditWritesItsReport(t *testing.T) {
 				text := string(b)
 				// The signal, named; never "context canceled".
 				plain := strings.ReplaceAll(stderr.String(), annotate.Colon, ":")
+				// The command named once: "audit interrupted", not "audit: audit interrupted".
 				for _, want := range []string{"vigiles: interrupted (SIGTERM): stopping the 1 run(s) still running",
-					"vigiles: " + command + ": " + command + " interrupted (SIGTERM)\n"} {
+					"vigiles: " + command + " interrupted (SIGTERM)\n"} {
 					if !strings.Contains(plain, want) {
 						t.Errorf("stderr lacks %q:\n%s", want, plain)
 					}
+				}
+				if strings.Contains(plain, command+": "+command) {
+					t.Errorf("stderr names the command twice:\n%s", plain)
 				}
 				if strings.Contains(plain+text, "context canceled") || strings.Count(text, "SIGTERM") < 2 {
 					t.Errorf("the messages do not name the signal (report: %d SIGTERM):\n%s%s", strings.Count(text, "SIGTERM"), plain, text)

@@ -558,7 +558,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		if isUsageMistake(runErr) {
 			code = 2
 		}
-		return exitWith(code, withConfigHint(fmt.Errorf("%s: %w", name, runErr), "--config"))
+		return exitWith(code, withConfigHint(namedFor(name, runErr), "--config"))
 	}
 	var buf bytes.Buffer
 	var err error
@@ -618,7 +618,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		}
 	}
 	if runErr != nil {
-		return exitWith(125, fmt.Errorf("%s: %w", name, runErr))
+		return exitWith(125, namedFor(name, runErr))
 	}
 	switch rep.Verdict {
 	case report.VerdictPass:
@@ -627,6 +627,16 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		return exitWith(1, nil)
 	}
 	return exitWith(125, nil)
+}
+
+// namedFor puts the command's name before err, an error of its work,
+// unless err's text begins with it already: the runner's "audit
+// interrupted (SIGINT)" is said as it is, not "audit: audit interrupted".
+func namedFor(command string, err error) error {
+	if strings.HasPrefix(err.Error(), command+" ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", command, err)
 }
 
 func writeJSONReport(w io.Writer, rep *report.Report) error {
