@@ -825,6 +825,11 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 	}
 }
 
+// tooManyRunsText is the headline of a report of no run, for a plan of
+// more runs than --max-runs (plan/too-many-runs, whose finding says how
+// many, and what to do).
+const tooManyRunsText = "no hook was run: more runs were planned than --max-runs allows (" + runner.RuleTooManyRuns + ", below)"
+
 func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 	type check struct {
 		name  string
@@ -872,6 +877,11 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		case "ERR ":
 			notRun++
 		}
+	}
+	if len(rep.Runs) == 0 && hasRule(rep, runner.RuleTooManyRuns) {
+		// "0 check run(s), 0 failed" would read as checks that passed.
+		fmt.Fprintf(w, "vigiles test%s: %s — %s\n", shard, tooManyRunsText, verdict)
+		return
 	}
 	fmt.Fprintf(w, "vigiles test%s: %d check run(s), %d failed", shard, len(order), failed)
 	if notRun > 0 {
@@ -989,6 +999,12 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	ran := fmt.Sprintf("%d hook run(s)", len(rep.Runs)-listed)
 	if listed > 0 {
 		ran += fmt.Sprintf(", %d listed but not run,", listed)
+	}
+	if len(rep.Runs) == 0 && hasRule(rep, runner.RuleTooManyRuns) {
+		// "0 hook run(s) across 0 plugin(s)" would read as a tree
+		// without hooks.
+		fmt.Fprintf(w, "vigiles %s%s: %s — %s\n", what, shard, tooManyRunsText, verdict)
+		return
 	}
 	fmt.Fprintf(w, "vigiles %s%s: %s across %d plugin(s) — %s\n\n", what, shard, ran, len(plugins), verdict)
 	if len(rep.Runs) == 0 {

@@ -380,6 +380,31 @@ func TestAuditTextCountsWhatRan(t *testing.T) {
 	}
 }
 
+// TestTextSaysWhyNothingRan: a plan of more runs than --max-runs runs
+// none, and the headline says so, not "0 hook run(s) across 0
+// plugin(s)" (a tree without hooks) or "0 check run(s), 0 failed".
+func TestTextSaysWhyNothingRan(t *testing.T) {
+	tooMany := report.Finding{Rule: runner.RuleTooManyRuns, Severity: report.SeverityError, Location: report.Location{File: "hooks/hooks.json"},
+		Message: "the audit plans 8 hook runs, more than the 3 vigiles starts (--max-runs; the action's max-runs input), so none was run"}
+	for _, tc := range []struct {
+		command, shard string
+		findings       []report.Finding
+		want           string
+	}{
+		{"audit", "", []report.Finding{tooMany}, "vigiles audit: no hook was run: more runs were planned than --max-runs allows (plan/too-many-runs, below) — ERROR\n\nFindings (1 error,"},
+		{"audit", "2/3", []report.Finding{tooMany}, "vigiles audit (shard 2/3): no hook was run: more runs were planned than --max-runs allows (plan/too-many-runs, below) — ERROR\n"},
+		{"test", "", []report.Finding{tooMany}, "vigiles test: no hook was run: more runs were planned than --max-runs allows (plan/too-many-runs, below) — ERROR\n\nFindings (1 error,"},
+		// A tree without hooks is told as before.
+		{"audit", "", nil, "vigiles audit: 0 hook run(s) across 0 plugin(s) — ERROR\n\nNo hook was run.\n"},
+	} {
+		var b bytes.Buffer
+		writeTextReport(&b, &report.Report{Schema: report.Schema, Command: tc.command, Shard: tc.shard, Verdict: report.VerdictError, Findings: tc.findings})
+		if !strings.HasPrefix(b.String(), tc.want) {
+			t.Errorf("%s %s:\n%s\nwant it to start %q", tc.command, tc.shard, b.String(), tc.want)
+		}
+	}
+}
+
 // TestAuditTextShowsTheEnvFile: the inventory shows an env file's first
 // line, cleaned (an accepted one has no finding to point at), and counts
 // the rest.
