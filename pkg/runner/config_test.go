@@ -107,7 +107,10 @@ func TestConfigErrorLocations(t *testing.T) {
 		// Syntax errors point at the line where the text stops being YAML
 		// (yaml.v3's own "line N" is often its context's, zero-based).
 		{"syntax", "defaults:\n  sandbox: [\n", []string{"2:3 not valid YAML"}},
-		{"tab indentation", "checks:\n\t- name: x\n", []string{"2:1 not valid YAML"}},
+		{"tab indentation", "checks:\n\t- name: x\n", []string{"2:1 not valid YAML: found character that cannot start any token (a tab: YAML indents with spaces)"}},
+		// yaml.v3 names a tab after spaces itself.
+		{"tab after spaces", "checks:\n  - name: x\n  \thook: h\n", []string{"3:3 not valid YAML: found a tab character that violates indentation"}},
+		{"another character no token starts with", "checks:\n  - name: x\n    hook: `h`\n", []string{"3:5 not valid YAML: found character that cannot start any token"}},
 		{"misindented key", "checks:\n  - name: a\n    hook: h\n    tool: Bash\n   expect:\n      blocked: true\n", []string{"5:4 not valid YAML: did not find expected"}},
 		{"unclosed bracket", "checks:\n  - name: a\n    hook: h\n    input: [a, b\n    expect: {blocked: true}\n", []string{"4:5 not valid YAML: did not find expected ',' or ']'"}},
 		{"mapping value in a scalar", "version: 1\ndefaults: x\n  timeout: 1s\n", []string{"3:3 not valid YAML: mapping values are not allowed"}},

@@ -105,5 +105,13 @@ func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	line := data[start:ends[hi-1]]
 	indent := len(line) - len(bytes.TrimLeft(line, " "))
 	e.Line, e.Column = hi, utf8.RuneCount(line[:indent])+1
+	if indent < len(line) && line[indent] == '\t' && strings.Contains(text, yamlNoToken) {
+		// yaml.v3 says only that no token starts there.
+		e.Msg += " (a tab: YAML indents with spaces)"
+	}
 	return e
 }
+
+// yamlNoToken is yaml.v3's error for a character no token may start
+// with, a tab among them where it indents a line.
+const yamlNoToken = "found character that cannot start any token"
