@@ -439,8 +439,13 @@ func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
 // name's answer (why: answerRefusal's reason). The record is shown by
 // vigiles run, where an address range is allowed with --allow-ip, and by
 // test and audit, which have no such flag: there it goes under
-// defaults.egress.allow-ip in the policy file. The detail names both.
+// defaults.egress.allow-ip in the policy file. The detail names both,
+// but for a loopback address, which no allow admits: the sandbox's
+// loopback is its own, and the host's is reached by no allow.
 func refusedDetail(why string) string {
+	if why == "loopback" {
+		return "answer refused: loopback address (the sandbox's loopback is its own, and no allow reaches the host's)"
+	}
 	return "answer refused: " + why + " address (allow it with --allow-ip for vigiles run, defaults.egress.allow-ip in the policy for test and audit)"
 }
 
