@@ -229,8 +229,13 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 				t.Errorf("%s: %+v, want refused as %s", c.host, e, c.why)
 			}
 			// test and audit report the record too, and have no
-			// --allow-ip: the detail names the policy's key as well.
-			if !strings.Contains(e.Detail, "--allow-ip") || !strings.Contains(e.Detail, "defaults.egress.allow-ip") {
+			// --allow-ip: the detail names the policy's key as well;
+			// a loopback address, which no allow admits, neither.
+			if c.why == "loopback" {
+				if strings.Contains(e.Detail, "--allow-ip") {
+					t.Errorf("%s: detail %q advises an allow that refuses the loopback", c.host, e.Detail)
+				}
+			} else if !strings.Contains(e.Detail, "--allow-ip") || !strings.Contains(e.Detail, "defaults.egress.allow-ip") {
 				t.Errorf("%s: detail %q, want it to name both --allow-ip (vigiles run) and defaults.egress.allow-ip (test, audit)", c.host, e.Detail)
 			}
 		}
