@@ -1354,6 +1354,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	failed := map[string]bool{}     // runs with run/refused or run/failed
 	cutShort := map[string]string{} // runs ended sooner than Claude Code would end them (executed.cutShort)
 	limited := map[string]string{}  // runs that hit a limit of the sandbox (executed.limit)
+	var hookErrs []hookErrorOf
 	for i, e := range results {
 		runs = append(runs, e.run)
 		if f, cut := stop.finding(i, mine[i], e); cut {
@@ -1373,9 +1374,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		finds = append(finds, rf...)
 		if f := hookError(e); f != nil {
-			finds = append(finds, *f)
+			hookErrs = append(hookErrs, hookErrorOf{*f, e.run})
 		}
 	}
+	finds = append(finds, groupHookErrors(hookErrs)...)
 
 	// The runs whose outcome and record are vigiles' (a refusal, a
 	// failure, a limit of its sandbox, a timeout shorter than Claude

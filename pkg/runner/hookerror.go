@@ -108,6 +108,62 @@ func hookError(e executed) *report.Finding {
 		Title: "hook failed", Message: msg, Evidence: tail(r.Stderr, maxEvidence)}
 }
 
+// hookErrorOf is a run/hook-error finding and the run it is of.
+type hookErrorOf struct {
+	f report.Finding
+	r report.HookRun
+}
+
+// maxToolsNamed bounds the tools a grouped run/hook-error names; the
+// rest are counted.
+const maxToolsNamed = 6
+
+// groupHookErrors is the run/hook-error findings of errs, one for each
+// hook that failed alike for several tools (a matcher that takes every
+// tool runs it once per tool): the same declaration, the same words but
+// for the tool, the same end of stderr. It names the tools, in the
+// order of the runs, where each would have been a finding of its own;
+// the finding keeps the first run's hook.
+func groupHookErrors(errs []hookErrorOf) []report.Finding {
+	type group struct {
+		at    int
+		tools []string
+	}
+	var out []report.Finding
+	groups := map[string]*group{}
+	for _, e := range errs {
+		head := e.r.Event + toolSuffix(e.r.Tool) + " failed ("
+		if e.r.Tool == "" || !strings.Contains(e.f.Message, head) {
+			out = append(out, e.f)
+			continue
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", e.f.Location.File, e.f.Location.Line, e.f.Location.Column, strings.Replace(e.f.Message, head, e.r.Event+" failed (", 1), e.f.Evidence)
+		if g, ok := groups[key]; ok {
+			g.tools = append(g.tools, e.r.Tool)
+			continue
+		}
+		groups[key] = &group{at: len(out), tools: []string{e.r.Tool}}
+		out = append(out, e.f)
+	}
+	for _, g := range groups {
+		if len(g.tools) < 2 {
+			continue
+		}
+		f := &out[g.at]
+		first := toolSuffix(g.tools[0]) + " failed ("
+		named := make([]string, 0, maxToolsNamed+1)
+		for i, t := range g.tools {
+			if i == maxToolsNamed {
+				named = append(named, fmt.Sprintf("%d more", len(g.tools)-i))
+				break
+			}
+			named = append(named, shownName(t))
+		}
+		f.Message = strings.Replace(f.Message, first, fmt.Sprintf(" failed for each of the %d tools its matcher takes (%s), alike (", len(g.tools), JoinWords(named, "and")), 1)
+	}
+	return out
+}
+
 // failureCause says what a failed run's record tells of why it failed,
 // most telling first: a host the egress policy blocked, a path it names
 // that is not there for a reason the tree or the machine shows

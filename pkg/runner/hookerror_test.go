@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -223,5 +225,55 @@ func TestWorktreeCreateWithoutPath(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.HasPrefix(got[0], ".claude/settings.json#hooks.WorktreeCreate[0].hooks[0]: project WorktreeCreate failed (exit status 0 and no path on stdout; its stderr is empty): a WorktreeCreate hook replaces Claude Code's own git worktree creation and must print the directory it made") {
 		t.Errorf("hook-error findings %q, want one, of the hook that prints no path", got)
+	}
+}
+
+// TestHookErrorsGroupedAcrossTools: a hook whose matcher takes every tool
+// and that fails alike for each is one run/hook-error finding that names
+// the tools, not one a tool; hooks that fail otherwise keep theirs.
+func TestHookErrorsGroupedAcrossTools(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/hooks/hooks.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "*", "hooks": [{"type": "command", "command": "bun guard.ts"}]},
+  {"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "other"}]}]}}`,
+	})
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, payload []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, ExitCode: 127, Stderr: "/bin/sh: 1: bun: not found\n"}
+		if strings.Contains(spec.Command[len(spec.Command)-1], "other") {
+			// Fails another way for each tool: no group.
+			var in struct {
+				Tool string `json:"tool_name"`
+			}
+			_ = json.Unmarshal(payload, &in)
+			res.ExitCode, res.Stderr = 1, "failed on "+in.Tool+"\n"
+		}
+		return res, nil
+	}}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bun, other []string
+	for _, f := range rep.Findings {
+		switch {
+		case f.Rule != RuleRunHookError:
+		case f.Location.Line == 2:
+			bun = append(bun, f.Message)
+		default:
+			other = append(other, f.Message)
+		}
+	}
+	runs := 0
+	for _, r := range rep.Runs {
+		if r.Command == "bun guard.ts" {
+			runs++
+		}
+	}
+	if runs < 3 || len(bun) != 1 || !strings.HasPrefix(bun[0], fmt.Sprintf("p PreToolUse failed for each of the %d tools its matcher takes (", runs)) || !strings.Contains(bun[0], "more), alike (exit status 127; its stderr says: /bin/sh: 1: bun: not found)") {
+		t.Errorf("%d runs of the * hook, findings %q: want one naming the tools", runs, bun)
+	}
+	if len(other) != 2 {
+		t.Errorf("findings of the hook that fails otherwise for each tool: %q, want two", other)
 	}
 }
