@@ -42,6 +42,10 @@ func TestRelativeScriptPath(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("relative-path findings %q, want %d", got, len(want))
 	}
+	// Python's exit status 2 is named only where a Python runs it.
+	if !strings.Contains(got[3], "python's exit status 2") || strings.Contains(got[2], "python") || !strings.Contains(got[2], "exit status 127") {
+		t.Errorf("the failure named: %q, %q", got[2], got[3])
+	}
 	for line, script := range want {
 		msg := got[line]
 		if !strings.HasPrefix(msg, "the hook runs "+script+" by a path relative to the directory it runs in") || !strings.HasSuffix(msg, `Name it "$CLAUDE_PROJECT_DIR"/`+strings.TrimPrefix(script, "./")) {
