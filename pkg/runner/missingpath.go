@@ -26,10 +26,12 @@ import (
 // "cannot create PATH: Directory nonexistent" of a redirection, and a
 // shell's line of its own ("/bin/sh: 1: PATH: not found", "bash: line 1:
 // PATH: No such file or directory"), where an absolute path is read to
-// the end of the line, blanks and all (/Users/me/My Project/x.sh). The
+// the end of the line, blanks and all (/Users/me/My Project/x.sh), but
+// not across ": " (bash's "x.py: /usr/bin/python: bad interpreter: No
+// such file or directory" names the interpreter, not the script). The
 // path is the match's one group that is not empty but the importing
 // file's (5).
-var missingPaths = lazyRE(`(?m:^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?(/[^\n]*?): (?:not found|No such file or directory)$)|([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
+var missingPaths = lazyRE(`(?m:^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?(/(?:[^:\n]|:[^ \n])*?): (?:not found|No such file or directory)$)|([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
 
 // installedCopy matches, in a path of the run's throwaway HOME, where
 // Claude Code keeps its own copy of what it installs: a marketplace's

@@ -58,6 +58,7 @@ func TestMissingPathCause(t *testing.T) {
 			`it names /home/nobody-vigiles/.local/bin/graphify, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs`},
 		{"the tree has it", "plugin:plugins/p", "bash: /nonexistent-vigiles/.claude/hooks/validate.sh: No such file or directory\n",
 			`; the tree has .claude/hooks/validate.sh: "$CLAUDE_PROJECT_DIR"/.claude/hooks/validate.sh`},
+		{"a bad interpreter is no missing script", "project:.", "bash: /nonexistent-vigiles/hooks/guard.py: /usr/bin/python: bad interpreter: No such file or directory\n", ""},
 		{"the author's own path, with blanks in it", "project:.", "/bin/sh: 1: /nonexistent-vigiles/Start Up/My Project/.claude/hooks/validate.sh: not found\n",
 			`it names /nonexistent-vigiles/Start Up/My Project/.claude/hooks/validate.sh, an absolute path outside the work tree that this machine lacks: a hook that names its author's own paths fails wherever else it runs; name the tree's files with "$CLAUDE_PROJECT_DIR"/… (a plugin's with ${CLAUDE_PLUGIN_ROOT}/…); the tree has .claude/hooks/validate.sh: "$CLAUDE_PROJECT_DIR"/.claude/hooks/validate.sh`},
 		{"python", "project:.", "python3: can't open file '/nonexistent-vigiles/hook.py': [Errno 2] No such file or directory\n",
