@@ -66,4 +66,9 @@ func TestBashOnlyHooks(t *testing.T) {
 	if !strings.HasPrefix(cause, "its command redirects with &> (if command -v osascript &> /dev/null), which /bin/sh reads as & and >") {
 		t.Errorf("cause %q", cause)
 	}
+	// A missing program no &> test guards is one to install.
+	cause = failureCause(report.HookRun{ExitCode: 127, Command: "mkdir -p /tmp/x &> /dev/null; nosuchprogram --flag", Stderr: "/bin/sh: 1: nosuchprogram: not found\n"}, dir)
+	if !strings.HasPrefix(cause, "a program it runs was not found on the machine the audit ran on") {
+		t.Errorf("cause of a program no &> test guards: %q", cause)
+	}
 }

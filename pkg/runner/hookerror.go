@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -108,6 +109,23 @@ func hookError(e executed) *report.Finding {
 		Title: "hook failed", Message: msg, Evidence: tail(r.Stderr, maxEvidence)}
 }
 
+// notFoundProgram matches a shell's report of a program it did not find
+// ("sh: 1: osascript: not found", "bash: line 1: jq: command not found"),
+// the program in group 1.
+var notFoundProgram = lazyRE(`(?m)^(?:[^:\n]*sh: )?(?:\d+: |line \d+: )?([^\s:/]+): (?:command )?not found$`)
+
+// testedBothRedirect says whether stderr's missing program is one cmd
+// tests for with &> (`command -v X &> /dev/null`, which, type, hash): a
+// test that /bin/sh, where it is dash, runs in the background, and that
+// so always passes, running X where it is missing.
+func testedBothRedirect(cmd, stderr string) bool {
+	m := notFoundProgram().FindStringSubmatch(stderr)
+	if m == nil || bothRedirect(cmd) < 0 {
+		return false
+	}
+	return regexp.MustCompile(`(?:\bcommand\s+-v|\bwhich|\btype|\bhash)\s+['"]?` + regexp.QuoteMeta(m[1]) + `['"]?\s*&>`).MatchString(cmd)
+}
+
 // hookErrorOf is a run/hook-error finding and the run it is of.
 type hookErrorOf struct {
 	f report.Finding
@@ -186,7 +204,7 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	switch {
-	case code == 127 && bothRedirect(r.Command) >= 0:
+	case code == 127 && testedBothRedirect(r.Command, stderr):
 		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(bothRedirectAt(r.Command, bothRedirect(r.Command)), 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
