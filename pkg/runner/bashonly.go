@@ -19,11 +19,16 @@ import (
 const RuleBashOnly = "discovery/bash-only"
 
 // bothRedirect finds, in a shell command, the first &> (or &>>) a shell
-// reads as an operator: not quoted, not escaped, not in a comment, not
-// the end of an && (`a &&> f` is bash's && then >). It returns its byte
-// offset, -1 where there is none.
+// reads as an operator: not quoted, not escaped, not in a comment or a
+// here-document's body, not the end of an && (`a &&> f` is bash's &&
+// then >). It returns its byte offset, -1 where there is none.
 func bothRedirect(cmd string) int {
 	quote := byte(0)
+	type heredoc struct {
+		delim string
+		tabs  bool // <<-: the body's leading tabs are stripped
+	}
+	var pending []heredoc
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
 		switch {
@@ -41,9 +46,55 @@ func bothRedirect(cmd string) int {
 			quote = c
 		case c == '#' && (i == 0 || strings.IndexByte(" \t\n;&|()", cmd[i-1]) >= 0):
 			// A comment, to the end of its line.
-			for i < len(cmd) && cmd[i] != '\n' {
+			for i+1 < len(cmd) && cmd[i+1] != '\n' {
 				i++
 			}
+		case strings.HasPrefix(cmd[i:], "<<<"):
+			i += 2 // a here-string: its word is read as any other
+		case strings.HasPrefix(cmd[i:], "<<"):
+			// A here-document: its body, from the next line to its
+			// delimiter's, is text, not commands.
+			j := i + 2
+			h := heredoc{}
+			if j < len(cmd) && cmd[j] == '-' {
+				h.tabs = true
+				j++
+			}
+			for j < len(cmd) && (cmd[j] == ' ' || cmd[j] == '\t') {
+				j++
+			}
+			k := j
+			for k < len(cmd) && strings.IndexByte(" \t\n;&|<>()", cmd[k]) < 0 {
+				k++
+			}
+			h.delim = strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(cmd[j:k])
+			if h.delim != "" {
+				pending = append(pending, h)
+			}
+			i = k - 1
+		case c == '\n' && len(pending) > 0:
+			// Skip each pending body, line by line, to its delimiter.
+			for _, h := range pending {
+				for i+1 < len(cmd) {
+					end := strings.IndexByte(cmd[i+1:], '\n')
+					line := cmd[i+1:]
+					if end >= 0 {
+						line = cmd[i+1 : i+1+end]
+					}
+					if end < 0 {
+						i = len(cmd)
+					} else {
+						i += 1 + end
+					}
+					if h.tabs {
+						line = strings.TrimLeft(line, "\t")
+					}
+					if line == h.delim {
+						break
+					}
+				}
+			}
+			pending = nil
 		case c == '&' && i+1 < len(cmd) && cmd[i+1] == '>' && (i == 0 || cmd[i-1] != '&' && cmd[i-1] != '>' && cmd[i-1] != '<'):
 			return i
 		}

@@ -72,3 +72,18 @@ func TestBashOnlyHooks(t *testing.T) {
 		t.Errorf("cause of a program no &> test guards: %q", cause)
 	}
 }
+
+// TestBothRedirectHeredoc: a here-document's body is text, not commands:
+// an &> in it is none, and one after its delimiter is.
+func TestBothRedirectHeredoc(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"cat <<'EOF'\na &> b\nEOF\necho done":           false,
+		"cat <<-EOF > f\n\ta &> b\n\tEOF\nrun &> log":   true,
+		"cat <<<'a &> b'":                               false,
+		"cat <<EOF\nx\nEOF\ncat <<EOF2\na &> b\nEOF2\n": false,
+	} {
+		if got := bothRedirect(cmd) >= 0; got != want {
+			t.Errorf("%q: found %v, want %v", cmd, got, want)
+		}
+	}
+}
