@@ -683,6 +683,7 @@ func (s *session) discover(paths []string) error {
 	s.hookRemoteSession()
 	s.hookNeverSet()
 	s.hookBashOnly()
+	s.hookRelativePath()
 	s.outsidePlugins()
 	return nil
 }

@@ -1900,8 +1900,9 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		// Through a link that leads out, nothing is said either way.
 		_, fi, err := beneath(c.dir, c.dirReal, abs)
 		if err == nil && !ctx.isPlugin && !filepath.IsAbs(p) && fi.Mode().IsRegular() {
-			w := commandWords(words)
-			c.relativeScript(h, p, len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0])
+			if w := commandWords(words); h.relScript == "" {
+				h.relScript, h.relPython = p, len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0]
+			}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			shown, _ := relTo(c.dir, abs)
@@ -1925,38 +1926,6 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 			c.find(RuleMissingScript, report.SeverityError, h.Location, "hook script %s does not exist: the hook fails every time it runs%s", shown, how)
 		}
 	}
-}
-
-// RuleRelativePath names a project's hook that runs a script of the
-// project by a path relative to the directory it runs in
-// (.claude/hooks/guard.sh, python3 .claude/hooks/x.py): Claude Code runs
-// a hook in the session's current directory, which moves when a command
-// of the session cds into a subdirectory (the Bash tool keeps its
-// directory from one call to the next), and from there the path names
-// nothing (anthropics/claude-code#3583, #5176). The audit runs the hook
-// in the project's directory, where it is found.
-const RuleRelativePath = "discovery/relative-path"
-
-// relativeScript warns that hook h runs the project's script p by a
-// relative path (RuleRelativePath), once per hook; python says a Python
-// runs it, which exits 2 for a script it cannot open.
-func (c *claudeDisc) relativeScript(h *Hook, p string, python bool) {
-	for _, f := range c.out.Findings {
-		if f.Rule == RuleRelativePath && f.Location == h.Location {
-			return
-		}
-	}
-	fails := "with a shell's exit status 127 (or its interpreter's), a non-blocking error that lets the call through as if the hook were not there"
-	if python {
-		fails = "with python's exit status 2 for a script it cannot open, which Claude Code reads as a block: on every call, where the event takes one"
-	}
-	when := ""
-	if h.Event == SessionStart {
-		when = " (a SessionStart hook finds it at startup, in the directory the session starts in, and not on a resume, clear or compact after such a cd)"
-	}
-	c.find(RuleRelativePath, report.SeverityWarning, h.Location,
-		"the hook runs %s by a path relative to the directory it runs in, and Claude Code runs a hook in the session's current directory, which moves when a command of the session cds into a subdirectory: from there the path names nothing, and the hook fails each time it runs%s, %s; this audit ran it from the project's directory, where it is found. Name it \"$CLAUDE_PROJECT_DIR\"/%s",
-		shownName(p), when, fails, shownName(path.Clean(p)))
 }
 
 // noPluginRoot stands for ${CLAUDE_PLUGIN_ROOT} in a project's hook,

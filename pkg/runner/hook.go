@@ -107,6 +107,11 @@ type Hook struct {
 	// runs in (settingsOf), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.
 	SettingsEnv []string
+	// relScript is, for a project hook, the first script of the project
+	// it runs by a path relative to the directory it runs in (checkScripts;
+	// RuleRelativePath), and relPython says a Python runs it.
+	relScript string
+	relPython bool
 	// ProjectDir is, for a project hook (a settings file's, or a project
 	// skill's, agent's or command's) declared in a .claude directory below
 	// the work tree's own (a monorepo package's), that directory's parent,

@@ -48,8 +48,31 @@ func TestRelativeScriptPath(t *testing.T) {
 	}
 	for line, script := range want {
 		msg := got[line]
-		if !strings.HasPrefix(msg, "the hook runs "+script+" by a path relative to the directory it runs in") || !strings.HasSuffix(msg, `Name it "$CLAUDE_PROJECT_DIR"/`+strings.TrimPrefix(script, "./")) {
+		fix := `Name it "$CLAUDE_PROJECT_DIR"/` + strings.TrimPrefix(script, "./")
+		if line == 4 {
+			// Exec form: no shell, Claude Code substitutes ${…} itself.
+			fix = "Name it ${CLAUDE_PROJECT_DIR}/" + script + " (exec form"
+		}
+		if !strings.HasPrefix(msg, "the hook runs "+script+" by a path relative to the directory it runs in") || !strings.Contains(msg, fix) {
 			t.Errorf("line %d: %q, want one of %s", line, msg, script)
 		}
+	}
+}
+
+// TestRelativeScriptPathKeptInProject: where the project's settings set
+// CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR, Claude Code returns the Bash
+// tool to the project's directory after each command, and a relative
+// path is found: no warning.
+func TestRelativeScriptPathKeptInProject(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":     `{"env": {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ".claude/hooks/pre-bash.sh"}]}]}}`,
+		".claude/hooks/pre-bash.sh": "#!/bin/sh\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := messagesOf(rep.Findings, RuleRelativePath); len(got) != 0 {
+		t.Errorf("relative-path findings %q, want none", got)
 	}
 }
