@@ -550,6 +550,8 @@ func (c *claudeDisc) about(i int, dirs ...string) {
 func (c *claudeDisc) bound(loc report.Location, format string, args ...any) {
 	c.out.Bounded = append(c.out.Bounded, len(c.out.Findings))
 	c.find(RuleMalformed, report.SeverityError, loc, format, args...)
+	// vigiles' bound, not the file's fault: Claude Code loads it.
+	c.loadsAnyway()
 }
 
 func (c *claudeDisc) loc(file string, p jpos) report.Location {
@@ -767,6 +769,26 @@ var settingsUnscanned = map[string]bool{"mcpServers": true, "managedMcpServers":
 // looks, as Claude Code's scan is bounded.
 const maxGuardDepth = 4
 
+// holdsGuard says whether n holds a PreToolUse or PermissionRequest key
+// that holds something (not null, not an empty array), at depth or
+// below it, to maxGuardDepth.
+func holdsGuard(n *jnode, depth int) bool {
+	if n == nil || depth > maxGuardDepth {
+		return false
+	}
+	switch n.Kind {
+	case jsonArray:
+		return slices.ContainsFunc(n.Elems, func(e *jnode) bool { return holdsGuard(e, depth+1) })
+	case jsonObject:
+		for _, m := range n.Members {
+			if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) || !settingsUnscanned[m.Key] && holdsGuard(m.Value, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // guardOutsideHooks finds, in a settings file's object n, a PreToolUse
 // or PermissionRequest key that holds something (not null, not an empty
 // array) outside "hooks": at the top level or a few levels below another
@@ -795,7 +817,7 @@ func guardOutsideHooks(n *jnode) (string, *jmember) {
 			}
 			for i := range n.Members {
 				m := &n.Members[i]
-				if depth == 0 && (m.Key == "hooks" || settingsUnscanned[m.Key]) {
+				if depth == 0 && m.Key == "hooks" || settingsUnscanned[m.Key] {
 					continue
 				}
 				where := m.Key
@@ -1472,7 +1494,8 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 		}
 		before := len(c.out.Findings)
 		c.event(ctx, ev, prefix)
-		if !guardEvents[ev.Key] || fatal >= 0 {
+		_, known := knownEvents[ev.Key]
+		if known && !guardEvents[ev.Key] || fatal >= 0 {
 			continue
 		}
 		for k := before; k < len(c.out.Findings); k++ {
@@ -1494,6 +1517,13 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) {
 		return
 	}
 	if _, known := knownEvents[ev.Key]; !known {
+		if holdsGuard(ev.Value, 0) {
+			// "hooks": {"hooks": {"PreToolUse": …}}, a plugin's hooks
+			// file pasted whole: Claude Code skips the file.
+			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos),
+				"%q is no hook event, but it holds PreToolUse or PermissionRequest hooks: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks where no event is: put them under \"hooks\" by their event", ev.Key)
+			return
+		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
 			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
 			ev.Key, strings.Join(EventNames(), ", "))
@@ -1525,9 +1555,10 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		switch m.Value.Kind {
 		case jsonString:
 			matcher, hasMatcher = m.Value.Str, true
-		case jsonNull:
 		default:
-			c.find(RuleWrongType, report.SeverityError, mloc, "%s[%d].matcher: want a string, found %s", event, gi, m.Value.Kind)
+			// null too: the schema's matcher is an optional string,
+			// not a nullable one (leave the key out to match all).
+			c.find(RuleWrongType, report.SeverityError, mloc, "%s[%d].matcher: want a string (or no matcher key, which matches all), found %s", event, gi, m.Value.Kind)
 			return
 		}
 	}
@@ -1654,6 +1685,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			hook.Shell = m.Value.Str
 		}
 	}
+	if m, ok := h.member("statusMessage"); ok && m.Value.Kind != jsonString {
+		c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.statusMessage: want a string, found %s", where, describeNode(m.Value))
+		bad = true
+	}
 	for _, k := range []string{"async", "asyncRewake"} {
 		if m, ok := h.member(k); ok {
 			if m.Value.Kind != jsonBool {
@@ -1721,6 +1756,11 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		}
 		if hook.Command == "" {
 			c.find(RuleMalformed, report.SeverityError, hook.Location, "%s: command hook without a \"command\" string", where)
+			if m, ok := h.member("command"); ok && m.Value.Kind == jsonString {
+				// "": the schema takes an empty string, and Claude Code
+				// loads the hook, which runs nothing.
+				c.loadsAnyway()
+			}
 			return
 		}
 		expand := func(s string) string {

@@ -908,6 +908,9 @@ func TestBrokenSettingsFile(t *testing.T) {
 		{"a PermissionRequest that is no array", `{"env": {"FOO": "bar"}, "hooks": {"PermissionRequest": {"matcher": "Bash"}, ` + rest + `}}`, true, RuleWrongType, "PermissionRequest: want an array of matcher groups"},
 		{"PreToolUse outside hooks", `{"env": {"FOO": "bar"}, "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}], "hooks": {` + rest + `}}`, true, RuleMalformed, `"PreToolUse" is declared outside "hooks" (at the top level)`},
 		{"hooks an array", `{"env": {"FOO": "bar"}, "hooks": [{"matcher": "Bash"}]}`, true, RuleWrongType, `"hooks": want an object keyed by event name, found an array`},
+		{"a plugin's hooks file pasted whole", `{"env": {"FOO": "bar"}, "hooks": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}]}, ` + rest + `}}`, true, RuleMalformed, `"hooks" is no hook event, but it holds PreToolUse or PermissionRequest hooks`},
+		{"a PreToolUse matcher null", `{"env": {"FOO": "bar"}, "hooks": {"PreToolUse": [{"matcher": null, "hooks": [{"type": "command", "command": "true # guard"}]}], ` + rest + `}}`, true, RuleWrongType, "PreToolUse[0].matcher: want a string (or no matcher key, which matches all), found null"},
+		{"a guard under an env of another key", `{"env": {"FOO": "bar"}, "x": {"env": {"PreToolUse": [1]}}, "hooks": {` + rest + `}}`, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := makeTree(t, map[string]string{
@@ -953,6 +956,9 @@ func TestBrokenSettingsFile(t *testing.T) {
 				}
 			}
 			says := "Claude Code skips a settings file in which a PreToolUse or PermissionRequest hook cannot be loaded entirely"
+			if tc.rule == "" {
+				return
+			}
 			if len(msgs) != 1 || !strings.Contains(msgs[0], tc.finding) || strings.Contains(msgs[0], says) != tc.skipped {
 				t.Errorf("%s findings %q: want one with %q, saying the file is skipped %v", tc.rule, msgs, tc.finding, tc.skipped)
 			}

@@ -332,9 +332,19 @@ func notExecutableInTree(stderr, tree string) string {
 		return ""
 	}
 	// Looked up in the tree only: a link of the tree's that leads out
-	// is not followed to tell what the host holds there.
-	if fi := treeEntry(tree, filepath.ToSlash(rel)); fi == nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
+	// is not followed to tell what the host holds there. A link that
+	// stays in is followed, and the file it leads to named: git keeps
+	// the mode of that file, not of the link.
+	real, err := filepath.EvalSymlinks(tree)
+	if err != nil {
 		return ""
+	}
+	resolved, fi, err := beneath(tree, real, filepath.Join(tree, rel))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
+		return ""
+	}
+	if r, err := filepath.Rel(real, resolved); err == nil {
+		rel = r
 	}
 	return filepath.ToSlash(rel)
 }

@@ -131,10 +131,19 @@ func TestMissingPathCause(t *testing.T) {
 // tree, is not.
 func TestNotExecutableInTree(t *testing.T) {
 	tree := makeTree(t, map[string]string{"hooks/guard.py": "print()\n", "hooks/ok.sh": "#!/bin/sh\n"})
+	// A link in the tree to it: the file it leads to is named, whose
+	// mode git keeps.
+	if err := os.MkdirAll(filepath.Join(tree, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../hooks/guard.py", filepath.Join(tree, "bin/guard")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ stderr, want string }{
 		{"sh: 1: " + tree + "/hooks/guard.py: Permission denied\n", "it runs hooks/guard.py, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x hooks/guard.py), or run it through its interpreter"},
 		{"sh: 1: " + tree + "/hooks/ok.sh: Permission denied\n", "a file it runs could not be executed (no execute permission, or not a program)"},
 		{"sh: 1: /usr/local/bin/x: Permission denied\n", "a file it runs could not be executed (no execute permission, or not a program)"},
+		{"sh: 1: " + tree + "/bin/guard: Permission denied\n", "it runs hooks/guard.py, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x hooks/guard.py), or run it through its interpreter"},
 	} {
 		if got := failureCause(report.HookRun{ExitCode: 126, Stderr: tc.stderr}, tree); got != tc.want {
 			t.Errorf("%q:\ngot  %q\nwant %q", tc.stderr, got, tc.want)
