@@ -726,13 +726,18 @@ var baselineSchemaRE = lazyRE(`"schema"\s*:\s*"vigiles\.baseline/`)
 // isBaseline says whether a file (data, parsed as root; nil where it is
 // not valid JSON) is a vigiles baseline, valid or not: an object with a
 // "schema" of vigiles' baselines (vigiles.baseline/…, of any version),
-// or text that is not valid JSON and holds one (a baseline damaged by
-// hand or by a merge). An empty file is one too: it holds nothing to
+// or text that is not valid JSON, begins as an object or a merge's
+// conflict marker does, and holds one (a baseline damaged by hand or by
+// a merge). An empty file is one too: it holds nothing to
 // lose. Any other file (the policy file, another tool's JSON, a file of
 // the host's) is not one, and --update-baseline does not overwrite it.
 func isBaseline(data []byte, root *jnode) bool {
 	if root == nil {
-		return len(bytes.TrimSpace(data)) == 0 || baselineSchemaRE().Match(data)
+		// Damaged JSON begins as JSON does, or a merge's conflict
+		// marker does: a document that only quotes the schema (a
+		// README, a policy file's comment) is none.
+		t := bytes.TrimSpace(data)
+		return len(t) == 0 || (bytes.HasPrefix(t, []byte("{")) || bytes.HasPrefix(t, []byte("<<<<<<< "))) && baselineSchemaRE().Match(data)
 	}
 	if root.Kind != jsonObject {
 		return false
