@@ -729,7 +729,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
-	firstHook := len(c.out.Hooks)
+	firstFind, firstHook := len(c.out.Findings), len(c.out.Hooks)
 	fatal := -1
 	if hooks := n.get("hooks"); hooks != nil {
 		ctx := hookCtx{file: rel, plugin: plugin, pluginRoot: root, projectDir: root, isPlugin: false}
@@ -745,6 +745,13 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 	if fatal >= 0 {
 		c.skipBrokenSettings(rel, fatal, firstHook)
 		return
+	}
+	for k := firstFind; k < len(c.out.Findings); k++ {
+		// Another event's entry that cannot be loaded: Claude Code
+		// drops it alone ("This entry was ignored").
+		if f := &c.out.Findings[k]; f.Severity == report.SeverityError && f.Location.File == rel && (f.Rule == RuleWrongType || f.Rule == RuleMalformed) && !c.loadable[k] {
+			f.Message += "; Claude Code ignores this entry and applies the rest of the file"
+		}
 	}
 	c.settingsCommands(root, rel, plugin, n)
 	c.settingsEnv(rel, n)

@@ -902,7 +902,7 @@ func TestBrokenSettingsFile(t *testing.T) {
 	}{
 		{"a PostToolUse handler of the wrong type", `{"env": {"FOO": "bar"}, "hooks": {
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}],
-  "PostToolUse": [{"matcher": "Edit", "hooks": ["prettier --write"]}], ` + rest + `}}`, false, RuleWrongType, "PostToolUse[0].hooks[0]: want a hook handler object, found a string"},
+  "PostToolUse": [{"matcher": "Edit", "hooks": ["prettier --write"]}], ` + rest + `}}`, false, RuleWrongType, "PostToolUse[0].hooks[0]: want a hook handler object, found a string; Claude Code ignores this entry and applies the rest of the file"},
 		{"a PreToolUse handler of the wrong type", `{"env": {"FOO": "bar"}, "disableAllHooks": true, "hooks": {
   "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}, {"type": "command", "command": "x", "timeout": "5"}]}], ` + rest + `}}`, true, RuleWrongType, "timeout"},
 		{"a PermissionRequest that is no array", `{"env": {"FOO": "bar"}, "hooks": {"PermissionRequest": {"matcher": "Bash"}, ` + rest + `}}`, true, RuleWrongType, "PermissionRequest: want an array of matcher groups"},
