@@ -20,6 +20,8 @@ func TestBrokenPluginGuard(t *testing.T) {
 		{"a PreToolUse handler of the wrong type", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "timeout": "5"}]}], ` + good + `}}`, `{"name": "p"}`, true},
 		{"a PermissionRequest inline in the manifest", `{"hooks": {` + good + `}}`, `{"name": "p", "hooks": {"PermissionRequest": [{"hooks": [{"type": "command"}]}]}}`, true},
 		{"a PreToolUse handler with an empty command, which the schema takes", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ""}]}], ` + good + `}}`, `{"name": "p"}`, false},
+		{"a PreToolUse http hook without a url", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "http"}]}], ` + good + `}}`, `{"name": "p"}`, true},
+		{"a Stop prompt hook without a prompt", `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "model": "x"}]}], ` + good + `}}`, `{"name": "p"}`, false},
 		{"a Stop handler of the wrong type", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}], ` + good + `}}`, `{"name": "p"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1825,6 +1825,23 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: \"shell\": \"powershell\" runs only on Windows and vigiles does not run it, so this hook is not audited: write it for sh (drop \"shell\"), or use exec form (\"args\"), to have it audited", where)
 		}
 		c.checkScripts(hook, ctx)
+	}
+	// What the other types' schemas require: without it Claude Code
+	// does not load the hook (and skips the settings file, or fails the
+	// plugin, where it is a PreToolUse or PermissionRequest one).
+	for _, k := range map[string][]string{TypeHTTP: {"url"}, TypePrompt: {"prompt"}, TypeAgent: {"prompt"}, TypeMCPTool: {"server", "tool"}}[hook.Type] {
+		if v := h.get(k); v == nil || v.Kind != jsonString {
+			what := "none"
+			if v != nil {
+				what = v.Kind.String()
+			}
+			c.find(RuleWrongType, report.SeverityError, hook.Location, "%s: %s hook without a %q string (found %s), which Claude Code's schema requires: it does not load the hook", where, hook.Type, k, what)
+			return
+		}
+	}
+	switch hook.Type {
+	case TypeCommand:
+		// Read above.
 	case TypeHTTP:
 		// Claude Code POSTs the event's input (a command, a file's
 		// content, a prompt) to the URL, with the variables of
