@@ -22,6 +22,7 @@ func TestBrokenPluginGuard(t *testing.T) {
 		{"a PreToolUse handler with an empty command, which the schema takes", `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": ""}]}], ` + good + `}}`, `{"name": "p"}`, false},
 		{"a PreToolUse http hook without a url", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "http"}]}], ` + good + `}}`, `{"name": "p"}`, true},
 		{"a Stop prompt hook without a prompt", `{"hooks": {"Stop": [{"hooks": [{"type": "prompt", "model": "x"}]}], ` + good + `}}`, `{"name": "p"}`, false},
+		{"an unknown event's handler of the wrong type", `{"hooks": {"NewEvent": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}], ` + good + `}}`, `{"name": "p"}`, false},
 		{"a Stop handler of the wrong type", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x", "timeout": "5"}]}], ` + good + `}}`, `{"name": "p"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

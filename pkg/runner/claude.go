@@ -777,18 +777,24 @@ var settingsUnscanned = map[string]bool{"mcpServers": true, "managedMcpServers":
 const maxGuardDepth = 4
 
 // holdsGuard says whether n holds a PreToolUse or PermissionRequest key
-// that holds something (not null, not an empty array), at depth or
-// below it, to maxGuardDepth.
-func holdsGuard(n *jnode, depth int) bool {
+// that holds something (not null, not an empty array), or, where
+// matchers, is an object shaped as a matcher group (a "hooks" list that
+// is not empty), at depth or below it, to maxGuardDepth. Below a
+// settings file's top level but outside "hooks" the keys of
+// settingsUnscanned are passed over (skip); under "hooks" none is.
+func holdsGuard(n *jnode, depth int, skip, matchers bool) bool {
 	if n == nil || depth > maxGuardDepth {
 		return false
 	}
 	switch n.Kind {
 	case jsonArray:
-		return slices.ContainsFunc(n.Elems, func(e *jnode) bool { return holdsGuard(e, depth+1) })
+		return slices.ContainsFunc(n.Elems, func(e *jnode) bool { return holdsGuard(e, depth+1, skip, matchers) })
 	case jsonObject:
+		if h := n.get("hooks"); matchers && h != nil && h.Kind == jsonArray && len(h.Elems) > 0 {
+			return true
+		}
 		for _, m := range n.Members {
-			if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) || !settingsUnscanned[m.Key] && holdsGuard(m.Value, depth+1) {
+			if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) || !(skip && settingsUnscanned[m.Key]) && holdsGuard(m.Value, depth+1, skip, matchers) {
 				return true
 			}
 		}
@@ -1500,10 +1506,16 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 			continue
 		}
 		before := len(c.out.Findings)
-		c.event(ctx, ev, prefix)
-		_, known := knownEvents[ev.Key]
-		if known && !guardEvents[ev.Key] || fatal >= 0 {
+		g := c.event(ctx, ev, prefix)
+		if fatal >= 0 {
 			continue
+		}
+		if g >= 0 {
+			fatal = g
+			continue
+		}
+		if !guardEvents[ev.Key] {
+			continue // another event's broken entry is dropped alone
 		}
 		for k := before; k < len(c.out.Findings); k++ {
 			if f := c.out.Findings[k]; f.Severity == report.SeverityError && f.Location.File == file && (f.Rule == RuleWrongType || f.Rule == RuleMalformed) && !c.loadable[k] {
@@ -1517,19 +1529,26 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 
 // event reads one event's member ev of a "hooks" object: its matcher
 // groups, each with its handlers.
-func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) {
+//
+// It returns the index in out.Findings of the error that ev is no event
+// but holds PreToolUse or PermissionRequest hooks, with which Claude
+// Code skips a settings file or fails a plugin; -1 where it is not so.
+func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 	file := ctx.file
 	if strings.TrimSpace(ev.Key) == "" {
 		c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos), "an empty event name declares nothing: want an event such as PreToolUse")
-		return
+		return -1
 	}
 	if _, known := knownEvents[ev.Key]; !known {
-		if holdsGuard(ev.Value, 0) {
+		// Its value is a top-level value of the hooks object: depth 1,
+		// as Claude Code's scan counts; a matcher group alone counts
+		// where it is no list.
+		if holdsGuard(ev.Value, 1, false, ev.Value.Kind != jsonArray) {
 			// "hooks": {"hooks": {"PreToolUse": …}}, a plugin's hooks
 			// file pasted whole: Claude Code skips the file.
 			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos),
 				"%q is no hook event, but it holds PreToolUse or PermissionRequest hooks: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks where no event is: put them under \"hooks\" by their event", ev.Key)
-			return
+			return len(c.out.Findings) - 1
 		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
 			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
@@ -1537,14 +1556,15 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) {
 	}
 	if ev.Value.Kind != jsonArray {
 		if guardEvents[ev.Key] && ev.Value.Kind == jsonNull {
-			return // null declares nothing, and breaks nothing
+			return -1 // null declares nothing, and breaks nothing
 		}
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
-		return
+		return -1
 	}
 	for gi, g := range ev.Value.Elems {
 		c.group(ctx, ev.Key, gi, g, prefix)
 	}
+	return -1
 }
 
 func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix string) {

@@ -910,6 +910,8 @@ func TestBrokenSettingsFile(t *testing.T) {
 		{"hooks an array", `{"env": {"FOO": "bar"}, "hooks": [{"matcher": "Bash"}]}`, true, RuleWrongType, `"hooks": want an object keyed by event name, found an array`},
 		{"a plugin's hooks file pasted whole", `{"env": {"FOO": "bar"}, "hooks": {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true # guard"}]}]}, ` + rest + `}}`, true, RuleMalformed, `"hooks" is no hook event, but it holds PreToolUse or PermissionRequest hooks`},
 		{"a PreToolUse matcher null", `{"env": {"FOO": "bar"}, "hooks": {"PreToolUse": [{"matcher": null, "hooks": [{"type": "command", "command": "true # guard"}]}], ` + rest + `}}`, true, RuleWrongType, "PreToolUse[0].matcher: want a string (or no matcher key, which matches all), found null"},
+		{"an unknown event that is no list", `{"env": {"FOO": "bar"}, "hooks": {"NoSuchEvent": "x", ` + rest + `}}`, false, RuleWrongType, "NoSuchEvent: want an array of matcher groups, found a string; Claude Code ignores this entry"},
+		{"an unknown event holding a matcher group", `{"env": {"FOO": "bar"}, "hooks": {"Foo": {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}, ` + rest + `}}`, true, RuleMalformed, `"Foo" is no hook event, but it holds PreToolUse or PermissionRequest hooks`},
 		{"a guard under an env of another key", `{"env": {"FOO": "bar"}, "x": {"env": {"PreToolUse": [1]}}, "hooks": {` + rest + `}}`, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
