@@ -1378,7 +1378,11 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			hookErrs = append(hookErrs, hookErrorOf{*f, e.run})
 		}
 	}
-	finds = append(finds, groupHookErrors(hookErrs)...)
+	ran := map[string]int{}
+	for _, e := range results {
+		ran[hookOfRun(e.run)]++
+	}
+	finds = append(finds, groupHookErrors(hookErrs, ran)...)
 
 	// The runs whose outcome and record are vigiles' (a refusal, a
 	// failure, a limit of its sandbox, a timeout shorter than Claude

@@ -23,6 +23,16 @@ const RuleBashOnly = "discovery/bash-only"
 // here-document's body, not the end of an && (`a &&> f` is bash's &&
 // then >). It returns its byte offset, -1 where there is none.
 func bothRedirect(cmd string) int {
+	if at := bothRedirects(cmd, 1); len(at) > 0 {
+		return at[0]
+	}
+	return -1
+}
+
+// bothRedirects is the byte offsets of the first max &> (or &>>) of cmd
+// a shell reads as operators (bothRedirect), all of them where max is 0.
+func bothRedirects(cmd string, max int) []int {
+	var found []int
 	quote := byte(0)
 	type heredoc struct {
 		delim string
@@ -51,6 +61,8 @@ func bothRedirect(cmd string) int {
 			}
 		case strings.HasPrefix(cmd[i:], "<<<"):
 			i += 2 // a here-string: its word is read as any other
+		case strings.HasPrefix(cmd[i:], "<<") && inArithmetic(cmd[strings.LastIndexByte(cmd[:i], '\n')+1:i]):
+			i++ // a shift in $(( … )) or (( … )), not a here-document
 		case strings.HasPrefix(cmd[i:], "<<"):
 			// A here-document: its body, from the next line to its
 			// delimiter's, is text, not commands.
@@ -63,8 +75,15 @@ func bothRedirect(cmd string) int {
 			for j < len(cmd) && (cmd[j] == ' ' || cmd[j] == '\t') {
 				j++
 			}
-			k := j
-			for k < len(cmd) && strings.IndexByte(" \t\n;&|<>()", cmd[k]) < 0 {
+			// The delimiter is a word, quoted parts and all ('E F').
+			k, q := j, byte(0)
+			for k < len(cmd) && (q != 0 || strings.IndexByte(" \t\n;&|<>()", cmd[k]) < 0) {
+				switch {
+				case q != 0 && cmd[k] == q:
+					q = 0
+				case q == 0 && (cmd[k] == '\'' || cmd[k] == '"'):
+					q = cmd[k]
+				}
 				k++
 			}
 			h.delim = strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(cmd[j:k])
@@ -96,10 +115,19 @@ func bothRedirect(cmd string) int {
 			}
 			pending = nil
 		case c == '&' && i+1 < len(cmd) && cmd[i+1] == '>' && (i == 0 || cmd[i-1] != '&' && cmd[i-1] != '>' && cmd[i-1] != '<'):
-			return i
+			if found = append(found, i); len(found) == max {
+				return found
+			}
 		}
 	}
-	return -1
+	return found
+}
+
+// inArithmetic says whether the line's text before a << leaves an
+// arithmetic expression open ($(( or (( not yet closed)), where << is a
+// shift.
+func inArithmetic(before string) bool {
+	return strings.Count(before, "((") > strings.Count(before, "))")
 }
 
 // bothRedirectAt is the words of cmd around its &> (bothRedirect), what a

@@ -63,8 +63,14 @@ func TestBashOnlyHooks(t *testing.T) {
 		t.Errorf("bash-only findings %+v, want one, of the first hook", got)
 	}
 	cause := failureCause(report.HookRun{ExitCode: 127, Command: "if command -v osascript &> /dev/null; then osascript -e x; fi", Stderr: "/bin/sh: 1: osascript: not found\n"}, dir)
-	if !strings.HasPrefix(cause, "its command redirects with &> (if command -v osascript &> /dev/null), which /bin/sh reads as & and >") {
+	if !strings.HasPrefix(cause, "its command redirects with &> (command -v osascript &> /dev/null), which /bin/sh reads as & and >") {
 		t.Errorf("cause %q", cause)
+	}
+	// The test of the second missing program, with an option, after
+	// another &>: that test is named.
+	cause = failureCause(report.HookRun{ExitCode: 127, Command: "mkdir -p x &> /dev/null; osascript -e x; if command -v -- jq &> /dev/null; then jq .; fi", Stderr: "/bin/sh: 1: osascript: not found\n/bin/sh: 1: jq: not found\n"}, dir)
+	if !strings.HasPrefix(cause, "its command redirects with &> (command -v -- jq &> /dev/null)") {
+		t.Errorf("cause of a guarded program named second: %q", cause)
 	}
 	// A missing program no &> test guards is one to install.
 	cause = failureCause(report.HookRun{ExitCode: 127, Command: "mkdir -p /tmp/x &> /dev/null; nosuchprogram --flag", Stderr: "/bin/sh: 1: nosuchprogram: not found\n"}, dir)
@@ -81,6 +87,10 @@ func TestBothRedirectHeredoc(t *testing.T) {
 		"cat <<-EOF > f\n\ta &> b\n\tEOF\nrun &> log":   true,
 		"cat <<<'a &> b'":                               false,
 		"cat <<EOF\nx\nEOF\ncat <<EOF2\na &> b\nEOF2\n": false,
+		"x=$((1<<2))\ncommand -v jq &> /dev/null":       true,
+		"(( a << b ))\nrun &> log":                      true,
+		"cat <<'E F'\na &> b\nE F\nrun &> log":          true,
+		"cat <<'E F'\na &> b\nE F\n":                    false,
 	} {
 		if got := bothRedirect(cmd) >= 0; got != want {
 			t.Errorf("%q: found %v, want %v", cmd, got, want)

@@ -114,16 +114,26 @@ func hookError(e executed) *report.Finding {
 // the program in group 1.
 var notFoundProgram = lazyRE(`(?m)^(?:[^:\n]*sh: )?(?:\d+: |line \d+: )?([^\s:/]+): (?:command )?not found$`)
 
-// testedBothRedirect says whether stderr's missing program is one cmd
-// tests for with &> (`command -v X &> /dev/null`, which, type, hash): a
-// test that /bin/sh, where it is dash, runs in the background, and that
-// so always passes, running X where it is missing.
-func testedBothRedirect(cmd, stderr string) bool {
-	m := notFoundProgram().FindStringSubmatch(stderr)
-	if m == nil || bothRedirect(cmd) < 0 {
-		return false
+// testedBothRedirect is, where one of stderr's missing programs is one
+// cmd tests for with &> (`command -v X &> /dev/null`, which, type, hash,
+// options and all), the words of that test: a test that /bin/sh, where
+// it is dash, runs in the background, and that so always passes,
+// running X where it is missing. "" where none is.
+func testedBothRedirect(cmd, stderr string) string {
+	if bothRedirect(cmd) < 0 {
+		return ""
 	}
-	return regexp.MustCompile(`(?:\bcommand\s+-v|\bwhich|\btype|\bhash)\s+['"]?` + regexp.QuoteMeta(m[1]) + `['"]?\s*&>`).MatchString(cmd)
+	for _, m := range notFoundProgram().FindAllStringSubmatch(stderr, 8) {
+		re := regexp.MustCompile(`(?:\bcommand|\bwhich|\btype|\bhash)(?:\s+-\S*)*\s+['"]?` + regexp.QuoteMeta(m[1]) + `['"]?\s*&>>?\s*[^\s;&|)]*`)
+		ops := bothRedirects(cmd, 0)
+		for _, loc := range re.FindAllStringIndex(cmd, -1) {
+			// The &> a shell reads, not one in quotes or a comment.
+			if slices.ContainsFunc(ops, func(at int) bool { return at >= loc[0] && at < loc[1] }) {
+				return strings.TrimSpace(cmd[loc[0]:loc[1]])
+			}
+		}
+	}
+	return ""
 }
 
 // hookErrorOf is a run/hook-error finding and the run it is of.
@@ -140,35 +150,40 @@ const maxToolsNamed = 6
 // hook that failed alike for several tools (a matcher that takes every
 // tool runs it once per tool): the same declaration, the same words but
 // for the tool, the same end of stderr. It names the tools, in the
-// order of the runs, where each would have been a finding of its own;
-// the finding keeps the first run's hook.
-func groupHookErrors(errs []hookErrorOf) []report.Finding {
+// order of the runs, where each would have been a finding of its own,
+// and how many of the hook's runs (ran: by hook, its ID without the
+// tool) they are; the finding keeps the first run's hook.
+func groupHookErrors(errs []hookErrorOf, ran map[string]int) []report.Finding {
 	type group struct {
 		at    int
+		base  string
 		tools []string
 	}
 	var out []report.Finding
 	groups := map[string]*group{}
+	var order []*group
 	for _, e := range errs {
 		head := e.r.Event + toolSuffix(e.r.Tool) + " failed ("
 		if e.r.Tool == "" || !strings.Contains(e.f.Message, head) {
 			out = append(out, e.f)
 			continue
 		}
-		key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", e.f.Location.File, e.f.Location.Line, e.f.Location.Column, strings.Replace(e.f.Message, head, e.r.Event+" failed (", 1), e.f.Evidence)
+		base := hookOfRun(e.r)
+		key := base + "\x00" + strings.Replace(e.f.Message, head, e.r.Event+" failed (", 1) + "\x00" + e.f.Evidence
 		if g, ok := groups[key]; ok {
 			g.tools = append(g.tools, e.r.Tool)
 			continue
 		}
-		groups[key] = &group{at: len(out), tools: []string{e.r.Tool}}
+		g := &group{at: len(out), base: base, tools: []string{e.r.Tool}}
+		groups[key] = g
+		order = append(order, g)
 		out = append(out, e.f)
 	}
-	for _, g := range groups {
+	for _, g := range order {
 		if len(g.tools) < 2 {
 			continue
 		}
 		f := &out[g.at]
-		first := toolSuffix(g.tools[0]) + " failed ("
 		named := make([]string, 0, maxToolsNamed+1)
 		for i, t := range g.tools {
 			if i == maxToolsNamed {
@@ -177,9 +192,22 @@ func groupHookErrors(errs []hookErrorOf) []report.Finding {
 			}
 			named = append(named, shownName(t))
 		}
-		f.Message = strings.Replace(f.Message, first, fmt.Sprintf(" failed for each of the %d tools its matcher takes (%s), alike (", len(g.tools), JoinWords(named, "and")), 1)
+		how := fmt.Sprintf("each of the %d tools its matcher takes", len(g.tools))
+		if n := ran[g.base]; n > len(g.tools) {
+			how = fmt.Sprintf("%d of the %d tools it ran for", len(g.tools), n)
+		}
+		f.Message = strings.Replace(f.Message, toolSuffix(g.tools[0])+" failed (", fmt.Sprintf(" failed for %s (%s), alike (", how, JoinWords(named, "and")), 1)
 	}
 	return out
+}
+
+// hookOfRun is the hook a run is of: its ID without the tool it was run
+// for ("…hooks[0]@Bash" is "…hooks[0]").
+func hookOfRun(r report.HookRun) string {
+	if r.Tool == "" {
+		return r.ID
+	}
+	return strings.TrimSuffix(r.ID, "@"+r.Tool)
 }
 
 // failureCause says what a failed run's record tells of why it failed,
@@ -204,8 +232,8 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	switch {
-	case code == 127 && testedBothRedirect(r.Command, stderr):
-		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(bothRedirectAt(r.Command, bothRedirect(r.Command)), 120))
+	case code == 127 && testedBothRedirect(r.Command, stderr) != "":
+		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(testedBothRedirect(r.Command, stderr), 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):

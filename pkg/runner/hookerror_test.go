@@ -236,10 +236,21 @@ func TestHookErrorsGroupedAcrossTools(t *testing.T) {
 		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"plugins/p/hooks/hooks.json": `{"hooks": {"PreToolUse": [
   {"matcher": "*", "hooks": [{"type": "command", "command": "bun guard.ts"}]},
-  {"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "other"}]}]}}`,
+  {"matcher": "Bash|Write", "hooks": [{"type": "command", "command": "other"}]},
+  {"matcher": "*", "hooks": [{"type": "command", "command": "some"}]}]}}`,
 	})
 	exec := &runnertest.Canned{F: func(spec sandbox.Spec, payload []byte) (*sandbox.Result, error) {
 		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, ExitCode: 127, Stderr: "/bin/sh: 1: bun: not found\n"}
+		if strings.Contains(spec.Command[len(spec.Command)-1], "some") {
+			// Fails alike for two tools of all it runs for.
+			var in struct {
+				Tool string `json:"tool_name"`
+			}
+			_ = json.Unmarshal(payload, &in)
+			if in.Tool != "Bash" && in.Tool != "Write" {
+				res.ExitCode, res.Stderr = 0, ""
+			}
+		}
 		if strings.Contains(spec.Command[len(spec.Command)-1], "other") {
 			// Fails another way for each tool: no group.
 			var in struct {
@@ -254,15 +265,20 @@ func TestHookErrorsGroupedAcrossTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bun, other []string
+	var bun, other, some []string
 	for _, f := range rep.Findings {
 		switch {
 		case f.Rule != RuleRunHookError:
 		case f.Location.Line == 2:
 			bun = append(bun, f.Message)
+		case f.Location.Line == 4:
+			some = append(some, f.Message)
 		default:
 			other = append(other, f.Message)
 		}
+	}
+	if len(some) != 1 || !strings.Contains(some[0], "p PreToolUse failed for 2 of the ") || !strings.Contains(some[0], " tools it ran for (Bash and Write), alike (") {
+		t.Errorf("findings of the hook that fails for two tools: %q", some)
 	}
 	runs := 0
 	for _, r := range rep.Runs {
