@@ -1530,9 +1530,11 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 // event reads one event's member ev of a "hooks" object: its matcher
 // groups, each with its handlers.
 //
-// It returns the index in out.Findings of the error that ev is no event
-// but holds PreToolUse or PermissionRequest hooks, with which Claude
-// Code skips a settings file or fails a plugin; -1 where it is not so.
+// It returns the index in out.Findings of the first error with which
+// Claude Code skips a settings file or fails a plugin whatever the event:
+// ev is no event, or no list, or an element of its list is no matcher
+// group, and it holds PreToolUse or PermissionRequest hooks; -1 where
+// there is none.
 func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 	file := ctx.file
 	if strings.TrimSpace(ev.Key) == "" {
@@ -1559,12 +1561,55 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			return -1 // null declares nothing, and breaks nothing
 		}
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
+		if holdsGuard(ev.Value, 1, false, false) {
+			// Not dropped alone: what it holds may be a guard.
+			return len(c.out.Findings) - 1
+		}
 		return -1
 	}
+	fatal = -1
 	for gi, g := range ev.Value.Elems {
+		if groupHoldsGuard(g) {
+			c.find(RuleMalformed, report.SeverityError, c.loc(file, g.Pos),
+				"%s[%d] holds PreToolUse or PermissionRequest hooks where a matcher group was expected: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks there: put them under \"hooks\" by their event", ev.Key, gi)
+			if fatal < 0 {
+				fatal = len(c.out.Findings) - 1
+			}
+			continue
+		}
 		c.group(ctx, ev.Key, gi, g, prefix)
 	}
-	return -1
+	return fatal
+}
+
+// groupHoldsGuard says whether g, an element of an event's list, holds
+// PreToolUse or PermissionRequest hooks where a matcher group belongs
+// ({"PreToolUse": […]} pasted into a list, or beside a group's keys):
+// its handlers (objects with a string "type") are not looked into.
+func groupHoldsGuard(g *jnode) bool {
+	if g == nil || g.Kind != jsonObject {
+		return holdsGuard(g, 1, false, false)
+	}
+	for _, m := range g.Members {
+		if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
+			return true
+		}
+		if m.Key != "hooks" || m.Value.Kind != jsonArray {
+			if holdsGuard(m.Value, 2, false, false) {
+				return true
+			}
+			continue
+		}
+		for _, e := range m.Value.Elems {
+			if t := e.get("type"); e.Kind == jsonObject && t != nil && t.Kind == jsonString {
+				continue // a handler
+			}
+			if holdsGuard(e, 3, false, false) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix string) {

@@ -912,6 +912,8 @@ func TestBrokenSettingsFile(t *testing.T) {
 		{"a PreToolUse matcher null", `{"env": {"FOO": "bar"}, "hooks": {"PreToolUse": [{"matcher": null, "hooks": [{"type": "command", "command": "true # guard"}]}], ` + rest + `}}`, true, RuleWrongType, "PreToolUse[0].matcher: want a string (or no matcher key, which matches all), found null"},
 		{"an unknown event that is no list", `{"env": {"FOO": "bar"}, "hooks": {"NoSuchEvent": "x", ` + rest + `}}`, false, RuleWrongType, "NoSuchEvent: want an array of matcher groups, found a string; Claude Code ignores this entry"},
 		{"an unknown event holding a matcher group", `{"env": {"FOO": "bar"}, "hooks": {"Foo": {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}, ` + rest + `}}`, true, RuleMalformed, `"Foo" is no hook event, but it holds PreToolUse or PermissionRequest hooks`},
+		{"a Stop that is no list but holds a guard", `{"env": {"FOO": "bar"}, "hooks": {"Stop": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}, ` + rest + `}}`, true, RuleWrongType, "Stop: want an array of matcher groups, found an object"},
+		{"a guard where a PostToolUse matcher group belongs", `{"env": {"FOO": "bar"}, "hooks": {"PostToolUse": [{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}], ` + rest + `}}`, true, RuleMalformed, "PostToolUse[0] holds PreToolUse or PermissionRequest hooks where a matcher group was expected"},
 		{"a guard under an env of another key", `{"env": {"FOO": "bar"}, "x": {"env": {"PreToolUse": [1]}}, "hooks": {` + rest + `}}`, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
