@@ -736,9 +736,13 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		fatal = c.events(ctx, hooks, "hooks.")
 	}
 	if fatal < 0 {
-		if key, at := guardOutsideHooks(n); at != nil {
+		if at := guardOutsideHooks(n); at != nil {
+			what := fmt.Sprintf("%q is declared outside \"hooks\" (at the top level)", at.Key)
+			if !guardEvents[at.Key] {
+				what = fmt.Sprintf("%q holds PreToolUse or PermissionRequest hooks outside \"hooks\"", at.Key)
+			}
 			c.find(RuleMalformed, report.SeverityError, c.loc(rel, at.KeyPos),
-				"%q is declared outside \"hooks\" (at %s): Claude Code reads no hook there, and it skips a settings file that declares %s hooks anywhere but under \"hooks\", whose guard they may be; move them under \"hooks\"", at.Key, shownName(key), at.Key)
+				"%s: Claude Code reads no hook there, and it skips a settings file that declares PreToolUse or PermissionRequest hooks anywhere but under \"hooks\", whose guard they may be; move them under \"hooks\"", what)
 			fatal = len(c.out.Findings) - 1
 		}
 	}
@@ -802,53 +806,24 @@ func holdsGuard(n *jnode, depth int, skip, matchers bool) bool {
 	return false
 }
 
-// guardOutsideHooks finds, in a settings file's object n, a PreToolUse
-// or PermissionRequest key that holds something (not null, not an empty
-// array) outside "hooks": at the top level or a few levels below another
-// key that is not settingsUnscanned. It returns the dotted path of the
-// key's parent ("" at the top: the file) and the member, nil where there
-// is none.
-func guardOutsideHooks(n *jnode) (string, *jmember) {
-	var walk func(n *jnode, at string, depth int) (string, *jmember)
-	walk = func(n *jnode, at string, depth int) (string, *jmember) {
-		if n == nil || depth > maxGuardDepth {
-			return "", nil
+// guardOutsideHooks is the member of a settings file's object n that
+// declares PreToolUse or PermissionRequest hooks outside "hooks": such a
+// key at the top level (holding something: not null, not an empty
+// array), or a key other than "hooks" and settingsUnscanned's that holds
+// one a few levels below (holdsGuard); nil where there is none.
+func guardOutsideHooks(n *jnode) *jmember {
+	for i := range n.Members {
+		m := &n.Members[i]
+		if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
+			return m
 		}
-		switch n.Kind {
-		case jsonArray:
-			for i, e := range n.Elems {
-				if where, m := walk(e, fmt.Sprintf("%s[%d]", at, i), depth+1); m != nil {
-					return where, m
-				}
-			}
-		case jsonObject:
-			for i := range n.Members {
-				m := &n.Members[i]
-				if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
-					return at, m
-				}
-			}
-			for i := range n.Members {
-				m := &n.Members[i]
-				if depth == 0 && m.Key == "hooks" || settingsUnscanned[m.Key] {
-					continue
-				}
-				where := m.Key
-				if at != "" {
-					where = at + "." + m.Key
-				}
-				if w, g := walk(m.Value, where, depth+1); g != nil {
-					return w, g
-				}
-			}
+	}
+	for i := range n.Members {
+		if m := &n.Members[i]; m.Key != "hooks" && !settingsUnscanned[m.Key] && holdsGuard(m.Value, 1, true, false) {
+			return m
 		}
-		return "", nil
 	}
-	where, m := walk(n, "", 0)
-	if where == "" {
-		where = "the top level"
-	}
-	return where, m
+	return nil
 }
 
 // skipBrokenSettings lists, not runs, the hooks a settings file declared

@@ -914,6 +914,7 @@ func TestBrokenSettingsFile(t *testing.T) {
 		{"an unknown event holding a matcher group", `{"env": {"FOO": "bar"}, "hooks": {"Foo": {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}, ` + rest + `}}`, true, RuleMalformed, `"Foo" is no hook event, but it holds PreToolUse or PermissionRequest hooks`},
 		{"a Stop that is no list but holds a guard", `{"env": {"FOO": "bar"}, "hooks": {"Stop": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}, ` + rest + `}}`, true, RuleWrongType, "Stop: want an array of matcher groups, found an object"},
 		{"a guard where a PostToolUse matcher group belongs", `{"env": {"FOO": "bar"}, "hooks": {"PostToolUse": [{"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}], ` + rest + `}}`, true, RuleMalformed, "PostToolUse[0] holds PreToolUse or PermissionRequest hooks where a matcher group was expected"},
+		{"PermissionRequest below another key", `{"env": {"FOO": "bar"}, "x": {"y": [{"PermissionRequest": [{"hooks": [{"type": "command", "command": "true"}]}]}]}, "hooks": {` + rest + `}}`, true, RuleMalformed, `"x" holds PreToolUse or PermissionRequest hooks outside "hooks"`},
 		{"a guard under an env of another key", `{"env": {"FOO": "bar"}, "x": {"env": {"PreToolUse": [1]}}, "hooks": {` + rest + `}}`, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
