@@ -231,9 +231,13 @@ func failureCause(r report.HookRun, tree string) string {
 	if why := missingPathCause(r, tree); why != "" {
 		return why
 	}
+	tested := ""
+	if code == 127 {
+		tested = testedBothRedirect(r.Command, stderr)
+	}
 	switch {
-	case code == 127 && testedBothRedirect(r.Command, stderr) != "":
-		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(testedBothRedirect(r.Command, stderr), 120))
+	case tested != "":
+		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(tested, 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
@@ -363,18 +367,11 @@ func notExecutableInTree(stderr, tree string) string {
 	// is not followed to tell what the host holds there. A link that
 	// stays in is followed, and the file it leads to named: git keeps
 	// the mode of that file, not of the link.
-	real, err := filepath.EvalSymlinks(tree)
-	if err != nil {
+	at, fi := treeResolve(tree, filepath.ToSlash(rel))
+	if fi == nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
 		return ""
 	}
-	resolved, fi, err := beneath(tree, real, filepath.Join(tree, rel))
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 != 0 {
-		return ""
-	}
-	if r, err := filepath.Rel(real, resolved); err == nil {
-		rel = r
-	}
-	return filepath.ToSlash(rel)
+	return at
 }
 
 // nodeBadOption matches Node.js refusing an option it does not know (one

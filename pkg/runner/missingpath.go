@@ -210,15 +210,26 @@ func setsVar(cmd, name string) bool {
 // of the tree's, whose answer would tell a pull request what the host
 // holds.
 func treeEntry(tree, rel string) fs.FileInfo {
+	_, fi := treeResolve(tree, rel)
+	return fi
+}
+
+// treeResolve is treeEntry with the path the entry is at, relative to
+// the tree (with slashes), where links inside it led: "", nil where it
+// is not there, or leads out.
+func treeResolve(tree, rel string) (string, fs.FileInfo) {
 	real, err := filepath.EvalSymlinks(tree)
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	_, fi, err := beneath(tree, real, filepath.Join(tree, filepath.FromSlash(rel)))
+	resolved, fi, err := beneath(tree, real, filepath.Join(tree, filepath.FromSlash(rel)))
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	return fi
+	if r, err := filepath.Rel(real, resolved); err == nil {
+		rel = filepath.ToSlash(r)
+	}
+	return rel, fi
 }
 
 // relOrAbs is abs relative to tree (../x), or abs where it has none.
