@@ -780,6 +780,12 @@ var settingsUnscanned = map[string]bool{"mcpServers": true, "managedMcpServers":
 // looks, as Claude Code's scan is bounded.
 const maxGuardDepth = 4
 
+// declaresGuard says whether m is a PreToolUse or PermissionRequest key
+// that holds something (not null, not an empty array).
+func declaresGuard(m jmember) bool {
+	return guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0)
+}
+
 // holdsGuard says whether n holds a PreToolUse or PermissionRequest key
 // that holds something (not null, not an empty array), or, where
 // matchers, is an object shaped as a matcher group (a "hooks" list that
@@ -798,7 +804,7 @@ func holdsGuard(n *jnode, depth int, skip, matchers bool) bool {
 			return true
 		}
 		for _, m := range n.Members {
-			if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) || !(skip && settingsUnscanned[m.Key]) && holdsGuard(m.Value, depth+1, skip, matchers) {
+			if declaresGuard(m) || !(skip && settingsUnscanned[m.Key]) && holdsGuard(m.Value, depth+1, skip, matchers) {
 				return true
 			}
 		}
@@ -814,7 +820,7 @@ func holdsGuard(n *jnode, depth int, skip, matchers bool) bool {
 func guardOutsideHooks(n *jnode) *jmember {
 	for i := range n.Members {
 		m := &n.Members[i]
-		if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
+		if declaresGuard(*m) {
 			return m
 		}
 	}
@@ -1566,7 +1572,7 @@ func groupHoldsGuard(g *jnode) bool {
 		return holdsGuard(g, 1, false, false)
 	}
 	for _, m := range g.Members {
-		if guardEvents[m.Key] && m.Value.Kind != jsonNull && !(m.Value.Kind == jsonArray && len(m.Value.Elems) == 0) {
+		if declaresGuard(m) {
 			return true
 		}
 		if m.Key != "hooks" || m.Value.Kind != jsonArray {
