@@ -151,8 +151,12 @@ expect "1" "vigiles test on examples/ (two promises are broken there)" -- \
   /bin/sh -c 'cd /work/examples && vigiles test --format json --output /tmp/test.json; code=$?
     grep -q "\"schema\": \"vigiles.report/v1\"" /tmp/test.json || exit 99
     exit $code'
-expect "0 1" "vigiles audit on examples/ against its baseline" -- \
-  /bin/sh -c 'cd /work/examples && exec vigiles audit --baseline .vigiles/baseline.json'
+expect "0 1" "vigiles audit on examples/ against its baseline (the hosts usage-stats tries with curl recorded)" -- \
+  /bin/sh -c 'cd /work/examples && vigiles audit --baseline .vigiles/baseline.json --format json --output /tmp/audit.json; code=$?
+    for h in telemetry.usage-stats.example.test updates.usage-stats.example.test; do
+      grep -q "\"$h\"" /tmp/audit.json || { echo "the audit did not record $h: is curl in the image?" >&2; exit 99; }
+    done
+    exit $code'
 tail -n 5 "$work/err" >&2
 expect "1" "the action entry point, as a pull_request step starts it" -- /bin/sh -c '
   export GITHUB_WORKSPACE=/work/examples
