@@ -551,7 +551,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	runner.Version = version
 	opts := runner.Options{
-		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, UpdateBaseline: in.UpdateBaseline,
+		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, BaselineNamed: in.Baseline != "", UpdateBaseline: in.UpdateBaseline,
 		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Jobs: in.Jobs, Executor: deps.executor,
 		Progress: &progressWriter{w: stderr},
 	}

@@ -1017,6 +1017,16 @@ func TestActionSaysAnUnnamedBaseline(t *testing.T) {
 	}
 }
 
+// TestActionNamedBaselineMissingFails: the baseline input naming a file
+// that is not there fails the step, with an error annotation at it.
+func TestActionNamedBaselineMissingFails(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "baseline": ".vigiles/baseline.jsn"})
+	s.run(t)
+	if s.exitCode != 1 || !strings.Contains(s.stdout.String(), "::error") || !strings.Contains(s.stdout.String(), "check the path") {
+		t.Errorf("exit %d, want 1 with an error naming the path:\n%s", s.exitCode, s.stdout.String())
+	}
+}
+
 // TestActionCheckNameNamesTheConfig: two steps of one job that check the
 // same directory with two policy files make two check runs; with one name
 // GitHub's pull request shows only the latest of them, and its result

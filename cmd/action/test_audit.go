@@ -97,8 +97,11 @@ run time) it names in findings (docs/report-format.md).
 With a baseline (default .vigiles/baseline.json), anything new — a host, a
 written path, a changed outcome or env file, a new hook, a new or changed
 server, monitor or settings command — is a finding at the line that
-declares it. A shell line the baseline keeps as it is is a notice, any
-other stays its warning; code fetched at run time is kept in no baseline.
+declares it. The default baseline missing is a notice (nothing to compare
+with yet); one --baseline names that is missing is an error (a typo, or a
+change that deleted it, compares with nothing). A shell line the baseline
+keeps as it is is a notice, any other stays its warning; code fetched at
+run time is kept in no baseline.
 A vigiles.baseline/v1 baseline that lacks a key v2 keeps is an error
 (baseline/outdated) until --update-baseline rewrites it. --update-baseline
 accepts what this audit saw and writes the baseline: stable, sorted JSON
@@ -343,6 +346,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	o := c.options(stderr)
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
+	o.BaselineNamed = fs.Changed("baseline")
 	o.UpdateBaseline = *updateBaseline
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)

@@ -72,7 +72,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--help"}, 0, "--update-baseline"},
 		// What the baseline keeps besides runs, and that an older one
 		// fails, is said where a user looks for the baseline's flags.
-		{[]string{"audit", "--help"}, 0, "A shell line the baseline keeps as it is is a notice"},
+		{[]string{"audit", "--help"}, 0, "one --baseline names that is missing is an error"},
 		{[]string{"audit", "--help"}, 0, "(baseline/outdated) until --update-baseline rewrites it"},
 		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
 		{[]string{"test", "--format", "yaml"}, 2, "want text, json or sarif"},
@@ -206,6 +206,24 @@ func TestAuditBaselineCycle(t *testing.T) {
 	code, out, _ := runCLI(t, "audit", "--dir", dir, "-q")
 	if code != 1 || !strings.Contains(out, "telemetry.example.test") || !strings.Contains(out, "hooks/hooks.json:1:63") {
 		t.Errorf("drift: exit %d:\n%s", code, out)
+	}
+}
+
+// TestNamedBaselineMissingFails: --baseline naming a file that is not
+// there (a typo, a baseline a change deleted) fails the audit with an
+// error, where the default one missing is a notice: otherwise a new host
+// passes unseen.
+func TestNamedBaselineMissingFails(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo phone"}]}]}}`,
+	})
+	withExecutor(t, fixedHooks())
+	if code, out, errs := runCLI(t, "audit", "--dir", dir, "-q"); code != 0 || !strings.Contains(out, "notice") {
+		t.Errorf("default baseline missing: exit %d, want 0 with a notice:\n%s\n%s", code, out, errs)
+	}
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "-q", "--baseline", ".vigiles/baseline.jsn")
+	if code != 1 || !strings.Contains(out, "baseline/missing") || !strings.Contains(out, "check the path") {
+		t.Errorf("named baseline missing: exit %d, want 1 with a baseline/missing error:\n%s\n%s", code, out, errs)
 	}
 }
 

@@ -40,6 +40,11 @@ type Options struct {
 	Baseline string
 	// UpdateBaseline writes the baseline from this run.
 	UpdateBaseline bool
+	// BaselineNamed is true where the user named Baseline (a flag, an
+	// input), not a default: then a missing file is an error, since a
+	// mistyped path or a change that deletes the baseline would otherwise
+	// turn every comparison off with a notice.
+	BaselineNamed bool
 	// Sandbox overrides the configured mode. "" = from config (auto when
 	// unset); Audit turns auto into strict, since it exists to record.
 	Sandbox sandbox.Mode
@@ -1411,8 +1416,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
-				finds = append(finds, report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))})
+				f := report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))}
+				if o.BaselineNamed {
+					f.Severity = report.SeverityError
+					f.Message = fmt.Sprintf("no baseline at %s, which was named as the baseline: nothing was compared with it, so nothing new in this audit is told as new; check the path (a typo, or a change that moved or deleted the file), or, where the repository has no baseline yet, run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))
+				}
+				finds = append(finds, f)
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.

@@ -809,3 +809,42 @@ func TestBaselineFixNamesItsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedBaselineMissingIsAnError: a baseline the user named (a flag, an
+// input) that is not there is an error, since a mistyped path, or a change
+// that deletes the baseline, would otherwise turn the comparison off with a
+// notice and let every new host and write pass; the default one, not named,
+// stays a notice (a repository that has none yet). Writing it is no finding.
+func TestNamedBaselineMissingIsAnError(t *testing.T) {
+	dir := auditRepo(t, hooksV1)
+	for _, tc := range []struct {
+		named, update bool
+		want          report.Severity // "": no baseline/missing finding
+	}{
+		{named: false, want: report.SeverityNotice},
+		{named: true, want: report.SeverityError},
+		{named: true, update: true},
+	} {
+		base := ".vigiles/baseline.jsn"
+		rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: base, BaselineNamed: tc.named, UpdateBaseline: tc.update, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(dir, base))
+		i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Rule == RuleBaselineMissing })
+		switch {
+		case tc.want == "" && i >= 0:
+			t.Errorf("named %v, update %v: a %s finding %+v, want none", tc.named, tc.update, RuleBaselineMissing, rep.Findings[i])
+		case tc.want == "":
+		case i < 0:
+			t.Errorf("named %v: no %s finding in %+v", tc.named, RuleBaselineMissing, rep.Findings)
+		case rep.Findings[i].Severity != tc.want:
+			t.Errorf("named %v: %s is a %s, want a %s: %s", tc.named, RuleBaselineMissing, rep.Findings[i].Severity, tc.want, rep.Findings[i].Message)
+		case tc.named && !strings.Contains(rep.Findings[i].Message, "check the path"):
+			t.Errorf("named: the message does not say to check the path: %s", rep.Findings[i].Message)
+		}
+		if tc.named && !tc.update && rep.Verdict != report.VerdictFail {
+			t.Errorf("named and missing: verdict %s, want fail", rep.Verdict)
+		}
+	}
+}
