@@ -968,6 +968,7 @@ func TestActionAllowNamesTheInputs(t *testing.T) {
 		{map[string]string{"allow": "*.com"}, []string{`input allow: "*.com": a wildcard needs at least two labels`}},
 		{map[string]string{"allow": "a.example.test:99999"}, []string{`input allow: "a.example.test:99999": the port must be 1-65535`}},
 		{map[string]string{"allow": "a.example.test, localhost"}, []string{`input allow: "localhost": a name of the loopback, which in the sandbox is its own, not the host's`, "or leave it out"}},
+		{map[string]string{"allow": "127.0.0.1"}, []string{`input allow: "127.0.0.1": the loopback, which in the sandbox is its own, not the host's`, "or leave it out"}},
 		{map[string]string{"egress": "allow"}, []string{"input egress: allow needs at least one host", "the allow input", "defaults.egress (allow, allow-ip)"}},
 	} {
 		t.Run(fmt.Sprint(tc.inputs), func(t *testing.T) {

@@ -83,6 +83,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--egress", "allow", "--allow-ip", "127.0.0.0/8"}, []string{`--allow-ip "127.0.0.0/8": the loopback`}},
 		{[]string{"--egress", "allow", "--allow", "localhost"}, []string{`--allow "localhost": a name of the loopback, which in the sandbox is its own`, "allow a host the hook reaches over a network, or leave it out"}},
 		{[]string{"--egress", "allow", "--allow", "*.localhost:8080"}, []string{`--allow "*.localhost:8080": a name of the loopback`}},
+		{[]string{"--egress", "allow", "--allow", "127.0.0.1"}, []string{`--allow "127.0.0.1": the loopback, which in the sandbox is its own`}},
 		{[]string{"--egress", "allow", "--allow", "x.example.test", "--dns-upstream", "127.0.0.53"}, []string{`--dns-upstream "127.0.0.53": an address inside the sandbox`}},
 		{[]string{"--timeout", "0", "--linger", "-1s", "--limit-pids", "1"}, []string{"--timeout 0s", "\nvigiles: run: --linger -1s", "\nvigiles: run: --limit-pids 1"}},
 		// Below what a process needs to start in the sandbox: the command

@@ -77,7 +77,12 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	var h AllowHost
 	host := s
 	if _, err := netip.ParsePrefix(s); err == nil {
-		// 10.0.0.0/8: its '/' is no URL's, and it is no name either.
+		// 10.0.0.0/8: its '/' is no URL's, and it is no name either;
+		// the loopback's is said as such, since allow-ip, where addresses
+		// go, refuses it too.
+		if _, err := ParseAllowIP(s); errors.Is(err, ErrLoopback) {
+			return h, errLoopbackIP
+		}
 		return h, errRangeNotName
 	}
 	if strings.Contains(s, "/") {
@@ -93,7 +98,10 @@ func ParseAllowHost(s string) (AllowHost, error) {
 		h.Port = uint16(port)
 		host = s[:i]
 	}
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+	if a := strings.Trim(host, "[]"); isAddr(a) {
+		if _, err := ParseAllowIP(a); errors.Is(err, ErrLoopback) {
+			return h, errLoopbackIP
+		}
 		return h, ErrAddressNotName
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
@@ -112,6 +120,12 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	}
 	h.Name = host
 	return h, nil
+}
+
+// isAddr says whether s is an IP address.
+func isAddr(s string) bool {
+	_, err := netip.ParseAddr(s)
+	return err == nil
 }
 
 // checkHostName accepts an LDH host name (letters, digits, '-', '_' inside
