@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -200,7 +201,7 @@ func TestRunMemoryIsForRootCallers(t *testing.T) {
 // TestRunRefusalSaidOnce: a refused run says why once, on one line, and
 // exits 125.
 func TestRunRefusalSaidOnce(t *testing.T) {
-	t.Setenv("PATH", t.TempDir()) // no bubblewrap: refused before anything starts
+	hostprog.SetDirsForTest(t, t.TempDir()) // no bubblewrap: refused before anything starts
 	code, out, errs := runCLI(t, "run", "--workdir", t.TempDir(), "--", "/bin/true")
 	if code != 125 || out != "" {
 		t.Errorf("exit %d (want 125), stdout %q", code, out)

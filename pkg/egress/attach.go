@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/internal/tapkeep"
 	"github.com/vigiles/action/pkg/evidence"
@@ -116,13 +117,16 @@ func chooseConnector(want string) (string, string, error) {
 	if want != "" {
 		order = []string{want}
 	}
+	var whys []string
 	for _, n := range order {
-		if p, err := exec.LookPath(n); err == nil {
+		p, err := hostprog.Find(n)
+		if err == nil {
 			return n, p, nil
 		}
+		whys = append(whys, err.Error())
 	}
-	return "", "", fmt.Errorf("egress allow needs %s on PATH (Debian/Ubuntu: apt-get install slirp4netns, or passt for pasta): %w",
-		strings.Join(order, " or "), ErrNoConnector)
+	return "", "", fmt.Errorf("egress allow needs %s (Debian/Ubuntu: apt-get install slirp4netns, or passt for pasta): %s: %w",
+		strings.Join(order, " or "), strings.Join(whys, "; "), ErrNoConnector)
 }
 
 // nsArgs says whether the connector must join the sandbox's user namespace

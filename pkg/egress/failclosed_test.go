@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -64,7 +65,7 @@ func TestAttach(t *testing.T) {
 		}
 	})
 	t.Run("no connector", func(t *testing.T) {
-		t.Setenv("PATH", t.TempDir())
+		hostprog.SetDirsForTest(t, t.TempDir())
 		for _, c := range []string{"", ConnectorSlirp, ConnectorPasta} {
 			p := allow
 			p.Connector = c
@@ -83,7 +84,7 @@ func TestAttach(t *testing.T) {
 			}
 		}
 		bin := t.TempDir()
-		t.Setenv("PATH", bin)
+		hostprog.SetDirsForTest(t, bin)
 		for _, c := range []string{ConnectorPasta, ConnectorSlirp} {
 			// The first pass finds pasta alone; the second both, and
 			// slirp4netns is preferred.

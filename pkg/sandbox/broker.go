@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
@@ -438,9 +439,9 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	res.Tier = TierConfined
 	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
-	bwrap, err := exec.LookPath("bwrap")
+	bwrap, err := hostprog.Find("bwrap")
 	if err != nil {
-		return fail(fmt.Errorf("%w: bubblewrap is not installed; fix: %s", ErrRefused, DefaultFix))
+		return fail(fmt.Errorf("%w: bubblewrap: %v; fix: %s", ErrRefused, err, DefaultFix))
 	}
 	exe, err := sandboxExecutable()
 	if err != nil {
@@ -1244,12 +1245,7 @@ func reaperExecutable(exe string, cred *syscall.Credential) *os.File {
 // othersMayRewrite says whether a user other than root and the caller may
 // write the file st describes: its owner is neither, anyone may, or the
 // members of a group other than root's and the caller's may.
-func othersMayRewrite(st *unix.Stat_t) bool {
-	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
-	return st.Uid != 0 && st.Uid != caller ||
-		st.Mode&0o002 != 0 ||
-		st.Mode&0o020 != 0 && st.Gid != 0 && st.Gid != callerGid
-}
+func othersMayRewrite(st *unix.Stat_t) bool { return hostprog.MayRewrite(st) }
 
 // readByte reports whether one byte arrived before EOF.
 func readByte(r io.Reader) bool {

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/internal/tapkeep"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/landlock"
@@ -181,7 +182,7 @@ func probes() []probeSpec {
 // a run that needs them and lacks them refuses on its own.
 func Doctor(ctx context.Context) DoctorReport {
 	env := &doctorEnv{}
-	env.bwrap, env.bwrapErr = exec.LookPath("bwrap")
+	env.bwrap, env.bwrapErr = hostprog.Find("bwrap")
 	specs := probes()
 	out := make([]Probe, len(specs))
 	var wg sync.WaitGroup
@@ -359,7 +360,7 @@ func bwrapBase(bwrap string, extra ...string) []string {
 }
 
 func noBwrap(env *doctorEnv) Probe {
-	return Probe{Availability: Unsupported, Detail: "bubblewrap (bwrap) is not in PATH, so this cannot be checked",
+	return Probe{Availability: Unsupported, Detail: "bubblewrap: " + env.bwrapErr.Error() + ", so this cannot be checked",
 		Fix: "install bubblewrap (apt-get install bubblewrap)"}
 }
 
@@ -468,8 +469,8 @@ func overlayProbe(ctx context.Context, env *doctorEnv, cred *syscall.Credential)
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
-	if _, err := exec.LookPath("mount"); err != nil {
-		return Probe{Availability: Inconclusive, Detail: "mount(8) is not in PATH, so overlayfs cannot be tried",
+	if _, err := hostprog.Find("mount"); err != nil {
+		return Probe{Availability: Inconclusive, Detail: "mount(8): " + err.Error() + ", so overlayfs cannot be tried",
 			Fix: "install util-linux (mount) to let doctor check overlayfs"}
 	}
 	dir, err := os.MkdirTemp("", "vigiles-doctor-overlay-")
@@ -694,9 +695,9 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
-	slirp, err := exec.LookPath("slirp4netns")
+	slirp, err := hostprog.Find("slirp4netns")
 	if err != nil {
-		return Probe{Availability: Unsupported, Detail: "slirp4netns is not in PATH",
+		return Probe{Availability: Unsupported, Detail: err.Error(),
 			Fix: "install slirp4netns (apt-get install slirp4netns); it gives allowlisted egress a route out"}
 	}
 	pid, stop, err := sandboxForNet(ctx, env.bwrap)
@@ -793,9 +794,9 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
-	pasta, err := exec.LookPath("pasta")
+	pasta, err := hostprog.Find("pasta")
 	if err != nil {
-		return Probe{Availability: Unsupported, Detail: "pasta is not in PATH",
+		return Probe{Availability: Unsupported, Detail: err.Error(),
 			Fix: "install passt (apt-get install passt), which provides pasta"}
 	}
 	pid, stop, err := sandboxForNet(ctx, env.bwrap)
@@ -894,7 +895,7 @@ func seccompChild() seccompVerdict {
 	try("bpf", unix.SYS_BPF, 0xffff, 0)
 	try("io_uring_setup", unix.SYS_IO_URING_SETUP, 1, 0)
 	try("ioctl(TIOCSTI)", unix.SYS_IOCTL, devnull.Fd(), unix.TIOCSTI)
-	if t, err := exec.LookPath("true"); err == nil {
+	if t, err := hostprog.Find("true"); err == nil {
 		if err := exec.Command(t).Run(); err != nil {
 			bad = append(bad, fmt.Sprintf("fork+exec of true failed under the filter: %v", err))
 		}
@@ -1105,11 +1106,15 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 	}
 	// A user namespace whose uid 0 is SandboxUID, held by a cat until
 	// hold is closed.
+	cat, err := hostprog.Find("cat")
+	if err != nil {
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
+	}
 	holdR, holdW, err := os.Pipe()
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
-	cmd := exec.CommandContext(ctx, "cat")
+	cmd := exec.CommandContext(ctx, cat)
 	cmd.Stdin = holdR
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}},

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
 
@@ -83,9 +84,16 @@ func nameServiceNamesGroup(gid uint32) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "getent", "group", strconv.FormatUint(uint64(gid), 10))
+	getent, err := hostprog.Find("getent")
+	if err != nil {
+		// Not asked: the group is taken as one a directory service
+		// might name, as where the answer is not trusted.
+		nameServiceGroups.Store(gid, true)
+		return true
+	}
+	cmd := exec.CommandContext(ctx, getent, "group", strconv.FormatUint(uint64(gid), 10))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // none of the caller's secrets
-	err := cmd.Run()
+	err = cmd.Run()
 	var exit *exec.ExitError
 	named := !(errors.As(err, &exit) && exit.ExitCode() == 2)
 	nameServiceGroups.Store(gid, named)

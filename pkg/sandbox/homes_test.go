@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -150,6 +151,7 @@ func TestOwnerGidWithADirectoryServiceDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	hostprog.SetDirsForTest(t, append([]string{bin}, hostprog.Dirs...)...)
 	for i, c := range []struct {
 		conf string
 		want bool // the tree's group is taken

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/hostprog"
 )
 
 var (
@@ -28,8 +29,8 @@ func assumedCapability() Capability {
 	if probed.Load() {
 		return probeResult
 	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		return Capability{Confine: Unsupported, Why: "bubblewrap (bwrap) is not installed", Fix: "install bubblewrap (apt-get install bubblewrap)"}
+	if _, err := hostprog.Find("bwrap"); err != nil {
+		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: "install bubblewrap (apt-get install bubblewrap)"}
 	}
 	return Capability{Confine: Available}
 }
@@ -47,9 +48,9 @@ func ProbeConfinement(ctx context.Context) Capability {
 }
 
 func probeConfinement(ctx context.Context) Capability {
-	bwrap, err := exec.LookPath("bwrap")
+	bwrap, err := hostprog.Find("bwrap")
 	if err != nil {
-		return Capability{Confine: Unsupported, Why: "bubblewrap (bwrap) is not installed", Fix: "install bubblewrap (apt-get install bubblewrap)"}
+		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: "install bubblewrap (apt-get install bubblewrap)"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/internal/hostprog"
 )
 
 // flakyBwrap puts a bwrap on PATH that fails its first n starts as
@@ -38,6 +40,7 @@ exec %[3]s "$@"
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	hostprog.SetDirsForTest(t, append([]string{bin}, hostprog.Dirs...)...)
 	return func() int {
 		b, _ := os.ReadFile(count)
 		n, _ := strconv.Atoi(strings.TrimSpace(string(b)))

@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
@@ -881,8 +882,8 @@ func threadCgroups(t *testing.T) map[string]string {
 }
 
 func TestRefusesWithoutConfinement(t *testing.T) {
-	// PATH without bwrap: an untrusted run must refuse, naming the fix.
-	t.Setenv("PATH", t.TempDir())
+	// No bwrap: an untrusted run must refuse, naming the fix.
+	hostprog.SetDirsForTest(t, t.TempDir())
 	res, err := runConfined(context.Background(), Spec{Command: []string{"true"}, Dir: t.TempDir()}, "/", nil, &Result{})
 	if err == nil || res.Tier != TierRefused || !strings.Contains(res.Refusal, "bubblewrap") {
 		t.Fatalf("got tier %s refusal %q err %v", res.Tier, res.Refusal, err)
@@ -1005,6 +1006,7 @@ func TestBwrapThatCannotConfineRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	hostprog.SetDirsForTest(t, append([]string{bin}, hostprog.Dirs...)...)
 	resetProbe()
 	t.Cleanup(resetProbe)
 	dir := makeTree(t, nil)
@@ -1425,6 +1427,7 @@ func TestUnprivilegedBwrapRefusedNamesTheOptOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	hostprog.SetDirsForTest(t, append([]string{bin}, hostprog.Dirs...)...)
 	resetProbe()
 	t.Cleanup(resetProbe)
 	res, err := Run(context.Background(), Spec{Dir: makeTree(t, nil), Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh("true")})
@@ -1685,5 +1688,33 @@ func TestDefaultAddressSpaceHoldsAWasmReservation(t *testing.T) {
 	}
 	if res := run(t, Spec{Dir: t.TempDir(), Command: reserve, Limits: Limits{MemoryBytes: 8 << 30}}); res.ExitCode == 0 || !strings.Contains(res.Stderr, "Cannot allocate memory") {
 		t.Errorf("under an 8 GiB bound: exit %d, stderr %s; want the reservation refused", res.ExitCode, res.Stderr)
+	}
+}
+
+// TestBwrapOnPathIsNotRun: a bwrap that PATH names in the work tree (npm
+// run puts the checkout's node_modules/.bin first, where any dependency
+// may install one) is never run: it would run the whole run on the host,
+// unconfined, and could write the record it liked. vigiles runs the
+// system's bubblewrap (internal/hostprog).
+func TestBwrapOnPathIsNotRun(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, map[string]string{"package.json": "{}"})
+	bin := filepath.Join(dir, "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "planted-bwrap-ran")
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte("#!/bin/sh\necho ran >> "+marker+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	resetProbe()
+	t.Cleanup(resetProbe)
+	res := run(t, Spec{Dir: dir, Command: sh("echo hi")})
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the bwrap of the work tree's node_modules/.bin ran on the host")
+	}
+	if res.Tier != TierConfined || res.ExitCode != 0 || res.Stdout != "hi\n" {
+		t.Errorf("tier %s exit %d stdout %q: want a confined run by the system's bubblewrap", res.Tier, res.ExitCode, res.Stdout)
 	}
 }

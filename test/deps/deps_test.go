@@ -25,6 +25,7 @@ var rules = map[string][]string{
 	// import each other: it must bring neither along.
 	module + "/internal/procwait": {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 	module + "/internal/tapkeep":  {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
+	module + "/internal/hostprog": {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 }
 
 func TestDependencyGraph(t *testing.T) {
@@ -59,7 +60,7 @@ func allowed(pkg, dep string) bool {
 	switch pkg {
 	case module + "/pkg/evidence":
 		return false
-	case module + "/internal/procwait", module + "/internal/tapkeep":
+	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog":
 		return false
 	case module + "/pkg/sandbox/reaper":
 		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx"

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vigiles/action/internal/hostprog"
 )
 
 // TestAllowRouteOut runs `vigiles run --egress allow` through the binary
@@ -77,16 +79,31 @@ func TestAllowRouteOut(t *testing.T) {
 }
 
 // TestAllowWithoutConnectorRefusesBeforeStarting: with neither
-// slirp4netns nor pasta on PATH, an allow-mode run is refused with the
-// fix, and no sandbox is even started (the connector is chosen first).
+// slirp4netns nor pasta in the system's directories (hidden in a mount
+// namespace of the test's), an allow-mode run is refused with the fix, and
+// no sandbox is even started (the connector is chosen first): a wrapper
+// bound over the system's bwrap would leave a marker.
 func TestAllowWithoutConnectorRefusesBeforeStarting(t *testing.T) {
 	requireBwrap(t)
+	requireRoot(t, "it hides the connectors with bind mounts in a mount namespace of its own")
 	real, _ := exec.LookPath("bwrap")
 	bin := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "bwrap-started")
-	wrapper := "#!/bin/sh\ntouch " + marker + "\nexec " + real + " \"$@\"\n"
+	// The wrapper runs a copy of bwrap: the system's path is bound over.
+	if err := exec.Command("cp", real, filepath.Join(bin, "bwrap.real")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	wrapper := "#!/bin/sh\ntouch " + marker + "\nexec " + filepath.Join(bin, "bwrap.real") + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(wrapper), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// What vigiles searches (internal/hostprog.Dirs): every connector
+	// there is hidden under /dev/null, which is no program.
+	hide := "mount --bind " + filepath.Join(bin, "bwrap") + " " + real + "\n"
+	for _, d := range hostprog.Dirs {
+		for _, c := range []string{"slirp4netns", "pasta"} {
+			hide += "if [ -e " + d + "/" + c + " ]; then mount --bind /dev/null " + d + "/" + c + "; fi\n"
+		}
 	}
 	for _, c := range []string{"", "slirp4netns", "pasta"} {
 		args := []string{"run", "--json", "--workdir", workTree(t), "--egress", "allow", "--allow-ip", "192.0.2.1/32"}
@@ -94,8 +111,9 @@ func TestAllowWithoutConnectorRefusesBeforeStarting(t *testing.T) {
 			args = append(args, "--connector", c)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cmd := exec.CommandContext(ctx, vigilesBin, append(args, "--", "true")...)
-		cmd.Env = []string{"PATH=" + bin}
+		sh := "set -e\n" + hide + "exec \"$@\"\n"
+		cmd := exec.CommandContext(ctx, "unshare", append([]string{"--mount", "sh", "-c", sh, "sh", vigilesBin}, append(args, "--", "true")...)...)
+		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
@@ -105,7 +123,7 @@ func TestAllowWithoutConnectorRefusesBeforeStarting(t *testing.T) {
 			t.Fatalf("connector %q: %v; no JSON result (%v)\nstderr: %s", c, err, jerr, stderr.String())
 		}
 		// The connector's own refusal, not another one that also starts nothing.
-		if err == nil || !strings.Contains(res.Refusal, "on PATH (Debian/Ubuntu: apt-get install slirp4netns") {
+		if err == nil || !strings.Contains(res.Refusal, "(Debian/Ubuntu: apt-get install slirp4netns") {
 			t.Errorf("connector %q: exit %v, refusal %q: want a refusal that names the fix", c, err, res.Refusal)
 		}
 		if _, serr := os.Stat(marker); serr == nil {

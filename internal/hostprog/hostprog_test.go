@@ -1,0 +1,117 @@
+package hostprog
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rootDir makes a directory whose path only root may write (under /run,
+// not the world-writable /tmp), removed when the test ends; tests that
+// need one run as root (CI does) and are skipped elsewhere.
+func rootDir(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI runs the tests as root; this one needs a directory only root may write")
+		}
+		t.Skip("needs root: it makes a directory only root may write, under /run")
+	}
+	d, err := os.MkdirTemp("/run", "vigiles-hostprog-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	if err := os.Chmod(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func setDirs(t *testing.T, dirs ...string) {
+	old := Dirs
+	Dirs = dirs
+	t.Cleanup(func() { Dirs = old })
+}
+
+func writeProg(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFindSkipsWhatOthersMayRewrite: a program in a directory, or of a
+// mode, that a user other than root and the caller may write is passed
+// over, with the reason in the error; the next directory's is taken.
+func TestFindSkipsWhatOthersMayRewrite(t *testing.T) {
+	open, good := rootDir(t), rootDir(t)
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	writeProg(t, filepath.Join(open, "prog"), 0o755)
+	setDirs(t, open)
+	_, err := Find("prog")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "passed over") || !strings.Contains(err.Error(), "mode 777") {
+		t.Errorf("a program in a world-writable directory: %v; want it passed over, saying why", err)
+	}
+	writeProg(t, filepath.Join(good, "prog"), 0o757)
+	setDirs(t, good)
+	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "mode 757") {
+		t.Errorf("a world-writable program: %v; want it passed over", err)
+	}
+	writeProg(t, filepath.Join(good, "prog"), 0o755)
+	setDirs(t, open, good)
+	if p, err := Find("prog"); err != nil || p != filepath.Join(good, "prog") {
+		t.Errorf("Find = %q, %v; want the program of the directory only root may write", p, err)
+	}
+}
+
+// TestFindFollowsLinksAndKeepsTheName: a link is followed hop by hop, its
+// target checked as the link's directory is, and the path returned is
+// the link's (pasta is a link to passt, and reads its own name).
+func TestFindFollowsLinksAndKeepsTheName(t *testing.T) {
+	bin, lib, open := rootDir(t), rootDir(t), rootDir(t)
+	writeProg(t, filepath.Join(lib, "passt"), 0o755)
+	if err := os.Symlink(filepath.Join(lib, "passt"), filepath.Join(bin, "pasta")); err != nil {
+		t.Fatal(err)
+	}
+	setDirs(t, bin)
+	if p, err := Find("pasta"); err != nil || p != filepath.Join(bin, "pasta") {
+		t.Errorf("Find(pasta) = %q, %v; want the link's own path", p, err)
+	}
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	writeProg(t, filepath.Join(open, "x"), 0o755)
+	if err := os.Symlink(filepath.Join(open, "x"), filepath.Join(bin, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find("x"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), open) {
+		t.Errorf("a link into a world-writable directory: %v; want it passed over", err)
+	}
+}
+
+// TestFindNeverTakesPath: a program PATH names outside the system's
+// directories is never taken, and the error says it is not used and why.
+func TestFindNeverTakesPath(t *testing.T) {
+	bin := t.TempDir()
+	writeProg(t, filepath.Join(bin, "vigiles-hostprog-test"), 0o755)
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	if p, err := exec.LookPath("vigiles-hostprog-test"); err != nil || p == "" {
+		t.Fatalf("the test's program is not on PATH: %v", err)
+	}
+	_, err := Find("vigiles-hostprog-test")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "on PATH is not used") || !strings.Contains(err.Error(), "node_modules/.bin") {
+		t.Errorf("Find = %v; want not found, saying PATH's copy is not used and why", err)
+	}
+	if p, err := Find("sh"); err != nil || !strings.HasPrefix(p, "/") {
+		t.Errorf("Find(sh) = %q, %v; want the system's", p, err)
+	}
+}
