@@ -58,12 +58,15 @@ func TestParseMode(t *testing.T) {
 func TestIsSecretName(t *testing.T) {
 	for _, n := range []string{"GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "AWS_SECRET_ACCESS_KEY",
 		"NPM_TOKEN", "MY_API_KEY", "db_password", "SOME_SECRET", "github_token",
-		"VAULT_TOKEN_1", "X_APIKEY", "PASSWD", "DB_PASSWD_FILE", "SECRETS_JSON", "API_KEY_ID", "AWS_ACCESS_KEY_ID"} {
+		"VAULT_TOKEN_1", "X_APIKEY", "PASSWD", "DB_PASSWD_FILE", "SECRETS_JSON", "API_KEY_ID", "AWS_ACCESS_KEY_ID",
+		"PGPASSWORD", "MYSQL_PWD", "DATABASE_URL", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "CI_JOB_JWT", "SMTP_PASS", "DOCKER_PASS",
+		"NPM_CONFIG__AUTH", "REGISTRY_AUTH", "TF_VAR_db_pass", "MY_DSN", "ROOTPASSWORD"} {
 		if !IsSecretName(n) {
 			t.Errorf("IsSecretName(%q) = false", n)
 		}
 	}
-	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE", "KEY_COUNT", "MONKEY_TOKENIZER", "SORT_KEY_NAME", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"} {
+	for _, n := range []string{"PATH", "HOME", "LANG", "CI", "KEYBOARD", "TOKENIZER_MODE", "KEY_COUNT", "MONKEY_TOKENIZER", "SORT_KEY_NAME", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+		"PWD", "OLDPWD", "PASSTHROUGH_MODE", "GIT_AUTHOR_NAME", "BYPASS_CACHE"} {
 		if IsSecretName(n) {
 			t.Errorf("IsSecretName(%q) = true", n)
 		}
