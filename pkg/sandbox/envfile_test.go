@@ -162,8 +162,8 @@ func TestHomeDirs(t *testing.T) {
 }
 
 // HOME itself: a change of its mode, user xattrs or ACLs is a modify of
-// "~" (the caller's home would keep it), and TMPDIR's of "$TMPDIR"; it
-// was no write. A file made and
+// "~" (the caller's home would keep it), TMPDIR's of "$TMPDIR" and
+// /dev/shm's of "/dev/shm"; it was no write. A file made and
 // removed again there is none.
 func TestHomeRootChanges(t *testing.T) {
 	requireConfinement(t)
@@ -175,6 +175,11 @@ func TestHomeRootChanges(t *testing.T) {
 		// (macOS): a change to it is kept as HOME's is.
 		{`chmod 700 "$TMPDIR"`, "modify $TMPDIR"},
 		{`: > "$TMPDIR/f" && rm "$TMPDIR/f"`, ""},
+		// /dev/shm is the host's: a command run in the open as root
+		// would change it for every process.
+		{`chmod 700 /dev/shm`, "modify /dev/shm"},
+		{`python3 -c 'import os; os.setxattr("/dev/shm", "user.x", b"1")'`, "modify /dev/shm"},
+		{`: > /dev/shm/f && rm /dev/shm/f`, ""},
 		{`: > ~/f && rm ~/f && cat <<EOF >/dev/null
 here-document
 EOF`, ""},

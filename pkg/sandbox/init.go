@@ -402,13 +402,18 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// HOME's and TMPDIR's own state: a change the command makes to HOME
 	// itself (chmod 777 ~, a default ACL on it) is one the caller's home
 	// would keep, as the tree's root keeps one; so is one to TMPDIR, which
-	// is the user's own and 0700 where a session has a private one (macOS).
-	// (/dev/shm is the host's, root's.)
+	// is the user's own and 0700 where a session has a private one (macOS);
+	// and to /dev/shm, the host's, which a command run in the open as root
+	// would change for every process of the host.
 	homeRoot, err := dirState(home, copyXattrSet)
 	if err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
 	tmpRoot, err := dirState(tmp, copyXattrSet)
+	if err != nil {
+		return failResult(refuse("preparing scratch: %w", err))
+	}
+	shmRoot, err := dirState(shm, copyXattrSet)
 	if err != nil {
 		return failResult(refuse("preparing scratch: %w", err))
 	}
@@ -546,6 +551,12 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			var changed bool
 			if changed, werr = tmpRoot.changed(tmp); changed {
 				tw = append([]evidence.Write{{Path: "$TMPDIR", Op: evidence.OpModify, Kind: "dir"}}, tw...)
+			}
+		}
+		if werr == nil {
+			var changed bool
+			if changed, werr = shmRoot.changed(shm); changed {
+				sw = append([]evidence.Write{{Path: sandboxShm, Op: evidence.OpModify, Kind: "dir"}}, sw...)
 			}
 		}
 		writes = append(writes, sw...)
