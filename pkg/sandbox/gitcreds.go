@@ -1176,8 +1176,11 @@ func callerSecrets(getenv func(string) string, v hostView, homes, runners []stri
 			// The sandbox's /dev is its own (bubblewrap's --dev) and its
 			// /dev/shm the run's scratch: nothing of the host's shows
 			// there (TMPDIR=/dev/shm/$USER), and a mask would cover the
-			// command's own /dev/shm, read-only.
-			if v.reads(r, 0o1) && !fsx.Under(r, "/dev") {
+			// command's own /dev/shm, read-only. Its /proc is its own
+			// too (--proc: its own processes alone), and /sys the
+			// kernel's, where no file is the caller's: a mask over them
+			// (TMPDIR=/proc) would refuse the run for nothing hidden.
+			if v.reads(r, 0o1) && !fsx.Under(r, "/dev") && !fsx.Under(r, "/proc") && !fsx.Under(r, "/sys") {
 				dirs = append(dirs, r)
 			}
 		}

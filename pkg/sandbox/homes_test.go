@@ -531,6 +531,25 @@ func TestCallersTMPDIRInDevShm(t *testing.T) {
 	}
 }
 
+// TestCallersTMPDIRInProcOrSys: a TMPDIR in /proc or /sys (a mistake, or a
+// script's TMPDIR=/proc/self/fd) holds none of the caller's files: the
+// sandbox's /proc is its own, /sys the kernel's. A mask there refused
+// every run with "remounting /proc read-only: device or resource busy",
+// naming neither TMPDIR nor a fix.
+func TestCallersTMPDIRInProcOrSys(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, nil)
+	for _, tmpdir := range []string{"/proc", "/proc/self", "/sys"} {
+		t.Run(tmpdir, func(t *testing.T) {
+			t.Setenv("TMPDIR", tmpdir)
+			res := run(t, Spec{Dir: tree, Command: sh(`ls /proc/1 >/dev/null && echo OK`)})
+			if res.Tier != TierConfined || res.Error != "" || res.Stdout != "OK\n" {
+				t.Errorf("tier %s error %q refusal %q stdout %q", res.Tier, res.Error, res.Refusal, res.Stdout)
+			}
+		})
+	}
+}
+
 // TestTreeThatHoldsTheCallersTMPDIR: a TMPDIR inside the work tree (a
 // project's .envrc: TMPDIR=$PWD/.tmp) would show the command another
 // tool's files and sockets there through the tree: refused, naming the
