@@ -589,8 +589,8 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	// with its config, not before.
 	nestedCh := make(chan nestedGits, 1)
 	go func() {
-		dirs, err := gitTreesUnder(spec.Dir, "")
-		nestedCh <- nestedGits{dirs, err}
+		dirs, dotenv, err := scanTree(spec.Dir, "")
+		nestedCh <- nestedGits{dirs, dotenv, err}
 	}()
 	if cred != nil {
 		// bubblewrap, as that uid, walks the host's path to the tree (to

@@ -657,20 +657,51 @@ const maxGitWalk = 2_000_000
 // entries cost what they did, and nothing below it goes unsearched); what
 // root's reader cannot list is skipped (no less hidden from the command).
 func gitTreesUnder(root, skip string) ([]string, error) {
+	gits, _, err := scanTree(root, skip)
+	return gits, err
+}
+
+// scanTree is gitTreesUnder, and the dotenv files (isDotenv) of the
+// directories it lists, and each .env of those it does not (the leaf
+// directories it skips: one stat each), by their paths: the same walk,
+// no listing more.
+func scanTree(root, skip string) (gits, dotenv []string, err error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if ignorable(err) {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	defer unix.Close(fd)
 	w := gitWalk{root: root, skip: skip, buf: make([]byte, 64<<10)}
 	if err := w.dir(fd, root, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	slices.Sort(w.out)
-	return w.out, nil
+	slices.Sort(w.dotenv)
+	return w.out, w.dotenv, nil
+}
+
+// isDotenv says whether a file's name is a dotenv file's, where projects
+// keep the keys a program reads from its environment (.env, .env.local,
+// .env.production, direnv's .envrc), a developer's own or one a CI step
+// wrote from the job's secrets, and which git is told to ignore: not a
+// template committed for others to copy (.env.example, .env.sample,
+// .env.template, .env.dist, .env.defaults, .env.schema).
+func isDotenv(name string) bool {
+	if name == ".env" || name == ".envrc" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, ".env.")
+	if !ok || rest == "" {
+		return false
+	}
+	switch strings.ToLower(rest) {
+	case "example", "sample", "template", "tmpl", "dist", "defaults", "default", "schema":
+		return false
+	}
+	return true
 }
 
 // gitWalk is one search of gitTreesUnder. Directories are opened relative
@@ -681,6 +712,7 @@ type gitWalk struct {
 	buf        []byte // a directory of a thousand files in one read
 	seen       int
 	out        []string
+	dotenv     []string // isDotenv files, by path
 }
 
 // maxGitDepth bounds how deep gitTreesUnder goes: a deeper tree is
@@ -724,6 +756,10 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 		case "config":
 			bareNames |= 4
 		}
+		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && isDotenv(string(name)) {
+			// Taken where it is a regular file (hiddenInLayer).
+			w.dotenv = append(w.dotenv, path+"/"+string(name))
+		}
 		if typ != unix.DT_DIR && typ != unix.DT_UNKNOWN {
 			return
 		}
@@ -738,6 +774,9 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 			w.seen++
 			if unix.Fstatat(fd, string(name)+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && ferr == nil {
 				ferr = found(path + "/" + string(name))
+			}
+			if unix.Fstatat(fd, string(name)+"/.env", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+				w.dotenv = append(w.dotenv, path+"/"+string(name)+"/.env")
 			}
 			return
 		}
@@ -791,8 +830,9 @@ func countsSubdirs(fd int) bool {
 
 // nestedGits is what gitTreesUnder found in the work tree.
 type nestedGits struct {
-	dirs []string
-	err  error
+	dirs   []string
+	dotenv []string // its dotenv files (scanTree)
+	err    error
 }
 
 // nestedGitsFor gives the init (cfg.NestedGits) the checkouts found nested
@@ -807,6 +847,15 @@ func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scr
 	for _, n := range found.dirs {
 		if rel, err := filepath.Rel(tree, n); err == nil && filepath.IsLocal(rel) {
 			cfg.NestedGits = append(cfg.NestedGits, rel)
+		}
+	}
+	// Its dotenv files read as empty, as the credential files the
+	// caller's environment names do: a developer's .env or one a CI step
+	// wrote holds the host's keys, and what a hook copies of it (into its
+	// env file, its output) would reach the report and the baseline.
+	for _, n := range found.dotenv {
+		if rel, err := filepath.Rel(tree, n); err == nil && filepath.IsLocal(rel) && !slices.Contains(cfg.CredentialFiles, rel) {
+			cfg.CredentialFiles = append(cfg.CredentialFiles, rel)
 		}
 	}
 	var gits []string

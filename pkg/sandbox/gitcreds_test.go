@@ -1367,3 +1367,47 @@ func TestAskpassProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestDotenvFilesReadAsEmpty: the dotenv files of the work tree (a
+// developer's .env, one a CI step wrote from the job's secrets) read as
+// empty, by either writes method, and leaving them so is no write; a
+// template committed for others to copy reads as it is. A hook that
+// copied a .env into its env file put the keys in the report, and in the
+// baseline a pull request commits.
+func TestDotenvFilesReadAsEmpty(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{
+		".env": "API_KEY=ROOTSECRET\n", ".env.local": "X=LOCALSECRET\n", ".envrc": "export Y=RCSECRET\n",
+		".env.example": "API_KEY=changeme\n", "src/main.go": "package main\n",
+		"apps/web/.env.production": "Z=PRODSECRET\n", "apps/web/src/x.ts": "\n", // a directory with a subdirectory: listed
+		"apps/leaf/.env": "W=LEAFSECRET\n", // a directory without one: its .env is looked for alone
+	})
+	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env; ls -a . | tr '\n' ' '`
+	for _, method := range []string{"overlay", "copy"} {
+		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(script)})
+		if res.Tier != TierConfined || res.Error != "" || res.ExitCode != 0 {
+			t.Fatalf("%s: tier %s exit %d error %q refusal %q stderr %q", method, res.Tier, res.ExitCode, res.Error, res.Refusal, res.Stderr)
+		}
+		if strings.Contains(res.Stdout, "SECRET") {
+			t.Errorf("%s: the command read a dotenv file's keys: %q", method, res.Stdout)
+		}
+		if !strings.Contains(res.Stdout, "API_KEY=changeme") || !strings.Contains(res.Stdout, ".env ") {
+			t.Errorf("%s: stdout %q; want the template as it is, and the emptied files there", method, res.Stdout)
+		}
+		if len(res.Writes) != 0 {
+			t.Errorf("%s: writes %+v, want none", method, res.Writes)
+		}
+	}
+}
+
+func TestIsDotenv(t *testing.T) {
+	for name, want := range map[string]bool{
+		".env": true, ".envrc": true, ".env.local": true, ".env.production.local": true, ".env.test": true,
+		".env.example": false, ".env.SAMPLE": false, ".env.template": false, ".env.dist": false, ".env.defaults": false,
+		".env.": false, "env": false, ".environment": false, "x.env": false,
+	} {
+		if got := isDotenv(name); got != want {
+			t.Errorf("isDotenv(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
