@@ -310,7 +310,13 @@ func (w *upperWalk) lowerContents(l *dirFD, name string, p relPath) (int, error)
 // write of its own: its mode or owner changed, its user xattrs or ACLs
 // did, or its mtime did with nothing recorded below it (touched, or an
 // entry made and removed again). An entry recorded below stands for the
-// mtime it changed.
+// mtime change: one of the directory's own entries made, removed or
+// renamed over changes it, and the record cannot always tell such an entry
+// from one whose content alone changed (a file renamed over another, a
+// directory made again, show as a modify), so any entry recorded below
+// is taken for it. A directory whose entry was made and removed again
+// beside another write below it is so not recorded as modified: its mtime
+// is the only trace of that entry, and the record keeps none.
 func dirChanged(before, now fileMeta, xattrsDiffer func() bool, below int) bool {
 	switch {
 	case before.Mode != now.Mode || before.Uid != now.Uid || before.Gid != now.Gid:
