@@ -76,9 +76,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: the hook did not finish: %s, sooner than Claude Code would end it, and what it would have done after is not recorded: give the check a timeout the hook finishes within (timeout: in the check, or defaults.timeout). An expectation over unrecorded evidence never passes", x.Kind, e.cutShort), "")
 		return true
 	}
-	leftOver := func(x *Expectation) {
-		if endedSooner(x) || len(r.Lingered) == 0 {
-			return
+	// lingeredOn fails x where the hook left processes running (as
+	// leftOver says) and reports whether it did.
+	lingeredOn := func(x *Expectation) bool {
+		if len(r.Lingered) == 0 {
+			return false
 		}
 		why := "the hook left processes running when it exited, and they were ended after the linger period; Claude Code would have let them run on, and what they did next is not recorded: raise defaults.linger in .vigiles.yml so that they finish within the run"
 		if r.TimedOut {
@@ -86,6 +88,19 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		}
 		fail(x, RuleNotRecorded, fmt.Sprintf("%s cannot be checked whole: %s. An expectation over unrecorded evidence never passes", x.Kind, why),
 			strings.Join(r.Lingered, "\n"))
+		return true
+	}
+	leftOver := func(x *Expectation) {
+		if !endedSooner(x) {
+			lingeredOn(x)
+		}
+	}
+	// notWhole fails x, whatever the record says, where what the hook
+	// printed (and so the outcome Claude Code reads from it) may not be
+	// all it would print: ended sooner, or with processes left running
+	// that could print after (a late {"decision":"block"} on stdout).
+	notWhole := func(x *Expectation) bool {
+		return endedSooner(x) || lingeredOn(x)
 	}
 	if e.limit != "" {
 		// Ended or bounded by a limit of the sandbox that Claude Code
@@ -113,7 +128,10 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			// Ended sooner than Claude Code would end it, a hook had not
 			// decided: its outcome (error) is vigiles'. A command check's
 			// timeout is its author's, and its outcome at it the fact.
-			if c.Command == "" && endedSooner(x) {
+			// Processes the hook left running could still print what
+			// decides it; a command check's processes beside its own at
+			// its timeout cannot: its outcome there is the timeout's.
+			if c.Command == "" && notWhole(x) || c.Command != "" && !r.TimedOut && lingeredOn(x) {
 				continue
 			}
 			want := x.Str
@@ -131,8 +149,8 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			// report's 8 KiB of it; and where the capture was cut at the
 			// output cap, only a find proves anything.
 			s, cut := captured(x.Kind, e)
-			if endedSooner(x) || strings.Contains(s, x.Str) {
-				continue // found or not: Claude Code reads no output of a hook it ends
+			if notWhole(x) || strings.Contains(s, x.Str) {
+				continue // found or not: Claude Code reads no output of a hook it ends, and leftovers may print more
 			}
 			if cut {
 				notKept(x, stream(x.Kind))
@@ -148,7 +166,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				notKept(x, stream(x.Kind))
 				continue
 			}
-			if endedSooner(x) {
+			if notWhole(x) {
 				continue
 			}
 			if !x.Re.MatchString(s) && !x.Re.MatchString(lineEndCut(s)) {
@@ -163,6 +181,11 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			}
 			if e.decision.Output == nil && r.TimedOut {
 				fail(x, rule, "want JSON on stdout; the hook did not finish: it was ended at its timeout, and Claude Code reads no output of a hook it ended", r.Stdout)
+				continue
+			}
+			if lingeredOn(x) {
+				// More printed by what the hook left running would be
+				// read with it (or make it no JSON at all).
 				continue
 			}
 			if e.decision.Output == nil {

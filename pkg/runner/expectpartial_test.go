@@ -177,3 +177,59 @@ func TestVendoredMarketplaceOfItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputExpectationsOverLeftovers: a hook that left processes running
+// (lingered) may print more after the record ends (a late
+// {"decision":"block"} from a background process), so its output and the
+// outcome read from it are not whole: every output, blocked, allowed,
+// outcome and json expectation is expect/not-recorded, whether the record
+// would pass it or fail it. A command check at its own timeout keeps its
+// outcome: the timeout's, which nothing printed later changes.
+func TestOutputExpectationsOverLeftovers(t *testing.T) {
+	cfg, errs := configErrs(t, "checks:\n"+
+		"  - {name: out, hook: p, tool: Bash, expect: {allowed: true, blocked: false, outcome: allowed, stdout-contains: ok, stdout-matches: '^ok$', stderr-contains: no, stderr-matches: '^$', json: {continue: true}}}\n"+
+		"  - {name: late, hook: p, tool: Bash, expect: {blocked: true, stdout-contains: block}}\n"+
+		"  - {name: cmd, command: x, expect: {outcome: error, exit-code: 0}}\n")
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	whole := report.HookRun{ID: "h", Event: PreToolUse, Tier: "confined", Outcome: report.OutcomeAllowed, Stdout: `{"continue": true}`,
+		Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+	d := Decision{Outcome: report.OutcomeAllowed, Output: map[string]any{"continue": true}}
+	if fs := checkExpectations(cfg.Checks[0], executed{run: whole, decision: d}); len(fs) != 3 {
+		// stdout-contains, stdout-matches over {"continue": true}, and stderr-contains: the record's failures
+		t.Fatalf("a whole record: %v", findingLines(fs))
+	}
+	left := whole
+	left.Lingered = []string{"7 sh -c sleep 1; echo {\"decision\":\"block\"}"}
+	for _, c := range cfg.Checks[:2] {
+		fs := checkExpectations(c, executed{run: left, decision: d})
+		if len(fs) != len(c.Expect) {
+			t.Errorf("%s: %d findings, want one for each of its %d expectations: %v", c.Name, len(fs), len(c.Expect), findingLines(fs))
+		}
+		for _, f := range fs {
+			if f.Rule != RuleNotRecorded || !strings.Contains(f.Message, "raise defaults.linger") || !strings.Contains(f.Evidence, "sleep 1") {
+				t.Errorf("%s: %s %q (evidence %q)", c.Name, f.Rule, f.Message, f.Evidence)
+			}
+		}
+	}
+	beside := left
+	beside.TimedOut, beside.Outcome, beside.ExitCode, beside.Stdout = true, report.OutcomeError, 137, ""
+	fs := checkExpectations(cfg.Checks[1], executed{run: beside})
+	if len(fs) != 2 || fs[0].Rule != RuleNotRecorded || !strings.Contains(fs[0].Message, "reached its timeout with processes running beside its own") {
+		t.Errorf("processes beside a timed-out hook: %v", findingLines(fs))
+	}
+	// A command check's outcome at its own timeout is the fact; its
+	// exit-code fails as ever.
+	fs = checkExpectations(cfg.Checks[2], executed{run: beside, cutShort: "it was ended at the check's timeout of 1s before it finished"})
+	if len(fs) != 1 || fs[0].Rule != RuleExpectPrefix+ExpExitCode {
+		t.Errorf("a command check at its timeout: %v", findingLines(fs))
+	}
+	// Exited, with processes left: its outcome is not whole either.
+	exited := left
+	exited.Outcome = report.OutcomeError
+	fs = checkExpectations(cfg.Checks[2], executed{run: exited})
+	if len(fs) != 1 || fs[0].Rule != RuleNotRecorded {
+		t.Errorf("a command check that left processes: %v", findingLines(fs))
+	}
+}
