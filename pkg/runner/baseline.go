@@ -457,18 +457,42 @@ func hostsOf(r report.HookRun) []string {
 	return namedHosts(r.Egress)
 }
 
+// noHost stands in a baseline's hosts for the attempts that named no host
+// and no address (a proxy request with no Host header, or a malformed
+// one): an attempt all the same, which must not read as none tried. No
+// host name holds a space or a parenthesis (hostText), so it is never one.
+const noHost = "(no host)"
+
+// unnamedOf is the entries of es that namedHosts keeps as noHost.
+func unnamedOf(es []evidence.Egress) []evidence.Egress {
+	var out []evidence.Egress
+	for _, e := range es {
+		if !e.Lumped() && egressHost(e) == "" && !(e.Host == "" && e.HasPort()) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // namedHosts lists the destinations es names, sorted and deduplicated,
-// never nil; entries with no host and no address (a proxy request that
-// named none, attempts past the record's cap) are not among them.
+// never nil; entries with no host and no address are noHost, and attempts
+// past the record's cap (which hostsOf and the audit account for on their
+// own) are not among them.
 func namedHosts(es []evidence.Egress) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, e := range es {
+		if e.Lumped() {
+			continue
+		}
 		h := strings.ToLower(egressHost(e))
 		if e.Host == "" && e.HasPort() {
 			h = fmt.Sprintf("%s:%d", h, e.Port)
 		}
-		if h != "" && !seen[h] {
+		if h == "" {
+			h = noHost
+		}
+		if !seen[h] {
 			seen[h] = true
 			out = append(out, h)
 		}
@@ -1374,7 +1398,14 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			for _, h := range now {
 				if !known[h] {
 					said, ev := notAgain(h, old.Hosts, now, func(string) bool { return true }, "host", "", "try")
-					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now tries to reach %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(h),
+					what := "tries to reach " + shownName(h)
+					if h == noHost {
+						// The detail (the request it made) is the
+						// evidence: the name says nothing.
+						what = "makes network attempts that name no host (a proxy request with no Host header, or a malformed one: " + strconv.Quote(noHost) + " in a baseline)"
+						ev += egressEvidence(unnamedOf(r.Egress))
+					}
+					add(r, DriftHost, "", h, fmt.Sprintf("%s %s%s now %s, which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), what,
 						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
 				}
