@@ -298,7 +298,7 @@ func TreePath(rel string) string {
 // command of the session. Path is as the hook saw it ("~/…").
 //
 // Content is nil when it was not recorded (a direct run, a run that did
-// not complete); "" when the run left no file there, or an empty one.
+// not complete), and its JSON then has no other field but Path; "" when the run left no file there, or an empty one.
 // Kind says what the run left: "file", "none" (nothing), or "symlink",
 // "dir" or "other", whose content is not read ("" as content: Claude Code
 // would fail to run such a thing). Content holds at most MaxEnvFile bytes:
@@ -311,6 +311,21 @@ type EnvFile struct {
 	Content   *string `json:"content"`
 	Encoding  string  `json:"encoding,omitempty"`
 	Truncated bool    `json:"truncated,omitempty"`
+}
+
+// MarshalJSON writes e as its fields say, but where its content was not
+// recorded as {"path", "content": null} alone: nothing of what the run
+// left there is known, and a "size" of 0 (or a kind) would read as
+// recorded and empty.
+func (e EnvFile) MarshalJSON() ([]byte, error) {
+	if e.Content == nil {
+		return json.Marshal(struct {
+			Path    string  `json:"path"`
+			Content *string `json:"content"`
+		}{Path: e.Path})
+	}
+	type plain EnvFile // without this method
+	return json.Marshal(plain(e))
 }
 
 // MaxEnvFile bounds the content an EnvFile keeps.

@@ -195,3 +195,31 @@ func TestEgressPortZeroIsAPort(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvFileNotRecordedJSON: an env file whose content was not recorded
+// is {"path", "content": null} in JSON, with no size (0 would read as
+// recorded and empty) nor kind; a recorded one keeps them all, an empty
+// one its size 0; both read back as they were.
+func TestEnvFileNotRecordedJSON(t *testing.T) {
+	empty, text := "", "export A=1\n"
+	for _, c := range []struct {
+		in   EnvFile
+		want string
+	}{
+		{EnvFile{Path: "~/e"}, `{"path":"~/e","content":null}`},
+		{EnvFile{Path: "~/e", Kind: "file", Size: 3}, `{"path":"~/e","content":null}`},
+		{EnvFile{Path: "~/e", Kind: "none", Content: &empty}, `{"path":"~/e","kind":"none","size":0,"content":""}`},
+		{EnvFile{Path: "~/e", Kind: "file", Size: 11, Content: &text}, `{"path":"~/e","kind":"file","size":11,"content":"export A=1\n"}`},
+	} {
+		for _, v := range []any{c.in, &c.in} {
+			b, err := json.Marshal(v)
+			if err != nil || string(b) != c.want {
+				t.Errorf("%+v: %s (%v), want %s", c.in, b, err, c.want)
+			}
+		}
+		var back EnvFile
+		if err := json.Unmarshal([]byte(c.want), &back); err != nil || back.Path != c.in.Path || (back.Content == nil) != (c.in.Content == nil) {
+			t.Errorf("%s read back as %+v (%v)", c.want, back, err)
+		}
+	}
+}
