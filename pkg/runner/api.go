@@ -2177,9 +2177,9 @@ func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.
 			top, most = f, c
 		}
 	}
-	what, narrow := "the audit", "audit part of the work tree (PATHs; the action's paths input), "
+	what, narrow := "the audit plans", "audit part of the work tree (PATHs; the action's paths input), "
 	if command == "test" {
-		what, narrow = "the checks", "have the checks select fewer hooks, "
+		what, narrow = "the checks plan", "have the checks select fewer hooks, "
 	}
 	part := ""
 	if s.shardN > 1 {
@@ -2190,7 +2190,7 @@ func (s *session) tooManyRuns(command string, plan, mine []*plannedRun) *report.
 		shards = s.shardN + 1
 	}
 	return &report.Finding{Rule: RuleTooManyRuns, Severity: report.SeverityError, Location: report.Location{File: top}, Title: "too many runs",
-		Message: fmt.Sprintf("%s plans %d hook runs%s, more than the %d vigiles starts (--max-runs; the action's max-runs input), so none was run; %d of them are of hooks declared in %s. "+
+		Message: fmt.Sprintf("%s %d hook runs%s, more than the %d vigiles starts (--max-runs; the action's max-runs input), so none was run; %d of them are of hooks declared in %s. "+
 			"Raise the bound if so many are meant (each run builds a sandbox), %sor split the work with --shard i/%d (the shard input), one job per part",
 			what, n, part, max, most, top, narrow, shards)}
 }

@@ -102,6 +102,12 @@ func TestAuditRunBound(t *testing.T) {
 	if calls.Load() != 0 || rep.Verdict != report.VerdictError || !slices.Contains(rules(rep), RuleTooManyRuns) {
 		t.Errorf("test over the bound: %d runs, verdict %s, findings %+v; want none run and %s", calls.Load(), rep.Verdict, rep.Findings, RuleTooManyRuns)
 	}
+	if got := messagesOf(rep.Findings, RuleTooManyRuns); len(got) != 1 || !strings.HasPrefix(got[0], "the checks plan 2 hook runs,") {
+		t.Errorf("test over the bound: %q; want it to say the checks plan 2 hook runs", got)
+	}
+	if !strings.HasPrefix(f.Message, "the audit plans ") {
+		t.Errorf("audit over the bound: %q; want it to say the audit plans …", f.Message)
+	}
 }
 
 // hangingExecutor runs a command that holds "sleep" until its context is
