@@ -235,7 +235,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		errs = append(errs, err)
 	}
 	if in.UpdateBaseline && in.Baseline == "" {
-		bad("input update-baseline: needs a baseline path")
+		bad("input update-baseline: true needs a baseline file to write, and the baseline input is empty: set it, e.g. baseline: %s", runner.DefaultBaseline)
 	}
 	if (in.Baseline != "" || in.UpdateBaseline) && in.Command != "audit" {
 		bad("input baseline: only audit compares with a baseline (command is %s)", in.Command)

@@ -453,7 +453,7 @@ func TestActionInputValidation(t *testing.T) {
 		{"allow without allow mode", map[string]string{"egress": "deny", "allow": "api.example.test"}, "input allow"},
 		{"allow not a host", map[string]string{"allow": "evil example"}, "input allow"},
 		{"paths with test", map[string]string{"command": "test", "paths": "plugins"}, "input paths"},
-		{"update without baseline", map[string]string{"command": "audit", "update-baseline": "true"}, "input update-baseline"},
+		{"update without baseline", map[string]string{"command": "audit", "update-baseline": "true"}, "input update-baseline: true needs a baseline file to write, and the baseline input is empty: set it, e.g. baseline: .vigiles/baseline.json"},
 		{"baseline with test", map[string]string{"baseline": ".vigiles/baseline.json"}, "input baseline"},
 		{"working directory outside", map[string]string{"working-directory": "../other"}, "input working-directory"},
 		{"working directory absolute", map[string]string{"working-directory": "/etc"}, "input working-directory"},

@@ -338,7 +338,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, errors.New("audit: --update-baseline needs the whole audit; drop --shard"))
 	}
 	if *updateBaseline && *baseline == "" {
-		return exitWith(2, errors.New("audit: --update-baseline needs a --baseline path"))
+		return exitWith(2, fmt.Errorf("audit: --update-baseline needs a baseline file to write, and --baseline \"\" names none: leave --baseline out (default %s) or name one, e.g. --baseline %s", defaultBaseline, defaultBaseline))
 	}
 	if err := checkBaselineFlag(*baseline, c.config, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
 		return exitWith(2, err)

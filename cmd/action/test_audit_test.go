@@ -81,6 +81,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"test", "extra"}, 2, "unexpected argument"},
 		{[]string{"test", "--no-such-flag"}, 2, "unknown flag"},
 		{[]string{"audit", "--update-baseline", "--shard", "1/2"}, 2, "needs the whole audit"},
+		{[]string{"audit", "--update-baseline", "--baseline", ""}, 2, `audit: --update-baseline needs a baseline file to write, and --baseline "" names none: leave --baseline out (default .vigiles/baseline.json) or name one, e.g. --baseline .vigiles/baseline.json`},
 		{[]string{"merge"}, 2, "no reports given"},
 		{[]string{"test", "--egress", "sometimes"}, 2, "want deny, record or allow"},
 		{[]string{"audit", "--allow", "x.example.test"}, 2, "hosts and address ranges to allow need egress mode allow (egress is deny, the default); add --egress allow\n"},
