@@ -188,8 +188,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 				ok = true
 			}
 			if !ok {
-				usage(stderr)
-				return exitWith(2, fmt.Errorf("help: unknown command %q", args[1]))
+				return exitWith(2, fmt.Errorf("help: %s", unknownCommand(args[1])))
 			}
 			if len(args) > 2 {
 				return exitWith(2, fmt.Errorf("help: unexpected argument %q (help takes one command: vigiles help %s)", args[2], args[1]))
@@ -221,14 +220,78 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
-		usage(stderr)
 		if strings.HasPrefix(args[0], "-") {
 			// vigiles --dir . test: the flags are the command's.
-			return exitWith(2, fmt.Errorf("unknown command %q: the command comes first, then its flags (vigiles test --dir .)", args[0]))
+			return exitWith(2, fmt.Errorf("unknown command %q: the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands", args[0]))
 		}
-		return exitWith(2, fmt.Errorf("unknown command %q", args[0]))
+		return exitWith(2, errors.New(unknownCommand(args[0])))
 	}
 	return sc.run(ctx, args[1:], getenv, stdin, stdout, stderr)
+}
+
+// unknownCommand says that name is no command, with the closest one
+// when a slip of the keys could have made name of it (vigiles tset: did
+// you mean test?), and where the list is: one line, not the whole help.
+func unknownCommand(name string) string {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if c := closestCommand(name); c != "" {
+		msg += fmt.Sprintf("; did you mean %s?", c)
+	}
+	return msg + " (vigiles --help lists the commands)"
+}
+
+// closestCommand is the command (help and version included) nearest to
+// name by edit distance, swapped neighbours counting one edit, if it is
+// at most 1 for a name of up to 4 characters and 2 for a longer one;
+// "" if none is, or name is empty. Ties go to the first in sorted order.
+func closestCommand(name string) string {
+	if name == "" {
+		return ""
+	}
+	names := []string{"help", "version"}
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	limit := 1
+	if len([]rune(name)) > 4 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(name), n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of two neighbours, one
+// edit each.
+func editDistance(a, b string) int {
+	r, s := []rune(a), []rune(b)
+	d := make([][]int, len(r)+1)
+	for i := range d {
+		d[i] = make([]int, len(s)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(r); i++ {
+		for j := 1; j <= len(s); j++ {
+			cost := 1
+			if r[i-1] == s[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && r[i-1] == s[j-2] && r[i-2] == s[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(r)][len(s)]
 }
 
 const versionHelp = "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary."

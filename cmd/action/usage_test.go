@@ -61,12 +61,12 @@ func TestHelpGoesToStdout(t *testing.T) {
 	}{
 		{[]string{"run"}, "Usage: vigiles run"},
 		{[]string{"merge"}, "Usage: vigiles merge"},
-		{[]string{"help", "nosuch"}, "Commands:"},
+		{[]string{"help", "nosuch"}, `help: unknown command "nosuch" (vigiles --help lists the commands)`},
 		// help takes one command, as doctor and version take none.
 		{[]string{"help", "run", "extra"}, `help: unexpected argument "extra" (help takes one command: vigiles help run)`},
 		{[]string{"help", "help", "run"}, `help: unexpected argument "run"`},
 		{[]string{"help", "nosuch", "x"}, `help: unknown command "nosuch"`},
-		{[]string{"nosuch"}, "Commands:"},
+		{[]string{"nosuch"}, `unknown command "nosuch" (vigiles --help lists the commands)`},
 		{[]string{"run", "--no-such-flag", "--", "true"}, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -488,5 +488,32 @@ func TestFlagBeforeCommandSaysTheOrder(t *testing.T) {
 	code, _, errs := runCLI(t, "--dir", ".", "test")
 	if code != 2 || !strings.Contains(errs, `unknown command "--dir": the command comes first, then its flags (vigiles test --dir .)`) {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestUnknownCommandSaysTheNearestOne: a mistyped command is one line on
+// stderr, with the command it is a slip away from where there is one and
+// where the list is, not the whole help; status 2, nothing on stdout.
+func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tset"}, `vigiles: unknown command "tset"; did you mean test? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"audti", "--dir", "."}, `vigiles: unknown command "audti"; did you mean audit? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"rnu"}, `vigiles: unknown command "rnu"; did you mean run? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"verison"}, `vigiles: unknown command "verison"; did you mean version? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"Merge"}, `vigiles: unknown command "Merge"; did you mean merge? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"help", "doctr"}, `vigiles: help: unknown command "doctr"; did you mean doctor? (vigiles --help lists the commands)` + "\n"},
+		{[]string{"scan"}, `vigiles: unknown command "scan" (vigiles --help lists the commands)` + "\n"},
+		{[]string{"xy"}, `vigiles: unknown command "xy" (vigiles --help lists the commands)` + "\n"},
+		{[]string{"--dir", ".", "test"}, `vigiles: unknown command "--dir": the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands` + "\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, tc.args...)
+			if code != 2 || out != "" || errs != tc.want {
+				t.Errorf("exit %d, stdout %.60q, stderr %q: want status 2 and only %q on stderr", code, out, errs, tc.want)
+			}
+		})
 	}
 }
