@@ -360,7 +360,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout"+outputHelp)
+	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout"+mergeOutputHelp)
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -392,8 +392,17 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	return finishReport("merge", rep, nil, *format, *output, stdout, stderr)
 }
 
-// outputHelp ends the help of -o: how the file is written.
-const outputHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads)"
+// outputHelp ends the help of test's and audit's -o: how the file is
+// written, and that a path through a symbolic link of the work tree is
+// refused (linkInTree).
+const outputHelp = outputWrittenHelp + "; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads)"
+
+// mergeOutputHelp ends the help of merge's -o, which reads no work tree:
+// a symbolic link is written through.
+const mergeOutputHelp = outputWrittenHelp + "; where FILE is a symbolic link, the file it leads to is replaced)"
+
+// outputWrittenHelp is how a report's file is written, unclosed.
+const outputWrittenHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file"
 
 // defaultBaseline is audit's --baseline when none is given.
 const defaultBaseline = runner.DefaultBaseline

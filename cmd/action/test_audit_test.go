@@ -75,6 +75,9 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--help"}, 0, "one --baseline names that is missing is an error"},
 		{[]string{"audit", "--help"}, 0, "(baseline/outdated) until --update-baseline rewrites it"},
 		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
+		{[]string{"merge", "--help"}, 0, "where FILE is a symbolic link, the file it leads to is replaced)"},
+		{[]string{"test", "--help"}, 0, "symbolic link inside the work tree is refused"},
+		{[]string{"audit", "--help"}, 0, "symbolic link inside the work tree is refused"},
 		{[]string{"test", "--format", "yaml"}, 2, "want text, json or sarif"},
 		{[]string{"test", "--shard", "3/2"}, 2, "shard"},
 		{[]string{"test", "--sandbox", "sometimes"}, 2, "want auto, strict or off"},
@@ -109,6 +112,10 @@ func TestTestAuditUsage(t *testing.T) {
 				t.Errorf("exit %d (want %d), output does not say %q:\n%s%s", code, tc.code, tc.msg, out, errs)
 			}
 		})
+	}
+	// merge reads no work tree: its -o says nothing of one.
+	if _, out, _ := runCLI(t, "merge", "--help"); strings.Contains(out, "work tree") {
+		t.Errorf("merge --help speaks of a work tree, which merge has none of:\n%s", out)
 	}
 	// A missing policy file is a usage error with a clear message.
 	dir := t.TempDir()
