@@ -57,6 +57,12 @@ ESC as ^[, so colours appear as ^[[31m and a title or clipboard write
 does nothing. Pipe the output (| cat) for its exact bytes. The report
 goes to stderr (--json: stdout).
 
+Sizes (--output-cap, --limit-memory, --limit-run-memory, --limit-file-size,
+--limit-scratch) are written as in .vigiles.yml: bytes (1048576), or a
+whole number and K, M, G or T, each a power of 1024 (64KiB, 512MiB,
+2GiB). KB, MB and GB are read as KiB, MiB and GiB: 1MB is 1048576 bytes,
+not 1000000.
+
 Exit status: the command's own; 125 when vigiles refuses or fails; 2 on bad usage.
 
 Flags:
@@ -88,7 +94,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		connector   = fs.String("connector", "", "with --egress allow: slirp4netns or pasta (default slirp4netns, pasta where it is missing)")
 		lim         sandbox.Limits
 	)
-	// Sizes are written as in .vigiles.yml: 1048576, 64KiB, 512MiB, 2GiB.
+	// Sizes are written as in .vigiles.yml (runHelp says how).
 	fs.Var(sizeFlag{&outputCap}, "output-cap", "capture at most this much of stdout and of stderr, a size (at most "+runner.FormatSize(sandbox.MaxOutputCap)+")")
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 32GiB: Node.js reserves about 10GiB for WebAssembly, its fetch included; at least "+runner.FormatSize(runner.MinMemory)+")")
