@@ -171,6 +171,24 @@ func writeAnnotations(w io.Writer, findings []report.Finding, b budget) Hidden {
 	return hidden
 }
 
+// noCommandTags makes "[command]" at the start of a line of s (lines
+// ending in "\n" alone, as safeLogLine leaves them) "[·command]": the log
+// viewer shows a line that starts with it as a command the step ran,
+// styled, the prefix hidden, as it shows the runner's own.
+func noCommandTags(s string) string {
+	const tag = "[command]"
+	if !strings.Contains(s, tag) {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, tag) {
+			lines[i] = "[·command]" + l[len(tag):]
+		}
+	}
+	return strings.Join(lines, "")
+}
+
 // newToken returns a fresh unguessable stop-commands token.
 func newToken() (string, error) {
 	var b [20]byte
@@ -221,9 +239,11 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 	}
 	// Inside the stop-commands block nothing runs, but the log viewer
 	// still styles "##[group]", "##[error]" and the like wherever they
-	// appear: a hook could close vigiles' group or print a line that looks
-	// like vigiles' own verdict.
-	text := noLogTags(body.String())
+	// appear, and "[command]" at a line's start as a command the step ran:
+	// a hook could close vigiles' group, print a line that looks like
+	// vigiles' own verdict, or one that looks like a command the workflow
+	// ran.
+	text := noCommandTags(noLogTags(body.String()))
 	var token string
 	for {
 		var err error
