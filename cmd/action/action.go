@@ -37,7 +37,9 @@ func init() {
 const actionHelp = `vigiles action: the entry point of the vigiles GitHub Action.
 
 It runs when the step environment says GITHUB_ACTIONS=true and takes its
-options from the action's inputs (INPUT_* variables), not from flags:
+options from the action's inputs, not from flags: input NAME is
+INPUT_NAME upper-cased, its hyphens kept or made underscores
+(INPUT_WORKING-DIRECTORY or INPUT_WORKING_DIRECTORY):
 
   command          test | audit | merge (default test); merge joins the
                    JSON reports of a sharded test or audit and reports

@@ -28,7 +28,7 @@ var helpDocs = map[string]string{
 	"audit":  "docs/report-format.md (the report, every rule, the baseline) and examples/README.md (.vigiles.yml)",
 	"merge":  "docs/report-format.md (the report; shards and merge)",
 	"doctor": "docs/security.md (what each layer stops) and docs/container.md (what a container needs)",
-	"action": "docs/github-action.md (every input and output, ready-to-copy workflows)",
+	"action": "docs/github-action.md (every input and output, the GITHUB_* variables read and how to run it locally, ready-to-copy workflows)",
 }
 
 // writeHelp prints a command's help text, its flags and where its

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRunItLocallyNamesWhatIsRead: docs/github-action.md's "Run it
+// locally" section names every GITHUB_* and RUNNER_* variable that vigiles
+// action and what it reports with (cmd/action, pkg/annotate) read, the
+// two spellings of an input's variable that input() takes, and its
+// example's variables; README.md points at it; vigiles action --help says
+// how an input's variable is named.
+func TestRunItLocallyNamesWhatIsRead(t *testing.T) {
+	b, err := os.ReadFile("../../docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## Run it locally\n")
+	if !ok {
+		t.Fatal("docs/github-action.md has no Run it locally section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	read := regexp.MustCompile(`getenv\("((?:GITHUB|RUNNER)_[A-Z_]+)"\)`)
+	names := map[string]bool{}
+	for _, glob := range []string{"*.go", "../../pkg/annotate/*.go"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range read.FindAllStringSubmatch(string(src), -1) {
+				names[m[1]] = true
+			}
+		}
+	}
+	if len(names) < 10 {
+		t.Fatalf("found only %d variables read: %v", len(names), names)
+	}
+	for n := range names {
+		if !strings.Contains(sec, "`"+n+"`") {
+			t.Errorf("Run it locally does not say what %s does", n)
+		}
+	}
+	for _, s := range []string{"`INPUT_WORKING-DIRECTORY`", "`INPUT_WORKING_DIRECTORY`", "INPUT_CHECK_RUN=false", "./bin/vigiles action"} {
+		if !strings.Contains(sec, s) {
+			t.Errorf("Run it locally does not show %s", s)
+		}
+	}
+	// Both spellings are what input() reads.
+	for _, k := range []string{"INPUT_WORKING-DIRECTORY", "INPUT_WORKING_DIRECTORY"} {
+		if got := input(func(n string) string { return map[string]string{k: " examples "}[n] }, "working-directory"); got != "examples" {
+			t.Errorf("%s=examples: input reads %q", k, got)
+		}
+	}
+	r, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r), "docs/github-action.md#run-it-locally") {
+		t.Error("README.md does not point at docs/github-action.md#run-it-locally")
+	}
+	if code, out, _ := runCLI(t, "action", "--help"); code != 0 || !strings.Contains(out, "(INPUT_WORKING-DIRECTORY or INPUT_WORKING_DIRECTORY)") {
+		t.Errorf("vigiles action --help (exit %d) does not say how an input's variable is named", code)
+	}
+}
