@@ -363,8 +363,10 @@ var DefaultTools = []string{"Bash", "Edit", "Write", "Read", "Glob", "Grep", "We
 var namedTools = []string{"PowerShell", "WebSearch", "Agent", "AskUserQuestion", "ExitPlanMode"}
 
 // kindTools are the tools matchers name whose input the hooks reference
-// does not document, which get the input of their kind (DefaultToolInput).
-var kindTools = []string{"MultiEdit", "NotebookEdit", "Task"}
+// does not document, which get the input of their kind, or the one
+// Claude Code's own schema for the tool gives (Skill, ToolSearch)
+// (DefaultToolInput).
+var kindTools = []string{"MultiEdit", "NotebookEdit", "Task", "Skill", "ToolSearch"}
 
 // DefaultToolInput returns the default tool_input of a tool, with file
 // paths under cwd (Claude Code sends absolute paths). Unknown tools get an
@@ -410,6 +412,14 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 		return map[string]any{"notebook_path": path.Join(cwd, "analysis.ipynb"), "cell_id": "cell-1", "new_source": "print('hello')\n", "cell_type": "code", "edit_mode": "replace"}
 	case "Task":
 		return map[string]any{"description": "Find API endpoints", "prompt": defaultSubagentPrompt, "subagent_type": "Explore"}
+	// Skill and ToolSearch: the input Claude Code's schema for the tool
+	// gives (Skill: a skill name and optional args; ToolSearch: a query
+	// and max_results, which it defaults to 5), never an empty one that
+	// a hook reading tool_input.skill finds nothing in.
+	case "Skill":
+		return map[string]any{"skill": "review-pr", "args": "123"}
+	case "ToolSearch":
+		return map[string]any{"query": "notebook jupyter", "max_results": 5}
 	case "ExitPlanMode":
 		// Claude Code injects the plan and its file (written under HOME)
 		// before the hooks run.

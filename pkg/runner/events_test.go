@@ -403,3 +403,33 @@ func TestConfigChangeNamesItsFile(t *testing.T) {
 		t.Errorf("PostToolUse has no duration_ms")
 	}
 }
+
+// TestSkillAndToolSearchHaveTheirInput: a tool event's matcher that
+// selects Skill or ToolSearch ran its hook with an empty tool_input,
+// which Claude Code never sends: Skill's input is a skill name and
+// optional args, ToolSearch's a query and max_results. A hook that reads
+// tool_input.skill took a path no session takes.
+func TestSkillAndToolSearchHaveTheirInput(t *testing.T) {
+	for tool, fields := range map[string][]string{"Skill": {"skill", "args"}, "ToolSearch": {"query", "max_results"}} {
+		h := &Hook{Event: PreToolUse, Matcher: tool, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Tool != tool {
+			t.Fatalf("%s: payloads %v (%s), want one for the tool", tool, ps, why)
+		}
+		in := ps[0].Input["tool_input"].(map[string]any)
+		if len(in) != len(fields) {
+			t.Errorf("%s: tool_input %v, want the fields %v", tool, in, fields)
+		}
+		for _, f := range fields {
+			if _, ok := in[f]; !ok {
+				t.Errorf("%s: tool_input %v has no %s", tool, in, f)
+			}
+		}
+	}
+	if s, _ := DefaultToolInput("Skill", "/repo")["skill"].(string); s == "" {
+		t.Errorf("Skill: tool_input.skill %q, want a skill's name", s)
+	}
+	if n, ok := DefaultToolInput("ToolSearch", "/repo")["max_results"].(int); !ok || n <= 0 {
+		t.Errorf("ToolSearch: max_results %v, want a number", n)
+	}
+}

@@ -242,8 +242,9 @@ func EventsDoc() string {
 	}
 	w("A matcher that names a tool outside that set runs for it too (`Edit|Write|NotebookEdit` adds\n")
 	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, so do\n")
-	w("MultiEdit (of earlier versions) and NotebookEdit, which matchers\n")
-	w("still name, and any other an empty `tool_input` (a check's `input:` or the policy's `payloads:`\n")
+	w("MultiEdit (of earlier versions) and NotebookEdit, which matchers still name, and Skill and\n")
+	w("ToolSearch, which get the input Claude Code's schema for each gives (`skill` and `args`; `query`\n")
+	w("and `max_results`), and any other an empty `tool_input` (a check's `input:` or the policy's `payloads:`\n")
 	w("gives it one). A matcher that names Task, the Agent tool's name before Claude Code 2.1.63,\n")
 	w("selects Agent, as Claude Code resolves the alias (exactly or by a regular expression): the\n")
 	w("audit runs it for Agent, with `tool_name` `Agent`, the name a call carries.\n\n")
