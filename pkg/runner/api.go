@@ -1684,6 +1684,10 @@ func laterNotices(runs []report.HookRun) []report.Finding {
 	return append(envFileNotices(runs), persistNotices(runs)...)
 }
 
+// egressBlockedSo is what a blocked attempt does to a run: what the
+// run/egress message says of it.
+const egressBlockedSo = "the hook's path that needed the host never ran, so what the run recorded is the hook without that host"
+
 // egressNotices are the audit's inventory of network attempts when there
 // is no baseline to compare with.
 func egressNotices(runs []report.HookRun) []report.Finding {
@@ -1692,9 +1696,16 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 		if len(r.Egress) == 0 {
 			continue
 		}
+		msg := fmt.Sprintf("%s %s%s tried to reach %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), hostList(r.Egress))
+		// A blocked attempt never got its answer: what the hook would have
+		// done with it (a download run, a report sent) is not in the run.
+		if blocked := blockedHosts(r); blocked == hostList(r.Egress) {
+			msg += ", which the egress policy blocked: " + egressBlockedSo + "; " + auditReachable
+		} else if blocked != "" {
+			msg += "; the egress policy blocked " + blocked + ": " + egressBlockedSo + "; " + auditReachable
+		}
 		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "network attempt", Message: fmt.Sprintf("%s %s%s tried to reach %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), hostList(r.Egress)),
-			Evidence: egressEvidence(r.Egress)})
+			Title: "network attempt", Message: msg, Evidence: egressEvidence(r.Egress)})
 	}
 	return out
 }

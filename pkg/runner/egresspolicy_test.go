@@ -9,6 +9,7 @@ import (
 
 	"github.com/vigiles/action/pkg/egress"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 )
 
 // egressValues are allow, allow-ip and dns-upstream values, good and bad.
@@ -96,4 +97,38 @@ func FuzzEgressChecks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEgressNoticeSaysBlocked: run/egress under egress deny said only
+// that the hook "tried to reach" a host; that the policy blocked it, that
+// the hook's path that needed it never ran, and how to audit it with the
+// host reachable were said by run/timeout and run/hook-error alone. An
+// attempt the policy allowed says none of it.
+func TestEgressNoticeSaysBlocked(t *testing.T) {
+	blocked := evidence.Egress{Host: "api.github.com", Port: 443, Via: evidence.ViaProxy, Proto: "tcp", Detail: "CONNECT", Attempts: 1}
+	allowed := blocked
+	allowed.Host, allowed.Allowed = "docs.example.test", true
+	run := func(eg ...evidence.Egress) string {
+		r := report.HookRun{ID: "p/hooks/hooks.json#hooks.Stop[0].hooks[0]", Plugin: "p", Event: "Stop", Outcome: report.OutcomeAllowed, Egress: eg}
+		fs := egressNotices([]report.HookRun{r})
+		if len(fs) != 1 {
+			t.Fatalf("findings %+v, want one", fs)
+		}
+		if strings.Contains(fs[0].Message, "\n") {
+			t.Errorf("message spans lines: %q", fs[0].Message)
+		}
+		return fs[0].Message
+	}
+	hint := "to audit it with the host reachable, allow it (--egress allow --allow HOST"
+	if got := run(blocked); !strings.Contains(got, "tried to reach api.github.com:443, which the egress policy blocked: the hook's path that needed the host never ran, so what the run recorded is the hook without that host") ||
+		!strings.Contains(got, hint) {
+		t.Errorf("blocked: %q", got)
+	}
+	if got := run(allowed, blocked); !strings.Contains(got, "tried to reach docs.example.test:443, api.github.com:443; the egress policy blocked api.github.com:443: the hook's path") ||
+		!strings.Contains(got, hint) {
+		t.Errorf("one of two blocked: %q", got)
+	}
+	if got := run(allowed); strings.Contains(got, "blocked") || strings.Contains(got, hint) {
+		t.Errorf("allowed: %q", got)
+	}
 }

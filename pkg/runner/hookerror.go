@@ -282,8 +282,12 @@ func blockedHint(r report.HookRun, so string) string {
 	if hosts == "" {
 		return ""
 	}
-	return fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)", hosts, so)
+	return fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; %s", hosts, so, auditReachable)
 }
+
+// auditReachable says how to audit a hook with the hosts the egress
+// policy blocked reachable.
+const auditReachable = "to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
 
 // moduleMissing says whether stderr reports a module or package a
 // script imports as not found: Python's, Node.js's, Bun's, Perl's.
