@@ -652,6 +652,10 @@ func (s *Server) message(dataDir string) string {
 			plugin, name, shownCut(s.ProxyID, maxMonitorName), shownName(clip(s.URL, maxServerLine)))
 	case "sse-ide", "ws-ide":
 		// Claude Code takes an IDE's URL as written: nothing expanded.
+		if s.URL == "" {
+			return fmt.Sprintf("%s declares the remote MCP server %s (%s) with an empty URL, so Claude Code fails to connect to it: give it its URL, or remove it",
+				plugin, name, s.Type)
+		}
 		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to with every session as an IDE's: %s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, s.Type, shownName(clip(s.URL, maxServerLine)))
 	}
@@ -669,6 +673,12 @@ func (s *Server) message(dataDir string) string {
 			// Claude Code expands nothing in it: sh does, from the
 			// user's environment, where no CLAUDE_PLUGIN_ROOT is set.
 			extra += "; its headersHelper, which Claude Code runs unsandboxed with sh -c for more, as written: " + shownName(clip(s.HeadersHelper, maxServerLine))
+		}
+		if s.URL == "" {
+			// "url": "", a placeholder: the schema takes it, and the
+			// connection fails; quoting it made "connects to …: ;".
+			return fmt.Sprintf("%s declares the remote MCP server %s (%s) with an empty URL, so Claude Code fails to connect to it %s%s; give it its URL, or remove it",
+				plugin, name, s.Type, when, extra)
 		}
 		return fmt.Sprintf("%s declares the remote MCP server %s (%s), which Claude Code connects to %s: %s%s; vigiles does not connect to it, so nothing of what it is sent is recorded: review it by hand",
 			plugin, name, s.Type, when, shownName(clip(s.expand(s.URL, dataDir), maxServerLine)), extra)

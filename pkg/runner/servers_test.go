@@ -456,3 +456,22 @@ func TestServerEnvValuesAreShown(t *testing.T) {
 		`for .go files: gopls (environment: LD_PRELOAD=/tmp/l.so);`,
 	)
 }
+
+// TestEmptyServerURLIsSaid: a remote server whose url is "" (a
+// placeholder, {"type": "http", "url": ""}) read "which Claude Code
+// connects to with every session: ; vigiles does not connect…": the URL
+// quoted as nothing. The message says the URL is empty, so Claude Code
+// fails to connect to it.
+func TestEmptyServerURLIsSaid(t *testing.T) {
+	got := serverLines(t, map[string]string{
+		"a/hooks/hooks.json": serverStopHook,
+		"a/.mcp.json":        `{"blank": {"type": "http", "url": ""}, "ide": {"type": "ws-ide", "url": "", "ideName": "x"}}`,
+	})
+	lacks(t, got,
+		`warning discovery/mcp-server a/.mcp.json:1:2 plugin a declares the remote MCP server blank (http) with an empty URL, so Claude Code fails to connect to it with every session; give it its URL, or remove it`,
+		`plugin a declares the remote MCP server ide (ws-ide) with an empty URL, so Claude Code fails to connect to it: give it its URL, or remove it`,
+	)
+	if all := strings.Join(got, "\n"); strings.Contains(all, "session: ;") || strings.Contains(all, "session\uA789 ;") {
+		t.Errorf("an empty URL quoted as nothing:\n%s", all)
+	}
+}
