@@ -231,7 +231,10 @@ func TestMonitorsAreNamed(t *testing.T) {
 	for _, want := range []string{
 		"a/monitors/monitors.json: plugin a declares the background monitor tail (when: always)",
 		"tail -F ./logs/error.log; vigiles does not run monitors",
-		`b/.claude-plugin/plugin.json: plugin b declares the background monitor poll (when: on-skill-invoke:debug)`,
+		// Claude Code starts it the first time the skill is dispatched,
+		// not with the session.
+		`b/.claude-plugin/plugin.json: plugin b declares the background monitor poll (when: on-skill-invoke:debug), whose command Claude Code starts unsandboxed in an interactive session the first time that skill is invoked, and runs until the session ends:`,
+		"a/monitors/monitors.json: plugin a declares the background monitor tail (when: always), whose command Claude Code runs unsandboxed beside an interactive session for its whole length:",
 		`"curl -s x.test\nid"`, // quoted: a newline could pass for a line of its own
 		"c/config/m.json: plugin c declares the background monitor other",
 		"c/config/m.json: " + RuleWrongType,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -152,7 +153,17 @@ func (c *claudeDisc) monitorEntries(file string, n *jnode) []*Server {
 }
 
 // monitorMessage is the finding's text for the monitor s.
+// Claude Code starts a monitor whose when is "always" with the session
+// (and on the plugin's reload), one whose when is on-skill-invoke:SKILL
+// the first time that skill of the plugin is dispatched; either runs
+// until the session ends.
 func (s *Server) monitorMessage() string {
-	return fmt.Sprintf("plugin %s declares the background monitor %s (when: %s), whose command Claude Code runs unsandboxed beside an interactive session for its whole length: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
-		shownCut(s.Plugin, maxMonitorName), shownCut(s.Name, maxMonitorName), shownCut(s.When, maxMonitorWhen), shownName(clip(s.Command, maxMonitorCommand)))
+	runs := "runs unsandboxed beside an interactive session for its whole length"
+	if skill, ok := strings.CutPrefix(s.When, "on-skill-invoke:"); ok && skill != "" {
+		// The skill is named once, in the when quoted before: the words
+		// keep the command within the job summary's 600 characters.
+		runs = "starts unsandboxed in an interactive session the first time that skill is invoked, and runs until the session ends"
+	}
+	return fmt.Sprintf("plugin %s declares the background monitor %s (when: %s), whose command Claude Code %s: %s; vigiles does not run monitors, so nothing of what it does is recorded: review it by hand",
+		shownCut(s.Plugin, maxMonitorName), shownCut(s.Name, maxMonitorName), shownCut(s.When, maxMonitorWhen), runs, shownName(clip(s.Command, maxMonitorCommand)))
 }
