@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -250,6 +254,9 @@ func failureCause(r report.HookRun, tree string) string {
 		}
 		return "a file it runs could not be executed (no execute permission, or not a program)"
 	case moduleMissing(stderr):
+		if why := undeclaredInstall(r, tree); why != "" {
+			return why
+		}
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
 		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
@@ -298,6 +305,108 @@ func moduleMissing(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// missingPackage matches Node.js's and Bun's word that a package a
+// script imports is not found, with the package (its specifier: a bare
+// name, perhaps with a subpath) in group 1 or 3 and the importing file
+// in group 2 or 4: ESM's "Cannot find package 'x' imported from FILE",
+// Bun's "Cannot find package 'x' from 'FILE'", CommonJS's "Cannot find
+// module 'x'" and its require stack's first file.
+var missingPackage = lazyRE(`(?m)Cannot find package '([^'./][^']*)' (?:imported from (/[^\n]+?)|from '(/[^']+)')\s*$|Cannot find module '([^'./][^']*)'[^\n]*\n(?:[^\n]*\n)*?Require stack:\n- (/[^\n]+)`)
+
+// maxPackageJSON bounds the package.json a cause reads.
+const maxPackageJSON = 1 << 20
+
+// undeclaredInstall says, of a plugin's hook whose script imports a
+// package Node.js or Bun did not find, where the plugin's own
+// package.json (the nearest above the script, inside the plugin) lists
+// that package: the plugin's dependencies are not installed in the
+// tree, which Claude Code does not do for a plugin either; "" where the
+// record does not tell so.
+func undeclaredInstall(r report.HookRun, tree string) string {
+	root, ok := strings.CutPrefix(r.Context, "plugin:")
+	if !ok || tree == "" {
+		return ""
+	}
+	m := missingPackage().FindStringSubmatch(r.Stderr)
+	if m == nil {
+		return ""
+	}
+	spec, from := m[1]+m[4], strings.TrimSpace(m[2]+m[3]+m[5])
+	pkg := npmPackageName(spec)
+	if pkg == "" || strings.Contains(spec, ":") {
+		return ""
+	}
+	rel, err := filepath.Rel(tree, filepath.Clean(from))
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	rel, root = filepath.ToSlash(rel), path.Clean(root)
+	if root != "." && !strings.HasPrefix(rel, root+"/") {
+		return ""
+	}
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		manifest := path.Join(dir, "package.json")
+		if at, ok := treeFileAt(tree, manifest); ok {
+			if field := listsPackage(at, pkg); field != "" {
+				install := "npm install"
+				if fi := treeEntry(tree, path.Join(dir, "package-lock.json")); fi != nil {
+					install = "npm ci"
+				}
+				where := shownName(dir)
+				if dir == "." {
+					where = "the work tree's root"
+				}
+				return fmt.Sprintf("it imports %s, which the plugin's %s lists in its %s but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before the audit (%s in %s) to audit the hook at work",
+					shownName(pkg), shownName(manifest), field, install, where)
+			}
+			return ""
+		}
+		if dir == root || dir == "." {
+			return ""
+		}
+	}
+}
+
+// treeFileAt is where on the machine the regular file rel (with
+// slashes) of tree is, through links only while they stay inside it.
+func treeFileAt(tree, rel string) (string, bool) {
+	real, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		return "", false
+	}
+	abs, fi, err := beneath(tree, real, filepath.Join(tree, filepath.FromSlash(rel)))
+	return abs, err == nil && fi.Mode().IsRegular()
+}
+
+// listsPackage is the field of the package.json at file (a path on the
+// machine) that lists pkg: dependencies, optionalDependencies,
+// peerDependencies or devDependencies; "" where none does, or the file
+// cannot be read.
+func listsPackage(file, pkg string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPackageJSON+1))
+	if err != nil || len(b) > maxPackageJSON {
+		return ""
+	}
+	var manifest map[string]json.RawMessage
+	if json.Unmarshal(b, &manifest) != nil {
+		return ""
+	}
+	for _, field := range []string{"dependencies", "optionalDependencies", "peerDependencies", "devDependencies"} {
+		var deps map[string]any
+		if json.Unmarshal(manifest[field], &deps) == nil {
+			if _, ok := deps[pkg]; ok {
+				return field
+			}
+		}
+	}
+	return ""
 }
 
 // fetchesImports matches a command whose runner fetches what a script

@@ -293,3 +293,43 @@ func TestHookErrorsGroupedAcrossTools(t *testing.T) {
 		t.Errorf("findings of the hook that fails otherwise for each tool: %q, want two", other)
 	}
 }
+
+// TestDeclaredDependencyNotInstalled: a plugin's hook whose script
+// imports a package Node.js or Bun did not find said "install it there,
+// as on the machines the hook is used on", where the plugin's own
+// package.json (the nearest above the script, inside the plugin) lists
+// the package: what it lacks is the plugin's dependencies installed in
+// the tree (npm ci, npm install in the plugin's directory), which Claude
+// Code does not do for it. Elsewhere the cause stays as it was.
+func TestDeclaredDependencyNotInstalled(t *testing.T) {
+	tree := makeTree(t, map[string]string{
+		"plugins/so/package.json":          `{"name": "so", "dependencies": {"js-yaml": "^4.1.0"}, "devDependencies": {"@scope/tool": "1.0.0"}}`,
+		"plugins/so/package-lock.json":     `{}`,
+		"plugins/so/scripts/lib/owner.mjs": "import yaml from 'js-yaml'\n",
+		"plugins/so/scripts/cjs.js":        "require('@scope/tool/sub')\n",
+		"plugins/bare/package.json":        `{"name": "bare", "dependencies": {"js-yaml": "^4.1.0"}}`,
+		"plugins/bare/x.mjs":               "",
+		"plugins/other/scripts/x.mjs":      "",
+		"plugins/other/package.json":       `{"name": "other"}`,
+	})
+	generic := "a module it imports is not installed on the machine the audit ran on: install it there"
+	for _, tc := range []struct {
+		name, context, stderr, want string
+	}{
+		{"ESM", "plugin:plugins/so", "node:internal/modules/esm/resolve:873\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'js-yaml' imported from " + tree + "/plugins/so/scripts/lib/owner.mjs\n    at packageResolve (node:internal/modules/esm/resolve:873:9)\n",
+			"it imports js-yaml, which the plugin's plugins/so/package.json lists in its dependencies but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before the audit (npm ci in plugins/so) to audit the hook at work"},
+		{"CommonJS, a scope's subpath", "plugin:plugins/so", "Error: Cannot find module '@scope/tool/sub'\nRequire stack:\n- " + tree + "/plugins/so/scripts/cjs.js\n",
+			"it imports @scope/tool, which the plugin's plugins/so/package.json lists in its devDependencies"},
+		{"Bun, no lock", "plugin:plugins/bare", "error: Cannot find package 'js-yaml' from '" + tree + "/plugins/bare/x.mjs'\n\nBun v1.4.4 (Linux x64)\n",
+			"(npm install in plugins/bare)"},
+		{"not listed", "plugin:plugins/other", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'js-yaml' imported from " + tree + "/plugins/other/scripts/x.mjs\n", generic},
+		{"a project's hook", "project:.", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'js-yaml' imported from " + tree + "/plugins/so/scripts/lib/owner.mjs\n", generic},
+		{"a script outside the plugin", "plugin:plugins/other", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'js-yaml' imported from " + tree + "/plugins/so/scripts/lib/owner.mjs\n", generic},
+		{"outside the tree", "plugin:plugins/so", "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'js-yaml' imported from /elsewhere/x.mjs\n", generic},
+	} {
+		got := failureCause(report.HookRun{ExitCode: 1, Context: tc.context, Stderr: tc.stderr}, tree)
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: cause %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
