@@ -25,6 +25,13 @@ import (
 // system profile, which only root changes).
 var Dirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/run/current-system/sw/bin"}
 
+// Env is the whole environment of a program vigiles runs on the host: a
+// PATH of Dirs alone, as bubblewrap needs to find what a probe runs inside
+// it (sh, mount), and nothing else of the caller's (its secrets, an
+// LD_PRELOAD or LD_LIBRARY_PATH a checkout's direnv set, which the
+// dynamically linked bubblewrap would load).
+func Env() []string { return []string{"PATH=" + strings.Join(Dirs, ":")} }
+
 // ErrNotFound is Find's error (errors.Is) when no directory of Dirs holds
 // the program where it may be run.
 var ErrNotFound = errors.New("not installed")

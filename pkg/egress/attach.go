@@ -181,6 +181,7 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 		ns = append(ns, "--netns-type=path", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
 	cmd := exec.Command(bin, slirpArgs(ipv6, ns)...)
+	cmd.Env = hostprog.Env() // nothing of the caller's: its secrets, an LD_PRELOAD
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = files
@@ -359,6 +360,7 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	argv := append([]string{"-c", pastaGuard, "pasta-guard", bin}, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground")...)
 	cmd := exec.Command("/bin/sh", argv...)
+	cmd.Env = hostprog.Env() // nothing of the caller's: its secrets, an LD_PRELOAD
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr

@@ -793,7 +793,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	}
 
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.Env = hostprog.Env()
 	// Once bubblewrap is gone its sandbox is too (its pid 1 takes the
 	// namespace with it), and with it every writer of these pipes, except
 	// a sandbox bubblewrap orphaned: killed before its pid 1 asked to die

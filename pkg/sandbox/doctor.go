@@ -323,6 +323,12 @@ func quoteOutput(b []byte) string {
 
 // runTool runs a command and returns its combined output.
 func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+	if cmd.Env == nil {
+		// Nothing of the caller's environment: bubblewrap finds what a
+		// probe runs inside it (sh, mount) in the system's directories,
+		// not on a PATH that may name the checkout's node_modules/.bin.
+		cmd.Env = hostprog.Env()
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if cmd.SysProcAttr == nil {
@@ -593,7 +599,7 @@ func probeNftables(ctx context.Context, env *doctorEnv) Probe {
 	extra := append(append([]string{}, initCaps...), exe, doctorNetArg)
 	out, err := runBwrap(ctx, bwrapBase(env.bwrap, extra...), func(cmd *exec.Cmd) {
 		cmd.Dir = "/"
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		cmd.Env = hostprog.Env()
 	})
 	v, ok := netwallVerdict(out)
 	const fix = "the kernel needs nf_tables (CONFIG_NF_TABLES, modprobe nf_tables) and nfnetlink_log (modprobe nfnetlink_log); " +
@@ -651,6 +657,7 @@ func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), e
 	}
 	argv := bwrapBase(bwrap, "--info-fd", "3", "sh", "-c", "read _ || true")
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = hostprog.Env()
 	cmd.Stdin = stdinR
 	cmd.ExtraFiles = []*os.File{infoW}
 	var stderr bytes.Buffer
@@ -919,7 +926,7 @@ func probeSeccomp(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("cannot find this program to re-run it: %v", err)}
 	}
 	cmd := exec.CommandContext(ctx, exe, doctorSeccompArg)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.Env = hostprog.Env()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()

@@ -459,3 +459,33 @@ func TestGroupsProbe(t *testing.T) {
 		t.Errorf("supplementary groups: %s %q fix %q", p.Availability, p.Detail, p.Fix)
 	}
 }
+
+// TestDoctorRunsNothingFromPath: the doctor's probes start bubblewrap,
+// which runs sh and mount inside a namespace it holds capabilities in:
+// found on a PATH that names a checkout's directory, a planted sh ran
+// there with the caller's whole environment (and, as root, read
+// /etc/shadow). They come from the system's directories, with nothing
+// of the caller's environment. (Inside bubblewrap the host's files are
+// read-only: a planted program says it ran on its output, which the
+// probes quote.)
+func TestDoctorRunsNothingFromPath(t *testing.T) {
+	requireConfinement(t)
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "planted-ran")
+	for _, n := range []string{"sh", "mount", "cat", "true"} {
+		script := "#!/bin/bash\necho \"PLANTED $MYSECRET\" >&2\necho \"$MYSECRET\" >> " + marker + " 2>/dev/null\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(bin, n), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	t.Setenv("MYSECRET", "hunter2")
+	for _, p := range Doctor(context.Background()).Probes {
+		if strings.Contains(p.Detail+p.Fix, "PLANTED") {
+			t.Errorf("probe %s ran a program of PATH's planted directory: %s", p.Name, p.Detail)
+		}
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("a program of PATH's planted directory ran on the host (it saw %q)", b)
+	}
+}

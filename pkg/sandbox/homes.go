@@ -92,7 +92,7 @@ func nameServiceNamesGroup(gid uint32) bool {
 		return true
 	}
 	cmd := exec.CommandContext(ctx, getent, "group", strconv.FormatUint(uint64(gid), 10))
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // none of the caller's secrets
+	cmd.Env = hostprog.Env() // none of the caller's secrets
 	err = cmd.Run()
 	var exit *exec.ExitError
 	named := !(errors.As(err, &exit) && exit.ExitCode() == 2)
