@@ -46,9 +46,11 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is not installed in the system's directories (%s)", e.Name, strings.Join(Dirs, ", "))
 	if len(e.Skipped) > 0 {
-		fmt.Fprintf(&b, "; passed over, as another user may rewrite it: %s", strings.Join(e.Skipped, ", "))
+		fmt.Fprintf(&b, "no %s in the system's directories (%s) that only root or you may rewrite; passed over, as another user may: %s",
+			e.Name, strings.Join(Dirs, ", "), strings.Join(e.Skipped, ", "))
+	} else {
+		fmt.Fprintf(&b, "%s is not installed in the system's directories (%s)", e.Name, strings.Join(Dirs, ", "))
 	}
 	if e.OnPath != "" {
 		fmt.Fprintf(&b, "; the %s at %s on PATH is not used: vigiles runs the programs it needs on the host only from the system's directories, "+
@@ -58,6 +60,17 @@ func (e *NotFoundError) Error() string {
 }
 
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// FixFor is the fix for Find's error err: install, where the program is
+// not there, or, where a copy was passed over, what takes the others'
+// write away.
+func FixFor(err error, install string) string {
+	var e *NotFoundError
+	if errors.As(err, &e) && len(e.Skipped) > 0 {
+		return fmt.Sprintf("let no one but root write %s or the directories on its way (chown root, chmod go-w; a group's write only root's group's), or %s", e.Name, install)
+	}
+	return install
+}
 
 // Find returns the path of name in the first directory of Dirs that holds
 // it as an executable regular file (through symbolic links, which are
@@ -103,40 +116,69 @@ func slicesHasDirIn(dirs []string, d string) bool {
 	return false
 }
 
-// usable follows p link by link and checks each directory it passes
-// through and the file it ends at. why is "" where p is simply not there
-// (or no executable file).
+// usable walks p from the root a component at a time, following each
+// link (of a directory or of the file) where it stands, and checks every
+// directory it passes through, before it takes the entry it holds, and
+// the file it ends at. why is "" where p is simply not there (or no
+// executable file).
 func usable(p string) (why string, ok bool) {
-	for hops := 0; hops < 40; hops++ {
-		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-		if err != nil {
-			return "", false
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	rest := strings.Split(p, "/")
+	cur := "/"
+	var curSt unix.Stat_t
+	if err := unix.Stat(cur, &curSt); err != nil {
+		return "", false
+	}
+	hops := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			if err := unix.Stat(cur, &curSt); err != nil {
+				return "", false
+			}
+			continue
 		}
-		if w := rewritableDirs(dir); w != "" {
-			return w, false
-		}
-		p = filepath.Join(dir, filepath.Base(p))
+		next := filepath.Join(cur, c)
 		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
+		if err := unix.Lstat(next, &st); err != nil {
 			return "", false
+		}
+		// Who could replace the entry c of cur (rename another over
+		// it, or remove it and make another).
+		if w := replaceable(cur, &curSt, &st); w != "" {
+			return w, false
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
-			t, err := os.Readlink(p)
+			if hops++; hops > 40 {
+				return "", false
+			}
+			t, err := os.Readlink(next)
 			if err != nil {
 				return "", false
 			}
-			if !filepath.IsAbs(t) {
-				t = filepath.Join(dir, t)
+			if filepath.IsAbs(t) {
+				cur = "/"
+				if err := unix.Stat(cur, &curSt); err != nil {
+					return "", false
+				}
 			}
-			p = t
-			continue
+			rest = append(strings.Split(t, "/"), rest...)
+		case unix.S_IFDIR:
+			cur, curSt = next, st
 		case unix.S_IFREG:
-			if st.Mode&0o111 == 0 {
+			if len(rest) > 0 || st.Mode&0o111 == 0 {
 				return "", false
 			}
-			if MayRewrite(&st) {
-				return describe(p, &st), false
+			if MayRewrite(&st) && !readOnlyMount(next) {
+				return describe(next, &st), false
 			}
 			return "", true
 		default:
@@ -146,20 +188,30 @@ func usable(p string) (why string, ok bool) {
 	return "", false
 }
 
-// rewritableDirs checks dir (a real path) and every directory above it.
-func rewritableDirs(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		var st unix.Stat_t
-		if err := unix.Stat(d, &st); err != nil {
-			return d + ": " + err.Error()
-		}
-		if MayRewrite(&st) {
-			return describe(d, &st)
-		}
-		if d == "/" {
-			return ""
-		}
+// replaceable says why another user could replace the entry (st) that
+// the directory dir (dirSt) holds: they may write dir, unless it is
+// sticky (as /tmp and Nix's store are) and both it and the entry are
+// root's or the caller's, or it lies on a read-only mount (Nix's store, an
+// image's layer). "" where no one else could.
+func replaceable(dir string, dirSt, st *unix.Stat_t) string {
+	if !MayRewrite(dirSt) {
+		return ""
 	}
+	own := func(s *unix.Stat_t) bool { return s.Uid == 0 || s.Uid == uint32(os.Geteuid()) }
+	if dirSt.Mode&unix.S_ISVTX != 0 && own(dirSt) && own(st) {
+		return ""
+	}
+	if readOnlyMount(dir) {
+		return ""
+	}
+	return describe(dir, dirSt)
+}
+
+// readOnlyMount says whether p lies on a file system mounted read-only,
+// which no one writes without mounting it again (root's alone).
+func readOnlyMount(p string) bool {
+	var fs unix.Statfs_t
+	return unix.Statfs(p, &fs) == nil && fs.Flags&unix.ST_RDONLY != 0
 }
 
 func describe(p string, st *unix.Stat_t) string {

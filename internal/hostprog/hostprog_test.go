@@ -58,8 +58,11 @@ func TestFindSkipsWhatOthersMayRewrite(t *testing.T) {
 	writeProg(t, filepath.Join(open, "prog"), 0o755)
 	setDirs(t, open)
 	_, err := Find("prog")
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "passed over") || !strings.Contains(err.Error(), "mode 777") {
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "passed over") || !strings.Contains(err.Error(), "mode 777") || strings.Contains(err.Error(), "not installed") {
 		t.Errorf("a program in a world-writable directory: %v; want it passed over, saying why", err)
+	}
+	if fix := FixFor(err, "install prog"); !strings.Contains(fix, "chmod go-w") {
+		t.Errorf("the fix for a copy passed over: %q; want how to take the others' write away", fix)
 	}
 	writeProg(t, filepath.Join(good, "prog"), 0o757)
 	setDirs(t, good)
@@ -113,5 +116,90 @@ func TestFindNeverTakesPath(t *testing.T) {
 	}
 	if p, err := Find("sh"); err != nil || !strings.HasPrefix(p, "/") {
 		t.Errorf("Find(sh) = %q, %v; want the system's", p, err)
+	}
+}
+
+// TestFindWalksEachComponent: a link to a directory is followed where it
+// stands, and the directory it passes through checked: bin -> open/hop ->
+// good, with open writable by anyone, who could point hop elsewhere.
+func TestFindWalksEachComponent(t *testing.T) {
+	root := rootDir(t)
+	for _, d := range []string{"open", "good"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeProg(t, filepath.Join(root, "good", "prog"), 0o755)
+	if err := os.Symlink(filepath.Join(root, "good"), filepath.Join(root, "open", "hop")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "open", "hop"), filepath.Join(root, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	setDirs(t, filepath.Join(root, "bin"))
+	if p, err := Find("prog"); err != nil {
+		t.Fatalf("through links of directories only root may write: %q, %v", p, err)
+	}
+	if err := os.Chmod(filepath.Join(root, "open"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), filepath.Join(root, "open")) {
+		t.Errorf("a link to a directory held by a world-writable one: %v; want it passed over, naming it", err)
+	}
+}
+
+// TestFindTakesStickyDirectories: a sticky directory anyone may write
+// (/tmp; Nix's store, root:nixbld 1775) lets no one else replace an entry
+// of root's, so a program under one is taken; an entry of another user's
+// there is not.
+func TestFindTakesStickyDirectories(t *testing.T) {
+	root := rootDir(t)
+	store := filepath.Join(root, "store")
+	if err := os.Mkdir(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(store, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(store, "pkg")
+	if err := os.MkdirAll(filepath.Join(pkg, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeProg(t, filepath.Join(pkg, "bin", "prog"), 0o755)
+	setDirs(t, filepath.Join(pkg, "bin"))
+	if p, err := Find("prog"); err != nil {
+		t.Errorf("under a sticky directory, all root's: %q, %v", p, err)
+	}
+	if err := os.Chown(pkg, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an entry of another user's in a sticky directory: %v; want it passed over", err)
+	}
+}
+
+// TestFindTakesReadOnlyMounts: a directory anyone may write, on a file
+// system mounted read-only (Nix's store, an image's layer), can be
+// changed by no one.
+func TestFindTakesReadOnlyMounts(t *testing.T) {
+	root := rootDir(t)
+	mnt := filepath.Join(root, "ro")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "mode=0777", "tmpfs", mnt).Run(); err != nil {
+		t.Fatalf("mounting a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	writeProg(t, filepath.Join(mnt, "prog"), 0o755)
+	setDirs(t, mnt)
+	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a world-writable mount: %v; want it passed over", err)
+	}
+	if out, err := exec.Command("mount", "-o", "remount,ro", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("remounting read-only: %v: %s", err, out)
+	}
+	if p, err := Find("prog"); err != nil {
+		t.Errorf("the same, mounted read-only: %q, %v", p, err)
 	}
 }

@@ -441,7 +441,7 @@ func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
 	bwrap, err := hostprog.Find("bwrap")
 	if err != nil {
-		return fail(fmt.Errorf("%w: bubblewrap: %v; fix: %s", ErrRefused, err, DefaultFix))
+		return fail(fmt.Errorf("%w: bubblewrap: %v; fix: %s", ErrRefused, err, hostprog.FixFor(err, DefaultFix)))
 	}
 	exe, err := sandboxExecutable()
 	if err != nil {

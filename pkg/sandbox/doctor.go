@@ -367,7 +367,7 @@ func bwrapBase(bwrap string, extra ...string) []string {
 
 func noBwrap(env *doctorEnv) Probe {
 	return Probe{Availability: Unsupported, Detail: "bubblewrap: " + env.bwrapErr.Error() + ", so this cannot be checked",
-		Fix: "install bubblewrap (apt-get install bubblewrap)"}
+		Fix: hostprog.FixFor(env.bwrapErr, "install bubblewrap (apt-get install bubblewrap)")}
 }
 
 func probeBwrap(ctx context.Context, env *doctorEnv) Probe {
@@ -705,7 +705,7 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 	slirp, err := hostprog.Find("slirp4netns")
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: err.Error(),
-			Fix: "install slirp4netns (apt-get install slirp4netns); it gives allowlisted egress a route out"}
+			Fix: hostprog.FixFor(err, "install slirp4netns (apt-get install slirp4netns); it gives allowlisted egress a route out")}
 	}
 	pid, stop, err := sandboxForNet(ctx, env.bwrap)
 	if err != nil {
@@ -804,7 +804,7 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 	pasta, err := hostprog.Find("pasta")
 	if err != nil {
 		return Probe{Availability: Unsupported, Detail: err.Error(),
-			Fix: "install passt (apt-get install passt), which provides pasta"}
+			Fix: hostprog.FixFor(err, "install passt (apt-get install passt), which provides pasta")}
 	}
 	pid, stop, err := sandboxForNet(ctx, env.bwrap)
 	if err != nil {

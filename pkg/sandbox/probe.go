@@ -30,7 +30,7 @@ func assumedCapability() Capability {
 		return probeResult
 	}
 	if _, err := hostprog.Find("bwrap"); err != nil {
-		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: "install bubblewrap (apt-get install bubblewrap)"}
+		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: hostprog.FixFor(err, "install bubblewrap (apt-get install bubblewrap)")}
 	}
 	return Capability{Confine: Available}
 }
@@ -50,7 +50,7 @@ func ProbeConfinement(ctx context.Context) Capability {
 func probeConfinement(ctx context.Context) Capability {
 	bwrap, err := hostprog.Find("bwrap")
 	if err != nil {
-		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: "install bubblewrap (apt-get install bubblewrap)"}
+		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: hostprog.FixFor(err, "install bubblewrap (apt-get install bubblewrap)")}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
