@@ -662,9 +662,9 @@ func gitTreesUnder(root, skip string) ([]string, error) {
 }
 
 // scanTree is gitTreesUnder, and the dotenv files (isDotenv) of the
-// directories it lists, and each .env of those it does not (the leaf
-// directories it skips: one stat each), by their paths: the same walk,
-// no listing more.
+// directories it lists, and the leafDotenv of those it does not (the
+// leaf directories it skips: one stat each), by their paths: the same
+// walk, no listing more.
 func scanTree(root, skip string) (gits, dotenv []string, err error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -682,6 +682,12 @@ func scanTree(root, skip string) (gits, dotenv []string, err error) {
 	slices.Sort(w.dotenv)
 	return w.out, w.dotenv, nil
 }
+
+// leafDotenv are the dotenv files looked for, one stat each, in a
+// directory the walk does not list (it has no subdirectory): the commonest
+// names, not every .env.* (listing every such directory would cost what
+// the leaf shortcut saves, the names of every file of the tree).
+var leafDotenv = []string{".env", ".envrc", ".env.local"}
 
 // isDotenv says whether a file's name is a dotenv file's, where projects
 // keep the keys a program reads from its environment (.env, .env.local,
@@ -775,8 +781,10 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 			if unix.Fstatat(fd, string(name)+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && ferr == nil {
 				ferr = found(path + "/" + string(name))
 			}
-			if unix.Fstatat(fd, string(name)+"/.env", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-				w.dotenv = append(w.dotenv, path+"/"+string(name)+"/.env")
+			for _, f := range leafDotenv {
+				if unix.Fstatat(fd, string(name)+"/"+f, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+					w.dotenv = append(w.dotenv, path+"/"+string(name)+"/"+f)
+				}
 			}
 			return
 		}

@@ -1380,9 +1380,11 @@ func TestDotenvFilesReadAsEmpty(t *testing.T) {
 		".env": "API_KEY=ROOTSECRET\n", ".env.local": "X=LOCALSECRET\n", ".envrc": "export Y=RCSECRET\n",
 		".env.example": "API_KEY=changeme\n", "src/main.go": "package main\n",
 		"apps/web/.env.production": "Z=PRODSECRET\n", "apps/web/src/x.ts": "\n", // a directory with a subdirectory: listed
-		"apps/leaf/.env": "W=LEAFSECRET\n", // a directory without one: its .env is looked for alone
+		// A directory without one: its .env, .envrc and .env.local are
+		// looked for alone.
+		"apps/leaf/.env": "W=LEAFSECRET\n", "apps/leaf/.envrc": "V=LEAFRCSECRET\n", "apps/leaf/.env.local": "U=LEAFLOCALSECRET\n",
 	})
-	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env; ls -a . | tr '\n' ' '`
+	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env apps/leaf/.envrc apps/leaf/.env.local; ls -a . | tr '\n' ' '`
 	for _, method := range []string{"overlay", "copy"} {
 		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(script)})
 		if res.Tier != TierConfined || res.Error != "" || res.ExitCode != 0 {
