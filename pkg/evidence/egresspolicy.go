@@ -30,6 +30,9 @@ var ErrAddressNotName = errors.New("an address, not a name")
 // errRangeNotName is ErrAddressNotName for an address range.
 var errRangeNotName = addressNotName("an address range, not a name")
 
+// errShortAddr is ErrAddressNotName for a short form of an address (10.1).
+var errShortAddr = addressNotName("an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name")
+
 // addressNotName is an ErrAddressNotName in words of its own.
 type addressNotName string
 
@@ -90,6 +93,14 @@ func ParseAllowHost(s string) (AllowHost, error) {
 		// port, and saying so would hide the mistake.
 		return h, errors.New("want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL")
 	}
+	// An address whole, before a port is looked for: ::1, [2001:db8::1],
+	// ::ffff:127.0.0.1 end in a colon's group, no port.
+	if a := strings.Trim(s, "[]"); isAddr(a) {
+		if _, err := ParseAllowIP(a); errors.Is(err, ErrLoopback) {
+			return h, errLoopbackIP
+		}
+		return h, ErrAddressNotName
+	}
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		port, err := strconv.ParseUint(s[i+1:], 10, 16)
 		if err != nil || port == 0 {
@@ -111,6 +122,15 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return h, errLoopbackName
+	}
+	// 127.1, 10.1.2: the short forms inet_aton reads as addresses (a name
+	// whose last label is a number is none: no top-level domain is).
+	labels := strings.Split(host, ".")
+	if last := labels[len(labels)-1]; last != "" && strings.Trim(last, "0123456789") == "" {
+		if labels[0] == "127" {
+			return h, errLoopbackIP
+		}
+		return h, errShortAddr
 	}
 	if err := checkHostName(host); err != nil {
 		return h, err

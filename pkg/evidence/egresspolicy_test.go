@@ -33,6 +33,10 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 	for s, want := range map[string]string{
 		"10.0.0.1": "an address, not a name", "[2001:db8::1]:443": "an address, not a name",
 		"10.0.0.0/8": "an address range, not a name", "2001:db8::/32": "an address range, not a name",
+		// Whole, before a port is looked for.
+		"2001:db8::1": "an address, not a name", "[2001:db8::1]": "an address, not a name",
+		"10.1": "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
+		"10.1.2:80": "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
 	} {
 		_, err := ParseAllowHost(s)
 		if !errors.Is(err, ErrAddressNotName) || err.Error() != want {
@@ -74,6 +78,7 @@ func TestLoopbackIsRefused(t *testing.T) {
 		// An address of the loopback is said as the loopback, not as an
 		// address for allow-ip, which refuses it too.
 		{"127.0.0.1", true}, {"127.0.0.1:8080", true}, {"[::1]:443", true}, {"127.0.0.0/8", true}, {"127.1.2.3/32", true},
+		{"::1", true}, {"[::1]", true}, {"::ffff:127.0.0.1", true}, {"127.1", true},
 	} {
 		_, err := ParseAllowHost(tc.host)
 		if refused := errors.Is(err, ErrLoopback); refused != tc.refused || !tc.refused && err != nil {
