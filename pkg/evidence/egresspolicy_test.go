@@ -35,7 +35,7 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 		"10.0.0.0/8": "an address range, not a name", "2001:db8::/32": "an address range, not a name",
 		// Whole, before a port is looked for.
 		"2001:db8::1": "an address, not a name", "[2001:db8::1]": "an address, not a name",
-		"10.1": "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
+		"10.1":      "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
 		"10.1.2:80": "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
 	} {
 		_, err := ParseAllowHost(s)
