@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -257,6 +258,9 @@ func failureCause(r report.HookRun, tree string) string {
 		if why := undeclaredInstall(r, tree); why != "" {
 			return why
 		}
+		if why := undeclaredPythonInstall(r, tree); why != "" {
+			return why
+		}
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
 	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
 		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
@@ -325,8 +329,7 @@ const maxPackageJSON = 1 << 20
 // tree, which Claude Code does not do for a plugin either; "" where the
 // record does not tell so.
 func undeclaredInstall(r report.HookRun, tree string) string {
-	root, ok := strings.CutPrefix(r.Context, "plugin:")
-	if !ok || tree == "" {
+	if !strings.HasPrefix(r.Context, "plugin:") || tree == "" {
 		return ""
 	}
 	m := missingPackage().FindStringSubmatch(r.Stderr)
@@ -338,12 +341,8 @@ func undeclaredInstall(r report.HookRun, tree string) string {
 	if pkg == "" || strings.Contains(spec, ":") {
 		return ""
 	}
-	rel, err := filepath.Rel(tree, filepath.Clean(from))
-	if err != nil || !filepath.IsLocal(rel) {
-		return ""
-	}
-	rel, root = filepath.ToSlash(rel), path.Clean(root)
-	if root != "." && !strings.HasPrefix(rel, root+"/") {
+	rel, root, ok := pluginFile(r, tree, from)
+	if !ok {
 		return ""
 	}
 	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
@@ -367,6 +366,26 @@ func undeclaredInstall(r report.HookRun, tree string) string {
 			return ""
 		}
 	}
+}
+
+// pluginFile is the file from (absolute, as a runtime names it) of the
+// plugin of r's hook, relative to tree (with slashes), and the plugin's
+// directory (as r's context names it, cleaned); false where r is not a
+// plugin's hook or from is not in the plugin.
+func pluginFile(r report.HookRun, tree, from string) (rel, root string, ok bool) {
+	root, ok = strings.CutPrefix(r.Context, "plugin:")
+	if !ok || tree == "" {
+		return "", "", false
+	}
+	rel, err := filepath.Rel(tree, filepath.Clean(from))
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", "", false
+	}
+	rel, root = filepath.ToSlash(rel), path.Clean(root)
+	if root != "." && !strings.HasPrefix(rel, root+"/") {
+		return "", "", false
+	}
+	return rel, root, true
 }
 
 // treeFileAt is where on the machine the regular file rel (with
@@ -407,6 +426,176 @@ func listsPackage(file, pkg string) string {
 		}
 	}
 	return ""
+}
+
+// pyModuleMissing matches Python's word that a module a script imports
+// is not installed, with the module (dotted, perhaps) in group 1.
+var pyModuleMissing = lazyRE(`ModuleNotFoundError: No module named '([A-Za-z_][A-Za-z0-9_.]*)'`)
+
+// pyFrame matches a frame of a Python traceback, with its file (an
+// absolute path) in group 1.
+var pyFrame = lazyRE(`(?m)^[ \t]*File "(/[^"\n]+)", line \d+`)
+
+// venvPython matches a command that runs its Python from a virtual
+// environment, or through uv run, which runs the project's.
+var venvPython = lazyRE(`venv/bin/python|\buv\s+run\b`)
+
+// undeclaredPythonInstall says, of a plugin's hook whose script imports
+// a module Python did not find, where the plugin's own pyproject.toml or
+// requirements.txt (in the nearest directory above the script, inside
+// the plugin, that holds either) lists a package of that name: the
+// plugin's dependencies are not installed where the hook's Python finds
+// them, which Claude Code does not do for a plugin either. A package is
+// listed under the module's name only where its name is the module's
+// (as PEP 503 compares names, a module in lower case: typing-extensions
+// is typing_extensions, Jinja2 is jinja2); a package imported under
+// another name (PyYAML as yaml) is not told, nor a module imported but
+// by no frame of the traceback in the plugin. "" where the record does
+// not tell so.
+func undeclaredPythonInstall(r report.HookRun, tree string) string {
+	if !strings.HasPrefix(r.Context, "plugin:") || tree == "" {
+		return ""
+	}
+	all := pyModuleMissing().FindAllStringSubmatchIndex(r.Stderr, -1)
+	if all == nil {
+		return ""
+	}
+	last := all[len(all)-1]
+	module, _, _ := strings.Cut(r.Stderr[last[2]:last[3]], ".")
+	before := r.Stderr[:last[0]]
+	if k := strings.LastIndex(before, "Traceback (most recent call last):"); k >= 0 {
+		before = before[k:]
+	}
+	frames := pyFrame().FindAllStringSubmatch(before, -1)
+	rel, root, ok := "", "", false
+	for i := len(frames) - 1; i >= 0 && !ok; i-- {
+		rel, root, ok = pluginFile(r, tree, frames[i][1])
+	}
+	if !ok {
+		return ""
+	}
+	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
+		pyRel, reqRel := path.Join(dir, "pyproject.toml"), path.Join(dir, "requirements.txt")
+		pyAt, hasPy := treeFileAt(tree, pyRel)
+		reqAt, hasReq := treeFileAt(tree, reqRel)
+		if hasPy || hasReq {
+			where := shownName(dir)
+			if dir == "." {
+				where = "the work tree's root"
+			}
+			env := strings.TrimPrefix(strings.TrimPrefix(dir+"/", root+"/"), "./")
+			run := ""
+			if !venvPython().MatchString(r.Command) {
+				run = fmt.Sprintf(" and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/%s.venv/bin/python3)", shownName(env))
+			}
+			lead := fmt.Sprintf("it imports %s, which the plugin's %%s lists%%s but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (%%s in %s)%s to audit the hook at work", shownName(module), where, run)
+			if field, sync := pyprojectLists(pyAt, hasPy, module); field != "" {
+				return fmt.Sprintf(lead, shownName(pyRel), " in its "+field, sync)
+			}
+			if hasReq && requirementsList(reqAt, module) {
+				return fmt.Sprintf(lead, shownName(reqRel), "", "python3 -m venv .venv, then .venv/bin/pip install -r requirements.txt,")
+			}
+			return ""
+		}
+		if dir == root || dir == "." {
+			return ""
+		}
+	}
+}
+
+// pyPackageIs says whether the Python package requirement req (PEP
+// 508) is of a package named as module, a top-level module's name: the
+// same name as PEP 503 compares them, the module's in lower case or as
+// the package writes it (- and . as _).
+func pyPackageIs(req, module string) bool {
+	m := pypiName().FindStringSubmatch(strings.TrimSpace(req))
+	if m == nil {
+		return false
+	}
+	if rest := m[3]; rest != "" && !strings.ContainsRune("<>=!~;@(\\", rune(rest[0])) {
+		return false // not a requirement: git+https://…, a path
+	}
+	name := m[1]
+	if module != strings.ToLower(module) && module != strings.NewReplacer("-", "_", ".", "_").Replace(name) {
+		return false
+	}
+	return uvGroupName(name) == uvGroupName(module)
+}
+
+// pyprojectLists is where the pyproject.toml at file (a path on the
+// machine; has false where there is none) lists a package named as
+// module: its dependencies, an extra's optional dependencies, a
+// dependency group (tool.uv's dev-dependencies as the dev group), with
+// the uv sync that installs it (--extra NAME, --group NAME for a group
+// uv sync does not install by default); "" where it lists none, or the
+// file cannot be read.
+func pyprojectLists(file string, has bool, module string) (field, sync string) {
+	if !has {
+		return "", ""
+	}
+	src, ok := readCapped(file, maxPackageJSON)
+	if !ok {
+		return "", ""
+	}
+	p := readPyproject(src)
+	is := func(r string) bool { return pyPackageIs(r, module) }
+	if slices.ContainsFunc(p.deps, is) {
+		return "dependencies", "uv sync"
+	}
+	for _, g := range slices.Sorted(maps.Keys(p.groups)) {
+		if !slices.ContainsFunc(p.groups[g], func(e groupEntry) bool { return e.include == "" && is(e.req) }) {
+			continue
+		}
+		byDefault := !p.defaultSet && g == "dev" || slices.Contains(p.defaultGroups, "all") || slices.ContainsFunc(p.defaultGroups, func(d string) bool { return uvGroupName(d) == g })
+		if byDefault {
+			return "dependency group " + shownName(g), "uv sync"
+		}
+		return "dependency group " + shownName(g), "uv sync --group " + shownName(g)
+	}
+	for _, e := range slices.Sorted(maps.Keys(p.extras)) {
+		if slices.ContainsFunc(p.extras[e], is) {
+			return "optional dependencies (extra " + shownName(e) + ")", "uv sync --extra " + shownName(e)
+		}
+	}
+	return "", ""
+}
+
+// requirementsList says whether the requirements file at file (a path
+// on the machine) lists a package named as module, on a line of its own
+// (not an option, -r's file or -e's path, nor a URL or path alone).
+func requirementsList(file, module string) bool {
+	src, ok := readCapped(file, maxPackageJSON)
+	if !ok {
+		return false
+	}
+	for _, line := range strings.Split(src, "\n") {
+		if k := strings.Index(line, "#"); k >= 0 {
+			line = line[:k]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "-") {
+			continue
+		}
+		if pyPackageIs(line, module) {
+			return true
+		}
+	}
+	return false
+}
+
+// readCapped reads the file (a path on the machine) whole where it is
+// no longer than limit bytes.
+func readCapped(file string, limit int64) (string, bool) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		return "", false
+	}
+	return string(b), true
 }
 
 // fetchesImports matches a command whose runner fetches what a script

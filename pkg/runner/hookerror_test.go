@@ -333,3 +333,59 @@ func TestDeclaredDependencyNotInstalled(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredPythonDependencyNotInstalled: a plugin's Python hook whose
+// script imports a module Python did not find said "install it there,
+// as on the machines the hook is used on", where the plugin's own
+// pyproject.toml or requirements.txt (in the nearest directory above the
+// script, inside the plugin, that holds either) lists a package of that
+// name: what it lacks is the plugin's dependencies in a virtual
+// environment of the tree's (uv sync, pip install -r), which Claude Code
+// does not make for it. A package imported under another name (PyYAML as
+// yaml), a module no file lists, a project's hook or a script outside
+// the plugin keep the cause as it was.
+func TestDeclaredPythonDependencyNotInstalled(t *testing.T) {
+	tree := makeTree(t, map[string]string{
+		"plugins/uvp/pyproject.toml":    "[project]\nname = \"uvp\"\ndependencies = [\n  \"requests>=2.31\",\n  \"PyYAML==6.0.1\",\n  \"typing-extensions\",\n]\n\n[project.optional-dependencies]\nrich = [\"Rich>=13\"]\n\n[dependency-groups]\ndev = [\"pytest\"]\nlint = [\"ruff\"]\n",
+		"plugins/uvp/hooks/guard.py":    "import requests\n",
+		"plugins/req/requirements.txt":  "# pinned\nhttpx==0.27.0 \\\n    --hash=sha256:00\n-r more.txt\ngit+https://example.invalid/pkg.git#egg=pkg\nJinja2>=3; python_version >= \"3.8\"\n",
+		"plugins/req/scripts/x.py":      "",
+		"plugins/req/scripts/lib/y.py":  "",
+		"plugins/none/pyproject.toml":   "[project]\nname = \"none\"\n",
+		"plugins/none/requirements.txt": "flask\n",
+		"plugins/none/x.py":             "",
+	})
+	tb := func(file, module string) string {
+		return "Traceback (most recent call last):\n  File \"" + file + "\", line 3, in <module>\n    import " + module + "\nModuleNotFoundError: No module named '" + module + "'\n"
+	}
+	generic := "a module it imports is not installed on the machine the audit ran on: install it there"
+	for _, tc := range []struct {
+		name, context, command, stderr, want string
+	}{
+		{"pyproject", "plugin:plugins/uvp", "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/guard.py", tb(tree+"/plugins/uvp/hooks/guard.py", "requests"),
+			"it imports requests, which the plugin's plugins/uvp/pyproject.toml lists in its dependencies but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync in plugins/uvp) and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/.venv/bin/python3) to audit the hook at work"},
+		{"a module's submodule, - as _", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "typing_extensions.sub"),
+			"it imports typing_extensions, which the plugin's plugins/uvp/pyproject.toml lists in its dependencies"},
+		{"an extra", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "rich"),
+			"lists in its optional dependencies (extra rich) but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync --extra rich in plugins/uvp)"},
+		{"the default group", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "pytest"), "lists in its dependency group dev but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync in plugins/uvp)"},
+		{"another group", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "ruff"), "(uv sync --group lint in plugins/uvp)"},
+		{"a venv's Python already", "plugin:plugins/uvp", "${CLAUDE_PLUGIN_ROOT}/.venv/bin/python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "requests"), "(uv sync in plugins/uvp) to audit the hook at work"},
+		{"requirements.txt, imported by a module of the script's", "plugin:plugins/req", "python3 x",
+			"Traceback (most recent call last):\n  File \"" + tree + "/plugins/req/scripts/x.py\", line 1, in <module>\n    from lib import y\n  File \"" + tree + "/plugins/req/scripts/lib/y.py\", line 2, in <module>\n    import httpx\n    ^^^^^^^^^^^^\nModuleNotFoundError: No module named 'httpx'\n",
+			"it imports httpx, which the plugin's plugins/req/requirements.txt lists but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (python3 -m venv .venv, then .venv/bin/pip install -r requirements.txt, in plugins/req) and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/.venv/bin/python3) to audit the hook at work"},
+		{"requirements.txt with a marker", "plugin:plugins/req", "python3 x", tb(tree+"/plugins/req/scripts/x.py", "jinja2"), "it imports jinja2, which the plugin's plugins/req/requirements.txt lists"},
+		{"a URL's words are no package", "plugin:plugins/req", "python3 x", tb(tree+"/plugins/req/scripts/x.py", "git"), generic},
+		{"PyYAML is imported as yaml", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "yaml"), generic},
+		{"a module in another case", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "Requests"), generic},
+		{"the nearest holds neither listing it", "plugin:plugins/none", "python3 x", tb(tree+"/plugins/none/x.py", "requests"), generic},
+		{"a project's hook", "project:.", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "requests"), generic},
+		{"a script outside the plugin", "plugin:plugins/req", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "requests"), generic},
+		{"no traceback", "plugin:plugins/uvp", "python3 x", "ModuleNotFoundError: No module named 'requests'\n", generic},
+	} {
+		got := failureCause(report.HookRun{ExitCode: 1, Context: tc.context, Command: tc.command, Stderr: tc.stderr}, tree)
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: cause %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
