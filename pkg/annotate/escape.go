@@ -137,10 +137,11 @@ func oneLine(s string) string {
 // whose first non-space characters are "::" as a command, and the legacy
 // "##[" anywhere in a line. A line starting with "::" gets a visible "·"
 // in front; each "##[" becomes "#·#[". A line starting with a byte order
-// mark gets the "·" as well (see byteOrderMark). Text without those is
-// unchanged.
+// mark gets the "·" as well (see byteOrderMark). A line starting with
+// "[command]", which the log viewer shows as a command the step ran,
+// starts "[·command]" (noCommandTags). Text without those is unchanged.
 func InertLine(s string) string {
-	s = noLogTags(s)
+	s = noCommandTags(noLogTags(s))
 	if byteOrderMark(s) || strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
 		s = "·" + s
 	}

@@ -11,7 +11,8 @@ import (
 // InertWriter passes a command's own output through to a workflow step's
 // log as it comes, each line made inert as InertLine makes it: a line the
 // runner would read as a workflow command ("::" first, or "##[" anywhere)
-// is shown, marked, and not run. It holds back at most one line (up to
+// is shown, marked, and not run, and one the log viewer would show as a
+// command the step ran ("[command]" first) is marked. It holds back at most one line (up to
 // inertMaxLine bytes) until its end arrives; Close writes what is left.
 // It is for one stream; it is not safe for concurrent use.
 type InertWriter struct {

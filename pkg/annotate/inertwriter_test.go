@@ -107,3 +107,25 @@ func writeInChunks(t *testing.T, w *InertWriter, s string, size int) {
 		t.Fatal(err)
 	}
 }
+
+// TestInertWriterCommandTag: a command's line that starts "[command]"
+// passed through vigiles run unchanged, and the log viewer shows such a
+// line as a command the step ran; it starts "[·command]" now, as in the
+// raw hook output, whatever the chunking, at the start of a line that
+// CR starts and of a line longer than what is held back. "[command]"
+// elsewhere in a line stays.
+func TestInertWriterCommandTag(t *testing.T) {
+	long := strings.Repeat("y", inertMaxLine+10)
+	in := "[command]/usr/bin/git push --force\nok [command] inside\nx\r[command]after CR\r\n[command]" + long + "\n[command]no end"
+	want := "[·command]/usr/bin/git push --force\nok [command] inside\nx\r[·command]after CR\r\n[·command]" + long + "\n[·command]no end"
+	for _, size := range []int{1, 2, 5, 9, 64, 4096, len(in)} {
+		var b bytes.Buffer
+		writeInChunks(t, NewInertWriter(&b), in, size)
+		if b.String() != want {
+			t.Errorf("in chunks of %d: %.300q, want %.300q", size, b.String(), want)
+		}
+	}
+	if got := InertText("a\n[command]b\r[command]c"); got != "a\n[·command]b\r[·command]c" {
+		t.Errorf("InertText: %q", got)
+	}
+}
