@@ -19,8 +19,9 @@ func TestSizeFlag(t *testing.T) {
 }
 
 // TestSizeUnitsAreBinaryAndSaidSo: 1MB and 2GB are read as MiB and GiB,
-// as runner.ParseSize means them, and vigiles run --help and README.md say
-// so: a reader who means 10^6 bytes is told what they get.
+// as runner.ParseSize means them, and vigiles run --help, README.md and
+// examples/README.md's .vigiles.yml reference say so: a reader who means
+// 10^6 bytes is told what they get.
 func TestSizeUnitsAreBinaryAndSaidSo(t *testing.T) {
 	var got uint64
 	if err := (sizeFlag{&got}).Set("1MB"); err != nil || got != 1<<20 {
@@ -39,5 +40,11 @@ func TestSizeUnitsAreBinaryAndSaidSo(t *testing.T) {
 	}
 	if flat := strings.Join(strings.Fields(string(b)), " "); !strings.Contains(flat, "`KB`, `MB`, `GB` are read as `KiB`, `MiB`, `GiB` (`1MB` is 1048576 bytes") {
 		t.Error("README.md does not say that MB is read as MiB")
+	}
+	if b, err = os.ReadFile("../../examples/README.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ref, _ := strings.Cut(string(b), "## `.vigiles.yml`, in full"); !strings.Contains(ref, "KB, MB and GB are read as KiB, MiB and GiB: 1MB is 1048576 bytes") {
+		t.Error("examples/README.md's .vigiles.yml reference does not say that MB is read as MiB")
 	}
 }
