@@ -177,7 +177,7 @@ func usable(p string) (why string, ok bool) {
 			if len(rest) > 0 || st.Mode&0o111 == 0 {
 				return "", false
 			}
-			if MayRewrite(&st) && !readOnlyMount(next) {
+			if MayRewrite(&st) {
 				return describe(next, &st), false
 			}
 			return "", true
@@ -191,8 +191,9 @@ func usable(p string) (why string, ok bool) {
 // replaceable says why another user could replace the entry (st) that
 // the directory dir (dirSt) holds: they may write dir, unless it is
 // sticky (as /tmp and Nix's store are) and both it and the entry are
-// root's or the caller's, or it lies on a read-only mount (Nix's store, an
-// image's layer). "" where no one else could.
+// root's or the caller's. "" where no one else could. A read-only mount
+// is not taken for one no one writes: a read-only bind mount of a
+// directory others may write is written through its source.
 func replaceable(dir string, dirSt, st *unix.Stat_t) string {
 	if !MayRewrite(dirSt) {
 		return ""
@@ -201,17 +202,7 @@ func replaceable(dir string, dirSt, st *unix.Stat_t) string {
 	if dirSt.Mode&unix.S_ISVTX != 0 && own(dirSt) && own(st) {
 		return ""
 	}
-	if readOnlyMount(dir) {
-		return ""
-	}
 	return describe(dir, dirSt)
-}
-
-// readOnlyMount says whether p lies on a file system mounted read-only,
-// which no one writes without mounting it again (root's alone).
-func readOnlyMount(p string) bool {
-	var fs unix.Statfs_t
-	return unix.Statfs(p, &fs) == nil && fs.Flags&unix.ST_RDONLY != 0
 }
 
 func describe(p string, st *unix.Stat_t) string {
