@@ -726,6 +726,7 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 	// old slirp4netns lacks, is what keeps DNS to the egress layer's stub.
 	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns",
 		"--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
+	cmd.Env = hostprog.Env()
 	cmd.ExtraFiles = []*os.File{readyW, exitR}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -903,7 +904,9 @@ func seccompChild() seccompVerdict {
 	try("io_uring_setup", unix.SYS_IO_URING_SETUP, 1, 0)
 	try("ioctl(TIOCSTI)", unix.SYS_IOCTL, devnull.Fd(), unix.TIOCSTI)
 	if t, err := hostprog.Find("true"); err == nil {
-		if err := exec.Command(t).Run(); err != nil {
+		tc := exec.Command(t)
+		tc.Env = hostprog.Env()
+		if err := tc.Run(); err != nil {
 			bad = append(bad, fmt.Sprintf("fork+exec of true failed under the filter: %v", err))
 		}
 	}
@@ -1122,6 +1125,7 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
 	cmd := exec.CommandContext(ctx, cat)
+	cmd.Env = hostprog.Env()
 	cmd.Stdin = holdR
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: SandboxUID, Size: 1}},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -487,5 +488,40 @@ func TestDoctorRunsNothingFromPath(t *testing.T) {
 	}
 	if b, err := os.ReadFile(marker); err == nil {
 		t.Errorf("a program of PATH's planted directory ran on the host (it saw %q)", b)
+	}
+}
+
+// TestDoctorGivesHostProgramsNoEnvironment: every program the doctor runs
+// on the host (slirp4netns, pasta, the cat that holds a user namespace)
+// gets a PATH of the system's directories and nothing else of the
+// caller's environment: a secret there, or an LD_PRELOAD a checkout's
+// direnv set, reached slirp4netns and the cat. Stand-ins for them, in a
+// directory the test puts first, say what they were given.
+func TestDoctorGivesHostProgramsNoEnvironment(t *testing.T) {
+	requireConfinement(t)
+	bin := tempDirIn(t, "", "vigiles-doctor-env-", 0o755)
+	seen := tempDirIn(t, "", "vigiles-doctor-seen-", 0o777)
+	for _, n := range []string{"slirp4netns", "pasta", "cat"} {
+		script := "#!/bin/sh\nenv > " + filepath.Join(seen, n) + "\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(bin, n), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostprog.SetDirsForTest(t, append([]string{bin}, hostprog.Dirs...)...)
+	t.Setenv("MYSECRET", "hunter2")
+	Doctor(context.Background())
+	ran := 0
+	for _, n := range []string{"slirp4netns", "pasta", "cat"} {
+		b, err := os.ReadFile(filepath.Join(seen, n))
+		if err != nil {
+			continue
+		}
+		ran++
+		if strings.Contains(string(b), "hunter2") {
+			t.Errorf("%s was given the caller's environment:\n%s", n, b)
+		}
+	}
+	if ran == 0 {
+		t.Fatal("none of the stand-ins ran: the test tells nothing")
 	}
 }
