@@ -461,7 +461,13 @@ func undeclaredPythonInstall(r report.HookRun, tree string) string {
 		return ""
 	}
 	last := all[len(all)-1]
-	module, _, _ := strings.Cut(r.Stderr[last[2]:last[3]], ".")
+	module := r.Stderr[last[2]:last[3]]
+	if strings.Contains(module, ".") {
+		// Python names the first part it could not find: "a.b" means a
+		// was found, and a's own submodule b is missing, which no
+		// dependency list tells.
+		return ""
+	}
 	before := r.Stderr[:last[0]]
 	if k := strings.LastIndex(before, "Traceback (most recent call last):"); k >= 0 {
 		before = before[k:]

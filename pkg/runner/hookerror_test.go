@@ -364,8 +364,11 @@ func TestDeclaredPythonDependencyNotInstalled(t *testing.T) {
 	}{
 		{"pyproject", "plugin:plugins/uvp", "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/guard.py", tb(tree+"/plugins/uvp/hooks/guard.py", "requests"),
 			"it imports requests, which the plugin's plugins/uvp/pyproject.toml lists in its dependencies but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync in plugins/uvp) and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/.venv/bin/python3) to audit the hook at work"},
-		{"a module's submodule, - as _", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "typing_extensions.sub"),
+		{"- as _", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "typing_extensions"),
 			"it imports typing_extensions, which the plugin's plugins/uvp/pyproject.toml lists in its dependencies"},
+		// Python names the first part it could not find: the package
+		// was found, its submodule is what is missing.
+		{"a module's submodule", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "requests.nosuch"), generic},
 		{"an extra", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "rich"),
 			"lists in its optional dependencies (extra rich) but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync --extra rich in plugins/uvp)"},
 		{"the default group", "plugin:plugins/uvp", "python3 x", tb(tree+"/plugins/uvp/hooks/guard.py", "pytest"), "lists in its dependency group dev but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (uv sync in plugins/uvp)"},
