@@ -687,7 +687,7 @@ func scanTree(root, skip string) (gits, dotenv []string, err error) {
 // directory the walk does not list (it has no subdirectory): the commonest
 // names, not every .env.* (listing every such directory would cost what
 // the leaf shortcut saves, the names of every file of the tree).
-var leafDotenv = []string{".env", ".envrc", ".env.local"}
+var leafDotenv = []string{".env", ".envrc", ".env.local", ".env.production", ".env.development"}
 
 // isDotenv says whether a file's name is a dotenv file's, where projects
 // keep the keys a program reads from its environment (.env, .env.local,
@@ -762,8 +762,9 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 		case "config":
 			bareNames |= 4
 		}
-		if (typ == unix.DT_REG || typ == unix.DT_UNKNOWN) && isDotenv(string(name)) {
-			// Taken where it is a regular file (hiddenInLayer).
+		if (typ == unix.DT_REG || typ == unix.DT_LNK || typ == unix.DT_UNKNOWN) && isDotenv(string(name)) {
+			// Taken where it is a regular file, or a link to one in the
+			// tree (nestedGitsFor, hiddenInLayer).
 			w.dotenv = append(w.dotenv, path+"/"+string(name))
 		}
 		if typ != unix.DT_DIR && typ != unix.DT_UNKNOWN {
@@ -782,7 +783,7 @@ func (w *gitWalk) dir(fd int, path string, depth int) error {
 				ferr = found(path + "/" + string(name))
 			}
 			for _, f := range leafDotenv {
-				if unix.Fstatat(fd, string(name)+"/"+f, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+				if unix.Fstatat(fd, string(name)+"/"+f, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFLNK) {
 					w.dotenv = append(w.dotenv, path+"/"+string(name)+"/"+f)
 				}
 			}
@@ -861,7 +862,14 @@ func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scr
 	// caller's environment names do: a developer's .env or one a CI step
 	// wrote holds the host's keys, and what a hook copies of it (into its
 	// env file, its output) would reach the report and the baseline.
+	// A link (.env -> config/prod.env) is the file it leads to, where
+	// that lies in the tree; one out of it leads where the masks decide.
 	for _, n := range found.dotenv {
+		if fi, err := os.Lstat(n); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if n, err = filepath.EvalSymlinks(n); err != nil {
+				continue
+			}
+		}
 		if rel, err := filepath.Rel(tree, n); err == nil && filepath.IsLocal(rel) && !slices.Contains(cfg.CredentialFiles, rel) {
 			cfg.CredentialFiles = append(cfg.CredentialFiles, rel)
 		}

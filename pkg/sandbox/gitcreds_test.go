@@ -1383,8 +1383,16 @@ func TestDotenvFilesReadAsEmpty(t *testing.T) {
 		// A directory without one: its .env, .envrc and .env.local are
 		// looked for alone.
 		"apps/leaf/.env": "W=LEAFSECRET\n", "apps/leaf/.envrc": "V=LEAFRCSECRET\n", "apps/leaf/.env.local": "U=LEAFLOCALSECRET\n",
+		"config/.env.production": "T=CONFIGSECRET\n", "secrets/prod.txt": "S=LINKEDSECRET\n",
 	})
-	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env apps/leaf/.envrc apps/leaf/.env.local; ls -a . | tr '\n' ' '`
+	// A link is the file it leads to, in the tree.
+	if err := os.MkdirAll(filepath.Join(tree, "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../secrets/prod.txt", filepath.Join(tree, "deploy", ".env")); err != nil {
+		t.Fatal(err)
+	}
+	script := `cat .env .env.local .envrc .env.example apps/web/.env.production apps/leaf/.env apps/leaf/.envrc apps/leaf/.env.local config/.env.production deploy/.env; ls -a . | tr '\n' ' '`
 	for _, method := range []string{"overlay", "copy"} {
 		res := run(t, Spec{Dir: tree, WritesMethod: method, Command: sh(script)})
 		if res.Tier != TierConfined || res.Error != "" || res.ExitCode != 0 {
