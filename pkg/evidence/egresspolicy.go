@@ -30,9 +30,6 @@ var ErrAddressNotName = errors.New("an address, not a name")
 // errRangeNotName is ErrAddressNotName for an address range.
 var errRangeNotName = addressNotName("an address range, not a name")
 
-// errShortAddr is ErrAddressNotName for a short form of an address (10.1).
-var errShortAddr = addressNotName("an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name")
-
 // addressNotName is an ErrAddressNotName in words of its own.
 type addressNotName string
 
@@ -123,14 +120,13 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return h, errLoopbackName
 	}
-	// 127.1, 10.1.2: the short forms inet_aton reads as addresses (a name
-	// whose last label is a number is none: no top-level domain is).
-	labels := strings.Split(host, ".")
-	if last := labels[len(labels)-1]; last != "" && strings.Trim(last, "0123456789") == "" {
-		if labels[0] == "127" {
+	// 127.1, 10.1.2, 0x7f000001: the forms the system's resolver reads as
+	// addresses (inet_aton), which no allow by name could match.
+	if a, ok := inetAton(host); ok {
+		if a.IsLoopback() {
 			return h, errLoopbackIP
 		}
-		return h, errShortAddr
+		return h, addressNotName(fmt.Sprintf("an address (the system's resolver reads %s as %s), not a name", host, a))
 	}
 	if err := checkHostName(host); err != nil {
 		return h, err
@@ -140,6 +136,55 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	}
 	h.Name = host
 	return h, nil
+}
+
+// inetAton reads s as inet_aton does: one to four parts, each decimal,
+// hexadecimal (0x) or octal (a leading 0), the last filling the bytes the
+// others leave; ok false where s is no such address.
+func inetAton(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		base, digits := 10, p
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			base, digits = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, digits = 8, p[1:]
+		}
+		if digits == "" && base != 16 {
+			return netip.Addr{}, false
+		}
+		v, err := strconv.ParseUint(orZero(digits), base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals = append(vals, v)
+	}
+	var ip uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		ip |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return netip.Addr{}, false
+	}
+	ip |= last
+	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
+}
+
+// orZero is s, or "0" where it is empty (inet_aton takes "0x" for 0).
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
 }
 
 // isAddr says whether s is an IP address.

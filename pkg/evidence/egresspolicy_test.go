@@ -35,8 +35,10 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 		"10.0.0.0/8": "an address range, not a name", "2001:db8::/32": "an address range, not a name",
 		// Whole, before a port is looked for.
 		"2001:db8::1": "an address, not a name", "[2001:db8::1]": "an address, not a name",
-		"10.1":      "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
-		"10.1.2:80": "an address in a short form (inet_aton reads 10.1 as 10.0.0.1), not a name",
+		"10.1":       "an address (the system's resolver reads 10.1 as 10.0.0.1), not a name",
+		"10.1.2:80":  "an address (the system's resolver reads 10.1.2 as 10.1.0.2), not a name",
+		"0x0a000001": "an address (the system's resolver reads 0x0a000001 as 10.0.0.1), not a name",
+		"1.2.3.4.":   "an address (the system's resolver reads 1.2.3.4 as 1.2.3.4), not a name",
 	} {
 		_, err := ParseAllowHost(s)
 		if !errors.Is(err, ErrAddressNotName) || err.Error() != want {
@@ -79,6 +81,9 @@ func TestLoopbackIsRefused(t *testing.T) {
 		// address for allow-ip, which refuses it too.
 		{"127.0.0.1", true}, {"127.0.0.1:8080", true}, {"[::1]:443", true}, {"127.0.0.0/8", true}, {"127.1.2.3/32", true},
 		{"::1", true}, {"[::1]", true}, {"::ffff:127.0.0.1", true}, {"127.1", true},
+		{"0x7f000001", true}, {"0x7f.1", true}, {"2130706433", true}, {"017700000001", true},
+		// Names, not addresses: a number's label beside letters.
+		{"1.example", false}, {"123.com", false}, {"example.123", false}, {"0xdead.example", false}, {"x.0x", false},
 	} {
 		_, err := ParseAllowHost(tc.host)
 		if refused := errors.Is(err, ErrLoopback); refused != tc.refused || !tc.refused && err != nil {
