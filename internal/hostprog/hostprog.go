@@ -155,6 +155,9 @@ func usable(p string) (why string, ok bool) {
 		if w := replaceable(cur, &curSt, &st); w != "" {
 			return w, false
 		}
+		if aclLetsOthersWrite(cur) {
+			return cur + ": its ACL lets another user or group write it", false
+		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFLNK:
 			if hops++; hops > 40 {
@@ -179,6 +182,9 @@ func usable(p string) (why string, ok bool) {
 			}
 			if MayRewrite(&st) {
 				return describe(next, &st), false
+			}
+			if aclLetsOthersWrite(next) {
+				return next + ": its ACL lets another user or group write it", false
 			}
 			return "", true
 		default:
@@ -209,9 +215,51 @@ func describe(p string, st *unix.Stat_t) string {
 	return fmt.Sprintf("%s: mode %o, owner uid %d, group %d", p, st.Mode&0o7777, st.Uid, st.Gid)
 }
 
+// aclLetsOthersWrite says whether the POSIX access ACL of p (not
+// followed, if a link) gives write to a named user other than root and
+// the caller, or a named group other than root's and the caller's, as
+// far as its mask lets it: the mode's bits do not show those.
+func aclLetsOthersWrite(p string) bool {
+	buf := make([]byte, 4096)
+	n, err := unix.Lgetxattr(p, "system.posix_acl_access", buf)
+	if err != nil || n < 4 {
+		return false // none: the mode says it all
+	}
+	return aclWriters(buf[:n])
+}
+
+// aclWriters reads a system.posix_acl_access value (a version, then
+// entries of tag, permissions and id, little-endian).
+func aclWriters(b []byte) bool {
+	const (
+		tagUser, tagGroup, tagMask = 0x02, 0x08, 0x10
+		write                      = 0x2
+	)
+	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
+	le16 := func(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
+	le32 := func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+	mask := uint16(0xffff)
+	for e := b[4:]; len(e) >= 8; e = e[8:] {
+		if le16(e) == tagMask {
+			mask = le16(e[2:])
+		}
+	}
+	for e := b[4:]; len(e) >= 8; e = e[8:] {
+		tag, perm, id := le16(e), le16(e[2:]), le32(e[4:])
+		if perm&mask&write == 0 {
+			continue
+		}
+		if tag == tagUser && id != 0 && id != caller || tag == tagGroup && id != 0 && id != callerGid {
+			return true
+		}
+	}
+	return false
+}
+
 // MayRewrite says whether a user other than root and the caller may write
 // the file st describes: its owner is neither, anyone may, or the members
-// of a group other than root's and the caller's may.
+// of a group other than root's and the caller's may. (A POSIX ACL that
+// lets another write is read apart, by path: aclLetsOthersWrite.)
 func MayRewrite(st *unix.Stat_t) bool {
 	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
 	return st.Uid != 0 && st.Uid != caller ||

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // rootDir makes a directory whose path only root may write (under /run,
@@ -200,5 +202,42 @@ func TestFindRefusesReadOnlyBindsOfWhatOthersWrite(t *testing.T) {
 	setDirs(t, ro)
 	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("a read-only bind of a world-writable directory: %v; want it passed over", err)
+	}
+}
+
+// TestFindReadsACLs: a directory whose POSIX ACL lets another user write
+// it (drwxrwxr-x+ root:root, user:12345:rwx) shows no such write in its
+// mode's other bits and a group of root's: its program is passed over.
+func TestFindReadsACLs(t *testing.T) {
+	root := rootDir(t)
+	dir := filepath.Join(root, "bin")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeProg(t, filepath.Join(dir, "prog"), 0o755)
+	setDirs(t, dir)
+	if _, err := Find("prog"); err != nil {
+		t.Fatalf("before the ACL: %v", err)
+	}
+	// version 2; user_obj rwx, user 12345 rwx, group_obj r-x, mask rwx, other r-x
+	acl := []byte{2, 0, 0, 0,
+		0x01, 0, 7, 0, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0, 7, 0, 0x39, 0x30, 0, 0,
+		0x04, 0, 5, 0, 0xff, 0xff, 0xff, 0xff,
+		0x10, 0, 7, 0, 0xff, 0xff, 0xff, 0xff,
+		0x20, 0, 5, 0, 0xff, 0xff, 0xff, 0xff}
+	if err := unix.Setxattr(dir, "system.posix_acl_access", acl, 0); err != nil {
+		t.Fatalf("setting an ACL (the file system must take them): %v", err)
+	}
+	if _, err := Find("prog"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "ACL") {
+		t.Errorf("a directory an ACL lets another user write: %v; want it passed over", err)
+	}
+	// The same user, masked to read and execute: no write.
+	acl[28+2] = 5
+	if err := unix.Setxattr(dir, "system.posix_acl_access", acl, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Find("prog"); err != nil {
+		t.Errorf("the ACL's mask takes the write away: %v", err)
 	}
 }
