@@ -80,11 +80,102 @@ func (s *session) shellScriptLines(rel string) []scriptLine {
 			i++
 			line = strings.TrimSuffix(line, "\\") + " " + lines[i]
 		}
-		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") {
-			out = append(out, scriptLine{at, line})
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, scriptLine{at, line})
+		// The bodies of the here-documents this line opens are text the
+		// command reads (cat <<'EOF' … a reminder that names npx), not
+		// commands: a quoted delimiter's body is taken as it is, and of
+		// an unquoted one's only what the shell runs in it, its command
+		// substitutions.
+		for _, h := range hereDocs(line) {
+			for i+1 < len(lines) && i+1 < maxScriptLines {
+				i++
+				body := lines[i]
+				if h.tabs {
+					body = strings.TrimLeft(body, "\t")
+				}
+				if body == h.delim {
+					break
+				}
+				if !h.quoted {
+					for _, sub := range commandSubstitutions(body) {
+						out = append(out, scriptLine{i + 1, sub})
+					}
+				}
+			}
 		}
 	}
 	return out
+}
+
+// hereDoc is a here-document a line opens: its delimiter, whether it was
+// quoted (its body then expands nothing), whether <<- strips the body's
+// leading tabs.
+type hereDoc struct {
+	delim        string
+	quoted, tabs bool
+}
+
+// hereDocOp finds a here-document operator and its delimiter word (not a
+// here-string, <<<).
+var hereDocOp = lazyRE(`(^|[^<])<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z0-9_.-]+))`)
+
+// hereDocs is the here-documents line opens, in order (each body follows
+// the last): read by the operator alone, not by the shell's quoting, so a
+// << inside a quoted string of the line is taken for one too.
+func hereDocs(line string) []hereDoc {
+	var out []hereDoc
+	for _, m := range hereDocOp().FindAllStringSubmatch(line, -1) {
+		if inArithmetic(line[:strings.Index(line, m[0])]) {
+			continue // a shift in $(( … )) or (( … ))
+		}
+		h := hereDoc{tabs: m[2] == "-"}
+		switch {
+		case m[3] != "":
+			h.delim, h.quoted = m[3], true
+		case m[4] != "":
+			h.delim, h.quoted = m[4], true
+		default:
+			h.delim, h.quoted = m[5], strings.Contains(m[0], "\\")
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// commandSubstitutions is what the shell runs of a line of an unquoted
+// here-document's body: each `…` and $( … ) (to the first closing
+// parenthesis: a nested one is cut short).
+func commandSubstitutions(body string) []string {
+	var out []string
+	for rest := body; ; {
+		b, d := strings.IndexByte(rest, '`'), strings.Index(rest, "$(")
+		switch {
+		case b >= 0 && (d < 0 || b < d):
+			e := strings.IndexByte(rest[b+1:], '`')
+			if e < 0 {
+				return out
+			}
+			out = append(out, rest[b+1:b+1+e])
+			rest = rest[b+2+e:]
+		case d >= 0:
+			if strings.HasPrefix(rest[d:], "$((") {
+				rest = rest[d+3:]
+				continue
+			}
+			e := strings.IndexByte(rest[d+2:], ')')
+			if e < 0 {
+				return out
+			}
+			out = append(out, rest[d+2:d+2+e])
+			rest = rest[d+3+e:]
+		default:
+			return out
+		}
+	}
 }
 
 // shellShebang says whether the first line of a file, a #! line, runs a

@@ -30,6 +30,15 @@ func TestScriptLineFetches(t *testing.T) {
 			script: "#!/bin/sh\necho ready\n",
 		},
 		{
+			// A here-document's body is text the command reads: a
+			// quoted delimiter's expands nothing, an unquoted one's runs
+			// only its command substitutions.
+			name:   "here-documents",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/bin/bash\ncat <<'TXT'\n- Check types with `npx tsc --noEmit`\nTXT\ncat <<-\"EOF\"\n\tnpx -y left\n\tEOF\ncat <<END\nplain npx -y text\nnow $(npx -y ran) and `uvx also`\nEND\necho $((1 << 2))\n",
+			want:   []string{"npx, in plugins/p/scripts/setup.sh line 10, fetches ran", "uvx, in plugins/p/scripts/setup.sh line 10, fetches also"},
+		},
+		{
 			name:   "not a shell's script",
 			file:   "plugins/p/scripts/setup.py",
 			script: "#!/usr/bin/env python3\nprint('npx -y pkg')\n",
