@@ -661,16 +661,21 @@ func writeJSONReport(w io.Writer, rep *report.Report) error {
 
 // clean makes untrusted text safe for a terminal: control characters
 // (escape sequences, carriage returns, bidi overrides) are shown as
-// escapes, and the text is cut to max runes. For a GitHub step log, each
+// escapes, and the text is cut to max runes, a closing "…" among them. For a GitHub step log, each
 // ':' is an annotate.Colon (see annotate.NoMatch), so that a plugin named
 // "./main.go:1:1: approved" is no compiler's error to a problem matcher;
 // the reports' layout does the rest (labelColon, and no two lines in a
 // row that start with such text: writeEvidence, writeAuditText).
 func clean(s string, max int) string {
 	var b strings.Builder
-	n := 0
+	n, keep := 0, max
+	if utf8.RuneCountInString(s) > max {
+		// Cut, the "…" counted among the max: a table's column, padded
+		// by runes, stays in line.
+		keep = max - 1
+	}
 	for _, r := range s {
-		if n >= max {
+		if n >= keep {
 			b.WriteString("…")
 			break
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
@@ -547,8 +548,20 @@ func TestTextReportKeepsMessagesWhole(t *testing.T) {
 	var b bytes.Buffer
 	writeTextReport(&b, &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
 		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: long}}})
-	if strings.Contains(b.String(), long[:maxMessageRunes+1]) || !strings.Contains(b.String(), long[:maxMessageRunes]+"…") {
-		t.Errorf("a %d-rune message is not cut at %d", len(long), maxMessageRunes)
+	if strings.Contains(b.String(), long[:maxMessageRunes]) || !strings.Contains(b.String(), long[:maxMessageRunes-1]+"…") {
+		t.Errorf("a %d-rune message is not cut to %d runes, its \"…\" among them", len(long), maxMessageRunes)
+	}
+}
+
+// TestCleanKeepsColumnsInLine: a name cut to a table's column is as wide
+// as the column, its "…" counted: the audit table pads by runes, and a
+// name one rune wider pushed every column after it out of line.
+func TestCleanKeepsColumnsInLine(t *testing.T) {
+	for _, s := range []string{"claude-permissions-hook", "éééééééééééééééééééééé", "exactly-eighteen-1"} {
+		got := clean(s, 18)
+		if n := utf8.RuneCountInString(got); n > 18 || len([]rune(s)) <= 18 && got != s {
+			t.Errorf("clean(%q, 18) = %q, %d runes; want at most 18, and a name that fits whole", s, got, n)
+		}
 	}
 }
 
