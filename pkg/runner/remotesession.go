@@ -31,9 +31,13 @@ func (s *session) hookRemoteSession() {
 		if where == "" {
 			continue
 		}
+		advice := fmt.Sprintf("; test that with a check whose env is {%s: \"true\"}", remoteVar)
+		if s.checkSets(remoteVar) {
+			advice = fmt.Sprintf(" (a check of %s that sets it runs that path)", s.cfg.File)
+		}
 		s.findings = append(s.findings, report.Finding{Rule: RuleRemoteSession, Severity: report.SeverityNotice, Location: h.Location,
-			Message: fmt.Sprintf("hook %s reads %s %s, which Claude Code sets to true in a web session: the audit ran it as a local session runs it, where what it does only there (a setup script that installs tools in the cloud) does not run; test that with a check whose env is {%s: \"true\"}",
-				shownCut(h.ID, maxServerLine), remoteVar, where, remoteVar)})
+			Message: fmt.Sprintf("hook %s reads %s %s, which Claude Code sets to true in a web session: vigiles runs it as a local session runs it, where what it does only there (a setup script that installs tools in the cloud) does not run%s",
+				shownCut(h.ID, maxServerLine), remoteVar, where, advice)})
 	}
 }
 
@@ -110,4 +114,20 @@ func (s *session) hookFiles(h *Hook) []BaselineFile {
 	}
 	s.hookFileWalks[h] = w.files
 	return w.files
+}
+
+// checkSets says whether a check of the policy file sets the variable
+// name in its env.
+func (s *session) checkSets(name string) bool {
+	if s.cfg == nil {
+		return false
+	}
+	for _, c := range s.cfg.Checks {
+		for _, e := range c.Env {
+			if k, _, _ := strings.Cut(e, "="); k == name {
+				return true
+			}
+		}
+	}
+	return false
 }

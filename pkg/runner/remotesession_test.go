@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -37,7 +40,7 @@ func TestRemoteSessionNamed(t *testing.T) {
 			got = append(got, string(f.Severity)+" "+f.Message)
 		}
 	}
-	const tail = ", which Claude Code sets to true in a web session: the audit ran it as a local session runs it, where what it does only there (a setup script that installs tools in the cloud) does not run; test that with a check whose env is {CLAUDE_CODE_REMOTE: \"true\"}"
+	const tail = ", which Claude Code sets to true in a web session: vigiles runs it as a local session runs it, where what it does only there (a setup script that installs tools in the cloud) does not run; test that with a check whose env is {CLAUDE_CODE_REMOTE: \"true\"}"
 	want := []string{
 		"notice hook .claude/settings.json#hooks.SessionStart[0].hooks[0] reads CLAUDE_CODE_REMOTE in its command" + tail,
 		"notice hook .claude/settings.json#hooks.SessionStart[0].hooks[1] reads CLAUDE_CODE_REMOTE in its script scripts/install_pkgs.sh" + tail,
@@ -46,5 +49,26 @@ func TestRemoteSessionNamed(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	// Where a check already sets it, the notice says so, not to write one.
+	if err := os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte("checks:\n  - {name: web, hook: a, event: Stop, env: {CLAUDE_CODE_REMOTE: true}, expect: {no-egress: true}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule != RuleRemoteSession {
+			continue
+		}
+		n++
+		if strings.Contains(f.Message, "test that with a check") || !strings.Contains(f.Message, "a check of .vigiles.yml that sets it runs that path") {
+			t.Errorf("with a check that sets it: %s", f.Message)
+		}
+	}
+	if n == 0 {
+		t.Errorf("vigiles test names no hook that reads it: %+v", rep.Findings)
 	}
 }
