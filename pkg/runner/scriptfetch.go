@@ -89,23 +89,37 @@ func (s *session) shellScriptLines(rel string) []scriptLine {
 		// command reads (cat <<'EOF' … a reminder that names npx), not
 		// commands: a quoted delimiter's body is taken as it is, and of
 		// an unquoted one's only what the shell runs in it, its command
-		// substitutions.
+		// substitutions; a body a shell reads (bash <<EOF) is commands.
+		// A body whose delimiter never comes is read as lines, as
+		// before: a << taken wrongly must not hide the rest.
 		for _, h := range hereDocs(line) {
-			for i+1 < len(lines) && i+1 < maxScriptLines {
-				i++
-				body := lines[i]
+			end := -1
+			for k := i + 1; k < len(lines) && k < maxScriptLines; k++ {
+				body := strings.TrimSuffix(lines[k], "\r")
 				if h.tabs {
 					body = strings.TrimLeft(body, "\t")
 				}
 				if body == h.delim {
+					end = k
 					break
 				}
-				if !h.quoted {
-					for _, sub := range commandSubstitutions(body) {
-						out = append(out, scriptLine{i + 1, sub})
+			}
+			if end < 0 {
+				break
+			}
+			for k := i + 1; k < end; k++ {
+				switch {
+				case h.shell:
+					if t := strings.TrimSpace(lines[k]); t != "" && !strings.HasPrefix(t, "#") {
+						out = append(out, scriptLine{k + 1, lines[k]})
+					}
+				case !h.quoted:
+					for _, sub := range commandSubstitutions(lines[k]) {
+						out = append(out, scriptLine{k + 1, sub})
 					}
 				}
 			}
+			i = end
 		}
 	}
 	return out
@@ -113,37 +127,95 @@ func (s *session) shellScriptLines(rel string) []scriptLine {
 
 // hereDoc is a here-document a line opens: its delimiter, whether it was
 // quoted (its body then expands nothing), whether <<- strips the body's
-// leading tabs.
+// leading tabs, whether a shell reads the body as its commands (bash
+// <<EOF, sh -s <<EOF).
 type hereDoc struct {
-	delim        string
-	quoted, tabs bool
+	delim               string
+	quoted, tabs, shell bool
 }
 
-// hereDocOp finds a here-document operator and its delimiter word (not a
-// here-string, <<<).
-var hereDocOp = lazyRE(`(^|[^<])<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([A-Za-z0-9_.-]+))`)
-
 // hereDocs is the here-documents line opens, in order (each body follows
-// the last): read by the operator alone, not by the shell's quoting, so a
-// << inside a quoted string of the line is taken for one too.
+// the last), read as the shell reads the line: a << inside quotes, in a
+// comment, in an arithmetic expression or as <<< opens none, and the
+// delimiter is the word after it with its quotes taken out (E"O"F is
+// EOF, quoted).
 func hereDocs(line string) []hereDoc {
 	var out []hereDoc
-	for _, m := range hereDocOp().FindAllStringSubmatch(line, -1) {
-		if inArithmetic(line[:strings.Index(line, m[0])]) {
-			continue // a shift in $(( … )) or (( … ))
-		}
-		h := hereDoc{tabs: m[2] == "-"}
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		c := line[i]
 		switch {
-		case m[3] != "":
-			h.delim, h.quoted = m[3], true
-		case m[4] != "":
-			h.delim, h.quoted = m[4], true
-		default:
-			h.delim, h.quoted = m[5], strings.Contains(m[0], "\\")
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			}
+		case c == '\\':
+			i++
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#' && (i == 0 || strings.IndexByte(" \t;&|()", line[i-1]) >= 0):
+			return out // a comment, to the end of the line
+		case strings.HasPrefix(line[i:], "<<<"):
+			i += 2
+		case strings.HasPrefix(line[i:], "<<") && !inArithmetic(line[:i]) && !strings.Contains(line[:i], "let "):
+			j := i + 2
+			h := hereDoc{}
+			if j < len(line) && line[j] == '-' {
+				h.tabs = true
+				j++
+			}
+			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+				j++
+			}
+			var word strings.Builder
+			k, q := j, byte(0)
+			for ; k < len(line) && (q != 0 || strings.IndexByte(" \t;&|<>()", line[k]) < 0); k++ {
+				switch ch := line[k]; {
+				case q != 0 && ch == q:
+					q = 0
+				case q == 0 && (ch == '\'' || ch == '"'):
+					q, h.quoted = ch, true
+				case q == 0 && ch == '\\':
+					h.quoted = true
+				default:
+					word.WriteByte(ch)
+				}
+			}
+			if h.delim = strings.TrimSuffix(word.String(), "\r"); h.delim != "" {
+				h.shell = readsAsShell(line[:i])
+				out = append(out, h)
+			}
+			i = k - 1
 		}
-		out = append(out, h)
 	}
 	return out
+}
+
+// readsAsShell says whether the command before a << is a shell that
+// reads its commands from standard input (bash <<EOF, sh -s <<EOF,
+// source /dev/stdin <<EOF).
+func readsAsShell(before string) bool {
+	start := strings.LastIndexAny(before, ";&|(") + 1
+	f := strings.Fields(before[start:])
+	if len(f) == 0 {
+		return false
+	}
+	switch path.Base(f[0]) {
+	case "sh", "bash", "dash", "zsh", "ksh":
+		for _, a := range f[1:] {
+			if a != "-s" && a != "-e" && a != "-x" && a != "-eu" && a != "-euo" && a != "pipefail" && !strings.HasPrefix(a, "-") {
+				return false // a script file: the body is its input, not its commands
+			}
+		}
+		return true
+	case "source", ".":
+		return len(f) > 1 && (f[1] == "/dev/stdin" || f[1] == "-")
+	}
+	return false
 }
 
 // commandSubstitutions is what the shell runs of a line of an unquoted

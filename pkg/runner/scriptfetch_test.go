@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,6 +41,20 @@ func TestScriptLineFetches(t *testing.T) {
 			want:   []string{"npx, in plugins/p/scripts/setup.sh line 10, fetches ran", "uvx, in plugins/p/scripts/setup.sh line 10, fetches also"},
 		},
 		{
+			// A << the shell does not read as a here-document (in quotes,
+			// a comment, a let) hides nothing after it; E"O"F is EOF;
+			// a CRLF delimiter line ends its body; a body a shell reads
+			// is commands; one whose delimiter never comes is read.
+			name: "what is no here-document, and a shell's",
+			file: "plugins/p/scripts/setup.sh",
+			script: "#!/bin/bash\nawk 'BEGIN{print 1<<2}'\nnpx -y one\necho \"use <<EOF to read\"\nnpx -y two\necho hi # see <<EOF\nnpx -y three\n" +
+				"let x=1<<2\nnpx -y four\ncat <<E\"O\"F\nnpx -y hidden\nEOF\nnpx -y five\ncat <<'W'\r\nnpx -y crlf\r\nW\r\nnpx -y six\n" +
+				"bash <<'EOF'\nnpx -y seven\nEOF\ncat <<NEVER\nnpx -y eight\n",
+			// The message names three and counts the rest: eight in all
+			// (four … eight, not hidden nor crlf).
+			want: []string{"line 3, fetches one", "line 5, fetches two", "line 7, fetches three", "; and 5 more;"},
+		},
+		{
 			name:   "not a shell's script",
 			file:   "plugins/p/scripts/setup.py",
 			script: "#!/usr/bin/env python3\nprint('npx -y pkg')\n",
@@ -60,5 +76,26 @@ func TestScriptLineFetches(t *testing.T) {
 			}
 			wantOneFetched(t, rep, tc.want)
 		})
+	}
+}
+
+// TestShellScriptLinesHereDocuments: what of a script is read as its
+// commands around here-documents, line by line.
+func TestShellScriptLinesHereDocuments(t *testing.T) {
+	script := "#!/bin/bash\nawk 'BEGIN{print 1<<2}'\necho \"use <<EOF\"\necho hi # <<EOF\nlet x=1<<2\n" +
+		"cat <<E\"O\"F\nhidden $(ran)\nEOF\ncat <<'W'\r\ncrlf\r\nW\r\nbash <<'EOF'\nshell body\nEOF\ncat <<U\ntext `sub`\nU\ncat <<NEVER\nread on\n"
+	dir := makeTree(t, map[string]string{"s.sh": script})
+	s, err := newSession(Options{Dir: dir}, "audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range s.shellScriptLines("s.sh") {
+		got = append(got, fmt.Sprintf("%d %s", l.at, strings.TrimSuffix(l.text, "\r")))
+	}
+	want := []string{"2 awk 'BEGIN{print 1<<2}'", `3 echo "use <<EOF"`, "4 echo hi # <<EOF", "5 let x=1<<2", `6 cat <<E"O"F`,
+		"9 cat <<'W'", "12 bash <<'EOF'", "13 shell body", "15 cat <<U", "16 sub", "18 cat <<NEVER", "19 read on"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines read:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
