@@ -220,12 +220,26 @@ func describe(p string, st *unix.Stat_t) string {
 // the caller, or a named group other than root's and the caller's, as
 // far as its mask lets it: the mode's bits do not show those.
 func aclLetsOthersWrite(p string) bool {
-	buf := make([]byte, 4096)
-	n, err := unix.Lgetxattr(p, "system.posix_acl_access", buf)
-	if err != nil || n < 4 {
-		return false // none: the mode says it all
+	const name = "system.posix_acl_access"
+	for try := 0; try < 3; try++ {
+		size, err := unix.Lgetxattr(p, name, nil)
+		if err != nil {
+			// None (or none the file system keeps): the mode says it
+			// all. Any other failure is taken as a write it could not
+			// rule out.
+			return !errors.Is(err, unix.ENODATA) && !errors.Is(err, unix.ENOTSUP) && !errors.Is(err, unix.EOPNOTSUPP)
+		}
+		buf := make([]byte, size)
+		n, err := unix.Lgetxattr(p, name, buf)
+		if errors.Is(err, unix.ERANGE) {
+			continue // it grew between the two reads
+		}
+		if err != nil {
+			return true
+		}
+		return n >= 4 && aclWriters(buf[:n])
 	}
-	return aclWriters(buf[:n])
+	return true
 }
 
 // aclWriters reads a system.posix_acl_access value (a version, then
