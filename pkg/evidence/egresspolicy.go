@@ -126,7 +126,16 @@ func ParseAllowHost(s string) (AllowHost, error) {
 		if a.IsLoopback() {
 			return h, errLoopbackIP
 		}
+		if host == a.String() {
+			return h, ErrAddressNotName
+		}
 		return h, addressNotName(fmt.Sprintf("an address (the system's resolver reads %s as %s), not a name", host, a))
+	}
+	// 1.2.3.256, 08, example.123: a number for a last label is no name
+	// (no top-level domain is one), and no address the resolver reads.
+	labels := strings.Split(host, ".")
+	if last := labels[len(labels)-1]; last != "" && (strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") && strings.Trim(last[2:], "0123456789abcdef") == "") {
+		return h, fmt.Errorf("%s is no address the system's resolver reads, and no name: a name's last label is not a number", host)
 	}
 	if err := checkHostName(host); err != nil {
 		return h, err

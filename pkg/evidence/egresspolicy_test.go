@@ -38,11 +38,18 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 		"10.1":       "an address (the system's resolver reads 10.1 as 10.0.0.1), not a name",
 		"10.1.2:80":  "an address (the system's resolver reads 10.1.2 as 10.1.0.2), not a name",
 		"0x0a000001": "an address (the system's resolver reads 0x0a000001 as 10.0.0.1), not a name",
-		"1.2.3.4.":   "an address (the system's resolver reads 1.2.3.4 as 1.2.3.4), not a name",
+		"1.2.3.4.":   "an address, not a name",
 	} {
 		_, err := ParseAllowHost(s)
 		if !errors.Is(err, ErrAddressNotName) || err.Error() != want {
 			t.Errorf("ParseAllowHost(%q) = %v; want %q, an ErrAddressNotName", s, err, want)
+		}
+	}
+	// Mistyped addresses are neither addresses the resolver reads nor
+	// names: refused, not taken for a name no allow could match.
+	for _, s := range []string{"1.2.3.256", "1.2.3.4.5", "192.168.1.08", "08", "4294967296", "0x100000000", "1.16777216", "example.123", "x.0x"} {
+		if _, err := ParseAllowHost(s); err == nil || !strings.Contains(err.Error(), "no address the system's resolver reads, and no name") {
+			t.Errorf("ParseAllowHost(%q) = %v; want it refused as neither", s, err)
 		}
 	}
 	if _, err := ParseAllowHost("https://x.test/"); err == nil || errors.Is(err, ErrAddressNotName) || !strings.Contains(err.Error(), "not a URL") {
@@ -83,7 +90,7 @@ func TestLoopbackIsRefused(t *testing.T) {
 		{"::1", true}, {"[::1]", true}, {"::ffff:127.0.0.1", true}, {"127.1", true},
 		{"0x7f000001", true}, {"0x7f.1", true}, {"2130706433", true}, {"017700000001", true},
 		// Names, not addresses: a number's label beside letters.
-		{"1.example", false}, {"123.com", false}, {"example.123", false}, {"0xdead.example", false}, {"x.0x", false},
+		{"1.example", false}, {"123.com", false}, {"0xdead.example", false}, {"0x.example", false}, {"1.2.3.4.example", false},
 	} {
 		_, err := ParseAllowHost(tc.host)
 		if refused := errors.Is(err, ErrLoopback); refused != tc.refused || !tc.refused && err != nil {
