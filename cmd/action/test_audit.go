@@ -667,35 +667,47 @@ func writeJSONReport(w io.Writer, rep *report.Report) error {
 // the reports' layout does the rest (labelColon, and no two lines in a
 // row that start with such text: writeEvidence, writeAuditText).
 func clean(s string, max int) string {
-	var b strings.Builder
-	n, keep := 0, max
-	if utf8.RuneCountInString(s) > max {
-		// Cut, the "…" counted among the max: a table's column, padded
-		// by runes, stays in line.
-		keep = max - 1
-	}
+	// Each character as it is shown, an escape's width and all: the cut
+	// counts what is shown, the "…" among it, so that a table's column,
+	// padded by runes, stays in line.
+	var shown []string
+	width := 0
 	for _, r := range s {
-		if n >= keep {
-			b.WriteString("…")
-			break
-		}
+		var p string
 		switch {
 		case r == ':':
-			b.WriteString(annotate.Colon)
+			p = annotate.Colon
 		case r == '\n':
-			b.WriteString(`\n`)
+			p = `\n`
 		case r == '\t':
-			b.WriteString(" ")
+			p = " "
 		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar:
 			// Format characters (bidi controls, zero-width ones, BOM,
 			// soft hyphen) could make text display as other text; line
 			// separators could split a line.
-			fmt.Fprintf(&b, `\u%04x`, r)
+			p = fmt.Sprintf(`\u%04x`, r)
 		default:
-			b.WriteRune(r)
+			p = string(r)
 		}
-		n++
+		shown = append(shown, p)
+		if width += utf8.RuneCountInString(p); width > 4*max+4 {
+			break // enough to know it is cut
+		}
 	}
+	if width <= max {
+		return strings.Join(shown, "")
+	}
+	var b strings.Builder
+	n := 0
+	for _, p := range shown {
+		w := utf8.RuneCountInString(p)
+		if n+w > max-1 {
+			break
+		}
+		b.WriteString(p)
+		n += w
+	}
+	b.WriteString("…")
 	return b.String()
 }
 

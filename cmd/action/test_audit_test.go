@@ -557,9 +557,9 @@ func TestTextReportKeepsMessagesWhole(t *testing.T) {
 // as the column, its "…" counted: the audit table pads by runes, and a
 // name one rune wider pushed every column after it out of line.
 func TestCleanKeepsColumnsInLine(t *testing.T) {
-	for _, s := range []string{"claude-permissions-hook", "éééééééééééééééééééééé", "exactly-eighteen-1"} {
+	for _, s := range []string{"claude-permissions-hook", "éééééééééééééééééééééé", "exactly-eighteen-1", "evil\x1b[31mplugin-name-x", "a\nb\nc\nd\ne\nf\ng\nh\ni\nj"} {
 		got := clean(s, 18)
-		if n := utf8.RuneCountInString(got); n > 18 || len([]rune(s)) <= 18 && got != s {
+		if n := utf8.RuneCountInString(got); n > 18 || len([]rune(s)) <= 18 && !strings.ContainsAny(s, "\x1b\n") && got != s {
 			t.Errorf("clean(%q, 18) = %q, %d runes; want at most 18, and a name that fits whole", s, got, n)
 		}
 	}
