@@ -207,7 +207,7 @@ func readsAsShell(before string) bool {
 	switch path.Base(f[0]) {
 	case "sh", "bash", "dash", "zsh", "ksh":
 		for _, a := range f[1:] {
-			if a != "-s" && a != "-e" && a != "-x" && a != "-eu" && a != "-euo" && a != "pipefail" && !strings.HasPrefix(a, "-") {
+			if !strings.HasPrefix(a, "-") && a != "pipefail" { // -o pipefail
 				return false // a script file: the body is its input, not its commands
 			}
 		}
