@@ -100,10 +100,10 @@ func TestWorkTreeOnEachFileSystem(t *testing.T) {
 	files := map[string]string{"m": "m\n", "d": "d\n", "r": "r\n", "dd/x/f": "1\n", "rd/f": "2\n", "sp ace/f": "3\n"}
 	script := `echo new > c; echo more >> m; rm d; mv r r2; mkdir nd; echo x > nd/f; mkdir empty; rm -r dd; mv rd rd2; echo s >> "sp ace/f"; exit 0`
 	want := []evidence.Write{
-		{Path: "c", Op: "create", Kind: "file"}, {Path: "d", Op: "delete"}, {Path: "dd/x/f", Op: "delete"},
+		{Path: "c", Op: "create", Kind: "file"}, {Path: "d", Op: "delete"}, {Path: "dd", Op: "delete", Was: "dir"}, {Path: "dd/x/f", Op: "delete"},
 		{Path: "empty", Op: "create", Kind: "dir"}, {Path: "m", Op: "modify", Kind: "file"},
 		{Path: "nd/f", Op: "create", Kind: "file"}, {Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file"},
-		{Path: "rd/f", Op: "delete"}, {Path: "rd2/f", Op: "create", Kind: "file"}, {Path: "sp ace/f", Op: "modify", Kind: "file"},
+		{Path: "rd", Op: "delete", Was: "dir"}, {Path: "rd/f", Op: "delete"}, {Path: "rd2/f", Op: "create", Kind: "file"}, {Path: "sp ace/f", Op: "modify", Kind: "file"},
 	}
 	const uid = 2000001234
 	for _, fs := range []string{"tmpfs", "ext4", "xfs", "btrfs"} {
@@ -196,7 +196,7 @@ func TestWorkTreeOnOverlayfs(t *testing.T) {
 	one := mountOvl("one", lower)
 	two := mountOvl("two", one)
 	script := `echo more >> m; rm d; mv dd dd2; echo x > new; exit 0`
-	want := []evidence.Write{{Path: "d", Op: "delete"}, {Path: "dd/f", Op: "delete"}, {Path: "dd2/f", Op: "create", Kind: "file"},
+	want := []evidence.Write{{Path: "d", Op: "delete"}, {Path: "dd", Op: "delete", Was: "dir"}, {Path: "dd/f", Op: "delete"}, {Path: "dd2/f", Op: "create", Kind: "file"},
 		{Path: "m", Op: "modify", Kind: "file"}, {Path: "new", Op: "create", Kind: "file"}}
 	for _, c := range []struct {
 		name, dir, method string

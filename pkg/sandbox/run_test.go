@@ -214,7 +214,7 @@ func TestWritesExact(t *testing.T) {
 				"m=$(stat -c %y a); printf bbbb > a; touch -d \"$m\" a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
 			{"delete", map[string]string{"a": "1", "b": "2"}, "rm a", []evidence.Write{{Path: "a", Op: "delete"}}},
 			{"delete dir", map[string]string{"d/x": "1", "d/y": "2"}, "rm -r d",
-				[]evidence.Write{{Path: "d/x", Op: "delete"}, {Path: "d/y", Op: "delete"}}},
+				[]evidence.Write{{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/x", Op: "delete"}, {Path: "d/y", Op: "delete"}}},
 			{"rename", map[string]string{"old": "1"}, "mv old new",
 				[]evidence.Write{{Path: "new", Op: "create", Kind: "file"}, {Path: "old", Op: "delete"}}},
 			{"chmod", map[string]string{"a": "1"}, "chmod 600 a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},

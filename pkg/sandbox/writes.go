@@ -130,7 +130,7 @@ func (w *upperWalk) walk(u, l *dirFD, merged bool, p relPath) (int, error) {
 			if inUpper[name] {
 				continue
 			}
-			k, err := w.lowerLeaves(l, name, p.join(name))
+			k, err := w.deleted(l, name, p.join(name))
 			n += k
 			if err != nil {
 				return n, err
@@ -163,7 +163,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		if !inLower {
 			return 0, nil
 		}
-		return w.lowerLeaves(l, name, p)
+		return w.deleted(l, name, p)
 	case isDir(st.Mode):
 		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
 	case !inLower:
@@ -260,9 +260,32 @@ func (w *upperWalk) dir(u, l *dirFD, merged bool, name string, p relPath, st, ls
 	return k, err
 }
 
-// lowerLeaves records the lower entry name of l (at p) deleted: a
-// directory by every file and empty directory under it, or by itself when
-// it was empty.
+// deleted records the lower entry name of l (at p), which the command
+// removed: a directory by itself (was dir) and by every file and empty
+// directory under it (lowerContents), the directories between them
+// implied (a deleted directory's subdirectories are gone with it: listing
+// each would repeat the path of every level, quadratic in a deep tree).
+func (w *upperWalk) deleted(l *dirFD, name string, p relPath) (int, error) {
+	st, err := l.stat(name)
+	if err != nil {
+		return 0, pathError("stat lower", p, err)
+	}
+	if !isDir(st.Mode) {
+		w.add(p, evidence.OpDelete, "")
+		return 1, nil
+	}
+	k, err := w.lowerContents(l, name, p)
+	if err == nil {
+		w.add(p, evidence.OpDelete, "")
+		w.was(st.Mode)
+		k++
+	}
+	return k, err
+}
+
+// lowerLeaves records the lower entry name of l (at p) deleted with a
+// directory above it: a directory by every file and empty directory under
+// it, or by itself when it was empty.
 func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath) (int, error) {
 	st, err := l.stat(name)
 	if err != nil {
@@ -673,7 +696,7 @@ func (w *copyWalk) walk(d *dirFD, old *snapNode, l *dirFD, p relPath) (int, erro
 		}
 		for name, o := range kids {
 			if !now[name] {
-				n += w.leaves(o, p.join(name))
+				n += w.deleted(o, p.join(name))
 			}
 		}
 	}
@@ -865,8 +888,25 @@ func (w *copyWalk) newDir(d *dirFD, name string, p relPath, standalone bool) (in
 	return k, err
 }
 
-// leaves records the snapshot's entry o (at p) deleted: a directory by
-// every file and empty directory under it, or by itself when it was empty.
+// deleted records the snapshot's entry o (at p), which the command
+// removed, as the overlay's deleted does: a directory by itself and by
+// every file and empty directory under it (leaves).
+func (w *copyWalk) deleted(o *snapNode, p relPath) int {
+	if len(o.kids) == 0 {
+		return w.leaves(o, p)
+	}
+	n := 0
+	for name, kid := range o.kids {
+		n += w.leaves(kid, p.join(name))
+	}
+	w.add(p, evidence.OpDelete, "")
+	w.was(o.meta.Mode)
+	return n + 1
+}
+
+// leaves records the snapshot's entry o (at p) deleted with a directory
+// above it: a directory by every file and empty directory under it, or by
+// itself when it was empty.
 func (w *copyWalk) leaves(o *snapNode, p relPath) int {
 	if len(o.kids) == 0 {
 		w.add(p, evidence.OpDelete, "")

@@ -131,20 +131,24 @@ func TestWritesExactDeepPaths(t *testing.T) {
 			}},
 		{name: "in the tree, deleted", setup: func(t *testing.T, dir string) { makeDeep(t, dir, "old") },
 			script: `rm -rf old`,
-			want:   []evidence.Write{{Path: deepPath("old") + "/f", Op: "delete"}}},
+			want:   []evidence.Write{{Path: "old", Op: "delete", Was: "dir"}, {Path: deepPath("old") + "/f", Op: "delete"}}},
 	})
 }
 
 // TestWritesExactDeletedEmptyDirs: a deleted or renamed directory is
-// listed by its files and its empty directories, which nothing else stands
-// for (overlay listed the files only).
+// listed by itself, its files and its empty directories, which nothing
+// else stands for (overlay listed the files only; neither listed the
+// directory itself, so rm -r d read as rm d/*); the directories between
+// are gone with it.
 func TestWritesExactDeletedEmptyDirs(t *testing.T) {
 	files := map[string]string{"d/f1": "1", "d/sub/f2": "2", "d/emptysub/": ""}
 	runWritesCases(t, []writesCase{
 		{name: "rm -rf", files: files, script: "rm -rf d", want: []evidence.Write{
-			{Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+			{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+		{name: "rm of the files alone", files: files, script: "rm d/f1 d/sub/f2", want: []evidence.Write{
+			{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "mv", files: files, script: "mv d e", want: []evidence.Write{
-			{Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"},
+			{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/emptysub", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"},
 			{Path: "e/emptysub", Op: "create", Kind: "dir"}, {Path: "e/f1", Op: "create", Kind: "file"}, {Path: "e/sub/f2", Op: "create", Kind: "file"}}},
 		{name: "an empty dir", files: map[string]string{"keep": "k", "e/": ""}, script: "rmdir e", want: []evidence.Write{{Path: "e", Op: "delete", Was: "dir"}}},
 	})
@@ -186,9 +190,9 @@ func TestWritesExactLinksAndRenames(t *testing.T) {
 		{name: "rename over a file", files: files, script: "mv a b",
 			want: []evidence.Write{{Path: "a", Op: "delete"}, {Path: "b", Op: "modify", Kind: "file"}}},
 		{name: "dir made again, renamed onto another", files: files, script: "rm -rf d e; mkdir d; echo > d/x; mv d e",
-			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}, {Path: "e/x", Op: "create", Kind: "file"}}},
+			want: []evidence.Write{{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}, {Path: "e/x", Op: "create", Kind: "file"}}},
 		{name: "new dir renamed over a deleted one", files: files, script: "rm -rf d; mkdir x; mv x d",
-			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub/f2", Op: "delete"}}},
+			want: []evidence.Write{{Path: "d/f1", Op: "delete"}, {Path: "d/sub", Op: "delete", Was: "dir"}, {Path: "d/sub/f2", Op: "delete"}}},
 		{name: "symlink retargeted", files: files, script: "ln -s a l; ln -sfn b l",
 			want: []evidence.Write{{Path: "l", Op: "create", Kind: "symlink", Target: "b"}}},
 		{name: "fifo and socket", files: files, script: "mkfifo p; " + sock,
@@ -333,8 +337,8 @@ func TestWritesExactSnapshotDiffIsLinear(t *testing.T) {
 			deletes++
 		}
 	}
-	if deletes != dirs {
-		t.Errorf("%d deletes, want %d", deletes, dirs)
+	if deletes != dirs+1 { // each directory's file, and t
+		t.Errorf("%d deletes, want %d", deletes, dirs+1)
 	}
 	t.Logf("the diff took %v", took)
 	// Linear: well under a second. Quadratic: many seconds.
@@ -995,7 +999,7 @@ func TestWritesExactTooDeep(t *testing.T) {
 	deep := "c" + strings.Repeat("/d", maxDepth-1)
 	want := map[string][]evidence.Write{
 		"readUpper, created": {{Path: deep, Op: "create", Kind: "dir"}},
-		"readUpper, deleted": {{Path: deep, Op: "delete", Was: "dir"}},
+		"readUpper, deleted": {{Path: "c", Op: "delete", Was: "dir"}, {Path: deep, Op: "delete", Was: "dir"}},
 		// Without the original to compare its xattrs with, a root whose
 		// ctime changed is a modify.
 		"diff, created": {{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "create", Kind: "dir"}},
@@ -1004,7 +1008,7 @@ func TestWritesExactTooDeep(t *testing.T) {
 		move(tree, later)
 		return takeSnapshotDiff(later, func() { move(later, tree) })
 	}})
-	want["diff, deleted"] = []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: deep, Op: "delete", Was: "dir"}}
+	want["diff, deleted"] = []evidence.Write{{Path: ".", Op: "modify", Kind: "dir"}, {Path: "c", Op: "delete", Was: "dir"}, {Path: deep, Op: "delete", Was: "dir"}}
 	for _, w := range walks {
 		got, err := w.fn()
 		if err != nil {
