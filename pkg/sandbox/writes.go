@@ -130,7 +130,7 @@ func (w *upperWalk) walk(u, l *dirFD, merged bool, p relPath) (int, error) {
 			if inUpper[name] {
 				continue
 			}
-			k, err := w.deleted(l, name, p.join(name))
+			k, err := w.lowerLeaves(l, name, p.join(name), true)
 			n += k
 			if err != nil {
 				return n, err
@@ -163,7 +163,7 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		if !inLower {
 			return 0, nil
 		}
-		return w.deleted(l, name, p)
+		return w.lowerLeaves(l, name, p, true)
 	case isDir(st.Mode):
 		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
 	case !inLower:
@@ -260,12 +260,12 @@ func (w *upperWalk) dir(u, l *dirFD, merged bool, name string, p relPath, st, ls
 	return k, err
 }
 
-// deleted records the lower entry name of l (at p), which the command
-// removed: a directory by itself (was dir) and by every file and empty
-// directory under it (lowerContents), the directories between them
-// implied (a deleted directory's subdirectories are gone with it: listing
-// each would repeat the path of every level, quadratic in a deep tree).
-func (w *upperWalk) deleted(l *dirFD, name string, p relPath) (int, error) {
+// lowerLeaves records the lower entry name of l (at p) deleted: a
+// directory by every file and empty directory under it, and by itself
+// where it was empty or is the directory the command removed (top); the
+// directories between are gone with it and not listed (each would repeat
+// the path of every level, quadratic in a deep tree).
+func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath, top bool) (int, error) {
 	st, err := l.stat(name)
 	if err != nil {
 		return 0, pathError("stat lower", p, err)
@@ -275,31 +275,10 @@ func (w *upperWalk) deleted(l *dirFD, name string, p relPath) (int, error) {
 		return 1, nil
 	}
 	k, err := w.lowerContents(l, name, p)
-	if err == nil {
+	if err == nil && (top || k == 0) {
 		w.add(p, evidence.OpDelete, "")
-		w.was(st.Mode)
+		w.was(st.Mode) // a directory, said so
 		k++
-	}
-	return k, err
-}
-
-// lowerLeaves records the lower entry name of l (at p) deleted with a
-// directory above it: a directory by every file and empty directory under
-// it, or by itself when it was empty.
-func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath) (int, error) {
-	st, err := l.stat(name)
-	if err != nil {
-		return 0, pathError("stat lower", p, err)
-	}
-	if !isDir(st.Mode) {
-		w.add(p, evidence.OpDelete, "")
-		return 1, nil
-	}
-	k, err := w.lowerContents(l, name, p)
-	if err == nil && k == 0 {
-		w.add(p, evidence.OpDelete, "")
-		w.was(st.Mode) // an empty directory, said so
-		k = 1
 	}
 	return k, err
 }
@@ -318,7 +297,7 @@ func (w *upperWalk) lowerContents(l *dirFD, name string, p relPath) (int, error)
 			return pathError("reading lower", p, err)
 		}
 		for _, nm := range names {
-			k, err := w.lowerLeaves(child, nm, p.join(nm))
+			k, err := w.lowerLeaves(child, nm, p.join(nm), false)
 			n += k
 			if err != nil {
 				return err
@@ -696,7 +675,7 @@ func (w *copyWalk) walk(d *dirFD, old *snapNode, l *dirFD, p relPath) (int, erro
 		}
 		for name, o := range kids {
 			if !now[name] {
-				n += w.deleted(o, p.join(name))
+				n += w.leaves(o, p.join(name), true)
 			}
 		}
 	}
@@ -724,7 +703,7 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 		w.was(o.meta.Mode)
 		n := 1
 		for kn, kid := range o.kids {
-			n += w.leaves(kid, p.join(kn))
+			n += w.leaves(kid, p.join(kn), false)
 		}
 		if isDir(st.Mode) {
 			k, err := w.newDir(d, name, p, false)
@@ -888,36 +867,20 @@ func (w *copyWalk) newDir(d *dirFD, name string, p relPath, standalone bool) (in
 	return k, err
 }
 
-// deleted records the snapshot's entry o (at p), which the command
-// removed, as the overlay's deleted does: a directory by itself and by
-// every file and empty directory under it (leaves).
-func (w *copyWalk) deleted(o *snapNode, p relPath) int {
-	if len(o.kids) == 0 {
-		return w.leaves(o, p)
-	}
+// leaves records the snapshot's entry o (at p) deleted, as the overlay's
+// lowerLeaves does: a directory by every file and empty directory under
+// it, and by itself where it was empty or is the one removed (top).
+func (w *copyWalk) leaves(o *snapNode, p relPath, top bool) int {
 	n := 0
 	for name, kid := range o.kids {
-		n += w.leaves(kid, p.join(name))
+		n += w.leaves(kid, p.join(name), false)
 	}
-	w.add(p, evidence.OpDelete, "")
-	w.was(o.meta.Mode)
-	return n + 1
-}
-
-// leaves records the snapshot's entry o (at p) deleted with a directory
-// above it: a directory by every file and empty directory under it, or by
-// itself when it was empty.
-func (w *copyWalk) leaves(o *snapNode, p relPath) int {
-	if len(o.kids) == 0 {
+	if top || n == 0 {
 		w.add(p, evidence.OpDelete, "")
 		if isDir(o.meta.Mode) {
-			w.was(o.meta.Mode) // an empty directory, said so
+			w.was(o.meta.Mode) // a directory, said so
 		}
-		return 1
-	}
-	n := 0
-	for name, kid := range o.kids {
-		n += w.leaves(kid, p.join(name))
+		n++
 	}
 	return n
 }
