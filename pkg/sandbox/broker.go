@@ -175,7 +175,8 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	if mode == "" {
 		mode = ModeAuto
 	}
-	d := Decide(spec.Trusted, mode, assumedCapability())
+	c := assumedCapability()
+	d := Decide(spec.Trusted, mode, c)
 	switch d.Tier {
 	case TierRefused:
 		return fail(TierRefused, fmt.Errorf("%w: %s", ErrRefused, d.Reason))
@@ -205,7 +206,7 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	}
 	replay := stdinReplay(spec.Stdin)
 	for attempt := 1; ; attempt++ {
-		r, err := runConfined(ctx, spec, cwd, gate, &Result{Schema: ResultSchema})
+		r, err := runConfined(ctx, spec, c.bwrap, cwd, gate, &Result{Schema: ResultSchema})
 		var vm vanishedMount
 		if !errors.As(err, &vm) {
 			return r, err
@@ -435,13 +436,17 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	return res, nil
 }
 
-func runConfined(ctx context.Context, spec Spec, cwd string, gate *turnGate, res *Result) (*Result, error) {
+// runConfined runs spec in a sandbox bubblewrap (at bwrap; "" to look it
+// up) makes.
+func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGate, res *Result) (*Result, error) {
 	res.Tier = TierConfined
 	fsx.CloexecFrom(3) // only what is handed on purpose crosses into the sandbox
 	fail := func(err error) (*Result, error) { return failed(res, TierConfined, err) }
-	bwrap, err := hostprog.Find("bwrap")
-	if err != nil {
-		return fail(fmt.Errorf("%w: bubblewrap: %v; fix: %s", ErrRefused, err, hostprog.FixFor(err, DefaultFix)))
+	if bwrap == "" {
+		var err error
+		if bwrap, err = hostprog.Find("bwrap"); err != nil {
+			return fail(fmt.Errorf("%w: bubblewrap: %v; fix: %s", ErrRefused, err, hostprog.FixFor(err, DefaultFix)))
+		}
 	}
 	exe, err := sandboxExecutable()
 	if err != nil {

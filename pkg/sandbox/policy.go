@@ -61,6 +61,10 @@ type Capability struct {
 	Why string
 	// Fix is the concrete remedy for the missing capability.
 	Fix string
+	// bwrap is where assumedCapability found bubblewrap for this run
+	// (hostprog.Find), so that the run does not look it up again; "" where
+	// the answer came otherwise, and the run looks it up itself.
+	bwrap string
 }
 
 // Decision is the outcome of Decide.

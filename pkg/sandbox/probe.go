@@ -21,7 +21,8 @@ var (
 )
 
 // assumedCapability is what Run decides with: the probe's answer once it
-// has run, and otherwise "available" when bwrap is installed. The first
+// has run, and otherwise "available" when bwrap is installed (and where:
+// Capability.bwrap, which the run then starts). The first
 // confined run is itself the probe: if bubblewrap cannot make the
 // sandbox, nothing has run, and Run then probes to name the fix and
 // refuses. This spares every run an extra bwrap start.
@@ -29,10 +30,11 @@ func assumedCapability() Capability {
 	if probed.Load() {
 		return probeResult
 	}
-	if _, err := hostprog.Find("bwrap"); err != nil {
+	bwrap, err := hostprog.Find("bwrap")
+	if err != nil {
 		return Capability{Confine: Unsupported, Why: "bubblewrap: " + err.Error(), Fix: hostprog.FixFor(err, "install bubblewrap (apt-get install bubblewrap)")}
 	}
-	return Capability{Confine: Available}
+	return Capability{Confine: Available, bwrap: bwrap}
 }
 
 // ProbeConfinement finds out, once per process, whether this host can

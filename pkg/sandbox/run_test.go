@@ -884,7 +884,7 @@ func threadCgroups(t *testing.T) map[string]string {
 func TestRefusesWithoutConfinement(t *testing.T) {
 	// No bwrap: an untrusted run must refuse, naming the fix.
 	hostprog.SetDirsForTest(t, t.TempDir())
-	res, err := runConfined(context.Background(), Spec{Command: []string{"true"}, Dir: t.TempDir()}, "/", nil, &Result{})
+	res, err := runConfined(context.Background(), Spec{Command: []string{"true"}, Dir: t.TempDir()}, "", "/", nil, &Result{})
 	if err == nil || res.Tier != TierRefused || !strings.Contains(res.Refusal, "bubblewrap") {
 		t.Fatalf("got tier %s refusal %q err %v", res.Tier, res.Refusal, err)
 	}
