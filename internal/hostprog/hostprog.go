@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -99,21 +100,10 @@ func Find(name string) (string, error) {
 			e.Skipped = append(e.Skipped, p+" ("+why+")")
 		}
 	}
-	if p, err := exec.LookPath(name); err == nil && !slicesHasDir(filepath.Dir(p)) {
+	if p, err := exec.LookPath(name); err == nil && !slices.Contains(Dirs, filepath.Dir(p)) {
 		e.OnPath = p
 	}
 	return "", e
-}
-
-func slicesHasDir(d string) bool { return slicesHasDirIn(Dirs, d) }
-
-func slicesHasDirIn(dirs []string, d string) bool {
-	for _, x := range dirs {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
 
 // usable walks p from the root a component at a time, following each
@@ -295,7 +285,7 @@ func SetDirsForTest(t interface{ Cleanup(func()) }, dirs ...string) {
 	Dirs = append([]string(nil), dirs...)
 	unchecked = map[string]bool{}
 	for _, d := range dirs {
-		if !slicesHasDirIn(oldDirs, d) {
+		if !slices.Contains(oldDirs, d) {
 			unchecked[d] = true
 		}
 	}
