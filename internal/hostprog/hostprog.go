@@ -11,6 +11,7 @@
 package hostprog
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -240,8 +241,7 @@ func aclWriters(b []byte) bool {
 		write                      = 0x2
 	)
 	caller, callerGid := uint32(os.Geteuid()), uint32(os.Getegid())
-	le16 := func(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }
-	le32 := func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+	le16, le32 := binary.LittleEndian.Uint16, binary.LittleEndian.Uint32
 	mask := uint16(0xffff)
 	for e := b[4:]; len(e) >= 8; e = e[8:] {
 		if le16(e) == tagMask {
