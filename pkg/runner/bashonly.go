@@ -34,11 +34,7 @@ func bothRedirect(cmd string) int {
 func bothRedirects(cmd string, max int) []int {
 	var found []int
 	quote := byte(0)
-	type heredoc struct {
-		delim string
-		tabs  bool // <<-: the body's leading tabs are stripped
-	}
-	var pending []heredoc
+	var pending []hereDoc
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
 		switch {
@@ -66,31 +62,11 @@ func bothRedirects(cmd string, max int) []int {
 		case strings.HasPrefix(cmd[i:], "<<"):
 			// A here-document: its body, from the next line to its
 			// delimiter's, is text, not commands.
-			j := i + 2
-			h := heredoc{}
-			if j < len(cmd) && cmd[j] == '-' {
-				h.tabs = true
-				j++
-			}
-			for j < len(cmd) && (cmd[j] == ' ' || cmd[j] == '\t') {
-				j++
-			}
-			// The delimiter is a word, quoted parts and all ('E F').
-			k, q := j, byte(0)
-			for k < len(cmd) && (q != 0 || strings.IndexByte(" \t\n;&|<>()", cmd[k]) < 0) {
-				switch {
-				case q != 0 && cmd[k] == q:
-					q = 0
-				case q == 0 && (cmd[k] == '\'' || cmd[k] == '"'):
-					q = cmd[k]
-				}
-				k++
-			}
-			h.delim = strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(cmd[j:k])
+			h, end := hereDocAt(cmd, i)
 			if h.delim != "" {
 				pending = append(pending, h)
 			}
-			i = k - 1
+			i = end - 1
 		case c == '\n' && len(pending) > 0:
 			// Skip each pending body, line by line, to its delimiter.
 			for _, h := range pending {
@@ -108,7 +84,7 @@ func bothRedirects(cmd string, max int) []int {
 					if h.tabs {
 						line = strings.TrimLeft(line, "\t")
 					}
-					if line == h.delim {
+					if strings.TrimSuffix(line, "\r") == h.delim {
 						break
 					}
 				}

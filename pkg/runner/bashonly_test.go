@@ -91,6 +91,8 @@ func TestBothRedirectHeredoc(t *testing.T) {
 		"(( a << b ))\nrun &> log":                      true,
 		"cat <<'E F'\na &> b\nE F\nrun &> log":          true,
 		"cat <<'E F'\na &> b\nE F\n":                    false,
+		"cat <<E\"O\"F\na &> b\nEOF\nrun &> log":        true,
+		"cat <<EOF\r\na &> b\r\nEOF\r\nrun &> log":      true,
 	} {
 		if got := bothRedirect(cmd) >= 0; got != want {
 			t.Errorf("%q: found %v, want %v", cmd, got, want)

@@ -162,37 +162,45 @@ func hereDocs(line string) []hereDoc {
 		case strings.HasPrefix(line[i:], "<<<"):
 			i += 2
 		case strings.HasPrefix(line[i:], "<<") && !inArithmetic(line[:i]) && !strings.Contains(line[:i], "let "):
-			j := i + 2
-			h := hereDoc{}
-			if j < len(line) && line[j] == '-' {
-				h.tabs = true
-				j++
-			}
-			for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
-				j++
-			}
-			var word strings.Builder
-			k, q := j, byte(0)
-			for ; k < len(line) && (q != 0 || strings.IndexByte(" \t;&|<>()", line[k]) < 0); k++ {
-				switch ch := line[k]; {
-				case q != 0 && ch == q:
-					q = 0
-				case q == 0 && (ch == '\'' || ch == '"'):
-					q, h.quoted = ch, true
-				case q == 0 && ch == '\\':
-					h.quoted = true
-				default:
-					word.WriteByte(ch)
-				}
-			}
-			if h.delim = strings.TrimSuffix(word.String(), "\r"); h.delim != "" {
+			h, end := hereDocAt(line, i)
+			if h.delim != "" {
 				h.shell = readsAsShell(line[:i])
 				out = append(out, h)
 			}
-			i = k - 1
+			i = end - 1
 		}
 	}
 	return out
+}
+
+// hereDocAt reads the here-document operator at s[i:] (<< or <<-, not
+// <<<) and its delimiter word: the word with its quotes taken out ('E F',
+// E"O"F, \EOF), quoted where any part was, and the index past it.
+func hereDocAt(s string, i int) (h hereDoc, end int) {
+	j := i + 2
+	if j < len(s) && s[j] == '-' {
+		h.tabs = true
+		j++
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	var word strings.Builder
+	k, q := j, byte(0)
+	for ; k < len(s) && (q != 0 || strings.IndexByte(" \t\n;&|<>()", s[k]) < 0); k++ {
+		switch ch := s[k]; {
+		case q != 0 && ch == q:
+			q = 0
+		case q == 0 && (ch == '\'' || ch == '"'):
+			q, h.quoted = ch, true
+		case q == 0 && ch == '\\':
+			h.quoted = true
+		default:
+			word.WriteByte(ch)
+		}
+	}
+	h.delim = strings.TrimSuffix(word.String(), "\r")
+	return h, k
 }
 
 // readsAsShell says whether the command before a << is a shell that
