@@ -345,27 +345,48 @@ func undeclaredInstall(r report.HookRun, tree string) string {
 	if !ok {
 		return ""
 	}
+	dir, ok := nearestDir(rel, root, func(dir string) bool {
+		_, ok := treeFileAt(tree, path.Join(dir, "package.json"))
+		return ok
+	})
+	if !ok {
+		return ""
+	}
+	manifest := path.Join(dir, "package.json")
+	at, _ := treeFileAt(tree, manifest)
+	field := listsPackage(at, pkg)
+	if field == "" {
+		return ""
+	}
+	install := "npm install"
+	if fi := treeEntry(tree, path.Join(dir, "package-lock.json")); fi != nil {
+		install = "npm ci"
+	}
+	return fmt.Sprintf("it imports %s, which the plugin's %s lists in its %s but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before the audit (%s in %s) to audit the hook at work",
+		shownName(pkg), shownName(manifest), field, install, treeDirShown(dir))
+}
+
+// nearestDir is the nearest directory of the file rel (with slashes,
+// relative to the tree) and those above it, up to root (the plugin's
+// directory, "." the tree's), of which has says true; false where none is.
+func nearestDir(rel, root string, has func(dir string) bool) (string, bool) {
 	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
-		manifest := path.Join(dir, "package.json")
-		if at, ok := treeFileAt(tree, manifest); ok {
-			if field := listsPackage(at, pkg); field != "" {
-				install := "npm install"
-				if fi := treeEntry(tree, path.Join(dir, "package-lock.json")); fi != nil {
-					install = "npm ci"
-				}
-				where := shownName(dir)
-				if dir == "." {
-					where = "the work tree's root"
-				}
-				return fmt.Sprintf("it imports %s, which the plugin's %s lists in its %s but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before the audit (%s in %s) to audit the hook at work",
-					shownName(pkg), shownName(manifest), field, install, where)
-			}
-			return ""
+		if has(dir) {
+			return dir, true
 		}
 		if dir == root || dir == "." {
-			return ""
+			return "", false
 		}
 	}
+}
+
+// treeDirShown names a directory of the tree in a message, its root as
+// such.
+func treeDirShown(dir string) string {
+	if dir == "." {
+		return "the work tree's root"
+	}
+	return shownName(dir)
 }
 
 // pluginFile is the file from (absolute, as a runtime names it) of the
@@ -404,17 +425,12 @@ func treeFileAt(tree, rel string) (string, bool) {
 // peerDependencies or devDependencies; "" where none does, or the file
 // cannot be read.
 func listsPackage(file, pkg string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxPackageJSON+1))
-	if err != nil || len(b) > maxPackageJSON {
+	b, ok := readCapped(file, maxPackageJSON)
+	if !ok {
 		return ""
 	}
 	var manifest map[string]json.RawMessage
-	if json.Unmarshal(b, &manifest) != nil {
+	if json.Unmarshal([]byte(b), &manifest) != nil {
 		return ""
 	}
 	for _, field := range []string{"dependencies", "optionalDependencies", "peerDependencies", "devDependencies"} {
@@ -480,33 +496,30 @@ func undeclaredPythonInstall(r report.HookRun, tree string) string {
 	if !ok {
 		return ""
 	}
-	for dir := path.Dir(rel); ; dir = path.Dir(dir) {
-		pyRel, reqRel := path.Join(dir, "pyproject.toml"), path.Join(dir, "requirements.txt")
-		pyAt, hasPy := treeFileAt(tree, pyRel)
-		reqAt, hasReq := treeFileAt(tree, reqRel)
-		if hasPy || hasReq {
-			where := shownName(dir)
-			if dir == "." {
-				where = "the work tree's root"
-			}
-			env := strings.TrimPrefix(strings.TrimPrefix(dir+"/", root+"/"), "./")
-			run := ""
-			if !venvPython().MatchString(r.Command) {
-				run = fmt.Sprintf(" and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/%s.venv/bin/python3)", shownName(env))
-			}
-			lead := fmt.Sprintf("it imports %s, which the plugin's %%s lists%%s but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (%%s in %s)%s to audit the hook at work", shownName(module), where, run)
-			if field, sync := pyprojectLists(pyAt, hasPy, module); field != "" {
-				return fmt.Sprintf(lead, shownName(pyRel), " in its "+field, sync)
-			}
-			if hasReq && requirementsList(reqAt, module) {
-				return fmt.Sprintf(lead, shownName(reqRel), "", "python3 -m venv .venv, then .venv/bin/pip install -r requirements.txt,")
-			}
-			return ""
-		}
-		if dir == root || dir == "." {
-			return ""
-		}
+	dir, ok := nearestDir(rel, root, func(dir string) bool {
+		_, hasPy := treeFileAt(tree, path.Join(dir, "pyproject.toml"))
+		_, hasReq := treeFileAt(tree, path.Join(dir, "requirements.txt"))
+		return hasPy || hasReq
+	})
+	if !ok {
+		return ""
 	}
+	pyRel, reqRel := path.Join(dir, "pyproject.toml"), path.Join(dir, "requirements.txt")
+	pyAt, hasPy := treeFileAt(tree, pyRel)
+	reqAt, hasReq := treeFileAt(tree, reqRel)
+	env := strings.TrimPrefix(strings.TrimPrefix(dir+"/", root+"/"), "./")
+	run := ""
+	if !venvPython().MatchString(r.Command) {
+		run = fmt.Sprintf(" and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/%s.venv/bin/python3)", shownName(env))
+	}
+	lead := fmt.Sprintf("it imports %s, which the plugin's %%s lists%%s but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (%%s in %s)%s to audit the hook at work", shownName(module), treeDirShown(dir), run)
+	if field, sync := pyprojectLists(pyAt, hasPy, module); field != "" {
+		return fmt.Sprintf(lead, shownName(pyRel), " in its "+field, sync)
+	}
+	if hasReq && requirementsList(reqAt, module) {
+		return fmt.Sprintf(lead, shownName(reqRel), "", "python3 -m venv .venv, then .venv/bin/pip install -r requirements.txt,")
+	}
+	return ""
 }
 
 // pyPackageIs says whether the Python package requirement req (PEP
