@@ -93,10 +93,7 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	// An address whole, before a port is looked for: ::1, [2001:db8::1],
 	// ::ffff:127.0.0.1 end in a colon's group, no port.
 	if a := strings.Trim(s, "[]"); isAddr(a) {
-		if _, err := ParseAllowIP(a); errors.Is(err, ErrLoopback) {
-			return h, errLoopbackIP
-		}
-		return h, ErrAddressNotName
+		return h, addressErr(a)
 	}
 	if i := strings.LastIndexByte(s, ':'); i >= 0 {
 		port, err := strconv.ParseUint(s[i+1:], 10, 16)
@@ -107,10 +104,7 @@ func ParseAllowHost(s string) (AllowHost, error) {
 		host = s[:i]
 	}
 	if a := strings.Trim(host, "[]"); isAddr(a) {
-		if _, err := ParseAllowIP(a); errors.Is(err, ErrLoopback) {
-			return h, errLoopbackIP
-		}
-		return h, ErrAddressNotName
+		return h, addressErr(a)
 	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if strings.HasPrefix(host, "*.") {
@@ -194,6 +188,16 @@ func orZero(s string) string {
 		return "0"
 	}
 	return s
+}
+
+// addressErr is ParseAllowHost's error for the address a given where a
+// name belongs: the loopback's said as such, since allow-ip, where
+// addresses go, refuses it too.
+func addressErr(a string) error {
+	if _, err := ParseAllowIP(a); errors.Is(err, ErrLoopback) {
+		return errLoopbackIP
+	}
+	return ErrAddressNotName
 }
 
 // isAddr says whether s is an IP address.
