@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -259,39 +260,11 @@ func closestCommand(name string) string {
 	}
 	best, bestD := "", limit+1
 	for _, n := range names {
-		if d := editDistance(strings.ToLower(name), n); d < bestD {
+		if d := textdist.Distance(strings.ToLower(name), n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of two neighbours, one
-// edit each.
-func editDistance(a, b string) int {
-	r, s := []rune(a), []rune(b)
-	d := make([][]int, len(r)+1)
-	for i := range d {
-		d[i] = make([]int, len(s)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(r); i++ {
-		for j := 1; j <= len(s); j++ {
-			cost := 1
-			if r[i-1] == s[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && r[i-1] == s[j-2] && r[i-2] == s[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(r)][len(s)]
 }
 
 const versionHelp = "Usage: vigiles version (or vigiles --version)\n\nPrints the version of this vigiles binary."

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -2107,7 +2108,7 @@ func misspeltTool(event, matcher string) (name, like string) {
 			continue
 		}
 		for _, t := range claudeTools {
-			if d := editDistance(strings.ToLower(n), strings.ToLower(t)); d == 0 || len(t) >= 4 && d == 1 || len(t) >= 6 && d == 2 || len(n) >= 4 && transposed(n, t) {
+			if d := textdist.Distance(strings.ToLower(n), strings.ToLower(t)); d == 0 || len(t) >= 4 && d == 1 || len(t) >= 6 && d == 2 {
 				if slices.Contains(names, t) {
 					break // Bash|bash: the tool is named too, the other is a spare
 				}
@@ -2116,41 +2117,6 @@ func misspeltTool(event, matcher string) (name, like string) {
 		}
 	}
 	return "", ""
-}
-
-// transposed says whether a becomes b by swapping two adjacent letters
-// (Bahs, Bash).
-func transposed(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i+1 < len(a); i++ {
-		if a[i] != b[i] {
-			return a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:]
-		}
-	}
-	return false
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // negationMatcher reports whether matcher is written as a negation,

@@ -26,6 +26,7 @@ var rules = map[string][]string{
 	module + "/internal/procwait": {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 	module + "/internal/tapkeep":  {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
 	module + "/internal/hostprog": {module + "/", "github.com/", "golang.org/x/net", "gopkg.in/"},
+	module + "/internal/textdist": {module + "/", "github.com/", "golang.org/x/", "gopkg.in/"},
 }
 
 func TestDependencyGraph(t *testing.T) {
@@ -60,7 +61,7 @@ func allowed(pkg, dep string) bool {
 	switch pkg {
 	case module + "/pkg/evidence":
 		return false
-	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog":
+	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog", module + "/internal/textdist":
 		return false
 	case module + "/pkg/sandbox/reaper":
 		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx"
