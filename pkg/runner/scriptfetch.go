@@ -114,7 +114,8 @@ func (s *session) shellScriptLines(rel string) []scriptLine {
 						out = append(out, scriptLine{k + 1, lines[k]})
 					}
 				case !h.quoted:
-					for _, sub := range commandSubstitutions(lines[k]) {
+					subs, _ := substitutions(lines[k])
+					for _, sub := range subs {
 						out = append(out, scriptLine{k + 1, sub})
 					}
 				}
@@ -224,38 +225,6 @@ func readsAsShell(before string) bool {
 		return len(f) > 1 && (f[1] == "/dev/stdin" || f[1] == "-")
 	}
 	return false
-}
-
-// commandSubstitutions is what the shell runs of a line of an unquoted
-// here-document's body: each `…` and $( … ) (to the first closing
-// parenthesis: a nested one is cut short).
-func commandSubstitutions(body string) []string {
-	var out []string
-	for rest := body; ; {
-		b, d := strings.IndexByte(rest, '`'), strings.Index(rest, "$(")
-		switch {
-		case b >= 0 && (d < 0 || b < d):
-			e := strings.IndexByte(rest[b+1:], '`')
-			if e < 0 {
-				return out
-			}
-			out = append(out, rest[b+1:b+1+e])
-			rest = rest[b+2+e:]
-		case d >= 0:
-			if strings.HasPrefix(rest[d:], "$((") {
-				rest = rest[d+3:]
-				continue
-			}
-			e := strings.IndexByte(rest[d+2:], ')')
-			if e < 0 {
-				return out
-			}
-			out = append(out, rest[d+2:d+2+e])
-			rest = rest[d+3+e:]
-		default:
-			return out
-		}
-	}
 }
 
 // shellShebang says whether the first line of a file, a #! line, runs a
