@@ -844,8 +844,9 @@ type nestedGits struct {
 	err    error
 }
 
-// nestedGitsFor gives the init (cfg.NestedGits) the checkouts found nested
-// in the tree, once bubblewrap has started. A nested checkout's git dir
+// nestedGitsFor gives the init what the tree's walk found, once
+// bubblewrap has started: the checkouts nested in it (cfg.NestedGits) and
+// its dotenv files (among cfg.CredentialFiles). A nested checkout's git dir
 // may lie outside the tree (a linked worktree of a repository elsewhere);
 // a config with credentials there, not among those bubblewrap already
 // covers (covered), can no longer be hidden, and the run is refused.
