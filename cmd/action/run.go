@@ -103,8 +103,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes)")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, "CPU seconds per process (default 300)")
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, "open files per process (default 4096)")
-	setRange(fs, "timeout", fmt.Sprintf("a duration above 0 and at most %s", maxDuration))
-	setRange(fs, "linger", fmt.Sprintf("0 (end leftover processes at once) or a duration of at most %s", maxDuration))
+	setRange(fs, "timeout", fmt.Sprintf("a duration above 0 and at most %s", sandbox.MaxDuration))
+	setRange(fs, "linger", fmt.Sprintf("0 (end leftover processes at once) or a duration of at most %s", sandbox.MaxDuration))
 	setRange(fs, "limit-pids", fmt.Sprintf("a whole number from %d (what the sandbox itself needs) to %d", sandbox.MinPids, sandbox.MaxPids))
 	setRange(fs, "limit-cpu", fmt.Sprintf("a whole number of seconds from 1 to %d", sandbox.MaxCPUSeconds))
 	setRange(fs, "limit-open-files", fmt.Sprintf("a whole number from %d to %d", sandbox.MinOpenFiles, sandbox.MaxOpenFiles))
@@ -223,11 +223,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	policy *evidence.EgressPolicy, workdir string) error {
 	var ps problems
 	bad := func(format string, a ...any) { ps = append(ps, fmt.Errorf("run: "+format, a...)) }
-	if timeout <= 0 {
-		bad("--timeout %s: want a duration above 0, such as 30s or 2m (default %gs)", timeout, sandbox.DefaultTimeout.Seconds())
+	if timeout <= 0 || timeout > sandbox.MaxDuration {
+		bad("--timeout %s: want a duration above 0 and at most %s, such as 30s or 2m (default %gs)", timeout, sandbox.MaxDuration, sandbox.DefaultTimeout.Seconds())
 	}
-	if linger < 0 {
-		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0", linger)
+	if linger < 0 || linger > sandbox.MaxDuration {
+		bad("--linger %s: want 0 (end leftover processes at once) or a duration above 0 and at most %s", linger, sandbox.MaxDuration)
 	}
 	if outputCap == 0 || outputCap > sandbox.MaxOutputCap {
 		bad("--output-cap %s: want a size above 0 and at most %s", runner.FormatSize(outputCap), runner.FormatSize(sandbox.MaxOutputCap))

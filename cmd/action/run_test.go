@@ -94,7 +94,12 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-memory", "1MiB"}, []string{"--limit-memory 1MiB: want a size of at least 16MiB"}},
 		{[]string{"--limit-memory", "16383KiB"}, []string{"--limit-memory 16383KiB: want a size of at least 16MiB"}},
 		// Well formed, out of range: said so, with the range.
-		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 2562047h47m16s"}},
+		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 24h0m0s"}},
+		// Within time.Duration's range, past the day a run may take:
+		// added to the linger and the broker's grace, such a timeout
+		// wrapped below 0 and the run was killed as it started.
+		{[]string{"--timeout", "2562047h"}, []string{"--timeout 2562047h0m0s: want a duration above 0 and at most 24h0m0s"}},
+		{[]string{"--linger", "25h"}, []string{"--linger 25h0m0s: want 0 (end leftover processes at once) or a duration above 0 and at most 24h0m0s"}},
 		{[]string{"--linger", "99999999h"}, []string{"--linger 99999999h: out of range; want 0 (end leftover processes at once) or a duration of at most"}},
 		{[]string{"--limit-pids", "99999999999999999999"}, []string{"--limit-pids 99999999999999999999: out of range; want a whole number from 32 (what the sandbox itself needs) to 1048576"}},
 		{[]string{"--limit-cpu", "99999999999999999999"}, []string{"--limit-cpu 99999999999999999999: out of range; want a whole number of seconds from 1 to 86400"}},

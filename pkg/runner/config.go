@@ -525,7 +525,7 @@ func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 
 // maxPolicyDuration is the longest duration the policy takes (a
 // timeout, the linger).
-const maxPolicyDuration = 24 * time.Hour
+const maxPolicyDuration = sandbox.MaxDuration
 
 // duration accepts Go durations ("1.5s", "2m") and plain seconds, above 0
 // (or 0 itself, where zeroOK: linger's default, no time at all) and at

@@ -1093,7 +1093,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 
 	// A backstop in case the init itself hangs: it enforces the deadline,
 	// so this only fires on a broken init.
-	backstop := time.NewTimer(timeout + spec.Linger + 15*time.Second)
+	backstop := time.NewTimer(sumDurations(timeout, spec.Linger, 15*time.Second))
 	defer backstop.Stop()
 	var waitErr error
 	select {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -926,7 +927,7 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 	}
 	linger := func() {
 		exited = nil // it comes once
-		timer.Reset(cfg.Linger + lingerGrace)
+		timer.Reset(sumDurations(cfg.Linger, lingerGrace))
 	}
 wait:
 	for {
@@ -1010,6 +1011,20 @@ wait:
 // deadline is not in it (its main process had exited), and its leftovers
 // run into it only when the reaper is late.
 const lingerGrace = time.Second
+
+// sumDurations adds non-negative durations, stopping at the longest one
+// time.Duration holds: a timeout and a linger from a caller that did not
+// keep to MaxDuration must not wrap into a deadline already past.
+func sumDurations(ds ...time.Duration) time.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		if d > math.MaxInt64-sum {
+			return math.MaxInt64
+		}
+		sum += d
+	}
+	return sum
+}
 
 // differentBuilds is the run's error for a status without this build's
 // protocol number, with what the reaper said.

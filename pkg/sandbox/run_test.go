@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -393,6 +394,25 @@ func TestLingerRecordsLeftoverProcesses(t *testing.T) {
 	}
 	if len(res.Lingered) == 0 || !strings.Contains(strings.Join(res.Lingered, "\n"), "sleep 30") {
 		t.Errorf("lingered = %q, want the sleeping child", res.Lingered)
+	}
+}
+
+// TestLongestTimeoutAndLingerRun: a timeout and a linger whose sum with
+// the broker's grace is past time.Duration's range run the command (the
+// sum wrapped below 0: the backstop fired at once and the run was killed
+// with "did not end after its deadline"); sumDurations stops at the top.
+func TestLongestTimeoutAndLingerRun(t *testing.T) {
+	if got := sumDurations(math.MaxInt64-time.Second, time.Minute, time.Second); got != math.MaxInt64 {
+		t.Errorf("sumDurations past the range = %v, want the longest duration", got)
+	}
+	if got := sumDurations(time.Second, 2*time.Second); got != 3*time.Second {
+		t.Errorf("sumDurations(1s, 2s) = %v", got)
+	}
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	res := run(t, Spec{Dir: dir, Timeout: math.MaxInt64, Linger: time.Minute, Command: sh("echo hi > out.txt")})
+	if res.Error != "" || res.ExitCode != 0 || len(res.Writes) != 1 {
+		t.Fatalf("exit %d, error %q, writes %+v: want the command run and its write recorded", res.ExitCode, res.Error, res.Writes)
 	}
 }
 
