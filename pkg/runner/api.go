@@ -180,7 +180,11 @@ const (
 	RuleRunLimit   = "run/limit"
 	RuleRunEgress  = "run/egress"
 	RuleRunEnvFile = "run/env-file"
-	RuleNoRun      = "plan/not-run"
+	// RuleRunLingered is a run that left processes running when it
+	// exited, which were ended after the linger period: what they would
+	// have done next is not in its record (lingerNotices).
+	RuleRunLingered = "run/lingered"
+	RuleNoRun       = "plan/not-run"
 	// RuleTooManyRuns: the plan holds more runs than Options.MaxRuns, so
 	// none was started (verdict error).
 	RuleTooManyRuns = "plan/too-many-runs"
@@ -1681,7 +1685,33 @@ func stderrError(stderr string) string {
 // baseline, of what runs reach past their own end: the session's
 // environment (envFileNotices) and what runs later (persistNotices).
 func laterNotices(runs []report.HookRun) []report.Finding {
-	return append(envFileNotices(runs), persistNotices(runs)...)
+	return append(append(envFileNotices(runs), persistNotices(runs)...), lingerNotices(runs)...)
+}
+
+// lingerNotices say which runs left processes running when they exited
+// (a daemon, a report sent from a detached child), which the sandbox
+// ended after the linger period (at once by default): Claude Code lets
+// them run on, so their hosts and writes, which the record shows as
+// none, may not be none. Against a baseline the same run is
+// baseline/not-recorded; a run ended at its timeout has run/timeout.
+func lingerNotices(runs []report.HookRun) []report.Finding {
+	var out []report.Finding
+	for _, r := range runs {
+		if len(r.Lingered) == 0 || r.TimedOut {
+			continue
+		}
+		what := "a process"
+		if len(r.Lingered) > 1 {
+			what = fmt.Sprintf("%d processes", len(r.Lingered))
+		}
+		out = append(out, report.Finding{Rule: RuleRunLingered, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "left processes running", Message: fmt.Sprintf("%s %s%s left %s running when it exited, which the sandbox ended after the linger period; "+
+				"Claude Code lets them run on, so what they did next (hosts they reach, files they write) is not in the record: "+
+				"raise defaults.linger in .vigiles.yml (or --linger) so that they finish within the run",
+				runWho(r), r.Event, toolSuffix(r.Tool), what),
+			Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
+	}
+	return out
 }
 
 // egressBlockedSo is what a blocked attempt does to a run: what the
