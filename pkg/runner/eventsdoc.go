@@ -309,6 +309,9 @@ func outcomeDoc(ev string) string {
 	case r.exit2SkipsJSON:
 		s += "; on exit 2 its JSON output is not read"
 	}
+	if ev == TaskCompleted {
+		s += "; `continue: false` is ignored (`allowed`, the reason saying so): Claude Code ignores it when the TaskUpdate tool triggered the event, which a payload with no `teammate_name`, as this one, is (the hooks reference's \"TaskCompleted decision control\"); it stops only a teammate that finished its turn with the task open"
+	}
 	for _, v := range r.unblockable {
 		s += "; a `" + v + "` one cannot be blocked (`allowed`)"
 	}

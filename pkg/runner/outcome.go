@@ -218,12 +218,17 @@ var outcomeRules = map[string]eventRules{
 	// TaskCreated: exit 2 or `decision: "block"` cancels the task;
 	// `continue: false` is ignored.
 	TaskCreated: {ignoresContinue: true},
-	// TaskCompleted and TeammateIdle: exit 2, `continue: false`, or a
-	// top-level `decision: "block"`, which Claude Code reads as a
-	// blocking error on every event (its processHookJSONOutput): the
-	// TaskUpdate tool refuses the completion with its reason, and a
-	// teammate about to go idle is given it as feedback and works on.
-	TaskCompleted: {},
+	// TaskCompleted and TeammateIdle: exit 2, or a top-level
+	// `decision: "block"`, which Claude Code reads as a blocking error on
+	// every event (its processHookJSONOutput): the TaskUpdate tool
+	// refuses the completion with its reason, and a teammate about to go
+	// idle is given it as feedback and works on. `continue: false` stops
+	// a teammate; TaskCompleted ignores it when the TaskUpdate tool
+	// triggered the event (hooks.md, "TaskCompleted decision control"),
+	// which the payload vigiles sends, with no teammate_name, is (a
+	// teammate's unfinished task is the other trigger): exit 2 still
+	// blocks the completion.
+	TaskCompleted: {ignoresContinue: true},
 	TeammateIdle:  {},
 	// StopFailure: output and exit code are ignored (terminalSequence
 	// apart, a side effect).
@@ -480,6 +485,9 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	}
 	var notes []string
 	note := func(s string) { notes = append(notes, s) }
+	if c, ok := obj["continue"].(bool); ok && !c && event == TaskCompleted {
+		note("continue: false is ignored: Claude Code ignores it on a TaskCompleted that the TaskUpdate tool triggered, as vigiles' payload (no teammate_name) has it; exit 2 or a decision block would keep the task open")
+	}
 	// What Claude Code does on the hook's behalf with the call (its
 	// input, its permission, its output), outside the run's record.
 	replaced := func(m map[string]any, k, what string) {

@@ -37,7 +37,10 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		{MessageDisplay, A, A, A},
 		{SubagentStart, A, B, A},
 		{TaskCreated, B, A, B},
-		{TaskCompleted, B, B, B},
+		// TaskCompleted: its payload has no teammate_name, so the
+		// TaskUpdate tool triggered it, and then Claude Code ignores
+		// continue: false (hooks.md, "TaskCompleted decision control").
+		{TaskCompleted, B, A, B},
 		{TeammateIdle, B, B, B},
 		{StopFailure, A, A, A},
 		{InstructionsLoaded, A, A, A},
@@ -78,6 +81,11 @@ func TestOutcomeOfNewerEvents(t *testing.T) {
 		})
 	}
 
+	// A TaskCompleted hook's continue: false is reported as ignored, not
+	// silently allowed.
+	if d := Decide(TaskCompleted, confinedWith(`{"continue":false,"stopReason":"stop"}`), nil); !strings.Contains(d.Reason, "continue: false is ignored") || !strings.Contains(d.Reason, "TaskUpdate") {
+		t.Errorf("TaskCompleted continue: false: reason %q, want a note that Claude Code ignores it for a TaskUpdate-triggered completion", d.Reason)
+	}
 	// Elicitation and ElicitationResult: hookSpecificOutput.action
 	// decides, unless a top-level decision "block" declines first; exit 2
 	// denies, and then hookSpecificOutput is ignored (the reason is
