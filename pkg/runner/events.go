@@ -31,11 +31,15 @@ type eventSpec struct {
 	// carries the id of the prompt being processed.
 	BeforePrompt   bool
 	BeforePromptOn []string
-	// Effort says Claude Code builds the event's input with the turn's
-	// tool-use context (its createBaseHookInput's last argument), so that
-	// it carries effort, the effort level of the session's model, where
-	// the model supports effort: the tool events, the batch after them,
-	// Stop and StopFailure. Every other event's input has none.
+	// Effort says the event fires within a tool-use context, so that its
+	// input carries effort, the effort level of the session's model,
+	// where the model supports effort: "Present for events that fire
+	// within a tool-use context, such as PreToolUse, PostToolUse, Stop,
+	// and SubagentStop" (hooks.md, "Common input fields"). vigiles sends
+	// it on the tool events, the batch after them, Stop, SubagentStop
+	// and StopFailure (Claude Code builds their input with the turn's
+	// tool-use context, its createBaseHookInput's last argument). Every
+	// other event's input has none.
 	Effort bool
 	// EnvFile says Claude Code gives the event's hooks CLAUDE_ENV_FILE, a
 	// file whose content it runs before each Bash command of the session.
@@ -152,7 +156,7 @@ var knownEvents = map[string]eventSpec{
 		return map[string]any{"stop_hook_active": false, "last_assistant_message": defaultAssistantMessage,
 			"background_tasks": []any{}, "session_crons": []any{}}
 	}},
-	SubagentStop: {MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
+	SubagentStop: {Effort: true, MatchField: "agent_type", Values: []string{"general-purpose", "Explore", "Plan"},
 		Fields: func(cwd string) map[string]any {
 			return map[string]any{"stop_hook_active": false, "agent_id": defaultAgentID,
 				"agent_transcript_path":  transcriptDir(cwd) + "/" + sessionID + "/subagents/agent-" + defaultAgentID + ".jsonl",

@@ -48,7 +48,7 @@ func TestPayloadFields(t *testing.T) {
 		{Notification, "idle_prompt", []string{"message", "notification_type", "title"}},
 		{Notification, "agent_completed", []string{"message", "notification_type", "title"}},
 		{Stop, "", []string{"background_tasks", "effort", "last_assistant_message", "session_crons", "stop_hook_active"}},
-		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "background_tasks", "last_assistant_message", "session_crons", "stop_hook_active"}},
+		{SubagentStop, "Explore", []string{"agent_id", "agent_transcript_path", "agent_type", "background_tasks", "effort", "last_assistant_message", "session_crons", "stop_hook_active"}},
 		{PreCompact, "auto", []string{"custom_instructions", "trigger"}},
 		{PostCompact, "manual", []string{"compact_summary", "trigger"}},
 		{CwdChanged, "", []string{"new_cwd", "old_cwd"}},
@@ -236,15 +236,16 @@ func TestPermissionModeWhereClaudeCodeSendsIt(t *testing.T) {
 }
 
 // TestEffortWhereClaudeCodeSendsIt: Claude Code adds effort, the effort
-// level of the session's model, to the input of the events it builds with
-// the turn's tool-use context (its createBaseHookInput), where the model
-// supports effort, as a default session's does: the tool events, the
-// batch after them, Stop and StopFailure; at its default level, "high"
-// where nothing sets one. It sits after the common fields, before
-// hook_event_name. A hook that finds it missing where a session sends it
-// could tell an audit.
+// level of the session's model, to the input of the events that fire
+// within a tool-use context, where the model supports effort, as a
+// default session's does: the tool events, the batch after them, Stop,
+// SubagentStop and StopFailure (the hooks reference's "Common input
+// fields" names PreToolUse, PostToolUse, Stop and SubagentStop); at its
+// default level, "high" where nothing sets one. It sits after the common
+// fields, before hook_event_name. A hook that finds it missing where a
+// session sends it could tell an audit.
 func TestEffortWhereClaudeCodeSendsIt(t *testing.T) {
-	with := []string{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, PostToolBatch, Stop, StopFailure}
+	with := []string{PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest, PermissionDenied, PostToolBatch, Stop, SubagentStop, StopFailure}
 	for _, ev := range EventNames() {
 		tool := ""
 		if IsToolEvent(ev) {
