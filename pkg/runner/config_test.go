@@ -230,8 +230,8 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{`4:11 tool "both": PostCompact sends trigger as one of manual, auto`}},
 		{"SessionEnd reason removed from Claude Code", "checks:\n  - name: a\n    hook: h\n    event: SessionEnd\n    tool: bypass_permissions_disabled\n    expect: {blocked: false}\n",
 			[]string{`5:11 tool "bypass_permissions_disabled": SessionEnd sends reason as one of other, clear, resume, logout, prompt_input_exit`}},
-		{"StopFailure error no code path sends", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overloaded, expect: {blocked: false}}\n",
-			[]string{`2:50 tool "overloaded": StopFailure sends error as one of rate_limit, authentication_failed, oauth_org_not_allowed, account_on_hold, verification_required, billing_error, invalid_request, model_not_found, server_error, unknown, max_output_tokens, cloud_credential_error`}},
+		{"StopFailure error misspelt", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overload, expect: {blocked: false}}\n",
+			[]string{`2:50 tool "overload": StopFailure sends error as one of rate_limit, overloaded, authentication_failed, oauth_org_not_allowed, account_on_hold, verification_required, billing_error, invalid_request, model_not_found, server_error, unknown, max_output_tokens, cloud_credential_error`}},
 		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"5:5 input is the tool_input of a tool event"}},
 		{"tool on an event without one", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    tool: Bash\n    expect: {blocked: true}\n", []string{"5:5 event Stop has no tool or matcher value"}},
 		{"two errors", "defaults:\n  sandbox: maybe\n  linger: later\n", []string{"2:12 want auto, strict or off", "3:11 want a duration"}},
@@ -289,6 +289,12 @@ func TestConfigAccepts(t *testing.T) {
 		{"PostCompact trigger", "checks:\n  - {name: a, hook: h, event: PostCompact, tool: manual, expect: {blocked: false}}\n"},
 		{"SessionEnd reason", "checks:\n  - {name: a, hook: h, event: SessionEnd, tool: prompt_input_exit, expect: {blocked: false}}\n"},
 		{"StopFailure error", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: cloud_credential_error, expect: {blocked: false}}\n"},
+		// overloaded: the hooks reference's "StopFailure input" lists it
+		// among the error types.
+		{"StopFailure error overloaded", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overloaded, expect: {blocked: false}}\n"},
+		// verification_required: not in the reference's list, but vigiles
+		// accepted it before (the SDK's error enum has it).
+		{"StopFailure error verification_required", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: verification_required, expect: {blocked: false}}\n"},
 		{"a plugin's agent type", "checks:\n  - {name: a, hook: h, event: SubagentStop, tool: \"my-plugin:reviewer\", expect: {blocked: false}}\n"},
 		{"a notification type vigiles does not list", "checks:\n  - {name: a, hook: h, event: Notification, tool: some_new_type, expect: {blocked: false}}\n"},
 		{"any tool of a tool event", "checks:\n  - {name: a, hook: h, tool: mcp__x__y, expect: {blocked: false}}\n"},

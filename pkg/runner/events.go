@@ -229,13 +229,15 @@ var knownEvents = map[string]eventSpec{
 	// it (stopFailureFields). The reference calls them optional; Claude
 	// Code's code says when it sends them: last_assistant_message
 	// whenever the error message has text, which it always has. The
-	// error types are those of the SDK's assistant-message error enum
-	// that Claude Code sets on an error message (cloud_credential_error
-	// since 2.1.267, for a cloud provider's credentials), in the enum's
-	// order, the most common first; not overloaded, which the enum lists
-	// but no message is given (an overloaded API's 529 ends the turn as
-	// server_error).
-	StopFailure: {NoMode: true, Effort: true, MatchField: "error", Values: []string{"rate_limit", "authentication_failed", "oauth_org_not_allowed",
+	// error types are those the hooks reference lists ("StopFailure
+	// input": overloaded among them, which vigiles follows, though it
+	// found no path of Claude Code's that sets it, an overloaded API's
+	// 529 ending the turn as server_error), and verification_required,
+	// of the SDK's assistant-message error enum, which vigiles accepted
+	// before; in the enum's order, the most common first
+	// (cloud_credential_error since 2.1.267, for a cloud provider's
+	// credentials).
+	StopFailure: {NoMode: true, Effort: true, MatchField: "error", Values: []string{"rate_limit", "overloaded", "authentication_failed", "oauth_org_not_allowed",
 		"account_on_hold", "verification_required", "billing_error", "invalid_request", "model_not_found", "server_error", "unknown",
 		"max_output_tokens", "cloud_credential_error"}, Closed: true, ValueFields: stopFailureFields},
 	TeammateIdle: {Fields: func(string) map[string]any {
@@ -312,6 +314,7 @@ var stopFailureMessages = map[string]string{
 	"billing_error":         "Credit balance is too low",
 	"invalid_request":       "Prompt is too long",
 	"server_error":          "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.",
+	"overloaded":            "API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment.",
 	"max_output_tokens":     "API Error: Claude's response exceeded the 32000 output token maximum. To configure this behavior, set the CLAUDE_CODE_MAX_OUTPUT_TOKENS environment variable.",
 	"unknown":               "Request timed out",
 }

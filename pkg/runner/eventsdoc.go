@@ -224,7 +224,7 @@ func EventsDoc() string {
 			tool = spec.Values[0]
 			vals := "`" + strings.Join(spec.Values, "`, `") + "`"
 			if spec.Closed {
-				w("Matcher: `%s`, one of %s; a check's `tool:` naming another is refused.\n\n", spec.MatchField, vals)
+				w("Matcher: `%s`, one of %s; a check's `tool:` naming another is refused.%s\n\n", spec.MatchField, vals, valuesSource[ev])
 			} else {
 				w("Matcher: `%s`; vigiles picks among %s, and a check's `tool:` may name any other (the list is open).\n\n", spec.MatchField, vals)
 			}
@@ -256,6 +256,13 @@ func EventsDoc() string {
 		compactJSON(defaultToolResponse("Bash", nil)), compactJSON(defaultToolResponse("Write", map[string]any{"file_path": docCwd + "/notes.txt"})))
 	w("record; `{\"success\": true}` for the others.\n")
 	return b.String()
+}
+
+// valuesSource says, for an event whose closed list of matcher values
+// departs from one source, which the list follows.
+var valuesSource = map[string]string{
+	StopFailure: " The list is the hooks reference's (\"StopFailure input\", `overloaded` included, though vigiles found no path of Claude Code's that sends it: an overloaded API's 529 ends the turn as `server_error`), with `verification_required`, of the SDK's error enum.",
+	SessionEnd:  " `bypass_permissions_disabled` is refused: the hooks reference says Claude Code removed it in 2.1.234 and no longer sends it.",
 }
 
 // docEvents are the events docs/hook-events.md describes, in the order of
