@@ -436,13 +436,34 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 	return map[string]any{}
 }
 
-// defaultToolResponse is what PostToolUse sends as the tool's response.
+// defaultToolResponse is what PostToolUse sends as the tool's response:
+// for Write and Bash the shapes the hooks reference shows (Write's
+// {filePath, type: "create"} in "PostToolUse input", Bash's {stdout,
+// stderr, interrupted, isImage} in "PostToolUse decision control"); for
+// Edit, which it shows none of, the fields of the Agent SDK's
+// FileEditOutput, the edit of the call's input made to a file that held
+// its old_string; for Read, a text file read.
 func defaultToolResponse(tool string, input map[string]any) map[string]any {
 	switch tool {
 	case "Bash":
-		return map[string]any{"stdout": "README.md\n", "stderr": "", "interrupted": false}
-	case "Write", "Edit":
-		return map[string]any{"filePath": input["file_path"], "success": true}
+		return map[string]any{"stdout": "README.md\n", "stderr": "", "interrupted": false, "isImage": false}
+	case "Write":
+		return map[string]any{"filePath": input["file_path"], "type": "create"}
+	case "Edit":
+		oldS, _ := input["old_string"].(string)
+		newS, _ := input["new_string"].(string)
+		all, _ := input["replace_all"].(bool)
+		oldL, newL := strings.Split(oldS, "\n"), strings.Split(newS, "\n")
+		lines := make([]any, 0, len(oldL)+len(newL))
+		for _, l := range oldL {
+			lines = append(lines, "-"+l)
+		}
+		for _, l := range newL {
+			lines = append(lines, "+"+l)
+		}
+		return map[string]any{"filePath": input["file_path"], "oldString": oldS, "newString": newS, "originalFile": oldS + "\n",
+			"structuredPatch": []any{map[string]any{"oldStart": 1.0, "oldLines": float64(len(oldL)), "newStart": 1.0, "newLines": float64(len(newL)), "lines": lines}},
+			"userModified":    false, "replaceAll": all}
 	case "Read":
 		return map[string]any{"type": "text", "file": map[string]any{"filePath": input["file_path"], "content": "Hello\n"}}
 	}
@@ -492,7 +513,8 @@ var keyOrder = func() map[string]int {
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
 		"command", "description", "timeout", "run_in_background", "subagent_type",
 		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
-		"type", "file", "file_path", "memory_type", "load_reason", "filePath", "old_string", "new_string", "replace_all",
+		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "old_string", "new_string", "replace_all",
+		"oldString", "newString", "originalFile", "structuredPatch", "oldStart", "oldLines", "newStart", "newLines", "lines", "userModified", "replaceAll",
 		"action", "content", "mode", "requested_schema", "elicitation_id",
 		"from_model", "to_model", "requested_model", "context_tokens", "prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing",
 		"pattern", "path", "glob", "output_mode", "url", "query",

@@ -434,3 +434,22 @@ func TestSkillAndToolSearchHaveTheirInput(t *testing.T) {
 		t.Errorf("ToolSearch: max_results %v, want a number", n)
 	}
 }
+
+// TestPostToolUseResponseShapes: PostToolUse's tool_response has the
+// shape the hooks reference shows ("PostToolUse input": Write's
+// {filePath, type: "create"}; "PostToolUse decision control": Bash's
+// {stdout, stderr, interrupted, isImage}), and Edit's the fields of the
+// Agent SDK's FileEditOutput, not a success flag no tool returns.
+func TestPostToolUseResponseShapes(t *testing.T) {
+	for tool, want := range map[string]string{
+		"Write": `"tool_response":{"filePath":"/repo/notes.txt","type":"create"}`,
+		"Bash":  `"tool_response":{"stdout":"README.md\n","stderr":"","interrupted":false,"isImage":false}`,
+		"Edit": `"tool_response":{"filePath":"/repo/README.md","oldString":"Hello","newString":"Hello, world","originalFile":"Hello\n",` +
+			`"structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-Hello","+Hello, world"]}],"userModified":false,"replaceAll":false}`,
+	} {
+		got := string(BuildPayload(PostToolUse, tool, "/repo", nil, nil).JSON())
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: %s\nwant it to hold %s", tool, got, want)
+		}
+	}
+}

@@ -252,8 +252,10 @@ func EventsDoc() string {
 	for _, t := range append(slices.Clone(namedTools), kindTools...) {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}
-	w("PostToolUse adds a `tool_response`: for Bash `%s`; for Write and Edit `%s`; for Read a text file\n",
-		compactJSON(defaultToolResponse("Bash", nil)), compactJSON(defaultToolResponse("Write", map[string]any{"file_path": docCwd + "/notes.txt"})))
+	w("PostToolUse adds a `tool_response`: for Bash `%s` and for Write `%s`, the shapes the hooks\n",
+		prettyInline(defaultToolResponse("Bash", nil)), prettyInline(defaultToolResponse("Write", DefaultToolInput("Write", docCwd))))
+	w("reference shows; for Edit, of which it shows none, the fields of the Agent SDK's `FileEditOutput`\n")
+	w("(`%s` for the default input); for Read a text file\n", prettyInline(defaultToolResponse("Edit", DefaultToolInput("Edit", docCwd))))
 	w("record; `{\"success\": true}` for the others.\n")
 	return b.String()
 }
@@ -326,8 +328,12 @@ func outcomeDoc(ev string) string {
 	return s + "."
 }
 
-func compactJSON(v any) string {
-	b, _ := json.Marshal(v)
+// prettyInline is v on one line, as a payload writes it (keyOrder).
+func prettyInline(v any) string {
+	b, err := appendJSON(nil, v)
+	if err != nil {
+		panic("runner: encoding doc example: " + err.Error())
+	}
 	return string(b)
 }
 
