@@ -505,9 +505,9 @@ var keyOrder = func() map[string]int {
 	m := map[string]int{}
 	for i, k := range []string{
 		"session_id", "transcript_path", "cwd", "prompt_id", "permission_mode", "agent_id", "agent_type", "effort", "hook_event_name",
-		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "error_details", "is_interrupt", "duration_ms", "permission_suggestions",
+		"tool_name", "tool_input", "tool_response", "tool_use_id", "error", "error_details", "is_interrupt", "duration_ms", "permission_suggestions", "mcp_server",
 		"expansion_type", "command_name", "command_args", "command_source",
-		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "source", "model", "reason", "trigger",
+		"prompt", "mcp_server_name", "message", "title", "notification_type", "directory", "name", "source", "model", "reason", "trigger",
 		"custom_instructions", "compact_summary", "turn_id", "message_id", "index", "final", "delta",
 		"task_id", "task_subject", "task_description", "teammate_name", "team_name", "old_cwd", "new_cwd",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
@@ -646,6 +646,9 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		if event != PermissionRequest { // it gets no tool_use_id
 			in["tool_use_id"] = defaultToolUseID
 		}
+		if srv, ok := mcpServerOf(tool); ok {
+			in["mcp_server"] = srv
+		}
 		if event == PostToolUse {
 			in["tool_response"] = defaultToolResponse(tool, ti)
 			in["duration_ms"] = 12.0
@@ -669,6 +672,32 @@ func BuildPayload(event, tool, cwd string, toolInput map[string]any, extra map[s
 		in[k] = v
 	}
 	return Payload{Event: event, Tool: tool, Input: in}
+}
+
+// mcpServerOf is the mcp_server a tool event's input carries for the MCP
+// tool mcp__<server>__<tool> (hooks.md, "PreToolUse input", which
+// PermissionRequest, PostToolUse, PostToolUseFailure and PermissionDenied
+// refer to; Claude Code 2.1.274 and later): the server's name, from the
+// tool's name, and source, where its definition came from. A payload does
+// not know where the server was found, so source is one the reference
+// lists for the server vigiles audits: "plugin" for a plugin's server
+// (whose tools Claude Code names mcp__plugin_<plugin>_<server>__…), else
+// "project", a server of the work tree's .mcp.json. ok is false for a
+// tool that is no MCP tool.
+func mcpServerOf(tool string) (map[string]any, bool) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return nil, false
+	}
+	name, toolName, ok := strings.Cut(rest, "__")
+	if !ok || name == "" || toolName == "" {
+		return nil, false
+	}
+	source := "project"
+	if strings.HasPrefix(name, "plugin_") {
+		source = "plugin"
+	}
+	return map[string]any{"name": name, "source": source}, true
 }
 
 // sessionEndTimeoutVar is the variable of Claude Code's environment that

@@ -453,3 +453,38 @@ func TestPostToolUseResponseShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPServerOnMCPToolPayloads: the tool events' input for an MCP tool
+// carries mcp_server, the server's name and where its definition came
+// from (hooks.md, "PreToolUse input"; PermissionRequest, PostToolUse,
+// PostToolUseFailure and PermissionDenied name it too); no other tool's
+// input has it, nor does any other event's.
+func TestMCPServerOnMCPToolPayloads(t *testing.T) {
+	for _, ev := range EventNames() {
+		tool := ""
+		if IsToolEvent(ev) {
+			tool = "mcp__example__search"
+		}
+		got := string(BuildPayload(ev, tool, "/repo", nil, nil).JSON())
+		want := IsToolEvent(ev)
+		if has := strings.Contains(got, `"mcp_server":`); has != want {
+			t.Errorf("%s: mcp_server sent %v, want %v: %s", ev, has, want, got)
+		}
+		if want && !strings.Contains(got, `"mcp_server":{"name":"example","source":"project"}`) {
+			t.Errorf("%s: mcp_server is not the project's server example: %s", ev, got)
+		}
+		if IsToolEvent(ev) && strings.Contains(string(BuildPayload(ev, "Bash", "/repo", nil, nil).JSON()), "mcp_server") {
+			t.Errorf("%s: Bash, no MCP tool, carries mcp_server", ev)
+		}
+	}
+	// A plugin's server (Claude Code names its tools mcp__plugin_<plugin>_<server>__<tool>).
+	if got := string(BuildPayload(PreToolUse, "mcp__plugin_fmt_db__query", "/repo", nil, nil).JSON()); !strings.Contains(got, `"mcp_server":{"name":"plugin_fmt_db","source":"plugin"}`) {
+		t.Errorf("a plugin's MCP tool: %s", got)
+	}
+	// mcp__ alone, or no tool after the server, is no MCP tool name.
+	for _, tool := range []string{"mcp__", "mcp__srv", "mcp____x"} {
+		if got := string(BuildPayload(PreToolUse, tool, "/repo", nil, nil).JSON()); strings.Contains(got, "mcp_server") {
+			t.Errorf("%s: %s", tool, got)
+		}
+	}
+}
