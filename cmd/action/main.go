@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -242,18 +243,24 @@ func unknownCommand(name string) string {
 }
 
 // closestCommand is the command (help and version included) nearest to
-// name by edit distance, swapped neighbours counting one edit, if it is
-// at most 1 for a name of up to 4 characters and 2 for a longer one;
-// "" if none is, or name is empty. Ties go to the first in sorted order.
+// name: see closest.
 func closestCommand(name string) string {
-	if name == "" {
-		return ""
-	}
 	names := []string{"help", "version"}
 	for n := range subcommands {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	return closest(name, names)
+}
+
+// closest is the one of names nearest to name by edit distance, swapped
+// neighbours counting one edit, if it is at most 1 for a name of up to 4
+// characters and 2 for a longer one; "" if none is, or name is empty.
+// Ties go to the first in sorted order.
+func closest(name string, names []string) string {
+	if name == "" {
+		return ""
+	}
+	names = slices.Sorted(slices.Values(names))
 	limit := 1
 	if len([]rune(name)) > 4 {
 		limit = 2

@@ -74,9 +74,29 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 			return true, helpWritten(fs.Name(), helpErr)
 		}
 		// pflag's message names the flag, not the command or the fix.
-		return true, exitWith(2, fmt.Errorf("%s: %w; see vigiles %s --help", fs.Name(), outOfRange(err), fs.Name()))
+		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), outOfRange(err), flagHint(fs, err), fs.Name()))
 	}
 	return false, nil
+}
+
+// flagHint is what an unknown flag's error adds: the command's flag the
+// name is a slip of (--egres: did you mean --egress?), or, for --json on
+// a command whose report takes --format, that flag.
+func flagHint(fs *pflag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	name, _, _ = strings.Cut(name, "=")
+	if name == "json" && fs.Lookup("format") != nil {
+		return " (did you mean --format json?)"
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if c := closest(name, names); c != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", c)
+	}
+	return ""
 }
 
 // rangeNote is the annotation (setRange) that says which values a number

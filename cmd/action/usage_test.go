@@ -507,6 +507,12 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"help", "doctr"}, `vigiles: help: unknown command "doctr"; did you mean doctor? (vigiles --help lists the commands)` + "\n"},
 		{[]string{"scan"}, `vigiles: unknown command "scan" (vigiles --help lists the commands)` + "\n"},
 		{[]string{"xy"}, `vigiles: unknown command "xy" (vigiles --help lists the commands)` + "\n"},
+		// A flag too: a slip of one of the command's, and --json where
+		// the report's form is --format's.
+		{[]string{"run", "--egres", "deny", "--", "true"}, `vigiles: run: unknown flag: --egres (did you mean --egress?); see vigiles run --help` + "\n"},
+		{[]string{"audit", "--json"}, `vigiles: audit: unknown flag: --json (did you mean --format json?); see vigiles audit --help` + "\n"},
+		{[]string{"test", "--json=true"}, `vigiles: test: unknown flag: --json (did you mean --format json?); see vigiles test --help` + "\n"},
+		{[]string{"test", "--colour"}, `vigiles: test: unknown flag: --colour; see vigiles test --help` + "\n"},
 		{[]string{"--dir", ".", "test"}, `vigiles: unknown command "--dir": the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands` + "\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
