@@ -779,11 +779,14 @@ func writesText(r report.HookRun) string {
 			ps = append(ps, fmt.Sprintf("+%d more", len(r.Writes)-3))
 			break
 		}
-		if w.Op == evidence.OpDelete {
-			ps = append(ps, "deleted "+w.Path)
-		} else {
-			ps = append(ps, w.Path)
+		p := w.Path
+		if w.Kind == "dir" || w.Op == evidence.OpDelete && w.Was == "dir" {
+			p += "/" // a directory: "plugin/", not a file named plugin
 		}
+		if w.Op == evidence.OpDelete {
+			p = "deleted " + p
+		}
+		ps = append(ps, p)
 	}
 	return clean(strings.Join(ps, ", "), 160)
 }

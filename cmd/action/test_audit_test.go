@@ -999,3 +999,17 @@ func TestTestTextShowsStreamEvidence(t *testing.T) {
 		t.Errorf("the stdout the hook printed is not shown:\n%s", b.String())
 	}
 }
+
+// TestWritesTextMarksDirectories: the text report's "wrote" line marks a
+// directory a run created, changed or deleted with a slash, so that a
+// changed directory plugin is not read as a file named plugin.
+func TestWritesTextMarksDirectories(t *testing.T) {
+	r := report.HookRun{Writes: []evidence.Write{
+		{Path: "plugin", Op: evidence.OpModify, Kind: "dir"},
+		{Path: "plugin/state.json", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "old", Op: evidence.OpDelete, Was: "dir"},
+	}}
+	if got, want := writesText(r), "plugin/, plugin/state.json, deleted old/"; got != want {
+		t.Errorf("writesText = %q, want %q", got, want)
+	}
+}
