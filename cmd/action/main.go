@@ -28,6 +28,7 @@ var version = "dev"
 func main() {
 	wireNetwork()       // before MaybeInit: the init sets up the egress wall
 	sandbox.MaybeInit() // the in-sandbox roles of this same binary
+	keepOnBrokenPipe()
 	ctx, stop := signalContext(interruptSignals()...)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -45,6 +46,16 @@ func interruptSignals() []os.Signal {
 		sigs = append(sigs, syscall.SIGHUP)
 	}
 	return sigs
+}
+
+// keepOnBrokenPipe makes a write to a closed pipe on stdout or stderr
+// (vigiles audit | head -1) an EPIPE error, not the SIGPIPE that Go's
+// runtime otherwise lets kill the process there, with no report written,
+// the runs under way unreaped and their cgroups left behind. Notified, not
+// ignored: an ignored signal stays ignored in what vigiles starts, and a
+// hook must get the SIGPIPE it would get under Claude Code.
+func keepOnBrokenPipe() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
 // signalContext is a context that the first of sigs to arrive cancels,
