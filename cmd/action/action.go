@@ -838,12 +838,15 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 	if err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return "", fmt.Errorf("writing report: %w", err)
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("writing report: %w", err)
+	if err != nil {
+		// A cut report (a full disk) is no report: an upload step of
+		// if: always() would ship it as one. The file is this step's own.
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing report: %w (the report file %s was removed; free space where RUNNER_TEMP is, or on the runner)", err, f.Name())
 	}
 	return f.Name(), nil
 }

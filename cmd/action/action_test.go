@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
@@ -1140,5 +1142,45 @@ func TestActionWorkflowRunCheckRunCommit(t *testing.T) {
 				t.Errorf("check run on %v, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestActionReportNotLeftCutOnAFullDisk: a report that does not fit where
+// RUNNER_TEMP is (a full file system: a small tmpfs) fails the step and
+// leaves no report file: an empty or cut one was left, which an upload
+// step of if: always() would ship as the report.
+func TestActionReportNotLeftCutOnAFullDisk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		missing(t, "root, to mount a tmpfs to fill")
+	}
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"); err != nil {
+		t.Fatalf("mounting a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	if err := os.Mkdir(filepath.Join(mnt, "vigiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(mnt, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	f.Close()
+	getenv := func(k string) string {
+		if k == "RUNNER_TEMP" {
+			return mnt
+		}
+		return ""
+	}
+	rep := &report.Report{Verdict: report.VerdictFail, Runs: []report.HookRun{{ID: strings.Repeat("x", 8192)}}}
+	name, err := writeReport(rep, getenv, t.TempDir(), actionInputs{Command: "audit"})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") || !strings.Contains(err.Error(), "was removed") {
+		t.Errorf("writeReport = %q, %v; want the full disk named and the file removed", name, err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(mnt, "vigiles")); len(ents) != 0 {
+		t.Errorf("left in RUNNER_TEMP/vigiles: %v", ents)
 	}
 }
