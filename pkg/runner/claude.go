@@ -229,6 +229,46 @@ func (c *claudeDisc) project(root string) {
 	c.flushSettingsCommands(root)
 	c.projectMCP(root, name)
 	c.projectComponents(root, name)
+	named := c.namedMarkets
+	c.namedMarkets = nil
+	for _, m := range named {
+		c.marketplace(m)
+	}
+}
+
+// marketsNamed notes the marketplaces that the settings n of the project
+// at root name by a local source inside the work tree (localMarketRoot,
+// under extraKnownMarketplaces or its alias additionalMarketplaces, as
+// outsidePlugins reads them), for project to read after the project's
+// own files: Claude Code adds such a marketplace wherever it is, so
+// discovery reads it wherever it is, in a dot-directory too
+// (.claude/plugins), which the walk does not search (below). Only what
+// settings name is read so; a source that leaves the tree is not read,
+// and outsidePlugins says so.
+func (c *claudeDisc) marketsNamed(root string, n *jnode) {
+	km := n.get("extraKnownMarketplaces")
+	if km == nil || km.Kind != jsonObject {
+		km = n.get("additionalMarketplaces")
+	}
+	if km == nil || km.Kind != jsonObject {
+		return
+	}
+	for _, m := range km.Members {
+		if _, own := claudeMarkets[m.Key]; own {
+			continue // Claude Code's own, whatever the settings say
+		}
+		p, ok := localMarketRoot(m.Value.get("source"), root)
+		if !ok {
+			continue
+		}
+		a, fi, err := beneath(c.dir, c.dirReal, p)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if rel, err := relTo(c.dirReal, a); err == nil {
+			c.namedMarkets = append(c.namedMarkets, filepath.Join(c.dir, filepath.FromSlash(rel)))
+		}
+	}
 }
 
 func newClaudeDisc(dir string) *claudeDisc {
@@ -323,7 +363,8 @@ func profileKeys(data []byte) []string {
 // (seenPlugin), and a file once in each context that reaches it
 // (seenFile, readIn). It skips directories whose name starts with "."
 // (.git, and .claude and .claude-plugin, which are read by name, not
-// searched) and node_modules, and it follows no symbolic link: whatever a
+// searched; a marketplace there that settings name is read by its name
+// too: marketsNamed) and node_modules, and it follows no symbolic link: whatever a
 // link leads to, inside the tree or out of it, is not searched (a plugin
 // reached through one is audited when a marketplace or an audit path
 // names it, through beneath); a .claude that is itself a link is read as
@@ -458,6 +499,9 @@ type claudeDisc struct {
 	// local holds, by plugin name, the marketplace entries whose source
 	// is a directory of the tree (remoteVendored).
 	local map[string][]localEntry
+	// namedMarkets holds the marketplace directories the settings of the
+	// project being read name (marketsNamed).
+	namedMarkets []string
 	// names holds, by plugin root (as seenPlugin), every name it was
 	// reached by: the entries' and its own; ownHooks the indexes in
 	// out.Hooks of its own declarations' hooks (alsoNamed).
@@ -730,6 +774,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
+	c.marketsNamed(root, n)
 	firstFind, firstHook := len(c.out.Findings), len(c.out.Hooks)
 	fatal := -1
 	if hooks := n.get("hooks"); hooks != nil {

@@ -124,9 +124,10 @@ func (s *session) outsidePlugins() {
 
 // auditedMarket says whether the source src that extraKnownMarketplaces
 // (in the settings of the project proj) gives the marketplace market is
-// one vigiles read: a local directory, inside the repository (a relative
-// path from the project's directory), where discovery read a marketplace
-// of that name. A remote source, or a directory elsewhere, is not, though
+// one vigiles read: a local directory (localMarketRoot), inside the
+// repository (a relative path from the project's directory), where
+// discovery read a marketplace of that name, which it reads wherever
+// the settings put it, in a dot-directory too (marketsNamed). A remote source, or a directory elsewhere, is not, though
 // the repository hold a marketplace of that name (a decoy).
 //
 // A GitHub source that names the repository the work tree is a checkout
@@ -135,7 +136,7 @@ func (s *session) outsidePlugins() {
 // installs it from the repository's default branch, which the audits of
 // that branch audit.
 func (s *session) auditedMarket(market, proj string, src *jnode) bool {
-	kind, path := src.get("source"), src.get("path")
+	kind := src.get("source")
 	if kind != nil && kind.Kind == jsonString && (kind.Str == "github" || kind.Str == "git") {
 		where := src.get("repo")
 		if kind.Str == "git" {
@@ -144,22 +145,42 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 		self := s.selfRepo()
 		return where != nil && where.Kind == jsonString && self != "" && githubRepo(where.Str) == self && contains(s.marketDirs[market], ".")
 	}
-	if kind == nil || kind.Kind != jsonString || kind.Str != "directory" || path == nil || path.Kind != jsonString {
+	p, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
+	if !ok {
 		return false
 	}
-	p := path.Str
-	if strings.HasPrefix(p, "~") {
-		return false
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.dir, filepath.FromSlash(proj), p)
-	}
-	a, fi, err := beneath(s.dir, s.dir, filepath.Clean(p))
+	a, fi, err := beneath(s.dir, s.dir, p)
 	if err != nil || !fi.IsDir() {
 		return false
 	}
 	rel, err := relTo(s.dir, a)
 	return err == nil && contains(s.marketDirs[market], rel)
+}
+
+// localMarketRoot is the directory of the marketplace that the source src
+// of an extraKnownMarketplaces entry names by a local path, resolved as
+// Claude Code resolves a relative one, from projDir (the directory of the
+// project whose settings name it): a "directory" source's path, or the
+// marketplace root (the directory that holds .claude-plugin) of the
+// .claude-plugin/marketplace.json a "file" source names. ok is false for
+// any other source, a path in the home directory (~), and a "file" of
+// another name, whose marketplace root vigiles does not know; beneath
+// says whether what it returns is inside the work tree.
+func localMarketRoot(src *jnode, projDir string) (string, bool) {
+	kind, path := src.get("source"), src.get("path")
+	if kind == nil || kind.Kind != jsonString || path == nil || path.Kind != jsonString || path.Str == "" || strings.HasPrefix(path.Str, "~") {
+		return "", false
+	}
+	p := resolvePath(projDir, filepath.FromSlash(path.Str))
+	switch kind.Str {
+	case "directory":
+		return p, true
+	case "file":
+		if filepath.Base(p) == "marketplace.json" && filepath.Base(filepath.Dir(p)) == ".claude-plugin" {
+			return filepath.Dir(filepath.Dir(p)), true
+		}
+	}
+	return "", false
 }
 
 // selfRepo is the GitHub repository ("owner/name", lower case) the work

@@ -71,9 +71,10 @@ func TestPluginsFromOutsideAreSaid(t *testing.T) {
 
 // TestOutsidePluginDirectorySources: a marketplace that
 // extraKnownMarketplaces gives a local directory is the repository's only
-// where that directory is one discovery read as a marketplace of its name;
-// a directory elsewhere, or one the walk does not read, is outside,
-// whatever decoy of that name the repository holds. An audit of a PATH
+// where that directory is one discovery read as a marketplace of its name
+// (a dot-directory too, which discovery reads because the settings name
+// it); a directory elsewhere is outside, whatever decoy of that name the
+// repository holds. An audit of a PATH
 // below a dot-directory reads the settings of the package there too.
 func TestOutsidePluginDirectorySources(t *testing.T) {
 	decoy := map[string]string{
@@ -89,7 +90,7 @@ func TestOutsidePluginDirectorySources(t *testing.T) {
 		{"/opt/evil", true},
 		{"../evil", true},
 		{"~/evil", true},
-		{"./.mk", true},
+		{"./.mk", false},
 		{"./vendor/decoy", false},
 		{"vendor/decoy/", false},
 	} {
@@ -190,5 +191,57 @@ func TestOutsidePluginOfAMarketplaceOfTheRepository(t *testing.T) {
 	want := []string{`.claude/settings.json turns on the plugin p@ours, which Claude Code installs from the marketplace ours that extraKnownMarketplaces names (source {"repo":"org/repo","source":"github"}), outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory`}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("outside-plugin findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestSettingsNamedMarketplaceInADotDirectory: a marketplace that
+// extraKnownMarketplaces names by a local source inside the work tree is
+// read wherever it is, a dot-directory too (.claude/plugins, which the
+// walk does not search): its plugins are audited as those of any local
+// marketplace, and a plugin turned on from it is not said to come from
+// outside. A marketplace in a dot-directory that no settings name stays
+// unread, and a source that leaves the tree stays outside.
+func TestSettingsNamedMarketplaceInADotDirectory(t *testing.T) {
+	stop := func(cmd string) string {
+		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+	}
+	for _, tc := range []struct {
+		name, source string
+		warn, read   bool
+	}{
+		{"a directory source", `{"source": "directory", "path": "./.claude/plugins"}`, false, true},
+		{"a directory source without ./", `{"source": "directory", "path": ".claude/plugins/"}`, false, true},
+		{"a file source", `{"source": "file", "path": "./.claude/plugins/.claude-plugin/marketplace.json"}`, false, true},
+		{"a directory that leaves the tree", `{"source": "directory", "path": "../plugins"}`, true, false},
+		{"a directory of no marketplace", `{"source": "directory", "path": "./.claude"}`, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".claude/settings.json":                           `{"extraKnownMarketplaces": {"m": {"source": ` + tc.source + `}}, "enabledPlugins": {"p@m": true}}`,
+				".claude/plugins/.claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p"}]}`,
+				".claude/plugins/p/hooks/hooks.json":              stop("true named"),
+				// Named by no settings: not searched.
+				".cache/.claude-plugin/marketplace.json": `{"name": "c", "plugins": [{"name": "q", "source": "./q"}]}`,
+				".cache/q/hooks/hooks.json":              stop("true cached"),
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hasFinding(rep.Findings, RuleOutsidePlugin, "p@m"); got != tc.warn {
+				t.Errorf("warned %v, want %v: %v", got, tc.warn, findingLines(rep.Findings))
+			}
+			var read, cached bool
+			for _, r := range rep.Runs {
+				read = read || r.Plugin == "p" && r.Location.File == ".claude/plugins/p/hooks/hooks.json"
+				cached = cached || r.Plugin == "q"
+			}
+			if read != tc.read {
+				t.Errorf("the plugin p of the marketplace read: %v, want %v; runs: %v", read, tc.read, rep.Runs)
+			}
+			if cached {
+				t.Errorf("the walk read a marketplace in a dot-directory that no settings name")
+			}
+		})
 	}
 }
