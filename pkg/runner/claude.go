@@ -2053,9 +2053,24 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		if _, err := relTo(c.dir, abs); err != nil {
 			continue // a system program such as /usr/bin/env
 		}
+		// A plugin's hook reads a relative path from the project's
+		// directory, the user's project once the plugin is installed,
+		// not from the plugin's: where it names a file of the plugin,
+		// inPlugin is that file, relative to the plugin's root (and
+		// pluginFile relative to the tree).
+		inPlugin, pluginFile := "", ""
+		if ctx.isPlugin && !filepath.IsAbs(p) {
+			own := filepath.Clean(filepath.Join(ctx.pluginRoot, p))
+			if r, err := relTo(ctx.pluginRoot, own); err == nil && r != "." {
+				if _, pfi, err := beneath(c.dir, c.dirReal, own); err == nil && pfi.Mode().IsRegular() {
+					inPlugin = r
+					pluginFile, _ = relTo(c.dir, own)
+				}
+			}
+		}
 		// Through a link that leads out, nothing is said either way.
 		_, fi, err := beneath(c.dir, c.dirReal, abs)
-		if err == nil && !ctx.isPlugin && !filepath.IsAbs(p) && fi.Mode().IsRegular() {
+		if err == nil && (!ctx.isPlugin || inPlugin != "") && !filepath.IsAbs(p) && fi.Mode().IsRegular() {
 			if w := commandWords(words); h.relScript == "" {
 				h.relScript, h.relPython = p, len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0]
 			}
@@ -2068,12 +2083,18 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 				// the status Claude Code reads as a block.
 				how = " with exit status 2, which Claude Code reads as a blocking error where the event takes one (a PreToolUse hook then blocks every call it matches, a Stop hook keeps the turn from ending)"
 			}
-			if other := sameNameElsewhere(c.dir, shown); other != "" {
-				// Named from a directory not its own: a skill another
-				// plugin carries, whose ${CLAUDE_PLUGIN_ROOT} is that
+			if inPlugin != "" {
+				// A plugin's own file by a relative path: read from the
+				// project's directory.
+				how += fmt.Sprintf("; the tree has %s: the path is read from the project's directory, not the plugin's: name it ${CLAUDE_PLUGIN_ROOT}/%s", shownName(pluginFile), shownName(inPlugin))
+			} else if other := sameNameElsewhere(c.dir, shown); other != "" {
+				// Named from a directory not its own: a relative path
+				// is the project's directory's; a path under
+				// ${CLAUDE_PLUGIN_ROOT} is the plugin's, and for a
+				// skill another plugin carries that is the carrying
 				// plugin's.
 				from := "the project's directory"
-				if ctx.isPlugin {
+				if ctx.isPlugin && filepath.IsAbs(p) && within(ctx.pluginRoot, abs) {
 					root, _ := relTo(c.dir, ctx.pluginRoot)
 					from = fmt.Sprintf("plugin %s's directory %s, which ${CLAUDE_PLUGIN_ROOT} names here", shownCut(ctx.plugin, maxMonitorName), shownName(orDefault(root, ".")))
 				}

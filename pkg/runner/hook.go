@@ -108,8 +108,10 @@ type Hook struct {
 	// hook, under the variables it sets for the hook itself.
 	SettingsEnv []string
 	// relScript is, for a project hook, the first script of the project
-	// it runs by a path relative to the directory it runs in (checkScripts;
-	// RuleRelativePath), and relPython says a Python runs it.
+	// it runs by a path relative to the directory it runs in, and for a
+	// plugin's hook the first file of its plugin it runs so where the work
+	// tree holds that path (checkScripts; RuleRelativePath); relPython
+	// says a Python runs it.
 	relScript string
 	relPython bool
 	// ProjectDir is, for a project hook (a settings file's, or a project

@@ -76,3 +76,65 @@ func TestRelativeScriptPathKeptInProject(t *testing.T) {
 		t.Errorf("relative-path findings %q, want none", got)
 	}
 }
+
+// TestPluginRelativeScriptPath: a plugin's hook that names a file of its
+// own plugin by a relative path (node hooks/x.mjs) reads it from the
+// project's directory, the user's project once the plugin is installed,
+// not the plugin's. Where the plugin is the work tree, the audit finds
+// the file there: a discovery/relative-path warning, whatever the
+// project's settings say of the Bash tool's directory, that names
+// ${CLAUDE_PLUGIN_ROOT}/hooks/x.mjs as the fix. Where the plugin sits
+// below, the path names nothing: the discovery/missing-script error says
+// it was read from the project's directory (not the plugin's, which
+// ${CLAUDE_PLUGIN_ROOT} names), with the same fix.
+func TestPluginRelativeScriptPath(t *testing.T) {
+	hooks := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "node hooks/x.mjs"}, {"type": "command", "command": "node", "args": ["hooks/x.mjs"]}]}]}}`
+	t.Run("at the root", func(t *testing.T) {
+		dir := makeTree(t, map[string]string{
+			".claude-plugin/plugin.json": `{"name": "rootp"}`,
+			"hooks/hooks.json":           hooks,
+			"hooks/x.mjs":                "\n",
+			".claude/settings.json":      `{"env": {"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR": "1"}}`,
+		})
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := messagesOf(rep.Findings, RuleRelativePath)
+		if len(got) != 2 {
+			t.Fatalf("relative-path findings %q, want 2: %v", got, findingLines(rep.Findings))
+		}
+		for i, fix := range []string{`Name it "${CLAUDE_PLUGIN_ROOT}/hooks/x.mjs"`, "Name it ${CLAUDE_PLUGIN_ROOT}/hooks/x.mjs (exec form"} {
+			if !strings.HasPrefix(got[i], "the hook of plugin rootp runs hooks/x.mjs by a path relative to the directory it runs in") || !strings.Contains(got[i], "the project's directory, not the plugin's") || !strings.Contains(got[i], fix) {
+				t.Errorf("finding %d: %q, want the plugin's wording and %s", i, got[i], fix)
+			}
+		}
+		if got := messagesOf(rep.Findings, RuleMissingScript); len(got) != 0 {
+			t.Errorf("missing-script findings %q, want none", got)
+		}
+	})
+	t.Run("below", func(t *testing.T) {
+		dir := makeTree(t, map[string]string{
+			"plugins/relp/.claude-plugin/plugin.json": `{"name": "relp"}`,
+			"plugins/relp/hooks/hooks.json":           hooks,
+			"plugins/relp/hooks/x.mjs":                "\n",
+		})
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := messagesOf(rep.Findings, RuleMissingScript)
+		if len(got) != 2 {
+			t.Fatalf("missing-script findings %q, want 2: %v", got, findingLines(rep.Findings))
+		}
+		for _, msg := range got {
+			want := "hook script hooks/x.mjs does not exist: the hook fails every time it runs; the tree has plugins/relp/hooks/x.mjs: the path is read from the project's directory, not the plugin's: name it ${CLAUDE_PLUGIN_ROOT}/hooks/x.mjs"
+			if !strings.HasPrefix(msg, want) || strings.Contains(msg, "names here") {
+				t.Errorf("%q,\nwant %q", msg, want)
+			}
+		}
+		if got := messagesOf(rep.Findings, RuleRelativePath); len(got) != 0 {
+			t.Errorf("relative-path findings %q, want none", got)
+		}
+	})
+}
