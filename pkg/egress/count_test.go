@@ -515,6 +515,7 @@ func TestParseRoutedPacket(t *testing.T) {
 		}
 		return h
 	}
+	left := func(h []byte, n byte) []byte { h[3] = n; return h }
 	segs := []string{"2001:db8::aaaa"}
 	for i := 0; i < 6; i++ {
 		segs = append(segs, fmt.Sprintf("2001:db8::c%d", i))
@@ -535,8 +536,12 @@ func TestParseRoutedPacket(t *testing.T) {
 		{"segment routing", v6(rh(4, "2001:db8::aaaa", "2001:db8::bbbb")), "2001:db8::aaaa", 5300},
 		{"segment routing, 7 segments", v6(rh(4, segs...)), "2001:db8::aaaa", 5300},
 		{"type 0", v6(rh(0, "2001:db8::c1", "2001:db8::aaaa")), "2001:db8::aaaa", 5300},
-		{"type 2", v6(rh(2, "2001:db8::aaaa")), "2001:db8::aaaa", 5300},
+		{"type 2", v6(left(rh(2, "2001:db8::aaaa"), 1)), "2001:db8::aaaa", 5300}, // the kernel takes no other segments left
 		{"type 3: first hop", v6(rh(3, "2001:db8::aaaa")), "2001:db8::bbbb", 5300},
+		// No segment left: the packet ends at the header's destination,
+		// and the address in segments[0] is never reached.
+		{"segment routing, none left", v6(left(rh(4, "2001:db8::aaaa", "2001:db8::c1"), 0)), "2001:db8::bbbb", 5300},
+		{"type 0, none left", v6(left(rh(0, "2001:db8::c1", "2001:db8::aaaa"), 0)), "2001:db8::bbbb", 5300},
 		{"ipv4 loose source route", v4, "198.51.100.10", 5302},
 	} {
 		var ev packetEvent

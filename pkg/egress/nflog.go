@@ -397,9 +397,14 @@ func l4Name(p byte) (string, bool) {
 // destination the command gave there and puts the first hop in the IPv6
 // header), the first segment of a segment routing header (type 4, where the
 // segments are listed last one first). false when h is another type or is
-// cut short.
+// cut short, and when no segment is left (h[3], segments left, 0): the
+// packet goes no further than the IPv6 header's destination. (The kernel
+// puts the command's segments[segments left] there and the address it
+// connected to in segments[0], which a header with none left never
+// reaches: recorded as the destination, it named a host the packet never
+// went to, and not the one it did.)
 func routingHeaderDst(h []byte) (netip.Addr, bool) {
-	if len(h) < 8 {
+	if len(h) < 8 || h[3] == 0 {
 		return netip.Addr{}, false
 	}
 	n := int(h[1]) / 2 // addresses in the header
