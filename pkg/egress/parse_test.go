@@ -413,6 +413,11 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	for i := 0; i < maxEntries+50; i++ {
 		big.add(t0, evidence.Egress{Host: fmt.Sprintf("h%d.example.test", i), Via: evidence.ViaDNS, Proto: "dns"})
 	}
+	// What came of questions (a failed upstream, a refused answer) is no
+	// attempt: past the cap it is not lumped with them (the lump counted
+	// the questions twice).
+	big.add(t0, evidence.Egress{Host: "h0.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true, Detail: "upstream failed"})
+	big.add(t0, evidence.Egress{Host: "h1.example.test", IP: "127.0.0.1", Via: evidence.ViaDNS, Proto: "dns", Detail: refusedDetail("loopback")})
 	all := big.list()
 	if len(all) != maxEntries+1 || !all[maxEntries].Lumped() || all[maxEntries].Attempts != 50 {
 		t.Errorf("overflow: %d entries, last %+v", len(all), all[len(all)-1])

@@ -96,6 +96,12 @@ func (r *recorder) add(at time.Time, e evidence.Egress) {
 func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *recEntry {
 	k := entryKey(e)
 	if _, ok := r.entries[k]; !ok && len(r.entries) >= maxEntries {
+		if isNote(e) {
+			// What came of questions already counted (their own
+			// entries, or the lump's attempts): no attempt to lump. It
+			// counted the questions in the lump twice.
+			return nil
+		}
 		// A run that tries this many destinations is recorded in full up
 		// to the cap; the rest are counted in one entry per kind, marked
 		// as pkg/evidence defines it so that no reader takes the entry
@@ -115,6 +121,13 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 	x := &recEntry{first: at, seq: r.seq, e: e}
 	r.entries[k] = x
 	return x
+}
+
+// isNote says whether e is a DNS entry that says what came of questions
+// another entry counts (an answer refused, an upstream that failed): no
+// attempt of its own (docs/egress.md).
+func isNote(e evidence.Egress) bool {
+	return e.Via == evidence.ViaDNS && e.Detail != ""
 }
 
 // maxNames bounds the addresses the recorder names: answers the command
