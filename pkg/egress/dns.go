@@ -523,13 +523,13 @@ func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, [
 		sawAddr = true
 		if why := s.answerRefusal(a); why != "" {
 			refused = append(refused, refusal{a, why})
-			s.rec.nameAddr(a, q.Name)
+			s.rec.nameAddr(a, q.Name, nil)
 			continue
 		}
 		if err := s.wall.admit(a, rules); err != nil {
 			return nil, refused, err
 		}
-		s.rec.nameAddr(a, q.Name)
+		s.rec.nameAddr(a, q.Name, rules)
 		kept = append(kept, rr)
 	}
 	hasAddr := false

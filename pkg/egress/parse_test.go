@@ -397,7 +397,7 @@ func TestRecorderDedupAndOrder(t *testing.T) {
 	r.add(t0.Add(2*time.Second), evidence.Egress{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns"})
 	r.add(t0, evidence.Egress{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns"})
 	r.add(t0.Add(3*time.Second), evidence.Egress{Host: "b.example.test", Via: evidence.ViaDNS, Proto: "dns"})
-	r.nameAddr(netip.MustParseAddr("198.18.0.3"), "a.example.test")
+	r.nameAddr(netip.MustParseAddr("198.18.0.3"), "a.example.test", nil)
 	r.addPacket(packetEvent{at: t0.Add(time.Second), dropped: false, dst: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443})
 	r.addFlows([]flowCount{{addr: netip.MustParseAddr("198.18.0.3"), proto: "tcp", port: 443, packets: 5, bytes: 900}})
 	got := r.list()
@@ -445,14 +445,14 @@ func TestRecorderNamesFlowsAtTheirFirstPacket(t *testing.T) {
 		{"connect, then the name resolves there", func(r *recorder) {
 			r.addPacket(packetEvent{at: t0, dst: a, proto: "tcp", port: 443})
 			r.add(t0.Add(time.Second), dnsEntry)
-			r.nameAddr(a, "a.example.test")
+			r.nameAddr(a, "a.example.test", nil)
 		}, []evidence.Egress{
 			{IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 7, Bytes: 900},
 			{Host: "a.example.test", Via: evidence.ViaDNS, Proto: "dns", Allowed: true, Attempts: 1},
 		}},
 		{"then a second connection by name", func(r *recorder) {
 			r.addPacket(packetEvent{at: t0, dst: a, proto: "tcp", port: 443})
-			r.nameAddr(a, "a.example.test")
+			r.nameAddr(a, "a.example.test", nil)
 			r.addPacket(packetEvent{at: t0.Add(time.Second), dst: a, proto: "tcp", port: 443})
 		}, []evidence.Egress{
 			// One flow, one counter: its counts stay with the first.
@@ -461,14 +461,14 @@ func TestRecorderNamesFlowsAtTheirFirstPacket(t *testing.T) {
 		}},
 		{"a dropped packet first", func(r *recorder) {
 			r.addPacket(packetEvent{at: t0, dropped: true, dst: a, proto: "tcp", port: 443})
-			r.nameAddr(a, "a.example.test")
+			r.nameAddr(a, "a.example.test", nil)
 			r.addPacket(packetEvent{at: t0.Add(time.Second), dst: a, proto: "tcp", port: 443})
 		}, []evidence.Egress{
 			{IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1},
 			{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1, Packets: 7, Bytes: 900},
 		}},
 		{"no packet logged: named at Finish", func(r *recorder) {
-			r.nameAddr(a, "a.example.test")
+			r.nameAddr(a, "a.example.test", nil)
 		}, []evidence.Egress{
 			{Host: "a.example.test", IP: "198.18.0.3", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Packets: 7, Bytes: 900},
 		}},
@@ -572,7 +572,7 @@ func TestRecorderSaysWhenItNamesNoMore(t *testing.T) {
 		if i == maxNames {
 			b[1] = 19
 		}
-		r.nameAddr(netip.AddrFrom4(b), "many.test")
+		r.nameAddr(netip.AddrFrom4(b), "many.test", nil)
 	}
 	t0 := time.Unix(100, 0)
 	first, last := netip.MustParseAddr("198.18.0.5"), netip.MustParseAddr("198.19.0.0")
@@ -586,5 +586,34 @@ func TestRecorderSaysWhenItNamesNoMore(t *testing.T) {
 	}
 	if d := cmp.Diff(want, r.list()); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
+	}
+}
+
+// TestRecorderNamesAConnectByTheRuleThatAdmitsIt: two allowed names on one
+// address, good.test on 443 alone and shared.test on any port. A connect
+// to port 80 went through by shared.test's rule, and was named good.test,
+// the first name seen, which reads as good.test allowed on 80; it is
+// shared.test's. A connect to 443 keeps the first name; a refused one,
+// which no rule admitted, too.
+func TestRecorderNamesAConnectByTheRuleThatAdmitsIt(t *testing.T) {
+	r := newRecorder()
+	a := netip.MustParseAddr("198.18.0.7")
+	r.nameAddr(a, "good.test", []allowRule{{name: "good.test", port: 443}})
+	r.nameAddr(a, "shared.test", []allowRule{{name: "shared.test"}})
+	r.nameAddr(a, "good.test", nil) // seen again: no second entry
+	t0 := time.Unix(100, 0)
+	r.addPacket(packetEvent{at: t0, dst: a, proto: "tcp", port: 80})
+	r.addPacket(packetEvent{at: t0.Add(time.Second), dst: a, proto: "tcp", port: 443})
+	r.addPacket(packetEvent{at: t0.Add(2 * time.Second), dropped: true, dst: a, proto: "tcp", port: 22})
+	want := []evidence.Egress{
+		{Host: "shared.test", IP: "198.18.0.7", Port: 80, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1},
+		{Host: "good.test", IP: "198.18.0.7", Port: 443, Proto: "tcp", Via: evidence.ViaConnect, Allowed: true, Attempts: 1},
+		{Host: "good.test", IP: "198.18.0.7", Port: 22, Proto: "tcp", Via: evidence.ViaConnect, Attempts: 1},
+	}
+	if d := cmp.Diff(want, r.list()); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+	if r.named != 2 {
+		t.Errorf("names kept: %d, want 2", r.named)
 	}
 }

@@ -30,11 +30,13 @@ type recorder struct {
 	mu      sync.Mutex
 	seq     uint64
 	entries map[string]*recEntry
-	// names maps an address to the first allowlisted (or refused) name the
-	// DNS stub saw resolve to it, so connects can be named.
-	names map[netip.Addr]string
-	// namesFull says that an address went unnamed because names held
-	// maxNames (see nameAddr).
+	// names maps an address to the allowlisted (or refused) names the
+	// DNS stub saw resolve to it, in the order seen, with the allow rules
+	// that admitted each, so connects can be named (connectLocked).
+	names map[netip.Addr][]addrName
+	// named counts the names names holds, and namesFull says that a name
+	// went unkept because it held maxNames (see nameAddr).
+	named     int
 	namesFull bool
 	// accepted maps each destination (address . protocol . port) the wall
 	// let through to the entry its first logged packet went to, so that
@@ -66,7 +68,7 @@ type recEntry struct {
 const maxEntries = evidence.MaxEgressEntries
 
 func newRecorder() *recorder {
-	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr]string{}, accepted: map[flowDest]*recEntry{}}
+	return &recorder{entries: map[string]*recEntry{}, names: map[netip.Addr][]addrName{}, accepted: map[flowDest]*recEntry{}}
 }
 
 func entryKey(e evidence.Egress) string {
@@ -140,22 +142,60 @@ const maxNames = 1 << 16
 // resolved to, past the ones named.
 var unnamedDetail = fmt.Sprintf("no name: its address may be one of those an allowed name resolved to past the first %d, which vigiles does not name", maxNames)
 
-// nameAddr remembers that host resolved to a.
-func (r *recorder) nameAddr(a netip.Addr, host string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.names[a]; !ok {
-		if len(r.names) >= maxNames {
-			r.namesFull = true
-			return
-		}
-		r.names[a] = host
-	}
+// addrName is a name an address was an answer for, and the allow rules
+// that admitted it there (none for a refused answer).
+type addrName struct {
+	host  string
+	rules []allowRule
 }
 
-// connectLocked is connectEntry, named as the recorder can name it.
+// admits says whether n's rules let proto to port through the wall: a
+// rule of any port lets everything through to the address, one with a
+// port TCP and UDP to that port (wallWriter.admit).
+func (n addrName) admits(proto string, port uint16) bool {
+	for _, r := range n.rules {
+		if r.port == 0 || r.port == port && (proto == "tcp" || proto == "udp") {
+			return true
+		}
+	}
+	return false
+}
+
+// nameAddr remembers that host resolved to a, admitted by rules.
+func (r *recorder) nameAddr(a netip.Addr, host string, rules []allowRule) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.names[a] {
+		if n.host == host {
+			return
+		}
+	}
+	if r.named >= maxNames {
+		r.namesFull = true
+		return
+	}
+	r.named++
+	r.names[a] = append(r.names[a], addrName{host, rules})
+}
+
+// connectLocked is connectEntry, named as the recorder can name it: an
+// allowed connect by the first name whose rule let it through (two names
+// on one address, one allowed on 443 alone: a connect to port 80 is the
+// other's), else by the first name seen.
 func (r *recorder) connectLocked(a netip.Addr, proto string, port uint16, allowed bool) evidence.Egress {
-	e := connectEntry(r.names[a], a, proto, port, allowed)
+	var host string
+	if ns := r.names[a]; len(ns) > 0 {
+		host = ns[0].host
+		if allowed {
+			for _, n := range ns {
+				if n.admits(proto, port) {
+					host = n.host
+					break
+				}
+			}
+		}
+	}
+	e := connectEntry(host, a, proto, port, allowed)
 	if e.Host == "" && allowed && r.namesFull {
 		e.Detail = unnamedDetail
 	}
