@@ -435,6 +435,30 @@ func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
 	return out
 }
 
+// whyOtherName is the refusal of an address record whose owner is
+// neither the question's name nor an alias the answer's CNAMEs lead it to.
+const whyOtherName = "other name"
+
+// aliasChain is the set of names (lower case, with the final dot) whose
+// address records answer the question for name: name itself and each
+// alias the answer's CNAME records lead it to, in any order.
+func aliasChain(name string, answers []dnsmessage.Resource) map[string]bool {
+	chain := map[string]bool{strings.ToLower(strings.TrimSuffix(name, ".") + "."): true}
+	for grew := true; grew; {
+		grew = false
+		for _, rr := range answers {
+			c, ok := rr.Body.(*dnsmessage.CNAMEResource)
+			if !ok || !chain[strings.ToLower(rr.Header.Name.String())] {
+				continue
+			}
+			if t := strings.ToLower(c.CNAME.String()); !chain[t] {
+				chain[t], grew = true, true
+			}
+		}
+	}
+	return chain
+}
+
 // refusedDetail is the detail of an address refused in an allowlisted
 // name's answer (why: answerRefusal's reason). The record is shown by
 // vigiles run, where an address range is allowed with --allow-ip, and by
@@ -443,6 +467,9 @@ func (s *dnsStub) respond(q dnsQuestion, udp bool) []byte {
 // but for a loopback address, which no allow admits: the sandbox's
 // loopback is its own, and the host's is reached by no allow.
 func refusedDetail(why string) string {
+	if why == whyOtherName {
+		return "answer refused: an address of another name than the question's (no CNAME in the answer leads there)"
+	}
 	if why == "loopback" {
 		return "answer refused: loopback address (the sandbox's loopback is its own, and no allow reaches the host's)"
 	}
@@ -509,6 +536,7 @@ func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, [
 	var refused []refusal
 	var kept []dnsmessage.Resource
 	sawAddr := false
+	chain := aliasChain(q.Name, resp.Answers)
 	for _, rr := range resp.Answers {
 		var a netip.Addr
 		switch b := rr.Body.(type) {
@@ -521,6 +549,14 @@ func (s *dnsStub) forward(q dnsQuestion, rules []allowRule, udp bool) ([]byte, [
 			continue
 		}
 		sawAddr = true
+		if !chain[strings.ToLower(rr.Header.Name.String())] {
+			// An address of another name (evil.test A … in the answer
+			// for cname.test, with no CNAME leading there): no resolver
+			// takes it for the question's, and admitted it would open
+			// the wall to it under the allowed name.
+			refused = append(refused, refusal{a, whyOtherName})
+			continue
+		}
 		if why := s.answerRefusal(a); why != "" {
 			refused = append(refused, refusal{a, why})
 			s.rec.nameAddr(a, q.Name, nil)

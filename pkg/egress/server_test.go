@@ -75,6 +75,32 @@ func zoneLookup(name string, qtype dnsmessage.Type, rot *atomic.Int64) []string 
 	return testZone[name]
 }
 
+// oddAnswers are the test server's answers that name records by another
+// owner than the question's: alias.example.test's A question is answered
+// with a CNAME to target.example.test and target's address (198.18.0.6);
+// stray.example.test's with an address record of evil.example.test
+// (198.18.0.7) and no CNAME leading there.
+func oddAnswers(q dnsmessage.Question) ([]dnsmessage.Resource, bool) {
+	h := func(name string, typ dnsmessage.Type) dnsmessage.ResourceHeader {
+		return dnsmessage.ResourceHeader{Name: dnsmessage.MustNewName(name), Type: typ, Class: dnsmessage.ClassINET, TTL: 1}
+	}
+	if q.Type != dnsmessage.TypeA {
+		return nil, false
+	}
+	switch strings.ToLower(q.Name.String()) {
+	case "alias.example.test.":
+		return []dnsmessage.Resource{
+			{Header: h("alias.example.test.", dnsmessage.TypeCNAME), Body: &dnsmessage.CNAMEResource{CNAME: dnsmessage.MustNewName("target.example.test.")}},
+			{Header: h("target.example.test.", dnsmessage.TypeA), Body: &dnsmessage.AResource{A: [4]byte{198, 18, 0, 6}}},
+		}, true
+	case "stray.example.test.":
+		return []dnsmessage.Resource{
+			{Header: h("evil.example.test.", dnsmessage.TypeA), Body: &dnsmessage.AResource{A: [4]byte{198, 18, 0, 7}}},
+		}, true
+	}
+	return nil, false
+}
+
 // childServer runs inside the test hosts' namespace.
 func childServer() int {
 	// The parent configures this namespace's addresses, then says go.
@@ -116,6 +142,9 @@ func childServer() int {
 			resp := dnsmessage.Message{Header: dnsmessage.Header{ID: m.ID, Response: true, RecursionAvailable: true},
 				Questions: []dnsmessage.Question{q}}
 			addrs := zoneLookup(q.Name.String(), q.Type, &rot)
+			if aliased, ok := oddAnswers(q); ok {
+				resp.Answers, addrs = aliased, []string{}
+			}
 			if addrs == nil {
 				resp.RCode = dnsmessage.RCodeNameError
 			}
