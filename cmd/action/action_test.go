@@ -16,8 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
@@ -1153,22 +1151,11 @@ func TestActionReportNotLeftCutOnAFullDisk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		missing(t, "root, to mount a tmpfs to fill")
 	}
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"); err != nil {
-		t.Fatalf("mounting a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	mnt := smallTmpfs(t)
 	if err := os.Mkdir(filepath.Join(mnt, "vigiles"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(filepath.Join(mnt, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
+	fillUp(t, mnt)
 	getenv := func(k string) string {
 		if k == "RUNNER_TEMP" {
 			return mnt

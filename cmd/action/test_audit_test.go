@@ -770,11 +770,7 @@ func TestReportFileStaysWholeWhenTheWriteFails(t *testing.T) {
 	withExecutor(t, fixedHooks())
 	small := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
 	large := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(40)})
-	mnt := t.TempDir()
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"); err != nil {
-		t.Fatalf("mounting a tmpfs: %v", err)
-	}
-	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	mnt := smallTmpfs(t)
 	out := filepath.Join(mnt, "report.json")
 	if code, _, errs := runCLI(t, "test", "--dir", small, "-q", "--format", "json", "-o", out); code != 0 {
 		t.Fatalf("the first report: exit %d: %s", code, errs)
@@ -783,18 +779,7 @@ func TestReportFileStaysWholeWhenTheWriteFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Fill the file system.
-	f, err := os.Create(filepath.Join(mnt, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 4096))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the tmpfs: %v; want ENOSPC", err)
-	}
+	fillUp(t, mnt)
 	code, _, errs := runCLI(t, "test", "--dir", large, "-q", "--format", "json", "-o", out)
 	if code != 125 || !strings.Contains(errs, "was not written (a file there is left as it was)") || !strings.Contains(errs, "no space left on device") {
 		t.Errorf("a report that does not fit: exit %d (want 125), stderr %q", code, errs)
@@ -812,6 +797,35 @@ func TestReportFileStaysWholeWhenTheWriteFails(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(out); len(after) <= len(before) || !json.Valid(after) {
 		t.Errorf("with room, the report was not replaced (%d bytes)", len(after))
+	}
+}
+
+// smallTmpfs mounts a tmpfs of 64 KiB on a new directory, for a test
+// to fill (fillUp); root only.
+func smallTmpfs(t *testing.T) string {
+	t.Helper()
+	mnt := t.TempDir()
+	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, "size=64k,mode=0755"); err != nil {
+		t.Fatalf("mounting a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(mnt, unix.MNT_DETACH) })
+	return mnt
+}
+
+// fillUp fills the file system of dir with a file named filler in it,
+// until a write fails with ENOSPC.
+func fillUp(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = f.Write(make([]byte, 4096))
+	}
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the tmpfs: %v; want ENOSPC", err)
 	}
 }
 
