@@ -2153,7 +2153,7 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 // that names another may have meant (misspeltTool), and those a matcher
 // written as a permission rule may select (ruleNeverMatches).
 var claudeTools = []string{"Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode", "ExitPlanMode", "Glob", "Grep",
-	"KillShell", "LS", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "Skill", "SlashCommand", "Task",
+	"KillShell", "LS", "Monitor", "MultiEdit", "NotebookEdit", "NotebookRead", "PowerShell", "Read", "Skill", "SlashCommand", "Task",
 	"TaskCreate", "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TodoWrite", "ToolSearch", "WebFetch", "WebSearch", "Write"}
 
 // misspeltTool finds, in matcher on the tool event event, a name of the

@@ -371,9 +371,9 @@ var namedTools = []string{"PowerShell", "WebSearch", "Agent", "AskUserQuestion",
 
 // kindTools are the tools matchers name whose input the hooks reference
 // does not document, which get the input of their kind, or the one
-// Claude Code's own schema for the tool gives (Skill, ToolSearch)
-// (DefaultToolInput).
-var kindTools = []string{"MultiEdit", "NotebookEdit", "Task", "Skill", "ToolSearch"}
+// Claude Code's own schema for the tool gives (Skill, ToolSearch,
+// TodoWrite, TaskCreate, TaskUpdate, Monitor) (DefaultToolInput).
+var kindTools = []string{"MultiEdit", "NotebookEdit", "Task", "Skill", "ToolSearch", "TodoWrite", "TaskCreate", "TaskUpdate", "Monitor"}
 
 // DefaultToolInput returns the default tool_input of a tool, with file
 // paths under cwd (Claude Code sends absolute paths). Unknown tools get an
@@ -427,6 +427,29 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 		return map[string]any{"skill": "review-pr", "args": "123"}
 	case "ToolSearch":
 		return map[string]any{"query": "notebook jupyter", "max_results": 5}
+	// TodoWrite, TaskCreate, TaskUpdate and Monitor: the input of the
+	// Agent SDK's TodoWriteInput, TaskCreateInput, TaskUpdateInput and
+	// MonitorInput (sdk-tools.d.ts, generated from Claude Code's own
+	// schemas): TodoWrite never comes without its todos, each with
+	// content, status and activeForm; TaskCreate with a subject and a
+	// description (the task TaskCreated shows), activeForm optional;
+	// TaskUpdate with the taskId and what changes, here the task marked
+	// done, the call a hook that gates completion is for; Monitor with
+	// a description and timeout_ms, and the command it watches. An
+	// empty input, which Claude Code never sends, took a hook that
+	// branches on it down a path no session does, and told it it was
+	// audited.
+	case "TodoWrite":
+		return map[string]any{"todos": []any{
+			map[string]any{"content": "Implement user authentication", "status": "in_progress", "activeForm": "Implementing user authentication"},
+			map[string]any{"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}}}
+	case "TaskCreate":
+		return map[string]any{"subject": "Implement user authentication", "description": "Add login and signup endpoints",
+			"activeForm": "Implementing user authentication"}
+	case "TaskUpdate":
+		return map[string]any{"taskId": defaultTaskID, "status": "completed"}
+	case "Monitor":
+		return map[string]any{"command": "tail -f build.log", "description": "Watch the build log", "timeout_ms": 300000.0}
 	case "ExitPlanMode":
 		// Claude Code injects the plan and its file (written under HOME)
 		// before the hooks run.
@@ -511,11 +534,12 @@ var keyOrder = func() map[string]int {
 		"custom_instructions", "compact_summary", "turn_id", "message_id", "index", "final", "delta",
 		"task_id", "task_subject", "task_description", "teammate_name", "team_name", "old_cwd", "new_cwd",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
-		"command", "description", "timeout", "run_in_background", "subagent_type",
+		"todos", "taskId", "subject",
+		"command", "description", "timeout", "timeout_ms", "run_in_background", "subagent_type",
 		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
 		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "old_string", "new_string", "replace_all",
 		"oldString", "newString", "originalFile", "structuredPatch", "oldStart", "oldLines", "newStart", "newLines", "lines", "userModified", "replaceAll",
-		"action", "content", "mode", "requested_schema", "elicitation_id",
+		"action", "content", "status", "activeForm", "mode", "requested_schema", "elicitation_id",
 		"from_model", "to_model", "requested_model", "context_tokens", "prompt_cache_warm", "cache_ttl", "estimated_cache_write_usd", "pricing",
 		"pattern", "path", "glob", "output_mode", "url", "query",
 		"stdout", "stderr", "interrupted", "isImage", "success",

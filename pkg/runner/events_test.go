@@ -488,3 +488,72 @@ func TestMCPServerOnMCPToolPayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskAndMonitorToolsHaveTheirInput: TodoWrite, TaskCreate,
+// TaskUpdate and Monitor, which plugins' matchers name
+// (TaskCreate|TaskUpdate|TodoWrite), get the input Claude Code's schema
+// for each gives (the Agent SDK's TodoWriteInput, TaskCreateInput,
+// TaskUpdateInput, MonitorInput), never the empty one Claude Code never
+// sends, which took a hook that branches on it down a path no session
+// does and told it it was audited. The fields are the schema's own
+// (TaskCreate's is strict) and in the order the schema lists them.
+func TestTaskAndMonitorToolsHaveTheirInput(t *testing.T) {
+	schema := map[string]struct{ required, allowed []string }{
+		"TodoWrite":  {[]string{"todos"}, []string{"todos"}},
+		"TaskCreate": {[]string{"subject", "description"}, []string{"subject", "description", "activeForm", "metadata"}},
+		"TaskUpdate": {[]string{"taskId"}, []string{"taskId", "subject", "description", "activeForm", "status", "addBlocks", "addBlockedBy", "owner", "metadata"}},
+		"Monitor":    {[]string{"description", "timeout_ms"}, []string{"description", "timeout_ms", "command", "ws"}},
+	}
+	for tool, s := range schema {
+		in := DefaultToolInput(tool, "/repo")
+		for _, f := range s.required {
+			if _, ok := in[f]; !ok {
+				t.Errorf("%s: tool_input %v has no %s", tool, in, f)
+			}
+		}
+		for f := range in {
+			if !slices.Contains(s.allowed, f) {
+				t.Errorf("%s: tool_input has %s, which its schema does not", tool, f)
+			}
+		}
+		h := &Hook{Event: PreToolUse, Matcher: "TaskCreate|TaskUpdate|TodoWrite|Monitor", HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		found := false
+		for _, p := range ps {
+			if p.Tool == tool {
+				found = true
+				if len(p.Input["tool_input"].(map[string]any)) == 0 {
+					t.Errorf("%s: payload with an empty tool_input", tool)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: payloads %v (%s), none for it", tool, ps, why)
+		}
+	}
+	todos, _ := DefaultToolInput("TodoWrite", "/repo")["todos"].([]any)
+	if len(todos) == 0 {
+		t.Fatalf("TodoWrite: todos %v, want a list", todos)
+	}
+	for _, td := range todos {
+		m := td.(map[string]any)
+		for _, f := range []string{"content", "status", "activeForm"} {
+			if _, ok := m[f].(string); !ok {
+				t.Errorf("TodoWrite: a todo without %s: %v", f, m)
+			}
+		}
+		if st := m["status"]; st != "pending" && st != "in_progress" && st != "completed" {
+			t.Errorf("TodoWrite: status %v", st)
+		}
+	}
+	for tool, want := range map[string]string{
+		"TodoWrite":  `"tool_input":{"todos":[{"content":"Implement user authentication","status":"in_progress","activeForm":`,
+		"TaskCreate": `"tool_input":{"subject":"Implement user authentication","description":"Add login and signup endpoints","activeForm":`,
+		"TaskUpdate": `"tool_input":{"taskId":"` + defaultTaskID + `","status":"completed"}`,
+		"Monitor":    `"tool_input":{"command":"tail -f build.log","description":"Watch the build log","timeout_ms":300000}`,
+	} {
+		if got := string(BuildPayload(PreToolUse, tool, "/repo", nil, nil).JSON()); !strings.Contains(got, want) {
+			t.Errorf("%s: payload %s\nwant it to hold %s", tool, got, want)
+		}
+	}
+}

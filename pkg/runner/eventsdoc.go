@@ -248,10 +248,13 @@ func EventsDoc() string {
 	}
 	w("A matcher that names a tool outside that set runs for it too (`Edit|Write|NotebookEdit` adds\n")
 	w("NotebookEdit); the tools whose input the hooks reference documents get it, as below, so do\n")
-	w("MultiEdit (of earlier versions) and NotebookEdit, which matchers still name, and Skill and\n")
-	w("ToolSearch, which get the input Claude Code's schema for each gives (`skill` and `args`; `query`\n")
-	w("and `max_results`), and any other an empty `tool_input` (a check's `input:` or the policy's `payloads:`\n")
-	w("gives it one). A matcher that names Task, the Agent tool's name before Claude Code 2.1.63,\n")
+	w("MultiEdit (of earlier versions) and NotebookEdit, which matchers still name, and Skill,\n")
+	w("ToolSearch, TodoWrite, TaskCreate, TaskUpdate and Monitor, which get the input Claude Code's\n")
+	w("schema for each gives (`skill` and `args`; `query` and `max_results`; `todos`, each with `content`,\n")
+	w("`status` and `activeForm`; `subject`, `description` and `activeForm`; `taskId` and `status`;\n")
+	w("`command`, `description` and `timeout_ms`, as the Agent SDK's `sdk-tools.d.ts` types them), and\n")
+	w("any other an empty `tool_input` (a check's `input:` or the policy's `payloads:` gives it one).\n")
+	w("A matcher that names Task, the Agent tool's name before Claude Code 2.1.63,\n")
 	w("selects Agent, as Claude Code resolves the alias (exactly or by a regular expression): the\n")
 	w("audit runs it for Agent, with `tool_name` `Agent`, the name a call carries.\n\n")
 	for _, t := range append(slices.Clone(namedTools), kindTools...) {
