@@ -454,6 +454,28 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 		watch.end(ctx, i)
 		mu.Unlock()
 	}
+	// signalled is when ctx was cancelled (zero before): what a stopped
+	// run had run by then is what its reason says, not the time it took
+	// to stop it. signalAt reads it, holding mu, and sets it if the
+	// AfterFunc has yet to.
+	var signalled time.Time
+	signalAt := func() time.Time {
+		if signalled.IsZero() {
+			signalled = time.Now()
+		}
+		return signalled
+	}
+	stopSignal := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		signalAt()
+		mu.Unlock()
+	})
+	defer stopSignal()
+	// ranFor is, by plan index, how long each run stopped by the
+	// interruption had run when the signal came; inSetUp the runs it
+	// stopped while their sandbox was set up, before their command
+	// started (setUpCut).
+	ranFor, inSetUp := map[int]time.Duration{}, map[int]bool{}
 	// A lane is a hook's command: at most s.jobs run at once. A prepared
 	// run gives its lane back once its command is over, while its record
 	// is made, so the next command starts beside that; a lane is taken
@@ -478,6 +500,7 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 				if !stopped && runs {
 					watch.begin(i)
 				}
+				begun := time.Now()
 				mu.Unlock()
 				if stopped {
 					if tn.pend != nil {
@@ -502,10 +525,20 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 				out[i].lanes = min(jobs, total)
 				kept = out[i].keepWithin(kept)
 				if d, ok := watch.cut[i]; ok {
-					// Stopped by the interruption, the run has no result
-					// of its own (0 ms): the time it ran, for the
-					// progress line and the report alike.
-					out[i].run.DurationMs = max(out[i].run.DurationMs, float64(d.Microseconds())/1000)
+					ranFor[i] = max(0, min(d, signalAt().Sub(begun)))
+					if setUpCut(out[i]) {
+						// Its command never started: nothing of the hook
+						// ran, in no tier, for no time.
+						inSetUp[i] = true
+						out[i] = executed{run: baseRun(plan[i]), err: out[i].err, lanes: out[i].lanes}
+						out[i].run.Outcome = report.OutcomeError
+					} else {
+						// Stopped by the interruption, the run has no
+						// result of its own (0 ms): the time it ran until
+						// it was stopped, for the progress line and the
+						// report alike.
+						out[i].run.DurationMs = max(out[i].run.DurationMs, float64(d.Microseconds())/1000)
+					}
 				}
 				if s.progress != nil && runs {
 					done++
@@ -544,10 +577,18 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 			}
 			continue
 		}
-		if d, ok := watch.cut[i]; ok {
+		if inSetUp[i] {
+			// Not started, as one kept from its turn is: the summary
+			// counts it so, and no finding says it was stopped running.
+			delete(watch.cut, i)
+			delete(watch.started, i)
+			r.Outcome = report.OutcomeError
+			r.Reason = fmt.Sprintf("not run: vigiles was interrupted (%v) while it set up the run's sandbox (%s after its turn came), before the hook's command started",
+				err, ranFor[i].Round(time.Millisecond))
+		} else if _, ok := watch.cut[i]; ok {
 			r.Outcome = report.OutcomeError
 			r.Reason = fmt.Sprintf("interrupted: it was still running when vigiles was interrupted (%v), after %s, and was stopped; what it would have done is not known",
-				err, d.Round(time.Millisecond))
+				err, ranFor[i].Round(time.Millisecond))
 		} else if !watch.started[i] {
 			out[i] = executed{run: baseRun(p), err: err}
 			r = &out[i].run
@@ -559,6 +600,17 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 		out[i].decision = Decision{Outcome: r.Outcome, Reason: r.Reason}
 	}
 	return out, &interruption{err: err, cut: watch.cut, started: watch.started}
+}
+
+// setUpCut reports whether e, a run the interruption stopped, was
+// stopped before its command started: the sandbox refused it, which it
+// does only before the command starts, and a set-up the interruption cuts
+// short ends so (its network not attached, its init not started). Such a
+// run was neither refused by policy nor run in any tier. A run whose
+// executor gave no result at all (tier refused, no refusal of the
+// sandbox's) says nothing of where it was.
+func setUpCut(e executed) bool {
+	return e.run.Tier == string(sandbox.TierRefused) && e.run.Refusal != ""
 }
 
 // anyDirect reports whether a run of the plan runs in the open (trusted
