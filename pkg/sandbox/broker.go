@@ -348,6 +348,9 @@ func mountList(dir string, mounts []string) string {
 // failed ends a run that vigiles refused (err wraps ErrRefused: the tier
 // becomes refused) or could not carry out: exit 125, no evidence.
 func failed(res *Result, tier Tier, err error) (*Result, error) {
+	// Out of descriptors (ulimit -n, or the host's table) wherever the
+	// set-up hit it: a refusal that says so and names the fix.
+	err = outOfFiles(err)
 	res.Tier = tier
 	if errors.Is(err, ErrRefused) {
 		res.Tier = TierRefused
@@ -489,7 +492,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		// connect is refused without starting a sandbox.
 		name, early, err := network.Connector(cfg.Egress)
 		if err != nil {
-			return fail(fmt.Errorf("%w: choosing the network connector: %v", ErrRefused, err))
+			return fail(fmt.Errorf("%w: choosing the network connector: %w", ErrRefused, err))
 		}
 		cfg.Egress.Connector, attachEarly = name, early
 		// Through the connector a connection to the host's own address
@@ -497,7 +500,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		// as answers, and only the broker, in the host's network
 		// namespace, can list them.
 		if cfg.HostAddrs, err = hostAddrs(); err != nil {
-			return fail(fmt.Errorf("%w: listing the host's addresses (for allow mode to refuse them): %v", ErrRefused, err))
+			return fail(fmt.Errorf("%w: listing the host's addresses (for allow mode to refuse them): %w", ErrRefused, err))
 		}
 	}
 	// A root caller never runs the sandbox as the host's root unless told
@@ -621,7 +624,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// recorded as if the host had nothing there.
 	inside, kernel, err := mountsInside(spec.Dir)
 	if err != nil {
-		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %v", ErrRefused, err))
+		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %w", ErrRefused, err))
 	}
 	if len(inside) > 0 {
 		switch {
@@ -644,7 +647,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
 	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cred != nil, cfg.Limits)
 	if err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
+		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
 	}
 	defer cg.remove()
 	if spec.Limits.RunMemoryBytes != 0 && !cg.holdsMemory() {
@@ -657,7 +660,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	cfg.WaitGo = needAttach || gate != nil
 	cfg.PidsByCgroup = cg.bindsPids()
 	if err := rlimitsFit(cfg.Limits, !cfg.PidsByCgroup); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrRefused, err))
+		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
 	}
 
 	host, _ := os.Hostname()
@@ -692,12 +695,12 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	var beside []string
 	if ws := gitSearchRoot(spec.Dir, view, os.Getenv); ws != spec.Dir {
 		if beside, err = gitTreesUnder(ws, spec.Dir); err != nil {
-			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %v; fix: give a smaller work tree (--workdir)", ErrRefused, err))
+			return fail(fmt.Errorf("%w: searching the workspace for checkouts whose git credentials to hide: %w; fix: give a smaller work tree (--workdir)", ErrRefused, err))
 		}
 	}
 	gits, err := outsideGitConfigs(spec.Dir, beside, view)
 	if err != nil {
-		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
+		return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %w; fix: %s", ErrRefused, err, credentialsFix))
 	}
 	for _, g := range gits {
 		p.DataFiles = append(p.DataFiles, g.path)
@@ -725,7 +728,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	for i := range pipes {
 		r, w, err := os.Pipe()
 		if err != nil {
-			return fail(fmt.Errorf("making the sandbox's pipes: %w (fix: raise the open-files limit vigiles runs under, ulimit -n)", err))
+			return fail(fmt.Errorf("making the sandbox's pipes: %w", err)) // outOfFiles names the fix
 		}
 		closers = append(closers, r, w)
 		pipes[i] = [2]*os.File{r, w}
@@ -782,7 +785,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// (runCgroup.migrate). nil: fdCgroup is closed in bwrap.
 	migrate, err := cg.migrate()
 	if err != nil {
-		return fail(fmt.Errorf("%w: opening the command's pids cgroup: %v", ErrRefused, err))
+		return fail(fmt.Errorf("%w: opening the command's pids cgroup: %w", ErrRefused, err))
 	}
 	if migrate != nil {
 		closers = append(closers, migrate)
@@ -791,7 +794,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	for _, g := range gits {
 		f, err := dataFile("vigiles-gitconfig", g.clean)
 		if err != nil {
-			return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %v; fix: %s", ErrRefused, err, credentialsFix))
+			return fail(fmt.Errorf("%w: hiding the git credentials around the work tree: %w; fix: %s", ErrRefused, err, credentialsFix))
 		}
 		closers = append(closers, f)
 		extra = append(extra, f)
@@ -972,7 +975,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 				return fail(errors.New(ir.Error))
 			}
 		}
-		return fail(fmt.Errorf("handing the work tree to the sandbox: %v; bubblewrap: %s", err, tail(out.stderrBytes())))
+		return fail(fmt.Errorf("handing the work tree to the sandbox: %w; bubblewrap: %s", err, tail(out.stderrBytes())))
 	}
 	// awaitTree waits for the hand-over (at once where there is none) or
 	// the run's end, and says whether the run is over, with its result.
@@ -1036,7 +1039,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			}
 			kill()
 			<-waitDone
-			return fail(fmt.Errorf("%w: attaching the network: %v", ErrRefused, err))
+			return fail(fmt.Errorf("%w: attaching the network: %w", ErrRefused, err))
 		}
 		closers = append(closers, c)
 		if !initRuns() {

@@ -235,7 +235,7 @@ func (c *runCgroup) splitV2(dir string, lim Limits) error {
 }
 
 func pidsRefusal(err error) error {
-	return fmt.Errorf("running as root, the process limit needs a writable pids cgroup, and none could be made (%v); "+
+	return fmt.Errorf("running as root, the process limit needs a writable pids cgroup, and none could be made (%w); "+
 		"fix: run vigiles as a non-root user, or give it a writable cgroup (in a container: --cgroupns=private with a writable /sys/fs/cgroup)", err)
 }
 

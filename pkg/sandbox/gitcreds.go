@@ -885,7 +885,7 @@ func nestedGitsFor(cfg *initConfig, found nestedGits, tree string, covered []scr
 	}
 	late, err := scrubbedOutside(gits, tree, v)
 	if err != nil {
-		return fmt.Errorf("%w: hiding the git credentials of the checkouts in the work tree: %v; fix: %s", ErrRefused, err, credentialsFix)
+		return fmt.Errorf("%w: hiding the git credentials of the checkouts in the work tree: %w; fix: %s", ErrRefused, err, credentialsFix)
 	}
 	for _, c := range late {
 		if !slices.ContainsFunc(covered, func(s scrubbedConfig) bool { return s.path == c.path }) {

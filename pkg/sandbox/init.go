@@ -183,6 +183,11 @@ func refuse(format string, a ...any) error { return refusal{fmt.Errorf(format, a
 func failResult(err error) initResult {
 	var rf refusal
 	if errors.As(err, &rf) {
+		// The init inherits vigiles' open-files limit: a set-up that
+		// ran out of descriptors says so, and names the fix.
+		if msg, ok := outOfFilesReason(err); ok {
+			return initResult{Refusal: msg}
+		}
 		return initResult{Refusal: err.Error()}
 	}
 	return initResult{Error: err.Error()}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,11 +71,14 @@ func lowHardLimits(t *testing.T) {
 }
 
 // TestFewDescriptorsFailTheRun: a broker that runs out of descriptors
-// while it makes the sandbox's pipes fails the run, saying so; it
-// panicked ("pipe2: too many open files", exit 2, no result written).
-// Where enough are left the run goes ahead.
+// while it sets the sandbox up (its pipes, its control socket, bubblewrap's
+// start, the namespaces the sandbox sends) refuses the run, saying that
+// the command did not run and naming ulimit -n, wherever it ran out; it
+// panicked ("pipe2: too many open files", exit 2, no result written),
+// then named the fix at the pipes alone, and some steps were a failure,
+// others a refusal. Where enough are left the run goes ahead.
 // The test runs itself again under `ulimit -n N` for a few N around where
-// the pipes are made.
+// the sandbox is set up.
 func TestFewDescriptorsFailTheRun(t *testing.T) {
 	if os.Getenv("VIGILES_TEST_FEW_FDS") == "1" {
 		res, err := Run(context.Background(), Spec{Dir: os.Getenv("VIGILES_TEST_DIR"), Mode: ModeStrict, Command: []string{"true"}, Limits: Limits{OpenFiles: MinOpenFiles}})
@@ -83,17 +87,23 @@ func TestFewDescriptorsFailTheRun(t *testing.T) {
 		if err != nil && (res.Writes != nil || res.Egress != nil) {
 			t.Errorf("err %v writes %v egress %v", err, res.Writes, res.Egress)
 		}
+		if err != nil && (!errors.Is(err, ErrRefused) || res.Tier != TierRefused || !strings.Contains(res.Refusal, "ulimit -n") || !strings.Contains(res.Refusal, "did not run")) {
+			t.Errorf("not a refusal naming the fix: tier %s refusal %q error %q", res.Tier, res.Refusal, res.Error)
+		}
 		t.Logf("err %v", err)
 		return
 	}
 	requireConfinement(t)
 	dir := makeTree(t, nil)
-	for n := MinOpenFiles; n <= MinOpenFiles+12; n += 2 {
+	for n := MinOpenFiles; n <= MinOpenFiles+16; n++ {
 		cmd := exec.Command("bash", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, n), os.Args[0], "-test.run=^TestFewDescriptorsFailTheRun$", "-test.v")
 		cmd.Env = append(os.Environ(), "VIGILES_TEST_FEW_FDS=1", "VIGILES_TEST_DIR="+dir)
 		out, err := cmd.CombinedOutput()
 		if err != nil || strings.Contains(string(out), "panic") || !strings.Contains(string(out), "--- PASS") {
 			t.Errorf("under ulimit -n %d: %v\n%s", n, err, out)
+		}
+		if m := regexp.MustCompile(`err .*`).Find(out); m != nil {
+			t.Logf("under ulimit -n %d: %s", n, m)
 		}
 	}
 }
