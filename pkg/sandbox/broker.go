@@ -961,6 +961,14 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			<-waitDone
 			return fail(fmt.Errorf("%w: %v; fix: %s", ErrRefused, err, idmapFix))
 		}
+		if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+			// The broker ran out of descriptors (the sandbox's
+			// namespaces cut, the tree not cloned): not the sandbox's
+			// failure, nor bubblewrap's.
+			kill()
+			<-waitDone
+			return fail(fmt.Errorf("handing the work tree to the sandbox: %w", err))
+		}
 		if !initRuns() {
 			return startFailed() // bubblewrap's own failure says why
 		}

@@ -75,18 +75,32 @@ func sendNamespaces() error {
 	return unix.Sendmsg(fdControl, []byte{nsByte}, unix.UnixRights(fds...), nil, 0)
 }
 
-// receiveNamespaces, in the broker, takes what sendNamespaces sent.
+// receiveNamespaces, in the broker, takes what sendNamespaces sent. A
+// broker at its open-files limit gets the message without its
+// descriptors (the kernel cuts them, MSG_CTRUNC): that is said as such
+// (errDescriptorsCut, a refusal naming ulimit -n), not as a sandbox that
+// sent the wrong thing.
 func receiveNamespaces(ctl *net.UnixConn) sandboxNS {
-	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(8))
-	n, oobn, _, _, err := ctl.ReadMsgUnix(b, oob)
+	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*maxPassed))
+	n, oobn, flags, _, err := ctl.ReadMsgUnix(b, oob)
 	if err != nil || n == 0 {
 		return sandboxNS{err: fmt.Errorf("the sandbox ended before it sent its namespaces (%v)", err)}
 	}
-	fds := allFDs(oob[:oobn])
-	if b[0] != nsByte || len(fds) != 2 {
+	fds, perr := allFDs(oob[:oobn])
+	closeAll := func() {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
+	}
+	switch {
+	case flags&unix.MSG_CTRUNC != 0:
+		closeAll()
+		return sandboxNS{err: fmt.Errorf("receiving the sandbox's namespaces (%d of 2 came): %w", len(fds), errDescriptorsCut)}
+	case perr != nil:
+		closeAll()
+		return sandboxNS{err: fmt.Errorf("receiving the sandbox's namespaces: their control message is garbled: %v", perr)}
+	case b[0] != nsByte || len(fds) != 2:
+		closeAll()
 		return sandboxNS{err: fmt.Errorf("the sandbox sent %q with %d descriptors, not its 2 namespaces", b[0], len(fds))}
 	}
 	return sandboxNS{user: os.NewFile(uintptr(fds[0]), "userns"), net: os.NewFile(uintptr(fds[1]), "netns")}
@@ -120,26 +134,31 @@ const nsGetOwnerUID = 0xb704
 // oneFD is the single descriptor a message's control data carries; any
 // other it carries is closed.
 func oneFD(oob []byte) (int, error) {
-	fds := allFDs(oob)
-	if len(fds) != 1 {
+	fds, err := allFDs(oob)
+	if err != nil || len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
+		}
+		if err != nil {
+			return -1, fmt.Errorf("its control message is garbled: %v", err)
 		}
 		return -1, fmt.Errorf("%d descriptors came with it, not 1", len(fds))
 	}
 	return fds[0], nil
 }
 
-// allFDs is every descriptor the SCM_RIGHTS messages in oob carry.
-func allFDs(oob []byte) []int {
-	msgs, _ := unix.ParseSocketControlMessage(oob)
+// allFDs is every descriptor the SCM_RIGHTS messages in oob carry, and an
+// error where oob does not parse (those it could parse are still
+// returned, for the caller to close).
+func allFDs(oob []byte) ([]int, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
 	var fds []int
 	for i := range msgs {
 		if f, err := unix.ParseUnixRights(&msgs[i]); err == nil {
 			fds = append(fds, f...)
 		}
 	}
-	return fds
+	return fds, err
 }
 
 // idmappedClone returns a detached, read-only clone of dir's mount in which
@@ -150,6 +169,11 @@ func allFDs(oob []byte) []int {
 // before: see mountsInside).
 func idmappedClone(dir string, userns int) (int, error) {
 	tree, err := unix.OpenTree(unix.AT_FDCWD, dir, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if errors.Is(err, unix.EMFILE) || errors.Is(err, unix.ENFILE) {
+		// Out of descriptors, not a tree that cannot be id-mapped:
+		// outOfFiles names that fix.
+		return -1, fmt.Errorf("cloning the mount of %s: %w", dir, err)
+	}
 	if err != nil {
 		return -1, fmt.Errorf("%w: cloning the mount of %s: %v", errNoIDMap, dir, err)
 	}
@@ -167,10 +191,19 @@ func idmappedClone(dir string, userns int) (int, error) {
 // receiveTree, in the init, takes the id-mapped work tree from the control
 // socket and moves it onto target.
 func receiveTree(target string) error {
-	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4))
-	n, oobn, _, _, err := unix.Recvmsg(fdControl, b, oob, unix.MSG_CMSG_CLOEXEC)
+	b, oob := make([]byte, 1), make([]byte, unix.CmsgSpace(4*maxPassed))
+	n, oobn, flags, _, err := unix.Recvmsg(fdControl, b, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("receiving the work tree: %w", err)
+	}
+	if flags&unix.MSG_CTRUNC != 0 {
+		// The init inherits vigiles' open-files limit: at it, the kernel
+		// cuts the tree's descriptor (any that came is closed).
+		fds, _ := allFDs(oob[:oobn])
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return fmt.Errorf("receiving the work tree: %w", errDescriptorsCut)
 	}
 	if n != 1 || b[0] != treeByte {
 		return errors.New("receiving the work tree: the broker sent none")

@@ -10,8 +10,9 @@ import (
 
 // The broker's own set-up of a run (its pipes and control socket, the
 // fork and exec of bubblewrap and of the network connector, the cgroup
-// files, /proc/self/mountinfo) takes a few dozen descriptors a run, all
-// at once under --jobs. A broker at its open-files limit fails closed: the run is
+// files, /proc/self/mountinfo, the id-mapped tree, the descriptors the
+// sandbox sends) takes a few dozen descriptors a run, all at once under
+// --jobs. A broker at its open-files limit fails closed: the run is
 // refused, the command never started. outOfFiles makes that refusal say
 // so, and name the fix, whichever step it hit.
 
@@ -73,3 +74,23 @@ type outOfFilesError struct {
 
 func (e *outOfFilesError) Error() string   { return ErrRefused.Error() + ": " + e.msg }
 func (e *outOfFilesError) Unwrap() []error { return []error{ErrRefused, e.err} }
+
+// errDescriptorsCut is a message on which the kernel set MSG_CTRUNC
+// although its buffer had room for every descriptor the peer may send
+// (maxPassed): it could not install them in the receiver, which is at
+// its open-files limit (the only other cause, a security module refusing
+// the file, would refuse every run alike). It is EMFILE to errors.Is.
+var errDescriptorsCut = descriptorsCut{}
+
+type descriptorsCut struct{}
+
+func (descriptorsCut) Error() string {
+	return "the kernel could not give this process the descriptors that came with it (MSG_CTRUNC)"
+}
+func (descriptorsCut) Is(target error) bool { return target == unix.EMFILE }
+
+// maxPassed is how many descriptors a control message's buffer has room
+// for: more than any message on the control socket carries, so that a
+// truncation (MSG_CTRUNC) can only mean the descriptors could not be
+// installed, not that the buffer was short.
+const maxPassed = 8

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ import (
 func TestOutOfFilesNamesTheFix(t *testing.T) {
 	pipe := fmt.Errorf("making the sandbox's pipes: %w", os.NewSyscallError("pipe2", unix.EMFILE))
 	cgroup := fmt.Errorf("%w: opening the command's pids cgroup: %w; fix: run vigiles as a non-root user", ErrRefused, &os.PathError{Op: "open", Path: "/sys/fs/cgroup/x", Err: unix.EMFILE})
-	for _, err := range []error{pipe, cgroup} {
+	for _, err := range []error{pipe, cgroup, fmt.Errorf("handing the work tree to the sandbox: %w", errDescriptorsCut)} {
 		got := outOfFiles(err)
 		msg := got.Error()
 		if !errors.Is(got, ErrRefused) || !errors.Is(got, unix.EMFILE) {
@@ -40,5 +41,92 @@ func TestOutOfFilesNamesTheFix(t *testing.T) {
 	plain := errors.New("the hook: too many open files")
 	if got := outOfFiles(plain); got != plain {
 		t.Errorf("plain text: %v", got)
+	}
+}
+
+// fillDescriptors lowers this process's soft open-files limit and opens
+// descriptors until only free of them are left; undo restores both.
+// setrlimit is process-wide: the test must not run in parallel.
+func fillDescriptors(t *testing.T, free int) (undo func()) {
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	// The highest descriptor open now, plus room to fill.
+	high := 0
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		var n int
+		fmt.Sscan(e.Name(), &n)
+		high = max(high, n)
+	}
+	lim := old
+	lim.Cur = uint64(high + 64)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	var held []int
+	for {
+		fd, err := unix.Dup(0)
+		if err != nil {
+			break
+		}
+		held = append(held, fd)
+	}
+	for i := 0; i < free && len(held) > 0; i++ {
+		unix.Close(held[len(held)-1])
+		held = held[:len(held)-1]
+	}
+	return func() {
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+		unix.Setrlimit(unix.RLIMIT_NOFILE, &old)
+	}
+}
+
+// TestNamespacesCutByTheLimitBlameIt: a broker at its open-files limit
+// gets the sandbox's namespaces without (some of) their descriptors: the
+// kernel sets MSG_CTRUNC. That is said as the limit's doing, naming
+// ulimit -n; it read "the sandbox sent 'n' with 1 descriptors, not its 2
+// namespaces", blaming the sandbox.
+func TestNamespacesCutByTheLimitBlameIt(t *testing.T) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[1])
+	f := os.NewFile(uintptr(pair[0]), "control")
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var ns []int
+	for _, name := range []string{"user", "net"} {
+		fd, err := unix.Open("/proc/self/ns/"+name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			t.Skip(err)
+		}
+		defer unix.Close(fd)
+		ns = append(ns, fd)
+	}
+	if err := unix.Sendmsg(pair[1], []byte{nsByte}, unix.UnixRights(ns...), nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	undo := fillDescriptors(t, 1) // room for one of the two
+	got := receiveNamespaces(c.(*net.UnixConn))
+	undo()
+	got.close()
+	if got.err == nil {
+		t.Fatal("both namespaces came")
+	}
+	if !errors.Is(got.err, unix.EMFILE) || !strings.Contains(got.err.Error(), "MSG_CTRUNC") {
+		t.Errorf("not said as the open-files limit: %v", got.err)
+	}
+	msg := outOfFiles(got.err).Error()
+	if !strings.Contains(msg, "ulimit -n") || strings.Contains(msg, "the sandbox sent") {
+		t.Errorf("%q", msg)
 	}
 }
