@@ -35,10 +35,14 @@ const (
 type packetEvent struct {
 	at      time.Time
 	dropped bool // prefix vigiles-drop (else vigiles-acc)
-	dst     netip.Addr
-	proto   string // l4Name's
-	port    uint16 // 0 unless the protocol has ports (l4Name)
-	length  int
+	// local is an attempt at one of the namespace's own addresses that
+	// nothing there answered (prefix vigiles-lo): dst, proto and port are
+	// the address, protocol and port tried, read from the kernel's answer.
+	local  bool
+	dst    netip.Addr
+	proto  string // l4Name's
+	port   uint16 // 0 unless the protocol has ports (l4Name)
+	length int
 }
 
 // nflog reads the rule set's NFLOG group from its own netlink socket.
@@ -294,6 +298,9 @@ func parseNFLOGPacket(b []byte) (packetEvent, bool) {
 	case logPrefixDrop:
 		ev.dropped = true
 	case logPrefixAccept:
+	case logPrefixLocal:
+		ev.local = true
+		return ev, parseLocalAnswer(payload, &ev)
 	default:
 		return ev, false
 	}
@@ -367,6 +374,87 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		ev.port = binary.BigEndian.Uint16(l4[2:4])
 	}
 	return true
+}
+
+// parseLocalAnswer turns the kernel's answer to an attempt at a local
+// address and port nothing took (rules.go, logPrefixLocal) back into the
+// attempt: a TCP reset's source address and port, or the destination
+// address and port of the datagram a port unreachable carries. false for
+// anything else the rule may log: a port unreachable the wall sent for a
+// datagram it refused (from a local address, not the one the datagram
+// went to, which is not local), and the one the kernel sends the DNS stub
+// when a client is gone before its answer (the answer's source port is 53,
+// which only the stub holds: the command cannot bind a port below 1024).
+func parseLocalAnswer(p []byte, ev *packetEvent) bool {
+	if len(p) < 1 {
+		return false
+	}
+	var src netip.Addr
+	var proto byte
+	var l4 []byte
+	switch p[0] >> 4 {
+	case 4:
+		if len(p) < 20 {
+			return false
+		}
+		ihl := int(p[0]&0x0f) * 4
+		if ihl < 20 || len(p) < ihl {
+			return false
+		}
+		src, proto, l4 = netip.AddrFrom4([4]byte(p[12:16])), p[9], p[ihl:]
+	case 6:
+		if len(p) < 40 {
+			return false
+		}
+		src, proto, l4 = netip.AddrFrom16([16]byte(p[8:24])), p[6], p[40:]
+	default:
+		return false
+	}
+	ev.length = len(p)
+	switch {
+	case proto == unix.IPPROTO_TCP:
+		// RST|ACK, sequence number 0: the reset of a SYN (the rule
+		// matched it; checked again so the parser stands alone).
+		if len(l4) < 14 || l4[13]&tcpFlags != tcpRST|tcpACK || binary.BigEndian.Uint32(l4[4:8]) != 0 {
+			return false
+		}
+		ev.dst, ev.proto, ev.port = src, "tcp", binary.BigEndian.Uint16(l4[0:2])
+		return true
+	case proto == unix.IPPROTO_ICMP && p[0]>>4 == 4 && len(l4) >= 8 && l4[0] == 3 && l4[1] == 3,
+		proto == unix.IPPROTO_ICMPV6 && p[0]>>4 == 6 && len(l4) >= 8 && l4[0] == 1 && l4[1] == 4:
+		inner := l4[8:]
+		var tried packetEvent
+		if !parseIPPacket(inner, &tried) || tried.dst != src {
+			return false
+		}
+		if tried.proto != "udp" && tried.proto != "udplite" {
+			return false
+		}
+		if sport, ok := udpSourcePort(inner); ok && sport == 53 {
+			return false
+		}
+		ev.dst, ev.proto, ev.port = tried.dst, tried.proto, tried.port
+		return true
+	}
+	return false
+}
+
+// udpSourcePort is the source port of a UDP datagram whose header follows
+// the IP header directly.
+func udpSourcePort(p []byte) (uint16, bool) {
+	var off int
+	switch {
+	case len(p) >= 20 && p[0]>>4 == 4 && p[9] == unix.IPPROTO_UDP:
+		off = int(p[0]&0x0f) * 4
+	case len(p) >= 40 && p[0]>>4 == 6 && p[6] == unix.IPPROTO_UDP:
+		off = 40
+	default:
+		return 0, false
+	}
+	if len(p) < off+2 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint16(p[off : off+2]), true
 }
 
 // l4Name names a transport protocol and says whether its header starts

@@ -215,6 +215,10 @@ type flowCount struct {
 func (r *recorder) addPacket(ev packetEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if ev.local {
+		r.addLocked(ev.at, loopbackEntry(ev.dst, ev.proto, ev.port), 1)
+		return
+	}
 	x := r.addLocked(ev.at, r.connectLocked(ev.dst, ev.proto, ev.port, !ev.dropped), 1)
 	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {
 		r.accepted[d] = x
@@ -244,6 +248,14 @@ func (r *recorder) addFlows(flows []flowCount) {
 
 func connectEntry(host string, a netip.Addr, proto string, port uint16, allowed bool) evidence.Egress {
 	return evidence.Egress{Host: host, IP: a.String(), Port: int(port), Proto: proto, Via: evidence.ViaConnect, Allowed: allowed}
+}
+
+// loopbackEntry is an attempt at one of the sandbox's own addresses that
+// nothing there answered (evidence.ViaLoopback): never allowed, never
+// named (the DNS log names remote addresses, and a local one is no
+// destination a name of the allowlist leads to).
+func loopbackEntry(a netip.Addr, proto string, port uint16) evidence.Egress {
+	return evidence.Egress{IP: a.Unmap().String(), Port: int(port), Proto: proto, Via: evidence.ViaLoopback}
 }
 
 // list returns the entries ordered by first attempt; never nil.

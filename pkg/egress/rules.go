@@ -26,6 +26,11 @@ const (
 
 	logPrefixDrop   = "vigiles-drop"
 	logPrefixAccept = "vigiles-acc"
+	// logPrefixLocal logs the kernel's answer to an attempt at one of the
+	// namespace's own addresses that nothing there took: the reset of a
+	// TCP connect, the port unreachable of a UDP datagram (nflog.go turns
+	// it back into the attempt).
+	logPrefixLocal = "vigiles-lo"
 
 	// logSnaplen is how much of a logged packet NFLOG copies: the IP
 	// header (IPv4 options included, 60 bytes at most; an IPv6 fragment
@@ -36,6 +41,12 @@ const (
 	// header and the ports.
 	logSnaplen       = 128
 	logSnaplenRouted = 40 + 2048 + 8 + 8
+	// logSnaplenLocal is the snapshot of a port unreachable the kernel
+	// sends for a datagram to a local port: its IPv4 header (the options
+	// of the datagram echoed, 60 bytes at most), the ICMP header, the
+	// datagram's IPv4 header (60 at most) and its ports. ICMPv6 needs
+	// less (40, 8, 40, a fragment header, 8).
+	logSnaplenLocal = 60 + 8 + 60 + 8
 
 	// IPv4 options that route the packet (RFC 791), the nftables
 	// extension header operation that finds IPv4 options (x/sys and
@@ -45,6 +56,10 @@ const (
 	ipoptSSRR    = 137
 	exthdrOpIPv4 = expr.ExthdrOp(2) // NFT_EXTHDR_OP_IPV4
 	tcpRST       = 0x04
+	tcpACK       = 0x10
+	// tcpFlags masks the TCP flags a reset's match looks at (FIN, SYN,
+	// RST, PSH, ACK, URG).
+	tcpFlags = 0x3f
 
 	// Set names. allow4/6 hold addresses resolved for allowlisted names
 	// without a port; allowp4/6 address . protocol . port for names with
@@ -167,6 +182,62 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			&expr.Exthdr{DestRegister: 1, Type: opt, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: exthdrOpIPv4},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
 			&expr.Counter{}, logTo(logPrefixDrop), drop())
+	}
+
+	// An attempt at one of the namespace's own addresses (loopback, any
+	// address it holds) that nothing in the namespace answered: under
+	// Claude Code that address and port are the host's, where a service
+	// of the host's may listen (a local daemon, a Docker API on TCP), and
+	// the namespace's loopback, its own, never reaches it. The attempt
+	// itself is let through (below), so a hook's own server in the
+	// sandbox, the DNS stub and the proxy are reached and leave nothing;
+	// what is logged is the kernel's answer when nothing took it:
+	//
+	//   - a TCP SYN to a port nothing listens on gets a reset whose flags
+	//     are RST|ACK and whose sequence number is 0 (tcp_v4_send_reset,
+	//     tcp_v6_send_response, for a segment without ACK: only a SYN),
+	//     from the address and port tried, to the command's local
+	//     socket. The wall's own resets (addRefusal) come from the remote
+	//     address they refuse, not a local one; a reset on a connection
+	//     that exists carries its sequence number.
+	//   - a UDP datagram to a port with no socket gets an ICMP (ICMPv6)
+	//     port unreachable carrying the datagram's header, to the local
+	//     sender. The wall's own refusals of UDP are ICMP port
+	//     unreachables to a local address too (icmp_send picks a local
+	//     source); nflog.go keeps only those sent from the address the
+	//     datagram went to, which the kernel does for a local
+	//     destination alone.
+	//
+	// Both are logged here, before the rules that let local traffic
+	// through and before the FREEBIND drop below (which never drops
+	// them: their source is local), and go on to those rules.
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpFlags}, Xor: []byte{0}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST | tcpACK}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 4, Len: 4},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0, 0, 0, 0}},
+		&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		logTo(logPrefixLocal))
+	for _, e := range []struct{ nfproto, l4proto, typ, code byte }{
+		{unix.NFPROTO_IPV4, unix.IPPROTO_ICMP, 3, 3},   // destination unreachable, port unreachable
+		{unix.NFPROTO_IPV6, unix.IPPROTO_ICMPV6, 1, 4}, // the same, ICMPv6
+	} {
+		add(out,
+			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.nfproto}},
+			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.l4proto}},
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{e.typ, e.code}},
+			&expr.Fib{Register: 1, FlagDADDR: true, ResultADDRTYPE: true},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+			logToLen(logPrefixLocal, logSnaplenLocal))
 	}
 
 	// A packet to the namespace's own addresses from an address it does

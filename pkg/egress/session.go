@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/nftables"
@@ -96,6 +99,9 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	if err := setupLoopback(allow); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
+	if err := unlimitPortUnreachables(); err != nil {
+		l.logf("egress: %v (UDP attempts at the sandbox's own addresses past the kernel's ICMP rate limit go uncounted)", err)
+	}
 	s := &Session{pol: pol, rec: newRecorder()}
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", kernelWallError(err))
@@ -159,6 +165,85 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		}
 	}
 	return s, nil
+}
+
+// unlimitPortUnreachables takes the ICMP and ICMPv6 destination
+// unreachable messages out of the kernel's rate limits in this network
+// namespace (net.ipv4.icmp_ratemask, net.ipv6.icmp.ratemask, both per
+// namespace). A UDP datagram to a local port with no socket is recorded
+// through its port unreachable (rules.go, logPrefixLocal), and before
+// 6.12 the kernel applied its limit across the namespace (a burst of 50,
+// then 1,000 a second) to loopback too, so past it such attempts went
+// uncounted. The namespace is the sandbox's own: nothing else sends there.
+func unlimitPortUnreachables() error {
+	var errs []error
+	for _, f := range []struct {
+		path string
+		edit func(string) string
+	}{
+		{"/proc/sys/net/ipv4/icmp_ratemask", func(v string) string {
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return ""
+			}
+			return strconv.FormatUint(n&^(1<<3), 10) // type 3, destination unreachable
+		}},
+		{"/proc/sys/net/ipv6/icmp/ratemask", func(v string) string {
+			return ratemaskWithout(v, 1) // type 1, destination unreachable
+		}},
+	} {
+		b, err := os.ReadFile(f.path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // no IPv6, or a kernel without the setting
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		v := f.edit(strings.TrimSpace(string(b)))
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s: cannot read %q", f.path, b))
+			continue
+		}
+		if err := os.WriteFile(f.path, []byte(v+"\n"), 0); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ratemaskWithout is net.ipv6.icmp.ratemask's list of types and ranges
+// ("0-1,3-127") without typ; "" when it cannot be read.
+func ratemaskWithout(v string, typ int) string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || b < a {
+			return ""
+		}
+		for _, r := range [][2]int{{a, min(b, typ-1)}, {max(a, typ+1), b}} {
+			switch {
+			case r[0] > r[1]:
+			case r[0] == r[1]:
+				out = append(out, strconv.Itoa(r[0]))
+			default:
+				out = append(out, strconv.Itoa(r[0])+"-"+strconv.Itoa(r[1]))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "0" // the kernel takes no empty list; type 0 is an echo reply
+	}
+	return strings.Join(out, ",")
 }
 
 // wallFix names what the egress wall needs of the kernel: every confined

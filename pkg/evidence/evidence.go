@@ -157,6 +157,15 @@ const (
 	ViaDNS     Via = "dns"     // a name asked of the sandbox's DNS stub
 	ViaProxy   Via = "proxy"   // a request to the recording proxy
 	ViaConnect Via = "connect" // a packet seen by the nft rule set
+	// ViaLoopback is an attempt at one of the sandbox's own addresses
+	// (127.0.0.0/8, ::1, any address its network namespace holds) that
+	// nothing in the sandbox answered: a TCP connect the kernel reset, a
+	// UDP datagram it answered port unreachable. Under Claude Code that
+	// address and port are the host's own, and may be a service there (a
+	// local daemon, a Docker API on TCP, a development database), which
+	// the sandbox's loopback, its own, never reaches. Nothing can allow
+	// it: Allowed is always false.
+	ViaLoopback Via = "loopback"
 )
 
 // Egress is one destination a run tried to reach, deduplicated; Attempts
@@ -209,7 +218,7 @@ func (e Egress) HasPort() bool {
 	}
 	switch e.Proto {
 	case "tcp", "udp", "udplite", "sctp", "dccp":
-		return e.Via == ViaConnect && e.IP != ""
+		return (e.Via == ViaConnect || e.Via == ViaLoopback) && e.IP != ""
 	}
 	return false
 }
