@@ -456,8 +456,14 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 // request).
 func egressLine(e evidence.Egress) string {
 	verdict := "blocked"
-	if e.Allowed {
+	switch {
+	case e.Allowed:
 		verdict = "allowed"
+	case e.Via == evidence.ViaLoopback:
+		// No policy blocked it and none can allow it: the sandbox's own
+		// address, where nothing answered (the host's own under Claude
+		// Code).
+		verdict = "local"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-7s %s", verdict, quote(e.Dest()))
@@ -477,6 +483,9 @@ func egressLine(e evidence.Egress) string {
 	b.WriteString(")")
 	if e.Detail != "" && !e.Lumped() { // a lumped entry's Dest says it
 		b.WriteString(" — " + printable(e.Detail))
+	}
+	if e.Via == evidence.ViaLoopback {
+		b.WriteString(" — nothing in the sandbox answered; under Claude Code the host's own service at that port, which vigiles cannot reach")
 	}
 	return b.String()
 }

@@ -182,7 +182,11 @@ func failLevelName(l FailLevel) string {
 }
 
 // hostsCell renders the hosts a run tried: allowed/blocked counts and up
-// to hostsPerCell names.
+// to hostsPerCell names. An attempt at the sandbox's own loopback that
+// nothing there answered (evidence.ViaLoopback) is neither: no policy
+// blocked it and none can allow it; under Claude Code it is the host's
+// own service at that port. Such attempts are counted apart, "at the
+// host's loopback".
 func hostsCell(eg []evidence.Egress) string {
 	if eg == nil {
 		return "not recorded"
@@ -190,33 +194,40 @@ func hostsCell(eg []evidence.Egress) string {
 	if len(eg) == 0 {
 		return "none"
 	}
+	const (
+		markBlocked = iota
+		markLocal
+		markAllowed
+	)
 	type dest struct {
-		name    string
-		allowed bool
+		name string
+		mark int
 	}
 	seen := map[dest]bool{}
 	var ds []dest
-	allowed, blocked := 0, 0
+	counts := [3]int{}
 	for _, e := range eg {
 		name := e.Dest()
 		if e.Port > 0 {
 			name += ":" + strconv.Itoa(e.Port)
 		}
-		d := dest{name, e.Allowed}
+		d := dest{name, markBlocked}
+		switch {
+		case e.Allowed:
+			d.mark = markAllowed
+		case e.Via == evidence.ViaLoopback:
+			d.mark = markLocal
+		}
 		if seen[d] {
 			continue
 		}
 		seen[d] = true
 		ds = append(ds, d)
-		if e.Allowed {
-			allowed++
-		} else {
-			blocked++
-		}
+		counts[d.mark]++
 	}
 	sort.SliceStable(ds, func(i, j int) bool {
-		if ds[i].allowed != ds[j].allowed {
-			return !ds[i].allowed
+		if ds[i].mark != ds[j].mark {
+			return ds[i].mark < ds[j].mark
 		}
 		return ds[i].name < ds[j].name
 	})
@@ -226,13 +237,14 @@ func hostsCell(eg []evidence.Egress) string {
 			names = append(names, fmt.Sprintf("+%d more", len(ds)-i))
 			break
 		}
-		mark := "blocked"
-		if d.allowed {
-			mark = "allowed"
-		}
+		mark := [...]string{markBlocked: "blocked", markLocal: "host's loopback under Claude Code, unreached", markAllowed: "allowed"}[d.mark]
 		names = append(names, md(CutHost(d.name, 80), 80)+" ("+mark+")")
 	}
-	return fmt.Sprintf("%d allowed / %d blocked: %s", allowed, blocked, strings.Join(names, ", "))
+	head := fmt.Sprintf("%d allowed / %d blocked", counts[markAllowed], counts[markBlocked])
+	if counts[markLocal] > 0 {
+		head += fmt.Sprintf(" / %d at the host's loopback", counts[markLocal])
+	}
+	return head + ": " + strings.Join(names, ", ")
 }
 
 func writesCell(ws []evidence.Write) string {

@@ -1729,10 +1729,20 @@ func egressNotices(runs []report.HookRun) []report.Finding {
 		msg := fmt.Sprintf("%s %s%s tried to reach %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), hostList(r.Egress))
 		// A blocked attempt never got its answer: what the hook would have
 		// done with it (a download run, a report sent) is not in the run.
-		if blocked := blockedHosts(r); blocked == hostList(r.Egress) {
+		// An attempt at the sandbox's own loopback that nothing answered
+		// is no blocked host: no allow reaches it (loopbackIs).
+		blocked, local := blockedHosts(r), loopbackHosts(r)
+		if blocked == hostList(r.Egress) {
 			msg += ", which the egress policy blocked: " + egressBlockedSo + "; " + auditReachable
-		} else if blocked != "" {
-			msg += "; the egress policy blocked " + blocked + ": " + egressBlockedSo + "; " + auditReachable
+		} else if local == hostList(r.Egress) {
+			msg += ", " + loopbackIs + ": " + loopbackSo
+		} else {
+			if blocked != "" {
+				msg += "; the egress policy blocked " + blocked + ": " + egressBlockedSo + "; " + auditReachable
+			}
+			if local != "" {
+				msg += "; " + local + " is " + loopbackIs + ": " + loopbackSo
+			}
 		}
 		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "network attempt", Message: msg, Evidence: egressEvidence(r.Egress)})

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"net/netip"
 	"reflect"
 	"strconv"
 	"strings"
@@ -435,8 +436,20 @@ func anyHost(ps []HostPattern, e evidence.Egress) bool {
 		if e.Host == "" && e.IP != "" && p.Match(e.IP, e.Port) {
 			return true
 		}
+		// An attempt at the sandbox's loopback is, under Claude Code, one
+		// at the host's: a listed localhost (what such a hook names)
+		// takes 127.0.0.0/8 and ::1, as the host's resolver answers it.
+		if e.Via == evidence.ViaLoopback && isLoopbackIP(e.IP) && p.Match("localhost", e.Port) {
+			return true
+		}
 	}
 	return false
+}
+
+// isLoopbackIP says whether s is an address in 127.0.0.0/8 or ::1.
+func isLoopbackIP(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Unmap().IsLoopback()
 }
 
 func anyPath(ps []PathPattern, path, kind string) bool {
@@ -528,8 +541,11 @@ func egressEvidence(es []evidence.Egress) string {
 	var b strings.Builder
 	for _, e := range es {
 		state := "blocked"
-		if e.Allowed {
+		switch {
+		case e.Allowed:
 			state = "allowed"
+		case e.Via == evidence.ViaLoopback:
+			state = "nothing in the sandbox answered; under Claude Code the host's own"
 		}
 		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", destName(e), shownName(string(e.Via)), state, e.Attempts)
 		if e.Detail != "" && !e.Lumped() { // a lumped entry's detail is what destName said

@@ -280,20 +280,42 @@ func failureCause(r report.HookRun, tree string) string {
 }
 
 // blockedHosts lists the destinations of r the egress policy blocked
-// (hostList), "" where it blocked none.
+// (hostList), "" where it blocked none. An attempt at the sandbox's own
+// loopback (evidence.ViaLoopback) is none of them: no policy blocked it,
+// and none can allow it (loopbackHosts).
 func blockedHosts(r report.HookRun) string {
-	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Allowed }))
+	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool {
+		return e.Allowed || e.Via == evidence.ViaLoopback
+	}))
 }
+
+// loopbackHosts lists the attempts of r at the sandbox's own addresses
+// that nothing in the sandbox answered (evidence.ViaLoopback), "" where
+// there were none.
+func loopbackHosts(r report.HookRun) string {
+	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Via != evidence.ViaLoopback }))
+}
+
+// loopbackIs says what an attempt at the sandbox's own loopback is, after
+// the list of them; loopbackSo what it does to a run.
+const (
+	loopbackIs = "the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there (a local daemon, a Docker API, a development database), which vigiles cannot reach or audit, the sandbox's loopback being its own, and no allow reaches it"
+	loopbackSo = "the hook's path that needed that service never ran, so what the run recorded is the hook without it"
+)
 
 // blockedHint is what a run that tried hosts the egress policy blocked
 // says of them: which, what that does to a hook (so), and how to audit
-// it with them reachable; "" where it tried none.
+// it with them reachable; and of the attempts at the sandbox's own
+// loopback nothing answered, what they are. "" where it tried none.
 func blockedHint(r report.HookRun, so string) string {
-	hosts := blockedHosts(r)
-	if hosts == "" {
-		return ""
+	var parts []string
+	if hosts := blockedHosts(r); hosts != "" {
+		parts = append(parts, fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; %s", hosts, so, auditReachable))
 	}
-	return fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; %s", hosts, so, auditReachable)
+	if hosts := loopbackHosts(r); hosts != "" {
+		parts = append(parts, fmt.Sprintf("it tried %s, %s: %s", hosts, loopbackIs, so))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // auditReachable says how to audit a hook with the hosts the egress

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// localhostPOST is a hook's POST to an observability daemon on the host
+// (localhost:4000), as the sandbox records it: curl tried ::1 and
+// 127.0.0.1, nothing in the sandbox answered, and it exited 7.
+func localhostPOST() *runnertest.Canned {
+	return &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, ExitCode: 7, DurationMs: 5,
+			Egress: []evidence.Egress{
+				{IP: "::1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
+				{IP: "127.0.0.1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
+			}}, nil
+	}}
+}
+
+// TestLoopbackAttemptIsWordedAsTheHosts: a hook's POST to localhost:4000
+// is, under Claude Code, the host's own service. The audit said nothing of
+// it (the record was empty); said as a blocked host it would advise an
+// allow that no policy has. It is listed, worded as the host's loopback,
+// with no allow advised; no-egress fails on it, egress-only takes it where
+// localhost (or the address) is listed with its port, and a baseline keeps
+// its address and port.
+func TestLoopbackAttemptIsWordedAsTheHosts(t *testing.T) {
+	ctx := context.Background()
+	dir := makeTree(t, map[string]string{
+		"plugins/a/.claude-plugin/plugin.json": `{"name": "a"}`,
+		"plugins/a/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -s -m 2 -X POST -d '{}' http://localhost:4000/events"}]}]}}`,
+		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "a", "source": "./plugins/a"}]}`,
+	})
+	rep, err := Audit(ctx, Options{Dir: dir, Executor: localhostPOST()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notice string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunEgress {
+			notice = f.Message + "\n" + f.Evidence
+		}
+		if strings.Contains(f.Message, "allow it (--egress allow") && strings.Contains(f.Message, "4000") {
+			t.Errorf("%s advises an allow for the host's loopback: %s", f.Rule, f.Message)
+		}
+	}
+	for _, want := range []string{
+		"tried to reach 127.0.0.1:4000, ::1:4000, the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there",
+		"which vigiles cannot reach or audit",
+		"127.0.0.1 via loopback (nothing in the sandbox answered; under Claude Code the host's own, 1 attempt(s))",
+	} {
+		if !strings.Contains(notice, want) {
+			t.Errorf("run/egress lacks %q:\n%s", want, notice)
+		}
+	}
+	if strings.Contains(notice, "egress policy blocked") {
+		t.Errorf("run/egress calls the loopback attempt blocked:\n%s", notice)
+	}
+	if len(rep.Runs) != 1 || strings.Join(hostsOf(rep.Runs[0]), ",") != "127.0.0.1:4000,::1:4000" {
+		t.Errorf("baseline hosts: %+v", rep.Runs)
+	}
+
+	for _, c := range []struct {
+		expect string
+		pass   bool
+	}{
+		{"{no-egress: true}", false},
+		{"{egress-only: [localhost:4000]}", true},
+		{"{egress-only: [localhost]}", true},
+		{"{egress-only: [\"127.0.0.1:4000\", \"[::1]:4000\"]}", true},
+		{"{egress-only: [\"127.0.0.1:4000\"]}", false},
+		{"{egress-only: [localhost:5000]}", false},
+		{"{egress-only: [api.example.test]}", false},
+	} {
+		os.WriteFile(filepath.Join(dir, ".vigiles.yml"), []byte("checks:\n  - {name: post, hook: a, event: Stop, expect: "+c.expect+"}\n"), 0o644)
+		rep, err := Test(ctx, Options{Dir: dir, Executor: localhostPOST()})
+		if err != nil {
+			t.Fatalf("%s: %v", c.expect, err)
+		}
+		var failed []string
+		for _, f := range rep.Findings {
+			if f.Severity == report.SeverityError {
+				failed = append(failed, f.Rule+": "+f.Message)
+			}
+		}
+		if (len(failed) == 0) != c.pass {
+			t.Errorf("%s: pass %v, want %v: %q", c.expect, len(failed) == 0, c.pass, failed)
+		}
+	}
+}
