@@ -241,10 +241,18 @@ func relOrAbs(tree, abs string) string {
 }
 
 // under says whether abs is one of dirs ("" and "/" aside) or lies below
-// one of them.
+// one of them. A dir "." is the root of relative paths (a plugin at the
+// work tree's root): every relative path lies below it but one that
+// climbs out ("..", "../x").
 func under(abs string, dirs ...string) bool {
 	for _, d := range dirs {
-		if d != "" && d != "/" && (abs == d || strings.HasPrefix(abs, d+"/")) {
+		switch {
+		case d == "" || d == "/":
+		case d == ".":
+			if abs != "" && !strings.HasPrefix(abs, "/") && abs != ".." && !strings.HasPrefix(abs, "../") {
+				return true
+			}
+		case abs == d || strings.HasPrefix(abs, d+"/"):
 			return true
 		}
 	}

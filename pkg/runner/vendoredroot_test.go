@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// TestUnderTheRoot: under takes "." for the root of relative paths, as a
+// plugin at the work tree's root has: a relative path lies below it
+// unless it climbs out; other directories are as before.
+func TestUnderTheRoot(t *testing.T) {
+	for _, tc := range []struct {
+		p, d string
+		want bool
+	}{
+		{".claude-plugin/marketplace.json", ".", true},
+		{".", ".", true},
+		{"a", ".", true},
+		{"..", ".", false},
+		{"../a", ".", false},
+		{"/etc/x", ".", false},
+		{"", ".", false},
+		{"sub/a", "sub", true},
+		{"sub", "sub", true},
+		{"subx/a", "sub", false},
+		{"/a", "/", false},
+	} {
+		if got := under(tc.p, tc.d); got != tc.want {
+			t.Errorf("under(%q, %q) = %v; want %v", tc.p, tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestVendoredAtTheRootWithItsOwnMarketplace: a plugin at the root of
+// the work tree that lists itself, by a remote source, in a marketplace
+// file of its own (inside its directory) is what users of that
+// marketplace install: a notice, as for the same plugin and marketplace
+// in a directory below the root, not the error of a remote source over
+// a vendored copy.
+func TestVendoredAtTheRootWithItsOwnMarketplace(t *testing.T) {
+	for _, at := range []string{"", "sub/"} {
+		t.Run("at "+orDefault(at, "the root"), func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				at + ".claude-plugin/plugin.json":      `{"name": "p"}`,
+				at + "hooks/hooks.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				at + ".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "github", "repo": "x/p"}}]}`,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, f := range rep.Findings {
+				if f.Rule == RuleRemoteSource {
+					n++
+					if f.Severity != report.SeverityNotice || strings.Contains(f.Message, "vendored at") {
+						t.Errorf("remote-source finding %s %q; want a notice", f.Severity, f.Message)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d remote-source findings; want 1: %v", n, findingLines(rep.Findings))
+			}
+		})
+	}
+}
