@@ -150,22 +150,33 @@ func (c *claudeDisc) remoteVendored() {
 	// every name its directory is known by (Hook.AlsoNamed): an entry of
 	// another name that reaches the directory first does not hide the
 	// vendored plugin's own.
+	// Every plugin directory read is looked at, whether it declares
+	// hooks or not (one of commands and skills alone is as vendored,
+	// and as audited); the hooks' own names and roots too.
 	seen := map[[2]string]bool{}
-	for _, h := range c.out.Hooks {
-		if !h.InPlugin || c.skillsDirOnly(h.PluginRoot) {
+	look := func(root string, names []string) {
+		if c.skillsDirOnly(root) {
 			// A skills-directory plugin is <name>@skills-dir, loaded in
 			// place: a marketplace's plugin of its name is another one,
 			// and it is no vetted copy of that one.
-			continue
+			return
 		}
-		for _, name := range append([]string{h.Plugin}, h.AlsoNamed...) {
-			if k := [2]string{name, h.PluginRoot}; seen[k] {
+		for _, name := range names {
+			if k := [2]string{name, root}; seen[k] {
 				continue
 			} else {
 				seen[k] = true
 			}
-			c.vendoredAs(name, h.PluginRoot)
+			c.vendoredAs(name, root)
 		}
+	}
+	for _, h := range c.out.Hooks {
+		if h.InPlugin {
+			look(h.PluginRoot, append([]string{h.Plugin}, h.AlsoNamed...))
+		}
+	}
+	for _, rel := range c.out.Plugins {
+		look(rel, c.names[rel])
 	}
 }
 

@@ -67,3 +67,31 @@ func TestVendoredAtTheRootWithItsOwnMarketplace(t *testing.T) {
 		})
 	}
 }
+
+// TestVendoredPluginWithoutHooks: a remote entry of the name of a
+// vendored plugin that declares no hooks (commands and skills only) is
+// the same error as for one with hooks: Claude Code installs the remote
+// source, and vigiles audited the vendored directory.
+func TestVendoredPluginWithoutHooks(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/.claude-plugin/plugin.json": `{"name": "noxa"}`,
+		"plugins/commands/x.md":              "---\ndescription: x\n---\nhi\n",
+		".claude-plugin/marketplace.json":    `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "noxa", "source": {"source": "git-subdir", "url": "https://git.example.test/noxa.git", "path": "./plugins"}}]}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRemoteSource {
+			n++
+			if f.Severity != report.SeverityError || !strings.Contains(f.Message, "vendored at plugins") {
+				t.Errorf("remote-source finding %s %q; want the error naming plugins", f.Severity, f.Message)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d remote-source findings; want 1: %v", n, findingLines(rep.Findings))
+	}
+}
