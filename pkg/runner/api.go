@@ -1932,6 +1932,12 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	}
 	var plan []*plannedRun
 	var finds []report.Finding
+	// skipped are the hooks selected that Claude Code would not run for
+	// this call (their matcher or if condition passes it by): where
+	// others run, they are no part of the check, as they are no part of
+	// the call in Claude Code; where none runs, the check checks
+	// nothing, an error that names them (noneRuns).
+	var skipped []skippedHook
 	spec := knownEvents[c.Event]
 	for _, h := range hooks {
 		m, merr := compileMatcherFor(h.Event, h.Matcher)
@@ -1985,13 +1991,11 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			}
 		}
 		if c.Command == "" && (spec.Tool || spec.MatchField != "") && h.HasMatcher && !m.Match(tool) {
-			finds = append(finds, report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: h.ID,
-				Message: fmt.Sprintf("check %q: %s would not run for %s: its matcher %q does not select it", c.Name, h.ID, tool, h.Matcher)})
+			skipped = append(skipped, skippedHook{h, fmt.Sprintf("would not run for %s: its matcher %q does not select it", tool, h.Matcher)})
 			continue
 		}
 		if h.If != "" && !IfMatches(h.If, c.Event, tool, ti) {
-			finds = append(finds, report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: h.ID,
-				Message: fmt.Sprintf("check %q: %s would not run: its if condition %q does not match this %s call", c.Name, h.ID, h.If, tool)})
+			skipped = append(skipped, skippedHook{h, fmt.Sprintf("would not run: its if condition %q does not match this %s call", h.If, tool)})
 			continue
 		}
 		id := "check:" + c.Name
@@ -2001,7 +2005,35 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
 			Payload: BuildPayload(c.Event, tool, s.cwdOf(h), ti, insideAgent(h, c.Payload))})
 	}
+	if len(plan) == 0 && len(skipped) > 0 {
+		finds = append(finds, noneRuns(c, skipped))
+	}
 	return plan, finds
+}
+
+// skippedHook is a hook a check selects that Claude Code would not run
+// for the check's call, and why ("would not run …").
+type skippedHook struct {
+	h   *Hook
+	why string
+}
+
+// noneRuns is the error of check c none of whose hooks would run for its
+// call: each of skipped says why; a check of one hook names it as its
+// finding's hook.
+func noneRuns(c *Check, skipped []skippedHook) report.Finding {
+	if len(skipped) == 1 {
+		k := skipped[0]
+		return report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc, Hook: k.h.ID,
+			Message: fmt.Sprintf("check %q: %s %s", c.Name, k.h.ID, k.why)}
+	}
+	var why []string
+	for _, k := range skipped {
+		why = append(why, k.h.ID+" "+k.why)
+	}
+	return report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc,
+		Message: fmt.Sprintf("check %q: none of the %d hooks %q selects for %s would run for this call, so the check checks nothing: %s; select a hook that runs for it, or give the call another tool or input",
+			c.Name, len(skipped), c.Hook, c.Event, shownName(cutBytes(strings.Join(why, "; "), maxEvidence)))}
 }
 
 // runIDSep joins a check's name and the id of a hook it selects in the id
