@@ -279,8 +279,10 @@ type session struct {
 	// projects lists the directories whose .claude the whole tree's
 	// discovery read as a project's (Discovery.Projects).
 	projects []string
-	// plugins lists the plugin roots discovery read (Discovery.Plugins).
-	plugins []string
+	// plugins lists the plugin roots discovery read (Discovery.Plugins),
+	// pluginNames their names (Discovery.PluginNames).
+	plugins     []string
+	pluginNames map[string]string
 	// self caches selfRepo ("" when it is none).
 	self *string
 	// marketDirs holds, by name, the directories of the tree's
@@ -756,6 +758,14 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 		all.Findings = append(all.Findings, d.Findings...)
 		all.Servers = append(all.Servers, d.Servers...)
 		all.Plugins = append(all.Plugins, d.Plugins...)
+		for root, name := range d.PluginNames {
+			if all.PluginNames == nil {
+				all.PluginNames = map[string]string{}
+			}
+			if _, ok := all.PluginNames[root]; !ok {
+				all.PluginNames[root] = name
+			}
+		}
 		all.Projects = append(all.Projects, d.Projects...)
 		for name, dirs := range d.MarketDirs {
 			if all.MarketDirs == nil {
@@ -805,6 +815,14 @@ func (s *session) addDiscovered(d *Discovery) {
 	for _, p := range d.Plugins {
 		if !slices.Contains(s.plugins, p) {
 			s.plugins = append(s.plugins, p)
+		}
+	}
+	for root, name := range d.PluginNames {
+		if s.pluginNames == nil {
+			s.pluginNames = map[string]string{}
+		}
+		if _, ok := s.pluginNames[root]; !ok {
+			s.pluginNames[root] = name
 		}
 	}
 }

@@ -1044,6 +1044,12 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 		dirName = filepath.Base(c.dir)
 	}
 	ctx := hookCtx{plugin: orDefault(manifestName, orDefault(nameHint, dirName)), pluginRoot: root, isPlugin: true, options: c.options[rel]}
+	if !seen {
+		if c.out.PluginNames == nil {
+			c.out.PluginNames = map[string]string{}
+		}
+		c.out.PluginNames[rel] = ctx.plugin
+	}
 	if c.names == nil {
 		c.names, c.nameSet, c.ownHooks = map[string][]string{}, map[string]bool{}, map[string][]int{}
 	}

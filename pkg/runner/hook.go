@@ -297,6 +297,10 @@ type Discovery struct {
 	Skipped map[string]string
 	// Plugins lists the plugin roots (relative to the work tree) seen.
 	Plugins []string
+	// PluginNames holds, by plugin root, the name its hooks run under
+	// (Hook.Plugin: its manifest's, else that of the entry or the
+	// directory it was first reached by), hooks or none.
+	PluginNames map[string]string
 	// Markets holds, by plugin name, the names of the tree's marketplaces
 	// that list it with a local source: an "enabledPlugins" key
 	// "name@marketplace" of one of them is the one that decides.

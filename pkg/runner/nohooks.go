@@ -26,7 +26,7 @@ func (s *session) declaringIn(p string) []string {
 	var named []string
 	for _, root := range s.plugins {
 		if in(root) {
-			named = append(named, "plugin "+shownName(root))
+			named = append(named, s.pluginAt(root))
 		}
 	}
 	for _, proj := range s.projects {
@@ -59,6 +59,21 @@ func (s *session) declaringIn(p string) []string {
 		out = append(out, fmt.Sprintf("%d servers and commands that Claude Code runs itself, each named in its own finding", n))
 	}
 	return out
+}
+
+// pluginAt names the plugin at root as other findings name it, by its
+// name (the manifest's, Discovery.PluginNames), with where it lies
+// where the name does not say: "plugin p", "plugin noxa at plugins",
+// "plugin aria at the work tree's root".
+func (s *session) pluginAt(root string) string {
+	name := s.pluginNames[root]
+	switch {
+	case name == "" || name == root:
+		return "plugin " + shownName(root)
+	case root == ".":
+		return "plugin " + shownName(name) + " at the work tree's root"
+	}
+	return "plugin " + shownName(name) + " at " + shownName(root)
 }
 
 // Bounds of the look for hooks Claude Code does not load (strayHooks).

@@ -11,7 +11,8 @@ import (
 // TestNoHooksWhereClaudeCodeLoadsSomething: an audit path that holds what
 // Claude Code loads but declares no hook (a plugin of MCP servers only, a
 // project's settings of permissions only, a status line) is a
-// discovery/no-hooks warning that names what it found, and the audit can
+// discovery/no-hooks warning that names what it found (a plugin by its
+// name, as other findings name it, and where it lies), and the audit can
 // pass on the rest of its findings; a path that holds nothing of Claude
 // Code's stays an error that says where vigiles looked.
 func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
@@ -29,9 +30,9 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 		want  string
 	}{
 		{name: "a plugin of MCP servers only", files: mcpOnly, sev: report.SeverityWarning,
-			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
 		{name: "its directory audited", files: mcpOnly, paths: []string{"plugins/p"}, sev: report.SeverityWarning,
-			want: "no hooks are declared under plugins/p, so the audit ran no hook: what Claude Code loads from it declares none (plugin plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
+			want: "no hooks are declared under plugins/p, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
 		{name: "a directory beside it audited", files: mcpOnly, paths: []string{"docs"}, sev: report.SeverityError},
 		{name: "permissions only", files: map[string]string{".claude/settings.json": `{"permissions": {"allow": ["Bash(ls)"]}}`, ".claude/settings.local.json": `{}`},
 			sev:  report.SeverityWarning,
@@ -45,6 +46,12 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 			"e/.claude-plugin/plugin.json": `{"name": "e"}`, "f/.claude-plugin/plugin.json": `{"name": "f"}`,
 		}, sev: report.SeverityWarning,
 			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin a, plugin b, plugin c, plugin d, plugin e and 1 more)"},
+		{name: "a plugin at the root", files: map[string]string{".claude-plugin/plugin.json": `{"name": "aria"}`, "commands/x.md": "---\ndescription: x\n---\nhi\n"},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin aria at the work tree's root)"},
+		{name: "a plugin named otherwise than its directory", files: map[string]string{"plugins/.claude-plugin/plugin.json": `{"name": "noxa"}`},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin noxa at plugins)"},
 		{name: "nothing of Claude Code's", files: map[string]string{"README.md": "hi\n"}, sev: report.SeverityError},
 		{name: "an empty .claude", files: map[string]string{".claude/": ""}, sev: report.SeverityError},
 	} {
