@@ -846,7 +846,7 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 		// A cut report (a full disk) is no report: an upload step of
 		// if: always() would ship it as one. The file is this step's own.
 		os.Remove(f.Name())
-		return "", fmt.Errorf("writing report: %w (the report file %s was removed; free space where RUNNER_TEMP is, or on the runner)", err, f.Name())
+		return "", fmt.Errorf("writing report: %w (the report file %s was removed; free space on the file system it is on)", err, f.Name())
 	}
 	return f.Name(), nil
 }
