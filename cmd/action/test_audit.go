@@ -750,9 +750,14 @@ func hostsText(r report.HookRun) string {
 	var hs []string
 	for _, e := range r.Egress {
 		h := annotate.CutHost(e.Dest(), 80)
-		if e.Allowed {
+		switch {
+		case e.Allowed:
 			h += " (allowed)"
-		} else {
+		case e.Via == evidence.ViaLoopback:
+			// No policy blocked it, none can allow it: the sandbox's
+			// own, where nothing answered; the port is what it tried.
+			h = evidence.WithPort(h, e.Port) + " (local, nothing answered)"
+		default:
 			h += " (blocked)"
 		}
 		if !seen[h] {

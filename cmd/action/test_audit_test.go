@@ -1027,3 +1027,21 @@ func TestWritesTextMarksDirectories(t *testing.T) {
 		t.Errorf("writesText = %q, want %q", got, want)
 	}
 }
+
+// TestHostsTextSaysLocalForLoopback: the text report's hosts of a run
+// call an attempt at the sandbox's loopback local, with the port it
+// tried (an IPv6 address bracketed), never blocked: no policy blocked it
+// and none can allow it.
+func TestHostsTextSaysLocalForLoopback(t *testing.T) {
+	r := report.HookRun{Egress: []evidence.Egress{
+		{IP: "127.0.0.1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
+		{IP: "::1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
+		{Host: "x.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 1},
+	}}
+	// Every ':' of text a run chose is a lookalike there (clean), as a
+	// problem matcher would read it.
+	want := "127.0.0.1꞉4000 (local, nothing answered), [꞉꞉1]꞉4000 (local, nothing answered), x.example.test (blocked)"
+	if got := hostsText(r); got != want {
+		t.Errorf("hostsText = %q, want %q", got, want)
+	}
+}

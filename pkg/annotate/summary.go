@@ -209,7 +209,7 @@ func hostsCell(eg []evidence.Egress) string {
 	for _, e := range eg {
 		name := e.Dest()
 		if e.Port > 0 {
-			name += ":" + strconv.Itoa(e.Port)
+			name = evidence.WithPort(name, e.Port)
 		}
 		d := dest{name, markBlocked}
 		switch {

@@ -64,7 +64,8 @@ time.sleep(0.3)
 // addresses that nothing there answers is what, under Claude Code, reaches
 // a service of the host's (a hook's POST to localhost:4000): it is
 // recorded as a loopback entry, in every mode, once per attempt, by the
-// address and port tried. The hook's own servers, the DNS stub and the
+// address and port tried; at another address of the sandbox's own (deny
+// mode's route address) it is a connect that did not get through. The hook's own servers, the DNS stub and the
 // wall's refusals of remote addresses leave no such entry. Before, such
 // attempts left nothing at all: loopback was "not egress".
 func TestLoopbackAttemptsAreRecorded(t *testing.T) {
@@ -86,12 +87,11 @@ func TestLoopbackAttemptsAreRecorded(t *testing.T) {
 				t.Errorf("finish: %s", res.FinishErr)
 			}
 			want := map[string]int{
-				"127.0.0.1 4000 tcp":    2,
-				"::1 4001 tcp":          1,
-				"127.3.4.5 4002 tcp":    1,
-				"10.254.254.1 4003 tcp": 1,
-				"127.0.0.1 8125 udp":    3,
-				"::1 8126 udp":          1,
+				"127.0.0.1 4000 tcp": 2,
+				"::1 4001 tcp":       1,
+				"127.3.4.5 4002 tcp": 1,
+				"127.0.0.1 8125 udp": 3,
+				"::1 8126 udp":       1,
 			}
 			for _, e := range res.Egress {
 				if e.Via != evidence.ViaLoopback {
@@ -117,7 +117,11 @@ func TestLoopbackAttemptsAreRecorded(t *testing.T) {
 				ip    string
 				port  int
 				proto string
-			}{{"203.0.113.9", 443, "tcp"}, {"203.0.113.9", 5353, "udp"}, {"2001:db8::9", 5353, "udp"}} {
+			}{{"203.0.113.9", 443, "tcp"}, {"203.0.113.9", 5353, "udp"}, {"2001:db8::9", 5353, "udp"},
+				// The sandbox's own route address, not its loopback:
+				// under Claude Code another machine's, so a connect
+				// that did not get through, not the host's loopback.
+				{"10.254.254.1", 4003, "tcp"}} {
 				if _, ok := connectEntryFor(res.Egress, r.ip, r.port, r.proto); !ok {
 					t.Errorf("no connect entry for %s %d %s", r.ip, r.port, r.proto)
 				}

@@ -215,9 +215,17 @@ type flowCount struct {
 func (r *recorder) addPacket(ev packetEvent) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if ev.local {
+	if ev.local && ev.dst.Unmap().IsLoopback() {
 		r.addLocked(ev.at, loopbackEntry(ev.dst, ev.proto, ev.port), 1)
 		return
+	}
+	if ev.local {
+		// Another address of the sandbox's own (deny mode's route
+		// address, slirp4netns's tap address), where nothing answered:
+		// under Claude Code another machine's, which the run did not
+		// reach: a connect that did not get through, as pasta's
+		// copy of the host's address records it.
+		ev.dropped = true
 	}
 	x := r.addLocked(ev.at, r.connectLocked(ev.dst, ev.proto, ev.port, !ev.dropped), 1)
 	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -157,9 +158,9 @@ const (
 	ViaDNS     Via = "dns"     // a name asked of the sandbox's DNS stub
 	ViaProxy   Via = "proxy"   // a request to the recording proxy
 	ViaConnect Via = "connect" // a packet seen by the nft rule set
-	// ViaLoopback is an attempt at one of the sandbox's own addresses
-	// (127.0.0.0/8, ::1, any address its network namespace holds) that
-	// nothing in the sandbox answered: a TCP connect the kernel reset, a
+	// ViaLoopback is an attempt at the sandbox's loopback (127.0.0.0/8,
+	// ::1; another address its network namespace holds is a connect that
+	// did not get through) that nothing in the sandbox answered: a TCP connect the kernel reset, a
 	// UDP datagram it answered port unreachable. Under Claude Code that
 	// address and port are the host's own, and may be a service there (a
 	// local daemon, a Docker API on TCP, a development database), which
@@ -256,6 +257,16 @@ func (e Egress) Dest() string {
 		return e.IP
 	}
 	return "(no host)"
+}
+
+// WithPort is dest (a host name or an address) with port after it, an
+// IPv6 address in brackets ([::1]:4000, not ::1:4000, which is itself an
+// address).
+func WithPort(dest string, port int) string {
+	if strings.Contains(dest, ":") {
+		dest = "[" + dest + "]"
+	}
+	return dest + ":" + strconv.Itoa(port)
 }
 
 // Dropped counts what the allow-mode wall dropped in total.

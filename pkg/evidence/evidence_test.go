@@ -223,3 +223,17 @@ func TestEnvFileNotRecordedJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestWithPort: an IPv6 address with its port is bracketed, as ::1:4000
+// is itself an address.
+func TestWithPort(t *testing.T) {
+	for _, c := range []struct {
+		dest string
+		port int
+		want string
+	}{{"127.0.0.1", 4000, "127.0.0.1:4000"}, {"::1", 4000, "[::1]:4000"}, {"api.example.test", 443, "api.example.test:443"}, {"2001:db8::1", 0, "[2001:db8::1]:0"}} {
+		if got := WithPort(c.dest, c.port); got != c.want {
+			t.Errorf("WithPort(%q, %d) = %q, want %q", c.dest, c.port, got, c.want)
+		}
+	}
+}

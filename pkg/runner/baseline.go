@@ -487,7 +487,7 @@ func namedHosts(es []evidence.Egress) []string {
 		}
 		h := strings.ToLower(egressHost(e))
 		if e.Host == "" && e.HasPort() {
-			h = fmt.Sprintf("%s:%d", h, e.Port)
+			h = evidence.WithPort(h, e.Port)
 		}
 		if h == "" {
 			h = noHost

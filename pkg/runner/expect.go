@@ -482,7 +482,7 @@ func hostList(es []evidence.Egress) string {
 		}
 		h := destName(e)
 		if e.HasPort() {
-			h = fmt.Sprintf("%s:%d", h, e.Port)
+			h = evidence.WithPort(h, e.Port)
 		}
 		if !seen[h] {
 			seen[h] = true
@@ -547,7 +547,11 @@ func egressEvidence(es []evidence.Egress) string {
 		case e.Via == evidence.ViaLoopback:
 			state = "nothing in the sandbox answered; under Claude Code the host's own"
 		}
-		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", destName(e), shownName(string(e.Via)), state, e.Attempts)
+		dest := destName(e)
+		if e.Via == evidence.ViaLoopback {
+			dest = evidence.WithPort(dest, e.Port) // the port is what it tried
+		}
+		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", dest, shownName(string(e.Via)), state, e.Attempts)
 		if e.Detail != "" && !e.Lumped() { // a lumped entry's detail is what destName said
 			b.WriteString(" " + shownName(e.Detail))
 		}

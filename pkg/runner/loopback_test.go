@@ -54,9 +54,9 @@ func TestLoopbackAttemptIsWordedAsTheHosts(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"tried to reach 127.0.0.1:4000, ::1:4000, the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there",
+		"tried to reach 127.0.0.1:4000, [::1]:4000, the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there",
 		"which vigiles cannot reach or audit",
-		"127.0.0.1 via loopback (nothing in the sandbox answered; under Claude Code the host's own, 1 attempt(s))",
+		"127.0.0.1:4000 via loopback (nothing in the sandbox answered; under Claude Code the host's own, 1 attempt(s))",
 	} {
 		if !strings.Contains(notice, want) {
 			t.Errorf("run/egress lacks %q:\n%s", want, notice)
@@ -65,7 +65,7 @@ func TestLoopbackAttemptIsWordedAsTheHosts(t *testing.T) {
 	if strings.Contains(notice, "egress policy blocked") {
 		t.Errorf("run/egress calls the loopback attempt blocked:\n%s", notice)
 	}
-	if len(rep.Runs) != 1 || strings.Join(hostsOf(rep.Runs[0]), ",") != "127.0.0.1:4000,::1:4000" {
+	if len(rep.Runs) != 1 || strings.Join(hostsOf(rep.Runs[0]), ",") != "127.0.0.1:4000,[::1]:4000" {
 		t.Errorf("baseline hosts: %+v", rep.Runs)
 	}
 
