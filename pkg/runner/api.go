@@ -1340,7 +1340,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			continue
 		}
 		for _, p := range ps {
-			plan = append(plan, &plannedRun{ID: runID(h, p.Tool), Hook: h, Payload: p})
+			plan = append(plan, &plannedRun{ID: runID(h, p.Tool), Hook: h, Payload: withMode(h, p, nil)})
 		}
 	}
 	plan, dupFinds, dupIDs := dedupePlan(plan)
@@ -1871,7 +1871,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	if c.Command != "" {
 		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
-			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env}}
+			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env, PermissionMode: s.settingsOf("").mode}}
 	} else {
 		var names []string
 		var listed, scoped []*Hook
@@ -2021,7 +2021,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			id += runIDSep + h.ID
 		}
 		plan = append(plan, &plannedRun{ID: id, Hook: h, Check: c, Timeout: c.Timeout,
-			Payload: BuildPayload(c.Event, tool, s.cwdOf(h), ti, insideAgent(h, c.Payload))})
+			Payload: withMode(h, BuildPayload(c.Event, tool, s.cwdOf(h), ti, insideAgent(h, c.Payload)), c.Payload)})
 	}
 	if len(plan) == 0 && len(skipped) > 0 {
 		finds = append(finds, noneRuns(c, skipped))

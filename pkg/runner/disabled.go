@@ -228,6 +228,8 @@ type sessionSettings struct {
 	all     string
 	plugins map[string]string
 	env     []string
+	// mode is the permission mode the session starts in (settingsMode).
+	mode string
 	// ids holds, by "name@marketplace" key of enabledPlugins, the file
 	// whose false turns that ID off ("" where it is set true).
 	ids map[string]string
@@ -247,6 +249,7 @@ func (s *session) settingsOf(proj string) sessionSettings {
 	st.all, st.plugins = switchesOff(files, s.markets)
 	st.ids = idSwitches(files)
 	st.env = settingsEnv(files)
+	st.mode = settingsMode(files)
 	st.files = files
 	if s.sessions == nil {
 		s.sessions = map[string]sessionSettings{}
@@ -279,6 +282,7 @@ func (s *session) applySettings() {
 		}
 		sw := s.settingsOf(proj)
 		h.SettingsEnv = sw.env
+		h.PermissionMode = sw.mode
 		all := sw.all
 		why, file := "", ""
 		off, offIn := s.pluginOff(sw, h)

@@ -770,3 +770,51 @@ func envFileOf(event string) string {
 	}
 	return ".claude/session-env/" + sessionID + "/" + strings.ToLower(event) + "-hook-0.sh"
 }
+
+// settingsMode is the permission mode a session whose settings files are
+// files (settingsFiles: settings.local.json over settings.json) starts
+// in, as its hooks' permission_mode says it: the permissions.defaultMode
+// of the last file that sets one, where Claude Code takes that value from
+// a project's files, else "default", the mode of a session that sets none
+// (a non-interactive one, as the agent in CI is; a throwaway HOME has no
+// user settings). Claude Code's settings reference ("permissions.
+// defaultMode") lists default, acceptEdits, plan, auto, dontAsk and
+// bypassPermissions, and manual, an alias of default (which hooks are
+// sent); auto (since 2.1.142) and bypassPermissions (since 2.1.257) "don't
+// take effect from project or local settings", and the session then
+// starts in Manual mode, the file's value dropped rather than another
+// file's taken (the Agent SDK's filterEscalatingDefaultMode, "the same
+// trust-tier filter the CLI applies", drops it so too). A value Claude
+// Code does not know is no mode either.
+func settingsMode(files []settingsFile) string {
+	for i := len(files) - 1; i >= 0; i-- {
+		// A map, not a struct: Claude Code reads the key as spelt.
+		var perms map[string]json.RawMessage
+		raw, ok := files[i].keys["permissions"]
+		if !ok || json.Unmarshal(raw, &perms) != nil || perms["defaultMode"] == nil {
+			continue
+		}
+		var m string
+		if json.Unmarshal(perms["defaultMode"], &m) != nil {
+			return "default"
+		}
+		switch m {
+		case "acceptEdits", "plan", "dontAsk":
+			return m
+		}
+		return "default"
+	}
+	return "default"
+}
+
+// withMode is p with the permission mode of h's session (Hook.
+// PermissionMode) where p carries the default one: a payload of an event
+// that has no permission_mode, or another (PermissionDenied's auto), is
+// kept, and so is one over (a check's payload:) sets.
+func withMode(h *Hook, p Payload, over map[string]any) Payload {
+	if _, set := over["permission_mode"]; set || h.PermissionMode == "" || h.PermissionMode == "default" || p.Input["permission_mode"] != "default" {
+		return p
+	}
+	p.Input["permission_mode"] = h.PermissionMode
+	return p
+}

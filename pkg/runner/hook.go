@@ -107,6 +107,10 @@ type Hook struct {
 	// runs in (settingsOf), NAME=VALUE: Claude Code gives it to every
 	// hook, under the variables it sets for the hook itself.
 	SettingsEnv []string
+	// PermissionMode is the permission mode the session the hook runs in
+	// starts in, as its settings' defaultMode sets it (settingsMode): the
+	// payloads' permission_mode.
+	PermissionMode string
 	// relScript is, for a project hook, the first script of the project
 	// it runs by a path relative to the directory it runs in, and for a
 	// plugin's hook the first file of its plugin it runs so where the work
