@@ -407,8 +407,15 @@ func DefaultToolInput(tool, cwd string) map[string]any {
 	case "Agent":
 		return map[string]any{"description": "Find API endpoints", "prompt": defaultSubagentPrompt, "subagent_type": "Explore"}
 	case "AskUserQuestion":
+		// As Claude Code's schema for the tool has it (the Agent SDK's
+		// AskUserQuestionInput, sdk-tools.d.ts): one to four questions,
+		// each with its question, a header of at most 12 characters, two
+		// to four options, each with a label and a description, both
+		// required, and multiSelect.
 		return map[string]any{"questions": []any{map[string]any{"question": "Which framework?", "header": "Framework",
-			"options": []any{map[string]any{"label": "React"}, map[string]any{"label": "Vue"}}, "multiSelect": false}}}
+			"options": []any{map[string]any{"label": "React", "description": "A library for building user interfaces from components"},
+				map[string]any{"label": "Vue", "description": "A progressive framework for building user interfaces"}},
+			"multiSelect": false}}}
 	// Tools matchers name that the reference does not document the
 	// input of (MultiEdit, of earlier versions; NotebookEdit; Task,
 	// Agent's earlier name): the input of their kind, not an empty one
@@ -535,8 +542,8 @@ var keyOrder = func() map[string]int {
 		"task_id", "task_subject", "task_description", "teammate_name", "team_name", "old_cwd", "new_cwd",
 		"stop_hook_active", "agent_transcript_path", "last_assistant_message",
 		"todos", "taskId", "subject",
-		"command", "description", "timeout", "timeout_ms", "run_in_background", "subagent_type",
-		"questions", "question", "header", "options", "label", "multiSelect", "plan", "planFilePath",
+		"command", "label", "description", "timeout", "timeout_ms", "run_in_background", "subagent_type",
+		"questions", "question", "header", "options", "multiSelect", "plan", "planFilePath",
 		"filePath", "type", "file", "file_path", "memory_type", "load_reason", "old_string", "new_string", "replace_all",
 		"oldString", "newString", "originalFile", "structuredPatch", "oldStart", "oldLines", "newStart", "newLines", "lines", "userModified", "replaceAll",
 		"action", "content", "status", "activeForm", "mode", "requested_schema", "elicitation_id",
