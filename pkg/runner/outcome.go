@@ -410,6 +410,9 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 		} else if why != "" {
 			d.Reason = why
 		}
+		if n := unreadTopLevel(event, obj); n != "" {
+			d.Reason = strings.TrimPrefix(d.Reason+"; ", "; ") + n
+		}
 		if res.ExitCode == 2 {
 			d.Reason = strings.TrimPrefix(d.Reason+"; ", "; ") + fmt.Sprintf("exit status 2 does not block %s", event)
 		}
@@ -578,6 +581,78 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 // outputFields are the top-level fields of a hook's JSON output that
 // Claude Code reads (hooks.md, "JSON output").
 var outputFields = []string{"continue", "stopReason", "suppressOutput", "systemMessage", "terminalSequence", "decision", "reason", "hookSpecificOutput"}
+
+// hookSpecificFields are, by event, the fields of its hookSpecificOutput
+// Claude Code reads (hooks.md, each event's "decision control"): a guard
+// that writes one at the top level of its output, where Claude Code does
+// not read it, is told where it belongs (unreadTopLevel).
+var hookSpecificFields = map[string][]string{
+	PreToolUse:         {"permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"},
+	PermissionRequest:  {"decision"},
+	PostToolUse:        {"additionalContext", "updatedToolOutput", "updatedMCPToolOutput"},
+	PostToolUseFailure: {"additionalContext"},
+	PostToolBatch:      {"additionalContext"},
+	UserPromptSubmit:   {"additionalContext"},
+	SessionStart:       {"additionalContext", "initialUserMessage", "watchPaths"},
+	SubagentStart:      {"additionalContext"},
+	Stop:               {"additionalContext"},
+	SubagentStop:       {"additionalContext"},
+	PostModelSwitch:    {"additionalContext"},
+	CwdChanged:         {"watchPaths"},
+	FileChanged:        {"watchPaths"},
+	MessageDisplay:     {"displayContent"},
+	PermissionDenied:   {"retry"},
+	PreModelSwitch:     {"permissionDecision", "permissionDecisionReason"},
+	Elicitation:        {"action", "content"},
+	ElicitationResult:  {"action", "content"},
+}
+
+// maxUnreadKeys bounds the top-level keys a reason names (unreadTopLevel).
+const maxUnreadKeys = 5
+
+// unreadTopLevel names the top-level keys of a hook's output object that
+// Claude Code does not read on event (any but outputFields and the async
+// response's async and asyncTimeout), each where it belongs when it is a
+// field of the event's hookSpecificOutput (a tool_input a PreToolUse
+// guard rewrote belongs in its updatedInput, a PermissionRequest's in its
+// decision's): a note for the run's reason, so that a guard that believes
+// it rewrote the call, or gave Claude context, shows as doing nothing;
+// "" when every key is read.
+func unreadTopLevel(event string, obj map[string]any) string {
+	var keys []string
+	for k := range obj {
+		if !slices.Contains(outputFields, k) && k != "async" && k != "asyncTimeout" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	slices.Sort(keys)
+	hso := fmt.Sprintf("hookSpecificOutput, whose hookEventName is %q", event)
+	var named []string
+	for i, k := range keys {
+		if i == maxUnreadKeys {
+			named = append(named, fmt.Sprintf("%d more", len(keys)-i))
+			break
+		}
+		n := shortJSON(k)
+		switch {
+		case k == "tool_input" && event == PreToolUse:
+			n += " (a rewritten input belongs in hookSpecificOutput.updatedInput)"
+		case (k == "tool_input" || k == "updatedInput") && event == PermissionRequest:
+			n += " (a rewritten input belongs in hookSpecificOutput.decision.updatedInput, with behavior \"allow\")"
+		case slices.Contains(hookSpecificFields[event], k):
+			n += " (it belongs in " + hso + ")"
+		}
+		named = append(named, n)
+	}
+	what := "key"
+	if len(keys) > 1 {
+		what = "keys"
+	}
+	return fmt.Sprintf("Claude Code does not read the top-level %s %s of the JSON output on %s: the hook does nothing with %s", what, JoinWords(named, "and"), event, map[bool]string{true: "them", false: "it"}[len(keys) > 1])
+}
 
 // jsonLinesOfNoField says whether t is two or more lines that each parse
 // as JSON on their own, none an object that sets a field of outputFields:
