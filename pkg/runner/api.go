@@ -1240,7 +1240,7 @@ func runFailure(e executed) []report.Finding {
 		case soonerBound:
 			so += ", here at vigiles' bound, sooner than Claude Code would end it"
 		}
-		if hint := blockedHint(r, so); hint != "" {
+		if hint := blockedHint(r, e.tree, so); hint != "" {
 			msg += "; " + hint
 		}
 		if e.lanes > 1 && e.ended > 0 && e.ended < shortTimeout {

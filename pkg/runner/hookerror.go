@@ -227,10 +227,7 @@ func hookOfRun(r report.HookRun) string {
 // where unknown: no path is looked up).
 func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
-	if hosts := blockedHosts(r); hosts != "" && moduleMissing(stderr) && fetchesImports().MatchString(r.Command) {
-		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's", hosts)
-	}
-	if hint := blockedHint(r, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
+	if hint := blockedHint(r, tree, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
 		return hint
 	}
 	if why := missingPathCause(r, tree); why != "" {
@@ -307,9 +304,17 @@ const (
 // says of them: which, what that does to a hook (so), and how to audit
 // it with them reachable; and of the attempts at the sandbox's own
 // loopback nothing answered, what they are. "" where it tried none.
-func blockedHint(r report.HookRun, so string) string {
+//
+// Where the hosts are those a package runner or runtime fetches the
+// hook's dependencies from (fetchedDeps), the advice is to install them
+// in the tree, not to allow the hosts, alike for a hook that failed
+// (run/hook-error) and one that timed out waiting on them (run/timeout).
+// tree is the work tree the run was given ("" where unknown).
+func blockedHint(r report.HookRun, tree, so string) string {
 	var parts []string
-	if hosts := blockedHosts(r); hosts != "" {
+	if deps := fetchedDeps(r, tree); deps != "" {
+		parts = append(parts, deps)
+	} else if hosts := blockedHosts(r); hosts != "" {
 		parts = append(parts, fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; %s", hosts, so, auditReachable))
 	}
 	if hosts := loopbackHosts(r); hosts != "" {
@@ -638,6 +643,127 @@ func readCapped(file string, limit int64) (string, bool) {
 	}
 	return string(b), true
 }
+
+// fetchedDeps says, of a run whose blocked hosts are those its runner
+// fetches dependencies from, how to audit it at work: install the
+// dependencies in the tree, since allowing the hosts would have the
+// audit run code fetched at run time, not the tree's. So it is where the
+// hook runs a runner that fetches what it runs or imports
+// (fetchesImports: in its command, or in a script of the tree the
+// command names, a wrapper that falls back to npx tsx) and either its
+// stderr reports a module not found or the plugin's (else the tree's)
+// package.json, pyproject.toml or requirements.txt lists dependencies
+// that the tree does not have installed; "" otherwise.
+func fetchedDeps(r report.HookRun, tree string) string {
+	hosts := blockedHosts(r)
+	if hosts == "" || !runsFetcher(r, tree) {
+		return ""
+	}
+	if moduleMissing(r.Stderr) {
+		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: %s", hosts, installDeps)
+	}
+	if m := uninstalledDeps(r, tree); m != "" {
+		return fmt.Sprintf("it fetches what it runs at run time, from %s, which the egress policy blocked, and %s lists dependencies the tree does not have installed: %s", hosts, shownName(m), installDeps)
+	}
+	return ""
+}
+
+// installDeps is the advice for a hook whose runner fetches its
+// dependencies (fetchedDeps).
+const installDeps = "install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's"
+
+// runsFetcher says whether r's hook runs a runner that fetches at run
+// time (fetchesImports), in its command or in a file of the tree a word
+// of the command names (${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PROJECT_DIR}
+// read as the plugin's directory and the tree's).
+func runsFetcher(r report.HookRun, tree string) bool {
+	if fetchesImports().MatchString(r.Command) {
+		return true
+	}
+	if tree == "" {
+		return false
+	}
+	root := "."
+	if p, ok := strings.CutPrefix(r.Context, "plugin:"); ok {
+		root = path.Clean(p)
+	}
+	for _, w := range strings.Fields(r.Command) {
+		w = strings.Trim(w, `"'`)
+		for _, v := range []string{"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT"} {
+			w = strings.Replace(w, v, root, 1)
+		}
+		for _, v := range []string{"${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"} {
+			w = strings.Replace(w, v, ".", 1)
+		}
+		if rel, ok := strings.CutPrefix(w, strings.TrimSuffix(filepath.ToSlash(tree), "/")+"/"); ok {
+			w = rel
+		}
+		if w == "" || path.IsAbs(w) || strings.HasPrefix(path.Clean(w), "../") {
+			continue
+		}
+		if at, ok := treeFileAt(tree, path.Clean(w)); ok {
+			if src, ok := readCapped(at, maxPackageJSON); ok && fetchesImports().MatchString(src) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uninstalledDeps is the manifest (relative to the tree) of r's plugin,
+// else of the tree, that lists dependencies the tree does not have
+// installed: a package.json with dependencies (or devDependencies) and
+// no node_modules beside it, a pyproject.toml whose [project] lists
+// dependencies, or a requirements.txt that names a package, neither with
+// a .venv beside it; "" where none does.
+func uninstalledDeps(r report.HookRun, tree string) string {
+	root := "."
+	if p, ok := strings.CutPrefix(r.Context, "plugin:"); ok {
+		root = path.Clean(p)
+	}
+	if m := path.Join(root, "package.json"); treeEntry(tree, path.Join(root, "node_modules")) == nil {
+		if at, ok := treeFileAt(tree, m); ok {
+			if b, ok := readCapped(at, maxPackageJSON); ok {
+				var manifest map[string]json.RawMessage
+				if json.Unmarshal([]byte(b), &manifest) == nil {
+					for _, field := range []string{"dependencies", "devDependencies"} {
+						var deps map[string]any
+						if json.Unmarshal(manifest[field], &deps) == nil && len(deps) > 0 {
+							return m
+						}
+					}
+				}
+			}
+		}
+	}
+	if treeEntry(tree, path.Join(root, ".venv")) != nil {
+		return ""
+	}
+	m := path.Join(root, "pyproject.toml")
+	if at, ok := treeFileAt(tree, m); ok {
+		if src, ok := readCapped(at, maxPackageJSON); ok && pyprojectDeps().MatchString(src) {
+			return m
+		}
+	}
+	m = path.Join(root, "requirements.txt")
+	if at, ok := treeFileAt(tree, m); ok {
+		if src, ok := readCapped(at, maxPackageJSON); ok {
+			for _, line := range strings.Split(src, "\n") {
+				if k := strings.Index(line, "#"); k >= 0 {
+					line = line[:k]
+				}
+				if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "-") {
+					return m
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// pyprojectDeps matches a pyproject.toml's dependencies array with an
+// entry in it.
+var pyprojectDeps = lazyRE(`(?m)^dependencies\s*=\s*\[\s*["']`)
 
 // fetchesImports matches a command whose runner fetches what a script
 // imports at run time where it is not installed: bun's auto-install,
