@@ -282,15 +282,28 @@ func failureCause(r report.HookRun, tree string) string {
 // and none can allow it (loopbackHosts).
 func blockedHosts(r report.HookRun) string {
 	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool {
-		return e.Allowed || e.Via == evidence.ViaLoopback
+		return e.Allowed || atLoopback(e)
 	}))
 }
 
-// loopbackHosts lists the attempts of r at the sandbox's own addresses
-// that nothing in the sandbox answered (evidence.ViaLoopback), "" where
-// there were none.
+// loopbackHosts lists the attempts of r at the sandbox's own loopback
+// (atLoopback), "" where there were none.
 func loopbackHosts(r report.HookRun) string {
-	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return e.Via != evidence.ViaLoopback }))
+	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return !atLoopback(e) }))
+}
+
+// atLoopback says whether e is an attempt at the sandbox's own loopback,
+// which no allow reaches: one nothing answered (evidence.ViaLoopback),
+// or a request for localhost (a name under .localhost, a loopback
+// address) that a client which ignores NO_PROXY sent the recording proxy,
+// which refused it. --allow localhost is refused, so advice to allow it
+// would be advice nothing can follow.
+func atLoopback(e evidence.Egress) bool {
+	if e.Via == evidence.ViaLoopback {
+		return true
+	}
+	h := strings.ToLower(strings.TrimSuffix(e.Host, "."))
+	return e.Via == evidence.ViaProxy && !e.Allowed && (h == "localhost" || strings.HasSuffix(h, ".localhost") || isLoopbackIP(strings.Trim(h, "[]")))
 }
 
 // loopbackIs says what an attempt at the sandbox's own loopback is, after
@@ -318,7 +331,7 @@ func blockedHint(r report.HookRun, tree, so string) string {
 		parts = append(parts, fmt.Sprintf("it tried to reach %s, which the egress policy blocked: %s; %s", hosts, so, auditReachable))
 	}
 	if hosts := loopbackHosts(r); hosts != "" {
-		parts = append(parts, fmt.Sprintf("it tried %s, %s: %s", hosts, loopbackIs, so))
+		parts = append(parts, fmt.Sprintf("it tried %s, %s: %s", hosts, loopbackIs, loopbackSo))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -97,3 +97,32 @@ func TestLoopbackAttemptIsWordedAsTheHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackHintsAdviseNoAllow: a request for localhost that a client
+// ignoring NO_PROXY sent the recording proxy is an attempt at the
+// sandbox's loopback, not a blocked host to allow (--allow localhost is
+// refused); and what an attempt there does to a run is said as such,
+// not as the blocked hosts' "fails so, as it would offline" (offline,
+// Claude Code still reaches localhost).
+func TestLoopbackHintsAdviseNoAllow(t *testing.T) {
+	const offline = "a hook that needs the network fails so, as it would where Claude Code runs offline"
+	for _, e := range []evidence.Egress{
+		{Host: "localhost", Port: 4000, Proto: "http", Via: evidence.ViaProxy, Attempts: 1, Detail: "POST /x"},
+		{Host: "api.localhost", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
+		{Host: "[::1]", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
+		{IP: "127.0.0.1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
+	} {
+		r := report.HookRun{Egress: []evidence.Egress{e}}
+		if b := blockedHosts(r); b != "" {
+			t.Errorf("%+v: blocked hosts %q, want none", e, b)
+		}
+		hint := blockedHint(r, "", offline)
+		if hint == "" || strings.Contains(hint, "allow it") || strings.Contains(hint, offline) || !strings.Contains(hint, loopbackSo) {
+			t.Errorf("%+v: hint %q", e, hint)
+		}
+	}
+	r := report.HookRun{Egress: []evidence.Egress{{Host: "api.example.test", Port: 443, Proto: "http", Via: evidence.ViaProxy, Attempts: 1}}}
+	if hint := blockedHint(r, "", offline); !strings.Contains(hint, "allow it") || !strings.Contains(hint, offline) {
+		t.Errorf("a blocked host's hint %q lost its advice", hint)
+	}
+}
