@@ -334,7 +334,7 @@ func outcomeDoc(ev string) string {
 		s += "; on exit 2 its JSON output is not read"
 	}
 	if ev == TaskCompleted {
-		s += "; `continue: false` is ignored (`allowed`, the reason saying so): Claude Code ignores it when the TaskUpdate tool triggered the event, which a payload with no `teammate_name`, as this one, is (the hooks reference's \"TaskCompleted decision control\"); it stops only a teammate that finished its turn with the task open"
+		s += "; `continue: false` is ignored (`allowed`, the reason saying so): Claude Code ignores it when the TaskUpdate tool triggered the event, which a payload with no `teammate_name`, as this one, is (the hooks reference's \"TaskCompleted decision control\"); it stops only a teammate that finished its turn with the task open, as in a check whose `payload:` names one (`teammate_name`), where it blocks"
 	}
 	for _, v := range r.unblockable {
 		s += "; a `" + v + "` one cannot be blocked (`allowed`)"

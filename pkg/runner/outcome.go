@@ -227,9 +227,12 @@ var outcomeRules = map[string]eventRules{
 	// triggered the event (hooks.md, "TaskCompleted decision control"),
 	// which the payload vigiles sends, with no teammate_name, is (a
 	// teammate's unfinished task is the other trigger): exit 2 still
-	// blocks the completion.
-	TaskCompleted: {ignoresContinue: true},
-	TeammateIdle:  {},
+	// blocks the completion. A payload that names a teammate (a check's
+	// payload: teammate_name) is the other trigger, where continue:
+	// false stops the teammate (decisionEvent).
+	TaskCompleted:          {ignoresContinue: true},
+	taskCompletedTeammates: {},
+	TeammateIdle:           {},
 	// StopFailure: output and exit code are ignored (terminalSequence
 	// apart, a side effect).
 	StopFailure: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
@@ -481,6 +484,22 @@ const allowSkipsPrompt = "the call skips the permission prompt, but not the sett
 
 // jsonBlock reads a schema-valid output object: whether it blocks, and
 // why (or, when it does not block, a note worth reporting, else "").
+// taskCompletedTeammates is the key of outcomeRules (no event's name) for
+// a TaskCompleted whose payload names a teammate: the event as a
+// teammate's unfinished task triggers it, where continue: false stops the
+// teammate (hooks.md, "TaskCompleted decision control").
+const taskCompletedTeammates = "TaskCompleted (teammate)"
+
+// decisionEvent is the event whose rules decide the outcome of a run of
+// event with payload input: event itself, but for a TaskCompleted whose
+// payload names a teammate (taskCompletedTeammates).
+func decisionEvent(event string, input map[string]any) string {
+	if t, _ := input["teammate_name"].(string); event == TaskCompleted && t != "" {
+		return taskCompletedTeammates
+	}
+	return event
+}
+
 func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string) {
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	if c, ok := obj["continue"].(bool); ok && !c && !rules.ignoresContinue {

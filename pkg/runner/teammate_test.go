@@ -1,0 +1,41 @@
+package runner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// TestTaskCompletedContinueFalseStopsATeammate: a TaskCompleted hook's
+// {"continue": false} is ignored where the TaskUpdate tool triggered the
+// event (vigiles' payload, no teammate_name), and stops the teammate
+// where a teammate's unfinished task did: a check whose payload names a
+// teammate. It was ignored (allowed, "no teammate_name") for both.
+func TestTaskCompletedContinueFalseStopsATeammate(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "gate"}]}]}}`,
+		".vigiles.yml": "checks:\n" +
+			"  - {name: by TaskUpdate, hook: project, event: TaskCompleted, expect: {outcome: allowed}}\n" +
+			"  - {name: by a teammate, hook: project, event: TaskCompleted, payload: {teammate_name: researcher, team_name: t}, expect: {outcome: blocked}}\n",
+	})
+	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5,
+			Stdout: `{"continue": false, "stopReason": "tests failing"}`}, nil
+	}}
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError {
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+	if len(rep.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(rep.Runs))
+	}
+}
