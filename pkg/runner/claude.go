@@ -191,9 +191,14 @@ func (c *claudeDisc) skillsDirOnly(root string) bool {
 // vendored at root. An entry of a marketplace file inside root is none:
 // that marketplace came with the vendored plugin (its upstream is a
 // marketplace too), and users add it from there, not from this
-// repository, which installs root itself.
+// repository, which installs root itself. A plugin at the tree's root
+// has no such marketplace of its own: every marketplace in the tree is
+// the repository's (a decoy entry there is an error), but an entry whose
+// source is this repository itself on GitHub (the plugin listing itself
+// by its URL) installs what is audited here, and stays a notice.
 func (c *claudeDisc) vendoredAs(name, root string) {
-	ownMarket := func(file string) bool { return under(path.Clean(file), path.Clean(root)) }
+	atRoot := path.Clean(root) == "."
+	ownMarket := func(file string) bool { return !atRoot && under(path.Clean(file), path.Clean(root)) }
 	es := slices.DeleteFunc(slices.Clone(c.local[name]), func(e localEntry) bool { return ownMarket(e.loc.File) })
 	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
@@ -202,9 +207,10 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 				shownName(name), shownName(e.dir), shownName(root))
 		}
 	}
-	for _, i := range c.remote[name] {
+	for _, r := range c.remote[name] {
+		i := r.finding
 		f := &c.out.Findings[i]
-		if f.Severity == report.SeverityError || ownMarket(f.Location.File) {
+		if f.Severity == report.SeverityError || ownMarket(f.Location.File) || atRoot && r.repo != "" && r.repo == c.selfRepo() {
 			continue
 		}
 		c.about(i, root)
@@ -504,9 +510,10 @@ type claudeDisc struct {
 	// that Claude Code's schema takes all the same (loadsAnyway): it
 	// loads the hook, and fails it only when it would run it.
 	loadable map[int]bool
-	// remote holds, by plugin name, the index in out.Findings of each
-	// marketplace entry whose source is remote (remoteVendored).
-	remote map[string][]int
+	// remote holds, by plugin name, each marketplace entry whose source
+	// is remote (remoteVendored).
+	remote map[string][]remoteEntry
+	self   *string // selfRepo, once read
 	// local holds, by plugin name, the marketplace entries whose source
 	// is a directory of the tree (remoteVendored).
 	local map[string][]localEntry
@@ -567,16 +574,35 @@ func (c *claudeDisc) sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
-// noteRemote records that the finding just made is of a remote source for
-// plugin name (remoteVendored).
-func (c *claudeDisc) noteRemote(name string) {
+// remoteEntry is a marketplace entry whose source is remote: the index in
+// out.Findings of its notice, and the GitHub repository its source names
+// (githubRepo; "" for another source).
+type remoteEntry struct {
+	finding int
+	repo    string
+}
+
+// noteRemote records that the finding just made is of a remote source,
+// from the GitHub repository repo ("" for another), for plugin name
+// (remoteVendored).
+func (c *claudeDisc) noteRemote(name, repo string) {
 	if name == "" {
 		return
 	}
 	if c.remote == nil {
-		c.remote = map[string][]int{}
+		c.remote = map[string][]remoteEntry{}
 	}
-	c.remote[name] = append(c.remote[name], len(c.out.Findings)-1)
+	c.remote[name] = append(c.remote[name], remoteEntry{len(c.out.Findings) - 1, repo})
+}
+
+// selfRepo is the GitHub repository the work tree is a checkout of
+// (repoOf), read once.
+func (c *claudeDisc) selfRepo() string {
+	if c.self == nil {
+		self := repoOf(c.dir)
+		c.self = &self
+	}
+	return *c.self
 }
 
 func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) {
@@ -2346,7 +2372,7 @@ func (c *claudeDisc) marketplace(root string) {
 			s := src.Value.Str
 			if strings.Contains(s, "://") || strings.HasPrefix(s, "git@") {
 				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): remote source %q is not fetched or audited; vendor it to audit it", i, name, s)
-				c.noteRemote(name)
+				c.noteRemote(name, githubRepo(s))
 				continue
 			}
 			// metadata.pluginRoot is where a bare name (no "/") resolves;
@@ -2408,7 +2434,13 @@ func (c *claudeDisc) marketplace(root string) {
 				kind = k.Str
 			}
 			c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
-			c.noteRemote(name)
+			repo := ""
+			for _, k := range []string{"repo", "url"} {
+				if v := src.Value.get(k); v != nil && v.Kind == jsonString && repo == "" {
+					repo = githubRepo(v.Str)
+				}
+			}
+			c.noteRemote(name, repo)
 		default:
 			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
 		}

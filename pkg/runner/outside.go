@@ -187,21 +187,25 @@ func localMarketRoot(src *jnode, projDir string) (string, bool) {
 // tree is a checkout of, by the origin remote of its git config; "" where
 // it has none, or it is not read (a .git that leads outside the tree).
 func (s *session) selfRepo() string {
-	if s.self != nil {
-		return *s.self
+	if s.self == nil {
+		self := repoOf(s.dir)
+		s.self = &self
 	}
-	self := ""
-	s.self = &self
-	gd := filepath.Join(s.dir, ".git")
+	return *s.self
+}
+
+// repoOf is selfRepo of the work tree dir, read anew.
+func repoOf(dir string) string {
+	gd := filepath.Join(dir, ".git")
 	if fi, err := os.Lstat(gd); err == nil && fi.Mode().IsRegular() {
 		b, err := readSmall(gd, 4096)
 		t, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 		if err != nil || !ok || filepath.IsAbs(strings.TrimSpace(t)) {
 			return ""
 		}
-		gd = filepath.Join(s.dir, strings.TrimSpace(t))
+		gd = filepath.Join(dir, strings.TrimSpace(t))
 	}
-	a, fi, err := beneath(s.dir, s.dir, filepath.Join(gd, "config"))
+	a, fi, err := beneath(dir, dir, filepath.Join(gd, "config"))
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
@@ -217,8 +221,7 @@ func (s *session) selfRepo() string {
 			continue
 		}
 		if k, v, ok := strings.Cut(line, "="); origin && ok && strings.EqualFold(strings.TrimSpace(k), "url") {
-			self = githubRepo(strings.Trim(strings.TrimSpace(v), `"`))
-			return self
+			return githubRepo(strings.Trim(strings.TrimSpace(v), `"`))
 		}
 	}
 	return ""

@@ -47,6 +47,10 @@ func TestVendoredAtTheRootWithItsOwnMarketplace(t *testing.T) {
 				at + ".claude-plugin/plugin.json":      `{"name": "p"}`,
 				at + "hooks/hooks.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 				at + ".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "github", "repo": "x/p"}}]}`,
+				// At the root the entry is the repository listing itself
+				// by its URL: the checkout's origin says it is x/p.
+				".git/HEAD":   "ref: refs/heads/main\n",
+				".git/config": "[remote \"origin\"]\n\turl = https://github.com/x/p.git\n",
 			})
 			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 			if err != nil {
@@ -63,6 +67,42 @@ func TestVendoredAtTheRootWithItsOwnMarketplace(t *testing.T) {
 			}
 			if n != 1 {
 				t.Errorf("%d remote-source findings; want 1: %v", n, findingLines(rep.Findings))
+			}
+		})
+	}
+}
+
+// TestRootPluginAndAnotherSource: at the tree's root, the repository's
+// marketplace files are no marketplace of the plugin's own: an entry of
+// the root plugin's name that installs another directory of the tree, or
+// another repository, is the error a vendored plugin's decoy is (the
+// exemption of a plugin's own marketplace let both through at the root).
+func TestRootPluginAndAnotherSource(t *testing.T) {
+	for name, market := range map[string]string{
+		"a decoy directory":  `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": "./plugins/decoy"}]}`,
+		"another repository": `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "github", "repo": "evil/p"}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				".claude-plugin/plugin.json":               `{"name": "p"}`,
+				"hooks/hooks.json":                         `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				".claude-plugin/marketplace.json":          market,
+				"plugins/decoy/.claude-plugin/plugin.json": `{"name": "p"}`,
+				".git/HEAD":   "ref: refs/heads/main\n",
+				".git/config": "[remote \"origin\"]\n\turl = https://github.com/x/p.git\n",
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			errs := 0
+			for _, f := range rep.Findings {
+				if f.Rule == RuleRemoteSource && f.Severity == report.SeverityError {
+					errs++
+				}
+			}
+			if errs == 0 {
+				t.Errorf("no remote-source error: %v", findingLines(rep.Findings))
 			}
 		})
 	}
