@@ -229,10 +229,9 @@ var outcomeRules = map[string]eventRules{
 	// teammate's unfinished task is the other trigger): exit 2 still
 	// blocks the completion. A payload that names a teammate (a check's
 	// payload: teammate_name) is the other trigger, where continue:
-	// false stops the teammate (decisionEvent).
-	TaskCompleted:          {ignoresContinue: true},
-	taskCompletedTeammates: {},
-	TeammateIdle:           {},
+	// false stops the teammate (rulesFor).
+	TaskCompleted: {ignoresContinue: true},
+	TeammateIdle:  {},
 	// StopFailure: output and exit code are ignored (terminalSequence
 	// apart, a side effect).
 	StopFailure: {exit2Allows: true, ignoresOutput: true, ignoresContinue: true, noDecision: true},
@@ -302,14 +301,19 @@ func Decide(event string, res *sandbox.Result, runErr error) Decision {
 // blocked for (eventRules.unblockable) leaves the call allowed, the reason
 // saying what the hook would have done.
 func DecideValue(event, value string, res *sandbox.Result, runErr error) Decision {
-	d := decide(event, res, runErr)
+	return decideValue(event, outcomeRules[event], value, res, runErr)
+}
+
+// decideValue is DecideValue by rules, the event's (rulesFor).
+func decideValue(event string, rules eventRules, value string, res *sandbox.Result, runErr error) Decision {
+	d := decide(event, rules, res, runErr)
 	if d.Outcome == report.OutcomeBlocked && slices.Contains(outcomeRules[event].unblockable, value) {
 		d.Outcome, d.Reason = report.OutcomeAllowed, fmt.Sprintf("a %s %s cannot be blocked; the hook would have blocked it: %s", value, event, d.Reason)
 	}
 	return d
 }
 
-func decide(event string, res *sandbox.Result, runErr error) Decision {
+func decide(event string, rules eventRules, res *sandbox.Result, runErr error) Decision {
 	if res != nil && res.Tier == sandbox.TierRefused {
 		return Decision{Outcome: report.OutcomeError, Reason: "refused: " + orDefault(res.Refusal, res.Error)}
 	}
@@ -325,7 +329,6 @@ func decide(event string, res *sandbox.Result, runErr error) Decision {
 	case res.TimedOut:
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("timed out after %.0f ms; the agent cancels the hook and carries on", res.DurationMs)}
 	}
-	rules := outcomeRules[event]
 	stdout := outputBytes(res.StdoutBytes(), res.Stdout, res.StdoutEncoding)
 	cut := res.StdoutTruncated
 	if rules.pathOutput {
@@ -482,24 +485,21 @@ func decidePath(event string, res *sandbox.Result, stdout []byte) Decision {
 // a deny rule refuses it and an ask rule prompts after all.
 const allowSkipsPrompt = "the call skips the permission prompt, but not the settings' rules: a deny rule still refuses it, an ask rule still asks"
 
-// jsonBlock reads a schema-valid output object: whether it blocks, and
-// why (or, when it does not block, a note worth reporting, else "").
-// taskCompletedTeammates is the key of outcomeRules (no event's name) for
-// a TaskCompleted whose payload names a teammate: the event as a
-// teammate's unfinished task triggers it, where continue: false stops the
-// teammate (hooks.md, "TaskCompleted decision control").
-const taskCompletedTeammates = "TaskCompleted (teammate)"
-
-// decisionEvent is the event whose rules decide the outcome of a run of
-// event with payload input: event itself, but for a TaskCompleted whose
-// payload names a teammate (taskCompletedTeammates).
-func decisionEvent(event string, input map[string]any) string {
+// rulesFor is the rules that decide the outcome of a run of event with
+// payload input: the event's, but for a TaskCompleted whose payload names
+// a teammate, the trigger where continue: false stops the teammate
+// (hooks.md, "TaskCompleted decision control"), not the TaskUpdate tool's,
+// where Claude Code ignores it.
+func rulesFor(event string, input map[string]any) eventRules {
+	r := outcomeRules[event]
 	if t, _ := input["teammate_name"].(string); event == TaskCompleted && t != "" {
-		return taskCompletedTeammates
+		r.ignoresContinue = false
 	}
-	return event
+	return r
 }
 
+// jsonBlock reads a schema-valid output object: whether it blocks, and
+// why (or, when it does not block, a note worth reporting, else "").
 func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string) {
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	if c, ok := obj["continue"].(bool); ok && !c && !rules.ignoresContinue {
@@ -507,7 +507,7 @@ func jsonBlock(event string, rules eventRules, obj map[string]any) (bool, string
 	}
 	var notes []string
 	note := func(s string) { notes = append(notes, s) }
-	if c, ok := obj["continue"].(bool); ok && !c && event == TaskCompleted {
+	if c, ok := obj["continue"].(bool); ok && !c && event == TaskCompleted && rules.ignoresContinue {
 		note("continue: false is ignored: Claude Code ignores it on a TaskCompleted that the TaskUpdate tool triggered, as vigiles' payload (no teammate_name) has it; exit 2 or a decision block would keep the task open")
 	}
 	// What Claude Code does on the hook's behalf with the call (its

@@ -668,14 +668,14 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	if res != nil && p.ident != nil {
 		res.Replace(p.ident.restore)
 	}
-	d := DecideValue(decisionEvent(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
+	d := decideValue(p.Hook.Event, rulesFor(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err)
 	if err == nil && res != nil && res.TimedOut && res.Error == "" && res.Tier != sandbox.TierRefused {
 		// The run/timeout finding quotes this reason: say whose timeout
 		// ended the hook, and what Claude Code does there.
 		d.Reason = s.timedOut(p, res.DurationMs)
 	}
 	if p.Hook.FailBlocks {
-		d = failBlocks(decisionEvent(p.Hook.Event, p.Payload.Input), p.Payload.Tool, res, err, d)
+		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
 	}
 	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
 		// Claude Code starts an async hook and goes on without it: what

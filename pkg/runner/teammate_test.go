@@ -39,3 +39,35 @@ func TestTaskCompletedContinueFalseStopsATeammate(t *testing.T) {
 		t.Fatalf("%d runs, want 2", len(rep.Runs))
 	}
 }
+
+// TestTeammateTaskCompletedKeepsItsEvent: a check whose payload names a
+// teammate is decided by TaskCompleted's own rules but continue: false:
+// Claude Code ignores onFailure on TaskCompleted hooks there too, and a
+// hookSpecificOutput naming TaskCompleted is its own event's. (A made-up
+// event name for the teammate's case read onFailure block as a block,
+// and failed that output's schema.)
+func TestTeammateTaskCompletedKeepsItsEvent(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "gate", "onFailure": "block"}]}]}}`,
+		".vigiles.yml": "checks:\n" +
+			"  - {name: a teammate's, hook: project, event: TaskCompleted, payload: {teammate_name: researcher}, expect: {outcome: allowed}}\n",
+	})
+	for _, out := range []struct {
+		stdout string
+		exit   int
+	}{{"", 1}, {`{"hookSpecificOutput": {"hookEventName": "TaskCompleted"}}`, 0}} {
+		ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+			return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5,
+				Stdout: out.stdout, ExitCode: out.exit}, nil
+		}}
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if f.Severity == report.SeverityError {
+				t.Errorf("exit %d, stdout %q: %s: %s", out.exit, out.stdout, f.Rule, f.Message)
+			}
+		}
+	}
+}
