@@ -753,7 +753,7 @@ func hostsText(r report.HookRun) string {
 		switch {
 		case e.Allowed:
 			h += " (allowed)"
-		case e.Via == evidence.ViaLoopback:
+		case e.AtLoopback():
 			// No policy blocked it, none can allow it: the sandbox's
 			// own, where nothing answered; the port is what it tried.
 			h = evidence.WithPort(h, e.Port) + " (local, nothing answered)"

@@ -215,7 +215,7 @@ func hostsCell(eg []evidence.Egress) string {
 		switch {
 		case e.Allowed:
 			d.mark = markAllowed
-		case e.Via == evidence.ViaLoopback:
+		case e.AtLoopback():
 			d.mark = markLocal
 		}
 		if seen[d] {

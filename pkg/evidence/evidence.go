@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -257,6 +258,30 @@ func (e Egress) Dest() string {
 		return e.IP
 	}
 	return "(no host)"
+}
+
+// AtLoopback says whether e is an attempt at the sandbox's own loopback,
+// which no allow reaches (under Claude Code the host's): one nothing in
+// the sandbox answered (ViaLoopback), or a request the recording proxy
+// refused for localhost, a name under .localhost or a loopback address
+// (a client that ignores NO_PROXY sends it there).
+func (e Egress) AtLoopback() bool {
+	if e.Via == ViaLoopback {
+		return true
+	}
+	if e.Via != ViaProxy || e.Allowed {
+		return false
+	}
+	h := strings.ToLower(strings.TrimSuffix(e.Host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	for _, s := range []string{e.IP, strings.Trim(h, "[]")} {
+		if a, err := netip.ParseAddr(s); err == nil && a.Unmap().IsLoopback() {
+			return true
+		}
+	}
+	return false
 }
 
 // WithPort is dest (a host name or an address) with port after it, an

@@ -237,3 +237,28 @@ func TestWithPort(t *testing.T) {
 		}
 	}
 }
+
+// TestAtLoopback: an attempt at the sandbox's loopback is one nothing
+// answered, or a refused proxy request for localhost or a loopback
+// address, by name or by address (the proxy records an address request
+// with no host); an allowed or remote one is not.
+func TestAtLoopback(t *testing.T) {
+	for _, c := range []struct {
+		e    Egress
+		want bool
+	}{
+		{Egress{IP: "127.0.0.1", Port: 4000, Via: ViaLoopback}, true},
+		{Egress{Host: "localhost", Port: 4000, Via: ViaProxy}, true},
+		{Egress{Host: "app.localhost.", Port: 80, Via: ViaProxy}, true},
+		{Egress{IP: "127.0.0.1", Port: 4000, Via: ViaProxy}, true},
+		{Egress{IP: "::ffff:127.0.0.1", Port: 4000, Via: ViaProxy}, true},
+		{Egress{Host: "[::1]", Port: 80, Via: ViaProxy}, true},
+		{Egress{Host: "api.example.test", Port: 443, Via: ViaProxy}, false},
+		{Egress{Host: "localhost", Port: 80, Via: ViaProxy, Allowed: true}, false},
+		{Egress{IP: "127.0.0.1", Port: 53, Via: ViaConnect}, false},
+	} {
+		if got := c.e.AtLoopback(); got != c.want {
+			t.Errorf("%+v: AtLoopback = %v, want %v", c.e, got, c.want)
+		}
+	}
+}

@@ -292,19 +292,9 @@ func loopbackHosts(r report.HookRun) string {
 	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return !atLoopback(e) }))
 }
 
-// atLoopback says whether e is an attempt at the sandbox's own loopback,
-// which no allow reaches: one nothing answered (evidence.ViaLoopback),
-// or a request for localhost (a name under .localhost, a loopback
-// address) that a client which ignores NO_PROXY sent the recording proxy,
-// which refused it. --allow localhost is refused, so advice to allow it
-// would be advice nothing can follow.
-func atLoopback(e evidence.Egress) bool {
-	if e.Via == evidence.ViaLoopback {
-		return true
-	}
-	h := strings.ToLower(strings.TrimSuffix(e.Host, "."))
-	return e.Via == evidence.ViaProxy && !e.Allowed && (h == "localhost" || strings.HasSuffix(h, ".localhost") || isLoopbackIP(strings.Trim(h, "[]")))
-}
+// atLoopback is evidence.Egress.AtLoopback: --allow localhost is refused,
+// so advice to allow such an attempt would be advice nothing can follow.
+func atLoopback(e evidence.Egress) bool { return e.AtLoopback() }
 
 // loopbackIs says what an attempt at the sandbox's own loopback is, after
 // the list of them; loopbackSo what it does to a run.

@@ -109,7 +109,11 @@ func TestLoopbackHintsAdviseNoAllow(t *testing.T) {
 	for _, e := range []evidence.Egress{
 		{Host: "localhost", Port: 4000, Proto: "http", Via: evidence.ViaProxy, Attempts: 1, Detail: "POST /x"},
 		{Host: "api.localhost", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
-		{Host: "[::1]", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
+		{Host: "LOCALHOST", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
+		// A request for an address the proxy records by its address,
+		// with no host (http://127.1:4000/, http://[::1]/).
+		{IP: "127.0.0.1", Port: 4000, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
+		{IP: "::1", Port: 80, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
 		{IP: "127.0.0.1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
 	} {
 		r := report.HookRun{Egress: []evidence.Egress{e}}
