@@ -463,6 +463,30 @@ func hostsOf(r report.HookRun) []string {
 // host name holds a space or a parenthesis (hostText), so it is never one.
 const noHost = "(no host)"
 
+// unbracketedAsNow is a baseline's hosts with each IPv6 address and port
+// that an earlier vigiles wrote unbracketed (::1:4000) read as now, the
+// bracketed form (evidence.WithPort), where now holds it: that form is
+// the same host, not a new one. An entry that matches nothing now stays
+// as it was (unbracketed, ::1:4000 is also an address without a port).
+func unbracketedAsNow(old, now []string) []string {
+	legacy := map[string]string{}
+	for _, h := range now {
+		if a, port, ok := strings.Cut(strings.TrimPrefix(h, "["), "]:"); ok && strings.HasPrefix(h, "[") {
+			legacy[a+":"+port] = h
+		}
+	}
+	if len(legacy) == 0 {
+		return old
+	}
+	out := slices.Clone(old)
+	for i, o := range out {
+		if h, ok := legacy[o]; ok {
+			out[i] = h
+		}
+	}
+	return out
+}
+
 // unnamedOf is the entries of es that namedHosts keeps as noHost.
 func unnamedOf(es []evidence.Egress) []evidence.Egress {
 	var out []evidence.Egress
@@ -1393,11 +1417,12 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					Message:  fmt.Sprintf("%s made %s: they cannot be compared with the baseline, so new hosts among them cannot be ruled out (a baseline written from this run keeps its hosts as null)", shownName(r.ID), past),
 					Evidence: egressEvidence(lumpedOf(r.Egress))})
 			}
-			known := setOf(old.Hosts)
 			now := namedHosts(r.Egress)
+			oldHosts := unbracketedAsNow(old.Hosts, now)
+			known := setOf(oldHosts)
 			for _, h := range now {
 				if !known[h] {
-					said, ev := notAgain(h, old.Hosts, now, func(string) bool { return true }, "host", "", "try")
+					said, ev := notAgain(h, oldHosts, now, func(string) bool { return true }, "host", "", "try")
 					what := "tries to reach " + shownName(h)
 					if h == noHost {
 						// The detail (the request it made) is the

@@ -130,3 +130,42 @@ func TestLoopbackHintsAdviseNoAllow(t *testing.T) {
 		t.Errorf("a blocked host's hint %q lost its advice", hint)
 	}
 }
+
+// TestUnbracketedBaselineHostIsTheSame: a baseline an earlier vigiles
+// wrote with an IPv6 address and port unbracketed (::1:4000) lists the
+// host a run now names [::1]:4000: no drift (it was a baseline/host
+// error, the old entry "not tried"). An old entry that matches nothing
+// now stays as it was.
+func TestUnbracketedBaselineHostIsTheSame(t *testing.T) {
+	ctx := context.Background()
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -s http://localhost:4000/events"}]}]}}`,
+	})
+	base := ".vigiles/baseline.json"
+	if _, err := Audit(ctx, Options{Dir: dir, Executor: localhostPOST(), Baseline: base, UpdateBaseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, base)
+	b, err := os.ReadFile(file)
+	if err != nil || !strings.Contains(string(b), `"[::1]:4000"`) {
+		t.Fatalf("baseline (%v):\n%s", err, b)
+	}
+	if err := os.WriteFile(file, []byte(strings.ReplaceAll(string(b), `"[::1]:4000"`, `"::1:4000"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(ctx, Options{Dir: dir, Executor: localhostPOST(), Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Rule, RuleDriftPrefix) && f.Severity == report.SeverityError {
+			t.Errorf("%s: %s", f.Rule, f.Message)
+		}
+	}
+
+	got := unbracketedAsNow([]string{"127.0.0.1:4000", "::1:4000", "2001:db8::1"}, []string{"127.0.0.1:4000", "[::1]:4000"})
+	want := []string{"127.0.0.1:4000", "[::1]:4000", "2001:db8::1"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("unbracketedAsNow = %q, want %q", got, want)
+	}
+}
