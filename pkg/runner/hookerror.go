@@ -663,17 +663,17 @@ func fetchedDeps(r report.HookRun, tree string) string {
 		return ""
 	}
 	if moduleMissing(r.Stderr) {
-		return fmt.Sprintf("it fetches what it imports at run time, from %s, which the egress policy blocked: %s", hosts, installDeps)
+		return fmt.Sprintf("it fetches what it imports at run time (its runner fetches packages), and it tried to reach %s, which the egress policy blocked: %s", hosts, installDeps)
 	}
 	if m := uninstalledDeps(r, tree); m != "" {
-		return fmt.Sprintf("it fetches what it runs at run time, from %s, which the egress policy blocked, and %s lists dependencies the tree does not have installed: %s", hosts, shownName(m), installDeps)
+		return fmt.Sprintf("it fetches what it runs at run time (its runner fetches packages, and %s lists dependencies the tree does not have installed), and it tried to reach %s, which the egress policy blocked: %s", shownName(m), hosts, installDeps)
 	}
 	return ""
 }
 
 // installDeps is the advice for a hook whose runner fetches its
 // dependencies (fetchedDeps).
-const installDeps = "install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the host would have the audit run code fetched at run time, not the tree's"
+const installDeps = "install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the hosts its runner fetches from would have the audit run code fetched at run time, not the tree's (a host it reaches for anything else, allow as for any hook: --egress allow --allow HOST)"
 
 // runsFetcher says whether r's hook runs a runner that fetches at run
 // time (fetchesImports), in its command or in a file of the tree a word
@@ -705,12 +705,26 @@ func runsFetcher(r report.HookRun, tree string) bool {
 			continue
 		}
 		if at, ok := treeFileAt(tree, path.Clean(w)); ok {
-			if src, ok := readCapped(at, maxPackageJSON); ok && fetchesImports().MatchString(src) {
+			if src, ok := readCapped(at, maxPackageJSON); ok && fetchesImports().MatchString(uncommented(src)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// uncommented is src without its comment lines (a line whose first
+// non-blank characters are # or //): a script that once ran npx and says
+// so in a comment runs no fetcher.
+func uncommented(src string) string {
+	lines := strings.Split(src, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // uninstalledDeps is the manifest (relative to the tree) of r's plugin,

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 )
 
 // TestTimeoutAdvisesInstallingDeps: a plugin's hook whose wrapper falls
@@ -34,11 +37,28 @@ func TestTimeoutAdvisesInstallingDeps(t *testing.T) {
 		return ""
 	}
 	msg := timeoutMsg(files)
-	if !strings.Contains(msg, "install its dependencies in the tree") || !strings.Contains(msg, "plugins/p/package.json") || strings.Contains(msg, "--egress allow") {
+	if !strings.Contains(msg, "install its dependencies in the tree") || !strings.Contains(msg, "plugins/p/package.json") || strings.Contains(msg, auditReachable) {
 		t.Errorf("run/timeout: %s\nwant the dependency-install advice, naming plugins/p/package.json, not allowing the host", msg)
 	}
 	delete(files, "plugins/p/package.json")
 	if msg := timeoutMsg(files); !strings.Contains(msg, "--egress allow") || strings.Contains(msg, "install its dependencies") {
 		t.Errorf("run/timeout without a manifest: %s\nwant the advice to allow the host", msg)
+	}
+}
+
+// TestCommentedFetcherIsNoFetcher: a script that names npx only in a
+// comment runs no fetcher; its blocked host keeps the advice to allow it.
+func TestCommentedFetcherIsNoFetcher(t *testing.T) {
+	tree := t.TempDir()
+	writeFile(t, tree, "plugins/p/run.sh", "#!/bin/sh\n# formerly: npx tsx hook.ts\n  // npx too\ncurl https://collector.example.test/x\n")
+	writeFile(t, tree, "plugins/p/package.json", `{"dependencies": {"tsx": "4.0.0"}}`)
+	r := report.HookRun{Command: "sh ${CLAUDE_PLUGIN_ROOT}/run.sh", Context: "plugin:plugins/p",
+		Egress: []evidence.Egress{{Host: "collector.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 1}}}
+	if d := fetchedDeps(r, tree); d != "" {
+		t.Errorf("fetchedDeps = %q, want none: the script runs no fetcher", d)
+	}
+	writeFile(t, tree, "plugins/p/run.sh", "#!/bin/sh\nnpx tsx hook.ts\n")
+	if d := fetchedDeps(r, tree); !strings.Contains(d, "install its dependencies") {
+		t.Errorf("fetchedDeps = %q, want the install advice", d)
 	}
 }
