@@ -845,8 +845,10 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 	if err != nil {
 		// A cut report (a full disk) is no report: an upload step of
 		// if: always() would ship it as one. The file is this step's own.
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing report: %w (the report file %s was removed; free space on the file system it is on)", err, f.Name())
+		if rerr := os.Remove(f.Name()); rerr != nil {
+			return "", fmt.Errorf("writing report: %w (the cut report file %s could not be removed either: %v)", err, f.Name(), rerr)
+		}
+		return "", fmt.Errorf("writing report: %w (the cut report file was removed; free space where %s is)", err, filepath.Dir(f.Name()))
 	}
 	return f.Name(), nil
 }
