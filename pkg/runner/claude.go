@@ -595,6 +595,38 @@ func (c *claudeDisc) noteRemote(name, repo string) {
 	c.remote[name] = append(c.remote[name], remoteEntry{len(c.out.Findings) - 1, repo})
 }
 
+// sourceRepo is the GitHub repository a marketplace entry's source
+// object of kind installs whole, read from the key Claude Code reads for
+// that kind: a github source's repo, a url source's url, a git-subdir's
+// url where its path is the repository's root; "" for any other (an npm
+// or pip package, a subdirectory, one pinned to a ref or sha, which
+// need not be what a checkout holds).
+func sourceRepo(kind string, src *jnode) string {
+	str := func(k string) (string, bool) {
+		v := src.get(k)
+		if v == nil {
+			return "", false
+		}
+		return v.Str, v.Kind == jsonString
+	}
+	if _, ok := str("ref"); ok {
+		return ""
+	}
+	if _, ok := str("sha"); ok {
+		return ""
+	}
+	key := map[string]string{"github": "repo", "url": "url", "git-subdir": "url"}[kind]
+	if kind == "git-subdir" {
+		if p, ok := str("path"); !ok || path.Clean(strings.TrimPrefix(p, "/")) != "." {
+			return ""
+		}
+	}
+	if v, ok := str(key); ok && key != "" {
+		return githubRepo(v)
+	}
+	return ""
+}
+
 // selfRepo is the GitHub repository the work tree is a checkout of
 // (repoOf), read once.
 func (c *claudeDisc) selfRepo() string {
@@ -2434,13 +2466,7 @@ func (c *claudeDisc) marketplace(root string) {
 				kind = k.Str
 			}
 			c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
-			repo := ""
-			for _, k := range []string{"repo", "url"} {
-				if v := src.Value.get(k); v != nil && v.Kind == jsonString && repo == "" {
-					repo = githubRepo(v.Str)
-				}
-			}
-			c.noteRemote(name, repo)
+			c.noteRemote(name, sourceRepo(kind, src.Value))
 		default:
 			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
 		}

@@ -719,9 +719,10 @@ func runsFetcher(r report.HookRun, tree string) bool {
 func uncommented(src string) string {
 	lines := strings.Split(src, "\n")
 	out := lines[:0]
-	for _, l := range lines {
-		if t := strings.TrimSpace(l); !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") {
-			out = append(out, l)
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if i == 0 && strings.HasPrefix(t, "#!") || !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "//") {
+			out = append(out, l) // a shebang runs what it names (#!/usr/bin/env -S npx tsx)
 		}
 	}
 	return strings.Join(out, "\n")

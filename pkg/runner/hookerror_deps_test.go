@@ -57,8 +57,10 @@ func TestCommentedFetcherIsNoFetcher(t *testing.T) {
 	if d := fetchedDeps(r, tree); d != "" {
 		t.Errorf("fetchedDeps = %q, want none: the script runs no fetcher", d)
 	}
-	writeFile(t, tree, "plugins/p/run.sh", "#!/bin/sh\nnpx tsx hook.ts\n")
-	if d := fetchedDeps(r, tree); !strings.Contains(d, "install its dependencies") {
-		t.Errorf("fetchedDeps = %q, want the install advice", d)
+	for _, script := range []string{"#!/bin/sh\nnpx tsx hook.ts\n", "#!/usr/bin/env -S npx -y tsx\nconsole.log(1)\n"} {
+		writeFile(t, tree, "plugins/p/run.sh", script)
+		if d := fetchedDeps(r, tree); !strings.Contains(d, "install its dependencies") {
+			t.Errorf("%q: fetchedDeps = %q, want the install advice (a shebang runs what it names)", script, d)
+		}
 	}
 }

@@ -81,16 +81,25 @@ func TestRootPluginAndAnotherSource(t *testing.T) {
 	for name, market := range map[string]string{
 		"a decoy directory":  `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": "./plugins/decoy"}]}`,
 		"another repository": `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "github", "repo": "evil/p"}}]}`,
+		// Its own repository, but another directory of it, another
+		// revision, or a key Claude Code does not read for the kind.
+		"a subdirectory of itself":   `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "git-subdir", "url": "https://github.com/x/p.git", "path": "plugins/decoy"}}]}`,
+		"another ref of itself":      `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "github", "repo": "x/p", "ref": "evil"}}]}`,
+		"a url source's stray repo":  `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "url", "url": "https://git.example.test/p.git", "repo": "x/p"}}]}`,
+		"an npm source's stray repo": `{"name": "m", "owner": {"name": "x"}, "plugins": [{"name": "p", "source": {"source": "npm", "package": "evil-p", "repo": "x/p"}}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			dir := makeTree(t, map[string]string{
-				".claude-plugin/plugin.json":               `{"name": "p"}`,
-				"hooks/hooks.json":                         `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
-				".claude-plugin/marketplace.json":          market,
-				"plugins/decoy/.claude-plugin/plugin.json": `{"name": "p"}`,
-				".git/HEAD":   "ref: refs/heads/main\n",
-				".git/config": "[remote \"origin\"]\n\turl = https://github.com/x/p.git\n",
-			})
+			files := map[string]string{
+				".claude-plugin/plugin.json":      `{"name": "p"}`,
+				"hooks/hooks.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				".claude-plugin/marketplace.json": market,
+				".git/HEAD":                       "ref: refs/heads/main\n",
+				".git/config":                     "[remote \"origin\"]\n\turl = https://github.com/x/p.git\n",
+			}
+			if name == "a decoy directory" {
+				files["plugins/decoy/.claude-plugin/plugin.json"] = `{"name": "p"}`
+			}
+			dir := makeTree(t, files)
 			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
 			if err != nil {
 				t.Fatal(err)
