@@ -831,6 +831,7 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 			// As readable as the first report: CreateTemp makes it 0600.
 			if cerr := f.Chmod(0o644); cerr != nil {
 				f.Close()
+				os.Remove(f.Name()) // an empty report for an upload step to ship
 				err = cerr
 			}
 		}

@@ -459,10 +459,10 @@ func egressLine(e evidence.Egress) string {
 	switch {
 	case e.Allowed:
 		verdict = "allowed"
-	case e.Via == evidence.ViaLoopback:
+	case e.AtLoopback():
 		// No policy blocked it and none can allow it: the sandbox's own
-		// address, where nothing answered (the host's own under Claude
-		// Code).
+		// loopback, where nothing answered or the recording proxy refused
+		// the request (the host's own under Claude Code).
 		verdict = "local"
 	}
 	var b strings.Builder
@@ -484,8 +484,11 @@ func egressLine(e evidence.Egress) string {
 	if e.Detail != "" && !e.Lumped() { // a lumped entry's Dest says it
 		b.WriteString(" — " + printable(e.Detail))
 	}
-	if e.Via == evidence.ViaLoopback {
+	switch {
+	case e.Via == evidence.ViaLoopback:
 		b.WriteString(" — nothing in the sandbox answered; under Claude Code the host's own service at that port, which vigiles cannot reach")
+	case e.AtLoopback():
+		b.WriteString(" — the recording proxy refused it (the client ignored NO_PROXY); under Claude Code the host's own service at that port, which vigiles cannot reach")
 	}
 	return b.String()
 }

@@ -755,8 +755,12 @@ func hostsText(r report.HookRun) string {
 			h += " (allowed)"
 		case e.AtLoopback():
 			// No policy blocked it, none can allow it: the sandbox's
-			// own, where nothing answered; the port is what it tried.
-			h = evidence.WithPort(h, e.Port) + " (local, nothing answered)"
+			// own loopback; the port is what it tried.
+			how := "nothing answered"
+			if e.Via == evidence.ViaProxy {
+				how = "refused by the recording proxy"
+			}
+			h = evidence.WithPort(h, e.Port) + " (local, " + how + ")"
 		default:
 			h += " (blocked)"
 		}

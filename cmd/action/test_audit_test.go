@@ -1037,10 +1037,11 @@ func TestHostsTextSaysLocalForLoopback(t *testing.T) {
 		{IP: "127.0.0.1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
 		{IP: "::1", Port: 4000, Proto: "tcp", Via: evidence.ViaLoopback, Attempts: 1},
 		{Host: "x.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 1},
+		{Host: "localhost", Port: 4000, Proto: "http", Via: evidence.ViaProxy, Attempts: 1},
 	}}
 	// Every ':' of text a run chose is a lookalike there (clean), as a
 	// problem matcher would read it.
-	want := "127.0.0.1꞉4000 (local, nothing answered), [꞉꞉1]꞉4000 (local, nothing answered), x.example.test (blocked)"
+	want := "127.0.0.1꞉4000 (local, nothing answered), [꞉꞉1]꞉4000 (local, nothing answered), x.example.test (blocked), localhost꞉4000 (local, refused by the recording proxy)"
 	if got := hostsText(r); got != want {
 		t.Errorf("hostsText = %q, want %q", got, want)
 	}

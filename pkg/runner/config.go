@@ -1164,7 +1164,7 @@ func (p *cfgParser) egress(n *yaml.Node) *evidence.EgressPolicy {
 func (p *cfgParser) check(n *yaml.Node) *Check {
 	c := &Check{Loc: p.loc(n)}
 	errsBefore := p.errCount()
-	var expectNode, toolNode, toolKey, inputKey, trustedKey *yaml.Node
+	var expectNode, toolNode, toolKey, inputKey, trustedKey, payloadNode *yaml.Node
 	hasName, nameOK, hasHook, hasCommand := false, false, false, false
 	p.mapping(n, "a check", map[string]func(k, v *yaml.Node){
 		"name": func(k, v *yaml.Node) {
@@ -1206,9 +1206,12 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			}
 			c.Event = s
 		},
-		"tool":    func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode, toolKey = v, k },
-		"input":   func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)"); inputKey = k },
-		"payload": func(k, v *yaml.Node) { c.Payload, _ = p.object(v, "check payload (top-level event fields)") },
+		"tool":  func(k, v *yaml.Node) { c.Tool, _ = p.str(v, "check tool"); toolNode, toolKey = v, k },
+		"input": func(k, v *yaml.Node) { c.Input, _ = p.object(v, "check input (the tool_input)"); inputKey = k },
+		"payload": func(k, v *yaml.Node) {
+			c.Payload, _ = p.object(v, "check payload (top-level event fields)")
+			payloadNode = v
+		},
 		"timeout": func(k, v *yaml.Node) { c.Timeout, _ = p.duration(v, "check timeout", false) },
 		"env":     func(k, v *yaml.Node) { c.Env = p.checkEnv(v) },
 		"expect":  func(k, v *yaml.Node) { expectNode = v },
@@ -1255,6 +1258,13 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			// Claude Code never sends it: the run would test a payload
 			// that cannot occur, and pass where no matcher filters.
 			p.errAt(toolNode, "tool %q: %s sends %s as one of %s", c.Tool, c.Event, spec.MatchField, strings.Join(spec.Values, ", "))
+		}
+	}
+	if v, ok := c.Payload["teammate_name"]; ok {
+		// Claude Code sends a teammate's name, a string: anything else
+		// decides nothing of it (rulesFor), and would pass for none.
+		if s, _ := v.(string); s == "" {
+			p.errAt(payloadNode, "%s: payload teammate_name: want a teammate's name, a string that is not empty, found %s", what, strconv.Quote(fmt.Sprint(v)))
 		}
 	}
 	if c.Input != nil && !IsToolEvent(c.Event) {

@@ -546,9 +546,11 @@ func egressEvidence(es []evidence.Egress) string {
 			state = "allowed"
 		case e.Via == evidence.ViaLoopback:
 			state = "nothing in the sandbox answered; under Claude Code the host's own"
+		case e.AtLoopback():
+			state = "the recording proxy refused it; under Claude Code the host's own"
 		}
 		dest := destName(e)
-		if e.Via == evidence.ViaLoopback {
+		if e.AtLoopback() {
 			dest = evidence.WithPort(dest, e.Port) // the port is what it tried
 		}
 		fmt.Fprintf(&b, "%s via %s (%s, %d attempt(s))", dest, shownName(string(e.Via)), state, e.Attempts)

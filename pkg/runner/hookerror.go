@@ -299,7 +299,7 @@ func atLoopback(e evidence.Egress) bool { return e.AtLoopback() }
 // loopbackIs says what an attempt at the sandbox's own loopback is, after
 // the list of them; loopbackSo what it does to a run.
 const (
-	loopbackIs = "the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there (a local daemon, a Docker API, a development database), which vigiles cannot reach or audit, the sandbox's loopback being its own, and no allow reaches it"
+	loopbackIs = "the sandbox's own loopback (nothing there answered, or the recording proxy refused the request): under Claude Code that address and port reach the host's own service there (a local daemon, a Docker API, a development database), which vigiles cannot reach or audit, the sandbox's loopback being its own, and no allow reaches it"
 	loopbackSo = "the hook's path that needed that service never ran, so what the run recorded is the hook without it"
 )
 

@@ -54,7 +54,7 @@ func TestLoopbackAttemptIsWordedAsTheHosts(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"tried to reach 127.0.0.1:4000, [::1]:4000, the sandbox's own address, where nothing answered: under Claude Code that address and port reach the host's own service there",
+		"tried to reach 127.0.0.1:4000, [::1]:4000, the sandbox's own loopback (nothing there answered, or the recording proxy refused the request): under Claude Code that address and port reach the host's own service there",
 		"which vigiles cannot reach or audit",
 		"127.0.0.1:4000 via loopback (nothing in the sandbox answered; under Claude Code the host's own, 1 attempt(s))",
 	} {
@@ -119,6 +119,9 @@ func TestLoopbackHintsAdviseNoAllow(t *testing.T) {
 		r := report.HookRun{Egress: []evidence.Egress{e}}
 		if b := blockedHosts(r); b != "" {
 			t.Errorf("%+v: blocked hosts %q, want none", e, b)
+		}
+		if ev := egressEvidence(r.Egress); strings.Contains(ev, "(blocked") || !strings.Contains(ev, ":") {
+			t.Errorf("%+v: evidence %q calls it blocked, or leaves out its port", e, ev)
 		}
 		hint := blockedHint(r, "", offline)
 		if hint == "" || strings.Contains(hint, "allow it") || strings.Contains(hint, offline) || !strings.Contains(hint, loopbackSo) {

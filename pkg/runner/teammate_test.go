@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -68,6 +69,25 @@ func TestTeammateTaskCompletedKeepsItsEvent(t *testing.T) {
 			if f.Severity == report.SeverityError {
 				t.Errorf("exit %d, stdout %q: %s: %s", out.exit, out.stdout, f.Rule, f.Message)
 			}
+		}
+	}
+}
+
+// TestTeammateNameIsAString: a check's payload teammate_name that is no
+// name (a number, a list, empty) is refused: Claude Code sends a string,
+// and any other value was read as no teammate, silently.
+func TestTeammateNameIsAString(t *testing.T) {
+	for _, v := range []string{"42", "[x]", `""`, "null", "true"} {
+		dir := makeTree(t, map[string]string{
+			".claude/settings.json": `{"hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "gate"}]}]}}`,
+			".vigiles.yml":          "checks:\n  - {name: c, hook: project, event: TaskCompleted, payload: {teammate_name: " + v + "}, expect: {outcome: blocked}}\n",
+		})
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msgs := messagesOf(rep.Findings, RuleConfig); len(msgs) != 1 || !strings.Contains(msgs[0], "payload teammate_name: want a teammate's name") {
+			t.Errorf("teammate_name %s: config findings %q", v, msgs)
 		}
 	}
 }
