@@ -258,9 +258,8 @@ func connectEntry(host string, a netip.Addr, proto string, port uint16, allowed 
 	return evidence.Egress{Host: host, IP: a.String(), Port: int(port), Proto: proto, Via: evidence.ViaConnect, Allowed: allowed}
 }
 
-// loopbackEntry is an attempt at one of the sandbox's own addresses that
-// nothing there answered (evidence.ViaLoopback): never allowed, never
-// named (the DNS log names remote addresses, and a local one is no
+// loopbackEntry is an attempt at the sandbox's loopback that nothing
+// there answered (evidence.ViaLoopback): never allowed, never named (the DNS log names remote addresses, and a local one is no
 // destination a name of the allowlist leads to).
 func loopbackEntry(a netip.Addr, proto string, port uint16) evidence.Egress {
 	return evidence.Egress{IP: a.Unmap().String(), Port: int(port), Proto: proto, Via: evidence.ViaLoopback}

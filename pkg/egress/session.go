@@ -100,7 +100,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
 	if err := unlimitPortUnreachables(); err != nil {
-		l.logf("egress: %v (UDP attempts at the sandbox's own addresses past the kernel's ICMP rate limit go uncounted)", err)
+		l.logf("egress: %v (UDP attempts at the sandbox's own addresses that nothing answered, past the kernel's ICMP rate limit, go uncounted)", err)
 	}
 	s := &Session{pol: pol, rec: newRecorder()}
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {

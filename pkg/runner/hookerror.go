@@ -278,23 +278,20 @@ func failureCause(r report.HookRun, tree string) string {
 
 // blockedHosts lists the destinations of r the egress policy blocked
 // (hostList), "" where it blocked none. An attempt at the sandbox's own
-// loopback (evidence.ViaLoopback) is none of them: no policy blocked it,
-// and none can allow it (loopbackHosts).
+// loopback (evidence.Egress.AtLoopback) is none of them: no policy blocked
+// it, and none can allow it, --allow localhost being refused
+// (loopbackHosts).
 func blockedHosts(r report.HookRun) string {
 	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool {
-		return e.Allowed || atLoopback(e)
+		return e.Allowed || e.AtLoopback()
 	}))
 }
 
 // loopbackHosts lists the attempts of r at the sandbox's own loopback
-// (atLoopback), "" where there were none.
+// (evidence.Egress.AtLoopback), "" where there were none.
 func loopbackHosts(r report.HookRun) string {
-	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return !atLoopback(e) }))
+	return hostList(slices.DeleteFunc(slices.Clone(r.Egress), func(e evidence.Egress) bool { return !e.AtLoopback() }))
 }
-
-// atLoopback is evidence.Egress.AtLoopback: --allow localhost is refused,
-// so advice to allow such an attempt would be advice nothing can follow.
-func atLoopback(e evidence.Egress) bool { return e.AtLoopback() }
 
 // loopbackIs says what an attempt at the sandbox's own loopback is, after
 // the list of them; loopbackSo what it does to a run.
@@ -686,10 +683,7 @@ func runsFetcher(r report.HookRun, tree string) bool {
 	if tree == "" {
 		return false
 	}
-	root := "."
-	if p, ok := strings.CutPrefix(r.Context, "plugin:"); ok {
-		root = path.Clean(p)
-	}
+	root := pluginRootOf(r)
 	for _, w := range strings.Fields(r.Command) {
 		w = strings.Trim(w, `"'`)
 		for _, v := range []string{"${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT"} {
@@ -711,6 +705,15 @@ func runsFetcher(r report.HookRun, tree string) bool {
 		}
 	}
 	return false
+}
+
+// pluginRootOf is the directory of r's plugin (relative to the tree,
+// cleaned), "." where the hook is the project's.
+func pluginRootOf(r report.HookRun) string {
+	if p, ok := strings.CutPrefix(r.Context, "plugin:"); ok {
+		return path.Clean(p)
+	}
+	return "."
 }
 
 // uncommented is src without its comment lines (a line whose first
@@ -735,10 +738,7 @@ func uncommented(src string) string {
 // dependencies, or a requirements.txt that names a package, neither with
 // a .venv beside it; "" where none does.
 func uninstalledDeps(r report.HookRun, tree string) string {
-	root := "."
-	if p, ok := strings.CutPrefix(r.Context, "plugin:"); ok {
-		root = path.Clean(p)
-	}
+	root := pluginRootOf(r)
 	if m := path.Join(root, "package.json"); treeEntry(tree, path.Join(root, "node_modules")) == nil {
 		if at, ok := treeFileAt(tree, m); ok {
 			if b, ok := readCapped(at, maxPackageJSON); ok {
