@@ -617,3 +617,21 @@ func TestRecorderNamesAConnectByTheRuleThatAdmitsIt(t *testing.T) {
 		t.Errorf("names kept: %d, want 2", r.named)
 	}
 }
+
+// TestRecorderBoundsNamesPerAddress: names of one address are kept up to
+// maxNamesPerAddr (each new one was compared with all before it: a
+// wildcard zone resolving every name to one address made the stub's path
+// quadratic); a connect is named by one of them.
+func TestRecorderBoundsNamesPerAddress(t *testing.T) {
+	r := newRecorder()
+	a := netip.MustParseAddr("198.18.0.9")
+	for i := range 1000 {
+		r.nameAddr(a, fmt.Sprintf("n%d.wild.test", i), []allowRule{{name: "wild.test", wildcard: true}})
+	}
+	if len(r.names[a]) != maxNamesPerAddr || r.named != maxNamesPerAddr {
+		t.Errorf("%d names kept for one address (%d in all), want %d", len(r.names[a]), r.named, maxNamesPerAddr)
+	}
+	if e := r.connectLocked(a, "tcp", 443, true); e.Host != "n0.wild.test" {
+		t.Errorf("connect named %q, want the first name", e.Host)
+	}
+}

@@ -161,11 +161,23 @@ func (n addrName) admits(proto string, port uint16) bool {
 	return false
 }
 
+// maxNamesPerAddr bounds the names kept for one address: a wildcard
+// allow over a zone the command controls resolves any number of names to
+// one address, and each new one was looked for among all kept before it
+// (quadratic in the DNS stub's path). Past it, a connect there is named by
+// one of the first (connectLocked), as by the first before names were
+// kept by rule.
+const maxNamesPerAddr = 16
+
 // nameAddr remembers that host resolved to a, admitted by rules.
 func (r *recorder) nameAddr(a netip.Addr, host string, rules []allowRule) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, n := range r.names[a] {
+	ns := r.names[a]
+	if len(ns) >= maxNamesPerAddr {
+		return
+	}
+	for _, n := range ns {
 		if n.host == host {
 			return
 		}
