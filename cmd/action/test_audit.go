@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -531,7 +532,7 @@ func readReport(path string) (*report.Report, error) {
 		case errors.As(err, &te) && te.Field == "":
 			return nil, notReport(te.Offset-1, "a JSON "+te.Value+", where the report's object belongs")
 		case errors.As(err, &te):
-			return nil, notReport(te.Offset-1, fmt.Sprintf("a JSON %s where %s belongs (a %s)", te.Value, te.Field, te.Type))
+			return nil, notReport(te.Offset-1, fmt.Sprintf("a JSON %s where %s belongs (%s)", te.Value, te.Field, jsonKind(te.Type)))
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, notReport(int64(len(data)), "the file ends before its JSON document does")
 		}
@@ -552,6 +553,31 @@ func readReport(path string) (*report.Report, error) {
 }
 
 // textPos is the 1-based line and column (in runes) of byte off of data.
+// jsonKind names, in JSON's words, what a report's field of Go type t
+// holds, for a merge error a user reads: "a list", "an object", not
+// "[]report.Finding".
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another kind of value"
+}
+
 func textPos(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]
