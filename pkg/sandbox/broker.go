@@ -592,6 +592,14 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			maskFiles = append(maskFiles, s)
 		}
 	}
+	// And every other socket a daemon of the host listens on outside the
+	// masks (a container engine's or LXD's under /var/lib or /var/snap),
+	// which answers whoever may write it, the caller's groups counted.
+	for _, s := range hostSocketMasks(spec.Dir, view) {
+		if !slices.Contains(maskFiles, s) {
+			maskFiles = append(maskFiles, s)
+		}
+	}
 	// The checkouts nested in the tree, whose configs the init scrubs,
 	// are searched for beside bubblewrap's start: the init needs them
 	// with its config, not before.

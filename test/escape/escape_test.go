@@ -244,6 +244,15 @@ func TestEscapeSecrets(t *testing.T) {
 	for _, p := range []string{"/run/vigiles-escape-docker.sock", "/tmp/vigiles-escape.sock", "/var/run/vigiles-escape-2.sock"} {
 		socks = append(socks, listenUnix(t, p))
 	}
+	// A daemon's socket outside the masks, open to every uid (a container
+	// engine's or LXD's under /var/lib or /var/snap, which a group of the
+	// caller's may reach): no variable names it, /proc/net/unix does.
+	daemonDir := openTempDir(t, "/var/lib", "vigiles-escape-daemon-")
+	daemon := listenUnix(t, filepath.Join(daemonDir, "daemon.sock"))
+	if err := os.Chmod(daemon, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	socks = append(socks, daemon)
 	abstract := fmt.Sprintf("vigiles-escape-%d", time.Now().UnixNano())
 	listenUnix(t, "@"+abstract)
 	secretEnv := []string{"GITHUB_TOKEN=vigiles-canary-1", "ACTIONS_RUNTIME_TOKEN=vigiles-canary-2",
