@@ -1722,6 +1722,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 	}
 	c.repeatedKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi))
 	c.offKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group")
+	c.misspeltKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group", groupKeys)
 	matcher, hasMatcher := "", false
 	mloc := c.loc(file, g.Pos)
 	if m, ok := g.member("matcher"); ok {
@@ -1782,6 +1783,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	}
 	c.repeatedKeys(file, h, where)
 	c.offKeys(file, h, where, "hook handler")
+	c.misspeltKeys(file, h, where, "hook handler", handlerKeys)
 	if c.handlers++; c.handlers > maxHandlers {
 		if c.handlers == maxHandlers+1 {
 			c.bound(c.loc(file, h.Pos),
@@ -2221,6 +2223,53 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 		}
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
 			"%s.%s: %t turns nothing off: Claude Code reads no %q key on a %s and ignores it, so %s", where, k.key, k.off, k.key, what, runs)
+	}
+}
+
+// groupKeys and handlerKeys are the keys Claude Code reads on a matcher
+// group and on a hook handler (of any type): those a key it does not read
+// may have been meant as (misspeltKeys).
+var (
+	groupKeys   = []string{"matcher", "hooks"}
+	handlerKeys = []string{"type", "command", "args", "shell", "timeout", "statusMessage", "once", "async", "asyncRewake",
+		"if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "server", "tool", "input"}
+)
+
+// misspeltKeys warns of each key of n, a matcher group or a hook handler
+// (what), that Claude Code does not read but that is nearly one it does
+// (known) which n does not hold: "matchr", "timeot", "Matcher". Claude
+// Code ignores it, so the group matches every tool, the handler keeps
+// its default timeout, and nothing says so. A key near none is left
+// alone: it may be one of a later Claude Code's, or a note.
+func (c *claudeDisc) misspeltKeys(file string, n *jnode, where, what string, known []string) {
+	for _, m := range n.Members {
+		if slices.Contains(known, m.Key) {
+			continue
+		}
+		like := ""
+		for _, k := range known {
+			if d := textdist.Distance(strings.ToLower(m.Key), strings.ToLower(k)); d == 0 || len(k) >= 4 && d == 1 || len(k) >= 6 && d == 2 {
+				like = k
+				break
+			}
+		}
+		if like == "" {
+			continue
+		}
+		if _, has := n.member(like); has {
+			continue // a spare key beside the real one
+		}
+		effect := ""
+		switch like {
+		case "matcher":
+			effect = ", so the group has no matcher and its hooks run for everything the event fires for"
+		case "timeout":
+			effect = ", so the hook gets its event's default timeout"
+		case "hooks":
+			effect = ", so the group has no hooks array and none of it runs"
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+			"%s: %q is no key of a %s: did you mean %q? Claude Code matches keys exactly, case and all, and ignores one it does not read%s", where, m.Key, what, like, effect)
 	}
 }
 

@@ -32,3 +32,24 @@ func TestOffKeysTurnNothingOff(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestMisspeltKeys: a key of a matcher group or a hook handler that
+// Claude Code does not read but nearly one it does ("matchr", "Timeout")
+// is a warning naming the key meant and what its absence does; a key near
+// none, or one beside the real key, says nothing.
+func TestMisspeltKeys(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [
+  {"matchr": "Bash", "hooks": [{"type": "command", "command": "a", "timeot": 5}]},
+  {"matcher": "Write", "Matcher": "Edit", "hooks": [{"type": "command", "command": "b", "Timeout": 5, "note": "x", "statusMesage": "y"}]}
+]}}`})
+	s := discoverAll(t, dir)
+	wantF := []string{
+		`warning discovery/malformed .claude/settings.json:2:4 PreToolUse[0]: "matchr" is no key of a matcher group: did you mean "matcher"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the group has no matcher and its hooks run for everything the event fires for`,
+		`warning discovery/malformed .claude/settings.json:2:68 PreToolUse[0].hooks[0]: "timeot" is no key of a hook handler: did you mean "timeout"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the hook gets its event's default timeout`,
+		`warning discovery/malformed .claude/settings.json:3:116 PreToolUse[1].hooks[0]: "statusMesage" is no key of a hook handler: did you mean "statusMessage"? Claude Code matches keys exactly, case and all, and ignores one it does not read`,
+		`warning discovery/malformed .claude/settings.json:3:89 PreToolUse[1].hooks[0]: "Timeout" is no key of a hook handler: did you mean "timeout"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the hook gets its event's default timeout`,
+	}
+	if diff := cmp.Diff(wantF, findingMessages(s.findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
