@@ -86,7 +86,7 @@ type SARIFOptions struct {
 	// DefaultFile anchors findings that have no file (code scanning
 	// rejects results without a location); "" means ".vigiles.yml".
 	DefaultFile string
-	// MaxBytes overrides SARIFMaxFileBytes, the bound on the
+	// MaxBytes overrides SARIFFileBytesTarget, the bound on the
 	// gzip-compressed file (for tests).
 	MaxBytes int
 	// MaxRawBytes overrides SARIFMaxRawBytes, the bound on the file
@@ -103,7 +103,7 @@ type SARIFStats struct {
 	Findings, Results int
 	// TooMany were left out past SARIFMaxResultsPerRun results,
 	// TooManyRules for a rule past SARIFMaxRulesPerRun rules, TooLarge
-	// to keep the file within SARIFMaxFileBytes gzip-compressed,
+	// to keep the file within SARIFFileBytesTarget gzip-compressed,
 	// TooLargeRaw within SARIFMaxRawBytes uncompressed; the least severe
 	// go first.
 	TooMany, TooManyRules, TooLarge, TooLargeRaw int
@@ -130,7 +130,7 @@ func (s SARIFStats) Note(name string) string {
 		why = append(why, fmt.Sprintf("%d of rules past the %d code scanning takes in a run", s.TooManyRules, SARIFMaxRulesPerRun))
 	}
 	if s.TooLarge > 0 {
-		why = append(why, fmt.Sprintf("%d to keep the file within GitHub's upload limit of %d bytes gzip-compressed", s.TooLarge, s.MaxBytes))
+		why = append(why, fmt.Sprintf("%d to keep the file within %d bytes gzip-compressed, a margin under GitHub's upload limit of %d for what upload-sarif adds", s.TooLarge, s.MaxBytes, SARIFMaxFileBytes))
 	}
 	if s.TooLargeRaw > 0 {
 		why = append(why, fmt.Sprintf("%d to keep the file within vigiles' own bound of %d bytes uncompressed", s.TooLargeRaw, s.MaxRawBytes))
@@ -196,8 +196,9 @@ func SARIF(r *report.Report, o SARIFOptions) *SARIFLog {
 // EncodeSARIF returns r as indented SARIF 2.1.0 JSON, one run within
 // GitHub's limits: at most SARIFMaxRulesPerRun rules and
 // SARIFMaxResultsPerRun results, one location each, the most severe kept
-// first, and the file at most o.MaxBytes gzip-compressed (what GitHub
-// measures) and o.MaxRawBytes uncompressed; what was left out is counted
+// first, and the file at most o.MaxBytes gzip-compressed (by default
+// SARIFFileBytesTarget, a margin under the size GitHub measures) and
+// o.MaxRawBytes uncompressed; what was left out is counted
 // in run.properties and in the stats.
 func EncodeSARIF(r *report.Report, o SARIFOptions) ([]byte, SARIFStats, error) {
 	_, b, st := buildSARIF(r, o)
@@ -212,7 +213,7 @@ func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats
 	def := anchorFile(o.DefaultFile)
 	st := SARIFStats{Findings: len(r.Findings), MaxBytes: o.MaxBytes, MaxRawBytes: o.MaxRawBytes}
 	if st.MaxBytes <= 0 {
-		st.MaxBytes = SARIFMaxFileBytes
+		st.MaxBytes = SARIFFileBytesTarget
 	}
 	if st.MaxRawBytes <= 0 {
 		st.MaxRawBytes = SARIFMaxRawBytes
