@@ -367,3 +367,29 @@ func TestFlattenedPathIsNoLocation(t *testing.T) {
 		t.Errorf("a path with a space: %q, %v", got, ok)
 	}
 }
+
+// TestFlattenedPathInTheSummary: in the job summary and the check run's,
+// a finding about "hooks/a\nb.json" is not shown, nor linked, as
+// "hooks/a b.json", a benign file beside it; its LF shows as ␊ and only
+// a path inside the tree is linked.
+func TestFlattenedPathInTheSummary(t *testing.T) {
+	o := SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"}
+	for _, c := range []struct{ file, shown string }{
+		{"hooks/a\nb.json", "hooks/a␊b.json:1"},
+		{"hooks/a\u0085b.json", "hooks/a\uFFFDb.json:1"},
+		{"hooks/a\u2028b.json", "hooks/a\uFFFDb.json:1"},
+		{"../a b.json", "../a b.json:1"},
+	} {
+		got := where(o, report.Location{File: c.file, Line: 1})
+		if want := md(c.shown, cellChars); got != want {
+			t.Errorf("where(%q) = %q; want %q, not linked", c.file, got, want)
+		}
+	}
+	if got := where(o, report.Location{File: "./hooks/a b.json", Line: 1}); !strings.Contains(got, "](https://github.com/octo/plugins/blob/0123456789abcdef0123456789abcdef01234567/hooks/a%20b.json#L1)") {
+		t.Errorf("a path inside the tree: %q; want it linked", got)
+	}
+	r := &report.Report{Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: "m", Location: report.Location{File: "hooks/a\nb.json", Line: 1}}}}
+	if sum := Summary(r, o); strings.Contains(sum, "a b.json") || strings.Contains(sum, "/blob/") {
+		t.Errorf("the summary names or links the flattened path:\n%s", sum)
+	}
+}

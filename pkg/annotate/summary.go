@@ -70,19 +70,30 @@ func LineURL(server, repo, sha, path string, line int) string {
 	return link
 }
 
-// where renders a location as escaped text, linked when possible.
+// where renders a location as escaped text, linked when possible: only a
+// path inside the tree (treePath) is linked. Any other is shown with its
+// control characters as their pictures, not as the spaces md makes of
+// them, so that "hooks/a\nb.json" does not read, and link, as the
+// harmless "hooks/a b.json".
 func where(o SummaryOptions, l report.Location) string {
 	if l.File == "" {
 		return "—"
 	}
+	p, inTree := treePath(l.File)
 	file := l.File
+	if !inTree {
+		file = controlPictures(file)
+	}
 	if l.Line > 0 {
 		// One value, so that a name that ends in ":100" does not make
 		// an emoji of the line's colon.
 		file += ":" + strconv.Itoa(l.Line)
 	}
 	text := md(file, cellChars)
-	if link := LineURL(o.ServerURL, o.Repo, o.SHA, l.File, l.Line); link != "" {
+	if !inTree {
+		return text
+	}
+	if link := LineURL(o.ServerURL, o.Repo, o.SHA, p, l.Line); link != "" {
 		return "[" + text + "](" + link + ")"
 	}
 	return text
@@ -384,8 +395,9 @@ func driftCells(was, now string) (string, string) {
 }
 
 // controlPictures replaces each C0 control character and DEL of s with
-// the symbol Unicode has for it (U+2400 to U+2421), and invalid UTF-8
-// with U+FFFD.
+// the symbol Unicode has for it (U+2400 to U+2421), and invalid UTF-8,
+// C1 control characters and the line and paragraph separators, which
+// have none and which md would make spaces, with U+FFFD.
 func controlPictures(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -393,6 +405,8 @@ func controlPictures(s string) string {
 			return 0x2400 + r
 		case r == 0x7f:
 			return 0x2421
+		case r >= 0x80 && r < 0xa0, r == '\u2028', r == '\u2029':
+			return '\uFFFD'
 		}
 		return r
 	}, strings.ToValidUTF8(s, "\uFFFD"))
