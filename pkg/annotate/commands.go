@@ -104,8 +104,9 @@ func findingMessage(f report.Finding, max int) string {
 	// Control characters (terminal escapes) are replaced; newlines stay,
 	// and go-githubactions escapes them. The runner writes the message,
 	// unescaped, into the step's log as well, line by line, where the log
-	// viewer styles a line starting "##[group]" and the like.
-	return messageCut(f.Message, f.Evidence, max, func(s string) string { return noLogTags(safeLogLine(s)) })
+	// viewer styles a line starting "##[group]" and the like, and one
+	// starting "[command]" as a command the step ran.
+	return messageCut(f.Message, f.Evidence, max, func(s string) string { return noCommandTags(noLogTags(safeLogLine(s))) })
 }
 
 // WriteAnnotations prints one workflow command per finding to w, at most

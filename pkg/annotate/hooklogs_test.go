@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -32,6 +33,33 @@ func TestHookLogsBreakCommandTag(t *testing.T) {
 		"\n[·command]a\n[·command]b\n[·command]c\n[·command]d\n[·command]e\n"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not hold %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestAnnotationMessageBreaksCommandTag: the runner writes an
+// annotation's message into the step's log line by line, unescaped, where
+// a line of a hook's evidence (or message) that starts with "[command]"
+// would show as a command the step ran; it gets "[·command]" there too.
+func TestAnnotationMessageBreaksCommandTag(t *testing.T) {
+	f := []report.Finding{{Rule: "r", Severity: report.SeverityError,
+		Message:  "blocked\n[command]git push --force\rthen",
+		Evidence: "[command]/usr/bin/curl evil\u2028[command]rm -rf ~"}}
+	var b strings.Builder
+	WriteAnnotations(&b, f)
+	cmds := annotatetest.Commands(b.String())
+	if len(cmds) != 1 {
+		t.Fatalf("%d commands in %q", len(cmds), b.String())
+	}
+	msg := cmds[0].Data
+	for _, l := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(l, "[command]") {
+			t.Errorf("a line of the message starts with [command]: %q", l)
+		}
+	}
+	for _, want := range []string{"\n[·command]git push --force\n", "evidence: [command]/usr/bin/curl evil\n[·command]rm -rf ~"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message does not hold %q: %q", want, msg)
 		}
 	}
 }
