@@ -295,14 +295,10 @@ func stdinReplay(r io.Reader) func() error {
 	return nil
 }
 
-// mountsInside lists the mount points strictly inside dir, in the
-// caller's mount namespace, each once, and those of them that are the
-// kernel's views of the host (kernelFS), which a copy must never take.
-func mountsInside(dir string) (inside, kernel []string, err error) {
-	mounts, err := fsx.Mounts()
-	if err != nil {
-		return nil, nil, err
-	}
+// mountsInside lists the mount points strictly inside dir among mounts
+// (the caller's mount namespace's), each once, and those of them that are
+// the kernel's views of the host (kernelFS), which a copy must never take.
+func mountsInside(dir string, mounts []fsx.Mount) (inside, kernel []string) {
 	for _, m := range mounts {
 		if m.Point == dir || !fsx.Under(m.Point, dir) {
 			continue
@@ -314,7 +310,7 @@ func mountsInside(dir string) (inside, kernel []string, err error) {
 			kernel = append(kernel, m.Point)
 		}
 	}
-	return inside, kernel, nil
+	return inside, kernel
 }
 
 // kernelFS are file systems that show the host's kernel state (a chroot's
@@ -570,6 +566,16 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		}
 		return fail(fmt.Errorf("%w: the work tree %s holds %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, h))
 	}
+	// A mount inside the tree is shown with it: one of a hidden path (the
+	// caller's HOME bind-mounted at TREE/h) would show what the mask
+	// hides at its own path.
+	mounts, err := fsx.Mounts()
+	if err != nil {
+		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %w", ErrRefused, err))
+	}
+	if m, h, how := hiddenMountInTree(spec.Dir, view, maskFiles, mounts); m != "" {
+		return fail(fmt.Errorf("%w: the work tree %s has a file system mounted inside it (%s) whose source %s %s, which a confined run hides from the command (a HOME, a TMPDIR, a runner's files, secrets), and the tree is shown whole; fix: unmount it, or give a directory that holds only the project (--workdir, or cd into it)", ErrRefused, spec.Dir, mountList(spec.Dir, []string{m}), how, h))
+	}
 	// Credential files the caller's environment names: in the tree the
 	// init shows them empty (in its layer above the tree); elsewhere,
 	// where the run would read them, bubblewrap covers them with
@@ -630,10 +636,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// where even the copy could not see them: never shown with empty
 	// directories in their place, against which a hook's writes would be
 	// recorded as if the host had nothing there.
-	inside, kernel, err := mountsInside(spec.Dir)
-	if err != nil {
-		return fail(fmt.Errorf("%w: listing the file systems mounted inside the work tree: %w", ErrRefused, err))
-	}
+	inside, kernel := mountsInside(spec.Dir, mounts)
 	if len(inside) > 0 {
 		switch {
 		case len(kernel) > 0:

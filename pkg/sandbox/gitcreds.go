@@ -915,6 +915,18 @@ func gitSearchRoot(tree string, v hostView, getenv func(string) string) string {
 // The tree is bound whole at its own path, beside the masks, not below
 // them: a mask inside it would hide nothing.
 func hiddenInTree(tree string, v hostView, files []string) string {
+	for _, h := range hiddenPaths(v, files) {
+		if fsx.Under(h, tree) {
+			return h
+		}
+	}
+	return ""
+}
+
+// hiddenPaths are the paths hiddenInTree looks for: the masked
+// directories, the caller's secrets, the secret files (a glob's
+// directory).
+func hiddenPaths(v hostView, files []string) []string {
 	hidden := slices.Concat(v.masked, maskedDirs, v.held, files)
 	for _, f := range secretFiles {
 		if strings.ContainsAny(f, "*?[") {
@@ -922,12 +934,68 @@ func hiddenInTree(tree string, v hostView, files []string) string {
 		}
 		hidden = append(hidden, f)
 	}
-	for _, h := range hidden {
-		if fsx.Under(h, tree) {
-			return h
+	return hidden
+}
+
+// hiddenMountInTree returns a mount point strictly inside the work tree
+// whose source is, holds or lies in a path a confined run hides
+// (hiddenPaths), that path, and which of the three; or "". The tree is
+// shown whole, its mounts with it: the caller's HOME bind-mounted at
+// TREE/h showed h/.ssh, though HOME is masked at its own path. Compared by
+// path alone, hiddenInTree saw no mask there. A mount's source is its
+// file system (major:minor) and its root within it; a hidden path's is
+// that of the mount it lies in. One that lies in a path the tree itself
+// lies in is a part of it shown as the tree is, at its own path in the
+// mask: a bind mount from /tmp into a tree in /tmp.
+func hiddenMountInTree(tree string, v hostView, files []string, mounts []fsx.Mount) (point, hidden, how string) {
+	type source struct{ path, dev, root string }
+	var sources []source
+	for _, h := range hiddenPaths(v, files) {
+		r, err := filepath.EvalSymlinks(h)
+		if err != nil {
+			continue // nothing there to show
+		}
+		if dev, root, ok := mountSource(r, mounts); ok {
+			sources = append(sources, source{h, dev, root})
 		}
 	}
-	return ""
+	for _, m := range mounts {
+		if m.Point == tree || !fsx.Under(m.Point, tree) {
+			continue
+		}
+		for _, s := range sources {
+			switch {
+			case m.Dev != s.dev:
+			case m.Root == s.root:
+				return m.Point, s.path, "is"
+			case fsx.Under(s.root, m.Root):
+				return m.Point, s.path, "holds"
+			case fsx.Under(m.Root, s.root) && !fsx.Under(tree, s.path):
+				return m.Point, s.path, "lies in"
+			}
+		}
+	}
+	return "", "", ""
+}
+
+// mountSource is the file system (major:minor) and the path within it of
+// p (absolute, its links resolved), by the mount it lies in: the last
+// listed of the deepest mount points that hold it (the one on top).
+func mountSource(p string, mounts []fsx.Mount) (dev, root string, ok bool) {
+	best := -1
+	for i, m := range mounts {
+		if fsx.Under(p, m.Point) && (best < 0 || len(m.Point) >= len(mounts[best].Point)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", "", false
+	}
+	rel, err := filepath.Rel(mounts[best].Point, p)
+	if err != nil {
+		return "", "", false
+	}
+	return mounts[best].Dev, filepath.Join(mounts[best].Root, rel), true
 }
 
 type scrubbedConfig struct {

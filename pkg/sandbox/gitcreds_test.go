@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 )
 
 func TestScrubGitConfig(t *testing.T) {
@@ -676,6 +677,46 @@ func TestHiddenInTree(t *testing.T) {
 		view := hostView{lookup: lookupHostPath, masked: []string{"/run", "/home"}, held: c.held}
 		if got := hiddenInTree(c.tree, view, c.files); got != c.want {
 			t.Errorf("hiddenInTree(%s) = %q; want %q", c.tree, got, c.want)
+		}
+	}
+}
+
+// A mount inside the tree is compared with what a run hides by its
+// source (device and root), not its path: the caller's HOME bind-mounted
+// at TREE/h was shown whole, .ssh and all.
+func TestHiddenMountInTree(t *testing.T) {
+	home, tree := t.TempDir(), t.TempDir()
+	mounts := []fsx.Mount{{Point: "/", Type: "ext4", Dev: "8:1", Root: "/"}}
+	at := func(dev, root string) []fsx.Mount {
+		return append(slices.Clone(mounts), fsx.Mount{Point: filepath.Join(tree, "m"), Type: "ext4", Dev: dev, Root: root})
+	}
+	view := hostView{lookup: lookupHostPath, held: []string{home}}
+	for _, c := range []struct {
+		name      string
+		tree      string
+		mounts    []fsx.Mount
+		hidden    string
+		how       string
+		anyHidden bool
+	}{
+		{name: "HOME itself", tree: tree, mounts: at("8:1", home), hidden: home, how: "is"},
+		{name: "its .ssh", tree: tree, mounts: at("8:1", home+"/.ssh"), hidden: home, how: "lies in"},
+		{name: "the whole file system", tree: tree, mounts: at("8:1", "/"), how: "holds", anyHidden: true},
+		{name: "another file system", tree: tree, mounts: at("0:50", home)},
+		{name: "a fresh tmpfs", tree: tree, mounts: at("0:50", "/")},
+		{name: "elsewhere", tree: tree, mounts: at("8:1", "/opt/cache")},
+		{name: "in a tree in HOME", tree: home, mounts: append(slices.Clone(mounts), fsx.Mount{Point: home + "/m", Dev: "8:1", Root: home + "/lib"})},
+		{name: "HOME by the mount it lies in", tree: tree, mounts: append(at("8:2", "/u"), fsx.Mount{Point: filepath.Dir(home), Dev: "8:2", Root: "/u"}), hidden: home, how: "holds"},
+	} {
+		point, hidden, how := hiddenMountInTree(c.tree, view, nil, c.mounts)
+		if c.how == "" {
+			if point != "" {
+				t.Errorf("%s: %s shows %s (%s); want nothing hidden", c.name, point, hidden, how)
+			}
+			continue
+		}
+		if point != filepath.Join(c.tree, "m") || how != c.how || (!c.anyHidden && hidden != c.hidden) || hidden == "" {
+			t.Errorf("%s: %q, %q, %q; want the mount, which %s %s", c.name, point, hidden, how, c.how, c.hidden)
 		}
 	}
 }

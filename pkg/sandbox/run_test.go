@@ -26,6 +26,7 @@ import (
 
 	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
@@ -1374,6 +1375,46 @@ func TestMountsInsideTheTree(t *testing.T) {
 	}
 }
 
+// TestTreeHoldingAMountOfTheCallersHOME: the caller's HOME bind-mounted
+// inside the work tree (at TREE/h) is a masked directory the tree holds,
+// by its source, not its path: refused, naming the mount. The tree, with
+// a mount inside it, was recorded by copy, which walked into the mount,
+// and the command read h/.ssh/id_ed25519.
+func TestTreeHoldingAMountOfTheCallersHOME(t *testing.T) {
+	requireConfinement(t)
+	requireRoot(t, "mounting needs root")
+	home, tree := tempDirIn(t, "", "vigiles-home-", 0o755), tempDirIn(t, "", "vigiles-tree-", 0o755)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("HOMEKEY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := filepath.Join(tree, "h")
+	if err := os.Mkdir(h, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Another owner: the tree, with a mount inside it, would be copied.
+	const uid = 2000001234
+	for _, d := range []string{home, tree} {
+		filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+	}
+	if err := unix.Mount(home, h, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(h, unix.MNT_DETACH) })
+	t.Setenv("HOME", home)
+	res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`cat h/.ssh/id_ed25519`)})
+	if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+		t.Fatalf("err %v stdout %q, want a refusal before anything ran", err, res.Stdout)
+	}
+	for _, w := range []string{`("h")`, "is " + home, "unmount", "--workdir"} {
+		if !strings.Contains(res.Refusal, w) {
+			t.Errorf("refusal %q does not name %s", res.Refusal, w)
+		}
+	}
+}
+
 // TestKernelFSInsideTheTreeAtAnOddPath: a proc mounted in the tree at a
 // path with bytes mountinfo does not escape ("p\v-\vtmpfs") is still a
 // proc, and the tree is refused, naming it: read with strings.Fields, it
@@ -1391,7 +1432,8 @@ func TestKernelFSInsideTheTreeAtAnOddPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Unmount(proc, unix.MNT_DETACH) })
-	inside, kernel, err := mountsInside(dir)
+	mounts, err := fsx.Mounts()
+	inside, kernel := mountsInside(dir, mounts)
 	if err != nil || !slices.Equal(inside, []string{proc}) || !slices.Equal(kernel, []string{proc}) {
 		t.Errorf("mountsInside = %q, %q, %v; want the proc at %q in both", inside, kernel, err, proc)
 	}

@@ -7,9 +7,13 @@ import (
 )
 
 // Mount is one mount of /proc/self/mountinfo: its mount point (escapes
-// undone) and its file system type.
+// undone), its file system type, and its source: the device of the file
+// system (major:minor) and the path within it that the mount shows (its
+// root: "/" for a whole file system, the directory or file a bind mount
+// was made of).
 type Mount struct {
 	Point, Type string
+	Dev, Root   string
 }
 
 // Mounts lists the mounts of this process's mount namespace, from
@@ -36,7 +40,7 @@ func parseMounts(mountinfo string) []Mount {
 		if len(f) <= 4 {
 			continue
 		}
-		m := Mount{Point: unescapeMountPath(f[4])}
+		m := Mount{Point: unescapeMountPath(f[4]), Dev: f[2], Root: unescapeMountPath(f[3])}
 		if i := slices.Index(f[5:], "-"); i >= 0 && 5+i+1 < len(f) {
 			m.Type = f[5+i+1]
 		}
@@ -46,7 +50,7 @@ func parseMounts(mountinfo string) []Mount {
 }
 
 // unescapeMountPath undoes the octal escapes the kernel writes in a mount
-// point of /proc/self/mountinfo (show_path: space, tab, newline and
+// point (and a mount's root) of /proc/self/mountinfo (show_path: space, tab, newline and
 // backslash as \040, \011, \012, \134). Compared escaped, a mask at a
 // path with a space (a HOME or RUNNER_TEMP of "/opt/actions runner/…") was
 // taken for no mount at all and stayed writable for the command.

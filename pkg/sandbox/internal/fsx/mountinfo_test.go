@@ -6,13 +6,14 @@ import (
 )
 
 // A mount point's space, tab, newline and backslash come escaped in octal,
-// and are read back as they are in the path; the type follows the "-".
+// and are read back as they are in the path, a mount's root's too; the
+// device and root precede the point, the type follows the "-".
 func TestParseMounts(t *testing.T) {
 	info := "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n" +
-		`90 22 0:50 / /w/a\040b\011c\012d\134e rw - tmpfs tmpfs rw` + "\n" +
+		`90 22 0:50 /h\040x /w/a\040b\011c\012d\134e rw - tmpfs tmpfs rw` + "\n" +
 		`91 22 0:51 / /w/odd\\x\0 rw shared:2 master:3 - proc proc rw` + "\n\n"
 	got := parseMounts(info)
-	want := []Mount{{"/", "ext4"}, {"/w/a b\tc\nd\\e", "tmpfs"}, {`/w/odd\\x\0`, "proc"}}
+	want := []Mount{{"/", "ext4", "254:0", "/"}, {"/w/a b\tc\nd\\e", "tmpfs", "0:50", "/h x"}, {`/w/odd\\x\0`, "proc", "0:51", "/"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseMounts = %q, want %q", got, want)
 	}
@@ -29,7 +30,7 @@ func TestParseMountsOddBytes(t *testing.T) {
 		"91 22 0:51 / /w/a\rb\fc rw shared:4 - tmpfs tmpfs rw\n" +
 		"92 22 0:52 / /w/d\u0085e\u00a0f rw - tmpfs none rw\n"
 	got := parseMounts(info)
-	want := []Mount{{"/w/p\v-\vtmpfs", "proc"}, {"/w/a\rb\fc", "tmpfs"}, {"/w/d\u0085e\u00a0f", "tmpfs"}}
+	want := []Mount{{"/w/p\v-\vtmpfs", "proc", "0:50", "/"}, {"/w/a\rb\fc", "tmpfs", "0:51", "/"}, {"/w/d\u0085e\u00a0f", "tmpfs", "0:52", "/"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("parseMounts = %q, want %q", got, want)
 	}
