@@ -542,9 +542,18 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			// it as well.
 			return fail(fmt.Errorf("%w: the work tree %s holds the caller's TMPDIR=%s, which a confined run hides from the command (another tool's files and sockets there), and the tree is shown whole; fix: point TMPDIR outside the work tree for vigiles (TMPDIR=/tmp vigiles …)", ErrRefused, spec.Dir, h))
 		}
-		if envNamesDir(os.Getenv("HOME"), h) && !filepath.IsAbs(os.Getenv("HOME")) {
-			// HOME=. in the tree: any directory given would be HOME.
-			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s (%s), which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME to the caller's home for vigiles (HOME=/home/$USER vigiles …)", ErrRefused, spec.Dir, os.Getenv("HOME"), h))
+		if home := os.Getenv("HOME"); envNamesDir(home, h) {
+			// HOME=. in the tree: any directory given would be HOME. An
+			// absolute one too (a container's -w /work -e HOME=/work):
+			// the tree given holds only the project, and HOME with it.
+			named, other := home, ""
+			if home != h {
+				named += " (" + h + ")"
+			}
+			if filepath.IsAbs(home) {
+				other = ", or give a work tree that does not hold it (--workdir)"
+			}
+			return fail(fmt.Errorf("%w: the work tree %s holds the caller's HOME=%s, which a confined run hides from the command (its credentials), and the tree is shown whole; fix: set HOME outside the work tree for vigiles (HOME=/home/$USER vigiles …; in a container, -e HOME=/root)%s", ErrRefused, spec.Dir, named, other))
 		}
 		// A project's GNUPGHOME=$PWD/.gnupg (a test suite's signing
 		// keys), a runtime dir in it, an XDG_CONFIG_HOME=$PWD/.config or

@@ -676,6 +676,25 @@ func TestTreeThatIsTheCallersRelativeHOME(t *testing.T) {
 	}
 }
 
+// TestTreeThatHoldsTheCallersAbsoluteHOME: an absolute HOME that is or
+// lies in the work tree (a container's -w /work -e HOME=/work) is refused
+// naming HOME and a HOME outside the tree: the generic refusal told the
+// caller to give a directory that holds only the project, which it had.
+func TestTreeThatHoldsTheCallersAbsoluteHOME(t *testing.T) {
+	requireConfinement(t)
+	tree := makeTree(t, map[string]string{".netrc": "machine x password ABSSECRET\n", "home/": ""})
+	for _, home := range []string{tree, filepath.Join(tree, "home")} {
+		t.Setenv("HOME", home)
+		res, err := Run(context.Background(), Spec{Dir: tree, Mode: ModeStrict, Timeout: 30 * time.Second, Command: sh(`cat .netrc`)})
+		if !errors.Is(err, ErrRefused) || res.Stdout != "" {
+			t.Fatalf("HOME=%s: err %v stdout %q, want a refusal", home, err, res.Stdout)
+		}
+		if !strings.Contains(res.Refusal, "HOME="+home+",") || !strings.Contains(res.Refusal, "fix: set HOME outside the work tree") || strings.Contains(res.Refusal, "holds only the project") {
+			t.Errorf("HOME=%s: refusal %q does not name HOME and its fix", home, res.Refusal)
+		}
+	}
+}
+
 // TestCallersRuntimeDirAndGnuPGHomeAreMasked: the caller's
 // XDG_RUNTIME_DIR outside /run (a login without systemd-logind's: in /tmp
 // or under /var) holds its agents' and services' sockets (gpg-agent, dbus,
