@@ -826,9 +826,23 @@ func spawnReaper(byFD, cgroup bool) (*reaperProc, error) {
 		cfW.Close()
 		stR.Close()
 		exR.Close()
-		return nil, refuse("starting the reaper: %w", err)
+		return nil, reaperStartError(err)
 	}
 	return &reaperProc{pid: pid, cfW: cfW, stR: stR, exR: exR}, nil
+}
+
+// reaperStartError is the refusal for a reaper that could not be
+// started. Its clone makes a pid and a mount namespace of its own, beside
+// bubblewrap's: where the kernel's limits on them (user.max_pid_namespaces,
+// user.max_mnt_namespaces, counted for the user against every user
+// namespace up to the host's) leave room for bubblewrap's and not these,
+// it fails with ENOSPC (EUSERS before Linux 4.9), which read as a full
+// disk and named no fix.
+func reaperStartError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS) {
+		return refuse("starting the reaper: %w: the kernel's limit on pid or mount namespaces is reached (the reaper makes one of each, beside bubblewrap's), not a full disk; fix: raise user.max_pid_namespaces and user.max_mnt_namespaces (sysctl -w user.max_pid_namespaces=15000 user.max_mnt_namespaces=15000), or run fewer sandboxes at once", err)
+	}
+	return refuse("starting the reaper: %w", err)
 }
 
 // wait reaps the reaper.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -167,4 +168,27 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 			t.Fatalf("run = %v, want the protocol mismatch, with what the reaper said", err)
 		}
 	})
+}
+
+// TestReaperStartErrorNamesTheNamespaceLimit: a reaper whose clone
+// finds the namespace limits used up (ENOSPC; EUSERS on older kernels)
+// is refused naming the limit and the sysctls to raise; it read
+// "starting the reaper: no space left on device", like a full disk, with
+// no fix. Another error is passed on as it was.
+func TestReaperStartErrorNamesTheNamespaceLimit(t *testing.T) {
+	for _, e := range []error{unix.ENOSPC, unix.EUSERS, fmt.Errorf("fork/exec: %w", unix.ENOSPC)} {
+		err := reaperStartError(e)
+		var rf refusal
+		if !errors.As(err, &rf) || !errors.Is(err, e) {
+			t.Errorf("%v: %v is not a refusal wrapping it", e, err)
+		}
+		for _, w := range []string{"limit on pid or mount namespaces", "not a full disk", "fix: raise user.max_pid_namespaces and user.max_mnt_namespaces", "sysctl -w"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %q does not say %q", e, err, w)
+			}
+		}
+	}
+	if got, want := reaperStartError(unix.EAGAIN).Error(), "starting the reaper: "+unix.EAGAIN.Error(); got != want {
+		t.Errorf("EAGAIN: %q, want %q", got, want)
+	}
 }
