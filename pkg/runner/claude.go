@@ -180,6 +180,14 @@ func (c *claudeDisc) remoteVendored() {
 	}
 }
 
+// auditedPlugin says whether the tree directory dir is a plugin that
+// discovery read, whose manifest names it name, and which declares hooks
+// of its own (vendoredAs).
+func (c *claudeDisc) auditedPlugin(dir, name string) bool {
+	own, ok := c.seenPlugin[dir]
+	return ok && own == name && len(c.ownHooks[dir]) > 0
+}
+
 // skillsDirOnly says whether the plugin directory root is installed as a
 // skills-directory plugin alone (Discovery.Installs).
 func (c *claudeDisc) skillsDirOnly(root string) bool {
@@ -195,7 +203,13 @@ func (c *claudeDisc) skillsDirOnly(root string) bool {
 // has no such marketplace of its own: every marketplace in the tree is
 // the repository's (a decoy entry there is an error), but an entry whose
 // source is this repository itself on GitHub (the plugin listing itself
-// by its URL) installs what is audited here, and stays a notice.
+// by its URL) installs what is audited here, and stays a notice. So is
+// an entry whose local source is another plugin that vigiles read, which
+// its manifest gives that name and which declares hooks of its own
+// (auditedPlugin): it installs what is audited, and the copy at root is
+// merely not it (a root manifest beside the plugin its marketplace lists
+// from ./plugin). One without hooks is the decoy it was: the vetted
+// copy's hooks passed for those installed.
 func (c *claudeDisc) vendoredAs(name, root string) {
 	atRoot := path.Clean(root) == "."
 	ownMarket := func(file string) bool { return !atRoot && under(path.Clean(file), path.Clean(root)) }
@@ -203,6 +217,11 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
 			c.about(len(c.out.Findings), root, e.dir)
+			if c.auditedPlugin(e.dir, name) {
+				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
+					shownName(name), shownName(e.dir), shownName(root))
+				continue
+			}
 			c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
 				shownName(name), shownName(e.dir), shownName(root))
 		}

@@ -144,3 +144,33 @@ func TestVendoredPluginWithoutHooks(t *testing.T) {
 		t.Errorf("%d remote-source findings; want 1: %v", n, findingLines(rep.Findings))
 	}
 }
+
+// TestRootPluginListingAnAuditedPlugin: a plugin at the tree's root whose
+// marketplace lists its name from a directory of the tree that is itself
+// a plugin of that name, with hooks of its own, installs what vigiles
+// audits: a notice that the root's copy is not what is installed, not
+// the error of a decoy (claude-mem's root manifest and ./plugin).
+func TestRootPluginListingAnAuditedPlugin(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/plugin.json":      `{"name": "p"}`,
+		"sub/.claude-plugin/plugin.json":  `{"name": "p"}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./sub"}]}`,
+		"sub/hooks/hooks.json":            `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRemoteSource {
+			n++
+			if f.Severity != report.SeverityNotice || !strings.Contains(f.Message, "installs sub") {
+				t.Errorf("remote-source finding %s %q; want a notice that sub is installed", f.Severity, f.Message)
+			}
+		}
+	}
+	if n != 1 || rep.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s, %d remote-source findings; want a pass and 1: %v", rep.Verdict, n, findingLines(rep.Findings))
+	}
+}
