@@ -959,7 +959,10 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 					case "type":
 						err = str(f.Value, what, &run.Type)
 					case "decides":
+						// An earlier vigiles kept a deny, which is a
+						// block (decidesOf).
 						err = str(f.Value, what, &run.Decides)
+						run.Decides = decidesWithoutDeny(run.Decides)
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "context":

@@ -48,6 +48,9 @@ type Decision struct {
 // compact JSON with sorted keys; "" where it says none of them, or Claude
 // Code does not read it (Decision.Unread). Free text (reasons, context,
 // messages) is left out: it differs from run to run, and changes no call.
+// So is a permissionDecision or a PermissionRequest decision's behavior
+// "deny" (dropDeny): that is a block, which the outcome says, as it says
+// exit 2's and a decision "block"'s.
 func decidesOf(d Decision) string {
 	obj, ok := d.Output.(map[string]any)
 	if !ok || d.Unread != "" {
@@ -77,6 +80,45 @@ func decidesOf(d Decision) string {
 			keep["decision"] = sub
 		}
 	}
+	dropDeny(keep)
+	return encodeDecides(keep)
+}
+
+// dropDeny deletes from keep, what decidesOf keeps, a permissionDecision
+// "deny" and a decision's behavior "deny", and a decision that has
+// nothing else.
+func dropDeny(keep map[string]any) {
+	if keep["permissionDecision"] == "deny" {
+		delete(keep, "permissionDecision")
+	}
+	if sub, ok := keep["decision"].(map[string]any); ok && sub["behavior"] == "deny" {
+		delete(sub, "behavior")
+		if len(sub) == 0 {
+			delete(keep, "decision")
+		}
+	}
+}
+
+// decidesWithoutDeny is a Decides a baseline keeps as decidesOf now
+// gives it: without the deny an earlier vigiles kept (dropDeny), which
+// is no change of what the hook tells Claude Code. One without a deny,
+// or not an object, is returned as it is.
+func decidesWithoutDeny(s string) string {
+	if !strings.Contains(s, `"deny"`) {
+		return s
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var keep map[string]any
+	if err := dec.Decode(&keep); err != nil || keep == nil {
+		return s
+	}
+	dropDeny(keep)
+	return encodeDecides(keep)
+}
+
+// encodeDecides is keep as compact JSON with sorted keys, "" for none.
+func encodeDecides(keep map[string]any) string {
 	if len(keep) == 0 {
 		return ""
 	}
