@@ -44,9 +44,11 @@ const RuleRunHookError = "run/hook-error"
 func hookError(e executed) *report.Finding {
 	r := e.run
 	failBlocked := r.Outcome == report.OutcomeBlocked && e.decision.FailBlocked
-	// A WorktreeRemove hook's failure fails the removal: blocked, and
-	// still the hook failing, not its answer.
-	failFails := r.Outcome == report.OutcomeBlocked && outcomeRules[r.Event].nonZeroFails && e.result != nil && (r.ExitCode != 0 || e.result.Signal != "")
+	// A WorktreeRemove hook's failure fails the removal, and a
+	// WorktreeCreate hook's the creation: blocked, and still the hook
+	// failing, not its answer.
+	rules := outcomeRules[r.Event]
+	failFails := r.Outcome == report.OutcomeBlocked && (rules.nonZeroFails || rules.pathOutput) && e.result != nil && (r.ExitCode != 0 || e.result.Signal != "")
 	// Exit status 2 that a shell or an interpreter gave for a failure
 	// (python's for a script it cannot open, sh's for a redirection it
 	// cannot create), its last word: a block, but not the hook's answer.
@@ -92,11 +94,13 @@ func hookError(e executed) *report.Finding {
 		// Claude Code went on when it started the hook, and tells of
 		// an async hook's end only in verbose mode.
 		then = "it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work"
+	case failFails && rules.pathOutput:
+		then = fmt.Sprintf("any non-zero exit makes %s fail: a %s hook replaces Claude Code's own git worktree creation, so every worktree creation it fails so on fails (claude --worktree, a subagent's isolation: worktree)", r.Event, r.Event)
 	case failFails:
 		then = fmt.Sprintf("any non-zero exit makes %s fail, so the worktree stays where its directory is still there", r.Event)
 	case noPath:
 		then = fmt.Sprintf("a %s hook replaces Claude Code's own git worktree creation and must print the directory it made as its last line on stdout, so without one every worktree creation fails (claude --worktree, a subagent's isolation: worktree); a hook that only watches the event belongs on another (PostToolUse, Notification), or must make the worktree and print its path", r.Event)
-	case outcomeRules[r.Event].ignoresOutput:
+	case rules.ignoresOutput:
 		then = fmt.Sprintf("Claude Code ignores a %s hook's exit status: the failure blocks nothing, and Claude Code goes on without the hook's work", r.Event)
 	case failBlocked:
 		// The handler's onFailure block: a guard that fails blocks
