@@ -1014,12 +1014,14 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 				// The sandbox refuses every run below these (its own
 				// processes need them); say so here, at the value.
 				"pids": func(k, v *yaml.Node) {
-					n, ok := p.integer(v, "limits.pids", 1, sandbox.MaxPids)
-					if ok && n < sandbox.MinPids {
+					// A count of 1 up to the floor says why it is refused;
+					// any other value out of range, the range itself,
+					// which starts at that floor.
+					if n, err := strconv.ParseInt(v.Value, 0, 64); v.Kind == yaml.ScalarNode && v.Tag == "!!int" && err == nil && n >= 1 && n < sandbox.MinPids {
 						p.errAt(v, "limits.pids: %d is below the %d processes the sandbox itself needs (bubblewrap, vigiles' init and reaper), so every run would be refused: want at least %d", n, sandbox.MinPids, sandbox.MinPids)
 						return
 					}
-					l.Pids = n
+					l.Pids, _ = p.integer(v, "limits.pids", sandbox.MinPids, sandbox.MaxPids)
 				},
 				"memory": func(k, v *yaml.Node) {
 					s, ok := p.limitSize(v, "limits.memory", reaper.Defaults.MemoryBytes)

@@ -152,6 +152,9 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"bad allow host", "defaults:\n  egress:\n    allow: [\"https://x.test/\"]\n", []string{"3:13 want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL"}},
 		// Values the sandbox or the egress layer would refuse every run for.
 		{"pids below the sandbox's own", "defaults:\n  limits:\n    pids: 8\n", []string{"3:11 limits.pids: 8 is below the 32 processes the sandbox itself needs"}},
+		// Out of range, the range starts at that floor, not at 1.
+		{"pids negative", "defaults:\n  limits: {pids: -1}\n", []string{"2:18 limits.pids: want a whole number from 32 to 1048576, found -1"}},
+		{"pids not a number", "defaults:\n  limits: {pids: many}\n", []string{"2:18 limits.pids: want a whole number from 32 to 1048576, found \"many\""}},
 		{"run-memory below the sandbox's own", "defaults:\n  limits: {run-memory: 10MiB}\n", []string{"2:24 limits.run-memory: 10MiB is below the 64MiB"}},
 		// Under it the command died of SIGSEGV (memory: 1) or exited 127
 		// as if it were not there (1MiB): no command can start.
