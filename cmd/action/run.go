@@ -77,7 +77,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
 		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")
 		mode        = fs.String("sandbox", "auto", "auto: confine untrusted code or refuse; strict: confine everything or refuse; off: run in the open")
-		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly")
+		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
 		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable; a NAME not set there is refused)")
 		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
@@ -287,9 +287,15 @@ const onlyASandbox = "only a sandbox walls and records the network, records writ
 // confinedOnly, which would be silently moot (--egress record would then
 // print "egress: not recorded"); --root-sandbox from a caller that is not
 // root, which it is only for, and --limit-run-memory, which only a root
-// caller's memory cgroup holds.
+// caller's memory cgroup holds; --trusted outside auto mode, the only
+// mode it changes anything in (strict confines trusted code too, off
+// runs every command in the open).
 func checkRunPlace(fs *pflag.FlagSet, mode string, trusted, rootSandbox bool) error {
 	var ps problems
+	if trusted && (mode == string(sandbox.ModeStrict) || mode == string(sandbox.ModeOff)) {
+		does := map[bool]string{true: "confines every command, trusted or not", false: "runs every command in the open, trusted or not"}[mode == string(sandbox.ModeStrict)]
+		ps = append(ps, fmt.Errorf("run: --trusted changes only what auto mode does (trusted code runs in the open there), and --sandbox %s %s: leave --trusted out, or use --sandbox auto", mode, does))
+	}
 	open := ""
 	switch {
 	case mode == string(sandbox.ModeOff):

@@ -142,7 +142,8 @@ func TestRunUsage(t *testing.T) {
 // (--sandbox off, or --trusted in auto mode) has no network wall, no
 // write record, no limits: an option that needs them is refused (exit
 // 2), naming the conflict, not silently dropped (--egress record printed
-// "egress: not recorded"). --sandbox off alone still runs.
+// "egress: not recorded"). --sandbox off alone still runs. --trusted,
+// which only auto mode reads, is refused with strict or off.
 func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -156,6 +157,10 @@ func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 		{[]string{"--sandbox", "off", "--limit-pids", "64"}, "cannot honour --limit-pids"},
 		{[]string{"--sandbox", "off", "--linger", "2s", "--limit-memory", "1GiB"}, "cannot honour --linger, --limit-memory: only a sandbox"},
 		{[]string{"--trusted", "--egress", "record"}, "run: --trusted in auto mode runs the command in the open, which cannot honour --egress"},
+		// --trusted changes only what auto mode does: with strict or
+		// off it was taken and ignored.
+		{[]string{"--trusted", "--sandbox", "strict"}, "run: --trusted changes only what auto mode does (trusted code runs in the open there), and --sandbox strict confines every command, trusted or not: leave --trusted out, or use --sandbox auto"},
+		{[]string{"--sandbox", "off", "--trusted"}, "--sandbox off runs every command in the open, trusted or not"},
 	} {
 		code, out, errs := runCLI(t, append(append([]string{"run", "--json", "--workdir", dir}, tc.args...), "--", "true")...)
 		if code != 2 || out != "" || !strings.Contains(errs, tc.want) {
