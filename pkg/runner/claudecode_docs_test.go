@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -268,6 +269,77 @@ func TestSettingsEnvDoesNotOverrideHookVariables(t *testing.T) {
 	}
 	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "sid=payload child=1 cc=1 entry=cli other=kept\n") {
 		t.Errorf("runs %+v; want the hook to see Claude Code's own values over the settings env, and the settings env besides", rep.Runs)
+	}
+}
+
+// TestInterpreterCachesAreNotWritten: a Python hook that imports a
+// module beside it writes no __pycache__ (named by the interpreter's
+// version, and there only where no earlier run left it: a fresh CI
+// checkout drifted from the baseline of the machine that made it); a
+// settings env that sets PYTHONDONTWRITEBYTECODE otherwise wins, and a
+// .pyc the hook writes itself is recorded.
+func TestInterpreterCachesAreNotWritten(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("no /usr/bin/python3, which the hook's PATH finds")
+	}
+	sandboxtest.RequireConfinement(t)
+	audit := func(env map[string]any, cmd string) []string {
+		t.Helper()
+		settings, _ := json.Marshal(map[string]any{"env": env,
+			"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+		dir := makeTree(t, map[string]string{
+			".claude/settings.json": string(settings),
+			".claude/hooks/h.py":    "import lib\nprint(lib.X)\n",
+			".claude/hooks/lib.py":  "X = 'ok'\n",
+		})
+		rep, err := Audit(context.Background(), Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Runs) != 1 || rep.Runs[0].Stdout != "ok\n" {
+			t.Fatalf("runs %+v; want the hook to print ok", rep.Runs)
+		}
+		var paths []string
+		for _, w := range rep.Runs[0].Writes {
+			paths = append(paths, w.Path)
+		}
+		return paths
+	}
+	run := `python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/h.py"`
+	if w := audit(nil, run); strings.Contains(strings.Join(w, " "), "__pycache__") {
+		t.Errorf("writes %q; want no __pycache__ of the import", w)
+	}
+	if w := audit(map[string]any{"PYTHONDONTWRITEBYTECODE": ""}, run); !strings.Contains(strings.Join(w, " "), ".claude/hooks/__pycache__/lib.") {
+		t.Errorf("writes %q; want the settings env's empty PYTHONDONTWRITEBYTECODE to win, and the import's cache recorded", w)
+	}
+	own := `cd "$CLAUDE_PROJECT_DIR/.claude/hooks" && python3 -c 'import py_compile; py_compile.compile("lib.py", cfile="lib.pyc")' && ` + run
+	if w := audit(nil, own); !strings.Contains(strings.Join(w, " "), ".claude/hooks/lib.pyc") {
+		t.Errorf("writes %q; want the .pyc the hook wrote itself", w)
+	}
+}
+
+// TestBunTranspilerCacheIsNotWritten: Bun caches the transpiled output
+// of a large source in HOME, under a name from its hash: a comment's edit
+// of a .ts hook would write a new file, drift no behaviour caused.
+func TestBunTranspilerCacheIsNotWritten(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bun"); err != nil {
+		t.Skip("no /usr/bin/bun, which the hook's PATH finds")
+	}
+	sandboxtest.RequireConfinement(t)
+	var ts strings.Builder
+	for i := range 3000 { // above the 50KB Bun caches from
+		fmt.Fprintf(&ts, "const v%d: number = %d;\n", i, i)
+	}
+	ts.WriteString("console.log(\"ok\");\n")
+	settings, _ := json.Marshal(map[string]any{
+		"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": `bun "$CLAUDE_PROJECT_DIR/.claude/hooks/h.ts"`}}}}}})
+	dir := makeTree(t, map[string]string{".claude/settings.json": string(settings), ".claude/hooks/h.ts": ts.String()})
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Stdout != "ok\n" || rep.Runs[0].Writes == nil || len(rep.Runs[0].Writes) != 0 {
+		t.Errorf("runs %+v; want the hook to print ok and write nothing", rep.Runs)
 	}
 }
 

@@ -302,6 +302,11 @@ func (s *runSettings) chosenTimeout(p *plannedRun) (timeout time.Duration, cappe
 var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION": true, "CLAUDE_CODE_SESSION_ID": true,
 	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, envFileVar: true, "CLAUDE_PID": true}
 
+// noCacheEnv turn off the caches interpreters write as a side effect of
+// running a hook (spec says why): PYTHONDONTWRITEBYTECODE (any non-empty
+// value) and BUN_RUNTIME_TRANSPILER_CACHE_PATH ("0" disables it).
+var noCacheEnv = []string{"PYTHONDONTWRITEBYTECODE=1", "BUN_RUNTIME_TRANSPILER_CACHE_PATH=0"}
+
 // spec is the sandbox spec of run p; it draws the ids the run sends its
 // hook (p.ident), which one puts back in the run's record.
 func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
@@ -319,6 +324,16 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	// value of the repository's choosing (a marker it would see in an
 	// audit alone); without them a hook could tell an audit too.
 	env := []string{"CLAUDE_CODE_ENTRYPOINT=cli"}
+	// No interpreter caches: Python's __pycache__/*.pyc beside the
+	// module a hook imports (named by the interpreter's version) and
+	// Bun's transpiler cache in HOME (named by the source's hash) are
+	// speed, not behaviour, and would make the write record depend on the
+	// machine's history (a fresh CI checkout writes what the machine that
+	// made the baseline had already, a comment's edit writes a new file):
+	// baseline drift no hook caused. First, so that the check's env or
+	// the settings' env, which come later and win, may set them
+	// otherwise; a .pyc a hook writes itself is still recorded.
+	env = append(env, noCacheEnv...)
 	if p.Check != nil {
 		env = append(env, p.Check.Env...) // Claude Code's own, as the check says
 	}
