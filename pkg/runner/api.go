@@ -61,7 +61,9 @@ type Options struct {
 	Jobs int
 	// Executor runs hooks; nil = the real sandbox.
 	Executor Executor
-	// Progress receives a line that says how many runs are planned and
+	// Progress receives, for an audit whose baseline cannot be compared
+	// with (named and missing, or invalid), a line that says so before
+	// any hook runs; a line that says how many runs are planned and
 	// how many run at once, a line per finished run, every
 	// ProgressInterval while runs are going one naming the runs still
 	// running and for how long, and one naming the runs still running
@@ -1375,6 +1377,35 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		return rep, nil
 	}
+	// The baseline is read before any hook runs: what it accepts is the
+	// file as it was before them (a hook run in the open could change
+	// it), and one that cannot be compared with, named and missing or
+	// invalid, is said at the start of the progress, not only in the
+	// report once every hook has run. The hooks run all the same: the
+	// report has their findings beside the baseline's.
+	var (
+		b           *Baseline
+		bErr        error
+		bpath, brel string
+	)
+	if o.Baseline != "" {
+		bpath, brel = s.abs(o.Baseline), o.Baseline
+		if r, err := relTo(s.dir, bpath); err == nil {
+			brel = r
+		}
+		bErr = s.linkedOut(bpath)
+		if bErr == nil {
+			b, bErr = loadBaseline(bpath, o.Baseline)
+		}
+		if p := s.settings.progress; p != nil && !o.UpdateBaseline {
+			switch {
+			case errors.Is(bErr, fs.ErrNotExist) && o.BaselineNamed:
+				fmt.Fprintf(p, "%s: no baseline at %s, which was named as the baseline: the hooks run, and nothing is compared with it\n", RuleBaselineMissing, brel)
+			case bErr != nil && !errors.Is(bErr, fs.ErrNotExist):
+				fmt.Fprintf(p, "%s: %v: the hooks run, and nothing is compared with it\n", RuleBaselineInvalid, bErr)
+			}
+		}
+	}
 	results, stop := s.settings.executeTracked(ctx, mine)
 
 	runs := make([]report.HookRun, 0, len(results))
@@ -1425,16 +1456,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	var decl map[string]string // of the hooks listed, not run
 	if o.Baseline != "" {
 		decl = declaredOf(s.hooks)
-		bpath := s.abs(o.Baseline)
-		brel := o.Baseline
-		if r, err := relTo(s.dir, bpath); err == nil {
-			brel = r
-		}
-		var b *Baseline
-		err := s.linkedOut(bpath)
-		if err == nil {
-			b, err = loadBaseline(bpath, o.Baseline)
-		}
+		err := bErr // read before the runs
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {

@@ -810,6 +810,66 @@ func TestBaselineFixNamesItsFile(t *testing.T) {
 	}
 }
 
+// TestUnusableBaselineIsToldBeforeAnyRun: a named baseline that is not
+// there, or one that does not parse, was found only after every hook had
+// run; it is read before, said in the progress before the plan's line,
+// and what a run does to the file is not what is compared with.
+func TestUnusableBaselineIsToldBeforeAnyRun(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		baseline []byte // nil: no file
+		rule     string
+	}{
+		{"missing", nil, RuleBaselineMissing},
+		{"truncated", []byte(`{"schema": "vigiles.baseline/v2", "runs": {`), RuleBaselineInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := auditRepo(t, hooksV1)
+			base := filepath.Join(dir, "base.json")
+			if tc.baseline != nil {
+				os.WriteFile(base, tc.baseline, 0o644)
+			}
+			var mu sync.Mutex
+			var progress strings.Builder
+			var atFirstRun *string
+			fake := fakeHooks()
+			ex := &runnertest.Canned{F: func(spec sandbox.Spec, in []byte) (*sandbox.Result, error) {
+				mu.Lock()
+				if atFirstRun == nil {
+					p := progress.String()
+					atFirstRun = &p
+					// A run that leaves a valid baseline where there was
+					// none or a broken one: not the file compared with.
+					os.WriteFile(base, []byte(`{"schema": "vigiles.baseline/v2", "runs": {}}`), 0o644)
+				}
+				mu.Unlock()
+				return fake.F(spec, in)
+			}}
+			rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: "base.json", BaselineNamed: true, Executor: ex, Jobs: 1,
+				Progress: writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return progress.Write(b) })})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if atFirstRun == nil {
+				t.Fatal("no hook ran")
+			}
+			lines := strings.Split(*atFirstRun, "\n")
+			if len(lines) < 2 || !strings.HasPrefix(lines[0], tc.rule+": ") || !strings.HasSuffix(lines[0], "the hooks run, and nothing is compared with it") ||
+				!strings.Contains(lines[1], "hook run(s) planned") {
+				t.Errorf("progress when the first hook ran:\n%s\nwant a %s line first, then the plan's", *atFirstRun, tc.rule)
+			}
+			if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return f.Rule == tc.rule && f.Severity == report.SeverityError }) {
+				t.Errorf("no %s error among %+v", tc.rule, rep.Findings)
+			}
+		})
+	}
+}
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 // TestNamedBaselineMissingIsAnError: a baseline the user named (a flag, an
 // input) that is not there is an error, since a mistyped path, or a change
 // that deletes the baseline, would otherwise turn the comparison off with a
