@@ -610,9 +610,18 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// And every other socket a daemon of the host listens on outside the
 	// masks (a container engine's or LXD's under /var/lib or /var/snap),
 	// which answers whoever may write it, the caller's groups counted.
-	for _, s := range hostSocketMasks(spec.Dir, view) {
+	sockDirs, sockFiles, err := hostSocketMasks(spec.Dir, view)
+	if err != nil {
+		return fail(fmt.Errorf("%w: %w", ErrRefused, err))
+	}
+	for _, s := range sockFiles {
 		if !slices.Contains(maskFiles, s) {
 			maskFiles = append(maskFiles, s)
+		}
+	}
+	for _, d := range sockDirs {
+		if !slices.Contains(maskDirs, d) {
+			maskDirs = append(maskDirs, d)
 		}
 	}
 	// The checkouts nested in the tree, whose configs the init scrubs,

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,26 +77,83 @@ func resolvedSocket(p string) (string, bool) {
 	return r, err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
+// maxSocketMasks bounds the sockets one run covers one by one: each is a
+// mount of bubblewrap's, three of its arguments (it takes 9,000 in all), and
+// a step of its set-up. Sockets that fill a directory of their own are
+// covered by a mask of the directory, one mount for them all.
+const maxSocketMasks = 512
+
 // hostSocketMasks lists the host's pathname sockets (hostSockets) that a
 // run as view v could connect to outside the tree dir: bubblewrap covers
-// each with /dev/null, as the sockets the caller's environment names.
-// Those under the masks, and those the run's uid may not write, need no
-// mask; those in the tree are the tree's, which the overlay or copy shows
-// the command without the daemon behind them.
-func hostSocketMasks(dir string, v hostView) []string {
+// each with /dev/null (files), as the sockets the caller's environment
+// names, or, where a directory holds two or more of them and nothing else
+// (a daemon's socket directory, a test's thousands), the directory with an
+// empty read-only tmpfs (dirs). Those under the masks, and those the run's
+// uid may not write, need no mask; those in the tree are the tree's, which
+// the overlay or copy shows the command without the daemon behind them.
+// More than maxSocketMasks left to cover one by one is an error naming the
+// directory that holds most of them: the run is refused, not left open.
+func hostSocketMasks(dir string, v hostView) (dirs, files []string, err error) {
 	f, err := os.Open(procNetUnix)
 	if err != nil {
-		return nil
+		return nil, nil, nil
 	}
 	defer f.Close()
-	var out []string
-	for _, s := range hostSockets(f, func(p string) (string, bool) {
+	return socketMasks(f, dir, v)
+}
+
+// socketMasks is hostSocketMasks of the list r.
+func socketMasks(r io.Reader, dir string, v hostView) (dirs, files []string, err error) {
+	byDir := map[string][]string{}
+	var order []string
+	for _, s := range hostSockets(r, func(p string) (string, bool) {
 		r, ok := resolvedSocket(p)
 		return r, ok && !fsx.Under(r, dir) && v.sees(r)
 	}) {
 		if v.reads(s, 0o2) {
-			out = append(out, s)
+			d := filepath.Dir(s)
+			if _, ok := byDir[d]; !ok {
+				order = append(order, d)
+			}
+			byDir[d] = append(byDir[d], s)
 		}
 	}
-	return out
+	most := ""
+	for _, d := range order {
+		socks := byDir[d]
+		if len(socks) >= 2 && !fsx.Under(dir, d) && onlySockets(d) {
+			dirs = append(dirs, d)
+			continue
+		}
+		files = append(files, socks...)
+		if most == "" || len(socks) > len(byDir[most]) {
+			most = d
+		}
+	}
+	if len(files) > maxSocketMasks {
+		return nil, nil, fmt.Errorf("the host has %d unix sockets outside the masks that the run could connect to, more than the %d vigiles covers one by one (%d in %s, beside other files); fix: move them under /run or /tmp, or into a directory of their own, or close them",
+			len(files), maxSocketMasks, len(byDir[most]), most)
+	}
+	return dirs, files, nil
+}
+
+// onlySockets says whether directory d holds unix sockets and nothing
+// else: a mask over it hides nothing but them.
+func onlySockets(d string) bool {
+	f, err := os.Open(d)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		es, err := f.ReadDir(256)
+		for _, e := range es {
+			if e.Type()&fs.ModeSocket == 0 {
+				return false
+			}
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+	}
 }

@@ -1,9 +1,14 @@
 package sandbox
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHostSockets: the pathname sockets of /proc/net/unix, each once,
@@ -31,5 +36,65 @@ func TestHostSockets(t *testing.T) {
 	want := []string{"/var/lib/lxd/unix.socket", "/var/snap/my app/daemon.sock", "/run/link.sock"}
 	if !slices.Equal(got, want) {
 		t.Errorf("hostSockets = %q, want %q", got, want)
+	}
+}
+
+// TestSocketMasks: sockets that fill a directory of their own are masked
+// by the directory, one mount; others one by one; and more than
+// maxSocketMasks left to cover one by one refuse the run, naming where
+// they are. The sockets are files a closed listener left, so that no run
+// of another test meets them in the host's real list.
+func TestSocketMasks(t *testing.T) {
+	base := t.TempDir()
+	mk := func(dir string, socks int, other bool) []string {
+		t.Helper()
+		d := filepath.Join(base, dir)
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for i := range socks {
+			p := filepath.Join(d, fmt.Sprintf("s%d.sock", i))
+			fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = unix.Bind(fd, &unix.SockaddrUnix{Name: p})
+			unix.Close(fd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p)
+		}
+		if other {
+			if err := os.WriteFile(filepath.Join(d, "README"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	list := func(paths ...[]string) string {
+		var b strings.Builder
+		b.WriteString("Num       RefCount Protocol Flags    Type St Inode Path\n")
+		for _, ps := range paths {
+			for i, p := range ps {
+				fmt.Fprintf(&b, "0000000000000000: 00000002 00000000 00010000 0001 01 %d %s\n", 1000+i, p)
+			}
+		}
+		return b.String()
+	}
+	own := mk("own", 3, false)
+	mixed := mk("mixed", 1, true)
+	tree := filepath.Join(base, "tree")
+	inTree := mk("tree", 2, false)
+	var v hostView
+	dirs, files, err := socketMasks(strings.NewReader(list(own, mixed, inTree)), tree, v)
+	if err != nil || !slices.Equal(dirs, []string{filepath.Join(base, "own")}) || !slices.Equal(files, mixed) {
+		t.Errorf("socketMasks = %q, %q, %v; want the directory of its own, the mixed one's socket", dirs, files, err)
+	}
+	many := mk("many", maxSocketMasks+1, true)
+	_, _, err = socketMasks(strings.NewReader(list(own, many)), tree, v)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d in %s", maxSocketMasks+1, filepath.Join(base, "many"))) || !strings.Contains(err.Error(), "fix: ") {
+		t.Errorf("socketMasks of %d sockets beside a file: %v; want an error naming the directory and a fix", maxSocketMasks+1, err)
 	}
 }

@@ -253,6 +253,16 @@ func TestEscapeSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	socks = append(socks, daemon)
+	// More sockets in a directory of their own than vigiles covers one by
+	// one: the directory is masked whole, and the run is not refused.
+	manyDir := openTempDir(t, "/var/lib", "vigiles-escape-many-")
+	for i := range 600 {
+		p := listenUnix(t, filepath.Join(manyDir, fmt.Sprintf("s%d.sock", i)))
+		os.Chmod(p, 0o666)
+		if i == 599 {
+			socks = append(socks, p)
+		}
+	}
 	abstract := fmt.Sprintf("vigiles-escape-%d", time.Now().UnixNano())
 	listenUnix(t, "@"+abstract)
 	secretEnv := []string{"GITHUB_TOKEN=vigiles-canary-1", "ACTIONS_RUNTIME_TOKEN=vigiles-canary-2",
