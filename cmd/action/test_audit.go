@@ -552,7 +552,6 @@ func readReport(path string) (*report.Report, error) {
 	return &r, nil
 }
 
-// textPos is the 1-based line and column (in runes) of byte off of data.
 // jsonKind names, in JSON's words, what a report's field of Go type t
 // holds, for a merge error a user reads: "a list", "an object", not
 // "[]report.Finding".
@@ -578,6 +577,7 @@ func jsonKind(t reflect.Type) string {
 	return "another kind of value"
 }
 
+// textPos is the 1-based line and column (in runes) of byte off of data.
 func textPos(data []byte, off int64) (line, col int) {
 	off = min(max(off, 0), int64(len(data)))
 	before := data[:off]

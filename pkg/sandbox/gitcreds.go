@@ -944,9 +944,11 @@ func hiddenPaths(v hostView, files []string) []string {
 // TREE/h showed h/.ssh, though HOME is masked at its own path. Compared by
 // path alone, hiddenInTree saw no mask there. A mount's source is its
 // file system (major:minor) and its root within it; a hidden path's is
-// that of the mount it lies in. One that lies in a path the tree itself
-// lies in is a part of it shown as the tree is, at its own path in the
-// mask: a bind mount from /tmp into a tree in /tmp.
+// that of the mount it lies in. A mount whose source lies inside the
+// tree's own (a bind of one of the tree's directories at another place in
+// it) shows nothing the tree does not; one from elsewhere in the mask the
+// tree lies in (another user's home into a tree in /home, a directory of
+// /tmp into a tree in /tmp) shows what the mask hides, and is refused.
 func hiddenMountInTree(tree string, v hostView, files []string, mounts []fsx.Mount) (point, hidden, how string) {
 	type source struct{ path, dev, root string }
 	var sources []source
@@ -959,10 +961,21 @@ func hiddenMountInTree(tree string, v hostView, files []string, mounts []fsx.Mou
 			sources = append(sources, source{h, dev, root})
 		}
 	}
+	rt, err := filepath.EvalSymlinks(tree)
+	if err != nil {
+		rt = tree
+	}
+	treeDev, treeRoot, treeKnown := mountSource(rt, mounts)
 	for _, m := range mounts {
 		if m.Point == tree || !fsx.Under(m.Point, tree) {
 			continue
 		}
+		// A mount of a part of the tree itself (its own file system, a
+		// root inside the tree's) shows what the tree shows.
+		ownPart := treeKnown && m.Dev == treeDev && fsx.Under(m.Root, treeRoot)
+		// A hidden path the mount is or holds is named before one it
+		// lies in: a HOME kept in /tmp is named as the HOME.
+		lies := ""
 		for _, s := range sources {
 			switch {
 			case m.Dev != s.dev:
@@ -970,9 +983,12 @@ func hiddenMountInTree(tree string, v hostView, files []string, mounts []fsx.Mou
 				return m.Point, s.path, "is"
 			case fsx.Under(s.root, m.Root):
 				return m.Point, s.path, "holds"
-			case fsx.Under(m.Root, s.root) && !fsx.Under(tree, s.path):
-				return m.Point, s.path, "lies in"
+			case fsx.Under(m.Root, s.root) && !ownPart && lies == "":
+				lies = s.path
 			}
+		}
+		if lies != "" {
+			return m.Point, lies, "lies in"
 		}
 	}
 	return "", "", ""

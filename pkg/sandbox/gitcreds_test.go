@@ -705,7 +705,9 @@ func TestHiddenMountInTree(t *testing.T) {
 		{name: "another file system", tree: tree, mounts: at("0:50", home)},
 		{name: "a fresh tmpfs", tree: tree, mounts: at("0:50", "/")},
 		{name: "elsewhere", tree: tree, mounts: at("8:1", "/opt/cache")},
-		{name: "in a tree in HOME", tree: home, mounts: append(slices.Clone(mounts), fsx.Mount{Point: home + "/m", Dev: "8:1", Root: home + "/lib"})},
+		{name: "a part of a tree in HOME", tree: home, mounts: append(slices.Clone(mounts), fsx.Mount{Point: home + "/m", Dev: "8:1", Root: home + "/lib"})},
+		{name: "the rest of HOME into a tree in it", tree: home + "/proj", mounts: append(slices.Clone(mounts), fsx.Mount{Point: home + "/proj/m", Dev: "8:1", Root: home + "/other"}), hidden: home, how: "lies in"},
+		{name: "a part of a tree in HOME, at another place in it", tree: home + "/proj", mounts: append(slices.Clone(mounts), fsx.Mount{Point: home + "/proj/m", Dev: "8:1", Root: home + "/proj/lib"})},
 		{name: "HOME by the mount it lies in", tree: tree, mounts: append(at("8:2", "/u"), fsx.Mount{Point: filepath.Dir(home), Dev: "8:2", Root: "/u"}), hidden: home, how: "holds"},
 	} {
 		point, hidden, how := hiddenMountInTree(c.tree, view, nil, c.mounts)

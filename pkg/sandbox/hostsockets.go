@@ -90,7 +90,8 @@ const maxSocketMasks = 512
 // (a daemon's socket directory, a test's thousands), the directory with an
 // empty read-only tmpfs (dirs). Those under the masks, and those the run's
 // uid may not write, need no mask; those in the tree are the tree's, which
-// the overlay or copy shows the command without the daemon behind them.
+// the overlay or copy shows the command without the daemon behind them,
+// and those under /dev the sandbox's own /dev hides (ownInSandbox).
 // More than maxSocketMasks left to cover one by one is an error naming the
 // directory that holds most of them: the run is refused, not left open.
 func hostSocketMasks(dir string, v hostView) (dirs, files []string, err error) {
@@ -108,9 +109,9 @@ func socketMasks(r io.Reader, dir string, v hostView) (dirs, files []string, err
 	var order []string
 	for _, s := range hostSockets(r, func(p string) (string, bool) {
 		r, ok := resolvedSocket(p)
-		return r, ok && !fsx.Under(r, dir) && v.sees(r)
+		return r, ok && !fsx.Under(r, dir) && !ownInSandbox(r) && v.sees(r)
 	}) {
-		if v.reads(s, 0o2) {
+		if v.mayRead(s, 0o2) {
 			d := filepath.Dir(s)
 			if _, ok := byDir[d]; !ok {
 				order = append(order, d)
@@ -135,6 +136,15 @@ func socketMasks(r io.Reader, dir string, v hostView) (dirs, files []string, err
 			len(files), maxSocketMasks, len(byDir[most]), most)
 	}
 	return dirs, files, nil
+}
+
+// ownInSandbox says whether p lies where the sandbox has file systems of
+// its own, not the host's (bubblewrap's /dev and the run's /dev/shm, its
+// /proc): a socket there is out of the command's reach, and a mask would
+// count against the bound for nothing (any user may bind sockets in
+// /dev/shm).
+func ownInSandbox(p string) bool {
+	return fsx.Under(p, "/dev") || fsx.Under(p, "/proc")
 }
 
 // onlySockets says whether directory d holds unix sockets and nothing

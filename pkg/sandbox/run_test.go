@@ -1266,13 +1266,19 @@ func TestMountsInsideTheTree(t *testing.T) {
 	var res *Result
 	var err error
 	// Trees another uid may reach (t.TempDir's parent is root's alone).
-	dir, src := tempDirIn(t, "", "vigiles-mounts-", 0o755), tempDirIn(t, "", "vigiles-mounts-src-", 0o755)
-	for p, c := range map[string]string{"top": "t\n", "sub/": "", "node_modules/": "", "../" + filepath.Base(src) + "/m": "m\n",
-		"../" + filepath.Base(src) + "/d": "d\n", "../" + filepath.Base(src) + "/r": "r\n"} {
+	// The source outside every mask: one in /tmp, beside the tree, is a
+	// part of what the run hides (TestTreeHoldingAMountOfTheCallersHOME).
+	dir, src := tempDirIn(t, "", "vigiles-mounts-", 0o755), tempDirIn(t, "/var/lib", "vigiles-mounts-src-", 0o755)
+	for p, c := range map[string]string{"top": "t\n", "sub/": "", "node_modules/": "", src + "/m": "m\n",
+		src + "/d": "d\n", src + "/r": "r\n"} {
+		at := p
+		if !filepath.IsAbs(p) {
+			at = filepath.Join(dir, p)
+		}
 		if strings.HasSuffix(p, "/") {
-			err = os.Mkdir(filepath.Join(dir, p), 0o755)
+			err = os.Mkdir(at, 0o755)
 		} else {
-			err = os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644)
+			err = os.WriteFile(at, []byte(c), 0o644)
 		}
 		if err != nil {
 			t.Fatal(err)
