@@ -92,6 +92,21 @@ func TestSocketMasks(t *testing.T) {
 	if err != nil || !slices.Equal(dirs, []string{filepath.Join(base, "own")}) || !slices.Equal(files, mixed) {
 		t.Errorf("socketMasks = %q, %q, %v; want the directory of its own, the mixed one's socket", dirs, files, err)
 	}
+	// /dev/shm, where any user may bind sockets, is the sandbox's own:
+	// none there is covered, nor counted.
+	shm, err := os.MkdirTemp("/dev/shm", "vigiles-sockets-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(shm) })
+	tmp := base
+	base = shm
+	inShm := mk("flood", maxSocketMasks+1, true)
+	base = tmp
+	dirs, files, err = socketMasks(strings.NewReader(list(inShm, mixed)), tree, v)
+	if err != nil || len(dirs) != 0 || !slices.Equal(files, mixed) {
+		t.Errorf("socketMasks with %d sockets in /dev/shm = %q, %q, %v; want only the mixed directory's socket", len(inShm), dirs, files, err)
+	}
 	many := mk("many", maxSocketMasks+1, true)
 	_, _, err = socketMasks(strings.NewReader(list(own, many)), tree, v)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d in %s", maxSocketMasks+1, filepath.Join(base, "many"))) || !strings.Contains(err.Error(), "fix: ") {
