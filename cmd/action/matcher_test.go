@@ -88,8 +88,13 @@ func TestOwnOutputMakesNoMatcherIssues(t *testing.T) {
 	pw := &progressWriter{w: &stderr}
 	for _, b := range matcherBait {
 		for _, tool := range []string{"", " " + b} {
-			fmt.Fprintf(pw, "[1/1] %s %s%s: %s (%s, %.0f ms)\n", b, b, tool, "allowed", "confined", 29.0)
-			fmt.Fprintf(pw, "[1/1] p SessionStart%s: allowed (confined, 29 ms)\n", tool)
+			fmt.Fprintf(pw, "[1/1] %s %s%s at %s:1:63: %s (%s, %s)\n", b, b, tool, b, "allowed", "confined", "29ms")
+			fmt.Fprintf(pw, "[1/1] p SessionStart%s at .claude/settings.json:1:79: allowed (confined, 29ms)\n", tool)
+			fmt.Fprintf(pw, "1 run(s) still running: p SessionStart%s at %s:1:63 (for 30s); 0 of 1 finished, 0 not started\n", tool, b)
+		}
+		for _, at := range []string{"", " at " + b + ":1:63"} {
+			fmt.Fprintf(pw, "[1/1] check %s%s: allowed (confined, 29ms)\n", b, at)
+			fmt.Fprintf(pw, "1 run(s) still running: check %s%s (for 30s); 0 of 1 finished, 0 not started\n", b, at)
 		}
 	}
 	// The bait is live: the same lines printed as they are make issues.

@@ -2333,15 +2333,58 @@ type interruption struct {
 // started and which are running; execute holds its mutex around each
 // call.
 type runWatch struct {
-	plan    []*plannedRun
-	total   int // the plan's runs that are executed
+	plan  []*plannedRun
+	total int // the plan's runs that are executed
+	// names are the runs as the progress names them (runNames), by plan
+	// index.
+	names   []string
 	started map[int]bool
 	running map[int]time.Time     // index → when it started
 	cut     map[int]time.Duration // runs that ended once ctx was done
 }
 
 func newRunWatch(plan []*plannedRun, total int) *runWatch {
-	return &runWatch{plan: plan, total: total, started: map[int]bool{}, running: map[int]time.Time{}, cut: map[int]time.Duration{}}
+	return &runWatch{plan: plan, total: total, names: runNames(plan), started: map[int]bool{}, running: map[int]time.Time{}, cut: map[int]time.Duration{}}
+}
+
+// runNames names each run of plan as the progress lines do, the line of
+// its end and those that say it is still running alike, printable: a
+// check's run by the check ("check NAME"), and by where its hook is
+// declared too ("at FILE:LINE:COL", as the text report shows it) when
+// the check runs several hooks; an audit's by its plugin, event and tool
+// and where the hook is declared, which tells apart the handlers of a
+// plugin that all run for one event (their ids, which the heartbeat
+// named, are not in the lines of their ends).
+func runNames(plan []*plannedRun) []string {
+	runs := map[string]int{} // check name → its runs
+	for _, p := range plan {
+		if p.Check != nil && p.Hook.Executable() {
+			runs[p.Check.Name]++
+		}
+	}
+	names := make([]string, len(plan))
+	for i, p := range plan {
+		at := " at " + printablePath(p.Hook.Location.File)
+		if l := p.Hook.Location; l.Line > 0 {
+			at += fmt.Sprintf(":%d", l.Line)
+			if l.Column > 0 {
+				at += fmt.Sprintf(":%d", l.Column)
+			}
+		}
+		if p.Check != nil {
+			names[i] = "check " + printable(p.Check.Name)
+			if runs[p.Check.Name] > 1 {
+				names[i] += at
+			}
+			continue
+		}
+		names[i] = printable(p.Hook.Plugin) + " " + printable(p.Hook.Event)
+		if p.Payload.Tool != "" {
+			names[i] += " " + printable(p.Payload.Tool)
+		}
+		names[i] += at
+	}
+	return names
 }
 
 func (w *runWatch) begin(i int) {
@@ -2367,20 +2410,20 @@ func (w *runWatch) end(ctx context.Context, i int) {
 // runs that were running when it was: the ones the interruption stops, a
 // hung hook among them.
 func (w *runWatch) tell(out io.Writer, err error) {
-	var ids []string
+	var names []string
 	var longest time.Duration
 	for i, start := range w.running {
-		ids = append(ids, w.plan[i].ID)
+		names = append(names, w.names[i])
 		longest = max(longest, time.Since(start))
 	}
 	for i, d := range w.cut { // ended since the signal: running when it came
-		ids = append(ids, w.plan[i].ID)
+		names = append(names, w.names[i])
 		longest = max(longest, d)
 	}
-	sort.Strings(ids)
+	sort.Strings(names)
 	running := "no run was running"
-	if len(ids) > 0 {
-		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(ids), ranFor(longest), idList(ids, 10))
+	if len(names) > 0 {
+		running = fmt.Sprintf("stopping the %d run(s) still running (the longest for %s): %s", len(names), ranFor(longest), strings.Join(firstN(names, 10), ", "))
 	}
 	fmt.Fprintf(out, "interrupted (%v): %s; %d of %d not started; the report marks them\n", err, running, w.total-len(w.started), w.total)
 }
@@ -2392,6 +2435,12 @@ func ranFor(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// ranForMs is ranFor of a run's durationMs: the line of a run's end gives
+// its time as the lines that said it was still running did.
+func ranForMs(ms float64) string {
+	return ranFor(time.Duration(ms * float64(time.Millisecond)))
 }
 
 // ProgressInterval is how often, while runs are going, the progress
@@ -2419,23 +2468,23 @@ func (w *runWatch) still(out io.Writer) {
 		return
 	}
 	type running struct {
-		id string
-		d  time.Duration
+		name string
+		d    time.Duration
 	}
 	now := time.Now()
 	rs := make([]running, 0, len(w.running))
 	for i, start := range w.running {
-		rs = append(rs, running{w.plan[i].ID, now.Sub(start)})
+		rs = append(rs, running{w.names[i], now.Sub(start)})
 	}
 	sort.Slice(rs, func(a, b int) bool {
 		if rs[a].d != rs[b].d {
 			return rs[a].d > rs[b].d
 		}
-		return rs[a].id < rs[b].id
+		return rs[a].name < rs[b].name
 	})
 	named := make([]string, len(rs))
 	for k, r := range rs {
-		named[k] = fmt.Sprintf("%s (for %s)", printable(r.id), ranFor(r.d))
+		named[k] = fmt.Sprintf("%s (for %s)", r.name, ranFor(r.d))
 	}
 	fmt.Fprintf(out, "%d run(s) still running: %s; %d of %d finished, %d not started\n",
 		len(rs), strings.Join(firstN(named, progressNames), ", "), len(w.started)-len(w.running), w.total, w.total-len(w.started))

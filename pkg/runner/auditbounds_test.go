@@ -201,8 +201,8 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 			if !summarized {
 				t.Errorf("no summary of the interruption naming SIGTERM: %+v", rep.Findings)
 			}
-			want := fmt.Sprintf(", %.0f ms)\n", slow.DurationMs)
-			if !strings.Contains(progress.String(), "] b-slow Stop: error (") || !strings.Contains(progress.String(), want) || slow.DurationMs < float64(ran.Milliseconds()) {
+			want := fmt.Sprintf(", %s)\n", ranForMs(slow.DurationMs))
+			if !strings.Contains(progress.String(), "] "+progressName(slow)+": error (") || !strings.Contains(progress.String(), want) || slow.DurationMs < float64(ran.Milliseconds()) {
 				t.Errorf("the stopped run ran %.0f ms (at least %v); its progress line should say so (%q):\n%s", slow.DurationMs, ran, want, progress.String())
 			}
 			named := false
@@ -223,8 +223,8 @@ func TestAuditInterruptedReportsWhatItHas(t *testing.T) {
 					line = l
 				}
 			}
-			if !strings.HasPrefix(line, "interrupted (SIGTERM): ") || !strings.Contains(line, slow.ID) || !strings.Contains(line, "1 of 3 not started") {
-				t.Errorf("progress line %q; want one naming %s, still running, and 1 of 3 not started (all: %q)", line, slow.ID, progress.String())
+			if !strings.HasPrefix(line, "interrupted (SIGTERM): ") || !strings.Contains(line, ": "+progressName(slow)+";") || !strings.Contains(line, "1 of 3 not started") {
+				t.Errorf("progress line %q; want one naming %s, still running, and 1 of 3 not started (all: %q)", line, progressName(slow), progress.String())
 			}
 			if _, err := os.Stat(filepath.Join(dir, ".vigiles/baseline.json")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("an interrupted audit wrote the baseline (stat: %v)", err)
@@ -400,6 +400,101 @@ type sigterm struct{}
 func (sigterm) Error() string        { return "SIGTERM" }
 func (sigterm) Is(target error) bool { return target == context.Canceled }
 
+// progressName is how the progress names r, a check's run of a single
+// hook or an audit's run.
+func progressName(r report.HookRun) string {
+	if r.Check != "" {
+		return "check " + r.Check
+	}
+	name := r.Plugin + " " + r.Event
+	if r.Tool != "" {
+		name += " " + r.Tool
+	}
+	return name + fmt.Sprintf(" at %s:%d:%d", r.Location.File, r.Location.Line, r.Location.Column)
+}
+
+// TestProgressNamesEachRunAsItsHeartbeatDoes: the line of a run's end
+// names it apart from every other run, as the lines that said it was
+// still running did, with its time in theirs: an audit's run by its
+// plugin, event and where its hook is declared, a check's by the check,
+// and where the hook is declared when the check runs several. Three Stop
+// handlers of one plugin all ended "m Stop: allowed (confined, 1500 ms)",
+// after heartbeats that named their ids "(for 1s)".
+func TestProgressNamesEachRunAsItsHeartbeatDoes(t *testing.T) {
+	old := ProgressInterval
+	ProgressInterval = 100 * time.Millisecond
+	t.Cleanup(func() { ProgressInterval = old })
+	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
+			select {
+			case <-time.After(600 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 600}, nil
+	})
+	dir := makeTree(t, map[string]string{
+		// Each its own command: Claude Code runs identical ones once.
+		"plugins/m/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "sleep 60 # 1"},
+  {"type": "command", "command": "sleep 60 # 2"},
+  {"type": "command", "command": "sleep 60 # 3"}]}]}}`,
+		"plugins/n/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 60"}]}]}}`,
+		".vigiles.yml": "version: 1\nchecks:\n" +
+			"  - {name: all-m, hook: m, event: Stop, expect: {allowed: true}}\n" +
+			"  - {name: one-n, hook: n, event: Stop, expect: {allowed: true}}\n",
+	})
+	for _, command := range []string{"audit", "test"} {
+		t.Run(command, func(t *testing.T) {
+			var progress bytes.Buffer
+			o := Options{Dir: dir, Executor: exec, Jobs: 2, Progress: &progress}
+			run := Audit
+			if command == "test" {
+				run = Test
+			}
+			rep, err := run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]bool{}
+			for _, r := range rep.Runs {
+				name := progressName(r)
+				if r.Check == "all-m" {
+					name += fmt.Sprintf(" at %s:%d:%d", r.Location.File, r.Location.Line, r.Location.Column)
+				}
+				want[name+": allowed (confined, "+ranForMs(r.DurationMs)+")"] = true
+			}
+			if len(want) != 4 {
+				t.Fatalf("%d runs named apart; want 4: %v", len(want), want)
+			}
+			ended := map[string]bool{}
+			var beats []string
+			for _, l := range strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n") {
+				if rest, ok := strings.CutPrefix(l, "["); ok {
+					_, line, _ := strings.Cut(rest, "] ")
+					ended[line] = true
+				} else if strings.Contains(l, " still running: ") {
+					beats = append(beats, l)
+				}
+			}
+			for line := range want {
+				if !ended[line] {
+					t.Errorf("no progress line ends %q:\n%s", line, progress.String())
+				}
+				name, _, _ := strings.Cut(line, ": allowed")
+				heard := false
+				for _, b := range beats {
+					heard = heard || strings.Contains(b, " "+name+" (for ")
+				}
+				if !heard {
+					t.Errorf("no heartbeat names %q as its line of its end does:\n%s", name, progress.String())
+				}
+			}
+		})
+	}
+}
+
 // TestProgressSaysThePlanAndTheRunsStillRunning: the progress opens with
 // the runs planned and how many run at once, and while runs are going it
 // names, every ProgressInterval, the ones still running and for how long
@@ -440,10 +535,10 @@ func TestProgressSaysThePlanAndTheRunsStillRunning(t *testing.T) {
 			if want := fmt.Sprintf("%d hook run(s) planned, %d at a time", total, min(c.jobs, total)); lines[0] != want {
 				t.Errorf("the first progress line is %q; want %q (all:\n%s)", lines[0], want, progress.String())
 			}
-			var slowID string
+			var slowName string
 			for _, r := range rep.Runs {
 				if r.Plugin == "b-slow-0" {
-					slowID = r.ID
+					slowName = progressName(r)
 				}
 			}
 			beat, ended := -1, -1
@@ -451,16 +546,16 @@ func TestProgressSaysThePlanAndTheRunsStillRunning(t *testing.T) {
 				switch {
 				case beat < 0 && strings.HasPrefix(l, fmt.Sprintf("%d run(s) still running: ", c.slow)):
 					beat = i
-				case strings.HasPrefix(l, "[") && strings.Contains(l, "] b-slow-0 Stop: allowed ("):
+				case strings.HasPrefix(l, "[") && strings.Contains(l, "] "+slowName+": allowed ("):
 					ended = i
 				}
 			}
 			if beat < 0 || ended < 0 || beat > ended {
-				t.Fatalf("want a line naming %s still running before its own line (at %d, %d):\n%s", slowID, beat, ended, progress.String())
+				t.Fatalf("want a line naming %s still running before its own line (at %d, %d):\n%s", slowName, beat, ended, progress.String())
 			}
 			l := lines[beat]
-			if c.slow == 1 && !strings.Contains(l, slowID+" (for ") {
-				t.Errorf("the heartbeat %q does not name %s and how long it ran", l, slowID)
+			if c.slow == 1 && !strings.Contains(l, slowName+" (for ") {
+				t.Errorf("the heartbeat %q does not name %s and how long it ran", l, slowName)
 			}
 			if !strings.HasSuffix(l, fmt.Sprintf("; 1 of %d finished, 0 not started", total)) {
 				t.Errorf("the heartbeat %q does not say how far the work got", l)

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -426,6 +427,14 @@ func TestProgressNamesStayOnOneLine(t *testing.T) {
 		if strings.ContainsFunc(got, breaksLine) {
 			t.Errorf("printable(%q) = %q keeps a line-breaking rune", name, got)
 		}
+		if got := printablePath(name); strings.ContainsFunc(got, breaksLine) {
+			t.Errorf("printablePath(%q) = %q keeps a line-breaking rune", name, got)
+		}
+	}
+	// A long path keeps its end, which tells it from its neighbours.
+	long := strings.Repeat("é/", 100) + "a\nb/hooks.json"
+	if got := printablePath(long); !strings.HasSuffix(got, "a?b/hooks.json") || len(got) > 130 || !utf8.ValidString(got) {
+		t.Errorf("printablePath of a long path = %q; want its end kept, cut at a character", got)
 	}
 	if got := shownName("x\u2028::error::y"); !strings.HasPrefix(got, `"`) {
 		t.Errorf("shownName kept a line separator unquoted: %q", got)

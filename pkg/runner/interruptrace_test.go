@@ -83,9 +83,9 @@ func TestInterruptedRunsOfOneSpecAreNotSwapped(t *testing.T) {
 	for _, r := range rep.Runs {
 		switch {
 		case r.Outcome == report.OutcomeAllowed:
-			ran = r.ID
+			ran = progressName(r)
 		case r.Outcome == report.OutcomeError && strings.HasPrefix(r.Reason, "interrupted:"):
-			cut = r.ID
+			cut = progressName(r)
 		default:
 			t.Errorf("%s: %s (%s); want one allowed, as it ran, and one interrupted", r.ID, r.Outcome, r.Reason)
 		}

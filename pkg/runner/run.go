@@ -558,8 +558,8 @@ func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([
 				if s.progress != nil && runs {
 					done++
 					r := out[i].run
-					fmt.Fprintf(s.progress, "[%d/%d] %s %s%s: %s (%s, %.0f ms)\n", done, total, printable(r.Plugin), printable(r.Event),
-						map[bool]string{true: " " + printable(r.Tool), false: ""}[r.Tool != ""], r.Outcome, orDefault(r.Tier, "not run"), r.DurationMs)
+					fmt.Fprintf(s.progress, "[%d/%d] %s: %s (%s, %s)\n", done, total, watch.names[i], r.Outcome, orDefault(r.Tier, "not run"),
+						ranForMs(r.DurationMs))
 				}
 				mu.Unlock()
 			}
@@ -1047,6 +1047,25 @@ func egressHost(e evidence.Egress) string {
 		return e.Host
 	}
 	return e.IP
+}
+
+// printablePath is printable for a path: one longer than printable
+// keeps is cut at its start, as its end (the file) tells paths apart.
+func printablePath(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if breaksLine(r) {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) > 120 {
+		i := len(s) - 119
+		for i < len(s) && s[i]&0xC0 == 0x80 {
+			i++
+		}
+		s = "…" + s[i:]
+	}
+	return s
 }
 
 // printable replaces what could break a line of untrusted text (a

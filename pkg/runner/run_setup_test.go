@@ -91,8 +91,8 @@ func TestInterruptedInSetUpIsNotRunNotRefused(t *testing.T) {
 					t.Errorf("summary %q; want 1 finished, 0 stopped while running, 2 not started", f.Message)
 				}
 			}
-			if !strings.Contains(progress.String(), "b-slow Stop: error (not run, 0 ms)") {
-				t.Errorf("progress %q; want the run stopped in its set-up as not run, 0 ms", progress.String())
+			if !strings.Contains(progress.String(), "] "+progressName(slow)+": error (not run, 0s)") {
+				t.Errorf("progress %q; want the run stopped in its set-up as not run, 0s", progress.String())
 			}
 		})
 	}
