@@ -516,6 +516,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		case st.Uid != 0:
 			cred = &syscall.Credential{Uid: st.Uid, Gid: ownerGid(st.Uid, st.Gid), Groups: []uint32{}}
 		case !spec.RootSandbox:
+			if id, file := unmappedSandboxID(); file != "" {
+				return fail(fmt.Errorf("%w: %s", ErrRefused, unmappedRefusal(spec.Dir, id, file)))
+			}
 			uid, ok := sandboxUIDs.take()
 			if !ok {
 				return fail(fmt.Errorf("%d sandboxes run at once: no unprivileged uid is left for another", SandboxUIDs))

@@ -265,6 +265,11 @@ func summarize(ps []Probe) DoctorReport {
 			// those runs alone.
 			r.Summary += "; but --root-sandbox runs are refused: their uid 0 is the host's root, which RLIMIT_NPROC does not bound, and no pids cgroup can be made"
 		}
+		if idm, ok := get(ProbeIDMappedTree); ok && idm.Availability == Unsupported {
+			// A root caller's run on a root-owned tree needs it, unless
+			// --root-sandbox: the engine refuses those runs alone.
+			r.Summary += "; but runs on a root-owned work tree are refused without --root-sandbox: " + idm.Detail
+		}
 	}
 	return r
 }
@@ -1103,6 +1108,12 @@ func probeIDMappedTree(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no current directory to try with: %v", err)}
 	}
 	// What a run refuses before it starts anything.
+	if id, file := unmappedSandboxID(); file != "" {
+		what := strings.TrimSuffix(strings.TrimPrefix(file, "/proc/self/"), "_map")
+		return Probe{Availability: Unsupported,
+			Detail: fmt.Sprintf("%s %d is not in this user namespace's %s map (%s), so bwrap cannot run as it", what, id, what, file),
+			Fix:    "only needed for root-owned work trees: a work tree owned by a non-root user (the sandbox runs as its owner), or --root-sandbox"}
+	}
 	exe, _ := sandboxExecutable()
 	cred := &syscall.Credential{Uid: SandboxUID, Gid: SandboxUID, Groups: []uint32{}}
 	view, _, _ := runView(false, cred, os.Getenv)

@@ -147,6 +147,9 @@ func TestSummarize(t *testing.T) {
 		// other runs are an unprivileged uid's, bounded by RLIMIT_NPROC,
 		// and confined.
 		{"root without pids cgroup", Available, Available, Available, TierConfined, "overlay", Available, ""},
+		// A root-owned tree is refused where SandboxUID cannot be used
+		// (a rootless container's uid map); other trees run confined.
+		{"root without idmapped tree", Available, Available, Available, TierConfined, "overlay", Available, ""},
 		// Every run sets up the egress wall (deny mode too) and is
 		// refused when it cannot: the doctor must not say confined.
 		{"no egress wall", Available, Available, Available, TierRefused, "", Unsupported, "egress wall"},
@@ -155,6 +158,9 @@ func TestSummarize(t *testing.T) {
 			ps := []Probe{probe(ProbeConfine, c.confine), probe(ProbeSeccomp, c.sc), probe(ProbeOverlay, c.overlay)}
 			if c.name == "root without pids cgroup" {
 				ps = append(ps, probe(ProbePidsCgroup, Unsupported))
+			}
+			if c.name == "root without idmapped tree" {
+				ps = append(ps, probe(ProbeIDMappedTree, Unsupported))
 			}
 			if c.name == "no egress wall" {
 				ps = append(ps, probe(ProbeNftables, Unsupported))
@@ -174,6 +180,9 @@ func TestSummarize(t *testing.T) {
 			}
 			if c.name == "root without pids cgroup" && !strings.Contains(r.Summary, "--root-sandbox runs are refused") {
 				t.Errorf("summary %q does not say --root-sandbox runs are refused", r.Summary)
+			}
+			if c.name == "root without idmapped tree" && !strings.Contains(r.Summary, "root-owned work tree are refused without --root-sandbox: "+ProbeIDMappedTree+" detail") {
+				t.Errorf("summary %q does not say root-owned work trees are refused, and why", r.Summary)
 			}
 			// The capability drives Decide to the same tier.
 			if d := Decide(false, ModeStrict, r.Capability); d.Tier != c.wantTier {
