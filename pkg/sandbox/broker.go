@@ -341,6 +341,14 @@ func mountList(dir string, mounts []string) string {
 	return strings.Join(names, ", ")
 }
 
+// credWho says whose uid a root caller's sandbox runs as.
+func credWho(treeByFD bool) string {
+	if treeByFD {
+		return "an unprivileged uid, since the work tree is root's"
+	}
+	return "the work tree's owner"
+}
+
 // failed ends a run that vigiles refused (err wraps ErrRefused: the tier
 // becomes refused) or could not carry out: exit 125, no evidence.
 func failed(res *Result, tier Tier, err error) (*Result, error) {
@@ -638,10 +646,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	if cred != nil {
 		// bubblewrap, as that uid, walks the host's path to the tree (to
 		// bind it, or to make its mount point) and execs the binary.
-		who := "the work tree's owner"
-		if treeByFD {
-			who = "an unprivileged uid, since the work tree is root's"
-		}
+		who := credWho(treeByFD)
 		if problem, fix := unreachable(spec.Dir, exe, cred.Uid, cred.Gid, !treeByFD, view); problem != "" {
 			if treeByFD {
 				fix += "; or accept a sandbox whose uid 0 is the host's root with --root-sandbox"
@@ -851,6 +856,12 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 	becomeSubreaper()
 	if err := cg.start(cmd); err != nil {
+		if cred != nil && (errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EPERM)) {
+			// The kernel would not let bubblewrap's child take the
+			// sandbox's uid and gid (one outside this user namespace's
+			// maps, a setgroups it denies): nothing started.
+			return fail(fmt.Errorf("%w: starting bubblewrap as uid %d, gid %d (%s): %w: the kernel refused that uid or gid (one outside this user namespace's maps, /proc/self/uid_map and /proc/self/gid_map?); fix: a work tree whose owner and its primary group (in /etc/passwd) this namespace maps, or accept a sandbox whose uid 0 is the host's root with --root-sandbox", ErrRefused, cred.Uid, cred.Gid, credWho(treeByFD), err))
+		}
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}
 	// Before the init has its config, so before the command can run.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,6 +80,36 @@ func TestRootOwnedTreeWithoutSandboxUIDInUsernsIsRefused(t *testing.T) {
 		t.Fatalf("tier %s, err %v, error %q; want refused", res.Tier, err, res.Error)
 	}
 	for _, want := range []string{"uid 2000000000 is not in this user namespace's uid map", "/proc/self/uid_map", "non-root user", "--root-sandbox"} {
+		if !strings.Contains(res.Refusal, want) {
+			t.Errorf("refusal %q lacks %q", res.Refusal, want)
+		}
+	}
+}
+
+// A credential the kernel will not give bubblewrap's child (here the
+// primary gid the passwd file names for the tree's owner, which this user
+// namespace does not map) refuses the run naming the uid and gid tried,
+// rather than failing at fork/exec.
+func TestStartingBwrapAsUnmappedGidIsRefused(t *testing.T) {
+	requireRoot(t, "only a root caller runs the sandbox as the work tree's owner")
+	requireConfinement(t)
+	if os.Getenv("VIGILES_TEST_ROOTLESS_USERNS") != "1" {
+		tree := makeTree(t, map[string]string{"a.txt": "a"})
+		if err := os.Chown(tree, 1000, 1000); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Dir(tree), 0o711); err != nil { // for the owner to reach it
+			t.Fatal(err)
+		}
+		inRootlessUserns(t, "VIGILES_TEST_TREE="+tree)
+		return
+	}
+	fakePasswd(t, "owner:x:1000:70000::/nonexistent:/bin/sh")
+	res, err := Run(context.Background(), Spec{Dir: os.Getenv("VIGILES_TEST_TREE"), Mode: ModeStrict, Timeout: 30 * time.Second, Command: []string{"id"}})
+	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused {
+		t.Fatalf("tier %s, err %v, error %q; want refused", res.Tier, err, res.Error)
+	}
+	for _, want := range []string{"starting bubblewrap as uid 1000, gid 70000 (the work tree's owner)", "--root-sandbox", "/proc/self/uid_map"} {
 		if !strings.Contains(res.Refusal, want) {
 			t.Errorf("refusal %q lacks %q", res.Refusal, want)
 		}
