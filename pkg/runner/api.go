@@ -1877,6 +1877,13 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		if len(rf) > 0 && e.run.Outcome == report.OutcomeError && !e.run.TimedOut {
 			continue // nothing to check against
 		}
+		if s.settings.mode == sandbox.ModeOff {
+			// What ran it in the open is said where its record is missed.
+			e.openBy = "--sandbox off"
+			if s.o.Sandbox == "" {
+				e.openBy = "defaults.sandbox: off in " + s.cfg.File
+			}
+		}
 		finds = append(finds, checkExpectations(mine[i].Check, e)...)
 	}
 	finds = append(finds, stop.summary("test", mine)...)

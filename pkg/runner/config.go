@@ -983,6 +983,19 @@ func anyTextSearch(re *regexp.Regexp, maxSteps int) (any bool, steps int) {
 const MinMemory = 16 << 20
 
 func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
+	// confinedOnly are the keys written that only a sandbox honours, in
+	// the order written: beside sandbox: off they would be taken and do
+	// nothing, as vigiles run refuses their flags beside --sandbox off.
+	var confinedOnly []*yaml.Node
+	confined := func(k *yaml.Node) { confinedOnly = append(confinedOnly, k) }
+	defer func() {
+		if d.Sandbox != sandbox.ModeOff {
+			return
+		}
+		for _, k := range confinedOnly {
+			p.errAt(k, "defaults.%s: defaults.sandbox: off runs every hook in the open, which cannot honour it: only a sandbox walls and records the network, records writes, watches leftover processes and holds limits; leave it out, or confine the hooks (sandbox: auto or strict)", k.Value)
+		}
+	}()
 	p.mapping(n, "defaults", map[string]func(k, v *yaml.Node){
 		"sandbox": func(k, v *yaml.Node) {
 			s, ok := p.str(v, "defaults.sandbox")
@@ -996,9 +1009,9 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			}
 			d.Sandbox = m
 		},
-		"egress":  func(k, v *yaml.Node) { d.Egress = p.egress(v) },
+		"egress":  func(k, v *yaml.Node) { confined(k); d.Egress = p.egress(v) },
 		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout", false) },
-		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger", true) },
+		"linger":  func(k, v *yaml.Node) { confined(k); d.Linger, _ = p.duration(v, "defaults.linger", true) },
 		"output-cap": func(k, v *yaml.Node) {
 			s, ok := p.limitSize(v, "defaults.output-cap", sandbox.DefaultOutputCap)
 			if ok && s > sandbox.MaxOutputCap {
@@ -1007,8 +1020,9 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 			}
 			d.OutputCap = int(s)
 		},
-		"root-sandbox": func(k, v *yaml.Node) { d.RootSandbox, _ = p.boolean(v, "defaults.root-sandbox") },
+		"root-sandbox": func(k, v *yaml.Node) { confined(k); d.RootSandbox, _ = p.boolean(v, "defaults.root-sandbox") },
 		"limits": func(k, v *yaml.Node) {
+			confined(k)
 			l := &d.Limits
 			p.mapping(v, "defaults.limits", map[string]func(k, v *yaml.Node){
 				// The sandbox refuses every run below these (its own

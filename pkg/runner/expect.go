@@ -46,6 +46,10 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 	notRecorded := func(x *Expectation, what string) {
 		var why string
 		switch failure := e.failure(); {
+		case r.Tier == "direct" && strings.HasPrefix(e.openBy, "defaults.sandbox"):
+			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record nothing; run it confined (defaults.sandbox: auto or strict, or --sandbox strict)"
+		case r.Tier == "direct" && e.openBy != "":
+			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record nothing; run it confined (--sandbox strict)"
 		case r.Tier == "direct" && c.Command != "":
 			why = "this run was direct (in the open: a check with trusted: true in auto mode, or --sandbox off), and direct runs record nothing; run it confined (leave trusted: true out of the check, or --sandbox strict)"
 		case r.Tier == "direct":

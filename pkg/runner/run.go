@@ -120,6 +120,10 @@ type executed struct {
 	lanes int
 	// async says the hook runs in the background (Hook.Async).
 	async bool
+	// openBy, for a test's run with the sandbox off, is what turned it
+	// off: "--sandbox off", or the policy's defaults.sandbox: off; ""
+	// where the sandbox was not off.
+	openBy string
 }
 
 // timeoutBound is whose bound a run's timeout was, beside the wait

@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
+)
+
+// A policy whose defaults.sandbox: off runs every hook in the open, beside
+// a key only a sandbox honours (egress, limits, root-sandbox, linger), is
+// an error at that key, in whichever order they are written: the key would
+// be taken and do nothing, as vigiles run refuses its flag beside
+// --sandbox off. Beside sandbox: auto or strict, they are fine.
+func TestSandboxOffWithConfinedOnlyDefaults(t *testing.T) {
+	for _, c := range []struct {
+		yml  string
+		want []string // "line:key"
+	}{
+		{"defaults: {sandbox: off, egress: {mode: record}, limits: {pids: 100}}\n", []string{"1:egress", "1:limits"}},
+		{"defaults:\n  egress: record\n  linger: 1s\n  root-sandbox: true\n  timeout: 5s\n  output-cap: 1MiB\n  sandbox: off\n", []string{"2:egress", "3:linger", "4:root-sandbox"}},
+		{"defaults: {sandbox: off, timeout: 5s, output-cap: 1MiB}\n", nil},
+		{"defaults: {sandbox: strict, egress: record, limits: {pids: 100}, linger: 1s}\n", nil},
+		{"defaults: {sandbox: auto, egress: record}\n", nil},
+	} {
+		_, err := ParseConfig(".vigiles.yml", []byte(c.yml+"checks: [{name: c, command: 'true', expect: {exit-code: 0}}]\n"))
+		var got []string
+		if errs, ok := err.(ConfigErrors); ok {
+			for _, e := range errs {
+				if strings.Contains(e.Msg, "defaults.sandbox: off runs every hook in the open") {
+					key := strings.TrimPrefix(strings.SplitN(e.Msg, ":", 2)[0], "defaults.")
+					got = append(got, fmt.Sprintf("%d:%s", e.Line, key))
+				}
+			}
+		} else if err != nil {
+			t.Fatalf("%q: %v", c.yml, err)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%q: errors at %q, want %q (all: %v)", c.yml, got, c.want, err)
+		}
+	}
+}
+
+// TestNotRecordedNamesThePolicysSandboxOff: a run in the open because the
+// policy says defaults.sandbox: off is not-recorded naming that key, not
+// a check's trusted: true or --sandbox off, which were not given; with
+// --sandbox off, the flag is named.
+func TestNotRecordedNamesThePolicysSandboxOff(t *testing.T) {
+	dir := makeTree(t, map[string]string{".vigiles.yml": "defaults: {sandbox: off}\nchecks:\n  - {name: c, command: 'true', expect: {no-write: true}}\n"})
+	ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierDirect}, nil
+	}}
+	for _, c := range []struct {
+		flag      sandbox.Mode
+		want, not string
+	}{
+		{"", "in the open: defaults.sandbox: off in .vigiles.yml runs every hook so", "--sandbox off"},
+		{sandbox.ModeOff, "in the open: --sandbox off runs every hook so", "defaults.sandbox"},
+	} {
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex, Sandbox: c.flag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleNotRecorded {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		if len(msgs) != 1 || !strings.Contains(msgs[0], c.want) || strings.Contains(msgs[0], c.not) || strings.Contains(msgs[0], "trusted: true") {
+			t.Errorf("--sandbox %q: not-recorded %q, want one naming %q", c.flag, msgs, c.want)
+		}
+	}
+}
