@@ -242,6 +242,10 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 		bad("--limit-memory %s: want a size of at least %s (what the sandbox needs to start the command: the shell that sets the limit, the command's loader and libc)",
 			runner.FormatSize(lim.MemoryBytes), runner.FormatSize(runner.MinMemory))
 	}
+	if fs.Changed("limit-scratch") && lim.ScratchBytes != 0 && lim.ScratchBytes < sandbox.MinScratch {
+		bad("--limit-scratch %s: want a size of at least %s (the sandbox gives a run's scratch no less)",
+			runner.FormatSize(lim.ScratchBytes), runner.FormatSize(sandbox.MinScratch))
+	}
 	for _, l := range []struct {
 		name string
 		v    uint64

@@ -93,6 +93,10 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-memory", "1"}, []string{"--limit-memory 1: want a size of at least 16MiB (what the sandbox needs to start the command"}},
 		{[]string{"--limit-memory", "1MiB"}, []string{"--limit-memory 1MiB: want a size of at least 16MiB"}},
 		{[]string{"--limit-memory", "16383KiB"}, []string{"--limit-memory 16383KiB: want a size of at least 16MiB"}},
+		// Below the scratch the sandbox gives at least: it was raised
+		// to 1MiB in silence.
+		{[]string{"--limit-scratch", "1"}, []string{"--limit-scratch 1: want a size of at least 1MiB (the sandbox gives a run's scratch no less)"}},
+		{[]string{"--limit-scratch", "1023KiB"}, []string{"--limit-scratch 1023KiB: want a size of at least 1MiB"}},
 		// Well formed, out of range: said so, with the range.
 		{[]string{"--timeout", "99999999h"}, []string{"--timeout 99999999h: out of range; want a duration above 0 and at most 24h0m0s"}},
 		// Within time.Duration's range, past the day a run may take:

@@ -1057,7 +1057,12 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 					l.FileBytes, _ = p.limitSize(v, "limits.file-size", reaper.Defaults.FileBytes)
 				},
 				"scratch": func(k, v *yaml.Node) {
-					l.ScratchBytes, _ = p.limitSize(v, "limits.scratch", reaper.Defaults.ScratchBytes)
+					s, ok := p.limitSize(v, "limits.scratch", reaper.Defaults.ScratchBytes)
+					if ok && s < sandbox.MinScratch {
+						p.errAt(v, "limits.scratch: %s is below the %dMiB the sandbox gives a run's scratch at least: want at least %dMiB", v.Value, sandbox.MinScratch>>20, sandbox.MinScratch>>20)
+						return
+					}
+					l.ScratchBytes = s
 				},
 				"cpu-seconds": func(k, v *yaml.Node) {
 					c, _ := p.integer(v, "limits.cpu-seconds", 1, sandbox.MaxCPUSeconds)

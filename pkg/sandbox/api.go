@@ -118,6 +118,10 @@ const (
 	MaxCPUSeconds = 86400
 	MinOpenFiles  = 16
 	MaxOpenFiles  = 1 << 20
+	// MinScratch is the smallest scratch (Limits.ScratchBytes) a run
+	// is given: a memory cgroup's scratch is raised to it, so a caller
+	// refuses less rather than take it and give more.
+	MinScratch = 1 << 20
 	// MaxDuration bounds Spec.Timeout and Spec.Linger alike: a day, as
 	// the policy file's durations. The run adds them to grace periods of
 	// its own, and a sum past time.Duration's range would wrap below 0.

@@ -322,7 +322,7 @@ func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
 	avail := lim.RunMemoryBytes - MinRunMemory
 	inodes = max(avail/4/scratchInodeBytes, 1024)
 	data := avail - min(avail, inodes*scratchInodeBytes)
-	return max(min(lim.ScratchBytes, data), 1<<20), inodes
+	return max(min(lim.ScratchBytes, data), MinScratch), inodes
 }
 
 // dirs are the cgroup's directories, each once, children before their
