@@ -95,6 +95,10 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--limit-memory", "16383KiB"}, []string{"--limit-memory 16383KiB: want a size of at least 16MiB"}},
 		// Below the scratch the sandbox gives at least: it was raised
 		// to 1MiB in silence.
+		// 2^64-1 is RLIM_INFINITY: it turned the limit off (ulimit -v
+		// unlimited), where a larger size is too large.
+		{[]string{"--limit-memory", "18446744073709551615"}, []string{`invalid argument "18446744073709551615" for "--limit-memory" flag: too large`}},
+		{[]string{"--limit-file-size", "99999999TiB"}, []string{`invalid argument "99999999TiB" for "--limit-file-size" flag: too large`}},
 		{[]string{"--limit-scratch", "1"}, []string{"--limit-scratch 1: want a size of at least 1MiB (the sandbox gives a run's scratch no less)"}},
 		{[]string{"--limit-scratch", "1023KiB"}, []string{"--limit-scratch 1023KiB: want a size of at least 1MiB"}},
 		// Well formed, out of range: said so, with the range.

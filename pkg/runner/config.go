@@ -596,7 +596,7 @@ func FormatSize(n uint64) string {
 // ParseSize reads a size as .vigiles.yml and the command line write it: a
 // whole number of bytes, optionally followed by K, M, G or T (each times
 // 1024; "i" and "B" are both optional, so KiB, KB, Ki and K are the same),
-// or by B: 1048576, 64KiB, 512MiB, 2GiB.
+// or by B: 1048576, 64KiB, 512MiB, 2GiB; less than 2^64-1.
 func ParseSize(s string) (uint64, error) {
 	m := sizeRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
@@ -617,7 +617,9 @@ func ParseSize(s string) (uint64, error) {
 	case "T":
 		mult = 1 << 40
 	}
-	if v > math.MaxUint64/mult {
+	// 2^64-1 itself is RLIM_INFINITY, which would turn a limit set
+	// with setrlimit (memory, file-size) off, not bound it.
+	if v > math.MaxUint64/mult || v*mult == math.MaxUint64 {
 		return 0, errors.New("too large")
 	}
 	return v * mult, nil

@@ -160,6 +160,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		// as if it were not there (1MiB): no command can start.
 		{"memory below what a process needs to start", "defaults:\n  limits: {memory: 1}\n", []string{"2:20 limits.memory: 1 is below the 16MiB a process needs to start in the sandbox"}},
 		{"memory just below the floor", "defaults:\n  limits:\n    memory: 16383KiB\n", []string{"3:13 limits.memory: 16383KiB is below the 16MiB"}},
+		{"memory that is RLIM_INFINITY", "defaults:\n  limits: {memory: 18446744073709551615, file-size: 18446744073709551615}\n", []string{"2:20 limits.memory: too large", "2:53 limits.file-size: too large"}},
 		{"scratch below what the sandbox gives", "defaults:\n  limits: {scratch: 1023KiB}\n", []string{"2:21 limits.scratch: 1023KiB is below the 1MiB the sandbox gives a run's scratch at least: want at least 1MiB"}},
 		{"allow-ip not a CIDR", "defaults:\n  egress:\n    mode: allow\n    allow-ip: [10.0.0.0/8, 10.0.0.0/33, example.test]\n",
 			[]string{"4:28 allow-ip \"10.0.0.0/33\": want a CIDR", "4:41 allow-ip \"example.test\": want a CIDR"}},
