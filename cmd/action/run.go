@@ -366,6 +366,9 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 		if name == "" {
 			return nil, fmt.Errorf("--env %q: want NAME or NAME=VALUE", e)
 		}
+		if !runner.IsEnvName(name) {
+			return nil, fmt.Errorf("--env %q: %q %s", e, name, runner.NotEnvName)
+		}
 		if sandbox.IsSecretName(name) {
 			return nil, fmt.Errorf("--env %s: the name marks a secret, and secrets never reach a confined command by accident; pass it on purpose with --env-secret %s", name, name)
 		}
@@ -380,6 +383,9 @@ func buildEnv(envs, secrets []string, getenv func(string) string) ([]string, err
 	for _, name := range secrets {
 		if name == "" || strings.Contains(name, "=") {
 			return nil, fmt.Errorf("--env-secret %q: want a NAME (its value is taken from vigiles' environment, never from the command line)", name)
+		}
+		if !runner.IsEnvName(name) {
+			return nil, fmt.Errorf("--env-secret %q: %q %s", name, name, runner.NotEnvName)
 		}
 		if unset(name) {
 			return nil, fmt.Errorf("--env-secret %s: %s is not set in vigiles' environment (set it, empty if need be, or check its spelling)", name, name)

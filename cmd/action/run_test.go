@@ -278,3 +278,26 @@ func TestBuildEnvUnsetNames(t *testing.T) {
 		t.Errorf("an unset --env-secret: %v, want it named", err)
 	}
 }
+
+// TestBuildEnvRefusesNoVariableName: a name a check's env refuses as no
+// variable name (a space, a leading digit) is refused by --env and
+// --env-secret too, in the same words: exit 2, not passed through.
+func TestBuildEnvRefusesNoVariableName(t *testing.T) {
+	getenv := func(k string) string { return "v" }
+	for _, c := range []struct {
+		envs, secrets []string
+		want          string
+	}{
+		{[]string{"A B=x"}, nil, `--env "A B=x": "A B" is no variable name: want letters, digits and _, not starting with a digit`},
+		{[]string{"1X=y"}, nil, `--env "1X=y": "1X" is no variable name`},
+		{[]string{"A-B"}, nil, `--env "A-B": "A-B" is no variable name`},
+		{nil, []string{"1_TOKEN"}, `--env-secret "1_TOKEN": "1_TOKEN" is no variable name`},
+	} {
+		if got, err := buildEnv(c.envs, c.secrets, getenv); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q %q: %q, %v; want %q", c.envs, c.secrets, got, err, c.want)
+		}
+	}
+	if code, _, errs := runCLI(t, "run", "--env", "A B=x", "--env", "1X=y", "--", "env"); code != 2 || !strings.Contains(errs, `"A B" is no variable name`) {
+		t.Errorf("vigiles run --env 'A B=x': exit %d, stderr %q; want 2 and the name refused", code, errs)
+	}
+}

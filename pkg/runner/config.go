@@ -1543,6 +1543,14 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 // envName matches an environment variable's name a check may set.
 var envName = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// IsEnvName says whether name is a variable's name that a check's env, or
+// vigiles run's --env and --env-secret, may pass: letters, digits and _,
+// not starting with a digit.
+func IsEnvName(name string) bool { return envName().MatchString(name) }
+
+// NotEnvName says, after a name IsEnvName refuses, why.
+const NotEnvName = "is no variable name: want letters, digits and _, not starting with a digit"
+
 // checkEnv reads a check's env: a mapping of variable names to scalar
 // values (a string, a number or a boolean, as written: true is "true"),
 // each NAME=VALUE, in the order written.
@@ -1555,8 +1563,8 @@ func (p *cfgParser) checkEnv(n *yaml.Node) []string {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch {
-		case k.Kind != yaml.ScalarNode || !envName().MatchString(k.Value):
-			p.errAt(k, "check env: %s is no variable name: want letters, digits and _, not starting with a digit", nodeKind(k))
+		case k.Kind != yaml.ScalarNode || !IsEnvName(k.Value):
+			p.errAt(k, "check env: %s %s", nodeKind(k), NotEnvName)
 			continue
 		case hookOwnEnv[k.Value] || strings.HasPrefix(k.Value, "CLAUDE_PLUGIN_OPTION_"):
 			p.errAt(k, "check env: %s is set by Claude Code in each hook it runs, as vigiles sets it: a check cannot set it", k.Value)
