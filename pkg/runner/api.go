@@ -399,6 +399,11 @@ func newSession(o Options, command string) (*session, error) {
 				Message: fmt.Sprintf("%s has errors, so vigiles honours none of the trust it gives: every hook runs confined (as with --sandbox strict), plugins.trusted, a check's trusted: true and defaults.sandbox: off included, until the errors are mended; --sandbox on the command line still chooses", s.cfg.File)})
 		}
 	}
+	if mode == sandbox.ModeOff && o.Sandbox == "" {
+		// The policy's own off runs every hook in the open: what it
+		// says beside it that only a sandbox honours does nothing.
+		s.findings = append(s.findings, ConfigErrors(d.OpenIgnored).Findings()...)
+	}
 	if mode == "" {
 		mode = sandbox.ModeAuto
 	}

@@ -111,12 +111,16 @@ func (c *Config) noChecks() *ConfigError {
 
 // Defaults apply to every run unless a flag or a check overrides them.
 type Defaults struct {
-	Sandbox   sandbox.Mode // "" = not set
-	Egress    *evidence.EgressPolicy
-	Timeout   time.Duration
-	Linger    time.Duration
-	Limits    sandbox.Limits
-	OutputCap int
+	Sandbox sandbox.Mode // "" = not set
+	// OpenIgnored are the errors of keys only a sandbox honours written
+	// beside sandbox: off (egress, limits, linger, root-sandbox), each a
+	// config/invalid error where no --sandbox flag overrides the off.
+	OpenIgnored []*ConfigError
+	Egress      *evidence.EgressPolicy
+	Timeout     time.Duration
+	Linger      time.Duration
+	Limits      sandbox.Limits
+	OutputCap   int
 	// RootSandbox opts out of SandboxUID (sandbox.Spec.RootSandbox).
 	RootSandbox bool
 }
@@ -994,8 +998,12 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		if d.Sandbox != sandbox.ModeOff {
 			return
 		}
+		// Kept, not yet an error: --sandbox on the command line wins
+		// over the policy's off, and then they are honoured (the run's
+		// settings say it, where the flag is known: OpenIgnored).
 		for _, k := range confinedOnly {
-			p.errAt(k, "defaults.%s: defaults.sandbox: off runs every hook in the open, which cannot honour it: only a sandbox walls and records the network, records writes, watches leftover processes and holds limits; leave it out, or confine the hooks (sandbox: auto or strict)", k.Value)
+			d.OpenIgnored = append(d.OpenIgnored, &ConfigError{File: p.file, Line: k.Line, Column: k.Column,
+				Msg: fmt.Sprintf("defaults.%s: defaults.sandbox: off runs every hook in the open, which cannot honour it: only a sandbox walls and records the network, records writes, watches leftover processes and holds limits; leave it out, or confine the hooks (sandbox: auto or strict)", k.Value)})
 		}
 	}()
 	p.mapping(n, "defaults", map[string]func(k, v *yaml.Node){

@@ -26,20 +26,50 @@ func TestSandboxOffWithConfinedOnlyDefaults(t *testing.T) {
 		{"defaults: {sandbox: strict, egress: record, limits: {pids: 100}, linger: 1s}\n", nil},
 		{"defaults: {sandbox: auto, egress: record}\n", nil},
 	} {
-		_, err := ParseConfig(".vigiles.yml", []byte(c.yml+"checks: [{name: c, command: 'true', expect: {exit-code: 0}}]\n"))
-		var got []string
-		if errs, ok := err.(ConfigErrors); ok {
-			for _, e := range errs {
-				if strings.Contains(e.Msg, "defaults.sandbox: off runs every hook in the open") {
-					key := strings.TrimPrefix(strings.SplitN(e.Msg, ":", 2)[0], "defaults.")
-					got = append(got, fmt.Sprintf("%d:%s", e.Line, key))
-				}
-			}
-		} else if err != nil {
+		cfg, err := ParseConfig(".vigiles.yml", []byte(c.yml+"checks: [{name: c, command: 'true', expect: {exit-code: 0}}]\n"))
+		if err != nil {
 			t.Fatalf("%q: %v", c.yml, err)
+		}
+		var got []string
+		for _, e := range cfg.Defaults.OpenIgnored {
+			if strings.Contains(e.Msg, "defaults.sandbox: off runs every hook in the open") {
+				key := strings.TrimPrefix(strings.SplitN(e.Msg, ":", 2)[0], "defaults.")
+				got = append(got, fmt.Sprintf("%d:%s", e.Line, key))
+			}
 		}
 		if strings.Join(got, " ") != strings.Join(c.want, " ") {
 			t.Errorf("%q: errors at %q, want %q (all: %v)", c.yml, got, c.want, err)
+		}
+	}
+}
+
+// TestSandboxOffWithConfinedOnlyDefaultsIsAnErrorUnlessOverridden: the
+// policy's egress beside its sandbox: off is a config/invalid error of
+// the run, unless --sandbox on the command line confines the hooks, which
+// then honour it.
+func TestSandboxOffWithConfinedOnlyDefaultsIsAnErrorUnlessOverridden(t *testing.T) {
+	dir := makeTree(t, map[string]string{".vigiles.yml": "defaults: {sandbox: off, egress: record}\nchecks:\n  - {name: c, command: 'true', expect: {exit-code: 0}}\n"})
+	ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierDirect}, nil
+	}}
+	for _, c := range []struct {
+		flag sandbox.Mode
+		want bool
+	}{{"", true}, {sandbox.ModeStrict, false}, {sandbox.ModeOff, false}} {
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex, Sandbox: c.flag})
+		if err != nil && c.flag != sandbox.ModeOff {
+			t.Fatal(err)
+		}
+		got := false
+		if rep != nil {
+			for _, f := range rep.Findings {
+				if f.Rule == RuleConfig && strings.Contains(f.Message, "defaults.egress: defaults.sandbox: off runs every hook in the open") {
+					got = true
+				}
+			}
+		}
+		if got != c.want {
+			t.Errorf("--sandbox %q: the egress beside sandbox: off is an error: %v, want %v", c.flag, got, c.want)
 		}
 	}
 }

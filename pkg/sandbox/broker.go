@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -856,11 +857,20 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 	becomeSubreaper()
 	if err := cg.start(cmd); err != nil {
-		if cred != nil && (errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.EPERM)) {
+		// Only the exec's own failure: the cgroup's set-up around it
+		// (cgroup v1) fails with EPERM and EINVAL of its own files.
+		var pe *fs.PathError
+		if cred != nil && errors.As(err, &pe) && pe.Op == "fork/exec" && (errors.Is(pe.Err, syscall.EINVAL) || errors.Is(pe.Err, syscall.EPERM)) {
 			// The kernel would not let bubblewrap's child take the
 			// sandbox's uid and gid (one outside this user namespace's
 			// maps, a setgroups it denies): nothing started.
-			return fail(fmt.Errorf("%w: starting bubblewrap as uid %d, gid %d (%s): %w: the kernel refused that uid or gid (one outside this user namespace's maps, /proc/self/uid_map and /proc/self/gid_map?); fix: a work tree whose owner and its primary group (in /etc/passwd) this namespace maps, or accept a sandbox whose uid 0 is the host's root with --root-sandbox", ErrRefused, cred.Uid, cred.Gid, credWho(treeByFD), err))
+			fix := "a work tree whose owner and its primary group (in /etc/passwd) this namespace maps (chown it to such a user)"
+			if treeByFD {
+				// Only a root-owned tree's sandbox uid is vigiles'
+				// choice; another tree's is its owner's.
+				fix += ", or accept a sandbox whose uid 0 is the host's root with --root-sandbox"
+			}
+			return fail(fmt.Errorf("%w: starting bubblewrap as uid %d, gid %d (%s): %w: the kernel refused that uid or gid (one outside this user namespace's maps, /proc/self/uid_map and /proc/self/gid_map?); fix: %s", ErrRefused, cred.Uid, cred.Gid, credWho(treeByFD), err, fix))
 		}
 		return fail(fmt.Errorf("starting bubblewrap: %w", err))
 	}

@@ -313,11 +313,14 @@ func writeControl(path, value string) error {
 // what the limit leaves beyond vigiles' own MinRunMemory, at
 // scratchInodeBytes each) stay inside the memory limit, vigiles' own
 // processes can still finish the record, and a full scratch is reported as
-// such. Without a memory cgroup the scratch keeps its size and the
-// kernel's default file count (0).
+// such. Without a memory cgroup the scratch keeps its size, at least
+// MinScratch, as with one, and the kernel's default file count (0).
 func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
 	if c == nil || c.mem == "" {
-		return lim.ScratchBytes, 0
+		if lim.ScratchBytes == 0 {
+			return 0, 0 // tmpfs's own default
+		}
+		return max(lim.ScratchBytes, MinScratch), 0
 	}
 	avail := lim.RunMemoryBytes - MinRunMemory
 	inodes = max(avail/4/scratchInodeBytes, 1024)

@@ -227,3 +227,15 @@ func TestCgroupFilesOptional(t *testing.T) {
 		t.Error("a required file the kernel lacks was accepted")
 	}
 }
+
+// TestScratchFloorWithoutACgroup: without a memory cgroup (a non-root
+// caller's run) the scratch is at least MinScratch too, the floor the CLI
+// and the policy refuse to go below, and 0 stays tmpfs's own default.
+func TestScratchFloorWithoutACgroup(t *testing.T) {
+	var c *runCgroup
+	for _, tc := range []struct{ in, want uint64 }{{512 << 10, MinScratch}, {MinScratch, MinScratch}, {64 << 20, 64 << 20}, {0, 0}} {
+		if got, inodes := c.scratch(Limits{ScratchBytes: tc.in}); got != tc.want || inodes != 0 {
+			t.Errorf("scratch(%d) without a cgroup = %d, %d; want %d, 0", tc.in, got, inodes, tc.want)
+		}
+	}
+}

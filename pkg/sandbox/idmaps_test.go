@@ -109,9 +109,14 @@ func TestStartingBwrapAsUnmappedGidIsRefused(t *testing.T) {
 	if !errors.Is(err, ErrRefused) || res.Tier != TierRefused {
 		t.Fatalf("tier %s, err %v, error %q; want refused", res.Tier, err, res.Error)
 	}
-	for _, want := range []string{"starting bubblewrap as uid 1000, gid 70000 (the work tree's owner)", "--root-sandbox", "/proc/self/uid_map"} {
+	for _, want := range []string{"starting bubblewrap as uid 1000, gid 70000 (the work tree's owner)", "chown it to such a user", "/proc/self/uid_map"} {
 		if !strings.Contains(res.Refusal, want) {
 			t.Errorf("refusal %q lacks %q", res.Refusal, want)
 		}
+	}
+	// A tree not root's runs as its owner whatever --root-sandbox says:
+	// the refusal does not offer it.
+	if strings.Contains(res.Refusal, "--root-sandbox") {
+		t.Errorf("refusal %q offers --root-sandbox, which does not change the uid of a tree not root's", res.Refusal)
 	}
 }
