@@ -250,6 +250,10 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		mustFind(t, res.Egress, "direct udp to the upstream", func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaConnect && e.IP == testDNS && e.Port == 53 && e.Proto == "udp" && !e.Allowed
 		})
+		mustFind(t, res.Egress, "the name asked of the upstream directly", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "bypass.example.test" && !e.Allowed &&
+				strings.Contains(e.Detail, "asked of "+testDNS+" port 53 directly")
+		})
 	})
 	t.Run("ipv6", func(t *testing.T) {
 		if !strings.Contains(out(11), "hello from test host") {

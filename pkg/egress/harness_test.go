@@ -177,12 +177,17 @@ func runProbe(p string, env []string) probeResult {
 			code = -1
 		}
 		return probeResult{Output: string(out), Code: code}
-	case "dns":
+	case "dns", "dnsto":
+		// dns:HEX asks the stub; dnsto:HOST:PORT/HEX asks HOST:PORT.
+		to := "127.0.0.1:53"
+		if kind == "dnsto" {
+			to, arg, _ = strings.Cut(arg, "/")
+		}
 		msg, err := hex.DecodeString(arg)
 		if err != nil {
 			return probeResult{Output: err.Error(), Code: -1}
 		}
-		c, err := net.Dial("udp", "127.0.0.1:53")
+		c, err := net.Dial("udp", to)
 		if err != nil {
 			return probeResult{Output: err.Error(), Code: -1}
 		}

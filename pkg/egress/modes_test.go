@@ -146,6 +146,49 @@ func TestDenyRecordsEveryAttempt(t *testing.T) {
 	}
 }
 
+// TestDirectQuestionsAreNamed: a question put to a resolver other than
+// the stub is refused and recorded as the datagram it is, and the name it
+// asked is recorded beside it, read from the logged datagram: the longest
+// name too, over IPv6.
+func TestDirectQuestionsAreNamed(t *testing.T) {
+	needNamespaces(t)
+	long := [][]byte{}
+	for range 3 {
+		long = append(long, []byte(strings.Repeat("x", 63)))
+	}
+	long = append(long, []byte(strings.Repeat("y", 43)), []byte("example"), []byte("test"))
+	longName := strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("y", 43) + ".example.test"
+	probes := []string{
+		"dnsto:203.0.113.9:53/" + hex.EncodeToString(buildQuery(1, 1, []byte("Leak"), []byte("example"), []byte("test"))),
+		"dnsto:[2001:db8::35]:53/" + hex.EncodeToString(buildQuery(2, 28, long...)),
+		"dnsto:203.0.113.9:5353/" + hex.EncodeToString(buildQuery(3, 1, []byte("mdns"), []byte("example"), []byte("test"))),
+	}
+	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: probes}, nil)
+	if res.SetupErr != "" || res.FinishErr != "" {
+		t.Fatalf("setup: %s; finish: %s", res.SetupErr, res.FinishErr)
+	}
+	for i, p := range res.Probes {
+		if p.Code == 0 {
+			t.Errorf("probe %d got an answer in deny mode: %s", i, p.Output)
+		}
+	}
+	for _, c := range []struct{ ip, name string }{{"203.0.113.9", "leak.example.test"}, {"2001:db8::35", longName}} {
+		mustFind(t, res.Egress, "the datagram to "+c.ip, func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaConnect && e.IP == c.ip && e.Port == 53 && e.Proto == "udp" && !e.Allowed && e.Attempts == 1
+		})
+		e, _ := mustFind(t, res.Egress, "the name asked of "+c.ip, func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == c.name
+		})
+		if e.Allowed || e.IP != "" || !strings.Contains(e.Detail, "asked of "+c.ip+" port 53 directly") {
+			t.Errorf("question to %s recorded as %+v", c.ip, e)
+		}
+	}
+	if _, _, ok := find(res.Egress, func(e evidence.Egress) bool { return e.Host == "mdns.example.test" }); ok {
+		t.Errorf("a datagram to port 5353 was read as a DNS question: %+v", res.Egress)
+	}
+	checkJSONRoundTrip(t, res.Egress)
+}
+
 func checkJSONRoundTrip(t *testing.T, es []evidence.Egress) {
 	t.Helper()
 	b, err := json.Marshal(es)

@@ -43,6 +43,10 @@ type packetEvent struct {
 	proto  string // l4Name's
 	port   uint16 // 0 unless the protocol has ports (l4Name)
 	length int
+	// questions are the names a datagram to port 53 asked, where its
+	// snapshot holds a DNS query (dnsQuestions): a question the command
+	// put to a resolver other than the stub.
+	questions []string
 }
 
 // nflog reads the rule set's NFLOG group from its own netlink socket.
@@ -373,7 +377,26 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if ported && len(l4) >= 4 {
 		ev.port = binary.BigEndian.Uint16(l4[2:4])
 	}
+	if proto == unix.IPPROTO_UDP && ev.port == 53 && len(l4) > 8 {
+		ev.questions = dnsQuestions(l4[8:])
+	}
 	return true
+}
+
+// dnsQuestions returns the names a DNS query asks, in presentation form
+// as the stub records them; none where b is no query or its first
+// question is cut short (a snapshot of a datagram logged without room
+// for it).
+func dnsQuestions(b []byte) []string {
+	q, err := parseQuery(b)
+	if err != nil {
+		return nil
+	}
+	names := []string{q.Name}
+	for o := range moreQuestions(b) {
+		names = append(names, o.Name)
+	}
+	return names
 }
 
 // parseLocalAnswer turns the kernel's answer to an attempt at a local

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -351,6 +352,25 @@ func TestParseIPPacket(t *testing.T) {
 	lite[9] = unix.IPPROTO_UDPLITE
 	icmp := append([]byte{}, v4...)
 	icmp[9] = unix.IPPROTO_ICMP
+	// A question to port 53, as the wall logs it: whole, with two
+	// questions; cut short inside the first name (a snapshot without
+	// room for it); a response.
+	query := buildQuery(9, 1, []byte("Leak"), []byte("example"), []byte("test"))
+	query[5] = 2
+	query = append(query, 0xc0, 17, 0, 28, 0, 1) // example.test, compressed
+	dnsPacket := func(msg []byte) []byte {
+		p := make([]byte, 28, 28+len(msg))
+		p[0], p[9] = 0x45, unix.IPPROTO_UDP
+		binary.BigEndian.PutUint16(p[2:], uint16(28+len(msg)))
+		copy(p[16:20], []byte{192, 0, 2, 53})
+		binary.BigEndian.PutUint16(p[22:], 53)
+		return append(p, msg...)
+	}
+	resp := append([]byte{}, query...)
+	resp[2] |= 0x80
+	dnsEvent := func(length int, qs ...string) packetEvent {
+		return packetEvent{dst: netip.MustParseAddr("192.0.2.53"), proto: "udp", port: 53, length: length, questions: qs}
+	}
 	tests := []struct {
 		name string
 		p    []byte
@@ -361,13 +381,16 @@ func TestParseIPPacket(t *testing.T) {
 		{"ipv4 udp-lite", lite, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "udplite", port: 443, length: 60}, true},
 		{"ipv4 icmp", icmp, packetEvent{dst: netip.MustParseAddr("203.0.113.7"), proto: "icmp", length: 60}, true},
 		{"ipv6 hop-by-hop then udp", v6, packetEvent{dst: netip.MustParseAddr("2001:db8::7"), proto: "udp", port: 53, length: 48}, true},
+		{"ipv4 dns question", dnsPacket(query), dnsEvent(28+len(query), "leak.example.test", "example.test"), true},
+		{"ipv4 dns question cut short", dnsPacket(query)[:28+16], dnsEvent(28 + len(query)), true},
+		{"ipv4 dns response", dnsPacket(resp), dnsEvent(28 + len(resp)), true},
 		{"short", v4[:10], packetEvent{}, false},
 		{"version 5", []byte{0x50, 1, 2}, packetEvent{}, false},
 	}
 	for _, tt := range tests {
 		var ev packetEvent
 		ok := parseIPPacket(tt.p, &ev)
-		if ok != tt.ok || ok && ev != tt.want {
+		if ok != tt.ok || ok && !reflect.DeepEqual(ev, tt.want) {
 			t.Errorf("%s: got %+v %v, want %+v %v", tt.name, ev, ok, tt.want, tt.ok)
 		}
 	}

@@ -243,6 +243,23 @@ func (r *recorder) addPacket(ev packetEvent) {
 	if d := (flowDest{ev.dst, ev.proto, ev.port}); !ev.dropped && r.accepted[d] == nil {
 		r.accepted[d] = x
 	}
+	for _, q := range ev.questions {
+		r.addLocked(ev.at, directQuestion(q, ev.dst, !ev.dropped), 1)
+	}
+}
+
+// directQuestion is a name the command asked of a resolver other than the
+// sandbox's stub, read from the datagram the wall logged: a DNS entry
+// beside the datagram's connect entry (which counts the attempt), whose
+// detail names the resolver. Allowed says the datagram went out (an
+// address the allowlist holds), not that the name is on the list: the
+// stub never saw the question, and the answer, if any, was not checked.
+func directQuestion(name string, resolver netip.Addr, allowed bool) evidence.Egress {
+	d := "asked of " + resolver.String() + " port 53 directly, not of the sandbox's DNS stub"
+	if allowed {
+		d += ": the question went out, and its answer was not checked against the allowlist"
+	}
+	return evidence.Egress{Host: name, Proto: "dns", Via: evidence.ViaDNS, Allowed: allowed, Detail: d}
 }
 
 // addFlows adds packet and byte counts to the allowed connect entries:

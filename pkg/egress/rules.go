@@ -47,6 +47,13 @@ const (
 	// datagram's IPv4 header (60 at most) and its ports. ICMPv6 needs
 	// less (40, 8, 40, a fragment header, 8).
 	logSnaplenLocal = 60 + 8 + 60 + 8
+	// logSnaplenDNS is the snapshot of a refused datagram to port 53, a
+	// DNS question asked of a resolver other than the sandbox's stub:
+	// the IP header (60 at most; IPv6's 40 and a fragment header), the
+	// UDP header, the DNS header and a question with the longest name
+	// (255 bytes on the wire, its type and class), so that nflog.go can
+	// name what was asked.
+	logSnaplenDNS = 60 + 8 + 12 + 255 + 4
 
 	// IPv4 options that route the packet (RFC 791), the nftables
 	// extension header operation that finds IPv4 options (x/sys and
@@ -341,7 +348,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 					}
 				}
 			}
-			add(refuse, logTo(logPrefixDrop))
+			add(refuse, logToLen(logPrefixDrop, logSnaplenDNS))
 			addRefusal(add, refuse)
 		}
 		// A packet bound out through lo is one the connector gives no
@@ -458,6 +465,24 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// packet from an address the namespace does not hold (IPV6_FREEBIND)
 	// is refused without an answer: one could only go to that address,
 	// which the command never tried (and in allow mode may be allowed).
+	// A datagram to port 53 is logged with room for the DNS question it
+	// carries (a name asked of another resolver than the stub, which
+	// the record names beside the address it went to); every other
+	// packet with its headers alone, so that a flood of large datagrams
+	// fills the log no faster than it did.
+	question := c.AddChain(&nftables.Chain{Name: "question", Table: t})
+	add(out,
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(53)},
+		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS),
+		&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name})
+	add(question,
+		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
+		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
+		drop())
+	add(question, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
 	addRefusal(add, out)
 	return rs, nil
