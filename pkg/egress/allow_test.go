@@ -77,6 +77,10 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 13 */ "sh:" + curl + "-k https://allowed.example.test/tls",
 		/* 14 */ "dns:" + hex.EncodeToString(buildQuery(0x4243, 1, append(hostileLabels()[:4], []byte("wild"), []byte("example"), []byte("test"))...)),
 		/* 15 */ "sh:exec 4>/dev/udp/allowed.example.test/7001 && echo a >&4 && echo b >&4 && echo c >&4",
+		// A question straight to an allowed address (the test host,
+		// which probe 0's lookup allowed), its name longer than a
+		// 128-byte snapshot holds.
+		/* 16 */ "dnsto:198.18.0.3:53/" + hex.EncodeToString(buildQuery(0x4244, 1, longQuestion()...)),
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -241,6 +245,14 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		}
 		if !strings.Contains(out(9), "10.0.0.6") {
 			t.Errorf("privok.example.test is covered by --allow-ip and should resolve: %q", out(9))
+		}
+	})
+	t.Run("a question asked of an allowed address is named", func(t *testing.T) {
+		e, _ := mustFind(t, res.Egress, "the question's name", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == longQuestionName
+		})
+		if !e.Allowed || !strings.Contains(e.Detail, "asked of 198.18.0.3 port 53 directly") || !strings.Contains(e.Detail, "went out") {
+			t.Errorf("question asked of an allowed address recorded as %+v", e)
 		}
 	})
 	t.Run("direct dns around the stub is dropped", func(t *testing.T) {

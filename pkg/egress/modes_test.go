@@ -146,21 +146,27 @@ func TestDenyRecordsEveryAttempt(t *testing.T) {
 	}
 }
 
+// longQuestion is the labels of a name of 255 bytes on the wire, the
+// longest a question holds; longQuestionName is its presentation form.
+func longQuestion() [][]byte {
+	var l [][]byte
+	for range 3 {
+		l = append(l, []byte(strings.Repeat("x", 63)))
+	}
+	return append(l, []byte(strings.Repeat("y", 48)), []byte("example"), []byte("test"))
+}
+
+var longQuestionName = strings.Repeat(strings.Repeat("x", 63)+".", 3) + strings.Repeat("y", 48) + ".example.test"
+
 // TestDirectQuestionsAreNamed: a question put to a resolver other than
 // the stub is refused and recorded as the datagram it is, and the name it
 // asked is recorded beside it, read from the logged datagram: the longest
 // name too, over IPv6.
 func TestDirectQuestionsAreNamed(t *testing.T) {
 	needNamespaces(t)
-	long := [][]byte{}
-	for range 3 {
-		long = append(long, []byte(strings.Repeat("x", 63)))
-	}
-	long = append(long, []byte(strings.Repeat("y", 43)), []byte("example"), []byte("test"))
-	longName := strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("x", 63) + "." + strings.Repeat("y", 43) + ".example.test"
 	probes := []string{
 		"dnsto:203.0.113.9:53/" + hex.EncodeToString(buildQuery(1, 1, []byte("Leak"), []byte("example"), []byte("test"))),
-		"dnsto:[2001:db8::35]:53/" + hex.EncodeToString(buildQuery(2, 28, long...)),
+		"dnsto:[2001:db8::35]:53/" + hex.EncodeToString(buildQuery(2, 28, longQuestion()...)),
 		"dnsto:203.0.113.9:5353/" + hex.EncodeToString(buildQuery(3, 1, []byte("mdns"), []byte("example"), []byte("test"))),
 	}
 	res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny}, Probes: probes}, nil)
@@ -172,7 +178,7 @@ func TestDirectQuestionsAreNamed(t *testing.T) {
 			t.Errorf("probe %d got an answer in deny mode: %s", i, p.Output)
 		}
 	}
-	for _, c := range []struct{ ip, name string }{{"203.0.113.9", "leak.example.test"}, {"2001:db8::35", longName}} {
+	for _, c := range []struct{ ip, name string }{{"203.0.113.9", "leak.example.test"}, {"2001:db8::35", longQuestionName}} {
 		mustFind(t, res.Egress, "the datagram to "+c.ip, func(e evidence.Egress) bool {
 			return e.Via == evidence.ViaConnect && e.IP == c.ip && e.Port == 53 && e.Proto == "udp" && !e.Allowed && e.Attempts == 1
 		})

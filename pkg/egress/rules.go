@@ -415,6 +415,19 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{fam.nfproto}},
 			}
 			conns := rs.sets[fam.conns]
+			// A new connection's first datagram to port 53 is logged
+			// with room for its DNS question (logSnaplenDNS), so that
+			// the question is named whatever its length; the rule below
+			// then finds the connection in conns and logs it no more.
+			add(acc, slices.Concat(isFam, []expr.Any{
+				&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
+				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(53)},
+			}, connKey(fam.off, fam.alen), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
+				logToLen(logPrefixAccept, logSnaplenDNS),
+				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
 			add(acc, slices.Concat(isFam, connKey(fam.off, fam.alen), []expr.Any{
 				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
 				logTo(logPrefixAccept),
