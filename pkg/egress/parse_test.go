@@ -573,10 +573,22 @@ func FuzzParseIPPacket(f *testing.F) {
 	f.Add([]byte{0x45, 0, 0, 40, 0, 0, 0, 0, 64, 6, 0, 0, 10, 0, 0, 1, 203, 0, 113, 7, 0x1f, 0x90, 1, 187})
 	f.Add(append([]byte{0x60, 0, 0, 0, 0, 8, 0, 64}, make([]byte, 48)...))
 	f.Add([]byte{0x4f})
+	q := buildQuery(5, 1, []byte("a"), []byte("test"))
+	f.Add(append([]byte{0x45, 0, 0, byte(28 + len(q)), 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 192, 0, 2, 53, 0x9c, 0x40, 0, 53, 0, byte(8 + len(q)), 0, 0}, q...))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		var ev packetEvent
 		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
 			t.Fatalf("parsed without a destination: %+v", ev)
+		}
+		if len(ev.questions) > 0 && (ev.proto != "udp" || ev.port != 53) {
+			t.Fatalf("questions read from a packet that is no datagram to port 53: %+v", ev)
+		}
+		for _, n := range ev.questions {
+			// A name the record holds is printable ASCII, as the
+			// stub writes it (hostText).
+			if n == "" || strings.ContainsFunc(n, func(r rune) bool { return r < 0x21 || r > 0x7e }) {
+				t.Fatalf("question name %q", n)
+			}
 		}
 		_, _ = parseNFLOGPacket(p)
 	})
