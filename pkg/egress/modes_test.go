@@ -193,7 +193,71 @@ func TestDirectQuestionsAreNamed(t *testing.T) {
 		t.Errorf("a datagram to port 5353 was read as a DNS question: %+v", res.Egress)
 	}
 	checkJSONRoundTrip(t, res.Egress)
+
+	// A datagram that names its route carries the longest headers the
+	// command can give it (a 2,040-byte IPv6 segment routing header, a
+	// 40-byte IPv4 source route): its question is named all the same
+	// (the review found it left unnamed behind 127 segments).
+	t.Run("routed", func(t *testing.T) {
+		dir := probeDir(t, map[string]string{"client.py": routedQuestionClient})
+		q := hex.EncodeToString(buildQuery(4, 1, longQuestion()...))
+		res := runDenied(t, "python3 "+dir+"/client.py "+q)
+		defer dumpOnFailure(t, res)
+		for _, ip := range []string{"2001:db8::53", "198.51.100.53"} {
+			if _, ok := connectEntryFor(res.Egress, ip, 53, "udp"); !ok {
+				t.Errorf("no connect entry for the routed datagram to %s", ip)
+			}
+			mustFind(t, res.Egress, "the routed question to "+ip, func(e evidence.Egress) bool {
+				return e.Via == evidence.ViaDNS && e.Host == longQuestionName && strings.Contains(e.Detail, "asked of "+ip+" port 53 directly")
+			})
+		}
+	})
+	// A query of several questions, the longest names, past what the
+	// log holds: those it names, and the rest counted in their detail.
+	t.Run("more questions than the log holds", func(t *testing.T) {
+		labels := longQuestion()
+		q := buildQuery(5, 1, labels...)
+		binary.BigEndian.PutUint16(q[4:], 3)
+		q = append(q, buildQuery(0, 1, labels...)[12:]...)
+		q = append(q, buildQuery(0, 1, []byte("third"), []byte("example"), []byte("test"))[12:]...)
+		res := runChild(t, "sandbox", childSpec{Policy: evidence.EgressPolicy{Mode: evidence.EgressDeny},
+			Probes: []string{"dnsto:203.0.113.9:53/" + hex.EncodeToString(q)}}, nil)
+		if res.SetupErr != "" || res.FinishErr != "" {
+			t.Fatalf("setup: %s; finish: %s", res.SetupErr, res.FinishErr)
+		}
+		e, _ := mustFind(t, res.Egress, "the first question", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == longQuestionName
+		})
+		if !strings.Contains(e.Detail, "counts 2 more question(s)") {
+			t.Errorf("detail %q, want it to count the 2 questions the log did not hold", e.Detail)
+		}
+	})
 }
+
+// routedQuestionClient sends the DNS query argv[1] (hex) to port 53 with
+// the longest IPv6 segment routing header (127 segments) and the longest
+// IPv4 loose source route (9 hops), through test addresses.
+const routedQuestionClient = `import socket, sys
+IPV6_RTHDR = 57
+q = bytes.fromhex(sys.argv[1])
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+segs = [bytes(16)] + [socket.inet_pton(socket.AF_INET6, "2001:db8::c%x" % i) for i in range(126)]
+n = len(segs)
+s.setsockopt(socket.IPPROTO_IPV6, IPV6_RTHDR, bytes([0, 2 * n, 4, n - 1, n - 1, 0, 0, 0]) + b"".join(segs))
+for dst, sock in (("2001:db8::53", s),):
+    try:
+        sock.sendto(q, (dst, 53))
+    except OSError as e:
+        print(dst, type(e).__name__)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+route = b"".join(socket.inet_aton("198.51.100.%d" % (60 + i)) for i in range(9))
+opt = bytes([131, 3 + len(route), 4]) + route
+s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, opt + bytes(-len(opt) % 4))
+try:
+    s.sendto(q, ("198.51.100.53", 53))
+except OSError as e:
+    print("198.51.100.53", type(e).__name__)
+`
 
 func checkJSONRoundTrip(t *testing.T, es []evidence.Egress) {
 	t.Helper()

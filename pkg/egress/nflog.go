@@ -47,6 +47,9 @@ type packetEvent struct {
 	// snapshot holds a DNS query (dnsQuestions): a question the command
 	// put to a resolver other than the stub.
 	questions []string
+	// unread is how many more questions that query counts than could
+	// be read from the snapshot (cut short, or not a name).
+	unread int
 }
 
 // nflog reads the rule set's NFLOG group from its own netlink socket.
@@ -378,25 +381,26 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 		ev.port = binary.BigEndian.Uint16(l4[2:4])
 	}
 	if proto == unix.IPPROTO_UDP && ev.port == 53 && len(l4) > 8 {
-		ev.questions = dnsQuestions(l4[8:])
+		ev.questions, ev.unread = dnsQuestions(l4[8:])
 	}
 	return true
 }
 
 // dnsQuestions returns the names a DNS query asks, in presentation form
-// as the stub records them; none where b is no query or its first
-// question is cut short (a snapshot of a datagram logged without room
-// for it).
-func dnsQuestions(b []byte) []string {
+// as the stub records them, and how many more its header counts that b
+// does not hold whole (a query of several long questions, past the
+// snapshot) or that are no names; none where b is no query or its first
+// question cannot be read.
+func dnsQuestions(b []byte) ([]string, int) {
 	q, err := parseQuery(b)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	names := []string{q.Name}
 	for o := range moreQuestions(b) {
 		names = append(names, o.Name)
 	}
-	return names
+	return names, int(binary.BigEndian.Uint16(b[4:6])) - len(names)
 }
 
 // parseLocalAnswer turns the kernel's answer to an attempt at a local

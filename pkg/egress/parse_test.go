@@ -384,6 +384,11 @@ func TestParseIPPacket(t *testing.T) {
 		{"ipv4 dns question", dnsPacket(query), dnsEvent(28+len(query), "leak.example.test", "example.test"), true},
 		{"ipv4 dns question cut short", dnsPacket(query)[:28+16], dnsEvent(28 + len(query)), true},
 		{"ipv4 dns response", dnsPacket(resp), dnsEvent(28 + len(resp)), true},
+		{"ipv4 dns questions past the snapshot", dnsPacket(query)[:28+len(query)-6], func() packetEvent {
+			ev := dnsEvent(28+len(query), "leak.example.test")
+			ev.unread = 1
+			return ev
+		}(), true},
 		{"short", v4[:10], packetEvent{}, false},
 		{"version 5", []byte{0x50, 1, 2}, packetEvent{}, false},
 	}

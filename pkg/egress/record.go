@@ -244,7 +244,7 @@ func (r *recorder) addPacket(ev packetEvent) {
 		r.accepted[d] = x
 	}
 	for _, q := range ev.questions {
-		r.addLocked(ev.at, directQuestion(q, ev.dst, !ev.dropped), 1)
+		r.addLocked(ev.at, directQuestion(q, ev.dst, !ev.dropped, ev.unread), 1)
 	}
 }
 
@@ -254,10 +254,16 @@ func (r *recorder) addPacket(ev packetEvent) {
 // detail names the resolver. Allowed says the datagram went out (an
 // address the allowlist holds), not that the name is on the list: the
 // stub never saw the question, and the answer, if any, was not checked.
-func directQuestion(name string, resolver netip.Addr, allowed bool) evidence.Egress {
+// unread is how many more questions the datagram counts that its log did
+// not hold whole: each of its names' details says so, as those stay
+// unnamed.
+func directQuestion(name string, resolver netip.Addr, allowed bool, unread int) evidence.Egress {
 	d := "asked of " + resolver.String() + " port 53 directly, not of the sandbox's DNS stub"
 	if allowed {
 		d += ": the question went out, and its answer was not checked against the allowlist"
+	}
+	if unread > 0 {
+		d += fmt.Sprintf("; its datagram counts %d more question(s), which the wall's log did not hold whole and vigiles does not name", unread)
 	}
 	return evidence.Egress{Host: name, Proto: "dns", Via: evidence.ViaDNS, Allowed: allowed, Detail: d}
 }

@@ -39,8 +39,12 @@ const (
 	// routing header it can add is logged with logSnaplenRouted: the
 	// IPv6 header, the longest routing header (2,048 bytes), a fragment
 	// header and the ports.
-	logSnaplen       = 128
-	logSnaplenRouted = 40 + 2048 + 8 + 8
+	logSnaplen = 128
+	// logSnaplenRouted also holds a DNS question after the ports (the
+	// DNS header, the longest name, its type and class), so that a
+	// routed datagram to port 53 is named as any other is
+	// (logSnaplenDNS).
+	logSnaplenRouted = 40 + 2048 + 8 + 8 + 12 + 255 + 4
 	// logSnaplenLocal is the snapshot of a port unreachable the kernel
 	// sends for a datagram to a local port: its IPv4 header (the options
 	// of the datagram echoed, 60 bytes at most), the ICMP header, the
@@ -188,7 +192,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV4}},
 			&expr.Exthdr{DestRegister: 1, Type: opt, Len: 1, Flags: unix.NFT_EXTHDR_F_PRESENT, Op: exthdrOpIPv4},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{1}},
-			&expr.Counter{}, logTo(logPrefixDrop), drop())
+			&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS), drop())
 	}
 
 	// An attempt at one of the namespace's own addresses (loopback, any
