@@ -6,11 +6,17 @@
 set -euo pipefail
 pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap
   e2fsprogs xfsprogs btrfs-progs # the tests' work trees on ext4, xfs and btrfs loop images
-  libnss-systemd) # a group only the name service names (a userdb drop-in), never taken from a tree
+  libnss-systemd # a group only the name service names (a userdb drop-in), never taken from a tree
+  gcc libc6-dev) # go test -race (cgo), and the seccomp tests' C helpers
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# Node.js (hooks and the egress tests' fetch probes) and npm, which
+# installs bun below; a machine's own Node.js (another vendor's package)
+# is kept.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
@@ -23,5 +29,13 @@ if [ -e /proc/sys/kernel/apparmor_restrict_unprivileged_userns ] &&
    [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns)" != 0 ]; then
   echo "allowing unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns=0)" >&2
   $SUDO sysctl -qw kernel.apparmor_restrict_unprivileged_userns=0
+fi
+# bun, at an exact version, from the npm registry (its package carries the
+# binary for each platform): the tests run a Bun hook for real.
+bun_version=1.4.5
+if ! command -v bun >/dev/null; then
+  echo "installing: bun@$bun_version (npm)" >&2
+  $SUDO npm install -g --no-fund --no-audit --loglevel=error "bun@$bun_version" >/dev/null
+  command -v bun >/dev/null || { echo "npm installed bun@$bun_version, but no bun is on PATH: link $($SUDO npm prefix -g)/bin/bun into /usr/local/bin" >&2; exit 1; }
 fi
 command -v go >/dev/null || { echo "go is not installed: install Go 1.24 or newer" >&2; exit 1; }

@@ -145,7 +145,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 	})
 	t.Run("node fetch", func(t *testing.T) {
 		if strings.TrimSpace(out(12)) == "no node" {
-			t.Skip("node is not installed")
+			missing(t, "node")
 		}
 		if !strings.Contains(out(12), "hello from test host") || !strings.Contains(log, "http a.wild.example.test /node") {
 			t.Errorf("node fetch to an allowed wildcard host: %q", out(12))

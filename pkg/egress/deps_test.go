@@ -11,7 +11,7 @@ import (
 func TestDependencies(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("needs the go tool")
+		missing(t, "the go tool")
 	}
 	out, err := exec.Command(goBin, "list", "-deps", ".").CombinedOutput()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,7 +281,7 @@ func TestSettingsEnvDoesNotOverrideHookVariables(t *testing.T) {
 // .pyc the hook writes itself is recorded.
 func TestInterpreterCachesAreNotWritten(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("no /usr/bin/python3, which the hook's PATH finds")
+		sandboxtest.Missing(t, "/usr/bin/python3, which the hook's PATH finds")
 	}
 	sandboxtest.RequireConfinement(t)
 	audit := func(env map[string]any, cmd string) []string {
@@ -322,8 +323,8 @@ func TestInterpreterCachesAreNotWritten(t *testing.T) {
 // of a large source in HOME, under a name from its hash: a comment's edit
 // of a .ts hook would write a new file, drift no behaviour caused.
 func TestBunTranspilerCacheIsNotWritten(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/bun"); err != nil {
-		t.Skip("no /usr/bin/bun, which the hook's PATH finds")
+	if !slices.ContainsFunc([]string{"/usr/local/bin/bun", "/usr/bin/bun"}, func(p string) bool { _, err := os.Stat(p); return err == nil }) {
+		sandboxtest.Missing(t, "bun in /usr/local/bin or /usr/bin, which the hook's PATH finds (scripts/install-deps.sh installs it with npm)")
 	}
 	sandboxtest.RequireConfinement(t)
 	var ts strings.Builder

@@ -107,7 +107,7 @@ func TestNamespacesCutByTheLimitBlameIt(t *testing.T) {
 	for _, name := range []string{"user", "net"} {
 		fd, err := unix.Open("/proc/self/ns/"+name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
-			t.Skip(err)
+			missing(t, fmt.Sprintf("its own namespaces to pass (%v)", err))
 		}
 		defer unix.Close(fd)
 		ns = append(ns, fd)

@@ -23,3 +23,13 @@ func RequireConfinement(t testing.TB) {
 	}
 	t.Skipf("this host cannot confine (%s: %s); this test needs bubblewrap with user namespaces", c.Confine, c.Why)
 }
+
+// Missing fails the test in CI (CI=true), where .ci/run installs what the
+// tests need, and skips it elsewhere, saying what this machine lacks.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true and this machine lacks %s, which this test needs", what)
+	}
+	t.Skipf("this machine lacks %s", what)
+}
