@@ -36,7 +36,8 @@ example: deps build
 # Every test: vet, gofmt, the unit and real-kernel tests (as root and as an
 # unprivileged user), every fuzz target for a bounded time, the container
 # image test.
-test: deps
+test:
+	bash scripts/install-deps.sh --test
 	bash scripts/test.sh
 
 # What the tests check first, alone: go vet and gofmt.

@@ -3,20 +3,28 @@
 # confinement parts (bubblewrap, nftables, slirp4netns, passt/pasta,
 # iproute2) and the interpreters the example hooks use. Uses sudo where
 # not root. Safe to run again.
+#
+# With --test it also installs what only the tests need: a C compiler (go
+# test -race, the seccomp tests' C helpers), Node.js and npm where the
+# machine has none, and bun.
 set -euo pipefail
+tests=false
+[ "${1:-}" = --test ] && tests=true
 pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap
   e2fsprogs xfsprogs btrfs-progs # the tests' work trees on ext4, xfs and btrfs loop images
-  libnss-systemd # a group only the name service names (a userdb drop-in), never taken from a tree
-  gcc libc6-dev) # go test -race (cgo), and the seccomp tests' C helpers
+  libnss-systemd) # a group only the name service names (a userdb drop-in), never taken from a tree
+$tests && pkgs+=(gcc libc6-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-# Node.js (hooks and the egress tests' fetch probes) and npm, which
-# installs bun below; a machine's own Node.js (another vendor's package)
-# is kept.
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
+# For the tests: Node.js (hooks, the egress tests' fetch probes) and npm,
+# which installs bun below; a machine's own Node.js (another vendor's
+# package) is kept.
+if $tests; then
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ ${#missing[@]} -gt 0 ]; then
@@ -33,7 +41,7 @@ fi
 # bun, at an exact version, from the npm registry (its package carries the
 # binary for each platform): the tests run a Bun hook for real.
 bun_version=1.4.5
-if ! command -v bun >/dev/null; then
+if $tests && ! command -v bun >/dev/null; then
   echo "installing: bun@$bun_version (npm)" >&2
   $SUDO npm install -g --no-fund --no-audit --loglevel=error "bun@$bun_version" >/dev/null
   command -v bun >/dev/null || { echo "npm installed bun@$bun_version, but no bun is on PATH: link $($SUDO npm prefix -g)/bin/bun into /usr/local/bin" >&2; exit 1; }
