@@ -33,9 +33,9 @@ build:
 example: deps build
 	bash scripts/example.sh $(BIN)
 
-# Every test: vet, gofmt, the unit and real-kernel tests (as root and as an
-# unprivileged user), every fuzz target for a bounded time, the container
-# image test.
+# Every test: vet, gofmt, the unit and real-kernel tests (as root; those
+# whose answer depends on the caller run as nobody too), every fuzz target
+# for a bounded time, the container image test.
 test:
 	bash scripts/install-deps.sh --test
 	bash scripts/test.sh
