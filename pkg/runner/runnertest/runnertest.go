@@ -1,6 +1,7 @@
 // Package runnertest holds fakes for testing pkg/runner without the real
 // sandbox: an executor that runs the command directly (recording nothing,
-// like a direct run), and one that returns canned results.
+// like a direct run), one that returns canned results, and a progress
+// writer a fake executor can wait on.
 //
 // It is for tests only and must never be wired into the vigiles binary.
 package runnertest
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -118,4 +120,77 @@ func (c *Canned) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, e
 	c.mu.Unlock()
 	res, err := c.F(spec, in)
 	return withEnvFile(spec, res), err
+}
+
+// HangBound is how long Progress.Await waits at most: it bounds a hang
+// when the line waited for never comes, and is no measure of how fast the
+// progress should be.
+const HangBound = 60 * time.Second
+
+// Progress is a progress writer a fake executor can wait on, safe for the
+// heartbeat and the runs to write at once. A run that waits in Await
+// until a heartbeat has named it ends after one did, however slow the
+// machine, where one that slept a fixed time may end before the first
+// heartbeat fired.
+type Progress struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed at the next write
+}
+
+// Write implements io.Writer.
+func (p *Progress) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	if p.written != nil {
+		close(p.written)
+		p.written = nil
+	}
+	return len(b), nil
+}
+
+// String is all written so far.
+func (p *Progress) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.buf.String()
+}
+
+// Lines is how many whole lines were written so far: the from of an
+// Await for a line written after now.
+func (p *Progress) Lines() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return bytes.Count(p.buf.Bytes(), []byte("\n"))
+}
+
+// Await waits until a whole line past the first from that ok accepts is
+// written, and says whether one was: false when ctx is done or HangBound
+// passed first.
+func (p *Progress) Await(ctx context.Context, from int, ok func(line string) bool) bool {
+	bound := time.NewTimer(HangBound)
+	defer bound.Stop()
+	for {
+		p.mu.Lock()
+		lines := strings.SplitAfter(p.buf.String(), "\n")
+		for _, l := range lines[min(from, len(lines)-1) : len(lines)-1] { // the last is not whole
+			if ok(strings.TrimSuffix(l, "\n")) {
+				p.mu.Unlock()
+				return true
+			}
+		}
+		if p.written == nil {
+			p.written = make(chan struct{})
+		}
+		written := p.written
+		p.mu.Unlock()
+		select {
+		case <-written:
+		case <-ctx.Done():
+			return false
+		case <-bound.C:
+			return false
+		}
+	}
 }
