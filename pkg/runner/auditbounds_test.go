@@ -506,7 +506,10 @@ func TestProgressNamesEachRunAsItsHeartbeatDoes(t *testing.T) {
 // names, every ProgressInterval, the ones still running and for how long
 // (the longest first, a few by name, then "and K more"), before each
 // one's own line when it ends. A hook that ran for minutes said nothing
-// until it ended, and nothing said how much work there was.
+// until it ended, and nothing said how much work there was. The slow runs
+// end only once a heartbeat has named them all running and the fast one
+// finished, not after a time the heartbeat may not have fired in on a
+// loaded machine.
 func TestProgressSaysThePlanAndTheRunsStillRunning(t *testing.T) {
 	old := ProgressInterval
 	ProgressInterval = 100 * time.Millisecond
@@ -514,29 +517,34 @@ func TestProgressSaysThePlanAndTheRunsStillRunning(t *testing.T) {
 	stop := func(cmd string) string {
 		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
 	}
-	// Commands with "sleep" take a while; the rest end at once.
-	exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
-		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
-			select {
-			case <-time.After(1500 * time.Millisecond): // fifteen heartbeats, on a loaded machine a few
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
-	})
 	for _, c := range []struct{ slow, jobs int }{{1, 4}, {5, 8}} {
 		t.Run(fmt.Sprintf("%d-slow", c.slow), func(t *testing.T) {
 			files := map[string]string{"plugins/a-fast/hooks/hooks.json": stop("true")}
 			for i := range c.slow {
 				files[fmt.Sprintf("plugins/b-slow-%d/hooks/hooks.json", i)] = stop("sleep 60")
 			}
-			var progress bytes.Buffer
-			rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: exec, Jobs: c.jobs, Progress: &progress})
+			total := c.slow + 1
+			progress := &runnertest.Progress{}
+			// Commands with "sleep" run until a heartbeat says they all
+			// are running and the rest finished (past the hang bound they
+			// end all the same, and the test says what no heartbeat
+			// said); the rest end at once.
+			exec := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+				if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
+					beat := func(l string) bool {
+						return strings.HasPrefix(l, fmt.Sprintf("%d run(s) still running: ", c.slow)) &&
+							strings.HasSuffix(l, fmt.Sprintf("; 1 of %d finished, 0 not started", total))
+					}
+					if !progress.Await(ctx, 0, beat) && ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+				}
+				return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 1}, nil
+			})
+			rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: exec, Jobs: c.jobs, Progress: progress})
 			if err != nil {
 				t.Fatal(err)
 			}
-			total := c.slow + 1
 			lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
 			if want := fmt.Sprintf("%d hook run(s) planned, %d at a time", total, min(c.jobs, total)); lines[0] != want {
 				t.Errorf("the first progress line is %q; want %q (all:\n%s)", lines[0], want, progress.String())
