@@ -22,6 +22,7 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -191,7 +192,9 @@ func TestInterruptedActionReports(t *testing.T) {
 // run, before its own line when it ends; a hostile plugin directory in
 // those lines is escaped as in every progress line (no workflow command,
 // nothing a problem matcher reads). A hook that slept said nothing until
-// it ended.
+// it ended. The slow hook ends only once a heartbeat written after its
+// command started has named it, not after a time the heartbeat may not
+// have fired in on a loaded machine.
 func TestProgressNamesTheRunsStillRunning(t *testing.T) {
 	old := runner.ProgressInterval
 	runner.ProgressInterval = 100 * time.Millisecond
@@ -204,11 +207,16 @@ func TestProgressNamesTheRunsStillRunning(t *testing.T) {
 			"  - {name: a, hook: a-fast, event: Stop, expect: {allowed: true}}\n" +
 			"  - {name: " + strconv.Quote(slowDir) + ", hook: " + strconv.Quote(slowDir) + ", event: Stop, expect: {allowed: true}}\n",
 	})
+	var stderr *runnertest.Progress
 	withExecutor(t, runner.ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 		if strings.Contains(strings.Join(spec.Command, " "), "sleep") {
-			select {
-			case <-time.After(1500 * time.Millisecond): // fifteen heartbeats, on a loaded machine a few
-			case <-ctx.Done():
+			// The run is running before its command starts: the next
+			// heartbeat names it. Past the hang bound it ends all the
+			// same, and the test says what no heartbeat said.
+			beat := func(l string) bool {
+				return strings.HasPrefix(strings.ReplaceAll(l, annotate.Colon, ":"), "vigiles: 1 run(s) still running: ")
+			}
+			if !stderr.Await(ctx, stderr.Lines(), beat) && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 		}
@@ -216,7 +224,11 @@ func TestProgressNamesTheRunsStillRunning(t *testing.T) {
 	}))
 	for _, command := range []string{"test", "audit"} {
 		t.Run(command, func(t *testing.T) {
-			code, _, errs := runCLI(t, command, "--dir", dir, "--jobs", "1", "--format", "json")
+			stderr = &runnertest.Progress{}
+			var stdout bytes.Buffer
+			err := run(context.Background(), []string{command, "--dir", dir, "--jobs", "1", "--format", "json"}, func(string) string { return "" }, strings.NewReader(""), &stdout, stderr)
+			code := exitCode(err, stderr, false)
+			errs := stderr.String()
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, errs)
 			}
