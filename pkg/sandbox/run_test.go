@@ -514,11 +514,13 @@ func TestProcessGroupSignalsStayWithTheCommand(t *testing.T) {
 	if res.Error != "" || res.ExitCode != 137 || len(res.Writes) != 1 {
 		t.Errorf("kill -KILL 0: error %q exit %d writes %+v, want the command's own SIGKILL and its write", res.Error, res.ExitCode, res.Writes)
 	}
-	start := time.Now()
 	res = run(t, Spec{Dir: dir, Timeout: 5 * time.Second, Command: sh("echo x > a.txt; kill -STOP 0")})
-	// Well before the broker's backstop (the deadline + 15 s).
-	if res.Error != "" || !res.TimedOut || len(res.Writes) != 1 || time.Since(start) > 18*time.Second {
-		t.Errorf("kill -STOP 0: error %q timed out %v writes %+v after %v, want the deadline to end it with its record", res.Error, res.TimedOut, res.Writes, time.Since(start))
+	// The init's deadline ended it, not the broker's backstop (the
+	// deadline + 15 s), which kills a stopped init and reports an error,
+	// no timeout and nothing it did: what ended it is asserted, not how
+	// long that took.
+	if res.Error != "" || !res.TimedOut || len(res.Writes) != 1 {
+		t.Errorf("kill -STOP 0: error %q timed out %v writes %+v, want the deadline to end it with its record", res.Error, res.TimedOut, res.Writes)
 	}
 }
 
