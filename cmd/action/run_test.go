@@ -9,6 +9,7 @@ import (
 
 	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -299,5 +300,25 @@ func TestBuildEnvRefusesNoVariableName(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "run", "--env", "A B=x", "--env", "1X=y", "--", "env"); code != 2 || !strings.Contains(errs, `"A B" is no variable name`) {
 		t.Errorf("vigiles run --env 'A B=x': exit %d, stderr %q; want 2 and the name refused", code, errs)
+	}
+}
+
+// TestAuditTextNamesTheDeadlinesProcesses: a run that timed out was ended
+// with the processes it started, which ran beside it at the deadline; the
+// inventory says so, not that they outlived the hook (the review found
+// `outlived the hook꞉ 12 sleep 30` under a run cut off at its deadline).
+func TestAuditTextNamesTheDeadlinesProcesses(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass, Runs: []report.HookRun{
+		{ID: "a", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeError, TimedOut: true, Lingered: []string{"12 sleep 30"}},
+		{ID: "b", Plugin: "p", Event: "Stop", Tier: "confined", Outcome: report.OutcomeAllowed, Lingered: []string{"13 sleep 31"}},
+	}}
+	var b strings.Builder
+	writeAuditText(&b, rep, "PASS", "")
+	out := b.String()
+	if !strings.Contains(out, "running at the deadline"+labelColon+" 12 sleep 30") {
+		t.Errorf("the timed-out run's processes are not said to be running at its deadline:\n%s", out)
+	}
+	if !strings.Contains(out, "outlived the hook"+labelColon+" 13 sleep 31") || strings.Contains(out, "outlived the hook"+labelColon+" 12") {
+		t.Errorf("want only the run that ended on its own to have processes that outlived it:\n%s", out)
 	}
 }

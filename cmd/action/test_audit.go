@@ -1088,7 +1088,14 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 		// plugin chose could make setup-python's two-line pattern.
 		fmt.Fprintf(w, "%-84s  wrote"+labelColon+" %s\n", "  at "+loc(r.Location), writesText(r))
 		if len(r.Lingered) > 0 {
-			fmt.Fprintf(w, "%-84s  outlived the hook"+labelColon+" %s\n", "", clean(strings.Join(r.Lingered, ", "), 160))
+			// A run that timed out was ended with what it started: those
+			// ran beside it at the deadline (report-format.md), they did
+			// not outlive it.
+			label := "outlived the hook"
+			if r.TimedOut {
+				label = "running at the deadline"
+			}
+			fmt.Fprintf(w, "%-84s  %s"+labelColon+" %s\n", "", label, clean(strings.Join(r.Lingered, ", "), 160))
 		}
 		if t := envFileText(r); t != "" {
 			fmt.Fprintf(w, "%-84s  env file"+labelColon+" %s\n", "", t)
