@@ -70,7 +70,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		/* 7 */ "sh:echo > /dev/tcp/port.example.test/80",
 		/* 8 */ "sh:getent ahostsv4 meta.example.test; getent ahostsv4 loop.example.test; getent ahostsv4 priv.example.test; true",
 		/* 9 */ "sh:getent ahostsv4 privok.example.test",
-		/* 10 */ "sh:echo " + bypassQuery() + " | xxd -r -p > /dev/udp/" + testDNS + "/53",
+		/* 10 */ "dnsto:" + testDNS + ":53/" + bypassQuery(),
 		// slirp4netns configures IPv6 by router advertisement: wait for it.
 		/* 11 */ "sh:for i in $(seq 50); do ip -6 route show default | grep -v 'dev lo' | grep -q . && break; sleep 0.1; done; " + curl + "-6 http://v6.example.test/",
 		/* 12 */ `sh:command -v node >/dev/null || { echo no node; exit 0; }; node -e 'fetch("http://a.wild.example.test/node").then(r=>r.text()).then(t=>console.log(t.slice(0,20)),e=>{console.log(String(e));process.exit(3)})'`,
