@@ -959,6 +959,9 @@ const bareCanaryConf = "[remote \"origin\"]\n\turl = https://x-access-token:vigi
 func gitInitBare(t *testing.T, dir, conf string) bool {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and this machine lacks git, whose own bare repository this test reads")
+		}
 		bareRepo(t, dir, conf)
 		return false
 	}
