@@ -379,6 +379,38 @@ func checkBaselineInput(in actionInputs, dir string) error {
 	return nil
 }
 
+// checkSARIFInput refuses, as bad usage, a sarif input (p, where it
+// leads in the workspace ws) that names the policy file, the baseline or
+// a report of the action's, or a file there that is no SARIF log
+// (whyNotSARIF), which writing the SARIF would overwrite: as
+// checkBaselineInput guards the baseline's.
+func checkSARIFInput(in actionInputs, getenv func(string) string, ws, dir, p string) error {
+	same := func(q string) bool { return sameFile(p, q) || sameFile(filepath.Join(ws, in.SARIF), q) }
+	config := in.Config
+	if config == "" {
+		config = runner.DefaultConfig
+	}
+	if in.Command != "merge" && same(inDir(dir, config)) {
+		return badInputf("input sarif: %s is the policy file (%s): name a file of its own for the SARIF, such as vigiles.sarif", in.SARIF, config)
+	}
+	if in.Baseline != "" && same(filepath.Join(dir, in.Baseline)) {
+		return badInputf("input sarif: %s is the baseline input's file: name a file of its own for the SARIF, such as vigiles.sarif", in.SARIF)
+	}
+	// The JSON report (writeReport) goes to vigiles/report-*.json in
+	// RUNNER_TEMP, or in the work tree without it.
+	reports := filepath.Join(getenv("RUNNER_TEMP"), "vigiles")
+	if getenv("RUNNER_TEMP") == "" {
+		reports, _ = resolveInWorkspace(ws, filepath.Join(in.WorkDir, "vigiles"))
+	}
+	if name := filepath.Base(p); sameFile(filepath.Dir(p), reports) && strings.HasPrefix(name, "report-") && strings.HasSuffix(name, ".json") {
+		return badInputf("input sarif: %s is where the action writes its JSON report: name a file of its own for the SARIF, such as vigiles.sarif", in.SARIF)
+	}
+	if why := whyNotSARIF(p); why != "" {
+		return badInputf("input sarif: it would overwrite %s, which is not a SARIF log (%s): name a file of its own for the SARIF, such as vigiles.sarif (one not there is made), or move that file away first", in.SARIF, why)
+	}
+	return nil
+}
+
 // insideWorkspace says whether p, relative to the workspace directory
 // base (itself relative, "" for the workspace), stays inside the
 // workspace: not absolute, and no ".." that climbs out of it. The action's
@@ -538,6 +570,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		}
 		if why := cannotWrite(p); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input sarif: %s %s", in.SARIF, why))
+		}
+		if err := checkSARIFInput(in, getenv, ws, dir, p); err != nil {
+			return fail(stdout, 2, err)
 		}
 	}
 	var made annotate.Made // annotations of vigiles' own before Publish

@@ -751,6 +751,14 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		// Said before any hook runs (it was said, exit 125, after all).
 		{map[string]string{"sarif": "plugins"}, "input sarif: plugins is a directory"},
 		{map[string]string{"sarif": ".vigiles.yml/out.sarif"}, "input sarif: .vigiles.yml/out.sarif cannot be made"},
+		// The sarif never overwrites a file that is no SARIF log: the
+		// policy file, a hook manifest, the baseline.
+		{map[string]string{"sarif": ".vigiles.yml"}, "input sarif: .vigiles.yml is the policy file (.vigiles.yml)"},
+		{map[string]string{"sarif": "plugins/guard/hooks/hooks.json"},
+			`input sarif: it would overwrite plugins/guard/hooks/hooks.json, which is not a SARIF log (it is JSON without the "version": "2.1.0" and "runs" of a SARIF log)`},
+		{map[string]string{"sarif": "plugins/guard/hooks/guard.sh"}, "input sarif: it would overwrite plugins/guard/hooks/guard.sh, which is not a SARIF log (it is not a JSON object)"},
+		{map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true", "sarif": ".vigiles/baseline.json"},
+			"input sarif: .vigiles/baseline.json is the baseline input's file"},
 		// Named with the inputs, not the CLI's --update-baseline and PATHs.
 		{map[string]string{"command": "audit", "paths": "plugins", "baseline": ".vigiles/baseline.json", "update-baseline": "true"},
 			"input update-baseline: needs the whole audit, and paths plugins names part of it"},

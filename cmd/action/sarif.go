@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"syscall"
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/report"
@@ -34,4 +38,32 @@ func sarifNote(st annotate.SARIFStats, name, where string) string {
 // inert line after "vigiles: ".
 func printNote(w io.Writer, note string) {
 	fmt.Fprintf(w, "vigiles: %s\n", annotate.InertLine(annotate.OneLine(note)))
+}
+
+// whyNotSARIF says why the file at p is no SARIF log that vigiles could
+// have written (JSON with "version": "2.1.0" and "runs"), which the sarif
+// input must not overwrite; "" when it is one, or empty, or not there (or
+// not readable: the write's own error says so), as runner.WhyNotBaseline
+// says it of a baseline.
+func whyNotSARIF(p string) string {
+	// O_NONBLOCK: opening a FIFO with no writer would wait for one.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return "" // a directory or the like: cannotWrite says it
+	}
+	var log struct {
+		Version string          `json:"version"`
+		Runs    json.RawMessage `json:"runs"`
+	}
+	if err := json.NewDecoder(f).Decode(&log); err != nil {
+		return "it is not a JSON object"
+	}
+	if log.Version != "2.1.0" || !bytes.HasPrefix(bytes.TrimSpace(log.Runs), []byte("[")) {
+		return `it is JSON without the "version": "2.1.0" and "runs" of a SARIF log`
+	}
+	return ""
 }

@@ -117,3 +117,34 @@ func TestCLISARIFLeftOutIsSaid(t *testing.T) {
 		t.Errorf("sarifNote = %q", got)
 	}
 }
+
+// TestWhyNotSARIF: the sarif input replaces a SARIF log vigiles wrote (or
+// an empty file, or none), and nothing else.
+func TestWhyNotSARIF(t *testing.T) {
+	dir := t.TempDir()
+	ours, _, err := annotate.EncodeSARIF(&report.Report{}, annotate.SARIFOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		data   string
+		refuse bool
+	}{
+		"ours.sarif":  {string(ours), false},
+		"empty.sarif": {"", false},
+		"policy.yml":  {"version: 1\nchecks: []\n", true},
+		"hooks.json":  {`{"hooks": {}}`, true},
+		"other.sarif": {`{"version": "2.0.0", "runs": []}`, true},
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if why := whyNotSARIF(p); (why != "") != tc.refuse {
+			t.Errorf("%s: whyNotSARIF = %q, want refused %v", name, why, tc.refuse)
+		}
+	}
+	if why := whyNotSARIF(filepath.Join(dir, "absent.sarif")); why != "" {
+		t.Errorf("absent: whyNotSARIF = %q", why)
+	}
+}
