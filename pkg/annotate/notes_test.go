@@ -173,3 +173,19 @@ func TestPublishKeepsToTheJobsAnnotations(t *testing.T) {
 		t.Errorf("third step made %d annotations after the job's 50", n)
 	}
 }
+
+// TestVerdictLineSaysTheFailLevelsFail: a report that passes but has a
+// warning fails the step at fail-level warning, and its summary's header
+// says fail, not pass.
+func TestVerdictLineSaysTheFailLevelsFail(t *testing.T) {
+	r := &report.Report{Command: "test", Verdict: report.VerdictPass, Findings: []report.Finding{{Rule: "x", Severity: report.SeverityWarning, Message: "m"}}}
+	for l, want := range map[FailLevel]string{
+		FailWarning: "## ❌ vigiles test: fail — 1 finding",
+		FailNotice:  "## ❌ vigiles test: fail — 1 finding",
+		FailError:   "## ✅ vigiles test: pass — 1 finding",
+	} {
+		if got := verdictLine(r, SummaryOptions{FailLevel: l}); !strings.HasPrefix(got, want) {
+			t.Errorf("fail-level %s: %q, want it to start %q", l, got, want)
+		}
+	}
+}

@@ -167,6 +167,12 @@ func verdictLine(r *report.Report, o SummaryOptions) string {
 	if icon == "" {
 		icon, verdict = "⚠️", "unknown"
 	}
+	failed := Failed(r, o.FailLevel)
+	if r.Verdict == report.VerdictPass && failed > 0 {
+		// A warning or notice at fail-level warning or notice fails the
+		// step (ExitCode): the header says so, not the report's pass.
+		icon, verdict = "❌", report.VerdictFail
+	}
 	e, w, n := countBySeverity(r.Findings)
 	cmd := r.Command
 	if cmd != "test" && cmd != "audit" {
@@ -176,7 +182,7 @@ func verdictLine(r *report.Report, o SummaryOptions) string {
 		icon, cmd, verdict, plural(len(r.Findings), "finding", "findings"),
 		plural(e, "error", "errors"), plural(w, "warning", "warnings"), plural(n, "notice", "notices"),
 		plural(len(r.Runs), "hook run", "hook runs"))
-	if failed := Failed(r, o.FailLevel); failed > 0 {
+	if failed > 0 {
 		s += fmt.Sprintf(", %d at or above fail-level %s", failed, failLevelName(o.FailLevel))
 	}
 	if r.Shard != "" {
