@@ -26,8 +26,9 @@ var (
 	// always the token of a pull request from a fork), and to a request
 	// over a secondary rate limit.
 	ErrCheckRunForbidden = errors.New("GitHub refused the request (403 Forbidden)")
-	// ErrCheckRunInProgress is returned when a check run was created but
-	// could not be completed: GitHub shows it in progress.
+	// ErrCheckRunInProgress was returned when a check run was created but
+	// could not be completed. PostCheckRun creates it completed, so it
+	// returns this no longer; Publish still asks.
 	ErrCheckRunInProgress = errors.New("the check run is left in progress")
 )
 
@@ -137,15 +138,16 @@ func checkAnnotations(fs []report.Finding, defaultFile string) []*github.CheckRu
 	return out
 }
 
-// PostCheckRun creates the check run on cr.HeadSHA with the first
-// MaxCheckRunAnnotationsPerRequest annotations and adds the rest with
-// updates of the same size; the last request completes the run. It returns
+// PostCheckRun creates the check run on cr.HeadSHA completed, with its
+// conclusion, and the first MaxCheckRunAnnotationsPerRequest annotations,
+// and adds the rest with updates of the same size (GitHub appends them to
+// a completed run): no request that fails or times out, the create's
+// included, can leave the run in progress on the pull request. It returns
 // the run's HTML URL. A 403 from GitHub is ErrCheckRunForbidden. A request
 // refused for a secondary rate limit is sent once more after the wait
 // GitHub asks for (rateLimitWait), within MaxRateLimitWait in all. When an
-// update fails, the run is still completed (without the annotations left),
-// so it is not left in progress unless that request fails too
-// (ErrCheckRunInProgress); the error says which were not posted.
+// update fails, the rest are not sent, and one more update puts a note in
+// the run's summary; the error says which were not posted.
 func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, error) {
 	if !shaRE().MatchString(cr.HeadSHA) {
 		return "", fmt.Errorf("creating check run: head sha %q: %w", oneLine(cut(cr.HeadSHA, 80)), ErrBadSHA)
@@ -174,12 +176,6 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			Summary:     github.String(cutBytes(summary, MaxCheckRunSummaryChars)),
 			Annotations: b,
 		}
-	}
-	completed := func(last bool) (*string, *string, *github.Timestamp) {
-		if !last {
-			return github.String("in_progress"), nil, nil
-		}
-		return github.String("completed"), github.String(cr.Conclusion), &github.Timestamp{Time: now}
 	}
 
 	// A request GitHub refused for a rate limit did nothing: it is sent
@@ -211,16 +207,15 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		})
 	}
 
-	status, conclusion, at := completed(len(batches) == 1)
 	var run *github.CheckRun
 	err := send(func() (err error) {
 		run, _, err = c.Checks.CreateCheckRun(ctx, cr.Owner, cr.Repo, github.CreateCheckRunOptions{
 			Name:        cr.Name,
 			HeadSHA:     cr.HeadSHA,
-			Status:      status,
-			Conclusion:  conclusion,
+			Status:      github.String("completed"),
+			Conclusion:  github.String(cr.Conclusion),
 			StartedAt:   &github.Timestamp{Time: now},
-			CompletedAt: at,
+			CompletedAt: &github.Timestamp{Time: now},
 			Output:      output(batches[0]),
 		})
 		return err
@@ -229,32 +224,25 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 		return "", fmt.Errorf("creating check run: %w", classify(err))
 	}
 	for i := 1; i < len(batches); i++ {
-		status, conclusion, at := completed(i == len(batches)-1)
 		if err := update(ctx, github.UpdateCheckRunOptions{
-			Name:        cr.Name,
-			Status:      status,
-			Conclusion:  conclusion,
-			CompletedAt: at,
-			Output:      output(batches[i]),
+			Name:   cr.Name,
+			Output: output(batches[i]),
 		}, run.GetID()); err != nil {
 			err = fmt.Errorf("adding annotations %d-%d to check run: %w",
 				i*MaxCheckRunAnnotationsPerRequest+1, i*MaxCheckRunAnnotationsPerRequest+len(batches[i]), classify(err))
 			out := output(nil)
 			out.Summary = github.String(cutBytes(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
-			status, conclusion, at := completed(true)
 			// Sent when the step is being cancelled too (the runner's
-			// SIGINT ends ctx), on a short clock of its own: else the run
-			// stays in progress on the pull request for good.
+			// SIGINT ends ctx), on a short clock of its own: else the
+			// run's summary does not say what it lacks.
 			cctx := ctx
 			if ctx.Err() != nil {
 				var cancel context.CancelFunc
 				cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), CheckRunCompleteTimeout)
 				defer cancel()
 			}
-			if cerr := update(cctx, github.UpdateCheckRunOptions{
-				Name: cr.Name, Status: status, Conclusion: conclusion, CompletedAt: at, Output: out,
-			}, run.GetID()); cerr != nil {
-				err = fmt.Errorf("%w; completing it without them: %w (%w)", err, classify(cerr), ErrCheckRunInProgress)
+			if cerr := update(cctx, github.UpdateCheckRunOptions{Name: cr.Name, Output: out}, run.GetID()); cerr != nil {
+				err = fmt.Errorf("%w; saying so in its summary: %w", err, classify(cerr))
 			}
 			return run.GetHTMLURL(), err
 		}

@@ -166,9 +166,11 @@ func TestCheckRunBatchesOnHeadSHA(t *testing.T) {
 	}
 	name := "vigiles audit (shard 1/3) / audit"
 	want := []call{
-		{"POST", "/api/v3/repos/octo/plugins/check-runs", "Bearer " + token, headSHA, name, "in_progress", "", 50},
-		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "in_progress", "", 50},
-		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "completed", "failure", 20},
+		// Created completed: a create that times out after GitHub made
+		// the run, or a batch refused, leaves no run in progress.
+		{"POST", "/api/v3/repos/octo/plugins/check-runs", "Bearer " + token, headSHA, name, "completed", "failure", 50},
+		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "", "", 50},
+		{"PATCH", "/api/v3/repos/octo/plugins/check-runs/42", "Bearer " + token, "", name, "", "", 20},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("check-run requests (-want +got):\n%s", diff)
@@ -224,10 +226,10 @@ func TestCheckRunAnnotationCap(t *testing.T) {
 	if want := MaxCheckRunAnnotations / MaxCheckRunAnnotationsPerRequest; len(fake.reqs) != want {
 		t.Fatalf("%d requests, want %d", len(fake.reqs), want)
 	}
-	last := fake.reqs[len(fake.reqs)-1].Body
-	if last["status"] != "completed" {
-		t.Errorf("last request does not complete the run: %v", last["status"])
+	if first := fake.reqs[0].Body; first["status"] != "completed" {
+		t.Errorf("the create does not complete the run: %v", first["status"])
 	}
+	last := fake.reqs[len(fake.reqs)-1].Body
 	s := last["output"].(map[string]any)["summary"].(string)
 	if !strings.Contains(s, "**130 more annotations not posted**") || utf8.RuneCountInString(s) > MaxCheckRunSummaryChars {
 		t.Errorf("summary does not count what was not posted, or is too long (%d)", utf8.RuneCountInString(s))
@@ -288,14 +290,13 @@ func TestCheckRunCompletedWhenAnUpdateFails(t *testing.T) {
 	defer srv.Close()
 	res, log, sum := publish(t, manyFindings(60), prEnv(t, srv.URL+"/api/v3"), srv.Client())
 	if len(fake.reqs) != 3 {
-		t.Fatalf("%d requests, want 3 (create, the refused update, the completing one)", len(fake.reqs))
+		t.Fatalf("%d requests, want 3 (create, the refused update, the one that says so)", len(fake.reqs))
 	}
-	last := fake.reqs[2].Body
-	if last["status"] != "completed" || last["conclusion"] != "failure" {
-		t.Errorf("last request: status %v conclusion %v, want completed failure", last["status"], last["conclusion"])
+	if first := fake.reqs[0].Body; first["status"] != "completed" || first["conclusion"] != "failure" {
+		t.Errorf("create: status %v conclusion %v, want completed failure", first["status"], first["conclusion"])
 	}
-	if s := last["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
-		t.Errorf("completing summary does not say annotations are missing")
+	if s := fake.reqs[2].Body["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
+		t.Errorf("last summary does not say annotations are missing")
 	}
 	if !res.FellBack || res.CheckRunURL == "" {
 		t.Errorf("result = %+v, want the run's URL and a fallback", res)
@@ -374,9 +375,11 @@ func TestPublishErrFails(t *testing.T) {
 	}
 }
 
-// TestCheckRunLeftInProgressIsSaid: when completing the check run fails
-// too, the summary and the log say it is left in progress.
-func TestCheckRunLeftInProgressIsSaid(t *testing.T) {
+// TestCheckRunNeverLeftInProgress: when the update that notes the
+// missing annotations fails too, the run was completed by its create all
+// the same, and the summary and the log say so, not that it is left in
+// progress.
+func TestCheckRunNeverLeftInProgress(t *testing.T) {
 	fake := &fakeGitHub{failPatch: 1, failLater: true, message: "Validation Failed"}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
@@ -385,8 +388,8 @@ func TestCheckRunLeftInProgressIsSaid(t *testing.T) {
 		t.Errorf("result = %+v, want the run's URL and a fallback", res)
 	}
 	for name, s := range map[string]string{"summary": sum, "log": log} {
-		if !strings.Contains(s, "nor be completed") || strings.Contains(s, "it was completed") {
-			t.Errorf("the %s does not say the check run is left in progress", name)
+		if strings.Contains(s, "nor be completed") || !strings.Contains(s, "it was completed") {
+			t.Errorf("the %s does not say the check run was completed", name)
 		}
 	}
 }
@@ -502,8 +505,7 @@ func TestHeadSHA(t *testing.T) {
 // secondary rate limit (403 with its documentation_url, or 429) did
 // nothing, and GitHub asks for it to be sent again after Retry-After
 // (a minute without one). go-github sends nothing before then, so a
-// batch refused so would leave the completing request unsent and the
-// check run in progress for good; after the wait the batch goes through.
+// batch refused so would be lost; after the wait the batch goes through.
 // A wait past MaxRateLimitWait is not waited for, and the run is still
 // said to be incomplete.
 func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
@@ -586,8 +588,8 @@ func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
 
 // TestCheckRunCompletedWhenCancelled: a step cancelled while a check run
 // takes its batches (the runner's SIGINT ends the context) still sends
-// the request that completes it, on a short clock of its own, so the pull
-// request is not left with a check run in progress for good.
+// the request that notes the missing annotations in its summary, on a
+// short clock of its own; the run was completed by its create.
 func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -623,8 +625,11 @@ func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if last := bodies[len(bodies)-1]; len(bodies) != 3 || last["status"] != "completed" {
-		t.Errorf("%d requests, the last %v: want the completing request after the cancelled batch", len(bodies), last["status"])
+	if len(bodies) != 3 || bodies[0]["status"] != "completed" {
+		t.Fatalf("%d requests, the create's status %v: want the run created completed, and the noting request after the cancelled batch", len(bodies), bodies[0]["status"])
+	}
+	if s, _ := bodies[2]["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
+		t.Errorf("the last request's summary does not say annotations are missing")
 	}
 }
 
