@@ -236,10 +236,14 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if in.UpdateBaseline, err = parseBool("update-baseline", input(getenv, "update-baseline"), false); err != nil {
 		errs = append(errs, err)
 	}
-	if in.UpdateBaseline && in.Baseline == "" {
+	// One mistake, said once: update-baseline beside another command
+	// is not also a baseline input missing or misplaced.
+	switch {
+	case in.UpdateBaseline && in.Command != "audit":
+		bad("input update-baseline: only audit writes a baseline (command is %s)", in.Command)
+	case in.UpdateBaseline && in.Baseline == "":
 		bad("input update-baseline: true needs a baseline file to write, and the baseline input is empty: set it, e.g. baseline: %s", runner.DefaultBaseline)
-	}
-	if (in.Baseline != "" || in.UpdateBaseline) && in.Command != "audit" {
+	case in.Baseline != "" && in.Command != "audit":
 		bad("input baseline: only audit compares with a baseline (command is %s)", in.Command)
 	}
 	if s := input(getenv, "sandbox"); s != "" {
@@ -348,7 +352,7 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
 			bad("input shard: %v", err)
 		}
-		if in.UpdateBaseline {
+		if in.UpdateBaseline && in.Command == "audit" {
 			bad("input update-baseline: needs the whole audit, not shard %s", in.Shard)
 		}
 	}

@@ -516,6 +516,24 @@ func TestActionInputValidation(t *testing.T) {
 			}
 		}
 	})
+	// update-baseline beside another command than audit is one mistake,
+	// said once: not also a baseline input missing, misplaced or sharded.
+	t.Run("update-baseline without audit", func(t *testing.T) {
+		for _, in := range []map[string]string{
+			{"INPUT_UPDATE-BASELINE": "true"},
+			{"INPUT_UPDATE-BASELINE": "true", "INPUT_BASELINE": ".vigiles/baseline.json", "INPUT_SHARD": "1/2"},
+			{"INPUT_COMMAND": "merge", "INPUT_REPORTS": "a.json", "INPUT_UPDATE-BASELINE": "true"},
+		} {
+			_, err := readInputs(func(k string) string { return in[k] })
+			list, ok := err.(problems)
+			if !ok {
+				list = problems{err}
+			}
+			if len(list) != 1 || !strings.HasPrefix(list[0].Error(), "input update-baseline: only audit writes a baseline (command is ") {
+				t.Errorf("%v: errors %q, want only update-baseline's", in, list)
+			}
+		}
+	})
 	t.Run("not in GitHub Actions", func(t *testing.T) {
 		err := runActionWith(context.Background(), nil, func(string) string { return "" }, io.Discard, io.Discard, defaultActionDeps)
 		if exitCode(err, io.Discard, false) != 2 {
