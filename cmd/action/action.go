@@ -638,6 +638,13 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	defaultFile := configFile(ws, in.WorkDir, in.Config)
 	var notes []string
+	if runErr == nil && in.UpdateBaseline {
+		// Written into the checkout: said in the log and the summaries,
+		// as vigiles audit --update-baseline says it on stderr.
+		note := fmt.Sprintf("wrote the baseline %s (%d runs); review its diff before committing", in.Baseline, len(rep.Runs))
+		notes = append(notes, note)
+		printNote(stdout, note)
+	}
 	// The hooks have run: a SARIF file that cannot be written fails the
 	// step (125), and what they found is reported everywhere else all the
 	// same, with why (Publish's Err).

@@ -361,6 +361,26 @@ func TestActionReportPerStep(t *testing.T) {
 // baseline could not be written, nothing may read pass: the check run
 // concludes failure, the verdict output is error, the summary says why
 // and the step exits 125.
+// TestActionSaysItWroteTheBaseline: update-baseline writes into the
+// checkout, and the log and the job summary say so, as the CLI does.
+func TestActionSaysItWroteTheBaseline(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true", "check-run": "false"})
+	s.run(t)
+	if s.exitCode == 125 || s.exitCode == 2 {
+		t.Fatalf("exit %d\n%s", s.exitCode, s.stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles", "baseline.json")); err != nil {
+		t.Fatal(err)
+	}
+	const want = "wrote the baseline .vigiles/baseline.json ("
+	if !strings.Contains(strings.ReplaceAll(s.stdout.String(), annotate.Colon, ":"), "vigiles: "+want) {
+		t.Errorf("log does not say %q:\n%s", want, s.stdout.String())
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "review its diff before committing") {
+		t.Errorf("job summary does not say the baseline was written:\n%s", sum)
+	}
+}
+
 func TestActionUpdateBaselineFailureFails(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
