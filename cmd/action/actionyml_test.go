@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// actionStep is the run script of the step of action.yml with id.
+func actionStep(t *testing.T, id string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Runs struct {
+			Steps []struct{ ID, Run string }
+		}
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Runs.Steps {
+		if s.ID == id {
+			return s.Run
+		}
+	}
+	t.Fatalf("action.yml has no step %s", id)
+	return ""
+}
+
+// TestActionYMLSaysErrorBeforeTheEngine: a failure of action.yml's own
+// before the engine starts (the runner's OS, the host build, a bad
+// runtime input, the image pull) sets the verdict output to error, as the
+// engine does of a bad input. The scripts run as the runner runs them,
+// with stubs in PATH for go, dpkg-query and docker.
+func TestActionYMLSaysErrorBeforeTheEngine(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile("../../action.yml")
+	if !strings.Contains(string(b), "steps.vigiles.outputs.verdict || steps.build.outputs.verdict || steps.userns.outputs.verdict") {
+		t.Errorf("the verdict output does not read the steps before the engine's")
+	}
+	for _, tc := range []struct {
+		name, step string
+		env        map[string]string
+		code       int
+	}{
+		{"not Linux", "userns", map[string]string{"RUNNER_OS": "macOS"}, 1},
+		{"host build fails", "build", nil, 1},
+		{"bad runtime", "vigiles", map[string]string{"VIGILES_RUNTIME": "vm"}, 2},
+		{"image pull fails", "vigiles", map[string]string{"VIGILES_RUNTIME": "container", "VIGILES_IMAGE": "example.invalid/none:v0"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			stubs := filepath.Join(tmp, "bin")
+			os.Mkdir(stubs, 0o755)
+			for name, body := range map[string]string{
+				"go":         "exit 1",                        // the build fails
+				"dpkg-query": "printf 'install ok installed'", // nothing to install
+				"docker":     "exit 1",                        // no image, and no pull
+			} {
+				if err := os.WriteFile(filepath.Join(stubs, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(tmp, "output")
+			cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", actionStep(t, tc.step))
+			cmd.Env = []string{"PATH=" + stubs + ":/usr/bin:/bin", "GITHUB_OUTPUT=" + out, "RUNNER_TEMP=" + tmp, "ACTION_PATH=" + tmp, "RUNNER_OS=Linux"}
+			for k, v := range tc.env {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			log, _ := cmd.CombinedOutput()
+			if cmd.ProcessState.ExitCode() != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", cmd.ProcessState.ExitCode(), tc.code, log)
+			}
+			if got, _ := os.ReadFile(out); string(got) != "verdict=error\n" {
+				t.Errorf("GITHUB_OUTPUT %q, want verdict=error:\n%s", got, log)
+			}
+			if !strings.Contains(string(log), "::error title=vigiles::") {
+				t.Errorf("no ::error:\n%s", log)
+			}
+		})
+	}
+}
