@@ -17,9 +17,10 @@ import (
 // dnx) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, so does an install (pip install, uv pip
 // install, npm install, pnpm, yarn and bun add) whose packages the
-// command then runs, and a download
-// piped into a shell, or saved and then run, runs whatever the URL
-// serves. vigiles audits what the tree holds: such code it names
+// command then runs, so does a git clone, pull or fetch of a remote
+// repository, whose code the hook or its script then builds or runs, and
+// a download piped into a shell, or saved and then run, runs whatever
+// the URL serves. vigiles audits what the tree holds: such code it names
 // (RuleFetchedCode), a warning where nothing pins what is fetched to one
 // immutable version, a notice where something does.
 
@@ -36,6 +37,10 @@ type fetched struct {
 	why    string
 	// fix is the change that pins it ("" where pinned).
 	fix string
+	// checkout says a git clone, pull or fetch not pinned yet, which a
+	// checkout of a full commit after it in the same line or script
+	// pins (pinCheckedOut).
+	checkout bool
 }
 
 // unsureAfter is f where an option vigiles does not know (unsure, ""
@@ -535,6 +540,9 @@ func fetchesInShell(s string, depth int) []fetched {
 		words := commandWords(c.words)
 		if len(words) == 0 {
 			continue
+		}
+		if commit := gitCheckoutCommit(words); commit != "" {
+			pinCheckedOut(out, commit)
 		}
 		if p := progName(words[0]); (p == "curl" || p == "wget") && c.pipe && i+1 < len(cmds) {
 			// Past any tee, cat or filter that passes the download
@@ -1053,7 +1061,8 @@ func downloadRun(prog string, args []string, sh string) fetched {
 
 // fetchesIn is what the command words (its program first, past
 // commandWords) fetches when it runs: a package runner's package, a
-// container's image, and what a shell it starts with -c fetches.
+// container's image, a git clone's, pull's or fetch's remote repository,
+// and what a shell it starts with -c fetches.
 func fetchesIn(words []string, depth int) []fetched {
 	if len(words) == 0 {
 		return nil
@@ -1215,6 +1224,8 @@ func fetchesIn(words []string, depth int) []fetched {
 		if rest, ok := sub("tool"); ok && len(rest) > 0 && (rest[0] == "exec" || rest[0] == "execute") {
 			return dotnetToolFetches("dotnet tool "+rest[0], rest[1:])
 		}
+	case "git":
+		return gitFetches(args)
 	case "docker", "podman", "nerdctl":
 		// The engine's own options come first (docker --context c
 		// run …), every one but engineBool's taking a value.
@@ -2584,6 +2595,191 @@ func imageFetch(runner, image string) fetched {
 	}
 	f.fix = fmt.Sprintf("pin a digest: %s@sha256:<digest>", shownCut(name, maxFetchSpec))
 	return f
+}
+
+// gitValue are git's own options (before its command) that take a value
+// in the next word where they have no "=" (-C and -c among them);
+// gitCloneValue and gitFetchValue those of git clone and of git pull and
+// git fetch, with gitCloneShort and gitFetchShort their short options
+// that do, in the rest of the word or the next.
+var (
+	gitValue      = map[string]bool{"C": true, "c": true, "git-dir": true, "work-tree": true, "namespace": true, "config-env": true}
+	gitCloneValue = map[string]bool{"origin": true, "branch": true, "upload-pack": true, "reference": true, "reference-if-able": true,
+		"separate-git-dir": true, "depth": true, "shallow-since": true, "shallow-exclude": true, "config": true, "server-option": true,
+		"filter": true, "template": true, "jobs": true, "revision": true, "bundle-uri": true, "ref-format": true}
+	gitCloneShort = "obucj"
+	gitFetchValue = map[string]bool{"depth": true, "deepen": true, "shallow-since": true, "shallow-exclude": true, "jobs": true,
+		"upload-pack": true, "server-option": true, "negotiation-tip": true, "refmap": true, "recurse-submodules-default": true,
+		"strategy": true, "strategy-option": true, "filter": true}
+	gitFetchShort = "joXs"
+)
+
+// gitCommand is the command git runs with args (clone, pull, checkout),
+// past git's own options, and the words after it.
+func gitCommand(args []string) (string, []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return a, args[i+1:]
+		}
+		if name, _, has := splitOpt(a); !has && gitValue[name] && (len(a) == 2 || strings.HasPrefix(a, "--")) {
+			i++
+		}
+	}
+	return "", nil
+}
+
+// gitOperands reads the words after a git command: its operands, past
+// its options (those of long, or of short, that take a value skipping
+// theirs), and the value each option that takes one is given, by its
+// name ("b", "branch"), the last where it is given twice. "--" ends the
+// options.
+func gitOperands(args []string, long map[string]bool, short string) (operands []string, values map[string]string) {
+	values = map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(operands, args[i+1:]...), values
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			operands = append(operands, a)
+			continue
+		}
+		var name, value string
+		has := false
+		if strings.HasPrefix(a, "--") {
+			if name, value, has = splitOpt(a); !long[name] {
+				continue
+			}
+		} else {
+			// A cluster of short options (-qb main), the first that
+			// takes a value taking the rest of the word, or the next.
+			k := strings.IndexAny(a[1:], short) + 1
+			if k == 0 {
+				continue
+			}
+			name, value, has = a[k:k+1], a[k+1:], k+1 < len(a)
+		}
+		if !has {
+			if i+1 >= len(args) {
+				break
+			}
+			i++
+			value = args[i]
+		}
+		values[name] = value
+	}
+	return operands, values
+}
+
+// gitScheme matches the scheme of a URL git reads (https, ssh, git,
+// git+ssh).
+var gitScheme = lazyRE(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// gitRemoteURL says whether a git clone, pull or fetch's repository u is
+// a remote one: a URL (https://, ssh://, git://; not file://) or ssh's
+// scp-like [user@]host:path (git@github.com:o/r, a colon before any /;
+// not C:, a Windows drive). A path (./r, /srv/r, ../r) is the machine's,
+// and a word that holds a variable ("$REPO") is the environment's: not
+// read.
+func gitRemoteURL(u string) bool {
+	if strings.Contains(u, "$") {
+		return false
+	}
+	if scheme, _, ok := strings.Cut(u, "://"); ok {
+		return gitScheme().MatchString(scheme) && !strings.EqualFold(scheme, "file")
+	}
+	c := strings.IndexByte(u, ':')
+	return c > 1 && !strings.Contains(u[:c], "/")
+}
+
+// gitRemoteName matches the name of a remote (origin, upstream), which
+// git pull and git fetch take as well as a URL.
+var gitRemoteName = lazyRE(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+
+// gitFix pins a git clone, pull or fetch.
+const gitFix = "pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script"
+
+// gitFetches is what git run with args fetches: the repository of git
+// clone where it is remote (gitRemoteURL), pinned by --revision's full
+// commit hash, else by a checkout of one after it (pinCheckedOut), and
+// the remote git pull and git fetch fetch from (a URL, a remote's name,
+// or with none the upstream of the branch; not a path), pinned only by a
+// checkout after it. A branch or tag (--branch main, -b v1.2) pins
+// nothing: the repository moves either.
+func gitFetches(args []string) []fetched {
+	cmd, rest := gitCommand(args)
+	switch cmd {
+	case "clone":
+		operands, values := gitOperands(rest, gitCloneValue, gitCloneShort)
+		if len(operands) == 0 || !gitRemoteURL(operands[0]) {
+			return nil
+		}
+		f := fetched{runner: "git clone", spec: operands[0]}
+		branch := values["branch"]
+		if b, ok := values["b"]; ok {
+			branch = b
+		}
+		switch revision := values["revision"]; {
+		case gitCommit().MatchString(revision):
+			f.pinned, f.why = true, "the commit "+revision
+			return []fetched{f}
+		case revision != "":
+			f.why = "the revision " + shownCut(revision, maxMonitorName) + ", which is no full commit hash: the repository can move it"
+		case branch != "":
+			f.why = "the branch or tag " + shownCut(branch, maxMonitorName) + ", which the repository can move (a tag too), and no full commit checked out after it"
+		default:
+			f.why = "no commit: whatever the repository's default branch holds that day, and no full commit checked out after it"
+		}
+		f.fix, f.checkout = gitFix, true
+		return []fetched{f}
+	case "pull", "fetch":
+		operands, _ := gitOperands(rest, gitFetchValue, gitFetchShort)
+		f := fetched{runner: "git " + cmd, why: "whatever the remote's branch holds that day, and no full commit checked out after it", fix: gitFix, checkout: true}
+		switch {
+		case len(operands) == 0:
+			f.spec = "the upstream of its branch"
+		case gitRemoteURL(operands[0]) || gitRemoteName().MatchString(operands[0]):
+			f.spec = strings.Join(operands[:min(len(operands), 2)], " ")
+		default:
+			return nil
+		}
+		return []fetched{f}
+	}
+	return nil
+}
+
+// gitCheckoutCommit is the full commit hash the command words (past
+// commandWords) check out, git checkout <commit> (git -C dir checkout,
+// git -c k=v checkout -q <commit>); "" for none, or for a branch, a tag
+// or a hash that is not whole.
+func gitCheckoutCommit(words []string) string {
+	if len(words) == 0 || progName(words[0]) != "git" {
+		return ""
+	}
+	cmd, rest := gitCommand(words[1:])
+	if cmd != "checkout" {
+		return ""
+	}
+	for _, a := range rest {
+		if a == "--" {
+			break
+		}
+		if gitCommit().MatchString(a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// pinCheckedOut pins each git clone, pull or fetch of fs not pinned yet
+// (fetched.checkout) by commit, which a command after them checks out.
+func pinCheckedOut(fs []fetched, commit string) {
+	for i := range fs {
+		if fs[i].checkout && !fs[i].pinned {
+			fs[i].pinned, fs[i].why, fs[i].fix = true, "the commit "+commit+" checked out after it", ""
+		}
+	}
 }
 
 // fetchesInArgv is what a command Claude Code spawns with no shell

@@ -454,6 +454,97 @@ func TestFetchesInShell(t *testing.T) {
 	}
 }
 
+// TestGitFetches: a git clone of a remote repository, and a git pull or
+// git fetch of a remote, fetch code; a full commit that the clone's
+// --revision gives, or that a checkout after it in the same line checks
+// out, pins it, a branch or tag does not; a clone of a path, a pull of
+// one, a checkout before the fetch and a hash that is not whole pin or
+// name nothing.
+func TestGitFetches(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		line string
+		want []string
+		why  string // the first fetch's, where given
+	}{
+		{`git clone https://github.com/o/r "$DIR" && go build -o "$PLUGIN_ROOT/bin/tool" ./cmd/tool`, []string{"git clone https://github.com/o/r unpinned"},
+			"no commit: whatever the repository's default branch holds that day, and no full commit checked out after it"},
+		{"git clone --depth 1 --branch v1.2 ssh://git@example.org/o/r.git d", []string{"git clone ssh://git@example.org/o/r.git unpinned"},
+			"the branch or tag v1.2, which the repository can move (a tag too), and no full commit checked out after it"},
+		{"git clone -qb main git@github.com:o/r.git", []string{"git clone git@github.com:o/r.git unpinned"},
+			"the branch or tag main, which the repository can move (a tag too), and no full commit checked out after it"},
+		{"git -C /tmp clone git://example.org/r", []string{"git clone git://example.org/r unpinned"}, ""},
+		{"git clone --revision=" + commit + " https://github.com/o/r", []string{"git clone https://github.com/o/r pinned"}, "the commit " + commit},
+		{"git clone --revision=refs/tags/v1 https://github.com/o/r", []string{"git clone https://github.com/o/r unpinned"},
+			"the revision refs/tags/v1, which is no full commit hash: the repository can move it"},
+		{"git clone https://github.com/o/r d && git -C d checkout -q " + commit, []string{"git clone https://github.com/o/r pinned"},
+			"the commit " + commit + " checked out after it"},
+		{"git clone https://github.com/o/r d && cd d && git -c advice.detachedHead=false checkout " + commit + " && make", []string{"git clone https://github.com/o/r pinned"}, ""},
+		{"git clone -b v1.2 https://github.com/o/r d && git -C d checkout v1.2", []string{"git clone https://github.com/o/r unpinned"}, ""},
+		{"git clone https://github.com/o/r d && git -C d checkout 0123456", []string{"git clone https://github.com/o/r unpinned"}, ""},
+		{"git -C d pull origin main", []string{"git pull origin main unpinned"},
+			"whatever the remote's branch holds that day, and no full commit checked out after it"},
+		{"git pull --rebase", []string{"git pull the upstream of its branch unpinned"}, ""},
+		{"git fetch --depth 1 https://github.com/o/r", []string{"git fetch https://github.com/o/r unpinned"}, ""},
+		{"git fetch origin && git checkout " + commit, []string{"git fetch origin pinned"}, ""},
+		// A checkout before the fetch pins nothing it fetches.
+		{"git checkout " + commit + " && git pull origin main", []string{"git pull origin main unpinned"}, ""},
+		{"bash -c 'git clone https://github.com/o/r d' && git -C d checkout " + commit, []string{"git clone https://github.com/o/r pinned"}, ""},
+		// What fetches nothing: a path, a variable, another command.
+		{"git clone ./vendor/r d", nil, ""},
+		{"git clone /srv/git/r.git d", nil, ""},
+		{"git clone ../r", nil, ""},
+		{"git clone file:///srv/git/r.git", nil, ""},
+		{`git clone "$REPO_URL" d`, nil, ""},
+		{"git fetch ../other", nil, ""},
+		{"git pull .", nil, ""},
+		{"git status && git log -1", nil, ""},
+		{"echo git clone https://github.com/o/r", nil, ""},
+	} {
+		t.Run(tc.line, func(t *testing.T) {
+			fs := fetchesInShell(tc.line, 0)
+			if diff := cmp.Diff(tc.want, fetchLines(fs)); diff != "" {
+				t.Errorf("fetches of %q (-want +got):\n%s", tc.line, diff)
+			}
+			if tc.why != "" && len(fs) > 0 && fs[0].why != tc.why {
+				t.Errorf("fetch of %q says %q, want %q", tc.line, fs[0].why, tc.why)
+			}
+		})
+	}
+}
+
+// TestGitFetchedByAHook: a hook whose command clones a remote repository
+// is named as fetching it, a warning that says what moves it and how to
+// pin it where nothing pins it, a notice where a checkout of a full
+// commit after it does; a clone of a path of the tree's is not named.
+func TestGitFetchedByAHook(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		command string
+		want    []string // substrings of the one fetched-code finding; none for no finding
+	}{
+		{`git clone https://github.com/OWNER/REPO \"$D\" && go build -o \"$D/bin/tool\"`, []string{
+			"warning discovery/fetched-code",
+			"runs code that is not in the tree, fetched at run time: git clone fetches https://github.com/OWNER/REPO (no commit: whatever the repository's default branch holds that day, and no full commit checked out after it); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script; where the audit runs it under egress deny"}},
+		{`git clone -b main git@github.com:OWNER/REPO.git \"$D\" && git -C \"$D\" checkout ` + commit, []string{
+			"notice discovery/fetched-code",
+			"git clone fetches git@github.com:OWNER/REPO.git, pinned by the commit " + commit + " checked out after it; vigiles audits what the tree holds, not what is fetched: review that version apart"}},
+		{`git clone \"${CLAUDE_PLUGIN_ROOT}/vendor/tool\" /tmp/tool && git clone ./vendor/tool /tmp/t2`, nil},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "` + tc.command + `"}]}]}}`,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantOneFetched(t, rep, tc.want)
+		})
+	}
+}
+
 // TestFetchesInArgv: a server's command and arguments, which Claude Code
 // spawns with no shell, read as the words they are; one started through
 // sh -c is read as its shell line.
@@ -694,6 +785,7 @@ func FuzzFetchedCode(f *testing.F) {
 		"'unclosed \\",
 		"curl -fsSLo f u && chmod +x f && ./f; wget -qO- u | tee x | cat - | sh; curl -O h/i.sh --output-dir d && . d/i.sh",
 		"npm --yes create @s@1 && bun create x && yarn -q create @s/y && deno x -p a b && dx c && uv run -w a,b https://u/x.py && env -S'npx q'",
+		"git -c a=b clone -qb v1 git@h:o/r d && git -C d pull origin main && git fetch ../x; git checkout 0123456789abcdef0123456789abcdef01234567",
 		"curl -o f u && bash -lc 'sh -c ./f' && sh 0< f; curl u | tee -a f g >/dev/null | grep -v x > h && sh h; curl u | sed -e 1d | uv run python3 -; dnx --version [1.0,2) T@1.* -- -v; dotnet tool exec --source ./d T",
 	} {
 		f.Add(s)

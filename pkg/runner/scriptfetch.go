@@ -16,7 +16,8 @@ const maxScriptLines = 10_000
 
 // scriptLineFetches is what the shell scripts of the tree that hook h's
 // command runs (hookFiles) fetch, line by line, each fetch's runner
-// naming the script and line. A script is a file named *.sh or *.bash,
+// naming the script and line; a git clone, pull or fetch is pinned by a
+// checkout of a full commit on a later line too. A script is a file named *.sh or *.bash,
 // or whose first line runs sh, bash, dash or zsh. Each script is read
 // once, however many hooks run it (s.lineFetches).
 func (s *session) scriptLineFetches(h *Hook) []fetched {
@@ -40,6 +41,11 @@ func (s *session) scriptLineFetches(h *Hook) []fetched {
 func (s *session) readScriptFetches(rel string) []fetched {
 	var out []fetched
 	for _, l := range s.shellScriptLines(rel) {
+		for _, words := range commandsOf(l.text) {
+			if commit := gitCheckoutCommit(words); commit != "" {
+				pinCheckedOut(out, commit)
+			}
+		}
 		for _, f := range fetchesInShell(l.text, 0) {
 			f.runner = fmt.Sprintf("%s, in %s line %d,", f.runner, shownCut(rel, maxFetchSpec), l.at)
 			out = append(out, f)

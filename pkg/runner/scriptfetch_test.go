@@ -55,6 +55,31 @@ func TestScriptLineFetches(t *testing.T) {
 			want: []string{"line 3, fetches one", "line 5, fetches two", "line 7, fetches three", "; and 5 more;"},
 		},
 		{
+			// A SessionStart script that clones a plugin's tool, pulls
+			// it, and builds the binary its MCP server runs.
+			name:   "a clone and a pull",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/bin/bash\nDIR=\"$HOME/.cache/tool\"\nif [ ! -d \"$DIR\" ]; then\n  git clone https://github.com/OWNER/REPO \"$DIR\"\nfi\ngit -C \"$DIR\" pull origin main\n(cd \"$DIR\" && go build -o \"$CLAUDE_PLUGIN_ROOT/bin/tool\" .)\n",
+			want: []string{"warning discovery/fetched-code",
+				"git clone, in plugins/p/scripts/setup.sh line 4, fetches https://github.com/OWNER/REPO (no commit: whatever the repository's default branch holds that day, and no full commit checked out after it)",
+				"git pull, in plugins/p/scripts/setup.sh line 6, fetches origin main (whatever the remote's branch holds that day, and no full commit checked out after it)",
+				"pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script"},
+		},
+		{
+			// A checkout of a full commit on a later line pins the
+			// clone: a notice.
+			name:   "a clone pinned by a later checkout",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/bin/bash\ngit clone --branch v1.2 https://github.com/OWNER/REPO \"$DIR\"\ncd \"$DIR\"\ngit checkout 0123456789abcdef0123456789abcdef01234567\n",
+			want: []string{"notice discovery/fetched-code",
+				"git clone, in plugins/p/scripts/setup.sh line 2, fetches https://github.com/OWNER/REPO, pinned by the commit 0123456789abcdef0123456789abcdef01234567 checked out after it"},
+		},
+		{
+			name:   "a clone of a local path",
+			file:   "plugins/p/scripts/setup.sh",
+			script: "#!/bin/bash\ngit clone \"$CLAUDE_PLUGIN_ROOT/vendor/tool\" /tmp/tool\ngit clone ./vendor/tool /tmp/tool2\n",
+		},
+		{
 			name:   "not a shell's script",
 			file:   "plugins/p/scripts/setup.py",
 			script: "#!/usr/bin/env python3\nprint('npx -y pkg')\n",
