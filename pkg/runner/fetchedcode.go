@@ -17,7 +17,7 @@ import (
 // dnx) or a container (docker run, podman run) fetches it from a
 // registry each time it starts, so does an install (pip install, uv pip
 // install, npm install, pnpm, yarn and bun add) whose packages the
-// command then runs, so does a git clone, pull or fetch of a remote
+// command then runs, so does a git clone or pull of a remote
 // repository, whose code the hook or its script then builds or runs, and
 // a download piped into a shell, or saved and then run, runs whatever
 // the URL serves. vigiles audits what the tree holds: such code it names
@@ -37,7 +37,7 @@ type fetched struct {
 	why    string
 	// fix is the change that pins it ("" where pinned).
 	fix string
-	// checkout says a git clone, pull or fetch not pinned yet, which a
+	// checkout says a git clone or pull not pinned yet, which a
 	// checkout of a full commit after it in the same line or script
 	// pins (pinCheckedOut).
 	checkout bool
@@ -1061,7 +1061,7 @@ func downloadRun(prog string, args []string, sh string) fetched {
 
 // fetchesIn is what the command words (its program first, past
 // commandWords) fetches when it runs: a package runner's package, a
-// container's image, a git clone's, pull's or fetch's remote repository,
+// container's image, a git clone's or pull's remote repository,
 // and what a shell it starts with -c fetches.
 func fetchesIn(words []string, depth int) []fetched {
 	if len(words) == 0 {
@@ -2676,7 +2676,7 @@ func gitOperands(args []string, long map[string]bool, short string) (operands []
 // git+ssh).
 var gitScheme = lazyRE(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
-// gitRemoteURL says whether a git clone, pull or fetch's repository u is
+// gitRemoteURL says whether a git clone or pull's repository u is
 // a remote one: a URL (https://, ssh://, git://; not file://) or ssh's
 // scp-like [user@]host:path (git@github.com:o/r, a colon before any /;
 // not C:, a Windows drive). A path (./r, /srv/r, ../r) is the machine's,
@@ -2697,16 +2697,19 @@ func gitRemoteURL(u string) bool {
 // git pull and git fetch take as well as a URL.
 var gitRemoteName = lazyRE(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
-// gitFix pins a git clone, pull or fetch.
-const gitFix = "pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script"
+// gitFix pins a git clone or pull.
+const gitFix = "pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or pull, in the same command or script"
 
 // gitFetches is what git run with args fetches: the repository of git
 // clone where it is remote (gitRemoteURL), pinned by --revision's full
 // commit hash, else by a checkout of one after it (pinCheckedOut), and
-// the remote git pull and git fetch fetch from (a URL, a remote's name,
-// or with none the upstream of the branch; not a path), pinned only by a
-// checkout after it. A branch or tag (--branch main, -b v1.2) pins
-// nothing: the repository moves either.
+// the remote git pull fetches from and merges into the work tree (a URL,
+// a remote's name, or with none the upstream of the branch; not a path),
+// pinned only by a checkout after it. A branch or tag (--branch main,
+// -b v1.2) pins nothing: the repository moves either. git fetch alone is
+// none: it updates refs, not the files that run (a hook that counts the
+// commits it is behind fetches so), and what then checks one out runs a
+// commit the record would have to follow.
 func gitFetches(args []string) []fetched {
 	cmd, rest := gitCommand(args)
 	switch cmd {
@@ -2733,7 +2736,7 @@ func gitFetches(args []string) []fetched {
 		}
 		f.fix, f.checkout = gitFix, true
 		return []fetched{f}
-	case "pull", "fetch":
+	case "pull":
 		operands, _ := gitOperands(rest, gitFetchValue, gitFetchShort)
 		f := fetched{runner: "git " + cmd, why: "whatever the remote's branch holds that day, and no full commit checked out after it", fix: gitFix, checkout: true}
 		switch {
@@ -2772,7 +2775,7 @@ func gitCheckoutCommit(words []string) string {
 	return ""
 }
 
-// pinCheckedOut pins each git clone, pull or fetch of fs not pinned yet
+// pinCheckedOut pins each git clone or pull of fs not pinned yet
 // (fetched.checkout) by commit, which a command after them checks out.
 func pinCheckedOut(fs []fetched, commit string) {
 	for i := range fs {

@@ -485,8 +485,10 @@ func TestGitFetches(t *testing.T) {
 		{"git -C d pull origin main", []string{"git pull origin main unpinned"},
 			"whatever the remote's branch holds that day, and no full commit checked out after it"},
 		{"git pull --rebase", []string{"git pull the upstream of its branch unpinned"}, ""},
-		{"git fetch --depth 1 https://github.com/o/r", []string{"git fetch https://github.com/o/r unpinned"}, ""},
-		{"git fetch origin && git checkout " + commit, []string{"git fetch origin pinned"}, ""},
+		// git fetch changes no file that runs: a hook that says how far
+		// behind its branch is fetches so.
+		{"git fetch --depth 1 https://github.com/o/r", nil, ""},
+		{"git fetch origin && git rev-list --count HEAD..origin/main", nil, ""},
 		// A checkout before the fetch pins nothing it fetches.
 		{"git checkout " + commit + " && git pull origin main", []string{"git pull origin main unpinned"}, ""},
 		{"bash -c 'git clone https://github.com/o/r d' && git -C d checkout " + commit, []string{"git clone https://github.com/o/r pinned"}, ""},
@@ -525,7 +527,7 @@ func TestGitFetchedByAHook(t *testing.T) {
 	}{
 		{`git clone https://github.com/OWNER/REPO \"$D\" && go build -o \"$D/bin/tool\"`, []string{
 			"warning discovery/fetched-code",
-			"runs code that is not in the tree, fetched at run time: git clone fetches https://github.com/OWNER/REPO (no commit: whatever the repository's default branch holds that day, and no full commit checked out after it); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script; where the audit runs it under egress deny"}},
+			"runs code that is not in the tree, fetched at run time: git clone fetches https://github.com/OWNER/REPO (no commit: whatever the repository's default branch holds that day, and no full commit checked out after it); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or pull, in the same command or script; where the audit runs it under egress deny"}},
 		{`git clone -b main git@github.com:OWNER/REPO.git \"$D\" && git -C \"$D\" checkout ` + commit, []string{
 			"notice discovery/fetched-code",
 			"git clone fetches git@github.com:OWNER/REPO.git, pinned by the commit " + commit + " checked out after it; vigiles audits what the tree holds, not what is fetched: review that version apart"}},

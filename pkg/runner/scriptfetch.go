@@ -16,7 +16,7 @@ const maxScriptLines = 10_000
 
 // scriptLineFetches is what the shell scripts of the tree that hook h's
 // command runs (hookFiles) fetch, line by line, each fetch's runner
-// naming the script and line; a git clone, pull or fetch is pinned by a
+// naming the script and line; a git clone or pull is pinned by a
 // checkout of a full commit on a later line too. A script is a file named *.sh or *.bash,
 // or whose first line runs sh, bash, dash or zsh. Each script is read
 // once, however many hooks run it (s.lineFetches).

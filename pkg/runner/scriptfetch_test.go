@@ -63,7 +63,7 @@ func TestScriptLineFetches(t *testing.T) {
 			want: []string{"warning discovery/fetched-code",
 				"git clone, in plugins/p/scripts/setup.sh line 4, fetches https://github.com/OWNER/REPO (no commit: whatever the repository's default branch holds that day, and no full commit checked out after it)",
 				"git pull, in plugins/p/scripts/setup.sh line 6, fetches origin main (whatever the remote's branch holds that day, and no full commit checked out after it)",
-				"pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or fetch, in the same command or script"},
+				"pin a commit: git checkout <commit> (its full 40-hex hash) after the clone or pull, in the same command or script"},
 		},
 		{
 			// A checkout of a full commit on a later line pins the
