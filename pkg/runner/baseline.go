@@ -1425,7 +1425,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			known := setOf(oldHosts)
 			for _, h := range now {
 				if !known[h] {
-					said, ev := notAgain(h, oldHosts, now, func(string) bool { return true }, "host", "", "try")
+					said, ev := notAgain(h, oldHosts, func(a string) bool { _, found := slices.BinarySearch(now, a); return found }, func(string) bool { return true }, "host", "", "try")
 					what := "tries to reach " + shownName(h)
 					if h == noHost {
 						// The detail (the request it made) is the
@@ -1479,13 +1479,31 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			// to it too, deleted or not (deletedOf), where the baseline
 			// says: one written before it kept deletes (old.Deleted nil)
 			// accepted the path, whatever was done to it.
+			// A path is the one the baseline lists that differs from it
+			// in its date and time stamps alone (stampless): a log named
+			// after the day is the same write each day, and the path
+			// the baseline lists is what it was then.
 			known, wasDeleted := setOf(old.Writes), setOf(old.Deleted)
+			stamped := map[string]string{}
+			for _, o := range old.Writes {
+				if k := stampless(o); !known[stamped[k]] {
+					stamped[k] = o // the first, as the baseline sorts them
+				}
+			}
 			nowDeleted := setOf(deletedOf(r))
 			nowLinks := linksOf(r)
 			nowWrites := writesOf(r)
+			wrote := map[string]bool{}
 			for _, w := range nowWrites {
+				wrote[stampless(w)] = true
+			}
+			for _, w := range nowWrites {
+				listed, listedAt := w, known[w]
+				if !listedAt {
+					listed, listedAt = stamped[stampless(w)]
+				}
 				switch {
-				case !known[w]:
+				case !listedAt:
 					verb := "writes"
 					if nowDeleted[w] {
 						verb = "deletes"
@@ -1500,7 +1518,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					// one checkout, only .git's index.lock made and
 					// removed, a modify of .git, in another).
 					near := func(p string) bool { return path.Dir(p) == dir || p == dir || path.Dir(p) == w }
-					said, ev := notAgain(w, old.Writes, nowWrites, near, "path", " next to it", "write")
+					said, ev := notAgain(w, old.Writes, func(a string) bool { return wrote[stampless(a)] }, near, "path", " next to it", "write")
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
 						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
@@ -1509,16 +1527,16 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 					// Accepted by path: whether it was deleted is not
 					// kept. (Its link's target is compared below: such
 					// a baseline kept none.)
-				case nowDeleted[w] && !wasDeleted[w]:
+				case nowDeleted[w] && !wasDeleted[listed]:
 					add(r, DriftWrite, opCreatedOrModified, w, fmt.Sprintf("%s %s%s now deletes %s, which the baseline says it created or modified", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
 					continue
-				case !nowDeleted[w] && wasDeleted[w]:
+				case !nowDeleted[w] && wasDeleted[listed]:
 					add(r, DriftWrite, opDeleted, w, fmt.Sprintf("%s %s%s now creates or modifies %s, which the baseline says it deleted", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w)), sev)
 					continue
 				}
 				// Where a link leads is what a write through it later
 				// changes: a link pointed elsewhere is a new write.
-				was, now := old.Links[w], nowLinks[w]
+				was, now := old.Links[listed], nowLinks[w]
 				switch {
 				case was == now:
 				case was == "":
@@ -1589,18 +1607,19 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 
 // notAgain says, for the drift of a new host or path (added), what the
 // baseline lists (accepted) where near (a path next to it; any host) that
-// this run did not reach or write (now, sorted): a name
+// this run did not reach or write (did says it did): a name
 // the hook draws anew each run (a mktemp name in the tree or HOME, a
 // random mirror) reads as the change it is, one name for another, not as
 // a new one alone. The message's part counts them; the evidence names
 // them, up to maxNotAgain, as "- " lines (the baseline) before the new
 // one's "+ " line (now), so that what code scanning tells findings apart
 // by, the message and the drift's own name, holds no name of another.
-// Both "" where there is none.
-func notAgain(added string, accepted, now []string, near func(string) bool, what, where, verb string) (said, evidence string) {
+// A path is matched as baseline writes are (stampless). Both "" where
+// there is none.
+func notAgain(added string, accepted []string, did, near func(string) bool, what, where, verb string) (said, evidence string) {
 	var gone []string
 	for _, a := range accepted {
-		if _, found := slices.BinarySearch(now, a); !found && near(a) {
+		if !did(a) && near(a) {
 			gone = append(gone, a)
 		}
 	}
