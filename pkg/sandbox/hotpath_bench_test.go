@@ -141,22 +141,7 @@ func BenchmarkSnapshotDiff(b *testing.B) {
 	for _, dirs := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("dirs=%d", dirs), func(b *testing.B) {
 			root := b.TempDir()
-			for i := range dirs {
-				d := filepath.Join(root, "t", fmt.Sprintf("d%d", i))
-				if err := os.MkdirAll(d, 0o755); err != nil {
-					b.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-			snap, err := takeSnapshot(root)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := os.RemoveAll(filepath.Join(root, "t")); err != nil {
-				b.Fatal(err)
-			}
+			snap := snapshotOfDeletedDirs(b, root, dirs)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

@@ -293,6 +293,29 @@ func TestWritesExactOpaqueValue(t *testing.T) {
 	}
 }
 
+// snapshotOfDeletedDirs makes dirs directories under root/t, each with a
+// file, takes the copy method's snapshot of root, and deletes t.
+func snapshotOfDeletedDirs(t testing.TB, root string, dirs int) snapshot {
+	t.Helper()
+	for i := range dirs {
+		d := filepath.Join(root, "t", fmt.Sprintf("d%d", i))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := takeSnapshot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "t")); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // TestWritesExactSnapshotDiffOfManyDeletedDirectories: the copy method's
 // diff of a tree whose 30,000 directories were deleted lists each. It
 // scanned the whole snapshot for each deleted directory (15 s for 24,000
@@ -311,22 +334,7 @@ func TestWritesExactSnapshotDiffOfManyDeletedDirectories(t *testing.T) {
 		parent = ""
 	}
 	root := tempDirIn(t, parent, "vigiles-snapshot-", 0o700)
-	for i := 0; i < dirs; i++ {
-		d := filepath.Join(root, "t", fmt.Sprintf("d%d", i))
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(d, "f"), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	snap, err := takeSnapshot(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(filepath.Join(root, "t")); err != nil {
-		t.Fatal(err)
-	}
+	snap := snapshotOfDeletedDirs(t, root, dirs)
 	start := time.Now()
 	ws, err := snap.diff(root)
 	took := time.Since(start)
