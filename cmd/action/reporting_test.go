@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,6 +246,40 @@ func TestActionOwnErrorIsShown(t *testing.T) {
 				t.Errorf("the summary does not count the 3 findings' errors not shown:\n%s", lastLines(sum, 6))
 			}
 		})
+	}
+}
+
+// TestActionSummaryNotWrittenFailsFirst: a job summary that cannot be
+// written (GITHUB_STEP_SUMMARY a directory) fails the step (125), and
+// nothing posted or written before that is known reads otherwise: the
+// check run concludes failure and says why, and the verdict output is
+// error. (The check run concluded neutral and the verdict read pass.)
+func TestActionSummaryNotWrittenFailsFirst(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "fail-level": "error"})
+	s.env["INPUT_GITHUB-TOKEN"] = testToken
+	s.env["GITHUB_STEP_SUMMARY"] = t.TempDir()
+	s.runCanned(t, cannedReport("test", 0, 1, 0), nil)
+	if s.exitCode != 125 {
+		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
+	}
+	var posts int
+	for _, r := range s.api.reqs {
+		if r.Method != http.MethodPost {
+			continue
+		}
+		posts++
+		if r.Body["conclusion"] != "failure" {
+			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
+		}
+		if sum, _ := r.Body["output"].(map[string]any)["summary"].(string); !strings.Contains(sum, "writing job summary") {
+			t.Errorf("check-run summary does not say why the step fails:\n%s", sum)
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d check runs posted, want 1", posts)
+	}
+	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+		t.Errorf("outputs %v, want verdict=error", out)
 	}
 }
 

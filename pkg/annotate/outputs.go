@@ -52,6 +52,16 @@ func WriteOutputs(path string, o Outputs) error {
 	return appendFile(path, s)
 }
 
+// writeOutputs appends the outputs to f, a GITHUB_OUTPUT file opened by
+// openFileCommand.
+func writeOutputs(f *os.File, o Outputs) error {
+	s, err := o.lines()
+	if err != nil {
+		return err
+	}
+	return writeFileCommand(f, s)
+}
+
 // WriteVerdict appends only the verdict output to the GITHUB_OUTPUT file
 // at path: for a step that stops before it has a report.
 func WriteVerdict(path, verdict string) error {
@@ -66,17 +76,35 @@ func WriteVerdict(path, verdict string) error {
 // appendFile appends s to the file at path, as the runner's file commands
 // expect.
 func appendFile(path, s string) (err error) {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openFileCommand(path)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", path, err)
+		return err
 	}
 	defer func() {
 		if cerr := f.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing %s: %w", path, cerr)
 		}
 	}()
+	return writeFileCommand(f, s)
+}
+
+// openFileCommand opens the runner's file-command file at path for
+// appending; nil without an error when path is "" (no such file).
+func openFileCommand(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// writeFileCommand appends s to f, opened by openFileCommand.
+func writeFileCommand(f *os.File, s string) error {
 	if _, err := f.WriteString(s); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", f.Name(), err)
 	}
 	return nil
 }

@@ -104,22 +104,53 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	}
 	repo := getenv("GITHUB_REPOSITORY")
 
+	// The summary and outputs files are opened before anything is posted
+	// or written: one that cannot be opened (a directory, say) fails the
+	// step (125), so the check run concludes failure and the verdict
+	// output, where it can be written, reads error, as for o.Err.
+	var failed []error
+	summaryFile, err := openFileCommand(getenv("GITHUB_STEP_SUMMARY"))
+	if err != nil {
+		failed = append(failed, fmt.Errorf("writing job summary: %w", err))
+	}
+	outputFile, err := openFileCommand(getenv("GITHUB_OUTPUT"))
+	if err != nil {
+		failed = append(failed, fmt.Errorf("writing step outputs: %w", err))
+	}
+	defer func() {
+		for _, f := range []*os.File{summaryFile, outputFile} {
+			if f == nil {
+				continue
+			}
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("closing %s: %w", f.Name(), cerr)
+			}
+		}
+	}()
+
 	e, w, n := countBySeverity(r.Findings)
 	conclusion := "success"
 	res.ExitCode = ExitCode(r, o.FailLevel)
 	switch {
-	case o.Err != nil:
+	case o.Err != nil || len(failed) > 0:
 		// Whatever the findings say: a shallow copy, so the summaries'
 		// verdict lines say error without changing the caller's report.
-		failed := *r
-		failed.Verdict = report.VerdictError
-		r = &failed
+		errored := *r
+		errored.Verdict = report.VerdictError
+		r = &errored
 		conclusion = "failure"
-		notes = append(notes, fmt.Sprintf("vigiles %s did not complete, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
 	case res.ExitCode != 0:
 		conclusion = "failure"
 	case len(r.Findings) > 0:
 		conclusion = "neutral"
+	}
+	if o.Err != nil {
+		notes = append(notes, fmt.Sprintf("vigiles %s did not complete, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(o.Err.Error(), 500))))
+	}
+	for _, f := range failed {
+		// Said on the check run too: where the summary is what cannot
+		// be written, it and the log's ::error are all that say it.
+		notes = append(notes, fmt.Sprintf("vigiles %s could not report in full, so the step fails: %s.", oneLine(cut(r.Command, 20)), oneLine(cut(f.Error(), 500))))
 	}
 	notes = append(notes, o.Notes...)
 
@@ -202,13 +233,12 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	// step fails for an error of vigiles' own (o.Err, or the outputs or
 	// summary not written), which the caller then annotates: one error
 	// annotation is kept for it.
-	var failed []error
-	if p := getenv("GITHUB_OUTPUT"); p != "" {
+	if outputFile != nil {
 		out := Outputs{Verdict: r.Verdict, Findings: len(r.Findings), Failed: Failed(r, o.FailLevel), Report: o.ReportPath}
 		if out.Verdict != report.VerdictPass && out.Verdict != report.VerdictFail {
 			out.Verdict = report.VerdictError
 		}
-		if err := WriteOutputs(p, out); err != nil {
+		if err := writeOutputs(outputFile, out); err != nil {
 			failed = append(failed, fmt.Errorf("writing step outputs: %w", err))
 		}
 	}
@@ -226,7 +256,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		}
 		return b
 	}
-	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
+	if summaryFile != nil {
 		var hidden Hidden
 		if !posted {
 			hidden = writeAnnotations(nil, r.Findings, within())
@@ -235,7 +265,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			ServerURL: getenv("GITHUB_SERVER_URL"), Repo: repo, SHA: sha,
 			FailLevel: o.FailLevel, Hidden: hidden, Notes: notes,
 		})
-		if err := appendFile(p, s); err != nil {
+		if err := writeFileCommand(summaryFile, s); err != nil {
 			failed = append(failed, fmt.Errorf("writing job summary: %w", err))
 		}
 	}
