@@ -373,3 +373,29 @@ func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
 		t.Errorf("an ignored SIGHUP is taken: %v", interruptSignals())
 	}
 }
+
+// TestInterruptedActionPostsNoCheckRun: a step cancelled while its hooks
+// ran sends GitHub nothing, and says why as the docs do (its API calls
+// would be cut short), not as an API failure of a request never sent.
+func TestInterruptedActionPostsNoCheckRun(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit"})
+	s.env["INPUT_GITHUB-TOKEN"] = testToken
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	canned := func(context.Context, runner.Options) (*report.Report, error) {
+		cancel() // the runner's SIGINT, while the hooks ran
+		return cannedReport("audit", 1, 0, 0), errors.New("audit interrupted (SIGINT)")
+	}
+	deps := actionDeps{test: canned, audit: canned, httpClient: s.srv.Client()}
+	err := runActionWith(ctx, nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 125 {
+		t.Errorf("exit %d; want 125\n%s", code, s.stderr.String())
+	}
+	if len(s.api.reqs) != 0 {
+		t.Errorf("%d API requests sent after the step was cancelled", len(s.api.reqs))
+	}
+	log := strings.ReplaceAll(s.stdout.String(), annotate.Colon, ":")
+	if !strings.Contains(log, "its API calls would be cut short") || strings.Contains(log, "context canceled") {
+		t.Errorf("the log does not say why there is no check run as the docs do:\n%s", lastLines(log, 8))
+	}
+}

@@ -165,6 +165,9 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			reason = "the commit to attach it to is unknown: " + shaErr.Error()
 		case !repoRE().MatchString(repo):
 			reason = "GITHUB_REPOSITORY is not owner/name"
+		case ctx.Err() != nil:
+			// Nothing is sent: a request would end before GitHub answered.
+			reason = "the step was interrupted, and its API calls would be cut short"
 		default:
 			owner, name, _ := strings.Cut(repo, "/")
 			client, cerr := NewClient(o.HTTPClient, o.Token, getenv("GITHUB_API_URL"))
