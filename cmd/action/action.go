@@ -703,6 +703,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if runErr != nil {
 		return fail(stdout, 125, fmt.Errorf("vigiles %w", namedFor(in.Command, ownErr)))
 	}
+	if res.Interrupted != nil {
+		// The signal came after the hooks ran, while the findings were
+		// reported: vigiles' own error, as an interruption before.
+		return fail(stdout, 125, fmt.Errorf("vigiles %s interrupted (%v) while it reported to GitHub", in.Command, res.Interrupted))
+	}
 	if sarifErr != nil {
 		return fail(stdout, 125, sarifErr)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -397,5 +399,41 @@ func TestInterruptedActionPostsNoCheckRun(t *testing.T) {
 	log := strings.ReplaceAll(s.stdout.String(), annotate.Colon, ":")
 	if !strings.Contains(log, "its API calls would be cut short") || strings.Contains(log, "context canceled") {
 		t.Errorf("the log does not say why there is no check run as the docs do:\n%s", lastLines(log, 8))
+	}
+}
+
+// TestInterruptedWhileReportingIsAnError: a signal that comes while the
+// check run is posted, after the hooks ran, fails the step as any
+// interruption does: exit 125, verdict error, and the job summary and the
+// log say it was interrupted. (It exited 0 or 1 with verdict fail.)
+func TestInterruptedWhileReportingIsAnError(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "test", "fail-level": "none"})
+	s.env["INPUT_GITHUB-TOKEN"] = testToken
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cancel(errors.New("SIGTERM")) // the runner's signal, while GitHub answers
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id":7,"html_url":"https://ghes.example/octo/plugins/runs/7"}`)
+	}))
+	defer api.Close()
+	s.env["GITHUB_API_URL"] = api.URL + "/api/v3"
+	canned := func(context.Context, runner.Options) (*report.Report, error) {
+		return cannedReport("test", 0, 1, 0), nil
+	}
+	deps := actionDeps{test: canned, audit: canned, httpClient: api.Client()}
+	err := runActionWith(ctx, nil, func(k string) string { return s.env[k] }, &s.stdout, &s.stderr, deps)
+	if code := exitCode(err, &s.stderr, true); code != 125 {
+		t.Errorf("exit %d; want 125\n%s", code, s.stderr.String())
+	}
+	if outs := outputs(t, s.file(t, "GITHUB_OUTPUT")); outs["verdict"] != report.VerdictError {
+		t.Errorf("outputs %v; want verdict error", outs)
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "interrupted") {
+		t.Errorf("the job summary does not say the interruption:\n%s", lastLines(sum, 8))
+	}
+	if !strings.Contains(s.stderr.String(), "interrupted (SIGTERM)") {
+		t.Errorf("stderr does not say the interruption:\n%s", s.stderr.String())
 	}
 }

@@ -234,14 +234,17 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			out.Summary = github.String(cutBytes(summary, MaxCheckRunSummaryChars-len(incompleteNote)) + incompleteNote)
 			// Sent when the step is being cancelled too (the runner's
 			// SIGINT ends ctx), on a short clock of its own: else the
-			// run's summary does not say what it lacks.
+			// run's summary does not say what it lacks. It then
+			// concludes failure: the step exits 125 for the signal.
+			opts := github.UpdateCheckRunOptions{Name: cr.Name, Output: out}
 			cctx := ctx
 			if ctx.Err() != nil {
+				opts.Status, opts.Conclusion = github.String("completed"), github.String("failure")
 				var cancel context.CancelFunc
 				cctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), CheckRunCompleteTimeout)
 				defer cancel()
 			}
-			if cerr := update(cctx, github.UpdateCheckRunOptions{Name: cr.Name, Output: out}, run.GetID()); cerr != nil {
+			if cerr := update(cctx, opts, run.GetID()); cerr != nil {
 				err = fmt.Errorf("%w; saying so in its summary: %w", err, classify(cerr))
 			}
 			return run.GetHTMLURL(), err

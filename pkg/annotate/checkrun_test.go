@@ -589,7 +589,9 @@ func TestCheckRunWaitsForASecondaryRateLimit(t *testing.T) {
 // TestCheckRunCompletedWhenCancelled: a step cancelled while a check run
 // takes its batches (the runner's SIGINT ends the context) still sends
 // the request that notes the missing annotations in its summary, on a
-// short clock of its own; the run was completed by its create.
+// short clock of its own (the run was completed by its create), and that
+// request concludes it failure whatever the findings said, since the step
+// exits 125 for the signal.
 func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -619,7 +621,7 @@ func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, perr := PostCheckRun(ctx, c, CheckRun{Owner: "octo", Repo: "plugins", Name: "vigiles audit", HeadSHA: headSHA,
-		Conclusion: "failure", Title: "t", Summary: "s", Findings: manyFindings(120).Findings})
+		Conclusion: "neutral", Title: "t", Summary: "s", Findings: manyFindings(120).Findings})
 	if perr == nil || errors.Is(perr, ErrCheckRunInProgress) {
 		t.Errorf("error %v, want the batch not posted and the run completed", perr)
 	}
@@ -630,6 +632,9 @@ func TestCheckRunCompletedWhenCancelled(t *testing.T) {
 	}
 	if s, _ := bodies[2]["output"].(map[string]any)["summary"].(string); !strings.Contains(s, "Not every annotation could be posted") {
 		t.Errorf("the last request's summary does not say annotations are missing")
+	}
+	if bodies[2]["status"] != "completed" || bodies[2]["conclusion"] != "failure" {
+		t.Errorf("the last request's status %v, conclusion %v: want the cancelled run to conclude failure", bodies[2]["status"], bodies[2]["conclusion"])
 	}
 }
 

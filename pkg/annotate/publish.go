@@ -74,6 +74,10 @@ type Result struct {
 	FellBack bool
 	Reason   string
 	Hidden   Hidden
+	// Interrupted is why ctx ended (its cause) where it ended while
+	// Publish ran and o.Err did not say so already: the step fails as
+	// interrupted (125), and the outputs and summary say error.
+	Interrupted error
 }
 
 // Publish puts r on every GitHub surface: a check run on the pull
@@ -232,6 +236,16 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 			notes = append(notes, "The findings are annotated on the check run "+CheckName(r.Command, o.Scope, r.Shard, getenv("GITHUB_JOB"))+".")
 		}
 	}
+	if o.Err == nil && ctx.Err() != nil {
+		// The signal came while the check run was posted (or just
+		// before): nothing written from here reads pass. A check run
+		// completed before it stays as it concluded.
+		res.Interrupted = context.Cause(ctx)
+		errored := *r
+		errored.Verdict = report.VerdictError
+		r = &errored
+		notes = append(notes, fmt.Sprintf("vigiles %s was interrupted (%s) while it reported, so the step fails.", oneLine(cut(r.Command, 20)), oneLine(cut(res.Interrupted.Error(), 100))))
+	}
 	// The step's annotations come last, once it is known whether the
 	// step fails for an error of vigiles' own (o.Err, or the outputs or
 	// summary not written), which the caller then annotates: one error
@@ -254,7 +268,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	earlier := readCount(counter)
 	within := func() budget {
 		b := budget{made: o.Made, earlier: earlier}
-		if o.Err != nil || len(failed) > 0 {
+		if o.Err != nil || res.Interrupted != nil || len(failed) > 0 {
 			b.reserved = 1
 		}
 		return b
