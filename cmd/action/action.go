@@ -271,18 +271,22 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 		}
 	}
 	for _, h := range allow {
-		if strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
-			egressOK = false
-			continue
-		}
 		// Said here in the inputs' words: the engine's check below names
 		// the CLI's --allow and --allow-ip, which the action does not have.
+		// An address or a CIDR (whose '/' no host name has) is told where
+		// it goes.
 		_, err := evidence.ParseAllowHost(h)
 		switch {
 		case errors.Is(err, evidence.ErrAddressNotName):
-			bad("input allow: %q is an address, and allow takes host names (HOST, *.SUFFIX, HOST:PORT); "+
-				"put addresses and CIDRs under the policy file's defaults.egress.allow-ip (hosts under defaults.egress.allow) and leave the egress and allow inputs empty", h)
+			what := "an address"
+			if strings.Contains(h, "/") {
+				what = "an address range"
+			}
+			bad("input allow: %q is %s, and allow takes host names (HOST, *.SUFFIX, HOST:PORT); "+
+				"put addresses and CIDRs under the policy file's defaults.egress.allow-ip (hosts under defaults.egress.allow) and leave the egress and allow inputs empty", h, what)
+			egressOK = false
+		case strings.ContainsAny(h, " \t\"'/\\") || strings.ContainsFunc(h, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+			bad("input allow: %q is not a host name (HOST, *.SUFFIX, HOST:PORT)", h)
 			egressOK = false
 		case err != nil:
 			bad("input allow: %q: %v", h, err)

@@ -1011,6 +1011,8 @@ func TestActionAllowNamesTheInputs(t *testing.T) {
 	}{
 		{map[string]string{"allow": "1.2.3.4"}, []string{`input allow: "1.2.3.4" is an address`, "defaults.egress.allow-ip", "leave the egress and allow inputs empty"}},
 		{map[string]string{"allow": "api.example.test, [2001:db8::1]:443"}, []string{`input allow: "[2001:db8::1]:443" is an address`, "defaults.egress.allow-ip"}},
+		{map[string]string{"allow": "10.0.0.0/8"}, []string{`input allow: "10.0.0.0/8" is an address range`, "defaults.egress.allow-ip", "leave the egress and allow inputs empty"}},
+		{map[string]string{"allow": "a.example.test/x"}, []string{`input allow: "a.example.test/x" is not a host name`}},
 		{map[string]string{"allow": "*.com"}, []string{`input allow: "*.com": a wildcard needs at least two labels`}},
 		{map[string]string{"allow": "a.example.test:99999"}, []string{`input allow: "a.example.test:99999": the port must be 1-65535`}},
 		{map[string]string{"allow": "a.example.test, localhost"}, []string{`input allow: "localhost": a name of the loopback, which in the sandbox is its own, not the host's`, "or leave it out"}},
