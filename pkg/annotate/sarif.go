@@ -29,8 +29,14 @@ type (
 	// what keeps two uploads (test and audit, two working directories)
 	// from replacing each other's alerts. Without a category it derives
 	// one from the workflow, job and matrix values.
+	//
+	// ColumnKind is always "unicodeCodePoints": a report's columns count
+	// characters, and SARIF 2.1.0 reads a run without it as counting
+	// UTF-16 code units, one column more for each character past U+FFFF
+	// (an emoji) before the column.
 	SARIFRun struct {
 		Tool       SARIFTool      `json:"tool"`
+		ColumnKind string         `json:"columnKind"`
 		Results    []SARIFResult  `json:"results"`
 		Properties map[string]any `json:"properties,omitempty"`
 	}
@@ -162,6 +168,11 @@ const (
 	sarifRuleDocURI = "https://github.com/vigiles/action/blob/main/docs/report-format.md"
 )
 
+// sarifColumnKind is what a SARIF run's columns count: a report's
+// Location.Column counts characters (Unicode code points), not SARIF's
+// default UTF-16 code units.
+const sarifColumnKind = "unicodeCodePoints"
+
 func sarifLevel(s report.Severity) string {
 	switch level(s) {
 	case report.SeverityError:
@@ -257,7 +268,8 @@ func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats
 			Tool: SARIFTool{Driver: SARIFDriver{
 				Name: sarifToolName, Version: version, InformationURI: sarifToolURI, Rules: rules,
 			}},
-			Results: []SARIFResult{},
+			ColumnKind: sarifColumnKind,
+			Results:    []SARIFResult{},
 		}},
 	}
 	var all []SARIFResult

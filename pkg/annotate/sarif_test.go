@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -157,5 +158,47 @@ func TestSARIFServerFingerprints(t *testing.T) {
 		if fp("npx pkg@1.0.0", 4) != fp("npx pkg@1.0.0", 40) {
 			t.Errorf("%s: one server on another line has another fingerprint", rule)
 		}
+	}
+}
+
+// TestSARIFColumnsCountCodePoints: a report's columns count characters,
+// so a command after an emoji on its line ("😀": one code point, two
+// UTF-16 code units) is at column 5, and the run says its columns are
+// code points: SARIF 2.1.0 reads a run without columnKind as counting
+// UTF-16 code units, which would put the result one column to the left of
+// where it is.
+func TestSARIFColumnsCountCodePoints(t *testing.T) {
+	line := `"😀":"echo hi"`
+	col := strings.Index(line, `"echo`) // bytes before the command
+	col = len([]rune(line[:col])) + 1   // its column in characters
+	r := &report.Report{Command: "audit", Findings: []report.Finding{{Rule: "discovery/fetched-code", Severity: report.SeverityWarning,
+		Location: report.Location{File: "plugins/x/hooks/hooks.json", Line: 1, Column: col}, Title: "t", Message: "m"}}}
+	var b bytes.Buffer
+	if _, err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			ColumnKind string `json:"columnKind"`
+			Results    []struct {
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartColumn int `json:"startColumn"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if run.ColumnKind != "unicodeCodePoints" {
+		t.Errorf("columnKind %q, want unicodeCodePoints (the report's columns count characters)", run.ColumnKind)
+	}
+	if got := run.Results[0].Locations[0].PhysicalLocation.Region.StartColumn; got != 5 {
+		t.Errorf("startColumn %d, want 5, the command's column in characters", got)
 	}
 }
