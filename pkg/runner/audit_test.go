@@ -700,13 +700,17 @@ func TestDecidesAfterAFailedCheck(t *testing.T) {
 }
 
 // TestAuditRunsNoHookItsMatcherNeverSelects: a matcher written as a
-// permission rule that no tool's name can hold, or as a negation, selects
-// no call Claude Code makes: the audit lists the hook, not run, rather
-// than run it for a tool made up to fit ("Bashgit status").
+// permission rule that no tool's name can hold, or that names a tool with
+// an argument no tool's name holds (Skill(prp-execute)), or as a
+// negation, selects no call Claude Code makes: the audit lists the hook,
+// not run, rather than run it for a tool made up to fit ("Bashgit
+// status", "Skillprp-execute").
 func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
 	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [
 		{"matcher": "Bash(git status:*)", "hooks": [{"type": "command", "command": "true rule"}]},
 		{"matcher": "!Bash", "hooks": [{"type": "command", "command": "true negation"}]},
+		{"matcher": "Skill(prp-execute)", "hooks": [{"type": "command", "command": "true skill"}]},
+		{"matcher": "Task(Explore)", "hooks": [{"type": "command", "command": "true task"}]},
 		{"matcher": "Bash(.*)", "hooks": [{"type": "command", "command": "true bash"}]}],
 		"Stop": [{"matcher": "!x", "hooks": [{"type": "command", "command": "true stop"}]},
 		{"matcher": "(", "hooks": [{"type": "command", "command": "true stop2"}]}]}}`})
@@ -734,8 +738,8 @@ func TestAuditRunsNoHookItsMatcherNeverSelects(t *testing.T) {
 			notRun++
 		}
 	}
-	if notRun != 2 {
-		t.Errorf("%d plan/not-run findings say the hook never runs, want 2: %+v", notRun, rep.Findings)
+	if notRun != 4 {
+		t.Errorf("%d plan/not-run findings say the hook never runs, want 4: %+v", notRun, rep.Findings)
 	}
 }
 

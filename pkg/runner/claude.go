@@ -1762,7 +1762,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		} else if err != nil {
 			c.find(RuleBadMatcher, report.SeverityError, mloc, "%s[%d].matcher %q is not a valid regular expression, so it never matches: %v%s", event, gi, matcher, err, ruleMatcherHint(matcher))
 		} else if m, _ := compileMatcherFor(event, matcher); ruleNeverMatches(event, matcher, m) {
-			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and no tool's name holds a space or punctuation, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleMatcherHint(matcher))
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and %s, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleNeverMatchesWhy(m.Example()), ruleMatcherHint(matcher))
 		} else if name, like := misspeltTool(event, matcher); like != "" {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which is no tool of Claude Code's: did you mean %q? Claude Code matches a tool's name exactly, case and all, so the hook never runs for it (vigiles runs it for %q all the same, in case it is a tool of yours)", event, gi, name, like, name)
 		} else if negationMatcher(matcher) && event != FileChanged {
@@ -2344,9 +2344,10 @@ func negationMatcher(matcher string) bool {
 // ruleNeverMatches reports whether matcher (compiled as m) on the tool
 // event event is written as a permission rule, Bash(git status:*), that
 // is a valid regular expression but matches no tool: one that selects
-// none of the tools Claude Code has, and whose example (Matcher.Example,
-// "Bashgit status") holds a character no tool's name holds (names hold
-// letters, digits, _ and -; an MCP tool's too). An MCP rule,
+// none of the tools Claude Code has, and either names one of them with
+// an argument, Skill(prp-execute), whatever characters that holds, or
+// has an example (Matcher.Example, "Bashgit status") that holds a
+// character no tool's name holds (ruleExampleUnnamable). An MCP rule,
 // mcp__srv__(.*), is not one: it selects that server's tools.
 func ruleNeverMatches(event, matcher string, m *Matcher) bool {
 	if m == nil || !IsToolEvent(event) {
@@ -2357,12 +2358,27 @@ func ruleNeverMatches(event, matcher string, m *Matcher) bool {
 		return false // not Tool(…): !(Grep|Glob) is a negation
 	}
 	x := m.Example()
-	if x == "" || !strings.ContainsFunc(x, func(c rune) bool {
-		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-')
-	}) {
+	if x == "" || !ruleExampleUnnamable(x) && (r.spec == "" || !slices.Contains(claudeTools, r.tool)) {
 		return false
 	}
 	return !slices.ContainsFunc(claudeTools, m.Match)
+}
+
+// ruleExampleUnnamable reports whether x holds a character no tool's
+// name holds: names hold letters, digits, _ and -; an MCP tool's too.
+func ruleExampleUnnamable(x string) bool {
+	return strings.ContainsFunc(x, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-')
+	})
+}
+
+// ruleNeverMatchesWhy says why no tool's name holds x, the example of a
+// matcher ruleNeverMatches reports.
+func ruleNeverMatchesWhy(x string) string {
+	if ruleExampleUnnamable(x) {
+		return "no tool's name holds a space or punctuation"
+	}
+	return "no tool Claude Code has holds it"
 }
 
 // ruleMatcherHint is, for a matcher written as a permission rule

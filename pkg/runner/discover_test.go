@@ -369,6 +369,14 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher "Bash(git status:*)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Bashgit status"`,
 		},
 		{
+			// Tool-name characters only, yet no tool is so named: the
+			// hook never runs all the same.
+			name:  "a matcher written as a permission rule of name characters",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Skill(prp-execute)", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Task(Create|Get)", "hooks": [{"type": "command", "command": "true"}]}, {"matcher": "Mine(x)", "hooks": [{"type": "command", "command": "true"}]}]}}`},
+			want:  []string{"warning discovery/invalid-matcher .claude/settings.json:1:39"},
+			msg:   `PreToolUse[0].matcher "Skill(prp-execute)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Skillprp-execute", and no tool Claude Code has holds it, so the hook never runs (vigiles lists it, not run); it reads as a permission rule`,
+		},
+		{
 			// Claude Code sets ${CLAUDE_PLUGIN_ROOT} for plugins' hooks
 			// only: a project skill's is empty.
 			name: "a project skill's hook that names the plugin root",
