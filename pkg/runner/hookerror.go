@@ -32,7 +32,9 @@ const RuleRunHookError = "run/hook-error"
 // nothing whatever the hook exits with), and the run's record is of the hook failing, not at work: the warning
 // says why it failed where vigiles can tell (failureCause) and keeps the
 // end of its stderr as evidence. An async hook's exit 2 is none: it is
-// how such a hook speaks up (asyncRewake wakes the model with it).
+// how such a hook speaks up (asyncRewake wakes the model with it), but
+// where a shell or an interpreter gave it for a failure of its own
+// (shellFailure), which is the hook failing, not speaking up.
 //
 // A hook whose handler sets onFailure "block" fails so too where that
 // made Claude Code block the call (Decision.FailBlocked): a guard that
@@ -61,9 +63,11 @@ func hookError(e executed) *report.Finding {
 	if r.Outcome != report.OutcomeAllowed && !failBlocked && !crashBlocked && !failFails && !noPath || r.TimedOut || e.limit != "" || e.result == nil {
 		return nil
 	}
-	if e.async && r.ExitCode == 2 && e.result.Signal == "" {
-		// An async hook's exit 2 is its way to speak up (asyncRewake
-		// wakes the model with it), not a failure.
+	// An async hook's exit 2 is its way to speak up (asyncRewake wakes
+	// the model with it), not a failure, but where a shell or an
+	// interpreter gave it for a failure of its own, as crashBlocked.
+	asyncCrash := e.async && r.ExitCode == 2 && e.result.Signal == "" && shellFailure().MatchString(lastLine(r.Stderr))
+	if e.async && r.ExitCode == 2 && e.result.Signal == "" && !asyncCrash {
 		return nil
 	}
 	if r.Tier != string(sandbox.TierConfined) && r.Tier != string(sandbox.TierDirect) {
@@ -94,6 +98,9 @@ func hookError(e executed) *report.Finding {
 		// Claude Code went on when it started the hook, and tells of
 		// an async hook's end only in verbose mode.
 		then = "it runs async: Claude Code went on without waiting for it and tells of its end only in verbose mode, so nothing but that shows the failure, and nothing waits for the hook's work"
+		if asyncCrash {
+			then = "the shell or interpreter, not the hook, exited with 2: the hook failing, not speaking up as an async hook's exit 2 does; " + then
+		}
 	case failFails && rules.pathOutput:
 		then = fmt.Sprintf("any non-zero exit makes %s fail: a %s hook replaces Claude Code's own git worktree creation, so every worktree creation it fails so on fails (claude --worktree, a subagent's isolation: worktree)", r.Event, r.Event)
 	case failFails:
@@ -878,8 +885,9 @@ var interpreterFallback = lazyRE(`\b(?:python3?|py)\b[^|&;]*\|\|\s*(?:python3?|p
 
 // shellFailure matches a failure a shell or an interpreter reports on its
 // own before the hook's code runs, or as it starts it: a program or file
-// not found, a redirection it cannot create, a script Python cannot open.
-var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied)|can't open file '`)
+// not found, a redirection it cannot create, a substitution it cannot
+// read (dash's for ${env:HOME}), a script Python cannot open.
+var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied|[Bb]ad substitution)|can't open file '`)
 
 // barePython matches a shell's report that "python" (not python3) is
 // not found, and env's, where a script's first line runs it.
