@@ -55,3 +55,40 @@ func TestNeverSetVariables(t *testing.T) {
 		t.Errorf("the script's: %q", m)
 	}
 }
+
+// TestNeverSetUnprefixedVariables: Claude Code never sets TOOL_INPUT,
+// TOOL_NAME or TOOL_OUTPUT either, but a hook may set them for itself: a
+// read of one its command or a script of it assigns is none, nor is a
+// name that only ends in one.
+func TestNeverSetUnprefixedVariables(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "node .claude/hooks/check.js --input \"$TOOL_INPUT\""},
+  {"type": "command", "command": "python3 .claude/hooks/gate.py"},
+  {"type": "command", "command": "bash .claude/hooks/own.sh Bash"},
+  {"type": "command", "command": "echo \"$MY_TOOL_NAME ${CLAUDE_TOOL_OUTPUT_DIR}\""}
+]}]}}`,
+		".claude/hooks/check.js": "console.log(process.argv)\n",
+		".claude/hooks/gate.py":  "import os\nname = os.environ.get(\"TOOL_NAME\", \"\")\nout = os.getenv('TOOL_OUTPUT')\n",
+		".claude/hooks/own.sh":   "#!/bin/bash\nTOOL_NAME=\"$1\"\nif [ \"$TOOL_NAME\" = Bash ]; then echo bash; fi\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNeverSet {
+			got[f.Hook] = f.Message
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("never-set findings %q, want two", got)
+	}
+	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[0]"]; !strings.Contains(m, "reads TOOL_INPUT (in its command), which Claude Code never sets") {
+		t.Errorf("the command's: %q", m)
+	}
+	if m := got[".claude/settings.json#hooks.PreToolUse[0].hooks[1]"]; !strings.Contains(m, "reads TOOL_NAME and TOOL_OUTPUT (in its script .claude/hooks/gate.py)") {
+		t.Errorf("the script's: %q", m)
+	}
+}

@@ -51,7 +51,7 @@ func varsNamed(text string) []string {
 	if strings.Contains(text, remoteVar) {
 		out = append(out, remoteVar)
 	}
-	if !strings.Contains(text, "CLAUDE_") || readsStdin().MatchString(text) {
+	if !strings.Contains(text, "CLAUDE_") && !strings.Contains(text, "TOOL_") || readsStdin().MatchString(text) {
 		return out
 	}
 	for _, line := range strings.Split(text, "\n") {
