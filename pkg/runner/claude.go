@@ -1673,9 +1673,14 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 				"%q is no hook event, but it holds PreToolUse or PermissionRequest hooks: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks where no event is: put them under \"hooks\" by their event", ev.Key)
 			return len(c.out.Findings) - 1
 		}
+		runs := ", so it runs its hooks once with the common fields only and ignores their matcher"
+		if ev.Value.Kind != jsonArray {
+			// Its discovery/wrong-type, below: nothing of it runs.
+			runs = fmt.Sprintf(", and its value is %s, not an array of matcher groups, so no hook of it runs", ev.Value.Kind)
+		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
-			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, so it runs its hooks once with the common fields only and ignores their matcher (known: %s)",
-			ev.Key, strings.Join(EventNames(), ", "))
+			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it%s (known: %s)",
+			ev.Key, runs, strings.Join(EventNames(), ", "))
 	}
 	if ev.Value.Kind != jsonArray {
 		if guardEvents[ev.Key] && ev.Value.Kind == jsonNull {

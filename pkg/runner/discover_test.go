@@ -369,6 +369,14 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:   `PreToolUse[0].matcher "Bash(git status:*)" matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds "Bashgit status"`,
 		},
 		{
+			// Nothing of an entry that is no array runs: the
+			// unknown-event warning says so, not that its hooks run.
+			name:  "an unknown event whose value is an object",
+			files: map[string]string{".claude/settings.json": `{"hooks": {"preEditHook": {"command": "npx", "args": ["x"]}}}`},
+			want:  []string{"warning discovery/unknown-event .claude/settings.json:1:12", "error discovery/wrong-type .claude/settings.json:1:27"},
+			msg:   `hook event "preEditHook" is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, and its value is an object, not an array of matcher groups, so no hook of it runs (known: `,
+		},
+		{
 			// Tool-name characters only, yet no tool is so named: the
 			// hook never runs all the same.
 			name:  "a matcher written as a permission rule of name characters",
