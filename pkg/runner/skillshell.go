@@ -141,7 +141,9 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		}
 		at := off + f.at
 		line := bytes.Count(text[:at], []byte("\n")) + 1
-		col := at - (bytes.LastIndexByte(text[:at], '\n') + 1) + 1
+		// In characters, as the JSON and YAML parsers count a column
+		// (and SARIF's columnKind says): not bytes.
+		col := utf8.RuneCount(text[bytes.LastIndexByte(text[:at], '\n')+1:at]) + 1
 		loc := report.Location{File: rel, Line: line, Column: col}
 		if pin != nil {
 			loc = c.loc(rel, *pin)

@@ -227,3 +227,21 @@ func TestSkillShellBOM(t *testing.T) {
 		t.Errorf("named %q, want the line in the text a BOM keeps from being a frontmatter", got)
 	}
 }
+
+// TestSkillShellColumnCountsCharacters: a shell line's column counts the
+// characters before it, as every other column does (SARIF says its
+// columns are code points): "Lancez ✓ " is 9 characters and 11 bytes, so
+// its command, after "!`", is at column 12.
+func TestSkillShellColumnCountsCharacters(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/skills/u/SKILL.md": "---\nname: u\n---\nLancez ✓ !`id`\n"})
+	rep := serverAudit(t, dir, true)
+	for _, f := range rep.Findings {
+		if f.Rule == RuleSkillShell {
+			if f.Location.Line != 4 || f.Location.Column != 12 {
+				t.Errorf("the shell line is at %d:%d, want 4:12 (characters, not bytes)", f.Location.Line, f.Location.Column)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s finding: %+v", RuleSkillShell, rep.Findings)
+}
