@@ -1056,12 +1056,7 @@ func egressHost(e evidence.Egress) string {
 // printablePath is printable for a path: one longer than printable
 // keeps is cut at its start, as its end (the file) tells paths apart.
 func printablePath(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if breaksLine(r) {
-			return '?'
-		}
-		return r
-	}, s)
+	s = unbroken(s)
 	if len(s) > 120 {
 		i := len(s) - 119
 		for i < len(s) && s[i]&0xC0 == 0x80 {
@@ -1072,15 +1067,21 @@ func printablePath(s string) string {
 	return s
 }
 
-// printable replaces what could break a line of untrusted text (a
-// plugin's name; see breaksLine) with '?' and cuts it, for progress lines.
-func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
+// unbroken is s with '?' for each character that could break its line
+// (breaksLine).
+func unbroken(s string) string {
+	return strings.Map(func(r rune) rune {
 		if breaksLine(r) {
 			return '?'
 		}
 		return r
 	}, s)
+}
+
+// printable replaces what could break a line of untrusted text (a
+// plugin's name; see breaksLine) with '?' and cuts it, for progress lines.
+func printable(s string) string {
+	s = unbroken(s)
 	if len(s) > 80 {
 		s = clip(s, 80)
 	}
