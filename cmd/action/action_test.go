@@ -169,6 +169,35 @@ func (s *simulatedStep) run(t *testing.T) {
 	s.exitCode = exitCode(err, &s.stderr, true) // the action runs in a step log
 }
 
+// failedOwnError checks a step that failed for an error of vigiles' own
+// after it had a report: exit 125, one check run that concludes failure
+// and whose summary holds why, and the verdict output error.
+func (s *simulatedStep) failedOwnError(t *testing.T, why string) {
+	t.Helper()
+	if s.exitCode != 125 {
+		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
+	}
+	var posts int
+	for _, r := range s.api.reqs {
+		if r.Method != http.MethodPost {
+			continue
+		}
+		posts++
+		if r.Body["conclusion"] != "failure" {
+			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
+		}
+		if sum, _ := r.Body["output"].(map[string]any)["summary"].(string); !strings.Contains(sum, why) {
+			t.Errorf("check-run summary does not say why the step failed (%s):\n%s", why, sum)
+		}
+	}
+	if posts != 1 {
+		t.Errorf("%d check runs posted, want 1", posts)
+	}
+	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
+		t.Errorf("outputs %v, want verdict=error", out)
+	}
+}
+
 func (s *simulatedStep) file(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(s.env[name])
@@ -391,28 +420,7 @@ func TestActionUpdateBaselineFailureFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.run(t)
-	if s.exitCode != 125 {
-		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
-	}
-	var posts int
-	for _, r := range s.api.reqs {
-		if r.Method != http.MethodPost {
-			continue
-		}
-		posts++
-		if r.Body["conclusion"] != "failure" {
-			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
-		}
-		if sum, _ := r.Body["output"].(map[string]any)["summary"].(string); !strings.Contains(sum, "writing baseline") {
-			t.Errorf("check-run summary does not say why it failed:\n%s", sum)
-		}
-	}
-	if posts != 1 {
-		t.Errorf("%d check runs posted, want 1", posts)
-	}
-	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
-		t.Errorf("outputs %v, want verdict=error", out)
-	}
+	s.failedOwnError(t, "writing baseline")
 	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "writing baseline") {
 		t.Errorf("job summary does not say why it failed:\n%s", sum)
 	}

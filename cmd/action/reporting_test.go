@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -259,28 +258,7 @@ func TestActionSummaryNotWrittenFailsFirst(t *testing.T) {
 	s.env["INPUT_GITHUB-TOKEN"] = testToken
 	s.env["GITHUB_STEP_SUMMARY"] = t.TempDir()
 	s.runCanned(t, cannedReport("test", 0, 1, 0), nil)
-	if s.exitCode != 125 {
-		t.Fatalf("exit %d, want 125\n%s", s.exitCode, s.stderr.String())
-	}
-	var posts int
-	for _, r := range s.api.reqs {
-		if r.Method != http.MethodPost {
-			continue
-		}
-		posts++
-		if r.Body["conclusion"] != "failure" {
-			t.Errorf("check run concludes %v, want failure", r.Body["conclusion"])
-		}
-		if sum, _ := r.Body["output"].(map[string]any)["summary"].(string); !strings.Contains(sum, "writing job summary") {
-			t.Errorf("check-run summary does not say why the step fails:\n%s", sum)
-		}
-	}
-	if posts != 1 {
-		t.Errorf("%d check runs posted, want 1", posts)
-	}
-	if out := outputs(t, s.file(t, "GITHUB_OUTPUT")); out["verdict"] != "error" {
-		t.Errorf("outputs %v, want verdict=error", out)
-	}
+	s.failedOwnError(t, "writing job summary")
 }
 
 // TestActionBaselineOutsideWorkingDirectoryIsWritten: update-baseline
