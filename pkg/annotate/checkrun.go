@@ -26,10 +26,6 @@ var (
 	// always the token of a pull request from a fork), and to a request
 	// over a secondary rate limit.
 	ErrCheckRunForbidden = errors.New("GitHub refused the request (403 Forbidden)")
-	// ErrCheckRunInProgress was returned when a check run was created but
-	// could not be completed. PostCheckRun creates it completed, so it
-	// returns this no longer; Publish still asks.
-	ErrCheckRunInProgress = errors.New("the check run is left in progress")
 )
 
 // NewClient returns a go-github client that authenticates with token and

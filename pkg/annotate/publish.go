@@ -161,7 +161,6 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 	posted := false
 	if o.CheckRun {
 		reason := ""
-		inProgress := false // created, neither complete nor annotated in full
 		switch {
 		case o.Token == "":
 			reason = "no github-token was given"
@@ -204,7 +203,6 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				},
 			})
 			res.CheckRunURL = url
-			inProgress = errors.Is(perr, ErrCheckRunInProgress)
 			switch {
 			case errors.Is(perr, ErrCheckRunForbidden) && url == "":
 				reason = "GitHub refused to create the check run (403): the token lacks checks: write; add `permissions: checks: write` to the job (a pull request from a fork cannot get it)"
@@ -222,10 +220,9 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 		if !posted {
 			res.FellBack, res.Reason = true, reason
 			what := "no check run"
-			switch {
-			case inProgress:
-				what = "the check run could not take every annotation, nor be completed"
-			case res.CheckRunURL != "":
+			if res.CheckRunURL != "" {
+				// Created completed with its first annotations
+				// (PostCheckRun): a later batch failed.
 				what = "the check run could not take every annotation; it was completed without the rest"
 			}
 			notes = append(notes, strings.ToUpper(what[:1])+what[1:]+": "+reason+". The findings are annotated through workflow commands instead.")
