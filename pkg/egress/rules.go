@@ -310,12 +310,8 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: nativeU32(dnsMark)},
 				}
 				e = append(e, matchDaddr(up.Addr())...)
-				e = append(e,
-					&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
-					&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-					&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(up.Port())},
-					accept())
+				e = append(e, matchDport(l4, up.Port())...)
+				e = append(e, accept())
 				add(out, e...)
 			}
 			// Any other packet to the upstream's address on its port
@@ -342,11 +338,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			for _, port := range ports {
 				for _, l4 := range []byte{unix.IPPROTO_UDP, unix.IPPROTO_TCP} {
 					for _, a := range addrs {
-						add(out, slices.Concat(matchDaddr(a), []expr.Any{
-							&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-							&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
-							&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-							&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(port)},
+						add(out, slices.Concat(matchDaddr(a), matchDport(l4, port), []expr.Any{
 							&expr.Counter{},
 							&expr.Verdict{Kind: expr.VerdictGoto, Chain: refuse.Name}})...)
 					}
@@ -419,23 +411,18 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{fam.nfproto}},
 			}
 			conns := rs.sets[fam.conns]
+			logNew := func(snaplen uint32) []expr.Any {
+				return slices.Concat(connKey(fam.off, fam.alen), []expr.Any{
+					&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
+					logToLen(logPrefixAccept, snaplen),
+					&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})
+			}
 			// A new connection's first datagram to port 53 is logged
 			// with room for its DNS question (logSnaplenDNS), so that
 			// the question is named whatever its length; the rule below
 			// then finds the connection in conns and logs it no more.
-			add(acc, slices.Concat(isFam, []expr.Any{
-				&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
-				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(53)},
-			}, connKey(fam.off, fam.alen), []expr.Any{
-				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
-				logToLen(logPrefixAccept, logSnaplenDNS),
-				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
-			add(acc, slices.Concat(isFam, connKey(fam.off, fam.alen), []expr.Any{
-				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
-				logTo(logPrefixAccept),
-				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
+			add(acc, slices.Concat(isFam, udpToDNS, logNew(logSnaplenDNS))...)
+			add(acc, slices.Concat(isFam, logNew(logSnaplen))...)
 			set, dests := rs.sets[fam.flows], rs.sets[fam.dests]
 			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
 				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
@@ -488,18 +475,10 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// packet with its headers alone, so that a flood of large datagrams
 	// fills the log no faster than it did.
 	question := c.AddChain(&nftables.Chain{Name: "question", Table: t})
-	add(out,
-		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_UDP}},
-		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(53)},
+	add(out, slices.Concat(udpToDNS, []expr.Any{
 		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS),
-		&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name})
-	add(question,
-		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
-		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
-		drop())
-	add(question, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
+		&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
+	addRefusal(add, question)
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
 	addRefusal(add, out)
 	return rs, nil
@@ -592,6 +571,20 @@ func connKey(addrOff, alen uint32) []expr.Any {
 		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
 		&expr.Payload{DestRegister: r + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2})
 }
+
+// matchDport matches a packet of transport protocol l4 to port.
+func matchDport(l4 byte, port uint16) []expr.Any {
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: be16(port)},
+	}
+}
+
+// udpToDNS matches a UDP datagram to port 53: a DNS question, whose log
+// takes logSnaplenDNS.
+var udpToDNS = matchDport(unix.IPPROTO_UDP, 53)
 
 func matchDaddr(a netip.Addr) []expr.Any {
 	nfproto, off := byte(unix.NFPROTO_IPV4), uint32(16)
