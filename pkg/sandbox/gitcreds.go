@@ -950,6 +950,11 @@ func hiddenPaths(v hostView, files []string) []string {
 // tree lies in (another user's home into a tree in /home, a directory of
 // /tmp into a tree in /tmp) shows what the mask hides, and is refused.
 func hiddenMountInTree(tree string, v hostView, files []string, mounts []fsx.Mount) (point, hidden, how string) {
+	// Most trees hold no mount: then no hidden path is resolved (the
+	// check runs in every confined run's set-up).
+	if inside, _ := mountsInside(tree, mounts); len(inside) == 0 {
+		return "", "", ""
+	}
 	type source struct{ path, dev, root string }
 	var sources []source
 	for _, h := range hiddenPaths(v, files) {

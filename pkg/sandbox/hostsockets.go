@@ -34,6 +34,9 @@ const procNetUnix = "/proc/net/unix"
 // tree, seen by the run, a socket), a parameter for the tests.
 func hostSockets(r io.Reader, isSocket func(string) (string, bool)) []string {
 	var out []string
+	// A listening socket's path is listed again for each connection it
+	// accepted: each path is resolved and looked at once.
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	first := true
@@ -56,9 +59,10 @@ func hostSockets(r io.Reader, isSocket func(string) (string, bool)) []string {
 			rest = rest[i:]
 		}
 		p := strings.TrimLeft(string(rest), " ")
-		if !ok || !strings.HasPrefix(p, "/") || slices.Contains(out, p) {
+		if !ok || !strings.HasPrefix(p, "/") || seen[p] {
 			continue
 		}
+		seen[p] = true
 		if r, ok := isSocket(p); ok && !slices.Contains(out, r) {
 			out = append(out, r)
 		}
