@@ -1486,7 +1486,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			known, wasDeleted := setOf(old.Writes), setOf(old.Deleted)
 			stamped := map[string]string{}
 			for _, o := range old.Writes {
-				if k := stampless(o); !known[stamped[k]] {
+				if k := stampless(o); stamped[k] == "" {
 					stamped[k] = o // the first, as the baseline sorts them
 				}
 			}

@@ -6,7 +6,7 @@ import "time"
 // placeholder, so that a path a hook names after the day it runs
 // (~/.claude/hooks-logs/2026-12-04.jsonl, an npm debug log's
 // 2026-12-04T12_34_56_789Z) compares equal to the one it wrote the day the
-// baseline was: what a baseline's writes are matched by (sameWrite). A
+// baseline was: what a baseline's writes are matched by (compareBaseline). A
 // stamp is a calendar date, YYYY-MM-DD, YYYY_MM_DD or YYYYMMDD, a valid one
 // whose digits are no part of a longer run of them (build-20261399 and
 // v2026-12-40 are none), and the time after it where there is one:

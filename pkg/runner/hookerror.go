@@ -50,7 +50,7 @@ func hookError(e executed) *report.Finding {
 	// WorktreeCreate hook's the creation: blocked, and still the hook
 	// failing, not its answer.
 	rules := outcomeRules[r.Event]
-	failFails := r.Outcome == report.OutcomeBlocked && (rules.nonZeroFails || rules.pathOutput) && e.result != nil && (r.ExitCode != 0 || e.result.Signal != "")
+	failFails := r.Outcome == report.OutcomeBlocked && rules.failsOnNonZero() && e.result != nil && (r.ExitCode != 0 || e.result.Signal != "")
 	// Exit status 2 that a shell or an interpreter gave for a failure
 	// (python's for a script it cannot open, sh's for a redirection it
 	// cannot create), its last word: a block, but not the hook's answer.
@@ -66,8 +66,9 @@ func hookError(e executed) *report.Finding {
 	// An async hook's exit 2 is its way to speak up (asyncRewake wakes
 	// the model with it), not a failure, but where a shell or an
 	// interpreter gave it for a failure of its own, as crashBlocked.
-	asyncCrash := e.async && r.ExitCode == 2 && e.result.Signal == "" && shellFailure().MatchString(lastLine(r.Stderr))
-	if e.async && r.ExitCode == 2 && e.result.Signal == "" && !asyncCrash {
+	asyncExit2 := e.async && r.ExitCode == 2 && e.result.Signal == ""
+	asyncCrash := asyncExit2 && shellFailure().MatchString(lastLine(r.Stderr))
+	if asyncExit2 && !asyncCrash {
 		return nil
 	}
 	if r.Tier != string(sandbox.TierConfined) && r.Tier != string(sandbox.TierDirect) {

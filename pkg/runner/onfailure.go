@@ -26,7 +26,7 @@ import (
 // refused or failed to make, and a WorktreeCreate or WorktreeRemove hook
 // (any failure already fails it), are left as they are.
 func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decision) Decision {
-	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].pathOutput || outcomeRules[event].nonZeroFails {
+	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].failsOnNonZero() {
 		return d
 	}
 	how := ""

@@ -208,6 +208,11 @@ type eventRules struct {
 	unblockable []string
 }
 
+// failsOnNonZero says whether any exit status but 0, or a kill, fails the
+// action: WorktreeRemove's (nonZeroFails) and WorktreeCreate's, whose
+// stdout is a path (pathOutput).
+func (r eventRules) failsOnNonZero() bool { return r.nonZeroFails || r.pathOutput }
+
 // jsonDecides says whether any JSON output can block event: a JSON
 // decision the rules honour.
 func (r eventRules) jsonDecides(event string) bool {
