@@ -406,10 +406,7 @@ func checkSARIFInput(in actionInputs, getenv func(string) string, ws, dir, p str
 	}
 	// The JSON report (writeReport) goes to vigiles/report-*.json in
 	// RUNNER_TEMP, or in the work tree without it.
-	reports := filepath.Join(getenv("RUNNER_TEMP"), "vigiles")
-	if getenv("RUNNER_TEMP") == "" {
-		reports, _ = resolveInWorkspace(ws, filepath.Join(in.WorkDir, "vigiles"))
-	}
+	reports, _ := reportDir(getenv, ws, in)
 	if name := filepath.Base(p); sameFile(filepath.Dir(p), reports) && strings.HasPrefix(name, "report-") && strings.HasSuffix(name, ".json") {
 		return badInputf("input sarif: %s is where the action writes its JSON report: name a file of its own for the SARIF, such as vigiles.sarif", in.SARIF)
 	}
@@ -858,15 +855,25 @@ func relativize(rep *report.Report, dir, prefix string) {
 // name is taken (an earlier vigiles step of the job with the same command)
 // it is report-<command>[-<i>-of-<n>]-<random>.json, so no step's `report`
 // output comes to point at another step's report.
+// reportDir is the directory of the JSON report: vigiles/ in
+// RUNNER_TEMP, or, without it, in the working directory, where a symbolic
+// link of the checkout's could lead vigiles/ out of the workspace: where
+// it leads.
+func reportDir(getenv func(string) string, ws string, in actionInputs) (string, error) {
+	if t := getenv("RUNNER_TEMP"); t != "" {
+		return filepath.Join(t, "vigiles"), nil
+	}
+	dir, err := resolveInWorkspace(ws, filepath.Join(in.WorkDir, "vigiles"))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(in.WorkDir, "vigiles"), err)
+	}
+	return dir, nil
+}
+
 func writeReport(rep *report.Report, getenv func(string) string, ws string, in actionInputs) (string, error) {
-	dir := filepath.Join(getenv("RUNNER_TEMP"), "vigiles")
-	if getenv("RUNNER_TEMP") == "" {
-		// In the work tree, where a symbolic link of the checkout's
-		// could lead vigiles/ out of the workspace: where it leads.
-		var err error
-		if dir, err = resolveInWorkspace(ws, filepath.Join(in.WorkDir, "vigiles")); err != nil {
-			return "", fmt.Errorf("writing report: %s: %w", filepath.Join(in.WorkDir, "vigiles"), err)
-		}
+	dir, err := reportDir(getenv, ws, in)
+	if err != nil {
+		return "", fmt.Errorf("writing report: %w", err)
 	}
 	name := "report-" + in.Command
 	if in.Shard != "" {
