@@ -499,6 +499,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if fs.NArg() > 0 {
 		return exitWith(2, fmt.Errorf("vigiles action takes no arguments, got %q; its options are the action's inputs (see --help)", fs.Arg(0)))
 	}
+	started := time.Now()
+	if deps.now != nil {
+		started = deps.now()
+	}
 	if getenv("GITHUB_ACTIONS") != "true" {
 		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit"))
 	}
@@ -690,7 +694,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	}
 	res, err := annotate.Publish(ctx, rep, annotate.Options{
 		Log: stdout, Getenv: getenv, Token: in.Token, CheckRun: in.CheckRun, HTTPClient: client,
-		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Tree: tree, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now,
+		FailLevel: in.FailLevel, ReportPath: reportPath, RawLogs: in.HookLogs, DefaultFile: defaultFile, Tree: tree, Scope: checkScope(in.WorkDir, in.Config), Now: deps.now, Started: started,
 		// A report with an error (interrupted, too many runs, the
 		// baseline not written): the check run and outputs must not
 		// read pass.

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
@@ -245,6 +246,13 @@ func TestActionEndToEnd(t *testing.T) {
 	}
 	if first.Auth != "Bearer "+testToken {
 		t.Errorf("authorization = %q", first.Auth)
+	}
+	// started_at is the step's start, before the hooks ran; completed_at
+	// the post's time, after them.
+	started, serr := time.Parse(time.RFC3339Nano, fmt.Sprint(first.Body["started_at"]))
+	completed, cerr := time.Parse(time.RFC3339Nano, fmt.Sprint(first.Body["completed_at"]))
+	if serr != nil || cerr != nil || !started.Before(completed) {
+		t.Errorf("started_at %v, completed_at %v: want the step's start strictly before the post", first.Body["started_at"], first.Body["completed_at"])
 	}
 	anns := first.Body["output"].(map[string]any)["annotations"].([]any)
 	if len(anns) == 0 || anns[0].(map[string]any)["path"] != ".vigiles.yml" {

@@ -67,6 +67,9 @@ type CheckRun struct {
 	// when it lies outside the repository they go to .vigiles.yml.
 	DefaultFile string
 	Now         time.Time
+	// Started is when the checking began (started_at); zero, or a time
+	// after Now, means Now.
+	Started time.Time
 	// Sleep waits for d unless ctx ends first (then it returns ctx's
 	// error); nil means a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -166,6 +169,10 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 	if now.IsZero() {
 		now = time.Now()
 	}
+	started := cr.Started
+	if started.IsZero() || started.After(now) {
+		started = now
+	}
 	output := func(b []*github.CheckRunAnnotation) *github.CheckRunOutput {
 		return &github.CheckRunOutput{
 			Title:       github.String(oneLine(cut(cr.Title, MaxCheckRunTitleChars))),
@@ -210,7 +217,7 @@ func PostCheckRun(ctx context.Context, c *github.Client, cr CheckRun) (string, e
 			HeadSHA:     cr.HeadSHA,
 			Status:      github.String("completed"),
 			Conclusion:  github.String(cr.Conclusion),
-			StartedAt:   &github.Timestamp{Time: now},
+			StartedAt:   &github.Timestamp{Time: started},
 			CompletedAt: &github.Timestamp{Time: now},
 			Output:      output(batches[0]),
 		})

@@ -737,3 +737,45 @@ func TestCheckRunSummaryBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRunStartedWhenTheStepBegan: the check run's started_at is
+// when the step began checking, not the moment it was posted, so
+// GitHub shows how long the checking took; a start after the post (a
+// clock stepped back) is taken as the post's time.
+func TestCheckRunStartedWhenTheStepBegan(t *testing.T) {
+	post := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		started time.Time
+		want    string
+	}{
+		{"a minute before", post.Add(-time.Minute), "2026-01-02T03:03:05Z"},
+		{"not given", time.Time{}, "2026-01-02T03:04:05Z"},
+		{"after the post", post.Add(time.Hour), "2026-01-02T03:04:05Z"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeGitHub{}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			env := prEnv(t, srv.URL+"/api/v3")
+			_, err := Publish(context.Background(), manyFindings(3), Options{
+				Log: io.Discard, Getenv: func(k string) string { return env[k] }, Token: token, CheckRun: true,
+				HTTPClient: srv.Client(), FailLevel: FailError, ReportPath: "vigiles-report.json",
+				Now:     func() time.Time { return post },
+				Started: tc.started,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			if len(fake.reqs) == 0 || fake.reqs[0].Method != http.MethodPost {
+				t.Fatalf("requests = %+v, want a POST first", fake.reqs)
+			}
+			b := fake.reqs[0].Body
+			if b["started_at"] != tc.want || b["completed_at"] != "2026-01-02T03:04:05Z" {
+				t.Errorf("started_at = %v, completed_at = %v; want %s and the post's time", b["started_at"], b["completed_at"], tc.want)
+			}
+		})
+	}
+}

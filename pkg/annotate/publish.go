@@ -57,6 +57,9 @@ type Options struct {
 	// others: what the SARIF file leaves out, say.
 	Notes []string
 	Now   func() time.Time
+	// Started is when the step began checking; the check run's
+	// started_at (zero: the time it is posted, as Now).
+	Started time.Time
 	// Made counts the annotations the step made before Publish (a
 	// notice of vigiles' own), which count against GitHub's limits.
 	Made Made
@@ -193,6 +196,7 @@ func Publish(ctx context.Context, r *report.Report, o Options) (res Result, err 
 				Findings:    r.Findings,
 				DefaultFile: o.DefaultFile,
 				Now:         now,
+				Started:     o.Started,
 				Sleep: func(ctx context.Context, d time.Duration) error {
 					// Said, so that a step that waits is not taken for hung.
 					fmt.Fprintf(log, "vigiles: GitHub refused a check-run request for its secondary rate limit; sending it again in %s\n", d.Round(time.Second))
