@@ -27,7 +27,8 @@ is missing, what to do about it.
 Examples:
   vigiles doctor                 # can this host confine? and if not, the fix
   sudo vigiles doctor            # as root: probes as an unprivileged user too
-  vigiles doctor --json | jq .   # the same, for a script
+  vigiles doctor --json | jq .   # the same, for a script (schema
+                                 # vigiles.doctor/v1: docs/security.md)
 
 Exit status: 0 when this host can confine; 1 when it cannot; 2 bad
 usage; 125 when the report cannot be written.

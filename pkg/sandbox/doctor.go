@@ -80,10 +80,16 @@ type DoctorReport struct {
 func (r DoctorReport) MarshalJSON() ([]byte, error) {
 	type plain DoctorReport
 	return json.Marshal(struct {
+		Schema string `json:"schema"`
 		plain
 		Capability capabilityJSON `json:"capability"`
-	}{plain(r), capabilityJSON{r.Capability.Confine.String(), r.Capability.Why, r.Capability.Fix}})
+	}{DoctorSchema, plain(r), capabilityJSON{r.Capability.Confine.String(), r.Capability.Why, r.Capability.Fix}})
 }
+
+// DoctorSchema names the format of vigiles doctor --json, as the run
+// result's and the report's schema fields name theirs, so that a script
+// that reads it can tell a later format from this one.
+const DoctorSchema = "vigiles.doctor/v1"
 
 type capabilityJSON struct {
 	Confine string `json:"confine"`

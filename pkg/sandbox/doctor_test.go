@@ -242,6 +242,7 @@ func TestDoctorReportGolden(t *testing.T) {
 	}
 	// The JSON names availabilities.
 	var back struct {
+		Schema string `json:"schema"`
 		Probes []struct {
 			Availability string `json:"availability"`
 		} `json:"probes"`
@@ -251,6 +252,9 @@ func TestDoctorReportGolden(t *testing.T) {
 	}
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
+	}
+	if back.Schema != DoctorSchema || !bytes.HasPrefix(js, []byte("{\n  \"schema\": \"vigiles.doctor/v1\",\n")) {
+		t.Errorf("JSON schema = %q, want %q first: %.80s", back.Schema, DoctorSchema, js)
 	}
 	if back.Probes[2].Availability != "unsupported" || back.Capability.Confine != "available" {
 		t.Errorf("JSON availabilities: %+v", back)
