@@ -256,3 +256,48 @@ func TestRunJSONMakesNoMatcherIssues(t *testing.T) {
 	}
 	wantNoIssues(t, "run --json", out)
 }
+
+// TestMergedReportMakesNoMatcherIssues: vigiles merge reads reports a
+// fork's run may have uploaded as it liked, so every field of them is
+// text someone else chose, those vigiles itself only ever fills with
+// words of its own too (a finding's severity, a run's tier and outcome, a
+// drift entry's kind): the text report of a merge quotes none of them as
+// a compiler's error to a problem matcher, nor lets one start a line.
+func TestMergedReportMakesNoMatcherIssues(t *testing.T) {
+	dir := t.TempDir()
+	for _, command := range []string{"test", "audit"} {
+		rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: command, Verdict: report.VerdictFail}
+		for i, b := range matcherBait {
+			rep.Runs = append(rep.Runs, report.HookRun{ID: fmt.Sprint(i), Check: "c", Plugin: "p", Event: "Stop",
+				Tier: b + "\n::error::tier", Outcome: b + "\n::error::outcome"})
+			rep.Findings = append(rep.Findings, report.Finding{Rule: "r", Severity: report.Severity(b + "\n::error::severity"), Message: "m"})
+			rep.Drift = append(rep.Drift, report.Drift{Hook: "h", Kind: b + "\n::error::kind", Now: "n"})
+		}
+		// setup-python's two lines: a message line, then a severity that
+		// starts the next line and a rule that ends it.
+		rep.Findings = append(rep.Findings,
+			report.Finding{Rule: "r", Severity: report.SeverityNotice, Message: `File "a.py", line 1, in x`},
+			report.Finding{Rule: "X('forged')", Severity: "raise"})
+		data, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, command+".json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, out, errs := runCLI(t, "merge", "--format", "text", p)
+		if !strings.Contains(out, "forged") {
+			t.Fatalf("merge of a %s report: the text quotes no bait:\n%s\n%s", command, out, errs)
+		}
+		wantNoIssues(t, "merge of a "+command+" report", out)
+		if cmds := annotatetest.Commands(out); len(cmds) != 0 {
+			t.Errorf("merge of a %s report: workflow commands %v in:\n%s", command, cmds, out)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "·::") {
+				t.Errorf("merge of a %s report: a field's newline starts a line: %q", command, l)
+			}
+		}
+	}
+}

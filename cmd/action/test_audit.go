@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -737,6 +738,33 @@ func clean(s string, max int) string {
 	return b.String()
 }
 
+// The words vigiles itself writes in the fields of a report that name one
+// of a few things: a finding's severity, a run's tier and outcome, a drift
+// entry's kind.
+var (
+	severities = []string{string(report.SeverityError), string(report.SeverityWarning), string(report.SeverityNotice)}
+	tiers      = []string{string(sandbox.TierConfined), string(sandbox.TierDirect), string(sandbox.TierRefused)}
+	outcomes   = []string{report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable}
+	driftKinds = []string{runner.DriftHost, runner.DriftWrite, runner.DriftOutcome, runner.DriftEnv, runner.DriftDeclared,
+		runner.DriftHookAdded, runner.DriftHookRemoved, runner.DriftContext, runner.DriftCommand, runner.DriftDecides,
+		runner.DriftServerAdded, runner.DriftServerChanged, runner.DriftServerRemoved}
+)
+
+// ownWord is s where it is one of the words vigiles writes there (known,
+// or "" for none), else s quoted and cleaned. A report that vigiles merge
+// reads may come from a fork's run, which uploads what it likes, so even
+// these fields hold text someone else chose; printed as it is, such text
+// would start a line of the text report ("  raise X('forged')" under a
+// message line `File "a.py", line 1, in x` is setup-python's problem
+// matcher's error) or finish a compiler's error after a ':' of vigiles'
+// own. Quoted, it starts with '"', which no matcher's pattern does.
+func ownWord(s string, known []string) string {
+	if s == "" || slices.Contains(known, s) {
+		return s
+	}
+	return `"` + clean(s, 40) + `"`
+}
+
 // labelColon ends a label that text a plugin chose follows ("wrote꞉ "):
 // with a ':' there, a name that starts "line 1, col 1, Error - x (y)"
 // would complete setup-node's eslint-compact matcher. The ':' of loc,
@@ -856,7 +884,7 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 			} else if d.Was != "" {
 				change = d.Was
 			}
-			fmt.Fprintf(w, "  %-13s %s  %s\n", d.Kind, clean(change, 120), clean(d.Hook, 160))
+			fmt.Fprintf(w, "  %-13s %s  %s\n", ownWord(d.Kind, driftKinds), clean(change, 120), clean(d.Hook, 160))
 		}
 	}
 	var shown []report.Finding
@@ -879,7 +907,7 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 		fmt.Fprintf(w, "\n%s (%d error, %d warning, %d notice%s):\n", title,
 			shownCounts[report.SeverityError], shownCounts[report.SeverityWarning], shownCounts[report.SeverityNotice], note)
 		for _, f := range shown {
-			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", f.Severity, loc(f.Location), clean(f.Rule, 60), clean(f.Message, maxMessageRunes))
+			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", ownWord(string(f.Severity), severities), loc(f.Location), clean(f.Rule, 60), clean(f.Message, maxMessageRunes))
 		}
 	}
 	fmt.Fprintln(w)
@@ -960,7 +988,7 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 		c := byName[name]
 		fmt.Fprintf(w, "%s %s\n", mark(c), clean(name, 200))
 		for _, r := range c.runs {
-			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), clean(r.Event, 60), toolText(r.Tool), loc(r.Location), orNone(r.Tier), r.Outcome)
+			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), clean(r.Event, 60), toolText(r.Tool), loc(r.Location), orNone(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes))
 			if r.Reason != "" {
 				fmt.Fprintf(w, " — %s", clean(r.Reason, 200))
 			}
@@ -1083,7 +1111,7 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")
 	for _, r := range rep.Runs {
-		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts"+labelColon+" %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(r.Tier), r.Outcome, dur(r.DurationMs), hostsText(r))
+		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts"+labelColon+" %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes), dur(r.DurationMs), hostsText(r))
 		// "at": a row and the line under it both starting with names a
 		// plugin chose could make setup-python's two-line pattern.
 		fmt.Fprintf(w, "%-84s  wrote"+labelColon+" %s\n", "  at "+loc(r.Location), writesText(r))
