@@ -261,15 +261,18 @@ func TestRunJSONMakesNoMatcherIssues(t *testing.T) {
 // fork's run may have uploaded as it liked, so every field of them is
 // text someone else chose, those vigiles itself only ever fills with
 // words of its own too (a finding's severity, a run's tier and outcome, a
-// drift entry's kind): the text report of a merge quotes none of them as
-// a compiler's error to a problem matcher, nor lets one start a line.
+// drift entry's kind, what a run left where its env file goes): the text
+// report of a merge quotes none of them as a compiler's error to a
+// problem matcher, nor lets one start a line.
 func TestMergedReportMakesNoMatcherIssues(t *testing.T) {
 	dir := t.TempDir()
 	for _, command := range []string{"test", "audit"} {
 		rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: command, Verdict: report.VerdictFail}
 		for i, b := range matcherBait {
+			empty := ""
 			rep.Runs = append(rep.Runs, report.HookRun{ID: fmt.Sprint(i), Check: "c", Plugin: "p", Event: "Stop",
-				Tier: b + "\n::error::tier", Outcome: b + "\n::error::outcome"})
+				Tier: b + "\n::error::tier", Outcome: b + "\n::error::outcome",
+				EnvFile: &evidence.EnvFile{Kind: b + "\n::error::env", Content: &empty}})
 			rep.Findings = append(rep.Findings, report.Finding{Rule: "r", Severity: report.Severity(b + "\n::error::severity"), Message: "m"})
 			rep.Drift = append(rep.Drift, report.Drift{Hook: "h", Kind: b + "\n::error::kind", Now: "n"})
 		}

@@ -740,12 +740,13 @@ func clean(s string, max int) string {
 
 // The words vigiles itself writes in the fields of a report that name one
 // of a few things: a finding's severity, a run's tier and outcome, a drift
-// entry's kind.
+// entry's kind, what a run left where its env file goes.
 var (
-	severities = []string{string(report.SeverityError), string(report.SeverityWarning), string(report.SeverityNotice)}
-	tiers      = []string{string(sandbox.TierConfined), string(sandbox.TierDirect), string(sandbox.TierRefused)}
-	outcomes   = []string{report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable}
-	driftKinds = []string{runner.DriftHost, runner.DriftWrite, runner.DriftOutcome, runner.DriftEnv, runner.DriftDeclared,
+	envFileKinds = []string{"symlink", "dir", "other"}
+	severities   = []string{string(report.SeverityError), string(report.SeverityWarning), string(report.SeverityNotice)}
+	tiers        = []string{string(sandbox.TierConfined), string(sandbox.TierDirect), string(sandbox.TierRefused)}
+	outcomes     = []string{report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable}
+	driftKinds   = []string{runner.DriftHost, runner.DriftWrite, runner.DriftOutcome, runner.DriftEnv, runner.DriftDeclared,
 		runner.DriftHookAdded, runner.DriftHookRemoved, runner.DriftContext, runner.DriftCommand, runner.DriftDecides,
 		runner.DriftServerAdded, runner.DriftServerChanged, runner.DriftServerRemoved}
 )
@@ -1200,7 +1201,7 @@ func envFileText(r report.HookRun) string {
 		}
 		return fmt.Sprintf("%d byte(s) Claude Code runs before each Bash command"+labelColon+" %s%s", ef.Size, clean(first, 100), more)
 	case ef.Kind != "file" && ef.Kind != "none":
-		return "a " + ef.Kind + " left where the file goes (not read)"
+		return "a " + ownWord(ef.Kind, envFileKinds) + " left where the file goes (not read)"
 	}
 	return ""
 }
