@@ -280,7 +280,13 @@ func TestMergedReportMakesNoMatcherIssues(t *testing.T) {
 		// starts the next line and a rule that ends it.
 		rep.Findings = append(rep.Findings,
 			report.Finding{Rule: "r", Severity: report.SeverityNotice, Message: `File "a.py", line 1, in x`},
-			report.Finding{Rule: "X('forged')", Severity: "raise"})
+			report.Finding{Rule: "X('forged')", Severity: "raise"},
+			// eslint-stylish's second line: no severity, then a file and
+			// line that read as "1:5", then the rule.
+			report.Finding{Rule: "error  forged  rule", Location: report.Location{File: "1", Line: 5}})
+		// setup-python's two lines again, from drift entries of no kind.
+		rep.Drift = append(rep.Drift, report.Drift{Hook: "!", Now: `File "a.py", line 1, in x`},
+			report.Drift{Hook: "')", Now: "raise X('forged"})
 		data, err := json.Marshal(rep)
 		if err != nil {
 			t.Fatal(err)

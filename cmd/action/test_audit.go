@@ -740,19 +740,22 @@ func clean(s string, max int) string {
 
 // The words vigiles itself writes in the fields of a report that name one
 // of a few things: a finding's severity, a run's tier and outcome, a drift
-// entry's kind, what a run left where its env file goes.
+// entry's kind, what a run left where its env file goes. "" is one only
+// where it stands in the middle of a line (a run that never started has no
+// tier): an empty severity or kind would leave the text after it to start
+// its line.
 var (
 	envFileKinds = []string{"symlink", "dir", "other"}
 	severities   = []string{string(report.SeverityError), string(report.SeverityWarning), string(report.SeverityNotice)}
-	tiers        = []string{string(sandbox.TierConfined), string(sandbox.TierDirect), string(sandbox.TierRefused)}
-	outcomes     = []string{report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable}
+	tiers        = []string{"", string(sandbox.TierConfined), string(sandbox.TierDirect), string(sandbox.TierRefused)}
+	outcomes     = []string{"", report.OutcomeAllowed, report.OutcomeBlocked, report.OutcomeError, report.OutcomeNotExecutable}
 	driftKinds   = []string{runner.DriftHost, runner.DriftWrite, runner.DriftOutcome, runner.DriftEnv, runner.DriftDeclared,
 		runner.DriftHookAdded, runner.DriftHookRemoved, runner.DriftContext, runner.DriftCommand, runner.DriftDecides,
 		runner.DriftServerAdded, runner.DriftServerChanged, runner.DriftServerRemoved}
 )
 
-// ownWord is s where it is one of the words vigiles writes there (known,
-// or "" for none), else s quoted and cleaned. A report that vigiles merge
+// ownWord is s where it is one of the words vigiles writes there (known),
+// else s quoted and cleaned. A report that vigiles merge
 // reads may come from a fork's run, which uploads what it likes, so even
 // these fields hold text someone else chose; printed as it is, such text
 // would start a line of the text report ("  raise X('forged')" under a
@@ -760,7 +763,7 @@ var (
 // matcher's error) or finish a compiler's error after a ':' of vigiles'
 // own. Quoted, it starts with '"', which no matcher's pattern does.
 func ownWord(s string, known []string) string {
-	if s == "" || slices.Contains(known, s) {
+	if slices.Contains(known, s) {
 		return s
 	}
 	return `"` + clean(s, 40) + `"`
