@@ -613,7 +613,13 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 			st, err = renderSARIF(rep, &buf)
 		}
 	default:
-		writeTextReport(&buf, rep)
+		// Made inert wherever it goes, a file too: the text is for
+		// people, who may cat the file in a later step of the job, and
+		// "#·#[" reads as "##[" does (a name a plugin chose, a file
+		// called "##[error]x", would be a command there).
+		var text bytes.Buffer
+		writeTextReport(&text, rep)
+		buf.WriteString(annotate.InertText(text.String()))
 	}
 	if err != nil {
 		return exitWith(125, fmt.Errorf("%s: writing the %s report: %w", name, format, err))
@@ -635,12 +641,10 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		// hooks chose (output, file and host names) must not act as a
 		// workflow command there, nor as a compiler's error to a problem
 		// matcher (clean, labelColon; NoMatchJSON). JSON keeps its data
-		// exactly.
+		// exactly. The text report is inert already.
 		out := buf.Bytes()
 		if format == "json" || format == "sarif" {
 			out = annotate.NoMatchJSON(annotate.InertJSON(out))
-		} else {
-			out = []byte(annotate.InertText(string(out)))
 		}
 		if _, err := stdout.Write(out); err != nil {
 			return exitWith(125, err)

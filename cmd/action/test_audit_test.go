@@ -252,6 +252,46 @@ func TestTextReportIsInert(t *testing.T) {
 	}
 }
 
+// TestTextReportFileIsInert: the text report written with --output is as
+// inert as the one printed on stdout: a later step of the job may cat the
+// file into its log, where a file a hook named "##[error]x" would be a
+// command. JSON and SARIF keep their data exactly.
+func TestTextReportFileIsInert(t *testing.T) {
+	dir := t.TempDir()
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: "audit", Verdict: report.VerdictFail,
+		Runs: []report.HookRun{{ID: "h", Plugin: "##[error]plugin", Event: "Stop", Tier: "confined", Outcome: "allowed",
+			Writes: []evidence.Write{{Path: "##[error]write", Op: evidence.OpCreate}}}},
+		Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: "m ##[error]message"}},
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		out := filepath.Join(dir, "out."+format)
+		if code, _, errs := runCLI(t, "merge", "--format", format, "-o", out, in); code != 1 {
+			t.Fatalf("merge --format %s -o: exit %d, want 1 (an error finding): %s", format, code, errs)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds := annotatetest.Commands(string(b))
+		switch {
+		case format == "text" && len(cmds) != 0:
+			t.Errorf("the text report file holds workflow commands %v:\n%s", cmds, b)
+		case format == "text" && !strings.Contains(string(b), "#·#[error]write"):
+			t.Errorf("the text report file does not show the write:\n%s", b)
+		case format == "json" && !strings.Contains(string(b), `"##[error]write"`):
+			t.Errorf("the JSON report file does not keep the data as it is:\n%s", b)
+		}
+	}
+}
+
 // TestExampleThroughCLI runs `vigiles test` and `vigiles audit` on the
 // bundled example with the real sandbox, as a newcomer would.
 func TestExampleThroughCLI(t *testing.T) {
