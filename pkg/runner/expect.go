@@ -433,17 +433,21 @@ func stream(kind string) string {
 }
 
 func anyHost(ps []HostPattern, e evidence.Egress) bool {
+	// A packet's port is known, 0 or none (ICMP) included: a TCP connect
+	// to port 0 is no attempt at "host:443". A proxy request names its
+	// port; only a DNS question has none to know.
+	known := e.HasPort() || e.IP != "" && (e.Via == evidence.ViaConnect || e.Via == evidence.ViaLoopback)
 	for _, p := range ps {
-		if e.Host != "" && p.Match(e.Host, e.Port) {
+		if e.Host != "" && p.matchPort(e.Host, e.Port, known) {
 			return true
 		}
-		if e.Host == "" && e.IP != "" && p.Match(e.IP, e.Port) {
+		if e.Host == "" && e.IP != "" && p.matchPort(e.IP, e.Port, known) {
 			return true
 		}
 		// An attempt at the sandbox's loopback is, under Claude Code, one
 		// at the host's: a listed localhost (what such a hook names)
 		// takes 127.0.0.0/8 and ::1, as the host's resolver answers it.
-		if e.Via == evidence.ViaLoopback && isLoopbackIP(e.IP) && p.Match("localhost", e.Port) {
+		if e.Via == evidence.ViaLoopback && isLoopbackIP(e.IP) && p.matchPort("localhost", e.Port, known) {
 			return true
 		}
 	}

@@ -458,7 +458,16 @@ func parsePort(s string) (int, error) {
 
 // Match reports whether host (and port, 0 = unknown) is covered.
 func (p HostPattern) Match(host string, port int) bool {
-	if p.port != 0 && port != 0 && p.port != port {
+	return p.matchPort(host, port, false)
+}
+
+// matchPort is Match where known says that port is the destination's
+// own, 0 included: a packet to port 0, or one of a protocol with no
+// port (ICMP), is no attempt at the pattern's port. Only a destination
+// whose port the record cannot know (a DNS question for the name) is
+// taken by a pattern with a port.
+func (p HostPattern) matchPort(host string, port int, known bool) bool {
+	if p.port != 0 && (known || port != 0) && p.port != port {
 		return false
 	}
 	return hostMatch(p.host, host)
