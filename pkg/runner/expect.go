@@ -154,8 +154,15 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			// report's 8 KiB of it; and where the capture was cut at the
 			// output cap, only a find proves anything.
 			s, cut := captured(x.Kind, e)
-			if notWhole(x) || strings.Contains(s, x.Str) {
+			if notWhole(x) {
 				continue // found or not: Claude Code reads no output of a hook it ends, and leftovers may print more
+			}
+			if r.TimedOut {
+				fail(x, rule, fmt.Sprintf("want %s to contain %q; the hook did not finish: it was ended at its timeout, and Claude Code reads no output of a hook it ended", stream(x.Kind), x.Str), s)
+				continue
+			}
+			if strings.Contains(s, x.Str) {
+				continue
 			}
 			if cut {
 				notKept(x, stream(x.Kind))
@@ -172,6 +179,13 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			if notWhole(x) {
+				continue
+			}
+			if r.TimedOut {
+				// Ended at its timeout, as Claude Code would end it: what
+				// it printed reaches no one, whatever it matches (an
+				// empty stream that '^$' matches too).
+				fail(x, rule, fmt.Sprintf("want %s to match %s; the hook did not finish: it was ended at its timeout, and Claude Code reads no output of a hook it ended", stream(x.Kind), x.Re), s)
 				continue
 			}
 			if !x.Re.MatchString(s) && !x.Re.MatchString(lineEndCut(s)) {
