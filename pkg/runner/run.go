@@ -163,12 +163,16 @@ func (s *runSettings) boundOf(p *plannedRun) timeoutBound {
 // limitOf names the limit of vigiles' sandbox that ended or bounded a
 // confined run, other than its timeout: the one the result says (cpu,
 // file-size, memory, pids, scratch), else cpu or file-size where the
-// command's shell reports a child of its dead of SIGXCPU or SIGXFSZ (exit
-// status 152 or 153), which only those limits send; "" for none. Claude
-// Code imposes none of them, so the run did not do what it would have
-// done under Claude Code past that point. (A hook that exits 152 itself is
-// taken for one that hit the limit: its record then proves nothing, never
-// too much.)
+// command's shell reports a child of its dead of SIGXCPU or SIGXFSZ, which
+// only those limits send: by its exit status (152 or 153), or by the line
+// a shell prints on stderr for a child a signal killed, which a hook that
+// goes on past it prints too (bash's "line 2: 6 File size limit exceeded
+// truncate -s 2G big", dash's "File size limit exceeded") where its own
+// exit status says nothing ("if truncate …; then curl …; fi; exit 0");
+// "" for none. Claude Code imposes none of them, so the run did not do
+// what it would have done under Claude Code past that point. (A hook that
+// exits 152, or prints such a line, itself is taken for one that hit the
+// limit: its record then proves nothing, never too much.)
 func limitOf(res *sandbox.Result) string {
 	if res == nil || res.Tier != sandbox.TierConfined {
 		return ""
@@ -183,6 +187,15 @@ func limitOf(res *sandbox.Result) string {
 		case 128 + int(syscall.SIGXFSZ):
 			return "file-size"
 		}
+	}
+	// The signals' descriptions (strsignal), as bash, dash and zsh print
+	// them (zsh in lower case).
+	stderr := strings.ToLower(stderrText(res))
+	switch {
+	case strings.Contains(stderr, "cpu time limit exceeded"):
+		return "cpu"
+	case strings.Contains(stderr, "file size limit exceeded"):
+		return "file-size"
 	}
 	return ""
 }
