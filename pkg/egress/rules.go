@@ -453,10 +453,10 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// errors are dropped here in deny and record mode, and in allow mode
 	// before the allow sets, whatever their destination. The command
 	// cannot hide an attempt among them: with no capability (no raw
-	// sockets, no TCP_REPAIR) and ping sockets off
-	// (net.ipv4.ping_group_range is "1 0" in a fresh namespace) it sends
-	// no ICMP at all, and its TCP stack sends a reset only on a connection
-	// whose SYN was logged.
+	// sockets, no TCP_REPAIR) and ping sockets that send echo requests
+	// alone (openPingSockets: the kernel refuses any other ICMP type on
+	// one) it sends no ICMP error, and its TCP stack sends a reset only on
+	// a connection whose SYN was logged.
 	add(out, append(isTCPReset(), drop())...)
 	if !allow {
 		for _, r := range icmpErrorDrops() {

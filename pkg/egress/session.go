@@ -102,6 +102,9 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	if err := unlimitPortUnreachables(); err != nil {
 		l.logf("egress: %v (UDP attempts at the sandbox's own addresses that nothing answered, past the kernel's ICMP rate limit, go uncounted)", err)
 	}
+	if err := openPingSockets(); err != nil {
+		return nil, fmt.Errorf("egress setup: %w", err)
+	}
 	s := &Session{pol: pol, rec: newRecorder()}
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", kernelWallError(err))
@@ -210,6 +213,41 @@ func unlimitPortUnreachables() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// openPingSockets lets the command open ping sockets (net.ipv4.
+// ping_group_range, which holds for IPv6 too, per namespace) for the
+// groups this process's user namespace maps, the command's among them.
+// A fresh namespace has them off ("1 0"), where Claude Code's host mostly
+// has them on (systemd's default: every group): a hook's ping then failed
+// at socket(2), before it named a destination, and left nothing in the
+// record, so no-egress passed a hook that pings a host under Claude Code.
+// Opened, its echo request is a packet the wall logs and refuses, an icmp
+// entry of the address. A ping socket sends echo requests alone (the
+// kernel refuses any other ICMP type on it), so the command still sends
+// no ICMP error for the wall to take for the kernel's.
+func openPingSockets() error {
+	// The kernel takes no group above GID_T_MAX there.
+	const maxPingGroup = 1<<31 - 1
+	const f = "/proc/sys/net/ipv4/ping_group_range"
+	b, err := os.ReadFile("/proc/self/gid_map")
+	if err != nil {
+		return err
+	}
+	// The first extent: the init's own group, which the command keeps.
+	fs := strings.Fields(string(b))
+	if len(fs) < 3 {
+		return fmt.Errorf("%s: no group mapped in /proc/self/gid_map", f)
+	}
+	lo, err1 := strconv.ParseUint(fs[0], 10, 32)
+	n, err2 := strconv.ParseUint(fs[2], 10, 32)
+	if err1 != nil || err2 != nil || n == 0 || lo > maxPingGroup {
+		return fmt.Errorf("%s: cannot read /proc/self/gid_map %q", f, b)
+	}
+	if err := os.WriteFile(f, []byte(fmt.Sprintf("%d %d\n", lo, min(lo+n-1, maxPingGroup))), 0); err != nil {
+		return fmt.Errorf("opening ping sockets to the command, whose pings would otherwise go unrecorded: %w", err)
+	}
+	return nil
 }
 
 // ratemaskWithout is net.ipv6.icmp.ratemask's list of types and ranges
