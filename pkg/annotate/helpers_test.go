@@ -74,6 +74,19 @@ func TestHostsCellNamesEveryEntry(t *testing.T) {
 	}
 }
 
+// The hosts cell names a connect to port 0 with its port, as the
+// expectations' messages do: an ICMP packet to the same address is
+// another attempt, and the cell showed both as the address alone.
+func TestHostsCellNamesPortZero(t *testing.T) {
+	got := hostsCell([]evidence.Egress{
+		{Via: evidence.ViaConnect, Proto: "tcp", IP: "198.51.100.7", Port: 0, Attempts: 1},
+		{Via: evidence.ViaConnect, Proto: "icmp", IP: "198.51.100.7", Attempts: 1},
+	})
+	if !strings.Contains(got, "198&#46;51&#46;100&#46;7&#58;0") || !strings.Contains(got, "2 blocked") {
+		t.Errorf("hostsCell = %q; want 198.51.100.7:0 beside 198.51.100.7, 2 blocked", got)
+	}
+}
+
 // A long host name is cut from its start, not its end: the summary showed
 // api.github.com.xxxx….evil.test as "api.github.com.xxxx… (cut)", a name
 // it begins with and is not under (review Q).

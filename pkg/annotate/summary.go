@@ -225,7 +225,9 @@ func hostsCell(eg []evidence.Egress) string {
 	counts := [3]int{}
 	for _, e := range eg {
 		name := e.Dest()
-		if e.Port > 0 {
+		if e.HasPort() {
+			// Port 0 too: a connect to it is no attempt at the
+			// address alone, nor at any port the other entries name.
 			name = evidence.WithPort(name, e.Port)
 		}
 		d := dest{name, markBlocked}
