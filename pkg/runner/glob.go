@@ -141,6 +141,11 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		return PathPattern{}, fmt.Errorf("empty pattern")
 	}
 	if hint, ok := recordedForm(s); ok {
+		if hint == "" {
+			// No recorded form stands for it: the record holds no write
+			// there at all.
+			return PathPattern{}, fmt.Errorf("%q can never match: %s; /var/tmp is the host's, read-only in a confined run (not the run's TMPDIR, which /tmp is): a write there fails and is in no record, only in the hook's exit status and stderr", s, recordedForms)
+		}
 		return PathPattern{}, fmt.Errorf("%q can never match: %s; write %s", s, recordedForms, hint)
 	}
 	// A leading "./" anchors the glob at the root of the work tree. It is
@@ -341,7 +346,8 @@ func neverRecorded(s, g string, anchored bool) error {
 }
 
 // recordedForm returns, for a glob in a form writes are never recorded
-// in, what to write instead.
+// in, what to write instead: "" where no recorded form stands for it
+// (/var/tmp, where every write fails).
 func recordedForm(g string) (string, bool) {
 	under := func(prefix string) (string, bool) {
 		rest, ok := strings.CutPrefix(g, prefix)
@@ -370,10 +376,13 @@ func recordedForm(g string) (string, bool) {
 	if strings.HasPrefix(lit, shmDir) || strings.HasPrefix(shmDir, lit) {
 		return "", false
 	}
-	for _, tmp := range []string{"/tmp", "/var/tmp"} {
-		if rest, ok := under(tmp); ok {
-			return fmt.Sprintf("%q (the run's /tmp is recorded as $TMPDIR)", "$TMPDIR"+rest), true
-		}
+	if rest, ok := under("/tmp"); ok {
+		return fmt.Sprintf("%q (the run's /tmp is recorded as $TMPDIR)", "$TMPDIR"+rest), true
+	}
+	if _, ok := under("/var/tmp"); ok {
+		// Not the run's TMPDIR: a write to /var/tmp fails (the host's,
+		// masked read-only), and "$TMPDIR/…" would never catch it.
+		return "", true
 	}
 	if rest, ok := under("/root"); ok {
 		return fmt.Sprintf("%q (the run's HOME is recorded as ~)", "~"+rest), true
