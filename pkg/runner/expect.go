@@ -218,6 +218,14 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				continue
 			}
 			for _, w := range x.JSON {
+				if e.async && !asyncDelivers(w.segs) {
+					// Claude Code went on without the hook: a decision
+					// in its output acts on nothing, whatever it says.
+					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
+						Title: fmt.Sprintf("check %q: json", c.Name), Hook: r.ID,
+						Message: fmt.Sprintf("want %s = %s; the hook is async: Claude Code does not wait for it, and acts on no %s in its output (only systemMessage and hookSpecificOutput.additionalContext reach Claude, on its next turn)", w.Path, showValue(w.Value), w.Path), Evidence: clip(r.Stdout, maxEvidence)})
+					continue
+				}
 				got, ok := jsonPathOf(e.decision.Output, w.segs)
 				if !ok {
 					out = append(out, report.Finding{Rule: rule, Severity: report.SeverityError, Location: w.Loc,
@@ -390,6 +398,20 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		}
 	}
 	return out
+}
+
+// asyncDelivers says whether Claude Code reads the field at segs of an
+// async hook's JSON output: it does not wait for the hook, so no decision
+// there acts on the call; what the hook says to Claude (systemMessage,
+// additionalContext) it delivers on the next turn.
+func asyncDelivers(segs []string) bool {
+	switch {
+	case len(segs) == 1 && segs[0] == "systemMessage":
+		return true
+	case len(segs) == 2 && segs[0] == "hookSpecificOutput" && (segs[1] == "additionalContext" || segs[1] == "hookEventName"):
+		return true
+	}
+	return false
 }
 
 func reasonSuffix(r string) string {

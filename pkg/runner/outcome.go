@@ -438,6 +438,11 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	}
 	if blocks2 {
 		d.Outcome = report.OutcomeBlocked
+		if out != nil && rules.exit2SkipsJSON && d.Unread == "" {
+			// Its JSON, valid or not, says nothing to Claude Code: a
+			// field a json expectation finds there was never read.
+			d.Unread = "on exit 2 Claude Code reads none of a " + event + " hook's JSON output (it declines, with stderr's reason)"
+		}
 		if valid && !rules.exit2SkipsJSON {
 			if blocked, why := jsonBlock(event, rules, obj); blocked {
 				d.Reason = "exit status 2: " + why
