@@ -310,14 +310,18 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				// A link it may write that leads where it may not: a
 				// write through it later (Claude Code's, or the hook's
 				// own next run) lands there.
-				if x.Kind != ExpWroteOnly || w.Kind != "symlink" {
+				if w.Kind != "symlink" {
 					continue
 				}
 				if links == nil {
 					links = newLinkView(e.tree, r.Writes)
 				}
-				if to, ok := links.linkLeadsOut(x.Paths, w); ok {
-					bad = append(bad, fmt.Sprintf("%s %s (links to %s, outside what it may write)", w.Op, shownName(w.Path), shownName(to)))
+				if x.Kind == ExpWroteOnly {
+					if to, ok := links.linkLeadsOut(x.Paths, w); ok {
+						bad = append(bad, fmt.Sprintf("%s %s (links to %s, outside what it may write)", w.Op, shownName(w.Path), shownName(to)))
+					}
+				} else if to, ok := links.linkLeadsInto(x.Paths, w); ok {
+					bad = append(bad, fmt.Sprintf("%s %s (links to %s, where it must not write)", w.Op, shownName(w.Path), shownName(to)))
 				}
 			}
 			switch {

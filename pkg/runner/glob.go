@@ -409,6 +409,37 @@ func (p PathPattern) MatchWrite(path, kind string) bool {
 	return globMatch(p.glob, path) || asDir && globMatch(p.dir, path) || p.under != "" && globMatch(p.under, path)
 }
 
+// holdsBelow says whether the glob can match a path below dir, a
+// recorded path (the work tree's root "."): its literal start, up to its
+// first wildcard, lies under dir ("./.git/hooks/**" and ".git/hooks/x"
+// below "." and ".git"). A glob that starts with a wildcard, a base-name
+// glob (which matches at any depth) and a regular expression say nothing
+// of where they match, and are not taken so.
+func (p PathPattern) holdsBelow(dir string) bool {
+	if p.re != nil || p.base != "" || p.glob == "" {
+		return false
+	}
+	lit := p.glob
+	if i := strings.IndexAny(lit, `*?[\`); i >= 0 {
+		lit = lit[:i]
+	}
+	if i := strings.LastIndexByte(lit, '/'); i >= 0 {
+		lit = lit[:i]
+	} else {
+		return false // no whole directory before the first wildcard
+	}
+	if lit == "" {
+		return false
+	}
+	if dir == "." {
+		// The glob is in the recorded form: a tree path, else under
+		// ~/, $TMPDIR/ or /dev/shm/.
+		a, _ := area(lit)
+		return a == "" && !strings.HasPrefix(lit, "/")
+	}
+	return strings.HasPrefix(lit+"/", dir+"/")
+}
+
 // HostPattern is an egress-only entry: an exact host, "*.suffix" (any
 // subdomain, not the suffix itself), an IP, each optionally with ":port".
 type HostPattern struct {

@@ -159,25 +159,73 @@ func systemTarget(t string) bool {
 // wrote-only's patterns ps do not allow (see the rule above), and names
 // where: a recorded path, else the target.
 func (v *linkView) linkLeadsOut(ps []PathPattern, w evidence.Write) (string, bool) {
-	if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" {
+	shown, kind, known, ok := v.resolve(w)
+	if !ok {
 		return "", false
+	}
+	if !known {
+		return shown, true
+	}
+	return shown, !anyPath(ps, shown, kind)
+}
+
+// linkLeadsInto says whether w, a symlink the run left, leads where
+// no-write's patterns ps forbid, and names where: a write through it
+// later (Claude Code's, or the hook's next run) lands there, as it would
+// for a link wrote-only judges. Only where the record and the tree say
+// for certain where it leads (resolve): a path a pattern matches, or a
+// directory above the literal start of a glob (a link to .git/hooks or
+// to the work tree's root, of no-write: [.git/hooks/**]).
+func (v *linkView) linkLeadsInto(ps []PathPattern, w evidence.Write) (string, bool) {
+	shown, kind, known, ok := v.resolve(w)
+	if !ok || !known {
+		return "", false
+	}
+	if anyPath(ps, shown, kind) || anyPathFolded(ps, shown, kind) {
+		return shown, true
+	}
+	if kind != "dir" {
+		return "", false
+	}
+	for _, p := range ps {
+		if p.holdsBelow(shown) {
+			return shown, true
+		}
+	}
+	return "", false
+}
+
+// resolve follows w, a symlink the run left, as the rule above says, to
+// the recorded path it leads to and that path's kind ("dir" or "file"),
+// known true; known false where the rule does not follow it (an absolute
+// target, a ".." out of its place, a link on the way, a link the tree
+// has, too many hops), shown then naming the target or that tree link,
+// or "" where it is an absolute target a write through which lands
+// nowhere that matters (systemTarget). ok is false for a write that is
+// no symlink to follow.
+func (v *linkView) resolve(w evidence.Write) (shown, kind string, known, ok bool) {
+	if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" {
+		return "", "", false, false
 	}
 	a, rel := area(w.Path)
 	target := w.Target
 	for hop := 0; ; hop++ {
 		if hop >= maxHops || v.work > maxLinkWork {
-			return w.Target, true
+			return w.Target, "", false, true
 		}
 		if path.IsAbs(target) {
-			return target, !systemTarget(target)
+			if systemTarget(target) {
+				return "", "", false, false
+			}
+			return target, "", false, true
 		}
 		to, ok := v.walk(a, path.Dir(rel), target)
 		if !ok {
-			return w.Target, true
+			return w.Target, "", false, true
 		}
 		if next, link, ours := v.isLink(a, to); link {
 			if !ours {
-				return key(a, to), true // a link the tree has: where it leads is the host's
+				return key(a, to), "", false, true // a link the tree has: where it leads is the host's
 			}
 			rel, target = to, next
 			continue
@@ -193,7 +241,7 @@ func (v *linkView) linkLeadsOut(ps []PathPattern, w evidence.Write) (string, boo
 		if v.isDir(a, to) {
 			kind = "dir"
 		}
-		return shown, !anyPath(ps, shown, kind)
+		return shown, kind, true, true
 	}
 }
 
