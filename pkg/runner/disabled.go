@@ -203,11 +203,11 @@ func settingsEnv(files []settingsFile) []string {
 }
 
 // startupVar reports whether name is read by the dynamic loader or a
-// shell as it starts (LD_PRELOAD, GLIBC_TUNABLES, BASH_ENV, …): given to a
-// hook, it would also reach the /bin/sh through which the sandbox joins
-// the hook to its pids cgroup and sets its process limit, and run code of
-// the repository's before they hold. Such a variable from the settings is
-// not passed.
+// shell as it starts (LD_PRELOAD, GLIBC_TUNABLES, BASH_ENV, …). Such a
+// variable from the settings is not passed. (The /bin/sh through which
+// the sandbox sets a hook's process limit does not read one in any case:
+// the reaper hands it such variables as arguments to export once the
+// limits hold, as its own startupVar says.)
 func startupVar(name string) bool {
 	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
 		if strings.HasPrefix(name, p) {

@@ -413,6 +413,7 @@ func (n notRunnable) Error() string { return n.err.Error() }
 // costs a few milliseconds here; another Go start would cost ten).
 func startCommand(cfg Config, cmd CommandDoc, lim Limits, path string) (int, time.Time, error) {
 	argv := append([]string{path}, cmd.Command[1:]...) // argv[0] = path, as the shell's exec "$0" gives it
+	env := cmd.Env
 	direct := cfg.PidsByCgroup && !asByShell(lim)
 	if direct {
 		if !strings.Contains(path, "/") { // LookPath found nothing
@@ -422,11 +423,14 @@ func startCommand(cfg Config, cmd CommandDoc, lim Limits, path string) (int, tim
 		if _, err := os.Stat(shell); err != nil {
 			return 0, time.Now(), refusal{fmt.Errorf("no %s in the sandbox to set the process limits with: %w", shell, err)}
 		}
-		argv = append([]string{shell, "-c", limitShim(lim, !cfg.PidsByCgroup)}, argv...)
+		var err error
+		if argv, env, err = shellCommand(lim, !cfg.PidsByCgroup, path, cmd); err != nil {
+			return 0, time.Now(), refusal{err}
+		}
 	}
 	// syscall.ForkExec, not os/exec: no pidfd probe (an extra fork), and
 	// the fork happens on this thread, which holds the confinement.
-	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: cmd.Env, Files: []uintptr{0, 1, 2}}
+	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: env, Files: []uintptr{0, 1, 2}}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	if err != nil && direct && errors.Is(err, unix.ENOEXEC) {
@@ -467,11 +471,75 @@ const asRoom = 4 << 30
 
 func asByShell(l Limits) bool { return l.MemoryBytes != 0 && l.MemoryBytes < asRoom }
 
+// shellCommand is the argv and environment that start the command (path,
+// cmd's arguments and environment) through the shell that sets its limits
+// (limitShim). The variables the dynamic loader or the shell reads as it
+// starts (startupVar: LD_PRELOAD, GLIBC_TUNABLES, SHELLOPTS, …) are not
+// in the shell's environment: they would run code of the command's (a
+// check's env, --env LD_PRELOAD=./x.so from the tree) in the shell before
+// its ulimit, which could then exec the command without it, its process
+// and address-space limits never set. They come as the shell's first
+// arguments instead, which the shim exports once the limits hold, so the
+// command gets its environment whole.
+func shellCommand(l Limits, nproc bool, path string, cmd CommandDoc) (argv, env []string, err error) {
+	var late []string
+	for _, kv := range cmd.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !startupVar(name) {
+			env = append(env, kv)
+			continue
+		}
+		if !shellName(name) {
+			// export cannot set it (bash's exported functions,
+			// BASH_FUNC_NAME%%, which could replace ulimit itself).
+			return nil, nil, fmt.Errorf("the command's environment holds %q, which %s would read as it starts, before it sets the limits, and cannot pass on after", name, shell)
+		}
+		late = append(late, kv)
+	}
+	argv = append([]string{shell, "-c", limitShim(l, nproc, len(late)), path}, late...)
+	return append(argv, cmd.Command[1:]...), env, nil
+}
+
+// startupVar reports whether name is read by the dynamic loader or a
+// shell as it starts: the loader's LD_* (LD_PRELOAD, LD_AUDIT,
+// LD_LIBRARY_PATH), glibc's tunables and malloc settings, bash's start-up
+// files, options and exported functions (SHELLOPTS with xtrace runs PS4's
+// command substitutions), the locale and conversion modules the C library
+// loads. The runner keeps the same names out of a hook's environment
+// where they come from the settings.
+func startupVar(name string) bool {
+	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	switch name {
+	case "ENV", "BASHOPTS", "SHELLOPTS", "IFS", "PS4", "CDPATH", "POSIXLY_CORRECT", "LOCPATH", "GCONV_PATH", "HOSTALIASES", "RES_OPTIONS", "NLSPATH", "TZDIR":
+		return true
+	}
+	return false
+}
+
+// shellName says whether name is one a shell's export can set: letters,
+// digits and _, not starting with a digit.
+func shellName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // limitShim is the shell script that sets the process limit when nproc
 // (bash knows it as -u, dash and busybox as -p) and the address-space one
-// when asByShell (-v, in KiB; both soft and hard), then becomes the command
-// ($0 "$@").
-func limitShim(l Limits, nproc bool) string {
+// when asByShell (-v, in KiB; both soft and hard), then exports the late
+// variables, its first late arguments (see shellCommand), and becomes the
+// command ($0 and the arguments after those).
+func limitShim(l Limits, nproc bool, late int) string {
 	var s string
 	if nproc {
 		n := strconv.Itoa(l.Pids)
@@ -479,6 +547,17 @@ func limitShim(l Limits, nproc bool) string {
 	}
 	if asByShell(l) {
 		s += "ulimit -v " + strconv.FormatUint(l.MemoryBytes>>10, 10) + " || exit 125; "
+	}
+	// Each through command, which takes export's power to end the shell
+	// on an error: bash keeps SHELLOPTS, BASHOPTS and BASH_VERSINFO
+	// read-only, and the shim's exit would read as the command's own,
+	// with an empty record. The command goes without such a variable,
+	// which bash would not have passed on either.
+	for i := 1; i <= late; i++ {
+		s += "command export \"${" + strconv.Itoa(i) + "}\" 2>/dev/null; " // ${10}: $10 is $1 and a 0
+	}
+	if late > 0 {
+		s += "shift " + strconv.Itoa(late) + "; "
 	}
 	return s + "exec \"$0\" \"$@\""
 }

@@ -1,8 +1,11 @@
 package reaper
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,5 +81,69 @@ func TestRemountError(t *testing.T) {
 	}
 	if err := remountError("/github", unix.EPERM); strings.HasPrefix(err.Error(), VanishedMount) {
 		t.Errorf("EPERM: %v; want a plain refusal", err)
+	}
+}
+
+// TestShellReadsNoStartupVariable: the shell that sets the command's
+// limits starts without the variables the loader and the shell read at
+// start-up, which would run code of the command's before its ulimit (an
+// LD_PRELOAD library that execs the command without it): the loader is
+// asked to preload a library that is not there, and says so once, for the
+// command, not for the shell before it. The command still gets each
+// variable, a value with quotes and $(…) as it was and the tenth as the
+// tenth (${10}, not $1 and a 0), after the limits hold; and one export
+// cannot set is refused.
+func TestShellReadsNoStartupVariable(t *testing.T) {
+	const lib = "/nonexistent/vigiles-preload-test.so"
+	env := []string{"PATH=/usr/bin:/bin", "LD_PRELOAD=" + lib, "KEEP=1", `LD_QUOTED=a "b" 'c' $(id)`}
+	for i := 1; i <= 10; i++ {
+		env = append(env, "LD_V"+strconv.Itoa(i)+"=v"+strconv.Itoa(i))
+	}
+	argv, shEnv, err := shellCommand(Limits{Pids: 300, MemoryBytes: 1 << 30}, true, "/usr/bin/env", CommandDoc{Command: []string{"env", "-u", "NOT_SET"}, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range shEnv {
+		if strings.HasPrefix(kv, "LD_") {
+			t.Errorf("the shell's environment holds %s", kv)
+		}
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env = shEnv
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Run(); err != nil {
+		t.Fatalf("%q: %v; stderr %s", argv, err, errOut.String())
+	}
+	if n := strings.Count(errOut.String(), lib); n != 1 {
+		t.Errorf("the loader named %s %d times, want once (the command's, not the shell's); stderr:\n%s", lib, n, errOut.String())
+	}
+	// The shell adds PWD, as it did before it exported anything.
+	got := slices.DeleteFunc(strings.Split(strings.TrimSpace(out.String()), "\n"), func(kv string) bool { return strings.HasPrefix(kv, "PWD=") })
+	for _, kv := range env {
+		if !slices.Contains(got, kv) {
+			t.Errorf("the command's environment lacks %q; it has %q", kv, got)
+		}
+	}
+	if len(got) != len(env) {
+		t.Errorf("the command's environment is %q, want %q", got, env)
+	}
+	// bash as /bin/sh: SHELLOPTS with xtrace would trace the shim (PS4's
+	// command substitutions run code), and is read-only once it runs, so
+	// its export fails; the command still runs, without it.
+	bashArgv, bashEnv, err := shellCommand(Limits{Pids: 300}, true, "/usr/bin/env", CommandDoc{Command: []string{"env"}, Env: []string{"PATH=/usr/bin:/bin", "SHELLOPTS=xtrace", "PS4=TRACED ", "KEEP=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = exec.Command("bash", append([]string{"--posix"}, bashArgv[1:]...)...)
+	c.Env = bashEnv
+	out.Reset()
+	errOut.Reset()
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Run(); err != nil || !strings.Contains(out.String(), "KEEP=1") || !strings.Contains(out.String(), "PS4=TRACED ") || strings.Contains(errOut.String(), "TRACED") {
+		t.Errorf("bash --posix %q: %v; stdout:\n%s\nstderr:\n%s", bashArgv[1:], err, out.String(), errOut.String())
+	}
+	if _, _, err := shellCommand(Limits{Pids: 300}, true, "/bin/true", CommandDoc{Command: []string{"true"}, Env: []string{"BASH_FUNC_ulimit%%=() { :; }"}}); err == nil || !strings.Contains(err.Error(), "BASH_FUNC_ulimit%%") {
+		t.Errorf("an exported bash function: %v, want a refusal naming it", err)
 	}
 }
