@@ -84,7 +84,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them (default 0s: end them at once)")
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = uint64(sandbox.DefaultOutputCap)
-		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …) and the work tree")
+		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …), /opt and the work tree")
 		rootSandbox = fs.Bool("root-sandbox", false, rootSandboxHelp)
 		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay; copy where overlay cannot be mounted, or file systems are mounted inside the work tree)")
 		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts)")

@@ -110,3 +110,28 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// docs/security.md names every directory a --strict-fs run shows (the
+// /lib variants as /lib*), where it says what the flag narrows a run to:
+// it once left /opt out, and a key under /opt, which the run shows, read
+// as out of reach.
+func TestSecurityDocNamesStrictFSDirs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "security.md"))
+	if err != nil {
+		t.Fatalf("reading docs/security.md: %v", err)
+	}
+	const lead = "`--strict-fs` narrows this to "
+	i := strings.Index(string(doc), lead)
+	if i < 0 {
+		t.Fatalf("docs/security.md has no %q", lead)
+	}
+	sentence, _, _ := strings.Cut(string(doc[i+len(lead):]), ".")
+	for _, d := range strictFSDirs {
+		if strings.HasPrefix(d, "/lib") {
+			d = "/lib*"
+		}
+		if !strings.Contains(sentence, "`"+d+"`") {
+			t.Errorf("docs/security.md's %q… does not name `%s`, which a --strict-fs run shows: %q", lead, d, sentence)
+		}
+	}
+}
