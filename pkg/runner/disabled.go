@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // RuleDisabled is the notice that the project's settings turn hooks off:
@@ -166,7 +167,7 @@ func (s *session) settingsFiles(proj string) []settingsFile {
 // is a string, a number or a boolean is taken as Claude Code takes it;
 // HOME and TMPDIR stay the sandbox's throwaway ones, where the record of
 // what a hook writes is kept, a loader or shell start-up variable is
-// not passed (startupVar), and neither is an OTEL_* one, which Claude
+// not passed (reaper.StartupVar), and neither is an OTEL_* one, which Claude
 // Code removes from every subprocess it spawns, hooks included (hooks.md,
 // "Common input fields").
 func settingsEnv(files []settingsFile) []string {
@@ -177,7 +178,7 @@ func settingsEnv(files []settingsFile) []string {
 			continue
 		}
 		for k, raw := range env {
-			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || startupVar(k) || strings.HasPrefix(k, "OTEL_") {
+			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || reaper.StartupVar(k) || strings.HasPrefix(k, "OTEL_") {
 				continue
 			}
 			var v any
@@ -200,25 +201,6 @@ func settingsEnv(files []settingsFile) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// startupVar reports whether name is read by the dynamic loader or a
-// shell as it starts (LD_PRELOAD, GLIBC_TUNABLES, BASH_ENV, …). Such a
-// variable from the settings is not passed. (The /bin/sh through which
-// the sandbox sets a hook's process limit does not read one in any case:
-// the reaper hands it such variables as arguments to export once the
-// limits hold, as its own startupVar says.)
-func startupVar(name string) bool {
-	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	switch name {
-	case "ENV", "BASHOPTS", "SHELLOPTS", "IFS", "PS4", "CDPATH", "POSIXLY_CORRECT", "LOCPATH", "GCONV_PATH", "HOSTALIASES", "RES_OPTIONS", "NLSPATH", "TZDIR":
-		return true
-	}
-	return false
 }
 
 // sessionSettings is what the settings of a session started in a

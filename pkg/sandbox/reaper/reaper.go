@@ -474,7 +474,7 @@ func asByShell(l Limits) bool { return l.MemoryBytes != 0 && l.MemoryBytes < asR
 // shellCommand is the argv and environment that start the command (path,
 // cmd's arguments and environment) through the shell that sets its limits
 // (limitShim). The variables the dynamic loader or the shell reads as it
-// starts (startupVar: LD_PRELOAD, GLIBC_TUNABLES, SHELLOPTS, …) are not
+// starts (StartupVar: LD_PRELOAD, GLIBC_TUNABLES, SHELLOPTS, …) are not
 // in the shell's environment: they would run code of the command's (a
 // check's env, --env LD_PRELOAD=./x.so from the tree) in the shell before
 // its ulimit, which could then exec the command without it, its process
@@ -485,7 +485,7 @@ func shellCommand(l Limits, nproc bool, path string, cmd CommandDoc) (argv, env 
 	var late []string
 	for _, kv := range cmd.Env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !startupVar(name) {
+		if !StartupVar(name) {
 			env = append(env, kv)
 			continue
 		}
@@ -500,14 +500,15 @@ func shellCommand(l Limits, nproc bool, path string, cmd CommandDoc) (argv, env 
 	return append(argv, cmd.Command[1:]...), env, nil
 }
 
-// startupVar reports whether name is read by the dynamic loader or a
+// StartupVar reports whether name is read by the dynamic loader or a
 // shell as it starts: the loader's LD_* (LD_PRELOAD, LD_AUDIT,
 // LD_LIBRARY_PATH), glibc's tunables and malloc settings, bash's start-up
 // files, options and exported functions (SHELLOPTS with xtrace runs PS4's
 // command substitutions), the locale and conversion modules the C library
-// loads. The runner keeps the same names out of a hook's environment
-// where they come from the settings.
-func startupVar(name string) bool {
+// loads. The runner keeps these names out of a hook's environment where
+// they come from the settings; the shell that sets a command's limits
+// gets them only after its ulimit (shellCommand).
+func StartupVar(name string) bool {
 	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
 		if strings.HasPrefix(name, p) {
 			return true
