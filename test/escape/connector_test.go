@@ -204,11 +204,16 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var res struct {
-		Tier    string `json:"tier"`
-		Refusal string `json:"refusal"`
-		Stdout  string `json:"stdout"`
-		Stderr  string `json:"stderr"`
-		Egress  []struct {
+		Tier     string `json:"tier"`
+		Refusal  string `json:"refusal"`
+		Error    string `json:"error"`
+		ExitCode int    `json:"exitCode"`
+		Signal   string `json:"signal"`
+		TimedOut bool   `json:"timedOut"`
+		LimitHit string `json:"limitHit"`
+		Stdout   string `json:"stdout"`
+		Stderr   string `json:"stderr"`
+		Egress   []struct {
 			Host    string `json:"host"`
 			IP      string `json:"ip"`
 			Port    int    `json:"port"`
@@ -225,7 +230,10 @@ func testConnectorDNSAndHost(t *testing.T, connector string) {
 	hostLog, _ := os.ReadFile(filepath.Join(d, "host.log"))
 	defer func() {
 		if t.Failed() {
-			t.Logf("hook stdout:\n%s\nhook stderr:\n%s\nquestions the test servers saw:\n%s\negress: %+v", res.Stdout, res.Stderr, log, res.Egress)
+			// What ended the hook, where its output is empty: a python3
+			// killed before it flushed its stdout prints nothing.
+			t.Logf("hook exit %d, signal %q, timed out %v, limit %q, error %q\nhook stdout:\n%s\nhook stderr:\n%s\nquestions the test servers saw:\n%s\negress: %+v\nvigiles stderr:\n%s",
+				res.ExitCode, res.Signal, res.TimedOut, res.LimitHit, res.Error, res.Stdout, res.Stderr, log, res.Egress, stderr.String())
 		}
 	}()
 
