@@ -319,6 +319,9 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 	if err := c.validate("test"); err != nil {
 		return exitWith(2, err)
 	}
+	if err := checkOutputFlag("test", c.output, c.config, c.dir, ""); err != nil {
+		return exitWith(2, err)
+	}
 	runner.Version = version
 	rep, err := runner.Test(ctx, c.options(stderr))
 	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, stdout, stderr)
@@ -343,6 +346,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, fmt.Errorf("audit: --update-baseline needs a baseline file to write, and --baseline \"\" names none: leave --baseline out (default %s) or name one, e.g. --baseline %s", defaultBaseline, defaultBaseline))
 	}
 	if err := checkBaselineFlag(*baseline, c.config, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
+		return exitWith(2, err)
+	}
+	if err := checkOutputFlag("audit", c.output, c.config, c.dir, *baseline); err != nil {
 		return exitWith(2, err)
 	}
 	o := c.options(stderr)
@@ -396,8 +402,8 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 
 // outputHelp ends the help of test's and audit's -o: how the file is
 // written, and that a path through a symbolic link of the work tree is
-// refused (linkInTree).
-const outputHelp = outputWrittenHelp + "; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads)"
+// refused (linkInTree), as are the files the run reads (checkOutputFlag).
+const outputHelp = outputWrittenHelp + "; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads, and so are the policy file and an audit's baseline)"
 
 // mergeOutputHelp ends the help of merge's -o, which reads no work tree:
 // a symbolic link is written through.
@@ -451,6 +457,37 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 		if why := cannotCreate(p); why != "" {
 			return fmt.Errorf("audit: --baseline %q %s", baseline, why)
 		}
+	}
+	return nil
+}
+
+// checkOutputFlag refuses, as bad usage, an --output that names a file
+// the run reads: the policy file (config, "" for the default) or an
+// audit's baseline (baseline, relative to dir; "" for none, and for
+// test). The report would replace it, and the write succeeds: the next
+// run would read a report where its policy was, or where its baseline
+// was (after --update-baseline, the very baseline this audit wrote).
+// The output is relative to the current directory, as the shell's > is.
+func checkOutputFlag(name, output, config, dir, baseline string) error {
+	if output == "" {
+		return nil
+	}
+	policy := fmt.Sprintf("the policy file --config %q names", config)
+	if config == "" {
+		config, policy = runner.DefaultConfig, fmt.Sprintf("the policy file, %s", runner.DefaultConfig)
+	}
+	// Absolute, so that a file not there yet is the same path however
+	// each is spelled.
+	same := func(p string) bool {
+		a, err1 := filepath.Abs(output)
+		b, err2 := filepath.Abs(p)
+		return err1 == nil && err2 == nil && sameFile(a, b)
+	}
+	if same(inDir(dir, config)) {
+		return fmt.Errorf("%s: --output %q is %s, which the report would replace: name a file of its own for the report, such as vigiles-report.json", name, output, policy)
+	}
+	if baseline != "" && same(inDir(dir, baseline)) {
+		return fmt.Errorf("%s: --output %q is the baseline, %s (--baseline names it), which the report would replace: name a file of its own for the report, such as vigiles-report.json; --update-baseline writes the baseline", name, output, baseline)
 	}
 	return nil
 }

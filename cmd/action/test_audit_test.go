@@ -787,6 +787,56 @@ func TestBaselineFlagNeverOverwritesAnotherFile(t *testing.T) {
 	}
 }
 
+// TestOutputNeverReplacesWhatTheRunReads: -o naming the policy file or
+// the baseline an audit compares with (or writes: --update-baseline) is
+// bad usage, before a hook runs, and the file stays as it was; the write
+// of the report over it would succeed and leave a report where the next
+// run reads its policy or its baseline.
+func TestOutputNeverReplacesWhatTheRunReads(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	const policy = "checks:\n  - {name: quiet, command: \"true\", event: Stop, trusted: true, expect: {exit-code: 0}}\n"
+	for _, tc := range []struct {
+		name string
+		args []string // after the command, --dir and -q; OUT is the output's path
+		file string   // the file that must stay, relative to the tree
+		want string
+	}{
+		{"test over the policy file", []string{"test", "-o", "OUT/.vigiles.yml"}, ".vigiles.yml",
+			`test: --output "OUT/.vigiles.yml" is the policy file, .vigiles.yml, which the report would replace`},
+		{"test over the policy file --config names", []string{"test", "--config", "ci/policy.yml", "--format", "json", "-o", "OUT/ci/./policy.yml"}, "ci/policy.yml",
+			`test: --output "OUT/ci/./policy.yml" is the policy file --config "ci/policy.yml" names`},
+		{"audit over the policy file", []string{"audit", "--baseline", "", "-o", "OUT/.vigiles.yml"}, ".vigiles.yml",
+			`audit: --output "OUT/.vigiles.yml" is the policy file, .vigiles.yml`},
+		{"audit over the baseline", []string{"audit", "--format", "json", "-o", "OUT/.vigiles/baseline.json"}, ".vigiles/baseline.json",
+			`audit: --output "OUT/.vigiles/baseline.json" is the baseline, .vigiles/baseline.json (--baseline names it), which the report would replace`},
+		{"audit over the baseline it writes", []string{"audit", "--update-baseline", "--baseline", "ci/baseline.json", "--format", "json", "-o", "OUT/ci/baseline.json"}, "ci/baseline.json",
+			`audit: --output "OUT/ci/baseline.json" is the baseline, ci/baseline.json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{
+				".claude/settings.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+				".vigiles.yml":           policy,
+				"ci/policy.yml":          policy,
+				".vigiles/baseline.json": `{"schema": "vigiles.baseline/v2", "runs": {}}`,
+				"ci/baseline.json":       `{"schema": "vigiles.baseline/v2", "runs": {}}`,
+			})
+			args := []string{tc.args[0], "--dir", dir, "-q"}
+			for _, a := range tc.args[1:] {
+				args = append(args, strings.ReplaceAll(a, "OUT", dir))
+			}
+			before, _ := os.ReadFile(filepath.Join(dir, tc.file))
+			code, out, errs := runCLI(t, args...)
+			want := strings.ReplaceAll(tc.want, "OUT", dir)
+			if code != 2 || !strings.Contains(errs, want) {
+				t.Errorf("exit %d (want 2), stdout %q, stderr %q; want %q", code, out, errs, want)
+			}
+			if after, _ := os.ReadFile(filepath.Join(dir, tc.file)); !bytes.Equal(before, after) {
+				t.Errorf("%s was written: %q", tc.file, after)
+			}
+		})
+	}
+}
+
 // manyChecks is a .vigiles.yml of n checks of trusted commands, whose
 // report is some KiB of JSON.
 func manyChecks(n int) string {
