@@ -851,7 +851,8 @@ func TestActionMergeNamesTheOddReport(t *testing.T) {
 	ws := s.env["GITHUB_WORKSPACE"]
 	os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
 	for name, command := range map[string]string{"a-1.json": "audit", "b-2.json": "test"} {
-		b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: name[2:3] + "/2", Plan: "sha256:p", Verdict: report.VerdictPass})
+		b, _ := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: name[2:3] + "/2", Plan: "sha256:p", Verdict: report.VerdictPass,
+			Runs: []report.HookRun{}, Findings: []report.Finding{}})
 		if err := os.WriteFile(filepath.Join(ws, "reports", name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -1190,7 +1191,7 @@ func TestActionWorkflowRunCheckRunCommit(t *testing.T) {
 				os.MkdirAll(filepath.Join(ws, "reports"), 0o755)
 				for i := 1; i <= 2; i++ {
 					b, _ := json.Marshal(report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit",
-						Verdict: report.VerdictPass, Shard: fmt.Sprintf("%d/2", i), Plan: "sha256:p"})
+						Verdict: report.VerdictPass, Shard: fmt.Sprintf("%d/2", i), Plan: "sha256:p", Runs: []report.HookRun{}, Findings: []report.Finding{}})
 					if err := os.WriteFile(filepath.Join(ws, "reports", fmt.Sprintf("report-audit-%d-of-2.json", i)), b, 0o644); err != nil {
 						t.Fatal(err)
 					}

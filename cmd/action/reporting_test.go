@@ -34,7 +34,8 @@ var noRun = runner.ExecutorFunc(func(context.Context, sandbox.Spec) (*sandbox.Re
 })
 
 func cannedReport(command string, errs, warnings, notices int) *report.Report {
-	r := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: command, Verdict: report.VerdictFail}
+	r := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: command, Verdict: report.VerdictFail,
+		Runs: []report.HookRun{}, Findings: []report.Finding{}}
 	add := func(n int, sev report.Severity) {
 		for i := 0; i < n; i++ {
 			r.Findings = append(r.Findings, report.Finding{Rule: "baseline/host", Severity: sev, Title: fmt.Sprintf("%s %d", sev, i),

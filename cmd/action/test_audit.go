@@ -584,8 +584,23 @@ func readReport(path string) (*report.Report, error) {
 		line, col := textPos(data, end+int64(len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))))
 		return nil, fmt.Errorf("report %q has more after its JSON document (at line %d, column %d); a report file holds exactly one", path, line, col)
 	}
+	if string(bytes.TrimSpace(data)) == "null" {
+		// null decodes into the report as nothing at all: no object.
+		return nil, notReport(int64(len(data)-len(bytes.TrimLeft(data, " \t\r\n"))), "a JSON null, where the report's object belongs")
+	}
 	if r.Schema == "" {
 		return nil, notReport(0, `a JSON object without the "schema": "`+report.Schema+`" of a report`)
+	}
+	// A report test or audit wrote lists its runs and its findings, []
+	// where there are none. Without them the file says nothing was
+	// recorded, and merged it would pass as runs that found nothing.
+	for _, l := range []struct {
+		key  string
+		none bool
+	}{{"runs", r.Runs == nil}, {"findings", r.Findings == nil}} {
+		if l.none {
+			return nil, notReport(0, fmt.Sprintf(`a JSON object without the %q list of a report ([] where there are none): a document cut down, or written by hand`, l.key))
+		}
 	}
 	return &r, nil
 }

@@ -504,7 +504,7 @@ func TestMergeRefusesJunkAndNamesFiles(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, command, shard, tail string) string {
 		b, err := json.Marshal(report.Report{Schema: report.Schema, Command: command, Shard: shard, Plan: "sha256:p", Verdict: report.VerdictPass,
-			Runs: []report.HookRun{{ID: name, Plugin: "p", Event: "Stop", Outcome: "allowed"}}})
+			Runs: []report.HookRun{{ID: name, Plugin: "p", Event: "Stop", Outcome: "allowed"}}, Findings: []report.Finding{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -979,6 +979,10 @@ func TestMergeSaysWhatIsNoReport(t *testing.T) {
 		{`{"schema":"vigiles.report/v1","findings":5}`, `a JSON number where findings belongs (a list)`},
 		{`{"schema":"vigiles.report/v1","tool":"x"}`, `a JSON string where tool belongs (an object)`},
 		{"{}", `at line 1, column 1, a JSON object without the "schema": "vigiles.report/v1" of a report`},
+		{" null\n", "at line 1, column 2, a JSON null, where the report's object belongs"},
+		{`{"schema":"vigiles.report/v1","command":"audit","findings":[]}`, `a JSON object without the "runs" list of a report ([] where there are none)`},
+		{`{"schema":"vigiles.report/v1","command":"audit","runs":null,"findings":[]}`, `a JSON object without the "runs" list of a report`},
+		{`{"schema":"vigiles.report/v1","command":"test","runs":[]}`, `a JSON object without the "findings" list of a report`},
 		{`{"schema":"vigiles.rep`, "the file ends before its JSON document does"},
 		{"", "the file ends before its JSON document does"},
 	} {
