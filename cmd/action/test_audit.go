@@ -158,7 +158,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
 	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
 	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout"+outputHelp)
+	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (relative to the current directory, as --dir is, not to --dir)"+outputHelp)
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	sandboxDefault := "default: the policy's, else auto"
 	if fs.Name() == "audit" {

@@ -837,6 +837,30 @@ func TestOutputNeverReplacesWhatTheRunReads(t *testing.T) {
 	}
 }
 
+// TestOutputIsRelativeToTheCurrentDirectory: -o FILE is taken from the
+// current directory, as a shell's > is, not from --dir as --config and
+// --baseline are; the help says so, since the flags beside it say the
+// other.
+func TestOutputIsRelativeToTheCurrentDirectory(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	dir := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
+	t.Chdir(t.TempDir())
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "--format", "json", "-o", "r.json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat("r.json"); err != nil {
+		t.Errorf("the report is not in the current directory: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Errorf("the report was written under --dir")
+	}
+	for _, cmd := range []string{"test", "audit"} {
+		if _, out, _ := runCLI(t, cmd, "--help"); !strings.Contains(out, "write the report to FILE instead of stdout (relative to the current directory, as --dir is, not to --dir)") {
+			t.Errorf("vigiles %s --help does not say what -o is relative to:\n%s", cmd, out)
+		}
+	}
+}
+
 // manyChecks is a .vigiles.yml of n checks of trusted commands, whose
 // report is some KiB of JSON.
 func manyChecks(n int) string {
