@@ -559,6 +559,9 @@ func readReport(path string) (*report.Report, error) {
 		return fmt.Errorf("%q is not a vigiles report (the vigiles.report/v1 JSON document test and audit write with --format json): at line %d, column %d, %s",
 			path, line, col, what)
 	}
+	if what := otherDocument(data); what != "" {
+		return nil, notReport(0, what)
+	}
 	var r report.Report
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
@@ -603,6 +606,43 @@ func readReport(path string) (*report.Report, error) {
 		}
 	}
 	return &r, nil
+}
+
+// otherDocument names the document data is, where it is one of the
+// others vigiles writes (a baseline, a run's result, doctor's report, a
+// SARIF log: files a glob of reports may match) or another schema: as
+// a report, its fields would be of the wrong kinds, and the error would
+// name a field, not the file's mistake. "" for anything else.
+func otherDocument(data []byte) string {
+	var probe struct {
+		Schema  *string `json:"schema"`
+		Version any     `json:"version"`
+		Runs    any     `json:"runs"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return ""
+	}
+	if probe.Schema == nil {
+		if probe.Version == annotate.SARIFVersion && probe.Runs != nil {
+			return "a SARIF log (--format sarif)"
+		}
+		return ""
+	}
+	switch schema := *probe.Schema; {
+	case schema == report.Schema:
+		return ""
+	case strings.HasPrefix(schema, "vigiles.baseline/"):
+		return fmt.Sprintf("a vigiles baseline (%q), which audit reads with --baseline", schema)
+	case schema == sandbox.ResultSchema:
+		return fmt.Sprintf("the result of vigiles run --json (%q)", schema)
+	case schema == sandbox.DoctorSchema:
+		return fmt.Sprintf("the report of vigiles doctor --json (%q)", schema)
+	default:
+		if r := []rune(schema); len(r) > 80 {
+			schema = string(r[:80]) + "…"
+		}
+		return fmt.Sprintf("a JSON object whose \"schema\" is %q, not %q", schema, report.Schema)
+	}
 }
 
 // jsonKind names, in JSON's words, what a report's field of Go type t

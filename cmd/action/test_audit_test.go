@@ -1004,6 +1004,14 @@ func TestMergeSaysWhatIsNoReport(t *testing.T) {
 		{`{"schema":"vigiles.report/v1","tool":"x"}`, `a JSON string where tool belongs (an object)`},
 		{"{}", `at line 1, column 1, a JSON object without the "schema": "vigiles.report/v1" of a report`},
 		{" null\n", "at line 1, column 2, a JSON null, where the report's object belongs"},
+		// The other documents vigiles writes, which a glob of reports may
+		// match, are named as what they are, not by a field of the wrong
+		// kind.
+		{`{"schema": "vigiles.baseline/v2", "runs": {}}`, `a vigiles baseline ("vigiles.baseline/v2"), which audit reads with --baseline`},
+		{`{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "vigiles"}}}]}`, `a SARIF log (--format sarif)`},
+		{`{"schema": "vigiles.run/v1", "tier": "confined"}`, `the result of vigiles run --json ("vigiles.run/v1")`},
+		{`{"schema": "vigiles.doctor/v1", "probes": []}`, `the report of vigiles doctor --json ("vigiles.doctor/v1")`},
+		{`{"schema": "vigiles.report/v2", "runs": [], "findings": []}`, `a JSON object whose "schema" is "vigiles.report/v2", not "vigiles.report/v1"`},
 		{`{"schema":"vigiles.report/v1","command":"audit","findings":[]}`, `a JSON object without the "runs" list of a report ([] where there are none)`},
 		{`{"schema":"vigiles.report/v1","command":"audit","runs":null,"findings":[]}`, `a JSON object without the "runs" list of a report`},
 		{`{"schema":"vigiles.report/v1","command":"test","runs":[]}`, `a JSON object without the "findings" list of a report`},
