@@ -91,12 +91,43 @@ func flagHint(fs *pflag.FlagSet, err error) string {
 	if name == "json" && fs.Lookup("format") != nil {
 		return " (did you mean --format json?)"
 	}
+	// A flag of another command, which this one spells otherwise or
+	// takes from the policy file.
+	switch {
+	case name == "format" && fs.Lookup("json") != nil:
+		return " (did you mean --json? it prints the vigiles.run/v1 document on stdout)"
+	case name == "dir" && fs.Lookup("workdir") != nil:
+		return " (did you mean --workdir?)"
+	case name == "workdir" && fs.Lookup("dir") != nil:
+		return " (did you mean --dir?)"
+	case policyKeys[name] != "" && fs.Lookup("config") != nil:
+		return fmt.Sprintf(" (that is vigiles run's; here %s sets it)", policyKeys[name])
+	}
 	var names []string
 	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	if c := closest(name, names); c != "" {
 		return fmt.Sprintf(" (did you mean --%s?)", c)
 	}
 	return ""
+}
+
+// policyKeys are the flags of vigiles run whose setting test and audit
+// take from the policy file, each with the key that sets it there.
+var policyKeys = map[string]string{
+	"timeout":          "the policy file's defaults.timeout, or a check's timeout,",
+	"linger":           "the policy file's defaults.linger",
+	"output-cap":       "the policy file's defaults.output-cap",
+	"limit-cpu":        "the policy file's defaults.limits.cpu-seconds",
+	"limit-file-size":  "the policy file's defaults.limits.file-size",
+	"limit-memory":     "the policy file's defaults.limits.memory",
+	"limit-open-files": "the policy file's defaults.limits.open-files",
+	"limit-pids":       "the policy file's defaults.limits.pids",
+	"limit-run-memory": "the policy file's defaults.limits.run-memory",
+	"limit-scratch":    "the policy file's defaults.limits.scratch",
+	"allow-ip":         "the policy file's defaults.egress.allow-ip",
+	"dns-upstream":     "the policy file's defaults.egress.dns-upstream",
+	"connector":        "the policy file's defaults.egress.connector",
+	"env":              "a check's env in the policy file",
 }
 
 // rangeNote is the annotation (setRange) that says which values a number

@@ -513,6 +513,15 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"audit", "--json"}, `vigiles: audit: unknown flag: --json (did you mean --format json?); see vigiles audit --help` + "\n"},
 		{[]string{"test", "--json=true"}, `vigiles: test: unknown flag: --json (did you mean --format json?); see vigiles test --help` + "\n"},
 		{[]string{"test", "--colour"}, `vigiles: test: unknown flag: --colour; see vigiles test --help` + "\n"},
+		// A flag of another command: the one this command has, or the
+		// policy file's key that sets it for test and audit.
+		{[]string{"run", "--format", "json", "--", "true"}, `vigiles: run: unknown flag: --format (did you mean --json? it prints the vigiles.run/v1 document on stdout); see vigiles run --help` + "\n"},
+		{[]string{"run", "--dir=.", "--", "true"}, `vigiles: run: unknown flag: --dir (did you mean --workdir?); see vigiles run --help` + "\n"},
+		{[]string{"audit", "--workdir", "."}, `vigiles: audit: unknown flag: --workdir (did you mean --dir?); see vigiles audit --help` + "\n"},
+		{[]string{"test", "--timeout", "5s"}, `vigiles: test: unknown flag: --timeout (that is vigiles run's; here the policy file's defaults.timeout, or a check's timeout, sets it); see vigiles test --help` + "\n"},
+		{[]string{"audit", "--limit-memory=1GiB"}, `vigiles: audit: unknown flag: --limit-memory (that is vigiles run's; here the policy file's defaults.limits.memory sets it); see vigiles audit --help` + "\n"},
+		{[]string{"test", "--env", "A=1"}, `vigiles: test: unknown flag: --env (that is vigiles run's; here a check's env in the policy file sets it); see vigiles test --help` + "\n"},
+		{[]string{"merge", "--timeout", "5s"}, `vigiles: merge: unknown flag: --timeout; see vigiles merge --help` + "\n"},
 		{[]string{"--dir", ".", "test"}, `vigiles: unknown command "--dir": the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands` + "\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
