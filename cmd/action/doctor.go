@@ -50,10 +50,10 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(r); err != nil {
-			return exitWith(125, err)
+			return exitWith(125, fmt.Errorf("doctor: writing the report: %w", err))
 		}
 	} else if err := r.WriteText(stdout); err != nil {
-		return exitWith(125, err)
+		return exitWith(125, fmt.Errorf("doctor: writing the report: %w", err))
 	}
 	if r.Tier != sandbox.TierConfined {
 		return exitWith(1, nil)

@@ -194,13 +194,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(res); err != nil {
-			return exitWith(125, err)
+			return exitWith(125, fmt.Errorf("run: writing the result: %w", err))
 		}
 		// As the reports of test and audit on stdout: the same data,
 		// with no ':' a problem matcher could read in the strings the
 		// command chose (its output, the paths and link targets it wrote).
 		if _, err := stdout.Write(annotate.NoMatchJSON(annotate.InertJSON(buf.Bytes()))); err != nil {
-			return exitWith(125, err)
+			return exitWith(125, fmt.Errorf("run: writing the result to stdout: %w", err))
 		}
 	} else {
 		printRunReport(stderr, res)

@@ -739,7 +739,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 			out = annotate.NoMatchJSON(annotate.InertJSON(out))
 		}
 		if _, err := stdout.Write(out); err != nil {
-			return exitWith(125, err)
+			return exitWith(125, fmt.Errorf("%s: writing the report to stdout: %w", name, err))
 		}
 	}
 	// Code scanning never says what a SARIF leaves out: said here, as the

@@ -861,6 +861,31 @@ func TestOutputIsRelativeToTheCurrentDirectory(t *testing.T) {
 	}
 }
 
+// TestReportThatCannotBeWrittenSaysSo: a report that cannot be written to
+// stdout (a full disk) is status 125, and the message says what was being
+// written where, not only the system's error.
+func TestReportThatCannotBeWrittenSaysSo(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		missing(t, fmt.Sprintf("/dev/full, a file every write to fails (%v)", err))
+	}
+	defer full.Close()
+	dir := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
+	shard := filepath.Join(t.TempDir(), "r.json")
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "--format", "json", "-o", shard); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, args := range [][]string{{"test", "--dir", dir, "-q"}, {"audit", "--dir", dir, "-q", "--format", "json"}, {"merge", shard}} {
+		var errb bytes.Buffer
+		err := run(context.Background(), args, func(string) string { return "" }, strings.NewReader(""), full, &errb)
+		want := args[0] + ": writing the report to stdout: write /dev/full: no space left on device"
+		if code := exitCode(err, &errb, false); code != 125 || !strings.Contains(errb.String(), want) {
+			t.Errorf("%q to /dev/full: exit %d, stderr %q; want 125 and %q", args, code, errb.String(), want)
+		}
+	}
+}
+
 // manyChecks is a .vigiles.yml of n checks of trusted commands, whose
 // report is some KiB of JSON.
 func manyChecks(n int) string {
