@@ -319,7 +319,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 	if err := c.validate("test"); err != nil {
 		return exitWith(2, err)
 	}
-	if err := checkOutputFlag("test", c.output, c.config, c.dir, ""); err != nil {
+	if err := checkOutputFlag("test", c.output, c.config, c.dir, "", false); err != nil {
 		return exitWith(2, err)
 	}
 	runner.Version = version
@@ -348,7 +348,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err := checkBaselineFlag(*baseline, c.config, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
 		return exitWith(2, err)
 	}
-	if err := checkOutputFlag("audit", c.output, c.config, c.dir, *baseline); err != nil {
+	if err := checkOutputFlag("audit", c.output, c.config, c.dir, *baseline, fs.Changed("baseline")); err != nil {
 		return exitWith(2, err)
 	}
 	o := c.options(stderr)
@@ -464,11 +464,12 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 // checkOutputFlag refuses, as bad usage, an --output that names a file
 // the run reads: the policy file (config, "" for the default) or an
 // audit's baseline (baseline, relative to dir; "" for none, and for
-// test). The report would replace it, and the write succeeds: the next
-// run would read a report where its policy was, or where its baseline
-// was (after --update-baseline, the very baseline this audit wrote).
-// The output is relative to the current directory, as the shell's > is.
-func checkOutputFlag(name, output, config, dir, baseline string) error {
+// test; given: --baseline named it). The report would replace it (or be
+// made where it is not there yet), and the write succeeds: the next run
+// would read a report where its policy was, or where its baseline was
+// (after --update-baseline, the very baseline this audit wrote). The
+// output is relative to the current directory, as the shell's > is.
+func checkOutputFlag(name, output, config, dir, baseline string, given bool) error {
 	if output == "" {
 		return nil
 	}
@@ -484,10 +485,14 @@ func checkOutputFlag(name, output, config, dir, baseline string) error {
 		return err1 == nil && err2 == nil && sameFile(a, b)
 	}
 	if same(inDir(dir, config)) {
-		return fmt.Errorf("%s: --output %q is %s, which the report would replace: name a file of its own for the report, such as vigiles-report.json", name, output, policy)
+		return fmt.Errorf("%s: --output %q is %s, where vigiles reads its policy: name a file of its own for the report, such as vigiles-report.json", name, output, policy)
 	}
 	if baseline != "" && same(inDir(dir, baseline)) {
-		return fmt.Errorf("%s: --output %q is the baseline, %s (--baseline names it), which the report would replace: name a file of its own for the report, such as vigiles-report.json; --update-baseline writes the baseline", name, output, baseline)
+		named := fmt.Sprintf("the baseline --baseline %q names", baseline)
+		if !given {
+			named = fmt.Sprintf("the baseline, %s (the default; --baseline names another)", baseline)
+		}
+		return fmt.Errorf("%s: --output %q is %s, where the audit reads its baseline and --update-baseline writes it: name a file of its own for the report, such as vigiles-report.json", name, output, named)
 	}
 	return nil
 }

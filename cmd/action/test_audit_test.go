@@ -802,15 +802,15 @@ func TestOutputNeverReplacesWhatTheRunReads(t *testing.T) {
 		want string
 	}{
 		{"test over the policy file", []string{"test", "-o", "OUT/.vigiles.yml"}, ".vigiles.yml",
-			`test: --output "OUT/.vigiles.yml" is the policy file, .vigiles.yml, which the report would replace`},
+			`test: --output "OUT/.vigiles.yml" is the policy file, .vigiles.yml, where vigiles reads its policy: name a file of its own for the report`},
 		{"test over the policy file --config names", []string{"test", "--config", "ci/policy.yml", "--format", "json", "-o", "OUT/ci/./policy.yml"}, "ci/policy.yml",
 			`test: --output "OUT/ci/./policy.yml" is the policy file --config "ci/policy.yml" names`},
 		{"audit over the policy file", []string{"audit", "--baseline", "", "-o", "OUT/.vigiles.yml"}, ".vigiles.yml",
 			`audit: --output "OUT/.vigiles.yml" is the policy file, .vigiles.yml`},
 		{"audit over the baseline", []string{"audit", "--format", "json", "-o", "OUT/.vigiles/baseline.json"}, ".vigiles/baseline.json",
-			`audit: --output "OUT/.vigiles/baseline.json" is the baseline, .vigiles/baseline.json (--baseline names it), which the report would replace`},
+			`audit: --output "OUT/.vigiles/baseline.json" is the baseline, .vigiles/baseline.json (the default; --baseline names another), where the audit reads its baseline and --update-baseline writes it`},
 		{"audit over the baseline it writes", []string{"audit", "--update-baseline", "--baseline", "ci/baseline.json", "--format", "json", "-o", "OUT/ci/baseline.json"}, "ci/baseline.json",
-			`audit: --output "OUT/ci/baseline.json" is the baseline, ci/baseline.json`},
+			`audit: --output "OUT/ci/baseline.json" is the baseline --baseline "ci/baseline.json" names`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, map[string]string{
