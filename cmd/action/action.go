@@ -44,7 +44,9 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
   command          test | audit | merge (default test); merge joins the
                    JSON reports of a sharded test or audit and reports
                    them once
-  reports          merge: report files or globs, relative to the workspace
+  reports          merge: report files or globs, relative to the workspace;
+                   merge runs no hooks, and refuses sandbox, egress, allow,
+                   shard, jobs and max-runs
   working-directory  the repository (or the part of it) to check, relative
                    to the workspace; findings stay repository-relative
   config           policy file, relative to working-directory (default
@@ -306,7 +308,15 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 			bad("input allow: %s", e.Error())
 		}
 	}
-	if in.Sandbox == sandbox.ModeOff && input(getenv, "egress")+input(getenv, "allow") != "" {
+	if in.Command == "merge" {
+		// merge runs no hooks: an input that says how they run would
+		// be moot in its job, unsaid (as jobs and max-runs below).
+		for _, name := range []string{"sandbox", "egress", "allow"} {
+			if input(getenv, name) != "" {
+				bad("input %s: merge runs no hooks; set it on the test or audit jobs whose reports it joins", name)
+			}
+		}
+	} else if in.Sandbox == sandbox.ModeOff && input(getenv, "egress")+input(getenv, "allow") != "" {
 		// Every hook runs in the open: nothing walls or records its
 		// network, as vigiles test --sandbox off says too.
 		bad("input sandbox: off runs every hook in the open, which cannot honour the egress and allow inputs: leave them empty, or confine the hooks (strict or auto)")
@@ -355,6 +365,8 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if in.Shard = input(getenv, "shard"); in.Shard != "" {
 		if _, _, err := runner.ParseShard(in.Shard); err != nil {
 			bad("input shard: %v", err)
+		} else if in.Command == "merge" {
+			bad("input shard: merge joins the reports of every shard; set shard on the test or audit jobs of the matrix, not on merge")
 		}
 		if in.UpdateBaseline && in.Command == "audit" {
 			bad("input update-baseline: needs the whole audit, not shard %s", in.Shard)

@@ -507,6 +507,12 @@ func TestActionInputValidation(t *testing.T) {
 		{"jobs negative", map[string]string{"command": "audit", "jobs": "-1"}, "input jobs"},
 		{"jobs too many", map[string]string{"command": "audit", "jobs": "100000"}, "input jobs: \"100000\": want a whole number from 0 (one per core) to 1024"},
 		{"jobs with merge", map[string]string{"command": "merge", "reports": "a.json", "jobs": "1"}, "input jobs"},
+		// The inputs that say how hooks run are moot in a merge job, and
+		// the shard it joins is every one.
+		{"shard with merge", map[string]string{"command": "merge", "reports": "a.json", "shard": "1/2"}, "input shard: merge joins the reports of every shard"},
+		{"sandbox with merge", map[string]string{"command": "merge", "reports": "a.json", "sandbox": "strict"}, "input sandbox: merge runs no hooks"},
+		{"egress with merge", map[string]string{"command": "merge", "reports": "a.json", "egress": "deny"}, "input egress: merge runs no hooks"},
+		{"allow with merge", map[string]string{"command": "merge", "reports": "a.json", "allow": "a.example.test"}, "input allow: merge runs no hooks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readInputs(func(k string) string {
