@@ -84,8 +84,16 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 // a command whose report takes --format, that flag.
 func flagHint(fs *pflag.FlagSet, err error) string {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok && err.Error() == "unknown shorthand flag: 'o' in -o" {
+		name, ok = "output", true
+	}
 	if !ok {
 		return ""
+	}
+	if name == "output" && fs.Lookup("json") != nil {
+		// vigiles run: the report of test and audit has -o; a run's
+		// result is written where its stdout goes.
+		return " (vigiles run writes no file: --json prints the result on stdout, which > writes to one)"
 	}
 	name, _, _ = strings.Cut(name, "=")
 	if name == "json" && fs.Lookup("format") != nil {

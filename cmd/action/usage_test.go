@@ -516,6 +516,8 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		// A flag of another command: the one this command has, or the
 		// policy file's key that sets it for test and audit.
 		{[]string{"run", "--format", "json", "--", "true"}, `vigiles: run: unknown flag: --format (did you mean --json? it prints the vigiles.run/v1 document on stdout); see vigiles run --help` + "\n"},
+		{[]string{"run", "--json", "-o", "r.json", "--", "true"}, `vigiles: run: unknown shorthand flag: 'o' in -o (vigiles run writes no file: --json prints the result on stdout, which > writes to one); see vigiles run --help` + "\n"},
+		{[]string{"run", "--output=r.json", "--", "true"}, `vigiles: run: unknown flag: --output (vigiles run writes no file: --json prints the result on stdout, which > writes to one); see vigiles run --help` + "\n"},
 		{[]string{"run", "--dir=.", "--", "true"}, `vigiles: run: unknown flag: --dir (did you mean --workdir?); see vigiles run --help` + "\n"},
 		{[]string{"audit", "--workdir", "."}, `vigiles: audit: unknown flag: --workdir (did you mean --dir?); see vigiles audit --help` + "\n"},
 		{[]string{"test", "--timeout", "5s"}, `vigiles: test: unknown flag: --timeout (that is vigiles run's; here the policy file's defaults.timeout, or a check's timeout, sets it); see vigiles test --help` + "\n"},
