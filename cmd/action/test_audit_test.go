@@ -886,6 +886,28 @@ func TestReportThatCannotBeWrittenSaysSo(t *testing.T) {
 	}
 }
 
+// TestMissingPolicyNamesTheOneAbove: vigiles test run in a directory of
+// the repository, not its root, finds no .vigiles.yml there; the error
+// names the one above and the --dir that reads it.
+func TestMissingPolicyNamesTheOneAbove(t *testing.T) {
+	withExecutor(t, fixedHooks())
+	root := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1), "plugins/guard/hooks/hooks.json": `{"hooks": {}}`})
+	sub := filepath.Join(root, "plugins", "guard")
+	want := fmt.Sprintf(`there is no policy file at %q (there is one in %q, above it: give --dir %q for that repository)`, filepath.Join(sub, ".vigiles.yml"), root, root)
+	code, _, errs := runCLI(t, "test", "--dir", sub, "-q")
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d (want 2), stderr %q; want %q", code, errs, want)
+	}
+	// A --config of another name is that file, wherever one is.
+	code, _, errs = runCLI(t, "test", "--dir", sub, "-q", "--config", "ci.yml")
+	if code != 2 || strings.Contains(errs, "above it") {
+		t.Errorf("--config ci.yml: exit %d (want 2), stderr %q; want no policy above named", code, errs)
+	}
+	if code, _, errs := runCLI(t, "test", "--dir", root, "-q"); code != 0 {
+		t.Errorf("--dir %s: exit %d: %s", root, code, errs)
+	}
+}
+
 // manyChecks is a .vigiles.yml of n checks of trusted commands, whose
 // report is some KiB of JSON.
 func manyChecks(n int) string {

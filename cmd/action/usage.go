@@ -256,6 +256,11 @@ func withConfigHint(err error, flag string) error {
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			what = fmt.Sprintf("there is no policy file at %q", pe.Path)
+			if above := policyAbove(pe.Path); above != "" && flag == "--config" && filepath.Base(pe.Path) == runner.DefaultConfig {
+				// vigiles test run from a directory of the repository,
+				// not its root: the policy is the root's.
+				what += fmt.Sprintf(" (there is one in %q, above it: give --dir %q for that repository)", above, above)
+			}
 		} else {
 			what = fmt.Sprintf("the policy file %q cannot be read: %v", pe.Path, pe.Err)
 		}
@@ -264,6 +269,25 @@ func withConfigHint(err error, flag string) error {
 		}
 	}
 	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
+}
+
+// policyAbove is the nearest directory above the one of path, a policy
+// file that is not there, that holds a regular file of path's name, or
+// "" for none.
+func policyAbove(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	name := filepath.Base(abs)
+	for d := filepath.Dir(filepath.Dir(abs)); ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
 }
 
 // notADir says why p cannot be a work tree when that is the caller's
