@@ -158,7 +158,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
 	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
 	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (relative to the current directory, as --dir is, not to --dir)"+outputHelp)
+	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (\"-\": stdout; relative to the current directory, as --dir is, not to --dir)"+outputHelp)
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	sandboxDefault := "default: the policy's, else auto"
 	if fs.Name() == "audit" {
@@ -177,6 +177,11 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 }
 
 func (c *commonFlags) validate(name string) error {
+	// "-" is stdout, as vigiles run's --stdin - is stdin: not a file
+	// of that name in the current directory.
+	if c.output == "-" {
+		c.output = ""
+	}
 	if why := notADir(c.dir); why != "" {
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
@@ -368,7 +373,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
 	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
-	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout"+mergeOutputHelp)
+	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout (\"-\": stdout)"+mergeOutputHelp)
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
@@ -379,6 +384,9 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	case "text", "json", "sarif":
 	default:
 		return exitWith(2, fmt.Errorf("merge: --format %q: want text, json or sarif", *format))
+	}
+	if *output == "-" {
+		*output = "" // stdout, as for test and audit
 	}
 	if *output != "" {
 		if why := cannotCreateReport(*output); why != "" {

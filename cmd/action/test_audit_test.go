@@ -840,7 +840,7 @@ func TestOutputNeverReplacesWhatTheRunReads(t *testing.T) {
 // TestOutputIsRelativeToTheCurrentDirectory: -o FILE is taken from the
 // current directory, as a shell's > is, not from --dir as --config and
 // --baseline are; the help says so, since the flags beside it say the
-// other.
+// other. -o - is stdout (for merge too), as --stdin - is stdin.
 func TestOutputIsRelativeToTheCurrentDirectory(t *testing.T) {
 	withExecutor(t, fixedHooks())
 	dir := writeFiles(t, map[string]string{".vigiles.yml": manyChecks(1)})
@@ -854,8 +854,17 @@ func TestOutputIsRelativeToTheCurrentDirectory(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
 		t.Errorf("the report was written under --dir")
 	}
+	// "-" is stdout, not a file of that name.
+	code, out, errs := runCLI(t, "test", "--dir", dir, "-q", "--format", "json", "-o", "-")
+	if _, err := os.Stat("-"); code != 0 || !json.Valid([]byte(out)) || err == nil {
+		t.Errorf("-o -: exit %d (%s), stdout %.80q, a file named - made: %v; want the report on stdout", code, errs, out, err == nil)
+	}
+	code, out, errs = runCLI(t, "merge", "-o", "-", "r.json")
+	if _, err := os.Stat("-"); code != 0 || !json.Valid([]byte(out)) || err == nil {
+		t.Errorf("merge -o -: exit %d (%s), stdout %.80q, a file named - made: %v; want the report on stdout", code, errs, out, err == nil)
+	}
 	for _, cmd := range []string{"test", "audit"} {
-		if _, out, _ := runCLI(t, cmd, "--help"); !strings.Contains(out, "write the report to FILE instead of stdout (relative to the current directory, as --dir is, not to --dir)") {
+		if _, out, _ := runCLI(t, cmd, "--help"); !strings.Contains(out, "write the report to FILE instead of stdout (\"-\": stdout; relative to the current directory, as --dir is, not to --dir)") {
 			t.Errorf("vigiles %s --help does not say what -o is relative to:\n%s", cmd, out)
 		}
 	}
