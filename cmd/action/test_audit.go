@@ -395,6 +395,10 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	var reps []runner.NamedReport
 	for _, p := range fs.Args() {
+		if p == "-" {
+			// Not stdin: a merge names each report by its file.
+			return exitWith(2, errors.New(`merge: "-": merge reads report files, not stdin; name the files (vigiles merge shard-*.json)`))
+		}
 		r, err := readReport(p)
 		if err != nil {
 			return exitWith(2, fmt.Errorf("merge: %w", err))

@@ -859,6 +859,9 @@ func TestOutputIsRelativeToTheCurrentDirectory(t *testing.T) {
 	if _, err := os.Stat("-"); code != 0 || !json.Valid([]byte(out)) || err == nil {
 		t.Errorf("-o -: exit %d (%s), stdout %.80q, a file named - made: %v; want the report on stdout", code, errs, out, err == nil)
 	}
+	if code, _, errs := runCLI(t, "merge", "-"); code != 2 || !strings.Contains(errs, `merge: "-": merge reads report files, not stdin`) {
+		t.Errorf("merge -: exit %d, stderr %q; want 2, saying it reads files", code, errs)
+	}
 	code, out, errs = runCLI(t, "merge", "-o", "-", "r.json")
 	if _, err := os.Stat("-"); code != 0 || !json.Valid([]byte(out)) || err == nil {
 		t.Errorf("merge -o -: exit %d (%s), stdout %.80q, a file named - made: %v; want the report on stdout", code, errs, out, err == nil)
