@@ -629,6 +629,14 @@ func TestActionRunnerRefusesMissingConfig(t *testing.T) {
 	if s.exitCode != 2 {
 		t.Errorf("exit code %d, want 2 for a missing policy file\n%s", s.exitCode, s.stdout.String())
 	}
+	// A working-directory below the repository's root finds no policy
+	// file there: the error names the one above, and the input to set.
+	s = newStep(t, map[string]string{"command": "test", "working-directory": "plugins/guard", "check-run": "false"})
+	s.run(t)
+	want := fmt.Sprintf(`(there is one in %q, above it: the working-directory input names the repository)`, s.env["GITHUB_WORKSPACE"])
+	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) {
+		t.Errorf("working-directory plugins/guard: exit %d (want 2), the ::error does not say %q:\n%s", s.exitCode, want, s.stdout.String())
+	}
 }
 
 // TestMain lets the test binary play the sandbox's init: the real engine

@@ -256,10 +256,15 @@ func withConfigHint(err error, flag string) error {
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			what = fmt.Sprintf("there is no policy file at %q", pe.Path)
-			if above := policyAbove(pe.Path); above != "" && flag == "--config" && filepath.Base(pe.Path) == runner.DefaultConfig {
+			if above := policyAbove(pe.Path); above != "" && filepath.Base(pe.Path) == runner.DefaultConfig {
 				// vigiles test run from a directory of the repository,
-				// not its root: the policy is the root's.
-				what += fmt.Sprintf(" (there is one in %q, above it: give --dir %q for that repository)", above, above)
+				// not its root (or a working-directory input that names
+				// one): the policy is the root's.
+				if flag == "--config" {
+					what += fmt.Sprintf(" (there is one in %q, above it: give --dir %q for that repository)", above, above)
+				} else {
+					what += fmt.Sprintf(" (there is one in %q, above it: the working-directory input names the repository)", above)
+				}
 			}
 		} else {
 			what = fmt.Sprintf("the policy file %q cannot be read: %v", pe.Path, pe.Err)
