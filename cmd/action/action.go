@@ -638,7 +638,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		if isUsageMistake(runErr) || errors.Is(runErr, errBadInput) {
 			code = 2
 		}
-		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input"))
+		return fail(stdout, code, withConfigHint(fmt.Errorf("vigiles %s: %w", in.Command, runErr), "the config input", ws))
 	}
 	if in.Command != "merge" {
 		relativize(rep, dir, in.WorkDir)

@@ -637,6 +637,16 @@ func TestActionRunnerRefusesMissingConfig(t *testing.T) {
 	if s.exitCode != 2 || !strings.Contains(s.stdout.String(), want) {
 		t.Errorf("working-directory plugins/guard: exit %d (want 2), the ::error does not say %q:\n%s", s.exitCode, want, s.stdout.String())
 	}
+	// One outside the workspace, which no input can name, is not named.
+	s = newStep(t, map[string]string{"command": "test", "working-directory": "plugins/guard", "check-run": "false"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	if err := os.Rename(filepath.Join(ws, ".vigiles.yml"), filepath.Join(filepath.Dir(ws), ".vigiles.yml")); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t)
+	if s.exitCode != 2 || strings.Contains(s.stdout.String(), "above it") {
+		t.Errorf("a policy file above the workspace: exit %d (want 2), named:\n%s", s.exitCode, s.stdout.String())
+	}
 }
 
 // TestMain lets the test binary play the sandbox's init: the real engine

@@ -707,7 +707,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		if isUsageMistake(runErr) {
 			code = 2
 		}
-		return exitWith(code, withConfigHint(namedFor(name, runErr), "--config"))
+		return exitWith(code, withConfigHint(namedFor(name, runErr), "--config", ""))
 	}
 	var buf bytes.Buffer
 	var err error

@@ -247,7 +247,7 @@ func (h hinted) Unwrap() error { return h.err }
 // was looked for and how to name another (flag: --config, or the action's
 // input), and where the format is described. Other errors are returned as
 // they are.
-func withConfigHint(err error, flag string) error {
+func withConfigHint(err error, flag, top string) error {
 	if !errors.Is(err, runner.ErrNoConfig) {
 		return err
 	}
@@ -256,7 +256,7 @@ func withConfigHint(err error, flag string) error {
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			what = fmt.Sprintf("there is no policy file at %q", pe.Path)
-			if above := policyAbove(pe.Path); above != "" && filepath.Base(pe.Path) == runner.DefaultConfig {
+			if above := policyAbove(pe.Path, top); above != "" && filepath.Base(pe.Path) == runner.DefaultConfig {
 				// vigiles test run from a directory of the repository,
 				// not its root (or a working-directory input that names
 				// one): the policy is the root's.
@@ -277,15 +277,24 @@ func withConfigHint(err error, flag string) error {
 }
 
 // policyAbove is the nearest directory above the one of path, a policy
-// file that is not there, that holds a regular file of path's name, or
-// "" for none.
-func policyAbove(path string) string {
+// file that is not there, that holds a regular file of path's name, up
+// to top (the action's workspace, which its inputs cannot leave; "" for
+// the root), or "" for none.
+func policyAbove(path, top string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return ""
 	}
+	if top != "" {
+		if top, err = filepath.Abs(top); err != nil {
+			return ""
+		}
+	}
 	name := filepath.Base(abs)
 	for d := filepath.Dir(filepath.Dir(abs)); ; d = filepath.Dir(d) {
+		if _, in := relInside(top, d); top != "" && !in {
+			return ""
+		}
 		if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
 			return d
 		}
