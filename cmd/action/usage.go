@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,6 +76,28 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 		}
 		// pflag's message names the flag, not the command or the fix.
 		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), outOfRange(err), flagHint(fs, err), fs.Name()))
+	}
+	// A flag whose value was left out takes the next argument: "--",
+	// which ends the flags (vigiles run --stdin -- cmd), is then no file
+	// or name to look for but the mistake itself.
+	var took string
+	fs.Visit(func(f *pflag.Flag) {
+		if took != "" {
+			return
+		}
+		switch f.Value.Type() {
+		case "string":
+			if f.Value.String() == "--" {
+				took = f.Name
+			}
+		case "stringArray":
+			if vs, _ := fs.GetStringArray(f.Name); slices.Contains(vs, "--") {
+				took = f.Name
+			}
+		}
+	})
+	if took != "" {
+		return true, exitWith(2, fmt.Errorf("%s: --%s took \"--\" as its value, which is missing: give it before the -- that ends the flags; see vigiles %s --help", fs.Name(), took, fs.Name()))
 	}
 	return false, nil
 }

@@ -518,6 +518,11 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"run", "--format", "json", "--", "true"}, `vigiles: run: unknown flag: --format (did you mean --json? it prints the vigiles.run/v1 document on stdout); see vigiles run --help` + "\n"},
 		{[]string{"run", "--json", "-o", "r.json", "--", "true"}, `vigiles: run: unknown shorthand flag: 'o' in -o (vigiles run writes no file: --json prints the result on stdout, which > writes to one); see vigiles run --help` + "\n"},
 		{[]string{"run", "--output=r.json", "--", "true"}, `vigiles: run: unknown flag: --output (vigiles run writes no file: --json prints the result on stdout, which > writes to one); see vigiles run --help` + "\n"},
+		// A flag whose value was left out takes the -- that ends the
+		// flags as its value.
+		{[]string{"run", "--stdin", "--", "cat"}, `vigiles: run: --stdin took "--" as its value, which is missing: give it before the -- that ends the flags; see vigiles run --help` + "\n"},
+		{[]string{"run", "--env", "A=1", "--env", "--", "true"}, `vigiles: run: --env took "--" as its value, which is missing: give it before the -- that ends the flags; see vigiles run --help` + "\n"},
+		{[]string{"audit", "--baseline", "--", "plugins"}, `vigiles: audit: --baseline took "--" as its value, which is missing: give it before the -- that ends the flags; see vigiles audit --help` + "\n"},
 		{[]string{"run", "--dir=.", "--", "true"}, `vigiles: run: unknown flag: --dir (did you mean --workdir?); see vigiles run --help` + "\n"},
 		{[]string{"audit", "--workdir", "."}, `vigiles: audit: unknown flag: --workdir (did you mean --dir?); see vigiles audit --help` + "\n"},
 		{[]string{"test", "--timeout", "5s"}, `vigiles: test: unknown flag: --timeout (that is vigiles run's; here the policy file's defaults.timeout, or a check's timeout, sets it); see vigiles test --help` + "\n"},
