@@ -1411,6 +1411,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 	}
+	var ranFs *ranFiles
+	if o.Baseline != "" {
+		// The files of the tree this shard's hooks run, before any of
+		// them runs (runFiles), as the servers' are.
+		ranFs = &ranFiles{}
+		ranFs.files, ranFs.unhashed = s.runFiles(mine)
+	}
 	results, stop := s.settings.executeTracked(ctx, mine)
 
 	runs := make([]report.HookRun, 0, len(results))
@@ -1506,7 +1513,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			for _, h := range s.hooks {
 				handlers[h.ID] = true
 			}
-			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, failed, allIDs, handlers, removedIn, sev)
+			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, ranFs, failed, allIDs, handlers, removedIn, sev)
 			if s.shardI == 1 && !o.UpdateBaseline {
 				// Told once, like an invalid one; an update rewrites it.
 				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0); of != nil {
@@ -1597,6 +1604,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		portable := *rep
 		portable.Runs = newTreeForm(s.dir).runs(rep.Runs)
 		b := newBaseline(&portable, decl, keptServers(s.started), keptServers(s.projectStarted), unrun...)
+		for id, run := range b.Runs {
+			// What its command runs of the tree, for a run that ran.
+			if f, ok := ranFs.of(id); ok && run.Outcome != report.OutcomeNotExecutable {
+				run.Files = f
+				b.Runs[id] = run
+			}
+		}
 		// Optional (nil, left out, where there is none): its absence
 		// accepts none.
 		b.SkillShells = keptSkillShells(s.shells)

@@ -330,6 +330,15 @@ type BaselineRun struct {
 	// baseline written before it was kept, which falls back to
 	// declaringFile.
 	File string `json:"file,omitempty"`
+	// Files are the files of the work tree the run's command runs
+	// (runFiles), each with its SHA-256, sorted by path: [] where it
+	// runs none. Compared as the command is (compareRuns): a script
+	// rewritten under the same command is not the hook accepted, whatever
+	// the audit's payloads show of it. nil (no "files") for a hook that is
+	// listed, not run, and in a baseline written before they were kept,
+	// whose runs are not compared on them; a baseline keeps them for every
+	// run that ran or for none (loadBaseline).
+	Files []BaselineFile `json:"files"`
 }
 
 // MarshalJSON writes r as a baseline file holds it: "env" left out for
@@ -337,7 +346,7 @@ type BaselineRun struct {
 // were not recorded, and left out where only they were kept.
 func (r BaselineRun) MarshalJSON() ([]byte, error) {
 	type plain BaselineRun // without these methods
-	// Deleted, Links, Env, Lingered and File are the last fields: written
+	// Deleted, Links, Env, Lingered, File and Files are the last fields: written
 	// again here they take their places and hide plain's. Deleted and Env
 	// are interfaces, so that they can be left out (omitempty: a nil
 	// interface) or null (a nil slice or *string in one is no nil
@@ -349,7 +358,11 @@ func (r BaselineRun) MarshalJSON() ([]byte, error) {
 		Env      any               `json:"env,omitempty"`
 		Lingered bool              `json:"lingered,omitempty"`
 		File     string            `json:"file,omitempty"`
+		Files    any               `json:"files,omitempty"`
 	}{plain: plain(r), Links: r.Links, Lingered: r.Lingered, File: r.File}
+	if r.Files != nil {
+		j.Files = r.Files // [] where it runs no file of the tree
+	}
 	if r.Deleted != nil || r.Writes == nil {
 		j.Deleted = r.Deleted // the list, or null beside "writes": null
 	}
@@ -916,6 +929,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	}
 	hasSchema, hasServers, hasProjectServers := false, false, false
 	var runLacks error // the first run that lacks what a v2 baseline keeps
+	// The first run that ran and keeps no "files", and whether any keeps
+	// them: vigiles keeps them for every run that ran, or (before it kept
+	// them) for none.
+	var noFiles *jmember
+	anyFiles := false
 	for _, m := range root.Members {
 		switch m.Key {
 		case "schema":
@@ -940,7 +958,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				run := BaselineRun{Env: new(string)} // no "env": nothing left
 				var deleted *jnode                   // "deleted", checked against "writes" once both are read
 				var links *jnode                     // "links", as "deleted"
-				hasOutcome, hasContext, hasCommand := false, false, false
+				hasOutcome, hasContext, hasCommand, hasFiles := false, false, false, false
 				for _, f := range r.Value.Members {
 					what := fmt.Sprintf("run %q: %q", r.Key, f.Key)
 					var err error
@@ -1029,8 +1047,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 						if err = str(f.Value, what, &run.File); err == nil && (run.File == "" || !strings.HasPrefix(r.Key, run.File+"#")) {
 							err = bad(f.Value.Pos, "%s: %q is not the file the run's id begins with", what, run.File)
 						}
+					case "files":
+						hasFiles = f.Value.Kind != jsonNull
+						run.Files, err = loadServerFiles(f.Value, bad, fmt.Sprintf("run %q", r.Key))
 					default:
-						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, decides, hosts, writes, deleted, links, env, lingered and file", r.Key, f.Key)
+						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, decides, hosts, writes, deleted, links, env, lingered, file and files", r.Key, f.Key)
 					}
 					if err != nil {
 						return nil, err
@@ -1061,6 +1082,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 							return nil, bad(l.KeyPos, "run %q: \"links\" names %q, which its \"writes\" does not list as created or modified: a link is a path written and left there", r.Key, l.Key)
 						}
 					}
+				}
+				if hasFiles {
+					anyFiles = true
+				} else if run.Outcome != report.OutcomeNotExecutable && noFiles == nil {
+					noFiles = &r
 				}
 				// What a v2 baseline keeps of every run (checked once the
 				// schema is known, below).
@@ -1122,6 +1148,11 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		// none's: one without them beside another's was taken out, and
 		// would not be compared.
 		return nil, bad(lack.Pos, "a server with no \"files\" (or null), where %s keeps them: vigiles keeps the files of every server or of none, so one deleted would turn the comparison of what it runs off; restore it", kept)
+	}
+	if anyFiles && noFiles != nil {
+		// One without them beside another's was taken out, and would
+		// not be compared on what its command runs.
+		return nil, bad(noFiles.Value.Pos, "run %q has no \"files\" (or null), where other runs keep them: vigiles keeps the files of the tree the command of every run that ran runs, or of none, so one deleted would turn the comparison of its scripts off; restore it", noFiles.Key)
 	}
 	b.lacks.servers, b.lacks.projectServers = !hasServers, !hasProjectServers
 	if b.Schema == BaselineSchema {
@@ -1297,13 +1328,13 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 // is not one of them (run/timeout is a warning), or a hook that times out
 // could have its records lost without the audit saying so.
 func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
-	return compareRuns(b, runs, nil, failed, allIDs, nil, removedIn, sev)
+	return compareRuns(b, runs, nil, nil, failed, allIDs, nil, removedIn, sev)
 }
 
 // compareRuns is compareBaseline with decl, the declarations of the hooks
 // that are listed, not run, by run id (declarations), and handlers, the
 // ids of every hook discovery found, planned or not.
-func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, failed, allIDs, handlers map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran *ranFiles, failed, allIDs, handlers map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -1408,6 +1439,25 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, fai
 			add(r, DriftCommand, cutBytes(old.Command, maxEvidence), cutBytes(r.Command, maxEvidence), fmt.Sprintf("%s %s%s now runs another command than the baseline accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it",
 				shownName(r.Plugin), r.Event, toolSuffix(r.Tool)), sev)
 			finds[len(finds)-1].Evidence = fmt.Sprintf("- %s\n+ %s\n", shownName(cutBytes(old.Command, maxEvidence)), shownName(cutBytes(r.Command, maxEvidence)))
+		} else if now, have := ran.of(r.ID); have && ok && old.Files != nil {
+			// The same command running another script is as much
+			// another hook: a guard script gutted to exit 0 allows the
+			// audit's payloads as the guard did.
+			olds, nows, said, ev := filesChanged(old.Files, now)
+			if len(said) > 0 {
+				more := ""
+				if len(said) > maxNotAgain {
+					more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
+					said = said[:maxNotAgain]
+				}
+				add(r, DriftCommand, cutBytes(strings.Join(olds, "; "), maxEvidence), cutBytes(strings.Join(nows, "; "), maxEvidence), fmt.Sprintf("%s %s%s runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: %s%s",
+					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), strings.Join(said, "; "), more), sev)
+				finds[len(finds)-1].Evidence = ev
+			}
+			if p := ran.unhashed[r.ID]; len(p) > 0 {
+				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
+					Message: fmt.Sprintf("%s runs files of the tree that vigiles could not hash, so a change to them since the baseline cannot be ruled out: %s", shownName(r.ID), strings.Join(p, "; "))})
+			}
 		}
 		if r.Egress == nil && !failed[r.ID] {
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
@@ -2425,41 +2475,7 @@ func filesDrift(id serverIdent, st startedServer, bs BaselineServer, sev report.
 	}
 	sv := st.sv
 	what, name, plugin := kindName(id.kind), shownCut(sv.Name, maxMonitorName), sv.owner()
-	hash := func(f BaselineFile) string {
-		if f.SHA256 == "" {
-			return "(not hashed)"
-		}
-		return "sha256:" + f.SHA256[:12]
-	}
-	short := func(f BaselineFile) string { return shownName(f.Path) + " " + hash(f) }
-	was := make(map[string]BaselineFile, len(bs.Files))
-	for _, f := range bs.Files {
-		was[f.Path] = f
-	}
-	var olds, nows, said []string
-	var ev strings.Builder
-	ev.WriteString("- the baseline, + now\n")
-	for _, f := range st.files {
-		old, ok := was[f.Path]
-		delete(was, f.Path)
-		switch {
-		case !ok:
-			nows = append(nows, short(f))
-			said = append(said, shownName(f.Path)+" is new to it ("+short(f)+")")
-			ev.WriteString("+ " + short(f) + "\n")
-		case old.SHA256 != f.SHA256:
-			olds, nows = append(olds, short(old)), append(nows, short(f))
-			said = append(said, shownName(f.Path)+" changed ("+hash(old)+", now "+hash(f)+")")
-			ev.WriteString("- " + short(old) + "\n+ " + short(f) + "\n")
-		}
-	}
-	for _, f := range bs.Files {
-		if _, gone := was[f.Path]; gone {
-			olds = append(olds, short(f))
-			said = append(said, "it no longer runs "+shownName(f.Path)+" ("+short(f)+")")
-			ev.WriteString("- " + short(f) + "\n")
-		}
-	}
+	olds, nows, said, ev := filesChanged(bs.Files, st.files)
 	var drift []report.Drift
 	var out []report.Finding
 	if len(said) > 0 {
@@ -2472,7 +2488,7 @@ func filesDrift(id serverIdent, st startedServer, bs BaselineServer, sev report.
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: sv.Location, Title: "changed since the baseline",
 			Message: fmt.Sprintf("%s %s of %s starts as the baseline accepted, but runs files of the tree other than it accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s%s",
 				what, name, plugin, strings.Join(said, "; "), more),
-			Evidence: ev.String()})
+			Evidence: ev})
 	}
 	if len(st.unhashed) > 0 {
 		out = append(out, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: sv.Location,
@@ -2480,6 +2496,65 @@ func filesDrift(id serverIdent, st startedServer, bs BaselineServer, sev report.
 				what, name, plugin, strings.Join(st.unhashed, "; "))})
 	}
 	return drift, out
+}
+
+// ranFiles are, by run id, the files of the tree each run's command runs
+// and what of them could not be hashed (runFiles); nil where none were
+// read (no baseline), and nothing is compared on them.
+type ranFiles struct {
+	files    map[string][]BaselineFile
+	unhashed map[string][]string
+}
+
+// of is the files run id's command runs, and whether they were read.
+func (rf *ranFiles) of(id string) ([]BaselineFile, bool) {
+	if rf == nil {
+		return nil, false
+	}
+	f, ok := rf.files[id]
+	return f, ok
+}
+
+// filesChanged compares the files of the tree a command runs now (now)
+// with those a baseline keeps of it (was): each changed, new or gone as
+// the baseline's (olds) and now's (nows) short forms, what a message says
+// of each (said), and the evidence, "- " the baseline's and "+ " now's.
+func filesChanged(was, now []BaselineFile) (olds, nows, said []string, evidence string) {
+	hash := func(f BaselineFile) string {
+		if f.SHA256 == "" {
+			return "(not hashed)"
+		}
+		return "sha256:" + f.SHA256[:12]
+	}
+	short := func(f BaselineFile) string { return shownName(f.Path) + " " + hash(f) }
+	kept := make(map[string]BaselineFile, len(was))
+	for _, f := range was {
+		kept[f.Path] = f
+	}
+	var ev strings.Builder
+	ev.WriteString("- the baseline, + now\n")
+	for _, f := range now {
+		old, ok := kept[f.Path]
+		delete(kept, f.Path)
+		switch {
+		case !ok:
+			nows = append(nows, short(f))
+			said = append(said, shownName(f.Path)+" is new to it ("+short(f)+")")
+			ev.WriteString("+ " + short(f) + "\n")
+		case old.SHA256 != f.SHA256:
+			olds, nows = append(olds, short(old)), append(nows, short(f))
+			said = append(said, shownName(f.Path)+" changed ("+hash(old)+", now "+hash(f)+")")
+			ev.WriteString("- " + short(old) + "\n+ " + short(f) + "\n")
+		}
+	}
+	for _, f := range was {
+		if _, gone := kept[f.Path]; gone {
+			olds = append(olds, short(f))
+			said = append(said, "it no longer runs "+shownName(f.Path)+" ("+short(f)+")")
+			ev.WriteString("- " + short(f) + "\n")
+		}
+	}
+	return olds, nows, said, ev.String()
 }
 
 // serverForm is what a baseline compares of a server under its ident:

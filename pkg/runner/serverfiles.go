@@ -80,6 +80,54 @@ func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
 	return w
 }
 
+// runFiles are, by run id, the files of the work tree that the command
+// of each run of plan runs (as serverFiles finds a server's: the program
+// where it is a path, the script an interpreter is given, in every
+// command of a shell line), each hashed, sorted by path, [] where it runs
+// none; and, one a line, what of them could not be hashed. A baseline
+// keeps them (BaselineRun.Files), so that a guard script gutted to exit 0
+// under the same command, which the audit's payloads show allowing what
+// the guard allowed, is not the hook accepted: the command's own drift
+// (compareRuns) says of a new command what this says of a new script.
+// Read before any hook runs, as the servers' files are (hashServerFiles);
+// the walk is hookFiles', hashing.
+func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile, unhashed map[string][]string) {
+	files, unhashed = map[string][]BaselineFile{}, map[string][]string{}
+	type walked struct {
+		files    []BaselineFile
+		problems []string
+	}
+	byHook := map[*Hook]walked{}
+	for _, p := range plan {
+		h := p.Hook
+		if h == nil || !h.Executable() {
+			continue
+		}
+		wk, ok := byHook[h]
+		if !ok {
+			pluginRoot, projectDir := h.dirs()
+			w := s.newFileWalk(pluginRoot, projectDir, true)
+			if h.Exec {
+				dir := projectDir
+				w.command(h.argvOf(), &dir, 0)
+			} else {
+				w.line(h.Command, projectDir, 0)
+			}
+			slices.SortFunc(w.files, func(a, b BaselineFile) int { return strings.Compare(a.Path, b.Path) })
+			if w.more {
+				w.problems = append(w.problems, fmt.Sprintf("it runs more than the %d files of the tree vigiles hashes for one command: the rest are not compared", maxServerFiles))
+			}
+			wk = walked{w.files, w.problems}
+			byHook[h] = wk
+		}
+		files[p.ID] = wk.files
+		if len(wk.problems) > 0 {
+			unhashed[p.ID] = wk.problems
+		}
+	}
+	return files, unhashed
+}
+
 // serverMissingScripts names each file of the tree that sv's command
 // runs (as serverFiles finds them) that is not there: Claude Code's
 // start of it fails (RuleMissingScript). A warning, not an error as for

@@ -1,0 +1,162 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/vigiles/action/pkg/report"
+)
+
+// hookFilesTree is a project whose PreToolUse guard runs a script of the
+// tree, and a plugin whose Stop hook runs another by ${CLAUDE_PLUGIN_ROOT}.
+func hookFilesTree() map[string]string {
+	return map[string]string{
+		".claude/settings.json":        `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}]}}`,
+		".claude/hooks/guard.sh":       "#!/bin/sh\nif grep -q 'rm -rf'; then exit 2; fi\n",
+		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bash ${CLAUDE_PLUGIN_ROOT}/stop.sh; true"}]}]}}`,
+		"p/stop.sh":                    "echo done\n",
+	}
+}
+
+// hookFilesAudit audits dir against hookBase, writing it where update.
+func hookFilesAudit(t *testing.T, dir string, update bool) *report.Report {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: dir, Baseline: hookBase, UpdateBaseline: update, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+const hookBase = ".vigiles/baseline.json"
+
+// baselineLines are the baseline's findings of rep (baseline/*), as
+// "severity rule file message".
+func baselineLines(rep *report.Report) []string {
+	var got []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.Rule, RuleDriftPrefix) {
+			got = append(got, string(f.Severity)+" "+f.Rule+" "+f.Location.File+" "+f.Message)
+		}
+	}
+	return got
+}
+
+// TestBaselineHookFiles: a baseline keeps the files of the tree each
+// run's command runs, with their SHA-256 ([] where it runs none), and a
+// script rewritten under the same command (a guard gutted to exit 0,
+// which allows the audit's payloads as the guard did, so that the run
+// is the same) is baseline/command drift, an error, as another command
+// is; so is a script deleted. Unchanged, the audit passes.
+func TestBaselineHookFiles(t *testing.T) {
+	guard, gutted := sum("#!/bin/sh\nif grep -q 'rm -rf'; then exit 2; fi\n"), sum("#!/bin/sh\nexit 0\n")
+	for _, c := range []struct {
+		name string
+		edit func(t *testing.T, dir string)
+		want []string
+	}{
+		{name: "unchanged", edit: func(*testing.T, string) {}},
+		{name: "a guard gutted", edit: func(t *testing.T, dir string) { rewrite(t, dir, ".claude/hooks/guard.sh", "#!/bin/sh\nexit 0\n") }, want: []string{
+			"error baseline/command .claude/settings.json project PreToolUse Bash runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: .claude/hooks/guard.sh changed (sha256:" + guard[:12] + ", now sha256:" + gutted[:12] + ")",
+		}},
+		{name: "a plugin's script deleted", edit: func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "p/stop.sh")) }, want: []string{
+			"error baseline/command p/hooks/hooks.json p Stop runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: it no longer runs p/stop.sh (p/stop.sh sha256:" + sum("echo done\n")[:12] + ")",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := makeTree(t, hookFilesTree())
+			hookFilesAudit(t, dir, true)
+			c.edit(t, dir)
+			rep := hookFilesAudit(t, dir, false)
+			got := baselineLines(rep)
+			lacks(t, got, c.want...)
+			if c.want == nil && (rep.Verdict != report.VerdictPass || len(got) != 0) {
+				t.Errorf("verdict %s: %v", rep.Verdict, got)
+			}
+			if c.want != nil && rep.Verdict != report.VerdictFail {
+				t.Errorf("verdict %s, want fail: %v", rep.Verdict, got)
+			}
+		})
+	}
+}
+
+// TestBaselineHookFilesKept: --update-baseline keeps "files" for every
+// run that ran, and an update after a change accepts it (a notice), so
+// that the next audit passes.
+func TestBaselineHookFilesKept(t *testing.T) {
+	dir := makeTree(t, hookFilesTree())
+	hookFilesAudit(t, dir, true)
+	b, err := LoadBaseline(filepath.Join(dir, hookBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]BaselineFile{}
+	for id, r := range b.Runs {
+		got[id] = r.Files
+	}
+	want := map[string][]BaselineFile{
+		".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash": {{Path: ".claude/hooks/guard.sh", SHA256: sum("#!/bin/sh\nif grep -q 'rm -rf'; then exit 2; fi\n")}},
+		"p/hooks/hooks.json#hooks.Stop[0].hooks[0]":               {{Path: "p/stop.sh", SHA256: sum("echo done\n")}},
+	}
+	if !cmp.Equal(got, want) {
+		t.Errorf("the baseline keeps %v, want %v", got, want)
+	}
+	rewrite(t, dir, "p/stop.sh", "echo changed\n")
+	lacks(t, baselineLines(hookFilesAudit(t, dir, true)), "notice baseline/command p/hooks/hooks.json p Stop runs the command the baseline accepted, but files")
+	if rep := hookFilesAudit(t, dir, false); rep.Verdict != report.VerdictPass || len(rep.Drift) != 0 {
+		t.Errorf("verdict %s, drift %v", rep.Verdict, rep.Drift)
+	}
+}
+
+// TestBaselineHookFilesDeleted: a baseline written before vigiles kept
+// the files runs run (no "files" in any run) loads and is not compared on
+// them; one where a run that ran lacks "files" beside another that keeps
+// them is baseline/invalid (a pull request that deletes the key from the
+// run whose script it rewrites).
+func TestBaselineHookFilesDeleted(t *testing.T) {
+	for _, all := range []bool{true, false} {
+		dir := makeTree(t, hookFilesTree())
+		hookFilesAudit(t, dir, true)
+		path := filepath.Join(dir, hookBase)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b map[string]any
+		if err := json.Unmarshal(data, &b); err != nil {
+			t.Fatal(err)
+		}
+		for id, r := range b["runs"].(map[string]any) {
+			if all || strings.HasPrefix(id, ".claude/") {
+				delete(r.(map[string]any), "files")
+			}
+		}
+		edited, _ := json.Marshal(b)
+		rewrite(t, dir, hookBase, string(edited))
+		rewrite(t, dir, ".claude/hooks/guard.sh", "#!/bin/sh\nexit 0\n")
+		rep := hookFilesAudit(t, dir, false)
+		var invalid []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleBaselineInvalid {
+				invalid = append(invalid, f.Message)
+			}
+		}
+		if all {
+			if rep.Verdict != report.VerdictPass || len(invalid) != 0 {
+				t.Errorf("no files kept: verdict %s, %v, %v", rep.Verdict, invalid, baselineLines(rep))
+			}
+			continue
+		}
+		lacks(t, invalid, `run ".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash" has no "files" (or null), where other runs keep them`)
+		if rep.Verdict != report.VerdictFail {
+			t.Errorf("one run's files deleted: verdict %s, want fail", rep.Verdict)
+		}
+	}
+}
