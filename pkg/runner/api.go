@@ -1411,6 +1411,18 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 	}
+	if o.Baseline != "" && s.shardI == 1 && !o.UpdateBaseline {
+		// What a pull request changes of the baseline, and of the
+		// policy, is reviewed in its diff: an attribute that hides it
+		// hides the change.
+		for _, f := range []struct{ path, what string }{{bpath, "the baseline"}, {s.abs(s.cfg.File), "the policy file"}} {
+			if rel, err := relTo(s.dir, f.path); err == nil {
+				if hd := hiddenDiff(s.dir, rel, f.what); hd != nil {
+					finds = append(finds, *hd)
+				}
+			}
+		}
+	}
 	var ranFs *ranFiles
 	if o.Baseline != "" {
 		// The files of the tree this shard's hooks run, before any of
