@@ -160,3 +160,36 @@ func TestBaselineHookFilesDeleted(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineHookFilesSourced: the files a hook's shell script sources
+// or runs, by its own directory ("$(dirname "$0")", ${0%/*},
+// ${BASH_SOURCE%/*}) or by ${CLAUDE_PLUGIN_ROOT}, and theirs in turn, are
+// kept and compared as the script is: a guard whose check lives in a
+// library it sources is gutted there as well. One named through another
+// variable is not followed.
+func TestBaselineHookFilesSourced(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"p/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ${CLAUDE_PLUGIN_ROOT}/bin/guard.sh"}]}]}}`,
+		"p/bin/guard.sh":               "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\nsource \"${CLAUDE_PLUGIN_ROOT}/etc/conf.sh\"\nDIR=x; . \"$DIR/skipped.sh\"\ncheck\n",
+		"p/bin/lib.sh":                 "check() { python3 \"${BASH_SOURCE%/*}/check.py\"; }\n",
+		"p/bin/check.py":               "import sys\nsys.exit(2)\n",
+		"p/etc/conf.sh":                "LIMIT=1\n",
+		"p/bin/skipped.sh":             "true\n",
+	})
+	hookFilesAudit(t, dir, true)
+	b, err := LoadBaseline(filepath.Join(dir, hookBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range b.Runs["p/hooks/hooks.json#hooks.Stop[0].hooks[0]"].Files {
+		got = append(got, f.Path)
+	}
+	if want := []string{"p/bin/check.py", "p/bin/guard.sh", "p/bin/lib.sh", "p/etc/conf.sh"}; !cmp.Equal(got, want) {
+		t.Errorf("the baseline keeps %v, want %v", got, want)
+	}
+	rewrite(t, dir, "p/bin/check.py", "import sys\nsys.exit(0)\n")
+	rep := hookFilesAudit(t, dir, false)
+	lacks(t, baselineLines(rep), "error baseline/command p/hooks/hooks.json p Stop runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: p/bin/check.py changed")
+}

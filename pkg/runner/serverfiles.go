@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,6 +114,7 @@ func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile,
 			} else {
 				w.line(h.Command, projectDir, 0)
 			}
+			w.sourced(projectDir)
 			slices.SortFunc(w.files, func(a, b BaselineFile) int { return strings.Compare(a.Path, b.Path) })
 			if w.more {
 				w.problems = append(w.problems, fmt.Sprintf("it runs more than the %d files of the tree vigiles hashes for one command: the rest are not compared", maxServerFiles))
@@ -126,6 +128,57 @@ func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile,
 		}
 	}
 	return files, unhashed
+}
+
+// scriptDirIdioms are the ways a shell script names its own directory,
+// as a word reads once its quotes are gone ("$(dirname "$0")/lib.sh" is
+// $(dirname $0)/lib.sh): a file it sources or runs from there is the
+// script's neighbour.
+var scriptDirIdioms = []string{"$(dirname $0)/", "$(dirname ${0})/", "$(dirname $BASH_SOURCE)/", "$(dirname ${BASH_SOURCE})/",
+	"$(dirname ${BASH_SOURCE[0]})/", "${0%/*}/", "${BASH_SOURCE%/*}/", "${BASH_SOURCE[0]%/*}/"}
+
+// sourced adds to the walk the files of the tree that the shell scripts
+// among its files (shellScriptLines) source (. FILE, source FILE) or run
+// (scriptsRun of each command of each line), and theirs in turn, to
+// maxShellDepth: a guard.sh that sources lib.sh runs lib.sh's code, and
+// lib.sh gutted is the guard gutted. A path is read as the hook's command
+// reads one (from projectDir, with ${CLAUDE_PLUGIN_ROOT} and
+// ${CLAUDE_PROJECT_DIR}), and one that begins with the script's own
+// directory (scriptDirIdioms) from that directory; another variable
+// ($DIR/lib.sh) is not followed.
+func (w *fileWalk) sourced(projectDir string) {
+	depth := map[string]int{}
+	for i := 0; i < len(w.files); i++ {
+		f := w.files[i].Path
+		if depth[f] >= maxShellDepth {
+			continue
+		}
+		own := filepath.Join(w.s.dir, filepath.FromSlash(path.Dir(f))) + "/"
+		for _, l := range w.s.shellScriptLines(f) {
+			for _, words := range commandsOf(l.text) {
+				cands := scriptsRun(words)
+				if (words[0] == "." || words[0] == "source") && len(words) > 1 {
+					cands = append(cands, words[1])
+				}
+				for _, p := range cands {
+					for _, idiom := range scriptDirIdioms {
+						if rest, ok := strings.CutPrefix(p, idiom); ok {
+							p = own + rest
+							break
+						}
+					}
+					rel, ok := w.s.treePath(p, w.vars, projectDir)
+					if !ok || w.seen[rel] {
+						continue
+					}
+					if _, known := depth[rel]; !known {
+						depth[rel] = depth[f] + 1
+					}
+					w.add(rel)
+				}
+			}
+		}
+	}
 }
 
 // serverMissingScripts names each file of the tree that sv's command
