@@ -1531,6 +1531,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0); of != nil {
 					f = append(f, *of)
 				}
+				if n := b.filesUnkept(ranFs); n > 0 {
+					f = append(f, report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: report.Location{File: brel}, Title: "baseline of an older form",
+						Message: fmt.Sprintf("the baseline keeps no \"files\" for its runs (written before vigiles kept them), so %d run(s) that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: `vigiles audit --update-baseline` keeps them (review its diff)", n)})
+				}
 			}
 			if s.shardI == 1 {
 				// A hook the baseline does not know that the audit did

@@ -2515,6 +2515,28 @@ func (rf *ranFiles) of(id string) ([]BaselineFile, bool) {
 	return f, ok
 }
 
+// filesUnkept counts, where b keeps the files of no run (written before
+// vigiles kept them), the runs it knows whose command runs files of the
+// tree now (ran): those a script rewritten under is not compared for.
+// 0 where b keeps them.
+func (b *Baseline) filesUnkept(ran *ranFiles) int {
+	if ran == nil {
+		return 0
+	}
+	for _, r := range b.Runs {
+		if r.Files != nil {
+			return 0
+		}
+	}
+	n := 0
+	for id, fs := range ran.files {
+		if _, known := b.Runs[id]; known && len(fs) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // filesChanged compares the files of the tree a command runs now (now)
 // with those a baseline keeps of it (was): each changed, new or gone as
 // the baseline's (olds) and now's (nows) short forms, what a message says

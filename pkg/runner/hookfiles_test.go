@@ -117,7 +117,7 @@ func TestBaselineHookFilesKept(t *testing.T) {
 
 // TestBaselineHookFilesDeleted: a baseline written before vigiles kept
 // the files runs run (no "files" in any run) loads and is not compared on
-// them; one where a run that ran lacks "files" beside another that keeps
+// them, which a baseline/outdated notice says; one where a run that ran lacks "files" beside another that keeps
 // them is baseline/invalid (a pull request that deletes the key from the
 // run whose script it rewrites).
 func TestBaselineHookFilesDeleted(t *testing.T) {
@@ -152,6 +152,8 @@ func TestBaselineHookFilesDeleted(t *testing.T) {
 			if rep.Verdict != report.VerdictPass || len(invalid) != 0 {
 				t.Errorf("no files kept: verdict %s, %v, %v", rep.Verdict, invalid, baselineLines(rep))
 			}
+			// Said, a notice: both runs run a file of the tree.
+			lacks(t, baselineLines(rep), `notice baseline/outdated .vigiles/baseline.json the baseline keeps no "files" for its runs (written before vigiles kept them), so 2 run(s) that run files of the tree are not compared on them`)
 			continue
 		}
 		lacks(t, invalid, `run ".claude/settings.json#hooks.PreToolUse[0].hooks[0]@Bash" has no "files" (or null), where other runs keep them`)
