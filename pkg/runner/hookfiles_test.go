@@ -167,7 +167,8 @@ func TestBaselineHookFilesDeleted(t *testing.T) {
 // or runs, by its own directory ("$(dirname "$0")", ${0%/*},
 // ${BASH_SOURCE%/*}) or by ${CLAUDE_PLUGIN_ROOT}, and theirs in turn, are
 // kept and compared as the script is: a guard whose check lives in a
-// library it sources is gutted there as well. One named through another
+// library it sources is gutted there as well. In a sourced file $0 is
+// still the script the shell started with. One named through another
 // variable is not followed.
 func TestBaselineHookFilesSourced(t *testing.T) {
 	dir := makeTree(t, map[string]string{
@@ -176,7 +177,8 @@ func TestBaselineHookFilesSourced(t *testing.T) {
 		"p/bin/guard.sh":               "#!/bin/sh\n. \"$(dirname \"$0\")/lib.sh\"\nsource \"${CLAUDE_PLUGIN_ROOT}/etc/conf.sh\"\nDIR=x; . \"$DIR/skipped.sh\"\ncheck\n",
 		"p/bin/lib.sh":                 "check() { python3 \"${BASH_SOURCE%/*}/check.py\"; }\n",
 		"p/bin/check.py":               "import sys\nsys.exit(2)\n",
-		"p/etc/conf.sh":                "LIMIT=1\n",
+		"p/etc/conf.sh":                "LIMIT=1\n. \"$(dirname \"$0\")/helper.sh\"\n",
+		"p/bin/helper.sh":              "true\n",
 		"p/bin/skipped.sh":             "true\n",
 	})
 	hookFilesAudit(t, dir, true)
@@ -188,7 +190,9 @@ func TestBaselineHookFilesSourced(t *testing.T) {
 	for _, f := range b.Runs["p/hooks/hooks.json#hooks.Stop[0].hooks[0]"].Files {
 		got = append(got, f.Path)
 	}
-	if want := []string{"p/bin/check.py", "p/bin/guard.sh", "p/bin/lib.sh", "p/etc/conf.sh"}; !cmp.Equal(got, want) {
+	// conf.sh's $0 is guard.sh's, which sources it: its helper.sh is
+	// guard.sh's neighbour.
+	if want := []string{"p/bin/check.py", "p/bin/guard.sh", "p/bin/helper.sh", "p/bin/lib.sh", "p/etc/conf.sh"}; !cmp.Equal(got, want) {
 		t.Errorf("the baseline keeps %v, want %v", got, want)
 	}
 	rewrite(t, dir, "p/bin/check.py", "import sys\nsys.exit(0)\n")

@@ -130,12 +130,15 @@ func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile,
 	return files, unhashed
 }
 
-// scriptDirIdioms are the ways a shell script names its own directory,
-// as a word reads once its quotes are gone ("$(dirname "$0")/lib.sh" is
-// $(dirname $0)/lib.sh): a file it sources or runs from there is the
-// script's neighbour.
-var scriptDirIdioms = []string{"$(dirname $0)/", "$(dirname ${0})/", "$(dirname $BASH_SOURCE)/", "$(dirname ${BASH_SOURCE})/",
-	"$(dirname ${BASH_SOURCE[0]})/", "${0%/*}/", "${BASH_SOURCE%/*}/", "${BASH_SOURCE[0]%/*}/"}
+// zeroIdioms and sourceIdioms are the ways a shell script names a
+// directory of its own, as a word reads once its quotes are gone
+// ("$(dirname "$0")/lib.sh" is $(dirname $0)/lib.sh): $0's, the script
+// the shell was started with (which a file it sources shares), and
+// BASH_SOURCE's, the file the line is in.
+var (
+	zeroIdioms   = []string{"$(dirname $0)/", "$(dirname ${0})/", "${0%/*}/"}
+	sourceIdioms = []string{"$(dirname $BASH_SOURCE)/", "$(dirname ${BASH_SOURCE})/", "$(dirname ${BASH_SOURCE[0]})/", "${BASH_SOURCE%/*}/", "${BASH_SOURCE[0]%/*}/"}
+)
 
 // sourced adds to the walk the files of the tree that the shell scripts
 // among its files (shellScriptLines) source (. FILE, source FILE) or run
@@ -143,36 +146,54 @@ var scriptDirIdioms = []string{"$(dirname $0)/", "$(dirname ${0})/", "$(dirname 
 // maxShellDepth: a guard.sh that sources lib.sh runs lib.sh's code, and
 // lib.sh gutted is the guard gutted. A path is read as the hook's command
 // reads one (from projectDir, with ${CLAUDE_PLUGIN_ROOT} and
-// ${CLAUDE_PROJECT_DIR}), and one that begins with the script's own
-// directory (scriptDirIdioms) from that directory; another variable
-// ($DIR/lib.sh) is not followed.
+// ${CLAUDE_PROJECT_DIR}), and one that begins with a directory of the
+// script's own (zeroIdioms, sourceIdioms) from that directory; another
+// variable ($DIR/lib.sh) is not followed.
 func (w *fileWalk) sourced(projectDir string) {
+	type cand struct {
+		p      string
+		source bool // sourced: its $0 is the sourcer's
+	}
+	dirOf := func(rel string) string { return filepath.Join(w.s.dir, filepath.FromSlash(path.Dir(rel))) + "/" }
 	depth := map[string]int{}
+	zero := map[string]string{} // by file: the file $0 names in it, where not itself
 	for i := 0; i < len(w.files); i++ {
 		f := w.files[i].Path
 		if depth[f] >= maxShellDepth {
 			continue
 		}
-		own := filepath.Join(w.s.dir, filepath.FromSlash(path.Dir(f))) + "/"
+		started := f
+		if z, ok := zero[f]; ok {
+			started = z
+		}
 		for _, l := range w.s.shellScriptLines(f) {
 			for _, words := range commandsOf(l.text) {
-				cands := scriptsRun(words)
-				if (words[0] == "." || words[0] == "source") && len(words) > 1 {
-					cands = append(cands, words[1])
+				var cands []cand
+				for _, p := range scriptsRun(words) {
+					cands = append(cands, cand{p, false})
 				}
-				for _, p := range cands {
-					for _, idiom := range scriptDirIdioms {
-						if rest, ok := strings.CutPrefix(p, idiom); ok {
-							p = own + rest
-							break
+				if (words[0] == "." || words[0] == "source") && len(words) > 1 {
+					cands = append(cands, cand{words[1], true})
+				}
+				for _, c := range cands {
+					p := c.p
+					for _, idioms := range []struct {
+						l   []string
+						dir string
+					}{{zeroIdioms, dirOf(started)}, {sourceIdioms, dirOf(f)}} {
+						for _, idiom := range idioms.l {
+							if rest, ok := strings.CutPrefix(p, idiom); ok {
+								p = idioms.dir + rest
+							}
 						}
 					}
 					rel, ok := w.s.treePath(p, w.vars, projectDir)
 					if !ok || w.seen[rel] {
 						continue
 					}
-					if _, known := depth[rel]; !known {
-						depth[rel] = depth[f] + 1
+					depth[rel] = depth[f] + 1
+					if c.source {
+						zero[rel] = started
 					}
 					w.add(rel)
 				}
