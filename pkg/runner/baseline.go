@@ -2556,6 +2556,9 @@ func filesChanged(was, now []BaselineFile) (olds, nows, said []string, evidence 
 	var ev strings.Builder
 	ev.WriteString("- the baseline, + now\n")
 	for _, f := range now {
+		// As a baseline file gives it back: a name that is not UTF-8
+		// is the one it was written from, not a new one.
+		f.Path = baselineText(f.Path)
 		old, ok := kept[f.Path]
 		delete(kept, f.Path)
 		switch {

@@ -199,3 +199,26 @@ func TestBaselineHookFilesSourced(t *testing.T) {
 	rep := hookFilesAudit(t, dir, false)
 	lacks(t, baselineLines(rep), "error baseline/command p/hooks/hooks.json p Stop runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: p/bin/check.py changed")
 }
+
+// TestBaselineHookFilesNotUTF8: a script whose name is not UTF-8 (one a
+// hook's shell script sources), which the baseline keeps as JSON can
+// hold it (each such byte U+FFFD), is the same file in the next audit,
+// not one gone and one new.
+func TestBaselineHookFilesNotUTF8(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/stop.sh"}]}]}}`,
+		".claude/hooks/stop.sh":  ". \"$(dirname \"$0\")/g\xff.sh\"\n",
+		".claude/hooks/g\xff.sh": "true\n",
+	})
+	hookFilesAudit(t, dir, true)
+	b, err := LoadBaseline(filepath.Join(dir, hookBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := b.Runs[".claude/settings.json#hooks.Stop[0].hooks[0]"].Files; len(fs) != 2 || fs[0].Path != ".claude/hooks/g\uFFFD.sh" {
+		t.Errorf("the baseline keeps %v", fs)
+	}
+	if rep := hookFilesAudit(t, dir, false); rep.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s: %v", rep.Verdict, baselineLines(rep))
+	}
+}
