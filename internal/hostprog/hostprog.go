@@ -291,3 +291,14 @@ func SetDirsForTest(t interface{ Cleanup(func()) }, dirs ...string) {
 	}
 	t.Cleanup(func() { Dirs, unchecked = oldDirs, oldUnchecked })
 }
+
+// PastaGuard runs pasta ("$@") in the foreground under a shell that ends
+// it (SIGTERM) once descriptor 3, the read end of a pipe whose write end
+// only vigiles holds, reaches its end: when vigiles closes it, or when
+// vigiles dies, killed or not. The shell exits with pasta's status once
+// pasta is gone. Daemonized, pasta outlived a vigiles that was killed:
+// nothing ended it, and it kept the sandbox's namespaces alive for good.
+// (A parent-death signal would not do: the kernel clears it when pasta
+// joins the sandbox's user namespace, which another uid owns.) A run's
+// connector (pkg/egress) and the doctor's pasta check both start it so.
+const PastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; wait $r 2>/dev/null; exit $s`

@@ -309,16 +309,10 @@ type pasta struct {
 	kept     chan struct{} // closed once the tap keeping is over (nil: not tried)
 }
 
-// pastaGuard runs pasta ("$@") in the foreground under a shell that ends
-// it (SIGTERM) once descriptor 3, the read end of a pipe whose write end
-// only the broker holds, reaches its end: when the broker closes it
-// (Close), or when the broker dies, killed or not. The shell exits with
-// pasta's status once pasta is gone. Daemonized, pasta outlived a broker
-// that was killed: with --no-netns-quit nothing ended it, and it kept the
-// sandbox's namespaces alive for good. (A parent-death signal would not
-// do: the kernel clears it when pasta joins the sandbox's user namespace,
-// which another uid owns.)
-const pastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; wait $r 2>/dev/null; exit $s`
+// pastaGuard runs pasta in the foreground until the broker closes its
+// pipe or dies (hostprog.PastaGuard): with --no-netns-quit nothing else
+// would end it.
+const pastaGuard = hostprog.PastaGuard
 
 // startPasta starts pasta under pastaGuard and returns once it has
 // configured the namespace.

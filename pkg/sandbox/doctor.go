@@ -805,10 +805,13 @@ func slirpFix(out []byte) string {
 	return "check slirp4netns's message above; it needs /dev/net/tun and the tun module"
 }
 
-// probePasta attaches pasta to a sandbox's network namespace. pasta forks
-// to the background once its interface is configured; the foreground
-// process's exit status is the readiness signal, and its pid file names
-// the process to stop.
+// probePasta attaches pasta to a sandbox's network namespace. pasta runs
+// in the foreground under hostprog.PastaGuard, as a run's does: its pid
+// file, written once its interface is configured, is the readiness
+// signal, and closing the guard's pipe stops it. Daemonized (pasta's
+// default), it outlived a doctor killed between its fork and the stop, a
+// root process holding the dead sandbox's namespaces for good: pasta
+// does not quit when the process it was given a pid of exits.
 func probePasta(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
@@ -838,13 +841,8 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 		args = append(args, "--runas", "0:0")
 		note = " (as root, with --runas 0:0)"
 	}
-	args = append(args, strconv.Itoa(pid))
-	out, err := runTool(ctx, exec.CommandContext(ctx, pasta, args...))
-	if b, rerr := os.ReadFile(pidFile); rerr == nil {
-		if bg, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil && bg > 1 {
-			syscall.Kill(bg, syscall.SIGTERM)
-		}
-	}
+	args = append(args, "--foreground", strconv.Itoa(pid))
+	out, err := runGuardedPasta(ctx, pasta, args, pidFile)
 	out = dropSyslogNoise(out)
 	if err != nil {
 		fix := "check pasta's message above"
@@ -855,6 +853,62 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 			Detail: fmt.Sprintf("pasta could not attach%s (%v): %s", note, err, quoteOutput(out)), Fix: fix}
 	}
 	return Probe{Availability: Available, Detail: "attached pasta to a sandbox's network namespace" + note + ", then stopped it"}
+}
+
+// runGuardedPasta runs pasta with args under hostprog.PastaGuard until it
+// has written pidFile (it is attached), has exited, or ctx is done, then
+// stops it and returns its output; the error is nil only when it was
+// attached. The guard's pipe is this process's alone, so pasta ends with
+// it however this process ends.
+func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile string) ([]byte, error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("/bin/sh", append([]string{"-c", hostprog.PastaGuard, "pasta-guard", pasta}, args...)...)
+	cmd.Env = hostprog.Env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	lifeR.Close()
+	if err != nil {
+		lifeW.Close()
+		return nil, err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	var result error
+	for done := false; !done; {
+		if b, rerr := os.ReadFile(pidFile); rerr == nil && bytes.HasSuffix(b, []byte("\n")) {
+			break
+		}
+		select {
+		case werr := <-exited:
+			// Gone before it was attached: whatever its status, it failed.
+			lifeW.Close()
+			if werr == nil {
+				werr = errors.New("pasta exited before it wrote its pid file")
+			}
+			return out.Bytes(), werr
+		case <-ctx.Done():
+			result, done = ctx.Err(), true
+		case <-tick.C:
+		}
+	}
+	lifeW.Close() // the guard stops pasta (SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		// A pasta that does not end on SIGTERM: its process group, the
+		// guard's, is this probe's alone.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}
+	return out.Bytes(), result
 }
 
 // dropSyslogNoise removes pasta's complaints about a missing syslog.

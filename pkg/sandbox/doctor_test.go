@@ -538,3 +538,85 @@ func TestDoctorGivesHostProgramsNoEnvironment(t *testing.T) {
 		t.Fatal("none of the stand-ins ran: the test tells nothing")
 	}
 }
+
+// A doctor killed outright (SIGKILL, the OOM killer) while its pasta check
+// has pasta attached leaves no pasta running. Daemonized, pasta outlived
+// it for good: a root process holding the dead sandbox's namespaces, since
+// a pasta given a pid does not quit when that process exits.
+func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
+	if os.Getenv("VIGILES_TEST_PASTA_CHECK") == "1" {
+		probePasta(context.Background(), &doctorEnv{bwrap: os.Getenv("VIGILES_TEST_BWRAP")})
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs bwrap and pasta for real")
+	}
+	requireConfinement(t)
+	if _, err := hostprog.Find("pasta"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and pasta is missing: %v", err)
+		}
+		t.Skipf("pasta: %v", err)
+	}
+	bwrap, err := hostprog.Find("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "VIGILES_TEST_PASTA_CHECK=1", "VIGILES_TEST_BWRAP="+bwrap, "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	// pasta's, by the TMPDIR of its pid file: what the check started.
+	pastas := func() []int {
+		var pids []int
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err == nil && bytes.Contains(b, []byte(tmp+"/vigiles-doctor-pasta-")) && !bytes.Contains(b, []byte("pasta-guard")) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	t.Cleanup(func() {
+		for _, pid := range pastas() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	// Killed once pasta is attached: once its pid file is written.
+	for attached := false; !attached; {
+		select {
+		case <-exited:
+			t.Fatal("the check ended before pasta was attached; is pasta usable here (vigiles doctor)?")
+		case <-time.After(time.Millisecond):
+		}
+		files, _ := filepath.Glob(filepath.Join(tmp, "vigiles-doctor-pasta-*", "pid"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && bytes.HasSuffix(b, []byte("\n")) {
+				attached = true
+			}
+		}
+	}
+	cmd.Process.Kill()
+	<-exited
+	// The guard ends pasta once the pipe's last writer is gone; how soon
+	// is up to the scheduler, so look again until none is left.
+	var left []int
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if left = pastas(); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > 0 {
+		t.Errorf("pasta %v outlived the killed doctor", left)
+	}
+}
