@@ -666,7 +666,15 @@ func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), e
 		infoW.Close()
 		return 0, nil, err
 	}
-	argv := bwrapBase(bwrap, "--info-fd", "3", "sh", "-c", "read _ || true")
+	// A root doctor's sandbox is born in a cgroup named as a run's is
+	// (nil for other callers), which it removes when it stops. This
+	// sandbox lives through the connectors' checks, most of the doctor's
+	// time: a doctor killed outright (SIGKILL, the OOM killer) while
+	// bwrap set it up left bwrap's child waiting for good (bubblewrap
+	// issue #633), holding its namespaces; now the next root run's sweep
+	// of a dead broker's cgroups (sweepCgroups) ends it.
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20})
+	argv := append(cg.shellPrefix(), bwrapBase(bwrap, "--info-fd", "3", "sh", "-c", "read _ || true")...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = hostprog.Env()
 	cmd.Stdin = stdinR
@@ -674,13 +682,12 @@ func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), e
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	runtime.LockOSThread() // Pdeathsig is tied to the starting thread
-	err = cmd.Start()
-	runtime.UnlockOSThread()
+	err = cg.start(cmd) // on its own locked thread, to which Pdeathsig is tied
 	infoW.Close()
 	stdinR.Close()
 	if err != nil {
 		stdinW.Close()
+		cg.remove()
 		return 0, nil, fmt.Errorf("starting bwrap: %w", err)
 	}
 	stop = func() {
@@ -693,6 +700,7 @@ func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), e
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
+		cg.remove()
 	}
 	var info struct {
 		ChildPid int `json:"child-pid"`

@@ -620,3 +620,54 @@ func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 		t.Errorf("pasta %v outlived the killed doctor", left)
 	}
 }
+
+// A root doctor's network sandbox, which lives through the connectors'
+// checks, is born in a cgroup named as a run's and removed with it. A
+// doctor killed while bwrap set it up left bwrap's child waiting for good
+// (bubblewrap issue #633), found by nothing; in a dead broker's cgroup the
+// next root run's sweep ends it.
+func TestDoctorNetSandboxIsBornInARunCgroup(t *testing.T) {
+	requireRoot(t, "only a root caller's sandboxes get cgroups")
+	requireConfinement(t)
+	if cg, _ := newRunCgroup(true, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20}); cg == nil {
+		missing(t, "a cgroup a root caller's run can be born in")
+	} else {
+		cg.remove()
+	}
+	bwrap, err := hostprog.Find("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, stop, err := sandboxForNet(context.Background(), bwrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	// This process's run cgroups: vigiles-nsNS-PID-START-N.
+	mine := strings.TrimSuffix(cgroupName(0), "0")
+	var dirs []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 || !strings.Contains(parts[2], "/"+mine) {
+			continue
+		}
+		root := "/sys/fs/cgroup"
+		if parts[1] != "" {
+			root = filepath.Join(root, strings.TrimPrefix(parts[1], "name="))
+		}
+		dirs = append(dirs, filepath.Join(root, parts[2]))
+	}
+	stop()
+	if len(dirs) == 0 {
+		t.Fatalf("the doctor's sandbox is in no cgroup of this broker's (%s…):\n%s", mine, b)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left once the sandbox stopped (%v)", d, err)
+		}
+	}
+}
