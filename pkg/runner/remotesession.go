@@ -101,19 +101,28 @@ func (s *session) hookFiles(h *Hook) []BaselineFile {
 	if fs, ok := s.hookFileWalks[h]; ok {
 		return fs
 	}
+	w, _ := s.walkHook(h, false)
+	if s.hookFileWalks == nil {
+		s.hookFileWalks = map[*Hook][]BaselineFile{}
+	}
+	s.hookFileWalks[h] = w.files
+	return w.files
+}
+
+// walkHook walks the files of the tree hook h's command runs (an exec
+// form's program and arguments, or each command of its shell line), as a
+// server's are (newFileWalk), hashing them where hash; it returns the
+// walk and the project directory the command runs in.
+func (s *session) walkHook(h *Hook, hash bool) (*fileWalk, string) {
 	pluginRoot, projectDir := h.dirs()
-	w := s.newFileWalk(pluginRoot, projectDir, false)
+	w := s.newFileWalk(pluginRoot, projectDir, hash)
 	if h.Exec {
 		dir := projectDir
 		w.command(h.argvOf(), &dir, 0)
 	} else {
 		w.line(h.Command, projectDir, 0)
 	}
-	if s.hookFileWalks == nil {
-		s.hookFileWalks = map[*Hook][]BaselineFile{}
-	}
-	s.hookFileWalks[h] = w.files
-	return w.files
+	return w, projectDir
 }
 
 // checkSets says whether a check of the policy file sets the variable

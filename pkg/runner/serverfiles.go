@@ -106,14 +106,7 @@ func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile,
 		}
 		wk, ok := byHook[h]
 		if !ok {
-			pluginRoot, projectDir := h.dirs()
-			w := s.newFileWalk(pluginRoot, projectDir, true)
-			if h.Exec {
-				dir := projectDir
-				w.command(h.argvOf(), &dir, 0)
-			} else {
-				w.line(h.Command, projectDir, 0)
-			}
+			w, projectDir := s.walkHook(h, true)
 			w.sourced(projectDir)
 			slices.SortFunc(w.files, func(a, b BaselineFile) int { return strings.Compare(a.Path, b.Path) })
 			if w.more {
