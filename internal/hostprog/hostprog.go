@@ -14,11 +14,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -302,3 +304,28 @@ func SetDirsForTest(t interface{ Cleanup(func()) }, dirs ...string) {
 // joins the sandbox's user namespace, which another uid owns.) A run's
 // connector (pkg/egress) and the doctor's pasta check both start it so.
 const PastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & r=$!; exec 3<&-; wait $p; s=$?; kill $r 2>/dev/null; wait $r 2>/dev/null; exit $s`
+
+// StartPastaGuarded starts pasta (bin, with args, which must hold
+// --foreground) under PastaGuard, in a process group of its own, with the
+// system's environment (Env: nothing of the caller's, its secrets, an
+// LD_PRELOAD) and its output to out. Pasta runs while life, the write
+// end of the guard's pipe, is open: closing it ends pasta, and so does
+// this process's death.
+func StartPastaGuarded(bin string, args []string, out io.Writer) (cmd *exec.Cmd, life *os.File, err error) {
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd = exec.Command("/bin/sh", append([]string{"-c", PastaGuard, "pasta-guard", bin}, args...)...)
+	cmd.Env = Env()
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{lifeR}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	lifeR.Close()
+	if err != nil {
+		lifeW.Close()
+		return nil, nil, err
+	}
+	return cmd, lifeW, nil
+}

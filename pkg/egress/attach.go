@@ -302,19 +302,16 @@ func slirpArgs(ipv6 bool, ns []string) []string {
 
 type pasta struct {
 	cmd      *exec.Cmd
-	lifeW    *os.File        // while open, pasta runs (pastaGuard)
+	lifeW    *os.File        // while open, pasta runs (hostprog.PastaGuard)
 	reaped   chan struct{}   // closed once the guard, and pasta, are reaped
 	stopping *sync.WaitGroup // the Layer's: done once this one is reaped
 	once     sync.Once
 	kept     chan struct{} // closed once the tap keeping is over (nil: not tried)
 }
 
-// pastaGuard runs pasta in the foreground until the broker closes its
-// pipe or dies (hostprog.PastaGuard): with --no-netns-quit nothing else
-// would end it.
-const pastaGuard = hostprog.PastaGuard
-
-// startPasta starts pasta under pastaGuard and returns once it has
+// startPasta starts pasta under hostprog.PastaGuard, which runs it in
+// the foreground until the broker closes its pipe or dies (with
+// --no-netns-quit nothing else would end it), and returns once it has
 // configured the namespace.
 func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
 	if netns != nil {
@@ -348,22 +345,9 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		}
 		ns = append(ns, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("egress allow: starting pasta: %w", err)
-	}
-	argv := append([]string{"-c", pastaGuard, "pasta-guard", bin}, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground")...)
-	cmd := exec.Command("/bin/sh", argv...)
-	cmd.Env = hostprog.Env() // nothing of the caller's: its secrets, an LD_PRELOAD
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
-	cmd.Stderr = stderr
-	cmd.Stdout = stderr
-	cmd.ExtraFiles = []*os.File{lifeR}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	lifeR.Close()
+	cmd, lifeW, err := hostprog.StartPastaGuarded(bin, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground"), stderr)
 	if err != nil {
-		lifeW.Close()
 		return nil, fmt.Errorf("egress allow: starting pasta: %w", err)
 	}
 	p := &pasta{cmd: cmd, lifeW: lifeW, reaped: make(chan struct{}), stopping: stopping}

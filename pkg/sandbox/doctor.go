@@ -869,20 +869,9 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 // attached. The guard's pipe is this process's alone, so pasta ends with
 // it however this process ends.
 func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile string) ([]byte, error) {
-	lifeR, lifeW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("/bin/sh", append([]string{"-c", hostprog.PastaGuard, "pasta-guard", pasta}, args...)...)
-	cmd.Env = hostprog.Env()
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.ExtraFiles = []*os.File{lifeR}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	lifeR.Close()
+	cmd, lifeW, err := hostprog.StartPastaGuarded(pasta, args, &out)
 	if err != nil {
-		lifeW.Close()
 		return nil, err
 	}
 	exited := make(chan error, 1)
