@@ -1423,12 +1423,25 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 	}
-	var ranFs *ranFiles
+	var ranFs, unrunFs *ranFiles
 	if o.Baseline != "" {
 		// The files of the tree this shard's hooks run, before any of
 		// them runs (runFiles), as the servers' are.
 		ranFs = &ranFiles{}
 		ranFs.files, ranFs.unhashed = s.runFiles(mine)
+		if s.shardI == 1 {
+			// And those of the hooks no payload selects, which the
+			// baseline accepts as not run for their command
+			// (unrunAdded): a script rewritten under one is another
+			// hook, though the audit does not run it. The first shard
+			// compares them, and writes them (an update is one shard).
+			as := make([]*plannedRun, len(unrun))
+			for i, h := range unrun {
+				as[i] = &plannedRun{ID: h.ID, Hook: h}
+			}
+			unrunFs = &ranFiles{}
+			unrunFs.files, unrunFs.unhashed = s.runFiles(as)
+		}
 	}
 	results, stop := s.settings.executeTracked(ctx, mine)
 
@@ -1531,9 +1544,8 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0); of != nil {
 					f = append(f, *of)
 				}
-				if n := b.filesUnkept(ranFs); n > 0 {
-					f = append(f, report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: report.Location{File: brel}, Title: "baseline of an older form",
-						Message: fmt.Sprintf("the baseline keeps no \"files\" for its runs (written before vigiles kept them), so %d run(s) that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: `vigiles audit --update-baseline` keeps them (review its diff)", n)})
+				if of := b.filesUnkept(report.Location{File: brel}, ranFs, unrunFs); of != nil {
+					f = append(f, *of)
 				}
 			}
 			if s.shardI == 1 {
@@ -1541,7 +1553,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				// not run: nothing of it is recorded, so nothing of it
 				// is vouched for (a baseline hook no longer run is
 				// hook-removed, an error, in compareRuns).
-				ud, uf := unrunAdded(b, unrun, unrunWhy, sev)
+				ud, uf := unrunAdded(b, unrun, unrunWhy, unrunFs, sev)
 				d, f = append(d, ud...), append(f, uf...)
 			}
 			for i := range f {
@@ -1627,6 +1639,15 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				b.Runs[id] = run
 			}
 		}
+		for _, h := range unrun {
+			// And for each hook it accepts as not run (NotRun).
+			if f, ok := unrunFs.of(h.ID); ok {
+				if b.NotRunFiles == nil {
+					b.NotRunFiles = map[string][]BaselineFile{}
+				}
+				b.NotRunFiles[h.ID] = f
+			}
+		}
 		// Optional (nil, left out, where there is none): its absence
 		// accepts none.
 		b.SkillShells = keptSkillShells(s.shells)
@@ -1681,8 +1702,13 @@ func mayRun(h *Hook) bool {
 // --update-baseline, sev) for each hook of unrun (mayRun, and not run by
 // the audit) that the baseline has no run of, and does not accept as not
 // run (Baseline.NotRun) with its command: a new hook the audit did not run
-// is not audited, as one that is listed, not run is not.
-func unrunAdded(b *Baseline, unrun []*Hook, why map[string]string, sev report.Severity) ([]report.Drift, []report.Finding) {
+// is not audited, as one that is listed, not run is not. One it accepts
+// so, for that command, is compared on the files of the tree the command
+// runs (files, runFiles) as a run is (compareRuns): a file changed, new
+// or gone is baseline/command drift, and one that could not be hashed
+// baseline/not-recorded, both errors (sev); not where the baseline keeps
+// none (Baseline.NotRunFiles nil: written before they were kept).
+func unrunAdded(b *Baseline, unrun []*Hook, why map[string]string, files *ranFiles, sev report.Severity) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	for _, h := range unrun {
@@ -1690,12 +1716,54 @@ func unrunAdded(b *Baseline, unrun []*Hook, why map[string]string, sev report.Se
 			continue // known: compareRuns says it is no longer run
 		}
 		if c, ok := b.NotRun[h.ID]; ok && c == h.shownCommand() {
-			continue // accepted as not run, for this command
+			// Accepted as not run, for this command: what it runs of
+			// the tree is compared.
+			d, f := unrunFilesDrift(b, h, files, sev)
+			drift, finds = append(drift, d...), append(finds, f...)
+			continue
 		}
 		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftHookAdded, Now: notRunYet, Location: h.Location})
 		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftHookAdded, Severity: sev, Location: h.Location, Hook: h.ID,
 			Title:   "changed since the baseline",
 			Message: fmt.Sprintf("new hook %s (%s %s), not in the baseline, which the audit did not run, so what it does is not audited: %s", shownName(h.ID), shownName(h.Plugin), h.Event, why[h.ID])})
+	}
+	return drift, finds
+}
+
+// unrunFilesDrift compares the files of the tree the command of h, a
+// hook the baseline accepts as not run for its command, runs now (files)
+// with those the baseline keeps of it (Baseline.NotRunFiles), as
+// compareRuns compares a run's: the same command running another script
+// (a guard gutted to exit 0) is another hook, which the reviewer of the
+// baseline did not see, and the audit does not run it to show anything
+// else of it. Nothing where the baseline keeps none, or they were not
+// read.
+func unrunFilesDrift(b *Baseline, h *Hook, files *ranFiles, sev report.Severity) ([]report.Drift, []report.Finding) {
+	old, kept := b.NotRunFiles[h.ID]
+	now, have := files.of(h.ID)
+	if !kept || !have {
+		return nil, nil
+	}
+	var drift []report.Drift
+	var finds []report.Finding
+	olds, nows, said, ev := filesChanged(old, now)
+	if len(said) > 0 {
+		more := ""
+		if len(said) > maxNotAgain {
+			more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
+			said = said[:maxNotAgain]
+		}
+		was, is := cutBytes(strings.Join(olds, "; "), maxEvidence), cutBytes(strings.Join(nows, "; "), maxEvidence)
+		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftCommand, Was: was, Now: is, Location: h.Location})
+		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftCommand, Severity: sev, Location: h.Location, Hook: h.ID,
+			Title: "changed since the baseline",
+			Message: fmt.Sprintf("%s (%s %s), which the audit did not run, runs the command the baseline accepts as not run, but files of the tree other than it accepted: what Claude Code runs under this id was not reviewed: %s%s",
+				shownName(h.ID), shownName(h.Plugin), h.Event, strings.Join(said, "; "), more),
+			Evidence: ev})
+	}
+	if p := files.unhashed[h.ID]; len(p) > 0 {
+		finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: h.Location, Hook: h.ID,
+			Message: fmt.Sprintf("%s, which the audit did not run, runs files of the tree that vigiles could not hash, so a change to them since the baseline cannot be ruled out: %s", shownName(h.ID), strings.Join(p, "; "))})
 	}
 	return drift, finds
 }

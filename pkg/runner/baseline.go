@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -65,6 +66,16 @@ type Baseline struct {
 	// audited, and a new one is an error until a reviewer accepts that
 	// (unrunAdded), for that command. Left out where there is none.
 	NotRun map[string]string `json:"notRun,omitempty"`
+	// NotRunFiles holds, by hook id, the files of the work tree the
+	// command of each hook of NotRun runs (runFiles), as a run's Files:
+	// each with its SHA-256, sorted by path, [] where it runs none. A
+	// script rewritten under the command accepted as not run is not the
+	// hook accepted, though nothing of it runs in the audit
+	// (unrunAdded). Left out where NotRun is, and in a baseline written
+	// before they were kept, whose hooks not run are compared by command
+	// alone (filesUnkept); where it is there it keeps every hook of
+	// NotRun, and no other (loadBaseline).
+	NotRunFiles map[string][]BaselineFile `json:"notRunFiles,omitempty"`
 	// Servers are the MCP servers, LSP servers and background monitors
 	// of the plugins Claude Code starts (not those of a plugin the
 	// settings turn off), which vigiles does not run: what a reviewer
@@ -934,6 +945,8 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 	// them) for none.
 	var noFiles *jmember
 	anyFiles := false
+	// "notRunFiles", checked against "notRun" once both are read.
+	var notRunFiles *jnode
 	for _, m := range root.Members {
 		switch m.Key {
 		case "schema":
@@ -1122,6 +1135,28 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				}
 				b.NotRun[h.Key] = c
 			}
+		case "notRunFiles":
+			if m.Value.Kind == jsonNull {
+				continue // none kept, as where it is left out
+			}
+			if m.Value.Kind != jsonObject {
+				return nil, bad(m.Value.Pos, `"notRunFiles": want an object from hook id to the files of the tree its command runs, found %s`, m.Value.Kind)
+			}
+			notRunFiles = m.Value
+			b.NotRunFiles = map[string][]BaselineFile{}
+			for _, h := range m.Value.Members {
+				at := fmt.Sprintf(`"notRunFiles": hook %q`, h.Key)
+				if h.Value.Kind != jsonArray {
+					// Never null: vigiles keeps a list for each hook,
+					// [] where it runs none.
+					return nil, bad(h.Value.Pos, "%s: want a list of the files of the tree its command runs, found %s", at, h.Value.Kind)
+				}
+				fs, err := loadServerFiles(h.Value, bad, at)
+				if err != nil {
+					return nil, err
+				}
+				b.NotRunFiles[h.Key] = fs
+			}
 		case "projectServers":
 			hasProjectServers = true
 			if b.ProjectServers, err = loadServers(m.Value, bad, "projectServers", "project:"); err != nil {
@@ -1137,7 +1172,7 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 				return nil, err
 			}
 		default:
-			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, servers, projectServers, skillShells)", m.Key, want)
+			return nil, bad(m.KeyPos, "unknown field %q: want %s only (and notRun, notRunFiles, servers, projectServers, skillShells)", m.Key, want)
 		}
 	}
 	if !hasSchema {
@@ -1153,6 +1188,23 @@ func loadBaseline(abs, shown string) (*Baseline, error) {
 		// One without them beside another's was taken out, and would
 		// not be compared on what its command runs.
 		return nil, bad(noFiles.Value.Pos, "run %q has no \"files\" (or null), where other runs keep them: vigiles keeps the files of the tree the command of every run that ran runs, or of none, so one deleted would turn the comparison of its scripts off; restore it", noFiles.Key)
+	}
+	if notRunFiles != nil {
+		// vigiles keeps the files of every hook it accepts as not run,
+		// or (before it kept them) leaves the key out: a hook's entry
+		// taken out would turn the comparison of its scripts off, and
+		// one of a hook not accepted so is not vigiles'.
+		for _, h := range notRunFiles.Members {
+			if _, ok := b.NotRun[h.Key]; !ok {
+				return nil, bad(h.KeyPos, `"notRunFiles" keeps the files of hook %q, which "notRun" does not accept as not run: vigiles keeps them for the hooks of "notRun" alone; remove it, or rewrite the baseline with --update-baseline`, h.Key)
+			}
+		}
+		ids := slices.Sorted(maps.Keys(b.NotRun))
+		for _, id := range ids {
+			if _, ok := b.NotRunFiles[id]; !ok {
+				return nil, bad(notRunFiles.Pos, `"notRunFiles" has no files of hook %q, which "notRun" accepts as not run: vigiles keeps them for every hook of "notRun", or (in a baseline written before it kept them) leaves "notRunFiles" out, so one deleted would turn the comparison of its scripts off; restore it`, id)
+			}
+		}
 	}
 	b.lacks.servers, b.lacks.projectServers = !hasServers, !hasProjectServers
 	if b.Schema == BaselineSchema {
@@ -2515,26 +2567,46 @@ func (rf *ranFiles) of(id string) ([]BaselineFile, bool) {
 	return f, ok
 }
 
-// filesUnkept counts, where b keeps the files of no run (written before
-// vigiles kept them), the runs it knows whose command runs files of the
-// tree now (ran): those a script rewritten under is not compared for.
-// 0 where b keeps them.
-func (b *Baseline) filesUnkept(ran *ranFiles) int {
-	if ran == nil {
-		return 0
-	}
+// filesUnkept is the baseline/outdated notice, at loc, of a baseline
+// written before vigiles kept the files of the tree commands run: where b
+// keeps the files of no run, it counts the runs it knows whose command
+// runs files of the tree now (ran), and where it has no "notRunFiles",
+// the hooks it accepts as not run (NotRun) whose command does (unrun):
+// those a script rewritten under is not compared for. nil where it keeps
+// both, or none of its runs and hooks runs a file of the tree.
+func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles) *report.Finding {
+	keepsRuns := false
 	for _, r := range b.Runs {
-		if r.Files != nil {
-			return 0
+		keepsRuns = keepsRuns || r.Files != nil
+	}
+	runs, hooks := 0, 0
+	if ran != nil && !keepsRuns {
+		for id, fs := range ran.files {
+			if _, known := b.Runs[id]; known && len(fs) > 0 {
+				runs++
+			}
 		}
 	}
-	n := 0
-	for id, fs := range ran.files {
-		if _, known := b.Runs[id]; known && len(fs) > 0 {
-			n++
+	if unrun != nil && b.NotRunFiles == nil {
+		for id, fs := range unrun.files {
+			if _, known := b.NotRun[id]; known && len(fs) > 0 {
+				hooks++
+			}
 		}
 	}
-	return n
+	var keeps, count []string
+	if runs > 0 {
+		keeps, count = append(keeps, `no "files" for its runs`), append(count, fmt.Sprintf("%d run(s)", runs))
+	}
+	if hooks > 0 {
+		keeps, count = append(keeps, `no "notRunFiles" for the hooks it accepts as not run`), append(count, fmt.Sprintf("%d hook(s) not run", hooks))
+	}
+	if len(keeps) == 0 {
+		return nil
+	}
+	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: loc, Title: "baseline of an older form",
+		Message: fmt.Sprintf("the baseline keeps %s (written before vigiles kept them), so %s that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: `vigiles audit --update-baseline` keeps them (review its diff)",
+			strings.Join(keeps, " and "), strings.Join(count, " and "))}
 }
 
 // filesChanged compares the files of the tree a command runs now (now)

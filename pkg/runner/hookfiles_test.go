@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -220,5 +221,190 @@ func TestBaselineHookFilesNotUTF8(t *testing.T) {
 	}
 	if rep := hookFilesAudit(t, dir, false); rep.Verdict != report.VerdictPass {
 		t.Errorf("verdict %s: %v", rep.Verdict, baselineLines(rep))
+	}
+}
+
+// notRunID is the hook of hookFilesNotRunTree that no payload of
+// vigiles' selects and runs a script of the tree; notRunNone the one that
+// runs none.
+const (
+	notRunID   = ".claude/settings.json#hooks.PreToolUse[1].hooks[0]"
+	notRunNone = ".claude/settings.json#hooks.PreToolUse[2].hooks[0]"
+)
+
+// hookFilesNotRunTree is hookFilesTree with two hooks the audit does not
+// run (plan/not-run: their matchers select MCP tools vigiles sends no
+// payload for), which the baseline accepts as not run: one whose script
+// sources a library of its own directory, one that runs no file of the
+// tree.
+func hookFilesNotRunTree() map[string]string {
+	tree := hookFilesTree()
+	tree[".claude/settings.json"] = `{"hooks": {"PreToolUse": [` +
+		`{"matcher": "Bash", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/guard.sh"}]}, ` +
+		`{"matcher": "mcp__(?:a\\b|srv)__exec", "hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/mcp.sh"}]}, ` +
+		`{"matcher": "mcp__(?:b\\b|srv)__read", "hooks": [{"type": "command", "command": "true"}]}]}}`
+	tree[".claude/hooks/mcp.sh"] = ". \"$(dirname \"$0\")/mcplib.sh\"\ncheck\n"
+	tree[".claude/hooks/mcplib.sh"] = "check() { if grep -q secret; then exit 2; fi; }\n"
+	return tree
+}
+
+// TestBaselineHookFilesNotRun: a baseline keeps, beside "notRun", the
+// files of the tree the command of each hook it accepts as not run runs
+// ("notRunFiles", [] where it runs none), and a script rewritten under
+// that command (a library the guard sources gutted) is baseline/command
+// drift, an error, as it is for a run: the audit does not run the hook,
+// so nothing else of it would tell. A file gone, or one that can no
+// longer be hashed (also baseline/not-recorded), is drift too. An update
+// accepts the change (a notice), and the next audit passes.
+func TestBaselineHookFilesNotRun(t *testing.T) {
+	script, lib := sum(". \"$(dirname \"$0\")/mcplib.sh\"\ncheck\n"), sum("check() { if grep -q secret; then exit 2; fi; }\n")
+	const head = "error baseline/command .claude/settings.json " + notRunID + " (project PreToolUse), which the audit did not run, runs the command the baseline accepts as not run, but files of the tree other than it accepted: what Claude Code runs under this id was not reviewed: "
+	for _, c := range []struct {
+		name string
+		edit func(t *testing.T, dir string)
+		want []string
+	}{
+		{name: "unchanged", edit: func(*testing.T, string) {}},
+		{name: "its library gutted", edit: func(t *testing.T, dir string) { rewrite(t, dir, ".claude/hooks/mcplib.sh", "check() { :; }\n") }, want: []string{
+			head + ".claude/hooks/mcplib.sh changed (sha256:" + lib[:12] + ", now sha256:" + sum("check() { :; }\n")[:12] + ")",
+		}},
+		{name: "its script deleted", edit: func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, ".claude/hooks/mcp.sh")) }, want: []string{
+			head + "it no longer runs .claude/hooks/mcp.sh (.claude/hooks/mcp.sh sha256:" + script[:12] + "); it no longer runs .claude/hooks/mcplib.sh",
+		}},
+		{name: "its library a FIFO", edit: func(t *testing.T, dir string) {
+			p := filepath.Join(dir, ".claude/hooks/mcplib.sh")
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, want: []string{
+			head + ".claude/hooks/mcplib.sh changed (sha256:" + lib[:12] + ", now (not hashed))",
+			"error baseline/not-recorded .claude/settings.json " + notRunID + ", which the audit did not run, runs files of the tree that vigiles could not hash, so a change to them since the baseline cannot be ruled out: .claude/hooks/mcplib.sh is a FIFO, not a file vigiles hashes",
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := makeTree(t, hookFilesNotRunTree())
+			hookFilesAudit(t, dir, true)
+			c.edit(t, dir)
+			rep := hookFilesAudit(t, dir, false)
+			got := baselineLines(rep)
+			lacks(t, got, c.want...)
+			if c.want == nil && (rep.Verdict != report.VerdictPass || len(got) != 0) {
+				t.Errorf("verdict %s: %v", rep.Verdict, got)
+			}
+			if c.want != nil && rep.Verdict != report.VerdictFail {
+				t.Errorf("verdict %s, want fail: %v", rep.Verdict, got)
+			}
+		})
+	}
+
+	dir := makeTree(t, hookFilesNotRunTree())
+	hookFilesAudit(t, dir, true)
+	b, err := LoadBaseline(filepath.Join(dir, hookBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]BaselineFile{
+		notRunID:   {{Path: ".claude/hooks/mcp.sh", SHA256: script}, {Path: ".claude/hooks/mcplib.sh", SHA256: lib}},
+		notRunNone: {},
+	}
+	if !cmp.Equal(b.NotRunFiles, want) || len(b.NotRun) != 2 {
+		t.Errorf("the baseline keeps %v (not run: %v), want %v", b.NotRunFiles, b.NotRun, want)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, hookBase)); !strings.Contains(string(data), "\""+notRunNone+"\": []") {
+		t.Errorf("the baseline does not keep [] for a hook not run that runs no file of the tree:\n%s", data)
+	}
+	rewrite(t, dir, ".claude/hooks/mcplib.sh", "check() { :; }\n")
+	lacks(t, baselineLines(hookFilesAudit(t, dir, true)), "notice baseline/command .claude/settings.json "+notRunID+" (project PreToolUse), which the audit did not run")
+	if rep := hookFilesAudit(t, dir, false); rep.Verdict != report.VerdictPass || len(rep.Drift) != 0 {
+		t.Errorf("verdict %s, drift %v", rep.Verdict, rep.Drift)
+	}
+}
+
+// editBaseline rewrites the baseline of dir (hookBase) as edit leaves its
+// JSON.
+func editBaseline(t *testing.T, dir string, edit func(b map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, hookBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b map[string]any
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	edit(b)
+	edited, _ := json.Marshal(b)
+	rewrite(t, dir, hookBase, string(edited))
+}
+
+// TestBaselineHookFilesNotRunOld: a baseline written before vigiles kept
+// the files of the hooks it accepts as not run (no "notRunFiles", its
+// "notRun" as it was) loads and does not compare them, which a
+// baseline/outdated notice says, counting the hooks that run files of the
+// tree; beside runs that keep no "files" either, one notice counts both.
+func TestBaselineHookFilesNotRunOld(t *testing.T) {
+	for _, runsToo := range []bool{false, true} {
+		dir := makeTree(t, hookFilesNotRunTree())
+		hookFilesAudit(t, dir, true)
+		editBaseline(t, dir, func(b map[string]any) {
+			delete(b, "notRunFiles")
+			if runsToo {
+				for _, r := range b["runs"].(map[string]any) {
+					delete(r.(map[string]any), "files")
+				}
+			}
+		})
+		rewrite(t, dir, ".claude/hooks/mcplib.sh", "check() { :; }\n")
+		rep := hookFilesAudit(t, dir, false)
+		got := baselineLines(rep)
+		want := `notice baseline/outdated .vigiles/baseline.json the baseline keeps no "notRunFiles" for the hooks it accepts as not run (written before vigiles kept them), so 1 hook(s) not run that run files of the tree are not compared on them: a script rewritten under the same command is not told`
+		if runsToo {
+			want = `notice baseline/outdated .vigiles/baseline.json the baseline keeps no "files" for its runs and no "notRunFiles" for the hooks it accepts as not run (written before vigiles kept them), so 2 run(s) and 1 hook(s) not run that run files of the tree are not compared on them`
+		}
+		lacks(t, got, want)
+		if rep.Verdict != report.VerdictPass || len(got) != 1 {
+			t.Errorf("runs' files deleted too %v: verdict %s: %v", runsToo, rep.Verdict, got)
+		}
+	}
+}
+
+// TestBaselineHookFilesNotRunInvalid: a baseline whose "notRunFiles" keeps
+// the files of one hook of "notRun" and not another's (a pull request that
+// rewrites the script and deletes its entry), or keeps those of a hook
+// "notRun" does not accept, is baseline/invalid, never read as one written
+// before vigiles kept them.
+func TestBaselineHookFilesNotRunInvalid(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(nrf map[string]any)
+		want string
+	}{
+		{name: "an entry deleted", edit: func(nrf map[string]any) { delete(nrf, notRunID) },
+			want: `"notRunFiles" has no files of hook "` + notRunID + `", which "notRun" accepts as not run: vigiles keeps them for every hook of "notRun", or (in a baseline written before it kept them) leaves "notRunFiles" out`},
+		{name: "all entries deleted", edit: func(nrf map[string]any) { clear(nrf) },
+			want: `"notRunFiles" has no files of hook "` + notRunID + `"`},
+		{name: "a hook not in notRun", edit: func(nrf map[string]any) { nrf["x.json#hooks.Stop[0].hooks[0]"] = []any{} },
+			want: `"notRunFiles" keeps the files of hook "x.json#hooks.Stop[0].hooks[0]", which "notRun" does not accept as not run`},
+		{name: "null for a hook", edit: func(nrf map[string]any) { nrf[notRunNone] = nil },
+			want: `"notRunFiles": hook "` + notRunNone + `": want a list of the files of the tree its command runs, found null`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := makeTree(t, hookFilesNotRunTree())
+			hookFilesAudit(t, dir, true)
+			editBaseline(t, dir, func(b map[string]any) { c.edit(b["notRunFiles"].(map[string]any)) })
+			rewrite(t, dir, ".claude/hooks/mcplib.sh", "check() { :; }\n")
+			rep := hookFilesAudit(t, dir, false)
+			var invalid []string
+			for _, f := range rep.Findings {
+				if f.Rule == RuleBaselineInvalid {
+					invalid = append(invalid, f.Message)
+				}
+			}
+			lacks(t, invalid, c.want)
+			if rep.Verdict != report.VerdictFail {
+				t.Errorf("verdict %s, want fail: %v", rep.Verdict, baselineLines(rep))
+			}
+		})
 	}
 }

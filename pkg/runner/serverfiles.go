@@ -91,7 +91,9 @@ func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
 // the guard allowed, is not the hook accepted: the command's own drift
 // (compareRuns) says of a new command what this says of a new script.
 // Read before any hook runs, as the servers' files are (hashServerFiles);
-// the walk is hookFiles', hashing.
+// the walk is hookFiles', hashing. The hooks no payload selects, which a
+// baseline accepts as not run (NotRunFiles), are walked here too, each as
+// a run of its hook's id.
 func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile, unhashed map[string][]string) {
 	files, unhashed = map[string][]BaselineFile{}, map[string][]string{}
 	type walked struct {
