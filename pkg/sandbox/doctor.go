@@ -186,6 +186,10 @@ func probes() []probeSpec {
 // cannot be mounted in a user namespace. Otherwise it is refused.
 // Networking checks (nftables, slirp4netns, pasta) do not change the tier:
 // a run that needs them and lacks them refuses on its own.
+//
+// For a root caller, each check that makes a cgroup also sweeps those of
+// killed doctors and runs (sweepCgroups), ending what their probes'
+// sandboxes left.
 func Doctor(ctx context.Context) DoctorReport {
 	env := &doctorEnv{}
 	env.bwrap, env.bwrapErr = hostprog.Find("bwrap")
@@ -332,8 +336,9 @@ func quoteOutput(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// runTool runs a command and returns its combined output.
-func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+// runTool runs a command and returns its combined output. start starts
+// it (cmd.Start, or a cgroup's start).
+func runTool(ctx context.Context, cmd *exec.Cmd, start func(*exec.Cmd) error) ([]byte, error) {
 	if cmd.Env == nil {
 		// Nothing of the caller's environment: bubblewrap finds what a
 		// probe runs inside it (sh, mount) in the system's directories,
@@ -348,7 +353,10 @@ func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	cmd.SysProcAttr.Setpgid = true
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
+	err := start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	return out.Bytes(), err
 }
 
@@ -356,15 +364,38 @@ func runTool(ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 // while it fails because a host mount vanished as bwrap bound it.
 func runBwrap(ctx context.Context, argv []string, setup func(*exec.Cmd)) (out []byte, err error) {
 	for attempt := 1; ; attempt++ {
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		if setup != nil {
-			setup(cmd)
-		}
-		out, err = runTool(ctx, cmd)
+		out, err = runBwrapOnce(ctx, argv, setup)
 		if err == nil || ctx.Err() != nil || attempt == maxStarts || !isVanishedMount(out) {
 			return out, err
 		}
 	}
+}
+
+// runBwrapOnce is one try of runBwrap. A root caller's probe is born in a
+// cgroup named as a run's (newRunCgroup; nil for other callers), which it
+// removes once bwrap has exited, as the connector checks' sandbox is
+// (startNetSandbox): a doctor killed outright (SIGKILL, the OOM killer)
+// while bwrap set a probe up could leave bwrap's child waiting for good
+// (bubblewrap issue #633), holding the probe's namespaces; listed in the
+// dead doctor's cgroup, it is ended by the next root run's or doctor's
+// sweep (sweepCgroups), with whatever else of the probe is left there. A probe that runs as
+// another user (setup gives it a Credential) gets one on cgroup v1 only,
+// as a run of the work tree's owner does: on v2 the shell that moves it
+// in would run as that user, who may not write cgroup.procs. A non-root
+// caller's probes have no cgroup, and what such a kill leaves stays
+// (docs/security.md).
+func runBwrapOnce(ctx context.Context, argv []string, setup func(*exec.Cmd)) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if setup != nil {
+		setup(cmd)
+	}
+	other := cmd.SysProcAttr != nil && cmd.SysProcAttr.Credential != nil
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, other, Limits{Pids: 64, RunMemoryBytes: 256 << 20})
+	defer cg.remove()
+	if prefix := cg.shellPrefix(); prefix != nil {
+		cmd.Path, cmd.Args = prefix[0], append(prefix, cmd.Args...)
+	}
+	return runTool(ctx, cmd, cg.start)
 }
 
 // bwrapBase is the sandbox shape every namespace check starts from: a user

@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/pkg/evidence"
@@ -669,5 +671,133 @@ func TestDoctorNetSandboxIsBornInARunCgroup(t *testing.T) {
 		if _, err := os.Stat(d); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s is left once the sandbox stopped (%v)", d, err)
 		}
+	}
+}
+
+// A root doctor killed outright (SIGKILL, the OOM killer) during its
+// bubblewrap probes leaves nothing of their sandboxes that the next root
+// run or doctor does not end. The stuck child of bubblewrap issue #633
+// (bwrap's child waiting for good on an eventfd only bwrap writes) cannot
+// be made at will, so a stand-in bwrap plays it: it stays, as that child
+// does, after the doctor is gone. Before, the probes were born in no
+// cgroup, so no sweep found it.
+func TestDoctorProbesKilledLeaveNothingTheNextDoctorKeeps(t *testing.T) {
+	if os.Getenv("VIGILES_TEST_KILLED_PROBES") == "1" {
+		hostprog.SetDirsForTest(t, append([]string{os.Getenv("VIGILES_TEST_STANDIN")}, hostprog.Dirs...)...)
+		env := &doctorEnv{bwrap: filepath.Join(os.Getenv("VIGILES_TEST_STANDIN"), "bwrap")}
+		checks := []probeFunc{probeUserns, probeOverlay}
+		if os.Geteuid() == 0 {
+			checks = append(checks, probeUsernsNobody)
+		}
+		var wg sync.WaitGroup
+		for _, c := range checks {
+			wg.Add(1)
+			go func() { defer wg.Done(); c(t.Context(), env) }()
+		}
+		wg.Wait() // until killed: the stand-in does not exit
+		return
+	}
+	if testing.Short() {
+		t.Skip("runs a doctor's probes and kills it")
+	}
+	if _, err := hostprog.Find("mount"); err != nil {
+		missing(t, "mount(8), which the overlay probe needs")
+	}
+	// The stand-in records its uid and pid, then waits.
+	bin := tempDirIn(t, "", "vigiles-test-standin-", 0o755)
+	seen := tempDirIn(t, "", "vigiles-test-seen-", 0o777)
+	script := "#!/bin/sh\necho > " + seen + "/$$\nexec sleep 100000\n"
+	if err := os.WriteFile(filepath.Join(bin, "bwrap"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := 2 // probeUserns, probeOverlay
+	if os.Geteuid() == 0 {
+		if _, err := user.Lookup("nobody"); err != nil {
+			missing(t, fmt.Sprintf("a user nobody to probe as (%v)", err))
+		}
+		want++
+	}
+	tmp := tempDirIn(t, "", "vigiles-test-tmp-", 0o755)
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "VIGILES_TEST_KILLED_PROBES=1", "VIGILES_TEST_STANDIN="+bin, "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	// Each stand-in, by a pidfd taken while it waits (it exits only
+	// when killed), so that a pid given again is not the one looked at.
+	standins := map[string]int{}
+	t.Cleanup(func() {
+		for _, fd := range standins {
+			unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+			unix.Close(fd)
+		}
+	})
+	for len(standins) < want {
+		select {
+		case <-exited:
+			t.Fatalf("the doctor's probes ended before %d stand-ins ran", want)
+		case <-time.After(time.Millisecond):
+		}
+		ents, _ := os.ReadDir(seen)
+		for _, e := range ents {
+			if _, ok := standins[e.Name()]; ok {
+				continue
+			}
+			pid, _ := strconv.Atoi(e.Name())
+			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+				standins[e.Name()] = fd
+			}
+		}
+	}
+	cmd.Process.Kill()
+	<-exited
+	for name, fd := range standins {
+		if exitedFd(fd, 0) {
+			t.Fatalf("stand-in %s did not outlive the killed doctor: the test tells nothing", name)
+		}
+	}
+
+	if os.Geteuid() != 0 {
+		// A non-root caller's probes have no cgroup to be found by: what
+		// they leave stays until someone ends it (docs/security.md).
+		return
+	}
+	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
+	v2 := err == nil
+	if cg, _ := newRunCgroup(true, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20}); cg == nil {
+		missing(t, "a cgroup a root caller's run can be born in")
+	} else {
+		cg.remove() // its making swept the killed doctor's cgroups
+	}
+	deadline := time.Now().Add(time.Minute) // a bound on a hang, not a timing
+	for name, fd := range standins {
+		var st syscall.Stat_t
+		if err := syscall.Stat(filepath.Join(seen, name), &st); err == nil && st.Uid != 0 && v2 {
+			// On cgroup v2 a probe run as another user has no cgroup,
+			// as a run of the work tree's owner has none.
+			continue
+		}
+		if !exitedFd(fd, time.Until(deadline)) {
+			t.Errorf("stand-in %s (uid %d) of the killed doctor's probe outlived the next root sweep", name, st.Uid)
+		}
+	}
+	// The sweep that ended them may have found their cgroups busy still;
+	// one more removes those.
+	if cg, _ := newRunCgroup(true, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20}); cg != nil {
+		cg.remove()
+	}
+}
+
+// exitedFd waits up to wait for the process of the pidfd fd to exit.
+func exitedFd(fd int, wait time.Duration) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for deadline := time.Now().Add(wait); ; {
+		n, err := unix.Poll(fds, int(max(time.Until(deadline), 0).Milliseconds()))
+		if err == unix.EINTR {
+			continue
+		}
+		return n > 0
 	}
 }
