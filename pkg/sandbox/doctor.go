@@ -187,10 +187,12 @@ func probes() []probeSpec {
 // Networking checks (nftables, slirp4netns, pasta) do not change the tier:
 // a run that needs them and lacks them refuses on its own.
 //
-// For a root caller, each check that makes a cgroup also sweeps those of
-// killed doctors and runs (sweepCgroups), ending what their probes'
-// sandboxes left.
+// It first removes the temporary directories of doctors killed during
+// their overlay or pasta check (sweepDoctorDirs). For a root caller, each
+// check that makes a cgroup also sweeps those of killed doctors and runs
+// (sweepCgroups), ending what their probes' sandboxes left.
 func Doctor(ctx context.Context) DoctorReport {
+	sweepDoctorDirs(os.TempDir())
 	env := &doctorEnv{}
 	env.bwrap, env.bwrapErr = hostprog.Find("bwrap")
 	specs := probes()
@@ -521,7 +523,7 @@ func overlayProbe(ctx context.Context, env *doctorEnv, cred *syscall.Credential)
 		return Probe{Availability: Inconclusive, Detail: "mount(8): " + err.Error() + ", so overlayfs cannot be tried",
 			Fix: "install util-linux (mount) to let doctor check overlayfs"}
 	}
-	dir, err := os.MkdirTemp("", "vigiles-doctor-overlay-")
+	dir, err := os.MkdirTemp("", doctorDirPrefix("overlay"))
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("making a temporary directory: %v", err)}
 	}
@@ -865,7 +867,7 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: "cannot start a sandbox to attach to: " + err.Error()}
 	}
 	defer stop()
-	dir, err := os.MkdirTemp("", "vigiles-doctor-pasta-")
+	dir, err := os.MkdirTemp("", doctorDirPrefix("pasta"))
 	if err != nil {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}

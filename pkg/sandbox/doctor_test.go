@@ -621,6 +621,12 @@ func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("pasta %v outlived the killed doctor", left)
 	}
+	// The check's directory, named after the dead doctor, is the next
+	// doctor's to remove.
+	sweepDoctorDirs(tmp)
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "vigiles-doctor-*")); len(dirs) > 0 {
+		t.Errorf("the next doctor's sweep left %v", dirs)
+	}
 }
 
 // A root doctor's network sandbox, which lives through the connectors'
@@ -674,13 +680,15 @@ func TestDoctorNetSandboxIsBornInARunCgroup(t *testing.T) {
 	}
 }
 
-// A root doctor killed outright (SIGKILL, the OOM killer) during its
-// bubblewrap probes leaves nothing of their sandboxes that the next root
-// run or doctor does not end. The stuck child of bubblewrap issue #633
-// (bwrap's child waiting for good on an eventfd only bwrap writes) cannot
-// be made at will, so a stand-in bwrap plays it: it stays, as that child
-// does, after the doctor is gone. Before, the probes were born in no
-// cgroup, so no sweep found it.
+// A doctor killed outright (SIGKILL, the OOM killer) during its bubblewrap
+// probes leaves nothing the next doctor does not clear: the probes' own
+// temporary directories, and, for a root caller, whatever of a probe's
+// sandbox outlived it (the next root run ends that too). The stuck child
+// of bubblewrap issue #633 (bwrap's child waiting for good on an eventfd
+// only bwrap writes) cannot be made at will, so a stand-in bwrap plays
+// it: it stays, as that child does, after the doctor is gone. Before, the
+// probes were born in no cgroup, so no sweep found it, and their
+// directories, named after no doctor, were left for good.
 func TestDoctorProbesKilledLeaveNothingTheNextDoctorKeeps(t *testing.T) {
 	if os.Getenv("VIGILES_TEST_KILLED_PROBES") == "1" {
 		hostprog.SetDirsForTest(t, append([]string{os.Getenv("VIGILES_TEST_STANDIN")}, hostprog.Dirs...)...)
@@ -751,12 +759,22 @@ func TestDoctorProbesKilledLeaveNothingTheNextDoctorKeeps(t *testing.T) {
 			}
 		}
 	}
+	overlayDirs, _ := filepath.Glob(filepath.Join(tmp, "vigiles-doctor-overlay-*"))
+	if len(overlayDirs) != 1 {
+		t.Fatalf("the overlay probe's directory: %v", overlayDirs)
+	}
 	cmd.Process.Kill()
 	<-exited
 	for name, fd := range standins {
 		if exitedFd(fd, 0) {
 			t.Fatalf("stand-in %s did not outlive the killed doctor: the test tells nothing", name)
 		}
+	}
+
+	// The next doctor clears the probes' directories first.
+	sweepDoctorDirs(tmp)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "vigiles-doctor-*")); len(left) > 0 {
+		t.Errorf("the next doctor's sweep left %v", left)
 	}
 
 	if os.Geteuid() != 0 {
