@@ -71,20 +71,26 @@ func TestBaselineHookFiles(t *testing.T) {
 			"error baseline/command p/hooks/hooks.json p Stop runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: it no longer runs p/stop.sh (p/stop.sh sha256:" + sum("echo done\n")[:12] + ")",
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := makeTree(t, hookFilesTree())
-			hookFilesAudit(t, dir, true)
-			c.edit(t, dir)
-			rep := hookFilesAudit(t, dir, false)
-			got := baselineLines(rep)
-			lacks(t, got, c.want...)
-			if c.want == nil && (rep.Verdict != report.VerdictPass || len(got) != 0) {
-				t.Errorf("verdict %s: %v", rep.Verdict, got)
-			}
-			if c.want != nil && rep.Verdict != report.VerdictFail {
-				t.Errorf("verdict %s, want fail: %v", rep.Verdict, got)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { auditAfterEdit(t, hookFilesTree(), c.edit, c.want) })
+	}
+}
+
+// auditAfterEdit writes the baseline of the tree files, makes edit, and
+// audits again: the baseline lines of the report hold want, and the
+// verdict is fail, or, with want nil, pass with no baseline line at all.
+func auditAfterEdit(t *testing.T, files map[string]string, edit func(*testing.T, string), want []string) {
+	t.Helper()
+	dir := makeTree(t, files)
+	hookFilesAudit(t, dir, true)
+	edit(t, dir)
+	rep := hookFilesAudit(t, dir, false)
+	got := baselineLines(rep)
+	lacks(t, got, want...)
+	if want == nil && (rep.Verdict != report.VerdictPass || len(got) != 0) {
+		t.Errorf("verdict %s: %v", rep.Verdict, got)
+	}
+	if want != nil && rep.Verdict != report.VerdictFail {
+		t.Errorf("verdict %s, want fail: %v", rep.Verdict, got)
 	}
 }
 
@@ -282,20 +288,7 @@ func TestBaselineHookFilesNotRun(t *testing.T) {
 			"error baseline/not-recorded .claude/settings.json " + notRunID + ", which the audit did not run, runs files of the tree that vigiles could not hash, so a change to them since the baseline cannot be ruled out: .claude/hooks/mcplib.sh is a FIFO, not a file vigiles hashes",
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir := makeTree(t, hookFilesNotRunTree())
-			hookFilesAudit(t, dir, true)
-			c.edit(t, dir)
-			rep := hookFilesAudit(t, dir, false)
-			got := baselineLines(rep)
-			lacks(t, got, c.want...)
-			if c.want == nil && (rep.Verdict != report.VerdictPass || len(got) != 0) {
-				t.Errorf("verdict %s: %v", rep.Verdict, got)
-			}
-			if c.want != nil && rep.Verdict != report.VerdictFail {
-				t.Errorf("verdict %s, want fail: %v", rep.Verdict, got)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { auditAfterEdit(t, hookFilesNotRunTree(), c.edit, c.want) })
 	}
 
 	dir := makeTree(t, hookFilesNotRunTree())
