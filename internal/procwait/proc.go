@@ -93,3 +93,31 @@ func Gone(pid int, start uint64, startOf func(int) (uint64, error)) bool {
 	}
 	return now != start
 }
+
+// OwnerTag names this process in what it leaves on the host (a cgroup, a
+// temporary directory): "ns<pid namespace>-<pid>-<start time>-", the
+// three together one process, so that a later one can tell what a killed
+// process left (OwnerGone) from what one still running holds, though the
+// pid was given to another process since.
+func OwnerTag() string {
+	return fmt.Sprintf("ns%d-%d-%d-", SelfPidNS(), os.Getpid(), SelfStart())
+}
+
+// OwnerGone says whether name, prefix and then an OwnerTag, was left by a
+// process of this pid namespace that has ended, as Gone says with
+// startOf. A name of another namespace is not: its pids cannot be looked
+// up from here, so what it names is left to that namespace's own
+// processes; nor is any where this namespace is unknown.
+func OwnerGone(name, prefix string, startOf func(int) (uint64, error)) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	var pidNS, start uint64
+	var pid int
+	if _, err := fmt.Sscanf(rest, "ns%d-%d-%d-", &pidNS, &pid, &start); err != nil {
+		return false
+	}
+	ns := SelfPidNS()
+	return ns != 0 && pidNS == ns && Gone(pid, start, startOf)
+}

@@ -449,12 +449,16 @@ func (l *limitWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// pastaDirName begins the name of a directory pasta's namespaces are
+// bound in, before its broker's OwnerTag.
+const pastaDirName = "vigiles-pasta-"
+
 // pastaDirPrefix names the directory pasta's namespaces are bound in
 // after this broker (its pid namespace, pid and start time), so that a
 // later broker can tell one whose broker was killed during pasta's start
 // (SIGKILL, the OOM killer: nothing unbound it) from one in use.
 func pastaDirPrefix() string {
-	return fmt.Sprintf("vigiles-pasta-ns%d-%d-%d-", procwait.SelfPidNS(), os.Getpid(), procwait.SelfStart())
+	return pastaDirName + procwait.OwnerTag()
 }
 
 // sweepPastaDirs unbinds and removes the directories in tmp that brokers
@@ -469,15 +473,9 @@ func sweepPastaDirs(tmp string) {
 	if err != nil {
 		return
 	}
-	ns := procwait.SelfPidNS()
 	for _, e := range ents {
-		var pidNS, start uint64
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-pasta-ns%d-%d-%d-", &pidNS, &pid, &start); err != nil || pidNS != ns || ns == 0 {
-			continue
-		}
-		if !procwait.Gone(pid, start, nil) {
-			continue // its broker still runs, or may
+		if !procwait.OwnerGone(e.Name(), pastaDirName, nil) {
+			continue // not a broker's, or its broker still runs, or may
 		}
 		dir := filepath.Join(tmp, e.Name())
 		var st unix.Stat_t

@@ -497,8 +497,11 @@ func cgroupCounter(path, key string) uint64 {
 // three together name one process. The "ns" keeps an older vigiles,
 // which swept vigiles-PID-N, from reading a pid out of the name.
 func cgroupName(n int64) string {
-	return fmt.Sprintf("vigiles-ns%d-%d-%d-%d", procwait.SelfPidNS(), os.Getpid(), procwait.SelfStart(), n)
+	return cgroupPrefix + procwait.OwnerTag() + strconv.FormatInt(n, 10)
 }
+
+// cgroupPrefix begins every cgroup a broker makes, before its OwnerTag.
+const cgroupPrefix = "vigiles-"
 
 // brokerStart is how a sweep reads a broker's start time: startTime, which
 // a test replaces with one that fails as a read out of descriptors does.
@@ -522,15 +525,9 @@ func sweepCgroups(parent string) {
 	if err != nil {
 		return
 	}
-	ns := procwait.SelfPidNS()
 	for _, e := range ents {
-		var pidNS, start uint64
-		var pid, n int
-		if _, err := fmt.Sscanf(e.Name(), "vigiles-ns%d-%d-%d-%d", &pidNS, &pid, &start, &n); err != nil || !e.IsDir() || pidNS != ns {
-			continue
-		}
-		if !procwait.Gone(pid, start, brokerStart) {
-			continue // its broker still runs, or may
+		if !e.IsDir() || !procwait.OwnerGone(e.Name(), cgroupPrefix, brokerStart) {
+			continue // not a broker's cgroup, or its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())
 		for _, d := range []string{filepath.Join(dir, commandCgroup), filepath.Join(dir, sandboxCgroup), dir} {

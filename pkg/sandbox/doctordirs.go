@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -29,13 +28,14 @@ var doctorDirs = map[string]doctorTree{
 }
 
 // doctorDirPrefix names a temporary directory of the check kind after
-// this doctor (its pid namespace, pid and start time), as the runs name
-// pasta's (pkg/egress), so that a later doctor can tell one whose doctor
-// was killed during the check (SIGKILL, the OOM killer: nothing removed
-// it) from one in use, though the pid was given to another process since.
+// this doctor (procwait.OwnerTag), as the runs name pasta's (pkg/egress),
+// so that a later doctor can tell one whose doctor was killed during the
+// check (SIGKILL, the OOM killer: nothing removed it) from one in use.
 func doctorDirPrefix(kind string) string {
-	return fmt.Sprintf("vigiles-doctor-%s-ns%d-%d-%d-", kind, procwait.SelfPidNS(), os.Getpid(), procwait.SelfStart())
+	return doctorDirKind(kind) + procwait.OwnerTag()
 }
+
+func doctorDirKind(kind string) string { return "vigiles-doctor-" + kind + "-" }
 
 // sweepDoctorDirs removes the directories in tmp that doctors of this pid
 // namespace, killed during their overlay or pasta check, left. Only a
@@ -50,18 +50,11 @@ func sweepDoctorDirs(tmp string) {
 	if err != nil {
 		return
 	}
-	ns := procwait.SelfPidNS()
 	for _, e := range ents {
 		for kind, tree := range doctorDirs {
-			var pidNS, start uint64
-			var pid int
-			if _, err := fmt.Sscanf(e.Name(), "vigiles-doctor-"+kind+"-ns%d-%d-%d-", &pidNS, &pid, &start); err != nil || pidNS != ns || ns == 0 {
-				continue
+			if procwait.OwnerGone(e.Name(), doctorDirKind(kind), nil) {
+				removeDoctorDir(filepath.Join(tmp, e.Name()), tree)
 			}
-			if !procwait.Gone(pid, start, nil) {
-				continue // its doctor still runs, or may
-			}
-			removeDoctorDir(filepath.Join(tmp, e.Name()), tree)
 		}
 	}
 }
