@@ -1746,20 +1746,13 @@ func unrunFilesDrift(b *Baseline, h *Hook, files *ranFiles, sev report.Severity)
 	}
 	var drift []report.Drift
 	var finds []report.Finding
-	olds, nows, said, ev := filesChanged(old, now)
-	if len(said) > 0 {
-		more := ""
-		if len(said) > maxNotAgain {
-			more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
-			said = said[:maxNotAgain]
-		}
-		was, is := cutBytes(strings.Join(olds, "; "), maxEvidence), cutBytes(strings.Join(nows, "; "), maxEvidence)
-		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftCommand, Was: was, Now: is, Location: h.Location})
+	if d := filesChanged(old, now); d.said != "" {
+		drift = append(drift, report.Drift{Hook: h.ID, Kind: DriftCommand, Was: d.was, Now: d.now, Location: h.Location})
 		finds = append(finds, report.Finding{Rule: RuleDriftPrefix + DriftCommand, Severity: sev, Location: h.Location, Hook: h.ID,
 			Title: "changed since the baseline",
-			Message: fmt.Sprintf("%s (%s %s), which the audit did not run, runs the command the baseline accepts as not run, but files of the tree other than it accepted: what Claude Code runs under this id was not reviewed: %s%s",
-				shownName(h.ID), shownName(h.Plugin), h.Event, strings.Join(said, "; "), more),
-			Evidence: ev})
+			Message: fmt.Sprintf("%s (%s %s), which the audit did not run, runs the command the baseline accepts as not run, but files of the tree other than it accepted: what Claude Code runs under this id was not reviewed: %s",
+				shownName(h.ID), shownName(h.Plugin), h.Event, d.said),
+			Evidence: d.evidence})
 	}
 	if p := files.unhashed[h.ID]; len(p) > 0 {
 		finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: h.Location, Hook: h.ID,

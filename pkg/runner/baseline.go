@@ -1495,16 +1495,10 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 			// The same command running another script is as much
 			// another hook: a guard script gutted to exit 0 allows the
 			// audit's payloads as the guard did.
-			olds, nows, said, ev := filesChanged(old.Files, now)
-			if len(said) > 0 {
-				more := ""
-				if len(said) > maxNotAgain {
-					more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
-					said = said[:maxNotAgain]
-				}
-				add(r, DriftCommand, cutBytes(strings.Join(olds, "; "), maxEvidence), cutBytes(strings.Join(nows, "; "), maxEvidence), fmt.Sprintf("%s %s%s runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: %s%s",
-					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), strings.Join(said, "; "), more), sev)
-				finds[len(finds)-1].Evidence = ev
+			if d := filesChanged(old.Files, now); d.said != "" {
+				add(r, DriftCommand, d.was, d.now, fmt.Sprintf("%s %s%s runs the command the baseline accepted, but files of the tree other than it accepted: what runs under this id was not reviewed, whatever this audit's payloads show of it: %s",
+					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), d.said), sev)
+				finds[len(finds)-1].Evidence = d.evidence
 			}
 			if p := ran.unhashed[r.ID]; len(p) > 0 {
 				finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
@@ -2527,20 +2521,14 @@ func filesDrift(id serverIdent, st startedServer, bs BaselineServer, sev report.
 	}
 	sv := st.sv
 	what, name, plugin := kindName(id.kind), shownCut(sv.Name, maxMonitorName), sv.owner()
-	olds, nows, said, ev := filesChanged(bs.Files, st.files)
 	var drift []report.Drift
 	var out []report.Finding
-	if len(said) > 0 {
-		more := ""
-		if len(said) > maxNotAgain {
-			more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
-			said = said[:maxNotAgain]
-		}
-		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: cutBytes(strings.Join(olds, "; "), maxEvidence), Now: cutBytes(strings.Join(nows, "; "), maxEvidence), Location: sv.Location})
+	if d := filesChanged(bs.Files, st.files); d.said != "" {
+		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerChanged, Was: d.was, Now: d.now, Location: sv.Location})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerChanged, Severity: sev, Location: sv.Location, Title: "changed since the baseline",
-			Message: fmt.Sprintf("%s %s of %s starts as the baseline accepted, but runs files of the tree other than it accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s%s",
-				what, name, plugin, strings.Join(said, "; "), more),
-			Evidence: ev})
+			Message: fmt.Sprintf("%s %s of %s starts as the baseline accepted, but runs files of the tree other than it accepted, unsandboxed, and vigiles does not run it, so what it does now was not reviewed: %s",
+				what, name, plugin, d.said),
+			Evidence: d.evidence})
 	}
 	if len(st.unhashed) > 0 {
 		out = append(out, report.Finding{Rule: RuleBaselineUnproven, Severity: sev, Location: sv.Location,
@@ -2609,11 +2597,18 @@ func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles) *repor
 			strings.Join(keeps, " and "), strings.Join(count, " and "))}
 }
 
+// filesDiff is what filesChanged found, in the forms a drift and its
+// finding take: the baseline's and now's short forms of the files that
+// differ, joined and cut to maxEvidence (for report.Drift's Was and Now),
+// what the message says of them (the first maxNotAgain, then how many
+// more), and the evidence, "- " the baseline's and "+ " now's. said is ""
+// where nothing differs.
+type filesDiff struct{ was, now, said, evidence string }
+
 // filesChanged compares the files of the tree a command runs now (now)
-// with those a baseline keeps of it (was): each changed, new or gone as
-// the baseline's (olds) and now's (nows) short forms, what a message says
-// of each (said), and the evidence, "- " the baseline's and "+ " now's.
-func filesChanged(was, now []BaselineFile) (olds, nows, said []string, evidence string) {
+// with those a baseline keeps of it (was): each changed, new or gone.
+func filesChanged(was, now []BaselineFile) filesDiff {
+	var olds, nows, said []string
 	hash := func(f BaselineFile) string {
 		if f.SHA256 == "" {
 			return "(not hashed)"
@@ -2651,7 +2646,15 @@ func filesChanged(was, now []BaselineFile) (olds, nows, said []string, evidence 
 			ev.WriteString("- " + short(f) + "\n")
 		}
 	}
-	return olds, nows, said, ev.String()
+	if len(said) == 0 {
+		return filesDiff{}
+	}
+	more := ""
+	if len(said) > maxNotAgain {
+		more = fmt.Sprintf(", and %d more", len(said)-maxNotAgain)
+		said = said[:maxNotAgain]
+	}
+	return filesDiff{cutBytes(strings.Join(olds, "; "), maxEvidence), cutBytes(strings.Join(nows, "; "), maxEvidence), strings.Join(said, "; ") + more, ev.String()}
 }
 
 // serverForm is what a baseline compares of a server under its ident:
