@@ -1,13 +1,8 @@
 package runner
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -84,26 +79,15 @@ func hiddenDiff(tree, rel, what string) *report.Finding {
 // through links only while they stay inside) or is larger than
 // maxAttributesFile.
 func attributeLines(tree, file string) []string {
-	abs, fi, err := beneath(tree, tree, filepath.Join(tree, filepath.FromSlash(file)))
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxAttributesFile {
+	abs, ok := treeFileAt(tree, file)
+	if !ok {
 		return nil
 	}
-	f, err := os.Open(abs)
-	if err != nil {
+	data, ok := readCapped(abs, maxAttributesFile)
+	if !ok {
 		return nil
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxAttributesFile))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), maxAttributesFile)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
+	return strings.Split(data, "\n")
 }
 
 // attrMatch says whether the .gitattributes pattern pat, of the file in
