@@ -449,21 +449,32 @@ func probeUsernsNobody(ctx context.Context, env *doctorEnv) Probe {
 	if env.bwrap == "" {
 		return noBwrap(env)
 	}
-	u, err := user.Lookup("nobody")
+	uid, gid, err := nobodyIDs()
 	if err != nil {
-		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("no unprivileged user to try with: %v", err)}
+		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
-	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
-	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
-	if err1 != nil || err2 != nil || uid == 0 {
-		return Probe{Availability: Inconclusive, Detail: fmt.Sprintf("user nobody has unusable ids %q:%q", u.Uid, u.Gid)}
-	}
-	cred := &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
-	p := runUserns(ctx, env, cred, "as nobody (uid "+u.Uid+")")
+	cred := &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}
+	p := runUserns(ctx, env, cred, fmt.Sprintf("as nobody (uid %d)", uid))
 	if p.Availability != Available {
 		p.Fix = "only needed when vigiles runs as a non-root user: " + p.Fix
 	}
 	return p
+}
+
+// nobodyIDs are the uid and gid of the user nobody, as whom a root
+// caller's doctor checks what an unprivileged caller gets; an error, in
+// the probe's words, where there is none or its ids are unusable (root's).
+func nobodyIDs() (uid, gid uint32, err error) {
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		return 0, 0, fmt.Errorf("no unprivileged user to try with: %v", err)
+	}
+	id, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	g, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil || id == 0 {
+		return 0, 0, fmt.Errorf("user nobody has unusable ids %q:%q", u.Uid, u.Gid)
+	}
+	return uint32(id), uint32(g), nil
 }
 
 func runUserns(ctx context.Context, env *doctorEnv, cred *syscall.Credential, who string) Probe {

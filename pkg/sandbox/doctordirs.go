@@ -3,9 +3,7 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -68,10 +66,8 @@ func doctorDirOwners() []uint32 {
 		return owners
 	}
 	owners = append(owners, SandboxUID)
-	if u, err := user.Lookup("nobody"); err == nil {
-		if uid, err := strconv.ParseUint(u.Uid, 10, 32); err == nil && uid != 0 {
-			owners = append(owners, uint32(uid))
-		}
+	if uid, _, err := nobodyIDs(); err == nil {
+		owners = append(owners, uid)
 	}
 	return owners
 }
