@@ -373,6 +373,10 @@ func runBwrap(ctx context.Context, argv []string, setup func(*exec.Cmd)) (out []
 	}
 }
 
+// probeLimits bound the cgroup a root caller's probe sandbox is born in:
+// the probes run bubblewrap and a shell or two.
+var probeLimits = Limits{Pids: 64, RunMemoryBytes: 256 << 20}
+
 // runBwrapOnce is one try of runBwrap. A root caller's probe is born in a
 // cgroup named as a run's (newRunCgroup; nil for other callers), which it
 // removes once bwrap has exited, as the connector checks' sandbox is
@@ -392,7 +396,7 @@ func runBwrapOnce(ctx context.Context, argv []string, setup func(*exec.Cmd)) ([]
 		setup(cmd)
 	}
 	other := cmd.SysProcAttr != nil && cmd.SysProcAttr.Credential != nil
-	cg, _ := newRunCgroup(os.Geteuid() == 0, false, other, Limits{Pids: 64, RunMemoryBytes: 256 << 20})
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, other, probeLimits)
 	defer cg.remove()
 	if prefix := cg.shellPrefix(); prefix != nil {
 		cmd.Path, cmd.Args = prefix[0], append(prefix, cmd.Args...)
@@ -717,7 +721,7 @@ func startNetSandbox(ctx context.Context, bwrap string) (pid int, stop func(), e
 	// bwrap set it up left bwrap's child waiting for good (bubblewrap
 	// issue #633), holding its namespaces; now the next root run's sweep
 	// of a dead broker's cgroups (sweepCgroups) ends it.
-	cg, _ := newRunCgroup(os.Geteuid() == 0, false, false, Limits{Pids: 64, RunMemoryBytes: 256 << 20})
+	cg, _ := newRunCgroup(os.Geteuid() == 0, false, false, probeLimits)
 	argv := append(cg.shellPrefix(), bwrapBase(bwrap, "--info-fd", "3", "sh", "-c", "read _ || true")...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = hostprog.Env()
