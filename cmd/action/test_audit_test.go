@@ -1233,3 +1233,31 @@ func TestHostsTextSaysLocalForLoopback(t *testing.T) {
 		t.Errorf("hostsText = %q, want %q", got, want)
 	}
 }
+
+// TestSettingsPreloadReachesTheHookConfined: a loader variable the
+// project's settings set reaches the hook in a real sandbox, as Claude
+// Code passes it, and is read once, by the hook's own shell: the shell
+// through which the sandbox sets the hook's limits starts without it.
+func TestSettingsPreloadReachesTheHookConfined(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	const lib = "/nonexistent/vigiles-settings-preload.so"
+	dir := writeFiles(t, map[string]string{
+		".claude/settings.json": `{"env": {"LD_PRELOAD": "` + lib + `", "GLIBC_TUNABLES": "glibc.malloc.check=0"}}`,
+		".vigiles.yml": "checks:\n  - name: preload\n    event: Stop\n    command: 'printf \"%s|%s\\n\" \"$LD_PRELOAD\" \"$GLIBC_TUNABLES\"'\n" +
+			"    expect: {stdout-contains: \"" + lib + "|glibc.malloc.check=0\"}\n",
+	})
+	code, out, errs := runCLI(t, "test", "--dir", dir, "--format", "json", "-q")
+	if code != 0 {
+		t.Fatalf("test: exit %d, want 0:\n%s\n%s", code, out, errs)
+	}
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Tier != "confined" {
+		t.Fatalf("runs %+v, want one confined", rep.Runs)
+	}
+	if n := strings.Count(rep.Runs[0].Stderr, lib); n != 1 {
+		t.Errorf("the loader named %s %d times, want once (the hook's shell, not the one that sets its limits); stderr:\n%s", lib, n, rep.Runs[0].Stderr)
+	}
+}

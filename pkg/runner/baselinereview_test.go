@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -552,10 +553,13 @@ func TestMatcherClaudeCodeReadsOtherwise(t *testing.T) {
 // (settings.local.json over settings.json) reaches every hook, as Claude
 // Code gives it to the session: a PYTHONPATH that breaks a guard broke it
 // in Claude Code and not under vigiles. HOME and TMPDIR stay the
-// sandbox's, and the variables Claude Code sets for the hook win.
+// sandbox's, and the variables Claude Code sets for the hook win. The
+// loader's and shells' start-up variables reach it too, as in Claude Code
+// (the sandbox's shell exports them after the limits), but for a name no
+// shell can export, which would refuse every run.
 func TestSettingsEnvReachesEveryHook(t *testing.T) {
 	dir := makeTree(t, map[string]string{
-		".claude/settings.json":       `{"env": {"PYTHONPATH": "plugins/g/lib", "N": 1, "HOME": "/x", "CLAUDE_PROJECT_DIR": "/evil", "GONE": "a", "LD_PRELOAD": "/x.so", "BASH_ENV": "/x", "ENV": "/x", "GLIBC_TUNABLES": "x"}}`,
+		".claude/settings.json":       `{"env": {"PYTHONPATH": "plugins/g/lib", "N": 1, "HOME": "/x", "CLAUDE_PROJECT_DIR": "/evil", "GONE": "a", "LD_PRELOAD": "/x.so", "BASH_ENV": "/x", "ENV": "/e", "GLIBC_TUNABLES": "x", "BASH_FUNC_f%%": "() { :; }", "OTEL_X": "1"}}`,
 		".claude/settings.local.json": `{"env": {"GONE": "b"}}`,
 		"plugins/g/hooks/hooks.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 	})
@@ -567,6 +571,13 @@ func TestSettingsEnvReachesEveryHook(t *testing.T) {
 		t.Fatalf("%d runs", len(ex.Specs))
 	}
 	env := ex.Specs[0].Env
+	// A plugin's hook gets the start-up variables through the prelude
+	// that gives it CLAUDE_PLUGIN_DATA, which exports them just before
+	// it becomes the hook; the rest in its environment.
+	if c := ex.Specs[0].Command; len(c) > 6 && c[2] == pluginDataPrelude {
+		n, _ := strconv.Atoi(c[5])
+		env = append(slices.Clone(env), c[6:6+n]...)
+	}
 	last := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -575,7 +586,10 @@ func TestSettingsEnvReachesEveryHook(t *testing.T) {
 	if last["PYTHONPATH"] != "plugins/g/lib" || last["N"] != "1" || last["GONE"] != "b" || last["CLAUDE_PROJECT_DIR"] != dir {
 		t.Errorf("env %q", env)
 	}
-	for _, k := range []string{"HOME", "LD_PRELOAD", "BASH_ENV", "ENV", "GLIBC_TUNABLES"} {
+	if last["LD_PRELOAD"] != "/x.so" || last["BASH_ENV"] != "/x" || last["ENV"] != "/e" || last["GLIBC_TUNABLES"] != "x" {
+		t.Errorf("the settings' start-up variables did not reach the hook: %q", env)
+	}
+	for _, k := range []string{"HOME", "BASH_FUNC_f%%", "OTEL_X"} {
 		if _, ok := last[k]; ok {
 			t.Errorf("%s from the settings reached the hook: %q", k, env)
 		}

@@ -166,10 +166,15 @@ func (s *session) settingsFiles(proj string) []settingsFile {
 // Claude Code gives it to the session and so to every hook. A value that
 // is a string, a number or a boolean is taken as Claude Code takes it;
 // HOME and TMPDIR stay the sandbox's throwaway ones, where the record of
-// what a hook writes is kept, a loader or shell start-up variable is
-// not passed (reaper.StartupVar), and neither is an OTEL_* one, which Claude
-// Code removes from every subprocess it spawns, hooks included (hooks.md,
-// "Common input fields").
+// what a hook writes is kept, and an OTEL_* variable is not passed, which
+// Claude Code removes from every subprocess it spawns, hooks included
+// (hooks.md, "Common input fields"). A loader or shell start-up variable
+// (reaper.StartupVar: LD_PRELOAD, GLIBC_TUNABLES, …) is passed, as Claude
+// Code passes it: what a preloaded library of the repository's does in
+// every hook is the hook's behaviour, and the shell that sets the hook's
+// limits exports it only once they hold. One no shell's export can set
+// (BASH_FUNC_NAME%%, an exported bash function) is not, since it would
+// refuse every run of the session.
 func settingsEnv(files []settingsFile) []string {
 	m := map[string]string{}
 	for _, f := range files {
@@ -178,7 +183,7 @@ func settingsEnv(files []settingsFile) []string {
 			continue
 		}
 		for k, raw := range env {
-			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || reaper.StartupVar(k) || strings.HasPrefix(k, "OTEL_") {
+			if k == "" || k == "HOME" || k == "TMPDIR" || strings.ContainsAny(k, "=\x00") || reaper.StartupVar(k) && !reaper.ShellName(k) || strings.HasPrefix(k, "OTEL_") {
 				continue
 			}
 			var v any

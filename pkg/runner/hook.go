@@ -2,10 +2,12 @@ package runner
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // Hook types as Claude Code names them. Only command hooks are executable
@@ -172,10 +174,12 @@ func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != 
 // pluginDataPrelude runs before a plugin hook, under sh: the command's
 // HOME is known only inside the run (the sandbox's throwaway one, or the
 // caller's on a direct run), so it sets CLAUDE_PLUGIN_DATA to
-// $HOME/.claude/plugins/data/<id> ($1), substitutes ${CLAUDE_PLUGIN_DATA}
-// in each word of the hook's argv as a plain string (POSIX pattern
+// $HOME/.claude/plugins/data/<id> ($1), exports the $2 variables that
+// follow (the start-up variables its own shell started without: see
+// argv), substitutes ${CLAUDE_PLUGIN_DATA} in each word of the hook's
+// argv, which comes after them, as a plain string (POSIX pattern
 // removal, no re-parsing), and execs the argv: builtins only, no process
-// of its own. The directory is Claude Code's to make: in a confined run the
+// of its own once it exported them. The directory is Claude Code's to make: in a confined run the
 // sandbox has made it (Spec.HomeDirs, so that it is no write of the
 // hook's); a direct run makes it here, in the caller's HOME.
 //
@@ -191,7 +195,13 @@ func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != 
 const pluginDataPrelude = `CLAUDE_PLUGIN_DATA="$HOME/.claude/plugins/data/$1"
 export CLAUDE_PLUGIN_DATA
 [ -d "$CLAUDE_PLUGIN_DATA" ] || mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
-shift
+k=$2
+shift 2
+while [ "$k" -gt 0 ]; do
+	command export "$1" 2>/dev/null
+	shift
+	k=$((k - 1))
+done
 n=$#
 while [ "$n" -gt 0 ]; do
 	a=$1 r=
@@ -236,7 +246,7 @@ case $e in
 126) printf '%s: Permission denied\n' "$1" >&2 ;;
 esac
 [ -z "$e" ] || exit "$e"
-unset a r n e p f
+unset a r n e p f k
 exec "$@"`
 
 // dataID is the directory name Claude Code gives the hook's plugin's
@@ -278,16 +288,32 @@ func (h *Hook) dataDir() string {
 // Linux, whether `shell` is absent or "bash").
 //
 // A plugin's hook also gets CLAUDE_PLUGIN_DATA, its placeholder
-// substituted, through pluginDataPrelude.
-func (h *Hook) argv() []string {
-	argv := []string{"/bin/sh", "-c", h.Expanded}
+// substituted, through pluginDataPrelude. The prelude is a shell of
+// vigiles' that Claude Code does not start: the loader's and shells'
+// start-up variables of env (reaper.StartupVar: LD_PRELOAD, …) come to it
+// as arguments, which it exports just before it becomes the hook, so that
+// a preloaded library runs where it runs under Claude Code and not once
+// more; the environment returned is env without them.
+func (h *Hook) argv(env []string) (argv, rest []string) {
+	argv = []string{"/bin/sh", "-c", h.Expanded}
 	if h.Exec {
 		argv = append([]string{h.Expanded}, h.ExpandedArgs...)
 	}
 	if !h.InPlugin {
-		return argv
+		return argv, env
 	}
-	return append([]string{"/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", h.dataID()}, argv...)
+	var late []string
+	for _, kv := range env {
+		// A name no shell can export stays in the environment: the
+		// sandbox refuses a run that has one (reaper.shellCommand).
+		if name, _, _ := strings.Cut(kv, "="); reaper.StartupVar(name) && reaper.ShellName(name) {
+			late = append(late, kv)
+		} else {
+			rest = append(rest, kv)
+		}
+	}
+	prelude := []string{"/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", h.dataID(), strconv.Itoa(len(late))}
+	return append(append(prelude, late...), argv...), rest
 }
 
 // Discovery is what an adapter found under one root: hooks in declaration

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,11 +38,12 @@ func pluginTree(t *testing.T, hooks string, files map[string]string) string {
 func hookArgv(t *testing.T, spec sandbox.Spec) []string {
 	t.Helper()
 	c := spec.Command
-	if len(c) > 5 && c[2] == pluginDataPrelude {
-		if c[0] != "/bin/sh" || c[1] != "-c" || c[3] != "vigiles-plugin-data" || c[4] == "" {
-			t.Fatalf("prelude argv %q", c[:5])
+	if len(c) > 6 && c[2] == pluginDataPrelude {
+		late, err := strconv.Atoi(c[5])
+		if c[0] != "/bin/sh" || c[1] != "-c" || c[3] != "vigiles-plugin-data" || c[4] == "" || err != nil || late < 0 || len(c) <= 6+late {
+			t.Fatalf("prelude argv %q", c)
 		}
-		return c[5:]
+		return c[6+late:]
 	}
 	return c
 }
@@ -425,7 +427,7 @@ func TestPluginDataPreludeExec(t *testing.T) {
 	for _, sh := range shells {
 		for _, tt := range tests {
 			t.Run(filepath.Base(strings.Join(sh, " "))+"/"+tt.name, func(t *testing.T) {
-				args := append(append(slices.Clone(sh[1:]), "-c", pluginDataPrelude, "vigiles-plugin-data", "p"), tt.argv...)
+				args := append(append(slices.Clone(sh[1:]), "-c", pluginDataPrelude, "vigiles-plugin-data", "p", "0"), tt.argv...)
 				cmd := exec.Command(sh[0], args...)
 				cmd.Dir = cwd
 				cmd.Env = []string{"HOME=" + home, "PATH=" + tt.path}

@@ -362,8 +362,9 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 		env = append(env, h.PluginOptions...)
 	}
 	timeout, _ := s.timeoutOf(p)
+	argv, env := h.argv(env)
 	spec := sandbox.Spec{
-		Command: h.argv(),
+		Command: argv,
 		Dir:     s.dir,
 		Cwd:     filepath.FromSlash(h.ProjectDir),
 		// The payload and a newline, as Claude Code writes it

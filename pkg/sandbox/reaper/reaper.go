@@ -489,7 +489,7 @@ func shellCommand(l Limits, nproc bool, path string, cmd CommandDoc) (argv, env 
 			env = append(env, kv)
 			continue
 		}
-		if !shellName(name) {
+		if !ShellName(name) {
 			// export cannot set it (bash's exported functions,
 			// BASH_FUNC_NAME%%, which could replace ulimit itself).
 			return nil, nil, fmt.Errorf("the command's environment holds %q, which %s would read as it starts, before it sets the limits, and cannot pass on after", name, shell)
@@ -505,9 +505,8 @@ func shellCommand(l Limits, nproc bool, path string, cmd CommandDoc) (argv, env 
 // LD_LIBRARY_PATH), glibc's tunables and malloc settings, bash's start-up
 // files, options and exported functions (SHELLOPTS with xtrace runs PS4's
 // command substitutions), the locale and conversion modules the C library
-// loads. The runner keeps these names out of a hook's environment where
-// they come from the settings; the shell that sets a command's limits
-// gets them only after its ulimit (shellCommand).
+// loads. The shell that sets a command's limits gets them only after its
+// ulimit (shellCommand).
 func StartupVar(name string) bool {
 	for _, p := range []string{"LD_", "GLIBC_", "MALLOC_", "BASH_"} {
 		if strings.HasPrefix(name, p) {
@@ -521,9 +520,9 @@ func StartupVar(name string) bool {
 	return false
 }
 
-// shellName says whether name is one a shell's export can set: letters,
+// ShellName says whether name is one a shell's export can set: letters,
 // digits and _, not starting with a digit.
-func shellName(name string) bool {
+func ShellName(name string) bool {
 	if name == "" || name[0] >= '0' && name[0] <= '9' {
 		return false
 	}
