@@ -813,22 +813,7 @@ func clean(s string, max int) string {
 	var shown []string
 	width := 0
 	for _, r := range s {
-		var p string
-		switch {
-		case r == ':':
-			p = annotate.Colon
-		case r == '\n':
-			p = `\n`
-		case r == '\t':
-			p = " "
-		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar:
-			// Format characters (bidi controls, zero-width ones, BOM,
-			// soft hyphen) could make text display as other text; line
-			// separators could split a line.
-			p = fmt.Sprintf(`\u%04x`, r)
-		default:
-			p = string(r)
-		}
+		p := shownRune(r)
 		shown = append(shown, p)
 		if width += utf8.RuneCountInString(p); width > 4*max+4 {
 			break // enough to know it is cut
@@ -850,6 +835,77 @@ func clean(s string, max int) string {
 	b.WriteString("…")
 	return b.String()
 }
+
+// shownRune is how clean shows r.
+func shownRune(r rune) string {
+	switch {
+	case r == ':':
+		return annotate.Colon
+	case r == '\n':
+		return `\n`
+	case r == '\t':
+		return " "
+	case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar:
+		// Format characters (bidi controls, zero-width ones, BOM,
+		// soft hyphen) could make text display as other text; line
+		// separators could split a line.
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+	return string(r)
+}
+
+// listText joins the first of total items for a line of the text report,
+// cleaned, at most max characters shown: as many whole items as fit, the
+// next one cut where there is room for its start (a process's command
+// line shows what it runs), then how many more there are ("+412 more").
+// The count is never what the cut takes: a run's 415 writes under long
+// paths read as two paths and an "…", as if it wrote about two files.
+func listText(items []string, total, max int) string {
+	if len(items) == 0 {
+		return ""
+	}
+	more := func(k int) string {
+		if k >= total {
+			return ""
+		}
+		return fmt.Sprintf(", +%d more", total-k)
+	}
+	k, width := 0, 0
+	for i, it := range items {
+		w := 0
+		for _, r := range it {
+			if w += utf8.RuneCountInString(shownRune(r)); w > max {
+				break
+			}
+		}
+		if i > 0 {
+			w += len(", ")
+		}
+		if width+w+len(more(i+1)) > max {
+			break
+		}
+		k, width = i+1, width+w
+	}
+	s := strings.Join(items[:k], ", ")
+	if k == len(items) {
+		return clean(s+more(k), max)
+	}
+	room := max - width - len(more(k+1))
+	if k > 0 {
+		room -= len(", ")
+	}
+	if k > 0 && room < minCutItem {
+		return clean(s+more(k), max)
+	}
+	if k > 0 {
+		s = clean(s, max) + ", "
+	}
+	return s + clean(items[k], room) + more(k+1)
+}
+
+// minCutItem is the fewest characters of an item listText shows cut
+// after whole ones: fewer tell nothing.
+const minCutItem = 16
 
 // The words vigiles itself writes in the fields of a report that name one
 // of a few things: a finding's severity, a run's tier and outcome, a drift
@@ -940,7 +996,7 @@ func hostsText(r report.HookRun) string {
 			hs = append(hs, h)
 		}
 	}
-	return clean(strings.Join(hs, ", "), 160)
+	return listText(hs, len(hs), 160)
 }
 
 func writesText(r report.HookRun) string {
@@ -956,7 +1012,6 @@ func writesText(r report.HookRun) string {
 	var ps []string
 	for i, w := range r.Writes {
 		if i == 3 {
-			ps = append(ps, fmt.Sprintf("+%d more", len(r.Writes)-3))
 			break
 		}
 		p := w.Path
@@ -968,7 +1023,7 @@ func writesText(r report.HookRun) string {
 		}
 		ps = append(ps, p)
 	}
-	return clean(strings.Join(ps, ", "), 160)
+	return listText(ps, len(r.Writes), 160)
 }
 
 // writeTextReport prints a report for people: a verdict line, what ran,
@@ -1240,7 +1295,7 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 			if r.TimedOut {
 				label = "running at the deadline"
 			}
-			fmt.Fprintf(w, "%-84s  %s"+labelColon+" %s\n", "", label, clean(strings.Join(r.Lingered, ", "), 160))
+			fmt.Fprintf(w, "%-84s  %s"+labelColon+" %s\n", "", label, listText(r.Lingered, len(r.Lingered), 160))
 		}
 		if t := envFileText(r); t != "" {
 			fmt.Fprintf(w, "%-84s  env file"+labelColon+" %s\n", "", t)

@@ -1215,6 +1215,38 @@ func TestWritesTextMarksDirectories(t *testing.T) {
 	}
 }
 
+// TestRunTextKeepsTheCount: a run's writes, hosts and lingering
+// processes too long for their line show as many whole ones as fit, the
+// start of the next, and how many more there are, within the line's 160
+// characters: the cut took the count, and a build cache's 415 writes read
+// as two paths and an "…".
+func TestRunTextKeepsTheCount(t *testing.T) {
+	long := func(i int) string { return fmt.Sprintf(".cache/build/%02d/%040d-a", i, i) }
+	var r report.HookRun
+	for i := range 415 {
+		r.Writes = append(r.Writes, evidence.Write{Path: long(i), Op: evidence.OpCreate, Kind: "file"})
+	}
+	for i := range 5 {
+		r.Egress = append(r.Egress, evidence.Egress{Host: fmt.Sprintf("h%d.%s.example.test", i, strings.Repeat("x", 60)), Proto: "dns", Via: evidence.ViaDNS, Attempts: 1})
+	}
+	r.Lingered = []string{strings.Repeat("y", 200), "z"}
+	procs := []string{"13 node " + strings.Repeat("a", 72), "20 npm exec prettier --write " + strings.Repeat("b", 61)}
+	host := func(i int) string { return fmt.Sprintf("h%d.%s.example.test (blocked)", i, strings.Repeat("x", 60)) }
+	for _, c := range []struct{ name, got, want string }{
+		{"writes", writesText(r), long(0) + ", " + long(1) + ", " + long(2)[:28] + "…, +412 more"},
+		{"hosts", hostsText(r), host(0) + ", " + host(1)[:62] + "…, +3 more"},
+		{"first cut", listText(r.Lingered, len(r.Lingered), 160), strings.Repeat("y", 150) + "…, +1 more"},
+		{"last cut", listText(procs, len(procs), 160), procs[0] + ", " + procs[1][:77] + "…"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
+		}
+		if n := utf8.RuneCountInString(c.got); n > 160 {
+			t.Errorf("%s: %d characters, more than the line's 160: %q", c.name, n, c.got)
+		}
+	}
+}
+
 // TestHostsTextSaysLocalForLoopback: the text report's hosts of a run
 // call an attempt at the sandbox's loopback local, with the port it
 // tried (an IPv6 address bracketed), never blocked: no policy blocked it
