@@ -257,7 +257,7 @@ func failureCause(r report.HookRun, tree string) string {
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
 		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
-		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work (a confined hook's PATH is the system's, /usr/local/bin, /usr/bin and /bin: a program in a HOME directory or a version manager's is not found)"
+		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work (a confined hook gets the PATH the audit ran with, but the home directories are empty in its sandbox, /root, /home and the caller's HOME among them: a program in one, ~/.local/bin or a version manager's shims, is not found)"
 	case code == 126:
 		if rel := notExecutableInTree(stderr, tree); rel != "" {
 			return fmt.Sprintf("it runs %s, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x %s), or run it through its interpreter", shownName(rel), shownName(rel))
