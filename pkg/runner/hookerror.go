@@ -153,40 +153,63 @@ func testedBothRedirect(cmd, stderr string) string {
 	return ""
 }
 
-// hookErrorOf is a run/hook-error finding and the run it is of.
+// hookErrorOf is a finding about a run (a run/hook-error, a run/egress)
+// and the run it is of.
 type hookErrorOf struct {
 	f report.Finding
 	r report.HookRun
 }
 
-// maxToolsNamed bounds the tools a grouped run/hook-error names; the
-// rest are counted.
+// maxToolsNamed bounds the tools a grouped finding names; the rest are
+// counted.
 const maxToolsNamed = 6
 
 // groupHookErrors is the run/hook-error findings of errs, one for each
 // hook that failed alike for several tools (a matcher that takes every
 // tool runs it once per tool): the same declaration, the same words but
-// for the tool, the same end of stderr. It names the tools, in the
-// order of the runs, where each would have been a finding of its own,
-// and how many of the hook's runs (ran: by hook, its ID without the
-// tool) they are; the finding keeps the first run's hook.
+// for the tool, the same end of stderr (groupAcrossTools).
 func groupHookErrors(errs []hookErrorOf, ran map[string]int) []report.Finding {
+	return groupAcrossTools(errs, " failed (", true, ran, func(how, named string) string {
+		return fmt.Sprintf(" failed for %s (%s), alike (", how, named)
+	})
+}
+
+// groupAcrossTools is the findings of fs, one for each hook that ran
+// alike for several tools: the same declaration, the same words but for
+// the tool, where the tool is followed by head in the message, and with
+// evidence, the same evidence. The first finding of a group stands for
+// it, its tool and head replaced by say(how, named): how many of the
+// hook's runs (ran: by hook, its ID without the tool) the group is, and
+// the tools, in the order of the runs, where each would have been a
+// finding of its own (a matcher that takes every tool would fill a
+// step's ten annotations with one hook's). With ran nil (a shard's
+// findings, which merge groups), none is grouped.
+func groupAcrossTools(fs []hookErrorOf, head string, evidence bool, ran map[string]int, say func(how, named string) string) []report.Finding {
 	type group struct {
 		at    int
 		base  string
 		tools []string
 	}
 	var out []report.Finding
+	if ran == nil {
+		for _, e := range fs {
+			out = append(out, e.f)
+		}
+		return out
+	}
 	groups := map[string]*group{}
 	var order []*group
-	for _, e := range errs {
-		head := e.r.Event + toolSuffix(e.r.Tool) + " failed ("
-		if e.r.Tool == "" || !strings.Contains(e.f.Message, head) {
+	for _, e := range fs {
+		at := e.r.Event + toolSuffix(e.r.Tool) + head
+		if e.r.Tool == "" || !strings.Contains(e.f.Message, at) {
 			out = append(out, e.f)
 			continue
 		}
 		base := hookOfRun(e.r)
-		key := base + "\x00" + strings.Replace(e.f.Message, head, e.r.Event+" failed (", 1) + "\x00" + e.f.Evidence
+		key := base + "\x00" + strings.Replace(e.f.Message, at, e.r.Event+head, 1)
+		if evidence {
+			key += "\x00" + e.f.Evidence
+		}
 		if g, ok := groups[key]; ok {
 			g.tools = append(g.tools, e.r.Tool)
 			continue
@@ -213,7 +236,7 @@ func groupHookErrors(errs []hookErrorOf, ran map[string]int) []report.Finding {
 		if n := ran[g.base]; n > len(g.tools) {
 			how = fmt.Sprintf("%d of the %d tools it ran for", len(g.tools), n)
 		}
-		f.Message = strings.Replace(f.Message, toolSuffix(g.tools[0])+" failed (", fmt.Sprintf(" failed for %s (%s), alike (", how, JoinWords(named, "and")), 1)
+		f.Message = strings.Replace(f.Message, toolSuffix(g.tools[0])+head, say(how, JoinWords(named, "and")), 1)
 	}
 	return out
 }
