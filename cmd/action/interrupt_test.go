@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // hangOnSleep runs a command that holds "sleep" until its context is
@@ -359,6 +361,53 @@ func TestRunInterruptedNamesTheSignal(t *testing.T) {
 			t.Errorf("--sandbox %s: exit %d (want 125), stderr %q; want the signal named", mode, code, plain)
 		}
 		cancel(nil)
+	}
+}
+
+// slowConnector stands in, in the broker, for a connector still coming
+// up when the signal comes (pasta polls for its pid file for up to
+// seconds): its Attach is where the signal cancels the run, and it fails
+// as pasta then does, with the context's error. The init keeps the real
+// egress layer (it is another process, wired by TestMain).
+type slowConnector struct{ cancel context.CancelCauseFunc }
+
+func (slowConnector) Setup(context.Context, evidence.EgressPolicy) (sandbox.NetSession, error) {
+	return nil, errors.New("not in the broker")
+}
+
+func (slowConnector) Connector(evidence.EgressPolicy) (string, bool, error) {
+	return "pasta", false, nil
+}
+
+func (c slowConnector) Attach(ctx context.Context, _ evidence.EgressPolicy, _ int, _, _ *os.File) (io.Closer, error) {
+	c.cancel(signalCause{syscall.SIGINT})
+	return nil, fmt.Errorf("egress allow: pasta not ready (): %w", ctx.Err())
+}
+
+// TestRunInterruptedWhileTheConnectorComesUp: vigiles run --json
+// interrupted while pasta came up says "interrupted (SIGINT)", as at any
+// other moment. It said tier "refused", refusal "attaching the network:
+// egress allow: pasta not ready (): context canceled", as if the host
+// could not run allow mode.
+func TestRunInterruptedWhileTheConnectorComesUp(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sandbox.SetNetwork(slowConnector{cancel})
+	defer wireNetwork()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"run", "--json", "--egress", "allow", "--allow-ip", "192.0.2.1/32", "--workdir", t.TempDir(), "--", "echo", "ran"},
+		func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+	if code := exitCode(err, &stderr, false); code != 125 {
+		t.Errorf("exit %d, want 125 (stderr %q)", code, stderr.String())
+	}
+	var res sandbox.Result
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("result %q: %v", stdout.String(), err)
+	}
+	if res.Tier != sandbox.TierConfined || res.Refusal != "" || res.Error != "interrupted (SIGINT)" || res.Stdout != "" {
+		t.Errorf("tier %q, refusal %q, error %q, stdout %q; want confined, no refusal, error \"interrupted (SIGINT)\", the command not run",
+			res.Tier, res.Refusal, res.Error, res.Stdout)
 	}
 }
 

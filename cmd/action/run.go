@@ -187,6 +187,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		if res.Error == ctx.Err().Error() {
 			res.Error = "interrupted (" + cause.Error() + ")"
 		}
+		if res.Tier == sandbox.TierRefused && res.Refusal != "" {
+			// A set-up the signal cut short ends refused (its connector
+			// not ready: "context canceled"): it is the interruption,
+			// not a refusal of this host's, as at any other moment of
+			// the set-up.
+			res.Tier, res.Refusal, res.Error = sandbox.TierConfined, "", "interrupted ("+cause.Error()+")"
+		}
 		runErr = fmt.Errorf("run interrupted (%w)", cause)
 	}
 	if *jsonOut {
