@@ -20,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/evidence"
@@ -375,6 +378,8 @@ func (slowConnector) Setup(context.Context, evidence.EgressPolicy) (sandbox.NetS
 	return nil, errors.New("not in the broker")
 }
 
+func (slowConnector) Sweep() {}
+
 func (slowConnector) Connector(evidence.EgressPolicy) (string, bool, error) {
 	return "pasta", false, nil
 }
@@ -408,6 +413,53 @@ func TestRunInterruptedWhileTheConnectorComesUp(t *testing.T) {
 	if res.Tier != sandbox.TierConfined || res.Refusal != "" || res.Error != "interrupted (SIGINT)" || res.Stdout != "" {
 		t.Errorf("tier %q, refusal %q, error %q, stdout %q; want confined, no refusal, error \"interrupted (SIGINT)\", the command not run",
 			res.Tier, res.Refusal, res.Error, res.Stdout)
+	}
+}
+
+// TestDenyRunClearsAKilledPastaStart: what a broker killed while pasta
+// came up left in TMPDIR (the dead sandbox's namespaces, bound in a
+// vigiles-pasta-ns… directory) is cleared by the next run, a deny-mode
+// one too. Only a run that started pasta cleared it, so under deny-mode
+// or slirp4netns runs the namespaces stayed until the reboot.
+func TestDenyRunClearsAKilledPastaStart(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and not root: the test binds namespaces as a killed broker's pasta start does")
+		}
+		t.Skip("needs root, to bind namespaces as a killed broker's pasta start does")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dead := filepath.Join(tmp, fmt.Sprintf("vigiles-pasta-ns%d-999999999-5-123", procwait.SelfPidNS()))
+	if err := os.Mkdir(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"user", "net"} {
+		p := filepath.Join(dead, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Mount("/proc/self/ns/"+name, p, "", unix.MS_BIND, ""); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Unmount(p, unix.MNT_DETACH) })
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"run", "--egress", "deny", "--workdir", t.TempDir(), "--", "true"},
+		func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+	if code := exitCode(err, &stderr, false); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(mounts), dead+"/") {
+		t.Errorf("the killed broker's namespaces are still bound after a deny-mode run")
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the killed broker's directory was left: %v", err)
 	}
 }
 

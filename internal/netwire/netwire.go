@@ -40,6 +40,8 @@ func (a adapter) Setup(ctx context.Context, p evidence.EgressPolicy) (sandbox.Ne
 
 func (a adapter) Connector(p evidence.EgressPolicy) (string, bool, error) { return a.l.Connector(p) }
 
+func (a adapter) Sweep() { a.l.Sweep() }
+
 func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
 	return a.l.Attach(ctx, p, pid, userns, netns)
 }

@@ -461,6 +461,25 @@ func pastaDirPrefix() string {
 	return pastaDirName + procwait.OwnerTag()
 }
 
+// Sweep clears, once per TMPDIR, what brokers killed while pasta came up
+// left there (sweepPastaDirs). The broker calls it before every run,
+// whatever its network mode: a deny-mode or slirp4netns run's broker
+// never starts pasta, whose own sweep kept the dead sandboxes'
+// namespaces bound until a run that did.
+func (l *Layer) Sweep() {
+	tmp := os.TempDir()
+	l.sweepMu.Lock()
+	defer l.sweepMu.Unlock()
+	if l.swept[tmp] {
+		return
+	}
+	if l.swept == nil {
+		l.swept = map[string]bool{}
+	}
+	l.swept[tmp] = true
+	sweepPastaDirs(tmp)
+}
+
 // sweepPastaDirs unbinds and removes the directories in tmp that brokers
 // of this pid namespace, killed while pasta came up, left with the
 // sandbox's namespaces bound in them: mounts in the host's mount table

@@ -36,6 +36,9 @@ type Layer struct {
 
 	// stopping counts the connectors closed and not yet reaped.
 	stopping sync.WaitGroup
+
+	sweepMu sync.Mutex
+	swept   map[string]bool // the TMPDIRs Sweep has cleared
 }
 
 // Stopped waits until every connector this layer attached and that has

@@ -198,6 +198,11 @@ type Network interface {
 	// and its connectors may not open (another uid's, without
 	// CAP_SYS_PTRACE); nil means they may.
 	Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error)
+	// Sweep runs in the broker before each confined run, whatever its
+	// network mode: it clears what the connectors of brokers killed
+	// meanwhile left on the host (pasta's namespaces, still bound), so
+	// that it does not wait for a run that starts the same connector.
+	Sweep()
 }
 
 // NetSession is a set-up network wall inside the init.

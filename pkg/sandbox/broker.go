@@ -683,6 +683,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// through its user namespace, and a connector may need both.
 	cfg.SendNS = treeByFD || (needAttach && cred != nil)
 	hostRoot := cred == nil && os.Geteuid() == 0 // the sandbox's uid 0 is the host's root
+	if network != nil {
+		network.Sweep() // as newRunCgroup sweeps cgroups
+	}
 	cg, err := newRunCgroup(os.Geteuid() == 0, hostRoot, cred != nil, cfg.Limits)
 	if err != nil {
 		return fail(fmt.Errorf("%w: %w", ErrRefused, err))

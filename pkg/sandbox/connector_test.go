@@ -34,6 +34,8 @@ func (fakeNetwork) Setup(context.Context, evidence.EgressPolicy) (NetSession, er
 	return fakeSession{}, nil
 }
 
+func (fakeNetwork) Sweep() {}
+
 func (f fakeNetwork) Connector(evidence.EgressPolicy) (string, bool, error) {
 	return "fake", !f.late, nil
 }
