@@ -477,6 +477,23 @@ func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
 	}
 }
 
+// TestInterruptSignalsKeepAnIgnoredSIGINT: a job a non-interactive shell
+// started with "&" (vigiles audit --dir a & vigiles audit --dir b &
+// wait) has SIGINT ignored, so that a Ctrl-C meant for the script's
+// foreground command spares it; vigiles took it all the same, and the
+// Ctrl-C interrupted every audit of the script. It stays ignored, and
+// SIGTERM still interrupts.
+func TestInterruptSignalsKeepAnIgnoredSIGINT(t *testing.T) {
+	if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGINT)) {
+		t.Errorf("SIGINT does not interrupt: %v", interruptSignals())
+	}
+	signal.Ignore(syscall.SIGINT)
+	defer signal.Reset(syscall.SIGINT)
+	if sigs := interruptSignals(); slices.Contains(sigs, os.Signal(syscall.SIGINT)) || !slices.Contains(sigs, os.Signal(syscall.SIGTERM)) {
+		t.Errorf("with SIGINT ignored: %v; want SIGTERM and not SIGINT", sigs)
+	}
+}
+
 // TestInterruptedActionPostsNoCheckRun: a step cancelled while its hooks
 // ran sends GitHub nothing, and says why as the docs do (its API calls
 // would be cut short), not as an API failure of a request never sent.

@@ -37,13 +37,18 @@ func main() {
 }
 
 // interruptSignals are the signals that interrupt the work, which then
-// winds down (runs stopped, the partial report written): SIGINT, SIGTERM
-// and SIGHUP (a terminal or an ssh session closed), the last one unless
-// it is ignored (nohup), which Notify would undo.
+// winds down (runs stopped, the partial report written): SIGTERM, SIGINT
+// and SIGHUP (a terminal or an ssh session closed), the last two unless
+// they are ignored, which Notify would undo: SIGHUP under nohup, SIGINT
+// in a job a non-interactive shell started with "&" (POSIX has the shell
+// ignore it there, so that a Ctrl-C meant for the script's foreground
+// command spares its background jobs; Notify made it end them all).
 func interruptSignals() []os.Signal {
-	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
+	sigs := []os.Signal{syscall.SIGTERM}
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		if !signal.Ignored(s) {
+			sigs = append(sigs, s)
+		}
 	}
 	return sigs
 }
