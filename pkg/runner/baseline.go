@@ -1519,9 +1519,10 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 			now := namedHosts(r.Egress)
 			oldHosts := unbracketedAsNow(old.Hosts, now)
 			known := setOf(oldHosts)
+			gone := goneOf(oldHosts, func(a string) bool { _, found := slices.BinarySearch(now, a); return found })
 			for _, h := range now {
 				if !known[h] {
-					said, ev := notAgain(h, oldHosts, func(a string) bool { _, found := slices.BinarySearch(now, a); return found }, func(string) bool { return true }, "host", "", "try")
+					said, ev := notAgain(h, gone.all, len(gone.all), "host", "", "try")
 					what := "tries to reach " + shownName(h)
 					if h == noHost {
 						// The detail (the request it made) is the
@@ -1593,6 +1594,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 			for _, w := range nowWrites {
 				wrote[stampless(w)] = true
 			}
+			gone := goneOf(old.Writes, func(a string) bool { return wrote[stampless(a)] })
 			for _, w := range nowWrites {
 				listed, listedAt := w, known[w]
 				if !listedAt {
@@ -1608,13 +1610,8 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 					if t := nowLinks[w]; t != "" {
 						link = ", a symbolic link to " + shownName(t) + ","
 					}
-					dir := path.Dir(w)
-					// Next to it: in its directory, that directory itself,
-					// or in it where it is one (git's index rewritten in
-					// one checkout, only .git's index.lock made and
-					// removed, a modify of .git, in another).
-					near := func(p string) bool { return path.Dir(p) == dir || p == dir || path.Dir(p) == w }
-					said, ev := notAgain(w, old.Writes, func(a string) bool { return wrote[stampless(a)] }, near, "path", " next to it", "write")
+					first, n := gone.near(w)
+					said, ev := notAgain(w, first, n, "path", " next to it", "write")
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
 						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
@@ -1702,38 +1699,87 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 }
 
 // notAgain says, for the drift of a new host or path (added), what the
-// baseline lists (accepted) where near (a path next to it; any host) that
-// this run did not reach or write (did says it did): a name
-// the hook draws anew each run (a mktemp name in the tree or HOME, a
-// random mirror) reads as the change it is, one name for another, not as
-// a new one alone. The message's part counts them; the evidence names
-// them, up to maxNotAgain, as "- " lines (the baseline) before the new
-// one's "+ " line (now), so that what code scanning tells findings apart
-// by, the message and the drift's own name, holds no name of another.
-// A path is matched as baseline writes are (stampless). Both "" where
-// there is none.
-func notAgain(added string, accepted []string, did, near func(string) bool, what, where, verb string) (said, evidence string) {
-	var gone []string
-	for _, a := range accepted {
-		if !did(a) && near(a) {
-			gone = append(gone, a)
-		}
-	}
-	if len(gone) == 0 {
+// baseline lists where near it (a path next to it; any host) that this
+// run did not reach or write (count of them, first the first of them in
+// goneNames' order): a name the hook draws anew each run (a mktemp name
+// in the tree or HOME, a random mirror) reads as the change it is, one
+// name for another, not as a new one alone. The message's part counts
+// them; the evidence names them, up to maxNotAgain, as "- " lines (the
+// baseline) before the new one's "+ " line (now), so that what code
+// scanning tells findings apart by, the message and the drift's own name,
+// holds no name of another. Both "" where there is none.
+func notAgain(added string, first []string, count int, what, where, verb string) (said, evidence string) {
+	if count == 0 {
 		return "", ""
 	}
-	slices.Sort(gone) // as a baseline file holds them, whoever edited it
 	var b strings.Builder
 	b.WriteString("- the baseline, + now\n")
-	for _, g := range firstN(gone, maxNotAgain) {
+	for _, g := range first[:min(len(first), maxNotAgain)] {
 		b.WriteString("- " + shownName(g) + "\n")
 	}
+	if count > maxNotAgain {
+		fmt.Fprintf(&b, "- and %d more\n", count-maxNotAgain) // as firstN names the rest
+	}
 	b.WriteString("+ " + shownName(added) + "\n")
-	n := fmt.Sprintf("%d %ss", len(gone), what)
-	if len(gone) == 1 {
+	n := fmt.Sprintf("%d %ss", count, what)
+	if count == 1 {
 		n = "1 " + what
 	}
 	return fmt.Sprintf("; the baseline lists %s%s that this run did not %s (named in the evidence)", n, where, verb), b.String()
+}
+
+// goneNames are the names a baseline lists that a run did not reach or
+// write, sorted (as a baseline file holds them, whoever edited it), and
+// grouped by their directory for paths. They are found once a run, not
+// once a new name: a hook that writes a hundred thousand new files next
+// to as many the baseline lists is compared in time near linear in them,
+// not in their product (which took hours).
+type goneNames struct {
+	all   []string
+	set   map[string]bool
+	byDir map[string][]string // path.Dir of each → those, sorted
+}
+
+// goneOf returns what accepted lists that did says the run did not
+// reach or write (a path matched as baseline writes are: stampless).
+func goneOf(accepted []string, did func(string) bool) goneNames {
+	g := goneNames{set: map[string]bool{}, byDir: map[string][]string{}}
+	for _, a := range accepted {
+		if !did(a) && !g.set[a] {
+			g.set[a] = true
+			g.all = append(g.all, a)
+		}
+	}
+	slices.Sort(g.all)
+	for _, a := range g.all {
+		d := path.Dir(a)
+		g.byDir[d] = append(g.byDir[d], a)
+	}
+	return g
+}
+
+// near returns the first (up to maxNotAgain, sorted) of the gone paths
+// next to w, and how many there are. Next to it: in its directory, that
+// directory itself, or in it where it is one (git's index rewritten in
+// one checkout, only .git's index.lock made and removed, a modify of
+// .git, in another).
+func (g goneNames) near(w string) (first []string, count int) {
+	dir := path.Dir(w)
+	groups := [][]string{g.byDir[dir]}
+	if w != dir {
+		groups = append(groups, g.byDir[w])
+	}
+	if up := path.Dir(dir); g.set[dir] && up != dir && up != w {
+		// dir is in a group above only where it is its own
+		// directory's (".", "/") or w's.
+		groups = append(groups, []string{dir})
+	}
+	for _, grp := range groups {
+		count += len(grp)
+		first = append(first, grp[:min(len(grp), maxNotAgain)]...)
+	}
+	slices.Sort(first)
+	return first[:min(len(first), maxNotAgain)], count
 }
 
 // lingerNote is what a host or path drift adds where the baseline's run
