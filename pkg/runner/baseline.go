@@ -1400,6 +1400,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 		}
 		return s
 	}
+	namedLeft := maxNewPathsNamed // new paths still named one by one
 	for _, r := range runs {
 		if old, ok := b.Runs[r.ID]; ok {
 			contextDrift(add, r, old, sev)
@@ -1595,13 +1596,18 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 				wrote[stampless(w)] = true
 			}
 			gone := goneOf(old.Writes, func(a string) bool { return wrote[stampless(a)] })
+			var unnamed []string // new paths past maxNewPathsNamed
 			for _, w := range nowWrites {
 				listed, listedAt := w, known[w]
 				if !listedAt {
 					listed, listedAt = stamped[stampless(w)]
 				}
 				switch {
+				case !listedAt && namedLeft == 0:
+					unnamed = append(unnamed, w)
+					continue
 				case !listedAt:
+					namedLeft--
 					verb := "writes"
 					if nowDeleted[w] {
 						verb = "deletes"
@@ -1639,6 +1645,19 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 				default:
 					add(r, DriftWrite, linkTo+was, w, fmt.Sprintf("%s %s%s now points the symbolic link %s to %s; the baseline says it linked to %s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), shownName(w), shownName(now), shownName(was)), sev)
 				}
+			}
+			if len(unnamed) > 0 {
+				// One drift for the rest, so that a hook that writes a
+				// million new files makes a report of a bounded size
+				// (and a bounded audit's memory): the run's writes name
+				// every one.
+				add(r, DriftWrite, "", "", fmt.Sprintf("%s %s%s now writes %d more path(s) the baseline does not list, past the %d new paths one audit names one by one: the run's writes list every one (named in the evidence, up to %d)",
+					shownName(r.Plugin), r.Event, toolSuffix(r.Tool), len(unnamed), maxNewPathsNamed, maxNotAgain), sev)
+				var ev strings.Builder
+				for _, w := range firstN(unnamed, maxNotAgain) {
+					ev.WriteString("+ " + shownName(w) + "\n")
+				}
+				finds[len(finds)-1].Evidence = ev.String()
 			}
 		}
 	}
@@ -1796,6 +1815,11 @@ func lingerNote(old BaselineRun, known bool) string {
 
 // maxNotAgain bounds the names notAgain gives.
 const maxNotAgain = 3
+
+// maxNewPathsNamed bounds the new paths one audit's drift names one by
+// one (a baseline/write finding each); past it, each run's rest is one
+// finding that counts them.
+const maxNewPathsNamed = 1000
 
 // handlerOf returns the handler among handlers that run id is of (id
 // itself, or ID of ID@…), or "".
