@@ -1293,6 +1293,12 @@ func WriteBaseline(repo, path string, b *Baseline) error {
 	if err != nil {
 		return err
 	}
+	if len(data) > maxBaseline {
+		// One the next audit refuses to read (baseline/invalid) accepts
+		// nothing: a hook that writes a million files would leave the
+		// repository with no baseline a reviewer can use.
+		return fmt.Errorf("writing baseline: it would be %d MiB, more than the %d MiB vigiles reads back; %s", len(data)>>20, maxBaseline>>20, largestRun(b))
+	}
 	if beforeBaselineWrite != nil {
 		beforeBaselineWrite()
 	}
@@ -1316,6 +1322,22 @@ func WriteBaseline(repo, path string, b *Baseline) error {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil
+}
+
+// largestRun names the run of b that keeps the most writes and hosts,
+// which a baseline too large to read is most likely made of, and the fix.
+func largestRun(b *Baseline) string {
+	var id string
+	most := -1
+	for k, r := range b.Runs {
+		if n := len(r.Writes) + len(r.Hosts); n > most || n == most && k < id {
+			id, most = k, n
+		}
+	}
+	if id == "" {
+		return "audit fewer hooks at once (PATHs)"
+	}
+	return fmt.Sprintf("the run %s keeps %d writes and hosts: make it write fewer files (a directory it keeps them in, removed at its end), or leave its plugin out of the audit", shownName(id), most)
 }
 
 // notBaselineIn is WhyNotBaseline of the file name in the directory d, as

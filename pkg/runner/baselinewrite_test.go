@@ -2,12 +2,15 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/vigiles/action/pkg/report"
 )
 
 // repoWithOutside is a repository and a directory beside it that holds a
@@ -306,4 +309,27 @@ func TestWriteBaselineOverwritesOnlyABaseline(t *testing.T) {
 			t.Errorf("WhyNotBaseline: %q, want \"\"", got)
 		}
 	})
+}
+
+// TestWriteBaselineRefusesOneTooLargeToRead: a baseline larger than the
+// one vigiles reads back (a hook that writes a hundred thousand files of
+// long names) is not written, and the error names the run that keeps the
+// most: the next audit would refuse it, and accept nothing.
+func TestWriteBaselineRefusesOneTooLargeToRead(t *testing.T) {
+	dir := t.TempDir()
+	b := emptyBaseline()
+	writes := make([]string, 100000)
+	for i := range writes {
+		writes[i] = fmt.Sprintf("out/%0200d", i)
+	}
+	b.Runs["plugins/many/hooks/hooks.json#hooks.Stop[0].hooks[0]"] = BaselineRun{Outcome: report.OutcomeAllowed, Writes: writes, Hosts: []string{}}
+	b.Runs["plugins/few/hooks/hooks.json#hooks.Stop[0].hooks[0]"] = BaselineRun{Outcome: report.OutcomeAllowed, Writes: []string{"a"}, Hosts: []string{}}
+	p := filepath.Join(dir, "baseline.json")
+	err := WriteBaseline(dir, p, b)
+	if err == nil || !strings.Contains(err.Error(), "MiB vigiles reads back") || !strings.Contains(err.Error(), "plugins/many/hooks/hooks.json#hooks.Stop[0].hooks[0] keeps 100000 writes") {
+		t.Fatalf("WriteBaseline of a baseline past %d MiB: %v; want an error that names the run keeping the most", maxBaseline>>20, err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a baseline too large to read was written (%v)", err)
+	}
 }
