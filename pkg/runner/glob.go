@@ -83,9 +83,8 @@ func globMatch(pat, p string) bool {
 // name anywhere; a glob that starts with "./" is anchored at the work
 // tree's root; otherwise it matches the whole path. A glob that ends in
 // "/**" matches the directory itself too (a change of its own mode or
-// times is a write of it). Covering (no-write) makes a base-name glob
-// match everything below a directory of that name as well, as a
-// .gitignore line does.
+// times is a write of it). Covering (no-write) makes a glob match
+// everything below a path it matches as well, as a .gitignore line does.
 type PathPattern struct {
 	Src  string
 	re   *regexp.Regexp
@@ -94,7 +93,7 @@ type PathPattern struct {
 	// directory a "…/**" glob is under.
 	dir string
 	// base is the base name glob of a pattern without '/'; under, when
-	// set, is "**/<base>/**" (Covering).
+	// set, is "<glob>/**" (Covering).
 	base, under string
 	// folded, set by Covering, is the pattern as a file system that
 	// folds names reads it (see FoldPath): no-write matches a write
@@ -180,13 +179,14 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	return pp, nil
 }
 
-// Covering is the pattern as no-write reads it: a base-name glob (no
-// '/') also matches every path below a directory of that name, as a
-// .gitignore line does (".git" forbids .git/hooks/post-commit too).
-// wrote-only does not widen what it allows so.
+// Covering is the pattern as no-write reads it: a glob also matches every
+// path below one it matches, as a .gitignore line does (".git" forbids
+// .git/hooks/post-commit, ".github/workflows" forbids
+// .github/workflows/release.yml): a write there is one into what the
+// pattern names. wrote-only does not widen what it allows so.
 func (p PathPattern) Covering() PathPattern {
-	if p.base != "" {
-		p.under = "**/" + p.base + "/**"
+	if p.glob != "" {
+		p.under = p.glob + "/**"
 	}
 	if p.folded == nil {
 		var f PathPattern
@@ -197,8 +197,8 @@ func (p PathPattern) Covering() PathPattern {
 			f, err = ParsePathPattern(FoldPath(p.Src))
 		}
 		if err == nil {
-			if f.base != "" {
-				f.under = "**/" + f.base + "/**"
+			if f.glob != "" {
+				f.under = f.glob + "/**"
 			}
 			p.folded = &f
 		}
