@@ -2,12 +2,14 @@ package runner
 
 import (
 	"fmt"
+	"net/netip"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -485,7 +487,58 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	if strings.ContainsAny(h, "/ \t") {
 		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL", s)
 	}
+	h, err := recordedHost(s, h)
+	if err != nil {
+		return HostPattern{}, err
+	}
 	return HostPattern{Src: s, host: h, port: port}, nil
+}
+
+// recordedHost is h, an egress-only entry's host (s as written), in the
+// form the record names a destination in, or why no record ever names
+// it so: an entry that never matches fails every run that reaches what it
+// means. An address is recorded as netip writes it (::1, not
+// 0:0:0:0:0:0:0:1; 10.0.0.1, not ::ffff:10.0.0.1, which is an IPv4
+// connect), never in the forms a resolver also reads (127.1, 0x7f.0.0.1,
+// 010.0.0.1, 2130706433); a name as DNS carries it, in ASCII (an IDN's
+// xn-- form); and a wildcard matches names, not addresses (*.0.0.1).
+func recordedHost(s, h string) (string, error) {
+	bare := strings.TrimSuffix(h, ".")
+	if a, err := netip.ParseAddr(bare); err == nil {
+		if a.Zone() != "" {
+			return "", fmt.Errorf("host %q: an address is recorded without its zone: write %s", s, a.WithZone("").Unmap())
+		}
+		return a.Unmap().String(), nil
+	}
+	if a, ok := evidence.LooseIPv4(bare); ok {
+		port := ""
+		if !strings.Contains(bare, ".") {
+			port = " (a port goes after its host: api.example.test:443)"
+		}
+		return "", fmt.Errorf("host %q: an IPv4 address written so (a resolver reads it as %s) is recorded as four decimal numbers without leading zeros: write %s%s", s, a, a, port)
+	}
+	if suf, ok := strings.CutPrefix(bare, "*."); ok {
+		if _, err := netip.ParseAddr(suf); err == nil || isLegacyIPv4Tail(suf) {
+			return "", fmt.Errorf("host %q: a wildcard matches host names, not addresses: list each address", s)
+		}
+	}
+	for _, r := range h {
+		if r >= utf8.RuneSelf {
+			return "", fmt.Errorf("host %q: DNS and the record carry a name in ASCII: write an internationalized name in its xn-- (punycode) form, as a resolver sends it", s)
+		}
+	}
+	return h, nil
+}
+
+// isLegacyIPv4Tail says whether every label of s is a number inet_aton
+// reads (the end of an address, after a wildcard: 0.0.1, 0x1).
+func isLegacyIPv4Tail(s string) bool {
+	for _, p := range strings.Split(s, ".") {
+		if _, ok := evidence.LooseIPv4(p); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func parsePort(s string) (int, error) {
