@@ -519,12 +519,32 @@ func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 		p.errAt(n, "%s: want a whole number from %d to %d, found %s", what, lo, hi, nodeKind(n))
 		return 0, false
 	}
+	if err := leadingZero(n); err != nil {
+		p.errAt(n, "%s: %v", what, err)
+		return 0, false
+	}
 	v, err := strconv.ParseInt(n.Value, 0, 64)
 	if err != nil || v < int64(lo) || v > int64(hi) {
 		p.errAt(n, "%s: want a whole number from %d to %d, found %s", what, lo, hi, n.Value)
 		return 0, false
 	}
 	return int(v), true
+}
+
+// leadingZeroRE matches a number written with a leading 0 before a digit.
+var leadingZeroRE = lazyRE(`^[-+]?0[0-9]`)
+
+// leadingZero says why a plain number written with a leading 0 (010, 08)
+// is refused: yaml.v3 reads 010 as YAML 1.1 did, octal 8, where YAML 1.2
+// and most editors and linters read 10 (and 08 is a float), so the value
+// vigiles compares may not be the one its author sees (exit-code: 010
+// would pass a hook that exits 8). 0o10 and 0x10 say their base.
+func leadingZero(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode || n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 ||
+		n.Tag != "!!int" && n.Tag != "!!float" || !leadingZeroRE().MatchString(n.Value) {
+		return nil
+	}
+	return fmt.Errorf("%s has a leading 0, which YAML readers read as octal or as decimal, so it is not clear which number it is: write it without the 0 (or 0o… for octal)", n.Value)
 }
 
 // maxPolicyDuration is the longest duration the policy takes (a
@@ -782,6 +802,9 @@ func yamlValue(n *yaml.Node) (any, *yaml.Node, error) {
 		}
 		return out, nil, nil
 	case yaml.ScalarNode:
+		if err := leadingZero(n); err != nil {
+			return nil, n, err
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return nil, n, err
