@@ -841,6 +841,17 @@ func jsonCompatible(v any) (any, error) {
 	return nil, fmt.Errorf("value %v (%T) has no JSON equivalent", v, v)
 }
 
+// matchesAny is anyTextSearch within what the file's patterns have left
+// of maxPolicyAnyTextSteps: over is true where that ran out, and whether
+// re matches any text is not known (a pattern is then refused, never kept
+// unchecked for others before it, which could be written for that).
+func (p *cfgParser) matchesAny(re *regexp.Regexp) (any, over bool) {
+	left := max(maxPolicyAnyTextSteps-p.anyTextSteps, 0)
+	any, steps := anyTextSearch(re, min(maxAnyTextSteps, left))
+	p.anyTextSteps += steps
+	return any, steps > left
+}
+
 // matchesAnyText says whether re matches every text, as an expectation
 // applies it (unanchored): it runs re's program over every text at once,
 // one character class at a time (each character re tells apart from the
@@ -1401,10 +1412,8 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				p.errAt(v, "%s: want a regular expression: %v", k, err)
 				return false
 			}
-			left := max(maxPolicyAnyTextSteps-p.anyTextSteps, 0)
-			any, steps := anyTextSearch(re, min(maxAnyTextSteps, left))
-			p.anyTextSteps += steps
-			if steps > left {
+			any, over := p.matchesAny(re)
+			if over {
 				// Not the pattern's own bound but what the file's
 				// patterns had left: a pattern is never kept unchecked
 				// for others before it, which could be written for that.
@@ -1553,6 +1562,29 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				}
 				if k == ExpNoWrite {
 					pp = pp.Covering()
+				} else if re := pp.regexp(); re != nil {
+					// "*" (a base name, at any depth), "**", "re:",
+					// "re:.*", "re:(?s).": every path, so wrote-only would
+					// pass whatever the hook wrote (its links aside). No
+					// path is empty: a pattern that matches every text
+					// but "" is asked of too.
+					nonEmpty, err := regexp.Compile("(?:" + re.String() + `)|\A\z`)
+					if err != nil {
+						nonEmpty = re
+					}
+					if any, over := p.matchesAny(nonEmpty); over {
+						p.errAt(pn, "wrote-only: %q: the policy's patterns are together more than vigiles checks (that none of them matches any text); use fewer, or simpler, ones", s)
+						good = false
+						continue
+					} else if any {
+						base := ""
+						if pp.base != "" {
+							base = " (a pattern without / is a base name, matched at any depth)"
+						}
+						p.errAt(pn, "wrote-only: %q allows every path%s, so it expects nothing; list what the hook may write (such as .claude/journal/**), or remove the line", s, base)
+						good = false
+						continue
+					}
 				}
 				e.Paths = append(e.Paths, pp)
 			}

@@ -396,6 +396,17 @@ func recordedForm(g string) (string, bool) {
 	return "the path relative to the work tree (such as .git/hooks/**), or under ~/, $TMPDIR/ or /dev/shm/", true
 }
 
+// regexp is the expression the pattern's main form is matched by: its
+// re:, or its glob's (nil for a malformed one, which ParsePathPattern
+// refuses).
+func (p PathPattern) regexp() *regexp.Regexp {
+	if p.re != nil {
+		return p.re
+	}
+	re, _ := globRegexp(p.glob)
+	return re
+}
+
 // Match reports whether a written path matches.
 func (p PathPattern) Match(path string) bool { return p.MatchWrite(path, "") }
 
