@@ -1342,6 +1342,15 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 	} else {
 		c.Expect = p.expect(expectNode, what)
 	}
+	if !knownEvents[c.Event].EnvFile {
+		// Known before any run: every run of the check would fail it.
+		for _, x := range c.Expect {
+			if x.Kind == ExpNoEnvFile || x.Kind == ExpEnvFileMatches {
+				p.errs = append(p.errs, &ConfigError{File: p.file, Line: x.Loc.Line, Column: x.Loc.Column,
+					Msg: fmt.Sprintf("%s: %s: Claude Code gives %s hooks no CLAUDE_ENV_FILE (only %s hooks get one), so no run could pass it: set the check's event to one of those, or remove the line", what, x.Kind, c.Event, JoinWords(EnvFileEvents(), "and"))})
+			}
+		}
+	}
 	if p.errCount() > errsBefore {
 		return nil
 	}

@@ -209,6 +209,8 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"egress-only every host, absolute", "checks:\n  - name: a\n    hook: h\n    expect:\n      egress-only: [\"*.\", \"*.example.test\"]\n", []string{`5:21 egress-only: "*." allows every host`}},
 		{"no-write empty", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-write: []\n", []string{"5:17 no-write: [] expects nothing"}},
 		{"no-egress false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-egress: false\n", []string{"5:18 no-egress: false expects nothing"}},
+		// Known before any run: an event Claude Code gives no env file.
+		{"env file of an event without one", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    expect:\n      no-env-file: true\n  - name: b\n    hook: h\n    expect: {env-file-matches: '^$'}\n", []string{"6:7 check \"a\": no-env-file: Claude Code gives Stop hooks no CLAUDE_ENV_FILE (only SessionStart, Setup, CwdChanged and FileChanged hooks get one), so no run could pass it: set the check's event to one of those", "9:14 check \"b\": env-file-matches: Claude Code gives PreToolUse hooks no CLAUDE_ENV_FILE"}},
 		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
 		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
 		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
