@@ -1609,7 +1609,37 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 		p.errAt(n, "%s: want at least one of %s", what, strings.Join(expectationKinds, ", "))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Loc.Line < out[j].Loc.Line })
+	// blocked, allowed and outcome each name the one outcome a run has:
+	// two that name different ones could never pass together.
+	var first *Expectation
+	for _, x := range out {
+		if x.wantOutcome() == "" {
+			continue
+		}
+		if first == nil {
+			first = x
+			continue
+		}
+		if x.wantOutcome() != first.wantOutcome() {
+			p.errs = append(p.errs, &ConfigError{File: p.file, Line: x.Loc.Line, Column: x.Loc.Column,
+				Msg: fmt.Sprintf("%s: %s wants the call %s, but %s (line %d) wants it %s: a run has one outcome, so no run could pass both; keep one", what, x.Kind, x.wantOutcome(), first.Kind, first.Loc.Line, first.wantOutcome())})
+		}
+	}
 	return out
+}
+
+// wantOutcome is the outcome a blocked, allowed or outcome expectation
+// wants of the call; "" for another kind.
+func (x *Expectation) wantOutcome() string {
+	switch x.Kind {
+	case ExpBlocked:
+		return map[bool]string{true: report.OutcomeBlocked, false: report.OutcomeAllowed}[x.Bool]
+	case ExpAllowed:
+		return map[bool]string{true: report.OutcomeAllowed, false: report.OutcomeBlocked}[x.Bool]
+	case ExpOutcome:
+		return x.Str
+	}
+	return ""
 }
 
 // envName matches an environment variable's name a check may set.

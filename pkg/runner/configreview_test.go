@@ -35,16 +35,17 @@ func TestBooleanSpellings(t *testing.T) {
 	}{{"true", true}, {"True", true}, {"TRUE", true}, {"false", false}, {"False", false}, {"FALSE", false}} {
 		cfg, errs := configErrs(t, fmt.Sprintf(`defaults: {root-sandbox: %[1]s}
 checks:
-  - {name: b, command: "exit 0", trusted: %[1]s, expect: {blocked: %[1]s, allowed: %[1]s}}
+  - {name: b, command: "exit 0", trusted: %[1]s, expect: {blocked: %[1]s}}
+  - {name: c, command: "exit 0", expect: {allowed: %[1]s}}
 `, sp.text))
 		if errs != "" {
 			t.Errorf("%s: %s", sp.text, errs)
 			continue
 		}
-		c := cfg.Checks[0]
-		if cfg.Defaults.RootSandbox != sp.want || c.Trusted != sp.want || c.Expect[0].Bool != sp.want || c.Expect[1].Bool != sp.want {
+		c, a := cfg.Checks[0], cfg.Checks[1].Expect[0]
+		if cfg.Defaults.RootSandbox != sp.want || c.Trusted != sp.want || c.Expect[0].Bool != sp.want || a.Bool != sp.want {
 			t.Errorf("%s: root-sandbox %v, trusted %v, blocked %v, allowed %v; want all %v", sp.text,
-				cfg.Defaults.RootSandbox, c.Trusted, c.Expect[0].Bool, c.Expect[1].Bool, sp.want)
+				cfg.Defaults.RootSandbox, c.Trusted, c.Expect[0].Bool, a.Bool, sp.want)
 		}
 	}
 	// The "none at all" expectations take every spelling of true.

@@ -139,14 +139,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			if c.Command == "" && notWhole(x) || c.Command != "" && !r.TimedOut && lingeredOn(x) {
 				continue
 			}
-			want := x.Str
-			if x.Kind == ExpBlocked {
-				want = map[bool]string{true: report.OutcomeBlocked, false: report.OutcomeAllowed}[x.Bool]
-			}
-			if x.Kind == ExpAllowed {
-				want = map[bool]string{true: report.OutcomeAllowed, false: report.OutcomeBlocked}[x.Bool]
-			}
-			if r.Outcome != want {
+			if want := x.wantOutcome(); r.Outcome != want {
 				fail(x, rule, fmt.Sprintf("want the hook to leave the call %s; it was %s%s", want, r.Outcome, reasonSuffix(r.Reason)), tailOf(r))
 			}
 		case ExpStdoutContains, ExpStderrContains:
