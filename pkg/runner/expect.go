@@ -677,7 +677,8 @@ func jsonPathSegments(path string) ([]string, error) {
 	return append(segs, cur.String()), nil
 }
 
-// jsonPathOf follows the keys of a path through a decoded JSON value.
+// jsonPathOf follows the keys of a path through a decoded JSON value: a
+// key through an object, an index (0, 1, …) through an array.
 func jsonPathOf(v any, segs []string) (any, bool) {
 	for _, seg := range segs {
 		switch x := v.(type) {
@@ -687,8 +688,10 @@ func jsonPathOf(v any, segs []string) (any, bool) {
 				return nil, false
 			}
 		case []any:
+			// An index as written in decimal, no sign or leading 0: "01"
+			// and "+1" are keys, which an array has none of.
 			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
+			if err != nil || i < 0 || i >= len(x) || strconv.Itoa(i) != seg {
 				return nil, false
 			}
 			v = x[i]
