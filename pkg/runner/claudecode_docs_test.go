@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -150,6 +151,40 @@ func TestHookSeesClaudeCodeSessionEnv(t *testing.T) {
 	}
 	if len(rep.Runs) != 1 || !strings.Contains(rep.Runs[0].Stdout, "SID-MATCH\n") || !strings.Contains(rep.Runs[0].Stdout, "CHILD\n") || !strings.Contains(rep.Runs[0].Stdout, "PID-IS-PARENT\n") {
 		t.Errorf("runs %+v; want the hook to see CLAUDE_CODE_SESSION_ID, CLAUDE_CODE_CHILD_SESSION and CLAUDE_PID (its parent's pid, as under Claude Code)", rep.Runs)
+	}
+}
+
+// TestHookSeesClaudeEffort: Claude Code (2.1.133 and later) gives a hook
+// the effort level its input carries in CLAUDE_EFFORT too; a hook that
+// acts only where it is set must act in the audit too. An event whose
+// input carries no effort gets none.
+func TestHookSeesClaudeEffort(t *testing.T) {
+	cmd := `echo "effort=${CLAUDE_EFFORT-unset}"`
+	hook := []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}
+	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": hook, "UserPromptSubmit": hook}})
+	dir := makeTree(t, map[string]string{".claude/settings.json": string(hooks)})
+	sandboxtest.RequireConfinement(t)
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Runs {
+		got[r.Event] = r.Stdout
+	}
+	want := map[string]string{"Stop": "effort=high\n", "UserPromptSubmit": "effort=unset\n"}
+	if !maps.Equal(got, want) {
+		t.Errorf("hooks saw %q, want %q (CLAUDE_EFFORT where the payload carries effort.level)", got, want)
+	}
+}
+
+// TestCheckEnvCannotSetClaudeEffort: a check's env cannot set
+// CLAUDE_EFFORT, which Claude Code derives from the payload's effort;
+// the error names the payload's field instead.
+func TestCheckEnvCannotSetClaudeEffort(t *testing.T) {
+	_, err := ParseConfig(".vigiles.yml", []byte("checks:\n  - name: e\n    hook: p\n    env: {CLAUDE_EFFORT: low}\n    expect: {exit-code: 0}\n"))
+	if err == nil || !strings.Contains(err.Error(), "effort.level") {
+		t.Errorf("ParseConfig: %v; want an error naming the payload's effort.level", err)
 	}
 }
 

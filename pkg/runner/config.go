@@ -1668,6 +1668,9 @@ func (p *cfgParser) checkEnv(n *yaml.Node) []string {
 		case k.Kind != yaml.ScalarNode || !IsEnvName(k.Value):
 			p.errAt(k, "check env: %s %s", nodeKind(k), NotEnvName)
 			continue
+		case k.Value == "CLAUDE_EFFORT":
+			p.errAt(k, "check env: CLAUDE_EFFORT is set by Claude Code from the effort level the payload carries, as vigiles sets it: set the check's payload effort.level instead")
+			continue
 		case hookOwnEnv[k.Value] || strings.HasPrefix(k.Value, "CLAUDE_PLUGIN_OPTION_"):
 			p.errAt(k, "check env: %s is set by Claude Code in each hook it runs, as vigiles sets it: a check cannot set it", k.Value)
 			continue

@@ -317,7 +317,20 @@ func (s *runSettings) chosenTimeout(p *plannedRun) (timeout time.Duration, cappe
 // value would not be the one Claude Code gives. Kept beside spec, which
 // sets them.
 var hookOwnEnv = map[string]bool{"CLAUDECODE": true, "CLAUDE_CODE_CHILD_SESSION": true, "CLAUDE_CODE_SESSION_ID": true,
-	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, envFileVar: true, "CLAUDE_PID": true}
+	"CLAUDE_PROJECT_DIR": true, "CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true, envFileVar: true, "CLAUDE_PID": true,
+	"CLAUDE_EFFORT": true}
+
+// payloadEffort is the effort level a hook's input carries (its
+// effort.level, a string), "" where it carries none: Claude Code sets
+// CLAUDE_EFFORT to it.
+func payloadEffort(in map[string]any) string {
+	e, _ := in["effort"].(map[string]any)
+	level, _ := e["level"].(string)
+	if strings.ContainsRune(level, 0) {
+		return ""
+	}
+	return level
+}
 
 // noCacheEnv turn off the caches interpreters write as a side effect of
 // running a hook (spec says why): PYTHONDONTWRITEBYTECODE (any non-empty
@@ -356,6 +369,13 @@ func (s *runSettings) spec(p *plannedRun) sandbox.Spec {
 	}
 	env = append(env, h.SettingsEnv...)
 	env = append(env, "CLAUDECODE=1", "CLAUDE_CODE_CHILD_SESSION=1", "CLAUDE_CODE_SESSION_ID="+p.ident.send.Replace(sessionID))
+	// The effort level the payload carries is in CLAUDE_EFFORT too, as
+	// Claude Code gives it (2.1.133 and later: "the effort.level JSON
+	// input field and the $CLAUDE_EFFORT environment variable"): a hook
+	// that acts only where it is set acts in the audit too.
+	if level := payloadEffort(p.Payload.Input); level != "" {
+		env = append(env, "CLAUDE_EFFORT="+level)
+	}
 	env = append(env, "CLAUDE_PROJECT_DIR="+proj)
 	if h.InPlugin {
 		env = append(env, "CLAUDE_PLUGIN_ROOT="+filepath.Join(s.dir, filepath.FromSlash(h.PluginRoot)))
