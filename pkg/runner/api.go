@@ -998,11 +998,11 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			} else {
 				ti = DefaultToolInput(t, cwd)
 			}
-			if !IfMatches(h.If, h.Event, t, ti) {
+			if !IfMatches(h.If, h.Event, t, cwd, ti) {
 				// Build an input the condition selects; never let an `if`
 				// hide a hook from the audit.
 				ti = SynthInput(h.If, t, cwd, ti)
-				if ti == nil || !IfMatches(h.If, h.Event, t, ti) {
+				if ti == nil || !IfMatches(h.If, h.Event, t, cwd, ti) {
 					continue
 				}
 			}
@@ -1016,7 +1016,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			if in := payloads[x]; in != nil {
 				ti = copyMap(in)
 			}
-			if IfMatches(h.If, h.Event, x, ti) {
+			if IfMatches(h.If, h.Event, x, cwd, ti) {
 				out = append(out, BuildPayload(h.Event, x, cwd, ti, insideAgent(h, nil)))
 			}
 		}
@@ -2174,7 +2174,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			skipped = append(skipped, skippedHook{h, fmt.Sprintf("would not run for %s: its matcher %q does not select it", tool, h.Matcher)})
 			continue
 		}
-		if h.If != "" && !IfMatches(h.If, c.Event, tool, ti) {
+		if h.If != "" && !IfMatches(h.If, c.Event, tool, s.cwdOf(h), ti) {
 			skipped = append(skipped, skippedHook{h, fmt.Sprintf("would not run: its if condition %q does not match this %s call", h.If, tool)})
 			continue
 		}

@@ -284,11 +284,12 @@ func parseRule(s string) (rule, error) {
 	return rule{tool: s[:i], spec: s[i+1 : len(s)-1], has: true}, nil
 }
 
-// IfMatches evaluates a handler's `if` condition against a tool call.
-// Claude Code evaluates `if` only on tool events; on other events a
-// handler with an `if` never runs, so IfMatches returns false there. An
-// unparsable condition never matches.
-func IfMatches(cond, event, tool string, input map[string]any) bool {
+// IfMatches evaluates a handler's `if` condition against a tool call in
+// cwd, the directory the session (and the hook) runs in. Claude Code
+// evaluates `if` only on tool events; on other events a handler with an
+// `if` never runs, so IfMatches returns false there. An unparsable
+// condition never matches.
+func IfMatches(cond, event, tool, cwd string, input map[string]any) bool {
 	if cond == "" {
 		return true
 	}
@@ -311,9 +312,9 @@ func IfMatches(cond, event, tool string, input map[string]any) bool {
 		if p == "" {
 			p = str("notebook_path")
 		}
-		return pathRuleMatch(r.spec, p)
+		return pathRuleMatch(r.spec, p, cwd)
 	case "Glob", "Grep":
-		return pathRuleMatch(r.spec, str("path"))
+		return pathRuleMatch(r.spec, str("path"), cwd)
 	case "WebFetch":
 		u := str("url")
 		if d, ok := strings.CutPrefix(r.spec, "domain:"); ok {
@@ -467,10 +468,20 @@ func wildcard(pat, s string) bool {
 // pathRuleMatch applies a file specifier with gitignore-like globs: a
 // pattern without '/' matches the base name; "**" spans directories;
 // leading "./" or "/" are relative to the project, "//" is absolute, "~/"
-// is the home directory (never matched: vigiles sends project paths).
-func pathRuleMatch(spec, p string) bool {
+// is the home directory (never matched: vigiles sends project paths). A
+// single-segment "dir/**" (or "./dir/**") matches only below cwd's dir,
+// as Claude Code 2.1.214 and later apply it in an `if` ("write **/dir/**
+// for any-depth matching"); a relative path is read from cwd.
+func pathRuleMatch(spec, p, cwd string) bool {
 	if p == "" {
 		return false
+	}
+	if dir, ok := strings.CutSuffix(strings.TrimPrefix(spec, "./"), "/**"); ok && dir != "" && dir != "**" && !strings.ContainsAny(dir, "/") {
+		if !path.IsAbs(p) {
+			p = path.Join(cwd, p)
+		}
+		rest, ok := strings.CutPrefix(p, strings.TrimSuffix(cwd, "/")+"/")
+		return ok && globMatch(dir+"/**", rest)
 	}
 	switch {
 	case strings.HasPrefix(spec, "//"):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -118,6 +119,14 @@ func TestIfCondition(t *testing.T) {
 		{"Edit(*.ts)", PostToolUse, "Edit", file("/repo/src/a.go"), false},
 		{"Edit(src/**)", PostToolUse, "Edit", file("/repo/src/deep/a.go"), true},
 		{"Edit(src/**)", PostToolUse, "Edit", file("/repo/lib/a.go"), false},
+		// A single-segment dir/** is the cwd's dir only (Claude Code
+		// 2.1.214 and later); **/dir/** is any depth.
+		{"Edit(src/**)", PostToolUse, "Edit", file("/repo/packages/web/src/a.go"), false},
+		{"Edit(./src/**)", PostToolUse, "Edit", file("/repo/packages/web/src/a.go"), false},
+		{"Edit(src/**)", PostToolUse, "Edit", file("packages/web/src/a.go"), false},
+		{"Edit(src/**)", PostToolUse, "Edit", file("src/a.go"), true},
+		{"Edit(**/src/**)", PostToolUse, "Edit", file("/repo/packages/web/src/a.go"), true},
+		{"Edit(src/**)", PostToolUse, "Edit", file("/repository/src/a.go"), false},
 		{"Write(//etc/*)", PreToolUse, "Write", file("/etc/passwd"), true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
@@ -141,7 +150,7 @@ func TestIfCondition(t *testing.T) {
 		{"Bash(rm *)", PreToolUse, "Bash", bash("echo `date"), true},
 	}
 	for _, tc := range tests {
-		if got := IfMatches(tc.cond, tc.event, tc.tool, tc.input); got != tc.want {
+		if got := IfMatches(tc.cond, tc.event, tc.tool, "/repo", tc.input); got != tc.want {
 			t.Errorf("if %q on %s %s %v = %v, want %v", tc.cond, tc.event, tc.tool, tc.input, got, tc.want)
 		}
 	}
@@ -373,7 +382,7 @@ func TestSynthInput(t *testing.T) {
 			t.Errorf("SynthInput(%q) %s = %v, want %q", tc.cond, tc.key, in[tc.key], tc.want)
 			continue
 		}
-		if !IfMatches(tc.cond, PreToolUse, tc.tool, in) {
+		if !IfMatches(tc.cond, PreToolUse, tc.tool, "/repo", in) {
 			t.Errorf("SynthInput(%q) builds %v, which the condition does not select", tc.cond, in)
 		}
 	}
@@ -461,7 +470,7 @@ func TestIfOnDocumentedTools(t *testing.T) {
 			t.Errorf("%s: payloads %v (%s), want one whose %s is %q", tc.cond, ps, why, tc.field, tc.want)
 		}
 	}
-	if IfMatches("Agent(Plan)", PreToolUse, "Agent", DefaultToolInput("Agent", "/repo")) {
+	if IfMatches("Agent(Plan)", PreToolUse, "Agent", "/repo", DefaultToolInput("Agent", "/repo")) {
 		t.Errorf("Agent(Plan) matches an Explore call")
 	}
 }
@@ -540,5 +549,33 @@ func TestTaskMatcherSelectsAgent(t *testing.T) {
 	}
 	if len(tools) != 1 || tools[0] != "Agent" {
 		t.Errorf("runs for %q, want one for Agent", tools)
+	}
+}
+
+// TestIfDirGlobIsTheCwdsDir: Claude Code (2.1.214 and later) reads a
+// single-segment `dir/**` in an `if` as the cwd's dir only, so a check of
+// an Edit under a package's src runs no hook guarded by Edit(src/**), and
+// one of the work tree's src runs it.
+func TestIfDirGlobIsTheCwdsDir(t *testing.T) {
+	check := "  - name: %s\n    hook: project\n    tool: Edit\n    input: {file_path: %q, old_string: a, new_string: b}\n    expect: {blocked: true}\n"
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "if": "Edit(src/**)", "command": "true block"}]}]}}`,
+		".vigiles.yml":          "checks:\n" + fmt.Sprintf(check, "nested", "packages/web/src/a.ts") + fmt.Sprintf(check, "top", "src/a.ts"),
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, r := range rep.Runs {
+		ran = append(ran, r.ID)
+	}
+	if len(ran) != 1 || !strings.HasPrefix(ran[0], "check:top") {
+		t.Errorf("runs %q, want the top check's alone", ran)
+	}
+	if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool {
+		return strings.Contains(f.Message, `"nested"`) && strings.Contains(f.Message, "does not match this Edit call")
+	}) {
+		t.Errorf("no finding that the nested check runs no hook: %v", findingLines(rep.Findings))
 	}
 }
