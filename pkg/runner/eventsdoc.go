@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // docCwd is the work tree shown in docs/hook-events.md.
@@ -166,7 +168,8 @@ func EventsDoc() string {
 	w("  passes any command with a substitution or `$VAR`, and a command with an unclosed one passes\n")
 	w("  every specifier, as Claude Code's filter fails open; for a file, a single-segment `dir/**`, such as\n")
 	w("  `Edit(src/**)`, is the hook's working directory's `src` alone, as Claude Code 2.1.214 and later read it,\n")
-	w("  and `**/src/**` any depth). When no default payload passes it, the\n")
+	w("  and `**/src/**` any depth; `~/` is the run's HOME, `%s`, where a payload's paths lie, as Claude Code\n", sandbox.Home)
+	w("  2.1.176 and later match `Read(~/.ssh/**)`). When no default payload passes it, the\n")
 	w("  audit builds one that does (`git example` for `Bash(git *)`, `<cwd>/src/example.ts` for\n")
 	w("  `Edit(*.ts)`), so an `if` cannot hide a hook from an audit. An MCP tool's payload\n")
 	w("  (`mcp__<server>__<tool>`) carries `mcp_server`, as the hooks reference's \"PreToolUse input\" says\n")

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // ErrUnsupportedMatcher marks a matcher vigiles cannot evaluate as Claude
@@ -468,7 +470,8 @@ func wildcard(pat, s string) bool {
 // pathRuleMatch applies a file specifier with gitignore-like globs: a
 // pattern without '/' matches the base name; "**" spans directories;
 // leading "./" or "/" are relative to the project, "//" is absolute, "~/"
-// is the home directory (never matched: vigiles sends project paths). A
+// is the home directory, the sandbox's HOME, which payloads name (Claude
+// Code 2.1.176 and later match Read(~/.ssh/**) so). A
 // single-segment "dir/**" (or "./dir/**") matches only below cwd's dir,
 // as Claude Code 2.1.214 and later apply it in an `if` ("write **/dir/**
 // for any-depth matching"); a relative path is read from cwd.
@@ -487,7 +490,7 @@ func pathRuleMatch(spec, p, cwd string) bool {
 	case strings.HasPrefix(spec, "//"):
 		return globMatch(spec[1:], p)
 	case strings.HasPrefix(spec, "~/"):
-		return false
+		return globMatch(sandbox.Home+spec[1:], p)
 	case !strings.Contains(spec, "/"):
 		return globMatch(spec, path.Base(p)) || globMatch("**/"+spec, p)
 	}
@@ -535,7 +538,7 @@ func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
 		case strings.HasPrefix(spec, "//"):
 			p = spec[1:]
 		case strings.HasPrefix(spec, "~/"):
-			return nil
+			p = sandbox.Home + spec[1:]
 		case !strings.Contains(spec, "/"):
 			p = cwd + "/src/" + spec
 		default:

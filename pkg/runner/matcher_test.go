@@ -128,6 +128,9 @@ func TestIfCondition(t *testing.T) {
 		{"Edit(**/src/**)", PostToolUse, "Edit", file("/repo/packages/web/src/a.go"), true},
 		{"Edit(src/**)", PostToolUse, "Edit", file("/repository/src/a.go"), false},
 		{"Write(//etc/*)", PreToolUse, "Write", file("/etc/passwd"), true},
+		// ~/ is the home directory payloads name, the sandbox's HOME.
+		{"Read(~/.ssh/**)", PreToolUse, "Read", file(sandbox.Home + "/.ssh/id_rsa"), true},
+		{"Read(~/.ssh/**)", PreToolUse, "Read", file("/repo/.ssh/id_rsa"), false},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
 		{"Bash(git *)", Stop, "", nil, false},                  // never runs on a non-tool event
@@ -375,6 +378,7 @@ func TestSynthInput(t *testing.T) {
 		{"Write(//etc/*)", "Write", "file_path", "/etc/example"},
 		{"WebFetch(domain:*.example.test)", "WebFetch", "url", "https://www.example.test/"},
 		{"Grep(./lib/**)", "Grep", "path", "/repo/lib/src"},
+		{"Read(~/.ssh/**)", "Read", "file_path", sandbox.Home + "/.ssh/src"},
 	}
 	for _, tc := range tests {
 		in := SynthInput(tc.cond, tc.tool, "/repo", DefaultToolInput(tc.tool, "/repo"))
