@@ -299,7 +299,7 @@ func IfMatches(cond, event, tool, cwd string, input map[string]any) bool {
 		return false
 	}
 	r, err := parseRule(cond)
-	if err != nil || r.tool != tool {
+	if err != nil || r.tool != tool && (r.has || !mcpServerRuleMatch(r.tool, tool)) {
 		return false
 	}
 	if !r.has || r.spec == "*" || r.spec == "" {
@@ -338,6 +338,38 @@ func IfMatches(cond, event, tool, cwd string, input map[string]any) bool {
 		return wildcard(r.spec, str("subagent_type"))
 	}
 	return false
+}
+
+// mcpServer returns the server rule of a permission rule that names an
+// MCP server's every tool ("mcp__github" or "mcp__github__*"), as
+// "mcp__github"; "" for any other rule.
+func mcpServer(ruleTool string) string {
+	srv := strings.TrimSuffix(ruleTool, "__*")
+	name, ok := strings.CutPrefix(srv, "mcp__")
+	if !ok || name == "" || strings.Contains(name, "__") || strings.ContainsAny(name, "*()") {
+		return ""
+	}
+	return srv
+}
+
+// mcpServerRuleMatch reports whether a rule naming an MCP server
+// ("mcp__github", or "mcp__github__*") selects tool, one of that
+// server's, as a permission rule does (permissions.md, "MCP"): an `if`
+// of that rule runs its hook for each of the server's tools.
+func mcpServerRuleMatch(ruleTool, tool string) bool {
+	srv := mcpServer(ruleTool)
+	rest, ok := strings.CutPrefix(tool, srv+"__")
+	return srv != "" && ok && rest != ""
+}
+
+// ifTool is the tool an `if` rule names, for an audit to send: for a rule
+// naming an MCP server's every tool, one tool of that server's
+// (mcp__github__example), as a call Claude Code makes names one.
+func ifTool(r rule) string {
+	if srv := mcpServer(r.tool); srv != "" && !r.has {
+		return srv + "__example"
+	}
+	return r.tool
 }
 
 // bashRuleMatch applies a Bash(...) specifier: '*' is a wildcard and a

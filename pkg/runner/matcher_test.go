@@ -133,6 +133,10 @@ func TestIfCondition(t *testing.T) {
 		{"Read(~/.ssh/**)", PreToolUse, "Read", file("/repo/.ssh/id_rsa"), false},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
+		{"mcp__github", PreToolUse, "mcp__github__create_issue", nil, true}, // a server's every tool
+		{"mcp__github__*", PreToolUse, "mcp__github__create_issue", nil, true},
+		{"mcp__github", PreToolUse, "mcp__github_enterprise__x", nil, false},
+		{"mcp__github(x)", PreToolUse, "mcp__github__create_issue", nil, false},
 		{"Bash(git *)", Stop, "", nil, false},                  // never runs on a non-tool event
 		{"Bash(git *", PreToolUse, "Bash", bash("git"), false}, // unparsable never matches
 		{"Bash(git *)", PermissionRequest, "Bash", bash("git log"), true},
@@ -495,6 +499,11 @@ func TestIfNamesTheToolARegexMatcherSelects(t *testing.T) {
 		{"mcp__.*__exec", "mcp__srv__exec", "mcp__srv__exec"},
 		{"^mcp__", "mcp__memory__write(*)", "mcp__memory__write"},
 		{"mcp__github__.*", "mcp__srv__exec", ""},
+		// A rule naming a server's every tool selects each of them, as
+		// a permission rule does: the audit sends one.
+		{"mcp__github__.*", "mcp__github", "mcp__github__example"},
+		{"mcp__github__.*", "mcp__github__*", "mcp__github__example"},
+		{"mcp__.*", "mcp__github", "mcp__github__example"},
 	} {
 		h := &Hook{Event: PreToolUse, Matcher: tc.matcher, HasMatcher: true, If: tc.cond, Type: TypeCommand, Command: "x"}
 		ps, why := toolsFor(h, nil, "/repo")
