@@ -111,7 +111,7 @@ func compileMatcher(s string, narrow bool) (*Matcher, error) {
 		// every call, as for lookaround.
 		return &Matcher{all: true}, fmt.Errorf("matcher %q: %w (it uses %s, which JavaScript, where Claude Code applies matchers, reads otherwise or rejects)", s, ErrUnsupportedMatcher, tok)
 	}
-	re, err := regexp.Compile(s)
+	re, err := regexp.Compile(jsIdentityEscapes(s))
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) && (se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape || se.Code == syntax.ErrInvalidNamedCapture) && jsMayAccept(s) {
@@ -134,6 +134,57 @@ func goOnlySyntax(s string) string {
 		}
 	}
 	return ""
+}
+
+// jsIdentityEscapes rewrites each escaped letter that JavaScript, where
+// Claude Code applies matchers (a RegExp without the u flag), reads as the
+// letter itself, and that RE2 reads otherwise or rejects, as that letter:
+// `B\ash` selects Bash there (RE2's \a is a bell), `Wr\ite` Write (RE2
+// rejects \i). The letters JavaScript gives a meaning (\d, \w, \b, \x,
+// …), and those goOnlySyntax already answers for, are left as they are.
+func jsIdentityEscapes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		n, rest := s[i+1], s[i+2:]
+		i++
+		letter := n >= 'a' && n <= 'z' || n >= 'A' && n <= 'Z'
+		switch {
+		case n == 'u' && len(rest) >= 4 && isHex(rest[:4]):
+			// \uHHHH, a code unit: RE2 spells it \x{HHHH}.
+			b.WriteString(`\x{` + rest[:4] + "}")
+			i += 4
+		case n == 'c' && len(rest) >= 1 && (rest[0] >= 'a' && rest[0] <= 'z' || rest[0] >= 'A' && rest[0] <= 'Z'):
+			// \cX, a control character.
+			fmt.Fprintf(&b, `\x{%x}`, rest[0]%32)
+			i++
+		case n == 'c':
+			// A \c before no letter is a backslash and a c.
+			b.WriteString(`\\c`)
+		case n == 'u' || n == 'x' && !(len(rest) >= 2 && isHex(rest[:2])) && !strings.HasPrefix(rest, "{") || n == 'k' && !strings.HasPrefix(rest, "<"):
+			b.WriteByte(n)
+		case letter && !strings.ContainsRune("bBdDfkrnsStvwWxAzpPQEC", rune(n)):
+			b.WriteByte(n)
+		default:
+			b.WriteByte(c)
+			b.WriteByte(n)
+		}
+	}
+	return b.String()
+}
+
+// isHex says whether s is all hexadecimal digits.
+func isHex(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // jsMayAccept guesses whether a regex RE2 rejects for Perl syntax may be

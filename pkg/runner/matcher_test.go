@@ -592,3 +592,47 @@ func TestIfDirGlobIsTheCwdsDir(t *testing.T) {
 		t.Errorf("no finding that the nested check runs no hook: %v", findingLines(rep.Findings))
 	}
 }
+
+// TestMatcherJSIdentityEscapes: Claude Code applies a matcher as a
+// JavaScript RegExp without the u flag, which reads an escaped letter it
+// gives no meaning as the letter (`B\ash` selects Bash; RE2 reads \a as a
+// bell and rejects \i), \uHHHH as a code unit and \cX as a control
+// character. The names each selects are Node.js's.
+func TestMatcherJSIdentityEscapes(t *testing.T) {
+	names := []string{"Bash", "Write", "B\x01sh", "Bx4", "kBash", "Ba sh", "Wri\tte", "Wri\te"}
+	for _, tc := range []struct {
+		matcher string
+		want    []string
+	}{
+		{`B\ash`, []string{"Bash", "kBash"}},
+		{`Wr\ite`, []string{"Write"}},
+		{`^Bas\h$`, []string{"Bash"}},
+		{`\u0042ash`, []string{"Bash", "kBash"}},
+		{`\x42ash`, []string{"Bash", "kBash"}},
+		{`B\x4`, []string{"Bx4"}},
+		{`\kBash`, []string{"kBash"}},
+		{`B\cash`, []string{"B\x01sh"}},
+		{`\d`, []string{"Bx4"}},
+		{`Ba\sh`, nil},
+		{`Wri\te`, []string{"Wri\te"}}, // \t is a tab in both
+	} {
+		m, err := CompileMatcher(tc.matcher)
+		if err != nil {
+			t.Errorf("CompileMatcher(%q): %v", tc.matcher, err)
+			continue
+		}
+		var got []string
+		for _, n := range names {
+			if m.Match(n) {
+				got = append(got, n)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("matcher %q selects %q, want %q", tc.matcher, got, tc.want)
+		}
+	}
+	h := &Hook{Event: PreToolUse, Matcher: `B\ash`, HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 1 || ps[0].Tool != "Bash" {
+		t.Errorf(`matcher B\ash: payloads %v (%s), want one for Bash`, ps, why)
+	}
+}
