@@ -214,7 +214,7 @@ func EventsDoc() string {
 	w("`MultiEdit`); for FileChanged and StopFailure only letters, digits, `_` and `|` are, as in Claude Code.\n")
 	w("Anything else is an unanchored regular expression (`mcp__memory__.*`,\n")
 	w("`^Notebook`), read as JavaScript reads it: an escaped letter it gives no meaning is that letter\n")
-	w("(`B\\ash` selects Bash, `Wr\\ite` Write), `\\uHHHH` a code unit and `\\cX` a control character.\n")
+	w("(`B\\ash` selects Bash, `Wr\\ite` Write), `\\uHHHH` a code unit, `\\cX` a control character and `[^]` any character.\n")
 	w("An invalid regular expression never matches and is reported as a finding. A\n")
 	w("regular expression that JavaScript accepts but Go cannot evaluate (lookaround such as `(?!Bash)`,\n")
 	w("backreferences) is reported too and treated as matching everything, so that a hook cannot hide\n")

@@ -142,10 +142,28 @@ func goOnlySyntax(s string) string {
 // `B\ash` selects Bash there (RE2's \a is a bell), `Wr\ite` Write (RE2
 // rejects \i). The letters JavaScript gives a meaning (\d, \w, \b, \x,
 // …), and those goOnlySyntax already answers for, are left as they are.
+//
+// Outside a class, JavaScript's [^] is any character and [] none, where
+// RE2 reads a ']' there as the class's own: they are rewritten so.
 func jsIdentityEscapes(s string) string {
 	var b strings.Builder
+	inClass := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		switch {
+		case c == '[' && !inClass && strings.HasPrefix(s[i:], "[^]"):
+			b.WriteString(`(?s:.)`)
+			i += 2
+			continue
+		case c == '[' && !inClass && strings.HasPrefix(s[i:], "[]"):
+			b.WriteString(`[^\x00-\x{10FFFF}]`)
+			i++
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+		case c == ']' && inClass:
+			inClass = false
+		}
 		if c != '\\' || i+1 == len(s) {
 			b.WriteByte(c)
 			continue

@@ -614,7 +614,10 @@ func TestMatcherJSIdentityEscapes(t *testing.T) {
 		{`B\cash`, []string{"B\x01sh"}},
 		{`\d`, []string{"Bx4"}},
 		{`Ba\sh`, nil},
-		{`Wri\te`, []string{"Wri\te"}}, // \t is a tab in both
+		{`Wri\te`, []string{"Wri\te"}},          // \t is a tab in both
+		{`Bash[^]*`, []string{"Bash", "kBash"}}, // [^] is any character
+		{`Ba[]sh`, nil},                         // [] is none
+		{`B[\]a]sh`, []string{"Bash", "kBash"}},
 	} {
 		m, err := CompileMatcher(tc.matcher)
 		if err != nil {
