@@ -405,6 +405,11 @@ func IfMatches(cond, event, tool, cwd string, input map[string]any) bool {
 	case "Agent":
 		// Agent(Explore): the subagent type (sub-agents.md).
 		return wildcard(r.spec, str("subagent_type"))
+	case "Skill":
+		// Skill(commit), Skill(plugin:*), Skill(review-pr *): the
+		// skill's name, or its name and arguments, '*' a wildcard, as
+		// permission rules name skills.
+		return wildcard(r.spec, str("skill")) || wildcard(r.spec, strings.TrimSpace(str("skill")+" "+str("args")))
 	}
 	return false
 }
@@ -669,6 +674,9 @@ func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
 		out["command"] = strings.TrimSpace(fill(strings.TrimSuffix(r.spec, ":*"), "example"))
 	case "Agent":
 		out["subagent_type"] = fill(r.spec, "example")
+	case "Skill":
+		name, args, _ := strings.Cut(r.spec, " ")
+		out["skill"], out["args"] = fill(name, "example"), strings.TrimSpace(fill(args, "example"))
 	case "WebSearch":
 		out["query"] = fill(r.spec, "example")
 	default:

@@ -133,6 +133,10 @@ func TestIfCondition(t *testing.T) {
 		{"Read(~/.ssh/**)", PreToolUse, "Read", file("/repo/.ssh/id_rsa"), false},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://example.test/x"}, true},
 		{"WebFetch(domain:example.test)", PreToolUse, "WebFetch", map[string]any{"url": "https://evil.test/x"}, false},
+		{"Skill(commit)", PreToolUse, "Skill", map[string]any{"skill": "commit", "args": "-m x"}, true},
+		{"Skill(deploy *)", PreToolUse, "Skill", map[string]any{"skill": "deploy", "args": "prod"}, true},
+		{"Skill(plugin:*)", PreToolUse, "Skill", map[string]any{"skill": "plugin:review", "args": ""}, true},
+		{"Skill(commit)", PreToolUse, "Skill", map[string]any{"skill": "review-pr", "args": "123"}, false},
 		{"mcp__github", PreToolUse, "mcp__github__create_issue", nil, true}, // a server's every tool
 		{"mcp__github__*", PreToolUse, "mcp__github__create_issue", nil, true},
 		{"mcp__github", PreToolUse, "mcp__github_enterprise__x", nil, false},
@@ -383,6 +387,8 @@ func TestSynthInput(t *testing.T) {
 		{"WebFetch(domain:*.example.test)", "WebFetch", "url", "https://www.example.test/"},
 		{"Grep(./lib/**)", "Grep", "path", "/repo/lib/src"},
 		{"Read(~/.ssh/**)", "Read", "file_path", sandbox.Home + "/.ssh/src"},
+		{"Skill(deploy *)", "Skill", "skill", "deploy"},
+		{"Skill(plugin:*)", "Skill", "skill", "plugin:example"},
 	}
 	for _, tc := range tests {
 		in := SynthInput(tc.cond, tc.tool, "/repo", DefaultToolInput(tc.tool, "/repo"))
