@@ -116,7 +116,7 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	}
 	// 127.1, 10.1.2, 0x7f000001: the forms the system's resolver reads as
 	// addresses (inet_aton), which no allow by name could match.
-	if a, ok := inetAton(host); ok {
+	if a, ok := LooseIPv4(host); ok {
 		if a.IsLoopback() {
 			return h, errLoopbackIP
 		}
@@ -139,55 +139,6 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	}
 	h.Name = host
 	return h, nil
-}
-
-// inetAton reads s as inet_aton does: one to four parts, each decimal,
-// hexadecimal (0x) or octal (a leading 0), the last filling the bytes the
-// others leave; ok false where s is no such address.
-func inetAton(s string) (netip.Addr, bool) {
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var vals []uint64
-	for _, p := range parts {
-		base, digits := 10, p
-		switch {
-		case strings.HasPrefix(p, "0x"):
-			base, digits = 16, p[2:]
-		case len(p) > 1 && p[0] == '0':
-			base, digits = 8, p[1:]
-		}
-		if digits == "" && base != 16 {
-			return netip.Addr{}, false
-		}
-		v, err := strconv.ParseUint(orZero(digits), base, 32)
-		if err != nil {
-			return netip.Addr{}, false
-		}
-		vals = append(vals, v)
-	}
-	var ip uint64
-	for i, v := range vals[:len(vals)-1] {
-		if v > 255 {
-			return netip.Addr{}, false
-		}
-		ip |= v << (24 - 8*i)
-	}
-	last := vals[len(vals)-1]
-	if last >= 1<<(8*(5-len(vals))) {
-		return netip.Addr{}, false
-	}
-	ip |= last
-	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
-}
-
-// orZero is s, or "0" where it is empty (inet_aton takes "0x" for 0).
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
 }
 
 // addressErr is ParseAllowHost's error for the address a given where a

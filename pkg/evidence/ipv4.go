@@ -11,8 +11,9 @@ import (
 // octal (a leading 0) or hexadecimal (0x), the last filling the bytes the
 // others leave (3221225992 is 192.0.2.8, 192.0.521 is 192.0.2.9). A name
 // with a part that is no such number is no address. The recording proxy
-// records a host so written as its address; egress-only refuses a pattern
-// so written, which no record names.
+// records a host so written as its address; an allowlist entry so written
+// is refused as the address it is (ParseAllowHost), and so is an
+// egress-only pattern, which no record names.
 func LooseIPv4(s string) (netip.Addr, bool) {
 	parts := strings.Split(s, ".")
 	if len(parts) > 4 || s == "" {
