@@ -914,3 +914,51 @@ func TestNamedBaselineMissingIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestShardsMergeGroupsAcrossTools: a hook whose matcher takes every tool
+// and that fails alike and tries the same host for each is one
+// run/hook-error and one run/egress finding in the whole audit, and so in
+// the merge of its shards, which split its runs between them.
+func TestShardsMergeGroupsAcrossTools(t *testing.T) {
+	dir := auditRepo(t, `{"hooks": {"PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "true host:api.example.test"}]}]}}`)
+	ex := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}, DurationMs: 5}
+		if strings.Contains(spec.Command[len(spec.Command)-1], "host:api.example.test") {
+			res.ExitCode, res.Stderr = 1, "curl: (6) Could not resolve host: api.example.test\n"
+			res.Egress = append(res.Egress, evidence.Egress{Host: "api.example.test", Via: evidence.ViaDNS, Attempts: 1})
+		}
+		return res, nil
+	}}
+	grouped := func(rep *report.Report) []string {
+		var out []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleRunHookError || f.Rule == RuleRunEgress && strings.HasPrefix(f.Message, "a PostToolUse") {
+				out = append(out, f.Rule+": "+f.Message)
+			}
+		}
+		return out
+	}
+	whole, err := Audit(context.Background(), Options{Dir: dir, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := grouped(whole)
+	if len(want) != 2 || !strings.Contains(want[0]+want[1], "for each of the 8 tools its matcher takes") {
+		t.Fatalf("the whole audit's findings of the hook: %q, want one of each, grouped", want)
+	}
+	var parts []NamedReport
+	for i := 1; i <= 3; i++ {
+		p, err := Audit(context.Background(), Options{Dir: dir, Executor: ex, Shard: fmt.Sprintf("%d/3", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, NamedReport{Name: fmt.Sprintf("part-%d.json", i), Report: p})
+	}
+	merged, err := Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, grouped(merged)); diff != "" {
+		t.Errorf("merged shards group otherwise than the whole audit (-whole +merged):\n%s", diff)
+	}
+}
