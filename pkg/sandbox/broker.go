@@ -846,8 +846,9 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// Once bubblewrap is gone its sandbox is too (its pid 1 takes the
 	// namespace with it), and with it every writer of these pipes, except
 	// a sandbox bubblewrap orphaned: killed before its pid 1 asked to die
-	// with its parent, it lives on with them. Wait must not wait for it
-	// (a cancelled audit hung on one); returning closes the control
+	// with its parent, it lives on with them. Where the run has a cgroup
+	// the kill ends it too (runCgroup.kill); elsewhere Wait must not wait
+	// for it (a cancelled audit hung on one); returning closes the control
 	// socket, on which its init then reads the end.
 	cmd.WaitDelay = orphanedOutput
 	out := newCapture(spec)
@@ -905,7 +906,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	migrate.Close() // the sandbox holds it: a root-opened cgroup file no longer than needed
 	waitDone := make(chan error, 1)
 	go func() { procwait.Exited(cmd.Process.Pid); waitDone <- cmd.Wait() }()
-	kill := func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	kill := func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cg.kill() // and a child bubblewrap orphaned, outside its group
+	}
 
 	// The init's result arrives on its own pipe, read concurrently.
 	resultCh := make(chan []byte, 1)

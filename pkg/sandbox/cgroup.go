@@ -539,11 +539,28 @@ func sweepCgroups(parent string) {
 	}
 }
 
-// killCgroupProcs sends SIGKILL to every process dir's cgroup.procs lists,
-// through a pidfd taken while the process is still listed there, so that
-// a pid given again to another process meanwhile is not the one signalled.
-// The kill is not waited for: the sweep's rmdir may still find the cgroup
-// busy, and the next sweep removes it.
+// kill ends every process of the run's cgroups, as a sweep ends those of a
+// dead broker's: bubblewrap, the sandbox, and a child bubblewrap orphaned,
+// which a kill of bubblewrap's process group misses. That child leaves the
+// group (--new-session) before it asks to die with its parent, and killed
+// between the two (a run cancelled while bubblewrap sets up) it lives on
+// (bubblewrap issue #633), holding the output pipes open: Wait then waited
+// out orphanedOutput for it, and reapOrphan as long again.
+func (c *runCgroup) kill() {
+	if c == nil {
+		return
+	}
+	for _, dir := range c.dirs() {
+		killCgroupProcs(dir)
+	}
+}
+
+// killCgroupProcs sends SIGKILL to every process dir's cgroup.procs lists
+// but this one (a thread of it may be passing through on cgroup v1, see
+// start), through a pidfd taken while the process is still listed there,
+// so that a pid given again to another process meanwhile is not the one
+// signalled. The kill is not waited for: a sweep's rmdir may still find
+// the cgroup busy, and the next sweep removes it.
 func killCgroupProcs(dir string) {
 	procs := cgroupProcs(dir)
 	if len(procs) == 0 {
@@ -551,6 +568,9 @@ func killCgroupProcs(dir string) {
 	}
 	var fds []int
 	for _, pid := range procs {
+		if pid == os.Getpid() {
+			continue
+		}
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 			fds = append(fds, fd)
 		}

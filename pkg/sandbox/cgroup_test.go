@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -237,5 +239,64 @@ func TestScratchFloorWithoutACgroup(t *testing.T) {
 		if got, inodes := c.scratch(Limits{ScratchBytes: tc.in}); got != tc.want || inodes != 0 {
 			t.Errorf("scratch(%d) without a cgroup = %d, %d; want %d, 0", tc.in, got, inodes, tc.want)
 		}
+	}
+}
+
+// orphaningBwrap stands in for bubblewrap killed while it set up: its
+// child leaves its process group (as --new-session does) and lives on
+// with the output pipes, as bubblewrap's orphaned child does (bubblewrap
+// issue #633); bubblewrap gives its pid, as its info does. The child
+// writes to the output pipe until the pipe is closed under it, then says
+// so in closed: only a Wait that gave up on the pipe (orphanedOutput)
+// closes it while the child lives.
+const orphaningBwrap = `#!/bin/sh
+dir=$(dirname "$0")
+setsid sh -c 'trap "" PIPE; : > "$0/started"; while echo x; do sleep 0.01; done; : > "$0/closed"' "$dir" &
+echo "{\"child-pid\": $!}" >&6
+exec sleep 300
+`
+
+// TestCancelEndsBubblewrapsOrphan: a run cancelled while bubblewrap sets
+// up ends bubblewrap's orphaned child too (the run's cgroup holds it), so
+// its output pipes close as it dies; Wait no longer waits them out.
+func TestCancelEndsBubblewrapsOrphan(t *testing.T) {
+	requireRoot(t, "only a root caller's run has a cgroup")
+	if cg, err := newRunCgroup(true, true, false, Limits{Pids: 64}); cg == nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no run cgroup can be made: %v", err)
+		}
+		t.Skipf("this host cannot make a run's cgroup (%v), which is what ends the orphan", err)
+	} else {
+		cg.remove()
+	}
+	marks := t.TempDir()
+	started, closed := filepath.Join(marks, "started"), filepath.Join(marks, "closed")
+	bwrap := filepath.Join(marks, "bwrap")
+	if err := os.WriteFile(bwrap, []byte(orphaningBwrap), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runConfined(ctx, Spec{Dir: makeTree(t, nil), Mode: ModeStrict, RootSandbox: true, Command: sh("true")}, bwrap, "", nil, &Result{Schema: ResultSchema})
+		done <- err
+	}()
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before the orphan started: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled run: %v", err)
+	}
+	if _, err := os.Stat(closed); err == nil {
+		t.Error("the orphan's output pipe was closed under it: Wait waited out orphanedOutput for a child the cancel left running")
 	}
 }
