@@ -983,7 +983,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		// runs it for (mcp__srv__exec under the matcher mcp__.*): sent
 		// too where the matcher selects it, so that an `if` naming a tool
 		// vigiles does not send cannot hide the hook.
-		if r, err := parseRule(h.If); h.If != "" && err == nil && !contains(cands, ifTool(r)) {
+		if r, err := parseIf(h.If); h.If != "" && err == nil && !contains(cands, ifTool(r)) {
 			cands = append(cands, ifTool(r))
 		}
 		var out []Payload

@@ -282,7 +282,8 @@ func EventsDoc() string {
 	w("any other an empty `tool_input` (a check's `input:` or the policy's `payloads:` gives it one).\n")
 	w("A matcher that names Task, the Agent tool's name before Claude Code 2.1.63,\n")
 	w("selects Agent, as Claude Code resolves the alias (exactly or by a regular expression): the\n")
-	w("audit runs it for Agent, with `tool_name` `Agent`, the name a call carries.\n\n")
+	w("audit runs it for Agent, with `tool_name` `Agent`, the name a call carries. A handler's `if`\n")
+	w("reads Task so too: `Task(Explore)` is `Agent(Explore)`, the subagent type.\n\n")
 	for _, t := range append(slices.Clone(namedTools), kindTools...) {
 		w("### %s\n\n```json\n%s\n```\n\n", t, prettyJSON(DefaultToolInput(t, docCwd)))
 	}

@@ -355,6 +355,15 @@ func parseRule(s string) (rule, error) {
 	return rule{tool: s[:i], spec: s[i+1 : len(s)-1], has: true}, nil
 }
 
+// parseIf parses a handler's `if` as Claude Code reads its rule: the
+// tool by its current name (currentToolName), so Task(Explore) is
+// Agent(Explore), as a matcher's Task selects Agent.
+func parseIf(cond string) (rule, error) {
+	r, err := parseRule(cond)
+	r.tool = currentToolName(r.tool)
+	return r, err
+}
+
 // IfMatches evaluates a handler's `if` condition against a tool call in
 // cwd, the directory the session (and the hook) runs in. Claude Code
 // evaluates `if` only on tool events; on other events a handler with an
@@ -367,7 +376,7 @@ func IfMatches(cond, event, tool, cwd string, input map[string]any) bool {
 	if !IsToolEvent(event) {
 		return false
 	}
-	r, err := parseRule(cond)
+	r, err := parseIf(cond)
 	if err != nil || r.tool != tool && (r.has || !mcpServerRuleMatch(r.tool, tool)) {
 		return false
 	}
@@ -626,7 +635,7 @@ func urlHost(u string) string {
 // payload would not trigger (an `if` must not hide a hook from an audit).
 // It returns nil when it cannot build one.
 func SynthInput(cond, tool, cwd string, base map[string]any) map[string]any {
-	r, err := parseRule(cond)
+	r, err := parseIf(cond)
 	if err != nil || r.tool != tool || !r.has {
 		return nil
 	}

@@ -3,13 +3,16 @@ package runner
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -568,6 +571,43 @@ func TestTaskMatcherSelectsAgent(t *testing.T) {
 	}
 	if len(tools) != 1 || tools[0] != "Agent" {
 		t.Errorf("runs for %q, want one for Agent", tools)
+	}
+}
+
+// TestIfTaskIsAgent: an `if` that names Task, the Agent tool's name
+// before Claude Code 2.1.63, selects Agent calls, as a matcher's Task
+// does: a plugin hook with if Task(Explore), under the matcher Task or
+// Agent, never ran in an audit, whose calls name Agent, and runs there
+// for an Explore subagent (and Task(code-*) for code-example, an input
+// built for it); Task(Plan) still refuses an Explore call.
+func TestIfTaskIsAgent(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/a/.claude-plugin/plugin.json": `{"name": "a"}`,
+		"plugins/a/hooks/hooks.json": `{"hooks": {"PreToolUse": [{"matcher": "Task", "hooks": [{"type": "command", "if": "Task(Explore)", "command": "true one"}]},
+ {"matcher": "Agent", "hooks": [{"type": "command", "if": "Task(code-*)", "command": "true two"}]}]}}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "a", "source": "./plugins/a"}]}`,
+	})
+	var got []string
+	ex := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
+		var in struct {
+			Tool  string         `json:"tool_name"`
+			Input map[string]any `json:"tool_input"`
+		}
+		if err := json.Unmarshal(stdin, &in); err != nil {
+			return nil, err
+		}
+		got = append(got, fmt.Sprintf("%s %s %v", spec.Command[len(spec.Command)-1], in.Tool, in.Input["subagent_type"]))
+		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	}}
+	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"true one Agent Explore", "true two Agent code-example"}; !slices.Equal(got, want) {
+		t.Errorf("runs %q, want %q", got, want)
+	}
+	if IfMatches("Task(Plan)", PreToolUse, "Agent", "/repo", DefaultToolInput("Agent", "/repo")) {
+		t.Errorf("Task(Plan) matches an Explore call")
 	}
 }
 
