@@ -24,23 +24,14 @@ import (
 // its outcome, error (its record ends at the timeout), and its reason
 // says what onFailure does then (runSettings.timedOut). A run vigiles
 // refused or failed to make, and a WorktreeCreate or WorktreeRemove hook
-// (any failure already fails it), are left as they are.
+// (any failure already fails it), are left as they are. An async hook's
+// run is not read so: Claude Code ignores onFailure there too, and its
+// reason says so (asyncOnFailure).
 func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decision) Decision {
-	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].failsOnNonZero() {
-		return d
-	}
-	how := ""
+	how := failureOf(event, res, runErr, d)
 	switch {
-	case res.Signal != "":
-		how = "killed by " + res.Signal
-	case res.ExitCode != 0 && res.ExitCode != 2:
-		how = fmt.Sprintf("exit status %d", res.ExitCode)
-	case res.ExitCode == 0 && d.BadJSON != "":
-		how = d.BadJSON
-	default:
+	case how == "":
 		return d
-	}
-	switch {
 	case onFailureIgnored(event):
 		d.Reason = strings.TrimPrefix(d.Reason+"; ", "; ") + fmt.Sprintf("its onFailure block changes nothing here: Claude Code ignores onFailure on %s hooks", event)
 		return d
@@ -59,6 +50,31 @@ func failBlocks(event, value string, res *sandbox.Result, runErr error, d Decisi
 	d2.FailBlocked, d2.Failure = true, how
 	return d2
 }
+
+// failureOf says how a run of a hook of event, with the outcome d,
+// failed as onFailure reads a failure (failBlocks): "exit status 1",
+// "killed by SIGSEGV", JSON Claude Code cannot read; "" for a run that
+// did not fail so, or that failBlocks leaves as it is.
+func failureOf(event string, res *sandbox.Result, runErr error, d Decision) string {
+	if runErr != nil || res == nil || res.Error != "" || res.TimedOut || res.Tier == sandbox.TierRefused || outcomeRules[event].failsOnNonZero() {
+		return ""
+	}
+	switch {
+	case res.Signal != "":
+		return "killed by " + res.Signal
+	case res.ExitCode != 0 && res.ExitCode != 2:
+		return fmt.Sprintf("exit status %d", res.ExitCode)
+	case res.ExitCode == 0 && d.BadJSON != "":
+		return d.BadJSON
+	}
+	return ""
+}
+
+// asyncOnFailure is what a run of an async hook whose handler sets
+// onFailure "block" adds to its reason where it failed (failureOf):
+// Claude Code ignores onFailure on async hooks, so the failure blocks
+// nothing.
+const asyncOnFailure = "it runs async, so its onFailure block does not apply: Claude Code ignores onFailure on async hooks"
 
 // onFailureIgnored says whether Claude Code ignores a handler's
 // onFailure on event's hooks: on Stop, SubagentStop, TaskCompleted and

@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
@@ -147,5 +149,54 @@ func TestAuditReadsOnFailureBlock(t *testing.T) {
 	}
 	if m := warned[".claude/settings.json#hooks.PreToolUse[0].hooks[1]@Bash"]; !strings.Contains(m, "Claude Code shows a hook error and carries on without it") {
 		t.Errorf("the other guard's warning: %q", m)
+	}
+}
+
+// TestAsyncOnFailureBlockDoesNotApply: Claude Code ignores onFailure on
+// an async hook, so an async PreToolUse guard with onFailure "block"
+// that exits 1, or is killed, is allowed, as without it; its reason said
+// what the onFailure block would do ("it would have: exit status 1,
+// which onFailure block makes Claude Code read as exit status 2"), and
+// now says that the hook runs async, so the block does not apply. Its
+// run/hook-error warning says it runs async, not that the call is
+// blocked.
+func TestAsyncOnFailureBlockDoesNotApply(t *testing.T) {
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "exit 1", "async": true, "onFailure": "block"},
+  {"type": "command", "command": "kill", "async": true, "onFailure": "block"}
+]}]}}`})
+	exec := &runnertest.Canned{F: func(spec sandbox.Spec, _ []byte) (*sandbox.Result, error) {
+		res := &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: 1, Stderr: "boom\n", Writes: []evidence.Write{}, Egress: []evidence.Egress{}}
+		if spec.Command[len(spec.Command)-1] == "kill" {
+			res.ExitCode, res.Signal = -1, "SIGSEGV"
+		}
+		return res, nil
+	}}
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: exec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rep.Runs {
+		got[r.Command] = r.Outcome + ": " + r.Reason
+	}
+	want := map[string]string{
+		"exit 1": report.OutcomeAllowed + ": async: the agent does not wait for the hook, so its failure stops nothing (exit status 1: a non-blocking error, the agent carries on); " + asyncOnFailure,
+		"kill":   report.OutcomeAllowed + ": async: the agent does not wait for the hook, so its failure stops nothing (killed by SIGSEGV: a non-blocking error, the agent carries on); " + asyncOnFailure,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes and reasons (-want +got):\n%s", diff)
+	}
+	warned := 0
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			warned++
+			if strings.Contains(f.Message, "onFailure block makes") || !strings.Contains(f.Message, "it runs async") {
+				t.Errorf("warning: %q", f.Message)
+			}
+		}
+	}
+	if warned != 2 {
+		t.Errorf("%d run/hook-error warnings, want 2: %v", warned, findingLines(rep.Findings))
 	}
 }

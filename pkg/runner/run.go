@@ -727,7 +727,12 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		// ended the hook, and what Claude Code does there.
 		d.Reason = s.timedOut(p, res.DurationMs)
 	}
-	if p.Hook.FailBlocks {
+	asyncFailed := false
+	if p.Hook.FailBlocks && p.Hook.Async {
+		// Claude Code ignores onFailure on an async hook: its failure
+		// is let through, and the reason says why.
+		asyncFailed = failureOf(p.Hook.Event, res, err, d) != ""
+	} else if p.Hook.FailBlocks {
 		d = failBlocks(p.Hook.Event, p.Payload.Tool, res, err, d)
 	}
 	if p.Hook.Async && d.Outcome == report.OutcomeBlocked {
@@ -742,6 +747,9 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 	} else if p.Hook.Async && res != nil && (res.ExitCode != 0 || res.Signal != "") && d.Reason != "" {
 		// Nor does it wait to see the hook fail.
 		d.Reason = "async: the agent does not wait for the hook, so its failure stops nothing (" + d.Reason + ")"
+	}
+	if asyncFailed {
+		d.Reason = strings.TrimPrefix(d.Reason+"; ", "; ") + asyncOnFailure
 	}
 	r.Outcome, r.Reason = d.Outcome, d.Reason
 	if !p.Hook.Async && !outcomeRules[p.Hook.Event].ignoresOutput {
@@ -930,7 +938,7 @@ func (s *runSettings) timedOut(p *plannedRun, ms float64) string {
 		// timeout blocks the switch.
 		then = "the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out"
 		blocks = "; Claude Code blocks the model switch when a PreModelSwitch hook times out"
-	case p.Hook.FailBlocks && blocksOnFailure(p.Hook.Event, p.Payload.Tool):
+	case p.Hook.FailBlocks && !p.Hook.Async && blocksOnFailure(p.Hook.Event, p.Payload.Tool):
 		then = "the agent cancels the hook and, as its onFailure block says, blocks the call"
 		blocks = "; its onFailure block makes Claude Code block the call when the hook times out"
 	}

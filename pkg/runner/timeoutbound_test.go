@@ -43,6 +43,7 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 		event   string
 		timeout string // the hook's own "timeout", in seconds ("" for none)
 		block   bool   // the handler sets onFailure "block"
+		async   bool   // the handler is async
 		policy  string // .vigiles.yml ("" for none: an audit)
 		reason  string
 		hint    string
@@ -83,6 +84,8 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 			reason: "timed out after 5000 ms; the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out", hint: hintOffline},
 		{name: "PreModelSwitch, Claude Code's 30 s", event: PreModelSwitch,
 			reason: "timed out after 30000 ms; the agent cancels the hook and blocks the model switch, as it does whenever a PreModelSwitch hook times out (vigiles waited 30s, not 1m0s: Claude Code ends the hook at 30s, its default for PreModelSwitch hooks)", hint: hintOffline},
+		{name: "onFailure block on an async hook, which Claude Code ignores", event: PostToolBatch, timeout: "5", block: true, async: true,
+			reason: "async: the agent does not wait for the hook, so its failure stops nothing (timed out after 5000 ms" + carriesOn + ")", hint: hintOffline},
 		{name: "onFailure block on Stop, which Claude Code ignores there", event: Stop, timeout: "5", block: true,
 			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
 		{name: "onFailure block where exit 2 does not block", event: SessionStart, timeout: "5", block: true,
@@ -98,6 +101,9 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 			}
 			if tc.block {
 				handler += `, "onFailure": "block"`
+			}
+			if tc.async {
+				handler += `, "async": true`
 			}
 			files := map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"` + tc.event + `": [{"hooks": [` + handler + `}]}]}}`}
 			if tc.policy != "" {
