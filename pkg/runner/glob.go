@@ -160,6 +160,9 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	if err := neverRecorded(s, g, anchored); err != nil {
 		return PathPattern{}, err
 	}
+	if err := gluedStars(s, !anchored && !strings.Contains(g, "/")); err != nil {
+		return PathPattern{}, err
+	}
 	pp := PathPattern{Src: s}
 	if !anchored && !strings.Contains(g, "/") {
 		pp.base = g
@@ -345,6 +348,68 @@ func neverRecorded(s, g string, anchored bool) error {
 		return never(fmt.Sprintf("%q (paths are recorded without \".\", \"..\" or empty segments)", clean))
 	}
 	return nil
+}
+
+// gluedStars refuses a run of '*' other than a "**" that is a whole
+// segment of glob s ("**/", "/**", "/**/"), with the forms to write
+// instead; base says s is a base name, matched at any depth. gitignore
+// reads "notes**" as "notes*", within one segment, where globRegexp would
+// read it as "notes.*" and match x/notes-evil/anything at any depth:
+// neither reading is sure to be its author's, and a wrote-only of one
+// allows what the other does not.
+func gluedStars(s string, base bool) error {
+	var one, across strings.Builder
+	glued := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '[' {
+			// A class is copied as it is: a '*' in it is literal.
+			if j := strings.IndexByte(s[i+1:], ']'); j >= 0 {
+				one.WriteString(s[i : i+j+2])
+				across.WriteString(s[i : i+j+2])
+				i += j + 1
+				continue
+			}
+		}
+		if c != '*' {
+			one.WriteByte(c)
+			across.WriteByte(c)
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '*' {
+			j++
+		}
+		before, after := i > 0 && s[i-1] != '/', j < len(s) && s[j] != '/'
+		if j-i == 1 || j-i == 2 && !before && !after {
+			one.WriteString(s[i:j])
+			across.WriteString(s[i:j])
+			i = j - 1
+			continue
+		}
+		glued = true
+		one.WriteByte('*')
+		if before {
+			across.WriteString("*/")
+		}
+		across.WriteString("**")
+		if after {
+			across.WriteString("/*")
+		}
+		i = j - 1
+	}
+	if !glued {
+		return nil
+	}
+	a := across.String()
+	if base && strings.Contains(a, "/") && !strings.HasPrefix(a, "**/") {
+		a = "**/" + a
+	}
+	if base && a == "**/"+one.String() {
+		// A base name is matched at any depth already.
+		return fmt.Errorf("glob %q: \"**\" spans directories only as a whole segment (\"**/\", \"/**\", \"/**/\"), and gitignore reads one glued to other characters as \"*\": write %q", s, one.String())
+	}
+	return fmt.Errorf("glob %q: \"**\" spans directories only as a whole segment (\"**/\", \"/**\", \"/**/\"), and gitignore reads one glued to other characters as \"*\": write %q for one segment, as gitignore reads it, or %q to span directories", s, one.String(), a)
 }
 
 // recordedForm returns, for a glob in a form writes are never recorded
