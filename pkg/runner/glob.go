@@ -160,6 +160,9 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	if err := neverRecorded(s, g, anchored); err != nil {
 		return PathPattern{}, err
 	}
+	if err := backslashes(s); err != nil {
+		return PathPattern{}, err
+	}
 	if err := gluedStars(s, !anchored && !strings.Contains(g, "/")); err != nil {
 		return PathPattern{}, err
 	}
@@ -348,6 +351,46 @@ func neverRecorded(s, g string, anchored bool) error {
 		return never(fmt.Sprintf("%q (paths are recorded without \".\", \"..\" or empty segments)", clean))
 	}
 	return nil
+}
+
+// backslashes refuses a '\' outside a class in glob s, with the form to
+// write instead: globRegexp reads it as a backslash in the name, where
+// gitignore reads it as an escape of the next character, so that
+// "file\[1\].txt" would never match the file[1].txt its author means. A
+// class of one character matches that character as it is ("[[]", "[*]",
+// "[?]"), and "[\]" a backslash.
+func backslashes(s string) error {
+	var b strings.Builder
+	found := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '[':
+			if j := strings.IndexByte(s[i+1:], ']'); j >= 0 {
+				b.WriteString(s[i : i+j+2])
+				i += j + 1
+				continue
+			}
+			b.WriteByte(c)
+		case c != '\\':
+			b.WriteByte(c)
+		case i+1 == len(s):
+			found = true
+			b.WriteString(`[\]`)
+		default:
+			found = true
+			i++
+			switch e := s[i]; e {
+			case '[', '*', '?', '\\':
+				b.WriteString("[" + string(e) + "]")
+			default:
+				b.WriteByte(e)
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return fmt.Errorf("glob %q: a backslash outside a class is no escape in a write pattern (it would match a backslash in the name, where gitignore escapes the next character with it): write %q (a class of one character matches it as it is: [[], [*], [?]; [\\] a backslash)", s, b.String())
 }
 
 // gluedStars refuses a run of '*' other than a "**" that is a whole
