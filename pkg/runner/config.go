@@ -1351,6 +1351,27 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			}
 		}
 	}
+	if rules := outcomeRules[c.Event]; !rules.canBlock(c.Event, c.Tool) {
+		// Known before any run: blocked is never its outcome, so a check
+		// that wants it fails every run, and one that wants allowed
+		// passes whatever the hook answers.
+		why := fmt.Sprintf("nothing a %s hook exits with or prints blocks it (only %s hooks can block)", c.Event, JoinWords(BlockingEvents(), "and"))
+		fix := "set the check's event to one of those"
+		if rules.canBlock(c.Event, "") {
+			why = fmt.Sprintf("Claude Code cannot block a %s %s, whatever its hook answers (another %s's it can)", c.Tool, c.Event, knownEvents[c.Event].MatchField)
+			fix = "set the check's tool to another"
+		}
+		for _, x := range c.Expect {
+			switch x.wantOutcome() {
+			case report.OutcomeBlocked:
+				p.errs = append(p.errs, &ConfigError{File: p.file, Line: x.Loc.Line, Column: x.Loc.Column,
+					Msg: fmt.Sprintf("%s: %s: %s, so no run could pass it: %s, or remove the line", what, x.Kind, why, fix)})
+			case report.OutcomeAllowed:
+				p.errs = append(p.errs, &ConfigError{File: p.file, Line: x.Loc.Line, Column: x.Loc.Column,
+					Msg: fmt.Sprintf("%s: %s: %s, so it passes whatever the hook answers and proves nothing of it: %s, or remove the line", what, x.Kind, why, fix)})
+			}
+		}
+	}
 	if p.errCount() > errsBefore {
 		return nil
 	}

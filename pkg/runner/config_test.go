@@ -213,6 +213,12 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"outcomes that contradict", "checks:\n  - name: a\n    hook: h\n    expect:\n      blocked: true\n      allowed: true\n      outcome: blocked\n  - name: b\n    hook: h\n    expect: {blocked: false, allowed: false}\n", []string{"6:7 expect of check \"a\": allowed wants the call allowed, but blocked (line 5) wants it blocked: a run has one outcome", "10:30 expect of check \"b\": allowed wants the call blocked, but blocked (line 10) wants it allowed"}},
 		// Known before any run: an event Claude Code gives no env file.
 		{"env file of an event without one", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    expect:\n      no-env-file: true\n  - name: b\n    hook: h\n    expect: {env-file-matches: '^$'}\n", []string{"6:7 check \"a\": no-env-file: Claude Code gives Stop hooks no CLAUDE_ENV_FILE (only SessionStart, Setup, CwdChanged and FileChanged hooks get one), so no run could pass it: set the check's event to one of those", "9:14 check \"b\": env-file-matches: Claude Code gives PreToolUse hooks no CLAUDE_ENV_FILE"}},
+		// Known before any run: an event whose hooks cannot block, and a
+		// value its event cannot be blocked for; outcome: error is kept.
+		{"outcome of an event no hook blocks", "checks:\n  - name: a\n    hook: h\n    event: Notification\n    expect:\n      blocked: false\n  - name: b\n    hook: h\n    event: CwdChanged\n    expect: {outcome: blocked}\n  - name: c\n    hook: h\n    event: ConfigChange\n    tool: policy_settings\n    expect: {allowed: true}\n  - name: d\n    hook: h\n    event: SessionEnd\n    expect: {outcome: error}\n",
+			[]string{"6:7 check \"a\": blocked: nothing a Notification hook exits with or prints blocks it (only SessionStart, UserPromptSubmit, UserPromptExpansion, PreToolUse, ",
+				"10:14 check \"b\": outcome: nothing a CwdChanged hook exits with or prints blocks it (only SessionStart, ",
+				"15:14 check \"c\": allowed: Claude Code cannot block a policy_settings ConfigChange, whatever its hook answers (another source's it can), so it passes whatever the hook answers and proves nothing of it: set the check's tool to another, or remove the line"}},
 		{"no-env-file false", "checks:\n  - name: a\n    hook: h\n    expect:\n      no-env-file: false\n", []string{"5:20 no-env-file: false expects nothing; remove the line or use env-file-matches"}},
 		{"json not a map", "checks:\n  - name: a\n    hook: h\n    expect:\n      json: deny\n", []string{"5:13 json: want a mapping from a dotted path"}},
 		{"duplicate names", "checks:\n  - name: a\n    hook: h\n    expect: {blocked: true}\n  - name: a\n    hook: h\n    expect: {blocked: true}\n", []string{"5:5 check \"a\": a check with this name exists already"}},
@@ -231,15 +237,15 @@ func TestConfigErrorLocations(t *testing.T) {
 		// are a closed list: at the tool, naming the values it sends.
 		{"SessionStart source misspelt", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    tool: startpu\n    expect: {blocked: false}\n",
 			[]string{`5:11 tool "startpu": SessionStart sends source as one of startup, resume, clear, compact, fork`}},
-		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: install, expect: {blocked: false}}\n",
+		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: install, expect: {exit-code: 0}}\n",
 			[]string{`2:44 tool "install": Setup sends trigger as one of init, maintenance`}},
 		{"PreCompact trigger", "checks:\n  - name: a\n    hook: h\n    event: PreCompact\n    tool: Manual\n    expect: {blocked: true}\n",
 			[]string{`5:11 tool "Manual": PreCompact sends trigger as one of manual, auto`}},
-		{"PostCompact trigger, tool before event", "checks:\n  - name: a\n    hook: h\n    tool: both\n    event: PostCompact\n    expect: {blocked: false}\n",
+		{"PostCompact trigger, tool before event", "checks:\n  - name: a\n    hook: h\n    tool: both\n    event: PostCompact\n    expect: {exit-code: 0}\n",
 			[]string{`4:11 tool "both": PostCompact sends trigger as one of manual, auto`}},
-		{"SessionEnd reason removed from Claude Code", "checks:\n  - name: a\n    hook: h\n    event: SessionEnd\n    tool: bypass_permissions_disabled\n    expect: {blocked: false}\n",
+		{"SessionEnd reason removed from Claude Code", "checks:\n  - name: a\n    hook: h\n    event: SessionEnd\n    tool: bypass_permissions_disabled\n    expect: {exit-code: 0}\n",
 			[]string{`5:11 tool "bypass_permissions_disabled": SessionEnd sends reason as one of other, clear, resume, logout, prompt_input_exit`}},
-		{"StopFailure error misspelt", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overload, expect: {blocked: false}}\n",
+		{"StopFailure error misspelt", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overload, expect: {exit-code: 0}}\n",
 			[]string{`2:50 tool "overload": StopFailure sends error as one of rate_limit, overloaded, authentication_failed, oauth_org_not_allowed, account_on_hold, verification_required, billing_error, invalid_request, model_not_found, server_error, unknown, max_output_tokens, cloud_credential_error`}},
 		{"input on non-tool event", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    input: {x: 1}\n    expect: {blocked: true}\n", []string{"5:5 input is the tool_input of a tool event"}},
 		{"tool on an event without one", "checks:\n  - name: a\n    hook: h\n    event: Stop\n    tool: Bash\n    expect: {blocked: true}\n", []string{"5:5 event Stop has no tool or matcher value"}},
@@ -293,21 +299,21 @@ func TestConfigAccepts(t *testing.T) {
 		{"matches a space", "checks:\n  - name: a\n    hook: h\n    expect: {stdout-matches: \" \", stderr-contains: \" \"}\n"},
 		{"env file left empty", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    expect: {env-file-matches: \"re:^$\"}\n"},
 		{"SessionStart source", "checks:\n  - name: a\n    hook: h\n    event: SessionStart\n    tool: fork\n    expect: {blocked: false}\n"},
-		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: maintenance, expect: {blocked: false}}\n"},
+		{"Setup trigger", "checks:\n  - {name: a, hook: h, event: Setup, tool: maintenance, expect: {exit-code: 0}}\n"},
 		{"PreCompact trigger", "checks:\n  - {name: a, hook: h, event: PreCompact, tool: auto, expect: {blocked: true}}\n"},
-		{"PostCompact trigger", "checks:\n  - {name: a, hook: h, event: PostCompact, tool: manual, expect: {blocked: false}}\n"},
-		{"SessionEnd reason", "checks:\n  - {name: a, hook: h, event: SessionEnd, tool: prompt_input_exit, expect: {blocked: false}}\n"},
-		{"StopFailure error", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: cloud_credential_error, expect: {blocked: false}}\n"},
+		{"PostCompact trigger", "checks:\n  - {name: a, hook: h, event: PostCompact, tool: manual, expect: {exit-code: 0}}\n"},
+		{"SessionEnd reason", "checks:\n  - {name: a, hook: h, event: SessionEnd, tool: prompt_input_exit, expect: {exit-code: 0}}\n"},
+		{"StopFailure error", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: cloud_credential_error, expect: {exit-code: 0}}\n"},
 		// overloaded: the hooks reference's "StopFailure input" lists it
 		// among the error types.
-		{"StopFailure error overloaded", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overloaded, expect: {blocked: false}}\n"},
+		{"StopFailure error overloaded", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: overloaded, expect: {exit-code: 0}}\n"},
 		// verification_required: not in the reference's list, but vigiles
 		// accepted it before (the SDK's error enum has it).
-		{"StopFailure error verification_required", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: verification_required, expect: {blocked: false}}\n"},
+		{"StopFailure error verification_required", "checks:\n  - {name: a, hook: h, event: StopFailure, tool: verification_required, expect: {exit-code: 0}}\n"},
 		{"a plugin's agent type", "checks:\n  - {name: a, hook: h, event: SubagentStop, tool: \"my-plugin:reviewer\", expect: {blocked: false}}\n"},
-		{"a notification type vigiles does not list", "checks:\n  - {name: a, hook: h, event: Notification, tool: some_new_type, expect: {blocked: false}}\n"},
+		{"a notification type vigiles does not list", "checks:\n  - {name: a, hook: h, event: Notification, tool: some_new_type, expect: {exit-code: 0}}\n"},
 		{"any tool of a tool event", "checks:\n  - {name: a, hook: h, tool: mcp__x__y, expect: {blocked: false}}\n"},
-		{"the file a FileChanged hook is told changed", "checks:\n  - {name: a, hook: h, event: FileChanged, tool: .env, expect: {blocked: false}}\n"},
+		{"the file a FileChanged hook is told changed", "checks:\n  - {name: a, hook: h, event: FileChanged, tool: .env, expect: {exit-code: 0}}\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := ParseConfig(".vigiles.yml", []byte(tc.yaml)); err != nil {
@@ -712,5 +718,26 @@ func TestPolicyPatternsBounded(t *testing.T) {
 	}
 	if _, err := ParseConfig("x.yml", []byte(b.String())); err != nil {
 		t.Errorf("a thousand simple patterns: %.300v", err)
+	}
+}
+
+// TestBlockingEventsAsDocumented: the events whose hooks cannot block,
+// where a check's blocked, allowed and outcome are config errors, are
+// those docs/hook-events.md says are always allowed, and the list
+// examples/README.md gives.
+func TestBlockingEventsAsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../examples/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	for _, ev := range docEvents {
+		can := outcomeRules[ev].canBlock(ev, "")
+		if always := strings.Contains(outcomeDoc(ev), "always `allowed`"); can == always {
+			t.Errorf("%s: canBlock %t, but its outcome doc says %q", ev, can, outcomeDoc(ev))
+		}
+		if listed := regexp.MustCompile(`nothing they exit with or print blocks it: [^;]*\b` + ev + `\b`).MatchString(text); listed == can {
+			t.Errorf("%s: canBlock %t, but examples/README.md lists it so: %t", ev, can, listed)
+		}
 	}
 }

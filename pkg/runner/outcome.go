@@ -226,6 +226,29 @@ func (r eventRules) jsonDecides(event string) bool {
 	return !r.ignoresContinue || !r.noDecision
 }
 
+// canBlock says whether a hook of event can leave a call whose matcher
+// value is value blocked at all: by exit 2, by any non-zero exit or no
+// path (failsOnNonZero), or by JSON the rules honour; never for a value
+// the event cannot be blocked for (unblockable).
+func (r eventRules) canBlock(event, value string) bool {
+	if value != "" && slices.Contains(r.unblockable, value) {
+		return false
+	}
+	return !r.exit2Allows || r.failsOnNonZero() || r.jsonDecides(event)
+}
+
+// BlockingEvents lists the events a hook can block, in the order of a
+// session: on the others nothing it exits with or prints blocks.
+func BlockingEvents() []string {
+	var out []string
+	for _, ev := range docEvents {
+		if outcomeRules[ev].canBlock(ev, "") {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 var outcomeRules = map[string]eventRules{
 	// PostToolUse and PostToolUseFailure keep exit 2 as a block: their
 	// stderr goes to Claude as `decision: "block"` feedback does (the

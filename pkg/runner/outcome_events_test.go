@@ -235,7 +235,7 @@ func TestPolicySettingsChangeCannotBeBlocked(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json": `{"hooks": {"ConfigChange": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}}`,
 		".vigiles.yml": "checks:\n" +
-			"  - {name: policy, hook: project, event: ConfigChange, tool: policy_settings, expect: {allowed: true}}\n" +
+			"  - {name: policy, hook: project, event: ConfigChange, tool: policy_settings, expect: {exit-code: 2}}\n" +
 			"  - {name: project, hook: project, event: ConfigChange, tool: project_settings, expect: {blocked: true}}\n",
 	})
 	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
@@ -251,8 +251,8 @@ func TestPolicySettingsChangeCannotBeBlocked(t *testing.T) {
 		t.Errorf("verdict %s: %v", rep.Verdict, rules(rep))
 	}
 	for _, r := range rep.Runs {
-		if r.Tool == "policy_settings" && !strings.Contains(r.Reason, "cannot be blocked") {
-			t.Errorf("the policy_settings run's reason %q does not say why it is allowed", r.Reason)
+		if r.Tool == "policy_settings" && (r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Reason, "cannot be blocked")) {
+			t.Errorf("the policy_settings run is %s, its reason %q, want allowed, the reason saying why", r.Outcome, r.Reason)
 		}
 	}
 }
