@@ -1050,11 +1050,12 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 	if len(rep.Drift) > 0 {
 		fmt.Fprintf(w, "\nChanged since the baseline (%d):\n", len(rep.Drift))
 		for _, d := range rep.Drift {
-			change := d.Now
-			if d.Was != "" && d.Now != "" {
-				change = d.Was + " → " + d.Now
-			} else if d.Was != "" {
-				change = d.Was
+			was, now := d.Shown()
+			change := now
+			if was != "" && now != "" {
+				change = was + " → " + now
+			} else if was != "" {
+				change = was
 			}
 			fmt.Fprintf(w, "  %-13s %s  %s\n", ownWord(d.Kind, driftKinds), clean(change, 120), clean(d.Hook, 160))
 		}

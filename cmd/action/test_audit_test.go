@@ -1293,3 +1293,15 @@ func TestSettingsPreloadReachesTheHookConfined(t *testing.T) {
 		t.Errorf("the loader named %s %d times, want once (the hook's shell, not the one that sets its limits); stderr:\n%s", lib, n, rep.Runs[0].Stderr)
 	}
 }
+
+// TestTextDriftOfTheRestShowsIt: the write drift that stands for a run's
+// new paths past those one audit names one by one has neither was nor
+// now; its line must not read as a change of nothing.
+func TestTextDriftOfTheRestShowsIt(t *testing.T) {
+	var b strings.Builder
+	writeTextReport(&b, &report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictFail,
+		Drift: []report.Drift{{Hook: "h", Kind: "write"}}})
+	if !strings.Contains(b.String(), "write         "+report.DriftRest+"  h\n") {
+		t.Errorf("the drift of the rest does not say what it is:\n%s", b.String())
+	}
+}

@@ -72,3 +72,15 @@ func TestSummaryNotShownNamesItsOwnLimit(t *testing.T) {
 		t.Errorf("a whole findings table is not named for the hidden annotations")
 	}
 }
+
+// TestDriftOfTheRestShowsIt: the write drift that stands for a run's new
+// paths past those one audit names one by one has neither was nor now;
+// its row must not read as a change of nothing.
+func TestDriftOfTheRestShowsIt(t *testing.T) {
+	r := &report.Report{Command: "audit", Verdict: report.VerdictFail,
+		Drift: []report.Drift{{Hook: "h", Kind: "write"}}}
+	s := Summary(r, SummaryOptions{})
+	if !strings.Contains(s, "| h | write |  | "+md(report.DriftRest, cellChars)+" |") {
+		t.Errorf("the drift of the rest does not say what it is:\n%s", s)
+	}
+}

@@ -345,7 +345,7 @@ func Summary(r *report.Report, o SummaryOptions) string {
 		w.line("")
 		rows := make([]string, 0, len(r.Drift))
 		for _, d := range r.Drift {
-			was, now := driftCells(d.Was, d.Now)
+			was, now := driftCells(d.Shown())
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |",
 				md(d.Hook, cellChars), md(d.Kind, 40), was, now, where(o, d.Location)))
 		}

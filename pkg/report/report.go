@@ -118,6 +118,22 @@ type Drift struct {
 	Location Location `json:"location"`
 }
 
+// DriftRest is what a report shows as the now of the one write drift of a
+// run that stands for its new paths past those one audit names one by
+// one, which has neither was nor now: its baseline/write finding counts
+// them and names the first.
+const DriftRest = "(more new paths, counted in its baseline/write finding)"
+
+// Shown returns the was and now a report shows of d: DriftRest as the now
+// of a write drift that has neither, which would otherwise show as a
+// change of nothing.
+func (d Drift) Shown() (was, now string) {
+	if d.Kind == "write" && d.Was == "" && d.Now == "" {
+		return "", DriftRest
+	}
+	return d.Was, d.Now
+}
+
 // Tool identifies the program that wrote a report.
 type Tool struct {
 	Name    string `json:"name"`
