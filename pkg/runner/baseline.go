@@ -1335,7 +1335,8 @@ func largestRun(b *Baseline) string {
 		}
 	}
 	if id == "" {
-		return "audit fewer hooks at once (PATHs)"
+		// Not "audit fewer hooks": --update-baseline takes no PATH.
+		return "it keeps no run: what it keeps of servers, monitors and hooks not run makes it so large"
 	}
 	return fmt.Sprintf("the run %s keeps %d writes and hosts: make it write fewer files (a directory it keeps them in, removed at its end), or leave its plugin out of the audit", shownName(id), most)
 }

@@ -333,3 +333,19 @@ func TestWriteBaselineRefusesOneTooLargeToRead(t *testing.T) {
 		t.Errorf("a baseline too large to read was written (%v)", err)
 	}
 }
+
+// TestWriteBaselineTooLargeWithoutRunsSaysSo: a baseline too large to read
+// back that keeps no run is refused with what makes it so, not with
+// advice --update-baseline cannot take (auditing some PATHs).
+func TestWriteBaselineTooLargeWithoutRunsSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	b := emptyBaseline()
+	b.NotRun = map[string]string{}
+	for i := range 100000 {
+		b.NotRun[fmt.Sprintf("plugins/p/hooks/hooks.json#hooks.Stop[%d].hooks[0]%0200d", i, i)] = notRunYet
+	}
+	err := WriteBaseline(dir, filepath.Join(dir, "baseline.json"), b)
+	if err == nil || strings.Contains(err.Error(), "PATH") || !strings.Contains(err.Error(), "it keeps no run") {
+		t.Fatalf("WriteBaseline of a baseline past %d MiB without runs: %v; want an error that says it keeps no run", maxBaseline>>20, err)
+	}
+}
