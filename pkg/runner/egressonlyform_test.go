@@ -11,7 +11,8 @@ import (
 // the form the record names it (::1, 10.200.0.2), whichever form it is
 // written in; one no record ever names (127.1, 0x7f.0.0.1, a zone, a
 // wildcard over an address, a name not in ASCII) is refused with the form
-// to write. Before, "0:0:0:0:0:0:0:1" and "::ffff:10.200.0.2" were kept
+// to write, its port kept (the form without it would allow every port).
+// Before, "0:0:0:0:0:0:0:1" and "::ffff:10.200.0.2" were kept
 // and failed every run that reached them, and "*.0.0.1" allowed any
 // x.0.0.1.
 func TestEgressOnlyHostInRecordedForm(t *testing.T) {
@@ -43,8 +44,8 @@ func TestEgressOnlyHostInRecordedForm(t *testing.T) {
 		"*.0.0.1":         "a wildcard matches host names, not addresses",
 		"*.fd42::2":       "a wildcard matches host names, not addresses",
 		"bücher.test":     "xn-- (punycode) form",
-		"[::1%lo]:443":    "recorded without its zone: write ::1",
-		"0x7f.0.0.1:8080": "write 127.0.0.1",
+		"[::1%lo]:443":    "recorded without its zone: write [::1]:443",
+		"0x7f.0.0.1:8080": "write 127.0.0.1:8080",
 	} {
 		if _, err := ParseHostPattern(pat); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err %v, want one that says %q", pat, err, want)

@@ -606,7 +606,7 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	if strings.ContainsAny(h, "/ \t") {
 		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL", s)
 	}
-	h, err := recordedHost(s, h)
+	h, err := recordedHost(s, h, port)
 	if err != nil {
 		return HostPattern{}, err
 	}
@@ -621,20 +621,21 @@ func ParseHostPattern(s string) (HostPattern, error) {
 // connect), never in the forms a resolver also reads (127.1, 0x7f.0.0.1,
 // 010.0.0.1, 2130706433); a name as DNS carries it, in ASCII (an IDN's
 // xn-- form); and a wildcard matches names, not addresses (*.0.0.1).
-func recordedHost(s, h string) (string, error) {
+// The form it gives keeps the entry's port (port, 0 for none).
+func recordedHost(s, h string, port int) (string, error) {
 	bare := strings.TrimSuffix(h, ".")
 	if a, err := netip.ParseAddr(bare); err == nil {
 		if a.Zone() != "" {
-			return "", fmt.Errorf("host %q: an address is recorded without its zone: write %s", s, a.WithZone("").Unmap())
+			return "", fmt.Errorf("host %q: an address is recorded without its zone: write %s", s, withPort(a.WithZone("").Unmap(), port))
 		}
 		return a.Unmap().String(), nil
 	}
 	if a, ok := evidence.LooseIPv4(bare); ok {
-		port := ""
+		portHint := ""
 		if !strings.Contains(bare, ".") {
-			port = " (a port goes after its host: api.example.test:443)"
+			portHint = " (a port goes after its host: api.example.test:443)"
 		}
-		return "", fmt.Errorf("host %q: an IPv4 address written so (a resolver reads it as %s) is recorded as four decimal numbers without leading zeros: write %s%s", s, a, a, port)
+		return "", fmt.Errorf("host %q: an IPv4 address written so (a resolver reads it as %s) is recorded as four decimal numbers without leading zeros: write %s%s", s, a, withPort(a, port), portHint)
 	}
 	if suf, ok := strings.CutPrefix(bare, "*."); ok {
 		if _, err := netip.ParseAddr(suf); err == nil || isLegacyIPv4Tail(suf) {
@@ -647,6 +648,15 @@ func recordedHost(s, h string) (string, error) {
 		}
 	}
 	return h, nil
+}
+
+// withPort is a as an egress-only entry writes it with port (none for
+// 0): 10.0.0.1:443, [fe80::1]:80.
+func withPort(a netip.Addr, port int) string {
+	if port == 0 {
+		return a.String()
+	}
+	return netip.AddrPortFrom(a, uint16(port)).String()
 }
 
 // isLegacyIPv4Tail says whether every label of s is a number inet_aton
