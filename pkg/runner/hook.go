@@ -179,7 +179,9 @@ func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != 
 // argv), substitutes ${CLAUDE_PLUGIN_DATA} in each word of the hook's
 // argv, which comes after them, as a plain string (POSIX pattern
 // removal, no re-parsing), and execs the argv: builtins only, no process
-// of its own once it exported them. The directory is Claude Code's to make: in a confined run the
+// of its own once it exported them. Its own variables are named
+// _vigiles_* and unset before the exec: a variable of the hook's
+// environment (a settings env's "a" or "k") passes it untouched. The directory is Claude Code's to make: in a confined run the
 // sandbox has made it (Spec.HomeDirs, so that it is no write of the
 // hook's); a direct run makes it here, in the caller's HOME.
 //
@@ -195,58 +197,58 @@ func (h *Hook) Executable() bool { return h.Type == TypeCommand && h.Command != 
 const pluginDataPrelude = `CLAUDE_PLUGIN_DATA="$HOME/.claude/plugins/data/$1"
 export CLAUDE_PLUGIN_DATA
 [ -d "$CLAUDE_PLUGIN_DATA" ] || mkdir -p -- "$CLAUDE_PLUGIN_DATA" || exit 1
-k=$2
+_vigiles_k=$2
 shift 2
-while [ "$k" -gt 0 ]; do
+while [ "$_vigiles_k" -gt 0 ]; do
 	command export "$1" 2>/dev/null
 	shift
-	k=$((k - 1))
+	_vigiles_k=$((_vigiles_k - 1))
 done
-n=$#
-while [ "$n" -gt 0 ]; do
-	a=$1 r=
+_vigiles_n=$#
+while [ "$_vigiles_n" -gt 0 ]; do
+	_vigiles_a=$1 _vigiles_r=
 	while :; do
-		case $a in
+		case $_vigiles_a in
 		*'${CLAUDE_PLUGIN_DATA}'*)
-			r=$r${a%%'${CLAUDE_PLUGIN_DATA}'*}$CLAUDE_PLUGIN_DATA
-			a=${a#*'${CLAUDE_PLUGIN_DATA}'}
+			_vigiles_r=$_vigiles_r${_vigiles_a%%'${CLAUDE_PLUGIN_DATA}'*}$CLAUDE_PLUGIN_DATA
+			_vigiles_a=${_vigiles_a#*'${CLAUDE_PLUGIN_DATA}'}
 			;;
 		*) break ;;
 		esac
 	done
 	shift
-	set -- "$@" "$r$a"
-	n=$((n - 1))
+	set -- "$@" "$_vigiles_r$_vigiles_a"
+	_vigiles_n=$((_vigiles_n - 1))
 done
 case $1 in
 */*)
-	e=
+	_vigiles_e=
 	if [ ! -e "$1" ]; then
-		e=127
+		_vigiles_e=127
 	elif [ -d "$1" ] || [ ! -x "$1" ]; then
-		e=126
+		_vigiles_e=126
 	fi
 	;;
 *)
-	e=${PATH+127} p=${PATH+$PATH:}
-	while [ -n "$p" ]; do
-		f=${p%%:*}
-		p=${p#*:}
-		f=${f:-.}/$1
-		if [ -f "$f" ] && [ -x "$f" ]; then
-			e=
+	_vigiles_e=${PATH+127} _vigiles_p=${PATH+$PATH:}
+	while [ -n "$_vigiles_p" ]; do
+		_vigiles_f=${_vigiles_p%%:*}
+		_vigiles_p=${_vigiles_p#*:}
+		_vigiles_f=${_vigiles_f:-.}/$1
+		if [ -f "$_vigiles_f" ] && [ -x "$_vigiles_f" ]; then
+			_vigiles_e=
 			break
 		fi
-		[ ! -e "$f" ] || e=126
+		[ ! -e "$_vigiles_f" ] || _vigiles_e=126
 	done
 	;;
 esac
-case $e in
+case $_vigiles_e in
 127) printf '%s: not found\n' "$1" >&2 ;;
 126) printf '%s: Permission denied\n' "$1" >&2 ;;
 esac
-[ -z "$e" ] || exit "$e"
-unset a r n e p f k
+[ -z "$_vigiles_e" ] || exit "$_vigiles_e"
+unset _vigiles_a _vigiles_r _vigiles_n _vigiles_e _vigiles_p _vigiles_f _vigiles_k
 exec "$@"`
 
 // dataID is the directory name Claude Code gives the hook's plugin's

@@ -565,3 +565,24 @@ func TestHTTPHookNamesItsURL(t *testing.T) {
 		t.Errorf("findings %q; want a warning naming the http hook's URL and the variables its headers get, a notice for the prompt hook", got)
 	}
 }
+
+// TestPreludeKeepsTheHooksVariables: the prelude that gives a plugin's
+// hook CLAUDE_PLUGIN_DATA leaves every variable of the hook's environment
+// as it was, those of short names too (a settings env's "a" or "k"), and
+// exports the start-up variables it is given.
+func TestPreludeKeepsTheHooksVariables(t *testing.T) {
+	home := t.TempDir()
+	vars := []string{"a=1", "r=2", "n=3", "e=4", "p=5", "f=6", "k=7"}
+	cmd := exec.Command("/bin/sh", "-c", pluginDataPrelude, "vigiles-plugin-data", "p", "1", "LD_LIBRARY_PATH=/nonexistent", "env")
+	cmd.Env = append([]string{"HOME=" + home, "PATH=/usr/bin:/bin"}, vars...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for _, kv := range append(vars, "LD_LIBRARY_PATH=/nonexistent", "CLAUDE_PLUGIN_DATA="+home+"/.claude/plugins/data/p") {
+		if !slices.Contains(got, kv) {
+			t.Errorf("the hook's environment lacks %s: %q", kv, got)
+		}
+	}
+}
