@@ -1592,10 +1592,12 @@ func (p *cfgParser) expect(n *yaml.Node, check string) []*Expectation {
 				}
 				if k == ExpNoWrite {
 					pp = pp.Covering()
-				} else if re := pp.regexp(); re != nil {
+				} else if re := pp.regexp(); re != nil && !pp.tree {
 					// "*" (a base name, at any depth), "**", "re:",
 					// "re:.*", "re:(?s).": every path, so wrote-only would
-					// pass whatever the hook wrote (its links aside). No
+					// pass whatever the hook wrote (its links aside).
+					// "./**" is the work tree's every path, and says
+					// something: nothing in HOME, TMPDIR or /dev/shm. No
 					// path is empty: a pattern that matches every text
 					// but "" is asked of too.
 					nonEmpty, err := regexp.Compile("(?:" + re.String() + `)|\A\z`)

@@ -101,6 +101,10 @@ type PathPattern struct {
 	// folds names reads it (see FoldPath): no-write matches a write
 	// whose folded path it matches too.
 	folded *PathPattern
+	// tree says the glob is anchored at the work tree's root ("./…"): it
+	// matches no path of HOME, TMPDIR or /dev/shm, which "./**" or
+	// "./**/x" would otherwise match as text ("~/.bashrc").
+	tree bool
 }
 
 // shmDir is the one absolute directory a written path is recorded under;
@@ -166,7 +170,7 @@ func ParsePathPattern(s string) (PathPattern, error) {
 	if err := gluedStars(s, !anchored && !strings.Contains(g, "/")); err != nil {
 		return PathPattern{}, err
 	}
-	pp := PathPattern{Src: s}
+	pp := PathPattern{Src: s, tree: anchored && g != s}
 	if !anchored && !strings.Contains(g, "/") {
 		pp.base = g
 		g = "**/" + g
@@ -523,11 +527,21 @@ func (p PathPattern) Match(path string) bool { return p.MatchWrite(path, "") }
 // directory a "dir/**" glob is under only as a directory (or of no known
 // kind), never a file, link or device that stands at its path.
 func (p PathPattern) MatchWrite(path, kind string) bool {
+	if p.tree && !treePath(path) {
+		return false
+	}
 	if p.re != nil {
 		return p.re.MatchString(path)
 	}
 	asDir := p.dir != "" && (kind == "" || kind == "dir")
 	return globMatch(p.glob, path) || asDir && globMatch(p.dir, path) || p.under != "" && globMatch(p.under, path)
+}
+
+// treePath says whether a recorded path is the work tree's: not HOME's
+// (~, ~/…), TMPDIR's ($TMPDIR, $TMPDIR/…) or under /dev/shm.
+func treePath(p string) bool {
+	a, _ := area(p)
+	return a == "" && p != "~" && p != "$TMPDIR" && !strings.HasPrefix(p, "/")
 }
 
 // holdsBelow says whether the glob can match a path below dir, a

@@ -25,3 +25,38 @@ func TestWroteOnlyEveryPathIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeAnchoredGlobIsTheTreeOnly: "./…" is the work tree's, so "./**"
+// matches none of HOME's, TMPDIR's or /dev/shm's paths, which the record
+// writes as ~/…, $TMPDIR/… and /dev/shm/…: wrote-only ["./**"] says the
+// hook writes nothing outside the tree, and fails a write of ~/.bashrc.
+func TestTreeAnchoredGlobIsTheTreeOnly(t *testing.T) {
+	for _, c := range []struct {
+		pat, path string
+		want      bool
+	}{
+		{"./**", "src/x.go", true},
+		{"./**", ".git/hooks/post-commit", true},
+		{"./**", "~/.bashrc", false},
+		{"./**", "~", false},
+		{"./**", "$TMPDIR/x", false},
+		{"./**", "/dev/shm/x", false},
+		{"./**/.bashrc", "~/.bashrc", false},
+		{"./**/.bashrc", "a/.bashrc", true},
+		{".bashrc", "~/.bashrc", true}, // a base name, at any depth
+	} {
+		pp, err := ParsePathPattern(c.pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pp.Match(c.path); got != c.want {
+			t.Errorf("%q matches %q: %v, want %v", c.pat, c.path, got, c.want)
+		}
+		if got := pp.Covering().Match(c.path); got != c.want {
+			t.Errorf("%q as no-write reads it matches %q: %v, want %v", c.pat, c.path, got, c.want)
+		}
+	}
+	if _, errs := configErrs(t, "checks:\n  - {name: a, command: x, expect: {wrote-only: [\"./**\"]}}\n"); errs != "" {
+		t.Errorf("wrote-only [./**] refused: %s", errs)
+	}
+}
