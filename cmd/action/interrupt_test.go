@@ -484,7 +484,11 @@ func TestInterruptSignalsTakeSIGHUP(t *testing.T) {
 // Ctrl-C interrupted every audit of the script. It stays ignored, and
 // SIGTERM still interrupts.
 func TestInterruptSignalsKeepAnIgnoredSIGINT(t *testing.T) {
-	if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGINT)) {
+	if signal.Ignored(syscall.SIGINT) {
+		// The test binary itself started as such a job (go test … &
+		// from a script): SIGINT is ignored here already.
+		t.Log("SIGINT is ignored in this test's process, so only the ignored case is checked")
+	} else if !slices.Contains(interruptSignals(), os.Signal(syscall.SIGINT)) {
 		t.Errorf("SIGINT does not interrupt: %v", interruptSignals())
 	}
 	signal.Ignore(syscall.SIGINT)
