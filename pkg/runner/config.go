@@ -531,8 +531,10 @@ func (p *cfgParser) integer(n *yaml.Node, what string, lo, hi int) (int, bool) {
 	return int(v), true
 }
 
-// leadingZeroRE matches a number written with a leading 0 before a digit.
-var leadingZeroRE = lazyRE(`^[-+]?0[0-9]`)
+// leadingZeroRE matches a whole number written with a leading 0 before
+// a digit (010, 08): one with a fraction or an exponent (01.5) is read
+// alike by every YAML reader.
+var leadingZeroRE = lazyRE(`^[-+]?0[0-9]+$`)
 
 // leadingZero says why a plain number written with a leading 0 (010, 08)
 // is refused: yaml.v3 reads 010 as YAML 1.1 did, octal 8, where YAML 1.2

@@ -8,7 +8,8 @@ import (
 // TestLeadingZeroNumbers: a number written with a leading 0 is refused
 // where the policy reads a number, as yaml.v3 reads 010 as octal 8 and
 // YAML 1.2 as 10: exit-code: 010 passed a hook that exited 8. A quoted
-// "010" is a string, and 0o10, 0x10, 0 and 0.5 say what they are.
+// "010" is a string, and 0o10, 0x10, 0, 0.5 and 01.5 (a fraction, read
+// alike by every YAML reader) say what they are.
 func TestLeadingZeroNumbers(t *testing.T) {
 	for _, bad := range []string{
 		"{exit-code: 010}",
@@ -30,7 +31,7 @@ func TestLeadingZeroNumbers(t *testing.T) {
 	if !strings.Contains(errs, "has a leading 0") {
 		t.Errorf("input: errors %q", errs)
 	}
-	cfg, errs = configErrs(t, "checks:\n  - {name: a, command: x, expect: {exit-code: 0o10, json: {a: \"010\", b: 0x10, c: 0, d: 0.5, e: -0.5}}}\n")
+	cfg, errs = configErrs(t, "checks:\n  - {name: a, command: x, expect: {exit-code: 0o10, json: {a: \"010\", b: 0x10, c: 0, d: 0.5, e: -0.5, f: 01.5}}}\n")
 	if errs != "" {
 		t.Fatal(errs)
 	}
