@@ -587,20 +587,24 @@ func TestIfTaskIsAgent(t *testing.T) {
  {"matcher": "Agent", "hooks": [{"type": "command", "if": "Task(code-*)", "command": "true two"}]}]}}`,
 		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "a", "source": "./plugins/a"}]}`,
 	})
-	var got []string
-	ex := &runnertest.Canned{F: func(spec sandbox.Spec, stdin []byte) (*sandbox.Result, error) {
-		var in struct {
-			Tool  string         `json:"tool_name"`
-			Input map[string]any `json:"tool_input"`
-		}
-		if err := json.Unmarshal(stdin, &in); err != nil {
-			return nil, err
-		}
-		got = append(got, fmt.Sprintf("%s %s %v", spec.Command[len(spec.Command)-1], in.Tool, in.Input["subagent_type"]))
+	ex := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
 		return &sandbox.Result{Tier: sandbox.TierConfined, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
 	}}
 	if _, err := Audit(context.Background(), Options{Dir: dir, Executor: ex}); err != nil {
 		t.Fatal(err)
+	}
+	// What each run was sent, read once the audit is done: its runs
+	// run in parallel.
+	var got []string
+	for i, spec := range ex.Specs {
+		var in struct {
+			Tool  string         `json:"tool_name"`
+			Input map[string]any `json:"tool_input"`
+		}
+		if err := json.Unmarshal(ex.Stdin[i], &in); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %v", spec.Command[len(spec.Command)-1], in.Tool, in.Input["subagent_type"]))
 	}
 	slices.Sort(got)
 	if want := []string{"true one Agent Explore", "true two Agent code-example"}; !slices.Equal(got, want) {
