@@ -1450,7 +1450,6 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	failed := map[string]bool{}     // runs with run/refused or run/failed
 	cutShort := map[string]string{} // runs ended sooner than Claude Code would end them (executed.cutShort)
 	limited := map[string]string{}  // runs that hit a limit of the sandbox (executed.limit)
-	var hookErrs []hookErrorOf
 	for i, e := range results {
 		runs = append(runs, e.run)
 		if f, cut := stop.finding(i, mine[i], e); cut {
@@ -1470,17 +1469,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		finds = append(finds, rf...)
 		if f := hookError(e); f != nil {
-			hookErrs = append(hookErrs, hookErrorOf{*f, e.run})
+			finds = append(finds, *f)
 		}
 	}
-	ran := map[string]int{}
-	for _, e := range results {
-		ran[hookOfRun(e.run)]++
-	}
-	if s.shardN > 1 {
-		ran = nil // merge groups them (groupMerged)
-	}
-	finds = append(finds, groupHookErrors(hookErrs, ran)...)
 
 	// The runs whose outcome and record are vigiles' (a refusal, a
 	// failure, a limit of its sandbox, a timeout shorter than Claude
@@ -1510,7 +1501,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
-				finds = append(finds, unacceptedNotices(runs, s.shardN > 1)...)
+				finds = append(finds, unacceptedNotices(runs)...)
 			}
 		case err != nil:
 			// Told once, like a missing one: every shard reads the same
@@ -1603,9 +1594,14 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			s.serversKept(finds)
 		}
 	} else {
-		finds = append(finds, unacceptedNotices(runs, s.shardN > 1)...)
+		finds = append(finds, unacceptedNotices(runs)...)
 	}
 	finds = append(finds, stop.summary("audit", mine)...)
+	if s.shardN <= 1 {
+		// A shard's runs of one hook are some of its tools' (round
+		// robin): merge groups them, with every run.
+		finds = groupAcrossRuns(finds, runs)
+	}
 	rep := s.newReport("audit", runs, finds, drift)
 	if stop != nil {
 		// What finished is reported; the caller writes it and exits as
@@ -1772,15 +1768,8 @@ const notRunYet = "not run"
 // says of its runs, which a baseline would accept or name as drift: the
 // network attempts, what the hooks decide for the calls (decidesNotices)
 // and what runs later (laterNotices).
-//
-// A shard's network attempts are not grouped across tools
-// (egressNotices): merge groups them (groupMerged).
-func unacceptedNotices(runs []report.HookRun, shard bool) []report.Finding {
-	egress := egressNotices(runs)
-	if shard {
-		egress = egressFindings(runs)
-	}
-	return append(append(egress, decidesNotices(runs)...), laterNotices(runs)...)
+func unacceptedNotices(runs []report.HookRun) []report.Finding {
+	return append(append(egressNotices(runs), decidesNotices(runs)...), laterNotices(runs)...)
 }
 
 // RuleRunDecides is the warning, of an audit without a baseline, that a
@@ -1865,36 +1854,10 @@ func lingerNotices(runs []report.HookRun) []report.Finding {
 const egressBlockedSo = "the hook's path that needed the host never ran, so what the run recorded is the hook without that host"
 
 // egressNotices are the audit's inventory of network attempts when there
-// is no baseline to compare with: one a run, but for the runs of one hook
-// that tried the same hosts for several tools (a matcher that takes
-// every tool), which are one that names the tools (groupAcrossTools),
-// whatever their attempts' counts.
+// is no baseline to compare with, one a run (the audit groups a hook's
+// alike runs: groupAcrossRuns).
 func egressNotices(runs []report.HookRun) []report.Finding {
-	ran := map[string]int{}
-	for _, r := range runs {
-		ran[hookOfRun(r)]++
-	}
-	return groupEgress(egressOfRuns(runs), ran)
-}
-
-// egressFindings is egressNotices, one a run, none grouped.
-func egressFindings(runs []report.HookRun) []report.Finding {
-	return groupEgress(egressOfRuns(runs), nil)
-}
-
-// groupEgress is groupAcrossTools for run/egress findings: a hook that
-// tried the same hosts for several tools, whatever the attempts' counts.
-// With ran nil, none is grouped.
-func groupEgress(fs []hookErrorOf, ran map[string]int) []report.Finding {
-	return groupAcrossTools(fs, " tried to reach ", false, ran, func(how, named string) string {
-		return fmt.Sprintf(", run for %s (%s), tried to reach ", how, named)
-	})
-}
-
-// egressOfRuns is the run/egress finding of each run that tried the
-// network, with the run.
-func egressOfRuns(runs []report.HookRun) []hookErrorOf {
-	var out []hookErrorOf
+	var out []report.Finding
 	for _, r := range runs {
 		if len(r.Egress) == 0 {
 			continue
@@ -1917,8 +1880,8 @@ func egressOfRuns(runs []report.HookRun) []hookErrorOf {
 				msg += "; " + local + " is " + loopbackIs + ": " + loopbackSo
 			}
 		}
-		out = append(out, hookErrorOf{report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "network attempt", Message: msg, Evidence: egressEvidence(r.Egress)}, r})
+		out = append(out, report.Finding{Rule: RuleRunEgress, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
+			Title: "network attempt", Message: msg, Evidence: egressEvidence(r.Egress)})
 	}
 	return out
 }
@@ -2376,41 +2339,10 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 		return nil, errorf(ErrBadOption, "merging reports: shards %s are missing", strings.Join(missing, ", "))
 	}
 	if total > 0 {
-		out.Findings = groupMerged(out.Findings, out.Runs)
+		out.Findings = groupAcrossRuns(out.Findings, out.Runs)
 	}
 	finish(out)
 	return out, nil
-}
-
-// groupMerged groups the run/hook-error and run/egress findings of merged
-// shards across tools, as the unsharded audit groups them: a shard does
-// not, since the runs of one hook for several tools fall in different
-// shards. They are taken in the order of their runs, the plan's.
-func groupMerged(finds []report.Finding, runs []report.HookRun) []report.Finding {
-	byID := make(map[string]report.HookRun, len(runs))
-	ran := map[string]int{}
-	for _, r := range runs {
-		byID[r.ID] = r
-		ran[hookOfRun(r)]++
-	}
-	var out []report.Finding
-	var errs, egress []hookErrorOf
-	for _, f := range finds {
-		r, ok := byID[f.Hook]
-		switch {
-		case ok && f.Rule == RuleRunHookError:
-			errs = append(errs, hookErrorOf{f, r})
-		case ok && f.Rule == RuleRunEgress:
-			egress = append(egress, hookErrorOf{f, r})
-		default:
-			out = append(out, f)
-		}
-	}
-	byRun := func(a, b hookErrorOf) int { return strings.Compare(a.r.ID, b.r.ID) }
-	slices.SortStableFunc(errs, byRun)
-	slices.SortStableFunc(egress, byRun)
-	out = append(out, groupHookErrors(errs, ran)...)
-	return append(out, groupEgress(egress, ran)...)
 }
 
 // readSmall reads a regular file of at most max bytes.

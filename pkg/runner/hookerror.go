@@ -153,9 +153,9 @@ func testedBothRedirect(cmd, stderr string) string {
 	return ""
 }
 
-// hookErrorOf is a finding about a run (a run/hook-error, a run/egress)
+// findingOfRun is a finding about a run (a run/hook-error, a run/egress)
 // and the run it is of.
-type hookErrorOf struct {
+type findingOfRun struct {
 	f report.Finding
 	r report.HookRun
 }
@@ -164,14 +164,41 @@ type hookErrorOf struct {
 // counted.
 const maxToolsNamed = 6
 
-// groupHookErrors is the run/hook-error findings of errs, one for each
-// hook that failed alike for several tools (a matcher that takes every
-// tool runs it once per tool): the same declaration, the same words but
-// for the tool, the same end of stderr (groupAcrossTools).
-func groupHookErrors(errs []hookErrorOf, ran map[string]int) []report.Finding {
-	return groupAcrossTools(errs, " failed (", true, ran, func(how, named string) string {
+// groupAcrossRuns groups an audit's run/hook-error and run/egress
+// findings, one a run, across tools (groupAcrossTools): the whole audit
+// does, and merge for its shards, which cannot (the runs of one hook for
+// several tools fall in different shards), both from every run alike.
+// They are taken in the order of their runs, the plan's.
+func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Finding {
+	byID := make(map[string]report.HookRun, len(runs))
+	ran := map[string]int{}
+	for _, r := range runs {
+		byID[r.ID] = r
+		ran[hookOfRun(r)]++
+	}
+	var out []report.Finding
+	var errs, egress []findingOfRun
+	for _, f := range finds {
+		r, ok := byID[f.Hook]
+		switch {
+		case ok && f.Rule == RuleRunHookError:
+			errs = append(errs, findingOfRun{f, r})
+		case ok && f.Rule == RuleRunEgress:
+			egress = append(egress, findingOfRun{f, r})
+		default:
+			out = append(out, f)
+		}
+	}
+	byRun := func(a, b findingOfRun) int { return strings.Compare(a.r.ID, b.r.ID) }
+	slices.SortStableFunc(errs, byRun)
+	slices.SortStableFunc(egress, byRun)
+	out = append(out, groupAcrossTools(errs, " failed (", true, ran, func(how, named string) string {
 		return fmt.Sprintf(" failed for %s (%s), alike (", how, named)
-	})
+	})...)
+	// Tried the same hosts, whatever the attempts' counts.
+	return append(out, groupAcrossTools(egress, " tried to reach ", false, ran, func(how, named string) string {
+		return fmt.Sprintf(", run for %s (%s), tried to reach ", how, named)
+	})...)
 }
 
 // groupAcrossTools is the findings of fs, one for each hook that ran
@@ -182,21 +209,14 @@ func groupHookErrors(errs []hookErrorOf, ran map[string]int) []report.Finding {
 // hook's runs (ran: by hook, its ID without the tool) the group is, and
 // the tools, in the order of the runs, where each would have been a
 // finding of its own (a matcher that takes every tool would fill a
-// step's ten annotations with one hook's). With ran nil (a shard's
-// findings, which merge groups), none is grouped.
-func groupAcrossTools(fs []hookErrorOf, head string, evidence bool, ran map[string]int, say func(how, named string) string) []report.Finding {
+// step's ten annotations with one hook's).
+func groupAcrossTools(fs []findingOfRun, head string, evidence bool, ran map[string]int, say func(how, named string) string) []report.Finding {
 	type group struct {
 		at    int
 		base  string
 		tools []string
 	}
 	var out []report.Finding
-	if ran == nil {
-		for _, e := range fs {
-			out = append(out, e.f)
-		}
-		return out
-	}
 	groups := map[string]*group{}
 	var order []*group
 	for _, e := range fs {
