@@ -34,7 +34,7 @@ func LooseIPv4(s string) (netip.Addr, bool) {
 		v := uint64(0)
 		if digits != "" {
 			n, err := strconv.ParseUint(digits, base, 32)
-			if err != nil || strings.ContainsAny(digits, "+-_") {
+			if err != nil { // ParseUint takes no sign, nor '_' in a base it is given
 				return netip.Addr{}, false
 			}
 			v = n
