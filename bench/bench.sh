@@ -6,18 +6,26 @@
 # bubblewrap, and the 200-hook audit. Flags are passed through, e.g.
 #   bash bench/bench.sh -rounds 10 -no-srt
 #   bash bench/bench.sh -o bench/last.md
-# `make bench` runs it after installing the dependencies and building.
+# `make bench` runs it after installing the dependencies and building; run
+# directly, it installs them (scripts/install-deps.sh) where bubblewrap is
+# missing, and builds bin/ where it is missing.
 #
 # The peer, srt (@anthropic-ai/sandbox-runtime), is installed by vbench with
 # npm into a temporary directory; it needs ripgrep and socat on Linux, which
 # this script installs with apt-get when they are missing and it runs as
-# root (set VBENCH_NO_INSTALL=1 to skip that).
+# root (set VBENCH_NO_INSTALL=1 to skip both installs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ ! -x bin/vigiles ]]; then
 	echo "bench: building bin/vigiles" >&2
 	make build >&2
+fi
+
+if [[ -z "${VBENCH_NO_INSTALL:-}" ]] && ! command -v bwrap >/dev/null; then
+	# What `make bench` installs first: run directly on a fresh machine,
+	# the script would otherwise stop at the first missing sandbox part.
+	bash scripts/install-deps.sh >&2
 fi
 
 if [[ -z "${VBENCH_NO_INSTALL:-}" && $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
