@@ -148,7 +148,10 @@ var knownEvents = map[string]eventSpec{
 		return map[string]any{"permission_suggestions": []any{}}
 	}},
 	Notification: {NoMode: true, MatchField: "notification_type", Values: []string{"permission_prompt", "idle_prompt", "auth_success", "elicitation_dialog",
-		"elicitation_url_dialog", "elicitation_complete", "elicitation_response", "agent_needs_input", "agent_completed"},
+		"elicitation_url_dialog", "elicitation_complete", "elicitation_response", "agent_needs_input", "agent_completed",
+		// Claude Code 2.1.234 and later, around a claude.ai usage limit
+		// (hooks.md, "Notification").
+		"quota_auto_resume_fired", "quota_auto_resume_stale", "quota_auto_resume_disabled"},
 		Fields: func(string) map[string]any {
 			return map[string]any{"message": "Claude needs your permission to use Bash", "title": "Claude Code"}
 		}},

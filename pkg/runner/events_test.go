@@ -557,3 +557,21 @@ func TestTaskAndMonitorToolsHaveTheirInput(t *testing.T) {
 		}
 	}
 }
+
+// TestNotificationQuotaTypes: a Notification hook whose matcher selects
+// the usage-limit notifications Claude Code 2.1.234 and later send
+// (quota_auto_resume_fired, _stale, _disabled) gets one of those types, as
+// Claude Code sends it, not a value vigiles built from the expression.
+func TestNotificationQuotaTypes(t *testing.T) {
+	for _, tc := range []struct{ matcher, want string }{
+		{"^quota_auto_resume_", "quota_auto_resume_fired"},
+		{"quota_auto_resume_(stale|disabled)", "quota_auto_resume_stale"},
+		{"quota_auto_resume_disabled", "quota_auto_resume_disabled"},
+	} {
+		h := &Hook{Event: Notification, Matcher: tc.matcher, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		ps, why := toolsFor(h, nil, "/repo")
+		if len(ps) != 1 || ps[0].Input["notification_type"] != tc.want {
+			t.Errorf("matcher %q: payloads %v (%s); want one with notification_type %s", tc.matcher, ps, why, tc.want)
+		}
+	}
+}
