@@ -44,3 +44,26 @@ func TestUnreadTopLevelKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadTopLevelNewerFields: the hookSpecificOutput fields the hooks
+// reference added since (SessionStart's sessionTitle and reloadSkills,
+// UserPromptSubmit's sessionTitle and suppressOriginalPrompt,
+// UserPromptExpansion's additionalContext, PostToolUse's
+// classifierContext), written at the top level where Claude Code does not
+// read them, are told where they belong, as the older fields are.
+func TestUnreadTopLevelNewerFields(t *testing.T) {
+	for _, tc := range []struct{ event, key string }{
+		{SessionStart, "sessionTitle"},
+		{SessionStart, "reloadSkills"},
+		{UserPromptSubmit, "sessionTitle"},
+		{UserPromptSubmit, "suppressOriginalPrompt"},
+		{UserPromptExpansion, "additionalContext"},
+		{PostToolUse, "classifierContext"},
+	} {
+		d := Decide(tc.event, confinedWith(`{"`+tc.key+`":true}`), nil)
+		want := `"` + tc.key + `" (it belongs in hookSpecificOutput, whose hookEventName is "` + tc.event + `")`
+		if d.Outcome != report.OutcomeAllowed || !strings.Contains(d.Reason, want) {
+			t.Errorf("%s %s: %s (%s), want allowed with a reason holding %q", tc.event, tc.key, d.Outcome, d.Reason, want)
+		}
+	}
+}
