@@ -1268,7 +1268,7 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 				return
 			}
 			if _, known := knownEvents[s]; !known {
-				p.errAt(v, "event %q: want one of %s", s, strings.Join(EventNames(), ", "))
+				p.errAt(v, "%s", unknownCheckEvent(s))
 				return
 			}
 			c.Event = s

@@ -3,11 +3,13 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -349,6 +351,42 @@ func EventNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nearEvent is the event vigiles knows that name, an event it does not
+// know, is a slip of the keys away from: the same name in another case,
+// or one edit away (two for a name of six characters or more), the
+// nearest first; "" where none is.
+func nearEvent(name string) string {
+	best, bestD := "", 3
+	for _, ev := range EventNames() {
+		d := textdist.Distance(strings.ToLower(name), strings.ToLower(ev))
+		if d == 0 && name != ev {
+			return ev
+		}
+		if d < bestD && (d == 1 && len(name) >= 4 || d == 2 && len(name) >= 6) {
+			best, bestD = ev, d
+		}
+	}
+	return best
+}
+
+// unknownCheckEvent is what a check whose event: names an event vigiles
+// does not know is told: that vigiles has neither a payload nor Claude
+// Code's reading of an outcome for it, so that no check can run it
+// (an audit runs such a hook once, with the common fields only:
+// discovery/unknown-event), the known event it is nearly, if any, and
+// the events a check can name.
+func unknownCheckEvent(name string) string {
+	if strings.TrimSpace(name) == "" {
+		return fmt.Sprintf("event %q: want one of %s", name, strings.Join(EventNames(), ", "))
+	}
+	why := "an event newer than this vigiles, or a typo"
+	if like := nearEvent(name); like != "" {
+		why = fmt.Sprintf("did you mean %s? Claude Code matches an event's name exactly, case and all", like)
+	}
+	return fmt.Sprintf("event %q: vigiles does not know it (%s): it has no payload for it, nor Claude Code's reading of its outcome, so no check can run it (an audit runs its hooks once, with the common fields only, and warns discovery/unknown-event); want one of %s",
+		name, why, strings.Join(EventNames(), ", "))
 }
 
 // readsMatcher reports whether Claude Code reads a hook's matcher on
