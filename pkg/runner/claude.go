@@ -1678,9 +1678,13 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			// Its discovery/wrong-type, below: nothing of it runs.
 			runs = fmt.Sprintf(", and its value is %s, not an array of matcher groups, so no hook of it runs", ev.Value.Kind)
 		}
+		like := ""
+		if n := nearEvent(ev.Key); n != "" {
+			like = fmt.Sprintf(" did you mean %s? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know;", n)
+		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
-			"hook event %q is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it%s (known: %s)",
-			ev.Key, runs, strings.Join(EventNames(), ", "))
+			"hook event %q is an event vigiles does not know (newer than it, or a typo):%s vigiles has no payload for it%s (known: %s)",
+			ev.Key, like, runs, strings.Join(EventNames(), ", "))
 	}
 	if ev.Value.Kind != jsonArray {
 		if guardEvents[ev.Key] && ev.Value.Kind == jsonNull {

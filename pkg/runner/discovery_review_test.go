@@ -234,8 +234,8 @@ func TestNewerEventsHavePayloads(t *testing.T) {
 			unknown = append(unknown, f.Message)
 		}
 	}
-	if len(unknown) != 1 || !strings.Contains(unknown[0], `"PreTooluse" is an event vigiles does not know (newer than it, or a typo)`) {
-		t.Errorf("unknown-event findings: %q, want one for PreTooluse that says it may be newer or a typo", unknown)
+	if len(unknown) != 1 || !strings.Contains(unknown[0], `"PreTooluse" is an event vigiles does not know (newer than it, or a typo): did you mean PreToolUse? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know; vigiles has no payload for it`) {
+		t.Errorf("unknown-event findings: %q, want one for PreTooluse that says it may be newer or a typo, and names PreToolUse", unknown)
 	}
 
 	ex := fakeHooks()
