@@ -119,7 +119,8 @@ func EventsDoc() string {
 	w("`payload:` sets any mode. %s also carry `effort`, the effort level of the session's model\n", JoinWords(effortEvents(), "and"))
 	w("(`{\"level\": \"%s\"}`, the level of a session that sets none on a model that supports effort, as its\n", defaultEffort)
 	w("default model does), as they fire within a tool-use context (the hooks reference's \"Common input\n")
-	w("fields\" names PreToolUse, PostToolUse, Stop and SubagentStop; vigiles follows it); no other\n")
+	w("fields\" names PreToolUse, PostToolUse, Stop and SubagentStop as such events; vigiles sends it on\n")
+	w("each event whose input Claude Code builds with the turn's tool-use context); no other\n")
 	w("event's does. `scratchpad_dir` is not sent: Claude Code sends it only where a feature gate of its\n")
 	w("server's turns the session's scratchpad on.\n")
 	w("The examples below use `%s` as the work tree; vigiles sends the real one.\n", docCwd)
@@ -247,6 +248,39 @@ func EventsDoc() string {
 	w("```yaml\npayloads:\n  Bash: {command: \"git status\", description: \"Show the working tree status\"}\nchecks:\n")
 	w("  - name: guard blocks rm -rf\n    hook: bash-guard\n    event: PreToolUse\n    tool: Bash\n    input: {command: \"rm -rf /\"}\n")
 	w("    payload: {permission_mode: bypassPermissions}\n    expect: {blocked: true}\n```\n\n")
+	w("## Checked against the hooks reference\n\n")
+	w("Questions an earlier reading left open, each settled against the hooks reference and Claude Code's\n")
+	w("changelog (up to 2.1.295), and what vigiles does:\n\n")
+	w("- **JSON on a non-zero exit.** Claude Code reads stdout as JSON (an object, from `{` to `}`) on every\n")
+	w("  exit status, not on 0 alone. On a status other than 0 and 2 a schema-valid object alone decides, as\n")
+	w("  on 0 (a PostToolUse hook that prints `{\"decision\": \"block\"}` and exits 1 blocks), and one that\n")
+	w("  does not parse or fails the schema is a non-blocking error. Exit 2 blocks, where the event lets it,\n")
+	w("  whatever the JSON says (an `allow` beside it, or JSON that fails the schema, as Claude Code 2.1.214\n")
+	w("  and later read it), with the JSON decision's reason where it gives one, else stderr's;\n")
+	w("  Elicitation and ElicitationResult read none of it on exit 2. An event whose JSON output Claude\n")
+	w("  Code discards (%s) reads none of it on any status.\n", JoinWords(ignoresOutputEvents(), "and"))
+	w("- **PermissionRequest and exit 2.** Claude Code does not honour exit 2 there (the permission flow\n")
+	w("  goes on, \"Exit code 2 behavior per event\"): exit 2 alone is `allowed`, a non-blocking error.\n")
+	w("  `hookSpecificOutput.decision.behavior: \"deny\"` (on any exit status) or `continue: false` blocks\n")
+	w("  it, and `onFailure: \"block\"` makes the hook's failure deny it.\n")
+	w("- **`effort`.** The reference names PreToolUse, PostToolUse, Stop and SubagentStop as events that\n")
+	w("  carry it, \"such as\"; vigiles sends it on %s, and `CLAUDE_EFFORT` to the\n", JoinWords(effortEvents(), "and"))
+	w("  hooks whose payload carries it, as the reference ties the one to the other.\n")
+	w("- **The shell.** A shell-form command runs under `sh -c` on Linux, as the reference says for\n")
+	w("  `\"shell\": \"bash\"`, the default (above).\n")
+	w("- **Events and fields added since.** Every event of the reference has its payload\n")
+	w("  (below). Fields Claude Code sends in some sessions only are left out (`scratchpad_dir`, a resumed\n")
+	w("  SessionStart's cache fields, a `session_title`, InstructionsLoaded's `globs`). The\n")
+	w("  `hookSpecificOutput` fields added since (SessionStart's `sessionTitle` and `reloadSkills`,\n")
+	w("  UserPromptSubmit's `sessionTitle` and `suppressOriginalPrompt`, PostToolUse's `classifierContext`)\n")
+	w("  decide no outcome; one written at the top level, where Claude Code does not read it, is named in\n")
+	w("  the run's reason with where it belongs. Notification's types include the `quota_auto_resume_*`\n")
+	w("  ones of Claude Code 2.1.234.\n")
+	w("- **Unknown events.** Claude Code (2.1.101 and later) skips an event name it does not know in a\n")
+	w("  settings file, keeps the rest of the file, and never fires it. vigiles runs such a hook once, with\n")
+	w("  the common fields only, so that a hook of an event newer than vigiles is not missed, and warns\n")
+	w("  `discovery/unknown-event`, naming the known event it is nearly; a check that names such an event\n")
+	w("  is a configuration error (above).\n\n")
 	w("## Events\n\n")
 	for _, ev := range docEvents {
 		spec := knownEvents[ev]
@@ -375,6 +409,18 @@ func prettyInline(v any) string {
 		panic("runner: encoding doc example: " + err.Error())
 	}
 	return string(b)
+}
+
+// ignoresOutputEvents are the events whose hooks' JSON output Claude
+// Code discards (eventRules.ignoresOutput), in the order of a session.
+func ignoresOutputEvents() []string {
+	var out []string
+	for _, ev := range docEvents {
+		if outcomeRules[ev].ignoresOutput {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // effortEvents are the events whose payload carries effort

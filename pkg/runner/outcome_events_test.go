@@ -398,3 +398,51 @@ func TestSetupAndWorktreeRemoveOutcomes(t *testing.T) {
 		t.Errorf("WorktreeRemove exit 0 with continue false: %s (%s), want allowed (its JSON is discarded)", d.Outcome, d.Reason)
 	}
 }
+
+// TestCheckedAgainstReference pins the outcomes hook-events.md's "Checked
+// against the hooks reference" states: JSON is read on every exit status
+// (on 1 it alone decides), exit 2 blocks whatever the JSON says and takes
+// its reason from a JSON decision, Elicitation reads none of its JSON on
+// exit 2, an event whose JSON output Claude Code discards reads none of it
+// on any status, and PermissionRequest does not honour exit 2 alone.
+func TestCheckedAgainstReference(t *testing.T) {
+	res := func(code int, stdout, stderr string) *sandbox.Result {
+		return &sandbox.Result{Tier: sandbox.TierConfined, ExitCode: code, Stdout: stdout, Stderr: stderr}
+	}
+	const (
+		allowPre   = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`
+		badSchema  = `{"hookSpecificOutput":{"permissionDecision":"deny"}}`
+		blockWhy   = `{"decision":"block","reason":"from the JSON"}`
+		acceptElic = `{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{"username":"x"}}}`
+		denyPR     = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`
+	)
+	tests := []struct {
+		name, event string
+		res         *sandbox.Result
+		want        string
+		reason      string // a part of the reason
+	}{
+		{"exit 1: the JSON alone decides", PostToolUse, res(1, blockWhy, "oops"), report.OutcomeBlocked, "decision block: from the JSON"},
+		{"exit 1: JSON that fails the schema is a non-blocking error", PreToolUse, res(1, badSchema, ""), report.OutcomeAllowed, "fails Claude Code's schema"},
+		{"exit 2 beside an allow blocks", PreToolUse, res(2, allowPre, "stderr's"), report.OutcomeBlocked, "exit status 2: stderr's"},
+		{"exit 2 beside JSON that fails the schema blocks", PreToolUse, res(2, badSchema, "stderr's"), report.OutcomeBlocked, "exit status 2: stderr's"},
+		{"exit 2 takes the JSON decision's reason", Stop, res(2, blockWhy, "stderr's"), report.OutcomeBlocked, "exit status 2: decision block: from the JSON"},
+		{"Elicitation reads no JSON on exit 2", Elicitation, res(2, acceptElic, "stderr's"), report.OutcomeBlocked, "exit status 2: stderr's"},
+		{"Setup discards its JSON on exit 1", Setup, res(1, `{"continue":false}`, ""), report.OutcomeAllowed, "ignores the hook's exit status and decision fields"},
+		{"WorktreeRemove discards its JSON on exit 0", WorktreeRemove, res(0, `{"continue":false}`, ""), report.OutcomeAllowed, "ignores"},
+		{"PermissionRequest: exit 2 alone does not block", PermissionRequest, res(2, "", "no"), report.OutcomeAllowed, "exit status 2 does not block PermissionRequest"},
+		{"PermissionRequest: a deny on exit 1 blocks", PermissionRequest, res(1, denyPR, ""), report.OutcomeBlocked, "decision.behavior deny: no"},
+		{"PermissionRequest: continue false blocks", PermissionRequest, res(0, `{"continue":false,"stopReason":"halt"}`, ""), report.OutcomeBlocked, "continue: false: halt"},
+	}
+	for _, tc := range tests {
+		d := Decide(tc.event, tc.res, nil)
+		if d.Outcome != tc.want || !strings.Contains(d.Reason, tc.reason) {
+			t.Errorf("%s: %s %q, want %s with %q", tc.name, d.Outcome, d.Reason, tc.want, tc.reason)
+		}
+	}
+	for _, ev := range ignoresOutputEvents() {
+		if d := Decide(ev, res(0, `{"decision":"block","continue":false}`, ""), nil); d.Outcome != report.OutcomeAllowed {
+			t.Errorf("%s reads JSON it discards: %s %q", ev, d.Outcome, d.Reason)
+		}
+	}
+}
