@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -776,6 +777,40 @@ func mcpServerOf(tool string) (map[string]any, bool) {
 // sets, in milliseconds, the budget its SessionEnd hooks share in place
 // of 1.5 s (claudeWait reckons with the 1.5 s).
 const sessionEndTimeoutVar = "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS"
+
+// The budget Claude Code's SessionEnd hooks share (hooks.md,
+// "SessionEnd"): 1.5 s, "automatically raised to the highest per-hook
+// timeout configured in settings files, up to 60 seconds. Timeouts set on
+// plugin-provided hooks don't raise the budget."
+const (
+	sessionEndBudget    = 1500 * time.Millisecond
+	sessionEndBudgetMax = 60 * time.Second
+)
+
+// sessionEndWait is how long Claude Code lets the SessionEnd hook h run,
+// and why: its own timeout where the budget allows it, else the budget;
+// the budget is 1.5 s, raised by the hook's own timeout, up to 60 s, only
+// where a settings file declares it (a plugin's, or a skill's, agent's or
+// command's frontmatter, raises it not). Other hooks' timeouts, which may
+// raise it further, are not reckoned with, nor sessionEndTimeoutVar.
+func sessionEndWait(h *Hook) (time.Duration, string) {
+	budget := sessionEndBudget
+	raises := !h.InPlugin && !h.Scoped
+	if raises && h.Timeout > budget {
+		budget = min(h.Timeout, sessionEndBudgetMax)
+	}
+	switch {
+	case h.Timeout > 0 && h.Timeout <= budget:
+		return h.Timeout, "its own timeout"
+	case h.Timeout > 0 && raises:
+		return budget, fmt.Sprintf("the budget SessionEnd hooks share, which its own timeout raises to %s at most", sessionEndBudgetMax)
+	case h.Timeout > 0 && h.InPlugin:
+		return budget, "the budget SessionEnd hooks share, which a plugin's own timeout does not raise"
+	case h.Timeout > 0:
+		return budget, "the budget SessionEnd hooks share, which the own timeout of a frontmatter's hook does not raise"
+	}
+	return budget, "the budget SessionEnd hooks share"
+}
 
 // envFileVar is the variable that names a hook's env file to it.
 const envFileVar = "CLAUDE_ENV_FILE"

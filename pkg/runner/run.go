@@ -237,9 +237,14 @@ const maxHookTimeout = 10 * time.Minute
 
 // claudeWait is how long Claude Code waits for the command hook h before
 // it ends it: its own timeout, else its event's default (30 s on
-// UserPromptSubmit, 10 s on MessageDisplay, the 1.5 s SessionEnd hooks
-// share, maxHookTimeout on the others).
+// UserPromptSubmit, 10 s on MessageDisplay, maxHookTimeout on the
+// others); a SessionEnd hook, the budget SessionEnd hooks share where its
+// own timeout does not fit in it (sessionEndWait).
 func claudeWait(h *Hook) time.Duration {
+	if h.Event == SessionEnd {
+		w, _ := sessionEndWait(h)
+		return w
+	}
 	if h.Timeout > 0 {
 		return h.Timeout
 	}
@@ -248,8 +253,6 @@ func claudeWait(h *Hook) time.Duration {
 		return 30 * time.Second
 	case MessageDisplay:
 		return 10 * time.Second
-	case SessionEnd:
-		return 1500 * time.Millisecond
 	}
 	return maxHookTimeout
 }
@@ -258,10 +261,11 @@ func claudeWait(h *Hook) time.Duration {
 // timeout, else Claude Code's default for its event.
 func claudeWhy(h *Hook) string {
 	switch {
+	case h.Event == SessionEnd:
+		_, why := sessionEndWait(h)
+		return why
 	case h.Timeout > 0:
 		return "its own timeout"
-	case h.Event == SessionEnd:
-		return "the budget SessionEnd hooks share"
 	}
 	return "its default for " + h.Event + " hooks"
 }

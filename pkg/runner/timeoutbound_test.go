@@ -32,8 +32,9 @@ const (
 // Claude Code would still be waiting, up to when, and how to give the
 // audit that long; the run/timeout warning does not say that Claude Code
 // runs out its time too where the hook waits on a blocked host. Past
-// Claude Code's (a SessionEnd hook, 1.5 s), it says that Claude Code
-// would have ended it then and vigiles let it run to record it. A hook
+// Claude Code's (a SessionEnd hook, 1.5 s, which a plugin's own timeout
+// does not raise), it says that Claude Code would have ended it then and
+// vigiles let it run to record it. A hook
 // without a timeout of its own was told "carries on" at 60 s, where
 // Claude Code waits 10 minutes, and a SessionEnd hook the same at 60 s,
 // where Claude Code ends it at 1.5 s.
@@ -67,8 +68,11 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 		{name: "SessionEnd, past Claude Code's budget", event: SessionEnd,
 			reason: "timed out after 60000 ms, at 1m0s, " + defaultBudget + ": Claude Code would have ended it at 1.5s (the budget SessionEnd hooks share), and vigiles let it run longer to record what it does",
 			hint:   hintOffline},
-		{name: "SessionEnd at its own timeout", event: SessionEnd, timeout: "5",
-			reason: "timed out after 5000 ms" + carriesOn, hint: hintOffline},
+		{name: "SessionEnd at its own timeout", event: SessionEnd, timeout: "1",
+			reason: "timed out after 1000 ms" + carriesOn, hint: hintOffline},
+		{name: "SessionEnd, a plugin's own timeout past the budget", event: SessionEnd, timeout: "5",
+			reason: "timed out after 5000 ms, at 5s, its own timeout: Claude Code would have ended it at 1.5s (the budget SessionEnd hooks share, which a plugin's own timeout does not raise), and vigiles let it run longer to record what it does",
+			hint:   hintOffline},
 		{name: "a check's timeout", event: Stop, policy: "version: 1\nchecks:\n  - {name: c, hook: p, event: Stop, timeout: 2s, expect: {outcome: error}}\n",
 			reason: "timed out after 2000 ms, at vigiles' bound, not Claude Code's: it waited 2s, the check's timeout, and Claude Code would still be waiting for it (it waits up to 10m0s, its default for Stop hooks); to audit it that long, give the check timeout: 10m0s",
 			hint:   hintSooner},
