@@ -155,6 +155,13 @@ type actionInputs struct {
 	HookLogs       bool
 }
 
+// actionInputNames are the inputs vigiles action reads (readInputs), in
+// action.yml's order; action.yml's runtime and image are its own.
+var actionInputNames = []string{
+	"command", "reports", "working-directory", "config", "paths", "baseline", "update-baseline", "sandbox", "egress",
+	"allow", "fail-level", "github-token", "check-run", "sarif", "shard", "max-runs", "jobs", "hook-logs",
+}
+
 // input reads INPUT_<NAME> as the runner sets it for a container action
 // (upper case, hyphens kept) or with hyphens as underscores (what a
 // composite action's shell can export), trimmed.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,5 +89,34 @@ func TestActionYMLSaysErrorBeforeTheEngine(t *testing.T) {
 				t.Errorf("no ::error:\n%s", log)
 			}
 		})
+	}
+}
+
+// TestActionInputNamesAreWhatIsRead: actionInputNames, which the error of
+// a flag given to vigiles action names the variable from, are the inputs
+// readInputs reads, each once.
+func TestActionInputNamesAreWhatIsRead(t *testing.T) {
+	src, err := os.ReadFile("action.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]bool{}
+	for _, m := range regexp.MustCompile(`input\(getenv, "([\w-]+)"\)`).FindAllStringSubmatch(string(src), -1) {
+		read[m[1]] = true
+	}
+	listed := map[string]bool{}
+	for _, n := range actionInputNames {
+		if listed[n] {
+			t.Errorf("actionInputNames lists %s twice", n)
+		}
+		listed[n] = true
+		if !read[n] {
+			t.Errorf("actionInputNames lists %s, which readInputs does not read", n)
+		}
+	}
+	for n := range read {
+		if !listed[n] {
+			t.Errorf("readInputs reads %s, which actionInputNames lacks", n)
+		}
 	}
 }

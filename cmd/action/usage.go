@@ -75,7 +75,7 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 			return true, helpWritten(fs.Name(), helpErr)
 		}
 		// pflag's message names the flag, not the command or the fix.
-		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), outOfRange(err), flagHint(fs, err), fs.Name()))
+		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), outOfRange(err), flagHint(fs, err, args), fs.Name()))
 	}
 	// A flag whose value was left out takes the next argument: "--",
 	// which ends the flags (vigiles run --stdin -- cmd), is then no file
@@ -104,8 +104,13 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 
 // flagHint is what an unknown flag's error adds: the command's flag the
 // name is a slip of (--egres: did you mean --egress?), or, for --json on
-// a command whose report takes --format, that flag.
-func flagHint(fs *pflag.FlagSet, err error) string {
+// a command whose report takes --format, that flag; for vigiles action,
+// which takes no flags, the INPUT_* variable that sets the input (args
+// are the command's arguments, where the flag's value is).
+func flagHint(fs *pflag.FlagSet, err error, args []string) string {
+	if fs.Name() == "action" {
+		return actionFlagHint(err, args)
+	}
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok && err.Error() == "unknown shorthand flag: 'o' in -o" {
 		name, ok = "output", true
@@ -140,6 +145,42 @@ func flagHint(fs *pflag.FlagSet, err error) string {
 		return fmt.Sprintf(" (did you mean --%s?)", c)
 	}
 	return ""
+}
+
+// actionFlagHint is what the error of a flag given to vigiles action adds:
+// its options are the action's inputs, read from INPUT_* variables, so
+// --fail-level warning is INPUT_FAIL_LEVEL=warning (with the input the
+// name is a slip of, where it is one). The value is the flag's, where args
+// give one after it or after its "=" (never the token's).
+func actionFlagHint(err error, args []string) string {
+	const none = " (vigiles action takes no flags: its options are the action's inputs, set as INPUT_* variables)"
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return none
+	}
+	name, _, _ = strings.Cut(name, "=")
+	input := name
+	if !slices.Contains(actionInputNames, name) {
+		if input = closest(name, actionInputNames); input == "" {
+			return none
+		}
+	}
+	value := "…"
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			value = v
+			break
+		}
+		if a == "--"+name && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			value = args[i+1]
+			break
+		}
+	}
+	if input == "github-token" || value == "" || strings.ContainsAny(value, " \t\r\n'\"$`\\") {
+		value = "…"
+	}
+	return fmt.Sprintf(" (vigiles action takes no flags; set the input as a variable instead: INPUT_%s=%s vigiles action)",
+		strings.ToUpper(strings.ReplaceAll(input, "-", "_")), value)
 }
 
 // policyKeys are the flags of vigiles run whose setting test and audit

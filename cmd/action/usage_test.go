@@ -530,6 +530,13 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"test", "--env", "A=1"}, `vigiles: test: unknown flag: --env (that is vigiles run's; here a check's env in the policy file sets it); see vigiles test --help` + "\n"},
 		{[]string{"merge", "--timeout", "5s"}, `vigiles: merge: unknown flag: --timeout; see vigiles merge --help` + "\n"},
 		{[]string{"--dir", ".", "test"}, `vigiles: unknown command "--dir": the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands` + "\n"},
+		// vigiles action takes no flags: the variable that sets the
+		// input instead, with the value given (never a token's).
+		{[]string{"action", "--command", "audit"}, `vigiles: action: unknown flag: --command (vigiles action takes no flags; set the input as a variable instead: INPUT_COMMAND=audit vigiles action); see vigiles action --help` + "\n"},
+		{[]string{"action", "--fail-levle=warning"}, `vigiles: action: unknown flag: --fail-levle (vigiles action takes no flags; set the input as a variable instead: INPUT_FAIL_LEVEL=warning vigiles action); see vigiles action --help` + "\n"},
+		{[]string{"action", "--github-token", "ghp_x"}, `vigiles: action: unknown flag: --github-token (vigiles action takes no flags; set the input as a variable instead: INPUT_GITHUB_TOKEN=… vigiles action); see vigiles action --help` + "\n"},
+		{[]string{"action", "--dir", "."}, `vigiles: action: unknown flag: --dir (vigiles action takes no flags: its options are the action's inputs, set as INPUT_* variables); see vigiles action --help` + "\n"},
+		{[]string{"action", "-q"}, `vigiles: action: unknown shorthand flag: 'q' in -q (vigiles action takes no flags: its options are the action's inputs, set as INPUT_* variables); see vigiles action --help` + "\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errs := runCLI(t, tc.args...)
