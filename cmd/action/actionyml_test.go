@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +118,113 @@ func TestActionInputNamesAreWhatIsRead(t *testing.T) {
 	for n := range read {
 		if !listed[n] {
 			t.Errorf("readInputs reads %s, which actionInputNames lacks", n)
+		}
+	}
+}
+
+// TestActionInputsAgree: every input is the same in each place that
+// names it: action.yml's inputs, the Inputs table of
+// docs/github-action.md (with action.yml's default where it has one),
+// vigiles action --help, what vigiles action reads (actionInputNames:
+// all but runtime and image, which only action.yml reads), and the
+// INPUT_* variables the vigiles step sets and passes into the container.
+func TestActionInputsAgree(t *testing.T) {
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct{ Default string }
+		Runs   struct {
+			Steps []struct {
+				ID  string
+				Env map[string]string
+				Run string
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "\n## Inputs\n")
+	if !ok {
+		t.Fatal("docs/github-action.md has no Inputs section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	documented := map[string]string{} // input: its default column
+	for _, m := range regexp.MustCompile("(?m)^\\| `([\\w-]+)` \\|([^|]*)\\|").FindAllStringSubmatch(sec, -1) {
+		documented[m[1]] = strings.TrimSpace(m[2])
+	}
+	_, help, _ := runCLI(t, "action", "--help")
+	helped := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z][\w-]+)  `).FindAllStringSubmatch(help, -1) {
+		helped[m[1]] = true
+	}
+	var step struct {
+		Env map[string]string
+		Run string
+	}
+	for _, s := range a.Runs.Steps {
+		if s.ID == "vigiles" {
+			step.Env, step.Run = s.Env, s.Run
+		}
+	}
+	_, names, _ := strings.Cut(step.Run, "env_names=(")
+	names, _, _ = strings.Cut(names, ")")
+	passed := strings.Fields(names)
+
+	own := map[string]bool{"runtime": true, "image": true} // action.yml's alone
+	read := map[string]bool{}
+	for _, n := range actionInputNames {
+		read[n] = true
+	}
+	for n, in := range a.Inputs {
+		col, ok := documented[n]
+		switch {
+		case !ok:
+			t.Errorf("action.yml's input %s has no row in docs/github-action.md's Inputs", n)
+		case in.Default != "" && col != "`"+in.Default+"`":
+			t.Errorf("input %s: action.yml's default is %q, docs/github-action.md's Inputs say %s", n, in.Default, col)
+		}
+		if own[n] {
+			continue
+		}
+		if !read[n] {
+			t.Errorf("action.yml's input %s is not read by vigiles action", n)
+		}
+		if !helped[n] {
+			t.Errorf("vigiles action --help does not list input %s", n)
+		}
+		v := "INPUT_" + strings.ToUpper(strings.ReplaceAll(n, "-", "_"))
+		if step.Env[v] != "${{ inputs."+n+" }}" {
+			t.Errorf("the vigiles step sets %s to %q, want ${{ inputs.%s }}", v, step.Env[v], n)
+		}
+		if !slices.Contains(passed, v) {
+			t.Errorf("the vigiles step does not pass %s into the container (env_names)", v)
+		}
+	}
+	for n := range documented {
+		if _, ok := a.Inputs[n]; !ok {
+			t.Errorf("docs/github-action.md's Inputs has %s, which action.yml lacks", n)
+		}
+	}
+	for n := range read {
+		if _, ok := a.Inputs[n]; !ok {
+			t.Errorf("vigiles action reads input %s, which action.yml lacks", n)
+		}
+	}
+	for n := range helped {
+		if _, ok := a.Inputs[n]; !ok || own[n] {
+			t.Errorf("vigiles action --help lists %s, which is no input it reads", n)
+		}
+	}
+	for _, v := range passed {
+		if n, ok := strings.CutPrefix(v, "INPUT_"); ok && !read[strings.ToLower(strings.ReplaceAll(n, "_", "-"))] {
+			t.Errorf("the vigiles step passes %s, which is no input vigiles action reads", v)
 		}
 	}
 }
