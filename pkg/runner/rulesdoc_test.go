@@ -5,9 +5,14 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestEveryRuleIsDocumented: each rule the runner declares (a constant
@@ -54,5 +59,50 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	}
 	if n < 40 {
 		t.Errorf("found %d rules; the walk over the package's constants found too few", n)
+	}
+}
+
+// TestEveryFieldIsDocumented: each JSON field of the documents vigiles
+// writes is named (`name`, or "name" in an example) in the section of
+// docs/result-format.md or docs/report-format.md that describes its
+// object, so that a field does not ship unexplained, nor a section keep
+// one the code no longer writes unnoticed by its reader.
+func TestEveryFieldIsDocumented(t *testing.T) {
+	for _, tc := range []struct {
+		doc, heading string // the section: from its heading to the next "## "
+		v            any
+	}{
+		{"result-format.md", "# The run result", sandbox.Result{}},
+		{"result-format.md", "## `writes`", evidence.Write{}},
+		{"result-format.md", "## `envFile`", evidence.EnvFile{}},
+		{"result-format.md", "## `egress`", evidence.Egress{}},
+		{"result-format.md", "# The run result", evidence.Dropped{}},
+		{"report-format.md", "## The document", report.Report{}},
+		{"report-format.md", "## The document", report.Tool{}},
+		{"report-format.md", "## `runs[]`", report.HookRun{}},
+		{"report-format.md", "## `runs[]`", report.Location{}},
+		{"report-format.md", "## `findings[]`", report.Finding{}},
+		{"report-format.md", "## `drift[]`", report.Drift{}},
+	} {
+		b, err := os.ReadFile("../../docs/" + tc.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sec, ok := strings.Cut(string(b), tc.heading)
+		if !ok {
+			t.Errorf("docs/%s has no section %q", tc.doc, tc.heading)
+			continue
+		}
+		sec, _, _ = strings.Cut(sec, "\n## ")
+		typ := reflect.TypeOf(tc.v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(sec, "`"+name+"`") && !strings.Contains(sec, `"`+name+`"`) {
+				t.Errorf("%s's field %s is not named in docs/%s, %s", typ, name, tc.doc, tc.heading)
+			}
+		}
 	}
 }
