@@ -630,6 +630,10 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	rep, runErr := do(ctx, opts)
 	var pe *runner.AuditPathError
 	if errors.As(runErr, &pe) {
+		if !pe.Outside && !pe.Missing {
+			// A declaration file named: its directory holds its hooks.
+			return fail(stdout, 2, badInputf("input paths: %s is not a directory: paths names directories, whose hooks the audit runs; name the one that holds it, %s", pe.Path, filepath.Dir(pe.Path)))
+		}
 		return fail(stdout, 2, fmt.Errorf("input paths: %w", runErr))
 	}
 	var pa *runner.PartialAuditError

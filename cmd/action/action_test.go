@@ -826,6 +826,7 @@ func TestActionUsageMistakesExit2(t *testing.T) {
 		{map[string]string{"working-directory": ".vigiles.yml"}, "input working-directory: .vigiles.yml is not a directory in the workspace"},
 		{map[string]string{"command": "audit", "paths": "/etc"}, "input paths: audit path /etc is outside the work tree"},
 		{map[string]string{"command": "audit", "paths": "plugins,../.."}, "input paths: audit path ../.. is outside the work tree"},
+		{map[string]string{"command": "audit", "paths": "plugins/guard/hooks/hooks.json"}, "input paths: plugins/guard/hooks/hooks.json is not a directory: paths names directories, whose hooks the audit runs; name the one that holds it, plugins/guard/hooks"},
 		// Said before any hook runs (it was said, exit 125, after all).
 		{map[string]string{"sarif": "plugins"}, "input sarif: plugins is a directory"},
 		{map[string]string{"sarif": ".vigiles.yml/out.sarif"}, "input sarif: .vigiles.yml/out.sarif cannot be made"},

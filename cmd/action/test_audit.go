@@ -288,10 +288,11 @@ func withRunnerHints(err error, dir string) error {
 		if pe.Outside {
 			return hinted{msg: fmt.Sprintf("audit path %q is outside the work tree %q; name directories under --dir %q", pe.Path, pe.Dir, dir), err: err}
 		}
-		what := "is not a directory"
-		if pe.Missing {
-			what = "does not exist"
+		if !pe.Missing {
+			// A declaration file named: its directory holds its hooks.
+			return hinted{msg: fmt.Sprintf("audit path %q is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, %q", pe.Path, filepath.Dir(pe.Path)), err: err}
 		}
+		what := "does not exist"
 		// A PATH is taken relative to --dir, not to the current directory.
 		where := ""
 		if at := filepath.Join(dir, pe.Path); !filepath.IsAbs(pe.Path) && at != pe.Path {

@@ -98,7 +98,8 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--dir", ".", "/etc"}, 2, `audit path "/etc" is outside the work tree`},
 		{[]string{"audit", "--dir", ".", "../.."}, 2, `audit path "../.." is outside the work tree`},
 		{[]string{"audit", "--dir", ".", "nonexistent"}, 2, `audit path "nonexistent" does not exist (a PATH is relative to --dir)`},
-		{[]string{"audit", "--dir", ".", "test_audit.go"}, 2, `audit path "test_audit.go" is not a directory`},
+		{[]string{"audit", "--dir", ".", "test_audit.go"}, 2, `audit path "test_audit.go" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "."`},
+		{[]string{"audit", "--dir", "../..", "examples/plugins/bash-guard/hooks/hooks.json"}, 2, `audit path "examples/plugins/bash-guard/hooks/hooks.json" is not a directory: a PATH names a directory, whose hooks the audit runs; name the one that holds it, "examples/plugins/bash-guard/hooks"`},
 		// An empty value, or one with a newline, is quoted: the message
 		// stays on its line.
 		{[]string{"test", "--dir", ""}, 2, `--dir "" does not exist`},
