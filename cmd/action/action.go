@@ -523,7 +523,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		started = deps.now()
 	}
 	if getenv("GITHUB_ACTIONS") != "true" {
-		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit"))
+		return exitWith(2, errors.New("vigiles action runs as a GitHub Actions step (GITHUB_ACTIONS=true); elsewhere use vigiles test or vigiles audit, or set GITHUB_ACTIONS=true to try the step here (docs/github-action.md#run-it-locally)"))
 	}
 
 	// The verdict output is pass, fail or error: a step that stops

@@ -70,4 +70,11 @@ func TestRunItLocallyNamesWhatIsRead(t *testing.T) {
 	if code, out, _ := runCLI(t, "action", "--help"); code != 0 || !strings.Contains(out, "(INPUT_WORKING-DIRECTORY or INPUT_WORKING_DIRECTORY)") {
 		t.Errorf("vigiles action --help (exit %d) does not say how an input's variable is named", code)
 	}
+	// Without GITHUB_ACTIONS=true: the error the section quotes, which
+	// says how to try the step here.
+	code, _, errs := runCLI(t, "action")
+	msg := strings.TrimSuffix(strings.TrimPrefix(errs, "vigiles: "), "\n")
+	if code != 2 || !strings.Contains(sec, "exit 2: `"+msg+"`") || !strings.Contains(msg, "#run-it-locally") {
+		t.Errorf("vigiles action without GITHUB_ACTIONS: exit %d, %q; want 2 and the error Run it locally quotes, which points at it", code, errs)
+	}
 }
