@@ -172,7 +172,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
-	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (the runs planned, a line per finished run, every 30s the runs still running and for how long)")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (an audit's baseline that cannot be compared with, the runs planned, a line per finished run, every 30s the runs still running and for how long, the baseline --update-baseline wrote)")
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
 	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
@@ -368,7 +368,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	rep, err := runner.Audit(ctx, o)
 	err = withRunnerHints(err, c.dir)
 	if err == nil && *updateBaseline && !c.quiet {
-		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d runs); review its diff before committing\n", *baseline, len(rep.Runs))
+		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d run(s)); review its diff before committing\n", *baseline, len(rep.Runs))
 	}
 	return finishReport("audit", rep, err, c.format, c.output, stdout, stderr)
 }
