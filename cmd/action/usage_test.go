@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/egress"
 	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestHelpGoesToStdout: help that was asked for is the command's output
@@ -544,5 +546,34 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 				t.Errorf("exit %d, stdout %.60q, stderr %q: want status 2 and only %q on stderr", code, out, errs, tc.want)
 			}
 		})
+	}
+}
+
+// TestSizeLimitsHelpSaysTheirLeast: each size limit of vigiles run with a
+// least value (README.md's Commands) says it in its help, and a value
+// below it is bad usage that names it.
+func TestSizeLimitsHelpSaysTheirLeast(t *testing.T) {
+	_, help, _ := runCLI(t, "run", "--help")
+	for _, tc := range []struct {
+		flag  string
+		least uint64
+	}{
+		{"limit-memory", runner.MinMemory},
+		{"limit-run-memory", sandbox.MinRunMemory},
+		{"limit-scratch", sandbox.MinScratch},
+	} {
+		least := runner.FormatSize(tc.least)
+		line := regexp.MustCompile(`(?m)^      --` + tc.flag + ` .*$`).FindString(help)
+		if !strings.Contains(line, "at least "+least) {
+			t.Errorf("vigiles run --help does not say --%s is at least %s: %q", tc.flag, least, line)
+		}
+		// geteuid: --limit-run-memory is refused outright to another caller.
+		old := geteuid
+		geteuid = func() int { return 0 }
+		code, _, errs := runCLI(t, "run", "--"+tc.flag, strconv.FormatUint(tc.least-1, 10), "--", "true")
+		geteuid = old
+		if code != 2 || !strings.Contains(errs, "at least "+least) {
+			t.Errorf("--%s %d: exit %d, stderr %q; want 2 and the least, %s", tc.flag, tc.least-1, code, errs, least)
+		}
 	}
 }
