@@ -50,12 +50,12 @@ const maxJobs = 1024
 
 const testHelp = `Usage: vigiles test [flags]
 
-Runs the checks written in .vigiles.yml: each names a hook (by plugin name or
-hook id) or a command, the event and tool input to send it, and what must
-hold — exit code, blocked or allowed, output, JSON fields, no network, only
-some hosts, no writes, only some writes, nothing (or only the expected
-text) left in CLAUDE_ENV_FILE, how long it may take. Every hook
-runs the way Claude Code would run it, vendored plugins confined.
+Runs the checks written in .vigiles.yml: each names a hook (by plugin name,
+hook id or declaring file) or a command, the event and tool input to send
+it, and what must hold — exit code, blocked or allowed, output, JSON
+fields, no network, only some hosts, no writes, only some writes, nothing
+(or only the expected text) left in CLAUDE_ENV_FILE, how long it may take.
+Every hook runs the way Claude Code would run it, vendored plugins confined.
 
 Exits 1 when any expectation fails, and when any other finding is an
 error (a malformed hook declaration, a mistake in .vigiles.yml), though

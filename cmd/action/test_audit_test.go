@@ -78,6 +78,8 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
 		{[]string{"merge", "--help"}, 0, "where FILE is a symbolic link, the file it leads to is replaced)"},
 		{[]string{"test", "--help"}, 0, "symbolic link inside the work tree is refused"},
+		// The three ways a check selects hooks, as check/no-hook names them.
+		{[]string{"test", "--help"}, 0, "(by plugin name,\nhook id or declaring file)"},
 		{[]string{"audit", "--help"}, 0, "symbolic link inside the work tree is refused"},
 		{[]string{"test", "--format", "yaml"}, 2, "want text, json or sarif"},
 		{[]string{"test", "--shard", "3/2"}, 2, "shard"},
