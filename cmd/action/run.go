@@ -145,7 +145,12 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	default:
 		f, err := os.Open(*stdinFile)
 		if err != nil {
-			return exitWith(2, fmt.Errorf("run: --stdin: %w", err))
+			// The path is quoted as given: the open error's own repeats it.
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return exitWith(2, fmt.Errorf("run: --stdin %q: %w; want a file whose bytes the command reads (or - for this stdin)", *stdinFile, err))
 		}
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {

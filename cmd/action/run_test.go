@@ -75,6 +75,8 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{`--workdir "/nonexistent/vigiles" does not exist`}},
 		{[]string{"--workdir", "/etc/passwd"}, []string{`--workdir "/etc/passwd" is not a directory`}},
 		{[]string{"--workdir", "a\nb"}, []string{`--workdir "a\nb" does not exist`}},
+		{[]string{"--stdin", "/nonexistent/event.json"}, []string{`--stdin "/nonexistent/event.json": no such file or directory; want a file whose bytes the command reads (or - for this stdin)`}},
+		{[]string{"--stdin", "/"}, []string{`--stdin "/": a directory; want a file whose bytes the command reads (or - for this stdin)`}},
 		{[]string{"--egress", "allow", "--allow", "http://x.test"}, []string{"not a URL"}},
 		{[]string{"--egress", "allow", "--allow", "10.0.0.1"}, []string{`--allow "10.0.0.1": an address, not a name; use --allow-ip`}},
 		{[]string{"--egress", "allow", "--allow", "10.0.0.0/8"}, []string{`--allow "10.0.0.0/8": an address range, not a name; use --allow-ip`}},
