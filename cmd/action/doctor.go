@@ -43,7 +43,7 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	if fs.NArg() > 0 {
-		return exitWith(2, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0)))
+		return exitWith(2, fmt.Errorf("doctor: unexpected argument %q (doctor takes none: it probes this host; --json prints its report as JSON)", fs.Arg(0)))
 	}
 	r := sandbox.Doctor(ctx)
 	if *jsonOut {

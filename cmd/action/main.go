@@ -229,7 +229,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 				_, err := fmt.Fprintln(stdout, versionHelp)
 				return helpWritten("version", err)
 			}
-			return exitWith(2, fmt.Errorf("version: unexpected argument %q", args[1]))
+			return exitWith(2, fmt.Errorf("version: unexpected argument %q (version takes none: vigiles version)", args[1]))
 		}
 		if _, err := fmt.Fprintf(stdout, "vigiles %s\n", version); err != nil {
 			return exitWith(125, fmt.Errorf("version: writing it: %w", err))

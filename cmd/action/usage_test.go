@@ -507,6 +507,9 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"verison"}, `vigiles: unknown command "verison"; did you mean version? (vigiles --help lists the commands)` + "\n"},
 		{[]string{"Merge"}, `vigiles: unknown command "Merge"; did you mean merge? (vigiles --help lists the commands)` + "\n"},
 		{[]string{"help", "doctr"}, `vigiles: help: unknown command "doctr"; did you mean doctor? (vigiles --help lists the commands)` + "\n"},
+		// A word more than a command takes: what it takes instead.
+		{[]string{"doctor", "json"}, `vigiles: doctor: unexpected argument "json" (doctor takes none: it probes this host; --json prints its report as JSON)` + "\n"},
+		{[]string{"version", "--short"}, `vigiles: version: unexpected argument "--short" (version takes none: vigiles version)` + "\n"},
 		{[]string{"scan"}, `vigiles: unknown command "scan" (vigiles --help lists the commands)` + "\n"},
 		{[]string{"xy"}, `vigiles: unknown command "xy" (vigiles --help lists the commands)` + "\n"},
 		// A flag too: a slip of one of the command's, and --json where
