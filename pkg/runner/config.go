@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -379,7 +380,11 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 				keys = append(keys, key)
 			}
 			sort.Strings(keys)
-			p.errAt(k, "unknown key %q in %s: want one of %s", k.Value, what, strings.Join(keys, ", "))
+			hint := ""
+			if near := nearKey(k.Value, keys); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			p.errAt(k, "unknown key %q in %s: want one of %s%s", k.Value, what, strings.Join(keys, ", "), hint)
 			continue
 		}
 		if seen[k.Value] {
@@ -389,6 +394,33 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 		seen[k.Value] = true
 		h(k, v)
 	}
+}
+
+// nearKey is the one of keys (sorted) that key is a slip of, for the
+// error of an unknown key: a spelling within an edit or two of it
+// (wrote_only, defualts, Blocked), or the one key it begins with a word
+// of (exit for exit-code); "" for none.
+func nearKey(key string, keys []string) string {
+	low := strings.ToLower(key)
+	best, bestD := "", 3
+	for _, k := range keys {
+		d := textdist.Distance(low, k)
+		if (d == 0 || len(low) >= 4 && d == 1 || len(low) >= 6 && d == 2) && d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" || low == "" {
+		return best
+	}
+	for _, k := range keys {
+		if strings.HasPrefix(k, low+"-") {
+			if best != "" {
+				return "" // exit-code and exit-… alike: no one slip
+			}
+			best = k
+		}
+	}
+	return best
 }
 
 // noAliases reports every anchor, alias and merge key (<<) under n, once

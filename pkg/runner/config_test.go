@@ -192,6 +192,10 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"no expect", "checks:\n  - name: a\n    hook: h\n", []string{"2:5 want an expect mapping"}},
 		{"empty expect", "checks:\n  - name: a\n    hook: h\n    expect: {}\n", []string{"4:13 want at least one of"}},
 		{"unknown expectation", "checks:\n  - name: a\n    hook: h\n    expect:\n      blocks: true\n", []string{"5:7 unknown key \"blocks\" in expect of check \"a\": want one of allowed, blocked,"}},
+		// A slip of a key, or the first word of one, says which key.
+		{"a slip of an expectation", "checks:\n  - name: a\n    hook: h\n    expect:\n      wrote_only: [x]\n", []string{"5:7 , wrote-only (did you mean wrote-only?)"}},
+		{"the first word of an expectation", "checks:\n  - name: a\n    hook: h\n    expect:\n      exit: 0\n", []string{"5:7 , wrote-only (did you mean exit-code?)"}},
+		{"a slip of a top key", "defualts: {}\n", []string{"1:1 in the top level: want one of checks, defaults, payloads, plugins, version (did you mean defaults?)"}},
 		{"blocked not bool", "checks:\n  - name: a\n    hook: h\n    expect:\n      blocked: yes please\n", []string{"5:16 blocked: want true or false"}},
 		{"exit code range", "checks:\n  - name: a\n    hook: h\n    expect:\n      exit-code: 300\n", []string{"5:18 exit-code: want a whole number from 0 to 255"}},
 		{"bad regex", "checks:\n  - name: a\n    hook: h\n    expect:\n      stdout-matches: \"(\"\n", []string{"5:23 stdout-matches: want a regular expression"}},
@@ -742,6 +746,20 @@ func TestBlockingEventsAsDocumented(t *testing.T) {
 		}
 		if listed := regexp.MustCompile(`nothing they exit with or print blocks it: [^;]*\b` + ev + `\b`).MatchString(text); listed == can {
 			t.Errorf("%s: canBlock %t, but examples/README.md lists it so: %t", ev, can, listed)
+		}
+	}
+}
+
+// TestNearKey: the key an unknown one is a slip of, or begins with a word
+// of; none where it is near no key, or begins several alike.
+func TestNearKey(t *testing.T) {
+	keys := []string{"blocked", "exit-code", "stderr-contains", "stderr-matches", "stdout-contains", "stdout-matches", "wrote-only"}
+	for key, want := range map[string]string{
+		"wrote_only": "wrote-only", "Blocked": "blocked", "blockd": "blocked", "exit": "exit-code",
+		"stdout": "", "timeout": "", "": "", "x": "",
+	} {
+		if got := nearKey(key, keys); got != want {
+			t.Errorf("nearKey(%q) = %q, want %q", key, got, want)
 		}
 	}
 }
