@@ -228,3 +228,56 @@ func TestActionInputsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestActionOutputsAgree: the outputs action.yml declares are those
+// vigiles action writes to GITHUB_OUTPUT (pkg/annotate), each read from
+// the vigiles step, and those vigiles action --help and the outputs row
+// of docs/github-action.md name.
+func TestActionOutputsAgree(t *testing.T) {
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Outputs map[string]struct{ Value string }
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../pkg/annotate/outputs.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, m := range regexp.MustCompile(`b\.WriteString\("(\w+)="`).FindAllStringSubmatch(string(src), -1) {
+		written = append(written, m[1])
+	}
+	if len(written) < 4 {
+		t.Fatalf("found only %v written to GITHUB_OUTPUT", written)
+	}
+	_, help, _ := runCLI(t, "action", "--help")
+	if want := "Outputs (GITHUB_OUTPUT): " + strings.Join(written, ", ") + " "; !strings.Contains(help, want) {
+		t.Errorf("vigiles action --help does not say %q", want)
+	}
+	doc, err := os.ReadFile("../../docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| outputs \\|.*$").FindString(string(doc))
+	for _, n := range written {
+		o, ok := a.Outputs[n]
+		if !ok {
+			t.Errorf("vigiles action writes output %s, which action.yml lacks", n)
+		} else if !strings.Contains(o.Value, "steps.vigiles.outputs."+n+" ") && !strings.HasSuffix(o.Value, "steps.vigiles.outputs."+n+" }}") {
+			t.Errorf("action.yml's output %s is %q, not the vigiles step's", n, o.Value)
+		}
+		if !strings.Contains(row, "`"+n+"`") {
+			t.Errorf("docs/github-action.md's outputs row does not name %s", n)
+		}
+	}
+	for n := range a.Outputs {
+		if !slices.Contains(written, n) {
+			t.Errorf("action.yml declares output %s, which vigiles action does not write", n)
+		}
+	}
+}
