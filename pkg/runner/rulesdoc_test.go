@@ -106,3 +106,50 @@ func TestEveryFieldIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryDriftKindIsDocumented: each kind a drift entry takes (a
+// constant Drift…) is named in docs/report-format.md's drift[] section.
+func TestEveryDriftKindIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/report-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "## `drift[]`")
+	if !ok {
+		t.Fatal("docs/report-format.md has no drift[] section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			ast.Inspect(f, func(node ast.Node) bool {
+				vs, ok := node.(*ast.ValueSpec)
+				if !ok {
+					return true
+				}
+				for i, name := range vs.Names {
+					if !strings.HasPrefix(name.Name, "Drift") || i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					kind, _ := strconv.Unquote(lit.Value)
+					n++
+					if !strings.Contains(sec, "`"+kind+"`") {
+						t.Errorf("%s (%s) is not named in docs/report-format.md's drift[] section", name.Name, kind)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if n < 13 {
+		t.Errorf("found %d drift kinds; the walk over the package's constants found too few", n)
+	}
+}
