@@ -315,8 +315,9 @@ Commands:
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print the version (also --version)")
 	fmt.Fprintf(w, `
 Run "vigiles help <command>" (or "vigiles <command> --help") for a command's flags and examples.
-Exit status: 0 ok; 1 an expectation or finding failed; 2 bad usage;
-125 vigiles refused or failed; otherwise (vigiles run) the command's own.
+Exit status: 0 ok; 1 an expectation or finding failed (doctor: this host
+cannot confine); 2 bad usage; 125 vigiles refused or failed; otherwise
+(vigiles run) the command's own.
 `)
 	writeMore(w, "README.md and docs/")
 	_, err := io.WriteString(out, b.String())

@@ -57,6 +57,12 @@ func TestHelpGoesToStdout(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %.60q, stderr %q", args, code, out, errs)
 		}
 	}
+	// The exit statuses it sums up are each command's: doctor's 1 too.
+	_, top, _ := runCLI(t, "--help")
+	_, doctor, _ := runCLI(t, "doctor", "--help")
+	if !strings.Contains(doctor, "1 when it cannot") || !strings.Contains(top, "1 an expectation or finding failed (doctor: this host\ncannot confine)") {
+		t.Errorf("vigiles --help does not say what doctor's exit status 1 means:\n%s", top)
+	}
 	for _, tc := range []struct {
 		args []string
 		help string // on stderr, or "" for none
