@@ -185,6 +185,9 @@ func (c *commonFlags) validate(name string) error {
 		c.output = ""
 	}
 	if why := notADir(c.dir); why != "" {
+		if c.dir == "" {
+			why += ` (an empty path: leave --dir out, or give --dir ".", for the current directory)`
+		}
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
 	if c.output != "" {
