@@ -900,7 +900,7 @@ func TestActionMergeReportsAreInputs(t *testing.T) {
 	}{
 		{string(b) + "}", "has more after its JSON document"},
 		{"", "matches no file"},
-		{"/", "is not a regular file"},
+		{"/", "reports/a.json is a directory, not a report file: name the report files in it ("},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			s := newStep(t, map[string]string{"command": "merge", "reports": "reports/*.json", "check-run": "false"})

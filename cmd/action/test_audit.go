@@ -567,6 +567,10 @@ func readReport(path string) (*report.Report, error) {
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
+	} else if fi.IsDir() {
+		// reports/ where the shards' artifacts were downloaded: each
+		// in a directory of its own.
+		return nil, fmt.Errorf("report %s is a directory, not a report file: name the report files in it (%s)", path, filepath.Join(path, "*.json"))
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("report %s is not a regular file", path)
 	}
