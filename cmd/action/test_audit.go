@@ -169,7 +169,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	}
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off ("+sandboxDefault+"; off runs hooks in the open: only on a disposable machine)")
 	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
-	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow (default: the policy's, else deny)")
+	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow, in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too) (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress lines on stderr (an audit's baseline that cannot be compared with, the runs planned, a line per finished run, every 30s the runs still running and for how long, the baseline --update-baseline wrote)")

@@ -78,6 +78,10 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
 		{[]string{"merge", "--help"}, 0, "where FILE is a symbolic link, the file it leads to is replaced)"},
 		{[]string{"test", "--help"}, 0, "symbolic link inside the work tree is refused"},
+		// --egress (with --allow) replaces the policy's whole egress, as
+		// runner.Options.Egress does, not its mode alone.
+		{[]string{"test", "--help"}, 0, "in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too)"},
+		{[]string{"audit", "--help"}, 0, "in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too)"},
 		// The three ways a check selects hooks, as check/no-hook names them.
 		{[]string{"test", "--help"}, 0, "(by plugin name,\nhook id or declaring file)"},
 		{[]string{"audit", "--help"}, 0, "symbolic link inside the work tree is refused"},
