@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,6 +71,22 @@ func TestRunItLocallyNamesWhatIsRead(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "action", "--help"); code != 0 || !strings.Contains(out, "(INPUT_WORKING-DIRECTORY or INPUT_WORKING_DIRECTORY)") {
 		t.Errorf("vigiles action --help (exit %d) does not say how an input's variable is named", code)
+	}
+	// A bare vigiles in a step is vigiles action, as the section says:
+	// here the test command's missing policy file, told with the input
+	// that names another.
+	if !strings.Contains(sec, "Under\n`GITHUB_ACTIONS=true` a bare `vigiles`, with no command, runs it too") {
+		t.Error("Run it locally does not say that a bare vigiles in a step runs vigiles action")
+	}
+	ws := t.TempDir()
+	var out, errb bytes.Buffer
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": ws, "RUNNER_TEMP": t.TempDir()}
+	err = run(context.Background(), nil, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	if code := exitCode(err, &errb, true); code != 2 || !strings.Contains(out.String(), "name another with the config input") {
+		t.Errorf("a bare vigiles in a step: exit %d, stdout %q; want 2 and vigiles action's error", code, out.String())
+	}
+	if code, out, errs := runCLI(t); code != 2 || out != "" || !strings.Contains(errs, "Commands:") {
+		t.Errorf("a bare vigiles elsewhere: exit %d, stdout %q, stderr %.60q; want 2 and the commands on stderr", code, out, errs)
 	}
 	// Without GITHUB_ACTIONS=true: the error the section quotes, which
 	// says how to try the step here.
