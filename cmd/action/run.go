@@ -87,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …), /opt and the work tree")
 		rootSandbox = fs.Bool("root-sandbox", false, rootSandboxHelp)
 		writes      = fs.String("writes", "", "how writes are recorded: overlay or copy (default overlay; copy where overlay cannot be mounted, or file systems are mounted inside the work tree)")
-		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts)")
+		egressMode  = fs.String("egress", "deny", "network: deny (no route, attempts recorded), record (deny + a recording proxy), allow (only --allow hosts and --allow-ip addresses)")
 		allow       = fs.StringArray("allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable; not localhost: the sandbox's loopback is its own, reached without an allow)")
 		allowIP     = fs.StringArray("allow-ip", nil, "with --egress allow: an address or CIDR that may be reached, or that an allowed name may resolve to (repeatable; not the loopback, the sandbox's own)")
 		dnsUpstream = fs.String("dns-upstream", "", "with --egress allow: ADDR[:PORT] of the resolver for allowed names; default the host's from /etc/resolv.conf")

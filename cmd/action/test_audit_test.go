@@ -82,6 +82,8 @@ func TestTestAuditUsage(t *testing.T) {
 		// runner.Options.Egress does, not its mode alone.
 		{[]string{"test", "--help"}, 0, "in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too)"},
 		{[]string{"audit", "--help"}, 0, "in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too)"},
+		// Allow mode reaches what --allow and --allow-ip name.
+		{[]string{"run", "--help"}, 0, "allow (only --allow hosts and --allow-ip addresses)"},
 		// The three ways a check selects hooks, as check/no-hook names them.
 		{[]string{"test", "--help"}, 0, "(by plugin name,\nhook id or declaring file)"},
 		{[]string{"audit", "--help"}, 0, "symbolic link inside the work tree is refused"},
