@@ -312,6 +312,26 @@ func TestReportFileInADirectoryThatMayNotBeWritten(t *testing.T) {
 	}
 }
 
+// TestReportInTheKernelsFilesIsBadUsage: -o in /proc is refused before
+// anything runs, as a directory that may not be written is, though
+// access(2) lets root write there (it failed with exit 125 after every
+// hook had run).
+func TestReportInTheKernelsFilesIsBadUsage(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, []byte(`{"schema":"vigiles.report/v1","tool":{"name":"vigiles","version":"x"},"verdict":"pass","runs":[],"findings":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, why string }{
+		{"/proc/vigiles-nope.json", `cannot be made: "/proc" is in the kernel's proc, where no file is made`},
+		{"/proc/version", "is a file of the kernel's proc, not a report's place"},
+	} {
+		code, _, errs := runCLI(t, "merge", "--format", "json", "-o", tc.path, in)
+		if want := fmt.Sprintf("merge: --output %q %s", tc.path, tc.why); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("-o %s: exit %d (want 2), stderr %q; want %q", tc.path, code, errs, want)
+		}
+	}
+}
+
 // TestReportWrittenInPlaceSaysItMayBeCut: a write in place that fails
 // once the file is open (-o /dev/full: no space left on device) says
 // that what was there may be cut, not that it was left as it was.

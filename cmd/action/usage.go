@@ -515,6 +515,8 @@ func cannotWriteInPlace(p string) string {
 		switch {
 		case fi.IsDir():
 			return "is a directory"
+		case kernelFS(p) != "":
+			return fmt.Sprintf("is a file of the kernel's %s, not a report's place", kernelFS(p))
 		case unix.Access(p, unix.W_OK) != nil:
 			return "may not be written"
 		}
@@ -525,6 +527,10 @@ func cannotWriteInPlace(p string) string {
 		switch {
 		case err == nil && !fi.IsDir():
 			return fmt.Sprintf("cannot be made: %q is not a directory", d)
+		case err == nil && kernelFS(d) != "":
+			// access(2) grants root every write its modes would refuse,
+			// but no file is made in these, root's or not.
+			return fmt.Sprintf("cannot be made: %q is in the kernel's %s, where no file is made", d, kernelFS(d))
 		case err == nil && unix.Access(d, unix.W_OK|unix.X_OK) != nil:
 			return fmt.Sprintf("cannot be made: %q may not be written", d)
 		case err == nil:
@@ -535,4 +541,25 @@ func cannotWriteInPlace(p string) string {
 			return ""
 		}
 	}
+}
+
+// kernelFS names the kernel's own file system p is on (proc, sysfs, a
+// cgroup hierarchy, …), where a report can be neither made nor written
+// whatever access(2) says; "" for any other.
+func kernelFS(p string) string {
+	var st unix.Statfs_t
+	if unix.Statfs(p, &st) != nil {
+		return ""
+	}
+	switch int64(st.Type) {
+	case unix.PROC_SUPER_MAGIC:
+		return "proc"
+	case unix.SYSFS_MAGIC:
+		return "sysfs"
+	case unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC:
+		return "cgroup file system"
+	case unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC, unix.SECURITYFS_MAGIC, unix.BPF_FS_MAGIC:
+		return "pseudo file system"
+	}
+	return ""
 }
