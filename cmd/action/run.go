@@ -275,7 +275,12 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	for _, e := range netwire.ValidateEgress(policy) {
 		bad("%w", egressFlagHint(e, "--allow HOST[:PORT] or --allow-ip CIDR"))
 	}
-	if workdir != "" {
+	if fs.Changed("workdir") && workdir == "" {
+		// As test's and audit's --dir "": a variable that was meant to
+		// name the tree and came out empty must not make the current
+		// directory the tree the command may change.
+		bad(`--workdir "": an empty path: leave --workdir out, or give --workdir ".", for the current directory`)
+	} else if workdir != "" {
 		if why := notADir(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)
 		}

@@ -75,6 +75,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"--workdir", "/nonexistent/vigiles"}, []string{`--workdir "/nonexistent/vigiles" does not exist`}},
 		{[]string{"--workdir", "/etc/passwd"}, []string{`--workdir "/etc/passwd" is not a directory`}},
 		{[]string{"--workdir", "a\nb"}, []string{`--workdir "a\nb" does not exist`}},
+		{[]string{"--workdir", ""}, []string{`--workdir "": an empty path: leave --workdir out, or give --workdir ".", for the current directory`}},
 		{[]string{"--stdin", "/nonexistent/event.json"}, []string{`--stdin "/nonexistent/event.json": no such file or directory; want a file whose bytes the command reads (or - for this stdin)`}},
 		{[]string{"--stdin", "/"}, []string{`--stdin "/": a directory; want a file whose bytes the command reads (or - for this stdin)`}},
 		{[]string{"--egress", "allow", "--allow", "http://x.test"}, []string{"not a URL"}},
