@@ -394,10 +394,6 @@ func TestActionReportPerStep(t *testing.T) {
 	}
 }
 
-// TestActionUpdateBaselineFailureFails: when the audit ran but the
-// baseline could not be written, nothing may read pass: the check run
-// concludes failure, the verdict output is error, the summary says why
-// and the step exits 125.
 // TestActionSaysItWroteTheBaseline: update-baseline writes into the
 // checkout, and the log and the job summary say so, as the CLI does.
 func TestActionSaysItWroteTheBaseline(t *testing.T) {
@@ -418,6 +414,10 @@ func TestActionSaysItWroteTheBaseline(t *testing.T) {
 	}
 }
 
+// TestActionUpdateBaselineFailureFails: when the audit ran but the
+// baseline could not be written, nothing may read pass: the check run
+// concludes failure, the verdict output is error, the summary says why
+// and the step exits 125.
 func TestActionUpdateBaselineFailureFails(t *testing.T) {
 	t.Setenv("INPUT_GITHUB-TOKEN", testToken)
 	s := newStep(t, map[string]string{"command": "audit", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
