@@ -418,6 +418,66 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 	}
 }
 
+// TestSlirpConfinesItself: slirp4netns, which reads every packet the
+// command sends and runs on the host as the caller, is started with its
+// own sandbox and seccomp filter, both in place before it says it is
+// ready: a mount namespace whose root is an empty tmpfs, no capability
+// but CAP_NET_BIND_SERVICE, a seccomp filter. Without them a memory bug
+// in libslirp's emulation, which the command feeds, had the caller's
+// whole host (for a root caller, its capabilities) to work with.
+func TestSlirpConfinesItself(t *testing.T) {
+	if _, err := exec.LookPath(ConnectorSlirp); err != nil {
+		missing(t, ConnectorSlirp)
+	}
+	needNamespaces(t)
+	l := &Layer{}
+	p := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"192.0.2.1/32"}, Connector: ConnectorSlirp}
+	var status string
+	var rootErr error
+	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
+		c, err := l.Attach(context.Background(), p, child, nil, nil)
+		s, ok := c.(*slirp)
+		if !ok {
+			return c, err
+		}
+		pid := s.cmd.Process.Pid
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		status = string(b)
+		var host, its unix.Stat_t
+		if rootErr = unix.Stat("/", &host); rootErr == nil {
+			if rootErr = unix.Stat(fmt.Sprintf("/proc/%d/root/", pid), &its); rootErr == nil && host.Dev == its.Dev && host.Ino == its.Ino {
+				rootErr = errors.New("its root is the host's /")
+			}
+		}
+		return c, err
+	})
+	l.Stopped()
+	if res.SetupErr != "" {
+		t.Fatalf("setup: %s", res.SetupErr)
+	}
+	if status == "" {
+		t.Fatal("the connector attached was not slirp4netns, or its status could not be read")
+	}
+	field := func(name string) string {
+		for _, line := range strings.Split(status, "\n") {
+			if v, ok := strings.CutPrefix(line, name+":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	if got := field("Seccomp"); got != "2" {
+		t.Errorf("slirp4netns's Seccomp: %q, want 2 (a filter)", got)
+	}
+	// CAP_NET_BIND_SERVICE (bit 10) at most, in the namespace it runs in.
+	if got := field("CapEff"); got != "0000000000000000" && got != "0000000000000400" {
+		t.Errorf("slirp4netns's effective capabilities: %s, want none but CAP_NET_BIND_SERVICE", got)
+	}
+	if rootErr != nil {
+		t.Errorf("slirp4netns's root: %v", rootErr)
+	}
+}
+
 // TestAllowAttemptWithoutRouteIsRecorded: in allow mode a destination the
 // connector does not (yet) route - IPv6 before slirp4netns's router
 // advertisement arrives, a second or so into the run - gets setupLoopback's

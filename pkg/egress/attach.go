@@ -212,6 +212,12 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 					"host's resolver, around the allowlist: install a newer slirp4netns, or use --connector pasta (%s): %w",
 					stderr.String(), err)
 			}
+			if said := stderr.String(); strings.Contains(said, "create_sandbox") || strings.Contains(said, "seccomp") {
+				return nil, fmt.Errorf("egress allow: slirp4netns could not confine itself (--enable-sandbox, --enable-seccomp), "+
+					"and vigiles does not run it, which reads every packet of the command, with the caller's whole host: "+
+					"use --connector pasta, or a slirp4netns built with libseccomp on a host that lets it make a mount namespace (%s): %w",
+					said, err)
+			}
 			return nil, fmt.Errorf("egress allow: slirp4netns did not come up (%s): %w", stderr.String(), err)
 		}
 	case <-ctx.Done():
@@ -292,8 +298,18 @@ func (s *slirp) closeAndWait() {
 // refused with the host's loopback (--disable-host-loopback). A
 // slirp4netns without it (before 1.1.0) does not start: the run is
 // refused (startSlirp names the fix).
+//
+// --enable-sandbox and --enable-seccomp: slirp4netns reads every packet
+// the command sends, on the host, as the caller. With them, before it
+// says it is ready, it moves into a mount namespace whose root is an
+// empty tmpfs, drops every capability but CAP_NET_BIND_SERVICE and
+// filters its system calls, so that a memory bug in libslirp's
+// emulation, which the command feeds, finds little of the host to work
+// with. A slirp4netns that cannot do either does not start: the run is
+// refused (startSlirp names the fix).
 func slirpArgs(ipv6 bool, ns []string) []string {
-	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--disable-dns", "--ready-fd=3", "--exit-fd=4"}
+	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--disable-dns",
+		"--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4"}
 	if ipv6 {
 		args = append(args, "--enable-ipv6")
 	}

@@ -24,8 +24,8 @@ func TestConnectorArgs(t *testing.T) {
 		want    [][]string // each an option, with its value if it has one
 		wantNot []string
 	}{
-		{"slirp4netns", slirpArgs(true, ns), [][]string{{"--disable-dns"}, {"--disable-host-loopback"}, {"--enable-ipv6"}},
-			[]string{"--configure", "-c", "--enable-sandbox"}},
+		{"slirp4netns", slirpArgs(true, ns), [][]string{{"--disable-dns"}, {"--disable-host-loopback"}, {"--enable-ipv6"},
+			{"--enable-sandbox"}, {"--enable-seccomp"}}, []string{"--configure", "-c"}},
 		{"slirp4netns without ipv6", slirpArgs(false, ns), [][]string{{"--disable-dns"}, {"--disable-host-loopback"}},
 			[]string{"--enable-ipv6"}},
 		{"pasta", pastaArgs(false, "/tmp/pid", []string{"--netns", "/proc/1/ns/net"}),

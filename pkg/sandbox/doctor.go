@@ -790,9 +790,11 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 		return Probe{Availability: Inconclusive, Detail: err.Error()}
 	}
 	// The options a run gives it (pkg/egress): --disable-dns, which an
-	// old slirp4netns lacks, is what keeps DNS to the egress layer's stub.
+	// old slirp4netns lacks, is what keeps DNS to the egress layer's stub;
+	// --enable-sandbox and --enable-seccomp confine slirp4netns itself,
+	// which a host may not let it do.
 	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns",
-		"--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
+		"--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
 	cmd.Env = hostprog.Env()
 	cmd.ExtraFiles = []*os.File{readyW, exitR}
 	var out bytes.Buffer
@@ -853,6 +855,10 @@ func keptTapDetail(err error) string {
 func slirpFix(out []byte) string {
 	if bytes.Contains(out, []byte("disable-dns")) {
 		return "install slirp4netns 1.1.0 or later, built with libslirp 4.3.0 or later (it must turn off its own DNS forwarder, --disable-dns), or use pasta (--connector pasta)"
+	}
+	if bytes.Contains(out, []byte("create_sandbox")) || bytes.Contains(out, []byte("seccomp")) {
+		return "slirp4netns must confine itself (--enable-sandbox: a mount namespace of its own; --enable-seccomp: " +
+			"a slirp4netns built with libseccomp): let it, or use pasta (--connector pasta)"
 	}
 	if bytes.Contains(out, []byte("/dev/net/tun")) {
 		return "slirp4netns must open /dev/net/tun: make it usable (chmod 0666 /dev/net/tun; it is 0666 on stock systems) " +
