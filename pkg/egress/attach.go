@@ -299,17 +299,24 @@ func (s *slirp) closeAndWait() {
 // slirp4netns without it (before 1.1.0) does not start: the run is
 // refused (startSlirp names the fix).
 //
-// --enable-sandbox and --enable-seccomp: slirp4netns reads every packet
+// --enable-seccomp and --enable-sandbox: slirp4netns reads every packet
 // the command sends, on the host, as the caller. With them, before it
-// says it is ready, it moves into a mount namespace whose root is an
-// empty tmpfs, drops every capability but CAP_NET_BIND_SERVICE and
-// filters its system calls, so that a memory bug in libslirp's
-// emulation, which the command feeds, finds little of the host to work
-// with. A slirp4netns that cannot do either does not start: the run is
-// refused (startSlirp names the fix).
+// says it is ready, it filters its system calls and, for a root caller,
+// moves into a mount namespace whose root is an empty tmpfs and drops
+// every capability but CAP_NET_BIND_SERVICE, so that a memory bug in
+// libslirp's emulation, which the command feeds, finds little of the
+// host to work with. An unprivileged caller's slirp4netns has no
+// capability to drop, and cannot make a mount namespace of its own (its
+// sandbox wants root in the user namespace it joins, which the sandbox's
+// does not map): it runs with its filter alone. A slirp4netns that
+// cannot do what it is told does not start: the run is refused
+// (startSlirp names the fix).
 func slirpArgs(ipv6 bool, ns []string) []string {
-	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--disable-dns",
-		"--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4"}
+	args := []string{"--mtu=" + strconv.Itoa(slirpMTU), "--disable-host-loopback", "--disable-dns", "--enable-seccomp"}
+	if slirpSandboxed() {
+		args = append(args, "--enable-sandbox")
+	}
+	args = append(args, "--ready-fd=3", "--exit-fd=4")
 	if ipv6 {
 		args = append(args, "--enable-ipv6")
 	}
@@ -547,3 +554,7 @@ func bindNamespaces(dir string, ns map[string]*os.File) (unbind func(), err erro
 	}
 	return unbind, nil
 }
+
+// slirpSandboxed says whether slirp4netns is given --enable-sandbox: for
+// a root caller only (slirpArgs). A variable, for tests.
+var slirpSandboxed = func() bool { return os.Geteuid() == 0 }

@@ -18,6 +18,16 @@ import (
 // --dns-forward names): a way around the stub, for names off the list too.
 func TestConnectorArgs(t *testing.T) {
 	ns := []string{"--netns-type=path", "/proc/1/ns/net"}
+	defer func(f func() bool) { slirpSandboxed = f }(slirpSandboxed)
+	slirpSandboxed = func() bool { return true } // a root caller's
+	if got := slirpArgs(false, ns); !slices.Contains(got, "--enable-sandbox") {
+		t.Errorf("a root caller's slirp4netns: %q lacks --enable-sandbox", got)
+	}
+	slirpSandboxed = func() bool { return false }
+	if got := slirpArgs(false, ns); slices.Contains(got, "--enable-sandbox") || !slices.Contains(got, "--enable-seccomp") {
+		t.Errorf("an unprivileged caller's slirp4netns: %q; want --enable-seccomp alone", got)
+	}
+	slirpSandboxed = func() bool { return true }
 	for _, tt := range []struct {
 		name    string
 		args    []string
@@ -25,7 +35,7 @@ func TestConnectorArgs(t *testing.T) {
 		wantNot []string
 	}{
 		{"slirp4netns", slirpArgs(true, ns), [][]string{{"--disable-dns"}, {"--disable-host-loopback"}, {"--enable-ipv6"},
-			{"--enable-sandbox"}, {"--enable-seccomp"}}, []string{"--configure", "-c"}},
+			{"--enable-seccomp"}}, []string{"--configure", "-c"}},
 		{"slirp4netns without ipv6", slirpArgs(false, ns), [][]string{{"--disable-dns"}, {"--disable-host-loopback"}},
 			[]string{"--enable-ipv6"}},
 		{"pasta", pastaArgs(false, "/tmp/pid", []string{"--netns", "/proc/1/ns/net"}),

@@ -791,10 +791,13 @@ func probeSlirp4netns(ctx context.Context, env *doctorEnv) Probe {
 	}
 	// The options a run gives it (pkg/egress): --disable-dns, which an
 	// old slirp4netns lacks, is what keeps DNS to the egress layer's stub;
-	// --enable-sandbox and --enable-seccomp confine slirp4netns itself,
-	// which a host may not let it do.
-	cmd := exec.CommandContext(ctx, slirp, "--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns",
-		"--enable-sandbox", "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")
+	// --enable-seccomp, and for a root caller --enable-sandbox, confine
+	// slirp4netns itself, which a host may not let it do.
+	args := []string{"--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns", "--enable-seccomp"}
+	if os.Geteuid() == 0 {
+		args = append(args, "--enable-sandbox")
+	}
+	cmd := exec.CommandContext(ctx, slirp, append(args, "--ready-fd=3", "--exit-fd=4", strconv.Itoa(pid), "tap0")...)
 	cmd.Env = hostprog.Env()
 	cmd.ExtraFiles = []*os.File{readyW, exitR}
 	var out bytes.Buffer
