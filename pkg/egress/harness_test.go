@@ -45,6 +45,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childLoopback())
 	case "nflog-behind":
 		os.Exit(childNFLOGBehind())
+	case "nflog-sync":
+		os.Exit(childNFLOGSync())
 	case "loopback-allow-noipv6":
 		os.Exit(childLoopbackAllowNoIPv6())
 	case "server":
@@ -164,7 +166,10 @@ func runProbe(p string, env []string) probeResult {
 	kind, arg, _ := strings.Cut(p, ":")
 	switch kind {
 	case "sh":
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		// Room for a flood on a loaded machine (order_test.go's 10,005
+		// datagrams under -race took over 20 s with the cores busy); the
+		// child itself is killed at 90 s.
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "bash", "-c", arg)
 		cmd.Env = append(os.Environ(), env...)

@@ -63,9 +63,17 @@ type nflog struct {
 	// stood at the time of the attempt.
 	deliver func(packetEvent)
 
+	// read counts the messages the loop has read, so a sync can tell a
+	// reader that is behind from one that has stopped reading.
+	read atomic.Uint64
+
 	mu   sync.Mutex
 	lost int // ENOBUFS seen: the kernel dropped log messages
 	err  error
+	// stalled says a sync gave up on a reader that read nothing for
+	// nflogStallMax: what it stamped may be out of order (stop then
+	// calls the record incomplete).
+	stalled bool
 	// waiting are the syncs not yet answered, by their request's sequence
 	// number; nextSeq numbers the next.
 	waiting map[uint32]chan struct{}
@@ -123,12 +131,16 @@ func openNFLOG(group uint16, deliver func(packetEvent)) (*nflog, error) {
 }
 
 // sync returns once every packet the rule set logged before it was called
-// has been delivered, or after nflogDrainMax (the reader is behind by more
-// than it can read by then), or when the reader has ended or lost messages
-// (the record is then incomplete anyway). The DNS stub and the proxy call
-// it before they stamp an attempt, so that the attempts the wall logged
-// before it are ordered before it, though vigiles reads the log apart and
-// behind.
+// has been delivered, or when the reader has ended or lost messages (the
+// record is then incomplete anyway), or when the reader has read nothing
+// for nflogStallMax (it has stopped: stop then calls the record
+// incomplete). The DNS stub and the proxy call it before they stamp an
+// attempt, so that the attempts the wall logged before it are ordered
+// before it, though vigiles reads the log apart and behind. A reader that
+// is only slow (a loaded machine, a flood before the question) is waited
+// for however long it takes: a sync that gave up after a fixed time let
+// the record's order, and which entries the cap lumps, depend on the
+// machine's load.
 //
 // The kernel gives no time of its own for a logged outgoing packet (NFLOG
 // sends a timestamp for packets on the input hooks only), so sync puts a
@@ -173,12 +185,25 @@ func (l *nflog) sync() {
 	}); err != nil {
 		return
 	}
-	t := time.NewTimer(nflogDrainMax)
+	t := time.NewTicker(nflogStallMax)
 	defer t.Stop()
-	select {
-	case <-ch:
-	case <-l.done:
-	case <-t.C:
+	last := l.read.Load()
+	for {
+		select {
+		case <-ch:
+			return
+		case <-l.done:
+			return
+		case <-t.C:
+			if n := l.read.Load(); n != last {
+				last = n
+				continue
+			}
+			l.mu.Lock()
+			l.stalled = true
+			l.mu.Unlock()
+			return
+		}
 	}
 }
 
@@ -217,6 +242,7 @@ func (l *nflog) loop() {
 		}
 		now := time.Now()
 		for _, m := range msgs {
+			l.read.Add(1)
 			if m.Header.Type == netlink.Error {
 				// An acknowledgement: sync's marker (an error would
 				// have ended the loop above).
@@ -255,12 +281,19 @@ func (l *nflog) stop() (int, error) {
 	if behind && l.err == nil {
 		return l.lost, fmt.Errorf("the packet log was not read to its end within %v: %w", nflogStopMax, ErrIncomplete)
 	}
+	if l.stalled && l.err == nil {
+		return l.lost, fmt.Errorf("the packet log's reader read nothing for %v while an attempt waited to be ordered after it: %w", nflogStallMax, ErrIncomplete)
+	}
 	return l.lost, l.err
 }
 
 // nflogStopMax is how long stop waits for the reader to empty the socket
 // (a variable for the test that makes it fall behind).
 var nflogStopMax = nflogDrainMax
+
+// nflogStallMax is how long sync waits for a reader that reads nothing
+// before it gives up (a variable for the tests that slow the reader).
+var nflogStallMax = nflogDrainMax
 
 // socketEmpty peeks at the socket without blocking.
 func (l *nflog) socketEmpty() bool {
