@@ -254,6 +254,13 @@ func TestParseRequestLine(t *testing.T) {
 		{"CONNECT api.example.test:0 HTTP/1.1", proxyRequest{}, false},
 		{"CONNECT :443 HTTP/1.1", proxyRequest{}, false},
 		{"GET http://api.example.test:99999/ HTTP/1.1", proxyRequest{}, false},
+		// A colon outside brackets: no host a client reaches (it was
+		// read as host 2001:db8: port 1, host a.test:80 port 81).
+		{"GET http://2001:db8::1/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://a.test:80:81/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://::1:80/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://[a.test]/ HTTP/1.1", proxyRequest{}, false},
+		{"GET http://[fe80::1%25eth0]/ HTTP/1.1", proxyRequest{"GET", "fe80::1%eth0", 80, "/"}, true},
 		{"GET gopher://api.example.test/ HTTP/1.1", proxyRequest{}, false},
 		{"GET http://api.example.test/ HTTP/2", proxyRequest{}, false},
 		{"GET  http://api.example.test/ HTTP/1.1", proxyRequest{}, false},

@@ -78,6 +78,15 @@ func parseRequestLine(line string) (proxyRequest, error) {
 	if err != nil || u.Host == "" {
 		return r, fmt.Errorf("target is neither an absolute URI nor a path: %w", ErrBadRequest)
 	}
+	// A colon in a host is an IPv6 literal's, in brackets, or nothing a
+	// client reaches: url.Parse (as this module's go line has it read)
+	// split http://2001:db8::1/ at its last colon into a host 2001:db8:
+	// and port 1, which the record named as a destination.
+	if bracketed := strings.HasPrefix(u.Host, "["); bracketed || strings.Contains(u.Hostname(), ":") {
+		if _, err := netip.ParseAddr(u.Hostname()); err != nil || !bracketed {
+			return r, fmt.Errorf("host %q is no name and no IPv6 literal in brackets: %w", clip(u.Host), ErrBadRequest)
+		}
+	}
 	defaults := map[string]int{"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 	scheme := strings.ToLower(u.Scheme)
 	r.Host = lowerASCII(u.Hostname())
