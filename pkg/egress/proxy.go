@@ -258,6 +258,12 @@ func (p *proxy) serve(c *streamConn) {
 		}
 		if perr == nil && req.Host == "" && h.host != nil {
 			req.Host, req.Port, perr = hostHeader(*h.host)
+			if h.hosts > 1 {
+				// Which one a server takes is its own choice (RFC 9112
+				// 3.2 has it refuse the request): the first named one
+				// host, and the others went unrecorded.
+				perr = fmt.Errorf("%d Host headers: %w", h.hosts, ErrBadRequest)
+			}
 		}
 		// Stamped once the request is read whole, when it is recorded: a
 		// stamp taken at its first line would let the command hold its
@@ -409,7 +415,8 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, long bool, err error) 
 
 // headers is what the proxy takes from a request's header lines.
 type headers struct {
-	host *string // the first Host header
+	host  *string // the first Host header
+	hosts int     // how many Host headers there are
 	// length is the body's length (Content-Length), -1 when none is
 	// given; badLength says one given was not a length, or two differed.
 	// chunked says the body is in chunks (the last transfer coding is
@@ -445,12 +452,14 @@ func (h *headers) take(b []byte, n int) {
 		return
 	}
 	k, v = bytes.TrimSpace(k), bytes.TrimSpace(v)
-	if h.host == nil && bytes.EqualFold(k, []byte("host")) {
+	if bytes.EqualFold(k, []byte("host")) {
 		// The destination of an origin-form request, wherever it
 		// stands: behind proxyMaxHeaders others it was not looked at,
 		// and the request was recorded as naming no host.
-		s := string(v)
-		h.host = &s
+		if h.hosts++; h.host == nil {
+			s := string(v)
+			h.host = &s
+		}
 		return
 	}
 	if n >= proxyMaxHeaders {

@@ -61,7 +61,8 @@ func TestProxyRecordsOnlyPrintableBoundedText(t *testing.T) {
 // recorded as a CONNECT, a packet or a DNS question would name it: a Host
 // header's bracketed IPv6 literal as an address, an IPv4-mapped address
 // as the IPv4 one, a name without its final dot; a Host header whose port
-// is not one is a malformed request, not a host.
+// is not one, and a second Host header, make a malformed request, not a
+// host.
 func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 	rec := newRecorder()
 	p, err := startProxy("127.0.0.1:0", rec, nil, t.Logf)
@@ -89,6 +90,12 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"CONNECT 0300.0.2.10:443 HTTP/1.1\r\n\r\n",
 		"GET http://192.0.521/ HTTP/1.1\r\n\r\n",
 		"GET http://1.2.3.256.test/ HTTP/1.1\r\n\r\n",
+		// Two Host headers: which one a server takes is its own
+		// choice; the first was recorded, the other not at all.
+		"GET /two HTTP/1.1\r\nHost: allowed.test\r\nhost: evil.test\r\n\r\n",
+		"GET /far HTTP/1.1\r\nHost: d.test\r\n" + strings.Repeat("X-Pad: 1\r\n", proxyMaxHeaders) + "Host: d.test\r\n\r\n",
+		// An absolute URI names the host; Host headers do not count.
+		"GET http://abs.test/ HTTP/1.1\r\nHost: x.test\r\nHost: y.test\r\n\r\n",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
@@ -120,6 +127,9 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host= ip=192.0.2.10 port=443 detail=CONNECT (written 0300.0.2.10)",
 		"host= ip=192.0.2.9 port=80 detail=GET / (written 192.0.521)",
 		"host=1.2.3.256.test ip= port=80 detail=GET /",
+		"host= ip= port=0 detail=malformed request: GET /two HTTP/1.1",
+		"host= ip= port=0 detail=malformed request: GET /far HTTP/1.1",
+		"host=abs.test ip= port=80 detail=GET /",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
