@@ -81,6 +81,8 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		// which probe 0's lookup allowed), its name longer than a
 		// 128-byte snapshot holds.
 		/* 16 */ "dnsto:198.18.0.3:53/" + hex.EncodeToString(buildQuery(0x4244, 1, longQuestion()...)),
+		// The same over TCP, in the SYN (TCP Fast Open).
+		/* 17 */ "sh:python3 - " + hex.EncodeToString(buildQuery(0x4245, 1, []byte("syn"), []byte("example"), []byte("test"))) + " 198.18.0.3 <<'PY'\n" + fastOpenQuestionClient + "\nPY\n",
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
@@ -253,6 +255,15 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 		})
 		if !e.Allowed || !strings.Contains(e.Detail, "asked of 198.18.0.3 port 53 directly") || !strings.Contains(e.Detail, "went out") {
 			t.Errorf("question asked of an allowed address recorded as %+v", e)
+		}
+		if !strings.Contains(out(17), "sent 1") {
+			t.Fatalf("tcp fast open client: %s", out(17))
+		}
+		e, _ = mustFind(t, res.Egress, "the name in the SYN", func(e evidence.Egress) bool {
+			return e.Via == evidence.ViaDNS && e.Host == "syn.example.test"
+		})
+		if !e.Allowed || !strings.Contains(e.Detail, "asked of 198.18.0.3 port 53 directly") {
+			t.Errorf("question in a SYN to an allowed address recorded as %+v", e)
 		}
 	})
 	t.Run("direct dns around the stub is dropped", func(t *testing.T) {

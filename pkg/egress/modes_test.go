@@ -205,13 +205,34 @@ func TestDirectQuestionsAreNamed(t *testing.T) {
 	t.Run("routed", func(t *testing.T) {
 		dir := probeDir(t, map[string]string{"client.py": routedQuestionClient})
 		q := hex.EncodeToString(buildQuery(4, 1, longQuestion()...))
-		res := runDenied(t, "python3 "+dir+"/client.py "+q)
+		res := runDenied(t, "python3 "+dir+"/client.py "+q+" 203.0.113.9 2001:db8::35")
 		defer dumpOnFailure(t, res)
 		for _, ip := range []string{"2001:db8::53", "198.51.100.53"} {
 			if _, ok := connectEntryFor(res.Egress, ip, 53, "udp"); !ok {
 				t.Errorf("no connect entry for the routed datagram to %s", ip)
 			}
 			mustFind(t, res.Egress, "the routed question to "+ip, func(e evidence.Egress) bool {
+				return e.Via == evidence.ViaDNS && e.Host == longQuestionName && strings.Contains(e.Detail, "asked of "+ip+" port 53 directly")
+			})
+		}
+	})
+	// A question in a SYN (TCP Fast Open without a cookie, which needs no
+	// privilege): the name went out in the packet the wall logged, and
+	// is named as a datagram's is. It was not: the wall logged 128 bytes
+	// of a TCP segment and read questions from datagrams alone.
+	t.Run("tcp fast open", func(t *testing.T) {
+		dir := probeDir(t, map[string]string{"client.py": fastOpenQuestionClient})
+		q := hex.EncodeToString(buildQuery(6, 1, longQuestion()...))
+		res := runDenied(t, "python3 "+dir+"/client.py "+q+" 203.0.113.9 2001:db8::35")
+		defer dumpOnFailure(t, res)
+		if out := res.Probes[0].Output; !strings.Contains(out, "sent 2") {
+			t.Fatalf("client: %s", out)
+		}
+		for _, ip := range []string{"203.0.113.9", "2001:db8::35"} {
+			if _, ok := connectEntryFor(res.Egress, ip, 53, "tcp"); !ok {
+				t.Errorf("no connect entry for the SYN to %s", ip)
+			}
+			mustFind(t, res.Egress, "the question in the SYN to "+ip, func(e evidence.Egress) bool {
 				return e.Via == evidence.ViaDNS && e.Host == longQuestionName && strings.Contains(e.Detail, "asked of "+ip+" port 53 directly")
 			})
 		}
@@ -261,6 +282,27 @@ try:
     s.sendto(q, ("198.51.100.53", 53))
 except OSError as e:
     print("198.51.100.53", type(e).__name__)
+`
+
+// fastOpenQuestionClient sends the DNS query argv[1] (hex) over TCP to
+// port 53 of each address after it, in the SYN (TCP_FASTOPEN_NO_COOKIE),
+// and prints how many it sent.
+const fastOpenQuestionClient = `import socket, sys
+TCP_FASTOPEN_NO_COOKIE = 34
+q = bytes.fromhex(sys.argv[1])
+msg = len(q).to_bytes(2, "big") + q
+sent = 0
+for dst in sys.argv[2:]:
+    s = socket.socket(socket.AF_INET6 if ":" in dst else socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.setsockopt(socket.IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, 1)
+    try:
+        s.sendto(msg, socket.MSG_FASTOPEN, (dst, 53))
+    except OSError as e:
+        print(dst, type(e).__name__)
+    sent += 1
+    s.close()
+print("sent", sent)
 `
 
 func checkJSONRoundTrip(t *testing.T, es []evidence.Egress) {

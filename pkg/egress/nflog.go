@@ -416,6 +416,13 @@ func parseIPPacket(p []byte, ev *packetEvent) bool {
 	if proto == unix.IPPROTO_UDP && ev.port == 53 && len(l4) > 8 {
 		ev.questions, ev.unread = dnsQuestions(l4[8:])
 	}
+	if proto == unix.IPPROTO_TCP && ev.port == 53 && len(l4) >= 20 {
+		// A SYN with data (TCP Fast Open): the message's length, then
+		// the message, as DNS over TCP sends it.
+		if off := int(l4[12]>>4) * 4; off >= 20 && len(l4) > off+2 {
+			ev.questions, ev.unread = dnsQuestions(l4[off+2:])
+		}
+	}
 	return true
 }
 

@@ -375,6 +375,21 @@ func TestParseIPPacket(t *testing.T) {
 	}
 	resp := append([]byte{}, query...)
 	resp[2] |= 0x80
+	// A SYN to port 53 with a question in it (TCP Fast Open): a TCP
+	// header with 20 bytes of options, the message's length, the message.
+	tfoPacket := func(msg []byte) []byte {
+		p := make([]byte, 20+40, 20+40+2+len(msg))
+		p[0], p[9] = 0x45, unix.IPPROTO_TCP
+		binary.BigEndian.PutUint16(p[2:], uint16(len(p)+2+len(msg)))
+		copy(p[16:20], []byte{192, 0, 2, 53})
+		binary.BigEndian.PutUint16(p[22:], 53)
+		p[32], p[33] = 10<<4, 0x02 // data offset 40, SYN
+		p = binary.BigEndian.AppendUint16(p, uint16(len(msg)))
+		return append(p, msg...)
+	}
+	tfoEvent := func(length int, qs ...string) packetEvent {
+		return packetEvent{dst: netip.MustParseAddr("192.0.2.53"), proto: "tcp", port: 53, length: length, questions: qs}
+	}
 	dnsEvent := func(length int, qs ...string) packetEvent {
 		return packetEvent{dst: netip.MustParseAddr("192.0.2.53"), proto: "udp", port: 53, length: length, questions: qs}
 	}
@@ -396,6 +411,8 @@ func TestParseIPPacket(t *testing.T) {
 			ev.unread = 1
 			return ev
 		}(), true},
+		{"ipv4 dns question in a syn", tfoPacket(query), tfoEvent(62+len(query), "leak.example.test", "example.test"), true},
+		{"ipv4 syn to port 53 without data", tfoPacket(nil)[:60], tfoEvent(62), true},
 		{"short", v4[:10], packetEvent{}, false},
 		{"version 5", []byte{0x50, 1, 2}, packetEvent{}, false},
 	}
@@ -592,8 +609,8 @@ func FuzzParseIPPacket(f *testing.F) {
 		if parseIPPacket(p, &ev) && !ev.dst.IsValid() {
 			t.Fatalf("parsed without a destination: %+v", ev)
 		}
-		if len(ev.questions) > 0 && (ev.proto != "udp" || ev.port != 53) {
-			t.Fatalf("questions read from a packet that is no datagram to port 53: %+v", ev)
+		if len(ev.questions) > 0 && (ev.proto != "udp" && ev.proto != "tcp" || ev.port != 53) {
+			t.Fatalf("questions read from a packet that is no datagram or segment to port 53: %+v", ev)
 		}
 		for _, n := range ev.questions {
 			// A name the record holds is printable ASCII, as the

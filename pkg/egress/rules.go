@@ -41,10 +41,10 @@ const (
 	// header and the ports.
 	logSnaplen = 128
 	// logSnaplenRouted also holds a DNS question after the ports (the
-	// DNS header, the longest name, its type and class), so that a
-	// routed datagram to port 53 is named as any other is
-	// (logSnaplenDNS).
-	logSnaplenRouted = 40 + 2048 + 8 + 8 + 12 + 255 + 4
+	// longest TCP header and the message's length, the DNS header, the
+	// longest name, its type and class), so that a routed datagram or
+	// SYN to port 53 is named as any other is (logSnaplenDNS).
+	logSnaplenRouted = 40 + 2048 + 8 + 60 + 2 + 12 + 255 + 4
 	// logSnaplenLocal is the snapshot of a port unreachable the kernel
 	// sends for a datagram to a local port: its IPv4 header (the options
 	// of the datagram echoed, 60 bytes at most), the ICMP header, the
@@ -56,8 +56,12 @@ const (
 	// the IP header (60 at most; IPv6's 40 and a fragment header), the
 	// UDP header, the DNS header and a question with the longest name
 	// (255 bytes on the wire, its type and class), so that nflog.go can
-	// name what was asked.
-	logSnaplenDNS = 60 + 8 + 12 + 255 + 4
+	// name what was asked. A TCP segment to port 53 takes it too, with
+	// room for the longest TCP header (60) and the message's length (2)
+	// in place of the UDP header: a SYN carries a question when the
+	// command sends it with TCP_FASTOPEN_NO_COOKIE, which needs no
+	// privilege.
+	logSnaplenDNS = 60 + 60 + 2 + 12 + 255 + 4
 
 	// IPv4 options that route the packet (RFC 791), the nftables
 	// extension header operation that finds IPv4 options (x/sys and
@@ -422,6 +426,7 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			// the question is named whatever its length; the rule below
 			// then finds the connection in conns and logs it no more.
 			add(acc, slices.Concat(isFam, udpToDNS, logNew(logSnaplenDNS))...)
+			add(acc, slices.Concat(isFam, tcpToDNS, logNew(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, logNew(logSnaplen))...)
 			set, dests := rs.sets[fam.flows], rs.sets[fam.dests]
 			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
@@ -475,9 +480,11 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 	// packet with its headers alone, so that a flood of large datagrams
 	// fills the log no faster than it did.
 	question := c.AddChain(&nftables.Chain{Name: "question", Table: t})
-	add(out, slices.Concat(udpToDNS, []expr.Any{
-		&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS),
-		&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
+	for _, toDNS := range [][]expr.Any{udpToDNS, tcpToDNS} {
+		add(out, slices.Concat(toDNS, []expr.Any{
+			&expr.Counter{}, logToLen(logPrefixDrop, logSnaplenDNS),
+			&expr.Verdict{Kind: expr.VerdictGoto, Chain: question.Name}})...)
+	}
 	addRefusal(add, question)
 	add(out, &expr.Counter{}, logTo(logPrefixDrop))
 	addRefusal(add, out)
@@ -583,8 +590,12 @@ func matchDport(l4 byte, port uint16) []expr.Any {
 }
 
 // udpToDNS matches a UDP datagram to port 53: a DNS question, whose log
-// takes logSnaplenDNS.
-var udpToDNS = matchDport(unix.IPPROTO_UDP, 53)
+// takes logSnaplenDNS; tcpToDNS a TCP segment to port 53, whose SYN may
+// carry one (TCP Fast Open).
+var (
+	udpToDNS = matchDport(unix.IPPROTO_UDP, 53)
+	tcpToDNS = matchDport(unix.IPPROTO_TCP, 53)
+)
 
 func matchDaddr(a netip.Addr) []expr.Any {
 	nfproto, off := byte(unix.NFPROTO_IPV4), uint32(16)
