@@ -142,6 +142,17 @@ func splitHostPort(s string) (string, int, error) {
 	if host == "" {
 		return "", 0, fmt.Errorf("empty host: %w", ErrBadRequest)
 	}
+	if i := strings.Index(host, "%25"); i >= 0 {
+		// An IPv6 zone in a URI's host follows %25, its bytes
+		// percent-encoded (RFC 6874), as url.Parse reads an absolute
+		// URI's: [fe80::1%25eth0] is zone eth0 there and was zone
+		// 25eth0 here.
+		if z, err := url.PathUnescape(host[i+3:]); err == nil {
+			if _, err := netip.ParseAddr(host[:i] + "%" + z); err == nil {
+				host = host[:i] + "%" + z
+			}
+		}
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		host = a.String()
 	}

@@ -96,6 +96,13 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"GET /far HTTP/1.1\r\nHost: d.test\r\n" + strings.Repeat("X-Pad: 1\r\n", proxyMaxHeaders) + "Host: d.test\r\n\r\n",
 		// An absolute URI names the host; Host headers do not count.
 		"GET http://abs.test/ HTTP/1.1\r\nHost: x.test\r\nHost: y.test\r\n\r\n",
+		// An IPv6 zone written as in a URI (RFC 6874), in each place a
+		// request names its host: zone eth0 (a CONNECT's and a Host
+		// header's were 25eth0).
+		"GET http://[fe80::1%25eth0]/z HTTP/1.1\r\n\r\n",
+		"CONNECT [fe80::1%25eth0]:443 HTTP/1.1\r\n\r\n",
+		"GET /z HTTP/1.1\r\nHost: [fe80::1%25eth0]\r\n\r\n",
+		"CONNECT [fe80::1%25e%74h1]:443 HTTP/1.1\r\n\r\n",
 	} {
 		c, err := net.Dial("tcp", p.addr())
 		if err != nil {
@@ -130,6 +137,9 @@ func TestProxyNamesHostsAsTheOtherWaysDo(t *testing.T) {
 		"host= ip= port=0 detail=malformed request: GET /two HTTP/1.1",
 		"host= ip= port=0 detail=malformed request: GET /far HTTP/1.1",
 		"host=abs.test ip= port=80 detail=GET /",
+		"host= ip=fe80::1 port=80 detail=GET /z (zone eth0)",
+		"host= ip=fe80::1 port=443 detail=CONNECT (zone eth0)",
+		"host= ip=fe80::1 port=443 detail=CONNECT (zone eth1)",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("entries (-want +got):\n%s", d)
