@@ -1,0 +1,109 @@
+package escape
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestHostIPCIsOutOfReach: the host's System V IPC objects, POSIX message
+// queues and /dev/shm are not files under the masks, and are shared by
+// every process of the host's IPC namespace and /dev: the test makes one
+// of each, open to every uid, and the hook, for every caller, reaches none
+// of them (the sandbox's IPC namespace and /dev are its own). What the
+// hook makes there does not reach the host either, and its /dev/shm write
+// is in the record.
+func TestHostIPCIsOutOfReach(t *testing.T) {
+	requireBwrap(t)
+	key := 0x76690000 | (os.Getpid()&0xfff)<<4
+	shm, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
+	if err != nil {
+		t.Fatalf("shmget: %v", err)
+	}
+	t.Cleanup(func() { unix.SysvShmCtl(shm, unix.IPC_RMID, nil) })
+	msg, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key+1), unix.IPC_CREAT|unix.IPC_EXCL|0o666, 0)
+	if errno != 0 {
+		t.Fatalf("msgget: %v", errno)
+	}
+	t.Cleanup(func() { unix.Syscall(unix.SYS_MSGCTL, msg, unix.IPC_RMID, 0) })
+	sem, _, errno := unix.Syscall(unix.SYS_SEMGET, uintptr(key+2), 1, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
+	if errno != 0 {
+		t.Fatalf("semget: %v", errno)
+	}
+	t.Cleanup(func() { unix.Syscall6(unix.SYS_SEMCTL, sem, 0, unix.IPC_RMID, 0, 0, 0) })
+	mqName := fmt.Sprintf("vigiles-escape-mq-%d", time.Now().UnixNano())
+	if mq, err := mqOpen(mqName, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR, 0o666); errors.Is(err, unix.ENOSYS) && os.Getenv("CI") != "true" {
+		t.Skip("this kernel has no POSIX message queues (CONFIG_POSIX_MQUEUE)")
+	} else if err != nil {
+		t.Fatalf("mq_open: %v", err)
+	} else {
+		unix.Close(mq)
+	}
+	t.Cleanup(func() { mqUnlink(mqName); mqUnlink(mqName + "-sandbox") })
+	canary := filepath.Join("/dev/shm", fmt.Sprintf("vigiles-escape-canary-%d", time.Now().UnixNano()))
+	if err := os.WriteFile(canary, []byte("vigiles-canary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(canary) })
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			written := fmt.Sprintf("vigiles-escape-written-%d", time.Now().UnixNano())
+			t.Cleanup(func() { os.Remove(filepath.Join("/dev/shm", written)) })
+			res := vigiles(t, r, workTree(t), nil, "--env", fmt.Sprintf("IPC_BASE=%#x", key), "--env", "MQ_NAME="+mqName,
+				"--env", "SHM_CANARY="+canary, "--env", "SHM_WRITE="+written, "--", "python3", "ipc.py")
+			checkAttempts(t, res, 7)
+			if res.ExitCode != 0 {
+				t.Errorf("exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			if id, err := unix.SysvShmGet(key+3, 0, 0); err == nil {
+				unix.SysvShmCtl(id, unix.IPC_RMID, nil)
+				t.Error("the hook's System V segment appeared on the host")
+			}
+			if id, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key+4), 0, 0); errno == 0 {
+				unix.Syscall(unix.SYS_MSGCTL, id, unix.IPC_RMID, 0)
+				t.Error("the hook's System V message queue appeared on the host")
+			}
+			if mq, err := mqOpen(mqName+"-sandbox", unix.O_RDONLY, 0); err == nil {
+				unix.Close(mq)
+				t.Error("the hook's POSIX message queue appeared on the host")
+			}
+			if _, err := os.Lstat(filepath.Join("/dev/shm", written)); err == nil {
+				t.Errorf("the hook's /dev/shm/%s appeared on the host", written)
+			}
+			var got []string
+			for _, w := range res.Writes {
+				got = append(got, w.Op+" "+w.Path)
+			}
+			if !slices.Contains(got, "create /dev/shm/"+written) {
+				t.Errorf("the /dev/shm write is not in the record: %q", got)
+			}
+		})
+	}
+}
+
+// mqOpen and mqUnlink are mq_open(3) and mq_unlink(3): the system calls
+// take the name without its leading slash.
+func mqOpen(name string, flags, mode int) (int, error) {
+	p, err := unix.BytePtrFromString(name)
+	if err != nil {
+		return -1, err
+	}
+	fd, _, errno := unix.Syscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), uintptr(mode), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+func mqUnlink(name string) {
+	if p, err := unix.BytePtrFromString(name); err == nil {
+		unix.Syscall(unix.SYS_MQ_UNLINK, uintptr(unsafe.Pointer(p)), 0, 0)
+	}
+}
