@@ -111,7 +111,29 @@ def knobs():
             r = libc.syscall(*args)
             print(f"ok: {name} denied" if r == -1 and ctypes.get_errno() == errno.EPERM else f"ESCAPE: {name} returned {r} errno {ctypes.get_errno()}")
 
+def forge_netlink():
+    # The init reads the egress record from netlink sockets in this very
+    # network namespace (NFLOG, sock_diag); /proc/net/netlink names their
+    # port ids. A packet sent to one of them straight, a forged NFLOG
+    # entry, needs CAP_NET_ADMIN there.
+    ports = []
+    for line in open("/proc/net/netlink").read().splitlines()[1:]:
+        f = line.split()
+        if int(f[1]) in (4, 12) and int(f[2]) != 0:  # NETLINK_SOCK_DIAG, NETLINK_NETFILTER
+            ports.append((int(f[1]), int(f[2])))
+    if not any(proto == 12 for proto, _ in ports):
+        escape(f"/proc/net/netlink lists {ports}, not the init's NFLOG socket: nothing tried")
+    for proto, port in ports:
+        s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, proto)
+        pkt = nlmsg((4 << 8) | 0, 0, 1, struct.pack("=BBH", socket.AF_INET, 0, socket.htons(0)))  # NFULNL_MSG_PACKET
+        try:
+            s.sendto(pkt, (port, 0))
+            escape(f"sent a forged message to the init's netlink socket (protocol {proto}, port {port})")
+        except OSError as e:
+            ok(f"a message to the init's netlink socket (protocol {proto}, port {port}) refused ({errno.errorcode.get(e.errno)})")
+
 nft_flush()
+forge_netlink()
 link_down()
 reaper()
 knobs()
