@@ -215,7 +215,7 @@ func TestEscapeFilesystemWrites(t *testing.T) {
 			marker := fmt.Sprintf("/tmp/vigiles-host-marker-%d", time.Now().UnixNano())
 			passwd := fileHash(t, "/etc/passwd")
 			res := vigiles(t, r, dir, nil, "--env", "HOST_MARKER="+marker, "--", "bash", "fs-write.sh")
-			checkAttempts(t, res, 15)
+			checkAttempts(t, res, 19)
 			// /root is the command's throwaway HOME (uid 0's): what it writes there
 			// stays in the sandbox.
 			for _, p := range []string{"/etc/vigiles-escape", "/usr/vigiles-escape", "/var/lib/vigiles-escape", "/opt/vigiles-escape", "/vigiles-escape", "/root/vigiles-escape", marker} {

@@ -17,3 +17,20 @@ echo pwned > "$HOST_MARKER" 2>/dev/null  # lands in the throwaway TMPDIR; the te
 ATTEMPT="write the real /tmp through /proc/1/root"; blocked sh -c "echo x > /proc/1/root/tmp/vigiles-escape-\$\$ && ls /proc/1/root/tmp/ | grep -q vigiles-escape && false"
 mkfifo fifo-trick 2>/dev/null
 echo "ok: mkfifo stays inside the overlay"
+# The overlay's own directories, whose paths /proc/self/mountinfo names: the
+# upper directory is the write record (a write removed from it, or a
+# whiteout made there, would not be in it), the lower one the host's tree.
+opts=$(sed -n 's/.* - overlay overlay \(.*\)$/\1/p' /proc/self/mountinfo | head -1)
+if [ -z "$opts" ]; then
+  for a in upper "upper (remove)" work lower; do echo "ok: no overlay (writes recorded by copy): no $a directory"; done
+else
+  upper=$(printf '%s\n' "$opts" | sed -n 's/.*upperdir=\([^,]*\).*/\1/p')
+  work=$(printf '%s\n' "$opts" | sed -n 's/.*workdir=\([^,]*\).*/\1/p')
+  lower=$(printf '%s\n' "$opts" | sed -n 's/.*lowerdir=\([^,]*\).*/\1/p' | tr ':' '\n' | tail -1)
+  [ -n "$upper" ] && [ -n "$work" ] && [ -n "$lower" ] || echo "ESCAPE: the overlay's directories not read from its options ($opts): nothing tried"
+  echo probe > upper-probe
+  ATTEMPT="reach the overlay's upper directory ($upper)"; blocked sh -c "[ -e '$upper/upper-probe' ]"
+  ATTEMPT="remove a write from the overlay's upper directory"; blocked sh -c "rm '$upper/upper-probe'"
+  ATTEMPT="write in the overlay's work directory ($work)"; blocked sh -c "touch '$work/x'"
+  ATTEMPT="reach the overlay's lower directory ($lower)"; blocked sh -c "[ -e '$lower/fs-write.sh' ]"
+fi
