@@ -5,7 +5,11 @@
 // ring, kexec, module loading, file handles, cross-process memory access,
 // ptrace, every mount API, setns, new user namespaces (unshare and clone
 // with CLONE_NEWUSER) and terminal injection (ioctl TIOCSTI / TIOCLINUX).
-// clone3 fails with ENOSYS so that libc falls back to clone, whose flags the
+// A socket of an address family other than local, IPv4, IPv6 and netlink
+// fails with EAFNOSUPPORT, and one of those of a protocol the kernel would
+// ask modprobe for (SCTP, DCCP, L2TP, NETLINK_XFRM, NETLINK_CRYPTO …:
+// loaded into the host's kernel, to stay) with EPROTONOSUPPORT, as a kernel
+// without them answers. clone3 fails with ENOSYS so that libc falls back to clone, whose flags the
 // filter can inspect. A system call made under a foreign architecture (the
 // i386 entry point on x86_64, arm32 on aarch64) kills the process, and the
 // x32 ABI is denied.
@@ -14,9 +18,9 @@
 // aarch64); it is a pure function. Install is the one side effect: it sets
 // no_new_privs and loads the program for every thread of the process.
 //
-// What this package must never do: allow-list (it is a deny list of
-// dangerous interfaces layered on namespaces, dropped capabilities and a
-// read-only root, not a complete sandbox by itself); install a filter on
+// What this package must never do: allow-list system calls (it is a deny
+// list of dangerous interfaces layered on namespaces, dropped capabilities
+// and a read-only root, not a complete sandbox by itself); install a filter on
 // the broker or the vigiles init before they have finished their own mount
 // and namespace work; or fall back silently — a filter that cannot be built
 // or installed is an error the caller must turn into a refused run.

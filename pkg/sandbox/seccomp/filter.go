@@ -42,6 +42,9 @@ const (
 	// ActionEAFNOSUPPORT answers that the address family does not exist,
 	// as a kernel built without it would.
 	ActionEAFNOSUPPORT Action = "EAFNOSUPPORT"
+	// ActionEPROTONOSUPPORT answers that the protocol does not exist, as a
+	// kernel without its module would.
+	ActionEPROTONOSUPPORT Action = "EPROTONOSUPPORT"
 )
 
 // Rule is one entry of the filter, for documentation and doctor output.
@@ -96,15 +99,41 @@ var deniedAlways = []string{
 	"modify_ldt", "uselib",
 }
 
-// socketFamilies are the address families a hook may open sockets of:
-// local sockets, IPv4 and IPv6 (which the network namespace and the egress
-// wall govern), and netlink (the namespace's own routing and the like).
-// Any other family is a way around the egress wall or a rarely used corner
-// of the kernel: AF_VSOCK reaches the hypervisor or the host from inside a
-// VM, whatever the network namespace; AF_ALG, AF_PACKET, AF_TIPC, AF_RDS …
-var socketFamilies = []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
-
+// The address families a hook may open sockets of are local sockets, IPv4
+// and IPv6 (which the network namespace and the egress wall govern), and
+// netlink (the namespace's own routing and the like): AF_UNIX, AF_INET,
+// AF_INET6 and AF_NETLINK (Compile's "socket"). Any other family is a way
+// around the egress wall or a rarely used corner of the kernel: AF_VSOCK
+// reaches the hypervisor or the host from inside a VM, whatever the
+// network namespace; AF_ALG, AF_PACKET, AF_TIPC, AF_RDS …
 const socketFamiliesText = "family not AF_UNIX, AF_INET, AF_INET6 or AF_NETLINK"
+
+// inetProtocols are the protocols a hook may open AF_INET and AF_INET6
+// sockets of: the default (0), TCP, UDP, UDP-Lite, the ICMP echo of ping
+// sockets, MPTCP (Go's listeners try it first) and IPPROTO_RAW (a raw
+// socket needs CAP_NET_RAW, which the command never holds). Any other
+// protocol the kernel lacks it asks modprobe for, on the host, as root:
+// SCTP, DCCP, L2TP, SMC, each a module that a socket() call of any user
+// loads into the host's kernel, and that stays loaded after the run (and
+// each a repeated source of privilege escalations: CVE-2017-6074 in DCCP,
+// CVE-2021-23133 in SCTP). Refused as a kernel without them refuses.
+var inetProtocols = []uint32{0, unix.IPPROTO_ICMP, unix.IPPROTO_TCP, unix.IPPROTO_UDP, unix.IPPROTO_ICMPV6,
+	unix.IPPROTO_UDPLITE, unix.IPPROTO_RAW, unix.IPPROTO_MPTCP}
+
+const inetProtocolsText = "AF_INET or AF_INET6, protocol not 0, TCP, UDP, UDP-Lite, ICMP, ICMPv6, MPTCP or IPPROTO_RAW"
+
+// netlinkProtocols are the netlink protocols a hook may open: the
+// namespace's routing (NETLINK_ROUTE, which libc's getaddrinfo and
+// getifaddrs use), socket and netfilter queries, audit, uevents,
+// generic netlink and the few others every kernel builds in. The rest
+// (NETLINK_XFRM, NETLINK_ISCSI, NETLINK_SCSITRANSPORT, NETLINK_RDMA,
+// NETLINK_CRYPTO, NETLINK_SMC, unused numbers) are modules on distribution
+// kernels, which opening such a socket loads on the host, as above.
+var netlinkProtocols = []uint32{unix.NETLINK_ROUTE, unix.NETLINK_USERSOCK, unix.NETLINK_SOCK_DIAG, unix.NETLINK_SELINUX,
+	unix.NETLINK_AUDIT, unix.NETLINK_FIB_LOOKUP, unix.NETLINK_CONNECTOR, unix.NETLINK_NETFILTER,
+	unix.NETLINK_KOBJECT_UEVENT, unix.NETLINK_GENERIC}
+
+const netlinkProtocolsText = "AF_NETLINK, protocol not NETLINK_ROUTE, USERSOCK, SOCK_DIAG, SELINUX, AUDIT, FIB_LOOKUP, CONNECTOR, NETFILTER, KOBJECT_UEVENT or GENERIC"
 
 // CLONE_NEWUSER, the terminal ioctls and prlimit64's pid are the argument
 // conditions. prlimit64 on another process is denied because the command
@@ -148,7 +177,11 @@ func Rules(a Arch) []Rule {
 		Rule{Syscall: "ioctl", Action: ActionEPERM, When: "FS_IOC_FSSETXATTR"},
 		Rule{Syscall: "prlimit64", Action: ActionEPERM, When: "pid not 0"},
 		Rule{Syscall: "socket", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
+		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
+		Rule{Syscall: "socket", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
 		Rule{Syscall: "socketpair", Action: ActionEAFNOSUPPORT, When: socketFamiliesText},
+		Rule{Syscall: "socketpair", Action: ActionEPROTONOSUPPORT, When: inetProtocolsText},
+		Rule{Syscall: "socketpair", Action: ActionEPROTONOSUPPORT, When: netlinkProtocolsText},
 	)
 	return rs
 }
@@ -211,6 +244,7 @@ const (
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 	retKill   = unix.SECCOMP_RET_KILL_PROCESS
 	retNoAF   = unix.SECCOMP_RET_ERRNO | uint32(unix.EAFNOSUPPORT)
+	retNoProt = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
 )
 
 // Compile builds the filter program for a. It is pure.
@@ -219,9 +253,10 @@ const (
 // deny the x32 range, compare against each always-denied number, send
 // clone3 to ENOSYS, send unshare/clone to a CLONE_NEWUSER test on the
 // first argument, ioctl to a request-number test on the second,
-// prlimit64 to a test of its pid (the first: 0, the caller, or EPERM), and
-// socket/socketpair to a test of the address family (the first), and
-// allow the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
+// prlimit64 to a test of its pid (the first: 0, the caller, or EPERM),
+// socket/socketpair to a test of the address family (the first) and, for
+// AF_INET, AF_INET6 and AF_NETLINK, of the protocol (the third), and allow
+// the rest. Argument tests read only the low 32 bits: CLONE_NEWUSER
 // lives there, and the kernel truncates an ioctl request to 32 bits, so
 // high bits set by the caller neither hide nor change the match.
 func Compile(a Arch) ([]unix.SockFilter, error) {
@@ -272,13 +307,31 @@ func Compile(a Arch) ([]unix.SockFilter, error) {
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
 	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, 0, "allow", "eperm")
 
-	// The domain is an int: its low 32 bits are all the kernel reads.
+	// The domain and the protocol are ints: their low 32 bits are all the
+	// kernel reads. socketpair makes the socket before it finds that the
+	// family has no pairs (EOPNOTSUPP): its protocol would load a module
+	// as well, and it is tested as socket's.
 	b.label("socket")
 	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(0))
-	for _, f := range socketFamilies {
-		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, f, "allow", "")
-	}
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_UNIX, "allow", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET, "inetproto", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_INET6, "inetproto", "")
+	b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, unix.AF_NETLINK, "nlproto", "")
 	b.ret(retNoAF)
+
+	b.label("inetproto")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	for _, p := range inetProtocols {
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, p, "allow", "")
+	}
+	b.ret(retNoProt)
+
+	b.label("nlproto")
+	b.stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArgLow(2))
+	for _, p := range netlinkProtocols {
+		b.jump(unix.BPF_JMP|unix.BPF_JEQ|unix.BPF_K, p, "allow", "")
+	}
+	b.ret(retNoProt)
 
 	b.label("allow")
 	b.ret(retAllow)

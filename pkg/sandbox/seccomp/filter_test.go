@@ -87,6 +87,8 @@ func actionOf(ret uint32) Action {
 		return ActionKill
 	case retNoAF:
 		return ActionEAFNOSUPPORT
+	case retNoProt:
+		return ActionEPROTONOSUPPORT
 	}
 	return Action(fmt.Sprintf("unknown %#x", ret))
 }
@@ -165,6 +167,33 @@ func TestCompile(t *testing.T) {
 				{"socket(AF_PACKET)", call("socket", unix.AF_PACKET, unix.SOCK_RAW), ActionEAFNOSUPPORT},
 				{"socketpair(AF_UNIX)", call("socketpair", unix.AF_UNIX, unix.SOCK_STREAM), ActionAllow},
 				{"socketpair(AF_VSOCK)", call("socketpair", unix.AF_VSOCK, unix.SOCK_STREAM), ActionEAFNOSUPPORT},
+				{"socket(AF_INET, TCP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_TCP), ActionAllow},
+				{"socket(AF_INET6, UDP)", call("socket", unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_UDP), ActionAllow},
+				{"socket(AF_INET, ping)", call("socket", unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_ICMP), ActionAllow},
+				{"socket(AF_INET6, ping)", call("socket", unix.AF_INET6, unix.SOCK_DGRAM, unix.IPPROTO_ICMPV6), ActionAllow},
+				{"socket(AF_INET, MPTCP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_MPTCP), ActionAllow},
+				{"socket(AF_INET, UDP-Lite)", call("socket", unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_UDPLITE), ActionAllow},
+				{"socket(AF_INET, raw)", call("socket", unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_RAW), ActionAllow},
+				{"socket(AF_INET, SCTP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP), ActionEPROTONOSUPPORT},
+				{"socket(AF_INET6, SCTP)", call("socket", unix.AF_INET6, unix.SOCK_SEQPACKET, unix.IPPROTO_SCTP), ActionEPROTONOSUPPORT},
+				{"socket(AF_INET, DCCP)", call("socket", unix.AF_INET, unix.SOCK_DCCP, unix.IPPROTO_DCCP), ActionEPROTONOSUPPORT},
+				{"socket(AF_INET, L2TP)", call("socket", unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_L2TP), ActionEPROTONOSUPPORT},
+				{"socket(AF_INET, SMC)", call("socket", unix.AF_INET, unix.SOCK_STREAM, 256), ActionEPROTONOSUPPORT},
+				{"socket(AF_INET, high bits|TCP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, 0xdeadbeef00000000|unix.IPPROTO_TCP), ActionAllow},
+				{"socket(AF_INET, high bits|SCTP)", call("socket", unix.AF_INET, unix.SOCK_STREAM, 0xdeadbeef00000000|unix.IPPROTO_SCTP), ActionEPROTONOSUPPORT},
+				{"socket(AF_NETLINK, ROUTE)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE), ActionAllow},
+				{"socket(AF_NETLINK, SOCK_DIAG)", call("socket", unix.AF_NETLINK, unix.SOCK_DGRAM, unix.NETLINK_SOCK_DIAG), ActionAllow},
+				{"socket(AF_NETLINK, NETFILTER)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_NETFILTER), ActionAllow},
+				{"socket(AF_NETLINK, GENERIC)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_GENERIC), ActionAllow},
+				{"socket(AF_NETLINK, KOBJECT_UEVENT)", call("socket", unix.AF_NETLINK, unix.SOCK_DGRAM, unix.NETLINK_KOBJECT_UEVENT), ActionAllow},
+				{"socket(AF_NETLINK, CRYPTO)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_CRYPTO), ActionEPROTONOSUPPORT},
+				{"socket(AF_NETLINK, XFRM)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_XFRM), ActionEPROTONOSUPPORT},
+				{"socket(AF_NETLINK, RDMA)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_RDMA), ActionEPROTONOSUPPORT},
+				{"socket(AF_NETLINK, ISCSI)", call("socket", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ISCSI), ActionEPROTONOSUPPORT},
+				{"socket(AF_UNIX, any protocol)", call("socket", unix.AF_UNIX, unix.SOCK_STREAM, 132), ActionAllow},
+				{"socketpair(AF_INET, SCTP)", call("socketpair", unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP), ActionEPROTONOSUPPORT},
+				{"socketpair(AF_NETLINK, CRYPTO)", call("socketpair", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_CRYPTO), ActionEPROTONOSUPPORT},
+				{"socketpair(AF_UNIX, 0)", call("socketpair", unix.AF_UNIX, unix.SOCK_STREAM, 0), ActionAllow},
 				{"foreign arch", seccompData{nr: nr("bpf"), arch: unix.AUDIT_ARCH_I386}, ActionKill},
 				{"foreign arch, harmless nr", seccompData{nr: 20, arch: unix.AUDIT_ARCH_ARM}, ActionKill},
 				{"nr 0", seccompData{nr: 0, arch: a.AuditArch}, ActionAllow},

@@ -116,6 +116,22 @@ func attempts(a Arch) []attempt {
 type childReport struct {
 	Calls    map[string]string `json:"calls"`    // attempt name -> "OK" or errno name
 	Ordinary map[string]string `json:"ordinary"` // check name -> "OK" or what failed
+	// Protocols are the sockets of a protocol the filter refuses, made
+	// under the filter alone: without it, on a kernel that has them as
+	// modules, the call would load the module into this host's kernel.
+	Protocols map[string]string `json:"protocols"` // socket name -> "OK" or errno name
+}
+
+// refusedProtocols are sockets the filter refuses by their protocol
+// (family, type, protocol).
+var refusedProtocols = map[string][3]uintptr{
+	"socket(AF_INET, SCTP)":      {unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP},
+	"socket(AF_INET6, SCTP)":     {unix.AF_INET6, unix.SOCK_SEQPACKET, unix.IPPROTO_SCTP},
+	"socket(AF_INET, DCCP)":      {unix.AF_INET, unix.SOCK_DCCP, unix.IPPROTO_DCCP},
+	"socket(AF_INET, L2TP)":      {unix.AF_INET, unix.SOCK_DGRAM, unix.IPPROTO_L2TP},
+	"socket(AF_NETLINK, XFRM)":   {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_XFRM},
+	"socket(AF_NETLINK, CRYPTO)": {unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_CRYPTO},
+	"socketpair(AF_INET, SCTP)":  {unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_SCTP},
 }
 
 func errnoName(e syscall.Errno) string {
@@ -160,6 +176,19 @@ func childMain(mode string) int {
 	}
 	if mode == "filtered" {
 		ordinary(rep.Ordinary, os.Getenv("VIGILES_SECCOMP_TEST_HELPERS"))
+		rep.Protocols = map[string]string{}
+		for name, at := range refusedProtocols {
+			nr := unix.SYS_SOCKET
+			var pair [2]int32
+			if strings.HasPrefix(name, "socketpair") {
+				nr = unix.SYS_SOCKETPAIR
+			}
+			fd, _, e := unix.Syscall6(uintptr(nr), at[0], at[1], at[2], uintptr(unsafe.Pointer(&pair)), 0, 0)
+			if e == 0 && nr == unix.SYS_SOCKET {
+				unix.Close(int(fd))
+			}
+			rep.Protocols[name] = errnoName(e)
+		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(rep); err != nil {
 		return 3
@@ -212,6 +241,18 @@ func ordinary(out map[string]string, helpers string) {
 	}
 	wg.Wait()
 	check("new OS threads", nil)
+	// The protocols every hook's network code opens.
+	for name, at := range map[string][3]int{
+		"socket(AF_INET, TCP)":      {unix.AF_INET, unix.SOCK_STREAM, unix.IPPROTO_TCP},
+		"socket(AF_INET6, UDP)":     {unix.AF_INET6, unix.SOCK_DGRAM, 0},
+		"socket(AF_NETLINK, ROUTE)": {unix.AF_NETLINK, unix.SOCK_RAW | unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE},
+	} {
+		fd, err := unix.Socket(at[0], at[1], at[2])
+		if err == nil {
+			unix.Close(fd)
+		}
+		check(name, err)
+	}
 	check("fork+exec /bin/true", exec.Command("/bin/true").Run())
 	check("sh: background job and wait", exec.Command("/bin/sh", "-c", "/bin/true & wait").Run())
 	for _, h := range strings.Split(helpers, ":") {
@@ -316,7 +357,12 @@ func TestInstallDeniesForReal(t *testing.T) {
 			t.Errorf("ordinary %q under the filter: %s", name, got)
 		}
 	}
-	if len(filtered.Ordinary) < 7 {
+	for name := range refusedProtocols {
+		if got := filtered.Protocols[name]; got != "EPROTONOSUPPORT" {
+			t.Errorf("%s under the filter: got %s, want EPROTONOSUPPORT", name, got)
+		}
+	}
+	if len(filtered.Ordinary) < 10 {
 		t.Errorf("ordinary checks ran: %v", filtered.Ordinary)
 	}
 }

@@ -1,4 +1,4 @@
-# Each denied system call must fail with EPERM (errno 1); ENOSYS for clone3; EAFNOSUPPORT for a socket family outside the allowed four.
+# Each denied system call must fail with EPERM (errno 1); ENOSYS for clone3; EAFNOSUPPORT for a socket family outside the allowed four; EPROTONOSUPPORT for a protocol the kernel would load a module for.
 import ctypes, errno, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 calls = {  # x86_64 numbers
@@ -35,3 +35,14 @@ if pid == 0:
     os._exit(0)
 os.waitpid(pid, 0)
 print("ok: ordinary fork still works")
+# A socket of a protocol the kernel lacks makes it ask modprobe, on the
+# host, as root, to load the module (SCTP, DCCP, L2TP, NETLINK_XFRM,
+# NETLINK_CRYPTO): the module would stay in the host's kernel after the run.
+for fam, typ, proto, name in ((socket.AF_INET, socket.SOCK_STREAM, 132, "SCTP"), (socket.AF_INET6, socket.SOCK_SEQPACKET, 132, "SCTP over IPv6"),
+                              (socket.AF_INET, 6, 33, "DCCP"), (socket.AF_INET, socket.SOCK_DGRAM, 115, "L2TP"),
+                              (socket.AF_NETLINK, socket.SOCK_RAW, 6, "NETLINK_XFRM"), (socket.AF_NETLINK, socket.SOCK_RAW, 21, "NETLINK_CRYPTO")):
+    try:
+        socket.socket(fam, typ, proto).close()
+        print(f"ESCAPE: a {name} socket opened")
+    except OSError as e:
+        print(f"ok: {name} socket refused" if e.errno == errno.EPROTONOSUPPORT else f"ESCAPE: {name} socket failed with errno {e.errno}, not EPROTONOSUPPORT")
