@@ -839,8 +839,28 @@ func lastCap() int {
 // (kernel.core_pattern …) with no capability at all.
 var procReadOnly = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs", "/proc/acpi"}
 
-// protectProc bind-mounts each of procReadOnly on itself read-only.
+// procHidden are the files of a fresh /proc that list the kernel's keys
+// (their descriptions, owners and sizes) and each uid's key counts: the
+// keys of every uid the sandbox's user namespace maps, the caller's own or,
+// for a root caller, the work tree's owner's (a CI runner user's). The
+// system calls of the key ring are denied (seccomp); these are covered
+// with /dev/null, as container runtimes cover them.
+var procHidden = []string{"/proc/keys", "/proc/key-users"}
+
+// protectProc bind-mounts each of procReadOnly on itself read-only, and
+// /dev/null over each of procHidden.
 func protectProc() error {
+	for _, p := range procHidden {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hiding %s: %w", p, err)
+		}
+		if err := unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+			return fmt.Errorf("making %s read-only: %w", p, err)
+		}
+	}
 	for _, p := range procReadOnly {
 		if _, err := os.Lstat(p); err != nil {
 			continue
