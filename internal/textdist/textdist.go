@@ -2,6 +2,8 @@
 // "did you mean" of an error: a slip of the keys, not a spelling model.
 package textdist
 
+import "strings"
+
 // Distance is the optimal string alignment distance between a and b, by
 // characters: insertions, deletions, substitutions and swaps of two
 // neighbours (tset, test), one edit each.
@@ -28,4 +30,24 @@ func Distance(a, b string) int {
 		}
 	}
 	return d[len(r)][len(s)]
+}
+
+// Nearest is the one of words that name is a slip of the keys away from,
+// or "": the same word in another case, else one edit away from a word of
+// four characters or more, or two from one of six or more (Distance,
+// case aside), the nearest first and, among as near, the first in words.
+func Nearest(name string, words []string) string {
+	low := strings.ToLower(name)
+	best, bestD := "", 3
+	for _, w := range words {
+		n := len([]rune(w))
+		d := Distance(low, strings.ToLower(w))
+		if d == 0 && name == w {
+			continue // the word itself is no slip
+		}
+		if d < bestD && (d == 0 || d == 1 && n >= 4 || d == 2 && n >= 6) {
+			best, bestD = w, d
+		}
+	}
+	return best
 }

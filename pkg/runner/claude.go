@@ -2274,13 +2274,7 @@ func (c *claudeDisc) misspeltKeys(file string, n *jnode, where, what string, kno
 		if slices.Contains(known, m.Key) {
 			continue
 		}
-		like := ""
-		for _, k := range known {
-			if d := textdist.Distance(strings.ToLower(m.Key), strings.ToLower(k)); d == 0 || len(k) >= 4 && d == 1 || len(k) >= 6 && d == 2 {
-				like = k
-				break
-			}
-		}
+		like := textdist.Nearest(m.Key, known)
 		if like == "" {
 			continue
 		}
@@ -2325,13 +2319,9 @@ func misspeltTool(event, matcher string) (name, like string) {
 		if n == "" || strings.HasPrefix(n, "mcp__") || slices.Contains(claudeTools, n) {
 			continue
 		}
-		for _, t := range claudeTools {
-			if d := textdist.Distance(strings.ToLower(n), strings.ToLower(t)); d == 0 || len(t) >= 4 && d == 1 || len(t) >= 6 && d == 2 {
-				if slices.Contains(names, t) {
-					break // Bash|bash: the tool is named too, the other is a spare
-				}
-				return n, t
-			}
+		if t := textdist.Nearest(n, claudeTools); t != "" && !slices.Contains(names, t) {
+			// (Bash|bash: the tool is named too, the other is a spare.)
+			return n, t
 		}
 	}
 	return "", ""

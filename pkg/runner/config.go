@@ -402,13 +402,7 @@ func (p *cfgParser) mapping(n *yaml.Node, what string, handlers map[string]func(
 // of (exit for exit-code); "" for none.
 func nearKey(key string, keys []string) string {
 	low := strings.ToLower(key)
-	best, bestD := "", 3
-	for _, k := range keys {
-		d := textdist.Distance(low, k)
-		if (d == 0 || len(low) >= 4 && d == 1 || len(low) >= 6 && d == 2) && d < bestD {
-			best, bestD = k, d
-		}
-	}
+	best := textdist.Nearest(key, keys)
 	if best != "" || low == "" {
 		return best
 	}

@@ -355,21 +355,9 @@ func EventNames() []string {
 }
 
 // nearEvent is the event vigiles knows that name, an event it does not
-// know, is a slip of the keys away from: the same name in another case,
-// or one edit away (two for a name of six characters or more), the
-// nearest first; "" where none is.
+// know, is a slip of the keys away from (textdist.Nearest), or "".
 func nearEvent(name string) string {
-	best, bestD := "", 3
-	for _, ev := range EventNames() {
-		d := textdist.Distance(strings.ToLower(name), strings.ToLower(ev))
-		if d == 0 && name != ev {
-			return ev
-		}
-		if d < bestD && (d == 1 && len(name) >= 4 || d == 2 && len(name) >= 6) {
-			best, bestD = ev, d
-		}
-	}
-	return best
+	return textdist.Nearest(name, EventNames())
 }
 
 // unknownCheckEvent is what a check whose event: names an event vigiles
