@@ -1305,21 +1305,23 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			// servers or skills only, a project's settings of
 			// permissions only). What it does hold is named in its own
 			// findings; a baseline compares its servers.
+			// Hooks in Claude Code's form beside them that it does not
+			// load (a project's .claude/hooks/hooks.json) are named too:
+			// their author may think them at work.
+			unloaded := ""
+			if stray := s.strayHooks(p); len(stray) > 0 {
+				unloaded = "; " + strayUnloaded(stray)
+			}
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityWarning, Location: report.Location{File: p},
-				Title: "no hooks found", Message: fmt.Sprintf("no hooks are declared %s, so the audit ran no hook: what Claude Code loads from it declares none (%s)",
-					where, strings.Join(found, "; "))})
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks are declared %s, so the audit ran no hook: what Claude Code loads from it declares none (%s)%s",
+					where, strings.Join(found, "; "), unloaded)})
 			continue
 		}
 		if stray := s.strayHooks(p); len(stray) > 0 {
 			// Hooks in Claude Code's form, where it does not load
 			// them: what an installer copies into place.
-			verb := "declare"
-			if len(stray) == 1 {
-				verb = "declares"
-			}
 			planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},
-				Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s where Claude Code loads them, so the audit ran nothing; %s %s hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
-					where, strings.Join(stray, ", "), verb)})
+				Title: "no hooks found", Message: fmt.Sprintf("no hooks were found %s where Claude Code loads them, so the audit ran nothing; %s", where, strayUnloaded(stray))})
 			continue
 		}
 		planFinds = append(planFinds, report.Finding{Rule: RuleNoHooks, Severity: report.SeverityError, Location: report.Location{File: p},

@@ -88,9 +88,13 @@ const (
 // event vigiles knows with an array of matcher groups) where Claude Code
 // does not load them: a repository of hooks that an installer copies
 // into ~/.claude or a project's .claude (settings.hooks.json,
-// profiles/base/settings.json). At most maxStrayNamed, in the order
-// met, after a walk of at most maxStrayEntries entries that skips what
-// discovery's does (unsearched); files over maxStrayFile are not read.
+// profiles/base/settings.json), and a hooks file put in a project's
+// .claude as if it were a plugin's (.claude/hooks/hooks.json), where
+// Claude Code reads a project's hooks from its settings files only. At
+// most maxStrayNamed, in the order met, after a walk of at most
+// maxStrayEntries entries that skips what discovery's does (unsearched)
+// but for .claude directories, whose settings files it passes over
+// (discovery reads them); files over maxStrayFile are not read.
 func (s *session) strayHooks(p string) []string {
 	root := s.dir
 	if p != "." {
@@ -107,12 +111,15 @@ func (s *session) strayHooks(p string) []string {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != root && unsearched(name) {
+			if path != root && unsearched(name) && name != ".claude" {
 				return fs.SkipDir
 			}
 			return nil
 		}
 		if !d.Type().IsRegular() || !strings.HasSuffix(name, ".json") {
+			return nil
+		}
+		if filepath.Base(filepath.Dir(path)) == ".claude" && (name == "settings.json" || name == "settings.local.json") {
 			return nil
 		}
 		f, err := os.Open(path)
@@ -158,4 +165,15 @@ func declaresEvents(h *jnode) bool {
 		}
 	}
 	return false
+}
+
+// strayUnloaded says of the files strayHooks names that Claude Code does
+// not load their hooks, and how to audit them.
+func strayUnloaded(stray []string) string {
+	verb := "declare"
+	if len(stray) == 1 {
+		verb = "declares"
+	}
+	return fmt.Sprintf("%s %s hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often; a project's own hooks go in its .claude/settings.json, not in a hooks file of its .claude): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
+		strings.Join(stray, ", "), verb)
 }

@@ -105,3 +105,40 @@ func TestNoHooksNamesStrayDeclarations(t *testing.T) {
 		t.Errorf("findings %v\nwant one error starting %q", findingLines(rep.Findings), want)
 	}
 }
+
+// TestNoHooksNamesAProjectsHooksFile: a hooks file put in a project's
+// .claude as if it were a plugin's (.claude/hooks/hooks.json, found in
+// hundreds of public repositories) is not where Claude Code reads a
+// project's hooks, so none of them runs; discovery/no-hooks names it,
+// in the error of a tree with nothing else and in the warning of one
+// whose settings declare no hook, where it said only what was searched,
+// or named the settings alone.
+func TestNoHooksNamesAProjectsHooksFile(t *testing.T) {
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo guard"}]}]}}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		sev   report.Severity
+		want  string
+	}{
+		{name: "alone", files: map[string]string{".claude/hooks/hooks.json": hooks}, sev: report.SeverityError,
+			want: "no hooks were found in the work tree where Claude Code loads them, so the audit ran nothing; .claude/hooks/hooks.json declares hooks in Claude Code's form, but Claude Code does not load them from there"},
+		{name: "a package's", files: map[string]string{"web/.claude/hooks.json": hooks, "web/.claude/settings.json": `{"permissions": {}}`}, sev: report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (settings web/.claude/settings.json); web/.claude/hooks.json declares hooks in Claude Code's form, but Claude Code does not load them from there"},
+		{name: "beside settings of permissions", files: map[string]string{".claude/hooks/hooks.json": hooks, ".claude/settings.local.json": `{"permissions": {"allow": ["Bash(ls:*)"]}}`},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (settings .claude/settings.local.json); .claude/hooks/hooks.json declares hooks in Claude Code's form, but Claude Code does not load them from there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleNoHooks || rep.Findings[0].Severity != tc.sev ||
+				!strings.HasPrefix(rep.Findings[0].Message, tc.want) {
+				t.Errorf("findings %v\nwant one %s starting %q", findingLines(rep.Findings), tc.sev, tc.want)
+			}
+		})
+	}
+}
