@@ -101,6 +101,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 		c.project(root)
 	}
 	c.below(root)
+	c.strayProjectHooks()
 	c.agentsReadElsewhere()
 	c.skipBrokenPlugins()
 	c.alsoNamed()

@@ -6,8 +6,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/vigiles/action/pkg/report"
 )
 
 // maxNamedDeclaring bounds the plugins and settings files a
@@ -176,4 +179,43 @@ func strayUnloaded(stray []string) string {
 	}
 	return fmt.Sprintf("%s %s hooks in Claude Code's form, but Claude Code does not load them from there (an installer copies such files into ~/.claude or a project's .claude, most often; a project's own hooks go in its .claude/settings.json, not in a hooks file of its .claude): to audit them, audit a checkout where they are in place (one copied to .claude/settings.json, or to a plugin's hooks/hooks.json)",
 		strings.Join(stray, ", "), verb)
+}
+
+// projectHooksFiles are where a project's hooks are often put, in its
+// .claude as if it were a plugin (hundreds of public repositories hold
+// a .claude/hooks/hooks.json): Claude Code reads a project's hooks from
+// its settings files alone.
+var projectHooksFiles = []string{".claude/hooks/hooks.json", ".claude/hooks.json"}
+
+// strayProjectHooks says, of a file of projectHooksFiles in a project
+// discovery read that declares hooks in Claude Code's form
+// (declaresHooks) and that discovery did not read otherwise (as the
+// hooks file of a plugin a marketplace lists at .claude), that Claude
+// Code does not load it, so none of its hooks runs, and vigiles runs
+// none: its author may think them at work beside the hooks that do run.
+func (c *claudeDisc) strayProjectHooks() {
+	read := map[string]bool{}
+	for k := range c.seenFile {
+		if _, rel, ok := strings.Cut(k, "\x00"); ok {
+			read[rel] = true
+		}
+	}
+	for _, proj := range c.out.Projects {
+		for _, name := range projectHooksFiles {
+			rel := path.Join(proj, name)
+			if read[rel] {
+				continue
+			}
+			p := filepath.Join(c.dir, filepath.FromSlash(rel))
+			if _, fi, err := beneath(c.dir, c.dirReal, p); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStrayFile {
+				continue
+			}
+			if data, err := os.ReadFile(p); err != nil || !declaresHooks(data) {
+				continue
+			}
+			c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: rel},
+				"%s is not where Claude Code reads a project's hooks (its .claude/settings.json and .claude/settings.local.json; a hooks file is a plugin's), so none of its hooks runs, and vigiles runs none: move its \"hooks\" into %s",
+				shownName(rel), shownName(path.Join(proj, claudeSettings)))
+		}
+	}
 }

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,9 +137,69 @@ func TestNoHooksNamesAProjectsHooksFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleNoHooks || rep.Findings[0].Severity != tc.sev ||
-				!strings.HasPrefix(rep.Findings[0].Message, tc.want) {
-				t.Errorf("findings %v\nwant one %s starting %q", findingLines(rep.Findings), tc.sev, tc.want)
+			var got []report.Finding
+			for _, f := range rep.Findings {
+				if f.Rule == RuleNoHooks {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 || got[0].Severity != tc.sev || !strings.HasPrefix(got[0].Message, tc.want) {
+				t.Errorf("findings %v\nwant one no-hooks %s starting %q", findingLines(rep.Findings), tc.sev, tc.want)
+			}
+		})
+	}
+}
+
+// TestProjectHooksFileNotLoaded: a hooks file in a project's .claude
+// (.claude/hooks/hooks.json, .claude/hooks.json) beside settings whose
+// hooks run is a discovery/missing-file warning at it, naming where the
+// project's hooks go, where the audit passed without a word of it; one
+// that a marketplace lists as a plugin's is read as that plugin's, and
+// one of another tool's form is left alone.
+func TestProjectHooksFileNotLoaded(t *testing.T) {
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo guard"}]}]}}`
+	settings := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []string // rule and place of each finding
+		msg   string
+		runs  int
+	}{
+		{name: "beside the settings' hooks", files: map[string]string{".claude/settings.json": settings, ".claude/hooks/hooks.json": hooks},
+			want: []string{"warning discovery/missing-file .claude/hooks/hooks.json:0:0"},
+			msg:  ".claude/hooks/hooks.json is not where Claude Code reads a project's hooks (its .claude/settings.json and .claude/settings.local.json; a hooks file is a plugin's), so none of its hooks runs, and vigiles runs none: move its \"hooks\" into .claude/settings.json",
+			runs: 1},
+		{name: "a package's", files: map[string]string{".claude/settings.json": settings, "web/.claude/hooks.json": hooks, "web/.claude/settings.json": `{}`},
+			want: []string{"warning discovery/missing-file web/.claude/hooks.json:0:0"},
+			msg:  "web/.claude/hooks.json is not where Claude Code reads a project's hooks (its .claude/settings.json and .claude/settings.local.json; a hooks file is a plugin's), so none of its hooks runs, and vigiles runs none: move its \"hooks\" into web/.claude/settings.json",
+			runs: 1},
+		{name: "a marketplace's plugin", files: map[string]string{".claude/hooks/hooks.json": hooks,
+			".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "dot", "source": "./.claude", "strict": false}]}`},
+			runs: 1},
+		{name: "another tool's", files: map[string]string{".claude/settings.json": settings, ".claude/hooks/hooks.json": `{"hooks": {"pre-commit": "lint"}}`},
+			runs: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, tc.files)
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			msg := ""
+			for _, f := range rep.Findings {
+				if f.Rule == "baseline/missing" {
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s %s %s:%d:%d", f.Severity, f.Rule, f.Location.File, f.Location.Line, f.Location.Column))
+				msg = f.Message
+			}
+			if !slices.Equal(got, tc.want) || tc.msg != "" && msg != tc.msg {
+				t.Errorf("findings %v\nwant %v: %s", findingLines(rep.Findings), tc.want, tc.msg)
+			}
+			if len(rep.Runs) != tc.runs {
+				t.Errorf("%d runs, want %d", len(rep.Runs), tc.runs)
 			}
 		})
 	}
