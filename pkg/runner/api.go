@@ -1275,12 +1275,13 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 	var plan []*plannedRun
 	var planFinds []report.Finding
 	// The files discovery could not read whole (malformed, of the wrong
-	// shape, missing, led outside the tree).
+	// shape, missing, led outside the tree), but for the servers' files
+	// (serverFile), which declare no hooks: fixing one makes none appear.
 	unread := map[string]bool{}
 	for _, f := range s.findings {
 		switch f.Rule {
 		case RuleMalformed, RuleWrongType, RuleMissingFile, RuleOutsideTree, RuleEscapesPlugin:
-			if f.Severity == report.SeverityError && f.Location.File != "" {
+			if f.Severity == report.SeverityError && f.Location.File != "" && !s.serverFile(f.Location.File) {
 				unread[f.Location.File] = true
 			}
 		}

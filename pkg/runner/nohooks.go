@@ -219,3 +219,24 @@ func (c *claudeDisc) strayProjectHooks() {
 		}
 	}
 }
+
+// serverFile says whether rel is a file of MCP or LSP servers alone (a
+// .mcp.json or .lsp.json, or another JSON file a server discovery read
+// comes from, such as the one a manifest's mcpServers names), which
+// declares no hooks: its errors are no reason the audit found none. A
+// manifest, a marketplace, settings or an agent's frontmatter, which
+// declare servers beside hooks, are not.
+func (s *session) serverFile(rel string) bool {
+	switch b := path.Base(rel); {
+	case b == ".mcp.json" || b == ".lsp.json":
+		return true
+	case b == "plugin.json" || b == "marketplace.json" || b == "settings.json" || b == "settings.local.json" || !strings.HasSuffix(b, ".json"):
+		return false
+	}
+	for _, sv := range s.servers {
+		if sv.Location.File == rel {
+			return true
+		}
+	}
+	return false
+}

@@ -30,6 +30,7 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 		paths []string
 		sev   report.Severity
 		want  string
+		fail  bool // another finding fails the audit
 	}{
 		{name: "a plugin of MCP servers only", files: mcpOnly, sev: report.SeverityWarning,
 			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
@@ -54,6 +55,12 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 		{name: "a plugin named otherwise than its directory", files: map[string]string{"plugins/.claude-plugin/plugin.json": `{"name": "noxa"}`},
 			sev:  report.SeverityWarning,
 			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin noxa at plugins)"},
+		{name: "a plugin of servers, one of them broken", files: map[string]string{
+			"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+			"plugins/p/.mcp.json":                  `{"mcpServers": {"s": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/server.js"]}, "h": {"type": "streamable-http", "url": "http://localhost:1/mcp"}}}`,
+			"plugins/p/server.js":                  "x\n",
+		}, sev: report.SeverityWarning, fail: true,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
 		{name: "nothing of Claude Code's", files: map[string]string{"README.md": "hi\n"}, sev: report.SeverityError},
 		{name: "an empty .claude", files: map[string]string{".claude/": ""}, sev: report.SeverityError},
 	} {
@@ -73,7 +80,7 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 				t.Fatalf("no-hooks findings %v, want one %s: %s", findingLines(got), tc.sev, tc.want)
 			}
 			wantVerdict := report.VerdictPass
-			if tc.sev == report.SeverityError {
+			if tc.sev == report.SeverityError || tc.fail {
 				wantVerdict = report.VerdictFail
 			}
 			if rep.Verdict != wantVerdict {
