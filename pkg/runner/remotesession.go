@@ -95,13 +95,17 @@ func (s *session) whereNamed(h *Hook, name string) string {
 }
 
 // hookFiles are the files of the tree hook h's command runs, found as a
-// server's are (newFileWalk), unhashed; walked once a hook, however many
-// readers ask (its fetches, its remote-session reads, its climbs out).
+// server's are (newFileWalk), and those its shell scripts source or run
+// in turn (sourced), as a baseline hashes them (runFiles): a wrapper.sh
+// that runs setup.sh runs what setup.sh fetches. Unhashed; walked once a
+// hook, however many readers ask (its fetches, its remote-session reads,
+// its climbs out).
 func (s *session) hookFiles(h *Hook) []BaselineFile {
 	if fs, ok := s.hookFileWalks[h]; ok {
 		return fs
 	}
-	w, _ := s.walkHook(h, false)
+	w, projectDir := s.walkHook(h, false)
+	w.sourced(projectDir)
 	if s.hookFileWalks == nil {
 		s.hookFileWalks = map[*Hook][]BaselineFile{}
 	}

@@ -124,3 +124,40 @@ func TestShellScriptLinesHereDocuments(t *testing.T) {
 		t.Errorf("lines read:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestScriptLineFetchesOfAScriptItsScriptRuns: a hook's script that runs
+// or sources another script of the tree (a wrapper.sh that runs
+// setup.sh) names what that one fetches too, with its file and line, as
+// a baseline hashes it with the hook (runFiles): before, only the
+// hook's own script was read, and the audit's run/egress of the fetch
+// came with no fetched-code finding. One named through a variable the
+// walk does not follow is not read.
+func TestScriptLineFetchesOfAScriptItsScriptRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		wrapper string
+		want    []string
+	}{
+		{name: "run by bash", wrapper: "#!/usr/bin/env bash\nbash \"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh\" || exit 0\n",
+			want: []string{"warning discovery/fetched-code", "npx, in plugins/p/scripts/setup.sh line 2, fetches some-tool (no version"}},
+		{name: "run as its own dir's", wrapper: "#!/bin/sh\n\"$(dirname \"$0\")/setup.sh\"\n",
+			want: []string{"npx, in plugins/p/scripts/setup.sh line 2, fetches some-tool"}},
+		{name: "sourced", wrapper: "#!/bin/bash\n. \"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh\"\n",
+			want: []string{"npx, in plugins/p/scripts/setup.sh line 2, fetches some-tool"}},
+		{name: "through a variable", wrapper: "#!/bin/bash\nROOT=\"${CLAUDE_PLUGIN_ROOT:-.}\"\n\"$ROOT/scripts/setup.sh\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"plugins/p/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "bash \"${CLAUDE_PLUGIN_ROOT}/scripts/wrapper.sh\""}]}]}}`,
+				"plugins/p/scripts/wrapper.sh":         tc.wrapper,
+				"plugins/p/scripts/setup.sh":           "#!/bin/sh\nnpx -y some-tool\n",
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantOneFetched(t, rep, tc.want)
+		})
+	}
+}
