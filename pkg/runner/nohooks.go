@@ -19,7 +19,8 @@ const maxNamedDeclaring = 5
 
 // declaringIn names what discovery read under the audit path p ("." for
 // the whole work tree) that Claude Code loads and that declares no hook:
-// the plugins, the projects' settings files that are there, and a count
+// the plugins, the projects' settings files that are there and their
+// skills, agents and commands directories that hold anything, and a count
 // of the servers and commands Claude Code runs itself (MCP, LSP, monitors,
 // settings commands, skills' shell lines), each named in its own finding.
 // Empty where discovery read nothing there: the audit looked in the wrong
@@ -40,6 +41,19 @@ func (s *session) declaringIn(p string) []string {
 			}
 			if _, _, err := beneath(s.dir, s.dir, s.abs(rel)); !errors.Is(err, fs.ErrNotExist) {
 				named = append(named, "settings "+shownName(rel))
+			}
+		}
+		// The project's skills, agents and commands, whose frontmatter
+		// discovery read, as a plugin of skills only is named.
+		for _, d := range []struct{ dir, what string }{{claudeProjectSkills, "skills"}, {claudeProjectAgents, "agents"}, {claudeProjectCommands, "commands"}} {
+			rel := filepath.ToSlash(filepath.Join(proj, d.dir))
+			if !in(rel) {
+				continue
+			}
+			if a, fi, err := beneath(s.dir, s.dir, s.abs(rel)); err == nil && fi.IsDir() {
+				if ents, err := os.ReadDir(a); err == nil && len(ents) > 0 {
+					named = append(named, d.what+" "+shownName(rel))
+				}
 			}
 		}
 	}

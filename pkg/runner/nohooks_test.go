@@ -61,6 +61,10 @@ func TestNoHooksWhereClaudeCodeLoadsSomething(t *testing.T) {
 			"plugins/p/server.js":                  "x\n",
 		}, sev: report.SeverityWarning, fail: true,
 			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at plugins/p; 1 server or command that Claude Code runs itself, named in its own finding)"},
+		{name: "a project's skills only", files: map[string]string{".claude/skills/x/SKILL.md": "---\nname: x\ndescription: y\n---\nhi\n", ".claude/agents/a.md": "---\nname: a\ndescription: b\n---\nhi\n"},
+			sev:  report.SeverityWarning,
+			want: "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (skills .claude/skills, agents .claude/agents)"},
+		{name: "an empty skills directory", files: map[string]string{".claude/skills/": ""}, sev: report.SeverityError},
 		{name: "nothing of Claude Code's", files: map[string]string{"README.md": "hi\n"}, sev: report.SeverityError},
 		{name: "an empty .claude", files: map[string]string{".claude/": ""}, sev: report.SeverityError},
 	} {
