@@ -564,16 +564,29 @@ func fingerprint(f report.Finding, drift *driftSubjects, n int) string {
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
+// ruleRunTimeout is the runner's run/timeout rule (pkg/runner's
+// RuleRunTimeout, which this package does not import).
+const ruleRunTimeout = "run/timeout"
+
 // findingSubject is what a finding is about: the message without its
 // digits, which carry line numbers, counts and sizes that change while the
 // finding stays the same; and for a new host or written path, the host or
 // path itself from the report's drift, digits and all (hosts 10.0.0.1 and
 // 10.0.0.2 are two findings), for a hook's new command the command, and
-// for a plugin's new or changed server what it starts (its evidence).
+// for a plugin's new or changed server what it starts (its evidence);
+// for a run/timeout, nothing but the hook run it names.
 // Of the drift entries whose value the message quotes, the longest is the
 // one it is about ("a.example" is inside "ba.example"), the first of them
 // in the drift where several of that length are.
 func findingSubject(f report.Finding, drift *driftSubjects) string {
+	if f.Rule == ruleRunTimeout && f.Hook != "" {
+		// A hook run ended at its timeout is what the alert is about; the
+		// rest of its message says how it ran (how many runs shared the
+		// cores, which differs between --jobs 1, a runner's core count and
+		// a shard that ran it alone; which hosts were blocked; whose bound
+		// ended it), so that an alert keeps its fingerprint across them.
+		return ""
+	}
 	subject := strings.Map(func(r rune) rune {
 		if '0' <= r && r <= '9' {
 			return -1

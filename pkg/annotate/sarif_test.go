@@ -28,6 +28,16 @@ func TestSARIFFingerprints(t *testing.T) {
 		return report.Finding{Rule: "config/invalid", Severity: report.SeverityError, Location: report.Location{File: ".vigiles.yml", Line: line, Column: 1},
 			Title: "invalid .vigiles.yml", Message: msg}
 	}
+	// What a real audit says of a hook ended at its 2 s timeout: with
+	// --jobs 2, and alone (--jobs 1, or a shard that held no other run).
+	timeout := func(h string, l report.Location, parallel bool) report.Finding {
+		msg := h + ": timed out after 2013 ms; the agent cancels the hook and carries on"
+		if parallel {
+			msg += "; other runs shared the machine's cores with it (2 at a time), which can take a hook past a timeout as short as 2s: --jobs 1 (the Action's jobs input) times it alone"
+		}
+		return report.Finding{Rule: "run/timeout", Severity: report.SeverityWarning, Location: l, Hook: h, Title: "hook timed out", Message: msg}
+	}
+	const other = "plugins/x/hooks/hooks.json#hooks.Stop[0].hooks[0]"
 	drift := []report.Drift{
 		{Hook: hook, Kind: "host", Now: "a.example.test"},
 		{Hook: hook, Kind: "host", Now: "evil.example.test"},
@@ -49,6 +59,9 @@ func TestSARIFFingerprints(t *testing.T) {
 		{"two problems in .vigiles.yml", config(3, "unknown key"), config(9, "other problem"), false},
 		{"one problem in two places", config(3, `unknown key "x" in a check`), config(9, `unknown key "x" in a check`), false},
 		{"one host on another line", host("a.example.test", loc), host("a.example.test", moved), true},
+		{"one timeout, run alone and beside others", timeout(hook, loc, true), timeout(hook, loc, false), true},
+		{"one timeout on another line", timeout(hook, loc, false), timeout(hook, moved, false), true},
+		{"timeouts of two hooks", timeout(hook, loc, false), timeout(other, loc, false), false},
 		{"one config problem on another line", config(3, `line 3: unknown key "x"`), config(12, `line 12: unknown key "x"`), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
