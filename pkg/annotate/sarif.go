@@ -572,8 +572,9 @@ const ruleRunTimeout = "run/timeout"
 // digits, which carry line numbers, counts and sizes that change while the
 // finding stays the same; and for a new host or written path, the host or
 // path itself from the report's drift, digits and all (hosts 10.0.0.1 and
-// 10.0.0.2 are two findings), for a hook's new command the command, and
-// for a plugin's new or changed server what it starts (its evidence);
+// 10.0.0.2 are two findings), for a hook's new command, env file or
+// declaration that command, env file or declaration, and for a plugin's
+// new or changed server what it starts (its evidence);
 // for a run/timeout, nothing but the hook run it names.
 // Of the drift entries whose value the message quotes, the longest is the
 // one it is about ("a.example" is inside "ba.example"), the first of them
@@ -594,11 +595,12 @@ func findingSubject(f report.Finding, drift *driftSubjects) string {
 		return r
 	}, f.Message)
 	kind, ok := strings.CutPrefix(f.Rule, "baseline/")
-	if ok && kind == "command" {
-		// A hook's run has one command drift, whose message does not
-		// quote the command: each new command is an alert of its own, so
-		// that one dismissed is not another accepted.
-		if now, ok := drift.commands[f.Hook]; ok {
+	if ok && (kind == "command" || kind == "env" || kind == "declared") {
+		// A hook's run has one command, env or declared drift, whose
+		// message does not quote what it now runs, leaves in
+		// CLAUDE_ENV_FILE or declares: each new one is an alert of its
+		// own, so that one dismissed is not another accepted.
+		if now, ok := drift.nows[hookKind{f.Hook, kind}]; ok {
 			return subject + "\x00" + now
 		}
 	}
@@ -620,8 +622,8 @@ func findingSubject(f report.Finding, drift *driftSubjects) string {
 // paths made as many findings and drift entries, and the SARIF took nine
 // minutes to make.
 type driftSubjects struct {
-	commands map[string]string // by hook: its first command drift's value
-	values   map[hookKind]*driftValues
+	nows   map[hookKind]string // by hook and kind: its first command, env or declared drift's value
+	values map[hookKind]*driftValues
 	// windows counts the parts of messages looked up, looked the
 	// values looked for in a message (for tests).
 	windows, looked int
@@ -636,12 +638,12 @@ type driftValues struct {
 }
 
 func newDriftSubjects(drift []report.Drift) *driftSubjects {
-	x := &driftSubjects{commands: map[string]string{}, values: map[hookKind]*driftValues{}}
+	x := &driftSubjects{nows: map[hookKind]string{}, values: map[hookKind]*driftValues{}}
 	for i, d := range drift {
 		switch {
-		case d.Kind == "command":
-			if _, ok := x.commands[d.Hook]; !ok {
-				x.commands[d.Hook] = d.Now
+		case d.Kind == "command" || d.Kind == "env" || d.Kind == "declared":
+			if _, ok := x.nows[hookKind{d.Hook, d.Kind}]; !ok {
+				x.nows[hookKind{d.Hook, d.Kind}] = d.Now
 			}
 		case (d.Kind == "host" || d.Kind == "write") && d.Now != "":
 			k := hookKind{d.Hook, d.Kind}

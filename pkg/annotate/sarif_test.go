@@ -116,6 +116,41 @@ func TestSARIFCommandFingerprints(t *testing.T) {
 	}
 }
 
+// TestSARIFEnvAndDeclaredFingerprints: what a hook leaves in
+// CLAUDE_ENV_FILE, and how a hook vigiles lists and does not run is
+// declared, are not in their findings' messages (which count lines, or say
+// only that it changed): each new one is an alert of its own, as a new
+// command is, so that dismissing export A=2 does not dismiss a later
+// export PATH=/evil:$PATH; the same one on another line is the same alert.
+func TestSARIFEnvAndDeclaredFingerprints(t *testing.T) {
+	const hook = "plugins/x/hooks/hooks.json#hooks.SessionStart[0].hooks[0]@startup"
+	for _, tc := range []struct {
+		kind, msg, a, b string
+	}{
+		{"env", "x SessionStart startup now leaves 1 line in CLAUDE_ENV_FILE, which Claude Code runs before each Bash command of the session; the baseline says 1 line; the first change is at line 1",
+			"export A=2", "export PATH=/evil:$PATH"},
+		{"declared", "x SessionStart startup, a hook of type http that vigiles lists and does not run, is declared otherwise than the baseline says",
+			`{"type":"http","url":"https://a.example.test/"}`, `{"type":"http","url":"https://evil.example.test/"}`},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			fp := func(now string, line int) string {
+				l := report.Location{File: "plugins/x/hooks/hooks.json", Line: line, Column: 9}
+				r := &report.Report{Schema: report.Schema, Command: "audit",
+					Findings: []report.Finding{{Rule: "baseline/" + tc.kind, Severity: report.SeverityError, Location: l, Hook: hook,
+						Title: "changed since the baseline", Message: tc.msg}},
+					Drift: []report.Drift{{Hook: hook, Kind: tc.kind, Was: "export A=1", Now: now, Location: l}}}
+				return SARIF(r, SARIFOptions{}).Runs[0].Results[0].PartialFingerprints[FingerprintKey]
+			}
+			if fp(tc.a, 4) == fp(tc.b, 4) {
+				t.Errorf("two new %s drifts of one hook (%s, %s) have one fingerprint", tc.kind, tc.a, tc.b)
+			}
+			if fp(tc.a, 4) != fp(tc.a, 40) {
+				t.Errorf("one %s drift on another line has another fingerprint", tc.kind)
+			}
+		})
+	}
+}
+
 // TestSARIFLeavesCategoryToTheUpload: upload-sarif applies its category
 // input only to a run without automationDetails, and the category is what
 // keeps two uploads from replacing each other's alerts.
