@@ -146,6 +146,11 @@ func TestScheduledAuditCycle(t *testing.T) {
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(change{})); diff != "" {
 		t.Errorf("drift (-want +got):\n%s", diff)
 	}
+	for _, f := range whole.Findings {
+		if f.Rule == "baseline/hook-added" && !strings.HasSuffix(f.Message, "not in the baseline: outcome allowed, tried 0 host(s), wrote 0 path(s)") {
+			t.Errorf("the new hook's finding does not say its outcome: %s", f.Message)
+		}
+	}
 	if whole.Verdict != report.VerdictFail {
 		t.Errorf("verdict %s, want fail", whole.Verdict)
 	}

@@ -1483,7 +1483,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 			// hook is a warning, and each host it tries and path it
 			// writes is new, as for any other run (else a change adds a
 			// hook that exfiltrates and passes on a warning).
-			msg, s := fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: it %s, tried %s, wrote %s",
+			msg, s := fmt.Sprintf("new hook run %s (%s %s%s), not in the baseline: outcome %s, tried %s, wrote %s",
 				shownName(r.ID), shownName(r.Plugin), r.Event, toolSuffix(r.Tool), r.Outcome, countOf(hostsOf(r), "host(s)"), countOf(writesOf(r), "path(s)")), report.SeverityWarning
 			if r.TimedOut {
 				// Cut at its timeout (a PR can lower defaults.timeout,
