@@ -41,7 +41,8 @@ const (
 // persistsWhy says why path (a written path as the record names it:
 // relative to the work tree, or under "~/", "$TMPDIR/" or "/dev/shm/")
 // runs later, outside the run; "" where it does not, as far as vigiles
-// knows. In the work tree: a git hook, config or HEAD (of any checkout in it),
+// knows. In the work tree: a git hook, config or HEAD (of any checkout in
+// it, and of a submodule's repository under .git/modules),
 // a project's Claude Code settings, commands, agents or skills (of any
 // .claude in it), any .mcp.json (a project's, or a plugin root's), any
 // CLAUDE.md and a .claude's rules; not git's *.sample hooks, which it
@@ -62,6 +63,9 @@ func persistsWhy(path string) string {
 	last := segs[len(segs)-1]
 	for i, s := range segs {
 		rest := segs[i+1:]
+		if s == ".git" {
+			rest = submoduleGitDir(rest)
+		}
 		switch {
 		case s == ".git" && len(rest) > 1 && rest[0] == "hooks" && !strings.HasSuffix(last, ".sample"):
 			// git init and clone write *.sample hooks, which git never
@@ -86,6 +90,32 @@ func persistsWhy(path string) string {
 		return persistMCP
 	}
 	return ""
+}
+
+// submoduleGitDir is rest, the path under a .git directory, made relative
+// to the git directory it is in: that of a submodule, .git/modules/NAME
+// (git keeps a submodule's repository there, and NAME, its path by
+// default, may hold slashes; a nested submodule's is under
+// .git/modules/NAME/modules/NAME2), whose hooks and config git runs and
+// reads in the submodule, as a superproject's git status does. The git
+// directory ends before a last config or HEAD, or before hooks/ and one
+// name; not where that is a branch's ref or reflog (under refs/, or
+// logs/HEAD). rest itself where it is not under modules/.
+func submoduleGitDir(rest []string) []string {
+	if len(rest) < 3 || rest[0] != "modules" {
+		return rest
+	}
+	n := len(rest)
+	j := n - 1 // config or HEAD
+	if rest[n-2] == "hooks" {
+		j = n - 2
+	} else if rest[j] != "config" && rest[j] != "HEAD" {
+		return rest
+	}
+	if j < 2 || rest[j-1] == "logs" || slices.Contains(rest[1:j], "refs") {
+		return rest
+	}
+	return rest[j:]
 }
 
 // homePersistsWhy is persistsWhy for rel, a path relative to HOME.
