@@ -148,3 +148,56 @@ func TestWhyNotSARIF(t *testing.T) {
 		t.Errorf("absent: whyNotSARIF = %q", why)
 	}
 }
+
+// TestSARIFShapeOfReports: the SARIF of the annotate package's report
+// fixtures (findings of every kind, some without a file, hostile text) is
+// what code scanning takes (checkSARIFShape), each finding one result
+// with a fingerprint of its own, as the action writes it.
+func TestSARIFShapeOfReports(t *testing.T) {
+	// And findings placed where no SARIF uri may point: outside the
+	// repository, at a name with a line feed, nowhere, at line 0.
+	at := func(file string, line, col int) report.Finding {
+		return report.Finding{Rule: "run/failed", Severity: report.SeverityError, Location: report.Location{File: file, Line: line, Column: col},
+			Title: "run failed", Message: "[x](https://x.example.test) {0} at " + file}
+	}
+	hostile, err := json.Marshal(&report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles", Version: "t"}, Command: "audit",
+		Verdict: report.VerdictFail, Findings: []report.Finding{at("/etc/passwd", 3, 1), at("../outside/hooks.json", 2, 2),
+			at("plugins/a\nb/hooks.json", 1, 1), at("", 0, 0), at("plugins/x/hooks.json", 0, 0), at("file:///etc/passwd", 1, 1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"report.json", "example-report.json", "hostile"} {
+		t.Run(name, func(t *testing.T) {
+			data := hostile
+			if name != "hostile" {
+				var err error
+				if data, err = os.ReadFile(filepath.Join("..", "..", "pkg", "annotate", "testdata", name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var r report.Report
+			if err := json.Unmarshal(data, &r); err != nil {
+				t.Fatal(err)
+			}
+			ws := t.TempDir()
+			if _, err := writeSARIFFile(ws, "v.sarif", &r, ".vigiles.yml"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(ws, "v.sarif"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fps := checkSARIFShape(t, b)
+			n := 0
+			for _, c := range fps {
+				n += c
+				if c != 1 {
+					t.Errorf("%d results share a fingerprint: %v", c, fps)
+				}
+			}
+			if n != len(r.Findings) || n == 0 {
+				t.Errorf("%d results for %d findings", n, len(r.Findings))
+			}
+		})
+	}
+}
