@@ -84,3 +84,20 @@ func TestDriftOfTheRestShowsIt(t *testing.T) {
 		t.Errorf("the drift of the rest does not say what it is:\n%s", s)
 	}
 }
+
+// TestSummaryCountsRunsAsTheCLIDoes: the header counts the hooks listed
+// but not run (http, prompt, …) apart, as the CLI's result line and its
+// progress do: "2 hook runs, 1 listed but not run", not "3 hook runs".
+func TestSummaryCountsRunsAsTheCLIDoes(t *testing.T) {
+	r := &report.Report{Command: "audit", Verdict: report.VerdictPass, Runs: []report.HookRun{
+		{ID: "a", Outcome: report.OutcomeAllowed}, {ID: "b", Outcome: report.OutcomeAllowed},
+		{ID: "c", Outcome: report.OutcomeNotExecutable}}}
+	head, _, _ := strings.Cut(Summary(r, SummaryOptions{}), "\n")
+	if !strings.HasSuffix(head, ", 2 hook runs, 1 listed but not run") {
+		t.Errorf("header %q: want it to end in 2 hook runs, 1 listed but not run", head)
+	}
+	r.Runs = r.Runs[:2]
+	if head, _, _ := strings.Cut(Summary(r, SummaryOptions{}), "\n"); !strings.HasSuffix(head, ", 2 hook runs") {
+		t.Errorf("header %q: want it to end in 2 hook runs", head)
+	}
+}

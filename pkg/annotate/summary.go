@@ -178,10 +178,22 @@ func verdictLine(r *report.Report, o SummaryOptions) string {
 	if cmd != "test" && cmd != "audit" {
 		cmd = "report"
 	}
+	// Runs as the CLI's result line and progress count them: the hooks
+	// listed but not run (http, prompt, …) apart.
+	listed := 0
+	for _, run := range r.Runs {
+		if run.Outcome == report.OutcomeNotExecutable {
+			listed++
+		}
+	}
+	runs := plural(len(r.Runs)-listed, "hook run", "hook runs")
+	if listed > 0 {
+		runs += fmt.Sprintf(", %d listed but not run", listed)
+	}
 	s := fmt.Sprintf("## %s vigiles %s: %s — %s (%s, %s, %s), %s",
 		icon, cmd, verdict, plural(len(r.Findings), "finding", "findings"),
 		plural(e, "error", "errors"), plural(w, "warning", "warnings"), plural(n, "notice", "notices"),
-		plural(len(r.Runs), "hook run", "hook runs"))
+		runs)
 	if failed > 0 {
 		s += fmt.Sprintf(", %d at or above fail-level %s", failed, failLevelName(o.FailLevel))
 	}
