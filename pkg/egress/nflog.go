@@ -263,15 +263,36 @@ func (l *nflog) loop() {
 // stop waits until the loop has read everything the kernel queued (the
 // rule set logs with a queue threshold of 1, so every packet logged before
 // the command ended is already in the socket), then closes the socket.
+// Like sync, it waits for a reader that is behind however long reading
+// takes, as long as it keeps reading: a stop that gave up after a fixed
+// 2 s called the record of a flood on a loaded machine incomplete though
+// nothing was lost.
 //
-// Messages still queued when nflogStopMax has passed are never read: the
-// record is then incomplete (ErrIncomplete), not short.
+// A reader that reads nothing for nflogStallMax while messages are still
+// queued has stopped: those messages are never read, and the record is
+// then incomplete (ErrIncomplete), not short.
 func (l *nflog) stop() (int, error) {
-	deadline := time.Now().Add(nflogStopMax)
 	behind := !l.socketEmpty()
-	for behind && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-		behind = !l.socketEmpty()
+	if behind {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		last, since := l.read.Load(), time.Now()
+	wait:
+		for behind {
+			select {
+			case <-l.done:
+				break wait // the loop ended: its error says why
+			case <-t.C:
+			}
+			if behind = !l.socketEmpty(); !behind {
+				break
+			}
+			if n := l.read.Load(); n != last {
+				last, since = n, time.Now()
+			} else if time.Since(since) >= nflogStallMax {
+				break
+			}
+		}
 	}
 	l.closing.Store(true)
 	l.conn.Close()
@@ -279,7 +300,7 @@ func (l *nflog) stop() (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if behind && l.err == nil {
-		return l.lost, fmt.Errorf("the packet log was not read to its end within %v: %w", nflogStopMax, ErrIncomplete)
+		return l.lost, fmt.Errorf("the packet log's reader read nothing for %v with messages still queued, which were never read: %w", nflogStallMax, ErrIncomplete)
 	}
 	if l.stalled && l.err == nil {
 		return l.lost, fmt.Errorf("the packet log's reader read nothing for %v while an attempt waited to be ordered after it: %w", nflogStallMax, ErrIncomplete)
@@ -287,12 +308,9 @@ func (l *nflog) stop() (int, error) {
 	return l.lost, l.err
 }
 
-// nflogStopMax is how long stop waits for the reader to empty the socket
-// (a variable for the test that makes it fall behind).
-var nflogStopMax = nflogDrainMax
-
-// nflogStallMax is how long sync waits for a reader that reads nothing
-// before it gives up (a variable for the tests that slow the reader).
+// nflogStallMax is how long sync and stop wait for a reader that reads
+// nothing before they give up (a variable for the tests that slow the
+// reader).
 var nflogStallMax = nflogDrainMax
 
 // socketEmpty peeks at the socket without blocking.
