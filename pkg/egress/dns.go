@@ -324,7 +324,7 @@ func (s *dnsStub) serveUDP(pc *net.UDPConn, wildcard bool) {
 // reading. A message cut short by the end of the connection is recorded
 // if its question is whole, and counted lost all the same.
 func (s *dnsStub) serveTCP(c *streamConn) {
-	qs := make(chan dnsQuestion, dnsTCPQueue)
+	qs := make(chan tcpQuestion, dnsTCPQueue)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -349,32 +349,53 @@ func (s *dnsStub) serveTCP(c *streamConn) {
 		var buf bytes.Buffer
 		_, err := buf.ReadFrom(io.LimitReader(br, int64(size)))
 		msg := buf.Bytes()
+		whole := err == nil && len(msg) == size
 		q, perr := parseQuery(msg)
-		if perr == nil {
+		switch {
+		case perr == nil:
 			s.note(s.rec.now(), q, msg)
+		case whole:
+			// A message cut short by the end of the connection is
+			// counted lost below, not taken for a malformed one.
+			s.rec.add(s.rec.now(), malformedQuery(q, perr))
 		}
-		if err != nil || len(msg) < size {
+		if !whole {
 			c.lose()
 			return
 		}
-		if perr == nil {
-			select {
-			case qs <- q:
-			default: // recorded, not answered
+		tq := tcpQuestion{q: q}
+		if perr != nil {
+			if tq.formErr = formErr(msg, q); tq.formErr == nil {
+				continue // recorded; nothing to answer
 			}
+		}
+		select {
+		case qs <- tq:
+		default: // recorded, not answered
 		}
 	}
 }
 
+// tcpQuestion is a message serveTCP read whole, for answerTCP to answer:
+// its first question, or formErr's answer to a message that is no query
+// the stub can read.
+type tcpQuestion struct {
+	q       dnsQuestion
+	formErr []byte
+}
+
 // answerTCP answers the questions serveTCP queues until one answer cannot
 // be written (then it only empties the queue) or stop begins.
-func (s *dnsStub) answerTCP(c *streamConn, qs <-chan dnsQuestion) {
+func (s *dnsStub) answerTCP(c *streamConn, qs <-chan tcpQuestion) {
 	ok := true
-	for q := range qs {
+	for tq := range qs {
 		if !ok || c.draining() {
 			continue
 		}
-		out := s.respond(q, false)
+		out := tq.formErr
+		if out == nil {
+			out = s.respond(tq.q, false)
+		}
 		if c.answer(append(binary.BigEndian.AppendUint16(nil, uint16(len(out))), out...)) != nil {
 			ok = false
 		}
@@ -382,14 +403,43 @@ func (s *dnsStub) answerTCP(c *streamConn, qs <-chan dnsQuestion) {
 }
 
 // answer handles one query over UDP: it records every question and
-// answers the first; nil means no answer (malformed).
+// answers the first, or records a message that is no query it can read
+// and answers it FORMERR (formErr); nil means no answer.
 func (s *dnsStub) answer(msg []byte) []byte {
 	q, err := parseQuery(msg)
 	if err != nil {
-		return nil
+		s.rec.add(s.rec.now(), malformedQuery(q, err))
+		return formErr(msg, q)
 	}
 	s.note(s.rec.now(), q, msg)
 	return s.respond(q, true)
+}
+
+// malformedQuery is the entry of a message sent to the stub that is no
+// query it can read (perr, parseQuery's error; q, what it read): a name
+// over 255 bytes, a label that is none, a message cut short, one with no
+// question or shorter than a header, a response. It is an attempt (a hook
+// probing, data sent over DNS), recorded as the proxy records a request
+// line it cannot read: no host, and a detail that says what was wrong and,
+// where part of the first question's name could be read, that part,
+// written as the stub writes a name.
+func malformedQuery(q dnsQuestion, perr error) evidence.Egress {
+	d := "malformed query: " + strings.TrimSuffix(perr.Error(), ": "+ErrBadDNS.Error())
+	if q.Name != "" {
+		d += ": " + q.Name[:min(len(q.Name), maxRecorded)]
+	}
+	return evidence.Egress{Proto: "dns", Via: evidence.ViaDNS, Detail: d}
+}
+
+// formErr is the stub's answer to a message that is no query it can read:
+// FORMERR (RFC 1035 4.1.1) with the message's ID and no question. None
+// to a message shorter than a header, whose ID is unknown, nor to a
+// response (an answer to it could start a loop between two resolvers).
+func formErr(msg []byte, q dnsQuestion) []byte {
+	if len(msg) < 12 || q.Flags&0x8000 != 0 {
+		return nil
+	}
+	return rcodeOnly(dnsQuestion{ID: q.ID, Flags: q.Flags}, dnsmessage.RCodeFormatError)
 }
 
 // rules are the allow rules q's name matches (none but in allow mode).
@@ -405,8 +455,16 @@ func (s *dnsStub) rules(q dnsQuestion) []allowRule {
 // answered or forwarded.
 func (s *dnsStub) note(at time.Time, q dnsQuestion, msg []byte) {
 	s.rec.add(at, evidence.Egress{Host: q.Name, Proto: "dns", Via: evidence.ViaDNS, Allowed: len(s.rules(q)) > 0})
+	read := 1
 	for o := range moreQuestions(msg) {
 		s.rec.add(at, evidence.Egress{Host: o.Name, Proto: "dns", Via: evidence.ViaDNS, Allowed: len(s.rules(o)) > 0})
+		read++
+	}
+	if n := int(binary.BigEndian.Uint16(msg[4:6])); n > read {
+		// What follows the questions read is no question: the message
+		// counts more than it holds, or holds one that cannot be read.
+		s.rec.add(at, evidence.Egress{Proto: "dns", Via: evidence.ViaDNS,
+			Detail: fmt.Sprintf("malformed query: %d of its %d questions could not be read", n-read, n)})
 	}
 }
 

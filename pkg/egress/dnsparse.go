@@ -36,7 +36,10 @@ const dnsMaxPointers = 16
 
 // parseQuery parses the header and first question of a DNS message. It
 // accepts compression pointers (bounded) and rejects responses, messages
-// without a question and names longer than 255 wire bytes.
+// without a question and names longer than 255 wire bytes. On an error, ID
+// and Flags are set where the message holds a header, and Name holds what
+// could be read of the first question's name (the labels before the one
+// that is no label), for the record of a malformed query.
 func parseQuery(b []byte) (dnsQuestion, error) {
 	var q dnsQuestion
 	if len(b) < 12 {
@@ -51,13 +54,14 @@ func parseQuery(b []byte) (dnsQuestion, error) {
 		return q, fmt.Errorf("no question: %w", ErrBadDNS)
 	}
 	name, ldh, end, err := readName(b, 12)
+	q.Name = name
 	if err != nil {
 		return q, err
 	}
 	if len(b) < end+4 {
 		return q, fmt.Errorf("question truncated: %w", ErrBadDNS)
 	}
-	q.Name, q.LDH = name, ldh
+	q.LDH = ldh
 	q.Type = binary.BigEndian.Uint16(b[end : end+2])
 	q.Class = binary.BigEndian.Uint16(b[end+2 : end+4])
 	if b[end-1] == 0 && (end-12 == 1 || b[end-2]&0xc0 != 0xc0) { // conservative: no pointer was used
@@ -101,6 +105,8 @@ func moreQuestions(b []byte) iter.Seq[dnsQuestion] {
 
 // readName reads a (possibly compressed) name at off and returns its
 // presentation form and the offset just after it in the original message.
+// On an error the name is what could be read before it ("" when nothing
+// could), never reported LDH.
 func readName(b []byte, off int) (string, bool, int, error) {
 	var sb strings.Builder
 	ldh := true
@@ -108,7 +114,7 @@ func readName(b []byte, off int) (string, bool, int, error) {
 	wire := 0
 	for ptrs := 0; ; {
 		if off >= len(b) {
-			return "", false, 0, fmt.Errorf("name runs past the message: %w", ErrBadDNS)
+			return sb.String(), false, 0, fmt.Errorf("name runs past the message: %w", ErrBadDNS)
 		}
 		l := int(b[off])
 		switch {
@@ -117,7 +123,7 @@ func readName(b []byte, off int) (string, bool, int, error) {
 				end = off + 1
 			}
 			if wire+1 > 255 {
-				return "", false, 0, fmt.Errorf("name longer than 255 bytes: %w", ErrBadDNS)
+				return sb.String(), false, 0, fmt.Errorf("name longer than 255 bytes: %w", ErrBadDNS)
 			}
 			if sb.Len() == 0 {
 				// The root: "." as in presentation form, not an empty
@@ -127,23 +133,23 @@ func readName(b []byte, off int) (string, bool, int, error) {
 			return sb.String(), ldh, end, nil
 		case l&0xc0 == 0xc0:
 			if off+1 >= len(b) {
-				return "", false, 0, fmt.Errorf("pointer truncated: %w", ErrBadDNS)
+				return sb.String(), false, 0, fmt.Errorf("pointer truncated: %w", ErrBadDNS)
 			}
 			if ptrs++; ptrs > dnsMaxPointers {
-				return "", false, 0, fmt.Errorf("too many compression pointers: %w", ErrBadDNS)
+				return sb.String(), false, 0, fmt.Errorf("too many compression pointers: %w", ErrBadDNS)
 			}
 			if end < 0 {
 				end = off + 2
 			}
 			off = int(binary.BigEndian.Uint16(b[off:off+2]) & 0x3fff)
 		case l&0xc0 != 0:
-			return "", false, 0, fmt.Errorf("label type %#x: %w", l&0xc0, ErrBadDNS)
+			return sb.String(), false, 0, fmt.Errorf("label type %#x: %w", l&0xc0, ErrBadDNS)
 		default:
 			if off+1+l > len(b) {
-				return "", false, 0, fmt.Errorf("label runs past the message: %w", ErrBadDNS)
+				return sb.String(), false, 0, fmt.Errorf("label runs past the message: %w", ErrBadDNS)
 			}
 			if wire += 1 + l; wire > 255 {
-				return "", false, 0, fmt.Errorf("name longer than 255 bytes: %w", ErrBadDNS)
+				return sb.String(), false, 0, fmt.Errorf("name longer than 255 bytes: %w", ErrBadDNS)
 			}
 			if sb.Len() > 0 {
 				sb.WriteByte('.')

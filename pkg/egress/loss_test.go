@@ -155,8 +155,8 @@ os._exit(0)
 }
 
 // TestDNSOverTCPReadsPastAMalformedMessage: a message that is not a
-// query (here a response) is passed over, and the question behind it on
-// the same connection recorded.
+// query (here a response) is recorded as malformed and passed over, and
+// the question behind it on the same connection recorded.
 func TestDNSOverTCPReadsPastAMalformedMessage(t *testing.T) {
 	needNamespaces(t)
 	res := lossRun(t, evidence.EgressDeny, pyProbe(`
@@ -167,6 +167,11 @@ s.sendall(struct.pack(">H", len(bad)) + bytes(bad) + tcpq(2, "after-malformed.ex
 os._exit(0)
 `))
 	wantWhole(t, res, evidence.ViaDNS, map[string]int{"malformed.example": 0, "after-malformed.example": 1})
+	if e, _ := mustFind(t, res.Egress, "the message that is no query", func(e evidence.Egress) bool {
+		return e.Via == evidence.ViaDNS && e.Detail == "malformed query: a response, not a query"
+	}); e.Attempts != 1 || e.Host != "" {
+		t.Errorf("the message that is no query: %+v, want 1 attempt and no host", e)
+	}
 }
 
 // TestDNSTCPOverflowIsReported: more connections than the stub serves and

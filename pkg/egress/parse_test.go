@@ -573,6 +573,17 @@ func FuzzParseQuery(f *testing.F) {
 			if !errors.Is(err, ErrBadDNS) {
 				t.Fatalf("error %v does not wrap ErrBadDNS", err)
 			}
+			// The record of a malformed query is printable, bounded, and
+			// never names a host.
+			e := malformedQuery(q, err)
+			for i := 0; i < len(e.Detail); i++ {
+				if c := e.Detail[i]; c < 0x20 || c > 0x7e {
+					t.Fatalf("detail %q holds a raw byte %#x", e.Detail, c)
+				}
+			}
+			if len(e.Detail) > len("malformed query: ")+100+2+maxRecorded || e.Host != "" {
+				t.Fatalf("malformed query recorded as %+v", e)
+			}
 			return
 		}
 		for i := 0; i < len(q.Name); i++ {

@@ -127,9 +127,10 @@ func (r *recorder) addLocked(at time.Time, e evidence.Egress, attempts int) *rec
 
 // isNote says whether e is a DNS entry that says what came of questions
 // another entry counts (an answer refused, an upstream that failed): no
-// attempt of its own (docs/egress.md).
+// attempt of its own (docs/egress.md). A malformed query, which has no
+// host, is an attempt.
 func isNote(e evidence.Egress) bool {
-	return e.Via == evidence.ViaDNS && e.Detail != ""
+	return e.Via == evidence.ViaDNS && e.Detail != "" && e.Host != ""
 }
 
 // maxNames bounds the addresses the recorder names: answers the command
