@@ -1752,6 +1752,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 	c.repeatedKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi))
 	c.offKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group")
 	c.misspeltKeys(file, g, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group", groupKeys)
+	c.unreadKeys(file, g, event, fmt.Sprintf("%s%s[%d]", strings.TrimPrefix(prefix, "hooks."), event, gi), "matcher group", groupKeys)
 	matcher, hasMatcher := "", false
 	mloc := c.loc(file, g.Pos)
 	if m, ok := g.member("matcher"); ok {
@@ -1813,6 +1814,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	c.repeatedKeys(file, h, where)
 	c.offKeys(file, h, where, "hook handler")
 	c.misspeltKeys(file, h, where, "hook handler", handlerKeys)
+	c.unreadKeys(file, h, event, where, "hook handler", handlerKeys)
 	if c.handlers++; c.handlers > maxHandlers {
 		if c.handlers == maxHandlers+1 {
 			c.bound(c.loc(file, h.Pos),
@@ -2256,20 +2258,70 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 }
 
 // groupKeys and handlerKeys are the keys Claude Code reads on a matcher
-// group and on a hook handler (of any type): those a key it does not read
-// may have been meant as (misspeltKeys).
+// group and on a hook handler (of any type), as the hooks reference and
+// the settings schema list them: those a key it does not read may have
+// been meant as (misspeltKeys); any other is unreadKeys'.
 var (
 	groupKeys   = []string{"matcher", "hooks"}
 	handlerKeys = []string{"type", "command", "args", "shell", "timeout", "statusMessage", "once", "async", "asyncRewake",
-		"if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "server", "tool", "input"}
+		"if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "continueOnBlock", "server", "tool", "input"}
 )
+
+// noteKey says whether key, which Claude Code does not read on a matcher
+// group or a hook handler, is a note for a reader ("description",
+// "_comment", "$schema", "//"): one that no author expects to change
+// when the hooks run, so unreadKeys leaves it alone.
+func noteKey(key string) bool {
+	switch strings.ToLower(key) {
+	case "description", "comment", "comments", "note", "notes", "name", "title":
+		return true
+	}
+	return strings.HasPrefix(key, "_") || strings.HasPrefix(key, "$") || strings.HasPrefix(key, "//") || strings.HasPrefix(key, "#")
+}
+
+// unreadKeys warns of each key of n, a matcher group or a hook handler
+// (what), that Claude Code does not read (known are those it does), which
+// is neither nearly one it reads (misspeltKeys names it, or leaves alone
+// a spare beside the key it is like), nor a note (noteKey), nor "enabled"
+// or "disabled" (offKeys says what they do):
+// "conditions": {"fileExtensions": [".rs"]}, which reads as narrowing the
+// group. Claude Code ignores it, so the group's hooks run for everything
+// its matcher selects, and vigiles runs them so.
+//
+// A group with no "hooks" array is left alone: none of it runs, which its
+// own error says. A key given twice is told once, at the first.
+func (c *claudeDisc) unreadKeys(file string, n *jnode, event, where, what string, known []string) {
+	if h := n.get("hooks"); what == "matcher group" && (h == nil || h.Kind != jsonArray) {
+		return
+	}
+	told := map[string]bool{}
+	for _, m := range n.Members {
+		if slices.Contains(known, m.Key) || textdist.Nearest(m.Key, known) != "" || noteKey(m.Key) || m.Key == "enabled" || m.Key == "disabled" || told[m.Key] {
+			continue
+		}
+		told[m.Key] = true
+		runs := "so the hook runs as if it were not there, and vigiles runs it so"
+		if what == "matcher group" {
+			runs = "so it narrows nothing: the group's hooks run for everything the event fires for"
+			if mt := n.get("matcher"); mt != nil && mt.Kind == jsonString && mt.Str != "" && mt.Str != "*" && mt.Str != ".*" && readsMatcher(event) {
+				runs = fmt.Sprintf("so it narrows nothing: the group's hooks run for everything its matcher %q selects", cutBytes(mt.Str, maxMonitorName))
+			}
+			runs += ", and vigiles runs them so; to narrow them, test the payload in the hook"
+			if IsToolEvent(event) {
+				runs += " or give a handler an \"if\" permission rule"
+			}
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+			"%s: %q is no key Claude Code reads on a %s: it ignores it, %s", where, cutBytes(m.Key, maxMonitorName), what, runs)
+	}
+}
 
 // misspeltKeys warns of each key of n, a matcher group or a hook handler
 // (what), that Claude Code does not read but that is nearly one it does
 // (known) which n does not hold: "matchr", "timeot", "Matcher". Claude
 // Code ignores it, so the group matches every tool, the handler keeps
-// its default timeout, and nothing says so. A key near none is left
-// alone: it may be one of a later Claude Code's, or a note.
+// its default timeout, and nothing says so. Other keys it does not read
+// are unreadKeys'.
 func (c *claudeDisc) misspeltKeys(file string, n *jnode, where, what string, known []string) {
 	for _, m := range n.Members {
 		if slices.Contains(known, m.Key) {

@@ -32,7 +32,7 @@ func TestHookDeclarationRepeatedKey(t *testing.T) {
 		// A hooks file with two "hooks" objects; a handler's type twice.
 		"a/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo never"}]}]},
 "description": "x", "description": "y",
-"hooks": {"Stop": [{"hooks": [{"type": "prompt", "type": "command", "command": "echo hidden 2", "x": 1, "x": 2, "x": 3}]}]}}`,
+"hooks": {"Stop": [{"hooks": [{"type": "prompt", "type": "command", "command": "echo hidden 2", "_x": 1, "_x": 2, "_x": 3}]}]}}`,
 		// A manifest: every field discovery reads, twice; inline hooks
 		// wrapped in a "hooks" object given twice.
 		"b/.claude-plugin/plugin.json": `{"name": "decoy",
@@ -79,11 +79,11 @@ func TestHookDeclarationRepeatedKey(t *testing.T) {
 		".claude/settings.json:7:5":   `"hooks" of PreToolUse[0] (first on line 5)`,
 		".claude/settings.json:9:7":   `"command" of PreToolUse[0].hooks[0] (first on line 8)`,
 		".claude/settings.json:10:21": `"timeout" of PreToolUse[0].hooks[0] (first on line 10)`,
-		// The hooks file: not "description"; every later "x".
+		// The hooks file: not "description"; every later "_x".
 		"a/hooks/hooks.json:3:1":   `"hooks" (first on line 1)`,
 		"a/hooks/hooks.json:3:50":  `"type" of Stop[0].hooks[0] (first on line 3)`,
-		"a/hooks/hooks.json:3:105": `"x" of Stop[0].hooks[0] (first on line 3)`,
-		"a/hooks/hooks.json:3:113": `"x" of Stop[0].hooks[0] (first on line 3)`,
+		"a/hooks/hooks.json:3:106": `"_x" of Stop[0].hooks[0] (first on line 3)`,
+		"a/hooks/hooks.json:3:115": `"_x" of Stop[0].hooks[0] (first on line 3)`,
 		// The manifest: not "version".
 		"b/.claude-plugin/plugin.json:4:1":   `"name" (first on line 1)`,
 		"b/.claude-plugin/plugin.json:5:1":   `"skills" (first on line 3)`,
@@ -153,7 +153,7 @@ func TestKeysDifferingInLoneSurrogates(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		"p/.claude-plugin/plugin.json": `{"name": "p", "commands": {` +
 			`"c\ud800": {"content": "` + first + `"}, "c\udbff": {"content": "` + second + `"}},
-"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo x", "x\udc00": 1, "x\udc01": 2, "x\ud83d\ude00": 3, "x\ud83d\ude00": 4}]}]}}`,
+"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo x", "_x\udc00": 1, "_x\udc01": 2, "_x\ud83d\ude00": 3, "_x\ud83d\ude00": 4}]}]}}`,
 	})
 	s := discoverAll(t, dir)
 	var got []string
@@ -169,7 +169,7 @@ func TestKeysDifferingInLoneSurrogates(t *testing.T) {
 		t.Errorf("hooks (-want +got):\n%s", diff)
 	}
 	// Only the pair that is one key (a valid surrogate pair, twice).
-	if diff := cmp.Diff([]string{"warning discovery/malformed p/.claude-plugin/plugin.json:2:120"}, findingLines(s.findings)); diff != "" {
+	if diff := cmp.Diff([]string{"warning discovery/malformed p/.claude-plugin/plugin.json:2:123"}, findingLines(s.findings)); diff != "" {
 		t.Errorf("findings (-want +got):\n%s\n%v", diff, s.findings)
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +51,48 @@ func TestMisspeltKeys(t *testing.T) {
 		`warning discovery/malformed .claude/settings.json:3:89 PreToolUse[1].hooks[0]: "Timeout" is no key of a hook handler: did you mean "timeout"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the hook gets its event's default timeout`,
 	}
 	if diff := cmp.Diff(wantF, findingMessages(s.findings)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnreadKeys: a key of a matcher group or a hook handler that Claude
+// Code does not read and that is nearly none it reads ("conditions", which
+// reads as narrowing the group) is a warning that it is ignored and what
+// runs; the hooks are read and run all the same. Keys it reads, notes
+// ("description", "_comment", "$schema"), a slip misspeltKeys names and
+// offKeys' "enabled" and "disabled" say nothing more.
+func TestUnreadKeys(t *testing.T) {
+	dir := makeTree(t, map[string]string{"hooks/hooks.json": `{"hooks": {"PostToolUse": [
+  {"matcher": "Edit", "conditions": {"fileExtensions": [".rs"]}, "hooks": [{"type": "command", "command": "a"}]},
+  {"description": "x", "_comment": "y", "$schema": "z", "hooks": [{"type": "command", "command": "b", "when": "rs", "comment": "n", "timeot": 5}]},
+  {"matchr": "Write", "enabled": true, "disabled": "yes", "hooks": [{"type": "prompt", "prompt": "ok?", "continueOnBlock": true, "statusMessage": "s", "async": false}]}
+], "Stop": [
+  {"matcher": "x", "paths": ["src"], "hooks": [{"type": "command", "command": "c"}]}
+]}}`})
+	s := discoverAll(t, dir)
+	var cmds []string
+	for _, h := range s.hooks {
+		if h.Type == TypeCommand {
+			cmds = append(cmds, h.Command)
+		}
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, cmds); diff != "" {
+		t.Errorf("hooks read (-want +got):\n%s", diff)
+	}
+	var got []string
+	for _, m := range findingMessages(s.findings) {
+		if strings.Contains(m, "discovery/malformed") {
+			got = append(got, m)
+		}
+	}
+	want := []string{
+		`warning discovery/malformed hooks/hooks.json:2:23 PostToolUse[0]: "conditions" is no key Claude Code reads on a matcher group: it ignores it, so it narrows nothing: the group's hooks run for everything its matcher "Edit" selects, and vigiles runs them so; to narrow them, test the payload in the hook or give a handler an "if" permission rule`,
+		`warning discovery/malformed hooks/hooks.json:3:103 PostToolUse[1].hooks[0]: "when" is no key Claude Code reads on a hook handler: it ignores it, so the hook runs as if it were not there, and vigiles runs it so`,
+		`warning discovery/malformed hooks/hooks.json:3:133 PostToolUse[1].hooks[0]: "timeot" is no key of a hook handler: did you mean "timeout"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the hook gets its event's default timeout`,
+		`warning discovery/malformed hooks/hooks.json:4:4 PostToolUse[2]: "matchr" is no key of a matcher group: did you mean "matcher"? Claude Code matches keys exactly, case and all, and ignores one it does not read, so the group has no matcher and its hooks run for everything the event fires for`,
+		`warning discovery/malformed hooks/hooks.json:6:20 Stop[0]: "paths" is no key Claude Code reads on a matcher group: it ignores it, so it narrows nothing: the group's hooks run for everything the event fires for, and vigiles runs them so; to narrow them, test the payload in the hook`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
