@@ -1521,7 +1521,12 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 				return
 			}
 		}
-		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has no \"hooks\" object: nothing is declared", rel)
+		// {} (or notes alone): the schema's "hooks" record is required,
+		// so Claude Code refuses the file as it refuses events at the
+		// top level (anthropics/claude-code#31763: "expected record,
+		// received undefined" at "hooks").
+		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos),
+			"%s has no \"hooks\" object: Claude Code's schema requires one and refuses the file (\"Hook load failed\": expected record at \"hooks\"; recent versions then fail the whole plugin to load, its other hooks, skills, commands and servers alike); the file declares no hook, so vigiles runs none from it, and still runs the plugin's other hooks (its manifest's, its other hooks files'), though a Claude Code that fails the plugin runs none of them: to declare no hooks, write {\"hooks\": {}} or remove the file (and any manifest entry that names it)", shownName(rel))
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
