@@ -1951,10 +1951,22 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		}
 	}
 	// once (a skill's handler runs once per session) changes no run of an
-	// audit: any of the payloads could be the session's first.
+	// audit: any of the payloads could be the session's first. Claude
+	// Code honours it only in a skill's frontmatter (a command's is a
+	// skill's); elsewhere it ignores it, which its author may not know.
 	if m, ok := h.member("once"); ok && m.Value.Kind != jsonBool {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.once: want true or false, found %s", where, describeNode(m.Value))
 		bad = true
+	} else if ok && m.Value.Bool && (ctx.agent || !ctx.scoped) {
+		in := "a settings file"
+		switch {
+		case ctx.agent:
+			in = "an agent's frontmatter"
+		case ctx.isPlugin:
+			in = "a plugin's hooks"
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
+			"%s.once: true runs a hook once per session only in a skill's frontmatter; Claude Code ignores it in %s, so the hook runs each time its event fires, and vigiles runs it so: move the hook to a skill, or remove \"once\"", where, in)
 	}
 	if bad {
 		return
