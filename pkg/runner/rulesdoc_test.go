@@ -23,38 +23,15 @@ func TestEveryRuleIsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			ast.Inspect(f, func(node ast.Node) bool {
-				vs, ok := node.(*ast.ValueSpec)
-				if !ok {
-					return true
-				}
-				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Rule") || i >= len(vs.Values) {
-						continue
-					}
-					lit, ok := vs.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					rule, _ := strconv.Unquote(lit.Value)
-					if strings.HasSuffix(rule, "/") || !strings.Contains(rule, "/") {
-						continue // a prefix (baseline/, expect/), not a rule
-					}
-					n++
-					// A row names its rule first, or beside another ("| `a`, `b` |").
-					if !strings.Contains(string(doc), "| `"+rule+"` |") && !strings.Contains(string(doc), "| `"+rule+"`, `") && !strings.Contains(string(doc), "`, `"+rule+"` |") {
-						t.Errorf("%s (%s) has no row in docs/report-format.md", name.Name, rule)
-					}
-				}
-				return true
-			})
+	for _, c := range stringConsts(t, "Rule") {
+		if strings.HasSuffix(c.value, "/") || !strings.Contains(c.value, "/") {
+			continue // a prefix (baseline/, expect/), not a rule
+		}
+		n++
+		// A row names its rule first, or beside another ("| `a`, `b` |").
+		if rule := c.value; !strings.Contains(string(doc), "| `"+rule+"` |") && !strings.Contains(string(doc), "| `"+rule+"`, `") && !strings.Contains(string(doc), "`, `"+rule+"` |") {
+			t.Errorf("%s (%s) has no row in docs/report-format.md", c.name, rule)
 		}
 	}
 	if n < 40 {
@@ -119,11 +96,31 @@ func TestEveryDriftKindIsDocumented(t *testing.T) {
 		t.Fatal("docs/report-format.md has no drift[] section")
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
+	n := 0
+	for _, c := range stringConsts(t, "Drift") {
+		n++
+		if !strings.Contains(sec, "`"+c.value+"`") {
+			t.Errorf("%s (%s) is not named in docs/report-format.md's drift[] section", c.name, c.value)
+		}
+	}
+	if n < 13 {
+		t.Errorf("found %d drift kinds; the walk over the package's constants found too few", n)
+	}
+}
+
+// stringConst is a constant of the package's own code, by name and
+// value.
+type stringConst struct{ name, value string }
+
+// stringConsts lists the package's string constants (not its tests')
+// whose names begin with prefix.
+func stringConsts(t *testing.T, prefix string) []stringConst {
+	t.Helper()
 	pkgs, err := parser.ParseDir(token.NewFileSet(), ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var out []stringConst
 	for _, p := range pkgs {
 		for _, f := range p.Files {
 			ast.Inspect(f, func(node ast.Node) bool {
@@ -132,24 +129,17 @@ func TestEveryDriftKindIsDocumented(t *testing.T) {
 					return true
 				}
 				for i, name := range vs.Names {
-					if !strings.HasPrefix(name.Name, "Drift") || i >= len(vs.Values) {
+					if !strings.HasPrefix(name.Name, prefix) || i >= len(vs.Values) {
 						continue
 					}
-					lit, ok := vs.Values[i].(*ast.BasicLit)
-					if !ok || lit.Kind != token.STRING {
-						continue
-					}
-					kind, _ := strconv.Unquote(lit.Value)
-					n++
-					if !strings.Contains(sec, "`"+kind+"`") {
-						t.Errorf("%s (%s) is not named in docs/report-format.md's drift[] section", name.Name, kind)
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, _ := strconv.Unquote(lit.Value)
+						out = append(out, stringConst{name.Name, v})
 					}
 				}
 				return true
 			})
 		}
 	}
-	if n < 13 {
-		t.Errorf("found %d drift kinds; the walk over the package's constants found too few", n)
-	}
+	return out
 }
