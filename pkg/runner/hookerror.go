@@ -164,11 +164,13 @@ type findingOfRun struct {
 // counted.
 const maxToolsNamed = 6
 
-// groupAcrossRuns groups an audit's run/hook-error and run/egress
-// findings, one a run, across tools (groupAcrossTools): the whole audit
-// does, and merge for its shards, which cannot (the runs of one hook for
-// several tools fall in different shards), both from every run alike.
-// They are taken in the order of their runs, the plan's.
+// groupAcrossRuns groups an audit's run/hook-error, run/egress and
+// run/lingered findings, one a run, across tools (groupAcrossTools): the
+// whole audit does, and merge for its shards, which cannot (the runs of
+// one hook for several tools fall in different shards), both from every
+// run alike. They are taken in the order of their runs, the plan's. A
+// test's run/lingered (a check's run) is left as it is, in a whole test
+// and a merge of its shards alike.
 func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Finding {
 	byID := make(map[string]report.HookRun, len(runs))
 	ran := map[string]int{}
@@ -177,7 +179,7 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 		ran[hookOfRun(r)]++
 	}
 	var out []report.Finding
-	var errs, egress []findingOfRun
+	var errs, egress, lingered []findingOfRun
 	for _, f := range finds {
 		r, ok := byID[f.Hook]
 		switch {
@@ -185,6 +187,8 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 			errs = append(errs, findingOfRun{f, r})
 		case ok && f.Rule == RuleRunEgress:
 			egress = append(egress, findingOfRun{f, r})
+		case ok && f.Rule == RuleRunLingered && r.Check == "":
+			lingered = append(lingered, findingOfRun{f, r})
 		default:
 			out = append(out, f)
 		}
@@ -192,25 +196,36 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 	byRun := func(a, b findingOfRun) int { return strings.Compare(a.r.ID, b.r.ID) }
 	slices.SortStableFunc(errs, byRun)
 	slices.SortStableFunc(egress, byRun)
-	out = append(out, groupAcrossTools(errs, " failed (", true, ran, func(how, named string) string {
+	slices.SortStableFunc(lingered, byRun)
+	out = append(out, groupAcrossTools(errs, " failed (", sameText, ran, func(how, named string) string {
 		return fmt.Sprintf(" failed for %s (%s), alike (", how, named)
 	})...)
 	// Tried the same hosts, whatever the attempts' counts.
-	return append(out, groupAcrossTools(egress, " tried to reach ", false, ran, func(how, named string) string {
+	out = append(out, groupAcrossTools(egress, " tried to reach ", nil, ran, func(how, named string) string {
 		return fmt.Sprintf(", run for %s (%s), tried to reach ", how, named)
+	})...)
+	// Left as many processes, whatever they were when listed: each run's
+	// sandbox numbers its own, and lists a child that had not yet exec'd
+	// its program by its parent's command line.
+	return append(out, groupAcrossTools(lingered, " left ", nil, ran, func(how, named string) string {
+		return fmt.Sprintf(", run for %s (%s), left ", how, named)
 	})...)
 }
 
+// sameText is the evidence of a finding as groupAcrossTools compares it:
+// all of it.
+func sameText(evidence string) string { return evidence }
+
 // groupAcrossTools is the findings of fs, one for each hook that ran
 // alike for several tools: the same declaration, the same words but for
-// the tool, where the tool is followed by head in the message, and with
-// evidence, the same evidence. The first finding of a group stands for
+// the tool, where the tool is followed by head in the message, and, with
+// evidence, the same evidence as evidence reads it. The first finding of a group stands for
 // it, its tool and head replaced by say(how, named): how many of the
 // hook's runs (ran: by hook, its ID without the tool) the group is, and
 // the tools, in the order of the runs, where each would have been a
 // finding of its own (a matcher that takes every tool would fill a
 // step's ten annotations with one hook's).
-func groupAcrossTools(fs []findingOfRun, head string, evidence bool, ran map[string]int, say func(how, named string) string) []report.Finding {
+func groupAcrossTools(fs []findingOfRun, head string, evidence func(string) string, ran map[string]int, say func(how, named string) string) []report.Finding {
 	type group struct {
 		at    int
 		base  string
@@ -227,8 +242,8 @@ func groupAcrossTools(fs []findingOfRun, head string, evidence bool, ran map[str
 		}
 		base := hookOfRun(e.r)
 		key := base + "\x00" + strings.Replace(e.f.Message, at, e.r.Event+head, 1)
-		if evidence {
-			key += "\x00" + e.f.Evidence
+		if evidence != nil {
+			key += "\x00" + evidence(e.f.Evidence)
 		}
 		if g, ok := groups[key]; ok {
 			g.tools = append(g.tools, e.r.Tool)
