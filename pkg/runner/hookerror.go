@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -288,7 +290,8 @@ func hookOfRun(r report.HookRun) string {
 // failureCause says what a failed run's record tells of why it failed,
 // most telling first: a host the egress policy blocked, a path it names
 // that is not there for a reason the tree or the machine shows
-// (missingPathCause), a program not found (exit status 127, as a shell
+// (missingPathCause), a script Python could not parse, which may be
+// written for a newer Python (pythonSyntaxCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
 // the machine lacks, WebAssembly refused its address space, pip
 // refusing a system Python, a write where the sandbox is read-only, a
@@ -299,6 +302,9 @@ func failureCause(r report.HookRun, tree string) string {
 	code, stderr := r.ExitCode, r.Stderr
 	if hint := blockedHint(r, tree, "a hook that needs the network fails so, as it would where Claude Code runs offline"); hint != "" {
 		return hint
+	}
+	if why := pythonSyntaxCause(r, tree); why != "" {
+		return why
 	}
 	if why := missingPathCause(r, tree); why != "" {
 		return why
@@ -951,3 +957,124 @@ var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |l
 // barePython matches a shell's report that "python" (not python3) is
 // not found, and env's, where a script's first line runs it.
 var barePython = lazyRE(`(?m)(?:^|[\s:])python: (?:\d+: )?(?:not found|command not found)|: python: not found|env: ['‘]python['’]: No such file|command not found: python\b`)
+
+// pySyntaxError matches the report of a SyntaxError Python gives for a
+// script (or a module it imports) it cannot parse: the file and line,
+// the source line as Python shows it (indented by four spaces), the
+// caret line, and the error's message, in groups 1 to 4.
+var pySyntaxError = lazyRE(`(?m)^  File "([^"\n]*)", line (\d+)\n(?:    (.*)\n)?(?:[ \t]*[~^]+[ \t]*\n)?SyntaxError: (.*)$`)
+
+// pyTracebackFile matches a file a Python traceback names, in group 1.
+var pyTracebackFile = lazyRE(`(?m)^  File "([^"\n]*)"`)
+
+// pyVersionInPath matches the version in a path of a Python's own
+// library or of a virtual environment's (/usr/lib/python3.11/…,
+// .venv/lib/python3.12/site-packages/…), in group 1.
+var pyVersionInPath = lazyRE(`/python3\.(\d+)/`)
+
+// pyVersionOfBytecode matches the version in the name of the bytecode a
+// Python writes for a module it imports (__pycache__/x.cpython-311.pyc),
+// in group 1.
+var pyVersionOfBytecode = lazyRE(`__pycache__/[^/]+\.cpython-3(\d+)\.pyc$`)
+
+// pyNewer is a construct of a Python later than 3.8 whose SyntaxError
+// before that version the source line or the message tells, and the
+// minor version that added it.
+type pyNewer struct {
+	src, msg *regexp.Regexp
+	what     string
+	minor    int
+}
+
+// pyNewerSyntax are the constructs pythonSyntaxCause names, the newest
+// first.
+var pyNewerSyntax = sync.OnceValue(func() []pyNewer {
+	re := regexp.MustCompile
+	return []pyNewer{
+		{msg: re(`^multiple exception types must be parenthesized`), what: "an except clause that names several exceptions without parentheses (PEP 758)", minor: 14},
+		{src: re(`(?i)(?:^|[\s(\[{=,:])(?:t|tr|rt)["']`), msg: re(`^invalid syntax`), what: `a template string, t"…" (PEP 750)`, minor: 14},
+		{src: re(`^(?:async\s+)?def\s+\w+\s*\[`), what: "a function with type parameters, def f[T](…) (PEP 695)", minor: 12},
+		{src: re(`^class\s+\w+\s*\[`), what: "a class with type parameters, class C[T] (PEP 695)", minor: 12},
+		{src: re(`^type\s+\w+\s*(?:\[[^\]]*\]\s*)?=`), what: "a type statement, type X = … (PEP 695)", minor: 12},
+		{msg: re(`^f-string`), what: "an f-string whose braces hold its own quotes, a backslash or a comment (PEP 701)", minor: 12},
+		{src: re(`^except\s*\*`), what: "an except* clause (PEP 654)", minor: 11},
+		{src: re(`^(?:match|case)\s.*:\s*(?:#.*)?$`), what: "a match statement (PEP 634)", minor: 10},
+	}
+})
+
+// pythonSyntaxCause says, for a run whose stderr ends with Python's
+// SyntaxError, that the script may be written for a newer Python than
+// the one the hook ran: the construct its line holds and the version
+// that added it where the line or the message shows one, and the version
+// of the Python that ran where the record shows it (the paths of its
+// traceback, the bytecode it wrote), never by running one. A SyntaxError
+// may be a plain mistake too, and the cause says so. "" where stderr
+// does not end so.
+func pythonSyntaxCause(r report.HookRun, tree string) string {
+	ms := pySyntaxError().FindAllStringSubmatchIndex(r.Stderr, -1)
+	if len(ms) == 0 {
+		return ""
+	}
+	m := ms[len(ms)-1]
+	if strings.TrimSpace(r.Stderr[m[1]:]) != "" {
+		// Something after it: not how the hook ended.
+		return ""
+	}
+	group := func(i int) string {
+		if m[2*i] < 0 {
+			return ""
+		}
+		return r.Stderr[m[2*i]:m[2*i+1]]
+	}
+	file, line, src, msg := group(1), group(2), strings.TrimSpace(group(3)), strings.TrimSpace(group(4))
+	if tree != "" {
+		if rel, err := filepath.Rel(tree, file); err == nil && filepath.IsLocal(rel) {
+			file = filepath.ToSlash(rel)
+		}
+	}
+	at := fmt.Sprintf("%s line %s", shownName(clip(file, 200)), line)
+	// The Python that ran, where the record shows it.
+	have, how := 0, ""
+	for _, fm := range pyTracebackFile().FindAllStringSubmatch(r.Stderr, -1) {
+		if vm := pyVersionInPath().FindStringSubmatch(fm[1]); vm != nil {
+			have, how = atoiOr(vm[1]), "as the paths of its traceback show"
+		}
+	}
+	if have == 0 {
+		seen := map[int]bool{}
+		for _, w := range r.Writes {
+			if bm := pyVersionOfBytecode().FindStringSubmatch(w.Path); bm != nil {
+				seen[atoiOr(bm[1])] = true
+			}
+		}
+		if len(seen) == 1 {
+			for v := range seen {
+				have, how = v, "as the bytecode it wrote for the modules it imported shows"
+			}
+		}
+	}
+	ran := "the one the hook ran (the record does not show its version; python3 --version where the audit ran does)"
+	if have > 0 {
+		ran = fmt.Sprintf("the one the hook ran, 3.%d (%s)", have, how)
+	}
+	for _, n := range pyNewerSyntax() {
+		if n.src != nil && !n.src.MatchString(src) || n.msg != nil && !n.msg.MatchString(msg) {
+			continue
+		}
+		if have >= n.minor {
+			break
+		}
+		return fmt.Sprintf("Python could not parse %s (SyntaxError): it holds %s, which Python 3.%d added, so the hook may be written for a newer Python than %s, and then fails so for its users who have an older one too, or the line may be a plain mistake; install Python 3.%d or later where the audit runs, and have the hook run it, to audit the hook at work",
+			at, n.what, n.minor, ran, n.minor)
+	}
+	return fmt.Sprintf("Python could not parse %s (SyntaxError): a mistake in the script, or code written for a newer Python than %s, which a newer one may read", at, ran)
+}
+
+// atoiOr is s as a number, 0 where it is none.
+func atoiOr(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
+}
