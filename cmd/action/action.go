@@ -659,6 +659,13 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		// fail-level none does not pass and vigiles' ::error says.
 		runErr = fmt.Errorf("no hook was run: more runs were planned than max-runs allows (%s; raise max-runs, or split the work with the shard input)", runner.RuleTooManyRuns)
 	}
+	if runErr != nil && rep.Verdict != report.VerdictError {
+		// The step fails (125) whatever the findings are: the report
+		// file says error, as the outputs and summaries do, never pass.
+		errored := *rep
+		errored.Verdict = report.VerdictError
+		rep = &errored
+	}
 
 	reportPath, err := writeReport(rep, getenv, ws, in)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/annotate/annotatetest"
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/runner/runnertest"
@@ -1259,5 +1260,42 @@ func TestActionReportNotLeftCutOnAFullDisk(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(filepath.Join(mnt, "vigiles")); len(ents) != 0 {
 		t.Errorf("left in RUNNER_TEMP/vigiles: %v", ents)
+	}
+}
+
+// TestActionUpdateBaselineOfARunCutShort: the update-baseline input
+// writes no baseline of a run that vigiles' own timeout, sooner than
+// Claude Code's, cut short, whose finding is a warning: the step exits
+// 125, and the report file, the verdict output and the summary all say
+// error, never pass.
+func TestActionUpdateBaselineOfARunCutShort(t *testing.T) {
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "fail-level": "none", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	if err := os.WriteFile(filepath.Join(ws, ".vigiles.yml"), []byte("version: 1\ndefaults:\n  timeout: 2s\nplugins:\n  untrusted: [plugins/*]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cutShort := &runnertest.Canned{F: func(sandbox.Spec, []byte) (*sandbox.Result, error) {
+		return &sandbox.Result{Tier: sandbox.TierConfined, TimedOut: true, ExitCode: 137, Writes: []evidence.Write{}, Egress: []evidence.Egress{}}, nil
+	}}
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: cutShort, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	if s.exitCode != 125 || !strings.Contains(s.stdout.String()+s.stderr.String(), "the baseline was not written") {
+		t.Fatalf("update-baseline of a run cut short: exit %d, want 125 saying the baseline was not written\n%s\n%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	out := outputs(t, s.file(t, "GITHUB_OUTPUT"))
+	data, err := os.ReadFile(out["report"])
+	if err != nil {
+		t.Fatalf("report output: %v", err)
+	}
+	var rep report.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if out["verdict"] != report.VerdictError || rep.Verdict != report.VerdictError {
+		t.Errorf("the verdict output %q and the report's %q, want error for both", out["verdict"], rep.Verdict)
+	}
+	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "vigiles audit: error") {
+		t.Errorf("the summary does not say error:\n%s", sum)
 	}
 }

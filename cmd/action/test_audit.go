@@ -719,6 +719,14 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		}
 		return exitWith(code, withConfigHint(namedFor(name, runErr), "--config", ""))
 	}
+	if runErr != nil && rep.Verdict != report.VerdictError {
+		// The command fails (125) whatever the findings are: the report
+		// says error, as the exit status does, never pass. A shallow
+		// copy, as the action's summaries take it.
+		errored := *rep
+		errored.Verdict = report.VerdictError
+		rep = &errored
+	}
 	var buf bytes.Buffer
 	var err error
 	var st annotate.SARIFStats
@@ -737,7 +745,7 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		// "#·#[" reads as "##[" does (a name a plugin chose, a file
 		// called "##[error]x", would be a command there).
 		var text bytes.Buffer
-		writeTextReport(&text, rep)
+		writeTextReportOf(&text, rep, runErr)
 		buf.WriteString(annotate.InertText(text.String()))
 	}
 	if err != nil {
@@ -1038,7 +1046,12 @@ func writesText(r report.HookRun) string {
 
 // writeTextReport prints a report for people: a verdict line, what ran,
 // and every finding with the place it points at.
-func writeTextReport(w io.Writer, rep *report.Report) {
+func writeTextReport(w io.Writer, rep *report.Report) { writeTextReportOf(w, rep, nil) }
+
+// writeTextReportOf is writeTextReport of the report of a command that
+// failed with runErr (nil where it did not): its result line says why,
+// as the error vigiles exits with does.
+func writeTextReportOf(w io.Writer, rep *report.Report, runErr error) {
 	counts := map[report.Severity]int{}
 	for _, f := range rep.Findings {
 		counts[f.Severity]++
@@ -1094,10 +1107,13 @@ func writeTextReport(w io.Writer, rep *report.Report) {
 		}
 	}
 	fmt.Fprintln(w)
-	switch rep.Verdict {
-	case report.VerdictPass:
+	switch {
+	case runErr != nil:
+		// Whatever the verdict: the command exits 125.
+		fmt.Fprintf(w, "Result: ERROR — %s.\n", clean(strings.TrimSuffix(namedFor(clean(rep.Command, 20), runErr).Error(), "."), maxMessageRunes))
+	case rep.Verdict == report.VerdictPass:
 		fmt.Fprintln(w, "Result: PASS.")
-	case report.VerdictFail:
+	case rep.Verdict == report.VerdictFail:
 		fmt.Fprintf(w, "Result: FAIL — %d error finding(s). Each points at the file and line to look at.\n", counts[report.SeverityError])
 	default:
 		fmt.Fprintln(w, "Result: ERROR — vigiles could not run some hooks (see run/refused, run/failed, run/interrupted or plan/too-many-runs above).")

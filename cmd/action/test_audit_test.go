@@ -1320,3 +1320,40 @@ func TestTextDriftOfTheRestShowsIt(t *testing.T) {
 		t.Errorf("the drift of the rest does not say what it is:\n%s", b.String())
 	}
 }
+
+// TestUpdateBaselineNotWrittenSaysError audits, confined, with
+// --update-baseline a hook that vigiles' own timeout (1s, sooner than
+// Claude Code's) cuts short: the baseline is not written and vigiles
+// exits 125, and the report says so too: the text's result line says
+// ERROR and why, never PASS, and the JSON's verdict is error, though the
+// run's finding is a warning.
+func TestUpdateBaselineNotWrittenSaysError(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := writeFiles(t, map[string]string{
+		".vigiles.yml":     "defaults:\n  timeout: 1s\n",
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sleep 5"}]}]}}`,
+	})
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline", "-q")
+	if code != 125 || !strings.Contains(errs, "the baseline was not written") {
+		t.Fatalf("update of a run cut short: exit %d, want 125 saying the baseline was not written:\n%s\n%s", code, out, errs)
+	}
+	// The error's colons are shown as the text report shows what it
+	// quotes (clean).
+	if strings.Contains(out, "PASS") || !strings.Contains(out, "\nResult: ERROR — audit꞉ the baseline was not written꞉ 1 run(s) were not recorded whole") ||
+		!strings.Contains(out, "hooks/hooks.json#hooks.Stop[0].hooks[0] cut short.\n") {
+		t.Errorf("the text report of an update that wrote no baseline:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".vigiles", "baseline.json")); !os.IsNotExist(err) {
+		t.Errorf("a baseline was written: %v", err)
+	}
+	code, out, _ = runCLI(t, "audit", "--dir", dir, "--update-baseline", "-q", "--format", "json")
+	var rep report.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 125 || rep.Verdict != report.VerdictError {
+		t.Errorf("the JSON report of an update that wrote no baseline: exit %d, verdict %q (%v), want 125 and error", code, rep.Verdict, err)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == report.SeverityError {
+			t.Errorf("an error finding %s: the verdict is error for the baseline not written, not for a finding", f.Rule)
+		}
+	}
+}

@@ -1618,17 +1618,24 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		if o.Baseline == "" {
 			return nil, errorf(ErrBadOption, "--update-baseline needs a baseline path")
 		}
+		// Asked for a baseline and wrote none: the command fails (125),
+		// and its report's verdict says so, whatever its findings are
+		// (a run cut short is a warning).
+		notWritten := func(err error) (*report.Report, error) {
+			rep.Verdict = report.VerdictError
+			return rep, err
+		}
 		if len(unkept) > 0 {
 			// What to do comes before the runs: the job summary keeps
 			// the first 500 characters of the error, the runs' own
 			// findings name them too.
-			return rep, fmt.Errorf("the baseline was not written: %d run(s) were not recorded whole, and a baseline would accept vigiles' outcome and record of them as the hook's; "+
+			return notWritten(fmt.Errorf("the baseline was not written: %d run(s) were not recorded whole, and a baseline would accept vigiles' outcome and record of them as the hook's; "+
 				"make them run whole, then update again (run/refused: confinement on this machine; run/failed: the error its finding names; run/limit: raise the limit it names; "+
 				"cut short: a defaults.timeout as long as Claude Code waits for the hook, its own timeout else its event's default, or one it finishes within): %s",
-				len(unkept), strings.Join(firstN(unkept, 5), ", "))
+				len(unkept), strings.Join(firstN(unkept, 5), ", ")))
 		}
 		if err := s.linkedOut(s.abs(o.Baseline)); err != nil {
-			return rep, fmt.Errorf("--update-baseline: %w", err)
+			return notWritten(fmt.Errorf("--update-baseline: %w", err))
 		}
 		// Kept without the checkout's path (treeForm), as compared.
 		portable := *rep
@@ -1654,7 +1661,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		// accepts none.
 		b.SkillShells = keptSkillShells(s.shells)
 		if err := WriteBaseline(s.dir, s.abs(o.Baseline), b); err != nil {
-			return rep, err
+			return notWritten(err)
 		}
 	}
 	return rep, nil

@@ -58,6 +58,11 @@ func TestUpdateBaselineKeepsNoRunVigilesMadeOfIt(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "the baseline was not written") || !strings.Contains(err.Error(), id+" "+tc.says) || rep == nil {
 				t.Fatalf("update from a run vigiles made: err %v, report %v", err, rep != nil)
 			}
+			if rep.Verdict != report.VerdictError {
+				// A run cut short is a warning: the verdict says the
+				// update failed, as the exit status does.
+				t.Errorf("verdict %s of an update that wrote no baseline, want error", rep.Verdict)
+			}
 			if _, err := os.Stat(filepath.Join(dir, base)); !os.IsNotExist(err) {
 				t.Fatalf("a baseline was written: %v", err)
 			}
