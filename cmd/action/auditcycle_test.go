@@ -53,8 +53,9 @@ func cycleTree() map[string]string {
 // in the JSON, text, SARIF and summary alike; the same audit in shards,
 // merged, must be the whole audit; and the SARIF must be what code
 // scanning takes, with fingerprints that stay across a rerun and a moved
-// line. --jobs 1 throughout: a run/timeout says how many runs shared the
-// cores, which a shard that ran it alone does not.
+// line. --jobs 1 throughout, so that no hook's time depends on the runs
+// beside it (a run/timeout's note of the plan's jobs is the same in every
+// shard: TestTimeoutNoteIsTheWholePlans).
 func TestScheduledAuditCycle(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir := writeFiles(t, cycleTree())

@@ -131,10 +131,10 @@ Flags:
 const mergeHelp = `Usage: vigiles merge [flags] REPORT.json...
 
 Joins the vigiles.report/v1 documents written by "vigiles test --shard i/n" or
-"vigiles audit --shard i/n" into one report, the same an unsharded run would
-have written (but that each shard names up to 1,000 new written paths one by
-one against a baseline, where the whole audit names 1,000). Every shard must
-be present exactly once.
+"vigiles audit --shard i/n" into one report, the same an unsharded run of the
+same --jobs would have written (but that each shard names up to 1,000 new
+written paths one by one against a baseline, where the whole audit names
+1,000). Every shard must be present exactly once.
 
 Examples:
   vigiles merge audit-1.json audit-2.json audit-3.json --output audit.json

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -1207,6 +1208,30 @@ func finish(rep *report.Report) {
 	}
 }
 
+// planLanes sets the lanes of each of results that ran in one (lanes
+// above 0) to the whole plan's: its jobs (--jobs, one per core by
+// default), never more than the plan's runs that execute. A shard's own
+// would be never more than its runs: one that held a single run would
+// say it ran alone, where the whole audit, and so the merge of its
+// shards, says otherwise; the plan's is the same in every shard.
+func (s *session) planLanes(results []executed, plan []*plannedRun) {
+	jobs := s.settings.jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	n := 0
+	for _, p := range plan {
+		if p.Hook.Executable() {
+			n++
+		}
+	}
+	for i := range results {
+		if results[i].lanes > 0 {
+			results[i].lanes = min(jobs, n)
+		}
+	}
+}
+
 // runFindings are the findings every executed run can produce on its own.
 func runFindings(e executed) []report.Finding {
 	r := e.run
@@ -1219,7 +1244,8 @@ func runFindings(e executed) []report.Finding {
 }
 
 // shortTimeout is the timeout under which a run/timeout warning of an
-// audit or test that ran hooks at once says that they shared the cores:
+// audit or test whose plan runs hooks at once says that runs sharing the
+// cores can take a hook past it:
 // a hook with a timeout of 3 s took 1.7 s alone and 3.06 s under a
 // parallel audit.
 const shortTimeout = 10 * time.Second
@@ -1251,7 +1277,9 @@ func runFailure(e executed) []report.Finding {
 			msg += "; " + hint
 		}
 		if e.lanes > 1 && e.ended > 0 && e.ended < shortTimeout {
-			msg += fmt.Sprintf("; other runs shared the machine's cores with it (%d at a time), which can take a hook past a timeout as short as %s: --jobs 1 (the Action's jobs input) times it alone", e.lanes, e.ended)
+			// The whole plan's lanes (planLanes), not the shard's: a
+			// merge of shards says what the whole audit says.
+			msg += fmt.Sprintf("; the plan ran up to %d hooks at a time (--jobs, the Action's jobs input; one per core by default), and other runs sharing the machine's cores can take a hook past a timeout as short as %s: --jobs 1 times it alone", e.lanes, e.ended)
 		}
 		return []report.Finding{{Rule: RuleRunTimeout, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
 			Title: "hook timed out", Message: msg}}
@@ -1447,6 +1475,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 	}
 	results, stop := s.settings.executeTracked(ctx, mine)
+	s.planLanes(results, plan)
 
 	runs := make([]report.HookRun, 0, len(results))
 	var done []report.HookRun       // the runs that finished: all of them, unless interrupted
@@ -1970,6 +1999,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 		return s.newReport("test", nil, append(finds, *f), nil), nil
 	}
 	results, stop := s.settings.executeTracked(ctx, mine)
+	s.planLanes(results, plan)
 	runs := make([]report.HookRun, 0, len(results))
 	for i, e := range results {
 		runs = append(runs, e.run)

@@ -2,14 +2,18 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // The blocked-host sentence of a run/timeout warning, by whose bound
@@ -152,11 +156,11 @@ func TestTimedOutSaysWhoseBound(t *testing.T) {
 
 // TestTimeoutUnderParallelRuns: a hook that ran out of a short timeout
 // (under 10 s) in an audit that ran more than one hook at once is told
-// that the others shared the machine's cores and that --jobs 1 times it
-// alone (a hook with a timeout of 3 s took 1.7 s alone and 3.06 s under a
+// that runs sharing the machine's cores can take it past it and that
+// --jobs 1 times it alone (a hook with a timeout of 3 s took 1.7 s alone and 3.06 s under a
 // parallel audit). Alone, or past a long timeout, it is not.
 func TestTimeoutUnderParallelRuns(t *testing.T) {
-	const note = "; other runs shared the machine's cores with it (2 at a time), which can take a hook past a timeout as short as 3s: --jobs 1 (the Action's jobs input) times it alone"
+	const note = "; the plan ran up to 2 hooks at a time (--jobs, the Action's jobs input; one per core by default), and other runs sharing the machine's cores can take a hook past a timeout as short as 3s: --jobs 1 times it alone"
 	for _, tc := range []struct {
 		name    string
 		timeout string
@@ -193,5 +197,60 @@ func TestTimeoutUnderParallelRuns(t *testing.T) {
 	e := executed{run: report.HookRun{ID: "h", Tier: "confined", Outcome: report.OutcomeError, TimedOut: true, Reason: "r"}, ended: 3 * time.Second}
 	if fs := runFailure(e); len(fs) != 1 || fs[0].Message != "h: r" {
 		t.Errorf("no lanes known: %+v", fs)
+	}
+}
+
+// TestTimeoutNoteIsTheWholePlans audits, confined and with --jobs 2, a
+// hook that runs out of its 1 s timeout beside two quick ones, whole and
+// in three shards, one run each: the shard that ran the slow hook alone
+// says of it what the whole audit says, the plan's two at a time, so
+// that the merge of the shards is the whole audit's report (durations
+// aside).
+func TestTimeoutNoteIsTheWholePlans(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "sleep 5", "timeout": 1},
+  {"type": "command", "command": "true"},
+  {"type": "command", "command": "true"}]}]}}`})
+	ms := regexp.MustCompile(`after \d+ ms`)
+	timeouts := func(rep *report.Report) []string {
+		var out []string
+		for _, m := range messagesOf(rep.Findings, RuleRunTimeout) {
+			out = append(out, ms.ReplaceAllString(m, "after … ms"))
+		}
+		return out
+	}
+	whole, err := Audit(context.Background(), Options{Dir: dir, Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := timeouts(whole)
+	if len(want) != 1 || !strings.Contains(want[0], "; the plan ran up to 2 hooks at a time (--jobs") {
+		t.Fatalf("the whole audit's run/timeout: %q, want one with the plan's 2 at a time", want)
+	}
+	var parts []NamedReport
+	alone := false
+	for i := 1; i <= 3; i++ {
+		p, err := Audit(context.Background(), Options{Dir: dir, Jobs: 2, Shard: fmt.Sprintf("%d/3", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Runs) == 1 && len(timeouts(p)) == 1 {
+			alone = true
+			if diff := cmp.Diff(want, timeouts(p)); diff != "" {
+				t.Errorf("the shard that ran the slow hook alone (-whole +shard):\n%s", diff)
+			}
+		}
+		parts = append(parts, NamedReport{Name: fmt.Sprintf("part-%d.json", i), Report: p})
+	}
+	if !alone {
+		t.Fatal("no shard ran the slow hook alone")
+	}
+	merged, err := Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, timeouts(merged)); diff != "" {
+		t.Errorf("merged shards' run/timeout (-whole +merged):\n%s", diff)
 	}
 }
