@@ -747,8 +747,8 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 		return fail(stdout, 125, sarifErr)
 	}
 	failed := annotate.Failed(rep, in.FailLevel)
-	fmt.Fprintf(stdout, "vigiles: %s %s: %d findings, %d at or above fail-level %s; report %s\n",
-		in.Command, rep.Verdict, len(rep.Findings), failed, in.FailLevel, oneLineErr{errors.New(reportPath)})
+	fmt.Fprintf(stdout, "vigiles: %s %s: %d %s, %d at or above fail-level %s; report %s\n",
+		in.Command, rep.Verdict, len(rep.Findings), plural(uint64(len(rep.Findings)), "finding"), failed, in.FailLevel, oneLineErr{errors.New(reportPath)})
 	if res.ExitCode != 0 {
 		return exitWith(res.ExitCode, nil)
 	}

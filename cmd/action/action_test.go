@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -412,6 +413,12 @@ func TestActionSaysItWroteTheBaseline(t *testing.T) {
 	}
 	if sum := s.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(sum, "review its diff before committing") {
 		t.Errorf("job summary does not say the baseline was written:\n%s", sum)
+	}
+	// The last line counts the findings in words that agree with the
+	// count ("1 finding", "2 findings").
+	m := regexp.MustCompile(`vigiles: audit \w+: (\d+) (findings?), `).FindStringSubmatch(strings.ReplaceAll(s.stdout.String(), annotate.Colon, ":"))
+	if m == nil || (m[1] == "1") != (m[2] == "finding") {
+		t.Errorf("the step's last line does not count its findings rightly: %q\n%s", m, s.stdout.String())
 	}
 }
 

@@ -115,8 +115,9 @@ type executed struct {
 	// and bound whose it was beside Claude Code's.
 	ended time.Duration
 	bound timeoutBound
-	// lanes is how many runs the audit or test ran at once (its jobs,
-	// never more than its runs), which shared the machine's cores.
+	// lanes is how many runs the whole plan ran at once (its jobs, never
+	// more than its runs; a shard's runs take the whole plan's,
+	// planLanes), which shared the machine's cores.
 	lanes int
 	// async says the hook runs in the background (Hook.Async).
 	async bool
