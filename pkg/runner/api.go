@@ -1156,7 +1156,8 @@ func (s *session) newReport(command string, runs []report.HookRun, finds []repor
 // planDigest is what a shard's report says of the whole work it is a
 // part of (report.Report.Plan): the SHA-256 of vigiles' version, the
 // command, the policy file, the baseline file (audit), the settings every
-// run gets, and every planned run's id, command, context, type and trust.
+// run gets, and every planned run's id, command, context, type and trust,
+// with the hashes of the files of the tree its command runs (runFiles).
 // Shards of one run share it; a shard of another commit, policy,
 // baseline, option or vigiles has another, which merge refuses: its runs
 // would not add up to what an unsharded run would have done.
@@ -1176,8 +1177,19 @@ func (s *session) planDigest(command string, plan []*plannedRun) string {
 	eg, _ := json.Marshal(st.egress)
 	fmt.Fprintf(h, "settings mode=%s egress=%s timeout=%s linger=%s limits=%+v output-cap=%d root-sandbox=%t\n",
 		st.mode, eg, st.timeout, st.linger, st.limits, st.outCap, st.rootSandbox)
+	var files map[string][]BaselineFile
+	if s.shardN > 1 {
+		// The files of the tree each command runs, hashed as a baseline
+		// keeps them: a shard of a tree where only a script changed
+		// would otherwise share the plan, and its runs add up to no
+		// audit of one tree. (A whole report has no plan to compare.)
+		files, _ = s.runFiles(plan)
+	}
 	for _, p := range plan {
 		fmt.Fprintf(h, "run %q %q %q %q %t\n", p.ID, p.Hook.shownCommand(), p.Hook.context(), p.Hook.Type, p.Hook.Trusted)
+		for _, f := range files[p.ID] {
+			fmt.Fprintf(h, "file %q %s\n", f.Path, f.SHA256)
+		}
 	}
 	return fmt.Sprintf("sha256:%x", h.Sum(nil))
 }
