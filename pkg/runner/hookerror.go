@@ -288,8 +288,8 @@ func hookOfRun(r report.HookRun) string {
 }
 
 // failureCause says what a failed run's record tells of why it failed,
-// most telling first: a host the egress policy blocked, a path it names
-// that is not there for a reason the tree or the machine shows
+// most telling first: a host the egress policy blocked, a script with
+// Windows line endings (crlfCause), a path it names that is not there for a reason the tree or the machine shows
 // (missingPathCause), a script Python could not parse, which may be
 // written for a newer Python (pythonSyntaxCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
@@ -304,6 +304,9 @@ func failureCause(r report.HookRun, tree string) string {
 		return hint
 	}
 	if why := pythonSyntaxCause(r, tree); why != "" {
+		return why
+	}
+	if why := crlfCause(r, tree); why != "" {
 		return why
 	}
 	if why := missingPathCause(r, tree); why != "" {
@@ -1077,4 +1080,72 @@ func atoiOr(s string) int {
 		return 0
 	}
 	return n
+}
+
+// crlfWords matches what a shell says of a script with Windows line
+// endings, whose every line ends with a carriage return it reads as part
+// of the line: bash's `$'\r': command not found` (a word holding one,
+// quoted so), `set: -\r: invalid option`, a #! line's interpreter with
+// one (`/bin/sh^M: bad interpreter`), dash's `Illegal option -` and the
+// raw carriage return.
+var crlfWords = lazyRE(`\$'[^'\n]*\\r': (?:command )?not found|: -\\r: invalid option|(?:\r|\^M): bad interpreter|Illegal option -\r|\r: (?:not found|No such file or directory)`)
+
+// notRunScript matches a file a shell says it could not run as a
+// program, the path in group 1: dash's "PATH: not found", bash's
+// "PATH: cannot execute: required file not found" and its older "PATH:
+// INTERPRETER: bad interpreter", each of a file that is there but whose
+// #! line names what the kernel cannot find.
+var notRunScript = lazyRE(`(?m)(/[^\s:'"]+): (?:not found$|cannot execute: required file not found|[^\n]*: bad interpreter)`)
+
+// shebangOfTree is the file of the tree (relative to it) that stderr
+// says a shell could not run (notRunScript) and its first line, where
+// that is a #! line; "" where stderr names none, or tree is unknown.
+func shebangOfTree(stderr, tree string) (rel, line string) {
+	if tree == "" {
+		return "", ""
+	}
+	for _, m := range notRunScript().FindAllStringSubmatch(stderr, 4) {
+		p, err := filepath.Rel(tree, filepath.Clean(m[1]))
+		if err != nil || !filepath.IsLocal(p) {
+			continue
+		}
+		at, ok := treeFileAt(tree, filepath.ToSlash(p))
+		if !ok {
+			continue
+		}
+		f, err := os.Open(at)
+		if err != nil {
+			continue
+		}
+		b := make([]byte, 256)
+		n, _ := io.ReadFull(f, b)
+		f.Close()
+		first, _, _ := strings.Cut(string(b[:n]), "\n")
+		if strings.HasPrefix(first, "#!") {
+			return filepath.ToSlash(p), first
+		}
+	}
+	return "", ""
+}
+
+// crlfCause says, of a run whose stderr shows a script with Windows line
+// endings (crlfWords), or names a file of the tree it could not run whose
+// #! line ends with a carriage return, that the script's lines end so;
+// "" otherwise.
+func crlfCause(r report.HookRun, tree string) string {
+	rel, line := shebangOfTree(r.Stderr, tree)
+	if !strings.HasSuffix(line, "\r") {
+		rel = ""
+		if !crlfWords().MatchString(r.Stderr) {
+			return ""
+		}
+	}
+	what, fix, how := "its script", "convert it to LF (dos2unix FILE)", "a #! line that names /bin/sh\\r, a command $'\\r'"
+	if rel != "" {
+		what, fix = shownName(rel), fmt.Sprintf("convert it to LF (dos2unix %s)", shownName(rel))
+		if words := strings.Fields(strings.TrimPrefix(line, "#!")); len(words) > 0 {
+			how = fmt.Sprintf("its #! line names %s\\r, which no machine has", shownName(clip(words[0], 100)))
+		}
+	}
+	return fmt.Sprintf("%s may have Windows line endings (CRLF), which the shell reads as part of each line (%s), so it fails so on Linux and macOS alike; %s, commit it, and keep it so with a .gitattributes line such as *.sh text eol=lf", what, how, fix)
 }

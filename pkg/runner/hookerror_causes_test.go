@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestFailureCauseLinuxCI: the failures real plugins hit most on a Linux
+// CI machine, as the shells and runtimes there report them, each name
+// their cause (failureCause) and its fix.
+func TestFailureCauseLinuxCI(t *testing.T) {
+	tree := makeTree(t, map[string]string{
+		"hooks/crlf.sh": "#!/bin/sh\r\necho hi\r\n",
+		"hooks/lf.sh":   "#!/bin/sh\necho hi\n",
+	})
+	for _, tc := range []struct {
+		name   string
+		code   int
+		stderr string
+		want   string // "" for none of these causes
+	}{
+		{"bash's $'\\r'", 127, "/t/x.sh: line 2: set: -\r: invalid option\n/t/x.sh: line 4: $'\\r': command not found\n",
+			"its script may have Windows line endings (CRLF), which the shell reads as part of each line (a #! line that names /bin/sh\\r, a command $'\\r'), so it fails so on Linux and macOS alike; convert it to LF (dos2unix FILE), commit it, and keep it so with a .gitattributes line such as *.sh text eol=lf"},
+		{"bash's set -\\r", 1, "/t/x.sh: line 2: set: -\\r: invalid option\nset: usage: set [-abefhkmnptuvxBCEHPT]\n", "its script may have Windows line endings (CRLF)"},
+		{"a bad interpreter with ^M", 126, "bash: /t/x.sh: /bin/bash^M: bad interpreter: No such file or directory\n", "its script may have Windows line endings (CRLF)"},
+		{"dash's set", 2, "/t/x.sh: 2: set: Illegal option -\r\n", "its script may have Windows line endings (CRLF)"},
+		{"dash's not found of a file of the tree whose #! line ends in \\r", 127, "/bin/sh: 1: " + tree + "/hooks/crlf.sh: not found\n",
+			"hooks/crlf.sh may have Windows line endings (CRLF), which the shell reads as part of each line (its #! line names /bin/sh\\r, which no machine has), so it fails so on Linux and macOS alike; convert it to LF (dos2unix hooks/crlf.sh), commit it"},
+		{"bash's required file not found, so", 127, "bash: line 1: " + tree + "/hooks/crlf.sh: cannot execute: required file not found\n", "hooks/crlf.sh may have Windows line endings (CRLF)"},
+		{"a file of LF lines", 127, "/bin/sh: 1: " + tree + "/hooks/lf.sh: not found\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := failureCause(report.HookRun{ExitCode: tc.code, Stderr: tc.stderr}, tree)
+			if tc.want == "" {
+				if strings.Contains(got, "line endings") {
+					t.Errorf("cause %q, want none of line endings", got)
+				}
+				return
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("cause:\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// linuxCIHooks are hooks that fail on a Linux CI machine as real plugins
+// do, each with what its run/hook-error's cause must say
+// (TestAuditNamesLinuxCIFailures).
+var linuxCIHooks = []struct{ command, want string }{
+	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/crlf.sh`, ".claude/hooks/crlf.sh may have Windows line endings (CRLF)"},
+	{`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/crlf-bash.sh`, "its script may have Windows line endings (CRLF)"},
+}
+
+// TestAuditNamesLinuxCIFailures audits, confined, hooks that fail as
+// real plugins do on a Linux CI machine (linuxCIHooks): each run is a
+// run/hook-error whose cause names why.
+func TestAuditNamesLinuxCIFailures(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	var hooks []string
+	for _, h := range linuxCIHooks {
+		hooks = append(hooks, `{"type": "command", "command": `+strconv.Quote(h.command)+`}`)
+	}
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json":      `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hooks, ",\n") + `]}]}}`,
+		".claude/hooks/crlf.sh":      "#!/bin/sh\r\necho hi\r\n",
+		".claude/hooks/crlf-bash.sh": "#!/bin/bash\r\nset -e\r\necho hi\r\n\r\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			got[f.Hook] = f.Message
+		}
+	}
+	for i, h := range linuxCIHooks {
+		id := fmt.Sprintf(".claude/settings.json#hooks.Stop[0].hooks[%d]", i)
+		if !strings.Contains(got[id], h.want) {
+			t.Errorf("%s (%s): run/hook-error %q, want its cause %q", id, h.command, got[id], h.want)
+		}
+	}
+}
