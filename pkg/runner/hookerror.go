@@ -289,7 +289,9 @@ func hookOfRun(r report.HookRun) string {
 
 // failureCause says what a failed run's record tells of why it failed,
 // most telling first: a host the egress policy blocked, a script with
-// Windows line endings (crlfCause), a path it names that is not there for a reason the tree or the machine shows
+// Windows line endings (crlfCause), a script whose #! line names an
+// interpreter the machine lacks (shebangCause), a path it names that is
+// not there for a reason the tree or the machine shows
 // (missingPathCause), a script Python could not parse, which may be
 // written for a newer Python (pythonSyntaxCause), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
@@ -307,6 +309,9 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	if why := crlfCause(r, tree); why != "" {
+		return why
+	}
+	if why := shebangCause(r, tree); why != "" {
 		return why
 	}
 	if why := missingPathCause(r, tree); why != "" {
@@ -1148,4 +1153,34 @@ func crlfCause(r report.HookRun, tree string) string {
 		}
 	}
 	return fmt.Sprintf("%s may have Windows line endings (CRLF), which the shell reads as part of each line (%s), so it fails so on Linux and macOS alike; %s, commit it, and keep it so with a .gitattributes line such as *.sh text eol=lf", what, how, fix)
+}
+
+// shebangCause says, of a run whose stderr names a file of the tree the
+// shell could not run (shebangOfTree) whose #! line names an interpreter
+// by an absolute path this machine lacks (#!/usr/bin/python,
+// #!/opt/homebrew/bin/bash), that the kernel found no interpreter to run
+// it with, though the shell says the script is not found; "" otherwise.
+// A path in a directory hidden from a confined hook, a home directory,
+// is not looked up (homeToolCause tells of it).
+func shebangCause(r report.HookRun, tree string) string {
+	rel, line := shebangOfTree(r.Stderr, tree)
+	if rel == "" || strings.HasSuffix(line, "\r") {
+		return ""
+	}
+	words := strings.Fields(strings.TrimPrefix(line, "#!"))
+	if len(words) == 0 || !path.IsAbs(words[0]) || path.Base(words[0]) == "env" {
+		return ""
+	}
+	interp := path.Clean(words[0])
+	if has, known := onHost(tree, interp); !known || has {
+		return ""
+	}
+	fix := "name one every machine has, through env (#!/usr/bin/env bash), or run the script through its interpreter in the command"
+	switch base := path.Base(interp); {
+	case base == "python" || base == "python2":
+		fix = "Debian and Ubuntu install python3 alone: write #!/usr/bin/env python3"
+	case strings.HasPrefix(interp, "/opt/homebrew/") || strings.HasPrefix(interp, "/usr/local/"):
+		fix = "a path of Homebrew's on macOS, which Linux machines do not have: write #!/usr/bin/env " + shownName(base)
+	}
+	return fmt.Sprintf("%s's #! line names %s, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; %s", shownName(rel), shownName(interp), fix)
 }

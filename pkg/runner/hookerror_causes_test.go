@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +20,9 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 	tree := makeTree(t, map[string]string{
 		"hooks/crlf.sh": "#!/bin/sh\r\necho hi\r\n",
 		"hooks/lf.sh":   "#!/bin/sh\necho hi\n",
+		"hooks/py2.py":  "#!/usr/bin/python2\nprint(1)\n",
+		"hooks/brew.sh": "#!/opt/homebrew/bin/bash\necho hi\n",
+		"hooks/env.sh":  "#!/usr/bin/env bash\necho hi\n",
 	})
 	for _, tc := range []struct {
 		name   string
@@ -33,13 +38,18 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 		{"dash's not found of a file of the tree whose #! line ends in \\r", 127, "/bin/sh: 1: " + tree + "/hooks/crlf.sh: not found\n",
 			"hooks/crlf.sh may have Windows line endings (CRLF), which the shell reads as part of each line (its #! line names /bin/sh\\r, which no machine has), so it fails so on Linux and macOS alike; convert it to LF (dos2unix hooks/crlf.sh), commit it"},
 		{"bash's required file not found, so", 127, "bash: line 1: " + tree + "/hooks/crlf.sh: cannot execute: required file not found\n", "hooks/crlf.sh may have Windows line endings (CRLF)"},
+		{"#!/usr/bin/python2", 127, "/bin/sh: 1: " + tree + "/hooks/py2.py: not found\n",
+			"hooks/py2.py's #! line names /usr/bin/python2, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; Debian and Ubuntu install python3 alone: write #!/usr/bin/env python3"},
+		{"#!/opt/homebrew/bin/bash, as bash says it", 127, "bash: line 1: " + tree + "/hooks/brew.sh: cannot execute: required file not found\n",
+			"hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; a path of Homebrew's on macOS, which Linux machines do not have: write #!/usr/bin/env bash"},
+		{"#!/usr/bin/env is env's to tell", 127, "/bin/sh: 1: " + tree + "/hooks/env.sh: not found\n", ""},
 		{"a file of LF lines", 127, "/bin/sh: 1: " + tree + "/hooks/lf.sh: not found\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := failureCause(report.HookRun{ExitCode: tc.code, Stderr: tc.stderr}, tree)
 			if tc.want == "" {
-				if strings.Contains(got, "line endings") {
-					t.Errorf("cause %q, want none of line endings", got)
+				if strings.Contains(got, "line endings") || strings.Contains(got, "#! line") {
+					t.Errorf("cause %q, want none of these", got)
 				}
 				return
 			}
@@ -56,6 +66,9 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 var linuxCIHooks = []struct{ command, want string }{
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/crlf.sh`, ".claude/hooks/crlf.sh may have Windows line endings (CRLF)"},
 	{`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/crlf-bash.sh`, "its script may have Windows line endings (CRLF)"},
+	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/noexec.py`, "it runs .claude/hooks/noexec.py, which the tree holds without execute permission"},
+	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/envpy.sh`, "it runs python, which the machine the audit ran on lacks"},
+	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/brew.sh`, ".claude/hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks"},
 }
 
 // TestAuditNamesLinuxCIFailures audits, confined, hooks that fail as
@@ -63,14 +76,24 @@ var linuxCIHooks = []struct{ command, want string }{
 // run/hook-error whose cause names why.
 func TestAuditNamesLinuxCIFailures(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
+	cases := linuxCIHooks
+	if p, err := exec.LookPath("python"); err == nil && !under(p, hiddenFromHook()...) {
+		// A machine whose PATH has python outside the home directories
+		// runs the script: not the failure this case is of.
+		t.Logf("python is %s, which a confined hook finds: the #!/usr/bin/env python case is left out", p)
+		cases = slices.DeleteFunc(slices.Clone(cases), func(h struct{ command, want string }) bool { return strings.Contains(h.command, "envpy") })
+	}
 	var hooks []string
-	for _, h := range linuxCIHooks {
+	for _, h := range cases {
 		hooks = append(hooks, `{"type": "command", "command": `+strconv.Quote(h.command)+`}`)
 	}
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json":      `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hooks, ",\n") + `]}]}}`,
 		".claude/hooks/crlf.sh":      "#!/bin/sh\r\necho hi\r\n",
 		".claude/hooks/crlf-bash.sh": "#!/bin/bash\r\nset -e\r\necho hi\r\n\r\n",
+		".claude/hooks/noexec.py":    "#!/usr/bin/env python3\nprint(1)\n",
+		".claude/hooks/envpy.sh":     "#!/usr/bin/env python\nprint(1)\n",
+		".claude/hooks/brew.sh":      "#!/opt/homebrew/bin/bash\necho hi\n",
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
 	if err != nil {
@@ -82,7 +105,7 @@ func TestAuditNamesLinuxCIFailures(t *testing.T) {
 			got[f.Hook] = f.Message
 		}
 	}
-	for i, h := range linuxCIHooks {
+	for i, h := range cases {
 		id := fmt.Sprintf(".claude/settings.json#hooks.Stop[0].hooks[%d]", i)
 		if !strings.Contains(got[id], h.want) {
 			t.Errorf("%s (%s): run/hook-error %q, want its cause %q", id, h.command, got[id], h.want)
