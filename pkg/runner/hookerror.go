@@ -293,7 +293,8 @@ func hookOfRun(r report.HookRun) string {
 // interpreter the machine lacks (shebangCause), a path it names that is
 // not there for a reason the tree or the machine shows
 // (missingPathCause), a script Python could not parse, which may be
-// written for a newer Python (pythonSyntaxCause), a program not found (exit status 127, as a shell
+// written for a newer Python (pythonSyntaxCause), a program of macOS's alone not
+// found (macOSProgram), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
 // the machine lacks, WebAssembly refused its address space, pip
 // refusing a system Python, a write where the sandbox is read-only, a
@@ -326,6 +327,9 @@ func failureCause(r report.HookRun, tree string) string {
 		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(tested, 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
+	case macOSProgram(stderr) != "":
+		prog := macOSProgram(stderr)
+		return fmt.Sprintf("it runs %s, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v %s >/dev/null 2>&1 && %s …, or where uname is Darwin), or use Linux's %s there too", shownName(prog), shownName(prog), shownName(prog), macOSPrograms[prog])
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
 		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
@@ -1183,4 +1187,28 @@ func shebangCause(r report.HookRun, tree string) string {
 		fix = "a path of Homebrew's on macOS, which Linux machines do not have: write #!/usr/bin/env " + shownName(base)
 	}
 	return fmt.Sprintf("%s's #! line names %s, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; %s", shownName(rel), shownName(interp), fix)
+}
+
+// macOSPrograms are programs macOS has and Linux does not, with what a
+// Linux machine has for the same work: hooks written on a Mac run them
+// to notify, speak, play a sound, copy or open.
+var macOSPrograms = map[string]string{
+	"osascript":         "notify-send",
+	"terminal-notifier": "notify-send",
+	"say":               "spd-say",
+	"afplay":            "paplay or aplay",
+	"pbcopy":            "wl-copy or xclip",
+	"pbpaste":           "wl-paste or xclip -o",
+	"open":              "xdg-open",
+}
+
+// macOSProgram is the first program of macOSPrograms that stderr says
+// a shell did not find (notFoundProgram), "" where none is.
+func macOSProgram(stderr string) string {
+	for _, m := range notFoundProgram().FindAllStringSubmatch(stderr, 8) {
+		if _, ok := macOSPrograms[m[1]]; ok {
+			return m[1]
+		}
+	}
+	return ""
 }

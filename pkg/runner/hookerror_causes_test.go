@@ -43,12 +43,17 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 		{"#!/opt/homebrew/bin/bash, as bash says it", 127, "bash: line 1: " + tree + "/hooks/brew.sh: cannot execute: required file not found\n",
 			"hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; a path of Homebrew's on macOS, which Linux machines do not have: write #!/usr/bin/env bash"},
 		{"#!/usr/bin/env is env's to tell", 127, "/bin/sh: 1: " + tree + "/hooks/env.sh: not found\n", ""},
+		{"osascript, as dash says it", 127, "/bin/sh: 1: osascript: not found\n",
+			"it runs osascript, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v osascript >/dev/null 2>&1 && osascript …, or where uname is Darwin), or use Linux's notify-send there too"},
+		{"pbcopy mid-script, as bash says it", 1, "/t/x.sh: line 9: pbcopy: command not found\n", "it runs pbcopy, which macOS has and Linux does not"},
+		{"open after another program", 127, "sh: 1: jq: not found\nsh: 1: open: not found\n", "it runs open, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v open >/dev/null 2>&1 && open …, or where uname is Darwin), or use Linux's xdg-open there too"},
+		{"a program of Linux's", 127, "sh: 1: jq: not found\n", ""},
 		{"a file of LF lines", 127, "/bin/sh: 1: " + tree + "/hooks/lf.sh: not found\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := failureCause(report.HookRun{ExitCode: tc.code, Stderr: tc.stderr}, tree)
 			if tc.want == "" {
-				if strings.Contains(got, "line endings") || strings.Contains(got, "#! line") {
+				if strings.Contains(got, "line endings") || strings.Contains(got, "#! line") || strings.Contains(got, "macOS has") {
 					t.Errorf("cause %q, want none of these", got)
 				}
 				return
@@ -68,6 +73,11 @@ var linuxCIHooks = []struct{ command, want string }{
 	{`bash "$CLAUDE_PROJECT_DIR"/.claude/hooks/crlf-bash.sh`, "its script may have Windows line endings (CRLF)"},
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/noexec.py`, "it runs .claude/hooks/noexec.py, which the tree holds without execute permission"},
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/envpy.sh`, "it runs python, which the machine the audit ran on lacks"},
+	{`osascript -e 'display notification "done" with title "Claude"'`, "it runs osascript, which macOS has and Linux does not: the hook may be written for macOS"},
+	{`say "task complete"`, "it runs say, which macOS has and Linux does not"},
+	{`afplay /System/Library/Sounds/Glass.aiff`, "it runs afplay, which macOS has and Linux does not"},
+	{`terminal-notifier -title Claude -message done`, "it runs terminal-notifier, which macOS has and Linux does not"},
+	{`jq -r .tool_input.command | pbcopy`, "it runs pbcopy, which macOS has and Linux does not"},
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/brew.sh`, ".claude/hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks"},
 }
 
