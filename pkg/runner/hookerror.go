@@ -296,7 +296,7 @@ func hookOfRun(r report.HookRun) string {
 // written for a newer Python (pythonSyntaxCause), a program of macOS's alone not
 // found (macOSProgram), a program not found (exit status 127, as a shell
 // reports it) or not executable (126), a module a script imports that
-// the machine lacks, WebAssembly refused its address space, pip
+// the machine lacks, Node.js refusing the script (nodeCause), WebAssembly refused its address space, pip
 // refusing a system Python, a write where the sandbox is read-only, a
 // pipeline a SIGPIPE failed (141); ""
 // where it tells nothing. tree is the work tree the run was given (""
@@ -346,7 +346,12 @@ func failureCause(r report.HookRun, tree string) string {
 		if why := undeclaredPythonInstall(r, tree); why != "" {
 			return why
 		}
+		if m := missingPackage().FindStringSubmatch(stderr); m != nil && strings.Contains(stderr, "\nNode.js v") {
+			return fmt.Sprintf("it imports %s, which Node.js found in no node_modules above the script: its dependencies may not be installed (node_modules is not committed), or it relies on a package installed on its author's machine alone; install them in the tree before the audit (npm ci where its package.json is), and list the package in one where none does", shownName(npmPackageName(m[1]+m[4])))
+		}
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
+	case nodeCause(r, tree) != "":
+		return nodeCause(r, tree)
 	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
 		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
 	case strings.Contains(stderr, "externally-managed-environment"):
@@ -1211,4 +1216,60 @@ func macOSProgram(stderr string) string {
 		}
 	}
 	return ""
+}
+
+// nodeVersion matches the version Node.js names at the end of the report
+// of an error it ends on ("Node.js v20.20.2"), in group 1.
+var nodeVersion = lazyRE(`(?m)^Node\.js (v\d+\.\d+\.\d+)\s*$`)
+
+// nodeSyntaxError matches Node.js's report of a script it cannot parse:
+// the file and line, then, after the source line and its carets, the
+// SyntaxError's message, in groups 1 to 3.
+var nodeSyntaxError = lazyRE(`(?m)^(?:file://)?(/[^\n]+?):(\d+)\n(?:[^\n]*\n){0,3}?\s*\nSyntaxError: ([^\n]*)$`)
+
+// nodeRequireESM matches Node.js's ERR_REQUIRE_ESM, with the module it
+// could not require in group 1.
+var nodeRequireESM = lazyRE(`ERR_REQUIRE_ESM\]: require\(\) of ES Module (\S+) from \S+ not supported`)
+
+// nodeCause says, of a run whose stderr ends with Node.js's report of an
+// error (nodeVersion) that refuses the script as written, why: a
+// require() of an ES module (ERR_REQUIRE_ESM), an import statement in a
+// file Node.js read as CommonJS, a .ts file it does not run, or a
+// SyntaxError, which may be a mistake or syntax of a newer Node.js; ""
+// otherwise.
+func nodeCause(r report.HookRun, tree string) string {
+	v := nodeVersion().FindAllStringSubmatch(r.Stderr, -1)
+	if v == nil {
+		return ""
+	}
+	node := "Node.js " + v[len(v)-1][1]
+	inTree := func(file string) string {
+		if tree != "" {
+			if rel, err := filepath.Rel(tree, file); err == nil && filepath.IsLocal(rel) {
+				file = filepath.ToSlash(rel)
+			}
+		}
+		return shownName(clip(file, 200))
+	}
+	if m := nodeRequireESM().FindStringSubmatch(r.Stderr); m != nil {
+		return fmt.Sprintf("it require()s %s, an ES module, which %s does not load with require() (ERR_REQUIRE_ESM): a package that ships ES modules alone from some major version on, or a .mjs or \"type\": \"module\" file; load it with import(), or pin the package's last CommonJS version (a Node.js of 20.19 or 22.12 and later loads most with require(), where that is what the hook is written for)", inTree(m[1]), node)
+	}
+	if strings.Contains(r.Stderr, `Unknown file extension ".ts"`) {
+		return fmt.Sprintf("%s does not run TypeScript itself (ERR_UNKNOWN_FILE_EXTENSION): the hook may be written for a Node.js that strips types, 22.18, 23.6 and later; install one where the audit runs, or run the script with tsx or bun, to audit the hook at work", node)
+	}
+	loc := nodeSyntaxError().FindStringSubmatchIndex(r.Stderr)
+	if loc == nil || strings.HasPrefix(strings.TrimSpace(r.Stderr[loc[1]:]), "at JSON.parse") {
+		// None, or the hook's JSON.parse of what it read, not its
+		// script.
+		return ""
+	}
+	m := make([]string, 4)
+	for i := range m {
+		m[i] = r.Stderr[loc[2*i]:loc[2*i+1]]
+	}
+	at := fmt.Sprintf("%s line %s", inTree(m[1]), m[2])
+	if strings.HasPrefix(m[3], "Cannot use import statement outside a module") {
+		return fmt.Sprintf("%s read %s as CommonJS, and it holds an import statement: ES module syntax in a .js file whose nearest package.json does not say \"type\": \"module\" (or none does); name it .mjs, or add \"type\": \"module\" to its package.json (a Node.js of 20.19 or 22.7 and later reads such a file as a module by itself)", node, at)
+	}
+	return fmt.Sprintf("%s could not parse %s (SyntaxError: %s): a mistake in the script, or syntax of a newer Node.js than this one, which a newer one may read; install the Node.js the hook is written for where the audit runs to audit it at work", node, at, shownName(clip(m[3], 120)))
 }

@@ -78,6 +78,9 @@ var linuxCIHooks = []struct{ command, want string }{
 	{`afplay /System/Library/Sounds/Glass.aiff`, "it runs afplay, which macOS has and Linux does not"},
 	{`terminal-notifier -title Claude -message done`, "it runs terminal-notifier, which macOS has and Linux does not"},
 	{`jq -r .tool_input.command | pbcopy`, "it runs pbcopy, which macOS has and Linux does not"},
+	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/missing-dep.mjs`, "it imports zod, which Node.js found in no node_modules above the script"},
+	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/cjs/esm.js`, "read .claude/hooks/cjs/esm.js line 1 as CommonJS, and it holds an import statement"},
+	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/pipeline.js`, "could not parse .claude/hooks/pipeline.js line 2 (SyntaxError: "},
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/brew.sh`, ".claude/hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks"},
 }
 
@@ -93,17 +96,34 @@ func TestAuditNamesLinuxCIFailures(t *testing.T) {
 		t.Logf("python is %s, which a confined hook finds: the #!/usr/bin/env python case is left out", p)
 		cases = slices.DeleteFunc(slices.Clone(cases), func(h struct{ command, want string }) bool { return strings.Contains(h.command, "envpy") })
 	}
+	if _, err := exec.LookPath("node"); err != nil {
+		sandboxtest.Missing(t, "node")
+	}
+	// ERR_REQUIRE_ESM: a Node.js that loads ES modules with require()
+	// does not where told so; one older than the option refuses them
+	// anyway.
+	node := "node"
+	if exec.Command("node", "--no-experimental-require-module", "-e", "0").Run() == nil {
+		node = "node --no-experimental-require-module"
+	}
+	cases = append(slices.Clone(cases), struct{ command, want string }{node + ` "$CLAUDE_PROJECT_DIR"/.claude/hooks/req.js`, "it require()s .claude/hooks/m.mjs, an ES module, which Node.js v"})
 	var hooks []string
 	for _, h := range cases {
 		hooks = append(hooks, `{"type": "command", "command": `+strconv.Quote(h.command)+`}`)
 	}
 	dir := makeTree(t, map[string]string{
-		".claude/settings.json":      `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hooks, ",\n") + `]}]}}`,
-		".claude/hooks/crlf.sh":      "#!/bin/sh\r\necho hi\r\n",
-		".claude/hooks/crlf-bash.sh": "#!/bin/bash\r\nset -e\r\necho hi\r\n\r\n",
-		".claude/hooks/noexec.py":    "#!/usr/bin/env python3\nprint(1)\n",
-		".claude/hooks/envpy.sh":     "#!/usr/bin/env python\nprint(1)\n",
-		".claude/hooks/brew.sh":      "#!/opt/homebrew/bin/bash\necho hi\n",
+		".claude/settings.json":          `{"hooks": {"Stop": [{"hooks": [` + strings.Join(hooks, ",\n") + `]}]}}`,
+		".claude/hooks/crlf.sh":          "#!/bin/sh\r\necho hi\r\n",
+		".claude/hooks/crlf-bash.sh":     "#!/bin/bash\r\nset -e\r\necho hi\r\n\r\n",
+		".claude/hooks/noexec.py":        "#!/usr/bin/env python3\nprint(1)\n",
+		".claude/hooks/envpy.sh":         "#!/usr/bin/env python\nprint(1)\n",
+		".claude/hooks/brew.sh":          "#!/opt/homebrew/bin/bash\necho hi\n",
+		".claude/hooks/missing-dep.mjs":  "import { z } from 'zod';\nconsole.log(z)\n",
+		".claude/hooks/cjs/package.json": `{"type": "commonjs"}`,
+		".claude/hooks/cjs/esm.js":       "import fs from 'node:fs';\nconsole.log(fs)\n",
+		".claude/hooks/pipeline.js":      "const f = (x) => x;\nconst y = 1 |> f;\n",
+		".claude/hooks/req.js":           "require('./m.mjs')\n",
+		".claude/hooks/m.mjs":            "export default 1\n",
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
 	if err != nil {
@@ -120,5 +140,49 @@ func TestAuditNamesLinuxCIFailures(t *testing.T) {
 		if !strings.Contains(got[id], h.want) {
 			t.Errorf("%s (%s): run/hook-error %q, want its cause %q", id, h.command, got[id], h.want)
 		}
+	}
+}
+
+// Node.js's reports, as Node.js 20 writes them.
+const (
+	nodeRequireESMStderr = "/t/hooks/req.js:1\nrequire('./m.mjs')\n^\n\nError [ERR_REQUIRE_ESM]: require() of ES Module /t/hooks/m.mjs from /t/hooks/req.js not supported.\nInstead change the require of /t/hooks/m.mjs to a dynamic import() which is available in all CommonJS modules.\n    at Object.<anonymous> (/t/hooks/req.js:1:1) {\n  code: 'ERR_REQUIRE_ESM'\n}\n\nNode.js v20.20.2\n"
+	nodeImportStderr     = "(node:12871) Warning: To load an ES module, set \"type\": \"module\" in the package.json or use the .mjs extension.\n/t/hooks/esm.js:1\nimport fs from 'fs';\n^^^^^^\n\nSyntaxError: Cannot use import statement outside a module\n    at wrapSafe (node:internal/modules/cjs/loader:1464:18)\n    at node:internal/main/run_main_module:28:49\n\nNode.js v20.20.2\n"
+	nodeSyntaxStderr     = "/t/hooks/new.js:2\nusing r = null;\n      ^\n\nSyntaxError: Unexpected identifier 'r'\n    at wrapSafe (node:internal/modules/cjs/loader:1464:18)\n    at node:internal/main/run_main_module:28:49\n\nNode.js v20.20.2\n"
+	nodeNoPackageStderr  = "node:internal/modules/esm/resolve:873\n  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);\n        ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package 'zod' imported from /t/hooks/mnf.mjs\n    at packageResolve (node:internal/modules/esm/resolve:873:9) {\n  code: 'ERR_MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n"
+	nodeNoModuleStderr   = "node:internal/modules/cjs/loader:1210\n  throw err;\n  ^\n\nError: Cannot find module '@scope/pkg/sub'\nRequire stack:\n- /t/hooks/cjs.js\n    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15) {\n  code: 'MODULE_NOT_FOUND',\n  requireStack: [ '/t/hooks/cjs.js' ]\n}\n\nNode.js v20.20.2\n"
+	nodeTypeScriptStderr = "node:internal/modules/esm/get_format:218\n  throw new ERR_UNKNOWN_FILE_EXTENSION(ext, filepath);\n\nTypeError [ERR_UNKNOWN_FILE_EXTENSION]: Unknown file extension \".ts\" for /t/hooks/x.ts\n    at Object.getFileProtocolModuleFormat [as file:] (node:internal/modules/esm/get_format:218:9) {\n  code: 'ERR_UNKNOWN_FILE_EXTENSION'\n}\n\nNode.js v20.20.2\n"
+)
+
+// TestFailureCauseNode: Node.js refusing a hook's script as written names
+// why, with the Node.js that ran and the fix: require() of an ES module,
+// an import statement in a file read as CommonJS, TypeScript, a
+// SyntaxError that may be a newer Node.js's syntax, and a package found
+// in no node_modules.
+func TestFailureCauseNode(t *testing.T) {
+	for _, tc := range []struct{ name, stderr, want string }{
+		{"ERR_REQUIRE_ESM", nodeRequireESMStderr, "it require()s /t/hooks/m.mjs, an ES module, which Node.js v20.20.2 does not load with require() (ERR_REQUIRE_ESM): a package that ships ES modules alone from some major version on, or a .mjs or \"type\": \"module\" file; load it with import(), or pin the package's last CommonJS version (a Node.js of 20.19 or 22.12 and later loads most with require(), where that is what the hook is written for)"},
+		{"an import statement in CommonJS", nodeImportStderr, "Node.js v20.20.2 read /t/hooks/esm.js line 1 as CommonJS, and it holds an import statement: ES module syntax in a .js file whose nearest package.json does not say \"type\": \"module\" (or none does); name it .mjs, or add \"type\": \"module\" to its package.json (a Node.js of 20.19 or 22.7 and later reads such a file as a module by itself)"},
+		{"a SyntaxError", nodeSyntaxStderr, "Node.js v20.20.2 could not parse /t/hooks/new.js line 2 (SyntaxError: Unexpected identifier 'r'): a mistake in the script, or syntax of a newer Node.js than this one, which a newer one may read; install the Node.js the hook is written for where the audit runs to audit it at work"},
+		{"TypeScript", nodeTypeScriptStderr, "Node.js v20.20.2 does not run TypeScript itself (ERR_UNKNOWN_FILE_EXTENSION): the hook may be written for a Node.js that strips types, 22.18, 23.6 and later; install one where the audit runs, or run the script with tsx or bun, to audit the hook at work"},
+		{"ERR_MODULE_NOT_FOUND", nodeNoPackageStderr, "it imports zod, which Node.js found in no node_modules above the script: its dependencies may not be installed (node_modules is not committed), or it relies on a package installed on its author's machine alone; install them in the tree before the audit (npm ci where its package.json is), and list the package in one where none does"},
+		{"a scoped package's subpath", nodeNoModuleStderr, "it imports @scope/pkg, which Node.js found in no node_modules above the script"},
+		{"an ES module's SyntaxError", "file:///t/hooks/p.mjs:2\nconst y = 1 |> f;\n             ^\n\nSyntaxError: Unexpected token '>'\n    at compileSourceTextModule (node:internal/modules/esm/utils:346:16)\n\nNode.js v20.20.2\n",
+			"Node.js v20.20.2 could not parse /t/hooks/p.mjs line 2 (SyntaxError: Unexpected token '>'): a mistake in the script, or syntax of a newer Node.js"},
+		{"JSON.parse's SyntaxError is none", "/t/hooks/j.js:2\nJSON.parse(s);\n     ^\n\nSyntaxError: Expected property name or '}' in JSON at position 1\n    at JSON.parse (<anonymous>)\n    at Object.<anonymous> (/t/hooks/j.js:2:6)\n\nNode.js v20.20.2\n", ""},
+		{"JSON.parse's of its input is none", "<anonymous_script>:1\n{\n\nSyntaxError: Expected property name or '}' in JSON at position 1\n    at JSON.parse (<anonymous>)\n    at Object.<anonymous> (/t/hooks/j.js:2:6)\n\nNode.js v20.20.2\n", ""},
+		{"a SyntaxError of Python's is none", "  File \"/t/x.py\", line 1\n    x = (\n        ^\nSyntaxError: '(' was never closed\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := failureCause(report.HookRun{ExitCode: 1, Stderr: tc.stderr}, "")
+			if tc.want == "" {
+				if strings.Contains(got, "Node.js") {
+					t.Errorf("cause %q, want none of Node.js", got)
+				}
+				return
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("cause:\n got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }
