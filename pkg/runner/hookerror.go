@@ -289,7 +289,8 @@ func hookOfRun(r report.HookRun) string {
 
 // failureCause says what a failed run's record tells of why it failed,
 // most telling first: a host the egress policy blocked, a script with
-// Windows line endings (crlfCause), a script whose #! line names an
+// Windows line endings (crlfCause), a program run from a directory of
+// HOME that installers put programs in (homeToolCause), a script whose #! line names an
 // interpreter the machine lacks (shebangCause), a path it names that is
 // not there for a reason the tree or the machine shows
 // (missingPathCause), a script Python could not parse, which may be
@@ -310,6 +311,9 @@ func failureCause(r report.HookRun, tree string) string {
 		return why
 	}
 	if why := crlfCause(r, tree); why != "" {
+		return why
+	}
+	if why := homeToolCause(r, tree); why != "" {
 		return why
 	}
 	if why := shebangCause(r, tree); why != "" {
@@ -1272,4 +1276,43 @@ func nodeCause(r report.HookRun, tree string) string {
 		return fmt.Sprintf("%s read %s as CommonJS, and it holds an import statement: ES module syntax in a .js file whose nearest package.json does not say \"type\": \"module\" (or none does); name it .mjs, or add \"type\": \"module\" to its package.json (a Node.js of 20.19 or 22.7 and later reads such a file as a module by itself)", node, at)
 	}
 	return fmt.Sprintf("%s could not parse %s (SyntaxError: %s): a mistake in the script, or syntax of a newer Node.js than this one, which a newer one may read; install the Node.js the hook is written for where the audit runs to audit it at work", node, at, shownName(clip(m[3], 120)))
+}
+
+// homeToolPath matches a program by its path in a directory of a home
+// directory that installers put programs in (pip install --user's and
+// pipx's ~/.local/bin, cargo's, bun's, deno's, go's, volta's, and version
+// managers' shims), the path in group 1 and from that directory on in
+// group 2, where a shell or env says it is not there or cannot run it.
+var homeToolPath = lazyRE(`(/[^\s:'"]*/((?:\.local/bin|\.cargo/bin|\.bun/bin|\.deno/bin|go/bin|\.volta/bin|\.npm-global/bin|\.pyenv/shims|\.rbenv/shims|\.asdf/shims|\.nvm/versions/node/[^/\s:'"]+/bin)/[^/\s:'"]+))['’]?: (?:not found|No such file or directory|cannot execute)`)
+
+// homeToolCause says, of a run whose stderr names a program by its path
+// in a home directory's directory of installed programs (homeToolPath),
+// or a file of the tree it could not run whose #! line names one, that
+// the program is one its author installed in HOME, which the run's
+// throwaway HOME (or a home directory hidden from a confined hook) does
+// not have; "" otherwise.
+func homeToolCause(r report.HookRun, tree string) string {
+	p, tool, what := "", "", "it runs"
+	if m := homeToolPath().FindStringSubmatch(r.Stderr); m != nil {
+		p, tool = m[1], m[2]
+	} else if rel, line := shebangOfTree(r.Stderr, tree); rel != "" {
+		words := strings.Fields(strings.TrimPrefix(strings.TrimSuffix(line, "\r"), "#!"))
+		if len(words) == 0 {
+			return ""
+		}
+		m := homeToolPath().FindStringSubmatch(words[0] + ": not found")
+		if m == nil {
+			return ""
+		}
+		p, tool, what = m[1], m[2], shownName(rel)+"'s #! line names"
+	} else {
+		return ""
+	}
+	if tree != "" && under(p, filepath.Clean(tree)) || !under(p, sandbox.Throwaway()[0]) && !under(p, hiddenFromHook()...) {
+		// A directory of the tree's own, wherever it lies, is none.
+		return ""
+	}
+	name := path.Base(tool)
+	return fmt.Sprintf("%s %s (~/%s), a program its author may have installed in their home directory, which a confined run's HOME, thrown away after it, does not have: the hook works only where it was installed so; install %s outside HOME where the audit runs (on the PATH, /usr/local/bin) and have the hook run it by name (%s …), to audit it at work and for its users who installed it otherwise",
+		what, shownName(p), shownName(tool), shownName(name), shownName(name))
 }

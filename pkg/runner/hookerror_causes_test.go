@@ -23,6 +23,7 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 		"hooks/py2.py":  "#!/usr/bin/python2\nprint(1)\n",
 		"hooks/brew.sh": "#!/opt/homebrew/bin/bash\necho hi\n",
 		"hooks/env.sh":  "#!/usr/bin/env bash\necho hi\n",
+		"hooks/bun.ts":  "#!/root/.bun/bin/bun\nconsole.log(1)\n",
 	})
 	for _, tc := range []struct {
 		name   string
@@ -48,12 +49,18 @@ func TestFailureCauseLinuxCI(t *testing.T) {
 		{"pbcopy mid-script, as bash says it", 1, "/t/x.sh: line 9: pbcopy: command not found\n", "it runs pbcopy, which macOS has and Linux does not"},
 		{"open after another program", 127, "sh: 1: jq: not found\nsh: 1: open: not found\n", "it runs open, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v open >/dev/null 2>&1 && open …, or where uname is Darwin), or use Linux's xdg-open there too"},
 		{"a program of Linux's", 127, "sh: 1: jq: not found\n", ""},
+		{"~/.local/bin's program, as dash says it", 127, "/bin/sh: 1: /root/.local/bin/mytool: not found\n",
+			"it runs /root/.local/bin/mytool (~/.local/bin/mytool), a program its author may have installed in their home directory, which a confined run's HOME, thrown away after it, does not have: the hook works only where it was installed so; install mytool outside HOME where the audit runs (on the PATH, /usr/local/bin) and have the hook run it by name (mytool …), to audit it at work and for its users who installed it otherwise"},
+		{"~/.cargo/bin's, as bash says it", 127, "bash: line 1: /home/runner/.cargo/bin/rtk: No such file or directory\n", "it runs /home/runner/.cargo/bin/rtk (~/.cargo/bin/rtk), a program its author"},
+		{"bun's, as env says it", 127, "/usr/bin/env: '/root/.bun/bin/bun': No such file or directory\n", "it runs /root/.bun/bin/bun (~/.bun/bin/bun), a program its author"},
+		{"a #! line of bun's in HOME", 127, "/bin/sh: 1: " + tree + "/hooks/bun.ts: not found\n", "hooks/bun.ts's #! line names /root/.bun/bin/bun (~/.bun/bin/bun), a program its author"},
+		{"a program in a directory of the tree's", 127, "/bin/sh: 1: " + tree + "/.local/bin/x: not found\n", ""},
 		{"a file of LF lines", 127, "/bin/sh: 1: " + tree + "/hooks/lf.sh: not found\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := failureCause(report.HookRun{ExitCode: tc.code, Stderr: tc.stderr}, tree)
 			if tc.want == "" {
-				if strings.Contains(got, "line endings") || strings.Contains(got, "#! line") || strings.Contains(got, "macOS has") {
+				if strings.Contains(got, "line endings") || strings.Contains(got, "#! line") || strings.Contains(got, "macOS has") || strings.Contains(got, "its author may") {
 					t.Errorf("cause %q, want none of these", got)
 				}
 				return
@@ -81,6 +88,9 @@ var linuxCIHooks = []struct{ command, want string }{
 	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/missing-dep.mjs`, "it imports zod, which Node.js found in no node_modules above the script"},
 	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/cjs/esm.js`, "read .claude/hooks/cjs/esm.js line 1 as CommonJS, and it holds an import statement"},
 	{`node "$CLAUDE_PROJECT_DIR"/.claude/hooks/pipeline.js`, "could not parse .claude/hooks/pipeline.js line 2 (SyntaxError: "},
+	{`~/.local/bin/mytool check`, "(~/.local/bin/mytool), a program its author may have installed in their home directory"},
+	{`$HOME/.cargo/bin/rtk hook`, "(~/.cargo/bin/rtk), a program its author may have installed in their home directory"},
+	{`~/.bun/bin/bun run "$CLAUDE_PROJECT_DIR"/.claude/hooks/x.ts`, "(~/.bun/bin/bun), a program its author may have installed in their home directory"},
 	{`"$CLAUDE_PROJECT_DIR"/.claude/hooks/brew.sh`, ".claude/hooks/brew.sh's #! line names /opt/homebrew/bin/bash, which the machine the audit ran on lacks"},
 }
 
