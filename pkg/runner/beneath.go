@@ -85,10 +85,16 @@ func (c *claudeDisc) exists(p string) bool {
 // Code would read one: where p is not there because a symbolic link on its
 // way leads nowhere, that is said (deadLink); dir says that p is read as a
 // directory, not a file.
+// A p that cannot be looked up because a directory on its way may not be
+// searched is not there to vigiles, and that directory is said
+// (deniedOnWay).
 func (c *claudeDisc) present(p string, dir bool) bool {
 	_, _, err := beneath(c.dir, c.dirReal, p)
 	if err == nil || errors.Is(err, ErrOutsideTree) {
 		return true
+	}
+	if c.deniedOnWay(err) {
+		return false
 	}
 	c.deadLink(p, err, dir)
 	return false
@@ -309,4 +315,44 @@ func (c *claudeDisc) treeErr(rel string, err error) string {
 		msg = strings.ReplaceAll(msg, base+string(filepath.Separator), "")
 	}
 	return msg
+}
+
+// deniedOnWay says, where beneath's err is that a directory on the way
+// may not be searched, that the directory cannot be read (unreadDir),
+// and reports whether it is so.
+func (c *claudeDisc) deniedOnWay(err error) bool {
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrPermission) || !errors.As(err, &pe) {
+		return false
+	}
+	c.unreadDir(filepath.Dir(pe.Path), pe)
+	return true
+}
+
+// unreadDir says of the directory p (below the tree by its path or its
+// real path), which could not be read or searched (err: no permission,
+// for the user vigiles runs as), that none of what Claude Code may load
+// from it is read: a discovery/missing-file error, once a directory, as
+// of a declaration file that cannot be read. Nothing passes unread.
+func (c *claudeDisc) unreadDir(p string, err error) {
+	rel, rerr := relTo(c.dirReal, p)
+	if rerr != nil {
+		if rel, rerr = relTo(c.dir, p); rerr != nil {
+			return
+		}
+	}
+	if c.unreadDirs == nil {
+		c.unreadDirs = map[string]bool{}
+	}
+	if c.unreadDirs[rel] {
+		return
+	}
+	c.unreadDirs[rel] = true
+	why := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		why = pe.Err.Error()
+	}
+	c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel},
+		"cannot read the directory %s: %s, so nothing Claude Code may load from it (settings, plugins, marketplaces, hooks files, skills, agents, commands) is read; a user who may read it loads them: make it readable to the user vigiles runs as", shownName(rel), why)
 }

@@ -409,7 +409,7 @@ func profileKeys(data []byte) []string {
 func (c *claudeDisc) below(root string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
-		return // unreadable: nothing under it is declared to vigiles
+		c.unreadDir(root, err)
 	}
 	c.caseVariants(root, ents)
 	for _, e := range ents {
@@ -504,6 +504,9 @@ type claudeDisc struct {
 	// deadLinks holds, by real path, the symbolic links said to lead
 	// nowhere (deadLink).
 	deadLinks map[string]bool
+	// unreadDirs holds the directories said to be unreadable
+	// (unreadDir), relative to the tree.
+	unreadDirs map[string]bool
 	// gitmodules holds the work tree's submodule paths once read
 	// (submodules).
 	gitmodules map[string]bool

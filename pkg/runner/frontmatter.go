@@ -326,7 +326,7 @@ func (c *claudeDisc) skillsDir(ctx hookCtx, dir string, named bool) {
 	}
 	ents, err := os.ReadDir(real)
 	if err != nil {
-		return
+		c.unreadDir(dir, err)
 	}
 	for _, e := range ents {
 		if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
@@ -372,7 +372,7 @@ func (c *claudeDisc) mdWalk(ctx hookCtx, dir string, kind fmKind, depth int, see
 	seen[real] = true
 	ents, err := os.ReadDir(real)
 	if err != nil {
-		return
+		c.unreadDir(dir, err)
 	}
 	for _, e := range ents {
 		if c.mdFiles > maxComponentFiles {
@@ -425,6 +425,9 @@ func (c *claudeDisc) componentDir(dir string) (string, bool) {
 	if errors.Is(err, ErrOutsideTree) {
 		rel, _ := relTo(c.dir, dir)
 		c.find(RuleOutsideTree, report.SeverityError, report.Location{File: rel}, "%s", outsideMessage(shownName(rel), rel, err))
+		return "", false
+	}
+	if c.deniedOnWay(err) {
 		return "", false
 	}
 	if err != nil {
