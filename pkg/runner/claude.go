@@ -761,6 +761,11 @@ func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 		if errors.As(err, &se) {
 			loc.Line, loc.Column = se.Line, se.Col
 		}
+		if se != nil && se.Deep {
+			// Valid JSON, maybe: it is vigiles' bound that stops it.
+			c.find(RuleMalformed, report.SeverityError, loc, "%s nests values more than %d levels deep (line %d, column %d), deeper than vigiles reads; JSON sets no such bound, and Claude Code reads the file, but vigiles reads nothing of it: nest less deeply", rel, maxJSONDepth, se.Line, se.Col)
+			return rel, nil
+		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s is not valid JSON: %v", rel, err)
 		return rel, nil
 	}

@@ -216,10 +216,12 @@ func (n *jnode) toValue() any {
 }
 
 // JSONSyntaxError is a JSON file that does not parse, with where it stops
-// making sense.
+// making sense. Deep says that it stops at maxJSONDepth, vigiles' bound,
+// not at a mistake: JSON sets no bound on nesting.
 type JSONSyntaxError struct {
 	Line, Col int
 	Msg       string
+	Deep      bool
 }
 
 func (e *JSONSyntaxError) Error() string {
@@ -307,7 +309,7 @@ func (p *jparser) skipSpace() {
 
 func (p *jparser) value(depth int) (*jnode, error) {
 	if depth > maxJSONDepth {
-		return nil, p.errf("nesting deeper than %d levels", maxJSONDepth)
+		return nil, &JSONSyntaxError{Line: p.line, Col: p.col, Msg: fmt.Sprintf("nesting deeper than %d levels", maxJSONDepth), Deep: true}
 	}
 	if p.off >= len(p.data) {
 		return nil, p.errf("unexpected end of file: want a value")
