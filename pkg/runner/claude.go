@@ -106,6 +106,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c.skipBrokenPlugins()
 	c.alsoNamed()
 	c.remoteVendored()
+	c.unlistedFindings()
 	return c.out, nil
 }
 
@@ -217,7 +218,7 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 	es := slices.DeleteFunc(slices.Clone(c.local[name]), func(e localEntry) bool { return ownMarket(e.loc.File) })
 	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
-			c.about(len(c.out.Findings), root, e.dir)
+			c.about(len(c.out.Findings), root, e.dir) // dropped by unlistedFindings where not listed
 			if c.auditedPlugin(e.dir, name) {
 				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
 					shownName(name), shownName(e.dir), shownName(root))
@@ -504,6 +505,13 @@ type claudeDisc struct {
 	// deadLinks holds, by real path, the symbolic links said to lead
 	// nowhere (deadLink).
 	deadLinks map[string]bool
+	// unlisted counts the findings past maxFindings, unlistedSev is the
+	// highest of their severities and unlistedAt where the first is;
+	// lastKept says whether the last finding is listed (find).
+	unlisted    int
+	unlistedSev report.Severity
+	unlistedAt  report.Location
+	lastKept    bool
 	// unreadDirs holds the directories said to be unreadable
 	// (unreadDir), relative to the tree.
 	unreadDirs map[string]bool
@@ -615,6 +623,9 @@ func (c *claudeDisc) noteRemote(name, repo string) {
 	if c.remote == nil {
 		c.remote = map[string][]remoteEntry{}
 	}
+	if !c.lastKept {
+		return // not listed (maxFindings)
+	}
 	c.remote[name] = append(c.remote[name], remoteEntry{len(c.out.Findings) - 1, repo})
 }
 
@@ -660,9 +671,51 @@ func (c *claudeDisc) selfRepo() string {
 	return *c.self
 }
 
-func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) {
+// maxFindings bounds the findings one discovery lists: a declaration file
+// of maxDeclFile bytes can hold two million array elements, each of them
+// wrong (`[1,1,…]` where matcher groups go), and a tree many such files
+// (one blob to git). Past it, a finding is counted, not kept, and one
+// finding at the end says how many were not listed (unlisted).
+// What is read and run does not change. A variable so that tests can
+// lower it.
+var maxFindings = 10000
+
+// find adds a finding, and reports whether it is listed: past
+// maxFindings it is only counted (unlisted).
+func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) bool {
+	if c.lastKept = len(c.out.Findings) < maxFindings; !c.lastKept {
+		if c.unlisted == 0 || sev.Rank() > c.unlistedSev.Rank() {
+			c.unlistedSev = sev
+		}
+		if c.unlisted == 0 {
+			c.unlistedAt = loc
+		}
+		c.unlisted++
+		return false
+	}
 	c.out.Findings = append(c.out.Findings, report.Finding{
 		Rule: rule, Severity: sev, Location: loc, Message: fmt.Sprintf(format, args...),
+	})
+	return true
+}
+
+// unlistedFindings ends a discovery that found more than maxFindings:
+// one finding, of the highest severity among those not listed (as found),
+// at the first of them, says how many were not and why, as a bound of the
+// discovery (Discovery.Bounded: they may concern any part of the tree).
+func (c *claudeDisc) unlistedFindings() {
+	if c.unlisted == 0 {
+		return
+	}
+	for i := range c.out.About {
+		if i >= len(c.out.Findings) {
+			delete(c.out.About, i) // of a finding not listed
+		}
+	}
+	c.out.Bounded = append(c.out.Bounded, len(c.out.Findings))
+	c.out.Findings = append(c.out.Findings, report.Finding{
+		Rule: RuleMalformed, Severity: c.unlistedSev, Location: c.unlistedAt,
+		Message: fmt.Sprintf("%d more findings of discovery, from here on, are not listed: more than the %d vigiles lists in one discovery (the worst of them is of severity %s); what is read and run is the same: fix those listed, and audit again to see the rest", c.unlisted, maxFindings, c.unlistedSev),
 	})
 }
 
@@ -685,8 +738,13 @@ func (c *claudeDisc) about(i int, dirs ...string) {
 // maxHandlers, maxComponentFiles) left declarations unread: it is
 // marked (Discovery.Bounded), as it concerns every part of the tree.
 func (c *claudeDisc) bound(loc report.Location, format string, args ...any) {
+	// Listed past maxFindings too: said once each, and what it left
+	// unread matters more than any other finding.
 	c.out.Bounded = append(c.out.Bounded, len(c.out.Findings))
-	c.find(RuleMalformed, report.SeverityError, loc, format, args...)
+	c.out.Findings = append(c.out.Findings, report.Finding{
+		Rule: RuleMalformed, Severity: report.SeverityError, Location: loc, Message: fmt.Sprintf(format, args...),
+	})
+	c.lastKept = true
 	// vigiles' bound, not the file's fault: Claude Code loads it.
 	c.loadsAnyway()
 }
@@ -1546,6 +1604,9 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 // cannot read, ${user_config.*} in shell form): no reason to skip the
 // file or fail the plugin that holds it (events).
 func (c *claudeDisc) loadsAnyway() {
+	if !c.lastKept {
+		return // not listed (maxFindings)
+	}
 	if c.loadable == nil {
 		c.loadable = map[int]bool{}
 	}

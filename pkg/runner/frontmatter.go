@@ -920,9 +920,10 @@ func (c *claudeDisc) frontmatter(ctx hookCtx, fm []byte, place fmPlace) {
 		// works. They are listed, not run, as a hook turned off is.
 		ctx.agentType = agentType(ctx, name)
 		ctx.ignored = pluginAgentIgnored
-		c.agentWarns = append(c.agentWarns, agentWarn{finding: len(c.out.Findings), file: rel})
-		c.find(RuleNotExecutable, report.SeverityWarning, at(hooksKey),
-			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel)
+		if c.find(RuleNotExecutable, report.SeverityWarning, at(hooksKey),
+			"%s: Claude Code ignores the hooks of a plugin's agent (it reads hooks, mcpServers and permissionMode only from a project's or a user's agent), so none of those declared here runs and a guard here protects nothing; vigiles lists them and does not run them: move them to the plugin's hooks/hooks.json, or the agent to .claude/agents", rel) {
+			c.agentWarns = append(c.agentWarns, agentWarn{finding: len(c.out.Findings) - 1, file: rel})
+		}
 	} else if ctx.agent {
 		ctx.agentType = agentType(ctx, name)
 		if m, ok := n.member(Stop); ok && n.Kind == jsonObject {
