@@ -331,7 +331,8 @@ func (c *claudeDisc) deniedOnWay(err error) bool {
 
 // unreadDir says of the directory p (below the tree by its path or its
 // real path), which could not be read or searched (err: no permission,
-// for the user vigiles runs as), that none of what Claude Code may load
+// for the user vigiles runs as, or a path longer than the system opens),
+// that none of what Claude Code may load
 // from it is read: a discovery/missing-file error, once a directory, as
 // of a declaration file that cannot be read. Nothing passes unread.
 func (c *claudeDisc) unreadDir(p string, err error) {
@@ -353,6 +354,10 @@ func (c *claudeDisc) unreadDir(p string, err error) {
 	if errors.As(err, &pe) {
 		why = pe.Err.Error()
 	}
+	fix := "Claude Code may load them"
+	if errors.Is(err, fs.ErrPermission) {
+		fix = "a user who may read it loads them: make it readable to the user vigiles runs as"
+	}
 	c.find(RuleMissingFile, report.SeverityError, report.Location{File: rel},
-		"cannot read the directory %s: %s, so nothing Claude Code may load from it (settings, plugins, marketplaces, hooks files, skills, agents, commands) is read; a user who may read it loads them: make it readable to the user vigiles runs as", shownName(rel), why)
+		"cannot read the directory %s: %s, so nothing Claude Code may load from it (settings, plugins, marketplaces, hooks files, skills, agents, commands) is read; %s", shownName(rel), why, fix)
 }

@@ -155,3 +155,55 @@ func testBinaryCopy(t *testing.T, dir string) string {
 	}
 	return dst
 }
+
+// TestTooLongDirIsAnError: a directory whose path is longer than the
+// system opens (PATH_MAX, 4096 bytes) is not passed over as empty either:
+// a .claude below it is declared, and not read.
+func TestTooLongDirIsAnError(t *testing.T) {
+	dir := makeTree(t, nil)
+	long := dir
+	for range 25 {
+		long = filepath.Join(long, strings.Repeat("z", 200))
+	}
+	// Made a component at a time, from inside: the whole path is too long
+	// to make at once.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	for range 25 {
+		if err := os.Mkdir(strings.Repeat("z", 200), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chdir(strings.Repeat("z", 200)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(".claude", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(".claude/settings.json", []byte(`{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(wd); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ClaudeAdapter{}.Discover(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range d.Findings {
+		if f.Rule == RuleMissingFile && f.Severity == report.SeverityError && strings.HasPrefix(f.Message, "cannot read the directory ") &&
+			strings.HasSuffix(f.Message, ": file name too long, so nothing Claude Code may load from it (settings, plugins, marketplaces, hooks files, skills, agents, commands) is read; Claude Code may load them") {
+			got = append(got, f.Location.File)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(long, filepath.Join(dir, got[0])) {
+		t.Errorf("findings %v: want one error that a directory of %s cannot be read, its path too long", d.Findings, long)
+	}
+}
