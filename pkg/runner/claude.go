@@ -38,6 +38,14 @@ const maxDeclTotal = 64 << 20
 
 var maxHandlers = 50000
 
+// maxDeclFirst bounds the bytes of the distinct declaration files one
+// discovery reads (each once: maxDeclTotal counts the readings after),
+// so that a tree of thousands of files of maxDeclFile bytes, one blob to
+// git, does not take an hour to parse: a file past it is not read, and
+// an error says so. No repository holds that much to declare. A variable
+// so that tests can lower it.
+var maxDeclFirst int64 = 512 << 20
+
 // Claude Code declaration files, relative to a plugin or project root.
 const (
 	claudeSettings      = ".claude/settings.json"
@@ -497,7 +505,9 @@ type claudeDisc struct {
 	// bound.
 	declBytes int64
 	handlers  int
-	readOnce  map[string]bool
+	// firstBytes counts what maxDeclFirst bounds.
+	firstBytes int64
+	readOnce   map[string]bool
 	// installIDs holds each plugin directory and ID installed notes
 	// ("rel\x00id"), so that a marketplace of a hundred thousand entries
 	// with one source is noted in linear time.
@@ -863,7 +873,7 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 	if c.seenFile[fileKey(key, rel)] || also != "" && c.seenFile[fileKey(also, rel)] {
 		return rel, nil, false
 	}
-	if c.declBytes > maxDeclTotal {
+	if c.declBytes > maxDeclTotal || c.firstBytes > maxDeclFirst {
 		return rel, nil, false // said once, where it passed the bound
 	}
 	c.seenFile[fileKey(key, rel)] = true
@@ -905,6 +915,11 @@ func (c *claudeDisc) readDeclIn(key, also, abs string, prefix bool) (rel string,
 			c.readOnce = map[string]bool{}
 		}
 		c.readOnce[id] = true
+		if c.firstBytes += int64(len(data)); c.firstBytes > maxDeclFirst {
+			c.bound(report.Location{File: rel},
+				"the distinct declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclFirst)
+			return rel, nil, false
+		}
 	} else if c.declBytes += int64(len(data)); c.declBytes > maxDeclTotal {
 		c.bound(report.Location{File: rel},
 			"the declaration files read up to %s pass %d bytes in all, more than vigiles reads in one discovery; Claude Code reads them all, so the hooks of this file and those after it are not read", rel, maxDeclTotal)
