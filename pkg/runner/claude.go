@@ -522,6 +522,14 @@ type claudeDisc struct {
 	unlistedSev report.Severity
 	unlistedAt  report.Location
 	lastKept    bool
+	lastDropped report.Finding // the last not listed
+	// drops counts the findings not listed, and errDrop is the last of
+	// them that may make Claude Code skip a file (an error of
+	// RuleWrongType or RuleMalformed, not loadsAnyway's), the drops-th
+	// (errDropAt; 0 for none).
+	drops     int
+	errDrop   report.Finding
+	errDropAt int
 	// unreadDirs holds the directories said to be unreadable
 	// (unreadDir), relative to the tree.
 	unreadDirs map[string]bool
@@ -694,6 +702,10 @@ var maxFindings = 10000
 // maxFindings it is only counted (unlisted).
 func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location, format string, args ...any) bool {
 	if c.lastKept = len(c.out.Findings) < maxFindings; !c.lastKept {
+		c.lastDropped = report.Finding{Rule: rule, Severity: sev, Location: loc, Message: fmt.Sprintf(format, args...)}
+		if c.drops++; sev == report.SeverityError && (rule == RuleWrongType || rule == RuleMalformed) {
+			c.errDrop, c.errDropAt = c.lastDropped, c.drops
+		}
 		if c.unlisted == 0 || sev.Rank() > c.unlistedSev.Rank() {
 			c.unlistedSev = sev
 		}
@@ -707,6 +719,19 @@ func (c *claudeDisc) find(rule string, sev report.Severity, loc report.Location,
 		Rule: rule, Severity: sev, Location: loc, Message: fmt.Sprintf(format, args...),
 	})
 	return true
+}
+
+// keepLast returns the index of the last finding, listed past
+// maxFindings if it was not: an error that decides what is skipped (a
+// settings file, a plugin) names the line the skipped hooks point at,
+// and is said whatever the count.
+func (c *claudeDisc) keepLast() int {
+	if !c.lastKept {
+		c.out.Findings = append(c.out.Findings, c.lastDropped)
+		c.unlisted--
+		c.lastKept = true
+	}
+	return len(c.out.Findings) - 1
 }
 
 // unlistedFindings ends a discovery that found more than maxFindings:
@@ -959,7 +984,7 @@ func (c *claudeDisc) settings(root, name, plugin string) {
 			}
 			c.find(RuleMalformed, report.SeverityError, c.loc(rel, at.KeyPos),
 				"%s: Claude Code reads no hook there, and it skips a settings file that declares PreToolUse or PermissionRequest hooks anywhere but under \"hooks\", whose guard they may be; move them under \"hooks\"", what)
-			fatal = len(c.out.Findings) - 1
+			fatal = c.keepLast()
 		}
 	}
 	if fatal >= 0 {
@@ -1620,7 +1645,10 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 // file or fail the plugin that holds it (events).
 func (c *claudeDisc) loadsAnyway() {
 	if !c.lastKept {
-		return // not listed (maxFindings)
+		if c.errDropAt == c.drops {
+			c.errDropAt = 0 // not listed (maxFindings), and no reason to skip
+		}
+		return
 	}
 	if c.loadable == nil {
 		c.loadable = map[int]bool{}
@@ -1699,7 +1727,7 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 	file := ctx.file
 	if n.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, n.Pos), "\"hooks\": want an object keyed by event name, found %s", n.Kind)
-		return len(c.out.Findings) - 1
+		return c.keepLast()
 	}
 	fatal = -1
 	// Claude Code parses with JSON.parse: of an event named twice, only
@@ -1716,7 +1744,7 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 				ev.Key, again.Line, ev.Key)
 			continue
 		}
-		before := len(c.out.Findings)
+		before, dropsBefore := len(c.out.Findings), c.drops
 		g := c.event(ctx, ev, prefix)
 		if fatal >= 0 {
 			continue
@@ -1733,6 +1761,14 @@ func (c *claudeDisc) events(ctx hookCtx, n *jnode, prefix string) (fatal int) {
 				fatal = k
 				break
 			}
+		}
+		if fatal < 0 && c.errDropAt > dropsBefore && c.errDrop.Location.File == file {
+			// Such an error past maxFindings: listed all the same, as
+			// what Claude Code skips the file or the plugin for.
+			c.out.Findings = append(c.out.Findings, c.errDrop)
+			c.unlisted--
+			c.errDropAt = 0
+			fatal = len(c.out.Findings) - 1
 		}
 	}
 	return fatal
@@ -1761,7 +1797,7 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			// file pasted whole: Claude Code skips the file.
 			c.find(RuleMalformed, report.SeverityError, c.loc(file, ev.KeyPos),
 				"%q is no hook event, but it holds PreToolUse or PermissionRequest hooks: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks where no event is: put them under \"hooks\" by their event", ev.Key)
-			return len(c.out.Findings) - 1
+			return c.keepLast()
 		}
 		runs := ", so it runs its hooks once with the common fields only and ignores their matcher"
 		if ev.Value.Kind != jsonArray {
@@ -1783,7 +1819,7 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, ev.Value.Pos), "%s: want an array of matcher groups, found %s", ev.Key, ev.Value.Kind)
 		if holdsGuard(ev.Value, 1, false, false) {
 			// Not dropped alone: what it holds may be a guard.
-			return len(c.out.Findings) - 1
+			return c.keepLast()
 		}
 		return -1
 	}
@@ -1793,7 +1829,7 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			c.find(RuleMalformed, report.SeverityError, c.loc(file, g.Pos),
 				"%s[%d] holds PreToolUse or PermissionRequest hooks where a matcher group was expected: Claude Code reads none of them, and skips a settings file (or fails a plugin) that holds such hooks there: put them under \"hooks\" by their event", ev.Key, gi)
 			if fatal < 0 {
-				fatal = len(c.out.Findings) - 1
+				fatal = c.keepLast()
 			}
 			continue
 		}

@@ -51,3 +51,40 @@ func TestFindingsPastTheBoundAreCounted(t *testing.T) {
 		})
 	}
 }
+
+// TestFatalFindingPastTheBoundIsListed: the error that makes Claude Code
+// skip a whole settings file (a PreToolUse hook it cannot load) is listed
+// past maxFindings too, since the hooks it skips point at its line.
+func TestFatalFindingPastTheBoundIsListed(t *testing.T) {
+	defer func(n int) { maxFindings = n }(maxFindings)
+	maxFindings = 3
+	many := strings.TrimSuffix(strings.Repeat("1,", 5), ",")
+	hook := `[{"hooks":[{"type":"command","command":"echo hi"}]}]`
+	dir := makeTree(t, map[string]string{".claude/settings.json": `{"hooks":{"Stop":[` + many + `],"SessionStart":` + hook + `,"PreToolUse":[1]}}`})
+	d, err := ClaudeAdapter{}.Discover(dir, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, f := range d.Findings {
+		msgs = append(msgs, f.Message)
+	}
+	if len(d.Findings) != maxFindings+2 {
+		t.Fatalf("findings %q: want %d listed, the PreToolUse error, and one that counts the rest", msgs, maxFindings)
+	}
+	fatal := d.Findings[maxFindings]
+	if !strings.HasPrefix(fatal.Message, "PreToolUse[0]: ") || !strings.Contains(fatal.Message, "Claude Code skips a settings file") {
+		t.Errorf("finding %d is %q, want the PreToolUse error that skips the file", maxFindings, fatal.Message)
+	}
+	if want := "2 more findings of discovery"; !strings.HasPrefix(d.Findings[maxFindings+1].Message, want) {
+		t.Errorf("the last finding is %q, want it to begin %q", d.Findings[maxFindings+1].Message, want)
+	}
+	for _, h := range d.Hooks {
+		if !strings.Contains(h.NotRun, fmt.Sprintf("(line %d)", fatal.Location.Line)) {
+			t.Errorf("hook %s: not run %q, want the skipped file's reason at the PreToolUse error's line", h.ID, h.NotRun)
+		}
+	}
+	if len(d.Hooks) == 0 {
+		t.Error("no hook listed")
+	}
+}
