@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -135,16 +134,7 @@ func TestAuditNamesLinuxCIFailures(t *testing.T) {
 		".claude/hooks/req.js":           "require('./m.mjs')\n",
 		".claude/hooks/m.mjs":            "export default 1\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunHookError {
-			got[f.Hook] = f.Message
-		}
-	}
+	got := hookErrorsOfAudit(t, dir)
 	for i, h := range cases {
 		id := fmt.Sprintf(".claude/settings.json#hooks.Stop[0].hooks[%d]", i)
 		if !strings.Contains(got[id], h.want) {

@@ -403,3 +403,20 @@ func TestDeclaredPythonDependencyNotInstalled(t *testing.T) {
 		}
 	}
 }
+
+// hookErrorsOfAudit audits dir, every hook confined, and returns the
+// message of each run/hook-error finding by its hook.
+func hookErrorsOfAudit(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			got[f.Hook] = f.Message
+		}
+	}
+	return got
+}

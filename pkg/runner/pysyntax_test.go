@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"os/exec"
 	"strings"
 	"testing"
@@ -93,16 +92,7 @@ func TestAuditNamesNewerPythonSyntax(t *testing.T) {
 		".claude/hooks/pep695.py": "type Point = tuple[float, float]\n",
 		".claude/hooks/pep758.py": "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		if f.Rule == RuleRunHookError {
-			got[f.Hook] = f.Message
-		}
-	}
+	got := hookErrorsOfAudit(t, dir)
 	pep695, pep758 := got[".claude/settings.json#hooks.Stop[0].hooks[0]"], got[".claude/settings.json#hooks.Stop[0].hooks[1]"]
 	if pep695 == "" && pep758 == "" {
 		sandboxtest.Missing(t, "a Python older than 3.14 (the newest syntax this test knows of is 3.14's), whose SyntaxError the cause names")
