@@ -224,6 +224,9 @@ type session struct {
 	// hookFileWalks holds, by hook, the files of the tree its command
 	// runs (hookFiles), walked once.
 	hookFileWalks map[*Hook][]BaselineFile
+	// hashedWalks holds, by hook, the same files hashed (runFiles),
+	// hashed once.
+	hashedWalks map[*Hook]hashedWalk
 	// lineFetches holds, by shell script of the tree, what its lines
 	// fetch (scriptLineFetches), read once.
 	lineFetches map[string][]fetched

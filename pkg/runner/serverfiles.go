@@ -94,19 +94,20 @@ func (s *session) walkServer(sv *Server, dataDir string, hash bool) *fileWalk {
 // the walk is hookFiles', hashing. The hooks no payload selects, which a
 // baseline accepts as not run (NotRunFiles), are walked here too, each as
 // a run of its hook's id.
+// A hook's files are hashed once a session (hashedWalks), however many
+// runs it has and whoever asks: a shard's plan digest (planDigest) and
+// the baseline's comparison of the same runs.
 func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile, unhashed map[string][]string) {
 	files, unhashed = map[string][]BaselineFile{}, map[string][]string{}
-	type walked struct {
-		files    []BaselineFile
-		problems []string
+	if s.hashedWalks == nil {
+		s.hashedWalks = map[*Hook]hashedWalk{}
 	}
-	byHook := map[*Hook]walked{}
 	for _, p := range plan {
 		h := p.Hook
 		if h == nil || !h.Executable() {
 			continue
 		}
-		wk, ok := byHook[h]
+		wk, ok := s.hashedWalks[h]
 		if !ok {
 			w, projectDir := s.walkHook(h, true)
 			w.sourced(projectDir)
@@ -114,8 +115,8 @@ func (s *session) runFiles(plan []*plannedRun) (files map[string][]BaselineFile,
 			if w.more {
 				w.problems = append(w.problems, fmt.Sprintf("it runs more than the %d files of the tree vigiles hashes for one command: the rest are not compared", maxServerFiles))
 			}
-			wk = walked{w.files, w.problems}
-			byHook[h] = wk
+			wk = hashedWalk{w.files, w.problems}
+			s.hashedWalks[h] = wk
 		}
 		files[p.ID] = wk.files
 		if len(wk.problems) > 0 {
@@ -396,4 +397,11 @@ func (s *session) hashServerFiles() {
 			}
 		}
 	}
+}
+
+// hashedWalk is what runFiles found of one hook's command: the files of
+// the tree it runs, hashed, and what of them could not be.
+type hashedWalk struct {
+	files    []BaselineFile
+	problems []string
 }
