@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -326,14 +325,14 @@ func failureCause(r report.HookRun, tree string) string {
 	if code == 127 {
 		tested = testedBothRedirect(r.Command, stderr)
 	}
+	mac, node := macOSProgram(stderr), nodeCause(r, tree)
 	switch {
 	case tested != "":
 		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(tested, 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
-	case macOSProgram(stderr) != "":
-		prog := macOSProgram(stderr)
-		return fmt.Sprintf("it runs %s, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v %s >/dev/null 2>&1 && %s …, or where uname is Darwin), or use Linux's %s there too", shownName(prog), shownName(prog), shownName(prog), macOSPrograms[prog])
+	case mac != "":
+		return fmt.Sprintf("it runs %s, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v %s >/dev/null 2>&1 && %s …, or where uname is Darwin), or use Linux's %s there too", shownName(mac), shownName(mac), shownName(mac), macOSPrograms[mac])
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
 		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
@@ -354,8 +353,8 @@ func failureCause(r report.HookRun, tree string) string {
 			return fmt.Sprintf("it imports %s, which Node.js found in no node_modules above the script: its dependencies may not be installed (node_modules is not committed), or it relies on a package installed on its author's machine alone; install them in the tree before the audit (npm ci where its package.json is), and list the package in one where none does", shownName(npmPackageName(m[1]+m[4])))
 		}
 		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
-	case nodeCause(r, tree) != "":
-		return nodeCause(r, tree)
+	case node != "":
+		return node
 	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
 		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
 	case strings.Contains(stderr, "externally-managed-environment"):
@@ -1048,24 +1047,19 @@ func pythonSyntaxCause(r report.HookRun, tree string) string {
 		return r.Stderr[m[2*i]:m[2*i+1]]
 	}
 	file, line, src, msg := group(1), group(2), strings.TrimSpace(group(3)), strings.TrimSpace(group(4))
-	if tree != "" {
-		if rel, err := filepath.Rel(tree, file); err == nil && filepath.IsLocal(rel) {
-			file = filepath.ToSlash(rel)
-		}
-	}
-	at := fmt.Sprintf("%s line %s", shownName(clip(file, 200)), line)
+	at := fmt.Sprintf("%s line %s", shownInTree(tree, file), line)
 	// The Python that ran, where the record shows it.
 	have, how := 0, ""
 	for _, fm := range pyTracebackFile().FindAllStringSubmatch(r.Stderr, -1) {
 		if vm := pyVersionInPath().FindStringSubmatch(fm[1]); vm != nil {
-			have, how = atoiOr(vm[1]), "as the paths of its traceback show"
+			have, how = atoi(vm[1]), "as the paths of its traceback show"
 		}
 	}
 	if have == 0 {
 		seen := map[int]bool{}
 		for _, w := range r.Writes {
 			if bm := pyVersionOfBytecode().FindStringSubmatch(w.Path); bm != nil {
-				seen[atoiOr(bm[1])] = true
+				seen[atoi(bm[1])] = true
 			}
 		}
 		if len(seen) == 1 {
@@ -1091,13 +1085,15 @@ func pythonSyntaxCause(r report.HookRun, tree string) string {
 	return fmt.Sprintf("Python could not parse %s (SyntaxError): a mistake in the script, or code written for a newer Python than %s, which a newer one may read", at, ran)
 }
 
-// atoiOr is s as a number, 0 where it is none.
-func atoiOr(s string) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0
+// shownInTree is file as a cause names it: relative to tree where it is
+// inside it, cut to 200 bytes, quoted where it must be (shownName).
+func shownInTree(tree, file string) string {
+	if tree != "" {
+		if rel, err := filepath.Rel(tree, file); err == nil && filepath.IsLocal(rel) {
+			file = filepath.ToSlash(rel)
+		}
 	}
-	return n
+	return shownName(clip(file, 200))
 }
 
 // crlfWords matches what a shell says of a script with Windows line
@@ -1247,16 +1243,8 @@ func nodeCause(r report.HookRun, tree string) string {
 		return ""
 	}
 	node := "Node.js " + v[len(v)-1][1]
-	inTree := func(file string) string {
-		if tree != "" {
-			if rel, err := filepath.Rel(tree, file); err == nil && filepath.IsLocal(rel) {
-				file = filepath.ToSlash(rel)
-			}
-		}
-		return shownName(clip(file, 200))
-	}
 	if m := nodeRequireESM().FindStringSubmatch(r.Stderr); m != nil {
-		return fmt.Sprintf("it require()s %s, an ES module, which %s does not load with require() (ERR_REQUIRE_ESM): a package that ships ES modules alone from some major version on, or a .mjs or \"type\": \"module\" file; load it with import(), or pin the package's last CommonJS version (a Node.js of 20.19 or 22.12 and later loads most with require(), where that is what the hook is written for)", inTree(m[1]), node)
+		return fmt.Sprintf("it require()s %s, an ES module, which %s does not load with require() (ERR_REQUIRE_ESM): a package that ships ES modules alone from some major version on, or a .mjs or \"type\": \"module\" file; load it with import(), or pin the package's last CommonJS version (a Node.js of 20.19 or 22.12 and later loads most with require(), where that is what the hook is written for)", shownInTree(tree, m[1]), node)
 	}
 	if strings.Contains(r.Stderr, `Unknown file extension ".ts"`) {
 		return fmt.Sprintf("%s does not run TypeScript itself (ERR_UNKNOWN_FILE_EXTENSION): the hook may be written for a Node.js that strips types, 22.18, 23.6 and later; install one where the audit runs, or run the script with tsx or bun, to audit the hook at work", node)
@@ -1271,7 +1259,7 @@ func nodeCause(r report.HookRun, tree string) string {
 	for i := range m {
 		m[i] = r.Stderr[loc[2*i]:loc[2*i+1]]
 	}
-	at := fmt.Sprintf("%s line %s", inTree(m[1]), m[2])
+	at := fmt.Sprintf("%s line %s", shownInTree(tree, m[1]), m[2])
 	if strings.HasPrefix(m[3], "Cannot use import statement outside a module") {
 		return fmt.Sprintf("%s read %s as CommonJS, and it holds an import statement: ES module syntax in a .js file whose nearest package.json does not say \"type\": \"module\" (or none does); name it .mjs, or add \"type\": \"module\" to its package.json (a Node.js of 20.19 or 22.7 and later reads such a file as a module by itself)", node, at)
 	}
