@@ -12,7 +12,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -1230,10 +1229,7 @@ func finish(rep *report.Report) {
 // say it ran alone, where the whole audit, and so the merge of its
 // shards, says otherwise; the plan's is the same in every shard.
 func (s *session) planLanes(results []executed, plan []*plannedRun) {
-	jobs := s.settings.jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
+	jobs := s.settings.jobsOrCores()
 	n := 0
 	for _, p := range plan {
 		if p.Hook.Executable() {

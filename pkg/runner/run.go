@@ -433,6 +433,15 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 	return out
 }
 
+// jobsOrCores is how many runs go at once: --jobs, one per core where it
+// is 0.
+func (s *runSettings) jobsOrCores() int {
+	if s.jobs <= 0 {
+		return runtime.NumCPU()
+	}
+	return s.jobs
+}
+
 // executeTracked is execute, and knows which runs are running: when ctx
 // is cancelled, the progress names them at once, and what comes back
 // marks the runs the interruption stopped (outcome error, never a pass)
@@ -440,10 +449,7 @@ func (s *runSettings) execute(ctx context.Context, plan []*plannedRun) []execute
 // not cancelled).
 func (s *runSettings) executeTracked(ctx context.Context, plan []*plannedRun) ([]executed, *interruption) {
 	out := make([]executed, len(plan))
-	jobs := s.jobs
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
+	jobs := s.jobsOrCores()
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex // guards done, kept, watch and the progress
