@@ -17,15 +17,34 @@ import (
 
 // fakeNetwork stands in for the egress layer where what is tested is the
 // engine's handling of a connector, not the wall: its connector is a
-// closer that notes when it is closed, and its session's Finish (in the
-// init, after the command) takes finishTime, as reading records does.
+// closer that notes in log when it is closed, and its session's Finish
+// (in the init, after the command) takes finishTime, as reading records
+// does. Nothing it does blocks: a start that bubblewrap could not make
+// (a host mount vanished) is tried again, and attaches again.
 type fakeNetwork struct {
-	closed chan time.Time
+	log *connectorLog // nil: nothing is noted
 	// late makes the connector one that must wait for bubblewrap's
-	// set-up (as pasta, which brings lo up); Attach then sends on sawInit
-	// whether bubblewrap's set-up was over (its pid 1 had a child).
-	late    bool
-	sawInit chan bool
+	// set-up (as pasta, which brings lo up); Attach then notes whether
+	// bubblewrap's set-up was over (its pid 1 had a child).
+	late bool
+}
+
+// connectorLog is what a fakeNetwork's connectors saw, one entry an
+// Attach (sawInit) and one a first Close (closed).
+type connectorLog struct {
+	mu      sync.Mutex
+	closed  []time.Time
+	sawInit []bool
+}
+
+// lastClose is when the last connector attached was closed (zero: never).
+func (l *connectorLog) lastClose() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.closed) == 0 {
+		return time.Time{}
+	}
+	return l.closed[len(l.closed)-1]
 }
 
 const finishTime = 600 * time.Millisecond
@@ -41,13 +60,20 @@ func (f fakeNetwork) Connector(evidence.EgressPolicy) (string, bool, error) {
 }
 
 func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int, _, _ *os.File) (io.Closer, error) {
-	if f.sawInit != nil {
-		kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-		f.sawInit <- len(strings.TrimSpace(string(kids))) > 0
+	if f.log == nil {
+		return closerFunc(func() error { return nil }), nil
 	}
+	kids, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	f.log.mu.Lock()
+	f.log.sawInit = append(f.log.sawInit, len(strings.TrimSpace(string(kids))) > 0)
+	f.log.mu.Unlock()
 	var once sync.Once
 	return closerFunc(func() error {
-		once.Do(func() { f.closed <- time.Now() })
+		once.Do(func() {
+			f.log.mu.Lock()
+			f.log.closed = append(f.log.closed, time.Now())
+			f.log.mu.Unlock()
+		})
 		return nil
 	}), nil
 }
@@ -73,7 +99,7 @@ func (fakeSession) Finish() ([]evidence.Egress, *evidence.Dropped, error) {
 // teardown overlaps that work instead of following it.
 func TestConnectorStopsWhenTheCommandIsDone(t *testing.T) {
 	requireConfinement(t)
-	f := fakeNetwork{closed: make(chan time.Time, 1)}
+	f := fakeNetwork{log: &connectorLog{}}
 	SetNetwork(f)
 	defer SetNetwork(nil)
 	dir := makeTree(t, nil)
@@ -83,10 +109,8 @@ func TestConnectorStopsWhenTheCommandIsDone(t *testing.T) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("run: %v (%+v)", err, res)
 	}
-	var closed time.Time
-	select {
-	case closed = <-f.closed:
-	default:
+	closed := f.log.lastClose()
+	if closed.IsZero() {
 		t.Fatal("the connector was never closed")
 	}
 	ns, err := strconv.ParseInt(strings.TrimSpace(res.Stdout), 10, 64)
@@ -107,7 +131,7 @@ func TestConnectorStopsWhenTheCommandIsDone(t *testing.T) {
 // attached only once that set-up is over and the init runs.
 func TestLateConnectorWaitsForBubblewrap(t *testing.T) {
 	requireConfinement(t)
-	f := fakeNetwork{closed: make(chan time.Time, 1), late: true, sawInit: make(chan bool, 1)}
+	f := fakeNetwork{log: &connectorLog{}, late: true}
 	SetNetwork(f)
 	defer SetNetwork(nil)
 	for i := 0; i < 3; i++ {
@@ -116,9 +140,15 @@ func TestLateConnectorWaitsForBubblewrap(t *testing.T) {
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("run: %v (%+v)", err, res)
 		}
-		<-f.closed
-		if !<-f.sawInit {
-			t.Fatalf("run %d: the connector was attached while bubblewrap still set the sandbox up", i)
+	}
+	f.log.mu.Lock()
+	defer f.log.mu.Unlock()
+	if len(f.log.sawInit) < 3 || len(f.log.closed) != len(f.log.sawInit) {
+		t.Fatalf("%d attached, %d closed: want at least 3, each closed", len(f.log.sawInit), len(f.log.closed))
+	}
+	for i, ok := range f.log.sawInit {
+		if !ok {
+			t.Errorf("attach %d: the connector was attached while bubblewrap still set the sandbox up", i+1)
 		}
 	}
 }

@@ -1074,7 +1074,7 @@ func TestWritesExactTooDeepRun(t *testing.T) {
 	}
 	requireConfinement(t)
 	// A stand-in egress layer, whose record is empty (see fakeNetwork).
-	SetNetwork(fakeNetwork{closed: make(chan time.Time, 4)})
+	SetNetwork(fakeNetwork{})
 	defer SetNetwork(nil)
 	levels := fmt.Sprint(maxDepth/100*100 + 100)
 	for _, method := range []string{"overlay", "copy"} {
