@@ -593,12 +593,19 @@ func TestPastaCheckLeavesNoPastaWhenKilled(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	// Killed once pasta is attached: once its pid file is written.
+	// Killed once pasta is attached: once its pid file is written. The
+	// bound only ends a check that hangs, however loaded the machine.
+	bound := time.Now().Add(time.Minute)
 	for attached := false; !attached; {
 		select {
 		case <-exited:
 			t.Fatal("the check ended before pasta was attached; is pasta usable here (vigiles doctor)?")
 		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(bound) {
+			cmd.Process.Kill()
+			<-exited
+			t.Fatal("the check neither attached pasta (no pid file written) nor ended in a minute")
 		}
 		files, _ := filepath.Glob(filepath.Join(tmp, "vigiles-doctor-pasta-*", "pid"))
 		for _, f := range files {
@@ -742,11 +749,19 @@ func TestDoctorProbesKilledLeaveNothingTheNextDoctorKeeps(t *testing.T) {
 			unix.Close(fd)
 		}
 	})
+	// The child never ends on its own (the stand-ins wait): were a probe
+	// not to start its stand-in, only this bound would end the wait.
+	bound := time.Now().Add(time.Minute)
 	for len(standins) < want {
 		select {
 		case <-exited:
 			t.Fatalf("the doctor's probes ended before %d stand-ins ran", want)
 		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(bound) {
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("%d of the %d stand-ins ran in a minute", len(standins), want)
 		}
 		ents, _ := os.ReadDir(seen)
 		for _, e := range ents {
