@@ -29,9 +29,11 @@ func TestDirectRunsLeaveNoZombiesWithTheBroker(t *testing.T) {
 	ProbeConfinement(context.Background())
 	// The setsid sleeps exit within 0.1 s, on a loaded machine later; and
 	// anything another test left may die between a run's end and the
-	// look. A zombie that a run's end leaves, run after run, is one.
+	// look. A zombie that a run's end leaves, run after run, is one:
+	// looked for over 30 s, which a loaded machine's slow sleeps cannot
+	// fill, and which a passing run does not wait out.
 	var z []string
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		time.Sleep(300 * time.Millisecond)
 		run(t, Spec{Dir: dir, Mode: ModeOff, Command: []string{"true"}})
 		if z = zombieChildren(); len(z) == 0 || time.Now().After(deadline) {
