@@ -1,12 +1,14 @@
 package escape
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // binsDir copies the binaries the suite built into a directory every uid
@@ -46,14 +48,23 @@ func buildStandIn(t *testing.T, bin, name, src string) {
 
 // runFrom runs `vigiles run --json --workdir dir -- command...` with the
 // vigiles in bin, as cred where it is not nil, and returns its result.
+// A vigiles that has not ended in 2 minutes (as vigiles() bounds it) is
+// killed and the test fails, rather than the package's timeout ending it
+// and every other test's result with it.
 func runFrom(t *testing.T, bin, dir string, cred *syscall.Credential, command ...string) result {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "vigiles"), append([]string{"run", "--json", "--workdir", dir, "--"}, command...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "vigiles"), append([]string{"run", "--json", "--workdir", dir, "--"}, command...)...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.WaitDelay = 10 * time.Second // a leftover holding the output does not hold the test
 	if cred != nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	}
 	out, _ := cmd.Output()
+	if ctx.Err() != nil {
+		t.Fatalf("vigiles run -- %q had not ended in 2 minutes; killed: %s", command, out)
+	}
 	var r result
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("no JSON result: %v: %s", err, out)

@@ -2,6 +2,7 @@ package escape
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -91,8 +92,11 @@ func findRoleBinary(broker int, role string, wait time.Duration) (os.FileInfo, b
 // is an init's whichever binary it is).
 func runFromSeeingReaper(t *testing.T, bin, dir string, command ...string) (result, bool) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(bin, "vigiles"), append([]string{"run", "--json", "--workdir", dir, "--"}, command...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // as runFrom
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "vigiles"), append([]string{"run", "--json", "--workdir", dir, "--"}, command...)...)
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.WaitDelay = 10 * time.Second // a leftover holding the output does not hold the test
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Start(); err != nil {
@@ -100,6 +104,9 @@ func runFromSeeingReaper(t *testing.T, bin, dir string, command ...string) (resu
 	}
 	got, seen := findRoleBinary(cmd.Process.Pid, reaperRole, 10*time.Second)
 	cmd.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("vigiles run -- %q had not ended in 2 minutes; killed: %s", command, out.Bytes())
+	}
 	var r result
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("no JSON result: %v: %s", err, out.Bytes())
