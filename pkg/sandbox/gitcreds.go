@@ -1035,7 +1035,7 @@ const maxGitConfig = 4 << 20
 // tree's, so that the layer, put above the tree, changes nothing else the
 // command sees. It returns whether it wrote any.
 func credentialLayer(lower, host, layer string, nested, emptied []string) (bool, error) {
-	configs, err := hiddenInLayer(lower, host, nested, emptied)
+	configs, err := hiddenInLayer(lower, lower, host, nested, emptied)
 	if err != nil {
 		return false, err
 	}
@@ -1077,9 +1077,17 @@ func credentialLayer(lower, host, layer string, nested, emptied []string) (bool,
 // hiddenInLayer is treeCredentials, and an empty copy of each file
 // emptied names (relative to tree; credential files the caller's
 // environment names: envCredentialFiles) that is a regular file there.
-func hiddenInLayer(tree, host string, nested, emptied []string) ([]scrubbedConfig, error) {
+//
+// orig is the tree as the host has it (tree itself, or what a copy of it
+// was made from): a config with credentials there with a name the scan
+// did not find, a hard link elsewhere in the tree, is refused
+// (otherNames).
+func hiddenInLayer(tree, orig, host string, nested, emptied []string) ([]scrubbedConfig, error) {
 	configs, err := treeCredentials(tree, host, nested)
 	if err != nil {
+		return nil, err
+	}
+	if err := otherNames(tree, orig, configs); err != nil {
 		return nil, err
 	}
 	for _, rel := range emptied {
@@ -1096,12 +1104,48 @@ func hiddenInLayer(tree, host string, nested, emptied []string) ([]scrubbedConfi
 	return configs, nil
 }
 
+// otherNames refuses a config of configs (paths under tree, scrubbed)
+// whose file in orig, at the same place, has more names (links) than the
+// configs found for it: its other names, hard links elsewhere in the tree
+// (cp -al, rsync --link-dest, a tool's own cache of a checkout), would
+// show the command the credentials the copy at this path hides. A name
+// outside the tree, where a mask may hide it, is refused as well: its
+// place is not known.
+func otherNames(tree, orig string, configs []scrubbedConfig) error {
+	found := map[devIno]int{}
+	links := map[devIno]uint64{}
+	first := map[devIno]string{}
+	for _, c := range configs {
+		rel, err := filepath.Rel(tree, c.path)
+		if err != nil || !filepath.IsLocal(rel) {
+			return fmt.Errorf("scrubbing %s: not under %s", c.path, tree)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(orig, rel), &st); err != nil {
+			return err
+		}
+		k := devIno{uint64(st.Dev), st.Ino}
+		if found[k] == 0 {
+			first[k] = rel
+		}
+		found[k]++
+		links[k] = uint64(st.Nlink)
+	}
+	for k, n := range found {
+		if links[k] > uint64(n) {
+			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find . -samefile %s): remove them", first[k], links[k]-uint64(n), first[k])
+		}
+	}
+	return nil
+}
+
 // scrubInPlace takes the credentials out of the git configs of a copy of
 // the work tree (the copy method), keeping each file's mode and times. It
 // returns what it left in each file it rewrote, by its path under tree:
 // the record compares such a file with that, what the command is shown.
-func scrubInPlace(tree, host string, nested, emptied []string) (map[string][]byte, error) {
-	configs, err := hiddenInLayer(tree, host, nested, emptied)
+// orig is the tree the copy was made from (see hiddenInLayer).
+func scrubInPlace(tree, orig, host string, nested, emptied []string) (map[string][]byte, error) {
+	configs, err := hiddenInLayer(tree, orig, host, nested, emptied)
 	if err != nil {
 		return nil, err
 	}

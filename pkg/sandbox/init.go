@@ -386,7 +386,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			}
 			return failResult(refuse("copying the work tree (%s): %w", why, err))
 		}
-		shown, err := scrubInPlace(copyDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles)
+		shown, err := scrubInPlace(copyDir, lowerDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles)
 		if err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
