@@ -402,3 +402,23 @@ func TestHostReachBeyondTheDenyList(t *testing.T) {
 		})
 	}
 }
+
+// TestDotenvOtherNameReadsWhole keeps docs/security.md's limit true: a
+// dotenv file is hidden by its path, and another name the tree has for it
+// (a hard link) reads whole. Unlike a git config's, such a name does not
+// refuse the run: pnpm links each package's files, a .env among them,
+// from its store. Should this change, change the page with it.
+func TestDotenvOtherNameReadsWhole(t *testing.T) {
+	requireBwrap(t)
+	dir := workTree(t)
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("API_KEY=vigiles-canary-dotenv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, ".env"), filepath.Join(dir, "env.backup")); err != nil {
+		t.Fatal(err)
+	}
+	res := vigiles(t, runners(t)[0], dir, nil, "--", "sh", "-c", "cat .env; echo ---; cat env.backup")
+	if res.ExitCode != 0 || res.Stdout != "---\nAPI_KEY=vigiles-canary-dotenv\n" {
+		t.Errorf("exit %d, stdout %q: want .env empty and its other name whole, as docs/security.md says", res.ExitCode, res.Stdout)
+	}
+}
