@@ -374,6 +374,14 @@ type scrubbed struct {
 // of them unscrubbed.
 const maxGitKept = 64 << 20
 
+// linksOf is the number of names the file fi has (1 where not known).
+func linksOf(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
 func keyOf(fi os.FileInfo) (devIno, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
@@ -1107,10 +1115,10 @@ func hiddenInLayer(tree, orig, host string, nested, emptied []string) ([]scrubbe
 // otherNames refuses a config of configs (paths under tree, scrubbed)
 // whose file in orig, at the same place, has more names (links) than the
 // configs found for it: its other names, hard links elsewhere in the tree
-// (cp -al, rsync --link-dest, a tool's own cache of a checkout), would
-// show the command the credentials the copy at this path hides. A name
-// outside the tree, where a mask may hide it, is refused as well: its
-// place is not known.
+// (cp -al, rsync --link-dest, a tool's own cache of a checkout) or beside
+// it, would show the command the credentials the copy at this path hides.
+// A name where a mask may hide it is refused as well: its place is not
+// known. (The broker's configs outside the tree: tree and orig "/".)
 func otherNames(tree, orig string, configs []scrubbedConfig) error {
 	found := map[devIno]int{}
 	links := map[devIno]uint64{}
@@ -1127,13 +1135,16 @@ func otherNames(tree, orig string, configs []scrubbedConfig) error {
 		k := devIno{uint64(st.Dev), st.Ino}
 		if found[k] == 0 {
 			first[k] = rel
+			if tree == "/" {
+				first[k] = c.path
+			}
 		}
 		found[k]++
 		links[k] = uint64(st.Nlink)
 	}
 	for k, n := range found {
 		if links[k] > uint64(n) {
-			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find . -samefile %s): remove them", first[k], links[k]-uint64(n), first[k])
+			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find -samefile %s lists them): remove them", first[k], links[k]-uint64(n), first[k])
 		}
 	}
 	return nil
@@ -1314,7 +1325,7 @@ func outsideGitConfigs(dir string, nested []string, v hostView) ([]scrubbedConfi
 // dirs gits that hold credentials, lie outside the work tree and that the
 // command could read.
 func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, error) {
-	var out []scrubbedConfig
+	var out, hidden []scrubbedConfig
 	var scan gitScan
 	listed := map[string]bool{}
 	for _, g := range gits {
@@ -1323,16 +1334,33 @@ func scrubbedOutside(gits []string, tree string, v hostView) ([]scrubbedConfig, 
 			return nil, err
 		}
 		for _, c := range configs {
-			if !v.reads(c, 0o4) || fsx.Under(c, tree) || listed[c] {
+			if fsx.Under(c, tree) || listed[c] {
 				continue
 			}
 			listed[c] = true
+			if !v.reads(c, 0o4) {
+				// Hidden at its path (a mask over /tmp or HOME); a
+				// name it has elsewhere, a hard link into the work
+				// tree, is not.
+				if fi, err := os.Lstat(c); err == nil && linksOf(fi) > 1 {
+					if _, changed, err := scan.scrub(c); err == nil && changed {
+						hidden = append(hidden, scrubbedConfig{path: c})
+					}
+				}
+				continue
+			}
 			if clean, changed, err := scan.scrub(c); err != nil {
 				return nil, err
 			} else if changed {
 				out = append(out, scrubbedConfig{path: c, clean: clean})
 			}
 		}
+	}
+	// The copy bubblewrap puts over each covers its path alone, and a
+	// mask a hidden one's: another name (a hard link into the work tree)
+	// would show the token.
+	if err := otherNames("/", "/", slices.Concat(out, hidden)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -68,3 +68,26 @@ func TestConfigWithOtherNamesIsRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestOutsideConfigWithOtherNamesIsRefused: the config of the checkout a
+// work tree is a subdirectory of, covered by bubblewrap with a scrubbed
+// copy at its path, given another name inside the tree (a hard link), is
+// refused: that name showed the token.
+func TestOutsideConfigWithOtherNamesIsRefused(t *testing.T) {
+	root := t.TempDir()
+	view := hostView{lookup: lookupHostPath}
+	g := gitRepo(t, root, credConf)
+	sub := filepath.Join(root, "plugins", "p")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := outsideGitConfigs(sub, nil, view); err != nil || len(got) != 1 {
+		t.Fatalf("before the link: %v, %v; want the one config", got, err)
+	}
+	if err := os.Link(filepath.Join(g, "config"), filepath.Join(sub, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outsideGitConfigs(sub, nil, view); err == nil || !strings.Contains(err.Error(), "other name") {
+		t.Errorf("outsideGitConfigs: %v; want the config's other name refused", err)
+	}
+}

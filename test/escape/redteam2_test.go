@@ -52,40 +52,55 @@ func vigilesAny(t *testing.T, r runner, dir string, args ...string) (result, int
 // TestGitConfigHardLinkIsRefused: a checkout's .git/config with the
 // job's token, given another name in the tree (a hard link: cp -al,
 // rsync --link-dest) that the scan for configs does not find. The layer
-// of scrubbed copies covers the config by its path; the other name showed
-// the token whole. The run is refused, for every caller and both ways of
-// recording writes, and the token is never printed.
+// of scrubbed copies covers the config by its path, and so do
+// bubblewrap's copy over a config outside the tree and a mask over one
+// the run does not show (the checkout the tree is a subdirectory of, in
+// /tmp); the other name showed the token whole. The run is refused, for
+// every caller and both ways of recording writes, and the token is never
+// printed.
 func TestGitConfigHardLinkIsRefused(t *testing.T) {
 	requireBwrap(t)
 	const token = "vigiles-canary-linked-token"
 	for _, r := range runners(t) {
-		for _, method := range []string{"overlay", "copy"} {
-			t.Run(r.name+"/"+method, func(t *testing.T) {
-				dir := workTree(t)
-				g := filepath.Join(dir, ".git")
-				for _, d := range []string{"objects", "refs"} {
-					if err := os.MkdirAll(filepath.Join(g, d), 0o755); err != nil {
+		for _, where := range []string{"tree", "around-the-tree"} {
+			for _, method := range []string{"overlay", "copy"} {
+				t.Run(r.name+"/"+where+"/"+method, func(t *testing.T) {
+					dir := workTree(t)
+					g := filepath.Join(dir, ".git")
+					for _, d := range []string{"objects", "refs"} {
+						if err := os.MkdirAll(filepath.Join(g, d), 0o755); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
 						t.Fatal(err)
 					}
-				}
-				if err := os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				conf := "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic " + token + "\n"
-				if err := os.WriteFile(filepath.Join(g, "config"), []byte(conf), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Link(filepath.Join(g, "config"), filepath.Join(dir, "notes.txt")); err != nil {
-					t.Fatal(err)
-				}
-				res, code := vigilesAny(t, r, dir, "--writes", method, "--", "cat", ".git/config", "notes.txt")
-				if strings.Contains(res.raw, token) {
-					t.Errorf("the hook read the token through the config's other name: %s", res.Stdout)
-				}
-				if code != 125 || res.Tier != "refused" || !strings.Contains(res.Refusal, "other name") {
-					t.Errorf("exit %d, tier %s, refusal %q, error %q; want 125, refused, naming the other name", code, res.Tier, res.Refusal, res.Error)
-				}
-			})
+					conf := "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic " + token + "\n"
+					if err := os.WriteFile(filepath.Join(g, "config"), []byte(conf), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					tree := dir
+					if where == "around-the-tree" {
+						tree = filepath.Join(dir, "plugin")
+						if err := os.Mkdir(tree, 0o755); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := os.Link(filepath.Join(g, "config"), filepath.Join(tree, "notes.txt")); err != nil {
+						t.Fatal(err)
+					}
+					if r.owner != nil {
+						os.Lchown(filepath.Join(g, "config"), int(r.owner.Uid), int(r.owner.Gid))
+					}
+					res, code := vigilesAny(t, r, tree, "--writes", method, "--", "cat", "notes.txt")
+					if strings.Contains(res.raw, token) {
+						t.Errorf("the hook read the token through the config's other name: %s", res.Stdout)
+					}
+					if code != 125 || res.Tier != "refused" || !strings.Contains(res.Refusal, "other name") {
+						t.Errorf("exit %d, tier %s, refusal %q, error %q; want 125, refused, naming the other name", code, res.Tier, res.Refusal, res.Error)
+					}
+				})
+			}
 		}
 	}
 }
