@@ -437,3 +437,119 @@ func TestDotenvOtherNameReadsWhole(t *testing.T) {
 		t.Errorf("exit %d, stdout %q: want .env empty and its other name whole, as docs/security.md says", res.ExitCode, res.Stdout)
 	}
 }
+
+// TestFullScratchKeepsTheRecord: the command fills the scratch that holds
+// the overlay's upper directory, HOME and TMPDIR, so that nothing more can
+// be written there, and exits 0. Reading the record writes nothing, so
+// the walk still reads it whole: what was written is in it, and the run
+// names the limit (no expectation passes on a run that hit one), never a
+// clean record with nothing in it.
+func TestFullScratchKeepsTheRecord(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, r, dir, nil, "--limit-scratch", "1MiB", "--", "python3", "-c", `import os
+open("early.txt", "w").write("early\n")
+for where in ["/tmp/fill", os.path.expanduser("~/fill"), "fill"]:
+    try:
+        with open(where, "wb") as f:
+            while True:
+                f.write(b"x" * 65536)
+    except OSError:
+        pass
+try:
+    open("late.txt", "w").write("late\n")
+except OSError:
+    pass`)
+			if res.ExitCode != 0 || res.Error != "" {
+				t.Fatalf("exit %d, error %q: %s", res.ExitCode, res.Error, res.Stderr)
+			}
+			if res.LimitHit != "scratch" {
+				t.Errorf("limitHit %q, want scratch", res.LimitHit)
+			}
+			found := false
+			for _, w := range res.Writes {
+				found = found || w.Path == "early.txt" && w.Op == "create"
+			}
+			if !found {
+				t.Errorf("early.txt is not in the record of a run whose scratch filled: %+v", res.Writes)
+			}
+		})
+	}
+}
+
+// stubFloodPy holds as many TCP connections to the DNS stub (and, in
+// record mode, to the recording proxy, whose address the proxy variables
+// give) as its descriptors allow, half of them mid-question (a length
+// prefix and no more), to stall the stub or run the init out of
+// descriptors; then it asks for a name over UDP and over TCP while they
+// are held.
+const stubFloodPy = `import os, resource, socket, struct, subprocess
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+targets = [("127.0.0.1", 53)]
+proxy = os.environ.get("HTTP_PROXY", "")
+if proxy:
+    host, port = proxy.split("//")[-1].rstrip("/").rsplit(":", 1)
+    targets.append((host.strip("[]"), int(port)))
+held = []
+for i in range(min(hard, 4096) - 64):
+    try:
+        s = socket.create_connection(targets[i % len(targets)], timeout=2)
+        if i % 2:
+            s.send(b"\x00\xff")
+        held.append(s)
+    except OSError:
+        break
+print("held", len(held), flush=True)
+subprocess.run(["getent", "hosts", "flood-udp.vigiles-escape.example"])
+q = struct.pack(">HHHHHH", 7, 0x0100, 1, 0, 0, 0) + b"".join(bytes([len(p)]) + p.encode() for p in "flood-tcp.vigiles-escape.example".split(".")) + b"\x00\x00\x01\x00\x01"
+try:
+    s = socket.create_connection(("127.0.0.1", 53), timeout=5)
+    s.sendall(struct.pack(">H", len(q)) + q)
+    s.recv(2)
+except OSError as e:
+    print("tcp question:", e)
+`
+
+// TestStubFloodKeepsTheRecord: a command that holds every connection it
+// can to the DNS stub and the recording proxy, in the init, must neither
+// stall the record nor leave a name it asked for out of it: both names
+// are in the egress record, or the run fails saying the record is short.
+func TestStubFloodKeepsTheRecord(t *testing.T) {
+	requireBwrap(t)
+	for _, mode := range []string{"deny", "record"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "flood.py"), []byte(stubFloodPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := vigiles(t, runners(t)[0], dir, nil, "--egress", mode, "--", "python3", "flood.py")
+			var eg struct {
+				Egress []struct {
+					Host string `json:"host"`
+				} `json:"egress"`
+			}
+			if err := json.Unmarshal([]byte(res.raw), &eg); err != nil {
+				t.Fatal(err)
+			}
+			if res.Error != "" {
+				if eg.Egress != nil {
+					t.Errorf("a failed run kept a partial egress record: %v", eg.Egress)
+				}
+				t.Logf("the run failed, as it may: %s", res.Error)
+				return
+			}
+			hosts := map[string]bool{}
+			for _, e := range eg.Egress {
+				hosts[e.Host] = true
+			}
+			for _, h := range []string{"flood-udp.vigiles-escape.example", "flood-tcp.vigiles-escape.example"} {
+				if !hosts[h] {
+					t.Errorf("%s, asked while the stub was flooded, is not in the record of a run that passed: %s\nstdout %q stderr %q", h, res.raw, res.Stdout, res.Stderr)
+				}
+			}
+		})
+	}
+}
