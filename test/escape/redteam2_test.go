@@ -553,3 +553,50 @@ func TestStubFloodKeepsTheRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestOddNamesAreRecordedExactly: names a hostile command chooses so that
+// the record reads as another path: a newline, "/.."-like shapes across
+// a newline, "~" and "$TMPDIR" (HOME's and TMPDIR's prefixes), a literal
+// U+FFFD beside bytes that are not UTF-8 (which JSON shows as U+FFFD
+// too), quotes and backslashes. Each is recorded as the one path it is.
+func TestOddNamesAreRecordedExactly(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			res := vigiles(t, r, dir, nil, "--", "python3", "-c", `import os
+for n in [b"new\nline", b"...", b"..x", b"~", b"$TMPDIR", b"back\\slash", b"q\"uote", b"\xff\xfe", b"\xef\xbf\xbd"]:
+    open(n, "w").write("x")
+os.makedirs(b"d\n/..\n")
+open(b"d\n/..\n/x", "w").write("x")`)
+			if res.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", res.ExitCode, res.Stderr)
+			}
+			var raw struct {
+				Writes []struct {
+					Path      string `json:"path"`
+					PathBytes []byte `json:"pathBytes"`
+				} `json:"writes"`
+			}
+			if err := json.Unmarshal([]byte(res.raw), &raw); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, w := range raw.Writes {
+				p := w.Path
+				if w.PathBytes != nil {
+					p = string(w.PathBytes)
+				}
+				got[p] = true
+			}
+			for _, want := range []string{"new\nline", "...", "..x", "./~", "./$TMPDIR", "back\\slash", "q\"uote", "\xff\xfe", "\uFFFD", "d\n/..\n/x"} {
+				if !got[want] {
+					t.Errorf("%q is not in the record: %v", want, got)
+				}
+			}
+			if len(raw.Writes) != 10 {
+				t.Errorf("%d writes, want 10: %v", len(raw.Writes), got)
+			}
+		})
+	}
+}
