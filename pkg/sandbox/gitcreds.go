@@ -1121,9 +1121,9 @@ func hiddenInLayer(tree, orig, host string, nested, emptied []string) ([]scrubbe
 // known. (The broker's configs outside the tree: tree and orig "/".)
 func otherNames(tree, orig string, configs []scrubbedConfig) error {
 	found := map[devIno]int{}
-	links := map[devIno]uint64{}
-	first := map[devIno]string{}
-	for _, c := range configs {
+	keys := make([]devIno, len(configs))
+	links := make([]uint64, len(configs))
+	for i, c := range configs {
 		rel, err := filepath.Rel(tree, c.path)
 		if err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("scrubbing %s: not under %s", c.path, tree)
@@ -1132,19 +1132,17 @@ func otherNames(tree, orig string, configs []scrubbedConfig) error {
 		if err := unix.Lstat(filepath.Join(orig, rel), &st); err != nil {
 			return err
 		}
-		k := devIno{uint64(st.Dev), st.Ino}
-		if found[k] == 0 {
-			first[k] = rel
-			if tree == "/" {
-				first[k] = c.path
-			}
-		}
-		found[k]++
-		links[k] = uint64(st.Nlink)
+		keys[i], links[i] = devIno{uint64(st.Dev), st.Ino}, uint64(st.Nlink)
+		found[keys[i]]++
 	}
-	for k, n := range found {
-		if links[k] > uint64(n) {
-			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find -samefile %s lists them): remove them", first[k], links[k]-uint64(n), first[k])
+	// The first in the scan's order is named: the same refusal each run.
+	for i, c := range configs {
+		if n := uint64(found[keys[i]]); links[i] > n {
+			name, _ := filepath.Rel(tree, c.path)
+			if tree == "/" {
+				name = c.path
+			}
+			return fmt.Errorf("the git config %s holds credentials and has %d other name(s), hard links no scrubbed copy covers (find -samefile %s lists them): remove them", name, links[i]-n, name)
 		}
 	}
 	return nil

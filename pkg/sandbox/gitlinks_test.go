@@ -91,3 +91,25 @@ func TestOutsideConfigWithOtherNamesIsRefused(t *testing.T) {
 		t.Errorf("outsideGitConfigs: %v; want the config's other name refused", err)
 	}
 }
+
+// TestOtherNamesNamesTheFirstConfig: with several configs given other
+// names, the refusal names the first in the scan's order, the same one
+// each run (not whichever a map gives first).
+func TestOtherNamesNamesTheFirstConfig(t *testing.T) {
+	tree := t.TempDir()
+	var configs []scrubbedConfig
+	for _, rel := range []string{"a/config", "b/config", "c/config", "d/config"} {
+		p := filepath.Join(tree, rel)
+		writeFile(t, p, credConf)
+		if err := os.Link(p, p+".link"); err != nil {
+			t.Fatal(err)
+		}
+		configs = append(configs, scrubbedConfig{path: p})
+	}
+	for range 20 {
+		err := otherNames(tree, tree, configs)
+		if err == nil || !strings.Contains(err.Error(), "git config a/config ") {
+			t.Fatalf("otherNames: %v; want a/config named", err)
+		}
+	}
+}
