@@ -1983,7 +1983,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		c.find(RuleMalformed, report.SeverityError, c.loc(file, h.Pos), "%s: hook handler has no \"type\" (want command, http, prompt, agent or mcp_tool)", where)
 		bad = true
 	}
-	if m, ok := h.member("command"); ok {
+	// A key of another type's handler (url on a command hook, command on
+	// an http one) Claude Code ignores: its value is neither checked nor
+	// read, and otherTypeKeys says so.
+	reads := func(k string) bool { return readsKey(hook.Type, k) }
+	c.otherTypeKeys(file, h, where, hook.Type)
+	if m, ok := h.member("command"); ok && reads("command") {
 		hook.Location = c.loc(file, m.Value.Pos)
 		if m.Value.Kind != jsonString {
 			c.find(RuleWrongType, report.SeverityError, hook.Location, "%s.command: want a string, found %s", where, m.Value.Kind)
@@ -1992,7 +1997,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			hook.Command = m.Value.Str
 		}
 	}
-	if m, ok := h.member("args"); ok {
+	if m, ok := h.member("args"); ok && reads("args") {
 		// Exec form: each element is one argument exactly as written.
 		if m.Value.Kind != jsonArray {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.args: want an array of strings (one per argument, e.g. [\"${CLAUDE_PLUGIN_ROOT}/scripts/guard.js\"]), found %s", where, describeNode(m.Value))
@@ -2009,7 +2014,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			}
 		}
 	}
-	if m, ok := h.member("shell"); ok {
+	if m, ok := h.member("shell"); ok && reads("shell") {
 		if m.Value.Kind != jsonString || (m.Value.Str != "bash" && m.Value.Str != "powershell") {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.shell: want \"bash\" or \"powershell\" (Claude Code accepts no other shell; on Linux both absent and \"bash\" mean sh -c), found %s", where, describeNode(m.Value))
 			bad = true
@@ -2022,7 +2027,7 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		bad = true
 	}
 	for _, k := range []string{"async", "asyncRewake"} {
-		if m, ok := h.member(k); ok {
+		if m, ok := h.member(k); ok && reads(k) {
 			if m.Value.Kind != jsonBool {
 				c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.%s: want true or false, found %s", where, k, describeNode(m.Value))
 				bad = true
@@ -2403,6 +2408,102 @@ var (
 	handlerKeys = []string{"type", "command", "args", "shell", "timeout", "statusMessage", "once", "async", "asyncRewake",
 		"if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "continueOnBlock", "server", "tool", "input"}
 )
+
+// handlerTypeKeys are the keys Claude Code reads on a hook handler of
+// some types only, as the hooks reference's tables of each type's fields
+// list them ("Command hook fields", "HTTP hook fields", "MCP tool hook
+// fields", "Prompt hook configuration", "Agent hook configuration"; async
+// "is only available on type: command hooks"); type, if, timeout,
+// statusMessage, once and onFailure it reads on every type. On a handler
+// of another type it ignores them (otherTypeKeys).
+var handlerTypeKeys = map[string][]string{
+	TypeCommand: {"command", "args", "shell", "async", "asyncRewake"},
+	TypeHTTP:    {"url", "headers", "allowedEnvVars"},
+	TypeMCPTool: {"server", "tool", "input"},
+	TypePrompt:  {"prompt", "model", "continueOnBlock"},
+	TypeAgent:   {"prompt", "model"},
+}
+
+// handlerTypes are the types of handlerTypeKeys in the order the
+// reference lists them.
+var handlerTypes = []string{TypeCommand, TypeHTTP, TypeMCPTool, TypePrompt, TypeAgent}
+
+// readsKey says whether Claude Code reads key on a handler of type typ:
+// false only for a key of other types alone (handlerTypeKeys) on a
+// handler of a type it knows; an unknown type's handler is not loaded,
+// and its keys are read as before (its own error says why).
+func readsKey(typ, key string) bool {
+	own, known := handlerTypeKeys[typ]
+	if !known || slices.Contains(own, key) {
+		return true
+	}
+	for _, keys := range handlerTypeKeys {
+		if slices.Contains(keys, key) {
+			return false
+		}
+	}
+	return true
+}
+
+// aHandler is "a command hook", "an http hook", "prompt and agent hooks".
+func aHandler(types []string) string {
+	if len(types) > 1 {
+		return strings.Join(types, " and ") + " hooks"
+	}
+	if strings.ContainsAny(types[0][:1], "aehimo") {
+		return "an " + types[0] + " hook"
+	}
+	return "a " + types[0] + " hook"
+}
+
+// otherTypeKeys warns of each key of the handler h, of type typ, that
+// Claude Code reads on a handler of another type only (handlerTypeKeys):
+// "url" on a command hook, "command" on an http one, "async" on a prompt
+// one. Claude Code ignores it, so what its author meant by it does not
+// happen; the warning names the key and the type it belongs to. A key
+// given twice is told once.
+func (c *claudeDisc) otherTypeKeys(file string, h *jnode, where, typ string) {
+	if _, known := handlerTypeKeys[typ]; !known {
+		return
+	}
+	told := map[string]bool{}
+	for _, m := range h.Members {
+		if readsKey(typ, m.Key) || told[m.Key] {
+			continue
+		}
+		if (m.Key == "async" || m.Key == "asyncRewake") && m.Value.Kind == jsonBool && !m.Value.Bool {
+			continue // false: what the hook does anyway
+		}
+		told[m.Key] = true
+		var of []string
+		for _, t := range handlerTypes {
+			if slices.Contains(handlerTypeKeys[t], m.Key) {
+				of = append(of, t)
+			}
+		}
+		effect := "so it changes nothing of what the hook does"
+		switch {
+		case typ == TypeAgent && m.Key == "continueOnBlock":
+			// The reference: an agent hook's ok: false is handled as a
+			// prompt hook's with continueOnBlock true.
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+				"%s: %q is a key of a prompt hook, and this is an agent hook: Claude Code ignores it here, and handles an agent hook's ok: false as a prompt hook's with continueOnBlock true whatever it says", where, m.Key)
+			continue
+		case m.Key == "command" || m.Key == "args":
+			effect = fmt.Sprintf("so no command runs: Claude Code runs the %s hook alone, and vigiles runs no command of it either", typ)
+		case m.Key == "async" || m.Key == "asyncRewake":
+			effect = "so the hook does not run in the background: Claude Code waits for it"
+		case typ == TypeCommand:
+			effect = "so the command runs as if it were not there, and vigiles runs it so"
+		}
+		quoted := make([]string, len(of))
+		for i, t := range of {
+			quoted[i] = strconv.Quote(t)
+		}
+		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+			"%s: %q is a key of %s, and this is %s: Claude Code ignores it here, %s; for what it means, declare a handler of type %s", where, m.Key, aHandler(of), aHandler([]string{typ}), effect, strings.Join(quoted, " or "))
+	}
+}
 
 // noteKey says whether key, which Claude Code does not read on a matcher
 // group or a hook handler, is a note for a reader ("description",
