@@ -550,11 +550,14 @@ type claudeDisc struct {
 	// commands directories (see maxComponentFiles).
 	mdFiles int
 	out     *Discovery
-	// brokenPlugins holds, by plugin root (absolute), the index in
-	// out.Findings of the first error that a PreToolUse or
-	// PermissionRequest hook of the plugin cannot be loaded, with which
-	// Claude Code fails to load the whole plugin (skipBrokenPlugins).
-	brokenPlugins map[string]int
+	// brokenPlugins holds, by plugin root (absolute), the first error
+	// with which Claude Code fails to load the whole plugin: a PreToolUse
+	// or PermissionRequest hook of it that cannot be loaded, or a hooks
+	// file of it that its loader refuses (skipBrokenPlugins).
+	brokenPlugins map[string]brokenPlugin
+	// invalidJSON says that the last readJSONIn reported its file as
+	// not valid JSON.
+	invalidJSON bool
 	// loadable holds the indexes in out.Findings of errors about a hook
 	// that Claude Code's schema takes all the same (loadsAnyway): it
 	// loads the hook, and fails it only when it would run it.
@@ -843,6 +846,7 @@ func (c *claudeDisc) readObject(abs string) (string, *jnode) {
 
 // readJSONIn is readJSON of a file read once in the context key (readIn).
 func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
+	c.invalidJSON = false
 	rel, data, _ := c.readDeclIn(key, also, abs, false)
 	if data == nil {
 		return rel, nil
@@ -860,6 +864,7 @@ func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 			return rel, nil
 		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s is not valid JSON: %v", rel, err)
+		c.invalidJSON = true
 		return rel, nil
 	}
 	return rel, n
@@ -1567,6 +1572,11 @@ func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 	defer c.fileRead(key, rel, len(c.out.Hooks))
 	rel, n := c.readJSONIn(key, also, abs)
 	if n == nil {
+		if c.invalidJSON {
+			// Claude Code's loader refuses it ("Hook load failed"), and
+			// fails the plugin.
+			c.pluginRefused(ctx, c.keepLast())
+		}
 		return
 	}
 	c.hooksDoc(ctx, rel, n)
@@ -1606,6 +1616,7 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 	ctx.file = rel
 	if n.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(rel, n.Pos), "%s: want a JSON object with \"hooks\", found %s", rel, n.Kind)
+		c.pluginRefused(ctx, c.keepLast())
 		return
 	}
 	mods, hasMods := n.member("modules")
@@ -1624,6 +1635,7 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		for _, m := range n.Members {
 			if _, known := knownEvents[m.Key]; known {
 				c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos), "%s has events at the top level (%s): Claude Code wants them under \"hooks\" and refuses the file (\"Hook load failed\"; recent versions then fail the whole plugin), so none of its hooks runs and vigiles runs none: put them in {\"hooks\": {…}}", shownName(rel), shownCut(m.Key, maxMonitorName))
+				c.pluginRefused(ctx, c.keepLast())
 				return
 			}
 		}
@@ -1632,10 +1644,16 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		// top level (anthropics/claude-code#31763: "expected record,
 		// received undefined" at "hooks").
 		c.find(RuleMalformed, report.SeverityError, c.loc(rel, n.Pos),
-			"%s has no \"hooks\" object: Claude Code's schema requires one and refuses the file (\"Hook load failed\": expected record at \"hooks\"; recent versions then fail the whole plugin to load, its other hooks, skills, commands and servers alike); the file declares no hook, so vigiles runs none from it, and still runs the plugin's other hooks (its manifest's, its other hooks files'), though a Claude Code that fails the plugin runs none of them: to declare no hooks, write {\"hooks\": {}} or remove the file (and any manifest entry that names it)", shownName(rel))
+			"%s has no \"hooks\" object: Claude Code's schema requires one and refuses the file (\"Hook load failed\": expected record at \"hooks\"; recent versions then fail the whole plugin to load, its other hooks, skills, commands and servers alike), though it declares no hook: to declare no hooks, write {\"hooks\": {}} or remove the file (and any manifest entry that names it)", shownName(rel))
+		c.pluginRefused(ctx, c.keepLast())
 		return
 	}
 	c.repeatedKeys(rel, n, "", "hooks")
+	if h.Value.Kind != jsonObject {
+		// "hooks": [] and the like: refused as {} is.
+		c.pluginRefused(ctx, c.events(ctx, h.Value, "hooks."))
+		return
+	}
 	c.pluginFatal(ctx, c.events(ctx, h.Value, "hooks."))
 }
 
@@ -1661,14 +1679,38 @@ func (c *claudeDisc) loadsAnyway() {
 // or PermissionRequest hooks cannot be loaded: Claude Code then fails
 // to load the plugin (skipBrokenPlugins).
 func (c *claudeDisc) pluginFatal(ctx hookCtx, fatal int) {
-	if fatal < 0 || !ctx.isPlugin {
+	c.pluginBroken(ctx, brokenPlugin{at: fatal})
+}
+
+// pluginRefused notes, of a plugin's hooks file read in ctx, the error at
+// out.Findings[at] that Claude Code's loader refuses the file: not valid
+// JSON, no object, or no "hooks" record in it ({}, events at its top
+// level, "hooks": []). It reports "Hook load failed" and fails the whole
+// plugin to load (anthropics/claude-code#31763; "Status: failed to load"
+// in claude plugin list), so none of the plugin's hooks runs, those its
+// manifest declares inline or in other files too (skipBrokenPlugins).
+func (c *claudeDisc) pluginRefused(ctx hookCtx, at int) {
+	c.pluginBroken(ctx, brokenPlugin{at: at, refused: true})
+}
+
+// brokenPlugin is why Claude Code fails to load a plugin: the error at
+// out.Findings[at], that one of its PreToolUse or PermissionRequest hooks
+// cannot be loaded, or, where refused, that its loader refuses one of its
+// hooks files.
+type brokenPlugin struct {
+	at      int
+	refused bool
+}
+
+func (c *claudeDisc) pluginBroken(ctx hookCtx, b brokenPlugin) {
+	if b.at < 0 || !ctx.isPlugin {
 		return
 	}
 	if c.brokenPlugins == nil {
-		c.brokenPlugins = map[string]int{}
+		c.brokenPlugins = map[string]brokenPlugin{}
 	}
 	if _, ok := c.brokenPlugins[ctx.pluginRoot]; !ok {
-		c.brokenPlugins[ctx.pluginRoot] = fatal
+		c.brokenPlugins[ctx.pluginRoot] = b
 	}
 }
 
@@ -1676,10 +1718,12 @@ func (c *claudeDisc) pluginFatal(ctx hookCtx, fatal int) {
 // PreToolUse or PermissionRequest hooks cannot be loaded (pluginFatal):
 // Claude Code's loader fails the plugin on it, as it skips a settings
 // file, since such a hook may be what guards the plugin's calls; a
-// broken hook of another event is dropped alone. The error says so.
+// broken hook of another event is dropped alone. So too of a plugin one
+// of whose hooks files the loader refuses (pluginRefused). The error
+// says so.
 func (c *claudeDisc) skipBrokenPlugins() {
-	for abs, i := range c.brokenPlugins {
-		f := &c.out.Findings[i]
+	for abs, b := range c.brokenPlugins {
+		f := &c.out.Findings[b.at]
 		root, _ := relTo(c.dir, abs)
 		name := ""
 		n := 0
@@ -1689,11 +1733,19 @@ func (c *claudeDisc) skipBrokenPlugins() {
 			}
 			name = h.Plugin
 			if h.NotRun == "" {
-				h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: a PreToolUse or PermissionRequest hook of it that cannot be loaded (%s, line %d) may be what guards its calls, so none of it is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+				if b.refused {
+					h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: it refuses the plugin's hooks file %s (line %d: \"Hook load failed\"), so none of the plugin is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+				} else {
+					h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: a PreToolUse or PermissionRequest hook of it that cannot be loaded (%s, line %d) may be what guards its calls, so none of it is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+				}
 				n++
 			}
 		}
-		if name != "" {
+		switch {
+		case name == "":
+		case b.refused:
+			f.Message += fmt.Sprintf("; Claude Code fails to load a plugin one of whose hooks files it refuses: none of plugin %s's hooks runs, those its manifest or its other hooks files declare too (vigiles lists its %d and runs none)", shownName(name), n)
+		default:
 			f.Message += fmt.Sprintf("; Claude Code fails to load a plugin one of whose PreToolUse or PermissionRequest hooks cannot be loaded: none of plugin %s's hooks runs (vigiles lists its %d and runs none)", shownName(name), n)
 		}
 	}

@@ -1,48 +1,81 @@
 package runner
 
 import (
+	"context"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/vigiles/action/pkg/report"
 )
 
-// TestEmptyHooksFile: a plugin's hooks file that is {} (or holds notes
-// alone) is an error that says what Claude Code does with it, refuses
-// it for want of a "hooks" record, and what vigiles did: it runs nothing
-// from the file and still runs the hooks the plugin's manifest declares.
-func TestEmptyHooksFile(t *testing.T) {
-	for _, body := range []string{`{}`, `{"description": "none yet"}`} {
-		t.Run(body, func(t *testing.T) {
-			s := discoverAll(t, makeTree(t, map[string]string{
-				".claude-plugin/plugin.json": `{"name": "p", "hooks": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "from-manifest"}]}]}}}`,
-				"hooks/hooks.json":           body,
-			}))
-			var cmds []string
-			for _, h := range s.hooks {
-				cmds = append(cmds, h.Command)
+// TestRefusedHooksFile: a plugin's hooks file that Claude Code's loader
+// refuses ({} or notes alone, events at its top level, "hooks" that is
+// no object, no object at all, not valid JSON) is a "Hook load failed"
+// plugin error, with which Claude Code fails the whole plugin to load
+// (anthropics/claude-code#31763; "Status: failed to load" in claude
+// plugin list): the hooks its manifest declares inline or in another
+// file run no more than the file's. vigiles lists them, not run, and the
+// error says so; another plugin's hooks run, and a hooks file of
+// {"hooks": {}} declares none without failing anything.
+func TestRefusedHooksFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, says string
+		refused          bool
+	}{
+		{"{}", `{}`, `hooks/hooks.json has no "hooks" object: Claude Code's schema requires one and refuses the file ("Hook load failed"`, true},
+		{"notes alone", `{"description": "none yet"}`, `hooks/hooks.json has no "hooks" object`, true},
+		{"events at the top level", `{"Stop": [{"hooks": [{"type": "command", "command": "from-file"}]}]}`, `hooks/hooks.json has events at the top level (Stop)`, true},
+		{"hooks a list", `{"hooks": []}`, `"hooks": want an object keyed by event name, found an array`, true},
+		{"no object", `[]`, `hooks/hooks.json: want a JSON object with "hooks", found an array`, true},
+		{"not valid JSON", `{"hooks": {"Stop": [}}`, `hooks/hooks.json is not valid JSON`, true},
+		{"no hooks, as written to declare none", `{"hooks": {}}`, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := makeTree(t, map[string]string{
+				"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": ["./extra.json", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true # inline"}]}]}}]}`,
+				"plugins/p/extra.json":                 `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true # extra"}]}]}}`,
+				"plugins/p/hooks/hooks.json":           tc.body,
+				"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
+				"plugins/q/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true # q"}]}]}}`,
+			})
+			rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+			if err != nil {
+				t.Fatal(err)
 			}
-			if diff := cmp.Diff([]string{"from-manifest"}, cmds); diff != "" {
-				t.Errorf("hooks read (-want +got):\n%s", diff)
+			ran := map[string]bool{}
+			for _, r := range rep.Runs {
+				skipped := strings.HasPrefix(r.Reason, "listed, not run: Claude Code fails to load plugin p: it refuses the plugin's hooks file plugins/p/hooks/hooks.json (line 1")
+				if want := tc.refused && r.Plugin == "p"; skipped != want {
+					t.Errorf("%s %s: %s %q, want it skipped %v", r.Plugin, r.Event, r.Outcome, r.Reason, want)
+				}
+				ran[r.Plugin+" "+r.Event] = true
 			}
-			var got []report.Finding
-			for _, f := range s.findings {
-				if f.Rule == RuleMalformed {
-					got = append(got, f)
+			for _, want := range []string{"p Stop", "p SessionStart", "q Stop"} {
+				if !ran[want] {
+					t.Errorf("no run of %s's hook listed; runs %v", want, ran)
 				}
 			}
-			if len(got) != 1 || got[0].Severity != report.SeverityError || got[0].Location.File != "hooks/hooks.json" {
-				t.Fatalf("malformed findings %v, want one error at hooks/hooks.json", findingLines(got))
+			var errs []report.Finding
+			for _, f := range rep.Findings {
+				if f.Severity == report.SeverityError && f.Location.File == "plugins/p/hooks/hooks.json" {
+					errs = append(errs, f)
+				}
+			}
+			if !tc.refused {
+				if len(errs) != 0 {
+					t.Errorf("errors %v, want none", findingLines(errs))
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("errors at plugins/p/hooks/hooks.json %v, want one", findingLines(errs))
 			}
 			for _, say := range []string{
-				`hooks/hooks.json has no "hooks" object: Claude Code's schema requires one and refuses the file ("Hook load failed"`,
-				"recent versions then fail the whole plugin to load",
-				"vigiles runs none from it, and still runs the plugin's other hooks (its manifest's",
-				`write {"hooks": {}} or remove the file`,
+				strings.ReplaceAll(tc.says, "hooks/hooks.json", "plugins/p/hooks/hooks.json"),
+				"; Claude Code fails to load a plugin one of whose hooks files it refuses: none of plugin p's hooks runs, those its manifest or its other hooks files declare too (vigiles lists its 2 and runs none)",
 			} {
-				if !strings.Contains(got[0].Message, say) {
-					t.Errorf("message %q does not say %q", got[0].Message, say)
+				if !strings.Contains(errs[0].Message, say) {
+					t.Errorf("message %q does not say %q", errs[0].Message, say)
 				}
 			}
 		})
