@@ -1514,8 +1514,9 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		return
 	}
 	if c.standardAgain(ctx, real) {
-		c.find(RuleMalformed, report.SeverityError, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: naming it again is a plugin error (\"Duplicate hooks file detected\"), and recent versions fail the whole plugin to load, its hooks, skills, commands and servers alike (earlier ones loaded the file once); vigiles runs its hooks once, as they run when the key is gone: remove it from the manifest's \"hooks\", which is for other hooks files",
+		c.find(RuleMalformed, report.SeverityError, c.loc(file, v.Pos), "hooks file %s is the plugin's standard %s, which Claude Code loads by itself: naming it again is a plugin error (\"Hook load failed: Duplicate hooks file detected\"), and recent versions fail the whole plugin to load, its hooks, skills, commands and servers alike (earlier ones loaded the file once): remove it from the manifest's \"hooks\", which is for other hooks files",
 			shownCut(strconv.Quote(v.Str), maxMonitorCommand), claudeHooksJSON)
+		c.pluginRefused(ctx, c.keepLast())
 		return
 	}
 	if c.namedHooks == nil {
@@ -1685,7 +1686,8 @@ func (c *claudeDisc) pluginFatal(ctx hookCtx, fatal int) {
 // pluginRefused notes, of a plugin's hooks file read in ctx, the error at
 // out.Findings[at] that Claude Code's loader refuses the file: not valid
 // JSON, no object, or no "hooks" record in it ({}, events at its top
-// level, "hooks": []). It reports "Hook load failed" and fails the whole
+// level, "hooks": []), or the standard hooks/hooks.json named again in
+// the manifest ("Duplicate hooks file detected"). It reports "Hook load failed" and fails the whole
 // plugin to load (anthropics/claude-code#31763; "Status: failed to load"
 // in claude plugin list), so none of the plugin's hooks runs, those its
 // manifest declares inline or in other files too (skipBrokenPlugins).
@@ -1734,7 +1736,7 @@ func (c *claudeDisc) skipBrokenPlugins() {
 			name = h.Plugin
 			if h.NotRun == "" {
 				if b.refused {
-					h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: it refuses the plugin's hooks file %s (line %d: \"Hook load failed\"), so none of the plugin is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+					h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: it refuses a hooks file of it (\"Hook load failed\"; %s, line %d), so none of the plugin is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
 				} else {
 					h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: a PreToolUse or PermissionRequest hook of it that cannot be loaded (%s, line %d) may be what guards its calls, so none of it is loaded", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
 				}

@@ -432,7 +432,7 @@ func TestDiscoverMalformed(t *testing.T) {
 				"hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 			},
 			want: []string{"error discovery/malformed .claude-plugin/plugin.json:1:24"},
-			msg:  `hooks file "./hooks/hooks.json" is the plugin's standard hooks/hooks.json, which Claude Code loads by itself: naming it again is a plugin error ("Duplicate hooks file detected"), and recent versions fail the whole plugin to load`,
+			msg:  `hooks file "./hooks/hooks.json" is the plugin's standard hooks/hooks.json, which Claude Code loads by itself: naming it again is a plugin error ("Hook load failed: Duplicate hooks file detected"), and recent versions fail the whole plugin to load`,
 		},
 		{
 			// Claude Code loads no manifest path that leaves the plugin's

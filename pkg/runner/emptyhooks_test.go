@@ -44,7 +44,7 @@ func TestRefusedHooksFile(t *testing.T) {
 			}
 			ran := map[string]bool{}
 			for _, r := range rep.Runs {
-				skipped := strings.HasPrefix(r.Reason, "listed, not run: Claude Code fails to load plugin p: it refuses the plugin's hooks file plugins/p/hooks/hooks.json (line 1")
+				skipped := strings.HasPrefix(r.Reason, "listed, not run: Claude Code fails to load plugin p: it refuses a hooks file of it (\"Hook load failed\"; plugins/p/hooks/hooks.json, line 1)")
 				if want := tc.refused && r.Plugin == "p"; skipped != want {
 					t.Errorf("%s %s: %s %q, want it skipped %v", r.Plugin, r.Event, r.Outcome, r.Reason, want)
 				}
@@ -79,5 +79,43 @@ func TestRefusedHooksFile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStandardHooksNamedAgain: a manifest whose "hooks" names the
+// plugin's standard hooks/hooks.json, which Claude Code loads by itself,
+// is a "Hook load failed: Duplicate hooks file detected" plugin error,
+// with which recent versions fail the whole plugin to load: none of its
+// hooks runs, the standard file's, the manifest's inline ones, and
+// vigiles lists them, not run; another plugin's run.
+func TestStandardHooksNamedAgain(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p", "hooks": ["./hooks/hooks.json", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true # inline"}]}]}}]}`,
+		"plugins/p/hooks/hooks.json":           `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "true # standard"}]}]}}`,
+		"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
+		"plugins/q/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true # q"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rep.Runs {
+		n++
+		skipped := strings.HasPrefix(r.Reason, `listed, not run: Claude Code fails to load plugin p: it refuses a hooks file of it ("Hook load failed"; plugins/p/.claude-plugin/plugin.json, line 1)`)
+		if want := r.Plugin == "p"; skipped != want {
+			t.Errorf("%s %s: %s %q, want it skipped %v", r.Plugin, r.Event, r.Outcome, r.Reason, want)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d runs, want 3 (p's two hooks, listed, and q's)", n)
+	}
+	says := false
+	for _, f := range rep.Findings {
+		says = says || f.Location.File == "plugins/p/.claude-plugin/plugin.json" && strings.Contains(f.Message, `("Hook load failed: Duplicate hooks file detected")`) &&
+			strings.HasSuffix(f.Message, "; Claude Code fails to load a plugin one of whose hooks files it refuses: none of plugin p's hooks runs, those its manifest or its other hooks files declare too (vigiles lists its 2 and runs none)")
+	}
+	if !says {
+		t.Errorf("no error says that plugin p fails to load and none of its hooks runs:\n%s", strings.Join(findingMessages(rep.Findings), "\n"))
 	}
 }
