@@ -966,9 +966,15 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		if ruleNeverMatches(h.Event, h.Matcher, m) {
 			return nil, fmt.Sprintf("its matcher %q, written as a permission rule, matches no tool Claude Code has (no tool's name holds %q), so it never runs", h.Matcher, m.Example())
 		}
+		if names := m.Names(); len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return !mcpServerName(n) }) {
+			return nil, fmt.Sprintf("its matcher %q names an MCP server, not a tool (an MCP tool's name is mcp__<server>__<tool>), and Claude Code compares it with tools' names exactly: it matches no tool, so it never runs", h.Matcher)
+		}
 		var cands []string
 		cands = append(cands, DefaultTools...)
 		for _, n := range m.Names() {
+			if mcpServerName(n) {
+				continue // no tool's name (mcp__memory): it runs for none
+			}
 			// A tool's earlier name runs for the tool (Task for Agent).
 			if n = currentToolName(n); !contains(cands, n) {
 				cands = append(cands, n)

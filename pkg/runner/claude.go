@@ -1955,6 +1955,8 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and %s, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleNeverMatchesWhy(m.Example()), ruleMatcherHint(matcher))
 		} else if name, like := misspeltTool(event, matcher); like != "" {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which is no tool of Claude Code's: did you mean %q? Claude Code matches a tool's name exactly, case and all, so the hook never runs for it (vigiles runs it for %q all the same, in case it is a tool of yours)", event, gi, name, like, name)
+		} else if name := mcpServerMatcher(event, matcher); name != "" {
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, an MCP server, not a tool: an MCP tool's name is mcp__<server>__<tool>, and Claude Code compares a matcher of letters, digits, _, -, spaces, commas and | with tools' names exactly, so this matches none of the server's tools and the hook never runs for them (vigiles does not run it for %q either): write %q to match every tool of the server", event, gi, name, name, name+"__.*")
 		} else if negationMatcher(matcher) && event != FileChanged {
 			// A negation, as a permission rule or a glob might write it:
 			// Claude Code has none, and reads the "!" as a regular
@@ -2638,6 +2640,37 @@ func (c *claudeDisc) misspeltKeys(file string, n *jnode, where, what string, kno
 		c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
 			"%s: %q is no key of a %s: did you mean %q? Claude Code matches keys exactly, case and all, and ignores one it does not read%s", where, m.Key, what, like, effect)
 	}
+}
+
+// mcpServerMatcher finds, in matcher on the tool event event, a name of
+// the exact-names form (mcp__memory, Bash|mcp__memory) that names an MCP
+// server, not a tool: an MCP tool's name is mcp__<server>__<tool>, so a
+// name with no "__" after its "mcp__" is no tool's, and Claude Code
+// compares such a matcher with names exactly (the hooks reference, "Match
+// MCP tools": "The .* is required"). The first such name; "" where there
+// is none.
+func mcpServerMatcher(event, matcher string) string {
+	if !IsToolEvent(event) {
+		return ""
+	}
+	m, err := compileMatcherFor(event, matcher)
+	if err != nil {
+		return ""
+	}
+	for _, n := range m.Names() {
+		if mcpServerName(n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// mcpServerName says whether name, a tool name in an exact matcher,
+// starts as an MCP tool's does but has no "__" before a tool's name
+// (mcp__memory, mcp__plugin_p_db): no tool has such a name.
+func mcpServerName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	return ok && !strings.Contains(rest, "__")
 }
 
 // claudeTools are the names of Claude Code's own tools: those a matcher
