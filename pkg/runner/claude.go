@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"math"
 	"os"
 	"path"
@@ -2246,6 +2245,10 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		// allowedEnvVars in its headers: a channel out that no run
 		// records, said where it leads.
 		hook.Declared = declaredText(ctx, h)
+		if noHTTPEvents[event] {
+			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook on %s, where Claude Code runs command and mcp_tool hooks only (the hooks reference, \"Prompt-based hooks\"), so it never runs and sends nothing: write it as a command hook", where, event)
+			break
+		}
 		url := "(no url)"
 		if u := h.get("url"); u != nil && u.Kind == jsonString {
 			url = fmt.Sprintf("%q", cutBytes(u.Str, 200))
@@ -2265,8 +2268,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook: Claude Code sends each %s input to %s%s; vigiles runs only command hooks, so what it sends is not recorded", where, event, url, vars)
 	case TypePrompt, TypeAgent, TypeMCPTool:
 		hook.Declared = declaredText(ctx, h) // a baseline keeps it (declaredOf): listed, not run
-		if hook.Type != TypeMCPTool && commandOnlyEvents[event] {
-			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: %s hook on %s, where Claude Code runs command hooks only (it does so on %s), so it never runs and guards nothing: write it as a command hook", where, hook.Type, event, strings.Join(slices.Sorted(maps.Keys(commandOnlyEvents)), ", "))
+		if hook.Type != TypeMCPTool && noPromptEvents[event] {
+			runs := "command, http and mcp_tool"
+			if noHTTPEvents[event] {
+				runs = "command and mcp_tool"
+			}
+			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: %s hook on %s, where Claude Code runs %s hooks only, no prompt or agent hook (the hooks reference, \"Prompt-based hooks\"), so it never runs and guards nothing: write it as a command hook", where, hook.Type, event, runs)
 			break
 		}
 		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
@@ -2277,11 +2284,19 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 	c.out.Hooks = append(c.out.Hooks, hook)
 }
 
-// commandOnlyEvents are the events on which Claude Code runs command
-// hooks only, not prompt or agent hooks (hooks.md, "Prompt-based
-// hooks").
-var commandOnlyEvents = map[string]bool{"ConfigChange": true, "InstructionsLoaded": true, "Notification": true, "PreCompact": true,
-	"PreModelSwitch": true, "SessionEnd": true, "SessionStart": true, "SubagentStart": true, "TeammateIdle": true, "WorktreeCreate": true, "WorktreeRemove": true}
+// noPromptEvents are the events on which Claude Code runs no prompt or
+// agent hook, only command, http and mcp_tool ones, and noHTTPEvents
+// those on which it runs no http hook either (hooks.md, "Prompt-based
+// hooks": SessionStart and Setup "support command and mcp_tool hooks").
+// On the others it runs all five types (PreToolUse, Stop, TeammateIdle,
+// …). PreModelSwitch is newer than that list, and read as before.
+var (
+	noPromptEvents = map[string]bool{"ConfigChange": true, "CwdChanged": true, "DirectoryAdded": true, "Elicitation": true,
+		"ElicitationResult": true, "FileChanged": true, "InstructionsLoaded": true, "MessageDisplay": true, "Notification": true,
+		"PostCompact": true, "PreCompact": true, "PreModelSwitch": true, "SessionEnd": true, "SessionStart": true, "Setup": true,
+		"StopFailure": true, "SubagentStart": true, "WorktreeCreate": true, "WorktreeRemove": true}
+	noHTTPEvents = map[string]bool{"SessionStart": true, "Setup": true}
+)
 
 // declaredText is handler h of ctx as declared (Hook.Declared): its JSON,
 // compact, keys sorted, the last of a key given twice (as Claude Code

@@ -411,7 +411,7 @@ func TestDiscoverMalformed(t *testing.T) {
 			name:  "a prompt hook where only command hooks run",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "prompt", "prompt": "BLOCKED unless approved"}]}]}}`},
 			want:  []string{"warning discovery/not-executable .claude/settings.json:1:40"},
-			msg:   "prompt hook on SessionStart, where Claude Code runs command hooks only (it does so on ConfigChange, InstructionsLoaded, Notification, PreCompact, PreModelSwitch, SessionEnd, SessionStart, SubagentStart, TeammateIdle, WorktreeCreate, WorktreeRemove), so it never runs and guards nothing",
+			msg:   `prompt hook on SessionStart, where Claude Code runs command and mcp_tool hooks only, no prompt or agent hook (the hooks reference, "Prompt-based hooks"), so it never runs and guards nothing`,
 		},
 		{
 			name:  "a prompt hook where it runs",
