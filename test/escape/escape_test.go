@@ -152,6 +152,25 @@ func workTree(t *testing.T) string {
 
 func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) result {
 	t.Helper()
+	res, _ := runVigiles(t, r, dir, env, args...)
+	if res.Tier != "confined" {
+		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
+	}
+	return res
+}
+
+// vigilesAny is vigiles without the demand that the run be confined: it
+// returns the result and the exit status of a refused run too.
+func vigilesAny(t *testing.T, r runner, dir string, args ...string) (result, int) {
+	t.Helper()
+	return runVigiles(t, r, dir, nil, args...)
+}
+
+// runVigiles runs `vigiles run --json --workdir dir ARGS` in dir as r,
+// with env beside PATH, ended at 2 minutes, and returns its result and
+// exit status.
+func runVigiles(t *testing.T, r runner, dir string, env []string, args ...string) (result, int) {
+	t.Helper()
 	if r.owner != nil {
 		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
 			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
@@ -174,10 +193,7 @@ func vigiles(t *testing.T, r runner, dir string, env []string, args ...string) r
 		t.Fatalf("vigiles %v as %s: %v; no JSON result (%v)\nstdout: %s\nstderr: %s", args, r.name, err, jerr, stdout.String(), stderr.String())
 	}
 	res.raw = stdout.String()
-	if res.Tier != "confined" {
-		t.Fatalf("vigiles %v as %s: tier %s (refusal %q, error %q)", args, r.name, res.Tier, res.Refusal, res.Error)
-	}
-	return res
+	return res, cmd.ProcessState.ExitCode()
 }
 
 // checkAttempts fails on every ESCAPE line and on any expected attempt

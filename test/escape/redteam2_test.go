@@ -1,18 +1,13 @@
 package escape
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // The second red-team round: attempts on the record (leftover processes,
@@ -20,34 +15,6 @@ import (
 // host (namespaces, the mount API, other processes through /proc) and on
 // the host's secrets (a git config's other names), each run for real
 // through the vigiles binary, as root and as an unprivileged user.
-
-// vigilesAny is vigiles without the demand that the run be confined: it
-// returns the result and the exit status of a refused run too.
-func vigilesAny(t *testing.T, r runner, dir string, args ...string) (result, int) {
-	t.Helper()
-	if r.owner != nil {
-		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
-			return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
-		})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, vigilesBin, append([]string{"run", "--json", "--workdir", dir}, args...)...)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Dir = dir
-	if r.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
-	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Run()
-	var res result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("vigiles %v as %s: no JSON result (%v)\nstdout: %s\nstderr: %s", args, r.name, err, stdout.String(), stderr.String())
-	}
-	res.raw = stdout.String()
-	return res, cmd.ProcessState.ExitCode()
-}
 
 // TestGitConfigHardLinkIsRefused: a checkout's .git/config with the
 // job's token, given another name in the tree (a hard link: cp -al,
