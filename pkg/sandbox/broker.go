@@ -27,6 +27,7 @@ import (
 	"github.com/vigiles/action/internal/hostprog"
 	"github.com/vigiles/action/internal/procwait"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/exact"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
@@ -466,8 +467,8 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 	cfg := initConfig{
 		Protocol:     initProtocol,
-		Workdir:      spec.Dir,
-		Cwd:          cwd,
+		Workdir:      exact.String(spec.Dir),
+		Cwd:          exact.String(cwd),
 		Command:      spec.Command,
 		Env:          hookEnv(os.LookupEnv, os.Environ(), spec.Env),
 		Timeout:      timeout,
@@ -476,7 +477,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		WritesMethod: spec.WritesMethod,
 		Network:      network != nil,
 		Egress:       spec.Egress,
-		EnvFile:      spec.EnvFile,
+		EnvFile:      exact.String(spec.EnvFile),
 		HomeDirs:     spec.HomeDirs,
 		HomeFiles:    spec.HomeFiles,
 	}

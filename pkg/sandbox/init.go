@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/internal/exact"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
@@ -34,18 +35,20 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 13
+const initProtocol = 14
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
-	Protocol int           `json:"protocol"`
-	Workdir  string        `json:"workdir"`
-	Cwd      string        `json:"cwd"`
-	Command  []string      `json:"command"`
-	Env      []string      `json:"env"`
-	Timeout  time.Duration `json:"timeout"`
-	Linger   time.Duration `json:"linger"`
-	Limits   Limits        `json:"limits"`
+	Protocol int `json:"protocol"`
+	// Paths, the command and its environment are bytes, which JSON
+	// strings hold only when they are UTF-8: exact carries them as they are.
+	Workdir exact.String  `json:"workdir"`
+	Cwd     exact.String  `json:"cwd"`
+	Command exact.Strings `json:"command"`
+	Env     exact.Strings `json:"env"`
+	Timeout time.Duration `json:"timeout"`
+	Linger  time.Duration `json:"linger"`
+	Limits  Limits        `json:"limits"`
 	// ScratchInodes bounds the files and directories of the scratch
 	// tmpfs (0: the kernel's default); set when a memory cgroup holds the
 	// run, since their inodes are memory the scratch's size does not count.
@@ -71,24 +74,24 @@ type initConfig struct {
 	SendNS bool `json:"sendNs,omitempty"`
 	// MaskDirs are the tmpfs masks over the caller's own secrets
 	// (plan.MaskDirs), which the reaper makes read-only like the fixed ones.
-	MaskDirs []string `json:"maskDirs,omitempty"`
+	MaskDirs exact.Strings `json:"maskDirs,omitempty"`
 	// EnvFile is Spec.EnvFile: relative to HOME, checked by the broker.
-	EnvFile string `json:"envFile,omitempty"`
+	EnvFile exact.String `json:"envFile,omitempty"`
 	// ReaperByFD: fdReaper holds vigiles-reaper, the lean reaper binary;
 	// otherwise the reaper runs from the init's own binary.
 	ReaperByFD bool `json:"reaperByFd,omitempty"`
 	// HomeDirs is Spec.HomeDirs: relative to HOME, checked by the broker.
-	HomeDirs []string `json:"homeDirs,omitempty"`
+	HomeDirs exact.Strings `json:"homeDirs,omitempty"`
 	// HomeFiles is Spec.HomeFiles: relative to HOME, checked by the broker.
-	HomeFiles map[string][]byte `json:"homeFiles,omitempty"`
+	HomeFiles exact.Files `json:"homeFiles,omitempty"`
 	// NestedGits are the checkouts nested in the work tree, relative to
 	// it (gitTreesUnder), whose configs the init scrubs like the tree's.
-	NestedGits []string `json:"nestedGits,omitempty"`
+	NestedGits exact.Strings `json:"nestedGits,omitempty"`
 	// CredentialFiles are the files in the work tree, relative to it,
 	// that the caller's environment names as credentials
 	// (envCredentialFiles): the init shows them empty, in the layer above
 	// the tree.
-	CredentialFiles []string `json:"credentialFiles,omitempty"`
+	CredentialFiles exact.Strings `json:"credentialFiles,omitempty"`
 }
 
 // maxResult bounds the init's result, in bytes of JSON: the broker reads no
@@ -198,6 +201,7 @@ func failResult(err error) initResult {
 // ended, before the records are read: the route out is not needed any
 // more (see the broker).
 func runInit(cfg initConfig, done func()) (res initResult) {
+	workdir, envFile := string(cfg.Workdir), string(cfg.EnvFile)
 	if cfg.SendNS {
 		// First: the broker makes the id-mapped tree through them, or
 		// attaches the connector, while the scratch is mounted.
@@ -292,15 +296,15 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	}
 	// The work tree's mount point may now lie inside the fresh /tmp or
 	// HOME; recreate it there (the walk leaves these parents out).
-	made := missingDirs(cfg.Workdir)
-	if err := os.MkdirAll(cfg.Workdir, 0o755); err != nil {
+	made := missingDirs(workdir)
+	if err := os.MkdirAll(workdir, 0o755); err != nil {
 		return failResult(refuse("preparing work tree mount point: %w", err))
 	}
 	// The env file's directories and HomeDirs, as the caller makes them
 	// before a hook runs: not the command's writes.
 	homeDirs := cfg.HomeDirs
-	if cfg.EnvFile != "" {
-		homeDirs = append(slices.Clip(homeDirs), filepath.Dir(cfg.EnvFile))
+	if envFile != "" {
+		homeDirs = append(slices.Clip(homeDirs), filepath.Dir(envFile))
 	}
 	for _, rel := range homeDirs {
 		dir := filepath.Join(sandboxHome, rel)
@@ -349,14 +353,14 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		// The tree's git configs without the credentials a checkout
 		// left there, in a layer above it (see gitcreds.go).
-		if scrubbed, err = credentialLayer(lowerDir, cfg.Workdir, credsLayer, cfg.NestedGits, cfg.CredentialFiles); err != nil {
+		if scrubbed, err = credentialLayer(lowerDir, workdir, credsLayer, cfg.NestedGits, cfg.CredentialFiles); err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
 		lowers := lowerDir
 		if scrubbed {
 			lowers = credsLayer + ":" + lowerDir
 		}
-		err = mountOverlay(lowers, upper, ovlWork, cfg.Workdir)
+		err = mountOverlay(lowers, upper, ovlWork, workdir)
 		if err == nil {
 			method = "overlay"
 			break
@@ -386,7 +390,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			}
 			return failResult(refuse("copying the work tree (%s): %w", why, err))
 		}
-		shown, err := scrubInPlace(copyDir, lowerDir, cfg.Workdir, cfg.NestedGits, cfg.CredentialFiles)
+		shown, err := scrubInPlace(copyDir, lowerDir, workdir, cfg.NestedGits, cfg.CredentialFiles)
 		if err != nil {
 			return failResult(refuse("%w", credentialsError(err)))
 		}
@@ -394,7 +398,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 			return failResult(refuse("snapshotting the work tree: %w", err))
 		}
 		snap.scrubbed = shown
-		if err := bindMount(copyDir, cfg.Workdir); err != nil {
+		if err := bindMount(copyDir, workdir); err != nil {
 			return failResult(refuse("mounting the work tree copy: %w", err))
 		}
 	default:
@@ -404,7 +408,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// The made directories' identities, the work tree's own being its
 	// mount's root now (whose changes the tree's record holds: its "."),
 	// so its mode is not compared.
-	made.stamp(cfg.Workdir)
+	made.stamp(workdir)
 	// HOME's and TMPDIR's own state: a change the command makes to HOME
 	// itself (chmod 777 ~, a default ACL on it) is one the caller's home
 	// would keep, as the tree's root keeps one; so is one to TMPDIR, which
@@ -429,7 +433,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	// decides (the proxy variables, resolv.conf's text), follows once the
 	// wall is up, to a reaper with nothing left to do but start it.
 	rc := reaper.Config{Protocol: reaper.Protocol, Cwd: cfg.Cwd, Limits: cfg.Limits, Linger: cfg.Linger, PidsByCgroup: cfg.PidsByCgroup,
-		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{cfg.Workdir, sandboxHome, sandboxTmp, sandboxShm}}
+		RunDir: runDir, ReadOnly: readOnlyMounts(cfg.MaskDirs), Writable: []string{workdir, sandboxHome, sandboxTmp, sandboxShm}}
 	var resolv *os.File
 	if setup != nil {
 		var bind bool
@@ -438,7 +442,7 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		}
 		defer resolv.Close()
 		if bind {
-			rc.ResolvConfFile = resolv.Name()
+			rc.ResolvConfFile = exact.String(resolv.Name())
 		}
 	}
 	rp.configure(rc)
@@ -591,8 +595,8 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 		writes = []evidence.Write{}
 	}
 	r.Writes = writes
-	if cfg.EnvFile != "" {
-		ef, err := readEnvFile(home, cfg.EnvFile)
+	if envFile != "" {
+		ef, err := readEnvFile(home, envFile)
 		if err != nil {
 			r.OK, r.Error = false, fmt.Sprintf("reading the env file: %v", err)
 			return r

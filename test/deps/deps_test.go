@@ -64,7 +64,8 @@ func allowed(pkg, dep string) bool {
 	case module + "/internal/procwait", module + "/internal/tapkeep", module + "/internal/hostprog", module + "/internal/textdist":
 		return false
 	case module + "/pkg/sandbox/reaper":
-		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx"
+		return dep == module+"/pkg/sandbox/landlock" || dep == module+"/pkg/sandbox/seccomp" || dep == module+"/pkg/sandbox/internal/fsx" ||
+			dep == module+"/pkg/sandbox/internal/exact"
 	}
 	// pkg/sandbox's own subpackages and the neutral types are fine anywhere.
 	return dep == module+"/pkg/evidence" || dep == module+"/pkg/report" ||

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/vigiles/action/pkg/sandbox/internal/exact"
 	"github.com/vigiles/action/pkg/sandbox/internal/fsx"
 	"github.com/vigiles/action/pkg/sandbox/landlock"
 	"github.com/vigiles/action/pkg/sandbox/seccomp"
@@ -47,7 +48,7 @@ func Is(args []string) bool { return len(args) == 1 && args[0] == Argv0 }
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 5
+const Protocol = 6
 
 // The reaper's descriptors, as the init hands them over.
 const (
@@ -78,8 +79,8 @@ const ExitedByte = 'x'
 type Config struct {
 	Protocol int `json:"protocol"`
 	// Command is always null here: the command comes in CommandDoc.
-	Command []string      `json:"command"`
-	Cwd     string        `json:"cwd"`
+	Command exact.Strings `json:"command"`
+	Cwd     exact.String  `json:"cwd"`
 	Limits  Limits        `json:"limits"`
 	Linger  time.Duration `json:"linger"`
 	// ResolvConfFile, when set, is a file the init made in RunDir and
@@ -87,21 +88,21 @@ type Config struct {
 	// command: the reaper binds it, read-only, over /etc/resolv.conf.
 	// (Where /etc/resolv.conf links into the sandbox's /run, the init
 	// writes the link's target itself, and this is empty.)
-	ResolvConfFile string `json:"resolvConfFile,omitempty"`
+	ResolvConfFile exact.String `json:"resolvConfFile,omitempty"`
 	// PidsByCgroup: a pids cgroup bounds the command, which the reaper
 	// joins through FdCgroup; the command is exec'd directly instead of
 	// through the shell that sets RLIMIT_NPROC.
 	PidsByCgroup bool `json:"pidsByCgroup"`
 	// RunDir is the init's directory: hidden from the command under an
 	// empty read-only tmpfs (a resolv.conf placed through it stays).
-	RunDir string `json:"runDir"`
+	RunDir exact.String `json:"runDir"`
 	// ReadOnly are the mount points made read-only for the command, those
 	// of them that are mounts: every write it can make then lands where
 	// it is recorded.
-	ReadOnly []string `json:"readOnly"`
+	ReadOnly exact.Strings `json:"readOnly"`
 	// Writable are the only places Landlock, where the kernel has it,
 	// lets the command write: the second wall behind ReadOnly.
-	Writable []string `json:"writable"`
+	Writable exact.Strings `json:"writable"`
 }
 
 // CommandDoc is the second document on FdConfig, after the Config (whose
@@ -110,8 +111,8 @@ type Config struct {
 // only the first, finds no command and runs none. The reaper reads it
 // confined, with nothing left to do but start the command.
 type CommandDoc struct {
-	Command []string `json:"command"`
-	Env     []string `json:"env"`
+	Command exact.Strings `json:"command"`
+	Env     exact.Strings `json:"env"`
 }
 
 // Status is what the reaper tells the init about the command.
@@ -234,7 +235,7 @@ func Main() int {
 	}
 	nameThreads()
 	if cfg.ResolvConfFile != "" {
-		if err := bindResolvConf(cfg.ResolvConfFile); err != nil {
+		if err := bindResolvConf(string(cfg.ResolvConfFile)); err != nil {
 			return send(Status{Refusal: fmt.Sprintf("placing resolv.conf: %v", err)})
 		}
 	}
@@ -430,7 +431,7 @@ func startCommand(cfg Config, cmd CommandDoc, lim Limits, path string) (int, tim
 	}
 	// syscall.ForkExec, not os/exec: no pidfd probe (an extra fork), and
 	// the fork happens on this thread, which holds the confinement.
-	attr := &syscall.ProcAttr{Dir: cfg.Cwd, Env: env, Files: []uintptr{0, 1, 2}}
+	attr := &syscall.ProcAttr{Dir: string(cfg.Cwd), Env: env, Files: []uintptr{0, 1, 2}}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	if err != nil && direct && errors.Is(err, unix.ENOEXEC) {
@@ -749,7 +750,7 @@ func LookPath(name string, env []string) string {
 // bounding, inheritable and ambient set, no_new_privs, non-dumpable,
 // Landlock and the seccomp filter. Any failure is a refusal.
 func confineSelf(cfg Config, l Limits, filter []unix.SockFilter) error {
-	if err := unix.Mount("tmpfs", cfg.RunDir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
+	if err := unix.Mount("tmpfs", string(cfg.RunDir), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC|unix.MS_RDONLY, "size=4k,mode=0555"); err != nil {
 		return fmt.Errorf("hiding the init's directory: %w", err)
 	}
 	if err := remountReadOnly(cfg.ReadOnly); err != nil {

@@ -1,0 +1,96 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// TestBytesThatAreNotUTF8 runs a command, confined, as a project checked
+// out under a directory whose name is not UTF-8 would run it: the tree's
+// path, the directory it starts in, its arguments, an environment value,
+// its made HOME directories and files are bytes the kernel takes as they
+// are, which reach the init and the reaper in JSON. The command sees each
+// exactly, and the files it makes whose names differ only in such bytes
+// (and one whose name holds U+FFFD, what JSON's strings would make of
+// them) are three writes in the record, also once it is read back.
+func TestBytesThatAreNotUTF8(t *testing.T) {
+	requireConfinement(t)
+	parent := tempDirIn(t, "", "vigiles-bytes-", 0o755)
+	dir := filepath.Join(parent, "tree\xff")
+	if err := os.MkdirAll(filepath.Join(dir, "sub\xfe"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a\xff", "a\xfe", "a\uFFFD"}
+	script := `printf '%s\n' "$(pwd)" "$ODD" "$1" "$(cat ~/home` + "\xfb" + `/f` + "\xfa" + `)"; ` +
+		`test -d ~/made` + "\xf9" + ` && echo made; : > "$2" && : > "$3" && : > "$4"`
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, Cwd: "sub\xfe", WritesMethod: method,
+				Env:       []string{"ODD=v\xfd"},
+				HomeDirs:  []string{"made\xf9"},
+				HomeFiles: map[string][]byte{"home\xfb/f\xfa": []byte("c\xf8")},
+				Command:   append([]string{"bash", "-c", script, "sh", "arg\xfc"}, names...)})
+			if res.Tier != TierConfined || res.ExitCode != 0 {
+				t.Fatalf("tier %s exit %d refusal %q error %q stderr %q", res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+			}
+			want := dir + "/sub\xfe\nv\xfd\narg\xfc\nc\xf8\nmade\n"
+			if got := string(res.StdoutBytes()); got != want {
+				t.Errorf("the command saw\n%q\nwant\n%q", got, want)
+			}
+			var got []string
+			for _, w := range res.Writes {
+				got = append(got, w.Path)
+			}
+			wantWrites := []string{"sub\xfe/a\uFFFD", "sub\xfe/a\xfe", "sub\xfe/a\xff"} // sorted
+			slices.Sort(got)
+			if !slices.Equal(got, wantWrites) {
+				t.Errorf("writes %q, want %q", got, wantWrites)
+			}
+			// The result as JSON, as vigiles run --json writes it and
+			// the runner reads it: three entries still.
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back struct{ Writes []evidence.Write }
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			got = got[:0]
+			for _, w := range back.Writes {
+				got = append(got, w.Path)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, wantWrites) {
+				t.Errorf("writes read back from JSON %q, want %q\n%s", got, wantWrites, b)
+			}
+		})
+	}
+}
+
+// TestDirectRunKeepsBytesThatAreNotUTF8: a run of trusted code, which
+// crosses no JSON, gives the command the same bytes.
+func TestDirectRunKeepsBytesThatAreNotUTF8(t *testing.T) {
+	parent := tempDirIn(t, "", "vigiles-bytes-", 0o755)
+	dir := filepath.Join(parent, "tree\xff")
+	if err := os.MkdirAll(filepath.Join(dir, "sub\xfe"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Dir: dir, Cwd: "sub\xfe", Trusted: true, Mode: ModeAuto, Env: []string{"ODD=v\xfd"},
+		Command: []string{"bash", "-c", `printf '%s\n' "$(pwd)" "$ODD" "$1"`, "sh", "arg\xfc"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tier != TierDirect {
+		t.Fatalf("tier %s, want direct", res.Tier)
+	}
+	if got, want := string(res.StdoutBytes()), dir+"/sub\xfe\nv\xfd\narg\xfc\n"; got != want {
+		t.Errorf("the command saw\n%q\nwant\n%q", got, want)
+	}
+}
