@@ -18,7 +18,8 @@ import (
 // through ${CLAUDE_PLUGIN_ROOT}), starts in it, and finds it in
 // CLAUDE_PROJECT_DIR and CLAUDE_PLUGIN_ROOT, byte for byte; the files it makes whose names differ only in
 // bytes that are not UTF-8, and one named with U+FFFD, are three writes
-// in the report and three lines of a finding's evidence.
+// in the report, three lines of a finding's evidence and three names in
+// the text report's table.
 func TestAuditOfATreeUnderANameThatIsNotUTF8(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir := filepath.Join(t.TempDir(), "plugin\xff")
@@ -59,7 +60,7 @@ test "$PWD" = "$want" && test "$CLAUDE_PROJECT_DIR" = "$want" && test "$CLAUDE_P
 			evidence = f.Evidence
 		}
 	}
-	if got, wantLines := strings.Split(evidence, "\n"), []string{`create "n\xfe"`, `create "n\xff"`, "create n\uFFFD"}; !sameSet(got, wantLines) {
+	if got, wantLines := strings.Split(evidence, "\n"), []string{`create "n\xfe"`, `create "n\xff"`, "create \"n\uFFFD\""}; !sameSet(got, wantLines) {
 		t.Errorf("no-write's evidence %q, want the lines %q\n%s", got, wantLines, out)
 	}
 	checkWrites(t, rep, want, out)
@@ -78,9 +79,14 @@ test "$PWD" = "$want" && test "$CLAUDE_PROJECT_DIR" = "$want" && test "$CLAUDE_P
 		t.Fatal(err)
 	}
 	checkWrites(t, rep, want, out)
-	// The text report, too, takes the run whole.
+	// The text report, too, takes the run whole, each name its own.
 	if code, out, errs = runCLI(t, "audit", "--dir", dir); code != 0 || !strings.Contains(out, "PASS") {
 		t.Errorf("audit, text: exit %d, want 0 and PASS:\n%s\n%s", code, out, errs)
+	}
+	for _, n := range []string{`"n\xfe"`, `"n\xff"`, `"n\ufffd"`} {
+		if !strings.Contains(out, n) {
+			t.Errorf("audit, text: no %s among the writes:\n%s", n, out)
+		}
 	}
 }
 

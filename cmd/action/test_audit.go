@@ -1032,7 +1032,10 @@ func writesText(r report.HookRun) string {
 		if i == 3 {
 			break
 		}
-		p := w.Path
+		// Quoted where it is odd (evidence.ShownName), as evidence lines
+		// show it: names that differ only in bytes that are not UTF-8
+		// would otherwise each show U+FFFD.
+		p := evidence.ShownName(w.Path)
 		if w.Kind == "dir" || w.Op == evidence.OpDelete && w.Was == "dir" {
 			p += "/" // a directory: "plugin/", not a file named plugin
 		}

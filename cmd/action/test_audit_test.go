@@ -1230,6 +1230,24 @@ func TestWritesTextMarksDirectories(t *testing.T) {
 	}
 }
 
+// TestWritesTextTellsOddNamesApart: the audit's table shows names that
+// differ only in bytes that are not UTF-8, or in U+FFFD, or that look
+// escaped, each its own way, as evidence lines do.
+func TestWritesTextTellsOddNamesApart(t *testing.T) {
+	r := report.HookRun{Writes: []evidence.Write{
+		{Path: "a\xff", Op: evidence.OpCreate, Kind: "file"},
+		{Path: "a\xfe", Op: evidence.OpCreate, Kind: "dir"},
+		{Path: "a\uFFFD", Op: evidence.OpDelete},
+	}}
+	if got, want := writesText(r), `"a\xff", "a\xfe"/, deleted "a\ufffd"`; got != want {
+		t.Errorf("writesText = %s, want %s", got, want)
+	}
+	r.Writes = []evidence.Write{{Path: `a\xff`, Op: evidence.OpCreate}, {Path: `"a\xfe"`, Op: evidence.OpCreate}, {Path: `a\ufffd`, Op: evidence.OpDelete}}
+	if got, want := writesText(r), `a\xff, "\"a\\xfe\"", deleted a\ufffd`; got != want {
+		t.Errorf("writesText = %s, want %s", got, want)
+	}
+}
+
 // TestRunTextKeepsTheCount: a run's writes, hosts and lingering
 // processes too long for their line show as many whole ones as fit, the
 // start of the next, and how many more there are, within the line's 160

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -64,6 +65,29 @@ type writeJSON struct {
 // ShownPath is a written path as JSON's "path" shows it: valid UTF-8,
 // each run of bytes that is not UTF-8 one U+FFFD ("pathBytes" keeps them).
 func ShownPath(p string) string { return strings.ToValidUTF8(p, "\uFFFD") }
+
+// ShownName is a name a command chose (a path it wrote, a host it tried)
+// as one line of a report shows it: as it is, or quoted in Go syntax
+// (strconv.Quote) where it is not UTF-8, holds U+FFFD, a control or
+// format character or a line or paragraph separator, has space at either
+// end, or starts with a double quote. So a name is always one line, and
+// two names never show the same: a\xff, a\xfe and a\uFFFD show as
+// "a\xff", "a\xfe" and "a\uFFFD" (the last as the character itself), and
+// a name that only looks quoted is quoted again.
+func ShownName(s string) string {
+	if utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.HasPrefix(s, `"`) && !strings.ContainsFunc(s, oddInLine) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// oddInLine reports whether r can end, hide or reorder a line of text as
+// a log or terminal shows it (a control or format character, bidi
+// overrides among them, or a Unicode line or paragraph separator), or is
+// U+FFFD, which is also what bytes that are not UTF-8 look like.
+func oddInLine(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+}
 
 func (w Write) MarshalJSON() ([]byte, error) {
 	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) {

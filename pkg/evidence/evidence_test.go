@@ -262,3 +262,27 @@ func TestAtLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestShownNameTellsNamesApart: names a command can choose that differ
+// only in bytes that are not UTF-8, in U+FFFD, or in looking quoted or
+// escaped, never show the same, and each shows as one line.
+func TestShownNameTellsNamesApart(t *testing.T) {
+	names := []string{"a\xff", "a\xfe", "a\xff\xfe", "a\uFFFD", `a\xff`, `a\ufffd`, `"a\xff"`, `"a\uFFFD"`, `"a`,
+		"a", " a", "a\n", "a\u202e", `a"`, "a\\", "ü", "\xc3"}
+	seen := map[string]string{}
+	for _, n := range names {
+		s := ShownName(n)
+		if other, ok := seen[s]; ok {
+			t.Errorf("%q and %q both show as %s", other, n, s)
+		}
+		seen[s] = n
+		if strings.ContainsAny(s, "\n\r") || !utf8.ValidString(s) {
+			t.Errorf("%q shows as %q, not one line of UTF-8", n, s)
+		}
+	}
+	for n, want := range map[string]string{"a": "a", "a\xff": `"a\xff"`, "a\uFFFD": "\"a\uFFFD\"", `"a"`: `"\"a\""`, "dir/f.txt": "dir/f.txt"} {
+		if got := ShownName(n); got != want {
+			t.Errorf("ShownName(%q) = %s, want %s", n, got, want)
+		}
+	}
+}

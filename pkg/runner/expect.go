@@ -297,7 +297,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 					m = anyPathFolded(x.Paths, w.Path, kind)
 				}
 				if (x.Kind == ExpNoWrite && m) || (x.Kind == ExpWroteOnly && !m) {
-					bad = append(bad, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
+					bad = append(bad, fmt.Sprintf("%s %s", w.Op, evidence.ShownName(w.Path)))
 					continue
 				}
 				// A link it may write that leads where it may not: a
@@ -311,10 +311,10 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 				}
 				if x.Kind == ExpWroteOnly {
 					if to, ok := links.linkLeadsOut(x.Paths, w); ok {
-						bad = append(bad, fmt.Sprintf("%s %s (links to %s, outside what it may write)", w.Op, shownName(w.Path), shownName(to)))
+						bad = append(bad, fmt.Sprintf("%s %s (links to %s, outside what it may write)", w.Op, evidence.ShownName(w.Path), evidence.ShownName(to)))
 					}
 				} else if to, ok := links.linkLeadsInto(x.Paths, w); ok {
-					bad = append(bad, fmt.Sprintf("%s %s (links to %s, where it must not write)", w.Op, shownName(w.Path), shownName(to)))
+					bad = append(bad, fmt.Sprintf("%s %s (links to %s, where it must not write)", w.Op, evidence.ShownName(w.Path), evidence.ShownName(to)))
 				}
 			}
 			switch {
@@ -373,7 +373,7 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			if scripts := sessionEnvScripts(r); len(scripts) > 0 {
 				var names []string
 				for _, w := range scripts {
-					names = append(names, fmt.Sprintf("%s %s", w.Op, shownName(w.Path)))
+					names = append(names, fmt.Sprintf("%s %s", w.Op, evidence.ShownName(w.Path)))
 				}
 				t, _ := envText(r)
 				fail(x, rule, fmt.Sprintf("want what the hook leaves for Claude Code to run before each Bash command to match %s; its env file does, but the hook also wrote %d other script(s) under %s, which Claude Code runs too and vigiles does not read: %s",
@@ -603,11 +603,13 @@ func egressEvidence(es []evidence.Egress) string {
 	return b.String()
 }
 
-// shownName is a name the hook chose (a path it wrote, a host it tried)
-// as evidence lines show it: as it is, or quoted (Go syntax) when it holds
-// a control or format character, invalid UTF-8 or space at either end, so
-// that a name with a newline cannot pass for a second line of evidence
-// (a write or host that never happened), nor hide its own end.
+// shownName is a name the hook chose, or text it wrote, as a message
+// shows it: as it is, or quoted (Go syntax) when it holds a control or
+// format character, invalid UTF-8 or space at either end, so that a name
+// with a newline cannot pass for a second line of evidence (a write or
+// host that never happened), nor hide its own end. The paths and hosts
+// of evidence lines go through evidence.ShownName, which also quotes a
+// name with U+FFFD or a double quote first, so that no two show alike.
 func shownName(s string) string {
 	if utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, breaksLine) {
 		return s
