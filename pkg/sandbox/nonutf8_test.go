@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
@@ -92,5 +93,66 @@ func TestDirectRunKeepsBytesThatAreNotUTF8(t *testing.T) {
 	}
 	if got, want := string(res.StdoutBytes()), dir+"/sub\xfe\nv\xfd\narg\xfc\n"; got != want {
 		t.Errorf("the command saw\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestNestedCheckoutNamedNotUTF8KeepsNoToken: a checkout nested in the
+// tree under a directory whose name is not UTF-8 reaches the init by that
+// name (initConfig.NestedGits), which scrubs its config as any other's:
+// the command (which names it by a glob), in a tree whose own path is
+// such a name too, reads no
+// credential there, by either writes method, and reading records no write.
+func TestNestedCheckoutNamedNotUTF8KeepsNoToken(t *testing.T) {
+	requireConfinement(t)
+	parent := tempDirIn(t, "", "vigiles-bytes-", 0o755)
+	dir := filepath.Join(parent, "tree\xff")
+	gitRepo(t, dir, "[core]\n\tbare = false\n")
+	gitRepo(t, filepath.Join(dir, "sub\xfe"), credConf)
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, WritesMethod: method, Command: sh(`cat sub*/.git/config`)})
+			if res.Tier != TierConfined || res.ExitCode != 0 {
+				t.Fatalf("tier %s exit %d refusal %q error %q stderr %q", res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+			}
+			if strings.Contains(res.Stdout, "c2VjcmV0") || !strings.Contains(res.Stdout, "[http") {
+				t.Errorf("the nested checkout's config as the command read it: %q; want the header out, the rest kept", res.Stdout)
+			}
+			if len(res.Writes) != 0 {
+				t.Errorf("reading recorded writes: %+v", res.Writes)
+			}
+		})
+	}
+}
+
+// TestCredentialFileNamedNotUTF8IsHidden: a credentials file the caller's
+// environment names in the tree, under names that are not UTF-8, reaches
+// the init by its name (initConfig.CredentialFiles) and reads as empty.
+func TestCredentialFileNamedNotUTF8IsHidden(t *testing.T) {
+	requireConfinement(t)
+	parent := tempDirIn(t, "", "vigiles-bytes-", 0o755)
+	dir := filepath.Join(parent, "tree\xff")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	creds := filepath.Join(dir, "gha-creds-\xfe.json")
+	for p, c := range map[string]string{creds: `{"token": "TREESECRET"}`, filepath.Join(dir, "keep.txt"): "kept\n"} {
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", creds)
+	for _, method := range []string{"overlay", "copy"} {
+		t.Run(method, func(t *testing.T) {
+			res := run(t, Spec{Dir: dir, WritesMethod: method, Command: sh(`cat gha-creds-*.json keep.txt`)})
+			if res.Tier != TierConfined || res.ExitCode != 0 {
+				t.Fatalf("tier %s exit %d refusal %q error %q stderr %q", res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+			}
+			if res.Stdout != "kept\n" {
+				t.Errorf("stdout %q, want the credentials file empty and the rest as it is", res.Stdout)
+			}
+			if len(res.Writes) != 0 {
+				t.Errorf("writes %+v, want none", res.Writes)
+			}
+		})
 	}
 }
