@@ -16,7 +16,8 @@ import (
 // directory whose name is not UTF-8 is audited and tested, confined,
 // as any other: its hook runs from that path (the command names it
 // through ${CLAUDE_PLUGIN_ROOT}), starts in it, and finds it in
-// CLAUDE_PROJECT_DIR and CLAUDE_PLUGIN_ROOT, byte for byte; the files it makes whose names differ only in
+// CLAUDE_PROJECT_DIR and CLAUDE_PLUGIN_ROOT, byte for byte, while its
+// payload's cwd, JSON, has U+FFFD for the byte; the files it makes whose names differ only in
 // bytes that are not UTF-8, and one named with U+FFFD, are three writes
 // in the report, three lines of a finding's evidence and three names in
 // the text report's table.
@@ -30,6 +31,9 @@ func TestAuditOfATreeUnderANameThatIsNotUTF8(t *testing.T) {
 		// was mounted at a path so named, and the hook ran there.
 		"hook.sh": `want='` + dir + `'
 test "$PWD" = "$want" && test "$CLAUDE_PROJECT_DIR" = "$want" && test "$CLAUDE_PLUGIN_ROOT" = "$want" || exit 3
+# The payload, JSON, names it with U+FFFD, here as the escape encoding/json
+# writes for it (docs/hook-events.md).
+p=$(cat); case "$p" in *'"cwd":"` + strings.TrimSuffix(dir, "\xff") + `\ufffd"'*|*'"cwd":"` + strings.ToValidUTF8(dir, "\uFFFD") + `"'*) ;; *) exit 4;; esac
 : > "n$(printf '\377')"; : > "n$(printf '\376')"; : > "n$(printf '\357\277\275')"
 `,
 		".vigiles.yml": "checks:\n  - name: odd names\n    hook: oddplug\n    event: Stop\n    expect: {no-write: true}\n",
