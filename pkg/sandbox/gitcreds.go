@@ -621,6 +621,12 @@ func treeCredentials(tree, host string, nested []string) ([]scrubbedConfig, erro
 		if !filepath.IsLocal(rel) {
 			return nil, fmt.Errorf("a nested checkout %q is not inside the work tree", rel)
 		}
+		// One the broker found and the sandbox does not have (its name
+		// changed on the way, or the tree under the run) would keep its
+		// token unscrubbed wherever it now is: refused, not skipped.
+		if _, err := os.Lstat(filepath.Join(tree, rel)); err != nil {
+			return nil, fmt.Errorf("the nested checkout %q, found before the run, is not there now: %w", rel, err)
+		}
 		for _, g := range gitDirsOf(filepath.Join(tree, rel), mapAbs) {
 			if !fsx.Under(g, tree) {
 				continue // outside the tree: the broker's

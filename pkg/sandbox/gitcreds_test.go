@@ -515,6 +515,12 @@ func TestTreeCredentialsOfNestedCheckouts(t *testing.T) {
 	if _, err := treeCredentials(root, "", []string{"../x"}); err == nil {
 		t.Error("a nested checkout outside the tree was taken")
 	}
+	// One the broker listed that the init cannot find (a name that did
+	// not survive the way there, as one not UTF-8 did not) is refused,
+	// never passed over with its token.
+	if _, err := treeCredentials(root, "", []string{"main/gone\xff"}); err == nil || !strings.Contains(err.Error(), "is not there now") {
+		t.Errorf("a nested checkout that is not there: err %v, want a refusal", err)
+	}
 }
 
 // The configs of bare git dirs in the tree (a mirror, a cache), and of
