@@ -367,6 +367,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	o.Baseline = *baseline
 	o.BaselineNamed = fs.Changed("baseline")
 	o.UpdateBaseline = *updateBaseline
+	// The advice to rewrite the baseline names the --dir given, so that
+	// it audits this tree where the user runs it.
+	o.Invoked = runner.Invocation{Dir: c.dir}
 	runner.Version = version
 	rep, err := runner.Audit(ctx, o)
 	err = withRunnerHints(err, c.dir)

@@ -45,6 +45,10 @@ type Options struct {
 	// mistyped path or a change that deletes the baseline would otherwise
 	// turn every comparison off with a notice.
 	BaselineNamed bool
+	// Invoked is how the user invoked this audit, so that the advice to
+	// rewrite the baseline names what works where it is read
+	// (rewriteBaseline); the zero value is the CLI run in the work tree.
+	Invoked Invocation
 	// Sandbox overrides the configured mode. "" = from config (auto when
 	// unset); Audit turns auto into strict, since it exists to record.
 	Sandbox sandbox.Mode
@@ -73,6 +77,17 @@ type Options struct {
 	// starts; 0 = DefaultMaxRuns. A plan of more runs nothing and reports
 	// a plan/too-many-runs finding (verdict error).
 	MaxRuns int
+}
+
+// Invocation is how the user invoked an audit, as the user gave it.
+type Invocation struct {
+	// Dir is the work tree as the user gave it: the CLI's --dir, the
+	// action's working-directory (relative to the workspace); "" or "."
+	// for the current directory (the workspace's root).
+	Dir string
+	// Action is an audit the GitHub Action runs, where update-baseline
+	// is an input.
+	Action bool
 }
 
 // DefaultMaxRuns is the most hook runs a Test or Audit starts (per
@@ -1448,7 +1463,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		bErr = s.linkedOut(bpath)
 		if bErr == nil {
-			b, bErr = loadBaseline(bpath, o.Baseline)
+			b, bErr = loadBaseline(bpath, o.Baseline, o.rewriteBaseline())
 		}
 		if p := s.settings.progress; p != nil && !o.UpdateBaseline {
 			switch {
@@ -1541,10 +1556,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
 				f := report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))}
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run %s to create it%s", brel, o.rewriteBaseline(), mkdirFirst(s.dir, bpath))}
 				if o.BaselineNamed {
 					f.Severity = report.SeverityError
-					f.Message = fmt.Sprintf("no baseline at %s, which was named as the baseline: nothing was compared with it, so nothing new in this audit is told as new; check the path (a typo, or a change that moved or deleted the file), or, where the repository has no baseline yet, run `vigiles audit --update-baseline%s` to create it%s", brel, baselineFlag(o.Baseline), mkdirFirst(s.dir, bpath))
+					f.Message = fmt.Sprintf("no baseline at %s, which was named as the baseline: nothing was compared with it, so nothing new in this audit is told as new; check the path (a typo, or a change that moved or deleted the file), or, where the repository has no baseline yet, run %s to create it%s", brel, o.rewriteBaseline(), mkdirFirst(s.dir, bpath))
 				}
 				finds = append(finds, f)
 			}
@@ -1584,10 +1599,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, ranFs, failed, allIDs, handlers, removedIn, sev)
 			if s.shardI == 1 && !o.UpdateBaseline {
 				// Told once, like an invalid one; an update rewrites it.
-				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0); of != nil {
+				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0, o.rewriteBaseline()); of != nil {
 					f = append(f, *of)
 				}
-				if of := b.filesUnkept(report.Location{File: brel}, ranFs, unrunFs); of != nil {
+				if of := b.filesUnkept(report.Location{File: brel}, ranFs, unrunFs, o.rewriteBaseline()); of != nil {
 					f = append(f, *of)
 				}
 			}
@@ -2758,6 +2773,27 @@ func mkdirFirst(tree, abs string) string {
 		return ""
 	}
 	return fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none outside the work tree", shellQuote(dir))
+}
+
+// rewriteBaseline is how to rewrite the baseline, in the words of every
+// finding's advice to ("run %s to create it", "%s keeps it"): the CLI's
+// command with the --dir, --config and --baseline the user gave (each as
+// given, quoted for a shell; none that is the default), which run where
+// the user ran this audit does it; in the GitHub Action, its input, and
+// that command to run locally from the workspace's root.
+func (o Options) rewriteBaseline() string {
+	cmd := "`vigiles audit --update-baseline"
+	if d := o.Invoked.Dir; d != "" && d != "." {
+		cmd += " --dir " + shellQuote(d)
+	}
+	if o.Config != "" && filepath.Clean(o.Config) != DefaultConfig {
+		cmd += " --config " + shellQuote(o.Config)
+	}
+	cmd += baselineFlag(o.Baseline) + "`"
+	if o.Invoked.Action {
+		return "an audit with the action's input `update-baseline: true` (locally: " + cmd + ")"
+	}
+	return cmd
 }
 
 // baselineFlag is the --baseline flag that names path to vigiles audit,

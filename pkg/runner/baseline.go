@@ -768,6 +768,9 @@ type BaselineError struct {
 	// isBaseline): --baseline naming another file (the policy file, a
 	// file of the host's), which --update-baseline must not overwrite.
 	NotBaseline bool
+	// Rewrite is how to rewrite it (Options.rewriteBaseline); "" for
+	// the CLI's command in the work tree, with --baseline File.
+	Rewrite string
 }
 
 func (e *BaselineError) Error() string {
@@ -778,7 +781,11 @@ func (e *BaselineError) Error() string {
 	if e.NotBaseline {
 		return fmt.Sprintf("%s: %s; %s", where, e.Msg, notBaselineFix)
 	}
-	return fmt.Sprintf("%s: %s; run `vigiles audit --update-baseline%s` to rewrite it from this audit (and review the diff)", where, e.Msg, baselineFlag(e.File))
+	rewrite := e.Rewrite
+	if rewrite == "" {
+		rewrite = Options{Baseline: e.File}.rewriteBaseline()
+	}
+	return fmt.Sprintf("%s: %s; run %s to rewrite it from this audit (and review the diff)", where, e.Msg, rewrite)
 }
 
 // notBaselineFix is what a BaselineError of a file that is no baseline
@@ -874,15 +881,16 @@ func notBaselineData(data []byte) string {
 
 // LoadBaseline reads a baseline file; errors name it as path.
 func LoadBaseline(path string) (*Baseline, error) {
-	return loadBaseline(path, path)
+	return loadBaseline(path, path, "")
 }
 
-// loadBaseline reads the baseline at abs; errors name it as shown. A file
-// that is not a baseline is a *BaselineError at the place that says so.
-func loadBaseline(abs, shown string) (*Baseline, error) {
+// loadBaseline reads the baseline at abs; errors name it as shown, and
+// say to rewrite it as rewrite does (BaselineError.Rewrite). A file that
+// is not a baseline is a *BaselineError at the place that says so.
+func loadBaseline(abs, shown, rewrite string) (*Baseline, error) {
 	foreign := false // no baseline at all (isBaseline)
 	bad := func(p jpos, format string, args ...any) error {
-		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...), NotBaseline: foreign}
+		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...), NotBaseline: foreign, Rewrite: rewrite}
 	}
 	data, err := readBaseline(abs)
 	if errors.Is(err, errBaselineFile) {
@@ -2386,9 +2394,9 @@ func (s *session) compareSkillShells(b *Baseline, finds []report.Finding, writin
 		case writing:
 			// The baseline written keeps it (serversKept).
 		case b.SkillShells == nil:
-			f.Message += "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is"
+			f.Message += "; the baseline keeps no shell line (it has no \"skillShells\"): " + s.o.rewriteBaseline() + " keeps it (review its diff), and later audits accept it while it stays as it is"
 		default:
-			f.Message += "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell, arguments and who may invoke it): `vigiles audit --update-baseline` keeps it (review its diff)"
+			f.Message += "; the baseline does not keep it as it is (its file, form, command, allowed-tools approval, shell, arguments and who may invoke it): " + s.o.rewriteBaseline() + " keeps it (review its diff)"
 		}
 	}
 }
@@ -2439,12 +2447,13 @@ func keptServers(started []startedServer) []BaselineServer {
 // server-removed notice where removedIn (nil: nowhere) covers its file or
 // its plugin's root.
 func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report.Severity, removedIn func(string) bool) ([]report.Drift, []report.Finding) {
-	drift, out := compareServerList(b.Servers, s.started, s.offServers, finds, sev, removedIn,
+	rewrite := s.o.rewriteBaseline()
+	drift, out := compareServerList(b.Servers, s.started, s.offServers, finds, sev, removedIn, rewrite,
 		"the baseline, written before vigiles kept servers and monitors, does not keep it")
 	// The projects' own, kept apart: a baseline written before vigiles
 	// named them keeps the plugins' servers but not theirs (no
 	// "projectServers"), and they stay warnings there.
-	pd, pf := compareServerList(b.ProjectServers, s.projectStarted, s.offProject, finds, sev, removedIn,
+	pd, pf := compareServerList(b.ProjectServers, s.projectStarted, s.offProject, finds, sev, removedIn, rewrite,
 		"the baseline, written before vigiles kept a project's MCP servers and settings commands, does not keep it")
 	return append(drift, pd...), append(out, pf...)
 }
@@ -2452,15 +2461,16 @@ func (s *session) compareServers(b *Baseline, finds []report.Finding, sev report
 // compareServerList is compareServers of one of a baseline's lists
 // (kept; nil where the baseline has none, which before says) against the
 // servers Claude Code starts that it would hold (started), those turned
-// off being off.
-func compareServerList(kept []BaselineServer, started []startedServer, offIdents []serverIdent, finds []report.Finding, sev report.Severity, removedIn func(string) bool, before string) ([]report.Drift, []report.Finding) {
+// off being off; its advice says to rewrite the baseline as rewrite does
+// (Options.rewriteBaseline).
+func compareServerList(kept []BaselineServer, started []startedServer, offIdents []serverIdent, finds []report.Finding, sev report.Severity, removedIn func(string) bool, rewrite, before string) ([]report.Drift, []report.Finding) {
 	if kept == nil {
 		if sev == report.SeverityNotice {
 			return nil, nil // --update-baseline keeps them now (serversKept)
 		}
 		for _, st := range started {
 			f := &finds[st.finding]
-			f.Message += "; " + before + ": `vigiles audit --update-baseline` keeps it (review its diff), and later audits compare it"
+			f.Message += "; " + before + ": " + rewrite + " keeps it (review its diff), and later audits compare it"
 		}
 		return nil, nil
 	}
@@ -2517,7 +2527,7 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 				fd.Severity = report.SeverityNotice
 				fd.Message = "accepted in the baseline as it is: " + fd.Message
 				if all[q[0]].Files == nil && sev != report.SeverityNotice {
-					fd.Message += "; the baseline keeps no hashes of the files of the tree it runs yet (written before vigiles kept them), so a script of it rewritten under the same command line is not compared: `vigiles audit --update-baseline` keeps them (review its diff)"
+					fd.Message += "; the baseline keeps no hashes of the files of the tree it runs yet (written before vigiles kept them), so a script of it rewritten under the same command line is not compared: " + rewrite + " keeps them (review its diff)"
 				}
 				continue
 			}
@@ -2654,8 +2664,9 @@ func (rf *ranFiles) of(id string) ([]BaselineFile, bool) {
 // runs files of the tree now (ran), and where it has no "notRunFiles",
 // the hooks it accepts as not run (NotRun) whose command does (unrun):
 // those a script rewritten under is not compared for. nil where it keeps
-// both, or none of its runs and hooks runs a file of the tree.
-func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles) *report.Finding {
+// both, or none of its runs and hooks runs a file of the tree. Its fix
+// rewrites the baseline as rewrite does (Options.rewriteBaseline).
+func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles, rewrite string) *report.Finding {
 	keepsRuns := false
 	for _, r := range b.Runs {
 		keepsRuns = keepsRuns || r.Files != nil
@@ -2686,8 +2697,8 @@ func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles) *repor
 		return nil
 	}
 	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: loc, Title: "baseline of an older form",
-		Message: fmt.Sprintf("the baseline keeps %s (written before vigiles kept them), so %s that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: `vigiles audit --update-baseline` keeps them (review its diff)",
-			strings.Join(keeps, " and "), strings.Join(count, " and "))}
+		Message: fmt.Sprintf("the baseline keeps %s (written before vigiles kept them), so %s that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: %s keeps them (review its diff)",
+			strings.Join(keeps, " and "), strings.Join(count, " and "), rewrite)}
 }
 
 // filesDiff is what filesChanged found, in the forms a drift and its
@@ -2802,8 +2813,9 @@ func (s *session) serversKept(finds []report.Finding) {
 // deletion is refused (baseline/invalid). The fix, one update, is named.
 // nil where it lacks nothing. servers and projectServers say whether
 // the tree has servers of each list: a list the baseline lacks turns
-// nothing off where the tree has none, and is not told.
-func (b *Baseline) outdated(loc report.Location, servers, projectServers bool) *report.Finding {
+// nothing off where the tree has none, and is not told. The fix rewrites
+// the baseline as rewrite does (Options.rewriteBaseline).
+func (b *Baseline) outdated(loc report.Location, servers, projectServers bool, rewrite string) *report.Finding {
 	l := b.lacks
 	l.servers = l.servers && servers
 	l.projectServers = l.projectServers && projectServers
@@ -2832,8 +2844,8 @@ func (b *Baseline) outdated(loc report.Location, servers, projectServers bool) *
 	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityError, Location: loc, Title: "baseline of an older form",
 		Message: fmt.Sprintf("the baseline is %s, which this vigiles compares less of: it has %s. "+
 			"A pull request that turns a baseline back to %s, or deletes these keys from one, would turn those comparisons off, so this is an error; "+
-			"fix: `vigiles audit --update-baseline` rewrites it as %s, which keeps them all and is refused without them (review its diff)",
-			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchemaV1, BaselineSchema)}
+			"fix: %s rewrites it as %s, which keeps them all and is refused without them (review its diff)",
+			BaselineSchemaV1, strings.Join(parts, "; "), BaselineSchemaV1, rewrite, BaselineSchema)}
 }
 
 // fileKind names what a file that is not a regular one is, by its mode:
