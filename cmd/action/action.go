@@ -617,6 +617,9 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	runner.Version = version
 	opts := runner.Options{
 		Dir: dir, Config: in.Config, Paths: in.Paths, Baseline: in.Baseline, BaselineNamed: in.Baseline != "", UpdateBaseline: in.UpdateBaseline,
+		// The advice to rewrite the baseline names the inputs, and the
+		// command that does it locally from the workspace's root.
+		Invoked: runner.Invocation{Action: true, Dir: in.WorkDir},
 		Sandbox: in.Sandbox, Egress: in.Egress, Shard: in.Shard, MaxRuns: in.MaxRuns, Jobs: in.Jobs, Executor: deps.executor,
 		Progress: &progressWriter{w: stderr},
 	}

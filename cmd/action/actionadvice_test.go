@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestActionRewriteAdviceNamesTheInput: in the GitHub Action, the advice
+// to write the baseline names its update-baseline input, and the command
+// that does it locally from the workspace's root (working-directory as
+// --dir, the baseline input as --baseline), in the annotations, the job
+// summary and the SARIF file alike.
+func TestActionRewriteAdviceNamesTheInput(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "working-directory": "sub",
+		"baseline": "ci/b.json", "sarif": "v.sarif"})
+	ws := s.env["GITHUB_WORKSPACE"]
+	for p, c := range stopHookTree {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, "sub", p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "sub", p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string { return s.env[k] }
+	// The real sandbox: deps.executor nil.
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	if s.exitCode != 1 {
+		t.Fatalf("a named baseline missing: exit %d, want 1\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
+	}
+	const want = "run an audit with the action's input `update-baseline: true` (locally: `vigiles audit --update-baseline --dir sub --baseline ci/b.json`) to create it"
+	sarif, err := os.ReadFile(filepath.Join(ws, "v.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for where, text := range map[string]string{"annotations": s.stdout.String(), "summary": html.UnescapeString(s.file(t, "GITHUB_STEP_SUMMARY")), "SARIF": string(sarif)} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the %s do not advise the input:\n%s\nwant %s", where, text, want)
+		}
+		if strings.Contains(text, ws) {
+			t.Errorf("the %s name the workspace's absolute path:\n%s", where, text)
+		}
+	}
+}
