@@ -12,6 +12,26 @@ import (
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
+// runStopHookIn runs the step, through the real sandbox, on its
+// workspace with stopHookTree written in its directory dir; it returns
+// the workspace.
+func (s *simulatedStep) runStopHookIn(t *testing.T, dir string) string {
+	t.Helper()
+	ws := s.env["GITHUB_WORKSPACE"]
+	for p, c := range stopHookTree {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, dir, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := func(k string) string { return s.env[k] }
+	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()} // no executor: the real sandbox
+	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	return ws
+}
+
 // TestActionRewriteAdviceNamesTheInput: in the GitHub Action, the advice
 // to write the baseline names its update-baseline input, and the command
 // that does it locally from the workspace's root (working-directory as
@@ -21,19 +41,7 @@ func TestActionRewriteAdviceNamesTheInput(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "working-directory": "sub",
 		"baseline": "ci/b.json", "sarif": "v.sarif"})
-	ws := s.env["GITHUB_WORKSPACE"]
-	for p, c := range stopHookTree {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, "sub", p)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(ws, "sub", p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	getenv := func(k string) string { return s.env[k] }
-	// The real sandbox: deps.executor nil.
-	deps := actionDeps{test: runner.Test, audit: runner.Audit, httpClient: s.srv.Client()}
-	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
+	ws := s.runStopHookIn(t, "sub")
 	if s.exitCode != 1 {
 		t.Fatalf("a named baseline missing: exit %d, want 1\n%s%s", s.exitCode, s.stdout.String(), s.stderr.String())
 	}
@@ -49,5 +57,20 @@ func TestActionRewriteAdviceNamesTheInput(t *testing.T) {
 		if strings.Contains(text, ws) {
 			t.Errorf("the %s name the workspace's absolute path:\n%s", where, text)
 		}
+	}
+}
+
+// TestActionRewriteAdviceMakesTheDirectoryLocally: a baseline outside
+// working-directory whose directory is not there is made by the action
+// with update-baseline; locally the command makes it first, named from
+// the workspace's root, not the runner's absolute path.
+func TestActionRewriteAdviceMakesTheDirectoryLocally(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "working-directory": "sub", "baseline": "../ci/b.json"})
+	ws := s.runStopHookIn(t, "sub")
+	out := s.stdout.String()
+	const want = "run an audit with the action's input `update-baseline: true` (locally: `mkdir -p ci && vigiles audit --update-baseline --dir sub --baseline ../ci/b.json`) to create it"
+	if s.exitCode != 1 || !strings.Contains(out, want) || strings.Contains(out, ws) {
+		t.Errorf("exit %d (want 1); the annotations do not advise making the directory locally, or name the workspace's absolute path:\n%s\nwant %s", s.exitCode, out, want)
 	}
 }

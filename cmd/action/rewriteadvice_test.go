@@ -71,6 +71,15 @@ func TestAuditRewriteAdviceNamesTheDirGiven(t *testing.T) {
 	if strings.Contains(m, parent) {
 		t.Errorf("the advice names an absolute path the user did not type:\n%s", m)
 	}
+	// A baseline outside the tree whose directory is not there: the
+	// directory to make first is named from where the audit ran too.
+	m = auditFinding(t, runner.RuleBaselineMissing, "--dir", "my proj", "--baseline", "../ci/b.json")
+	if want := "run `vigiles audit --update-baseline --dir 'my proj' --baseline ../ci/b.json` to create it, after you make its directory (mkdir -p ci)"; !strings.Contains(m, want) {
+		t.Errorf("a baseline outside the tree: the advice does not name its directory from here:\n%s\nwant %s", m, want)
+	}
+	if strings.Contains(m, parent) {
+		t.Errorf("the advice names an absolute path the user did not type:\n%s", m)
+	}
 	// As advised, from where the audit ran: the tree's baseline is
 	// written, and the audit then compares with it.
 	if code, _, errs := runCLI(t, "audit", "-q", "--update-baseline", "--dir", "my proj", "--baseline", "ci/b.json"); code != 0 {

@@ -1555,11 +1555,12 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !o.UpdateBaseline && s.shardI == 1 {
+				create, after := o.createBaseline(o.mkdirFirst(s.dir, bpath))
 				f := report.Finding{Rule: RuleBaselineMissing, Severity: report.SeverityNotice,
-					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run %s to create it%s", brel, o.rewriteBaseline(), mkdirFirst(s.dir, bpath))}
+					Location: report.Location{File: brel}, Message: fmt.Sprintf("no baseline at %s: nothing to compare with; run %s to create it%s", brel, create, after)}
 				if o.BaselineNamed {
 					f.Severity = report.SeverityError
-					f.Message = fmt.Sprintf("no baseline at %s, which was named as the baseline: nothing was compared with it, so nothing new in this audit is told as new; check the path (a typo, or a change that moved or deleted the file), or, where the repository has no baseline yet, run %s to create it%s", brel, o.rewriteBaseline(), mkdirFirst(s.dir, bpath))
+					f.Message = fmt.Sprintf("no baseline at %s, which was named as the baseline: nothing was compared with it, so nothing new in this audit is told as new; check the path (a typo, or a change that moved or deleted the file), or, where the repository has no baseline yet, run %s to create it%s", brel, create, after)
 				}
 				finds = append(finds, f)
 			}
@@ -2761,18 +2762,23 @@ func matcherSelects(h *Hook, value string) bool {
 // is named.
 const DefaultBaseline = ".vigiles/baseline.json"
 
-// mkdirFirst is what to do before --update-baseline writes the baseline
-// at abs where its directory is not there: vigiles makes the directories
-// of one inside the work tree (tree), none outside it.
-func mkdirFirst(tree, abs string) string {
-	dir := filepath.Dir(abs)
+// mkdirFirst is the directory to make before --update-baseline writes
+// the baseline at abs, where it is not there ("" where it is, or where
+// abs is inside the work tree, tree, whose directories vigiles makes),
+// as the user would name it where it ran the audit: the baseline's
+// directory under the --dir given (Invoked.Dir), never the work tree's
+// absolute path where the user named none.
+func (o Options) mkdirFirst(tree, abs string) string {
 	if _, err := relTo(tree, abs); err == nil {
 		return ""
 	}
-	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Dir(abs)); !errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}
-	return fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none outside the work tree", shellQuote(dir))
+	if filepath.IsAbs(o.Baseline) {
+		return filepath.Dir(o.Baseline)
+	}
+	return filepath.Join(o.Invoked.Dir, filepath.Dir(o.Baseline))
 }
 
 // rewriteBaseline is how to rewrite the baseline, in the words of every
@@ -2782,18 +2788,34 @@ func mkdirFirst(tree, abs string) string {
 // the user ran this audit does it; in the GitHub Action, its input, and
 // that command to run locally from the workspace's root.
 func (o Options) rewriteBaseline() string {
-	cmd := "`vigiles audit --update-baseline"
+	phrase, _ := o.createBaseline("")
+	return phrase
+}
+
+// createBaseline is rewriteBaseline where the directory mkdir must be
+// made first ("" where none must; mkdirFirst), and what to say after "to
+// create it": the CLI's command, and after it to make that directory, as
+// vigiles makes none outside the work tree; in the GitHub Action, which
+// makes it, the input, and locally the command made to make it first.
+func (o Options) createBaseline(mkdir string) (phrase, after string) {
+	cmd := "vigiles audit --update-baseline"
 	if d := o.Invoked.Dir; d != "" && d != "." {
 		cmd += " --dir " + shellQuote(d)
 	}
 	if o.Config != "" && filepath.Clean(o.Config) != DefaultConfig {
 		cmd += " --config " + shellQuote(o.Config)
 	}
-	cmd += baselineFlag(o.Baseline) + "`"
+	cmd += baselineFlag(o.Baseline)
 	if o.Invoked.Action {
-		return "an audit with the action's input `update-baseline: true` (locally: " + cmd + ")"
+		if mkdir != "" {
+			cmd = "mkdir -p " + shellQuote(mkdir) + " && " + cmd
+		}
+		return "an audit with the action's input `update-baseline: true` (locally: `" + cmd + "`)", ""
 	}
-	return cmd
+	if mkdir != "" {
+		after = fmt.Sprintf(", after you make its directory (mkdir -p %s): vigiles makes none outside the work tree", shellQuote(mkdir))
+	}
+	return "`" + cmd + "`", after
 }
 
 // baselineFlag is the --baseline flag that names path to vigiles audit,
