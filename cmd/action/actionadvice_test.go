@@ -74,3 +74,23 @@ func TestActionRewriteAdviceMakesTheDirectoryLocally(t *testing.T) {
 		t.Errorf("exit %d (want 1); the annotations do not advise making the directory locally, or name the workspace's absolute path:\n%s\nwant %s", s.exitCode, out, want)
 	}
 }
+
+// TestActionNotBaselineFixNamesTheInputs: a baseline input that names a
+// file that is no baseline (another tool's JSON) is a baseline/invalid
+// error whose fix names the action's inputs, not the CLI's flags.
+func TestActionNotBaselineFixNamesTheInputs(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "working-directory": "sub", "baseline": "package.json"})
+	if err := os.MkdirAll(filepath.Join(s.env["GITHUB_WORKSPACE"], "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], "sub", "package.json"), []byte(`{"name": "x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.runStopHookIn(t, "sub")
+	out := s.stdout.String()
+	const want = "which the action's update-baseline input will not overwrite: set its baseline input to the baseline file, such as .vigiles/baseline.json (the policy file goes to its config input), or leave it empty to compare with nothing"
+	if s.exitCode != 1 || !strings.Contains(out, want) || strings.Contains(out, "--baseline") {
+		t.Errorf("exit %d (want 1); the annotations do not name the inputs, or name --baseline:\n%s\nwant %s", s.exitCode, out, want)
+	}
+}

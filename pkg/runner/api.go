@@ -1463,7 +1463,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		}
 		bErr = s.linkedOut(bpath)
 		if bErr == nil {
-			b, bErr = loadBaseline(bpath, o.Baseline, o.rewriteBaseline())
+			b, bErr = loadBaseline(bpath, o.Baseline, o)
 		}
 		if p := s.settings.progress; p != nil && !o.UpdateBaseline {
 			switch {

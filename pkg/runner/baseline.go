@@ -768,9 +768,11 @@ type BaselineError struct {
 	// isBaseline): --baseline naming another file (the policy file, a
 	// file of the host's), which --update-baseline must not overwrite.
 	NotBaseline bool
-	// Rewrite is how to rewrite it (Options.rewriteBaseline); "" for
-	// the CLI's command in the work tree, with --baseline File.
-	Rewrite string
+	// Rewrite is how to rewrite it (Options.rewriteBaseline), and Fix
+	// what to do where it is no baseline (Options.notBaselineFix), as
+	// the audit was invoked; "" for the CLI's in the work tree, with
+	// --baseline File.
+	Rewrite, Fix string
 }
 
 func (e *BaselineError) Error() string {
@@ -779,7 +781,11 @@ func (e *BaselineError) Error() string {
 		where = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Column)
 	}
 	if e.NotBaseline {
-		return fmt.Sprintf("%s: %s; %s", where, e.Msg, notBaselineFix)
+		fix := e.Fix
+		if fix == "" {
+			fix = Options{Baseline: e.File}.notBaselineFix()
+		}
+		return fmt.Sprintf("%s: %s; %s", where, e.Msg, fix)
 	}
 	rewrite := e.Rewrite
 	if rewrite == "" {
@@ -790,9 +796,17 @@ func (e *BaselineError) Error() string {
 
 // notBaselineFix is what a BaselineError of a file that is no baseline
 // says to do: name the baseline, as --update-baseline refuses to
-// overwrite such a file (WhyNotBaseline).
-const notBaselineFix = `this is not a vigiles baseline (JSON with "schema": "` + BaselineSchema + `"), which --update-baseline will not overwrite: ` +
-	`name the baseline file with --baseline (default ` + DefaultBaseline + `; the policy file goes to --config), or give --baseline "" to compare with nothing`
+// overwrite such a file (WhyNotBaseline); in the GitHub Action, with its
+// inputs (Invoked).
+func (o Options) notBaselineFix() string {
+	what := `this is not a vigiles baseline (JSON with "schema": "` + BaselineSchema + `"), `
+	if o.Invoked.Action {
+		return what + `which the action's update-baseline input will not overwrite: set its baseline input to the baseline file, such as ` + DefaultBaseline +
+			` (the policy file goes to its config input), or leave it empty to compare with nothing`
+	}
+	return what + `which --update-baseline will not overwrite: ` +
+		`name the baseline file with --baseline (default ` + DefaultBaseline + `; the policy file goes to --config), or give --baseline "" to compare with nothing`
+}
 
 // baselineSchemaPrefix begins the "schema" of every vigiles baseline, of
 // any version.
@@ -881,16 +895,18 @@ func notBaselineData(data []byte) string {
 
 // LoadBaseline reads a baseline file; errors name it as path.
 func LoadBaseline(path string) (*Baseline, error) {
-	return loadBaseline(path, path, "")
+	return loadBaseline(path, path, Options{Baseline: path})
 }
 
 // loadBaseline reads the baseline at abs; errors name it as shown, and
-// say to rewrite it as rewrite does (BaselineError.Rewrite). A file that
-// is not a baseline is a *BaselineError at the place that says so.
-func loadBaseline(abs, shown, rewrite string) (*Baseline, error) {
+// say what to do as the audit o was invoked (BaselineError.Rewrite, Fix).
+// A file that is not a baseline is a *BaselineError at the place that
+// says so.
+func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 	foreign := false // no baseline at all (isBaseline)
 	bad := func(p jpos, format string, args ...any) error {
-		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...), NotBaseline: foreign, Rewrite: rewrite}
+		return &BaselineError{File: shown, Line: p.Line, Column: p.Col, Msg: fmt.Sprintf(format, args...), NotBaseline: foreign,
+			Rewrite: o.rewriteBaseline(), Fix: o.notBaselineFix()}
 	}
 	data, err := readBaseline(abs)
 	if errors.Is(err, errBaselineFile) {

@@ -154,7 +154,7 @@ func FuzzLoadBaseline(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		b, err := loadBaseline(p, "baseline.json", "")
+		b, err := loadBaseline(p, "baseline.json", Options{Baseline: "baseline.json"})
 		if err != nil {
 			var be *BaselineError
 			if !errors.As(err, &be) || be.File != "baseline.json" || be.Line < 1 || be.Msg == "" {
@@ -169,7 +169,7 @@ func FuzzLoadBaseline(f *testing.F) {
 		if err := os.WriteFile(p, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := loadBaseline(p, "baseline.json", ""); err != nil {
+		if _, err := loadBaseline(p, "baseline.json", Options{Baseline: "baseline.json"}); err != nil {
 			t.Fatalf("a rewritten baseline does not load: %v\n%s", err, out)
 		}
 	})

@@ -34,6 +34,15 @@ func TestRewriteBaselineAdvice(t *testing.T) {
 	if want := "run `vigiles audit --update-baseline --baseline ci/b.json` to rewrite it"; !strings.Contains(e.Error(), want) {
 		t.Errorf("BaselineError without Rewrite: %s\nwant %s", e.Error(), want)
 	}
+	e.NotBaseline = true
+	if want := `name the baseline file with --baseline (default .vigiles/baseline.json; the policy file goes to --config)`; !strings.Contains(e.Error(), want) {
+		t.Errorf("BaselineError of no baseline without Fix: %s\nwant %s", e.Error(), want)
+	}
+	e.Fix = Options{Invoked: Invocation{Action: true}}.notBaselineFix()
+	if want := "set its baseline input to the baseline file"; !strings.Contains(e.Error(), want) || strings.Contains(e.Error(), "--baseline") {
+		t.Errorf("BaselineError of no baseline in the action: %s\nwant %s, and no --baseline", e.Error(), want)
+	}
+	e.NotBaseline = false
 	e.Rewrite = Options{Baseline: "ci/b.json", Invoked: Invocation{Action: true}}.rewriteBaseline()
 	if want := "run an audit with the action's input `update-baseline: true` (locally: `vigiles audit --update-baseline --baseline ci/b.json`) to rewrite it"; !strings.Contains(e.Error(), want) {
 		t.Errorf("BaselineError with Rewrite: %s\nwant %s", e.Error(), want)
