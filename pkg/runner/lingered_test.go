@@ -30,7 +30,10 @@ func TestAuditWarnsOfLeftoverProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	msgs := messagesOf(rep.Findings, RuleRunLingered)
-	if len(msgs) != 1 || !strings.Contains(msgs[0], "left a process running") || !strings.Contains(msgs[0], "defaults.linger") {
+	// The child's sh, and its sleep where the sh had started it by then
+	// (a loaded machine's fork may come later): one process or two.
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "left a process running") && !strings.Contains(msgs[0], "left 2 processes running") ||
+		!strings.Contains(msgs[0], "defaults.linger") {
 		t.Fatalf("run/lingered findings %q, want one naming defaults.linger; all: %v", msgs, findingLines(rep.Findings))
 	}
 	writeFile(t, dir, ".vigiles.yml", "defaults:\n  linger: 10s\n")
