@@ -75,18 +75,24 @@ func ShownPath(p string) string { return strings.ToValidUTF8(p, "\uFFFD") }
 // "a\xff", "a\xfe" and "a\uFFFD" (the last as the character itself), and
 // a name that only looks quoted is quoted again.
 func ShownName(s string) string {
-	if utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.HasPrefix(s, `"`) && !strings.ContainsFunc(s, oddInLine) {
+	if OneLine(s) && !strings.HasPrefix(s, `"`) && !strings.ContainsRune(s, utf8.RuneError) {
 		return s
 	}
 	return strconv.Quote(s)
 }
 
-// oddInLine reports whether r can end, hide or reorder a line of text as
-// a log or terminal shows it (a control or format character, bidi
-// overrides among them, or a Unicode line or paragraph separator), or is
-// U+FFFD, which is also what bytes that are not UTF-8 look like.
-func oddInLine(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+// OneLine says whether s, untrusted text, shows as itself on one line of
+// a log or terminal: UTF-8, no space at either end, and nothing that can
+// end, hide or reorder the line (BreaksLine).
+func OneLine(s string) bool {
+	return utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, BreaksLine)
+}
+
+// BreaksLine reports whether r can end, hide or reorder a line of text as
+// a log or terminal shows it: a control or format character (bidi
+// overrides among them), or a Unicode line or paragraph separator.
+func BreaksLine(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 func (w Write) MarshalJSON() ([]byte, error) {

@@ -426,10 +426,10 @@ func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
 func TestProgressNamesStayOnOneLine(t *testing.T) {
 	for _, name := range []string{"a\nb", "a\u2028b", "a\u2029b", "a\u202eb", "a\x1b[2Jb"} {
 		got := printable(name)
-		if strings.ContainsFunc(got, breaksLine) {
+		if strings.ContainsFunc(got, evidence.BreaksLine) {
 			t.Errorf("printable(%q) = %q keeps a line-breaking rune", name, got)
 		}
-		if got := printablePath(name); strings.ContainsFunc(got, breaksLine) {
+		if got := printablePath(name); strings.ContainsFunc(got, evidence.BreaksLine) {
 			t.Errorf("printablePath(%q) = %q keeps a line-breaking rune", name, got)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -611,17 +609,10 @@ func egressEvidence(es []evidence.Egress) string {
 // of evidence lines go through evidence.ShownName, which also quotes a
 // name with U+FFFD or a double quote first, so that no two show alike.
 func shownName(s string) string {
-	if utf8.ValidString(s) && strings.TrimSpace(s) == s && !strings.ContainsFunc(s, breaksLine) {
+	if evidence.OneLine(s) {
 		return s
 	}
 	return strconv.Quote(s)
-}
-
-// breaksLine reports whether r can end, hide or reorder a line of text as
-// a log or terminal shows it: a control or format character (bidi
-// overrides among them), or a Unicode line or paragraph separator.
-func breaksLine(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 func patternList(ps []HostPattern) string {

@@ -1121,10 +1121,10 @@ func printablePath(s string) string {
 }
 
 // unbroken is s with '?' for each character that could break its line
-// (breaksLine).
+// (evidence.BreaksLine).
 func unbroken(s string) string {
 	return strings.Map(func(r rune) rune {
-		if breaksLine(r) {
+		if evidence.BreaksLine(r) {
 			return '?'
 		}
 		return r
@@ -1132,7 +1132,7 @@ func unbroken(s string) string {
 }
 
 // printable replaces what could break a line of untrusted text (a
-// plugin's name; see breaksLine) with '?' and cuts it, for progress lines.
+// plugin's name; see evidence.BreaksLine) with '?' and cuts it, for progress lines.
 func printable(s string) string {
 	s = unbroken(s)
 	if len(s) > 80 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // serverLines are the discovery/mcp-server and discovery/lsp-server
@@ -297,7 +299,7 @@ func FuzzServersFile(f *testing.F) {
 			if s.Location.File != "x.json" || s.Location.Line < 1 || msg == "" {
 				t.Fatalf("server without a location or a message: %+v", s)
 			}
-			if strings.ContainsFunc(msg, breaksLine) || len(msg) > 4096 {
+			if strings.ContainsFunc(msg, evidence.BreaksLine) || len(msg) > 4096 {
 				t.Fatalf("message of %d bytes, or one that breaks a line: %q", len(msg), msg)
 			}
 		}
