@@ -554,9 +554,6 @@ type claudeDisc struct {
 	// or PermissionRequest hook of it that cannot be loaded, or a hooks
 	// file of it that its loader refuses (skipBrokenPlugins).
 	brokenPlugins map[string]brokenPlugin
-	// invalidJSON says that the last readJSONIn reported its file as
-	// not valid JSON.
-	invalidJSON bool
 	// loadable holds the indexes in out.Findings of errors about a hook
 	// that Claude Code's schema takes all the same (loadsAnyway): it
 	// loads the hook, and fails it only when it would run it.
@@ -845,10 +842,16 @@ func (c *claudeDisc) readObject(abs string) (string, *jnode) {
 
 // readJSONIn is readJSON of a file read once in the context key (readIn).
 func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
-	c.invalidJSON = false
+	rel, n, _ := c.parseJSONIn(key, also, abs)
+	return rel, n
+}
+
+// parseJSONIn is readJSONIn, and whether the file was read and is not
+// valid JSON (said as a finding), which Claude Code's loaders refuse too.
+func (c *claudeDisc) parseJSONIn(key, also, abs string) (rel string, n *jnode, invalid bool) {
 	rel, data, _ := c.readDeclIn(key, also, abs, false)
 	if data == nil {
-		return rel, nil
+		return rel, nil, false
 	}
 	n, err := parseJSON(data)
 	if err != nil {
@@ -860,13 +863,12 @@ func (c *claudeDisc) readJSONIn(key, also, abs string) (string, *jnode) {
 		if se != nil && se.Deep {
 			// Valid JSON, maybe: it is vigiles' bound that stops it.
 			c.find(RuleMalformed, report.SeverityError, loc, "%s nests values more than %d levels deep (line %d, column %d), deeper than vigiles reads; JSON sets no such bound, and Claude Code reads the file, but vigiles reads nothing of it: nest less deeply", rel, maxJSONDepth, se.Line, se.Col)
-			return rel, nil
+			return rel, nil, false
 		}
 		c.find(RuleMalformed, report.SeverityError, loc, "%s is not valid JSON: %v", rel, err)
-		c.invalidJSON = true
-		return rel, nil
+		return rel, nil, true
 	}
-	return rel, n
+	return rel, n, false
 }
 
 // readDecl reads a declaration file once: inside the repository, not
@@ -1570,9 +1572,9 @@ func (c *claudeDisc) hooksFile(ctx hookCtx, abs string, from report.Location) {
 		return
 	}
 	defer c.fileRead(key, rel, len(c.out.Hooks))
-	rel, n := c.readJSONIn(key, also, abs)
+	rel, n, invalid := c.parseJSONIn(key, also, abs)
 	if n == nil {
-		if c.invalidJSON {
+		if invalid {
 			// Claude Code's loader refuses it ("Hook load failed"), and
 			// fails the plugin.
 			c.pluginRefused(ctx, c.keepLast())
