@@ -1134,11 +1134,12 @@ func otherNames(tree, orig string, configs []scrubbedConfig) error {
 		if err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("scrubbing %s: not under %s", c.path, tree)
 		}
-		var st unix.Stat_t
-		if err := unix.Lstat(filepath.Join(orig, rel), &st); err != nil {
+		fi, err := os.Lstat(filepath.Join(orig, rel))
+		if err != nil {
 			return err
 		}
-		keys[i], links[i] = devIno{uint64(st.Dev), st.Ino}, uint64(st.Nlink)
+		keys[i], _ = keyOf(fi)
+		links[i] = linksOf(fi)
 		found[keys[i]]++
 	}
 	// The first in the scan's order is named: the same refusal each run.
