@@ -3,6 +3,8 @@ package escape
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,23 +24,8 @@ import (
 // is in the record.
 func TestHostIPCIsOutOfReach(t *testing.T) {
 	requireBwrap(t)
-	key := 0x76690000 | (os.Getpid()&0xfff)<<4
-	shm, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
-	if err != nil {
-		t.Fatalf("shmget: %v", err)
-	}
-	t.Cleanup(func() { unix.SysvShmCtl(shm, unix.IPC_RMID, nil) })
-	msg, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key+1), unix.IPC_CREAT|unix.IPC_EXCL|0o666, 0)
-	if errno != 0 {
-		t.Fatalf("msgget: %v", errno)
-	}
-	t.Cleanup(func() { unix.Syscall(unix.SYS_MSGCTL, msg, unix.IPC_RMID, 0) })
-	sem, _, errno := unix.Syscall(unix.SYS_SEMGET, uintptr(key+2), 1, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
-	if errno != 0 {
-		t.Fatalf("semget: %v", errno)
-	}
-	t.Cleanup(func() { unix.Syscall6(unix.SYS_SEMCTL, sem, 0, unix.IPC_RMID, 0, 0, 0) })
-	mqName := fmt.Sprintf("vigiles-escape-mq-%d", time.Now().UnixNano())
+	key := hostIPC(t)
+	mqName := fmt.Sprintf("vigiles-escape-mq-%d-%d", os.Getpid(), time.Now().UnixNano())
 	if mq, err := mqOpen(mqName, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR, 0o666); errors.Is(err, unix.ENOSYS) && os.Getenv("CI") != "true" {
 		t.Skip("this kernel has no POSIX message queues (CONFIG_POSIX_MQUEUE)")
 	} else if err != nil {
@@ -47,14 +34,20 @@ func TestHostIPCIsOutOfReach(t *testing.T) {
 		unix.Close(mq)
 	}
 	t.Cleanup(func() { mqUnlink(mqName); mqUnlink(mqName + "-sandbox") })
-	canary := filepath.Join("/dev/shm", fmt.Sprintf("vigiles-escape-canary-%d", time.Now().UnixNano()))
+	canary := filepath.Join("/dev/shm", fmt.Sprintf("vigiles-escape-canary-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	if err := os.WriteFile(canary, []byte("vigiles-canary\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(canary) })
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
-			written := fmt.Sprintf("vigiles-escape-written-%d", time.Now().UnixNano())
+			written := fmt.Sprintf("vigiles-escape-written-%d-%d", os.Getpid(), time.Now().UnixNano())
+			// The keys the hook makes its own objects with (key+3, key+4)
+			// must be free on the host before it runs: an object found
+			// there afterwards is then the hook's.
+			if hostHas(key) {
+				t.Fatalf("the host already has an object at %#x or %#x: no telling the hook's apart", key+3, key+4)
+			}
 			t.Cleanup(func() { os.Remove(filepath.Join("/dev/shm", written)) })
 			res := vigiles(t, r, workTree(t), nil, "--env", fmt.Sprintf("IPC_BASE=%#x", key), "--env", "MQ_NAME="+mqName,
 				"--env", "SHM_CANARY="+canary, "--env", "SHM_WRITE="+written, "--", "python3", "ipc.py")
@@ -86,6 +79,59 @@ func TestHostIPCIsOutOfReach(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostIPC makes the host's System V shared memory segment, message queue
+// and semaphore set the hook must not reach, at keys key, key+1 and key+2
+// (what ipc.py reads from IPC_BASE), open to every uid, and returns key.
+// The key is drawn at random, and taken only where all three are made
+// afresh (IPC_EXCL) and key+3 and key+4, where the hook makes its own, are
+// free: an object another test or process holds, or one a killed run
+// left, is never taken for the test's own, never removed, and never fails
+// the test. The three are removed when the test ends.
+func hostIPC(t *testing.T) int {
+	t.Helper()
+	for range 100 {
+		// Above 0 (IPC_PRIVATE) and below 2^31 (key_t is signed), with
+		// room for key+4.
+		key := 1 + rand.IntN(math.MaxInt32-8)
+		if hostHas(key) {
+			continue
+		}
+		shm, err := unix.SysvShmGet(key, 4096, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		} else if err != nil {
+			t.Fatalf("shmget: %v", err)
+		}
+		t.Cleanup(func() { unix.SysvShmCtl(shm, unix.IPC_RMID, nil) })
+		msg, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key+1), unix.IPC_CREAT|unix.IPC_EXCL|0o666, 0)
+		if errno == unix.EEXIST {
+			continue
+		} else if errno != 0 {
+			t.Fatalf("msgget: %v", errno)
+		}
+		t.Cleanup(func() { unix.Syscall(unix.SYS_MSGCTL, msg, unix.IPC_RMID, 0) })
+		sem, _, errno := unix.Syscall(unix.SYS_SEMGET, uintptr(key+2), 1, unix.IPC_CREAT|unix.IPC_EXCL|0o666)
+		if errno == unix.EEXIST {
+			continue
+		} else if errno != 0 {
+			t.Fatalf("semget: %v", errno)
+		}
+		t.Cleanup(func() { unix.Syscall6(unix.SYS_SEMCTL, sem, 0, unix.IPC_RMID, 0, 0, 0) })
+		return key
+	}
+	t.Fatal("no free System V IPC key in 100 random tries")
+	return 0
+}
+
+// hostHas says whether the host holds a shared memory segment at key+3 or
+// a message queue at key+4, the keys the hook makes its own with (one it
+// may not open, EACCES, counts).
+func hostHas(key int) bool {
+	_, err := unix.SysvShmGet(key+3, 0, 0)
+	_, _, errno := unix.Syscall(unix.SYS_MSGGET, uintptr(key+4), 0, 0)
+	return !errors.Is(err, unix.ENOENT) || errno != unix.ENOENT
 }
 
 // mqOpen and mqUnlink are mq_open(3) and mq_unlink(3): the system calls
