@@ -160,7 +160,9 @@ type Result struct {
 	Egress        []evidence.Egress `json:"egress"`
 	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
 	// Lingered lists the processes that outlived the command's main
-	// process and were ended after the linger period.
+	// process and were ended after the linger period, one line each:
+	// "PID command line", the command line quoted in Go syntax where it
+	// is not one plain line of UTF-8 (shownLingered).
 	Lingered []string `json:"lingered,omitempty"`
 	// EnvFile is what the command left at Spec.EnvFile; nil when none was
 	// asked for, or when the run was not recorded.

@@ -1220,7 +1220,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	res.Writes = ir.Writes
 	res.Egress = ir.Egress
 	res.EgressDropped = ir.EgressDropped
-	res.Lingered = ir.Lingered
+	res.Lingered = shownLingered(ir.Lingered)
 	res.EnvFile = ir.EnvFile
 	res.TimedOut = ir.TimedOut
 	res.LimitHit = ir.LimitHit

@@ -35,7 +35,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 14
+const initProtocol = 15
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -112,7 +112,7 @@ type initResult struct {
 	WritesMethod  string            `json:"writesMethod"`
 	Egress        []evidence.Egress `json:"egress"`
 	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
-	Lingered      []string          `json:"lingered,omitempty"`
+	Lingered      []reaper.Process  `json:"lingered,omitempty"`
 	EnvFile       *evidence.EnvFile `json:"envFile,omitempty"`
 }
 
@@ -941,7 +941,7 @@ func (rp *reaperProc) run(cfg initConfig, cmd reaper.CommandDoc) (st reaper.Stat
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var ws unix.WaitStatus
-	var left []string // what ran besides the main process at the deadline
+	var left []reaper.Process // what ran besides the main process at the deadline
 	kill := func() {
 		timedOut = true
 		left = survivors(rp.pid, exited == nil)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // warmJSON encodes and decodes each value given, so that encoding/json's
@@ -33,7 +34,7 @@ func sampleInitResult() *initResult {
 		Writes:        []evidence.Write{{Path: "a", Op: evidence.OpCreate}},
 		Egress:        []evidence.Egress{{}},
 		EgressDropped: &evidence.Dropped{},
-		Lingered:      []string{""},
+		Lingered:      []reaper.Process{{}},
 		EnvFile:       &evidence.EnvFile{},
 	}
 }
@@ -41,5 +42,5 @@ func sampleInitResult() *initResult {
 // sampleResult is the same for the Result a caller reports.
 func sampleResult() *Result {
 	ir := sampleInitResult()
-	return &Result{Writes: ir.Writes, Egress: ir.Egress, EgressDropped: ir.EgressDropped, Lingered: ir.Lingered, EnvFile: ir.EnvFile}
+	return &Result{Writes: ir.Writes, Egress: ir.Egress, EgressDropped: ir.EgressDropped, Lingered: []string{""}, EnvFile: ir.EnvFile}
 }

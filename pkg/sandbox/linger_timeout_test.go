@@ -86,7 +86,7 @@ func TestLingerDoesNotStretchTheTimeout(t *testing.T) {
 // (reaper.FdExited), and the linger plus lingerGrace from then. Time bounds
 // here are generous correctness bounds, not measurements.
 func TestInitDeadlineFollowsTheMainProcess(t *testing.T) {
-	status := fmt.Sprintf(`{"protocol":%d,"exitCode":0,"signal":"","lingered":["7 sleep 100"]}`, reaper.Protocol)
+	status := fmt.Sprintf(`{"protocol":%d,"exitCode":0,"signal":"","lingered":[{"pid":7,"cmdline":"sleep\u0000100"}]}`, reaper.Protocol)
 	for _, tc := range []struct {
 		name     string
 		script   string

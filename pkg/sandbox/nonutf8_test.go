@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -154,5 +155,57 @@ func TestCredentialFileNamedNotUTF8IsHidden(t *testing.T) {
 				t.Errorf("writes %+v, want none", res.Writes)
 			}
 		})
+	}
+}
+
+// TestLingeredKeepsBytesThatAreNotUTF8: a command, confined, leaves three
+// sleeps whose first arguments differ only in bytes that are not UTF-8
+// (one holds U+FFFD, what JSON's strings made of them on the way from the
+// reaper), and a process with an empty command line whose name is such
+// bytes. The record lists three command lines, each quoted (one line,
+// shown apart) and each naming its exact bytes, and the name exactly, also
+// once the result is read back from JSON.
+func TestLingeredKeepsBytesThatAreNotUTF8(t *testing.T) {
+	requireConfinement(t)
+	dir := makeTree(t, nil)
+	odd := []string{"a\xff", "a\xfe", "a\uFFFD"}
+	// The main process waits until each child runs its program (its comm
+	// says so), so that none is listed by the shell's command line it had
+	// before its exec; then it exits and leaves them.
+	script := `for a in "$@"; do (exec -a "$a" sleep 1000) & p=$!; until [ "$(cat /proc/$p/comm)" = sleep ]; do sleep 0.01; done; done
+		name=$(printf 'n\377m'); ln -s "$(command -v cat)" "$TMPDIR/$name"; mkfifo "$TMPDIR/f"; exec 3<>"$TMPDIR/f"
+		(exec -a "" "$TMPDIR/$name" <&3 >/dev/null 2>&1) & p=$!
+		until [ "$(cat /proc/$p/comm)" = "$name" ]; do sleep 0.01; done`
+	res := run(t, Spec{Dir: dir, Command: append([]string{"bash", "-c", script, "sh"}, odd...)})
+	if res.Tier != TierConfined || res.ExitCode != 0 {
+		t.Fatalf("tier %s exit %d refusal %q error %q stderr %q", res.Tier, res.ExitCode, res.Refusal, res.Error, res.Stderr)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct{ Lingered []string }
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][]string{res.Lingered, back.Lingered} {
+		var cmds []string
+		named := false
+		for _, e := range l {
+			_, shown, _ := strings.Cut(e, " ")
+			if shown == `["n\xffm"]` {
+				named = true
+				continue
+			}
+			cl, err := strconv.Unquote(shown)
+			if err != nil {
+				t.Errorf("lingered %q: %q is not quoted (%v)", l, shown, err)
+			}
+			cmds = append(cmds, cl)
+		}
+		want := []string{"a\xff 1000", "a\xfe 1000", "a\uFFFD 1000"}
+		if !slices.Equal(cmds, want) || !named {
+			t.Errorf("lingered %q: command lines %q, want %q and the process named \"n\\xffm\"", l, cmds, want)
+		}
 	}
 }

@@ -106,7 +106,7 @@ func TestRecordWaitsForTheReaperOnlyWhenSomethingIsLeft(t *testing.T) {
 	})
 
 	t.Run("something left: wait for the reaper's exit", func(t *testing.T) {
-		rp := fakeReaper(t, doc(`,"lingered":["7 sleep 100"]`)+"\n")
+		rp := fakeReaper(t, doc(`,"lingered":[{"pid":7,"cmdline":"sleep\u0000100"}]`)+"\n")
 		go killAfterStatus(rp.pid)
 		st, _, settle, err := rp.run(cfg, reaper.CommandDoc{})
 		if err != nil || len(st.Lingered) != 1 {

@@ -32,8 +32,8 @@ import (
 // among its children or below one of them; once it, or a descendant, is
 // orphaned, it is the reaper's child, and each of its later incarnations
 // is too. Where the kernel says some are left and the scan listed none,
-// they are listed as reaper.LingeredUnlisted.
-func survivors(reaperPid int, mainGone bool) []string {
+// they are listed as one Unlisted entry.
+func survivors(reaperPid int, mainGone bool) []reaper.Process {
 	first, ok := childrenOf(reaperPid)
 	main := 0
 	if !mainGone {
@@ -43,7 +43,7 @@ func survivors(reaperPid int, mainGone bool) []string {
 		return listed
 	}
 	if !ok || othersBelow(reaperPid, main, first) {
-		return []string{reaper.LingeredUnlisted}
+		return []reaper.Process{{Unlisted: true}}
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func statExists(pid int) bool {
 // scanSurvivors lists what a scan of /proc finds below the reaper but
 // main (0: none is excluded), to name them. It is a snapshot: see
 // survivors.
-func scanSurvivors(reaperPid, main int) []string {
+func scanSurvivors(reaperPid, main int) []reaper.Process {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

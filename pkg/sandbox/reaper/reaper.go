@@ -19,6 +19,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -48,7 +49,7 @@ func Is(args []string) bool { return len(args) == 1 && args[0] == Argv0 }
 // Protocol numbers the init–reaper protocol (Config, Status and the
 // fds). Bump it on any change: an init and a reaper from different builds
 // must refuse each other.
-const Protocol = 6
+const Protocol = 7
 
 // The reaper's descriptors, as the init hands them over.
 const (
@@ -122,16 +123,42 @@ type Status struct {
 	// before the protocol number (which reads the config, ignores what
 	// it does not know, and would apply fewer layers) makes the run
 	// fail rather than pass.
-	Protocol int      `json:"protocol"`
-	Error    string   `json:"error,omitempty"`
-	Refusal  string   `json:"refusal,omitempty"`
-	ExitCode int      `json:"exitCode"`
-	Signal   string   `json:"signal"`
-	Lingered []string `json:"lingered,omitempty"`
-	LimitHit string   `json:"limitHit,omitempty"`
+	Protocol int    `json:"protocol"`
+	Error    string `json:"error,omitempty"`
+	Refusal  string `json:"refusal,omitempty"`
+	ExitCode int    `json:"exitCode"`
+	Signal   string `json:"signal"`
+	// Lingered are the processes left when the linger ended, as the
+	// kernel names them.
+	Lingered []Process `json:"lingered,omitempty"`
+	LimitHit string    `json:"limitHit,omitempty"`
 	// DurationNs is from just before the command's exec to its main
 	// process's exit.
 	DurationNs int64 `json:"durationNs"`
+}
+
+// Process is one entry of the lingered list: a process the command left,
+// as the kernel names it, in bytes (a command line or a name need not be
+// UTF-8, and JSON carries them exactly: exact), for the init and the
+// broker to show (pkg/sandbox: shownLingered). An entry with no Pid stands
+// for processes not listed: More of them, or Unlisted.
+type Process struct {
+	Pid int `json:"pid,omitempty"`
+	// Cmdline is /proc/PID/cmdline without the NULs that end it, its
+	// other NULs (between the arguments) kept, at most maxCmdline bytes;
+	// Cut says there was more.
+	Cmdline exact.String `json:"cmdline,omitempty"`
+	Cut     bool         `json:"cut,omitempty"`
+	// Name is the name the process gave itself (/proc/PID/stat's), where
+	// its command line is empty: emptied, or a main thread that exited
+	// while others run on.
+	Name exact.String `json:"name,omitempty"`
+	// More, in the last entry of a list cut at maxLingered, counts the
+	// processes it does not list (at most: some may have ended).
+	More int `json:"more,omitempty"`
+	// Unlisted: the kernel says processes are left that the scan of
+	// /proc did not list (they forked and exited while it read).
+	Unlisted bool `json:"unlisted,omitempty"`
 }
 
 // Limits bound a confined command. Zero means the default.
@@ -572,14 +599,14 @@ func limitShim(l Limits, nproc bool, late int) string {
 // can be fooled: a process that forks and exits between the scan's reads
 // of /proc and of its stat is skipped as a zombie, and its child, never
 // listed, writes on while the record is made.
-func linger(d time.Duration) ([]string, error) {
+func linger(d time.Duration) ([]Process, error) {
 	deadline := time.Now().Add(d)
 	for reapEnded() {
 		if !time.Now().Before(deadline) {
 			// Listed once, at the end: the scan decides nothing.
 			left, err := processes()
 			if err == nil && len(left) == 0 {
-				left = []string{LingeredUnlisted}
+				left = []Process{{Unlisted: true}}
 			}
 			return left, err
 		}
@@ -591,9 +618,9 @@ func linger(d time.Duration) ([]string, error) {
 	return nil, nil
 }
 
-// LingeredUnlisted stands in the lingered list for processes the kernel
-// says are left that the scan of /proc did not list (they forked and
-// exited while it read).
+// LingeredUnlisted is how the lingered list shows an Unlisted entry:
+// processes the kernel says are left that the scan of /proc did not list
+// (they forked and exited while it read).
 const LingeredUnlisted = "(processes left that changed their pids while they were listed)"
 
 // reapEnded reaps every child of the reaper that has ended and says
@@ -612,9 +639,9 @@ func reapEnded() bool {
 	}
 }
 
-// processes lists "pid command line" for every process in this pid
-// namespace but the reaper itself.
-func processes() ([]string, error) {
+// processes lists every process in this pid namespace but the reaper
+// itself.
+func processes() ([]Process, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
@@ -632,11 +659,10 @@ func processes() ([]string, error) {
 }
 
 // List is the lingered list of the processes pids as the proc file
-// system at proc shows them: "pid command line" each, in the order given,
-// without those that have ended, at most maxLingered and a line that
-// counts the rest.
-func List(pids []int, proc string) []string {
-	var out []string
+// system at proc shows them, in the order given, without those that have
+// ended, at most maxLingered and an entry that counts the rest.
+func List(pids []int, proc string) []Process {
+	var out []Process
 	for i, pid := range pids {
 		dir := proc + "/" + strconv.Itoa(pid)
 		name, state := procStat(dir)
@@ -644,17 +670,19 @@ func List(pids []int, proc string) []string {
 			continue // ended, not yet reaped: not alive in any useful sense
 		}
 		if len(out) == maxLingered {
-			out = append(out, fmt.Sprintf("… and up to %d more, not listed", len(pids)-i))
+			out = append(out, Process{More: len(pids) - i})
 			break
 		}
-		cl := readCmdline(dir)
+		p := Process{Pid: pid}
+		cl, cut := readCmdline(dir)
+		p.Cmdline, p.Cut = exact.String(cl), cut
 		if cl == "" {
 			// An emptied command line, or a main thread that exited while
-			// others run on: the name the process gave itself, quoted, so
-			// that it is listed all the same.
-			cl = "[" + strconv.Quote(name) + "]"
+			// others run on: the name the process gave itself, so that it
+			// is listed all the same.
+			p.Name = exact.String(name)
 		}
-		out = append(out, fmt.Sprintf("%d %s", pid, cl))
+		out = append(out, p)
 	}
 	return out
 }
@@ -666,21 +694,39 @@ const (
 	maxCmdline  = 256
 )
 
-// readCmdline returns dir/cmdline with its NULs as spaces, cut to
-// maxCmdline bytes.
-func readCmdline(dir string) string {
+// readCmdline returns dir/cmdline as it is, but for the NULs that end it,
+// cut to maxCmdline bytes (not inside a character: a cut never makes
+// bytes that are not UTF-8 of a command line that is), and whether it was
+// cut.
+func readCmdline(dir string) (string, bool) {
 	f, err := os.Open(dir + "/cmdline")
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
 	b := make([]byte, maxCmdline+1)
 	n, _ := io.ReadFull(f, b)
-	cl := strings.TrimSpace(strings.ReplaceAll(string(b[:min(n, maxCmdline)]), "\x00", " "))
-	if n > maxCmdline {
-		cl = strings.ToValidUTF8(cl, "") + "…"
+	cut := n > maxCmdline
+	b = b[:min(n, maxCmdline)]
+	if cut {
+		b = b[:wholeRunes(b)]
 	}
-	return cl
+	return strings.TrimRight(string(b), "\x00"), cut
+}
+
+// wholeRunes is the length of b without a character that b's end cuts
+// short: the first bytes of a UTF-8 sequence, not the whole of it. Bytes
+// that are no UTF-8 at all are kept.
+func wholeRunes(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(b)
 }
 
 // threadsLeft reports whether a process whose main thread has ended still

@@ -2,15 +2,21 @@ package reaper
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/sandbox/internal/exact"
 )
 
 // readConfig reads both documents as the reaper does, the command after
@@ -145,5 +151,84 @@ func TestShellReadsNoStartupVariable(t *testing.T) {
 	}
 	if _, _, err := shellCommand(Limits{Pids: 300}, true, "/bin/true", CommandDoc{Command: []string{"true"}, Env: []string{"BASH_FUNC_ulimit%%=() { :; }"}}); err == nil || !strings.Contains(err.Error(), "BASH_FUNC_ulimit%%") {
 		t.Errorf("an exported bash function: %v, want a refusal naming it", err)
+	}
+}
+
+// TestListKeepsTheKernelsBytes: a process whose first argument is not
+// UTF-8 (and one whose first argument holds U+FFFD) is listed with its command line as
+// the kernel holds it, the NULs between its arguments kept; the status
+// that carries the list to the init, as JSON, reads back to the same
+// bytes, so that a\xff, a\xfe and a\uFFFD stay three. A command line cut
+// at maxCmdline is cut before a character it would split, never before
+// bytes that are no character at all.
+func TestListKeepsTheKernelsBytes(t *testing.T) {
+	var pids []int
+	odd := []string{"a\xff", "a\xfe", "a\uFFFD"}
+	for _, a := range odd {
+		c := exec.Command("sleep", "1000")
+		c.Args[0] = a
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		// Listed once it runs sleep, not the test's binary it forked from.
+		for {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(c.Process.Pid) + "/comm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) == "sleep\n" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		pids = append(pids, c.Process.Pid)
+	}
+	st := Status{Protocol: Protocol, Lingered: List(pids, "/proc")}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Status
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields() // as the init reads it
+	if err := dec.Decode(&back); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	for _, l := range [][]Process{st.Lingered, back.Lingered} {
+		var got []string
+		for _, p := range l {
+			got = append(got, string(p.Cmdline))
+		}
+		want := []string{"a\xff\x001000", "a\xfe\x001000", "a\uFFFD\x001000"}
+		if !slices.Equal(got, want) {
+			t.Errorf("command lines %q, want %q\n%s", got, want, b)
+		}
+	}
+
+	proc := t.TempDir()
+	for pid, cl := range map[int]string{
+		1: strings.Repeat("x", maxCmdline-1) + "…",     // … split by the cut
+		2: strings.Repeat("x", maxCmdline-1) + "\xff!", // no character: kept
+		3: "short\x00\x00\x00",
+	} {
+		d := filepath.Join(proc, strconv.Itoa(pid))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "stat"), []byte(strconv.Itoa(pid)+" (x) S 1"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "cmdline"), []byte(cl), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []Process{
+		{Pid: 1, Cmdline: exact.String(strings.Repeat("x", maxCmdline-1)), Cut: true},
+		{Pid: 2, Cmdline: exact.String(strings.Repeat("x", maxCmdline-1) + "\xff"), Cut: true},
+		{Pid: 3, Cmdline: "short"},
+	}
+	if got := List([]int{1, 2, 3}, proc); !slices.Equal(got, want) {
+		t.Errorf("List = %+v, want %+v", got, want)
 	}
 }
