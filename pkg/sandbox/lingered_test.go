@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
@@ -52,4 +54,24 @@ func TestShownLingered(t *testing.T) {
 	if shownLingered(nil) != nil || shownLingered([]reaper.Process{}) != nil {
 		t.Error("no processes: want nil, the field left out")
 	}
+}
+
+// FuzzShownCmdline: a command line shows as one line, and two show the
+// same only where they are the same but for NULs and spaces between
+// arguments, cut alike.
+func FuzzShownCmdline(f *testing.F) {
+	f.Add("sleep\x001000\x00a\xff", false, "sleep\x001000\x00a\xfe", false)
+	f.Add("x…", false, "x", true)
+	f.Add(`"x"`, false, "x", false)
+	f.Add(`["x"]`, false, "", true)
+	f.Fuzz(func(t *testing.T, a string, cutA bool, b string, cutB bool) {
+		sa, sb := shownCmdline(a, cutA), shownCmdline(b, cutB)
+		if !evidence.OneLine(sa) {
+			t.Errorf("shownCmdline(%q, %v) = %q: not one line", a, cutA, sa)
+		}
+		nul := strings.NewReplacer("\x00", " ")
+		if sa == sb && (nul.Replace(a) != nul.Replace(b) || cutA != cutB) {
+			t.Errorf("%q (cut %v) and %q (cut %v) both show as %q", a, cutA, b, cutB, sa)
+		}
+	})
 }
