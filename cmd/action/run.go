@@ -472,12 +472,23 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 		fmt.Fprintf(w, "  egress dropped"+labelColon+" %d %s, %d %s\n", d.Packets, plural(d.Packets, "packet"), d.Bytes, plural(d.Bytes, "byte"))
 	}
 	if len(r.Lingered) > 0 {
-		ps := make([]string, len(r.Lingered))
-		for i, p := range r.Lingered {
-			ps[i] = quote(p)
+		fmt.Fprintln(w, "  outlived the command (ended):")
+		for _, p := range r.Lingered {
+			fmt.Fprintf(w, "    %s\n", shownLingered(p))
 		}
-		fmt.Fprintf(w, "  outlived the command (ended): [%s]\n", strings.Join(ps, " "))
 	}
+}
+
+// shownLingered is an entry of the lingered list on a line of its own. The
+// sandbox shows each as one line already ("PID command line", the command
+// line quoted where it is not plain text: sandbox.Result.Lingered), so it
+// is printed as it is, with its ':' as annotate.Colon; an entry that is
+// not one line is quoted.
+func shownLingered(p string) string {
+	if evidence.OneLine(p) {
+		return annotate.NoMatch(p)
+	}
+	return quote(p)
 }
 
 // egressLine is one entry of the egress record in the text report, with
