@@ -1606,6 +1606,9 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				if of := b.filesUnkept(report.Location{File: brel}, ranFs, unrunFs, o.rewriteBaseline()); of != nil {
 					f = append(f, *of)
 				}
+				if of := b.foldedNames(report.Location{File: brel}, o.rewriteBaseline()); of != nil {
+					f = append(f, *of)
+				}
 			}
 			if s.shardI == 1 {
 				// A hook the baseline does not know that the audit did

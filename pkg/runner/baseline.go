@@ -102,6 +102,11 @@ type Baseline struct {
 
 	// lacks is what a v1 baseline lacks that a v2 one keeps (loadBaseline).
 	lacks lacking
+	// folded counts the written paths and links' targets its runs keep
+	// as an earlier vigiles did, each run of bytes that is not UTF-8 one
+	// U+FFFD (loadedName), which no run's compares equal to: foldedNames
+	// says to rewrite it.
+	folded int
 }
 
 // lacking counts what a baseline lacks whose absence leaves something
@@ -399,6 +404,54 @@ func (r *BaselineRun) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// loadNames turns the names r, read from a baseline file, keeps of its
+// writes, deletes and links into the form vigiles compares (loadedName),
+// and counts those folded by an earlier vigiles.
+func (r *BaselineRun) loadNames() (folded int) {
+	names := func(l []string) {
+		for i, k := range l {
+			var f bool
+			l[i], f = loadedName(k)
+			if f {
+				folded++
+			}
+		}
+	}
+	names(r.Writes)
+	var deleted []string
+	if r.Deleted != nil {
+		// Counted among the writes already.
+		deleted = make([]string, len(r.Deleted))
+		for i, k := range r.Deleted {
+			deleted[i], _ = loadedName(k)
+		}
+		r.Deleted = deleted
+	}
+	if r.Links != nil {
+		links := make(map[string]string, len(r.Links))
+		for p, t := range r.Links {
+			ts := strings.Split(t, "\n")
+			names(ts)
+			k, _ := loadedName(p)
+			links[k] = strings.Join(ts, "\n")
+		}
+		r.Links = links
+	}
+	return folded
+}
+
+// foldedAs is the name an earlier vigiles kept in a baseline for the
+// written name w (baselineName's form), each run of bytes that is not
+// UTF-8 one U+FFFD (loadedName): "" where w holds none of those, or that
+// name is w's own.
+func foldedAs(w string) string {
+	p, quoted := baselineNameOf(w)
+	if f := evidence.ShownPath(p); quoted && strings.ContainsRune(f, utf8.RuneError) {
+		return f
+	}
+	return ""
+}
+
 // sessionEnvDir is where Claude Code keeps a session's env scripts: it runs
 // every hook's there before each Bash command, not only the file it gave a
 // hook, so a script any run writes there is env evidence too.
@@ -549,9 +602,57 @@ func namedHosts(es []evidence.Egress) []string {
 	return out
 }
 
-// writesOf lists the paths a run wrote, sorted, without its throwaway
-// $TMPDIR (scratch that differs on every run); nil when they were not
-// recorded.
+// baselineName is a written path, or a link's target, as a baseline keeps
+// it: as it is where JSON holds it exactly and it reads as no other (valid
+// UTF-8 with no U+FFFD, and no double quote first), and quoted in Go
+// syntax (strconv.Quote, evidence.ShownName's form) otherwise, so that a
+// name that is not UTF-8 is kept exact: a\xff, a\xfe and a\uFFFD are
+// "a\xff", "a\xfe" and "a\uFFFD" (the last as the character itself),
+// never one entry. A name such a baseline keeps unquoted is one vigiles
+// kept so before (baselineNameOf), and existing baselines keep working.
+func baselineName(p string) string {
+	if utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError) && !strings.HasPrefix(p, `"`) {
+		return p
+	}
+	return strconv.Quote(p)
+}
+
+// baselineNameOf is the path a name a baseline keeps stands for
+// (baselineName's inverse), and whether it is of the quoted form: one
+// that begins with a double quote and is baselineName's quote of what it
+// unquotes to. Any other name stands for itself.
+func baselineNameOf(k string) (p string, quoted bool) {
+	if strings.HasPrefix(k, `"`) {
+		if p, err := strconv.Unquote(k); err == nil && baselineName(p) == k {
+			return p, true
+		}
+	}
+	return k, false
+}
+
+// loadedName is a name read from a baseline file's writes, deleted or
+// links as vigiles compares it (baselineName's form). One an earlier
+// vigiles kept as the report's "path" showed it, each run of bytes that
+// is not UTF-8 one U+FFFD, is folded: it stood for every name that shows
+// so (a\xff, a\xfe and a\uFFFD alike), and which of them was written is
+// lost. It is kept as it is, which no name of a run compares equal to
+// (each with U+FFFD is quoted now): a hook that writes any of them is
+// drift, never accepted unseen, and the baseline/outdated notice says to
+// rewrite the baseline (foldedNames). One an earlier vigiles kept with a
+// double quote first is its name's quote now.
+func loadedName(k string) (name string, folded bool) {
+	if _, quoted := baselineNameOf(k); quoted {
+		return k, false
+	}
+	if strings.ContainsRune(k, utf8.RuneError) {
+		return k, true
+	}
+	return baselineName(k), false
+}
+
+// writesOf lists the paths a run wrote, as a baseline keeps them
+// (baselineName), sorted, without its throwaway $TMPDIR (scratch that
+// differs on every run); nil when they were not recorded.
 func writesOf(r report.HookRun) []string {
 	if r.Writes == nil {
 		return nil // not recorded: null in a baseline, never "none"
@@ -559,10 +660,8 @@ func writesOf(r report.HookRun) []string {
 	seen := map[string]bool{}
 	out := []string{}
 	for _, w := range r.Writes {
-		// JSON holds only UTF-8: a name that is not is kept as the
-		// report's "path" shows it, on both sides of the comparison.
-		p := evidence.ShownPath(w.Path)
-		if strings.HasPrefix(p, "$TMPDIR/") || seen[p] {
+		p := baselineName(w.Path)
+		if strings.HasPrefix(w.Path, "$TMPDIR/") || seen[p] {
 			continue
 		}
 		seen[p] = true
@@ -572,23 +671,21 @@ func writesOf(r report.HookRun) []string {
 	return out
 }
 
-// deletedOf lists the paths among writesOf's that a run deleted, shown and
+// deletedOf lists the paths among writesOf's that a run deleted, named and
 // sorted as writesOf's, $TMPDIR/ left out; [] where it deleted none, nil
 // when its writes were not recorded. The recorder lists a path once (one
-// deleted and made again is a modify), but two names can show alike (each
-// run of bytes that is not UTF-8 one U+FFFD): a shown path the run also
-// created or modified is not among these, on either side of a comparison,
-// so a baseline of the run compares with it without drift.
+// deleted and made again is a modify); a path listed more than once that
+// the run also created or modified is not among these.
 func deletedOf(r report.HookRun) []string {
 	if r.Writes == nil {
 		return nil // not recorded: null in a baseline, never "none"
 	}
-	deleted := map[string]bool{} // shown path: every entry of it a delete
+	deleted := map[string]bool{} // path: every entry of it a delete
 	for _, w := range r.Writes {
-		p := evidence.ShownPath(w.Path)
-		if strings.HasPrefix(p, "$TMPDIR/") {
+		if strings.HasPrefix(w.Path, "$TMPDIR/") {
 			continue
 		}
+		p := baselineName(w.Path)
 		if was, seen := deleted[p]; !seen || was {
 			deleted[p] = w.Op == evidence.OpDelete
 		}
@@ -604,21 +701,19 @@ func deletedOf(r report.HookRun) []string {
 }
 
 // linksOf maps each symbolic link among writesOf's paths that a run
-// created or modified to its target, both shown as writesOf shows paths
-// (each run of bytes that is not UTF-8 one U+FFFD); nil where there are
-// none, or the writes were not recorded. A target in the run's throwaway
-// TMPDIR or /dev/shm (a mktemp directory's name, new each run) is kept as
-// that place alone ("$TMPDIR/…"), as writes there are not kept at all.
-// Where two links show as one path, each target is kept, sorted, one per
-// line: a link that joins another under one shown name is a change too.
+// created or modified to its target, both named as writesOf names paths
+// (baselineName); nil where there are none, or the writes were not
+// recorded. A target in the run's throwaway TMPDIR or /dev/shm (a mktemp
+// directory's name, new each run) is kept as that place alone
+// ("$TMPDIR/…"), as writes there are not kept at all. Where a path is
+// listed as two links, each target is kept, sorted, one per line.
 func linksOf(r report.HookRun) map[string]string {
 	var all map[string][]string
 	for _, w := range r.Writes {
-		p := evidence.ShownPath(w.Path)
-		if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" || strings.HasPrefix(p, "$TMPDIR/") {
+		if w.Kind != "symlink" || w.Op == evidence.OpDelete || w.Target == "" || strings.HasPrefix(w.Path, "$TMPDIR/") {
 			continue
 		}
-		t := throwawayTarget(evidence.ShownPath(w.Target))
+		p, t := baselineName(w.Path), baselineName(throwawayTarget(w.Target))
 		if all == nil {
 			all = map[string][]string{}
 		}
@@ -1143,6 +1238,7 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 				if len(lacks) > 0 && runLacks == nil {
 					runLacks = bad(r.Value.Pos, "run %q has no %s, which a %s baseline keeps for every run: without it the run is not compared on it, so a key deleted from the file would turn that comparison off; restore it", r.Key, strings.Join(lacks, ", "), BaselineSchema)
 				}
+				b.folded += run.loadNames()
 				b.Runs[r.Key] = run
 			}
 		case "notRun":
@@ -1665,6 +1761,9 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 					}
 					first, n := gone.near(w)
 					said, ev := notAgain(w, first, n, "path", " next to it", "write")
+					if f := foldedAs(w); f != "" && known[f] {
+						said += fmt.Sprintf("; the baseline lists %s, as an earlier vigiles kept every name that shows so, each run of bytes that is not UTF-8 one U+FFFD (a\\xff and a\\xfe alike), which cannot tell which it accepted: rewrite the baseline (the baseline/outdated notice says how), and review its diff", shownName(f))
+					}
 					add(r, DriftWrite, "", w, fmt.Sprintf("%s %s%s now %s %s%s which the baseline does not list%s", shownName(r.Plugin), r.Event, toolSuffix(r.Tool), verb, shownName(w), orDefault(link, ","),
 						said+lingerNote(old, ok)), sev)
 					finds[len(finds)-1].Evidence = ev
@@ -1818,7 +1917,10 @@ func goneOf(accepted []string, did func(string) bool) goneNames {
 	}
 	slices.Sort(g.all)
 	for _, a := range g.all {
-		d := path.Dir(a)
+		// By the directory of the path it stands for: a quoted name
+		// (baselineName) is next to the others in its directory.
+		p, _ := baselineNameOf(a)
+		d := path.Dir(p)
 		g.byDir[d] = append(g.byDir[d], a)
 	}
 	return g
@@ -1830,15 +1932,16 @@ func goneOf(accepted []string, did func(string) bool) goneNames {
 // one checkout, only .git's index.lock made and removed, a modify of
 // .git, in another).
 func (g goneNames) near(w string) (first []string, count int) {
+	w, _ = baselineNameOf(w) // the path, as byDir is keyed
 	dir := path.Dir(w)
 	groups := [][]string{g.byDir[dir]}
 	if w != dir {
 		groups = append(groups, g.byDir[w])
 	}
-	if up := path.Dir(dir); g.set[dir] && up != dir && up != w {
+	if up := path.Dir(dir); g.set[baselineName(dir)] && up != dir && up != w {
 		// dir is in a group above only where it is its own
 		// directory's (".", "/") or w's.
-		groups = append(groups, []string{dir})
+		groups = append(groups, []string{baselineName(dir)})
 	}
 	for _, grp := range groups {
 		count += len(grp)
@@ -2715,6 +2818,21 @@ func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles, rewrit
 	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: loc, Title: "baseline of an older form",
 		Message: fmt.Sprintf("the baseline keeps %s (written before vigiles kept them), so %s that run files of the tree are not compared on them: a script rewritten under the same command is not told; fix: %s keeps them (review its diff)",
 			strings.Join(keeps, " and "), strings.Join(count, " and "), rewrite)}
+}
+
+// foldedNames is the baseline/outdated notice, at loc, of a baseline
+// whose runs keep written paths or links' targets as an earlier vigiles
+// did, each run of bytes that is not UTF-8 one U+FFFD (Baseline.folded):
+// such a name stood for every name that shows so, and matches none now,
+// so a run that writes one drifts until the baseline is rewritten, as
+// rewrite does (Options.rewriteBaseline). nil where it keeps none.
+func (b *Baseline) foldedNames(loc report.Location, rewrite string) *report.Finding {
+	if b.folded == 0 {
+		return nil
+	}
+	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: loc, Title: "baseline of an older form",
+		Message: fmt.Sprintf("the baseline keeps %d written path(s) or link target(s) with U+FFFD as vigiles kept a name that is not UTF-8 before it kept such names exact: each run of such bytes one U+FFFD, so a\\xff, a\\xfe and a\\uFFFD were one entry, and which of them was accepted is lost; none of them matches a name now, so a run that writes one is baseline/write drift; fix: %s keeps them exact (review its diff)",
+			b.folded, rewrite)}
 }
 
 // filesDiff is what filesChanged found, in the forms a drift and its

@@ -134,8 +134,10 @@ func TestBaselineUnchangedOpsDoNotDrift(t *testing.T) {
 			t.Errorf("%v against its own baseline: drift %q, findings %q", r.Writes, drift, msgs)
 		}
 	}
-	b := baselineOf(t, opsRun("create a", "modify b", "delete c", "delete x\xff", "create x\xfe"))
-	now := opsRun("modify a", "create b", "delete c", "create x\xff", "delete x\xfe")
+	// (Two names that show alike are two: x\xff created where the
+	// baseline says deleted is drift, TestBaselineKeepsNamesExact.)
+	b := baselineOf(t, opsRun("create a", "modify b", "delete c"))
+	now := opsRun("modify a", "create b", "delete c")
 	if drift, msgs := opDrift(b, now); len(drift) != 0 || len(msgs) != 0 {
 		t.Errorf("create and modify swapped: drift %q, findings %q", drift, msgs)
 	}
