@@ -1566,7 +1566,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			}
 			if !o.UpdateBaseline {
 				// No baseline has accepted them: said as without one.
-				finds = append(finds, unacceptedNotices(runs)...)
+				finds = append(finds, unacceptedNotices(runs, o.rewriteBaseline())...)
 			}
 		case err != nil:
 			// Told once, like a missing one: every shard reads the same
@@ -1597,7 +1597,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			for _, h := range s.hooks {
 				handlers[h.ID] = true
 			}
-			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, ranFs, failed, allIDs, handlers, removedIn, sev)
+			d, f := compareRuns(b, newTreeForm(s.dir).runs(done), decl, ranFs, failed, allIDs, handlers, removedIn, sev, o.rewriteBaseline())
 			if s.shardI == 1 && !o.UpdateBaseline {
 				// Told once, like an invalid one; an update rewrites it.
 				if of := b.outdated(report.Location{File: brel}, len(s.started) > 0, len(s.projectStarted) > 0, o.rewriteBaseline()); of != nil {
@@ -1662,7 +1662,10 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 			s.serversKept(finds)
 		}
 	} else {
-		finds = append(finds, unacceptedNotices(runs)...)
+		// No baseline named: one at the default would accept them.
+		def := o
+		def.Baseline = DefaultBaseline
+		finds = append(finds, unacceptedNotices(runs, def.rewriteBaseline())...)
 	}
 	finds = append(finds, stop.summary("audit", mine)...)
 	if s.shardN <= 1 {
@@ -1842,9 +1845,10 @@ const notRunYet = "not run"
 // unacceptedNotices are what an audit without a baseline to compare with
 // says of its runs, which a baseline would accept or name as drift: the
 // network attempts, what the hooks decide for the calls (decidesNotices)
-// and what runs later (laterNotices).
-func unacceptedNotices(runs []report.HookRun) []report.Finding {
-	return append(append(egressNotices(runs), decidesNotices(runs)...), laterNotices(runs)...)
+// and what runs later (laterNotices). rewrite is how to write the
+// baseline that would accept them (Options.rewriteBaseline).
+func unacceptedNotices(runs []report.HookRun, rewrite string) []report.Finding {
+	return append(append(egressNotices(runs), decidesNotices(runs, rewrite)...), laterNotices(runs)...)
 }
 
 // RuleRunDecides is the warning, of an audit without a baseline, that a
@@ -1855,8 +1859,9 @@ func unacceptedNotices(runs []report.HookRun) []report.Finding {
 // Against a baseline a change of it is drift (baseline/decides).
 const RuleRunDecides = "run/decides"
 
-// decidesNotices are the run/decides warnings of runs.
-func decidesNotices(runs []report.HookRun) []report.Finding {
+// decidesNotices are the run/decides warnings of runs, each saying that
+// rewrite (Options.rewriteBaseline) keeps what it decides in the baseline.
+func decidesNotices(runs []report.HookRun, rewrite string) []report.Finding {
 	var out []report.Finding
 	for _, r := range runs {
 		if r.Decides == "" {
@@ -1875,7 +1880,7 @@ func decidesNotices(runs []report.HookRun) []report.Finding {
 			evidence = tail(r.Stderr, maxEvidence)
 		}
 		out = append(out, report.Finding{Rule: RuleRunDecides, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "hook decides for the call", Message: msg + "; no baseline has accepted it: review it, and record it with --update-baseline if it is meant", Evidence: evidence})
+			Title: "hook decides for the call", Message: msg + "; no baseline has accepted it: review it, and where it is meant, " + rewrite + " keeps it in the baseline (review its diff)", Evidence: evidence})
 	}
 	return out
 }

@@ -688,7 +688,7 @@ func TestDecidesAfterAFailedCheck(t *testing.T) {
 		"checking…\ngrep: unrecognized option '--force'\nUsage: grep [OPTION]... PATTERNS [FILE]...\n": "; its stderr says grep: unrecognized option '--force': what it decided may rest on a check of its that failed",
 		"checking the command\n": "",
 	} {
-		got := decidesNotices([]report.HookRun{{ID: "h", Plugin: "project", Event: PreToolUse, Tool: "Bash", Decides: `{"decision":"approve"}`, Stderr: stderr}})
+		got := decidesNotices([]report.HookRun{{ID: "h", Plugin: "project", Event: PreToolUse, Tool: "Bash", Decides: `{"decision":"approve"}`, Stderr: stderr}}, "`vigiles audit --update-baseline`")
 		if len(got) != 1 {
 			t.Fatalf("%d findings", len(got))
 		}

@@ -1316,7 +1316,7 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 		// one of a hook not accepted so is not vigiles'.
 		for _, h := range notRunFiles.Members {
 			if _, ok := b.NotRun[h.Key]; !ok {
-				return nil, bad(h.KeyPos, `"notRunFiles" keeps the files of hook %q, which "notRun" does not accept as not run: vigiles keeps them for the hooks of "notRun" alone; remove it, or rewrite the baseline with --update-baseline`, h.Key)
+				return nil, bad(h.KeyPos, `"notRunFiles" keeps the files of hook %q, which "notRun" does not accept as not run: vigiles keeps them for the hooks of "notRun" alone; remove it`, h.Key)
 			}
 		}
 		ids := slices.Sorted(maps.Keys(b.NotRun))
@@ -1521,15 +1521,19 @@ func openBaselineDir(repo, dir string) (*os.File, error) {
 // refused or failed (run/refused, run/failed: verdict error), whose
 // missing evidence needs no finding of its own; a run that only timed out
 // is not one of them (run/timeout is a warning), or a hook that times out
-// could have its records lost without the audit saying so.
+// could have its records lost without the audit saying so. Advice to
+// accept something in the baseline names the CLI's command in the work
+// tree, for the default baseline.
 func compareBaseline(b *Baseline, runs []report.HookRun, failed, allIDs map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
-	return compareRuns(b, runs, nil, nil, failed, allIDs, nil, removedIn, sev)
+	return compareRuns(b, runs, nil, nil, failed, allIDs, nil, removedIn, sev, Options{Baseline: DefaultBaseline}.rewriteBaseline())
 }
 
 // compareRuns is compareBaseline with decl, the declarations of the hooks
-// that are listed, not run, by run id (declarations), and handlers, the
-// ids of every hook discovery found, planned or not.
-func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran *ranFiles, failed, allIDs, handlers map[string]bool, removedIn func(file string) bool, sev report.Severity) ([]report.Drift, []report.Finding) {
+// that are listed, not run, by run id (declarations), handlers, the ids
+// of every hook discovery found, planned or not, and rewrite, how to
+// rewrite the baseline as the audit was invoked (Options.rewriteBaseline),
+// which a finding that says to accept something in it names.
+func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran *ranFiles, failed, allIDs, handlers map[string]bool, removedIn func(file string) bool, sev report.Severity, rewrite string) ([]report.Drift, []report.Finding) {
 	var drift []report.Drift
 	var finds []report.Finding
 	add := func(r report.HookRun, kind, was, now, msg string, s report.Severity) {
@@ -1692,7 +1696,7 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 			}
 			finds = append(finds, report.Finding{Rule: RuleBaselineUnproven, Severity: lower(report.SeverityError), Location: r.Location, Hook: r.ID,
 				Message: fmt.Sprintf("%s %s"+
-					"or, where the hook is meant to leave them (a daemon), accept that in the baseline (--update-baseline, and review the diff)", shownName(r.ID), how),
+					"or, where the hook is meant to leave them (a daemon), accept that in the baseline: %s keeps it (review its diff)", shownName(r.ID), how, rewrite),
 				Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
 		}
 		if now, recorded := envText(r); !recorded {
@@ -2925,8 +2929,8 @@ func monitorWhen(sv *Server) string {
 // serversKept makes the finding of each server Claude Code starts, and of
 // each shell line it runs (in finds, as compareServers,
 // compareSkillShells), that the baseline did not accept as it is a
-// notice that says --update-baseline keeps it: the baseline it writes
-// accepts it.
+// notice that says the update keeps it, worded as the audit was invoked
+// (Options.rewriteBaseline): the baseline it writes accepts it.
 func (s *session) serversKept(finds []report.Finding) {
 	for _, st := range slices.Concat(s.started, s.projectStarted, s.shells) {
 		f := &finds[st.finding]
@@ -2934,7 +2938,7 @@ func (s *session) serversKept(finds []report.Finding) {
 			continue // accepted as it is already
 		}
 		f.Severity = report.SeverityNotice
-		f.Message = "kept in the baseline by --update-baseline (review its diff): " + f.Message
+		f.Message = "kept in the baseline by " + s.o.rewriteBaseline() + "; review its diff: " + f.Message
 	}
 }
 

@@ -87,7 +87,7 @@ func TestBaselineKeepsTheAuditedDeclaration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := compareRuns(b, rep.Runs, decl, nil, nil, map[string]bool{id: true}, nil, nil, report.SeverityError); len(d) != 0 {
+	if d, _ := compareRuns(b, rep.Runs, decl, nil, nil, map[string]bool{id: true}, nil, nil, report.SeverityError, ""); len(d) != 0 {
 		t.Errorf("drift against its own baseline: %v", d)
 	}
 }

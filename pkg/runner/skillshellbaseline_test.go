@@ -95,7 +95,7 @@ func TestBaselineKeepsSkillShells(t *testing.T) {
 			t.Errorf("--update-baseline keeps every line, so each is a notice: %s", l)
 		}
 	}
-	lacks(t, shellLines(rep), `notice discovery/skill-shell .claude/commands/c.md:1:8 kept in the baseline by --update-baseline (review its diff): `)
+	lacks(t, shellLines(rep), "notice discovery/skill-shell .claude/commands/c.md:1:8 kept in the baseline by `vigiles audit --update-baseline`; review its diff: ")
 	got, _, data := readShells(t, dir)
 	want := []BaselineSkillShell{
 		{Plugin: "guard", Context: "plugin:plugins/guard", File: "plugins/guard/skills/s/SKILL.md", Form: "block", Command: "cat notes.txt | sort"},
