@@ -124,7 +124,9 @@ func TestBaselineOfFoldedNames(t *testing.T) {
 // that writes a\xff, deletes d\xff and links l to t\xff is accepted by the
 // baseline --update-baseline writes of it (a second audit has no drift),
 // and the same hook doing each with \xfe in place of \xff drifts: the
-// report's "path" shows both as U+FFFD.
+// report's "path" shows both as U+FFFD. Against the baseline as an
+// earlier vigiles wrote it, a\xff kept as a\uFFFD, the same hook drifts,
+// and a baseline/outdated notice says to rewrite it.
 func TestAuditBaselineKeepsNamesExact(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	hook := func(write, del, link string) string {
@@ -178,5 +180,18 @@ func TestAuditBaselineKeepsNamesExact(t *testing.T) {
 		if !slices.Equal(drift, tc.drift) || len(messagesOf(rep.Findings, RuleDriftPrefix+DriftWrite)) != 1 {
 			t.Errorf("%s: drift %q, want %q; %v", tc.hook, drift, tc.drift, findingLines(rep.Findings))
 		}
+	}
+
+	// The baseline as an earlier vigiles wrote it, a\xff kept as a\uFFFD:
+	// the same hook drifts on it, and the file's notice says to rewrite it.
+	writeFile(t, dir, ".claude/settings.json", hook("377", "377", "377"))
+	writeFile(t, dir, base, strings.Replace(string(data), `"\"a\\xff\""`, `"a`+"\uFFFD"+`"`, 1))
+	rep = audit(false)
+	if want := []string{`write >"a\xff"`}; !slices.Equal(driftOf(rep), want) {
+		t.Errorf("against the folded name: drift %q, want %q", driftOf(rep), want)
+	}
+	if msgs := messagesOf(rep.Findings, RuleBaselineOutdated); len(msgs) != 1 || !strings.Contains(msgs[0], "keeps 1 written path(s)") ||
+		!strings.Contains(msgs[0], "`vigiles audit --update-baseline`") {
+		t.Errorf("against the folded name: baseline/outdated %q", msgs)
 	}
 }
