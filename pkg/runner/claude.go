@@ -73,6 +73,10 @@ const (
 	// RuleAgentStop is the notice that an agent's Stop hooks run as
 	// SubagentStop (frontmatter.go).
 	RuleAgentStop = "discovery/agent-stop"
+	// RuleIgnoredMatcher names a matcher on an event whose matcher
+	// Claude Code does not read (Stop, UserPromptSubmit, …): the hooks
+	// run on every such event whatever it says.
+	RuleIgnoredMatcher = "discovery/ignored-matcher"
 )
 
 // ClaudeAdapter discovers Claude Code hooks: project settings, plugin
@@ -1979,10 +1983,34 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, hm.Value.Pos), "%s[%d].hooks: want an array of hook handlers, found %s", event, gi, hm.Value.Kind)
 		return
 	}
+	if hasMatcher && ignoresMatcher(ctx, event, matcher) {
+		c.find(RuleIgnoredMatcher, report.SeverityWarning, mloc,
+			"%s[%d].matcher %q: Claude Code ignores the matcher on %s, an event it has no tool or value to match against, and runs the group's hooks on every %s whatever the matcher says; vigiles runs them so: leave the matcher out, and to narrow them test the payload in the hook",
+			event, gi, cutBytes(matcher, maxMonitorName), event, event)
+	}
 	for hi, h := range hm.Value.Elems {
 		id := fmt.Sprintf("%s#%s%s[%d].hooks[%d]", file, prefix, event, gi, hi)
 		c.handler(ctx, id, event, matcher, hasMatcher, mloc, h)
 	}
+}
+
+// ignoresMatcher reports whether matcher, declared on event in ctx, is
+// one Claude Code ignores though it reads as narrowing the group: the
+// event is one vigiles knows whose matcher Claude Code does not read
+// (readsMatcher: Stop, UserPromptSubmit, … as the hooks reference's
+// "Matcher patterns" lists them, "no matcher support"), and the matcher
+// is not one that matches everything ("", "*", ".*"), which narrows
+// nothing wherever it is. An agent's Stop is not such an event: Claude
+// Code runs it as SubagentStop, whose matcher selects the agent type.
+func ignoresMatcher(ctx hookCtx, event, matcher string) bool {
+	if _, known := knownEvents[event]; !known || readsMatcher(event) || ctx.agent && event == Stop {
+		return false
+	}
+	switch matcher {
+	case "", "*", ".*":
+		return false
+	}
+	return true
 }
 
 func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher bool, mloc report.Location, h *jnode) {

@@ -382,6 +382,9 @@ func unknownCheckEvent(name string) string {
 // event: a tool event's, one with a matcher value (SessionStart's
 // source), FileChanged's files; an event vigiles does not know, or one
 // that ignores matchers (Stop), runs its hooks whatever the matcher says.
+// Those it ignores are the events the hooks reference's "Matcher
+// patterns" table gives "no matcher support"; a matcher written on one
+// is a discovery/ignored-matcher warning (ignoresMatcher).
 func readsMatcher(event string) bool {
 	spec, known := knownEvents[event]
 	return known && (spec.Tool || spec.MatchField != "" || event == FileChanged)

@@ -199,9 +199,34 @@ func EventsDoc() string {
 	w("- **FileChanged**: its matcher names the files watched (split on `|`, each a literal name in the\n")
 	w("  working directory); one payload, whose `file_path` is the first of them (`%s` without a\n", fileChangedDefault)
 	w("  matcher) and `event` `change`.\n")
-	w("- **Other events** (UserPromptSubmit, PostToolBatch, MessageDisplay, Stop, TaskCreated,\n")
-	w("  TaskCompleted, TeammateIdle, CwdChanged, WorktreeCreate, WorktreeRemove) ignore matchers: one\n")
-	w("  payload.\n")
+	var noMatcher []string
+	for _, ev := range docEvents {
+		if !readsMatcher(ev) {
+			noMatcher = append(noMatcher, ev)
+		}
+	}
+	// The list, wrapped as the lines around it are.
+	line := "- **Other events** ("
+	for i, ev := range noMatcher {
+		word := ev + ","
+		if i == len(noMatcher)-1 {
+			word = ev + ")"
+		}
+		if len(line)+1+len(word) > 99 {
+			w("%s\n", line)
+			line = " "
+		}
+		if !strings.HasSuffix(line, "(") {
+			line += " "
+		}
+		line += word
+	}
+	w("%s ignore matchers,\n", line)
+	w("  as the hooks reference's \"Matcher patterns\" says (\"no matcher support\"): one\n")
+	w("  payload. A matcher on one of them that reads as narrowing its hooks (anything but `\"\"`, `\"*\"` and\n")
+	w("  `\".*\"`; `\"matcher\": \"Bash\"` on Stop) narrows nothing: Claude Code runs the hooks on every such\n")
+	w("  event, and so does the audit, with a `discovery/ignored-matcher` warning at the matcher. An agent's\n")
+	w("  `Stop` is not one of them: it runs as SubagentStop, whose matcher selects the agent's type (below).\n")
 	w("- An event vigiles does not know (newer than it, or a misspelt name) gets a `discovery/unknown-event`\n")
 	w("  warning; its hooks run once, with the common fields only, their matcher ignored. A check whose\n")
 	w("  `event:` names such an event is a configuration error, which says so (and names the event it is\n")
