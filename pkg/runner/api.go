@@ -907,22 +907,30 @@ func runIDOf(hooks []*Hook, sel string) (id, tool string, ok bool) {
 // another's of the same call by (getMatchingHooks: hookDedupKey): its
 // source (a plugin's root; a project's settings files, the work tree's or
 // a package's, are one), its event and the call's tool or matcher value,
-// its shell, its command as written and its if; vigiles also keeps apart
-// hooks that differ in async, timeout or onFailure, which Claude Code's
-// key leaves out, so that no run whose record could differ is dropped.
-// "" for a run that is never merged here: a hook that is no command, one
-// in exec form, one a skill, agent or command declares (its source is
-// that component).
+// its shell, its command as written and its if, and for a hook in exec
+// form its args: the hooks reference said, from the release that brought
+// exec form (2.1.139) to 2.1.222, "Command hooks are deduplicated by
+// command string and `args`", and since says "the same handler" runs
+// once. vigiles also keeps apart hooks that differ in async, timeout or
+// onFailure, which Claude Code's key leaves out, exec form from shell
+// form, and args split otherwise (["a b"], ["a", "b"]), so that no run
+// whose record could differ is dropped. "" for a run that is never
+// merged here: a hook that is no command, one a skill, agent or command
+// declares (its source is that component).
 func dedupeKey(pr *plannedRun) string {
 	h := pr.Hook
-	if !h.Executable() || h.Exec || h.Scoped {
+	if !h.Executable() || h.Scoped {
 		return ""
 	}
 	src := "project\x00" + h.ProjectDir
 	if h.InPlugin {
 		src = "plugin\x00" + h.PluginRoot
 	}
-	return strings.Join([]string{src, h.Event, pr.Payload.Tool, cmp.Or(h.Shell, "bash"), h.Command, h.If,
+	form := "shell"
+	if h.Exec {
+		form = fmt.Sprintf("exec %q", h.Args)
+	}
+	return strings.Join([]string{src, h.Event, pr.Payload.Tool, cmp.Or(h.Shell, "bash"), h.Command, form, h.If,
 		fmt.Sprint(h.Async, h.FailBlocks, h.Timeout)}, "\x00")
 }
 
@@ -954,8 +962,12 @@ func dedupePlan(plan []*plannedRun) ([]*plannedRun, []report.Finding, []string) 
 		if !pr.Hook.InPlugin {
 			src = "its project's settings"
 		}
+		same := "its command, shell and if"
+		if pr.Hook.Exec {
+			same = "its command and args, shell and if"
+		}
 		finds = append(finds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityNotice, Location: pr.Hook.Location, Hook: pr.ID,
-			Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s declares the same command hook again (its command, shell and if), and Claude Code runs it once for a call, the last declared: %s, which the audit runs", shownCut(pr.ID, maxServerLine), src, shownCut(other.ID, maxServerLine))})
+			Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s declares the same command hook again (%s), and Claude Code runs it once for a call, the last declared: %s, which the audit runs", shownCut(pr.ID, maxServerLine), src, same, shownCut(other.ID, maxServerLine))})
 		ids = append(ids, pr.ID)
 	}
 	return kept, finds, ids
