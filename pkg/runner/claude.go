@@ -1960,6 +1960,18 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher %q matches no tool Claude Code has: it reads the matcher as a regular expression of the tool's name, which this matches only where the name holds %q, and %s, so the hook never runs (vigiles lists it, not run)%s", event, gi, matcher, m.Example(), ruleNeverMatchesWhy(m.Example()), ruleMatcherHint(matcher))
 		} else if name, like := misspeltTool(event, matcher); like != "" {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which is no tool of Claude Code's: did you mean %q? Claude Code matches a tool's name exactly, case and all, so the hook never runs for it (vigiles runs it for %q all the same, in case it is a tool of yours)", event, gi, name, like, name)
+		} else if name, like, sent, none := unsentValue(event, matcher); name != "" {
+			mean := ";"
+			if like != "" {
+				mean = fmt.Sprintf(": did you mean %q?", like)
+			}
+			runs := "the hook never runs for it"
+			if none {
+				// toolsFor runs it for the first name it spells out.
+				runs = fmt.Sprintf("the hook never runs (vigiles runs it for %q all the same, a value no session sends)", cutBytes(name, maxMonitorName))
+			}
+			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which Claude Code never sends as %s's %s (it sends %s)%s Claude Code compares a matcher of plain names with the value exactly, case and all, so %s",
+				event, gi, cutBytes(name, maxMonitorName), event, knownEvents[event].MatchField, JoinWords(sent, "or"), mean, runs)
 		} else if name := mcpServerMatcher(event, matcher); name != "" {
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, an MCP server, not a tool: an MCP tool's name is mcp__<server>__<tool>, and Claude Code compares a matcher of letters, digits, _, -, spaces, commas and | with tools' names exactly, so this matches none of the server's tools and the hook never runs for them (vigiles does not run it for %q either): write %q to match every tool of the server", event, gi, name, name, name+"__.*")
 		} else if negationMatcher(matcher) && event != FileChanged {
@@ -2748,6 +2760,39 @@ func misspeltTool(event, matcher string) (name, like string) {
 		}
 	}
 	return "", ""
+}
+
+// unsentValue finds, in matcher on event, where the values Claude Code
+// matches are a closed list (SessionStart's source, SessionEnd's reason,
+// PreCompact's trigger, …: eventSpec.Closed), a name of the exact-names
+// form that is none of them ("Startup", or "bypass_permissions_disabled",
+// which 2.1.234 stopped sending), the value it is nearly ("startup"), if
+// any, and the values sent. Claude Code
+// compares such a name exactly: the hook never runs for it. A name beside
+// the value it is nearly (Startup|startup) is a spare, and left alone, as
+// is a regular expression. none says no name of the matcher is a value
+// Claude Code sends: it never runs the hook.
+func unsentValue(event, matcher string) (name, like string, sent []string, none bool) {
+	spec := knownEvents[event]
+	if !spec.Closed || spec.MatchField == "" {
+		return "", "", nil, false
+	}
+	m, err := compileMatcherFor(event, matcher)
+	if err != nil {
+		return "", "", nil, false
+	}
+	names := m.Names()
+	for _, n := range names {
+		if n == "" || slices.Contains(spec.Values, n) {
+			continue
+		}
+		like := textdist.Nearest(n, spec.Values)
+		if like != "" && slices.Contains(names, like) {
+			continue
+		}
+		return n, like, spec.Values, !slices.ContainsFunc(names, func(v string) bool { return slices.Contains(spec.Values, v) })
+	}
+	return "", "", nil, false
 }
 
 // negationMatcher reports whether matcher is written as a negation,

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +126,59 @@ func TestEventsIgnoringMatchersAsReference(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("events that ignore matchers %q, want the reference's %q", got, want)
+	}
+}
+
+// TestUnsentMatcherValueWarns: on an event whose matcher values are a
+// closed list, an exact name that is none of them ("Startup" on
+// SessionStart, "Init" on Setup in a plugin's hooks file, SessionEnd's
+// "bypass_permissions_disabled", which Claude Code no longer sends) never
+// matches in Claude Code, which compares it exactly: discovery warns at
+// the matcher and names the value it is nearly. A name beside that value
+// (Startup|startup), a regular expression, a value sent, and a name on an
+// open list (Notification's types) are left alone.
+func TestUnsentMatcherValueWarns(t *testing.T) {
+	group := func(m string) string {
+		return `[{"matcher": "` + m + `", "hooks": [{"type": "command", "command": "true ` + m + `"}]}]`
+	}
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {
+  "SessionStart": ` + group("Startup") + `,
+  "SessionEnd": ` + group("bypass_permissions_disabled|other") + `,
+  "PreCompact": ` + group("auto") + `,
+  "PostCompact": ` + group("Manual|manual") + `,
+  "InstructionsLoaded": ` + group("^session") + `,
+  "Notification": ` + group("custom_type") + `}}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/hooks/hooks.json":      `{"hooks": {"Setup": ` + group("Init") + `}}`,
+	})
+	s := discoverAll(t, dir)
+	got := map[string]string{}
+	for _, f := range s.findings {
+		if f.Rule == RuleBadMatcher {
+			got[findingLine(f)] = f.Message
+		}
+	}
+	want := map[string][]string{
+		"warning discovery/invalid-matcher .claude/settings.json:2:32": {`SessionStart[0].matcher names "Startup", which Claude Code never sends as SessionStart's source`,
+			`did you mean "startup"?`, "case and all, so the hook never runs (vigiles runs it for \"Startup\" all the same"},
+		"warning discovery/invalid-matcher .claude/settings.json:3:30": {`SessionEnd[0].matcher names "bypass_permissions_disabled", which Claude Code never sends as SessionEnd's reason (it sends other, clear, resume, logout or prompt_input_exit);`,
+			"so the hook never runs for it"},
+		"warning discovery/invalid-matcher plugins/p/hooks/hooks.json:1:34": {`Setup[0].matcher names "Init", which Claude Code never sends as Setup's trigger (it sends init or maintenance): did you mean "init"?`},
+	}
+	if len(got) != len(want) {
+		t.Errorf("invalid-matcher findings %q, want those at %q", findingLines(s.findings), slices.Sorted(maps.Keys(want)))
+	}
+	for at, parts := range want {
+		msg, ok := got[at]
+		if !ok {
+			t.Errorf("no finding at %s; all: %q", at, findingLines(s.findings))
+			continue
+		}
+		for _, p := range parts {
+			if !strings.Contains(msg, p) {
+				t.Errorf("%s: message %q does not say %q", at, msg, p)
+			}
+		}
 	}
 }
