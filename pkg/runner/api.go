@@ -1086,7 +1086,7 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		}
 		return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
 	}
-	for _, v := range append(vals, m.Names()...) {
+	for _, v := range valuesToTry(spec, vals, m) {
 		if m.Match(v) {
 			return []Payload{BuildPayload(h.Event, v, cwd, nil, nil)}, ""
 		}
@@ -1099,6 +1099,19 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 		return []Payload{BuildPayload(h.Event, x, cwd, nil, nil)}, ""
 	}
 	return nil, fmt.Sprintf("its matcher %q selects none of the %s values vigiles sends (%s)", h.Matcher, spec.MatchField, strings.Join(vals, ", "))
+}
+
+// valuesToTry are the matcher values an audit may send a hook of an event
+// with a matcher field: vals (matchValues), and the names the matcher m
+// writes out, but on an event whose values are all Claude Code ever sends
+// (Closed): there a name among none of them (Startup on SessionStart,
+// whose source is startup) is one Claude Code never sends, so the hook
+// never runs for it (discovery/invalid-matcher says so).
+func valuesToTry(spec eventSpec, vals []string, m *Matcher) []string {
+	if spec.Closed {
+		return vals
+	}
+	return append(slices.Clip(vals), m.Names()...)
 }
 
 // insideAgent is the top-level fields a payload of h takes over its
@@ -2206,7 +2219,7 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 				vals := matchValues(h, c.Event)
 				tool = vals[0]
 				if h.HasMatcher {
-					for _, v := range append(vals, m.Names()...) {
+					for _, v := range valuesToTry(spec, vals, m) {
 						if m.Match(v) {
 							tool = v
 							break

@@ -1967,8 +1967,8 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			}
 			runs := "the hook never runs for it"
 			if none {
-				// toolsFor runs it for the first name it spells out.
-				runs = fmt.Sprintf("the hook never runs (vigiles runs it for %q all the same, a value no session sends)", cutBytes(name, maxMonitorName))
+				// toolsFor tries the event's values alone (valuesToTry).
+				runs = "the hook never runs (vigiles lists it, not run)"
 			}
 			c.find(RuleBadMatcher, report.SeverityWarning, mloc, "%s[%d].matcher names %q, which Claude Code never sends as %s's %s (it sends %s)%s Claude Code compares a matcher of plain names with the value exactly, case and all, so %s",
 				event, gi, cutBytes(name, maxMonitorName), event, knownEvents[event].MatchField, JoinWords(sent, "or"), mean, runs)

@@ -458,9 +458,16 @@ func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
 			t.Errorf("%s %q: payloads %v (%s), want one for %s", tc.event, tc.matcher, ps, why, tc.want)
 		}
 	}
-	h := &Hook{Event: SessionStart, Matcher: "^begin", HasMatcher: true, Type: TypeCommand, Command: "x"}
-	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 0 || why == "" {
-		t.Errorf("a SessionStart matcher that selects no source Claude Code sends runs: %v", ps)
+	for _, m := range []string{"^begin", "Startup", "Startup|Resume", "Init"} {
+		// Nor a name it writes out (Startup: the source is startup).
+		h := &Hook{Event: SessionStart, Matcher: m, HasMatcher: true, Type: TypeCommand, Command: "x"}
+		if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 0 || why == "" {
+			t.Errorf("a SessionStart matcher %q that selects no source Claude Code sends runs: %v", m, ps)
+		}
+	}
+	h := &Hook{Event: SessionStart, Matcher: "Startup|resume", HasMatcher: true, Type: TypeCommand, Command: "x"}
+	if ps, why := toolsFor(h, nil, "/repo"); len(ps) != 1 || ps[0].Tool != "resume" {
+		t.Errorf("SessionStart matcher Startup|resume: payloads %v (%s), want one for resume", ps, why)
 	}
 }
 

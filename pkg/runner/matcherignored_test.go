@@ -161,7 +161,7 @@ func TestUnsentMatcherValueWarns(t *testing.T) {
 	}
 	want := map[string][]string{
 		"warning discovery/invalid-matcher .claude/settings.json:2:32": {`SessionStart[0].matcher names "Startup", which Claude Code never sends as SessionStart's source`,
-			`did you mean "startup"?`, "case and all, so the hook never runs (vigiles runs it for \"Startup\" all the same"},
+			`did you mean "startup"?`, "case and all, so the hook never runs (vigiles lists it, not run)"},
 		"warning discovery/invalid-matcher .claude/settings.json:3:30": {`SessionEnd[0].matcher names "bypass_permissions_disabled", which Claude Code never sends as SessionEnd's reason (it sends other, clear, resume, logout or prompt_input_exit);`,
 			"so the hook never runs for it"},
 		"warning discovery/invalid-matcher plugins/p/hooks/hooks.json:1:34": {`Setup[0].matcher names "Init", which Claude Code never sends as Setup's trigger (it sends init or maintenance): did you mean "init"?`},
