@@ -115,6 +115,14 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 	if !ok && err.Error() == "unknown shorthand flag: 'o' in -o" {
 		name, ok = "output", true
 	}
+	if long, _, _ := strings.Cut(singleDash(err, args), "="); !ok && len(long) > 1 {
+		// A long flag with one dash (-json, -dir): pflag reads it as
+		// shorthands and names the first it does not know.
+		if fs.Lookup(long) != nil {
+			return fmt.Sprintf(" (did you mean --%s? a long flag takes two dashes)", long)
+		}
+		name, ok = long, true
+	}
 	if !ok {
 		return ""
 	}
@@ -145,6 +153,25 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 		return fmt.Sprintf(" (did you mean --%s?)", c)
 	}
 	return ""
+}
+
+// singleDash is the argument, without its dash, that an unknown shorthand
+// flag was given in ("json" of -json; "quiet" of -quiet, whose -q pflag
+// took before it met the u), or "" for another error.
+func singleDash(err error, args []string) string {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) || ne.GetSpecifiedShortnames() == "" {
+		return ""
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if g, ok := strings.CutPrefix(a, "-"); ok && !strings.HasPrefix(g, "-") && strings.HasSuffix(g, ne.GetSpecifiedShortnames()) {
+			return g
+		}
+	}
+	return ne.GetSpecifiedShortnames()
 }
 
 // actionFlagHint is what the error of a flag given to vigiles action adds:

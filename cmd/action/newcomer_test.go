@@ -1,0 +1,32 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSingleDashLongFlagNamesTwoDashes: a long flag given with one dash
+// (-json, -dir, -quiet), which pflag reads as shorthands, is bad usage
+// whose one line names the flag with two dashes.
+func TestSingleDashLongFlagNamesTwoDashes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"run", "-json", "--", "true"}, "(did you mean --json? a long flag takes two dashes)"},
+		{[]string{"run", "-workdir=.", "--", "true"}, "(did you mean --workdir? a long flag takes two dashes)"},
+		{[]string{"test", "-dir", "."}, "(did you mean --dir? a long flag takes two dashes)"},
+		// -q is a flag: pflag takes it and stops at the u.
+		{[]string{"audit", "-quiet"}, "(did you mean --quiet? a long flag takes two dashes)"},
+		{[]string{"merge", "-format", "text", "a.json"}, "(did you mean --format? a long flag takes two dashes)"},
+		// Not a flag of test: the one that does what -json asks.
+		{[]string{"test", "-json"}, "(did you mean --format json?)"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.hint) {
+				t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and one line with %q", code, out, errs, c.hint)
+			}
+		})
+	}
+}
