@@ -30,3 +30,26 @@ func TestSingleDashLongFlagNamesTwoDashes(t *testing.T) {
 		})
 	}
 }
+
+// TestDurationWithoutUnitSaysTheUnit: a number of seconds given to a
+// duration flag (--timeout 5, as a hook's own timeout is written) is bad
+// usage whose one line shows it with a unit; a value with another
+// mistake keeps pflag's message.
+func TestDurationWithoutUnitSaysTheUnit(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--timeout", "5", "--", "true"}, "vigiles: run: --timeout 5: a duration needs its unit; want 5s (seconds) or 5m (minutes); see vigiles run --help\n"},
+		{[]string{"run", "--linger=1.5", "--", "true"}, "vigiles: run: --linger 1.5: a duration needs its unit; want 1.5s (seconds) or 1.5m (minutes); see vigiles run --help\n"},
+		{[]string{"run", "--timeout", "-1", "--", "true"}, `vigiles: run: invalid argument "-1" for "--timeout" flag: must be a duration like "30s" or "5m"; see vigiles run --help` + "\n"},
+		{[]string{"run", "--timeout", "1e3", "--", "true"}, `vigiles: run: invalid argument "1e3" for "--timeout" flag: must be a duration like "30s" or "5m"; see vigiles run --help` + "\n"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != 2 || out != "" || errs != c.want {
+				t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and %q", code, out, errs, c.want)
+			}
+		})
+	}
+}

@@ -75,7 +75,7 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 			return true, helpWritten(fs.Name(), helpErr)
 		}
 		// pflag's message names the flag, not the command or the fix.
-		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), outOfRange(err), flagHint(fs, err, args), fs.Name()))
+		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), noUnit(outOfRange(err)), flagHint(fs, err, args), fs.Name()))
 	}
 	// A flag whose value was left out takes the next argument: "--",
 	// which ends the flags (vigiles run --stdin -- cmd), is then no file
@@ -249,6 +249,11 @@ var durationSyntax = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 })
 
+// bareNumber is a number without a unit, as durationSyntax reads one.
+var bareNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
+})
+
 // outOfRange rewrites pflag's error for a number or duration flag whose
 // value is well formed but too large (or too small) for the flag's type:
 // pflag says "must be an integer" or "must be a duration like "30s"" of
@@ -287,6 +292,24 @@ func outOfRange(err error) error {
 		want = n[0]
 	}
 	return fmt.Errorf("--%s %s: out of range; want %s", f.Name, v, want)
+}
+
+// noUnit rewrites pflag's error for a duration flag given a number
+// without a unit (--timeout 5), which time.ParseDuration refuses: it says
+// the unit is missing and shows the number with one. Other errors are
+// returned as they are.
+func noUnit(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) || ive.GetFlag() == nil || ive.GetFlag().Value.Type() != "duration" {
+		return err
+	}
+	// The number as durationSyntax reads it, so that it is one with s
+	// or m after it.
+	v := ive.GetValue()
+	if !bareNumber().MatchString(v) {
+		return err
+	}
+	return fmt.Errorf("--%s %s: a duration needs its unit; want %ss (seconds) or %sm (minutes)", ive.GetFlag().Name, v, v, v)
 }
 
 // usageError prints the command's help on stderr and ends it with status 2
