@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +53,23 @@ func TestDurationWithoutUnitSaysTheUnit(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and %q", code, out, errs, c.want)
 			}
 		})
+	}
+}
+
+// TestMergeOfNoSuchReportSaysWhatToName: a report that is not there (a
+// typo, or a shell glob that matched no file and was passed on as it
+// is) is bad usage whose one line says which, and what merge reads.
+func TestMergeOfNoSuchReportSaysWhatToName(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ file, why string }{
+		{"audit-1.json", "does not exist"},
+		{"shard-*.json", "matches no file (the shell passed the pattern on as it is)"},
+	} {
+		p := filepath.Join(dir, c.file)
+		code, out, errs := runCLI(t, "merge", p)
+		want := fmt.Sprintf("vigiles: merge: report %q %s; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE\n", p, c.why)
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("merge %s: exit %d, stdout %q, stderr %q: want status 2 and %q", c.file, code, out, errs, want)
+		}
 	}
 }

@@ -409,6 +409,15 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 			return exitWith(2, errors.New(`merge: "-": merge reads report files, not stdin; name the files (vigiles merge shard-*.json)`))
 		}
 		r, err := readReport(p)
+		if errors.Is(err, os.ErrNotExist) {
+			// A mistyped name, or a glob that matched nothing, which the
+			// shell passes on as it is.
+			why := "does not exist"
+			if strings.ContainsAny(p, "*?[") {
+				why = "matches no file (the shell passed the pattern on as it is)"
+			}
+			return exitWith(2, hinted{msg: fmt.Sprintf("merge: report %q %s; name the JSON reports vigiles test or audit wrote with --shard i/n --format json --output FILE", p, why), err: err})
+		}
 		if err != nil {
 			return exitWith(2, fmt.Errorf("merge: %w", err))
 		}
