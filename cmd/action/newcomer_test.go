@@ -73,3 +73,15 @@ func TestMergeOfNoSuchReportSaysWhatToName(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsHelpSaysZeroAndTheBound: --jobs 0 is taken (one per core), and
+// 1025 is not: the help of test and audit says both, as the message of a
+// value out of range does.
+func TestJobsHelpSaysZeroAndTheBound(t *testing.T) {
+	for _, cmd := range []string{"test", "audit"} {
+		_, out, _ := runCLI(t, cmd, "--help")
+		if want := fmt.Sprintf("hooks run at once, at most %d (default, and 0: the number of CPU cores;", maxJobs); !strings.Contains(out, want) {
+			t.Errorf("vigiles %s --help does not say %q:\n%s", cmd, want, out)
+		}
+	}
+}

@@ -168,7 +168,7 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 		sandboxDefault = "default strict: an audit turns the policy's auto, or none, into strict, and keeps its off; auto given here runs trusted code directly, unrecorded"
 	}
 	fs.StringVar(&c.sandbox, "sandbox", "", "override the policy's mode: auto, strict or off ("+sandboxDefault+"; off runs hooks in the open: only on a disposable machine)")
-	fs.IntVar(&c.jobs, "jobs", 0, "hooks run at once (default: the number of CPU cores); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)")
+	fs.IntVar(&c.jobs, "jobs", 0, fmt.Sprintf("hooks run at once, at most %d (default, and 0: the number of CPU cores; 1 times each hook alone, as a hook with a short timeout may need); each lane also builds its next hook's sandbox ahead while one runs, and starts it while the last one's record is made (up to three sandboxes a lane at once)", maxJobs))
 	fs.StringVar(&c.egress, "egress", "", "override the policy's network mode: deny, record or allow, in place of its whole defaults.egress (its hosts, address ranges, resolver and connector too) (default: the policy's, else deny)")
 	fs.StringArrayVar(&c.allow, "allow", nil, "with --egress allow: HOST[:PORT] or *.SUFFIX that may be reached (repeatable); names only: addresses and ranges go under the policy's defaults.egress.allow-ip, used without these flags")
 	fs.IntVar(&c.maxRuns, "max-runs", runner.DefaultMaxRuns, "the most hook runs to start (per shard); a plan of more runs none and reports plan/too-many-runs: raise this, or narrow the work (audit: PATHs; test: checks that select fewer hooks; both: --shard)")
