@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vigiles/action/pkg/runner"
 )
 
 // TestSingleDashLongFlagNamesTwoDashes: a long flag given with one dash
@@ -82,6 +85,48 @@ func TestJobsHelpSaysZeroAndTheBound(t *testing.T) {
 		_, out, _ := runCLI(t, cmd, "--help")
 		if want := fmt.Sprintf("hooks run at once, at most %d (default, and 0: the number of CPU cores;", maxJobs); !strings.Contains(out, want) {
 			t.Errorf("vigiles %s --help does not say %q:\n%s", cmd, want, out)
+		}
+	}
+}
+
+// TestReportNeverReplacesABaseline: -o naming .vigiles/baseline.json of a
+// test (or of an audit that compares with nothing), or any file that is a
+// vigiles baseline, is bad usage said before any hook runs: the report
+// would replace the baseline the next audit reads. The file stays as it
+// was.
+func TestReportNeverReplacesABaseline(t *testing.T) {
+	dir := t.TempDir()
+	baseline := `{"schema": "vigiles.baseline/v2", "runs": []}` + "\n"
+	def := filepath.Join(dir, runner.DefaultBaseline)
+	other := filepath.Join(t.TempDir(), "accepted.json")
+	for _, p := range []string{def, other} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(baseline), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "--dir", dir, "-o", def}, fmt.Sprintf("vigiles: test: --output %q is the baseline vigiles audit reads by default, .vigiles/baseline.json: name a file of its own for the report, such as vigiles-report.json\n", def)},
+		{[]string{"audit", "--dir", dir, "--baseline", "", "-o", def}, fmt.Sprintf("vigiles: audit: --output %q is the baseline vigiles audit reads by default, .vigiles/baseline.json: name a file of its own for the report, such as vigiles-report.json\n", def)},
+		{[]string{"test", "--dir", dir, "-o", other}, fmt.Sprintf("vigiles: test: --output %q is a vigiles baseline, which the report would replace: name a file of its own for the report, such as vigiles-report.json\n", other)},
+		{[]string{"audit", "--dir", dir, "-o", other}, fmt.Sprintf("vigiles: audit: --output %q is a vigiles baseline, which the report would replace: name a file of its own for the report, such as vigiles-report.json\n", other)},
+		{[]string{"merge", "-o", other, "shard-1.json"}, fmt.Sprintf("vigiles: merge: --output %q is a vigiles baseline, which the report would replace: name a file of its own for the report, such as vigiles-report.json\n", other)},
+	} {
+		t.Run(strings.Join(c.args[:1], " "), func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != 2 || out != "" || errs != c.want {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q: want status 2 and %q", c.args, code, out, errs, c.want)
+			}
+		})
+	}
+	for _, p := range []string{def, other} {
+		if got, err := os.ReadFile(p); err != nil || string(got) != baseline {
+			t.Errorf("%s: %q, %v; want the baseline as it was", p, got, err)
 		}
 	}
 }

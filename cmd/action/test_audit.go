@@ -401,6 +401,9 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 		if why := cannotCreateReport(*output); why != "" {
 			return exitWith(2, fmt.Errorf("merge: --output %q %s", *output, why))
 		}
+		if err := notOverBaseline("merge", *output); err != nil {
+			return exitWith(2, err)
+		}
 	}
 	var reps []runner.NamedReport
 	for _, p := range fs.Args() {
@@ -432,12 +435,14 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 
 // outputHelp ends the help of test's and audit's -o: how the file is
 // written, and that a path through a symbolic link of the work tree is
-// refused (linkInTree), as are the files the run reads (checkOutputFlag).
-const outputHelp = outputWrittenHelp + "; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads, and so are the policy file and an audit's baseline)"
+// refused (linkInTree), as are the files the run reads and any baseline
+// (checkOutputFlag).
+const outputHelp = outputWrittenHelp + "; a path that is, or passes through, a symbolic link inside the work tree is refused, as the tree under review chose where it leads, and so are the policy file, an audit's baseline, .vigiles/baseline.json where the audit reads it by default, and any other vigiles baseline)"
 
 // mergeOutputHelp ends the help of merge's -o, which reads no work tree:
-// a symbolic link is written through.
-const mergeOutputHelp = outputWrittenHelp + "; where FILE is a symbolic link, the file it leads to is replaced)"
+// a symbolic link is written through; a baseline is refused
+// (notOverBaseline).
+const mergeOutputHelp = outputWrittenHelp + "; where FILE is a symbolic link, the file it leads to is replaced; a vigiles baseline is refused)"
 
 // outputWrittenHelp is how a report's file is written, unclosed.
 const outputWrittenHelp = " (a regular file is replaced by a new one made beside it, so a report that cannot be written leaves the one there whole; written in place instead, where a failed write may cut it: a path in /dev or /proc such as /dev/stdout, a device or FIFO, and a file that cannot be replaced: a writable file in a directory that may not be written, a bind-mounted file"
@@ -494,7 +499,8 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 // checkOutputFlag refuses, as bad usage, an --output that names a file
 // the run reads: the policy file (config, "" for the default) or an
 // audit's baseline (baseline, relative to dir; "" for none, and for
-// test; given: --baseline named it). The report would replace it (or be
+// test; given: --baseline named it), the default baseline where there is
+// none, and any vigiles baseline. The report would replace it (or be
 // made where it is not there yet), and the write succeeds: the next run
 // would read a report where its policy was, or where its baseline was
 // (after --update-baseline, the very baseline this audit wrote). The
@@ -524,7 +530,28 @@ func checkOutputFlag(name, output, config, dir, baseline string, given bool) err
 		}
 		return fmt.Errorf("%s: --output %q is %s, where the audit reads its baseline and --update-baseline writes it: name a file of its own for the report, such as vigiles-report.json", name, output, named)
 	}
-	return nil
+	if baseline == "" && same(inDir(dir, defaultBaseline)) {
+		// vigiles test, or an audit that compares with nothing: the
+		// report would stand where the next audit looks for its
+		// baseline.
+		return fmt.Errorf("%s: --output %q is the baseline vigiles audit reads by default, %s: name a file of its own for the report, such as vigiles-report.json", name, output, defaultBaseline)
+	}
+	return notOverBaseline(name, output)
+}
+
+// notOverBaseline refuses, as bad usage, a report's output that is a
+// vigiles baseline already: a baseline named elsewhere, which the report
+// would replace.
+func notOverBaseline(name, output string) error {
+	f, err := os.OpenFile(output, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || runner.WhyNotBaseline(output) != "" {
+		return nil
+	}
+	return fmt.Errorf("%s: --output %q is a vigiles baseline, which the report would replace: name a file of its own for the report, such as vigiles-report.json", name, output)
 }
 
 // inDir is p relative to the directory dir, where it is not absolute.

@@ -76,7 +76,7 @@ func TestTestAuditUsage(t *testing.T) {
 		{[]string{"audit", "--help"}, 0, "one --baseline names that is missing is an error"},
 		{[]string{"audit", "--help"}, 0, "(baseline/outdated) until --update-baseline rewrites it"},
 		{[]string{"merge", "--help"}, 0, "Usage: vigiles merge"},
-		{[]string{"merge", "--help"}, 0, "where FILE is a symbolic link, the file it leads to is replaced)"},
+		{[]string{"merge", "--help"}, 0, "where FILE is a symbolic link, the file it leads to is replaced; a vigiles baseline is refused)"},
 		{[]string{"test", "--help"}, 0, "symbolic link inside the work tree is refused"},
 		// --egress (with --allow) replaces the policy's whole egress, as
 		// runner.Options.Egress does, not its mode alone.
