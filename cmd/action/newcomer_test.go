@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,5 +130,33 @@ func TestReportNeverReplacesABaseline(t *testing.T) {
 		if got, err := os.ReadFile(p); err != nil || string(got) != baseline {
 			t.Errorf("%s: %q, %v; want the baseline as it was", p, got, err)
 		}
+	}
+}
+
+// TestRunExitStatusOfASignal: a command --timeout ended exits 137, as
+// vigiles run's help and result-format.md say (128+N of the SIGKILL),
+// and a command's own 2 is its own, told apart from bad usage by the
+// document --json prints.
+func TestRunExitStatusOfASignal(t *testing.T) {
+	_, help, _ := runCLI(t, "run", "--help")
+	if want := "(128+N where signal N ended it: 137 when\n--timeout did; 127 when it was not found)"; !strings.Contains(help, want) {
+		t.Errorf("vigiles run --help does not say %q:\n%s", want, help)
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "run", "--json", "--workdir", dir, "--timeout", "1s", "--", "sleep", "30")
+	var doc struct {
+		Tier     string `json:"tier"`
+		ExitCode int    `json:"exitCode"`
+		TimedOut bool   `json:"timedOut"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 137 || doc.ExitCode != 137 || !doc.TimedOut {
+		t.Errorf("a run --timeout ended: exit %d, %+v (%v); want 137, timed out\n%s%s", code, doc, err, out, errs)
+	}
+	code, out, errs = runCLI(t, "run", "--json", "--workdir", dir, "--", "sh", "-c", "exit 2")
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 2 || doc.ExitCode != 2 || doc.Tier != "confined" {
+		t.Errorf("a command's own exit 2: exit %d, %+v (%v); want 2 and a confined run's document\n%s%s", code, doc, err, out, errs)
 	}
 }

@@ -63,7 +63,10 @@ whole number and K, M, G or T, each a power of 1024 (64KiB, 512MiB,
 2GiB). KB, MB and GB are read as KiB, MiB and GiB: 1MB is 1048576 bytes,
 not 1000000.
 
-Exit status: the command's own; 125 when vigiles refuses or fails; 2 on bad usage.
+Exit status: the command's own (128+N where signal N ended it: 137 when
+--timeout did; 127 when it was not found); 125 when vigiles refuses or
+fails; 2 on bad usage. A command's own 2 or 125 reads the same: --json's
+tier and exitCode tell them apart.
 
 Flags:
 `
