@@ -48,7 +48,8 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    merge runs no hooks, and refuses sandbox, egress, allow,
                    shard, jobs and max-runs
   working-directory  the repository (or the part of it) to check, relative
-                   to the workspace; findings stay repository-relative
+                   to the workspace (default ., the workspace itself);
+                   findings stay repository-relative
   config           policy file, relative to working-directory (default
                    .vigiles.yml)
   paths            directories to audit, relative to working-directory and
@@ -58,7 +59,8 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    relative to working-directory and inside the workspace;
                    unlike vigiles audit's --baseline it has no default:
                    empty compares with nothing
-  update-baseline  true | false: write the baseline from this run
+  update-baseline  true | false (default false): write the baseline from
+                   this run
   sandbox          auto | strict | off; used as given when set, else the
                    policy file's, else auto, and audit turns that auto
                    into strict (auto set here lets an audit run trusted
@@ -68,8 +70,9 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    address ranges go in the policy file's
                    defaults.egress.allow-ip
   fail-level       none | notice | warning | error (default error)
-  github-token     token for the check run; it stays in this process and
-                   never reaches a sandbox
+  github-token     token for the check run (default ${{ github.token }}, the
+                   job's own, which action.yml passes); it stays in this
+                   process and never reaches a sandbox
   check-run        true | false (default true): annotate through a check
                    run on the pull request's head commit
   sarif            path to write SARIF 2.1.0 for code scanning, relative

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/vigiles/action/pkg/runner"
 )
@@ -158,5 +161,46 @@ func TestRunExitStatusOfASignal(t *testing.T) {
 	code, out, errs = runCLI(t, "run", "--json", "--workdir", dir, "--", "sh", "-c", "exit 2")
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 2 || doc.ExitCode != 2 || doc.Tier != "confined" {
 		t.Errorf("a command's own exit 2: exit %d, %+v (%v); want 2 and a confined run's document\n%s%s", code, doc, err, out, errs)
+	}
+}
+
+// TestActionHelpSaysEachDefault: every input action.yml gives a default
+// is listed in vigiles action --help with that default, as the Inputs
+// table of docs/github-action.md lists it (TestActionInputsAgree).
+func TestActionHelpSaysEachDefault(t *testing.T) {
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct{ Default string }
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := runCLI(t, "action", "--help")
+	// Each input's entry: from its name at the margin to the next one.
+	entries := map[string]string{}
+	name := ""
+	for _, line := range strings.Split(help, "\n") {
+		if m := regexp.MustCompile(`^  ([a-z][\w-]+)  +(.*)$`).FindStringSubmatch(line); m != nil {
+			name = m[1]
+			entries[name] = m[2]
+			continue
+		}
+		if !strings.HasPrefix(line, "    ") {
+			name = ""
+		}
+		if name != "" {
+			entries[name] += " " + strings.TrimSpace(line)
+		}
+	}
+	for n, in := range a.Inputs {
+		if in.Default == "" || n == "runtime" || n == "image" {
+			continue
+		}
+		if want := "(default " + in.Default; !strings.Contains(entries[n], want) {
+			t.Errorf("vigiles action --help of input %s does not say %q (action.yml's default): %q", n, want, entries[n])
+		}
 	}
 }
