@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,5 +204,41 @@ func TestActionHelpSaysEachDefault(t *testing.T) {
 		if want := "(default " + in.Default; !strings.Contains(entries[n], want) {
 			t.Errorf("vigiles action --help of input %s does not say %q (action.yml's default): %q", n, want, entries[n])
 		}
+	}
+}
+
+// TestClosedPipeReport: an audit whose stderr is a pipe its reader
+// closed (vigiles audit -o report.json 2>&1 | head -1) runs its hooks and
+// writes its report; one whose report is for a closed stdout cannot
+// write it, and exits 125, as README.md says.
+func TestClosedPipeReport(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	dir := writeFiles(t, map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo ok"}]}]}}`})
+	closed := func() *os.File {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		t.Cleanup(func() { w.Close() })
+		return w
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	var out strings.Builder
+	err := run(context.Background(), []string{"audit", "--dir", dir, "--baseline", "", "--format", "json", "-o", report},
+		func(string) string { return "" }, strings.NewReader(""), &out, closed())
+	if code := exitCode(err, io.Discard, false); code != 0 {
+		t.Errorf("stderr closed, -o FILE: exit %d (%v), want 0", code, err)
+	}
+	if b, err := os.ReadFile(report); err != nil || !strings.Contains(string(b), `"verdict": "pass"`) {
+		t.Errorf("stderr closed: the report was not written (%v): %.300q", err, b)
+	}
+	var errb strings.Builder
+	err = run(context.Background(), []string{"audit", "--dir", dir, "--baseline", "", "-q"},
+		func(string) string { return "" }, strings.NewReader(""), closed(), &errb)
+	if code := exitCode(err, &errb, false); code != 125 {
+		t.Errorf("stdout closed: exit %d (%v), want 125", code, err)
 	}
 }
