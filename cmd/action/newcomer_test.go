@@ -242,3 +242,43 @@ func TestClosedPipeReport(t *testing.T) {
 		t.Errorf("stdout closed: exit %d (%v), want 125", code, err)
 	}
 }
+
+// TestBoolFlagValueApart: a true|false flag given its value as the next
+// argument (--json false), which pflag reads as the command, a PATH or
+// an argument, is bad usage whose one line says to join it with =; the
+// command true after -- still runs as one.
+func TestBoolFlagValueApart(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--json", "false", "--", "./hook.sh"}, `vigiles: run: --json false: "false" was read as the command to run, not as the value of --json, which takes it after =: --json=false (or --json alone for true)` + "\n"},
+		{[]string{"test", "--dir", dir, "-q", "true"}, `vigiles: test: -q true: "true" was read as an argument, which test takes none of, not as the value of --quiet, which takes it after =: --quiet=true (or --quiet alone for true)` + "\n"},
+		{[]string{"audit", "--dir", dir, "--update-baseline", "true"}, `vigiles: audit: --update-baseline true: "true" was read as a PATH to audit, not as the value of --update-baseline, which takes it after =: --update-baseline=true (or --update-baseline alone for true)` + "\n"},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != 2 || out != "" || errs != c.want {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q: want status 2 and %q", c.args, code, out, errs, c.want)
+			}
+		})
+	}
+	// A group of shorthands, or a negative number, before a stray true
+	// is none of this: the usual message, no panic of pflag's lookup.
+	for _, args := range [][]string{
+		{"audit", "--dir", dir, "-qo", "true", "true"},
+		{"test", "--dir", dir, "--max-runs", "-10", "true"},
+	} {
+		if code, _, errs := runCLI(t, args...); code != 2 || strings.Contains(errs, "takes it after =") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and no word of a true|false flag", args, code, errs)
+		}
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	// The command true, after the -- that ends the flags.
+	if code, _, errs := runCLI(t, "run", "--workdir", dir, "--json", "--", "true", "--", "x"); code != 0 {
+		t.Errorf("run --json -- true -- x: exit %d, stderr %q; want the command run, 0", code, errs)
+	}
+}

@@ -118,6 +118,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	if len(command) == 0 {
 		return usageError(fs, runHelp, stderr, errors.New("run: no command given (put it after --)"))
 	}
+	if len(command) > 1 && command[1] == "--" {
+		// --json false -- ./hook.sh: a -- after the command's first word
+		// ends flags that the word ended already.
+		if err := boolValueApart(fs, args, command[0], "the command to run"); err != nil {
+			return exitWith(2, err)
+		}
+	}
 	policy := evidence.EgressPolicy{Mode: *egressMode, Allow: *allow, AllowIP: *allowIP, DNSUpstream: *dnsUpstream, Connector: *connector}
 	if err := checkRunFlags(fs, *timeout, *linger, outputCap, lim, &policy, *workdir); err != nil {
 		return exitWith(2, err)

@@ -325,6 +325,9 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	if fs.NArg() > 0 {
+		if err := boolValueApart(fs, args, fs.Arg(0), "an argument, which test takes none of"); err != nil {
+			return exitWith(2, err)
+		}
 		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
 	}
 	if err := c.validate("test"); err != nil {
@@ -363,6 +366,14 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, err)
 	}
 	o := c.options(stderr)
+	for _, p := range fs.Args() {
+		if _, err := os.Lstat(inDir(c.dir, p)); err == nil {
+			continue
+		}
+		if err := boolValueApart(fs, args, p, "a PATH to audit"); err != nil {
+			return exitWith(2, err)
+		}
+	}
 	o.Paths = fs.Args()
 	o.Baseline = *baseline
 	o.BaselineNamed = fs.Changed("baseline")

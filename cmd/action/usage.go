@@ -312,6 +312,40 @@ func noUnit(err error) error {
 	return fmt.Errorf("--%s %s: a duration needs its unit; want %ss (seconds) or %sm (minutes)", ive.GetFlag().Name, v, v, v)
 }
 
+// boolValueApart is the error of a true|false flag given its value as
+// the next argument (--quiet true, --json false), which pflag reads not
+// as the flag's value but as the first argument of the command (what =
+// joins it to is its value: --quiet=true), or nil where word, an
+// argument the command did not take as it was meant, is no such value.
+// what says what word was read as ("a PATH to audit").
+func boolValueApart(fs *pflag.FlagSet, args []string, word, what string) error {
+	if word != "true" && word != "false" {
+		return nil
+	}
+	for i, a := range args[:max(len(args)-1, 0)] {
+		if a == "--" {
+			break
+		}
+		if args[i+1] != word || strings.Contains(a, "=") || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		f := fs.Lookup(strings.TrimPrefix(a, "--"))
+		if !strings.HasPrefix(a, "--") {
+			// One shorthand (-q): pflag's lookup of more panics.
+			f = nil
+			if sh := strings.TrimPrefix(a, "-"); len(sh) == 1 {
+				f = fs.ShorthandLookup(sh)
+			}
+		}
+		if f == nil || f.Value.Type() != "bool" {
+			continue
+		}
+		return fmt.Errorf("%s: %s %s: %q was read as %s, not as the value of --%s, which takes it after =: --%s=%s (or --%s alone for true)",
+			fs.Name(), a, word, word, what, f.Name, f.Name, word, f.Name)
+	}
+	return nil
+}
+
 // usageError prints the command's help on stderr and ends it with status 2
 // and err.
 func usageError(fs *pflag.FlagSet, help string, stderr io.Writer, err error) error {
