@@ -282,3 +282,20 @@ func TestBoolFlagValueApart(t *testing.T) {
 		t.Errorf("run --json -- true -- x: exit %d, stderr %q; want the command run, 0", code, errs)
 	}
 }
+
+// TestStdinRelativeToHere: --stdin is opened from the current directory,
+// where the command runs in --workdir: a file not there but in --workdir
+// is bad usage whose one line names it as --stdin takes it.
+func TestStdinRelativeToHere(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"sub/event.json": "{}\n"})
+	t.Chdir(dir)
+	code, out, errs := runCLI(t, "run", "--workdir", "sub", "--stdin", "event.json", "--", "cat")
+	want := `vigiles: run: --stdin "event.json": no such file or directory; it is relative to the current directory, not to --workdir: give --stdin "sub/event.json"` + "\n"
+	if code != 2 || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr %q: want status 2 and %q", code, out, errs, want)
+	}
+	_, help, _ := runCLI(t, "run", "--help")
+	if want := "relative to the current directory, not to --workdir"; !strings.Contains(help, want) {
+		t.Errorf("vigiles run --help does not say --stdin is %q", want)
+	}
+}

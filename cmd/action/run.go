@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.SetInterspersed(false)
 	var (
 		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
-		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin); default empty")
+		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin), relative to the current directory, not to --workdir; default empty")
 		mode        = fs.String("sandbox", "auto", "auto: confine untrusted code or refuse; strict: confine everything or refuse; off: run in the open")
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
@@ -159,6 +160,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			var pe *os.PathError
 			if errors.As(err, &pe) {
 				err = pe.Err
+			}
+			if in := inDir(*workdir, *stdinFile); *workdir != "" && !filepath.IsAbs(*stdinFile) && errors.Is(err, os.ErrNotExist) {
+				if fi, serr := os.Stat(in); serr == nil && !fi.IsDir() {
+					// The command runs in --workdir; the file is opened
+					// here, relative to the current directory.
+					return exitWith(2, fmt.Errorf("run: --stdin %q: %w; it is relative to the current directory, not to --workdir: give --stdin %q", *stdinFile, err, in))
+				}
 			}
 			return exitWith(2, fmt.Errorf("run: --stdin %q: %w; want a file whose bytes the command reads (or - for this stdin)", *stdinFile, err))
 		}
