@@ -222,6 +222,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		}
 		return helpWritten("help", usage(stdout))
 	case "-h", "--help":
+		if len(args) > 1 {
+			// vigiles --help run: the help of run, as vigiles help run.
+			return run(ctx, append([]string{"help"}, args[1:]...), getenv, stdin, stdout, stderr)
+		}
 		return helpWritten("help", usage(stdout))
 	case "--version", "version":
 		if len(args) > 1 {
@@ -238,6 +242,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
+		switch args[0] {
+		case "-v", "-V", "-version":
+			return exitWith(2, fmt.Errorf("unknown command %q: vigiles version (or --version) prints the version", args[0]))
+		}
 		if strings.HasPrefix(args[0], "-") {
 			// vigiles --dir . test: the flags are the command's.
 			return exitWith(2, fmt.Errorf("unknown command %q: the command comes first, then its flags (vigiles test --dir .); vigiles --help lists the commands", args[0]))

@@ -299,3 +299,22 @@ func TestStdinRelativeToHere(t *testing.T) {
 		t.Errorf("vigiles run --help does not say --stdin is %q", want)
 	}
 }
+
+// TestHelpFlagBeforeTheCommand: vigiles --help run is the help of run,
+// as vigiles help run is; -v, which many tools read as their version,
+// says which command prints it.
+func TestHelpFlagBeforeTheCommand(t *testing.T) {
+	_, want, _ := runCLI(t, "help", "run")
+	for _, h := range []string{"--help", "-h"} {
+		if code, out, errs := runCLI(t, h, "run"); code != 0 || out != want || errs != "" {
+			t.Errorf("vigiles %s run: exit %d, stderr %q, stdout not run's help:\n%s", h, code, errs, out)
+		}
+	}
+	if code, _, errs := runCLI(t, "--help", "nosuch"); code != 2 || !strings.Contains(errs, `unknown command "nosuch"`) {
+		t.Errorf("vigiles --help nosuch: exit %d, stderr %q; want 2 and the unknown command", code, errs)
+	}
+	want = "vigiles: unknown command \"-v\": vigiles version (or --version) prints the version\n"
+	if code, out, errs := runCLI(t, "-v"); code != 2 || out != "" || errs != want {
+		t.Errorf("vigiles -v: exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
+	}
+}
