@@ -318,3 +318,38 @@ func TestHelpFlagBeforeTheCommand(t *testing.T) {
 		t.Errorf("vigiles -v: exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
 	}
 }
+
+// TestPipedStdinNeedsStdinDash: what is piped into vigiles run reaches
+// the command with --stdin - alone, as its help shows by example; without
+// it the command reads nothing.
+func TestPipedStdinNeedsStdinDash(t *testing.T) {
+	_, help, _ := runCLI(t, "run", "--help")
+	for _, want := range []string{
+		"echo '{\"tool_name\":\"Bash\"}' | vigiles run --stdin - -- ./hooks/check.sh\n",
+		"what is piped into vigiles reaches the command only with --stdin -",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("vigiles run --help does not say %q", want)
+		}
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"--stdin", "-"}, `{"tool_name":"Bash"}`},
+	} {
+		var out, errb strings.Builder
+		args := append(append([]string{"run", "--json", "--workdir", dir}, c.flags...), "--", "cat")
+		err := run(context.Background(), args, func(string) string { return "" }, strings.NewReader(`{"tool_name":"Bash"}`), &out, &errb)
+		var doc struct{ Stdout string }
+		code := exitCode(err, io.Discard, false)
+		if jerr := json.Unmarshal([]byte(out.String()), &doc); code != 0 || jerr != nil || doc.Stdout != c.want {
+			t.Errorf("%q with a piped event: exit %d, %v, the command read %q; want 0 and %q\n%s", args, code, jerr, doc.Stdout, c.want, errb.String())
+		}
+	}
+}

@@ -45,6 +45,8 @@ The -- is needed only when COMMAND itself starts with -.
 Examples:
   vigiles run -- bash -c 'echo hi > out.txt'          # report: create out.txt
   vigiles run --json --stdin event.json -- ./hooks/check.sh   # one JSON result on stdout
+  echo '{"tool_name":"Bash"}' | vigiles run --stdin - -- ./hooks/check.sh
+                          # the hook reads what is piped; without --stdin it reads nothing
   vigiles run --egress record -- curl https://api.example.test/
   vigiles run --egress allow --allow api.example.test -- node fetch.js
   vigiles run --trusted --sandbox auto -- make lint   # your own code: runs directly
@@ -79,7 +81,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.SetInterspersed(false)
 	var (
 		workdir     = fs.String("workdir", "", "the work tree the command may change (through an overlay); default the current directory")
-		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin), relative to the current directory, not to --workdir; default empty")
+		stdinFile   = fs.String("stdin", "", "feed this file to the command's stdin (\"-\": vigiles' own stdin), relative to the current directory, not to --workdir; default empty: what is piped into vigiles reaches the command only with --stdin -")
 		mode        = fs.String("sandbox", "auto", "auto: confine untrusted code or refuse; strict: confine everything or refuse; off: run in the open")
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
