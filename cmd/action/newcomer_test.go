@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/vigiles/action/pkg/runner"
+	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // TestSingleDashLongFlagNamesTwoDashes: a long flag given with one dash
@@ -350,6 +352,28 @@ func TestPipedStdinNeedsStdinDash(t *testing.T) {
 		code := exitCode(err, io.Discard, false)
 		if jerr := json.Unmarshal([]byte(out.String()), &doc); code != 0 || jerr != nil || doc.Stdout != c.want {
 			t.Errorf("%q with a piped event: exit %d, %v, the command read %q; want 0 and %q\n%s", args, code, jerr, doc.Stdout, c.want, errb.String())
+		}
+	}
+}
+
+// TestCountLimitsHelpSaysTheirBounds: --limit-cpu says its most and
+// --limit-open-files its least, as --limit-pids does, each the bound a
+// value past it is refused for.
+func TestCountLimitsHelpSaysTheirBounds(t *testing.T) {
+	_, help, _ := runCLI(t, "run", "--help")
+	for _, c := range []struct {
+		flag, bound, past string
+	}{
+		{"limit-pids", fmt.Sprintf("at least %d", sandbox.MinPids), strconv.Itoa(sandbox.MinPids - 1)},
+		{"limit-cpu", fmt.Sprintf("at most %d", sandbox.MaxCPUSeconds), strconv.Itoa(sandbox.MaxCPUSeconds + 1)},
+		{"limit-open-files", fmt.Sprintf("at least %d", sandbox.MinOpenFiles), strconv.Itoa(sandbox.MinOpenFiles - 1)},
+	} {
+		line := regexp.MustCompile(`(?m)^      --` + c.flag + ` .*$`).FindString(help)
+		if !strings.Contains(line, c.bound) {
+			t.Errorf("vigiles run --help does not say --%s is %s: %q", c.flag, c.bound, line)
+		}
+		if code, _, errs := runCLI(t, "run", "--"+c.flag, c.past, "--", "true"); code != 2 || !strings.Contains(errs, "--"+c.flag+" "+c.past+":") {
+			t.Errorf("--%s %s: exit %d, stderr %q; want 2, the flag and its value", c.flag, c.past, code, errs)
 		}
 	}
 }
