@@ -377,3 +377,21 @@ func TestCountLimitsHelpSaysTheirBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyOfTheOtherYAMLName: a policy written as .vigiles.yaml where
+// .vigiles.yml is looked for (and the reverse) is named in the error, with
+// the fix, by vigiles test and by the action alike.
+func TestPolicyOfTheOtherYAMLName(t *testing.T) {
+	dir := writeFiles(t, map[string]string{".vigiles.yaml": "checks: []\n"})
+	code, _, errs := runCLI(t, "test", "--dir", dir)
+	want := fmt.Sprintf(`vigiles: test: there is no policy file at %q (".vigiles.yaml" is beside it: name it with --config, or rename it .vigiles.yml); name another with --config`, filepath.Join(dir, ".vigiles.yml"))
+	if code != 2 || !strings.HasPrefix(errs, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q…", code, errs, want)
+	}
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": t.TempDir(), "INPUT_CHECK_RUN": "false"}
+	var out, errb strings.Builder
+	err := run(context.Background(), []string{"action"}, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errb)
+	if code := exitCode(err, &errb, true); code != 2 || !strings.Contains(out.String(), `(".vigiles.yaml" is beside it: name it with the config input, or rename it .vigiles.yml)`) {
+		t.Errorf("vigiles action: exit %d, stdout %q, stderr %q; want 2 and the other name", code, out.String(), errb.String())
+	}
+}

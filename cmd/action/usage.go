@@ -404,7 +404,10 @@ func withConfigHint(err error, flag, top string) error {
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			what = fmt.Sprintf("there is no policy file at %q", pe.Path)
-			if above := policyAbove(pe.Path, top); above != "" && filepath.Base(pe.Path) == runner.DefaultConfig {
+			if alt := otherYAMLName(pe.Path); alt != "" {
+				// .vigiles.yaml written for .vigiles.yml, or the reverse.
+				what += fmt.Sprintf(" (%q is beside it: name it with %s, or rename it %s)", filepath.Base(alt), flag, filepath.Base(pe.Path))
+			} else if above := policyAbove(pe.Path, top); above != "" && filepath.Base(pe.Path) == runner.DefaultConfig {
 				// vigiles test run from a directory of the repository,
 				// not its root (or a working-directory input that names
 				// one): the policy is the root's.
@@ -422,6 +425,25 @@ func withConfigHint(err error, flag, top string) error {
 		}
 	}
 	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
+}
+
+// otherYAMLName is the path of a regular file beside path, a policy file
+// that is not there, whose name is path's with the other YAML suffix
+// (.yaml for .yml, .yml for .yaml), or "" for none.
+func otherYAMLName(path string) string {
+	var alt string
+	switch {
+	case strings.HasSuffix(path, ".yml"):
+		alt = strings.TrimSuffix(path, ".yml") + ".yaml"
+	case strings.HasSuffix(path, ".yaml"):
+		alt = strings.TrimSuffix(path, ".yaml") + ".yml"
+	default:
+		return ""
+	}
+	if fi, err := os.Stat(alt); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return alt
 }
 
 // policyAbove is the nearest directory above the one of path, a policy
