@@ -606,6 +606,11 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 			return fail(stdout, 2, err)
 		}
 	}
+	if in.Command == "audit" {
+		if err := unreadPolicy(dir, in.Config, "the config input"); err != nil {
+			return fail(stdout, 2, fmt.Errorf("input config: %w", err))
+		}
+	}
 	var made annotate.Made // annotations of vigiles' own before Publish
 	if in.Command == "audit" && in.Baseline == "" {
 		// The action compares with nothing unless told: a committed

@@ -395,3 +395,34 @@ func TestPolicyOfTheOtherYAMLName(t *testing.T) {
 		t.Errorf("vigiles action: exit %d, stdout %q, stderr %q; want 2 and the other name", code, out.String(), errb.String())
 	}
 }
+
+// TestAuditRefusesToIgnoreVigilesYAML: an audit, which needs no policy,
+// given none where .vigiles.yaml stands in for .vigiles.yml, is bad usage
+// before any hook runs, from the CLI and the action alike: it would run
+// with the built-in policy, the file's trust, egress and limits unread.
+// Named with --config, the file is read.
+func TestAuditRefusesToIgnoreVigilesYAML(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		".vigiles.yaml":         "defaults:\n  egress: recrod\n",
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "--baseline", "")
+	want := fmt.Sprintf("vigiles: audit: there is no policy file at %q, so the audit would read none, though \".vigiles.yaml\" is beside it: name it with --config, or rename it .vigiles.yml\n", filepath.Join(dir, ".vigiles.yml"))
+	if code != 2 || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errs, want)
+	}
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": dir, "RUNNER_TEMP": t.TempDir(), "INPUT_CHECK_RUN": "false", "INPUT_COMMAND": "audit"}
+	var aout, aerr strings.Builder
+	err := run(context.Background(), []string{"action"}, func(k string) string { return env[k] }, strings.NewReader(""), &aout, &aerr)
+	if code := exitCode(err, &aerr, true); code != 2 || !strings.Contains(aout.String(), `though ".vigiles.yaml" is beside it: name it with the config input, or rename it .vigiles.yml`) {
+		t.Errorf("vigiles action: exit %d, stdout %q, stderr %q; want 2 and the other name", code, aout.String(), aerr.String())
+	}
+	// Named, it is read: its mistake is a finding of the audit's.
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	code, out, _ = runCLI(t, "audit", "--dir", dir, "--baseline", "", "--config", ".vigiles.yaml", "-q")
+	if code != 1 || !strings.Contains(out, "config/invalid") {
+		t.Errorf("--config .vigiles.yaml: exit %d, report %q; want 1 and its config/invalid finding", code, out)
+	}
+}

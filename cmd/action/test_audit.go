@@ -359,6 +359,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if *updateBaseline && *baseline == "" {
 		return exitWith(2, fmt.Errorf("audit: --update-baseline needs a baseline file to write, and --baseline \"\" names none: leave --baseline out (default %s) or name one, e.g. --baseline %s", defaultBaseline, defaultBaseline))
 	}
+	if err := unreadPolicy(c.dir, c.config, "--config"); err != nil {
+		return exitWith(2, fmt.Errorf("audit: %w", err))
+	}
 	if err := checkBaselineFlag(*baseline, c.config, c.dir, *updateBaseline, *baseline != defaultBaseline); err != nil {
 		return exitWith(2, err)
 	}

@@ -446,6 +446,27 @@ func otherYAMLName(path string) string {
 	return alt
 }
 
+// unreadPolicy is the mistake of an audit given no policy file (config
+// "", the default) where the default is not there but a file of the other
+// YAML name is (.vigiles.yaml): the audit, which needs none, would run
+// without it, its defaults and trust unread, and pass. flag names how to
+// name another (--config, or the action's input). nil otherwise.
+func unreadPolicy(dir, config, flag string) error {
+	if config != "" {
+		return nil
+	}
+	p := filepath.Join(dir, runner.DefaultConfig)
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	alt := otherYAMLName(p)
+	if alt == "" {
+		return nil
+	}
+	return fmt.Errorf("there is no policy file at %q, so the audit would read none, though %q is beside it: name it with %s, or rename it %s",
+		p, filepath.Base(alt), flag, runner.DefaultConfig)
+}
+
 // policyAbove is the nearest directory above the one of path, a policy
 // file that is not there, that holds a regular file of path's name, up
 // to top (the action's workspace, which its inputs cannot leave; "" for
