@@ -426,3 +426,30 @@ func TestAuditRefusesToIgnoreVigilesYAML(t *testing.T) {
 		t.Errorf("--config .vigiles.yaml: exit %d, report %q; want 1 and its config/invalid finding", code, out)
 	}
 }
+
+// TestAuditBelowTheRepositorySaysSo: an audit run inside a repository,
+// not at its root, where it reads no policy and no baseline, says on its
+// progress which directory above holds the .vigiles.yml and the --dir
+// that audits it; -q silences it, and an audit at the root says nothing
+// of it.
+func TestAuditBelowTheRepositorySaysSo(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		missing(t, "bubblewrap")
+	}
+	root := writeFiles(t, map[string]string{
+		".vigiles.yml":               "checks:\n  - name: x\n    command: \"true\"\n    expect: {exit-code: 0}\n",
+		"plugins/p/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	})
+	t.Chdir(filepath.Join(root, "plugins"))
+	want := `vigiles: there is no .vigiles.yml in ".", but ".." above it holds one꞉ this audit reads neither that policy nor its baseline; to audit that repository, give --dir ".." (and PATHs to narrow it)` + "\n"
+	code, _, errs := runCLI(t, "audit")
+	if first, _, _ := strings.Cut(errs, "\n"); code != 0 || first+"\n" != want {
+		t.Errorf("audit in plugins/: exit %d, stderr %q; want 0 and first %q", code, errs, want)
+	}
+	if _, _, errs := runCLI(t, "audit", "-q"); errs != "" {
+		t.Errorf("audit -q in plugins/: stderr %q, want none", errs)
+	}
+	if _, _, errs := runCLI(t, "audit", "--dir", ".."); strings.Contains(errs, "above it holds one") {
+		t.Errorf("audit --dir ..: stderr %q names a policy above", errs)
+	}
+}

@@ -369,6 +369,9 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 		return exitWith(2, err)
 	}
 	o := c.options(stderr)
+	if line := repositoryAbove(c.dir, c.config, *baseline); line != "" && o.Progress != nil {
+		fmt.Fprintln(o.Progress, line)
+	}
 	for _, p := range fs.Args() {
 		if _, err := os.Lstat(inDir(c.dir, p)); err == nil {
 			continue
@@ -508,6 +511,36 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 		}
 	}
 	return nil
+}
+
+// repositoryAbove is the progress line of an audit that reads no policy
+// file (the default, not there) and no baseline (the default, not there,
+// or none) where a directory above dir holds a .vigiles.yml: an audit run
+// from inside a repository, not its root, which passes on the built-in
+// policy and nothing to compare with. It names that directory and the
+// --dir that audits it; "" otherwise.
+func repositoryAbove(dir, config, baseline string) string {
+	if config != "" || (baseline != "" && baseline != defaultBaseline) {
+		return ""
+	}
+	p := filepath.Join(dir, runner.DefaultConfig)
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if _, err := os.Lstat(inDir(dir, baseline)); baseline != "" && !errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	above := policyAbove(p, "")
+	if above == "" {
+		return ""
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, above); err == nil {
+			above = rel
+		}
+	}
+	return fmt.Sprintf("there is no %s in %q, but %q above it holds one: this audit reads neither that policy nor its baseline; "+
+		"to audit that repository, give --dir %q (and PATHs to narrow it)", runner.DefaultConfig, dir, above, above)
 }
 
 // checkOutputFlag refuses, as bad usage, an --output that names a file
