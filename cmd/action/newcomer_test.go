@@ -453,3 +453,29 @@ func TestAuditBelowTheRepositorySaysSo(t *testing.T) {
 		t.Errorf("audit --dir ..: stderr %q names a policy above", errs)
 	}
 }
+
+// TestSingleDashOutputIsNoFileName: -output=r.json, which pflag reads as
+// -o with the value utput=r.json, is bad usage said before anything is
+// written, not a report in a file of that name.
+func TestSingleDashOutputIsNoFileName(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "-output=r.json"}, `vigiles: test: -output=r.json was read as -o with the value "utput=r.json", not as --output: a long flag takes two dashes; see vigiles test --help` + "\n"},
+		{[]string{"audit", "-output", "r.json"}, `vigiles: audit: -output was read as -o with the value "utput", not as --output: a long flag takes two dashes; see vigiles audit --help` + "\n"},
+		{[]string{"merge", "-output", "m.json", "a.json"}, `vigiles: merge: -output was read as -o with the value "utput", not as --output: a long flag takes two dashes; see vigiles merge --help` + "\n"},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			code, out, errs := runCLI(t, c.args...)
+			if code != 2 || out != "" || errs != c.want {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q: want status 2 and %q", c.args, code, out, errs, c.want)
+			}
+		})
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a file was made: %v", ents)
+	}
+}

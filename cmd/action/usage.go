@@ -77,6 +77,23 @@ func parseFlags(fs *pflag.FlagSet, help string, args []string, stdout, stderr io
 		// pflag's message names the flag, not the command or the fix.
 		return true, exitWith(2, fmt.Errorf("%s: %w%s; see vigiles %s --help", fs.Name(), noUnit(outOfRange(err)), flagHint(fs, err, args), fs.Name()))
 	}
+	// A long flag with one dash that starts with its own shorthand
+	// (-output=r.json) parses as that shorthand with the rest for its
+	// value (-o utput=r.json): the report would go to a file of that name.
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		g, ok := strings.CutPrefix(a, "-")
+		if !ok || strings.HasPrefix(g, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(g, "=")
+		if f := fs.Lookup(name); f != nil && f.Shorthand != "" && len(name) > 1 && f.Changed {
+			return true, exitWith(2, fmt.Errorf("%s: %s was read as -%s with the value %q, not as --%s: a long flag takes two dashes; see vigiles %s --help",
+				fs.Name(), a, f.Shorthand, strings.TrimPrefix(g, f.Shorthand), f.Name, fs.Name()))
+		}
+	}
 	// A flag whose value was left out takes the next argument: "--",
 	// which ends the flags (vigiles run --stdin -- cmd), is then no file
 	// or name to look for but the mistake itself.
