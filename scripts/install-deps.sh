@@ -5,15 +5,17 @@
 # not root. Safe to run again.
 #
 # With --test it also installs what only the tests need: a C compiler (go
-# test -race, the seccomp tests' C helpers), Node.js and npm where the
-# machine has none, and bun.
+# test -race, the seccomp tests' C helpers), debootstrap (the image test),
+# the tools that make ext4, xfs and btrfs images, libnss-systemd, Node.js
+# and npm where the machine has none, and bun.
 set -euo pipefail
 tests=false
 [ "${1:-}" = --test ] && tests=true
-pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc debootstrap
+pkgs=(bubblewrap nftables slirp4netns passt iproute2 uidmap python3 curl ca-certificates git make procps psmisc)
+$tests && pkgs+=(gcc libc6-dev
+  debootstrap # the container image test's root file system
   e2fsprogs xfsprogs btrfs-progs # the tests' work trees on ext4, xfs and btrfs loop images
   libnss-systemd) # a group only the name service names (a userdb drop-in), never taken from a tree
-$tests && pkgs+=(gcc libc6-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -33,7 +33,7 @@ func kernelAtLeast(t *testing.T, major, minor int) bool {
 
 // mountFS mounts a fresh file system of type fs on a new directory and
 // returns it: tmpfs itself, or ext4, xfs or btrfs on a loop image made
-// with its mkfs (scripts/install-deps.sh installs them). It is unmounted,
+// with its mkfs (scripts/install-deps.sh --test installs them). It is unmounted,
 // and its loop device detached, when the test ends.
 func mountFS(t *testing.T, fs string) string {
 	t.Helper()
@@ -51,7 +51,7 @@ func mountFS(t *testing.T, fs string) string {
 	}
 	mkfs, err := exec.LookPath("mkfs." + fs)
 	if err != nil {
-		missing(t, "mkfs."+fs+" (scripts/install-deps.sh installs it)")
+		missing(t, "mkfs."+fs+" (scripts/install-deps.sh --test installs it)")
 	}
 	img := filepath.Join(base, fs+".img")
 	// Sparse; xfs wants 300 MiB at least.
