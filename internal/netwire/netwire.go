@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/egress"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -68,6 +69,10 @@ func ValidateEgress(p *evidence.EgressPolicy) []error {
 		p.Mode = evidence.EgressDeny
 	case evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow:
 	default:
+		modes := []string{evidence.EgressDeny, evidence.EgressRecord, evidence.EgressAllow}
+		if m := textdist.Nearest(p.Mode, modes); m != "" {
+			return []error{fmt.Errorf("--egress %q: want deny, record or allow: did you mean %s?", p.Mode, m)}
+		}
 		return []error{fmt.Errorf("--egress %q: want deny, record or allow", p.Mode)}
 	}
 	var errs []error

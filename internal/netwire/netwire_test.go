@@ -22,6 +22,8 @@ func TestValidateEgressAllowModeRules(t *testing.T) {
 		{evidence.EgressPolicy{Mode: evidence.EgressRecord, Connector: "pasta", DNSUpstream: "192.0.2.53"},
 			[]string{"--connector pasta: only with --egress allow (egress is record)", "--dns-upstream 192.0.2.53: only with --egress allow (egress is record)"}},
 		{evidence.EgressPolicy{Mode: "open"}, []string{`--egress "open": want deny, record or allow`}},
+		{evidence.EgressPolicy{Mode: "alow"}, []string{`--egress "alow": want deny, record or allow: did you mean allow?`}},
+		{evidence.EgressPolicy{Mode: "Record"}, []string{`--egress "Record": want deny, record or allow: did you mean record?`}},
 		{evidence.EgressPolicy{}, nil},
 		{evidence.EgressPolicy{Mode: evidence.EgressRecord}, nil},
 	} {
