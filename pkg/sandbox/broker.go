@@ -42,6 +42,14 @@ const MinPids = 32
 // up.
 const scratchInodeBytes = 1 << 10
 
+// scratchBytesPerInode is how much of a scratch without a memory cgroup
+// each of its files and directories takes from its count: their inodes
+// then take at most half as much of the host's memory again as the
+// scratch's size (a million files for the default 2 GiB, as a run with a
+// memory cgroup of the default 4 GiB gets), which the size alone does not
+// bound.
+const scratchBytesPerInode = 2 * scratchInodeBytes
+
 // MinRunMemory is the smallest whole-run memory limit a run accepts: the
 // sandbox's own processes (bubblewrap, the init and the reaper, with the
 // kernel memory charged for them) take some 30 MiB before the command

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/internal/procwait"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
 )
 
 // runCgroup holds the processes of a run whose caller is root. Its pids
@@ -314,13 +315,23 @@ func writeControl(path, value string) error {
 // scratchInodeBytes each) stay inside the memory limit, vigiles' own
 // processes can still finish the record, and a full scratch is reported as
 // such. Without a memory cgroup the scratch keeps its size, at least
-// MinScratch, as with one, and the kernel's default file count (0).
+// MinScratch, as with one (0 is the init's default), and holds one file or
+// directory for each scratchBytesPerInode of it: the kernel's default
+// count is half the host's pages, some three million files on 24 GiB,
+// whose inodes (scratchInodeBytes each, which the size does not count)
+// took three times as much of the host's memory as the size allowed, and
+// filled the scratch without its limit ever being named.
 func (c *runCgroup) scratch(lim Limits) (bytes, inodes uint64) {
 	if c == nil || c.mem == "" {
-		if lim.ScratchBytes == 0 {
-			return 0, 0 // tmpfs's own default
+		size := lim.ScratchBytes
+		if size != 0 {
+			size = max(size, MinScratch)
 		}
-		return max(lim.ScratchBytes, MinScratch), 0
+		n := size
+		if n == 0 {
+			n = reaper.Defaults.ScratchBytes
+		}
+		return size, max(n/scratchBytesPerInode, 1024)
 	}
 	avail := lim.RunMemoryBytes - MinRunMemory
 	inodes = max(avail/4/scratchInodeBytes, 1024)

@@ -232,12 +232,19 @@ func TestCgroupFilesOptional(t *testing.T) {
 
 // TestScratchFloorWithoutACgroup: without a memory cgroup (a non-root
 // caller's run) the scratch is at least MinScratch too, the floor the CLI
-// and the policy refuse to go below, and 0 stays tmpfs's own default.
+// and the policy refuse to go below, and 0 stays the init's default; its
+// files are counted, one for each scratchBytesPerInode of its size (of
+// the default size for 0), at least 1024.
 func TestScratchFloorWithoutACgroup(t *testing.T) {
 	var c *runCgroup
-	for _, tc := range []struct{ in, want uint64 }{{512 << 10, MinScratch}, {MinScratch, MinScratch}, {64 << 20, 64 << 20}, {0, 0}} {
-		if got, inodes := c.scratch(Limits{ScratchBytes: tc.in}); got != tc.want || inodes != 0 {
-			t.Errorf("scratch(%d) without a cgroup = %d, %d; want %d, 0", tc.in, got, inodes, tc.want)
+	for _, tc := range []struct{ in, want, inodes uint64 }{
+		{512 << 10, MinScratch, 1024},
+		{MinScratch, MinScratch, 1024},
+		{64 << 20, 64 << 20, 32768},
+		{0, 0, 1 << 20},
+	} {
+		if got, inodes := c.scratch(Limits{ScratchBytes: tc.in}); got != tc.want || inodes != tc.inodes {
+			t.Errorf("scratch(%d) without a cgroup = %d, %d; want %d, %d", tc.in, got, inodes, tc.want, tc.inodes)
 		}
 	}
 }

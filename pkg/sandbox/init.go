@@ -50,8 +50,9 @@ type initConfig struct {
 	Linger  time.Duration `json:"linger"`
 	Limits  Limits        `json:"limits"`
 	// ScratchInodes bounds the files and directories of the scratch
-	// tmpfs (0: the kernel's default); set when a memory cgroup holds the
-	// run, since their inodes are memory the scratch's size does not count.
+	// tmpfs (0: the kernel's default, half the host's pages); the broker
+	// sets it for every run (runCgroup.scratch), since their inodes are
+	// memory the scratch's size does not count.
 	ScratchInodes uint64                `json:"scratchInodes,omitempty"`
 	WritesMethod  string                `json:"writesMethod"`
 	Network       bool                  `json:"network"`
