@@ -105,7 +105,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 	fs.IntVar(&lim.Pids, "limit-pids", 0, fmt.Sprintf("most processes at once (default 512, at least %d)", sandbox.MinPids))
 	fs.Var(sizeFlag{&lim.MemoryBytes}, "limit-memory", "address space per process, a size such as 512MiB or 8GiB (default 32GiB: Node.js reserves about 10GiB for WebAssembly, its fetch included; at least "+runner.FormatSize(runner.MinMemory)+")")
 	fs.Var(sizeFlag{&lim.RunMemoryBytes}, "limit-run-memory", "memory of the whole run (all its processes and written files), held by a memory cgroup: root callers only, refused from any other, and a run where no memory cgroup can hold it (cgroup v2 but for --root-sandbox runs, no memory controller) is refused (default 4GiB, held where a cgroup can be made, at least "+runner.FormatSize(sandbox.MinRunMemory)+")")
-	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, a size (default 1GiB)")
+	fs.Var(sizeFlag{&lim.FileBytes}, "limit-file-size", "largest file, and most of each output stream passed on, a size (default 1GiB)")
 	fs.Var(sizeFlag{&lim.ScratchBytes}, "limit-scratch", "all writes together (work tree, HOME, TMPDIR), a size (default 2GiB; where a memory cgroup holds the run, kept inside --limit-run-memory with room for vigiles' own processes; at least "+runner.FormatSize(sandbox.MinScratch)+")")
 	fs.Uint64Var(&lim.CPUSeconds, "limit-cpu", 0, fmt.Sprintf("CPU seconds per process (default 300, at most %d: a day)", sandbox.MaxCPUSeconds))
 	fs.Uint64Var(&lim.OpenFiles, "limit-open-files", 0, fmt.Sprintf("open files per process (default 4096, at least %d)", sandbox.MinOpenFiles))

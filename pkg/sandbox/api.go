@@ -58,7 +58,8 @@ type Spec struct {
 	// Egress is the network policy; the zero value is deny.
 	Egress evidence.EgressPolicy
 	// Passthrough, when set, receives the command's stdout and stderr as
-	// they are produced (in addition to the capture).
+	// they are produced (in addition to the capture): for a confined run
+	// at most Limits.FileBytes of each, then a line that says so.
 	PassStdout, PassStderr io.Writer
 	// EnvFile, when set, is a path relative to the command's HOME where
 	// the command may leave a file for its caller, as Claude Code's

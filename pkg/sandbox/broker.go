@@ -410,7 +410,9 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	// A process the command left (a daemon of its own session) may hold
 	// its stdout: the run ends with the command, not with that process.
 	cmd.WaitDelay = leftoverOutput
-	out := newCapture(spec)
+	// A direct run is an opt-out: its output passes through whole, as
+	// its files are written unbounded.
+	out := newCapture(spec, 0)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -860,7 +862,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// for it (a cancelled audit hung on one); returning closes the control
 	// socket, on which its init then reads the end.
 	cmd.WaitDelay = orphanedOutput
-	out := newCapture(spec)
+	out := newCapture(spec, spec.Limits.WithDefaults().FileBytes)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinOf(spec), out.stdout, out.stderr
 	cmd.ExtraFiles = extra // fdConfig, fdResult, fdControl, fdInfo, fdReady, fdExe, fdReaper, fdCgroup, then fdData and on
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
@@ -1465,14 +1467,16 @@ type capture struct {
 	stdout, stderr *capped
 }
 
-func newCapture(spec Spec) *capture {
+// newCapture captures a run's output for spec; passMax, when above 0,
+// bounds what each stream passes through (passCut).
+func newCapture(spec Spec, passMax uint64) *capture {
 	n := spec.OutputCap
 	if n <= 0 {
 		n = DefaultOutputCap
 	}
 	return &capture{
-		stdout: &capped{max: n, pass: spec.PassStdout},
-		stderr: &capped{max: n, pass: spec.PassStderr},
+		stdout: &capped{max: n, pass: spec.PassStdout, passMax: passMax, name: "stdout"},
+		stderr: &capped{max: n, pass: spec.PassStderr, passMax: passMax, name: "stderr"},
 	}
 }
 
@@ -1524,13 +1528,23 @@ type capped struct {
 	max       int
 	truncated bool
 	pass      io.Writer
+	// passMax, when above 0, bounds the bytes passed through: a confined
+	// command's output reaches the host through vigiles, where the caller
+	// may have sent it to a file (vigiles run > log, a CI step's log),
+	// which the command's own file-size limit does not bound. Past it
+	// one line says so, naming the stream, and the rest is captured (up
+	// to max) and not passed on.
+	passMax uint64
+	passed  uint64
+	passCut bool   // past passMax, and said so
+	name    string // "stdout" or "stderr", for that line
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pass != nil {
-		c.pass.Write(p)
+		c.passThrough(p)
 	}
 	room := c.max - c.buf.Len()
 	if room >= len(p) {
@@ -1542,6 +1556,26 @@ func (c *capped) Write(p []byte) (int, error) {
 		c.truncated = true
 	}
 	return len(p), nil
+}
+
+// passThrough passes p on, up to passMax in all.
+func (c *capped) passThrough(p []byte) {
+	if c.passMax == 0 {
+		c.pass.Write(p)
+		return
+	}
+	if c.passCut {
+		return
+	}
+	room := c.passMax - c.passed
+	if uint64(len(p)) <= room {
+		c.passed += uint64(len(p))
+		c.pass.Write(p)
+		return
+	}
+	c.pass.Write(p[:room])
+	c.passed, c.passCut = c.passMax, true
+	fmt.Fprintf(c.pass, "\nvigiles: the command's %s passed %d bytes, the run's largest file (--limit-file-size, limits.file-size); the rest is not passed on\n", c.name, c.passMax)
 }
 
 func (c *capped) bytes() ([]byte, bool) {

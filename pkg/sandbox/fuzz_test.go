@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -23,7 +24,7 @@ func FuzzOutputCapture(f *testing.F) {
 		if cap <= 0 || cap > 1<<16 {
 			cap = 1 << 16
 		}
-		c := newCapture(Spec{OutputCap: cap})
+		c := newCapture(Spec{OutputCap: cap}, 0)
 		// Written in two pieces, as a pipe would deliver it.
 		half := len(out) / 2
 		c.stdout.Write(out[:half])
@@ -66,4 +67,43 @@ func resetProbe() {
 	probeOnce = sync.Once{}
 	probed.Store(false)
 	probeResult = Capability{}
+}
+
+// TestPassThroughIsBounded: a confined command's output passes through
+// up to the bound, cut where the bound falls, then one line naming the
+// stream and the limit, and nothing more however much follows; the
+// capture keeps its own cap. Without a bound (a direct run) it all
+// passes.
+func TestPassThroughIsBounded(t *testing.T) {
+	var pass bytes.Buffer
+	c := newCapture(Spec{OutputCap: 4, PassStderr: &pass}, 10)
+	for _, w := range []string{"0123", "456789ab", "cdef", "more"} {
+		// Past the bound within a write.
+		if n, err := c.stderr.Write([]byte(w)); n != len(w) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", w, n, err)
+		}
+	}
+	want := "0123456789\nvigiles: the command's stderr passed 10 bytes, the run's largest file (--limit-file-size, limits.file-size); the rest is not passed on\n"
+	if pass.String() != want {
+		t.Errorf("passed %q, want %q", pass.String(), want)
+	}
+	if b, cut := c.stderr.bytes(); string(b) != "0123" || !cut {
+		t.Errorf("captured %q (cut %v), want the cap's 4 bytes, cut", b, cut)
+	}
+	// A write that fills the bound exactly passes whole; the next one
+	// is cut, and says so.
+	pass.Reset()
+	c = newCapture(Spec{PassStdout: &pass}, 4)
+	c.stdout.Write([]byte("0123"))
+	c.stdout.Write([]byte("4"))
+	if want := "0123\nvigiles: the command's stdout passed 4 bytes"; !strings.HasPrefix(pass.String(), want) {
+		t.Errorf("passed %q, want it to start %q", pass.String(), want)
+	}
+	pass.Reset()
+	c = newCapture(Spec{PassStdout: &pass}, 0)
+	big := bytes.Repeat([]byte("x"), 3<<20)
+	c.stdout.Write(big)
+	if pass.Len() != len(big) {
+		t.Errorf("without a bound %d of %d bytes passed", pass.Len(), len(big))
+	}
 }

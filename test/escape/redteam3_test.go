@@ -1,12 +1,17 @@
 package escape
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The third red-team round: attempts on the host's resources (its memory
@@ -87,6 +92,78 @@ print(n, why)`)...)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "many")); !os.IsNotExist(err) {
 				t.Errorf("the files reached the host's tree: %v", err)
+			}
+		})
+	}
+}
+
+// tailWriter counts what is written to it and keeps the last 4 KiB.
+type tailWriter struct {
+	n    int64
+	tail []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	w.tail = append(w.tail, p...)
+	if len(w.tail) > 4096 {
+		w.tail = append([]byte(nil), w.tail[len(w.tail)-4096:]...)
+	}
+	return len(p), nil
+}
+
+// shown is the end of what was written, without its NULs.
+func (w *tailWriter) shown() string {
+	return strings.ReplaceAll(string(w.tail), "\x00", "")
+}
+
+// TestOutputPassedOnIsBounded: `vigiles run` passes the command's
+// stdout and stderr on, and a caller may have sent them to a file
+// (vigiles run > log, a CI step's log, which the runner keeps on its
+// disk); a command that writes without end (half a gigabyte a second
+// here, for the whole --timeout) filled the host's disk through it,
+// past the largest file it may write itself. Each stream passes at most
+// the run's file-size limit, then one line saying so; the run goes on
+// and reports as ever.
+func TestOutputPassedOnIsBounded(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--limit-file-size", "1MiB", "--",
+				"sh", "-c", `head -c 50000000 /dev/zero; head -c 50000000 /dev/zero >&2; echo written > after`)
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			if r.cred != nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+			}
+			var stdout, stderr tailWriter
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("vigiles: %v\nstdout ends %q\nstderr ends %q", err, stdout.shown(), stderr.shown())
+			}
+			for _, s := range []struct {
+				name string
+				w    *tailWriter
+			}{{"stdout", &stdout}, {"stderr", &stderr}} {
+				if s.w.n > 1<<20+4096 {
+					t.Errorf("%d bytes of the command's %s passed on, over its 1 MiB file-size limit", s.w.n, s.name)
+				}
+				note := "vigiles: the command's " + s.name + " passed 1048576 bytes"
+				if !bytes.Contains(s.w.tail, []byte(note)) {
+					t.Errorf("%s does not say it was cut (%q): %d bytes, ending %q", s.name, note, s.w.n, s.w.shown())
+				}
+			}
+			// The report follows on stderr, with the write made after.
+			if !bytes.Contains(stderr.tail, []byte("vigiles: confined, exit 0")) || !bytes.Contains(stderr.tail, []byte("after")) {
+				t.Errorf("no report of the run, or its write, after the output: %q", stderr.shown())
 			}
 		})
 	}
