@@ -3,7 +3,9 @@ package escape
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/internal/ptytest"
 )
 
 // The third red-team round: attempts on the host's resources (its memory
@@ -164,6 +170,231 @@ func TestOutputPassedOnIsBounded(t *testing.T) {
 			// The report follows on stderr, with the write made after.
 			if !bytes.Contains(stderr.tail, []byte("vigiles: confined, exit 0")) || !bytes.Contains(stderr.tail, []byte("after")) {
 				t.Errorf("no report of the run, or its write, after the output: %q", stderr.shown())
+			}
+		})
+	}
+}
+
+// signalHostPy tries every way a hook has to reach a process outside
+// the sandbox by its host pid: kill, a pidfd (pidfd_open, then
+// pidfd_send_signal), its process group, SIGIO through a descriptor's
+// owner (F_SETOWN), and kill -9 -1, which the kernel sends to every
+// process the sender may signal. It then writes a file, which the record
+// must hold: the hook's own run goes on.
+const signalHostPy = `import errno, fcntl, os, signal
+def ok(m): print("ok: " + m, flush=True)
+def escape(m): print("ESCAPE: " + m, flush=True)
+def err(e): return errno.errorcode.get(e.errno, str(e.errno))
+for name in ("SENTINEL_SELF", "SENTINEL_NOBODY", "BROKER"):
+    pid = int(os.environ[name])
+    try:
+        os.kill(pid, 0)
+        escape(f"{name} {pid} can be signalled")
+    except OSError as e:
+        ok(f"kill {name} {pid}: {err(e)}")
+    try:
+        os.killpg(pid, signal.SIGCONT)
+        escape(f"process group {pid} ({name}) can be signalled")
+    except OSError as e:
+        ok(f"killpg {name} {pid}: {err(e)}")
+    try:
+        fd = os.pidfd_open(pid)
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+            escape(f"pidfd of {name} {pid} signalled")
+        except OSError as e:
+            ok(f"pidfd of {name} {pid} opened, signal refused: {err(e)}")
+    except OSError as e:
+        ok(f"pidfd_open {name} {pid}: {err(e)}")
+    for owner in (pid, -pid):
+        try:
+            fcntl.fcntl(1, fcntl.F_SETOWN, owner)
+            fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_ASYNC)
+            escape(f"F_SETOWN {owner} ({name}) taken")
+        except OSError as e:
+            ok(f"F_SETOWN {owner} ({name}): {err(e)}")
+    fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) & ~os.O_ASYNC)
+    print("x", flush=True)
+try:
+    os.kill(-1, signal.SIGKILL)
+    ok("kill -9 -1 sent (to the sandbox's own processes alone)")
+except OSError as e:
+    ok(f"kill -9 -1: {err(e)}")
+open("after", "w").write("still here\n")
+print("done", flush=True)
+`
+
+// TestHookCannotSignalTheHost: the hook knows the host pids of two
+// processes that would be its to signal (one of the test's own uid, one
+// of nobody's: the sandbox's uid is one of them or maps to one) and of the
+// vigiles process that runs it, and tries kill, a pidfd, their process
+// groups, SIGIO as a descriptor's owner, and kill -9 -1. Its pid
+// namespace names none of them: all three live on, vigiles reports the
+// run, and the record holds what the hook wrote after its kill -9 -1.
+func TestHookCannotSignalTheHost(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the sentinels run as two users")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			var sentinels []*exec.Cmd
+			for _, cred := range []*syscall.Credential{nil, {Uid: 65534, Gid: 65534}} {
+				s := exec.Command("sleep", "600")
+				s.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+				if err := s.Start(); err != nil {
+					t.Fatal(err)
+				}
+				sentinels = append(sentinels, s)
+				defer func() { s.Process.Kill(); s.Wait() }()
+			}
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "reach_host.py"), []byte(signalHostPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			// sh's pid is vigiles' once it execs, and its process group.
+			cmd := exec.Command("sh", "-c", `exec "$0" run --json --workdir "$1" --env SENTINEL_SELF="$2" --env SENTINEL_NOBODY="$3" --env BROKER=$$ -- python3 reach_host.py`,
+				vigilesBin, dir, strconv.Itoa(sentinels[0].Process.Pid), strconv.Itoa(sentinels[1].Process.Pid))
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred, Setpgid: true}
+			out, err := cmd.Output()
+			var res result
+			if jerr := json.Unmarshal(out, &res); jerr != nil {
+				t.Fatalf("vigiles did not report (%v, %v): %s", err, jerr, out)
+			}
+			if res.Tier != "confined" || res.Error != "" {
+				t.Fatalf("tier %s, error %q, refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			checkAttempts(t, res, 15)
+			if !strings.Contains(res.Stdout, "done") {
+				t.Errorf("the hook did not go on past its kill -9 -1: stdout %q, stderr %q", res.Stdout, res.Stderr)
+			}
+			found := false
+			for _, w := range res.Writes {
+				found = found || w.Path == "after" && w.Op == "create"
+			}
+			if !found {
+				t.Errorf("the file written after kill -9 -1 is not in the record: %+v", res.Writes)
+			}
+			for i, s := range sentinels {
+				if err := s.Process.Signal(syscall.Signal(0)); err != nil {
+					t.Errorf("sentinel %d (pid %d) is gone: %v", i, s.Process.Pid, err)
+				}
+			}
+		})
+	}
+}
+
+// terminalPy is a hook's attempts on the terminal vigiles runs on:
+// escape sequences in its output (OSC 52 writes the clipboard, OSC 0 sets
+// the window's title, DCS asks the terminal to answer into the input,
+// the alternate screen hides the report, a raw C1 CSI in an 8-bit
+// locale), TIOCLINUX (a console's selection and paste) on every
+// descriptor it holds, and the host's consoles and terminals by name.
+const terminalPy = `import errno, fcntl, os, sys, termios
+TIOCLINUX = 0x541C
+def ok(m): print("ok: " + m, flush=True)
+def escape(m): print("ESCAPE: " + m, flush=True)
+def err(e): return errno.errorcode.get(e.errno, str(e.errno))
+sys.stdout.buffer.write(b"osc52:\x1b]52;c;cHduZWQ=\x07 title:\x1b]0;pwned\x1b\\ dcs:\x1bP+q544e\x1b\\ alt:\x1b[?1049h c1:\x9b2J u9b:\xc2\x9b2J bel:\x07\n")
+sys.stdout.flush()
+sys.stderr.buffer.write(b"osc52-on-stderr:\x1b]52;c;cHduZWQ=\x07\n")
+sys.stderr.flush()
+for fd in (0, 1, 2):
+    for sub in (2, 3, 6, 12):  # set selection, paste, get shift state, get the console's mode
+        try:
+            fcntl.ioctl(fd, TIOCLINUX, bytes([sub]) + bytes(16))
+            escape(f"TIOCLINUX {sub} on fd {fd}")
+        except OSError as e:
+            ok(f"TIOCLINUX {sub} on fd {fd}: {err(e)}")
+for dev in ("/dev/tty", "/dev/console", "/dev/tty0", "/dev/tty1", "/dev/ttyS0", "/dev/vcs", "/dev/vcsa"):
+    try:
+        fd = os.open(dev, os.O_RDWR | os.O_NOCTTY)
+    except OSError as e:
+        ok(f"open {dev}: {err(e)}")
+        continue
+    escape(f"opened {dev}")
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"X")
+        escape(f"TIOCSTI through {dev}")
+    except OSError as e:
+        ok(f"TIOCSTI through {dev}: {err(e)}")
+print("done", flush=True)
+`
+
+// TestHookOnTheCallersTerminal: vigiles run started on the caller's
+// terminal (its controlling terminal, stdin, stdout and stderr), its
+// text report there. The hook's escape sequences reach the terminal
+// shown, not sent (no ESC, BEL or C1 control arrives), TIOCLINUX is
+// refused on every descriptor it holds, no console or terminal of the
+// host opens (bubblewrap binds the caller's terminal at /dev/console
+// where its own stdout is one; the broker's pipes are not), nothing
+// waits in the terminal's input, and the report follows whole.
+func TestHookOnTheCallersTerminal(t *testing.T) {
+	requireBwrap(t)
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			ptm, pts := ptytest.Open(t)
+			var (
+				master bytes.Buffer
+				done   = make(chan struct{})
+			)
+			go func() { io.Copy(&master, ptm); close(done) }()
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "terminal.py"), []byte(terminalPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--", "python3", "terminal.py")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "TERM=xterm"}
+			cmd.Dir = dir
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = pts, pts, pts
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Credential: r.cred}
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("vigiles: %v", err)
+			}
+			if n, err := unix.IoctlGetInt(int(pts.Fd()), unix.TIOCINQ); err != nil || n != 0 {
+				t.Errorf("the caller's terminal has %d bytes of input waiting (%v)", n, err)
+			}
+			pts.Close()
+			// The master reads until the last slave descriptor is closed;
+			// vigiles has exited, and with it the sandbox.
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the terminal is still held open after vigiles exited")
+			}
+			got := master.String()
+			if i := strings.IndexAny(got, "\x1b\x07\x9b"); i >= 0 || strings.Contains(got, "\u009b") {
+				t.Errorf("a control reached the terminal: %q", got)
+			}
+			ok := 0
+			for _, line := range strings.Split(got, "\n") {
+				line = strings.TrimRight(line, "\r")
+				switch {
+				case strings.HasPrefix(line, "ESCAPE:"):
+					t.Error(line)
+				case strings.HasPrefix(line, "ok:"):
+					ok++
+				}
+			}
+			if ok < 19 {
+				t.Errorf("only %d attempts reported stopped, want 19: %q", ok, got)
+			}
+			for _, want := range []string{"osc52:^[]52;c;cHduZWQ=^G", `c1:\x9b2J`, `u9b:\u009b2J`, "osc52-on-stderr:^[]52;", "done", "vigiles: confined, exit 0"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("the terminal does not show %q: %q", want, got)
+				}
 			}
 		})
 	}
