@@ -203,6 +203,11 @@ func failResult(err error) initResult {
 // more (see the broker).
 func runInit(cfg initConfig, done func()) (res initResult) {
 	workdir, envFile := string(cfg.Workdir), string(cfg.EnvFile)
+	// Before anything starts: no realtime policy and no nice value below
+	// 0 for the reaper and the command, whatever the caller may take.
+	if err := dropSchedulingLimits(); err != nil {
+		return failResult(refuse("%w", err))
+	}
 	if cfg.SendNS {
 		// First: the broker makes the id-mapped tree through them, or
 		// attaches the connector, while the scratch is mounted.

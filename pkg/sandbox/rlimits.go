@@ -54,3 +54,28 @@ func rlimitsFit(l Limits, nproc bool) error {
 	}
 	return nil
 }
+
+// dropSchedulingLimits sets the two limits that let a process raise its
+// own scheduling to 0, hard and soft, for the init and all it starts:
+// RLIMIT_RTPRIO, which allows a realtime policy (SCHED_FIFO, SCHED_RR) up
+// to its value, and RLIMIT_NICE, which allows a nice value down to 20
+// minus its value. A caller may hold them (a desktop user in the audio
+// group, `@audio - rtprio 95` in limits.conf, or `nice` 40 for root's
+// sessions), and the sandbox inherited them: a hook's spinning processes
+// at SCHED_FIFO held their CPUs against every process of the host but the
+// 5 % the kernel's realtime throttling leaves, for the whole run, and at
+// nice -20 took some 87 times a normal process's share. Without
+// CAP_SYS_NICE in the host's user namespace, which no process of the
+// sandbox holds, these limits are the only gate. Lowering a limit cannot
+// be refused.
+func dropSchedulingLimits() error {
+	for _, l := range []struct {
+		res  int
+		name string
+	}{{unix.RLIMIT_RTPRIO, "RLIMIT_RTPRIO"}, {unix.RLIMIT_NICE, "RLIMIT_NICE"}} {
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{}); err != nil {
+			return fmt.Errorf("setting %s to 0: %w", l.name, err)
+		}
+	}
+	return nil
+}

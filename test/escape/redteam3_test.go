@@ -399,3 +399,73 @@ func TestHookOnTheCallersTerminal(t *testing.T) {
 		})
 	}
 }
+
+// schedulingSh tries to raise the hook's scheduling above the host's: a
+// realtime policy (SCHED_FIFO, SCHED_RR) and a nice value below 0.
+const schedulingSh = `. ./lib.sh
+grep -E "^Max (nice|realtime) priority" /proc/self/limits
+ATTEMPT="a realtime scheduling limit above 0"; blocked sh -c '! grep -qE "^Max realtime priority +0 +0 *$" /proc/self/limits'
+ATTEMPT="a nice limit above 0"; blocked sh -c '! grep -qE "^Max nice priority +0 +0 *$" /proc/self/limits'
+ATTEMPT="raise the realtime limit"; blocked sh -c 'ulimit -Hr 99'
+ATTEMPT="run at SCHED_FIFO"; blocked chrt -f 1 true
+ATTEMPT="run at SCHED_RR"; blocked chrt -r 1 true
+ATTEMPT="run at nice -1"; blocked python3 -c 'import os; os.setpriority(os.PRIO_PROCESS, 0, -1)'
+`
+
+// TestHookCannotRaiseItsScheduling: a caller may hold a realtime
+// scheduling limit or a nice limit (a desktop user in the audio group,
+// rtprio 95), which the sandbox inherited, so that a hook's spinning
+// processes at SCHED_FIFO held their CPUs against the whole host for the
+// run. Every process of the sandbox has both limits at 0: the hook gets
+// no realtime policy and no nice value below 0. Where this test may raise
+// its own limits (CAP_SYS_RESOURCE), vigiles starts under rtprio 99 and
+// nice 40 as well; elsewhere under the limits it was given.
+func TestHookCannotRaiseItsScheduling(t *testing.T) {
+	requireBwrap(t)
+	// This process's limits, which vigiles inherits, raised where it may
+	// (no test here runs in parallel) and put back after.
+	var was [2]unix.Rlimit
+	raised := true
+	for i, res := range []int{unix.RLIMIT_RTPRIO, unix.RLIMIT_NICE} {
+		if err := unix.Getrlimit(res, &was[i]); err != nil {
+			t.Fatal(err)
+		}
+		want := uint64(99)
+		if res == unix.RLIMIT_NICE {
+			want = 40
+		}
+		if err := unix.Setrlimit(res, &unix.Rlimit{Cur: want, Max: want}); err != nil {
+			raised = false
+		}
+		defer unix.Setrlimit(res, &was[i])
+	}
+	if !raised {
+		t.Log("this test may not raise its realtime and nice limits (no CAP_SYS_RESOURCE): vigiles starts under the limits the test was given")
+	}
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "scheduling.sh"), []byte(schedulingSh), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			cmd := exec.Command(vigilesBin, "run", "--json", "--workdir", dir, "--", "sh", "scheduling.sh")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+			out, err := cmd.Output()
+			var res result
+			if jerr := json.Unmarshal(out, &res); jerr != nil {
+				t.Fatalf("vigiles did not report (%v, %v): %s", err, jerr, out)
+			}
+			if res.Tier != "confined" || res.Error != "" {
+				t.Fatalf("tier %s, error %q, refusal %q", res.Tier, res.Error, res.Refusal)
+			}
+			checkAttempts(t, res, 6)
+		})
+	}
+}
