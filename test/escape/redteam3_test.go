@@ -469,3 +469,78 @@ func TestHookCannotRaiseItsScheduling(t *testing.T) {
 		})
 	}
 }
+
+// cgroupWritePy opens for writing every control file under
+// /sys/fs/cgroup through which a hook could lift its own limits (pids.max,
+// the memory limits), leave them (cgroup.procs, tasks of a cgroup above
+// its own), freeze the host's processes (freezer.state, cgroup.freeze) or
+// have the host's kernel run a program as root when a cgroup empties
+// (release_agent, notify_on_release: CVE-2022-0492).
+const cgroupWritePy = `import errno, os
+def err(e): return errno.errorcode.get(e.errno, str(e.errno))
+names = {"pids.max", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.max", "memory.swap.max",
+         "memory.oom_control", "cgroup.procs", "tasks", "freezer.state", "cgroup.freeze", "cgroup.kill",
+         "release_agent", "notify_on_release", "cgroup.subtree_control", "cpu.shares", "cpu.max"}
+tried = 0
+for root, dirs, files in os.walk("/sys/fs/cgroup"):
+    if root.count("/") > 6:
+        dirs[:] = []
+    for f in files:
+        if f not in names:
+            continue
+        p = os.path.join(root, f)
+        tried += 1
+        try:
+            fd = os.open(p, os.O_WRONLY)
+            os.close(fd)
+            print("ESCAPE: opened " + p + " for writing", flush=True)
+        except OSError as e:
+            if tried <= 40:
+                print("ok: " + p + ": " + err(e), flush=True)
+print("tried", tried, flush=True)
+`
+
+// TestHookCannotRewriteCgroups: the sandbox shows the host's cgroup
+// hierarchies read-only (cgroup v1 here: a root caller's run is held by
+// pids and memory cgroups; bubblewrap's cgroup namespace roots the view
+// at them). No control file opens for writing, for every caller and for
+// a --root-sandbox run, whose uid 0 is the host's root: the hook can
+// neither lift nor leave its limits, freeze host processes, nor set the
+// release agent the host's kernel would run as root.
+func TestHookCannotRewriteCgroups(t *testing.T) {
+	requireBwrap(t)
+	rs := runners(t)
+	for _, r := range rs {
+		for _, rootSandbox := range []bool{false, true} {
+			if rootSandbox && (r.cred != nil || r.owner != nil || os.Geteuid() != 0) {
+				continue // --root-sandbox is a root caller's, on a root-owned tree
+			}
+			name := r.name
+			if rootSandbox {
+				name += "/root-sandbox"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := workTree(t)
+				if err := os.WriteFile(filepath.Join(dir, "cgwrite.py"), []byte(cgroupWritePy), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				args := []string{"--", "python3", "cgwrite.py"}
+				if rootSandbox {
+					args = append([]string{"--root-sandbox"}, args...)
+				}
+				res := vigiles(t, r, dir, nil, args...)
+				checkAttempts(t, res, 2)
+				tried := -1
+				if k := strings.LastIndex(res.Stdout, "tried "); k >= 0 {
+					fmt.Sscan(res.Stdout[k+len("tried "):], &tried)
+				}
+				// A v1 hierarchy's root shows cgroup.procs and tasks, a v2
+				// root cgroup.procs and cgroup.subtree_control (this host's
+				// sandbox shows some hundred).
+				if tried < 2 {
+					t.Errorf("the hook tried %d control files, want 2 and more: stdout %q, stderr %q", tried, res.Stdout, res.Stderr)
+				}
+			})
+		}
+	}
+}
