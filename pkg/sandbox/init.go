@@ -208,6 +208,11 @@ func runInit(cfg initConfig, done func()) (res initResult) {
 	if err := dropSchedulingLimits(); err != nil {
 		return failResult(refuse("%w", err))
 	}
+	// And the kernel objects counted per user, which the command's host
+	// uid shares with the caller's programs (ucounts.go).
+	if err := boundUserCounts(); err != nil {
+		return failResult(refuse("%w", err))
+	}
 	if cfg.SendNS {
 		// First: the broker makes the id-mapped tree through them, or
 		// attaches the connector, while the scratch is mounted.

@@ -544,3 +544,83 @@ func TestHookCannotRewriteCgroups(t *testing.T) {
 		}
 	}
 }
+
+// inotifyHoldPy opens every inotify instance it may, says how many and
+// which host uid the sandbox's uid 0 is, and holds them until its stdin
+// ends.
+const inotifyHoldPy = `import ctypes, sys
+l = ctypes.CDLL(None)
+held = [fd for fd in (l.inotify_init() for _ in range(300)) if fd >= 0]
+host = open("/proc/self/uid_map").read().split()[1]
+print("held", len(held), "host-uid", host, flush=True)
+sys.stdin.read()
+print("released", flush=True)
+`
+
+// TestInotifyOfTheHostUidIsLeft: the kernel counts inotify instances per
+// user, in the sandbox's user namespace and in the host's, where the
+// sandbox's uid is the caller's (a non-root caller) or the work tree's
+// owner: a hook that opened every instance it could (128 by default) left
+// every other program of that uid unable to open one for the rest of the
+// run. While the hook holds all it can, a process of its host uid on the
+// host still opens one, and the hook held at most 32.
+func TestInotifyOfTheHostUidIsLeft(t *testing.T) {
+	requireBwrap(t)
+	requireRoot(t, "the host's side runs as the sandbox's host uid")
+	for _, r := range runners(t) {
+		t.Run(r.name, func(t *testing.T) {
+			dir := workTree(t)
+			if err := os.WriteFile(filepath.Join(dir, "inotify.py"), []byte(inotifyHoldPy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if r.owner != nil {
+				filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error {
+					return os.Lchown(p, int(r.owner.Uid), int(r.owner.Gid))
+				})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, vigilesBin, "run", "--workdir", dir, "--stdin", "-", "--", "python3", "inotify.py")
+			cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+			cmd.Dir = dir
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: r.cred}
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var held, hostUID int
+			_, serr := fmt.Fscanf(stdout, "held %d host-uid %d\n", &held, &hostUID)
+			if serr == nil {
+				// The hook holds them now: a program of its host uid opens one.
+				probe := exec.Command("/usr/bin/python3", "-c", `import ctypes, os, sys
+l = ctypes.CDLL(None, use_errno=True)
+fd = l.inotify_init()
+sys.exit(0 if fd >= 0 else os.strerror(ctypes.get_errno()))`)
+				probe.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(hostUID), Gid: 65534}}
+				if out, err := probe.CombinedOutput(); err != nil {
+					t.Errorf("while the hook held %d inotify instances, uid %d on the host could open none: %v %s", held, hostUID, err, out)
+				}
+				if held > 32 {
+					t.Errorf("the hook held %d inotify instances, want at most 32", held)
+				}
+			}
+			stdin.Close()
+			rest, _ := io.ReadAll(stdout)
+			if err := cmd.Wait(); err != nil || serr != nil {
+				t.Fatalf("vigiles: %v; reading the hook's count: %v; stdout %q, stderr %q", err, serr, rest, stderr.String())
+			}
+			if !bytes.Contains(rest, []byte("released")) {
+				t.Errorf("the hook did not run to its end: stdout %q, stderr %q", rest, stderr.String())
+			}
+		})
+	}
+}
