@@ -172,6 +172,8 @@ func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
 		{"dash reports a child dead of SIGXCPU, and the hook goes on", sandbox.Result{Stderr: "CPU time limit exceeded\n"}, "cpu"},
 		{"zsh reports a child dead of SIGXFSZ, and the hook goes on", sandbox.Result{Stderr: "zsh:1: file size limit exceeded  truncate -s 2G big\n"}, "file-size"},
 		{"the scratch full", sandbox.Result{LimitHit: "scratch"}, "scratch"},
+		{"a tool says the scratch was full, emptied before the init looked", sandbox.Result{Stderr: "head: error writing 'standard output': No space left on device\n"}, "scratch"},
+		{"Python says so", sandbox.Result{Stderr: "OSError: [Errno 28] No space left on device\n"}, "scratch"},
 		{"the run's memory cgroup", sandbox.Result{ExitCode: 137, Signal: "SIGKILL", LimitHit: "memory"}, "memory"},
 		{"processes", sandbox.Result{ExitCode: 1, LimitHit: "pids"}, "pids"},
 		{"none", sandbox.Result{ExitCode: 1}, ""},

@@ -170,6 +170,10 @@ func (s *runSettings) boundOf(p *plannedRun) timeoutBound {
 // goes on past it prints too (bash's "line 2: 6 File size limit exceeded
 // truncate -s 2G big", dash's "File size limit exceeded") where its own
 // exit status says nothing ("if truncate …; then curl …; fi; exit 0");
+// scratch where its stderr says "No space left on device": every place a
+// confined command may write is in its scratch, and one that fills it and
+// removes what it wrote between the init's looks at it (every 25 ms) is
+// seen by nothing else, while what failed would have worked on the host;
 // "" for none. Claude Code imposes none of them, so the run did not do
 // what it would have done under Claude Code past that point. (A hook that
 // exits 152, or prints such a line, itself is taken for one that hit the
@@ -197,6 +201,9 @@ func limitOf(res *sandbox.Result) string {
 		return "cpu"
 	case strings.Contains(stderr, "file size limit exceeded"):
 		return "file-size"
+	case strings.Contains(stderr, "no space left on device"):
+		// strerror(ENOSPC), as coreutils, Python and Node print it.
+		return "scratch"
 	}
 	return ""
 }
