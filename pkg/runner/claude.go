@@ -1143,7 +1143,8 @@ type hookCtx struct {
 	// idSuffix follows the id of every hook of a file that the context
 	// reads but does not hold (a hooks file or markdown under another
 	// plugin's directory, named by this one's manifest or marketplace
-	// entry): "#in:" and the reader's plugin root (readIn).
+	// entry): "#in:" and the reader's plugin root as idFile names it
+	// (readIn).
 	idSuffix string
 	// entryName is, for what a marketplace entry's own paths name, the
 	// entry's name: a file two entries of one directory name is read
@@ -1182,7 +1183,7 @@ func (c *claudeDisc) readIn(ctx hookCtx, rel string) (key, also string, _ hookCt
 		return "plugin:" + ctx.pluginRoot, "", ctx
 	}
 	if !within(root, rel) || c.pluginBetween(root, rel) {
-		ctx.idSuffix = "#in:" + root
+		ctx.idSuffix = "#in:" + idFile(root)
 	}
 	return "plugin:" + root, "", ctx
 }
@@ -2001,7 +2002,7 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 			event, gi, cutBytes(matcher, maxMonitorName), event, event)
 	}
 	for hi, h := range hm.Value.Elems {
-		id := fmt.Sprintf("%s#%s%s[%d].hooks[%d]", file, prefix, event, gi, hi)
+		id := fmt.Sprintf("%s#%s%s[%d].hooks[%d]", idFile(file), prefix, event, gi, hi)
 		c.handler(ctx, id, event, matcher, hasMatcher, mloc, h)
 	}
 }
@@ -2028,7 +2029,7 @@ func ignoresMatcher(ctx hookCtx, event, matcher string) bool {
 func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher bool, mloc report.Location, h *jnode) {
 	file := ctx.file
 	// The handler's path: the id after its file, which may hold a '#'.
-	where := strings.TrimPrefix(strings.TrimPrefix(id, file+"#"), "hooks.")
+	where := strings.TrimPrefix(strings.TrimPrefix(id, idFile(file)+"#"), "hooks.")
 	if h.Kind != jsonObject {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, h.Pos), "%s: want a hook handler object, found %s", where, h.Kind)
 		return

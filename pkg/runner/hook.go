@@ -23,8 +23,9 @@ const (
 // Hook is one declared hook handler: an event, a matcher group, and one
 // entry of its "hooks" array.
 type Hook struct {
-	// ID is stable across runs and unrelated edits: the declaring file,
-	// the event, and the indexes of the matcher group and handler, e.g.
+	// ID is stable across runs and unrelated edits: the declaring file
+	// (as idFile names it: a name that is not UTF-8 quoted), the event,
+	// and the indexes of the matcher group and handler, e.g.
 	// "plugins/guard/hooks/hooks.json#PreToolUse[0].hooks[1]".
 	ID string
 	// Adapter names the format that declared it ("claude").
@@ -365,12 +366,13 @@ type Discovery struct {
 // ("#in:" and its root) or a second declaration of it ("#2"): the file
 // and the handler's place in it (which holds no '#'), whoever reads it.
 func (h *Hook) decl() string {
-	rest, ok := strings.CutPrefix(h.ID, h.Location.File+"#")
+	file := idFile(h.Location.File)
+	rest, ok := strings.CutPrefix(h.ID, file+"#")
 	if !ok {
 		return h.ID
 	}
 	place, _, _ := strings.Cut(rest, "#")
-	return h.Location.File + "#" + place
+	return file + "#" + place
 }
 
 // Adapter discovers the hooks of one agent's plugin format. Another
