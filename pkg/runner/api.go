@@ -1182,6 +1182,17 @@ func idFile(p string) string {
 	return strings.Join(names, "/")
 }
 
+// keptContext is a run's context (report.HookRun.Context: plugin:ROOT or
+// project:DIR) as a baseline keeps and compares it: its root or directory
+// as idFile names it, so that plugin:p\xff is not plugin:p\xfe there.
+func keptContext(c string) string {
+	kind, dir, ok := strings.Cut(c, ":")
+	if !ok {
+		return c
+	}
+	return kind + ":" + idFile(dir)
+}
+
 func runID(h *Hook, tool string) string {
 	if tool == "" {
 		return h.ID
@@ -2320,15 +2331,16 @@ func dedupe(s []string) []string {
 }
 
 // selectsByID says whether a check's hook: sel names h by the start of its
-// id: its declaring file whole, or that file and more of the id (an id
-// whose declarations are kept apart with #2 names them all). A file whose
+// id: its declaring file whole (as the id names it, idFile), or that file
+// and more of the id (an id whose declarations are kept apart with #2
+// names them all). A file whose
 // name only begins with sel and a '#' ("a.json" of "a.json#b.md") is
 // another file, so the file is h's location's, not a guess from the id.
 func selectsByID(h *Hook, sel string) bool {
 	if !strings.HasPrefix(h.ID, sel+"#") {
 		return false
 	}
-	f := h.Location.File
+	f := idFile(h.Location.File)
 	return f == "" || sel == f || strings.HasPrefix(sel, f+"#")
 }
 

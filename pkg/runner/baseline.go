@@ -299,10 +299,10 @@ type BaselineRun struct {
 	// every other run, and in a baseline written before they were kept.
 	Type     string `json:"type,omitempty"`
 	Declared string `json:"declared,omitempty"`
-	// Context is where the run's hook ran (report.HookRun.Context): a
-	// file that another plugin or package comes to read first keeps its
-	// run id but runs in another context, perhaps with another script,
-	// and that is drift. "" (left out) in a baseline written before it
+	// Context is where the run's hook ran (report.HookRun.Context, its
+	// root named as in the id: keptContext): a file that another plugin
+	// or package comes to read first keeps its run id but runs in another
+	// context, perhaps with another script, and that is drift. "" (left out) in a baseline written before it
 	// was kept, which is not compared.
 	Context string `json:"context,omitempty"`
 	Outcome string `json:"outcome"`
@@ -781,7 +781,7 @@ func newBaseline(rep *report.Report, decl map[string]string, servers, projectSer
 		b.NotRun[h.ID] = h.shownCommand()
 	}
 	for _, r := range rep.Runs {
-		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: r.Context,
+		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: keptContext(r.Context),
 			Outcome: r.Outcome, Decides: r.Decides, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
@@ -797,11 +797,12 @@ func newBaseline(rep *report.Report, decl map[string]string, servers, projectSer
 // root, directory and scripts. A baseline written before contexts were
 // kept is not compared.
 func contextDrift(add func(report.HookRun, string, string, string, string, report.Severity), r report.HookRun, old BaselineRun, sev report.Severity) {
-	if old.Context == "" || r.Context == "" || old.Context == r.Context {
+	now := keptContext(r.Context)
+	if old.Context == "" || r.Context == "" || old.Context == now {
 		return
 	}
-	add(r, DriftContext, old.Context, r.Context, fmt.Sprintf("%s %s%s now runs as %s's; the baseline ran it as %s's: another plugin or package reads its declaration now, with its own root and scripts, so what runs under this id may be another script than the one the baseline accepted",
-		shownName(r.ID), r.Event, toolSuffix(r.Tool), shownName(r.Context), shownName(old.Context)), sev)
+	add(r, DriftContext, old.Context, now, fmt.Sprintf("%s %s%s now runs as %s's; the baseline ran it as %s's: another plugin or package reads its declaration now, with its own root and scripts, so what runs under this id may be another script than the one the baseline accepted",
+		shownName(r.ID), r.Event, toolSuffix(r.Tool), shownName(now), shownName(old.Context)), sev)
 }
 
 // listedType is the type a baseline keeps of a hook that is listed, not
