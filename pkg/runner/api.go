@@ -1193,6 +1193,22 @@ func keptContext(c string) string {
 	return kind + ":" + idFile(dir)
 }
 
+// fileOfID is the tree path a name idFile made stands for (its inverse):
+// each name of it that is a baseline's quote (baselineNameOf) unquoted,
+// any other as it is, so that a file or root a baseline keeps as the id
+// names it ("p\xff"/hooks/hooks.json) is compared with the tree's paths
+// (inPart) and placed as the repository names it.
+func fileOfID(k string) string {
+	if !strings.HasPrefix(k, `"`) && !strings.Contains(k, `/"`) {
+		return k
+	}
+	names := strings.Split(k, "/")
+	for i, n := range names {
+		names[i], _ = baselineNameOf(n)
+	}
+	return strings.Join(names, "/")
+}
+
 func runID(h *Hook, tool string) string {
 	if tool == "" {
 		return h.ID
@@ -1767,7 +1783,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 		for id, run := range b.Runs {
 			// What its command runs of the tree, for a run that ran.
 			if f, ok := ranFs.of(id); ok && run.Outcome != report.OutcomeNotExecutable {
-				run.Files = f
+				run.Files = keptFiles(f)
 				b.Runs[id] = run
 			}
 		}
@@ -1777,7 +1793,7 @@ func Audit(ctx context.Context, o Options) (*report.Report, error) {
 				if b.NotRunFiles == nil {
 					b.NotRunFiles = map[string][]BaselineFile{}
 				}
-				b.NotRunFiles[h.ID] = f
+				b.NotRunFiles[h.ID] = keptFiles(f)
 			}
 		}
 		// Optional (nil, left out, where there is none): its absence

@@ -107,6 +107,10 @@ type Baseline struct {
 	// U+FFFD (loadedName), which no run's compares equal to: foldedNames
 	// says to rewrite it.
 	folded int
+	// foldedServers counts the servers, files they or runs run, and
+	// shell lines it keeps with a name or text so folded (loadedName,
+	// loadedPath): none of them matches one of the tree now.
+	foldedServers int
 }
 
 // lacking counts what a baseline lacks whose absence leaves something
@@ -165,6 +169,22 @@ type BaselineServer struct {
 type BaselineFile struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
+}
+
+// keptFiles is fs, the files of the work tree a command runs as a walk
+// found them, as a baseline keeps them: each path as a hook's id names a
+// file (idFile), so that p\xff/s.sh and p\xfe/s.sh are two, sorted by
+// that path; nil where fs is.
+func keptFiles(fs []BaselineFile) []BaselineFile {
+	if fs == nil {
+		return nil
+	}
+	out := make([]BaselineFile, len(fs))
+	for i, f := range fs {
+		out[i] = BaselineFile{Path: idFile(f.Path), SHA256: f.SHA256}
+	}
+	slices.SortFunc(out, func(a, b BaselineFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // MarshalJSON writes bs as a baseline file holds it: "files" left out
@@ -227,26 +247,62 @@ func (bs BaselineSkillShell) key() shellKey {
 	return shellKey{bs.Context, bs.File, bs.Form, bs.Command, bs.Allowed, bs.Shell, bs.Arguments, bs.InvokedBy}
 }
 
-// shellKey is the shellKey of the shell line sv.
+// shellKey is the shellKey of the shell line sv, each text as a baseline
+// keeps it: its context and file as a hook's id names them (keptContext,
+// idFile), its command, approval, shell and arguments as a written name
+// (baselineName), so that a line that is not UTF-8 is kept exact (JSON
+// would make U+FFFD of each byte that is not) and matches the baseline
+// written from it, and the same line in p\xff and p\xfe is two.
 func (sv *Server) shellKey() shellKey {
-	t := baselineText
-	return shellKey{t(sv.context()), t(sv.Location.File), sv.Type, t(sv.Command), t(sv.Allowed), t(sv.Shell), t(sv.Arguments), sv.InvokedBy}
+	t := baselineName
+	return shellKey{sv.context(), idFile(sv.Location.File), sv.Type, t(sv.Command), t(sv.Allowed), t(sv.Shell), t(sv.Arguments), sv.InvokedBy}
 }
 
-// baselineText is s as a baseline file gives it back: JSON holds only
-// UTF-8, and the encoder writes each byte that is not as U+FFFD. What the
-// tree holds now is compared with what a baseline keeps in this form, so
-// that a name that is not UTF-8 (a skill's directory, a server's command)
-// matches the baseline written from it, not drift in every later audit.
-func baselineText(s string) string {
-	if utf8.ValidString(s) {
-		return s
+// loadedPath is a tree path read from a baseline's servers, shell lines
+// or files run (a context's root, a declaring file) as vigiles compares
+// it (idFile's form), each name of it as loadedName reads a written
+// name, and whether an earlier vigiles folded one of its names (each run
+// of bytes that is not UTF-8 one U+FFFD), which matches none now.
+func loadedPath(k string) (string, bool) {
+	names := strings.Split(k, "/")
+	folded := false
+	for i, n := range names {
+		var f bool
+		names[i], f = loadedName(n)
+		folded = folded || f
 	}
-	var out string
-	if b, err := json.Marshal(s); err == nil && json.Unmarshal(b, &out) == nil {
-		return out
+	return strings.Join(names, "/"), folded
+}
+
+// loadedContext is a context read from a baseline's servers or shell
+// lines (plugin:ROOT, project:DIR) as vigiles compares it: its root or
+// directory as loadedPath reads it (keptContext's form).
+func loadedContext(c string) (string, bool) {
+	kind, dir, ok := strings.Cut(c, ":")
+	if !ok {
+		return c, false
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	dir, folded := loadedPath(dir)
+	return kind + ":" + dir, folded
+}
+
+// loadedTexts reads each of texts, from a baseline's servers or shell
+// lines, as loadedName reads a written name, and paths as loadedPath
+// does, in place, and counts those an earlier vigiles folded.
+func loadedTexts(texts, paths []*string) (folded int) {
+	for _, t := range texts {
+		var f bool
+		if *t, f = loadedName(*t); f {
+			folded++
+		}
+	}
+	for _, p := range paths {
+		var f bool
+		if *p, f = loadedPath(*p); f {
+			folded++
+		}
+	}
+	return folded
 }
 
 // MarshalJSON writes b as a baseline file holds it: "servers" left out
@@ -1121,6 +1177,11 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 						if err = str(f.Value, what, &run.Context); err == nil && !strings.HasPrefix(run.Context, "plugin:") && !strings.HasPrefix(run.Context, "project:") {
 							err = bad(f.Value.Pos, "%s: %q is no context: want plugin:ROOT or project:DIR", what, run.Context)
 						}
+						// As vigiles compares it (keptContext).
+						var folded bool
+						if run.Context, folded = loadedContext(run.Context); folded {
+							b.foldedServers++
+						}
 					case "outcome":
 						hasOutcome = true
 						// One of the four: the text reaches findings
@@ -1182,7 +1243,7 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 						}
 					case "files":
 						hasFiles = f.Value.Kind != jsonNull
-						run.Files, err = loadServerFiles(f.Value, bad, fmt.Sprintf("run %q", r.Key))
+						run.Files, err = loadServerFiles(f.Value, bad, fmt.Sprintf("run %q", r.Key), &b.foldedServers)
 					default:
 						err = bad(f.KeyPos, "run %q: unknown field %q: want plugin, event, tool, command, context, type, declared, outcome, decides, hosts, writes, deleted, links, env, lingered, file and files", r.Key, f.Key)
 					}
@@ -1272,7 +1333,7 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 					// [] where it runs none.
 					return nil, bad(h.Value.Pos, "%s: want a list of the files of the tree its command runs, found %s", at, h.Value.Kind)
 				}
-				fs, err := loadServerFiles(h.Value, bad, at)
+				fs, err := loadServerFiles(h.Value, bad, at, &b.foldedServers)
 				if err != nil {
 					return nil, err
 				}
@@ -1280,16 +1341,16 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 			}
 		case "projectServers":
 			hasProjectServers = true
-			if b.ProjectServers, err = loadServers(m.Value, bad, "projectServers", "project:"); err != nil {
+			if b.ProjectServers, err = loadServers(m.Value, bad, "projectServers", "project:", &b.foldedServers); err != nil {
 				return nil, err
 			}
 		case "servers":
 			hasServers = true
-			if b.Servers, err = loadServers(m.Value, bad, "servers", "plugin:"); err != nil {
+			if b.Servers, err = loadServers(m.Value, bad, "servers", "plugin:", &b.foldedServers); err != nil {
 				return nil, err
 			}
 		case "skillShells":
-			if b.SkillShells, err = loadSkillShells(m.Value, bad); err != nil {
+			if b.SkillShells, err = loadSkillShells(m.Value, bad, &b.foldedServers); err != nil {
 				return nil, err
 			}
 		default:
@@ -2279,7 +2340,7 @@ func repeatedMember(n *jnode) (again, first *jmember) {
 // list of the servers it accepts (BaselineServer), never nil, each field
 // a string and none unknown, as vigiles writes them, each context of the
 // list's (prefix: "plugin:", "project:"). bad makes the error at a place.
-func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix string) ([]BaselineServer, error) {
+func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix string, folded *int) ([]BaselineServer, error) {
 	if v.Kind != jsonArray {
 		return nil, bad(v.Pos, `%q: want a list of the servers and monitors the baseline accepts, found %s`, field, v.Kind)
 	}
@@ -2299,7 +2360,7 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 		}
 		if f := e.get("files"); f != nil {
 			var err error
-			if sv.Files, err = loadServerFiles(f, bad, fmt.Sprintf("%q[%d]", field, i)); err != nil {
+			if sv.Files, err = loadServerFiles(f, bad, fmt.Sprintf("%q[%d]", field, i), folded); err != nil {
 				return nil, err
 			}
 		}
@@ -2310,6 +2371,13 @@ func loadServers(v *jnode, bad func(jpos, string, ...any) error, field, prefix s
 			return nil, bad(e.Pos, `%q[%d]: "kind" %q: want %s`, field, i, sv.Kind, want)
 		case sv.File == "":
 			return nil, bad(e.Pos, `%q[%d]: no "file": want the file that declares it`, field, i)
+		}
+		// As vigiles compares them (keptServers).
+		var f bool
+		sv.Context, f = loadedContext(sv.Context)
+		n := loadedTexts([]*string{&sv.Name, &sv.Type, &sv.Starts, &sv.When}, []*string{&sv.File})
+		if f || n > 0 {
+			*folded++
 		}
 		out = append(out, sv)
 	}
@@ -2350,7 +2418,7 @@ func filesLacking(root *jnode) (*jnode, string) {
 // once, relative to the work tree and clean, as vigiles writes them, and
 // each sha256 64 lower-case hex digits or "" (not hashed). bad makes the
 // error at a place.
-func loadServerFiles(v *jnode, bad func(jpos, string, ...any) error, at string) ([]BaselineFile, error) {
+func loadServerFiles(v *jnode, bad func(jpos, string, ...any) error, at string, folded *int) ([]BaselineFile, error) {
 	if v.Kind == jsonNull {
 		return nil, nil
 	}
@@ -2372,6 +2440,13 @@ func loadServerFiles(v *jnode, bad func(jpos, string, ...any) error, at string) 
 			return nil, bad(e.Pos, `%s: "files"[%d]: "path" %q: want a clean path relative to the work tree`, at, j, f.Path)
 		case !isSHA256Hex(f.SHA256) && f.SHA256 != "":
 			return nil, bad(e.Pos, `%s: "files"[%d]: "sha256" %q: want 64 lower-case hex digits, or "" for a file that could not be hashed`, at, j, f.SHA256)
+		}
+		// As vigiles compares it (keptFiles).
+		var fold bool
+		if f.Path, fold = loadedPath(f.Path); fold {
+			*folded++
+		}
+		switch {
 		case seen[f.Path]:
 			return nil, bad(e.Pos, `%s: "files"[%d]: %q is listed again: vigiles keeps each file once`, at, j, f.Path)
 		}
@@ -2431,7 +2506,7 @@ func stringFields(e *jnode, field string, i int, bad func(jpos, string, ...any) 
 // unknown, as vigiles writes them, and each line once: vigiles writes
 // one entry for lines alike, and two would say nothing more. bad makes
 // the error at a place.
-func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]BaselineSkillShell, error) {
+func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error, folded *int) ([]BaselineSkillShell, error) {
 	const field = "skillShells"
 	if v.Kind != jsonArray {
 		return nil, bad(v.Pos, `%q: want a list of the skills' and commands' shell lines the baseline accepts, found %s`, field, v.Kind)
@@ -2457,6 +2532,13 @@ func loadSkillShells(v *jnode, bad func(jpos, string, ...any) error) ([]Baseline
 		case sl.Command == "":
 			return nil, bad(e.Pos, `%q[%d]: no "command": want the command the line runs`, field, i)
 		}
+		// As vigiles compares them (shellKey).
+		var f bool
+		sl.Context, f = loadedContext(sl.Context)
+		n := loadedTexts([]*string{&sl.Command, &sl.Allowed, &sl.Shell, &sl.Arguments}, []*string{&sl.File})
+		if f || n > 0 {
+			*folded++
+		}
 		if j, dup := at[sl.key()]; dup {
 			return nil, bad(e.Pos, `%q[%d]: the same line as %q[%d] (context, file, form, command, allowed, shell, arguments and invokedBy alike): vigiles keeps each line once`, field, i, field, j)
 		}
@@ -2475,11 +2557,12 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 	seen := map[shellKey]bool{}
 	for _, st := range shells {
 		sv := st.sv
-		if seen[sv.shellKey()] {
+		k := sv.shellKey()
+		if seen[k] {
 			continue
 		}
-		seen[sv.shellKey()] = true
-		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: sv.context(), File: sv.Location.File, Form: sv.Type, Command: sv.Command, Allowed: sv.Allowed, Shell: sv.Shell, Arguments: sv.Arguments, InvokedBy: sv.InvokedBy})
+		seen[k] = true
+		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: k.context, File: k.file, Form: k.form, Command: k.command, Allowed: k.allowed, Shell: k.shell, Arguments: k.arguments, InvokedBy: k.invokedBy})
 	}
 	slices.SortFunc(out, func(a, b BaselineSkillShell) int {
 		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Shell, b.Shell}, {a.Arguments, b.Arguments}, {a.InvokedBy, b.InvokedBy}, {a.Plugin, b.Plugin}} {
@@ -2548,8 +2631,8 @@ func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range started {
 		sv, f := st.sv, st.form()
-		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: sv.Name, Type: f.typ,
-			Starts: f.starts, When: f.when, File: sv.Location.File, Files: st.files})
+		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: baselineName(sv.Name), Type: f.typ,
+			Starts: f.starts, When: f.when, File: idFile(sv.Location.File), Files: keptFiles(st.files)})
 	}
 	sortServers(out)
 	return out
@@ -2705,8 +2788,10 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 	}
 	sortServers(gone)
 	for _, bs := range gone {
+		// The file and root as the tree names them (fileOfID).
 		_, root, _ := strings.Cut(bs.Context, ":")
-		if !removedIn(bs.File) && !removedIn(root) {
+		file, root := fileOfID(bs.File), fileOfID(root)
+		if !removedIn(file) && !removedIn(root) {
 			continue
 		}
 		id := bs.ident()
@@ -2724,7 +2809,7 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		if project {
 			owner = projectOwner(root)
 		}
-		loc := report.Location{File: bs.File}
+		loc := report.Location{File: file}
 		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(bs.form()), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
 			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), owner, why)})
@@ -2826,18 +2911,28 @@ func (b *Baseline) filesUnkept(loc report.Location, ran, unrun *ranFiles, rewrit
 }
 
 // foldedNames is the baseline/outdated notice, at loc, of a baseline
-// whose runs keep written paths or links' targets as an earlier vigiles
-// did, each run of bytes that is not UTF-8 one U+FFFD (Baseline.folded):
-// such a name stood for every name that shows so, and matches none now,
-// so a run that writes one drifts until the baseline is rewritten, as
-// rewrite does (Options.rewriteBaseline). nil where it keeps none.
+// whose runs keep written paths or links' targets (Baseline.folded), or
+// that keeps servers, shell lines, runs' contexts or files run
+// (Baseline.foldedServers), as an earlier vigiles did, each run of bytes
+// that is not UTF-8 one U+FFFD: such a name stood for every name that
+// shows so, and matches none now, so a run that writes one, or a server
+// of that name, drifts until the baseline is rewritten, as rewrite does
+// (Options.rewriteBaseline). nil where it keeps none.
 func (b *Baseline) foldedNames(loc report.Location, rewrite string) *report.Finding {
-	if b.folded == 0 {
+	var kept, drift []string
+	if b.folded > 0 {
+		kept, drift = append(kept, fmt.Sprintf("%d written path(s) or link target(s)", b.folded)), append(drift, "a run that writes one is baseline/write drift")
+	}
+	if b.foldedServers > 0 {
+		kept = append(kept, fmt.Sprintf("%d server(s), shell line(s), run context(s) or file(s) run", b.foldedServers))
+		drift = append(drift, "a server or file run that is one is baseline/server-added, server-changed or command drift, a run so placed baseline/context drift, and a shell line a warning")
+	}
+	if len(kept) == 0 {
 		return nil
 	}
 	return &report.Finding{Rule: RuleBaselineOutdated, Severity: report.SeverityNotice, Location: loc, Title: "baseline of an older form",
-		Message: fmt.Sprintf("the baseline keeps %d written path(s) or link target(s) with U+FFFD as vigiles kept a name that is not UTF-8 before it kept such names exact: each run of such bytes one U+FFFD, so a\\xff, a\\xfe and a\\uFFFD were one entry, and which of them was accepted is lost; none of them matches a name now, so a run that writes one is baseline/write drift; fix: %s keeps them exact (review its diff)",
-			b.folded, rewrite)}
+		Message: fmt.Sprintf("the baseline keeps %s with U+FFFD as vigiles kept a name that is not UTF-8 before it kept such names exact: each run of such bytes one U+FFFD, so a\\xff, a\\xfe and a\\uFFFD were one entry, and which of them was accepted is lost; none of them matches a name now, so %s; fix: %s keeps them exact (review its diff)",
+			strings.Join(kept, " and "), strings.Join(drift, ", and "), rewrite)}
 }
 
 // filesDiff is what filesChanged found, in the forms a drift and its
@@ -2866,9 +2961,9 @@ func filesChanged(was, now []BaselineFile) filesDiff {
 	var ev strings.Builder
 	ev.WriteString("- the baseline, + now\n")
 	for _, f := range now {
-		// As a baseline file gives it back: a name that is not UTF-8
+		// As a baseline keeps it (keptFiles): a name that is not UTF-8
 		// is the one it was written from, not a new one.
-		f.Path = baselineText(f.Path)
+		f.Path = idFile(f.Path)
 		old, ok := kept[f.Path]
 		delete(kept, f.Path)
 		switch {
@@ -2908,9 +3003,9 @@ type serverForm struct{ typ, starts, when string }
 // form is st's serverForm.
 func (st startedServer) form() serverForm {
 	if st.sv.Kind == ServerMonitor {
-		return serverForm{"", baselineText(st.starts), baselineText(monitorWhen(st.sv))}
+		return serverForm{"", baselineName(st.starts), baselineName(monitorWhen(st.sv))}
 	}
-	return serverForm{baselineText(st.sv.Type), baselineText(st.starts), ""}
+	return serverForm{baselineName(st.sv.Type), baselineName(st.starts), ""}
 }
 
 // form is the serverForm bs accepts.

@@ -209,9 +209,9 @@ func TestBaselineHookFilesSourced(t *testing.T) {
 }
 
 // TestBaselineHookFilesNotUTF8: a script whose name is not UTF-8 (one a
-// hook's shell script sources), which the baseline keeps as JSON can
-// hold it (each such byte U+FFFD), is the same file in the next audit,
-// not one gone and one new.
+// hook's shell script sources), which the baseline keeps with that name
+// quoted, as a hook's id names a file, is the same file in the next
+// audit, not one gone and one new.
 func TestBaselineHookFilesNotUTF8(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude/settings.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/stop.sh"}]}]}}`,
@@ -223,7 +223,7 @@ func TestBaselineHookFilesNotUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := b.Runs[".claude/settings.json#hooks.Stop[0].hooks[0]"].Files; len(fs) != 2 || fs[0].Path != ".claude/hooks/g\uFFFD.sh" {
+	if fs := b.Runs[".claude/settings.json#hooks.Stop[0].hooks[0]"].Files; len(fs) != 2 || fs[0].Path != `.claude/hooks/"g\xff.sh"` {
 		t.Errorf("the baseline keeps %v", fs)
 	}
 	if rep := hookFilesAudit(t, dir, false); rep.Verdict != report.VerdictPass {

@@ -910,17 +910,18 @@ type startedServer struct {
 }
 
 // context is s's context as a baseline keeps it: "plugin:" and its
-// plugin's root, or "project:" and its project's directory.
+// plugin's root, or "project:" and its project's directory, named as a
+// run's (keptContext): plugin:"p\xff" is not plugin:"p\xfe".
 func (s *Server) context() string {
 	if s.Agent != "" {
 		// Apart from a server of the same name in .mcp.json, or in
 		// another agent: each is started on its own.
-		return "project:" + s.PluginRoot + "#agent:" + s.Agent
+		return keptContext("project:" + s.PluginRoot + "#agent:" + s.Agent)
 	}
 	if s.InProject {
-		return "project:" + s.PluginRoot
+		return keptContext("project:" + s.PluginRoot)
 	}
-	return "plugin:" + s.PluginRoot
+	return keptContext("plugin:" + s.PluginRoot)
 }
 
 // owner names whose s is in a sentence: "plugin NAME", or the project.
@@ -932,12 +933,14 @@ func (s *Server) owner() string {
 }
 
 // ident is s's serverIdent: a plugin's by its root, a project's by its
-// context, so that neither is taken for the other.
+// context, so that neither is taken for the other; each name as a
+// baseline keeps it (idFile, baselineName), so that servers of one name
+// in p\xff and p\xfe are two.
 func (s *Server) ident() serverIdent {
 	if s.InProject {
-		return serverIdent{baselineText(s.context()), s.Kind, baselineText(s.Name)}
+		return serverIdent{s.context(), s.Kind, baselineName(s.Name)}
 	}
-	return serverIdent{baselineText(s.PluginRoot), s.Kind, baselineText(s.Name)}
+	return serverIdent{idFile(s.PluginRoot), s.Kind, baselineName(s.Name)}
 }
 
 // ident is the serverIdent of the server bs keeps (Server.ident).
