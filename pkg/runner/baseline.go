@@ -886,11 +886,12 @@ func declaredOf(hooks []*Hook) map[string]string {
 	return out
 }
 
-// runFile is the file a run's hook was declared in, as its location names
-// it (discovery places every hook in the file its id begins with); ""
-// where the location does not begin the id.
+// runFile is the file a run's hook was declared in, as its id names it
+// (idFile: discovery places every hook in the file its id begins with,
+// a name that is not UTF-8 quoted there); "" where the location does
+// not begin the id.
 func runFile(r report.HookRun) string {
-	if f := r.Location.File; f != "" && strings.HasPrefix(r.ID, f+"#") {
+	if f := idFile(r.Location.File); f != "" && strings.HasPrefix(r.ID, f+"#") {
 		return f
 	}
 	return ""
@@ -1898,15 +1899,18 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 		sort.Strings(ids)
 		for _, id := range ids {
 			old := b.Runs[id]
-			loc := report.Location{File: old.File}
-			if loc.File == "" {
-				loc.File = declaringFile(id) // a baseline written before "file" was kept
+			file := old.File
+			if file == "" {
+				file = declaringFile(id) // a baseline written before "file" was kept
 			}
+			// The file and root as the tree names them, not as the id
+			// does ("p\xff"/hooks/hooks.json).
+			loc := report.Location{File: fileOfID(file)}
 			covered := removedIn(loc.File)
 			if root, ok := strings.CutPrefix(old.Context, "plugin:"); ok && !covered {
 				// Read by a plugin there from a file elsewhere: the
 				// plugin no longer reading it is a change there.
-				covered = removedIn(root)
+				covered = removedIn(fileOfID(root))
 			}
 			if !covered {
 				continue

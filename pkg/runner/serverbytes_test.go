@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -182,4 +183,84 @@ func TestLoadedServerNames(t *testing.T) {
 	if id := (&Server{Kind: ServerMCP, Name: "db", PluginRoot: "p\xff"}).ident(); id == b.Servers[1].ident() {
 		t.Errorf("p\\xff's server is taken for the folded one: %+v", id)
 	}
+}
+
+// TestPartialAuditOfPathsThatAreNotUTF8: through real confined audits,
+// an audit of the PATH p\xff tells a hook and a server of the plugin
+// there that the baseline keeps and the tree no longer declares, though
+// the baseline names its file and root as the hook's id does
+// ("p\xff"/hooks/hooks.json, plugin:"p\xff"): the removed hook is placed
+// at its file as the repository names it, with its "file" kept or, as a
+// baseline written before it was kept, left out; and p\xfe's, outside
+// the PATH, are not told.
+func TestPartialAuditOfPathsThatAreNotUTF8(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	files := map[string]string{}
+	bytesPlugin(files, "p\xff", "")
+	bytesPlugin(files, "p\xfe", "")
+	dir := makeTree(t, files)
+	ctx := context.Background()
+	audit := func(update bool, paths ...string) *report.Report {
+		t.Helper()
+		rep, err := Audit(ctx, Options{Dir: dir, Paths: paths, Baseline: serversBase, UpdateBaseline: update, Sandbox: "strict"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	audit(true)
+	b, err := LoadBaseline(filepath.Join(dir, serversBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, r := range b.Runs {
+		if want, _, _ := strings.Cut(id, "#"); r.File != want {
+			t.Errorf("run %q keeps the file %q, want %q", id, r.File, want)
+		}
+	}
+	writeFile(t, dir, "p\xff/hooks/hooks.json", `{"hooks": {}}`)
+	writeFile(t, dir, "p\xfe/hooks/hooks.json", `{"hooks": {}}`)
+	if err := os.Remove(filepath.Join(dir, "p\xff/.mcp.json")); err != nil {
+		t.Fatal(err)
+	}
+	const id = `"p\xff"/hooks/hooks.json#hooks.Stop[0].hooks[0]`
+	check := func(how string) {
+		t.Helper()
+		rep := audit(false, "p\xff")
+		var got []string
+		for _, d := range rep.Drift {
+			got = append(got, d.Kind+" "+d.Hook+" at "+d.Location.File)
+		}
+		slices.Sort(got)
+		want := []string{
+			DriftHookRemoved + " " + id + " at p\xff/hooks/hooks.json",
+			DriftServerRemoved + ` "p\xff"#mcp:db at p` + "\xff/.mcp.json",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: an audit of p\\xff: drift %q, want %q; %v", how, got, want, findingLines(rep.Findings))
+		}
+	}
+	check(`the baseline keeps "file"`)
+
+	// A baseline written before runs kept "file": the file is read from
+	// the id.
+	path := filepath.Join(dir, serversBase)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc["runs"].(map[string]any) {
+		delete(r.(map[string]any), "file")
+	}
+	if data, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(`the baseline keeps no "file"`)
 }
