@@ -1165,14 +1165,15 @@ func copyMap(m map[string]any) map[string]any {
 
 // idFile is a tree path (a declaring file, a plugin's root) as a hook's
 // ID names it: each name of it as a baseline keeps a written name
-// (baselineName), as it is where it is valid UTF-8 with no U+FFFD and no
-// double quote first, and quoted in Go syntax otherwise. So an ID is valid
+// (baselineName), as it is where it is valid UTF-8 with no U+FFFD and
+// reads as no Go quote ("q" does, "q does not), and quoted in Go syntax
+// otherwise. So an ID is valid
 // UTF-8, which JSON (the report, the baseline) keeps exact, and two paths
 // never share one: p\xff/hooks/hooks.json and p\xfe/hooks/hooks.json are
 // "p\xff"/hooks/hooks.json and "p\xfe"/hooks/hooks.json, where JSON
 // would make U+FFFD of both. Any other path is named as it is, as before.
 func idFile(p string) string {
-	if baselineName(p) == p && !strings.Contains(p, `/"`) {
+	if baselineName(p) == p && !strings.HasPrefix(p, `"`) && !strings.Contains(p, `/"`) {
 		return p
 	}
 	names := strings.Split(p, "/")

@@ -660,17 +660,31 @@ func namedHosts(es []evidence.Egress) []string {
 
 // baselineName is a written path, or a link's target, as a baseline keeps
 // it: as it is where JSON holds it exactly and it reads as no other (valid
-// UTF-8 with no U+FFFD, and no double quote first), and quoted in Go
-// syntax (strconv.Quote, evidence.ShownName's form) otherwise, so that a
-// name that is not UTF-8 is kept exact: a\xff, a\xfe and a\uFFFD are
-// "a\xff", "a\xfe" and "a\uFFFD" (the last as the character itself),
-// never one entry. A name such a baseline keeps unquoted is one vigiles
-// kept so before (baselineNameOf), and existing baselines keep working.
+// UTF-8 with no U+FFFD, and not itself a Go quote: readsAsQuote), and
+// quoted in Go syntax (strconv.Quote, evidence.ShownName's form)
+// otherwise, so that a name that is not UTF-8 is kept exact: a\xff, a\xfe
+// and a\uFFFD are "a\xff", "a\xfe" and "a\uFFFD" (the last as the
+// character itself), never one entry. A name such a baseline keeps
+// unquoted is one vigiles kept so before (baselineNameOf), and existing
+// baselines keep working. A text with a double quote first that is no
+// quote, as a settings command's "$CLAUDE_PROJECT_DIR"/hooks/x.sh is,
+// stays as it is: it reads as nothing else.
 func baselineName(p string) string {
-	if utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError) && !strings.HasPrefix(p, `"`) {
+	if utf8.ValidString(p) && !strings.ContainsRune(p, utf8.RuneError) && !readsAsQuote(p) {
 		return p
 	}
 	return strconv.Quote(p)
+}
+
+// readsAsQuote says whether s is a string in Go syntax, quotes and all,
+// as baselineName's quoted form is, so that kept as it is it would read
+// as the name it unquotes to.
+func readsAsQuote(s string) bool {
+	if !strings.HasPrefix(s, `"`) {
+		return false
+	}
+	_, err := strconv.Unquote(s)
+	return err == nil
 }
 
 // baselineNameOf is the path a name a baseline keeps stands for
@@ -694,8 +708,9 @@ func baselineNameOf(k string) (p string, quoted bool) {
 // lost. It is kept as it is, which no name of a run compares equal to
 // (each with U+FFFD is quoted now): a hook that writes any of them is
 // drift, never accepted unseen, and the baseline/outdated notice says to
-// rewrite the baseline (foldedNames). One an earlier vigiles kept with a
-// double quote first is its name's quote now.
+// rewrite the baseline (foldedNames). One an earlier vigiles kept as it
+// is that reads as a Go quote (a file named "q", quotes and all) is its
+// name's quote now.
 func loadedName(k string) (name string, folded bool) {
 	if _, quoted := baselineNameOf(k); quoted {
 		return k, false

@@ -52,18 +52,20 @@ func TestBaselineKeepsNamesExact(t *testing.T) {
 }
 
 // TestBaselineExactNamesRoundTrip: a baseline of names that are not UTF-8,
-// hold U+FFFD or start with a quote, written, read and written again, is
+// hold U+FFFD or read as a Go quote ("q2", quotes and all; "q, with a
+// quote first alone, reads as nothing else and is kept as it is),
+// written, read and written again, is
 // the same file, holds each name as its quote (no U+FFFD of the encoder),
 // and compares with the run it was written from without drift; a UTF-8
 // name is kept as it is, as before.
 func TestBaselineExactNamesRoundTrip(t *testing.T) {
 	r := linkRun(map[string]string{"out/l\xff": "/tmp/tmp.X/\xfe", "out/m": "t\uFFFD"},
-		"create a\xff", "create a\xfe", "create a\uFFFD", `create "q`, "delete d\xff", "modify plain.txt", "create sp ace\n")
+		"create a\xff", "create a\xfe", "create a\uFFFD", `create "q`, `create "q2"`, "delete d\xff", "modify plain.txt", "create sp ace\n")
 	data, err := NewBaseline(&report.Report{Runs: []report.HookRun{r}}).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"\"a\\xff\""`, `"\"a\\xfe\""`, `"\"a` + "\uFFFD" + `\""`, `"\"\\\"q\""`, `"\"d\\xff\""`, `"plain.txt"`, `"sp ace\n"`,
+	for _, want := range []string{`"\"a\\xff\""`, `"\"a\\xfe\""`, `"\"a` + "\uFFFD" + `\""`, `"\"q"`, `"\"\\\"q2\\\"\""`, `"\"d\\xff\""`, `"plain.txt"`, `"sp ace\n"`,
 		`"\"out/l\\xff\"": "\"$TMPDIR/…/\\xfe\""`, `"out/m": "\"t` + "\uFFFD" + `\""`} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the baseline does not hold %s:\n%s", want, data)

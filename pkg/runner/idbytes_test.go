@@ -28,7 +28,9 @@ func TestIDFile(t *testing.T) {
 		{"p\xfe/hooks/hooks.json", `"p\xfe"/hooks/hooks.json`},
 		{"p\uFFFD/hooks/hooks.json", "\"p\uFFFD\"/hooks/hooks.json"},
 		{`"p\xff"/hooks/hooks.json`, `"\"p\\xff\""/hooks/hooks.json`},
-		{`a/"q/h.json`, `a/"\"q"/h.json`},
+		{`a/"q/h.json`, `a/"q/h.json`},
+		{`a/"q"/h.json`, `a/"\"q\""/h.json`},
+		{`"q"/h.json`, `"\"q\""/h.json`},
 		{"a/b/h\xff.json", `a/b/"h\xff.json"`},
 		{".", "."},
 	} {

@@ -151,9 +151,10 @@ func TestAuditServersOfPathsThatAreNotUTF8(t *testing.T) {
 }
 
 // TestLoadedServerNames: a baseline's servers and shell lines are read as
-// vigiles keeps them now: a name kept unquoted with " first, as an
-// earlier vigiles kept it, is its quote (the server it accepted is still
-// accepted); one with U+FFFD, as an earlier vigiles folded a name that
+// vigiles keeps them now: a name kept unquoted with " first that reads
+// as no Go quote ("$X"/s.sh, as settings commands begin) is itself, as an
+// earlier vigiles kept it (the server it accepted is still accepted); one
+// with U+FFFD, as an earlier vigiles folded a name that
 // is not UTF-8, stays as it is, which matches none now, and the
 // baseline/outdated notice counts it.
 func TestLoadedServerNames(t *testing.T) {
@@ -163,14 +164,14 @@ func TestLoadedServerNames(t *testing.T) {
     {"plugin": "p", "context": "plugin:p`+"\uFFFD"+`", "kind": "mcp", "name": "db", "type": "stdio", "starts": "x", "file": "p`+"\uFFFD"+`/.mcp.json", "files": []}],
   "skillShells": [{"plugin": "a", "context": "plugin:a", "file": "a/s/SKILL.md", "form": "inline", "command": "\"$X\" a"}]}`)
 	sv := b.Servers[0]
-	if sv.Starts != `"\"$X\"/s.sh"` || sv.Files[0].Path != `a/"\"q.sh"` {
+	if sv.Starts != `"$X"/s.sh` || sv.Files[0].Path != `a/"q.sh` {
 		t.Errorf("a name with \" first: starts %q, files %v", sv.Starts, sv.Files)
 	}
 	st := startedServer{sv: &Server{Kind: ServerSettings, Name: "statusLine", PluginRoot: "a"}, starts: `"$X"/s.sh`}
 	if st.form() != sv.form() || st.sv.ident() != sv.ident() {
 		t.Errorf("the server kept is not the one now: %+v %+v, %+v %+v", st.form(), st.sv.ident(), sv.form(), sv.ident())
 	}
-	if c := b.SkillShells[0].Command; c != `"\"$X\" a"` {
+	if c := b.SkillShells[0].Command; c != `"$X" a` {
 		t.Errorf("a shell line with \" first: %q", c)
 	}
 	if b.foldedServers != 1 || b.folded != 0 {
