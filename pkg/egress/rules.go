@@ -284,8 +284,15 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 
 	if allow {
 		// IPv6 needs neighbour discovery (router and neighbour
-		// solicitations and advertisements) and MLD to reach the
-		// connector's gateway at all; they never leave the link.
+		// solicitations and advertisements, ICMPv6 types 133-136) and
+		// MLD (reports and done: types 131, 132 and 143, to the link's
+		// multicast addresses, ff02::/16) to reach the connector's
+		// gateway at all; they never leave the link. Only the kernel
+		// sends them: the command's ping socket sends echo requests
+		// alone. Any other ICMPv6 to ff02::/16 went through once, so an
+		// echo request to every node of the link (ff02::1), with a
+		// payload of the command's, left no entry; it is refused and
+		// recorded now, as any other ping.
 		isICMPv6 := []expr.Any{
 			&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
 			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.NFPROTO_IPV6}},
@@ -296,9 +303,18 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
 			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{133}, ToData: []byte{136}},
 			accept()})...)
-		add(out, slices.Concat(isICMPv6, []expr.Any{
-			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 24, Len: 2},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0xff, 0x02}},
+		toLink := func() []expr.Any {
+			return slices.Concat(isICMPv6, []expr.Any{
+				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 24, Len: 2},
+				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{0xff, 0x02}},
+				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+			})
+		}
+		add(out, slices.Concat(toLink(), []expr.Any{
+			&expr.Range{Op: expr.CmpOpEq, Register: 1, FromData: []byte{131}, ToData: []byte{132}},
+			accept()})...)
+		add(out, slices.Concat(toLink(), []expr.Any{
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{143}},
 			accept()})...)
 		// ICMP errors the kernel sends are dropped here, before the allow
 		// sets (icmpErrorDrops); ICMPv6's are types 1-4, none of the
