@@ -390,8 +390,8 @@ time.sleep(0.5)
 // TestRedteamConnectorHostLoopback: what the connectors lead to on the
 // host, besides the allowed host: slirp4netns's gateway (10.0.2.2, and
 // fd00::2 and fe80::2 in IPv6), which leads to the host's loopback unless
-// --disable-host-loopback, its DNS forwarder's addresses (10.0.2.3,
-// fd00::3), the sandbox's own loopback, which pasta forwards to the host's
+// --disable-host-loopback, as its network's broadcast addresses do, its
+// DNS forwarder's addresses (10.0.2.3, fd00::3), the link's multicast, the sandbox's own loopback, which pasta forwards to the host's
 // with -T and -U, and pasta's copy of the host's address. A listener on the
 // host's loopback, at a port of the test's own, is never reached: each
 // attempt is refused by the wall and recorded, and with slirp4netns's
@@ -411,11 +411,15 @@ func TestRedteamConnectorHostLoopback(t *testing.T) {
 		refused []string
 		// loopback are the addresses recorded via loopback.
 		loopback []string
+		// udpOnly are broadcast and multicast addresses, tried by UDP
+		// alone (SO_BROADCAST set), each refused and recorded.
+		udpOnly []string
 	}{
 		{name: "slirp4netns", connector: ConnectorSlirp,
 			addrs:    []string{"10.0.2.2", "10.0.2.3", "fd00::2", "fd00::3", "fe80::2%tap0", "127.0.0.1", "::1"},
 			refused:  []string{"10.0.2.2", "10.0.2.3", "fd00::2", "fd00::3", "fe80::2"},
-			loopback: []string{"127.0.0.1", "::1"}},
+			loopback: []string{"127.0.0.1", "::1"},
+			udpOnly:  []string{"10.0.2.255", "255.255.255.255", "ff02::1%tap0"}},
 		{name: "slirp4netns gateway allowed", connector: ConnectorSlirp, allowIP: []string{"10.0.2.2/32", "fd00::2/128"},
 			addrs: []string{"10.0.2.2", "fd00::2"}},
 		{name: "pasta", connector: ConnectorPasta,
@@ -428,8 +432,23 @@ func TestRedteamConnectorHostLoopback(t *testing.T) {
 			// pasta copies the host's address into the sandbox: there
 			// it is the sandbox's own.
 			addrs = strings.Replace(addrs, "HOSTADDR", `$(ip -o addr show scope global | grep -v ' lo ' | awk '{print $4}' | cut -d/ -f1)`, 1)
-			run := runRedteam(t, tc.connector, evidence.EgressPolicy{AllowIP: tc.allowIP},
-				fmt.Sprintf("sh:python3 - %d %s <<'PY'\n%sPY\n", lis.port, addrs, reachClient))
+			probes := []string{fmt.Sprintf("sh:python3 - %d %s <<'PY'\n%sPY\n", lis.port, addrs, reachClient)}
+			if len(tc.udpOnly) > 0 {
+				probes = append(probes, fmt.Sprintf(`sh:python3 - %d %s <<'PY'
+import socket, sys
+for a in sys.argv[2:]:
+    fam = socket.AF_INET6 if ":" in a else socket.AF_INET
+    u = socket.socket(fam, socket.SOCK_DGRAM)
+    u.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+    try:
+        u.sendto(b"reach", socket.getaddrinfo(a, int(sys.argv[1]), fam, socket.SOCK_DGRAM, 0, socket.AI_NUMERICHOST)[0][4])
+        print(a, "udp sent")
+    except OSError as e:
+        print(a, "udp", e)
+PY
+`, lis.port, strings.Join(tc.udpOnly, " ")))
+			}
+			run := runRedteam(t, tc.connector, evidence.EgressPolicy{AllowIP: tc.allowIP}, probes...)
 			res := run.res
 			defer dumpOnFailure(t, res)
 			t.Logf("probe: %s", res.Probes[0].Output)
@@ -450,6 +469,12 @@ func TestRedteamConnectorHostLoopback(t *testing.T) {
 				}
 				if e, ok := connectEntryFor(res.Egress, a, 0, "icmp"); !ok || e.Allowed {
 					t.Errorf("ping of %s: entry %+v (found %v), want refused", a, e, ok)
+				}
+			}
+			for _, a := range tc.udpOnly {
+				a, _, _ = strings.Cut(a, "%")
+				if e, ok := connectEntryFor(res.Egress, a, lis.port, "udp"); !ok || e.Allowed {
+					t.Errorf("udp %s port %d: entry %+v (found %v), want refused (probe said %q)", a, lis.port, e, ok, res.Probes[1].Output)
 				}
 			}
 			if tc.connector == ConnectorPasta {
@@ -673,5 +698,38 @@ func TestRedteamMulticastPing(t *testing.T) {
 		if e, ok := connectEntryFor(res.Egress, a, 0, "icmp"); !ok || e.Allowed || e.Attempts != 1 {
 			t.Errorf("echo request to %s: entry %+v (found %v), want one icmp attempt, refused", a, e, ok)
 		}
+	}
+}
+
+// TestRedteamConnectionsPastTheSets: through each connector, one datagram
+// to each of more ports of the allowed host than the sets that count
+// connections and flows hold: the connector makes a host socket for each
+// (or refuses those past its descriptor limit), the run ends cleanly, and
+// the record is called incomplete, naming the sets, never handed back
+// short.
+func TestRedteamConnectionsPastTheSets(t *testing.T) {
+	for _, connector := range connectors() {
+		t.Run(connector, func(t *testing.T) {
+			run := runRedteam(t, connector, evidence.EgressPolicy{AllowIP: []string{"198.18.0.3/32"}},
+				fmt.Sprintf(`sh:python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for p in range(1, %d):
+    s.sendto(b"x", ("198.18.0.3", p))
+print("sent")
+'`, dynSetSize+2))
+			res := run.res
+			if !strings.Contains(res.Probes[0].Output, "sent") {
+				t.Fatalf("probe: %s", res.Probes[0].Output)
+			}
+			for _, set := range []string{"flows4", "conns4"} {
+				if !strings.Contains(res.FinishErr, "the "+set+" set") {
+					t.Errorf("Finish did not say that %s filled up: %q", set, res.FinishErr)
+				}
+			}
+			if !strings.Contains(res.FinishErr, ErrIncomplete.Error()) {
+				t.Errorf("Finish did not call the record incomplete: %q", res.FinishErr)
+			}
+		})
 	}
 }
