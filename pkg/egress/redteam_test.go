@@ -733,3 +733,50 @@ print("sent")
 		})
 	}
 }
+
+// TestRedteamDNSBurst: 20,000 questions for distinct names sent to the
+// stub as fast as the command can, never reading an answer, in allow mode
+// through each connector. The stub may fall behind and the kernel drop
+// some: then the record is called incomplete; otherwise its attempts add
+// up to the questions sent. Never a short record passed for whole.
+func TestRedteamDNSBurst(t *testing.T) {
+	const n = 20000
+	for _, connector := range connectors() {
+		t.Run(connector, func(t *testing.T) {
+			run := runRedteam(t, connector, evidence.EgressPolicy{AllowIP: []string{"198.18.0.3/32"}},
+				fmt.Sprintf(`sh:python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sent = 0
+for i in range(%d):
+    name = b"\x06b%%05d\x05burst\x04test\x00" %% i
+    try:
+        s.sendto(struct.pack(">HHHHHH", i & 0xffff, 0x0100, 1, 0, 0, 0) + name + struct.pack(">HH", 1, 1), ("127.0.0.1", 53))
+        sent += 1
+    except OSError:
+        pass
+print("sent", sent)
+'`, n))
+			res := run.res
+			out := res.Probes[0].Output
+			var sent int
+			if _, err := fmt.Sscanf(out, "sent %d", &sent); err != nil {
+				t.Fatalf("probe: %s", out)
+			}
+			total := 0
+			for _, e := range res.Egress {
+				total += e.Attempts
+			}
+			t.Logf("sent %d, recorded %d, finish: %q", sent, total, res.FinishErr)
+			if res.FinishErr != "" {
+				if !strings.Contains(res.FinishErr, ErrIncomplete.Error()) {
+					t.Errorf("finish: %s", res.FinishErr)
+				}
+				return
+			}
+			if total != sent {
+				t.Errorf("the record's attempts add up to %d, want the %d questions sent, or the record called incomplete", total, sent)
+			}
+		})
+	}
+}
