@@ -2,7 +2,9 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -50,7 +52,8 @@ func (s *session) outsidePlugins() {
 		}
 		keys := map[string]said{}
 		sources := map[string]string{}
-		remote := map[string]bool{} // by marketplace: a source that is not a local directory
+		remote := map[string]bool{}    // by marketplace: a source that is not a local directory
+		nowhere := map[string]string{} // by marketplace: the path, as written, of a local source that holds none
 		for name, src := range claudeMarkets {
 			sources[name], remote[name] = src, true
 		}
@@ -83,6 +86,10 @@ func (s *session) outsidePlugins() {
 							sources[m.Key] = string(b)
 						}
 						remote[m.Key] = !s.auditedMarket(m.Key, proj, src)
+						delete(nowhere, m.Key)
+						if w, ok := s.marketNowhere(proj, src); ok {
+							nowhere[m.Key] = w
+						}
 					}
 				}
 			}
@@ -114,6 +121,20 @@ func (s *session) outsidePlugins() {
 				// only a checkout's origin remote tells.
 				msg = fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
 					shownName(v.file), shownName(k), from)
+			}
+			if w, ok := nowhere[market]; ok {
+				// The source names a place in the repository that holds
+				// no marketplace: Claude Code adds none from it, so
+				// nothing of it runs, whatever the repository holds.
+				literal, audited := "", ""
+				if strings.Contains(w, "${") {
+					literal = "; Claude Code reads the path as written, expanding no ${VAR} in it"
+				}
+				if inTree {
+					audited = "; vigiles audited the repository's marketplace of that name, which these settings do not install"
+				}
+				msg = fmt.Sprintf("%s turns on the plugin %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs no plugin %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
+					shownName(v.file), shownName(k), shownName(market), shownName(w), literal, shownName(name), audited)
 			}
 			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
 				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
@@ -155,6 +176,35 @@ func (s *session) auditedMarket(market, proj string, src *jnode) bool {
 	}
 	rel, err := relTo(s.dir, a)
 	return err == nil && contains(s.marketDirs[market], rel)
+}
+
+// marketNowhere gives the path, as written, of the local source src of
+// an extraKnownMarketplaces entry (in the settings of the project proj)
+// that names a place inside the repository holding no marketplace: a
+// directory that is not there (one through ${CLAUDE_PROJECT_DIR}, which
+// Claude Code does not expand in a marketplace source's path), or one
+// with no .claude-plugin/marketplace.json (the .claude-plugin directory
+// itself). Claude Code adds no marketplace from such a source, so it
+// installs nothing from it. A path that leaves the repository is not
+// looked at (what lies there is the machine's): ok is false for it.
+func (s *session) marketNowhere(proj string, src *jnode) (string, bool) {
+	p, ok := localMarketRoot(src, filepath.Join(s.dir, filepath.FromSlash(proj)))
+	if !ok {
+		return "", false
+	}
+	w := src.get("path").Str
+	_, fi, err := beneath(s.dir, s.dir, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return w, true
+	}
+	if err != nil || !fi.IsDir() {
+		return "", false
+	}
+	_, fi, err = beneath(s.dir, s.dir, filepath.Join(p, ".claude-plugin", "marketplace.json"))
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+		return w, true
+	}
+	return "", false
 }
 
 // localMarketRoot is the directory of the marketplace that the source src

@@ -245,3 +245,34 @@ func TestSettingsNamedMarketplaceInADotDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestOutsidePluginOfASourceThatHoldsNoMarketplace: a local source of
+// extraKnownMarketplaces whose path, taken as written, names a place in
+// the repository with no .claude-plugin/marketplace.json (one through
+// ${CLAUDE_PROJECT_DIR}, which Claude Code does not expand there, or the
+// .claude-plugin directory itself) is no marketplace Claude Code adds, so
+// it installs nothing from it: the warning says so and how to fix the
+// path, not that the hooks a source outside the repository holds run (a
+// field test's report: a settings file that turned its own marketplace on
+// by "${CLAUDE_PROJECT_DIR}/.claude-plugin").
+func TestOutsidePluginOfASourceThatHoldsNoMarketplace(t *testing.T) {
+	for _, tc := range []struct{ path, literal string }{
+		{"${CLAUDE_PROJECT_DIR}/.claude-plugin", "; Claude Code reads the path as written, expanding no ${VAR} in it"},
+		{"./.claude-plugin", ""},
+	} {
+		dir := makeTree(t, map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "ours", "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+			"plugins/p/hooks/hooks.json":      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			".claude/settings.json":           `{"enabledPlugins": {"p@ours": true}, "extraKnownMarketplaces": {"ours": {"source": {"source": "directory", "path": "` + tc.path + `"}}}}`,
+		})
+		rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := messagesOf(rep.Findings, RuleOutsidePlugin)
+		want := []string{`.claude/settings.json turns on the plugin p@ours from the marketplace ours, which extraKnownMarketplaces names by the path ` + tc.path + `, where the repository holds no marketplace (no .claude-plugin/marketplace.json there` + tc.literal + `): Claude Code adds no marketplace from it, so it installs no plugin p from it and runs none of its hooks; vigiles audited the repository's marketplace of that name, which these settings do not install; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory ("./" for its root)`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("a directory source %q: outside-plugin findings (-want +got):\n%s", tc.path, diff)
+		}
+	}
+}
