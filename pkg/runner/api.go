@@ -1044,6 +1044,24 @@ func toolsFor(h *Hook, payloads map[string]map[string]any, cwd string) ([]Payloa
 			}
 			out = append(out, BuildPayload(h.Event, t, cwd, ti, insideAgent(h, nil)))
 		}
+		for _, t := range claudeTools {
+			// None of those, but a tool of Claude Code's own that the
+			// expression selects (NotebookEdit under Notebook.*): Claude
+			// Code runs the hook for it, not for a name built to fit.
+			if len(out) > 0 {
+				break
+			}
+			if contains(cands, t) || !m.Match(t) {
+				continue
+			}
+			ti := DefaultToolInput(t, cwd)
+			if in := payloads[t]; in != nil {
+				ti = copyMap(in)
+			}
+			if IfMatches(h.If, h.Event, t, cwd, ti) {
+				out = append(out, BuildPayload(h.Event, t, cwd, ti, insideAgent(h, nil)))
+			}
+		}
 		if x := m.Example(); len(out) == 0 && x != "" && !contains(cands, x) {
 			// None of the tools vigiles names by default, but one the
 			// expression selects (an MCP server's, mcp__memory__.*):

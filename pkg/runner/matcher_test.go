@@ -430,8 +430,10 @@ func TestGlobMatchesNamesWithNewlines(t *testing.T) {
 // selects none of the values vigiles sends by default (an MCP server's
 // tools, mcp__memory__.*, as hooks.md's "Match MCP tools" writes them; a
 // plugin's agents, ^my-plugin:.*$) still names calls Claude Code runs
-// the hook for: the audit runs it for a value the matcher selects, built
-// from the expression, rather than not at all. A closed list (a
+// the hook for: the audit runs it for a value the matcher selects, one of
+// Claude Code's own tools where it selects one (Notebook.* runs for
+// NotebookEdit, with that tool's input), else built from the expression,
+// rather than not at all. A closed list (a
 // SessionStart source) takes no value from outside it.
 func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
 	for _, tc := range []struct {
@@ -440,7 +442,11 @@ func TestRegexMatcherGetsAValueItSelects(t *testing.T) {
 		{PreToolUse, "mcp__memory__.*", "mcp__memory__example"},
 		{PostToolUse, "^mcp__brave-search__(web|local)_search$", "mcp__brave-search__web_search"},
 		{PreToolUse, "mcp__.*__write.*", "mcp__example__writeexample"},
-		{PermissionRequest, "^Notebook", "Notebook"},
+		// One of Claude Code's own tools that it selects, with that
+		// tool's input, not a name built to fit (Notebook, with none).
+		{PermissionRequest, "^Notebook", "NotebookEdit"},
+		{PreToolUse, "Notebook.*", "NotebookEdit"},
+		{PostToolUse, "^Todo", "TodoWrite"},
 		{SubagentStart, "^my-plugin:reviewer$", "my-plugin:reviewer"},
 		{UserPromptExpansion, "deploy-(prod|staging)", "deploy-prod"},
 		{Elicitation, "^github.+", "githubexample"},
