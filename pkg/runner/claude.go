@@ -2652,6 +2652,18 @@ func (c *claudeDisc) unreadKeys(file string, n *jnode, event, where, what string
 			continue
 		}
 		told[m.Key] = true
+		if what == "matcher group" && m.Key != "if" && slices.Contains(handlerKeys, m.Key) {
+			// A handler's key written a level up ("once", "timeout",
+			// "async"): it means nothing of narrowing, so the fix is to
+			// move it, not to test the payload.
+			means := ""
+			if m.Key == "once" {
+				means = " (and a handler's \"once\" runs a hook once per session only in a skill's frontmatter)"
+			}
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.KeyPos),
+				"%s: %q is a hook handler's key, not a matcher group's: Claude Code ignores it here, so the group's hooks run as if it were not there, each time the event fires, and vigiles runs them so; to mean it, put it on the handlers under \"hooks\"%s", where, m.Key, means)
+			continue
+		}
 		runs := "so the hook runs as if it were not there, and vigiles runs it so"
 		if what == "matcher group" {
 			runs = "so it narrows nothing: the group's hooks run for everything the event fires for"

@@ -96,3 +96,35 @@ func TestUnreadKeys(t *testing.T) {
 		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }
+
+// TestHandlerKeysOnAMatcherGroup: a hook handler's key written on its
+// matcher group ("once": true beside "hooks", as a field test's plugin
+// wrote it on SessionStart; "timeout") is ignored there: the warning says
+// it is a handler's key and to move it, not that it narrows nothing and
+// to test the payload, which is no fix for it. "if" on a group keeps its
+// own advice, to give a handler an "if" rule.
+func TestHandlerKeysOnAMatcherGroup(t *testing.T) {
+	dir := makeTree(t, map[string]string{"hooks/hooks.json": `{"hooks": {"SessionStart": [
+  {"once": true, "hooks": [{"type": "command", "command": "a"}]}
+], "PreToolUse": [
+  {"matcher": "Bash", "timeout": 5, "if": "Bash(git *)", "hooks": [{"type": "command", "command": "b"}]}
+]}}`})
+	s := discoverAll(t, dir)
+	if n := len(s.hooks); n != 2 {
+		t.Fatalf("read %d hooks, want 2", n)
+	}
+	var got []string
+	for _, m := range findingMessages(s.findings) {
+		if strings.Contains(m, "discovery/malformed") {
+			got = append(got, m)
+		}
+	}
+	want := []string{
+		`warning discovery/malformed hooks/hooks.json:2:4 SessionStart[0]: "once" is a hook handler's key, not a matcher group's: Claude Code ignores it here, so the group's hooks run as if it were not there, each time the event fires, and vigiles runs them so; to mean it, put it on the handlers under "hooks" (and a handler's "once" runs a hook once per session only in a skill's frontmatter)`,
+		`warning discovery/malformed hooks/hooks.json:4:23 PreToolUse[0]: "timeout" is a hook handler's key, not a matcher group's: Claude Code ignores it here, so the group's hooks run as if it were not there, each time the event fires, and vigiles runs them so; to mean it, put it on the handlers under "hooks"`,
+		`warning discovery/malformed hooks/hooks.json:4:37 PreToolUse[0]: "if" is no key Claude Code reads on a matcher group: it ignores it, so it narrows nothing: the group's hooks run for everything its matcher "Bash" selects, and vigiles runs them so; to narrow them, test the payload in the hook or give a handler an "if" permission rule`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
