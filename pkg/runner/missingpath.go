@@ -78,6 +78,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 		if why := emptyVarCause(r, tree, p); why != "" {
 			return why
 		}
+		if why := backslashCause(tree, cwd, p, from); why != "" {
+			return why
+		}
 		abs := p
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(cwd, p)
@@ -212,6 +215,32 @@ func setsVar(cmd, name string) bool {
 func treeEntry(tree, rel string) fs.FileInfo {
 	_, fi := treeResolve(tree, rel)
 	return fi
+}
+
+// backslashCause says why a path p that holds a backslash is missing
+// where, read with / for each \ (from the directory cwd, or that of the
+// importing file from), it names a file of the tree: a Windows path
+// ("${CLAUDE_PLUGIN_ROOT}\scripts\x.cmd"), whose backslashes sh on
+// Linux and macOS keeps as part of a file's name, so that the hook fails
+// on every machine but Windows. "" otherwise.
+func backslashCause(tree, cwd, p, from string) string {
+	if !strings.Contains(p, `\`) {
+		return ""
+	}
+	q := strings.ReplaceAll(p, `\`, "/")
+	abs := q
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(cwd, q)
+		if filepath.IsAbs(from) {
+			abs = filepath.Join(filepath.Dir(from), q)
+		}
+	}
+	rel, err := filepath.Rel(tree, filepath.Clean(abs))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || treeEntry(tree, rel) == nil {
+		return ""
+	}
+	return fmt.Sprintf("it names %s, a path written with backslashes, which Windows reads as separators and sh on Linux and macOS as part of a file's name, so the hook finds nothing there and fails on every machine but Windows; the tree has %s: write the path with /, which Windows reads too",
+		shownName(p), shownName(filepath.ToSlash(rel)))
 }
 
 // treeResolve is treeEntry with the path the entry is at, relative to
