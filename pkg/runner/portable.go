@@ -112,16 +112,28 @@ func (f treeForm) text(s string) string {
 // path is a written path with the tree's transcript directory's name
 // (~/.claude/projects/-tmp-repo…) replaced, and workTreeMark as the hook
 // wrote it escaped (escapeMarks): a directory it named "<work tree>"
-// there is not the transcripts'.
+// there is not the transcripts'. That name is replaced where the path
+// holds it elsewhere too, as a name of its own (or lengthened with '-',
+// as a package's below the tree lengthens it): a hook that files what it
+// keeps by its transcripts' directory (~/.claude-archive/-tmp-repo/…)
+// names it after the checkout's path, which differs in every other.
 func (f treeForm) path(p string) string {
 	if f.tree == "" {
 		return escapeMarks(p)
 	}
-	rest, ok := strings.CutPrefix(p, f.written)
-	if !ok || rest != "" && rest[0] != '/' && rest[0] != '-' {
-		return escapeMarks(p)
+	if rest, ok := strings.CutPrefix(p, f.written); ok && (rest == "" || rest[0] == '/' || rest[0] == '-') {
+		return "~/.claude/projects/" + workTreeMark + escapeMarks(rest)
 	}
-	return "~/.claude/projects/" + workTreeMark + escapeMarks(rest)
+	slug := f.written[strings.LastIndexByte(f.written, '/')+1:]
+	parts := strings.Split(p, "/")
+	for i, c := range parts {
+		if rest, ok := strings.CutPrefix(c, slug); ok && (rest == "" || rest[0] == '-') {
+			parts[i] = workTreeMark + escapeMarks(rest)
+		} else {
+			parts[i] = escapeMarks(c)
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 // isMark says whether s begins with workTreeMark, or with it with one or

@@ -127,6 +127,12 @@ func TestTreeFormText(t *testing.T) {
 		"~/.claude/projects/-tmp-w-repo-pkg/x":            "~/.claude/projects/<work tree>-pkg/x",
 		"~/.claude/projects/-tmp-w-repo2/x":               "~/.claude/projects/-tmp-w-repo2/x",
 		"tmp/w/repo/x":                                    "tmp/w/repo/x",
+		// The transcripts' directory name elsewhere, as a name of its own.
+		"~/.claude-archive/-tmp-w-repo/s.jsonl.gz": "~/.claude-archive/<work tree>/s.jsonl.gz",
+		"$TMPDIR/-tmp-w-repo-pkg/x":                "$TMPDIR/<work tree>-pkg/x",
+		"~/.cache/-tmp-w-repo2/x":                  "~/.cache/-tmp-w-repo2/x",
+		"~/.cache/x-tmp-w-repo/x":                  "~/.cache/x-tmp-w-repo/x",
+		"~/.cache/<work tree>/x":                   `~/.cache/<\work tree>/x`,
 	} {
 		if got := f.path(in); got != want {
 			t.Errorf("path(%q) = %q, want %q", in, got, want)
@@ -250,6 +256,7 @@ func TestTreeFormTellsApart(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"~/.claude/projects/-tmp-w-repo/x", "~/.claude/projects/<work tree>/x"},
 		{"~/.claude/projects/<work tree>/x", `~/.claude/projects/<\work tree>/x`},
+		{"~/.archive/-tmp-w-repo/x", "~/.archive/<work tree>/x"},
 	} {
 		if a, b := f.path(pair[0]), f.path(pair[1]); a == b {
 			t.Errorf("path(%q) = path(%q) = %q", pair[0], pair[1], a)
@@ -362,5 +369,59 @@ func TestAuditTreeMarkAsWritten(t *testing.T) {
 	rep := audit(false)
 	if len(rep.Drift) != 1 || rep.Drift[0].Kind != DriftWrite || rep.Verdict != report.VerdictFail {
 		t.Errorf(`a link to "<work tree>/data" as written: drift %+v, verdict %s; want one write drift, fail`, rep.Drift, rep.Verdict)
+	}
+}
+
+// TestBaselineOfAnotherCheckoutArchive: a hook that files a copy of the
+// transcript under its directory's name (~/.claude-archive/-tmp-repo/…,
+// as a field test's transcript-archiving plugin does) writes a path named
+// after the checkout: the baseline accepted in one checkout keeps
+// <work tree> in its place, and another checkout of the same tree does
+// not drift from it.
+func TestBaselineOfAnotherCheckoutArchive(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	files := map[string]string{
+		".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh .claude/archive.sh"}]}]}}`,
+		".claude/archive.sh": `tp=$(sed -n 's/.*"transcript_path":"\([^"]*\)".*/\1/p')
+d="$HOME/.claude-archive/$(basename "$(dirname "$tp")")"
+mkdir -p "$d" && cp "$tp" "$d/"
+`,
+	}
+	ctx := context.Background()
+	const base = ".vigiles/baseline.json"
+	first, second := makeTree(t, files), makeTree(t, files)
+	rep, err := Audit(ctx, Options{Dir: first, Baseline: base, UpdateBaseline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slug := strings.TrimPrefix(transcriptDir(first), "/root/.claude/projects/")
+	var wrote bool
+	for _, r := range rep.Runs {
+		for _, w := range r.Writes {
+			wrote = wrote || strings.HasPrefix(w.Path, "~/.claude-archive/"+slug+"/")
+		}
+	}
+	if !wrote {
+		t.Fatalf("the hook wrote no copy under ~/.claude-archive/%s: %+v", slug, rep.Runs)
+	}
+	accepted, err := os.ReadFile(filepath.Join(first, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(accepted), slug) || !strings.Contains(string(accepted), "~/.claude-archive/<work tree>/") {
+		t.Errorf("the baseline keeps the checkout's name, or not the mark:\n%s", accepted)
+	}
+	if err := os.MkdirAll(filepath.Join(second, ".vigiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(second, base), accepted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Audit(ctx, Options{Dir: second, Baseline: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Drift) != 0 {
+		t.Errorf("another checkout of the same tree drifts: %+v", rep.Drift)
 	}
 }
