@@ -112,6 +112,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 		c.project(root)
 	}
 	c.below(root)
+	c.fixtureNotices()
 	c.strayProjectHooks()
 	c.agentsReadElsewhere()
 	c.skipBrokenPlugins()
@@ -430,7 +431,7 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		if c.isPluginRoot(sub) && !c.otherAgentsPlugin(sub) {
+		if c.isPluginRoot(sub) && !c.otherAgentsPlugin(sub) && !c.insidePlugin(sub) {
 			c.plugin(sub, "", nil, "", report.Location{})
 		}
 		c.marketplace(sub)
@@ -479,6 +480,64 @@ func (c *claudeDisc) otherAgentsPlugin(dir string) bool {
 		return true
 	}
 	return false
+}
+
+// insidePlugin says whether dir, a plugin the walk met that no
+// marketplace of the tree lists, lies inside the directory of a plugin a
+// marketplace of the tree does list: a test's fixture plugin, kept with
+// the plugin it tests. Claude Code installs a listed plugin's directory
+// whole, and reads the directories inside it only as that plugin's files,
+// by their standard names or its manifest's paths: never as a plugin of
+// their own. The walk does not read it as one, and says so once the walk
+// is over, unless a marketplace met later lists it (fixtureNotices); an
+// audit that names it as its PATH reads it (Discover). A plugin inside one
+// that no marketplace lists (a directory of plugins, or a work tree, made
+// a plugin) is read as before: nothing says which of them the author
+// loads with --plugin-dir.
+func (c *claudeDisc) insidePlugin(dir string) bool {
+	rel, err := relTo(c.dir, dir)
+	if err != nil || rel == "." || c.listedDirs[rel] {
+		return false
+	}
+	if _, read := c.seenPlugin[rel]; read {
+		return false
+	}
+	for up := path.Dir(rel); ; up = path.Dir(up) {
+		if c.listedDirs[up] {
+			file := path.Join(rel, claudeHooksJSON)
+			if c.exists(filepath.Join(dir, claudePluginJSON)) {
+				file = path.Join(rel, claudePluginJSON)
+			}
+			c.fixtures = append(c.fixtures, fixturePlugin{rel: rel, file: file, in: up})
+			return true
+		}
+		if up == "." {
+			return false
+		}
+	}
+}
+
+// fixturePlugin is a plugin-shaped directory insidePlugin did not read:
+// rel, its manifest or hooks file (file), and the listed plugin it lies
+// in (in).
+type fixturePlugin struct{ rel, file, in string }
+
+// fixtureNotices says of each directory insidePlugin did not read, once
+// the walk is over, that it is not run, unless a marketplace met after it
+// listed it (and had it read as the plugin it is).
+func (c *claudeDisc) fixtureNotices() {
+	for _, f := range c.fixtures {
+		if c.listedDirs[f.rel] {
+			continue
+		}
+		whose := "the plugin " + shownName(f.in)
+		if f.in == "." {
+			whose = "the work tree's plugin"
+		}
+		c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: f.file},
+			"%s lies inside %s, which a marketplace lists, and no marketplace lists it (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the audit's PATH",
+			shownName(f.rel), whose)
+	}
 }
 
 // unsearched says whether below, which searches the tree for what Claude
@@ -569,6 +628,12 @@ type claudeDisc struct {
 	// local holds, by plugin name, the marketplace entries whose source
 	// is a directory of the tree (remoteVendored).
 	local map[string][]localEntry
+	// listedDirs holds the plugin directories a marketplace of the tree
+	// lists by a local source, relative to the tree (insidePlugin).
+	listedDirs map[string]bool
+	// fixtures holds the plugin-shaped directories insidePlugin did not
+	// read (fixtureNotices).
+	fixtures []fixturePlugin
 	// namedMarkets holds the marketplace directories the settings of the
 	// project being read name (marketsNamed).
 	namedMarkets []string
@@ -3022,6 +3087,12 @@ func (c *claudeDisc) marketplace(root string) {
 						c.installed(d, name+"@"+market)
 					}
 				}
+			}
+			if d, err := relTo(c.dir, dirp); err == nil {
+				if c.listedDirs == nil {
+					c.listedDirs = map[string]bool{}
+				}
+				c.listedDirs[d] = true
 			}
 			c.plugin(dirp, name, e, rel, sloc)
 		case jsonObject:
