@@ -98,7 +98,18 @@ func (s *session) outsidePlugins() {
 		for k := range keys {
 			names = append(names, k)
 		}
-		sort.Strings(names)
+		// One warning per settings file, marketplace and cause, at the
+		// first key's line, naming every plugin it turns on: a file that
+		// turns on forty plugins of one marketplace is one finding, not
+		// forty alike.
+		type group struct {
+			file, market string
+			inTree       bool
+			keys         []string
+			at           jpos
+		}
+		groups := map[string]*group{}
+		var order []*group
 		for _, k := range names {
 			v := keys[k]
 			name, market, _ := strings.Cut(k, "@")
@@ -106,41 +117,104 @@ func (s *session) outsidePlugins() {
 			if !v.on || !s.inPart(v.file) || inTree && !remote[market] {
 				continue
 			}
-			from := "a marketplace the user added"
-			if src, ok := sources[market]; ok {
-				from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
-				if src == claudeMarkets[market] {
-					from = "the marketplace " + shownName(market) + " that Claude Code adds by itself (source " + src + ")"
-				}
+			if _, ok := nowhere[market]; ok {
+				inTree = false // the cause is the path, whatever of that name the tree holds
 			}
-			msg := fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit them; vendor it in the repository with a marketplace entry that points at it%s, to audit it",
-				shownName(v.file), shownName(k), from, vendorHint(market))
-			if inTree {
-				// The repository holds a marketplace of that name,
-				// audited: the source may well be this repository, which
-				// only a checkout's origin remote tells.
-				msg = fmt.Sprintf("%s turns on the plugin %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
-					shownName(v.file), shownName(k), from)
+			id := fmt.Sprintf("%s\x00%s\x00%v", v.file, market, inTree)
+			g := groups[id]
+			if g == nil {
+				g = &group{file: v.file, market: market, inTree: inTree, at: v.at}
+				groups[id] = g
+				order = append(order, g)
 			}
-			if w, ok := nowhere[market]; ok {
-				// The source names a place in the repository that holds
-				// no marketplace: Claude Code adds none from it, so
-				// nothing of it runs, whatever the repository holds.
-				literal, audited := "", ""
-				if strings.Contains(w, "${") {
-					literal = "; Claude Code reads the path as written, expanding no ${VAR} in it"
-				}
-				if inTree {
-					audited = "; vigiles audited the repository's marketplace of that name, which these settings do not install"
-				}
-				msg = fmt.Sprintf("%s turns on the plugin %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs no plugin %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
-					shownName(v.file), shownName(k), shownName(market), shownName(w), literal, shownName(name), audited)
+			g.keys = append(g.keys, k)
+			if before(v.at, g.at) {
+				g.at = v.at
 			}
-			s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
-				Location: report.Location{File: v.file, Line: v.at.Line, Column: v.at.Col}, Title: "plugin from outside the repository",
-				Message: msg})
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			if order[a].file != order[b].file {
+				return order[a].file < order[b].file
+			}
+			return before(order[a].at, order[b].at)
+		})
+		for _, g := range order {
+			sort.SliceStable(g.keys, func(a, b int) bool { return before(keys[g.keys[a]].at, keys[g.keys[b]].at) })
+			s.outsideFinding(g.file, g.market, g.keys, g.at, g.inTree, sources, nowhere)
 		}
 	}
+}
+
+// maxOutsideNamed bounds the plugins one discovery/outside-plugin warning
+// names; the rest it counts.
+const maxOutsideNamed = 10
+
+// before says whether the position a comes before b in its file.
+func before(a, b jpos) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+}
+
+// outsideFinding is the discovery/outside-plugin warning that the
+// settings file turns on the plugins ks (name@market, at least one) of
+// the marketplace market, at the first one's key (at): from outside, or
+// (inTree) from a source other than the repository's audited marketplace
+// of that name, or from a path that holds no marketplace (nowhere).
+func (s *session) outsideFinding(file, market string, ks []string, at jpos, inTree bool, sources, nowhere map[string]string) {
+	what, them, it := "the plugin "+shownName(ks[0]), "them", "it"
+	var pnames []string
+	for _, k := range ks {
+		name, _, _ := strings.Cut(k, "@")
+		pnames = append(pnames, name)
+	}
+	noPlugin := "no plugin " + shownName(pnames[0])
+	if len(ks) > 1 {
+		shown := make([]string, 0, maxOutsideNamed)
+		for _, k := range ks[:min(len(ks), maxOutsideNamed)] {
+			shown = append(shown, shownName(k))
+		}
+		list := strings.Join(shown, ", ")
+		if more := len(ks) - len(shown); more > 0 {
+			list += fmt.Sprintf(" and %d more", more)
+		}
+		what, it = fmt.Sprintf("%d plugins (%s)", len(ks), list), "them"
+		noPlugin = "none of them"
+	}
+	from := "a marketplace the user added"
+	if src, ok := sources[market]; ok {
+		from = "the marketplace " + shownName(market) + " that extraKnownMarketplaces names (source " + shownName(clip(src, 200)) + ")"
+		if src == claudeMarkets[market] {
+			from = "the marketplace " + shownName(market) + " that Claude Code adds by itself (source " + src + ")"
+		}
+	}
+	msg := fmt.Sprintf("%s turns on %s, which Claude Code installs from %s, outside the repository, and whose hooks it runs in every session here: vigiles did not run or audit %s; vendor %s in the repository with a marketplace entry that points at %s%s, to audit %s",
+		shownName(file), what, from, them, it, it, vendorHint(market), it)
+	if inTree {
+		// The repository holds a marketplace of that name, audited: the
+		// source may well be this repository, which only a checkout's
+		// origin remote tells.
+		msg = fmt.Sprintf("%s turns on %s, which Claude Code installs from %s, outside the repository, not from the repository's marketplace of that name, which vigiles audited: the hooks Claude Code runs in every session here are the source's, which vigiles did not run or audit; where that source is this repository, audit a git checkout whose origin remote names it (vigiles then reads the source as the audited marketplace), else point the source at the repository's own directory",
+			shownName(file), what, from)
+	}
+	if w, ok := nowhere[market]; ok {
+		// The source names a place in the repository that holds no
+		// marketplace: Claude Code adds none from it, so nothing of it
+		// runs, whatever the repository holds.
+		literal, audited := "", ""
+		if strings.Contains(w, "${") {
+			literal = "; Claude Code reads the path as written, expanding no ${VAR} in it"
+		}
+		for _, n := range pnames {
+			if contains(s.markets[n], market) {
+				audited = "; vigiles audited the repository's marketplace of that name, which these settings do not install"
+				break
+			}
+		}
+		msg = fmt.Sprintf("%s turns on %s from the marketplace %s, which extraKnownMarketplaces names by the path %s, where the repository holds no marketplace (no .claude-plugin/marketplace.json there%s): Claude Code adds no marketplace from it, so it installs %s from it and runs none of its hooks%s; point the path at the directory that holds .claude-plugin/marketplace.json, relative to the project's directory (\"./\" for its root)",
+			shownName(file), what, shownName(market), shownName(w), literal, noPlugin, audited)
+	}
+	s.findings = append(s.findings, report.Finding{Rule: RuleOutsidePlugin, Severity: report.SeverityWarning,
+		Location: report.Location{File: file, Line: at.Line, Column: at.Col}, Title: "plugin from outside the repository",
+		Message: msg})
 }
 
 // auditedMarket says whether the source src that extraKnownMarketplaces
