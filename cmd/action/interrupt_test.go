@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -384,7 +385,7 @@ func (slowConnector) Connector(evidence.EgressPolicy) (string, bool, error) {
 	return "pasta", false, nil
 }
 
-func (c slowConnector) Attach(ctx context.Context, _ evidence.EgressPolicy, _ int, _, _ *os.File) (io.Closer, error) {
+func (c slowConnector) Attach(ctx context.Context, _ evidence.EgressPolicy, _ int, _, _ *os.File, _ func(*exec.Cmd) (func(), error)) (io.Closer, error) {
 	c.cancel(signalCause{syscall.SIGINT})
 	return nil, fmt.Errorf("egress allow: pasta not ready (): %w", ctx.Err())
 }

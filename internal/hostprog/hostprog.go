@@ -311,7 +311,7 @@ const PastaGuard = `"$@" 3<&- & p=$!; { read -r _ <&3; kill $p 2>/dev/null; } & 
 // LD_PRELOAD) and its output to out. Pasta runs while life, the write
 // end of the guard's pipe, is open: closing it ends pasta, and so does
 // this process's death.
-func StartPastaGuarded(bin string, args []string, out io.Writer) (cmd *exec.Cmd, life *os.File, err error) {
+func StartPastaGuarded(bin string, args []string, out io.Writer, start func(*exec.Cmd) error) (cmd *exec.Cmd, life *os.File, err error) {
 	lifeR, lifeW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -321,7 +321,10 @@ func StartPastaGuarded(bin string, args []string, out io.Writer) (cmd *exec.Cmd,
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.ExtraFiles = []*os.File{lifeR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	err = start(cmd)
 	lifeR.Close()
 	if err != nil {
 		lifeW.Close()

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 
 	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/egress"
@@ -26,8 +27,12 @@ var layer = &egress.Layer{}
 func Install() { sandbox.SetNetwork(adapter{layer}) }
 
 // Stopped waits until every connector the broker stopped is gone (the
-// runs do not wait for that); call it before the process exits.
-func Stopped() { layer.Stopped() }
+// runs do not wait for that), and so are the cgroups the broker started
+// them in; call it before the process exits.
+func Stopped() {
+	layer.Stopped()
+	sandbox.WaitConnectorCgroups()
+}
 
 type adapter struct{ l *egress.Layer }
 
@@ -43,8 +48,8 @@ func (a adapter) Connector(p evidence.EgressPolicy) (string, bool, error) { retu
 
 func (a adapter) Sweep() { a.l.Sweep() }
 
-func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
-	return a.l.Attach(ctx, p, pid, userns, netns)
+func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(*exec.Cmd) (func(), error)) (io.Closer, error) {
+	return a.l.AttachStarted(ctx, p, pid, userns, netns, start)
 }
 
 // The mistakes of ValidateEgress a caller may add its own fix to (the

@@ -90,6 +90,17 @@ func usableConnector(want string) (string, string, error) {
 // that runs as another uid, and neither may a connector it starts. When
 // they are nil the connector opens /proc/PID/ns/* itself.
 func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
+	return l.AttachStarted(ctx, p, pid, userns, netns, nil)
+}
+
+// AttachStarted is Attach whose connector's process start starts in place
+// of cmd.Start (nil: cmd.Start): the sandbox's broker starts it inside the
+// run's memory cgroup. reaped, which start returns, is called once that
+// process is reaped, in the reaping the Layer's Stopped waits for.
+func (l *Layer) AttachStarted(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(*exec.Cmd) (reaped func(), err error)) (io.Closer, error) {
+	if start == nil {
+		start = startPlain
+	}
 	pol, err := compilePolicy(p)
 	if err != nil {
 		return nil, err
@@ -107,10 +118,13 @@ func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, us
 	ctx, cancel := context.WithTimeout(ctx, attachTimeout)
 	defer cancel()
 	if name == ConnectorPasta {
-		return startPasta(ctx, path, pid, userns, netns, &l.stopping)
+		return startPasta(ctx, path, pid, userns, netns, &l.stopping, start)
 	}
-	return startSlirp(ctx, path, pid, userns, netns, &l.stopping)
+	return startSlirp(ctx, path, pid, userns, netns, &l.stopping, start)
 }
+
+// startPlain starts a connector with nothing around it.
+func startPlain(cmd *exec.Cmd) (func(), error) { return func() {}, cmd.Start() }
 
 func chooseConnector(want string) (string, string, error) {
 	order := []string{ConnectorSlirp, ConnectorPasta}
@@ -147,9 +161,10 @@ type slirp struct {
 	reaped   chan struct{}   // closed once it is reaped
 	kept     chan struct{}   // closed once the tap keeping is over (nil: not tried)
 	keptErr  error           // tapkeep.Keep's outcome, once kept is closed
+	gone     func()          // what its start returned, called once it is reaped
 }
 
-func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
+func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup, start func(*exec.Cmd) (func(), error)) (io.Closer, error) {
 	readyR, readyW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -186,7 +201,8 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = files
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	gone, err := start(cmd)
+	if err != nil {
 		readyW.Close()
 		exitR.Close()
 		exitW.Close()
@@ -194,7 +210,7 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 	}
 	readyW.Close()
 	exitR.Close()
-	s := &slirp{cmd: cmd, exitW: exitW, stopping: stopping, reaped: make(chan struct{})}
+	s := &slirp{cmd: cmd, exitW: exitW, stopping: stopping, reaped: make(chan struct{}), gone: gone}
 
 	ready := make(chan error, 1)
 	go func() {
@@ -251,6 +267,7 @@ func (s *slirp) Close() error {
 		stopConnector(s.kept, s.exitW, s.stopping, func() {
 			procwait.Exited(s.cmd.Process.Pid)
 			_ = s.cmd.Wait()
+			s.gone()
 			close(s.reaped)
 		}, func() { _ = s.cmd.Process.Kill() })
 	})
@@ -336,7 +353,7 @@ type pasta struct {
 // the foreground until the broker closes its pipe or dies (with
 // --no-netns-quit nothing else would end it), and returns once it has
 // configured the namespace.
-func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup) (io.Closer, error) {
+func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File, stopping *sync.WaitGroup, start func(*exec.Cmd) (func(), error)) (io.Closer, error) {
 	if netns != nil {
 		sweepPastaDirs(os.TempDir())
 	}
@@ -369,7 +386,9 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		ns = append(ns, "--netns", fmt.Sprintf("/proc/%d/ns/net", pid))
 	}
 	stderr := &limitWriter{w: &bytes.Buffer{}, n: 8 << 10}
-	cmd, lifeW, err := hostprog.StartPastaGuarded(bin, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground"), stderr)
+	gone := func() {}
+	cmd, lifeW, err := hostprog.StartPastaGuarded(bin, append(pastaArgs(os.Geteuid() == 0, pidFile, ns), "--foreground"), stderr,
+		func(cmd *exec.Cmd) (err error) { gone, err = start(cmd); return err })
 	if err != nil {
 		return nil, fmt.Errorf("egress allow: starting pasta: %w", err)
 	}
@@ -380,6 +399,7 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 		// wakes the runtime's sysmon (procwait).
 		procwait.Exited(cmd.Process.Pid)
 		_ = cmd.Wait()
+		gone()
 		close(p.reaped)
 	}()
 	// pasta writes its pid file once the namespace is configured, just

@@ -74,7 +74,7 @@ func TestSlirpWithoutDisableDNSRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stopping sync.WaitGroup
-		c, err := startSlirp(context.Background(), bin, os.Getpid(), nil, nil, &stopping)
+		c, err := startSlirp(context.Background(), bin, os.Getpid(), nil, nil, &stopping, startPlain)
 		stopping.Wait()
 		if err == nil {
 			c.Close()

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -199,8 +200,12 @@ type Network interface {
 	// error refuses the run. userns and netns, when set, are the
 	// sandbox's namespaces, for a sandbox whose /proc/PID/ns/* the broker
 	// and its connectors may not open (another uid's, without
-	// CAP_SYS_PTRACE); nil means they may.
-	Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error)
+	// CAP_SYS_PTRACE); nil means they may. start starts the connector's
+	// process in place of cmd.Start: the broker's is born inside the run's
+	// memory cgroup where there is one (a root caller's), so that its
+	// memory counts in the run's limit; reaped, which start returns, must
+	// be called once that process is reaped.
+	Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(cmd *exec.Cmd) (reaped func(), err error)) (io.Closer, error)
 	// Sweep runs in the broker before each confined run, whatever its
 	// network mode: it clears what the connectors of brokers killed
 	// meanwhile left on the host (pasta's namespaces, still bound), so

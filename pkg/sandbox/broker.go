@@ -1109,7 +1109,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		if !attachEarly && !initRuns() {
 			return startFailed()
 		}
-		c, err := network.Attach(ctx, cfg.Egress, childPid(), userns, netns)
+		c, err := network.Attach(ctx, cfg.Egress, childPid(), userns, netns, cg.startConnector)
 		if err != nil {
 			if !initRuns() {
 				// The sandbox ended under the connector: its own

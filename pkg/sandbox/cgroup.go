@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -45,6 +46,13 @@ type runCgroup struct {
 	procsDir string
 	// swapBound: the memory limit holds swap too (the kernel accounts it).
 	swapBound bool
+	// The connector's cgroup, below mem (startConnector), is removed once
+	// the connector is reaped, which may come after the run is over: mem
+	// is then removed by whichever of remove and that comes last.
+	connMu      sync.Mutex
+	connectors  int    // connectors started in mem and not yet reaped
+	removed     bool   // remove ran, and left mem to the last connector
+	connOOMKill uint64 // the OOM kills counted in connector cgroups already removed
 	// v2: cgroup v2, where both are one directory and a process can only
 	// be moved whole (a shell moves itself in; see shellPrefix). On v1
 	// one thread may join a cgroup alone (its tasks file), so a child can
@@ -212,6 +220,10 @@ func newV2Cgroup(name string, hostRoot bool, lim Limits) (*runCgroup, error) {
 const (
 	commandCgroup = "command"
 	sandboxCgroup = "sandbox"
+	// connectorCgroup holds the network connector (slirp4netns or
+	// pasta, on the host) below the run's memory cgroup, so that what it
+	// holds for the command's connections counts in the run's limit.
+	connectorCgroup = "connector"
 )
 
 // splitV2 makes dir's two children, commandDir (with the pids limit) and
@@ -417,6 +429,14 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 	// Each run cgroup was made in the broker's own (ownCgroup): that is
 	// where the thread goes back to.
 	members := slices.DeleteFunc([]string{c.pids, c.mem}, func(d string) bool { return d == "" })
+	return startInV1(cmd, members, members)
+}
+
+// startInV1 starts cmd on a thread that joins each cgroup v1 directory of
+// members alone ("0" written to its tasks: no RCU grace period, see start),
+// forks, and goes back to the parent of the same hierarchy's directory in
+// runs (the run's cgroup there, made in the broker's own).
+func startInV1(cmd *exec.Cmd, members, runs []string) error {
 	errc := make(chan error, 1)
 	go func() {
 		// The fork happens on this thread, and so does Pdeathsig's
@@ -437,7 +457,7 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		if err == nil {
 			err = cmd.Start()
 		}
-		for _, dir := range members[:joined] {
+		for _, dir := range runs[:joined] {
 			if werr := writeControl(filepath.Join(filepath.Dir(dir), "tasks"), self); werr != nil {
 				if err == nil {
 					cmd.Process.Kill()
@@ -451,6 +471,88 @@ func (c *runCgroup) start(cmd *exec.Cmd) error {
 		errc <- err
 	}()
 	return <-errc
+}
+
+// startConnector starts cmd, the network connector's process (allow
+// mode), born inside connectorCgroup below the run's memory cgroup, so
+// that the memory it holds on the host for the command's connections
+// (slirp4netns keeps in its own what each TCP connection has in flight)
+// counts in the run's limit, beside the sandbox's own. It is not moved
+// there: on cgroup v1 the forking thread joins that cgroup alone, as
+// bubblewrap's does (start); on v2 it is cloned into it (clone3's
+// CLONE_INTO_CGROUP), neither of which waits for an RCU grace period.
+// It joins no pids cgroup: the run's kill and remove, which end what
+// theirs hold, do not end it before the network layer stops it.
+//
+// reaped, called once the connector is reaped, removes its cgroup, and
+// the run's memory cgroup too when remove has run meanwhile. Without a
+// memory cgroup (a non-root caller) cmd just starts: its memory is the
+// caller's, unbounded by vigiles.
+func (c *runCgroup) startConnector(cmd *exec.Cmd) (reaped func(), err error) {
+	if !c.holdsMemory() {
+		return func() {}, cmd.Start()
+	}
+	dir, _, err := makeCgroup(c.mem, connectorCgroup, nil)
+	if err != nil {
+		return nil, fmt.Errorf("making the connector's memory cgroup: %w", err)
+	}
+	c.connMu.Lock()
+	c.connectors++
+	c.connMu.Unlock()
+	connectorCgroups.Add(1)
+	reaped = sync.OnceFunc(func() { defer connectorCgroups.Done(); c.connectorGone(dir) })
+	if c.v2 {
+		var fd *os.File
+		if fd, err = os.Open(dir); err == nil {
+			if cmd.SysProcAttr == nil {
+				cmd.SysProcAttr = &syscall.SysProcAttr{}
+			}
+			cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(fd.Fd())
+			err = cmd.Start()
+			fd.Close()
+		}
+	} else {
+		// Back to the broker's own cgroup, not to mem, dir's parent.
+		err = startInV1(cmd, []string{dir}, []string{c.mem})
+	}
+	if err != nil {
+		reaped()
+		return nil, fmt.Errorf("starting the connector in the run's memory cgroup: %w", err)
+	}
+	return reaped, nil
+}
+
+// connectorCgroups counts the connectors' cgroups not yet removed
+// (WaitConnectorCgroups).
+var connectorCgroups sync.WaitGroup
+
+// WaitConnectorCgroups waits until the cgroup of every connector started
+// (startConnector) is removed, with the run's memory cgroup where the
+// connector outlived its run. Call it before the process exits, once the
+// network layer has been told to stop its connectors: each is removed
+// once its connector is reaped, which may come after the run returned
+// (pasta's guard, reaped on its own; a connector whose stop comes late).
+// An exit before that left the run's memory cgroup behind, empty, until
+// the next broker's sweep.
+func WaitConnectorCgroups() { connectorCgroups.Wait() }
+
+// connectorGone removes dir, a connector's cgroup whose connector was
+// reaped, keeping the OOM kills it counted for hit, and the run's memory
+// cgroup when remove left that to it.
+func (c *runCgroup) connectorGone(dir string) {
+	c.connMu.Lock()
+	if !c.v2 { // v1 counts a kill in the victim's cgroup only
+		c.connOOMKill += cgroupCounter(filepath.Join(dir, "memory.oom_control"), "oom_kill")
+	}
+	c.connMu.Unlock()
+	removeCgroup(dir, 30*time.Second)
+	c.connMu.Lock()
+	c.connectors--
+	last := c.connectors == 0 && c.removed
+	c.connMu.Unlock()
+	if last {
+		removeCgroup(c.mem, 30*time.Second)
+	}
 }
 
 // shellPrefix is what goes before argv when a shell must move the sandbox
@@ -474,6 +576,16 @@ func (c *runCgroup) hit() string {
 			file = "memory.events"
 		}
 		if cgroupCounter(filepath.Join(c.mem, file), "oom_kill") > 0 {
+			return "memory"
+		}
+		// On v1 a kill of the connector counts in its own cgroup only.
+		c.connMu.Lock()
+		conn := c.connOOMKill
+		if !c.v2 && c.connectors > 0 {
+			conn += cgroupCounter(filepath.Join(c.mem, connectorCgroup, file), "oom_kill")
+		}
+		c.connMu.Unlock()
+		if conn > 0 {
 			return "memory"
 		}
 	}
@@ -541,11 +653,12 @@ func sweepCgroups(parent string) {
 			continue // not a broker's cgroup, or its broker still runs, or may
 		}
 		dir := filepath.Join(parent, e.Name())
-		for _, d := range []string{filepath.Join(dir, commandCgroup), filepath.Join(dir, sandboxCgroup), dir} {
+		for _, d := range []string{filepath.Join(dir, commandCgroup), filepath.Join(dir, sandboxCgroup), filepath.Join(dir, connectorCgroup), dir} {
 			killCgroupProcs(d)
 		}
 		os.Remove(filepath.Join(dir, commandCgroup)) // each fails, harmlessly, when not empty
 		os.Remove(filepath.Join(dir, sandboxCgroup))
+		os.Remove(filepath.Join(dir, connectorCgroup))
 		os.Remove(dir)
 	}
 }
@@ -633,6 +746,14 @@ func (c *runCgroup) remove() {
 		return
 	}
 	dirs := c.dirs()
+	c.connMu.Lock()
+	c.removed = true
+	if c.connectors > 0 {
+		// A connector not reaped yet holds mem (its cgroup is below):
+		// the last one's reaping removes mem (connectorGone).
+		dirs = slices.DeleteFunc(dirs, func(d string) bool { return d == c.mem })
+	}
+	c.connMu.Unlock()
 	for i, dir := range dirs {
 		if !removeCgroup(dir, 500*time.Millisecond) {
 			// A process slower to leave (one killed for memory, under

@@ -307,3 +307,35 @@ func TestCancelEndsBubblewrapsOrphan(t *testing.T) {
 		t.Error("the orphan's output pipe was closed under it: Wait waited out orphanedOutput for a child the cancel left running")
 	}
 }
+
+// TestSweepEndsADeadBrokersConnector: a connector left in a dead broker's
+// connector cgroup (below the run's memory cgroup, startConnector) is
+// ended by the sweep too, so that the run's cgroup can go.
+func TestSweepEndsADeadBrokersConnector(t *testing.T) {
+	parent := t.TempDir()
+	ns := procwait.SelfPidNS()
+	if ns == 0 {
+		t.Fatal("no pid namespace inode")
+	}
+	left := exec.Command("sleep", "300")
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { left.Process.Kill(); left.Wait() })
+	// A cgroup's own files, as a plain directory holds them here.
+	dir := filepath.Join(parent, fmt.Sprintf("vigiles-ns%d-999999999-5-1", ns), connectorCgroup)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(fmt.Sprintf("%d\n", left.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sweepCgroups(parent)
+	ended := make(chan error, 1)
+	go func() { ended <- left.Wait() }()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second): // a bound on a hang, not a measure
+		t.Fatal("the connector in a dead broker's cgroup was left running (30 s after the sweep)")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func (f fakeNetwork) Connector(evidence.EgressPolicy) (string, bool, error) {
 	return "fake", !f.late, nil
 }
 
-func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int, _, _ *os.File) (io.Closer, error) {
+func (f fakeNetwork) Attach(_ context.Context, _ evidence.EgressPolicy, pid int, _, _ *os.File, _ func(*exec.Cmd) (func(), error)) (io.Closer, error) {
 	if f.log == nil {
 		return closerFunc(func() error { return nil }), nil
 	}

@@ -927,7 +927,7 @@ func probePasta(ctx context.Context, env *doctorEnv) Probe {
 // it however this process ends.
 func runGuardedPasta(ctx context.Context, pasta string, args []string, pidFile string) ([]byte, error) {
 	var out bytes.Buffer
-	cmd, lifeW, err := hostprog.StartPastaGuarded(pasta, args, &out)
+	cmd, lifeW, err := hostprog.StartPastaGuarded(pasta, args, &out, nil)
 	if err != nil {
 		return nil, err
 	}
