@@ -49,7 +49,7 @@ func (a adapter) Connector(p evidence.EgressPolicy) (string, bool, error) { retu
 func (a adapter) Sweep() { a.l.Sweep() }
 
 func (a adapter) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(*exec.Cmd) (func(), error)) (io.Closer, error) {
-	return a.l.AttachStarted(ctx, p, pid, userns, netns, start)
+	return a.l.Attach(ctx, p, pid, userns, netns, start)
 }
 
 // The mistakes of ValidateEgress a caller may add its own fix to (the

@@ -87,7 +87,7 @@ func testAllow(t *testing.T, hosts *testHosts, connector string) {
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
 		start := time.Now()
-		c, err := l.Attach(context.Background(), p, pid, nil, nil)
+		c, err := l.Attach(context.Background(), p, pid, nil, nil, nil)
 		t.Logf("attach with %s took %s", connector, time.Since(start).Round(10*time.Microsecond))
 		return c, err
 	})
@@ -362,7 +362,7 @@ func runAllowedChild(t *testing.T, p evidence.EgressPolicy, probes ...string) ch
 	l := &Layer{}
 	p.Connector = ConnectorSlirp // as the broker names it (Layer.Connector)
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes},
-		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid, nil, nil) })
+		func(pid int) (io.Closer, error) { return l.Attach(context.Background(), p, pid, nil, nil, nil) })
 	if res.SetupErr != "" {
 		t.Fatalf("setup: %s", res.SetupErr)
 	}
@@ -386,7 +386,7 @@ func TestSlirpTapIsKeptAndSlirpReaped(t *testing.T) {
 	pid, flags := 0, -1
 	var keptErr error
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
-		c, err := l.Attach(context.Background(), p, child, nil, nil)
+		c, err := l.Attach(context.Background(), p, child, nil, nil, nil)
 		s, ok := c.(*slirp)
 		if !ok {
 			return c, err
@@ -447,7 +447,7 @@ func TestSlirpConfinesItself(t *testing.T) {
 	var status string
 	var rootErr error
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: []string{"sh:true"}}, func(child int) (io.Closer, error) {
-		c, err := l.Attach(context.Background(), p, child, nil, nil)
+		c, err := l.Attach(context.Background(), p, child, nil, nil, nil)
 		s, ok := c.(*slirp)
 		if !ok {
 			return c, err

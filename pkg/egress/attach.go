@@ -89,15 +89,12 @@ func usableConnector(want string) (string, string, error) {
 // broker without CAP_SYS_PTRACE may not open /proc/PID/ns/* of a sandbox
 // that runs as another uid, and neither may a connector it starts. When
 // they are nil the connector opens /proc/PID/ns/* itself.
-func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File) (io.Closer, error) {
-	return l.AttachStarted(ctx, p, pid, userns, netns, nil)
-}
-
-// AttachStarted is Attach whose connector's process start starts in place
-// of cmd.Start (nil: cmd.Start): the sandbox's broker starts it inside the
-// run's memory cgroup. reaped, which start returns, is called once that
-// process is reaped, in the reaping the Layer's Stopped waits for.
-func (l *Layer) AttachStarted(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(*exec.Cmd) (reaped func(), err error)) (io.Closer, error) {
+//
+// start starts the connector's process in place of cmd.Start (nil:
+// cmd.Start): the sandbox's broker starts it inside the run's memory
+// cgroup. reaped, which start returns, is called once that process is
+// reaped, in the reaping the Layer's Stopped waits for.
+func (l *Layer) Attach(ctx context.Context, p evidence.EgressPolicy, pid int, userns, netns *os.File, start func(*exec.Cmd) (reaped func(), err error)) (io.Closer, error) {
 	if start == nil {
 		start = startPlain
 	}

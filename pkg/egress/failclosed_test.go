@@ -47,7 +47,7 @@ func TestAttach(t *testing.T) {
 	l := &Layer{}
 	t.Run("deny and record need nothing", func(t *testing.T) {
 		for _, m := range []string{"", evidence.EgressDeny, evidence.EgressRecord} {
-			c, err := l.Attach(ctx, evidence.EgressPolicy{Mode: m}, 1, nil, nil)
+			c, err := l.Attach(ctx, evidence.EgressPolicy{Mode: m}, 1, nil, nil, nil)
 			if err != nil || c == nil || c.Close() != nil {
 				t.Errorf("mode %q: closer %v, err %v", m, c, err)
 			}
@@ -55,12 +55,12 @@ func TestAttach(t *testing.T) {
 	})
 	allow := evidence.EgressPolicy{Mode: evidence.EgressAllow, AllowIP: []string{"198.18.0.0/24"}}
 	t.Run("bad policy", func(t *testing.T) {
-		if _, err := l.Attach(ctx, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"a b"}}, 1, nil, nil); !errors.Is(err, ErrBadPolicy) {
+		if _, err := l.Attach(ctx, evidence.EgressPolicy{Mode: evidence.EgressAllow, Allow: []string{"a b"}}, 1, nil, nil, nil); !errors.Is(err, ErrBadPolicy) {
 			t.Errorf("err = %v, want ErrBadPolicy", err)
 		}
 	})
 	t.Run("bad pid", func(t *testing.T) {
-		if _, err := l.Attach(ctx, allow, 0, nil, nil); err == nil {
+		if _, err := l.Attach(ctx, allow, 0, nil, nil, nil); err == nil {
 			t.Error("pid 0 accepted")
 		}
 	})
@@ -69,7 +69,7 @@ func TestAttach(t *testing.T) {
 		for _, c := range []string{"", ConnectorSlirp, ConnectorPasta} {
 			p := allow
 			p.Connector = c
-			if _, err := l.Attach(ctx, p, os.Getpid(), nil, nil); !errors.Is(err, ErrNoConnector) {
+			if _, err := l.Attach(ctx, p, os.Getpid(), nil, nil, nil); !errors.Is(err, ErrNoConnector) {
 				t.Errorf("connector %q: err = %v, want ErrNoConnector", c, err)
 			}
 			if name, _, err := l.Connector(p); !errors.Is(err, ErrNoConnector) || name != "" {
@@ -117,7 +117,7 @@ func TestAttach(t *testing.T) {
 			}
 			p := allow
 			p.Connector = c
-			closer, err := l.Attach(ctx, p, cmd.Process.Pid, nil, nil)
+			closer, err := l.Attach(ctx, p, cmd.Process.Pid, nil, nil, nil)
 			if err == nil {
 				closer.Close()
 				t.Errorf("%s attached to a process that is gone", c)

@@ -34,7 +34,7 @@ func TestAllowAnswerForAnotherName(t *testing.T) {
 	}
 	l := &Layer{}
 	res := runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
-		return l.Attach(context.Background(), p, pid, nil, nil)
+		return l.Attach(context.Background(), p, pid, nil, nil, nil)
 	})
 	if res.SetupErr != "" || res.FinishErr != "" {
 		t.Fatalf("setup %q, finish %q", res.SetupErr, res.FinishErr)

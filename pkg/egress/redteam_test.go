@@ -138,7 +138,7 @@ func runRedteam(t *testing.T, connector string, p evidence.EgressPolicy, probes 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	run.res = runChild(t, "sandbox", childSpec{Policy: p, Probes: probes}, func(pid int) (io.Closer, error) {
-		c, err := l.Attach(context.Background(), p, pid, nil, nil)
+		c, err := l.Attach(context.Background(), p, pid, nil, nil, nil)
 		if err != nil {
 			return c, err
 		}
