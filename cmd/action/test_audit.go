@@ -590,12 +590,7 @@ func checkOutputFlag(name, output, config, dir, baseline string, given bool) err
 // vigiles baseline already: a baseline named elsewhere, which the report
 // would replace.
 func notOverBaseline(name, output string) error {
-	f, err := os.OpenFile(output, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 || runner.WhyNotBaseline(output) != "" {
+	if !runner.HoldsBaseline(output) {
 		return nil
 	}
 	return fmt.Errorf("%s: --output %q is a vigiles baseline, which the report would replace: name a file of its own for the report, such as vigiles-report.json", name, output)

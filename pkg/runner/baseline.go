@@ -1031,6 +1031,27 @@ func WhyNotBaseline(path string) string {
 	return notBaselineFile(f)
 }
 
+// HoldsBaseline says whether the file at path is a vigiles baseline, valid
+// or not (isBaseline), with something in it: a report written there would
+// replace it. What is not there, cannot be read, or is no regular file
+// vigiles reads as a baseline is none. A symbolic link there is followed.
+func HoldsBaseline(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) // O_NONBLOCK: as WhyNotBaseline
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	data, err := readBaselineFile(f)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return false
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		root = nil
+	}
+	return isBaseline(data, root)
+}
+
 // notBaselineFile is WhyNotBaseline of a file opened (with O_NONBLOCK).
 func notBaselineFile(f *os.File) string {
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
