@@ -2077,18 +2077,12 @@ func (c *claudeDisc) group(ctx hookCtx, event string, gi int, g *jnode, prefix s
 // event is one vigiles knows whose matcher Claude Code does not read
 // (readsMatcher: Stop, UserPromptSubmit, … as the hooks reference's
 // "Matcher patterns" lists them, "no matcher support"), and the matcher
-// is not one that matches everything ("", "*", ".*"), which narrows
-// nothing wherever it is. An agent's Stop is not such an event: Claude
-// Code runs it as SubagentStop, whose matcher selects the agent type.
+// is not one that matches everything (matchesAll), which narrows nothing
+// wherever it is. An agent's Stop is not such an event: Claude Code runs
+// it as SubagentStop, whose matcher selects the agent type.
 func ignoresMatcher(ctx hookCtx, event, matcher string) bool {
-	if _, known := knownEvents[event]; !known || readsMatcher(event) || ctx.agent && event == Stop {
-		return false
-	}
-	switch matcher {
-	case "", "*", ".*":
-		return false
-	}
-	return true
+	_, known := knownEvents[event]
+	return known && !readsMatcher(event) && !(ctx.agent && event == Stop) && !matchesAll(matcher)
 }
 
 func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher bool, mloc report.Location, h *jnode) {

@@ -87,9 +87,12 @@ func compileMatcherFor(event, s string) (*Matcher, error) {
 	return m, err
 }
 
+// matchesAll says whether s is a matcher Claude Code reads as matching
+// everything: "", "*" or ".*".
+func matchesAll(s string) bool { return s == "" || s == "*" || s == ".*" }
+
 func compileMatcher(s string, narrow bool) (*Matcher, error) {
-	switch s {
-	case "", "*", ".*":
+	if matchesAll(s) {
 		return &Matcher{all: true}, nil
 	}
 	if narrow && !strings.ContainsAny(s, "-, ") && plainMatcher(s) {
