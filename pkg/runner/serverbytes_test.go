@@ -34,20 +34,7 @@ func bytesPlugin(files map[string]string, dir, args string) {
 // plugin's server, or to the file it runs, is drift of that server
 // alone, and a change to one shell line leaves the other accepted.
 func TestAuditServersOfPathsThatAreNotUTF8(t *testing.T) {
-	sandboxtest.RequireConfinement(t)
-	files := map[string]string{}
-	bytesPlugin(files, "p\xff", "")
-	bytesPlugin(files, "p\xfe", "")
-	dir := makeTree(t, files)
-	ctx := context.Background()
-	audit := func(update bool, paths ...string) *report.Report {
-		t.Helper()
-		rep, err := Audit(ctx, Options{Dir: dir, Paths: paths, Baseline: serversBase, UpdateBaseline: update, Sandbox: "strict"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
+	dir, audit := twoPluginsNotUTF8(t)
 	audit(true)
 	data, err := os.ReadFile(filepath.Join(dir, serversBase))
 	if err != nil {
@@ -195,20 +182,7 @@ func TestLoadedServerNames(t *testing.T) {
 // baseline written before it was kept, left out; and p\xfe's, outside
 // the PATH, are not told.
 func TestPartialAuditOfPathsThatAreNotUTF8(t *testing.T) {
-	sandboxtest.RequireConfinement(t)
-	files := map[string]string{}
-	bytesPlugin(files, "p\xff", "")
-	bytesPlugin(files, "p\xfe", "")
-	dir := makeTree(t, files)
-	ctx := context.Background()
-	audit := func(update bool, paths ...string) *report.Report {
-		t.Helper()
-		rep, err := Audit(ctx, Options{Dir: dir, Paths: paths, Baseline: serversBase, UpdateBaseline: update, Sandbox: "strict"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
+	dir, audit := twoPluginsNotUTF8(t)
 	audit(true)
 	b, err := LoadBaseline(filepath.Join(dir, serversBase))
 	if err != nil {
@@ -264,4 +238,24 @@ func TestPartialAuditOfPathsThatAreNotUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(`the baseline keeps no "file"`)
+}
+
+// twoPluginsNotUTF8 makes a tree of the plugins p\xff and p\xfe
+// (bytesPlugin) and returns it with an audit of it, confined, against
+// the baseline serversBase (update: --update-baseline; paths: PATHs).
+func twoPluginsNotUTF8(t *testing.T) (string, func(update bool, paths ...string) *report.Report) {
+	t.Helper()
+	sandboxtest.RequireConfinement(t)
+	files := map[string]string{}
+	bytesPlugin(files, "p\xff", "")
+	bytesPlugin(files, "p\xfe", "")
+	dir := makeTree(t, files)
+	return dir, func(update bool, paths ...string) *report.Report {
+		t.Helper()
+		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: paths, Baseline: serversBase, UpdateBaseline: update, Sandbox: "strict"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
 }
