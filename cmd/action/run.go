@@ -494,17 +494,17 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 	if len(r.Lingered) > 0 {
 		fmt.Fprintln(w, "  outlived the command (ended):")
 		for _, p := range r.Lingered {
-			fmt.Fprintf(w, "    %s\n", shownLingered(p))
+			fmt.Fprintf(w, "    %s\n", lingeredLine(p))
 		}
 	}
 }
 
-// shownLingered is an entry of the lingered list on a line of its own. The
+// lingeredLine is an entry of the lingered list on a line of its own. The
 // sandbox shows each as one line already ("PID command line", the command
 // line quoted where it is not plain text: sandbox.Result.Lingered), so it
 // is printed as it is, with its ':' as annotate.Colon; an entry that is
 // not one line is quoted.
-func shownLingered(p string) string {
+func lingeredLine(p string) string {
 	if evidence.OneLine(p) {
 		return annotate.NoMatch(p)
 	}
