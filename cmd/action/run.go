@@ -235,7 +235,7 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 			return exitWith(125, fmt.Errorf("run: writing the result to stdout: %w", err))
 		}
 	} else {
-		printRunReport(stderr, res)
+		printRunReport(ownText(stderr, getenv), res)
 	}
 	if runErr != nil {
 		if *jsonOut || res.Refusal != "" || res.Error != "" {
@@ -575,4 +575,9 @@ func printable(s string) string {
 // quote is %q with each ':' of s an annotate.Colon: a quoted path
 // "./main.go:1:1: x" is still a compiler's error to setup-go's problem
 // matcher, which looks for ".go:" anywhere in a line.
-func quote(s string) string { return strconv.Quote(annotate.NoMatch(s)) }
+// A U+A789 of s is its escape, \ua789, so that where ownText makes each
+// Colon a ':' again none of s's reads as one.
+func quote(s string) string {
+	q := strings.ReplaceAll(strconv.Quote(s), annotate.Colon, `\ua789`)
+	return annotate.NoMatch(q)
+}

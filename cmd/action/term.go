@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/pkg/annotate"
 )
 
 // A terminalWriter passes a command's output to a terminal with every
@@ -107,4 +110,33 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// ownText is where text of vigiles' own for people goes on w: w itself in
+// a step log (GITHUB_ACTIONS=true) or wherever w is no terminal (a pipe or
+// a file a later step may print), and there each annotate.Colon that
+// stands for a ':' (NoMatch, labelColon, clean) stays one, so that no
+// problem matcher reads a line as a compiler's error; on a terminal that
+// is no step log, where no problem matcher reads, a writer that makes each
+// of them a ':' again, so that a path reads and copies as itself and
+// ".claude/settings.json:7:42" stays a link. A U+A789 a plugin chose is
+// shown as "\ua789" in that text (clean, quote), so that it is never
+// taken for a ':'. Text only: JSON holds U+A789 as data.
+func ownText(w io.Writer, getenv func(string) string) io.Writer {
+	if getenv("GITHUB_ACTIONS") == "true" || !isTerminal(w) {
+		return w
+	}
+	return colonWriter{w}
+}
+
+// colonWriter writes through w with each annotate.Colon a ':'. A Colon
+// that two writes split is written as it is, a lookalike: no byte is held
+// back.
+type colonWriter struct{ w io.Writer }
+
+func (c colonWriter) Write(b []byte) (int, error) {
+	if _, err := c.w.Write(bytes.ReplaceAll(b, []byte(annotate.Colon), []byte(":"))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }

@@ -337,8 +337,8 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		return exitWith(2, err)
 	}
 	runner.Version = version
-	rep, err := runner.Test(ctx, c.options(stderr))
-	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, stdout, stderr)
+	rep, err := runner.Test(ctx, c.options(ownText(stderr, getenv)))
+	return finishReport("test", rep, withRunnerHints(err, c.dir), c.format, c.output, textOut(c.format, stdout, getenv), stderr)
 }
 
 func cmdAudit(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -368,7 +368,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err := checkOutputFlag("audit", c.output, c.config, c.dir, *baseline, fs.Changed("baseline")); err != nil {
 		return exitWith(2, err)
 	}
-	o := c.options(stderr)
+	o := c.options(ownText(stderr, getenv))
 	if line := repositoryAbove(c.dir, c.config, *baseline); line != "" && o.Progress != nil {
 		fmt.Fprintln(o.Progress, line)
 	}
@@ -393,7 +393,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if err == nil && *updateBaseline && !c.quiet {
 		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d run(s)); review its diff before committing\n", *baseline, len(rep.Runs))
 	}
-	return finishReport("audit", rep, err, c.format, c.output, stdout, stderr)
+	return finishReport("audit", rep, err, c.format, c.output, textOut(c.format, stdout, getenv), stderr)
 }
 
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -447,7 +447,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return exitWith(2, err)
 	}
-	return finishReport("merge", rep, nil, *format, *output, stdout, stderr)
+	return finishReport("merge", rep, nil, *format, *output, textOut(*format, stdout, getenv), stderr)
 }
 
 // outputHelp ends the help of test's and audit's -o: how the file is
@@ -787,6 +787,16 @@ func textPos(data []byte, off int64) (line, col int) {
 	return line, col
 }
 
+// textOut is stdout for a report in format: ownText's for the text
+// report, stdout itself for JSON and SARIF, whose strings hold a U+A789
+// as data.
+func textOut(format string, stdout io.Writer, getenv func(string) string) io.Writer {
+	if format != "text" {
+		return stdout
+	}
+	return ownText(stdout, getenv)
+}
+
 // finishReport writes the report in the asked format and maps the verdict
 // to the exit status.
 func finishReport(name string, rep *report.Report, runErr error, format, output string, stdout, stderr io.Writer) error {
@@ -940,6 +950,10 @@ func shownRune(r rune) string {
 	switch {
 	case r == ':':
 		return annotate.Colon
+	case string(r) == annotate.Colon:
+		// One a plugin chose: never read as a ':' where ownText
+		// makes vigiles' own Colons ':' again.
+		return `\ua789`
 	case r == '\n':
 		return `\n`
 	case r == '\t':
