@@ -505,7 +505,10 @@ func (p *progressWriter) Write(b []byte) (int, error) {
 		if i < 0 {
 			return len(b), nil
 		}
-		line := annotate.NoMatch(annotate.InertLine(annotate.OneLine(string(p.buf[:i]))))
+		line := annotate.InertLine(annotate.OneLine(string(p.buf[:i])))
+		// A U+A789 of the line's own is its escape: never a ':' where
+		// ownText makes the Colons ':' again.
+		line = annotate.NoMatch(strings.ReplaceAll(line, annotate.Colon, `\ua789`))
 		p.buf = p.buf[i+1:]
 		if _, err := fmt.Fprintf(p.w, "vigiles: %s\n", line); err != nil {
 			return len(b), err

@@ -78,6 +78,25 @@ func TestOwnTextOnATerminalKeepsItsColons(t *testing.T) {
 		t.Errorf("the JSON report on a terminal changed a plugin's U+A789:\n%s", js)
 	}
 
+	// A progress line, as the runner writes it, quoting a plugin's names.
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{{nil, `vigiles: [1/1] p\ua789q Stop at dir:x/hooks.json:3:5: allowed`},
+		{map[string]string{"GITHUB_ACTIONS": "true"}, "vigiles: " + annotate.NoMatch(`[1/1] p\ua789q Stop at dir:x/hooks.json:3:5: allowed`)}} {
+		ptm, pts := ptytest.Open(t)
+		var shown bytes.Buffer
+		done := make(chan struct{})
+		go func() { io.Copy(&shown, ptm); close(done) }()
+		pw := &progressWriter{w: ownText(pts, func(k string) string { return c.env[k] })}
+		io.WriteString(pw, "[1/1] p"+annotate.Colon+"q Stop at dir:x/hooks.json:3:5: allowed\n")
+		pts.Close()
+		<-done
+		if got := strings.TrimSpace(shown.String()); got != c.want {
+			t.Errorf("progress on a terminal (%v): %q, want %q", c.env, got, c.want)
+		}
+	}
+
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI=true and no bwrap")
