@@ -130,9 +130,10 @@ func (l lacking) any() bool {
 
 // BaselineServer is one server (or monitor) a baseline accepts.
 type BaselineServer struct {
-	// Plugin is its plugin's name, Context "plugin:" and its plugin's
-	// root, as a run's context (the root tells two plugins of one name
-	// apart).
+	// Plugin is its plugin's name, as a written name is kept
+	// (baselineName: a directory's name p\xff is "p\xff"), not compared;
+	// Context "plugin:" and its plugin's root, as a run's context (the
+	// root tells two plugins of one name apart).
 	Plugin  string `json:"plugin"`
 	Context string `json:"context"`
 	// Kind is mcp, lsp or monitor (Server.Kind), Name its name in its
@@ -207,7 +208,8 @@ func (bs BaselineServer) MarshalJSON() ([]byte, error) {
 // it stands (text moved within a file runs the same).
 type BaselineSkillShell struct {
 	// Plugin is its plugin's name (its project's, for a project's line),
-	// Context "plugin:" and its plugin's root, or "project:" and its
+	// kept as a server's (BaselineServer.Plugin), Context "plugin:" and
+	// its plugin's root, or "project:" and its
 	// project's directory, as a server's (BaselineServer).
 	Plugin  string `json:"plugin"`
 	Context string `json:"context"`
@@ -343,6 +345,8 @@ func sortServers(l []BaselineServer) {
 
 // BaselineRun is one run's accepted behaviour.
 type BaselineRun struct {
+	// Plugin is its hook's plugin (or project) name, kept as a written
+	// name is (baselineName), not compared: it names the run in findings.
 	Plugin  string `json:"plugin"`
 	Event   string `json:"event"`
 	Tool    string `json:"tool,omitempty"`
@@ -700,6 +704,14 @@ func baselineNameOf(k string) (p string, quoted bool) {
 	return k, false
 }
 
+// shownKept is a name a baseline keeps (baselineName's form: a plugin's,
+// a server's) as a finding shows the name it stands for (shownName), so
+// that one kept as "p\xff" shows so, not quoted twice.
+func shownKept(k string) string {
+	p, _ := baselineNameOf(k)
+	return shownName(p)
+}
+
 // loadedName is a name read from a baseline file's writes, deleted or
 // links as vigiles compares it (baselineName's form). One an earlier
 // vigiles kept as the report's "path" showed it, each run of bytes that
@@ -852,7 +864,7 @@ func newBaseline(rep *report.Report, decl map[string]string, servers, projectSer
 		b.NotRun[h.ID] = h.shownCommand()
 	}
 	for _, r := range rep.Runs {
-		run := BaselineRun{Plugin: r.Plugin, Event: r.Event, Tool: r.Tool, Command: r.Command, Context: keptContext(r.Context),
+		run := BaselineRun{Plugin: baselineName(r.Plugin), Event: r.Event, Tool: r.Tool, Command: r.Command, Context: keptContext(r.Context),
 			Outcome: r.Outcome, Decides: r.Decides, Hosts: hostsOf(r), Writes: writesOf(r), Deleted: deletedOf(r), Links: linksOf(r), Env: baselineEnv(r), Lingered: len(r.Lingered) > 0, File: runFile(r)}
 		if r.Outcome == report.OutcomeNotExecutable {
 			run.Type, run.Declared = listedType(r), decl[r.ID]
@@ -1952,12 +1964,12 @@ func compareRuns(b *Baseline, runs []report.HookRun, decl map[string]string, ran
 				continue
 			}
 			drift = append(drift, report.Drift{Hook: id, Kind: DriftHookRemoved, Was: old.Outcome, Location: loc})
-			msg, s := fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), report.SeverityNotice
+			msg, s := fmt.Sprintf("hook run %s (%s %s%s) is in the baseline but no longer declared", shownName(id), shownKept(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), report.SeverityNotice
 			switch h := handlerOf(id, handlers); {
 			case h != "" && !planned[h]:
 				// Declared still, and run no more (plan/not-run says
 				// why): what it does is no longer audited.
-				msg, s = fmt.Sprintf("hook run %s (%s %s%s) is in the baseline, and its hook is still declared, but it is no longer run (see plan/not-run): what it does is no longer audited", shownName(id), shownName(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), sev
+				msg, s = fmt.Sprintf("hook run %s (%s %s%s) is in the baseline, and its hook is still declared, but it is no longer run (see plan/not-run): what it does is no longer audited", shownName(id), shownKept(old.Plugin), shownName(old.Event), toolSuffix(old.Tool)), sev
 			case old.Outcome == report.OutcomeBlocked:
 				// A guard gone: what it blocked goes on.
 				msg, s = msg+"; it blocked the call, which now goes on", sev
@@ -2602,7 +2614,7 @@ func keptSkillShells(shells []startedServer) []BaselineSkillShell {
 			continue
 		}
 		seen[k] = true
-		out = append(out, BaselineSkillShell{Plugin: sv.Plugin, Context: k.context, File: k.file, Form: k.form, Command: k.command, Allowed: k.allowed, Shell: k.shell, Arguments: k.arguments, InvokedBy: k.invokedBy})
+		out = append(out, BaselineSkillShell{Plugin: baselineName(sv.Plugin), Context: k.context, File: k.file, Form: k.form, Command: k.command, Allowed: k.allowed, Shell: k.shell, Arguments: k.arguments, InvokedBy: k.invokedBy})
 	}
 	slices.SortFunc(out, func(a, b BaselineSkillShell) int {
 		for _, p := range [][2]string{{a.Context, b.Context}, {a.File, b.File}, {a.Form, b.Form}, {a.Command, b.Command}, {a.Allowed, b.Allowed}, {a.Shell, b.Shell}, {a.Arguments, b.Arguments}, {a.InvokedBy, b.InvokedBy}, {a.Plugin, b.Plugin}} {
@@ -2671,7 +2683,7 @@ func keptServers(started []startedServer) []BaselineServer {
 	out := []BaselineServer{}
 	for _, st := range started {
 		sv, f := st.sv, st.form()
-		out = append(out, BaselineServer{Plugin: sv.Plugin, Context: sv.context(), Kind: sv.Kind, Name: baselineName(sv.Name), Type: f.typ,
+		out = append(out, BaselineServer{Plugin: baselineName(sv.Plugin), Context: sv.context(), Kind: sv.Kind, Name: baselineName(sv.Name), Type: f.typ,
 			Starts: f.starts, When: f.when, File: idFile(sv.Location.File), Files: keptFiles(st.files)})
 	}
 	sortServers(out)
@@ -2845,14 +2857,14 @@ func compareServerList(kept []BaselineServer, started []startedServer, offIdents
 		case off[id]:
 			why = "its plugin is now turned off under enabledPlugins, so Claude Code does not start it"
 		}
-		owner := "plugin " + shownCut(bs.Plugin, maxMonitorName)
+		owner := "plugin " + cutBytes(shownKept(bs.Plugin), maxMonitorName)
 		if project {
 			owner = projectOwner(root)
 		}
 		loc := report.Location{File: file}
 		drift = append(drift, report.Drift{Hook: serverSubject(id), Kind: DriftServerRemoved, Was: cutBytes(shown(bs.form()), maxEvidence), Location: loc})
 		out = append(out, report.Finding{Rule: RuleDriftPrefix + DriftServerRemoved, Severity: report.SeverityNotice, Location: loc, Title: "changed since the baseline",
-			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), shownCut(bs.Name, maxMonitorName), owner, why)})
+			Message: fmt.Sprintf("%s %s of %s is in the baseline, but %s", kindName(bs.Kind), cutBytes(shownKept(bs.Name), maxMonitorName), owner, why)})
 	}
 	return drift, out
 }
