@@ -2234,7 +2234,9 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 			if len(scoped) > 0 {
 				var files []string
 				for _, h := range scoped {
-					if f := declaringFile(h.ID); !slices.Contains(files, f) {
+					// Its file as the id names it, which a check's hook:
+					// takes: the id alone cannot tell it ("g.json#x/…").
+					if f := idFile(h.Location.File); !slices.Contains(files, f) {
 						files = append(files, f)
 					}
 				}
