@@ -1,6 +1,12 @@
 package report
 
-import "github.com/vigiles/action/pkg/evidence"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
 
 // Schema names this document format.
 const Schema = "vigiles.report/v1"
@@ -33,6 +39,47 @@ type Location struct {
 	File   string `json:"file"`
 	Line   int    `json:"line,omitempty"`
 	Column int    `json:"column,omitempty"`
+}
+
+// locationJSON is Location as JSON holds it: "file" valid UTF-8, each run
+// of bytes that is not one U+FFFD (evidence.ShownPath), and "fileBytes"
+// beside it, the file's exact bytes (base64), where it is not UTF-8, as
+// a write's "pathBytes" is: p\xff/x and p\xfe/x are two files there.
+type locationJSON struct {
+	File      string `json:"file"`
+	FileBytes []byte `json:"fileBytes,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Column    int    `json:"column,omitempty"`
+}
+
+// MarshalJSON writes l as locationJSON.
+func (l Location) MarshalJSON() ([]byte, error) {
+	j := locationJSON{File: l.File, Line: l.Line, Column: l.Column}
+	if !utf8.ValidString(l.File) {
+		j.File, j.FileBytes = evidence.ShownPath(l.File), []byte(l.File)
+	}
+	// Not HTML-escaped here: the encoder that writes the report decides.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads l as MarshalJSON writes it: the file's bytes where
+// "fileBytes" keeps them.
+func (l *Location) UnmarshalJSON(b []byte) error {
+	var j locationJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*l = Location{File: j.File, Line: j.Line, Column: j.Column}
+	if j.FileBytes != nil {
+		l.File = string(j.FileBytes)
+	}
+	return nil
 }
 
 // Finding is one failed expectation, egress finding, baseline drift or
