@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/report"
 )
@@ -183,9 +185,26 @@ func sarifLevel(s report.Severity) string {
 	return "note"
 }
 
-// sarifURI percent-escapes each segment of a repository-relative path.
+// sarifPath is the repository-relative path a SARIF uri names for file:
+// treePath's, and also a file that only its bytes that are not UTF-8 keep
+// from being one (p\xff/x): sarifURI percent-encodes each byte (p%FF/x),
+// which names the file exactly, where an annotation's text cannot.
+func sarifPath(file string) (string, bool) {
+	if p, ok := treePath(file); ok || utf8.ValidString(file) {
+		return p, ok
+	}
+	if _, ok := treePath(strings.ToValidUTF8(file, "\uFFFD")); !ok {
+		return "", false
+	}
+	// No byte that is not UTF-8 is a '.' or '/': it is cleaned as the
+	// path it shows as is.
+	return path.Clean(strings.TrimPrefix(file, "./")), true
+}
+
+// sarifURI percent-escapes each segment of a repository-relative path,
+// byte by byte: a byte that is not UTF-8 is its own %XX.
 func sarifURI(p string) string {
-	p = strings.TrimPrefix(oneLine(p), "./")
+	p = strings.TrimPrefix(p, "./")
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
@@ -294,7 +313,7 @@ func buildSARIF(r *report.Report, o SARIFOptions) (*SARIFLog, []byte, SARIFStats
 			continue
 		}
 		file, line := f.Location.File, f.Location.Line
-		p, inTree := treePath(file)
+		p, inTree := sarifPath(file)
 		if inTree {
 			file = p
 		} else {
