@@ -54,6 +54,28 @@ func TestSARIFURIOfAFileNotUTF8(t *testing.T) {
 	}
 }
 
+// TestSummaryOfAFileNotUTF8: the job summary (and the check run's) shows
+// a file whose name is not UTF-8 as evidence names it, quoted in Go
+// syntax, so that p\xff/x, p\xfe/x and p\uFFFD/x read as three, and links
+// only the last, which is a name GitHub can hold.
+func TestSummaryOfAFileNotUTF8(t *testing.T) {
+	o := SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"}
+	for _, c := range []struct {
+		file, shown string
+		linked      bool
+	}{
+		{"p\xff/x", `"p\xff/x":1`, false},
+		{"p\xfe/x", `"p\xfe/x":1`, false},
+		{"p\uFFFD/x", "\"p\uFFFD/x\":1", true},
+		{"p/x", "p/x:1", true},
+	} {
+		got := where(o, report.Location{File: c.file, Line: 1})
+		if !strings.Contains(got, md(c.shown, cellChars)) || strings.Contains(got, "/blob/") != c.linked {
+			t.Errorf("where(%q) = %q; want %q shown, linked: %v", c.file, got, md(c.shown, cellChars), c.linked)
+		}
+	}
+}
+
 // TestAnnotationOfAFileNotUTF8: a workflow command's file is text, which
 // cannot hold a name that is not UTF-8: a finding at p\xff/x, read back
 // from the report's JSON, is annotated as one without a file, never at

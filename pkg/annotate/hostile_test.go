@@ -370,14 +370,14 @@ func TestFlattenedPathIsNoLocation(t *testing.T) {
 
 // TestFlattenedPathInTheSummary: in the job summary and the check run's,
 // a finding about "hooks/a\nb.json" is not shown, nor linked, as
-// "hooks/a b.json", a benign file beside it; its LF shows as ␊ and only
-// a path inside the tree is linked.
+// "hooks/a b.json", a benign file beside it: it shows quoted in Go
+// syntax, as evidence names it, and only a path inside the tree is linked.
 func TestFlattenedPathInTheSummary(t *testing.T) {
 	o := SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"}
 	for _, c := range []struct{ file, shown string }{
-		{"hooks/a\nb.json", "hooks/a␊b.json:1"},
-		{"hooks/a\u0085b.json", "hooks/a\uFFFDb.json:1"},
-		{"hooks/a\u2028b.json", "hooks/a\uFFFDb.json:1"},
+		{"hooks/a\nb.json", `"hooks/a\nb.json":1`},
+		{"hooks/a\u0085b.json", `"hooks/a\u0085b.json":1`},
+		{"hooks/a\u2028b.json", `"hooks/a\u2028b.json":1`},
 		{"../a b.json", "../a b.json:1"},
 	} {
 		got := where(o, report.Location{File: c.file, Line: 1})

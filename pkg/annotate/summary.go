@@ -71,19 +71,18 @@ func LineURL(server, repo, sha, path string, line int) string {
 }
 
 // where renders a location as escaped text, linked when possible: only a
-// path inside the tree (treePath) is linked. Any other is shown with its
-// control characters as their pictures, not as the spaces md makes of
-// them, so that "hooks/a\nb.json" does not read, and link, as the
-// harmless "hooks/a b.json".
+// path inside the tree (treePath) is linked. A file that is not one plain
+// line of UTF-8, holds U+FFFD or starts with a double quote is shown as
+// a finding's evidence names it (evidence.ShownName: quoted in Go syntax),
+// not with the spaces md makes of its control characters nor with U+FFFD
+// for its bytes, so that "hooks/a\nb.json" does not read, and link, as
+// the harmless "hooks/a b.json", and p\xff/x and p\xfe/x read as two.
 func where(o SummaryOptions, l report.Location) string {
 	if l.File == "" {
 		return "—"
 	}
 	p, inTree := treePath(l.File)
-	file := l.File
-	if !inTree {
-		file = controlPictures(file)
-	}
+	file := evidence.ShownName(l.File)
 	if l.Line > 0 {
 		// One value, so that a name that ends in ":100" does not make
 		// an emoji of the line's colon.
