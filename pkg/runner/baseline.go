@@ -547,8 +547,10 @@ func envText(r report.HookRun) (text string, recorded bool) {
 			b.WriteString("\n")
 		}
 		// One line per script, whatever its name holds, so that envSaid
-		// counts them apart from the env file's lines.
-		fmt.Fprintf(&b, "(%s %s%s", w.Op, oneLineName.Replace(evidence.ShownPath(w.Path)), scriptNote)
+		// counts them apart from the env file's lines; each name of its
+		// path as a baseline keeps a written name (idFile), so that
+		// scripts named x\xff.sh and x\xfe.sh are two.
+		fmt.Fprintf(&b, "(%s %s%s", w.Op, oneLineName.Replace(idFile(w.Path)), scriptNote)
 	}
 	return b.String(), recorded
 }
