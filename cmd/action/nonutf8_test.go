@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -115,4 +117,22 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// TestTextReportShowsBytesThatAreNotUTF8: the text report names a file
+// whose name is not UTF-8 by its bytes (p\xff/x, p\xfe/x: two files) and a
+// U+FFFD of a name as \ufffd, never the three as one.
+func TestTextReportShowsBytesThatAreNotUTF8(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: "audit", Verdict: report.VerdictFail}
+	for _, f := range []string{"p\xff/x", "p\xfe/x", "p\uFFFD/x"} {
+		rep.Findings = append(rep.Findings, report.Finding{Rule: "discovery/malformed", Severity: report.SeverityError,
+			Message: "m", Location: report.Location{File: f, Line: 1}})
+	}
+	var out bytes.Buffer
+	finishReport("audit", rep, nil, "text", "", &out, io.Discard)
+	for _, want := range []string{`p\xff/x`, `p\xfe/x`, `p\ufffd/x`} {
+		if strings.Count(out.String(), want) != 1 {
+			t.Errorf("the text report shows %q %d times, want once:\n%s", want, strings.Count(out.String(), want), out.String())
+		}
+	}
 }

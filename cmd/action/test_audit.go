@@ -921,8 +921,13 @@ func clean(s string, max int) string {
 	// padded by runes, stays in line.
 	var shown []string
 	width := 0
-	for _, r := range s {
+	for i, r := range s {
 		p := shownRune(r)
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			// A byte that is not UTF-8 is itself, \xff, so that p\xff
+			// and p\xfe read as two, and neither as a U+FFFD's \ufffd.
+			p = fmt.Sprintf(`\x%02x`, s[i])
+		}
 		shown = append(shown, p)
 		if width += utf8.RuneCountInString(p); width > 4*max+4 {
 			break // enough to know it is cut
