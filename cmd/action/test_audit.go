@@ -71,7 +71,9 @@ Examples:
 Exit status: 0 every expectation holds and no finding is an error; 1 an
 expectation failed, or a finding of severity error (a malformed declaration
 found by discovery, an invalid .vigiles.yml); 2 bad usage; 125 vigiles
-refused or failed (e.g. no confinement available).
+refused or failed: a run refused (no confinement here, say), failed or
+interrupted, or more runs planned than --max-runs, whatever the other
+findings are.
 
 Flags:
 `
@@ -123,7 +125,9 @@ Examples:
 
 Exit status: 0 no finding of severity error (a hook the baseline does not know
 is a warning); 1 a finding of severity error (drift, a malformed declaration);
-2 bad usage; 125 vigiles refused or failed.
+2 bad usage; 125 vigiles refused or failed: a run refused (no confinement
+here, say), failed or interrupted, more runs planned than --max-runs, or a
+baseline --update-baseline did not write, whatever the other findings are.
 
 Flags:
 `, runner.JoinWords(runner.EnvFileEvents(), "or"))
