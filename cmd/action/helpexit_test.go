@@ -11,7 +11,8 @@ import (
 
 // TestRefusedRunExitsAsItsHelpSays: a run vigiles refused is an error
 // finding, and vigiles test and audit exit 125 for it (vigiles' own
-// status, as their help says), not 1 as for a broken promise or drift.
+// status, as their help says), not 1 as for a broken promise or drift;
+// so does vigiles merge of a shard that holds one.
 func TestRefusedRunExitsAsItsHelpSays(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		".claude-plugin/plugin.json": `{"name": "p"}`,
@@ -33,5 +34,17 @@ func TestRefusedRunExitsAsItsHelpSays(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(help), " "), "125 vigiles refused or failed: a run refused") {
 			t.Errorf("vigiles %s --help does not say a refused run is 125:\n%s", args[0], help)
 		}
+	}
+	// A shard's refused run makes the merged verdict error: merge exits
+	// 125 for it too.
+	out := t.TempDir() + "/shard.json"
+	if code, _, errs := runCLI(t, "test", "--dir", dir, "-q", "--shard", "1/1", "--format", "json", "-o", out); code != 125 {
+		t.Fatalf("vigiles test --shard 1/1 of a refused run: exit %d, want 125\n%s", code, errs)
+	}
+	if code, stdout, _ := runCLI(t, "merge", out); code != 125 || !strings.Contains(stdout, `"verdict": "error"`) {
+		t.Errorf("vigiles merge of a shard with a refused run: exit %d, want 125 and verdict error\n%s", code, stdout)
+	}
+	if _, help, _ := runCLI(t, "merge", "--help"); !strings.Contains(strings.Join(strings.Fields(help), " "), "125 vigiles failed, here or in a shard") {
+		t.Errorf("vigiles merge --help does not say a shard's refused run is 125:\n%s", help)
 	}
 }

@@ -145,7 +145,9 @@ Examples:
   vigiles merge shard-*.json --format text
 
 Exit status: 0 the merged verdict passes; 1 it fails; 2 bad usage or
-mismatched reports; 125 vigiles failed.
+mismatched reports; 125 vigiles failed, here or in a shard (the merged
+verdict is error: a run refused, failed or interrupted, more runs planned
+than --max-runs).
 
 Flags:
 `
