@@ -231,8 +231,9 @@ func readInputs(getenv func(string) string) (actionInputs, error) {
 	if wd := input(getenv, "working-directory"); wd != "" && wd != "." {
 		if !insideWorkspace("", wd) || strings.ContainsAny(wd, "\r\n\x00") {
 			bad("input working-directory: %q must be a directory inside the workspace, relative to it", wd)
-		} else {
-			in.WorkDir = filepath.ToSlash(filepath.Clean(wd))
+		} else if c := filepath.ToSlash(filepath.Clean(wd)); c != "." {
+			// "./" is the workspace, as "." is: one check run's name.
+			in.WorkDir = c
 		}
 	}
 	in.Config = input(getenv, "config")

@@ -1155,6 +1155,26 @@ func TestActionCheckNameNamesTheConfig(t *testing.T) {
 	if names["strict.yml"] == names[""] || !strings.Contains(names["strict.yml"], "strict.yml") {
 		t.Errorf("name with config strict.yml = %q: it must differ from the default's and name the file", names["strict.yml"])
 	}
+	// working-directory "./" is the workspace, as "." and none are: the
+	// same check run, not a second one named "vigiles test . config …".
+	for _, wd := range []string{".", "./"} {
+		t.Setenv("INPUT_GITHUB-TOKEN", testToken)
+		s := newStep(t, map[string]string{"command": "test", "config": "strict.yml", "working-directory": wd})
+		data, err := os.ReadFile(filepath.Join(s.env["GITHUB_WORKSPACE"], ".vigiles.yml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.env["GITHUB_WORKSPACE"], "strict.yml"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s.run(t)
+		if len(s.api.reqs) == 0 {
+			t.Fatalf("working-directory %q: no check run\n%s", wd, s.stdout.String())
+		}
+		if name, _ := s.api.reqs[0].Body["name"].(string); name != names["strict.yml"] {
+			t.Errorf("working-directory %q: check run %q, want %q as without it", wd, name, names["strict.yml"])
+		}
+	}
 }
 
 // TestActionVerdictWhenItStopsEarly: the verdict output is pass, fail or
