@@ -31,6 +31,37 @@ const (
 	slirpTap      = "tap0"
 )
 
+// ConnectorOpenFiles is the open-files limit, soft and hard, a connector
+// runs under once it is ready (or the one it started with, where that is
+// lower): twice the default limit of each of the command's processes
+// (reaper.Defaults' OpenFiles, 4,096), since pasta holds two descriptors
+// for each TCP connection (its socket and a timer) where slirp4netns
+// holds one, so that one process of the command at its own limit gets all
+// its connections through either connector. Without it the connector ran
+// under the caller's limits (slirp4netns its soft one, pasta the hard one,
+// to which it raises its own: 1,048,576 on many hosts), a host descriptor
+// and buffers for every connection a hook opened, whatever it opened.
+const ConnectorOpenFiles = 8192
+
+// limitConnector sets the open-files limit, soft and hard, of the
+// connector pid to ConnectorOpenFiles, or keeps its hard limit where that
+// is lower. It runs once the connector is ready, before the command
+// starts: pasta raises its own soft limit to its hard one as it starts,
+// and would undo a lower soft limit set before. Lowering a limit needs no
+// privilege; the connector runs as the caller (a root caller's pasta as
+// root), so the caller may set it.
+func limitConnector(name string, pid int) error {
+	var old unix.Rlimit
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, nil, &old); err != nil {
+		return fmt.Errorf("egress allow: reading %s's open-files limit: %w", name, err)
+	}
+	lim := min(old.Max, ConnectorOpenFiles)
+	if err := unix.Prlimit(pid, unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: lim, Max: lim}, nil); err != nil {
+		return fmt.Errorf("egress allow: setting %s's open-files limit to %d: %w", name, lim, err)
+	}
+	return nil
+}
+
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
@@ -237,6 +268,10 @@ func startSlirp(ctx context.Context, bin string, pid int, userns, netns *os.File
 		s.closeAndWait()
 		return nil, fmt.Errorf("egress allow: slirp4netns not ready (%s): %w", stderr.String(), ctx.Err())
 	}
+	if err := limitConnector(ConnectorSlirp, cmd.Process.Pid); err != nil {
+		s.closeAndWait()
+		return nil, err
+	}
 	// Its tap is made persistent (tapkeep), so that its exit only
 	// detaches from it, where it unregistered it: a wait of 20-40 ms here
 	// that came on a run's path or, since slirp4netns is reaped in the
@@ -410,10 +445,19 @@ func startPasta(ctx context.Context, bin string, pid int, userns, netns *os.File
 			// it, where it unregistered it in an RCU barrier (20-30 ms
 			// here) that vigiles waited for before it exited. Best
 			// effort: where it cannot be done, the exit is slow as before.
-			if ppid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && ppid > 0 {
-				p.kept = make(chan struct{})
-				go func() { _ = tapkeep.Keep(ppid); close(p.kept) }()
+			ppid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil || ppid <= 0 {
+				p.Close()
+				<-p.reaped
+				return nil, fmt.Errorf("egress allow: pasta wrote no pid to its pid file (%q)", b)
 			}
+			if err := limitConnector(ConnectorPasta, ppid); err != nil {
+				p.Close()
+				<-p.reaped
+				return nil, err
+			}
+			p.kept = make(chan struct{})
+			go func() { _ = tapkeep.Keep(ppid); close(p.kept) }()
 			return p, nil
 		}
 		select {

@@ -250,11 +250,10 @@ func TestRedteamConnectionFlood(t *testing.T) {
 				if res.FinishErr != "" {
 					t.Fatalf("finish: %s", res.FinishErr)
 				}
-				// Where the caller's descriptor limit is lower than the
-				// flood (slirp4netns keeps the caller's soft limit, pasta
-				// raises its own to the hard one), the connector refuses
-				// the connections past it, or they time out: the hook's
-				// loss, and every attempt is still in the record.
+				// Where the connector's descriptor limit is lower than the
+				// flood (ConnectorOpenFiles, or the caller's hard limit),
+				// it refuses the connections past it, or they time out:
+				// the hook's loss, and every attempt is still in the record.
 				made := strings.Contains(res.Probes[0].Output, fmt.Sprintf("made %d failed 0", n))
 				e, ok := connectEntryFor(res.Egress, "198.18.0.3", port, proto)
 				if !ok {

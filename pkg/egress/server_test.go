@@ -208,6 +208,25 @@ func childServer() int {
 			}()
 		}
 	}()
+	// A holder: each connection stays open, unanswered, until its
+	// client closes it (TestConnectorOpenFilesLimit).
+	hold, err := net.Listen("tcp", "0.0.0.0:7002")
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	go func() {
+		for {
+			c, err := hold.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				_, _ = io.Copy(io.Discard, c)
+			}()
+		}
+	}()
 	// A UDP sink: datagrams to it are counted by the rule set, never
 	// answered.
 	udp, err := net.ListenPacket("udp", "0.0.0.0:7001")
