@@ -17,11 +17,11 @@ import (
 func TestRunReportListsLingeredOnePerLine(t *testing.T) {
 	var rep bytes.Buffer
 	writeRunReport(&rep, &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay", Writes: nil,
-		Lingered: []string{"8 sleep 1000", `9 "a\xfe 1000"`, "10 x\n::error::forged", "… and up to 3 more, not listed"}})
+		Lingered: []string{"8 sleep 1000", `9 "a\xfe" 1000`, "10 x\n::error::forged", "… and up to 3 more, not listed"}})
 	got := rep.String()
 	want := "  outlived the command (ended):\n" +
 		"    8 sleep 1000\n" +
-		`    9 "a\xfe 1000"` + "\n" +
+		`    9 "a\xfe" 1000` + "\n" +
 		`    "10 x\n` + annotate.NoMatch("::error::forged") + `"` + "\n" +
 		"    … and up to 3 more, not listed\n"
 	if !strings.HasSuffix(got, want) {

@@ -13,11 +13,11 @@ import (
 // for each process the reaper (or, at a timeout, the init) listed, "PID
 // command line", or "PID [\"name\"]" for one whose command line is empty,
 // and the entries that stand for processes not listed. The reaper sends
-// the kernel's bytes exactly; a command line is shown as it is, with its
-// arguments separated by spaces, where that is one plain line, and quoted
-// in Go syntax otherwise (shownCmdline): no byte of an argument shows as
-// another (only where one argument ends and the next begins is not
-// shown), and the quoted form holds the very bytes. Nil for none.
+// the kernel's bytes exactly; a command line is shown with its arguments
+// separated by spaces, each quoted in Go syntax where it is not one plain
+// word of UTF-8 (shownCmdline): no byte of an argument shows as another,
+// nor does where one argument ends and the next begins, and a quoted
+// argument holds the very bytes. Nil for none.
 func shownLingered(ps []reaper.Process) []string {
 	if len(ps) == 0 {
 		return nil
@@ -39,19 +39,25 @@ func shownLingered(ps []reaper.Process) []string {
 }
 
 // shownCmdline is a command line as the lingered list shows it: its
-// arguments separated by spaces, as they are where evidence.ShownName
-// leaves them so (UTF-8 without U+FFFD, no control or format character,
-// no space at either end, no double quote first) and they neither start
-// with "[" (a process listed by its name) nor end with "…" (a command line
-// cut); otherwise quoted in Go syntax (strconv.Quote), so that
-// "sleep 1000 a\xff" and "sleep 1000 a\xfe" show as themselves, apart. A
-// cut command line is followed by "…", outside the quotes.
+// arguments separated by spaces, each as it is where evidence.ShownName
+// leaves it so (UTF-8 without U+FFFD, no control or format character, no
+// space at either end, no double quote first) and it is not empty and
+// holds no space, double quote or backslash, and, for the first, does not
+// start with "[" (a process listed by its name), and, for the last, does
+// not end with "…" (a command line cut); otherwise quoted in Go syntax
+// (strconv.Quote). So `sh -c "a b"` and `sh -c a b` show apart, and so do
+// "sleep 1000 a\xff" and "sleep 1000 a\xfe": each argument shows where it
+// begins and ends, and a quoted one holds its very bytes. A cut command
+// line is followed by "…", outside any quotes.
 func shownCmdline(cl string, cut bool) string {
-	line := strings.ReplaceAll(cl, "\x00", " ")
-	s := evidence.ShownName(line)
-	if s == line && (strings.HasPrefix(line, "[") || strings.HasSuffix(line, "…")) {
-		s = strconv.Quote(line)
+	args := strings.Split(cl, "\x00")
+	for i, a := range args {
+		if a == "" || evidence.ShownName(a) != a || strings.ContainsAny(a, ` "\`) ||
+			(i == 0 && strings.HasPrefix(a, "[")) || (i == len(args)-1 && strings.HasSuffix(a, "…")) {
+			args[i] = strconv.Quote(a)
+		}
 	}
+	s := strings.Join(args, " ")
 	if cut {
 		s += "…"
 	}
