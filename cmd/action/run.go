@@ -221,6 +221,13 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		}
 		runErr = fmt.Errorf("run interrupted (%w)", cause)
 	}
+	if res.LimitHit == "" {
+		// The sandbox names the limits it saw hit; a hook's shell that
+		// reports a child's SIGXCPU or SIGXFSZ, or its stderr's "No
+		// space left on device" from a scratch it filled and emptied
+		// between the init's looks, names one too, as test and audit say.
+		res.LimitHit = runner.LimitOf(res)
+	}
 	if *jsonOut {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)

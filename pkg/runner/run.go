@@ -108,7 +108,7 @@ type executed struct {
 	// tree is the work tree the run was given (where the links it wrote
 	// lead is read there); "" where unknown.
 	tree string
-	// limit is the limit of the sandbox the run hit (limitOf), which
+	// limit is the limit of the sandbox the run hit (LimitOf), which
 	// Claude Code does not impose: no expectation passes on its record.
 	limit string
 	// ended, for a run ended at its timeout, is that timeout (timeoutOf),
@@ -161,7 +161,7 @@ func (s *runSettings) boundOf(p *plannedRun) timeoutBound {
 	return claudesBound
 }
 
-// limitOf names the limit of vigiles' sandbox that ended or bounded a
+// LimitOf names the limit of vigiles' sandbox that ended or bounded a
 // confined run, other than its timeout: the one the result says (cpu,
 // file-size, memory, pids, scratch), else cpu or file-size where the
 // command's shell reports a child of its dead of SIGXCPU or SIGXFSZ, which
@@ -177,8 +177,9 @@ func (s *runSettings) boundOf(p *plannedRun) timeoutBound {
 // "" for none. Claude Code imposes none of them, so the run did not do
 // what it would have done under Claude Code past that point. (A hook that
 // exits 152, or prints such a line, itself is taken for one that hit the
-// limit: its record then proves nothing, never too much.)
-func limitOf(res *sandbox.Result) string {
+// limit: its record then proves nothing, never too much.) vigiles run
+// names it in its result too.
+func LimitOf(res *sandbox.Result) string {
 	if res == nil || res.Tier != sandbox.TierConfined {
 		return ""
 	}
@@ -208,7 +209,7 @@ func limitOf(res *sandbox.Result) string {
 	return ""
 }
 
-// limitKey is the key of .vigiles.yml that sets a limit limitOf names.
+// limitKey is the key of .vigiles.yml that sets a limit LimitOf names.
 func limitKey(limit string) string {
 	switch limit {
 	case "cpu":
@@ -797,7 +798,7 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		e.ended, _ = s.timeoutOf(p)
 		e.bound = s.boundOf(p)
 	}
-	if e.limit = limitOf(res); e.limit != "" {
+	if e.limit = LimitOf(res); e.limit != "" {
 		e.run.LimitHit = e.limit
 	}
 	e.shed(p.Check)
