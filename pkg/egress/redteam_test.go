@@ -109,6 +109,7 @@ type redteamRun struct {
 	limits   string // the connector's /proc/PID/limits
 	heldFDs  int    // its open descriptors once the probe wrote "held"
 	heldRSS  int    // its resident memory then, in KiB
+	heldData int    // its data segment then (VmData, what RLIMIT_DATA counts), in KiB
 	heldSeen bool
 }
 
@@ -163,6 +164,9 @@ func runRedteam(t *testing.T, connector string, p evidence.EgressPolicy, probes 
 				for _, line := range strings.Split(string(st), "\n") {
 					if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
 						run.heldRSS, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+					}
+					if v, ok := strings.CutPrefix(line, "VmData:"); ok {
+						run.heldData, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 					}
 				}
 				_ = os.WriteFile(filepath.Join(dir, "release"), nil, 0o644)
