@@ -90,8 +90,9 @@ type initConfig struct {
 	NestedGits exact.Strings `json:"nestedGits,omitempty"`
 	// CredentialFiles are the files in the work tree, relative to it,
 	// that the caller's environment names as credentials
-	// (envCredentialFiles): the init shows them empty, in the layer above
-	// the tree.
+	// (envCredentialFiles), and its dotenv files (.env, .envrc, …, found
+	// beside the tree's git configs): the init shows them empty, in the
+	// layer above the tree.
 	CredentialFiles exact.Strings `json:"credentialFiles,omitempty"`
 }
 
