@@ -1,12 +1,9 @@
 package escape
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -24,47 +21,9 @@ import (
 // TestAllowUnprivilegedCaller); the test reads the connector's
 // /proc/PID/limits while the hook sleeps.
 func TestAllowUnprivilegedConnectorOpenFiles(t *testing.T) {
-	requireBwrap(t)
-	requireRoot(t, "the test makes its own tun node, in a mount namespace of its own, and runs vigiles as nobody")
-	for _, prog := range []string{"slirp4netns", "setpriv", "unshare"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI", prog)
-			}
-			t.Skipf("%s is not installed", prog)
-		}
-	}
-	rs := runners(t)
-	if len(rs) < 2 {
-		t.Skip("no unprivileged user to run vigiles as")
-	}
-	nobody := rs[1]
-	dir := workTree(t)
-	home := t.TempDir()
-	for _, d := range []string{dir, home} {
-		filepath.Walk(d, func(p string, _ os.FileInfo, _ error) error {
-			return os.Lchown(p, int(nobody.cred.Uid), int(nobody.cred.Gid))
-		})
-	}
-	os.Chmod(home, 0o700)
-	tun := filepath.Join(t.TempDir(), "tun")
-	sh := `set -e
-mknod "$TUN" c 10 200
-chmod 0666 "$TUN"
-mount --bind "$TUN" /dev/net/tun
-ulimit -Hn 20000; ulimit -Sn 20000
-exec setpriv --reuid ` + strconv.Itoa(int(nobody.cred.Uid)) + ` --regid ` + strconv.Itoa(int(nobody.cred.Gid)) + ` --clear-groups "$@"
-`
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "sh", "-c", sh, "sh",
-		vigilesBin, "run", "--json", "--workdir", dir, "--egress", "allow", "--allow-ip", "192.0.2.1/32", "--connector", "slirp4netns",
-		"--", "sleep", "5")
-	os.Chmod(filepath.Dir(vigilesBin), 0o755)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home, "TUN=" + tun}
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd, stdout, stderr := nobodyAllowRun(ctx, t, "ulimit -Hn 20000; ulimit -Sn 20000", "sleep", "5")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +45,7 @@ exec setpriv --reuid ` + strconv.Itoa(int(nobody.cred.Uid)) + ` --regid ` + strc
 			}
 		}
 	}
-	var res result
-	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
-		t.Fatalf("%v; no JSON result (%v)\nstdout: %s\nstderr: %s", err, jerr, stdout.String(), stderr.String())
-	}
-	if res.Tier != "confined" || res.ExitCode != 0 {
-		t.Fatalf("as nobody: tier %s, exit %d (refusal %q, error %q)\nstderr: %s", res.Tier, res.ExitCode, res.Refusal, res.Error, stderr.String())
-	}
+	confinedAsNobody(t, err, stdout, stderr)
 	if limits == "" {
 		t.Fatal("as nobody: no slirp4netns seen while the hook ran")
 	}
