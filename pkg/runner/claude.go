@@ -98,16 +98,14 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	// its project's, which Claude Code loads in every session there; a
 	// plugin of the work tree that names those files reads them too, in
 	// its own context (readIn). Below it (an audit of some paths), the
-	// plugin, then its marketplace, then its project, as the walk of a
-	// whole audit reads a directory, so that a run keeps its context
-	// whichever the audit.
+	// plugin, then its marketplace (the marketplace first where the
+	// plugin's manifest names it not: pluginAndMarket), then its
+	// project, as the walk of a whole audit reads a directory, so that a
+	// run keeps its context whichever the audit.
 	if rel == "." {
 		c.project(root)
 	}
-	if c.isPluginRoot(root) && !c.otherAgentsPlugin(root) {
-		c.plugin(root, "", nil, "", report.Location{})
-	}
-	c.marketplace(root)
+	c.pluginAndMarket(root, c.isPluginRoot(root) && !c.otherAgentsPlugin(root))
 	if rel != "." {
 		c.project(root)
 	}
@@ -431,10 +429,7 @@ func (c *claudeDisc) below(root string) {
 			continue // e.IsDir is false for a symbolic link
 		}
 		sub := filepath.Join(root, name)
-		if c.isPluginRoot(sub) && !c.otherAgentsPlugin(sub) && !c.insidePlugin(sub) {
-			c.plugin(sub, "", nil, "", report.Location{})
-		}
-		c.marketplace(sub)
+		c.pluginAndMarket(sub, c.isPluginRoot(sub) && !c.otherAgentsPlugin(sub) && !c.insidePlugin(sub))
 		// After the plugin: a plugin may keep its components under its
 		// own .claude (commands: ./.claude/commands), which are the
 		// plugin's (its name, CLAUDE_PLUGIN_ROOT), not a package's; a
@@ -449,6 +444,50 @@ func (c *claudeDisc) below(root string) {
 		}
 		c.below(sub)
 	}
+}
+
+// pluginAndMarket reads, where the walk meets the directory dir, the
+// plugin dir is (isPlugin) and the marketplace it holds: the plugin
+// first, as the walk reads a directory, unless its manifest gives it no
+// name. Then the marketplace comes first: an entry of it that lists dir
+// itself ("source": "./", a plugin repository that is its own
+// marketplace) names the plugin, as Claude Code installs it
+// (name@marketplace), where the plugin read first would take the
+// directory's name, which only --plugin-dir gives it (a checkout's
+// directory, my-plugin-main or a CI workspace's), for its hooks,
+// servers and messages.
+func (c *claudeDisc) pluginAndMarket(dir string, isPlugin bool) {
+	named := isPlugin && c.manifestNamed(dir)
+	if named {
+		c.plugin(dir, "", nil, "", report.Location{})
+	}
+	c.marketplace(dir)
+	if isPlugin && !named {
+		c.plugin(dir, "", nil, "", report.Location{})
+	}
+}
+
+// manifestNamed says whether the plugin directory dir has a manifest
+// that names it: a "name" string that is not empty (manifest reads it,
+// and says what is wrong with one that is not so).
+func (c *claudeDisc) manifestNamed(dir string) bool {
+	p := filepath.Join(dir, claudePluginJSON)
+	_, fi, err := beneath(c.dir, c.dirReal, p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclFile {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Name any `json:"name"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	s, ok := m.Name.(string)
+	return ok && s != ""
 }
 
 // otherAgentsPlugin says whether dir, which the walk met, is another
@@ -1290,7 +1329,7 @@ func (c *claudeDisc) plugin(root, nameHint string, entry *jnode, entryFile strin
 	var manifestRel string
 	if !seen {
 		c.out.Plugins = append(c.out.Plugins, rel)
-		manifestRel, manifest, manifestName = c.manifest(root)
+		manifestRel, manifest, manifestName = c.manifest(root, nameHint)
 		c.seenPlugin[rel] = manifestName
 		if opts := pluginOptions(manifest); opts != nil {
 			if c.options == nil {
@@ -1474,8 +1513,10 @@ func (c *claudeDisc) installed(rel, id string) {
 
 // manifest reads the plugin manifest under root, if there is one: its
 // path in the tree, its object (nil when missing or not an object) and
-// the name it gives ("" for none).
-func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
+// the name it gives ("" for none). entryName is the name of the
+// marketplace entry that reads it, if one does: the plugin's name where
+// the manifest gives none.
+func (c *claudeDisc) manifest(root, entryName string) (rel string, n *jnode, name string) {
 	if rel, n = c.readObject(filepath.Join(root, claudePluginJSON)); n == nil {
 		return rel, nil, ""
 	}
@@ -1484,7 +1525,11 @@ func (c *claudeDisc) manifest(root string) (rel string, n *jnode, name string) {
 	m, ok := n.member("name")
 	switch {
 	case !ok:
-		c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "plugin manifest has no \"name\"; using the directory name")
+		if entryName != "" {
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "plugin manifest has no \"name\"; using the marketplace entry's, %q", entryName)
+		} else {
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(rel, n.Pos), "plugin manifest has no \"name\"; using the directory name")
+		}
 	case m.Value.Kind == jsonString && m.Value.Str != "":
 		name = m.Value.Str
 	default:
