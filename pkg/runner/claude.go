@@ -2383,6 +2383,12 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			return
 		}
 	}
+	if hook.Type != TypeCommand && ctx.ignored != "" {
+		// Listed, not run, for that reason alone (the frontmatter's
+		// finding says so, once): what vigiles does not run of its
+		// type is nothing Claude Code would run either.
+		hook.NotRun = ctx.ignored
+	}
 	switch hook.Type {
 	case TypeCommand:
 		// Read above.
@@ -2412,7 +2418,9 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 				vars = ", with the environment variables " + strings.Join(names, ", ") + " in its headers"
 			}
 		}
-		c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook: Claude Code sends each %s input to %s%s; vigiles runs only command hooks, so what it sends is not recorded", where, event, url, vars)
+		if ctx.ignored == "" {
+			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: http hook: Claude Code sends each %s input to %s%s; vigiles runs only command hooks, so what it sends is not recorded", where, event, url, vars)
+		}
 	case TypePrompt, TypeAgent, TypeMCPTool:
 		hook.Declared = declaredText(ctx, h) // a baseline keeps it (declaredOf): listed, not run
 		if hook.Type != TypeMCPTool && noPromptEvents[event] {
@@ -2423,7 +2431,9 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 			c.find(RuleNotExecutable, report.SeverityWarning, hook.Location, "%s: %s hook on %s, where Claude Code runs %s hooks only, no prompt or agent hook (the hooks reference, \"Prompt-based hooks\"), so it never runs and guards nothing: write it as a command hook", where, hook.Type, event, runs)
 			break
 		}
-		c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
+		if ctx.ignored == "" {
+			c.find(RuleNotExecutable, report.SeverityNotice, hook.Location, "%s: %s hook is listed as declared; vigiles runs only command hooks", where, hook.Type)
+		}
 	default:
 		c.find(RuleMalformed, report.SeverityError, hook.Location, "%s.type %q: want command, http, prompt, agent or mcp_tool", where, hook.Type)
 		return
