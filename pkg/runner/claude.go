@@ -113,6 +113,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	c.fixtureNotices()
 	c.strayProjectHooks()
 	c.agentsReadElsewhere()
+	c.skipConflictingPlugins()
 	c.skipBrokenPlugins()
 	c.alsoNamed()
 	c.remoteVendored()
@@ -471,23 +472,100 @@ func (c *claudeDisc) pluginAndMarket(dir string, isPlugin bool) {
 // that names it: a "name" string that is not empty (manifest reads it,
 // and says what is wrong with one that is not so).
 func (c *claudeDisc) manifestNamed(dir string) bool {
+	var name string
+	return json.Unmarshal(c.manifestTop(dir)["name"], &name) == nil && name != ""
+}
+
+// manifestTop is the top-level members of the plugin directory dir's
+// manifest, as written; none where it has none, or none that is a JSON
+// object of at most maxDeclFile bytes in the tree. A light read, which
+// counts no bytes and says nothing: manifest reads it for the plugin.
+func (c *claudeDisc) manifestTop(dir string) map[string]json.RawMessage {
 	p := filepath.Join(dir, claudePluginJSON)
 	_, fi, err := beneath(c.dir, c.dirReal, p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDeclFile {
-		return false
+		return nil
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	return top
+}
+
+// manifestComponentKeys are the keys of a plugin manifest, or of a
+// marketplace entry, that declare components: what a "strict": false
+// entry and the manifest may not both declare (strictConflict).
+var manifestComponentKeys = []string{claudeSkills, claudeAgents, claudeCommands, "hooks", mcpKind.field, lspKind.field, "outputStyles"}
+
+// strictConflict says whether the marketplace entry e (plugins[i] of the
+// marketplace file rel, named name) installs the plugin at dir in a form
+// Claude Code fails to load: "strict": false makes the entry the whole
+// definition of the plugin, and where the plugin's manifest declares
+// components too, Claude Code refuses both ("Plugin … has conflicting
+// manifests: both plugin.json and marketplace entry specify components";
+// plugin-marketplaces.md, "Strict mode"), so none of the plugin's hooks,
+// skills, commands, agents or servers is loaded. The error
+// (RuleMalformed) is at the entry's "strict"; skipConflictingPlugins lists the plugin's hooks, not
+// runs them, where every entry that installs it so fails.
+func (c *claudeDisc) strictConflict(rel string, e *jnode, i int, name, dir string) bool {
+	st, ok := e.member("strict")
+	if !ok || st.Value.Kind != jsonBool || st.Value.Bool {
 		return false
 	}
-	var m struct {
-		Name any `json:"name"`
+	var inEntry, inManifest []string
+	top := c.manifestTop(dir)
+	for _, k := range manifestComponentKeys {
+		if _, ok := e.member(k); ok {
+			inEntry = append(inEntry, k)
+		}
+		if _, ok := top[k]; ok {
+			inManifest = append(inManifest, k)
+		}
 	}
-	if json.Unmarshal(data, &m) != nil {
+	if len(inEntry) == 0 || len(inManifest) == 0 {
 		return false
 	}
-	s, ok := m.Name.(string)
-	return ok && s != ""
+	mrel, _ := relTo(c.dir, filepath.Join(dir, claudePluginJSON))
+	c.find(RuleMalformed, report.SeverityError, c.loc(rel, st.Value.Pos),
+		"plugins[%d] (%s): \"strict\": false makes this entry the whole definition of the plugin, and both it (%s) and the plugin's manifest %s (%s) declare components: Claude Code fails to load the plugin as this entry installs it (\"conflicting manifests: both plugin.json and marketplace entry specify components\"), none of its hooks, skills, commands, agents or servers: set \"strict\": true, or declare the components in one place",
+		i, shownCut(name, maxMonitorName), strings.Join(inEntry, ", "), shownName(mrel), strings.Join(inManifest, ", "))
+	return true
+}
+
+// skipConflictingPlugins lists, not runs, every hook of a plugin that
+// the tree's marketplaces install only by entries Claude Code fails to
+// load it from (strictConflict), and says so in the first such error.
+// A plugin another entry installs whole runs as that one loads it.
+func (c *claudeDisc) skipConflictingPlugins() {
+	for root, l := range c.entryLoads {
+		if l.whole > 0 || len(l.conflicts) == 0 {
+			continue
+		}
+		f := &c.out.Findings[l.conflicts[0]]
+		n := 0
+		for _, h := range c.out.Hooks {
+			if h.InPlugin && h.PluginRoot == root && h.NotRun == "" {
+				h.NotRun = fmt.Sprintf("Claude Code fails to load plugin %s: its marketplace entry says \"strict\": false and both the entry and its manifest declare components (%s, line %d)", shownName(h.Plugin), shownName(f.Location.File), f.Location.Line)
+				n++
+			}
+		}
+		if n > 0 {
+			f.Message += fmt.Sprintf("; no entry of the tree installs it otherwise: vigiles lists its %d hook(s) and runs none", n)
+		}
+	}
+}
+
+// entryLoad counts, of one plugin directory, the marketplace entries
+// that install it whole and the errors (out.Findings indices) of those
+// Claude Code fails to load it from (strictConflict).
+type entryLoad struct {
+	whole     int
+	conflicts []int
 }
 
 // otherAgentsPlugin says whether dir, which the walk met, is another
@@ -656,6 +734,10 @@ type claudeDisc struct {
 	// or PermissionRequest hook of it that cannot be loaded, or a hooks
 	// file of it that its loader refuses (skipBrokenPlugins).
 	brokenPlugins map[string]brokenPlugin
+	// entryLoads holds, by plugin directory (relative to the work tree),
+	// how the marketplace entries that list it install it
+	// (skipConflictingPlugins).
+	entryLoads map[string]*entryLoad
 	// loadable holds the indexes in out.Findings of errors about a hook
 	// that Claude Code's schema takes all the same (loadsAnyway): it
 	// loads the hook, and fails it only when it would run it.
@@ -3142,6 +3224,21 @@ func (c *claudeDisc) marketplace(root string) {
 					c.listedDirs = map[string]bool{}
 				}
 				c.listedDirs[d] = true
+			}
+			if d, err := relTo(c.dir, dirp); err == nil {
+				if c.entryLoads == nil {
+					c.entryLoads = map[string]*entryLoad{}
+				}
+				l := c.entryLoads[d]
+				if l == nil {
+					l = &entryLoad{}
+					c.entryLoads[d] = l
+				}
+				if c.strictConflict(rel, e, i, name, dirp) {
+					l.conflicts = append(l.conflicts, c.keepLast())
+				} else {
+					l.whole++
+				}
 			}
 			c.plugin(dirp, name, e, rel, sloc)
 		case jsonObject:
