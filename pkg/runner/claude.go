@@ -3246,7 +3246,19 @@ func (c *claudeDisc) marketplace(root string) {
 			if k := src.Value.get("source"); k != nil && k.Kind == jsonString {
 				kind = k.Str
 			}
-			c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
+			if kind == "command" {
+				// Not fetched from anywhere: a command of the tree's that
+				// Claude Code runs on the user's machine, which prints
+				// the directory of the plugin it loads
+				// (plugin-marketplaces.md, "Command sources").
+				cmd := "(no command string)"
+				if v := src.Value.get("command"); v != nil && v.Kind == jsonString {
+					cmd = shownName(cutBytes(v.Str, 300))
+				}
+				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): its source is a command, which Claude Code runs itself through sh, from the user's home directory, unsandboxed and outside every hook, when the plugin is installed or updated and again once a session, to find the directory of the plugin it loads: %s; vigiles does not run it, and audits nothing of the plugin it prints: review the command by hand, and vendor the plugin in the repository to audit it", i, name, cmd)
+			} else {
+				c.find(RuleRemoteSource, report.SeverityNotice, sloc, "plugins[%d] (%s): %s source is not fetched or audited; vendor it to audit it", i, name, orDefault(kind, "non-local"))
+			}
 			c.noteRemote(name, sourceRepo(kind, src.Value))
 		default:
 			c.find(RuleWrongType, report.SeverityError, sloc, "plugins[%d].source: want a path string or a source object, found %s", i, src.Value.Kind)
