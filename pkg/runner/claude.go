@@ -2711,12 +2711,13 @@ func (c *claudeDisc) offKeys(file string, n *jnode, where, what string) {
 
 // groupKeys and handlerKeys are the keys Claude Code reads on a matcher
 // group and on a hook handler (of any type), as the hooks reference and
-// the settings schema list them: those a key it does not read may have
+// the settings schema list them (rewakeMessage and rewakeSummary, what an
+// asyncRewake hook wakes the model with, only the schema, as internal): those a key it does not read may have
 // been meant as (misspeltKeys); any other is unreadKeys'.
 var (
 	groupKeys   = []string{"matcher", "hooks"}
 	handlerKeys = []string{"type", "command", "args", "shell", "timeout", "statusMessage", "once", "async", "asyncRewake",
-		"if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "continueOnBlock", "server", "tool", "input"}
+		"rewakeMessage", "rewakeSummary", "if", "onFailure", "url", "headers", "allowedEnvVars", "prompt", "model", "continueOnBlock", "server", "tool", "input"}
 )
 
 // handlerTypeKeys are the keys Claude Code reads on a hook handler of
@@ -2727,7 +2728,7 @@ var (
 // statusMessage, once and onFailure it reads on every type. On a handler
 // of another type it ignores them (otherTypeKeys).
 var handlerTypeKeys = map[string][]string{
-	TypeCommand: {"command", "args", "shell", "async", "asyncRewake"},
+	TypeCommand: {"command", "args", "shell", "async", "asyncRewake", "rewakeMessage", "rewakeSummary"},
 	TypeHTTP:    {"url", "headers", "allowedEnvVars"},
 	TypeMCPTool: {"server", "tool", "input"},
 	TypePrompt:  {"prompt", "model", "continueOnBlock"},

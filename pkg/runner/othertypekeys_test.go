@@ -68,6 +68,22 @@ func TestOtherTypeKeys(t *testing.T) {
 			command: "true",
 			async:   true,
 		},
+		{
+			// Claude Code's settings schema reads both (as internal keys:
+			// the prefix and summary of what an asyncRewake hook wakes
+			// the model with); a plugin of Anthropic's own sets them.
+			name:    "an asyncRewake hook's message and summary",
+			handler: `{"type": "command", "command": "true", "asyncRewake": true, "rewakeMessage": "Findings:", "rewakeSummary": "checked"}`,
+			command: "true",
+			async:   true,
+		},
+		{
+			name:    "rewakeMessage on an http hook",
+			handler: `{"type": "http", "url": "http://127.0.0.1:9/x", "rewakeMessage": "m"}`,
+			want: []string{
+				`PreToolUse[0].hooks[0]: "rewakeMessage" is a key of a command hook, and this is an http hook: Claude Code ignores it here, so it changes nothing of what the hook does; for what it means, declare a handler of type "command"`,
+			},
+		},
 		{name: "async false on a prompt hook, which it does anyway", handler: `{"type": "prompt", "prompt": "ok?", "async": false, "asyncRewake": false}`},
 		{name: "an mcp_tool hook's own keys", handler: `{"type": "mcp_tool", "server": "s", "tool": "t", "input": {"a": "b"}, "timeout": 5}`},
 		{name: "a prompt hook's own keys", handler: `{"type": "prompt", "prompt": "p", "model": "m", "continueOnBlock": true}`},
