@@ -198,6 +198,8 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 	slices.SortStableFunc(errs, byRun)
 	slices.SortStableFunc(egress, byRun)
 	slices.SortStableFunc(lingered, byRun)
+	errs, across := groupAcrossHooks(errs, ran)
+	out = append(out, across...)
 	out = append(out, groupAcrossTools(errs, " failed (", sameText, ran, func(how, named string) string {
 		return fmt.Sprintf(" failed for %s (%s), alike (", how, named)
 	})...)
@@ -211,6 +213,108 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 	return append(out, groupAcrossTools(lingered, " left ", nil, ran, func(how, named string) string {
 		return fmt.Sprintf(", run for %s (%s), left ", how, named)
 	})...)
+}
+
+// maxHooksNamed bounds the hooks a finding of groupAcrossHooks names;
+// the rest are counted.
+const maxHooksNamed = 6
+
+// groupAcrossHooks takes, of an audit's run/hook-error findings fs (in the
+// order of their runs), those of one command that one plugin declares as
+// several hooks (on several events, or twice on one) and that fail alike
+// in each: the same plugin and context, the same command, the same words
+// but for the event and tool, the same evidence. A plugin that runs one
+// program on every event, where the machine lacks it, made one warning
+// an event (33 of them, all alike, in a field test), enough to fill a
+// step's annotations. Each such group is one finding, at its first run's
+// declaration, that names the hooks (event, the runs of each, the line
+// each is declared at, in the order of their declarations) and says the
+// rest as the first said it; the
+// findings of every other hook are left, in their order, for
+// groupAcrossTools.
+func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRun, grouped []report.Finding) {
+	type group struct {
+		members []findingOfRun
+		hooks   []string // hookOfRun of the members, each once, in order
+	}
+	groups := map[string]*group{}
+	var order []*group
+	for _, e := range fs {
+		at := " " + e.r.Event + toolSuffix(e.r.Tool) + " failed ("
+		if !strings.HasPrefix(e.f.Message, shownName(e.r.Plugin)+at) {
+			rest = append(rest, e)
+			continue
+		}
+		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, strings.Replace(e.f.Message, at, " \x00 failed (", 1), e.f.Evidence}, "\x00")
+		g := groups[key]
+		if g == nil {
+			g = &group{}
+			groups[key] = g
+			order = append(order, g)
+		}
+		g.members = append(g.members, e)
+		if h := hookOfRun(e.r); !slices.Contains(g.hooks, h) {
+			g.hooks = append(g.hooks, h)
+		}
+	}
+	for _, g := range order {
+		if len(g.hooks) < 2 {
+			rest = append(rest, g.members...)
+			continue
+		}
+		// In the order of their declarations: the first is where the
+		// finding stands.
+		slices.SortStableFunc(g.members, func(a, b findingOfRun) int {
+			la, lb := a.r.Location, b.r.Location
+			if c := strings.Compare(la.File, lb.File); c != 0 {
+				return c
+			}
+			if la.Line != lb.Line {
+				return la.Line - lb.Line
+			}
+			return la.Column - lb.Column
+		})
+		g.hooks = g.hooks[:0]
+		for _, e := range g.members {
+			if h := hookOfRun(e.r); !slices.Contains(g.hooks, h) {
+				g.hooks = append(g.hooks, h)
+			}
+		}
+		first := g.members[0]
+		runsOf := map[string][]report.HookRun{}
+		for _, e := range g.members {
+			runsOf[hookOfRun(e.r)] = append(runsOf[hookOfRun(e.r)], e.r)
+		}
+		named := make([]string, 0, maxHooksNamed+1)
+		for i, h := range g.hooks {
+			if i == maxHooksNamed {
+				named = append(named, fmt.Sprintf("%d more", len(g.hooks)-i))
+				break
+			}
+			rs := runsOf[h]
+			r := rs[0]
+			what := r.Event + toolSuffix(r.Tool)
+			switch n := ran[h]; {
+			case len(rs) > 1 && n > len(rs):
+				what = fmt.Sprintf("%s (%d of its %d runs)", r.Event, len(rs), n)
+			case len(rs) > 1:
+				what = fmt.Sprintf("%s (%d runs)", r.Event, len(rs))
+			}
+			where := fmt.Sprintf("line %d", r.Location.Line)
+			if r.Location.File != first.r.Location.File {
+				where = fmt.Sprintf("%s:%d", shownName(r.Location.File), r.Location.Line)
+			}
+			named = append(named, what+" at "+where)
+		}
+		f := first.f
+		at := shownName(first.r.Plugin) + " " + first.r.Event + toolSuffix(first.r.Tool) + " failed ("
+		f.Message = fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, each failed alike (", shownName(first.r.Plugin), len(g.hooks), JoinWords(named, "and"), len(g.members)) +
+			strings.TrimPrefix(f.Message, at)
+		grouped = append(grouped, f)
+	}
+	// In the order of their runs again, as groupAcrossTools takes them.
+	slices.SortStableFunc(rest, func(a, b findingOfRun) int { return strings.Compare(a.r.ID, b.r.ID) })
+	return rest, grouped
 }
 
 // sameText is the evidence of a finding as groupAcrossTools compares it:
