@@ -15,9 +15,8 @@ import (
 type Op string
 
 // The write operations a run can record. A rename is recorded as a delete
-// of the old path and a create of the new one when the record comes from an
-// overlay upper directory (that is what the kernel keeps); the snapshot
-// method reports the same pair.
+// of the old path and a create of the new one, by both methods; the create
+// names the old path (Write.From) where the record proves it.
 const (
 	OpCreate Op = "create"
 	OpModify Op = "modify"
@@ -49,6 +48,13 @@ type Write struct {
 	// it (a file replaced by a directory: Kind "dir", Was "file"); ""
 	// for every other write.
 	Was string `json:"was,omitempty"`
+	// From is, on a create of a regular file, the path the run deleted
+	// that the file had in the tree before the run: the file was renamed
+	// (or linked and the old name removed), unchanged. It is set only
+	// where the record proves it (see the sandbox's renames); "" for every
+	// other write. JSON holds it as Path: "from", and "fromBytes" beside
+	// it where it is not valid UTF-8.
+	From string `json:"from,omitempty"`
 }
 
 // writeJSON is Write as JSON holds it.
@@ -60,6 +66,8 @@ type writeJSON struct {
 	Target      string `json:"target,omitempty"`
 	TargetBytes []byte `json:"targetBytes,omitempty"`
 	Was         string `json:"was,omitempty"`
+	From        string `json:"from,omitempty"`
+	FromBytes   []byte `json:"fromBytes,omitempty"`
 }
 
 // ShownPath is a written path as JSON's "path" shows it: valid UTF-8,
@@ -96,19 +104,22 @@ func BreaksLine(r rune) bool {
 }
 
 func (w Write) MarshalJSON() ([]byte, error) {
-	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) {
-		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target), Was: w.Was}
+	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) || !utf8.ValidString(w.From) {
+		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target), Was: w.Was, From: ShownPath(w.From)}
 		if !utf8.ValidString(w.Path) {
 			j.PathBytes = []byte(w.Path)
 		}
 		if !utf8.ValidString(w.Target) {
 			j.TargetBytes = []byte(w.Target)
 		}
+		if !utf8.ValidString(w.From) {
+			j.FromBytes = []byte(w.From)
+		}
 		return json.Marshal(j)
 	}
 	// The common case, by hand: records of 10,000 writes are marshalled
 	// in the init and again by vigiles.
-	b := make([]byte, 0, len(w.Path)+len(w.Target)+48)
+	b := make([]byte, 0, len(w.Path)+len(w.Target)+len(w.From)+48)
 	b = append(b, `{"path":`...)
 	b = appendJSONString(b, w.Path)
 	b = append(b, `,"op":`...)
@@ -124,6 +135,10 @@ func (w Write) MarshalJSON() ([]byte, error) {
 	if w.Was != "" {
 		b = append(b, `,"was":`...)
 		b = appendJSONString(b, w.Was)
+	}
+	if w.From != "" {
+		b = append(b, `,"from":`...)
+		b = appendJSONString(b, w.From)
 	}
 	return append(b, '}'), nil
 }
@@ -172,12 +187,15 @@ func (w *Write) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind, Target: j.Target, Was: j.Was}
+	*w = Write{Path: j.Path, Op: j.Op, Kind: j.Kind, Target: j.Target, Was: j.Was, From: j.From}
 	if j.PathBytes != nil {
 		w.Path = string(j.PathBytes)
 	}
 	if j.TargetBytes != nil {
 		w.Target = string(j.TargetBytes)
+	}
+	if j.FromBytes != nil {
+		w.From = string(j.FromBytes)
 	}
 	return nil
 }

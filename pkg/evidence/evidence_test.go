@@ -82,6 +82,47 @@ func TestWriteTargetsSurviveJSON(t *testing.T) {
 	}
 }
 
+// TestWriteFromSurvivesJSON: the old path of a renamed file is "from",
+// left out for every other write; one that is not valid UTF-8 keeps its
+// exact bytes through JSON (fromBytes), as a path does.
+func TestWriteFromSurvivesJSON(t *testing.T) {
+	in := []Write{
+		{Path: "b", Op: OpCreate, Kind: "file", From: "a"},
+		{Path: "d", Op: OpCreate, Kind: "file", From: "bad\xff"},
+		{Path: "bad\xfe", Op: OpCreate, Kind: "file", From: "c<&>"},
+		{Path: "a", Op: OpDelete},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"path":"b","op":"create","kind":"file","from":"a"}`,
+		`{"path":"d","op":"create","kind":"file","from":"bad�","fromBytes":"YmFk/w=="}`,
+		`{"path":"bad�","pathBytes":"YmFk/g==","op":"create","kind":"file","from":"c\u003c\u0026\u003e"}`,
+		`{"path":"a","op":"delete"}`,
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s is not in %s", want, b)
+		}
+	}
+	if n := strings.Count(string(b), `"fromBytes"`); n != 1 {
+		t.Errorf("%d fromBytes in %s, want 1 (only the invalid from)", n, b)
+	}
+	var out []Write
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(in) {
+		t.Fatalf("%d writes back, want %d", len(out), len(in))
+	}
+	for i := range in {
+		if out[i] != in[i] {
+			t.Errorf("write %d: %+v back, want %+v", i, out[i], in[i])
+		}
+	}
+}
+
 func BenchmarkWritesJSON(b *testing.B) {
 	ws := make([]Write, 10000)
 	for i := range ws {
@@ -101,7 +142,7 @@ func FuzzWriteJSON(f *testing.F) {
 		f.Add(s, "file")
 	}
 	f.Fuzz(func(t *testing.T, path, kind string) {
-		w := Write{Path: path, Op: OpCreate, Kind: kind, Target: path}
+		w := Write{Path: path, Op: OpCreate, Kind: kind, Target: path, From: path}
 		got, err := json.Marshal(w)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +153,8 @@ func FuzzWriteJSON(f *testing.F) {
 				Op     Op     `json:"op"`
 				Kind   string `json:"kind,omitempty"`
 				Target string `json:"target,omitempty"`
-			}{path, OpCreate, kind, path})
+				From   string `json:"from,omitempty"`
+			}{path, OpCreate, kind, path, path})
 			if string(got) != string(want) {
 				t.Fatalf("marshalled %s, encoding/json says %s", got, want)
 			}
@@ -121,8 +163,8 @@ func FuzzWriteJSON(f *testing.F) {
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatal(err)
 		}
-		if back.Path != path || back.Target != path {
-			t.Fatalf("path and target %q came back as %q and %q", path, back.Path, back.Target)
+		if back.Path != path || back.Target != path || back.From != path {
+			t.Fatalf("path, target and from %q came back as %q, %q and %q", path, back.Path, back.Target, back.From)
 		}
 	})
 }
