@@ -218,7 +218,7 @@ func TestWritesExact(t *testing.T) {
 			{"delete dir", map[string]string{"d/x": "1", "d/y": "2"}, "rm -r d",
 				[]evidence.Write{{Path: "d", Op: "delete", Was: "dir"}, {Path: "d/x", Op: "delete"}, {Path: "d/y", Op: "delete"}}},
 			{"rename", map[string]string{"old": "1"}, "mv old new",
-				[]evidence.Write{{Path: "new", Op: "create", Kind: "file"}, {Path: "old", Op: "delete"}}},
+				[]evidence.Write{{Path: "new", Op: "create", Kind: "file", From: "old"}, {Path: "old", Op: "delete"}}},
 			{"chmod", map[string]string{"a": "1"}, "chmod 600 a", []evidence.Write{{Path: "a", Op: "modify", Kind: "file"}}},
 			{"symlink", map[string]string{"a": "1"}, "ln -s a l", []evidence.Write{{Path: "l", Op: "create", Kind: "symlink", Target: "a"}}},
 			{"home", nil, "mkdir -p ~/.cache && echo 1 > ~/.cache/x", []evidence.Write{{Path: "~/.cache/x", Op: "create", Kind: "file"}}},

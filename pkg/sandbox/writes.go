@@ -73,6 +73,9 @@ func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, 
 	if err := w.tooLarge(); err != nil {
 		return nil, err
 	}
+	if l != nil {
+		w.rn.link(&w.record, overlaySides{upper: u.fd, lower: l.fd})
+	}
 	if before := root; before != nil && l != nil {
 		var st unix.Stat_t
 		if err := unix.Fstat(u.fd, &st); err != nil {
@@ -95,6 +98,7 @@ func readUpper(upper, lower, prefix string, root *rootState) ([]evidence.Write, 
 type upperWalk struct {
 	record
 	whiteouts bool // there is a lower: character devices 0,0 are whiteouts
+	rn        renames
 }
 
 // walk reads the upper directory u at p; l is the lower directory at p
@@ -157,6 +161,11 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 			return 0, pathError("stat lower", p, err)
 		}
 	}
+	if inLower && st.Nlink > 1 && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		// A name of a file made of a lower one that is a path the
+		// tree had: its other names are no renamed file (ln a b).
+		w.rn.noteAtOldPath(st.Ino)
+	}
 	switch {
 	case w.whiteouts && st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == 0:
 		// A whiteout: the lower path was deleted.
@@ -168,7 +177,13 @@ func (w *upperWalk) entry(u, l *dirFD, merged bool, name string, p relPath) (int
 		return w.dir(u, l, merged, name, p, &st, &lst, inLower)
 	case !inLower:
 		// New, hard links to one inode among them: each name a create.
-		return 1, w.addEntry(u, name, p, evidence.OpCreate, st.Mode)
+		if err := w.addEntry(u, name, p, evidence.OpCreate, st.Mode); err != nil {
+			return 1, err
+		}
+		if w.whiteouts {
+			w.rn.noteCreated(&w.record, metaOf(&st))
+		}
+		return 1, nil
 	case isDir(lst.Mode):
 		// A directory replaced by a file: the path is modified, and
 		// what was under it is gone.
@@ -272,6 +287,7 @@ func (w *upperWalk) lowerLeaves(l *dirFD, name string, p relPath, top bool) (int
 	}
 	if !isDir(st.Mode) {
 		w.add(p, evidence.OpDelete, "")
+		w.rn.noteDeleted(&w.record, metaOf(&st), nil)
 		return 1, nil
 	}
 	k, err := w.lowerContents(l, name, p)
@@ -520,6 +536,9 @@ type snapshot struct {
 	// emptied credential file): what the command was shown there, which
 	// such a file is compared with instead of lower's.
 	scrubbed map[string][]byte
+	// dirs holds the inode of every directory of the copy: one at
+	// another path after the run was renamed there.
+	dirs map[uint64]bool
 }
 
 type snapNode struct {
@@ -559,7 +578,7 @@ func takeSnapshot(root string) (snapshot, error) {
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return snapshot{}, err
 	}
-	s := snapshot{root: &snapNode{meta: metaOf(&st)}, lower: lowerDir}
+	s := snapshot{root: &snapNode{meta: metaOf(&st)}, lower: lowerDir, dirs: map[uint64]bool{st.Ino: true}}
 	buf := make([]byte, direntBuf)
 	var walk func(d *dirFD, node *snapNode, p relPath) error
 	walk = func(d *dirFD, node *snapNode, p relPath) error {
@@ -588,6 +607,7 @@ func takeSnapshot(root string) (snapshot, error) {
 			if !isDir(st.Mode) {
 				continue
 			}
+			s.dirs[st.Ino] = true
 			child, err := d.sub(name)
 			if err != nil {
 				return pathError("opening", cp, err)
@@ -623,7 +643,7 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 			defer l.close()
 		}
 	}
-	w := &copyWalk{record: newRecord(""), scrubbed: s.scrubbed}
+	w := &copyWalk{record: newRecord(""), scrubbed: s.scrubbed, dirs: s.dirs, rn: renames{sameInode: true}}
 	n, err := w.walk(d, s.root, l, nil)
 	if err != nil {
 		return nil, fmt.Errorf("walking %s: %w", root, err)
@@ -631,6 +651,7 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	if err := w.tooLarge(); err != nil {
 		return nil, err
 	}
+	w.rn.link(&w.record, copySides{copy: d.fd})
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return nil, err
@@ -646,6 +667,23 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 type copyWalk struct {
 	record
 	scrubbed map[string][]byte // see snapshot
+	dirs     map[uint64]bool   // see snapshot
+	rn       renames
+	// inMoved says that the walk is in a directory of the tree's that
+	// the run renamed (or under one): overlay refuses that rename, so
+	// what it moved is not taken for renamed files (see renames).
+	inMoved bool
+}
+
+// enterDir notes whether the directory of stat now, at a path whose
+// snapshot entry is o (nil: none), is one of the tree's renamed, and
+// returns what to restore once its walk is done.
+func (w *copyWalk) enterDir(now fileMeta, o *snapNode) (restore func()) {
+	was := w.inMoved
+	if w.dirs[now.Ino] && (o == nil || o.meta.Ino != now.Ino) {
+		w.inMoved = true
+	}
+	return func() { w.inMoved = was }
 }
 
 // walk reads the directory d at p against its snapshot node old (nil: p
@@ -691,9 +729,16 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 	switch {
 	case o == nil:
 		if isDir(st.Mode) {
+			defer w.enterDir(now, nil)()
 			return w.newDir(d, name, p, true)
 		}
-		return 1, w.addEntry(d, name, p, evidence.OpCreate, st.Mode)
+		if err := w.addEntry(d, name, p, evidence.OpCreate, st.Mode); err != nil {
+			return 1, err
+		}
+		if !w.inMoved {
+			w.rn.noteCreated(&w.record, now)
+		}
+		return 1, nil
 	case st.Mode&unix.S_IFMT != o.meta.Mode&unix.S_IFMT:
 		// Replaced by another kind: one entry, the new kind; what was
 		// under a directory is gone, what is under one is new.
@@ -706,11 +751,13 @@ func (w *copyWalk) entry(d, l *dirFD, name string, p relPath, o *snapNode) (int,
 			n += w.leaves(kid, p.join(kn), false)
 		}
 		if isDir(st.Mode) {
+			defer w.enterDir(now, nil)()
 			k, err := w.newDir(d, name, p, false)
 			return n + k, err
 		}
 		return n, nil
 	case isDir(st.Mode):
+		defer w.enterDir(now, o)()
 		child, err := d.sub(name)
 		if err != nil {
 			return 0, pathError("opening", p, err)
@@ -879,6 +926,8 @@ func (w *copyWalk) leaves(o *snapNode, p relPath, top bool) int {
 		w.add(p, evidence.OpDelete, "")
 		if isDir(o.meta.Mode) {
 			w.was(o.meta.Mode) // a directory, said so
+		} else {
+			w.rn.noteDeleted(&w.record, o.meta, o.sum)
 		}
 		n++
 	}

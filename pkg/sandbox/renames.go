@@ -1,0 +1,265 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Renames. A rename is recorded as the delete of the old path and the
+// create of the new one; the create names the old path (Write.From) where
+// the record proves that the new name holds the file the tree had at the
+// old one, unchanged. Both methods apply one rule, so that they record a
+// run alike:
+//
+//   - the created path is a regular file at a path the tree did not have;
+//   - it is a file of the tree's, not one the run made: in overlay mode
+//     its upper file carries overlayfs's origin mark (user.overlay.origin,
+//     set by a copy-up, which a rename or link of a lower file makes; the
+//     command cannot set it: the merged mount stores a user.overlay.X it
+//     sets as user.overlay.overlay.X), and no name of its upper inode is a
+//     path the tree had (ln a b: b is a, still there); in copy mode its
+//     inode is that of the file it is matched with, below;
+//   - exactly one regular file the run deleted (a delete entry, not a path
+//     that now holds something else) has its mode, owner, size and mtime,
+//     and the same bytes (summed, SHA-256, as the copy method's snapshot
+//     sums them), compared where the file holds at most sameContentMax
+//     bytes (a larger one gets no From);
+//   - no directory the tree had and the run renamed holds it now: overlay
+//     refuses to rename such a directory (EXDEV, mv copies it), so in copy
+//     mode, where the rename works, what it moved is not taken for renamed.
+//
+// Where none or several files match (two alike deleted, one moved), the
+// create has no From.
+
+// A walk notes, as it goes, the metadata of each regular file it records
+// created (in copy mode, none under a directory of the tree's renamed) or
+// deleted, by its entry's index in the record (no path is kept twice),
+// and the upper inodes with a name at a path the tree had. Files are read
+// once the walk is done, and only where a created file and a deleted one
+// match in metadata.
+type renames struct {
+	created, deleted renamedList
+	// atOldPath holds the upper inodes (overlay) that have a name at a
+	// path the lower tree had.
+	atOldPath map[uint64]bool
+	// sameInode: the match must be the same inode (the copy method).
+	sameInode bool
+}
+
+// renamed is a regular file the record lists created or deleted: what
+// the rule compares of it, kept small (a record can list a million).
+type renamed struct {
+	key renameKey
+	ino uint64
+	at  int                // its entry in the record's out
+	sum *[sha256.Size]byte // a deleted file's, where the snapshot has it
+}
+
+// renameKey is the metadata a renamed file keeps.
+type renameKey struct {
+	mode, uid, gid uint32
+	size           int64
+	mtime          unix.Timespec
+}
+
+func renamedOf(at int, m fileMeta, sum *[sha256.Size]byte) renamed {
+	return renamed{key: renameKey{m.Mode, m.Uid, m.Gid, m.Size, m.Mtime}, ino: m.Ino, at: at, sum: sum}
+}
+
+// renameSides reads, after a walk, the bytes of the two sides a rename is
+// matched across (summed, SHA-256); rel is a path under the walk's root.
+// nil where they cannot be read, or (created, overlay) where the upper
+// file carries no origin mark, so is no file of the tree's.
+type renameSides interface {
+	createdSum(rel string) *[sha256.Size]byte
+	deletedSum(rel string) *[sha256.Size]byte
+}
+
+func fitsRename(m fileMeta) bool {
+	return m.Mode&unix.S_IFMT == unix.S_IFREG && m.Size <= sameContentMax
+}
+
+// noteCreated notes the entry just recorded, a create of m, as one that
+// may be a renamed file.
+func (rn *renames) noteCreated(r *record, m fileMeta) {
+	if fitsRename(m) && !r.full && len(r.out) > 0 {
+		rn.created.add(renamedOf(len(r.out)-1, m, nil))
+	}
+}
+
+// noteDeleted notes the entry just recorded, the delete of what m was
+// (sum: its bytes, where known), as one that a renamed file may be.
+func (rn *renames) noteDeleted(r *record, m fileMeta, sum *[sha256.Size]byte) {
+	if fitsRename(m) && !r.full && len(r.out) > 0 {
+		rn.deleted.add(renamedOf(len(r.out)-1, m, sum))
+	}
+}
+
+func (rn *renames) noteAtOldPath(ino uint64) {
+	if rn.atOldPath == nil {
+		rn.atOldPath = map[uint64]bool{}
+	}
+	rn.atOldPath[ino] = true
+}
+
+// originMarked says whether the open upper file fd carries overlayfs's
+// origin mark, as a file copied up from the lower layer does.
+func originMarked(fd int) bool {
+	for _, x := range []string{"user.overlay.origin", "trusted.overlay.origin"} {
+		if _, err := unix.Fgetxattr(fd, x, nil); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// link gives each created entry of the record that is proven a renamed
+// file its From. Each file is summed once at most, and only one whose
+// metadata matches a file on the other side: the work stays linear in
+// the files the record lists.
+func (rn *renames) link(r *record, sides renameSides) {
+	if r.full || r.prefix != "" || rn.created.n == 0 || rn.deleted.n == 0 {
+		return
+	}
+	byKey := map[renameKey][]*renamed{}
+	rn.deleted.each(func(g *renamed) { byKey[g.key] = append(byKey[g.key], g) })
+	read := map[*renamed]bool{}
+	rn.created.each(func(c *renamed) {
+		alike := byKey[c.key]
+		if len(alike) == 0 || rn.atOldPath[c.ino] || r.bytes > maxResult {
+			return
+		}
+		cs := sides.createdSum(rawTreePath(r.out[c.at].Path))
+		if cs == nil {
+			return
+		}
+		var match *renamed
+		several := false
+		for _, g := range alike {
+			if g.sum == nil && !read[g] {
+				g.sum, read[g] = sides.deletedSum(rawTreePath(r.out[g.at].Path)), true
+			}
+			if g.sum == nil || *g.sum != *cs {
+				continue
+			}
+			if match != nil {
+				several = true // which one is not proven
+				break
+			}
+			match = g
+		}
+		if match == nil || several || rn.sameInode && match.ino != c.ino {
+			return
+		}
+		from := r.out[match.at].Path
+		if r.bytes += len(from); r.bytes > maxResult {
+			return // a record at its size limit names no more
+		}
+		r.out[c.at].From = from
+	})
+}
+
+// renamedList holds renamed files in blocks, so that it grows without
+// copying what it holds (and its entries stay where they are).
+type renamedList struct {
+	blocks [][]renamed
+	n      int
+}
+
+func (l *renamedList) add(e renamed) {
+	if k := len(l.blocks); k == 0 || len(l.blocks[k-1]) == cap(l.blocks[k-1]) {
+		l.blocks = append(l.blocks, make([]renamed, 0, min(16<<k, 4096)))
+	}
+	k := len(l.blocks) - 1
+	l.blocks[k] = append(l.blocks[k], e)
+	l.n++
+}
+
+func (l *renamedList) each(f func(*renamed)) {
+	for _, b := range l.blocks {
+		for i := range b {
+			f(&b[i])
+		}
+	}
+}
+
+// rawTreePath is the path under the work tree that a recorded path of it
+// (evidence.TreePath) names.
+func rawTreePath(p string) string { return strings.TrimPrefix(p, "./") }
+
+// overlaySides reads the sides of a rename in an overlay's layers.
+type overlaySides struct{ upper, lower int }
+
+func (s overlaySides) createdSum(rel string) *[sha256.Size]byte {
+	return sumUnder(s.upper, rel, true)
+}
+func (s overlaySides) deletedSum(rel string) *[sha256.Size]byte {
+	return sumUnder(s.lower, rel, false)
+}
+
+// copySides reads the sides of a rename in the copy method's copy; the
+// snapshot summed every deleted file already.
+type copySides struct{ copy int }
+
+func (s copySides) createdSum(rel string) *[sha256.Size]byte {
+	return sumUnder(s.copy, rel, false)
+}
+func (s copySides) deletedSum(string) *[sha256.Size]byte { return nil }
+
+// sumUnder is the SHA-256 of the regular file at rel under the directory
+// d; nil where it cannot be read, or where marked asks for overlayfs's
+// origin mark (an upper file copied up from the lower) and it has none.
+func sumUnder(d int, rel string, marked bool) *[sha256.Size]byte {
+	fd, err := openUnder(d, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || marked && !originMarked(fd) {
+		return nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil
+	}
+	var sum [sha256.Size]byte
+	copy(sum[:], h.Sum(nil))
+	return &sum
+}
+
+// openUnder opens the entry at rel under the directory d with flags (and
+// O_NOFOLLOW, O_CLOEXEC), following no symlink on the way: in one call
+// where openat2 takes it, otherwise one name at a time (rel may be longer
+// than PATH_MAX).
+func openUnder(d int, rel string, flags int) (int, error) {
+	flags |= unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat2(d, rel, &unix.OpenHow{Flags: uint64(flags),
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS | unix.RESOLVE_NO_XDEV})
+	if err == nil || !errors.Is(err, unix.ENAMETOOLONG) && !errors.Is(err, unix.ENOSYS) {
+		return fd, err
+	}
+	dir := d
+	names := strings.Split(rel, "/")
+	for _, name := range names[:len(names)-1] {
+		fd, err := unix.Openat(dir, name, dirFlags, 0)
+		if dir != d {
+			unix.Close(dir)
+		}
+		if err != nil {
+			return -1, err
+		}
+		dir = fd
+	}
+	fd, err = unix.Openat(dir, names[len(names)-1], flags, 0)
+	if dir != d {
+		unix.Close(dir)
+	}
+	return fd, err
+}
