@@ -482,7 +482,11 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 	} else {
 		fmt.Fprintf(w, "  writes (recorded by %s):\n", printable(r.WritesMethod))
 		for _, wr := range r.Writes {
-			fmt.Fprintf(w, "    %-6s %s\n", printable(string(wr.Op)), quote(wr.Path))
+			from := ""
+			if wr.From != "" {
+				from = " (from " + quote(wr.From) + ")" // renamed
+			}
+			fmt.Fprintf(w, "    %-6s %s%s\n", printable(string(wr.Op)), quote(wr.Path), from)
 		}
 	}
 	if r.Egress == nil {

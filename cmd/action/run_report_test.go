@@ -58,3 +58,34 @@ func TestRunReportTellsEgressEntriesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReportNamesRenames: a create that names the path it was renamed
+// from shows it, both paths quoted as paths are, with no ':' a problem
+// matcher could take.
+func TestRunReportNamesRenames(t *testing.T) {
+	var b bytes.Buffer
+	writeRunReport(&b, &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay", Egress: []evidence.Egress{},
+		Writes: []evidence.Write{
+			{Path: "a", Op: evidence.OpDelete},
+			{Path: "b", Op: evidence.OpCreate, Kind: "file", From: "a"},
+			{Path: "c", Op: evidence.OpCreate, Kind: "file", From: "x:1:\xff"},
+			{Path: "d", Op: evidence.OpCreate, Kind: "file"},
+		}})
+	out := b.String()
+	c := annotate.Colon
+	for _, want := range []string{
+		"    delete \"a\"\n",
+		"    create \"b\" (from \"a\")\n",
+		"    create \"c\" (from \"x" + c + "1" + c + "\\xff\")\n",
+		"    create \"d\"\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "    ") && strings.Contains(l, ":") {
+			t.Errorf("a ':' a problem matcher could take: %q", l)
+		}
+	}
+}

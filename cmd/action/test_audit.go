@@ -1148,6 +1148,9 @@ func writesText(r report.HookRun) string {
 		if w.Op == evidence.OpDelete {
 			p = "deleted " + p
 		}
+		if w.From != "" {
+			p += " (from " + evidence.ShownName(w.From) + ")" // renamed
+		}
 		ps = append(ps, p)
 	}
 	return listText(ps, len(r.Writes), 160)

@@ -1230,6 +1230,19 @@ func TestWritesTextMarksDirectories(t *testing.T) {
 	}
 }
 
+// TestWritesTextNamesRenames: a create that names the path it was renamed
+// from shows it, quoted as a path is where it is odd.
+func TestWritesTextNamesRenames(t *testing.T) {
+	r := report.HookRun{Writes: []evidence.Write{
+		{Path: "a", Op: evidence.OpDelete},
+		{Path: "b", Op: evidence.OpCreate, Kind: "file", From: "a"},
+		{Path: "c", Op: evidence.OpCreate, Kind: "file", From: "x\xff"},
+	}}
+	if got, want := writesText(r), `deleted a, b (from a), c (from "x\xff")`; got != want {
+		t.Errorf("writesText = %s, want %s", got, want)
+	}
+}
+
 // TestWritesTextTellsOddNamesApart: the audit's table shows names that
 // differ only in bytes that are not UTF-8, or in U+FFFD, or that look
 // escaped, each its own way, as evidence lines do.
