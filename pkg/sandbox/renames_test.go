@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +87,16 @@ func TestWritesExactRenames(t *testing.T) {
 			script: "mv big b", want: []evidence.Write{create("b", ""), del("big")}},
 		{name: "at the content rule's size", files: map[string]string{"big": strings.Repeat("x", sameContentMax)},
 			script: "mv big b", want: []evidence.Write{create("b", "big"), del("big")}},
+	})
+}
+
+// TestWritesExactRenamesDeep: a file renamed in a directory nested past
+// PATH_MAX is compared, and named, as one near the root is.
+func TestWritesExactRenamesDeep(t *testing.T) {
+	into := `cd old && for i in $(seq ` + fmt.Sprint(deepDirs) + `); do cd ` + deepName + ` || exit 1; done; `
+	deep := deepPath("old")
+	runWritesCases(t, []writesCase{
+		{name: "renamed deep", setup: func(t *testing.T, dir string) { makeDeep(t, dir, "old") }, script: into + "mv f g",
+			want: []evidence.Write{{Path: deep + "/f", Op: "delete"}, {Path: deep + "/g", Op: "create", Kind: "file", From: deep + "/f"}}},
 	})
 }
