@@ -181,7 +181,8 @@ func nameByte(c byte) bool {
 }
 
 // runs returns copies of runs as a baseline keeps them: their written
-// paths, links' targets, env file and decides in the tree's form. The
+// paths (and the paths renamed from), links' targets, env file and
+// decides in the tree's form. The
 // report keeps what the hook wrote, as it wrote it.
 func (f treeForm) runs(runs []report.HookRun) []report.HookRun {
 	out := make([]report.HookRun, len(runs))
@@ -190,6 +191,9 @@ func (f treeForm) runs(runs []report.HookRun) []report.HookRun {
 			ws := make([]evidence.Write, len(r.Writes))
 			for j, w := range r.Writes {
 				w.Path = f.path(w.Path)
+				if w.From != "" {
+					w.From = f.path(w.From)
+				}
 				if w.Target != "" {
 					w.Target = f.text(w.Target)
 				}

@@ -834,7 +834,7 @@ func evidenceSize(r report.HookRun) int {
 		n += len(*r.EnvFile.Content)
 	}
 	for _, w := range r.Writes {
-		n += keptWriteSize + len(w.Path) + len(w.Target)
+		n += keptWriteSize + len(w.Path) + len(w.Target) + len(w.From)
 	}
 	for _, e := range r.Egress {
 		n += keptEgressSize + len(e.Host) + len(e.IP) + len(e.Detail)

@@ -68,6 +68,7 @@ type result struct {
 	Writes   []struct {
 		Path string `json:"path"`
 		Op   string `json:"op"`
+		From string `json:"from"`
 	} `json:"writes"`
 	Lingered []string `json:"lingered"`
 	raw      string

@@ -17,7 +17,8 @@ import (
 
 // TestWritesExactForEveryCaller repeats the write-record check through the
 // vigiles binary for each caller (root, an unprivileged user, root on a
-// tree another user owns), with the host tree checked afterwards.
+// tree another user owns), with the host tree checked afterwards; the
+// create of a file renamed names the path it was renamed from.
 func TestWritesExactForEveryCaller(t *testing.T) {
 	requireBwrap(t)
 	for _, r := range runners(t) {
@@ -37,9 +38,12 @@ func TestWritesExactForEveryCaller(t *testing.T) {
 			}
 			var got []string
 			for _, w := range res.Writes {
+				if w.From != "" {
+					w.Path += " from " + w.From
+				}
 				got = append(got, w.Op+" "+w.Path)
 			}
-			want := []string{"create $TMPDIR/t", "create created.txt", "create link", "create new.txt", "create ~/.cache/c",
+			want := []string{"create $TMPDIR/t", "create created.txt", "create link", "create new.txt from old.txt", "create ~/.cache/c",
 				"delete gone.txt", "delete old.txt", "modify mod.txt", "modify mode.txt"}
 			sort.Strings(got)
 			sort.Strings(want)
