@@ -29,7 +29,8 @@ func TestTimedOutRunListsWhatRanBesideTheMainProcess(t *testing.T) {
 		_, cmd, _ := strings.Cut(e, " ")
 		cmds = append(cmds, cmd)
 	}
-	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], "/usr/bin/bash -c (sleep 1.5") && !strings.HasPrefix(cmds[0], "bash -c (sleep 1.5") || cmds[1] != "sleep 1.5" {
+	// The subshell's script, one argument with spaces, is quoted.
+	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], `/usr/bin/bash -c "(sleep 1.5`) && !strings.HasPrefix(cmds[0], `bash -c "(sleep 1.5`) || cmds[1] != "sleep 1.5" {
 		t.Errorf("lingered %q, want the background subshell and its sleep (the main process, sleep 60, not listed)", res.Lingered)
 	}
 	alone := run(t, Spec{Dir: dir, Timeout: time.Second, Command: sh(`exec sleep 60`)})
