@@ -102,7 +102,7 @@ func TestWorkTreeOnEachFileSystem(t *testing.T) {
 	want := []evidence.Write{
 		{Path: "c", Op: "create", Kind: "file"}, {Path: "d", Op: "delete"}, {Path: "dd", Op: "delete", Was: "dir"}, {Path: "dd/x/f", Op: "delete"},
 		{Path: "empty", Op: "create", Kind: "dir"}, {Path: "m", Op: "modify", Kind: "file"},
-		{Path: "nd/f", Op: "create", Kind: "file"}, {Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file"},
+		{Path: "nd/f", Op: "create", Kind: "file"}, {Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file", From: "r"},
 		{Path: "rd", Op: "delete", Was: "dir"}, {Path: "rd/f", Op: "delete"}, {Path: "rd2/f", Op: "create", Kind: "file"}, {Path: "sp ace/f", Op: "modify", Kind: "file"},
 	}
 	const uid = 2000001234

@@ -219,7 +219,7 @@ func TestTreeOfAnUnnamedOwnerAndGroup(t *testing.T) {
 		t.Errorf("gid map %q, want the tree's group (%q)", res.Stdout, want)
 	}
 	want := []evidence.Write{{Path: "d/g", Op: "create", Kind: "file"}, {Path: "m", Op: "modify", Kind: "file"},
-		{Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file"}}
+		{Path: "r", Op: "delete"}, {Path: "r2", Op: "create", Kind: "file", From: "r"}}
 	if d := cmp.Diff(want, res.Writes); d != "" {
 		t.Errorf("writes (-want +got):\n%s", d)
 	}
