@@ -120,40 +120,37 @@ func originMarked(fd int) bool {
 
 // link gives each created entry of the record that is proven a renamed
 // file its From. Each file is summed once at most, and only one whose
-// metadata matches a file on the other side: the work stays linear in
-// the files the record lists.
+// metadata matches a file on the other side; the deleted files alike in
+// metadata are indexed by their sums once, so that each created file is
+// looked up, not compared with every one of them (a tree a tar or npm
+// extracted gives thousands one mtime): the work stays linear in the
+// files the record lists.
 func (rn *renames) link(r *record, sides renameSides) {
 	if r.full || r.prefix != "" || rn.created.n == 0 || rn.deleted.n == 0 {
 		return
 	}
-	byKey := map[renameKey][]*renamed{}
-	rn.deleted.each(func(g *renamed) { byKey[g.key] = append(byKey[g.key], g) })
-	read := map[*renamed]bool{}
+	byKey := map[renameKey]*renameGroup{}
+	rn.deleted.each(func(g *renamed) {
+		grp := byKey[g.key]
+		if grp == nil {
+			grp = &renameGroup{}
+			byKey[g.key] = grp
+		}
+		grp.files = append(grp.files, g)
+	})
 	rn.created.each(func(c *renamed) {
-		alike := byKey[c.key]
-		if len(alike) == 0 || rn.atOldPath[c.ino] || r.bytes > maxResult {
+		grp := byKey[c.key]
+		if grp == nil || rn.atOldPath[c.ino] || r.bytes > maxResult {
 			return
 		}
 		cs := sides.createdSum(rawTreePath(r.out[c.at].Path))
 		if cs == nil {
 			return
 		}
-		var match *renamed
-		several := false
-		for _, g := range alike {
-			if g.sum == nil && !read[g] {
-				g.sum, read[g] = sides.deletedSum(rawTreePath(r.out[g.at].Path)), true
-			}
-			if g.sum == nil || *g.sum != *cs {
-				continue
-			}
-			if match != nil {
-				several = true // which one is not proven
-				break
-			}
-			match = g
-		}
-		if match == nil || several || rn.sameInode && match.ino != c.ino {
+		// nil where none has these bytes, or several do (which one is
+		// not proven).
+		match := grp.bySum(r, sides)[*cs]
+		if match == nil || rn.sameInode && match.ino != c.ino {
 			return
 		}
 		from := r.out[match.at].Path
@@ -162,6 +159,34 @@ func (rn *renames) link(r *record, sides renameSides) {
 		}
 		r.out[c.at].From = from
 	})
+}
+
+// renameGroup is the deleted files alike in metadata, indexed by their
+// sums the first time a created file asks.
+type renameGroup struct {
+	files []*renamed
+	sums  map[[sha256.Size]byte]*renamed // nil: several have the sum
+}
+
+func (grp *renameGroup) bySum(r *record, sides renameSides) map[[sha256.Size]byte]*renamed {
+	if grp.sums != nil {
+		return grp.sums
+	}
+	grp.sums = map[[sha256.Size]byte]*renamed{}
+	for _, g := range grp.files {
+		if g.sum == nil {
+			g.sum = sides.deletedSum(rawTreePath(r.out[g.at].Path))
+		}
+		if g.sum == nil {
+			continue
+		}
+		if _, ok := grp.sums[*g.sum]; ok {
+			grp.sums[*g.sum] = nil
+		} else {
+			grp.sums[*g.sum] = g
+		}
+	}
+	return grp.sums
 }
 
 // renamedList holds renamed files in blocks, so that it grows without

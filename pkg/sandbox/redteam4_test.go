@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+)
+
+// sumsByPath reads the sides of a rename from sums the test chose, one
+// per path: what the record's files would hash to.
+type sumsByPath map[string]*[sha256.Size]byte
+
+func (s sumsByPath) createdSum(rel string) *[sha256.Size]byte { return s[rel] }
+func (s sumsByPath) deletedSum(rel string) *[sha256.Size]byte { return s[rel] }
+
+// TestRenameMatchingIsLinear: a run that deletes many files of the tree
+// alike in mode, owner, size and mtime (a tree a tar or npm extracted,
+// one mtime for all) and creates as many alike in those, each with other
+// bytes, is matched file by file through their sums, not each created
+// file against every deleted one: 200,000 of each would take some 4e10
+// comparisons, minutes, where the link takes a moment. The test does
+// not time it; it finishes, or go test's timeout stops it.
+func TestRenameMatchingIsLinear(t *testing.T) {
+	const n = 200_000
+	rn := renames{}
+	r := newRecord("")
+	sides := sumsByPath{}
+	m := fileMeta{Mode: 0o100644, Size: 4}
+	sum := func(i int) *[sha256.Size]byte {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(i))
+		s := sha256.Sum256(b[:])
+		return &s
+	}
+	for i := range n {
+		p := fmt.Sprintf("old/%d", i)
+		r.out = append(r.out, evidence.Write{Path: p, Op: evidence.OpDelete})
+		sides[p] = sum(i)
+		rn.noteDeleted(&r, m, nil)
+	}
+	for i := range n {
+		p := fmt.Sprintf("new/%d", i)
+		r.out = append(r.out, evidence.Write{Path: p, Op: evidence.OpCreate, Kind: "file"})
+		m.Ino = uint64(i + 1)
+		// Other bytes than any deleted file's, but for the last, which
+		// is the one renamed file.
+		sides[p] = sum(n + i)
+		if i == n-1 {
+			sides[p] = sum(7)
+		}
+		rn.noteCreated(&r, m)
+	}
+	rn.link(&r, sides)
+	for _, w := range r.out[n : 2*n-1] {
+		if w.From != "" {
+			t.Fatalf("%s named from %s, whose bytes it does not have", w.Path, w.From)
+		}
+	}
+	if got := r.out[2*n-1].From; got != "old/7" {
+		t.Errorf("the renamed file is from %q, want old/7", got)
+	}
+}
