@@ -513,11 +513,14 @@ func writeRunReport(w io.Writer, r *sandbox.Result) {
 // lingeredLine is an entry of the lingered list on a line of its own. The
 // sandbox shows each as one line already ("PID command line", the command
 // line quoted where it is not plain text: sandbox.Result.Lingered), so it
-// is printed as it is, with its ':' as annotate.Colon; an entry that is
+// is printed as it is, with its ':' as annotate.Colon and a U+A789 of its
+// own as \ua789 (as quote shows one), so that where ownText makes each
+// Colon a ':' again none of the process's reads as one (a plain argument
+// holds no backslash: the sandbox quotes one that does); an entry that is
 // not one line is quoted.
 func lingeredLine(p string) string {
 	if evidence.OneLine(p) {
-		return annotate.NoMatch(p)
+		return annotate.NoMatch(strings.ReplaceAll(p, annotate.Colon, `\ua789`))
 	}
 	return quote(p)
 }
