@@ -63,3 +63,26 @@ func TestRenameMatchingIsLinear(t *testing.T) {
 		t.Errorf("the renamed file is from %q, want old/7", got)
 	}
 }
+
+// TestRenameFromCannotBeForged: a file the command made, alike in every
+// way to one of the tree's it deleted, is not named renamed from it,
+// whatever overlay xattrs the command sets on it through the merged
+// mount (overlay stores them escaped, user.overlay.overlay.*), nor as
+// another name of the tree's file of that name.
+func TestRenameFromCannotBeForged(t *testing.T) {
+	set := func(f string) string {
+		return `/usr/bin/python3 -c 'import os
+for n in ("user.overlay.origin", "trusted.overlay.origin", "user.overlay.overlay.origin"):
+    try: os.setxattr("` + f + `", n, b"\x00\xfb\x21\x00")
+    except OSError: pass'`
+	}
+	files := map[string]string{"a": "aaaa", "keep": "k"}
+	del := func(p string) evidence.Write { return evidence.Write{Path: p, Op: "delete"} }
+	create := func(p string) evidence.Write { return evidence.Write{Path: p, Op: "create", Kind: "file"} }
+	runWritesCases(t, []writesCase{
+		{name: "cp -p, origin set, rm", files: files, script: "cp -p a b; " + set("b") + "; touch -r a b; rm a",
+			want: []evidence.Write{del("a"), create("b")}},
+		{name: "new file, origin set, rm", files: files, script: "cat a > b; chmod --reference=a b; " + set("b") + "; touch -r a b; rm a",
+			want: []evidence.Write{del("a"), create("b")}},
+	})
+}
