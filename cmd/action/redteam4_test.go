@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -21,5 +22,34 @@ func TestRunReportLingeredColonOnATerminal(t *testing.T) {
 	got := out.String()
 	if strings.Contains(got, "evil:443") || !strings.Contains(got, `8 nc evil\ua789443`) {
 		t.Errorf("on a terminal the lingered process reads:\n%s\nwant it as 8 nc evil\\ua789443", got)
+	}
+}
+
+// TestTextLocationsReadApart: on a terminal outside a step log a ':' of a
+// file's name shows as itself, so the file "a.json:7" at line 1 and the
+// file "a.json" at line 7, column 1, would both read "a.json:7:1"; and
+// with a backslash shown as itself, the file `p\xff` would read as the
+// file p\xff, whose byte clean shows as \xff. The text report quotes
+// such a name, so that each place reads as itself.
+func TestTextLocationsReadApart(t *testing.T) {
+	shown := map[string]report.Location{}
+	for _, l := range []report.Location{
+		{File: "a.json:7", Line: 1}, {File: "a.json", Line: 7, Column: 1},
+		{File: `p\xff`, Line: 1}, {File: "p\xff", Line: 1},
+		{File: `"a.json":1`}, {File: "a.json", Line: 1},
+	} {
+		var out bytes.Buffer
+		writeTextReport(colonWriter{&out}, &report.Report{Command: "audit", Verdict: report.VerdictFail,
+			Findings: []report.Finding{{Rule: "r", Severity: report.SeverityError, Message: "m", Location: l}}})
+		line := ""
+		for _, s := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(s, "  error ") {
+				line = s
+			}
+		}
+		if other, ok := shown[line]; ok {
+			t.Errorf("%+v and %+v both read %q", other, l, line)
+		}
+		shown[line] = l
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -1068,8 +1070,21 @@ func ownWord(s string, known []string) string {
 // between a file and its line, stays: digits follow it.
 const labelColon = annotate.Colon
 
+// colonDigitRE matches a ':' before a digit, which reads as the ':' of a
+// line or column number.
+var colonDigitRE = regexp.MustCompile(`:[0-9]`)
+
 func loc(l report.Location) string {
-	s := clean(l.File, 200)
+	f := l.File
+	if evidence.ShownName(f) != f || strings.ContainsRune(f, '\\') || colonDigitRE.MatchString(f) {
+		// Quoted where it could read as another place: a ':' of its
+		// own before a digit, which a terminal shows as itself
+		// ("a.json:7" at line 1 is not "a.json" at line 7, column 1;
+		// "dir:x/hooks.json" stays as it is, a link), a backslash
+		// (`p\xff` is not p\xff), or what evidence.ShownName quotes.
+		f = strconv.Quote(f)
+	}
+	s := clean(f, 200)
 	if l.Line > 0 {
 		s += fmt.Sprintf(":%d", l.Line)
 		if l.Column > 0 {
