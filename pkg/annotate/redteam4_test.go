@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -107,5 +108,21 @@ func TestFileBytesOfAHostileShard(t *testing.T) {
 		if u, err := url.PathUnescape(p); err != nil || !inRepo(u) {
 			t.Errorf("a summary link to %q (%q), outside the repository", p, u)
 		}
+	}
+}
+
+// TestSummaryLocationsReadApart: the summary shows a file's line after a
+// ':', so a file whose name ends in ":7:1" without a line, and the file
+// before it at line 1, would read alike: such a name is quoted, as
+// evidence quotes an odd one.
+func TestSummaryLocationsReadApart(t *testing.T) {
+	o := SummaryOptions{Repo: "octo/plugins", SHA: "0123456789abcdef0123456789abcdef01234567", ServerURL: "https://github.com"}
+	shown := map[string]report.Location{}
+	for _, l := range []report.Location{{File: "a.json:7", Line: 1}, {File: "a.json:7:1"}, {File: "a.json", Line: 7}} {
+		text := regexp.MustCompile(`^\[(.*)\]\(.*\)$`).ReplaceAllString(where(o, l), "$1")
+		if other, ok := shown[text]; ok {
+			t.Errorf("%+v and %+v both read %q", other, l, text)
+		}
+		shown[text] = l
 	}
 }

@@ -76,13 +76,19 @@ func LineURL(server, repo, sha, path string, line int) string {
 // a finding's evidence names it (evidence.ShownName: quoted in Go syntax),
 // not with the spaces md makes of its control characters nor with U+FFFD
 // for its bytes, so that "hooks/a\nb.json" does not read, and link, as
-// the harmless "hooks/a b.json", and p\xff/x and p\xfe/x read as two.
+// the harmless "hooks/a b.json", and p\xff/x and p\xfe/x read as two; so
+// is one with a ':' before a digit, so that "a.json:7" at line 1 does not
+// read as a file a.json:7:1.
 func where(o SummaryOptions, l report.Location) string {
 	if l.File == "" {
 		return "—"
 	}
 	p, inTree := treePath(l.File)
 	file := evidence.ShownName(l.File)
+	if file == l.File && colonDigit(l.File) {
+		// "a.json:7" at line 1 would read as "a.json:7:1" without one.
+		file = strconv.Quote(l.File)
+	}
 	if l.Line > 0 {
 		// One value, so that a name that ends in ":100" does not make
 		// an emoji of the line's colon.
@@ -96,6 +102,17 @@ func where(o SummaryOptions, l report.Location) string {
 		return "[" + text + "](" + link + ")"
 	}
 	return text
+}
+
+// colonDigit says whether s holds a ':' before a digit, which reads as
+// the ':' of a line number.
+func colonDigit(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == ':' && s[i+1] >= '0' && s[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // summaryWriter appends markdown while it fits the budget. limit is the
