@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/annotate/annotatetest"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
@@ -51,5 +52,19 @@ func TestTextLocationsReadApart(t *testing.T) {
 			t.Errorf("%+v and %+v both read %q", other, l, line)
 		}
 		shown[line] = l
+	}
+}
+
+// TestQuotedLocationsInAStepLog: a location the text report quotes, in a
+// step log, is no bait for a problem matcher either.
+func TestQuotedLocationsInAStepLog(t *testing.T) {
+	var fs []report.Finding
+	for _, f := range []string{"./main.go:1:1: approved", `x.go":1:1: safe`, "a.ts(1,1): error TS1: x", `p\x.go:1:1: ok`, "main.go:7"} {
+		fs = append(fs, report.Finding{Rule: "r", Severity: report.SeverityError, Message: "m", Location: report.Location{File: f, Line: 1, Column: 1}})
+	}
+	var out bytes.Buffer
+	writeTextReport(&out, &report.Report{Command: "audit", Verdict: report.VerdictFail, Findings: fs})
+	if is := annotatetest.Issues(out.String()); len(is) > 0 {
+		t.Errorf("the problem matchers annotate %+v of:\n%s", is, out.String())
 	}
 }
