@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/vigiles/action/pkg/evidence"
+	"golang.org/x/sys/unix"
 )
 
 // sumsByPath reads the sides of a rename from sums the test chose, one
@@ -14,7 +16,9 @@ import (
 type sumsByPath map[string]*[sha256.Size]byte
 
 func (s sumsByPath) createdSum(rel string) *[sha256.Size]byte { return s[rel] }
-func (s sumsByPath) deletedSum(rel string) *[sha256.Size]byte { return s[rel] }
+func (s sumsByPath) deletedSum(rel string, _ *[sha256.Size]byte) *[sha256.Size]byte {
+	return s[rel]
+}
 
 // TestRenameMatchingIsLinear: a run that deletes many files of the tree
 // alike in mode, owner, size and mtime (a tree a tar or npm extracted,
@@ -83,6 +87,33 @@ for n in ("user.overlay.origin", "trusted.overlay.origin", "user.overlay.overlay
 		{name: "cp -p, origin set, rm", files: files, script: "cp -p a b; " + set("b") + "; touch -r a b; rm a",
 			want: []evidence.Write{del("a"), create("b")}},
 		{name: "new file, origin set, rm", files: files, script: "cat a > b; chmod --reference=a b; " + set("b") + "; touch -r a b; rm a",
+			want: []evidence.Write{del("a"), create("b")}},
+	})
+}
+
+// TestRenameFromNeedsTheSameXattrs: a renamed file given an xattr of its
+// own, or a POSIX ACL that leaves its mode as it was (a user granted
+// read, the mask as the group's bits), is changed, as the record calls
+// such a change of a file left in place a modify: it names no from.
+func TestRenameFromNeedsTheSameXattrs(t *testing.T) {
+	files := map[string]string{"a": "aaaa", "keep": "k"}
+	del := func(p string) evidence.Write { return evidence.Write{Path: p, Op: "delete"} }
+	create := func(p string) evidence.Write { return evidence.Write{Path: p, Op: "create", Kind: "file"} }
+	runWritesCases(t, []writesCase{
+		// Its own xattr, kept by the rename, is no change.
+		{name: "mv with a user xattr of the tree's", files: files, script: "mv a b",
+			setup: func(t *testing.T, dir string) {
+				if err := unix.Setxattr(filepath.Join(dir, "a"), "user.keep", []byte("1"), 0); err != nil {
+					t.Skipf("the test's file system takes no user xattrs: %v", err)
+				}
+			},
+			want: []evidence.Write{del("a"), {Path: "b", Op: "create", Kind: "file", From: "a"}}},
+		{name: "mv then user xattr", files: files, script: `mv a b; /usr/bin/python3 -c 'import os; os.setxattr("b", "user.x", b"1")'`,
+			want: []evidence.Write{del("a"), create("b")}},
+		{name: "mv then acl", files: files, script: `chmod 644 a; mv a b; /usr/bin/python3 -c 'import os, struct
+e = [(1, 6, 0xffffffff), (2, 4, 0), (4, 4, 0xffffffff), (0x10, 4, 0xffffffff), (0x20, 4, 0xffffffff)]
+os.setxattr("b", "system.posix_acl_access", struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *x) for x in e))
+assert oct(os.stat("b").st_mode) == "0o100644"'`,
 			want: []evidence.Write{del("a"), create("b")}},
 	})
 }

@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -27,8 +30,10 @@ import (
 //   - exactly one regular file the run deleted (a delete entry, not a path
 //     that now holds something else) has its mode, owner, size and mtime,
 //     and the same bytes (summed, SHA-256, as the copy method's snapshot
-//     sums them), compared where the file holds at most sameContentMax
-//     bytes (a larger one gets no From);
+//     sums them) and extended attributes (user xattrs, ACLs, as a modify
+//     compares them: a user granted read by an ACL that leaves the mode
+//     as it was is a change), compared where the file holds at most
+//     sameContentMax bytes (a larger one gets no From);
 //   - no directory the tree had and the run renamed holds it now: overlay
 //     refuses to rename such a directory (EXDEV, mv copies it), so in copy
 //     mode, where the rename works, what it moved is not taken for renamed.
@@ -71,13 +76,17 @@ func renamedOf(at int, m fileMeta, sum *[sha256.Size]byte) renamed {
 	return renamed{key: renameKey{m.Mode, m.Uid, m.Gid, m.Size, m.Mtime}, ino: m.Ino, at: at, sum: sum}
 }
 
-// renameSides reads, after a walk, the bytes of the two sides a rename is
-// matched across (summed, SHA-256); rel is a path under the walk's root.
-// nil where they cannot be read, or (created, overlay) where the upper
-// file carries no origin mark, so is no file of the tree's.
+// renameSides reads, after a walk, the two sides a rename is matched
+// across: a file's bytes and its extended attributes, as the walk
+// compares them for a modify (a user xattr, an ACL that leaves the mode
+// as it was), summed together (renameSum); rel is a path under the walk's
+// root. nil where they cannot be read, or (created, overlay) where the
+// upper file carries no origin mark, so is no file of the tree's.
+// deletedSum is given the sum of the deleted file's bytes where the walk
+// has it (the copy method's snapshot), and nil where it has not.
 type renameSides interface {
 	createdSum(rel string) *[sha256.Size]byte
-	deletedSum(rel string) *[sha256.Size]byte
+	deletedSum(rel string, bytes *[sha256.Size]byte) *[sha256.Size]byte
 }
 
 func fitsRename(m fileMeta) bool {
@@ -174,9 +183,7 @@ func (grp *renameGroup) bySum(r *record, sides renameSides) map[[sha256.Size]byt
 	}
 	grp.sums = map[[sha256.Size]byte]*renamed{}
 	for _, g := range grp.files {
-		if g.sum == nil {
-			g.sum = sides.deletedSum(rawTreePath(r.out[g.at].Path))
-		}
+		g.sum = sides.deletedSum(rawTreePath(r.out[g.at].Path), g.sum)
 		if g.sum == nil {
 			continue
 		}
@@ -221,25 +228,34 @@ func rawTreePath(p string) string { return strings.TrimPrefix(p, "./") }
 type overlaySides struct{ upper, lower int }
 
 func (s overlaySides) createdSum(rel string) *[sha256.Size]byte {
-	return sumUnder(s.upper, rel, true)
+	return sumUnder(s.upper, rel, true, layerXattrs, nil)
 }
-func (s overlaySides) deletedSum(rel string) *[sha256.Size]byte {
-	return sumUnder(s.lower, rel, false)
+func (s overlaySides) deletedSum(rel string, _ *[sha256.Size]byte) *[sha256.Size]byte {
+	return sumUnder(s.lower, rel, false, layerXattrs, nil)
 }
 
-// copySides reads the sides of a rename in the copy method's copy; the
-// snapshot summed every deleted file already.
-type copySides struct{ copy int }
+// copySides reads the sides of a rename in the copy method's copy, and,
+// for a deleted file, whose bytes the snapshot summed, the xattrs of the
+// original it was copied from (lower, -1 where it cannot be opened: no
+// deleted file is then matched), as the copy method compares them.
+type copySides struct{ copy, lower int }
 
 func (s copySides) createdSum(rel string) *[sha256.Size]byte {
-	return sumUnder(s.copy, rel, false)
+	return sumUnder(s.copy, rel, false, copyXattrSet, nil)
 }
-func (s copySides) deletedSum(string) *[sha256.Size]byte { return nil }
+func (s copySides) deletedSum(rel string, bytes *[sha256.Size]byte) *[sha256.Size]byte {
+	if bytes == nil || s.lower < 0 {
+		return nil
+	}
+	return sumUnder(s.lower, rel, false, originalXattrs, bytes)
+}
 
-// sumUnder is the SHA-256 of the regular file at rel under the directory
-// d; nil where it cannot be read, or where marked asks for overlayfs's
-// origin mark (an upper file copied up from the lower) and it has none.
-func sumUnder(d int, rel string, marked bool) *[sha256.Size]byte {
+// sumUnder is the sum (renameSum) of the regular file at rel under the
+// directory d, its xattrs of set with the SHA-256 of its bytes, or with
+// bytes where given, the file's bytes then not read; nil where it cannot
+// be read, or where marked asks for overlayfs's origin mark (an upper
+// file copied up from the lower) and it has none.
+func sumUnder(d int, rel string, marked bool, set xattrSet, bytes *[sha256.Size]byte) *[sha256.Size]byte {
 	fd, err := openUnder(d, rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY)
 	if err != nil {
 		return nil
@@ -250,13 +266,32 @@ func sumUnder(d int, rel string, marked bool) *[sha256.Size]byte {
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || marked && !originMarked(fd) {
 		return nil
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	x, err := xattrs(fd, set)
+	if err != nil {
 		return nil
 	}
-	var sum [sha256.Size]byte
-	copy(sum[:], h.Sum(nil))
-	return &sum
+	if bytes == nil {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil
+		}
+		bytes = (*[sha256.Size]byte)(h.Sum(nil))
+	}
+	return renameSum(bytes, x)
+}
+
+// renameSum sums a file's bytes' sum and its xattrs, each name and value
+// with its length, in the order of their names.
+func renameSum(bytes *[sha256.Size]byte, x map[string]string) *[sha256.Size]byte {
+	h := sha256.New()
+	h.Write(bytes[:])
+	for _, name := range slices.Sorted(maps.Keys(x)) {
+		for _, s := range []string{name, x[name]} {
+			h.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(s))))
+			h.Write([]byte(s))
+		}
+	}
+	return (*[sha256.Size]byte)(h.Sum(nil))
 }
 
 // openUnder opens the entry at rel under the directory d with flags (and

@@ -651,7 +651,11 @@ func (s snapshot) diff(root string) ([]evidence.Write, error) {
 	if err := w.tooLarge(); err != nil {
 		return nil, err
 	}
-	w.rn.link(&w.record, copySides{copy: d.fd})
+	lowerFD := -1
+	if l != nil {
+		lowerFD = l.fd
+	}
+	w.rn.link(&w.record, copySides{copy: d.fd, lower: lowerFD})
 	var st unix.Stat_t
 	if err := unix.Fstat(d.fd, &st); err != nil {
 		return nil, err
