@@ -45,8 +45,17 @@ type climb struct{ where, written, to string }
 // command, or a line of a shell script of the plugin's that it runs
 // (hookFiles), names a path above the plugin's directory: through
 // ${CLAUDE_PLUGIN_ROOT}/.. or, in a script, a variable set to the
-// script's own directory.
+// script's own directory. The hooks of one plugin that reach out so are
+// one finding (climbedOut): a marketplace whose plugins each source one
+// shared library from every hook script made one warning a hook (27 in
+// a field test), each saying the same.
 func (s *session) hookClimbsOut() {
+	type group struct {
+		hooks  []*Hook
+		climbs map[*Hook][]climb
+	}
+	groups := map[string]*group{}
+	var order []*group
 	for _, h := range s.hooks {
 		if !h.InPlugin || !h.runs() {
 			continue
@@ -76,30 +85,110 @@ func (s *session) hookClimbsOut() {
 		if len(cs) == 0 {
 			continue
 		}
-		var said []string
-		out := false // a path above the repository itself
-		for i, c := range cs {
-			if i == maxClimbs {
-				said = append(said, fmt.Sprintf("and %d more", len(cs)-maxClimbs))
-				break
-			}
-			to := shownCut(c.to, maxFetchSpec)
-			switch {
-			case c.to == ".":
-				to = "the repository's root"
-			case c.to == ".." || strings.HasPrefix(c.to, "../"):
-				to, out = "outside the repository too ("+to+")", true
-			}
-			said = append(said, fmt.Sprintf("%s names %s, which is %s", c.where, shownCut(c.written, maxFetchSpec), to))
+		// Apart, the hooks that reach above the repository itself too:
+		// their message says the run does not find it either.
+		key := root + "\x00" + fmt.Sprint(slices.ContainsFunc(cs, climbOutside))
+		g := groups[key]
+		if g == nil {
+			g = &group{climbs: map[*Hook][]climb{}}
+			groups[key] = g
+			order = append(order, g)
 		}
+		g.hooks = append(g.hooks, h)
+		g.climbs[h] = cs
+	}
+	for _, g := range order {
+		s.findings = append(s.findings, climbedOut(g.hooks, g.climbs))
+	}
+}
+
+// maxGroupClimbs bounds the places a finding of several hooks names.
+const maxGroupClimbs = 6
+
+// climbOutside says whether c leads above the repository itself.
+func climbOutside(c climb) bool { return c.to == ".." || strings.HasPrefix(c.to, "../") }
+
+// climbedOut is the discovery/escapes-plugin warning of the hooks hs of
+// one plugin, each of which reaches above its directory at the places
+// climbs gives it: one hook's names the hook, several hooks' stands at
+// the first declared and names them (event, matcher, line) and their
+// places, in that order, each once.
+func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
+	slices.SortStableFunc(hs, func(a, b *Hook) int {
+		la, lb := a.Location, b.Location
+		if c := strings.Compare(la.File, lb.File); c != 0 {
+			return c
+		}
+		if la.Line != lb.Line {
+			return la.Line - lb.Line
+		}
+		return la.Column - lb.Column
+	})
+	var cs []climb
+	for _, h := range hs {
+		for _, c := range climbs[h] {
+			if len(hs) > 1 && c.where == "the command" {
+				c.where = fmt.Sprintf("the command at line %d", h.Location.Line)
+			}
+			if !slices.Contains(cs, c) {
+				cs = append(cs, c)
+			}
+		}
+	}
+	first := hs[0]
+	bound := maxClimbs
+	if len(hs) > 1 {
+		bound = maxGroupClimbs
+	}
+	var said []string
+	out := false // a path above the repository itself
+	for i, c := range cs {
+		if i == bound {
+			said = append(said, fmt.Sprintf("and %d more", len(cs)-bound))
+			break
+		}
+		to := shownCut(c.to, maxFetchSpec)
+		switch {
+		case c.to == ".":
+			to = "the repository's root"
+		case climbOutside(c):
+			to, out = "outside the repository too ("+to+")", true
+		}
+		said = append(said, fmt.Sprintf("%s names %s, which is %s", c.where, shownCut(c.written, maxFetchSpec), to))
+	}
+	root := shownName(path.Clean(first.PluginRoot))
+	if len(hs) == 1 {
 		here := "in the repository it finds what lies there, but"
 		if out {
 			here = "what lies outside the repository it does not find here either, and"
 		}
-		s.findings = append(s.findings, report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: h.Location,
+		return report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: first.Location,
 			Message: fmt.Sprintf("hook %s reaches above its plugin's directory %s: %s; %s Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hook does not find it there: it fails, or does other than this run did (where it falls back when the path is missing), and this run is not the one its users get: keep what it uses inside the plugin",
-				shownCut(h.ID, maxServerLine), shownName(root), strings.Join(said, "; "), here)})
+				shownCut(first.ID, maxServerLine), root, strings.Join(said, "; "), here)}
 	}
+	named := make([]string, 0, maxHooksNamed+1)
+	for i, h := range hs {
+		if i == maxHooksNamed {
+			named = append(named, fmt.Sprintf("%d more", len(hs)-i))
+			break
+		}
+		what := h.Event
+		if h.HasMatcher && h.Matcher != "" && h.Matcher != "*" {
+			what += " " + shownCut(h.Matcher, maxMonitorName)
+		}
+		where := fmt.Sprintf("line %d", h.Location.Line)
+		if h.Location.File != first.Location.File {
+			where = fmt.Sprintf("%s:%d", shownName(h.Location.File), h.Location.Line)
+		}
+		named = append(named, what+" at "+where)
+	}
+	here := "in the repository they find what lies there, but"
+	if out {
+		here = "what lies outside the repository they do not find here either, and"
+	}
+	return report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: first.Location,
+		Message: fmt.Sprintf("%d hooks of plugin %s (%s) reach above its directory %s: %s; %s Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hooks do not find it there: they fail, or do other than this run did (where they fall back when the path is missing), and this run is not the one its users get: keep what they use inside the plugin",
+			len(hs), shownCut(first.Plugin, maxMonitorName), JoinWords(named, "and"), root, strings.Join(said, "; "), here)}
 }
 
 // rootClimbs lists the uses of ${CLAUDE_PLUGIN_ROOT} in text (where says

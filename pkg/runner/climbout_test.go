@@ -2,16 +2,18 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
 )
 
-// TestHookClimbsOutOfItsPlugin: a plugin hook that reaches above its
-// plugin's directory, in its command or in a line of a shell script of
-// the plugin's it runs, is a discovery/escapes-plugin warning that names
-// where; one that stays inside the plugin, and a project's hook, are not.
+// TestHookClimbsOutOfItsPlugin: a plugin's hooks that reach above its
+// plugin's directory, in a command or in a line of a shell script of
+// the plugin's it runs, are a discovery/escapes-plugin warning that names
+// them and where; one that stays inside the plugin, and a project's hook,
+// are not.
 func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 	dir := makeTree(t, map[string]string{
 		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}, {"name": "q", "source": "./plugins/q"}]}`,
@@ -30,23 +32,14 @@ func TestHookClimbsOutOfItsPlugin(t *testing.T) {
 		".claude/settings.json":                `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "sh ../outside.sh"}]}]}}`,
 	})
 	got := climbMessages(t, dir)
-	want := []string{
-		`the command names ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, which is plugins/shared/x.sh`,
-		`plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh; in the repository`,
-		`plugins/p/scripts/up.sh line 3 names $ROOT/../shared/lib.sh, which is plugins/shared/lib.sh`,
-		`plugins/p/scripts/spaced.sh line 3 names ${script_dir}/../../../.venv/bin/activate, which is .venv/bin/activate`,
-	}
-	if len(got) != len(want) {
-		t.Fatalf("escapes-plugin findings:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
-	}
-	for _, w := range want {
-		found := false
-		for _, g := range got {
-			found = found || strings.Contains(g, w) && strings.Contains(g, "Claude Code installs a plugin as a copy of its own directory")
-		}
-		if !found {
-			t.Errorf("no finding says %q:\n%s", w, strings.Join(got, "\n"))
-		}
+	want := "4 hooks of plugin p (Stop at line 2, SessionStart at line 3, UserPromptSubmit at line 4 and PreCompact at line 6) reach above its directory plugins/p: " +
+		"the command at line 2 names ${CLAUDE_PLUGIN_ROOT}/../shared/x.sh, which is plugins/shared/x.sh; " +
+		"plugins/p/scripts/init.sh line 3 names ${SCRIPT_DIR}/../../../utils/lib.sh, which is utils/lib.sh; " +
+		"plugins/p/scripts/up.sh line 3 names $ROOT/../shared/lib.sh, which is plugins/shared/lib.sh; " +
+		"plugins/p/scripts/spaced.sh line 3 names ${script_dir}/../../../.venv/bin/activate, which is .venv/bin/activate; " +
+		"in the repository they find what lies there, but Claude Code installs a plugin as a copy of its own directory"
+	if len(got) != 1 || !strings.Contains(got[0], want) {
+		t.Fatalf("escapes-plugin findings:\n%s\nwant one that says %q", strings.Join(got, "\n"), want)
 	}
 }
 
@@ -94,4 +87,44 @@ func climbMessages(t *testing.T, dir string) []string {
 		}
 	}
 	return got
+}
+
+// TestHookClimbsOutGroupedByPlugin: the hooks of one plugin whose scripts
+// each source a library above the plugin (a marketplace's shared one)
+// are one warning, at the first hook declared, that names the hooks and
+// the places; each plugin has its own, and hooks that reach above the
+// repository itself are apart, as their message differs.
+func TestHookClimbsOutGroupedByPlugin(t *testing.T) {
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "a", "source": "./a"}, {"name": "b", "source": "./b"}]}`,
+		"shared/lib.sh":                   "log() { :; }\n",
+	}
+	for _, p := range []string{"a", "b"} {
+		files[p+"/.claude-plugin/plugin.json"] = `{"name": "` + p + `"}`
+		files[p+"/hooks/hooks.json"] = `{"hooks": {
+  "SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/start.sh"}]}],
+  "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/check.sh"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/stop.sh"}]}],
+  "SessionEnd": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/scripts/far.sh"}]}]}}`
+		for _, s := range []string{"start", "check", "stop"} {
+			files[p+"/hooks/scripts/"+s+".sh"] = "#!/usr/bin/env bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\nsource \"${SCRIPT_DIR}/../../../shared/lib.sh\"\nlog " + s + "\n"
+		}
+		files[p+"/hooks/scripts/far.sh"] = "#!/bin/sh\nD=$(dirname \"$0\")\n. \"$D/../../../../outside.sh\"\n"
+	}
+	got := climbMessages(t, makeTree(t, files))
+	if len(got) != 4 {
+		t.Fatalf("escapes-plugin findings, want 4 (two a plugin):\n%s", strings.Join(got, "\n"))
+	}
+	for _, p := range []string{"a", "b"} {
+		grouped := "3 hooks of plugin " + p + " (SessionStart at line 2, PostToolUse Write|Edit at line 3 and Stop at line 4) reach above its directory " + p + ": " +
+			p + "/hooks/scripts/start.sh line 3 names ${SCRIPT_DIR}/../../../shared/lib.sh, which is shared/lib.sh; " +
+			p + "/hooks/scripts/check.sh line 3 names ${SCRIPT_DIR}/../../../shared/lib.sh, which is shared/lib.sh; " +
+			p + "/hooks/scripts/stop.sh line 3 names ${SCRIPT_DIR}/../../../shared/lib.sh, which is shared/lib.sh; in the repository they find what lies there, but Claude Code installs a plugin as a copy of its own directory"
+		alone := "hook " + p + "/hooks/hooks.json#hooks.SessionEnd[0].hooks[0] reaches above its plugin's directory " + p + ": " + p + "/hooks/scripts/far.sh line 3 names $D/../../../../outside.sh, which is outside the repository too (../outside.sh); what lies outside the repository it does not find here either"
+		for _, w := range []string{grouped, alone} {
+			if !slices.ContainsFunc(got, func(g string) bool { return strings.Contains(g, w) }) {
+				t.Errorf("no finding says %q:\n%s", w, strings.Join(got, "\n"))
+			}
+		}
+	}
 }
