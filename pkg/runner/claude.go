@@ -652,7 +652,7 @@ func (c *claudeDisc) fixtureNotices() {
 			whose = "the work tree's plugin"
 		}
 		c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: f.file},
-			"%s lies inside %s, which a marketplace lists, and no marketplace lists it (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the audit's PATH",
+			"%s lies inside %s, which a marketplace lists, and is listed by no marketplace itself (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the audit's PATH",
 			shownName(f.rel), whose)
 	}
 }

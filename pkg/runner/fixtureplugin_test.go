@@ -13,8 +13,11 @@ import (
 // it, a deliberately broken one among them) are no plugins Claude Code
 // loads: it installs the directory the marketplace entry names, and reads
 // none inside it as a plugin. The walk lists them with a notice and
-// reads none of their declarations; one a marketplace lists, or an audit
-// names as its PATH, is read as the plugin it is.
+// reads none of their declarations, in a notice that says whose fixture
+// it is and that it itself is listed by none (it said "and no
+// marketplace lists it", which read as the enclosing plugin); one a
+// marketplace lists, or an audit names as its PATH, is read as the
+// plugin it is.
 func TestFixturePluginsInsideAPluginAreNotRun(t *testing.T) {
 	broken := `{"PostToolUse": [{"hooks": [{"type": "command", "command": "echo broken"}]}]}`
 	fixture := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo fixture"}]}]}}`
@@ -62,8 +65,8 @@ func TestFixturePluginsInsideAPluginAreNotRun(t *testing.T) {
 		}
 	}
 	for file, inside := range map[string]string{
-		"plugins/evaluator/fixtures/broken/.claude-plugin/plugin.json": "inside the plugin plugins/evaluator",
-		"plugins/evaluator/fixtures/bare/hooks/hooks.json":             "inside the plugin plugins/evaluator",
+		"plugins/evaluator/fixtures/broken/.claude-plugin/plugin.json": "plugins/evaluator/fixtures/broken lies inside the plugin plugins/evaluator, which a marketplace lists, and is listed by no marketplace itself (a test's fixture)",
+		"plugins/evaluator/fixtures/bare/hooks/hooks.json":             "plugins/evaluator/fixtures/bare lies inside the plugin plugins/evaluator, which a marketplace lists, and is listed by no marketplace itself (a test's fixture)",
 	} {
 		if m, ok := notes[file]; !ok || !strings.Contains(m, inside) || !strings.Contains(m, "does not run its hooks") {
 			t.Errorf("notice at %s = %q, want it to say it lies %s and is not run", file, m, inside)
