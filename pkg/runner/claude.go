@@ -197,8 +197,14 @@ func (c *claudeDisc) remoteVendored() {
 // discovery read, whose manifest names it name, and which declares hooks
 // of its own (vendoredAs).
 func (c *claudeDisc) auditedPlugin(dir, name string) bool {
+	return c.readAs(dir, name) && len(c.ownHooks[dir]) > 0
+}
+
+// readAs says whether the tree directory dir is a plugin that discovery
+// read, whose manifest names it name.
+func (c *claudeDisc) readAs(dir, name string) bool {
 	own, ok := c.seenPlugin[dir]
-	return ok && own == name && len(c.ownHooks[dir]) > 0
+	return ok && own == name
 }
 
 // skillsDirOnly says whether the plugin directory root is installed as a
@@ -222,7 +228,9 @@ func (c *claudeDisc) skillsDirOnly(root string) bool {
 // (auditedPlugin): it installs what is audited, and the copy at root is
 // merely not it (a root manifest beside the plugin its marketplace lists
 // from ./plugin). One without hooks is the decoy it was: the vetted
-// copy's hooks passed for those installed.
+// copy's hooks passed for those installed; unless the copy at root
+// declares none either (a backup of the plugins directory kept in the
+// tree), whose runs pass for nothing: a notice too.
 func (c *claudeDisc) vendoredAs(name, root string) {
 	atRoot := path.Clean(root) == "."
 	ownMarket := func(file string) bool { return !atRoot && under(path.Clean(file), path.Clean(root)) }
@@ -232,6 +240,11 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 			c.about(len(c.out.Findings), root, e.dir) // dropped by unlistedFindings where not listed
 			if c.auditedPlugin(e.dir, name) {
 				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
+					shownName(name), shownName(e.dir), shownName(root))
+				continue
+			}
+			if c.readAs(e.dir, name) && len(c.ownHooks[root]) == 0 {
+				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name, which vigiles audits; the plugin of that name vendored at %s, which declares no hooks whose runs could pass for the installed plugin's, is not what Claude Code installs from here",
 					shownName(name), shownName(e.dir), shownName(root))
 				continue
 			}

@@ -174,3 +174,41 @@ func TestRootPluginListingAnAuditedPlugin(t *testing.T) {
 		t.Errorf("verdict %s, %d remote-source findings; want a pass and 1: %v", rep.Verdict, n, findingLines(rep.Findings))
 	}
 }
+
+// TestBackupCopyOfAListedPlugin: a marketplace entry that installs a
+// plugin of the tree under its own name, beside a copy of that plugin
+// kept elsewhere in the tree (a backup of the plugins directory) that
+// declares no hooks, installs what vigiles audits, and no run of the
+// copy's passes for it: a notice, not the decoy's error (a marketplace
+// with two backups of its 433 plugins had 866 errors). A copy with hooks,
+// beside an installed plugin without, stays the error.
+func TestBackupCopyOfAListedPlugin(t *testing.T) {
+	for _, tc := range []struct {
+		copyHooks bool
+		want      report.Severity
+	}{{false, report.SeverityNotice}, {true, report.SeverityError}} {
+		files := map[string]string{
+			".claude-plugin/marketplace.json":                   `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+			"plugins/p/.claude-plugin/plugin.json":              `{"name": "p"}`,
+			"plugins/p/skills/s/SKILL.md":                       "---\nname: s\ndescription: s\n---\nhi\n",
+			"backups/2025/plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+			"backups/2025/plugins/p/skills/s/SKILL.md":          "---\nname: s\ndescription: s\n---\nhi\n",
+		}
+		if tc.copyHooks {
+			files["backups/2025/plugins/p/hooks/hooks.json"] = `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}`
+		}
+		rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []report.Finding
+		for _, f := range rep.Findings {
+			if f.Rule == RuleRemoteSource {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Severity != tc.want || !strings.Contains(got[0].Message, "the marketplace entry p installs plugins/p") || !strings.Contains(got[0].Message, "vendored at backups/2025/plugins/p") {
+			t.Errorf("copy with hooks %v: remote-source findings %v; want one %s naming both", tc.copyHooks, findingLines(got), tc.want)
+		}
+	}
+}
