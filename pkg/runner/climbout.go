@@ -114,16 +114,7 @@ func climbOutside(c climb) bool { return c.to == ".." || strings.HasPrefix(c.to,
 // the first declared and names them (event, matcher, line) and their
 // places, in that order, each once.
 func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
-	slices.SortStableFunc(hs, func(a, b *Hook) int {
-		la, lb := a.Location, b.Location
-		if c := strings.Compare(la.File, lb.File); c != 0 {
-			return c
-		}
-		if la.Line != lb.Line {
-			return la.Line - lb.Line
-		}
-		return la.Column - lb.Column
-	})
+	sortByDeclaration(hs)
 	var cs []climb
 	for _, h := range hs {
 		for _, c := range climbs[h] {
@@ -166,29 +157,13 @@ func climbedOut(hs []*Hook, climbs map[*Hook][]climb) report.Finding {
 			Message: fmt.Sprintf("hook %s reaches above its plugin's directory %s: %s; %s Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hook does not find it there: it fails, or does other than this run did (where it falls back when the path is missing), and this run is not the one its users get: keep what it uses inside the plugin",
 				shownCut(first.ID, maxServerLine), root, strings.Join(said, "; "), here)}
 	}
-	named := make([]string, 0, maxHooksNamed+1)
-	for i, h := range hs {
-		if i == maxHooksNamed {
-			named = append(named, fmt.Sprintf("%d more", len(hs)-i))
-			break
-		}
-		what := h.Event
-		if h.HasMatcher && h.Matcher != "" && h.Matcher != "*" {
-			what += " " + shownCut(h.Matcher, maxMonitorName)
-		}
-		where := fmt.Sprintf("line %d", h.Location.Line)
-		if h.Location.File != first.Location.File {
-			where = fmt.Sprintf("%s:%d", shownName(h.Location.File), h.Location.Line)
-		}
-		named = append(named, what+" at "+where)
-	}
 	here := "in the repository they find what lies there, but"
 	if out {
 		here = "what lies outside the repository they do not find here either, and"
 	}
 	return report.Finding{Rule: RuleEscapesPlugin, Severity: report.SeverityWarning, Location: first.Location,
 		Message: fmt.Sprintf("%d hooks of plugin %s (%s) reach above its directory %s: %s; %s Claude Code installs a plugin as a copy of its own directory (~/.claude/plugins/cache/<marketplace>/<plugin>/<version>/), where nothing of the repository lies above it, so wherever the plugin is installed the hooks do not find it there: they fail, or do other than this run did (where they fall back when the path is missing), and this run is not the one its users get: keep what they use inside the plugin",
-			len(hs), shownCut(first.Plugin, maxMonitorName), JoinWords(named, "and"), root, strings.Join(said, "; "), here)}
+			len(hs), shownCut(first.Plugin, maxMonitorName), hooksNamed(hs), root, strings.Join(said, "; "), here)}
 }
 
 // rootClimbs lists the uses of ${CLAUDE_PLUGIN_ROOT} in text (where says
@@ -275,4 +250,43 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 	}
 	s.climbs[key] = out
 	return out
+}
+
+// sortByDeclaration sorts hooks in the order of their declarations: by
+// file, line and column.
+func sortByDeclaration(hs []*Hook) {
+	slices.SortStableFunc(hs, func(a, b *Hook) int {
+		la, lb := a.Location, b.Location
+		if c := strings.Compare(la.File, lb.File); c != 0 {
+			return c
+		}
+		if la.Line != lb.Line {
+			return la.Line - lb.Line
+		}
+		return la.Column - lb.Column
+	})
+}
+
+// hooksNamed names the hooks hs (sorted by declaration) in a finding of
+// them all, at the first: each by its event, its matcher and its line
+// (file and line where another file declares it), maxHooksNamed at most,
+// the rest counted.
+func hooksNamed(hs []*Hook) string {
+	named := make([]string, 0, maxHooksNamed+1)
+	for i, h := range hs {
+		if i == maxHooksNamed {
+			named = append(named, fmt.Sprintf("%d more", len(hs)-i))
+			break
+		}
+		what := h.Event
+		if h.HasMatcher && h.Matcher != "" && h.Matcher != "*" {
+			what += " " + shownCut(h.Matcher, maxMonitorName)
+		}
+		where := fmt.Sprintf("line %d", h.Location.Line)
+		if h.Location.File != hs[0].Location.File {
+			where = fmt.Sprintf("%s:%d", shownName(h.Location.File), h.Location.Line)
+		}
+		named = append(named, what+" at "+where)
+	}
+	return JoinWords(named, "and")
 }

@@ -2838,8 +2838,18 @@ func fetchedMessage(who string, fs []fetched) (string, report.Severity) {
 // when it runs: a notice instead of a warning where the settings turn it
 // off (Hook.NotRun says so). A hook Claude Code never runs (a plugin
 // agent's, a shell-form one that names ${user_config.*}) fetches
-// nothing, and is not named.
+// nothing, and is not named. One command that a plugin (or a settings
+// file) declares as several hooks, on several events or matchers, is one
+// finding, at the first declared, that names them (as a run/hook-error
+// names them where it fails alike in each): a package runner's
+// dispatcher on every event said the same once an event.
 func (s *session) hookFetchedCode() {
+	type group struct {
+		hooks []*Hook
+		fs    []fetched
+	}
+	groups := map[string]*group{}
+	var order []*group
 	for _, h := range s.hooks {
 		if !h.runs() {
 			continue
@@ -2857,7 +2867,23 @@ func (s *session) hookFetchedCode() {
 		if len(fs) == 0 {
 			continue
 		}
-		msg, sev := fetchedMessage("hook "+shownCut(h.ID, maxServerLine), fs)
+		key := strings.Join(append([]string{h.context(), h.Plugin, h.Location.File, h.NotRun, fmt.Sprint(h.Exec), h.Command}, h.argvOf()...), "\x00")
+		g := groups[key]
+		if g == nil {
+			g = &group{fs: fs}
+			groups[key] = g
+			order = append(order, g)
+		}
+		g.hooks = append(g.hooks, h)
+	}
+	for _, g := range order {
+		sortByDeclaration(g.hooks)
+		h := g.hooks[0]
+		who := "hook " + shownCut(h.ID, maxServerLine)
+		if len(g.hooks) > 1 {
+			who = fmt.Sprintf("the command that %d hooks of %s run (%s)", len(g.hooks), shownName(h.Location.File), hooksNamed(g.hooks))
+		}
+		msg, sev := fetchedMessage(who, g.fs)
 		off, isOff := strings.CutPrefix(h.NotRun, "turned off: ")
 		if sev == report.SeverityWarning && !isOff {
 			// What the audit's run of it may record: none where the

@@ -968,3 +968,46 @@ func TestFetchFixKeepsTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchedCodeOfOneCommandOnSeveralHooks: one command that a plugin's
+// hooks file declares on several events (a package runner's dispatcher)
+// is one fetched-code finding, at the first hook declared, that names
+// the hooks; another command of the same package, and the same command
+// in another plugin, have their own.
+func TestFetchedCodeOfOneCommandOnSeveralHooks(t *testing.T) {
+	hooks := `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "bunx some-hooks pre"}]}],
+  "Notification": [{"matcher": "idle_prompt", "hooks": [{"type": "command", "command": "bunx some-hooks note"}]},
+    {"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "bunx some-hooks note"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "bunx some-hooks note"}]}]}}`
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name": "m", "plugins": [{"name": "p", "source": "./plugins/p"}, {"name": "q", "source": "./plugins/q"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/hooks/hooks.json":           hooks,
+		"plugins/q/.claude-plugin/plugin.json": `{"name": "q"}`,
+		"plugins/q/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bunx some-hooks note"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleFetchedCode {
+			got = append(got, fmt.Sprintf("%s:%d %s", f.Location.File, f.Location.Line, f.Message))
+		}
+	}
+	want := []string{
+		"plugins/p/hooks/hooks.json:2 hook plugins/p/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] runs code that is not in the tree, fetched at run time: bunx fetches some-hooks (no version",
+		"plugins/p/hooks/hooks.json:3 the command that 3 hooks of plugins/p/hooks/hooks.json run (Notification idle_prompt at line 3, Notification permission_prompt at line 4 and Stop at line 5) runs code that is not in the tree, fetched at run time: bunx fetches some-hooks (no version",
+		"plugins/q/hooks/hooks.json:1 hook plugins/q/hooks/hooks.json#hooks.Stop[0].hooks[0] runs code that is not in the tree, fetched at run time: bunx fetches some-hooks (no version",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("fetched-code findings:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("finding %d:\n%s\nwant it to begin\n%s", i, got[i], w)
+		}
+	}
+}
