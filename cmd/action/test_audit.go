@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -1070,13 +1069,20 @@ func ownWord(s string, known []string) string {
 // between a file and its line, stays: digits follow it.
 const labelColon = annotate.Colon
 
-// colonDigitRE matches a ':' before a digit, which reads as the ':' of a
-// line or column number.
-var colonDigitRE = regexp.MustCompile(`:[0-9]`)
+// colonDigit says whether s has a ':' before a digit, which reads as the
+// ':' of a line or column number.
+func colonDigit(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == ':' && '0' <= s[i+1] && s[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
 
 func loc(l report.Location) string {
 	f := l.File
-	if evidence.ShownName(f) != f || strings.ContainsRune(f, '\\') || colonDigitRE.MatchString(f) {
+	if evidence.ShownName(f) != f || strings.ContainsRune(f, '\\') || colonDigit(f) {
 		// Quoted where it could read as another place: a ':' of its
 		// own before a digit, which a terminal shows as itself
 		// ("a.json:7" at line 1 is not "a.json" at line 7, column 1;
