@@ -132,6 +132,24 @@ while left:
 print("sent in %.0f s; stalled on" % (time.monotonic() - t0), len(left), "reset", reset, flush=True)
 `
 
+// runWatchingConnector runs cmd, a vigiles run in allow mode, to its end
+// while watchConnector follows the connector below it, and returns what
+// it printed, what was seen of the connector and how cmd ended.
+func runWatchingConnector(t *testing.T, cmd *exec.Cmd) (stdout, stderr *bytes.Buffer, seen *connectorSeen, err error) {
+	t.Helper()
+	stdout, stderr, seen = &bytes.Buffer{}, &bytes.Buffer{}, &connectorSeen{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop, watched := make(chan struct{}), make(chan struct{})
+	go func() { watchConnector(cmd.Process.Pid, stop, seen); close(watched) }()
+	err = cmd.Wait()
+	close(stop)
+	<-watched
+	return stdout, stderr, seen, err
+}
+
 // connectorSeen is what the test saw of a run's connector while it ran.
 type connectorSeen struct {
 	mu     sync.Mutex
@@ -258,17 +276,7 @@ func TestConnectorMemoryInTheRunsCgroup(t *testing.T) {
 				"--", "python3", "flood.py", "3000", strconv.Itoa(kib))
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 			cmd.Dir = wt
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			var seen connectorSeen
-			stop, watched := make(chan struct{}), make(chan struct{})
-			go func() { watchConnector(cmd.Process.Pid, stop, &seen); close(watched) }()
-			err := cmd.Wait()
-			close(stop)
-			<-watched
+			stdout, stderr, seen, err := runWatchingConnector(t, cmd)
 
 			var res struct {
 				result

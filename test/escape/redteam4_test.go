@@ -1,7 +1,6 @@
 package escape
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,17 +74,7 @@ func TestConnectorOutOfDescriptors(t *testing.T) {
 		"--allow-ip", "198.18.214.2/32", "--timeout", "240s", "--", "python3", "exhaust.py")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.Dir = wt
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var seen connectorSeen
-	stop, watched := make(chan struct{}), make(chan struct{})
-	go func() { watchConnector(cmd.Process.Pid, stop, &seen); close(watched) }()
-	err := cmd.Wait()
-	close(stop)
-	<-watched
+	stdout, stderr, seen, err := runWatchingConnector(t, cmd)
 	var res struct {
 		result
 		Egress []struct {
