@@ -1124,7 +1124,7 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 	requireConfinement(t)
 	requireRoot(t, "moving this process between memory cgroups needs root")
 	caller, _, err := makeCgroup(v1MemoryRoot, fmt.Sprintf("vigiles-%d-caller", os.Getpid()),
-		[]cgroupFile{{name: "memory.limit_in_bytes", value: strconv.Itoa(256 << 20)}, {name: "memory.memsw.limit_in_bytes", value: strconv.Itoa(256 << 20), optional: true}})
+		[]cgroupFile{{name: "memory.limit_in_bytes", value: strconv.Itoa(1 << 30)}, {name: "memory.memsw.limit_in_bytes", value: strconv.Itoa(1 << 30), optional: true}})
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("no memory cgroup: %v", err)
@@ -1136,9 +1136,12 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 		t.Fatal("this process's memory cgroup is not to be found")
 	}
 	// The OOM killer weighs a task by its whole RSS, wherever its pages
-	// are charged: a test binary that an earlier test grew (a heap of
-	// hundreds of MiB, the race detector's shadow of it) outweighs the
-	// command and is the one killed. Hand back what it no longer uses.
+	// are charged, plus its oom_score_adj times the cgroup's limit: this
+	// test binary under -race holds about 500 MB, and the command, at
+	// 1000, outweighs it only where the limit is well above that (at 256
+	// MiB the binary was the one killed, now and then). So a limit of
+	// 1 GiB, and 1.5 GiB asked for, under the run's own 4 GiB; and what
+	// the binary no longer uses is handed back first.
 	runtime.GC()
 	debug.FreeOSMemory()
 	if err := writeControl(filepath.Join(caller, "cgroup.procs"), strconv.Itoa(os.Getpid())); err != nil {
@@ -1150,9 +1153,9 @@ func TestRunMemoryStaysUnderTheCallersLimit(t *testing.T) {
 		removeCgroup(caller, 5*time.Second)
 	}()
 	dir := makeTree(t, nil)
-	res := run(t, Spec{Dir: dir, Timeout: 2 * time.Minute, Command: sh(`exec python3 -c 'b = bytearray(400 << 20); print("allocated")'`)})
+	res := run(t, Spec{Dir: dir, Timeout: 2 * time.Minute, Command: sh(`exec python3 -c 'b = bytearray(1536 << 20); print("allocated")'`)})
 	if strings.Contains(res.Stdout, "allocated") || res.LimitHit != "memory" {
-		t.Errorf("400 MiB allocated under a caller limited to 256 MiB: exit %d limitHit %q stdout %q", res.ExitCode, res.LimitHit, res.Stdout)
+		t.Errorf("1.5 GiB allocated under a caller limited to 1 GiB: exit %d limitHit %q stdout %q", res.ExitCode, res.LimitHit, res.Stdout)
 	}
 }
 
