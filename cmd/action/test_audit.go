@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -1069,27 +1068,9 @@ func ownWord(s string, known []string) string {
 // between a file and its line, stays: digits follow it.
 const labelColon = annotate.Colon
 
-// colonDigit says whether s has a ':' before a digit, which reads as the
-// ':' of a line or column number.
-func colonDigit(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == ':' && '0' <= s[i+1] && s[i+1] <= '9' {
-			return true
-		}
-	}
-	return false
-}
-
 func loc(l report.Location) string {
-	f := l.File
-	if evidence.ShownName(f) != f || strings.ContainsRune(f, '\\') || colonDigit(f) {
-		// Quoted where it could read as another place: a ':' of its
-		// own before a digit, which a terminal shows as itself
-		// ("a.json:7" at line 1 is not "a.json" at line 7, column 1;
-		// "dir:x/hooks.json" stays as it is, a link), a backslash
-		// (`p\xff` is not p\xff), or what evidence.ShownName quotes.
-		f = strconv.Quote(f)
-	}
+	// Quoted where it could read as another place (annotate.ShownFile).
+	f := annotate.ShownFile(l.File)
 	s := clean(f, 200)
 	if l.Line > 0 {
 		s += fmt.Sprintf(":%d", l.Line)

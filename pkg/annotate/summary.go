@@ -84,11 +84,7 @@ func where(o SummaryOptions, l report.Location) string {
 		return "—"
 	}
 	p, inTree := treePath(l.File)
-	file := evidence.ShownName(l.File)
-	if file == l.File && colonDigit(l.File) {
-		// "a.json:7" at line 1 would read as "a.json:7:1" without one.
-		file = strconv.Quote(l.File)
-	}
+	file := ShownFile(l.File)
 	if l.Line > 0 {
 		// One value, so that a name that ends in ":100" does not make
 		// an emoji of the line's colon.
@@ -104,15 +100,23 @@ func where(o SummaryOptions, l report.Location) string {
 	return text
 }
 
-// colonDigit says whether s holds a ':' before a digit, which reads as
-// the ':' of a line number.
-func colonDigit(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == ':' && s[i+1] >= '0' && s[i+1] <= '9' {
-			return true
+// ShownFile is a location's file as a report for people shows it before
+// its line: as evidence.ShownName shows a name (quoted in Go syntax where
+// it is not one plain line of UTF-8), and quoted too where it holds a
+// backslash or a ':' before a digit, so that it reads as no other file:
+// "a.json:7" at line 1 is not a.json at line 7, column 1, and `p\xff`
+// is not the file named p and the byte 0xff. A ':' before anything else
+// stays as it is ("dir:x/hooks.json" is still a link on a terminal).
+func ShownFile(f string) string {
+	if s := evidence.ShownName(f); s != f {
+		return s
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] == '\\' || f[i] == ':' && i+1 < len(f) && '0' <= f[i+1] && f[i+1] <= '9' {
+			return strconv.Quote(f)
 		}
 	}
-	return false
+	return f
 }
 
 // summaryWriter appends markdown while it fits the budget. limit is the

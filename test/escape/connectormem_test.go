@@ -132,6 +132,30 @@ while left:
 print("sent in %.0f s; stalled on" % (time.monotonic() - t0), len(left), "reset", reset, flush=True)
 `
 
+// runAgainstEchoHost runs `vigiles run --json --workdir WT args…` in a
+// network namespace of its own whose host is the echo stand-in (echoHost,
+// echoServer), its work tree WT holding the hook's script (name, body),
+// and watches the connector while it runs (runWatchingConnector).
+func runAgainstEchoHost(ctx context.Context, t *testing.T, name, body string, args ...string) (stdout, stderr *bytes.Buffer, seen *connectorSeen, err error) {
+	t.Helper()
+	d := t.TempDir()
+	os.Chmod(d, 0o755)
+	for n, b := range map[string]string{"setup.sh": echoHost, "echo.py": echoServer} {
+		if err := os.WriteFile(filepath.Join(d, n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wt := workTree(t)
+	if err := os.WriteFile(filepath.Join(wt, name), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, "unshare", append([]string{"--net", "--mount", "bash", filepath.Join(d, "setup.sh"), d,
+		vigilesBin, "run", "--json", "--workdir", wt}, args...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	cmd.Dir = wt
+	return runWatchingConnector(t, cmd)
+}
+
 // runWatchingConnector runs cmd, a vigiles run in allow mode, to its end
 // while watchConnector follows the connector below it, and returns what
 // it printed, what was seen of the connector and how cmd ended.
@@ -257,26 +281,11 @@ func TestConnectorMemoryInTheRunsCgroup(t *testing.T) {
 				}
 				t.Skipf("%s is not installed", connector)
 			}
-			d := t.TempDir()
-			os.Chmod(d, 0o755)
-			for name, body := range map[string]string{"setup.sh": echoHost, "echo.py": echoServer} {
-				if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			wt := workTree(t)
-			if err := os.WriteFile(filepath.Join(wt, "flood.py"), []byte(echoFlood), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, "unshare", "--net", "--mount", "bash", filepath.Join(d, "setup.sh"), d,
-				vigilesBin, "run", "--json", "--workdir", wt, "--egress", "allow", "--connector", connector,
+			stdout, stderr, seen, err := runAgainstEchoHost(ctx, t, "flood.py", echoFlood, "--egress", "allow", "--connector", connector,
 				"--allow-ip", "198.18.214.2/32", "--limit-run-memory", fmt.Sprintf("%dMiB", limitMiB), "--timeout", "150s",
 				"--", "python3", "flood.py", "3000", strconv.Itoa(kib))
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-			cmd.Dir = wt
-			stdout, stderr, seen, err := runWatchingConnector(t, cmd)
 
 			var res struct {
 				result

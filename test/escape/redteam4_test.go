@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -56,25 +55,10 @@ func TestConnectorOutOfDescriptors(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
-	d := t.TempDir()
-	os.Chmod(d, 0o755)
-	for name, body := range map[string]string{"setup.sh": echoHost, "echo.py": echoServer} {
-		if err := os.WriteFile(filepath.Join(d, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wt := workTree(t)
-	if err := os.WriteFile(filepath.Join(wt, "exhaust.py"), []byte(connectorExhaust), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "unshare", "--net", "--mount", "bash", filepath.Join(d, "setup.sh"), d,
-		vigilesBin, "run", "--json", "--workdir", wt, "--egress", "allow", "--connector", "slirp4netns",
+	stdout, stderr, seen, err := runAgainstEchoHost(ctx, t, "exhaust.py", connectorExhaust, "--egress", "allow", "--connector", "slirp4netns",
 		"--allow-ip", "198.18.214.2/32", "--timeout", "240s", "--", "python3", "exhaust.py")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH") + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	cmd.Dir = wt
-	stdout, stderr, seen, err := runWatchingConnector(t, cmd)
 	var res struct {
 		result
 		Egress []struct {
