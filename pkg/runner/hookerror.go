@@ -233,12 +233,8 @@ const maxHooksNamed = 6
 // findings of every other hook are left, in their order, for
 // groupAcrossTools.
 func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRun, grouped []report.Finding) {
-	type group struct {
-		members []findingOfRun
-		hooks   []string // hookOfRun of the members, each once, in order
-	}
-	groups := map[string]*group{}
-	var order []*group
+	groups := map[string][]findingOfRun{}
+	var order []string
 	for _, e := range fs {
 		at := " " + e.r.Event + toolSuffix(e.r.Tool) + " failed ("
 		if !strings.HasPrefix(e.f.Message, shownName(e.r.Plugin)+at) {
@@ -246,25 +242,16 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 			continue
 		}
 		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, strings.Replace(e.f.Message, at, " \x00 failed (", 1), e.f.Evidence}, "\x00")
-		g := groups[key]
-		if g == nil {
-			g = &group{}
-			groups[key] = g
-			order = append(order, g)
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
 		}
-		g.members = append(g.members, e)
-		if h := hookOfRun(e.r); !slices.Contains(g.hooks, h) {
-			g.hooks = append(g.hooks, h)
-		}
+		groups[key] = append(groups[key], e)
 	}
-	for _, g := range order {
-		if len(g.hooks) < 2 {
-			rest = append(rest, g.members...)
-			continue
-		}
+	for _, key := range order {
+		members := groups[key]
 		// In the order of their declarations: the first is where the
 		// finding stands.
-		slices.SortStableFunc(g.members, func(a, b findingOfRun) int {
+		slices.SortStableFunc(members, func(a, b findingOfRun) int {
 			la, lb := a.r.Location, b.r.Location
 			if c := strings.Compare(la.File, lb.File); c != 0 {
 				return c
@@ -274,21 +261,24 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 			}
 			return la.Column - lb.Column
 		})
-		g.hooks = g.hooks[:0]
-		for _, e := range g.members {
-			if h := hookOfRun(e.r); !slices.Contains(g.hooks, h) {
-				g.hooks = append(g.hooks, h)
-			}
-		}
-		first := g.members[0]
+		var hooks []string // each once, in that order
 		runsOf := map[string][]report.HookRun{}
-		for _, e := range g.members {
-			runsOf[hookOfRun(e.r)] = append(runsOf[hookOfRun(e.r)], e.r)
+		for _, e := range members {
+			h := hookOfRun(e.r)
+			if runsOf[h] == nil {
+				hooks = append(hooks, h)
+			}
+			runsOf[h] = append(runsOf[h], e.r)
 		}
+		if len(hooks) < 2 {
+			rest = append(rest, members...)
+			continue
+		}
+		first := members[0]
 		named := make([]string, 0, maxHooksNamed+1)
-		for i, h := range g.hooks {
+		for i, h := range hooks {
 			if i == maxHooksNamed {
-				named = append(named, fmt.Sprintf("%d more", len(g.hooks)-i))
+				named = append(named, fmt.Sprintf("%d more", len(hooks)-i))
 				break
 			}
 			rs := runsOf[h]
@@ -308,7 +298,7 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 		}
 		f := first.f
 		at := shownName(first.r.Plugin) + " " + first.r.Event + toolSuffix(first.r.Tool) + " failed ("
-		f.Message = fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, each failed alike (", shownName(first.r.Plugin), len(g.hooks), JoinWords(named, "and"), len(g.members)) +
+		f.Message = fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, each failed alike (", shownName(first.r.Plugin), len(hooks), JoinWords(named, "and"), len(members)) +
 			strings.TrimPrefix(f.Message, at)
 		grouped = append(grouped, f)
 	}
