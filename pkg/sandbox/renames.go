@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -260,10 +258,12 @@ func sumUnder(d int, rel string, marked bool, set xattrSet, bytes *[sha256.Size]
 	if err != nil {
 		return nil
 	}
-	f := os.NewFile(uintptr(fd), rel)
+	f, _, err := regularOf(fd, rel)
+	if err != nil {
+		return nil
+	}
 	defer f.Close()
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || marked && !originMarked(fd) {
+	if marked && !originMarked(fd) {
 		return nil
 	}
 	x, err := xattrs(fd, set)
@@ -271,11 +271,11 @@ func sumUnder(d int, rel string, marked bool, set xattrSet, bytes *[sha256.Size]
 		return nil
 	}
 	if bytes == nil {
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
+		sum, err := sumOf(f)
+		if err != nil {
 			return nil
 		}
-		bytes = (*[sha256.Size]byte)(h.Sum(nil))
+		bytes = &sum
 	}
 	return renameSum(bytes, x)
 }

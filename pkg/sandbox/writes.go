@@ -820,6 +820,12 @@ func openRegularAt(dfd int, name string) (*os.File, *unix.Stat_t, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return regularOf(fd, name)
+}
+
+// regularOf is the open file fd, named name, where it is a regular file;
+// otherwise it is closed.
+func regularOf(fd int, name string) (*os.File, *unix.Stat_t, error) {
 	f := os.NewFile(uintptr(fd), name)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -855,6 +861,11 @@ func fileSum(dfd int, name string) ([sha256.Size]byte, error) {
 		return sum, err
 	}
 	defer f.Close()
+	return sumOf(f)
+}
+
+// sumOf is the SHA-256 of what is left to read of f.
+func sumOf(f *os.File) (sum [sha256.Size]byte, err error) {
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return sum, err
