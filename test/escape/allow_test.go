@@ -24,12 +24,7 @@ import (
 func TestAllowRouteOut(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "allow mode is tested as root here (slirp4netns needs /dev/net/tun, which is 0600 on these machines)")
-	if _, err := exec.LookPath("slirp4netns"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("slirp4netns is required in CI")
-		}
-		t.Skip("slirp4netns is not installed")
-	}
+	requireTools(t, "slirp4netns")
 	runs := 6
 	if _, err := exec.LookPath("pasta"); err != nil {
 		if os.Getenv("CI") == "true" {

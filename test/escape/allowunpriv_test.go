@@ -56,14 +56,7 @@ func nobodyAllowRun(ctx context.Context, t *testing.T, pre string, command ...st
 	t.Helper()
 	requireBwrap(t)
 	requireRoot(t, "the test makes its own tun node, in a mount namespace of its own, and runs vigiles as nobody")
-	for _, prog := range []string{"slirp4netns", "setpriv", "unshare"} {
-		if _, err := exec.LookPath(prog); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI", prog)
-			}
-			t.Skipf("%s is not installed", prog)
-		}
-	}
+	requireTools(t, "slirp4netns", "setpriv", "unshare")
 	rs := runners(t)
 	if len(rs) < 2 {
 		t.Skip("no unprivileged user to run vigiles as")

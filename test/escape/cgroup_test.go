@@ -21,9 +21,7 @@ import (
 func TestCgroupMountedAtItsOwnRoot(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "making cgroups and mount namespaces needs root")
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Fatalf("unshare (util-linux) is needed: %v", err)
-	}
+	requireTools(t, "unshare")
 	for _, tc := range []struct {
 		name, sub string // sub: the caller's cgroup below the mounted one
 		args      string // vigiles run's limits

@@ -145,22 +145,10 @@ for arg in sys.argv[1:]:
 func TestAllowConnectorDNSAndHostAddress(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "allow mode is tested as root here (slirp4netns needs /dev/net/tun, which is 0600 on these machines), and so are the test's namespaces")
-	for _, tool := range []string{"unshare", "nsenter", "ip", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	requireTools(t, "unshare", "nsenter", "ip", "python3")
 	for _, connector := range []string{"slirp4netns", "pasta"} {
 		t.Run(connector, func(t *testing.T) {
-			if _, err := exec.LookPath(connector); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s is required in CI", connector)
-				}
-				t.Skipf("%s is not installed", connector)
-			}
+			requireTools(t, connector)
 			testConnectorDNSAndHost(t, connector)
 		})
 	}

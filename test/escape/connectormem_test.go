@@ -262,25 +262,13 @@ func descendants(root int) []int {
 func TestConnectorMemoryInTheRunsCgroup(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "only a root caller's run has a memory cgroup, and the test's namespaces need root")
-	for _, tool := range []string{"unshare", "nsenter", "ip", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	requireTools(t, "unshare", "nsenter", "ip", "python3")
 	const limitMiB = 192
 	// pasta held 35 MB under the whole flood, slirp4netns 722 MB: pasta's
 	// connections carry less, for a shorter run that still shows its cgroup.
 	for connector, kib := range map[string]int{"slirp4netns": 1024, "pasta": 64} {
 		t.Run(connector, func(t *testing.T) {
-			if _, err := exec.LookPath(connector); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s is required in CI", connector)
-				}
-				t.Skipf("%s is not installed", connector)
-			}
+			requireTools(t, connector)
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
 			stdout, stderr, seen, err := runAgainstEchoHost(ctx, t, "flood.py", echoFlood, "--egress", "allow", "--connector", connector,

@@ -21,12 +21,7 @@ const gitCanaryConf = `[http "https://github.com/"]
 
 func gitInit(t *testing.T, dir string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git is required in CI")
-		}
-		t.Skip("git is not installed")
-	}
+	requireTools(t, "git")
 	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}

@@ -129,6 +129,20 @@ func requireBwrap(t *testing.T) {
 	}
 }
 
+// requireTools fails in CI and skips elsewhere where a program the test
+// runs is not installed, naming it.
+func requireTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required in CI", tool)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+}
+
 // workTree makes a world-readable work tree holding the escape scripts.
 func workTree(t *testing.T) string {
 	t.Helper()

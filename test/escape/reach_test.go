@@ -23,12 +23,7 @@ import (
 // and a leftover process is still listed.
 func TestReaperLimitsStayItsOwn(t *testing.T) {
 	requireBwrap(t)
-	if _, err := exec.LookPath("prlimit"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("prlimit (util-linux) is required in CI")
-		}
-		t.Skip("prlimit is not installed")
-	}
+	requireTools(t, "prlimit")
 	for _, r := range runners(t) {
 		t.Run(r.name, func(t *testing.T) {
 			res := vigiles(t, r, workTree(t), nil, "--linger", "1s", "--", "sh", "-c",

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -47,14 +45,7 @@ print("done", flush=True)
 func TestConnectorOutOfDescriptors(t *testing.T) {
 	requireBwrap(t)
 	requireRoot(t, "the test's network namespaces need root")
-	for _, tool := range []string{"unshare", "nsenter", "ip", "python3", "slirp4netns"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	requireTools(t, "unshare", "nsenter", "ip", "python3", "slirp4netns")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	stdout, stderr, seen, err := runAgainstEchoHost(ctx, t, "exhaust.py", connectorExhaust, "--egress", "allow", "--connector", "slirp4netns",
