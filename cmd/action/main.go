@@ -166,7 +166,9 @@ func exitCode(err error, stderr io.Writer, stepLog bool) int {
 // "./x.go:1:1: approved" in one of them, of "line 1, col 1, Error - x (y)"
 // after any ':', or of a line that starts with one (setup-python's).
 // Elsewhere the ':' stay, so that a terminal still links
-// ".vigiles.yml:12:3".
+// ".vigiles.yml:12:3", and every control character but a line feed or a
+// tab is shown, not sent (shownControls): a name with ESC ] 52 in it must
+// not write the caller's clipboard, nor a "\r" write over "vigiles: ".
 func printError(stderr io.Writer, err error, stepLog bool) {
 	if ps, ok := err.(problems); ok {
 		for _, p := range ps {
@@ -175,11 +177,14 @@ func printError(stderr io.Writer, err error, stepLog bool) {
 		return
 	}
 	if !stepLog {
-		fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", err.Error())))
+		fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", shownControls(err.Error()))))
 		return
 	}
 	var b strings.Builder
-	for _, l := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+	// Lines at a line feed alone: a "\r" in a name quoted would start a
+	// line of the name's own after "vigiles: ", which could read as
+	// vigiles' (OneLine makes it a space).
+	for _, l := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }) {
 		b.WriteString(annotate.NoMatch("vigiles: "+annotate.InertLine(annotate.OneLine(l))) + "\n")
 	}
 	io.WriteString(stderr, b.String())

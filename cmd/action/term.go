@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
@@ -139,4 +141,41 @@ func (c colonWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// shownEscaped reports whether clean and shownControls show r as its
+// \u escape: a control character (ESC and the rest of C0, DEL, C1), a
+// format character (bidi controls, zero-width ones, a byte order mark, a
+// soft hyphen), which could make text display as other text, a line or
+// paragraph separator, which could split a line, and U+FFFD, which would
+// read as a byte that is not UTF-8 elsewhere.
+func shownEscaped(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar
+}
+
+// shownControls is s with every character a terminal could act on, or
+// that could make the text read as other text, shown instead of sent, as
+// clean shows it: \u001b for ESC (an OSC 52 clipboard write, a title, a
+// cursor move), \u000d for a carriage return that would write over the
+// line's start, \u202e for a bidi override, \xff for a byte that is not
+// UTF-8. Line feeds and tabs stay; so does every other character, a
+// backslash and a ':' included: an error's own words and the Go quotes
+// in them read as written. For errors, which quote names a plugin or a
+// repository chose among vigiles' own words (printError).
+func shownControls(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case shownEscaped(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

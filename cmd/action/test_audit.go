@@ -16,7 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
@@ -969,10 +968,7 @@ func shownRune(r rune) string {
 		return `\n`
 	case r == '\t':
 		return " "
-	case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar:
-		// Format characters (bidi controls, zero-width ones, BOM,
-		// soft hyphen) could make text display as other text; line
-		// separators could split a line.
+	case shownEscaped(r):
 		return fmt.Sprintf(`\u%04x`, r)
 	}
 	return string(r)

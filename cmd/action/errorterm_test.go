@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/internal/ptytest"
+	"github.com/vigiles/action/pkg/annotate"
+)
+
+// hostileName is a file name that acts on a terminal printed as it is:
+// OSC 52 writes the clipboard, OSC 0 sets the title, "\r" and ESC [ 2K
+// erase the line's start, a backspace and a bidi override rewrite what
+// shows, and a byte that is not UTF-8 (a raw C1 CSI to a terminal in an
+// 8-bit locale).
+const hostileName = "r\x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\r\x1b[2Kok\b\u202e\x9b2J.json"
+
+// TestErrorsQuotingHostileNamesAreInert: an error that quotes a name the
+// repository chose (merge given a report directory so named, as a glob
+// of downloaded artifacts would give it) reaches a real terminal with no
+// control character of the name's, each shown as clean shows it, and the
+// error's own words and ':' as written; in a step log the name can start
+// no workflow command, and no control reaches the log either.
+func TestErrorsQuotingHostileNamesAreInert(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), hostileName)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shown := func(s string) {
+		t.Helper()
+		for _, c := range []string{"\x1b", "\x07", "\r", "\b", "\u202e", "\x9b"} {
+			if strings.Contains(s, c) {
+				t.Errorf("the error sends %q:\n%q", c, s)
+			}
+		}
+	}
+
+	ptm, pts := ptytest.Open(t)
+	var got bytes.Buffer
+	done := make(chan struct{})
+	go func() { got.ReadFrom(ptm); close(done) }()
+	err := run(context.Background(), []string{"merge", dir}, func(string) string { return "" }, strings.NewReader(""), pts, pts)
+	if err == nil {
+		t.Fatal("merge of a directory succeeded")
+	}
+	exitCode(err, pts, false)
+	pts.Close()
+	<-done
+	term := got.String()
+	shown(term)
+	for _, want := range []string{`r\u001b]52;c;cHduZWQ=\u0007\u001b]0;owned\u0007\u000d\u001b[2Kok\u0008\u202e\x9b2J.json`, "vigiles: merge: report ", "is a directory, not a report file: name the report files in it"} {
+		if !strings.Contains(term, want) {
+			t.Errorf("the terminal shows no %q:\n%s", want, term)
+		}
+	}
+
+	var step bytes.Buffer
+	exitCode(err, &step, true)
+	shown(step.String())
+	if !strings.HasPrefix(step.String(), annotate.NoMatch("vigiles: merge: report ")) || strings.Count(step.String(), "\n") != 1 {
+		t.Errorf("in a step log the error is not one line of vigiles' own:\n%q", step.String())
+	}
+}
+
+// TestShownControlsKeepsAnErrorsWords: a line feed and a tab stay, as do
+// a backslash, a Go quote's escapes and a ':'; a U+FFFD is told from a
+// byte that is not UTF-8.
+func TestShownControlsKeepsAnErrorsWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"a: \"p\\xff\"\n\tb":   "a: \"p\\xff\"\n\tb",
+		"p\xff and p\uFFFD":    `p\xff and p\ufffd`,
+		"x\x1b[31m\u2028y\x7f": `x\u001b[31m\u2028y\u007f`,
+		"ünïcode ꞉ stays":      "ünïcode ꞉ stays",
+	} {
+		if got := shownControls(in); got != want {
+			t.Errorf("shownControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
