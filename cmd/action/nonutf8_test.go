@@ -136,3 +136,29 @@ func TestTextReportShowsBytesThatAreNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestTextReportTellsAnEscapeFromTheNameThatSpellsIt: a plugin, event,
+// tool or rule spelt with a backslash, p\xff in four characters, reads
+// apart from p and the byte 0xff, and p\u202e from a bidi override: the
+// name's backslash is shown doubled, the byte and the override as escapes.
+func TestTextReportTellsAnEscapeFromTheNameThatSpellsIt(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: "audit", Verdict: report.VerdictFail}
+	names := []string{"p\xff", `p\xff`, "p\u202e", `p\u202e`}
+	for _, n := range names {
+		rep.Runs = append(rep.Runs, report.HookRun{ID: n, Plugin: n, Event: "E" + n, Tool: "T" + n, Tier: "confined", Outcome: "allowed",
+			Location: report.Location{File: "h.json", Line: 1}})
+		rep.Findings = append(rep.Findings, report.Finding{Rule: "r/" + n, Severity: report.SeverityError, Message: "m", Location: report.Location{File: "h.json", Line: 1}})
+	}
+	var out bytes.Buffer
+	finishReport("audit", rep, nil, "text", "", &out, io.Discard)
+	for _, want := range []string{`p\xff`, `p\\xff`, `p\u202e`, `p\\u202e`} {
+		for _, w := range []string{"\n" + want + " ", "E" + want + " ", "T" + want + " ", "r/" + want + "\n"} {
+			if strings.Count(out.String(), w) != 1 {
+				t.Errorf("the text report shows %q %d times, want once:\n%s", w, strings.Count(out.String(), w), out.String())
+			}
+		}
+	}
+	if strings.Contains(out.String(), "\u202e") {
+		t.Errorf("the text report sends a bidi override:\n%s", out.String())
+	}
+}

@@ -920,14 +920,29 @@ func writeJSONReport(w io.Writer, rep *report.Report) error {
 // "./main.go:1:1: approved" is no compiler's error to a problem matcher;
 // the reports' layout does the rest (labelColon, and no two lines in a
 // row that start with such text: writeEvidence, writeAuditText).
-func clean(s string, max int) string {
+//
+// A backslash stays one: clean is for free text, a message or a reason
+// that quotes names in Go syntax ("p\xff" for the byte), evidence that
+// is a hook's JSON ("a\nb"), where a backslash doubled would misquote
+// them. A name is shown with cleanName.
+func clean(s string, max int) string { return cleanAs(s, max, false) }
+
+// cleanName is clean for a name a plugin or a report chose (a plugin, an
+// event, a tool, a check, a rule), shown alone: each backslash of it is
+// shown as "\\", so that a name spelt p\xff, four characters, reads apart
+// from p and the byte 0xff, which clean shows as \xff, and p\u202e from a
+// bidi override.
+func cleanName(s string, max int) string { return cleanAs(s, max, true) }
+
+// cleanAs is clean, or cleanName where name is true.
+func cleanAs(s string, max int, name bool) string {
 	// Each character as it is shown, an escape's width and all: the cut
 	// counts what is shown, the "…" among it, so that a table's column,
 	// padded by runes, stays in line.
 	var shown []string
 	width := 0
 	for i, r := range s {
-		p := shownRune(r)
+		p := shownRune(r, name)
 		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			// A byte that is not UTF-8 is itself, \xff, so that p\xff
 			// and p\xfe read as two, and neither as a U+FFFD's \ufffd.
@@ -955,8 +970,8 @@ func clean(s string, max int) string {
 	return b.String()
 }
 
-// shownRune is how clean shows r.
-func shownRune(r rune) string {
+// shownRune is how clean shows r, and cleanName where name is true.
+func shownRune(r rune, name bool) string {
 	switch {
 	case r == ':':
 		return annotate.Colon
@@ -964,6 +979,8 @@ func shownRune(r rune) string {
 		// One a plugin chose: never read as a ':' where ownText
 		// makes vigiles' own Colons ':' again.
 		return `\ua789`
+	case r == '\\' && name:
+		return `\\`
 	case r == '\n':
 		return `\n`
 	case r == '\t':
@@ -980,7 +997,7 @@ func shownRune(r rune) string {
 // line shows what it runs), then how many more there are ("+412 more").
 // The count is never what the cut takes: a run's 415 writes under long
 // paths read as two paths and an "…", as if it wrote about two files.
-func listText(items []string, total, max int) string {
+func listText(items []string, total, max int, name bool) string {
 	if len(items) == 0 {
 		return ""
 	}
@@ -994,7 +1011,7 @@ func listText(items []string, total, max int) string {
 	for i, it := range items {
 		w := 0
 		for _, r := range it {
-			if w += utf8.RuneCountInString(shownRune(r)); w > max {
+			if w += utf8.RuneCountInString(shownRune(r, name)); w > max {
 				break
 			}
 		}
@@ -1008,19 +1025,19 @@ func listText(items []string, total, max int) string {
 	}
 	s := strings.Join(items[:k], ", ")
 	if k == len(items) {
-		return clean(s+more(k), max)
+		return cleanAs(s+more(k), max, name)
 	}
 	room := max - width - len(more(k+1))
 	if k > 0 {
 		room -= len(", ")
 	}
 	if k > 0 && room < minCutItem {
-		return clean(s+more(k), max)
+		return cleanAs(s+more(k), max, name)
 	}
 	if k > 0 {
-		s = clean(s, max) + ", "
+		s = cleanAs(s, max, name) + ", "
 	}
-	return s + clean(items[k], room) + more(k+1)
+	return s + cleanAs(items[k], room, name) + more(k+1)
 }
 
 // minCutItem is the fewest characters of an item listText shows cut
@@ -1055,7 +1072,7 @@ func ownWord(s string, known []string) string {
 	if slices.Contains(known, s) {
 		return s
 	}
-	return `"` + clean(s, 40) + `"`
+	return `"` + cleanName(s, 40) + `"`
 }
 
 // labelColon ends a label that text a plugin chose follows ("wrote꞉ "):
@@ -1118,7 +1135,7 @@ func hostsText(r report.HookRun) string {
 			hs = append(hs, h)
 		}
 	}
-	return listText(hs, len(hs), 160)
+	return listText(hs, len(hs), 160, true)
 }
 
 func writesText(r report.HookRun) string {
@@ -1151,7 +1168,7 @@ func writesText(r report.HookRun) string {
 		}
 		ps = append(ps, p)
 	}
-	return listText(ps, len(r.Writes), 160)
+	return listText(ps, len(r.Writes), 160, false)
 }
 
 // writeTextReport prints a report for people: a verdict line, what ran,
@@ -1168,11 +1185,11 @@ func writeTextReportOf(w io.Writer, rep *report.Report, runErr error) {
 	}
 	verdict := map[string]string{report.VerdictPass: "PASS", report.VerdictFail: "FAIL", report.VerdictError: "ERROR"}[rep.Verdict]
 	if verdict == "" {
-		verdict = strings.ToUpper(clean(rep.Verdict, 20))
+		verdict = strings.ToUpper(cleanName(rep.Verdict, 20))
 	}
 	shard := ""
 	if rep.Shard != "" {
-		shard = " (shard " + clean(rep.Shard, 20) + ")"
+		shard = " (shard " + cleanName(rep.Shard, 20) + ")"
 	}
 	switch rep.Command {
 	case "test":
@@ -1213,14 +1230,14 @@ func writeTextReportOf(w io.Writer, rep *report.Report, runErr error) {
 		fmt.Fprintf(w, "\n%s (%d error, %d warning, %d notice%s):\n", title,
 			shownCounts[report.SeverityError], shownCounts[report.SeverityWarning], shownCounts[report.SeverityNotice], note)
 		for _, f := range shown {
-			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", ownWord(string(f.Severity), severities), loc(f.Location), clean(f.Rule, 60), clean(f.Message, maxMessageRunes))
+			fmt.Fprintf(w, "  %-7s %s  %s\n          %s\n", ownWord(string(f.Severity), severities), loc(f.Location), cleanName(f.Rule, 60), clean(f.Message, maxMessageRunes))
 		}
 	}
 	fmt.Fprintln(w)
 	switch {
 	case runErr != nil:
 		// Whatever the verdict: the command exits 125.
-		fmt.Fprintf(w, "Result: ERROR — %s.\n", clean(strings.TrimSuffix(namedFor(clean(rep.Command, 20), runErr).Error(), "."), maxMessageRunes))
+		fmt.Fprintf(w, "Result: ERROR — %s.\n", clean(strings.TrimSuffix(namedFor(cleanName(rep.Command, 20), runErr).Error(), "."), maxMessageRunes))
 	case rep.Verdict == report.VerdictPass:
 		fmt.Fprintln(w, "Result: PASS.")
 	case rep.Verdict == report.VerdictFail:
@@ -1295,9 +1312,9 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 	fmt.Fprintf(w, " — %s%s\n\n", verdict, otherErrors(rep, failed))
 	for _, name := range order {
 		c := byName[name]
-		fmt.Fprintf(w, "%s %s\n", mark(c), clean(name, 200))
+		fmt.Fprintf(w, "%s %s\n", mark(c), cleanName(name, 200))
 		for _, r := range c.runs {
-			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", clean(r.Plugin, 80), clean(r.Event, 60), toolText(r.Tool), loc(r.Location), orNone(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes))
+			fmt.Fprintf(w, "       %s %s%s via %s (%s): %s", cleanName(r.Plugin, 80), cleanName(r.Event, 60), toolText(r.Tool), loc(r.Location), orNone(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes))
 			if r.Reason != "" {
 				fmt.Fprintf(w, " — %s", clean(r.Reason, 200))
 			}
@@ -1397,7 +1414,7 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	what := "audit"
 	if rep.Command != "audit" {
-		what = clean(rep.Command, 20)
+		what = cleanName(rep.Command, 20)
 	}
 	// The progress lines count runs; say the listed hooks apart so the
 	// two counts agree.
@@ -1420,7 +1437,7 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	}
 	fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  %s\n", "PLUGIN", "EVENT", "TOOL", "TIER", "OUTCOME", "TIME", "HOSTS TRIED / FILES WRITTEN")
 	for _, r := range rep.Runs {
-		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts"+labelColon+" %s\n", clean(r.Plugin, 18), clean(r.Event, 18), orDash(clean(r.Tool, 10)), orDash(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes), dur(r.DurationMs), hostsText(r))
+		fmt.Fprintf(w, "%-18s %-18s %-10s %-9s %-15s %-8s  hosts"+labelColon+" %s\n", cleanName(r.Plugin, 18), cleanName(r.Event, 18), orDash(cleanName(r.Tool, 10)), orDash(ownWord(r.Tier, tiers)), ownWord(r.Outcome, outcomes), dur(r.DurationMs), hostsText(r))
 		// "at": a row and the line under it both starting with names a
 		// plugin chose could make setup-python's two-line pattern.
 		fmt.Fprintf(w, "%-84s  wrote"+labelColon+" %s\n", "  at "+loc(r.Location), writesText(r))
@@ -1432,7 +1449,7 @@ func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 			if r.TimedOut {
 				label = "running at the deadline"
 			}
-			fmt.Fprintf(w, "%-84s  %s"+labelColon+" %s\n", "", label, listText(r.Lingered, len(r.Lingered), 160))
+			fmt.Fprintf(w, "%-84s  %s"+labelColon+" %s\n", "", label, listText(r.Lingered, len(r.Lingered), 160, false))
 		}
 		if t := envFileText(r); t != "" {
 			fmt.Fprintf(w, "%-84s  env file"+labelColon+" %s\n", "", t)
@@ -1452,7 +1469,7 @@ func toolText(t string) string {
 	if t == "" {
 		return ""
 	}
-	return " " + clean(t, 60)
+	return " " + cleanName(t, 60)
 }
 
 func orDash(s string) string {

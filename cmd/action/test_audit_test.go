@@ -1281,8 +1281,8 @@ func TestRunTextKeepsTheCount(t *testing.T) {
 	for _, c := range []struct{ name, got, want string }{
 		{"writes", writesText(r), long(0) + ", " + long(1) + ", " + long(2)[:28] + "…, +412 more"},
 		{"hosts", hostsText(r), host(0) + ", " + host(1)[:62] + "…, +3 more"},
-		{"first cut", listText(r.Lingered, len(r.Lingered), 160), strings.Repeat("y", 150) + "…, +1 more"},
-		{"last cut", listText(procs, len(procs), 160), procs[0] + ", " + procs[1][:77] + "…"},
+		{"first cut", listText(r.Lingered, len(r.Lingered), 160, false), strings.Repeat("y", 150) + "…, +1 more"},
+		{"last cut", listText(procs, len(procs), 160, false), procs[0] + ", " + procs[1][:77] + "…"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
