@@ -188,17 +188,42 @@ func sarifLevel(s report.Severity) string {
 // sarifPath is the repository-relative path a SARIF uri names for file:
 // treePath's, and also a file that only its bytes that are not UTF-8 keep
 // from being one (p\xff/x): sarifURI percent-encodes each byte (p%FF/x),
-// which names the file exactly, where an annotation's text cannot.
+// which names the file exactly, where an annotation's text cannot. But
+// not one with a byte that starts an overlong form (overlongLead): a
+// lenient decoder of the uri reads %C0%AE%C0%AE as "..", and the path
+// out of the repository that it would then name is no place for a
+// finding; it is placed as one without a file, as an annotation is.
 func sarifPath(file string) (string, bool) {
 	if p, ok := treePath(file); ok || utf8.ValidString(file) {
 		return p, ok
 	}
-	if _, ok := treePath(strings.ToValidUTF8(file, "\uFFFD")); !ok {
+	if _, ok := treePath(strings.ToValidUTF8(file, "\uFFFD")); !ok || overlongLead(file) {
 		return "", false
 	}
 	// No byte that is not UTF-8 is a '.' or '/': it is cleaned as the
 	// path it shows as is.
 	return path.Clean(strings.TrimPrefix(file, "./")), true
+}
+
+// overlongLead reports whether s holds, outside its valid UTF-8, a byte
+// that can begin an overlong form, a character spelt in more bytes than
+// UTF-8 allows, which lenient decoders (IIS's of old, some JVMs' and C
+// libraries', D's decodeComponent) still read: 0xC0 and 0xC1, which only
+// ever start one (C0 AE is '.', C0 AF '/'; so does C0 followed by the
+// character itself, read without checking its top bits); 0xE0 and 0xF0,
+// whose overlong forms (E0 80 AE, F0 80 80 AF) are not UTF-8 either;
+// and 0xF8 and 0xFC, which start the overlong five- and six-byte forms
+// of old (F8 80 80 80 AE). A valid character that begins with 0xE0 or
+// 0xF0 is no such byte; 0xFE and 0xFF start nothing.
+func overlongLead(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if b := s[i]; r == utf8.RuneError && n == 1 && (b == 0xc0 || b == 0xc1 || b == 0xe0 || b == 0xf0 || b == 0xf8 || b == 0xfc) {
+			return true
+		}
+		i += n
+	}
+	return false
 }
 
 // sarifURI percent-escapes each segment of a repository-relative path,
