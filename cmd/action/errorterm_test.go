@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/vigiles/action/internal/ptytest"
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/report"
 )
 
 // hostileName is a file name that acts on a terminal printed as it is:
@@ -78,6 +80,34 @@ func TestShownControlsKeepsAnErrorsWords(t *testing.T) {
 	} {
 		if got := shownControls(in); got != want {
 			t.Errorf("shownControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestJSONReportOnATerminalSendsNoControl: a report merged onto a real
+// terminal as JSON writes a name's DEL and C1 controls (U+009B, a CSI to
+// a terminal that reads C1 in UTF-8) as \u escapes, the same data, as it
+// writes ESC and the format characters.
+func TestJSONReportOnATerminalSendsNoControl(t *testing.T) {
+	rep := &report.Report{Schema: report.Schema, Tool: report.Tool{Name: "vigiles"}, Command: "audit", Verdict: report.VerdictPass,
+		Runs: []report.HookRun{{ID: "1", Plugin: "p\u009b2J\u009d0;t\u009c\x7f", Event: "Stop", Tier: "confined", Outcome: "allowed"}}, Findings: []report.Finding{}}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"json", "sarif"} {
+		got := onTerminal(t, nil, "merge", "--format", format, p)
+		for _, c := range []string{"\u009b", "\u009d", "\u009c", "\x7f", "\x1b"} {
+			if strings.Contains(got, c) {
+				t.Errorf("the %s report on a terminal sends %q", format, c)
+			}
+		}
+		if format == "json" && !strings.Contains(got, `p\u009b2J\u009d0;t\u009c\u007f`) {
+			t.Errorf("the JSON report on a terminal shows no escaped plugin name:\n%s", got)
 		}
 	}
 }

@@ -228,7 +228,10 @@ func NoMatch(s string) string { return strings.ReplaceAll(s, ":", Colon) }
 // never text a plugin chose. Each format character inside a string (a
 // bidi override, a zero-width one, a byte order mark) becomes its \u
 // escape too, so that no name a plugin chose displays as other text, or
-// reorders the line, where a terminal or a log shows the JSON. b must be
+// reorders the line, where a terminal or a log shows the JSON; and so
+// does each control character encoding/json leaves as it is, DEL and the
+// C1 controls (U+0080–U+009F: U+009B is CSI, U+009D OSC, to a terminal
+// that reads C1 in UTF-8), so that none acts on a terminal. b must be
 // valid JSON.
 func NoMatchJSON(b []byte) []byte {
 	out := make([]byte, 0, len(b))
@@ -245,9 +248,12 @@ func NoMatchJSON(b []byte) []byte {
 		case inString && c == ':':
 			out = append(out, `\u003a`...)
 			continue
+		case inString && c == 0x7f:
+			out = append(out, `\u007f`...)
+			continue
 		case inString && c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError || !unicode.Is(unicode.Cf, r) {
+			if r == utf8.RuneError || !unicode.Is(unicode.Cf, r) && !(r >= 0x80 && r <= 0x9f) {
 				break
 			}
 			for _, u := range utf16.Encode([]rune{r}) {

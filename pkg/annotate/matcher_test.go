@@ -138,3 +138,23 @@ func TestNoMatchJSONKeepsTheData(t *testing.T) {
 		t.Errorf("the data changed: %s", out)
 	}
 }
+
+// TestNoMatchJSONEscapesControlsJSONLeaves: DEL and the C1 controls, which
+// encoding/json writes as they are, are \u escapes inside a string, the
+// data kept; a character past them (U+00A0, é) is left as it is.
+func TestNoMatchJSONEscapesControlsJSONLeaves(t *testing.T) {
+	v := map[string]string{"p\u009b2J": "a\x7fb\u009d52;c;eA==\u0007\u0080\u00a0é"}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := NoMatchJSON(b)
+	want := `{"p\u009b2J":"a\u007fb\u009d52;c;eA==\u0007\u0080` + "\u00a0é" + `"}`
+	if string(out) != want {
+		t.Errorf("NoMatchJSON = %s, want %s", out, want)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out, &got); err != nil || !reflect.DeepEqual(got, v) {
+		t.Errorf("the data changed: %q (%v)", got, err)
+	}
+}
