@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,37 @@ func TestJSONReportOnATerminalSendsNoControl(t *testing.T) {
 		if format == "json" && !strings.Contains(got, `p\u009b2J\u009d0;t\u009c\u007f`) {
 			t.Errorf("the JSON report on a terminal shows no escaped plugin name:\n%s", got)
 		}
+	}
+}
+
+// TestErrorLinesAfterTheFirstAreIndented: a line feed in a name an error
+// quotes (a report directory so named) starts a line that reads as the
+// error's continuation, indented, on a terminal and in a step log alike,
+// never one that reads as a line of vigiles' own.
+func TestErrorLinesAfterTheFirstAreIndented(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r\nvigiles: merged 3 reports, all passed\n")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := run(context.Background(), []string{"merge", dir}, func(string) string { return "" }, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("merge of a directory succeeded")
+	}
+	var term, step bytes.Buffer
+	exitCode(err, &term, false)
+	exitCode(err, &step, true)
+	for name, out := range map[string]string{"on a terminal": term.String(), "in a step log": step.String()} {
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) < 2 {
+			t.Fatalf("%s the error is one line; the test proves nothing:\n%s", name, out)
+		}
+		for _, l := range lines[1:] {
+			if !strings.HasPrefix(strings.TrimPrefix(l, annotate.NoMatch("vigiles: ")), "  ") {
+				t.Errorf("%s a line of the name's is not indented: %q\n%s", name, l, out)
+			}
+		}
+	}
+	if !strings.Contains(term.String(), "\n  vigiles: merged 3 reports, all passed\n") {
+		t.Errorf("on a terminal:\n%s", term.String())
 	}
 }

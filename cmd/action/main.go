@@ -169,6 +169,11 @@ func exitCode(err error, stderr io.Writer, stepLog bool) int {
 // ".vigiles.yml:12:3", and every control character but a line feed or a
 // tab is shown, not sent (shownControls): a name with ESC ] 52 in it must
 // not write the caller's clipboard, nor a "\r" write over "vigiles: ".
+//
+// Each line of one error after its first is indented by two spaces, in
+// both: a line feed in a quoted name ("x\nvigiles: all hooks passed")
+// then starts a line that reads as the error's continuation, not as a
+// line of vigiles' own.
 func printError(stderr io.Writer, err error, stepLog bool) {
 	if ps, ok := err.(problems); ok {
 		for _, p := range ps {
@@ -177,14 +182,18 @@ func printError(stderr io.Writer, err error, stepLog bool) {
 		return
 	}
 	if !stepLog {
-		fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", shownControls(err.Error()))))
+		msg := strings.ReplaceAll(strings.TrimSuffix(shownControls(err.Error()), "\n"), "\n", "\n  ")
+		fmt.Fprint(stderr, annotate.InertText(fmt.Sprintf("vigiles: %s\n", msg)))
 		return
 	}
 	var b strings.Builder
 	// Lines at a line feed alone: a "\r" in a name quoted would start a
 	// line of the name's own after "vigiles: ", which could read as
 	// vigiles' (OneLine makes it a space).
-	for _, l := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }) {
+	for i, l := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' }) {
+		if i > 0 {
+			l = "  " + l
+		}
 		b.WriteString(annotate.NoMatch("vigiles: "+annotate.InertLine(annotate.OneLine(l))) + "\n")
 	}
 	io.WriteString(stderr, b.String())
