@@ -281,3 +281,46 @@ func TestActionOutputsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestActionListInputsSayHowTheySplit: an input vigiles action splits
+// into a list (splitList: paths, allow, reports) says that it takes one
+// item a line or comma-separated, in action.yml's description and in its
+// row of docs/github-action.md's Inputs, so that a reader of either knows
+// how to give two.
+func TestActionListInputsSayHowTheySplit(t *testing.T) {
+	src, err := os.ReadFile("action.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lists []string
+	for _, m := range regexp.MustCompile(`splitList\(input\(getenv, "([\w-]+)"\)\)`).FindAllStringSubmatch(string(src), -1) {
+		lists = append(lists, m[1])
+	}
+	if len(lists) < 3 {
+		t.Fatalf("found only %v split into lists", lists)
+	}
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Inputs map[string]struct{ Description string }
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const says = "one per line or comma-separated"
+	for _, n := range lists {
+		if !strings.Contains(a.Inputs[n].Description, says) {
+			t.Errorf("action.yml's input %s does not say it is %s: %q", n, says, a.Inputs[n].Description)
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(n) + "` \\|.*$").FindString(string(doc))
+		if !strings.Contains(row, says) {
+			t.Errorf("docs/github-action.md's Inputs row of %s does not say it is %s: %q", n, says, row)
+		}
+	}
+}
