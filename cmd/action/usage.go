@@ -25,8 +25,8 @@ import (
 // depth: its help ends by pointing at them.
 var helpDocs = map[string]string{
 	"run":    "docs/result-format.md (the --json document) and docs/egress.md (the network modes)",
-	"test":   "examples/README.md (.vigiles.yml, key by key) and docs/report-format.md (the report, every rule)",
-	"audit":  "docs/report-format.md (the report, every rule, the baseline) and examples/README.md (.vigiles.yml)",
+	"test":   "examples/README.md (.vigiles.yml, key by key), docs/report-format.md (the report, every rule) and docs/hook-events.md (the events and payloads hooks are run with)",
+	"audit":  "docs/report-format.md (the report, every rule, the baseline), examples/README.md (.vigiles.yml) and docs/hook-events.md (the events and payloads hooks are run with)",
 	"merge":  "docs/report-format.md (the report; shards and merge)",
 	"doctor": "docs/security.md (what each layer stops) and docs/container.md (what a container needs)",
 	"action": "docs/github-action.md (every input and output, the GITHUB_* variables read and how to run it locally, ready-to-copy workflows)",

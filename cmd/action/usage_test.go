@@ -247,6 +247,22 @@ func TestHelpNamesItsDocs(t *testing.T) {
 	}
 }
 
+// TestHookRunnersHelpNamesTheEvents: the help of test and audit, which
+// run hooks for events with payloads of vigiles' choosing, names
+// docs/hook-events.md, where those events and payloads are, beside the
+// report's and the policy's documents.
+func TestHookRunnersHelpNamesTheEvents(t *testing.T) {
+	for _, name := range []string{"test", "audit"} {
+		_, out, _ := runCLI(t, name, "--help")
+		_, more, _ := strings.Cut(out, "\nMore: ")
+		for _, d := range []string{"docs/hook-events.md", "docs/report-format.md", "examples/README.md"} {
+			if !strings.Contains(more, d) {
+				t.Errorf("vigiles %s --help: %q does not name %s", name, strings.TrimSpace(more), d)
+			}
+		}
+	}
+}
+
 // TestFlagMistakeNamesTheFix: a flag that does not parse is one line on
 // stderr, status 2, naming the command and where its flags are listed.
 func TestFlagMistakeNamesTheFix(t *testing.T) {
