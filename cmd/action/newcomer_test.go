@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -477,5 +478,58 @@ func TestSingleDashOutputIsNoFileName(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a file was made: %v", ents)
+	}
+}
+
+// TestMergeOfOneWholeReportAsContainerMdShows: the merge lines of the
+// GitLab job in docs/container.md, run on the one whole report its test
+// line wrote, write that report again as SARIF and as text, and exit as
+// its verdict says, as the doc says.
+func TestMergeOfOneWholeReportAsContainerMdShows(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/container.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merges [][]string
+	for _, m := range regexp.MustCompile(`(?m)^\s+- vigiles (merge [^|\n]*?)\s*\|\| true$`).FindAllStringSubmatch(string(doc), -1) {
+		merges = append(merges, strings.Fields(m[1]))
+	}
+	if len(merges) != 2 {
+		t.Fatalf("docs/container.md's GitLab job: %d merge lines, want 2 (SARIF and text)", len(merges))
+	}
+	dir := writeFiles(t, map[string]string{
+		"hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo phone"}]}]}}`,
+	})
+	withExecutor(t, fixedHooks())
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		baseline string
+		code     int
+	}{
+		{"", 0}, // the new host is a warning: pass
+		{"missing.json", 1},
+	} {
+		os.Remove("vigiles-report.json")
+		os.Remove("vigiles.sarif")
+		if code, _, errs := runCLI(t, "audit", "--baseline", tc.baseline, "--format", "json", "--output", "vigiles-report.json", "-q"); code != tc.code {
+			t.Fatalf("audit --baseline %q: exit %d, want %d: %s", tc.baseline, code, tc.code, errs)
+		}
+		for _, args := range merges {
+			code, out, errs := runCLI(t, args...)
+			if code != tc.code {
+				t.Errorf("vigiles %s (baseline %q): exit %d, want the report's %d: %s", strings.Join(args, " "), tc.baseline, code, tc.code, errs)
+			}
+			switch {
+			case slices.Contains(args, "sarif"):
+				var log struct{ Version string }
+				if b, err := os.ReadFile("vigiles.sarif"); err != nil || json.Unmarshal(b, &log) != nil || log.Version != "2.1.0" {
+					t.Errorf("vigiles %s wrote no SARIF log: %v", strings.Join(args, " "), err)
+				}
+			case slices.Contains(args, "text"):
+				if !strings.HasPrefix(out, "vigiles audit: 1 hook run(s)") {
+					t.Errorf("vigiles %s printed no text report:\n%s", strings.Join(args, " "), out)
+				}
+			}
+		}
 	}
 }
