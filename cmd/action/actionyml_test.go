@@ -324,3 +324,40 @@ func TestActionListInputsSayHowTheySplit(t *testing.T) {
 		}
 	}
 }
+
+// TestPullRequestWorkflowsRunOnEveryChange: a pull-request workflow
+// docs/github-action.md shows filters no paths: the scripts a hook runs,
+// a package's .claude and a plugin may be anywhere in the tree, and one a
+// filter missed would be changed without the audit that compares it with
+// the baseline.
+func TestPullRequestWorkflowsRunOnEveryChange(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/github-action.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		var w struct {
+			On map[string]*struct {
+				Paths       []string `yaml:"paths"`
+				PathsIgnore []string `yaml:"paths-ignore"`
+			} `yaml:"on"`
+		}
+		if yaml.Unmarshal([]byte(m[1]), &w) != nil || w.On == nil {
+			continue // a step, not a workflow
+		}
+		for _, ev := range []string{"pull_request", "pull_request_target"} {
+			on, ok := w.On[ev]
+			if !ok {
+				continue
+			}
+			seen++
+			if on != nil && (len(on.Paths) > 0 || len(on.PathsIgnore) > 0) {
+				t.Errorf("a workflow in docs/github-action.md runs on %s only for some paths (%v, ignoring %v): a hook's script elsewhere would change unchecked", ev, on.Paths, on.PathsIgnore)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("docs/github-action.md shows no pull-request workflow")
+	}
+}
