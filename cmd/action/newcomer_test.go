@@ -18,6 +18,7 @@ import (
 
 	"github.com/vigiles/action/pkg/runner"
 	"github.com/vigiles/action/pkg/sandbox"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // TestSingleDashLongFlagNamesTwoDashes: a long flag given with one dash
@@ -531,5 +532,68 @@ func TestMergeOfOneWholeReportAsContainerMdShows(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReadmeOwnRepositorySteps: the commands README.md's "On your own
+// repository" shows, run as shown in a repository with a project hook,
+// with real sandboxes: doctor says this host confines, the first audit
+// passes (with the default baseline missing, a notice), --update-baseline
+// writes .vigiles/baseline.json, and an audit then passes against it, but
+// fails (exit 1, baseline/host) once the hook tries a host, as the README
+// says.
+func TestReadmeOwnRepositorySteps(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "\n## On your own repository\n")
+	_, block, _ := strings.Cut(sec, "```sh\n")
+	block, _, ok := strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("README.md's On your own repository shows no commands")
+	}
+	var steps [][]string
+	for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "vigiles" {
+			t.Fatalf("README.md's On your own repository: %q is no vigiles command", l)
+		}
+		steps = append(steps, f[1:])
+	}
+	want := [][]string{{"doctor"}, {"audit"}, {"audit", "--update-baseline"}}
+	if !slices.EqualFunc(steps, want, slices.Equal) {
+		t.Fatalf("README.md's On your own repository shows %q, want %q", steps, want)
+	}
+	settings := func(cmd string) string {
+		return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + cmd + `"}]}]}}`
+	}
+	dir := writeFiles(t, map[string]string{".claude/settings.json": settings("echo quiet")})
+	t.Chdir(dir)
+	for _, s := range steps {
+		args := s
+		if s[0] == "audit" {
+			args = append(slices.Clip(s), "-q") // the progress aside
+		}
+		if code, out, errs := runCLI(t, args...); code != 0 {
+			t.Fatalf("vigiles %s: exit %d:\n%s%s", strings.Join(s, " "), code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, runner.DefaultBaseline)); err != nil {
+		t.Fatalf("vigiles audit --update-baseline wrote no %s: %v", runner.DefaultBaseline, err)
+	}
+	if code, out, errs := runCLI(t, "audit", "-q"); code != 0 || !strings.Contains(out, "PASS") {
+		t.Fatalf("audit against the baseline just written: exit %d:\n%s%s", code, out, errs)
+	}
+	// The hook now asks for a host (of the sandbox's DNS stub, which in
+	// deny mode answers it and sends nothing on).
+	if err := os.WriteFile(".claude/settings.json", []byte(settings("getent hosts phone.example.test || true")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "audit", "-q")
+	if code != 1 || !strings.Contains(out, "baseline/host") || !strings.Contains(out, "phone.example.test") {
+		t.Errorf("audit of a hook that now tries a host: exit %d, want 1 with baseline/host:\n%s%s", code, out, errs)
 	}
 }
