@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 
 	"github.com/vigiles/action/pkg/runner"
@@ -595,5 +596,39 @@ func TestReadmeOwnRepositorySteps(t *testing.T) {
 	code, out, errs := runCLI(t, "audit", "-q")
 	if code != 1 || !strings.Contains(out, "baseline/host") || !strings.Contains(out, "phone.example.test") {
 		t.Errorf("audit of a hook that now tries a host: exit %d, want 1 with baseline/host:\n%s%s", code, out, errs)
+	}
+}
+
+// TestResultFormatEgressExampleIsWhatARunRecords: the egress entry
+// docs/result-format.md shows is the one a real record-mode run records
+// of curl https://api.example.test/ (the recording proxy answers it; no
+// packet leaves the sandbox), field for field: no entry of the proxy's
+// has an address beside the name it was asked for.
+func TestResultFormatEgressExampleIsWhatARunRecords(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		sandboxtest.Missing(t, "curl")
+	}
+	doc, err := os.ReadFile("../../docs/result-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(doc), "\n## `egress`\n")
+	_, block, _ := strings.Cut(sec, "```json\n")
+	block, _, ok := strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("docs/result-format.md's egress section shows no entry")
+	}
+	var shown map[string]any
+	if err := json.Unmarshal([]byte(block), &shown); err != nil {
+		t.Fatalf("docs/result-format.md's egress entry: %v\n%s", err, block)
+	}
+	code, out, errs := runCLI(t, "run", "--json", "--egress", "record", "--", "curl", "-sS", "-m", "10", "https://api.example.test/")
+	var res struct{ Egress []map[string]any }
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Egress) != 1 {
+		t.Fatalf("vigiles run (exit %d): %v, egress %v:\n%s%s", code, err, res.Egress, out, errs)
+	}
+	if diff := cmp.Diff(res.Egress[0], shown); diff != "" {
+		t.Errorf("docs/result-format.md's egress entry is not what the run recorded (-run +doc):\n%s", diff)
 	}
 }
