@@ -632,3 +632,50 @@ func TestResultFormatEgressExampleIsWhatARunRecords(t *testing.T) {
 		t.Errorf("docs/result-format.md's egress entry is not what the run recorded (-run +doc):\n%s", diff)
 	}
 }
+
+// TestEgressExampleIsOneRecordRun: the egress list docs/egress.md opens
+// with is what one record-mode run records of a name looked up, an
+// address connected to past the proxy and a request through it, entry
+// for entry; and such a run, which has no wall's drops to count (allow
+// mode alone has egressDropped), shows none, so the example shows none
+// either.
+func TestEgressExampleIsOneRecordRun(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	for _, p := range []string{"curl", "getent"} {
+		if _, err := exec.LookPath(p); err != nil {
+			sandboxtest.Missing(t, p)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/egress.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(doc), "```json\n")
+	block, _, ok := strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("docs/egress.md shows no egress list")
+	}
+	var shown map[string]any
+	if err := json.Unmarshal([]byte("{"+block+"}"), &shown); err != nil {
+		t.Fatalf("docs/egress.md's first example: %v\n%s", err, block)
+	}
+	// The name asked of the DNS stub (A and AAAA), 203.0.113.7 asked past
+	// the proxy (the wall refuses it: no route leaves the sandbox), and a
+	// request the recording proxy answers.
+	script := `getent hosts api.example.test; curl -sS -m 5 --noproxy '*' https://203.0.113.7/; curl -sS -m 5 http://api.example.test/v1/telemetry`
+	code, out, errs := runCLI(t, "run", "--json", "--egress", "record", "--", "sh", "-c", script)
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("vigiles run (exit %d): %v:\n%s%s", code, err, out, errs)
+	}
+	got := map[string]any{}
+	for k := range shown {
+		got[k] = res[k]
+	}
+	if diff := cmp.Diff(got, shown); diff != "" {
+		t.Errorf("docs/egress.md's first example is not what the run recorded (-run +doc):\n%s", diff)
+	}
+	if _, ok := res["egressDropped"]; ok {
+		t.Errorf("a record-mode run has egressDropped: %v", res["egressDropped"])
+	}
+}
