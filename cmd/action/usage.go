@@ -244,6 +244,8 @@ var policyKeys = map[string]string{
 	"dns-upstream":     "the policy file's defaults.egress.dns-upstream",
 	"connector":        "the policy file's defaults.egress.connector",
 	"env":              "a check's env in the policy file",
+	"trusted":          "the policy file's plugins.trusted, or a command check's trusted: true,",
+	"stdin":            "the event's JSON, which the policy file's payloads and a check's input and payload make,",
 }
 
 // rangeNote is the annotation (setRange) that says which values a number
