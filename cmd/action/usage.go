@@ -24,7 +24,7 @@ import (
 // helpDocs names, for each command, the documents that describe it in
 // depth: its help ends by pointing at them.
 var helpDocs = map[string]string{
-	"run":    "docs/result-format.md (the --json document) and docs/egress.md (the network modes)",
+	"run":    "docs/result-format.md (the --json document), docs/egress.md (the network modes) and docs/security.md (what confinement stops, and what it does not)",
 	"test":   "examples/README.md (.vigiles.yml, key by key), docs/report-format.md (the report, every rule) and docs/hook-events.md (the events and payloads hooks are run with)",
 	"audit":  "docs/report-format.md (the report, every rule, the baseline), examples/README.md (.vigiles.yml) and docs/hook-events.md (the events and payloads hooks are run with)",
 	"merge":  "docs/report-format.md (the report; shards and merge)",

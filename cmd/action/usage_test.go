@@ -247,15 +247,20 @@ func TestHelpNamesItsDocs(t *testing.T) {
 	}
 }
 
-// TestHookRunnersHelpNamesTheEvents: the help of test and audit, which
+// TestHelpNamesTheDocsOfItsSubject: the help of test and audit, which
 // run hooks for events with payloads of vigiles' choosing, names
 // docs/hook-events.md, where those events and payloads are, beside the
-// report's and the policy's documents.
-func TestHookRunnersHelpNamesTheEvents(t *testing.T) {
-	for _, name := range []string{"test", "audit"} {
+// report's and the policy's documents; run's names the threat model,
+// docs/security.md, beside its result's and the network's.
+func TestHelpNamesTheDocsOfItsSubject(t *testing.T) {
+	for name, docs := range map[string][]string{
+		"test":  {"docs/hook-events.md", "docs/report-format.md", "examples/README.md"},
+		"audit": {"docs/hook-events.md", "docs/report-format.md", "examples/README.md"},
+		"run":   {"docs/result-format.md", "docs/egress.md", "docs/security.md"},
+	} {
 		_, out, _ := runCLI(t, name, "--help")
 		_, more, _ := strings.Cut(out, "\nMore: ")
-		for _, d := range []string{"docs/hook-events.md", "docs/report-format.md", "examples/README.md"} {
+		for _, d := range docs {
 			if !strings.Contains(more, d) {
 				t.Errorf("vigiles %s --help: %q does not name %s", name, strings.TrimSpace(more), d)
 			}
