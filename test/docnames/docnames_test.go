@@ -19,10 +19,17 @@ import (
 
 // docs: the documents checked, relative to the repository's root.
 var docs = []string{
+	"README.md",
 	"docs/architecture.md",
 	"docs/container.md",
+	"docs/egress.md",
 	"docs/github-action.md",
+	"docs/hook-events.md",
 	"docs/performance.md",
+	"docs/report-format.md",
+	"docs/result-format.md",
+	"docs/security.md",
+	"examples/README.md",
 }
 
 // elsewhere: names the docs quote from code that is not this
