@@ -144,12 +144,12 @@ func TestReportNeverReplacesABaseline(t *testing.T) {
 }
 
 // TestRunExitStatusOfASignal: a command --timeout ended exits 137, as
-// vigiles run's help and result-format.md say (128+N of the SIGKILL),
-// and a command's own 2 is its own, told apart from bad usage by the
-// document --json prints.
+// vigiles run's help and result-format.md say (128+N of the SIGKILL), a
+// command that cannot be run 126, and a command's own 2 is its own, told
+// apart from bad usage by the document --json prints.
 func TestRunExitStatusOfASignal(t *testing.T) {
 	_, help, _ := runCLI(t, "run", "--help")
-	if want := "(128+N where signal N ended it: 137 when\n--timeout did; 127 when it was not found)"; !strings.Contains(help, want) {
+	if want := "(128+N where signal N ended it: 137 when\n--timeout did; 127 when it was not found, 126 when it could not be run:\nnot executable, a directory)"; !strings.Contains(help, want) {
 		t.Errorf("vigiles run --help does not say %q:\n%s", want, help)
 	}
 	if _, err := exec.LookPath("bwrap"); err != nil {
@@ -168,6 +168,11 @@ func TestRunExitStatusOfASignal(t *testing.T) {
 	code, out, errs = runCLI(t, "run", "--json", "--workdir", dir, "--", "sh", "-c", "exit 2")
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 2 || doc.ExitCode != 2 || doc.Tier != "confined" {
 		t.Errorf("a command's own exit 2: exit %d, %+v (%v); want 2 and a confined run's document\n%s%s", code, doc, err, out, errs)
+	}
+	// A directory for a command cannot be run: 126, as the help says.
+	code, out, errs = runCLI(t, "run", "--json", "--workdir", dir, "--", "/usr")
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 126 || doc.ExitCode != 126 || doc.Tier != "confined" {
+		t.Errorf("a directory run as the command: exit %d, %+v (%v); want 126 and a confined run's document\n%s%s", code, doc, err, out, errs)
 	}
 }
 

@@ -67,9 +67,10 @@ whole number and K, M, G or T, each a power of 1024 (64KiB, 512MiB,
 not 1000000.
 
 Exit status: the command's own (128+N where signal N ended it: 137 when
---timeout did; 127 when it was not found); 125 when vigiles refuses or
-fails; 2 on bad usage. A command's own 2 or 125 reads the same: --json's
-tier and exitCode tell them apart.
+--timeout did; 127 when it was not found, 126 when it could not be run:
+not executable, a directory); 125 when vigiles refuses or fails; 2 on
+bad usage. A command's own 2 or 125 reads the same: --json's tier and
+exitCode tell them apart.
 
 Flags:
 `
@@ -86,8 +87,8 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		trusted     = fs.Bool("trusted", false, "the code was authored here: in auto mode it runs directly (auto mode only: refused with --sandbox strict or off)")
 		envs        = fs.StringArray("env", nil, "pass NAME=VALUE, or NAME from vigiles' environment (repeatable; a NAME not set there passes nothing); secret-looking names need --env-secret")
 		envSecrets  = fs.StringArray("env-secret", nil, "pass the secret NAME from vigiles' environment on purpose (repeatable; a NAME not set there is refused)")
-		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, "kill the whole process tree after this long")
-		linger      = fs.Duration("linger", 0, "after the command exits, keep observing its leftover processes this long, then end them (default 0s: end them at once)")
+		timeout     = fs.Duration("timeout", sandbox.DefaultTimeout, fmt.Sprintf("kill the whole process tree after this long (at most %gh)", sandbox.MaxDuration.Hours()))
+		linger      = fs.Duration("linger", 0, fmt.Sprintf("after the command exits, keep observing its leftover processes this long, at most %gh, then end them (default 0s: end them at once)", sandbox.MaxDuration.Hours()))
 		jsonOut     = fs.Bool("json", false, "print exactly one vigiles.run/v1 JSON document on stdout")
 		outputCap   = uint64(sandbox.DefaultOutputCap)
 		strictFS    = fs.Bool("strict-fs", false, "expose only system directories (/usr, /etc, …), /opt and the work tree")
