@@ -44,9 +44,10 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
   command          test | audit | merge (default test); merge joins the
                    JSON reports of a sharded test or audit and reports
                    them once
-  reports          merge: report files or globs, relative to the workspace;
-                   merge runs no hooks, and refuses sandbox, egress, allow,
-                   shard, jobs and max-runs
+  reports          merge: report files or globs, relative to the workspace,
+                   one per line or comma-separated; merge runs no hooks,
+                   and refuses sandbox, egress, allow, shard, jobs and
+                   max-runs
   working-directory  the repository (or the part of it) to check, relative
                    to the workspace (default ., the workspace itself);
                    findings stay repository-relative
@@ -66,9 +67,9 @@ INPUT_NAME upper-cased, its hyphens kept or made underscores
                    into strict (auto set here lets an audit run trusted
                    code directly, unrecorded)
   egress           deny | record | allow (default: the policy file's)
-  allow            hosts the hooks may reach (implies egress allow);
-                   address ranges go in the policy file's
-                   defaults.egress.allow-ip
+  allow            hosts the hooks may reach, one per line or
+                   comma-separated (implies egress allow); address ranges
+                   go in the policy file's defaults.egress.allow-ip
   fail-level       none | notice | warning | error (default error)
   github-token     token for the check run (default ${{ github.token }}, the
                    job's own, which action.yml passes); it stays in this

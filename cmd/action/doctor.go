@@ -19,10 +19,13 @@ const doctorHelp = `Usage: vigiles doctor [--json]
 
 Probes, by running the real thing, every capability the engine uses:
 bubblewrap namespaces (as you, and as an unprivileged user when run as
-root), overlayfs in a user namespace, nftables in a network namespace,
-slirp4netns, pasta, seccomp, Landlock, and the sysctls that gate them. It
-prints the tier this host gets (confined, or refused) and, for whatever
-is missing, what to do about it.
+root), the in-sandbox binaries it starts (vigiles-sandbox and
+vigiles-reaper beside vigiles), the pids and memory cgroups that bound a
+run, an id-mapped work tree for a root caller, overlayfs in a user
+namespace, nftables in a network namespace, slirp4netns, pasta, seccomp,
+Landlock, and the sysctls that gate them. It prints on stdout the tier
+this host gets (confined, or refused), a line a probe (the tier rests on
+those marked *), and, for whatever is missing, what to do about it.
 
 Examples:
   vigiles doctor                 # can this host confine? and if not, the fix

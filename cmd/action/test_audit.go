@@ -82,10 +82,10 @@ Flags:
 var auditHelp = fmt.Sprintf(`Usage: vigiles audit [PATH...] [flags]
 
 Discovers every hook under PATH (relative to --dir; default: the whole
-work tree) — Claude Code's
-.claude/settings.json, .claude/settings.local.json, plugin manifests, plugin
-hooks files, local marketplaces, and the frontmatter of skills, agents and
-commands — and runs each one for every event it handles, confined,
+work tree) — Claude Code's .claude/settings.json,
+.claude/settings.local.json, plugin manifests, plugin hooks files, local
+marketplaces, and the frontmatter of skills, agents and commands — and
+runs each one for every event it handles, confined,
 recording what it wrote, which hosts it tried to reach, and what it left
 in CLAUDE_ENV_FILE (which Claude Code gives a %s
 hook). The result is an inventory per hook: outcome, hosts, writes, env
@@ -137,7 +137,10 @@ Joins the vigiles.report/v1 documents written by "vigiles test --shard i/n" or
 "vigiles audit --shard i/n" into one report, the same an unsharded run of the
 same --jobs would have written (but that each shard names up to 1,000 new
 written paths one by one against a baseline, where the whole audit names
-1,000). Every shard must be present exactly once.
+1,000). Every shard must be present exactly once. Given one whole report
+(of a run without --shard), it writes that report again in the --format
+asked for (sarif, text), running nothing: a job that ran its hooks once
+keeps all three forms.
 
 Examples:
   vigiles merge audit-1.json audit-2.json audit-3.json --output audit.json
@@ -1309,7 +1312,12 @@ func writeTestText(w io.Writer, rep *report.Report, verdict, shard string) {
 	if notRun > 0 {
 		fmt.Fprintf(w, ", %d could not run", notRun)
 	}
-	fmt.Fprintf(w, " — %s%s\n\n", verdict, otherErrors(rep, failed))
+	fmt.Fprintf(w, " — %s%s\n", verdict, otherErrors(rep, failed))
+	if len(order) > 0 {
+		// A blank line before the checks; with none, the findings'
+		// own blank line follows the headline.
+		fmt.Fprintln(w)
+	}
 	for _, name := range order {
 		c := byName[name]
 		fmt.Fprintf(w, "%s %s\n", mark(c), cleanName(name, 200))
