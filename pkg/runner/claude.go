@@ -191,6 +191,7 @@ func (c *claudeDisc) remoteVendored() {
 	for _, rel := range c.out.Plugins {
 		look(rel, c.names[rel])
 	}
+	c.copyNotices()
 }
 
 // auditedPlugin says whether the tree directory dir is a plugin that
@@ -230,24 +231,21 @@ func (c *claudeDisc) skillsDirOnly(root string) bool {
 // from ./plugin). One without hooks is the decoy it was: the vetted
 // copy's hooks passed for those installed; unless the copy at root
 // declares none either (a backup of the plugins directory kept in the
-// tree), whose runs pass for nothing: a notice too.
+// tree), whose runs pass for nothing: a notice too. The notices are
+// made once every plugin is looked at, one per copy (copyNotices).
 func (c *claudeDisc) vendoredAs(name, root string) {
 	atRoot := path.Clean(root) == "."
 	ownMarket := func(file string) bool { return !atRoot && under(path.Clean(file), path.Clean(root)) }
 	es := slices.DeleteFunc(slices.Clone(c.local[name]), func(e localEntry) bool { return ownMarket(e.loc.File) })
 	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
 		for _, e := range es {
+			if hooked := c.auditedPlugin(e.dir, name); hooked || c.readAs(e.dir, name) && len(c.ownHooks[root]) == 0 {
+				// Said once per copy of the tree's plugins, after
+				// every plugin is looked at (copyNotices).
+				c.copies = append(c.copies, pluginCopy{name: name, dir: e.dir, root: root, loc: e.loc, hooked: hooked})
+				continue
+			}
 			c.about(len(c.out.Findings), root, e.dir) // dropped by unlistedFindings where not listed
-			if c.auditedPlugin(e.dir, name) {
-				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
-					shownName(name), shownName(e.dir), shownName(root))
-				continue
-			}
-			if c.readAs(e.dir, name) && len(c.ownHooks[root]) == 0 {
-				c.find(RuleRemoteSource, report.SeverityNotice, e.loc, "the marketplace entry %s installs %s, a plugin of that name, which vigiles audits; the plugin of that name vendored at %s, which declares no hooks whose runs could pass for the installed plugin's, is not what Claude Code installs from here",
-					shownName(name), shownName(e.dir), shownName(root))
-				continue
-			}
 			c.find(RuleRemoteSource, report.SeverityError, e.loc, "the marketplace entry %s installs %s, but a plugin of that name is vendored at %s, which vigiles audits and Claude Code does not install from here: point the entry at the vetted directory, or remove the other",
 				shownName(name), shownName(e.dir), shownName(root))
 		}
@@ -262,6 +260,125 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 		f.Severity = report.SeverityError
 		f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(root))
 	}
+}
+
+// pluginCopy is a plugin directory of the tree (root) of the name that a
+// marketplace entry, declared at loc, installs from another directory
+// (dir) that vigiles audits as well (vendoredAs): hooked where the
+// installed plugin declares hooks of its own, else the copy declares
+// none.
+type pluginCopy struct {
+	name, dir, root string
+	loc             report.Location
+	hooked          bool
+}
+
+// maxCopiesNamed bounds the copies a copyNotices notice names; the rest
+// are counted.
+const maxCopiesNamed = 5
+
+// copyNotices makes the remote-source notices of the copies vendoredAs
+// noted: one per copy of the tree's plugins, not one per entry. A copy
+// is where a copied plugin lies, less the part of its path that the
+// installed plugin's ends with too (plugins.bak of plugins/p at
+// plugins.bak/p, old/2025 of plugins/p at old/2025/plugins/p); a copy of
+// one plugin under another name is one of its own. A backup of a
+// marketplace's plugins directory made a notice for each of its
+// plugins, hundreds alike; its notice names the first of them and
+// counts the rest, at the first entry's source.
+func (c *claudeDisc) copyNotices() {
+	type group struct {
+		copyAt, from string
+		members      []pluginCopy
+	}
+	groups := map[[2]string]*group{}
+	var order []*group
+	for _, pc := range c.copies {
+		copyAt, from := copyBases(pc.root, pc.dir)
+		k := [2]string{copyAt, from}
+		g := groups[k]
+		if g == nil {
+			g = &group{copyAt: copyAt, from: from}
+			groups[k] = g
+			order = append(order, g)
+		}
+		g.members = append(g.members, pc)
+	}
+	c.copies = nil
+	for _, g := range order {
+		slices.SortStableFunc(g.members, func(a, b pluginCopy) int {
+			if d := strings.Compare(a.loc.File, b.loc.File); d != 0 {
+				return d
+			}
+			if a.loc.Line != b.loc.Line {
+				return a.loc.Line - b.loc.Line
+			}
+			return a.loc.Column - b.loc.Column
+		})
+		first := g.members[0]
+		var dirs []string
+		for _, m := range g.members {
+			dirs = append(dirs, m.root, m.dir)
+		}
+		slices.Sort(dirs)
+		c.about(len(c.out.Findings), slices.Compact(dirs)...) // dropped by unlistedFindings where not listed
+		switch {
+		case len(g.members) == 1 && first.hooked:
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
+				shownName(first.name), shownName(first.dir), shownName(first.root))
+		case len(g.members) == 1:
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name, which vigiles audits; the plugin of that name vendored at %s, which declares no hooks whose runs could pass for the installed plugin's, is not what Claude Code installs from here",
+				shownName(first.name), shownName(first.dir), shownName(first.root))
+		default:
+			hooked := 0
+			named := make([]string, 0, maxCopiesNamed+1)
+			for i, m := range g.members {
+				if m.hooked {
+					hooked++
+				}
+				if i < maxCopiesNamed {
+					named = append(named, fmt.Sprintf("%s of %s", shownName(m.root), shownName(m.dir)))
+				}
+			}
+			if len(g.members) > maxCopiesNamed {
+				named = append(named, fmt.Sprintf("%d more", len(g.members)-maxCopiesNamed))
+			}
+			why := "each copy declares no hooks whose runs could pass for the installed plugin's"
+			switch hooked {
+			case len(g.members):
+				why = "each installed plugin declares hooks of its own"
+			case 0:
+			default:
+				why = fmt.Sprintf("%d of the installed plugins declare hooks of their own, and the copies of the others none whose runs could pass for theirs", hooked)
+			}
+			where := "the work tree's root"
+			if g.copyAt != "." {
+				where = shownName(g.copyAt)
+			}
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "%d marketplace entries install plugins of the tree that vigiles audits, and %s holds a copy of each (%s): the copies are not what Claude Code installs from here, and %s",
+				len(g.members), where, JoinWords(named, "and"), why)
+		}
+	}
+}
+
+// copyBases are where the plugin directory root, a copy of the plugin
+// directory dir, and dir lie, less the path both end with: plugins.bak
+// and plugins for plugins.bak/p and plugins/p, "." and plugins for p and
+// plugins/p; root and dir themselves where they end alike in nothing.
+func copyBases(root, dir string) (copyAt, from string) {
+	r := strings.Split(path.Clean(root), "/")
+	d := strings.Split(path.Clean(dir), "/")
+	n := 0
+	for n < len(r) && n < len(d) && r[len(r)-1-n] == d[len(d)-1-n] && r[len(r)-1-n] != "." {
+		n++
+	}
+	join := func(parts []string) string {
+		if len(parts) == 0 {
+			return "."
+		}
+		return path.Join(parts...)
+	}
+	return join(r[:len(r)-n]), join(d[:len(d)-n])
 }
 
 // project reads the project hooks of root's .claude directory: its
@@ -762,6 +879,9 @@ type claudeDisc struct {
 	// local holds, by plugin name, the marketplace entries whose source
 	// is a directory of the tree (remoteVendored).
 	local map[string][]localEntry
+	// copies holds the copies of listed plugins met (vendoredAs), for
+	// copyNotices.
+	copies []pluginCopy
 	// listedDirs holds the plugin directories a marketplace of the tree
 	// lists by a local source, relative to the tree (insidePlugin).
 	listedDirs map[string]bool
