@@ -317,18 +317,33 @@ func (c *claudeDisc) copyNotices() {
 		})
 		first := g.members[0]
 		var dirs []string
+		unloaded := 0
 		for _, m := range g.members {
 			dirs = append(dirs, m.root, m.dir)
+			if c.unloadedCopy(m) {
+				unloaded++
+			}
 		}
 		slices.Sort(dirs)
 		c.about(len(c.out.Findings), slices.Compact(dirs)...) // dropped by unlistedFindings where not listed
+		// What vigiles does with the copies: Claude Code loads none that
+		// no marketplace lists, and only those are left unrun.
+		did := ""
+		switch {
+		case unloaded == len(g.members) && unloaded == 1:
+			did = "; no marketplace lists it, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of its hooks and names none of its servers: name it as the audit's PATH to audit it"
+		case unloaded == len(g.members):
+			did = "; no marketplace lists them, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of their hooks and names none of their servers: name one as the audit's PATH to audit it"
+		case unloaded > 0:
+			did = fmt.Sprintf("; no marketplace lists %d of them, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of their hooks and names none of their servers: name one as the audit's PATH to audit it", unloaded)
+		}
 		switch {
 		case len(g.members) == 1 && first.hooked:
-			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here",
-				shownName(first.name), shownName(first.dir), shownName(first.root))
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name with hooks of its own, which vigiles audits; the plugin of that name vendored at %s is not what Claude Code installs from here%s",
+				shownName(first.name), shownName(first.dir), shownName(first.root), did)
 		case len(g.members) == 1:
-			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name, which vigiles audits; the plugin of that name vendored at %s, which declares no hooks whose runs could pass for the installed plugin's, is not what Claude Code installs from here",
-				shownName(first.name), shownName(first.dir), shownName(first.root))
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "the marketplace entry %s installs %s, a plugin of that name, which vigiles audits; the plugin of that name vendored at %s, which declares no hooks whose runs could pass for the installed plugin's, is not what Claude Code installs from here%s",
+				shownName(first.name), shownName(first.dir), shownName(first.root), did)
 		default:
 			hooked := 0
 			named := make([]string, 0, maxCopiesNamed+1)
@@ -355,10 +370,59 @@ func (c *claudeDisc) copyNotices() {
 			if g.copyAt != "." {
 				where = shownName(g.copyAt)
 			}
-			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "%d marketplace entries install plugins of the tree that vigiles audits, and %s holds a copy of each (%s): the copies are not what Claude Code installs from here, and %s",
-				len(g.members), where, JoinWords(named, "and"), why)
+			c.find(RuleRemoteSource, report.SeverityNotice, first.loc, "%d marketplace entries install plugins of the tree that vigiles audits, and %s holds a copy of each (%s): the copies are not what Claude Code installs from here, and %s%s",
+				len(g.members), where, JoinWords(named, "and"), why, did)
 		}
 	}
+	c.dropUnloadedCopies()
+}
+
+// unloadedCopy says whether the copy pc is one Claude Code loads from no
+// marketplace of the tree: no marketplace lists its directory (one of
+// its own, inside it, that vendoredAs passes over, lists it for that
+// marketplace's users) and it is not the work tree's root (a plugin
+// developed there is loaded by --plugin-dir .). It notes it for
+// dropUnloadedCopies.
+func (c *claudeDisc) unloadedCopy(pc pluginCopy) bool {
+	root := path.Clean(pc.root)
+	if root == "." || c.listedDirs[root] {
+		return false
+	}
+	if c.unloadedCopies == nil {
+		c.unloadedCopies = map[string]bool{}
+	}
+	c.unloadedCopies[root] = true
+	return true
+}
+
+// dropUnloadedCopies takes the copies unloadedCopy noted out of what
+// discovery found, as Claude Code loads none of them: their own hooks,
+// servers and skills' shell lines, and their directories from the
+// plugins read (Discovery.Plugins, which discovery/no-hooks names), as
+// a test's fixture plugin is never read (insidePlugin). An audit that
+// names one as its PATH reads it from there, as it reads a fixture: the
+// whole walk no longer holds its declarations.
+func (c *claudeDisc) dropUnloadedCopies() {
+	if len(c.unloadedCopies) == 0 {
+		return
+	}
+	hooks, servers := map[*Hook]bool{}, map[*Server]bool{}
+	for root := range c.unloadedCopies {
+		for _, i := range c.ownHooks[root] {
+			hooks[c.out.Hooks[i]] = true
+		}
+		for _, i := range c.ownServers[root] {
+			servers[c.out.Servers[i]] = true
+		}
+	}
+	c.out.Hooks = slices.DeleteFunc(c.out.Hooks, func(h *Hook) bool { return hooks[h] })
+	c.out.Servers = slices.DeleteFunc(c.out.Servers, func(sv *Server) bool { return servers[sv] })
+	// Their indexes are no longer those of out.Hooks and out.Servers.
+	c.ownHooks, c.ownServers, c.fileHooks = nil, nil, nil
+	c.out.Plugins = slices.DeleteFunc(c.out.Plugins, func(rel string) bool {
+		_, ok := c.unloadedCopies[path.Clean(rel)]
+		return ok
+	})
 }
 
 // copyBases are where the plugin directory root, a copy of the plugin
@@ -882,6 +946,9 @@ type claudeDisc struct {
 	// copies holds the copies of listed plugins met (vendoredAs), for
 	// copyNotices.
 	copies []pluginCopy
+	// unloadedCopies holds the directories of the copies no
+	// marketplace lists (unloadedCopy).
+	unloadedCopies map[string]bool
 	// listedDirs holds the plugin directories a marketplace of the tree
 	// lists by a local source, relative to the tree (insidePlugin).
 	listedDirs map[string]bool

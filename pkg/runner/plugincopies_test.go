@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vigiles/action/pkg/report"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
 // copiedPlugins is a tree whose marketplace lists the plugins names from
@@ -65,6 +66,59 @@ func TestBackupOfThePluginsDirectoryIsOneNotice(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%d findings say %q; want 1: %v", n, want, findingLines(got))
 		}
+	}
+}
+
+// TestUnlistedCopyOfAListedPluginIsNotRun: Claude Code loads a plugin of
+// the tree only where a marketplace lists it (or --plugin-dir names it),
+// so a copy of a listed plugin that no marketplace lists is never loaded:
+// the audit runs none of its hooks, names none of its skills' shell
+// lines, and does not name it among what Claude Code loads; the listed
+// plugin's hook runs. An audit that names the copy as its PATH runs its
+// hook, as it would a fixture's.
+func TestUnlistedCopyOfAListedPluginIsNotRun(t *testing.T) {
+	files := map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+	}
+	for _, at := range []string{"plugins/p", "backup/p"} {
+		files[at+"/.claude-plugin/plugin.json"] = `{"name": "p"}`
+		files[at+"/hooks/hooks.json"] = `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo stop"}]}]}}`
+		files[at+"/skills/s/SKILL.md"] = "---\nname: s\ndescription: s\n---\nnow: !`date`\n"
+	}
+	dir := makeTree(t, files)
+	sandboxtest.RequireConfinement(t)
+	ranAt := func(rep *report.Report) []string {
+		var at []string
+		for _, r := range rep.Runs {
+			at = append(at, r.Location.File+":"+r.Outcome)
+		}
+		return at
+	}
+	rep, err := Audit(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ranAt(rep); len(got) != 1 || !strings.HasPrefix(got[0], "plugins/p/hooks/hooks.json:") {
+		t.Errorf("runs %v; want the listed plugin's hook alone", got)
+	}
+	notice := 0
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Location.File, "backup/") || strings.Contains(f.Message, "backup/p/skills") {
+			t.Errorf("a finding of the copy, which Claude Code never loads: %s", findingLines([]report.Finding{f}))
+		}
+		if f.Rule == RuleRemoteSource && strings.Contains(f.Message, "vendored at backup/p") && strings.Contains(f.Message, "vigiles runs none of its hooks") {
+			notice++
+		}
+	}
+	if notice != 1 {
+		t.Errorf("%d remote-source notices say the copy is not run; want 1: %v", notice, findingLines(rep.Findings))
+	}
+	rep, err = Audit(context.Background(), Options{Dir: dir, Paths: []string{"backup/p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ranAt(rep); len(got) != 1 || !strings.HasPrefix(got[0], "backup/p/hooks/hooks.json:") {
+		t.Errorf("audit of backup/p: runs %v; want the copy's hook", got)
 	}
 }
 
