@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vigiles/action/pkg/report"
@@ -111,12 +112,18 @@ const (
 // most maxStrayNamed, in the order met, after a walk of at most
 // maxStrayEntries entries that skips what discovery's does (unsearched)
 // but for .claude directories, whose settings files it passes over
-// (discovery reads them); files over maxStrayFile are not read.
+// (discovery reads them); files over maxStrayFile are not read. It
+// skips a test's directories too (testDirs), below p where p lies in
+// none: a hooks file there is a test's input, which no installer puts in
+// place, and naming it as one would be noise (a plugin's
+// tests/fixtures/…/hooks.json), and would take the place of an
+// installer's own file among the maxStrayNamed.
 func (s *session) strayHooks(p string) []string {
 	root := s.dir
 	if p != "." {
 		root = filepath.Join(s.dir, filepath.FromSlash(p))
 	}
+	tests := !slices.ContainsFunc(strings.Split(p, "/"), func(n string) bool { return testDirs[n] })
 	var out []string
 	seen := 0
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -128,7 +135,7 @@ func (s *session) strayHooks(p string) []string {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != root && unsearched(name) && name != ".claude" {
+			if path != root && (unsearched(name) && name != ".claude" || tests && testDirs[name]) {
 				return fs.SkipDir
 			}
 			return nil
@@ -155,6 +162,12 @@ func (s *session) strayHooks(p string) []string {
 	})
 	return out
 }
+
+// testDirs are the names of the directories that hold a project's tests
+// and their data, by the common conventions (Go's testdata, JavaScript's
+// __tests__ and __fixtures__): Claude Code loads nothing from them, and
+// an installer copies nothing from them (strayHooks).
+var testDirs = map[string]bool{"test": true, "tests": true, "testdata": true, "__tests__": true, "fixtures": true, "__fixtures__": true}
 
 // declaresHooks says whether data is a JSON object whose "hooks" is an
 // object holding an event vigiles knows as an array: hooks in the form

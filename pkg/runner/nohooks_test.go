@@ -119,6 +119,50 @@ func TestNoHooksNamesStrayDeclarations(t *testing.T) {
 	}
 }
 
+// TestNoHooksLeavesOutTestData: hooks files in Claude Code's form under
+// a test's directories (a plugin's tests/fixtures/…/hooks.json, a
+// testdata/) are a test's input, which neither Claude Code loads nor an
+// installer puts in place: discovery/no-hooks names an installer's file
+// beside them alone, and they do not take its place among the five it
+// names. An audit of a test directory itself names what is there.
+func TestNoHooksLeavesOutTestData(t *testing.T) {
+	hooks := `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]}}`
+	files := map[string]string{
+		".claude-plugin/plugin.json":   `{"name": "p"}`,
+		"skills/s/SKILL.md":            "---\nname: s\ndescription: s\n---\nhi\n",
+		"examples/settings.hooks.json": hooks,
+	}
+	for _, d := range []string{"tests/fixtures/a", "tests/fixtures/b", "test/c", "testdata/d", "src/__tests__/e", "src/__fixtures__/f"} {
+		files[d+"/hooks.json"] = hooks
+	}
+	dir := makeTree(t, files)
+	for _, tc := range []struct{ path, want string }{
+		{"", "no hooks are declared in the work tree, so the audit ran no hook: what Claude Code loads from it declares none (plugin p at the work tree's root); examples/settings.hooks.json declares hooks in Claude Code's form"},
+		{"tests", "no hooks were found under tests where Claude Code loads them, so the audit ran nothing; tests/fixtures/a/hooks.json, tests/fixtures/b/hooks.json declare hooks in Claude Code's form"},
+	} {
+		o := Options{Dir: dir, Executor: fakeHooks()}
+		if tc.path != "" {
+			o.Paths = []string{tc.path}
+		}
+		rep, err := Audit(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range rep.Findings {
+			if f.Rule == RuleNoHooks {
+				n++
+				if !strings.HasPrefix(f.Message, tc.want) {
+					t.Errorf("audit of %q: no-hooks %q\nwant it to start %q", tc.path, f.Message, tc.want)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("audit of %q: %d no-hooks findings; want 1: %v", tc.path, n, findingLines(rep.Findings))
+		}
+	}
+}
+
 // TestNoHooksNamesAProjectsHooksFile: a hooks file put in a project's
 // .claude as if it were a plugin's (.claude/hooks/hooks.json, found in
 // hundreds of public repositories) is not where Claude Code reads a
