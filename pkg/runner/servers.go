@@ -146,6 +146,10 @@ type Server struct {
 	// to the work tree: Claude Code starts it when that agent starts, not
 	// with every session, and asks no .mcp.json approval for it.
 	Agent string
+	// Again is, for a shell line, where else its file holds the same line
+	// (its form and command alike), in order: one line however often the
+	// file repeats it, as a baseline keeps it (keptSkillShells).
+	Again []report.Location
 }
 
 // serverSet is the servers one plugin's declarations of a kind give, in

@@ -131,6 +131,7 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		what = "command"
 	}
 	var got []*Server
+	first := map[[2]string]*Server{} // by form and command
 	for _, f := range found {
 		// Claude Code runs the command cut by JavaScript's trim(), whose
 		// white space is not Go's (U+0085 is none, U+FEFF is): cut as
@@ -151,8 +152,15 @@ func (c *claudeDisc) skillShells(ctx hookCtx, rel string, text []byte, kind fmKi
 		if !c.countServer(loc) {
 			return
 		}
-		got = append(got, &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
-			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd), Invokers: set.invokers(), Unread: unread})
+		if sv := first[[2]string{f.form, cmd}]; sv != nil {
+			// The same line again: one finding names every place.
+			sv.Again = append(sv.Again, loc)
+			continue
+		}
+		sv := &Server{Kind: ServerSkillShell, Name: what, Type: f.form, Command: cmd, Location: loc, Allowed: bashRuleFor(rules, cmd), BashRules: rules,
+			Shell: set.shell, Arguments: argumentsIn(set.names, cmd), InvokedBy: set.invokedBy(cmd), Invokers: set.invokers(), Unread: unread}
+		first[[2]string{f.form, cmd}] = sv
+		got = append(got, sv)
 	}
 	if ctx.isPlugin {
 		c.addServers(ctx, got, ctx.entryName == "")
@@ -482,8 +490,36 @@ func (s *Server) skillShellMessage() string {
 	if s.Unread != "" {
 		gate = s.Unread + ": whether they pre-approve it, or put an argument in it, is not told, and no baseline keeps it"
 	}
-	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked %s, before the model reads it: %s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
-		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, by, strconv.Quote(cutBytes(s.Command, maxServerLine)), args, gate)
+	return fmt.Sprintf("%s's %s %s embeds a shell command, which Claude Code runs with %s, unsandboxed, each time the %s is invoked %s, before the model reads it: %s%s%s; %s; vigiles does not run it, so nothing of what it does is recorded: review it by hand",
+		s.owner(), s.Name, shownName(s.Location.File), tool, s.Name, by, strconv.Quote(cutBytes(s.Command, maxServerLine)), s.againAt(), args, gate)
+}
+
+// maxAgainNamed bounds the lines againAt names; the rest are counted.
+const maxAgainNamed = 10
+
+// againAt says where else the shell line's file holds the same line
+// (Server.Again), "" where nowhere: " (again at lines 9, 12 and 15)",
+// " (3 times in all)" where they are in one string of a declaration
+// file, which gives them one place.
+func (s *Server) againAt() string {
+	if len(s.Again) == 0 {
+		return ""
+	}
+	var lines []string
+	for i, l := range s.Again {
+		if l.Line == s.Location.Line && l.Column == s.Location.Column {
+			return fmt.Sprintf(" (%d times in all)", len(s.Again)+1)
+		}
+		if i == maxAgainNamed {
+			lines = append(lines, fmt.Sprintf("%d more", len(s.Again)-i))
+			break
+		}
+		lines = append(lines, strconv.Itoa(l.Line))
+	}
+	if len(s.Again) == 1 {
+		return " (again at line " + lines[0] + ")"
+	}
+	return " (again at lines " + JoinWords(lines, "and") + ")"
 }
 
 // shownRules names up to three of rules, each cut as a name is, and

@@ -121,7 +121,9 @@ func TestBaselineKeepsSkillShells(t *testing.T) {
 		`notice discovery/skill-shell .claude/commands/c.md:1:8 accepted in the baseline as it is: `,
 		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:5:11 accepted in the baseline as it is: `,
 		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:8:1 accepted in the baseline as it is: `,
-		`notice discovery/skill-shell plugins/guard/skills/s/SKILL.md:10:10 accepted in the baseline as it is: `,
+		// The same line again in the file: one finding, named once
+		// as the baseline keeps it once, accepted once.
+		`before the model reads it: "git status" (again at line 10); its frontmatter's allowed-tools pre-approves it`,
 		`notice discovery/skill-shell plugins/off/skills/o/SKILL.md:4:8 turned off: `,
 	)
 
@@ -201,8 +203,8 @@ func TestBaselineWithoutSkillShells(t *testing.T) {
 	rewrite(t, dir, serversBase, string(out))
 	rep := serverAudit(t, dir, false)
 	fails := failsAtWarning(rep)
-	if len(fails) != 4 {
-		t.Errorf("without \"skillShells\": %d findings fail at fail-level warning, want the 4 lines Claude Code runs:\n%s", len(fails), strings.Join(fails, "\n"))
+	if len(fails) != 3 {
+		t.Errorf("without \"skillShells\": %d findings fail at fail-level warning, want the 3 lines Claude Code runs (one of them twice):\n%s", len(fails), strings.Join(fails, "\n"))
 	}
 	for _, f := range fails {
 		if !strings.HasPrefix(f, "warning discovery/skill-shell ") || !strings.HasSuffix(f, "; the baseline keeps no shell line (it has no \"skillShells\"): `vigiles audit --update-baseline` keeps it (review its diff), and later audits accept it while it stays as it is") {
@@ -653,5 +655,62 @@ func TestBaselineSkillShellNotUTF8(t *testing.T) {
 	serverAudit(t, dir, true)
 	if f := failsAtWarning(serverAudit(t, dir, false)); len(f) != 0 {
 		t.Errorf("against the baseline written from the tree, findings that fail at fail-level warning:\n%s", strings.Join(f, "\n"))
+	}
+}
+
+// TestSkillShellSameLineAgain: a skill that embeds the same shell line
+// several times (its form and command alike) is one finding, at the
+// first, that names the lines of the others, not one a line: the
+// baseline keeps the line once, and an audit against it accepts the one
+// finding once. The same command as a block, a form of its own, and
+// another command stay findings of their own.
+func TestSkillShellSameLineAgain(t *testing.T) {
+	lines := []string{"---", "name: s", "---"}
+	for range 12 {
+		lines = append(lines, "Now: !`date`")
+	}
+	lines = append(lines, "Who: !`whoami`", "```!", "date", "```")
+	dir := makeTree(t, map[string]string{
+		".claude/skills/s/SKILL.md": strings.Join(lines, "\n") + "\n",
+	})
+	for i, update := range []bool{true, false} {
+		got := shellLines(serverAudit(t, dir, update))
+		if len(got) != 3 {
+			t.Fatalf("audit %d: %d skill-shell findings; want 3:\n%s", i, len(got), strings.Join(got, "\n"))
+		}
+		lacks(t, got, `SKILL.md:4:8 `, `: "date" (again at lines 5, 6, 7, 8, 9, 10, 11, 12, 13, 14 and 1 more); nothing`, `SKILL.md:18:1 `, `SKILL.md:16:8 `)
+		for _, l := range got {
+			if strings.Count(l, "accepted in the baseline") > 1 || strings.Count(l, "kept in the baseline") > 1 {
+				t.Errorf("audit %d: a finding said accepted more than once: %s", i, l)
+			}
+			if !update && !strings.Contains(l, "accepted in the baseline as it is: ") {
+				t.Errorf("against the baseline, a line not accepted: %s", l)
+			}
+		}
+	}
+	shells, _, _ := readShells(t, dir)
+	if len(shells) != 3 {
+		t.Errorf("the baseline keeps %d shell lines; want 3: %+v", len(shells), shells)
+	}
+}
+
+// TestSkillShellAgainAt: where else a file holds a shell line, by line,
+// and by count where every place is one (a string of a declaration
+// file).
+func TestSkillShellAgainAt(t *testing.T) {
+	at := func(line, col int) report.Location { return report.Location{File: "f", Line: line, Column: col} }
+	for _, tc := range []struct {
+		again []report.Location
+		want  string
+	}{
+		{nil, ""},
+		{[]report.Location{at(9, 1)}, " (again at line 9)"},
+		{[]report.Location{at(9, 1), at(12, 3)}, " (again at lines 9 and 12)"},
+		{[]report.Location{at(1, 5), at(1, 5)}, " (3 times in all)"},
+	} {
+		sv := &Server{Location: at(1, 5), Again: tc.again}
+		if got := sv.againAt(); got != tc.want {
+			t.Errorf("againAt of %v = %q; want %q", tc.again, got, tc.want)
+		}
 	}
 }
