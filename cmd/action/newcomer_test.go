@@ -404,6 +404,20 @@ func TestPolicyOfTheOtherYAMLName(t *testing.T) {
 	}
 }
 
+// TestTestReportWithoutChecks: a policy with no checks fails with its
+// finding, and the text report keeps one blank line between its headline
+// and the findings, as between any two of its parts.
+func TestTestReportWithoutChecks(t *testing.T) {
+	dir := writeFiles(t, map[string]string{".vigiles.yml": "version: 1\nchecks: []\n"})
+	code, out, errs := runCLI(t, "test", "--dir", dir)
+	if code != 1 || !strings.HasPrefix(out, "vigiles test: 0 check run(s), 0 failed") || !strings.Contains(out, "config/invalid") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and the policy's finding", code, out, errs)
+	}
+	if strings.Contains(out, "\n\n\n") {
+		t.Errorf("two blank lines in a row:\n%s", out)
+	}
+}
+
 // TestAuditRefusesToIgnoreVigilesYAML: an audit, which needs no policy,
 // given none where .vigiles.yaml stands in for .vigiles.yml, is bad usage
 // before any hook runs, from the CLI and the action alike: it would run
