@@ -252,41 +252,58 @@ func (s *session) scriptClimbs(rel, root string) []climb {
 	return out
 }
 
-// sortByDeclaration sorts hooks in the order of their declarations: by
-// file, line and column.
+// sortByDeclaration sorts hooks in the order of their declarations
+// (byDeclaration).
 func sortByDeclaration(hs []*Hook) {
-	slices.SortStableFunc(hs, func(a, b *Hook) int {
-		la, lb := a.Location, b.Location
-		if c := strings.Compare(la.File, lb.File); c != 0 {
-			return c
+	slices.SortStableFunc(hs, func(a, b *Hook) int { return byDeclaration(a.Location, b.Location) })
+}
+
+// byDeclaration orders two declarations by where they stand: by file,
+// line and column. A finding of several hooks, or of several hooks' runs,
+// stands at the first so and names the rest in that order.
+func byDeclaration(a, b report.Location) int {
+	if c := strings.Compare(a.File, b.File); c != 0 {
+		return c
+	}
+	if a.Line != b.Line {
+		return a.Line - b.Line
+	}
+	return a.Column - b.Column
+}
+
+// placeNamed names where at is declared, in a finding that stands at
+// first: "line N", or "file:N" where another file declares it.
+func placeNamed(at, first report.Location) string {
+	if at.File != first.File {
+		return fmt.Sprintf("%s:%d", shownName(at.File), at.Line)
+	}
+	return fmt.Sprintf("line %d", at.Line)
+}
+
+// namedUpTo names n things (name(i) the i-th), max at most, the rest
+// counted ("3 more").
+func namedUpTo(n, max int, name func(i int) string) []string {
+	named := make([]string, 0, min(n, max+1))
+	for i := range n {
+		if i == max {
+			return append(named, fmt.Sprintf("%d more", n-i))
 		}
-		if la.Line != lb.Line {
-			return la.Line - lb.Line
-		}
-		return la.Column - lb.Column
-	})
+		named = append(named, name(i))
+	}
+	return named
 }
 
 // hooksNamed names the hooks hs (sorted by declaration) in a finding of
 // them all, at the first: each by its event, its matcher and its line
-// (file and line where another file declares it), maxHooksNamed at most,
-// the rest counted.
+// (file and line where another file declares it: placeNamed),
+// maxHooksNamed at most, the rest counted.
 func hooksNamed(hs []*Hook) string {
-	named := make([]string, 0, maxHooksNamed+1)
-	for i, h := range hs {
-		if i == maxHooksNamed {
-			named = append(named, fmt.Sprintf("%d more", len(hs)-i))
-			break
-		}
+	return JoinWords(namedUpTo(len(hs), maxHooksNamed, func(i int) string {
+		h := hs[i]
 		what := h.Event
 		if h.HasMatcher && h.Matcher != "" && h.Matcher != "*" {
 			what += " " + shownCut(h.Matcher, maxMonitorName)
 		}
-		where := fmt.Sprintf("line %d", h.Location.Line)
-		if h.Location.File != hs[0].Location.File {
-			where = fmt.Sprintf("%s:%d", shownName(h.Location.File), h.Location.Line)
-		}
-		named = append(named, what+" at "+where)
-	}
-	return JoinWords(named, "and")
+		return what + " at " + placeNamed(h.Location, hs[0].Location)
+	}), "and")
 }

@@ -251,16 +251,7 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 		members := groups[key]
 		// In the order of their declarations: the first is where the
 		// finding stands.
-		slices.SortStableFunc(members, func(a, b findingOfRun) int {
-			la, lb := a.r.Location, b.r.Location
-			if c := strings.Compare(la.File, lb.File); c != 0 {
-				return c
-			}
-			if la.Line != lb.Line {
-				return la.Line - lb.Line
-			}
-			return la.Column - lb.Column
-		})
+		slices.SortStableFunc(members, func(a, b findingOfRun) int { return byDeclaration(a.r.Location, b.r.Location) })
 		var hooks []string // each once, in that order
 		runsOf := map[string][]report.HookRun{}
 		for _, e := range members {
@@ -275,27 +266,18 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 			continue
 		}
 		first := members[0]
-		named := make([]string, 0, maxHooksNamed+1)
-		for i, h := range hooks {
-			if i == maxHooksNamed {
-				named = append(named, fmt.Sprintf("%d more", len(hooks)-i))
-				break
-			}
-			rs := runsOf[h]
+		named := namedUpTo(len(hooks), maxHooksNamed, func(i int) string {
+			rs := runsOf[hooks[i]]
 			r := rs[0]
 			what := r.Event + toolSuffix(r.Tool)
-			switch n := ran[h]; {
+			switch n := ran[hooks[i]]; {
 			case len(rs) > 1 && n > len(rs):
 				what = fmt.Sprintf("%s (%d of its %d runs)", r.Event, len(rs), n)
 			case len(rs) > 1:
 				what = fmt.Sprintf("%s (%d runs)", r.Event, len(rs))
 			}
-			where := fmt.Sprintf("line %d", r.Location.Line)
-			if r.Location.File != first.r.Location.File {
-				where = fmt.Sprintf("%s:%d", shownName(r.Location.File), r.Location.Line)
-			}
-			named = append(named, what+" at "+where)
-		}
+			return what + " at " + placeNamed(r.Location, first.r.Location)
+		})
 		f := first.f
 		at := shownName(first.r.Plugin) + " " + first.r.Event + toolSuffix(first.r.Tool) + " failed ("
 		f.Message = fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, each failed alike (", shownName(first.r.Plugin), len(hooks), JoinWords(named, "and"), len(members)) +
@@ -354,14 +336,7 @@ func groupAcrossTools(fs []findingOfRun, head string, evidence func(string) stri
 			continue
 		}
 		f := &out[g.at]
-		named := make([]string, 0, maxToolsNamed+1)
-		for i, t := range g.tools {
-			if i == maxToolsNamed {
-				named = append(named, fmt.Sprintf("%d more", len(g.tools)-i))
-				break
-			}
-			named = append(named, shownName(t))
-		}
+		named := namedUpTo(len(g.tools), maxToolsNamed, func(i int) string { return shownName(g.tools[i]) })
 		how := fmt.Sprintf("each of the %d tools its matcher takes", len(g.tools))
 		if n := ran[g.base]; n > len(g.tools) {
 			how = fmt.Sprintf("%d of the %d tools it ran for", len(g.tools), n)

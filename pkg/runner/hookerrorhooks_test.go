@@ -57,3 +57,32 @@ func TestHookErrorsGroupedAcrossHooks(t *testing.T) {
 		t.Errorf("the other command's warnings: %q, want its own", other)
 	}
 }
+
+// TestHookErrorsGroupedAcrossFiles: through a real confined audit, one
+// command a plugin declares in its manifest and in its hooks file, failing
+// alike, is one run/hook-error warning at the first declaration, by file
+// and line, that names the other by its file and line (placeNamed).
+func TestHookErrorsGroupedAcrossFiles(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	missing := `{"type": "command", "command": "vigiles-no-such-program --either"}`
+	dir := makeTree(t, map[string]string{
+		"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": {
+  "Stop": [{"hooks": [` + missing + `]}]}}`,
+		"p/hooks/hooks.json": `{"hooks": {
+  "SessionStart": [{"matcher": "startup", "hooks": [` + missing + `]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict", Baseline: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunHookError {
+			got = append(got, f.Location.File+": "+f.Message)
+		}
+	}
+	want := "p/.claude-plugin/plugin.json: p: 2 hooks that run one command (Stop at line 2 and SessionStart startup at p/hooks/hooks.json:2), 2 runs, each failed alike (exit status 127"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("the warnings: %q\nwant one starting %q", got, want)
+	}
+}
