@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -165,13 +166,136 @@ type findingOfRun struct {
 // counted.
 const maxToolsNamed = 6
 
-// groupAcrossRuns groups an audit's run/hook-error, run/egress and
-// run/lingered findings, one a run, across tools (groupAcrossTools): the
-// whole audit does, and merge for its shards, which cannot (the runs of
-// one hook for several tools fall in different shards), both from every
-// run alike. They are taken in the order of their runs, the plan's. A
-// test's run/lingered (a check's run) is left as it is, in a whole test
-// and a merge of its shards alike.
+// runWords is how the findings of one rule about runs name their run,
+// and what of them is compared, for groupAcrossHooks and
+// groupAcrossTools.
+type runWords struct {
+	// at is the words a finding's message opens with that name its run
+	// r as run for tool ("p PreToolUse Bash failed ("; tool "" names it
+	// whatever its tool): a message that does not open so is grouped
+	// with none.
+	at func(r report.HookRun, tool string) string
+	// hooks opens the finding of n hooks (named), runs runs, that run
+	// one command alike, in place of the first's at; nil where the
+	// rule's findings are not grouped across hooks.
+	hooks func(r report.HookRun, n int, named string, runs int) string
+	// tools opens the finding of the runs of r's hook for several tools
+	// alike, in place of the first's at: how many of the hook's runs
+	// they are (how) and the tools (named).
+	tools func(r report.HookRun, how, named string) string
+	// same is what of a message (without its at) is compared, nil for
+	// all of it; evidence what of the evidence is, nil for none.
+	same, evidence func(string) string
+	// alike is the first message of a group (fs, in order) made to
+	// speak for them all; nil: the first's as it is.
+	alike func(msg string, fs []findingOfRun) string
+}
+
+// opens is the words that open the message of a finding of the run r as
+// run for tool: its plugin ("project" for the project's own hooks), its
+// event and tool, then what.
+func opens(what string) func(r report.HookRun, tool string) string {
+	return func(r report.HookRun, tool string) string {
+		return shownName(r.Plugin) + " " + r.Event + toolSuffix(tool) + what
+	}
+}
+
+// hooksAlike opens a finding of several hooks: the plugin, the hooks and
+// the runs, then then.
+func hooksAlike(then string) func(r report.HookRun, n int, named string, runs int) string {
+	return func(r report.HookRun, n int, named string, runs int) string {
+		return fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, %s", shownName(r.Plugin), n, named, runs, then)
+	}
+}
+
+// runFor opens a finding of a hook's runs for several tools that do what
+// alike: ", run for each of the 8 tools its matcher takes (…), tried to
+// reach ".
+func runFor(what string) func(r report.HookRun, how, named string) string {
+	return func(r report.HookRun, how, named string) string {
+		return fmt.Sprintf("%s %s, run for %s (%s), %s", shownName(r.Plugin), r.Event, how, named, what)
+	}
+}
+
+// The words of each rule groupAcrossRuns groups.
+var (
+	hookErrorWords = runWords{
+		at:    opens(" failed ("),
+		hooks: hooksAlike("each failed alike ("),
+		tools: func(r report.HookRun, how, named string) string {
+			return fmt.Sprintf("%s %s failed for %s (%s), alike (", shownName(r.Plugin), r.Event, how, named)
+		},
+		evidence: sameText,
+	}
+	// Tried the same hosts, whatever the attempts' counts.
+	egressWords = runWords{at: opens(" tried to reach "), tools: runFor("tried to reach ")}
+	// Left as many processes, whatever they were when listed: each
+	// run's sandbox numbers its own, and lists a child that had not yet
+	// exec'd its program by its parent's command line.
+	lingeredWords = runWords{at: opens(" left "), tools: runFor("left ")}
+	// A run/timeout's message is the run's ID and reason: ended alike,
+	// whenever each was ended (timedOutAfter).
+	timeoutWords = runWords{
+		at: func(r report.HookRun, tool string) string {
+			if tool == "" {
+				return hookOfRun(r) + ": "
+			}
+			return hookOfRun(r) + "@" + tool + ": "
+		},
+		hooks: hooksAlike("each alike: "),
+		tools: func(r report.HookRun, how, named string) string {
+			return fmt.Sprintf("%s, run for %s (%s): ", hookOfRun(r), how, named)
+		},
+		same:  func(msg string) string { return timedOutAfter().ReplaceAllString(msg, "timed out after ms") },
+		alike: timedOutBetween,
+	}
+	decidesWords = runWords{
+		at:       opens(" tells Claude Code what to do with the call: "),
+		hooks:    hooksAlike("each tells Claude Code alike what to do with the call: "),
+		tools:    runFor("tells Claude Code what to do with the call: "),
+		evidence: sameText,
+	}
+)
+
+// timedOutAfter matches when a run/timeout's run was ended: "timed out
+// after 1003 ms", the milliseconds in group 1.
+var timedOutAfter = lazyRE(`timed out after (\d+) ms`)
+
+// timedOutBetween is msg, the first run/timeout message of fs, with when
+// its run was ended made the span of when each of them was: "timed out
+// after 1001 to 1012 ms".
+func timedOutBetween(msg string, fs []findingOfRun) string {
+	lo, hi := -1, -1
+	for _, e := range fs {
+		m := timedOutAfter().FindStringSubmatch(e.f.Message)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		if lo < 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	if lo == hi {
+		return msg
+	}
+	return timedOutAfter().ReplaceAllLiteralString(msg, fmt.Sprintf("timed out after %d to %d ms", lo, hi))
+}
+
+// groupAcrossRuns groups an audit's run/hook-error, run/timeout,
+// run/decides, run/egress and run/lingered findings, one a run: the
+// hook-error, timeout and decides findings of one command that a plugin
+// declares as several hooks (groupAcrossHooks), then of each hook's runs
+// for several tools (groupAcrossTools). The whole audit does, and merge
+// for its shards, which cannot (the runs of one hook for several tools
+// fall in different shards), both from every run alike. They are taken
+// in the order of their runs, the plan's. A test's run/lingered and
+// run/timeout (a check's run) are left as they are, in a whole test and
+// a merge of its shards alike.
 func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Finding {
 	byID := make(map[string]report.HookRun, len(runs))
 	ran := map[string]int{}
@@ -179,69 +303,61 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 		byID[r.ID] = r
 		ran[hookOfRun(r)]++
 	}
+	// Each rule's findings apart, in this order.
+	rules := []string{RuleRunHookError, RuleRunTimeout, RuleRunDecides, RuleRunEgress, RuleRunLingered}
+	words := []runWords{hookErrorWords, timeoutWords, decidesWords, egressWords, lingeredWords}
 	var out []report.Finding
-	var errs, egress, lingered []findingOfRun
+	of := make([][]findingOfRun, len(rules))
 	for _, f := range finds {
 		r, ok := byID[f.Hook]
-		switch {
-		case ok && f.Rule == RuleRunHookError:
-			errs = append(errs, findingOfRun{f, r})
-		case ok && f.Rule == RuleRunEgress:
-			egress = append(egress, findingOfRun{f, r})
-		case ok && f.Rule == RuleRunLingered && r.Check == "":
-			lingered = append(lingered, findingOfRun{f, r})
-		default:
+		i := slices.Index(rules, f.Rule)
+		if !ok || i < 0 || r.Check != "" && f.Rule != RuleRunHookError && f.Rule != RuleRunEgress {
 			out = append(out, f)
+			continue
 		}
+		of[i] = append(of[i], findingOfRun{f, r})
 	}
-	byRun := func(a, b findingOfRun) int { return strings.Compare(a.r.ID, b.r.ID) }
-	slices.SortStableFunc(errs, byRun)
-	slices.SortStableFunc(egress, byRun)
-	slices.SortStableFunc(lingered, byRun)
-	errs, across := groupAcrossHooks(errs, ran)
-	out = append(out, across...)
-	out = append(out, groupAcrossTools(errs, " failed (", sameText, ran, func(how, named string) string {
-		return fmt.Sprintf(" failed for %s (%s), alike (", how, named)
-	})...)
-	// Tried the same hosts, whatever the attempts' counts.
-	out = append(out, groupAcrossTools(egress, " tried to reach ", nil, ran, func(how, named string) string {
-		return fmt.Sprintf(", run for %s (%s), tried to reach ", how, named)
-	})...)
-	// Left as many processes, whatever they were when listed: each run's
-	// sandbox numbers its own, and lists a child that had not yet exec'd
-	// its program by its parent's command line.
-	return append(out, groupAcrossTools(lingered, " left ", nil, ran, func(how, named string) string {
-		return fmt.Sprintf(", run for %s (%s), left ", how, named)
-	})...)
+	for i, w := range words {
+		fs := of[i]
+		slices.SortStableFunc(fs, func(a, b findingOfRun) int { return strings.Compare(a.r.ID, b.r.ID) })
+		if w.hooks != nil {
+			var across []report.Finding
+			fs, across = groupAcrossHooks(fs, ran, w)
+			out = append(out, across...)
+		}
+		out = append(out, groupAcrossTools(fs, ran, w)...)
+	}
+	return out
 }
 
 // maxHooksNamed bounds the hooks a finding of groupAcrossHooks names;
 // the rest are counted.
 const maxHooksNamed = 6
 
-// groupAcrossHooks takes, of an audit's run/hook-error findings fs (in the
-// order of their runs), those of one command that one plugin declares as
-// several hooks (on several events, or twice on one) and that fail alike
-// in each: the same plugin and context, the same command, the same words
-// but for the event and tool, the same evidence. A plugin that runs one
-// program on every event, where the machine lacks it, made one warning
-// an event (33 of them, all alike, in a field test), enough to fill a
-// step's annotations. Each such group is one finding, at its first run's
-// declaration, that names the hooks (event, the runs of each, the line
-// each is declared at, in the order of their declarations) and says the
-// rest as the first said it; the
+// groupAcrossHooks takes, of an audit's findings fs of one rule about
+// runs (in the order of their runs; w their words), those of one command
+// that one plugin declares as several hooks (on several events, or twice
+// on one) and that fail, time out or decide alike in each: the same
+// plugin and context, the same command, the same words but for the event
+// and tool (as w.same compares them), the same evidence (w.evidence). A
+// plugin that runs one program on every event, where the machine lacks
+// it, made one warning an event (33 of them, all alike, in a field
+// test), enough to fill a step's annotations. Each such group is one
+// finding, at its first run's declaration, that names the hooks (event,
+// the runs of each, the line each is declared at, in the order of their
+// declarations) and says the rest as the first said it (w.alike); the
 // findings of every other hook are left, in their order, for
 // groupAcrossTools.
-func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRun, grouped []report.Finding) {
+func groupAcrossHooks(fs []findingOfRun, ran map[string]int, w runWords) (rest []findingOfRun, grouped []report.Finding) {
 	groups := map[string][]findingOfRun{}
 	var order []string
 	for _, e := range fs {
-		at := " " + e.r.Event + toolSuffix(e.r.Tool) + " failed ("
-		if !strings.HasPrefix(e.f.Message, shownName(e.r.Plugin)+at) {
+		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r, e.r.Tool))
+		if !ok {
 			rest = append(rest, e)
 			continue
 		}
-		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, strings.Replace(e.f.Message, at, " \x00 failed (", 1), e.f.Evidence}, "\x00")
+		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, w.compared(body, e.f.Evidence)}, "\x00")
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
@@ -279,9 +395,8 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 			return what + " at " + placeNamed(r.Location, first.r.Location)
 		})
 		f := first.f
-		at := shownName(first.r.Plugin) + " " + first.r.Event + toolSuffix(first.r.Tool) + " failed ("
-		f.Message = fmt.Sprintf("%s: %d hooks that run one command (%s), %d runs, each failed alike (", shownName(first.r.Plugin), len(hooks), JoinWords(named, "and"), len(members)) +
-			strings.TrimPrefix(f.Message, at)
+		f.Message = w.hooks(first.r, len(hooks), JoinWords(named, "and"), len(members)) +
+			strings.TrimPrefix(w.alikeOf(f.Message, members), w.at(first.r, first.r.Tool))
 		grouped = append(grouped, f)
 	}
 	// In the order of their runs again, as groupAcrossTools takes them.
@@ -289,59 +404,78 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int) (rest []findingOfRu
 	return rest, grouped
 }
 
+// compared is what of a finding's message, without its run's words
+// (body), and evidence w compares.
+func (w runWords) compared(body, evidence string) string {
+	if w.same != nil {
+		body = w.same(body)
+	}
+	if w.evidence != nil {
+		body += "\x00" + w.evidence(evidence)
+	}
+	return body
+}
+
+// alikeOf is msg, the first message of fs, made to speak for them all.
+func (w runWords) alikeOf(msg string, fs []findingOfRun) string {
+	if w.alike == nil {
+		return msg
+	}
+	return w.alike(msg, fs)
+}
+
 // sameText is the evidence of a finding as groupAcrossTools compares it:
 // all of it.
 func sameText(evidence string) string { return evidence }
 
-// groupAcrossTools is the findings of fs, one for each hook that ran
-// alike for several tools: the same declaration, the same words but for
-// the tool, where the tool is followed by head in the message, and, with
-// evidence, the same evidence as evidence reads it. The first finding of a group stands for
-// it, its tool and head replaced by say(how, named): how many of the
-// hook's runs (ran: by hook, its ID without the tool) the group is, and
-// the tools, in the order of the runs, where each would have been a
-// finding of its own (a matcher that takes every tool would fill a
-// step's ten annotations with one hook's).
-func groupAcrossTools(fs []findingOfRun, head string, evidence func(string) string, ran map[string]int, say func(how, named string) string) []report.Finding {
+// groupAcrossTools is the findings of fs (of one rule, w their words),
+// one for each hook that ran alike for several tools: the same
+// declaration, the same words but for the tool (as w.same compares
+// them), and the same evidence as w.evidence reads it. The first finding
+// of a group stands for it, its opening words replaced by w.tools: how
+// many of the hook's runs (ran: by hook, its ID without the tool) the
+// group is, and the tools, in the order of the runs, where each would
+// have been a finding of its own (a matcher that takes every tool would
+// fill a step's ten annotations with one hook's).
+func groupAcrossTools(fs []findingOfRun, ran map[string]int, w runWords) []report.Finding {
 	type group struct {
-		at    int
-		base  string
-		tools []string
+		at      int
+		base    string
+		members []findingOfRun
 	}
 	var out []report.Finding
 	groups := map[string]*group{}
 	var order []*group
 	for _, e := range fs {
-		at := e.r.Event + toolSuffix(e.r.Tool) + head
-		if e.r.Tool == "" || !strings.Contains(e.f.Message, at) {
+		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r, e.r.Tool))
+		if e.r.Tool == "" || !ok {
 			out = append(out, e.f)
 			continue
 		}
 		base := hookOfRun(e.r)
-		key := base + "\x00" + strings.Replace(e.f.Message, at, e.r.Event+head, 1)
-		if evidence != nil {
-			key += "\x00" + evidence(e.f.Evidence)
-		}
+		key := base + "\x00" + w.compared(body, e.f.Evidence)
 		if g, ok := groups[key]; ok {
-			g.tools = append(g.tools, e.r.Tool)
+			g.members = append(g.members, e)
 			continue
 		}
-		g := &group{at: len(out), base: base, tools: []string{e.r.Tool}}
+		g := &group{at: len(out), base: base, members: []findingOfRun{e}}
 		groups[key] = g
 		order = append(order, g)
 		out = append(out, e.f)
 	}
 	for _, g := range order {
-		if len(g.tools) < 2 {
+		if len(g.members) < 2 {
 			continue
 		}
-		f := &out[g.at]
-		named := namedUpTo(len(g.tools), maxToolsNamed, func(i int) string { return shownName(g.tools[i]) })
-		how := fmt.Sprintf("each of the %d tools its matcher takes", len(g.tools))
-		if n := ran[g.base]; n > len(g.tools) {
-			how = fmt.Sprintf("%d of the %d tools it ran for", len(g.tools), n)
+		first := g.members[0]
+		named := namedUpTo(len(g.members), maxToolsNamed, func(i int) string { return shownName(g.members[i].r.Tool) })
+		how := fmt.Sprintf("each of the %d tools its matcher takes", len(g.members))
+		if n := ran[g.base]; n > len(g.members) {
+			how = fmt.Sprintf("%d of the %d tools it ran for", len(g.members), n)
 		}
-		f.Message = strings.Replace(f.Message, toolSuffix(g.tools[0])+head, say(how, JoinWords(named, "and")), 1)
+		f := &out[g.at]
+		f.Message = w.tools(first.r, how, JoinWords(named, "and")) +
+			strings.TrimPrefix(w.alikeOf(f.Message, g.members), w.at(first.r, first.r.Tool))
 	}
 	return out
 }

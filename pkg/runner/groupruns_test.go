@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestTimeoutsAndDecidesGrouped: through a real confined audit, the
+// run/timeout and run/decides findings of one command a plugin declares
+// as several hooks are one finding at its first declaration naming the
+// hooks, and those of one hook's runs for the tools its matcher takes one
+// naming the tools, as run/hook-error's are; another plugin's keep their
+// own.
+func TestTimeoutsAndDecidesGrouped(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	slow := `{"type": "command", "command": "sleep 30", "timeout": 1}`
+	allow := `{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\", \"permissionDecisionReason\": \"fine\"}}'"}`
+	dir := makeTree(t, map[string]string{
+		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"p/hooks/hooks.json": `{"hooks": {
+  "Stop": [{"hooks": [` + slow + `]}],
+  "SessionStart": [{"matcher": "startup", "hooks": [` + slow + `]}],
+  "PreToolUse": [{"matcher": "Bash|Write", "hooks": [` + slow + `]}, {"matcher": "Bash", "hooks": [` + allow + `]},
+    {"matcher": "Edit", "hooks": [` + allow + `]}]}}`,
+		"q/.claude-plugin/plugin.json": `{"name": "q"}`,
+		"q/hooks/hooks.json":           `{"hooks": {"PreToolUse": [{"matcher": "Bash|Edit|Write", "hooks": [` + slow + `, ` + allow + `]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict", Baseline: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunTimeout || f.Rule == RuleRunDecides {
+			got[f.Rule+" "+f.Location.File] = append(got[f.Rule+" "+f.Location.File], f.Message)
+			if f.Location.File == "p/hooks/hooks.json" && f.Rule == RuleRunTimeout && f.Location.Line != 2 {
+				t.Errorf("p's run/timeout is at line %d, want 2, the first declaration", f.Location.Line)
+			}
+		}
+	}
+	// When each run was ended is no part of what is compared: the
+	// grouped finding spans them.
+	ended := `timed out after \d+( to \d+)? ms; `
+	for _, c := range []struct{ key, want string }{
+		{RuleRunTimeout + " p/hooks/hooks.json", `^p: 3 hooks that run one command \(Stop at line 2, SessionStart startup at line 3 and PreToolUse \(2 runs\) at line 4\), 4 runs, each alike: ` + ended},
+		{RuleRunTimeout + " q/hooks/hooks.json", `^q/hooks/hooks.json#hooks.PreToolUse\[0\].hooks\[0\], run for each of the 3 tools its matcher takes \(Bash, Edit and Write\): ` + ended},
+		{RuleRunDecides + " p/hooks/hooks.json", `^p: 2 hooks that run one command \(PreToolUse Bash at line 4 and PreToolUse Edit at line 5\), 2 runs, each tells Claude Code alike what to do with the call: `},
+		{RuleRunDecides + " q/hooks/hooks.json", `^q PreToolUse, run for each of the 3 tools its matcher takes \(Bash, Edit and Write\), tells Claude Code what to do with the call: `},
+	} {
+		if ms := got[c.key]; len(ms) != 1 || !regexp.MustCompile(c.want).MatchString(ms[0]) {
+			t.Errorf("%s: %q\nwant one matching %s", c.key, ms, c.want)
+		}
+	}
+	for key, ms := range got {
+		if !strings.HasPrefix(key, RuleRunTimeout+" p/") && !strings.HasPrefix(key, RuleRunTimeout+" q/") && !strings.HasPrefix(key, RuleRunDecides+" p/") && !strings.HasPrefix(key, RuleRunDecides+" q/") {
+			t.Errorf("unexpected %s: %q", key, ms)
+		}
+	}
+}
