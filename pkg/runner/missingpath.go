@@ -23,15 +23,16 @@ import (
 // 'PATH'" of an absolute or relative path (Bun's adds " from 'FILE'",
 // the importing file, whose directory a relative path is read from), and
 // a script's own "not found at PATH" (an absolute path), and a shell's
-// "cannot create PATH: Directory nonexistent" of a redirection, and a
-// shell's line of its own ("/bin/sh: 1: PATH: not found", "bash: line 1:
+// "cannot create PATH: Directory nonexistent" of a redirection, dash's
+// "sh: 0: cannot open PATH: No such file" (older dash's "Can't open
+// PATH") of a script it was given, and a shell's line of its own ("/bin/sh: 1: PATH: not found", "bash: line 1:
 // PATH: No such file or directory"), where an absolute path is read to
 // the end of the line, blanks and all (/Users/me/My Project/x.sh), but
 // not across ": " (bash's "x.py: /usr/bin/python: bad interpreter: No
 // such file or directory" names the interpreter, not the script). The
 // path is the match's one group that is not empty but the importing
-// file's (5).
-var missingPaths = lazyRE(`(?m:^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?(/(?:[^:\n]|:[^ \n])*?): (?:not found|No such file or directory)$)|([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
+// file's (6).
+var missingPaths = lazyRE(`(?m:^(?:/bin/|/usr/bin/)?(?:da)?sh: \d+: (?:cannot|Can't) open (.+?)(?:: No such file)?$)|(?m:^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?(/(?:[^:\n]|:[^ \n])*?): (?:not found|No such file or directory)$)|([^\s:'"]*/[^\s:'"]*): (?:not found|No such file or directory)|can't open file '([^']+)'|Cannot find module '([./][^']*)'(?: from '([^']+)')?|No such file or directory: '([^']+)'|not found at (/[^\s:'"]+)|cannot create (/[^\s:'"]+): Directory nonexistent`)
 
 // installedCopy matches, in a path of the run's throwaway HOME, where
 // Claude Code keeps its own copy of what it installs: a marketplace's
@@ -44,7 +45,11 @@ var installedCopy = lazyRE(`/\.claude/plugins/(?:marketplaces/[^/]+|cache/[^/]+/
 // there, where the tree (the run's work tree, tree) or this machine
 // shows it: a symbolic link of the tree that leads outside it to a path
 // this machine lacks; a path of the tree, named absolute (Node.js names
-// a missing main script so), that the tree does not hold; a path out of
+// a missing main script so), or relative where the command itself names
+// it, that the tree does not hold (one in the directory of the hook's
+// plugin the plugin does not ship, notShipped; a plugin's hook's
+// relative path is read from the project's directory, not the plugin's,
+// relativeMissing); a path out of
 // the tree, relative (../../shared/lib.sh) or beside it in the directory
 // that holds it, which the hook climbed out to; a path in the run's
 // throwaway HOME, TMPDIR or /dev/shm, which each confined run
@@ -65,9 +70,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 		cwd = filepath.Join(tree, dir)
 	}
 	for _, m := range missingPaths().FindAllStringSubmatch(r.Stderr, 8) {
-		p, from := m[1]+m[2]+m[3]+m[4]+m[6]+m[7]+m[8], m[5]
+		p, from := m[1]+m[2]+m[3]+m[4]+m[5]+m[7]+m[8]+m[9], m[6]
 		if strings.HasPrefix(p, "~/") {
-			if m[1]+m[2] == "" {
+			if m[1]+m[2]+m[3] == "" {
 				// Python's open, Node's require: no shell read it.
 				return fmt.Sprintf("it names %s, a ~ nothing expanded: only a shell reads ~ as the home directory (a script's open or import, or an exec-form command, does not), so it is a directory named ~ in the one the hook runs in; expand it in the hook (os.path.expanduser, os.homedir(), $HOME)", shownName(p))
 			}
@@ -98,13 +103,21 @@ func missingPathCause(r report.HookRun, tree string) string {
 				return fmt.Sprintf("it runs %s, a symbolic link in the tree to %s, outside it, %s: a link out of the repository works only where its target is; commit the file itself, or a relative link that stays in the repository",
 					shownName(link), shownName(target), lacks)
 			}
-			if filepath.IsAbs(p) || filepath.IsAbs(from) {
-				if !moduleThere(tree, rel) {
-					if other := sameNameElsewhere(tree, filepath.ToSlash(rel)); other != "" {
-						return fmt.Sprintf("it names %s, which the tree does not hold, and the tree has %s: the hook builds a path to it from a directory that is not its own (a plugin root another plugin's ${CLAUDE_PLUGIN_ROOT} stands for, a script's directory a helper it sources changed), and fails so wherever it runs; name the file from where it is", shownName(filepath.ToSlash(rel)), shownName(other))
-					}
-					return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
+			// A relative path is told where the command itself names
+			// it: read from the directory the hook runs in, not one a
+			// script changed to.
+			relative := !filepath.IsAbs(p) && !filepath.IsAbs(from)
+			if (!relative || commandNames(r.Command, p)) && !moduleThere(tree, rel) {
+				if why := relativeMissing(r, tree, p); relative && why != "" {
+					return why
 				}
+				if other := sameNameElsewhere(tree, filepath.ToSlash(rel)); other != "" {
+					return fmt.Sprintf("it names %s, which the tree does not hold, and the tree has %s: the hook builds a path to it from a directory that is not its own (a plugin root another plugin's ${CLAUDE_PLUGIN_ROOT} stands for, a script's directory a helper it sources changed), and fails so wherever it runs; name the file from where it is", shownName(filepath.ToSlash(rel)), shownName(other))
+				}
+				if why := notShipped(r, filepath.ToSlash(rel)); why != "" {
+					return why
+				}
+				return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
 			}
 			continue
 		}
@@ -143,6 +156,70 @@ func missingPathCause(r report.HookRun, tree string) string {
 		return why
 	}
 	return ""
+}
+
+// notShipped says, of rel, a path of the tree that it does not hold, in
+// the directory of r's plugin, that the plugin does not ship it (named
+// relative to the plugin): Claude Code installs a plugin as a copy of
+// its directory, so the hook fails so wherever it is installed. "" for
+// a project's hook, or a path outside its plugin.
+func notShipped(r report.HookRun, rel string) string {
+	root, ok := strings.CutPrefix(r.Context, "plugin:")
+	if !ok {
+		return ""
+	}
+	in := rel
+	if root != "." {
+		if in, ok = strings.CutPrefix(rel, root+"/"); !ok {
+			return ""
+		}
+	}
+	return fmt.Sprintf("it names %s, a file of %s that the plugin does not ship: the tree does not hold it (a file a build makes that the repository does not commit, dist/ or build/, one its .gitignore keeps out, or one removed), and Claude Code installs a plugin as a copy of its own directory, so the hook fails so wherever the plugin is installed; add the file to the plugin, or name one it has",
+		shownName(in), pluginAt(r, rel))
+}
+
+// pluginAt names r's plugin and rel, a path in its directory: "plugin p
+// (p/hooks/x.sh)", or "the plugin at p (p/hooks/x.sh)" where the run
+// has no plugin's name.
+func pluginAt(r report.HookRun, rel string) string {
+	if r.Plugin == "" {
+		root, _ := strings.CutPrefix(r.Context, "plugin:")
+		return fmt.Sprintf("the plugin at %s (%s)", shownName(root), shownName(rel))
+	}
+	return fmt.Sprintf("plugin %s (%s)", shownName(r.Plugin), shownName(rel))
+}
+
+// relativeMissing says of p, a relative path a plugin's hook r names
+// that the tree does not hold from the directory the hook runs in (the
+// project's), that it was read from there, not from the plugin's
+// directory: where the plugin holds it, name it by
+// ${CLAUDE_PLUGIN_ROOT}; where it does not, the plugin does not ship it
+// either. "" for a project's hook.
+func relativeMissing(r report.HookRun, tree, p string) string {
+	root, ok := strings.CutPrefix(r.Context, "plugin:")
+	if !ok {
+		return ""
+	}
+	in := path.Clean(filepath.ToSlash(p))
+	rel := path.Join(root, in)
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return ""
+	}
+	why := fmt.Sprintf("it names %s, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there", shownName(p))
+	if moduleThere(tree, rel) {
+		return why + fmt.Sprintf("; the plugin has %s: write ${CLAUDE_PLUGIN_ROOT}/%s", shownName(rel), shownName(in))
+	}
+	return why + fmt.Sprintf(", and %s does not ship it either: Claude Code installs a plugin as a copy of its own directory, so the hook fails so wherever the plugin is installed; add the file to the plugin and name it ${CLAUDE_PLUGIN_ROOT}/%s", pluginAt(r, rel), shownName(in))
+}
+
+// commandNames says whether cmd names p as a word of its own, and
+// changes no directory first (cd, pushd): a relative path it names is
+// then read from the directory the hook runs in.
+func commandNames(cmd, p string) bool {
+	if regexp.MustCompile(`(?:^|[\s;&|(])(?:cd|pushd)\s`).MatchString(cmd) {
+		return false
+	}
+	return regexp.MustCompile(`(?:^|[\s"'=])` + regexp.QuoteMeta(p) + `(?:$|[\s"';&|)])`).MatchString(cmd)
 }
 
 // varPath matches a variable followed by a path in a command,
