@@ -1174,8 +1174,10 @@ var interpreterFallback = lazyRE(`\b(?:python3?|py)\b[^|&;]*\|\|\s*(?:python3?|p
 // shellFailure matches a failure a shell or an interpreter reports on its
 // own before the hook's code runs, or as it starts it: a program or file
 // not found, a redirection it cannot create, a substitution it cannot
-// read (dash's for ${env:HOME}), a script Python cannot open.
-var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied|[Bb]ad substitution)|can't open file '`)
+// read (dash's for ${env:HOME}), a script or input dash cannot open
+// ("sh: 0: cannot open x.sh: No such file", older dash's "Can't open"),
+// a script Python cannot open.
+var shellFailure = lazyRE(`(?m)^(?:/bin/|/usr/bin/)?(?:ba|da|z|k)?sh: (?:\d+: |line \d+: )?.*(?:not found|No such file or directory|cannot create|Directory nonexistent|Permission denied|[Bb]ad substitution|[Cc]an(?:not|'t) open)|can't open file '`)
 
 // barePython matches a shell's report that "python" (not python3) is
 // not found, and env's, where a script's first line runs it.

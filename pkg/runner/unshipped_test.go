@@ -17,7 +17,8 @@ import (
 // ship it, not a program to install; a relative path the command names is
 // read from the project's directory, which the cause says, with the
 // plugin's file where the plugin has it; a project's hook keeps the
-// tree's cause.
+// tree's cause. dash's exit 2 for a script it cannot open, on PreToolUse,
+// is the shell failing, not the hook's block.
 func TestAuditNamesUnshippedPluginFiles(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	if _, err := exec.LookPath("node"); err != nil {
@@ -33,13 +34,18 @@ func TestAuditNamesUnshippedPluginFiles(t *testing.T) {
 		{"Notification", "node ${CLAUDE_PLUGIN_ROOT}/hooks/w.js", notShip("hooks/w.js")},
 		{"SessionEnd", "${CLAUDE_PLUGIN_ROOT}/bin/tool --flag", notShip("bin/tool")},
 		{"SubagentStop", "bash hooks/v.sh", "it names hooks/v.sh, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there, and plugin p (p/hooks/v.sh) does not ship it either"},
+		// dash's exit 2 for a script it cannot open, on an event exit 2
+		// blocks: the shell's failure, not the hook's block.
+		{"PreToolUse", "sh ${CLAUDE_PLUGIN_ROOT}/hooks/u.sh", "the shell or interpreter, not the hook, exited with 2, which Claude Code reads as the hook's block"},
 		{"PreCompact", "./bin/there", "it names ./bin/there, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there; the plugin has p/bin/there: write ${CLAUDE_PLUGIN_ROOT}/bin/there"},
 	}
-	hooks := map[string]string{}
 	var decl []string
 	for _, c := range cases {
-		decl = append(decl, `"`+c.event+`": [{"hooks": [{"type": "command", "command": `+strconv.Quote(c.command)+`}]}]`)
-		hooks[c.event] = c.want
+		matcher := ""
+		if c.event == "PreToolUse" {
+			matcher = `"matcher": "Bash", `
+		}
+		decl = append(decl, `"`+c.event+`": [{`+matcher+`"hooks": [{"type": "command", "command": `+strconv.Quote(c.command)+`}]}]`)
 	}
 	dir := makeTree(t, map[string]string{
 		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
@@ -67,6 +73,9 @@ func TestAuditNamesUnshippedPluginFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		msg := got[c.event]
+		if c.event == "PreToolUse" && !strings.Contains(msg, notShip("hooks/u.sh")) {
+			t.Errorf("%s (%s): %q\nwant it to say %q", c.event, c.command, msg, notShip("hooks/u.sh"))
+		}
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "install it there") {
 			t.Errorf("%s (%s): %q\nwant it to say %q", c.event, c.command, msg, c.want)
 		}
