@@ -107,8 +107,19 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// it: read from the directory the hook runs in, not one a
 			// script changed to.
 			relative := !filepath.IsAbs(p) && !filepath.IsAbs(from)
-			if (!relative || commandNames(r.Command, p)) && !moduleThere(tree, rel) {
-				if why := relativeMissing(r, tree, p); relative && why != "" {
+			written := p
+			if rc, err := filepath.Rel(cwd, abs); err == nil && !relative && from == "" && filepath.IsLocal(rc) {
+				// Named relative, reported absolute (Python's can't
+				// open file, Node.js's Cannot find module).
+				for _, w := range []string{rc, "./" + rc} {
+					if commandNames(r.Command, w) {
+						relative, written = true, w
+						break
+					}
+				}
+			}
+			if (!relative || commandNames(r.Command, written)) && !moduleThere(tree, rel) {
+				if why := relativeMissing(r, tree, written); relative && why != "" {
 					return why
 				}
 				if other := sameNameElsewhere(tree, filepath.ToSlash(rel)); other != "" {

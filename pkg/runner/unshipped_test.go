@@ -37,6 +37,9 @@ func TestAuditNamesUnshippedPluginFiles(t *testing.T) {
 		// dash's exit 2 for a script it cannot open, on an event exit 2
 		// blocks: the shell's failure, not the hook's block.
 		{"PreToolUse", "sh ${CLAUDE_PLUGIN_ROOT}/hooks/u.sh", "the shell or interpreter, not the hook, exited with 2, which Claude Code reads as the hook's block"},
+		// Named relative, reported absolute by the interpreter.
+		{"PostCompact", "python3 hooks/gone.py", "it names hooks/gone.py, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there, and plugin p (p/hooks/gone.py) does not ship it either"},
+		{"SubagentStart", "node ./hooks/there.js", "it names ./hooks/there.js, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there; the plugin has p/hooks/there.js: write ${CLAUDE_PLUGIN_ROOT}/hooks/there.js"},
 		{"PreCompact", "./bin/there", "it names ./bin/there, a relative path, which a hook reads from the directory it runs in, the project's, not the plugin's, and the tree does not hold it there; the plugin has p/bin/there: write ${CLAUDE_PLUGIN_ROOT}/bin/there"},
 	}
 	var decl []string
@@ -51,6 +54,7 @@ func TestAuditNamesUnshippedPluginFiles(t *testing.T) {
 		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
 		"p/hooks/hooks.json":           `{"hooks": {` + strings.Join(decl, ",\n") + `}}`,
 		"p/bin/there":                  "#!/bin/sh\nexit 0\n",
+		"p/hooks/there.js":             "process.exit(0)\n",
 		".claude/settings.json":        `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "bash .claude/hooks/gone.sh"}]}]}}`,
 	})
 	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict", Baseline: ""})
