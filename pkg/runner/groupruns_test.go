@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
@@ -14,7 +15,7 @@ import (
 // as several hooks are one finding at its first declaration naming the
 // hooks, and those of one hook's runs for the tools its matcher takes one
 // naming the tools, as run/hook-error's are; another plugin's keep their
-// own.
+// own. A sharded audit's merge groups them alike.
 func TestTimeoutsAndDecidesGrouped(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	slow := `{"type": "command", "command": "sleep 30", "timeout": 1}`
@@ -33,12 +34,34 @@ func TestTimeoutsAndDecidesGrouped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkGrouped(t, "the audit", rep)
+	// Shards leave them apart (a hook's runs fall in both), and their
+	// merge groups them as the whole audit did.
+	var parts []NamedReport
+	for _, shard := range []string{"1/2", "2/2"} {
+		part, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict", Baseline: "", Shard: shard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, NamedReport{Name: shard, Report: part})
+	}
+	merged, err := Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGrouped(t, "the shards' merge", merged)
+}
+
+// checkGrouped checks rep's run/timeout and run/decides findings of
+// TestTimeoutsAndDecidesGrouped's tree (what names the report).
+func checkGrouped(t *testing.T, what string, rep *report.Report) {
+	t.Helper()
 	got := map[string][]string{}
 	for _, f := range rep.Findings {
 		if f.Rule == RuleRunTimeout || f.Rule == RuleRunDecides {
 			got[f.Rule+" "+f.Location.File] = append(got[f.Rule+" "+f.Location.File], f.Message)
 			if f.Location.File == "p/hooks/hooks.json" && f.Rule == RuleRunTimeout && f.Location.Line != 2 {
-				t.Errorf("p's run/timeout is at line %d, want 2, the first declaration", f.Location.Line)
+				t.Errorf("%s: p's run/timeout is at line %d, want 2, the first declaration", what, f.Location.Line)
 			}
 		}
 	}
@@ -52,12 +75,12 @@ func TestTimeoutsAndDecidesGrouped(t *testing.T) {
 		{RuleRunDecides + " q/hooks/hooks.json", `^q PreToolUse, run for each of the 3 tools its matcher takes \(Bash, Edit and Write\), tells Claude Code what to do with the call: `},
 	} {
 		if ms := got[c.key]; len(ms) != 1 || !regexp.MustCompile(c.want).MatchString(ms[0]) {
-			t.Errorf("%s: %q\nwant one matching %s", c.key, ms, c.want)
+			t.Errorf("%s: %s: %q\nwant one matching %s", what, c.key, ms, c.want)
 		}
 	}
 	for key, ms := range got {
 		if !strings.HasPrefix(key, RuleRunTimeout+" p/") && !strings.HasPrefix(key, RuleRunTimeout+" q/") && !strings.HasPrefix(key, RuleRunDecides+" p/") && !strings.HasPrefix(key, RuleRunDecides+" q/") {
-			t.Errorf("unexpected %s: %q", key, ms)
+			t.Errorf("%s: unexpected %s: %q", what, key, ms)
 		}
 	}
 }
