@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,5 +83,42 @@ func checkGrouped(t *testing.T, what string, rep *report.Report) {
 		if !strings.HasPrefix(key, RuleRunTimeout+" p/") && !strings.HasPrefix(key, RuleRunTimeout+" q/") && !strings.HasPrefix(key, RuleRunDecides+" p/") && !strings.HasPrefix(key, RuleRunDecides+" q/") {
 			t.Errorf("%s: unexpected %s: %q", what, key, ms)
 		}
+	}
+}
+
+// TestTimeoutsGroupedAcrossEventDefaults: through a real confined audit,
+// one slow command with no timeout of its own, on events whose default
+// wait under Claude Code is the same (Stop, SessionStart), ended at the
+// policy's defaults.timeout, is one run/timeout that says the default is
+// each of their events'; on an event that waits otherwise
+// (UserPromptSubmit) it keeps its own.
+func TestTimeoutsGroupedAcrossEventDefaults(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	slow := `{"type": "command", "command": "sleep 30"}`
+	dir := makeTree(t, map[string]string{
+		".vigiles.yml":                 "defaults:\n  timeout: 1s\n",
+		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"p/hooks/hooks.json": `{"hooks": {
+  "Stop": [{"hooks": [` + slow + `]}],
+  "SessionStart": [{"matcher": "startup", "hooks": [` + slow + `]}],
+  "UserPromptSubmit": [{"hooks": [` + slow + `]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict", Baseline: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRunTimeout {
+			got = append(got, f.Message)
+		}
+	}
+	slices.Sort(got)
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`^p/hooks/hooks.json#hooks.UserPromptSubmit\[0\].hooks\[0\]: timed out after \d+ ms, .*its default for UserPromptSubmit hooks\)`),
+		regexp.MustCompile(`^p: 2 hooks that run one command \(Stop at line 2 and SessionStart startup at line 3\), 2 runs, each alike: timed out after \d+( to \d+)? ms, .*\(it waits up to [^,]+, the default for each of their events\)`),
+	}
+	if len(got) != len(want) || !want[0].MatchString(got[0]) || !want[1].MatchString(got[1]) {
+		t.Errorf("run/timeout findings: %q\nwant two, matching %s and %s", got, want[0], want[1])
 	}
 }

@@ -183,9 +183,11 @@ type runWords struct {
 	// alike, in place of the first's at: how many of the hook's runs
 	// they are (how) and the tools (named).
 	tools func(r report.HookRun, how, named string) string
-	// same is what of a message (without its at) is compared, nil for
-	// all of it; evidence what of the evidence is, nil for none.
-	same, evidence func(string) string
+	// same is what of the message of a finding of r (without its at) is
+	// compared, nil for all of it; evidence what of the evidence is, nil
+	// for none.
+	same     func(r report.HookRun, msg string) string
+	evidence func(string) string
 	// alike is the first message of a group (fs, in order) made to
 	// speak for them all; nil: the first's as it is.
 	alike func(msg string, fs []findingOfRun) string
@@ -234,7 +236,8 @@ var (
 	// exec'd its program by its parent's command line.
 	lingeredWords = runWords{at: opens(" left "), tools: runFor("left ")}
 	// A run/timeout's message is the run's ID and reason: ended alike,
-	// whenever each was ended (timedOutAfter).
+	// whenever each was ended (timedOutAfter), and under Claude Code's
+	// default wait for its event where they wait alike.
 	timeoutWords = runWords{
 		at: func(r report.HookRun, tool string) string {
 			if tool == "" {
@@ -246,7 +249,10 @@ var (
 		tools: func(r report.HookRun, how, named string) string {
 			return fmt.Sprintf("%s, run for %s (%s): ", hookOfRun(r), how, named)
 		},
-		same:  func(msg string) string { return timedOutAfter().ReplaceAllString(msg, "timed out after ms") },
+		same: func(r report.HookRun, msg string) string {
+			msg = timedOutAfter().ReplaceAllString(msg, "timed out after ms")
+			return strings.ReplaceAll(msg, eventDefault(r.Event), eventDefault(""))
+		},
 		alike: timedOutBetween,
 	}
 	decidesWords = runWords{
@@ -261,10 +267,18 @@ var (
 // after 1003 ms", the milliseconds in group 1.
 var timedOutAfter = lazyRE(`timed out after (\d+) ms`)
 
+// eventDefault is how a run/timeout's reason names Claude Code's default
+// wait for event's hooks (claudeWhy).
+func eventDefault(event string) string { return "its default for " + event + " hooks" }
+
 // timedOutBetween is msg, the first run/timeout message of fs, with when
-// its run was ended made the span of when each of them was: "timed out
-// after 1001 to 1012 ms".
+// its run was ended made the span of when each of them was ("timed out
+// after 1001 to 1012 ms"), and Claude Code's default wait for its event
+// that of each of their events, where they are of several.
 func timedOutBetween(msg string, fs []findingOfRun) string {
+	if slices.ContainsFunc(fs, func(e findingOfRun) bool { return e.r.Event != fs[0].r.Event }) {
+		msg = strings.ReplaceAll(msg, eventDefault(fs[0].r.Event), "the default for each of their events")
+	}
 	lo, hi := -1, -1
 	for _, e := range fs {
 		m := timedOutAfter().FindStringSubmatch(e.f.Message)
@@ -357,7 +371,7 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int, w runWords) (rest [
 			rest = append(rest, e)
 			continue
 		}
-		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, w.compared(body, e.f.Evidence)}, "\x00")
+		key := strings.Join([]string{e.r.Plugin, e.r.Context, e.r.Command, w.compared(e.r, body, e.f.Evidence)}, "\x00")
 		if _, ok := groups[key]; !ok {
 			order = append(order, key)
 		}
@@ -404,11 +418,11 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int, w runWords) (rest [
 	return rest, grouped
 }
 
-// compared is what of a finding's message, without its run's words
+// compared is what of a finding's message, without its run r's words
 // (body), and evidence w compares.
-func (w runWords) compared(body, evidence string) string {
+func (w runWords) compared(r report.HookRun, body, evidence string) string {
 	if w.same != nil {
-		body = w.same(body)
+		body = w.same(r, body)
 	}
 	if w.evidence != nil {
 		body += "\x00" + w.evidence(evidence)
@@ -453,7 +467,7 @@ func groupAcrossTools(fs []findingOfRun, ran map[string]int, w runWords) []repor
 			continue
 		}
 		base := hookOfRun(e.r)
-		key := base + "\x00" + w.compared(body, e.f.Evidence)
+		key := base + "\x00" + w.compared(e.r, body, e.f.Evidence)
 		if g, ok := groups[key]; ok {
 			g.members = append(g.members, e)
 			continue
