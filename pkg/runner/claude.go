@@ -2838,10 +2838,17 @@ func (c *claudeDisc) checkScripts(h *Hook, ctx hookCtx) {
 		if errors.Is(err, fs.ErrNotExist) {
 			shown, _ := relTo(c.dir, abs)
 			how := ""
-			if w := commandWords(words); len(w) > 0 && strings.HasPrefix(path.Base(w[0]), "python") && p != w[0] {
+			const blocks = ", which Claude Code reads as a blocking error where the event takes one (a PreToolUse hook then blocks every call it matches, a Stop hook keeps the turn from ending)"
+			if w := commandWords(words); len(w) > 0 && p != w[0] {
 				// python's status for a script it cannot open is 2,
-				// the status Claude Code reads as a block.
-				how = " with exit status 2, which Claude Code reads as a blocking error where the event takes one (a PreToolUse hook then blocks every call it matches, a Stop hook keeps the turn from ending)"
+				// the status Claude Code reads as a block; so is
+				// dash's, the sh of Debian and Ubuntu (bash's is 127).
+				switch base := path.Base(w[0]); {
+				case strings.HasPrefix(base, "python"):
+					how = " with exit status 2" + blocks
+				case base == "sh" || base == "dash":
+					how = " with exit status 2 where sh is dash, as on Debian and Ubuntu" + blocks
+				}
 			}
 			if inPlugin != "" {
 				// A plugin's own file by a relative path: read from the
