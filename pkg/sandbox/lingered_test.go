@@ -70,9 +70,10 @@ func TestShownLingered(t *testing.T) {
 
 // TestLingeredShowsWhereArgumentsEnd: a command, confined, leaves shells
 // whose arguments differ only in where one ends and the next begins
-// (`sh -c … "a b"` and `sh -c … a b`), one with an empty argument and one
-// with a backslash. The lingered list shows each apart, each argument that
-// is not a plain word quoted.
+// (`sh -c … "a b"` and `sh -c … a b`), some with empty arguments (first,
+// last, the last two: each a NUL more in /proc/PID/cmdline) and one with a
+// backslash. The lingered list shows each apart, each argument that is not
+// a plain word quoted, the empty ones too.
 func TestLingeredShowsWhereArgumentsEnd(t *testing.T) {
 	requireConfinement(t)
 	dir := makeTree(t, nil)
@@ -80,7 +81,7 @@ func TestLingeredShowsWhereArgumentsEnd(t *testing.T) {
 	// last command); the main process waits until each runs sh before
 	// it exits and leaves them.
 	script := `s='sleep 1000; exit 0'
-		for args in '"a b"' 'a b' '"" z' '"a\b"'; do
+		for args in '"a b"' 'a b' '"" z' 'z ""' '"" ""' '"a\b"'; do
 			eval "(exec sh -c \"\$s\" sh $args) &"; p=$!
 			until [ "$(cat /proc/$p/comm)" = sh ]; do sleep 0.01; done
 		done`
@@ -96,10 +97,12 @@ func TestLingeredShowsWhereArgumentsEnd(t *testing.T) {
 	}
 	slices.Sort(shells)
 	want := []string{
+		`sh -c "sleep 1000; exit 0" sh "" ""`,
 		`sh -c "sleep 1000; exit 0" sh "" z`,
 		`sh -c "sleep 1000; exit 0" sh "a b"`,
 		`sh -c "sleep 1000; exit 0" sh "a\\b"`,
 		`sh -c "sleep 1000; exit 0" sh a b`,
+		`sh -c "sleep 1000; exit 0" sh z ""`,
 	}
 	if !slices.Equal(shells, want) {
 		t.Errorf("lingered %q: the shells show as %q, want %q", res.Lingered, shells, want)

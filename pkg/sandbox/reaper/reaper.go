@@ -144,9 +144,9 @@ type Status struct {
 // for processes not listed: More of them, or Unlisted.
 type Process struct {
 	Pid int `json:"pid,omitempty"`
-	// Cmdline is /proc/PID/cmdline without the NULs that end it, its
-	// other NULs (between the arguments) kept, at most maxCmdline bytes;
-	// Cut says there was more.
+	// Cmdline is /proc/PID/cmdline without the NUL that ends its last
+	// argument, its other NULs (between the arguments, and each empty
+	// argument's) kept, at most maxCmdline bytes; Cut says there was more.
 	Cmdline exact.String `json:"cmdline,omitempty"`
 	Cut     bool         `json:"cut,omitempty"`
 	// Name is the name the process gave itself (/proc/PID/stat's), where
@@ -694,10 +694,15 @@ const (
 	maxCmdline  = 256
 )
 
-// readCmdline returns dir/cmdline as it is, but for the NULs that end it,
-// cut to maxCmdline bytes (not inside a character: a cut never makes
-// bytes that are not UTF-8 of a command line that is), and whether it was
-// cut.
+// readCmdline returns dir/cmdline as it is, but for the NUL that ends its
+// last argument, cut to maxCmdline bytes (not inside a character: a cut
+// never makes bytes that are not UTF-8 of a command line that is), and
+// whether it was cut. Each argument ends in a NUL, so an empty one is one
+// more: `sh -c x ""` is "sh\x00-c\x00x\x00\x00", and only the last NUL
+// goes, so that the empty argument stays. A cut one keeps every NUL: what
+// follows its last is the start of an argument the cut left short (a
+// command line whose last NUL was written over, by a process that set its
+// own title, is kept whole alike).
 func readCmdline(dir string) (string, bool) {
 	f, err := os.Open(dir + "/cmdline")
 	if err != nil {
@@ -710,8 +715,10 @@ func readCmdline(dir string) (string, bool) {
 	b = b[:min(n, maxCmdline)]
 	if cut {
 		b = b[:wholeRunes(b)]
+	} else {
+		b = bytes.TrimSuffix(b, []byte{0})
 	}
-	return strings.TrimRight(string(b), "\x00"), cut
+	return string(b), cut
 }
 
 // wholeRunes is the length of b without a character that b's end cuts

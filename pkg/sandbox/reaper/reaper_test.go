@@ -160,7 +160,9 @@ func TestShellReadsNoStartupVariable(t *testing.T) {
 // that carries the list to the init, as JSON, reads back to the same
 // bytes, so that a\xff, a\xfe and a\uFFFD stay three. A command line cut
 // at maxCmdline is cut before a character it would split, never before
-// bytes that are no character at all.
+// bytes that are no character at all. Only the NUL that ends the last
+// argument goes: each empty argument's stays, and a cut command line
+// keeps them all.
 func TestListKeepsTheKernelsBytes(t *testing.T) {
 	var pids []int
 	odd := []string{"a\xff", "a\xfe", "a\uFFFD"}
@@ -208,9 +210,12 @@ func TestListKeepsTheKernelsBytes(t *testing.T) {
 
 	proc := t.TempDir()
 	for pid, cl := range map[int]string{
-		1: strings.Repeat("x", maxCmdline-1) + "…",     // … split by the cut
-		2: strings.Repeat("x", maxCmdline-1) + "\xff!", // no character: kept
-		3: "short\x00\x00\x00",
+		1: strings.Repeat("x", maxCmdline-1) + "…",         // … split by the cut
+		2: strings.Repeat("x", maxCmdline-1) + "\xff!",     // no character: kept
+		3: "short\x00\x00\x00",                             // two empty arguments
+		4: "sh\x00-c\x00x\x00",                             // none
+		5: strings.Repeat("x", maxCmdline-1) + "\x00\x00y", // cut after a NUL
+		6: "title set over the last NUL",
 	} {
 		d := filepath.Join(proc, strconv.Itoa(pid))
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -226,9 +231,12 @@ func TestListKeepsTheKernelsBytes(t *testing.T) {
 	want := []Process{
 		{Pid: 1, Cmdline: exact.String(strings.Repeat("x", maxCmdline-1)), Cut: true},
 		{Pid: 2, Cmdline: exact.String(strings.Repeat("x", maxCmdline-1) + "\xff"), Cut: true},
-		{Pid: 3, Cmdline: "short"},
+		{Pid: 3, Cmdline: "short\x00\x00"},
+		{Pid: 4, Cmdline: "sh\x00-c\x00x"},
+		{Pid: 5, Cmdline: exact.String(strings.Repeat("x", maxCmdline-1) + "\x00"), Cut: true},
+		{Pid: 6, Cmdline: "title set over the last NUL"},
 	}
-	if got := List([]int{1, 2, 3}, proc); !slices.Equal(got, want) {
+	if got := List([]int{1, 2, 3, 4, 5, 6}, proc); !slices.Equal(got, want) {
 		t.Errorf("List = %+v, want %+v", got, want)
 	}
 }
