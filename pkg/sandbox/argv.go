@@ -27,7 +27,7 @@ const (
 	fdResult  = 4  // init writes its JSON result
 	fdControl = 5  // a socket: for a sandbox of another uid the init sends its namespaces, the broker the id-mapped tree; then "go" once the network is attached
 	fdInfo    = 6  // bwrap writes its info JSON (child pid)
-	fdReady   = 7  // init writes "r" once running (bwrap's own setup is over), "d" once the command is done
+	fdReady   = 7  // init writes "r" once running (bwrap's own setup is over), "d" once the command is done; its read end closed, the init ends (dieWithBroker)
 	fdExe     = 8  // the in-sandbox binary, which bwrap execs as /proc/self/fd/8
 	fdReaper  = 9  // vigiles-reaper, which the init execs as /proc/self/fd/9 (initConfig.ReaperByFD); else closed
 	fdCgroup  = 10 // the command's pids cgroup's tasks (v1) or cgroup.procs (v2), for the reaper (initConfig.PidsByCgroup); else closed

@@ -921,6 +921,16 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cg.kill() // and a child bubblewrap orphaned, outside its group
 	}
+	// cancel is kill for a cancelled run, which reads nothing more of the
+	// sandbox: the ready pipe's read end is closed too, so that an init
+	// a child bubblewrap orphaned runs (where no cgroup of the run holds
+	// it: a non-root caller's) ends at once (dieWithBroker), and its
+	// sandbox with it, not once this returns, after Wait waited out
+	// orphanedOutput for its output pipes.
+	cancel := func() {
+		kill()
+		readyR.Close()
+	}
 
 	// The init's result arrives on its own pipe, read concurrently.
 	resultCh := make(chan []byte, 1)
@@ -1066,7 +1076,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			}
 			r, err = handOverFailed(treeErr)
 		case <-ctx.Done():
-			kill()
+			cancel()
 			<-waitDone
 			out.fill(res)
 			r, err = fail(ctx.Err())
@@ -1146,7 +1156,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 			case <-ctx.Done():
 			}
 			if ctx.Err() != nil { // cancelled, even if the turn came too
-				kill()
+				cancel()
 				<-waitDone
 				out.fill(res)
 				return fail(ctx.Err())
@@ -1190,7 +1200,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		}
 		return fail(errors.New("the sandbox did not end after its deadline; it was killed and nothing it did is reported"))
 	case <-ctx.Done():
-		kill()
+		cancel()
 		<-waitDone
 		out.fill(res)
 		return fail(ctx.Err())

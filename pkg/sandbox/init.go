@@ -137,6 +137,7 @@ func initMain() int {
 	fsx.CloexecFrom(3) // the reaper, and so the command, inherits none of these
 	ready := os.NewFile(fdReady, "ready")
 	ready.Write([]byte("r"))
+	go dieWithBroker()
 	defer ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
@@ -174,6 +175,32 @@ func initMain() int {
 	}
 	r := runInit(cfg, func() { ready.Write([]byte("d")) })
 	return send(r)
+}
+
+// dieWithBroker ends the init, and with it the sandbox, once no process
+// holds the ready pipe's read end: the broker closes it when it ends the
+// run (a cancel) or returns, and never before the init is done otherwise.
+// bubblewrap's --die-with-parent does not cover a sandbox whose bubblewrap
+// was killed while it set up (bubblewrap issue #633): its child lives on,
+// execs the init, and without this a cancelled run's command would run on
+// to its deadline where no cgroup of the run ends it (a non-root caller).
+// The reaper dies with the init (Pdeathsig), and the command with the
+// reaper, pid 1 of its pid namespace.
+func dieWithBroker() {
+	fds := []unix.PollFd{{Fd: fdReady}} // POLLERR is always reported
+	for {
+		_, err := unix.Poll(fds, -1)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return // no telling: the init runs on as it did without
+		case fds[0].Revents&unix.POLLNVAL != 0:
+			return // closed: the init is returning
+		case fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0:
+			os.Exit(125)
+		}
+	}
 }
 
 // refusal marks an error as a layer that could not be applied: the run
