@@ -195,7 +195,8 @@ func (grp *renameGroup) bySum(r *record, sides renameSides) map[[sha256.Size]byt
 }
 
 // renamedList holds renamed files in blocks, so that it grows without
-// copying what it holds (and its entries stay where they are).
+// copying what it holds (and its entries stay where they are): 16
+// entries, then twice as many each block up to 4,096.
 type renamedList struct {
 	blocks [][]renamed
 	n      int
@@ -203,7 +204,10 @@ type renamedList struct {
 
 func (l *renamedList) add(e renamed) {
 	if k := len(l.blocks); k == 0 || len(l.blocks[k-1]) == cap(l.blocks[k-1]) {
-		l.blocks = append(l.blocks, make([]renamed, 0, min(16<<k, 4096)))
+		// The shift stops where the blocks stop growing: 16<<k
+		// overflowed from the 60th block on (about 217,000 files), and
+		// a command that made that many ended its init in a panic.
+		l.blocks = append(l.blocks, make([]renamed, 0, 16<<min(k, 8)))
 	}
 	k := len(l.blocks) - 1
 	l.blocks[k] = append(l.blocks[k], e)

@@ -100,3 +100,26 @@ func TestWritesExactRenamesDeep(t *testing.T) {
 			want: []evidence.Write{{Path: deep + "/f", Op: "delete"}, {Path: deep + "/g", Op: "create", Kind: "file", From: deep + "/f"}}},
 	})
 }
+
+// TestRenamedListPastItsLargestBlock: the lists of created and deleted
+// files a rename may join take as many as the command makes. The size of
+// each new block was 16<<k capped after the shift, which overflowed from
+// the 60th block on: a run whose command made about 217,000 small files
+// ended in the init's panic (makeslice: cap out of range), its record lost.
+func TestRenamedListPastItsLargestBlock(t *testing.T) {
+	var l renamedList
+	const n = 300000
+	for i := range n {
+		l.add(renamed{at: i})
+	}
+	i := 0
+	l.each(func(r *renamed) {
+		if r.at != i {
+			t.Fatalf("entry %d holds %d", i, r.at)
+		}
+		i++
+	})
+	if i != n || l.n != n {
+		t.Errorf("%d entries listed, %d counted; want %d", i, l.n, n)
+	}
+}
