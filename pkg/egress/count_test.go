@@ -827,3 +827,80 @@ func TestAllowUpstreamAskedDirectlyIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// reusePeer answers each connection on TCP port 8 with one byte per byte
+// it reads, until the client resets it.
+const reusePeer = `import socket, sys, threading
+
+tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+tcp.bind(("192.0.2.2", 8))
+tcp.listen(4)
+
+def serve(c):
+    try:
+        while c.recv(1):
+            c.send(b"y")
+    except OSError:
+        pass
+    c.close()
+
+def accept():
+    while True:
+        c, _ = tcp.accept()
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+threading.Thread(target=accept, daemon=True).start()
+open(sys.argv[1], "w").close()
+threading.Event().wait()
+`
+
+// reuseClient makes three connections to the peer's port 8 from one
+// source port, each reset by its close (SO_LINGER 0, so no TIME_WAIT
+// holds the port), after a byte each way; then a connect to an address
+// the peer routes nowhere, whose SYN the kernel sends again before the
+// client gives up.
+const reuseClient = `import socket, struct
+for i in range(3):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    s.bind(("192.0.2.1", 40123))
+    s.settimeout(10)
+    s.connect(("192.0.2.2", 8))
+    s.sendall(b"x")
+    assert s.recv(1) == b"y"
+    s.close()
+print("reused", i + 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.settimeout(2.5)
+try:
+    s.connect(("198.51.100.9", 8))
+except OSError as e:
+    print("unanswered", type(e).__name__)
+`
+
+// TestCountConnectionsFromAReusedSourcePort: in allow mode each TCP
+// connection is one attempt, even one from the source port and to the
+// destination of an earlier one (the kernel gives a port again once a
+// reset freed it, as it does past the connector's limits): the set of
+// connections held each address and port pair for the whole run, and
+// counted three connections as one. A retransmitted SYN is still no
+// attempt of its own.
+func TestCountConnectionsFromAReusedSourcePort(t *testing.T) {
+	dir := probeDir(t, map[string]string{"peer.py": reusePeer, "client.py": reuseClient})
+	res := runPeered(t, dir, []string{"192.0.2.0/24", "198.51.100.0/24"}, "python3 "+dir+"/client.py")
+	defer dumpOnFailure(t, res)
+	out := res.Probes[0].Output
+	for _, want := range []string{"reused 3", "unanswered"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("probe output %q lacks %q", out, want)
+		}
+	}
+	if e, ok := connectEntryFor(res.Egress, "192.0.2.2", 8, "tcp"); !ok || e.Attempts != 3 {
+		t.Errorf("three connections from one source port: entry %+v (found %v), want 3 attempts", e, ok)
+	}
+	if e, ok := connectEntryFor(res.Egress, "198.51.100.9", 8, "tcp"); !ok || e.Attempts != 1 || e.Packets < 2 {
+		t.Errorf("one unanswered connect: entry %+v (found %v), want 1 attempt of 2 SYNs or more", e, ok)
+	}
+}

@@ -70,6 +70,7 @@ const (
 	ipoptLSRR    = 131
 	ipoptSSRR    = 137
 	exthdrOpIPv4 = expr.ExthdrOp(2) // NFT_EXTHDR_OP_IPV4
+	tcpSYNFlag   = 0x02
 	tcpRST       = 0x04
 	tcpACK       = 0x10
 	// tcpFlags masks the TCP flags a reset's match looks at (FIN, SYN,
@@ -85,7 +86,9 @@ const (
 	// reply once more: the kernel updates an element's counter on every
 	// lookup that finds it); conns4/6 the connections seen so far
 	// (destination address . protocol . port . source address . port),
-	// whose first packet is logged as an attempt.
+	// whose first packet is logged as an attempt; syns4/6 the TCP SYNs
+	// seen so far (destination address . port . source address . port .
+	// sequence number), each of which is a connection's first packet.
 	setAllow4   = "allow4"
 	setAllow6   = "allow6"
 	setAllowP4  = "allowp4"
@@ -98,6 +101,8 @@ const (
 	setDests6   = "dests6"
 	setConns4   = "conns4"
 	setConns6   = "conns6"
+	setSyns4    = "syns4"
+	setSyns6    = "syns6"
 )
 
 // loIfindex is lo's interface index, 1 in every network namespace.
@@ -109,7 +114,7 @@ const loIfindex = 1
 //
 // The kernel also takes the bound as the hash table's starting size hint:
 // it allocates and zeroes a bucket table for it when the set is made, one
-// per set, six per allow-mode run. At 65,535 that was 131,072 pointers
+// per set, eight per allow-mode run. At 65,535 that was 131,072 pointers
 // and a header, a 2 MiB allocation each, whose page clearing took 20-30
 // ms of every run here; at 16,383 it is 32,768 pointers, a 512 KiB
 // allocation, and the batch costs what it costs without a bound
@@ -151,6 +156,8 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			{Name: setDests6, KeyType: nftables.MustConcatSetType(addr6, proto, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
 			{Name: setConns4, KeyType: nftables.MustConcatSetType(addr4, proto, port, addr4, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
 			{Name: setConns6, KeyType: nftables.MustConcatSetType(addr6, proto, port, addr6, port), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setSyns4, KeyType: nftables.MustConcatSetType(addr4, port, addr4, port, nftables.TypeInteger), Concatenation: true, Dynamic: true, Size: dynSetSize},
+			{Name: setSyns6, KeyType: nftables.MustConcatSetType(addr6, port, addr6, port, nftables.TypeInteger), Concatenation: true, Dynamic: true, Size: dynSetSize},
 		}
 		elems := allowIPElements(pol.allowIP)
 		for _, s := range defs {
@@ -422,9 +429,10 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			flows     string
 			dests     string
 			conns     string
+			syns      string
 		}{
-			{unix.NFPROTO_IPV4, 16, 4, setFlows4, setDests4, setConns4},
-			{unix.NFPROTO_IPV6, 24, 16, setFlows6, setDests6, setConns6},
+			{unix.NFPROTO_IPV4, 16, 4, setFlows4, setDests4, setConns4, setSyns4},
+			{unix.NFPROTO_IPV6, 24, 16, setFlows6, setDests6, setConns6, setSyns6},
 		} {
 			isFam := []expr.Any{
 				&expr.Meta{Key: expr.MetaKeyNFPROTO, Register: 1},
@@ -437,6 +445,26 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 					logToLen(logPrefixAccept, snaplen),
 					&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})
 			}
+			// A TCP connection's first packet is its SYN (without
+			// ACK), which is logged once whatever else has used its
+			// addresses and ports: a retransmitted SYN repeats its
+			// sequence number, which syns holds, but a new connection
+			// from a source port the kernel gave again (freed by a
+			// reset) to the same destination has its own, and counts
+			// as the attempt it is (conns alone counted it with the
+			// first). The connection goes into conns too, where the
+			// rules below find it and log it no more.
+			syns := rs.sets[fam.syns]
+			logSYN := func(snaplen uint32) []expr.Any {
+				return slices.Concat(tcpSYN(), synKey(fam.off, fam.alen), []expr.Any{
+					&expr.Lookup{SourceRegister: 8, SetName: syns.Name, SetID: syns.ID, Invert: true},
+					logToLen(logPrefixAccept, snaplen),
+					&expr.Dynset{SrcRegKey: 8, SetName: syns.Name, SetID: syns.ID, Operation: unix.NFT_DYNSET_OP_ADD}},
+					connKey(fam.off, fam.alen), []expr.Any{
+						&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})
+			}
+			add(acc, slices.Concat(isFam, tcpToDNS, logSYN(logSnaplenDNS))...)
+			add(acc, slices.Concat(isFam, isTCP(), logSYN(logSnaplen))...)
 			// A new connection's first datagram to port 53 is logged
 			// with room for its DNS question (logSnaplenDNS), so that
 			// the question is named whatever its length; the rule below
@@ -557,6 +585,25 @@ func icmpErrorDrops() [][]expr.Any {
 	return rules
 }
 
+// isTCP matches a TCP segment.
+func isTCP() []expr.Any {
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+	}
+}
+
+// tcpSYN matches a TCP segment (the caller matched the protocol) with SYN
+// and without ACK: the first of a connection the command makes, or its
+// retransmission.
+func tcpSYN() []expr.Any {
+	return []expr.Any{
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
+		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpSYNFlag | tcpACK}, Xor: []byte{0}},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpSYNFlag}},
+	}
+}
+
 // isTCPReset matches a TCP segment with the RST flag.
 func isTCPReset() []expr.Any {
 	return []expr.Any{
@@ -593,6 +640,22 @@ func connKey(addrOff, alen uint32) []expr.Any {
 	return append(flowKey(addrOff, alen, false),
 		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
 		&expr.Payload{DestRegister: r + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2})
+}
+
+// synKey loads destination address . port . source address . port .
+// sequence number of a TCP segment into registers 8.., the key of the
+// syns sets. A full set (dynSetSize SYNs in one run) makes later SYNs log
+// again, retransmitted ones too, and Finish then calls the record
+// incomplete.
+func synKey(addrOff, alen uint32) []expr.Any {
+	r := 8 + alen/4
+	return []expr.Any{
+		&expr.Payload{DestRegister: 8, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff, Len: alen},
+		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+		&expr.Payload{DestRegister: r + 1, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
+		&expr.Payload{DestRegister: r + 1 + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2},
+		&expr.Payload{DestRegister: r + 2 + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 4, Len: 4},
+	}
 }
 
 // matchDport matches a packet of transport protocol l4 to port.

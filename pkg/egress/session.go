@@ -411,7 +411,12 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 		errs = append(errs, fmt.Errorf("opening nftables: %w", err))
 	} else {
 		if s.pol.mode == evidence.EgressAllow {
-			for _, fam := range []struct{ flows, conns string }{{setFlows4, setConns4}, {setFlows6, setConns6}} {
+			for _, fam := range []struct{ flows, conns, syns string }{{setFlows4, setConns4, setSyns4}, {setFlows6, setConns6, setSyns6}} {
+				if sy, err := c.GetSetElements(s.rs.sets[fam.syns]); err != nil {
+					errs = append(errs, fmt.Errorf("reading %s: %w", fam.syns, err))
+				} else if len(sy) >= dynSetSize {
+					errs = append(errs, fmt.Errorf("the %s set filled up (%d TCP connections): each SYN of a later connection, retransmitted ones too, counted as an attempt: %w", fam.syns, dynSetSize, ErrIncomplete))
+				}
 				// The connections first: a packet passing between the
 				// two reads then adds to the flows, never only to them.
 				co, cerr := c.GetSetElements(s.rs.sets[fam.conns])
