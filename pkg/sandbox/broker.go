@@ -230,6 +230,14 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 	}
 }
 
+// recordGrace is how long past the run's deadline (Spec.Timeout and
+// Spec.Linger) the broker waits for the sandbox's result before it kills
+// the sandbox: the write record is made after the command ends (a walk
+// of what it wrote, about 20 µs an entry), so a command that leaves a
+// million files just before its deadline has no record, and its run
+// fails. A variable for the test that shows it (TestRecordPastTheGrace).
+var recordGrace = 15 * time.Second
+
 // leftoverOutput is how long a direct run's output is read after its
 // command exits; orphanedOutput how long a confined run's is after
 // bubblewrap exits (exec.Cmd.WaitDelay).
@@ -975,11 +983,15 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	// "d", before the record is made.
 	started := make(chan bool, 1)
 	over := make(chan struct{}) // closed once "d" came or the pipe ended
+	var commandDone atomic.Bool // "d" came
 	go func() {
 		r := readByte(readyR)
 		started <- r
-		if r && readByte(readyR) && gate != nil {
-			gate.end()
+		if r && readByte(readyR) {
+			commandDone.Store(true)
+			if gate != nil {
+				gate.end()
+			}
 		}
 		close(over)
 	}()
@@ -1184,8 +1196,10 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 
 	// A backstop in case the init itself hangs: it enforces the deadline,
-	// so this only fires on a broken init.
-	backstop := time.NewTimer(sumDurations(timeout, spec.Linger, 15*time.Second))
+	// so this only fires on a broken init, or on one still making the
+	// record (the walk of the writes, after the command's end) recordGrace
+	// past it.
+	backstop := time.NewTimer(sumDurations(timeout, spec.Linger, recordGrace))
 	defer backstop.Stop()
 	var waitErr error
 	select {
@@ -1197,6 +1211,11 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		if cg.hit() == "memory" {
 			res.LimitHit = "memory"
 			return fail(errors.New("the run reached its memory limit (--limit-run-memory) and the sandbox's own processes could get no memory to finish: it was killed after its deadline and nothing it did is reported"))
+		}
+		if commandDone.Load() {
+			// The command is over: what the sandbox did not end is the
+			// record (a command that left a great many files).
+			return fail(fmt.Errorf("the command ended, but the sandbox had not made its record %v after the deadline (--timeout, and --linger); it was killed and nothing the command did is reported", recordGrace))
 		}
 		return fail(errors.New("the sandbox did not end after its deadline; it was killed and nothing it did is reported"))
 	case <-ctx.Done():
