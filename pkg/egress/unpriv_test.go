@@ -1,12 +1,12 @@
 package egress
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
-	"path/filepath"
 	"testing"
+
+	"github.com/vigiles/action/internal/testbin"
 )
 
 // TestUnprivileged re-runs the deny, record and fail-closed tests as the
@@ -44,20 +44,7 @@ func TestUnprivileged(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "egress.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	dst.Close()
+	bin := testbin.Copy(t, dir, "egress.test")
 	cmd := exec.Command(runuser, "-u", name, "--", bin, "-test.count=1", "-test.v",
 		"-test.run", "^(TestDenyRecordsEveryAttempt|TestRecordProxy|TestSetupFailsClosed|TestRulesetGolden|TestDNSStubRecordsMalformedQueries)$")
 	cmd.Env = append(os.Environ(), "CI=true", "VIGILES_TEST_UNPRIVILEGED_USER=", "VIGILES_TEST_UNPRIVILEGED_CHILD=1")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/internal/hostprog"
+	"github.com/vigiles/action/internal/testbin"
 )
 
 // orphanedBwrap stands in for bubblewrap killed while it set up, its
@@ -139,22 +139,7 @@ func asNobody(t *testing.T, test string) {
 	if err := os.Chmod(tmp, 0o1777); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "sandbox.test")
-	src, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
+	bin := testbin.Copy(t, dir, "sandbox.test")
 	cmd := exec.Command(runuser, "-u", "nobody", "--", bin, "-test.count=1", "-test.v", "-test.run", "^"+test+"$")
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp)
