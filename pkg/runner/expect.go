@@ -137,7 +137,13 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 			if c.Command == "" && notWhole(x) || c.Command != "" && !r.TimedOut && lingeredOn(x) {
 				continue
 			}
-			if want := x.wantOutcome(); r.Outcome != want {
+			if want := x.wantOutcome(); e.async && want == report.OutcomeAllowed {
+				// Claude Code goes on without an async hook: the call is
+				// allowed whatever it answers, so such a pass would prove
+				// nothing of it (as on an event no hook can block, which
+				// ParseConfig refuses before any run).
+				fail(x, rule, fmt.Sprintf("want the hook to leave the call %s; it was %s%s, but the hook is async: Claude Code does not wait for it, so the call goes on whatever the hook answers, and %s proves nothing of it: remove the line, or check what the hook does (its output, writes, egress)", want, r.Outcome, reasonSuffix(r.Reason), x.Kind), tailOf(r))
+			} else if r.Outcome != want {
 				fail(x, rule, fmt.Sprintf("want the hook to leave the call %s; it was %s%s", want, r.Outcome, reasonSuffix(r.Reason)), tailOf(r))
 			}
 		case ExpStdoutContains, ExpStderrContains:
