@@ -1360,6 +1360,32 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			p.errAt(payloadNode, "%s: payload teammate_name: want a teammate's name, a string that is not empty, found %s", what, strconv.Quote(fmt.Sprint(v)))
 		}
 	}
+	if payloadNode != nil && payloadNode.Kind == yaml.MappingNode {
+		// What decides whether Claude Code runs the hook at all (its
+		// matcher, its if) is read from event, tool and input: a payload
+		// that sends it another event, tool, input or matcher value
+		// would run it for a call Claude Code never runs it for, and
+		// the check would pass on that.
+		spec := knownEvents[c.Event]
+		for i := 0; i+1 < len(payloadNode.Content); i += 2 {
+			k := payloadNode.Content[i]
+			instead := ""
+			switch {
+			case k.Value == "hook_event_name":
+				instead = "event"
+			case IsToolEvent(c.Event) && k.Value == "tool_name":
+				instead = "tool"
+			case IsToolEvent(c.Event) && k.Value == "tool_input":
+				instead = "input"
+			case !IsToolEvent(c.Event) && spec.MatchField != "" && k.Value == spec.MatchField,
+				c.Event == FileChanged && k.Value == "file_path":
+				instead = "tool"
+			}
+			if instead != "" {
+				p.errAt(k, "%s: payload %s: which hooks run for the call, by their matcher and if, is decided by the check's %s, which the payload would override, so the hook could get a call Claude Code never runs it for; set it with %s: instead", what, k.Value, instead, instead)
+			}
+		}
+	}
 	if c.Input != nil && !IsToolEvent(c.Event) {
 		p.errAt(inputKey, "%s: input is the tool_input of a tool event; %s has none (use payload)", what, c.Event)
 	}
