@@ -1405,6 +1405,16 @@ func (p *cfgParser) check(n *yaml.Node) *Check {
 			}
 		}
 	}
+	if outcomeRules[c.Event].ignoresOutput {
+		// Known before any run: Claude Code reads none of such a hook's
+		// JSON, so a json expectation would pass on what it never reads.
+		for _, x := range c.Expect {
+			if x.Kind == ExpJSON {
+				p.errs = append(p.errs, &ConfigError{File: p.file, Line: x.Loc.Line, Column: x.Loc.Column,
+					Msg: fmt.Sprintf("%s: json: Claude Code reads none of the JSON output of %s hooks, whatever the exit status (it discards that of %s hooks), so a pass would prove nothing it acts on: check the text with stdout-contains or stdout-matches, or remove the line", what, c.Event, JoinWords(ignoresOutputEvents(), "and"))})
+			}
+		}
+	}
 	if rules := outcomeRules[c.Event]; !rules.canBlock(c.Event, c.Tool) {
 		// Known before any run: blocked is never its outcome, so a check
 		// that wants it fails every run, and one that wants allowed
