@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,6 +116,67 @@ const shmDir = "/dev/shm/"
 // recordedForms says how written paths are recorded, for errors.
 const recordedForms = "written paths are recorded relative to the work tree, or as ~/… (the run's HOME; ~ for HOME itself), $TMPDIR/… ($TMPDIR itself) or /dev/shm/…"
 
+// anchoredPrefix is the literal text every match of the regular
+// expression r starts with where r is anchored at the start of the text
+// (^ without (?m), \A), and whether it is compared without case ((?i));
+// ok is false where r is not so anchored, or starts with no literal.
+// Groups around the start are looked through: (?i)^/tmp, ^(/tmp)/.
+func anchoredPrefix(r string) (prefix string, fold, ok bool) {
+	t, err := syntax.Parse(r, syntax.Perl)
+	if err != nil {
+		return "", false, false
+	}
+	var b strings.Builder
+	anchored := false
+	var walk func(t *syntax.Regexp) bool // false once the literal prefix ends
+	walk = func(t *syntax.Regexp) bool {
+		switch t.Op {
+		case syntax.OpCapture:
+			return walk(t.Sub[0])
+		case syntax.OpConcat:
+			for _, s := range t.Sub {
+				if !walk(s) {
+					return false
+				}
+			}
+			return true
+		case syntax.OpBeginText:
+			if b.Len() > 0 {
+				return false
+			}
+			anchored = true
+			return true
+		case syntax.OpEmptyMatch:
+			return true
+		case syntax.OpLiteral:
+			if !anchored {
+				return false
+			}
+			if t.Flags&syntax.FoldCase != 0 {
+				fold = true
+			}
+			b.WriteString(string(t.Rune))
+			return true
+		}
+		return false
+	}
+	walk(t)
+	if !anchored || b.Len() == 0 {
+		return "", false, false
+	}
+	return b.String(), fold, true
+}
+
+// mayBeUnder says whether a path that starts with prefix may lie under dir
+// (or be dir's own start): one is a prefix of the other, without case
+// where fold.
+func mayBeUnder(prefix, dir string, fold bool) bool {
+	if fold {
+		prefix, dir = strings.ToLower(prefix), strings.ToLower(dir)
+	}
+	return strings.HasPrefix(prefix, dir) || strings.HasPrefix(dir, prefix)
+}
+
 // ParsePathPattern compiles a pattern. A pattern that can never match a
 // recorded path (an absolute path outside /dev/shm/, $HOME/… or
 // ${TMPDIR}/…, a trailing '/', a ".." or "." segment, "~" alone) is an
@@ -129,15 +191,12 @@ func ParsePathPattern(s string) (PathPattern, error) {
 		// An anchored "^/…" matches absolute paths only: it must be able
 		// to match one under /dev/shm/. An anchored $HOME/, ${HOME} or
 		// ${TMPDIR} is never recorded either.
-		if rest, ok := strings.CutPrefix(r, "^"); ok {
-			if tail, err := regexp.Compile(rest); err == nil {
-				lp, _ := tail.LiteralPrefix()
-				switch {
-				case strings.HasPrefix(lp, "/") && !strings.HasPrefix(lp, shmDir) && !strings.HasPrefix(shmDir, lp):
-					return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
-				case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
-					return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
-				}
+		if lp, fold, ok := anchoredPrefix(r); ok {
+			switch {
+			case strings.HasPrefix(lp, "/") && !mayBeUnder(lp, shmDir, fold):
+				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^\\$TMPDIR/ for /tmp, ^~/ for a home directory)", r, recordedForms)
+			case lp == "$HOME" || strings.HasPrefix(lp, "$HOME/") || strings.HasPrefix(lp, "${HOME}") || strings.HasPrefix(lp, "${TMPDIR}"):
+				return PathPattern{}, fmt.Errorf("regular expression %q can never match: %s; anchor it on one of those instead (^~/ for the run's HOME, ^\\$TMPDIR/ for its TMPDIR)", r, recordedForms)
 			}
 		}
 		return PathPattern{Src: s, re: re}, nil
