@@ -2089,8 +2089,15 @@ func envFileNotices(runs []report.HookRun) []report.Finding {
 	return out
 }
 
+// statesExitCode says whether the check c expects an exit status.
+func statesExitCode(c *Check) bool {
+	return c != nil && slices.ContainsFunc(c.Expect, func(x *Expectation) bool { return x.Kind == ExpExitCode })
+}
+
 // Test runs the checks of .vigiles.yml and reports every failed
-// expectation at the line that states it.
+// expectation at the line that states it, and, as a warning, a check's
+// hook that failed (run/hook-error) where the check does not state the
+// exit status it expects.
 func Test(ctx context.Context, o Options) (*report.Report, error) {
 	s, err := newSession(o, "test")
 	if err != nil {
@@ -2152,6 +2159,13 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 			}
 		}
 		finds = append(finds, checkExpectations(mine[i].Check, e)...)
+		if f := hookError(e); f != nil && !statesExitCode(mine[i].Check) {
+			// A check that passes on a hook that failed (a program
+			// not found, a script that crashed) passes on a hook that
+			// never did its work; one that states the exit status
+			// tests the failure itself.
+			finds = append(finds, *f)
+		}
 	}
 	finds = append(finds, stop.summary("test", mine)...)
 	rep := s.newReport("test", runs, finds, nil)

@@ -158,7 +158,7 @@ func TestClaudeCodesWaitByEvent(t *testing.T) {
 // report names the limit (limitHit, a run/limit warning), and an audit
 // against a baseline cannot compare it (baseline/not-recorded). A run that
 // hit no such limit, its timeout (wall-time) or a direct run that exits
-// 152 is judged on its record as before.
+// 152 is judged on its record as before, its failure a warning.
 func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -207,7 +207,10 @@ func TestEvidenceCutByASandboxLimitPassesNothing(t *testing.T) {
 			if tc.limit != "" {
 				want = "expect/not-recorded,expect/not-recorded,expect/not-recorded,run/limit"
 			} else if tc.res.Tier == sandbox.TierDirect {
-				want = "expect/not-recorded,expect/not-recorded" // a direct run records nothing
+				// A direct run records nothing; and its hook failed.
+				want = "expect/not-recorded,expect/not-recorded,run/hook-error"
+			} else {
+				want = "run/hook-error" // it failed, which the check does not state
 			}
 			if got != want || rep.Runs[0].LimitHit != tc.limit {
 				t.Errorf("test: findings %s, limitHit %q; want %s, %q:\n%s", got, rep.Runs[0].LimitHit, want, tc.limit, findingLines(rep.Findings))
