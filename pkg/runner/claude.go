@@ -1896,6 +1896,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 	}
 	p = filepath.Clean(p)
 	if c.escapesPlugin(ctx, file, v, "hooks file", p) {
+		c.meantHooks(ctx, v.Str)
 		return
 	}
 	// A path the repository names outside itself (by "..", an absolute
@@ -1906,6 +1907,7 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 		return
 	} else if err != nil {
 		c.find(RuleMissingFile, report.SeverityError, c.loc(file, v.Pos), "hooks file %q not found (resolved against the plugin root)%s", v.Str, c.manifestDirHint(ctx, v.Str))
+		c.meantHooks(ctx, v.Str)
 		return
 	} else if fi.IsDir() {
 		c.find(RuleWrongType, report.SeverityError, c.loc(file, v.Pos), "hooks file %q names a directory: Claude Code wants a hooks JSON file there, reads no directory's files, and loads nothing from it (a plugin error): name the file, \"./hooks/extra.json\"", v.Str)
@@ -1922,6 +1924,23 @@ func (c *claudeDisc) hookPath(ctx hookCtx, file string, v *jnode) {
 	}
 	c.namedHooks[p] = true
 	c.hooksFile(ctx, p, c.loc(file, v.Pos))
+}
+
+// meantHooks marks as named the file the manifest's hooks path s names
+// where read from the manifest's own .claude-plugin directory
+// (fromManifestDir), as its author meant it: the error at s says that
+// Claude Code does not load it and how to write the path, so
+// strayPluginHooks does not say again, of the same file, that nothing
+// names it.
+func (c *claudeDisc) meantHooks(ctx hookCtx, s string) {
+	in := c.fromManifestDir(ctx, s)
+	if in == "" {
+		return
+	}
+	if c.namedHooks == nil {
+		c.namedHooks = map[string]bool{}
+	}
+	c.namedHooks[filepath.Join(ctx.pluginRoot, filepath.FromSlash(in))] = true
 }
 
 // strayPluginHooks says, of a hooks.json at the plugin root's top or in

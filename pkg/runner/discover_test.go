@@ -297,6 +297,26 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `hooks file "hooks.json" not found (resolved against the plugin root); written from .claude-plugin/, it names .claude-plugin/hooks.json, which is there: Claude Code reads a manifest's paths from the plugin's directory, so write "./.claude-plugin/hooks.json"`,
 		},
 		{
+			name: "a hooks path written from .claude-plugin/, to a file that declares hooks",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p", "hooks": "./hooks.json"}`,
+				".claude-plugin/hooks.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			// One mistake, one finding: the error names the file and how to
+			// write its path; no warning beside it that nothing names it.
+			want: []string{"error discovery/missing-file .claude-plugin/plugin.json:1:24"},
+			msg:  `written from .claude-plugin/, it names .claude-plugin/hooks.json, which is there`,
+		},
+		{
+			name: "a hooks path written from .claude-plugin/ that leaves the plugin, to a file that declares hooks",
+			files: map[string]string{
+				"p/.claude-plugin/plugin.json": `{"name": "p", "hooks": "../hooks.json"}`,
+				"p/hooks.json":                 `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			want: []string{"error discovery/escapes-plugin p/.claude-plugin/plugin.json:1:24"},
+			msg:  `written from .claude-plugin/, it names the plugin's own hooks.json`,
+		},
+		{
 			name: "an installer's profiles in hooks/hooks.json",
 			files: map[string]string{
 				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
