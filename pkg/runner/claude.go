@@ -2066,6 +2066,12 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		c.pluginRefused(ctx, c.keepLast())
 		return
 	}
+	if other := otherAgentsHooks(n, h.Value); other != "" {
+		c.find(RuleNotExecutable, report.SeverityNotice, c.loc(rel, n.Pos),
+			"%s is a hooks file in another agent's form, not Claude Code's: a top-level \"version\" and events in lower camel case (%s), as GitHub Copilot CLI and Cursor write theirs; Claude Code knows none of these events and runs none of its hooks, and vigiles runs none: where the plugin is meant for Claude Code too, give it a hooks file in Claude Code's form (PreToolUse, matcher groups with a \"hooks\" array)",
+			shownName(rel), other)
+		return
+	}
 	c.repeatedKeys(rel, n, "", "hooks")
 	if h.Value.Kind != jsonObject {
 		// "hooks": [] and the like: refused as {} is.
@@ -2073,6 +2079,35 @@ func (c *claudeDisc) hooksDoc(ctx hookCtx, rel string, n *jnode) {
 		return
 	}
 	c.pluginFatal(ctx, c.events(ctx, h.Value, "hooks."))
+}
+
+// otherAgentsHooks says, of a hooks file n whose "hooks" is h, whether
+// it is another agent's hooks file (GitHub Copilot CLI's or Cursor's,
+// which a plugin directory for that agent holds at hooks/hooks.json):
+// a number "version" at its top, which Claude Code's form has not, and
+// events, at least one, each in lower camel case (preToolUse, stop,
+// beforeShellExecution), none an event Claude Code knows, since Claude
+// Code matches an event's name exactly. It returns up to three of the
+// events, joined, to name them; "" where n is not such a file.
+func otherAgentsHooks(n, h *jnode) string {
+	v, ok := n.member("version")
+	if !ok || v.Value.Kind != jsonNumber || h.Kind != jsonObject || len(h.Members) == 0 {
+		return ""
+	}
+	var names []string
+	for _, ev := range h.Members {
+		if _, known := knownEvents[ev.Key]; known || ev.Key == "" || ev.Key[0] < 'a' || ev.Key[0] > 'z' {
+			return ""
+		}
+		if len(names) < 3 {
+			names = append(names, shownCut(ev.Key, maxMonitorName))
+		}
+	}
+	shown := strings.Join(names, ", ")
+	if more := len(h.Members) - len(names); more > 0 {
+		shown += fmt.Sprintf(" and %d more", more)
+	}
+	return shown
 }
 
 // loadsAnyway marks the finding just made as one about a hook Claude

@@ -317,6 +317,36 @@ func TestDiscoverMalformed(t *testing.T) {
 			msg:  `written from .claude-plugin/, it names the plugin's own hooks.json`,
 		},
 		{
+			name: "a plugin's hooks file in GitHub Copilot CLI's form",
+			files: map[string]string{
+				"copilot/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"copilot/p/hooks/hooks.json":           "{\n  \"version\": 1,\n  \"hooks\": {\"preToolUse\": [{\"type\": \"command\", \"bash\": \"bash ${COPILOT_PLUGIN_ROOT}/a.sh\"}], \"postToolUse\": [{\"type\": \"command\", \"bash\": \"true\"}]}\n}\n",
+			},
+			// One notice for the file, not an unknown-event warning and a
+			// malformed error for each of its events.
+			want: []string{"notice discovery/not-executable copilot/p/hooks/hooks.json:1:1"},
+			msg:  `copilot/p/hooks/hooks.json is a hooks file in another agent's form, not Claude Code's: a top-level "version" and events in lower camel case (preToolUse, postToolUse), as GitHub Copilot CLI and Cursor write theirs; Claude Code knows none of these events and runs none of its hooks`,
+		},
+		{
+			name: "a plugin's hooks file in Cursor's form, with more events than it names",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p"}`,
+				"hooks/hooks.json":           `{"version": 1, "hooks": {"beforeSubmitPrompt": [{"command": "./a.sh"}], "preToolUse": [{"command": "./b.sh", "matcher": "Bash"}], "postToolUse": [{"command": "./c.sh"}], "stop": [{"command": "./d.sh"}], "afterFileEdit": [{"command": "./e.sh"}]}}`,
+			},
+			want: []string{"notice discovery/not-executable hooks/hooks.json:1:1"},
+			msg:  "(beforeSubmitPrompt, preToolUse, postToolUse and 2 more)",
+		},
+		{
+			name: "a hooks file with a version and an event Claude Code knows",
+			files: map[string]string{
+				".claude-plugin/plugin.json": `{"name": "p"}`,
+				"hooks/hooks.json":           `{"version": 1, "hooks": {"preToolUse": [{"command": "./b.sh"}], "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			},
+			// Claude Code's form, with a mistake in it: read as it is.
+			want: []string{"warning discovery/unknown-event hooks/hooks.json:1:26", "error discovery/malformed hooks/hooks.json:1:41"},
+			msg:  `hook event "preToolUse" is an event vigiles does not know`,
+		},
+		{
 			name: "an installer's profiles in hooks/hooks.json",
 			files: map[string]string{
 				".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
