@@ -2306,6 +2306,11 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			return c.keepLast()
 		}
 		runs := ", so it runs its hooks once with the common fields only and ignores their matcher"
+		if lowerEvent(ev.Key) && ev.Value.Kind == jsonArray {
+			// No event of Claude Code's is named so: not a newer one.
+			runs = ", and Claude Code runs none of its hooks, under any version: vigiles lists them and runs none"
+			defer c.lowerEventNotRun(ev.Key, len(c.out.Hooks))
+		}
 		if ev.Value.Kind != jsonArray {
 			// Its discovery/wrong-type, below: nothing of it runs.
 			runs = fmt.Sprintf(", and its value is %s, not an array of matcher groups, so no hook of it runs", ev.Value.Kind)
@@ -2314,9 +2319,13 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 		if n := nearEvent(ev.Key); n != "" {
 			like = fmt.Sprintf(" did you mean %s? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know;", n)
 		}
+		why := "newer than it, or a typo"
+		if lowerEvent(ev.Key) {
+			why = "no event of Claude Code's is named in lower camel case: another agent's name, GitHub Copilot CLI's or Cursor's, or a typo"
+		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
-			"hook event %q is an event vigiles does not know (newer than it, or a typo):%s vigiles has no payload for it%s (known: %s)",
-			ev.Key, like, runs, strings.Join(EventNames(), ", "))
+			"hook event %q is an event vigiles does not know (%s):%s vigiles has no payload for it%s (known: %s)",
+			ev.Key, why, like, runs, strings.Join(EventNames(), ", "))
 	}
 	if ev.Value.Kind != jsonArray {
 		if guardEvents[ev.Key] && ev.Value.Kind == jsonNull {
@@ -2342,6 +2351,26 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 		c.group(ctx, ev.Key, gi, g, prefix)
 	}
 	return fatal
+}
+
+// lowerEvent says whether name, an event vigiles does not know, starts
+// with a lower-case letter (preToolUse, stop, sessionStart): no event of
+// Claude Code's is named so, as GitHub Copilot CLI's and Cursor's are,
+// so Claude Code, which matches an event's name exactly, runs its hooks
+// under no version, where a name it may have added since vigiles was
+// written (upper camel case) is run once with the common fields.
+func lowerEvent(name string) bool {
+	return name != "" && name[0] >= 'a' && name[0] <= 'z'
+}
+
+// lowerEventNotRun marks the hooks of the event name (a lowerEvent), those
+// read since out.Hooks held from of them, as not run.
+func (c *claudeDisc) lowerEventNotRun(name string, from int) {
+	for _, h := range c.out.Hooks[from:] {
+		if h.Event == name && h.NotRun == "" {
+			h.NotRun = fmt.Sprintf("Claude Code runs no hook of %q: its events are named in upper camel case (PreToolUse), and it matches an event's name exactly", name)
+		}
+	}
 }
 
 // groupHoldsGuard says whether g, an element of an event's list, holds

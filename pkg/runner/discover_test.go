@@ -424,7 +424,7 @@ func TestDiscoverMalformed(t *testing.T) {
 			name:  "an unknown event whose value is an object",
 			files: map[string]string{".claude/settings.json": `{"hooks": {"preEditHook": {"command": "npx", "args": ["x"]}}}`},
 			want:  []string{"warning discovery/unknown-event .claude/settings.json:1:12", "error discovery/wrong-type .claude/settings.json:1:27"},
-			msg:   `hook event "preEditHook" is an event vigiles does not know (newer than it, or a typo): vigiles has no payload for it, and its value is an object, not an array of matcher groups, so no hook of it runs (known: `,
+			msg:   `hook event "preEditHook" is an event vigiles does not know (no event of Claude Code's is named in lower camel case: another agent's name, GitHub Copilot CLI's or Cursor's, or a typo): vigiles has no payload for it, and its value is an object, not an array of matcher groups, so no hook of it runs (known: `,
 		},
 		{
 			// Tool-name characters only, yet no tool is so named: the
