@@ -13,8 +13,9 @@ import (
 // that failed (its program not found, exit 127, which Claude Code shows
 // as a hook error and goes on) passes, as Claude Code would let the call
 // through, and a run/hook-error warning says that the hook never did its
-// work; a check that states the exit status it expects tests the
-// failure itself, and gets none.
+// work, once for the checks of the hook that failed alike; a check that
+// states the exit status it expects tests the failure itself, and gets
+// none.
 func TestCheckOfAFailedHookWarns(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	dir := makeTree(t, map[string]string{
@@ -23,6 +24,7 @@ func TestCheckOfAFailedHookWarns(t *testing.T) {
 ]}}`,
 		".vigiles.yml": "version: 1\nchecks:\n" +
 			"  - {name: lets it through, hook: project, tool: Bash, expect: {allowed: true, no-write: true}}\n" +
+			"  - {name: writes nothing, hook: project, tool: Bash, expect: {no-write: true}}\n" +
 			"  - {name: fails, hook: project, tool: Bash, expect: {exit-code: 127}}\n",
 	})
 	rep, err := Test(context.Background(), Options{Dir: dir})
