@@ -230,7 +230,7 @@ var (
 		evidence: sameText,
 	}
 	// Tried the same hosts, whatever the attempts' counts.
-	egressWords = runWords{at: opens(" tried to reach "), tools: runFor("tried to reach ")}
+	egressWords = runWords{at: opens(" tried to reach "), hooks: hooksAlike("each tried to reach "), tools: runFor("tried to reach ")}
 	// Left as many processes, whatever they were when listed: each
 	// run's sandbox numbers its own, and lists a child that had not yet
 	// exec'd its program by its parent's command line.
@@ -302,8 +302,8 @@ func timedOutBetween(msg string, fs []findingOfRun) string {
 
 // groupAcrossRuns groups an audit's run/hook-error, run/timeout,
 // run/decides, run/egress and run/lingered findings, one a run: the
-// hook-error, timeout and decides findings of one command that a plugin
-// declares as several hooks (groupAcrossHooks), then of each hook's runs
+// hook-error, timeout, decides and egress findings of one command that a
+// plugin declares as several hooks (groupAcrossHooks), then of each hook's runs
 // for several tools (groupAcrossTools). The whole audit does, and merge
 // for its shards, which cannot (the runs of one hook for several tools
 // fall in different shards), both from every run alike. They are taken
@@ -351,7 +351,7 @@ const maxHooksNamed = 6
 // groupAcrossHooks takes, of an audit's findings fs of one rule about
 // runs (in the order of their runs; w their words), those of one command
 // that one plugin declares as several hooks (on several events, or twice
-// on one) and that fail, time out or decide alike in each: the same
+// on one) and that fail, time out, decide or try hosts alike in each: the same
 // plugin and context, the same command, the same words but for the event
 // and tool (as w.same compares them), the same evidence (w.evidence). A
 // plugin that runs one program on every event, where the machine lacks
