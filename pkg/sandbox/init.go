@@ -135,9 +135,14 @@ func initMain() int {
 	// kernel ties to the thread: keep it for the init's whole life.
 	runtime.LockOSThread()
 	fsx.CloexecFrom(3) // the reaper, and so the command, inherits none of these
+	// Non-blocking, so that the file is the runtime poller's and
+	// dieWithBroker waits in it, holding no thread.
+	pollable := unix.SetNonblock(fdReady, true) == nil
 	ready := os.NewFile(fdReady, "ready")
 	ready.Write([]byte("r"))
-	go dieWithBroker()
+	if pollable {
+		go dieWithBroker(ready)
+	}
 	defer ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
@@ -186,20 +191,26 @@ func initMain() int {
 // to its deadline where no cgroup of the run ends it (a non-root caller).
 // The reaper dies with the init (Pdeathsig), and the command with the
 // reaper, pid 1 of its pid namespace.
-func dieWithBroker() {
-	fds := []unix.PollFd{{Fd: fdReady}} // POLLERR is always reported
-	for {
-		_, err := unix.Poll(fds, -1)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err != nil:
-			return // no telling: the init runs on as it did without
-		case fds[0].Revents&unix.POLLNVAL != 0:
-			return // closed: the init is returning
-		case fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0:
-			os.Exit(125)
+func dieWithBroker(ready *os.File) {
+	rc, err := ready.SyscallConn()
+	if err != nil {
+		return
+	}
+	// The write end of a pipe is never readable: the runtime's poller
+	// wakes a reader of it on EPOLLERR (or EPOLLHUP) alone, which the
+	// kernel signals once no process holds the read end. A goroutine
+	// parked there costs nothing; one blocked in poll(2) held a thread
+	// and woke the runtime's sysmon, 2 ms of an allow-mode run here.
+	gone := false
+	rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd)}} // POLLERR is always reported
+		if n, err := unix.Poll(fds, 0); err == nil && n > 0 && fds[0].Revents&(unix.POLLERR|unix.POLLHUP) != 0 {
+			gone = true
 		}
+		return gone
+	})
+	if gone { // else: closed, the init is returning
+		os.Exit(125)
 	}
 }
 
