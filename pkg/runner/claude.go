@@ -237,7 +237,7 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 	atRoot := path.Clean(root) == "."
 	ownMarket := func(file string) bool { return !atRoot && under(path.Clean(file), path.Clean(root)) }
 	es := slices.DeleteFunc(slices.Clone(c.local[name]), func(e localEntry) bool { return ownMarket(e.loc.File) })
-	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) {
+	if len(es) > 0 && !slices.ContainsFunc(es, func(e localEntry) bool { return c.sameDir(e.dir, root) }) && !c.listedElsewhere(root, ownMarket) {
 		for _, e := range es {
 			if hooked := c.auditedPlugin(e.dir, name); hooked || c.readAs(e.dir, name) && len(c.ownHooks[root]) == 0 {
 				// Said once per copy of the tree's plugins, after
@@ -260,6 +260,26 @@ func (c *claudeDisc) vendoredAs(name, root string) {
 		f.Severity = report.SeverityError
 		f.Message += fmt.Sprintf("; a plugin of that name is vendored at %s, which vigiles audits, but Claude Code installs this source instead: point the entry at the vendored directory", shownName(root))
 	}
+}
+
+// listedElsewhere says whether an entry of a marketplace of the tree, not
+// one inside root (ownMarket), lists the plugin directory root under
+// another name: Claude Code installs it in its own right (plugins/x-copilot,
+// whose manifest names it x, under the entry x-copilot), and vigiles
+// audits it so, so it is neither a copy of the plugin the entry of its
+// manifest's name installs nor a decoy beside it. The entries are
+// indexed by the directories they list once.
+func (c *claudeDisc) listedElsewhere(root string, ownMarket func(file string) bool) bool {
+	if c.entriesOf == nil {
+		c.entriesOf = map[string][]localEntry{}
+		for _, es := range c.local {
+			for _, e := range es {
+				d := path.Clean(e.dir)
+				c.entriesOf[d] = append(c.entriesOf[d], e)
+			}
+		}
+	}
+	return slices.ContainsFunc(c.entriesOf[path.Clean(root)], func(e localEntry) bool { return !ownMarket(e.loc.File) })
 }
 
 // pluginCopy is a plugin directory of the tree (root) of the name that a
@@ -949,6 +969,9 @@ type claudeDisc struct {
 	// unloadedCopies holds the directories of the copies no
 	// marketplace lists (unloadedCopy).
 	unloadedCopies map[string]bool
+	// entriesOf indexes the local entries of c.local by the directory
+	// each lists (listedElsewhere).
+	entriesOf map[string][]localEntry
 	// listedDirs holds the plugin directories a marketplace of the tree
 	// lists by a local source, relative to the tree (insidePlugin).
 	listedDirs map[string]bool

@@ -138,3 +138,39 @@ func TestCopyBases(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginListedUnderAnotherNameIsNoCopy: a plugin directory that an
+// entry of the tree's marketplace lists under another name than its
+// manifest's (plugins/x-copilot, whose manifest names it x, listed as
+// x-copilot) is installed in its own right, and audited so: no notice
+// calls it a copy of plugins/x, which the entry x installs, and no error
+// a decoy, hooks or none; an unlisted copy of plugins/x still is one.
+func TestPluginListedUnderAnotherNameIsNoCopy(t *testing.T) {
+	hooks := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
+	for _, copyHooks := range []bool{true, false} {
+		files := map[string]string{
+			".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "x", "source": "./plugins/x"}, {"name": "x-copilot", "source": "./plugins/x-copilot"}]}`,
+			"plugins/x/.claude-plugin/plugin.json":         `{"name": "x"}`,
+			"plugins/x/hooks/hooks.json":                   hooks,
+			"plugins/x-copilot/.claude-plugin/plugin.json": `{"name": "x"}`,
+			"plugins/x-copilot/skills/s/SKILL.md":          "---\nname: s\ndescription: s\n---\nhi\n",
+			"plugins.bak/x/.claude-plugin/plugin.json":     `{"name": "x"}`,
+		}
+		if copyHooks {
+			files["plugins/x-copilot/hooks/hooks.json"] = hooks
+		}
+		rep, err := Audit(context.Background(), Options{Dir: makeTree(t, files), Executor: fakeHooks()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleRemoteSource {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "vendored at plugins.bak/x") || strings.Contains(strings.Join(got, "\n"), "x-copilot") {
+			t.Errorf("x-copilot with hooks %v: remote-source %q; want one, of plugins.bak/x alone", copyHooks, got)
+		}
+	}
+}
