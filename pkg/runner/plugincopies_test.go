@@ -149,7 +149,7 @@ func TestPluginListedUnderAnotherNameIsNoCopy(t *testing.T) {
 	hooks := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`
 	for _, copyHooks := range []bool{true, false} {
 		files := map[string]string{
-			".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "x", "source": "./plugins/x"}, {"name": "x-copilot", "source": "./plugins/x-copilot"}]}`,
+			".claude-plugin/marketplace.json":              `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "x", "source": "./plugins/x"}, {"name": "x-copilot", "source": "./plugins/x-copilot"}]}`,
 			"plugins/x/.claude-plugin/plugin.json":         `{"name": "x"}`,
 			"plugins/x/hooks/hooks.json":                   hooks,
 			"plugins/x-copilot/.claude-plugin/plugin.json": `{"name": "x"}`,
