@@ -326,15 +326,7 @@ func (c *claudeDisc) copyNotices() {
 	}
 	c.copies = nil
 	for _, g := range order {
-		slices.SortStableFunc(g.members, func(a, b pluginCopy) int {
-			if d := strings.Compare(a.loc.File, b.loc.File); d != 0 {
-				return d
-			}
-			if a.loc.Line != b.loc.Line {
-				return a.loc.Line - b.loc.Line
-			}
-			return a.loc.Column - b.loc.Column
-		})
+		slices.SortStableFunc(g.members, func(a, b pluginCopy) int { return byDeclaration(a.loc, b.loc) })
 		first := g.members[0]
 		var dirs []string
 		unloaded := 0
@@ -349,13 +341,15 @@ func (c *claudeDisc) copyNotices() {
 		// What vigiles does with the copies: Claude Code loads none that
 		// no marketplace lists, and only those are left unrun.
 		did := ""
-		switch {
-		case unloaded == len(g.members) && unloaded == 1:
-			did = "; no marketplace lists it, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of its hooks and names none of its servers: name it as the audit's PATH to audit it"
-		case unloaded == len(g.members):
-			did = "; no marketplace lists them, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of their hooks and names none of their servers: name one as the audit's PATH to audit it"
-		case unloaded > 0:
-			did = fmt.Sprintf("; no marketplace lists %d of them, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of their hooks and names none of their servers: name one as the audit's PATH to audit it", unloaded)
+		if unloaded > 0 {
+			lists, whose, name := "them", "their", "one"
+			switch {
+			case len(g.members) == 1:
+				lists, whose, name = "it", "its", "it"
+			case unloaded < len(g.members):
+				lists = fmt.Sprintf("%d of them", unloaded)
+			}
+			did = fmt.Sprintf("; no marketplace lists %s, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of %s hooks and names none of %s servers: name %s as the audit's PATH to audit it", lists, whose, whose, name)
 		}
 		switch {
 		case len(g.members) == 1 && first.hooked:
@@ -366,18 +360,14 @@ func (c *claudeDisc) copyNotices() {
 				shownName(first.name), shownName(first.dir), shownName(first.root), did)
 		default:
 			hooked := 0
-			named := make([]string, 0, maxCopiesNamed+1)
-			for i, m := range g.members {
+			for _, m := range g.members {
 				if m.hooked {
 					hooked++
 				}
-				if i < maxCopiesNamed {
-					named = append(named, fmt.Sprintf("%s of %s", shownName(m.root), shownName(m.dir)))
-				}
 			}
-			if len(g.members) > maxCopiesNamed {
-				named = append(named, fmt.Sprintf("%d more", len(g.members)-maxCopiesNamed))
-			}
+			named := namedUpTo(len(g.members), maxCopiesNamed, func(i int) string {
+				return fmt.Sprintf("%s of %s", shownName(g.members[i].root), shownName(g.members[i].dir))
+			})
 			why := "each copy declares no hooks whose runs could pass for the installed plugin's"
 			switch hooked {
 			case len(g.members):

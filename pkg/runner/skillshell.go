@@ -505,21 +505,13 @@ func (s *Server) againAt() string {
 	if len(s.Again) == 0 {
 		return ""
 	}
-	var lines []string
-	for i, l := range s.Again {
-		if l.Line == s.Location.Line && l.Column == s.Location.Column {
-			return fmt.Sprintf(" (%d times in all)", len(s.Again)+1)
-		}
-		if i == maxAgainNamed {
-			lines = append(lines, fmt.Sprintf("%d more", len(s.Again)-i))
-			break
-		}
-		lines = append(lines, strconv.Itoa(l.Line))
+	if l := s.Again[0]; l.Line == s.Location.Line && l.Column == s.Location.Column {
+		return fmt.Sprintf(" (%d times in all)", len(s.Again)+1)
 	}
 	if len(s.Again) == 1 {
-		return " (again at line " + lines[0] + ")"
+		return " (again at line " + strconv.Itoa(s.Again[0].Line) + ")"
 	}
-	return " (again at lines " + JoinWords(lines, "and") + ")"
+	return " (again at lines " + JoinWords(namedUpTo(len(s.Again), maxAgainNamed, func(i int) string { return strconv.Itoa(s.Again[i].Line) }), "and") + ")"
 }
 
 // shownRules names up to three of rules, each cut as a name is, and
