@@ -223,11 +223,14 @@ func relativeMissing(r report.HookRun, tree, p string) string {
 	return why + fmt.Sprintf(", and %s does not ship it either: Claude Code installs a plugin as a copy of its own directory, so the hook fails so wherever the plugin is installed; add the file to the plugin and name it ${CLAUDE_PLUGIN_ROOT}/%s", pluginAt(r, rel), shownName(in))
 }
 
+// changesDir matches a command that changes its directory (cd, pushd).
+var changesDir = lazyRE(`(?:^|[\s;&|(])(?:cd|pushd)\s`)
+
 // commandNames says whether cmd names p as a word of its own, and
 // changes no directory first (cd, pushd): a relative path it names is
 // then read from the directory the hook runs in.
 func commandNames(cmd, p string) bool {
-	if regexp.MustCompile(`(?:^|[\s;&|(])(?:cd|pushd)\s`).MatchString(cmd) {
+	if changesDir().MatchString(cmd) {
 		return false
 	}
 	return regexp.MustCompile(`(?:^|[\s"'=])` + regexp.QuoteMeta(p) + `(?:$|[\s"';&|)])`).MatchString(cmd)
