@@ -2139,7 +2139,6 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 	results, stop := s.settings.executeTracked(ctx, mine)
 	s.planLanes(results, plan)
 	runs := make([]report.HookRun, 0, len(results))
-	failedAlike := map[string]bool{} // run/hook-error findings made
 	for i, e := range results {
 		runs = append(runs, e.run)
 		if f, cut := stop.finding(i, mine[i], e); cut {
@@ -2165,14 +2164,11 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 			// not found, a script that crashed) passes on a hook that
 			// never did its work; one that states the exit status
 			// tests the failure itself. Said once for the checks of
-			// one hook that failed alike.
-			key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", f.Location.File, f.Location.Line, f.Location.Column, f.Message, f.Evidence)
-			if !failedAlike[key] {
-				failedAlike[key] = true
-				finds = append(finds, *f)
-			}
+			// one hook that failed alike (groupAcrossRuns).
+			finds = append(finds, *f)
 		}
 	}
+	finds = groupAcrossRuns(finds, runs)
 	finds = append(finds, stop.summary("test", mine)...)
 	rep := s.newReport("test", runs, finds, nil)
 	if stop != nil {

@@ -19,12 +19,13 @@ import (
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
-// RuleRunHookError is an audited run in which the hook itself failed: it
-// exited non-zero, or a signal killed it, and Claude Code read that as a
-// non-blocking error (hookError).
+// RuleRunHookError is an audited run, or a check's run that states no
+// exit status, in which the hook itself failed: it exited non-zero, or a
+// signal killed it, and Claude Code read that as a non-blocking error
+// (hookError).
 const RuleRunHookError = "run/hook-error"
 
-// hookError is the run/hook-error warning of an audit's run whose hook
+// hookError is the run/hook-error warning of a run whose hook
 // failed where Claude Code reads the failure as a non-blocking error (its
 // outcome allowed: an exit status other than 0, or 2 on an event that
 // exit 2 does not block, or a kill), nil for any other run. Claude Code
@@ -307,9 +308,11 @@ func timedOutBetween(msg string, fs []findingOfRun) string {
 // for several tools (groupAcrossTools). The whole audit does, and merge
 // for its shards, which cannot (the runs of one hook for several tools
 // fall in different shards), both from every run alike. They are taken
-// in the order of their runs, the plan's. A test's run/lingered and
-// run/timeout (a check's run) are left as they are, in a whole test and
-// a merge of its shards alike.
+// in the order of their runs, the plan's. A test's (a check's run) are
+// grouped with none: two checks of one hook are two runs of one
+// declaration, not two hooks; but a run/hook-error said alike of several
+// checks' runs of one hook is said once. A whole test does so, each of
+// its shards, and their merge, alike.
 func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Finding {
 	byID := make(map[string]report.HookRun, len(runs))
 	ran := map[string]int{}
@@ -322,10 +325,18 @@ func groupAcrossRuns(finds []report.Finding, runs []report.HookRun) []report.Fin
 	words := []runWords{hookErrorWords, timeoutWords, decidesWords, egressWords, lingeredWords}
 	var out []report.Finding
 	of := make([][]findingOfRun, len(rules))
+	saidOfChecks := map[string]bool{}
 	for _, f := range finds {
 		r, ok := byID[f.Hook]
 		i := slices.Index(rules, f.Rule)
-		if !ok || i < 0 || r.Check != "" && f.Rule != RuleRunHookError && f.Rule != RuleRunEgress {
+		if ok && r.Check != "" && f.Rule == RuleRunHookError {
+			key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", f.Location.File, f.Location.Line, f.Location.Column, f.Message, f.Evidence)
+			if saidOfChecks[key] {
+				continue
+			}
+			saidOfChecks[key] = true
+		}
+		if !ok || i < 0 || r.Check != "" {
 			out = append(out, f)
 			continue
 		}
