@@ -463,6 +463,28 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 					connKey(fam.off, fam.alen), []expr.Any{
 						&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})
 			}
+			set, dests := rs.sets[fam.flows], rs.sets[fam.dests]
+			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
+				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
+			addDest := &expr.Dynset{SrcRegKey: 8, SetName: dests.Name, SetID: dests.ID, Operation: unix.NFT_DYNSET_OP_ADD}
+			// An echo request (the only ICMP the command sends: its
+			// ping socket sends nothing else) has no ports: where TCP
+			// and UDP have them, it has its type and code and its
+			// checksum, which the rules below took for a source and a
+			// destination port. Each echo request was then a connection
+			// and a destination of its own, its replies (another
+			// checksum) were counted nowhere, and a long ping filled the
+			// sets. Its destination is its address (port 0, as the
+			// record names it), and its connection the socket that sent
+			// it: the echo identifier, which the kernel sets to the ping
+			// socket's own, as a UDP datagram's source port is its
+			// socket's. Its replies count towards it (the input chain).
+			echo := icmpEcho(fam.nfproto, false)
+			add(acc, slices.Concat(isFam, echo, icmpConnKey(fam.off, fam.alen), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: conns.Name, SetID: conns.ID, Invert: true},
+				logTo(logPrefixAccept),
+				&expr.Dynset{SrcRegKey: 8, SetName: conns.Name, SetID: conns.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
+			add(acc, slices.Concat(isFam, echo, icmpFlowKey(fam.off, fam.alen), []expr.Any{update, addDest, accept()})...)
 			add(acc, slices.Concat(isFam, tcpToDNS, logSYN(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, isTCP(), logSYN(logSnaplen))...)
 			// A new connection's first datagram to port 53 is logged
@@ -472,18 +494,19 @@ func buildRuleset(c *nftables.Conn, pol *policy) (*ruleset, error) {
 			add(acc, slices.Concat(isFam, udpToDNS, logNew(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, tcpToDNS, logNew(logSnaplenDNS))...)
 			add(acc, slices.Concat(isFam, logNew(logSnaplen))...)
-			set, dests := rs.sets[fam.flows], rs.sets[fam.dests]
-			update := &expr.Dynset{SrcRegKey: 8, SetName: set.Name, SetID: set.ID,
-				Operation: unix.NFT_DYNSET_OP_UPDATE, Exprs: []expr.Any{&expr.Counter{}}}
 			// The flow's key goes into dests too, after the update (a
 			// full flows set stops the rule there, so dests never holds
 			// a key flows lacks).
-			add(acc, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{update,
-				&expr.Dynset{SrcRegKey: 8, SetName: dests.Name, SetID: dests.ID, Operation: unix.NFT_DYNSET_OP_ADD}})...)
+			add(acc, slices.Concat(isFam, flowKey(fam.off, fam.alen, false), []expr.Any{update, addDest})...)
 			// Replies count towards the flow they answer, only when it
 			// exists (an inbound packet never creates one), and once: the
-			// lookup is in dests, whose elements have no counter.
+			// lookup is in dests, whose elements have no counter. An
+			// echo reply counts towards its address's echo requests,
+			// and goes no further (an IPv4 reply's type and code, 0,
+			// read as a port, would find that flow again).
 			srcOff := fam.off - fam.alen
+			add(in, slices.Concat(isFam, icmpEcho(fam.nfproto, true), icmpFlowKey(srcOff, fam.alen), []expr.Any{
+				&expr.Lookup{SourceRegister: 8, SetName: dests.Name, SetID: dests.ID}, update, accept()})...)
 			add(in, slices.Concat(isFam, flowKey(srcOff, fam.alen, true), []expr.Any{
 				&expr.Lookup{SourceRegister: 8, SetName: dests.Name, SetID: dests.ID}, update})...)
 		}
@@ -640,6 +663,50 @@ func connKey(addrOff, alen uint32) []expr.Any {
 	return append(flowKey(addrOff, alen, false),
 		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
 		&expr.Payload{DestRegister: r + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 2})
+}
+
+// icmpEcho matches an ICMP (nfproto IPv4) or ICMPv6 echo request, or with
+// reply an echo reply.
+func icmpEcho(nfproto byte, reply bool) []expr.Any {
+	l4, typ := byte(unix.IPPROTO_ICMP), byte(8)
+	if nfproto == unix.NFPROTO_IPV6 {
+		l4, typ = unix.IPPROTO_ICMPV6, 128
+	}
+	if reply {
+		typ++
+		if l4 == unix.IPPROTO_ICMP {
+			typ = 0
+		}
+	}
+	return []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{l4}},
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 0, Len: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{typ}},
+	}
+}
+
+// icmpFlowKey loads the address at addrOff . l4proto . port 0 into
+// registers 8.., the flows key of an echo request or (the source address)
+// of its reply: ICMP has no port.
+func icmpFlowKey(addrOff, alen uint32) []expr.Any {
+	r := uint32(8)
+	return []expr.Any{
+		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff, Len: alen},
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: r + alen/4},
+		&expr.Immediate{Register: r + alen/4 + 1, Data: []byte{0, 0, 0, 0}},
+	}
+}
+
+// icmpConnKey loads destination address . l4proto . port 0 . source
+// address . echo identifier of an echo request into registers 8.., its
+// key in the conns sets: the identifier is the ping socket's, as a UDP
+// datagram's source port is its socket's.
+func icmpConnKey(addrOff, alen uint32) []expr.Any {
+	r := 8 + alen/4 + 2
+	return append(icmpFlowKey(addrOff, alen),
+		&expr.Payload{DestRegister: r, Base: expr.PayloadBaseNetworkHeader, Offset: addrOff - alen, Len: alen},
+		&expr.Payload{DestRegister: r + alen/4, Base: expr.PayloadBaseTransportHeader, Offset: 4, Len: 2})
 }
 
 // synKey loads destination address . port . source address . port .
