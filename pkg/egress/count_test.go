@@ -904,3 +904,76 @@ func TestCountConnectionsFromAReusedSourcePort(t *testing.T) {
 		t.Errorf("one unanswered connect: entry %+v (found %v), want 1 attempt of 2 SYNs or more", e, ok)
 	}
 }
+
+// udpAttemptsClient sends three datagrams from one socket to the peer's
+// port 9; one datagram from each of three sockets bound in turn to source
+// port 40124 to port 10; one from each of three sockets of their own
+// source ports to port 11; and three from one socket to 198.51.100.9 port
+// 12, an address the allowlist leaves out.
+const udpAttemptsClient = `import socket
+def send(s, dst):
+    try:
+        s.sendto(b"x", dst)
+    except OSError:
+        pass  # refused by the wall
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(3):
+    send(s, ("192.0.2.2", 9))
+for _ in range(3):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", 40124))
+    send(s, ("192.0.2.2", 10))
+    s.close()
+for _ in range(3):
+    send(socket.socket(socket.AF_INET, socket.SOCK_DGRAM), ("192.0.2.2", 11))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(3):
+    send(s, ("198.51.100.9", 12))
+print("sent")
+`
+
+// TestCountUDPAttempts pins down what a UDP attempt is (docs/egress.md,
+// the attempts field): a datagram the wall refuses is an attempt each, in
+// every mode; one it lets through is an attempt when its source address
+// and port, destination address and port are new to the run. UDP has no
+// connection, and the wall sees datagrams, not sockets: one socket's
+// datagrams to one destination are one attempt, and so are those of a
+// later socket bound to the same source port.
+func TestCountUDPAttempts(t *testing.T) {
+	dir := probeDir(t, map[string]string{"peer.py": peerServer, "client.py": udpAttemptsClient})
+	for _, mode := range []string{evidence.EgressDeny, evidence.EgressAllow} {
+		t.Run(mode, func(t *testing.T) {
+			var res childResult
+			if mode == evidence.EgressAllow {
+				res = runPeered(t, dir, []string{"192.0.2.0/24"}, "python3 "+dir+"/client.py")
+			} else {
+				res = runDenied(t, "python3 "+dir+"/client.py")
+			}
+			defer dumpOnFailure(t, res)
+			if !strings.Contains(res.Probes[0].Output, "sent") {
+				t.Fatalf("the probe did not send: %s", res.Probes[0].Output)
+			}
+			allow := mode == evidence.EgressAllow
+			for _, c := range []struct {
+				ip       string
+				port     int
+				allowed  bool
+				attempts int
+			}{
+				{"192.0.2.2", 9, allow, map[bool]int{true: 1, false: 3}[allow]},
+				{"192.0.2.2", 10, allow, map[bool]int{true: 1, false: 3}[allow]},
+				{"192.0.2.2", 11, allow, 3},
+				{"198.51.100.9", 12, false, 3},
+			} {
+				e, ok := connectEntryFor(res.Egress, c.ip, c.port, "udp")
+				if !ok || e.Allowed != c.allowed || e.Attempts != c.attempts {
+					t.Errorf("udp to %s port %d: entry %+v (found %v), want %d attempts, allowed %v", c.ip, c.port, e, ok, c.attempts, c.allowed)
+				}
+				if allow && c.allowed && e.Packets != 3 {
+					t.Errorf("udp to %s port %d: %d packets, want the 3 datagrams", c.ip, c.port, e.Packets)
+				}
+			}
+		})
+	}
+}
