@@ -69,6 +69,7 @@ type Session struct {
 	discards *discardWatch
 
 	dnsListen []string
+	logf      func(string, ...any)
 
 	once     sync.Once
 	entries  []evidence.Egress
@@ -108,7 +109,7 @@ func (l *Layer) Setup(ctx context.Context, p evidence.EgressPolicy) (*Session, e
 	if err := openPingSockets(); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", err)
 	}
-	s := &Session{pol: pol, rec: newRecorder()}
+	s := &Session{pol: pol, rec: newRecorder(), logf: l.logf}
 	if s.log, err = openNFLOG(nflogGroup, s.rec.addPacket); err != nil {
 		return nil, fmt.Errorf("egress setup: %w", kernelWallError(err))
 	}
@@ -411,6 +412,12 @@ func (s *Session) finish() ([]evidence.Egress, *evidence.Dropped, error) {
 		errs = append(errs, fmt.Errorf("opening nftables: %w", err))
 	} else {
 		if s.pol.mode == evidence.EgressAllow {
+			// The connections the command closed may still be sending
+			// what it wrote: ended first, so that nothing passes the
+			// wall once its counters are read (orphans.go).
+			if err := endOrphans(s.logf); err != nil {
+				errs = append(errs, err)
+			}
 			for _, fam := range []struct{ flows, conns, syns string }{{setFlows4, setConns4, setSyns4}, {setFlows6, setConns6, setSyns6}} {
 				if sy, err := c.GetSetElements(s.rs.sets[fam.syns]); err != nil {
 					errs = append(errs, fmt.Errorf("reading %s: %w", fam.syns, err))

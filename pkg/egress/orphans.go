@@ -1,0 +1,172 @@
+package egress
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// A TCP connection the command closed, or left open when it exited, is
+// not gone with it: its kernel keeps the socket (an orphan, in FIN_WAIT1,
+// CLOSING or LAST_ACK) and goes on sending what the command wrote and the
+// peer has not yet taken, which can be the whole send buffer, megabytes.
+// In allow mode that goes through the wall after Finish has read the
+// counters: a hook that wrote 8 MiB to an allowed host and exited was
+// recorded as 2 MB while the host received all 8 (through pasta, which
+// stays up until the command's namespace is gone). So Finish, once the
+// command is gone and before it reads the counters, ends every such
+// socket (SOCK_DESTROY: the kernel resets the connection and sends no
+// more): what passed the wall until then is counted, and nothing passes
+// after.
+//
+// Where the kernel cannot destroy sockets (no CONFIG_INET_DIAG_DESTROY),
+// Finish waits up to orphanWaitMax for them to finish; what is still
+// sending then makes the record incomplete.
+
+const (
+	sockDestroy = 21 // SOCK_DESTROY (linux/sock_diag.h); x/sys lacks it
+
+	inetDiagReqLen = 56 // struct inet_diag_req_v2
+	inetDiagIDOff  = 8  // its struct inet_diag_sockid
+	inetDiagIDLen  = 48
+	inetDiagInode  = 68 // idiag_inode in struct inet_diag_msg
+
+	// orphanWaitMax bounds the wait for orphans where they cannot be
+	// destroyed.
+	orphanWaitMax = 2 * time.Second
+)
+
+// orphanStates are the TCP states of a socket that may still send what
+// its process wrote: every state but those of a listener, a request
+// socket, a closed one, and those that have sent all they had, their FIN
+// included (FIN_WAIT2, TIME_WAIT: an ACK at most). A FIN_WAIT2 socket
+// lasts as long as its peer keeps its side open (tcp_fin_timeout, 60 s,
+// once orphaned): where sockets cannot be destroyed, waiting for it would
+// only make the record incomplete.
+const orphanStates = 1<<unix.BPF_TCP_ESTABLISHED | 1<<unix.BPF_TCP_SYN_SENT | 1<<unix.BPF_TCP_FIN_WAIT1 |
+	1<<unix.BPF_TCP_CLOSE_WAIT | 1<<unix.BPF_TCP_LAST_ACK | 1<<unix.BPF_TCP_CLOSING
+
+// orphan is a TCP socket of the namespace that no process holds.
+type orphan struct {
+	family byte
+	state  byte
+	id     [inetDiagIDLen]byte
+	dst    netip.Addr
+}
+
+// endOrphans ends the TCP sockets no process holds that lead out of the
+// namespace, so that nothing the command wrote passes the wall once its
+// counters are read. It runs in the sandbox's network namespace with
+// CAP_NET_ADMIN there, once every process of the command is gone.
+func endOrphans(logf func(string, ...any)) error {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	c, err := netlink.Dial(unix.NETLINK_SOCK_DIAG, nil)
+	if err != nil {
+		return fmt.Errorf("opening sock_diag to end the command's closed connections (what they send after the counts is not counted): %v: %w", err, ErrIncomplete)
+	}
+	defer c.Close()
+	left, err := orphans(c)
+	if err != nil {
+		return err
+	}
+	var unsupported bool
+	for _, o := range left {
+		if err := destroy(c, o); err != nil {
+			if errors.Is(err, unix.EOPNOTSUPP) {
+				unsupported = true
+				break
+			}
+			// Gone meanwhile (it finished): nothing left to send.
+			if !errors.Is(err, unix.ENOENT) {
+				logf("egress: ending a closed connection to %s: %v", o.dst, err)
+			}
+		}
+	}
+	if !unsupported {
+		// What could not be destroyed is looked for again below; none
+		// should be left.
+		if left, err = orphans(c); err != nil || len(left) == 0 {
+			return err
+		}
+	}
+	deadline := time.Now().Add(orphanWaitMax)
+	for len(left) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		if left, err = orphans(c); err != nil {
+			return err
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%d connections the command closed to %s and others were still sending when the counts were read (the kernel cannot end them: no CONFIG_INET_DIAG_DESTROY): what they sent after is not counted: %w", len(left), left[0].dst, ErrIncomplete)
+	}
+	return nil
+}
+
+// orphans lists the namespace's TCP sockets in orphanStates that no
+// process holds (inode 0) and whose peer is not an address of the
+// namespace's own (traffic there never leaves it).
+func orphans(c *netlink.Conn) ([]orphan, error) {
+	var out []orphan
+	for _, fam := range []byte{unix.AF_INET, unix.AF_INET6} {
+		req := make([]byte, inetDiagReqLen)
+		req[0], req[1] = fam, unix.IPPROTO_TCP
+		binary.NativeEndian.PutUint32(req[4:8], orphanStates)
+		msgs, err := c.Execute(netlink.Message{
+			Header: netlink.Header{Type: unix.SOCK_DIAG_BY_FAMILY, Flags: netlink.Request | netlink.Dump},
+			Data:   req,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing the command's closed connections (what they send after the counts is not counted): %v: %w", err, ErrIncomplete)
+		}
+		for _, m := range msgs {
+			o, ok := parseOrphan(m.Data)
+			if ok && !o.dst.IsLoopback() && !isLocal(o.dst) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out, nil
+}
+
+// parseOrphan reads a struct inet_diag_msg; false unless it is a socket
+// no process holds.
+func parseOrphan(m []byte) (orphan, bool) {
+	if len(m) < inetDiagMsgLen || binary.NativeEndian.Uint32(m[inetDiagInode:]) != 0 {
+		return orphan{}, false
+	}
+	o := orphan{family: m[0], state: m[1]}
+	copy(o.id[:], m[4:4+inetDiagIDLen])
+	switch o.family {
+	case unix.AF_INET:
+		o.dst = netip.AddrFrom4([4]byte(m[24:28]))
+	case unix.AF_INET6:
+		o.dst = netip.AddrFrom16([16]byte(m[24:40])).Unmap()
+	default:
+		return orphan{}, false
+	}
+	return o, true
+}
+
+// destroy ends one socket (the kernel resets its connection).
+func destroy(c *netlink.Conn, o orphan) error {
+	req := make([]byte, inetDiagReqLen)
+	req[0], req[1] = o.family, unix.IPPROTO_TCP
+	binary.NativeEndian.PutUint32(req[4:8], 1<<o.state)
+	copy(req[inetDiagIDOff:], o.id[:])
+	_, err := c.Execute(netlink.Message{
+		Header: netlink.Header{Type: sockDestroy, Flags: netlink.Request | netlink.Acknowledge},
+		Data:   req,
+	})
+	var oe *netlink.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err
+	}
+	return err
+}
