@@ -432,3 +432,47 @@ func TestDNSBurstIsRecordedOrReportedLost(t *testing.T) {
 		}
 	}
 }
+
+// linkLocalClient connects (TCP) and sends (UDP) to fe80::1 port 443 with
+// the scope of lo (index 1), and then of index 2, which the sandbox's
+// namespace lacks, and says what each did.
+const linkLocalClient = `import errno, socket
+for scope in (1, 2):
+    for typ, name in ((socket.SOCK_STREAM, "tcp"), (socket.SOCK_DGRAM, "udp")):
+        s = socket.socket(socket.AF_INET6, typ)
+        s.settimeout(2)
+        try:
+            if typ == socket.SOCK_STREAM:
+                s.connect(("fe80::1", 443 + scope, 0, scope))
+            else:
+                s.sendto(b"x", ("fe80::1", 443 + scope, 0, scope))
+            print(name, scope, "sent")
+        except OSError as e:
+            print(name, scope, errno.errorcode.get(e.errno, e.errno))
+`
+
+// TestLinkLocalScopes pins down which link-local attempts the record
+// holds (docs/egress.md, Limits that remain): one scoped to lo, the
+// sandbox's only link, is a packet the wall logs and refuses; one scoped
+// to an interface the namespace lacks (the host's eth0 under Claude Code)
+// fails in the kernel before any packet exists (ENETUNREACH), and no
+// record can hold it.
+func TestLinkLocalScopes(t *testing.T) {
+	dir := probeDir(t, map[string]string{"client.py": linkLocalClient})
+	res := runDenied(t, "python3 "+dir+"/client.py")
+	defer dumpOnFailure(t, res)
+	out := res.Probes[0].Output
+	for _, want := range []string{"tcp 1 ECONNREFUSED", "udp 1 EPERM", "tcp 2 ENETUNREACH", "udp 2 ENETUNREACH"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the probe did not say %q: %s", want, out)
+		}
+	}
+	for _, proto := range []string{"tcp", "udp"} {
+		if e, ok := connectEntryFor(res.Egress, "fe80::1", 444, proto); !ok || e.Allowed || e.Attempts != 1 {
+			t.Errorf("%s to fe80::1%%lo: entry %+v (found %v), want one attempt, refused", proto, e, ok)
+		}
+		if e, ok := connectEntryFor(res.Egress, "fe80::1", 445, proto); ok {
+			t.Errorf("%s to fe80::1%%2, which no packet carried, recorded: %+v", proto, e)
+		}
+	}
+}
