@@ -45,13 +45,13 @@ func checkExpectations(c *Check, e executed) []report.Finding {
 		var why string
 		switch failure := e.failure(); {
 		case r.Tier == "direct" && strings.HasPrefix(e.openBy, "defaults.sandbox"):
-			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record nothing; run it confined (defaults.sandbox: auto or strict, or --sandbox strict)"
+			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record no writes, network attempts or env file; run it confined (defaults.sandbox: auto or strict, or --sandbox strict)"
 		case r.Tier == "direct" && e.openBy != "":
-			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record nothing; run it confined (--sandbox strict)"
+			why = "this run was direct (in the open: " + e.openBy + " runs every hook so), and direct runs record no writes, network attempts or env file; run it confined (--sandbox strict)"
 		case r.Tier == "direct" && c.Command != "":
-			why = "this run was direct (in the open: a check with trusted: true in auto mode, or --sandbox off), and direct runs record nothing; run it confined (leave trusted: true out of the check, or --sandbox strict)"
+			why = "this run was direct (in the open: a check with trusted: true in auto mode, or --sandbox off), and direct runs record no writes, network attempts or env file; run it confined (leave trusted: true out of the check, or --sandbox strict)"
 		case r.Tier == "direct":
-			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record nothing; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
+			why = "this run was direct (in the open: trusted code in auto mode, or --sandbox off), and direct runs record no writes, network attempts or env file; run it confined (--sandbox strict, or list the plugin under plugins.untrusted)"
 		case failure != "":
 			// vigiles' own failure is the cause, whatever the tier:
 			// never a guess from the tier alone.

@@ -239,7 +239,7 @@ func runGated(ctx context.Context, spec Spec, gate *turnGate) (*Result, error) {
 var recordGrace = 15 * time.Second
 
 // leftoverOutput is how long a direct run's output is read after its
-// command exits; orphanedOutput how long a confined run's is after
+// command and what it left running are ended; orphanedOutput how long a confined run's is after
 // bubblewrap exits (exec.Cmd.WaitDelay).
 const (
 	leftoverOutput = 250 * time.Millisecond
@@ -390,8 +390,10 @@ func failed(res *Result, tier Tier, err error) (*Result, error) {
 	return res, err
 }
 
-// runDirect runs the command in the open (tier B). Nothing is recorded:
-// Writes and Egress stay nil.
+// runDirect runs the command in the open (tier B). Writes and Egress are
+// not recorded: they stay nil. What the command leaves running is: its
+// lingered list, as a confined run's, as far as a run in the open can see
+// it (directleft.go).
 func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result, error) {
 	res.Tier = TierDirect
 	fsx.CloexecFrom(3)
@@ -414,9 +416,12 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		cmd.Err = nil
 	}
 	cmd.Dir, cmd.Env = cwd, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A process the command left (a daemon of its own session) may hold
-	// its stdout: the run ends with the command, not with that process.
+	// A session of its own, as a confined command's (bubblewrap's
+	// --new-session): what it leaves is told by its session id.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// A process the command left that the run cannot see (moved to
+	// another session) may hold its stdout: the run ends with the
+	// command and what it left, not with that process.
 	cmd.WaitDelay = leftoverOutput
 	// A direct run is an opt-out: its output passes through whole, as
 	// its files are written unbounded.
@@ -431,25 +436,42 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		res.ExitCode = 127
 		return res, nil
 	}
-	done := make(chan error, 1)
-	go func() { procwait.Exited(cmd.Process.Pid); done <- cmd.Wait() }()
+	pid := cmd.Process.Pid
+	// Not reaped until what it left is listed and ended: its pid, the
+	// session's id, stays its own meanwhile.
+	exited := make(chan struct{})
+	go func() { exitedNoReap(pid); close(exited) }()
+	var left []reaper.Process
 	select {
-	case <-done:
+	case <-exited:
+		res.DurationMs = ms(time.Since(start))
+		// What it left gets the linger from its exit, as in a confined
+		// run; whatever is left then is listed, and ended.
+		left = lingerDirect(ctx, pid, time.Now(), spec.Linger)
 	case <-time.After(timeout):
+		// What ran beside it at the deadline: Claude Code ends the
+		// hook's process then and lets those run on (survivors).
 		res.TimedOut = true
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		res.DurationMs = ms(time.Since(start))
+		left = directLeft(pid)
 	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		res.DurationMs = ms(time.Since(start))
 	}
-	// Whatever the command left in its process group goes with it; and
-	// what of it was left to this process (a subreaper once a confined
-	// run has started) is reaped, not left a zombie for as long as the
-	// audit runs.
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	reapGroup(cmd.Process.Pid)
-	res.DurationMs = ms(time.Since(start))
+	if ctx.Err() == nil {
+		res.Lingered = shownLingered(left)
+	}
+	// Whatever the command left in its session goes with it; and what
+	// of it was left to this process (a subreaper once a confined run
+	// has started) is reaped, not left a zombie for as long as the
+	// audit runs. Where it exited and left nothing, its group is only
+	// itself: no read of /proc more.
+	if left == nil && !res.TimedOut && ctx.Err() == nil {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	} else {
+		endDirect(pid)
+	}
+	cmd.Wait()
+	reapGroup(pid)
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		res.ExitCode, res.Signal = 128+int(ws.Signal()), signalName(ws.Signal())

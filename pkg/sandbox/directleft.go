@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vigiles/action/internal/procwait"
+	"github.com/vigiles/action/pkg/sandbox/reaper"
+	"golang.org/x/sys/unix"
+)
+
+// A direct run's lingered list. The command starts a session of its own
+// (its pid is the session's and its process group's id), and what it
+// leaves is read from /proc: every process of that session or group, and
+// every process below one of them or below the main process while it
+// runs. That is what the run can see without a sandbox's pid namespace:
+// a process that moved to another session (setsid, or a daemon's double
+// fork) and whose parent has then exited is reparented out of sight, and
+// it is neither listed nor ended. Nor is the answer the kernel's, as the
+// reaper's is: two reads of /proc that list nothing are taken for
+// nothing, and a process that forks and exits without pause could slip
+// between both.
+
+// procEntry is what a direct run reads of one process in /proc/PID/stat.
+type procEntry struct {
+	ppid, pgid, sid int
+	start           uint64
+}
+
+// readProcEntry reads /proc/PID/stat: the fields after the name's last
+// ')' (the name is the process's choice and may hold anything), state,
+// ppid, pgrp, session, …, starttime (field 22).
+func readProcEntry(pid int) (procEntry, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procEntry{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return procEntry{}, false
+	}
+	var e procEntry
+	var errs [4]error
+	e.ppid, errs[0] = strconv.Atoi(f[1])
+	e.pgid, errs[1] = strconv.Atoi(f[2])
+	e.sid, errs[2] = strconv.Atoi(f[3])
+	e.start, errs[3] = strconv.ParseUint(f[19], 10, 64)
+	return e, errors.Join(errs[:]...) == nil
+}
+
+// directMembers lists, in pid order with their start times, the processes
+// of the direct run whose main process is s, but s itself: those of its
+// session or process group, and those below one of them or below s.
+func directMembers(s int) ([]int, map[int]procEntry) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, nil
+	}
+	procs := map[int]procEntry{}
+	for _, d := range ents {
+		if pid, err := strconv.Atoi(d.Name()); err == nil {
+			if e, ok := readProcEntry(pid); ok {
+				procs[pid] = e
+			}
+		}
+	}
+	member := map[int]bool{s: true}
+	for pid, e := range procs {
+		if e.sid == s || e.pgid == s {
+			member[pid] = true
+		}
+	}
+	// Below a member: walk up each process's parents (bounded, as a
+	// chain read across changes could loop) to the first it is known of.
+	known := map[int]bool{}
+	var below func(pid, depth int) bool
+	below = func(pid, depth int) bool {
+		if member[pid] {
+			return true
+		}
+		if v, ok := known[pid]; ok || depth > 4096 {
+			return v
+		}
+		e, ok := procs[pid]
+		v := ok && e.ppid > 1 && e.ppid != pid && below(e.ppid, depth+1)
+		known[pid] = v
+		return v
+	}
+	var pids []int
+	for pid := range procs {
+		if pid != s && below(pid, 0) {
+			pids = append(pids, pid)
+		}
+	}
+	slices.Sort(pids)
+	return pids, procs
+}
+
+// directLeft is the lingered list of the direct run whose main process
+// is s: what directMembers finds alive (reaper.List leaves out what has
+// ended), from two reads of /proc where the first finds none.
+func directLeft(s int) []reaper.Process {
+	for range 2 {
+		pids, _ := directMembers(s)
+		if left := reaper.List(pids, "/proc"); len(left) > 0 {
+			return left
+		}
+	}
+	return nil
+}
+
+// lingerDirect gives what the direct run whose main process s exited at
+// exitedAt left running the linger d from that exit, as the reaper gives
+// a confined run's: it returns at once when nothing is left, else once
+// the linger is over (or ctx is done) with what is left then, for the
+// caller to end.
+func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duration) []reaper.Process {
+	deadline := exitedAt.Add(d)
+	for {
+		left := directLeft(s)
+		if len(left) == 0 || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return left
+		}
+		t := time.NewTimer(min(20*time.Millisecond, time.Until(deadline)))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+}
+
+// endDirect kills what the direct run whose main process is s has left:
+// its process group at once, then each process directMembers finds, until
+// none is found (what one forks meanwhile is found in the next read), a
+// second at most. Each is killed through a pidfd opened before its start
+// time is read again, so that a pid that ended and was reused meanwhile
+// is not killed; where the kernel gives no pidfds, by its pid once its
+// start time is read again.
+func endDirect(s int) {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		_ = unix.Kill(-s, unix.SIGKILL)
+		pids, procs := directMembers(s)
+		if len(reaper.List(pids, "/proc")) == 0 {
+			return
+		}
+		for _, pid := range pids {
+			killIfSame(pid, procs[pid].start)
+		}
+	}
+}
+
+// killIfSame sends SIGKILL to pid where it is still the process that
+// started at start.
+func killIfSame(pid int, start uint64) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if t, err := procwait.StartTime(pid); err == nil && t == start {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		return
+	}
+	defer unix.Close(fd)
+	if t, err := procwait.StartTime(pid); err == nil && t == start {
+		_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	}
+}
+
+// exitedNoReap returns once the child pid has exited, leaving it a zombie
+// for os/exec to reap: while it is one, its pid, which is its session's
+// and its group's id, is not taken by another process.
+func exitedNoReap(pid int) {
+	procwait.Exited(pid)
+	var info unix.Siginfo
+	for {
+		// Without a pidfd Exited returned at once: wait here, in the
+		// kernel (a thread held, where no poller can do it).
+		if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runTrusted runs command directly: trusted code in auto mode.
+func runTrusted(t *testing.T, spec Spec) *Result {
+	t.Helper()
+	spec.Trusted, spec.Mode = true, ModeAuto
+	if spec.Dir == "" {
+		spec.Dir = makeTree(t, nil)
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = 30 * time.Second
+	}
+	res, err := Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tier != TierDirect {
+		t.Fatalf("tier %s, want direct", res.Tier)
+	}
+	return res
+}
+
+// lingeredWith returns the entry of res.Lingered that holds s, and its
+// pid.
+func lingeredWith(res *Result, s string) (string, int) {
+	for _, l := range res.Lingered {
+		if strings.Contains(l, s) {
+			pid, _ := strconv.Atoi(strings.SplitN(l, " ", 2)[0])
+			return l, pid
+		}
+	}
+	return "", 0
+}
+
+// running says whether pid is a process that has not ended (a zombie has).
+func running(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && !strings.HasPrefix(string(b[i+1:]), " Z") && !strings.HasPrefix(string(b[i+1:]), " X")
+}
+
+// TestDirectRunListsWhatItLeft: a direct run's command that exits and
+// leaves processes running has them in its lingered list, as a confined
+// run's, and they are ended with the run: one in its process group, one
+// a job of its own group (set -m), one that moved to a session of its
+// own below a process of the run's. A direct run's lingered list is not
+// "none" for want of looking.
+func TestDirectRunListsWhatItLeft(t *testing.T) {
+	res := runTrusted(t, Spec{Command: sh(`sleep 29.71 & (set -m; sleep 29.72 & exit 0); ` +
+		`(setsid sleep 29.73 & wait) & echo started`)})
+	if res.ExitCode != 0 || res.Stdout != "started\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	for _, s := range []string{"sleep 29.71", "sleep 29.72", "sleep 29.73"} {
+		l, pid := lingeredWith(res, s)
+		if l == "" {
+			t.Errorf("lingered %q: no %s", res.Lingered, s)
+			continue
+		}
+		if running(pid) {
+			t.Errorf("%s (%s) still runs after the run", s, l)
+		}
+	}
+}
+
+// TestDirectRunLeavingNothingListsNothing: a direct run whose command
+// leaves nothing running has no lingered list, in its JSON too; one whose
+// leftover finishes within the linger neither, and what it printed
+// meanwhile is in the run's output, as Claude Code would read it.
+func TestDirectRunLeavingNothingListsNothing(t *testing.T) {
+	res := runTrusted(t, Spec{Command: sh(`echo hi; sleep 0.01 & wait`)})
+	if res.Lingered != nil || res.Stdout != "hi\n" {
+		t.Errorf("lingered %q stdout %q; want none, hi", res.Lingered, res.Stdout)
+	}
+	b, err := json.Marshal(res)
+	if err != nil || strings.Contains(string(b), `"lingered"`) {
+		t.Errorf("JSON %s (%v): want no lingered", b, err)
+	}
+	res = runTrusted(t, Spec{Linger: 20 * time.Second, Command: sh(`(sleep 0.2; echo '{"decision":"block"}') & exit 0`)})
+	if res.Lingered != nil || res.Stdout != "{\"decision\":\"block\"}\n" {
+		t.Errorf("with a linger the leftover finishes within: lingered %q stdout %q", res.Lingered, res.Stdout)
+	}
+}
+
+// TestDirectRunTimedOutListsWhatRanBeside: a direct run ended at its
+// timeout lists what ran beside its main process then, not the main
+// process itself, as a confined run does (survivors), and ends them.
+func TestDirectRunTimedOutListsWhatRanBeside(t *testing.T) {
+	res := runTrusted(t, Spec{Timeout: 500 * time.Millisecond, Command: []string{"sh", "-c", `sleep 29.74 & exec sleep 29.75`}})
+	if !res.TimedOut {
+		t.Fatalf("not timed out: exit %d stderr %q", res.ExitCode, res.Stderr)
+	}
+	l, pid := lingeredWith(res, "sleep 29.74")
+	if l == "" || len(res.Lingered) != 1 {
+		t.Fatalf("lingered %q; want the background sleep alone", res.Lingered)
+	}
+	if running(pid) {
+		t.Errorf("%s still runs after the run", l)
+	}
+}
