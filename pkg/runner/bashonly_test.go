@@ -74,7 +74,7 @@ func TestBashOnlyHooks(t *testing.T) {
 	}
 	// A missing program no &> test guards is one to install.
 	cause = failureCause(report.HookRun{ExitCode: 127, Command: "mkdir -p /tmp/x &> /dev/null; nosuchprogram --flag", Stderr: "/bin/sh: 1: nosuchprogram: not found\n"}, dir)
-	if !strings.HasPrefix(cause, "a program it runs was not found on the machine the audit ran on") {
+	if !strings.HasPrefix(cause, "a program it runs was not found on the machine vigiles ran it on") {
 		t.Errorf("cause of a program no &> test guards: %q", cause)
 	}
 }

@@ -119,7 +119,7 @@ func TestEgressNoticeSaysBlocked(t *testing.T) {
 		}
 		return fs[0].Message
 	}
-	hint := "to audit it with the host reachable, allow it (--egress allow --allow HOST"
+	hint := "to run it with the host reachable, allow it (--egress allow --allow HOST"
 	if got := run(blocked); !strings.Contains(got, "tried to reach api.github.com:443, which the egress policy blocked: the hook's path that needed the host never ran, so what the run recorded is the hook without that host") ||
 		!strings.Contains(got, hint) {
 		t.Errorf("blocked: %q", got)

@@ -556,15 +556,15 @@ func failureCause(r report.HookRun, tree string) string {
 	mac, node := macOSProgram(stderr), nodeCause(r, tree)
 	switch {
 	case tested != "":
-		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine the audit ran on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(tested, 120))
+		return fmt.Sprintf("its command redirects with &> (%s), which /bin/sh reads as & and > where it is dash, as on the machine vigiles ran it on (discovery/bash-only): a test such as `command -v X &> /dev/null` runs in the background and succeeds whatever it finds, so what it guards runs where the program is missing, here as on every Debian or Ubuntu machine; write `> /dev/null 2>&1`", shownCut(tested, 120))
 	case (code == 127 || strings.Contains(stderr, "command not found")) && interpreterFallback().MatchString(r.Command):
 		return "its command falls back from one Python to the next with || (python3 … || python …): when the first exits non-zero, a block's exit 2 included, the next runs the script again, and where the last is not installed the hook ends with 127, a non-blocking error, so what the first decided is lost, here as on every machine that lacks one of them; run one interpreter, or fall back only where the first is missing (command -v python3 >/dev/null && python3 … || python …)"
 	case mac != "":
 		return fmt.Sprintf("it runs %s, which macOS has and Linux does not: the hook may be written for macOS, and fails so on every Linux machine, its users' included; run it only where it is there (command -v %s >/dev/null 2>&1 && %s …, or where uname is Darwin), or use Linux's %s there too", shownName(mac), shownName(mac), shownName(mac), macOSPrograms[mac])
 	case (code == 127 || strings.Contains(stderr, "command not found")) && barePython().MatchString(stderr):
-		return "it runs python, which the machine the audit ran on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where the audit runs to audit the hook at work"
+		return "it runs python, which the machine vigiles ran it on lacks (python3 alone is what Debian, Ubuntu and macOS install), so it fails so for many of its users too: call python3, or install python where vigiles runs to see the hook at work"
 	case code == 127 || strings.Contains(stderr, "command not found"):
-		return "a program it runs was not found on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work (a confined hook gets the PATH the audit ran with, but the home directories are empty in its sandbox, /root, /home and the caller's HOME among them: a program in one, ~/.local/bin or a version manager's shims, is not found)"
+		return "a program it runs was not found on the machine vigiles ran it on: install it there, as on the machines the hook is used on, to see the hook at work (a confined hook gets the PATH vigiles ran with, but the home directories are empty in its sandbox, /root, /home and the caller's HOME among them: a program in one, ~/.local/bin or a version manager's shims, is not found)"
 	case code == 126:
 		if rel := notExecutableInTree(stderr, tree); rel != "" {
 			return fmt.Sprintf("it runs %s, which the tree holds without execute permission, as git gave it: a hook that runs it fails so wherever it is installed; chmod +x it and commit the mode (git update-index --chmod=+x %s), or run it through its interpreter", shownName(rel), shownName(rel))
@@ -578,24 +578,24 @@ func failureCause(r report.HookRun, tree string) string {
 			return why
 		}
 		if m := missingPackage().FindStringSubmatch(stderr); m != nil && strings.Contains(stderr, "\nNode.js v") {
-			return fmt.Sprintf("it imports %s, which Node.js found in no node_modules above the script: its dependencies may not be installed (node_modules is not committed), or it relies on a package installed on its author's machine alone; install them in the tree before the audit (npm ci where its package.json is), and list the package in one where none does", shownName(npmPackageName(m[1]+m[4])))
+			return fmt.Sprintf("it imports %s, which Node.js found in no node_modules above the script: its dependencies may not be installed (node_modules is not committed), or it relies on a package installed on its author's machine alone; install them in the tree before vigiles runs it (npm ci where its package.json is), and list the package in one where none does", shownName(npmPackageName(m[1]+m[4])))
 		}
-		return "a module it imports is not installed on the machine the audit ran on: install it there, as on the machines the hook is used on, to audit the hook at work"
+		return "a module it imports is not installed on the machine vigiles ran it on: install it there, as on the machines the hook is used on, to see the hook at work"
 	case node != "":
 		return node
 	case strings.Contains(stderr, "Wasm memory") || strings.Contains(stderr, "WebAssembly") && strings.Contains(stderr, "Out of memory"):
-		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to audit the hook at work"
+		return "the run's bound on a process's address space (limits.memory in the policy, --limit-memory; 32GiB by default) is below what V8 reserves for WebAssembly, about 10GiB an instance, none of it used: raise it to see the hook at work"
 	case strings.Contains(stderr, "externally-managed-environment"):
-		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine the audit ran on among them; install what it needs in a virtual environment of the tree's before the audit, or have the hook use one"
+		return "pip refused to install into the machine's own Python, which its distribution manages (externally-managed-environment): a hook that installs packages when it runs fails so wherever Python is managed so, the machine vigiles ran it on among them; install what it needs in a virtual environment of the tree's before vigiles runs it, or have the hook use one"
 	case strings.Contains(stderr, "Read-only file system"):
 		return "it wrote where vigiles' sandbox is read-only: a confined hook may write only the work tree, its HOME, TMPDIR (/tmp) and /dev/shm, each thrown away after the run"
 	case nodeBadOption().MatchString(stderr):
-		return fmt.Sprintf("the Node.js on the machine the audit ran on does not know %s, an option of a later Node.js: the hook needs a newer Node.js than it finds, and fails so for its users who have an older one too; install a Node.js that has it where the audit runs to audit the hook at work", shownName(nodeBadOption().FindStringSubmatch(stderr)[1]))
+		return fmt.Sprintf("the Node.js on the machine vigiles ran it on does not know %s, an option of a later Node.js: the hook needs a newer Node.js than it finds, and fails so for its users who have an older one too; install a Node.js that has it where vigiles runs to see the hook at work", shownName(nodeBadOption().FindStringSubmatch(stderr)[1]))
 	case code == 141:
 		// 128 + SIGPIPE, as a shell reports a pipeline's command that
 		// the signal ended (under set -o pipefail, its status is the
 		// pipeline's).
-		return "exit status 141 is a shell's 128 + 13, SIGPIPE: a command wrote into a pipe whose reader had already quit (… | head -3, … | grep -q x), which under set -o pipefail fails the whole pipeline, in the audit as wherever the hook is used; read all of the output, or let that command's status go (… | head -3 || true)"
+		return "exit status 141 is a shell's 128 + 13, SIGPIPE: a command wrote into a pipe whose reader had already quit (… | head -3, … | grep -q x), which under set -o pipefail fails the whole pipeline, here as wherever the hook is used; read all of the output, or let that command's status go (… | head -3 || true)"
 	}
 	return ""
 }
@@ -649,7 +649,7 @@ func blockedHint(r report.HookRun, tree, so string) string {
 
 // auditReachable says how to audit a hook with the hosts the egress
 // policy blocked reachable.
-const auditReachable = "to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
+const auditReachable = "to run it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
 
 // moduleMissing says whether stderr reports a module or package a
 // script imports as not found: Python's, Node.js's, Bun's, Perl's.
@@ -713,7 +713,7 @@ func undeclaredInstall(r report.HookRun, tree string) string {
 	if fi := treeEntry(tree, path.Join(dir, "package-lock.json")); fi != nil {
 		install = "npm ci"
 	}
-	return fmt.Sprintf("it imports %s, which the plugin's %s lists in its %s but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before the audit (%s in %s) to audit the hook at work",
+	return fmt.Sprintf("it imports %s, which the plugin's %s lists in its %s but the tree does not have installed: Claude Code does not install a plugin's dependencies for it; install them in the tree before vigiles runs it (%s in %s) to see the hook at work",
 		shownName(pkg), shownName(manifest), field, install, treeDirShown(dir))
 }
 
@@ -863,7 +863,7 @@ func undeclaredPythonInstall(r report.HookRun, tree string) string {
 	if !venvPython().MatchString(r.Command) {
 		run = fmt.Sprintf(" and have the hook run its Python (${CLAUDE_PLUGIN_ROOT}/%s.venv/bin/python3)", shownName(env))
 	}
-	lead := fmt.Sprintf("it imports %s, which the plugin's %%s lists%%s but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before the audit (%%s in %s)%s to audit the hook at work", shownName(module), treeDirShown(dir), run)
+	lead := fmt.Sprintf("it imports %s, which the plugin's %%s lists%%s but the Python the hook ran does not have installed: Claude Code does not install a plugin's dependencies for it; install them in a virtual environment of the tree's before vigiles runs it (%%s in %s)%s to see the hook at work", shownName(module), treeDirShown(dir), run)
 	if field, sync := pyprojectLists(pyAt, hasPy, module); field != "" {
 		return fmt.Sprintf(lead, shownName(pyRel), " in its "+field, sync)
 	}
@@ -969,7 +969,7 @@ func readCapped(file string, limit int64) (string, bool) {
 }
 
 // fetchedDeps says, of a run whose blocked hosts are those its runner
-// fetches dependencies from, how to audit it at work: install the
+// fetches dependencies from, how to see it at work: install the
 // dependencies in the tree, since allowing the hosts would have the
 // audit run code fetched at run time, not the tree's. So it is where the
 // hook runs a runner that fetches what it runs or imports
@@ -994,7 +994,7 @@ func fetchedDeps(r report.HookRun, tree string) string {
 
 // installDeps is the advice for a hook whose runner fetches its
 // dependencies (fetchedDeps).
-const installDeps = "install its dependencies in the tree before the audit (npm ci, bun install, uv sync) to audit it at work; allowing the hosts its runner fetches from would have the audit run code fetched at run time, not the tree's (a host it reaches for anything else, allow as for any hook: --egress allow --allow HOST)"
+const installDeps = "install its dependencies in the tree before vigiles runs it (npm ci, bun install, uv sync) to see it at work; allowing the hosts its runner fetches from would have vigiles run code fetched at run time, not the tree's (a host it reaches for anything else, allow as for any hook: --egress allow --allow HOST)"
 
 // runsFetcher says whether r's hook runs a runner that fetches at run
 // time (fetchesImports), in its command or in a file of the tree a word
@@ -1298,7 +1298,7 @@ func pythonSyntaxCause(r report.HookRun, tree string) string {
 			}
 		}
 	}
-	ran := "the one the hook ran (the record does not show its version; python3 --version where the audit ran does)"
+	ran := "the one the hook ran (the record does not show its version; python3 --version where vigiles ran does)"
 	if have > 0 {
 		ran = fmt.Sprintf("the one the hook ran, 3.%d (%s)", have, how)
 	}
@@ -1309,7 +1309,7 @@ func pythonSyntaxCause(r report.HookRun, tree string) string {
 		if have >= n.minor {
 			break
 		}
-		return fmt.Sprintf("Python could not parse %s (SyntaxError): it holds %s, which Python 3.%d added, so the hook may be written for a newer Python than %s, and then fails so for its users who have an older one too, or the line may be a plain mistake; install Python 3.%d or later where the audit runs, and have the hook run it, to audit the hook at work",
+		return fmt.Sprintf("Python could not parse %s (SyntaxError): it holds %s, which Python 3.%d added, so the hook may be written for a newer Python than %s, and then fails so for its users who have an older one too, or the line may be a plain mistake; install Python 3.%d or later where vigiles runs, and have the hook run it, to see the hook at work",
 			at, n.what, n.minor, ran, n.minor)
 	}
 	return fmt.Sprintf("Python could not parse %s (SyntaxError): a mistake in the script, or code written for a newer Python than %s, which a newer one may read", at, ran)
@@ -1421,7 +1421,7 @@ func shebangCause(r report.HookRun, tree string) string {
 	case strings.HasPrefix(interp, "/opt/homebrew/") || strings.HasPrefix(interp, "/usr/local/"):
 		fix = "a path of Homebrew's on macOS, which Linux machines do not have: write #!/usr/bin/env " + shownName(base)
 	}
-	return fmt.Sprintf("%s's #! line names %s, which the machine the audit ran on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; %s", shownName(rel), shownName(interp), fix)
+	return fmt.Sprintf("%s's #! line names %s, which the machine vigiles ran it on lacks, so the script cannot start (the shell's \"not found\" is of its interpreter, not of the script), here as for its users who lack it too; %s", shownName(rel), shownName(interp), fix)
 }
 
 // macOSPrograms are programs macOS has and Linux does not, with what a
@@ -1477,7 +1477,7 @@ func nodeCause(r report.HookRun, tree string) string {
 		return fmt.Sprintf("it require()s %s, an ES module, which %s does not load with require() (ERR_REQUIRE_ESM): a package that ships ES modules alone from some major version on, or a .mjs or \"type\": \"module\" file; load it with import(), or pin the package's last CommonJS version (a Node.js of 20.19 or 22.12 and later loads most with require(), where that is what the hook is written for)", shownInTree(tree, m[1]), node)
 	}
 	if strings.Contains(r.Stderr, `Unknown file extension ".ts"`) {
-		return fmt.Sprintf("%s does not run TypeScript itself (ERR_UNKNOWN_FILE_EXTENSION): the hook may be written for a Node.js that strips types, 22.18, 23.6 and later; install one where the audit runs, or run the script with tsx or bun, to audit the hook at work", node)
+		return fmt.Sprintf("%s does not run TypeScript itself (ERR_UNKNOWN_FILE_EXTENSION): the hook may be written for a Node.js that strips types, 22.18, 23.6 and later; install one where vigiles runs, or run the script with tsx or bun, to see the hook at work", node)
 	}
 	loc := nodeSyntaxError().FindStringSubmatchIndex(r.Stderr)
 	if loc == nil || strings.HasPrefix(strings.TrimSpace(r.Stderr[loc[1]:]), "at JSON.parse") {
@@ -1493,7 +1493,7 @@ func nodeCause(r report.HookRun, tree string) string {
 	if strings.HasPrefix(m[3], "Cannot use import statement outside a module") {
 		return fmt.Sprintf("%s read %s as CommonJS, and it holds an import statement: ES module syntax in a .js file whose nearest package.json does not say \"type\": \"module\" (or none does); name it .mjs, or add \"type\": \"module\" to its package.json (a Node.js of 20.19 or 22.7 and later reads such a file as a module by itself)", node, at)
 	}
-	return fmt.Sprintf("%s could not parse %s (SyntaxError: %s): a mistake in the script, or syntax of a newer Node.js than this one, which a newer one may read; install the Node.js the hook is written for where the audit runs to audit it at work", node, at, shownName(clip(m[3], 120)))
+	return fmt.Sprintf("%s could not parse %s (SyntaxError: %s): a mistake in the script, or syntax of a newer Node.js than this one, which a newer one may read; install the Node.js the hook is written for where vigiles runs to see it at work", node, at, shownName(clip(m[3], 120)))
 }
 
 // homeToolPath matches a program by its path in a directory of a home
@@ -1531,6 +1531,6 @@ func homeToolCause(r report.HookRun, tree string) string {
 		return ""
 	}
 	name := path.Base(tool)
-	return fmt.Sprintf("%s %s (~/%s), a program its author may have installed in their home directory, which a confined run's HOME, thrown away after it, does not have: the hook works only where it was installed so; install %s outside HOME where the audit runs (on the PATH, /usr/local/bin) and have the hook run it by name (%s …), to audit it at work and for its users who installed it otherwise",
+	return fmt.Sprintf("%s %s (~/%s), a program its author may have installed in their home directory, which a confined run's HOME, thrown away after it, does not have: the hook works only where it was installed so; install %s outside HOME where vigiles runs (on the PATH, /usr/local/bin) and have the hook run it by name (%s …), to see it at work and for its users who installed it otherwise",
 		what, shownName(p), shownName(tool), shownName(name), shownName(name))
 }

@@ -33,7 +33,7 @@ func TestPythonSyntaxCause(t *testing.T) {
 		want   []string // "" for no cause of this kind
 	}{
 		{name: "type parameters, version unknown", stderr: syntax("/w/repo/hooks/g.py", "2", "def f[T](x: T) -> T:", "     ^", "expected '('"),
-			want: []string{"Python could not parse hooks/g.py line 2 (SyntaxError): it holds a function with type parameters, def f[T](…) (PEP 695), which Python 3.12 added, so the hook may be written for a newer Python than the one the hook ran (the record does not show its version; python3 --version where the audit ran does), and then fails so for its users who have an older one too, or the line may be a plain mistake; install Python 3.12 or later where the audit runs"}},
+			want: []string{"Python could not parse hooks/g.py line 2 (SyntaxError): it holds a function with type parameters, def f[T](…) (PEP 695), which Python 3.12 added, so the hook may be written for a newer Python than the one the hook ran (the record does not show its version; python3 --version where vigiles ran does), and then fails so for its users who have an older one too, or the line may be a plain mistake; install Python 3.12 or later where vigiles runs"}},
 		{name: "a type statement, version in the traceback", stderr: viaImport("3.11", syntax("/w/repo/hooks/mod.py", "1", "type X = int", "     ^", "invalid syntax")),
 			want: []string{"Python could not parse hooks/mod.py line 1 (SyntaxError): it holds a type statement, type X = … (PEP 695), which Python 3.12 added, so the hook may be written for a newer Python than the one the hook ran, 3.11 (as the paths of its traceback show),"}},
 		{name: "an f-string of 3.12, version by bytecode", stderr: syntax("/w/repo/hooks/c.py", "2", `print(f"{d["a"]}")`, "            ^", "f-string: unmatched '['"),
@@ -46,7 +46,7 @@ func TestPythonSyntaxCause(t *testing.T) {
 		{name: "a Python that has it: a plain mistake", stderr: viaImport("3.12", syntax("/w/repo/hooks/c.py", "2", `print(f"{d["a"}")`, "            ^", "f-string: expecting '}'")),
 			want: []string{"Python could not parse hooks/c.py line 2 (SyntaxError): a mistake in the script, or code written for a newer Python than the one the hook ran, 3.12 (as the paths of its traceback show), which a newer one may read"}},
 		{name: "nothing newer on the line", stderr: syntax("/w/repo/f.py", "2", "if x = 2:", "   ^^^^^", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?"),
-			want: []string{"Python could not parse f.py line 2 (SyntaxError): a mistake in the script, or code written for a newer Python than the one the hook ran (the record does not show its version; python3 --version where the audit ran does), which a newer one may read"}},
+			want: []string{"Python could not parse f.py line 2 (SyntaxError): a mistake in the script, or code written for a newer Python than the one the hook ran (the record does not show its version; python3 --version where vigiles ran does), which a newer one may read"}},
 		{name: "bytecode of two Pythons tells none", stderr: syntax("/w/repo/d.py", "1", "type X = int", "     ^", "invalid syntax"),
 			writes: []string{"a/__pycache__/x.cpython-311.pyc", "b/__pycache__/y.cpython-312.pyc"},
 			want:   []string{"(the record does not show its version;"}},

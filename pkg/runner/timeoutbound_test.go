@@ -20,7 +20,7 @@ import (
 // ended the run.
 const (
 	hintBlocked   = "; it tried to reach registry.example.test, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so"
-	hintAllow     = "; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
+	hintAllow     = "; to run it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"
 	hintOffline   = hintBlocked + ", as it would where Claude Code runs offline" + hintAllow
 	hintSooner    = hintBlocked + ", here at vigiles' bound, sooner than Claude Code would end it" + hintAllow
 	hintCommand   = hintBlocked + hintAllow

@@ -25,7 +25,7 @@ func TestTimeoutNamesBlockedHosts(t *testing.T) {
 		{"blocked", []evidence.Egress{
 			{Host: "ok.example.test", Proto: "dns", Via: evidence.ViaDNS, Allowed: true, Attempts: 1},
 			{Host: "registry.example.test", Proto: "dns", Via: evidence.ViaDNS, Attempts: 6},
-		}, "h: " + reason + "; it tried to reach registry.example.test, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline; to audit it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"},
+		}, "h: " + reason + "; it tried to reach registry.example.test, which the egress policy blocked: a hook that waits on the network (a package runner retrying its registry) runs out its time so, as it would where Claude Code runs offline; to run it with the host reachable, allow it (--egress allow --allow HOST, or defaults.egress {mode: allow, allow: [HOST]} in the policy)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := executed{run: report.HookRun{ID: "h", Tier: "confined", Outcome: report.OutcomeError, TimedOut: true, Reason: reason, Egress: tc.egress}}
