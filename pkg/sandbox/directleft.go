@@ -123,7 +123,9 @@ func directLeft(s int) []reaper.Process {
 // exitedAt left running the linger d from that exit, as the reaper gives
 // a confined run's: it returns at once when nothing is left, else once
 // the linger is over (or ctx is done) with what is left then, for the
-// caller to end.
+// caller to end. While those it found run, it looks at them alone every
+// 20 ms, not at all of /proc; once they have ended, at all of it again
+// (what they started meanwhile).
 func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duration) []reaper.Process {
 	deadline := exitedAt.Add(d)
 	for {
@@ -131,13 +133,33 @@ func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duratio
 		if len(left) == 0 || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return left
 		}
-		t := time.NewTimer(min(20*time.Millisecond, time.Until(deadline)))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		watch := map[int]uint64{}
+		for _, p := range left {
+			if e, ok := readProcEntry(p.Pid); ok && p.Pid > 0 {
+				watch[p.Pid] = e.start
+			}
+		}
+		for stillRunning(watch) && time.Now().Before(deadline) && ctx.Err() == nil {
+			t := time.NewTimer(min(20*time.Millisecond, time.Until(deadline)))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
 		}
 	}
+}
+
+// stillRunning says whether any process of watch (a pid and its start
+// time) has not ended.
+func stillRunning(watch map[int]uint64) bool {
+	var live []int
+	for pid, start := range watch {
+		if e, ok := readProcEntry(pid); ok && e.start == start {
+			live = append(live, pid)
+		}
+	}
+	return len(reaper.List(live, "/proc")) > 0
 }
 
 // endDirect kills what the direct run whose main process is s has left:

@@ -111,3 +111,18 @@ func TestDirectRunTimedOutListsWhatRanBeside(t *testing.T) {
 		t.Errorf("%s still runs after the run", l)
 	}
 }
+
+// TestDirectRunLingerSeesWhatLeftoversStart: a leftover that, within the
+// linger, starts another process and ends is not the end of what the
+// command left: the other process, still running when the linger is
+// over, is listed and ended.
+func TestDirectRunLingerSeesWhatLeftoversStart(t *testing.T) {
+	res := runTrusted(t, Spec{Linger: time.Second, Command: sh(`(sleep 0.2; (sleep 29.76 &)) & exit 0`)})
+	l, pid := lingeredWith(res, "sleep 29.76")
+	if l == "" || len(res.Lingered) != 1 {
+		t.Fatalf("lingered %q; want the process the leftover started alone", res.Lingered)
+	}
+	if running(pid) {
+		t.Errorf("%s still runs after the run", l)
+	}
+}
