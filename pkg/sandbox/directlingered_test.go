@@ -126,3 +126,32 @@ func TestDirectRunLingerSeesWhatLeftoversStart(t *testing.T) {
 		t.Errorf("%s still runs after the run", l)
 	}
 }
+
+// TestCancelledDirectRunEndsItsSession: a direct run cancelled while its
+// command runs ends what the command started in another process group
+// of its session, not its own group alone.
+func TestCancelledDirectRunEndsItsSession(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := makeTree(t, nil)
+	done := make(chan *Result, 1)
+	go func() {
+		res, _ := Run(ctx, Spec{Dir: dir, Trusted: true, Mode: ModeAuto, Timeout: 30 * time.Second,
+			Command: sh(`set -m; sleep 29.77 & echo $! > pid; wait`)})
+		done <- res
+	}()
+	var pid int
+	for pid == 0 {
+		b, _ := os.ReadFile(dir + "/pid")
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	res := <-done
+	if res == nil || res.Tier != TierDirect {
+		t.Fatalf("result %+v, want a direct run's", res)
+	}
+	if running(pid) {
+		t.Errorf("the job of its own group (pid %d) still runs after the cancelled run", pid)
+	}
+}
