@@ -2319,10 +2319,12 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			return c.keepLast()
 		}
 		runs := ", so it runs its hooks once with the common fields only and ignores their matcher"
-		if lowerEvent(ev.Key) && ev.Value.Kind == jsonArray {
-			// No event of Claude Code's is named so: not a newer one.
+		spelt := caseOfEvent(ev.Key)
+		if (lowerEvent(ev.Key) || spelt != "") && ev.Value.Kind == jsonArray {
+			// No event of Claude Code's is named so, nor will be: not a
+			// newer one.
 			runs = ", and Claude Code runs none of its hooks, under any version: vigiles lists them and runs none"
-			defer c.lowerEventNotRun(ev.Key, len(c.out.Hooks))
+			defer c.eventNotRun(ev.Key, spelt, len(c.out.Hooks))
 		}
 		if ev.Value.Kind != jsonArray {
 			// Its discovery/wrong-type, below: nothing of it runs.
@@ -2333,8 +2335,11 @@ func (c *claudeDisc) event(ctx hookCtx, ev jmember, prefix string) (fatal int) {
 			like = fmt.Sprintf(" did you mean %s? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know;", n)
 		}
 		why := "newer than it, or a typo"
-		if lowerEvent(ev.Key) {
+		switch {
+		case lowerEvent(ev.Key):
 			why = "no event of Claude Code's is named in lower camel case: another agent's name, GitHub Copilot CLI's or Cursor's, or a typo"
+		case spelt != "":
+			why = "it differs from " + spelt + " only in case, so it is no newer event"
 		}
 		c.find(RuleUnknownEvent, report.SeverityWarning, c.loc(file, ev.KeyPos),
 			"hook event %q is an event vigiles does not know (%s):%s vigiles has no payload for it%s (known: %s)",
@@ -2376,12 +2381,17 @@ func lowerEvent(name string) bool {
 	return name != "" && name[0] >= 'a' && name[0] <= 'z'
 }
 
-// lowerEventNotRun marks the hooks of the event name (a lowerEvent), those
+// eventNotRun marks the hooks of the event name, a lowerEvent or a case
+// variant of the event spelt (caseOfEvent; "" where it is none), those
 // read since out.Hooks held from of them, as not run.
-func (c *claudeDisc) lowerEventNotRun(name string, from int) {
+func (c *claudeDisc) eventNotRun(name, spelt string, from int) {
+	why := fmt.Sprintf("Claude Code runs no hook of %q: its events are named in upper camel case (PreToolUse), and it matches an event's name exactly", name)
+	if spelt != "" && !lowerEvent(name) {
+		why = fmt.Sprintf("Claude Code runs no hook of %q: it matches an event's name exactly, case and all, and its event is spelt %s", name, spelt)
+	}
 	for _, h := range c.out.Hooks[from:] {
 		if h.Event == name && h.NotRun == "" {
-			h.NotRun = fmt.Sprintf("Claude Code runs no hook of %q: its events are named in upper camel case (PreToolUse), and it matches an event's name exactly", name)
+			h.NotRun = why
 		}
 	}
 }

@@ -225,7 +225,7 @@ func TestNewerEventsHavePayloads(t *testing.T) {
  "ConfigChange": [{"matcher": "skills", "hooks": [{"type": "command", "command": "true config"}]}],
  "PostToolBatch": [{"hooks": [{"type": "command", "command": "true batch"}]}],
  "WorktreeRemove": [{"hooks": [{"type": "command", "command": "true worktree"}]}],
- "PreTooluse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true typo"}]}]}}`
+ "PreToolUze": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true typo"}]}]}}`
 	dir := makeTree(t, map[string]string{".claude/settings.json": settings})
 	s := discoverAll(t, dir)
 	var unknown []string
@@ -234,8 +234,8 @@ func TestNewerEventsHavePayloads(t *testing.T) {
 			unknown = append(unknown, f.Message)
 		}
 	}
-	if len(unknown) != 1 || !strings.Contains(unknown[0], `"PreTooluse" is an event vigiles does not know (newer than it, or a typo): did you mean PreToolUse? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know; vigiles has no payload for it`) {
-		t.Errorf("unknown-event findings: %q, want one for PreTooluse that says it may be newer or a typo, and names PreToolUse", unknown)
+	if len(unknown) != 1 || !strings.Contains(unknown[0], `"PreToolUze" is an event vigiles does not know (newer than it, or a typo): did you mean PreToolUse? Claude Code matches an event's name exactly, case and all, and runs no hook of an event it does not know; vigiles has no payload for it`) {
+		t.Errorf("unknown-event findings: %q, want one for PreToolUze that says it may be newer or a typo, and names PreToolUse", unknown)
 	}
 
 	ex := fakeHooks()

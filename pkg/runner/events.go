@@ -360,10 +360,25 @@ func nearEvent(name string) string {
 	return textdist.Nearest(name, EventNames())
 }
 
+// caseOfEvent is the event of Claude Code's that name, which vigiles does
+// not know, differs from only in case (PreToolUse for PreTooluse or
+// pretooluse); "" where it is none. Claude Code matches an event's name
+// exactly, so it runs no hook of such a name, under any version: it
+// would not add an event that differs from one of its own only in case.
+func caseOfEvent(name string) string {
+	for _, e := range EventNames() {
+		if strings.EqualFold(e, name) {
+			return e
+		}
+	}
+	return ""
+}
+
 // unknownCheckEvent is what a check whose event: names an event vigiles
 // does not know is told: that vigiles has neither a payload nor Claude
 // Code's reading of an outcome for it, so that no check can run it
-// (an audit runs such a hook once, with the common fields only:
+// (an audit runs such a hook once, with the common fields only, or, of
+// an event no version of Claude Code runs, none:
 // discovery/unknown-event), the known event it is nearly, if any, and
 // the events a check can name.
 func unknownCheckEvent(name string) string {
@@ -374,8 +389,13 @@ func unknownCheckEvent(name string) string {
 	if like := nearEvent(name); like != "" {
 		why = fmt.Sprintf("did you mean %s? Claude Code matches an event's name exactly, case and all", like)
 	}
-	return fmt.Sprintf("event %q: vigiles does not know it (%s): it has no payload for it, nor Claude Code's reading of its outcome, so no check can run it (an audit runs its hooks once, with the common fields only, and warns discovery/unknown-event); want one of %s",
-		name, why, strings.Join(EventNames(), ", "))
+	audit := "an audit runs its hooks once, with the common fields only, and warns discovery/unknown-event"
+	if lowerEvent(name) || caseOfEvent(name) != "" {
+		// No event Claude Code runs, under any version (claude.go's event).
+		audit = "an audit lists its hooks, runs none, as Claude Code runs none, and warns discovery/unknown-event"
+	}
+	return fmt.Sprintf("event %q: vigiles does not know it (%s): it has no payload for it, nor Claude Code's reading of its outcome, so no check can run it (%s); want one of %s",
+		name, why, audit, strings.Join(EventNames(), ", "))
 }
 
 // readsMatcher reports whether Claude Code reads a hook's matcher on

@@ -59,3 +59,47 @@ func TestLowerCamelEventIsNotRun(t *testing.T) {
 		t.Errorf("unknown-event for SessionBegin: %q, want that it runs its hooks once", said["SessionBegin"])
 	}
 }
+
+// TestCaseVariantEventIsNotRun: an event name that differs from one of
+// Claude Code's only in case (PreTooluse, STOP) is no newer event, and
+// Claude Code, which matches an event's name exactly, runs none of its
+// hooks: the audit lists them and runs none, as it does a lower camel
+// case name, and the warning names the event as Claude Code spells it.
+// It ran them once, with the common fields, as an event newer than
+// vigiles.
+func TestCaseVariantEventIsNotRun(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {
+  "PreTooluse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo tooluse"}]}],
+  "STOP": [{"hooks": [{"type": "command", "command": "echo stop"}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "echo known"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, r := range rep.Runs {
+		listed[r.Event] = string(r.Outcome)
+		if r.Event != "Stop" && (r.Outcome != report.OutcomeNotExecutable || !strings.Contains(r.Reason, "matches an event's name exactly, case and all")) {
+			t.Errorf("%s run: %s (%s), want not-executable: Claude Code runs no hook of it", r.Event, r.Outcome, r.Reason)
+		}
+	}
+	if listed["PreTooluse"] == "" || listed["STOP"] == "" || listed["Stop"] != string(report.OutcomeAllowed) {
+		t.Errorf("runs by event = %v, want PreTooluse and STOP listed, Stop allowed", listed)
+	}
+	said := map[string]string{}
+	for _, m := range messagesOf(rep.Findings, RuleUnknownEvent) {
+		for _, ev := range []string{"PreTooluse", "STOP"} {
+			if strings.Contains(m, `"`+ev+`"`) {
+				said[ev] = m
+			}
+		}
+	}
+	for ev, right := range map[string]string{"PreTooluse": "PreToolUse", "STOP": "Stop"} {
+		if !strings.Contains(said[ev], "it differs from "+right+" only in case") || !strings.Contains(said[ev], "vigiles lists them and runs none") {
+			t.Errorf("unknown-event for %s: %q, want it to name %s and say that its hooks are listed, not run", ev, said[ev], right)
+		}
+	}
+}
