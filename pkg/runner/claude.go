@@ -2657,6 +2657,14 @@ func (c *claudeDisc) handler(ctx hookCtx, id, event, matcher string, hasMatcher 
 		if m.Value.Kind != jsonString {
 			c.find(RuleWrongType, report.SeverityError, c.loc(file, m.Value.Pos), "%s.if: want a permission rule string such as \"Bash(git *)\", found %s", where, m.Value.Kind)
 			bad = true
+		} else if m.Value.Str == "" {
+			// No condition: Claude Code's filter (getMatchingHooks)
+			// passes over a handler whose "if" is empty, as over one with
+			// none, on every event (the hooks reference does not say), so
+			// the handler runs for every call its matcher selects, and
+			// is merged with one alike that has no "if".
+			c.find(RuleMalformed, report.SeverityWarning, c.loc(file, m.Value.Pos),
+				"%s.if \"\" is no condition: Claude Code runs the handler as if it had no \"if\", for every call its matcher selects and on any event, and vigiles runs it so: write a permission rule such as \"Bash(git *)\", or remove \"if\"", where)
 		} else {
 			hook.If = m.Value.Str
 			if _, err := parseRule(hook.If); err != nil {
