@@ -611,9 +611,13 @@ func (s *session) discover(paths []string) error {
 		}
 	}
 	scope := map[string]bool{}
+	partProjects := map[string]bool{} // a fixture's, read as a PATH
 	for _, d := range parts {
 		for _, h := range d.Hooks {
 			scope[h.decl()] = true
+		}
+		for _, p := range d.Projects {
+			partProjects[p] = true
 		}
 	}
 	seenHook := map[string]bool{}
@@ -656,6 +660,9 @@ func (s *session) discover(paths []string) error {
 			}
 		}
 		for i, f := range d.Findings {
+			if dir, ok := d.FixtureProjects[i]; ok && partProjects[dir] {
+				continue // the PATH's discovery reads it, as asked
+			}
 			saidAt[placeOf(f)] = true
 			if s.inPart(f.Location.File) || slices.Contains(d.Bounded, i) || slices.ContainsFunc(d.About[i], s.inPart) {
 				addFinding(f)
@@ -778,6 +785,12 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 				all.About = map[int][]string{}
 			}
 			all.About[len(all.Findings)+i] = dirs
+		}
+		for i, dir := range d.FixtureProjects {
+			if all.FixtureProjects == nil {
+				all.FixtureProjects = map[int]string{}
+			}
+			all.FixtureProjects[len(all.Findings)+i] = dir
 		}
 		all.Hooks = append(all.Hooks, d.Hooks...)
 		all.Findings = append(all.Findings, d.Findings...)

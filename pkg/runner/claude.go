@@ -94,6 +94,7 @@ func (ClaudeAdapter) Discover(dir, root string) (*Discovery, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.rootRel = rel
 	// At the work tree, the project before the plugin: its .claude is
 	// its project's, which Claude Code loads in every session there; a
 	// plugin of the work tree that names those files reads them too, in
@@ -610,7 +611,9 @@ func profileKeys(data []byte) []string {
 // .claude/skills/<name>/SKILL.md once it works on a file in that
 // directory, even in a session started at the repository root, and the
 // .claude/settings.json, agents and commands there in a session started
-// in that directory (a monorepo's package). It walks in name order, depth
+// in that directory (a monorepo's package); not a .claude in a test's
+// directory below root (inTests: tests/fixtures/proj/.claude), a test's
+// input, which a notice names (fixtureProject). It walks in name order, depth
 // first, and looks into a plugin's own directories too (a repository that
 // is a plugin may hold more); a plugin met twice is read once
 // (seenPlugin), and a file once in each context that reaches it
@@ -639,9 +642,17 @@ func (c *claudeDisc) below(root string) {
 		// own .claude (commands: ./.claude/commands), which are the
 		// plugin's (its name, CLAUDE_PLUGIN_ROOT), not a package's; a
 		// file read once is not read again.
-		if _, err := os.Lstat(filepath.Join(sub, ".claude")); err == nil {
+		_, err := os.Lstat(filepath.Join(sub, ".claude"))
+		switch {
+		case c.inTests(sub):
+			// A test's input (tests/fixtures/proj/.claude), no package:
+			// not read as a project, its .mcp.json neither.
+			if err == nil {
+				c.fixtureProject(sub)
+			}
+		case err == nil:
 			c.project(sub)
-		} else {
+		default:
 			// No .claude, and no project hooks; but a session started
 			// there starts the servers of its .mcp.json all the same
 			// (and an audit of this PATH names them: Discover).
@@ -861,6 +872,46 @@ func (c *claudeDisc) fixtureNotices() {
 	}
 }
 
+// inTests says whether dir, a directory the walk met below the audit's
+// root, lies in a test's directory (testDirs) below that root: a
+// .claude there is a test's input (tests/fixtures/proj/.claude,
+// testdata/x/.claude), not a package's. Where the root itself lies in one
+// (an audit of tests/fixtures), none is: the audit asked for them, as the
+// look for hooks Claude Code does not load has it (strayHooks).
+func (c *claudeDisc) inTests(dir string) bool {
+	rel, err := relTo(c.dir, dir)
+	if err != nil || slices.ContainsFunc(strings.Split(c.rootRel, "/"), func(n string) bool { return testDirs[n] }) {
+		return false
+	}
+	if c.rootRel != "." {
+		rel = strings.TrimPrefix(rel, c.rootRel+"/")
+	}
+	return slices.ContainsFunc(strings.Split(rel, "/"), func(n string) bool { return testDirs[n] })
+}
+
+// fixtureProject says of dir, a directory with a .claude that lies in a
+// test's directory (inTests), that vigiles does not read it as a
+// project: Claude Code reads a project's .claude where its session
+// starts (and ~/.claude), and a nested one's skills once it works on a
+// file there; no session of the repository starts in a test's input, and
+// what a test holds there is often broken on purpose. An audit that
+// names dir as its PATH reads it (Discover); the notice is that audit's
+// to drop (Discovery.FixtureProjects).
+func (c *claudeDisc) fixtureProject(dir string) {
+	rel, err := relTo(c.dir, dir)
+	if err != nil {
+		return
+	}
+	if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, ".claude")},
+		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json and runs none of its hooks; to audit it, name %s as the audit's PATH",
+		shownName(path.Join(rel, ".claude")), strings.Join(testDirNames, ", "), shownName(rel), shownName(rel)) {
+		if c.out.FixtureProjects == nil {
+			c.out.FixtureProjects = map[int]string{}
+		}
+		c.out.FixtureProjects[len(c.out.Findings)-1] = rel
+	}
+}
+
 // unsearched says whether below, which searches the tree for what Claude
 // Code loads, skips the directory name: a dot-directory (.git; .claude
 // and .claude-plugin are read by name) or node_modules.
@@ -871,6 +922,7 @@ func unsearched(name string) bool {
 type claudeDisc struct {
 	dir      string
 	dirReal  string // dir with every symlink followed
+	rootRel  string // the audit's root, relative to dir ("." for the tree)
 	seenFile map[string]bool
 	// agentWarns are the warnings that a plugin's agent's hooks never
 	// run (agentsReadElsewhere).

@@ -169,6 +169,9 @@ func (s *session) strayHooks(p string) []string {
 // an installer copies nothing from them (strayHooks).
 var testDirs = map[string]bool{"test": true, "tests": true, "testdata": true, "__tests__": true, "fixtures": true, "__fixtures__": true}
 
+// testDirNames are testDirs' names, as messages list them.
+var testDirNames = []string{"test", "tests", "testdata", "__tests__", "fixtures", "__fixtures__"}
+
 // declaresHooks says whether data is a JSON object whose "hooks" is an
 // object holding an event vigiles knows as an array: hooks in the form
 // Claude Code's settings and a plugin's hooks.json declare them; or,
