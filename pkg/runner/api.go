@@ -611,13 +611,13 @@ func (s *session) discover(paths []string) error {
 		}
 	}
 	scope := map[string]bool{}
-	partProjects := map[string]bool{} // a fixture's, read as a PATH
+	partRead := map[string]bool{} // a fixture's, read as a PATH
 	for _, d := range parts {
 		for _, h := range d.Hooks {
 			scope[h.decl()] = true
 		}
-		for _, p := range d.Projects {
-			partProjects[p] = true
+		for _, p := range append(slices.Clone(d.Projects), d.Plugins...) {
+			partRead[p] = true
 		}
 	}
 	seenHook := map[string]bool{}
@@ -660,7 +660,7 @@ func (s *session) discover(paths []string) error {
 			}
 		}
 		for i, f := range d.Findings {
-			if dir, ok := d.FixtureProjects[i]; ok && partProjects[dir] {
+			if dir, ok := d.UnreadFixtures[i]; ok && partRead[dir] {
 				continue // the PATH's discovery reads it, as asked
 			}
 			saidAt[placeOf(f)] = true
@@ -786,11 +786,11 @@ func (s *session) discoverAt(root string) (*Discovery, error) {
 			}
 			all.About[len(all.Findings)+i] = dirs
 		}
-		for i, dir := range d.FixtureProjects {
-			if all.FixtureProjects == nil {
-				all.FixtureProjects = map[int]string{}
+		for i, dir := range d.UnreadFixtures {
+			if all.UnreadFixtures == nil {
+				all.UnreadFixtures = map[int]string{}
 			}
-			all.FixtureProjects[len(all.Findings)+i] = dir
+			all.UnreadFixtures[len(all.Findings)+i] = dir
 		}
 		all.Hooks = append(all.Hooks, d.Hooks...)
 		all.Findings = append(all.Findings, d.Findings...)

@@ -866,9 +866,11 @@ func (c *claudeDisc) fixtureNotices() {
 		if f.in == "." {
 			whose = "the work tree's plugin"
 		}
-		c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: f.file},
+		if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: f.file},
 			"%s lies inside %s, which a marketplace lists, and is listed by no marketplace itself (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the audit's PATH",
-			shownName(f.rel), whose)
+			shownName(f.rel), whose) {
+			c.unread(f.rel)
+		}
 	}
 }
 
@@ -895,8 +897,8 @@ func (c *claudeDisc) inTests(dir string) bool {
 // starts (and ~/.claude), and a nested one's skills once it works on a
 // file there; no session of the repository starts in a test's input, and
 // what a test holds there is often broken on purpose. An audit that
-// names dir as its PATH reads it (Discover); the notice is that audit's
-// to drop (Discovery.FixtureProjects).
+// names dir as its PATH reads it (Discover), and drops the notice
+// (Discovery.UnreadFixtures).
 func (c *claudeDisc) fixtureProject(dir string) {
 	rel, err := relTo(c.dir, dir)
 	if err != nil {
@@ -905,11 +907,17 @@ func (c *claudeDisc) fixtureProject(dir string) {
 	if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, ".claude")},
 		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json and runs none of its hooks; to audit it, name %s as the audit's PATH",
 		shownName(path.Join(rel, ".claude")), strings.Join(testDirNames, ", "), shownName(rel), shownName(rel)) {
-		if c.out.FixtureProjects == nil {
-			c.out.FixtureProjects = map[int]string{}
-		}
-		c.out.FixtureProjects[len(c.out.Findings)-1] = rel
+		c.unread(rel)
 	}
+}
+
+// unread notes that the finding just made says the directory rel is a
+// test's fixture discovery did not read (Discovery.UnreadFixtures).
+func (c *claudeDisc) unread(rel string) {
+	if c.out.UnreadFixtures == nil {
+		c.out.UnreadFixtures = map[int]string{}
+	}
+	c.out.UnreadFixtures[len(c.out.Findings)-1] = rel
 }
 
 // unsearched says whether below, which searches the tree for what Claude

@@ -89,3 +89,40 @@ func TestFixtureProjectsAreNotRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFixturePluginNamedAsPathHasNoNotice: an audit that names a listed
+// plugin's fixture plugin as its PATH runs its hooks, and no longer also
+// keeps the whole tree's notice that vigiles does not run them.
+func TestFixturePluginNamedAsPathHasNoNotice(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude-plugin/marketplace.json":           `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "ev", "source": "./plugins/ev"}]}`,
+		"plugins/ev/hooks/hooks.json":               `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo own"}]}]}}`,
+		"plugins/ev/fixtures/bare/hooks/hooks.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo bare"}]}]}}`,
+	})
+	for _, tc := range []struct {
+		paths  []string
+		ran    string
+		notice bool
+	}{
+		{nil, "echo own", true},
+		{[]string{"plugins/ev/fixtures/bare"}, "echo bare", false},
+	} {
+		rep, err := Audit(context.Background(), Options{Dir: dir, Paths: tc.paths, Sandbox: "strict"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Runs) != 1 || rep.Runs[0].Command != tc.ran || rep.Runs[0].Outcome != report.OutcomeAllowed {
+			t.Errorf("audit of %q: runs %+v, want %s allowed", tc.paths, rep.Runs, tc.ran)
+		}
+		said := false
+		for _, f := range rep.Findings {
+			if strings.Contains(f.Message, "is listed by no marketplace itself (a test's fixture)") {
+				said = true
+			}
+		}
+		if said != tc.notice {
+			t.Errorf("audit of %q: fixture notice %v, want %v (%q)", tc.paths, said, tc.notice, findingLines(rep.Findings))
+		}
+	}
+}

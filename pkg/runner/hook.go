@@ -354,12 +354,12 @@ type Discovery struct {
 	// Projects lists the directories (relative to the tree, "." for
 	// the tree) whose .claude discovery read as a project's.
 	Projects []string
-	// FixtureProjects holds, by index in Findings, the directory
-	// (relative to the tree) of each notice that a .claude in a test's
-	// directory is not read as a project (fixtureProject): an audit
-	// that names that directory as a PATH reads it, and drops the
-	// notice.
-	FixtureProjects map[int]string
+	// UnreadFixtures holds, by index in Findings, the directory
+	// (relative to the tree) of each notice that a test's fixture is
+	// not read: a plugin inside a listed plugin (fixtureNotices), a
+	// .claude in a test's directory (fixtureProject). An audit that
+	// names that directory as a PATH reads it, and drops the notice.
+	UnreadFixtures map[int]string
 	// MarketDirs holds, by marketplace name, the directories (relative
 	// to the tree) of the marketplaces of that name discovery read.
 	MarketDirs map[string][]string
