@@ -905,7 +905,7 @@ func (c *claudeDisc) fixtureProject(dir string) {
 		return
 	}
 	if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, ".claude")},
-		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json and runs none of its hooks; to audit it, name %s as the audit's PATH",
+		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json as a project's, and runs none of its hooks; to audit it, name %s as the audit's PATH",
 		shownName(path.Join(rel, ".claude")), strings.Join(testDirNames, ", "), shownName(rel), shownName(rel)) {
 		c.unread(rel)
 	}
