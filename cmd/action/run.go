@@ -321,9 +321,9 @@ var geteuid = os.Geteuid
 
 // confinedOnly are the flags of vigiles run that only a sandbox honours:
 // a run in the open has no network wall to record or allow with, no
-// overlay or copy to record writes with, no limits, no leftover processes
-// watched (the command's process group ends with it).
-var confinedOnly = []string{"egress", "allow", "allow-ip", "dns-upstream", "connector", "strict-fs", "writes", "root-sandbox", "linger",
+// overlay or copy to record writes with, no limits. --linger is not one:
+// a run in the open watches what its command left in its session too.
+var confinedOnly = []string{"egress", "allow", "allow-ip", "dns-upstream", "connector", "strict-fs", "writes", "root-sandbox",
 	"limit-pids", "limit-memory", "limit-run-memory", "limit-file-size", "limit-scratch", "limit-cpu", "limit-open-files"}
 
 // onlyASandbox is why a flag of confinedOnly (of test's and audit's,

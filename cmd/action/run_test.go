@@ -154,8 +154,10 @@ func TestRunUsage(t *testing.T) {
 // (--sandbox off, or --trusted in auto mode) has no network wall, no
 // write record, no limits: an option that needs them is refused (exit
 // 2), naming the conflict, not silently dropped (--egress record printed
-// "egress: not recorded"). --sandbox off alone still runs. --trusted,
-// which only auto mode reads, is refused with strict or off.
+// "egress: not recorded"). --sandbox off alone still runs, and so does
+// --linger, which a run in the open honours: it lists and ends what the
+// command left in its session. --trusted, which only auto mode reads, is
+// refused with strict or off.
 func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -167,7 +169,7 @@ func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 		{[]string{"--sandbox", "off", "--strict-fs"}, "cannot honour --strict-fs"},
 		{[]string{"--sandbox", "off", "--writes", "copy"}, "cannot honour --writes"},
 		{[]string{"--sandbox", "off", "--limit-pids", "64"}, "cannot honour --limit-pids"},
-		{[]string{"--sandbox", "off", "--linger", "2s", "--limit-memory", "1GiB"}, "cannot honour --linger, --limit-memory: only a sandbox"},
+		{[]string{"--sandbox", "off", "--linger", "2s", "--limit-memory", "1GiB"}, "cannot honour --limit-memory: only a sandbox"},
 		{[]string{"--trusted", "--egress", "record"}, "run: --trusted in auto mode runs the command in the open, which cannot honour --egress"},
 		// --trusted changes only what auto mode does: with strict or
 		// off it was taken and ignored.
@@ -184,6 +186,12 @@ func TestRunInTheOpenRefusesWhatOnlyASandboxHonours(t *testing.T) {
 			!strings.Contains(out, `"tier": "direct"`) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a direct run", args, code, out, errs)
 		}
+	}
+	// A trusted command that leaves a process is a direct run that lists
+	// it: it outlives the linger and is ended then.
+	code, out, errs := runCLI(t, "run", "--json", "--workdir", dir, "--trusted", "--linger", "200ms", "--", "sh", "-c", "sleep 30 & exit 0")
+	if code != 0 || !strings.Contains(out, `"tier": "direct"`) || !strings.Contains(out, " sleep 30\"") {
+		t.Errorf("--trusted --linger 200ms of a command that leaves a sleep: exit %d, stdout %q, stderr %q; want a direct run that lists the sleep", code, out, errs)
 	}
 }
 

@@ -1065,7 +1065,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		// settings say it, where the flag is known: OpenIgnored).
 		for _, k := range confinedOnly {
 			d.OpenIgnored = append(d.OpenIgnored, &ConfigError{File: p.file, Line: k.Line, Column: k.Column,
-				Msg: fmt.Sprintf("defaults.%s: defaults.sandbox: off runs every hook in the open, which cannot honour it: only a sandbox walls and records the network, records writes, watches leftover processes and holds limits; leave it out, or confine the hooks (sandbox: auto or strict)", k.Value)})
+				Msg: fmt.Sprintf("defaults.%s: defaults.sandbox: off runs every hook in the open, which cannot honour it: only a sandbox walls and records the network, records writes and holds limits; leave it out, or confine the hooks (sandbox: auto or strict)", k.Value)})
 		}
 	}()
 	p.mapping(n, "defaults", map[string]func(k, v *yaml.Node){
@@ -1083,7 +1083,7 @@ func (p *cfgParser) defaults(n *yaml.Node, d *Defaults) {
 		},
 		"egress":  func(k, v *yaml.Node) { confined(k); d.Egress = p.egress(v) },
 		"timeout": func(k, v *yaml.Node) { d.Timeout, _ = p.duration(v, "defaults.timeout", false) },
-		"linger":  func(k, v *yaml.Node) { confined(k); d.Linger, _ = p.duration(v, "defaults.linger", true) },
+		"linger":  func(k, v *yaml.Node) { d.Linger, _ = p.duration(v, "defaults.linger", true) },
 		"output-cap": func(k, v *yaml.Node) {
 			s, ok := p.limitSize(v, "defaults.output-cap", sandbox.DefaultOutputCap)
 			if ok && s > sandbox.MaxOutputCap {
