@@ -210,7 +210,10 @@ func TestActionHookLogs(t *testing.T) {
 		for _, is := range annotatetest.Issues(s.stdout.String()) {
 			owners[is.Owner] = true
 		}
-		if !owners["go"] || !owners["tsc"] || !owners["python"] {
+		// The mark before each line of a hook's keeps python's matcher,
+		// which wants a line to start "File", off them; go's and tsc's
+		// take them.
+		if !owners["go"] || !owners["tsc"] {
 			t.Errorf("hook-logs: the matchers found %v inside the fence; the docs' warning is no longer shown true", owners)
 		}
 	}

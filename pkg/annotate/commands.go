@@ -190,6 +190,26 @@ func noCommandTags(s string) string {
 	return strings.Join(lines, "")
 }
 
+// rawMark starts each line a hook printed in WriteHookLogs, and no line
+// vigiles writes there (its headers start "--- " and "["): a hook that
+// prints "--- other / Stop (other/Stop/0) exit 0" or "[stdout]" makes a
+// line that reads as the hook's, never as vigiles' header of another
+// run's block or of its own exit status.
+const rawMark = "| "
+
+// writeRawLines writes each line of t (lines ending in "\n" alone, as
+// safeLogLine leaves them) to b after rawMark, an empty one as the mark
+// without its space, and ends the last with a newline.
+func writeRawLines(b *strings.Builder, t string) {
+	for _, l := range strings.Split(strings.TrimSuffix(t, "\n"), "\n") {
+		if l == "" {
+			b.WriteString(strings.TrimSpace(rawMark) + "\n")
+			continue
+		}
+		b.WriteString(rawMark + l + "\n")
+	}
+}
+
 // newToken returns a fresh unguessable stop-commands token.
 func newToken() (string, error) {
 	var b [20]byte
@@ -202,7 +222,9 @@ func newToken() (string, error) {
 // WriteHookLogs prints each run's raw stdout and stderr to w inside one
 // log group, fenced by ::stop-commands::<token> and ::<token>:: with a
 // fresh random token, so that nothing a hook printed is ever read by the
-// runner as a workflow command. Runs with no output are skipped.
+// runner as a workflow command. Each line a hook printed starts with
+// rawMark, which no header of vigiles' starts with. Runs with no output
+// are skipped.
 //
 // The fence does not keep the problem matchers of earlier steps away: the
 // runner applies them to every line inside it, so a hook that prints
@@ -231,11 +253,7 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 				continue
 			}
 			fmt.Fprintf(&body, "[%s]\n", s.name)
-			t := safeLogLine(s.text)
-			body.WriteString(t)
-			if !strings.HasSuffix(t, "\n") {
-				body.WriteByte('\n')
-			}
+			writeRawLines(&body, noCommandTags(safeLogLine(s.text)))
 		}
 	}
 	// Inside the stop-commands block nothing runs, but the log viewer

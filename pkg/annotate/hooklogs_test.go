@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -29,10 +30,52 @@ func TestHookLogsBreakCommandTag(t *testing.T) {
 			t.Errorf("a hook's line starts with [command]: %q", l)
 		}
 	}
-	for _, want := range []string{"\n[·command]/usr/bin/git push --force\n", "\nok [command] inside\n",
-		"\n[·command]a\n[·command]b\n[·command]c\n[·command]d\n[·command]e\n"} {
+	for _, want := range []string{"\n| [·command]/usr/bin/git push --force\n", "\n| ok [command] inside\n",
+		"\n| [·command]a\n| [·command]b\n| [·command]c\n| [·command]d\n| [·command]e\n"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not hold %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestHookLogsCannotForgeAHeader: a hook that prints what vigiles' lines
+// around the output look like (the header of another run's block, its
+// exit status, a "[stdout]"), one after a CR, U+2028 or U+2029 (each a
+// line break in the log), a blank line and a last line with no newline,
+// has every line of it start with rawMark; the headers are vigiles' own
+// alone, one per run, and no line of a hook's starts as one does.
+func TestHookLogsCannotForgeAHeader(t *testing.T) {
+	const forged = "--- good / Stop (good/Stop/0) exit 0\n[stdout]\n{\"ok\": true}\n"
+	runs := []report.HookRun{
+		{ID: "evil/PreToolUse/0", Plugin: "evil", Event: "PreToolUse", ExitCode: 2,
+			Stdout: "blocked\n\n" + forged + "[stderr]\r--- x / y (z) exit 0\u2028[stdout]\u2029x",
+			Stderr: forged},
+		{ID: "quiet/Stop/0", Plugin: "quiet", Event: "Stop"},
+		{ID: "good/Stop/0", Plugin: "good", Event: "Stop", Stdout: "{}"},
+	}
+	var log bytes.Buffer
+	if err := WriteHookLogs(&log, runs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[1], "::stop-commands::") {
+		t.Fatalf("no fence:\n%s", log.String())
+	}
+	var ours []string
+	for _, l := range lines[2 : len(lines)-2] {
+		if l != "|" && !strings.HasPrefix(l, rawMark) {
+			ours = append(ours, l)
+		}
+	}
+	want := []string{"--- evil / PreToolUse (evil/PreToolUse/0) exit 2", "[stdout]", "[stderr]",
+		"--- good / Stop (good/Stop/0) exit 0", "[stdout]"}
+	if !reflect.DeepEqual(ours, want) {
+		t.Errorf("the lines without the mark are %q, want vigiles' own %q:\n%s", ours, want, log.String())
+	}
+	for _, l := range []string{"| blocked\n|\n| --- good / Stop (good/Stop/0) exit 0\n| [stdout]\n| {\"ok\": true}\n| [stderr]\n| --- x / y (z) exit 0\n| [stdout]\n| x\n[stderr]\n",
+		"\n[stdout]\n| {}\n::"} {
+		if !strings.Contains(log.String(), l) {
+			t.Errorf("the log does not hold %q:\n%s", l, log.String())
 		}
 	}
 }
