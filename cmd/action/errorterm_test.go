@@ -12,6 +12,7 @@ import (
 
 	"github.com/vigiles/action/internal/ptytest"
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -78,9 +79,41 @@ func TestShownControlsKeepsAnErrorsWords(t *testing.T) {
 		"p\xff and p\uFFFD":    `p\xff and p\ufffd`,
 		"x\x1b[31m\u2028y\x7f": `x\u001b[31m\u2028y\u007f`,
 		"ünïcode ꞉ stays":      "ünïcode ꞉ stays",
+		"tag \U000e0041 char":  `tag \U000e0041 char`,
 	} {
 		if got := shownControls(in); got != want {
 			t.Errorf("shownControls(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCleanAndShownControlsEscapeAlike: the error printer and the text
+// report show a character that could act on a terminal, or make a name
+// read as another, in one way (evidence.Escape); they differ only where
+// they mean to: a line feed, a tab and a ':', which clean shows as \n, a
+// space and an annotate.Colon, and a backslash, which cleanName doubles.
+func TestCleanAndShownControlsEscapeAlike(t *testing.T) {
+	const hostile = "a\x1b]52;c;eA==\x07\r\b\x7f\u009b2J\u202e\u200b\u2028\u2029\ufeff\ufffd\xff\xc0\U000e0041 ünï 🙂"
+	if got, want := clean(hostile, 1000), shownControls(hostile); got != want {
+		t.Errorf("clean = %q\nshownControls = %q", got, want)
+	}
+	if strings.ContainsFunc(shownControls(hostile), evidence.BreaksLine) {
+		t.Errorf("shownControls sends a control: %q", shownControls(hostile))
+	}
+	for _, c := range []struct{ in, clean, name, controls string }{
+		{"a\nb", `a\nb`, `a\nb`, "a\nb"},
+		{"a\tb", "a b", "a b", "a\tb"},
+		{"a:b", "a" + annotate.Colon + "b", "a" + annotate.Colon + "b", "a:b"},
+		{`a\u001bb`, `a\u001bb`, `a\\u001bb`, `a\u001bb`},
+	} {
+		if got := clean(c.in, 100); got != c.clean {
+			t.Errorf("clean(%q) = %q, want %q", c.in, got, c.clean)
+		}
+		if got := cleanName(c.in, 100); got != c.name {
+			t.Errorf("cleanName(%q) = %q, want %q", c.in, got, c.name)
+		}
+		if got := shownControls(c.in); got != c.controls {
+			t.Errorf("shownControls(%q) = %q, want %q", c.in, got, c.controls)
 		}
 	}
 }

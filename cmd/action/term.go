@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/evidence"
 )
 
 // A terminalWriter passes a command's output to a terminal with every
@@ -143,37 +143,28 @@ func (c colonWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// shownEscaped reports whether clean and shownControls show r as its
-// \u escape: a control character (ESC and the rest of C0, DEL, C1), a
-// format character (bidi controls, zero-width ones, a byte order mark, a
-// soft hyphen), which could make text display as other text, a line or
-// paragraph separator, which could split a line, and U+FFFD, which would
-// read as a byte that is not UTF-8 elsewhere.
-func shownEscaped(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == unicode.ReplacementChar
-}
-
 // shownControls is s with every character a terminal could act on, or
 // that could make the text read as other text, shown instead of sent, as
-// clean shows it: \u001b for ESC (an OSC 52 clipboard write, a title, a
-// cursor move), \u000d for a carriage return that would write over the
-// line's start, \u202e for a bidi override, \xff for a byte that is not
-// UTF-8. Line feeds and tabs stay; so does every other character, a
-// backslash and a ':' included: an error's own words and the Go quotes
-// in them read as written. For errors, which quote names a plugin or a
-// repository chose among vigiles' own words (printError).
+// clean shows it (evidence.Escape, which both call): \u001b for ESC (an
+// OSC 52 clipboard write, a title, a cursor move), \u000d for a carriage
+// return that would write over the line's start, \u202e for a bidi
+// override, \xff for a byte that is not UTF-8. For errors, which quote
+// names a plugin or a repository chose among vigiles' own words
+// (printError), and where clean differs, on purpose: line feeds and tabs
+// stay (an error's lines, indented by printError, and its own layout),
+// where clean shows \n and a space in a report's one-line fields; and so
+// does every other character, a backslash and a ':' included, where
+// clean makes a ':' an annotate.Colon for a step log (printError does
+// that to the whole error there) and cleanName doubles a name's
+// backslash: an error's own words and the Go quotes in them (%q, which
+// names are in) read as written.
 func shownControls(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case shownEscaped(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
+		if esc, ok := evidence.Escape(s, i, r); ok && r != '\n' && r != '\t' {
+			b.WriteString(esc)
+		} else {
 			b.WriteRune(r)
 		}
 	}

@@ -945,12 +945,7 @@ func cleanAs(s string, max int, name bool) string {
 	var shown []string
 	width := 0
 	for i, r := range s {
-		p := shownRune(r, name)
-		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
-			// A byte that is not UTF-8 is itself, \xff, so that p\xff
-			// and p\xfe read as two, and neither as a U+FFFD's \ufffd.
-			p = fmt.Sprintf(`\x%02x`, s[i])
-		}
+		p := shownAt(s, i, r, name)
 		shown = append(shown, p)
 		if width += utf8.RuneCountInString(p); width > 4*max+4 {
 			break // enough to know it is cut
@@ -973,8 +968,17 @@ func cleanAs(s string, max int, name bool) string {
 	return b.String()
 }
 
-// shownRune is how clean shows r, and cleanName where name is true.
-func shownRune(r rune, name bool) string {
+// shownRune is how clean shows r, and cleanName where name is true: as
+// shownAt shows it where it is a whole character.
+func shownRune(r rune, name bool) string { return shownAt(string(r), 0, r, name) }
+
+// shownAt is how clean shows the character of s at byte i, r as ranging
+// over s gives it, and cleanName where name is true: as shownControls
+// does (evidence.Escape: a byte that is not UTF-8 is itself, \xff, so
+// that p\xff and p\xfe read as two, and neither as a U+FFFD's \ufffd),
+// but for a ':', a line feed, a tab and a name's backslash, which a
+// report's one-line fields show otherwise.
+func shownAt(s string, i int, r rune, name bool) string {
 	switch {
 	case r == ':':
 		return annotate.Colon
@@ -988,8 +992,9 @@ func shownRune(r rune, name bool) string {
 		return `\n`
 	case r == '\t':
 		return " "
-	case shownEscaped(r):
-		return fmt.Sprintf(`\u%04x`, r)
+	}
+	if esc, ok := evidence.Escape(s, i, r); ok {
+		return esc
 	}
 	return string(r)
 }

@@ -103,6 +103,32 @@ func BreaksLine(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
+// Escape is how a line of text for people shows the character of s at
+// byte i, r as ranging over s gives it, where the character itself could
+// act on a terminal or make the text read as other text, and whether it
+// is shown so: a byte that is not UTF-8 as \xNN (\xff); a character that
+// BreaksLine (ESC and the rest of C0, DEL, C1, a bidi override or another
+// format character, a line or paragraph separator), and U+FFFD, which
+// would read as such a byte elsewhere, as its \u escape (\u001b,
+// \u000d for a carriage return, \u202e), or \U and eight digits past
+// U+FFFF (\U000e0041), as Go writes it, so that no digit after an escape
+// reads as the escape's. Every other character is shown as itself.
+//
+// The error printer and the text reports show what they escape with it,
+// each keeping what it must as it is (a line feed between an error's
+// lines) or escaping more (a backslash of a name).
+func Escape(s string, i int, r rune) (string, bool) {
+	switch {
+	case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+		return fmt.Sprintf(`\x%02x`, s[i]), true
+	case r > 0xffff && BreaksLine(r):
+		return fmt.Sprintf(`\U%08x`, r), true
+	case BreaksLine(r) || r == utf8.RuneError:
+		return fmt.Sprintf(`\u%04x`, r), true
+	}
+	return "", false
+}
+
 func (w Write) MarshalJSON() ([]byte, error) {
 	if !utf8.ValidString(w.Path) || !utf8.ValidString(w.Target) || !utf8.ValidString(w.From) {
 		j := writeJSON{Path: ShownPath(w.Path), Op: w.Op, Kind: w.Kind, Target: ShownPath(w.Target), Was: w.Was, From: ShownPath(w.From)}

@@ -328,3 +328,34 @@ func TestShownNameTellsNamesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeTellsCharactersApart: each character Escape shows as an
+// escape reads as that character alone: a byte that is not UTF-8 apart
+// from U+FFFD, and one past U+FFFF in eight digits, so that the digit
+// after \ue004 is never read as the escape's; every other character, a
+// backslash and a ':' among them, is shown as itself.
+func TestEscapeTellsCharactersApart(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"\x1b", `\u001b`},
+		{"\r", `\u000d`},
+		{"\n", `\u000a`},
+		{"\b", `\u0008`},
+		{"\x7f", `\u007f`},
+		{"\u009b", `\u009b`},
+		{"\u202e", `\u202e`},
+		{"\u2028", `\u2028`},
+		{"\ufeff", `\ufeff`},
+		{"\ufffd", `\ufffd`},
+		{"\xff", `\xff`},
+		{"\U000e0041", `\U000e0041`},
+		{"\\", ""}, {":", ""}, {"é", ""}, {"\ue004", ""}, {"🙂", ""},
+	} {
+		for i, r := range c.in {
+			got, ok := Escape(c.in, i, r)
+			if got != c.want || ok != (c.want != "") {
+				t.Errorf("Escape(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+			}
+			break
+		}
+	}
+}
