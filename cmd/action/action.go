@@ -486,8 +486,10 @@ func fail(stdout io.Writer, code int, err error) error {
 }
 
 // progressWriter prefixes every line of runner progress with "vigiles: "
-// and flattens control characters, so a plugin name in a progress line
-// can never begin a workflow command, and makes every ':' of the line an
+// and flattens control characters (the runner shows those of a name as
+// escapes already, as printError does), so a plugin
+// name in a progress line can never begin a workflow command, and makes
+// every ':' of the line an
 // annotate.Colon, so that no problem matcher of an earlier step takes it
 // for a compiler's error ("[1/3] ./main.go:1:1: approved SessionStart").
 // The runner's line quotes the plugin, event and tool a plugin chose and

@@ -114,9 +114,9 @@ func BreaksLine(r rune) bool {
 // U+FFFF (\U000e0041), as Go writes it, so that no digit after an escape
 // reads as the escape's. Every other character is shown as itself.
 //
-// The error printer and the text reports show what they escape with it,
-// each keeping what it must as it is (a line feed between an error's
-// lines) or escaping more (a backslash of a name).
+// The error printer, the text reports and the progress lines show what
+// they escape with it, each keeping what it must as it is (a line feed
+// between an error's lines) or escaping more (a backslash of a name).
 func Escape(s string, i int, r rune) (string, bool) {
 	switch {
 	case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):

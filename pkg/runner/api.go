@@ -2657,7 +2657,7 @@ func newRunWatch(plan []*plannedRun, total int) *runWatch {
 }
 
 // runNames names each run of plan as the progress lines do, the line of
-// its end and those that say it is still running alike, printable: a
+// its end and those that say it is still running alike (progressText): a
 // check's run by the check ("check NAME"), and by where its hook is
 // declared too ("at FILE:LINE:COL", as the text report shows it) when
 // the check runs several hooks; an audit's by its plugin, event and tool
@@ -2673,7 +2673,7 @@ func runNames(plan []*plannedRun) []string {
 	}
 	names := make([]string, len(plan))
 	for i, p := range plan {
-		at := " at " + printablePath(p.Hook.Location.File)
+		at := " at " + progressPath(p.Hook.Location.File)
 		if l := p.Hook.Location; l.Line > 0 {
 			at += fmt.Sprintf(":%d", l.Line)
 			if l.Column > 0 {
@@ -2681,15 +2681,15 @@ func runNames(plan []*plannedRun) []string {
 			}
 		}
 		if p.Check != nil {
-			names[i] = "check " + printable(p.Check.Name)
+			names[i] = "check " + progressText(p.Check.Name)
 			if runs[p.Check.Name] > 1 {
 				names[i] += at
 			}
 			continue
 		}
-		names[i] = printable(p.Hook.Plugin) + " " + printable(p.Hook.Event)
+		names[i] = progressText(p.Hook.Plugin) + " " + progressText(p.Hook.Event)
 		if p.Payload.Tool != "" {
-			names[i] += " " + printable(p.Payload.Tool)
+			names[i] += " " + progressText(p.Payload.Tool)
 		}
 		names[i] += at
 	}

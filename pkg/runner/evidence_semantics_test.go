@@ -421,22 +421,36 @@ func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
 }
 
 // TestProgressNamesStayOnOneLine: a plugin name in a progress line has
-// whatever could end or reorder the line replaced, the Unicode line and
-// paragraph separators as much as newlines and bidi overrides.
+// whatever could end, hide or reorder the line, or act on a terminal,
+// shown as its escape, the Unicode line and paragraph separators as much
+// as newlines, carriage returns, backspaces, bidi overrides, ESC and the
+// C1 controls; a backslash of the name's is doubled, so that no name
+// reads as another: a\rb, a?b and a name spelt a\u000db are three.
 func TestProgressNamesStayOnOneLine(t *testing.T) {
-	for _, name := range []string{"a\nb", "a\u2028b", "a\u2029b", "a\u202eb", "a\x1b[2Jb"} {
-		got := printable(name)
-		if strings.ContainsFunc(got, evidence.BreaksLine) {
-			t.Errorf("printable(%q) = %q keeps a line-breaking rune", name, got)
+	for name, want := range map[string]string{
+		"a\nb": `a\u000ab`, "a\rb": `a\u000db`, "a\bb": `a\u0008b`, "a\u2028b": `a\u2028b`, "a\u2029b": `a\u2029b`,
+		"a\u202eb": `a\u202eb`, "a\x1b[2Jb": `a\u001b[2Jb`, "a\u009b2Jb": `a\u009b2Jb`, "a\xffb": `a\xffb`, "a\ufffdb": `a\ufffdb`,
+		"a?b": "a?b", `a\u000db`: `a\\u000db`, "plain-name": "plain-name",
+	} {
+		if got := progressText(name); got != want {
+			t.Errorf("progressText(%q) = %q, want %q", name, got, want)
 		}
-		if got := printablePath(name); strings.ContainsFunc(got, evidence.BreaksLine) {
-			t.Errorf("printablePath(%q) = %q keeps a line-breaking rune", name, got)
+		if got := progressPath(name); got != want {
+			t.Errorf("progressPath(%q) = %q, want %q", name, got, want)
 		}
 	}
-	// A long path keeps its end, which tells it from its neighbours.
+	// A long name keeps its start, a long path its end, which tells it
+	// from its neighbours; neither is cut inside an escape.
 	long := strings.Repeat("é/", 100) + "a\nb/hooks.json"
-	if got := printablePath(long); !strings.HasSuffix(got, "a?b/hooks.json") || len(got) > 130 || !utf8.ValidString(got) {
-		t.Errorf("printablePath of a long path = %q; want its end kept, cut at a character", got)
+	if got := progressPath(long); !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, `a\u000ab/hooks.json`) || len(got) > maxProgressPath || !utf8.ValidString(got) {
+		t.Errorf("progressPath of a long path = %q; want its end kept, cut at a character", got)
+	}
+	for _, n := range []int{maxProgressName - 8, maxProgressName - 5, maxProgressName - 3} {
+		name := strings.Repeat("x", n) + "\x1b\x1b"
+		got := progressText(name)
+		if len(got) > maxProgressName || !strings.HasSuffix(got, "…") || strings.Contains(strings.TrimSuffix(got, "…"), "\\") && !strings.HasSuffix(strings.TrimSuffix(got, "…"), `\u001b`) {
+			t.Errorf("progressText of %d x and two ESC = %q; want it cut at an escape's end, %d bytes at most", n, got, maxProgressName)
+		}
 	}
 	if got := shownName("x\u2028::error::y"); !strings.HasPrefix(got, `"`) {
 		t.Errorf("shownName kept a line separator unquoted: %q", got)

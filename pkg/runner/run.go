@@ -1114,18 +1114,74 @@ func egressHost(e evidence.Egress) string {
 	return e.IP
 }
 
-// printablePath is printable for a path: one longer than printable
-// keeps is cut at its start, as its end (the file) tells paths apart.
-func printablePath(s string) string {
-	s = unbroken(s)
-	if len(s) > 120 {
-		i := len(s) - 119
-		for i < len(s) && s[i]&0xC0 == 0x80 {
-			i++
+// progressText is a name a plugin or a policy chose (a plugin, an event,
+// a tool, a check) as the progress lines show it: each character that
+// could end, hide or reorder the line, or act on a terminal, as the escape
+// errors and the text reports show it (evidence.Escape: \u000d for a CR,
+// \u0008 for a backspace, \u001b for ESC, \u202e for a bidi override,
+// \u009b for a C1 CSI, \xff for a byte that is not UTF-8), and each
+// backslash as \\, so that a name spelt a\u000d reads apart from a and a
+// CR, where '?' for each showed a\rb and a?b alike. A name longer than
+// maxProgressName bytes shown is cut at its end, never inside an escape,
+// and ends "…".
+func progressText(s string) string {
+	shown := progressShown(s)
+	if progressLen(shown) > maxProgressName {
+		var b strings.Builder
+		for _, p := range shown {
+			if b.Len()+len(p) > maxProgressName-len("…") {
+				break
+			}
+			b.WriteString(p)
 		}
-		s = "…" + s[i:]
+		return b.String() + "…"
 	}
-	return s
+	return strings.Join(shown, "")
+}
+
+// progressPath is progressText for a path: one longer than
+// maxProgressPath bytes shown is cut at its start, as its end (the file)
+// tells paths apart.
+func progressPath(s string) string {
+	shown := progressShown(s)
+	if progressLen(shown) <= maxProgressPath {
+		return strings.Join(shown, "")
+	}
+	k, n := len(shown), len("…")
+	for k > 0 && n+len(shown[k-1]) <= maxProgressPath {
+		k--
+		n += len(shown[k])
+	}
+	return "…" + strings.Join(shown[k:], "")
+}
+
+// The most bytes of a name and of a path a progress line shows.
+const (
+	maxProgressName = 80
+	maxProgressPath = 120
+)
+
+// progressShown is each character of s as progressText shows it.
+func progressShown(s string) []string {
+	shown := make([]string, 0, len(s))
+	for i, r := range s {
+		if esc, ok := evidence.Escape(s, i, r); ok {
+			shown = append(shown, esc)
+		} else if r == '\\' {
+			shown = append(shown, `\\`)
+		} else {
+			shown = append(shown, string(r))
+		}
+	}
+	return shown
+}
+
+func progressLen(shown []string) int {
+	n := 0
+	for _, p := range shown {
+		n += len(p)
+	}
+	return n
 }
 
 // unbroken is s with '?' for each character that could break its line
@@ -1140,7 +1196,9 @@ func unbroken(s string) string {
 }
 
 // printable replaces what could break a line of untrusted text (a
-// plugin's name; see evidence.BreaksLine) with '?' and cuts it, for progress lines.
+// plugin's name; see evidence.BreaksLine) with '?' and cuts it, for
+// errors that quote it with %q and a finding's list of run ids; the
+// progress lines show a name with progressText.
 func printable(s string) string {
 	s = unbroken(s)
 	if len(s) > 80 {
