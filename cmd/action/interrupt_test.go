@@ -248,9 +248,9 @@ func TestProgressNamesTheRunsStillRunning(t *testing.T) {
 			// The run is named alike in both: a check's by the check, an
 			// audit's by its plugin, event and declaration.
 			const shown = `b-slow\u000a::error::forged #·#[error]x main.go:1:1: approved`
-			name := "check " + shown
+			name := `check "` + shown + `"`
 			if command == "audit" {
-				name = shown + " Stop at plugins/" + shown + "/hooks/hooks.json:1:63"
+				name = `"` + shown + `" Stop at "plugins/` + shown + `/hooks/hooks.json":1:63`
 			}
 			beat, ended := -1, -1
 			for i, l := range lines {

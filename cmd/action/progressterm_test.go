@@ -13,8 +13,9 @@ import (
 // that reads as another run's end, a backspace, ESC [2K that erases the
 // line, a bidi override, a C1 CSI, a backslash) reach a real
 // terminal with none of those sent: each shows as the escape the error
-// printer shows, a backslash of the name's doubled, so that the line is
-// the one run's and the name no other's. The runs are real, confined.
+// printer shows, a backslash of the name's doubled, and the name, which
+// holds a ':' and parentheses, is quoted: the line is the one run's, its
+// outcome its own, and the name no other's. The runs are real, confined.
 func TestProgressShowsHostileNamesAsEscapes(t *testing.T) {
 	sandboxtest.RequireConfinement(t)
 	const forged = `[2/2] q: allowed (confined, 1 ms)`
@@ -29,8 +30,8 @@ func TestProgressShowsHostileNamesAsEscapes(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"audit", "--dir", dir, "--format", "json"}, "vigiles: [1/1] " + shownName + " Stop at hooks/hooks.json:1:"},
-		{[]string{"test", "--dir", dir, "--format", "json"}, "vigiles: [1/1] check c" + `\u000d` + forged + `\u0008\u001b[2K\u202e\u009b2J: allowed (confined, `},
+		{[]string{"audit", "--dir", dir, "--format", "json"}, `vigiles: [1/1] "` + shownName + `" Stop at hooks/hooks.json:1:`},
+		{[]string{"test", "--dir", dir, "--format", "json"}, `vigiles: [1/1] check "c\u000d` + forged + `\u0008\u001b[2K\u202e\u009b2J": allowed (confined, `},
 	} {
 		term := onTerminal(t, nil, c.args...)
 		var progress []string

@@ -425,12 +425,18 @@ func TestBaselineNameNotUTF8DoesNotDrift(t *testing.T) {
 // shown as its escape, the Unicode line and paragraph separators as much
 // as newlines, carriage returns, backspaces, bidi overrides, ESC and the
 // C1 controls; a backslash of the name's is doubled, so that no name
-// reads as another: a\rb, a?b and a name spelt a\u000db are three.
+// reads as another: a\rb, a?b and a name spelt a\u000db are three. A
+// name that holds a ':', a ',', a ';', a parenthesis or a double quote,
+// which could make it read as the line's outcome or another run, is
+// quoted.
 func TestProgressNamesStayOnOneLine(t *testing.T) {
 	for name, want := range map[string]string{
 		"a\nb": `a\u000ab`, "a\rb": `a\u000db`, "a\bb": `a\u0008b`, "a\u2028b": `a\u2028b`, "a\u2029b": `a\u2029b`,
 		"a\u202eb": `a\u202eb`, "a\x1b[2Jb": `a\u001b[2Jb`, "a\u009b2Jb": `a\u009b2Jb`, "a\xffb": `a\xffb`, "a\ufffdb": `a\ufffdb`,
-		"a?b": "a?b", `a\u000db`: `a\\u000db`, "plain-name": "plain-name",
+		"a?b": "a?b", `a\u000db`: `a\\u000db`, "plain-name": "plain-name", "p\ua789q": "p\ua789q",
+		// What the line's own words are told apart by: quoted.
+		"x: allowed (confined, 5ms)": `"x: allowed (confined, 5ms)"`, `a"b`: `"a\"b"`, "a, b; c": `"a, b; c"`,
+		" p": `" p"`, "": `""`, "a\rb(": `"a\u000db("`,
 	} {
 		if got := progressText(name); got != want {
 			t.Errorf("progressText(%q) = %q, want %q", name, got, want)

@@ -1121,11 +1121,13 @@ func egressHost(e evidence.Egress) string {
 // \u0008 for a backspace, \u001b for ESC, \u202e for a bidi override,
 // \u009b for a C1 CSI, \xff for a byte that is not UTF-8), and each
 // backslash as \\, so that a name spelt a\u000d reads apart from a and a
-// CR, where '?' for each showed a\rb and a?b alike. A name longer than
-// maxProgressName bytes shown is cut at its end, never inside an escape,
-// and ends "…".
+// CR, where '?' for each showed a\rb and a?b alike. A name that holds
+// what the line's own words are told apart by (progressQuoted) is in
+// double quotes. A name longer than maxProgressName bytes shown is cut at
+// its end, never inside an escape, and ends "…".
 func progressText(s string) string {
-	shown := progressShown(s)
+	shown, quoted := progressShown(s)
+	out := strings.Join(shown, "")
 	if progressLen(shown) > maxProgressName {
 		var b strings.Builder
 		for _, p := range shown {
@@ -1134,46 +1136,69 @@ func progressText(s string) string {
 			}
 			b.WriteString(p)
 		}
-		return b.String() + "…"
+		out = b.String() + "…"
 	}
-	return strings.Join(shown, "")
+	if quoted {
+		return `"` + out + `"`
+	}
+	return out
 }
 
 // progressPath is progressText for a path: one longer than
 // maxProgressPath bytes shown is cut at its start, as its end (the file)
 // tells paths apart.
 func progressPath(s string) string {
-	shown := progressShown(s)
-	if progressLen(shown) <= maxProgressPath {
-		return strings.Join(shown, "")
+	shown, quoted := progressShown(s)
+	out := strings.Join(shown, "")
+	if progressLen(shown) > maxProgressPath {
+		k, n := len(shown), len("…")
+		for k > 0 && n+len(shown[k-1]) <= maxProgressPath {
+			k--
+			n += len(shown[k])
+		}
+		out = "…" + strings.Join(shown[k:], "")
 	}
-	k, n := len(shown), len("…")
-	for k > 0 && n+len(shown[k-1]) <= maxProgressPath {
-		k--
-		n += len(shown[k])
+	if quoted {
+		return `"` + out + `"`
 	}
-	return "…" + strings.Join(shown[k:], "")
+	return out
 }
 
-// The most bytes of a name and of a path a progress line shows.
+// The most bytes of a name and of a path a progress line shows, quotes
+// aside.
 const (
 	maxProgressName = 80
 	maxProgressPath = 120
 )
 
-// progressShown is each character of s as progressText shows it.
-func progressShown(s string) []string {
+// progressQuoted reports whether progressText quotes s: where it holds
+// what a progress line's own words are told apart by, a ':' (before a
+// run's outcome: "check x: allowed (confined, 5ms)" named so would read
+// as a pass before the line's own "blocked"), a ',' or a ';' (between the
+// runs a line names, and before how far the work got), a parenthesis
+// (around a run's tier and time), or a double quote; is empty, or has
+// space at either end.
+func progressQuoted(s string) bool {
+	return s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, `:,;()"`)
+}
+
+// progressShown is each character of s as progressText shows it, and
+// whether it is quoted: then each double quote of it is \".
+func progressShown(s string) ([]string, bool) {
+	quoted := progressQuoted(s)
 	shown := make([]string, 0, len(s))
 	for i, r := range s {
 		if esc, ok := evidence.Escape(s, i, r); ok {
 			shown = append(shown, esc)
 		} else if r == '\\' {
 			shown = append(shown, `\\`)
+		} else if r == '"' && quoted {
+			shown = append(shown, `\"`)
 		} else {
 			shown = append(shown, string(r))
 		}
 	}
-	return shown
+	return shown, quoted
 }
 
 func progressLen(shown []string) int {
