@@ -210,6 +210,22 @@ func writeRawLines(b *strings.Builder, t string) {
 	}
 }
 
+// headerName is a name in a header of WriteHookLogs: one line (oneLine),
+// its ':' lookalikes (NoMatch), and quoted in Go syntax where it holds
+// what the header's own words are told apart by (one of seps, a
+// parenthesis, a '"') or is empty or has space at either end: a plugin
+// named "p / Stop (p/Stop/0) exit 0 ---" cannot make its header read as
+// another run's, or as an exit status it did not have. A plugin's and an
+// event's seps are "/"; a run's id, whose parts are '/'-separated (and
+// quoted where odd), has none.
+func headerName(s, seps string) string {
+	s = NoMatch(oneLine(s))
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, seps+`()"`) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
 // newToken returns a fresh unguessable stop-commands token.
 func newToken() (string, error) {
 	var b [20]byte
@@ -247,7 +263,7 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 		if r.Stdout == "" && r.Stderr == "" {
 			continue
 		}
-		fmt.Fprintf(&body, "--- %s / %s (%s) exit %d\n", NoMatch(oneLine(r.Plugin)), NoMatch(oneLine(r.Event)), NoMatch(oneLine(r.ID)), r.ExitCode)
+		fmt.Fprintf(&body, "--- %s / %s (%s) exit %d\n", headerName(r.Plugin, "/"), headerName(r.Event, "/"), headerName(r.ID, ""), r.ExitCode)
 		for _, s := range []struct{ name, text string }{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
 			if s.text == "" {
 				continue

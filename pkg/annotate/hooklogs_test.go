@@ -80,6 +80,30 @@ func TestHookLogsCannotForgeAHeader(t *testing.T) {
 	}
 }
 
+// TestHookLogHeadersQuoteOddNames: a plugin, an event or a run id that
+// holds what a header's words are told apart by is quoted, so that its
+// header reads as its own run's alone, with its own exit status.
+func TestHookLogHeadersQuoteOddNames(t *testing.T) {
+	runs := []report.HookRun{
+		{ID: "x/Stop/0", Plugin: "good / Stop (good/Stop/0) exit 0\n---", Event: "Stop", ExitCode: 2, Stdout: "a"},
+		{ID: "q (1)", Plugin: " q", Event: `S"/x`, Stdout: "b"},
+		{ID: "r/Stop/0", Plugin: "r", Event: "Stop", Stdout: "c"},
+	}
+	var log bytes.Buffer
+	if err := WriteHookLogs(&log, runs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`--- "good / Stop (good/Stop/0) exit 0 ---" / Stop (x/Stop/0) exit 2` + "\n",
+		`--- " q" / "S\"/x" ("q (1)") exit 0` + "\n",
+		"--- r / Stop (r/Stop/0) exit 0\n",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not hold %q:\n%s", want, log.String())
+		}
+	}
+}
+
 // TestAnnotationMessageBreaksCommandTag: the runner writes an
 // annotation's message into the step's log line by line, unescaped, where
 // a line of a hook's evidence (or message) that starts with "[command]"
