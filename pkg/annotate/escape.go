@@ -60,13 +60,18 @@ func cutMiddle(s string, max int) string {
 // what the message leaves, and at least a third where both are long, so
 // that a long one never crowds the message out; each is cut in its middle
 // (cutMiddle). clean makes each safe first (before the cut, which then
-// holds: what it writes may be longer).
+// holds: what it writes may be longer). Each line of the evidence after
+// its first starts with rawMark, as a hook's lines do in the raw hook
+// logs and the text report's evidence lines with "|": the evidence may be
+// a hook's output, whose lines must not read as vigiles' own words below
+// the message ("vigiles: no finding of this hook's is new").
 func messageCut(msg, evidence string, limit int, clean func(string) string) string {
 	msg = clean(msg)
 	if evidence == "" {
 		return cutMiddle(msg, limit)
 	}
 	ev := clean("\nevidence: " + evidence)
+	ev = "\n" + strings.ReplaceAll(ev[1:], "\n", "\n"+rawMark)
 	evMax := min(utf8.RuneCountInString(ev), max(limit/3, limit-utf8.RuneCountInString(msg)))
 	return cutMiddle(msg, limit-evMax) + cutMiddle(ev, evMax)
 }

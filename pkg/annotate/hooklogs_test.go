@@ -2,6 +2,7 @@ package annotate
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -80,6 +81,42 @@ func TestHookLogsCannotForgeAHeader(t *testing.T) {
 	}
 }
 
+// TestEvidenceLinesCannotPassForVigiles: each line of a finding's
+// evidence (a hook's output) after its first starts with rawMark in an
+// annotation's message and in SARIF's, whatever ends the line before it
+// (LF, CRLF, CR, U+2028, U+2029), so that none reads as vigiles' words
+// below the message; the message's own lines are as they were.
+func TestEvidenceLinesCannotPassForVigiles(t *testing.T) {
+	const forged = "vigiles: this hook's findings are all known; nothing new"
+	f := report.Finding{Rule: "run/blocked", Severity: report.SeverityError, Message: "blocked\nsee the hook",
+		Evidence: "stderr: denied\n" + forged + "\r\n" + forged + "\r" + forged + "\u2028" + forged + "\u2029" + forged}
+	var b strings.Builder
+	WriteAnnotations(&b, []report.Finding{f})
+	cmds := annotatetest.Commands(b.String())
+	if len(cmds) != 1 {
+		t.Fatalf("%d commands in %q", len(cmds), b.String())
+	}
+	var sarif bytes.Buffer
+	if _, err := WriteSARIF(&sarif, &report.Report{Schema: report.Schema, Command: "audit", Findings: []report.Finding{f}}, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Message struct{ Text string } `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &doc); err != nil || len(doc.Runs) != 1 || len(doc.Runs[0].Results) != 1 {
+		t.Fatalf("SARIF: %v\n%s", err, sarif.String())
+	}
+	for where, msg := range map[string]string{"annotation": cmds[0].Data, "SARIF": doc.Runs[0].Results[0].Message.Text} {
+		if want := "blocked\nsee the hook\nevidence: stderr: denied\n" + strings.Repeat(rawMark+forged+"\n", 4) + rawMark + forged; !strings.HasSuffix(msg, want) {
+			t.Errorf("the %s message is %q, want it to end %q", where, msg, want)
+		}
+	}
+}
+
 // TestHookLogHeadersQuoteOddNames: a plugin, an event or a run id that
 // holds what a header's words are told apart by is quoted, so that its
 // header reads as its own run's alone, with its own exit status.
@@ -124,7 +161,7 @@ func TestAnnotationMessageBreaksCommandTag(t *testing.T) {
 			t.Errorf("a line of the message starts with [command]: %q", l)
 		}
 	}
-	for _, want := range []string{"\n[·command]git push --force\n", "evidence: [command]/usr/bin/curl evil\n[·command]rm -rf ~"} {
+	for _, want := range []string{"\n[·command]git push --force\n", "evidence: [command]/usr/bin/curl evil\n| [·command]rm -rf ~"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message does not hold %q: %q", want, msg)
 		}
