@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,5 +166,37 @@ func TestAnnotationMessageBreaksCommandTag(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message does not hold %q: %q", want, msg)
 		}
+	}
+}
+
+// TestSummaryTellsOddNamesApart: the job summary's hook runs show each
+// plugin, event and tool as one cell of its own, told apart from every
+// other, where flattening a control to a space and a format character to
+// U+FFFD showed a\rb as a b, and a\u202eb as a\u200bb.
+func TestSummaryTellsOddNamesApart(t *testing.T) {
+	names := []string{"a b", "a\rb", "a\tb", "a\u202eb", "a\u200bb", `"a b"`, "a\u2028b"}
+	var runs []report.HookRun
+	for i, n := range names {
+		runs = append(runs, report.HookRun{ID: strconv.Itoa(i), Plugin: n, Event: n, Tool: n, Tier: "confined", Outcome: "allowed"})
+	}
+	sum := Summary(&report.Report{Schema: report.Schema, Command: "audit", Verdict: report.VerdictPass, Runs: runs}, SummaryOptions{})
+	_, table, ok := strings.Cut(sum, "### Hook runs\n")
+	if !ok {
+		t.Fatalf("no hook runs table:\n%s", sum)
+	}
+	seen := map[string]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, " | ")
+		if len(cells) < 3 || !strings.HasPrefix(row, "| ") || strings.HasPrefix(row, "| Plugin") || strings.HasPrefix(row, "|--") || strings.HasPrefix(row, "|-") {
+			continue
+		}
+		key := cells[0] + " | " + cells[1]
+		if seen[key] {
+			t.Errorf("two runs show as %q:\n%s", key, table)
+		}
+		seen[key] = true
+	}
+	if len(seen) != len(names) {
+		t.Errorf("%d hook run rows told apart, want %d:\n%s", len(seen), len(names), table)
 	}
 }

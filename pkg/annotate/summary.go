@@ -351,9 +351,12 @@ func Summary(r *report.Report, o SummaryOptions) string {
 		w.line("")
 		rows := make([]string, 0, len(r.Runs))
 		for _, h := range r.Runs {
-			event := md(h.Event, cellChars)
+			// Names as the findings' files are shown (evidence.ShownName):
+			// md alone would make a\rb and a b, or a\u202eb and
+			// a\u200bb, one plugin.
+			event := md(evidence.ShownName(h.Event), cellChars)
 			if h.Tool != "" {
-				event += " (" + md(h.Tool, cellChars) + ")"
+				event += " (" + md(evidence.ShownName(h.Tool), cellChars) + ")"
 			}
 			outcome := md(h.Outcome, 40)
 			if h.TimedOut {
@@ -367,7 +370,7 @@ func Summary(r *report.Report, o SummaryOptions) string {
 				tier += " (unconfined)"
 			}
 			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |",
-				md(h.Plugin, cellChars), event, tier, outcome, hostsCell(h.Egress), writesCell(h.Writes), durationCell(h.DurationMs)))
+				md(evidence.ShownName(h.Plugin), cellChars), event, tier, outcome, hostsCell(h.Egress), writesCell(h.Writes), durationCell(h.DurationMs)))
 		}
 		w.table("| Plugin | Event | Tier | Outcome | Hosts tried (allowed / blocked) | Files written | Duration |", rows, "hook runs")
 	}
