@@ -110,7 +110,7 @@ type initResult struct {
 	TimedOut      bool              `json:"timedOut"`
 	LimitHit      string            `json:"limitHit,omitempty"`
 	DurationNs    int64             `json:"durationNs"`
-	Writes        []evidence.Write  `json:"writes"`
+	Writes        writeList         `json:"writes"`
 	WritesMethod  string            `json:"writesMethod"`
 	Egress        []evidence.Egress `json:"egress"`
 	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`
