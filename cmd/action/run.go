@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -230,16 +229,10 @@ func cmdRun(ctx context.Context, args []string, getenv func(string) string, stdi
 		res.LimitHit = runner.LimitOf(res)
 	}
 	if *jsonOut {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return exitWith(125, fmt.Errorf("run: writing the result: %w", err))
-		}
 		// As the reports of test and audit on stdout: the same data,
 		// with no ':' a problem matcher could read in the strings the
 		// command chose (its output, the paths and link targets it wrote).
-		if _, err := stdout.Write(annotate.NoMatchJSON(annotate.InertJSON(buf.Bytes()))); err != nil {
+		if err := writeRunJSON(stdout, res); err != nil {
 			return exitWith(125, fmt.Errorf("run: writing the result to stdout: %w", err))
 		}
 	} else {
