@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/vigiles/action/pkg/annotate"
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -65,11 +66,33 @@ func writeRunJSON(w io.Writer, res *sandbox.Result) error {
 			bw.WriteString(",")
 		}
 		bw.WriteString("\n    ")
-		bw.Write(inert(indented.Bytes()))
+		if plainWrite(&writes[i]) {
+			bw.Write(indented.Bytes()) // nothing to escape: as inert writes it
+		} else {
+			bw.Write(inert(indented.Bytes()))
+		}
 	}
 	bw.WriteString("\n  ]")
 	bw.Write(inert(tail))
 	return bw.Flush()
+}
+
+// plainWrite says whether w's strings hold nothing that InertJSON and
+// NoMatchJSON escape in the JSON text of w: no '#', no ':' and no byte
+// past ASCII's printable ones (DEL, and every byte of a character past
+// U+007F, which holds the format and C1 characters). The ':' between a
+// key and its value is outside every string, and both leave it. Most
+// entries are such, and are then written without the two copies the
+// escapes make.
+func plainWrite(w *evidence.Write) bool {
+	for _, s := range [...]string{w.Path, string(w.Op), w.Kind, w.Target, w.Was, w.From} {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '#' || c == ':' || c >= 0x7f {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // indentedJSON is v as run --json's encoder writes it, a newline after.

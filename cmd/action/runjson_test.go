@@ -69,6 +69,28 @@ func TestRunJSONWrittenByEntrySameBytes(t *testing.T) {
 	}
 }
 
+// FuzzRunJSON: whatever the names of a record hold, the document written
+// an entry at a time is the one made whole.
+func FuzzRunJSON(f *testing.F) {
+	f.Add("a", "../t", "o", "")
+	f.Add("x:1:2: error", "##[group]", "\xff", "\u202e")
+	f.Fuzz(func(t *testing.T, path, target, from, stdout string) {
+		res := sandbox.Result{Tier: sandbox.TierConfined, Stdout: stdout, WritesMethod: "overlay", Writes: []evidence.Write{
+			{Path: path, Op: evidence.OpCreate, Kind: "symlink", Target: target},
+			{Path: from, Op: evidence.OpCreate, Kind: "file", From: path},
+			{Path: target, Op: evidence.Op(from), Kind: stdout, Was: path},
+		}}
+		want := wholeRunJSON(t, &res)
+		var got bytes.Buffer
+		if err := writeRunJSON(&got, &res); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("written by entry:\n%s\nwhole:\n%s", got.Bytes(), want)
+		}
+	})
+}
+
 // BenchmarkRunJSON writes run --json's document of n created files, by
 // entry and whole, and reports what the writing allocated (alloc-MiB):
 // with GOGC at 100, as the CLI runs, the heap grows with it.
