@@ -963,17 +963,15 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	}
 
 	// The init's result arrives on its own pipe, read concurrently.
-	resultCh := make(chan []byte, 1)
+	// Its write record is decoded as it comes (readResult).
+	resultCh := make(chan rawResult, 1)
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(resR, maxResult+1))
-		if len(b) > maxResult {
-			// Drained, so that an init that wrote too much is not
-			// blocked until the backstop kills it; unparsable, so the
-			// run fails.
-			io.Copy(io.Discard, resR)
-			b = []byte(fmt.Sprintf(`{"ok":false,"error":"the sandbox's result is larger than the %d MiB vigiles reads; nothing it recorded is reported"}`, maxResult>>20))
+		r, tooLarge := readResult(resR)
+		if tooLarge {
+			// The run fails.
+			r.doc = []byte(fmt.Sprintf(`{"ok":false,"error":"the sandbox's result is larger than the %d MiB vigiles reads; nothing it recorded is reported"}`, maxResult>>20))
 		}
-		resultCh <- b
+		resultCh <- r
 	}()
 	// startFailed reports a sandbox that ended before its init took over:
 	// bubblewrap's own message says why (no user namespaces, a host mount
@@ -1090,7 +1088,7 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 		kill()
 		<-waitDone
 		var ir initResult
-		if raw := <-resultCh; json.Unmarshal(raw, &ir) == nil {
+		if raw := <-resultCh; raw.decode(&ir) == nil {
 			switch {
 			case ir.Refusal != "":
 				return fail(fmt.Errorf("%w: %s", ErrRefused, ir.Refusal))
@@ -1253,22 +1251,22 @@ func runConfined(ctx context.Context, spec Spec, bwrap, cwd string, gate *turnGa
 	raw := <-resultCh
 	out.fill(res)
 	var ir initResult
-	if len(bytes.TrimSpace(raw)) == 0 && !initRuns() && isVanishedMount(out.stderrBytes()) {
+	if len(bytes.TrimSpace(raw.doc)) == 0 && !initRuns() && isVanishedMount(out.stderrBytes()) {
 		return res, vanishedMount{tail(out.stderrBytes())}
 	}
-	if len(bytes.TrimSpace(raw)) == 0 && cg.hit() == "memory" {
+	if len(bytes.TrimSpace(raw.doc)) == 0 && cg.hit() == "memory" {
 		// The OOM killer chose one of vigiles' own processes (the
 		// command's memory can sit in files no process maps).
 		res.LimitHit = "memory"
 		return fail(fmt.Errorf("the run reached its memory limit (--limit-run-memory) and the kernel ended the sandbox's own processes with the command's: nothing was recorded (bubblewrap: %v)", waitErr))
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if len(bytes.TrimSpace(raw.doc)) == 0 {
 		if c := ProbeConfinement(ctx); c.Confine != Available {
 			return fail(bwrapFailed(ctx, out.stderrBytes(), cred))
 		}
 		return fail(fmt.Errorf("the sandbox ended without a result (bubblewrap: %v); stderr: %s", waitErr, tail(out.stderrBytes())))
 	}
-	if err := json.Unmarshal(raw, &ir); err != nil {
+	if err := raw.decode(&ir); err != nil {
 		return fail(fmt.Errorf("the sandbox's result is malformed: %w", err))
 	}
 	if strings.HasPrefix(ir.Refusal, reaper.VanishedMount) {

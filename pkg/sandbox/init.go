@@ -35,7 +35,7 @@ const initArg = "__vigiles-init"
 // initProtocol numbers the broker–init–reaper protocol (the config and
 // result documents and the fds). Bump it on any change: a broker and an
 // in-sandbox binary from different builds must refuse each other.
-const initProtocol = 15
+const initProtocol = 16
 
 // initConfig is what the broker tells the init, as JSON on fdConfig.
 type initConfig struct {
@@ -101,6 +101,9 @@ type initConfig struct {
 const maxResult = 64 << 20
 
 // initResult is what the init tells the broker, as JSON on fdResult.
+// WritesCount and WritesBytes are how many entries Writes has and the
+// bytes of their paths, link targets and renamed-from paths, written
+// before it: the broker makes its list at that size (readResult).
 type initResult struct {
 	OK            bool              `json:"ok"`
 	Error         string            `json:"error,omitempty"`
@@ -110,6 +113,8 @@ type initResult struct {
 	TimedOut      bool              `json:"timedOut"`
 	LimitHit      string            `json:"limitHit,omitempty"`
 	DurationNs    int64             `json:"durationNs"`
+	WritesCount   int               `json:"writesCount,omitempty"`
+	WritesBytes   int               `json:"writesBytes,omitempty"`
 	Writes        writeList         `json:"writes"`
 	WritesMethod  string            `json:"writesMethod"`
 	Egress        []evidence.Egress `json:"egress"`
@@ -146,6 +151,10 @@ func initMain() int {
 	defer ready.Close()
 	res := os.NewFile(fdResult, "result")
 	send := func(r initResult) int {
+		r.WritesCount, r.WritesBytes = len(r.Writes), 0
+		for _, w := range r.Writes {
+			r.WritesBytes += len(w.Path) + len(w.Target) + len(w.From)
+		}
 		b, err := json.Marshal(r)
 		if err == nil && len(b) > maxResult {
 			// A command can make its record as large as it likes
@@ -153,7 +162,7 @@ func initMain() int {
 			// reads, it is reported as too large, never cut short, so
 			// the run fails instead of passing on part of its record.
 			n := len(r.Writes)
-			r.OK, r.Writes = false, nil
+			r.OK, r.Writes, r.WritesCount, r.WritesBytes = false, nil, 0, 0
 			r.Error = fmt.Sprintf("the write record is too large to report: %d writes, %d MiB of JSON (at most %d MiB); nothing the command wrote is reported", n, len(b)>>20, maxResult>>20)
 			if b, err = json.Marshal(r); err == nil && len(b) > maxResult {
 				r.Egress, r.EgressDropped = nil, nil

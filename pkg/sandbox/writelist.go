@@ -1,8 +1,11 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -76,42 +79,45 @@ func (l *writeList) UnmarshalJSON(b []byte) error {
 		return arena.String()[start:]
 	}
 	err = eachElement(b, i, func(e []byte) error {
-		var f [maxWriteFields][2][]byte
-		k, ok := plainFields(e, &f)
-		if !ok {
-			var w evidence.Write
-			if err := w.UnmarshalJSON(e); err != nil {
-				return err
-			}
-			ws = append(ws, w)
-			return nil
-		}
-		var w evidence.Write
-		for _, kv := range f[:k] {
-			v := kv[1]
-			switch string(kv[0]) {
-			case "path":
-				w.Path = str(v)
-			case "op":
-				w.Op = evidence.Op(known(v, str))
-			case "kind":
-				w.Kind = known(v, str)
-			case "target":
-				w.Target = str(v)
-			case "was":
-				w.Was = known(v, str)
-			case "from":
-				w.From = str(v)
-			}
-		}
+		w, err := decodeWrite(e, str)
 		ws = append(ws, w)
-		return nil
+		return err
 	})
 	if err != nil {
 		return err
 	}
 	*l = ws
 	return nil
+}
+
+// decodeWrite decodes the entry e, a plain one with its strings from
+// str, any other by evidence.Write's UnmarshalJSON.
+func decodeWrite(e []byte, str func([]byte) string) (evidence.Write, error) {
+	var w evidence.Write
+	var f [maxWriteFields][2][]byte
+	k, ok := plainFields(e, &f)
+	if !ok {
+		err := w.UnmarshalJSON(e)
+		return w, err
+	}
+	for _, kv := range f[:k] {
+		v := kv[1]
+		switch string(kv[0]) {
+		case "path":
+			w.Path = str(v)
+		case "op":
+			w.Op = evidence.Op(known(v, str))
+		case "kind":
+			w.Kind = known(v, str)
+		case "target":
+			w.Target = str(v)
+		case "was":
+			w.Was = known(v, str)
+		case "from":
+			w.From = str(v)
+		}
+	}
+	return w, nil
 }
 
 // inArena says whether the value v of the key key of a plain entry is
@@ -212,7 +218,7 @@ func plainFields(e []byte, f *[maxWriteFields][2][]byte) (int, bool) {
 // plainString reads the JSON string at e[i]: its bytes between the
 // quotes and the index past it, or false where there is none, or it has an
 // escape or bytes that are not UTF-8 (which encoding/json would decode to
-// something else).
+// something else), or a control character (which it refuses).
 func plainString(e []byte, i int) (s []byte, next int, ok bool) {
 	if i >= len(e) || e[i] != '"' {
 		return nil, 0, false
@@ -222,7 +228,12 @@ func plainString(e []byte, i int) (s []byte, next int, ok bool) {
 		return nil, 0, false
 	}
 	s = e[i+1 : i+1+end]
-	if bytes.IndexByte(s, '\\') >= 0 || !utf8.Valid(s) {
+	for _, c := range s {
+		if c == '\\' || c < 0x20 {
+			return nil, 0, false
+		}
+	}
+	if !utf8.Valid(s) {
 		return nil, 0, false
 	}
 	return s, i + end + 2, true
@@ -269,4 +280,320 @@ func skipValue(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// The init's result read from its pipe.
+//
+// The result is one JSON object, its write record among its fields. Read
+// whole and then decoded, its bytes (up to maxResult) were held beside the
+// list made of them, and were most of the broker's peak for a large
+// record. readResult decodes the record's list as it reads it instead, an
+// entry at a time, and keeps the rest of the result, small, as JSON with
+// null in the list's place. The init writes writesCount and writesBytes
+// before the list, so that the list and its arena are made once, at their
+// size.
+
+// rawResult is the init's result as readResult read it.
+type rawResult struct {
+	// doc is the result's JSON, with null in place of the write record's
+	// list where that was decoded apart (listed).
+	doc    []byte
+	writes writeList
+	listed bool
+	err    error // the list could not be decoded
+}
+
+// errDuplicateWrites is readResult's error for a result with another write
+// record after the one decoded, which encoding/json would have taken.
+var errDuplicateWrites = errors.New("the result has more than one write record")
+
+// errMalformedList is readResult's error for a write record's list that
+// is no JSON list.
+var errMalformedList = errors.New("the write record's list is malformed")
+
+// decode decodes the result into ir.
+func (r *rawResult) decode(ir *initResult) error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := json.Unmarshal(r.doc, ir); err != nil {
+		return err
+	}
+	if r.listed {
+		ir.Writes = r.writes
+	}
+	return nil
+}
+
+// readResult reads the init's result from r, to its end. Past maxResult
+// bytes it drops what it read, and says so (tooLarge).
+func readResult(r io.Reader) (res rawResult, tooLarge bool) {
+	lr := &io.LimitedReader{R: r, N: maxResult + 1}
+	br := bufio.NewReaderSize(lr, 64<<10)
+	s := resultScanner{br: br}
+	err := s.scan()
+	io.Copy(io.Discard, br) // what follows a malformed list
+	if lr.N <= 0 {
+		// Drained, so that an init that wrote too much is not blocked
+		// until the backstop kills it.
+		io.Copy(io.Discard, r)
+		return rawResult{}, true
+	}
+	res = rawResult{doc: s.doc, writes: s.writes, listed: s.listed}
+	var le listError
+	if errors.As(err, &le) {
+		res.err = le.err
+	}
+	// Any other error ended the reading (the pipe's end, EOF): what was
+	// read is decoded, or found malformed, as it is.
+	return res, false
+}
+
+// listError is an error of the write record's list, not of the reading.
+type listError struct{ err error }
+
+func (e listError) Error() string { return e.err.Error() }
+
+// resultScanner copies the result's JSON into doc, but for the write
+// record's list, which it decodes.
+type resultScanner struct {
+	br     *bufio.Reader
+	doc    []byte
+	writes writeList
+	listed bool
+	// count and size are writesCount and writesBytes, once read.
+	count, size int
+	elem        []byte // the entry being read
+}
+
+// scan reads the object and what follows it (only space, or the
+// decoding of doc fails).
+func (s *resultScanner) scan() error {
+	depth := 0
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			str, err := s.readString()
+			if err != nil {
+				return err
+			}
+			s.doc = append(s.doc, str...)
+			if depth != 1 {
+				continue
+			}
+			if err := s.field(str); err != nil {
+				return err
+			}
+			continue
+		}
+		s.doc = append(s.doc, c)
+	}
+}
+
+// readString reads a JSON string whose opening quote was read, and returns
+// it with its quotes, as it was written.
+func (s *resultScanner) readString() ([]byte, error) {
+	str := []byte{'"'}
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return str, err
+		}
+		str = append(str, c)
+		switch c {
+		case '\\':
+			c, err := s.br.ReadByte()
+			if err != nil {
+				return str, err
+			}
+			str = append(str, c)
+		case '"':
+			return str, nil
+		}
+	}
+}
+
+// field looks at the string str read at the object's top level: a key
+// where a colon follows. The key writesCount or writesBytes gives a
+// size; the key writes has its list decoded.
+func (s *resultScanner) field(str []byte) error {
+	if err := s.space(); err != nil {
+		return err
+	}
+	if c, err := s.br.ReadByte(); err != nil || c != ':' {
+		if err == nil {
+			s.br.UnreadByte()
+		}
+		return err
+	}
+	s.doc = append(s.doc, ':')
+	if err := s.space(); err != nil {
+		return err
+	}
+	var key string
+	if json.Unmarshal(str, &key) != nil {
+		return nil // malformed: encoding/json says so
+	}
+	switch {
+	case key == "writesCount" || key == "writesBytes":
+		var n int
+		c, err := s.br.Peek(1)
+		if err != nil || c[0] < '0' || c[0] > '9' {
+			return nil
+		}
+		for {
+			c, err := s.br.ReadByte()
+			if err != nil {
+				return err
+			}
+			if c < '0' || c > '9' {
+				s.br.UnreadByte()
+				break
+			}
+			s.doc = append(s.doc, c)
+			if n < maxResult {
+				n = n*10 + int(c-'0')
+			}
+		}
+		if key == "writesCount" {
+			s.count = min(n, maxResult)
+		} else {
+			s.size = min(n, maxResult)
+		}
+		return nil
+	case s.listed && strings.EqualFold(key, "writes"):
+		return listError{errDuplicateWrites}
+	case key != "writes":
+		return nil
+	}
+	if c, err := s.br.Peek(1); err != nil || c[0] != '[' {
+		return nil // null, or no list: encoding/json decodes it
+	}
+	s.br.ReadByte()
+	s.doc = append(s.doc, "null"...)
+	s.listed = true
+	return s.list()
+}
+
+// space copies the JSON space that comes next into doc.
+func (s *resultScanner) space() error {
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return err
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return s.br.UnreadByte()
+		}
+		s.doc = append(s.doc, c)
+	}
+}
+
+// list decodes the write record's list whose '[' was read, as
+// writeList.UnmarshalJSON decodes it.
+func (s *resultScanner) list() error {
+	// The sizes the init gave, trusted no further than the bytes a
+	// result may hold: each entry takes two of them at least.
+	ws := make([]evidence.Write, 0, min(s.count, maxResult/2))
+	var arena strings.Builder
+	arena.Grow(s.size)
+	str := func(v []byte) string {
+		if len(v) == 0 {
+			return ""
+		}
+		start := arena.Len()
+		arena.Write(v)
+		return arena.String()[start:]
+	}
+	defer func() { s.writes = ws }()
+	for first := true; ; first = false {
+		s.discardSpace()
+		c, err := s.br.Peek(1)
+		if err != nil {
+			return err
+		}
+		if c[0] == ']' && first {
+			s.br.ReadByte()
+			return nil
+		}
+		if err := s.readElem(); err != nil {
+			return err
+		}
+		w, err := decodeWrite(s.elem, str)
+		if err != nil {
+			return listError{err}
+		}
+		ws = append(ws, w)
+		s.discardSpace()
+		switch c, err := s.br.ReadByte(); {
+		case err != nil:
+			return err
+		case c == ']':
+			return nil
+		case c != ',':
+			return listError{errMalformedList}
+		}
+	}
+}
+
+func (s *resultScanner) discardSpace() {
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			s.br.UnreadByte()
+			return
+		}
+	}
+}
+
+// readElem reads one value of the list into elem: an object or a list to
+// its closing bracket, a string to its closing quote, anything else to
+// the next comma, bracket or space.
+func (s *resultScanner) readElem() error {
+	s.elem = s.elem[:0]
+	depth, inString := 0, false
+	for {
+		c, err := s.br.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch {
+		case inString:
+			switch c {
+			case '\\':
+				s.elem = append(s.elem, c)
+				if c, err = s.br.ReadByte(); err != nil {
+					return err
+				}
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return s.br.UnreadByte()
+			}
+			depth--
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return s.br.UnreadByte()
+		}
+		s.elem = append(s.elem, c)
+		if depth == 0 && !inString && (c == '}' || c == ']' || c == '"') {
+			return nil
+		}
+	}
 }

@@ -1,11 +1,16 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -120,6 +125,107 @@ func FuzzWriteList(f *testing.F) {
 		}
 		if wantErr == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("decoded\n%#v\nencoding/json decodes\n%#v", got, want)
+		}
+	})
+}
+
+// readBoth decodes the init result doc as the broker reads it from its
+// pipe (readResult) and as encoding/json decodes it whole.
+func readBoth(t testing.TB, doc []byte) (got, want initResult, gotErr, wantErr error) {
+	t.Helper()
+	raw, tooLarge := readResult(iotest.OneByteReader(bytes.NewReader(doc)))
+	if tooLarge {
+		t.Fatalf("%d bytes read as too large", len(doc))
+	}
+	gotErr = raw.decode(&got)
+	wantErr = json.Unmarshal(doc, &want)
+	return got, want, gotErr, wantErr
+}
+
+// TestReadResultAsEncodingJSON: the init's result read from its pipe, its
+// write record decoded as it comes, is the result encoding/json decodes
+// from the whole, or fails where that fails.
+func TestReadResultAsEncodingJSON(t *testing.T) {
+	full, err := json.Marshal(initResult{OK: true, ExitCode: 3, WritesMethod: "overlay", Egress: []evidence.Egress{{Host: "a"}},
+		Writes: []evidence.Write{{Path: "a", Op: evidence.OpCreate, Kind: "file"}, {Path: "b\xff", Op: evidence.OpDelete}, {Path: "q\"", Op: evidence.OpModify, Kind: "dir", Was: "file"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{
+		string(full),
+		`{"ok":true,"writes":[],"writesMethod":"overlay"}`,
+		`{"ok":true,"writes":null}`,
+		`{"ok":true}`,
+		` { "writesCount" : 2 , "writesBytes":3, "writes" : [ {"path":"a"} , {"path":"bc"} ] } ` + "\n",
+		`{"writesCount":1000000000000000000000,"writes":[{"path":"a"}]}`,
+		`{"writesCount":-5,"writes":[{"path":"a"}]}`,
+		`{"writes":[{"path":"a"}],"error":"x \"writes\":[1]"}`,
+		`{"error":{"writes":[{"path":"nested"}]},"writes":[{"path":"a"}]}`,
+		`{"Writes":[{"path":"first"}],"writes":[{"path":"last"}]}`,
+		`{"wr\u0069tes":[{"path":"escaped key"}]}`,
+		`{"writes":[{"path":"a"}],"WRITES":[{"path":"b"}]}`,
+		`{"writes":[{"path":"a"},]}`,
+		`{"writes":[,]}`,
+		`{"writes":[{"path":"a"} {"path":"b"}]}`,
+		`{"writes":[{"path":"a\x01"}]}`,
+		`{"writes":[{"path":"a"}`,
+		`{"writes":[{"path":"a"}]`,
+		`{"writes":[{"path":"a"}]}{}`,
+		`{"writes":[1,"a",null,[],{}]}`,
+		`{"writes":[{"path":"\ufffd","pathBytes":"!!"}]}`,
+		`{"writes":{"path":"a"}}`,
+		`[{"writes":[{"path":"a"}]}]`,
+		``,
+		`   `,
+	} {
+		got, want, gotErr, wantErr := readBoth(t, []byte(doc))
+		switch {
+		case errors.Is(gotErr, errDuplicateWrites) && wantErr == nil:
+			// Refused, where encoding/json takes the last.
+		case (gotErr == nil) != (wantErr == nil):
+			t.Errorf("%s: error %v, encoding/json's %v", doc, gotErr, wantErr)
+		case wantErr == nil && !reflect.DeepEqual(got, want):
+			t.Errorf("%s: read\n%#v\nencoding/json decodes\n%#v", doc, got, want)
+		}
+	}
+}
+
+// TestReadResultTooLarge: a result past maxResult is read to its end and
+// said to be too large.
+func TestReadResultTooLarge(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(`{"writes":[`), io.LimitReader(neverEnding('x'), maxResult+10))
+	_, tooLarge := readResult(r)
+	if !tooLarge {
+		t.Fatal("not too large")
+	}
+	if n, _ := r.Read(make([]byte, 1)); n != 0 {
+		t.Fatal("not read to its end")
+	}
+}
+
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// FuzzReadResult: whatever the init writes on its pipe, the broker reads
+// the result encoding/json would decode from it whole, or fails.
+func FuzzReadResult(f *testing.F) {
+	f.Add(`{"ok":true,"writesCount":1,"writesBytes":1,"writes":[{"path":"a","op":"create","kind":"file"}],"writesMethod":"overlay"}`)
+	f.Add(`{"writes":[{"path":"a\u0041","op":"delete"},null,{}],"egress":[]}`)
+	f.Add(`{"writes":null,"error":"x"}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		got, want, gotErr, wantErr := readBoth(t, []byte(doc))
+		switch {
+		case errors.Is(gotErr, errDuplicateWrites) && wantErr == nil:
+		case (gotErr == nil) != (wantErr == nil):
+			t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+		case wantErr == nil && !reflect.DeepEqual(got, want):
+			t.Fatalf("read\n%#v\nencoding/json decodes\n%#v", got, want)
 		}
 	})
 }
