@@ -381,11 +381,13 @@ func (s *resultScanner) scan() error {
 		case '}', ']':
 			depth--
 		case '"':
+			// Kept though the pipe ended inside it: a result cut short
+			// there is malformed, never the shorter document before it.
 			str, err := s.readString()
+			s.doc = append(s.doc, str...)
 			if err != nil {
 				return err
 			}
-			s.doc = append(s.doc, str...)
 			if depth != 1 {
 				continue
 			}

@@ -171,6 +171,8 @@ func TestReadResultAsEncodingJSON(t *testing.T) {
 		`{"writes":[{"path":"a"}`,
 		`{"writes":[{"path":"a"}]`,
 		`{"writes":[{"path":"a"}]}{}`,
+		`{}"`,
+		`{"writes":[]} "x\`,
 		`{"writes":[1,"a",null,[],{}]}`,
 		`{"writes":[{"path":"\ufffd","pathBytes":"!!"}]}`,
 		`{"writes":{"path":"a"}}`,
