@@ -499,12 +499,19 @@ func (s *resultScanner) space() error {
 	}
 }
 
+// minWriteEntry is the shortest entry of the list the init writes, with
+// the comma after it: evidence.Write always writes a path and an op.
+const minWriteEntry = `{"path":"","op":""},`
+
 // list decodes the write record's list whose '[' was read, as
 // writeList.UnmarshalJSON decodes it.
 func (s *resultScanner) list() error {
 	// The sizes the init gave, trusted no further than the bytes a
-	// result may hold: each entry takes two of them at least.
-	ws := make([]evidence.Write, 0, min(s.count, maxResult/2))
+	// result may hold: each entry the init writes takes
+	// {"path":"","op":""} and a comma at least. (Two bytes each, the
+	// most a count could ask was 3 GiB of entries, made before a byte of
+	// the list was read.)
+	ws := make([]evidence.Write, 0, min(s.count, maxResult/len(minWriteEntry)))
 	var arena strings.Builder
 	arena.Grow(s.size)
 	str := func(v []byte) string {

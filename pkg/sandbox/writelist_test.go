@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/vigiles/action/pkg/evidence"
 )
@@ -202,6 +203,27 @@ func TestReadResultTooLarge(t *testing.T) {
 	}
 	if n, _ := r.Read(make([]byte, 1)); n != 0 {
 		t.Fatal("not read to its end")
+	}
+}
+
+// TestReadResultCountTrustedNoFurther: a writesCount past what a result
+// can hold makes the broker allocate no larger a list than the most
+// entries the init writes in maxResult bytes, each at least
+// {"path":"","op":""} and a comma; not one of two bytes each, 96 of them
+// in memory, 3 GiB made before a byte of the list was read.
+func TestReadResultCountTrustedNoFurther(t *testing.T) {
+	doc := `{"ok":true,"writesCount":999999999999,"writes":[{"path":"a","op":"create"}]}`
+	most := uint64(maxResult/len(`{"path":"","op":""},`)) * uint64(unsafe.Sizeof(evidence.Write{}))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	raw, tooLarge := readResult(strings.NewReader(doc))
+	runtime.ReadMemStats(&after)
+	var ir initResult
+	if err := raw.decode(&ir); tooLarge || err != nil || len(ir.Writes) != 1 {
+		t.Fatalf("too large %v, error %v, writes %v", tooLarge, err, ir.Writes)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > most+64<<20 { // the rest: what else ran meanwhile
+		t.Errorf("reading a result that says %s allocated %d MiB; at most %d MiB", "writesCount 999999999999", got>>20, most>>20)
 	}
 }
 
