@@ -326,9 +326,10 @@ func (r *rawResult) decode(ir *initResult) error {
 }
 
 // readResult reads the init's result from r, to its end. Past maxResult
-// bytes it drops what it read, and says so (tooLarge).
+// bytes and the newline the init writes after them it drops what it read,
+// and says so (tooLarge).
 func readResult(r io.Reader) (res rawResult, tooLarge bool) {
-	lr := &io.LimitedReader{R: r, N: maxResult + 1}
+	lr := &io.LimitedReader{R: r, N: maxResult + 2}
 	br := bufio.NewReaderSize(lr, 64<<10)
 	s := resultScanner{br: br}
 	err := s.scan()

@@ -227,6 +227,25 @@ func TestReadResultCountTrustedNoFurther(t *testing.T) {
 	}
 }
 
+// TestReadResultAtMaxResult: a result of maxResult bytes of JSON, the
+// most the init writes, with the newline it writes after it, is read,
+// not said to be too large.
+func TestReadResultAtMaxResult(t *testing.T) {
+	head, tail := `{"ok":true,"error":"`, `","writes":[{"path":"a","op":"create"}]}`
+	doc := head + strings.Repeat("x", maxResult-len(head)-len(tail)) + tail
+	if len(doc) != maxResult {
+		t.Fatalf("%d bytes, want %d", len(doc), maxResult)
+	}
+	raw, tooLarge := readResult(strings.NewReader(doc + "\n"))
+	if tooLarge {
+		t.Fatal("a result of maxResult bytes and its newline read as too large")
+	}
+	var ir initResult
+	if err := raw.decode(&ir); err != nil || len(ir.Writes) != 1 || len(ir.Error) != maxResult-len(head)-len(tail) {
+		t.Fatalf("error %v, writes %v", err, ir.Writes)
+	}
+}
+
 type neverEnding byte
 
 func (b neverEnding) Read(p []byte) (int, error) {
