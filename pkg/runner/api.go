@@ -2008,9 +2008,11 @@ func laterNotices(runs []report.HookRun) []report.Finding {
 
 // lingerNotices say which runs left processes running when they exited
 // (a daemon, a report sent from a detached child), which the sandbox
-// ended after the linger period (at once by default): Claude Code lets
-// them run on, so their hosts and writes, which the record shows as
-// none, may not be none. Against a baseline the same run is
+// ended after the linger period (at once by default), or vigiles itself
+// for a run in the open (tier direct), which has no sandbox: Claude Code
+// lets them run on, so their hosts and writes, which a confined run's
+// record shows as none, may not be none, and a direct run's output is
+// not all they print. Against a baseline the same run is
 // baseline/not-recorded; a run ended at its timeout has run/timeout.
 func lingerNotices(runs []report.HookRun) []report.Finding {
 	var out []report.Finding
@@ -2022,11 +2024,17 @@ func lingerNotices(runs []report.HookRun) []report.Finding {
 		if len(r.Lingered) > 1 {
 			what = fmt.Sprintf("%d processes", len(r.Lingered))
 		}
+		// A trusted hook runs in the open, where no sandbox ends what it
+		// left: vigiles does.
+		ender, next := "the sandbox", "what they did next (hosts they reach, files they write) is not in the record"
+		if r.Tier == string(sandbox.TierDirect) {
+			ender, next = "vigiles", "what they did next (output they print, hosts they reach, files they write) is not in the run"
+		}
 		out = append(out, report.Finding{Rule: RuleRunLingered, Severity: report.SeverityWarning, Location: r.Location, Hook: r.ID,
-			Title: "left processes running", Message: fmt.Sprintf("%s %s%s left %s running when it exited, which the sandbox ended after the linger period; "+
-				"Claude Code lets them run on, so what they did next (hosts they reach, files they write) is not in the record: "+
+			Title: "left processes running", Message: fmt.Sprintf("%s %s%s left %s running when it exited, which %s ended after the linger period; "+
+				"Claude Code lets them run on, so %s: "+
 				"raise defaults.linger in .vigiles.yml (or --linger) so that they finish within the run",
-				runWho(r), r.Event, toolSuffix(r.Tool), what),
+				runWho(r), r.Event, toolSuffix(r.Tool), what, ender, next),
 			Evidence: cutBytes(strings.Join(r.Lingered, "\n"), maxEvidence)})
 	}
 	return out

@@ -67,3 +67,25 @@ func TestTrustedCheckLeavingAProcessIsNotAPass(t *testing.T) {
 		t.Errorf("with a linger: %v; want check late's allowed to fail on the late block alone", findingLines(late))
 	}
 }
+
+// TestTrustedRunLingeredSaysVigilesEndedIt runs, with vigiles test, a
+// trusted check (tier direct) that leaves a child running: its
+// run/lingered warning says vigiles ended the child, as no sandbox ran
+// it, and names the output the run did not read.
+// (TestAuditWarnsOfLeftoverProcesses holds a confined run's words.)
+func TestTrustedRunLingeredSaysVigilesEndedIt(t *testing.T) {
+	dir := makeTree(t, map[string]string{".vigiles.yml": "checks:\n" +
+		"  - name: open\n    trusted: true\n    event: Stop\n    command: \"(sleep 5) & exit 0\"\n    expect: {exit-code: 0}\n"})
+	rep, err := Test(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Tier != "direct" {
+		t.Fatalf("runs %+v, want one of tier direct; findings %v", rep.Runs, findingLines(rep.Findings))
+	}
+	msgs := messagesOf(rep.Findings, RuleRunLingered)
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "running when it exited, which vigiles ended after the linger period") ||
+		strings.Contains(msgs[0], "sandbox") || !strings.Contains(msgs[0], "output they print") {
+		t.Errorf("the direct run's run/lingered: %q; want one saying vigiles ended what it left, naming no sandbox; all: %v", msgs, findingLines(rep.Findings))
+	}
+}

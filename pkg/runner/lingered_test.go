@@ -33,8 +33,8 @@ func TestAuditWarnsOfLeftoverProcesses(t *testing.T) {
 	// The child's sh, and its sleep where the sh had started it by then
 	// (a loaded machine's fork may come later): one process or two.
 	if len(msgs) != 1 || !strings.Contains(msgs[0], "left a process running") && !strings.Contains(msgs[0], "left 2 processes running") ||
-		!strings.Contains(msgs[0], "defaults.linger") {
-		t.Fatalf("run/lingered findings %q, want one naming defaults.linger; all: %v", msgs, findingLines(rep.Findings))
+		!strings.Contains(msgs[0], "defaults.linger") || !strings.Contains(msgs[0], "which the sandbox ended after the linger period") {
+		t.Fatalf("run/lingered findings %q, want one saying the sandbox ended them, naming defaults.linger; all: %v", msgs, findingLines(rep.Findings))
 	}
 	writeFile(t, dir, ".vigiles.yml", "defaults:\n  linger: 10s\n")
 	rep, err = Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
