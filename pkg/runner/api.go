@@ -2474,7 +2474,7 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 			// A report test or audit wrote names its command; one
 			// without (a document cut down, or written by hand) would
 			// otherwise merge into a passing report of no command.
-			return nil, errorf(ErrBadOption, "merging reports: %s has command %q, want test or audit: it is not a report vigiles test or audit wrote", nr.Name, printable(r.Command))
+			return nil, errorf(ErrBadOption, "merging reports: %s has command %s, want test or audit: it is not a report vigiles test or audit wrote", nr.Name, printable(r.Command))
 		}
 		if r.Command != out.Command {
 			return nil, errorf(ErrBadOption, "merging reports: %s is a report of vigiles %s and %s one of vigiles %s; merge the shards of one command",
@@ -2520,7 +2520,7 @@ func Merge(reports ...NamedReport) (*report.Report, error) {
 		}
 		for _, run := range r.Runs {
 			if other, ok := runIn[run.ID]; ok {
-				return nil, errorf(ErrBadOption, "merging reports: run %q is in both %s and %s", run.ID, other, nr.Name)
+				return nil, errorf(ErrBadOption, "merging reports: run %s is in both %s and %s", printable(run.ID), other, nr.Name)
 			}
 			runIn[run.ID] = nr.Name
 			out.Runs = append(out.Runs, run)

@@ -337,7 +337,7 @@ func TestMergeRejects(t *testing.T) {
 	}{
 		{"none", nil, "none given"},
 		{"nil", []*report.Report{a, nil}, " is missing"},
-		{"duplicate run", []*report.Report{a, b}, `run "x" is in both a.json and b.json`},
+		{"duplicate run", []*report.Report{a, b}, `run x is in both a.json and b.json`},
 		{"mixed commands", []*report.Report{a, c}, "c.json is a report of vigiles test and a.json one of vigiles audit"},
 		{"wrong schema", []*report.Report{d}, `d.json has schema "other/v9"`},
 		{"missing shard", []*report.Report{a}, "shard 2/2 is missing"},

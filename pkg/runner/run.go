@@ -1209,25 +1209,36 @@ func progressLen(shown []string) int {
 	return n
 }
 
-// unbroken is s with '?' for each character that could break its line
-// (evidence.BreaksLine).
-func unbroken(s string) string {
-	return strings.Map(func(r rune) rune {
-		if evidence.BreaksLine(r) {
-			return '?'
-		}
-		return r
-	}, s)
-}
-
-// printable replaces what could break a line of untrusted text (a
-// plugin's name; see evidence.BreaksLine) with '?' and cuts it, for
-// errors that quote it with %q and a finding's list of run ids; the
-// progress lines show a name with progressText.
+// printable is untrusted text (a run id, a report's command or tool) as
+// the errors that name it and a finding's list of run ids show it: as a
+// progress line shows a name (progressShown), each character that could
+// break or reorder the line as its escape and each backslash as \\, so
+// that a\rb and a?b show apart, where '?' showed both as a?b; in double
+// quotes where it is empty or holds what the text around it is told
+// apart by (a ',' between ids, a parenthesis around the list). One longer
+// than maxProgressName bytes shown is cut there, never inside an escape,
+// saying how many bytes of it are left out, as cutBytes does.
 func printable(s string) string {
-	s = unbroken(s)
-	if len(s) > 80 {
-		s = clip(s, 80)
+	shown, quoted := progressShown(s)
+	out := strings.Join(shown, "")
+	if len(out) > maxProgressName {
+		// progressShown gives one piece for each character of s, in
+		// the order range gives them.
+		var b strings.Builder
+		k := 0
+		for i := range s {
+			if b.Len()+len(shown[k]) > maxProgressName {
+				if more := fmt.Sprintf("… (%d bytes more)", len(s)-i); b.Len()+len(more) < len(out) {
+					out = b.String() + more
+				}
+				break
+			}
+			b.WriteString(shown[k])
+			k++
+		}
 	}
-	return s
+	if quoted {
+		return `"` + out + `"`
+	}
+	return out
 }
