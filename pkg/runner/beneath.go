@@ -136,7 +136,7 @@ func (c *claudeDisc) deadLink(p string, err error, dir bool) bool {
 	}
 	if sub := c.inSubmodule(link, target); sub != "" && !loop {
 		c.find(RuleMissingFile, report.SeverityWarning, report.Location{File: link},
-			"%s is a symbolic link to %s, into the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules, so what the link leads to loads there, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
+			"%s is a symbolic link to %s, into the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules, so what the link leads to loads there, and vigiles has not read it; check the submodules out before vigiles runs (git submodule update --init --recursive; actions/checkout's submodules: recursive) so that it reads them",
 			shownName(link), shownName(target), shownName(sub))
 		return true
 	}

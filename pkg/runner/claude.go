@@ -3563,7 +3563,7 @@ func (c *claudeDisc) marketplace(root string) {
 				continue
 			}
 			if sub := c.emptySubmodule(dirp); sub != "" && (err == nil && fi.IsDir() || errors.Is(err, fs.ErrNotExist)) {
-				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is in the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules and installs the plugin from it, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it",
+				c.find(RuleMissingFile, report.SeverityError, sloc, "plugins[%d] (%s): local source %q is in the git submodule %s, which this checkout has not checked out: Claude Code clones a marketplace with its submodules and installs the plugin from it, and vigiles has not read it; check the submodules out before vigiles runs (git submodule update --init --recursive; actions/checkout's submodules: recursive) so that it reads them",
 					i, shownCut(name, maxMonitorName), s, shownName(sub))
 				continue
 			}

@@ -45,7 +45,7 @@ func TestDeadLinkMessage(t *testing.T) {
 			name:  "a skill's directory in a submodule not checked out",
 			files: map[string]string{".gitmodules": "[submodule \"ext\"]\n\tpath = external/skills\n\turl = https://git.example.test/skills.git\n", "external/skills/": "", "skills/": "", ".claude-plugin/plugin.json": `{"name": "p"}`},
 			links: map[string]string{"skills/docx": "../external/skills/skills/docx"},
-			want:  []string{"warning skills/docx:0:0 skills/docx is a symbolic link to ../external/skills/skills/docx, into the git submodule external/skills, which this checkout has not checked out: Claude Code clones a marketplace with its submodules, so what the link leads to loads there, and vigiles has not read it; check the submodules out before the audit (git submodule update --init --recursive; actions/checkout's submodules: recursive) to audit it"},
+			want:  []string{"warning skills/docx:0:0 skills/docx is a symbolic link to ../external/skills/skills/docx, into the git submodule external/skills, which this checkout has not checked out: Claude Code clones a marketplace with its submodules, so what the link leads to loads there, and vigiles has not read it; check the submodules out before vigiles runs (git submodule update --init --recursive; actions/checkout's submodules: recursive) so that it reads them"},
 		},
 		{
 			name:  "a skills directory",

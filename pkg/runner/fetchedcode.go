@@ -2886,10 +2886,11 @@ func (s *session) hookFetchedCode() {
 		msg, sev := fetchedMessage(who, g.fs)
 		off, isOff := strings.CutPrefix(h.NotRun, "turned off: ")
 		if sev == report.SeverityWarning && !isOff {
-			// What the audit's run of it may record: none where the
-			// runner is missing, or egress is not denied, and no run at
-			// all of a hook turned off.
-			msg += "; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
+			// What vigiles' run of it (an audit's, or a test's check
+			// of it) may record: none where the runner is missing, or
+			// egress is not denied, and no run at all of a hook turned
+			// off.
+			msg += "; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 		}
 		if isOff {
 			sev, msg = report.SeverityNotice, "turned off: "+off+"; "+msg

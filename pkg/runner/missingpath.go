@@ -128,7 +128,7 @@ func missingPathCause(r report.HookRun, tree string) string {
 				if why := notShipped(r, filepath.ToSlash(rel)); why != "" {
 					return why
 				}
-				return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before the audit as where the hook is used", shownName(filepath.ToSlash(rel)))
+				return fmt.Sprintf("it names %s, which the tree does not hold: a file a build makes that the repository does not commit (dist/, build/), one its .gitignore keeps out, or one removed; commit it, or build it before vigiles runs, as it is built where the hook is used", shownName(filepath.ToSlash(rel)))
 			}
 			continue
 		}
@@ -148,14 +148,14 @@ func missingPathCause(r report.HookRun, tree string) string {
 			if rel := inTreeSuffix(tree, abs); rel != "" && under(abs, sandbox.Throwaway()[0]) {
 				// The tree's own file, which an installer copies into
 				// HOME where the hook is used.
-				return fmt.Sprintf("it names %s, in the run's throwaway HOME, which each confined run starts empty, and the tree has %s: an installer that copies the tree's files into HOME puts it there where the hook is used, so this run records the hook without it; name it from the tree (\"$CLAUDE_PROJECT_DIR\"/%s) to audit it at work", shownName(p), shownName(rel), shownName(rel))
+				return fmt.Sprintf("it names %s, in the run's throwaway HOME, which each confined run starts empty, and the tree has %s: an installer that copies the tree's files into HOME puts it there where the hook is used, so this run records the hook without it; name it from the tree (\"$CLAUDE_PROJECT_DIR\"/%s) so that vigiles runs the hook at work", shownName(p), shownName(rel), shownName(rel))
 			}
 			return fmt.Sprintf("it names %s, in the run's throwaway HOME, TMPDIR or /dev/shm, which each confined run starts empty: what an earlier hook of the session (a SessionStart that installs into ${CLAUDE_PLUGIN_DATA}) or an earlier session would have left there is not there, so this run records the hook without it", shownName(p))
 		}
 		if under(abs, hiddenFromHook()...) {
 			// Not looked up: whether this machine has a path there is
 			// what vigiles hides, and a hook could ask it so.
-			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is audited without it (install it outside them, in /usr/local/bin, say)", shownName(p))
+			return fmt.Sprintf("it names %s, under a directory vigiles hides from a confined hook (the home directories and the like, so that the secrets there stay unread), where the hook finds nothing whether or not this machine has it: a hook that names its author's own paths fails wherever else it runs (name the tree's files with \"$CLAUDE_PROJECT_DIR\"/…), and one that runs what is installed there is run here without it (install it outside them, in /usr/local/bin, say)", shownName(p))
 		}
 		if has, known := onHost(tree, abs); has || !known {
 			continue
@@ -271,7 +271,7 @@ func emptyVarCause(r report.HookRun, tree, p string) string {
 		case strings.Contains(name, "CLAUDE") || strings.Contains(name, "PLUGIN"):
 			why += fmt.Sprintf("Claude Code sets no %s (it sets CLAUDE_PROJECT_DIR, and CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA for a plugin's hooks), so it fails wherever it runs", name)
 		default:
-			why += fmt.Sprintf("a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where %s is set; set it in the settings' env to audit the hook at work", name)
+			why += fmt.Sprintf("a confined hook gets what Claude Code sets for it, the session's settings env and the caller's PATH, LANG and TERM, not a user's whole environment, so it works only where %s is set; set it in the settings' env so that vigiles runs the hook at work", name)
 		}
 		if root, ok := strings.CutPrefix(r.Context, "plugin:"); ok && tree != "" {
 			rel := path.Join(root, strings.TrimPrefix(path.Clean(ref[2]), "/"))

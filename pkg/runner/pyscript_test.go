@@ -140,7 +140,7 @@ func TestScriptDependenciesFetched(t *testing.T) {
 	}
 	const unpinned = "what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: "
 	const pinned = "vigiles audits what the tree holds, not what is fetched: review that version apart"
-	const deny = "; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
+	const deny = "; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 	want := []string{
 		`notice discovery/fetched-code .claude/settings.json:15:38 hook .claude/settings.json#hooks.Stop[0].hooks[10] runs code that is not in the tree, fetched at run time: uv run .claude/tools/proj.py fetches proj-dep==1.0, pinned by the exact version 1.0; ` + pinned,
 		`notice discovery/fetched-code .claude/settings.json:2:3 the project's settings command statusLine runs code that is not in the tree, fetched at run time: uv run .claude/status.py fetches rich==13.7.1, pinned by the exact version 13.7.1; ` + pinned,
@@ -187,7 +187,7 @@ func TestHandedScriptFetched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const rest = " fetches bashlex (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/hooks/scripts/validate-bash-command.py; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
+	const rest = " fetches bashlex (no version: whatever the registry serves as latest); what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: pin each of its inline metadata's dependencies to an exact version (NAME==<version>), or lock them beside it: uv lock --script a/hooks/scripts/validate-bash-command.py; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 	want := []string{
 		`warning discovery/fetched-code a/hooks/hooks.json:2:34 hook a/hooks/hooks.json#hooks.PreToolUse[0].hooks[0] runs code that is not in the tree, fetched at run time: uv run a/hooks/scripts/validate-bash-command.py (the command hands the script to a/hooks/scripts/audit-wrap, and its first line runs it with uv run)` + rest,
 		`warning discovery/fetched-code a/hooks/hooks.json:6:34 hook a/hooks/hooks.json#hooks.PreToolUse[0].hooks[4] runs code that is not in the tree, fetched at run time: uv run a/hooks/scripts/validate-bash-command.py (the command hands the script to a/hooks/scripts/audit-wrap, and its first line runs it with uv run)` + rest,

@@ -74,7 +74,7 @@ func TestPyprojectInstalls(t *testing.T) {
 func TestUvProjectFetched(t *testing.T) {
 	const unpinned = "what runs is what is served (or was, where cached), which no audit or baseline of the tree vouches for: "
 	const pinned = "vigiles audits what the tree holds, not what is fetched: review that version apart"
-	const deny = "; where the audit runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
+	const deny = "; where vigiles runs it under egress deny, a fetch it tries is blocked (the run's egress names the host), so what the run records is not the code Claude Code runs"
 	const bDeps = "uv run fetches the 4 dependencies of b/pyproject.toml (no uv.lock beside it: uv run resolves them afresh, whatever the index serves that day); " + unpinned + "lock them: uv lock beside b/pyproject.toml, commit the uv.lock it writes, and run uv run --locked"
 	hooks := func(cmds ...string) string {
 		var hs []string
