@@ -350,7 +350,7 @@ func (c *claudeDisc) copyNotices() {
 			case unloaded < len(g.members):
 				lists = fmt.Sprintf("%d of them", unloaded)
 			}
-			did = fmt.Sprintf("; no marketplace lists %s, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of %s hooks and names none of %s servers: name %s as the audit's PATH to audit it", lists, whose, whose, name)
+			did = fmt.Sprintf("; no marketplace lists %s, and Claude Code loads a plugin no marketplace lists only where --plugin-dir names it, so vigiles runs none of %s hooks and names none of %s servers: name %s as the PATH of vigiles audit to audit it", lists, whose, whose, name)
 		}
 		switch {
 		case len(g.members) == 1 && first.hooked:
@@ -867,7 +867,7 @@ func (c *claudeDisc) fixtureNotices() {
 			whose = "the work tree's plugin"
 		}
 		if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: f.file},
-			"%s lies inside %s, which a marketplace lists, and is listed by no marketplace itself (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the audit's PATH",
+			"%s lies inside %s, which a marketplace lists, and is listed by no marketplace itself (a test's fixture): Claude Code installs it as that plugin's files and loads none of them as a plugin, so vigiles does not run its hooks; to audit it, name it as the PATH of vigiles audit",
 			shownName(f.rel), whose) {
 			c.unread(f.rel)
 		}
@@ -905,7 +905,7 @@ func (c *claudeDisc) fixtureProject(dir string) {
 		return
 	}
 	if c.find(RuleNotExecutable, report.SeverityNotice, report.Location{File: path.Join(rel, ".claude")},
-		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json as a project's, and runs none of its hooks; to audit it, name %s as the audit's PATH",
+		"%s lies in a test's directory (%s): a test's input, not a project of the repository's (Claude Code reads a project's .claude where its session starts, and a nested one's skills once it works on a file there), so vigiles reads neither it nor %s's .mcp.json as a project's, and runs none of its hooks; to audit it, name %s as the PATH of vigiles audit",
 		shownName(path.Join(rel, ".claude")), strings.Join(testDirNames, ", "), shownName(rel), shownName(rel)) {
 		c.unread(rel)
 	}
@@ -1212,7 +1212,7 @@ func (c *claudeDisc) unlistedFindings() {
 	c.out.Bounded = append(c.out.Bounded, len(c.out.Findings))
 	c.out.Findings = append(c.out.Findings, report.Finding{
 		Rule: RuleMalformed, Severity: c.unlistedSev, Location: c.unlistedAt,
-		Message: fmt.Sprintf("%d more findings of discovery, from here on, are not listed: more than the %d vigiles lists in one discovery (the worst of them is of severity %s); what is read and run is the same: fix those listed, and audit again to see the rest", c.unlisted, maxFindings, c.unlistedSev),
+		Message: fmt.Sprintf("%d more findings of discovery, from here on, are not listed: more than the %d vigiles lists in one discovery (the worst of them is of severity %s); what is read and run is the same: fix those listed, and run vigiles again to see the rest", c.unlisted, maxFindings, c.unlistedSev),
 	})
 }
 

@@ -76,7 +76,7 @@ func TestFixturePluginsInsideAPluginAreNotRun(t *testing.T) {
 		t.Errorf("fixture notices = %d, want 2 (one each): %q", len(notes), notes)
 	}
 
-	// Named as the audit's PATH, a fixture is read as a plugin, broken
+	// Named as the PATH of vigiles audit, a fixture is read as a plugin, broken
 	// hooks file and all.
 	one, err := ClaudeAdapter{}.Discover(dir, dir+"/plugins/evaluator/fixtures/broken")
 	if err != nil {

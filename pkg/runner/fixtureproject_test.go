@@ -66,7 +66,7 @@ func TestFixtureProjectsAreNotRun(t *testing.T) {
 	}
 	for _, d := range []string{"tests/fixtures/proj", "testdata/x", "packages/web/test/e2e"} {
 		m := notes[d+"/.claude"]
-		if !strings.Contains(m, "a test's input, not a project of the repository's") || !strings.Contains(m, "nor "+d+"'s .mcp.json as a project's, and runs none of its hooks; to audit it, name "+d+" as the audit's PATH") {
+		if !strings.Contains(m, "a test's input, not a project of the repository's") || !strings.Contains(m, "nor "+d+"'s .mcp.json as a project's, and runs none of its hooks; to audit it, name "+d+" as the PATH of vigiles audit") {
 			t.Errorf("notice at %s/.claude = %q, want it to say it is a test's input, not run, and how to audit it", d, m)
 		}
 	}

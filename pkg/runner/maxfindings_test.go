@@ -38,7 +38,7 @@ func TestFindingsPastTheBoundAreCounted(t *testing.T) {
 				t.Fatalf("%d findings, want %d listed and one that counts the rest:\n%v", len(d.Findings), maxFindings, d.Findings)
 			}
 			last := d.Findings[maxFindings]
-			want := fmt.Sprintf("%d more findings of discovery, from here on, are not listed: more than the %d vigiles lists in one discovery (the worst of them is of severity %s); what is read and run is the same: fix those listed, and audit again to see the rest", tc.unlisted, maxFindings, tc.sev)
+			want := fmt.Sprintf("%d more findings of discovery, from here on, are not listed: more than the %d vigiles lists in one discovery (the worst of them is of severity %s); what is read and run is the same: fix those listed, and run vigiles again to see the rest", tc.unlisted, maxFindings, tc.sev)
 			if last.Rule != RuleMalformed || last.Severity != tc.sev || last.Message != want || last.Location.File != ".claude/settings.json" || last.Location.Line != 1 {
 				t.Errorf("the last finding is %+v, want %s %s at .claude/settings.json:1: %s", last, tc.sev, RuleMalformed, want)
 			}

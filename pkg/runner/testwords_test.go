@@ -44,3 +44,31 @@ func TestTestSaysNoAudit(t *testing.T) {
 		}
 	}
 }
+
+// TestTestNamesTheAuditToRun runs vigiles test over a tree with a
+// fixture's .claude (tests/fixtures/proj/.claude) beside a check: test
+// shows the notice that vigiles does not run it, whose advice names the
+// command that would (vigiles audit, with the fixture as its PATH), where
+// it named "the audit's PATH", which a test has none of.
+func TestTestNamesTheAuditToRun(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		"tests/fixtures/proj/.claude/settings.json": `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo fixture"}]}]}}`,
+		".vigiles.yml": "checks:\n  - name: c\n    trusted: true\n    event: Stop\n    command: \"echo ok\"\n    expect: {allowed: true}\n",
+	})
+	rep, err := Test(context.Background(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note string
+	for _, f := range rep.Findings {
+		if f.Rule == RuleNotExecutable && strings.Contains(f.Message, "lies in a test's directory") {
+			note = f.Message
+		}
+		if strings.Contains(f.Message, "the audit") {
+			t.Errorf("vigiles test's %s says \"the audit\", which it did not run: %s", f.Rule, f.Message)
+		}
+	}
+	if !strings.HasSuffix(note, "; to audit it, name tests/fixtures/proj as the PATH of vigiles audit") {
+		t.Errorf("the fixture's notice %q; want it to name vigiles audit's PATH as the way to audit it", note)
+	}
+}
