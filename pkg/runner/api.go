@@ -980,7 +980,7 @@ func dedupePlan(plan []*plannedRun) ([]*plannedRun, []report.Finding, []string) 
 			same = "its command and args, shell and if"
 		}
 		finds = append(finds, report.Finding{Rule: RuleNoRun, Severity: report.SeverityNotice, Location: pr.Hook.Location, Hook: pr.ID,
-			Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s declares the same command hook again (%s), and Claude Code runs it once for a call, the last declared: %s, which the audit runs", shownCut(pr.ID, maxServerLine), src, same, shownCut(other.ID, maxServerLine))})
+			Title: "hook not run", Message: fmt.Sprintf("%s was not run: %s declares the same command hook again (%s), and Claude Code runs it once for a call, the last declared: %s, which vigiles runs", shownCut(pr.ID, maxServerLine), src, same, shownCut(other.ID, maxServerLine))})
 		ids = append(ids, pr.ID)
 	}
 	return kept, finds, ids

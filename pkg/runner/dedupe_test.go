@@ -71,7 +71,8 @@ func TestIdenticalHooksRunOnce(t *testing.T) {
 // TestCheckRunsIdenticalHooksOnce: a check's expectations are checked of
 // the one run Claude Code makes of a hook its plugin declares twice (the
 // manifest's inline hooks and hooks/hooks.json), and the run left out is
-// named, once; a second check of the same hook keeps its own run.
+// named, once, as the one vigiles runs (it said "the audit", which
+// vigiles test is not); a second check of the same hook keeps its own run.
 func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
 	stop := `{"Stop": [{"hooks": [{"type": "command", "command": "true same"}]}]}`
 	check := "  - name: %s\n    hook: p\n    event: Stop\n    expect:\n      exit-code: 0\n"
@@ -92,6 +93,9 @@ func TestCheckRunsIdenticalHooksOnce(t *testing.T) {
 		switch {
 		case f.Rule == RuleNoRun && f.Severity == report.SeverityNotice && strings.Contains(f.Message, "its plugin declares the same command hook again"):
 			notes++
+			if !strings.HasSuffix(f.Message, ", which vigiles runs") {
+				t.Errorf("the notice of the run left out: %q; want it to end \", which vigiles runs\"", f.Message)
+			}
 		case f.Severity != report.SeverityNotice:
 			t.Errorf("finding %s: %s", f.Rule, f.Message)
 		}
