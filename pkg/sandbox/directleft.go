@@ -74,6 +74,11 @@ func directMembers(s int) ([]int, map[int]procEntry) {
 			}
 		}
 	}
+	return membersIn(s, procs), procs
+}
+
+// membersIn is directMembers over procs, what one read of /proc gave.
+func membersIn(s int, procs map[int]procEntry) []int {
 	member := map[int]bool{s: true}
 	for pid, e := range procs {
 		if e.sid == s || e.pgid == s {
@@ -91,8 +96,11 @@ func directMembers(s int) ([]int, map[int]procEntry) {
 		if v, ok := known[pid]; ok || depth > 4096 {
 			return v
 		}
+		// A parent that started after its child is a pid reused while
+		// /proc was read, not the child's parent: the chain ends there.
 		e, ok := procs[pid]
-		v := ok && e.ppid > 1 && e.ppid != pid && below(e.ppid, depth+1)
+		p, pok := procs[e.ppid]
+		v := ok && e.ppid > 1 && e.ppid != pid && (!pok || p.start <= e.start) && below(e.ppid, depth+1)
 		known[pid] = v
 		return v
 	}
@@ -103,7 +111,7 @@ func directMembers(s int) ([]int, map[int]procEntry) {
 		}
 	}
 	slices.Sort(pids)
-	return pids, procs
+	return pids
 }
 
 // directLeft is the lingered list of the direct run whose main process

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,5 +154,21 @@ func TestCancelledDirectRunEndsItsSession(t *testing.T) {
 	}
 	if running(pid) {
 		t.Errorf("the job of its own group (pid %d) still runs after the cancelled run", pid)
+	}
+}
+
+// TestDirectMembersSkipAReusedParent: a process whose parent's pid was
+// taken, while /proc was read, by a process of the run's session that
+// started after it is no process of the run's: its chain of parents ends
+// at a parent younger than itself. A child of a member is one.
+func TestDirectMembersSkipAReusedParent(t *testing.T) {
+	procs := map[int]procEntry{
+		100: {ppid: 1, pgid: 100, sid: 100, start: 10},
+		150: {ppid: 100, pgid: 100, sid: 100, start: 50}, // the run's, started at 50
+		200: {ppid: 150, pgid: 200, sid: 200, start: 20}, // another's, whose parent 150 ended before
+		300: {ppid: 150, pgid: 300, sid: 300, start: 60}, // started by the run's 150
+	}
+	if got := membersIn(100, procs); !slices.Equal(got, []int{150, 300}) {
+		t.Errorf("members %v, want [150 300]: 200 started before the 150 it names as its parent", got)
 	}
 }
