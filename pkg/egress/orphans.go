@@ -77,17 +77,24 @@ func endOrphans(logf func(string, ...any)) error {
 		return err
 	}
 	var unsupported bool
+	// why is what kept the kernel from ending them, for the error below.
+	var why string
 	for _, o := range left {
 		if err := destroy(c, o); err != nil {
 			if errors.Is(err, unix.EOPNOTSUPP) {
 				unsupported = true
+				why = "the kernel cannot end them: no CONFIG_INET_DIAG_DESTROY"
 				break
 			}
 			// Gone meanwhile (it finished): nothing left to send.
 			if !errors.Is(err, unix.ENOENT) {
+				why = "ending one failed: " + err.Error()
 				logf("egress: ending a closed connection to %s: %v", o.dst, err)
 			}
 		}
+	}
+	if why == "" {
+		why = "each was ended, and still listed"
 	}
 	if !unsupported {
 		// What could not be destroyed is looked for again below; none
@@ -104,7 +111,7 @@ func endOrphans(logf func(string, ...any)) error {
 		}
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%d connections the command closed to %s and others were still sending when the counts were read (the kernel cannot end them: no CONFIG_INET_DIAG_DESTROY): what they sent after is not counted: %w", len(left), left[0].dst, ErrIncomplete)
+		return fmt.Errorf("%d connections the command closed to %s and others were still sending when the counts were read (%s): what they sent after is not counted: %w", len(left), left[0].dst, why, ErrIncomplete)
 	}
 	return nil
 }
