@@ -145,7 +145,8 @@ func TestActionServerDriftIsText(t *testing.T) {
 // vigiles audit --update-baseline, writes no baseline of a run vigiles
 // refused: the step exits 125 whatever fail-level says, verdict error,
 // and its error names the run on one line, a run id of a directory whose
-// name holds a newline and workflow-command text flattened.
+// name holds a newline and workflow-command text quoted, its newline an
+// escape.
 func TestActionUpdateBaselineOfARefusedRun(t *testing.T) {
 	s := newStep(t, map[string]string{"command": "audit", "check-run": "false", "fail-level": "none", "baseline": ".vigiles/baseline.json", "update-baseline": "true"})
 	ws := s.env["GITHUB_WORKSPACE"]
@@ -163,7 +164,7 @@ func TestActionUpdateBaselineOfARefusedRun(t *testing.T) {
 	deps := actionDeps{test: runner.Test, audit: runner.Audit, executor: refused, httpClient: s.srv.Client()}
 	s.exitCode = exitCode(runActionWith(context.Background(), nil, getenv, &s.stdout, &s.stderr, deps), &s.stderr, true)
 	out := s.stdout.String() + s.stderr.String()
-	if s.exitCode != 125 || !strings.Contains(out, "the baseline was not written") || !strings.Contains(out, "x?::warning::forged/hooks/hooks.json#hooks.Stop[0].hooks[0] run/refused") {
+	if s.exitCode != 125 || !strings.Contains(out, "the baseline was not written") || !strings.Contains(out, `"plugins/x\u000a::warning::forged/hooks/hooks.json#hooks.Stop[0].hooks[0]" run/refused`) {
 		t.Errorf("update-baseline of a refused run: exit %d, want 125 naming the run\n%s", s.exitCode, out)
 	}
 	for _, l := range strings.Split(out, "\n") {
