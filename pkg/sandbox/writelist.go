@@ -64,20 +64,7 @@ func (l *writeList) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	ws := make([]evidence.Write, 0, n)
-	var arena strings.Builder
-	arena.Grow(size)
-	// str returns v as a string of the arena. The arena was grown to hold
-	// every string of the list, so what it returned before stays valid
-	// and unchanged as it is written on (strings.Builder never writes over
-	// its bytes).
-	str := func(v []byte) string {
-		if len(v) == 0 {
-			return ""
-		}
-		start := arena.Len()
-		arena.Write(v)
-		return arena.String()[start:]
-	}
+	str := newArena(size).str
 	err = eachElement(b, i, func(e []byte) error {
 		w, err := decodeWrite(e, str)
 		ws = append(ws, w)
@@ -513,16 +500,7 @@ func (s *resultScanner) list() error {
 	// most a count could ask was 3 GiB of entries, made before a byte of
 	// the list was read.)
 	ws := make([]evidence.Write, 0, min(s.count, maxResult/len(minWriteEntry)))
-	var arena strings.Builder
-	arena.Grow(s.size)
-	str := func(v []byte) string {
-		if len(v) == 0 {
-			return ""
-		}
-		start := arena.Len()
-		arena.Write(v)
-		return arena.String()[start:]
-	}
+	str := newArena(s.size).str
 	defer func() { s.writes = ws }()
 	for first := true; ; first = false {
 		s.discardSpace()
@@ -606,4 +584,26 @@ func (s *resultScanner) readElem() error {
 			return nil
 		}
 	}
+}
+
+// arena holds the strings of one write list in one allocation: grown at
+// first to hold them all, what str returned before stays valid and
+// unchanged as it is written on (strings.Builder never writes over its
+// bytes), and a list past that size only grows it anew.
+type arena struct{ b strings.Builder }
+
+func newArena(size int) *arena {
+	a := &arena{}
+	a.b.Grow(size)
+	return a
+}
+
+// str returns v as a string of the arena.
+func (a *arena) str(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	start := a.b.Len()
+	a.b.Write(v)
+	return a.b.String()[start:]
 }
