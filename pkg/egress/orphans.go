@@ -111,7 +111,11 @@ func endOrphans(logf func(string, ...any)) error {
 		}
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("%d connections the command closed to %s and others were still sending when the counts were read (%s): what they sent after is not counted: %w", len(left), left[0].dst, why, ErrIncomplete)
+		what := fmt.Sprintf("a connection the command closed to %s was", left[0].dst)
+		if len(left) > 1 {
+			what = fmt.Sprintf("%d connections the command closed, to %s and others, were", len(left), left[0].dst)
+		}
+		return fmt.Errorf("%s still sending when the counts were read (%s): what they sent after is not counted: %w", what, why, ErrIncomplete)
 	}
 	return nil
 }
