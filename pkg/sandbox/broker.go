@@ -453,7 +453,7 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 		// hook's process then and lets those run on (survivors).
 		res.TimedOut = true
 		res.DurationMs = ms(time.Since(start))
-		left = directLeft(pid)
+		left, _ = directLeft(pid)
 	case <-ctx.Done():
 		res.DurationMs = ms(time.Since(start))
 	}

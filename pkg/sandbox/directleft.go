@@ -116,15 +116,16 @@ func membersIn(s int, procs map[int]procEntry) []int {
 
 // directLeft is the lingered list of the direct run whose main process
 // is s: what directMembers finds alive (reaper.List leaves out what has
-// ended), from two reads of /proc where the first finds none.
-func directLeft(s int) []reaper.Process {
+// ended), from two reads of /proc where the first finds none; and what
+// that read found of each process (its start time).
+func directLeft(s int) ([]reaper.Process, map[int]procEntry) {
 	for range 2 {
-		pids, _ := directMembers(s)
+		pids, procs := directMembers(s)
 		if left := reaper.List(pids, "/proc"); len(left) > 0 {
-			return left
+			return left, procs
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // lingerDirect gives what the direct run whose main process s exited at
@@ -137,13 +138,14 @@ func directLeft(s int) []reaper.Process {
 func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duration) []reaper.Process {
 	deadline := exitedAt.Add(d)
 	for {
-		left := directLeft(s)
+		left, procs := directLeft(s)
 		if len(left) == 0 || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return left
 		}
+		// Their start times as the read that listed them gave them.
 		watch := map[int]uint64{}
 		for _, p := range left {
-			if e, ok := readProcEntry(p.Pid); ok && p.Pid > 0 {
+			if e, ok := procs[p.Pid]; ok && p.Pid > 0 {
 				watch[p.Pid] = e.start
 			}
 		}
