@@ -138,7 +138,7 @@ func orphans(c *netlink.Conn) ([]orphan, error) {
 		}
 		for _, m := range msgs {
 			o, ok := parseOrphan(m.Data)
-			if ok && !o.dst.IsLoopback() && !isLocal(o.dst) {
+			if ok && !isLocal(o.dst) { // loopback among them
 				out = append(out, o)
 			}
 		}
@@ -152,16 +152,12 @@ func parseOrphan(m []byte) (orphan, bool) {
 	if len(m) < inetDiagMsgLen || binary.NativeEndian.Uint32(m[inetDiagInode:]) != 0 {
 		return orphan{}, false
 	}
-	o := orphan{family: m[0], state: m[1]}
-	copy(o.id[:], m[4:4+inetDiagIDLen])
-	switch o.family {
-	case unix.AF_INET:
-		o.dst = netip.AddrFrom4([4]byte(m[24:28]))
-	case unix.AF_INET6:
-		o.dst = netip.AddrFrom16([16]byte(m[24:40])).Unmap()
-	default:
+	dst, ok := diagDst(m)
+	if !ok {
 		return orphan{}, false
 	}
+	o := orphan{family: m[0], state: m[1], dst: dst}
+	copy(o.id[:], m[4:4+inetDiagIDLen])
 	return o, true
 }
 

@@ -852,13 +852,7 @@ func (w *discardWatch) notice(m []byte) {
 		return
 	}
 	cookie := binary.NativeEndian.Uint64(m[44:52])
-	var dst netip.Addr
-	switch m[0] {
-	case unix.AF_INET:
-		dst = netip.AddrFrom4([4]byte(m[24:28]))
-	case unix.AF_INET6:
-		dst = netip.AddrFrom16([16]byte(m[24:40])).Unmap()
-	}
+	dst, _ := diagDst(m)
 	to := netip.AddrPortFrom(dst, binary.BigEndian.Uint16(m[6:8]))
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -885,6 +879,19 @@ func (w *discardWatch) notice(m []byte) {
 		to = netip.AddrPortFrom(any, to.Port())
 	}
 	w.lost[to]++
+}
+
+// diagDst is the peer's address in m, a struct inet_diag_msg of
+// inetDiagMsgLen bytes at least; false (and the zero Addr) for a family
+// other than IPv4 and IPv6.
+func diagDst(m []byte) (netip.Addr, bool) {
+	switch m[0] {
+	case unix.AF_INET:
+		return netip.AddrFrom4([4]byte(m[24:28])), true
+	case unix.AF_INET6:
+		return netip.AddrFrom16([16]byte(m[24:40])).Unmap(), true
+	}
+	return netip.Addr{}, false
 }
 
 // isLocal reports whether a is an address of this network namespace.
