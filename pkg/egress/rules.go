@@ -567,10 +567,7 @@ func addRefusal(add func(*nftables.Chain, ...expr.Any), ch *nftables.Chain) {
 		&expr.Fib{Register: 1, FlagSADDR: true, ResultADDRTYPE: true},
 		&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: nativeU32(unix.RTN_LOCAL)},
 		drop())
-	add(ch,
-		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
-		&expr.Reject{Type: unix.NFT_REJECT_TCP_RST})
+	add(ch, append(isTCP(), &expr.Reject{Type: unix.NFT_REJECT_TCP_RST})...)
 	add(ch, &expr.Reject{Type: unix.NFT_REJECT_ICMPX_UNREACH, Code: unix.NFT_REJECT_ICMPX_PORT_UNREACH})
 }
 
@@ -629,13 +626,10 @@ func tcpSYN() []expr.Any {
 
 // isTCPReset matches a TCP segment with the RST flag.
 func isTCPReset() []expr.Any {
-	return []expr.Any{
-		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+	return append(isTCP(),
 		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 13, Len: 1},
 		&expr.Bitwise{SourceRegister: 1, DestRegister: 1, Len: 1, Mask: []byte{tcpRST}, Xor: []byte{0}},
-		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST}},
-	}
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{tcpRST}})
 }
 
 // flowKey loads address . l4proto . port into registers 8.. (the layout a
