@@ -11,7 +11,7 @@
 // Only the broker is measured (the init, bubblewrap and the command are
 // other processes).
 //
-//	go run ./bench/cmd/vwritemem -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles -n 10000,100000,1000000
+//	go run ./bench/cmd/vwritemem -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles -n 10000,100000,1000000 -rounds 3
 package main
 
 import (
