@@ -274,11 +274,12 @@ func WriteHookLogs(w io.Writer, runs []report.HookRun) error {
 	}
 	// Inside the stop-commands block nothing runs, but the log viewer
 	// still styles "##[group]", "##[error]" and the like wherever they
-	// appear, and "[command]" at a line's start as a command the step ran:
-	// a hook could close vigiles' group, print a line that looks like
-	// vigiles' own verdict, or one that looks like a command the workflow
-	// ran.
-	text := noCommandTags(noLogTags(body.String()))
+	// appear: a hook could close vigiles' group or print a line that
+	// looks like vigiles' own verdict. No line here starts "[command]",
+	// which it shows as a command the step ran: a hook's starts with
+	// rawMark (its own "[command]" made "[·command]" above), and
+	// vigiles' headers with "--- ", "[stdout]" or "[stderr]".
+	text := noLogTags(body.String())
 	var token string
 	for {
 		var err error
