@@ -11,6 +11,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -210,20 +211,21 @@ func writeRawLines(b *strings.Builder, t string) {
 	}
 }
 
-// headerName is a name in a header of WriteHookLogs: one line (oneLine),
-// its ':' lookalikes (NoMatch), and quoted in Go syntax where it holds
-// what the header's own words are told apart by (one of seps, a
-// parenthesis, a '"') or is empty or has space at either end: a plugin
-// named "p / Stop (p/Stop/0) exit 0 ---" cannot make its header read as
+// headerName is a name in a header of WriteHookLogs, its ':' lookalikes
+// (NoMatch): as evidence.ShownName shows it, quoted in Go syntax where it
+// is no plain line of UTF-8 (a\rb as "a\rb", never as a b, another
+// name), and quoted too where it holds what the header's own words are
+// told apart by (one of seps, a parenthesis) or is empty: a plugin named
+// "p / Stop (p/Stop/0) exit 0 ---" cannot make its header read as
 // another run's, or as an exit status it did not have. A plugin's and an
 // event's seps are "/"; a run's id, whose parts are '/'-separated (and
 // quoted where odd), has none.
 func headerName(s, seps string) string {
-	s = NoMatch(oneLine(s))
-	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, seps+`()"`) {
-		return strconv.Quote(s)
+	shown := evidence.ShownName(s)
+	if shown == s && (s == "" || strings.ContainsAny(s, seps+`()"`)) {
+		shown = strconv.Quote(s)
 	}
-	return s
+	return NoMatch(shown)
 }
 
 // newToken returns a fresh unguessable stop-commands token.

@@ -120,21 +120,31 @@ func TestEvidenceLinesCannotPassForVigiles(t *testing.T) {
 
 // TestHookLogHeadersQuoteOddNames: a plugin, an event or a run id that
 // holds what a header's words are told apart by is quoted, so that its
-// header reads as its own run's alone, with its own exit status.
+// header reads as its own run's alone, with its own exit status; and so
+// is one that is no plain line of UTF-8, its control and format
+// characters and its bytes escaped, so that a\rb reads apart from a b,
+// and a bidi override from a zero-width space.
 func TestHookLogHeadersQuoteOddNames(t *testing.T) {
 	runs := []report.HookRun{
 		{ID: "x/Stop/0", Plugin: "good / Stop (good/Stop/0) exit 0\n---", Event: "Stop", ExitCode: 2, Stdout: "a"},
 		{ID: "q (1)", Plugin: " q", Event: `S"/x`, Stdout: "b"},
 		{ID: "r/Stop/0", Plugin: "r", Event: "Stop", Stdout: "c"},
+		// Names that one line would flatten into one another's.
+		{ID: "a\rb/Stop/0", Plugin: "a\rb", Event: "St\u202eop", Stdout: "d"},
+		{ID: "a b/Stop/0", Plugin: "a b", Event: "St\u200bop", Stdout: "e"},
+		{ID: "c\xff", Plugin: "c\uFFFD", Event: "Stop:", Stdout: "f"},
 	}
 	var log bytes.Buffer
 	if err := WriteHookLogs(&log, runs); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`--- "good / Stop (good/Stop/0) exit 0 ---" / Stop (x/Stop/0) exit 2` + "\n",
+		`--- "good / Stop (good/Stop/0) exit 0\n---" / Stop (x/Stop/0) exit 2` + "\n",
 		`--- " q" / "S\"/x" ("q (1)") exit 0` + "\n",
 		"--- r / Stop (r/Stop/0) exit 0\n",
+		`--- "a\rb" / "St\u202eop" ("a\rb/Stop/0") exit 0` + "\n",
+		`--- a b / "St\u200bop" (a b/Stop/0) exit 0` + "\n",
+		"--- \"c\uFFFD\" / Stop" + Colon + ` ("c\xff") exit 0` + "\n",
 	} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not hold %q:\n%s", want, log.String())
