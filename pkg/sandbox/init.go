@@ -115,7 +115,7 @@ type initResult struct {
 	DurationNs    int64             `json:"durationNs"`
 	WritesCount   int               `json:"writesCount,omitempty"`
 	WritesBytes   int               `json:"writesBytes,omitempty"`
-	Writes        writeList         `json:"writes"`
+	Writes        []evidence.Write  `json:"writes"`
 	WritesMethod  string            `json:"writesMethod"`
 	Egress        []evidence.Egress `json:"egress"`
 	EgressDropped *evidence.Dropped `json:"egressDropped,omitempty"`

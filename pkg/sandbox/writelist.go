@@ -12,73 +12,22 @@ import (
 	"github.com/vigiles/action/pkg/evidence"
 )
 
-// writeList is the write record in the init's result, as the broker
-// decodes it. A command can make a million entries; decoded by
-// encoding/json, each would be a string for its path, its op and its
-// kind, and the list would grow by doubling, so that a million files cost
-// the broker hundreds of MiB (docs/performance.md, "A write record of a
-// million files"). UnmarshalJSON reads the entries the init writes (a flat
-// object of plain strings) itself: the list made once at its length, the
-// paths, link targets and renamed-from paths in one string they all
-// share, and the ops and kinds the package's constants. Anything else (a
-// string with an escape, pathBytes for a name that is not UTF-8, a key
-// of another form) is decoded by evidence.Write's own UnmarshalJSON, as
-// encoding/json would, so that the list is the same either way. Encoding
-// is encoding/json's: a writeList is written as a []evidence.Write.
-type writeList []evidence.Write
-
 // maxWriteFields is the most fields an entry of the plain form has: path,
 // op, kind, target, was, from.
 const maxWriteFields = 6
 
-// UnmarshalJSON decodes b, valid JSON (encoding/json checked the whole
-// result before it calls this).
-func (l *writeList) UnmarshalJSON(b []byte) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		// null (nil, as encoding/json leaves it), or no list: an error
-		// of encoding/json's own.
-		var ws []evidence.Write
-		if err := json.Unmarshal(b, &ws); err != nil {
-			return err
-		}
-		*l = ws
-		return nil
-	}
-	// The first pass counts the entries and the bytes of their strings;
-	// the second fills a list and an arena of just that size.
-	n, size := 0, 0
-	err := eachElement(b, i, func(e []byte) error {
-		n++
-		var f [maxWriteFields][2][]byte
-		if k, ok := plainFields(e, &f); ok {
-			for _, kv := range f[:k] {
-				if inArena(kv[0], kv[1]) {
-					size += len(kv[1])
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	ws := make([]evidence.Write, 0, n)
-	str := newArena(size).str
-	err = eachElement(b, i, func(e []byte) error {
-		w, err := decodeWrite(e, str)
-		ws = append(ws, w)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	*l = ws
-	return nil
-}
-
-// decodeWrite decodes the entry e, a plain one with its strings from
-// str, any other by evidence.Write's UnmarshalJSON.
+// decodeWrite decodes the entry e of the write record's list. A command
+// can make a million entries; decoded by encoding/json, each would be a
+// string for its path, its op and its kind, and the list would grow by
+// doubling, so that a million files cost the broker hundreds of MiB
+// (docs/performance.md, "A write record of a million files"). An entry
+// as the init writes it (a flat object of plain strings) is read here:
+// its path, link target and renamed-from path strings of str (an
+// arena's, which they all share), its op and kind the package's
+// constants. Anything else (a string with an escape, pathBytes for a name
+// that is not UTF-8, a key of another form) is decoded by evidence.Write's
+// own UnmarshalJSON, as encoding/json would, so that the list is the same
+// either way.
 func decodeWrite(e []byte, str func([]byte) string) (evidence.Write, error) {
 	var w evidence.Write
 	var f [maxWriteFields][2][]byte
@@ -107,17 +56,6 @@ func decodeWrite(e []byte, str func([]byte) string) (evidence.Write, error) {
 	return w, nil
 }
 
-// inArena says whether the value v of the key key of a plain entry is
-// kept in the arena: a path, a target, a from, and an op or a kind that
-// is none of the known words.
-func inArena(key, v []byte) bool {
-	switch string(key) {
-	case "op", "kind", "was":
-		return known(v, nil) == ""
-	}
-	return true
-}
-
 // known is v as one of the words an op or a kind is written with, without
 // allocating, or else as str gives it ("" for a nil str).
 func known(v []byte, str func([]byte) string) string {
@@ -133,27 +71,6 @@ func known(v []byte, str func([]byte) string) string {
 		return ""
 	}
 	return str(v)
-}
-
-// eachElement calls f with each element of the JSON array that starts at
-// b[i].
-func eachElement(b []byte, i int, f func(e []byte) error) error {
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return nil
-	}
-	for i < len(b) {
-		end := skipValue(b, i)
-		if err := f(b[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ',' {
-			return nil
-		}
-		i = skipSpace(b, i+1)
-	}
-	return nil
 }
 
 // plainFields reads e as an object of at most maxWriteFields fields whose
@@ -233,42 +150,6 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipValue returns the index past the JSON value, valid, that starts at
-// b[i].
-func skipValue(b []byte, i int) int {
-	depth, inString := 0, false
-	for ; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-			if depth < 0 {
-				return i // the end of the list: a literal before it
-			}
-		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			return i // the end of a number or a literal
-		}
-	}
-	return i
-}
-
 // The init's result read from its pipe.
 //
 // The result is one JSON object, its write record among its fields. Read
@@ -285,7 +166,7 @@ type rawResult struct {
 	// doc is the result's JSON, with null in place of the write record's
 	// list where that was decoded apart (listed).
 	doc    []byte
-	writes writeList
+	writes []evidence.Write
 	listed bool
 	err    error // the list could not be decoded
 }
@@ -347,7 +228,7 @@ func (e listError) Error() string { return e.err.Error() }
 type resultScanner struct {
 	br     *bufio.Reader
 	doc    []byte
-	writes writeList
+	writes []evidence.Write
 	listed bool
 	// count and size are writesCount and writesBytes, once read.
 	count, size int
@@ -491,8 +372,8 @@ func (s *resultScanner) space() error {
 // the comma after it: evidence.Write always writes a path and an op.
 const minWriteEntry = `{"path":"","op":""},`
 
-// list decodes the write record's list whose '[' was read, as
-// writeList.UnmarshalJSON decodes it.
+// list decodes the write record's list whose '[' was read, an entry at a
+// time (decodeWrite).
 func (s *resultScanner) list() error {
 	// The sizes the init gave, trusted no further than the bytes a
 	// result may hold: each entry the init writes takes
