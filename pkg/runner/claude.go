@@ -2169,7 +2169,7 @@ func otherAgentsHooks(n, h *jnode) string {
 	}
 	var names []string
 	for _, ev := range h.Members {
-		if _, known := knownEvents[ev.Key]; known || ev.Key == "" || ev.Key[0] < 'a' || ev.Key[0] > 'z' {
+		if _, known := knownEvents[ev.Key]; known || !lowerEvent(ev.Key) {
 			return ""
 		}
 		if len(names) < 3 {
