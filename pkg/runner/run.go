@@ -1128,7 +1128,7 @@ func egressHost(e evidence.Egress) string {
 func progressText(s string) string {
 	shown, quoted := progressShown(s)
 	out := strings.Join(shown, "")
-	if progressLen(shown) > maxProgressName {
+	if len(out) > maxProgressName {
 		var b strings.Builder
 		for _, p := range shown {
 			if b.Len()+len(p) > maxProgressName-len("…") {
@@ -1150,7 +1150,7 @@ func progressText(s string) string {
 func progressPath(s string) string {
 	shown, quoted := progressShown(s)
 	out := strings.Join(shown, "")
-	if progressLen(shown) > maxProgressPath {
+	if len(out) > maxProgressPath {
 		k, n := len(shown), len("…")
 		for k > 0 && n+len(shown[k-1]) <= maxProgressPath {
 			k--
@@ -1199,14 +1199,6 @@ func progressShown(s string) ([]string, bool) {
 		}
 	}
 	return shown, quoted
-}
-
-func progressLen(shown []string) int {
-	n := 0
-	for _, p := range shown {
-		n += len(p)
-	}
-	return n
 }
 
 // printable is untrusted text (a run id, a report's command or tool) as
