@@ -882,13 +882,13 @@ func (c *claudeDisc) fixtureNotices() {
 // look for hooks Claude Code does not load has it (strayHooks).
 func (c *claudeDisc) inTests(dir string) bool {
 	rel, err := relTo(c.dir, dir)
-	if err != nil || slices.ContainsFunc(strings.Split(c.rootRel, "/"), func(n string) bool { return testDirs[n] }) {
+	if err != nil || inTestDir(c.rootRel) {
 		return false
 	}
 	if c.rootRel != "." {
 		rel = strings.TrimPrefix(rel, c.rootRel+"/")
 	}
-	return slices.ContainsFunc(strings.Split(rel, "/"), func(n string) bool { return testDirs[n] })
+	return inTestDir(rel)
 }
 
 // fixtureProject says of dir, a directory with a .claude that lies in a

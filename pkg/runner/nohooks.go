@@ -123,7 +123,7 @@ func (s *session) strayHooks(p string) []string {
 	if p != "." {
 		root = filepath.Join(s.dir, filepath.FromSlash(p))
 	}
-	tests := !slices.ContainsFunc(strings.Split(p, "/"), func(n string) bool { return testDirs[n] })
+	tests := !inTestDir(p)
 	var out []string
 	seen := 0
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -167,10 +167,22 @@ func (s *session) strayHooks(p string) []string {
 // and their data, by the common conventions (Go's testdata, JavaScript's
 // __tests__ and __fixtures__): Claude Code loads nothing from them, and
 // an installer copies nothing from them (strayHooks).
-var testDirs = map[string]bool{"test": true, "tests": true, "testdata": true, "__tests__": true, "fixtures": true, "__fixtures__": true}
+var testDirs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range testDirNames {
+		m[n] = true
+	}
+	return m
+}()
 
-// testDirNames are testDirs' names, as messages list them.
+// testDirNames are testDirs' names, in the order messages list them.
 var testDirNames = []string{"test", "tests", "testdata", "__tests__", "fixtures", "__fixtures__"}
+
+// inTestDir says whether the slash path rel has a test's directory
+// (testDirs) among its parts.
+func inTestDir(rel string) bool {
+	return slices.ContainsFunc(strings.Split(rel, "/"), func(n string) bool { return testDirs[n] })
+}
 
 // declaresHooks says whether data is a JSON object whose "hooks" is an
 // object holding an event vigiles knows as an array: hooks in the form
