@@ -172,10 +172,9 @@ const maxToolsNamed = 6
 // groupAcrossTools.
 type runWords struct {
 	// at is the words a finding's message opens with that name its run
-	// r as run for tool ("p PreToolUse Bash failed ("; tool "" names it
-	// whatever its tool): a message that does not open so is grouped
-	// with none.
-	at func(r report.HookRun, tool string) string
+	// r, for its tool ("p PreToolUse Bash failed ("): a message that
+	// does not open so is grouped with none.
+	at func(r report.HookRun) string
 	// hooks opens the finding of n hooks (named), runs runs, that run
 	// one command alike, in place of the first's at; nil where the
 	// rule's findings are not grouped across hooks.
@@ -194,12 +193,12 @@ type runWords struct {
 	alike func(msg string, fs []findingOfRun) string
 }
 
-// opens is the words that open the message of a finding of the run r as
-// run for tool: its plugin ("project" for the project's own hooks), its
-// event and tool, then what.
-func opens(what string) func(r report.HookRun, tool string) string {
-	return func(r report.HookRun, tool string) string {
-		return shownName(r.Plugin) + " " + r.Event + toolSuffix(tool) + what
+// opens is the words that open the message of a finding of the run r:
+// its plugin ("project" for the project's own hooks), its event and
+// tool, then what.
+func opens(what string) func(r report.HookRun) string {
+	return func(r report.HookRun) string {
+		return shownName(r.Plugin) + " " + r.Event + toolSuffix(r.Tool) + what
 	}
 }
 
@@ -240,11 +239,11 @@ var (
 	// whenever each was ended (timedOutAfter), and under Claude Code's
 	// default wait for its event where they wait alike.
 	timeoutWords = runWords{
-		at: func(r report.HookRun, tool string) string {
-			if tool == "" {
+		at: func(r report.HookRun) string {
+			if r.Tool == "" {
 				return hookOfRun(r) + ": "
 			}
-			return hookOfRun(r) + "@" + tool + ": "
+			return hookOfRun(r) + "@" + r.Tool + ": "
 		},
 		hooks: hooksAlike("each alike: "),
 		tools: func(r report.HookRun, how, named string) string {
@@ -377,7 +376,7 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int, w runWords) (rest [
 	groups := map[string][]findingOfRun{}
 	var order []string
 	for _, e := range fs {
-		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r, e.r.Tool))
+		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r))
 		if !ok {
 			rest = append(rest, e)
 			continue
@@ -421,7 +420,7 @@ func groupAcrossHooks(fs []findingOfRun, ran map[string]int, w runWords) (rest [
 		})
 		f := first.f
 		f.Message = w.hooks(first.r, len(hooks), JoinWords(named, "and"), len(members)) +
-			strings.TrimPrefix(w.alikeOf(f.Message, members), w.at(first.r, first.r.Tool))
+			strings.TrimPrefix(w.alikeOf(f.Message, members), w.at(first.r))
 		grouped = append(grouped, f)
 	}
 	// In the order of their runs again, as groupAcrossTools takes them.
@@ -472,7 +471,7 @@ func groupAcrossTools(fs []findingOfRun, ran map[string]int, w runWords) []repor
 	groups := map[string]*group{}
 	var order []*group
 	for _, e := range fs {
-		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r, e.r.Tool))
+		body, ok := strings.CutPrefix(e.f.Message, w.at(e.r))
 		if e.r.Tool == "" || !ok {
 			out = append(out, e.f)
 			continue
@@ -500,7 +499,7 @@ func groupAcrossTools(fs []findingOfRun, ran map[string]int, w runWords) []repor
 		}
 		f := &out[g.at]
 		f.Message = w.tools(first.r, how, JoinWords(named, "and")) +
-			strings.TrimPrefix(w.alikeOf(f.Message, g.members), w.at(first.r, first.r.Tool))
+			strings.TrimPrefix(w.alikeOf(f.Message, g.members), w.at(first.r))
 	}
 	return out
 }
