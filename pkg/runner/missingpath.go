@@ -107,18 +107,20 @@ func missingPathCause(r report.HookRun, tree string) string {
 			// it: read from the directory the hook runs in, not one a
 			// script changed to.
 			relative := !filepath.IsAbs(p) && !filepath.IsAbs(from)
-			written := p
-			if rc, err := filepath.Rel(cwd, abs); err == nil && !relative && from == "" && filepath.IsLocal(rc) {
+			written, named := p, false
+			if relative {
+				named = commandNames(r.Command, p)
+			} else if rc, err := filepath.Rel(cwd, abs); err == nil && from == "" && filepath.IsLocal(rc) {
 				// Named relative, reported absolute (Python's can't
 				// open file, Node.js's Cannot find module).
 				for _, w := range []string{rc, "./" + rc} {
 					if commandNames(r.Command, w) {
-						relative, written = true, w
+						relative, named, written = true, true, w
 						break
 					}
 				}
 			}
-			if (!relative || commandNames(r.Command, written)) && !moduleThere(tree, rel) {
+			if (!relative || named) && !moduleThere(tree, rel) {
 				if why := relativeMissing(r, tree, written); relative && why != "" {
 					return why
 				}
