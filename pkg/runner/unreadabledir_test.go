@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/vigiles/action/internal/testbin"
 	"github.com/vigiles/action/pkg/report"
 )
 
@@ -90,7 +90,7 @@ func TestUnreadableDirIsAnError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(testBinaryCopy(t, base), "-test.run=^TestUnreadableDirIsAnError$")
+	cmd := exec.Command(testbin.Copy(t, base, "runner.test"), "-test.run=^TestUnreadableDirIsAnError$")
 	cmd.Env = append(os.Environ(), unreadableEnv+"="+tree)
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("nobody")
@@ -125,35 +125,6 @@ func TestUnreadableDirIsAnError(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("discovery of a tree with unreadable directories:\n got %q\nwant %q\n(all of its output:\n%s)", got, want, out)
 	}
-}
-
-// testBinaryCopy copies the running test binary into dir (which others
-// may search), so that another user may run it: go test builds it in a
-// directory only its caller may enter.
-func testBinaryCopy(t *testing.T, dir string) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst := filepath.Join(dir, "runner.test")
-	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, src); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dst
 }
 
 // TestTooLongDirIsAnError: a directory whose path is longer than the
