@@ -13,32 +13,54 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Stat reads the parent pid and the start time (clock ticks after boot,
-// field 22) of process pid from /proc/PID/stat: an error wrapping
+// Entry is what /proc/PID/stat says of a process's place: its parent,
+// its process group and session, and its start time (clock ticks after
+// boot, field 22).
+type Entry struct {
+	PPid, Pgrp, Session int
+	Start               uint64
+}
+
+// Read reads process pid's Entry from /proc/PID/stat: an error wrapping
 // fs.ErrNotExist where there is no such process, another where /proc
 // could not say (out of descriptors, say), which is no sign that the
 // process is gone.
-func Stat(pid int) (ppid int, start uint64, err error) {
+func Read(pid int) (Entry, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, 0, err
+		return Entry{}, err
 	}
 	// The name (field 2) is in parentheses and may hold anything: the
-	// fields after its last ')' start at field 3 (state, ppid, …, field
-	// 22 starttime).
+	// fields after its last ')' start at field 3 (state, ppid, pgrp,
+	// session, …, field 22 starttime).
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: no name in %q", pid, b)
+		return Entry{}, fmt.Errorf("/proc/%d/stat: no name in %q", pid, b)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 20 {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
+		return Entry{}, fmt.Errorf("/proc/%d/stat: no start time in %q", pid, b)
 	}
-	if ppid, err = strconv.Atoi(f[1]); err != nil {
-		return 0, 0, fmt.Errorf("/proc/%d/stat: parent pid: %w", pid, err)
+	var e Entry
+	for _, n := range []struct {
+		to   *int
+		at   int
+		what string
+	}{{&e.PPid, 1, "parent pid"}, {&e.Pgrp, 2, "process group"}, {&e.Session, 3, "session"}} {
+		if *n.to, err = strconv.Atoi(f[n.at]); err != nil {
+			return Entry{}, fmt.Errorf("/proc/%d/stat: %s: %w", pid, n.what, err)
+		}
 	}
-	start, err = strconv.ParseUint(f[19], 10, 64)
-	return ppid, start, err
+	if e.Start, err = strconv.ParseUint(f[19], 10, 64); err != nil {
+		return Entry{}, fmt.Errorf("/proc/%d/stat: start time: %w", pid, err)
+	}
+	return e, nil
+}
+
+// Stat is Read's parent pid and start time.
+func Stat(pid int) (ppid int, start uint64, err error) {
+	e, err := Read(pid)
+	return e.PPid, e.Start, err
 }
 
 // StartTime is Stat's start time alone.

@@ -1,13 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vigiles/action/internal/procwait"
@@ -33,29 +31,10 @@ type procEntry struct {
 	start           uint64
 }
 
-// readProcEntry reads /proc/PID/stat: the fields after the name's last
-// ')' (the name is the process's choice and may hold anything), state,
-// ppid, pgrp, session, …, starttime (field 22).
+// readProcEntry reads /proc/PID/stat (procwait.Read).
 func readProcEntry(pid int) (procEntry, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procEntry{}, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procEntry{}, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return procEntry{}, false
-	}
-	var e procEntry
-	var errs [4]error
-	e.ppid, errs[0] = strconv.Atoi(f[1])
-	e.pgid, errs[1] = strconv.Atoi(f[2])
-	e.sid, errs[2] = strconv.Atoi(f[3])
-	e.start, errs[3] = strconv.ParseUint(f[19], 10, 64)
-	return e, errors.Join(errs[:]...) == nil
+	e, err := procwait.Read(pid)
+	return procEntry{ppid: e.PPid, pgid: e.Pgrp, sid: e.Session, start: e.Start}, err == nil
 }
 
 // directMembers lists, in pid order with their start times, the processes
