@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/vigiles/action/bench/internal/mdblock"
+	"github.com/vigiles/action/bench/internal/procstat"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
@@ -776,7 +777,7 @@ wait:
 		case err = <-done:
 			break wait
 		case <-tick.C:
-			if v := vmHWM(cmd.Process.Pid); v > hwm {
+			if v := procstat.VmHWM(cmd.Process.Pid); v > hwm {
 				hwm = v
 			}
 			if v := selfCPU(cmd.Process.Pid); v > self {
@@ -840,23 +841,6 @@ func selfCPU(pid int) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * (time.Second / 100) // USER_HZ is 100 on Linux
-}
-
-func vmHWM(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			f := strings.Fields(l)
-			if len(f) >= 2 {
-				v, _ := strconv.ParseInt(f[1], 10, 64)
-				return v
-			}
-		}
-	}
-	return 0
 }
 
 type cpuTime struct{ busy, total uint64 }

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -30,6 +29,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/vigiles/action/bench/internal/procstat"
 )
 
 type binaries []string
@@ -121,11 +122,11 @@ func measure(bin string, n int) (int64, []byte, error) {
 	pid := cmd.Process.Pid
 	var peak int64
 	for {
-		peak = max(peak, hwm(pid))
+		peak = max(peak, procstat.VmHWM(pid))
 		if n, _ := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ); n >= 60<<10 {
 			// Its stdout is full: it has made what it writes.
 			time.Sleep(20 * time.Millisecond)
-			peak = max(peak, hwm(pid))
+			peak = max(peak, procstat.VmHWM(pid))
 			break
 		}
 		var si unix.Siginfo
@@ -145,23 +146,6 @@ func measure(bin string, n int) (int64, []byte, error) {
 		return 0, nil, fmt.Errorf("%d creates, not %d: %.300s", c, n, doc)
 	}
 	return peak, duration.ReplaceAll(doc, nil), nil
-}
-
-// hwm is the VmHWM of pid in KiB, 0 once it cannot be read.
-func hwm(pid int) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kib, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kib
-		}
-	}
-	return 0
 }
 
 func median(v []int64) int64 {
