@@ -463,15 +463,16 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	// Whatever the command left in its session goes with it; and what
 	// of it was left to this process (a subreaper once a confined run
 	// has started) is reaped, not left a zombie for as long as the
-	// audit runs. Where it exited and left nothing, its group is only
-	// itself: no read of /proc more.
+	// audit runs: before the command itself, whose pid, the group's id,
+	// is its own until then. Where it exited and left nothing, its
+	// group is only itself: no read of /proc more.
 	if left == nil && !res.TimedOut && ctx.Err() == nil {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	} else {
 		endDirect(pid)
 	}
-	cmd.Wait()
 	reapGroup(pid)
+	cmd.Wait()
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		res.ExitCode, res.Signal = 128+int(ws.Signal()), signalName(ws.Signal())
@@ -1650,28 +1651,6 @@ func becomeSubreaper() {
 // subreaper is set once this process is a child subreaper: only then do
 // orphans come to it (reapStrays).
 var subreaper atomic.Bool
-
-// reapGroup reaps the children of this process in process group pgid,
-// which has just been killed: the orphans of a direct run's command that
-// came to this process (becomeSubreaper); its leader, the command, is
-// os/exec's and already reaped. It waits while the group still has a
-// child of this process that has not exited, 200 ms at most. A process
-// the command moved out of its group (setsid) lives on, in the open, as
-// a direct run's may, and once it exits stays a zombie of this process
-// until vigiles exits.
-func reapGroup(pgid int) {
-	for deadline := time.Now().Add(200 * time.Millisecond); ; time.Sleep(time.Millisecond) {
-		var ws unix.WaitStatus
-		n, err := unix.Wait4(-pgid, &ws, unix.WNOHANG|unix.WALL, nil)
-		switch {
-		case n > 0:
-			continue // one reaped: look again at once
-		case err != nil && errors.Is(err, unix.EINTR):
-		case err != nil || time.Now().After(deadline):
-			return // ECHILD: none left
-		}
-	}
-}
 
 // reapOrphan reaps bubblewrap's child, pid (its info's child-pid; 0 when
 // bubblewrap wrote none), where it was left to this process: called once

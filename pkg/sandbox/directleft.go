@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vigiles/action/internal/procwait"
@@ -199,5 +200,93 @@ func exitedNoReap(pid int) {
 		if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); !errors.Is(err, unix.EINTR) {
 			return
 		}
+	}
+}
+
+// reapGroup reaps the children of this process in the process group of
+// s, the direct run's command, which has just been killed: the orphans of
+// the command that came to this process (becomeSubreaper). It is called
+// before s is reaped, and leaves s to os/exec: while s is not reaped, its
+// pid, the group's id, is not taken, so that every process of that group
+// is the run's; once it was reaped, a group of that id could be another's
+// (the pid reused and made a group's leader), whose children a wait for
+// the group would reap. Each is reaped through a pidfd opened before its
+// group and parent are read again. It waits while the group still has a
+// child of this process that has not exited, 200 ms at most. A process
+// the command moved out of its group (setsid) lives on, in the open, as a
+// direct run's may, and once it exits is reaped at the end of a run
+// (reapStrays). Where this process is no subreaper, no process of the
+// group but s is its child: nothing is read.
+func reapGroup(s int) {
+	if !subreaper.Load() {
+		return
+	}
+	for deadline := time.Now().Add(200 * time.Millisecond); ; time.Sleep(time.Millisecond) {
+		kids := groupChildren(s)
+		if len(kids) == 0 {
+			return
+		}
+		for _, pid := range kids {
+			reapInGroup(pid, s)
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// groupChildren lists this process's children in the process group s,
+// but s: from /proc/self/task/*/children, or, where the kernel has none
+// (CONFIG_PROC_CHILDREN), from every process's stat.
+func groupChildren(s int) []int {
+	self := os.Getpid()
+	var kids []int
+	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(self) + "/children"); err != nil {
+		_, procs := directMembers(s)
+		for pid, e := range procs {
+			if e.ppid == self && e.pgid == s && pid != s {
+				kids = append(kids, pid)
+			}
+		}
+		return kids
+	}
+	tasks, _ := os.ReadDir("/proc/self/task")
+	for _, t := range tasks {
+		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid != s {
+				if e, ok := readProcEntry(pid); ok && e.pgid == s {
+					kids = append(kids, pid)
+				}
+			}
+		}
+	}
+	return kids
+}
+
+// reapInGroup reaps pid, a child of this process in the process group s,
+// where it has exited: through a pidfd opened before its parent and group
+// are read again, so that a pid reaped meanwhile (reapStrays) and reused
+// is not; where the kernel gives no pidfds, by its pid, which nothing
+// else reaps then (reapStrays does not, os/exec reaps its own).
+func reapInGroup(pid, s int) {
+	ours := func() bool {
+		e, ok := readProcEntry(pid)
+		return ok && e.ppid == os.Getpid() && e.pgid == s
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if !pidfds() && ours() {
+			var ws unix.WaitStatus
+			_, _ = unix.Wait4(pid, &ws, unix.WNOHANG|unix.WALL, nil)
+		}
+		return
+	}
+	defer unix.Close(fd)
+	if ours() {
+		// Where waitid knows no pidfds (Linux 5.3), the end of the run
+		// reaps it (reapStrays).
+		var info unix.Siginfo
+		_ = unix.Waitid(unix.P_PIDFD, fd, &info, unix.WEXITED|unix.WNOHANG|unix.WALL, nil)
 	}
 }

@@ -2,9 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,4 +69,55 @@ func zombieChildren() []string {
 		}
 	}
 	return out
+}
+
+// TestDirectReapGroupLeavesTheCommand: what a direct run's command left in
+// its group and this process (a subreaper) got is reaped before the
+// command, which stays os/exec's, with its exit status: while it is not
+// reaped its pid, the group's id, is not taken, so that the group reaped
+// is the run's. (The wait for the group reaped the command too, so it ran
+// after os/exec's Wait, when a group of that id could be another's.) A
+// child of this process in another group is left alone.
+func TestDirectReapGroupLeavesTheCommand(t *testing.T) {
+	becomeSubreaper()
+	if !subreaper.Load() {
+		t.Fatal("this process is no child subreaper")
+	}
+	other := exec.Command("sh", "-c", "exit 4")
+	other.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exitedNoReap(other.Process.Pid)
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd := exec.Command("sh", "-c", "sleep 29.78 >/dev/null & echo $!; exit 3")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	exitedNoReap(pid)
+	b, _ := os.ReadFile(out.Name())
+	left, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	e, ok := readProcEntry(left)
+	if !ok || e.ppid != os.Getpid() || e.pgid != pid {
+		t.Fatalf("the sleep (%q: %+v, %v) is not this process's child in the command's group", b, e, ok)
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	reapGroup(pid)
+	if now, ok := readProcEntry(left); ok && now.start == e.start {
+		t.Errorf("the sleep the command left (pid %d) is not reaped", left)
+	}
+	var ee *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Errorf("the command's wait: %v, want exit status 3", err)
+	}
+	if err := other.Wait(); !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Errorf("the other child's wait: %v, want exit status 4", err)
+	}
 }
