@@ -154,6 +154,39 @@ func ParseOutput(stdout []byte) (any, bool) {
 	return normalizeJSON(v), true
 }
 
+// maxOutputDepth is how deep encoding/json nests (its scanner's
+// maxNestingDepth): a value deeper does not parse there.
+const maxOutputDepth = 10000
+
+// nestsTooDeep says whether stdout opens more than maxOutputDepth arrays
+// and objects at once, outside strings, so that ParseOutput fails on it
+// whatever else it holds.
+func nestsTooDeep(stdout []byte) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range stdout {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > maxOutputDepth {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
 // normalizeJSON turns json.Number into float64 so values compare like
 // YAML values do.
 func normalizeJSON(v any) any {
@@ -422,6 +455,14 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	var out any
 	if !cut {
 		out, _ = ParseOutput(stdout)
+	}
+	if out == nil && !cut && !rules.ignoresOutput && !(res.ExitCode == 2 && !rules.exit2Allows) && nestsTooDeep(stdout) {
+		// JSON.parse reads any depth (Node.js's and Bun's parsers keep no
+		// stack of their own), Go's decoder none past maxOutputDepth: a
+		// field nested that deep beside a decision would hide the
+		// decision from vigiles, not from Claude Code. An exit 2 that
+		// blocks on its own blocks whatever the JSON says.
+		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and its stdout nests JSON deeper than the %d levels vigiles reads, where Claude Code reads it whole and may find a decision in it", res.ExitCode, maxOutputDepth)}
 	}
 	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
 	obj, _ := out.(map[string]any)
