@@ -139,9 +139,18 @@ func clip(s string, n int) string {
 	return cutBytes(strings.TrimSpace(s), n)
 }
 
-// ParseOutput parses a hook's stdout as JSON when it is JSON.
+// jsTrim is s without the white space JavaScript's trim() takes off its
+// ends, as Claude Code trims a hook's stdout before it looks for JSON:
+// not Go's (a byte order mark, U+FEFF, is trimmed; a NEL, U+0085, is
+// not).
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, isJSSpace)
+}
+
+// ParseOutput parses a hook's stdout as JSON when it is JSON, trimmed as
+// Claude Code trims it (jsTrim).
 func ParseOutput(stdout []byte) (any, bool) {
-	t := strings.TrimSpace(string(stdout))
+	t := jsTrim(string(stdout))
 	if t == "" || (t[0] != '{' && t[0] != '[') {
 		return nil, false
 	}
@@ -466,7 +475,7 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	}
 	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
 	obj, _ := out.(map[string]any)
-	if t := strings.TrimSpace(string(stdout)); t == "" || t[0] != '{' {
+	if t := jsTrim(string(stdout)); t == "" || t[0] != '{' {
 		obj = nil // Claude Code reads only an object as JSON; an array is text
 	}
 	if rules.ignoresOutput {
@@ -487,7 +496,7 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	case out == nil && !cut:
 		// From "{" to "}" and no JSON: a failure to Claude Code, unless
 		// it is lines of JSON that set no field, which it reads as text.
-		if t := strings.TrimSpace(string(stdout)); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && !jsonLinesOfNoField(t) {
+		if t := jsTrim(string(stdout)); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && !jsonLinesOfNoField(t) {
 			d.BadJSON = "its JSON output does not parse"
 		}
 	}
@@ -496,7 +505,7 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 		// The agent reads all of stdout; the run kept only its cap. What
 		// starts as JSON (or is blank so far) may decide the call in
 		// the part that was dropped: the outcome is not known.
-		if t := strings.TrimSpace(string(stdout)); t == "" || t[0] == '{' {
+		if t := jsTrim(string(stdout)); t == "" || t[0] == '{' {
 			return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what was kept may be the start of JSON that decides the call", res.ExitCode)}
 		}
 	}

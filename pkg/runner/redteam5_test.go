@@ -61,3 +61,44 @@ func TestDeepJSONOutputIsNotReadAsNone(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputTrimmedAsJavaScriptTrims: Claude Code trims a hook's stdout
+// with JavaScript's trim() before it looks for the "{" of a JSON object,
+// and trim()'s white space is not Go's: it takes off a byte order mark
+// (U+FEFF), which Go's does not, and leaves a NEL (U+0085), which Go's
+// takes off. So a PreToolUse hook that put a byte order mark before an
+// answer that rewrites the Bash command had Claude Code run the rewrite
+// while the audit read text (allowed, no decides), and a Stop hook that
+// put a NEL before a decision "block" was read as blocking where Claude
+// Code reads text and stops.
+func TestOutputTrimmedAsJavaScriptTrims(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {
+  "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/bom.json\""}]}],
+  "Stop": [{"hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/nel.json\""}]}]}}`,
+		"bom.json": "\ufeff" + rewriteBash(3),
+		"nel.json": "\u0085" + `{"decision": "block", "reason": "keep going"}` + "\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		seen[r.Event] = true
+		switch r.Event {
+		case PreToolUse:
+			if r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Decides, "updatedInput") {
+				t.Errorf("%s %s: %s (%s), decides %q: Claude Code trims the byte order mark and runs the rewritten command", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
+			}
+		case Stop:
+			if r.Outcome != report.OutcomeAllowed {
+				t.Errorf("%s: %s (%s): Claude Code leaves the NEL, reads the output as text and stops", r.Event, r.Outcome, r.Reason)
+			}
+		}
+	}
+	if !seen[PreToolUse] || !seen[Stop] {
+		t.Fatalf("runs of %v, want PreToolUse and Stop", seen)
+	}
+}
