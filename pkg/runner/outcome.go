@@ -867,6 +867,13 @@ func checkSchema(event string, obj map[string]any) string {
 		// Case counts: "pretooluse" is not PreToolUse.
 		return fmt.Sprintf("hookSpecificOutput.hookEventName is %s, not %q", shortJSON(hso["hookEventName"]), event)
 	}
+	for _, k := range hookSpecificFields[event] {
+		if v, ok := hso[k]; ok {
+			if want := hookSpecificTypes[k]; want != "" && !isSchemaType(v, want) {
+				return fmt.Sprintf("hookSpecificOutput.%s must be %s, not %s", k, want, shortJSON(v))
+			}
+		}
+	}
 	switch event {
 	case PreToolUse:
 		if v, ok := hso["permissionDecision"]; ok {
@@ -904,9 +911,60 @@ func checkSchema(event string, obj map[string]any) string {
 			if s, _ := dec["behavior"].(string); s != "allow" && s != "deny" {
 				return fmt.Sprintf("hookSpecificOutput.decision.behavior must be \"allow\" or \"deny\", not %s", shortJSON(dec["behavior"]))
 			}
+			for k, want := range decisionTypes[dec["behavior"].(string)] {
+				if v, ok := dec[k]; ok && !isSchemaType(v, want) {
+					return fmt.Sprintf("hookSpecificOutput.decision.%s must be %s, not %s", k, want, shortJSON(v))
+				}
+			}
 		}
 	}
 	return ""
+}
+
+// hookSpecificTypes are the types Claude Code's output schema gives the
+// fields of hookSpecificOutput that vigiles reads, where the event's
+// hookSpecificFields has them: a value of another type fails the schema,
+// and Claude Code then reads none of the output (a deny beside a reason
+// that is no string blocks nothing). Fields of a type vigiles does not
+// know (updatedToolOutput, displayContent, …) are left alone.
+var hookSpecificTypes = map[string]string{
+	"permissionDecisionReason": "a string",
+	"additionalContext":        "a string",
+	"initialUserMessage":       "a string",
+	"updatedInput":             "an object",
+	"content":                  "an object",
+	"watchPaths":               "an array of strings",
+	"retry":                    "true or false",
+}
+
+// decisionTypes are, by behavior, the types the schema gives the fields
+// of a PermissionRequest's hookSpecificOutput.decision.
+var decisionTypes = map[string]map[string]string{
+	"allow": {"updatedInput": "an object", "updatedPermissions": "an array"},
+	"deny":  {"message": "a string", "interrupt": "true or false"},
+}
+
+// isSchemaType says whether v, parsed from JSON, is of the schema type
+// want, as hookSpecificTypes names it.
+func isSchemaType(v any, want string) bool {
+	switch want {
+	case "a string":
+		_, ok := v.(string)
+		return ok
+	case "an object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "an array":
+		_, ok := v.([]any)
+		return ok
+	case "an array of strings":
+		a, ok := v.([]any)
+		return ok && !slices.ContainsFunc(a, func(e any) bool { _, s := e.(string); return !s })
+	case "true or false":
+		_, ok := v.(bool)
+		return ok
+	}
+	return true
 }
 
 // shortJSON shows a value of the hook's output in a reason, cut short.

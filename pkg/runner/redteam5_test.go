@@ -102,3 +102,40 @@ func TestOutputTrimmedAsJavaScriptTrims(t *testing.T) {
 		t.Fatalf("runs of %v, want PreToolUse and Stop", seen)
 	}
 }
+
+// TestHookSpecificFieldTypesAreTheSchemas: Claude Code validates a hook's
+// JSON against its output schema, which types each field of
+// hookSpecificOutput: a permissionDecisionReason that is no string, or an
+// updatedInput that is no object, fails it, and Claude Code reads none of
+// the output (a non-blocking error: the call goes on, asked as usual).
+// The audit read a deny beside such a reason as a block, so that a guard
+// whose `vigiles test` showed it blocking blocked nothing under Claude
+// Code, and an updatedInput "rewrite" that Claude Code never applies as
+// one it does.
+func TestHookSpecificFieldTypesAreTheSchemas(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/deny.json\""}]},
+  {"matcher": "Write", "hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/rewrite.json\""}]}]}}`,
+		"deny.json":    `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ["rm is not allowed"]}}`,
+		"rewrite.json": `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "updatedInput": "{\"file_path\": \"/etc/passwd\"}"}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Event != PreToolUse {
+			continue
+		}
+		seen[r.Tool] = true
+		if r.Outcome != report.OutcomeAllowed || r.Decides != "" || !strings.Contains(r.Reason, "schema") {
+			t.Errorf("%s %s: %s (%s), decides %q; want allowed, deciding nothing: the output fails Claude Code's schema", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
+		}
+	}
+	if !seen["Bash"] || !seen["Write"] {
+		t.Fatalf("PreToolUse runs of %v, want Bash and Write", seen)
+	}
+}
