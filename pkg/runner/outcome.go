@@ -38,6 +38,11 @@ type Decision struct {
 	// NoPath says a hook whose stdout is a path (WorktreeCreate) exited
 	// 0 and printed none: it fails the action it was to do.
 	NoPath bool
+	// AsyncResponse says the first line of stdout is an async response
+	// ({"async": true}, asyncFirstLine): Claude Code backgrounds the
+	// hook there and goes on, so nothing after it decides, its exit
+	// status and an onFailure neither.
+	AsyncResponse bool
 }
 
 // decidesOf is what output d read tells Claude Code to do with the call
@@ -161,6 +166,37 @@ func ParseOutput(stdout []byte) (any, bool) {
 		return nil, false
 	}
 	return normalizeJSON(v), true
+}
+
+// asyncFirstLine says whether the first line of stdout is an async
+// response as Claude Code reads it while the hook runs: that line
+// trimmed (jsTrim) holds a "}" and parses as a JSON object whose async
+// is true.
+func asyncFirstLine(stdout []byte) bool {
+	line, _, _ := strings.Cut(string(stdout), "\n")
+	line = jsTrim(line)
+	if !strings.Contains(line, "}") || !strings.HasPrefix(line, "{") {
+		return false
+	}
+	var v map[string]any
+	if json.Unmarshal([]byte(line), &v) != nil {
+		return false
+	}
+	async, _ := v["async"].(bool)
+	return async
+}
+
+// isAsyncResponse says whether obj passes Claude Code's schema of an
+// async response: async true, and an asyncTimeout, if any, a number.
+func isAsyncResponse(obj map[string]any) bool {
+	if a, _ := obj["async"].(bool); !a {
+		return false
+	}
+	if v, ok := obj["asyncTimeout"]; ok {
+		_, num := v.(float64)
+		return num
+	}
+	return true
 }
 
 // maxOutputDepth is how deep encoding/json nests (its scanner's
@@ -443,6 +479,18 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	}
 	stdout := outputBytes(res.StdoutBytes(), res.Stdout, res.StdoutEncoding)
 	cut := res.StdoutTruncated
+	if event != SessionStart && event != Setup && !rules.pathOutput && asyncFirstLine(stdout) {
+		// Claude Code reads the first line as the hook prints it and, on
+		// an async response, resolves the hook with status 0 and leaves
+		// it running (SessionStart's and Setup's it may wait for).
+		d := Decision{Outcome: report.OutcomeAllowed, AsyncResponse: true,
+			Reason: "the first line of its output is an async response ({\"async\": true}): the agent goes on without waiting for the hook, so nothing it prints or exits with after it decides the call"}
+		if !cut {
+			d.Output, _ = ParseOutput(stdout)
+			d.Unread = "its first line is an async response ({\"async\": true}), at which Claude Code stops waiting for the hook"
+		}
+		return d
+	}
 	if rules.pathOutput {
 		return decidePath(event, res, stdout)
 	}
@@ -483,11 +531,16 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 		return d
 	}
 	schemaErr := ""
-	if obj != nil {
+	// Claude Code's schema tries the async response first, and what
+	// passes it is read as nothing else: none of its other fields decide.
+	asyncObj := obj != nil && isAsyncResponse(obj)
+	if obj != nil && !asyncObj {
 		schemaErr = checkSchema(event, obj)
 	}
-	valid := obj != nil && schemaErr == ""
+	valid := obj != nil && schemaErr == "" && !asyncObj
 	switch {
+	case asyncObj:
+		d.Unread = "it is an async response ({\"async\": true}), which Claude Code reads as nothing else"
 	case out != nil && obj == nil:
 		d.Unread = "it is no JSON object, and Claude Code reads only an object as JSON (this it reads as text)"
 	case schemaErr != "":
@@ -550,6 +603,8 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 		return d
 	}
 	switch {
+	case asyncObj:
+		d.Reason = "its output is an async response ({\"async\": true}), which Claude Code reads as nothing else: none of its fields decides the call"
 	case obj != nil:
 		d.Reason = "the JSON output fails Claude Code's schema (" + schemaErr + "): a non-blocking error, the agent carries on"
 	case res.ExitCode == 2:

@@ -139,3 +139,43 @@ func TestHookSpecificFieldTypesAreTheSchemas(t *testing.T) {
 		t.Fatalf("PreToolUse runs of %v, want Bash and Write", seen)
 	}
 }
+
+// TestAsyncResponseDecidesNothing: a hook whose first line of stdout is
+// an async response ({"async": true}) is backgrounded by Claude Code as
+// soon as it prints it: the call goes on at once, with status 0, and
+// nothing the hook prints or exits with after blocks it. The audit read
+// a guard that printed it and then exited 2, or that put a deny beside
+// it, as blocking, so that its `vigiles test` passed where it blocks
+// nothing under Claude Code. An async response printed over several
+// lines is read whole, and passes the schema of an async response, which
+// Claude Code tries first: none of its other fields decide either.
+func TestAsyncResponseDecidesNothing(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"async\": true}'; echo 'rm is not allowed' >&2; exit 2"}]},
+  {"matcher": "Write", "hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/deny.json\""}]},
+  {"matcher": "Read", "hooks": [{"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/pretty.json\""}]}]}}`,
+		"deny.json": `{"async": true, "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no writes"}}` + "\n",
+		// Not on its first line: read whole, it passes the schema of an
+		// async response, which Claude Code tries first.
+		"pretty.json": "{\n  \"async\": true,\n  \"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}\n}\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Event != PreToolUse {
+			continue
+		}
+		seen[r.Tool] = true
+		if r.Outcome != report.OutcomeAllowed || r.Decides != "" || !strings.Contains(r.Reason, "async") {
+			t.Errorf("%s %s: %s (%s), decides %q; want allowed, deciding nothing: Claude Code backgrounds the hook at its async response", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
+		}
+	}
+	if !seen["Bash"] || !seen["Write"] || !seen["Read"] {
+		t.Fatalf("PreToolUse runs of %v, want Bash, Write and Read", seen)
+	}
+}

@@ -747,7 +747,10 @@ func (s *runSettings) one(ctx context.Context, p *plannedRun, pend Pending) exec
 		d.Reason = s.timedOut(p, res.DurationMs)
 	}
 	asyncFailed := false
-	if p.Hook.FailBlocks && p.Hook.Async {
+	if d.AsyncResponse {
+		// Backgrounded at its first line: Claude Code saw status 0, and
+		// no failure for onFailure to act on.
+	} else if p.Hook.FailBlocks && p.Hook.Async {
 		// Claude Code ignores onFailure on an async hook: its failure
 		// is let through, and the reason says why.
 		asyncFailed = failureOf(p.Hook.Event, res, err, d) != ""
