@@ -162,7 +162,9 @@ func ParseOutput(stdout []byte) (any, bool) {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(t))
 	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	// Nothing may follow the value (t is trimmed), as JSON.parse takes
+	// it: dec.More() would let a "}" or "]" after it pass.
+	if err := dec.Decode(&v); err != nil || dec.InputOffset() != int64(len(t)) {
 		return nil, false
 	}
 	return normalizeJSON(v), true

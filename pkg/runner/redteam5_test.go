@@ -179,3 +179,37 @@ func TestAsyncResponseDecidesNothing(t *testing.T) {
 		t.Fatalf("PreToolUse runs of %v, want Bash, Write and Read", seen)
 	}
 }
+
+// TestOutputWithTrailingCloseIsNoJSON: Go's json.Decoder.More says no
+// more when what follows a value is "}" or "]", so a decision with a
+// closing brace or bracket after it was read whole, and blocked; Claude
+// Code's JSON.parse refuses the trailing character, and the output is
+// JSON that does not parse: a non-blocking error, the call goes on.
+func TestOutputWithTrailingCloseIsNoJSON(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"no\"}}'"}]},
+  {"matcher": "Write", "hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}]'"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Runs {
+		if r.Event != PreToolUse {
+			continue
+		}
+		seen[r.Tool] = true
+		if r.Outcome != report.OutcomeAllowed || r.Decides != "" {
+			t.Errorf("%s %s: %s (%s), decides %q; want allowed: JSON.parse refuses the trailing character", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
+		}
+	}
+	if !seen["Bash"] || !seen["Write"] {
+		t.Fatalf("PreToolUse runs of %v, want Bash and Write", seen)
+	}
+	if _, ok := ParseOutput([]byte(`{"decision": "block"}}`)); ok {
+		t.Error(`ParseOutput reads {"decision": "block"}} as JSON`)
+	}
+}
