@@ -171,21 +171,57 @@ func ParseOutput(stdout []byte) (any, bool) {
 }
 
 // asyncFirstLine says whether the first line of stdout is an async
-// response as Claude Code reads it while the hook runs: that line
-// trimmed (jsTrim) holds a "}" and parses as a JSON object whose async
-// is true.
+// response as Claude Code reads it while the hook runs: at the first
+// chunk of output in which that line holds a "}", it trims the line
+// (jsTrim) and parses it, and on a JSON object whose async is true it
+// backgrounds the hook. The chunks are the hook's to make: it may end
+// one where its first object closes and go on on the same line after,
+// so the line is read up to there (objectEnd).
 func asyncFirstLine(stdout []byte) bool {
 	line, _, _ := strings.Cut(string(stdout), "\n")
 	line = jsTrim(line)
-	if !strings.Contains(line, "}") || !strings.HasPrefix(line, "{") {
+	end := objectEnd(line)
+	if end < 0 {
 		return false
 	}
 	var v map[string]any
-	if json.Unmarshal([]byte(line), &v) != nil {
+	if json.Unmarshal([]byte(line[:end]), &v) != nil {
 		return false
 	}
 	async, _ := v["async"].(bool)
 	return async
+}
+
+// objectEnd is the length of the JSON object s starts with, to the "}"
+// that closes it (outside strings); -1 where s starts with no "{" or
+// the object does not close.
+func objectEnd(s string) int {
+	if !strings.HasPrefix(s, "{") {
+		return -1
+	}
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
 }
 
 // isAsyncResponse says whether obj passes Claude Code's schema of an

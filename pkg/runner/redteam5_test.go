@@ -213,3 +213,34 @@ func TestOutputWithTrailingCloseIsNoJSON(t *testing.T) {
 		t.Error(`ParseOutput reads {"decision": "block"}} as JSON`)
 	}
 }
+
+// TestAsyncResponseOnAPartOfTheFirstLine: Claude Code reads the first
+// line of stdout as it has it when a chunk of output holds its first
+// "}", not as the hook ends it: a hook that prints {"async": true}, waits,
+// and only then goes on on the same line is backgrounded there, and its
+// exit 2 blocks nothing. The whole line parses as no JSON, so the audit
+// read the exit 2 as a block.
+func TestAsyncResponseOnAPartOfTheFirstLine(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [
+  {"matcher": "Bash", "hooks": [{"type": "command", "command": "printf '{\"async\": true}'; sleep 0.3; printf ' checked\\n'; echo 'rm is not allowed' >&2; exit 2"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, r := range rep.Runs {
+		if r.Event != PreToolUse {
+			continue
+		}
+		ran = true
+		if r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Reason, "async") {
+			t.Errorf("%s %s: %s (%s), stdout %q; want allowed: Claude Code backgrounds the hook at its async response", r.Event, r.Tool, r.Outcome, r.Reason, r.Stdout)
+		}
+	}
+	if !ran {
+		t.Fatal("the PreToolUse hook did not run")
+	}
+}
