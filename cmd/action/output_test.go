@@ -385,3 +385,65 @@ func missing(t *testing.T, what string) {
 	}
 	t.Skipf("this machine lacks %s", what)
 }
+
+// TestUpdateBaselineWhereItCannotBeWritten: audit --update-baseline in a
+// tree whose .vigiles (or, where there is none yet, whose root) may not
+// be written is bad usage said before any hook runs, naming the directory
+// and the fix, as an -o there is; it failed with exit 125 after every
+// hook had run, on "open .vigiles/.baseline.json.….tmp: permission
+// denied". Root may write any directory: as root, vigiles runs as nobody
+// (setpriv).
+func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
+	base, err := os.MkdirTemp("", "vigiles-baseline-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, fresh := filepath.Join(base, "kept"), filepath.Join(base, "fresh")
+	t.Cleanup(func() {
+		os.Chmod(filepath.Join(kept, ".vigiles"), 0o755)
+		os.Chmod(fresh, 0o755)
+		os.RemoveAll(base)
+	})
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const baseline = `{"schema": "vigiles.baseline/v2", "runs": {}}` + "\n"
+	for p, c := range map[string]string{
+		filepath.Join(kept, ".claude", "settings.json"):  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		filepath.Join(kept, defaultBaseline):             baseline,
+		filepath.Join(fresh, ".claude", "settings.json"): `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{filepath.Join(kept, ".vigiles"), fresh} {
+		if err := os.Chmod(d, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vigiles := func(args ...string) (int, string, string) {
+		t.Helper()
+		if os.Geteuid() != 0 {
+			return runCLI(t, args...)
+		}
+		return asNobody(t, base, args...)
+	}
+	const named = "the baseline .vigiles/baseline.json (the default; --baseline names another)"
+	const fix = "; give this user write access there, or name another file with --baseline\n"
+	for _, c := range []struct{ dir, want string }{
+		{kept, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)%s", named, filepath.Join(kept, ".vigiles"), fix)},
+		{fresh, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be made: %q may not be written%s", named, fresh, fix)},
+	} {
+		code, out, errs := vigiles("audit", "--dir", c.dir, "--update-baseline")
+		if code != 2 || out != "" || errs != c.want {
+			t.Errorf("audit --dir %s --update-baseline: exit %d, stdout %q, stderr %q; want status 2, before any run, and %q", c.dir, code, out, errs, c.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(kept, defaultBaseline)); err != nil || string(b) != baseline {
+		t.Errorf("the baseline: %q, %v; want it as it was", b, err)
+	}
+}

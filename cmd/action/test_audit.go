@@ -110,7 +110,9 @@ A vigiles.baseline/v1 baseline that lacks a key v2 keeps is an error
 accepts what this audit saw and writes the baseline: stable, sorted JSON
 that reads well as a pull-request diff. It needs the whole audit: no
 --shard, no PATH. It overwrites no file that is not a vigiles baseline
-(exit 2: --baseline naming the policy file, or any other file), and
+(exit 2: --baseline naming the policy file, or any other file), refuses
+a baseline whose directory may not be written (exit 2, before any hook
+runs; the directories on the way that are not there it makes), and
 writes nothing (exit 125) where a run was refused, failed, hit a limit
 of the sandbox or was cut short by a timeout sooner than Claude Code's:
 make those runs whole first.
@@ -513,9 +515,15 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 				"or move that file away first", baseline, why, defaultBaseline)
 		}
 	}
-	if _, in := relInside(dir, p); update && given && !in {
+	_, in := relInside(dir, p)
+	if update && given && !in {
 		if why := cannotCreate(p); why != "" {
 			return fmt.Errorf("audit: --baseline %q %s", baseline, why)
+		}
+	}
+	if update && in && !leadsOut(dir, p) {
+		if why := cannotMakeBaseline(p); why != "" {
+			return fmt.Errorf("audit: --update-baseline: %s %s; give this user write access there, or name another file with --baseline", named, why)
 		}
 	}
 	return nil

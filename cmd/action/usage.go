@@ -540,6 +540,22 @@ func cannotCreate(p string) string {
 	return noDir(p)
 }
 
+// cannotMakeBaseline says why --update-baseline could not write the
+// baseline p of the work tree ("" when nothing can be told before the
+// hooks run): runner.WriteBaseline makes the directories on the way that
+// are not there (.vigiles on the first one), then a new file beside p,
+// renamed over it, so its directory, or the nearest above it that is
+// there, must be a directory that may be written, whoever may write p
+// itself. Found only once every hook had run, it cost the whole audit.
+func cannotMakeBaseline(p string) string {
+	if _, err := os.Lstat(p); err == nil {
+		if d := filepath.Dir(p); isDir(d) && unix.Access(d, unix.W_OK|unix.X_OK) != nil {
+			return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)", d)
+		}
+	}
+	return cannotMakeIn(filepath.Dir(p))
+}
+
 // cannotCreateReport is cannotCreate for a report's -o, which is written
 // in place where the rename cannot be made (replaceFile): an existing
 // file that may be written is never refused for its directory.
@@ -668,7 +684,16 @@ func cannotWriteInPlace(p string) string {
 		}
 		return ""
 	}
-	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+	return cannotMakeIn(filepath.Dir(p))
+}
+
+// cannotMakeIn says why no file could be made in the directory d, or in
+// the directories made down to it where it is not there, as far as can be
+// told before anything runs ("" when nothing): the nearest of d and the
+// directories above it that is there is not a directory, or may not be
+// written.
+func cannotMakeIn(d string) string {
+	for ; ; d = filepath.Dir(d) {
 		fi, err := os.Stat(d)
 		switch {
 		case err == nil && !fi.IsDir():
