@@ -110,6 +110,12 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"tab indentation", "checks:\n\t- name: x\n", []string{"2:1 not valid YAML: found character that cannot start any token (a tab: YAML indents with spaces)"}},
 		// yaml.v3 names a tab after spaces itself.
 		{"tab after spaces", "checks:\n  - name: x\n  \thook: h\n", []string{"3:3 not valid YAML: found a tab character that violates indentation"}},
+		// A regular expression in double quotes: the message says to
+		// single-quote it; a quote never closed says so.
+		{"escape in double quotes", "checks:\n  - name: x\n    hook: h\n    expect:\n      stdout-matches: \"deny\\.json\"\n",
+			[]string{`5:7 not valid YAML: found unknown escape character (in double quotes a backslash starts an escape, \n or \": write a value that holds a backslash, a regular expression's \d, in single quotes, '\d+', or double it, "\\d+")`}},
+		{"quote never closed", "checks:\n  - name: \"x\n    hook: h\n    expect: {blocked: true}\n",
+			[]string{"2:3 not valid YAML: found unexpected end of stream (a quoted value that starts on this line is never closed)"}},
 		{"another character no token starts with", "checks:\n  - name: x\n    hook: `h`\n", []string{"3:5 not valid YAML: found character that cannot start any token"}},
 		{"misindented key", "checks:\n  - name: a\n    hook: h\n    tool: Bash\n   expect:\n      blocked: true\n", []string{"5:4 not valid YAML: did not find expected"}},
 		{"unclosed bracket", "checks:\n  - name: a\n    hook: h\n    input: [a, b\n    expect: {blocked: true}\n", []string{"4:5 not valid YAML: did not find expected ',' or ']'"}},

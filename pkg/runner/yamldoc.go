@@ -59,6 +59,15 @@ func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	text := strings.TrimPrefix(msg, "yaml: ")
 	where := yamlWhereRE().FindStringSubmatch(text)
 	e := &ConfigError{File: file, Msg: "not valid YAML: " + strings.TrimPrefix(text, yamlWhereRE().FindString(text))}
+	switch {
+	case strings.Contains(text, yamlBadEscape):
+		// A regular expression in double quotes ("\d+", "deny\.json"):
+		// yaml.v3 names neither the quotes nor the fix.
+		e.Msg += ` (in double quotes a backslash starts an escape, \n or \": write a value that holds a backslash, a regular expression's \d, in single quotes, '\d+', or double it, "\\d+")`
+	case strings.Contains(text, yamlOpenQuote):
+		// The line found below is the one the quote opens on.
+		e.Msg += " (a quoted value that starts on this line is never closed)"
+	}
 	if len(data) > yamlSearchMax {
 		// Each decode of the search reads up to the whole file; for a
 		// file this large, yaml.v3's own place (zero-based) is enough.
@@ -111,6 +120,14 @@ func yamlSyntaxError(file string, data []byte, err error) *ConfigError {
 	}
 	return e
 }
+
+// yamlBadEscape and yamlOpenQuote are yaml.v3's errors for a backslash
+// in double quotes that starts no escape YAML has, and for a quoted value
+// the file ends in.
+const (
+	yamlBadEscape = "found unknown escape character"
+	yamlOpenQuote = "found unexpected end of stream"
+)
 
 // yamlNoToken is yaml.v3's error for a character no token may start
 // with, a tab among them where it indents a line.
