@@ -694,7 +694,7 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if runErr == nil && in.UpdateBaseline {
 		// Written into the checkout: said in the log and the summaries,
 		// as vigiles audit --update-baseline says it on stderr.
-		note := fmt.Sprintf("wrote the baseline %s (%d run(s)); review its diff before committing", in.Baseline, len(rep.Runs))
+		note := fmt.Sprintf("wrote the baseline %s (%s); review its diff before committing", in.Baseline, baselineRuns(rep))
 		notes = append(notes, note)
 		printNote(stdout, note)
 	}

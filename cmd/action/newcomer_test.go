@@ -698,3 +698,27 @@ func TestEgressExampleIsOneRecordRun(t *testing.T) {
 		t.Errorf("a record-mode run has egressDropped: %v", res["egressDropped"])
 	}
 }
+
+// TestUpdateBaselineCountsAsTheAuditDoes: the line --update-baseline
+// ends with counts the hooks listed but not run (an http hook) apart, as
+// the plan's line and the report's first line do, where it said "2
+// run(s)" after "1 hook run(s) planned".
+func TestUpdateBaselineCountsAsTheAuditDoes(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := writeFiles(t, map[string]string{".claude/settings.json": `{"hooks": {"Stop": [{"hooks": [
+		{"type": "command", "command": "true"},
+		{"type": "http", "url": "https://collector.example.test/stop"}]}]}}`})
+	code, out, errs := runCLI(t, "audit", "--dir", dir, "--update-baseline")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	for _, want := range []string{"vigiles: 1 hook run(s) planned", "vigiles: wrote the baseline .vigiles/baseline.json (1 run(s), 1 listed but not run); review its diff before committing\n"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if want := "1 hook run(s), 1 listed but not run,"; !strings.Contains(first, want) {
+		t.Errorf("the report's first line %q lacks %q", first, want)
+	}
+}

@@ -401,7 +401,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	rep, err := runner.Audit(ctx, o)
 	err = withRunnerHints(err, c.dir)
 	if err == nil && *updateBaseline && !c.quiet {
-		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%d run(s)); review its diff before committing\n", *baseline, len(rep.Runs))
+		fmt.Fprintf(stderr, "vigiles: wrote the baseline %s (%s); review its diff before committing\n", *baseline, baselineRuns(rep))
 	}
 	return finishReport("audit", rep, err, c.format, c.output, textOut(c.format, stdout, getenv), stderr)
 }
@@ -1422,6 +1422,24 @@ func writeEvidence(w io.Writer, ev string) {
 		fmt.Fprintf(w, "%s%s\n", label, clean(l, maxEvidenceLineRune))
 		label = indent + strings.Repeat(" ", len("evidence")) + "| "
 	}
+}
+
+// baselineRuns counts the runs of rep, the audit --update-baseline wrote
+// a baseline of, as its progress and its report's first line count them:
+// the hooks listed but not run (http, prompt, …), which the baseline
+// keeps too, apart ("7 run(s), 1 listed but not run"), so that the line
+// after "7 hook run(s) planned" does not say 8.
+func baselineRuns(rep *report.Report) string {
+	listed := 0
+	for _, r := range rep.Runs {
+		if r.Outcome == report.OutcomeNotExecutable {
+			listed++
+		}
+	}
+	if listed == 0 {
+		return fmt.Sprintf("%d run(s)", len(rep.Runs))
+	}
+	return fmt.Sprintf("%d run(s), %d listed but not run", len(rep.Runs)-listed, listed)
 }
 
 func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
