@@ -447,3 +447,62 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 		t.Errorf("the baseline: %q, %v; want it as it was", b, err)
 	}
 }
+
+// TestWorkTreeTheCallerMayNotRead: a --dir or --workdir the user vigiles
+// runs as may not read, or reach, is bad usage that says so and names
+// the fix, before anything runs. It was told by what failed first in its
+// place: the policy file (there was none) said to be unreadable, "work
+// tree: lstat …: permission denied" (exit 125), an overlay refused. Root
+// reads every directory: as root, vigiles runs as nobody (setpriv).
+func TestWorkTreeTheCallerMayNotRead(t *testing.T) {
+	base, err := os.MkdirTemp("", "vigiles-tree-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv := filepath.Join(base, "priv")
+	t.Cleanup(func() {
+		os.Chmod(priv, 0o755)
+		os.RemoveAll(base)
+	})
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(priv, "sub", ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(priv, "sub", ".claude", "settings.json"), []byte(`{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(priv, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	root, uid := os.Geteuid() == 0, os.Geteuid()
+	vigiles := func(args ...string) (int, string, string) {
+		t.Helper()
+		if !root {
+			if err := os.Chmod(priv, 0o000); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(base)
+			return runCLI(t, args...)
+		}
+		return asNobody(t, base, args...)
+	}
+	if root {
+		uid = 65534
+	}
+	const fix = "; run vigiles as a user who may read it (its owner), or make it readable\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audit", "--dir", "priv"}, fmt.Sprintf(`vigiles: audit: --dir "priv" may not be read by this user (uid %d)%s`, uid, fix)},
+		{[]string{"test", "--dir", "priv/sub"}, fmt.Sprintf(`vigiles: test: --dir "priv/sub" cannot be reached by this user (uid %d): it, or a directory on its path, may not be searched%s`, uid, fix)},
+		{[]string{"run", "--workdir", "priv", "--", "true"}, fmt.Sprintf(`vigiles: run: --workdir "priv" may not be read by this user (uid %d)%s`, uid, fix)},
+	} {
+		code, out, errs := vigiles(c.args...)
+		if code != 2 || out != "" || errs != c.want {
+			t.Errorf("vigiles %s: exit %d, stdout %q, stderr %q; want status 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)
+		}
+	}
+}

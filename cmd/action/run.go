@@ -304,7 +304,11 @@ func checkRunFlags(fs *pflag.FlagSet, timeout, linger time.Duration, outputCap u
 	} else if workdir != "" {
 		if why := notADir(workdir); why != "" {
 			bad("--workdir %q %s", workdir, why)
+		} else if why := unreadableTree(workdir); why != "" {
+			bad("--workdir %q %s", workdir, why)
 		}
+	} else if why := unreadableTree("."); why != "" {
+		bad("the current directory, the work tree without --workdir, %s", why)
 	}
 	return ps.orNil()
 }

@@ -200,6 +200,9 @@ func (c *commonFlags) validate(name string) error {
 		}
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
+	if why := unreadableTree(c.dir); why != "" {
+		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
+	}
 	if c.output != "" {
 		if why := cannotCreateReport(c.output); why != "" {
 			return fmt.Errorf("%s: --output %q %s", name, c.output, why)

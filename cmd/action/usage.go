@@ -529,6 +529,26 @@ func notADir(p string) string {
 	return ""
 }
 
+// unreadableTree says why p, a work tree (--dir, --workdir), cannot be
+// read by the user vigiles runs as, or "" when it can: a directory on its
+// path may not be searched, or p itself may not be listed or searched.
+// Found so before anything runs, not by what fails first in its place:
+// a policy file said to be unreadable where there is none, a work tree
+// that could not be looked at (exit 125), an overlay refused.
+func unreadableTree(p string) string {
+	fix := "run vigiles as a user who may read it (its owner), or make it readable"
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("cannot be reached by this user (uid %d): it, or a directory on its path, may not be searched; %s", os.Geteuid(), fix)
+	case err != nil || !fi.IsDir():
+		return ""
+	case unix.Access(p, unix.R_OK|unix.X_OK) != nil:
+		return fmt.Sprintf("may not be read by this user (uid %d); %s", os.Geteuid(), fix)
+	}
+	return ""
+}
+
 // cannotCreate is cannotWrite for a file the CLI writes by a rename
 // where the caller named it (--baseline): a directory above it that is
 // not there is a mistake too (a mistyped path), said at once; nothing is
