@@ -722,3 +722,27 @@ func TestUpdateBaselineCountsAsTheAuditDoes(t *testing.T) {
 		t.Errorf("the report's first line %q lacks %q", first, want)
 	}
 }
+
+// TestConfigWrittenFromHere: a --config written from the current
+// directory, where it is read relative to --dir, is bad usage that names
+// the --config that reads the file it meant. The hint was to give the
+// --dir already given ("there is one in …/sub, above it").
+func TestConfigWrittenFromHere(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"sub/.vigiles.yml":    "checks:\n  - name: x\n    command: \"true\"\n    expect: {exit-code: 0}\n",
+		"sub/deeper/notes.md": "a directory below the policy's\n",
+	})
+	t.Chdir(dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"test", "--dir", "sub", "--config", "sub/.vigiles.yml"}, `vigiles: test: there is no policy file at "sub/sub/.vigiles.yml": --config is read relative to --dir "sub", not to the current directory, and the file it names from here is --config ".vigiles.yml"` + "\n"},
+		{[]string{"audit", "--dir", "sub/deeper", "--config", "sub/.vigiles.yml"}, `vigiles: audit: there is no policy file at "sub/deeper/sub/.vigiles.yml": --config is read relative to --dir "sub/deeper", not to the current directory, and the file it names from here is --config "../.vigiles.yml"` + "\n"},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != 2 || out != "" || errs != c.want {
+			t.Errorf("vigiles %s: exit %d, stdout %q, stderr %q; want status 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)
+		}
+	}
+}

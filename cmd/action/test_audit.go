@@ -203,6 +203,9 @@ func (c *commonFlags) validate(name string) error {
 	if why := unreadableTree(c.dir); why != "" {
 		return fmt.Errorf("%s: --dir %q %s", name, c.dir, why)
 	}
+	if err := configFromHere(c.dir, c.config); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	if c.output != "" {
 		if why := cannotCreateReport(c.output); why != "" {
 			return fmt.Errorf("%s: --output %q %s", name, c.output, why)

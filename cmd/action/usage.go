@@ -446,6 +446,34 @@ func withConfigHint(err error, flag, top string) error {
 	return hinted{msg: what + "; name another with " + flag + ", or write one (examples/README.md in the vigiles repository describes the format, key by key)", err: err}
 }
 
+// configFromHere is the mistake of a --config written from the current
+// directory, as -o is, where it is read relative to --dir (vigiles test
+// --dir examples --config examples/.vigiles.yml): the file is not there
+// under dir, but config names one from here. It names the --config that
+// reads that file; nil otherwise. The hint of a missing policy file would
+// send the caller up from dir/config, to the --dir already given.
+func configFromHere(dir, config string) error {
+	if config == "" || filepath.IsAbs(config) {
+		return nil
+	}
+	if _, err := os.Lstat(inDir(dir, config)); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if fi, err := os.Stat(config); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absConfig, err2 := filepath.Abs(config)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(absDir, absConfig)
+	if err != nil {
+		return nil
+	}
+	return fmt.Errorf("there is no policy file at %q: --config is read relative to --dir %q, not to the current directory, and the file it names from here is --config %q", inDir(dir, config), dir, rel)
+}
+
 // otherYAMLName is the path of a regular file beside path, a policy file
 // that is not there, whose name is path's with the other YAML suffix
 // (.yaml for .yml, .yml for .yaml), or "" for none.
