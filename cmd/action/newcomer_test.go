@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -723,14 +725,20 @@ func TestUpdateBaselineCountsAsTheAuditDoes(t *testing.T) {
 	}
 }
 
-// TestConfigWrittenFromHere: a --config written from the current
-// directory, where it is read relative to --dir, is bad usage that names
-// the --config that reads the file it meant. The hint was to give the
-// --dir already given ("there is one in …/sub, above it").
-func TestConfigWrittenFromHere(t *testing.T) {
+// TestConfigAndBaselineWrittenFromHere: a --config written from the
+// current directory, where it is read relative to --dir, is bad usage
+// that names the --config that reads the file it meant. The hint was to
+// give the --dir already given ("there is one in …/sub, above it"). So is
+// a --baseline that repeats --dir (--dir sub --baseline sub/…), which
+// was compared with nothing (a baseline/missing error, once every hook
+// had run, whose fix repeated the mistake), and which --update-baseline
+// wrote anew at sub/sub/…, the baseline meant left as it was.
+func TestConfigAndBaselineWrittenFromHere(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		"sub/.vigiles.yml":    "checks:\n  - name: x\n    command: \"true\"\n    expect: {exit-code: 0}\n",
-		"sub/deeper/notes.md": "a directory below the policy's\n",
+		"sub/.vigiles.yml":           "checks:\n  - name: x\n    command: \"true\"\n    expect: {exit-code: 0}\n",
+		"sub/deeper/notes.md":        "a directory below the policy's\n",
+		"sub/.claude/settings.json":  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		"sub/.vigiles/baseline.json": `{"schema": "vigiles.baseline/v2", "runs": {}}`,
 	})
 	t.Chdir(dir)
 	for _, c := range []struct {
@@ -739,10 +747,15 @@ func TestConfigWrittenFromHere(t *testing.T) {
 	}{
 		{[]string{"test", "--dir", "sub", "--config", "sub/.vigiles.yml"}, `vigiles: test: there is no policy file at "sub/sub/.vigiles.yml": --config is read relative to --dir "sub", not to the current directory, and the file it names from here is --config ".vigiles.yml"` + "\n"},
 		{[]string{"audit", "--dir", "sub/deeper", "--config", "sub/.vigiles.yml"}, `vigiles: audit: there is no policy file at "sub/deeper/sub/.vigiles.yml": --config is read relative to --dir "sub/deeper", not to the current directory, and the file it names from here is --config "../.vigiles.yml"` + "\n"},
+		{[]string{"audit", "--dir", "sub", "--baseline", "sub/.vigiles/baseline.json"}, `vigiles: audit: there is no baseline at "sub/sub/.vigiles/baseline.json": --baseline is read relative to --dir "sub", not to the current directory, and the file it names from here is --baseline ".vigiles/baseline.json"` + "\n"},
+		{[]string{"audit", "--dir", "sub", "--baseline", "sub/.vigiles/baseline.json", "--update-baseline"}, `vigiles: audit: there is no baseline at "sub/sub/.vigiles/baseline.json": --baseline is read relative to --dir "sub", not to the current directory, and the file it names from here is --baseline ".vigiles/baseline.json"` + "\n"},
 	} {
 		code, out, errs := runCLI(t, c.args...)
 		if code != 2 || out != "" || errs != c.want {
 			t.Errorf("vigiles %s: exit %d, stdout %q, stderr %q; want status 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)
 		}
+	}
+	if _, err := os.Lstat("sub/sub"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("sub/sub was made: %v", err)
 	}
 }

@@ -496,6 +496,13 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 		return nil
 	}
 	p := inDir(dir, baseline)
+	if rel := fromHere(dir, baseline); given && rel != "" && strings.HasPrefix(filepath.Clean(baseline), filepath.Clean(dir)+"/") {
+		// --dir sub --baseline sub/.vigiles/baseline.json: compared
+		// with nothing, or (--update-baseline) a new baseline made at
+		// sub/sub/…. Only where it repeats --dir: another file from
+		// here (a root's baseline, a package's made anew) may be meant.
+		return fmt.Errorf("audit: there is no baseline at %q: --baseline is read relative to --dir %q, not to the current directory, and the file it names from here is --baseline %q", p, dir, rel)
+	}
 	named := fmt.Sprintf("--baseline %q", baseline)
 	if !given {
 		named = fmt.Sprintf("the baseline %s (the default; --baseline names another)", baseline)

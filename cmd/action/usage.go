@@ -448,30 +448,40 @@ func withConfigHint(err error, flag, top string) error {
 
 // configFromHere is the mistake of a --config written from the current
 // directory, as -o is, where it is read relative to --dir (vigiles test
-// --dir examples --config examples/.vigiles.yml): the file is not there
-// under dir, but config names one from here. It names the --config that
-// reads that file; nil otherwise. The hint of a missing policy file would
-// send the caller up from dir/config, to the --dir already given.
+// --dir examples --config examples/.vigiles.yml): it names the --config
+// that reads the file meant; nil otherwise. The hint of a missing policy
+// file would send the caller up from dir/config, to the --dir already
+// given.
 func configFromHere(dir, config string) error {
-	if config == "" || filepath.IsAbs(config) {
-		return nil
+	if rel := fromHere(dir, config); rel != "" {
+		return fmt.Errorf("there is no policy file at %q: --config is read relative to --dir %q, not to the current directory, and the file it names from here is --config %q", inDir(dir, config), dir, rel)
 	}
-	if _, err := os.Lstat(inDir(dir, config)); !errors.Is(err, fs.ErrNotExist) {
-		return nil
+	return nil
+}
+
+// fromHere is, for p, a path relative to the work tree dir that names
+// nothing there but a regular file from the current directory (p written
+// as -o is), that file's path relative to dir; "" otherwise.
+func fromHere(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return ""
 	}
-	if fi, err := os.Stat(config); err != nil || !fi.Mode().IsRegular() {
-		return nil
+	if _, err := os.Lstat(inDir(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return ""
 	}
 	absDir, err1 := filepath.Abs(dir)
-	absConfig, err2 := filepath.Abs(config)
+	absP, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
-		return nil
+		return ""
 	}
-	rel, err := filepath.Rel(absDir, absConfig)
+	rel, err := filepath.Rel(absDir, absP)
 	if err != nil {
-		return nil
+		return ""
 	}
-	return fmt.Errorf("there is no policy file at %q: --config is read relative to --dir %q, not to the current directory, and the file it names from here is --config %q", inDir(dir, config), dir, rel)
+	return rel
 }
 
 // otherYAMLName is the path of a regular file beside path, a policy file
