@@ -169,7 +169,36 @@ func flagHint(fs *pflag.FlagSet, err error, args []string) string {
 	if c := closest(name, names); c != "" {
 		return fmt.Sprintf(" (did you mean --%s?)", c)
 	}
+	if c := byWords(name, names); c != "" {
+		return fmt.Sprintf(" (did you mean --%s?)", c)
+	}
 	return ""
+}
+
+// byWords is the one of names, hyphenated flag names, that name is a
+// shortening or a reordering of, too far from it for closest: its first
+// words (--update for --update-baseline, --max for --max-runs), or its
+// words in another order (--baseline-update); "" where none is, or more
+// than one (--limit).
+func byWords(name string, names []string) string {
+	words := func(s string) string {
+		w := strings.Split(strings.ToLower(s), "-")
+		slices.Sort(w)
+		return strings.Join(w, "-")
+	}
+	var found []string
+	for _, n := range names {
+		if words(n) == words(name) {
+			return n
+		}
+		if len(name) >= 3 && strings.HasPrefix(n, strings.ToLower(name)+"-") {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }
 
 // singleDash is the argument, without its dash, that an unknown shorthand

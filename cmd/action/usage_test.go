@@ -545,6 +545,11 @@ func TestUnknownCommandSaysTheNearestOne(t *testing.T) {
 		{[]string{"audit", "--json"}, `vigiles: audit: unknown flag: --json (did you mean --format json?); see vigiles audit --help` + "\n"},
 		{[]string{"test", "--json=true"}, `vigiles: test: unknown flag: --json (did you mean --format json?); see vigiles test --help` + "\n"},
 		{[]string{"test", "--colour"}, `vigiles: test: unknown flag: --colour; see vigiles test --help` + "\n"},
+		// The first words of one flag, or its words in another order.
+		{[]string{"audit", "--update"}, `vigiles: audit: unknown flag: --update (did you mean --update-baseline?); see vigiles audit --help` + "\n"},
+		{[]string{"audit", "--baseline-update"}, `vigiles: audit: unknown flag: --baseline-update (did you mean --update-baseline?); see vigiles audit --help` + "\n"},
+		{[]string{"test", "--max", "5"}, `vigiles: test: unknown flag: --max (did you mean --max-runs?); see vigiles test --help` + "\n"},
+		{[]string{"run", "--limit", "5", "--", "true"}, `vigiles: run: unknown flag: --limit; see vigiles run --help` + "\n"},
 		// A flag of another command: the one this command has, or the
 		// policy file's key that sets it for test and audit.
 		{[]string{"run", "--format", "json", "--", "true"}, `vigiles: run: unknown flag: --format (did you mean --json? it prints the vigiles.run/v1 document on stdout); see vigiles run --help` + "\n"},
