@@ -34,7 +34,9 @@ Examples:
                                  # vigiles.doctor/v1: docs/security.md)
 
 Exit status: 0 when this host can confine; 1 when it cannot; 2 bad
-usage; 125 when the report cannot be written.
+usage; 125 when the report cannot be written, or when a signal (Ctrl-C)
+interrupted the probes: then no report is printed, as what was cut
+short would read as missing.
 
 Flags:
 `
@@ -49,6 +51,12 @@ func cmdDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return exitWith(2, fmt.Errorf("doctor: unexpected argument %q (doctor takes none: it probes this host; --json prints its report as JSON)", fs.Arg(0)))
 	}
 	r := sandbox.Doctor(ctx)
+	if ctx.Err() != nil {
+		// The probes the signal cut short read as failures ("no answer
+		// within 15s", "signal: killed"), and the tier as refused, with
+		// fixes to match (sysctls to lower): no verdict rests on them.
+		return exitWith(125, fmt.Errorf("doctor: interrupted (%v) before its probes finished, so it says nothing of this host; run vigiles doctor again", context.Cause(ctx)))
+	}
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

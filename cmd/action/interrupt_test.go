@@ -560,3 +560,23 @@ func TestInterruptedWhileReportingIsAnError(t *testing.T) {
 		t.Errorf("stderr does not say the interruption:\n%s", s.stderr.String())
 	}
 }
+
+// TestDoctorInterruptedSaysNothingOfTheHost: a doctor a signal (Ctrl-C)
+// interrupts while its probes run prints no report and exits 125, naming
+// the signal. It printed "tier: refused", the probes cut short as "no
+// answer within 15s" with fixes to match (sysctls to lower), and exited
+// 1, as for a host that cannot confine.
+func TestDoctorInterruptedSaysNothingOfTheHost(t *testing.T) {
+	for _, args := range [][]string{{"doctor"}, {"doctor", "--json"}} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(100*time.Millisecond, func() { cancel(signalCause{syscall.SIGINT}) })
+		var stdout, stderr bytes.Buffer
+		err := run(ctx, args, func(string) string { return "" }, strings.NewReader(""), &stdout, &stderr)
+		code := exitCode(err, &stderr, false)
+		const want = "vigiles: doctor: interrupted (SIGINT) before its probes finished, so it says nothing of this host; run vigiles doctor again\n"
+		if code != 125 || stdout.Len() != 0 || strings.ReplaceAll(stderr.String(), annotate.Colon, ":") != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 125, no report and %q", strings.Join(args, " "), code, stdout.String(), stderr.String(), want)
+		}
+		cancel(nil)
+	}
+}
