@@ -398,7 +398,7 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept, fresh := filepath.Join(base, "kept"), filepath.Join(base, "fresh")
+	kept, fresh, blocked := filepath.Join(base, "kept"), filepath.Join(base, "fresh"), filepath.Join(base, "blocked")
 	t.Cleanup(func() {
 		os.Chmod(filepath.Join(kept, ".vigiles"), 0o755)
 		os.Chmod(fresh, 0o755)
@@ -412,6 +412,8 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 		filepath.Join(kept, ".claude", "settings.json"):  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
 		filepath.Join(kept, defaultBaseline):             baseline,
 		filepath.Join(fresh, ".claude", "settings.json"): `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+		// A file where .vigiles, the baseline's directory, is made.
+		filepath.Join(blocked, ".vigiles"): "",
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -437,6 +439,7 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 	for _, c := range []struct{ dir, want string }{
 		{kept, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)%s", named, filepath.Join(kept, ".vigiles"), fix)},
 		{fresh, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be made: %q may not be written%s", named, fresh, fix)},
+		{blocked, fmt.Sprintf("vigiles: audit: --update-baseline: %s cannot be made: %q is not a directory; name another file with --baseline\n", named, filepath.Join(blocked, ".vigiles"))},
 	} {
 		code, out, errs := vigiles("audit", "--dir", c.dir, "--update-baseline")
 		if code != 2 || out != "" || errs != c.want {

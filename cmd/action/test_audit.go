@@ -536,7 +536,7 @@ func checkBaselineFlag(baseline, config, dir string, update, given bool) error {
 	}
 	if update && in && !leadsOut(dir, p) {
 		if why := cannotMakeBaseline(p); why != "" {
-			return fmt.Errorf("audit: --update-baseline: %s %s; give this user write access there, or name another file with --baseline", named, why)
+			return fmt.Errorf("audit: --update-baseline: %s %s", named, why)
 		}
 	}
 	return nil

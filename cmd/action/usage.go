@@ -634,13 +634,25 @@ func cannotCreate(p string) string {
 // renamed over it, so its directory, or the nearest above it that is
 // there, must be a directory that may be written, whoever may write p
 // itself. Found only once every hook had run, it cost the whole audit.
+// The reason ends with the fix.
 func cannotMakeBaseline(p string) string {
+	const (
+		access = "; give this user write access there, or name another file with --baseline"
+		other  = "; name another file with --baseline"
+	)
 	if _, err := os.Lstat(p); err == nil {
 		if d := filepath.Dir(p); isDir(d) && unix.Access(d, unix.W_OK|unix.X_OK) != nil {
-			return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)", d)
+			return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)", d) + access
 		}
 	}
-	return cannotMakeIn(filepath.Dir(p))
+	switch why := cannotMakeIn(filepath.Dir(p)); {
+	case why == "":
+		return ""
+	case strings.HasSuffix(why, "may not be written"):
+		return why + access
+	default: // not a directory, the kernel's files
+		return why + other
+	}
 }
 
 // cannotCreateReport is cannotCreate for a report's -o, which is written
