@@ -411,6 +411,33 @@ func checkBaselineInput(in actionInputs, dir string) error {
 	return nil
 }
 
+// fromWorkspace is, for p, the config or baseline input (relative to the
+// working-directory workDir, "" for the workspace ws), that repeats
+// workDir (examples/.vigiles.yml with working-directory examples) and
+// names nothing under it but a regular file of the workspace, the input
+// that names that file; "" otherwise.
+func fromWorkspace(ws, workDir, p string) string {
+	if workDir == "" || p == "" || filepath.IsAbs(p) {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(path.Clean(filepath.ToSlash(p)), workDir+"/")
+	if !ok {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(ws, workDir, p)); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	// Where the checkout's links lead: none that leads out is followed.
+	real, err := resolveInWorkspace(ws, p)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return rel
+}
+
 // checkSARIFInput refuses, as bad usage, a sarif input (p, where it
 // leads in the workspace ws) that names the policy file, the baseline or
 // a report of the action's, or a file there that is no SARIF log
@@ -570,6 +597,16 @@ func runActionWith(ctx context.Context, args []string, getenv func(string) strin
 	if in.WorkDir != "" {
 		if why := notADir(dir); why != "" {
 			return fail(stdout, 2, fmt.Errorf("input working-directory: %s %s in the workspace", in.WorkDir, why))
+		}
+	}
+	// A config or baseline written from the workspace, repeating
+	// working-directory: the config not found (its hint sending the
+	// caller up from where it looked), the baseline compared with
+	// nothing, or made anew at examples/examples/….
+	for _, f := range []struct{ name, value string }{{"config", in.Config}, {"baseline", in.Baseline}} {
+		if rel := fromWorkspace(ws, in.WorkDir, f.value); rel != "" && in.Command != "merge" {
+			return fail(stdout, 2, badInputf("input %s: %s is read relative to working-directory (%s), and there is no %s; to read the file it names from the workspace, set %s: %s",
+				f.name, f.value, in.WorkDir, path.Join(in.WorkDir, filepath.ToSlash(f.value)), f.name, rel))
 		}
 	}
 	if in.Baseline != "" {

@@ -1326,3 +1326,46 @@ func TestActionUpdateBaselineOfARunCutShort(t *testing.T) {
 		t.Errorf("the summary does not say error:\n%s", sum)
 	}
 }
+
+// TestActionInputWrittenFromTheWorkspace: a config or baseline input that
+// repeats working-directory (sub/.vigiles.yml with working-directory
+// sub), and so names nothing there but a file of the workspace, is bad
+// input that names the value that reads it, before any hook runs. The
+// config's hint sent the caller to the working-directory already set;
+// the baseline was compared with nothing (baseline/missing, after every
+// hook had run), or made anew at sub/sub/….
+func TestActionInputWrittenFromTheWorkspace(t *testing.T) {
+	for _, c := range []struct {
+		inputs map[string]string
+		want   string
+	}{
+		{map[string]string{"command": "test", "working-directory": "sub", "config": "sub/.vigiles.yml", "check-run": "false"},
+			"::error title=vigiles::input config: sub/.vigiles.yml is read relative to working-directory (sub), and there is no sub/sub/.vigiles.yml; to read the file it names from the workspace, set config: .vigiles.yml\n"},
+		{map[string]string{"command": "audit", "working-directory": "sub", "baseline": "sub/.vigiles/baseline.json", "check-run": "false"},
+			"::error title=vigiles::input baseline: sub/.vigiles/baseline.json is read relative to working-directory (sub), and there is no sub/sub/.vigiles/baseline.json; to read the file it names from the workspace, set baseline: .vigiles/baseline.json\n"},
+		{map[string]string{"command": "audit", "working-directory": "sub", "baseline": "sub/.vigiles/baseline.json", "update-baseline": "true", "check-run": "false"},
+			"::error title=vigiles::input baseline: sub/.vigiles/baseline.json is read relative to working-directory (sub), and there is no sub/sub/.vigiles/baseline.json; to read the file it names from the workspace, set baseline: .vigiles/baseline.json\n"},
+	} {
+		s := newStep(t, c.inputs)
+		ws := s.env["GITHUB_WORKSPACE"]
+		policy, err := os.ReadFile(filepath.Join(ws, ".vigiles.yml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, b := range map[string][]byte{"sub/.vigiles.yml": policy, "sub/.vigiles/baseline.json": []byte(`{"schema": "vigiles.baseline/v2", "runs": {}}`)} {
+			if err := os.MkdirAll(filepath.Join(ws, filepath.Dir(p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, p), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.run(t)
+		if s.exitCode != 2 || !strings.HasSuffix(s.stdout.String(), c.want) || len(s.exec.specs) != 0 {
+			t.Errorf("%v: exit %d (want 2), %d run(s) (want none), stdout %q; want it to end with %q", c.inputs, s.exitCode, len(s.exec.specs), s.stdout.String(), c.want)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, "sub", "sub")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: sub/sub was made: %v", c.inputs, err)
+		}
+	}
+}
