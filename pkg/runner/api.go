@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vigiles/action/internal/textdist"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
@@ -2266,6 +2267,9 @@ func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 				// hook's ID, then the tool it ran for.
 				msg += fmt.Sprintf("; %s is a run's ID, the hook's and the tool it ran for: select the hook with hook: %s and the call with tool: %s", shownName(c.Hook), shownName(id), shownName(tool))
 			} else {
+				if near := nearHookName(s.hooks, c.Hook); near != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", shownName(near))
+				}
 				msg += "; hooks are selected by plugin name, hook id or declaring file: " + knownHookNames(s.hooks)
 			}
 			if len(scoped) > 0 {
@@ -2416,6 +2420,22 @@ func selectsByID(h *Hook, sel string) bool {
 	}
 	f := idFile(h.Location.File)
 	return f == "" || sel == f || strings.HasPrefix(sel, f+"#")
+}
+
+// nearHookName is the plugin name or declaring file of hs that sel, a
+// check's hook: that selects none of them, is a slip of the keys from
+// (bash-gaurd, Bash-Guard for bash-guard; textdist.Nearest), or "".
+func nearHookName(hs []*Hook, sel string) string {
+	var names []string
+	for _, h := range hs {
+		for _, n := range []string{h.Plugin, idFile(h.Location.File)} {
+			if n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	return textdist.Nearest(sel, names)
 }
 
 func knownHookNames(hs []*Hook) string {

@@ -87,3 +87,39 @@ checks:
 		t.Fatalf("no finding lists the plugins found: %v", findingLines(rep.Findings))
 	}
 }
+
+// TestNoHookSaysTheNearestName: a check's hook: that selects nothing and
+// is a slip of the keys from a plugin's name or a declaring file (a
+// letter swapped, another case) says which, as an unknown event or key
+// does; one near none says nothing more.
+func TestNoHookSaysTheNearestName(t *testing.T) {
+	for _, c := range []struct{ sel, want string }{
+		{"bash-gaurd", " (did you mean bash-guard?);"},
+		{"Bash-Guard", " (did you mean bash-guard?);"},
+		{"bash-guard/hooks/hook.json", " (did you mean bash-guard/hooks/hooks.json?);"},
+		{"nothing-like", ""},
+	} {
+		dir := makeTree(t, map[string]string{
+			"bash-guard/.claude-plugin/plugin.json": `{"name": "bash-guard"}`,
+			"bash-guard/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
+			".vigiles.yml":                          "checks:\n  - name: c\n    hook: " + c.sel + "\n    event: Stop\n    expect: {no-write: true}\n",
+		})
+		rep, err := Test(context.Background(), Options{Dir: dir, Executor: fakeHooks()})
+		if err != nil && rep == nil {
+			t.Fatal(err)
+		}
+		var msg string
+		for _, f := range rep.Findings {
+			if f.Rule == RuleCheckHook {
+				msg = f.Message
+			}
+		}
+		want := `check "c": no command hook "` + c.sel + `" handles Stop` + c.want
+		if c.want == "" {
+			want += "; hooks are selected by"
+		}
+		if !strings.HasPrefix(msg, want) {
+			t.Errorf("hook: %s: %s finding %q; want it to start %q", c.sel, RuleCheckHook, msg, want)
+		}
+	}
+}
