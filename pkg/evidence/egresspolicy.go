@@ -69,6 +69,25 @@ type AllowHost struct {
 	Port     uint16
 }
 
+// URLHostHint is what an error of a host entry written as a URL adds,
+// the host to write instead: ": write its host, api.example.test" for
+// https://api.example.test/v1 or api.example.test/v1 (with the port the
+// URL gives, HOST:PORT); "" where s shows no host.
+func URLHostHint(s string) string {
+	rest := s
+	if _, after, ok := strings.Cut(s, "://"); ok {
+		rest = after
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:] // user:password@ is no part of it
+	}
+	if host == "" || strings.ContainsAny(host, " \t?#") {
+		return ""
+	}
+	return ": write its host, " + host
+}
+
 // ParseAllowHost parses an allow entry, HOST[:PORT], HOST an exact DNS name
 // or "*.suffix" with at least two labels after the "*.". localhost and
 // the names below it (RFC 6761: they resolve to the loopback) are
@@ -88,7 +107,7 @@ func ParseAllowHost(s string) (AllowHost, error) {
 	if strings.Contains(s, "/") {
 		// http://x.test or x.test/path: the colon of a scheme is not a
 		// port, and saying so would hide the mistake.
-		return h, errors.New("want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL")
+		return h, errors.New("want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL" + URLHostHint(s))
 	}
 	// An address whole, before a port is looked for: ::1, [2001:db8::1],
 	// ::ffff:127.0.0.1 end in a colon's group, no port.

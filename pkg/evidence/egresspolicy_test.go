@@ -55,6 +55,16 @@ func TestAllowHostSaysAddressOrRange(t *testing.T) {
 	if _, err := ParseAllowHost("https://x.test/"); err == nil || errors.Is(err, ErrAddressNotName) || !strings.Contains(err.Error(), "not a URL") {
 		t.Errorf("a URL: %v; want it called a URL", err)
 	}
+	// And its host named, to write instead (with the URL's port).
+	for s, want := range map[string]string{
+		"https://x.test/v1":           "not a URL: write its host, x.test",
+		"x.test/v1":                   "not a URL: write its host, x.test",
+		"http://user:pw@x.test:8080/": "not a URL: write its host, x.test:8080",
+	} {
+		if _, err := ParseAllowHost(s); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("ParseAllowHost(%q) = %v; want it to end %q", s, err, want)
+		}
+	}
 }
 
 // TestLoopbackIsRefused: the loopback inside the sandbox is the sandbox's

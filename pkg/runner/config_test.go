@@ -155,7 +155,7 @@ func TestConfigErrorLocations(t *testing.T) {
 		{"unknown limit", "defaults:\n  limits:\n    disk: 1\n", []string{"3:5 unknown key \"disk\" in defaults.limits"}},
 		{"bad egress", "defaults:\n  egress: sometimes\n", []string{"2:11 want deny, record, or a mapping"}},
 		{"allow without hosts", "defaults:\n  egress: {mode: allow}\n", []string{"2:11 mode allow needs at least one host"}},
-		{"bad allow host", "defaults:\n  egress:\n    allow: [\"https://x.test/\"]\n", []string{"3:13 want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL"}},
+		{"bad allow host", "defaults:\n  egress:\n    allow: [\"https://x.test/\"]\n", []string{"3:13 want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL: write its host, x.test"}},
 		// Values the sandbox or the egress layer would refuse every run for.
 		{"pids below the sandbox's own", "defaults:\n  limits:\n    pids: 8\n", []string{"3:11 limits.pids: 8 is below the 32 processes the sandbox itself needs"}},
 		// Out of range, the range starts at that floor, not at 1.
@@ -183,6 +183,8 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{"4:5 defaults.egress.connector: only in mode allow (egress is record)", "5:5 defaults.egress.dns-upstream: only in mode allow (egress is record)"}},
 		{"a bad allow entry implies mode allow all the same", "defaults:\n  egress: {allow: [\"https://x.test/\"], dns-upstream: 192.0.2.53}\n",
 			[]string{"2:20 want a host name (HOST, *.SUFFIX or HOST:PORT), not a URL"}},
+		{"egress-only URL", "checks:\n  - name: a\n    hook: h\n    expect: {egress-only: [\"https://x.test/\"]}\n",
+			[]string{"4:28 egress-only: host \"https://x.test/\": want a host name, not a URL: write its host, x.test"}},
 		{"connector without a mode", "defaults:\n  egress: {connector: slirp4netns}\n", []string{"2:12 defaults.egress.connector: only in mode allow (egress is deny)"}},
 		{"checks not a list", "checks: {}\n", []string{"1:9 checks: want a list of checks"}},
 		{"check without name", "checks:\n  - hook: x\n    expect: {blocked: true}\n", []string{"2:5 a check needs a name"}},

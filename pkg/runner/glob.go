@@ -649,7 +649,7 @@ func ParseHostPattern(s string) (HostPattern, error) {
 		return HostPattern{}, fmt.Errorf("empty host")
 	}
 	if strings.ContainsAny(h, "/ \t") {
-		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL", s)
+		return HostPattern{}, fmt.Errorf("host %q: want a host name, not a URL%s", s, evidence.URLHostHint(strings.TrimSpace(s)))
 	}
 	port := 0
 	if strings.HasPrefix(h, "[") { // [v6]:port
