@@ -2203,7 +2203,7 @@ func Test(ctx context.Context, o Options) (*report.Report, error) {
 func (s *session) planCheck(c *Check) ([]*plannedRun, []report.Finding) {
 	var hooks []*Hook
 	if c.Command != "" {
-		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: "(check)", PluginRoot: ".", Event: c.Event, InPlugin: true,
+		hooks = []*Hook{{ID: "check:" + c.Name, Adapter: "claude", Plugin: checkPlugin, PluginRoot: ".", Event: c.Event, InPlugin: true,
 			Type: TypeCommand, Command: c.Command, Expanded: expandVars(c.Command, s.dir, s.dir), Location: c.HookLoc,
 			MatcherLocation: c.HookLoc, Trusted: c.Trusted, SettingsEnv: s.settingsOf("").env, PermissionMode: s.settingsOf("").mode}}
 	} else {
@@ -2391,6 +2391,18 @@ func noneRuns(c *Check, skipped []skippedHook) report.Finding {
 	return report.Finding{Rule: RuleCheckHook, Severity: report.SeverityError, Location: c.Loc,
 		Message: fmt.Sprintf("check %q: none of the %d hooks %q selects for %s would run for this call, so the check checks nothing: %s; select a hook that runs for it, or give the call another tool or input",
 			c.Name, len(skipped), c.Hook, c.Event, shownName(cutBytes(strings.Join(why, "; "), maxEvidence)))}
+}
+
+// checkPlugin is the plugin a command: check's run is of: a plugin
+// rooted at the repository, which no marketplace installs anywhere else.
+const checkPlugin = "(check)"
+
+// commandCheckRun says whether r is the run of a command: check, whose id
+// is "check:" and the check's name, which holds no runIDSep (a hook:
+// check's runs add it and the hook's id).
+func commandCheckRun(r report.HookRun) bool {
+	name, ok := strings.CutPrefix(r.ID, "check:")
+	return ok && r.Plugin == checkPlugin && !strings.Contains(name, runIDSep)
 }
 
 // runIDSep joins a check's name and the id of a hook it selects in the id

@@ -178,7 +178,9 @@ func missingPathCause(r report.HookRun, tree string) string {
 // a project's hook, or a path outside its plugin.
 func notShipped(r report.HookRun, rel string) string {
 	root, ok := strings.CutPrefix(r.Context, "plugin:")
-	if !ok {
+	if !ok || commandCheckRun(r) {
+		// A command: check's "plugin" is the repository, installed
+		// nowhere: what its command lacks, the tree lacks.
 		return ""
 	}
 	in := rel
@@ -210,7 +212,9 @@ func pluginAt(r report.HookRun, rel string) string {
 // either. "" for a project's hook.
 func relativeMissing(r report.HookRun, tree, p string) string {
 	root, ok := strings.CutPrefix(r.Context, "plugin:")
-	if !ok {
+	if !ok || commandCheckRun(r) {
+		// A command: check runs in the repository, its plugin's root:
+		// no other directory to read a relative path from.
 		return ""
 	}
 	in := path.Clean(filepath.ToSlash(p))

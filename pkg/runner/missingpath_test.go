@@ -123,6 +123,15 @@ func TestMissingPathCause(t *testing.T) {
 	if got := missingPathCause(report.HookRun{Stderr: "sh: 1: /nonexistent-vigiles/x: not found"}, ""); got != "" {
 		t.Errorf("with no tree: %q", got)
 	}
+	// A command: check's command runs as the hook of a plugin rooted at
+	// the repository, which is installed nowhere: a relative path it
+	// lacks is the tree's, not one read from a project's directory in
+	// place of the plugin's, nor one "plugin (check)" does not ship.
+	check := report.HookRun{ID: "check:c", Plugin: checkPlugin, Context: "plugin:.", Command: "./scripts/check.sh", Stderr: "/bin/sh: 1: ./scripts/check.sh: not found\n", ExitCode: 127}
+	const want = "it names scripts/check.sh, which the tree does not hold: a file a build makes that the repository does not commit"
+	if got := missingPathCause(check, tree); !strings.HasPrefix(got, want) {
+		t.Errorf("a command check's missing script: %q; want it to start %q", got, want)
+	}
 }
 
 // TestNotExecutableInTree: a file of the tree that a shell may not
