@@ -310,7 +310,13 @@ func parseConfig(p *cfgParser, data []byte) (*Config, error) {
 				cfg.checkEntries = len(v.Content)
 			}
 			if v.Kind != yaml.SequenceNode {
-				p.errAt(v, "checks: want a list of checks")
+				hint := ""
+				if v.Kind == yaml.MappingNode && len(v.Content) > 0 {
+					// One check's keys written under checks: without
+					// the "- " that makes it an entry of a list.
+					hint = ` (each check starts with "- ", as "  - name: …" under checks:)`
+				}
+				p.errAt(v, "checks: want a list of checks%s", hint)
 				return
 			}
 			names := map[string]bool{}

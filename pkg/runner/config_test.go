@@ -187,6 +187,7 @@ func TestConfigErrorLocations(t *testing.T) {
 			[]string{"4:28 egress-only: host \"https://x.test/\": want a host name, not a URL: write its host, x.test"}},
 		{"connector without a mode", "defaults:\n  egress: {connector: slirp4netns}\n", []string{"2:12 defaults.egress.connector: only in mode allow (egress is deny)"}},
 		{"checks not a list", "checks: {}\n", []string{"1:9 checks: want a list of checks"}},
+		{"a check without its dash", "checks:\n  name: x\n  hook: h\n", []string{`2:3 checks: want a list of checks (each check starts with "- ", as "  - name: …" under checks:)`}},
 		{"check without name", "checks:\n  - hook: x\n    expect: {blocked: true}\n", []string{"2:5 a check needs a name"}},
 		{"check without hook", "checks:\n  - name: a\n    expect: {blocked: true}\n", []string{"2:5 want hook (a plugin name or hook id) or command"}},
 		{"check with an empty hook", "checks:\n  - name: a\n    hook: \"\"\n    expect: {blocked: true}\n", []string{"3:11 check hook: want a plugin name or hook id, found \"\""}},
