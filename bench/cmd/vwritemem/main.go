@@ -4,21 +4,29 @@
 // side (each N: every binary once per round, in turn), and reports the
 // broker's peak RSS (its VmHWM) and the ratio of each binary's to the
 // first's. It checks that every binary wrote the same JSON document for
-// the same N (durationMs aside, which differs from run to run).
+// the same N (durationMs and the tool's version aside, which differ from
+// run to run and from binary to binary).
 //
-// VmHWM is read every 2 ms, and once more when the broker's stdout pipe is
-// full: it has then made what it writes, and is held until the last read.
-// Only the broker is measured (the init, bubblewrap and the command are
-// other processes).
+// With -command test it runs `vigiles test --format json` instead, in a
+// work tree whose .vigiles.yml has one check: a plugin's Stop hook that
+// makes the N files, expected to write only under its directory. What is
+// measured is then the report's path: the run's record made a hook run
+// of the report, the check's evaluation, the JSON report.
+//
+// VmHWM is read every 2 ms, once more when the broker's stdout pipe is
+// first full (a broker that makes its document whole has then made it),
+// and after every read of its stdout until it ends (one that writes its
+// document in pieces makes them as it is read). Only the broker is
+// measured (the init, bubblewrap and the command are other processes).
 //
 //	go run ./bench/cmd/vwritemem -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles -n 10000,100000,1000000 -rounds 3
+//	go run ./bench/cmd/vwritemem -command test -vigiles /tmp/old/bin/vigiles -vigiles bin/vigiles
 package main
 
 import (
 	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,17 +51,22 @@ func main() {
 	flag.Var(&bins, "vigiles", "a vigiles binary (repeatable: the first is the one the others are compared with)")
 	ns := flag.String("n", "10000,100000,1000000", "the numbers of files, comma-separated")
 	rounds := flag.Int("rounds", 1, "runs of each binary for each number (the median is reported)")
+	command := flag.String("command", "run", "the command measured: run (run --json) or test (test --format json, one check)")
 	flag.Parse()
 	if len(bins) == 0 {
 		bins = binaries{"bin/vigiles"}
 	}
-	if err := run(bins, *ns, *rounds); err != nil {
+	if *command != "run" && *command != "test" {
+		fmt.Fprintf(os.Stderr, "vwritemem: -command %q: want run or test\n", *command)
+		os.Exit(2)
+	}
+	if err := run(bins, *command, *ns, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "vwritemem:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bins []string, ns string, rounds int) error {
+func run(bins []string, command, ns string, rounds int) error {
 	for i, b := range bins {
 		abs, err := filepath.Abs(b) // the runs are in a work tree of their own
 		if err != nil {
@@ -72,7 +85,7 @@ func run(bins []string, ns string, rounds int) error {
 		docs := make([][]byte, len(bins))
 		for r := 0; r < rounds; r++ {
 			for i, bin := range bins {
-				kib, doc, err := measure(bin, n)
+				kib, doc, err := measure(bin, command, n)
 				if err != nil {
 					return fmt.Errorf("%s, %d files: %w", bin, n, err)
 				}
@@ -94,18 +107,59 @@ func run(bins []string, ns string, rounds int) error {
 	return nil
 }
 
-var duration = regexp.MustCompile(`(?m)^  "durationMs": .*\n`)
+// What differs from run to run (a run's duration) and from binary to
+// binary (the tool's version in a report).
+var (
+	duration = regexp.MustCompile(`(?m)^ *"durationMs": .*\n`)
+	version  = regexp.MustCompile(`(?m)^    "version": .*\n`)
+)
+
+// The work tree of -command test: one plugin, whose Stop hook makes the
+// files, and one check of it (%d: the number of files).
+var testTree = map[string]string{
+	".claude-plugin/marketplace.json":       `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "mk", "source": "./plugins/mk"}]}`,
+	"plugins/mk/.claude-plugin/plugin.json": `{"name": "mk", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mkdir d && cd d && seq 1 %d | xargs touch"}]}]}}`,
+	".vigiles.yml": `version: 1
+defaults:
+  timeout: 20m
+plugins:
+  untrusted: ["plugins/*"]
+checks:
+  - name: mk makes its files
+    hook: mk
+    event: Stop
+    expect:
+      allowed: true
+      wrote-only: ["d/**"]
+`,
+}
 
 // measure runs bin on n files in a new work tree and returns the broker's
-// peak RSS in KiB and its document, durationMs left out.
-func measure(bin string, n int) (int64, []byte, error) {
+// peak RSS in KiB and its document, durationMs and the version left out.
+func measure(bin, command string, n int) (int64, []byte, error) {
 	dir, err := os.MkdirTemp("", "vwritemem-")
 	if err != nil {
 		return 0, nil, err
 	}
 	defer os.RemoveAll(dir)
-	script := fmt.Sprintf("mkdir d && cd d && seq 1 %d | xargs touch", n)
-	cmd := exec.Command(bin, "run", "--json", "--timeout", "20m", "--", "sh", "-c", script)
+	var cmd *exec.Cmd
+	if command == "test" {
+		for name, text := range testTree {
+			if strings.Contains(text, "%d") {
+				text = fmt.Sprintf(text, n)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+				return 0, nil, err
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				return 0, nil, err
+			}
+		}
+		cmd = exec.Command(bin, "test", "--format", "json")
+	} else {
+		script := fmt.Sprintf("mkdir d && cd d && seq 1 %d | xargs touch", n)
+		cmd = exec.Command(bin, "run", "--json", "--timeout", "20m", "--", "sh", "-c", script)
+	}
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	r, w, err := os.Pipe()
@@ -121,13 +175,28 @@ func measure(bin string, n int) (int64, []byte, error) {
 	w.Close()
 	pid := cmd.Process.Pid
 	var peak int64
+	var doc bytes.Buffer
+	chunk := make([]byte, 64<<10)
+	full := false
 	for {
 		peak = max(peak, procstat.VmHWM(pid))
-		if n, _ := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ); n >= 60<<10 {
-			// Its stdout is full: it has made what it writes.
+		inq, _ := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ)
+		if !full && inq >= 60<<10 {
+			// Its stdout is full for the first time: a broker that
+			// makes its document whole has made it.
+			full = true
 			time.Sleep(20 * time.Millisecond)
 			peak = max(peak, procstat.VmHWM(pid))
-			break
+		}
+		if inq > 0 {
+			// Read what is there (never blocking: it is there), and
+			// read VmHWM again before the next read lets it go on.
+			m, err := r.Read(chunk[:min(inq, len(chunk))])
+			doc.Write(chunk[:m])
+			if err != nil {
+				return 0, nil, err
+			}
+			continue
 		}
 		var si unix.Siginfo
 		if err := unix.Waitid(unix.P_PID, pid, &si, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil); err == nil && si.Signo != 0 {
@@ -135,17 +204,17 @@ func measure(bin string, n int) (int64, []byte, error) {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	doc, err := io.ReadAll(r)
+	_, err = doc.ReadFrom(r)
 	if werr := cmd.Wait(); werr != nil {
-		return 0, nil, fmt.Errorf("%w: %.300s", werr, doc)
+		return 0, nil, fmt.Errorf("%w: %.300s", werr, doc.Bytes())
 	}
 	if err != nil {
 		return 0, nil, err
 	}
-	if c := bytes.Count(doc, []byte(`"op": "create"`)); c != n {
-		return 0, nil, fmt.Errorf("%d creates, not %d: %.300s", c, n, doc)
+	if c := bytes.Count(doc.Bytes(), []byte(`"op": "create"`)); c != n {
+		return 0, nil, fmt.Errorf("%d creates, not %d: %.300s", c, n, doc.Bytes())
 	}
-	return peak, duration.ReplaceAll(doc, nil), nil
+	return peak, version.ReplaceAll(duration.ReplaceAll(doc.Bytes(), nil), nil), nil
 }
 
 func median(v []int64) int64 {
