@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -968,7 +967,9 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 	if in.Shard != "" {
 		name += "-" + strings.ReplaceAll(in.Shard, "/", "-of-")
 	}
-	data, err := json.MarshalIndent(rep, "", "  ")
+	// As json.MarshalIndent made it, a newline after, its write records
+	// written an entry at a time (reportJSON).
+	doc, err := reportJSON(rep, true)
 	if err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
@@ -990,7 +991,7 @@ func writeReport(rep *report.Report, getenv func(string) string, ws string, in a
 	if err != nil {
 		return "", fmt.Errorf("writing report: %w", err)
 	}
-	_, err = f.Write(append(data, '\n'))
+	err = doc.write(f, false)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

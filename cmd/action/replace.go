@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +16,8 @@ import (
 	"github.com/vigiles/action/internal/safewrite"
 )
 
-// replaceFile writes data to the file path names (a report's -o). A
+// replaceFile writes what write writes to the file path names (a report's
+// -o), a piece at a time, never whole in memory. A
 // regular file is written as baseline files and the action's files are
 // (safewrite.Replace): to a temporary file in the same directory, renamed
 // over the name, so that a write that fails (a full file system, a quota)
@@ -46,16 +48,16 @@ import (
 // *cutError. The new file has the old one's permission bits (and, for a
 // root caller, its owner and group); a file made anew is 0644 less the
 // umask, as before.
-func replaceFile(path string, data []byte) error {
+func replaceFile(path string, write func(io.Writer) error) error {
 	if throughDevOrProc(path) {
-		return writeInPlace(path, data)
+		return writeInPlace(path, write)
 	}
 	target := path
 	perm := 0o644 &^ umask()
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return writeInPlace(path, data)
+		return writeInPlace(path, write)
 	case err == nil:
 		perm = fi.Mode().Perm()
 		if target, err = filepath.EvalSymlinks(path); err != nil {
@@ -63,7 +65,7 @@ func replaceFile(path string, data []byte) error {
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-			return writeInPlace(path, data)
+			return writeInPlace(path, write)
 		}
 	default:
 		return err
@@ -80,9 +82,9 @@ func replaceFile(path string, data []byte) error {
 	}
 	d := os.NewFile(uintptr(dfd), dir)
 	defer d.Close()
-	if err := safewrite.Replace(d, dir, name, data, perm); err != nil {
+	if err := safewrite.ReplaceWith(d, dir, name, write, perm); err != nil {
 		if cannotRename(err) {
-			return writeInPlace(path, data)
+			return writeInPlace(path, write)
 		}
 		return err
 	}
@@ -122,16 +124,16 @@ type cutError struct{ err error }
 func (e *cutError) Error() string { return e.err.Error() }
 func (e *cutError) Unwrap() error { return e.err }
 
-// writeInPlace writes data to path as os.WriteFile does (O_WRONLY|
+// writeInPlace writes what write writes to path as os.WriteFile does (O_WRONLY|
 // O_CREAT|O_TRUNC, 0644 less the umask for a new file): through a link,
 // an open descriptor (/dev/stdout), a device. A failure to open it leaves
 // it as it was; one after is a *cutError.
-func writeInPlace(path string, data []byte) error {
+func writeInPlace(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -5,75 +5,132 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/sandbox"
 )
 
 // writeRunJSON writes res to w as run --json does: encoding/json's
 // indented document, made inert (annotate.InertJSON, annotate.NoMatchJSON).
-// The write record is written an entry at a time, so that a run that
-// wrote a million files does not hold its whole document, indented and
-// escaped, several times over beside the record (docs/performance.md, "A
-// write record of a million files"). The bytes are those of the whole
-// document made at once: the document is cut where no string is open,
-// and both escapes change only what is inside strings, so each piece is
-// escaped as it would be within the whole.
+// The write record is written an entry at a time (listedJSON), so that a
+// run that wrote a million files does not hold its whole document,
+// indented and escaped, several times over beside the record
+// (docs/performance.md, "A write record of a million files").
 func writeRunJSON(w io.Writer, res *sandbox.Result) error {
-	inert := func(b []byte) []byte { return annotate.NoMatchJSON(annotate.InertJSON(b)) }
-	writes := res.Writes
-	if len(writes) == 0 {
-		b, err := indentedJSON(res)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(inert(b))
-		return err
-	}
-	// The document without its writes, cut where they go.
 	shallow := *res
 	shallow.Writes = nil
-	doc, err := indentedJSON(&shallow)
+	doc, err := indentedJSON(&shallow, true)
 	if err != nil {
 		return err
 	}
-	// A newline is never inside a string (encoding/json escapes it): the
-	// key at the top level is the only one with this indentation.
-	const key = "\n  \"writes\": "
-	at := bytes.Index(doc, []byte(key+"null"))
-	if at < 0 {
-		return errors.New("the result has no writes key")
+	d := listedJSON{doc: doc, key: "\n  \"writes\": ", lists: [][]evidence.Write{res.Writes}, escapeHTML: true}
+	return d.write(w, true)
+}
+
+// reportJSON is rep as the JSON report holds it, to be written with its
+// runs' write records an entry at a time: encoding/json's indented
+// document, '<', '>' and '&' escaped where escapeHTML says so (as the
+// action's report file has them; the CLI's keeps a path's '<' one).
+// What can fail in encoding it fails here, before anything is written.
+func reportJSON(rep *report.Report, escapeHTML bool) (*listedJSON, error) {
+	shallow := *rep
+	shallow.Runs = nil
+	lists := make([][]evidence.Write, len(rep.Runs))
+	if rep.Runs != nil {
+		shallow.Runs = make([]report.HookRun, len(rep.Runs))
+		for i, r := range rep.Runs {
+			lists[i] = r.Writes
+			r.Writes = nil
+			shallow.Runs[i] = r
+		}
 	}
-	head, tail := doc[:at+len(key)], doc[at+len(key)+len("null"):]
+	doc, err := indentedJSON(&shallow, escapeHTML)
+	if err != nil {
+		return nil, err
+	}
+	return &listedJSON{doc: doc, key: "\n      \"writes\": ", lists: lists, escapeHTML: escapeHTML}, nil
+}
+
+// listedJSON is a document whose write records are written an entry at a
+// time: doc is encoding/json's indented document of it with each record
+// null, and lists are the records, the i-th at the i-th place where key
+// (a newline, the key's indentation, "writes" and its ':') is followed by
+// null. A newline is never inside a string (encoding/json escapes it), so
+// key is found only where the document holds it, at that depth.
+//
+// The bytes written are those of the whole document made at once: it is
+// cut where no string is open, and the two inert escapes change only what
+// is inside strings, so each piece is escaped as it would be within the
+// whole.
+type listedJSON struct {
+	doc        []byte
+	key        string
+	lists      [][]evidence.Write
+	escapeHTML bool // as the document's encoder escapes '<', '>' and '&'
+}
+
+// write writes d to w, made inert (annotate.InertJSON, NoMatchJSON) where
+// inert says so.
+func (d *listedJSON) write(w io.Writer, inert bool) error {
+	escape := func(b []byte) []byte { return b }
+	if inert {
+		escape = func(b []byte) []byte { return annotate.NoMatchJSON(annotate.InertJSON(b)) }
+	}
+	// An entry is at its key's depth and one more.
+	indent := strings.TrimPrefix(d.key, "\n")
+	indent = indent[:len(indent)-len(strings.TrimLeft(indent, " "))] + "  "
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.Write(inert(head))
-	bw.WriteString("[")
+	rest := d.doc
 	var entry, indented bytes.Buffer
 	enc := json.NewEncoder(&entry)
-	for i := range writes {
-		entry.Reset()
-		indented.Reset()
-		if err := enc.Encode(&writes[i]); err != nil {
-			return err
+	enc.SetEscapeHTML(d.escapeHTML)
+	for n, writes := range d.lists {
+		at := bytes.Index(rest, []byte(d.key+"null"))
+		if at < 0 {
+			return fmt.Errorf("the document has %d write records where it lists %d", n, len(d.lists))
 		}
-		// The entry at the depth it has in the document.
-		if err := json.Indent(&indented, bytes.TrimSuffix(entry.Bytes(), []byte("\n")), "    ", "  "); err != nil {
-			return err
+		bw.Write(escape(rest[:at+len(d.key)]))
+		rest = rest[at+len(d.key)+len("null"):]
+		switch {
+		case writes == nil:
+			bw.WriteString("null")
+			continue
+		case len(writes) == 0:
+			bw.WriteString("[]")
+			continue
 		}
-		if i > 0 {
-			bw.WriteString(",")
+		bw.WriteString("[")
+		for i := range writes {
+			entry.Reset()
+			indented.Reset()
+			if err := enc.Encode(&writes[i]); err != nil {
+				return err
+			}
+			// The entry at the depth it has in the document.
+			if err := json.Indent(&indented, bytes.TrimSuffix(entry.Bytes(), []byte("\n")), indent, "  "); err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteString(",")
+			}
+			bw.WriteString("\n" + indent)
+			if !inert || plainWrite(&writes[i]) {
+				bw.Write(indented.Bytes()) // nothing to escape: as escape writes it
+			} else {
+				bw.Write(escape(indented.Bytes()))
+			}
 		}
-		bw.WriteString("\n    ")
-		if plainWrite(&writes[i]) {
-			bw.Write(indented.Bytes()) // nothing to escape: as inert writes it
-		} else {
-			bw.Write(inert(indented.Bytes()))
-		}
+		bw.WriteString("\n" + indent[:len(indent)-2] + "]")
 	}
-	bw.WriteString("\n  ]")
-	bw.Write(inert(tail))
+	if bytes.Contains(rest, []byte(d.key)) {
+		return errors.New("the document has more write records than it lists")
+	}
+	bw.Write(escape(rest))
 	return bw.Flush()
 }
 
@@ -95,11 +152,13 @@ func plainWrite(w *evidence.Write) bool {
 	return true
 }
 
-// indentedJSON is v as run --json's encoder writes it, a newline after.
-func indentedJSON(v any) ([]byte, error) {
+// indentedJSON is v as an encoder indenting by two spaces writes it, a
+// newline after, '<', '>' and '&' escaped where escapeHTML says so.
+func indentedJSON(v any, escapeHTML bool) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(escapeHTML)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}

@@ -847,12 +847,17 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		errored.Verdict = report.VerdictError
 		rep = &errored
 	}
+	// The JSON report is written as it is made, its write records an
+	// entry at a time (listedJSON): a hook that made a million files has a
+	// million-entry record, which the report then holds once, not several
+	// times over (docs/performance.md). The other formats are made whole.
 	var buf bytes.Buffer
+	var doc *listedJSON
 	var err error
 	var st annotate.SARIFStats
 	switch format {
 	case "json":
-		err = writeJSONReport(&buf, rep)
+		doc, err = reportJSON(rep, false)
 	case "sarif":
 		if renderSARIF == nil {
 			err = errors.New("sarif output not available")
@@ -876,7 +881,14 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		// directories (cannotCreateReport said so before anything ran).
 		// A report that was there stays whole when this one cannot be
 		// written, unless it had to be written in place (replaceFile).
-		if err := replaceFile(output, buf.Bytes()); err != nil {
+		write := func(w io.Writer) error {
+			if doc != nil {
+				return doc.write(w, false)
+			}
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
+		if err := replaceFile(output, write); err != nil {
 			var cut *cutError
 			if errors.As(err, &cut) {
 				return exitWith(125, fmt.Errorf("%s: --output %s was not written whole (it was written in place, so what was there may be cut): %w", name, output, err))
@@ -889,11 +901,16 @@ func finishReport(name string, rep *report.Report, runErr error, format, output 
 		// workflow command there, nor as a compiler's error to a problem
 		// matcher (clean, labelColon; NoMatchJSON). JSON keeps its data
 		// exactly. The text report is inert already.
-		out := buf.Bytes()
-		if format == "json" || format == "sarif" {
-			out = annotate.NoMatchJSON(annotate.InertJSON(out))
+		var err error
+		switch {
+		case doc != nil:
+			err = doc.write(stdout, true)
+		case format == "sarif":
+			_, err = stdout.Write(annotate.NoMatchJSON(annotate.InertJSON(buf.Bytes())))
+		default:
+			_, err = stdout.Write(buf.Bytes())
 		}
-		if _, err := stdout.Write(out); err != nil {
+		if err != nil {
 			return exitWith(125, fmt.Errorf("%s: writing the report to stdout: %w", name, err))
 		}
 	}
@@ -928,13 +945,6 @@ func namedFor(command string, err error) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", command, err)
-}
-
-func writeJSONReport(w io.Writer, rep *report.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
 }
 
 // clean makes untrusted text safe for a terminal: control characters

@@ -22,6 +22,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -217,6 +218,16 @@ func Readlinkat(dirfd int, name string) (string, error) {
 // without following it. The file has mode perm whatever the umask; a
 // temporary file is removed where the write fails.
 func Replace(dir *os.File, dirPath, name string, data []byte, perm fs.FileMode) error {
+	return ReplaceWith(dir, dirPath, name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, perm)
+}
+
+// ReplaceWith is Replace of what write writes to the temporary file,
+// which a failure of write, as one of the file's, leaves removed: a
+// document written a piece at a time, never whole in memory.
+func ReplaceWith(dir *os.File, dirPath, name string, write func(io.Writer) error, perm fs.FileMode) error {
 	if name == "" || name == "." || name == ".." || strings.Contains(name, "/") {
 		return fmt.Errorf("%q is not a file name", name)
 	}
@@ -234,7 +245,7 @@ func Replace(dir *os.File, dirPath, name string, data []byte, perm fs.FileMode) 
 		return &fs.PathError{Op: "open", Path: filepath.Join(dirPath, tmp), Err: err}
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(dirPath, tmp))
-	_, werr := f.Write(data)
+	werr := write(f)
 	if werr == nil {
 		werr = f.Chmod(perm.Perm()) // whatever the umask
 	}
