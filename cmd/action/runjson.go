@@ -84,6 +84,7 @@ func (d *listedJSON) write(w io.Writer, inert bool) error {
 	// An entry is at its key's depth and one more.
 	indent := strings.TrimPrefix(d.key, "\n")
 	indent = indent[:len(indent)-len(strings.TrimLeft(indent, " "))] + "  "
+	newline := "\n" + indent
 	bw := bufio.NewWriterSize(w, 64<<10)
 	rest := d.doc
 	var entry, indented bytes.Buffer
@@ -118,7 +119,7 @@ func (d *listedJSON) write(w io.Writer, inert bool) error {
 			if i > 0 {
 				bw.WriteString(",")
 			}
-			bw.WriteString("\n" + indent)
+			bw.WriteString(newline)
 			if !inert || plainWrite(&writes[i]) {
 				bw.Write(indented.Bytes()) // nothing to escape: as escape writes it
 			} else {

@@ -312,3 +312,45 @@ func TestJSONReportOfARealRunIsTheWholeDocument(t *testing.T) {
 	}
 	reread([]byte(stdout), true)
 }
+
+// BenchmarkJSONReport writes the JSON report of one run of n created
+// files, by entry and whole (as it was made, and then made inert, for
+// stdout), and reports what the writing allocated (alloc-MiB).
+func BenchmarkJSONReport(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		writes := make([]evidence.Write, n)
+		for i := range writes {
+			writes[i] = evidence.Write{Path: fmt.Sprintf("d/%d", i), Op: evidence.OpCreate, Kind: "file"}
+		}
+		rep := &report.Report{Schema: report.Schema, Command: "test", Verdict: report.VerdictPass, Runs: []report.HookRun{
+			{ID: "check:c>p", Type: "command", Tier: "confined", Outcome: report.OutcomeAllowed, Writes: writes, Egress: []evidence.Egress{}},
+		}, Findings: []report.Finding{}}
+		for _, way := range []struct {
+			name  string
+			write func()
+		}{
+			{"by-entry", func() {
+				d, err := reportJSON(rep, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := d.write(io.Discard, true); err != nil {
+					b.Fatal(err)
+				}
+			}},
+			{"whole", func() { io.Discard.Write(wholeJSONReport(b, rep, true)) }},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", way.name, n), func(b *testing.B) {
+				var alloc float64
+				for b.Loop() {
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					way.write()
+					runtime.ReadMemStats(&after)
+					alloc += float64(after.TotalAlloc - before.TotalAlloc)
+				}
+				b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
+			})
+		}
+	}
+}
