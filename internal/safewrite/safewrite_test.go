@@ -2,6 +2,7 @@ package safewrite
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -200,5 +201,47 @@ func TestReplace(t *testing.T) {
 		if err := Replace(d, d.Name(), bad, nil, 0o644); err == nil {
 			t.Errorf("Replace(%q) wrote", bad)
 		}
+	}
+}
+
+// TestReplaceWithWritesInPiecesOrLeavesTheFile: ReplaceWith's file holds
+// every piece its write function wrote; where that function fails half
+// way, the file there is left whole and no temporary file stays.
+func TestReplaceWithWritesInPiecesOrLeavesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	failed := errors.New("the writer failed")
+	err = ReplaceWith(d, dir, "f", func(w io.Writer) error {
+		if _, err := io.WriteString(w, "half"); err != nil {
+			return err
+		}
+		return failed
+	}, 0o644)
+	if !errors.Is(err, failed) {
+		t.Fatalf("ReplaceWith: %v, want the writer's error", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "old" {
+		t.Errorf("f: %q after a failed write, want it as it was", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("a temporary file was left: %v", ents)
+	}
+	err = ReplaceWith(d, dir, "f", func(w io.Writer) error {
+		for _, p := range []string{"a", "b", "c"} {
+			if _, err := io.WriteString(w, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, 0o644)
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); err != nil || string(b) != "abc" {
+		t.Errorf("f: %q, %v; want the three pieces", b, err)
 	}
 }
