@@ -169,7 +169,7 @@ type commonFlags struct {
 func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", ".", "the repository's work tree")
 	fs.StringVar(&c.config, "config", "", "the policy file, relative to --dir (default .vigiles.yml)")
-	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
+	fs.StringVar(&c.format, "format", "text", "text (for people), json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr); not given, -o FILE's name decides where it ends in .json or .sarif")
 	fs.StringVarP(&c.output, "output", "o", "", "write the report to FILE instead of stdout (\"-\": stdout; relative to the current directory, as --dir is, not to --dir)"+outputHelp)
 	fs.StringVar(&c.shard, "shard", "", "run only part i of n of the work (i/n, e.g. 2/4), for a CI matrix")
 	sandboxDefault := "default: the policy's, else auto"
@@ -186,6 +186,29 @@ func (c *commonFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.rootSandbox, "root-sandbox", false, rootSandboxHelp)
 	setRange(fs, "jobs", fmt.Sprintf("0 (one per core) to %d", maxJobs))
 	setRange(fs, "max-runs", fmt.Sprintf("a whole number from 1 to %d", math.MaxInt))
+}
+
+// formatByName is the report format -o's FILE asks for by its name where
+// --format is not given: a FILE ending in .json is written as JSON and
+// one ending in .sarif as SARIF (vigiles audit -o report.json wrote text
+// into report.json, which a merge or a code-scanning upload then refused);
+// "" where the name says nothing.
+func formatByName(output string) string {
+	switch strings.ToLower(filepath.Ext(output)) {
+	case ".json":
+		return "json"
+	case ".sarif":
+		return "sarif"
+	}
+	return ""
+}
+
+// formatFromOutput sets c.format from -o's FILE (formatByName) where fs
+// was given no --format.
+func (c *commonFlags) formatFromOutput(fs *pflag.FlagSet) {
+	if f := formatByName(c.output); f != "" && !fs.Changed("format") {
+		c.format = f
+	}
 }
 
 func (c *commonFlags) validate(name string) error {
@@ -346,6 +369,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
 	}
+	c.formatFromOutput(fs)
 	if err := c.validate("test"); err != nil {
 		return exitWith(2, err)
 	}
@@ -366,6 +390,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
 		return err
 	}
+	c.formatFromOutput(fs)
 	if err := c.validate("audit"); err != nil {
 		return exitWith(2, err)
 	}
@@ -414,10 +439,13 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 
 func cmdMerge(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("merge", pflag.ContinueOnError)
-	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr)")
+	format := fs.String("format", "json", "text, json (vigiles.report/v1) or sarif (code scanning; the findings its limits leave out are counted on stderr); not given, sarif where -o FILE ends in .sarif")
 	output := fs.StringP("output", "o", "", "write the merged report to FILE instead of stdout (\"-\": stdout)"+mergeOutputHelp)
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
+	}
+	if f := formatByName(*output); f != "" && !fs.Changed("format") {
+		*format = f
 	}
 	if fs.NArg() == 0 {
 		return usageError(fs, mergeHelp, stderr, errors.New("merge: no reports given"))
