@@ -1015,15 +1015,22 @@ func checkSchema(event string, obj map[string]any) string {
 }
 
 // hookSpecificTypes are the types Claude Code's output schema gives the
-// fields of hookSpecificOutput that vigiles reads, where the event's
-// hookSpecificFields has them: a value of another type fails the schema,
-// and Claude Code then reads none of the output (a deny beside a reason
-// that is no string blocks nothing). Fields of a type vigiles does not
-// know (updatedToolOutput, displayContent, …) are left alone.
+// fields of hookSpecificOutput, where the event's hookSpecificFields has
+// them (the hooks reference's JSON output; the Agent SDK reference's
+// SyncHookJSONOutput spells the schema out): a value of another type
+// fails the schema, and Claude Code then reads none of the output (a
+// deny beside a reason that is no string blocks nothing, and so does a
+// decision "block" beside a sessionTitle that is no string). The schema
+// gives updatedToolOutput and updatedMCPToolOutput any type.
 var hookSpecificTypes = map[string]string{
 	"permissionDecisionReason": "a string",
 	"additionalContext":        "a string",
 	"initialUserMessage":       "a string",
+	"sessionTitle":             "a string",
+	"classifierContext":        "a string",
+	"displayContent":           "a string",
+	"suppressOriginalPrompt":   "true or false",
+	"reloadSkills":             "true or false",
 	"updatedInput":             "an object",
 	"content":                  "an object",
 	"watchPaths":               "an array of strings",
