@@ -485,6 +485,12 @@ func outcomeDoc(ev string) string {
 	if ev == TaskCompleted {
 		s += "; `continue: false` is ignored (`allowed`, the reason saying so): Claude Code ignores it when the TaskUpdate tool triggered the event, which a payload with no `teammate_name`, as this one, is (the hooks reference's \"TaskCompleted decision control\"); it stops only a teammate that finished its turn with the task open, as in a check whose `payload:` names one (`teammate_name`), where it blocks"
 	}
+	switch ev {
+	case TaskCompleted, TeammateIdle:
+		s += "; the top-level `decision: \"block\"` follows a reconstruction of Claude Code's hooks.ts (its processHookJSONOutput reads one as a blocking error on every event), where the hooks reference names only exit 2 and `continue: false`"
+	case Elicitation, ElicitationResult:
+		s += "; the top-level `decision: \"block\"` follows a reconstruction of Claude Code's hooks.ts (its processHookJSONOutput reads one before `action`), where the hooks reference names only `action` and exit 2"
+	}
 	for _, v := range r.unblockable {
 		s += "; a `" + v + "` one cannot be blocked (`allowed`)"
 	}
