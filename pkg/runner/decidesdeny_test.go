@@ -10,13 +10,14 @@ import "testing"
 // reads as what decidesOf now gives.
 func TestDecidesLeavesOutADeny(t *testing.T) {
 	for out, want := range map[string]string{
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}`:                       "",
-		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}`:                             "",
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "updatedInput": {"command": "ls"}}}`:                      `{"updatedInput":{"command":"ls"}}`,
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}`:                                                        `{"permissionDecision":"allow"}`,
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}`:                                                          `{"permissionDecision":"ask"}`,
-		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`:          `{"decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}`,
-		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "updatedPermissions": [{"type": "setMode"}]}}}`: `{"decision":{"updatedPermissions":[{"type":"setMode"}]}}`,
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}`:              "",
+		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}`:                    "",
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "updatedInput": {"command": "ls"}}}`:             `{"updatedInput":{"command":"ls"}}`,
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}`:                                               `{"permissionDecision":"allow"}`,
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}`:                                                 `{"permissionDecision":"ask"}`,
+		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`: `{"decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}`,
+		// updatedPermissions is read beside "allow" only (dropUnread).
+		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "updatedPermissions": [{"type": "setMode"}]}}}`: "",
 	} {
 		v, ok := ParseOutput([]byte(out))
 		if !ok {

@@ -47,7 +47,8 @@ type Decision struct {
 
 // decidesOf is what output d read tells Claude Code to do with the call
 // besides blocking it (report.HookRun.Decides): the fields of
-// hookSpecificOutput that approve the call or change what it does or
+// hookSpecificOutput, as far as the event reads them (dropUnread), that
+// approve the call or change what it does or
 // what Claude sees of it, or answer an elicitation (action, content),
 // and a top-level decision "approve", as
 // compact JSON with sorted keys; "" where it says none of them, or Claude
@@ -85,8 +86,37 @@ func decidesOf(d Decision) string {
 			keep["decision"] = sub
 		}
 	}
+	name, _ := hso["hookEventName"].(string)
+	dropUnread(name, keep)
 	dropDeny(keep)
 	return encodeDecides(keep)
+}
+
+// dropUnread deletes from keep, what decidesOf keeps of a
+// hookSpecificOutput of event, what Claude Code does not read there
+// (hooks.md, each event's decision control): a field the event has none
+// of (hookSpecificFields: a PreModelSwitch's updatedInput), a PreToolUse
+// updatedInput beside permissionDecision "defer", which ignores it, and
+// a PermissionRequest decision's updatedInput and updatedPermissions but
+// beside behavior "allow", the only one that reads them.
+func dropUnread(event string, keep map[string]any) {
+	for k := range keep {
+		if k != "decision" && !slices.Contains(hookSpecificFields[event], k) {
+			delete(keep, k)
+		}
+	}
+	if keep["permissionDecision"] == "defer" {
+		delete(keep, "updatedInput")
+	}
+	if sub, ok := keep["decision"].(map[string]any); ok {
+		if sub["behavior"] != "allow" {
+			delete(sub, "updatedInput")
+			delete(sub, "updatedPermissions")
+		}
+		if len(sub) == 0 {
+			delete(keep, "decision")
+		}
+	}
 }
 
 // dropDeny deletes from keep, what decidesOf keeps, a permissionDecision
