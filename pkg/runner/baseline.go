@@ -1217,10 +1217,7 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 					case "type":
 						err = str(f.Value, what, &run.Type)
 					case "decides":
-						// An earlier vigiles kept a deny, which is a
-						// block (decidesOf).
 						err = str(f.Value, what, &run.Decides)
-						run.Decides = decidesWithoutDeny(run.Decides)
 					case "declared":
 						err = str(f.Value, what, &run.Declared)
 					case "context":
@@ -1302,6 +1299,10 @@ func loadBaseline(abs, shown string, o Options) (*Baseline, error) {
 						return nil, err
 					}
 				}
+				// An earlier vigiles kept a deny, which is a block, and
+				// fields Claude Code does not read (decidesOf), once the
+				// run's event is known.
+				run.Decides = decidesAsKept(run.Event, run.Decides)
 				// Every run has an outcome: a run without one would be
 				// written back as "outcome": "", which no reader takes.
 				if !hasOutcome {

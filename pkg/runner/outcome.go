@@ -134,20 +134,23 @@ func dropDeny(keep map[string]any) {
 	}
 }
 
-// decidesWithoutDeny is a Decides a baseline keeps as decidesOf now
-// gives it: without the deny an earlier vigiles kept (dropDeny), which
-// is no change of what the hook tells Claude Code. One without a deny,
-// or not an object, is returned as it is.
-func decidesWithoutDeny(s string) string {
-	if !strings.Contains(s, `"deny"`) {
+// decidesAsKept is a Decides a baseline keeps, of a run of event, as
+// decidesOf now gives it: without the deny an earlier vigiles kept
+// (dropDeny), which is no change of what the hook tells Claude Code, nor
+// what an earlier vigiles kept that Claude Code does not read there
+// (dropUnread: an updatedInput beside "defer"), which changes nothing of
+// the call either. One that is not an object is returned as it is.
+func decidesAsKept(event, s string) string {
+	if s == "" {
 		return s
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var keep map[string]any
-	if err := dec.Decode(&keep); err != nil || keep == nil {
+	if err := dec.Decode(&keep); err != nil || keep == nil || dec.More() {
 		return s
 	}
+	dropUnread(event, keep)
 	dropDeny(keep)
 	return encodeDecides(keep)
 }
