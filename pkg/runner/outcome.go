@@ -232,6 +232,21 @@ func objectEnd(s string) int {
 	if !strings.HasPrefix(s, "{") {
 		return -1
 	}
+	end := -1
+	depths(s, func(i, depth int) bool {
+		if depth == 0 {
+			end = i + 1
+			return false
+		}
+		return true
+	})
+	return end
+}
+
+// depths calls at, for each bracket of s ('[', '{', ']', '}') outside
+// JSON strings in turn, with its index and the depth after it (1 after
+// the first opening), while at returns true.
+func depths[T string | []byte](s T, at func(i, depth int) bool) {
 	depth, inString, escaped := 0, false, false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -246,15 +261,17 @@ func objectEnd(s string) int {
 			}
 		case c == '"':
 			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth--; depth == 0 {
-				return i + 1
+		case c == '{' || c == '[' || c == '}' || c == ']':
+			if c == '{' || c == '[' {
+				depth++
+			} else {
+				depth--
+			}
+			if !at(i, depth) {
+				return
 			}
 		}
 	}
-	return -1
 }
 
 // isAsyncResponse says whether obj passes Claude Code's schema of an
@@ -278,29 +295,12 @@ const maxOutputDepth = 10000
 // and objects at once, outside strings, so that ParseOutput fails on it
 // whatever else it holds.
 func nestsTooDeep(stdout []byte) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range stdout {
-		switch {
-		case escaped:
-			escaped = false
-		case inString:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > maxOutputDepth {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
+	deep := false
+	depths(stdout, func(_, depth int) bool {
+		deep = depth > maxOutputDepth
+		return !deep
+	})
+	return deep
 }
 
 // normalizeJSON turns json.Number into float64 so values compare like
