@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -1053,19 +1054,25 @@ func clipOutput(s string) string {
 	return s[:cut] + fmt.Sprintf("\n… (%d bytes more not kept in the report)", len(s)-cut)
 }
 
-// sortedWrites copies and sorts writes, keeping nil as nil.
+// sortedWrites is writes ordered by path, then op, keeping nil as nil and
+// entries that compare equal in their order. It sorts ws itself, the
+// run's own result (which Replace has already rewritten), and leaves it
+// as it is where it is in order already, as the init lists a record of
+// one area: a record of a million files was copied whole (92 MiB) while
+// the one it was copied from was still to be collected.
 func sortedWrites(ws []evidence.Write) []evidence.Write {
-	if ws == nil {
-		return nil
+	if !slices.IsSortedFunc(ws, compareWrites) {
+		slices.SortStableFunc(ws, compareWrites)
 	}
-	out := append([]evidence.Write{}, ws...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return out[i].Op < out[j].Op
-	})
-	return out
+	return ws
+}
+
+// compareWrites orders writes by path, then op.
+func compareWrites(a, b evidence.Write) int {
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return strings.Compare(string(a.Op), string(b.Op))
 }
 
 // sortedEgress copies and sorts egress entries, keeping nil as nil: by

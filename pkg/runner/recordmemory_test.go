@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
+)
+
+// TestSortedWrites: a record is ordered by path, then op, entries that
+// compare equal kept in their order, as a sorted copy ordered it; nil
+// stays nil (not recorded) and an empty record empty. One in order
+// already, as the init lists the record of one area, is kept as it is,
+// with nothing allocated.
+func TestSortedWrites(t *testing.T) {
+	// What sortedWrites was: a copy sorted by path, then op, stably.
+	copied := func(ws []evidence.Write) []evidence.Write {
+		if ws == nil {
+			return nil
+		}
+		out := append([]evidence.Write{}, ws...)
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].Path != out[j].Path {
+				return out[i].Path < out[j].Path
+			}
+			return out[i].Op < out[j].Op
+		})
+		return out
+	}
+	w := func(path string, op evidence.Op, kind string) evidence.Write {
+		return evidence.Write{Path: path, Op: op, Kind: kind}
+	}
+	for _, tc := range []struct {
+		name string
+		ws   []evidence.Write
+	}{
+		{"not recorded", nil},
+		{"nothing", []evidence.Write{}},
+		{"in order", []evidence.Write{w("a", evidence.OpCreate, "file"), w("a/b", evidence.OpCreate, "file"), w("b", evidence.OpDelete, "")}},
+		// The init lists the work tree, then /dev/shm, HOME and $TMPDIR.
+		{"the init's areas", []evidence.Write{w("a", evidence.OpCreate, "file"), w("/dev/shm/x", evidence.OpCreate, "file"),
+			w("~", evidence.OpModify, "dir"), w("~/c", evidence.OpCreate, "file"), w("$TMPDIR/d", evidence.OpCreate, "file")}},
+		{"a path twice, by op", []evidence.Write{w("a", evidence.OpModify, "file"), w("a", evidence.OpDelete, ""), w("a", evidence.OpCreate, "dir")}},
+		// Equal in path and op: their order is kept.
+		{"equal entries", []evidence.Write{w("b", evidence.OpCreate, "file"), w("a", evidence.OpCreate, "dir"), w("a", evidence.OpCreate, "file"),
+			w("a", evidence.OpCreate, "symlink"), w("a", evidence.OpCreate, "other")}},
+		{"names past ASCII and not UTF-8", []evidence.Write{w("é", evidence.OpCreate, "file"), w("e\xff", evidence.OpCreate, "file"),
+			w("e\xfe", evidence.OpCreate, "file"), w("\U0001F600", evidence.OpCreate, "file"), w("\uFFFD", evidence.OpCreate, "file")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := copied(tc.ws)
+			got := sortedWrites(slices.Clone(tc.ws))
+			if (got == nil) != (want == nil) || !slices.Equal(got, want) {
+				t.Errorf("sortedWrites(%q) = %q; want %q", tc.ws, got, want)
+			}
+		})
+	}
+
+	ws := make([]evidence.Write, 1000)
+	for i := range ws {
+		ws[i] = w(fmt.Sprintf("d/%04d", i), evidence.OpCreate, "file")
+	}
+	var got []evidence.Write
+	if n := testing.AllocsPerRun(10, func() { got = sortedWrites(ws) }); n != 0 {
+		t.Errorf("sortedWrites of a record in order allocated %v times; want none", n)
+	}
+	if &got[0] != &ws[0] {
+		t.Errorf("sortedWrites of a record in order made another; want the record itself")
+	}
+}
+
+// TestRecordOfEveryAreaIsSorted: a hook that writes in the work tree,
+// /dev/shm, HOME and $TMPDIR, whose record the init lists area by area
+// (not in order of path), has it in its report ordered by path.
+func TestRecordOfEveryAreaIsSorted(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		"a/.claude-plugin/plugin.json": `{"name": "a"}`,
+		"a/hooks/hooks.json":           `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch z y /dev/shm/x ~/w $TMPDIR/v"}]}]}}`,
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 {
+		t.Fatalf("%d runs; want 1", len(rep.Runs))
+	}
+	var paths []string
+	for _, w := range rep.Runs[0].Writes {
+		paths = append(paths, w.Path)
+	}
+	for _, want := range []string{"z", "y", "/dev/shm/x", "~/w", "$TMPDIR/v"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("the record %q does not list %q", paths, want)
+		}
+	}
+	if !slices.IsSorted(paths) {
+		t.Errorf("the record lists %q; want it in order of path", paths)
+	}
+}
