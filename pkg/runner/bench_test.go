@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/vigiles/action/pkg/evidence"
+	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
+	"github.com/vigiles/action/pkg/sandbox"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
 )
 
@@ -113,6 +117,70 @@ func BenchmarkDiscoverMarketplaceEntries(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
+	}
+}
+
+// BenchmarkTestWriteRecord runs vigiles test's one check of a Stop hook
+// whose record lists n created files (d/1 … d/n, and d), as vwritemem
+// -command test does, and reports what Test allocated (alloc-MiB) and
+// what its report holds (held-MiB), the record handed over by the
+// executor aside: what the runner makes of a record between the init's
+// result and the report. Bytes, not times, are what it is for. The
+// record is made as the broker reads one (its paths cut from one string,
+// sorted as the init sorts them) before each run, outside what is
+// measured.
+func BenchmarkTestWriteRecord(b *testing.B) {
+	dir := makeTree(b, map[string]string{
+		".claude-plugin/marketplace.json":       `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "mk", "source": "./plugins/mk"}]}`,
+		"plugins/mk/.claude-plugin/plugin.json": `{"name": "mk", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mkdir d && cd d && seq 1 9 | xargs touch"}]}]}}`,
+		".vigiles.yml":                          "version: 1\nplugins:\n  untrusted: [\"plugins/*\"]\nchecks:\n  - name: mk\n    hook: mk\n    event: Stop\n    expect:\n      allowed: true\n      wrote-only: [\"d/**\"]\n",
+	})
+	for _, n := range []int{100_000, 1_000_000} {
+		record := func() *sandbox.Result {
+			names := make([]string, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("d/%d", i+1)
+			}
+			slices.Sort(names)
+			all := "d" + strings.Join(names, "")
+			ws := make([]evidence.Write, 0, n+1)
+			ws = append(ws, evidence.Write{Path: all[:1], Op: evidence.OpCreate, Kind: "dir"})
+			at := 1
+			for _, name := range names {
+				ws = append(ws, evidence.Write{Path: all[at : at+len(name)], Op: evidence.OpCreate, Kind: "file"})
+				at += len(name)
+			}
+			return &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay", Writes: ws, Egress: []evidence.Egress{}}
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var held, alloc float64
+			for b.Loop() {
+				res := record()
+				ex := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+					r := res
+					res = nil
+					return r, nil
+				})
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+				runtime.ReadMemStats(&after)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rep.Runs) != 1 || len(rep.Runs[0].Writes) != n+1 || rep.Verdict != report.VerdictPass {
+					b.Fatalf("%d runs, verdict %s: %+v", len(rep.Runs), rep.Verdict, rep.Findings)
+				}
+				alloc += float64(after.TotalAlloc - before.TotalAlloc)
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				held += float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				runtime.KeepAlive(rep)
+			}
+			b.ReportMetric(held/float64(b.N)/(1<<20), "held-MiB")
+			b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
 		})
 	}
 }
