@@ -263,18 +263,24 @@ const (
 // tell an audit by them, and puts the fixed ones back here, so that the
 // record reads the same from run to run. rp replaces strings with
 // others of their length: sizes and offsets in r stay true.
+//
+// A name rp changes nothing in is kept as it is, not made again: a
+// strings.Replacer makes a new string of every one, which for a record
+// of a million paths was 39 MiB allocated to put back ids that none of
+// them held.
 func (r *Result) Replace(rp *strings.Replacer) {
 	r.stdoutRaw, r.Stdout, r.StdoutEncoding = replaceOutput(rp, r.stdoutRaw, r.Stdout, r.StdoutEncoding)
 	r.stderrRaw, r.Stderr, r.StderrEncoding = replaceOutput(rp, r.stderrRaw, r.Stderr, r.StderrEncoding)
+	var w keptWriter
 	for i := range r.Writes {
-		r.Writes[i].Path = rp.Replace(r.Writes[i].Path)
+		r.Writes[i].Path = w.replace(rp, r.Writes[i].Path)
 	}
 	for i := range r.Egress {
-		r.Egress[i].Host = rp.Replace(r.Egress[i].Host)
-		r.Egress[i].Detail = rp.Replace(r.Egress[i].Detail)
+		r.Egress[i].Host = w.replace(rp, r.Egress[i].Host)
+		r.Egress[i].Detail = w.replace(rp, r.Egress[i].Detail)
 	}
 	for i := range r.Lingered {
-		r.Lingered[i] = rp.Replace(r.Lingered[i])
+		r.Lingered[i] = w.replace(rp, r.Lingered[i])
 	}
 	if e := r.EnvFile; e != nil {
 		e.Path = rp.Replace(e.Path)
@@ -291,6 +297,44 @@ func (r *Result) Replace(rp *strings.Replacer) {
 		}
 	}
 }
+
+// keptWriter is what a strings.Replacer writes of one string, s, held
+// only from where it first differs from s: replace is rp.Replace(s),
+// and s itself (nothing allocated) where what rp writes is s.
+type keptWriter struct {
+	s       string
+	off     int    // what rp wrote so far is s[:off] (while !differs)
+	differs bool   // it is not: buf holds it
+	buf     []byte // reused from one string to the next
+}
+
+func (w *keptWriter) replace(rp *strings.Replacer, s string) string {
+	w.s, w.off, w.differs, w.buf = s, 0, false, w.buf[:0]
+	rp.WriteString(w, s) // w never fails
+	w.s = ""
+	switch {
+	case w.differs:
+		return string(w.buf)
+	case w.off == len(s):
+		return s
+	}
+	return s[:w.off]
+}
+
+func (w *keptWriter) WriteString(p string) (int, error) {
+	if !w.differs {
+		if len(p) <= len(w.s)-w.off && w.s[w.off:w.off+len(p)] == p {
+			w.off += len(p)
+			return len(p), nil
+		}
+		w.differs = true
+		w.buf = append(w.buf, w.s[:w.off]...)
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+func (w *keptWriter) Write(p []byte) (int, error) { return w.WriteString(string(p)) }
 
 // replaceOutput is Replace for one output: its raw bytes where the
 // result holds them, else its text, decoded first where it is base64.
