@@ -564,12 +564,37 @@ func sessionEnvScripts(r report.HookRun) []evidence.Write {
 		p := evidence.ShownPath(w.Path)
 		// Where names fold (macOS), ~/.Claude/session-env/ is the same
 		// directory.
-		if w.Op == evidence.OpDelete || w.Kind == "dir" || !strings.HasPrefix(FoldPath(p), sessionEnvDir) || (r.EnvFile != nil && p == r.EnvFile.Path) {
+		if w.Op == evidence.OpDelete || w.Kind == "dir" || !inSessionEnv(p) || (r.EnvFile != nil && p == r.EnvFile.Path) {
 			continue
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// inSessionEnv is strings.HasPrefix(FoldPath(p), sessionEnvDir), for p
+// valid UTF-8 (a shown path), without folding the whole of every path of
+// a record: of a million, 57 MiB allocated, for a test of a hook that
+// wrote none there. FoldPath folds name by name and keeps every '/' (no
+// character folds to one or from one), and its area prefixes end in '/'
+// before the third: so its fold up to its third '/' is the fold of p up
+// to p's third, and a path with fewer is under no directory of three.
+// And only '~' folds to '~', and what folding drops (the code points
+// HFS+ ignores) is past ASCII: a path whose first byte is ASCII and not
+// '~' folds to no "~/…".
+func inSessionEnv(p string) bool {
+	if p == "" || p[0] != '~' && p[0] < utf8.RuneSelf {
+		return false
+	}
+	end := 0
+	for range strings.Count(sessionEnvDir, "/") {
+		i := strings.IndexByte(p[end:], '/')
+		if i < 0 {
+			return false
+		}
+		end += i + 1
+	}
+	return FoldPath(p[:end]) == sessionEnvDir
 }
 
 // baselineEnv is what a baseline keeps of a run's env (envText): nil where

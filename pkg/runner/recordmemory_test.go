@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/sandbox/sandboxtest"
@@ -101,4 +103,54 @@ func TestRecordOfEveryAreaIsSorted(t *testing.T) {
 	if !slices.IsSorted(paths) {
 		t.Errorf("the record lists %q; want it in order of path", paths)
 	}
+}
+
+// sessionEnvNames are paths under ~/.claude/session-env as a file system
+// that folds names takes them (cased, with code points HFS+ ignores,
+// with trailing dots and spaces), paths that only look so, paths of
+// every area, and names that are not UTF-8 (shown, as the record's are
+// read).
+var sessionEnvNames = []string{
+	"", "~", "~/", "./d/1", "d/1", "~/.claude/session-env/x.sh", "~/.claude/session-env/", "~/.claude/session-env",
+	"~/.claude/session-env/s/x.sh", "~/.Claude/SESSION-ENV/x", "~/.claude./session-env /x", "~/.c\u200claude/session-env/x",
+	"~./.claude/session-env/x", "~ /.claude/session-env/x", "\u200c~/.claude/session-env/x", "\ufeff~/.claude/session-env/x",
+	"~\u200d/.claude/session-env/x", "~~/.claude/session-env/x", "./~/.claude/session-env/x", "$TMPDIR/.claude/session-env/x",
+	"/dev/shm/.claude/session-env/x", "/~/.claude/session-env/x", "~/.claude/session-envx/y", "~/.claude/session/env/x",
+	"~/.cla\u017fde/session-env/x", "~/.claude/se\u017f\u017fion-env/x", "~/.claude/\ufb06ession-env/x", "~/.claude/session-env/x\xff",
+	"~/.claude\xff/session-env/x", "~\xff/.claude/session-env/x", "\xff~/.claude/session-env/x", "~/.CLAUDE/session-env/\u00e9",
+	"\u212a/.claude/session-env/x", "~/.claude/session-env/.../x", "~/.claude/ session-env/x", "~/.claude/session-env\u200e/x",
+}
+
+// TestInSessionEnv: inSessionEnv says what strings.HasPrefix(FoldPath(p),
+// sessionEnvDir) does of a shown path, and folds nothing of a path that
+// cannot be under it.
+func TestInSessionEnv(t *testing.T) {
+	for _, p := range sessionEnvNames {
+		p := evidence.ShownPath(p)
+		if got, want := inSessionEnv(p), strings.HasPrefix(FoldPath(p), sessionEnvDir); got != want {
+			t.Errorf("inSessionEnv(%q) = %v; FoldPath says %v", p, got, want)
+		}
+	}
+	for _, p := range []string{"d/1", "./d/12345", "$TMPDIR/a/b/c/d", "~/a", "~/.cache/x"} {
+		if n := testing.AllocsPerRun(10, func() { inSessionEnv(p) }); n != 0 {
+			t.Errorf("inSessionEnv(%q) allocated %v times; want none", p, n)
+		}
+	}
+}
+
+// FuzzInSessionEnv: inSessionEnv is strings.HasPrefix(FoldPath(p),
+// sessionEnvDir) for any shown path.
+func FuzzInSessionEnv(f *testing.F) {
+	for _, p := range sessionEnvNames {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := evidence.ShownPath(s)
+		if !utf8.ValidString(p) {
+			t.Fatalf("ShownPath(%q) is not UTF-8", s)
+		}
+		if got, want := inSessionEnv(p), strings.HasPrefix(FoldPath(p), sessionEnvDir); got != want {
+			t.Errorf("inSessionEnv(%q) = %v; FoldPath says %v", p, got, want)
+		}
+	})
 }
