@@ -59,7 +59,45 @@ func persistsWhy(path string) string {
 	if strings.HasPrefix(path, "$TMPDIR/") || strings.HasPrefix(path, "/dev/shm/") {
 		return ""
 	}
-	segs := strings.Split(strings.TrimPrefix(path, "./"), "/")
+	rel := strings.TrimPrefix(path, "./")
+	last := rel[strings.LastIndexByte(rel, '/')+1:]
+	// Only a path with a name .git or .claude is split into its names
+	// (for a record of a million, 35 MiB allocated where none was).
+	if hasName(rel, ".git") || hasName(rel, ".claude") {
+		if why := treePersistsWhy(strings.Split(rel, "/")); why != "" {
+			return why
+		}
+	}
+	switch {
+	case last == "CLAUDE.md" || last == "CLAUDE.local.md":
+		return persistMemory
+	case last == ".mcp.json":
+		return persistMCP
+	}
+	return ""
+}
+
+// hasName says whether one of the names of rel, a slash-separated path,
+// is name (not "").
+func hasName(rel, name string) bool {
+	for {
+		n, rest, more := strings.Cut(rel, "/")
+		if n == name {
+			return true
+		}
+		if !more {
+			return false
+		}
+		rel = rest
+	}
+}
+
+// treePersistsWhy is persistsWhy for a path in the work tree, split into
+// its names, segs, of which one must be .git or .claude (the name a git
+// directory or a Claude Code project's has) for it to say anything; ""
+// where it says nothing, and the path's last name may yet (CLAUDE.md,
+// .mcp.json).
+func treePersistsWhy(segs []string) string {
 	last := segs[len(segs)-1]
 	for i, s := range segs {
 		rest := segs[i+1:]
@@ -82,12 +120,6 @@ func persistsWhy(path string) string {
 		case s == ".claude" && len(rest) > 1 && rest[0] == "rules" && strings.HasSuffix(last, ".md"):
 			return persistMemory
 		}
-	}
-	switch {
-	case last == "CLAUDE.md" || last == "CLAUDE.local.md":
-		return persistMemory
-	case last == ".mcp.json":
-		return persistMCP
 	}
 	return ""
 }

@@ -82,6 +82,17 @@ func TestPersistsWhy(t *testing.T) {
 		{"~/.cache/x", ""},
 		{"$TMPDIR/.bashrc", ""},
 		{"/dev/shm/.git/hooks/x", ""},
+		// Names that only hold .git or .claude are neither.
+		{".github/workflows/ci.yml", ""},
+		{"x.git/hooks/pre-commit", ""},
+		{".git.bak/config", ""},
+		{".gitmodules", ""},
+		{"a/.claude-plugin/plugin.json", ""},
+		{"my.claude/settings.json", ""},
+		{".github/CLAUDE.md", persistMemory},
+		{"./.git/hooks/pre-commit", persistGitHook},
+		{"./CLAUDE.md", persistMemory},
+		{"d/1", ""},
 	} {
 		if got := persistsWhy(tc.path); got != tc.want {
 			t.Errorf("persistsWhy(%q) = %q, want %q", tc.path, got, tc.want)

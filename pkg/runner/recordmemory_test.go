@@ -154,3 +154,50 @@ func FuzzInSessionEnv(f *testing.F) {
 		}
 	})
 }
+
+// persistNames are work-tree paths with a name .git or .claude, and with
+// names that only hold those.
+var persistNames = []string{
+	"", "/", "d/1", ".git", ".git/", "/.git", ".git/hooks/pre-commit", "a/.git/config", ".github/workflows/x", "x.git/hooks/a",
+	".claude/settings.json", "a/.claude/rules/x.md", ".claude-plugin/plugin.json", "a//.git//hooks/x", ".claude/", "my.claude/commands/x",
+}
+
+// TestPersistsWhySplitsOnlyWhatItReads: a work-tree path none of whose
+// names is .git or .claude is one persistsWhy's reading of its names
+// (treePersistsWhy) says nothing of, so it is not split; hasName finds
+// a name as splitting the path would; and persistsWhy of a path of
+// neither allocates nothing.
+func TestPersistsWhySplitsOnlyWhatItReads(t *testing.T) {
+	for _, rel := range persistNames {
+		checkPersistGate(t, rel)
+	}
+	for _, p := range []string{"d/1", "./d/12345", "src/a/b/c/main.go", ".github/workflows/ci.yml", "docs/CLAUDE.md"} {
+		if n := testing.AllocsPerRun(10, func() { persistsWhy(p) }); n != 0 {
+			t.Errorf("persistsWhy(%q) allocated %v times; want none", p, n)
+		}
+	}
+}
+
+func checkPersistGate(t *testing.T, rel string) {
+	t.Helper()
+	segs := strings.Split(rel, "/")
+	for _, n := range []string{".git", ".claude"} {
+		if got, want := hasName(rel, n), slices.Contains(segs, n); got != want {
+			t.Errorf("hasName(%q, %q) = %v; want %v", rel, n, got, want)
+		}
+	}
+	if !hasName(rel, ".git") && !hasName(rel, ".claude") {
+		if why := treePersistsWhy(segs); why != "" {
+			t.Errorf("%q, with no name .git or .claude, persists: %s", rel, why)
+		}
+	}
+}
+
+// FuzzPersistsWhyGate: what TestPersistsWhySplitsOnlyWhatItReads says,
+// of any path.
+func FuzzPersistsWhyGate(f *testing.F) {
+	for _, p := range persistNames {
+		f.Add(p)
+	}
+	f.Fuzz(checkPersistGate)
+}
