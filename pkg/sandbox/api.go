@@ -257,7 +257,8 @@ const (
 )
 
 // Replace rewrites with rp every text of r that the command chose: its
-// output, the paths it wrote, the hosts it named, what it left in its
+// output, the paths it wrote (and a link's target, a rename's old
+// name), the hosts it named, what it left in its
 // env file, the processes it left behind. The runner sends a hook fresh
 // ids in place of the fixed ones its plan holds, so that a hook cannot
 // tell an audit by them, and puts the fixed ones back here, so that the
@@ -274,6 +275,10 @@ func (r *Result) Replace(rp *strings.Replacer) {
 	var w keptWriter
 	for i := range r.Writes {
 		r.Writes[i].Path = w.replace(rp, r.Writes[i].Path)
+		// A link's target and a rename's old name are the command's
+		// text too (ln -s "$transcript_path" t).
+		r.Writes[i].Target = w.replace(rp, r.Writes[i].Target)
+		r.Writes[i].From = w.replace(rp, r.Writes[i].From)
 	}
 	for i := range r.Egress {
 		r.Egress[i].Host = w.replace(rp, r.Egress[i].Host)

@@ -95,3 +95,29 @@ func FuzzKeptWriter(f *testing.F) {
 		}
 	})
 }
+
+// TestResultReplacePutsBackIdsInTargetsAndOldNames: the fixed ids go back
+// into a link's target and a renamed file's old name as into its path: a
+// hook that links to its transcript (ln -s "$transcript_path" t) made a
+// record whose target held the session id the run was sent, not the
+// plan's, which the paths of the same record hold: the transcript's path
+// and the link's target read as two files.
+func TestResultReplacePutsBackIdsInTargetsAndOldNames(t *testing.T) {
+	const fresh, fixed = "3f2c9a1e-5b7d-4e2a-9c1b-8d6e4f3a2b10", "00000000-0000-4000-8000-000000000000"
+	r := &Result{Writes: []evidence.Write{
+		{Path: "./t", Op: evidence.OpCreate, Kind: "symlink", Target: "/root/.claude/projects/-w/" + fresh + ".jsonl"},
+		{Path: "./" + fresh + ".new", Op: evidence.OpCreate, Kind: "file", From: "./" + fresh},
+		{Path: "./plain", Op: evidence.OpCreate, Kind: "file"},
+	}}
+	r.Replace(strings.NewReplacer(fresh, fixed))
+	want := []evidence.Write{
+		{Path: "./t", Op: evidence.OpCreate, Kind: "symlink", Target: "/root/.claude/projects/-w/" + fixed + ".jsonl"},
+		{Path: "./" + fixed + ".new", Op: evidence.OpCreate, Kind: "file", From: "./" + fixed},
+		{Path: "./plain", Op: evidence.OpCreate, Kind: "file"},
+	}
+	for i := range want {
+		if r.Writes[i] != want[i] {
+			t.Errorf("write %d: %+v, want %+v", i, r.Writes[i], want[i])
+		}
+	}
+}
