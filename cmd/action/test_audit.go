@@ -203,11 +203,11 @@ func formatByName(output string) string {
 	return ""
 }
 
-// formatFromOutput sets c.format from -o's FILE (formatByName) where fs
-// was given no --format.
-func (c *commonFlags) formatFromOutput(fs *pflag.FlagSet) {
-	if f := formatByName(c.output); f != "" && !fs.Changed("format") {
-		c.format = f
+// formatFromOutput sets *format from -o's FILE, output (formatByName),
+// where fs was given no --format: test's, audit's and merge's.
+func formatFromOutput(fs *pflag.FlagSet, format *string, output string) {
+	if f := formatByName(output); f != "" && !fs.Changed("format") {
+		*format = f
 	}
 }
 
@@ -369,7 +369,7 @@ func cmdTest(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return exitWith(2, fmt.Errorf("test: unexpected argument %q (checks are listed in .vigiles.yml)", fs.Arg(0)))
 	}
-	c.formatFromOutput(fs)
+	formatFromOutput(fs, &c.format, c.output)
 	if err := c.validate("test"); err != nil {
 		return exitWith(2, err)
 	}
@@ -390,7 +390,7 @@ func cmdAudit(ctx context.Context, args []string, getenv func(string) string, st
 	if done, err := parseFlags(fs, auditHelp, args, stdout, stderr); done {
 		return err
 	}
-	c.formatFromOutput(fs)
+	formatFromOutput(fs, &c.format, c.output)
 	if err := c.validate("audit"); err != nil {
 		return exitWith(2, err)
 	}
@@ -444,9 +444,7 @@ func cmdMerge(ctx context.Context, args []string, getenv func(string) string, st
 	if done, err := parseFlags(fs, mergeHelp, args, stdout, stderr); done {
 		return err
 	}
-	if f := formatByName(*output); f != "" && !fs.Changed("format") {
-		*format = f
-	}
+	formatFromOutput(fs, format, *output)
 	if fs.NArg() == 0 {
 		return usageError(fs, mergeHelp, stderr, errors.New("merge: no reports given"))
 	}
