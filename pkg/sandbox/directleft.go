@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vigiles/action/internal/procwait"
@@ -236,12 +235,13 @@ func reapGroup(s int) {
 }
 
 // groupChildren lists this process's children in the process group s,
-// but s: from /proc/self/task/*/children, or, where the kernel has none
-// (CONFIG_PROC_CHILDREN), from every process's stat.
+// but s: from the kernel's list of them (childrenOf), or, where it has
+// none (CONFIG_PROC_CHILDREN), from every process's stat.
 func groupChildren(s int) []int {
 	self := os.Getpid()
 	var kids []int
-	if _, err := os.Stat("/proc/self/task/" + strconv.Itoa(self) + "/children"); err != nil {
+	pids, ok := childrenOf(self)
+	if !ok {
 		_, procs := directMembers(s)
 		for pid, e := range procs {
 			if e.ppid == self && e.pgid == s && pid != s {
@@ -250,14 +250,10 @@ func groupChildren(s int) []int {
 		}
 		return kids
 	}
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, t := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil && pid != s {
-				if e, ok := readProcEntry(pid); ok && e.pgid == s {
-					kids = append(kids, pid)
-				}
+	for _, pid := range pids {
+		if pid != s {
+			if e, ok := readProcEntry(pid); ok && e.pgid == s {
+				kids = append(kids, pid)
 			}
 		}
 	}
