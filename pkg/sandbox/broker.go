@@ -464,8 +464,10 @@ func runDirect(ctx context.Context, spec Spec, cwd string, res *Result) (*Result
 	// of it was left to this process (a subreaper once a confined run
 	// has started) is reaped, not left a zombie for as long as the
 	// audit runs: before the command itself, whose pid, the group's id,
-	// is its own until then. Where it exited and left nothing, its
-	// group is only itself: no read of /proc more.
+	// is its own until then. Where it exited and left nothing running,
+	// a kill of its group ends what is there: no scan of every
+	// process's stat (endDirect's); reapGroup reads this process's
+	// children alone.
 	if left == nil && !res.TimedOut && ctx.Err() == nil {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	} else {
