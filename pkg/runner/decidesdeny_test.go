@@ -30,6 +30,9 @@ func TestDecidesLeavesOutADeny(t *testing.T) {
 		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`: `{"decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}`,
 		// updatedPermissions is read beside "allow" only (dropUnread).
 		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "updatedPermissions": [{"type": "setMode"}]}}}`: "",
+		// A decision object is PermissionRequest's: PreToolUse reads none.
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`: "",
+		`{"decision": "approve"}`: `{"decision":"approve"}`,
 	} {
 		v, ok := ParseOutput([]byte(out))
 		if !ok {

@@ -95,13 +95,19 @@ func decidesOf(d Decision) string {
 // dropUnread deletes from keep, what decidesOf keeps of a
 // hookSpecificOutput of event, what Claude Code does not read there
 // (hooks.md, each event's decision control): a field the event has none
-// of (hookSpecificFields: a PreModelSwitch's updatedInput), a PreToolUse
+// of (hookSpecificFields: a PreModelSwitch's updatedInput, a PreToolUse
+// decision object, which only PermissionRequest reads), a PreToolUse
 // updatedInput beside permissionDecision "defer", which ignores it, and
 // a PermissionRequest decision's updatedInput and updatedPermissions but
-// beside behavior "allow", the only one that reads them.
+// beside behavior "allow", the only one that reads them. A top-level
+// decision "approve" (a string) is no field of hookSpecificOutput, and
+// stays.
 func dropUnread(event string, keep map[string]any) {
-	for k := range keep {
-		if k != "decision" && !slices.Contains(hookSpecificFields[event], k) {
+	for k, v := range keep {
+		if _, approve := v.(string); k == "decision" && approve {
+			continue
+		}
+		if !slices.Contains(hookSpecificFields[event], k) {
 			delete(keep, k)
 		}
 	}
