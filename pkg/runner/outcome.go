@@ -590,17 +590,22 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	if !cut {
 		out, _ = ParseOutput(stdout)
 	}
-	if out == nil && !cut && !rules.ignoresOutput && !(res.ExitCode == 2 && !rules.exit2Allows) && nestsTooDeep(stdout) {
+	// What Claude Code looks for JSON in, which it reads as JSON only
+	// where it is an object.
+	trimmed := jsTrim(string(stdout))
+	isObject := strings.HasPrefix(trimmed, "{")
+	if out == nil && !cut && isObject && !rules.ignoresOutput && !(res.ExitCode == 2 && !rules.exit2Allows) && nestsTooDeep(stdout) {
 		// JSON.parse reads any depth (Node.js's and Bun's parsers keep no
 		// stack of their own), Go's decoder none past maxOutputDepth: a
 		// field nested that deep beside a decision would hide the
 		// decision from vigiles, not from Claude Code. An exit 2 that
-		// blocks on its own blocks whatever the JSON says.
+		// blocks on its own blocks whatever the JSON says; text, and an
+		// array, Claude Code reads as text at any depth.
 		return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and its stdout nests JSON deeper than the %d levels vigiles reads, where Claude Code reads it whole and may find a decision in it", res.ExitCode, maxOutputDepth)}
 	}
 	d := Decision{Outcome: report.OutcomeAllowed, Output: out}
 	obj, _ := out.(map[string]any)
-	if t := jsTrim(string(stdout)); t == "" || t[0] != '{' {
+	if !isObject {
 		obj = nil // Claude Code reads only an object as JSON; an array is text
 	}
 	if rules.ignoresOutput {
@@ -626,7 +631,7 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 	case out == nil && !cut:
 		// From "{" to "}" and no JSON: a failure to Claude Code, unless
 		// it is lines of JSON that set no field, which it reads as text.
-		if t := jsTrim(string(stdout)); strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && !jsonLinesOfNoField(t) {
+		if isObject && strings.HasSuffix(trimmed, "}") && !jsonLinesOfNoField(trimmed) {
 			d.BadJSON = "its JSON output does not parse"
 		}
 	}
@@ -635,7 +640,7 @@ func decide(event string, rules eventRules, res *sandbox.Result, runErr error) D
 		// The agent reads all of stdout; the run kept only its cap. What
 		// starts as JSON (or is blank so far) may decide the call in
 		// the part that was dropped: the outcome is not known.
-		if t := jsTrim(string(stdout)); t == "" || t[0] == '{' {
+		if trimmed == "" || isObject {
 			return Decision{Outcome: report.OutcomeError, Reason: fmt.Sprintf("the outcome cannot be read: the hook exited %d and printed more on stdout than the run keeps (its output cap: raise defaults.output-cap in .vigiles.yml), and what was kept may be the start of JSON that decides the call", res.ExitCode)}
 		}
 	}

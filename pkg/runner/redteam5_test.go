@@ -62,6 +62,36 @@ func TestDeepJSONOutputIsNotReadAsNone(t *testing.T) {
 	}
 }
 
+// TestDeepArrayOutputIsText: Claude Code reads only an object as JSON,
+// so stdout that is an array, or text, nested deeper than Go's decoder
+// goes is text to it at any depth: allowed, not an outcome that cannot
+// be read.
+func TestDeepArrayOutputIsText(t *testing.T) {
+	sandboxtest.RequireConfinement(t)
+	dir := makeTree(t, map[string]string{
+		".claude/settings.json": `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+  {"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/out.json\""}]}]}}`,
+		"out.json": strings.Repeat("[", maxOutputDepth+1) + strings.Repeat("]", maxOutputDepth+1) + "\n",
+	})
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, r := range rep.Runs {
+		if r.Event != PreToolUse {
+			continue
+		}
+		ran = true
+		if r.Outcome != report.OutcomeAllowed {
+			t.Errorf("%s %s: %s (%s); want allowed: Claude Code reads an array as text", r.Event, r.Tool, r.Outcome, r.Reason)
+		}
+	}
+	if !ran {
+		t.Fatal("the PreToolUse hook did not run")
+	}
+}
+
 // TestOutputTrimmedAsJavaScriptTrims: Claude Code trims a hook's stdout
 // with JavaScript's trim() before it looks for the "{" of a JSON object,
 // and trim()'s white space is not Go's: it takes off a byte order mark
