@@ -22,10 +22,13 @@ import (
 // Claude Code does not read there, which an earlier vigiles kept.
 func TestDecidesLeavesOutADeny(t *testing.T) {
 	for out, want := range map[string]string{
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}`:              "",
-		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}`:                    "",
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "updatedInput": {"command": "ls"}}}`:             `{"updatedInput":{"command":"ls"}}`,
-		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}`:                                               `{"permissionDecision":"allow"}`,
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"}}`:  "",
+		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no"}}}`:        "",
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "updatedInput": {"command": "ls"}}}`: `{"updatedInput":{"command":"ls"}}`,
+		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}`:                                   `{"permissionDecision":"allow"}`,
+		// A PreToolUse decision object is read by no one there: the
+		// top-level approve beside it is what Claude Code reads.
+		`{"decision": "approve", "hookSpecificOutput": {"hookEventName": "PreToolUse", "decision": {"behavior": "deny"}}}`:                     `{"decision":"approve"}`,
 		`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}`:                                                 `{"permissionDecision":"ask"}`,
 		`{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}`: `{"decision":{"behavior":"allow","updatedInput":{"command":"ls"}}}`,
 		// updatedPermissions is read beside "allow" only (dropUnread).

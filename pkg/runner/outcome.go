@@ -75,7 +75,10 @@ func decidesOf(d Decision) string {
 		// rule of the settings denies it or asks.
 		keep["decision"] = s
 	}
-	if dec, ok := hso["decision"].(map[string]any); ok {
+	name, _ := hso["hookEventName"].(string)
+	// Only an event that reads a decision object (PermissionRequest) has
+	// it replace a top-level approve.
+	if dec, ok := hso["decision"].(map[string]any); ok && slices.Contains(hookSpecificFields[name], "decision") {
 		sub := map[string]any{}
 		for _, k := range []string{"behavior", "updatedInput", "updatedPermissions"} {
 			if v, ok := dec[k]; ok {
@@ -86,7 +89,6 @@ func decidesOf(d Decision) string {
 			keep["decision"] = sub
 		}
 	}
-	name, _ := hso["hookEventName"].(string)
 	dropUnread(name, keep)
 	dropDeny(keep)
 	return encodeDecides(keep)
