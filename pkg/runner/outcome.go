@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -219,8 +220,8 @@ func ParseOutput(stdout []byte) (any, bool) {
 // one where its first object closes and go on on the same line after,
 // so the line is read up to there (objectEnd).
 func asyncFirstLine(stdout []byte) bool {
-	line, _, _ := strings.Cut(string(stdout), "\n")
-	line = jsTrim(line)
+	first, _, _ := bytes.Cut(stdout, []byte("\n")) // not a copy of all of stdout
+	line := jsTrim(string(first))
 	end := objectEnd(line)
 	if end < 0 {
 		return false
