@@ -1479,12 +1479,7 @@ func writeEvidence(w io.Writer, ev string) {
 // keeps too, apart ("7 run(s), 1 listed but not run"), so that the line
 // after "7 hook run(s) planned" does not say 8.
 func baselineRuns(rep *report.Report) string {
-	listed := 0
-	for _, r := range rep.Runs {
-		if r.Outcome == report.OutcomeNotExecutable {
-			listed++
-		}
-	}
+	listed := rep.Listed()
 	if listed == 0 {
 		return fmt.Sprintf("%d run(s)", len(rep.Runs))
 	}
@@ -1493,13 +1488,10 @@ func baselineRuns(rep *report.Report) string {
 
 func writeAuditText(w io.Writer, rep *report.Report, verdict, shard string) {
 	plugins := map[string]bool{}
-	listed := 0 // declared hooks vigiles does not run (http, prompt, …)
 	for _, r := range rep.Runs {
 		plugins[r.Plugin] = true
-		if r.Outcome == report.OutcomeNotExecutable {
-			listed++
-		}
 	}
+	listed := rep.Listed() // declared hooks vigiles does not run (http, prompt, …)
 	what := "audit"
 	if rep.Command != "audit" {
 		what = cleanName(rep.Command, 20)

@@ -200,12 +200,7 @@ func verdictLine(r *report.Report, o SummaryOptions) string {
 	}
 	// Runs as the CLI's result line and progress count them: the hooks
 	// listed but not run (http, prompt, …) apart.
-	listed := 0
-	for _, run := range r.Runs {
-		if run.Outcome == report.OutcomeNotExecutable {
-			listed++
-		}
-	}
+	listed := r.Listed()
 	runs := plural(len(r.Runs)-listed, "hook run", "hook runs")
 	if listed > 0 {
 		runs += fmt.Sprintf(", %d listed but not run", listed)

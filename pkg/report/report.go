@@ -104,6 +104,20 @@ const (
 	OutcomeNotExecutable = "not-executable" // http, prompt, agent, mcp_tool hooks
 )
 
+// Listed counts the runs of r that only list a hook vigiles does not run
+// (OutcomeNotExecutable), which every count of runs shown to people says
+// apart from the runs ("7 hook run(s), 1 listed but not run"), as the
+// progress lines count only what ran.
+func (r *Report) Listed() int {
+	n := 0
+	for _, run := range r.Runs {
+		if run.Outcome == OutcomeNotExecutable {
+			n++
+		}
+	}
+	return n
+}
+
 // HookRun is one hook × event × payload that was run (or listed).
 type HookRun struct {
 	ID      string `json:"id"`
