@@ -237,19 +237,9 @@ func TestReportFileBindMountedIsWritten(t *testing.T) {
 // takes the report. Root may write any directory: as root, vigiles runs
 // as nobody (setpriv).
 func TestReportFileInADirectoryThatMayNotBeWritten(t *testing.T) {
-	base, err := os.MkdirTemp("", "vigiles-output-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := nobodysDir(t, "vigiles-output-", "ro")
 	ro := filepath.Join(base, "ro")
-	t.Cleanup(func() {
-		os.Chmod(ro, 0o755)
-		os.RemoveAll(base)
-	})
 	in, want := mergeInput(t, base)
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.Mkdir(ro, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -376,6 +366,29 @@ func asNobody(t *testing.T, dir string, args ...string) (int, string, string) {
 	return exitOf(t, cmd.Run()), outb.String(), errb.String()
 }
 
+// nobodysDir is a new directory that nobody, as whom asNobody runs
+// vigiles, may enter and list (not under the test's TempDir, which it may
+// not), removed after the test, once its directories locked (relative to
+// it), which the test took write or search away from, are given them
+// back.
+func nobodysDir(t *testing.T, prefix string, locked ...string) string {
+	t.Helper()
+	base, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, l := range locked {
+			os.Chmod(filepath.Join(base, l), 0o755)
+		}
+		os.RemoveAll(base)
+	})
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
+
 // missing fails the test in CI, where what it needs must be there, and
 // skips it elsewhere, saying what is missing.
 func missing(t *testing.T, what string) {
@@ -394,19 +407,8 @@ func missing(t *testing.T, what string) {
 // denied". Root may write any directory: as root, vigiles runs as nobody
 // (setpriv).
 func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
-	base, err := os.MkdirTemp("", "vigiles-baseline-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := nobodysDir(t, "vigiles-baseline-", "kept/.vigiles", "fresh")
 	kept, fresh, blocked := filepath.Join(base, "kept"), filepath.Join(base, "fresh"), filepath.Join(base, "blocked")
-	t.Cleanup(func() {
-		os.Chmod(filepath.Join(kept, ".vigiles"), 0o755)
-		os.Chmod(fresh, 0o755)
-		os.RemoveAll(base)
-	})
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	const baseline = `{"schema": "vigiles.baseline/v2", "runs": {}}` + "\n"
 	for p, c := range map[string]string{
 		filepath.Join(kept, ".claude", "settings.json"):  `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}`,
@@ -458,18 +460,8 @@ func TestUpdateBaselineWhereItCannotBeWritten(t *testing.T) {
 // tree: lstat …: permission denied" (exit 125), an overlay refused. Root
 // reads every directory: as root, vigiles runs as nobody (setpriv).
 func TestWorkTreeTheCallerMayNotRead(t *testing.T) {
-	base, err := os.MkdirTemp("", "vigiles-tree-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := nobodysDir(t, "vigiles-tree-", "priv")
 	priv := filepath.Join(base, "priv")
-	t.Cleanup(func() {
-		os.Chmod(priv, 0o755)
-		os.RemoveAll(base)
-	})
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.MkdirAll(filepath.Join(priv, "sub", ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
