@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/vigiles/action/internal/allocs"
 	"github.com/vigiles/action/pkg/annotate"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
@@ -123,15 +123,7 @@ func BenchmarkRunJSON(b *testing.B) {
 			{"whole", func() { io.Discard.Write(wholeRunJSON(b, res)) }},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", way.name, n), func(b *testing.B) {
-				var alloc float64
-				for b.Loop() {
-					var before, after runtime.MemStats
-					runtime.ReadMemStats(&before)
-					way.write()
-					runtime.ReadMemStats(&after)
-					alloc += float64(after.TotalAlloc - before.TotalAlloc)
-				}
-				b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
+				allocs.Report(b, false, func() any { way.write(); return nil })
 			})
 		}
 	}
@@ -341,15 +333,7 @@ func BenchmarkJSONReport(b *testing.B) {
 			{"whole", func() { io.Discard.Write(wholeJSONReport(b, rep, true)) }},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", way.name, n), func(b *testing.B) {
-				var alloc float64
-				for b.Loop() {
-					var before, after runtime.MemStats
-					runtime.ReadMemStats(&before)
-					way.write()
-					runtime.ReadMemStats(&after)
-					alloc += float64(after.TotalAlloc - before.TotalAlloc)
-				}
-				b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
+				allocs.Report(b, false, func() any { way.write(); return nil })
 			})
 		}
 	}

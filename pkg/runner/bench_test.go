@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vigiles/action/internal/allocs"
 	"github.com/vigiles/action/pkg/evidence"
 	"github.com/vigiles/action/pkg/report"
 	"github.com/vigiles/action/pkg/runner/runnertest"
@@ -154,33 +155,24 @@ func BenchmarkTestWriteRecord(b *testing.B) {
 			return &sandbox.Result{Tier: sandbox.TierConfined, WritesMethod: "overlay", Writes: ws, Egress: []evidence.Egress{}}
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			var held, alloc float64
-			for b.Loop() {
+			allocs.ReportEach(b, true, func() func() any {
 				res := record()
 				ex := ExecutorFunc(func(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 					r := res
 					res = nil
 					return r, nil
 				})
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
-				runtime.ReadMemStats(&after)
-				if err != nil {
-					b.Fatal(err)
+				return func() any {
+					rep, err := Test(context.Background(), Options{Dir: dir, Executor: ex})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(rep.Runs) != 1 || len(rep.Runs[0].Writes) != n+1 || rep.Verdict != report.VerdictPass {
+						b.Fatalf("%d runs, verdict %s: %+v", len(rep.Runs), rep.Verdict, rep.Findings)
+					}
+					return rep
 				}
-				if len(rep.Runs) != 1 || len(rep.Runs[0].Writes) != n+1 || rep.Verdict != report.VerdictPass {
-					b.Fatalf("%d runs, verdict %s: %+v", len(rep.Runs), rep.Verdict, rep.Findings)
-				}
-				alloc += float64(after.TotalAlloc - before.TotalAlloc)
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				held += float64(after.HeapAlloc) - float64(before.HeapAlloc)
-				runtime.KeepAlive(rep)
-			}
-			b.ReportMetric(held/float64(b.N)/(1<<20), "held-MiB")
-			b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
+			})
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"unsafe"
 
+	"github.com/vigiles/action/internal/allocs"
 	"github.com/vigiles/action/pkg/evidence"
 )
 
@@ -316,23 +317,7 @@ func BenchmarkDecodeWrites(b *testing.B) {
 				return ir.Writes
 			}},
 		} {
-			b.Run(fmt.Sprintf("%s/%d", way.name, n), func(b *testing.B) {
-				var held, alloc float64
-				for b.Loop() {
-					var before, after runtime.MemStats
-					runtime.GC()
-					runtime.ReadMemStats(&before)
-					v := way.decode()
-					runtime.ReadMemStats(&after)
-					alloc += float64(after.TotalAlloc - before.TotalAlloc)
-					runtime.GC()
-					runtime.ReadMemStats(&after)
-					held += float64(after.HeapAlloc) - float64(before.HeapAlloc)
-					runtime.KeepAlive(v)
-				}
-				b.ReportMetric(held/float64(b.N)/(1<<20), "held-MiB")
-				b.ReportMetric(alloc/float64(b.N)/(1<<20), "alloc-MiB")
-			})
+			b.Run(fmt.Sprintf("%s/%d", way.name, n), func(b *testing.B) { allocs.Report(b, true, way.decode) })
 		}
 	}
 }
