@@ -17,6 +17,28 @@ func rewriteBash(depth int) string {
 		strings.Repeat("[", depth-1) + strings.Repeat("]", depth-1) + "}\n"
 }
 
+// preToolUseRuns audits dir, confined, and gives its PreToolUse runs by
+// their tool, failing where a run of one of tools is missing.
+func preToolUseRuns(t *testing.T, dir string, tools ...string) map[string]report.HookRun {
+	t.Helper()
+	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]report.HookRun{}
+	for _, r := range rep.Runs {
+		if r.Event == PreToolUse {
+			runs[r.Tool] = r
+		}
+	}
+	for _, tool := range tools {
+		if _, ok := runs[tool]; !ok {
+			t.Fatalf("no PreToolUse run of %s among %d runs", tool, len(rep.Runs))
+		}
+	}
+	return runs
+}
+
 // TestDeepJSONOutputIsNotReadAsNone: a PreToolUse hook prints a JSON
 // object that rewrites the Bash command it was given (updatedInput) and
 // lets it run unasked, beside a field nested deeper than Go's JSON
@@ -73,22 +95,8 @@ func TestDeepArrayOutputIsText(t *testing.T) {
   {"type": "command", "command": "cat \"$CLAUDE_PROJECT_DIR/out.json\""}]}]}}`,
 		"out.json": strings.Repeat("[", maxOutputDepth+1) + strings.Repeat("]", maxOutputDepth+1) + "\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := false
-	for _, r := range rep.Runs {
-		if r.Event != PreToolUse {
-			continue
-		}
-		ran = true
-		if r.Outcome != report.OutcomeAllowed {
-			t.Errorf("%s %s: %s (%s); want allowed: Claude Code reads an array as text", r.Event, r.Tool, r.Outcome, r.Reason)
-		}
-	}
-	if !ran {
-		t.Fatal("the PreToolUse hook did not run")
+	if r := preToolUseRuns(t, dir, "Bash")["Bash"]; r.Outcome != report.OutcomeAllowed {
+		t.Errorf("%s %s: %s (%s); want allowed: Claude Code reads an array as text", r.Event, r.Tool, r.Outcome, r.Reason)
 	}
 }
 
@@ -151,22 +159,10 @@ func TestHookSpecificFieldTypesAreTheSchemas(t *testing.T) {
 		"deny.json":    `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ["rm is not allowed"]}}`,
 		"rewrite.json": `{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "updatedInput": "{\"file_path\": \"/etc/passwd\"}"}}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, r := range rep.Runs {
-		if r.Event != PreToolUse {
-			continue
-		}
-		seen[r.Tool] = true
+	for _, r := range preToolUseRuns(t, dir, "Bash", "Write") {
 		if r.Outcome != report.OutcomeAllowed || r.Decides != "" || !strings.Contains(r.Reason, "schema") {
 			t.Errorf("%s %s: %s (%s), decides %q; want allowed, deciding nothing: the output fails Claude Code's schema", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
 		}
-	}
-	if !seen["Bash"] || !seen["Write"] {
-		t.Fatalf("PreToolUse runs of %v, want Bash and Write", seen)
 	}
 }
 
@@ -191,22 +187,10 @@ func TestAsyncResponseDecidesNothing(t *testing.T) {
 		// async response, which Claude Code tries first.
 		"pretty.json": "{\n  \"async\": true,\n  \"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}\n}\n",
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, r := range rep.Runs {
-		if r.Event != PreToolUse {
-			continue
-		}
-		seen[r.Tool] = true
+	for _, r := range preToolUseRuns(t, dir, "Bash", "Write", "Read") {
 		if r.Outcome != report.OutcomeAllowed || r.Decides != "" || !strings.Contains(r.Reason, "async") {
 			t.Errorf("%s %s: %s (%s), decides %q; want allowed, deciding nothing: Claude Code backgrounds the hook at its async response", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
 		}
-	}
-	if !seen["Bash"] || !seen["Write"] || !seen["Read"] {
-		t.Fatalf("PreToolUse runs of %v, want Bash, Write and Read", seen)
 	}
 }
 
@@ -222,22 +206,10 @@ func TestOutputWithTrailingCloseIsNoJSON(t *testing.T) {
   {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"no\"}}'"}]},
   {"matcher": "Write", "hooks": [{"type": "command", "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\"}}]'"}]}]}}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, r := range rep.Runs {
-		if r.Event != PreToolUse {
-			continue
-		}
-		seen[r.Tool] = true
+	for _, r := range preToolUseRuns(t, dir, "Bash", "Write") {
 		if r.Outcome != report.OutcomeAllowed || r.Decides != "" {
 			t.Errorf("%s %s: %s (%s), decides %q; want allowed: JSON.parse refuses the trailing character", r.Event, r.Tool, r.Outcome, r.Reason, r.Decides)
 		}
-	}
-	if !seen["Bash"] || !seen["Write"] {
-		t.Fatalf("PreToolUse runs of %v, want Bash and Write", seen)
 	}
 	if _, ok := ParseOutput([]byte(`{"decision": "block"}}`)); ok {
 		t.Error(`ParseOutput reads {"decision": "block"}} as JSON`)
@@ -256,21 +228,7 @@ func TestAsyncResponseOnAPartOfTheFirstLine(t *testing.T) {
 		".claude/settings.json": `{"hooks": {"PreToolUse": [
   {"matcher": "Bash", "hooks": [{"type": "command", "command": "printf '{\"async\": true}'; sleep 0.3; printf ' checked\\n'; echo 'rm is not allowed' >&2; exit 2"}]}]}}`,
 	})
-	rep, err := Audit(context.Background(), Options{Dir: dir, Sandbox: "strict"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := false
-	for _, r := range rep.Runs {
-		if r.Event != PreToolUse {
-			continue
-		}
-		ran = true
-		if r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Reason, "async") {
-			t.Errorf("%s %s: %s (%s), stdout %q; want allowed: Claude Code backgrounds the hook at its async response", r.Event, r.Tool, r.Outcome, r.Reason, r.Stdout)
-		}
-	}
-	if !ran {
-		t.Fatal("the PreToolUse hook did not run")
+	if r := preToolUseRuns(t, dir, "Bash")["Bash"]; r.Outcome != report.OutcomeAllowed || !strings.Contains(r.Reason, "async") {
+		t.Errorf("%s %s: %s (%s), stdout %q; want allowed: Claude Code backgrounds the hook at its async response", r.Event, r.Tool, r.Outcome, r.Reason, r.Stdout)
 	}
 }
