@@ -25,27 +25,22 @@ import (
 // nothing, and a process that forks and exits without pause could slip
 // between both.
 
-// procEntry is what a direct run reads of one process in /proc/PID/stat.
-type procEntry struct {
-	ppid, pgid, sid int
-	start           uint64
-}
-
-// readProcEntry reads /proc/PID/stat (procwait.Read).
-func readProcEntry(pid int) (procEntry, bool) {
+// readProcEntry reads what a direct run reads of process pid, in
+// /proc/PID/stat (procwait.Read); false where it cannot.
+func readProcEntry(pid int) (procwait.Entry, bool) {
 	e, err := procwait.Read(pid)
-	return procEntry{ppid: e.PPid, pgid: e.Pgrp, sid: e.Session, start: e.Start}, err == nil
+	return e, err == nil
 }
 
 // directMembers lists, in pid order with their start times, the processes
 // of the direct run whose main process is s, but s itself: those of its
 // session or process group, and those below one of them or below s.
-func directMembers(s int) ([]int, map[int]procEntry) {
+func directMembers(s int) ([]int, map[int]procwait.Entry) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, nil
 	}
-	procs := map[int]procEntry{}
+	procs := map[int]procwait.Entry{}
 	for _, d := range ents {
 		if pid, err := strconv.Atoi(d.Name()); err == nil {
 			if e, ok := readProcEntry(pid); ok {
@@ -57,10 +52,10 @@ func directMembers(s int) ([]int, map[int]procEntry) {
 }
 
 // membersIn is directMembers over procs, what one read of /proc gave.
-func membersIn(s int, procs map[int]procEntry) []int {
+func membersIn(s int, procs map[int]procwait.Entry) []int {
 	member := map[int]bool{s: true}
 	for pid, e := range procs {
-		if e.sid == s || e.pgid == s {
+		if e.Session == s || e.Pgrp == s {
 			member[pid] = true
 		}
 	}
@@ -78,8 +73,8 @@ func membersIn(s int, procs map[int]procEntry) []int {
 		// A parent that started after its child is a pid reused while
 		// /proc was read, not the child's parent: the chain ends there.
 		e, ok := procs[pid]
-		p, pok := procs[e.ppid]
-		v := ok && e.ppid > 1 && e.ppid != pid && (!pok || p.start <= e.start) && below(e.ppid, depth+1)
+		p, pok := procs[e.PPid]
+		v := ok && e.PPid > 1 && e.PPid != pid && (!pok || p.Start <= e.Start) && below(e.PPid, depth+1)
 		known[pid] = v
 		return v
 	}
@@ -97,7 +92,7 @@ func membersIn(s int, procs map[int]procEntry) []int {
 // is s: what directMembers finds alive (reaper.List leaves out what has
 // ended), from two reads of /proc where the first finds none; and what
 // that read found of each process (its start time).
-func directLeft(s int) ([]reaper.Process, map[int]procEntry) {
+func directLeft(s int) ([]reaper.Process, map[int]procwait.Entry) {
 	for range 2 {
 		pids, procs := directMembers(s)
 		if left := reaper.List(pids, "/proc"); len(left) > 0 {
@@ -125,7 +120,7 @@ func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duratio
 		watch := map[int]uint64{}
 		for _, p := range left {
 			if e, ok := procs[p.Pid]; ok && p.Pid > 0 {
-				watch[p.Pid] = e.start
+				watch[p.Pid] = e.Start
 			}
 		}
 		for stillRunning(watch) && time.Now().Before(deadline) && ctx.Err() == nil {
@@ -144,7 +139,7 @@ func lingerDirect(ctx context.Context, s int, exitedAt time.Time, d time.Duratio
 func stillRunning(watch map[int]uint64) bool {
 	var live []int
 	for pid, start := range watch {
-		if e, ok := readProcEntry(pid); ok && e.start == start {
+		if e, ok := readProcEntry(pid); ok && e.Start == start {
 			live = append(live, pid)
 		}
 	}
@@ -166,7 +161,7 @@ func endDirect(s int) {
 			return
 		}
 		for _, pid := range pids {
-			killIfSame(pid, procs[pid].start)
+			killIfSame(pid, procs[pid].Start)
 		}
 	}
 }
@@ -244,7 +239,7 @@ func groupChildren(s int) []int {
 	if !ok {
 		_, procs := directMembers(s)
 		for pid, e := range procs {
-			if e.ppid == self && e.pgid == s && pid != s {
+			if e.PPid == self && e.Pgrp == s && pid != s {
 				kids = append(kids, pid)
 			}
 		}
@@ -252,7 +247,7 @@ func groupChildren(s int) []int {
 	}
 	for _, pid := range pids {
 		if pid != s {
-			if e, ok := readProcEntry(pid); ok && e.pgid == s {
+			if e, ok := readProcEntry(pid); ok && e.Pgrp == s {
 				kids = append(kids, pid)
 			}
 		}
@@ -268,7 +263,7 @@ func groupChildren(s int) []int {
 func reapInGroup(pid, s int) {
 	ours := func() bool {
 		e, ok := readProcEntry(pid)
-		return ok && e.ppid == os.Getpid() && e.pgid == s
+		return ok && e.PPid == os.Getpid() && e.Pgrp == s
 	}
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vigiles/action/internal/procwait"
 )
 
 // runTrusted runs command directly: trusted code in auto mode.
@@ -162,11 +164,11 @@ func TestCancelledDirectRunEndsItsSession(t *testing.T) {
 // started after it is no process of the run's: its chain of parents ends
 // at a parent younger than itself. A child of a member is one.
 func TestDirectMembersSkipAReusedParent(t *testing.T) {
-	procs := map[int]procEntry{
-		100: {ppid: 1, pgid: 100, sid: 100, start: 10},
-		150: {ppid: 100, pgid: 100, sid: 100, start: 50}, // the run's, started at 50
-		200: {ppid: 150, pgid: 200, sid: 200, start: 20}, // another's, whose parent 150 ended before
-		300: {ppid: 150, pgid: 300, sid: 300, start: 60}, // started by the run's 150
+	procs := map[int]procwait.Entry{
+		100: {PPid: 1, Pgrp: 100, Session: 100, Start: 10},
+		150: {PPid: 100, Pgrp: 100, Session: 100, Start: 50}, // the run's, started at 50
+		200: {PPid: 150, Pgrp: 200, Session: 200, Start: 20}, // another's, whose parent 150 ended before
+		300: {PPid: 150, Pgrp: 300, Session: 300, Start: 60}, // started by the run's 150
 	}
 	if got := membersIn(100, procs); !slices.Equal(got, []int{150, 300}) {
 		t.Errorf("members %v, want [150 300]: 200 started before the 150 it names as its parent", got)

@@ -105,12 +105,12 @@ func TestDirectReapGroupLeavesTheCommand(t *testing.T) {
 	b, _ := os.ReadFile(out.Name())
 	left, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	e, ok := readProcEntry(left)
-	if !ok || e.ppid != os.Getpid() || e.pgid != pid {
+	if !ok || e.PPid != os.Getpid() || e.Pgrp != pid {
 		t.Fatalf("the sleep (%q: %+v, %v) is not this process's child in the command's group", b, e, ok)
 	}
 	syscall.Kill(-pid, syscall.SIGKILL)
 	reapGroup(pid)
-	if now, ok := readProcEntry(left); ok && now.start == e.start {
+	if now, ok := readProcEntry(left); ok && now.Start == e.Start {
 		t.Errorf("the sleep the command left (pid %d) is not reaped", left)
 	}
 	var ee *exec.ExitError
