@@ -645,10 +645,10 @@ func cannotMakeBaseline(p string) string {
 			return fmt.Sprintf("cannot be replaced: its directory %q may not be written (the new baseline is made there, then renamed over the old one)", d) + access
 		}
 	}
-	switch why := cannotMakeIn(filepath.Dir(p)); {
+	switch why, denied := cannotMakeIn(filepath.Dir(p)); {
 	case why == "":
 		return ""
-	case strings.HasSuffix(why, "may not be written"):
+	case denied:
 		return why + access
 	default: // not a directory, the kernel's files
 		return why + other
@@ -783,32 +783,33 @@ func cannotWriteInPlace(p string) string {
 		}
 		return ""
 	}
-	return cannotMakeIn(filepath.Dir(p))
+	why, _ := cannotMakeIn(filepath.Dir(p))
+	return why
 }
 
 // cannotMakeIn says why no file could be made in the directory d, or in
 // the directories made down to it where it is not there, as far as can be
 // told before anything runs ("" when nothing): the nearest of d and the
 // directories above it that is there is not a directory, or may not be
-// written.
-func cannotMakeIn(d string) string {
+// written (denied: what this user may be given).
+func cannotMakeIn(d string) (why string, denied bool) {
 	for ; ; d = filepath.Dir(d) {
 		fi, err := os.Stat(d)
 		switch {
 		case err == nil && !fi.IsDir():
-			return fmt.Sprintf("cannot be made: %q is not a directory", d)
+			return fmt.Sprintf("cannot be made: %q is not a directory", d), false
 		case err == nil && kernelFS(d) != "":
 			// access(2) grants root every write its modes would refuse,
 			// but no file is made in these, root's or not.
-			return fmt.Sprintf("cannot be made: %q is in the kernel's %s, where no file is made", d, kernelFS(d))
+			return fmt.Sprintf("cannot be made: %q is in the kernel's %s, where no file is made", d, kernelFS(d)), false
 		case err == nil && unix.Access(d, unix.W_OK|unix.X_OK) != nil:
-			return fmt.Sprintf("cannot be made: %q may not be written", d)
+			return fmt.Sprintf("cannot be made: %q may not be written", d), true
 		case err == nil:
-			return ""
+			return "", false
 		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Sprintf("cannot be made: %v", err)
+			return fmt.Sprintf("cannot be made: %v", err), false
 		case d == filepath.Dir(d):
-			return ""
+			return "", false
 		}
 	}
 }
